@@ -1,0 +1,522 @@
+"""The typed model of an HLO module: :class:`Module` > :class:`Computation` > :class:`Instruction`.
+
+Objects are built by :mod:`hloscope.hlo.parser`. Everything that is cheap to keep is read eagerly
+(names, opcodes, shapes as text, operand lists); everything else (shapes as objects, attributes,
+metadata) is decoded on first access and cached, so a 3 MB module parses quickly while every
+detail stays reachable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterator
+
+from .errors import DecodeError, HloParseError
+from .opcodes import category_of
+from .shape import Shape, parse_shape
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx
+
+    from .attributes import Attributes
+
+__all__ = [
+    "Module",
+    "Computation",
+    "Instruction",
+    "Metadata",
+    "StackFrame",
+    "SourceText",
+    "CALLED_COMPUTATION_ATTRS",
+]
+
+# Attributes whose value names one or more computations.
+CALLED_COMPUTATION_ATTRS = (
+    "calls",
+    "to_apply",
+    "condition",
+    "body",
+    "true_computation",
+    "false_computation",
+    "branch_computations",
+    "called_computations",
+    "select",
+    "scatter",
+)
+
+
+class SourceText:
+    """The text a module came from, used to point errors at ``path:line:column``."""
+
+    __slots__ = ("path", "text", "_line_starts")
+
+    def __init__(self, text: str, path: str | None = None) -> None:
+        self.path = path
+        self.text = text
+        self._line_starts: list[int] | None = None
+
+    def line_text(self, line: int) -> str:
+        starts = self._starts()
+        if not 1 <= line <= len(starts):
+            return ""
+        begin = starts[line - 1]
+        end = self.text.find("\n", begin)
+        return self.text[begin : end if end >= 0 else len(self.text)]
+
+    def _starts(self) -> list[int]:
+        if self._line_starts is None:
+            starts = [0]
+            find = self.text.find
+            i = find("\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self._line_starts = starts
+        return self._line_starts
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset."""
+        import bisect
+
+        starts = self._starts()
+        line = bisect.bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
+
+    def error(self, message: str, line: int, column: int = 1) -> HloParseError:
+        return HloParseError(
+            message, path=self.path, line=line, column=column, source_line=self.line_text(line)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class StackFrame:
+    """One Python frame: where an op came from."""
+
+    file: str
+    line: int
+    function: str = ""
+    column: int = 0
+    end_line: int = 0
+    end_column: int = 0
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}"
+        return f"{where} ({self.function})" if self.function else where
+
+
+@dataclass(frozen=True, slots=True)
+class Metadata:
+    """``metadata={...}`` of an instruction (``OpMetadata``)."""
+
+    op_type: str = ""
+    op_name: str = ""
+    source_file: str = ""
+    source_line: int = 0
+    source_end_line: int = 0
+    source_column: int = 0
+    source_end_column: int = 0
+    profile_type: tuple[int, ...] = ()
+    deduplicated_name: str = ""
+    scheduling_name: str = ""
+    stack_frame_id: int = 0
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.op_type or self.op_name or self.source_file or self.stack_frame_id)
+
+
+EMPTY_METADATA = Metadata()
+
+
+class Instruction:
+    """One HLO instruction: ``[ROOT] name = shape opcode(operands), attr=value, ...``.
+
+    ``opcode`` is XLA's text name (``add``, ``get-tuple-element``, ``fusion``); ``operands`` are the
+    defining :class:`Instruction` objects; ``attrs`` is a lazy mapping from attribute name to a
+    decoded value (``attrs.raw(name)`` gives the text as written).
+    """
+
+    __slots__ = (
+        "name",
+        "opcode",
+        "computation",
+        "operands",
+        "users",
+        "_shape_text",
+        "_shape",
+        "_payload",
+        "_attr_text",
+        "_attrs",
+        "_line",
+        "_attr_col",
+        "_called",
+        "_metadata",
+        "__weakref__",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        opcode: str,
+        shape_text: str,
+        attr_text: str = "",
+        payload: str | None = None,
+        line: int = 0,
+        attr_col: int = 0,
+    ) -> None:
+        self.name = name
+        self.opcode = opcode
+        self.computation: Computation | None = None
+        self.operands: list[Instruction] = []
+        self.users: list[Instruction] = []
+        self._shape_text = shape_text
+        self._shape: Shape | None = None
+        self._payload = payload
+        self._attr_text = attr_text
+        self._attrs = None
+        self._line = line
+        self._attr_col = attr_col
+        self._called: list[Computation] | None = None
+        self._metadata: Metadata | None = None
+
+    # --- shape ----------------------------------------------------------------------------
+    @property
+    def shape(self) -> Shape:
+        shape = self._shape
+        if shape is None:
+            try:
+                shape = self._shape = parse_shape(self._shape_text)
+            except DecodeError as e:
+                raise self._error(f"bad shape {self._shape_text!r}: {e.message}") from None
+        return shape
+
+    @property
+    def shape_text(self) -> str:
+        return self._shape_text
+
+    # --- attributes -----------------------------------------------------------------------
+    @property
+    def attrs(self) -> "Attributes":
+        attrs = self._attrs
+        if attrs is None:
+            from .attributes import Attributes
+
+            attrs = self._attrs = Attributes(self)
+        return attrs
+
+    @property
+    def attr_text(self) -> str:
+        """The attribute text after the operand list, as written (without the leading ', ')."""
+        return self._attr_text
+
+    @property
+    def payload(self) -> str | None:
+        """What stands in the parentheses of ``parameter(N)`` and ``constant(...)``."""
+        return self._payload
+
+    @property
+    def parameter_number(self) -> int | None:
+        if self.opcode != "parameter" or self._payload is None:
+            return None
+        try:
+            return int(self._payload.strip())
+        except ValueError:
+            return None
+
+    @property
+    def literal(self) -> Any:
+        """The value of a ``constant`` as a numpy array (``None`` when elided as ``{...}``)."""
+        if self.opcode != "constant" or self._payload is None:
+            return None
+        from .literals import parse_literal
+
+        try:
+            return parse_literal(self._payload, self.shape)
+        except DecodeError as e:
+            raise self._error(f"bad literal: {e.message}") from None
+
+    @property
+    def metadata(self) -> Metadata:
+        md = self._metadata
+        if md is None:
+            md = self.attrs.get("metadata") or EMPTY_METADATA
+            self._metadata = md
+        return md
+
+    @property
+    def fusion_kind(self) -> str | None:
+        """``kLoop``/``kInput``/``kOutput``/``kCustom`` for a fusion, else ``None``."""
+        if self.opcode != "fusion":
+            return None
+        return self.attrs.get("kind")
+
+    @property
+    def called_computations(self) -> list["Computation"]:
+        called = self._called
+        if called is None:
+            called = self._called = self._resolve_called()
+        return called
+
+    @property
+    def category(self) -> str:
+        return category_of(self.opcode)
+
+    @property
+    def is_root(self) -> bool:
+        comp = self.computation
+        return comp is not None and comp.root is self
+
+    @property
+    def line(self) -> int:
+        """1-based line where the instruction starts in the parsed text (0 if unknown)."""
+        return self._line
+
+    @property
+    def fused_computation(self) -> "Computation | None":
+        if self.opcode != "fusion":
+            return None
+        called = self.called_computations
+        return called[0] if called else None
+
+    # --- provenance -----------------------------------------------------------------------
+    @property
+    def stack(self) -> list[StackFrame]:
+        """The Python call stack that produced this op, innermost frame first.
+
+        From the module's ``StackFrames`` table (``stack_frame_id``) when present, else the
+        single frame given by ``source_file``/``source_line``.
+        """
+        md = self.metadata
+        module = self.computation.module if self.computation is not None else None
+        if md.stack_frame_id and module is not None:
+            frames = module.stack_frames(md.stack_frame_id)
+            if frames:
+                return frames
+        if md.source_file:
+            return [StackFrame(md.source_file, md.source_line, "", md.source_column)]
+        return []
+
+    @property
+    def source(self) -> StackFrame | None:
+        """The innermost frame of :attr:`stack` (``None`` when the op has no location)."""
+        stack = self.stack
+        return stack[0] if stack else None
+
+    # --- helpers --------------------------------------------------------------------------
+    def _resolve_called(self) -> list["Computation"]:
+        comp = self.computation
+        module = comp.module if comp is not None else None
+        if module is None:
+            return []
+        out: list[Computation] = []
+        attrs = self.attrs
+        for key in CALLED_COMPUTATION_ATTRS:
+            if key in attrs:
+                value = attrs[key]
+                names = value if isinstance(value, (list, tuple)) else [value]
+                for name in names:
+                    if isinstance(name, Computation):
+                        out.append(name)
+                        continue
+                    found = module.computations_by_name.get(name)
+                    if found is None:
+                        raise self._error(f"{key} names unknown computation {name!r}")
+                    out.append(found)
+        return out
+
+    def _error(self, message: str, column: int = 1) -> HloParseError:
+        comp = self.computation
+        source = comp.module.source if comp is not None and comp.module is not None else None
+        if source is None:
+            return HloParseError(f"{self.name}: {message}")
+        return source.error(message, self._line, column)
+
+    def __repr__(self) -> str:
+        return f"<Instruction {self.name} = {self._shape_text} {self.opcode}>"
+
+    def to_text(self, *, percent: bool = True) -> str:
+        from .printer import instruction_to_text
+
+        return instruction_to_text(self, percent=percent)
+
+
+class Computation:
+    """A named list of instructions with one root: the entry, a fused body, a reducer..."""
+
+    __slots__ = (
+        "name",
+        "instructions",
+        "root",
+        "is_entry",
+        "module",
+        "execution_thread",
+        "signature",
+        "_by_name",
+        "_line",
+        "__weakref__",
+    )
+
+    def __init__(self, name: str, is_entry: bool = False, line: int = 0) -> None:
+        self.name = name
+        self.instructions: list[Instruction] = []
+        self.root: Instruction | None = None
+        self.is_entry = is_entry
+        self.module: Module | None = None
+        self.execution_thread: str | None = None
+        self.signature: str | None = None  # "(p: f32[]) -> f32[]" as written, if any
+        self._by_name: dict[str, Instruction] = {}
+        self._line = line
+
+    @property
+    def parameters(self) -> list[Instruction]:
+        """Parameter instructions ordered by parameter number."""
+        params = [i for i in self.instructions if i.opcode == "parameter"]
+        params.sort(key=lambda i: (i.parameter_number is None, i.parameter_number or 0))
+        return params
+
+    def instruction(self, name: str) -> Instruction:
+        return self._by_name[name]
+
+    def get(self, name: str) -> Instruction | None:
+        return self._by_name.get(name)
+
+    def __iter__(self) -> Iterator[Instruction]:
+        return iter(self.instructions)
+
+    def __len__(self) -> int:
+        return len(self.instructions)
+
+    @property
+    def line(self) -> int:
+        return self._line
+
+    @property
+    def callers(self) -> list[Instruction]:
+        """Instructions anywhere in the module that call this computation."""
+        if self.module is None:
+            return []
+        return self.module.callers_of(self)
+
+    @property
+    def is_fusion_computation(self) -> bool:
+        return any(i.opcode == "fusion" for i in self.callers)
+
+    def __repr__(self) -> str:
+        return f"<Computation {self.name}: {len(self.instructions)} instructions>"
+
+
+class Module:
+    """An HLO module: header attributes, computations in file order, and the entry."""
+
+    __slots__ = (
+        "name",
+        "computations",
+        "entry",
+        "header_attr_text",
+        "source",
+        "computations_by_name",
+        "_header_attrs",
+        "file_names",
+        "function_names",
+        "file_locations",
+        "stack_frame_table",
+        "_frame_cache",
+        "_callers",
+        "warnings",
+        "__weakref__",
+    )
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.computations: list[Computation] = []
+        self.entry: Computation | None = None
+        self.header_attr_text = ""
+        self.source: SourceText | None = None
+        self.computations_by_name: dict[str, Computation] = {}
+        self._header_attrs = None
+        # Stack-frame index (FileNames / FunctionNames / FileLocations / StackFrames).
+        self.file_names: dict[int, str] = {}
+        self.function_names: dict[int, str] = {}
+        self.file_locations: dict[int, dict[str, int]] = {}
+        self.stack_frame_table: dict[int, tuple[int, int]] = {}  # id -> (location id, parent id)
+        self._frame_cache: dict[int, list[StackFrame]] = {}
+        self._callers: dict[str, list[Instruction]] | None = None
+        self.warnings: list[str] = []
+
+    # --- lookup ---------------------------------------------------------------------------
+    def computation(self, name: str) -> Computation:
+        return self.computations_by_name[name]
+
+    def instructions(self) -> Iterator[Instruction]:
+        """Every instruction of every computation, in file order."""
+        for comp in self.computations:
+            yield from comp.instructions
+
+    @property
+    def header_attrs(self) -> "Attributes":
+        """Module attributes (``is_scheduled``, ``entry_computation_layout``...), decoded lazily."""
+        if self._header_attrs is None:
+            from .attributes import Attributes
+
+            self._header_attrs = Attributes.for_module(self)
+        return self._header_attrs
+
+    def callers_of(self, computation: Computation) -> list[Instruction]:
+        if self._callers is None:
+            table: dict[str, list[Instruction]] = {}
+            for inst in self.instructions():
+                for called in inst.called_computations:
+                    table.setdefault(called.name, []).append(inst)
+            self._callers = table
+        return self._callers.get(computation.name, [])
+
+    def fusion_computations(self) -> list[Computation]:
+        """Computations called by ``fusion`` instructions."""
+        seen: dict[str, Computation] = {}
+        for inst in self.instructions():
+            if inst.opcode == "fusion":
+                for called in inst.called_computations:
+                    seen.setdefault(called.name, called)
+        return list(seen.values())
+
+    def stack_frames(self, frame_id: int) -> list[StackFrame]:
+        """Resolve a ``stack_frame_id`` to its chain of frames, innermost first."""
+        cached = self._frame_cache.get(frame_id)
+        if cached is not None:
+            return cached
+        frames: list[StackFrame] = []
+        seen: set[int] = set()
+        current = frame_id
+        while current and current not in seen and current in self.stack_frame_table:
+            seen.add(current)
+            location_id, parent = self.stack_frame_table[current]
+            loc = self.file_locations.get(location_id, {})
+            frames.append(
+                StackFrame(
+                    file=self.file_names.get(loc.get("file_name_id", 0), ""),
+                    line=loc.get("line", 0),
+                    function=self.function_names.get(loc.get("function_name_id", 0), ""),
+                    column=loc.get("column", 0),
+                    end_line=loc.get("end_line", 0),
+                    end_column=loc.get("end_column", 0),
+                )
+            )
+            current = parent
+        self._frame_cache[frame_id] = frames
+        return frames
+
+    # --- views ----------------------------------------------------------------------------
+    def to_text(self) -> str:
+        """Print the module as HLO text that XLA's parser reads."""
+        from .printer import module_to_text
+
+        return module_to_text(self)
+
+    def graph(self, computation: str | Computation | None = None, expand_fusions: bool = False) -> "networkx.DiGraph":
+        """A networkx view: a node per instruction, an edge per operand use."""
+        from .graph import module_graph
+
+        return module_graph(self, computation=computation, expand_fusions=expand_fusions)
+
+    def __repr__(self) -> str:
+        return f"<Module {self.name}: {len(self.computations)} computations>"
