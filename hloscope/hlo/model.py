@@ -141,7 +141,7 @@ class Instruction:
         "opcode",
         "computation",
         "operands",
-        "users",
+        "_users",
         "_shape_text",
         "_shape",
         "_payload",
@@ -168,7 +168,7 @@ class Instruction:
         self.opcode = opcode
         self.computation: Computation | None = None
         self.operands: list[Instruction] = []
-        self.users: list[Instruction] = []
+        self._users: list[Instruction] | None = None
         self._shape_text = shape_text
         self._shape: Shape | None = None
         self._payload = payload
@@ -178,6 +178,18 @@ class Instruction:
         self._attr_col = attr_col
         self._called: list[Computation] | None = None
         self._metadata: Metadata | None = None
+
+    @property
+    def users(self) -> list["Instruction"]:
+        """Instructions of the same computation that use this one, in order (built on demand)."""
+        users = self._users
+        if users is None:
+            comp = self.computation
+            if comp is None:
+                return []
+            comp._build_users()
+            users = self._users
+        return users  # type: ignore[return-value]
 
     # --- shape ----------------------------------------------------------------------------
     @property
@@ -201,8 +213,11 @@ class Instruction:
         if attrs is None:
             from .attributes import Attributes
 
-            attrs = self._attrs = Attributes(self)
+            attrs = self._attrs = Attributes(self._attr_text, self.opcode, self._attr_error)
         return attrs
+
+    def _attr_error(self, message: str, offset: int) -> HloParseError:
+        return self._error(message, self._attr_col + offset + 1)
 
     @property
     def attr_text(self) -> str:
@@ -377,6 +392,18 @@ class Computation:
     def instruction(self, name: str) -> Instruction:
         return self._by_name[name]
 
+    def _build_users(self) -> None:
+        for inst in self.instructions:
+            inst._users = []
+        for inst in self.instructions:
+            seen: set[int] = set()
+            for operand in inst.operands:
+                if id(operand) not in seen:  # one entry per user, as XLA's users() has
+                    seen.add(id(operand))
+                    if operand._users is None:  # operand from another computation (defensive)
+                        operand._users = []
+                    operand._users.append(inst)
+
     def get(self, name: str) -> Instruction | None:
         return self._by_name.get(name)
 
@@ -423,11 +450,13 @@ class Module:
         "_frame_cache",
         "_callers",
         "warnings",
+        "header_line",
         "__weakref__",
     )
 
     def __init__(self, name: str) -> None:
         self.name = name
+        self.header_line = 1  # 1-based line of the HloModule header in the source text
         self.computations: list[Computation] = []
         self.entry: Computation | None = None
         self.header_attr_text = ""

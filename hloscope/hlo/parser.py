@@ -1,0 +1,841 @@
+"""The HLO text parser.
+
+Reads what ``HloModule::ToString()`` prints (every print style XLA has used: long format with
+``%`` names and operand shapes, ShortParsable dumps, headerless computation snippets, several
+modules per text) into :mod:`hloscope.hlo.model` objects.
+
+How it stays fast: stock printers put each instruction on one line, so the parser works line by
+line. One compiled regular expression splits a typical instruction line into name, shape,
+opcode and the rest; operands are split off with ``str.find``; shapes, attributes, metadata and
+literals are kept as text and decoded only when asked for. Lines the fast path cannot read
+(tuple shapes, instructions spread over several lines, inline computation bodies) go through a
+slower, bracket-aware path. Errors are always :class:`~hloscope.hlo.errors.HloParseError` with
+``path:line:column``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Union
+
+from .errors import DecodeError, HloParseError
+from .model import CALLED_COMPUTATION_ATTRS, Computation, Instruction, Module, SourceText
+from .opcodes import OPCODES
+from .shape import parse_shape_prefix
+
+__all__ = ["parse", "parse_modules", "Source"]
+
+Source = Union[str, bytes, os.PathLike]
+
+_NAME = r"[A-Za-z_][\w.\-]*"
+
+# name = array-shape opcode(rest            (the common case, > 95% of lines)
+_FAST_INSTR = re.compile(
+    r"[ \t]*(ROOT[ \t]+)?%?(" + _NAME + r")[ \t]*=[ \t]*"
+    r"([a-z][a-z0-9_]*\[[^\]]*\](?:\{[^{}]*\})?)[ \t]+"
+    r"(" + _NAME + r")\((.*)"
+)
+# The start of any instruction statement, for the slow path.
+_INSTR_START = re.compile(
+    r"[ \t]*(ROOT[ \t]+)?%?(" + _NAME + r")[ \t]*=(?=[ \t]*(?:[a-z][a-z0-9_]*\[|\(|b\(|" + _NAME + r"\())"
+)
+_COMP_HEADER = re.compile(r"[ \t]*(ENTRY[ \t]+)?%?(" + _NAME + r")[ \t]*(.*?)[ \t]*\{[ \t]*\r?$")
+_MODULE_HEADER = re.compile(r"[ \t]*HloModule[ \t]+%?(" + _NAME + r")?:?[ \t]*(?:,[ \t]*(.*?))?[ \t]*\r?$")
+_OPCODE = re.compile(r"\s*(" + _NAME + r")\(")
+_WS = re.compile(r"(?:\s|/\*.*?\*/)*", re.S)
+_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_OPERAND_NAME = re.compile(r"%?(" + _NAME + r")\s*$")
+_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|/\*.*?\*/|[()\[\]{}]|"', re.S)
+_SECTION_ENTRY = re.compile(r"[ \t]*(\d+)[ \t]+(.*?)\s*$")
+_SUBFIELD = re.compile(r"(\w+)=(-?\d+)")
+_CALLED_ATTR = re.compile(
+    r"(?:^|,\s*)(" + "|".join(CALLED_COMPUTATION_ATTRS) + r")=\s*(\{\s*\n|\{\s*" + _NAME + r"\s*=)"
+)
+
+_PAYLOAD_OPCODES = frozenset({"parameter", "constant"})
+_STACK_SECTIONS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+
+
+def parse(source: Source, *, path: str | None = None) -> Module:
+    """Parse text (or a file) that holds exactly one HLO module.
+
+    ``source`` is HLO text, or a path (``str``/``Path``) to a file holding it. Raises
+    :class:`HloParseError` for anything that is not valid HLO, and when the text holds no module
+    or several (use :func:`parse_modules` for those).
+    """
+    modules = parse_modules(source, path=path)
+    if len(modules) != 1:
+        text_path = path or (str(source) if _looks_like_path(source) else None)
+        raise HloParseError(
+            f"expected exactly one HLO module, found {len(modules)}"
+            + ("; use parse_modules() to read them all" if len(modules) > 1 else ""),
+            path=text_path,
+        )
+    return modules[0]
+
+
+def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
+    """Parse every module in a text: split at ``// -----`` lines and at each ``HloModule`` header."""
+    text, path = _read(source, path)
+    source_text = SourceText(text, path)
+    lines = text.split("\n")
+    modules = []
+    for start, end in _module_chunks(text, len(lines)):
+        module = _ModuleParser(lines, start, end, source_text).parse()
+        if module is not None:
+            modules.append(module)
+    if not modules:
+        raise HloParseError("no HLO module found (expected 'HloModule' or a computation)", path=path, line=1, column=1,
+                            source_line=lines[0] if lines else "")
+    return modules
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading and splitting
+# ---------------------------------------------------------------------------------------------
+
+
+def _looks_like_path(source: object) -> bool:
+    if isinstance(source, os.PathLike):
+        return True
+    return isinstance(source, str) and "\n" not in source and len(source) < 4096 and not source.lstrip().startswith(("HloModule", "ENTRY"))
+
+
+def _read(source: Source, path: str | None) -> tuple[str, str | None]:
+    data: str | bytes
+    if isinstance(source, os.PathLike) or (_looks_like_path(source) and os.path.exists(str(source))):
+        path = path or str(source)
+        try:
+            data = Path(source).read_bytes()
+        except OSError as e:
+            raise HloParseError(f"cannot read file: {e.strerror or e}", path=path) from None
+    elif isinstance(source, str) and _looks_like_path(source) and "{" not in source:
+        raise HloParseError("no such file", path=source)
+    else:
+        data = source
+    if isinstance(data, bytes):
+        nul = data.find(b"\0", 0, 1 << 16)
+        if nul >= 0:
+            line = data.count(b"\n", 0, nul) + 1
+            raise HloParseError("binary data, not HLO text (NUL byte)", path=path, line=line)
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line = data.count(b"\n", 0, e.start) + 1
+            col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+            raise HloParseError("not UTF-8 text", path=path, line=line, column=col) from None
+    if not isinstance(data, str):
+        raise HloParseError(f"cannot parse a {type(data).__name__}; give HLO text or a path", path=path)
+    if "\0" in data:
+        raise HloParseError("binary data, not HLO text (NUL byte)", path=path)
+    if "\r" in data:
+        data = data.replace("\r\n", "\n")
+    return data, path
+
+
+def _marker_lines(text: str, marker: str, at_line_start: bool) -> list[int]:
+    """0-based line numbers of lines that start with ``marker`` (after indentation unless
+    ``at_line_start``), found with str.find, which is far faster than a multi-line regex."""
+    found = []
+    pos = text.find(marker)
+    while pos >= 0:
+        line_begin = text.rfind("\n", 0, pos) + 1
+        if line_begin == pos or (not at_line_start and not text[line_begin:pos].strip(" \t")):
+            found.append(line_begin)
+        pos = text.find(marker, pos + len(marker))
+    return found
+
+
+def _module_chunks(text: str, n_lines: int) -> list[tuple[int, int]]:
+    """Line ranges of modules: split at ``// -----`` and before every ``HloModule`` header."""
+    marks = [(p, True) for p in _marker_lines(text, "// -----", True)]
+    marks += [(p, False) for p in _marker_lines(text, "HloModule", False)]
+    marks.sort()
+    chunks = []
+    start = 0
+    seen_header = False
+    line = 0
+    last_pos = 0
+    for pos, is_separator in marks:
+        line += text.count("\n", last_pos, pos)
+        last_pos = pos
+        if is_separator:
+            chunks.append((start, line))
+            start, seen_header = line + 1, False
+        else:
+            if seen_header:
+                chunks.append((start, line))
+                start = line
+            seen_header = True
+    chunks.append((start, n_lines))
+    return chunks
+
+
+def find_closing(text: str, pos: int) -> int:
+    """Index of the bracket that closes ``text[pos]`` (one of ``([{``), skipping strings/comments.
+
+    Returns -1 when the text ends first. Raises DecodeError on a mismatched bracket.
+    """
+    stack = [_OPEN[text[pos]]]
+    for m in _BRACKETS.finditer(text, pos + 1):
+        tok = m.group()
+        if tok in _OPEN:
+            stack.append(_OPEN[tok])
+        elif tok in ")]}":
+            if tok != stack[-1]:
+                raise DecodeError(f"expected {stack[-1]!r}, found {tok!r}", m.start())
+            stack.pop()
+            if not stack:
+                return m.start()
+        elif tok == '"':
+            return -1  # unterminated string
+    return -1
+
+
+def _balance(text: str) -> int:
+    """Open-bracket depth at the end of ``text`` (strings and comments skipped); -1 if it closes
+    more than it opens or mismatches."""
+    depth = []
+    for m in _BRACKETS.finditer(text):
+        tok = m.group()
+        if tok in _OPEN:
+            depth.append(_OPEN[tok])
+        elif tok in ")]}":
+            if not depth or depth.pop() != tok:
+                return -1
+        elif tok == '"':
+            return len(depth) + 1  # an unterminated string continues on the next line
+    return len(depth)
+
+
+# ---------------------------------------------------------------------------------------------
+# The module parser
+# ---------------------------------------------------------------------------------------------
+
+
+class _ModuleParser:
+    """Parses lines[start:end] into one Module (or None if the range holds only comments)."""
+
+    def __init__(self, lines: list[str], start: int, end: int, source: SourceText) -> None:
+        self.lines = lines
+        self.start = start
+        self.end = end
+        self.source = source
+        self.module: Module | None = None
+        self.inline_count = 0
+        self.nested: list[tuple[Instruction, list[str]]] = []  # nested operand instructions
+
+    # -- errors ------------------------------------------------------------------------------
+    def error(self, message: str, line_index: int, column: int = 1) -> HloParseError:
+        return self.source.error(message, line_index + 1, column)
+
+    # -- driver ------------------------------------------------------------------------------
+    def parse(self) -> Module | None:
+        lines = self.lines
+        i = self.start
+        end = self.end
+        module: Module | None = None
+        entry_seen: Computation | None = None
+        while i < end:
+            line = lines[i]
+            stripped = line.strip()
+            if not stripped or stripped.startswith("//"):
+                i += 1
+                continue
+            if stripped.startswith("/*"):
+                i = self._skip_block_comment(i)
+                continue
+            if module is None and stripped.startswith("HloModule"):
+                module, i = self._parse_header(i)
+                continue
+            if stripped in _STACK_SECTIONS:
+                if module is None:
+                    module = self._new_module("", i)
+                i = self._parse_stack_section(i, stripped)
+                continue
+            header = _COMP_HEADER.match(line)
+            if header is None or header.group(2) in ("HloModule",):
+                if _INSTR_START.match(line):
+                    raise self.error("instruction outside of a computation", i)
+                raise self.error(f"expected a computation, found {stripped[:40]!r}", i, len(line) - len(line.lstrip()) + 1)
+            if module is None:
+                module = self._new_module("", i)
+            comp, i = self._parse_computation(i, header)
+            if comp.is_entry:
+                if entry_seen is not None:
+                    raise self.error(f"second ENTRY computation {comp.name!r} (first was {entry_seen.name!r})", comp.line - 1)
+                entry_seen = comp
+        if module is None:
+            return None
+        if not module.computations:
+            raise self.error("module has no computations", min(end, len(lines)) - 1 if end > self.start else self.start)
+        module.entry = entry_seen or module.computations[-1]
+        module.entry.is_entry = True
+        if not module.name:
+            module.name = "module_" + module.entry.name  # what XLA calls a headerless module
+        self._check_called_computations(module)
+        _uniquify_names(module)
+        return module
+
+    def _new_module(self, name: str, line_index: int) -> Module:
+        module = Module(name)
+        module.source = self.source
+        module.header_line = line_index + 1
+        self.module = module
+        return module
+
+    def _skip_block_comment(self, i: int) -> int:
+        text = "\n".join(self.lines[i : self.end])
+        close = text.find("*/")
+        if close < 0:
+            raise self.error("unterminated /* comment", i)
+        return i + text.count("\n", 0, close) + 1
+
+    # -- header ------------------------------------------------------------------------------
+    def _parse_header(self, i: int) -> tuple[Module, int]:
+        line, last = self._logical_line(i)
+        m = _MODULE_HEADER.match(line.split("\n", 1)[0]) if "\n" not in line else None
+        if m is None:
+            # A header over several lines (origin_recovery_table) or an odd one.
+            m2 = re.match(r"[ \t]*HloModule[ \t]+%?(" + _NAME + r")?:?[ \t]*(?:,(.*))?$", line, re.S)
+            if m2 is None:
+                raise self.error("malformed HloModule header", i)
+            name, attrs = m2.group(1) or "", (m2.group(2) or "").strip()
+        else:
+            name, attrs = m.group(1) or "", m.group(2) or ""
+        module = self._new_module(name, i)
+        module.header_attr_text = attrs
+        return module, last + 1
+
+    def _logical_line(self, i: int, continuations: bool = False) -> tuple[str, int]:
+        """The statement starting at line i, joined with the following lines while brackets are
+        open (and, with ``continuations``, while the next line does not start a new statement)."""
+        parts = [self.lines[i]]
+        j = i
+        while True:
+            depth = _balance("\n".join(parts)) if _maybe_unbalanced("\n".join(parts)) else 0
+            if depth < 0:
+                raise self.error("unbalanced brackets", j)
+            if depth == 0 and not (continuations and self._continues(j + 1)):
+                return "\n".join(parts), j
+            j += 1
+            if j >= self.end:
+                raise self.error("unexpected end of text: unclosed bracket", i, 1)
+            parts.append(self.lines[j])
+
+    def _continues(self, j: int) -> bool:
+        """Is line j the continuation of the statement before it?"""
+        if j >= self.end:
+            return False
+        stripped = self.lines[j].strip()
+        if not stripped or stripped.startswith(("//", "}", "/*")):
+            return False
+        return _INSTR_START.match(self.lines[j]) is None
+
+    # -- stack frames ------------------------------------------------------------------------
+    def _parse_stack_section(self, i: int, section: str) -> int:
+        module = self.module
+        assert module is not None
+        i += 1
+        while i < self.end:
+            line = self.lines[i]
+            m = _SECTION_ENTRY.match(line)
+            if m is None:
+                break
+            key = int(m.group(1))
+            value = m.group(2)
+            if section in ("FileNames", "FunctionNames"):
+                from .escapes import quoted_string_at
+
+                try:
+                    text, endpos = quoted_string_at(value, 0)
+                except DecodeError as e:
+                    raise self.error(e.message, i, m.start(2) + e.offset + 1) from None
+                (module.file_names if section == "FileNames" else module.function_names)[key] = text
+            else:
+                if not (value.startswith("{") and value.endswith("}")):
+                    raise self.error(f"expected '{{...}}' in {section}", i, m.start(2) + 1)
+                fields = dict((k, int(v)) for k, v in _SUBFIELD.findall(value))
+                if section == "FileLocations":
+                    module.file_locations[key] = fields
+                else:
+                    module.stack_frame_table[key] = (fields.get("file_location_id", 0), fields.get("parent_frame_id", 0))
+            i += 1
+        return i
+
+    # -- computations ------------------------------------------------------------------------
+    def _parse_computation(self, i: int, header: re.Match) -> tuple[Computation, int]:
+        is_entry = bool(header.group(1))
+        name = header.group(2)
+        signature = header.group(3) or None
+        module = self.module
+        assert module is not None
+        if name in module.computations_by_name:
+            raise self.error(f"duplicate computation name {name!r}", i, header.start(2) + 1)
+        comp = Computation(name, is_entry, line=i + 1)
+        comp.signature = signature
+        if signature and not signature.startswith("("):
+            raise self.error(f"unexpected text in computation header: {signature[:30]!r}", i, header.start(3) + 1)
+        i = self._parse_body(comp, i + 1)
+        comp.module = module
+        module.computations.append(comp)
+        module.computations_by_name[name] = comp
+        return comp, i
+
+    def _parse_body(self, comp: Computation, i: int) -> int:
+        """Parse instructions from line i up to the closing '}'; return the index after it."""
+        lines = self.lines
+        end = self.end
+        fast = _FAST_INSTR.match
+        instructions = comp.instructions
+        by_name = comp._by_name
+        pending: list[tuple[Instruction, list[str]]] = []
+        root: Instruction | None = None
+        opcodes = OPCODES
+        warnings = self.module.warnings if self.module is not None else []
+        last_start = -1
+        new = Instruction.__new__
+        payload_opcodes = _PAYLOAD_OPCODES
+        while i < end:
+            line = lines[i]
+            m = fast(line)
+            start = i
+            inst = None
+            if m is not None:
+                # Fast path, inlined: split "operands), attrs" with str.find.
+                is_root, name, shape_text, opcode, rest = m.groups()
+                close = rest.find(")")
+                if close >= 0:
+                    inner = rest[:close]
+                    after = rest[close + 1 :]
+                    if "(" not in inner and '"' not in inner and (
+                        not after or (after[0] == "," and after.count("{") == after.count("}"))
+                    ):
+                        inst = new(Instruction)
+                        inst.name = name
+                        inst.opcode = opcode
+                        inst._shape_text = shape_text
+                        inst._users = inst._shape = inst._attrs = inst._called = inst._metadata = None
+                        inst._line = i + 1
+                        if after:
+                            attr_text = after[1:].lstrip()
+                            inst._attr_text = attr_text
+                            inst._attr_col = m.start(5) + len(rest) - len(attr_text)
+                        else:
+                            inst._attr_text = ""
+                            inst._attr_col = 0
+                        if opcode in payload_opcodes:
+                            inst._payload = inner
+                            operand_names = None
+                        else:
+                            inst._payload = None
+                            if not inner:
+                                operand_names = None
+                            elif "[" in inner or "/" in inner or "{" in inner or inner.count(" ") > inner.count(","):
+                                operand_names = self._operand_names(inner, i, m.start(5))
+                            else:
+                                operand_names = inner.replace("%", "").replace(" ", "").split(",")
+                                if "" in operand_names:
+                                    operand_names = self._operand_names(inner, i, m.start(5))
+                        inst.operands = []
+                if inst is None:  # needs the slow path (multi-line, nested brackets...)
+                    inst, operand_names, i = self._slow_instruction(i)
+                    is_root = self._slow_is_root
+                i += 1
+            else:
+                stripped = line.strip()
+                if not stripped or stripped.startswith("//"):
+                    i += 1
+                    continue
+                if stripped.startswith("}"):
+                    self._parse_closer(comp, i, stripped)
+                    break
+                if stripped.startswith("/*"):
+                    i = self._skip_block_comment(i)
+                    continue
+                if last_start >= 0 and _INSTR_START.match(line) is None:
+                    # A continuation of the previous instruction: read that one again, joined.
+                    prev = instructions.pop()
+                    del by_name[prev.name]
+                    if pending and pending[-1][0] is prev:
+                        pending.pop()
+                    if root is prev:
+                        root = None
+                    i = start = last_start
+                inst, operand_names, i = self._slow_instruction(i)
+                is_root = self._slow_is_root
+                i += 1
+            last_start = start
+            if self.nested:
+                for nested, nested_names in self.nested:
+                    nested.computation = comp
+                    instructions.append(nested)
+                    by_name[f"{nested.name} {len(instructions)}"] = nested  # renamed by _uniquify_names
+                    if nested_names:
+                        pending.append((nested, nested_names))
+                self.nested.clear()
+            name = inst.name
+            if name in by_name:
+                raise self.error(f"duplicate instruction name {name!r} in computation {comp.name!r}", inst.line - 1)
+            if inst.opcode not in opcodes:
+                warnings.append(f"line {inst.line}: unknown opcode {inst.opcode!r} kept as is")
+            by_name[name] = inst
+            instructions.append(inst)
+            inst.computation = comp
+            if operand_names:
+                pending.append((inst, operand_names))
+            if is_root:
+                if root is not None:
+                    raise self.error(f"second ROOT in computation {comp.name!r} (first was {root.name!r})", inst.line - 1)
+                root = inst
+        else:
+            raise self.error(f"unexpected end of text: computation {comp.name!r} is not closed with '}}'", min(i, len(lines)) - 1 if i > 0 else 0,
+                             len(lines[min(i, len(lines)) - 1]) + 1 if i > 0 else 1)
+        if not instructions:
+            raise self.error(f"computation {comp.name!r} has no instructions", comp.line - 1)
+        comp.root = root if root is not None else instructions[-1]
+        for inst, names in pending:
+            try:
+                inst.operands = [by_name[n] for n in names]
+            except (KeyError, TypeError):
+                inst.operands = self._resolve_slowly(inst, names, by_name, comp)
+        return i + 1
+
+    def _resolve_slowly(self, inst: Instruction, names: list, by_name: dict, comp: Computation) -> list[Instruction]:
+        ops = []
+        for operand_name in names:
+            operand = operand_name if isinstance(operand_name, Instruction) else by_name.get(operand_name)
+            if operand is None:
+                line_text = self.lines[inst.line - 1]
+                col = line_text.find(operand_name, line_text.find("("))
+                raise self.error(f"operand {operand_name!r} of {inst.name!r} is not defined in computation {comp.name!r}",
+                                 inst.line - 1, col + 1 if col >= 0 else 1)
+            ops.append(operand)
+        return ops
+
+    def _parse_closer(self, comp: Computation, i: int, stripped: str) -> None:
+        rest = stripped[1:].strip()
+        if not rest or rest.startswith("//"):
+            return
+        m = re.match(r',\s*execution_thread\s*=\s*"((?:[^"\\]|\\.)*)"\s*(//.*)?$', rest)
+        if m is None:
+            raise self.error(f"unexpected text after '}}': {rest[:30]!r}", i, self.lines[i].find(rest) + 1)
+        from .escapes import c_unescape
+
+        comp.execution_thread = c_unescape(m.group(1))
+
+    # -- instructions ------------------------------------------------------------------------
+    def _instruction_from_rest(
+        self, i: int, line: str, rest_col: int, name: str, shape_text: str, opcode: str, rest: str
+    ) -> Instruction | None:
+        """Fast path: build an instruction from what follows ``opcode(``. None means: use the slow path."""
+        close = rest.find(")")
+        if close < 0:
+            return None
+        inner = rest[:close]
+        if "(" in inner or '"' in inner:
+            return None
+        after = rest[close + 1 :]
+        if after:
+            if not after.startswith(","):
+                if after.strip().startswith("//") or not after.strip():
+                    after = ""
+                else:
+                    return None
+            if _maybe_unbalanced(after):
+                return None
+        attr_text = after[1:].lstrip() if after else ""
+        attr_col = rest_col + close + 1 + (len(after) - len(attr_text)) if after else 0
+        if opcode in _PAYLOAD_OPCODES:
+            inst = Instruction(name, opcode, shape_text, attr_text, inner, i + 1, attr_col)
+            inst.operands = []  # type: ignore[assignment]
+            return inst
+        inst = Instruction(name, opcode, shape_text, attr_text, None, i + 1, attr_col)
+        if not inner:
+            inst.operands = []
+        elif "[" in inner or "/" in inner or "{" in inner:
+            inst.operands = self._operand_names(inner, i, rest_col)  # type: ignore[assignment]
+        else:
+            names = inner.split(",")
+            for k, n in enumerate(names):
+                n = n.strip()
+                if n.startswith("%"):
+                    n = n[1:]
+                if not n or " " in n:
+                    inst.operands = self._operand_names(inner, i, rest_col)  # type: ignore[assignment]
+                    break
+                names[k] = n
+            else:
+                inst.operands = names  # type: ignore[assignment]
+        return inst
+
+    def _operand_names(self, inner: str, i: int, col0: int) -> list[str]:
+        """General operand split: drops /*index=N*/ comments and operand shapes (long format)."""
+        text = _COMMENT.sub(lambda m: " " * len(m.group()), inner)
+        if not text.strip():
+            return []
+        names: list[str] = []
+        for piece, offset in _split_top_level(text):
+            if not piece.strip():
+                raise self.error("empty operand", i, col0 + offset + 1)
+            m = _OPERAND_NAME.search(piece)
+            if m is None and piece.rstrip().endswith(")"):
+                # A nested instruction, e.g. reshape(f32[1,8] parameter(0)): XLA names it '<opcode>.anon'.
+                start = len(piece) - len(piece.lstrip())
+                nested, nested_names = self._instruction_from_text(piece, None, start, i)
+                self.nested.append((nested, nested_names))
+                names.append(nested)  # type: ignore[arg-type]  # resolved directly, not by name
+                continue
+            if m is None:
+                raise self.error(f"expected an operand name, found {piece.strip()[:30]!r}", i, col0 + offset + 1)
+            before = piece[: m.start()].strip()
+            if before:
+                # A shape precedes the name (long format, before 2025): it must read as a shape.
+                try:
+                    _, end = parse_shape_prefix(before, 0)
+                except DecodeError:
+                    raise self.error(f"expected an operand, found {piece.strip()[:30]!r}", i, col0 + offset + 1) from None
+                if _WS.match(before, end).end() != len(before):
+                    raise self.error(f"expected an operand, found {piece.strip()[:30]!r}", i, col0 + offset + 1)
+            names.append(m.group(1))
+        return names
+
+    _slow_is_root = False
+
+    def _slow_instruction(self, i: int) -> tuple[Instruction, list[str], int]:
+        """Bracket-aware path for any instruction statement; returns (inst, operand names, last line)."""
+        text, last = self._logical_line(i, continuations=True)
+        m = _INSTR_START.match(text)
+        if m is None:
+            stripped = text.strip()
+            raise self.error(f"expected an instruction, found {stripped.splitlines()[0][:40]!r}", i,
+                             len(text) - len(text.lstrip()) + 1)
+        self._slow_is_root = bool(m.group(1))
+        inst, names = self._instruction_from_text(text, m.group(2), _WS.match(text, m.end()).end(), i)
+        return inst, names, last
+
+    def _instruction_from_text(self, text: str, name: str | None, pos: int, i: int) -> tuple[Instruction, list[str]]:
+        """Read ``[shape] opcode(operands)[, attrs]`` from text[pos:]; a nameless one is nested."""
+        # Optional shape, then the opcode.
+        shape_text = ""
+        op = _OPCODE.match(text, pos)
+        if op is None or op.group(1) == "b":
+            try:
+                _, shape_end = parse_shape_prefix(text, pos)
+            except DecodeError as e:
+                raise self._pos_error(e.message, i, text, e.offset) from None
+            shape_text = text[pos:shape_end].strip()
+            pos = shape_end
+            op = _OPCODE.match(text, pos)
+            if op is None:
+                raise self._pos_error("expected an opcode followed by '('", i, text, _WS.match(text, pos).end())
+        opcode = op.group(1)
+        if name is None:
+            name = opcode + ".anon"
+        open_pos = op.end() - 1
+        try:
+            close = find_closing(text, open_pos)
+        except DecodeError as e:
+            raise self._pos_error(e.message, i, text, e.offset) from None
+        if close < 0:
+            raise self._pos_error("unexpected end of instruction: missing ')'", i, text, len(text))
+        inner = text[open_pos + 1 : close]
+        after = text[close + 1 :]
+        attr_text = ""
+        attr_col = 0
+        stripped_after = after.strip()
+        if stripped_after and not stripped_after.startswith("//"):
+            if not stripped_after.startswith(","):
+                raise self._pos_error(f"expected ',' before attributes, found {stripped_after[:20]!r}", i, text,
+                                      close + 1 + after.find(stripped_after[0]))
+            lead = after.find(",") + 1
+            attr_text = after[lead:].strip()
+            if "\n" in attr_text and _CALLED_ATTR.search(attr_text):
+                attr_text = self._lift_inline_bodies(attr_text, name, i)
+            attr_col = close + 1 + lead + (len(after[lead:]) - len(after[lead:].lstrip()))
+            if "\n" in text[: close + 1 + lead]:
+                attr_col = 0  # columns only make sense on the first line
+        if opcode in _PAYLOAD_OPCODES:
+            inst = Instruction(name, opcode, shape_text, attr_text, inner, i + 1, attr_col)
+            return inst, []
+        inst = Instruction(name, opcode, shape_text, attr_text, None, i + 1, attr_col)
+        if "\n" in inner:
+            inner = inner.replace("\n", " ")
+        names = self._operand_names(inner, i, open_pos + 1) if inner.strip() else []
+        return inst, names
+
+    def _pos_error(self, message: str, i: int, text: str, offset: int) -> HloParseError:
+        line_in_stmt = text.count("\n", 0, offset)
+        col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        return self.error(message, i + line_in_stmt, col)
+
+    def _lift_inline_bodies(self, attr_text: str, inst_name: str, i: int) -> str:
+        """Turn ``calls={ tmp_0 = ... }`` inline bodies into named computations of the module."""
+        out = []
+        pos = 0
+        while True:
+            m = _CALLED_ATTR.search(attr_text, pos)
+            if m is None:
+                out.append(attr_text[pos:])
+                return "".join(out)
+            brace = attr_text.index("{", m.start(2))
+            close = find_closing(attr_text, brace)
+            if close < 0:
+                raise self.error("unclosed inline computation body", i)
+            body = attr_text[brace + 1 : close]
+            comp_name = self._inline_computation(body, f"{inst_name}.{m.group(1)}", i)
+            out.append(attr_text[pos:brace])
+            out.append("%" + comp_name)
+            pos = close + 1
+
+    def _inline_computation(self, body: str, base: str, i: int) -> str:
+        module = self.module
+        assert module is not None
+        name = base
+        while name in module.computations_by_name:
+            self.inline_count += 1
+            name = f"{base}.{self.inline_count}"
+        sub_lines = body.split("\n") + ["}"]
+        sub = _ModuleParser(sub_lines, 0, len(sub_lines), SourceText("\n".join(sub_lines), self.source.path))
+        sub.module = module
+        comp = Computation(name, False, line=i + 1)
+        try:
+            sub._parse_body(comp, 0)
+        except HloParseError as e:
+            raise self.error(f"in inline computation body: {e.message}", i) from None
+        comp.module = module
+        for inst in comp.instructions:
+            inst._line = i + 1
+        module.computations.append(comp)
+        module.computations_by_name[name] = comp
+        return name
+
+    # -- checks ------------------------------------------------------------------------------
+    def _check_called_computations(self, module: Module) -> None:
+        """Every computation an instruction calls must exist (XLA rejects the module otherwise)."""
+        known = module.computations_by_name
+        for comp in module.computations:
+            for inst in comp.instructions:
+                if inst.opcode in _NON_CALLER_OPCODES:
+                    continue
+                text = inst._attr_text
+                if not text or "=" not in text:
+                    continue
+                for m in _CALLED_NAMES.finditer(text):
+                    for called in _NAME_LIST.findall(m.group(2)):
+                        if called not in known:
+                            col = inst._attr_col + m.start(2) + 1 if inst._attr_col else 1
+                            raise self.source.error(
+                                f"{m.group(1)} names unknown computation {called!r}", inst.line, col
+                            )
+
+
+_CALLED_NAMES = re.compile(
+    r"(?:^|, )(" + "|".join(CALLED_COMPUTATION_ATTRS) + r")=(\{[^{}]*\}|%?" + _NAME + r"(?:, %" + _NAME + r"(?=,|$))*)"
+)
+# Opcodes that never call a computation (the check below skips them; unknown opcodes are checked).
+_NON_CALLER_OPCODES = frozenset(name for name in OPCODES) - frozenset({
+    "fusion", "call", "while", "conditional", "reduce", "reduce-window", "map", "sort", "scatter",
+    "select-and-scatter", "all-reduce", "all-reduce-start", "reduce-scatter", "custom-call",
+    "async-start", "async-update", "async-done", "scan", "collective-reduce",
+})
+_NAME_LIST = re.compile(r"%?(" + _NAME + r")")
+
+
+def _maybe_unbalanced(text: str) -> bool:
+    """Cheap test: could brackets in ``text`` be unbalanced? (False means certainly balanced.)"""
+    return (
+        text.count("{") != text.count("}")
+        or text.count("(") != text.count(")")
+        or text.count("[") != text.count("]")
+    ) and _balance(text) != 0
+
+
+def _split_top_level(text: str) -> list[tuple[str, int]]:
+    """Split at commas outside brackets and strings; return (piece, offset) pairs."""
+    pieces = []
+    depth = 0
+    start = 0
+    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|[()\[\]{},]', text):
+        tok = m.group()
+        if tok in "([{":
+            depth += 1
+        elif tok in ")]}":
+            depth -= 1
+        elif tok == ",":
+            if depth == 0:
+                pieces.append((text[start : m.start()], start))
+                start = m.end()
+    pieces.append((text[start:], start))
+    return pieces
+
+
+_ZERO_SUFFIX = re.compile(r"^(.*)\.(-?0\d*)$", re.M)
+
+
+def _zero_suffix_collision(names: list[str], name_set: set[str]) -> bool:
+    """Distinct names give distinct (base, number) pairs, except when a numeric suffix starts
+    with 0: ``x.0`` is (x, 0) like ``x``, and ``x.05`` is (x, 5) like ``x.5``."""
+    canonical_seen: set[str] = set()
+    for m in _ZERO_SUFFIX.finditer("\n".join(names)):
+        base, digits = m.groups()
+        number = int(digits)
+        canonical = f"{base}.{number}" if number else base
+        if canonical in name_set or canonical in canonical_seen:
+            return True
+        canonical_seen.add(canonical)
+    return False
+
+
+def _uniquify_names(module: Module) -> None:
+    """Rename instructions exactly as XLA's parser does (``NameUniquer``, one per module).
+
+    Instruction names only need to be unique within a computation in the text, but XLA makes
+    them unique across the module: a repeated ``c`` becomes ``c.1``, a repeated ``x.5`` becomes
+    ``x.0`` (the lowest free number for that base name), and so on. Printed dumps are already
+    unique, so this only changes hand-written text; doing it keeps names equal to XLA's.
+    """
+    names = [inst.name for comp in module.computations for inst in comp.instructions]
+    name_set = set(names)
+    if len(name_set) == len(names) and not _zero_suffix_collision(names, name_set):
+        return  # nothing would be renamed
+    generators: dict[str, list] = {}  # base name -> [used suffix numbers, next candidate]
+    for comp in module.computations:
+        renamed = False
+        for inst in comp.instructions:
+            name = inst.name
+            dot = name.rfind(".")
+            has_suffix = False
+            number = 0
+            base = name
+            if 0 < dot < len(name) - 1:
+                tail = name[dot + 1 :]
+                if tail.isdigit() or (tail[0] == "-" and tail[1:].isdigit()):
+                    has_suffix = True
+                    number = int(tail)
+                    base = name[:dot]
+            gen = generators.get(base)
+            if gen is None:
+                generators[base] = [{number}, 0]
+                if " " not in name:
+                    continue
+            else:
+                used = gen[0]
+                if number not in used:
+                    used.add(number)
+                    if " " not in name:
+                        continue
+                else:
+                    candidate = gen[1]
+                    while candidate in used:
+                        candidate += 1
+                    used.add(candidate)
+                    gen[1] = candidate + 1
+                    number = candidate
+            inst.name = f"{base}.{number}" if (number or has_suffix) else base
+            renamed = True
+        if renamed:
+            comp._by_name = {inst.name: inst for inst in comp.instructions}
