@@ -1,0 +1,77 @@
+"""Printing a :class:`~hloscope.hlo.model.Module` back to HLO text.
+
+The parser keeps every shape, payload and attribute as the text it read, so printing is exact:
+the output reads back to the same structure, and XLA's own parser accepts it. The format is
+XLA's long form (``%`` names, computation signatures when the input had them).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .escapes import c_escape
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import Computation, Instruction, Module
+
+__all__ = ["module_to_text", "computation_to_text", "instruction_to_text"]
+
+
+def module_to_text(module: "Module") -> str:
+    header = f"HloModule {module.name}"
+    if module.header_attr_text:
+        header += ", " + module.header_attr_text.replace("\n", " ")
+    parts = [header, ""]
+    frames = _stack_frame_section(module)
+    if frames:
+        parts += [frames, ""]
+    for comp in module.computations:
+        parts.append(computation_to_text(comp))
+        parts.append("")
+    return "\n".join(parts)
+
+
+def _stack_frame_section(module: "Module") -> str:
+    if not (module.file_names or module.stack_frame_table):
+        return ""
+    lines = ["FileNames"]
+    lines += [f'{k} "{c_escape(v)}"' for k, v in sorted(module.file_names.items())]
+    lines += ["", "FunctionNames"]
+    lines += [f'{k} "{c_escape(v)}"' for k, v in sorted(module.function_names.items())]
+    lines += ["", "FileLocations"]
+    for k, fields in sorted(module.file_locations.items()):
+        lines.append(f"{k} {{" + " ".join(f"{name}={value}" for name, value in fields.items()) + "}")
+    lines += ["", "StackFrames"]
+    for k, (location, parent) in sorted(module.stack_frame_table.items()):
+        lines.append(f"{k} {{file_location_id={location} parent_frame_id={parent}}}")
+    return "\n".join(lines) + "\n"
+
+
+def computation_to_text(comp: "Computation") -> str:
+    head = ("ENTRY " if comp.is_entry else "") + "%" + comp.name
+    if comp.signature:
+        head += " " + comp.signature.replace("\n", " ")
+    lines = [head + " {"]
+    root = comp.root
+    for inst in comp.instructions:
+        text = instruction_to_text(inst)
+        lines.append(("  ROOT " if inst is root else "  ") + text)
+    closer = "}"
+    if comp.execution_thread is not None:
+        closer += f', execution_thread="{c_escape(comp.execution_thread)}"'
+    lines.append(closer)
+    return "\n".join(lines)
+
+
+def instruction_to_text(inst: "Instruction", *, percent: bool = True) -> str:
+    """One instruction in XLA's syntax, without the leading ``ROOT``."""
+    sigil = "%" if percent else ""
+    if inst.payload is not None:
+        inside = inst.payload
+    else:
+        inside = ", ".join(sigil + op.name for op in inst.operands)
+    shape = inst.shape_text
+    text = f"{sigil}{inst.name} = {shape + ' ' if shape else ''}{inst.opcode}({inside})"
+    if inst.attr_text:
+        text += ", " + inst.attr_text
+    return text
