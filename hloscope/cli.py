@@ -14,7 +14,35 @@ import click
 from . import __version__
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Cli(click.Group):
+    """A click group that turns every error into one line on stderr and a non-zero exit.
+
+    Set HLOSCOPE_DEBUG=1 to see the full traceback of an unexpected error.
+    """
+
+    def invoke(self, ctx: click.Context):
+        import os
+
+        from .hlo.errors import HloParseError
+
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
+            raise
+        except HloParseError as e:
+            click.echo(e.one_line(), err=True)
+            sys.exit(2)
+        except KeyboardInterrupt:
+            raise
+        except Exception as e:  # noqa: BLE001 - the CLI must never show a raw traceback
+            if os.environ.get("HLOSCOPE_DEBUG"):
+                raise
+            message = str(e).splitlines()[0] if str(e) else type(e).__name__
+            click.echo(f"hloscope: error: {message} ({type(e).__name__}; HLOSCOPE_DEBUG=1 shows details)", err=True)
+            sys.exit(1)
+
+
+@click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hloscope")
 def cli() -> None:
     """See what XLA does to your code.
