@@ -288,11 +288,11 @@ class _ModuleParser:
         return module
 
     def _skip_block_comment(self, i: int) -> int:
-        text = "\n".join(self.lines[i : self.end])
-        close = text.find("*/")
-        if close < 0:
-            raise self.error("unterminated /* comment", i)
-        return i + text.count("\n", 0, close) + 1
+        """Skip a /* ... */ comment that starts line i; return the index of the line after it."""
+        for j in range(i, self.end):
+            if "*/" in self.lines[j] and (j > i or self.lines[j].find("*/") > self.lines[j].find("/*")):
+                return j + 1
+        raise self.error("unterminated /* comment", i)
 
     # -- header ------------------------------------------------------------------------------
     def _parse_header(self, i: int) -> tuple[Module, int]:
@@ -312,19 +312,25 @@ class _ModuleParser:
 
     def _logical_line(self, i: int, continuations: bool = False) -> tuple[str, int]:
         """The statement starting at line i, joined with the following lines while brackets are
-        open (and, with ``continuations``, while the next line does not start a new statement)."""
-        parts = [self.lines[i]]
+        open (and, with ``continuations``, while the next line does not start a new statement).
+
+        Brackets are tracked incrementally, one line at a time, so a bracket left open by a
+        truncated or damaged file costs linear time, not quadratic.
+        """
+        stack: list[str] = []
         j = i
         while True:
-            depth = _balance("\n".join(parts)) if _maybe_unbalanced("\n".join(parts)) else 0
-            if depth < 0:
-                raise self.error("unbalanced brackets", j)
-            if depth == 0 and not (continuations and self._continues(j + 1)):
-                return "\n".join(parts), j
+            line = self.lines[j]
+            if stack or _maybe_unbalanced(line):
+                problem = _scan_brackets(line, stack)
+                if problem is not None:
+                    raise self.error(problem[0], j, problem[1] + 1)
+            if not stack and not (continuations and self._continues(j + 1)):
+                return "\n".join(self.lines[i : j + 1]), j
             j += 1
             if j >= self.end:
-                raise self.error("unexpected end of text: unclosed bracket", i, 1)
-            parts.append(self.lines[j])
+                raise self.error(f"unexpected end of text: {stack[-1]!r} expected to close this statement" if stack
+                                 else "unexpected end of text", i, 1)
 
     def _continues(self, j: int) -> bool:
         """Is line j the continuation of the statement before it?"""
@@ -686,18 +692,19 @@ class _ModuleParser:
             if close < 0:
                 raise self.error("unclosed inline computation body", i)
             body = attr_text[brace + 1 : close]
-            comp_name = self._inline_computation(body, f"{inst_name}.{m.group(1)}", i)
-            out.append(attr_text[pos:brace])
+            comp_name = self._inline_computation(body, i)
+            out.append(attr_text[pos : m.end(1) + 1])  # up to and including '='
             out.append("%" + comp_name)
             pos = close + 1
 
-    def _inline_computation(self, body: str, base: str, i: int) -> str:
+    def _inline_computation(self, body: str, i: int) -> str:
+        """Parse an anonymous body; XLA names such computations '_' ('_.1', '_.2'... when taken)."""
         module = self.module
         assert module is not None
-        name = base
+        name = "_"
         while name in module.computations_by_name:
             self.inline_count += 1
-            name = f"{base}.{self.inline_count}"
+            name = f"_.{self.inline_count}"
         sub_lines = body.split("\n") + ["}"]
         sub = _ModuleParser(sub_lines, 0, len(sub_lines), SourceText("\n".join(sub_lines), self.source.path))
         sub.module = module
@@ -743,6 +750,23 @@ _NON_CALLER_OPCODES = frozenset(name for name in OPCODES) - frozenset({
     "async-start", "async-update", "async-done", "scan", "collective-reduce",
 })
 _NAME_LIST = re.compile(r"%?(" + _NAME + r")")
+
+
+def _scan_brackets(line: str, stack: list[str]) -> tuple[str, int] | None:
+    """Update ``stack`` (expected closers) with the brackets of one line; strings and /*...*/
+    comments are skipped. Returns (message, column) for a mismatch or an unterminated string."""
+    for m in _BRACKETS.finditer(line):
+        tok = m.group()
+        if tok in _OPEN:
+            stack.append(_OPEN[tok])
+        elif tok in ")]}":
+            if not stack or stack[-1] != tok:
+                expected = repr(stack[-1]) if stack else "nothing"
+                return f"unbalanced brackets: found {tok!r}, expected {expected}", m.start()
+            stack.pop()
+        elif tok == '"':
+            return "unterminated string", m.start()
+    return None
 
 
 def _maybe_unbalanced(text: str) -> bool:

@@ -1,0 +1,113 @@
+"""A one-screen summary of a module: what is in it, how big its inputs are, where it came from.
+
+This is what ``hloscope summary`` prints. It reads only the parsed model (no jax, no
+tensorflow), so it runs anywhere a text file can be read.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+
+from ..hlo.model import Module
+
+__all__ = ["ModuleSummary", "ParameterInfo", "summarize"]
+
+
+@dataclass(slots=True)
+class ParameterInfo:
+    """An entry parameter: number, name, shape and size in bytes (None if unbounded)."""
+
+    number: int | None
+    name: str
+    shape: str
+    bytes: int | None
+
+
+@dataclass(slots=True)
+class ModuleSummary:
+    """Counts and highlights of one module (see :func:`summarize`)."""
+
+    name: str
+    entry: str
+    computations: int
+    fused_computations: int
+    instructions: int
+    instructions_outside_fusions: int
+    by_category: dict[str, int]
+    by_opcode: dict[str, int]
+    fusions_by_kind: dict[str, int]
+    parameters: list[ParameterInfo]
+    parameter_bytes: int
+    output_shape: str
+    output_bytes: int | None
+    custom_call_targets: dict[str, int]
+    source_files: dict[str, int]
+    unknown_opcodes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def summarize(module: Module) -> ModuleSummary:
+    """Summarize ``module``: counts by category and opcode, fusions by kind, entry parameters
+    with shapes and bytes, custom-call targets, and the source files its ops came from."""
+    fused = {c.name for c in module.fusion_computations()}
+    by_category: Counter[str] = Counter()
+    by_opcode: Counter[str] = Counter()
+    fusions: Counter[str] = Counter()
+    targets: Counter[str] = Counter()
+    files: Counter[str] = Counter()
+    unknown: set[str] = set()
+    outside = 0
+    total = 0
+    for comp in module.computations:
+        in_fusion = comp.name in fused
+        for inst in comp.instructions:
+            total += 1
+            if not in_fusion:
+                outside += 1
+            opcode = inst.opcode
+            by_opcode[opcode] += 1
+            category = inst.category
+            by_category[category] += 1
+            if category == "unknown":
+                unknown.add(opcode)
+            if opcode == "fusion":
+                fusions[inst.fusion_kind or "?"] += 1
+            elif opcode == "custom-call":
+                target = inst.attrs.get("custom_call_target")
+                targets[str(target) if target is not None else "?"] += 1
+            if "metadata=" in inst.attr_text:
+                frame = inst.source
+                if frame is not None and frame.file:
+                    files[frame.file] += 1
+    entry = module.entry
+    params = []
+    param_bytes = 0
+    if entry is not None:
+        for p in entry.parameters:
+            size = p.shape.byte_size
+            params.append(ParameterInfo(p.parameter_number, p.name, p.shape_text, size))
+            param_bytes += size or 0
+    root = entry.root if entry is not None else None
+    return ModuleSummary(
+        name=module.name,
+        entry=entry.name if entry is not None else "",
+        computations=len(module.computations),
+        fused_computations=len(fused),
+        instructions=total,
+        instructions_outside_fusions=outside,
+        by_category=dict(by_category.most_common()),
+        by_opcode=dict(by_opcode.most_common()),
+        fusions_by_kind=dict(fusions.most_common()),
+        parameters=params,
+        parameter_bytes=param_bytes,
+        output_shape=root.shape_text if root is not None else "",
+        output_bytes=root.shape.byte_size if root is not None else None,
+        custom_call_targets=dict(targets.most_common()),
+        source_files=dict(files.most_common()),
+        unknown_opcodes=sorted(unknown),
+        warnings=list(module.warnings),
+    )

@@ -1,0 +1,65 @@
+"""Terminal rendering of :class:`~hloscope.analysis.summary.ModuleSummary` with rich."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from ..analysis.summary import ModuleSummary
+
+__all__ = ["render_summary", "format_bytes"]
+
+
+def format_bytes(n: int | None) -> str:
+    """1536 -> '1.5 KiB'; None -> '?' (an unbounded dynamic shape)."""
+    if n is None:
+        return "?"
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{int(value)} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"  # pragma: no cover
+
+
+def _counts_table(title: str, counts: dict[str, int], key: str) -> Table:
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    table.add_column(key)
+    table.add_column("count", justify="right")
+    for name, count in counts.items():
+        table.add_row(Text(name), str(count))
+    return table
+
+
+def render_summary(summary: ModuleSummary, console: Console, *, source: str | None = None, max_rows: int = 12) -> None:
+    head = Text.assemble(
+        ("module ", "dim"), (summary.name, "bold"), ("  entry ", "dim"), summary.entry,
+        ("  computations ", "dim"), f"{summary.computations} ({summary.fused_computations} fused)",
+        ("  instructions ", "dim"), f"{summary.instructions} ({summary.instructions_outside_fusions} outside fusions)",
+    )
+    parts: list = [head]
+    parts.append(_counts_table("instructions by category", summary.by_category, "category"))
+    if summary.fusions_by_kind:
+        parts.append(_counts_table("fusions by kind", summary.fusions_by_kind, "kind"))
+    params = Table(title=f"entry parameters ({len(summary.parameters)}, {format_bytes(summary.parameter_bytes)})",
+                   title_justify="left", show_edge=False, pad_edge=False)
+    params.add_column("#", justify="right")
+    params.add_column("name")
+    params.add_column("shape")
+    params.add_column("bytes", justify="right")
+    for p in summary.parameters[:max_rows]:
+        params.add_row(str(p.number), Text(p.name), Text(p.shape), format_bytes(p.bytes))
+    if len(summary.parameters) > max_rows:
+        params.add_row("", Text(f"... {len(summary.parameters) - max_rows} more", style="dim"), "", "")
+    parts.append(params)
+    parts.append(Text.assemble(("output ", "dim"), Text(summary.output_shape), "  ", format_bytes(summary.output_bytes)))
+    if summary.custom_call_targets:
+        parts.append(_counts_table("custom-call targets", summary.custom_call_targets, "target"))
+    if summary.source_files:
+        files = dict(list(summary.source_files.items())[:max_rows])
+        parts.append(_counts_table("source files (instructions)", files, "file"))
+    if summary.unknown_opcodes:
+        parts.append(Text("unknown opcodes (kept as is): " + ", ".join(summary.unknown_opcodes), style="yellow"))
+    console.print(Panel(Group(*parts), title=Text(source or summary.name), title_align="left", expand=False))
