@@ -17,6 +17,7 @@ from .hlo import (
     parse_modules,
     parse_shape,
 )
+from .dump import DumpFormatError, DumpIndex, load_dump
 
 __version__ = "0.1.0"
 
@@ -33,4 +34,7 @@ __all__ = [
     "parse",
     "parse_modules",
     "parse_shape",
+    "load_dump",
+    "DumpIndex",
+    "DumpFormatError",
 ]

@@ -96,6 +96,20 @@ def summary(files: tuple[str, ...], as_json: bool) -> None:
         sys.exit(1)
 
 
+@cli.command("ls")
+@click.argument("dump", type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.option("--no-parse", is_flag=True, help="Only list files; read no module (fast, no counts or memory).")
+def ls_command(dump: str, as_json: bool, no_parse: bool) -> None:
+    """List the modules of an XLA dump folder (--xla_dump_to): id, function, stages,
+    instruction and fusion counts, size on disk, peak memory. Compilations of one function are
+    grouped, so recompiles show ("compiled 4x"). Unreadable files are reported one per line and
+    make the exit status 1."""
+    from .dump.listing import run_ls
+
+    sys.exit(run_ls(dump, as_json=as_json, parse=not no_parse))
+
+
 def main() -> None:
     """Entry point of the ``hloscope`` console script."""
     try:

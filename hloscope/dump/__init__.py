@@ -1,0 +1,45 @@
+"""XLA dump folders (``--xla_dump_to``): the file-name grammar, an index of the modules and
+stages in a folder, and the buffer-assignment / memory-usage reports.
+
+Nothing here imports jax or tensorflow, and nothing reads a file until asked for.
+"""
+
+from .buffers import (
+    Allocation,
+    BufferAssignment,
+    BufferValue,
+    LiveRange,
+    MemorySummary,
+    MemoryUsageReport,
+    load_buffer_assignment,
+    load_memory_report,
+    parse_buffer_assignment,
+    parse_memory_report,
+)
+from .errors import DumpFormatError
+from .filenames import DumpFileName, function_name, parse_dump_filename
+from .index import DumpFile, DumpFunction, DumpIndex, DumpModule, DumpStage, PassDump, load_dump
+
+__all__ = [
+    "DumpFormatError",
+    "DumpFileName",
+    "parse_dump_filename",
+    "function_name",
+    "DumpIndex",
+    "DumpModule",
+    "DumpFunction",
+    "DumpStage",
+    "DumpFile",
+    "PassDump",
+    "load_dump",
+    "BufferAssignment",
+    "Allocation",
+    "BufferValue",
+    "LiveRange",
+    "MemoryUsageReport",
+    "MemorySummary",
+    "parse_buffer_assignment",
+    "load_buffer_assignment",
+    "parse_memory_report",
+    "load_memory_report",
+]

@@ -1,0 +1,249 @@
+"""``hloscope ls DUMP``: one row per compiled module, grouped by function.
+
+:func:`build_listing` turns a :class:`~hloscope.dump.index.DumpIndex` into :class:`ListingRow`
+objects, reading what each row needs (the HLO text of the before/after stages for instruction
+and fusion counts, the buffer assignment for memory). Every file that cannot be read becomes one
+line in :attr:`Listing.errors` and a blank cell in its row; nothing stops the listing.
+
+:func:`run_ls` is the whole command: index, build, print (rich table or ``--json``), and return
+the exit status. The table itself is drawn by :mod:`hloscope.render.dump_listing`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, TextIO
+
+from .buffers import MemorySummary
+from .errors import DumpFormatError
+from .index import DumpFile, DumpIndex, DumpModule, load_dump
+
+__all__ = ["ListingRow", "Listing", "build_listing", "listing_json", "run_ls"]
+
+
+@dataclass(slots=True)
+class ListingRow:
+    """What ``hloscope ls`` shows for one module.
+
+    ``instructions``/``fusions`` count every instruction (fused computations included) and the
+    ``fusion`` instructions of the after-optimization module, or of the before-optimization one
+    when that is all there is (``counted_stage`` says which); ``None`` when neither could be read.
+    """
+
+    module: DumpModule
+    function: str
+    compiles: int
+    compile_number: int
+    instructions: int | None = None
+    fusions: int | None = None
+    counted_stage: str | None = None
+    memory: MemorySummary = field(default_factory=MemorySummary)
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors)
+
+
+@dataclass(slots=True)
+class Listing:
+    index: DumpIndex
+    rows: list[ListingRow] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[str]:
+        return [e for r in self.rows for e in r.errors]
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self.index.warnings) + [w for r in self.rows for w in r.warnings]
+
+
+def build_listing(
+    index: DumpIndex,
+    *,
+    parse: bool = True,
+    progress: Callable[[DumpModule], None] | None = None,
+) -> Listing:
+    """Build the rows of ``hloscope ls`` (``parse=False`` skips reading any file)."""
+    listing = Listing(index)
+    for group in index.functions.values():
+        for number, module in enumerate(group.modules, 1):
+            row = ListingRow(module, group.name, group.compiles, number)
+            if parse:
+                _fill(row)
+            listing.rows.append(row)
+            if progress is not None:
+                progress(module)
+    return listing
+
+
+def _fill(row: ListingRow) -> None:
+    m = row.module
+    for stage, file, get in (("before", m.before_file, m.before), ("after", m.after_file, m.after)):
+        if file is None:
+            continue
+        module = _guard(row, file, get)
+        if module is not None:
+            instrs = fusions = 0
+            for instr in module.instructions():
+                instrs += 1
+                fusions += instr.opcode == "fusion"
+            row.instructions, row.fusions, row.counted_stage = instrs, fusions, stage
+    ba = _guard(row, _first(m, "buffer-assignment", "buffer-assignment-values", "live-range"), m.buffer_assignment)
+    report = None
+    if ba is None or not ba.allocations:
+        report = _guard(row, _first(m, "memory-usage-report"), m.memory_report)
+    for part in (ba, report):
+        if part is not None:
+            row.warnings.extend(part.warnings)
+    row.memory = MemorySummary.of(ba, report)
+
+
+def _first(module: DumpModule, *kinds: str) -> DumpFile | None:
+    for kind in kinds:
+        files = module.companions(kind)
+        if files:
+            return files[0]
+    return None
+
+
+def _guard(row: ListingRow, file: DumpFile | None, get):
+    """Call ``get()``; turn any failure into one error line about ``file``."""
+    if file is None:
+        return None
+    from ..hlo.errors import HloParseError
+
+    try:
+        return get()
+    except (HloParseError, DumpFormatError) as e:
+        row.errors.append(e.one_line())
+    except RecursionError:
+        row.errors.append(f"{file.path}: error: nested too deeply to read")
+    except Exception as e:  # noqa: BLE001 - one bad file must not stop the listing
+        message = str(e).splitlines()[0] if str(e) else ""
+        row.errors.append(f"{file.path}: error: {type(e).__name__}: {message}".rstrip(": "))
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Output
+# --------------------------------------------------------------------------------------------
+
+
+def listing_json(listing: Listing) -> dict:
+    """The listing as plain JSON-ready data."""
+    index = listing.index
+    modules = []
+    for row in listing.rows:
+        m = row.module
+        modules.append(
+            {
+                "id": m.id,
+                "name": m.name,
+                "function": row.function,
+                "compile": row.compile_number,
+                "folder": m.folder,
+                "timestamp": m.timestamp,
+                "stages": [
+                    {"stage": s.name, "backend": s.backend, "files": [str(f.path) for f in s.files]}
+                    for s in m.stages
+                ],
+                "passes": [
+                    {
+                        "step": p.step,
+                        "pipeline": p.pipeline,
+                        "after_pass": p.after_pass,
+                        "before_pass": p.before_pass,
+                        "pass_name": p.pass_name,
+                        "step_name": p.step_name,
+                        "files": [str(f.path) for f in p.files],
+                    }
+                    for p in m.passes
+                ],
+                "other_files": [str(f.path) for f in m.other_files],
+                "instructions": row.instructions,
+                "fusions": row.fusions,
+                "counted_stage": row.counted_stage,
+                "size_on_disk": m.size_on_disk,
+                **row.memory.as_dict(),
+                "errors": row.errors,
+                "warnings": row.warnings,
+            }
+        )
+    return {
+        "root": str(index.root),
+        "modules": modules,
+        "functions": [
+            {"name": f.name, "folder": f.folder, "compiles": f.compiles, "ids": f.ids, "module_names": f.module_names}
+            for f in index.functions.values()
+        ],
+        "unknown_files": [str(p) for p in index.unknown_files],
+        "errors": listing.errors,
+        "warnings": listing.warnings,
+    }
+
+
+def run_ls(
+    path: str | Path,
+    *,
+    as_json: bool = False,
+    parse: bool = True,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Run ``hloscope ls``: print the listing and return the exit status.
+
+    0: everything read. 1: some file could not be read (listed on stderr, one line each), or no
+    dump files were found. 2: ``path`` is not a folder.
+    """
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        index = load_dump(path)
+    except DumpFormatError as e:
+        print(e.one_line(), file=err)
+        return 2
+    listing = build_listing(index, parse=parse, progress=_progress(index, err, enabled=not as_json))
+    for line in listing.warnings:
+        print(line, file=err)
+    for line in listing.errors:
+        print(line, file=err)
+    if as_json:
+        json.dump(listing_json(listing), out, indent=2)
+        out.write("\n")
+    elif index.modules:
+        from ..render.dump_listing import render_listing
+
+        render_listing(listing, out)
+    if not index.modules:
+        unknown = len(index.unknown_files)
+        hint = f" ({unknown} other file{'s' if unknown != 1 else ''})" if unknown else ""
+        print(f"{index.root}: error: no XLA dump files found{hint}", file=err)
+        return 1
+    return 1 if listing.errors else 0
+
+
+def _progress(index: DumpIndex, err: TextIO, enabled: bool):
+    """A rich progress bar on a terminal for big folders; ``None`` otherwise."""
+    if not enabled or not getattr(err, "isatty", lambda: False)() or len(index.modules) < 20:
+        return None
+    from rich.console import Console
+    from rich.progress import Progress
+
+    progress = Progress(console=Console(file=err), transient=True)
+    task = progress.add_task("reading modules", total=len(index.modules))
+    progress.start()
+    done = [0]
+
+    def step(_module: DumpModule) -> None:
+        done[0] += 1
+        progress.advance(task)
+        if done[0] == len(index.modules):
+            progress.stop()
+
+    return step
