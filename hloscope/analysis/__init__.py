@@ -1,0 +1,1 @@
+"""Analyses of parsed HLO: cost model, fusion report, summaries."""

@@ -1,0 +1,1121 @@
+"""A cost model for HLO: FLOPs, transcendentals and bytes, per instruction, kernel and module.
+
+The rules are XLA's own ``HloCostAnalysis`` (``xla/service/hlo_cost_analysis.cc``) with the CPU
+client's shape-size function (``CpuExecutable::ShapeSizeBytes``), so that :func:`module_cost`
+on an optimized module agrees with what ``jax.jit(f).lower(x).compile().cost_analysis()``
+reports. What XLA counts, and therefore what this module counts:
+
+FLOPs
+    Elementwise ops: one per output element (``convert``, ``compare``, ``select`` and
+    ``clamp`` included). ``dot``: ``2 * output elements * contracted size`` (batch dimensions
+    are in the output). ``convolution``: ``2 * (input features / feature_group_count) *
+    output features * (batch / batch_group_count) * valid window positions``, where the valid
+    positions skip padding and dilation holes exactly as XLA's loop does. ``reduce``,
+    ``reduce-window``, ``select-and-scatter``, ``scatter`` and ``map``: the FLOPs of their
+    scalar computation times the number of times it is applied. ``sort``: ``n * ceil(log2 n)``.
+    ``fft``: ``8 * prod(floor(log2 fft_length)) * elements``. ``all-reduce``: one per output
+    element. Data movement (``copy``, ``transpose``, ``slice``, ``broadcast``...) costs none.
+Transcendentals
+    Counted apart from FLOPs, one per output element of ``exponential``, ``log``, ``tanh``,
+    ``logistic``, ``power``, ``sqrt``, ``rsqrt``, ``cbrt``, ``sine``, ``cosine``, ``tan``,
+    ``atan2``, ``erf``, the inverse and hyperbolic trigonometric functions, and ``rng``.
+Bytes
+    An instruction reads its operands and writes its output (``bytes_read`` +
+    ``bytes_written`` = ``bytes_accessed``). Exceptions: ``parameter``, ``constant``,
+    ``get-tuple-element``, ``bitcast``, ``after-all``, ``add-dependency``, ``domain`` and a
+    ``transpose`` that is a bitcast in its layouts touch nothing; ``tuple`` writes only its
+    table of 8-byte pointers; ``slice``, ``dynamic-slice`` and ``gather`` read only as much of
+    the sliced operand as they output; ``dynamic-update-slice`` and ``scatter`` count only the
+    updated part (the operand is updated in place). A tuple-shaped result counts the arrays
+    it holds (a ``sort`` of two arrays writes both), but a tuple-shaped *operand* counts only
+    its table of 8-byte pointers, as does the result of ``tuple`` itself.
+Fusions (kernel boundaries)
+    A fusion counts its FLOPs and transcendentals over the fused computation, but bytes only
+    at its boundary: each array it outputs (a ``dynamic-update-slice`` root counts only its
+    update), each fused constant with more than one element, and for each operand what the
+    fused computation actually reads: the whole operand once, except that a parameter read
+    only through ``slice``/``dynamic-slice`` counts the slices, and ``broadcast`` and
+    ``reshape`` users each count the whole operand again (XLA's rule).
+Control flow
+    ``while`` costs its body plus its condition **once**: XLA does not multiply by the trip
+    count. ``call`` and ``async-start`` cost their computation; ``conditional`` costs, for each
+    quantity separately, the maximum over its branches. :attr:`ModuleCost.executed` gives the
+    totals with while bodies multiplied by their ``known_trip_count``, an estimate XLA does not
+    make.
+
+Differences from XLA (documented and tested):
+
+* ``custom-call``: XLA marks the cost unknown by adding -1 FLOPs and -1 bytes. Here a custom
+  call costs 0 FLOPs and its boundary bytes (operands read, result written) and is listed in
+  :attr:`ModuleCost.flagged`. ``module_cost(module, custom_calls="xla")`` reproduces XLA's -1s.
+* Opcodes this XLA does not know (from newer dumps) cost their boundary bytes and 0 FLOPs and
+  are flagged; XLA's parser would reject them.
+* XLA sums in 32-bit floats; totals here are exact integers (relative difference < 1e-6).
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Literal
+
+from ..hlo.opcodes import category_of
+from ..hlo.shape import Shape, parse_shape
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..hlo.model import Computation, Instruction, Module
+
+__all__ = [
+    "Cost",
+    "FlaggedOp",
+    "ModuleCost",
+    "module_cost",
+    "instruction_cost",
+    "computation_cost",
+    "shape_size",
+    "TRANSCENDENTAL_OPCODES",
+    "ZERO_COST_OPCODES",
+]
+
+POINTER_SIZE = 8  # bytes per tuple element (XLA's tuple index table on CPU)
+FMA_FLOPS = 2  # a multiply-add counts as two FLOPs
+IMMEDIATE_CONSTANT_MAX_ELEMENTS = 1  # larger fused constants are read from memory
+
+TRANSCENDENTAL_OPCODES: frozenset[str] = frozenset(
+    {
+        "exponential", "exponential-minus-one", "log", "log-plus-one", "logistic", "power",
+        "sqrt", "cbrt", "rsqrt", "tanh", "sine", "cosine", "tan", "atan2", "erf",
+        "acos", "acosh", "asin", "asinh", "atanh", "cosh", "sinh",
+    }
+)  # fmt: skip
+
+# Instructions that alias or name buffers: no FLOPs and no bytes (XLA's Handle* zero them).
+ZERO_COST_OPCODES: frozenset[str] = frozenset(
+    {"parameter", "constant", "get-tuple-element", "bitcast", "domain", "after-all",
+     "add-dependency"}
+)  # fmt: skip
+
+# Elementwise-category opcodes that XLA does not price as one FLOP per element.
+_NOT_ELEMENTWISE_FLOPS = frozenset({"map"})
+
+# Opcodes XLA prices with the default rule (bytes of operands and result, no FLOPs).
+_DEFAULT_OPCODES = frozenset(
+    {
+        "copy", "reverse", "concatenate", "pad", "reshape", "dynamic-reshape", "broadcast",
+        "iota", "get-dimension-size", "set-dimension-size", "copy-start", "copy-done", "send",
+        "send-done", "recv", "recv-done", "all-gather", "all-gather-start", "all-gather-done",
+        "all-to-all", "ragged-all-to-all", "reduce-scatter", "collective-permute",
+        "collective-permute-start", "collective-permute-done", "collective-broadcast",
+        "all-reduce-done", "async-update", "async-done", "partition-id", "replica-id",
+        "opt-barrier", "rng-get-and-update-state", "batch-norm-training",
+        "batch-norm-inference", "batch-norm-grad", "topk",
+    }
+)  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------
+# Results
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """What one instruction (or a sum of them) costs.
+
+    ``bytes_accessed`` is ``bytes_read + bytes_written`` except for a ``conditional``, whose
+    three byte counts are each the maximum over its branches, as XLA computes them.
+    ``flag`` is empty when the numbers follow a known rule, else says why they are a guess.
+    """
+
+    flops: int = 0
+    transcendentals: int = 0
+    bytes_read: int = 0
+    bytes_written: int = 0
+    bytes_accessed: int = 0
+    flag: str = ""
+
+    @staticmethod
+    def of(flops: int = 0, transcendentals: int = 0, read: int = 0, written: int = 0,
+           flag: str = "") -> "Cost":  # fmt: skip
+        return Cost(flops, transcendentals, read, written, read + written, flag)
+
+    def __add__(self, other: "Cost") -> "Cost":
+        return Cost(
+            self.flops + other.flops,
+            self.transcendentals + other.transcendentals,
+            self.bytes_read + other.bytes_read,
+            self.bytes_written + other.bytes_written,
+            self.bytes_accessed + other.bytes_accessed,
+            _join_flags(self.flag, other.flag),
+        )
+
+    def scaled(self, factor: int) -> "Cost":
+        return Cost(
+            self.flops * factor,
+            self.transcendentals * factor,
+            self.bytes_read * factor,
+            self.bytes_written * factor,
+            self.bytes_accessed * factor,
+            self.flag,
+        )
+
+    @property
+    def arithmetic_intensity(self) -> float | None:
+        """FLOPs (transcendentals included) per byte accessed; ``None`` when no bytes move."""
+        if self.bytes_accessed <= 0:
+            return None
+        return (self.flops + self.transcendentals) / self.bytes_accessed
+
+    def to_dict(self) -> dict:
+        return {
+            "flops": self.flops,
+            "transcendentals": self.transcendentals,
+            "bytes_read": self.bytes_read,
+            "bytes_written": self.bytes_written,
+            "bytes_accessed": self.bytes_accessed,
+            "arithmetic_intensity": self.arithmetic_intensity,
+            "flag": self.flag,
+        }
+
+
+ZERO = Cost()
+
+
+def _join_flags(a: str, b: str) -> str:
+    if not a:
+        return b
+    if not b or b == a:
+        return a
+    return a + "; " + b
+
+
+def _max_cost(costs: list[Cost]) -> Cost:
+    """Each quantity's maximum over ``costs`` (XLA's rule for conditional branches)."""
+    flag = ""
+    for c in costs:
+        flag = _join_flags(flag, c.flag)
+    return Cost(
+        max(c.flops for c in costs),
+        max(c.transcendentals for c in costs),
+        max(c.bytes_read for c in costs),
+        max(c.bytes_written for c in costs),
+        max(c.bytes_accessed for c in costs),
+        flag,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FlaggedOp:
+    """An instruction whose cost is a guess (custom-call, unknown opcode)."""
+
+    name: str
+    opcode: str
+    computation: str
+    reason: str
+
+
+@dataclass(slots=True)
+class ModuleCost:
+    """Totals for a module under XLA's rules, plus what they rest on.
+
+    ``total`` is what XLA reports for the module (entry computation, loops counted once).
+    ``computations`` holds the cost of each computation that runs kernels (the entry and the
+    bodies of ``while``/``conditional``/``call``), each summed once. ``executed`` multiplies
+    while bodies by their ``known_trip_count`` where XLA recorded one (loops without one count
+    once and appear in ``unknown_trip_counts``).
+    """
+
+    module: str
+    total: Cost
+    executed: Cost
+    computations: dict[str, Cost] = field(default_factory=dict)
+    flagged: list[FlaggedOp] = field(default_factory=list)
+    unknown_trip_counts: list[str] = field(default_factory=list)
+
+    @property
+    def flops(self) -> int:
+        return self.total.flops
+
+    @property
+    def transcendentals(self) -> int:
+        return self.total.transcendentals
+
+    @property
+    def bytes_accessed(self) -> int:
+        return self.total.bytes_accessed
+
+    def to_dict(self) -> dict:
+        return {
+            "module": self.module,
+            "total": self.total.to_dict(),
+            "executed": self.executed.to_dict(),
+            "computations": {k: v.to_dict() for k, v in self.computations.items()},
+            "flagged": [
+                {"name": f.name, "opcode": f.opcode, "computation": f.computation,
+                 "reason": f.reason}
+                for f in self.flagged
+            ],  # fmt: skip
+            "unknown_trip_counts": list(self.unknown_trip_counts),
+        }
+
+
+# ------------------------------------------------------------------------------------------
+# Shapes
+# ------------------------------------------------------------------------------------------
+
+_size_cache: dict[str, int] = {}
+_elements_cache: dict[str, int] = {}
+_output_size_cache: dict[str, int] = {}
+
+
+def shape_size(shape: Shape) -> int:
+    """Bytes XLA's CPU backend sizes a shape at (``CpuExecutable::ShapeSizeBytes``).
+
+    Arrays: their data (sub-byte types one byte per element unless the layout packs them with
+    ``E(n)``), plus 4 bytes per dimension for a dynamic shape's size metadata. Tuples: their
+    pointer table, 8 bytes per element (not the elements). Tokens: 0. Opaque: one pointer.
+    """
+    if shape.is_tuple:
+        return POINTER_SIZE * len(shape.tuple_shapes)
+    if shape.is_buffer:
+        return shape_size(shape.tuple_shapes[0]) if shape.tuple_shapes else 0
+    kind = shape.dtype.kind
+    if kind == "token":
+        return 0
+    if kind == "opaque":
+        return POINTER_SIZE
+    size = shape.byte_size or 0
+    if any(shape.dynamic_dims):
+        size += 4 * len(shape.dims)
+    return size
+
+
+def _size_of(inst: "Instruction") -> int:
+    text = inst.shape_text
+    size = _size_cache.get(text)
+    if size is None:
+        size = _size_cache[text] = shape_size(inst.shape)
+    return size
+
+
+def _output_size_of(inst: "Instruction") -> int:
+    """Bytes an instruction writes by default: a tuple result counts its array leaves."""
+    text = inst.shape_text
+    size = _output_size_cache.get(text)
+    if size is None:
+        shape = inst.shape
+        if shape.is_tuple:
+            size = sum(shape_size(leaf) for leaf in shape.leaves() if not leaf.is_tuple)
+        else:
+            size = shape_size(shape)
+        _output_size_cache[text] = size
+    return size
+
+
+def _elements(shape: Shape) -> int:
+    """``ShapeUtil::ElementsIn`` for an array (unknown ``?`` dimensions count as 0)."""
+    n = shape.element_count
+    return n or 0
+
+
+def _elements_of(inst: "Instruction") -> int:
+    text = inst.shape_text
+    n = _elements_cache.get(text)
+    if n is None:
+        n = _elements_cache[text] = _elements(inst.shape)
+    return n
+
+
+def _leaf_arrays(shape: Shape) -> list[Shape]:
+    return [s for s in shape.leaves() if not s.is_tuple]
+
+
+# ------------------------------------------------------------------------------------------
+# Attribute text (read raw: only the few attributes a cost needs, decoded here and cached)
+# ------------------------------------------------------------------------------------------
+
+
+def _attr(inst: "Instruction", name: str) -> str | None:
+    """The raw text of attribute ``name`` (without surrounding braces), or ``None``."""
+    attrs = inst.attrs
+    if name not in attrs:
+        return None
+    raw = attrs.raw(name)
+    if raw is None:
+        return None
+    raw = raw.strip()
+    if raw.startswith("{") and raw.endswith("}"):
+        raw = raw[1:-1].strip()
+    return raw
+
+
+def _int_list(text: str | None) -> list[int]:
+    if not text:
+        return []
+    return [int(x) for x in re.findall(r"-?\d+", text)]
+
+
+@dataclass(frozen=True, slots=True)
+class _WindowDim:
+    size: int = 1
+    stride: int = 1
+    pad_low: int = 0
+    pad_high: int = 0
+    lhs_dilate: int = 1
+    rhs_dilate: int = 1
+
+
+_window_cache: dict[str, tuple[_WindowDim, ...]] = {}
+
+
+def _window(text: str | None) -> tuple[_WindowDim, ...]:
+    """Decode ``size=3x3 stride=2x2 pad=0_1x0_1 lhs_dilate=1x1 rhs_dilate=1x1``."""
+    if not text:
+        return ()
+    cached = _window_cache.get(text)
+    if cached is not None:
+        return cached
+    fields: dict[str, list[str]] = {}
+    for part in text.split():
+        key, _, value = part.partition("=")
+        fields[key] = value.split("x") if value else []
+    sizes = [int(v) for v in fields.get("size", [])]
+    n = len(sizes)
+
+    def ints(key: str, default: int) -> list[int]:
+        values = fields.get(key)
+        return [int(v) for v in values] if values else [default] * n
+
+    strides = ints("stride", 1)
+    lhs = ints("lhs_dilate", 1)
+    rhs = ints("rhs_dilate", 1)
+    pads = fields.get("pad")
+    lows, highs = [0] * n, [0] * n
+    if pads:
+        for i, p in enumerate(pads):
+            low, _, high = p.partition("_")
+            lows[i], highs[i] = int(low), int(high)
+    dims = tuple(
+        _WindowDim(sizes[i], strides[i], lows[i], highs[i], lhs[i], rhs[i]) for i in range(n)
+    )
+    _window_cache[text] = dims
+    return dims
+
+
+def _prod(values: Iterable[int]) -> int:
+    out = 1
+    for v in values:
+        out *= v
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# The analysis
+# ------------------------------------------------------------------------------------------
+
+CustomCallRule = Literal["boundary", "xla"]
+
+
+class _Analysis:
+    """Costs of one module's instructions and computations, computed once and cached."""
+
+    __slots__ = ("custom_calls", "trip_counts", "_inst", "_comp", "__weakref__")
+
+    def __init__(self, custom_calls: CustomCallRule = "boundary", trip_counts: bool = False):
+        self.custom_calls = custom_calls
+        self.trip_counts = trip_counts
+        self._inst: dict[int, tuple["Instruction", Cost]] = {}
+        self._comp: dict[int, tuple["Computation", Cost]] = {}
+
+    # --- computations ---------------------------------------------------------------------
+    def computation(self, comp: "Computation") -> Cost:
+        """Sum over every instruction of ``comp`` (XLA's ``ProcessSubcomputation``)."""
+        hit = self._comp.get(id(comp))
+        if hit is not None and hit[0] is comp:
+            return hit[1]
+        flops = trans = read = written = accessed = 0
+        flag = ""
+        for inst in comp.instructions:
+            c = self.instruction(inst)
+            flops += c.flops
+            trans += c.transcendentals
+            read += c.bytes_read
+            written += c.bytes_written
+            accessed += c.bytes_accessed
+            if c.flag:
+                flag = _join_flags(flag, c.flag)
+        cost = Cost(flops, trans, read, written, accessed, flag)
+        self._comp[id(comp)] = (comp, cost)
+        return cost
+
+    def _sub_ops(self, inst: "Instruction", index: int = 0) -> Cost:
+        """FLOPs of a scalar computation applied per element (reduce's ``to_apply``...)."""
+        called = inst.called_computations
+        if len(called) <= index:
+            return ZERO
+        return self.computation(called[index])
+
+    # --- instructions ---------------------------------------------------------------------
+    def instruction(self, inst: "Instruction") -> Cost:
+        hit = self._inst.get(id(inst))
+        if hit is not None and hit[0] is inst:
+            return hit[1]
+        cost = self._compute(inst)
+        self._inst[id(inst)] = (inst, cost)
+        return cost
+
+    def _default_read(self, inst: "Instruction") -> int:
+        return sum(_size_of(op) for op in inst.operands)
+
+    def _default(self, inst: "Instruction", flops: int = 0, trans: int = 0, flag: str = "") -> Cost:
+        return Cost.of(flops, trans, self._default_read(inst), _output_size_of(inst), flag)
+
+    def _compute(self, inst: "Instruction") -> Cost:
+        op = inst.opcode
+        if op in ZERO_COST_OPCODES:
+            return ZERO
+        if op == "fusion":
+            return self._fusion(inst)
+        category = category_of(op)
+        if category == "elementwise" and op not in _NOT_ELEMENTWISE_FLOPS:
+            n = _elements_of(inst)
+            if op in TRANSCENDENTAL_OPCODES:
+                return self._default(inst, trans=n)
+            return self._default(inst, flops=n)
+        if op in _DEFAULT_OPCODES:
+            return self._default(inst)
+        handler = _HANDLERS.get(op)
+        if handler is not None:
+            return handler(self, inst)
+        if category == "unknown":
+            return self._default(inst, flag=f"unknown opcode {op!r}: boundary bytes, 0 FLOPs")
+        # Known to the opcode table but without a rule in XLA's analysis (legacy ops).
+        return self._default(inst)
+
+    # --- control flow ---------------------------------------------------------------------
+    def _while(self, inst: "Instruction") -> Cost:
+        cost = ZERO
+        for called in inst.called_computations:  # the condition and the body
+            cost = cost + self.computation(called)
+        if self.trip_counts:
+            n = known_trip_count(inst)
+            if n is not None:
+                cost = cost.scaled(n)
+        return cost
+
+    def _call(self, inst: "Instruction") -> Cost:
+        called = inst.called_computations
+        return self.computation(called[0]) if called else ZERO
+
+    def _conditional(self, inst: "Instruction") -> Cost:
+        called = inst.called_computations
+        if not called:
+            return ZERO
+        return _max_cost([self.computation(c) for c in called])
+
+    # --- fusions --------------------------------------------------------------------------
+    def _fusion(self, inst: "Instruction") -> Cost:
+        fused = inst.fused_computation
+        if fused is None:
+            return self._default(inst, flag="fusion without a fused computation")
+        if inst.fusion_kind == "kCustom":
+            # XLA prices a custom fusion holding a gather or scatter as that op alone.
+            for sub in fused.instructions:
+                if sub.opcode == "gather":
+                    return _gather(self, sub)
+                if sub.opcode == "scatter":
+                    return _scatter(self, sub)
+        inner = self.computation(fused)
+        written = self._fusion_output_bytes(inst, fused)
+        read = 0
+        for sub in fused.instructions:
+            if sub.opcode == "constant" and _elements_of(sub) > IMMEDIATE_CONSTANT_MAX_ELEMENTS:
+                read += _size_of(sub)
+        for param in fused.parameters:
+            read += self._fusion_operand_bytes(param)
+        return Cost(inner.flops, inner.transcendentals, read, written, read + written, inner.flag)
+
+    def _fusion_output_bytes(self, inst: "Instruction", fused: "Computation") -> int:
+        root = fused.root
+        shape = inst.shape
+        if not shape.is_tuple:
+            return self._output_array_bytes(root, _size_of(inst))
+        total = 0
+        root_is_tuple = root is not None and root.opcode == "tuple"
+        for i, sub in enumerate(shape.tuple_shapes):
+            if root_is_tuple and not sub.is_tuple and i < len(root.operands):
+                total += self._output_array_bytes(root.operands[i], shape_size(sub))
+            else:
+                total += sum(shape_size(leaf) for leaf in _array_subshapes(sub))
+        return total
+
+    @staticmethod
+    def _output_array_bytes(producer: "Instruction | None", size: int) -> int:
+        # A dynamic-update-slice root writes only its update (the rest is updated in place).
+        if producer is not None and producer.opcode == "dynamic-update-slice":
+            return _size_of(producer.operands[1])
+        return size
+
+    def _fusion_operand_bytes(self, param: "Instruction") -> int:
+        shape = param.shape
+        if not shape.is_tuple:
+            return self._parameter_read_bytes(param)
+        total = 0
+        for index in _leaf_indices(shape):
+            node = param
+            for sub_index in index:
+                for user in node.users:
+                    if user.opcode == "get-tuple-element" and _tuple_index(user) == sub_index:
+                        node = user
+                        break
+            total += self._parameter_read_bytes(node)
+        return total
+
+    def _parameter_read_bytes(self, hlo: "Instruction") -> int:
+        """XLA's ``FusionParameterReadBytes``: what a fused parameter really costs to read."""
+        size = 0
+        seen_trivial_user = False
+        hlo_size = _size_of(hlo)
+        for user in _unique(hlo.users):
+            op = user.opcode
+            if op == "fusion":
+                nested = user.fused_computation
+                if nested is None:
+                    continue
+                nested_root = nested.root
+                nested_params = nested.parameters
+                for idx, operand in enumerate(user.operands):
+                    if operand is not hlo or idx >= len(nested_params):
+                        continue
+                    nested_param = nested_params[idx]
+                    simple = nested_root is not None and (
+                        not nested_root.operands or nested_root.operands[0] is nested_param
+                    )
+                    nested_seen = False
+                    for fusion_user in _unique(user.users):
+                        fop = fusion_user.opcode
+                        if simple and fop == "slice":
+                            size += _size_of(fusion_user)
+                        elif simple and fop == "dynamic-slice":
+                            if fusion_user.operands and fusion_user.operands[0] is user:
+                                size += _size_of(fusion_user)
+                            elif not nested_seen:
+                                nested_seen = True
+                                size += _size_of(user)
+                        elif simple and fop == "dynamic-update-slice":
+                            if fusion_user.operands[0] is not user and not nested_seen:
+                                nested_seen = True
+                                size += _size_of(user)
+                        elif not nested_seen:
+                            nested_seen = True
+                            size += self._parameter_read_bytes(nested_param)
+            elif op == "slice":
+                size += _size_of(user)
+            elif op == "dynamic-slice":
+                if user.operands[0] is hlo:
+                    size += _size_of(user)
+                elif not seen_trivial_user:
+                    seen_trivial_user = True
+                    size += hlo_size
+            elif op == "dynamic-update-slice":
+                if user.operands[0] is not hlo and not seen_trivial_user:
+                    seen_trivial_user = True
+                    size += hlo_size
+            elif op == "broadcast" or op == "reshape":
+                size += hlo_size
+            elif not seen_trivial_user:
+                # Other users are assumed to share one read of the parameter.
+                seen_trivial_user = True
+                size += hlo_size
+        return size
+
+    # --- custom calls ---------------------------------------------------------------------
+    def _custom_call(self, inst: "Instruction") -> Cost:
+        target = _attr(inst, "custom_call_target") or ""
+        target = target.strip('"')
+        if self.custom_calls == "xla":
+            return Cost(-1, 0, 0, -1, -1, f"custom-call {target}: cost unknown to XLA (-1)")
+        return self._default(
+            inst, flag=f"custom-call {target}: cost unknown (boundary bytes, 0 FLOPs)"
+        )
+
+
+def _unique(items: list) -> list:
+    """``items`` without repeats, in order (XLA keeps each user once)."""
+    if len(items) < 2:
+        return items
+    seen: set[int] = set()
+    out = []
+    for item in items:
+        if id(item) not in seen:
+            seen.add(id(item))
+            out.append(item)
+    return out
+
+
+def _array_subshapes(shape: Shape) -> list[Shape]:
+    if shape.is_tuple:
+        out: list[Shape] = []
+        for sub in shape.tuple_shapes:
+            out.extend(_array_subshapes(sub))
+        return out
+    return [shape] if shape.is_array else []
+
+
+def _leaf_indices(shape: Shape, prefix: tuple[int, ...] = ()) -> list[tuple[int, ...]]:
+    if not shape.is_tuple:
+        return [prefix]
+    out: list[tuple[int, ...]] = []
+    for i, sub in enumerate(shape.tuple_shapes):
+        out.extend(_leaf_indices(sub, prefix + (i,)))
+    return out
+
+
+def _tuple_index(inst: "Instruction") -> int:
+    values = _int_list(_attr(inst, "index"))
+    return values[0] if values else -1
+
+
+_TRIP_RE = re.compile(r'"known_trip_count"\s*:\s*\{\s*"n"\s*:\s*"?(\d+)')
+
+
+def known_trip_count(inst: "Instruction") -> int | None:
+    """The ``known_trip_count`` XLA recorded in a while loop's backend config, if any."""
+    raw = _attr(inst, "backend_config")
+    if not raw:
+        return None
+    m = _TRIP_RE.search(raw if raw.startswith("{") else "{" + raw + "}")
+    return int(m.group(1)) if m else None
+
+
+# --- per-opcode rules ---------------------------------------------------------------------
+
+
+def _dot(a: _Analysis, inst: "Instruction") -> Cost:
+    lhs = inst.operands[0].shape
+    width = _prod(lhs.dims[d] or 0 for d in _int_list(_attr(inst, "lhs_contracting_dims")))
+    return a._default(inst, flops=FMA_FLOPS * _elements_of(inst) * width)
+
+
+def _ragged_dot(a: _Analysis, inst: "Instruction") -> Cost:
+    lhs = inst.operands[0].shape
+    width = _prod(lhs.dims[d] or 0 for d in _int_list(_attr(inst, "lhs_contracting_dims")))
+    dims = list(inst.shape.dims)
+    # XLA deletes dimension i of the result for each of the rhs group dimensions.
+    for i in range(len(_int_list(_attr(inst, "rhs_group_dims")))):
+        if i < len(dims):
+            del dims[i]
+    out = _prod(d or 0 for d in dims)
+    return a._default(inst, flops=FMA_FLOPS * out * width)
+
+
+def _convolution(a: _Analysis, inst: "Instruction") -> Cost:
+    return a._default(inst, flops=convolution_flops(inst))
+
+
+def _dim_labels(text: str) -> tuple[str, str, str]:
+    lhs, _, rest = text.partition("_")
+    rhs, _, out = rest.partition("->")
+    return lhs, rhs, out
+
+
+def convolution_flops(inst: "Instruction") -> int:
+    """XLA's ``GetConvolutionFlops``: 2 FLOPs per multiply-add over valid window positions."""
+    lhs_shape = inst.operands[0].shape
+    rhs_shape = inst.operands[1].shape
+    out_shape = inst.shape
+    labels = _attr(inst, "dim_labels") or ""
+    lhs_l, rhs_l, out_l = _dim_labels(labels)
+    if not (lhs_l and rhs_l and out_l):
+        return 0
+    input_feature = lhs_shape.dims[lhs_l.index("f")] or 0
+    output_feature = out_shape.dims[out_l.index("f")] or 0
+    batch = lhs_shape.dims[lhs_l.index("b")] or 0
+    window = _window(_attr(inst, "window"))
+    spatial = [ch for ch in lhs_l if ch.isdigit()]
+    if not window or not spatial:
+        window = (_WindowDim(),)
+        kernel_limits, output_limits, input_limits = [1], [1], [1]
+    else:
+        kernel_limits = [rhs_shape.dims[rhs_l.index(str(k))] or 0 for k in range(len(window))]
+        output_limits = [out_shape.dims[out_l.index(str(k))] or 0 for k in range(len(window))]
+        input_limits = [lhs_shape.dims[lhs_l.index(str(k))] or 0 for k in range(len(window))]
+    positions = 1
+    for k, w in enumerate(window):
+        positions *= _valid_positions(w, input_limits[k], kernel_limits[k], output_limits[k])
+    feature_groups = int(_attr(inst, "feature_group_count") or 1)
+    batch_groups = int(_attr(inst, "batch_group_count") or 1)
+    fma = (input_feature // feature_groups) * output_feature * (batch // batch_groups) * positions
+    return fma * FMA_FLOPS
+
+
+def _valid_positions(w: _WindowDim, input_limit: int, kernel_limit: int, output_limit: int) -> int:
+    """How many (kernel, output) position pairs of one spatial dimension read real input."""
+    if (
+        input_limit == output_limit
+        and kernel_limit == output_limit
+        and input_limit == w.lhs_dilate
+        and w.rhs_dilate == 1
+        and max(1, input_limit - 1) == w.stride
+        and w.pad_low == 0
+        and w.pad_high == 0
+    ):
+        return input_limit
+    if (
+        input_limit == 1
+        and kernel_limit == output_limit
+        and w.rhs_dilate == 1
+        and w.lhs_dilate == 1
+        and w.stride == 1
+        and w.pad_high == output_limit - 1
+        and w.pad_low == output_limit - 1
+    ):
+        return output_limit
+    count = 0
+    for kernel_idx in range(kernel_limit):
+        if w.stride == 1 and w.lhs_dilate == 1:
+            base = w.pad_low - kernel_idx * w.rhs_dilate
+            count += max(min(input_limit + base, output_limit) - max(base, 0), 0)
+            continue
+        for output_idx in range(output_limit):
+            undilated = output_idx * w.stride - w.pad_low + kernel_idx * w.rhs_dilate
+            if w.lhs_dilate > 1:
+                # C++ integer division truncates toward zero.
+                index = int(undilated / w.lhs_dilate)
+                if undilated != index * w.lhs_dilate:
+                    continue
+            else:
+                index = undilated
+            if 0 <= index < input_limit:
+                count += 1
+    return count
+
+
+def _reduce(a: _Analysis, inst: "Instruction") -> Cost:
+    sub = a._sub_ops(inst)
+    shape = inst.shape
+    out = shape.tuple_shapes[0] if shape.is_tuple else shape
+    count = _elements_of(inst.operands[0]) - _elements(out)
+    return a._default(inst, flops=sub.flops * count, trans=sub.transcendentals * count)
+
+
+def _reduce_window(a: _Analysis, inst: "Instruction") -> Cost:
+    sub = a._sub_ops(inst)
+    window = _window(_attr(inst, "window"))
+    shape = inst.shape
+    out = shape.tuple_shapes[0] if shape.is_tuple else shape
+    out_elements = _elements(out)
+    window_elements = _prod(w.size for w in window)
+    count = (window_elements - 1) * out_elements
+    # A reduce-window that is a reduce followed by a broadcast along one dimension.
+    reduced = [w for w in window if w.size != 1]
+    padded = [w for w in window if w.pad_low != 0 or w.pad_high != 0]
+    if len(reduced) == 1 and len(padded) == 1 and not shape.is_tuple:
+        for dim, w in enumerate(window):
+            if (
+                w.size != 1
+                and w.pad_low != 0
+                and w.pad_high != 0
+                and w.pad_low == w.pad_high
+                and w.size == 2 * w.pad_low + 1
+            ):
+                extent = shape.dims[dim] or 0
+                if w.pad_low == extent - 1 and extent > 0:
+                    count = out_elements // extent + (extent - 1)
+                break
+    return a._default(inst, flops=sub.flops * count, trans=sub.transcendentals * count)
+
+
+def _select_and_scatter(a: _Analysis, inst: "Instruction") -> Cost:
+    called = inst.called_computations  # [select, scatter], in attribute order
+    select = called[0] if called else None
+    scatter = called[1] if len(called) > 1 else None
+    source = _elements_of(inst.operands[1])
+    window = _prod(w.size for w in _window(_attr(inst, "window")))
+    selects = source * (window - 1)
+    flops = trans = 0
+    if select is not None:
+        s = a.computation(select)
+        flops += s.flops * selects
+        trans += s.transcendentals * selects
+    if scatter is not None:
+        s = a.computation(scatter)
+        flops += s.flops * source
+        trans += s.transcendentals * source
+    return a._default(inst, flops=flops, trans=trans)
+
+
+def _map(a: _Analysis, inst: "Instruction") -> Cost:
+    sub = a._sub_ops(inst)
+    n = _elements_of(inst)
+    return a._default(inst, flops=sub.flops * n, trans=sub.transcendentals * n)
+
+
+def _sort(a: _Analysis, inst: "Instruction") -> Cost:
+    n = _elements_of(inst.operands[0])
+    log = (n - 1).bit_length() if n > 0 else 0
+    return a._default(inst, flops=n * log)
+
+
+def _fft(a: _Analysis, inst: "Instruction") -> Cost:
+    shape = inst.operands[0].shape
+    if shape.is_tuple:
+        shape = shape.tuple_shapes[0]
+    factors = 1
+    for length in _int_list(_attr(inst, "fft_length")):
+        factors *= length.bit_length() - 1 if length > 0 else -1
+    return a._default(inst, flops=FMA_FLOPS * 4 * factors * _elements(shape))
+
+
+def _tuple(a: _Analysis, inst: "Instruction") -> Cost:
+    return Cost.of(written=_size_of(inst))
+
+
+def _slice(a: _Analysis, inst: "Instruction") -> Cost:
+    out = _size_of(inst)
+    return Cost.of(read=out, written=out)
+
+
+def _dynamic_slice(a: _Analysis, inst: "Instruction") -> Cost:
+    out = _size_of(inst)
+    index = _size_of(inst.operands[1]) if len(inst.operands) > 1 else 0
+    return Cost.of(read=out + index, written=out)
+
+
+def _dynamic_update_slice(a: _Analysis, inst: "Instruction") -> Cost:
+    update = _size_of(inst.operands[1])
+    index = _size_of(inst.operands[2]) if len(inst.operands) > 2 else 0
+    return Cost.of(read=update + index, written=update)
+
+
+def _gather(a: _Analysis, inst: "Instruction") -> Cost:
+    out = _size_of(inst)
+    return Cost.of(read=out + _size_of(inst.operands[1]), written=out)
+
+
+def _scatter(a: _Analysis, inst: "Instruction") -> Cost:
+    n = (len(inst.operands) - 1) // 2
+    updates = inst.operands[n + 1 :]
+    total = sum(_size_of(u) for u in updates)
+    indices = _size_of(inst.operands[n])
+    sub = a._sub_ops(inst)
+    count = _elements_of(updates[0]) if updates else 0
+    return Cost.of(sub.flops * count, sub.transcendentals * count, 2 * total + indices, total)
+
+
+def _transpose(a: _Analysis, inst: "Instruction") -> Cost:
+    if _transpose_is_bitcast(inst):
+        return ZERO
+    return a._default(inst)
+
+
+def _minor_to_major(shape: Shape) -> tuple[int, ...]:
+    if shape.layout is not None and (shape.layout.minor_to_major or not shape.dims):
+        return shape.layout.minor_to_major
+    return tuple(range(len(shape.dims) - 1, -1, -1))
+
+
+def _transpose_is_bitcast(inst: "Instruction") -> bool:
+    """``ShapeUtil::TransposeIsBitcast``: the permutation only renames dimensions in memory."""
+    src = inst.operands[0].shape
+    dst = inst.shape
+    if src.element_type != dst.element_type:
+        return False
+    perm = _int_list(_attr(inst, "dimensions"))
+    out_m2m = _minor_to_major(dst)
+    if len(perm) != len(out_m2m):
+        return False
+    return tuple(perm[i] for i in out_m2m) == _minor_to_major(src)
+
+
+def _all_reduce(a: _Analysis, inst: "Instruction") -> Cost:
+    arrays = _array_subshapes(inst.shape)
+    flops = sum(_elements(s) for s in arrays)
+    written = sum(shape_size(s) for s in arrays)
+    return Cost.of(flops, 0, a._default_read(inst), written)
+
+
+def _rng(a: _Analysis, inst: "Instruction") -> Cost:
+    return a._default(inst, trans=_elements_of(inst))
+
+
+def _rng_bit_generator(a: _Analysis, inst: "Instruction") -> Cost:
+    n = sum(_elements(s) for s in inst.shape.leaves())
+    return a._default(inst, trans=n)
+
+
+def _cholesky(a: _Analysis, inst: "Instruction") -> Cost:
+    shape = inst.operands[0].shape
+    half = _size_of(inst.operands[0]) // 2
+    flops = (shape.dims[-1] or 0) * _elements(shape) // 3 if shape.dims else 0
+    return Cost.of(flops, 0, half, half)
+
+
+def _triangular_solve(a: _Analysis, inst: "Instruction") -> Cost:
+    a_shape = inst.operands[0].shape
+    b_shape = inst.operands[1].shape
+    read = _size_of(inst.operands[0]) // 2 + _size_of(inst.operands[1])
+    flops = FMA_FLOPS * (a_shape.dims[-1] or 0) * _elements(b_shape) if a_shape.dims else 0
+    return Cost.of(flops, 0, read, _size_of(inst))
+
+
+def _infeed(a: _Analysis, inst: "Instruction") -> Cost:
+    return Cost.of(written=sum(shape_size(s) for s in inst.shape.leaves()))
+
+
+def _outfeed(a: _Analysis, inst: "Instruction") -> Cost:
+    read = sum(shape_size(s) for op in inst.operands for s in op.shape.leaves())
+    return Cost.of(read=read)
+
+
+def _async_start(a: _Analysis, inst: "Instruction") -> Cost:
+    return a._call(inst)
+
+
+_HANDLERS = {
+    "tuple": _tuple,
+    "dot": _dot,
+    "scaled-dot": _dot,
+    "ragged-dot": _ragged_dot,
+    "convolution": _convolution,
+    "reduce": _reduce,
+    "reduce-window": _reduce_window,
+    "select-and-scatter": _select_and_scatter,
+    "map": _map,
+    "sort": _sort,
+    "fft": _fft,
+    "slice": _slice,
+    "dynamic-slice": _dynamic_slice,
+    "dynamic-update-slice": _dynamic_update_slice,
+    "gather": _gather,
+    "scatter": _scatter,
+    "transpose": _transpose,
+    "all-reduce": _all_reduce,
+    "all-reduce-start": _all_reduce,
+    "rng": _rng,
+    "rng-bit-generator": _rng_bit_generator,
+    "cholesky": _cholesky,
+    "triangular-solve": _triangular_solve,
+    "infeed": _infeed,
+    "outfeed": _outfeed,
+    "while": _Analysis._while,
+    "call": _Analysis._call,
+    "conditional": _Analysis._conditional,
+    "async-start": _async_start,
+    "custom-call": _Analysis._custom_call,
+}
+
+
+# ------------------------------------------------------------------------------------------
+# Public entry points
+# ------------------------------------------------------------------------------------------
+
+# One analysis per (module, options), dropped with the module.
+_analyses: "weakref.WeakKeyDictionary[Module, dict[tuple, _Analysis]]" = weakref.WeakKeyDictionary()
+
+
+def _analysis_for(module: "Module | None", custom_calls: CustomCallRule = "boundary",
+                  trip_counts: bool = False) -> _Analysis:  # fmt: skip
+    key = (custom_calls, trip_counts)
+    if module is None:
+        return _Analysis(custom_calls, trip_counts)
+    per_module = _analyses.get(module)
+    if per_module is None:
+        per_module = _analyses[module] = {}
+    analysis = per_module.get(key)
+    if analysis is None:
+        analysis = per_module[key] = _Analysis(custom_calls, trip_counts)
+    return analysis
+
+
+def _module_of(inst: "Instruction") -> "Module | None":
+    comp = inst.computation
+    return comp.module if comp is not None else None
+
+
+def instruction_cost(inst: "Instruction", *, custom_calls: CustomCallRule = "boundary") -> Cost:
+    """The cost of one instruction under XLA's rules.
+
+    For a ``fusion`` this is the kernel's cost (FLOPs inside, bytes at its boundary); for a
+    ``while`` it is one run of its body and condition; for an instruction inside a fused
+    computation it is what that op would cost on its own (its FLOPs sum to the fusion's).
+    """
+    return _analysis_for(_module_of(inst), custom_calls).instruction(inst)
+
+
+def computation_cost(comp: "Computation", *, custom_calls: CustomCallRule = "boundary") -> Cost:
+    """The sum of the costs of every instruction of ``comp``."""
+    return _analysis_for(comp.module, custom_calls).computation(comp)
+
+
+def kernel_computations(module: "Module") -> list["Computation"]:
+    """Computations whose instructions run as kernels: the entry, and, reached from it, the
+    bodies and conditions of ``while``, branches of ``conditional``, ``call`` targets and
+    ``async-start`` computations (in the order first reached)."""
+    entry = module.entry
+    if entry is None:
+        return []
+    out: list[Computation] = []
+    seen: set[int] = set()
+    stack = [entry]
+    while stack:
+        comp = stack.pop(0)
+        if id(comp) in seen:
+            continue
+        seen.add(id(comp))
+        out.append(comp)
+        for inst in comp.instructions:
+            if inst.opcode in _CONTROL_FLOW:
+                stack.extend(inst.called_computations)
+    return out
+
+
+_CONTROL_FLOW = frozenset({"while", "conditional", "call", "async-start"})
+
+
+def module_cost(module: "Module", *, custom_calls: CustomCallRule = "boundary") -> ModuleCost:
+    """Totals for ``module`` as XLA's ``HloCostAnalysis`` computes them on the CPU backend.
+
+    ``custom_calls="xla"`` prices each custom-call as XLA does (-1 FLOPs, -1 bytes: unknown)
+    instead of its boundary bytes.
+    """
+    analysis = _analysis_for(module, custom_calls)
+    entry = module.entry
+    total = analysis.computation(entry) if entry is not None else ZERO
+    comps = kernel_computations(module)
+    per_comp = {c.name: analysis.computation(c) for c in comps}
+    flagged: list[FlaggedOp] = []
+    unknown_trips: list[str] = []
+    for comp in comps:
+        for inst in comp.instructions:
+            op = inst.opcode
+            if op == "while" and known_trip_count(inst) is None:
+                unknown_trips.append(inst.name)
+            if op == "fusion":
+                for sub in _fused_instructions(inst):
+                    c = analysis.instruction(sub)
+                    if c.flag and sub.opcode != "fusion":
+                        flagged.append(FlaggedOp(sub.name, sub.opcode, comp.name, c.flag))
+                continue
+            if op in _CONTROL_FLOW:
+                continue
+            c = analysis.instruction(inst)
+            if c.flag:
+                flagged.append(FlaggedOp(inst.name, op, comp.name, c.flag))
+    executed = total
+    if entry is not None and any(i.opcode == "while" for c in comps for i in c.instructions):
+        executed = _analysis_for(module, custom_calls, trip_counts=True).computation(entry)
+    return ModuleCost(module.name, total, executed, per_comp, flagged, unknown_trips)
+
+
+def _fused_instructions(fusion: "Instruction") -> list["Instruction"]:
+    out: list[Instruction] = []
+    fused = fusion.fused_computation
+    if fused is None:
+        return out
+    for sub in fused.instructions:
+        out.append(sub)
+        if sub.opcode == "fusion":
+            out.extend(_fused_instructions(sub))
+    return out
