@@ -18,6 +18,9 @@ from .hlo import (
     parse_shape,
 )
 from .dump import DumpFormatError, DumpIndex, load_dump
+from .capture.errors import CaptureError
+from .capture.inprocess import Capture, capture
+from .capture.target import ResolvedTarget, load_modules, resolve_target
 
 __version__ = "0.1.0"
 
@@ -37,4 +40,10 @@ __all__ = [
     "load_dump",
     "DumpIndex",
     "DumpFormatError",
+    "capture",
+    "Capture",
+    "CaptureError",
+    "resolve_target",
+    "ResolvedTarget",
+    "load_modules",
 ]

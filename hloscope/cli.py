@@ -96,6 +96,23 @@ def summary(files: tuple[str, ...], as_json: bool) -> None:
         sys.exit(1)
 
 
+@cli.command("capture", context_settings={"ignore_unknown_options": True})
+@click.argument("script", type=click.Path(dir_okay=False))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("-o", "--output", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder (must be empty).")
+@click.option("--passes", metavar="REGEX", help="Also dump the module after every XLA pass matching REGEX ('.*': all).")
+@click.option("--timeout", type=float, metavar="S", help="Stop the script (and its children) after S seconds.")
+@click.option("--force", is_flag=True, help="Replace a previous capture in the output folder.")
+@click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON.")
+def capture_command(script: str, args: tuple[str, ...], out_dir: str, passes: str | None, timeout: float | None, force: bool, as_json: bool) -> None:
+    """Run SCRIPT.py [ARGS...] and keep everything XLA compiles: DIR/dump (XLA's dump),
+    DIR/stdout.txt, DIR/stderr.txt and DIR/manifest.json. Put script options that clash with
+    these after `--`."""
+    from .capture.script import run_capture_command
+
+    sys.exit(run_capture_command(script, args, out_dir, passes=passes, timeout=timeout, force=force, as_json=as_json))
+
+
 @cli.command("ls")
 @click.argument("dump", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")

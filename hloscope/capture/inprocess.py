@@ -1,0 +1,509 @@
+"""Capture every stage XLA takes one function through, inside this Python process.
+
+    >>> cap = hloscope.capture(f, x)              # f: a JAX function (jitted or not)
+    >>> list(cap.stages)
+    ['jaxpr', 'stablehlo', 'hlo', 'optimized_hlo']
+    >>> cap.module("after").fusion_computations()  # parsed lazily with hloscope.parse
+    >>> cap.cost["flops"], cap.memory["temp_size_in_bytes"]
+    >>> cap = hloscope.capture(f, x, passes="fusion|algsimp")   # plus per-pass snapshots
+
+What a capture holds, for JAX:
+
+* ``jaxpr``: the traced program (``Traced.jaxpr``);
+* ``stablehlo``: the lowered module with source locations (``Lowered.as_text(debug_info=True)``);
+* ``hlo``: HLO before optimizations, exactly the text XLA dumps as ``before_optimizations``;
+* ``optimized_hlo``: HLO after optimizations, ``Compiled.as_text()``;
+* ``reports``: XLA's buffer-assignment and memory-usage reports of the compiled module;
+* ``cost`` / ``memory``: ``Compiled.cost_analysis()`` and ``Compiled.memory_analysis()`` as dicts;
+* ``passes``: with ``passes=REGEX``, the module after every XLA pass whose name matches.
+
+For a ``tf.function(jit_compile=True)`` (or a Keras model, which is wrapped in one), the stages
+are what TensorFlow offers through ``experimental_get_compiler_ir``: ``hlo`` and
+``optimized_hlo`` as text and ``hlo_serialized`` (an ``HloModuleProto``) as bytes.
+
+How the JAX capture stays out of the user's way: the function is traced, lowered and compiled
+once through JAX's ahead-of-time API, with *per-compile* XLA options
+(``Lowered.compile(compiler_options={"xla_dump_to": <private temp folder>, ...})``), so it works
+after XLA is initialised, never reads or writes ``os.environ["XLA_FLAGS"]``, never writes into a
+dump folder the user configured, and never clears or fills the user's jit dispatch cache. The
+temp folder is read with the dump-file grammar of :mod:`hloscope.dump` and deleted.
+
+Nothing here imports jax or tensorflow until :func:`capture` is called.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import CaptureError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..hlo.model import Module
+
+__all__ = [
+    "Capture",
+    "PassSnapshot",
+    "capture",
+    "STAGE_ALIASES",
+    "JAX_STAGES",
+    "TF_STAGES",
+]
+
+#: Stage names of a JAX capture, in compiler order.
+JAX_STAGES: tuple[str, ...] = ("jaxpr", "stablehlo", "hlo", "optimized_hlo")
+#: Text stages of a TensorFlow capture, in compiler order (``hlo_serialized`` is in ``serialized``).
+TF_STAGES: tuple[str, ...] = ("hlo", "optimized_hlo")
+#: Other names accepted by :meth:`Capture.module` and :meth:`Capture.text`.
+STAGE_ALIASES: dict[str, str] = {
+    "before": "hlo",
+    "before_optimizations": "hlo",
+    "after": "optimized_hlo",
+    "after_optimizations": "optimized_hlo",
+    "optimized": "optimized_hlo",
+}
+# Stages that hold HLO text (the ones `Capture.module` can parse).
+_HLO_STAGES = frozenset({"hlo", "optimized_hlo"})
+# XLA report files kept from the private dump, by dump-file kind.
+_REPORT_KINDS = {
+    "buffer-assignment": "buffer_assignment",
+    "memory-usage-report": "memory_usage_report",
+}
+_CAPTURE_FILE = "capture.json"
+
+
+@dataclass(frozen=True, slots=True)
+class PassSnapshot:
+    """The module as it was at one point of XLA's pass pipeline (``--xla_dump_hlo_pass_re``).
+
+    ``step`` orders snapshots within the module. Between two passes, ``pipeline`` is the pass
+    pipeline, ``pass_name`` the pass that just ran (``pipeline-start`` for the first snapshot
+    of a pipeline) and ``next_pass`` the one about to run. A few passes also dump while they run
+    (copy-insertion's ``adding_copies_to_resolve_interference``); then ``pipeline`` is that
+    pass and ``pass_name`` the step inside it, and ``next_pass`` is ``None``.
+    """
+
+    step: int
+    pipeline: str
+    pass_name: str
+    next_pass: str | None
+    text: str
+    filename: str
+
+    @property
+    def label(self) -> str:
+        """``simplification: algsimp -> dce`` (or ``copy-insertion: <step>``)."""
+        if self.next_pass is None:
+            return f"{self.pipeline}: {self.pass_name}"
+        return f"{self.pipeline}: {self.pass_name} -> {self.next_pass}"
+
+    def module(self) -> Module:
+        """This snapshot parsed with :func:`hloscope.parse`."""
+        from ..hlo.parser import parse
+
+        return parse(self.text)
+
+
+@dataclass(slots=True, eq=False)
+class Capture:
+    """Everything one capture produced. Build it with :func:`capture` (or :meth:`load`).
+
+    ``stages`` maps a stage name to its text, in compiler order (see :data:`JAX_STAGES` and
+    :data:`TF_STAGES`). ``serialized`` holds binary stages (TensorFlow's ``hlo_serialized``
+    HloModuleProto, JAX's serialized buffer-assignment proto). ``reports`` holds XLA's text
+    reports of the optimized module (``buffer_assignment``, ``memory_usage_report``). ``cost``
+    and ``memory`` are ``None`` when the frontend does not offer them (TensorFlow).
+    """
+
+    frontend: str
+    name: str
+    stages: dict[str, str]
+    serialized: dict[str, bytes] = field(default_factory=dict)
+    reports: dict[str, str] = field(default_factory=dict)
+    cost: dict[str, float] | None = None
+    memory: dict[str, int] | None = None
+    passes: list[PassSnapshot] = field(default_factory=list)
+    versions: dict[str, str] = field(default_factory=dict)
+    _modules: dict[str, Module] = field(default_factory=dict, repr=False)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def stage_name(self, stage: str) -> str:
+        """The canonical name of ``stage`` (``"after"`` -> ``"optimized_hlo"``), checked."""
+        name = STAGE_ALIASES.get(stage, stage)
+        if name not in self.stages:
+            known = ", ".join([*self.stages, *sorted(k for k, v in STAGE_ALIASES.items() if v in self.stages)])
+            raise KeyError(f"this {self.frontend} capture has no stage {stage!r} (stages: {known})")
+        return name
+
+    def text(self, stage: str = "optimized_hlo") -> str:
+        """The text of one stage (aliases: ``before``/``after``)."""
+        return self.stages[self.stage_name(stage)]
+
+    def module(self, stage: str = "optimized_hlo") -> Module:
+        """One HLO stage parsed with :func:`hloscope.parse`; parsed once, then cached."""
+        name = self.stage_name(stage)
+        if name not in _HLO_STAGES:
+            raise ValueError(f"stage {stage!r} is not HLO; HLO stages are 'hlo' and 'optimized_hlo'")
+        module = self._modules.get(name)
+        if module is None:
+            from ..hlo.parser import parse
+
+            module = self._modules[name] = parse(self.stages[name], path=f"<capture {self.name}:{name}>")
+        return module
+
+    # -- saving -------------------------------------------------------------------------------
+
+    def save(self, directory: str | Path) -> Path:
+        """Write this capture into ``directory`` (created): one file per stage plus ``capture.json``.
+
+        The files are plain text an editor or ``hloscope`` can open (``hlo.txt``,
+        ``optimized_hlo.txt``, ``stablehlo.mlir``, ``passes/0007.<pipeline>.<pass>.txt``...);
+        :meth:`load` reads the folder back.
+        """
+        root = Path(directory)
+        root.mkdir(parents=True, exist_ok=True)
+        index: dict[str, Any] = {
+            "format": 1,
+            "frontend": self.frontend,
+            "name": self.name,
+            "stages": {},
+            "serialized": {},
+            "reports": {},
+            "cost": self.cost,
+            "memory": self.memory,
+            "passes": [],
+            "versions": self.versions,
+        }
+        for stage, text in self.stages.items():
+            index["stages"][stage] = _write(root, _stage_filename(stage), text)
+        for stage, blob in self.serialized.items():
+            index["serialized"][stage] = _write(root, f"{stage}.pb", blob)
+        for report, text in self.reports.items():
+            index["reports"][report] = _write(root, f"{report}.txt", text)
+        for snap in self.passes:
+            filename = f"passes/{snap.step:04d}.{_safe(snap.pipeline)}.{_safe(snap.pass_name)}.txt"
+            entry = {
+                "step": snap.step,
+                "pipeline": snap.pipeline,
+                "pass_name": snap.pass_name,
+                "next_pass": snap.next_pass,
+                "dump_filename": snap.filename,
+                "file": _write(root, filename, snap.text),
+            }
+            index["passes"].append(entry)
+        (root / _CAPTURE_FILE).write_text(json.dumps(index, indent=2) + "\n")
+        return root
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Capture:
+        """Read a folder written by :meth:`save`."""
+        root = Path(directory)
+        try:
+            index = json.loads((root / _CAPTURE_FILE).read_text())
+        except (OSError, ValueError) as error:
+            raise CaptureError(f"{root}: not a saved hloscope capture ({error})") from None
+        passes = [
+            PassSnapshot(
+                step=e["step"],
+                pipeline=e["pipeline"],
+                pass_name=e["pass_name"],
+                next_pass=e.get("next_pass"),
+                text=(root / e["file"]).read_text(),
+                filename=e.get("dump_filename", e["file"]),
+            )
+            for e in index.get("passes", [])
+        ]
+        return cls(
+            frontend=index["frontend"],
+            name=index["name"],
+            stages={k: (root / v).read_text() for k, v in index["stages"].items()},
+            serialized={k: (root / v).read_bytes() for k, v in index.get("serialized", {}).items()},
+            reports={k: (root / v).read_text() for k, v in index.get("reports", {}).items()},
+            cost=index.get("cost"),
+            memory=index.get("memory"),
+            passes=passes,
+            versions=index.get("versions", {}),
+        )
+
+    @staticmethod
+    def is_saved(directory: str | Path) -> bool:
+        """Whether ``directory`` holds a capture written by :meth:`save`."""
+        return (Path(directory) / _CAPTURE_FILE).is_file()
+
+
+def _stage_filename(stage: str) -> str:
+    return {"stablehlo": "stablehlo.mlir"}.get(stage, f"{stage}.txt")
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+
+
+def _write(root: Path, relative: str, content: str | bytes) -> str:
+    """Write ``content`` to ``root/relative`` and return ``relative`` (for ``capture.json``)."""
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    return relative
+
+
+# ---- entry point ----------------------------------------------------------------------------------
+
+
+def capture(fn: Callable[..., Any], *args: Any, passes: str | None = None, **kwargs: Any) -> Capture:
+    """Capture the compiler stages of ``fn(*args, **kwargs)`` without running it.
+
+    ``fn`` is a JAX function (plain or already ``jax.jit``-ed, with its own static arguments), a
+    ``tf.function(jit_compile=True)``, or a Keras model with the TensorFlow backend. ``args``
+    and ``kwargs`` are example inputs (arrays, or ``jax.ShapeDtypeStruct`` for JAX): only their
+    shapes and dtypes matter. ``passes`` is a regular expression of XLA pass names (RE2 syntax,
+    partial match, e.g. ``"fusion"`` or ``".*"``); every matching pass yields a
+    :class:`PassSnapshot`. JAX only: TensorFlow reads its XLA flags once per process, so capture
+    TF passes with ``hloscope capture SCRIPT.py --passes REGEX``.
+
+    Errors raised while tracing or compiling ``fn`` are the user's and propagate unchanged;
+    misuse (a ``tf.function`` without ``jit_compile=True``, a bad ``passes`` pattern) raises
+    :class:`~hloscope.capture.errors.CaptureError`.
+    """
+    if passes is not None:
+        _check_pass_regex(passes)
+    if _is_tensorflow(fn):
+        return _capture_tf(fn, args, kwargs, passes)
+    return _capture_jax(fn, args, kwargs, passes)
+
+
+def _check_pass_regex(pattern: str) -> None:
+    # XLA compiles the pattern with RE2 inside the compiler; a malformed one must be caught here.
+    # Python's `re` accepts a superset of what matters (RE2 lacks backreferences and lookaround).
+    if not pattern:
+        raise CaptureError("--passes needs a non-empty regular expression (use '.*' for every pass)")
+    if re.search(r"\(\?[=!<]|\\[1-9]", pattern):
+        raise CaptureError(f"pass pattern {pattern!r} uses lookaround or backreferences, which XLA's RE2 lacks")
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        raise CaptureError(f"pass pattern {pattern!r} is not a regular expression: {error}") from None
+
+
+def _versions(*packages: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for package in packages:
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+# ---- JAX ------------------------------------------------------------------------------------------
+
+
+def _is_jitted(fn: Any) -> bool:
+    # jax.jit wrappers (and pjit, and equinox's filter_jit-free jit) all expose trace + lower.
+    return callable(getattr(fn, "trace", None)) and callable(getattr(fn, "lower", None))
+
+
+def _capture_jax(fn: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any], passes: str | None) -> Capture:
+    import jax
+
+    from . import jaxlib_adapter
+
+    # A user's jitted function is traced through its own wrapper (so its static_argnums and
+    # shardings apply, and the text equals `fn.lower(...).compile().as_text()`); AOT tracing
+    # shares JAX's tracing cache but never touches the C++ dispatch cache behind `fn(...)`.
+    jaxlib_adapter.hide_hloscope_frames()
+    jitted = fn if _is_jitted(fn) else jax.jit(fn)
+    traced = jitted.trace(*args, **kwargs)
+    lowered = traced.lower()
+    stages: dict[str, str] = {
+        "jaxpr": str(traced.jaxpr),
+        "stablehlo": lowered.as_text(debug_info=True),
+    }
+    with tempfile.TemporaryDirectory(prefix="hloscope-capture-") as folder:
+        with jaxlib_adapter.private_compile_dumps(folder):
+            compiled = lowered.compile(compiler_options=_dump_options(folder, passes))
+        dumped = _read_private_dump(folder)
+    if dumped.before is None:
+        # XLA did not compile: JAX's persistent compilation cache answered (its key ignores
+        # dump options). The pre-optimization module is still JAX's own conversion.
+        if passes is not None:
+            raise CaptureError(
+                "XLA did not run its passes for this function: JAX's persistent compilation cache "
+                "returned a compiled executable. Turn the cache off for the capture "
+                "(jax.config.update('jax_enable_compilation_cache', False) before the first "
+                "compile) or use `hloscope capture SCRIPT.py --passes REGEX`"
+            )
+        stages["hlo"] = lowered.compiler_ir("hlo").as_hlo_module().to_string()
+    else:
+        stages["hlo"] = dumped.before
+    stages["optimized_hlo"] = compiled.as_text()
+    memory, buffer_proto = _memory_dict(compiled.memory_analysis())
+    return Capture(
+        frontend="jax",
+        name=_module_name(stages["optimized_hlo"]) or f"jit_{getattr(traced, 'fun_name', 'fn')}",
+        stages=stages,
+        serialized={"buffer_assignment_proto": buffer_proto} if buffer_proto else {},
+        reports=dumped.reports,
+        cost=_cost_dict(compiled.cost_analysis()),
+        memory=memory,
+        passes=dumped.passes,
+        versions=_versions("jax", "jaxlib"),
+    )
+
+
+def _dump_options(folder: str, passes: str | None) -> dict[str, Any]:
+    """Per-compile XLA options that send this compile's dumps, and only them, to ``folder``.
+
+    Everything the user's XLA_FLAGS might set to change *what* gets dumped is pinned, so a
+    ``--xla_dump_hlo_module_re`` or ``--xla_dump_disable_metadata`` there cannot empty or strip
+    the capture, and a ``--xla_dump_hlo_pass_re=.*`` there cannot slow down a capture that did
+    not ask for passes.
+    """
+    options: dict[str, Any] = {
+        "xla_dump_to": folder,
+        "xla_dump_hlo_as_text": True,
+        "xla_dump_hlo_as_long_text": True,
+        "xla_dump_hlo_module_re": ".*",
+        "xla_dump_max_hlo_modules": -1,
+        "xla_dump_disable_metadata": False,
+        "xla_dump_hlo_as_proto": False,
+        "xla_dump_hlo_as_dot": False,
+        "xla_dump_hlo_as_html": False,
+        "xla_dump_hlo_as_url": False,
+        "xla_dump_hlo_snapshots": False,
+        "xla_dump_include_timestamp": False,
+        "xla_dump_hlo_pass_re": passes or "",
+    }
+    if passes is not None:
+        options["xla_dump_hlo_pipeline_re"] = ".*"
+    return options
+
+
+@dataclass(slots=True)
+class _PrivateDump:
+    before: str | None
+    reports: dict[str, str]
+    passes: list[PassSnapshot]
+
+
+def _read_private_dump(folder: str) -> _PrivateDump:
+    """Read the one compile's files from the private dump folder with :func:`hloscope.load_dump`."""
+    from ..dump.index import load_dump
+
+    index = load_dump(folder)
+    # One compile, one module id; pick the module that has the pre-optimization text in case a
+    # future XLA dumps helper modules alongside.
+    module = next((m for m in index.modules if m.before_file is not None), None)
+    if module is None:
+        return _PrivateDump(before=None, reports={}, passes=[])
+    reports: dict[str, str] = {}
+    for kind, report in _REPORT_KINDS.items():
+        files = module.companions(kind)
+        if files:
+            reports[report] = files[0].path.read_text()
+    passes: list[PassSnapshot] = []
+    for step in module.passes:
+        text_file = step.text_file
+        if text_file is None:
+            continue
+        between = step.pipeline is not None
+        passes.append(
+            PassSnapshot(
+                step=step.step,
+                pipeline=(step.pipeline if between else step.pass_name) or "",
+                pass_name=(step.after_pass if between else step.step_name) or "",
+                next_pass=step.before_pass if between else None,
+                text=text_file.path.read_text(),
+                filename=text_file.path.name,
+            )
+        )
+    return _PrivateDump(before=module.before_file.path.read_text(), reports=reports, passes=passes)
+
+
+def _cost_dict(costs: Any) -> dict[str, float] | None:
+    # jax >= 0.4.38 returns one dict; older versions a one-element list; None when unsupported.
+    if isinstance(costs, Sequence) and not isinstance(costs, (str, bytes)):
+        costs = costs[0] if costs else None
+    if not isinstance(costs, Mapping):
+        return None
+    return {str(k): float(v) for k, v in costs.items()}
+
+
+def _memory_dict(stats: Any) -> tuple[dict[str, int] | None, bytes | None]:
+    """``CompiledMemoryStats`` as ``{field: bytes}``, plus its serialized buffer assignment."""
+    if stats is None:
+        return None, None
+    values: dict[str, int] = {}
+    proto: bytes | None = None
+    for attribute in dir(stats):
+        if attribute.startswith("_"):
+            continue
+        value = getattr(stats, attribute)
+        if attribute == "serialized_buffer_assignment_proto":
+            proto = bytes(value) if value else None
+        elif isinstance(value, int) and not isinstance(value, bool):
+            values[attribute] = value
+    return values, proto
+
+
+_MODULE_NAME = re.compile(r"^HloModule\s+([^\s,]+)", re.M)
+
+
+def _module_name(text: str) -> str | None:
+    found = _MODULE_NAME.search(text)
+    return found.group(1) if found else None
+
+
+# ---- TensorFlow -----------------------------------------------------------------------------------
+
+
+def _is_tensorflow(fn: Any) -> bool:
+    """A ``tf.function`` or a Keras model, recognised without importing TensorFlow."""
+    if callable(getattr(fn, "experimental_get_compiler_ir", None)):
+        return True
+    return _is_keras_model(fn)
+
+
+def _is_keras_model(fn: Any) -> bool:
+    modules = [klass.__module__ for klass in type(fn).__mro__]
+    return any(m.startswith(("keras.", "tf_keras.")) for m in modules) and hasattr(fn, "call")
+
+
+def _capture_tf(fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any], passes: str | None) -> Capture:
+    if passes is not None:
+        raise CaptureError(
+            "per-pass snapshots of a tf.function need XLA_FLAGS set before TensorFlow starts: "
+            "use `hloscope capture SCRIPT.py --passes REGEX`"
+        )
+    import tensorflow as tf
+
+    if _is_keras_model(fn) and not callable(getattr(fn, "experimental_get_compiler_ir", None)):
+        fn = tf.function(fn, jit_compile=True)
+    try:
+        compiler_ir = fn.experimental_get_compiler_ir(*args, **kwargs)
+    except ValueError as error:
+        if "jit_compile" in str(error):
+            raise CaptureError(
+                "this tf.function is not XLA-compiled: define it with tf.function(..., jit_compile=True)"
+            ) from None
+        raise
+    stages = {stage: compiler_ir(stage=stage) for stage in TF_STAGES}
+    serialized = {"hlo_serialized": compiler_ir(stage="hlo_serialized")}
+    return Capture(
+        frontend="tensorflow",
+        name=_module_name(stages["hlo"]) or getattr(fn, "__name__", "function"),
+        stages=stages,
+        serialized=serialized,
+        versions=_versions("tensorflow", "tensorflow-cpu", "keras"),
+    )
+

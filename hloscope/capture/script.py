@@ -1,0 +1,500 @@
+"""Capture everything XLA compiles while a Python script runs: ``hloscope capture SCRIPT.py -o DIR``.
+
+The script runs unchanged in a child process (``sys.executable -m hloscope.capture._runner``)
+whose ``XLA_FLAGS`` are the user's own plus hloscope's, appended so they win::
+
+    --xla_dump_to=DIR/dump --xla_dump_hlo_as_text [--xla_dump_hlo_pass_re=REGEX]
+
+so every module JAX or TensorFlow compiles lands in ``DIR/dump`` exactly as XLA writes it. The
+output folder then holds::
+
+    DIR/dump/            the XLA dump (read it with hloscope.load_dump)
+    DIR/stdout.txt       the script's output, kept as it ran
+    DIR/stderr.txt
+    DIR/manifest.json    what ran, where, with which versions, devices and flags, how it ended
+
+A script that raises still leaves its partial dump, and the manifest records the error's last
+line (``ValueError: boom``) and where it happened. A script that outlives ``timeout`` is stopped
+with its whole process group (SIGTERM, then SIGKILL), and the manifest says where it was stuck.
+Each capture writes only into its own ``DIR`` and refuses a non-empty one unless ``force``, so
+two captures at once never mix files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from .errors import CaptureError
+
+__all__ = [
+    "ScriptCapture",
+    "capture_script",
+    "merge_xla_flags",
+    "capture_flags",
+    "framework_versions",
+    "run_capture_command",
+    "MANIFEST",
+    "DUMP_SUBDIR",
+]
+
+MANIFEST = "manifest.json"
+DUMP_SUBDIR = "dump"
+STDOUT = "stdout.txt"
+STDERR = "stderr.txt"
+_INFO = ".runner-info.json"
+# Files a previous capture left in DIR; `force` removes exactly these.
+_OWNED = (MANIFEST, STDOUT, STDERR, _INFO, DUMP_SUBDIR, "capture")
+
+_SPINNER_AFTER_S = 2.0  # show progress only for runs longer than this
+_TERMINATE_GRACE_S = 2.0  # SIGTERM -> SIGKILL
+_POLL_S = 0.1
+
+# The package root that must be importable in the child for `-m hloscope.capture._runner`.
+_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
+
+
+@dataclass(slots=True)
+class ScriptCapture:
+    """The result of :func:`capture_script`: the output folder and its manifest."""
+
+    out_dir: Path
+    manifest: dict[str, Any]
+
+    @property
+    def dump_dir(self) -> Path:
+        return self.out_dir / DUMP_SUBDIR
+
+    @property
+    def exit_status(self) -> int | None:
+        return self.manifest.get("exit_status")
+
+    @property
+    def timed_out(self) -> bool:
+        return bool(self.manifest.get("timed_out"))
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_status == 0 and not self.timed_out
+
+    def error_line(self) -> str | None:
+        """One line saying why the run failed (``None`` when it succeeded)."""
+        if self.ok:
+            return None
+        m = self.manifest
+        script = m.get("script_arg") or m.get("script", "script")
+        where = m.get("error_location") or script
+        if m.get("script") and where.startswith(m["script"] + ":"):
+            where = script + where[len(m["script"]):]  # the path as the user typed it
+        if self.timed_out:
+            stuck = m.get("terminated_at") or ""
+            if m.get("script") and stuck.startswith(m["script"] + ":"):
+                stuck = script + stuck[len(m["script"]):]
+            stuck = f" at {stuck}" if stuck else ""
+            text = f"{script} timed out after {_seconds(m.get('timeout_s'))}{stuck}; stopped"
+        elif m.get("usage_error"):
+            message = str(m.get("error"))
+            return message.replace(m["script"], script) if m.get("script") else message
+        elif m.get("error"):
+            text = f"{where}: {m['error']}"
+        else:
+            text = f"{script} exited with status {self.exit_status}"
+        files = m.get("dump_files", 0)
+        if m.get("function") is None:
+            text += f" (partial dump: {files} file{'s' if files != 1 else ''} in {self.dump_dir}"
+            text += f"; stderr in {self.out_dir / STDERR})"
+        else:
+            text += f" (stderr in {self.out_dir / STDERR})"
+        return text
+
+
+def _seconds(value: Any) -> str:
+    if value is None:
+        return "?"
+    return f"{value:g} s"
+
+
+# ---- flags and versions ---------------------------------------------------------------------------
+
+
+def capture_flags(dump_dir: str | Path, passes: str | None = None) -> list[str]:
+    """hloscope's own XLA flags for a capture into ``dump_dir``."""
+    flags = [f"--xla_dump_to={_quote_flag_value(str(dump_dir))}", "--xla_dump_hlo_as_text"]
+    if passes:
+        flags.append(f"--xla_dump_hlo_pass_re={_quote_flag_value(passes)}")
+    return flags
+
+
+def _quote_flag_value(value: str) -> str:
+    # XLA splits XLA_FLAGS on whitespace but keeps double-quoted values together.
+    if any(c.isspace() for c in value):
+        if '"' in value:
+            raise CaptureError(f"cannot pass {value!r} through XLA_FLAGS (it has both spaces and quotes)")
+        return f'"{value}"'
+    return value
+
+
+def merge_xla_flags(user_flags: str | None, ours: Sequence[str]) -> str:
+    """The user's ``XLA_FLAGS`` followed by ours: XLA keeps the last value of a repeated flag."""
+    parts = [user_flags.strip()] if user_flags and user_flags.strip() else []
+    parts.extend(ours)
+    return " ".join(parts)
+
+
+# Distribution names to try for each framework, first installed wins.
+_DISTRIBUTIONS = {
+    "jax": ("jax",),
+    "jaxlib": ("jaxlib",),
+    "tensorflow": ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly"),
+    "keras": ("keras",),
+}
+
+
+def framework_versions() -> dict[str, str | None]:
+    """Installed versions of jax, jaxlib, tensorflow and keras, read without importing them."""
+    found: dict[str, str | None] = {}
+    for key, names in _DISTRIBUTIONS.items():
+        found[key] = None
+        for name in names:
+            try:
+                found[key] = metadata.version(name)
+                break
+            except metadata.PackageNotFoundError:
+                continue
+    return found
+
+
+def _hloscope_version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+# ---- running ----------------------------------------------------------------------------------------
+
+
+def _prepare_out_dir(out_dir: Path, force: bool) -> None:
+    if out_dir.exists() and not out_dir.is_dir():
+        raise CaptureError(f"{out_dir}: exists and is not a folder")
+    if out_dir.is_dir() and any(out_dir.iterdir()):
+        if not force:
+            raise CaptureError(f"{out_dir}: folder is not empty (use --force to replace a previous capture)")
+        for name in _OWNED:
+            _remove(out_dir / name)
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+
+def _remove(path: Path) -> None:
+    import shutil
+
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def _child_env(xla_flags: str | None) -> dict[str, str]:
+    env = dict(os.environ)
+    if xla_flags is not None:
+        env["XLA_FLAGS"] = xla_flags
+    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if _PACKAGE_ROOT not in paths:
+        env["PYTHONPATH"] = os.pathsep.join([_PACKAGE_ROOT, *paths])
+    env.setdefault("PYTHONUNBUFFERED", "1")  # keep stdout.txt current if the script is killed
+    return env
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _write_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
+    tmp = out_dir / f"{MANIFEST}.tmp"
+    tmp.write_text(json.dumps(manifest, indent=2, default=str) + "\n")
+    os.replace(tmp, out_dir / MANIFEST)
+
+
+def _count_files(folder: Path) -> int:
+    try:
+        return sum(1 for _ in os.scandir(folder))
+    except OSError:
+        return 0
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop the child and everything it started: SIGTERM to the group, then SIGKILL."""
+    if process.poll() is not None:
+        return
+    group = hasattr(os, "killpg")
+    try:
+        if group:
+            os.killpg(process.pid, signal.SIGTERM)
+        else:  # pragma: no cover - Windows
+            process.terminate()
+        process.wait(timeout=_TERMINATE_GRACE_S)
+    except subprocess.TimeoutExpired:
+        pass
+    except ProcessLookupError:
+        return
+    if group:
+        try:  # also reaps grandchildren that ignored SIGTERM after the leader exited
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    elif process.poll() is None:  # pragma: no cover - Windows
+        process.kill()
+    process.wait()
+
+
+class _Progress:
+    """A rich spinner with elapsed time and dump-file count, for runs longer than ~2 s on a TTY."""
+
+    def __init__(self, label: str, dump_dir: Path | None, enabled: bool | None) -> None:
+        self.label = label
+        self.dump_dir = dump_dir
+        self.enabled = enabled
+        self.start = time.monotonic()
+        self._status: Any = None
+        self._last_count = 0.0
+        self._files = 0
+
+    def tick(self) -> None:
+        elapsed = time.monotonic() - self.start
+        if elapsed < _SPINNER_AFTER_S:
+            return
+        if self._status is None:
+            from rich.console import Console
+
+            console = Console(stderr=True)
+            if self.enabled is None:
+                self.enabled = console.is_terminal
+            if not self.enabled:
+                return
+            self._status = console.status("")
+            self._status.start()
+        if self.dump_dir is not None and elapsed - self._last_count >= 0.5:
+            self._files, self._last_count = _count_files(self.dump_dir), elapsed
+        files = f", {self._files} dump files" if self.dump_dir is not None else ""
+        self._status.update(f"capturing {self.label}: {elapsed:.0f} s{files}")
+
+    def close(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+
+
+def capture_script(
+    script: str | os.PathLike[str],
+    args: Sequence[str] = (),
+    out_dir: str | os.PathLike[str] = "hloscope-capture",
+    *,
+    passes: str | None = None,
+    timeout: float | None = None,
+    force: bool = False,
+    function: str | None = None,
+    progress: bool | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> ScriptCapture:
+    """Run ``script`` with ``args`` in a child process and capture what XLA compiles into ``out_dir``.
+
+    With ``function``, the child instead imports the script and captures that one function
+    in-process (:func:`hloscope.capture.capture`) into ``out_dir/capture`` (see
+    :data:`hloscope.capture._runner.EXAMPLE_ARGS_HELP` for its example arguments).
+
+    Returns a :class:`ScriptCapture` whether or not the script succeeded (check ``.ok`` and
+    ``.error_line()``). Raises :class:`CaptureError` only when nothing could run: a missing
+    script, a non-empty ``out_dir`` without ``force``, a bad ``passes`` pattern. ``progress``:
+    ``None`` shows a spinner only when stderr is a terminal.
+    """
+    script_path = Path(script)
+    if not script_path.is_file():
+        problem = "is a folder, not a script" if script_path.is_dir() else "no such file"
+        raise CaptureError(f"{script}: {problem}")
+    if passes is not None:
+        from .inprocess import _check_pass_regex
+
+        _check_pass_regex(passes)
+    if timeout is not None and timeout <= 0:
+        raise CaptureError(f"--timeout must be positive, got {timeout:g}")
+    out = Path(out_dir).absolute()
+    _prepare_out_dir(out, force)
+    dump_dir = out / DUMP_SUBDIR
+    info_path = out / _INFO
+
+    user_flags = os.environ.get("XLA_FLAGS")
+    if function is None:
+        dump_dir.mkdir()
+        xla_flags: str | None = merge_xla_flags(user_flags, capture_flags(dump_dir, passes))
+        mode = [str(script_path.resolve()), *args]
+    else:
+        xla_flags = user_flags
+        mode = ["--function", function, "--save", str(out / "capture"), str(script_path.resolve())]
+    command = [sys.executable, "-m", "hloscope.capture._runner", "--info", str(info_path), *mode]
+    work_dir = Path(cwd).absolute() if cwd is not None else Path.cwd()
+
+    manifest: dict[str, Any] = {
+        "hloscope": _hloscope_version(),
+        "script": str(script_path.resolve()),
+        "script_arg": str(script),
+        "args": list(args),
+        "function": function,
+        "command": command,
+        "command_text": shlex.join(command),
+        "cwd": str(work_dir),
+        "python": {"executable": sys.executable, "version": sys.version.split()[0]},
+        "versions": framework_versions(),
+        "devices": None,
+        "xla_flags": xla_flags,
+        "user_xla_flags": user_flags,
+        "passes": passes,
+        "timeout_s": timeout,
+        "dump_dir": DUMP_SUBDIR if function is None else None,
+        "stdout": STDOUT,
+        "stderr": STDERR,
+        "start_time": _now(),
+        "end_time": None,
+        "duration_s": None,
+        "exit_status": None,
+        "timed_out": False,
+        "error": None,
+        "error_location": None,
+        "terminated_at": None,
+        "usage_error": False,
+        "dump_files": 0,
+    }
+    _write_manifest(out, manifest)  # a manifest exists even if this process dies mid-run
+
+    started = time.monotonic()
+    ticker = _Progress(script_path.name if function is None else f"{script_path.name}:{function}",
+                       dump_dir if function is None else None, progress)
+    with open(out / STDOUT, "wb") as stdout, open(out / STDERR, "wb") as stderr:
+        process = subprocess.Popen(
+            command,
+            cwd=work_dir,
+            env=_child_env(xla_flags),
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=hasattr(os, "killpg"),
+        )
+        timed_out = False
+        try:
+            while process.poll() is None:
+                if timeout is not None and time.monotonic() - started > timeout:
+                    timed_out = True
+                    _stop(process)
+                    break
+                ticker.tick()
+                try:
+                    process.wait(timeout=_POLL_S)
+                except subprocess.TimeoutExpired:
+                    pass
+        finally:
+            ticker.close()
+            _stop(process)  # no-op when it ended; on KeyboardInterrupt, take the group down
+
+    manifest.update(_read_info(info_path))
+    manifest["end_time"] = _now()
+    manifest["duration_s"] = round(time.monotonic() - started, 3)
+    manifest["timed_out"] = timed_out
+    manifest["exit_status"] = process.returncode
+    if process.returncode is not None and process.returncode < 0 and not timed_out and not manifest["error"]:
+        manifest["error"] = f"killed by signal {_signal_name(-process.returncode)}"
+    if process.returncode and not manifest["error"]:
+        manifest["error"] = _last_stderr_line(out / STDERR)
+    if function is None:
+        manifest["dump_files"] = _count_files(dump_dir)
+    _write_manifest(out, manifest)
+    return ScriptCapture(out_dir=out, manifest=manifest)
+
+
+def _read_info(path: Path) -> dict[str, Any]:
+    """What the runner reported (nothing if it was killed before it could write)."""
+    try:
+        info = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    finally:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+    keep = ("error", "error_location", "terminated_at", "usage_error", "devices")
+    return {key: info.get(key) for key in keep if key in info}
+
+
+def _last_stderr_line(path: Path) -> str | None:
+    try:
+        lines = [line.strip() for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return None
+    return lines[-1][:500] if lines else None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
+
+
+# ---- the CLI's view ----------------------------------------------------------------------------------
+
+
+def _count_modules(dump_dir: Path) -> int:
+    from ..dump.filenames import BEFORE_OPTIMIZATIONS, parse_dump_filename
+
+    ids = set()
+    for entry in os.scandir(dump_dir):
+        name = parse_dump_filename(entry.name)
+        if name is not None and name.stage == BEFORE_OPTIMIZATIONS and name.kind == "hlo":
+            ids.add(name.module_id)
+    return len(ids)
+
+
+def run_capture_command(
+    script: str,
+    args: Sequence[str],
+    out_dir: str,
+    *,
+    passes: str | None,
+    timeout: float | None,
+    force: bool,
+    as_json: bool,
+) -> int:
+    """``hloscope capture``: run, print a one-line summary (or the manifest), return the exit status.
+
+    Exit status: 0 on success, 1 when the script failed, 124 when it timed out, 2 when nothing
+    could run (missing script, non-empty output folder).
+    """
+    import click
+
+    try:
+        result = capture_script(script, args, out_dir, passes=passes, timeout=timeout, force=force)
+    except CaptureError as error:
+        click.echo(f"hloscope: error: {error}", err=True)
+        return 2
+    if as_json:
+        click.echo(json.dumps(result.manifest, indent=2, default=str))
+    problem = result.error_line()
+    if problem is not None:
+        click.echo(f"hloscope: error: {problem}", err=True)
+        return 124 if result.timed_out else 1
+    if not as_json:
+        modules = _count_modules(result.dump_dir)
+        files = result.manifest["dump_files"]
+        click.echo(
+            f"captured {script}: {modules} module{'s' if modules != 1 else ''}, {files} files in "
+            f"{result.dump_dir} ({result.manifest['duration_s']:.1f} s)"
+        )
+    return 0

@@ -1,0 +1,221 @@
+"""`hloscope capture SCRIPT.py`: a child process with XLA_FLAGS, a manifest, and clean failures.
+
+The CLI runs through click's CliRunner (the child process is real); XLA's own dump file names
+are the oracle for what was captured.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hloscope.cli import cli
+from hloscope.dump import load_dump
+
+ROOT = Path(__file__).resolve().parent.parent
+
+JAX_SCRIPT = """
+import sys
+import jax, jax.numpy as jnp
+print("args", sys.argv[1:])
+@jax.jit
+def {name}(x):
+    return jnp.sin(x) * 2 + 1
+print({name}(jnp.ones(3)))
+"""
+
+
+def write(folder: Path, name: str, source: str) -> Path:
+    path = folder / name
+    path.write_text(textwrap.dedent(source))
+    return path
+
+
+def run_cli(*args: str):
+    return CliRunner().invoke(cli, ["capture", *args], catch_exceptions=False)
+
+
+def error_lines(result) -> list[str]:
+    return [line for line in result.stderr.splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def ok_capture(tmp_path_factory):
+    """One successful capture with script arguments, user XLA_FLAGS and --passes."""
+    folder = tmp_path_factory.mktemp("ok")
+    script = write(folder, "alpha.py", JAX_SCRIPT.format(name="alpha"))
+    out = folder / "out"
+    old = os.environ.get("XLA_FLAGS")
+    os.environ["XLA_FLAGS"] = "--xla_cpu_enable_fast_math=false"
+    try:
+        result = run_cli(str(script), "one", "--two", "-o", str(out), "--passes", "fusion")
+    finally:
+        if old is None:
+            del os.environ["XLA_FLAGS"]
+        else:
+            os.environ["XLA_FLAGS"] = old
+    return script, out, result, json.loads((out / "manifest.json").read_text())
+
+
+def test_success_writes_dump_output_and_summary(ok_capture):
+    script, out, result, _ = ok_capture
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"captured {script}: ")
+    assert (out / "stdout.txt").read_text().startswith("args ['one', '--two']")
+    index = load_dump(out / "dump")
+    alpha = [m for m in index.modules if m.name == "jit_alpha"]
+    assert len(alpha) == 1 and alpha[0].after() is not None
+
+
+def test_passes_flag_dumps_per_pass_snapshots(ok_capture):
+    _, out, _, manifest = ok_capture
+    (alpha,) = [m for m in load_dump(out / "dump").modules if m.name == "jit_alpha"]
+    assert alpha.passes and all("fusion" in (p.after_pass or "") + (p.before_pass or "") for p in alpha.passes)
+    assert manifest["passes"] == "fusion"
+
+
+def test_manifest_records_the_run(ok_capture):
+    script, out, _, m = ok_capture
+    assert m["script"] == str(script.resolve()) and m["args"] == ["one", "--two"]
+    assert m["command"][:3] == [sys.executable, "-m", "hloscope.capture._runner"]
+    assert m["cwd"] == os.getcwd()
+    assert m["python"]["executable"] == sys.executable
+    import importlib.metadata as md
+
+    assert m["versions"]["jax"] == md.version("jax") and m["versions"]["jaxlib"] == md.version("jaxlib")
+    assert m["devices"]["jax"][0]["platform"] == "cpu"
+    # The user's flags come first, ours after them (XLA keeps the last value of a flag).
+    assert m["user_xla_flags"] == "--xla_cpu_enable_fast_math=false"
+    assert m["xla_flags"] == (
+        f"--xla_cpu_enable_fast_math=false --xla_dump_to={out / 'dump'} --xla_dump_hlo_as_text --xla_dump_hlo_pass_re=fusion"
+    )
+    assert m["exit_status"] == 0 and m["timed_out"] is False and m["error"] is None
+    assert m["start_time"] < m["end_time"] and m["duration_s"] > 0
+    assert m["dump_files"] == len(os.listdir(out / "dump"))
+
+
+def test_devices_recorded_only_if_the_script_imported_jax(tmp_path):
+    script = write(tmp_path, "plain.py", "print('no jax here')\n")
+    result = run_cli(str(script), "-o", str(tmp_path / "out"), "--json")
+    assert result.exit_code == 0
+    manifest = json.loads(result.stdout)
+    assert manifest["devices"] == {}
+
+
+def test_script_that_raises(tmp_path):
+    script = write(
+        tmp_path,
+        "boom.py",
+        """
+        import jax.numpy as jnp
+        y = jnp.ones(3) + 1
+        def fail():
+            raise ValueError("boom\\nmore detail")
+        fail()
+        """,
+    )
+    out = tmp_path / "out"
+    result = run_cli(str(script), "-o", str(out))
+    assert result.exit_code == 1
+    (line,) = error_lines(result)
+    assert line.startswith(f"hloscope: error: {script}:5: ValueError: boom (partial dump: ")
+    assert "Traceback" not in result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["error"] == "ValueError: boom" and manifest["exit_status"] == 1
+    assert "Traceback" in (out / "stderr.txt").read_text()  # the full story is kept
+    assert load_dump(out / "dump").modules  # what compiled before the error is kept
+
+
+def test_script_that_hangs_is_stopped_with_its_children(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    script = write(
+        tmp_path,
+        "hang.py",
+        f"""
+        import subprocess, sys, time
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+        open({str(pid_file)!r}, "w").write(str(child.pid))
+        print("started", flush=True)
+        while True:
+            time.sleep(0.05)
+        """,
+    )
+    out = tmp_path / "out"
+    start = time.monotonic()
+    result = run_cli(str(script), "-o", str(out), "--timeout", "3")
+    elapsed = time.monotonic() - start
+    assert result.exit_code == 124
+    (line,) = error_lines(result)  # and no spinner: stderr is not a terminal
+    assert line.startswith(f"hloscope: error: {script} timed out after 3 s at {script}:7; stopped")
+    assert 3 <= elapsed < 3 + 10
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["timed_out"] is True and manifest["terminated_at"].endswith("hang.py:7")
+    assert (out / "stdout.txt").read_text() == "started\n"
+    child = int(pid_file.read_text())
+    for _ in range(50):  # the grandchild got the group's signal
+        if not _alive(child):
+            break
+        time.sleep(0.1)
+    assert not _alive(child)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is dead for our purposes
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def test_script_killed_by_a_signal(tmp_path):
+    script = write(tmp_path, "die.py", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    result = run_cli(str(script), "-o", str(tmp_path / "out"))
+    assert result.exit_code == 1
+    (line,) = error_lines(result)
+    assert "killed by signal SIGKILL" in line
+
+
+def test_missing_script(tmp_path):
+    result = run_cli(str(tmp_path / "nope.py"), "-o", str(tmp_path / "out"))
+    assert result.exit_code == 2
+    assert error_lines(result) == [f"hloscope: error: {tmp_path / 'nope.py'}: no such file"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_non_empty_output_folder_needs_force(tmp_path):
+    script = write(tmp_path, "plain.py", "print('hi')\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "stale").write_text("x")
+    result = run_cli(str(script), "-o", str(out))
+    assert result.exit_code == 2
+    assert "not empty" in error_lines(result)[0] and "--force" in error_lines(result)[0]
+    result = run_cli(str(script), "-o", str(out), "--force")
+    assert result.exit_code == 0, result.output
+    assert (out / "stdout.txt").read_text() == "hi\n"
+
+
+def test_two_captures_at_once_do_not_mix(tmp_path):
+    procs = []
+    for name in ("first", "second"):
+        script = write(tmp_path, f"{name}.py", JAX_SCRIPT.format(name=name))
+        command = [sys.executable, "-m", "hloscope.cli", "capture", str(script), "-o", str(tmp_path / name)]
+        procs.append(subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    for name, other in (("first", "second"), ("second", "first")):
+        names = {m.name for m in load_dump(tmp_path / name / "dump").modules}
+        assert f"jit_{name}" in names and f"jit_{other}" not in names
