@@ -475,6 +475,9 @@ class _BufferAssignmentReader:
         out = self.out
         if not (out.allocations or out.values or out.live_range or out.total_bytes is not None):
             self.warn(1, "no buffer assignment, values or live range found")
+        for alloc in out.allocations:  # XLA never prints an allocation without values
+            if not alloc.values:
+                self.warn(alloc.line, f"allocation {alloc.index} lists no values (truncated file?)")
         if out.total_bytes is not None and out.allocations and out.total_bytes != out.allocated_bytes:
             self.warn(1, f"'Total bytes used: {out.total_bytes}' but the allocations add up to {out.allocated_bytes}")
         return out
@@ -680,6 +683,7 @@ class OffsetRange:
     size: int | None
     size_text: str
     cumulative: int | None
+    cumulative_text: str
     percent: int | None
     value_count: int
     shapes: list[tuple[int, str]] = field(default_factory=list)
@@ -690,7 +694,7 @@ class ReportAllocation:
     """An allocation in the report: a header line (older XLA) and/or a table of offset ranges.
 
     Newer XLA prints the tables without headers, one per allocation in decreasing size; then
-    ``index`` is ``None`` and ``size`` is the table's last cumulative size.
+    ``index`` and ``size`` are ``None`` and only :attr:`used_bytes` is known.
     """
 
     index: int | None
@@ -703,6 +707,13 @@ class ReportAllocation:
     percent: int | None = None
     remaining: int | None = None
     line: int = 0
+
+    @property
+    def used_bytes(self) -> int | None:
+        """The table's last cumulative size: the sizes of the listed offset ranges added up
+        (rounded as printed; ranges of differently sized values may overlap, hidden values are
+        left out), so it is not the allocation's size."""
+        return self.ranges[-1].cumulative if self.ranges else None
 
 
 @dataclass(slots=True)
@@ -745,6 +756,7 @@ class MemoryUsageReport:
                 "allocation": a.index,
                 "size": a.size,
                 "size_text": a.size_text,
+                "used_bytes": a.used_bytes,
                 "flags": a.flags,
                 "cumulative": a.cumulative,
                 "percent": a.percent,
@@ -859,9 +871,6 @@ def parse_memory_report(text: str, path: str | None = None) -> MemoryUsageReport
             m = _RANGE_ROW.match(line)
             if m and current is not None:
                 current.ranges.append(_offset_range(m))
-                if current.index is None:  # header-less table: its size is the last cumulative
-                    current.size = current.ranges[-1].cumulative
-                    current.size_text = m.group("cum").strip()
                 continue
             m = _REST_VALUES.match(line)
             if m and current is not None:
@@ -891,6 +900,7 @@ def _offset_range(m: re.Match[str]) -> OffsetRange:
         size=parse_human_bytes(m.group("size")),
         size_text=m.group("size").strip(),
         cumulative=parse_human_bytes(m.group("cum")),
+        cumulative_text=m.group("cum").strip(),
         percent=int(m.group("pct")),
         value_count=int(m.group("n")),
         shapes=shapes,

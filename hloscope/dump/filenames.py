@@ -45,6 +45,7 @@ PASS = "pass"
 # `module_<id>` must start the name or follow the `<prefix>.`. The prefix is taken non-greedily so
 # that a computation-name prefix cannot swallow the module part.
 _HEAD = re.compile(r"^(?:(?P<prefix>.+?)\.)?module_(?P<id>\d{4,})(?:\.(?P<rest>.+))?$")
+_HEAD_PLAIN = re.compile(r"^module_(?P<id>\d{4,})(?P<prefix>)(?:\.(?P<rest>.+))?$")
 
 # What a stage-bound file holds, by its extension. Longest alternatives first (`top_level.html`
 # before `html`, `hlo.pb.gz` before `pb.gz`), although `fullmatch` would backtrack anyway.
@@ -210,14 +211,17 @@ def parse_dump_filename(filename: str) -> DumpFileName | None:
     >>> parse_dump_filename("SOURCE.py") is None
     True
     """
-    head = _HEAD.match(filename)
+    # Most names start with `module_`; matching that directly skips the prefix search.
+    head = _HEAD_PLAIN.match(filename) if filename.startswith("module_") else None
+    if head is None:
+        head = _HEAD.match(filename)
     if head is None or head.group("rest") is None:
         return None
     rest = head.group("rest")
     common = {
         "filename": filename,
         "module_id": int(head.group("id")),
-        "prefix": head.group("prefix"),
+        "prefix": head.group("prefix") or None,
     }
     # Try ever longer module names, and "no module name" last (XLA drops the name when the file
     # name would exceed 255 characters, and `metadata.textproto` never has one).

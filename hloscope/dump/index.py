@@ -62,12 +62,19 @@ _STAGE_ORDER = {BEFORE_OPTIMIZATIONS: 0, AFTER_OPTIMIZATIONS: 1}
 
 @dataclass(slots=True)
 class DumpFile:
-    """One file of a dump: where it is, what its name says, and its size in bytes."""
+    """One file of a dump: where it is, what its name says, and its size in bytes.
 
-    path: Path
+    ``path`` is built on access (making 10,000 ``Path`` objects up front would cost more than
+    the whole rest of the index)."""
+
+    directory: str
     name: DumpFileName
     size: int
     folder: str = ""
+
+    @property
+    def path(self) -> Path:
+        return Path(self.directory, self.name.filename)
 
     @property
     def kind(self) -> str:
@@ -382,6 +389,7 @@ def _scan(folder: Path, rel: str, index: DumpIndex, modules: dict, depth: int) -
         index.warnings.append(f"{folder}: warning: cannot list folder: {e.strerror or e}")
         return
     entries.sort(key=lambda e: e.name)
+    directory = str(folder)
     for entry in entries:
         try:
             is_dir = entry.is_dir()
@@ -397,10 +405,10 @@ def _scan(folder: Path, rel: str, index: DumpIndex, modules: dict, depth: int) -
         if parsed is None:
             index.unknown_files.append(Path(entry.path))
             continue
-        _add(entry, parsed, rel, index, modules)
+        _add(entry, parsed, directory, rel, index, modules)
 
 
-def _add(entry: os.DirEntry, parsed: DumpFileName, rel: str, index: DumpIndex, modules: dict) -> None:
+def _add(entry: os.DirEntry, parsed: DumpFileName, directory: str, rel: str, index: DumpIndex, modules: dict) -> None:
     try:
         size = entry.stat().st_size
     except OSError as e:  # a dangling link, a file removed while listing
@@ -410,7 +418,7 @@ def _add(entry: os.DirEntry, parsed: DumpFileName, rel: str, index: DumpIndex, m
     module = modules.get(key)
     if module is None:
         module = modules[key] = DumpModule(parsed.module_id, parsed.timestamp, rel)
-    module.files.append(DumpFile(Path(entry.path), parsed, size, rel))
+    module.files.append(DumpFile(directory, parsed, size, rel))
 
 
 def _is_module_folder(name: str) -> bool:
@@ -429,7 +437,7 @@ def _scan_module_folder(folder: os.DirEntry, rel: str, index: DumpIndex, modules
         if parsed is None or not entry.is_file():
             index.unknown_files.append(Path(entry.path))
             continue
-        _add(entry, parsed, rel, index, modules)
+        _add(entry, parsed, os.path.dirname(folder.path), rel, index, modules)
 
 
 def _organize(module: DumpModule) -> None:

@@ -30,7 +30,8 @@ class ListingRow:
 
     ``instructions``/``fusions`` count every instruction (fused computations included) and the
     ``fusion`` instructions of the after-optimization module, or of the before-optimization one
-    when that is all there is (``counted_stage`` says which); ``None`` when neither could be read.
+    when no after file was dumped (``counted_stage`` says which); ``None`` when that file could
+    not be read.
     """
 
     module: DumpModule
@@ -84,16 +85,20 @@ def build_listing(
 
 def _fill(row: ListingRow) -> None:
     m = row.module
+    # Both stages are read (so a damaged file is always reported); the counts come from the
+    # after-optimization module, or from the before one only when no after file was dumped.
     for stage, file, get in (("before", m.before_file, m.before), ("after", m.after_file, m.after)):
         if file is None:
             continue
         module = _guard(row, file, get)
-        if module is not None:
-            instrs = fusions = 0
-            for instr in module.instructions():
-                instrs += 1
-                fusions += instr.opcode == "fusion"
-            row.instructions, row.fusions, row.counted_stage = instrs, fusions, stage
+        if stage == "after" or m.after_file is None:
+            row.instructions = row.fusions = row.counted_stage = None
+            if module is not None:
+                instrs = fusions = 0
+                for instr in module.instructions():
+                    instrs += 1
+                    fusions += instr.opcode == "fusion"
+                row.instructions, row.fusions, row.counted_stage = instrs, fusions, stage
     ba = _guard(row, _first(m, "buffer-assignment", "buffer-assignment-values", "live-range"), m.buffer_assignment)
     report = None
     if ba is None or not ba.allocations:
@@ -209,10 +214,6 @@ def run_ls(
         print(e.one_line(), file=err)
         return 2
     listing = build_listing(index, parse=parse, progress=_progress(index, err, enabled=not as_json))
-    for line in listing.warnings:
-        print(line, file=err)
-    for line in listing.errors:
-        print(line, file=err)
     if as_json:
         json.dump(listing_json(listing), out, indent=2)
         out.write("\n")
@@ -220,6 +221,12 @@ def run_ls(
         from ..render.dump_listing import render_listing
 
         render_listing(listing, out)
+    out.flush()
+    # Problems last, so they are the last thing on a terminal; one line each.
+    for line in listing.warnings:
+        print(line, file=err)
+    for line in listing.errors:
+        print(line, file=err)
     if not index.modules:
         unknown = len(index.unknown_files)
         hint = f" ({unknown} other file{'s' if unknown != 1 else ''})" if unknown else ""

@@ -1,0 +1,333 @@
+"""Buffer-assignment, live-range and memory-usage reports (hloscope.dump.buffers)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hloscope.dump import DumpFormatError, load_dump
+from hloscope.dump.buffers import (
+    MemorySummary,
+    load_buffer_assignment,
+    load_memory_report,
+    parse_buffer_assignment,
+    parse_human_bytes,
+    parse_memory_report,
+)
+
+
+@pytest.fixture(scope="module")
+def generated(corpus) -> Path:
+    return corpus / "generated"
+
+
+def _files(generated: Path, suffix: str) -> list[Path]:
+    return sorted(generated.glob(f"*/*{suffix}"))
+
+
+def _rounding(size_text: str) -> float:
+    """How far a rounded size like "3.1KiB" may be from the exact bytes: half its last digit."""
+    number, unit = re.match(r"([\d.]+)(\w+)", size_text).groups()
+    decimals = len(number.split(".")[1]) if "." in number else 0
+    return 0.5 * 10**-decimals * {"B": 1, "KiB": 1024, "MiB": 1 << 20, "GiB": 1 << 30}[unit] + 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Every corpus report parses, and its totals match the numbers printed in the file
+# ---------------------------------------------------------------------------------------------
+
+
+def test_corpus_buffer_assignments(generated):
+    files = _files(generated, "-buffer-assignment.txt")
+    assert len(files) >= 100
+    for path in files:
+        text = path.read_text()
+        ba = load_buffer_assignment(path)
+        assert ba.warnings == [], path
+        # Counted independently of the parser: allocation headers and value lines.
+        assert len(ba.allocations) == len(re.findall(r"(?m)^allocation \d+: size \d+", text))
+        assert sum(len(a.values) for a in ba.allocations) == len(re.findall(r"(?m)^ value: <", text))
+        assert [a.index for a in ba.allocations] == sorted(a.index for a in ba.allocations)
+        for a in ba.allocations:
+            for v in a.values:
+                assert 0 <= v.offset and v.offset + v.size <= a.size, (path, a.index, v.instruction)
+        total = re.search(r"(?m)^Total bytes used: (\d+)", text)
+        if total:  # TensorFlow's XLA keeps the total in this file
+            assert ba.total_bytes == int(total.group(1)) == ba.allocated_bytes
+        values_file = path.with_name(path.name.replace("-buffer-assignment.txt", "-buffer-assignment-values.txt"))
+        if values_file.exists():  # newer XLA: the total is in the -values companion
+            values = load_buffer_assignment(values_file)
+            assert values.warnings == []
+            assert values.total_bytes == ba.allocated_bytes
+            assert len(values.values) == len(re.findall(r"(?m)^<\d+ ", values_file.read_text()))
+
+
+def test_corpus_live_ranges(generated):
+    sources = _files(generated, "-live-range.txt") + _files(generated, "-buffer-assignment.txt")
+    seen = 0
+    for path in sources:
+        live = load_buffer_assignment(path).live_range
+        if live is None:
+            continue
+        seen += 1
+        text = path.read_text()
+        stated = re.search(r"Stack trace breakdown for peak usage: ([\d ]+) bytes", text)
+        assert live.peak_bytes == int(stated.group(1).replace(" ", "")) == live.breakdown_total
+        assert live.max_time == int(re.search(r"HloLiveRange \(max (\d+)\)", text).group(1))
+        assert len(live.sequence) == live.max_time
+        assert live.peak_time == int(re.search(r"Live ranges at (\d+) \(peak\)", text).group(1))
+        cumulative = 0
+        for b in live.peak_buffers:
+            cumulative += b.size
+            assert b.cumulative == cumulative
+        for start, end in live.ranges.values():
+            assert 0 <= start <= end <= live.max_time
+        assert live.breakdown[0].depth == 0 and live.breakdown[0].percent == 100.0
+        assert live.breakdown[0].total == live.peak_bytes
+    assert seen >= 100
+
+
+def test_corpus_memory_reports(generated):
+    files = _files(generated, "-memory-usage-report.txt")
+    assert len(files) >= 100
+    for path in files:
+        report = load_memory_report(path)
+        assert report.warnings == [], path
+        ba = load_buffer_assignment(path.with_name(path.name.replace("-memory-usage-report", "-buffer-assignment")))
+        assert report.total_bytes == ba.allocated_bytes, path
+        text = path.read_text()
+        if text.startswith("Total bytes used"):  # TensorFlow's XLA: top list + per-allocation headers
+            assert len(report.largest) + report.hidden_allocations == len(ba.allocations)
+            assert [a.index for a in report.allocations] == [a.index for a in report.largest] + [
+                a.index for a in report.allocations[len(report.largest):]
+            ]
+            sizes = {a.index: a.size for a in ba.allocations}
+            for a in report.allocations:  # rounded sizes in the report agree within rounding
+                assert abs(a.size - sizes[a.index]) <= _rounding(a.size_text), (path, a.index)
+        else:  # jaxlib's XLA: per memory space, header-less tables sorted by size
+            assert [s.name for s in report.spaces] == ["default"]
+            assert report.spaces[0].total_bytes == ba.allocated_bytes
+            shown = report.allocations
+            assert shown and len(shown) <= len(ba.allocations)
+            biggest = max(a.size for a in ba.allocations)
+            for a in shown:
+                assert a.index is None and a.size is None
+                for r in a.ranges:  # every range lies inside some allocation
+                    assert r.offset + r.size <= biggest + _rounding(r.size_text)
+                assert sum(r.value_count for r in a.ranges) >= 1
+                assert [r.percent for r in a.ranges] == sorted(r.percent for r in a.ranges)
+
+
+def test_mlp_numbers(generated):
+    """Exact numbers from jax_mlp_train/module_0018.jit_step (read off the files)."""
+    stem = generated / "jax_mlp_train" / "module_0018.jit_step.cpu_after_optimizations"
+    ba = load_buffer_assignment(Path(f"{stem}-buffer-assignment.txt"))
+    assert len(ba.allocations) == 23
+    a0 = ba.allocation(0)
+    assert (a0.size, a0.maybe_live_out, a0.kind) == (65536, True, "live-out")
+    assert [(v.id, v.instruction, v.offset, v.size, v.shape_text) for v in a0.values] == [
+        (93, "ynn_fusion.3", 0, 32768, "f32[32,256]{1,0}"),
+        (107, "dot", 0, 65536, "f32[64,256]{1,0}"),
+        (108, "multiply_subtract_fusion.1", 0, 65536, "f32[64,256]{1,0}"),
+    ]
+    a1 = ba.allocation(1)
+    assert (a1.parameter, a1.parameter_shape, a1.parameter_index, a1.kind) == (2, "f32[64,256]", (), "parameter")
+    a9 = ba.allocation(9)
+    assert a9.output_shape == "(f32[], f32[256], f32[10], f32[64,256], f32[256,10])" and a9.kind == "output"
+    assert a9.values[0].index == () and a9.values[0].label == "tuple.1{}"
+    assert ba.allocation(12).constant and ba.allocation(13).thread_local
+    temp = ba.allocation(22)
+    assert temp.preallocated_temp and temp.size == 66816
+    assert [(v.instruction, v.offset) for v in temp.values] == [
+        ("broadcast_maximum_fusion", 0), ("broadcast_multiply_fusion", 65536),
+        ("ynn_fusion.1", 32768), ("compare_select_fusion", 32768)]
+    assert temp.values[0].shape.dims == (32, 256)
+    assert ba.allocated_bytes == 230052
+    assert ba.argument_bytes == 65536 + 10240 + 8192 + 1280 + 1024 + 40
+    assert ba.temp_bytes == 66816
+
+    ba.merge(load_buffer_assignment(Path(f"{stem}-buffer-assignment-values.txt")))
+    ba.merge(load_buffer_assignment(Path(f"{stem}-live-range.txt")))
+    assert ba.total_bytes == 230052
+    v = next(v for v in ba.values if v.id == 90)
+    assert v.instruction == "y.1" and v.positions == [("y.1", None)]
+    assert [(u.instruction, u.operand) for u in v.uses] == [
+        ("reduce_multiply_fusion", 0), ("multiply_subtract_fusion.2", 1), ("broadcast_multiply_fusion", 0)]
+    assert v.from_instruction.startswith("%y.1 = f32[32,10]{1,0} parameter(5)")
+    live = ba.live_range
+    assert (live.max_time, live.peak_time, live.peak_bytes) == (22, 20, 228692)
+    assert live.sequence[0] == "p__b1__.1" and live.sequence[-1] == "tuple.1"
+    assert live.ranges["ynn_fusion.3{}"] == (7, 15)
+    assert [(b.depth, b.label) for b in live.breakdown[:4]] == [
+        (0, "main.7"), (1, "jit(step)/sub"), (1, "p"), (2, "w1")]
+
+    report = load_memory_report(Path(f"{stem}-memory-usage-report.txt"))
+    assert report.total_bytes == 230052
+    first = report.allocations[0]
+    assert first.index is None and first.used_bytes == 66765  # "65.2KiB", rounded
+    assert [(r.offset, r.value_count, r.shapes) for r in first.ranges] == [
+        (0, 1, [(1, "f32[32,256]")]), (32768, 2, [(2, "f32[32,256]")]), (65536, 1, [(1, "f32[32,10]")])]
+
+    # The module-level view joins all three files.
+    module = load_dump(generated / "jax_mlp_train")[18]
+    assert module.buffer_assignment().live_range.peak_bytes == 228692
+    assert module.memory() == MemorySummary(
+        peak_bytes=228692, peak_source="live-range", allocated_bytes=230052, argument_bytes=86312,
+        output_bytes=65536 + 10240 + 1024 + 40 + 40 + 4, alias_bytes=0, temp_bytes=66816)
+
+
+def test_tensorflow_report_top_list(generated):
+    path = next((generated / "tf_keras_resnet50").glob("*-memory-usage-report.txt"))
+    report = load_memory_report(path)
+    assert report.total_bytes == 135972148
+    top = report.largest[0]
+    assert (top.index, top.size_text, top.flags, top.percent) == (343, "30.72MiB", "preallocated-temp", 24)
+    assert report.hidden_allocations == 293
+    temp = report.allocations[0]
+    assert temp.index == 343 and temp.hidden_values == 19
+    assert temp.ranges[0].shapes[-1] == (2, "f32[2,7,7,2048]")
+    rows = report.largest_rows()
+    assert rows[0]["allocation"] == 343 and rows[0]["size"] == parse_human_bytes("30.72MiB")
+
+
+# ---------------------------------------------------------------------------------------------
+# XLA as the oracle: jax's memory_analysis() against the dumped buffer assignment
+# ---------------------------------------------------------------------------------------------
+
+_ORACLE_SCRIPT = textwrap.dedent(
+    """
+    import json, os, sys
+    os.environ["XLA_FLAGS"] = "--xla_dump_to=" + sys.argv[1]
+    import jax, jax.numpy as jnp
+
+    def step(w, x):
+        h = jnp.tanh(x @ w)
+        return w - 0.1 * (x.T @ h), h.sum()
+
+    compiled = jax.jit(step, donate_argnums=0).lower(jnp.ones((64, 128)), jnp.ones((32, 64))).compile()
+    m = compiled.memory_analysis()
+    print(json.dumps({k: getattr(m, k) for k in
+                      ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes", "temp_size_in_bytes")}))
+    """
+)
+
+
+@pytest.mark.slow
+def test_memory_numbers_match_jax_memory_analysis(tmp_path):
+    dump = tmp_path / "dump"
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env["JAX_PLATFORMS"] = "cpu"
+    done = subprocess.run(
+        [sys.executable, "-c", _ORACLE_SCRIPT, str(dump)], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    stats = json.loads(done.stdout.strip().splitlines()[-1])
+    index = load_dump(dump)
+    (module,) = index.functions["step"].modules
+    memory = module.memory()
+    assert memory.argument_bytes == stats["argument_size_in_bytes"]
+    assert memory.output_bytes == stats["output_size_in_bytes"]
+    assert memory.alias_bytes == stats["alias_size_in_bytes"] > 0  # w was donated and reused
+    assert memory.temp_bytes == stats["temp_size_in_bytes"]
+    assert module.memory_report().total_bytes == memory.allocated_bytes
+
+
+# ---------------------------------------------------------------------------------------------
+# Tolerance: truncated, foreign and binary files
+# ---------------------------------------------------------------------------------------------
+
+
+def test_truncated_buffer_assignment_keeps_what_it_read(generated, tmp_path):
+    source = next((generated / "jax_mlp_train").glob("module_0018.*-buffer-assignment.txt")).read_text()
+    middle = source.index("\n value: <", len(source) // 2)
+    cut = source[: middle + 12]  # end in the middle of a value line
+    path = tmp_path / "module_0018.jit_step.cpu_after_optimizations-buffer-assignment.txt"
+    path.write_text(cut)
+    ba = load_buffer_assignment(path)
+    full = parse_buffer_assignment(source)
+    assert 0 < len(ba.allocations) < len(full.allocations)
+    assert [a.index for a in ba.allocations] == [a.index for a in full.allocations[: len(ba.allocations)]]
+    # The half line is reported, and so is the allocation it leaves without values.
+    assert len(ba.warnings) == 2
+    assert re.match(rf"{re.escape(str(path))}:\d+: warning: unexpected line: 'value: <98'", ba.warnings[0])
+    assert ba.warnings[1].endswith(f"allocation {ba.allocations[-1].index} lists no values (truncated file?)")
+    # Cut at a line end right after an allocation header: the empty allocation is the clue.
+    header_end = source.index("\n", source.index("\nallocation 9:") + 1) + 1
+    ba = parse_buffer_assignment(source[:header_end], "ba.txt")
+    assert ba.allocations[-1].index == 9 and ba.allocations[-1].values == []
+    assert ba.warnings == [f"ba.txt:{ba.allocations[-1].line}: warning: allocation 9 lists no values (truncated file?)"]
+
+
+def test_truncated_memory_report_and_live_range(generated):
+    text = next((generated / "tf_keras_resnet50").glob("*-memory-usage-report.txt")).read_text()
+    report = parse_memory_report(text[: len(text) // 3], "r.txt")
+    assert report.total_bytes == 135972148 and report.largest
+    assert all(w.startswith("r.txt:") for w in report.warnings)
+    live_text = next((generated / "jax_mlp_train").glob("module_0018.*-live-range.txt")).read_text()
+    live = parse_buffer_assignment(live_text[:400]).live_range
+    assert live is not None and live.sequence and live.peak_bytes is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "HloModule m\n\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n",
+        "just some words\nallocation banana\n value: <oops>\n",
+        "\n".join(f"line {i}" for i in range(500)),  # warnings are capped
+    ],
+)
+def test_foreign_text_gives_warnings_not_exceptions(text):
+    ba = parse_buffer_assignment(text, "f.txt")
+    assert ba.allocations == [] and ba.live_range is None
+    assert ba.warnings and len(ba.warnings) <= 51
+    report = parse_memory_report(text, "f.txt")
+    assert report.total_bytes is None and report.warnings
+    assert MemorySummary.of(ba, report) == MemorySummary()
+
+
+def test_binary_and_undecodable_files_raise_dump_format_error(tmp_path):
+    binary = tmp_path / "b-buffer-assignment.txt"
+    binary.write_bytes(b"allocation 0: size 4\n\x00\x01\x02")
+    with pytest.raises(DumpFormatError) as info:
+        load_buffer_assignment(binary)
+    assert info.value.one_line() == f"{binary}:2: error: binary data, not a text dump"
+    latin = tmp_path / "r-memory-usage-report.txt"
+    latin.write_bytes(b"Total bytes used: 4 (4B)\n\xff\xfe\n")
+    with pytest.raises(DumpFormatError, match=r":2: error: bytes that are not UTF-8"):
+        load_memory_report(latin)
+    with pytest.raises(DumpFormatError, match="no such file"):
+        load_memory_report(tmp_path / "missing.txt")
+
+
+def test_unknown_allocation_flags_are_kept():
+    ba = parse_buffer_assignment(
+        "allocation 3: size 64, color 1, parameter 0, shape |(f32[2], s32[])| at ShapeIndex {1}, "
+        "maybe-live-out, shiny-new-flag:\n"
+        " value: <7 p{1} (phi) @1> (size=4,offset=8): s32[]\n"
+    )
+    (a,) = ba.allocations
+    assert (a.color, a.parameter, a.parameter_shape, a.parameter_index) == (1, 0, "(f32[2], s32[])", (1,))
+    assert a.maybe_live_out and a.other_flags == ["shiny-new-flag"]
+    (v,) = a.values
+    assert (v.index, v.is_phi, v.color, v.offset, v.label) == ((1,), True, 1, 8, "p{1}")
+    assert ba.warnings == []
+    row = ba.value_rows()[0]
+    assert row["allocation"] == 3 and row["phi"] is True
+    assert ba.allocation_rows()[0]["kind"] == "parameter"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [("4B", 4), ("40B", 40), ("1.0KiB", 1024), ("1.2KiB", 1229), ("30.72MiB", 32212255), ("2GiB", 2 << 30),
+     ("n/a", None), ("", None)],
+)
+def test_human_bytes(text, expected):
+    assert parse_human_bytes(text) == expected
