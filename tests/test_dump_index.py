@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -447,3 +446,43 @@ def test_ten_thousand_names_index_correctly(tmp_path):
     assert all(len(m.passes) == 4 for m in index.modules)
     assert sum(f.compiles for f in index.functions.values()) == 1000
     assert index.functions["step_7"].compiles == 20
+
+
+def test_gpu_stages_passes_without_text_and_dangling_links(tmp_path):
+    for name in (
+        "module_0001.jit_f.before_optimizations.txt",
+        "module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt",
+        "module_0001.jit_f.sm_9.0_gpu_after_optimizations.dot",
+        "module_0001.jit_f.0003.fusion.after_a.before_b.dot",  # a pass step dumped as DOT only
+        "module_0001.jit_f.ptx",
+    ):
+        (tmp_path / name).write_text("")
+    (tmp_path / "module_0002.jit_g.before_optimizations.txt").symlink_to(tmp_path / "gone")
+    index = load_dump(tmp_path)
+    m = index[1]
+    assert m.stage_summary() == "before, after (sm_9.0_gpu), 1 pass"
+    assert m.stage("after", backend="sm_9.0_gpu").file("dot").path.name.endswith(".dot")
+    assert m.stage("after", backend="cpu") is None
+    assert m.after_file.path == tmp_path / "module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt"
+    assert [f.kind for f in m.other_files] == ["ptx"]
+    with pytest.raises(DumpFormatError, match="pass step 3 .* has no HLO text file"):
+        m.passes[0].module()
+    assert m.buffer_assignment() is None and m.memory_report() is None
+    assert m.memory().peak_bytes is None
+    # The dangling link is reported, not fatal.
+    assert [m.id for m in index] == [1]
+    assert len(index.warnings) == 1 and "module_0002.jit_g.before_optimizations.txt: warning: cannot stat" in index.warnings[0]
+
+
+def test_docstring_examples():
+    import doctest
+
+    import hloscope.dump.filenames as filenames
+
+    assert doctest.testmod(filenames).failed == 0
+
+
+def test_public_names():
+    assert hloscope.load_dump is load_dump
+    assert hloscope.DumpIndex.__name__ == "DumpIndex"
+    assert hloscope.DumpFormatError is DumpFormatError
