@@ -21,6 +21,8 @@ from .dump import DumpFormatError, DumpIndex, load_dump
 from .capture.errors import CaptureError
 from .capture.inprocess import Capture, capture
 from .capture.target import ResolvedTarget, load_modules, resolve_target
+from .analysis.cost import module_cost
+from .analysis.fusions import fusion_report, fusions
 
 __version__ = "0.1.0"
 
@@ -46,4 +48,7 @@ __all__ = [
     "resolve_target",
     "ResolvedTarget",
     "load_modules",
+    "module_cost",
+    "fusion_report",
+    "fusions",
 ]

@@ -127,6 +127,29 @@ def ls_command(dump: str, as_json: bool, no_parse: bool) -> None:
     sys.exit(run_ls(dump, as_json=as_json, parse=not no_parse))
 
 
+@cli.command("fusions")
+@click.argument("target")
+@click.option("--by-source", is_flag=True, help="One row per source line: the kernels its ops ended in.")
+@click.option("--sort", "sort", metavar="COL", help="Sort by a column (bytes, flops, intensity, name...; numbers largest first, '-COL' flips).")
+@click.option("--filter", "filters", metavar="EXPR", multiple=True, help="Keep rows where EXPR holds: kind=kLoop, opcode=dot (a dot fused or not), flops>1e6, source~model.py. Repeat to AND.")
+@click.option("--top", type=int, metavar="N", help="Show the first N rows (after sorting).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: {rows, summary}.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the rows as CSV.")
+def fusions_command(target: str, by_source: bool, sort: str | None, filters: tuple[str, ...], top: int | None, as_json: bool, as_csv: bool) -> None:
+    """Show the kernels XLA made of TARGET's optimized module(s): each fusion and each op left
+    unfused, with its kind, fused ops, bytes in and out, FLOPs and the source lines it came from."""
+    from .analysis.fusions import ReportOptionError
+    from .render.fusion_table import run_fusions
+
+    if as_json and as_csv:
+        raise click.ClickException("--json and --csv exclude each other")
+    try:
+        status = run_fusions(target, by_source=by_source, sort=sort, filters=filters, top=top, as_json=as_json, as_csv=as_csv)
+    except ReportOptionError as e:
+        raise click.ClickException(str(e)) from None
+    sys.exit(status)
+
+
 def main() -> None:
     """Entry point of the ``hloscope`` console script."""
     try:
