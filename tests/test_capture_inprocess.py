@@ -57,6 +57,7 @@ def test_stage_names_in_compiler_order(pair):
     _, _, cap = pair
     assert tuple(cap.stages) == JAX_STAGES
     assert cap.frontend == "jax" and cap.name == "jit_mlp"
+    assert repr(cap).startswith("Capture(frontend='jax', name='jit_mlp', stages={jaxpr: ") and len(repr(cap)) < 300
 
 
 def test_optimized_hlo_is_exactly_what_jax_compiles(pair):
@@ -271,3 +272,32 @@ def test_tf_passes_point_to_the_script_capture(keras_model):
     _, _, fn, x = keras_model
     with pytest.raises(CaptureError, match="hloscope capture SCRIPT.py --passes"):
         hloscope.capture(fn, x, passes="fusion")
+
+
+def test_persistent_compilation_cache_hit_is_handled(tmp_path):
+    # JAX's persistent cache ignores dump options in its key, so a hit means XLA never runs:
+    # the stages still come (from JAX's own conversion) and asking for passes says why not.
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        import jax, jax.numpy as jnp
+        jax.config.update("jax_compilation_cache_dir", {str(tmp_path / "cache")!r})
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+        import hloscope
+        def cached(x):
+            return jnp.sin(x) * 2
+        compiled_text = jax.jit(cached).lower(jnp.ones(3)).compile().as_text()
+        cap = hloscope.capture(cached, jnp.ones(3))
+        assert cap.stages["hlo"].startswith("HloModule jit_cached"), cap.stages["hlo"][:80]
+        assert cap.module("after").name == "jit_cached" and cap.reports == {{}}
+        try:
+            hloscope.capture(cached, jnp.ones(3), passes="fusion")
+        except hloscope.CaptureError as error:
+            print("REFUSED", error)
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "REFUSED XLA did not run its passes for this function: JAX's persistent compilation cache" in run.stdout

@@ -219,3 +219,36 @@ def test_two_captures_at_once_do_not_mix(tmp_path):
     for name, other in (("first", "second"), ("second", "first")):
         names = {m.name for m in load_dump(tmp_path / name / "dump").modules}
         assert f"jit_{name}" in names and f"jit_{other}" not in names
+
+
+def test_script_options_after_double_dash_and_bad_pass_pattern(tmp_path):
+    script = write(tmp_path, "argv.py", "import sys\nprint(sys.argv[1:])\n")
+    result = run_cli(str(script), "-o", str(tmp_path / "out"), "--", "-o", "x", "--passes")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out" / "stdout.txt").read_text() == "['-o', 'x', '--passes']\n"
+    result = run_cli(str(script), "-o", str(tmp_path / "bad"), "--passes", "(")
+    assert result.exit_code == 2
+    (line,) = error_lines(result)
+    assert line.startswith("hloscope: error: pass pattern '(' is not a regular expression")
+
+
+def test_progress_spinner_shows_elapsed_time_and_dump_files(tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from hloscope.capture.script import _Progress
+
+    (tmp_path / "module_0001.jit_f.before_optimizations.txt").write_text("")
+    out = io.StringIO()
+    ticker = _Progress("train.py", tmp_path, None, Console(file=out, force_terminal=True, width=80))
+    ticker.tick()  # under 2 s: nothing yet
+    assert ticker._status is None
+    ticker.start -= 3
+    ticker.tick()
+    ticker.close()
+    assert "capturing train.py: 3 s, 1 dump files" in out.getvalue()
+    quiet = _Progress("train.py", tmp_path, None, Console(file=io.StringIO(), force_terminal=False))
+    quiet.start -= 3
+    quiet.tick()
+    assert quiet._status is None and quiet.enabled is False

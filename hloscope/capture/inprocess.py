@@ -132,6 +132,10 @@ class Capture:
     versions: dict[str, str] = field(default_factory=dict)
     _modules: dict[str, Module] = field(default_factory=dict, repr=False)
 
+    def __repr__(self) -> str:  # the texts are megabytes: show their sizes instead
+        stages = ", ".join(f"{k}: {len(v):,} chars" for k, v in self.stages.items())
+        return f"Capture(frontend={self.frontend!r}, name={self.name!r}, stages={{{stages}}}, passes={len(self.passes)})"
+
     # -- reading ------------------------------------------------------------------------------
 
     def stage_name(self, stage: str) -> str:

@@ -260,10 +260,11 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 class _Progress:
     """A rich spinner with elapsed time and dump-file count, for runs longer than ~2 s on a TTY."""
 
-    def __init__(self, label: str, dump_dir: Path | None, enabled: bool | None) -> None:
+    def __init__(self, label: str, dump_dir: Path | None, enabled: bool | None, console: Any = None) -> None:
         self.label = label
         self.dump_dir = dump_dir
         self.enabled = enabled
+        self.console = console  # a rich Console; default: stderr
         self.start = time.monotonic()
         self._status: Any = None
         self._last_count = 0.0
@@ -274,9 +275,11 @@ class _Progress:
         if elapsed < _SPINNER_AFTER_S:
             return
         if self._status is None:
-            from rich.console import Console
+            if self.console is None:
+                from rich.console import Console
 
-            console = Console(stderr=True)
+                self.console = Console(stderr=True)
+            console = self.console
             if self.enabled is None:
                 self.enabled = console.is_terminal
             if not self.enabled:
