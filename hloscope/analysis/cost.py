@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Literal
 
 from ..hlo.opcodes import category_of
-from ..hlo.shape import Shape, parse_shape
+from ..hlo.shape import Shape
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.model import Computation, Instruction, Module
@@ -325,10 +325,6 @@ def _elements_of(inst: "Instruction") -> int:
     if n is None:
         n = _elements_cache[text] = _elements(inst.shape)
     return n
-
-
-def _leaf_arrays(shape: Shape) -> list[Shape]:
-    return [s for s in shape.leaves() if not s.is_tuple]
 
 
 # ------------------------------------------------------------------------------------------

@@ -21,7 +21,11 @@ and each row says which computation it runs in.
 * the cost at the kernel boundary from :mod:`hloscope.analysis.cost` (XLA's rules): bytes read
   and written, FLOPs, transcendentals and arithmetic intensity (FLOPs per byte);
 * the source lines its ops came from (``file:line (function)``, the innermost frame outside
-  site-packages), most frequent first.
+  site-packages), most frequent first. (TensorFlow records only its own ``ops.py`` line; its
+  ``op_name``, also a column, names the layer.)
+
+A kernel inside a ``while`` body is costed for one iteration, as XLA does;
+:attr:`~hloscope.analysis.cost.ModuleCost.executed` scales loops by their known trip counts.
 
 The summary counts kernels, fusions by kind and ops left unfused. An elementwise op on arrays
 left unfused is worth a look (``unfused_elementwise``): it reads its inputs from memory and
@@ -44,7 +48,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from ..hlo.escapes import c_unescape
 from ..hlo.opcodes import FREE_OPCODES, category_of
 from ..hlo.shape import parse_shape
-from .cost import ZERO, Cost, _Analysis, _analysis_for, kernel_computations, module_cost
+from .cost import ZERO, Cost, instruction_cost, kernel_computations, module_cost
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -301,7 +305,10 @@ def _backend_kind(inst: "Instruction") -> str:
     if "backend_config" not in attrs:
         return ""
     raw = attrs.raw("backend_config")
-    at = raw.find('"fusion_config"')
+    # GPU: {"fusion_backend_config":{"kind":"__triton_gemm",...}}; CPU: {"fusion_config":{...}}.
+    at = raw.find('"fusion_backend_config"')
+    if at < 0:
+        at = raw.find('"fusion_config"')
     if at < 0:
         return ""
     m = _BACKEND_KIND_RE.search(raw, at)
@@ -319,10 +326,10 @@ def _signature(ops: Sequence[str], root: str) -> str:
 
 
 def _kernel(
-    inst: "Instruction", comp: "Computation", analysis: _Analysis, module_name: str,
+    inst: "Instruction", comp: "Computation", module_name: str,
     op_sources: list[tuple[str, str, str, str, Cost]],
 ) -> Kernel:  # fmt: skip
-    cost = analysis.instruction(inst)
+    cost = instruction_cost(inst)
     if inst.opcode == "fusion":
         fused = inst.fused_computation
         members = [i for i in fused.instructions if i.opcode != "parameter"] if fused else []
@@ -344,7 +351,7 @@ def _kernel(
             sources[info.where] += 1
         op_sources.append(
             (info.where or UNKNOWN_SOURCE, inst.name, comp.name, module_name,
-             analysis.instruction(m))
+             instruction_cost(m))
         )  # fmt: skip
     # The kernel's op_name: its own (a fusion gets its root's from XLA), else its root's.
     op_name = info.op_name if kind == UNFUSED else _op_info(inst).op_name
@@ -370,13 +377,12 @@ def _kernel(
 
 
 def _kernels_of(module: "Module", op_sources: list) -> list[Kernel]:
-    analysis = _analysis_for(module)
     out: list[Kernel] = []
     for comp in kernel_computations(module):
         for inst in comp.instructions:
             if inst.opcode in NOT_KERNELS:
                 continue
-            out.append(_kernel(inst, comp, analysis, module.name, op_sources))
+            out.append(_kernel(inst, comp, module.name, op_sources))
     return out
 
 
