@@ -163,3 +163,16 @@ def test_committed_text_is_what_xla_gives_now(tmp_path):
         for stage in STAGES:
             fresh = (tmp_path / f"{stem}.{stage}.txt").read_text()
             assert fresh == hlo_file(stem, stage).read_text(), f"{stem}.{stage} differs: run samples/regenerate.py"
+
+
+@pytest.mark.slow
+def test_big_mode_writes_the_optimized_train_step(tmp_path):
+    # The real --big run (11 layers) is the benchmark's job; one narrow layer exercises the path.
+    out = tmp_path / "nested" / "big.txt"
+    assert regenerate.main(["--big", str(out), "--big-layers", "1", "--big-width", "16"]) == 0
+    text = out.read_text()
+    assert text.startswith("HloModule jit_train_step, is_scheduled=true")  # after optimizations
+    assert adapter.xla_parse(text).name == "jit_train_step"
+    params = adapter.xla_structure(text)[-1]["instructions"]
+    # one layer = 12 weight arrays, plus x and target
+    assert sum(1 for i in params if i["opcode"] == "parameter") == 14
