@@ -150,6 +150,31 @@ def fusions_command(target: str, by_source: bool, sort: str | None, filters: tup
     sys.exit(status)
 
 
+@cli.command("graph")
+@click.argument("target")
+@click.option("-o", "--output", "out", required=True, metavar="FILE", help="FILE.svg, .png, .pdf, .dot, or .json (Model Explorer).")
+@click.option("--format", "fmt", type=click.Choice(["svg", "png", "pdf", "dot", "json", "model-explorer"]), help="Output format (default: from FILE's suffix).")
+@click.option("--computation", metavar="C", help="Draw computation C (default: the entry).")
+@click.option("--fusion", metavar="F", help="Draw fusion F opened up, with its producers and users.")
+@click.option("--around", metavar="INSTR", help="Draw the instructions near INSTR.")
+@click.option("--depth", type=click.IntRange(0), metavar="N", help="With --around/--fusion: how many hops to draw (default 3 / 1).")
+@click.option("--expand-fusions", is_flag=True, help="Draw every fusion as a cluster of its ops.")
+@click.option("--max-nodes", type=click.IntRange(1), default=150, show_default=True, metavar="N", help="Cut bigger graphs to the N nodes nearest the focus.")
+@click.option("--module", metavar="NAME", help="Which module of a multi-module TARGET (default: the largest).")
+def graph_command(target: str, out: str, fmt: str | None, computation: str | None, fusion: str | None, around: str | None, depth: int | None, expand_fusions: bool, max_nodes: int, module: str | None) -> None:
+    """Draw TARGET's optimized HLO as a graph: ops coloured by category, fusions as boxes or
+    clusters, shapes on edges, source lines in tooltips. Big graphs are cut to a neighbourhood
+    (a note says what is missing); -o FILE.json writes the whole graph for Model Explorer."""
+    from .capture.errors import CaptureError
+    from .render.graphviz import GraphOptions, GraphRenderError, run_graph
+
+    options = GraphOptions(computation=computation, fusion=fusion, around=around, depth=depth, expand_fusions=expand_fusions, max_nodes=max_nodes)
+    try:
+        click.echo(run_graph(target, out, options, fmt=fmt, module=module), err=True)
+    except (GraphRenderError, CaptureError, OSError) as e:
+        raise click.ClickException(str(e)) from None
+
+
 def main() -> None:
     """Entry point of the ``hloscope`` console script."""
     try:

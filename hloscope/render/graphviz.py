@@ -1,0 +1,636 @@
+"""Pictures of HLO graphs with Graphviz: ``hloscope graph TARGET -o out.svg``.
+
+The picture is drawn from :func:`hloscope.hlo.graph.module_graph`:
+
+* one box per instruction, filled by opcode category (a legend lists the colours shown), with
+  the name, the opcode and the result shape; the tooltip adds the source line;
+* edges from operand to user, labelled with the operand's shape;
+* a fusion is either **collapsed** (one box: kind and the ops it fuses) or **expanded** (a
+  cluster holding its instructions; nested fusions nest clusters);
+* a graph bigger than ``max_nodes`` is cut to the neighbourhood of one instruction (the one
+  asked for, else the op that moves the most bytes); a note says how much was left out, and
+  boxes whose neighbours were cut get a dashed border.
+
+Every name and label goes through :func:`dot_escape` (plain DOT strings) or :func:`html_escape`
+(HTML-like labels); DOT node ids are synthetic (``n0``, ``n1``...) so no HLO name ever reaches
+DOT syntax unescaped. The ``dot`` binary lays the graph out; only ``.dot`` and Model Explorer
+``.json`` output work without it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import shutil
+import subprocess
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import graphviz
+
+from ..hlo.graph import FUSION_SEP, default_center, module_graph, neighbourhood, resolve_computation
+from ..hlo.opcodes import CATEGORIES
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx as nx
+
+    from ..hlo.model import Computation, Instruction, Module
+
+__all__ = [
+    "GraphOptions",
+    "GraphSelection",
+    "GraphRenderError",
+    "CATEGORY_COLORS",
+    "DEFAULT_MAX_NODES",
+    "FORMATS",
+    "dot_escape",
+    "dot_tooltip",
+    "html_escape",
+    "select_graph",
+    "to_dot",
+    "render_dot",
+    "write_graph",
+    "load_module",
+    "format_for",
+    "run_graph",
+]
+
+DEFAULT_MAX_NODES = 150
+DEFAULT_AROUND_DEPTH = 3
+# Output formats: the ones ``dot`` renders, the DOT source itself, and Model Explorer's JSON.
+RENDERED_FORMATS = ("svg", "png", "pdf")
+FORMATS = RENDERED_FORMATS + ("dot", "json")
+
+# Fill colours by opcode category (hloscope.hlo.opcodes.CATEGORIES). Light tints so black
+# text stays readable; hues group related kinds (compute warm, movement green, sources grey).
+CATEGORY_COLORS: dict[str, str] = {
+    "elementwise": "#cfe8fc",
+    "reduction": "#ffd8a8",
+    "linear_algebra": "#ffa8a8",
+    "data_movement": "#d3f9d8",
+    "sort": "#e5dbff",
+    "control_flow": "#fff3bf",
+    "fusion": "#99e9f2",
+    "collective": "#fcc2d7",
+    "custom_call": "#eebefa",
+    "source": "#e9ecef",
+    "rng": "#ffe066",
+    "io": "#ced4da",
+    "async_memory": "#d0bfff",
+    "misc": "#f8f9fa",
+    "unknown": "#ffffff",
+}
+_CLUSTER_FILL = "#f3fcfd"
+_NOTE_FILL = "#fff9db"
+_MAX_SHAPE_CHARS = 48
+_MAX_NAME_CHARS = 60
+_MAX_TOOLTIP_CHARS = 2000
+_EDGE_LABEL_LIMIT = 100
+
+
+class GraphRenderError(Exception):
+    """A picture could not be made (unknown name, ``dot`` missing or failing). One line."""
+
+
+# --- escaping -------------------------------------------------------------------------------------
+
+# Characters that must not reach DOT or SVG raw: C0 controls (XML 1.0 forbids them even as
+# character references), DEL, lone surrogates (not encodable as UTF-8) and U+FFFE/U+FFFF.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+
+
+def _visible(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _printable(text: str) -> str:
+    """Line breaks normalised to ``\\n``; other unsafe characters shown as ``\\xNN`` text."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "\\t")
+    return _UNSAFE.sub(_visible, text)
+
+
+def dot_escape(text: str) -> str:
+    """``text`` as the inside of a double-quoted DOT label (node, edge, cluster), shown verbatim.
+
+    Backslashes are doubled, so DOT's escapes (``\\N``, ``\\G``, ``\\l``...) never fire;
+    ``&`` becomes ``&amp;`` (Graphviz decodes entities in labels); quotes are escaped and line
+    breaks become DOT's ``\\n``. The result is marked :func:`graphviz.nohtml`, so the graphviz
+    package quotes it as a string even when it looks like an HTML label (``<...>``).
+    """
+    return _escstring(text, "\\\\")
+
+
+def dot_tooltip(text: str) -> str:
+    """``text`` for a DOT ``tooltip`` (or another attribute Graphviz unescapes twice).
+
+    Graphviz reads backslashes in tooltips once more than in labels (it turns ``\\n`` into a
+    line break and then expands ``\\N``), so each backslash is written as four.
+    """
+    return _escstring(text, "\\\\\\\\")
+
+
+def _escstring(text: str, backslash: str) -> str:
+    text = _printable(str(text)).replace("&", "&amp;")
+    text = text.replace("\\", backslash).replace('"', '\\"').replace("\n", "\\n")
+    return graphviz.nohtml(text)
+
+
+def html_escape(text: str) -> str:
+    """``text`` for the inside of a Graphviz HTML-like label: entities, ``<BR/>`` for line breaks.
+
+    Backslashes are doubled: Graphviz expands ``\\N`` and friends inside HTML text too.
+    """
+    text = _printable(str(text))
+    text = (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#39;")
+        .replace("\\", "\\\\")
+    )
+    return text.replace("\n", "<BR/>")
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+# --- choosing what to draw ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GraphOptions:
+    """What ``hloscope graph`` draws.
+
+    ``computation``: name (None = entry, or the computation holding ``fusion``). ``fusion``: a
+    fusion instruction (or its fused computation) to show expanded with its producers and users.
+    ``around``/``depth``: draw the instructions within ``depth`` hops of ``around``.
+    ``expand_fusions``: expand every fusion. ``max_nodes``: cut bigger graphs to a neighbourhood.
+    """
+
+    computation: str | None = None
+    fusion: str | None = None
+    around: str | None = None
+    depth: int | None = None
+    expand_fusions: bool = False
+    max_nodes: int = DEFAULT_MAX_NODES
+
+
+@dataclass(slots=True)
+class GraphSelection:
+    """A computation's graph and the part of it that is drawn."""
+
+    module: "Module"
+    computation: "Computation"
+    graph: "nx.DiGraph"
+    nodes: list[str]
+    centers: list[str] = field(default_factory=list)
+    why: str = ""  # how the nodes were chosen, for the note ("3 hops around fusion.2")
+
+    @property
+    def hidden(self) -> int:
+        return len(self.graph) - len(self.nodes)
+
+
+def select_graph(module: "Module", options: GraphOptions = GraphOptions()) -> GraphSelection:
+    """Build the graph ``options`` ask for and choose the nodes to draw.
+
+    Raises :class:`GraphRenderError` (with close matches) for an unknown computation,
+    fusion or instruction name.
+    """
+    comp_name = options.computation
+    expand: bool | set[str] = options.expand_fusions
+    fusion_inst = None
+    if options.fusion is not None:
+        fusion_inst = _find_fusion(module, options.fusion, comp_name)
+        comp_name = fusion_inst.computation.name  # type: ignore[union-attr]
+        if expand is False:
+            expand = {fusion_inst.name}
+    try:
+        comp = resolve_computation(module, comp_name)
+    except KeyError:
+        raise GraphRenderError(
+            f"no computation named {comp_name!r} in module {module.name}"
+            + _suggest(comp_name or "", module.computations_by_name)
+        ) from None
+    graph = module_graph(module, comp, expand_fusions=expand)
+
+    if options.around is not None:
+        centers = _find_centers(graph, options.around)
+        depth = options.depth if options.depth is not None else DEFAULT_AROUND_DEPTH
+        nodes = neighbourhood(graph, centers, depth=depth, max_nodes=options.max_nodes)
+        why = f"{depth} hops around {options.around}"
+    elif fusion_inst is not None:
+        centers = _find_centers(graph, fusion_inst.name)
+        depth = options.depth if options.depth is not None else 1
+        nodes = neighbourhood(graph, centers, depth=depth, max_nodes=max(options.max_nodes, len(centers)))
+        why = f"{fusion_inst.name} and what lies {depth} hop{'s' if depth != 1 else ''} from it"
+    elif len(graph) > options.max_nodes:
+        center = default_center(graph)
+        centers = [center] if center is not None else []
+        nodes = neighbourhood(graph, centers, depth=options.depth, max_nodes=options.max_nodes)
+        why = f"the {len(nodes)} nodes nearest {center} (the op moving the most bytes)"
+    else:
+        centers, nodes, why = [], list(graph.nodes), ""
+    return GraphSelection(module, comp, graph, nodes, centers, why)
+
+
+def _find_fusion(module: "Module", name: str, comp_name: str | None) -> "Instruction":
+    comps = module.computations
+    if comp_name is not None and comp_name in module.computations_by_name:
+        comps = [module.computations_by_name[comp_name]]
+    for comp in comps:
+        inst = comp.get(name)
+        if inst is not None:
+            if inst.opcode != "fusion":
+                raise GraphRenderError(f"{name} is a {inst.opcode}, not a fusion")
+            return inst
+    fused = module.computations_by_name.get(name)
+    if fused is not None:
+        callers = [i for i in module.callers_of(fused) if i.opcode == "fusion"]
+        if callers:
+            return callers[0]
+    fusions = {i.name: i for c in comps for i in c.instructions if i.opcode == "fusion"}
+    raise GraphRenderError(f"no fusion named {name!r} in module {module.name}" + _suggest(name, fusions))
+
+
+def _find_centers(graph: "nx.DiGraph", name: str) -> list[str]:
+    """Node ids for ``name``: the node itself, or every inner node of an expanded fusion."""
+    if name in graph:
+        return [name]
+    prefix = name + FUSION_SEP
+    inner = [n for n in graph if n.startswith(prefix)]
+    if inner:
+        return inner
+    raise GraphRenderError(
+        f"no instruction named {name!r} in computation {graph.graph.get('computation')}"
+        + _suggest(name, graph.nodes)
+    )
+
+
+def _suggest(name: str, choices) -> str:
+    close = difflib.get_close_matches(name, list(choices), n=3)
+    return f" (did you mean {', '.join(close)}?)" if close else ""
+
+
+# --- building DOT ---------------------------------------------------------------------------------
+
+
+def to_dot(selection: GraphSelection) -> graphviz.Digraph:
+    """The DOT picture of a selection (see the module docstring for what it shows)."""
+    graph = selection.graph
+    shown = set(selection.nodes)
+    ids = {node: f"n{i}" for i, node in enumerate(selection.nodes)}
+    title = f"{selection.module.name} \u2014 {selection.computation.name}"
+
+    dot = graphviz.Digraph(name="hlo", comment=dot_escape(title))
+    dot.attr(
+        "graph",
+        rankdir="TB",
+        fontname="Helvetica",
+        fontsize="12",
+        label=dot_escape(title),
+        labelloc="t",
+        newrank="true",
+        tooltip=dot_tooltip(title),
+    )
+    dot.attr("node", shape="box", style="rounded,filled", fontname="Helvetica", fontsize="10", margin="0.08,0.04")
+    dot.attr("edge", fontname="Helvetica", fontsize="8", color="#495057", arrowsize="0.6")
+
+    # Group nodes by the (possibly nested) expanded fusion they came from.
+    tree = _ClusterTree()
+    for node in selection.nodes:
+        tree.place(graph.nodes[node].get("fusion"), node)
+    counter = iter(range(1 << 30))
+    tree.emit(dot, selection, ids, shown, counter, set(selection.centers))
+
+    # Edge labels are extra nodes to dot's layout (4x slower at 300 nodes); past a hundred
+    # nodes they become xlabels, placed after layout.
+    label_key = "label" if len(selection.nodes) <= _EDGE_LABEL_LIMIT else "xlabel"
+    for source, target, data in graph.edges(data=True):
+        if source in shown and target in shown:
+            shape = graph.nodes[source].get("shape") or ""
+            indices = data.get("indices") or [data.get("index", 0)]
+            positions = ", ".join(map(str, indices))
+            dot.edge(
+                ids[source],
+                ids[target],
+                tooltip=dot_tooltip(f"{source} \u2192 {target} (operand {positions}): {shape}"),
+                **{label_key: dot_escape(_clip(shape, _MAX_SHAPE_CHARS))},
+            )
+
+    categories = [c for c in CATEGORIES if any(graph.nodes[n].get("category") == c for n in selection.nodes)]
+    if categories:
+        dot.node("legend", label=_legend_label(categories), shape="plaintext", style="", tooltip="legend")
+    if selection.hidden > 0:
+        note = (
+            f"{selection.hidden} of {len(graph)} nodes not shown\n"
+            f"showing {selection.why}\n"
+            "(--around NAME, --depth N and --max-nodes N choose what to draw)"
+        )
+        dot.node("note", label=dot_escape(note), shape="note", style="filled", fillcolor=_NOTE_FILL, fontsize="10")
+    return dot
+
+
+class _ClusterTree:
+    """Nodes grouped by expanded fusion: ``fusion`` attribute ``"a/b"`` nests cluster b in a."""
+
+    __slots__ = ("nodes", "children")
+
+    def __init__(self) -> None:
+        self.nodes: list[str] = []
+        self.children: dict[str, _ClusterTree] = {}
+
+    def place(self, fusion: str | None, node: str) -> None:
+        tree = self
+        if fusion:
+            parts = fusion.split(FUSION_SEP)
+            for depth in range(1, len(parts) + 1):
+                key = FUSION_SEP.join(parts[:depth])
+                tree = tree.children.setdefault(key, _ClusterTree())
+        tree.nodes.append(node)
+
+    def emit(self, dot, selection: GraphSelection, ids, shown, counter, centers) -> None:
+        graph = selection.graph
+        for node in self.nodes:
+            _emit_node(dot, graph, node, ids[node], shown, node in centers)
+        for fusion_id, child in self.children.items():
+            inst = _fusion_at(selection.computation, fusion_id)
+            tooltip = _tooltip_text(inst, fusion_id) if inst is not None else fusion_id
+            with dot.subgraph(name=f"cluster_{next(counter)}") as sub:
+                sub.attr(
+                    label=_cluster_label(inst, fusion_id),
+                    style="rounded,filled",
+                    fillcolor=_CLUSTER_FILL,
+                    color="#0c8599",
+                    fontsize="10",
+                    tooltip=dot_tooltip(_clip(tooltip, _MAX_TOOLTIP_CHARS)),
+                )
+                child.emit(sub, selection, ids, shown, counter, centers)
+
+
+def _fusion_at(comp: "Computation", fusion_id: str) -> "Instruction | None":
+    """The fusion instruction an expanded-fusion id (``"fusion.3/fusion.1"``) stands for."""
+    inst = None
+    for name in fusion_id.split(FUSION_SEP):
+        if comp is None:
+            return None
+        inst = comp.get(name)
+        if inst is None:
+            return None
+        comp = inst.fused_computation
+    return inst
+
+
+def _cluster_label(inst: "Instruction | None", fusion_id: str) -> str:
+    name = fusion_id.rsplit(FUSION_SEP, 1)[-1]
+    kind = inst.fusion_kind if inst is not None else None
+    text = f"<<B>{html_escape(_clip(name, _MAX_NAME_CHARS))}</B>"
+    if kind:
+        text += f" \u00b7 {html_escape(kind)}"
+    if inst is not None:
+        text += f'<BR/><FONT POINT-SIZE="8">{html_escape(_clip(inst.shape_text, _MAX_SHAPE_CHARS))}</FONT>'
+    return text + ">"
+
+
+def _emit_node(dot, graph, node: str, dot_id: str, shown: set[str], is_center: bool) -> None:
+    data = graph.nodes[node]
+    inst = data["instruction"]
+    hidden_in = sum(1 for p in graph._pred[node] if p not in shown)
+    hidden_out = sum(1 for s in graph._succ[node] if s not in shown)
+    tooltip = _tooltip_text(inst, node)
+    if hidden_in or hidden_out:
+        tooltip += f"\n{hidden_in} operand(s) and {hidden_out} user(s) not shown"
+    style = "rounded,filled"
+    if hidden_in or hidden_out:
+        style += ",dashed"
+    if is_center:
+        style += ",bold"
+    dot.node(
+        dot_id,
+        label=_node_label(data, inst),
+        tooltip=dot_tooltip(_clip(tooltip, _MAX_TOOLTIP_CHARS)),
+        fillcolor=CATEGORY_COLORS.get(data.get("category") or "unknown", "#ffffff"),
+        style=style,
+        penwidth="2" if is_center else "1",
+    )
+
+
+def _node_label(data: dict, inst: "Instruction") -> str:
+    name = html_escape(_clip(inst.name, _MAX_NAME_CHARS))
+    opcode = html_escape(data["opcode"])
+    lines = [f"<B>{name}</B>"]
+    if inst.opcode == "fusion":
+        kind = data.get("fusion_kind")
+        lines.append(f"fusion \u00b7 {html_escape(kind)}" if kind else "fusion")
+        summary = _fused_ops_summary(inst)
+        if summary:
+            lines.append(f'<FONT POINT-SIZE="8">{html_escape(summary)}</FONT>')
+    elif inst.opcode == "custom-call":
+        target = _custom_call_target(inst)
+        lines.append(f"custom-call \u00b7 {html_escape(_clip(target, 40))}" if target else opcode)
+    elif not inst.name.startswith(inst.opcode):  # "add.3" already says add
+        lines.append(opcode)
+    lines.append(f'<FONT POINT-SIZE="8">{html_escape(_clip(data.get("shape") or "", _MAX_SHAPE_CHARS))}</FONT>')
+    return "<" + "<BR/>".join(lines) + ">"
+
+
+def _custom_call_target(inst: "Instruction") -> str:
+    try:
+        value = inst.attrs.get("custom_call_target")
+    except Exception:  # a malformed attribute must not stop the picture
+        return ""
+    return str(value) if value else ""
+
+
+def _fused_ops_summary(inst: "Instruction", limit: int = 4) -> str:
+    """``"dot, add, multiply×2, +3 more"``: what a collapsed fusion computes.
+
+    Parameters and constants are left out: they say nothing about the kernel's work.
+    """
+    fused = inst.fused_computation
+    if fused is None:
+        return ""
+    counts = Counter(i.opcode for i in fused.instructions if i.opcode not in ("parameter", "constant"))
+    # Heavy ops first (the reason the kernel exists), then by frequency.
+    heavy = {"dot", "convolution", "reduce", "reduce-window", "scatter", "gather", "sort", "fusion"}
+    ordered = sorted(counts.items(), key=lambda kv: (kv[0] not in heavy, -kv[1], kv[0]))
+    parts = [op if n == 1 else f"{op}\u00d7{n}" for op, n in ordered[:limit]]
+    if len(ordered) > limit:
+        parts.append(f"+{len(ordered) - limit} more")
+    return ", ".join(parts)
+
+
+def _tooltip_text(inst: "Instruction", node: str) -> str:
+    lines = [f"{node} = {inst.shape_text} {inst.opcode}"]
+    if inst.fusion_kind:
+        lines.append(f"kind: {inst.fusion_kind}")
+    if inst.operands:
+        lines.append("operands: " + ", ".join(o.name for o in inst.operands[:8]) + (" \u2026" if len(inst.operands) > 8 else ""))
+    try:
+        metadata = inst.metadata
+        frame = inst.source
+    except Exception:  # tooltips are best effort; the picture must still come out
+        metadata, frame = None, None
+    if metadata is not None and metadata.op_name:
+        lines.append(f"op_name: {metadata.op_name}")
+    if frame is not None:
+        lines.append(f"source: {frame}")
+    return "\n".join(lines)
+
+
+def _legend_label(categories: list[str]) -> str:
+    rows = "".join(
+        f'<TR><TD BGCOLOR="{CATEGORY_COLORS[c]}" BORDER="1">{html_escape(c.replace("_", " "))}</TD></TR>'
+        for c in categories
+    )
+    return f'<<TABLE BORDER="0" CELLSPACING="2" CELLPADDING="3"><TR><TD><B>op category</B></TD></TR>{rows}</TABLE>>'
+
+
+# --- rendering ------------------------------------------------------------------------------------
+
+
+def render_dot(source: str, fmt: str = "svg", timeout: float = 300.0) -> bytes:
+    """Lay out and draw DOT ``source`` with the ``dot`` binary; return the file's bytes."""
+    if fmt not in RENDERED_FORMATS:
+        raise GraphRenderError(f"cannot render format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    exe = shutil.which("dot")
+    if exe is None:
+        raise GraphRenderError(
+            "the Graphviz 'dot' program is not installed (apt install graphviz / brew install graphviz);"
+            " write .dot or .json instead"
+        )
+    try:
+        done = subprocess.run(
+            [exe, f"-T{fmt}"], input=source.encode("utf-8"), capture_output=True, timeout=timeout, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise GraphRenderError(
+            f"dot took more than {timeout:.0f} s; draw fewer nodes with --max-nodes or --around"
+        ) from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GraphRenderError("dot failed: " + (message[-1] if message else f"exit status {done.returncode}"))
+    return done.stdout
+
+
+def format_for(path: str | Path, fmt: str | None = None) -> str:
+    """The output format: ``fmt`` when given (``model-explorer`` = ``json``), else the suffix."""
+    if fmt:
+        fmt = fmt.lower()
+        return "json" if fmt == "model-explorer" else fmt
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix == "gv":
+        return "dot"
+    if suffix not in FORMATS:
+        raise GraphRenderError(
+            f"cannot tell the format of {str(path)!r}; end it in .svg, .png, .pdf, .dot or .json, or pass --format"
+        )
+    return suffix
+
+
+def write_graph(
+    module: "Module",
+    options: GraphOptions,
+    out: str | Path,
+    fmt: str | None = None,
+) -> GraphSelection | None:
+    """Draw ``module`` as ``options`` say and write it to ``out``; return what was drawn.
+
+    The format comes from ``fmt`` or the suffix of ``out``: ``svg``/``png``/``pdf`` (rendered
+    by ``dot``), ``dot`` (the source) or ``json``: Model Explorer's graph JSON of the whole
+    computation with fusions as namespaces, cut only when ``options.around`` is given (returns
+    ``None``: nothing is left out by a size limit).
+    """
+    fmt = format_for(out, fmt)
+    out = Path(out)
+    if fmt == "json":
+        import json
+
+        from .model_explorer import model_explorer_collection
+
+        comp_name = options.computation
+        if options.fusion is not None:
+            comp_name = _find_fusion(module, options.fusion, comp_name).computation.name  # type: ignore[union-attr]
+        try:
+            collection = model_explorer_collection(module, comp_name, around=options.around, depth=options.depth)
+        except KeyError as e:
+            raise GraphRenderError(str(e.args[0]) if e.args else str(e)) from None
+        out.write_text(json.dumps(collection, ensure_ascii=False), encoding="utf-8")
+        return None
+    selection = select_graph(module, options)
+    source = to_dot(selection).source
+    if fmt == "dot":
+        out.write_text(source, encoding="utf-8")
+    else:
+        out.write_bytes(render_dot(source, fmt))
+    return selection
+
+
+def load_module(target: str, module: str | None = None) -> "Module":
+    """The module ``hloscope graph TARGET`` draws.
+
+    TARGET is anything :func:`hloscope.capture.target.load_modules` reads (an HLO text file, a
+    dump folder, a script), at the optimized stage. Of several modules, ``module`` picks one by
+    name (exact, else substring); without it the module with the most instructions is drawn
+    (in a dump folder: the program, not the small helper modules eager dispatch compiles).
+    """
+    modules = _load_modules(target)
+    if not modules:
+        raise GraphRenderError(f"{target}: no HLO module found")
+    if module is not None:
+        exact = [m for m in modules if m.name == module]
+        matches = exact or [m for m in modules if module in m.name]
+        if not matches:
+            names = sorted({m.name for m in modules})
+            raise GraphRenderError(f"{target}: no module named {module!r}" + _suggest(module, names))
+        modules = matches
+    return max(modules, key=lambda m: sum(len(c.instructions) for c in m.computations))
+
+
+def _load_modules(target: str) -> list["Module"]:
+    try:
+        from ..capture.target import load_modules
+    except ImportError:  # pragma: no cover - a build without the capture package
+        from ..hlo.parser import parse_modules
+
+        return parse_modules(target)
+    return list(load_modules(target, stage="after"))
+
+
+def run_graph(
+    target: str,
+    out: str,
+    options: GraphOptions,
+    *,
+    fmt: str | None = None,
+    module: str | None = None,
+    progress: bool | None = None,
+) -> str:
+    """``hloscope graph``: load TARGET, write the picture, return a one-line report of it.
+
+    ``progress``: show a spinner on stderr while ``dot`` works (default: when stderr is a
+    terminal). Raises :class:`GraphRenderError`, :class:`~hloscope.HloParseError` or
+    ``CaptureError`` with one-line messages.
+    """
+    from rich.console import Console
+
+    mod = load_module(target, module)
+    console = Console(stderr=True)
+    show = console.is_terminal if progress is None else progress
+    if show:
+        with console.status(f"drawing {mod.name} with Graphviz dot…"):
+            selection = write_graph(mod, options, out, fmt)
+    else:
+        selection = write_graph(mod, options, out, fmt)
+    if selection is None:
+        return f"wrote {out}: Model Explorer graph JSON of {mod.name} (open it in Model Explorer)"
+    shown, total = len(selection.nodes), len(selection.graph)
+    line = f"wrote {out}: {shown} of {total} nodes of {selection.computation.name} in {mod.name}"
+    if selection.hidden:
+        line += f"; {selection.hidden} not shown (showing {selection.why}; -o FILE.json shows all in Model Explorer)"
+    return line

@@ -1,0 +1,184 @@
+"""Export HLO graphs as Model Explorer graph JSON (``hloscope graph TARGET -o graph.json``).
+
+`Model Explorer <https://github.com/google-ai-edge/model-explorer>`_ lays out and pans through
+graphs of tens of thousands of nodes, far past what a static Graphviz picture can show. Its
+"JSON graph" loader (``loadGraphsJson`` in the web UI) accepts a *graph collection*::
+
+    {"label": "...", "graphs": [
+        {"id": "...", "nodes": [
+            {"id": "...", "label": "...", "namespace": "a/b",
+             "attrs": [{"key": "...", "value": "..."}],
+             "incomingEdges": [{"sourceNodeId": "...", "sourceNodeOutputId": "0",
+                                "targetNodeInputId": "0"}],
+             "outputsMetadata": [{"id": "0", "attrs": [{"key": "tensor_shape", "value": "..."}]}],
+             "subgraphIds": ["..."]}],
+         "groupNodeAttributes": {"a/b": {"key": "value"}}}]}
+
+(field names from ``model_explorer/graph_builder.py``). How HLO maps onto it:
+
+* one graph per computation shown: the requested one, plus every computation it reaches through
+  non-fusion calls (``while`` bodies, ``call``, ``conditional`` branches, reducers...); the
+  calling node links to them with ``subgraphIds``;
+* fusions become **namespaces**: a fused instruction ``add.2`` of ``fusion.3`` is node
+  ``fusion.3/add.2`` with namespace ``fusion.3`` (nested fusions nest namespaces), so Model
+  Explorer shows each fusion as a collapsed layer that opens on click; the fused parameters are
+  not nodes: edges run from the fusion's operands straight to the inner users (see
+  :mod:`hloscope.hlo.graph`), and ``groupNodeAttributes`` give each layer its kind and shape;
+* node label = opcode (Model Explorer's convention), the name and details in ``attrs``,
+  the result shape in ``outputsMetadata`` (``tensor_shape``), operand positions in
+  ``targetNodeInputId``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..hlo.graph import FUSION_SEP, module_graph, neighbourhood, resolve_computation
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx as nx
+
+    from ..hlo.model import Computation, Instruction, Module
+
+__all__ = ["model_explorer_collection", "model_explorer_graph"]
+
+_MAX_ATTR_CHARS = 4000
+
+
+def model_explorer_collection(
+    module: "Module",
+    computation: "str | Computation | None" = None,
+    *,
+    around: str | None = None,
+    depth: int | None = None,
+    label: str | None = None,
+) -> dict[str, Any]:
+    """A Model Explorer graph collection (a JSON-ready dict) for one computation and its callees.
+
+    ``around``/``depth``: keep only the nodes within ``depth`` hops (default 3) of instruction
+    ``around`` of the first graph (an expanded-fusion id such as ``fusion.3/add.2`` works; a
+    fusion name keeps all its inner nodes). Raises :class:`KeyError` for an unknown name.
+    """
+    comp = resolve_computation(module, computation)
+    graphs: list[dict[str, Any]] = []
+    todo = [comp]
+    done: set[str] = set()
+    while todo:
+        current = todo.pop(0)
+        if current.name in done:
+            continue
+        done.add(current.name)
+        graph = module_graph(module, current, expand_fusions=True)
+        keep = None
+        if around is not None and current is comp:
+            keep = set(neighbourhood(graph, _centers(graph, around), depth=3 if depth is None else depth))
+        me_graph, called = model_explorer_graph(graph, current, keep=keep)
+        graphs.append(me_graph)
+        todo.extend(c for c in called if c.name not in done)
+    return {"label": label or f"{module.name} ({comp.name})", "graphs": graphs}
+
+
+def _centers(graph: "nx.DiGraph", name: str) -> list[str]:
+    if name in graph:
+        return [name]
+    inner = [n for n in graph if n.startswith(name + FUSION_SEP)]
+    if not inner:
+        raise KeyError(f"no instruction named {name!r} in computation {graph.graph.get('computation')}")
+    return inner
+
+
+def model_explorer_graph(
+    graph: "nx.DiGraph", computation: "Computation", keep: set[str] | None = None
+) -> "tuple[dict[str, Any], list[Computation]]":
+    """One Model Explorer graph from the expanded :func:`module_graph` of ``computation``.
+
+    Also returns the computations its nodes call (other than fused ones), for ``subgraphIds``.
+
+    ``keep`` limits the nodes (edges from dropped nodes are dropped too).
+    """
+    nodes_out: list[dict[str, Any]] = []
+    called: list[Computation] = []
+    groups: dict[str, dict[str, str]] = {}
+    pred = graph._pred
+    for node, data in graph.nodes(data=True):
+        if keep is not None and node not in keep:
+            continue
+        inst: Instruction = data["instruction"]
+        edges = []
+        for source, edge in pred[node].items():
+            if keep is not None and source not in keep:
+                continue
+            for index in edge["indices"]:
+                edges.append({"sourceNodeId": source, "sourceNodeOutputId": "0", "targetNodeInputId": str(index)})
+        edges.sort(key=lambda e: int(e["targetNodeInputId"]))
+        subgraphs = [c for c in inst.called_computations if inst.opcode != "fusion"]
+        called.extend(subgraphs)
+        fusion = data.get("fusion")
+        if fusion and fusion not in groups:
+            _add_groups(groups, computation, fusion)
+        nodes_out.append(
+            {
+                "id": node,
+                "label": inst.opcode,
+                "namespace": fusion or "",
+                "subgraphIds": [c.name for c in subgraphs],
+                "attrs": _attrs(inst, data),
+                "incomingEdges": edges,
+                "outputsMetadata": [
+                    {
+                        "id": "0",
+                        "attrs": [
+                            {"key": "tensor_shape", "value": data["shape"]},
+                            {"key": "bytes", "value": "" if data["bytes"] is None else str(data["bytes"])},
+                        ],
+                    }
+                ],
+            }
+        )
+    groups[""] = {
+        "module": str(graph.graph.get("module")),
+        "computation": str(graph.graph.get("computation")),
+        "instructions": str(len(graph)),
+    }
+    return {"id": str(graph.graph.get("computation")), "nodes": nodes_out, "groupNodeAttributes": groups}, called
+
+
+def _attrs(inst: "Instruction", data: dict) -> list[dict[str, str]]:
+    pairs = [("name", inst.name), ("opcode", inst.opcode), ("shape", data["shape"]), ("category", data["category"])]
+    if data.get("fusion_kind"):
+        pairs.append(("fusion_kind", data["fusion_kind"]))
+    if data.get("source"):
+        pairs.append(("source", data["source"]))
+    if data.get("function"):
+        pairs.append(("function", data["function"]))
+    try:
+        op_name = inst.metadata.op_name
+    except Exception:  # a malformed metadata attribute must not stop the export
+        op_name = ""
+    if op_name:
+        pairs.append(("op_name", op_name))
+    if inst.payload is not None:
+        pairs.append(("payload", inst.payload[:_MAX_ATTR_CHARS]))
+    if inst.attr_text:
+        pairs.append(("attributes", inst.attr_text[:_MAX_ATTR_CHARS]))
+    pairs.append(("computation", data.get("computation") or ""))
+    return [{"key": k, "value": str(v)} for k, v in pairs]
+
+
+def _add_groups(groups: dict[str, dict[str, str]], comp: "Computation | None", fusion_id: str) -> None:
+    """Attributes shown when a fusion layer (and every enclosing one) is selected."""
+    parts = fusion_id.split(FUSION_SEP)
+    for depth in range(1, len(parts) + 1):
+        key = FUSION_SEP.join(parts[:depth])
+        inst = comp.get(parts[depth - 1]) if comp is not None else None
+        if key not in groups:
+            info = {"name": parts[depth - 1]}
+            if inst is not None:
+                info.update(
+                    kind=inst.fusion_kind or "",
+                    shape=inst.shape_text,
+                    fused_computation=inst.fused_computation.name if inst.fused_computation else "",
+                )
+            groups[key] = info
+        comp = inst.fused_computation if inst is not None else None
+
