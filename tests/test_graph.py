@@ -356,6 +356,19 @@ def test_neighbourhood_visits_producers_in_operand_order():
     assert neighbourhood(g, ["c"], depth=1) == ["c", "b", "a", "u"]
 
 
+def test_neighbourhood_does_not_search_through_hubs():
+    g = chain(3)  # n0 -> n1 -> n2
+    g.add_node("hub")
+    for i in range(20):
+        g.add_node(f"u{i}")
+        g.add_edge("hub", f"u{i}", index=0, indices=[0])
+    g.add_edge("hub", "n1", index=1, indices=[1])
+    near = neighbourhood(g, ["n1"], depth=3, hub_degree=5)
+    assert set(near) == {"n0", "n1", "n2", "hub"}  # the hub is shown, its other users are not
+    assert len(neighbourhood(g, ["n1"], depth=3)) == 24
+    assert len(neighbourhood(g, ["hub"], depth=1, hub_degree=5)) == 22  # a center is always searched
+
+
 def test_default_center_is_the_op_moving_most_bytes_not_a_free_op(small):
     g = module_graph(small)
     # "out" (a tuple) and the parameters are free; "fused" reads 32 bytes and writes 16.

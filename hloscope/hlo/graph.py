@@ -236,6 +236,7 @@ def neighbourhood(
     centers: Iterable[str],
     depth: int | None = None,
     max_nodes: int | None = None,
+    hub_degree: int | None = None,
 ) -> list[str]:
     """Nodes within ``depth`` hops of ``centers`` (edges taken both ways), nearest first.
 
@@ -243,6 +244,11 @@ def neighbourhood(
     ``max_nodes`` nodes are collected, whichever comes first. Within one ring, neighbours are
     visited in a stable order: producers (in operand order) before users. The centers are always
     included, even past ``max_nodes``.
+
+    ``hub_degree``: a node (other than a center) with more edges than this is included but not
+    searched through. Hubs (a scalar constant feeding a hundred fusions, the root ``tuple`` of a
+    training step) are near everything, so walking through them fills a picture with unrelated
+    nodes instead of following the dataflow.
     """
     order: list[str] = []
     seen: set[str] = set()
@@ -254,11 +260,14 @@ def neighbourhood(
             seen.add(center)
             order.append(center)
             queue.append((center, 0))
+    center_set = set(order)
     limit = max_nodes if max_nodes is not None else len(graph)
     pred, succ = graph._pred, graph._succ
     while queue and len(order) < limit:
         node, dist = queue.popleft()
         if depth is not None and dist >= depth:
+            continue
+        if hub_degree is not None and node not in center_set and len(pred[node]) + len(succ[node]) > hub_degree:
             continue
         producers = sorted(pred[node].items(), key=lambda item: item[1]["index"])
         for neighbour in [p for p, _ in producers] + list(succ[node]):

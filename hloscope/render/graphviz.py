@@ -59,6 +59,9 @@ __all__ = [
 
 DEFAULT_MAX_NODES = 150
 DEFAULT_AROUND_DEPTH = 3
+# When a big graph is cut around its busiest op, nodes with more edges than this (shared
+# constants, the root tuple) end the search instead of pulling in all their neighbours.
+HUB_DEGREE = 12
 # Output formats: the ones ``dot`` renders, the DOT source itself, and Model Explorer's JSON.
 RENDERED_FORMATS = ("svg", "png", "pdf")
 FORMATS = RENDERED_FORMATS + ("dot", "json")
@@ -232,7 +235,7 @@ def select_graph(module: "Module", options: GraphOptions = GraphOptions()) -> Gr
     elif len(graph) > options.max_nodes:
         center = default_center(graph)
         centers = [center] if center is not None else []
-        nodes = neighbourhood(graph, centers, depth=options.depth, max_nodes=options.max_nodes)
+        nodes = neighbourhood(graph, centers, depth=options.depth, max_nodes=options.max_nodes, hub_degree=HUB_DEGREE)
         why = f"the {len(nodes)} nodes nearest {center} (the op moving the most bytes)"
     else:
         centers, nodes, why = [], list(graph.nodes), ""
@@ -285,7 +288,8 @@ def to_dot(selection: GraphSelection) -> graphviz.Digraph:
     graph = selection.graph
     shown = set(selection.nodes)
     ids = {node: f"n{i}" for i, node in enumerate(selection.nodes)}
-    title = f"{selection.module.name} \u2014 {selection.computation.name}"
+    module_name, comp_name = selection.module.name, selection.computation.name
+    title = module_name if module_name == comp_name else f"{module_name} \u2014 {comp_name}"
 
     dot = graphviz.Digraph(name="hlo", comment=dot_escape(title))
     dot.attr(
