@@ -332,6 +332,11 @@ class _ModuleParser:
                 raise self.error(f"unexpected end of text: {stack[-1]!r} expected to close this statement" if stack
                                  else "unexpected end of text", i, 1)
 
+    def _continues_from(self, start: int, j: int) -> bool:
+        """Does line j continue the statement that starts at line ``start``? (Only if every line
+        in between continues it too: a blank line or comment ends a statement.)"""
+        return all(self._continues(k) for k in range(start + 1, j + 1))
+
     def _continues(self, j: int) -> bool:
         """Is line j the continuation of the statement before it?"""
         if j >= self.end:
@@ -462,7 +467,12 @@ class _ModuleParser:
                 if stripped.startswith("/*"):
                     i = self._skip_block_comment(i)
                     continue
-                if last_start >= 0 and _INSTR_START.match(line) is None:
+                if _INSTR_START.match(line) is None and (last_start < 0 or not self._continues_from(last_start, i)):
+                    if _COMP_HEADER.match(line):
+                        raise self.error(f"computation {comp.name!r} is not closed with '}}' before this computation",
+                                         i, len(line) - len(line.lstrip()) + 1)
+                    raise self.error(f"expected an instruction, found {stripped[:40]!r}", i, len(line) - len(line.lstrip()) + 1)
+                if _INSTR_START.match(line) is None:
                     # A continuation of the previous instruction: read that one again, joined.
                     prev = instructions.pop()
                     del by_name[prev.name]

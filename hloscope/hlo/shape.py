@@ -343,6 +343,14 @@ def _paren_ints(text: str, pos: int, allow_star: bool = False) -> tuple[tuple[in
             raise DecodeError("expected ',' or ')' in layout", pos)
 
 
+def _one_int(text: str, pos: int) -> tuple[int, int]:
+    """``(n)``: exactly one integer in parentheses."""
+    values, end = _paren_ints(text, pos)
+    if len(values) != 1:
+        raise DecodeError(f"expected one integer in parentheses, found {len(values)}", pos)
+    return values[0], end  # type: ignore[return-value]
+
+
 def _parse_layout(text: str, pos: int) -> tuple[Layout, int]:
     pos += 1  # '{'
     minor_to_major: list[int] = []
@@ -395,7 +403,7 @@ def _parse_layout(text: str, pos: int) -> tuple[Layout, int]:
                     tiles.append(tile)
                 fields["tiles"] = tuple(tiles)
             elif text.startswith("L", pos):
-                (value,), pos = _paren_ints(text, pos + 1)
+                value, pos = _one_int(text, pos + 1)
                 fields["tail_padding_alignment"] = value
             elif text.startswith("#(", pos) or text.startswith("*(", pos):
                 close = text.find(")", pos)
@@ -405,17 +413,17 @@ def _parse_layout(text: str, pos: int) -> tuple[Layout, int]:
                 fields[key] = text[pos + 2 : close].strip()
                 pos = close + 1
             elif text.startswith("E", pos):
-                (value,), pos = _paren_ints(text, pos + 1)
+                value, pos = _one_int(text, pos + 1)
                 fields["element_size_in_bits"] = value
             elif text.startswith("S", pos):
-                (value,), pos = _paren_ints(text, pos + 1)
+                value, pos = _one_int(text, pos + 1)
                 fields["memory_space"] = value
             elif text.startswith("P(", pos):
                 physical, pos = parse_shape_prefix(text, pos + 2)
                 pos = _expect(text, pos, ")")
                 fields["physical_shape"] = physical
             elif text.startswith("M", pos):
-                (value,), pos = _paren_ints(text, pos + 1)
+                value, pos = _one_int(text, pos + 1)
                 fields["dynamic_shape_metadata_prefix_bytes"] = value
             else:
                 raise DecodeError(f"unknown layout field {text[pos:pos + 8]!r}", pos)
