@@ -14,6 +14,10 @@ import click
 from . import __version__
 
 
+# Exceptions hloscope raises for bad input; their message says all a user needs to know.
+_USER_ERRORS = frozenset({"CaptureError", "DumpFormatError", "ReportOptionError", "XlaParseFailed", "XlaApiUnavailable", "GraphRenderError"})
+
+
 class _Cli(click.Group):
     """A click group that turns every error into one line on stderr and a non-zero exit.
 
@@ -32,11 +36,18 @@ class _Cli(click.Group):
         except HloParseError as e:
             click.echo(e.one_line(), err=True)
             sys.exit(2)
+        except OSError as e:  # a missing or unreadable file named on the command line
+            where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+            click.echo(f"hloscope: error: {where}{e.strerror or e}", err=True)
+            sys.exit(2)
         except KeyboardInterrupt:
             raise
         except Exception as e:  # noqa: BLE001 - the CLI must never show a raw traceback
             if os.environ.get("HLOSCOPE_DEBUG"):
                 raise
+            if type(e).__name__ in _USER_ERRORS:  # errors whose message is the whole story
+                click.echo(f"hloscope: error: {e}", err=True)
+                sys.exit(1)
             message = str(e).splitlines()[0] if str(e) else type(e).__name__
             click.echo(f"hloscope: error: {message} ({type(e).__name__}; HLOSCOPE_DEBUG=1 shows details)", err=True)
             sys.exit(1)

@@ -196,11 +196,32 @@ class Instruction:
     def shape(self) -> Shape:
         shape = self._shape
         if shape is None:
+            if not self._shape_text:
+                shape = self._shape = self._inferred_shape()
+                return shape
             try:
                 shape = self._shape = parse_shape(self._shape_text)
             except DecodeError as e:
                 raise self._error(f"bad shape {self._shape_text!r}: {e.message}") from None
         return shape
+
+    def _inferred_shape(self) -> Shape:
+        """XLA lets text leave out the shape where it can infer it; we infer the common cases:
+        elementwise ops (the first array operand's shape; ``pred`` for compare) and tuples."""
+        ops = self.operands
+        if self.opcode == "tuple":
+            return Shape("tuple", tuple_shapes=tuple(op.shape for op in ops))
+        if self.category == "elementwise" and ops:
+            base = ops[1].shape if self.opcode == "select" and len(ops) > 1 else ops[0].shape
+            if self.opcode in ("compare", "is-finite"):
+                return Shape("pred", base.dims, base.dynamic_dims, base.layout)
+            return base
+        if self.opcode == "get-tuple-element" and ops:
+            index = self.attrs.get("index")
+            subs = ops[0].shape.tuple_shapes
+            if isinstance(index, int) and 0 <= index < len(subs):
+                return subs[index]
+        raise self._error(f"the shape of {self.opcode!r} is left out and hloscope cannot infer it")
 
     @property
     def shape_text(self) -> str:
@@ -324,8 +345,15 @@ class Instruction:
         if module is None:
             return []
         out: list[Computation] = []
-        attrs = self.attrs
+        text = self._attr_text
+        if not text or "=" not in text:
+            return out
+        attrs = None
         for key in CALLED_COMPUTATION_ATTRS:
+            if key + "=" not in text:  # cheap test before splitting the attributes
+                continue
+            if attrs is None:
+                attrs = self.attrs
             if key in attrs:
                 value = attrs[key]
                 names = value if isinstance(value, (list, tuple)) else [value]

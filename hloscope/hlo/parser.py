@@ -84,13 +84,84 @@ def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
     lines = text.split("\n")
     modules = []
     for start, end in _module_chunks(text, len(lines)):
-        module = _ModuleParser(lines, start, end, source_text).parse()
+        try:
+            module = _ModuleParser(lines, start, end, source_text).parse()
+        except HloParseError:
+            module = _parse_reflowed(lines, start, end, path)
         if module is not None:
             modules.append(module)
     if not modules:
         raise HloParseError("no HLO module found (expected 'HloModule' or a computation)", path=path, line=1, column=1,
                             source_line=lines[0] if lines else "")
     return modules
+
+
+def _parse_reflowed(lines: list[str], start: int, end: int, path: str | None) -> Module | None:
+    """Second chance for text whose statements do not sit one per line (``ENTRY e { ROOT r =
+    f32[] parameter(0) }``): XLA's lexer ignores line breaks, so put each statement on its own
+    line and parse again. If that fails too, the first error (with the original line numbers)
+    is raised again by the caller's ``except`` clause."""
+    import sys
+
+    original = sys.exc_info()[1]
+    chunk = "\n".join(lines[start:end])
+    reflowed = _reflow(chunk)
+    if reflowed == chunk:
+        raise original  # type: ignore[misc]
+    new_lines = reflowed.split("\n")
+    try:
+        module = _ModuleParser(new_lines, 0, len(new_lines), SourceText(reflowed, path)).parse()
+    except HloParseError:
+        raise original from None  # type: ignore[misc]
+    if module is not None:
+        module.warnings.append("statements were not one per line; line numbers refer to the re-flowed text")
+    return module
+
+
+_REFLOW_TOKENS = re.compile(
+    r'"(?:[^"\\]|\\.)*"|/\*.*?\*/|//[^\n]*|[{}()\[\]]'
+    r"|(?:ROOT\s+)?%?" + _NAME + r"\s*=(?=\s*(?:[a-z][a-z0-9_]*\[|\(|" + _NAME + r"\())",
+    re.S,
+)
+
+
+def _reflow(chunk: str) -> str:
+    """Insert line breaks so that each computation header, instruction and '}' starts a line."""
+    body_start = 0
+    header = re.match(r"\s*HloModule[^\n]*\n", chunk)
+    if header:
+        body_start = header.end()
+    breaks: list[int] = []
+    depth = 0
+    for m in _REFLOW_TOKENS.finditer(chunk, body_start):
+        tok = m.group()
+        first = tok[0]
+        if first in "([{":
+            depth += 1
+            if first == "{" and depth == 1:
+                breaks.append(m.end())  # body starts on the next line
+        elif first in ")]}":
+            depth -= 1
+            if first == "}" and depth == 0:
+                breaks.append(m.start())  # closing brace on its own line
+                after = chunk[m.end():m.end() + 80].lstrip(" \t")
+                if not after.startswith(","):
+                    breaks.append(m.end())
+        elif first in '"/':
+            continue
+        elif depth == 1:
+            before = chunk[max(0, m.start() - 256) : m.start()].rstrip(" \t")  # a window: no O(n^2)
+            if before and before[-1] not in ",\n{":
+                breaks.append(m.start())
+    if not breaks:
+        return chunk
+    out = []
+    last = 0
+    for pos in sorted(set(breaks)):
+        out.append(chunk[last:pos])
+        last = pos
+    out.append(chunk[last:])
+    return "\n".join(piece.strip(" \t") if i else piece.rstrip(" \t") for i, piece in enumerate(out))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""Renderers: terminal tables (rich), Graphviz pictures and Model Explorer JSON."""
