@@ -172,7 +172,13 @@ def _reflow(chunk: str) -> str:
 def _looks_like_path(source: object) -> bool:
     if isinstance(source, os.PathLike):
         return True
-    return isinstance(source, str) and "\n" not in source and len(source) < 4096 and not source.lstrip().startswith(("HloModule", "ENTRY"))
+    return (
+        isinstance(source, str)
+        and bool(source.strip())
+        and "\n" not in source
+        and len(source) < 4096
+        and not source.lstrip().startswith(("HloModule", "ENTRY", "//", "/*"))
+    )
 
 
 def _read(source: Source, path: str | None) -> tuple[str, str | None]:
@@ -227,7 +233,6 @@ def _module_chunks(text: str, n_lines: int) -> list[tuple[int, int]]:
     marks.sort()
     chunks = []
     start = 0
-    seen_header = False
     line = 0
     last_pos = 0
     for pos, is_separator in marks:
@@ -235,12 +240,10 @@ def _module_chunks(text: str, n_lines: int) -> list[tuple[int, int]]:
         last_pos = pos
         if is_separator:
             chunks.append((start, line))
-            start, seen_header = line + 1, False
-        else:
-            if seen_header:
-                chunks.append((start, line))
-                start = line
-            seen_header = True
+            start = line + 1
+        elif line > start:
+            chunks.append((start, line))  # a chunk of only comments parses to no module
+            start = line
     chunks.append((start, n_lines))
     return chunks
 
