@@ -175,7 +175,11 @@ class Shape:
     # --- text -----------------------------------------------------------------------------
     def to_text(self, *, layout: bool = True) -> str:
         if self.is_tuple:
-            return "(" + ", ".join(s.to_text(layout=layout) for s in self.tuple_shapes) + ")"
+            # XLA marks every fifth element with an index comment: (a, b, c, d, e, /*index=5*/f).
+            return "(" + ", ".join(
+                (f"/*index={i}*/" if i and i % 5 == 0 else "") + s.to_text(layout=layout)
+                for i, s in enumerate(self.tuple_shapes)
+            ) + ")"
         if self.is_buffer:
             return "b(" + self.tuple_shapes[0].to_text(layout=layout) + ")"
         dims = []
