@@ -24,13 +24,17 @@ def format_bytes(n: int | None) -> str:
     return f"{value:.1f} GiB"  # pragma: no cover
 
 
-def _counts_table(title: str, counts: dict[str, int], key: str) -> Table:
-    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+def _section(title: str) -> Text:
+    return Text("\n" + title, style="bold cyan")
+
+
+def _counts_table(title: str, counts: dict[str, int], key: str) -> Group:
+    table = Table(show_edge=False, pad_edge=False, box=None, show_header=False)
     table.add_column(key)
     table.add_column("count", justify="right")
     for name, count in counts.items():
         table.add_row(Text(name), str(count))
-    return table
+    return Group(_section(title), table)
 
 
 def render_summary(summary: ModuleSummary, console: Console, *, source: str | None = None, max_rows: int = 12) -> None:
@@ -43,8 +47,8 @@ def render_summary(summary: ModuleSummary, console: Console, *, source: str | No
     parts.append(_counts_table("instructions by category", summary.by_category, "category"))
     if summary.fusions_by_kind:
         parts.append(_counts_table("fusions by kind", summary.fusions_by_kind, "kind"))
-    params = Table(title=f"entry parameters ({len(summary.parameters)}, {format_bytes(summary.parameter_bytes)})",
-                   title_justify="left", show_edge=False, pad_edge=False)
+    parts.append(_section(f"entry parameters ({len(summary.parameters)}, {format_bytes(summary.parameter_bytes)})"))
+    params = Table(show_edge=False, pad_edge=False, box=None)
     params.add_column("#", justify="right")
     params.add_column("name")
     params.add_column("shape")
@@ -54,7 +58,8 @@ def render_summary(summary: ModuleSummary, console: Console, *, source: str | No
     if len(summary.parameters) > max_rows:
         params.add_row("", Text(f"... {len(summary.parameters) - max_rows} more", style="dim"), "", "")
     parts.append(params)
-    parts.append(Text.assemble(("output ", "dim"), Text(summary.output_shape), "  ", format_bytes(summary.output_bytes)))
+    parts.append(_section("output"))
+    parts.append(Text.assemble(Text(summary.output_shape), "  ", format_bytes(summary.output_bytes)))
     if summary.custom_call_targets:
         parts.append(_counts_table("custom-call targets", summary.custom_call_targets, "target"))
     if summary.source_files:
@@ -62,4 +67,4 @@ def render_summary(summary: ModuleSummary, console: Console, *, source: str | No
         parts.append(_counts_table("source files (instructions)", files, "file"))
     if summary.unknown_opcodes:
         parts.append(Text("unknown opcodes (kept as is): " + ", ".join(summary.unknown_opcodes), style="yellow"))
-    console.print(Panel(Group(*parts), title=Text(source or summary.name), title_align="left", expand=False))
+    console.print(Panel(Group(*parts), title=Text(source or summary.name), title_align="left"))
