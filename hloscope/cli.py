@@ -67,17 +67,21 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=True))
+@click.argument("targets", nargs=-1, required=True, metavar="TARGET...")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (a list, one object per module) instead of tables.")
-def summary(files: tuple[str, ...], as_json: bool) -> None:
+@click.option("--stage", type=click.Choice(["after", "before"]), default="after", show_default=True,
+              help="For dump folders and scripts: the optimized modules or what XLA was given.")
+def summary(targets: tuple[str, ...], as_json: bool, stage: str) -> None:
     """Summarize HLO modules: computations, instructions by category, fusions by kind, entry
     parameters with shapes and bytes, custom-call targets and source files referenced.
 
-    FILES are HLO text files (several modules per file are fine). A file that cannot be read
-    is reported on one line (file:line:column) and the others are still summarized; the exit
-    status is then 1.
+    Each TARGET is an HLO text file (several modules per file are fine), a dump folder, or
+    SCRIPT.py[:FUNCTION] (captured first). A target that cannot be read is reported on one line
+    (file:line:column) and the others are still summarized; the exit status is then 1. Reading
+    text files never imports jax or tensorflow.
     """
     import json as json_lib
+    import os
 
     from rich.console import Console
 
@@ -88,11 +92,22 @@ def summary(files: tuple[str, ...], as_json: bool) -> None:
 
     console = Console()
     results, failed = [], False
-    for path in files:
+    for path in targets:
         try:
-            modules = parse_modules(path)
+            if os.path.isfile(path) and not path.endswith(".py"):
+                modules = parse_modules(path)
+            else:
+                from .capture.target import load_modules
+
+                modules = load_modules(path, stage=stage)
         except HloParseError as e:
             click.echo(e.one_line(), err=True)
+            failed = True
+            continue
+        except Exception as e:  # noqa: BLE001 - one bad target must not stop the others
+            if type(e).__name__ not in _USER_ERRORS and not isinstance(e, OSError):
+                raise
+            click.echo(f"hloscope: error: {e}" if str(path) in str(e) else f"hloscope: error: {path}: {e}", err=True)
             failed = True
             continue
         for module in modules:
