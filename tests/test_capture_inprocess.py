@@ -92,7 +92,12 @@ def test_hlo_before_optimizations_is_the_module_xla_received(pair):
     before = cap.module("before")
     # The same module JAX converts for XLA (the dump adds two compile-option header attributes).
     converted = lowered.compiler_ir("hlo").as_hlo_module().to_string()
-    assert cap.stages["hlo"].split("\n", 1)[1] == converted.split("\n", 1)[1]
+    # Column ranges in FileLocations come from whichever trace JAX cached first (another test in
+    # the same worker may have traced `mlp` from another line), so compare without them.
+    def without_columns(text):
+        return re.sub(r" (end_)?column=\d+", "", text.split("\n", 1)[1])
+
+    assert without_columns(cap.stages["hlo"]) == without_columns(converted)
     theirs = [(c["name"], [i["name"] for i in c["instructions"]]) for c in jaxlib_adapter.xla_structure(cap.stages["hlo"])]
     assert sorted((c.name, [i.name for i in c.instructions]) for c in before.computations) == sorted(theirs)
     assert "fusion" not in {i.opcode for i in before.instructions()}

@@ -344,7 +344,7 @@ def test_shaped_literal_errors():
         ("( s32[] 1", "expected ')'"),
         ("s32[2]{0} {1, 2} x", "unexpected text"),
         ("(" * 5000, "nested too deeply"),
-        ("s32[2]{0:L(1,2)} {1, 2}", "bad shape before literal"),
+        ("s32[2]{0:L(1,2)} {1, 2}", "expected one integer in parentheses"),
     ]:
         with pytest.raises(DecodeError, match=re.escape(message)):
             parse_shaped_literal(text)

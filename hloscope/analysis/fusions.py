@@ -47,7 +47,6 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from ..hlo.escapes import c_unescape
 from ..hlo.opcodes import FREE_OPCODES, category_of
-from ..hlo.shape import parse_shape
 from .cost import ZERO, Cost, instruction_cost, kernel_computations, module_cost
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -117,6 +116,7 @@ class Kernel:
     line: int
     shape: str = ""
     module: str = ""
+    rank: int = 0
 
     @property
     def is_fusion(self) -> bool:
@@ -371,8 +371,9 @@ def _kernel(
         sources=sorted(sources.items(), key=lambda kv: -kv[1]),
         op_name=op_name,
         line=inst.line,
-        shape=inst.shape_text,
+        shape=inst.shape_text or str(inst.shape),  # XLA text may leave the shape out
         module=module_name,
+        rank=inst.shape.rank,
     )
 
 
@@ -415,7 +416,7 @@ def _summarize(names: list[str], kernels: list[Kernel], xla: Cost, flagged: list
         else:
             unfused[k.opcode] += 1
             # Scalar bookkeeping (a loop counter's add) is not worth a note.
-            if category_of(k.opcode) == "elementwise" and parse_shape(k.shape).rank > 0:
+            if category_of(k.opcode) == "elementwise" and k.rank > 0:
                 elementwise.append(k.name)
                 elementwise_bytes += k.cost.bytes_accessed
     notes: list[str] = []
