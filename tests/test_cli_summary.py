@@ -83,3 +83,12 @@ def test_summary_never_imports_jax_or_tensorflow():
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert "LOADED []" in out
+
+
+def test_summary_of_a_dump_folder_lists_every_compile(corpus):
+    """A dump folder is a TARGET too: jax_recompiles holds one function compiled four times."""
+    code, out, _ = run("--json", corpus / "generated" / "jax_recompiles")
+    assert code == 0
+    norms = [info for info in json.loads(out) if info["name"] == "jit_norm"]
+    assert len(norms) == 4
+    assert len({info["parameters"][0]["shape"] for info in norms}) == 4  # three shapes, one dtype
