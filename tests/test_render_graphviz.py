@@ -35,31 +35,7 @@ needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'do
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
 
-SMALL = """\
-HloModule small
-
-inner {
-  p0 = f32[4]{0} parameter(0)
-  ROOT neg = f32[4]{0} negate(p0)
-}
-
-outer {
-  q0 = f32[4]{0} parameter(0)
-  q1 = f32[4]{0} parameter(1)
-  mul = f32[4]{0} multiply(q1, q0)
-  f_in = f32[4]{0} fusion(mul), kind=kLoop, calls=inner
-  ROOT sq = f32[4]{0} multiply(f_in, f_in)
-}
-
-ENTRY main {
-  x = f32[4]{0} parameter(0), metadata={op_name="jit(f)/x" source_file="/src/model.py" source_line=7}
-  y = f32[4]{0} parameter(1)
-  twice = f32[4]{0} add(x, x), metadata={op_name="jit(f)/add" source_file="/src/model.py" source_line=9}
-  fused = f32[4]{0} fusion(twice, y), kind=kOutput, calls=outer
-  sub = f32[4]{0} subtract(y, fused)
-  ROOT out = (f32[4]{0}, f32[4]{0}) tuple(sub, fused)
-}
-"""
+from test_graph import SMALL  # noqa: E402  (the same small module: nested fusion, repeated operands)
 
 # Strings XLA would print C-escaped inside HLO text (instruction names cannot hold these).
 NASTY_OP_NAME = 'jit(f)/"q"<lt>{br}|pipe\\back\nline &amp; \\N'
