@@ -42,14 +42,15 @@ def touch_everything(modules) -> None:
 
 
 def parse_damaged(data: bytes) -> None:
-    start = time.perf_counter()
+    # CPU time, not wall time: a busy CI machine must not turn a fast case into a failure.
+    start = time.process_time()
     try:
         touch_everything(hloscope.parse_modules(data))
     except hloscope.HloParseError as e:
         assert e.line is None or e.line >= 1
         assert "\n" not in e.one_line()
-    elapsed = time.perf_counter() - start
-    assert elapsed < 1.0, f"took {elapsed:.2f}s"
+    elapsed = time.process_time() - start
+    assert elapsed < 1.0, f"took {elapsed:.2f}s of CPU"
 
 
 @st.composite
