@@ -527,8 +527,7 @@ class _ModuleParser:
                                     operand_names = self._operand_names(inner, i, m.start(5))
                         inst.operands = []
                 if inst is None:  # needs the slow path (multi-line, nested brackets...)
-                    inst, operand_names, i = self._slow_instruction(i)
-                    is_root = self._slow_is_root
+                    inst, operand_names, i, is_root = self._slow_instruction(i)
                 i += 1
             else:
                 stripped = line.strip()
@@ -555,8 +554,7 @@ class _ModuleParser:
                     if root is prev:
                         root = None
                     i = start = last_start
-                inst, operand_names, i = self._slow_instruction(i)
-                is_root = self._slow_is_root
+                inst, operand_names, i, is_root = self._slow_instruction(i)
                 i += 1
             last_start = start
             if self.nested:
@@ -618,50 +616,6 @@ class _ModuleParser:
         comp.execution_thread = c_unescape(m.group(1))
 
     # -- instructions ------------------------------------------------------------------------
-    def _instruction_from_rest(
-        self, i: int, line: str, rest_col: int, name: str, shape_text: str, opcode: str, rest: str
-    ) -> Instruction | None:
-        """Fast path: build an instruction from what follows ``opcode(``. None means: use the slow path."""
-        close = rest.find(")")
-        if close < 0:
-            return None
-        inner = rest[:close]
-        if "(" in inner or '"' in inner:
-            return None
-        after = rest[close + 1 :]
-        if after:
-            if not after.startswith(","):
-                if after.strip().startswith("//") or not after.strip():
-                    after = ""
-                else:
-                    return None
-            if _maybe_unbalanced(after):
-                return None
-        attr_text = after[1:].lstrip() if after else ""
-        attr_col = rest_col + close + 1 + (len(after) - len(attr_text)) if after else 0
-        if opcode in _PAYLOAD_OPCODES:
-            inst = Instruction(name, opcode, shape_text, attr_text, inner, i + 1, attr_col)
-            inst.operands = []  # type: ignore[assignment]
-            return inst
-        inst = Instruction(name, opcode, shape_text, attr_text, None, i + 1, attr_col)
-        if not inner:
-            inst.operands = []
-        elif "[" in inner or "/" in inner or "{" in inner:
-            inst.operands = self._operand_names(inner, i, rest_col)  # type: ignore[assignment]
-        else:
-            names = inner.split(",")
-            for k, n in enumerate(names):
-                n = n.strip()
-                if n.startswith("%"):
-                    n = n[1:]
-                if not n or " " in n:
-                    inst.operands = self._operand_names(inner, i, rest_col)  # type: ignore[assignment]
-                    break
-                names[k] = n
-            else:
-                inst.operands = names  # type: ignore[assignment]
-        return inst
-
     def _operand_names(self, inner: str, i: int, col0: int) -> list[str]:
         """General operand split: drops /*index=N*/ comments and operand shapes (long format)."""
         text = _COMMENT.sub(lambda m: " " * len(m.group()), inner)
@@ -693,19 +647,18 @@ class _ModuleParser:
             names.append(m.group(1))
         return names
 
-    _slow_is_root = False
+    def _slow_instruction(self, i: int) -> tuple[Instruction, list[str], int, bool]:
+        """Bracket-aware path for any instruction statement.
 
-    def _slow_instruction(self, i: int) -> tuple[Instruction, list[str], int]:
-        """Bracket-aware path for any instruction statement; returns (inst, operand names, last line)."""
+        Returns (instruction, operand names, index of its last line, whether it is the ROOT)."""
         text, last = self._logical_line(i, continuations=True)
         m = _INSTR_START.match(text)
         if m is None:
             stripped = text.strip()
             raise self.error(f"expected an instruction, found {stripped.splitlines()[0][:40]!r}", i,
                              len(text) - len(text.lstrip()) + 1)
-        self._slow_is_root = bool(m.group(1))
         inst, names = self._instruction_from_text(text, m.group(2), _WS.match(text, m.end()).end(), i)
-        return inst, names, last
+        return inst, names, last, bool(m.group(1))
 
     def _instruction_from_text(self, text: str, name: str | None, pos: int, i: int) -> tuple[Instruction, list[str]]:
         """Read ``[shape] opcode(operands)[, attrs]`` from text[pos:]; a nameless one is nested."""
