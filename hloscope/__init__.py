@@ -23,6 +23,7 @@ from .capture.inprocess import Capture, capture
 from .capture.target import ResolvedTarget, load_modules, resolve_target
 from .analysis.cost import module_cost
 from .analysis.fusions import fusion_report, fusions
+from .analysis.diff import KernelDiff, diff
 
 __version__ = "0.1.0"
 
@@ -51,4 +52,6 @@ __all__ = [
     "module_cost",
     "fusion_report",
     "fusions",
+    "diff",
+    "KernelDiff",
 ]

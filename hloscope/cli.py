@@ -201,6 +201,38 @@ def graph_command(target: str, out: str, fmt: str | None, computation: str | Non
         raise click.ClickException(str(e)) from None
 
 
+@cli.command("diff")
+@click.argument("a")
+@click.argument("b")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (schema hloscope.diff/1): totals, counts, changes, lines.")
+@click.option("--fail-on", "fail_on", metavar="METRICS", help="Comma-separated kernels,bytes,flops,transcendentals: exit 3 when B has more than A.")
+@click.option("--threshold", type=click.FloatRange(min=0), default=0.0, show_default=True, metavar="PCT", help="With --fail-on: tolerate growth up to PCT percent.")
+@click.option("--limit", type=click.IntRange(min=0), default=30, show_default=True, metavar="N", help="List at most N changes and N source lines (0: all).")
+def diff_command(a: str, b: str, as_json: bool, fail_on: str | None, threshold: float, limit: int) -> None:
+    """Compare the kernels XLA made of A (before) and B (after): which kernels split, merged,
+    changed, appeared or went away, from which source lines, and the change in kernels, bytes
+    through memory and FLOPs. A and B are TARGETs; a TARGET with several modules stands for
+    its largest one.
+
+    Exit status: 0 compared (even if different), 1 error, 2 unreadable HLO, 3 B is worse than
+    A on a --fail-on metric (beyond --threshold); use it in CI."""
+    from .capture.errors import CaptureError
+    from .hlo.errors import HloParseError
+    from .render.diff_view import parse_metrics, run_diff
+
+    try:
+        metrics = parse_metrics(fail_on)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--fail-on") from None
+    try:
+        status = run_diff(a, b, as_json=as_json, fail_on=metrics, threshold=threshold, limit=limit)
+    except HloParseError:
+        raise  # the group prints it as file:line:column and exits 2
+    except (CaptureError, OSError, ValueError) as e:
+        raise click.ClickException(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+    sys.exit(status)
+
+
 def main() -> None:
     """Entry point of the ``hloscope`` console script."""
     try:

@@ -1,0 +1,1114 @@
+"""The kernel diff: what changed between two compilations, kernel by kernel.
+
+You refactor a layer, bump jax, change a flag, and the program gets slower. :func:`diff` puts
+the optimized HLO of *before* (A) and *after* (B) side by side and says which kernels XLA made
+differently, from which source lines, and what it costs in bytes moved through memory and FLOPs.
+
+Kernel names are no help: XLA numbers fusions in the order it builds them, so ``fusion.3`` in A
+and ``fusion.3`` in B need not have anything in common. Kernels are matched through their
+**ops** instead, in this order, each step working only on what the previous ones left:
+
+1. Kernels identical in every op: opcode, shape, ``op_name`` (with JAX's outer ``jit(f)/``
+   dropped, so ``jit(fused)/mul`` and ``jit(split)/mul`` are one name) and source line, then
+   the same without source lines (code that moved). Models repeat themselves (a kernel per
+   layer, all alike), so twins are paired first where their neighbours agree as well (the
+   kernels that feed them and that they feed), and only then in schedule order.
+2. Ops paired one to one by provenance: same name, opcode, shape and ``file:line``; then same
+   name, opcode and line (the shape changed); then, for
+   code that moved (lines shifted, or the function was renamed), the longest common subsequence
+   of the two op sequences in source order, keyed by name, opcode and shape, then by name and
+   opcode (shapes changed); then any remaining ops with equal keys in order; finally names
+   with numbers masked (TensorFlow's ``dense_1`` vs ``dense_2``).
+3. Two kernels are linked when paired ops join them. Broadcasts, constants, bitcasts and other
+   ops XLA freely copies into several kernels only link kernels made of nothing else, and a
+   link carrying under a quarter of both kernels' ops is dropped (unless it is a kernel's only
+   one), so that one ambiguous op does not glue unrelated kernels together.
+4. Kernels left without a link are paired by the multiset of their ops (opcodes and shapes,
+   then opcodes alone with the same op names).
+
+Each connected group of kernels is one :class:`KernelChange`:
+
+``unchanged``  one kernel each side with the same ops (opcodes and shapes), bytes and FLOPs;
+``changed``    one kernel each side, different ops, shapes, bytes or FLOPs;
+``split``      one kernel in A whose ops now spread over several kernels in B: the values that
+               passed between them inside the kernel now go through memory;
+``merged``     several kernels of A fused into one kernel in B;
+``regrouped``  several kernels of A whose ops are now spread differently over several in B;
+``added``      a kernel of B with no counterpart in A; ``removed``: the converse.
+
+Attributes other than shapes (constant values, comparison directions, dimensions) are not
+compared: a kernel with the same ops, shapes and cost is unchanged. Bytes are the boundary
+bytes of :mod:`hloscope.analysis.cost` (what each kernel reads and writes); every kernel is in
+exactly one change, so the changes' deltas add up to the totals'.
+
+:attr:`KernelDiff.lines` turns it around by source line: for each line whose ops moved, how
+many kernels they were and are in, and which other lines they no longer (or now) share a
+kernel with. Lines of A are mapped to lines of B through the paired ops, so a shifted line
+is followed to where it went.
+
+Inputs are a :class:`~hloscope.hlo.model.Module`, a
+:class:`~hloscope.analysis.fusions.FusionReport`, or any TARGET (HLO file, dump folder,
+``SCRIPT.py``, ``SCRIPT.py:FUNCTION``). A target that yields several modules (a dump holds
+the small helper modules JAX compiles for eager ops too) is represented by its **main
+module**, the one with the most instructions. A FusionReport carries no op names or op shapes,
+so reports are matched by opcode and source line only; pass modules where you can.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections import Counter, deque
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .fusions import FusionReport, Kernel, _op_info, fusion_report, load_target
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..hlo.model import Instruction, Module
+
+__all__ = [
+    "diff",
+    "KernelDiff",
+    "KernelChange",
+    "LineChange",
+    "DiffSide",
+    "MemoryEdge",
+    "STATUSES",
+    "METRICS",
+    "main_module",
+    "DIFF_SCHEMA",
+]
+
+#: Change classes, in the order the report lists them.
+STATUSES: tuple[str, ...] = ("split", "merged", "regrouped", "changed", "added", "removed", "unchanged")
+#: Totals that :meth:`KernelDiff.regressions` can check.
+METRICS: tuple[str, ...] = ("kernels", "bytes", "flops", "transcendentals")
+#: ``schema`` of :meth:`KernelDiff.to_dict`.
+DIFF_SCHEMA = "hloscope.diff/1"
+
+# Ops XLA duplicates into every kernel that wants them; alone they say nothing about which
+# kernel became which.
+_WEAK_OPCODES = frozenset(
+    {"parameter", "constant", "bitcast", "tuple", "get-tuple-element", "broadcast", "iota", "reshape"}
+)
+# A link must carry at least this share of one of its two kernels' ops to count.
+_LINK_SHARE = 0.25
+# JAX names every op after the jitted function: "jit(f)/..." (older: "pjit(f)/...").
+_OUTER_JIT = re.compile(r"^(?:p?jit|xla_pmap|pmap)\([^/]*?\)/")
+_DIGITS = re.compile(r"\d+")
+_LAYOUT = re.compile(r"\{[^{}]*\}")
+_WHERE = re.compile(r"^(?P<file>.*):(?P<line>\d+)(?: \((?P<function>.*)\))?$")
+# Instructions a value passes through unchanged on its way from one kernel to another.
+_PASS_THROUGH = frozenset({"bitcast", "get-tuple-element"})
+
+
+# ------------------------------------------------------------------------------------------
+# One side of the diff
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Op:
+    """One op of a kernel (a fused instruction, or the kernel's own instruction if unfused)."""
+
+    kernel: int  # index into DiffSide.kernels
+    pos: int  # position inside its kernel
+    opcode: str
+    shape: str  # without layout: layouts are a poor key across compiles
+    name: str  # op_name without the outer jit(...)/
+    where: str  # "file:line (function)", "" if unknown
+    file: str
+    line: int
+    anchor: bool = True
+
+
+@dataclass(slots=True)
+class DiffSide:
+    """One side (A or B) of a diff: its main module's kernels and their ops."""
+
+    label: str
+    module: str
+    kernels: list[Kernel]
+    report: FusionReport
+    ops: list[_Op] = field(repr=False)
+    # The kernel instructions (None when built from a FusionReport alone).
+    instructions: list[Instruction | None] = field(repr=False)
+
+    @property
+    def totals(self) -> dict[str, int]:
+        """Kernel count and summed boundary bytes, FLOPs and transcendentals."""
+        return {
+            "kernels": len(self.kernels),
+            "bytes": sum(k.cost.bytes_accessed for k in self.kernels),
+            "flops": sum(k.cost.flops for k in self.kernels),
+            "transcendentals": sum(k.cost.transcendentals for k in self.kernels),
+        }
+
+
+def main_module(modules: Sequence[Module]) -> Module:
+    """The module a multi-module target stands for: the one with the most instructions (the
+    first of equals). A dump of a script holds small helper modules beside the real program."""
+    if not modules:
+        raise ValueError("no HLO module to diff")
+    return max(modules, key=lambda m: sum(len(c.instructions) for c in m.computations))
+
+
+def _side(value: Any) -> DiffSide:
+    from ..hlo.model import Module
+
+    if isinstance(value, DiffSide):
+        return value
+    if isinstance(value, FusionReport):
+        return _side_from_report(value, label=", ".join(value.summary.modules))
+    if isinstance(value, Module):
+        return _side_from_module(value, value.name)
+    if isinstance(value, (str, os.PathLike)):
+        return _side_from_module(main_module(load_target(os.fspath(value))), os.fspath(value))
+    if isinstance(value, (list, tuple)) and value and all(isinstance(m, Module) for m in value):
+        module = main_module(value)
+        return _side_from_module(module, module.name)
+    raise TypeError(f"cannot diff a {type(value).__name__}: pass a Module, a FusionReport or a TARGET path")
+
+
+class _Strings:
+    """Caches for the per-op string work (a module repeats a few shapes and lines thousands of times)."""
+
+    def __init__(self) -> None:
+        self.shapes: dict[str, str] = {}
+        self.names: dict[str, str] = {}
+        self.wheres: dict[str, tuple[str, int]] = {}
+
+    def shape(self, text: str) -> str:
+        out = self.shapes.get(text)
+        if out is None:
+            out = self.shapes[text] = _LAYOUT.sub("", text) if "{" in text else text
+        return out
+
+    def name(self, op_name: str) -> str:
+        out = self.names.get(op_name)
+        if out is None:
+            out = self.names[op_name] = _OUTER_JIT.sub("", op_name, count=1)
+        return out
+
+    def where(self, where: str) -> tuple[str, int]:
+        out = self.wheres.get(where)
+        if out is None:
+            m = _WHERE.match(where)
+            out = self.wheres[where] = (m.group("file"), int(m.group("line"))) if m else (where, 0)
+        return out
+
+
+def _side_from_module(module: Module, label: str) -> DiffSide:
+    report = fusion_report(module)
+    strings = _Strings()
+    ops: list[_Op] = []
+    instructions: list[Instruction | None] = []
+    for ki, kernel in enumerate(report.kernels):
+        inst = module.computation(kernel.computation).get(kernel.name)
+        instructions.append(inst)
+        if inst is None:  # pragma: no cover - the report is built from this module
+            continue
+        fused = inst.fused_computation
+        members = [i for i in fused.instructions if i.opcode != "parameter"] if fused is not None else [inst]
+        for pos, member in enumerate(members):
+            info = _op_info(member)
+            file, line = strings.where(info.where) if info.where else ("", 0)
+            ops.append(_Op(ki, pos, member.opcode, strings.shape(member.shape_text),
+                           strings.name(info.op_name), info.where, file, line))  # fmt: skip
+    _mark_anchors(ops)
+    return DiffSide(label, module.name, report.kernels, report, ops, instructions)
+
+
+def _side_from_report(report: FusionReport, label: str) -> DiffSide:
+    """A side from a report alone: ops have opcodes and source lines, no names or shapes."""
+    kernels = report.kernels
+    modules = list(dict.fromkeys(k.module for k in kernels))
+    if len(modules) > 1:  # the main module: the one with the most ops
+        sizes = Counter({m: 0 for m in modules})
+        for k in kernels:
+            sizes[k.module] += len(k.ops)
+        main = max(modules, key=lambda m: sizes[m])
+    else:
+        main = modules[0] if modules else ""
+    strings = _Strings()
+    ops: list[_Op] = []
+    chosen: list[Kernel] = []
+    at = 0
+    sources = report.op_sources
+    for kernel in kernels:
+        start, at = at, at + len(kernel.ops)
+        if kernel.module != main:
+            continue
+        ki = len(chosen)
+        chosen.append(kernel)
+        rows = sources[start:at]
+        aligned = len(rows) == len(kernel.ops) and all(r[1] == kernel.name for r in rows)
+        for pos, opcode in enumerate(kernel.ops):
+            where = rows[pos][0] if aligned and not rows[pos][0].startswith("<") else ""
+            file, line = strings.where(where) if where else ("", 0)
+            ops.append(_Op(ki, pos, opcode, "", "", where, file, line))
+    _mark_anchors(ops)
+    sub = FusionReport(chosen, report.summary, [])
+    return DiffSide(label, main, chosen, sub, ops, [None] * len(chosen))
+
+
+def _mark_anchors(ops: list[_Op]) -> None:
+    """Weak ops anchor a kernel only when the kernel has nothing else."""
+    strong: set[int] = {op.kernel for op in ops if op.opcode not in _WEAK_OPCODES}
+    for op in ops:
+        op.anchor = op.opcode not in _WEAK_OPCODES or op.kernel not in strong
+
+
+# ------------------------------------------------------------------------------------------
+# Results
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryEdge:
+    """An array one kernel writes and another reads (a value between kernels goes through memory)."""
+
+    producer: str
+    consumer: str
+    shape: str
+    bytes: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"producer": self.producer, "consumer": self.consumer, "shape": self.shape, "bytes": self.bytes}
+
+
+@dataclass(slots=True)
+class KernelChange:
+    """A group of kernels of A and the kernels of B their ops ended up in."""
+
+    status: str
+    a: list[Kernel]
+    b: list[Kernel]
+    ops_added: dict[str, int] = field(default_factory=dict)  # opcode -> count, B minus A
+    ops_removed: dict[str, int] = field(default_factory=dict)
+    shape_changes: list[tuple[str, str, int]] = field(default_factory=list)  # (A shape, B shape, ops)
+    # Split/regrouped: arrays between B's kernels of this group, now written and read back.
+    # Merged: arrays between A's kernels that no longer leave the kernel.
+    through_memory: list[MemoryEdge] = field(default_factory=list)
+    message: str = ""
+
+    def _sum(self, kernels: list[Kernel], what: str) -> int:
+        return sum(getattr(k.cost, what) for k in kernels)
+
+    @property
+    def bytes_a(self) -> int:
+        return self._sum(self.a, "bytes_accessed")
+
+    @property
+    def bytes_b(self) -> int:
+        return self._sum(self.b, "bytes_accessed")
+
+    @property
+    def flops_a(self) -> int:
+        return self._sum(self.a, "flops")
+
+    @property
+    def flops_b(self) -> int:
+        return self._sum(self.b, "flops")
+
+    @property
+    def transcendentals_a(self) -> int:
+        return self._sum(self.a, "transcendentals")
+
+    @property
+    def transcendentals_b(self) -> int:
+        return self._sum(self.b, "transcendentals")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "a": [_kernel_dict(k) for k in self.a],
+            "b": [_kernel_dict(k) for k in self.b],
+            "kernels_delta": len(self.b) - len(self.a),
+            "bytes_a": self.bytes_a,
+            "bytes_b": self.bytes_b,
+            "bytes_delta": self.bytes_b - self.bytes_a,
+            "flops_a": self.flops_a,
+            "flops_b": self.flops_b,
+            "flops_delta": self.flops_b - self.flops_a,
+            "transcendentals_a": self.transcendentals_a,
+            "transcendentals_b": self.transcendentals_b,
+            "transcendentals_delta": self.transcendentals_b - self.transcendentals_a,
+            "ops_added": dict(self.ops_added),
+            "ops_removed": dict(self.ops_removed),
+            "shape_changes": [{"a": a, "b": b, "ops": n} for a, b, n in self.shape_changes],
+            "through_memory": [e.to_dict() for e in self.through_memory],
+            "message": self.message,
+        }
+
+
+def _kernel_dict(k: Kernel) -> dict[str, Any]:
+    return {
+        "name": k.name,
+        "computation": k.computation,
+        "kind": k.kind,
+        "signature": k.signature,
+        "shape": k.shape,
+        "n_ops": len(k.ops),
+        "bytes": k.cost.bytes_accessed,
+        "flops": k.cost.flops,
+        "transcendentals": k.cost.transcendentals,
+        "sources": [s for s, _ in k.sources],
+    }
+
+
+@dataclass(slots=True)
+class LineChange:
+    """A source line whose ops are grouped into kernels differently in B.
+
+    ``status``: ``more kernels`` / ``fewer kernels`` (its ops spread over more or fewer
+    kernels), ``separated`` (no longer shares a kernel with ``separated_from``), ``joined``
+    (now shares one with ``joined_with``), ``regrouped`` (both), ``added`` (a line only B has
+    ops from) or ``removed``. Lines are B's names where the line exists in B.
+    """
+
+    source_a: str
+    source_b: str
+    ops_a: int
+    ops_b: int
+    kernels_a: list[str]
+    kernels_b: list[str]
+    status: str
+    separated_from: list[str] = field(default_factory=list)
+    joined_with: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: (list(v) if isinstance(v := getattr(self, name), list) else v)
+                for name in self.__slots__}  # type: ignore[attr-defined]  # fmt: skip
+
+
+@dataclass(slots=True)
+class KernelDiff:
+    """The kernels of B compared with those of A (see the module docstring)."""
+
+    a: DiffSide
+    b: DiffSide
+    changes: list[KernelChange]
+    lines: list[LineChange]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many changes of each status (every status present, zeros included)."""
+        counts = Counter(c.status for c in self.changes)
+        return {s: counts.get(s, 0) for s in STATUSES}
+
+    @property
+    def no_change(self) -> bool:
+        """True when every kernel of A is unchanged in B and B has no other kernel."""
+        return all(c.status == "unchanged" for c in self.changes)
+
+    @property
+    def totals(self) -> dict[str, dict[str, int]]:
+        """``{"a": {...}, "b": {...}, "delta": {...}}`` over :data:`METRICS`."""
+        a, b = self.a.totals, self.b.totals
+        return {"a": a, "b": b, "delta": {m: b[m] - a[m] for m in METRICS}}
+
+    def changed(self) -> list[KernelChange]:
+        """The changes that are not ``unchanged``."""
+        return [c for c in self.changes if c.status != "unchanged"]
+
+    def regressions(self, metrics: Iterable[str] = ("kernels", "bytes", "flops"), threshold: float = 0.0) -> list[str]:
+        """One line per metric on which B is worse (larger) than A by more than ``threshold``
+        percent; an empty list when B is no worse. A metric that was 0 in A regresses on any
+        increase."""
+        totals = self.totals
+        out: list[str] = []
+        for metric in metrics:
+            if metric not in METRICS:
+                raise ValueError(f"unknown metric {metric!r} (metrics: {', '.join(METRICS)})")
+            a, b = totals["a"][metric], totals["b"][metric]
+            if b <= a:
+                continue
+            pct = 100.0 * (b - a) / a if a else float("inf")
+            if pct > threshold:
+                grew = f"+{pct:.1f}%" if a else "from 0"
+                fmt = format_bytes if metric == "bytes" else str
+                out.append(f"{metric}: {fmt(a)} -> {fmt(b)} ({grew}, threshold {threshold:g}%)")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": DIFF_SCHEMA,
+            "a": {"label": self.a.label, "module": self.a.module, **self.a.totals},
+            "b": {"label": self.b.label, "module": self.b.module, **self.b.totals},
+            "delta": self.totals["delta"],
+            "no_change": self.no_change,
+            "counts": self.counts,
+            "changes": [c.to_dict() for c in self.changes],
+            "lines": [line.to_dict() for line in self.lines],
+        }
+
+
+# ------------------------------------------------------------------------------------------
+# Matching
+# ------------------------------------------------------------------------------------------
+
+
+def diff(a: Any, b: Any) -> KernelDiff:
+    """Compare the kernels of ``a`` (before) with those of ``b`` (after).
+
+    ``a`` and ``b`` are each a :class:`~hloscope.hlo.model.Module`, a list of them, a
+    :class:`~hloscope.analysis.fusions.FusionReport`, or a TARGET (a path to an HLO file or
+    dump folder, ``SCRIPT.py``, ``SCRIPT.py:FUNCTION``); several modules stand for their
+    :func:`main_module`. Deterministic: the same inputs give the same result, in the same order.
+
+        >>> d = diff("before.py:step", "after.py:step")
+        >>> d.counts["split"], d.totals["delta"]["bytes"]
+    """
+    side_a, side_b = _side(a), _side(b)
+    if _detailed(side_a) != _detailed(side_b):
+        # One side came from a FusionReport: match both on what the report knows.
+        side_a, side_b = _without_detail(side_a), _without_detail(side_b)
+    return _Matcher(side_a, side_b).run()
+
+
+def _detailed(side: DiffSide) -> bool:
+    """Whether the side's ops carry names and shapes (built from a module, not a report)."""
+    return any(inst is not None for inst in side.instructions)
+
+
+def _without_detail(side: DiffSide) -> DiffSide:
+    ops = [_Op(op.kernel, op.pos, op.opcode, "", "", op.where, op.file, op.line, op.anchor) for op in side.ops]
+    return DiffSide(side.label, side.module, side.kernels, side.report, ops, side.instructions)
+
+
+class _Matcher:
+    def __init__(self, a: DiffSide, b: DiffSide) -> None:
+        self.a, self.b = a, b
+        self.pair_a = [-1] * len(a.ops)  # op index of A -> paired op index of B
+        self.pair_b = [-1] * len(b.ops)
+        self.kernel_ops_a = _ops_by_kernel(a)
+        self.kernel_ops_b = _ops_by_kernel(b)
+        self.kernel_a_free = [True] * len(a.kernels)
+        self.kernel_b_free = [True] * len(b.kernels)
+        # Kernel names can repeat across computations; identity is the position.
+        self.index_a = {id(k): n for n, k in enumerate(a.kernels)}
+        self.index_b = {id(k): n for n, k in enumerate(b.kernels)}
+
+    def run(self) -> KernelDiff:
+        groups = self._identical_kernels()
+        self._pair_ops()
+        groups += self._linked_groups({ka for g in groups for ka in g[0]}, {kb for g in groups for kb in g[1]})
+        changes = [self._change(ka_list, kb_list) for ka_list, kb_list in groups]
+        changes.sort(key=lambda c: (STATUSES.index(c.status), -abs(c.bytes_b - c.bytes_a)
+                                    - abs(c.flops_b - c.flops_a), self._first_index(c)))  # fmt: skip
+        return KernelDiff(self.a, self.b, changes, self._line_changes(changes))
+
+    # -- step 1: identical kernels ---------------------------------------------------------
+
+    def _fingerprints(self, side: DiffSide, kernel_ops: list[list[int]], ids: dict[Hashable, int],
+                      with_sources: bool) -> list[int]:  # fmt: skip
+        """Per kernel, an int standing for its kind, shape, cost and every op (name, opcode,
+        shape and, ``with_sources``, source line); equal ints on both sides mean equal kernels."""
+        ops = side.ops
+        out = []
+        for ki, members in enumerate(kernel_ops):
+            k, c = side.kernels[ki], side.kernels[ki].cost
+            if with_sources:
+                body = tuple((ops[i].name, ops[i].opcode, ops[i].shape, ops[i].where) for i in members)
+            else:
+                body = tuple((ops[i].name, ops[i].opcode, ops[i].shape) for i in members)
+            key = (k.opcode, k.kind, k.backend_kind, k.shape, c.bytes_accessed, c.flops, c.transcendentals, body)
+            out.append(ids.setdefault(key, len(ids)))
+        return out
+
+    def _identical_kernels(self) -> list[tuple[list[int], list[int]]]:
+        """Pair kernels that are the same in every op.
+
+        A model repeats itself (one kernel per layer, all alike), so equal kernels are paired
+        first where their neighbours agree too (the kernels feeding them, then the kernels they
+        feed), and only then in schedule order. Otherwise, when the middle layer of three
+        changes, the first layer's twin in B could be taken by the middle layer of A.
+        """
+        groups: list[tuple[list[int], list[int]]] = []
+        graph_a, graph_b = _kernel_graph(self.a), _kernel_graph(self.b)
+        for with_sources in (True, False):
+            ids: dict[Hashable, int] = {}
+            fp_a = self._fingerprints(self.a, self.kernel_ops_a, ids, with_sources)
+            fp_b = self._fingerprints(self.b, self.kernel_ops_b, ids, with_sources)
+            keys_a = _context_keys(fp_a, graph_a)
+            keys_b = _context_keys(fp_b, graph_b)
+            for round_ in range(len(keys_a)):
+                groups += self._pair_kernels(keys_a[round_], keys_b[round_])
+        return groups
+
+    def _pair_kernels(self, keys_a: list[Hashable], keys_b: list[Hashable]) -> list[tuple[list[int], list[int]]]:
+        waiting: dict[Hashable, deque[int]] = {}
+        for kb, key in enumerate(keys_b):
+            if key is not None and self.kernel_b_free[kb]:
+                waiting.setdefault(key, deque()).append(kb)
+        groups: list[tuple[list[int], list[int]]] = []
+        for ka, key in enumerate(keys_a):
+            if key is None or not self.kernel_a_free[ka]:
+                continue
+            queue = waiting.get(key)
+            if queue:
+                kb = queue.popleft()
+                for i, j in zip(self.kernel_ops_a[ka], self.kernel_ops_b[kb]):
+                    self.pair_a[i], self.pair_b[j] = j, i
+                self.kernel_a_free[ka] = self.kernel_b_free[kb] = False
+                groups.append(([ka], [kb]))
+        return groups
+
+    # -- step 2: ops ----------------------------------------------------------------------
+
+    def _pair_ops(self) -> None:
+        def exact(op: _Op) -> Hashable:
+            return (op.name, op.opcode, op.shape, op.where)
+
+        def full(op: _Op) -> Hashable:
+            return (op.name, op.opcode, op.shape)
+
+        def named(op: _Op) -> Hashable | None:
+            return (op.name, op.opcode) if op.name else None
+
+        def masked(op: _Op) -> Hashable | None:
+            return (_DIGITS.sub("#", op.name), op.opcode, op.shape) if op.name else None
+
+        def masked_loose(op: _Op) -> Hashable | None:
+            return (_DIGITS.sub("#", op.name), op.opcode) if op.name else None
+
+        def same_line(op: _Op) -> Hashable | None:
+            return (op.name, op.opcode, op.where) if op.name and op.where else None
+
+        self._pair_in_order(exact)
+        self._pair_in_order(same_line)
+        self._pair_by_subsequence(full)
+        self._pair_by_subsequence(named)
+        self._pair_in_order(full)
+        self._pair_in_order(named)
+        self._pair_in_order(masked)
+        self._pair_in_order(masked_loose)
+
+    def _remaining(self, side: DiffSide, paired: list[int]) -> list[int]:
+        """Unpaired ops of a side in source order (file, line), then kernel and position."""
+        ops = side.ops
+        rest = [i for i, p in enumerate(paired) if p < 0]
+        rest.sort(key=lambda i: (ops[i].file, ops[i].line, ops[i].kernel, ops[i].pos))
+        return rest
+
+    def _pair_in_order(self, key: Callable[[_Op], Hashable | None]) -> None:
+        waiting: dict[Hashable, deque[int]] = {}
+        for j in self._remaining(self.b, self.pair_b):
+            k = key(self.b.ops[j])
+            if k is not None:
+                waiting.setdefault(k, deque()).append(j)
+        if not waiting:
+            return
+        for i in self._remaining(self.a, self.pair_a):
+            k = key(self.a.ops[i])
+            queue = waiting.get(k) if k is not None else None
+            if queue:
+                j = queue.popleft()
+                self.pair_a[i], self.pair_b[j] = j, i
+
+    def _pair_by_subsequence(self, key: Callable[[_Op], Hashable | None]) -> None:
+        """Pair the longest common subsequence of the two op sequences (in source order)."""
+        rest_a = self._remaining(self.a, self.pair_a)
+        rest_b = self._remaining(self.b, self.pair_b)
+        if not rest_a or not rest_b:
+            return
+        # Intern keys as ints (fast to hash); an op without a key gets a value of its own.
+        ids: dict[Hashable, int] = {}
+        seq_a = [ids.setdefault(k, len(ids)) if (k := key(self.a.ops[i])) is not None else -1 - n
+                 for n, i in enumerate(rest_a)]  # fmt: skip
+        seq_b = [ids[k] if (k := key(self.b.ops[j])) is not None and k in ids else -1_000_000_000 - n
+                 for n, j in enumerate(rest_b)]  # fmt: skip
+        matcher = difflib.SequenceMatcher(None, seq_a, seq_b, autojunk=False)
+        for block in matcher.get_matching_blocks():
+            for n in range(block.size):
+                i, j = rest_a[block.a + n], rest_b[block.b + n]
+                self.pair_a[i], self.pair_b[j] = j, i
+
+    # -- step 3: kernels linked by paired ops -------------------------------------------
+
+    def _linked_groups(self, done_a: set[int], done_b: set[int]) -> list[tuple[list[int], list[int]]]:
+        a_ops, b_ops = self.a.ops, self.b.ops
+        weight: dict[tuple[int, int], int] = {}
+        for i, j in enumerate(self.pair_a):
+            if j < 0:
+                continue
+            oa, ob = a_ops[i], b_ops[j]
+            if oa.kernel in done_a:
+                continue
+            if oa.anchor or ob.anchor:
+                edge = (oa.kernel, ob.kernel)
+                weight[edge] = weight.get(edge, 0) + 1
+        anchors_a = Counter(op.kernel for op in a_ops if op.anchor)
+        anchors_b = Counter(op.kernel for op in b_ops if op.anchor)
+        kept = {e for e, w in weight.items()
+                if w >= _LINK_SHARE * anchors_a[e[0]] or w >= _LINK_SHARE * anchors_b[e[1]]}  # fmt: skip
+        # A kernel whose links are all weak keeps its strongest: its ops did go somewhere.
+        best_a: dict[int, tuple[int, int]] = {}
+        best_b: dict[int, tuple[int, int]] = {}
+        for e, w in weight.items():
+            if w > best_a.get(e[0], (0, 0))[0]:
+                best_a[e[0]] = (w, e[1])
+            if w > best_b.get(e[1], (0, 0))[0]:
+                best_b[e[1]] = (w, e[0])
+        linked_a = {ka for ka, _ in kept}
+        linked_b = {kb for _, kb in kept}
+        for ka, (_, kb) in best_a.items():
+            if ka not in linked_a:
+                kept.add((ka, kb))
+        for kb, (_, ka) in best_b.items():
+            if kb not in linked_b:
+                kept.add((ka, kb))
+
+        # Connected components (union-find over ("a", k) / ("b", k) encoded as k / ~k).
+        parent: dict[int, int] = {}
+
+        def find(x: int) -> int:
+            while parent.setdefault(x, x) != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for ka, kb in sorted(kept):
+            ra, rb = find(ka), find(~kb)
+            if ra != rb:
+                parent[rb] = ra
+        members: dict[int, tuple[list[int], list[int]]] = {}
+        for ka in range(len(self.a.kernels)):
+            if ka not in done_a and ka in parent:
+                members.setdefault(find(ka), ([], []))[0].append(ka)
+        for kb in range(len(self.b.kernels)):
+            if kb not in done_b and ~kb in parent:
+                members.setdefault(find(~kb), ([], []))[1].append(kb)
+        groups = list(members.values())
+
+        # Step 4: kernels with no link at all, paired by the multiset of their ops.
+        lone_a = [ka for ka in range(len(self.a.kernels)) if ka not in done_a and ka not in parent]
+        lone_b = [kb for kb in range(len(self.b.kernels)) if kb not in done_b and ~kb not in parent]
+        pairs, lone_a, lone_b = self._pair_lone_kernels(lone_a, lone_b)
+        groups += [([ka], [kb]) for ka, kb in pairs]
+        groups += [([ka], []) for ka in lone_a] + [([], [kb]) for kb in lone_b]
+        return groups
+
+    def _pair_lone_kernels(self, lone_a: list[int], lone_b: list[int]) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+        def by_shapes(side: DiffSide, kernel_ops: list[list[int]], k: int) -> Hashable:
+            kern = side.kernels[k]
+            ops = sorted((side.ops[i].opcode, side.ops[i].shape) for i in kernel_ops[k])
+            return (kern.opcode, kern.kind, kern.backend_kind, kern.shape if not ops[0][1] else "", tuple(ops))
+
+        def by_opcodes(side: DiffSide, kernel_ops: list[list[int]], k: int) -> Hashable:
+            kern = side.kernels[k]
+            ops = sorted(side.ops[i].opcode for i in kernel_ops[k])
+            names = sorted({_DIGITS.sub("#", side.ops[i].name) for i in kernel_ops[k]} - {""})
+            return (kern.opcode, kern.kind, kern.backend_kind, tuple(ops), tuple(names))
+
+        pairs: list[tuple[int, int]] = []
+        for key in (by_shapes, by_opcodes):
+            waiting: dict[Hashable, deque[int]] = {}
+            for kb in lone_b:
+                if self.kernel_ops_b[kb]:
+                    waiting.setdefault(key(self.b, self.kernel_ops_b, kb), deque()).append(kb)
+            taken: set[int] = set()
+            for ka in lone_a:
+                if not self.kernel_ops_a[ka]:
+                    continue
+                queue = waiting.get(key(self.a, self.kernel_ops_a, ka))
+                if queue:
+                    kb = queue.popleft()
+                    pairs.append((ka, kb))
+                    taken.add(kb)
+            paired_a = {ka for ka, _ in pairs}
+            lone_a = [ka for ka in lone_a if ka not in paired_a]
+            lone_b = [kb for kb in lone_b if kb not in taken]
+        return pairs, lone_a, lone_b
+
+    # -- building the changes ----------------------------------------------------------------
+
+    def _first_index(self, change: KernelChange) -> tuple[int, int]:
+        return (self.index_a[id(change.a[0])] if change.a else len(self.a.kernels),
+                self.index_b[id(change.b[0])] if change.b else len(self.b.kernels))  # fmt: skip
+
+    def _change(self, ka_list: list[int], kb_list: list[int]) -> KernelChange:
+        ka_list, kb_list = sorted(ka_list), sorted(kb_list)
+        a_kernels = [self.a.kernels[k] for k in ka_list]
+        b_kernels = [self.b.kernels[k] for k in kb_list]
+        ops_a = Counter(self.a.ops[i].opcode for k in ka_list for i in self.kernel_ops_a[k])
+        ops_b = Counter(self.b.ops[j].opcode for k in kb_list for j in self.kernel_ops_b[k])
+        shape_changes = self._shape_changes(ka_list, kb_list)
+        if not a_kernels:
+            status = "added"
+        elif not b_kernels:
+            status = "removed"
+        elif len(a_kernels) == 1 and len(b_kernels) == 1:
+            same = (ops_a == ops_b and not shape_changes and _structure(a_kernels[0]) == _structure(b_kernels[0]))
+            status = "unchanged" if same else "changed"
+        elif len(a_kernels) == 1:
+            status = "split"
+        elif len(b_kernels) == 1:
+            status = "merged"
+        else:
+            status = "regrouped"
+        through: list[MemoryEdge] = []
+        if status in ("split", "regrouped"):
+            through = _memory_edges(self.b, kb_list)
+        elif status == "merged":
+            through = _memory_edges(self.a, ka_list)
+        change = KernelChange(
+            status, a_kernels, b_kernels,
+            ops_added=dict(sorted((ops_b - ops_a).items())),
+            ops_removed=dict(sorted((ops_a - ops_b).items())),
+            shape_changes=shape_changes, through_memory=through,
+        )  # fmt: skip
+        change.message = describe(change)
+        return change
+
+    def _shape_changes(self, ka_list: list[int], kb_list: list[int]) -> list[tuple[str, str, int]]:
+        kb_set = set(kb_list)
+        changes: Counter[tuple[str, str]] = Counter()
+        for k in ka_list:
+            for i in self.kernel_ops_a[k]:
+                j = self.pair_a[i]
+                if j >= 0 and self.b.ops[j].kernel in kb_set:
+                    sa, sb = self.a.ops[i].shape, self.b.ops[j].shape
+                    if sa != sb:
+                        changes[(sa, sb)] += 1
+        if not changes and len(ka_list) == 1 and len(kb_list) == 1:
+            # Without op shapes (a side built from a report) the kernel's own shape still tells.
+            sa, sb = _LAYOUT.sub("", self.a.kernels[ka_list[0]].shape), _LAYOUT.sub("", self.b.kernels[kb_list[0]].shape)
+            if sa != sb and not self.a.ops[self.kernel_ops_a[ka_list[0]][0]].shape:
+                changes[(sa, sb)] += 1
+        return [(sa, sb, n) for (sa, sb), n in sorted(changes.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+    # -- source lines ---------------------------------------------------------------------
+
+    def _line_changes(self, changes: list[KernelChange]) -> list[LineChange]:
+        a_ops, b_ops = self.a.ops, self.b.ops
+        lines_a = _lines(self.a)
+        lines_b = _lines(self.b)
+        # Map each line of A to the line of B most of its paired ops went to.
+        votes: dict[str, Counter[str]] = {}
+        for i, j in enumerate(self.pair_a):
+            if j >= 0 and a_ops[i].where and b_ops[j].where:
+                votes.setdefault(a_ops[i].where, Counter())[b_ops[j].where] += 1
+        # A line that still exists in B keeps its place if any of its ops are still there.
+        to_b = {la: la if la in c else max(c.items(), key=lambda kv: kv[1])[0] for la, c in votes.items()}
+        reached = set(to_b.values())
+        unchanged_a = {k.name for c in changes if c.status == "unchanged" for k in c.a}
+        table_a, table_b = _kernel_lines(self.a), _kernel_lines(self.b)
+
+        out: list[LineChange] = []
+        for la, (n_a, kernels_a) in lines_a.items():
+            lb = to_b.get(la)
+            names_a = [self.a.kernels[k].name for k in kernels_a]
+            if lb is None:
+                if not all(n in unchanged_a for n in names_a):
+                    out.append(LineChange(la, "", n_a, 0, names_a, [], "removed"))
+                continue
+            n_b, kernels_b = lines_b[lb]
+            names_b = [self.b.kernels[k].name for k in kernels_b]
+            before = {to_b[x] for x in _companions(table_a, la, kernels_a) if x in to_b} - {lb}
+            after = set(_companions(table_b, lb, kernels_b))
+            separated, joined = sorted(before - after), sorted(after - before)
+            if len(kernels_b) > len(kernels_a):
+                status = "more kernels"
+            elif len(kernels_b) < len(kernels_a):
+                status = "fewer kernels"
+            elif separated and joined:
+                status = "regrouped"
+            elif separated:
+                status = "separated"
+            elif joined:
+                status = "joined"
+            else:
+                continue
+            out.append(LineChange(la, lb, n_a, n_b, names_a, names_b, status, separated, joined))
+        for lb, (n_b, kernels_b) in lines_b.items():
+            if lb not in reached:
+                out.append(LineChange("", lb, 0, n_b, [], [self.b.kernels[k].name for k in kernels_b], "added"))
+        out.sort(key=lambda r: _line_sort_key(r.source_b or r.source_a))
+        return out
+
+
+def _ops_by_kernel(side: DiffSide) -> list[list[int]]:
+    out: list[list[int]] = [[] for _ in side.kernels]
+    for i, op in enumerate(side.ops):
+        out[op.kernel].append(i)
+    return out
+
+
+def _kernel_graph(side: DiffSide) -> tuple[list[list[Hashable]], list[list[Hashable]]]:
+    """Per kernel, what feeds it and what it feeds: kernel indices, or a token for anything
+    else (``parameter 0``, ``constant``, ``out`` for a result no kernel reads). Values are
+    followed through bitcasts, tuples and get-tuple-elements, which move no data."""
+    index = {id(inst): k for k, inst in enumerate(side.instructions) if inst is not None}
+    producers: list[list[Hashable]] = [[] for _ in side.kernels]
+    consumers: list[list[Hashable]] = [[] for _ in side.kernels]
+    for k, inst in enumerate(side.instructions):
+        if inst is None:
+            continue
+        for operand in inst.operands:
+            source = operand
+            while source.opcode in _PASS_THROUGH and source.operands:
+                source = source.operands[0]
+            found = index.get(id(source))
+            if found is not None:
+                producers[k].append(found)
+                consumers[found].append(k)
+            elif source.opcode == "parameter":
+                producers[k].append(f"parameter {source.parameter_number}")
+            else:
+                producers[k].append(source.opcode)
+    for k, inst in enumerate(side.instructions):
+        if inst is not None and not consumers[k]:
+            consumers[k].append("out")
+    return producers, consumers
+
+
+def _context_keys(fp: list[int], graph: tuple[list[list[Hashable]], list[list[Hashable]]]) -> list[list[Hashable]]:
+    """Matching keys for kernels, most specific first: the kernel with what feeds it and what
+    it feeds, with what feeds it, with what it feeds, and alone."""
+    producers, consumers = graph
+
+    def around(links: list[Hashable]) -> tuple[str, ...]:
+        return tuple(sorted(f"k{fp[x]}" if isinstance(x, int) else str(x) for x in links))
+
+    before = [around(p) for p in producers]
+    after = [around(c) for c in consumers]
+    has_graph = any(producers) or any(consumers)
+    both = [(f, b, a) for f, b, a in zip(fp, before, after)] if has_graph else [None] * len(fp)
+    feeds = [(f, b) for f, b in zip(fp, before)] if has_graph else [None] * len(fp)
+    fed = [(f, a) for f, a in zip(fp, after)] if has_graph else [None] * len(fp)
+    return [both, feeds, fed, list(fp)]
+
+
+def _structure(k: Kernel) -> Hashable:
+    c = k.cost
+    return (k.opcode, k.kind, k.backend_kind, _LAYOUT.sub("", k.shape), c.bytes_accessed, c.flops, c.transcendentals)
+
+
+def _memory_edges(side: DiffSide, kernels: list[int]) -> list[MemoryEdge]:
+    """Arrays that one of ``kernels`` writes and another of them reads."""
+    from ..hlo.shape import parse_shape
+
+    insts = [side.instructions[k] for k in kernels]
+    names = {inst.name for inst in insts if inst is not None}
+    seen: set[tuple[str, str]] = set()
+    out: list[MemoryEdge] = []
+    for inst in insts:
+        if inst is None:
+            continue
+        for operand in inst.operands:
+            source = operand
+            while source.opcode in _PASS_THROUGH and source.operands:
+                source = source.operands[0]
+            if source.name not in names or source is inst or (source.name, inst.name) in seen:
+                continue
+            seen.add((source.name, inst.name))
+            text = _LAYOUT.sub("", operand.shape_text)
+            try:
+                size = parse_shape(operand.shape_text).byte_size
+            except Exception:  # noqa: BLE001 - an odd shape still names the edge
+                size = 0
+            out.append(MemoryEdge(source.name, inst.name, text, size))
+    return out
+
+
+def _lines(side: DiffSide) -> dict[str, tuple[int, list[int]]]:
+    """For each source line, its op count and the kernels its ops are in (in kernel order)."""
+    ops_per: dict[str, int] = {}
+    kernels: dict[str, dict[int, None]] = {}
+    for op in side.ops:
+        if op.where:
+            ops_per[op.where] = ops_per.get(op.where, 0) + 1
+            kernels.setdefault(op.where, {})[op.kernel] = None
+    ordered = sorted(ops_per, key=_line_sort_key)
+    return {w: (ops_per[w], sorted(kernels[w])) for w in ordered}
+
+
+def _kernel_lines(side: DiffSide) -> dict[int, list[str]]:
+    """For each kernel, the source lines of its ops (first seen first)."""
+    table: dict[int, dict[str, None]] = {}
+    for op in side.ops:
+        if op.where:
+            table.setdefault(op.kernel, {})[op.where] = None
+    return {k: list(v) for k, v in table.items()}
+
+
+def _companions(table: dict[int, list[str]], where: str, kernels: list[int]) -> list[str]:
+    """Other source lines with ops in the same kernels as ``where``'s."""
+    found: dict[str, None] = {}
+    for k in kernels:
+        for w in table.get(k, ()):
+            if w != where:
+                found[w] = None
+    return list(found)
+
+
+def _line_sort_key(where: str) -> tuple[str, int, str]:
+    m = _WHERE.match(where)
+    return (m.group("file"), int(m.group("line")), where) if m else (where, 0, where)
+
+
+# ------------------------------------------------------------------------------------------
+# Words
+# ------------------------------------------------------------------------------------------
+
+
+def format_bytes(n: float) -> str:
+    """1536 -> '1.5 KiB' (signed values keep their sign)."""
+    sign = "-" if n < 0 else ""
+    value = float(abs(n))
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{sign}{int(value)} B" if unit == "B" else f"{sign}{value:.1f} {unit}"
+        value /= 1024
+    return f"{sign}{value:.1f} TiB"  # pragma: no cover
+
+
+def format_count(n: float) -> str:
+    """12_345_678 -> '12.3M'."""
+    sign = "-" if n < 0 else ""
+    value = float(abs(n))
+    for unit in ("", "k", "M", "G", "T"):
+        if value < 1000 or unit == "T":
+            return f"{sign}{int(value)}" if unit == "" else f"{sign}{value:.1f}{unit}"
+        value /= 1000
+    return f"{sign}{value:.1f}P"  # pragma: no cover
+
+
+def signed(n: float, fmt: Callable[[float], str]) -> str:
+    return ("+" if n > 0 else "") + fmt(n)
+
+
+def source_lines_text(sources: Sequence[tuple[str, int]] | Sequence[str], limit: int = 4) -> str:
+    """``[("dir/model.py:12 (f)", 3), ("dir/model.py:13 (f)", 1)]`` -> ``model.py:12-13``."""
+    by_file: dict[str, list[int]] = {}
+    for item in sources:
+        where = item[0] if isinstance(item, tuple) else item
+        m = _WHERE.match(where)
+        if m is None:
+            continue
+        by_file.setdefault(Path(m.group("file")).name, []).append(int(m.group("line")))
+    parts = []
+    for name, lines in list(by_file.items())[:2]:
+        parts.append(f"{name}:{_ranges(sorted(set(lines)), limit)}")
+    more = len(by_file) - 2
+    return ", ".join(parts) + (f" +{more} files" if more > 0 else "")
+
+
+def _ranges(lines: list[int], limit: int) -> str:
+    spans: list[tuple[int, int]] = []
+    for n in lines:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], n)
+        else:
+            spans.append((n, n))
+    text = ",".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans[:limit])
+    return text + (",…" if len(spans) > limit else "")
+
+
+def short_source(where: str) -> str:
+    """``/long/path/model.py:12 (f)`` -> ``model.py:12 (f)``."""
+    m = _WHERE.match(where)
+    if m is None:
+        return where
+    fn = f" ({m.group('function')})" if m.group("function") else ""
+    return f"{Path(m.group('file')).name}:{m.group('line')}{fn}"
+
+
+def kernel_label(k: Kernel) -> str:
+    """``fusion.3 (dot+add+tanh, model.py:12)``."""
+    what = k.signature if k.is_fusion else (f"{k.opcode} {k.backend_kind}" if k.backend_kind else k.opcode)
+    if k.sources and not all(_is_installed(s) for s, _ in k.sources):
+        where = source_lines_text(k.sources)
+    else:
+        # TensorFlow records only its own ops.py line; its op_name names the layer instead.
+        where = _OUTER_JIT.sub("", k.op_name, count=1) or source_lines_text(k.sources)
+    return f"{k.name} ({what}, {where})" if where else f"{k.name} ({what})"
+
+
+def _is_installed(where: str) -> bool:
+    return "site-packages/" in where or "dist-packages/" in where
+
+
+def _labels(kernels: Sequence[Kernel], limit: int = 4) -> str:
+    shown = ", ".join(kernel_label(k) for k in kernels[:limit])
+    return shown + (f" and {len(kernels) - limit} more" if len(kernels) > limit else "")
+
+
+def _bytes_phrase(change: KernelChange) -> str:
+    delta = change.bytes_b - change.bytes_a
+    if delta == 0:
+        return f"same bytes through memory ({format_bytes(change.bytes_a)})"
+    return (f"{signed(delta, format_bytes)} through memory "
+            f"({format_bytes(change.bytes_a)} -> {format_bytes(change.bytes_b)})")  # fmt: skip
+
+
+def _flops_phrase(change: KernelChange) -> str:
+    delta = change.flops_b - change.flops_a
+    t_delta = change.transcendentals_b - change.transcendentals_a
+    parts = []
+    if delta:
+        parts.append(f"FLOPs {format_count(change.flops_a)} -> {format_count(change.flops_b)} ({signed(delta, format_count)})")
+    if t_delta:
+        parts.append(f"transcendentals {signed(t_delta, format_count)}")
+    return "; ".join(parts)
+
+
+def _edges_phrase(edges: list[MemoryEdge], verb: str) -> str:
+    shown = [f"{e.shape} {e.producer} -> {e.consumer}" for e in edges[:3]]
+    more = f" and {len(edges) - 3} more" if len(edges) > 3 else ""
+    return f"{verb}: " + ", ".join(shown) + more if shown else ""
+
+
+def describe(change: KernelChange) -> str:
+    """One sentence (or a few clauses) that says what happened to a group of kernels."""
+    a, b = change.a, change.b
+    parts: list[str]
+    if change.status == "split":
+        parts = [f"kernel {kernel_label(a[0])} split into {len(b)} kernels: {_labels(b)}",
+                 _bytes_phrase(change),
+                 _edges_phrase(change.through_memory, "now written to memory and read back")]  # fmt: skip
+    elif change.status == "merged":
+        parts = [f"{len(a)} kernels {_labels(a)} merged into {kernel_label(b[0])}",
+                 _bytes_phrase(change),
+                 _edges_phrase(change.through_memory, "no longer through memory")]  # fmt: skip
+    elif change.status == "regrouped":
+        parts = [f"ops of {len(a)} kernels ({_labels(a)}) regrouped into {len(b)} kernels ({_labels(b)})",
+                 _bytes_phrase(change),
+                 _edges_phrase(change.through_memory, "between the new kernels")]  # fmt: skip
+    elif change.status == "added":
+        k = b[0]
+        parts = [(f"new kernel {kernel_label(k)}: {format_bytes(k.cost.bytes_accessed)} through memory, "
+                  f"{format_count(k.cost.flops)} FLOPs")]  # fmt: skip
+    elif change.status == "removed":
+        k = a[0]
+        parts = [(f"kernel {kernel_label(k)} is gone: {format_bytes(k.cost.bytes_accessed)} less through memory, "
+                  f"{format_count(k.cost.flops)} FLOPs fewer")]  # fmt: skip
+    elif change.status == "changed":
+        name = a[0].name if a[0].name == b[0].name else f"{a[0].name} -> {b[0].name}"
+        what = []
+        if change.ops_added:
+            what.append("ops +" + " +".join(f"{op}" + (f"x{n}" if n > 1 else "") for op, n in change.ops_added.items()))
+        if change.ops_removed:
+            what.append("ops -" + " -".join(f"{op}" + (f"x{n}" if n > 1 else "") for op, n in change.ops_removed.items()))
+        if change.shape_changes:
+            shown = ", ".join(f"{sa} -> {sb}" for sa, sb, _ in change.shape_changes[:3])
+            more = f" (+{len(change.shape_changes) - 3} more)" if len(change.shape_changes) > 3 else ""
+            what.append(f"shapes {shown}{more}")
+        out_a, out_b = _LAYOUT.sub("", a[0].shape), _LAYOUT.sub("", b[0].shape)
+        if out_a != out_b and not any(sa == out_a and sb == out_b for sa, sb, _ in change.shape_changes):
+            what.append(f"output {out_a} -> {out_b}")
+        where = source_lines_text(b[0].sources)
+        parts = [f"kernel {name} ({b[0].signature}{', ' + where if where else ''}) changed"
+                 + (": " + "; ".join(what) if what else ""), _bytes_phrase(change)]  # fmt: skip
+    else:
+        k, j = a[0], b[0]
+        same = f"kernel {k.name}" if k.name == j.name else f"kernel {k.name} (now named {j.name})"
+        parts = [f"{same} unchanged"]
+    flops = _flops_phrase(change) if change.status not in ("added", "removed", "unchanged") else ""
+    return "; ".join(p for p in parts + [flops] if p)

@@ -1,0 +1,201 @@
+"""Terminal and JSON output of the kernel diff (``hloscope diff A B``).
+
+:func:`render_diff` prints, in order: what A and B are, a table of totals (kernels, bytes
+through memory at kernel boundaries, FLOPs, transcendentals) with their change, one line per
+change group (split, merged, regrouped, changed, added, removed; unchanged kernels are only
+counted), the source lines whose ops now sit in different kernels, and a note that explains
+what the kinds of change found cost. :func:`run_diff` is the whole command behind the thin
+click layer, ``--fail-on`` included.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from ..analysis.diff import (
+    METRICS,
+    STATUSES,
+    KernelDiff,
+    LineChange,
+    diff,
+    format_bytes,
+    format_count,
+    short_source,
+    signed,
+)
+
+__all__ = ["render_diff", "run_diff", "parse_metrics", "REGRESSION_EXIT", "DEFAULT_LIMIT"]
+
+#: Exit status of ``hloscope diff --fail-on`` when B is worse than A.
+REGRESSION_EXIT = 3
+#: How many change groups and source lines the text output lists by default.
+DEFAULT_LIMIT = 30
+
+_STYLES = {
+    "split": "bold red",
+    "merged": "bold green",
+    "regrouped": "bold yellow",
+    "changed": "yellow",
+    "added": "red",
+    "removed": "green",
+    "unchanged": "dim",
+}
+_ROWS = (
+    ("kernels", "kernels", str),
+    ("bytes", "bytes through memory", format_bytes),
+    ("flops", "FLOPs", format_count),
+    ("transcendentals", "transcendentals", format_count),
+)
+# Why each kind of change matters, printed once under the list when it occurs.
+_NOTES = {
+    "split": "a split kernel writes the values that passed between its parts inside one loop to memory, "
+             "and the next kernel reads them back: more bytes moved and one more kernel launch. Look at "
+             "what cuts the chain on the lines listed (a host callback, a custom call, an op XLA does not "
+             "fuse, a reshape or layout change).",
+    "merged": "merged kernels keep intermediate values in registers instead of memory: fewer bytes moved "
+              "and fewer kernel launches.",
+    "regrouped": "regrouped kernels: XLA drew the kernel boundaries differently through these ops; "
+                 "compare the bytes through memory to see which grouping moves less.",
+}  # fmt: skip
+
+
+def parse_metrics(text: str | None) -> list[str]:
+    """``"kernels,bytes"`` -> ``["kernels", "bytes"]``; raises ValueError naming a bad one."""
+    if not text:
+        return []
+    names = [part.strip().lower() for part in text.split(",") if part.strip()]
+    bad = [n for n in names if n not in METRICS]
+    if bad:
+        raise ValueError(f"unknown metric {bad[0]!r} (choose from {', '.join(METRICS)})")
+    return list(dict.fromkeys(names))
+
+
+def _percent(a: int, b: int) -> str:
+    if a == b:
+        return ""
+    if a == 0:
+        return " (new)"
+    return f" ({100.0 * (b - a) / a:+.1f}%)"
+
+
+def _line_label(source_a: str, source_b: str) -> str:
+    """``model.py:48 (f) -> :56 (g)``: the file is said once when it did not change."""
+    a, b = short_source(source_a), short_source(source_b)
+    if not source_a:
+        return b
+    if not source_b or a == b:
+        return a
+    file_a, _, _ = a.partition(":")
+    file_b, _, rest_b = b.partition(":")
+    return f"{a} -> {':' + rest_b if file_a == file_b else b}"
+
+
+def _line_text(row: LineChange) -> str:
+    label = _line_label(row.source_a, row.source_b)
+    if row.status == "added":
+        return f"{label}: new, {row.ops_b} op{'s' if row.ops_b != 1 else ''} in {', '.join(row.kernels_b[:4])}"
+    if row.status == "removed":
+        ops = f"its {row.ops_a} ops were" if row.ops_a != 1 else "its op was"
+        return f"{label}: gone ({ops} in {', '.join(row.kernels_a[:4])})"
+    n_a, n_b = len(row.kernels_a), len(row.kernels_b)
+    if n_a == n_b:
+        where = f"still in {n_b} kernel{'s' if n_b != 1 else ''}"
+    else:
+        where = f"in {n_a} -> {n_b} kernels"
+    parts = [f"{label}: {row.ops_b} op{'s' if row.ops_b != 1 else ''}, {where}"]
+    if row.separated_from:
+        parts.append("no longer shares a kernel with " + ", ".join(short_source(s) for s in row.separated_from[:3]))
+    if row.joined_with:
+        parts.append("now shares a kernel with " + ", ".join(short_source(s) for s in row.joined_with[:3]))
+    return "; ".join(parts)
+
+
+def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT) -> None:
+    """Print ``result`` on a rich console. ``limit`` caps the change and line lists (0: all)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    for letter, side in (("A ", result.a), ("B ", result.b)):
+        module = side.module if len(side.module) <= 60 else side.module[:59] + "…"  # TF names run long
+        console.print(Text.assemble((letter, "bold"), side.label, (f"  ({module})", "dim")))
+    totals = result.totals
+    table = Table(show_edge=False, pad_edge=False, box=None)
+    for header, right in (("", False), ("A", True), ("B", True), ("change", True)):
+        table.add_column(header, justify="right" if right else "left", no_wrap=True)
+    for key, title, fmt in _ROWS:
+        a, b = totals["a"][key], totals["b"][key]
+        change = signed(b - a, fmt) + _percent(a, b) if a != b else "="
+        style = "" if a == b else ("red" if b > a else "green")
+        table.add_row(title, fmt(a), fmt(b), Text(change, style=style))
+    console.print(table)
+    console.print()
+
+    counts = result.counts
+    if result.no_change:
+        renamed = sum(1 for c in result.changes if c.a[0].name != c.b[0].name)
+        extra = f" ({renamed} renamed)" if renamed else ""
+        console.print(Text(f"no change: {counts['unchanged']} kernels{extra}, the same ops, bytes and FLOPs in A and B",
+                           style="bold green"))  # fmt: skip
+        return
+    console.print(Text(", ".join(f"{n} {s}" for s, n in counts.items() if n), style="bold"))
+
+    changed = result.changed()
+    shown = changed if limit <= 0 else changed[:limit]
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for change in shown:
+        # One clause a line: what happened, then bytes, then which arrays go through memory.
+        grid.add_row(Text(change.status, style=_STYLES[change.status]), Text(change.message.replace("; ", "\n")))
+    console.print()
+    console.print(grid)
+    if len(shown) < len(changed):
+        console.print(Text(f"({len(changed) - len(shown)} more changes; --limit 0 lists all, --json gives everything)", style="dim"))
+
+    if result.lines:
+        rows = result.lines if limit <= 0 else result.lines[:limit]
+        console.print()
+        console.print(Text("source lines whose ops changed kernels", style="bold"))
+        lines = Table.grid(padding=(0, 1))
+        lines.add_column(no_wrap=True)
+        lines.add_column(overflow="fold")
+        for row in rows:
+            lines.add_row(Text(row.status, style="cyan"), Text(_line_text(row)))
+        console.print(lines)
+        if len(rows) < len(result.lines):
+            console.print(Text(f"({len(result.lines) - len(rows)} more lines)", style="dim"))
+
+    notes = [_NOTES[s] for s in STATUSES if s in _NOTES and counts[s]]
+    if notes:
+        console.print()
+    for note in notes:
+        console.print(Text("note: " + note, style="yellow"))
+
+
+def run_diff(a: str, b: str, *, as_json: bool = False, fail_on: Sequence[str] = (), threshold: float = 0.0,
+             limit: int = DEFAULT_LIMIT, out: TextIO | None = None, err: TextIO | None = None) -> int:  # fmt: skip
+    """``hloscope diff``: print the kernel diff of TARGETs ``a`` and ``b``; return the exit
+    status: 0, or :data:`REGRESSION_EXIT` when B is worse than A on a ``fail_on`` metric by
+    more than ``threshold`` percent."""
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    result = diff(a, b)
+    regressions = result.regressions(fail_on, threshold) if fail_on else []
+    if as_json:
+        payload = result.to_dict()
+        if fail_on:
+            payload["fail_on"] = {"metrics": list(fail_on), "threshold": threshold, "regressions": regressions}
+        json.dump(payload, out, indent=2)
+        out.write("\n")
+    else:
+        from rich.console import Console
+
+        render_diff(result, Console(file=out), limit=limit)
+    if regressions:
+        for line in regressions:
+            err.write(f"hloscope diff: B is worse than A: {line}\n")
+        return REGRESSION_EXIT
+    return 0
