@@ -43,7 +43,9 @@ hloscope compiles FUNCTION with example arguments found in the script, in this o
   1. FUNCTION.example_args          (set after the def: f.example_args = (x, y))
   2. EXAMPLE_ARGS["FUNCTION"]       (a module-level dict: EXAMPLE_ARGS = {"f": (x, y)})
   3. example_args()["FUNCTION"]     (a module-level function returning such a dict)
-  4. no arguments, if FUNCTION has no required parameters
+  4. example_args()                 (the same function returning one tuple: the arguments
+                                     of every function in the script)
+  5. no arguments, if FUNCTION has no required parameters
 Each value is a tuple of positional arguments, a dict of keyword arguments, or a
 zero-argument callable returning one of those (to build arrays only when needed).
 Arrays can be real (jnp.ones(...), tf.ones(...)) or jax.ShapeDtypeStruct for JAX."""
@@ -202,6 +204,9 @@ def example_arguments(module: ModuleType, name: str, fn: Any, script: str) -> tu
         table = factory()
         if isinstance(table, dict) and name in table:
             return _resolve_example(table[name], f"example_args()[{name!r}]")
+        if isinstance(table, (tuple, list)):
+            # One set of arguments for every function of the script (e.g. two versions of a layer).
+            return _resolve_example(tuple(table), "example_args()")
     if _takes_no_arguments(fn):
         return (), {}
     raise UsageError(
