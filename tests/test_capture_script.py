@@ -252,3 +252,44 @@ def test_progress_spinner_shows_elapsed_time_and_dump_files(tmp_path):
     quiet.start -= 3
     quiet.tick()
     assert quiet._status is None and quiet.enabled is False
+
+
+TF_SCRIPT = """
+import tensorflow as tf
+
+@tf.function(jit_compile=True)
+def train_step(x, w):
+    with tf.GradientTape() as tape:
+        tape.watch(w)
+        loss = tf.reduce_sum(tf.tanh(tf.matmul(x, w)))
+    return loss, tape.gradient(loss, w)
+
+x, w = tf.ones((4, 8)), tf.ones((8, 2))
+loss, grad = train_step(x, w)
+ir = train_step.experimental_get_compiler_ir(x, w)(stage="optimized_hlo")
+open("tf_optimized.txt", "w").write(ir)
+"""
+
+
+@pytest.mark.slow
+def test_tensorflow_script_dump(tmp_path, monkeypatch):
+    """A tf.function's full XLA dump (stages, buffer assignment) comes from a script capture:
+    TensorFlow reads XLA_FLAGS once per process, so this is the way TF users get one."""
+    monkeypatch.chdir(tmp_path)
+    script = write(tmp_path, "tf_step.py", TF_SCRIPT)
+    out = tmp_path / "out"
+    result = run_cli(str(script), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert any(name.startswith("tensorflow") for name in manifest["versions"]), manifest["versions"]
+    index = load_dump(out / "dump")
+    steps = [m for m in index.modules if m.function == "train_step"]
+    assert steps, [m.name for m in index.modules]
+    step = steps[-1]
+    assert step.before() is not None and step.buffer_assignment() is not None
+    # The dump's optimized module is the one TF itself reports for the function.
+    import hloscope
+
+    theirs = hloscope.parse(tmp_path / "tf_optimized.txt")
+    ours = step.after()
+    assert sorted(i.opcode for i in ours.instructions()) == sorted(i.opcode for i in theirs.instructions())
