@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..units import format_bytes, format_count
 from .fusions import FusionReport, Kernel, _op_info, fusion_report, load_target
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -958,26 +959,8 @@ def _line_sort_key(where: str) -> tuple[str, int, str]:
 # ------------------------------------------------------------------------------------------
 
 
-def format_bytes(n: float) -> str:
-    """1536 -> '1.5 KiB' (signed values keep their sign)."""
-    sign = "-" if n < 0 else ""
-    value = float(abs(n))
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            return f"{sign}{int(value)} B" if unit == "B" else f"{sign}{value:.1f} {unit}"
-        value /= 1024
-    return f"{sign}{value:.1f} TiB"  # pragma: no cover
 
 
-def format_count(n: float) -> str:
-    """12_345_678 -> '12.3M'."""
-    sign = "-" if n < 0 else ""
-    value = float(abs(n))
-    for unit in ("", "k", "M", "G", "T"):
-        if value < 1000 or unit == "T":
-            return f"{sign}{int(value)}" if unit == "" else f"{sign}{value:.1f}{unit}"
-        value /= 1000
-    return f"{sign}{value:.1f}P"  # pragma: no cover
 
 
 def signed(n: float, fmt: Callable[[float], str]) -> str:

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from ..hlo.escapes import c_unescape
 from ..hlo.opcodes import FREE_OPCODES, category_of
+from ..units import format_bytes
 from .cost import ZERO, Cost, instruction_cost, kernel_computations, module_cost
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -423,7 +424,7 @@ def _summarize(names: list[str], kernels: list[Kernel], xla: Cost, flagged: list
     if elementwise:
         notes.append(
             f"{len(elementwise)} elementwise op(s) left unfused: each reads its inputs from "
-            f"memory and writes its result back ({_human_bytes(elementwise_bytes)} in all), a "
+            f"memory and writes its result back ({format_bytes(elementwise_bytes)} in all), a "
             "round trip between kernels that fusing would avoid"
         )
     if flagged:
@@ -452,12 +453,6 @@ def _summarize(names: list[str], kernels: list[Kernel], xla: Cost, flagged: list
     )
 
 
-def _human_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(n) < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} GiB"  # pragma: no cover
 
 
 # ------------------------------------------------------------------------------------------

@@ -21,11 +21,10 @@ from ..analysis.diff import (
     KernelDiff,
     LineChange,
     diff,
-    format_bytes,
-    format_count,
     short_source,
     signed,
 )
+from ..units import format_bytes, format_count
 
 __all__ = ["render_diff", "run_diff", "parse_metrics", "REGRESSION_EXIT", "DEFAULT_LIMIT"]
 

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .summary import format_bytes
+from ..units import format_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dump.listing import Listing, ListingRow

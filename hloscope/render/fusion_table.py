@@ -13,44 +13,25 @@ from typing import Any, Sequence, TextIO
 
 from ..analysis.fusions import (
     COLUMNS,
-    load_target,
     SOURCE_COLUMNS,
     FusionReport,
     ReportOptionError,
     filter_rows,
     fusion_report,
+    load_target,
     rows_to_csv,
     sort_rows,
     source_rows,
 )
+from ..units import format_bytes, format_count
 
 WIDE = 140  # terminal columns from which the table shows every column
 
 __all__ = ["render_fusions", "render_by_source", "run_fusions", "format_count", "format_bytes"]
 
 
-def format_bytes(n: float | None) -> str:
-    """1536 -> '1.5 KiB'."""
-    if n is None:
-        return "?"
-    value = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(value) < 1024 or unit == "TiB":
-            return f"{int(value)} B" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} TiB"  # pragma: no cover
 
 
-def format_count(n: float | None) -> str:
-    """12_345_678 -> '12.3M'; 0 -> '0'."""
-    if n is None:
-        return "-"
-    value = float(n)
-    for unit in ("", "k", "M", "G", "T"):
-        if abs(value) < 1000 or unit == "T":
-            return f"{int(value)}" if unit == "" else f"{value:.1f}{unit}"
-        value /= 1000
-    return f"{value:.1f}P"  # pragma: no cover
 
 
 def _short_source(source: str) -> str:

@@ -8,20 +8,11 @@ from rich.table import Table
 from rich.text import Text
 
 from ..analysis.summary import ModuleSummary
+from ..units import format_bytes
 
 __all__ = ["render_summary", "format_bytes"]
 
 
-def format_bytes(n: int | None) -> str:
-    """1536 -> '1.5 KiB'; None -> '?' (an unbounded dynamic shape)."""
-    if n is None:
-        return "?"
-    value = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{int(value)} B" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GiB"  # pragma: no cover
 
 
 def _section(title: str) -> Text:
