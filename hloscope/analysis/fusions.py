@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+from ..errors import HloscopeError
 from ..hlo.escapes import c_unescape
 from ..hlo.opcodes import FREE_OPCODES, category_of
 from ..units import format_bytes
@@ -578,7 +579,7 @@ class RowFilter:
         return f"{self.column}{self.op}{self.value}"
 
 
-class ReportOptionError(ValueError):
+class ReportOptionError(HloscopeError, ValueError):
     """A filter or sort column the report cannot apply (a user error, shown as one line)."""
 
 

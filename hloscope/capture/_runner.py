@@ -34,6 +34,8 @@ from pathlib import Path
 from types import FrameType, ModuleType, TracebackType
 from typing import Any
 
+from ..errors import HloscopeError
+
 #: Exit status of a child stopped by the parent's timeout (SIGTERM), like coreutils' timeout.
 TIMEOUT_EXIT = 124
 
@@ -55,7 +57,7 @@ class _Terminated(BaseException):
     """Raised in the script's frame when the parent sends SIGTERM (its timeout)."""
 
 
-class UsageError(Exception):
+class UsageError(HloscopeError):
     """The target is misnamed or lacks example arguments: reported without a traceback."""
 
 

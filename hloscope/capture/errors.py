@@ -10,8 +10,10 @@ from __future__ import annotations
 
 __all__ = ["CaptureError"]
 
+from ..errors import HloscopeError
 
-class CaptureError(Exception):
+
+class CaptureError(HloscopeError):
     """Capturing failed for a reason the user can act on.
 
     ``str(error)`` is one line. ``detail`` optionally holds more (the script's stderr tail, the

@@ -28,6 +28,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from ..errors import HloscopeError
 from ..hlo.opcodes import OPCODES
 
 __all__ = [
@@ -60,7 +61,7 @@ SYMBOL_HOMES: tuple[str, ...] = ("jaxlib._jax", "jaxlib._hlo", "jaxlib.xla_clien
 _STRICT_ENV = "HLOSCOPE_STRICT_JAXLIB"
 
 
-class XlaApiUnavailable(RuntimeError):
+class XlaApiUnavailable(HloscopeError, RuntimeError):
     """A private jaxlib API hloscope needs is not where any known jaxlib version keeps it."""
 
     def __init__(self, symbol: str, jaxlib_version: str | None, searched: Sequence[str], detail: str = "") -> None:
@@ -79,7 +80,7 @@ class XlaApiUnavailable(RuntimeError):
         super().__init__(message)
 
 
-class UnsupportedJaxlib(RuntimeError):
+class UnsupportedJaxlib(HloscopeError, RuntimeError):
     """The installed jaxlib is not a known-good version and strict mode is on."""
 
 
@@ -90,7 +91,7 @@ class JaxlibVersionWarning(UserWarning):
 _LOCATION = re.compile(r"was parsing (\d+):(\d+): error: ([^\n]*)")
 
 
-class XlaParseFailed(RuntimeError):
+class XlaParseFailed(HloscopeError, RuntimeError):
     """XLA's own parser rejected an HLO text.
 
     ``xla_message`` is XLA's message exactly as it gave it (status code, location, caret). When

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 __all__ = ["DumpFormatError"]
 
+from ..errors import ExitStatus, HloscopeError
 
-class DumpFormatError(ValueError):
+
+class DumpFormatError(HloscopeError, ValueError):
     """A dump file that cannot be read as what its name says it is.
 
     Raised only when nothing sensible can be read (a binary file, bytes that are not UTF-8, a
     missing or unreadable file). Text that merely deviates from the expected layout is not an
     error: parsers keep what they understood and list the rest as warnings.
     """
+
+    exit_code = ExitStatus.BAD_INPUT
 
     def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
         self.message = message

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 __all__ = ["HloParseError", "DecodeError"]
 
+from ..errors import ExitStatus, HloscopeError
 
-class HloParseError(ValueError):
+
+class HloParseError(HloscopeError, ValueError):
     """Text that is not valid HLO.
 
     Carries where the problem is (``path``, 1-based ``line`` and ``column``) and the offending
@@ -15,6 +17,8 @@ class HloParseError(ValueError):
           %add.3 = f32[4]{0} add(%x, %y
                           ^
     """
+
+    exit_code = ExitStatus.BAD_INPUT
 
     def __init__(
         self,
@@ -67,13 +71,15 @@ def _rebuild(message, path, line, column, source_line):
     return HloParseError(message, path=path, line=line, column=column, source_line=source_line)
 
 
-class DecodeError(ValueError):
+class DecodeError(HloscopeError, ValueError):
     """A value (shape, attribute, literal...) that does not follow its grammar.
 
     Raised by the small decoders with ``offset``, a 0-based index into the text they were given.
     The parser and the lazy attribute mapping turn it into an :class:`HloParseError` that points
     at the right line and column of the original file.
     """
+
+    exit_code = ExitStatus.BAD_INPUT
 
     def __init__(self, message: str, offset: int = 0) -> None:
         super().__init__(message)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import graphviz
 
+from ..errors import HloscopeError
 from ..hlo.graph import FUSION_SEP, default_center, module_graph, neighbourhood, resolve_computation
 from ..hlo.opcodes import CATEGORIES
 
@@ -93,7 +94,7 @@ _MAX_TOOLTIP_CHARS = 2000
 _EDGE_LABEL_LIMIT = 100
 
 
-class GraphRenderError(Exception):
+class GraphRenderError(HloscopeError):
     """A picture could not be made (unknown name, ``dot`` missing or failing). One line."""
 
 
