@@ -142,19 +142,16 @@ def test_split_errors_point_at_the_problem(text, offset, message):
     assert info.value.offset == offset
 
 
-def test_split_is_fast_on_long_values():
-    # One regex search per bracket/string/comma: a 200 kB backend_config with few tokens
-    # splits in far less than a per-character loop would take.
+def test_split_handles_long_values():
+    # A 200 kB backend_config among 2,000 short attributes; how fast it splits is measured in
+    # benchmarks/bench_small_speeds.py.
     big = '{"data":"' + "x" * 200_000 + '"}'
     text = f"kind=kLoop, calls=%f, backend_config={big}, " + ", ".join(
         f'metadata{i}={{op_name="n{i}"}}' for i in range(2000)
     )
-    start = time.perf_counter()
     got = split_attributes(text)
-    elapsed = time.perf_counter() - start
     assert len(got) == 2003
     assert got[2][1] == big
-    assert elapsed < 0.5
 
 
 # ==========================================================================================
@@ -766,7 +763,7 @@ def test_corpus_every_attribute_decodes(corpus):
                 raw = attrs.raw(name)
                 if name == "metadata":
                     printed = format_metadata(value)
-                elif type(value).__module__ == A.__name__ and hasattr(type(value), "__str__"):
+                elif type(value).__module__.startswith(A.__name__ + ".") and hasattr(type(value), "__str__"):
                     printed = str(value)
                 else:
                     continue

@@ -24,6 +24,10 @@ _BIG = [f for f in _ALL if f.parent.name in ("tf_keras_mobilenet_train", "tf_ker
         and f.name.endswith("cpu_after_optimizations.txt")][:2]
 FILES = _PICK + _BIG
 
+# Damage can turn a known attribute name into an unknown one ('dimensions' -> 'aimensions'):
+# hloscope then warns, on purpose (tests/test_attributes.py checks that with pytest.warns).
+pytestmark = pytest.mark.filterwarnings("ignore::hloscope.hlo.attributes.UnknownAttributeWarning")
+
 
 def touch_everything(modules) -> None:
     """Read every lazily decoded part, as analyses and the CLI would."""

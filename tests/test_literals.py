@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import numpy as np
@@ -561,16 +560,13 @@ def test_format_then_parse_round_trips(data):
     assert_same(parse_literal(format_literal(value, shape), shape), value)
 
 
-def test_megabyte_constant_is_fast():
+def test_megabyte_constant_round_trips():
+    # How long the parse takes is measured in benchmarks/bench_small_speeds.py.
     values = np.random.default_rng(1).standard_normal((500, 1000)).astype(np.float32)
     shape = parse_shape("f32[500,1000]")
     text = format_literal(values, shape)
     assert len(text) > 5_000_000
-    start = time.perf_counter()
-    got = parse_literal(text, shape)
-    elapsed = time.perf_counter() - start
-    assert_same(got, values)
-    assert elapsed < 5.0, f"{elapsed:.2f} s for {len(text) / 1e6:.0f} MB"
+    assert_same(parse_literal(text, shape), values)
 
 
 # ------------------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ class HloParseError(HloscopeError, ValueError):
 
     def one_line(self) -> str:
         """The message on a single line, for CLIs and logs."""
-        return f"{self.location}: error: {self.message}"
+        return f"{self.location}: error: {' '.join(self.message.split())}"
 
     def render(self) -> str:
         text = self.one_line()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from . import _lex
 from .errors import DecodeError
 
 __all__ = ["c_unescape", "c_escape", "quoted_string_at"]
@@ -73,7 +74,7 @@ def c_escape(text: str) -> str:
     return "".join(out)
 
 
-_STRING_RE = re.compile(r'"((?:[^"\\]|\\.)*)"', re.S)
+_STRING_RE = re.compile(_lex.quoted('"', capture=True), re.S)
 
 
 def quoted_string_at(text: str, pos: int) -> tuple[str, int]:

@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _lex
 from .errors import DecodeError
 from .shape import Shape, parse_shape_prefix
 
@@ -182,7 +183,7 @@ def _int_bounds(dtype: np.dtype) -> tuple[int, int]:
 # Lexing helpers
 # ------------------------------------------------------------------------------------------
 
-_COMMENT_RE = re.compile(r"/\*.*?\*/", re.S)
+_COMMENT_RE = re.compile(_lex.BLOCK_COMMENT, re.S)
 # nan(0x7f) -> nan:0x7f plus a space: same length (offsets stay valid) and no parentheses left,
 # so that parentheses only ever delimit complex pairs and tuples.
 _NAN_PAYLOAD_RE = re.compile(r"nan\((0x[0-9a-fA-F]+)\)")
@@ -212,7 +213,7 @@ _INTS_RE = _tokens_re(_INT_TOKEN)
 _FLOATS_RE = _tokens_re(_FLOAT_TOKEN)
 _PREDS_RE = _tokens_re(_PRED_TOKEN)
 _PAIRS_RE = _pairs_re(_FLOAT_TOKEN)
-_WS_COMMENTS_RE = re.compile(r"(?:\s|/\*.*?\*/)*+", re.S)
+_WS_COMMENTS_RE = re.compile(_lex.WS + "+", re.S)  # possessive: never backtracks
 _ELIDED_RE = re.compile(r"\{\s*\.\.\.\s*\}")
 _ARRAY_SHAPE_START_RE = re.compile(r"[a-z][a-z0-9_]*\[")
 _SCALAR_RE = re.compile(r"[^\s,(){}]+(?:\(0x[0-9a-fA-F]+\))?")

@@ -8,17 +8,17 @@ detail stays reachable.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
+# attributes imports only leaf modules (metadata, shape, opcodes), never this one.
+from .attributes import Attributes, read_metadata
 from .errors import DecodeError, HloParseError
-from .opcodes import category_of
+from .metadata import EMPTY_METADATA, Metadata, StackFrame
+from .opcodes import CALLED_COMPUTATION_ATTRS, Category, category_of
 from .shape import Shape, parse_shape
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx
-
-    from .attributes import Attributes
 
 __all__ = [
     "Module",
@@ -30,19 +30,6 @@ __all__ = [
     "CALLED_COMPUTATION_ATTRS",
 ]
 
-# Attributes whose value names one or more computations.
-CALLED_COMPUTATION_ATTRS = (
-    "calls",
-    "to_apply",
-    "condition",
-    "body",
-    "true_computation",
-    "false_computation",
-    "branch_computations",
-    "called_computations",
-    "select",
-    "scatter",
-)
 
 
 class SourceText:
@@ -88,44 +75,6 @@ class SourceText:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class StackFrame:
-    """One Python frame: where an op came from."""
-
-    file: str
-    line: int
-    function: str = ""
-    column: int = 0
-    end_line: int = 0
-    end_column: int = 0
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}"
-        return f"{where} ({self.function})" if self.function else where
-
-
-@dataclass(frozen=True, slots=True)
-class Metadata:
-    """``metadata={...}`` of an instruction (``OpMetadata``)."""
-
-    op_type: str = ""
-    op_name: str = ""
-    source_file: str = ""
-    source_line: int = 0
-    source_end_line: int = 0
-    source_column: int = 0
-    source_end_column: int = 0
-    profile_type: tuple[int, ...] = ()
-    deduplicated_name: str = ""
-    scheduling_name: str = ""
-    stack_frame_id: int = 0
-
-    @property
-    def is_empty(self) -> bool:
-        return not (self.op_type or self.op_name or self.source_file or self.stack_frame_id)
-
-
-EMPTY_METADATA = Metadata()
 
 
 class Instruction:
@@ -232,8 +181,6 @@ class Instruction:
     def attrs(self) -> "Attributes":
         attrs = self._attrs
         if attrs is None:
-            from .attributes import Attributes
-
             attrs = self._attrs = Attributes(self._attr_text, self.opcode, self._attr_error)
         return attrs
 
@@ -275,7 +222,12 @@ class Instruction:
     def metadata(self) -> Metadata:
         md = self._metadata
         if md is None:
-            md = self.attrs.get("metadata") or EMPTY_METADATA
+            # Metadata is what most reports read from every instruction: take the one-pass
+            # reader first, and the attribute mapping (which also reports errors) otherwise.
+            if self._attrs is None:
+                md = read_metadata(self._attr_text)
+            if md is None:
+                md = self.attrs.get("metadata") or EMPTY_METADATA
             self._metadata = md
         return md
 
@@ -294,7 +246,7 @@ class Instruction:
         return called
 
     @property
-    def category(self) -> str:
+    def category(self) -> Category:
         return category_of(self.opcode)
 
     @property
@@ -513,8 +465,6 @@ class Module:
     def header_attrs(self) -> "Attributes":
         """Module attributes (``is_scheduled``, ``entry_computation_layout``...), decoded lazily."""
         if self._header_attrs is None:
-            from .attributes import Attributes
-
             self._header_attrs = Attributes.for_module(self)
         return self._header_attrs
 

@@ -28,8 +28,45 @@ unknown           an opcode this table does not know (a newer XLA); kept, never 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
-__all__ = ["Opcode", "OPCODES", "CATEGORIES", "category_of", "opcode_info", "FREE_OPCODES"]
+__all__ = [
+    "Category",
+    "Opcode",
+    "OPCODES",
+    "CATEGORIES",
+    "category_of",
+    "opcode_info",
+    "FREE_OPCODES",
+    "SINGLE_COMPUTATION_ATTRS",
+    "COMPUTATION_LIST_ATTRS",
+    "CALLED_COMPUTATION_ATTRS",
+    "CALLER_OPCODES",
+]
+
+
+class Category(StrEnum):
+    """The category vocabulary (see the table above).
+
+    A :class:`~enum.StrEnum`: each member *is* its string, so ``category == "elementwise"``,
+    dict keys, JSON and ``f"{category}"`` all behave as the plain strings did before.
+    """
+
+    ELEMENTWISE = "elementwise"
+    REDUCTION = "reduction"
+    LINEAR_ALGEBRA = "linear_algebra"
+    DATA_MOVEMENT = "data_movement"
+    SORT = "sort"
+    CONTROL_FLOW = "control_flow"
+    FUSION = "fusion"
+    COLLECTIVE = "collective"
+    CUSTOM_CALL = "custom_call"
+    SOURCE = "source"
+    RNG = "rng"
+    IO = "io"
+    ASYNC_MEMORY = "async_memory"
+    MISC = "misc"
+    UNKNOWN = "unknown"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +76,7 @@ class Opcode:
     name: str
     enum: str
     arity: int
-    category: str
+    category: Category
 
     @property
     def is_variadic(self) -> bool:
@@ -187,25 +224,13 @@ _ROWS = [
     ("tuple-select", "kTupleSelect", 3, "elementwise"),
 ]
 
-OPCODES: dict[str, Opcode] = {row[0]: Opcode(*row) for row in _ROWS}
+# The rows spell categories as strings (short lines); the table holds the enum members.
+OPCODES: dict[str, Opcode] = {
+    name: Opcode(name, enum, arity, Category(category)) for name, enum, arity, category in _ROWS
+}
 
-CATEGORIES: tuple[str, ...] = (
-    "elementwise",
-    "reduction",
-    "linear_algebra",
-    "data_movement",
-    "sort",
-    "control_flow",
-    "fusion",
-    "collective",
-    "custom_call",
-    "source",
-    "rng",
-    "io",
-    "async_memory",
-    "misc",
-    "unknown",
-)
+#: Every category, in the order reports list them.
+CATEGORIES: tuple[Category, ...] = tuple(Category)
 
 # Ops that produce no kernel of their own: they alias or name existing buffers.
 FREE_OPCODES: frozenset[str] = frozenset(
@@ -214,6 +239,33 @@ FREE_OPCODES: frozenset[str] = frozenset(
 )
 
 _ASYNC_SUFFIXES = ("-start", "-update", "-done")
+
+# --- which opcodes and attributes call computations -----------------------------------------
+# The single table: the model resolves called computations from these attributes, the
+# attribute decoders read their values as computation names, and the parser checks that the
+# names exist for the opcodes that can call.
+
+#: Attributes whose value names one computation (``to_apply=%add``). ``calls`` may also
+#: list several (``calls=%a, %b``).
+SINGLE_COMPUTATION_ATTRS: tuple[str, ...] = (
+    "calls", "to_apply", "condition", "body", "true_computation", "false_computation",
+    "select", "scatter",
+)
+#: Attributes whose value is a list of computations (``branch_computations={%a, %b}``).
+COMPUTATION_LIST_ATTRS: tuple[str, ...] = ("branch_computations", "called_computations")
+#: Every computation-valued attribute, in the order called computations are listed.
+CALLED_COMPUTATION_ATTRS: tuple[str, ...] = (
+    "calls", "to_apply", "condition", "body", "true_computation", "false_computation",
+    "branch_computations", "called_computations", "select", "scatter",
+)
+
+#: Opcodes that can call a computation. Every other opcode of the table never does; an opcode
+#: the table does not know (a newer XLA) is assumed to be able to.
+CALLER_OPCODES: frozenset[str] = frozenset({
+    "fusion", "call", "while", "conditional", "reduce", "reduce-window", "map", "sort", "scatter",
+    "select-and-scatter", "all-reduce", "all-reduce-start", "reduce-scatter", "custom-call",
+    "async-start", "async-update", "async-done", "scan", "collective-reduce",
+})
 
 
 def opcode_info(name: str) -> Opcode:
@@ -227,10 +279,12 @@ def opcode_info(name: str) -> Opcode:
         return found
     for suffix in _ASYNC_SUFFIXES:
         if name.endswith(suffix) and name[: -len(suffix)] in OPCODES:
-            return Opcode(name, "kAsync" + suffix[1:].capitalize(), -1, "control_flow")
-    return Opcode(name, "kUnknown", -1, "unknown")
+            return Opcode(
+                name, "kAsync" + suffix[1:].capitalize(), -1, Category.CONTROL_FLOW
+            )
+    return Opcode(name, "kUnknown", -1, Category.UNKNOWN)
 
 
-def category_of(name: str) -> str:
+def category_of(name: str) -> Category:
     found = OPCODES.get(name)
     return found.category if found is not None else opcode_info(name).category

@@ -20,16 +20,19 @@ import re
 from pathlib import Path
 from typing import Union
 
+from . import _lex
+from ._lex import find_closing, split_top_level
 from .errors import DecodeError, HloParseError
-from .model import CALLED_COMPUTATION_ATTRS, Computation, Instruction, Module, SourceText
-from .opcodes import OPCODES
+from .model import Computation, Instruction, Module, SourceText
+from .opcodes import CALLED_COMPUTATION_ATTRS, CALLER_OPCODES, OPCODES
 from .shape import parse_shape_prefix
 
 __all__ = ["parse", "parse_modules", "Source"]
 
 Source = Union[str, bytes, os.PathLike]
 
-_NAME = r"[A-Za-z_][\w.\-]*"
+# ASCII only, as XLA's lexer (the old `[\w.\-]` let non-ASCII letters in).
+_NAME = _lex.NAME
 
 # name = array-shape opcode(rest            (the common case, > 95% of lines)
 _FAST_INSTR = re.compile(
@@ -44,10 +47,10 @@ _INSTR_START = re.compile(
 _COMP_HEADER = re.compile(r"[ \t]*(ENTRY[ \t]+)?%?(" + _NAME + r")[ \t]*(.*?)[ \t]*\{[ \t]*\r?$")
 _MODULE_HEADER = re.compile(r"[ \t]*HloModule[ \t]+%?(" + _NAME + r")?:?[ \t]*(?:,[ \t]*(.*?))?[ \t]*\r?$")
 _OPCODE = re.compile(r"\s*(" + _NAME + r")\(")
-_WS = re.compile(r"(?:\s|/\*.*?\*/)*", re.S)
-_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_WS = _lex.WS_RE
+_COMMENT = re.compile(_lex.BLOCK_COMMENT, re.S)
 _OPERAND_NAME = re.compile(r"%?(" + _NAME + r")\s*$")
-_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|/\*.*?\*/|[()\[\]{}]|"', re.S)
+_BRACKETS = _lex.BRACKET_TOKENS
 _SECTION_ENTRY = re.compile(r"[ \t]*(\d+)[ \t]+(.*?)\s*$")
 _SUBFIELD = re.compile(r"(\w+)=(-?\d+)")
 _CALLED_ATTR = re.compile(
@@ -119,7 +122,7 @@ def _parse_reflowed(lines: list[str], start: int, end: int, path: str | None) ->
 
 
 _REFLOW_TOKENS = re.compile(
-    r'"(?:[^"\\]|\\.)*"|/\*.*?\*/|//[^\n]*|[{}()\[\]]'
+    _lex.STRING + "|" + _lex.BLOCK_COMMENT + "|" + _lex.LINE_COMMENT + r"|[{}()\[\]]"
     r"|(?:ROOT\s+)?%?" + _NAME + r"\s*=(?=\s*(?:[a-z][a-z0-9_]*\[|\(|" + _NAME + r"\())",
     re.S,
 )
@@ -246,27 +249,6 @@ def _module_chunks(text: str, n_lines: int) -> list[tuple[int, int]]:
             start = line
     chunks.append((start, n_lines))
     return chunks
-
-
-def find_closing(text: str, pos: int) -> int:
-    """Index of the bracket that closes ``text[pos]`` (one of ``([{``), skipping strings/comments.
-
-    Returns -1 when the text ends first. Raises DecodeError on a mismatched bracket.
-    """
-    stack = [_OPEN[text[pos]]]
-    for m in _BRACKETS.finditer(text, pos + 1):
-        tok = m.group()
-        if tok in _OPEN:
-            stack.append(_OPEN[tok])
-        elif tok in ")]}":
-            if tok != stack[-1]:
-                raise DecodeError(f"expected {stack[-1]!r}, found {tok!r}", m.start())
-            stack.pop()
-            if not stack:
-                return m.start()
-        elif tok == '"':
-            return -1  # unterminated string
-    return -1
 
 
 def _balance(text: str) -> int:
@@ -622,7 +604,7 @@ class _ModuleParser:
         if not text.strip():
             return []
         names: list[str] = []
-        for piece, offset in _split_top_level(text):
+        for piece, offset in split_top_level(text):
             if not piece.strip():
                 raise self.error("empty operand", i, col0 + offset + 1)
             m = _OPERAND_NAME.search(piece)
@@ -780,12 +762,8 @@ class _ModuleParser:
 _CALLED_NAMES = re.compile(
     r"(?:^|, )(" + "|".join(CALLED_COMPUTATION_ATTRS) + r")=(\{[^{}]*\}|%?" + _NAME + r"(?:, %" + _NAME + r"(?=,|$))*)"
 )
-# Opcodes that never call a computation (the check below skips them; unknown opcodes are checked).
-_NON_CALLER_OPCODES = frozenset(name for name in OPCODES) - frozenset({
-    "fusion", "call", "while", "conditional", "reduce", "reduce-window", "map", "sort", "scatter",
-    "select-and-scatter", "all-reduce", "all-reduce-start", "reduce-scatter", "custom-call",
-    "async-start", "async-update", "async-done", "scan", "collective-reduce",
-})
+# Opcodes that never call a computation (the check skips them; unknown opcodes are checked).
+_NON_CALLER_OPCODES = frozenset(OPCODES) - CALLER_OPCODES
 _NAME_LIST = re.compile(r"%?(" + _NAME + r")")
 
 
@@ -813,25 +791,6 @@ def _maybe_unbalanced(text: str) -> bool:
         or text.count("(") != text.count(")")
         or text.count("[") != text.count("]")
     ) and _balance(text) != 0
-
-
-def _split_top_level(text: str) -> list[tuple[str, int]]:
-    """Split at commas outside brackets and strings; return (piece, offset) pairs."""
-    pieces = []
-    depth = 0
-    start = 0
-    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|[()\[\]{},]', text):
-        tok = m.group()
-        if tok in "([{":
-            depth += 1
-        elif tok in ")]}":
-            depth -= 1
-        elif tok == ",":
-            if depth == 0:
-                pieces.append((text[start : m.start()], start))
-                start = m.end()
-    pieces.append((text[start:], start))
-    return pieces
 
 
 _ZERO_SUFFIX = re.compile(r"^(.*)\.(-?0\d*)$", re.M)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from . import _lex
 from .dtypes import ElementType, element_type
 from .errors import DecodeError
 
@@ -200,7 +201,7 @@ class Shape:
 
 _ARRAY_RE = re.compile(r"([a-z][a-z0-9_]*)\[([^\]]*)\]")
 _SIMPLE_LAYOUT_RE = re.compile(r"\{(\d+(?:,\d+)*)?\}")
-_WS_RE = re.compile(r"(?:\s|/\*.*?\*/)*", re.S)
+_WS_RE = _lex.WS_RE
 _INT_RE = re.compile(r"-?\d+")
 
 _cache: dict[str, Shape] = {}

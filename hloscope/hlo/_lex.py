@@ -1,0 +1,240 @@
+"""The lexical pieces of HLO text, defined once: names, strings, comments, brackets, lists.
+
+Every reader in :mod:`hloscope.hlo` (the line parser, shapes, literals, attribute values)
+builds its regular expressions from the pattern *strings* here, so a rule such as "what is a
+name" has one definition. Hot paths still compile their own combined expressions (one C-level
+match per line is what keeps parsing fast), but they compose them from these pieces.
+
+The rules follow XLA's ``hlo_lexer.cc``:
+
+* A name (instruction, computation, attribute, identifier) is
+  ``[A-Za-z_][A-Za-z0-9_.-]*``, ASCII only: XLA tests characters with
+  ``absl::ascii_isalnum``, so ``é`` or ``名`` are not name characters (Python's ``\\w``
+  would accept them, which is why it is not used).
+* A string is double-quoted with C backslash escapes (decoded by :mod:`.escapes`).
+* Whitespace may hold ``/* ... */`` comments anywhere; ``//`` comments run to the end of
+  the line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TypeVar
+
+from .errors import DecodeError
+
+__all__ = [
+    "NAME",
+    "NAME_RE",
+    "quoted",
+    "STRING",
+    "STRING_RE",
+    "SINGLE_QUOTED",
+    "BLOCK_COMMENT",
+    "LINE_COMMENT",
+    "WS",
+    "WS_RE",
+    "skip_ws",
+    "string_at",
+    "BRACKET_TOKENS",
+    "VALUE_TOKENS",
+    "find_closing",
+    "split_top_level",
+    "Cursor",
+]
+
+T = TypeVar("T")
+
+# --- pattern strings (compose these; compile with re.S where a comment may span lines) ----
+
+#: An HLO name or identifier (ASCII only, as XLA's ``IsIdentifierChar``).
+NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+
+
+def quoted(quote: str = '"', newline: bool = True, capture: bool = False) -> str:
+    """The pattern of a ``quote``-delimited string with backslash escapes.
+
+    Written "unrolled" and possessive (``"[^"\\\\]*+(?:\\\\.[^"\\\\]*+)*+"``) so the regex
+    engine runs through the plain characters and never backtracks into them. With ``newline=False`` a raw line break ends the
+    match, which line-based scanners use so that an unterminated string cannot swallow the
+    rest of the file. With ``capture`` the body (between the quotes, still escaped) is a
+    group. Compile with ``re.S`` so an escaped line break is one escape.
+    """
+    plain = "[^" + quote + r"\\" + ("" if newline else r"\n") + "]*+"
+    body = plain + r"(?:\\." + plain + ")*+"
+    return quote + ("(" + body + ")" if capture else body) + quote
+
+
+#: A double-quoted string (what XLA's ``LexString`` reads).
+STRING = quoted('"')
+#: A single-quoted string (mesh axis names, and what the attribute splitter skips over).
+SINGLE_QUOTED = quoted("'")
+BLOCK_COMMENT = r"/\*.*?\*/"
+LINE_COMMENT = r"//[^\n]*"
+#: Whitespace and ``/* */`` comments, possibly none.
+WS = r"(?:\s+|" + BLOCK_COMMENT + r")*"
+
+NAME_RE = re.compile(NAME)
+STRING_RE = re.compile(STRING, re.S)
+WS_RE = re.compile(WS, re.S)
+
+_skip = WS_RE.match
+
+
+def skip_ws(text: str, pos: int) -> int:
+    """Index of the first character at or after ``pos`` that is not whitespace or a comment."""
+    return _skip(text, pos).end()
+
+
+def string_at(text: str, pos: int) -> tuple[str, int] | None:
+    """The body (still escaped) and end index of the double-quoted string at ``text[pos]``."""
+    m = STRING_RE.match(text, pos)
+    if m is None:
+        return None
+    return text[pos + 1 : m.end() - 1], m.end()
+
+
+# --- brackets -----------------------------------------------------------------------------
+
+#: Tokens for bracket matching in instruction text: strings and ``/* */`` comments are jumped
+#: over whole; a lone ``"`` only matches when a string is unterminated (on its line).
+BRACKET_TOKENS = re.compile(
+    quoted('"', newline=False) + "|" + BLOCK_COMMENT + r'|[()\[\]{}]|"', re.S
+)
+#: Tokens for bracket matching inside attribute values, which may also hold single-quoted
+#: strings (mesh axes) and ``//`` comments.
+VALUE_TOKENS = re.compile(
+    STRING + "|" + SINGLE_QUOTED + "|" + BLOCK_COMMENT + "|" + LINE_COMMENT
+    + r"""|[()\[\]{}"']""",
+    re.S,
+)
+_CLOSER = {"(": ")", "[": "]", "{": "}"}
+
+
+def find_closing(text: str, pos: int, tokens: re.Pattern = BRACKET_TOKENS) -> int:
+    """Index of the bracket that closes the one at ``text[pos]`` (one of ``([{``).
+
+    Strings and comments (as ``tokens`` defines them) are skipped, so ``{"}"}`` is one group.
+    Returns -1 when the text ends first, or a string in it is unterminated. Raises
+    :class:`DecodeError` at a closer of the wrong kind (``{ ... )``).
+    """
+    stack = [_CLOSER[text[pos]]]
+    for m in tokens.finditer(text, pos + 1):
+        tok = m.group()
+        if len(tok) != 1:
+            continue  # a whole string or comment
+        if tok in _CLOSER:
+            stack.append(_CLOSER[tok])
+        elif tok in ")]}":
+            if tok != stack[-1]:
+                raise DecodeError(f"expected {stack[-1]!r}, found {tok!r}", m.start())
+            stack.pop()
+            if not stack:
+                return m.start()
+        else:
+            return -1  # a lone quote: an unterminated string
+    return -1
+
+
+_LIST_TOKENS = re.compile(STRING + r"|[()\[\]{},]", re.S)
+
+
+def split_top_level(text: str) -> list[tuple[str, int]]:
+    """Split ``text`` at commas outside brackets and strings: ``[(piece, offset), ...]``.
+
+    ``"a, f(b, c), {d, e}"`` gives three pieces. Pieces keep their spaces; there is always at
+    least one piece (``""`` gives ``[("", 0)]``), so callers can report empty items.
+    """
+    pieces = []
+    depth = 0
+    start = 0
+    for m in _LIST_TOKENS.finditer(text):
+        tok = m.group()
+        if tok in "([{":
+            depth += 1
+        elif tok in ")]}":
+            depth -= 1
+        elif tok == "," and depth == 0:
+            pieces.append((text[start : m.start()], start))
+            start = m.end()
+    pieces.append((text[start:], start))
+    return pieces
+
+
+# --- a cursor for small value grammars ------------------------------------------------------
+
+_PERCENT_NAME = re.compile("%?(" + NAME + ")")
+
+
+class Cursor:
+    """Reads one piece of text left to right, skipping whitespace and comments between tokens.
+
+    Errors are :class:`DecodeError` carrying the offset into ``text``, so the caller can point
+    at the exact column. Grammars built on it stay a few lines each; :meth:`comma_list` is the
+    one place that knows how ``{ item, item }`` lists are written.
+    """
+
+    __slots__ = ("text", "pos")
+
+    def __init__(self, text: str, pos: int = 0) -> None:
+        self.text = text
+        self.pos = pos
+
+    def skip(self) -> int:
+        self.pos = _skip(self.text, self.pos).end()
+        return self.pos
+
+    def peek(self) -> str:
+        pos = self.skip()
+        return self.text[pos] if pos < len(self.text) else ""
+
+    def at(self, token: str) -> bool:
+        return self.text.startswith(token, self.skip())
+
+    def accept(self, token: str) -> bool:
+        if self.text.startswith(token, self.skip()):
+            self.pos += len(token)
+            return True
+        return False
+
+    def expect(self, token: str) -> None:
+        if not self.accept(token):
+            raise self.error(f"expected {token!r}")
+
+    def error(self, message: str) -> DecodeError:
+        pos = self.skip()
+        if pos >= len(self.text):
+            return DecodeError(f"{message}, found end of text", pos)
+        return DecodeError(f"{message}, found {self.text[pos:pos + 12]!r}", pos)
+
+    def match(self, regex: re.Pattern, what: str) -> re.Match:
+        """Match ``regex`` at the next token and move past it (``what`` names it in errors)."""
+        m = regex.match(self.text, self.skip())
+        if m is None:
+            raise self.error(f"expected {what}")
+        self.pos = m.end()
+        return m
+
+    def ident(self) -> str:
+        return self.match(NAME_RE, "an identifier").group()
+
+    def name(self) -> str:
+        """A computation or instruction name, with or without ``%`` (returned without)."""
+        return self.match(_PERCENT_NAME, "a name").group(1)
+
+    def comma_list(self, open_: str, close: str, item: Callable[[], T]) -> list[T]:
+        """Read ``open_ item, item, ... close`` (possibly empty), calling ``item`` for each."""
+        self.expect(open_)
+        out: list[T] = []
+        if self.accept(close):
+            return out
+        while True:
+            out.append(item())
+            if not self.accept(","):
+                self.expect(close)
+                return out
+
+    def done(self) -> None:
+        if self.skip() != len(self.text):
+            raise self.error("unexpected text")

@@ -1,0 +1,298 @@
+"""Windows and index ranges: ``window=``, convolution ``dim_labels=``, ``padding=``, ``slice=``.
+
+These are the attributes cost models read on every convolution, reduce-window, pad and slice,
+so the flat forms are read with one regular expression each.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .. import _lex
+from ..errors import DecodeError
+from ._grammar import ValueCursor, parse_or_raise
+
+__all__ = [
+    "WindowDimension",
+    "Window",
+    "ConvDimLabels",
+    "PaddingDimension",
+    "PaddingConfig",
+    "SliceRange",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class WindowDimension:
+    """One dimension of a ``window={...}`` (XLA's ``WindowDimension`` proto).
+
+    ``base_dilation`` is written ``lhs_dilate`` and ``window_dilation`` is ``rhs_dilate``.
+    """
+
+    size: int
+    stride: int = 1
+    padding_low: int = 0
+    padding_high: int = 0
+    window_dilation: int = 1
+    base_dilation: int = 1
+    window_reversal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A convolution / reduce-window window: ``{size=3x3 stride=2x2 pad=0_1x0_1}``.
+
+    Fields left out of the text take their defaults (stride 1, no padding, no dilation).
+    """
+
+    dimensions: tuple[WindowDimension, ...] = ()
+
+    @property
+    def size(self) -> tuple[int, ...]:
+        return tuple(d.size for d in self.dimensions)
+
+    @property
+    def stride(self) -> tuple[int, ...]:
+        return tuple(d.stride for d in self.dimensions)
+
+    @property
+    def padding(self) -> tuple[tuple[int, int], ...]:
+        return tuple((d.padding_low, d.padding_high) for d in self.dimensions)
+
+    @property
+    def lhs_dilate(self) -> tuple[int, ...]:
+        return tuple(d.base_dilation for d in self.dimensions)
+
+    @property
+    def rhs_dilate(self) -> tuple[int, ...]:
+        return tuple(d.window_dilation for d in self.dimensions)
+
+    @property
+    def rhs_reversal(self) -> tuple[bool, ...]:
+        return tuple(d.window_reversal for d in self.dimensions)
+
+    def __len__(self) -> int:
+        return len(self.dimensions)
+
+    def __str__(self) -> str:
+        # Same rule as window_util::ToString: a field is printed when any dimension differs
+        # from its default.
+        dims = self.dimensions
+        if not dims:
+            return "{}"
+        parts = ["size=" + "x".join(str(d.size) for d in dims)]
+        if any(d.stride != 1 for d in dims):
+            parts.append("stride=" + "x".join(str(d.stride) for d in dims))
+        if any(d.padding_low or d.padding_high for d in dims):
+            parts.append("pad=" + "x".join(f"{d.padding_low}_{d.padding_high}" for d in dims))
+        if any(d.base_dilation != 1 for d in dims):
+            parts.append("lhs_dilate=" + "x".join(str(d.base_dilation) for d in dims))
+        if any(d.window_dilation != 1 for d in dims):
+            parts.append("rhs_dilate=" + "x".join(str(d.window_dilation) for d in dims))
+        if any(d.window_reversal for d in dims):
+            parts.append("rhs_reversal=" + "x".join(str(int(d.window_reversal)) for d in dims))
+        return "{" + " ".join(parts) + "}"
+
+
+@dataclass(frozen=True, slots=True)
+class ConvDimLabels:
+    """``dim_labels=b01f_01io->b01f``: which dimension of each convolution operand is what.
+
+    Each label string has one character per dimension, in dimension order: ``b`` batch,
+    ``f`` feature, ``i``/``o`` kernel input/output feature, digits the spatial dimensions in
+    order, ``?`` an unused dimension. ``input_spatial_dimensions[k]`` is the position of the
+    digit ``k`` in ``input``.
+    """
+
+    input: str
+    kernel: str
+    output: str
+
+    @property
+    def num_spatial_dimensions(self) -> int:
+        return sum(ch.isdigit() for ch in self.input)
+
+    def _spatial(self, labels: str) -> tuple[int, ...]:
+        return tuple(labels.index(str(k)) for k in range(self.num_spatial_dimensions))
+
+    @property
+    def input_batch_dimension(self) -> int:
+        return self.input.index("b")
+
+    @property
+    def input_feature_dimension(self) -> int:
+        return self.input.index("f")
+
+    @property
+    def input_spatial_dimensions(self) -> tuple[int, ...]:
+        return self._spatial(self.input)
+
+    @property
+    def kernel_input_feature_dimension(self) -> int:
+        return self.kernel.index("i")
+
+    @property
+    def kernel_output_feature_dimension(self) -> int:
+        return self.kernel.index("o")
+
+    @property
+    def kernel_spatial_dimensions(self) -> tuple[int, ...]:
+        return self._spatial(self.kernel)
+
+    @property
+    def output_batch_dimension(self) -> int:
+        return self.output.index("b")
+
+    @property
+    def output_feature_dimension(self) -> int:
+        return self.output.index("f")
+
+    @property
+    def output_spatial_dimensions(self) -> tuple[int, ...]:
+        return self._spatial(self.output)
+
+    def __str__(self) -> str:
+        return f"{self.input}_{self.kernel}->{self.output}"
+
+
+@dataclass(frozen=True, slots=True)
+class PaddingDimension:
+    """Padding of one dimension of ``pad``: ``lo`` and ``hi`` edges (negative crops) and interior."""
+
+    lo: int
+    hi: int
+    interior: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PaddingConfig:
+    """``padding=0_0x1_1`` (or ``lo_hi_interior`` per dimension): the config of a ``pad``."""
+
+    dimensions: tuple[PaddingDimension, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.dimensions)
+
+    def __str__(self) -> str:
+        if any(d.interior for d in self.dimensions):
+            return "x".join(f"{d.lo}_{d.hi}_{d.interior}" for d in self.dimensions)
+        return "x".join(f"{d.lo}_{d.hi}" for d in self.dimensions)
+
+
+@dataclass(frozen=True, slots=True)
+class SliceRange:
+    """One ``[start:limit:stride]`` of a ``slice={...}``."""
+
+    start: int
+    limit: int
+    stride: int = 1
+
+    def __str__(self) -> str:
+        if self.stride != 1:
+            return f"[{self.start}:{self.limit}:{self.stride}]"
+        return f"[{self.start}:{self.limit}]"
+
+
+# --- decoders -----------------------------------------------------------------------------
+
+_WINDOW_ITEM = re.compile(r"(?:\s|,)*([a-z_]+)=(-?\d+(?:_-?\d+)*(?:x-?\d+(?:_-?\d+)*)*)(?=[\s,}])")
+_WINDOW_FIELDS = ("size", "stride", "pad", "lhs_dilate", "rhs_dilate", "rhs_reversal")
+
+
+def decode_window(raw: str, opcode: str | None) -> Window:
+    if not raw.startswith("{"):
+        raise DecodeError("expected '{' to start a window", 0)
+    fields: dict[str, tuple[str, int]] = {}
+    pos = 1
+    while True:
+        pos = _lex.skip_ws(raw, pos)
+        if raw.startswith("}", pos):
+            break
+        m = _WINDOW_ITEM.match(raw, pos)
+        if m is None:
+            raise DecodeError(f"bad window field {raw[pos:pos + 16]!r}", pos)
+        key = m.group(1)
+        if key not in _WINDOW_FIELDS:
+            raise DecodeError(f"unknown window field {key!r}", m.start(1))
+        if key in fields:
+            raise DecodeError(f"window field {key!r} given twice", m.start(1))
+        fields[key] = (m.group(2), m.start(2))
+        pos = m.end()
+    if _lex.skip_ws(raw, pos + 1) != len(raw):
+        raise DecodeError("unexpected text after window", pos + 1)
+    if not fields:
+        return Window(())
+    if "size" not in fields:
+        raise DecodeError("window needs size=", 0)
+    columns: dict[str, list] = {}
+    rank = None
+    for key, (value, at) in fields.items():
+        items = value.split("x")
+        if rank is None:
+            rank = len(items)
+        elif len(items) != rank:
+            raise DecodeError(f"window {key} has {len(items)} dimensions, expected {rank}", at)
+        if key == "pad":
+            pairs = []
+            for item in items:
+                lo_hi = item.split("_")
+                if len(lo_hi) != 2:
+                    raise DecodeError(f"bad window padding {item!r} (expected lo_hi)", at)
+                pairs.append((int(lo_hi[0]), int(lo_hi[1])))
+            columns[key] = pairs
+        else:
+            if "_" in value:
+                raise DecodeError(f"bad window {key} {value!r}", at)
+            columns[key] = [int(x) for x in items]
+    n = rank or 0
+    size = columns["size"]
+    stride = columns.get("stride", [1] * n)
+    pad = columns.get("pad", [(0, 0)] * n)
+    lhs = columns.get("lhs_dilate", [1] * n)
+    rhs = columns.get("rhs_dilate", [1] * n)
+    rev = columns.get("rhs_reversal", [0] * n)
+    return Window(
+        tuple(
+            WindowDimension(size[i], stride[i], pad[i][0], pad[i][1], rhs[i], lhs[i], bool(rev[i]))
+            for i in range(n)
+        )
+    )
+
+
+_DIM_LABELS_RE = re.compile(r"([0-9bf?]{2,})_([0-9io?]{2,})->([0-9bf?]{2,})")
+
+
+def decode_dim_labels(raw: str, opcode: str | None) -> ConvDimLabels:
+    m = _DIM_LABELS_RE.fullmatch(raw)
+    if m is None:
+        raise DecodeError(f"expected dim labels like b01f_01io->b01f, found {raw[:24]!r}", 0)
+    return ConvDimLabels(*m.groups())
+
+
+_PAD_RE = re.compile(r"-?\d+_-?\d+(?:_-?\d+)?(?:x-?\d+_-?\d+(?:_-?\d+)?)*")
+
+
+def decode_padding(raw: str, opcode: str | None) -> PaddingConfig:
+    if _PAD_RE.fullmatch(raw) is None:
+        raise DecodeError(f"expected padding like 0_0x1_1, found {raw[:24]!r}", 0)
+    dims = []
+    for item in raw.split("x"):
+        parts = [int(p) for p in item.split("_")]
+        dims.append(PaddingDimension(*parts))
+    return PaddingConfig(tuple(dims))
+
+
+_SLICE_ITEM = re.compile(r"\[\s*(-?\d+)\s*:\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?\]")
+
+
+def decode_slice(raw: str, opcode: str | None) -> tuple[SliceRange, ...]:
+    def parse(c: ValueCursor) -> tuple[SliceRange, ...]:
+        def one() -> SliceRange:
+            m = c.match(_SLICE_ITEM, "[start:limit] or [start:limit:stride]")
+            start, limit, stride = m.groups()
+            return SliceRange(int(start), int(limit), int(stride) if stride else 1)
+
+        return tuple(c.comma_list("{", "}", one))
+
+    return parse_or_raise(parse, raw)
