@@ -21,15 +21,22 @@ from hloscope.analysis.cost import kernel_computations, module_cost
 from hloscope.analysis.fusions import (
     COLUMNS,
     SOURCE_COLUMNS,
+    UNKNOWN_SOURCE,
     by_source,
-    filter_rows,
     fusion_report,
     fusions,
-    parse_filter,
-    sort_rows,
+    op_source,
     source_rows,
 )
 from hloscope.cli import cli
+from hloscope.render.diff_text import short_signature
+from hloscope.render.rows import (
+    filter_rows,
+    parse_filter,
+    sort_rows,
+    summary_notes,
+    summary_to_dict,
+)
 
 HANDMADE = """\
 HloModule handmade, is_scheduled=true
@@ -230,7 +237,10 @@ def test_summary_of_a_hand_checked_module(handmade: hloscope.Module) -> None:
     # The negate between two kernels is a memory round trip; the loop counter's add is not.
     assert s.unfused_elementwise == ["neg"]
     assert s.unfused_elementwise_bytes == 1024
-    assert any("round trip" in note for note in s.notes)
+    # The words are render's: computed from the summary's numbers.
+    notes = summary_notes(s)
+    assert len(notes) == 1 and "round trip" in notes[0] and "1.0 KiB in all" in notes[0]
+    assert summary_to_dict(s) == {**s.to_dict(), "notes": notes}
     assert (s.flops, s.transcendentals) == (8466, 128)
     # XLA also counts the tuples' pointer tables (16 + 24 + 16 bytes) that no kernel moves.
     assert s.xla_bytes_accessed - s.bytes == 56
@@ -241,7 +251,9 @@ def test_signature_orders_by_frequency() -> None:
     from hloscope.analysis.fusions import _signature
 
     assert _signature(["multiply", "add", "multiply", "exponential", "add", "multiply"], "add") == "multiply+add+exponential"
-    assert _signature(["a", "b", "c", "d", "e"], "e") == "a+b+c+d+…"
+    # Every opcode: the data stays whole, renderers shorten it (short_signature).
+    assert _signature(["a", "b", "c", "d", "e"], "e") == "a+b+c+d+e"
+    assert short_signature("a+b+c+d+e") == "a+b+c+d+…" and short_signature("a+b") == "a+b"
     assert _signature(["bitcast", "constant"], "bitcast") == "bitcast"
 
 
@@ -263,27 +275,45 @@ def test_by_source(handmade: hloscope.Module) -> None:
 def test_fusions_dataframe(tmp_path: Path, handmade: hloscope.Module) -> None:
     path = tmp_path / "m.hlo"
     path.write_text(HANDMADE)
-    for target in (handmade, path, str(path)):
-        frame = fusions(target)
+    names = ["dot_fusion", "tanh_fusion", "neg", "lt", "next", "scaled"]
+    # The analysis takes modules; hloscope.fusions resolves a path (a TARGET) first.
+    for frame in (fusions(handmade), fusions([handmade]), hloscope.fusions(path)):
         assert list(frame.columns) == list(COLUMNS)
-        assert frame["name"].tolist() == ["dot_fusion", "tanh_fusion", "neg", "lt", "next", "scaled"]
+        assert frame["name"].tolist() == names
         assert frame.attrs["summary"]["kernel_count"] == 6
-    with pytest.raises(TypeError):
+    assert fusions([handmade, handmade])["name"].tolist() == names * 2
+    for value in (path, str(path)):
+        with pytest.raises(TypeError, match="not a path"):
+            fusions(value)
+        with pytest.raises(TypeError, match="hloscope.parse"):
+            fusion_report(value)
+    with pytest.raises(TypeError, match="not a int"):
         fusions(42)
 
 
 def test_sources_agree_with_the_model(oracle: list[dict]) -> None:
-    # The report reads metadata with a fast path; it must say what Instruction.stack says.
-    from hloscope.analysis.fusions import _frame_text, _op_info
-
+    # The report words each stack frame once; it must say what Instruction.stack says.
     for name in ("jax_transformer_train", "flax_cnn_train", "tf_keras_resnet50"):
         line = max((d for d in optimized_oracle_lines(oracle) if d["file"].startswith(name)),
                    key=lambda d: d["n_instructions"])
         (module,) = parsed(oracle_path(line))
-        for inst in module.instructions():
-            info = _op_info(inst)
-            assert info.op_name == inst.metadata.op_name
-            assert info.where == _frame_text(inst.stack)
+        report = fusion_report(module)
+        insts = {(c.name, i.name): i for c in kernel_computations(module) for i in c.instructions}
+        at = 0
+        for kernel in report.kernels:
+            inst = insts[(kernel.computation, kernel.name)]
+            fused = inst.fused_computation
+            if fused is not None:
+                members = [i for i in fused.instructions if i.opcode != "parameter"]
+            else:
+                members = [inst]
+            rows = report.op_sources[at : at + len(members)]
+            at += len(members)
+            assert [r[0] for r in rows] == [op_source(m) or UNKNOWN_SOURCE for m in members]
+            root_name = fused.root.metadata.op_name if fused is not None else ""
+            assert kernel.op_name == (inst.metadata.op_name or root_name)
+        assert at == len(report.op_sources)
+        assert any(r[0] != UNKNOWN_SOURCE for r in report.op_sources)
 
 
 # ------------------------------------------------------------------------------------------

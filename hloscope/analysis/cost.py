@@ -55,11 +55,11 @@ Differences from XLA (documented and tested):
 
 from __future__ import annotations
 
-import re
 import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Literal
+from typing import TYPE_CHECKING, Callable, Iterable, Literal
 
+from ..hlo.attributes import WindowDimension
 from ..hlo.opcodes import category_of
 from ..hlo.shape import Shape
 
@@ -72,6 +72,7 @@ __all__ = [
     "ModuleCost",
     "module_cost",
     "instruction_cost",
+    "instruction_costs",
     "computation_cost",
     "shape_size",
     "TRANSCENDENTAL_OPCODES",
@@ -328,75 +329,22 @@ def _elements_of(inst: "Instruction") -> int:
 
 
 # ------------------------------------------------------------------------------------------
-# Attribute text (read raw: only the few attributes a cost needs, decoded here and cached)
+# Attributes (typed values from the model, decoded once per instruction by hloscope.hlo)
 # ------------------------------------------------------------------------------------------
 
-
-def _attr(inst: "Instruction", name: str) -> str | None:
-    """The raw text of attribute ``name`` (without surrounding braces), or ``None``."""
-    attrs = inst.attrs
-    if name not in attrs:
-        return None
-    raw = attrs.raw(name)
-    if raw is None:
-        return None
-    raw = raw.strip()
-    if raw.startswith("{") and raw.endswith("}"):
-        raw = raw[1:-1].strip()
-    return raw
+# A convolution or reduce-window without a window reads one position per output element.
+_NO_WINDOW: tuple[WindowDimension, ...] = (WindowDimension(size=1),)
 
 
-def _int_list(text: str | None) -> list[int]:
-    if not text:
-        return []
-    return [int(x) for x in re.findall(r"-?\d+", text)]
+def _window(inst: "Instruction") -> tuple[WindowDimension, ...]:
+    """The dimensions of ``window={...}`` (``()`` when the attribute is absent)."""
+    window = inst.attrs.get("window")
+    return window.dimensions if window is not None else ()
 
 
-@dataclass(frozen=True, slots=True)
-class _WindowDim:
-    size: int = 1
-    stride: int = 1
-    pad_low: int = 0
-    pad_high: int = 0
-    lhs_dilate: int = 1
-    rhs_dilate: int = 1
-
-
-_window_cache: dict[str, tuple[_WindowDim, ...]] = {}
-
-
-def _window(text: str | None) -> tuple[_WindowDim, ...]:
-    """Decode ``size=3x3 stride=2x2 pad=0_1x0_1 lhs_dilate=1x1 rhs_dilate=1x1``."""
-    if not text:
-        return ()
-    cached = _window_cache.get(text)
-    if cached is not None:
-        return cached
-    fields: dict[str, list[str]] = {}
-    for part in text.split():
-        key, _, value = part.partition("=")
-        fields[key] = value.split("x") if value else []
-    sizes = [int(v) for v in fields.get("size", [])]
-    n = len(sizes)
-
-    def ints(key: str, default: int) -> list[int]:
-        values = fields.get(key)
-        return [int(v) for v in values] if values else [default] * n
-
-    strides = ints("stride", 1)
-    lhs = ints("lhs_dilate", 1)
-    rhs = ints("rhs_dilate", 1)
-    pads = fields.get("pad")
-    lows, highs = [0] * n, [0] * n
-    if pads:
-        for i, p in enumerate(pads):
-            low, _, high = p.partition("_")
-            lows[i], highs[i] = int(low), int(high)
-    dims = tuple(
-        _WindowDim(sizes[i], strides[i], lows[i], highs[i], lhs[i], rhs[i]) for i in range(n)
-    )
-    _window_cache[text] = dims
-    return dims
+def _ints(inst: "Instruction", name: str) -> tuple[int, ...]:
+    """An int-list attribute (``dimensions={1,0}``); ``()`` when absent."""
+    return inst.attrs.get(name) or ()
 
 
 def _prod(values: Iterable[int]) -> int:
@@ -628,8 +576,7 @@ class _Analysis:
 
     # --- custom calls ---------------------------------------------------------------------
     def _custom_call(self, inst: "Instruction") -> Cost:
-        target = _attr(inst, "custom_call_target") or ""
-        target = target.strip('"')
+        target = inst.attrs.get("custom_call_target", "")
         if self.custom_calls == "xla":
             return Cost(-1, 0, 0, -1, -1, f"custom-call {target}: cost unknown to XLA (-1)")
         return self._default(
@@ -669,20 +616,24 @@ def _leaf_indices(shape: Shape, prefix: tuple[int, ...] = ()) -> list[tuple[int,
 
 
 def _tuple_index(inst: "Instruction") -> int:
-    values = _int_list(_attr(inst, "index"))
-    return values[0] if values else -1
-
-
-_TRIP_RE = re.compile(r'"known_trip_count"\s*:\s*\{\s*"n"\s*:\s*"?(\d+)')
+    return inst.attrs.get("index", -1)
 
 
 def known_trip_count(inst: "Instruction") -> int | None:
-    """The ``known_trip_count`` XLA recorded in a while loop's backend config, if any."""
-    raw = _attr(inst, "backend_config")
-    if not raw:
+    """The ``known_trip_count`` XLA recorded in a while loop's backend config, if any.
+
+    XLA writes ``backend_config={"known_trip_count":{"n":"3"}}`` (a proto int64, hence the
+    string); the model decodes backend configs that are JSON objects to dicts.
+    """
+    config = inst.attrs.get("backend_config")
+    if not isinstance(config, dict):
         return None
-    m = _TRIP_RE.search(raw if raw.startswith("{") else "{" + raw + "}")
-    return int(m.group(1)) if m else None
+    trip = config.get("known_trip_count")
+    n = trip.get("n") if isinstance(trip, dict) else None
+    try:
+        return int(n) if n is not None else None
+    except (TypeError, ValueError):  # not a count: treat the loop as unknown
+        return None
 
 
 # --- per-opcode rules ---------------------------------------------------------------------
@@ -690,16 +641,16 @@ def known_trip_count(inst: "Instruction") -> int | None:
 
 def _dot(a: _Analysis, inst: "Instruction") -> Cost:
     lhs = inst.operands[0].shape
-    width = _prod(lhs.dims[d] or 0 for d in _int_list(_attr(inst, "lhs_contracting_dims")))
+    width = _prod(lhs.dims[d] or 0 for d in _ints(inst, "lhs_contracting_dims"))
     return a._default(inst, flops=FMA_FLOPS * _elements_of(inst) * width)
 
 
 def _ragged_dot(a: _Analysis, inst: "Instruction") -> Cost:
     lhs = inst.operands[0].shape
-    width = _prod(lhs.dims[d] or 0 for d in _int_list(_attr(inst, "lhs_contracting_dims")))
+    width = _prod(lhs.dims[d] or 0 for d in _ints(inst, "lhs_contracting_dims"))
     dims = list(inst.shape.dims)
     # XLA deletes dimension i of the result for each of the rhs group dimensions.
-    for i in range(len(_int_list(_attr(inst, "rhs_group_dims")))):
+    for i in range(len(_ints(inst, "rhs_group_dims"))):
         if i < len(dims):
             del dims[i]
     out = _prod(d or 0 for d in dims)
@@ -710,76 +661,77 @@ def _convolution(a: _Analysis, inst: "Instruction") -> Cost:
     return a._default(inst, flops=convolution_flops(inst))
 
 
-def _dim_labels(text: str) -> tuple[str, str, str]:
-    lhs, _, rest = text.partition("_")
-    rhs, _, out = rest.partition("->")
-    return lhs, rhs, out
-
-
 def convolution_flops(inst: "Instruction") -> int:
     """XLA's ``GetConvolutionFlops``: 2 FLOPs per multiply-add over valid window positions."""
-    lhs_shape = inst.operands[0].shape
-    rhs_shape = inst.operands[1].shape
-    out_shape = inst.shape
-    labels = _attr(inst, "dim_labels") or ""
-    lhs_l, rhs_l, out_l = _dim_labels(labels)
-    if not (lhs_l and rhs_l and out_l):
+    labels = inst.attrs.get("dim_labels")
+    if labels is None:
         return 0
-    input_feature = lhs_shape.dims[lhs_l.index("f")] or 0
-    output_feature = out_shape.dims[out_l.index("f")] or 0
-    batch = lhs_shape.dims[lhs_l.index("b")] or 0
-    window = _window(_attr(inst, "window"))
-    spatial = [ch for ch in lhs_l if ch.isdigit()]
-    if not window or not spatial:
-        window = (_WindowDim(),)
-        kernel_limits, output_limits, input_limits = [1], [1], [1]
+    lhs_dims = inst.operands[0].shape.dims
+    rhs_dims = inst.operands[1].shape.dims
+    out_dims = inst.shape.dims
+    input_feature = lhs_dims[labels.input_feature_dimension] or 0
+    output_feature = out_dims[labels.output_feature_dimension] or 0
+    batch = lhs_dims[labels.input_batch_dimension] or 0
+    window = _window(inst)
+    if not window or not labels.num_spatial_dimensions:
+        window, limits = _NO_WINDOW, [(1, 1, 1)]
     else:
-        kernel_limits = [rhs_shape.dims[rhs_l.index(str(k))] or 0 for k in range(len(window))]
-        output_limits = [out_shape.dims[out_l.index(str(k))] or 0 for k in range(len(window))]
-        input_limits = [lhs_shape.dims[lhs_l.index(str(k))] or 0 for k in range(len(window))]
+        # (input, kernel, output) extent of each spatial dimension, in window order.
+        spatial = zip(
+            labels.input_spatial_dimensions,
+            labels.kernel_spatial_dimensions,
+            labels.output_spatial_dimensions,
+        )
+        limits = [(lhs_dims[i] or 0, rhs_dims[k] or 0, out_dims[o] or 0) for i, k, o in spatial]
     positions = 1
-    for k, w in enumerate(window):
-        positions *= _valid_positions(w, input_limits[k], kernel_limits[k], output_limits[k])
-    feature_groups = int(_attr(inst, "feature_group_count") or 1)
-    batch_groups = int(_attr(inst, "batch_group_count") or 1)
+    for w, (input_limit, kernel_limit, output_limit) in zip(window, limits):
+        positions *= _valid_positions(w, input_limit, kernel_limit, output_limit)
+    feature_groups = inst.attrs.get("feature_group_count", 1)
+    batch_groups = inst.attrs.get("batch_group_count", 1)
     fma = (input_feature // feature_groups) * output_feature * (batch // batch_groups) * positions
     return fma * FMA_FLOPS
 
 
-def _valid_positions(w: _WindowDim, input_limit: int, kernel_limit: int, output_limit: int) -> int:
-    """How many (kernel, output) position pairs of one spatial dimension read real input."""
+def _valid_positions(
+    w: WindowDimension, input_limit: int, kernel_limit: int, output_limit: int
+) -> int:
+    """How many (kernel, output) position pairs of one spatial dimension read real input.
+
+    ``base_dilation`` is XLA's ``lhs_dilate`` (holes in the input), ``window_dilation`` its
+    ``rhs_dilate`` (holes in the kernel).
+    """
     if (
         input_limit == output_limit
         and kernel_limit == output_limit
-        and input_limit == w.lhs_dilate
-        and w.rhs_dilate == 1
+        and input_limit == w.base_dilation
+        and w.window_dilation == 1
         and max(1, input_limit - 1) == w.stride
-        and w.pad_low == 0
-        and w.pad_high == 0
+        and w.padding_low == 0
+        and w.padding_high == 0
     ):
         return input_limit
     if (
         input_limit == 1
         and kernel_limit == output_limit
-        and w.rhs_dilate == 1
-        and w.lhs_dilate == 1
+        and w.window_dilation == 1
+        and w.base_dilation == 1
         and w.stride == 1
-        and w.pad_high == output_limit - 1
-        and w.pad_low == output_limit - 1
+        and w.padding_high == output_limit - 1
+        and w.padding_low == output_limit - 1
     ):
         return output_limit
     count = 0
     for kernel_idx in range(kernel_limit):
-        if w.stride == 1 and w.lhs_dilate == 1:
-            base = w.pad_low - kernel_idx * w.rhs_dilate
+        if w.stride == 1 and w.base_dilation == 1:
+            base = w.padding_low - kernel_idx * w.window_dilation
             count += max(min(input_limit + base, output_limit) - max(base, 0), 0)
             continue
         for output_idx in range(output_limit):
-            undilated = output_idx * w.stride - w.pad_low + kernel_idx * w.rhs_dilate
-            if w.lhs_dilate > 1:
+            undilated = output_idx * w.stride - w.padding_low + kernel_idx * w.window_dilation
+            if w.base_dilation > 1:
                 # C++ integer division truncates toward zero.
-                index = int(undilated / w.lhs_dilate)
-                if undilated != index * w.lhs_dilate:
+                index = int(undilated / w.base_dilation)
+                if undilated != index * w.base_dilation:
                     continue
             else:
                 index = undilated
@@ -798,7 +750,7 @@ def _reduce(a: _Analysis, inst: "Instruction") -> Cost:
 
 def _reduce_window(a: _Analysis, inst: "Instruction") -> Cost:
     sub = a._sub_ops(inst)
-    window = _window(_attr(inst, "window"))
+    window = _window(inst)
     shape = inst.shape
     out = shape.tuple_shapes[0] if shape.is_tuple else shape
     out_elements = _elements(out)
@@ -806,18 +758,18 @@ def _reduce_window(a: _Analysis, inst: "Instruction") -> Cost:
     count = (window_elements - 1) * out_elements
     # A reduce-window that is a reduce followed by a broadcast along one dimension.
     reduced = [w for w in window if w.size != 1]
-    padded = [w for w in window if w.pad_low != 0 or w.pad_high != 0]
+    padded = [w for w in window if w.padding_low != 0 or w.padding_high != 0]
     if len(reduced) == 1 and len(padded) == 1 and not shape.is_tuple:
         for dim, w in enumerate(window):
             if (
                 w.size != 1
-                and w.pad_low != 0
-                and w.pad_high != 0
-                and w.pad_low == w.pad_high
-                and w.size == 2 * w.pad_low + 1
+                and w.padding_low != 0
+                and w.padding_high != 0
+                and w.padding_low == w.padding_high
+                and w.size == 2 * w.padding_low + 1
             ):
                 extent = shape.dims[dim] or 0
-                if w.pad_low == extent - 1 and extent > 0:
+                if w.padding_low == extent - 1 and extent > 0:
                     count = out_elements // extent + (extent - 1)
                 break
     return a._default(inst, flops=sub.flops * count, trans=sub.transcendentals * count)
@@ -828,7 +780,7 @@ def _select_and_scatter(a: _Analysis, inst: "Instruction") -> Cost:
     select = called[0] if called else None
     scatter = called[1] if len(called) > 1 else None
     source = _elements_of(inst.operands[1])
-    window = _prod(w.size for w in _window(_attr(inst, "window")))
+    window = _prod(w.size for w in _window(inst))
     selects = source * (window - 1)
     flops = trans = 0
     if select is not None:
@@ -859,7 +811,7 @@ def _fft(a: _Analysis, inst: "Instruction") -> Cost:
     if shape.is_tuple:
         shape = shape.tuple_shapes[0]
     factors = 1
-    for length in _int_list(_attr(inst, "fft_length")):
+    for length in _ints(inst, "fft_length"):
         factors *= length.bit_length() - 1 if length > 0 else -1
     return a._default(inst, flops=FMA_FLOPS * 4 * factors * _elements(shape))
 
@@ -918,7 +870,7 @@ def _transpose_is_bitcast(inst: "Instruction") -> bool:
     dst = inst.shape
     if src.element_type != dst.element_type:
         return False
-    perm = _int_list(_attr(inst, "dimensions"))
+    perm = _ints(inst, "dimensions")
     out_m2m = _minor_to_major(dst)
     if len(perm) != len(out_m2m):
         return False
@@ -1038,6 +990,14 @@ def instruction_cost(inst: "Instruction", *, custom_calls: CustomCallRule = "bou
     computation it is what that op would cost on its own (its FLOPs sum to the fusion's).
     """
     return _analysis_for(_module_of(inst), custom_calls).instruction(inst)
+
+
+def instruction_costs(
+    module: "Module", *, custom_calls: CustomCallRule = "boundary"
+) -> Callable[["Instruction"], Cost]:
+    """:func:`instruction_cost` for the instructions of ``module``, as one function: a report
+    that prices every op of a module looks the module's cached analysis up once, not per op."""
+    return _analysis_for(module, custom_calls).instruction
 
 
 def computation_cost(comp: "Computation", *, custom_calls: CustomCallRule = "boundary") -> Cost:

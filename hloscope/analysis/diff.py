@@ -46,30 +46,33 @@ many kernels they were and are in, and which other lines they no longer (or now)
 kernel with. Lines of A are mapped to lines of B through the paired ops, so a shifted line
 is followed to where it went.
 
-Inputs are a :class:`~hloscope.hlo.model.Module`, a
-:class:`~hloscope.analysis.fusions.FusionReport`, or any TARGET (HLO file, dump folder,
-``SCRIPT.py``, ``SCRIPT.py:FUNCTION``). A target that yields several modules (a dump holds
-the small helper modules JAX compiles for eager ops too) is represented by its **main
-module**, the one with the most instructions. A FusionReport carries no op names or op shapes,
-so reports are matched by opcode and source line only; pass modules where you can.
+Inputs are each a parsed :class:`~hloscope.hlo.model.Module` or a
+:class:`~hloscope.analysis.fusions.FusionReport`. A FusionReport carries no op names or op
+shapes, so reports are matched by opcode and source line only; pass modules where you can. To
+diff TARGETs (HLO files, dump folders, scripts), resolve them first: ``hloscope.diff(A, B)``
+does, and picks the main module of a target that holds several.
+
+The results are data: statuses are :class:`ChangeStatus` / :class:`LineStatus` members (equal
+to their strings), :meth:`KernelDiff.regressions` gives :class:`Regression` records. The words
+(a sentence per change, regression lines, the JSON with messages) are
+:mod:`hloscope.render.diff_text`'s.
 """
 
 from __future__ import annotations
 
 import difflib
-import os
 import re
 from collections import Counter, deque
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from ..units import format_bytes, format_count
-from .fusions import FusionReport, Kernel, _op_info, fusion_report, load_target
+from ..hlo.model import Module
+from .fusions import UNKNOWN_SOURCE, FusionReport, Kernel, fusion_report
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..hlo.model import Instruction, Module
+    from ..hlo.model import Instruction
 
 __all__ = [
     "diff",
@@ -78,14 +81,45 @@ __all__ = [
     "LineChange",
     "DiffSide",
     "MemoryEdge",
+    "Regression",
+    "ChangeStatus",
+    "LineStatus",
     "STATUSES",
     "METRICS",
-    "main_module",
     "DIFF_SCHEMA",
+    "without_layout",
+    "without_outer_jit",
+    "parse_where",
 ]
 
-#: Change classes, in the order the report lists them.
-STATUSES: tuple[str, ...] = ("split", "merged", "regrouped", "changed", "added", "removed", "unchanged")
+
+class ChangeStatus(StrEnum):
+    """What happened to a group of kernels (see the module docstring). Members equal their
+    values (``ChangeStatus.SPLIT == "split"``), so JSON and string comparisons are unchanged."""
+
+    SPLIT = "split"
+    MERGED = "merged"
+    REGROUPED = "regrouped"
+    CHANGED = "changed"
+    ADDED = "added"
+    REMOVED = "removed"
+    UNCHANGED = "unchanged"
+
+
+class LineStatus(StrEnum):
+    """What happened to the kernels of one source line (see :class:`LineChange`)."""
+
+    MORE_KERNELS = "more kernels"
+    FEWER_KERNELS = "fewer kernels"
+    REGROUPED = "regrouped"
+    SEPARATED = "separated"
+    JOINED = "joined"
+    ADDED = "added"
+    REMOVED = "removed"
+
+
+#: Change classes, in the order the report lists them (the enum's definition order).
+STATUSES: tuple[ChangeStatus, ...] = tuple(ChangeStatus)
 #: Totals that :meth:`KernelDiff.regressions` can check.
 METRICS: tuple[str, ...] = ("kernels", "bytes", "flops", "transcendentals")
 #: ``schema`` of :meth:`KernelDiff.to_dict`.
@@ -103,6 +137,25 @@ _OUTER_JIT = re.compile(r"^(?:p?jit|xla_pmap|pmap)\([^/]*?\)/")
 _DIGITS = re.compile(r"\d+")
 _LAYOUT = re.compile(r"\{[^{}]*\}")
 _WHERE = re.compile(r"^(?P<file>.*):(?P<line>\d+)(?: \((?P<function>.*)\))?$")
+
+
+def without_layout(shape: str) -> str:
+    """``f32[8,16]{1,0}`` -> ``f32[8,16]``: layouts are a poor key across compiles."""
+    return _LAYOUT.sub("", shape) if "{" in shape else shape
+
+
+def without_outer_jit(op_name: str) -> str:
+    """``jit(step)/dense/mul`` -> ``dense/mul``: JAX names every op after the jitted function."""
+    return _OUTER_JIT.sub("", op_name, count=1)
+
+
+def parse_where(where: str) -> tuple[str, int, str] | None:
+    """``"model.py:12 (f)"`` -> ``("model.py", 12, "f")`` (function ``""`` when not given);
+    ``None`` for text that is not ``file:line``."""
+    m = _WHERE.match(where)
+    if m is None:
+        return None
+    return m.group("file"), int(m.group("line")), m.group("function") or ""
 # Instructions a value passes through unchanged on its way from one kernel to another.
 _PASS_THROUGH = frozenset({"bitcast", "get-tuple-element"})
 
@@ -150,29 +203,24 @@ class DiffSide:
         }
 
 
-def main_module(modules: Sequence[Module]) -> Module:
-    """The module a multi-module target stands for: the one with the most instructions (the
-    first of equals). A dump of a script holds small helper modules beside the real program."""
-    if not modules:
-        raise ValueError("no HLO module to diff")
-    return max(modules, key=lambda m: sum(len(c.instructions) for c in m.computations))
-
-
-def _side(value: Any) -> DiffSide:
-    from ..hlo.model import Module
-
+def _side(value: Any, label: str | None) -> DiffSide:
     if isinstance(value, DiffSide):
         return value
     if isinstance(value, FusionReport):
-        return _side_from_report(value, label=", ".join(value.summary.modules))
+        return _side_from_report(value, label or ", ".join(value.summary.modules))
     if isinstance(value, Module):
-        return _side_from_module(value, value.name)
-    if isinstance(value, (str, os.PathLike)):
-        return _side_from_module(main_module(load_target(os.fspath(value))), os.fspath(value))
-    if isinstance(value, (list, tuple)) and value and all(isinstance(m, Module) for m in value):
-        module = main_module(value)
-        return _side_from_module(module, module.name)
-    raise TypeError(f"cannot diff a {type(value).__name__}: pass a Module, a FusionReport or a TARGET path")
+        return _side_from_module(value, label or value.name)
+    kind = type(value).__name__
+    if isinstance(value, (str, bytes)) or hasattr(value, "__fspath__"):
+        hint = (
+            "resolve it first: hloscope.parse(PATH), or hloscope.diff(A, B), which takes "
+            "TARGETs and picks each side's main module"
+        )
+    elif isinstance(value, (list, tuple)):
+        hint = "pass one module per side (of several, pick the main one: Target.main_module())"
+    else:
+        hint = "pass a Module or a FusionReport"
+    raise TypeError(f"cannot diff a {kind}: {hint}")
 
 
 class _Strings:
@@ -186,13 +234,13 @@ class _Strings:
     def shape(self, text: str) -> str:
         out = self.shapes.get(text)
         if out is None:
-            out = self.shapes[text] = _LAYOUT.sub("", text) if "{" in text else text
+            out = self.shapes[text] = without_layout(text)
         return out
 
     def name(self, op_name: str) -> str:
         out = self.names.get(op_name)
         if out is None:
-            out = self.names[op_name] = _OUTER_JIT.sub("", op_name, count=1)
+            out = self.names[op_name] = without_outer_jit(op_name)
         return out
 
     def where(self, where: str) -> tuple[str, int]:
@@ -208,18 +256,28 @@ def _side_from_module(module: Module, label: str) -> DiffSide:
     strings = _Strings()
     ops: list[_Op] = []
     instructions: list[Instruction | None] = []
+    # The report lists each kernel's ops with their source lines, in the order of `members`.
+    sources = report.op_sources
+    at = 0
     for ki, kernel in enumerate(report.kernels):
+        start, at = at, at + len(kernel.ops)
         inst = module.computation(kernel.computation).get(kernel.name)
         instructions.append(inst)
         if inst is None:  # pragma: no cover - the report is built from this module
             continue
         fused = inst.fused_computation
-        members = [i for i in fused.instructions if i.opcode != "parameter"] if fused is not None else [inst]
+        if fused is not None:
+            members = [i for i in fused.instructions if i.opcode != "parameter"]
+        else:
+            members = [inst]
         for pos, member in enumerate(members):
-            info = _op_info(member)
-            file, line = strings.where(info.where) if info.where else ("", 0)
-            ops.append(_Op(ki, pos, member.opcode, strings.shape(member.shape_text),
-                           strings.name(info.op_name), info.where, file, line))  # fmt: skip
+            where = sources[start + pos][0]
+            if where == UNKNOWN_SOURCE:
+                where = ""
+            file, line = strings.where(where) if where else ("", 0)
+            name = strings.name(member.metadata.op_name)
+            shape = strings.shape(member.shape_text)
+            ops.append(_Op(ki, pos, member.opcode, shape, name, where, file, line))
     _mark_anchors(ops)
     return DiffSide(label, module.name, report.kernels, report, ops, instructions)
 
@@ -286,7 +344,7 @@ class MemoryEdge:
 class KernelChange:
     """A group of kernels of A and the kernels of B their ops ended up in."""
 
-    status: str
+    status: ChangeStatus
     a: list[Kernel]
     b: list[Kernel]
     ops_added: dict[str, int] = field(default_factory=dict)  # opcode -> count, B minus A
@@ -295,7 +353,6 @@ class KernelChange:
     # Split/regrouped: arrays between B's kernels of this group, now written and read back.
     # Merged: arrays between A's kernels that no longer leave the kernel.
     through_memory: list[MemoryEdge] = field(default_factory=list)
-    message: str = ""
 
     def _sum(self, kernels: list[Kernel], what: str) -> int:
         return sum(getattr(k.cost, what) for k in kernels)
@@ -325,8 +382,10 @@ class KernelChange:
         return self._sum(self.b, "transcendentals")
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain JSON types; the sentence that says what happened is
+        :func:`hloscope.render.diff_text.describe`'s (``diff_to_dict`` adds it as ``message``)."""
         return {
-            "status": self.status,
+            "status": self.status.value,
             "a": [_kernel_dict(k) for k in self.a],
             "b": [_kernel_dict(k) for k in self.b],
             "kernels_delta": len(self.b) - len(self.a),
@@ -343,7 +402,6 @@ class KernelChange:
             "ops_removed": dict(self.ops_removed),
             "shape_changes": [{"a": a, "b": b, "ops": n} for a, b, n in self.shape_changes],
             "through_memory": [e.to_dict() for e in self.through_memory],
-            "message": self.message,
         }
 
 
@@ -378,13 +436,32 @@ class LineChange:
     ops_b: int
     kernels_a: list[str]
     kernels_b: list[str]
-    status: str
+    status: LineStatus
     separated_from: list[str] = field(default_factory=list)
     joined_with: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: (list(v) if isinstance(v := getattr(self, name), list) else v)
-                for name in self.__slots__}  # type: ignore[attr-defined]  # fmt: skip
+        out: dict[str, Any] = {}
+        for name in self.__slots__:  # type: ignore[attr-defined]
+            value = getattr(self, name)
+            out[name] = list(value) if isinstance(value, list) else value
+        out["status"] = self.status.value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Regression:
+    """A metric on which B is worse (larger) than A by more than ``threshold`` percent."""
+
+    metric: str
+    a: int
+    b: int
+    threshold: float
+
+    @property
+    def percent(self) -> float:
+        """How much B grew, in percent of A (infinite when A was 0)."""
+        return 100.0 * (self.b - self.a) / self.a if self.a else float("inf")
 
 
 @dataclass(slots=True)
@@ -397,7 +474,7 @@ class KernelDiff:
     lines: list[LineChange]
 
     @property
-    def counts(self) -> dict[str, int]:
+    def counts(self) -> dict[ChangeStatus, int]:
         """How many changes of each status (every status present, zeros included)."""
         counts = Counter(c.status for c in self.changes)
         return {s: counts.get(s, 0) for s in STATUSES}
@@ -405,7 +482,7 @@ class KernelDiff:
     @property
     def no_change(self) -> bool:
         """True when every kernel of A is unchanged in B and B has no other kernel."""
-        return all(c.status == "unchanged" for c in self.changes)
+        return all(c.status is ChangeStatus.UNCHANGED for c in self.changes)
 
     @property
     def totals(self) -> dict[str, dict[str, int]]:
@@ -415,35 +492,34 @@ class KernelDiff:
 
     def changed(self) -> list[KernelChange]:
         """The changes that are not ``unchanged``."""
-        return [c for c in self.changes if c.status != "unchanged"]
+        return [c for c in self.changes if c.status is not ChangeStatus.UNCHANGED]
 
-    def regressions(self, metrics: Iterable[str] = ("kernels", "bytes", "flops"), threshold: float = 0.0) -> list[str]:
-        """One line per metric on which B is worse (larger) than A by more than ``threshold``
-        percent; an empty list when B is no worse. A metric that was 0 in A regresses on any
-        increase."""
+    def regressions(
+        self, metrics: Iterable[str] = ("kernels", "bytes", "flops"), threshold: float = 0.0
+    ) -> list[Regression]:
+        """The metrics on which B is worse (larger) than A by more than ``threshold`` percent;
+        an empty list when B is no worse. A metric that was 0 in A regresses on any increase.
+        (:func:`hloscope.render.diff_text.regression_lines` words them.)"""
         totals = self.totals
-        out: list[str] = []
+        out: list[Regression] = []
         for metric in metrics:
             if metric not in METRICS:
                 raise ValueError(f"unknown metric {metric!r} (metrics: {', '.join(METRICS)})")
-            a, b = totals["a"][metric], totals["b"][metric]
-            if b <= a:
-                continue
-            pct = 100.0 * (b - a) / a if a else float("inf")
-            if pct > threshold:
-                grew = f"+{pct:.1f}%" if a else "from 0"
-                fmt = format_bytes if metric == "bytes" else str
-                out.append(f"{metric}: {fmt(a)} -> {fmt(b)} ({grew}, threshold {threshold:g}%)")
+            found = Regression(metric, totals["a"][metric], totals["b"][metric], threshold)
+            if found.b > found.a and found.percent > threshold:
+                out.append(found)
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain JSON types (schema :data:`DIFF_SCHEMA`), without the words:
+        :func:`hloscope.render.diff_text.diff_to_dict` adds each change's ``message``."""
         return {
             "schema": DIFF_SCHEMA,
             "a": {"label": self.a.label, "module": self.a.module, **self.a.totals},
             "b": {"label": self.b.label, "module": self.b.module, **self.b.totals},
             "delta": self.totals["delta"],
             "no_change": self.no_change,
-            "counts": self.counts,
+            "counts": {s.value: n for s, n in self.counts.items()},
             "changes": [c.to_dict() for c in self.changes],
             "lines": [line.to_dict() for line in self.lines],
         }
@@ -454,18 +530,25 @@ class KernelDiff:
 # ------------------------------------------------------------------------------------------
 
 
-def diff(a: Any, b: Any) -> KernelDiff:
+def diff(
+    a: Module | FusionReport,
+    b: Module | FusionReport,
+    *,
+    labels: tuple[str, str] | None = None,
+) -> KernelDiff:
     """Compare the kernels of ``a`` (before) with those of ``b`` (after).
 
-    ``a`` and ``b`` are each a :class:`~hloscope.hlo.model.Module`, a list of them, a
-    :class:`~hloscope.analysis.fusions.FusionReport`, or a TARGET (a path to an HLO file or
-    dump folder, ``SCRIPT.py``, ``SCRIPT.py:FUNCTION``); several modules stand for their
-    :func:`main_module`. Deterministic: the same inputs give the same result, in the same order.
+    ``a`` and ``b`` are each a parsed :class:`~hloscope.hlo.model.Module` or a
+    :class:`~hloscope.analysis.fusions.FusionReport`; anything else (a path, a TARGET string,
+    a list of modules) raises :class:`TypeError` (``hloscope.diff`` resolves TARGETs).
+    ``labels`` name the two sides in the result (default: the module names). Deterministic:
+    the same inputs give the same result, in the same order.
 
-        >>> d = diff("before.py:step", "after.py:step")
-        >>> d.counts["split"], d.totals["delta"]["bytes"]
+        >>> d = diff(hloscope.parse("before.txt"), hloscope.parse("after.txt"))
+        >>> d.counts[ChangeStatus.SPLIT], d.totals["delta"]["bytes"]
     """
-    side_a, side_b = _side(a), _side(b)
+    label_a, label_b = labels if labels is not None else (None, None)
+    side_a, side_b = _side(a, label_a), _side(b, label_b)
     if _detailed(side_a) != _detailed(side_b):
         # One side came from a FusionReport: match both on what the report knows.
         side_a, side_b = _without_detail(side_a), _without_detail(side_b)
@@ -740,32 +823,37 @@ class _Matcher:
         ops_a = Counter(self.a.ops[i].opcode for k in ka_list for i in self.kernel_ops_a[k])
         ops_b = Counter(self.b.ops[j].opcode for k in kb_list for j in self.kernel_ops_b[k])
         shape_changes = self._shape_changes(ka_list, kb_list)
+        status: ChangeStatus
         if not a_kernels:
-            status = "added"
+            status = ChangeStatus.ADDED
         elif not b_kernels:
-            status = "removed"
+            status = ChangeStatus.REMOVED
         elif len(a_kernels) == 1 and len(b_kernels) == 1:
-            same = (ops_a == ops_b and not shape_changes and _structure(a_kernels[0]) == _structure(b_kernels[0]))
-            status = "unchanged" if same else "changed"
+            same_structure = _structure(a_kernels[0]) == _structure(b_kernels[0])
+            same = ops_a == ops_b and not shape_changes and same_structure
+            status = ChangeStatus.UNCHANGED if same else ChangeStatus.CHANGED
         elif len(a_kernels) == 1:
-            status = "split"
+            status = ChangeStatus.SPLIT
         elif len(b_kernels) == 1:
-            status = "merged"
+            status = ChangeStatus.MERGED
         else:
-            status = "regrouped"
+            status = ChangeStatus.REGROUPED
         through: list[MemoryEdge] = []
-        if status in ("split", "regrouped"):
+        if status in (ChangeStatus.SPLIT, ChangeStatus.REGROUPED):
+            # The arrays between B's kernels, now written to memory and read back.
             through = _memory_edges(self.b, kb_list)
-        elif status == "merged":
+        elif status is ChangeStatus.MERGED:
+            # The arrays between A's kernels that no longer leave the kernel.
             through = _memory_edges(self.a, ka_list)
-        change = KernelChange(
-            status, a_kernels, b_kernels,
+        return KernelChange(
+            status,
+            a_kernels,
+            b_kernels,
             ops_added=dict(sorted((ops_b - ops_a).items())),
             ops_removed=dict(sorted((ops_a - ops_b).items())),
-            shape_changes=shape_changes, through_memory=through,
-        )  # fmt: skip
-        change.message = describe(change)
-        return change
+            shape_changes=shape_changes,
+            through_memory=through,
+        )
 
     def _shape_changes(self, ka_list: list[int], kb_list: list[int]) -> list[tuple[str, str, int]]:
         kb_set = set(kb_list)
@@ -798,7 +886,7 @@ class _Matcher:
         # A line that still exists in B keeps its place if any of its ops are still there.
         to_b = {la: la if la in c else max(c.items(), key=lambda kv: kv[1])[0] for la, c in votes.items()}
         reached = set(to_b.values())
-        unchanged_a = {k.name for c in changes if c.status == "unchanged" for k in c.a}
+        unchanged_a = {k.name for c in changes if c.status is ChangeStatus.UNCHANGED for k in c.a}
         table_a, table_b = _kernel_lines(self.a), _kernel_lines(self.b)
 
         out: list[LineChange] = []
@@ -807,7 +895,7 @@ class _Matcher:
             names_a = [self.a.kernels[k].name for k in kernels_a]
             if lb is None:
                 if not all(n in unchanged_a for n in names_a):
-                    out.append(LineChange(la, "", n_a, 0, names_a, [], "removed"))
+                    out.append(LineChange(la, "", n_a, 0, names_a, [], LineStatus.REMOVED))
                 continue
             n_b, kernels_b = lines_b[lb]
             names_b = [self.b.kernels[k].name for k in kernels_b]
@@ -815,21 +903,22 @@ class _Matcher:
             after = set(_companions(table_b, lb, kernels_b))
             separated, joined = sorted(before - after), sorted(after - before)
             if len(kernels_b) > len(kernels_a):
-                status = "more kernels"
+                status = LineStatus.MORE_KERNELS
             elif len(kernels_b) < len(kernels_a):
-                status = "fewer kernels"
+                status = LineStatus.FEWER_KERNELS
             elif separated and joined:
-                status = "regrouped"
+                status = LineStatus.REGROUPED
             elif separated:
-                status = "separated"
+                status = LineStatus.SEPARATED
             elif joined:
-                status = "joined"
+                status = LineStatus.JOINED
             else:
                 continue
             out.append(LineChange(la, lb, n_a, n_b, names_a, names_b, status, separated, joined))
         for lb, (n_b, kernels_b) in lines_b.items():
             if lb not in reached:
-                out.append(LineChange("", lb, 0, n_b, [], [self.b.kernels[k].name for k in kernels_b], "added"))
+                names_b = [self.b.kernels[k].name for k in kernels_b]
+                out.append(LineChange("", lb, 0, n_b, [], names_b, LineStatus.ADDED))
         out.sort(key=lambda r: _line_sort_key(r.source_b or r.source_a))
         return out
 
@@ -952,146 +1041,3 @@ def _companions(table: dict[int, list[str]], where: str, kernels: list[int]) -> 
 def _line_sort_key(where: str) -> tuple[str, int, str]:
     m = _WHERE.match(where)
     return (m.group("file"), int(m.group("line")), where) if m else (where, 0, where)
-
-
-# ------------------------------------------------------------------------------------------
-# Words
-# ------------------------------------------------------------------------------------------
-
-
-
-
-
-
-def signed(n: float, fmt: Callable[[float], str]) -> str:
-    return ("+" if n > 0 else "") + fmt(n)
-
-
-def source_lines_text(sources: Sequence[tuple[str, int]] | Sequence[str], limit: int = 4) -> str:
-    """``[("dir/model.py:12 (f)", 3), ("dir/model.py:13 (f)", 1)]`` -> ``model.py:12-13``."""
-    by_file: dict[str, list[int]] = {}
-    for item in sources:
-        where = item[0] if isinstance(item, tuple) else item
-        m = _WHERE.match(where)
-        if m is None:
-            continue
-        by_file.setdefault(Path(m.group("file")).name, []).append(int(m.group("line")))
-    parts = []
-    for name, lines in list(by_file.items())[:2]:
-        parts.append(f"{name}:{_ranges(sorted(set(lines)), limit)}")
-    more = len(by_file) - 2
-    return ", ".join(parts) + (f" +{more} files" if more > 0 else "")
-
-
-def _ranges(lines: list[int], limit: int) -> str:
-    spans: list[tuple[int, int]] = []
-    for n in lines:
-        if spans and n == spans[-1][1] + 1:
-            spans[-1] = (spans[-1][0], n)
-        else:
-            spans.append((n, n))
-    text = ",".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans[:limit])
-    return text + (",…" if len(spans) > limit else "")
-
-
-def short_source(where: str) -> str:
-    """``/long/path/model.py:12 (f)`` -> ``model.py:12 (f)``."""
-    m = _WHERE.match(where)
-    if m is None:
-        return where
-    fn = f" ({m.group('function')})" if m.group("function") else ""
-    return f"{Path(m.group('file')).name}:{m.group('line')}{fn}"
-
-
-def kernel_label(k: Kernel) -> str:
-    """``fusion.3 (dot+add+tanh, model.py:12)``."""
-    what = k.signature if k.is_fusion else (f"{k.opcode} {k.backend_kind}" if k.backend_kind else k.opcode)
-    if k.sources and not all(_is_installed(s) for s, _ in k.sources):
-        where = source_lines_text(k.sources)
-    else:
-        # TensorFlow records only its own ops.py line; its op_name names the layer instead.
-        where = _OUTER_JIT.sub("", k.op_name, count=1) or source_lines_text(k.sources)
-    return f"{k.name} ({what}, {where})" if where else f"{k.name} ({what})"
-
-
-def _is_installed(where: str) -> bool:
-    return "site-packages/" in where or "dist-packages/" in where
-
-
-def _labels(kernels: Sequence[Kernel], limit: int = 4) -> str:
-    shown = ", ".join(kernel_label(k) for k in kernels[:limit])
-    return shown + (f" and {len(kernels) - limit} more" if len(kernels) > limit else "")
-
-
-def _bytes_phrase(change: KernelChange) -> str:
-    delta = change.bytes_b - change.bytes_a
-    if delta == 0:
-        return f"same bytes through memory ({format_bytes(change.bytes_a)})"
-    return (f"{signed(delta, format_bytes)} through memory "
-            f"({format_bytes(change.bytes_a)} -> {format_bytes(change.bytes_b)})")  # fmt: skip
-
-
-def _flops_phrase(change: KernelChange) -> str:
-    delta = change.flops_b - change.flops_a
-    t_delta = change.transcendentals_b - change.transcendentals_a
-    parts = []
-    if delta:
-        parts.append(f"FLOPs {format_count(change.flops_a)} -> {format_count(change.flops_b)} ({signed(delta, format_count)})")
-    if t_delta:
-        parts.append(f"transcendentals {signed(t_delta, format_count)}")
-    return "; ".join(parts)
-
-
-def _edges_phrase(edges: list[MemoryEdge], verb: str) -> str:
-    shown = [f"{e.shape} {e.producer} -> {e.consumer}" for e in edges[:3]]
-    more = f" and {len(edges) - 3} more" if len(edges) > 3 else ""
-    return f"{verb}: " + ", ".join(shown) + more if shown else ""
-
-
-def describe(change: KernelChange) -> str:
-    """One sentence (or a few clauses) that says what happened to a group of kernels."""
-    a, b = change.a, change.b
-    parts: list[str]
-    if change.status == "split":
-        parts = [f"kernel {kernel_label(a[0])} split into {len(b)} kernels: {_labels(b)}",
-                 _bytes_phrase(change),
-                 _edges_phrase(change.through_memory, "now written to memory and read back")]  # fmt: skip
-    elif change.status == "merged":
-        parts = [f"{len(a)} kernels {_labels(a)} merged into {kernel_label(b[0])}",
-                 _bytes_phrase(change),
-                 _edges_phrase(change.through_memory, "no longer through memory")]  # fmt: skip
-    elif change.status == "regrouped":
-        parts = [f"ops of {len(a)} kernels ({_labels(a)}) regrouped into {len(b)} kernels ({_labels(b)})",
-                 _bytes_phrase(change),
-                 _edges_phrase(change.through_memory, "between the new kernels")]  # fmt: skip
-    elif change.status == "added":
-        k = b[0]
-        parts = [(f"new kernel {kernel_label(k)}: {format_bytes(k.cost.bytes_accessed)} through memory, "
-                  f"{format_count(k.cost.flops)} FLOPs")]  # fmt: skip
-    elif change.status == "removed":
-        k = a[0]
-        parts = [(f"kernel {kernel_label(k)} is gone: {format_bytes(k.cost.bytes_accessed)} less through memory, "
-                  f"{format_count(k.cost.flops)} FLOPs fewer")]  # fmt: skip
-    elif change.status == "changed":
-        name = a[0].name if a[0].name == b[0].name else f"{a[0].name} -> {b[0].name}"
-        what = []
-        if change.ops_added:
-            what.append("ops +" + " +".join(f"{op}" + (f"x{n}" if n > 1 else "") for op, n in change.ops_added.items()))
-        if change.ops_removed:
-            what.append("ops -" + " -".join(f"{op}" + (f"x{n}" if n > 1 else "") for op, n in change.ops_removed.items()))
-        if change.shape_changes:
-            shown = ", ".join(f"{sa} -> {sb}" for sa, sb, _ in change.shape_changes[:3])
-            more = f" (+{len(change.shape_changes) - 3} more)" if len(change.shape_changes) > 3 else ""
-            what.append(f"shapes {shown}{more}")
-        out_a, out_b = _LAYOUT.sub("", a[0].shape), _LAYOUT.sub("", b[0].shape)
-        if out_a != out_b and not any(sa == out_a and sb == out_b for sa, sb, _ in change.shape_changes):
-            what.append(f"output {out_a} -> {out_b}")
-        where = source_lines_text(b[0].sources)
-        parts = [f"kernel {name} ({b[0].signature}{', ' + where if where else ''}) changed"
-                 + (": " + "; ".join(what) if what else ""), _bytes_phrase(change)]  # fmt: skip
-    else:
-        k, j = a[0], b[0]
-        same = f"kernel {k.name}" if k.name == j.name else f"kernel {k.name} (now named {j.name})"
-        parts = [f"{same} unchanged"]
-    flops = _flops_phrase(change) if change.status not in ("added", "removed", "unchanged") else ""
-    return "; ".join(p for p in parts + [flops] if p)

@@ -14,10 +14,10 @@ and each row says which computation it runs in.
   and ``backend_kind``: the kind in the backend config (``__ynn_fusion`` on CPU,
   ``__triton_gemm`` on GPU) or, for a custom-call, its target;
 * the fused ops: every instruction of the fused computation but its parameters, counted by
-  category (see :mod:`hloscope.hlo.opcodes`), and a short ``signature`` of them: the opcodes
+  category (see :mod:`hloscope.hlo.opcodes`), and a ``signature`` of them: each opcode once,
   most frequent first, ties in the order they first appear (topological order), skipping ops
-  that only rename buffers (``bitcast``, ``constant``, ``tuple``, ``get-tuple-element``), at
-  most four then ``+…``. ``dot+add+tanh`` is a dot with its bias and activation fused;
+  that only rename buffers (``bitcast``, ``constant``, ``tuple``, ``get-tuple-element``).
+  ``dot+add+tanh`` is a dot with its bias and activation fused (renderers shorten long ones);
 * the cost at the kernel boundary from :mod:`hloscope.analysis.cost` (XLA's rules): bytes read
   and written, FLOPs, transcendentals and arithmetic intensity (FLOPs per byte);
 * the source lines its ops came from (``file:line (function)``, the innermost frame outside
@@ -31,30 +31,32 @@ The summary counts kernels, fusions by kind and ops left unfused. An elementwise
 left unfused is worth a look (``unfused_elementwise``): it reads its inputs from memory and
 writes its result back, a round trip that fusing it into its producer or consumer would avoid.
 The summary's byte total is the sum over kernels; :func:`~hloscope.analysis.cost.module_cost`
-(``xla_bytes_accessed``) also counts the 8-byte pointer tables of ``tuple`` instructions. :func:`by_source` turns the
-report around: for each source line, the kernels its ops ended up in.
+(``xla_bytes_accessed``) also counts the 8-byte pointer tables of ``tuple`` instructions.
+:func:`by_source` turns the report around: for each source line, the kernels its ops ended up
+in.
+
+This module computes; it does not word or print. Filtering, sorting, CSV and the summary's
+notes live in :mod:`hloscope.render.rows`, tables in :mod:`hloscope.render.fusion_table`.
+Everything here takes parsed :class:`~hloscope.hlo.model.Module` objects: to report on a file,
+a dump folder or a script, resolve the TARGET first (``hloscope.fusions("model.txt")`` does).
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import re
+import os
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from ..errors import HloscopeError
-from ..hlo.escapes import c_unescape
+from ..hlo.model import Module
 from ..hlo.opcodes import FREE_OPCODES, category_of
-from ..units import format_bytes
-from .cost import ZERO, Cost, instruction_cost, kernel_computations, module_cost
+from .cost import ZERO, Cost, instruction_costs, kernel_computations, module_cost
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-    from ..hlo.model import Computation, Instruction, Module, StackFrame
+    from ..hlo.model import Computation, Instruction, StackFrame
 
 __all__ = [
     "Kernel",
@@ -64,14 +66,13 @@ __all__ = [
     "fusions",
     "by_source",
     "source_rows",
-    "filter_rows",
-    "sort_rows",
+    "op_source",
+    "report_modules",
     "COLUMNS",
     "SOURCE_COLUMNS",
-    "load_target",
-    "rows_to_csv",
-    "parse_filter",
-    "ReportOptionError",
+    "NOT_KERNELS",
+    "UNFUSED",
+    "UNKNOWN_SOURCE",
 ]
 
 # Not kernels: ops that only name buffers, and control flow (their bodies hold the kernels).
@@ -80,7 +81,6 @@ NOT_KERNELS: frozenset[str] = FREE_OPCODES | frozenset(
 )
 # Left out of a signature: they rename or feed data without computing.
 _SIGNATURE_SKIP = frozenset({"parameter", "constant", "bitcast", "tuple", "get-tuple-element"})
-_SIGNATURE_MAX = 4
 UNFUSED = "unfused"
 UNKNOWN_SOURCE = "<unknown>"
 
@@ -179,7 +179,6 @@ class FusionSummary:
     xla_flops: int
     xla_transcendentals: int
     flagged: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
@@ -212,76 +211,11 @@ class FusionReport:
 
 _SITE_PACKAGES = ("site-packages/", "dist-packages/")
 
-# The report reads a few metadata fields of every op. Decoding each op's whole attribute list
-# through ``Instruction.metadata`` costs ~100 us an op (0.8 s on a 12k-op module); this reads
-# the fields straight out of the attribute text with str.find, ~2 us an op. The block regex
-# is the "unrolled loop" form, so quoted strings (which may hold '}') cost no backtracking.
-_MD_BODY_RE = re.compile(r'([^}"]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^}"]*)*)\}')
-_DIGITS_RE = re.compile(r"\d+")
 
-
-@dataclass(frozen=True, slots=True)
-class _OpInfo:
-    op_name: str
-    where: str  # "file:line (function)", "" when unknown
-
-
-_NO_INFO = _OpInfo("", "")
-
-
-def _md_string(block: str, key: str) -> str:
-    """The value of ``key="..."`` in a metadata block ("" if absent)."""
-    at = block.find(key + '="')
-    while at > 0 and block[at - 1] != " ":  # "op_name=" inside "deduplicated_op_name="...
-        at = block.find(key + '="', at + 1)
-    if at < 0:
-        return ""
-    start = at + len(key) + 2
-    end = block.find('"', start)
-    while end > 0 and block[end - 1] == "\\":  # an escaped quote: keep looking
-        end = block.find('"', end + 1)
-    value = block[start:end] if end > 0 else block[start:]
-    if "\\" in value:
-        try:
-            value = c_unescape(value)
-        except ValueError:  # a bad escape: show the text as written
-            pass
-    return value
-
-
-def _md_int(block: str, key: str) -> int:
-    at = block.find(key + "=")
-    while at > 0 and block[at - 1] != " ":
-        at = block.find(key + "=", at + 1)
-    if at < 0:
-        return 0
-    m = _DIGITS_RE.match(block, at + len(key) + 1)
-    return int(m.group()) if m else 0
-
-
-def _op_info(inst: "Instruction") -> _OpInfo:
-    """``op_name`` and the source location of an op, read from its metadata text."""
-    text = inst.attr_text
-    pos = text.find("metadata={")
-    while pos > 0 and text[pos - 1] not in ", ":  # only the attribute, not a lookalike
-        pos = text.find("metadata={", pos + 1)
-    if pos < 0:
-        return _NO_INFO
-    m = _MD_BODY_RE.match(text, pos + 10)
-    if m is None:
-        return _NO_INFO
-    block = " " + m.group(1)  # a leading space lets every key check its left neighbour
-    where = ""
-    frame_id = _md_int(block, "stack_frame_id") if "stack_frame_id=" in block else 0
-    if frame_id:
-        comp = inst.computation
-        module = comp.module if comp is not None else None
-        if module is not None:
-            where = _frame_text(module.stack_frames(frame_id))
-    if not where and "source_file=" in block:
-        where = f"{_md_string(block, 'source_file')}:{_md_int(block, 'source_line')}"
-    op_name = _md_string(block, "op_name") if "op_name=" in block else ""
-    return _OpInfo(op_name, where)
+def op_source(inst: "Instruction") -> str:
+    """Where ``inst`` came from as ``file:line (function)``: the innermost frame of its stack
+    outside installed packages (the user's line, not jax's), or ``""`` when it has none."""
+    return _frame_text(inst.stack)
 
 
 def _frame_text(stack: "Sequence[StackFrame]") -> str:
@@ -294,27 +228,47 @@ def _frame_text(stack: "Sequence[StackFrame]") -> str:
     return str(stack[0])
 
 
-_BACKEND_KIND_RE = re.compile(r'"kind"\s*:\s*"([^"]*)"')
+class _Sources:
+    """:func:`op_source` for the ops of one module, remembered per stack frame id.
+
+    A model's thousands of ops share a few hundred frames; resolving one means walking its
+    parents and testing each file, so each frame id is worded once.
+    """
+
+    __slots__ = ("_module", "_by_frame")
+
+    def __init__(self, module: Module) -> None:
+        self._module = module
+        self._by_frame: dict[int, str] = {}
+
+    def __call__(self, inst: "Instruction") -> str:
+        md = inst.metadata
+        frame_id = md.stack_frame_id
+        if frame_id:
+            where = self._by_frame.get(frame_id)
+            if where is None:
+                where = self._by_frame[frame_id] = _frame_text(self._module.stack_frames(frame_id))
+            if where:
+                return where
+        # No frame table entry: the single location of the metadata (what Instruction.stack
+        # falls back to).
+        return f"{md.source_file}:{md.source_line}" if md.source_file else ""
 
 
 def _backend_kind(inst: "Instruction") -> str:
     """``fusion_config.kind`` from a fusion's backend config; a custom-call's target."""
     attrs = inst.attrs
     if inst.opcode == "custom-call":
-        if "custom_call_target" in attrs:
-            return str(attrs.raw("custom_call_target")).strip('"')
+        return attrs.get("custom_call_target", "")
+    config = attrs.get("backend_config")
+    if not isinstance(config, dict):  # absent, or not JSON
         return ""
-    if "backend_config" not in attrs:
-        return ""
-    raw = attrs.raw("backend_config")
     # GPU: {"fusion_backend_config":{"kind":"__triton_gemm",...}}; CPU: {"fusion_config":{...}}.
-    at = raw.find('"fusion_backend_config"')
-    if at < 0:
-        at = raw.find('"fusion_config"')
-    if at < 0:
-        return ""
-    m = _BACKEND_KIND_RE.search(raw, at)
-    return m.group(1) if m else ""
+    fusion = config.get("fusion_backend_config")
+    if fusion is None:
+        fusion = config.get("fusion_config")
+    kind = fusion.get("kind", "") if isinstance(fusion, dict) else ""
+    return kind if isinstance(kind, str) else ""
 
 
 def _signature(ops: Sequence[str], root: str) -> str:
@@ -323,15 +277,21 @@ def _signature(ops: Sequence[str], root: str) -> str:
         return root
     # Counter keeps first-seen order, so equal counts stay in topological order.
     ordered = [op for op, _ in sorted(counts.items(), key=lambda kv: -kv[1])]
-    text = "+".join(ordered[:_SIGNATURE_MAX])
-    return text + "+…" if len(ordered) > _SIGNATURE_MAX else text
+    # All of them: shortening for a narrow column or a sentence is the renderer's business.
+    return "+".join(ordered)
 
 
 def _kernel(
-    inst: "Instruction", comp: "Computation", module_name: str,
+    inst: "Instruction",
+    comp: "Computation",
+    module_name: str,
+    source_of: _Sources,
+    cost_of: Callable[["Instruction"], Cost],
     op_sources: list[tuple[str, str, str, str, Cost]],
-) -> Kernel:  # fmt: skip
-    cost = instruction_cost(inst)
+) -> Kernel:
+    # Metadata first: the model reads it fastest before anything (here: finding the fused
+    # computation, the cost) has decoded the instruction's other attributes.
+    own_name = inst.metadata.op_name
     if inst.opcode == "fusion":
         fused = inst.fused_computation
         members = [i for i in fused.instructions if i.opcode != "parameter"] if fused else []
@@ -343,22 +303,16 @@ def _kernel(
         members = [inst]
         root = inst.opcode
         kind = UNFUSED
+    wheres = [source_of(m) for m in members]
+    # The kernel's op_name: its own (XLA gives a fusion its root's), else its root's.
+    op_name = own_name
+    if not op_name and root_inst is not None:
+        op_name = root_inst.metadata.op_name
     ops = [m.opcode for m in members]
     op_counts: Counter[str] = Counter(category_of(op) for op in ops)
-    sources: Counter[str] = Counter()
-    info = _NO_INFO
-    for m in members:
-        info = _op_info(m)
-        if info.where:
-            sources[info.where] += 1
-        op_sources.append(
-            (info.where or UNKNOWN_SOURCE, inst.name, comp.name, module_name,
-             instruction_cost(m))
-        )  # fmt: skip
-    # The kernel's op_name: its own (a fusion gets its root's from XLA), else its root's.
-    op_name = info.op_name if kind == UNFUSED else _op_info(inst).op_name
-    if not op_name and root_inst is not None:
-        op_name = _op_info(root_inst).op_name
+    sources: Counter[str] = Counter(w for w in wheres if w)
+    for m, where in zip(members, wheres):
+        op_sources.append((where or UNKNOWN_SOURCE, inst.name, comp.name, module_name, cost_of(m)))
     return Kernel(
         name=inst.name,
         computation=comp.name,
@@ -369,7 +323,7 @@ def _kernel(
         ops=ops,
         op_counts=dict(op_counts),
         signature=_signature(ops, root),
-        cost=cost,
+        cost=cost_of(inst),
         sources=sorted(sources.items(), key=lambda kv: -kv[1]),
         op_name=op_name,
         line=inst.line,
@@ -379,19 +333,48 @@ def _kernel(
     )
 
 
-def _kernels_of(module: "Module", op_sources: list) -> list[Kernel]:
+def _kernels_of(module: Module, op_sources: list) -> list[Kernel]:
     out: list[Kernel] = []
+    source_of = _Sources(module)
+    cost_of = instruction_costs(module)
     for comp in kernel_computations(module):
         for inst in comp.instructions:
             if inst.opcode in NOT_KERNELS:
                 continue
-            out.append(_kernel(inst, comp, module.name, op_sources))
+            out.append(_kernel(inst, comp, module.name, source_of, cost_of, op_sources))
     return out
 
 
-def fusion_report(module: "Module | Iterable[Module]") -> FusionReport:
-    """The kernels of ``module`` (or of several modules, one after another) with a summary."""
-    modules = [module] if hasattr(module, "computations") else list(module)  # type: ignore[arg-type]
+def report_modules(value: Any, what: str = "fusion_report") -> list[Module]:
+    """``value`` as a list of modules: one :class:`Module` or an iterable of them.
+
+    Analyses read parsed modules only; a path or TARGET string is refused with a
+    :class:`TypeError` that says how to get modules from it (resolving a TARGET may run a
+    script, which is the caller's decision, not an analysis's).
+    """
+    if isinstance(value, Module):
+        return [value]
+    if isinstance(value, (str, bytes, os.PathLike)):
+        raise TypeError(
+            f"{what}() takes parsed HLO modules, not a path ({os.fsdecode(value)!r}): "
+            "use hloscope.parse(PATH) or hloscope.load_modules(TARGET) first, or the "
+            "top-level hloscope.fusions(TARGET) / hloscope.diff(A, B) that resolve TARGETs"
+        )
+    if isinstance(value, Iterable):
+        modules = list(value)
+        if all(isinstance(m, Module) for m in modules):
+            return modules
+    kind = type(value).__name__
+    raise TypeError(f"{what}() takes a Module or an iterable of Modules, not a {kind}")
+
+
+def fusion_report(module: Module | Iterable[Module]) -> FusionReport:
+    """The kernels of ``module`` (or of several modules, one after another) with a summary.
+
+    ``module`` is a parsed :class:`~hloscope.hlo.model.Module` or an iterable of them (the
+    modules of a dump folder, say); paths are refused with a :class:`TypeError`.
+    """
+    modules = report_modules(module)
     kernels: list[Kernel] = []
     op_sources: list[tuple[str, str, str, str, Cost]] = []
     xla = ZERO
@@ -401,11 +384,13 @@ def fusion_report(module: "Module | Iterable[Module]") -> FusionReport:
         mc = module_cost(m)
         xla = xla + mc.total
         flagged.extend(f"{m.name}/{f.computation}/{f.name}: {f.reason}" for f in mc.flagged)
-    return FusionReport(kernels, _summarize([m.name for m in modules], kernels, xla, flagged),
-                        op_sources)  # fmt: skip
+    summary = _summarize([m.name for m in modules], kernels, xla, flagged)
+    return FusionReport(kernels, summary, op_sources)
 
 
-def _summarize(names: list[str], kernels: list[Kernel], xla: Cost, flagged: list[str]) -> FusionSummary:
+def _summarize(
+    names: list[str], kernels: list[Kernel], xla: Cost, flagged: list[str]
+) -> FusionSummary:
     by_kind: Counter[str] = Counter()
     unfused: Counter[str] = Counter()
     elementwise: list[str] = []
@@ -421,16 +406,6 @@ def _summarize(names: list[str], kernels: list[Kernel], xla: Cost, flagged: list
             if category_of(k.opcode) == "elementwise" and k.rank > 0:
                 elementwise.append(k.name)
                 elementwise_bytes += k.cost.bytes_accessed
-    notes: list[str] = []
-    if elementwise:
-        notes.append(
-            f"{len(elementwise)} elementwise op(s) left unfused: each reads its inputs from "
-            f"memory and writes its result back ({format_bytes(elementwise_bytes)} in all), a "
-            "round trip between kernels that fusing would avoid"
-        )
-    if flagged:
-        notes.append(f"{len(flagged)} op(s) with unknown cost (custom-calls or unknown opcodes): "
-                     "counted as their boundary bytes and 0 FLOPs")  # fmt: skip
     fusion_count = sum(by_kind.values())
     return FusionSummary(
         modules=names,
@@ -450,10 +425,19 @@ def _summarize(names: list[str], kernels: list[Kernel], xla: Cost, flagged: list
         xla_flops=xla.flops,
         xla_transcendentals=xla.transcendentals,
         flagged=flagged,
-        notes=notes,
     )
 
 
+def fusions(module: Module | Iterable[Module]) -> "pandas.DataFrame":
+    """A DataFrame with one row per kernel of ``module`` (or of several modules).
+
+    Columns are :data:`COLUMNS`; the summary (:meth:`FusionSummary.to_dict`) is on
+    ``df.attrs["summary"]``. Takes parsed modules, as :func:`fusion_report` does.
+    """
+    report = fusion_report(report_modules(module, "fusions"))
+    frame = report.to_frame()
+    frame.attrs["summary"] = report.summary.to_dict()
+    return frame
 
 
 # ------------------------------------------------------------------------------------------
@@ -496,181 +480,3 @@ def by_source(report: FusionReport) -> "pandas.DataFrame":
     return pd.DataFrame(source_rows(report), columns=list(SOURCE_COLUMNS))
 
 
-# ------------------------------------------------------------------------------------------
-# Targets, filters, sorting
-# ------------------------------------------------------------------------------------------
-
-
-def load_target(target: Any) -> list["Module"]:
-    """The optimized module(s) of ``target``: a Module, a list of them, a path to an HLO text
-    file, or any TARGET :func:`hloscope.capture.target.load_modules` reads (a dump folder, a
-    script), which yields the after-optimization modules."""
-    from ..hlo.model import Module
-
-    if isinstance(target, Module):
-        return [target]
-    if isinstance(target, (list, tuple)) and all(isinstance(m, Module) for m in target):
-        return list(target)
-    if isinstance(target, (str, Path)):
-        try:
-            from ..capture.target import load_modules
-        except ImportError:  # pragma: no cover - a build without the capture package
-            from ..hlo.parser import parse_modules
-
-            return parse_modules(target)
-        modules = list(load_modules(target))
-        if not modules:
-            raise ValueError(f"{target}: no after-optimization HLO module found")
-        return modules
-    raise TypeError(f"cannot read HLO modules from a {type(target).__name__}")
-
-
-def fusions(target: Any) -> "pandas.DataFrame":
-    """A DataFrame with one row per kernel of ``target``'s optimized module(s).
-
-    ``target`` is a :class:`~hloscope.hlo.model.Module`, a list of them, or a path to an HLO
-    text file (or, when :mod:`hloscope.capture.target` is present, any target it loads: a dump
-    folder or a script). Columns are :data:`COLUMNS`; ``report.summary`` is on
-    ``df.attrs["summary"]``.
-    """
-    report = fusion_report(load_target(target))
-    frame = report.to_frame()
-    frame.attrs["summary"] = report.summary.to_dict()
-    return frame
-
-
-_FILTER_RE = re.compile(r"^\s*([A-Za-z_]+)\s*(!=|>=|<=|=|>|<|~)\s*(.*?)\s*$")
-_ALIASES = {"op": "ops", "opcode": "opcode", "target": "backend_kind", "kernel": "name"}
-_LIST_COLUMNS = frozenset({"ops", "sources"})
-
-
-@dataclass(frozen=True, slots=True)
-class RowFilter:
-    """``COLUMN OP VALUE`` with OP one of ``= != > < >= <= ~`` (``~``: contains, case-blind)."""
-
-    column: str
-    op: str
-    value: str
-
-    def __call__(self, row: dict[str, Any]) -> bool:
-        column, op, value = self.column, self.op, self.value
-        if column == "opcode" and op in ("=", "!="):
-            # "opcode=dot" matches a kernel that is a dot or has a dot fused into it.
-            hit = row["opcode"] == value or value in row["ops"]
-            return hit if op == "=" else not hit
-        cell = row.get(column)
-        if column in _LIST_COLUMNS:
-            if op == "~":
-                return any(value.lower() in str(v).lower() for v in cell)
-            hit = value in cell
-            return hit if op == "=" else not hit if op == "!=" else _bad_op(self)
-        if op == "~":
-            return value.lower() in str(cell).lower()
-        if op in ("=", "!="):
-            hit = _equal(cell, value)
-            return hit if op == "=" else not hit
-        number = _number(value, self)
-        if cell is None:
-            return False
-        return {">": cell > number, "<": cell < number, ">=": cell >= number,
-                "<=": cell <= number}[op]  # fmt: skip
-
-    def __str__(self) -> str:
-        return f"{self.column}{self.op}{self.value}"
-
-
-class ReportOptionError(HloscopeError, ValueError):
-    """A filter or sort column the report cannot apply (a user error, shown as one line)."""
-
-
-def _bad_op(f: RowFilter) -> bool:
-    raise ReportOptionError(f"filter {f}: column {f.column!r} holds lists; use = != or ~")
-
-
-def _equal(cell: Any, value: str) -> bool:
-    if isinstance(cell, (int, float)) and not isinstance(cell, bool):
-        try:
-            return float(value) == cell
-        except ValueError:
-            return False
-    return str(cell) == value
-
-
-_SUFFIXES = {"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "kib": 2**10, "mib": 2**20, "gib": 2**30}
-
-
-def _number(value: str, f: RowFilter) -> float:
-    m = re.fullmatch(r"(-?[0-9.]+(?:e-?\d+)?)\s*([A-Za-z]*)", value)
-    if m is not None:
-        scale = _SUFFIXES.get(m.group(2).lower(), None) if m.group(2) else 1
-        if scale is not None:
-            try:
-                return float(m.group(1)) * scale
-            except ValueError:
-                pass
-    raise ReportOptionError(f"filter {f}: {value!r} is not a number")
-
-
-def parse_filter(expr: str) -> RowFilter:
-    """Read ``kind=kLoop``, ``opcode=dot``, ``flops>1e6``, ``source~model.py``..."""
-    m = _FILTER_RE.match(expr)
-    if m is None:
-        raise ReportOptionError(f"bad filter {expr!r}: expected COLUMN=VALUE (or != > < >= <= ~)")
-    column, op, value = m.groups()
-    column = _ALIASES.get(column, column)
-    if column not in COLUMNS:
-        raise ReportOptionError(f"bad filter {expr!r}: unknown column {column!r} "
-                         f"(columns: {', '.join(c for c in COLUMNS)})")  # fmt: skip
-    return RowFilter(column, op, value)
-
-
-def filter_rows(rows: list[dict[str, Any]], exprs: Iterable[str]) -> list[dict[str, Any]]:
-    """Rows matching every filter expression (see :func:`parse_filter`)."""
-    filters = [parse_filter(e) for e in exprs]
-    return [r for r in rows if all(f(r) for f in filters)]
-
-
-def sort_rows(rows: list[dict[str, Any]], column: str, *, descending: bool | None = None) -> list[dict[str, Any]]:
-    """Rows sorted by ``column`` (numbers largest first, text A-Z; ``-col`` flips it)."""
-    flip = column.startswith("-")
-    column = _ALIASES.get(column.lstrip("-+"), column.lstrip("-+"))
-    if not rows:
-        return rows
-    if column not in rows[0]:
-        raise ReportOptionError(f"cannot sort by {column!r}: columns are {', '.join(rows[0])}")
-    numeric = any(isinstance(r[column], (int, float)) and not isinstance(r[column], bool)
-                  for r in rows)  # fmt: skip
-    if descending is None:
-        descending = numeric
-    if flip:
-        descending = not descending
-    if numeric:
-        missing = [r for r in rows if r[column] is None]
-        present = [r for r in rows if r[column] is not None]
-        present.sort(key=lambda r: r[column], reverse=descending)
-        return present + missing
-    return sorted(rows, key=lambda r: str(r[column]), reverse=descending)
-
-
-def rows_to_csv(rows: list[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
-    """CSV text of ``rows``; list cells are joined with ``;``, dict cells as ``k=v;k=v``."""
-    if columns is None:
-        columns = list(rows[0]) if rows else list(COLUMNS)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow([_csv_cell(row.get(c)) for c in columns])
-    return out.getvalue()
-
-
-def _csv_cell(value: Any) -> Any:
-    if value is None:
-        return ""
-    if isinstance(value, dict):
-        return ";".join(f"{k}={v}" for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return ";".join(str(v) for v in value)
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return value

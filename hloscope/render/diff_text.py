@@ -1,0 +1,291 @@
+"""The kernel diff in words: a sentence per change, regression lines, and the JSON with both.
+
+:func:`hloscope.analysis.diff.diff` finds what changed and leaves it as data
+(:class:`~hloscope.analysis.diff.KernelChange`, :class:`~hloscope.analysis.diff.Regression`).
+This module says it the way a person would:
+
+* :func:`describe` -- ``kernel fusion.3 (dot+add+tanh, model.py:12-13) split into 2 kernels:
+  ...; +48.0 KiB through memory (96.0 KiB -> 144.0 KiB); now written to memory and read back:
+  f32[32,128] fusion.4 -> fusion.5``. The clauses are joined with ``"; "`` so that a renderer
+  can put each on its own line;
+* :func:`regression_lines` -- ``bytes: 96.0 KiB -> 144.0 KiB (+50.0%, threshold 0%)``;
+* :func:`diff_to_dict` -- :meth:`~hloscope.analysis.diff.KernelDiff.to_dict` with each
+  change's sentence as ``message`` (what ``hloscope diff --json`` prints);
+* small helpers other renderers share: :func:`kernel_label`, :func:`source_lines_text`
+  (``model.py:12-13``), :func:`short_source` (the file name without its folders), :func:`signed`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..analysis.diff import (
+    ChangeStatus,
+    KernelChange,
+    KernelDiff,
+    MemoryEdge,
+    Regression,
+    parse_where,
+    without_layout,
+    without_outer_jit,
+)
+from ..analysis.fusions import Kernel
+from ..units import format_bytes, format_count
+
+__all__ = [
+    "describe",
+    "diff_to_dict",
+    "regression_lines",
+    "regression_text",
+    "kernel_label",
+    "short_signature",
+    "source_lines_text",
+    "short_source",
+    "signed",
+]
+
+_INSTALLED = ("site-packages/", "dist-packages/")
+# How many opcodes of a kernel's signature a sentence names before "+…".
+_SIGNATURE_SHOWN = 4
+# How many kernels, edges and shape changes a sentence names before "and N more".
+_KERNELS_SHOWN = 4
+_EDGES_SHOWN = 3
+_SHAPES_SHOWN = 3
+
+
+# ------------------------------------------------------------------------------------------
+# Small pieces
+# ------------------------------------------------------------------------------------------
+
+
+def signed(n: float, fmt: Callable[[float], str]) -> str:
+    """``fmt(n)`` with a ``+`` in front of a positive number (negatives carry their ``-``)."""
+    return ("+" if n > 0 else "") + fmt(n)
+
+
+def source_lines_text(sources: Sequence[tuple[str, int]] | Sequence[str], limit: int = 4) -> str:
+    """``[("dir/model.py:12 (f)", 3), ("dir/model.py:13 (f)", 1)]`` -> ``model.py:12-13``.
+
+    At most two files are named (``+N files`` after them) and ``limit`` line ranges each.
+    """
+    by_file: dict[str, list[int]] = {}
+    for item in sources:
+        where = item[0] if isinstance(item, tuple) else item
+        parsed = parse_where(where)
+        if parsed is None:
+            continue
+        by_file.setdefault(Path(parsed[0]).name, []).append(parsed[1])
+    parts = []
+    for name, lines in list(by_file.items())[:2]:
+        parts.append(f"{name}:{_ranges(sorted(set(lines)), limit)}")
+    more = len(by_file) - 2
+    return ", ".join(parts) + (f" +{more} files" if more > 0 else "")
+
+
+def _ranges(lines: list[int], limit: int) -> str:
+    """``[3, 4, 5, 9]`` -> ``3-5,9`` (at most ``limit`` ranges, then ``,…``)."""
+    spans: list[tuple[int, int]] = []
+    for n in lines:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], n)
+        else:
+            spans.append((n, n))
+    text = ",".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans[:limit])
+    return text + (",…" if len(spans) > limit else "")
+
+
+def short_source(where: str) -> str:
+    """``/long/path/model.py:12 (f)`` -> ``model.py:12 (f)``."""
+    parsed = parse_where(where)
+    if parsed is None:
+        return where
+    file, line, function = parsed
+    fn = f" ({function})" if function else ""
+    return f"{Path(file).name}:{line}{fn}"
+
+
+def short_signature(signature: str, limit: int = _SIGNATURE_SHOWN) -> str:
+    """``multiply+add+exp+tanh+log`` -> ``multiply+add+exp+tanh+…`` (the first ``limit`` ops,
+    the most frequent ones)."""
+    ops = signature.split("+")
+    return "+".join(ops[:limit]) + "+…" if len(ops) > limit else signature
+
+
+def _is_installed(where: str) -> bool:
+    return any(p in where for p in _INSTALLED)
+
+
+def kernel_label(k: Kernel) -> str:
+    """``fusion.3 (dot+add+tanh, model.py:12)``: the kernel, what it does, where from."""
+    if k.is_fusion:
+        what = short_signature(k.signature)
+    else:
+        what = f"{k.opcode} {k.backend_kind}" if k.backend_kind else k.opcode
+    if k.sources and not all(_is_installed(s) for s, _ in k.sources):
+        where = source_lines_text(k.sources)
+    else:
+        # TensorFlow records only its own ops.py line; its op_name names the layer instead.
+        where = without_outer_jit(k.op_name) or source_lines_text(k.sources)
+    return f"{k.name} ({what}, {where})" if where else f"{k.name} ({what})"
+
+
+def _labels(kernels: Sequence[Kernel], limit: int = _KERNELS_SHOWN) -> str:
+    shown = ", ".join(kernel_label(k) for k in kernels[:limit])
+    return shown + (f" and {len(kernels) - limit} more" if len(kernels) > limit else "")
+
+
+def _bytes_phrase(change: KernelChange) -> str:
+    delta = change.bytes_b - change.bytes_a
+    if delta == 0:
+        return f"same bytes through memory ({format_bytes(change.bytes_a)})"
+    before, after = format_bytes(change.bytes_a), format_bytes(change.bytes_b)
+    return f"{signed(delta, format_bytes)} through memory ({before} -> {after})"
+
+
+def _flops_phrase(change: KernelChange) -> str:
+    delta = change.flops_b - change.flops_a
+    t_delta = change.transcendentals_b - change.transcendentals_a
+    parts = []
+    if delta:
+        before, after = format_count(change.flops_a), format_count(change.flops_b)
+        parts.append(f"FLOPs {before} -> {after} ({signed(delta, format_count)})")
+    if t_delta:
+        parts.append(f"transcendentals {signed(t_delta, format_count)}")
+    return "; ".join(parts)
+
+
+def _edges_phrase(edges: list[MemoryEdge], verb: str) -> str:
+    shown = [f"{e.shape} {e.producer} -> {e.consumer}" for e in edges[:_EDGES_SHOWN]]
+    more = f" and {len(edges) - _EDGES_SHOWN} more" if len(edges) > _EDGES_SHOWN else ""
+    return f"{verb}: " + ", ".join(shown) + more if shown else ""
+
+
+def _op_counts(sign: str, ops: dict[str, int]) -> str:
+    """``{"abs": 1, "add": 2}`` -> ``ops +abs +addx2``."""
+    return f"ops {sign}" + f" {sign}".join(op + (f"x{n}" if n > 1 else "") for op, n in ops.items())
+
+
+# ------------------------------------------------------------------------------------------
+# One sentence per change
+# ------------------------------------------------------------------------------------------
+
+
+def describe(change: KernelChange) -> str:
+    """One sentence (or a few clauses joined by ``"; "``) that says what happened to a group
+    of kernels."""
+    describe_status = _DESCRIBERS.get(change.status, _describe_unchanged)
+    parts = describe_status(change)
+    moving = (ChangeStatus.ADDED, ChangeStatus.REMOVED, ChangeStatus.UNCHANGED)
+    flops = _flops_phrase(change) if change.status not in moving else ""
+    return "; ".join(p for p in parts + [flops] if p)
+
+
+def _describe_split(change: KernelChange) -> list[str]:
+    a, b = change.a, change.b
+    return [
+        f"kernel {kernel_label(a[0])} split into {len(b)} kernels: {_labels(b)}",
+        _bytes_phrase(change),
+        _edges_phrase(change.through_memory, "now written to memory and read back"),
+    ]
+
+
+def _describe_merged(change: KernelChange) -> list[str]:
+    a, b = change.a, change.b
+    return [
+        f"{len(a)} kernels {_labels(a)} merged into {kernel_label(b[0])}",
+        _bytes_phrase(change),
+        _edges_phrase(change.through_memory, "no longer through memory"),
+    ]
+
+
+def _describe_regrouped(change: KernelChange) -> list[str]:
+    a, b = change.a, change.b
+    return [
+        f"ops of {len(a)} kernels ({_labels(a)}) regrouped into {len(b)} kernels ({_labels(b)})",
+        _bytes_phrase(change),
+        _edges_phrase(change.through_memory, "between the new kernels"),
+    ]
+
+
+def _describe_added(change: KernelChange) -> list[str]:
+    k = change.b[0]
+    moved, flops = format_bytes(k.cost.bytes_accessed), format_count(k.cost.flops)
+    return [f"new kernel {kernel_label(k)}: {moved} through memory, {flops} FLOPs"]
+
+
+def _describe_removed(change: KernelChange) -> list[str]:
+    k = change.a[0]
+    moved, flops = format_bytes(k.cost.bytes_accessed), format_count(k.cost.flops)
+    return [f"kernel {kernel_label(k)} is gone: {moved} less through memory, {flops} FLOPs fewer"]
+
+
+def _describe_changed(change: KernelChange) -> list[str]:
+    a, b = change.a[0], change.b[0]
+    name = a.name if a.name == b.name else f"{a.name} -> {b.name}"
+    what = []
+    if change.ops_added:
+        what.append(_op_counts("+", change.ops_added))
+    if change.ops_removed:
+        what.append(_op_counts("-", change.ops_removed))
+    shapes = change.shape_changes
+    if shapes:
+        shown = ", ".join(f"{sa} -> {sb}" for sa, sb, _ in shapes[:_SHAPES_SHOWN])
+        hidden = len(shapes) - _SHAPES_SHOWN
+        what.append(f"shapes {shown}" + (f" (+{hidden} more)" if hidden > 0 else ""))
+    out_a, out_b = without_layout(a.shape), without_layout(b.shape)
+    # The kernel's own output shape, unless a shape change above already says it.
+    if out_a != out_b and not any(sa == out_a and sb == out_b for sa, sb, _ in shapes):
+        what.append(f"output {out_a} -> {out_b}")
+    where = source_lines_text(b.sources)
+    head = f"kernel {name} ({short_signature(b.signature)}{', ' + where if where else ''}) changed"
+    return [head + (": " + "; ".join(what) if what else ""), _bytes_phrase(change)]
+
+
+def _describe_unchanged(change: KernelChange) -> list[str]:
+    k, j = change.a[0], change.b[0]
+    same = f"kernel {k.name}" if k.name == j.name else f"kernel {k.name} (now named {j.name})"
+    return [f"{same} unchanged"]
+
+
+_DESCRIBERS: dict[ChangeStatus, Callable[[KernelChange], list[str]]] = {
+    ChangeStatus.SPLIT: _describe_split,
+    ChangeStatus.MERGED: _describe_merged,
+    ChangeStatus.REGROUPED: _describe_regrouped,
+    ChangeStatus.ADDED: _describe_added,
+    ChangeStatus.REMOVED: _describe_removed,
+    ChangeStatus.CHANGED: _describe_changed,
+    ChangeStatus.UNCHANGED: _describe_unchanged,
+}
+
+
+# ------------------------------------------------------------------------------------------
+# Regressions and JSON
+# ------------------------------------------------------------------------------------------
+
+
+def regression_text(r: Regression) -> str:
+    """``bytes: 96.0 KiB -> 144.0 KiB (+50.0%, threshold 0%)``."""
+    grew = f"+{r.percent:.1f}%" if r.a else "from 0"
+    fmt: Callable[[int], str] = format_bytes if r.metric == "bytes" else str
+    return f"{r.metric}: {fmt(r.a)} -> {fmt(r.b)} ({grew}, threshold {r.threshold:g}%)"
+
+
+def regression_lines(
+    result: KernelDiff,
+    metrics: Iterable[str] = ("kernels", "bytes", "flops"),
+    threshold: float = 0.0,
+) -> list[str]:
+    """One line per metric on which B is worse than A by more than ``threshold`` percent
+    (:meth:`KernelDiff.regressions <hloscope.analysis.diff.KernelDiff.regressions>`, worded)."""
+    return [regression_text(r) for r in result.regressions(metrics, threshold)]
+
+
+def diff_to_dict(result: KernelDiff) -> dict[str, Any]:
+    """:meth:`KernelDiff.to_dict <hloscope.analysis.diff.KernelDiff.to_dict>` with each change's
+    :func:`describe` sentence as its ``message`` (the JSON ``hloscope diff --json`` prints)."""
+    data = result.to_dict()
+    for change, entry in zip(result.changes, data["changes"]):
+        entry["message"] = describe(change)
+    return data
