@@ -18,12 +18,15 @@ from pathlib import Path
 
 import pytest
 
-jax = pytest.importorskip("jax")
+from frameworks_needed import needs_framework  # noqa: E402
+
+jax = needs_framework("jax")
 import jax.numpy as jnp  # noqa: E402
 
 import hloscope  # noqa: E402
 from hloscope.capture import jaxlib_adapter  # noqa: E402
 from hloscope.capture.errors import CaptureError  # noqa: E402
+from hloscope.capture.frameworks import version_tuple  # noqa: E402
 from hloscope.capture.inprocess import JAX_STAGES, Capture, capture  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,7 +97,9 @@ def test_hlo_before_optimizations_is_the_module_xla_received(pair):
     converted = lowered.compiler_ir("hlo").as_hlo_module().to_string()
     # Column ranges in FileLocations come from whichever trace JAX cached first (another test in
     # the same worker may have traced `mlp` from another line), so compare without them.
+    # Older XLA (jax 0.5.0) ends each computation of a dump with a `} // name` comment.
     def without_columns(text):
+        text = re.sub(r"^\} // \S+$", "}", text, flags=re.M)
         return re.sub(r" (end_)?column=\d+", "", text.split("\n", 1)[1])
 
     assert without_columns(cap.stages["hlo"]) == without_columns(converted)
@@ -209,12 +214,15 @@ def test_does_not_write_into_the_users_dump_folder(tmp_path):
         sys.path.insert(0, {str(ROOT)!r})
         import jax, jax.numpy as jnp
         import hloscope
+        def listing():
+            folder = {str(user_dump)!r}
+            return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
         jax.jit(lambda x: x + 1)(jnp.ones(3))      # the user's own compile: dumped as configured
-        before = sorted(os.listdir({str(user_dump)!r}))
+        before = listing()
         def captured_only(x):
             return jnp.cos(x)
         cap = hloscope.capture(captured_only, jnp.ones(3), passes="fusion")
-        after = sorted(os.listdir({str(user_dump)!r}))
+        after = listing()
         assert cap.passes and cap.stages["hlo"], "capture incomplete"
         print("NEW", [n for n in after if n not in before])
         print("FLAGS", os.environ["XLA_FLAGS"])
@@ -226,7 +234,9 @@ def test_does_not_write_into_the_users_dump_folder(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "NEW []" in run.stdout
     assert f"FLAGS {flags}" in run.stdout
-    assert any("jit__lambda" in n for n in os.listdir(user_dump))
+    if version_tuple(jaxlib_adapter.jaxlib_version()) >= (0, 7):
+        # PJRT writes the user's compile inputs into the configured folder (jaxlib 0.7 on).
+        assert any("jit__lambda" in n for n in os.listdir(user_dump))
 
 
 def test_importing_hloscope_does_not_import_jax():
@@ -240,8 +250,8 @@ def test_importing_hloscope_does_not_import_jax():
 
 @pytest.fixture(scope="module")
 def keras_model():
-    tf = pytest.importorskip("tensorflow")
-    keras = pytest.importorskip("keras")
+    tf = needs_framework("tensorflow")
+    keras = needs_framework("keras")
     model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation="relu"), keras.layers.Dense(2)])
     return tf, model, tf.function(model, jit_compile=True), tf.ones((2, 4))
 

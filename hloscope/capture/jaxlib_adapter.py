@@ -2,25 +2,30 @@
 
 jaxlib ships XLA's C++ HLO parser (``hlo_module_from_text``) and HLO cost analysis
 (``hlo_module_cost_analysis``) as private Python bindings. hloscope uses them as an *oracle*: to
-check its own parser against XLA's, and to let users ask XLA what a module costs. Private APIs
-move between releases — ``hlo_module_from_text`` has lived in ``jaxlib.xla_client._xla``,
-``jaxlib._jax`` and now ``jaxlib._hlo`` — so every such access in hloscope goes through this module
-and nowhere else. When a symbol cannot be found, callers get :class:`XlaApiUnavailable` naming
-the symbol, where it was looked for and the installed jaxlib version, instead of an
-``AttributeError`` from deep inside a command.
+check its own parser against XLA's, and to let users ask XLA what a module costs. Private APIs move
+between releases — ``hlo_module_from_text`` lived in ``jaxlib.xla_extension`` (jaxlib 0.4, 0.5),
+then ``jaxlib._jax`` (0.6 to 0.9) and now ``jaxlib._hlo`` — so every such access in hloscope goes
+through this module and nowhere else. When a symbol cannot be found, callers get
+:class:`XlaApiUnavailable` naming the symbol, where it was looked for and the installed jaxlib
+version, instead of an ``AttributeError`` from deep inside a command.
 
-jax and jaxlib are imported only inside functions: importing this module is free, so offline
+jax and jaxlib are imported only inside functions (through
+:func:`hloscope.capture.frameworks.require_jax`): importing this module is free, so offline
 commands may import it and only pay for jax when they actually ask XLA something.
 
-Known good: jaxlib 0.10.x. Other versions get a :class:`JaxlibVersionWarning` on first use (or an
-:class:`UnsupportedJaxlib` error when ``HLOSCOPE_STRICT_JAXLIB=1``), then work if the symbols are
-where this module looks.
+Supported: jaxlib from :data:`~hloscope.capture.frameworks.JAX_MINIMUM` (0.5.0, CI tests it) to
+the newest tested series (0.10.x). An older jaxlib is an :class:`UnsupportedJaxlib` error; a newer
+one gets a :class:`JaxlibVersionWarning` on first use (or the error when
+``HLOSCOPE_STRICT_JAXLIB=1``), then works if the symbols are where this module looks. Where a
+public API is newer than the oldest supported jax, the fallback lives here too (see
+:func:`stablehlo_text`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import os
 import re
 import threading
@@ -30,8 +35,10 @@ from typing import Any
 
 from ..errors import HloscopeError
 from ..hlo.opcodes import OPCODES
+from .frameworks import JAX_EXTRA, JAX_MINIMUM, JAX_NEWEST_TESTED, require_jax, version_tuple
 
 __all__ = [
+    "SUPPORTED_JAXLIB",
     "KNOWN_GOOD_JAXLIB",
     "SYMBOL_HOMES",
     "XlaApiUnavailable",
@@ -49,14 +56,28 @@ __all__ = [
     "jit_cost_analysis",
     "opcode_text_name",
     "private_compile_dumps",
+    "stablehlo_text",
     "hide_hloscope_frames",
 ]
 
-#: jaxlib (major, minor) releases this module was written and tested against.
-KNOWN_GOOD_JAXLIB: tuple[int, int] = (0, 10)
+#: The jaxlib versions this module supports: from the oldest release (inclusive; CI runs the
+#: capture tests against it) to the newest tested (major, minor) series (any patch release of it).
+SUPPORTED_JAXLIB: tuple[tuple[int, ...], tuple[int, int]] = (JAX_MINIMUM, JAX_NEWEST_TESTED)
 
-#: Where private XLA bindings have lived, probed in this order (newest home first).
-SYMBOL_HOMES: tuple[str, ...] = ("jaxlib._jax", "jaxlib._hlo", "jaxlib.xla_client._xla")
+#: The newest tested jaxlib series (kept for callers that knew only one good version).
+KNOWN_GOOD_JAXLIB: tuple[int, int] = JAX_NEWEST_TESTED
+
+#: Where private XLA bindings have lived, probed in this order, first home that has the symbol
+#: wins: ``jaxlib._jax`` (0.6 to 0.10; the client and cost analysis), ``jaxlib._hlo`` (0.10: the
+#: parser and ``HloOpcode``), ``jaxlib.xla_extension`` (0.5: everything). The last,
+#: ``jaxlib.xla_client._xla``, is an attribute, not a module: whatever extension module that
+#: version's ``xla_client`` uses (see :func:`_home_module`).
+SYMBOL_HOMES: tuple[str, ...] = (
+    "jaxlib._jax",
+    "jaxlib._hlo",
+    "jaxlib.xla_extension",
+    "jaxlib.xla_client._xla",
+)
 
 _STRICT_ENV = "HLOSCOPE_STRICT_JAXLIB"
 
@@ -72,8 +93,8 @@ class XlaApiUnavailable(HloscopeError, RuntimeError):
         installed = f"jaxlib {jaxlib_version}" if jaxlib_version else "jaxlib is not installed"
         message = (
             f"XLA API '{symbol}' is unavailable ({installed}; looked in {where}). "
-            f"hloscope knows jaxlib {KNOWN_GOOD_JAXLIB[0]}.{KNOWN_GOOD_JAXLIB[1]}.x; "
-            "install that version or update hloscope/capture/jaxlib_adapter.py."
+            f"hloscope supports jaxlib {_supported_range()}; "
+            "install one of those or update hloscope/capture/jaxlib_adapter.py."
         )
         if detail:
             message += f" ({detail})"
@@ -81,7 +102,7 @@ class XlaApiUnavailable(HloscopeError, RuntimeError):
 
 
 class UnsupportedJaxlib(HloscopeError, RuntimeError):
-    """The installed jaxlib is not a known-good version and strict mode is on."""
+    """The installed jaxlib is older than supported, or newer than tested and strict mode is on."""
 
 
 class JaxlibVersionWarning(UserWarning):
@@ -120,31 +141,53 @@ def jaxlib_version() -> str | None:
     return str(jaxlib.version.__version__)
 
 
-def _major_minor(version: str) -> tuple[int, int] | None:
-    found = re.match(r"(\d+)\.(\d+)", version)
-    return (int(found.group(1)), int(found.group(2))) if found else None
+def _supported_range() -> str:
+    """``0.5.0 to 0.10.x``: :data:`SUPPORTED_JAXLIB` for messages."""
+    oldest, newest = SUPPORTED_JAXLIB
+    return f"{'.'.join(map(str, oldest))} to {newest[0]}.{newest[1]}.x"
+
+
+def jaxlib_support(version: str) -> str:
+    """Where ``version`` stands against :data:`SUPPORTED_JAXLIB`: ``"old"``, ``"ok"`` or ``"new"``.
+
+    Pre-release suffixes are ignored (``0.10.3.dev20250101`` is 0.10.3); a version without a
+    leading number counts as ``"new"`` (a source build: let it try).
+    """
+    oldest, newest = SUPPORTED_JAXLIB
+    found = version_tuple(version)
+    if not found:
+        return "new"
+    if found < oldest:
+        return "old"
+    return "ok" if found[:2] <= newest else "new"
 
 
 _checked = False
 
 
 def check_jaxlib_version(*, strict: bool | None = None) -> str:
-    """Check the installed jaxlib against :data:`KNOWN_GOOD_JAXLIB` and return its version.
+    """Check the installed jaxlib against :data:`SUPPORTED_JAXLIB` and return its version.
 
-    An unknown version warns (:class:`JaxlibVersionWarning`); with ``strict=True`` (default:
-    the ``HLOSCOPE_STRICT_JAXLIB`` environment variable is ``1``) it raises
-    :class:`UnsupportedJaxlib` instead. A missing jaxlib raises :class:`XlaApiUnavailable`.
+    Older than the range raises :class:`UnsupportedJaxlib` (the APIs hloscope needs are not
+    there). Newer than the newest tested series warns (:class:`JaxlibVersionWarning`); with
+    ``strict=True`` (default: the ``HLOSCOPE_STRICT_JAXLIB`` environment variable is ``1``) it
+    raises :class:`UnsupportedJaxlib` instead. A missing jaxlib raises :class:`XlaApiUnavailable`.
     """
     if strict is None:
         strict = os.environ.get(_STRICT_ENV, "") not in ("", "0")
     version = jaxlib_version()
     if version is None:
-        raise XlaApiUnavailable("jaxlib", None, (), "pip install 'jax[cpu]'")
-    if _major_minor(version) != KNOWN_GOOD_JAXLIB:
-        known = f"{KNOWN_GOOD_JAXLIB[0]}.{KNOWN_GOOD_JAXLIB[1]}.x"
+        raise XlaApiUnavailable("jaxlib", None, (), f"pip install '{JAX_EXTRA}'")
+    support = jaxlib_support(version)
+    if support == "old":
+        raise UnsupportedJaxlib(
+            f"jaxlib {version} is older than hloscope supports ({_supported_range()}): "
+            f"pip install '{JAX_EXTRA}' upgrades it"
+        )
+    if support == "new":
         message = (
-            f"hloscope's XLA oracle was tested with jaxlib {known}, but jaxlib {version} is "
-            "installed; XLA parser and cost-analysis bindings may have moved."
+            f"hloscope's XLA oracle was tested with jaxlib {_supported_range()}, but jaxlib "
+            f"{version} is installed; XLA parser and cost-analysis bindings may have moved."
         )
         if strict:
             raise UnsupportedJaxlib(message + f" (unset {_STRICT_ENV} to continue anyway)")
@@ -163,14 +206,30 @@ def private_symbol(name: str) -> Any:
         check_jaxlib_version()
         _checked = True
     for home in SYMBOL_HOMES:
-        try:
-            module = importlib.import_module(home)
-        except ImportError:
-            continue
-        found = getattr(module, name, None)
+        module = _home_module(home)
+        found = getattr(module, name, None) if module is not None else None
         if found is not None:
             return found
     raise XlaApiUnavailable(name, jaxlib_version(), SYMBOL_HOMES)
+
+
+def _home_module(home: str) -> Any:
+    """The object a :data:`SYMBOL_HOMES` entry names, or ``None`` when this jaxlib lacks it.
+
+    A home is a module path (``jaxlib._hlo``) or a module path plus one attribute
+    (``jaxlib.xla_client._xla``: ``xla_client`` keeps its extension module as ``_xla``).
+    """
+    try:
+        return importlib.import_module(home)
+    except ImportError:
+        pass
+    parent, _, attribute = home.rpartition(".")
+    if not parent:
+        return None
+    try:
+        return getattr(importlib.import_module(parent), attribute, None)
+    except ImportError:
+        return None
 
 
 # ---- XLA's parser and printer --------------------------------------------------------------------
@@ -186,6 +245,8 @@ def xla_parse(text: str) -> Any:
     if isinstance(text, bytes):
         text = text.decode("utf-8")
     parse = private_symbol("hlo_module_from_text")
+    if not _reads_stack_frame_tables():
+        text = without_stack_frame_tables(text)
     try:
         return parse(text)
     except (RuntimeError, ValueError) as error:  # XLA's absl::Status arrives as one of these
@@ -235,8 +296,15 @@ def xla_structure(text: str) -> list[dict[str, Any]]:
     Each is ``{"name": str, "instructions": [{"name", "opcode", "operands"}, ...]}`` with the
     opcode as its HLO text name and operands as a list of instruction names; instructions are
     in XLA's order for the computation (the text order for parsed modules).
+
+    jaxlib before 0.9 binds ``HloComputation`` without its instructions; there the structure
+    is read from the module's serialized ``HloModuleProto`` instead (:func:`_proto_structure`).
     """
     module = xla_parse(text)
+    computations = list(_call_or_get(module.computations))
+    if computations and not hasattr(computations[0], "instructions"):
+        order = [str(_call_or_get(c.name)) for c in computations]
+        return _proto_structure(bytes(module.as_serialized_hlo_module_proto()), order)
     structure: list[dict[str, Any]] = []
     for computation in _call_or_get(module.computations):
         instructions = [
@@ -251,11 +319,172 @@ def xla_structure(text: str) -> list[dict[str, Any]]:
     return structure
 
 
+# ---- older XLA: text tables it cannot read, structure from the proto ------------------------------
+
+#: The first jaxlib whose HLO parser reads the stack-frame tables newer XLA prints in a module's
+#: header (``FileNames``, ``FunctionNames``, ``FileLocations``, ``StackFrames``); jaxlib 0.7.2
+#: rejects them, 0.8.3 reads them.
+STACK_FRAME_TABLES_SINCE: tuple[int, int] = (0, 8)
+
+_TABLE_NAMES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
+# A table: its name alone on a line, then its entries, up to the blank line that ends it.
+_TABLE = re.compile(r"^(?:%s)[ \t]*\n(?:[^\n]*\S[^\n]*\n)*" % "|".join(_TABLE_NAMES), re.M)
+_STACK_FRAME_ID = re.compile(r"\s*\bstack_frame_id=\d+")
+
+
+def _reads_stack_frame_tables() -> bool:
+    version = jaxlib_version()
+    return version is None or version_tuple(version)[:2] >= STACK_FRAME_TABLES_SINCE
+
+
+def without_stack_frame_tables(text: str) -> str:
+    """``text`` without the stack-frame tables and ``stack_frame_id`` references an older XLA
+    cannot parse. Only source locations go; every line of computation text stays where it was
+    (a table's lines become blank lines), so XLA's error locations still point at the input.
+    """
+    if not any(f"\n{name}\n" in text for name in _TABLE_NAMES):
+        return text
+
+    def blank(found: re.Match[str]) -> str:
+        return "\n" * found.group(0).count("\n")
+
+    return _STACK_FRAME_ID.sub("", _TABLE.sub(blank, text))
+
+
+def _proto_fields(data: bytes) -> Iterator[tuple[int, int | bytes]]:
+    """The ``(field number, value)`` pairs of one protobuf message: varints as ints,
+    length-delimited fields as bytes (enough wire format to walk an ``HloModuleProto``)."""
+    position = 0
+
+    def varint() -> int:
+        nonlocal position
+        shift = result = 0
+        while True:
+            byte = data[position]
+            position += 1
+            result |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                return result
+
+    while position < len(data):
+        key = varint()
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            yield number, varint()
+        elif wire == 2:
+            size = varint()
+            yield number, data[position:position + size]
+            position += size
+        elif wire in (1, 5):  # fixed 64 / 32 bits: nothing hloscope reads
+            position += 8 if wire == 1 else 4
+        else:
+            raise ValueError(f"unsupported protobuf wire type {wire}")
+
+
+def _decode_packed(data: bytes) -> list[int]:
+    """The varints of a packed repeated field (``operand_ids``)."""
+    values: list[int] = []
+    shift = result = 0
+    for byte in data:
+        result |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            values.append(result)
+            shift = result = 0
+    return values
+
+
+# Field numbers in xla/service/hlo.proto.
+_MODULE_COMPUTATIONS, _MODULE_SCHEDULE = 3, 7
+_SCHEDULE_SEQUENCES, _MAP_KEY, _MAP_VALUE, _SEQUENCE_IDS = 1, 1, 2, 1
+_COMPUTATION_NAME, _COMPUTATION_INSTRUCTIONS, _COMPUTATION_ID = 1, 2, 5
+_INSTRUCTION_NAME, _INSTRUCTION_OPCODE, _INSTRUCTION_ID, _INSTRUCTION_OPERANDS = 1, 2, 35, 36
+
+
+def _proto_instruction(data: bytes) -> tuple[int, str, str, list[int]]:
+    """``(id, name, opcode, operand ids)`` of one ``HloInstructionProto``."""
+    ident, name, opcode, operands = 0, "", "", []
+    for number, value in _proto_fields(data):
+        if number == _INSTRUCTION_NAME and isinstance(value, bytes):
+            name = value.decode()
+        elif number == _INSTRUCTION_OPCODE and isinstance(value, bytes):
+            opcode = value.decode()
+        elif number == _INSTRUCTION_ID and isinstance(value, int):
+            ident = value
+        elif number == _INSTRUCTION_OPERANDS:
+            operands.extend(_decode_packed(value) if isinstance(value, bytes) else [value])
+    return ident, name, opcode, operands
+
+
+def _proto_schedule(data: bytes) -> dict[int, list[int]]:
+    """Computation id -> instruction ids in schedule order, from an ``HloScheduleProto``."""
+    sequences: dict[int, list[int]] = {}
+    for number, entry in _proto_fields(data):
+        if number != _SCHEDULE_SEQUENCES or not isinstance(entry, bytes):
+            continue
+        key, ids = 0, []
+        for field_number, field in _proto_fields(entry):
+            if field_number == _MAP_KEY and isinstance(field, int):
+                key = field
+            elif field_number == _MAP_VALUE and isinstance(field, bytes):
+                for _, packed in _proto_fields(field):
+                    ids.extend(_decode_packed(packed) if isinstance(packed, bytes) else [packed])
+        sequences[key] = ids
+    return sequences
+
+
+def _proto_structure(data: bytes, order: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """:func:`xla_structure` read from a serialized ``HloModuleProto`` (the opcode field of the
+    proto is already the HLO text name).
+
+    The proto lists computations in post order (callees first); ``order``, the computation names in
+    the order XLA keeps them (``HloModule.computations()``, which older jaxlib binds), restores
+    XLA's order. It also lists a computation's instructions in post order; a parsed computation
+    keeps text order, which for a scheduled module (``is_scheduled=true``) is its schedule, stored
+    beside the computations: the schedule's order is used where there is one, the proto's
+    elsewhere.
+    """
+    fields = list(_proto_fields(data))
+    schedule: dict[int, list[int]] = {}
+    for number, value in fields:
+        if number == _MODULE_SCHEDULE and isinstance(value, bytes):
+            schedule = _proto_schedule(value)
+    structure: list[dict[str, Any]] = []
+    for number, value in fields:
+        if number != _MODULE_COMPUTATIONS or not isinstance(value, bytes):
+            continue
+        name, ident, instructions = "", 0, []
+        for field_number, field in _proto_fields(value):
+            if field_number == _COMPUTATION_NAME and isinstance(field, bytes):
+                name = field.decode()
+            elif field_number == _COMPUTATION_ID and isinstance(field, int):
+                ident = field
+            elif field_number == _COMPUTATION_INSTRUCTIONS and isinstance(field, bytes):
+                instructions.append(_proto_instruction(field))
+        names = {i: instruction_name for i, instruction_name, _, _ in instructions}
+        sequence = schedule.get(ident)
+        if sequence is not None and sorted(sequence) == sorted(names):
+            by_id = {instruction[0]: instruction for instruction in instructions}
+            instructions = [by_id[i] for i in sequence]
+        structure.append({
+            "name": name,
+            "instructions": [
+                {"name": iname, "opcode": opcode, "operands": [names[o] for o in operands]}
+                for _, iname, opcode, operands in instructions
+            ],
+        })
+    if sorted(order) == sorted(c["name"] for c in structure):
+        rank = {name: index for index, name in enumerate(order)}
+        structure.sort(key=lambda computation: rank[computation["name"]])
+    return structure
+
+
 # ---- cost analysis -------------------------------------------------------------------------------
 
 
 def _cpu_client() -> Any:
-    import jax
+    jax = require_jax()
 
     try:
         return jax.devices("cpu")[0].client
@@ -295,10 +524,37 @@ def jit_cost_analysis(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict
     ``fn`` may already be jitted. This is the public-API answer to "what does XLA think this
     costs", and what :func:`xla_cost_analysis` of the compiled module's text should agree with.
     """
-    import jax
+    jax = require_jax()
 
     compiled = jax.jit(fn).lower(*args, **kwargs).compile()
     return _normalise_costs(compiled.cost_analysis())
+
+
+# ---- public APIs newer than the oldest supported jax --------------------------------------------
+
+
+def stablehlo_text(lowered: Any) -> str:
+    """The StableHLO text of a ``jax.stages.Lowered`` with source locations (``loc(...)``).
+
+    ``Lowered.as_text(debug_info=True)`` where jax has the keyword; older ``as_text`` (jax
+    0.4.30, and any jax that drops it again) takes only ``dialect``, so there the same printing
+    is done by hand: the module from
+    ``compiler_ir("stablehlo")`` printed with MLIR's ``enable_debug_info``, which is what
+    ``as_text(debug_info=True)`` does inside.
+    """
+    if _accepts_keyword(lowered.as_text, "debug_info"):
+        return str(lowered.as_text(debug_info=True))
+    from jax._src.interpreters import mlir
+
+    return str(mlir.module_to_string(lowered.compiler_ir("stablehlo"), enable_debug_info=True))
+
+
+def _accepts_keyword(function: Callable[..., Any], keyword: str) -> bool:
+    """Whether ``function`` takes ``keyword`` (the version check of a grown public API)."""
+    try:
+        return keyword in inspect.signature(function).parameters
+    except (TypeError, ValueError):  # no signature (a C function): assume the newest API
+        return True
 
 
 # ---- per-compile dumps (used by hloscope.capture.inprocess) ---------------------------------------
