@@ -1,9 +1,22 @@
 """hloscope: see what XLA does to your code.
 
+The public API, in the order data flows through it::
+
+    module = hloscope.parse("model.after_optimizations.txt")     # the HLO language
+    dump = hloscope.load_dump("/tmp/xla_dump")                    # XLA dump folders
+    cap = hloscope.capture(jax_fn, x)                             # producing HLO
+    target = hloscope.Target.resolve("train.py:step")             # TARGET strings -> modules
+    hloscope.fusions(target)                                      # analyses
+    hloscope.diff("before.txt", "after.txt")
+
 The offline API (parsing, dump folders, analyses) never imports jax or tensorflow; capture
-functions import them only when called.
+functions import them only when called (``pip install 'hloscope[jax]'`` or ``[tf]``). Every
+error hloscope raises on purpose derives from :class:`HloscopeError`.
 """
 
+from ._version import __version__
+from .errors import HloscopeError
+from .stages import Stage
 from .hlo import (
     Computation,
     HloParseError,
@@ -17,18 +30,19 @@ from .hlo import (
     parse_modules,
     parse_shape,
 )
-from .dump import DumpFormatError, DumpIndex, load_dump
+from .dump import DumpFormatError, DumpIndex, PassDump, load_dump
+from .dump.passes import PassStep
 from .capture.errors import CaptureError
-from .capture.inprocess import Capture, capture
-from .capture.target import ResolvedTarget, load_modules, resolve_target
+from .capture.inprocess import Capture, PassSnapshot, capture
+from .capture.target import ModuleChoice, Target, TargetError, TargetKind
 from .analysis.cost import module_cost
-from .analysis.fusions import fusion_report, fusions
-from .analysis.diff import KernelDiff, diff
-
-__version__ = "0.1.0"
+from .analysis.diff import KernelDiff
+from ._api import diff, fusion_report, fusions
 
 __all__ = [
     "__version__",
+    "HloscopeError",
+    "Stage",
     "HloParseError",
     "Module",
     "Computation",
@@ -43,12 +57,16 @@ __all__ = [
     "load_dump",
     "DumpIndex",
     "DumpFormatError",
+    "PassDump",
+    "PassStep",
     "capture",
     "Capture",
+    "PassSnapshot",
     "CaptureError",
-    "resolve_target",
-    "ResolvedTarget",
-    "load_modules",
+    "Target",
+    "TargetKind",
+    "TargetError",
+    "ModuleChoice",
     "module_cost",
     "fusion_report",
     "fusions",

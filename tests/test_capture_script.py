@@ -78,7 +78,7 @@ def test_success_writes_dump_output_and_summary(ok_capture):
 def test_passes_flag_dumps_per_pass_snapshots(ok_capture):
     _, out, _, manifest = ok_capture
     (alpha,) = [m for m in load_dump(out / "dump").modules if m.name == "jit_alpha"]
-    assert alpha.passes and all("fusion" in (p.after_pass or "") + (p.before_pass or "") for p in alpha.passes)
+    assert alpha.passes and all("fusion" in p.pass_name + (p.next_pass or "") for p in alpha.passes)
     assert manifest["passes"] == "fusion"
 
 

@@ -66,7 +66,7 @@ def test_bad_file_is_one_line_and_others_still_run(tmp_path):
     bad = tmp_path / "broken.hlo"
     bad.write_text("HloModule broken\nENTRY e {\n  ROOT a = f32[] add(x, y)\n}\n")
     code, out, _ = run("--json", bad, SAMPLE, tmp_path / "missing.hlo")
-    assert code == 1
+    assert code == 2  # the worst of the errors: unreadable HLO (2) over a missing file (1)
     lines = [line for line in out.splitlines() if "error:" in line]
     assert any(line.startswith(f"{bad}:3:") for line in lines)
     assert any("missing.hlo" in line and "no such file" in line for line in lines)
@@ -87,8 +87,20 @@ def test_summary_never_imports_jax_or_tensorflow():
 
 def test_summary_of_a_dump_folder_lists_every_compile(corpus):
     """A dump folder is a TARGET too: jax_recompiles holds one function compiled four times."""
-    code, out, _ = run("--json", corpus / "generated" / "jax_recompiles")
+    code, out, _ = run("--json", "--all-modules", corpus / "generated" / "jax_recompiles")
     assert code == 0
     norms = [info for info in json.loads(out) if info["name"] == "jit_norm"]
     assert len(norms) == 4
     assert len({info["parameters"][0]["shape"] for info in norms}) == 4  # three shapes, one dtype
+
+
+def test_summary_of_a_dump_folder_defaults_to_its_main_module(corpus):
+    folder = corpus / "generated" / "jax_recompiles"
+    result = CliRunner().invoke(cli, ["summary", "--json", str(folder)])
+    assert result.exit_code == 0, result.output
+    (info,) = json.loads(result.stdout)
+    main = hloscope.Target.resolve(folder).main_module()
+    assert info["module"] == main.name and info["instructions"] == sum(
+        len(c.instructions) for c in main.computations
+    )
+    assert "hloscope: note: module" in result.stderr and "--module" in result.stderr

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -23,13 +22,15 @@ from hloscope.analysis.diff import (
     DIFF_SCHEMA,
     METRICS,
     STATUSES,
+    ChangeStatus,
     KernelDiff,
+    LineStatus,
     diff,
-    main_module,
 )
 from hloscope.analysis.fusions import fusion_report, source_rows
 from hloscope.cli import cli
 from hloscope.hlo.shape import parse_shape
+from hloscope.render.diff_text import describe, diff_to_dict, regression_lines
 
 SAMPLES = ROOT / "samples"
 FUSED = SAMPLES / "hlo" / "fusion_refactor_fused.after_optimizations.txt"
@@ -122,9 +123,10 @@ def test_the_split_kernel_and_its_source_lines(pair, forward):
     assert lines_of(same.b[0]) == {source_line("split", MATMUL)}
 
     # The message says it the way a person would.
-    assert f"kernel {chain_a} (" in split.message and "split into 2 kernels" in split.message
-    assert f"fusion_refactor.py:{min(gate_a, result_a)}-{max(gate_a, result_a)}" in split.message
-    assert f"fusion_refactor.py:{gate_b}" in split.message and f"fusion_refactor.py:{result_b}" in split.message
+    message = describe(split)
+    assert f"kernel {chain_a} (" in message and "split into 2 kernels" in message
+    assert f"fusion_refactor.py:{min(gate_a, result_a)}-{max(gate_a, result_a)}" in message
+    assert f"fusion_refactor.py:{gate_b}" in message and f"fusion_refactor.py:{result_b}" in message
 
 
 def test_deltas_agree_with_the_two_fusion_reports(pair, forward):
@@ -189,10 +191,14 @@ def test_fusion_reports_and_targets_are_inputs_too(pair, forward):
     reports = diff(fusion_report(pair[0]), fusion_report(pair[1]))
     assert groups(reports) == groups(forward)  # opcodes and source lines suffice here
     assert groups(diff(pair[0], fusion_report(pair[1]))) == groups(forward)
-    from_paths = diff(str(FUSED), SPLIT)
-    assert groups(from_paths) == groups(forward)
-    assert from_paths.a.label == str(FUSED) and from_paths.b.module == "jit_split"
-    assert hloscope.diff is diff and hloscope.KernelDiff is KernelDiff
+    labelled = diff(*pair, labels=("before", "after"))
+    assert groups(labelled) == groups(forward)
+    assert (labelled.a.label, labelled.b.label) == ("before", "after")
+    assert (forward.a.label, forward.b.module) == ("jit_fused", "jit_split")
+    # Paths are the top-level wrapper's: it resolves each TARGET, then calls the analysis.
+    from_paths = hloscope.diff(str(FUSED), SPLIT)
+    assert groups(from_paths) == groups(forward) and from_paths.b.module == "jit_split"
+    assert hloscope.KernelDiff is KernelDiff
 
 
 def test_deterministic(pair):
@@ -201,9 +207,45 @@ def test_deterministic(pair):
     assert json.dumps(first) == json.dumps(again)
 
 
-def test_unknown_input_types_are_refused():
+def test_unknown_input_types_are_refused(pair):
     with pytest.raises(TypeError, match="cannot diff a int"):
         diff(42, SPLIT)
+    # The analysis reads modules only; a path or a list of modules says what to do instead.
+    refused = [
+        (str(SPLIT), "hloscope.parse"),
+        (SPLIT, "hloscope.parse"),
+        (list(pair), "main_module"),
+    ]
+    for value, hint in refused:
+        with pytest.raises(TypeError, match=hint):
+            diff(pair[0], value)
+
+
+def test_statuses_are_string_enums(forward):
+    order = ["split", "merged", "regrouped", "changed", "added", "removed", "unchanged"]
+    assert list(STATUSES) == order
+    assert all(isinstance(c.status, ChangeStatus) for c in forward.changes)
+    assert all(isinstance(r.status, LineStatus) for r in forward.lines)
+    assert forward.counts[ChangeStatus.SPLIT] == forward.counts["split"] == 1
+    data = forward.to_dict()
+    # Plain strings in the data, so JSON reads as before.
+    assert all(type(c["status"]) is str for c in data["changes"])
+    assert all(type(k) is str for k in data["counts"])
+    assert all(type(r["status"]) is str for r in data["lines"])
+    assert "message" not in data["changes"][0]  # words are render's
+    worded = diff_to_dict(forward)
+    assert [c["message"] for c in worded["changes"]] == [describe(c) for c in forward.changes]
+    assert json.dumps(worded) == json.dumps(diff_to_dict(forward))
+
+
+def test_regressions_are_data_worded_by_render(forward):
+    (kernels,) = forward.regressions(["kernels"])
+    assert (kernels.metric, kernels.a, kernels.b, kernels.percent) == ("kernels", 2, 4, 100.0)
+    assert forward.regressions(["flops"]) == [] and forward.regressions(["kernels"], 100.0) == []
+    (line,) = regression_lines(forward, ["bytes"])
+    assert line.startswith("bytes: ") and "KiB -> " in line and "(+50.0%, threshold 0%)" in line
+    with pytest.raises(ValueError, match="unknown metric"):
+        forward.regressions(["speed"])
 
 
 # ------------------------------------------------------------------------------------------
@@ -298,8 +340,8 @@ def test_every_class_of_change_by_hand():
     by_status = {c.status: c for c in d.changes}
     assert by_status["changed"].ops_added == {"abs": 1} and by_status["changed"].ops_removed == {}
     assert [(e.producer, e.consumer) for e in by_status["regrouped"].through_memory] == [("j1", "j2")]
-    assert "regrouped into 2 kernels" in by_status["regrouped"].message
-    assert "ops +abs" in by_status["changed"].message
+    assert "regrouped into 2 kernels" in describe(by_status["regrouped"])
+    assert "ops +abs" in describe(by_status["changed"])
     assert not d.no_change
     assert groups(diff(hloscope.parse(HAND_B), hloscope.parse(HAND_A))) == mirrored(d)
 
@@ -310,7 +352,7 @@ def test_a_shape_change_is_a_changed_kernel():
     assert {c.status for c in d.changes} == {"changed"} and len(d.changes) == 5
     for change in d.changes:
         assert [(sa, sb) for sa, sb, _ in change.shape_changes] == [("f32[8]", "f32[9]")]
-        assert "shapes f32[8] -> f32[9]" in change.message
+        assert "shapes f32[8] -> f32[9]" in describe(change)
 
 
 # ------------------------------------------------------------------------------------------
@@ -340,21 +382,18 @@ def test_identical_inputs_give_no_change(corpus, case):
     for path in files:
         a, b = hloscope.parse_modules(path)[0], hloscope.parse_modules(path)[0]  # two parses
         for d in (diff(a, b), diff(a, a)):
-            assert d.no_change, (path.name, [c.message for c in d.changed()][:3])
+            assert d.no_change, (path.name, [describe(c) for c in d.changed()][:3])
             assert d.totals["delta"] == dict.fromkeys(METRICS, 0)
             assert d.lines == []
             assert all(c.a[0].name == c.b[0].name for c in d.changes)
 
 
-def test_mobilenet_train_step_against_itself_is_fast(corpus):
+def test_mobilenet_train_step_against_itself(corpus):
+    # How long this takes is measured in benchmarks/bench_small_speeds.py.
     (path, *_) = after_files(corpus / "generated" / "tf_keras_mobilenet_train")
     a, b = hloscope.parse(path), hloscope.parse(path)
-    start = time.perf_counter()
     d = diff(a, b)
-    elapsed = time.perf_counter() - start
     assert d.no_change and d.counts["unchanged"] == len(fusion_report(a).kernels) > 1000
-    # About 0.3 s on one core; the bound leaves room for a busy CI machine.
-    assert elapsed < 3.0, f"{elapsed:.2f} s"
 
 
 def recompiles(corpus) -> dict[str, hloscope.Module]:
@@ -383,7 +422,8 @@ def test_recompiles_differ_only_in_shapes(corpus):
                 for sa, sb, _ in change.shape_changes:
                     dims_a, dims_b = parse_shape(sa).dims, parse_shape(sb).dims
                     assert dims_a[0] == rows_a and dims_b[0] == rows_b and dims_a[1:] == dims_b[1:]
-                assert f"shapes {change.shape_changes[0][0]} -> {change.shape_changes[0][1]}" in change.message
+                (sa, sb, _), *_ = change.shape_changes
+                assert f"shapes {sa} -> {sb}" in describe(change)
             assert d.lines == []  # each source line keeps its kernels
             assert groups(diff(b, a)) == mirrored(d)
 
@@ -408,10 +448,11 @@ def test_a_dump_folder_stands_for_its_largest_module(corpus, oracle):
              and line["file"].endswith(".cpu_after_optimizations.txt")}  # fmt: skip
     assert len(sizes) == len(after_files(folder))
     largest = max(sorted(sizes), key=lambda f: sizes[f])
-    modules = hloscope.load_modules(folder)
-    assert main_module(modules).name == hloscope.parse(folder / largest).name
-    assert sum(len(c.instructions) for c in main_module(modules).computations) == sizes[largest]
-    assert diff(folder, folder / largest).no_change
+    # The rule is the Target's (analyses take modules); hloscope.diff applies it to TARGETs.
+    main = hloscope.Target.resolve(folder).main_module()
+    assert main.name == hloscope.parse(folder / largest).name
+    assert sum(len(c.instructions) for c in main.computations) == sizes[largest]
+    assert hloscope.diff(folder, folder / largest).no_change
 
 
 # ------------------------------------------------------------------------------------------
@@ -473,7 +514,8 @@ def test_cli_json_schema(pair):
     assert result.exit_code == 3
     data = json.loads(result.stdout)
     assert data["schema"] == DIFF_SCHEMA
-    assert set(data) == {"schema", "a", "b", "delta", "no_change", "counts", "changes", "lines", "fail_on"}
+    assert set(data) == {"schema", "module", "a", "b", "delta", "no_change", "counts", "changes", "lines", "fail_on"}
+    assert data["module"] == {"a": pair[0].name, "b": pair[1].name}
     for side, module in (("a", pair[0]), ("b", pair[1])):
         summary = fusion_report(module).summary
         assert data[side] == {"label": str(FUSED if side == "a" else SPLIT), "module": module.name,

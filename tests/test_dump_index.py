@@ -307,13 +307,13 @@ def test_jax_pass_dumps_steps_in_order(generated):
     expected_files = sorted(n for n in _dump_names(folder) if re.match(r"module_0004\.jit_small\.\d{4}\.", n))
     assert [p.text_file.path.name for p in steps] == expected_files
     first, last = steps[0], steps[-1]
-    assert (first.pipeline, first.after_pass, first.before_pass) == (
+    assert (first.pipeline, first.pass_name, first.next_pass) == (
         "async-collective", "pipeline-start", "async-collective-replacer")
-    assert (last.pipeline, last.after_pass, last.before_pass) == (
+    assert (last.pipeline, last.pass_name, last.next_pass) == (
         "HLO_passes_after_scheduling", "pipeline-start", "apply-xla-transforms")
-    assert steps[12].pipeline == "after_layout_assignment" and steps[12].before_pass == "pipeline-end"
-    during = [p for p in steps if p.pipeline is None]
-    assert [(p.step, p.pass_name, p.step_name) for p in during] == [
+    assert steps[12].pipeline == "after_layout_assignment" and steps[12].next_pass == "pipeline-end"
+    during = [p for p in steps if not p.between_passes]
+    assert [(p.step, p.pipeline, p.pass_name) for p in during] == [
         (15, "copy-insertion", "after_adding_copies_to_resolve_interference"),
         (16, "copy-insertion", "after_removing_unnecessary_copies"),
         (17, "copy-insertion", "after_adding_special-case_copies"),

@@ -17,14 +17,13 @@ import hloscope
 from hloscope.cli import cli
 from hloscope.hlo.graph import FUSION_SEP, module_graph
 from hloscope.render import graphviz as gv
+from hloscope.hlo.graph_selection import GraphOptions, select_graph
 from hloscope.render.graphviz import (
-    GraphOptions,
     GraphRenderError,
     dot_escape,
     dot_tooltip,
     html_escape,
     render_dot,
-    select_graph,
     to_dot,
     write_graph,
 )

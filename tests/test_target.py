@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ import pytest
 import hloscope
 from hloscope.capture.errors import CaptureError
 from hloscope.capture.inprocess import Capture
-from hloscope.capture.target import cache_root, load_modules, resolve_target, target_cache_key
+from hloscope.capture.target import Target, TargetError, TargetKind, cache_root, target_cache_key
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -76,9 +75,7 @@ def scripts(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def first_script_capture(cache, scripts):
-    start = time.monotonic()
-    target = resolve_target(str(scripts / "gamma.py"))
-    return target, time.monotonic() - start
+    return Target.resolve(str(scripts / "gamma.py"))
 
 
 # ---- offline targets -----------------------------------------------------------------------------
@@ -86,16 +83,16 @@ def first_script_capture(cache, scripts):
 
 def test_hlo_text_file(corpus):
     path = next((corpus / "generated" / "jax_recompiles").glob("module_0004.jit_norm.cpu_after_optimizations.txt"))
-    target = resolve_target(str(path))
+    target = Target.resolve(str(path))
     assert target.kind == "hlo-file" and target.path == path
     (module,) = target.modules()
     assert module.name == "jit_norm"
-    assert load_modules(path)[0].to_text() == module.to_text()
+    assert Target.resolve(path).modules()[0].to_text() == module.to_text()
 
 
 def test_dump_folder_before_and_after(corpus):
     folder = corpus / "generated" / "jax_recompiles"
-    target = resolve_target(folder)
+    target = Target.resolve(folder)
     assert target.kind == "dump"
     index = hloscope.load_dump(folder)
     before = target.modules("before")
@@ -113,7 +110,7 @@ def test_offline_targets_do_not_import_jax_or_tensorflow(corpus):
     text = next(folder.glob("*.before_optimizations.txt"))
     code = (
         "import sys, hloscope\n"
-        f"hloscope.load_modules({str(folder)!r}); hloscope.load_modules({str(text)!r}, stage='before')\n"
+        f"hloscope.Target.resolve({str(folder)!r}).modules(); hloscope.Target.resolve({str(text)!r}).modules('before')\n"
         "print(sorted(m for m in ('jax', 'jaxlib', 'tensorflow') if m in sys.modules))"
     )
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
@@ -124,23 +121,23 @@ def test_offline_targets_do_not_import_jax_or_tensorflow(corpus):
 def test_saved_capture_folder(tmp_path):
     jnp = pytest.importorskip("jax.numpy")
     hloscope.capture(jnp.sin, jnp.ones(3)).save(tmp_path / "cap")
-    target = resolve_target(tmp_path / "cap")
+    target = Target.resolve(tmp_path / "cap")
     assert target.kind == "capture"
     assert target.modules("before")[0].name == "jit_sin"
 
 
 def test_missing_targets_are_one_line_errors(tmp_path):
     with pytest.raises(CaptureError, match=r"nope\.hlo: no such file or folder"):
-        resolve_target(tmp_path / "nope.hlo")
+        Target.resolve(tmp_path / "nope.hlo")
     with pytest.raises(CaptureError, match=r"nope\.py: no such file$"):
-        resolve_target(f"{tmp_path / 'nope.py'}:step")
+        Target.resolve(f"{tmp_path / 'nope.py'}:step")
 
 
 # ---- script targets and the cache ------------------------------------------------------------------
 
 
 def test_script_target_is_captured_into_the_cache(first_script_capture, cache):
-    target, _ = first_script_capture
+    target = first_script_capture
     assert target.kind == "script" and not target.from_cache
     assert target.output_dir.parent == cache / "targets"
     assert target.path == target.output_dir / "dump"
@@ -149,12 +146,11 @@ def test_script_target_is_captured_into_the_cache(first_script_capture, cache):
 
 
 def test_second_resolution_is_a_cache_hit(first_script_capture, scripts):
-    first, first_seconds = first_script_capture
-    start = time.monotonic()
-    again = resolve_target(str(scripts / "gamma.py"))
+    # How much faster the hit is than the first capture is measured in benchmarks/bench_small_speeds.py.
+    first = first_script_capture
+    again = Target.resolve(str(scripts / "gamma.py"))
     assert again.from_cache and again.output_dir == first.output_dir
     assert again.manifest["start_time"] == first.manifest["start_time"]  # nothing reran
-    assert time.monotonic() - start < min(0.5, first_seconds / 2)
 
 
 def test_cache_key_follows_content_arguments_and_flags(scripts, tmp_path, monkeypatch):
@@ -182,7 +178,7 @@ def test_cache_root_honours_the_environment(monkeypatch, tmp_path):
 def test_failing_script_target_is_not_cached(cache, scripts):
     for _ in range(2):  # the second call runs again (and fails again) rather than reusing
         with pytest.raises(CaptureError) as info:
-            resolve_target(str(scripts / "broken.py"))
+            Target.resolve(str(scripts / "broken.py"))
         assert f"{scripts / 'broken.py'}:2: RuntimeError: no luck" in str(info.value)
         assert "\n" not in str(info.value)
     failed = Path(info.value.output_dir)
@@ -199,26 +195,26 @@ def test_failing_script_target_is_not_cached(cache, scripts):
     ids=["EXAMPLE_ARGS", "function.example_args", "no-arguments"],
 )
 def test_function_target_conventions(cache, scripts, function, root_shape):
-    target = resolve_target(f"{scripts / 'functions.py'}:{function}")
+    target = Target.resolve(f"{scripts / 'functions.py'}:{function}")
     assert target.kind == "function" and target.function == function
     capture = target.capture()
     assert capture.name == f"jit_{function}"
     assert list(capture.stages) == ["jaxpr", "stablehlo", "hlo", "optimized_hlo"]
-    (module,) = load_modules(f"{scripts / 'functions.py'}:{function}", stage="before")
+    (module,) = Target.resolve(f"{scripts / 'functions.py'}:{function}").modules("before")
     assert module.entry.root.shape_text.startswith(root_shape)
     assert Capture.is_saved(target.path)
 
 
 def test_function_target_second_call_is_cached(cache, scripts):
     spec = f"{scripts / 'functions.py'}:step"
-    first = resolve_target(spec)
-    again = resolve_target(spec)
+    first = Target.resolve(spec)
+    again = Target.resolve(spec)
     assert again.from_cache and again.path == first.path
 
 
 def test_function_without_example_arguments_explains_the_convention(cache, scripts):
     with pytest.raises(CaptureError) as info:
-        resolve_target(f"{scripts / 'functions.py'}:needs")
+        Target.resolve(f"{scripts / 'functions.py'}:needs")
     message = str(info.value)
     assert message.startswith(f"{scripts / 'functions.py'}:needs needs example arguments")
     assert "needs.example_args" in message and "EXAMPLE_ARGS" in message
@@ -227,11 +223,11 @@ def test_function_without_example_arguments_explains_the_convention(cache, scrip
 
 def test_unknown_function_lists_the_scripts_functions(cache, scripts):
     with pytest.raises(CaptureError, match=r"has no function 'nothere' \(functions: constant, needs, scaled, step\)"):
-        resolve_target(f"{scripts / 'functions.py'}:nothere")
+        Target.resolve(f"{scripts / 'functions.py'}:nothere")
 
 
 def test_function_target_manifest(cache, scripts):
-    target = resolve_target(f"{scripts / 'functions.py'}:step")
+    target = Target.resolve(f"{scripts / 'functions.py'}:step")
     manifest = json.loads((target.output_dir / "manifest.json").read_text())
     assert manifest["function"] == "step" and manifest["exit_status"] == 0
     assert manifest["dump_dir"] is None  # a function capture keeps its own stages, not a dump

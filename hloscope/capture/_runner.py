@@ -35,6 +35,7 @@ from types import FrameType, ModuleType, TracebackType
 from typing import Any
 
 from ..errors import HloscopeError
+from .frameworks import MissingFramework, explain_missing_frameworks
 
 #: Exit status of a child stopped by the parent's timeout (SIGTERM), like coreutils' timeout.
 TIMEOUT_EXIT = 124
@@ -273,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.meta_path.insert(0, _HideFramesOnJaxImport())
     try:
         if options.function:
-            _capture_function(script, options.function, options.save)
+            with explain_missing_frameworks():  # the script's own `import jax`, if jax is absent
+                _capture_function(script, options.function, options.save)
         else:
             _run_script(script, options.args)
     except _Terminated:
@@ -284,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         status = code if isinstance(code, int) else (0 if code is None else 1)
         if status and not isinstance(code, int):
             info["error"] = f"SystemExit: {code}"
-    except UsageError as error:
+    except (UsageError, MissingFramework) as error:
         status = 2
         info["error"] = str(error)
         info["usage_error"] = True

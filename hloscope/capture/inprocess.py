@@ -42,6 +42,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..dump.passes import PassStep
+from ..stages import Stage, UnknownStageError
 from .errors import CaptureError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,7 +53,6 @@ __all__ = [
     "Capture",
     "PassSnapshot",
     "capture",
-    "STAGE_ALIASES",
     "JAX_STAGES",
     "TF_STAGES",
 ]
@@ -60,16 +61,6 @@ __all__ = [
 JAX_STAGES: tuple[str, ...] = ("jaxpr", "stablehlo", "hlo", "optimized_hlo")
 #: Text stages of a TensorFlow capture, in compiler order (``hlo_serialized`` is in ``serialized``).
 TF_STAGES: tuple[str, ...] = ("hlo", "optimized_hlo")
-#: Other names accepted by :meth:`Capture.module` and :meth:`Capture.text`.
-STAGE_ALIASES: dict[str, str] = {
-    "before": "hlo",
-    "before_optimizations": "hlo",
-    "after": "optimized_hlo",
-    "after_optimizations": "optimized_hlo",
-    "optimized": "optimized_hlo",
-}
-# Stages that hold HLO text (the ones `Capture.module` can parse).
-_HLO_STAGES = frozenset({"hlo", "optimized_hlo"})
 # XLA report files kept from the private dump, by dump-file kind.
 _REPORT_KINDS = {
     "buffer-assignment": "buffer_assignment",
@@ -78,30 +69,25 @@ _REPORT_KINDS = {
 _CAPTURE_FILE = "capture.json"
 
 
-@dataclass(frozen=True, slots=True)
-class PassSnapshot:
-    """The module as it was at one point of XLA's pass pipeline (``--xla_dump_hlo_pass_re``).
+class MissingStageError(CaptureError, KeyError):
+    """A stage this capture does not hold (a TensorFlow capture has no jaxpr)."""
 
-    ``step`` orders snapshots within the module. Between two passes, ``pipeline`` is the pass
-    pipeline, ``pass_name`` the pass that just ran (``pipeline-start`` for the first snapshot
-    of a pipeline) and ``next_pass`` the one about to run. A few passes also dump while they run
-    (copy-insertion's ``adding_copies_to_resolve_interference``); then ``pipeline`` is that
-    pass and ``pass_name`` the step inside it, and ``next_pass`` is ``None``.
-    """
+    def __str__(self) -> str:  # KeyError would quote the message
+        return Exception.__str__(self)
 
-    step: int
-    pipeline: str
-    pass_name: str
-    next_pass: str | None
-    text: str
-    filename: str
 
-    @property
-    def label(self) -> str:
-        """``simplification: algsimp -> dce`` (or ``copy-insertion: <step>``)."""
-        if self.next_pass is None:
-            return f"{self.pipeline}: {self.pass_name}"
-        return f"{self.pipeline}: {self.pass_name} -> {self.next_pass}"
+class NotHloStageError(CaptureError, ValueError):
+    """A stage asked for as HLO whose text is not HLO (jaxpr, StableHLO)."""
+
+
+@dataclass(slots=True)
+class PassSnapshot(PassStep):
+    """The module as it was at one point of XLA's pass pipeline (``--xla_dump_hlo_pass_re``):
+    where (the :class:`~hloscope.dump.passes.PassStep` fields), its ``text`` and the dump file
+    name it was read from."""
+
+    text: str = ""
+    filename: str = ""
 
     def module(self) -> Module:
         """This snapshot parsed with :func:`hloscope.parse`."""
@@ -138,23 +124,32 @@ class Capture:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def stage_name(self, stage: str) -> str:
-        """The canonical name of ``stage`` (``"after"`` -> ``"optimized_hlo"``), checked."""
-        name = STAGE_ALIASES.get(stage, stage)
-        if name not in self.stages:
-            known = ", ".join([*self.stages, *sorted(k for k, v in STAGE_ALIASES.items() if v in self.stages)])
-            raise KeyError(f"this {self.frontend} capture has no stage {stage!r} (stages: {known})")
+    def stage_name(self, stage: str | Stage) -> Stage:
+        """The :class:`~hloscope.stages.Stage` ``stage`` names (``"after"`` is
+        ``optimized_hlo``), checked against what this capture holds."""
+        try:
+            name = Stage.parse(stage)
+        except UnknownStageError:
+            name = None
+        if name is None or name not in self.stages:
+            known = ", ".join(self.stages)
+            raise MissingStageError(
+                f"this {self.frontend} capture has no stage {str(stage)!r} (stages: {known}; "
+                "'before' and 'after' name the HLO ones)"
+            )
         return name
 
-    def text(self, stage: str = "optimized_hlo") -> str:
+    def text(self, stage: str | Stage = Stage.OPTIMIZED_HLO) -> str:
         """The text of one stage (aliases: ``before``/``after``)."""
         return self.stages[self.stage_name(stage)]
 
-    def module(self, stage: str = "optimized_hlo") -> Module:
+    def module(self, stage: str | Stage = Stage.OPTIMIZED_HLO) -> Module:
         """One HLO stage parsed with :func:`hloscope.parse`; parsed once, then cached."""
         name = self.stage_name(stage)
-        if name not in _HLO_STAGES:
-            raise ValueError(f"stage {stage!r} is not HLO; HLO stages are 'hlo' and 'optimized_hlo'")
+        if not name.is_hlo:
+            raise NotHloStageError(
+                f"stage {str(stage)!r} is not HLO; HLO stages are 'hlo' and 'optimized_hlo'"
+            )
         module = self._modules.get(name)
         if module is None:
             from ..hlo.parser import parse
@@ -318,9 +313,10 @@ def _is_jitted(fn: Any) -> bool:
 
 
 def _capture_jax(fn: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any], passes: str | None) -> Capture:
-    import jax
-
     from . import jaxlib_adapter
+    from .frameworks import require_jax
+
+    jax = require_jax()
 
     # A user's jitted function is traced through its own wrapper (so its static_argnums and
     # shardings apply, and the text equals `fn.lower(...).compile().as_text()`); AOT tracing
@@ -331,7 +327,7 @@ def _capture_jax(fn: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[st
     lowered = traced.lower()
     stages: dict[str, str] = {
         "jaxpr": str(traced.jaxpr),
-        "stablehlo": lowered.as_text(debug_info=True),
+        "stablehlo": jaxlib_adapter.stablehlo_text(lowered),
     }
     with tempfile.TemporaryDirectory(prefix="hloscope-capture-") as folder:
         with jaxlib_adapter.private_compile_dumps(folder):
@@ -420,13 +416,12 @@ def _read_private_dump(folder: str) -> _PrivateDump:
         text_file = step.text_file
         if text_file is None:
             continue
-        between = step.pipeline is not None
         passes.append(
             PassSnapshot(
-                step=step.step,
-                pipeline=(step.pipeline if between else step.pass_name) or "",
-                pass_name=(step.after_pass if between else step.step_name) or "",
-                next_pass=step.before_pass if between else None,
+                step.step,
+                step.pipeline,
+                step.pass_name,
+                step.next_pass,
                 text=text_file.path.read_text(),
                 filename=text_file.path.name,
             )
@@ -489,7 +484,9 @@ def _capture_tf(fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any], passes:
             "per-pass snapshots of a tf.function need XLA_FLAGS set before TensorFlow starts: "
             "use `hloscope capture SCRIPT.py --passes REGEX`"
         )
-    import tensorflow as tf
+    from .frameworks import require_tensorflow
+
+    tf = require_tensorflow()
 
     if _is_keras_model(fn) and not callable(getattr(fn, "experimental_get_compiler_ir", None)):
         fn = tf.function(fn, jit_compile=True)

@@ -44,7 +44,7 @@ __all__ = [
     "merge_xla_flags",
     "capture_flags",
     "framework_versions",
-    "run_capture_command",
+    "count_modules",
     "MANIFEST",
     "DUMP_SUBDIR",
 ]
@@ -176,7 +176,7 @@ def framework_versions() -> dict[str, str | None]:
 
 
 def _hloscope_version() -> str:
-    from .. import __version__
+    from .._version import __version__
 
     return __version__
 
@@ -454,7 +454,8 @@ def _signal_name(number: int) -> str:
 # ---- the CLI's view ----------------------------------------------------------------------------------
 
 
-def _count_modules(dump_dir: Path) -> int:
+def count_modules(dump_dir: Path) -> int:
+    """How many modules a dump folder holds (module ids with a before-optimizations text)."""
     from ..dump.filenames import BEFORE_OPTIMIZATIONS, parse_dump_filename
 
     ids = set()
@@ -463,41 +464,3 @@ def _count_modules(dump_dir: Path) -> int:
         if name is not None and name.stage == BEFORE_OPTIMIZATIONS and name.kind == "hlo":
             ids.add(name.module_id)
     return len(ids)
-
-
-def run_capture_command(
-    script: str,
-    args: Sequence[str],
-    out_dir: str,
-    *,
-    passes: str | None,
-    timeout: float | None,
-    force: bool,
-    as_json: bool,
-) -> int:
-    """``hloscope capture``: run, print a one-line summary (or the manifest), return the exit status.
-
-    Exit status: 0 on success, 1 when the script failed, 124 when it timed out, 2 when nothing
-    could run (missing script, non-empty output folder).
-    """
-    import click
-
-    try:
-        result = capture_script(script, args, out_dir, passes=passes, timeout=timeout, force=force)
-    except CaptureError as error:
-        click.echo(f"hloscope: error: {error}", err=True)
-        return 2
-    if as_json:
-        click.echo(json.dumps(result.manifest, indent=2, default=str))
-    problem = result.error_line()
-    if problem is not None:
-        click.echo(f"hloscope: error: {problem}", err=True)
-        return 124 if result.timed_out else 1
-    if not as_json:
-        modules = _count_modules(result.dump_dir)
-        files = result.manifest["dump_files"]
-        click.echo(
-            f"captured {script}: {modules} module{'s' if modules != 1 else ''}, {files} files in "
-            f"{result.dump_dir} ({result.manifest['duration_s']:.1f} s)"
-        )
-    return 0

@@ -22,7 +22,13 @@ not cached; their output stays in ``<key>.failed`` for a look at ``stderr.txt``.
 
 Resolving a text file or a dump folder never imports jax or TensorFlow.
 
-    >>> modules = load_modules("train.py:step", stage="after")   # what analysis commands call
+    >>> target = Target.resolve("train.py:step")
+    >>> target.main_module("after")          # what every analysis command reads
+    >>> target.modules("before")             # every module of that stage
+
+:class:`Target` is the one road from a TARGET string to :class:`~hloscope.hlo.model.Module`
+objects; commands and the top-level convenience functions (``hloscope.fusions("f.txt")``) all
+take it, and :meth:`Target.choose_module` holds the one rule for "the main module".
 """
 
 from __future__ import annotations
@@ -36,9 +42,11 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..stages import Stage, UnknownStageError
 from .errors import CaptureError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,36 +55,74 @@ if TYPE_CHECKING:  # pragma: no cover
     from .inprocess import Capture
 
 __all__ = [
-    "ResolvedTarget",
-    "resolve_target",
-    "load_modules",
+    "Target",
+    "TargetKind",
+    "TargetError",
+    "ModuleChoice",
     "cache_root",
     "target_cache_key",
     "CACHE_ENV",
-    "TARGET_KINDS",
 ]
 
 CACHE_ENV = "HLOSCOPE_CACHE"
-#: ``kind`` values of a :class:`ResolvedTarget`.
-TARGET_KINDS = ("hlo-file", "dump", "capture", "script", "function")
 
 _FUNCTION_SPEC = re.compile(r"^(?P<script>.+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
-_STAGES = {
-    "before": "before",
-    "before_optimizations": "before",
-    "hlo": "before",
-    "after": "after",
-    "after_optimizations": "after",
-    "optimized_hlo": "after",
-    "optimized": "after",
-}
+
+
+class TargetError(CaptureError):
+    """A TARGET that names nothing readable, or a module or stage it does not hold."""
+
+
+class TargetKind(StrEnum):
+    """What a TARGET string named."""
+
+    HLO_FILE = "hlo-file"
+    DUMP = "dump"
+    CAPTURE = "capture"
+    SCRIPT = "script"
+    FUNCTION = "function"
 
 
 @dataclass(frozen=True, slots=True)
-class ResolvedTarget:
-    """Where a TARGET's HLO lives, ready to be read.
+class ModuleChoice:
+    """The module a command reads from a target, and why that one.
 
-    ``kind`` is one of :data:`TARGET_KINDS`. ``path`` is the HLO text file, the dump folder or
+    ``rule`` says how it was chosen (``"function"``: the one module of a ``SCRIPT.py:FUNCTION``
+    capture; ``"only"``: the target holds one module; ``"named"``: ``--module``; ``"largest"``:
+    the module with the most HLO text). ``total`` counts the modules of that stage.
+    """
+
+    module: Module
+    rule: str
+    total: int
+
+    @property
+    def note(self) -> str | None:
+        """One line for the user when a module was picked from several without being named."""
+        if self.rule != "largest" or self.total < 2:
+            return None
+        others = self.total - 1
+        return (
+            f"module {self.module.name}: the largest of {self.total} modules "
+            f"({others} other{'s' if others != 1 else ''}; --module NAME picks one)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One module of a target before parsing: its id, name and how to read it."""
+
+    id: int
+    name: str
+    size: int
+    load: Any  # () -> Module
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where a TARGET's HLO lives, ready to be read. Make one with :meth:`resolve`.
+
+    ``kind`` is a :class:`TargetKind`. ``path`` is the HLO text file, the dump folder or
     the saved-capture folder to read. For script targets, ``script``/``function`` name the
     source, ``output_dir`` is the cache folder (with ``manifest.json``, ``stdout.txt``,
     ``stderr.txt``) and ``from_cache`` says whether it was reused without running anything.
@@ -90,11 +136,34 @@ class ResolvedTarget:
     output_dir: Path | None = None
     from_cache: bool = False
 
+    @classmethod
+    def resolve(
+        cls,
+        spec: str | os.PathLike[str] | Target,
+        *,
+        args: Sequence[str] = (),
+        timeout: float | None = None,
+        refresh: bool = False,
+        progress: bool | None = None,
+    ) -> Target:
+        """Find (and for scripts, capture or reuse from the cache) the HLO a TARGET names.
+
+        ``args`` are command-line arguments for a ``SCRIPT.py`` target; ``timeout`` stops a
+        script that runs longer (seconds); ``refresh`` ignores a cached capture; ``progress``
+        shows a spinner while a script runs (default: when stderr is a terminal). Raises
+        :class:`TargetError` with a one-line message for anything that is not a target, and
+        :class:`~hloscope.capture.errors.CaptureError` when a script fails (the message carries
+        the script's error and points at its ``stderr.txt``).
+        """
+        if isinstance(spec, Target):
+            return spec
+        return _resolve(os.fspath(spec), args, timeout, refresh, progress)
+
     @property
     def manifest(self) -> dict[str, Any] | None:
         """The capture manifest of a script target or ``hloscope capture`` folder, if any."""
         folder = self.output_dir
-        if folder is None and self.kind == "dump" and (self.path.parent / "manifest.json").is_file():
+        if folder is None and self.kind is TargetKind.DUMP and (self.path.parent / "manifest.json").is_file():
             folder = self.path.parent
         if folder is None:
             return None
@@ -105,95 +174,151 @@ class ResolvedTarget:
 
     def dump(self) -> DumpIndex:
         """The dump index of a dump-folder or script target."""
-        if self.kind not in ("dump", "script"):
-            raise CaptureError(f"{self.spec}: a {self.kind} target has no XLA dump folder")
+        if self.kind not in (TargetKind.DUMP, TargetKind.SCRIPT):
+            raise TargetError(f"{self.spec}: a {self.kind} target has no XLA dump folder")
         from ..dump.index import load_dump
 
         return load_dump(self.path)
 
     def capture(self) -> Capture:
         """The saved :class:`~hloscope.capture.inprocess.Capture` of a function or capture target."""
-        if self.kind not in ("function", "capture"):
-            raise CaptureError(f"{self.spec}: only SCRIPT.py:FUNCTION and saved-capture targets hold a capture")
+        if self.kind not in (TargetKind.FUNCTION, TargetKind.CAPTURE):
+            raise TargetError(
+                f"{self.spec}: only SCRIPT.py:FUNCTION and saved-capture targets hold a capture"
+            )
         from .inprocess import Capture
 
         return Capture.load(self.path)
 
-    def modules(self, stage: str = "after") -> list[Module]:
-        """The target's HLO modules for ``stage`` (``"before"`` or ``"after"`` optimizations).
+    def modules(self, stage: str | Stage = Stage.OPTIMIZED_HLO) -> list[Module]:
+        """The target's HLO modules for ``stage`` (``"before"``/``"after"`` or any
+        :class:`~hloscope.stages.Stage` alias), in module-id order.
 
         A text file is read as it is, whatever ``stage`` says. A dump gives one module per
-        compilation that dumped that stage, in module-id order (helper modules JAX compiles
-        for eager ops included). A function capture gives its one module.
+        compilation that dumped that stage (helper modules JAX compiles for eager ops
+        included). A function capture gives its one module.
         """
-        which = _STAGES.get(stage)
-        if which is None:
-            raise CaptureError(f"unknown stage {stage!r}; use 'before' or 'after'")
-        if self.kind == "hlo-file":
-            from ..hlo.parser import parse_modules
+        return [entry.load() for entry in self._entries(stage)]
 
-            return parse_modules(self.path)
-        if self.kind in ("function", "capture"):
-            return [self.capture().module(which)]
-        index = self.dump()
-        found = [m.before() if which == "before" else m.after() for m in index.modules]
-        modules = [m for m in found if m is not None]
-        if not modules:
-            what = "before-optimization" if which == "before" else "after-optimization"
-            raise CaptureError(f"{self.path}: no {what} HLO text in this dump (was it dumped with --xla_dump_hlo_as_text?)")
-        return modules
+    def choose_module(
+        self, stage: str | Stage = Stage.OPTIMIZED_HLO, name: str | None = None
+    ) -> ModuleChoice:
+        """The main module of this target, with the rule that chose it.
+
+        The rule, the same for every command: ``name`` (``--module``) picks the module whose
+        name is ``name``, else whose id is ``name``, else whose name contains it (of several
+        matches, the largest). Without ``name``, a ``SCRIPT.py:FUNCTION`` or saved capture
+        means its own module, and otherwise the **largest** module (the most HLO text), which in
+        a dump folder is the program rather than the small helper modules eager dispatch
+        compiles. Raises :class:`TargetError` naming the modules there are when none matches.
+        """
+        entries = self._entries(stage)
+        if name is None:
+            if len(entries) == 1:
+                rule = "function" if self.kind is TargetKind.FUNCTION else "only"
+                return ModuleChoice(entries[0].load(), rule, 1)
+            return ModuleChoice(_largest(entries).load(), "largest", len(entries))
+        matches = (
+            [e for e in entries if e.name == name]
+            or [e for e in entries if str(e.id) == name.lstrip("#")]
+            or [e for e in entries if name in e.name]
+        )
+        if not matches:
+            names = sorted({e.name for e in entries})
+            shown = ", ".join(names[:8]) + (f", ... ({len(names)} in all)" if len(names) > 8 else "")
+            raise TargetError(f"{self.spec}: no module named {name!r} (modules: {shown})")
+        return ModuleChoice(_largest(matches).load(), "named", len(entries))
+
+    def main_module(self, stage: str | Stage = Stage.OPTIMIZED_HLO, name: str | None = None) -> Module:
+        """The module :meth:`choose_module` picks (see there for the rule)."""
+        return self.choose_module(stage, name).module
+
+    def _entries(self, stage: str | Stage) -> list[_Entry]:
+        try:
+            which = Stage.parse(stage)
+        except UnknownStageError as error:
+            raise TargetError(str(error)) from None
+        if not which.is_hlo:
+            raise TargetError(f"stage {str(stage)!r} is not HLO; use 'before' or 'after'")
+        if self.kind is TargetKind.HLO_FILE:
+            return self._file_entries()
+        if self.kind in (TargetKind.FUNCTION, TargetKind.CAPTURE):
+            capture = self.capture()
+            if which not in capture.stages:
+                raise TargetError(f"{self.spec}: the capture has no {which.short} stage")
+            size = len(capture.stages[which])
+            return [_Entry(0, capture.name, size, lambda: capture.module(which))]
+        entries = []
+        for m in self.dump().modules:
+            stage_files = m.stage(which.dump_name)
+            text = stage_files.text_file if stage_files is not None else None
+            if text is not None:
+                size = text.path.stat().st_size if text.path.exists() else 0
+                entries.append(_Entry(m.id, m.name, size, m.before if which is Stage.HLO else m.after))
+        if not entries:
+            what = f"{which.short}-optimization"
+            raise TargetError(
+                f"{self.path}: no {what} HLO text in this dump "
+                "(was it dumped with --xla_dump_hlo_as_text?)"
+            )
+        return entries
+
+    def _file_entries(self) -> list[_Entry]:
+        from ..hlo.parser import parse_modules
+
+        modules = parse_modules(self.path)
+        return [_Entry(i, m.name, _instruction_count(m), (lambda m=m: m)) for i, m in enumerate(modules)]
+
+
+def _largest(entries: Sequence[_Entry]) -> _Entry:
+    # The first of equals: a module-id order tie goes to the earlier compile.
+    return max(entries, key=lambda e: e.size)
+
+
+def _instruction_count(module: Module) -> int:
+    return sum(len(c.instructions) for c in module.computations)
 
 
 # ---- resolution --------------------------------------------------------------------------------------
 
 
-def resolve_target(
-    spec: str | os.PathLike[str],
-    *,
-    args: Sequence[str] = (),
-    timeout: float | None = None,
-    refresh: bool = False,
-    progress: bool | None = None,
-) -> ResolvedTarget:
-    """Find (and for scripts, capture or reuse from the cache) the HLO a TARGET names.
-
-    ``args`` are command-line arguments for a ``SCRIPT.py`` target; ``timeout`` stops a script
-    that runs longer (seconds); ``refresh`` ignores a cached capture. Raises
-    :class:`CaptureError` with a one-line message for anything that is not a target, and when
-    a script fails (the message carries the script's error and points at its ``stderr.txt``).
-    """
-    text = os.fspath(spec)
+def _resolve(
+    text: str, args: Sequence[str], timeout: float | None, refresh: bool, progress: bool | None
+) -> Target:
+    if not text.strip():
+        raise TargetError("empty TARGET (give an HLO file, a dump folder, SCRIPT.py or SCRIPT.py:FUNCTION)")
     path = Path(text)
-    if path.is_dir():
-        return _resolve_folder(text, path)
-    if path.is_file():
-        if path.suffix == ".py":
-            return _resolve_script(text, path, None, args, timeout, refresh, progress)
-        return ResolvedTarget(spec=text, kind="hlo-file", path=path)
+    try:
+        if path.is_dir():
+            return _resolve_folder(text, path)
+        if path.is_file():
+            if path.suffix == ".py":
+                return _resolve_script(text, path, None, args, timeout, refresh, progress)
+            return Target(spec=text, kind=TargetKind.HLO_FILE, path=path)
+    except OSError as error:  # a symlink loop, a path too long...
+        raise TargetError(f"{text}: {error.strerror or error}") from None
     found = _FUNCTION_SPEC.match(text)
     if found is not None:
         script = Path(found.group("script"))
         if not script.is_file():
-            raise CaptureError(f"{found.group('script')}: no such file")
+            raise TargetError(f"{found.group('script')}: no such file")
         if args:
-            raise CaptureError(f"{text}: a SCRIPT.py:FUNCTION target takes no script arguments")
+            raise TargetError(f"{text}: a SCRIPT.py:FUNCTION target takes no script arguments")
         return _resolve_script(text, script, found.group("function"), (), timeout, refresh, progress)
-    raise CaptureError(f"{text}: no such file or folder (a TARGET is an HLO file, a dump folder, SCRIPT.py or SCRIPT.py:FUNCTION)")
+    raise TargetError(
+        f"{text}: no such file or folder "
+        "(a TARGET is an HLO file, a dump folder, SCRIPT.py or SCRIPT.py:FUNCTION)"
+    )
 
 
-def load_modules(spec: str | os.PathLike[str], stage: str = "after", **options: Any) -> list[Module]:
-    """The HLO modules of a TARGET: ``resolve_target(spec, **options).modules(stage)``."""
-    return resolve_target(spec, **options).modules(stage)
-
-
-def _resolve_folder(text: str, path: Path) -> ResolvedTarget:
+def _resolve_folder(text: str, path: Path) -> Target:
     from .inprocess import Capture
 
     if Capture.is_saved(path):
-        return ResolvedTarget(spec=text, kind="capture", path=path)
+        return Target(spec=text, kind=TargetKind.CAPTURE, path=path)
     if (path / "manifest.json").is_file() and (path / "dump").is_dir():  # `hloscope capture -o DIR`
-        return ResolvedTarget(spec=text, kind="dump", path=path / "dump")
-    return ResolvedTarget(spec=text, kind="dump", path=path)
+        return Target(spec=text, kind=TargetKind.DUMP, path=path / "dump")
+    return Target(spec=text, kind=TargetKind.DUMP, path=path)
 
 
 # ---- the cache ---------------------------------------------------------------------------------------
@@ -211,7 +336,7 @@ def cache_root() -> Path:
 
 def target_cache_key(script: Path, args: Sequence[str], function: str | None) -> str:
     """The cache key of a script target: a hash of everything that changes its HLO."""
-    from .. import __version__
+    from .._version import __version__
     from .script import framework_versions
 
     try:
@@ -246,13 +371,13 @@ def _resolve_script(
     timeout: float | None,
     refresh: bool,
     progress: bool | None,
-) -> ResolvedTarget:
+) -> Target:
     folder = _cache_folder(script, args, function)
     hlo_path = folder / ("capture" if function else "dump")
 
-    def resolved(from_cache: bool) -> ResolvedTarget:
-        kind = "function" if function else "script"
-        return ResolvedTarget(text, kind, hlo_path, script, function, folder, from_cache)
+    def resolved(from_cache: bool) -> Target:
+        kind = TargetKind.FUNCTION if function else TargetKind.SCRIPT
+        return Target(text, kind, hlo_path, script, function, folder, from_cache)
 
     if not refresh and (folder / "manifest.json").is_file() and hlo_path.is_dir():
         return resolved(True)

@@ -29,7 +29,8 @@ class DumpFormatError(HloscopeError, ValueError):
         return f"{where}:{self.line}" if self.line is not None else where
 
     def one_line(self) -> str:
-        return f"{self.location}: error: {self.message}"
+        """The message on a single line, for CLIs and logs."""
+        return f"{self.location}: error: {' '.join(self.message.split())}"
 
     def __reduce__(self):  # picklable across processes
         return (_rebuild, (self.message, self.path, self.line))

@@ -43,6 +43,7 @@ from .buffers import (
     load_memory_report,
 )
 from .errors import DumpFormatError
+from .passes import PassStep
 from .filenames import (
     AFTER_OPTIMIZATIONS,
     BEFORE_OPTIMIZATIONS,
@@ -118,26 +119,11 @@ class DumpStage:
 
 
 @dataclass(slots=True)
-class PassDump:
-    """One per-pass dump (``--xla_dump_hlo_pass_re``) of a module.
+class PassDump(PassStep):
+    """One per-pass dump (``--xla_dump_hlo_pass_re``) of a module: where it sits in the pass
+    pipeline (the :class:`~hloscope.dump.passes.PassStep` fields) and its files."""
 
-    Between passes: ``pipeline``, ``after_pass``, ``before_pass``. During a pass (e.g.
-    copy-insertion's intermediate states): ``pass_name`` and ``step_name``.
-    """
-
-    step: int
-    pipeline: str | None
-    after_pass: str | None
-    before_pass: str | None
-    pass_name: str | None
-    step_name: str | None
     files: list[DumpFile] = field(default_factory=list)
-
-    @property
-    def label(self) -> str:
-        if self.pipeline is not None:
-            return f"{self.pipeline}: {self.after_pass} -> {self.before_pass}"
-        return f"{self.pass_name}: {self.step_name}"
 
     @property
     def text_file(self) -> DumpFile | None:
@@ -458,9 +444,7 @@ def _organize(module: DumpModule) -> None:
         elif n.stage == PASS:
             step = passes.get(n.step)
             if step is None:
-                step = passes[n.step] = PassDump(
-                    n.step, n.pipeline, n.after_pass, n.before_pass, n.pass_name, n.step_name
-                )
+                step = passes[n.step] = PassDump(*PassStep.fields_of(n))
             step.files.append(f)
         else:
             module.other_files.append(f)

@@ -5,23 +5,19 @@ objects, reading what each row needs (the HLO text of the before/after stages fo
 and fusion counts, the buffer assignment for memory). Every file that cannot be read becomes one
 line in :attr:`Listing.errors` and a blank cell in its row; nothing stops the listing.
 
-:func:`run_ls` is the whole command: index, build, print (rich table or ``--json``), and return
-the exit status. The table itself is drawn by :mod:`hloscope.render.dump_listing`.
+``hloscope ls`` (:mod:`hloscope.cli.ls`) prints it with :mod:`hloscope.render.dump_listing`.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Callable, TextIO
+from typing import Callable
 
 from .buffers import MemorySummary
 from .errors import DumpFormatError
-from .index import DumpFile, DumpIndex, DumpModule, load_dump
+from .index import DumpFile, DumpIndex, DumpModule
 
-__all__ = ["ListingRow", "Listing", "build_listing", "listing_json", "run_ls"]
+__all__ = ["ListingRow", "Listing", "build_listing", "listing_json"]
 
 
 @dataclass(slots=True)
@@ -162,10 +158,9 @@ def listing_json(listing: Listing) -> dict:
                     {
                         "step": p.step,
                         "pipeline": p.pipeline,
-                        "after_pass": p.after_pass,
-                        "before_pass": p.before_pass,
                         "pass_name": p.pass_name,
-                        "step_name": p.step_name,
+                        "next_pass": p.next_pass,
+                        "label": p.label,
                         "files": [str(f.path) for f in p.files],
                     }
                     for p in m.passes
@@ -191,66 +186,3 @@ def listing_json(listing: Listing) -> dict:
         "errors": listing.errors,
         "warnings": listing.warnings,
     }
-
-
-def run_ls(
-    path: str | Path,
-    *,
-    as_json: bool = False,
-    parse: bool = True,
-    out: TextIO | None = None,
-    err: TextIO | None = None,
-) -> int:
-    """Run ``hloscope ls``: print the listing and return the exit status.
-
-    0: everything read. 1: some file could not be read (listed on stderr, one line each), or no
-    dump files were found. 2: ``path`` is not a folder.
-    """
-    out = out or sys.stdout
-    err = err or sys.stderr
-    try:
-        index = load_dump(path)
-    except DumpFormatError as e:
-        print(e.one_line(), file=err)
-        return 2
-    listing = build_listing(index, parse=parse, progress=_progress(index, err, enabled=not as_json))
-    if as_json:
-        json.dump(listing_json(listing), out, indent=2)
-        out.write("\n")
-    elif index.modules:
-        from ..render.dump_listing import render_listing
-
-        render_listing(listing, out)
-    out.flush()
-    # Problems last, so they are the last thing on a terminal; one line each.
-    for line in listing.warnings:
-        print(line, file=err)
-    for line in listing.errors:
-        print(line, file=err)
-    if not index.modules:
-        unknown = len(index.unknown_files)
-        hint = f" ({unknown} other file{'s' if unknown != 1 else ''})" if unknown else ""
-        print(f"{index.root}: error: no XLA dump files found{hint}", file=err)
-        return 1
-    return 1 if listing.errors else 0
-
-
-def _progress(index: DumpIndex, err: TextIO, enabled: bool):
-    """A rich progress bar on a terminal for big folders; ``None`` otherwise."""
-    if not enabled or not getattr(err, "isatty", lambda: False)() or len(index.modules) < 20:
-        return None
-    from rich.console import Console
-    from rich.progress import Progress
-
-    progress = Progress(console=Console(file=err), transient=True)
-    task = progress.add_task("reading modules", total=len(index.modules))
-    progress.start()
-    done = [0]
-
-    def step(_module: DumpModule) -> None:
-        done[0] += 1
-        progress.advance(task)
-        if done[0] == len(index.modules):
-            progress.stop()
-
-    return step

@@ -4,32 +4,24 @@
 through memory at kernel boundaries, FLOPs, transcendentals) with their change, one line per
 change group (split, merged, regrouped, changed, added, removed; unchanged kernels are only
 counted), the source lines whose ops now sit in different kernels, and a note that explains
-what the kinds of change found cost. :func:`run_diff` is the whole command behind the thin
-click layer, ``--fail-on`` included.
+what the kinds of change found cost.
 """
 
 from __future__ import annotations
 
-import json
-import sys
-from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any
 
 from ..analysis.diff import (
     METRICS,
     STATUSES,
     KernelDiff,
     LineChange,
-    diff,
-    short_source,
-    signed,
 )
+from .diff_text import describe, short_source, signed
 from ..units import format_bytes, format_count
 
-__all__ = ["render_diff", "run_diff", "parse_metrics", "REGRESSION_EXIT", "DEFAULT_LIMIT"]
+__all__ = ["render_diff", "DEFAULT_LIMIT"]
 
-#: Exit status of ``hloscope diff --fail-on`` when B is worse than A.
-REGRESSION_EXIT = 3
 #: How many change groups and source lines the text output lists by default.
 DEFAULT_LIMIT = 30
 
@@ -59,17 +51,6 @@ _NOTES = {
     "regrouped": "regrouped kernels: XLA drew the kernel boundaries differently through these ops; "
                  "compare the bytes through memory to see which grouping moves less.",
 }  # fmt: skip
-
-
-def parse_metrics(text: str | None) -> list[str]:
-    """``"kernels,bytes"`` -> ``["kernels", "bytes"]``; raises ValueError naming a bad one."""
-    if not text:
-        return []
-    names = [part.strip().lower() for part in text.split(",") if part.strip()]
-    bad = [n for n in names if n not in METRICS]
-    if bad:
-        raise ValueError(f"unknown metric {bad[0]!r} (choose from {', '.join(METRICS)})")
-    return list(dict.fromkeys(names))
 
 
 def _percent(a: int, b: int) -> str:
@@ -148,7 +129,7 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
     grid.add_column(overflow="fold")
     for change in shown:
         # One clause a line: what happened, then bytes, then which arrays go through memory.
-        grid.add_row(Text(change.status, style=_STYLES[change.status]), Text(change.message.replace("; ", "\n")))
+        grid.add_row(Text(change.status, style=_STYLES[change.status]), Text(describe(change).replace("; ", "\n")))
     console.print()
     console.print(grid)
     if len(shown) < len(changed):
@@ -172,29 +153,3 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
         console.print()
     for note in notes:
         console.print(Text("note: " + note, style="yellow"))
-
-
-def run_diff(a: str, b: str, *, as_json: bool = False, fail_on: Sequence[str] = (), threshold: float = 0.0,
-             limit: int = DEFAULT_LIMIT, out: TextIO | None = None, err: TextIO | None = None) -> int:  # fmt: skip
-    """``hloscope diff``: print the kernel diff of TARGETs ``a`` and ``b``; return the exit
-    status: 0, or :data:`REGRESSION_EXIT` when B is worse than A on a ``fail_on`` metric by
-    more than ``threshold`` percent."""
-    out = out if out is not None else sys.stdout
-    err = err if err is not None else sys.stderr
-    result = diff(a, b)
-    regressions = result.regressions(fail_on, threshold) if fail_on else []
-    if as_json:
-        payload = result.to_dict()
-        if fail_on:
-            payload["fail_on"] = {"metrics": list(fail_on), "threshold": threshold, "regressions": regressions}
-        json.dump(payload, out, indent=2)
-        out.write("\n")
-    else:
-        from rich.console import Console
-
-        render_diff(result, Console(file=out), limit=limit)
-    if regressions:
-        for line in regressions:
-            err.write(f"hloscope diff: B is worse than A: {line}\n")
-        return REGRESSION_EXIT
-    return 0

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..units import format_bytes
+from .terminal import printable
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dump.listing import Listing, ListingRow
@@ -38,7 +39,7 @@ def listing_table(listing: "Listing", rows: "list[ListingRow] | None" = None, ti
         m = row.module
         first = row.compile_number == 1
         last_of_group = i + 1 == len(rows) or rows[i + 1].compile_number == 1
-        function = Text(row.function if first else "", style="bold" if row.compiles > 1 else "")
+        function = Text(printable(row.function) if first else "", style="bold" if row.compiles > 1 else "")
         compiles = ""
         if first and row.compiles > 1:
             compiles = Text(f"{row.compiles}×", style="yellow")
@@ -52,7 +53,7 @@ def listing_table(listing: "Listing", rows: "list[ListingRow] | None" = None, ti
             function,
             compiles,
             str(m.id),
-            Text(m.name or "?"),
+            Text(printable(m.name or "?")),
             Text(m.stage_summary()),
             instrs,
             fusions,
@@ -73,13 +74,13 @@ def render_listing(listing: "Listing", out: TextIO | None = None, console: Conso
         if not console.is_terminal:  # piped or redirected: keep whole rows, never fold them
             console = Console(file=out, width=max(console.width, 160))
     index = listing.index
-    console.print(Text.assemble(("dump ", "dim"), (str(index.root), "bold")))
+    console.print(Text.assemble(("dump ", "dim"), (printable(str(index.root)), "bold")))
     folders: dict[str, list] = {}
     for row in listing.rows:
         folders.setdefault(row.module.folder, []).append(row)
     for folder, rows in folders.items():
         # A parent of several dumps: one table per subfolder, since ids restart in each.
-        title = (folder + "/") if folder else None
+        title = printable(folder + "/") if folder else None
         console.print(listing_table(listing, rows, title=title))
     functions = index.functions.values()
     recompiled = sum(1 for f in functions if f.compiles > 1)

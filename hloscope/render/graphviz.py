@@ -30,8 +30,15 @@ from typing import TYPE_CHECKING
 
 import graphviz
 
-from ..errors import HloscopeError
-from ..hlo.graph import FUSION_SEP, default_center, module_graph, neighbourhood, resolve_computation
+from ..hlo.graph import FUSION_SEP
+from ..hlo.graph_selection import (
+    DEFAULT_MAX_NODES,
+    GraphError,
+    GraphOptions,
+    GraphSelection,
+    find_fusion,
+    select_graph,
+)
 from ..hlo.opcodes import CATEGORIES
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,8 +47,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.model import Computation, Instruction, Module
 
 __all__ = [
-    "GraphOptions",
-    "GraphSelection",
     "GraphRenderError",
     "CATEGORY_COLORS",
     "DEFAULT_MAX_NODES",
@@ -53,16 +58,9 @@ __all__ = [
     "to_dot",
     "render_dot",
     "write_graph",
-    "load_module",
     "format_for",
-    "run_graph",
 ]
 
-DEFAULT_MAX_NODES = 150
-DEFAULT_AROUND_DEPTH = 3
-# When a big graph is cut around its busiest op, nodes with more edges than this (shared
-# constants, the root tuple) end the search instead of pulling in all their neighbours.
-HUB_DEGREE = 12
 # Output formats: the ones ``dot`` renders, the DOT source itself, and Model Explorer's JSON.
 RENDERED_FORMATS = ("svg", "png", "pdf")
 FORMATS = RENDERED_FORMATS + ("dot", "json")
@@ -94,8 +92,8 @@ _MAX_TOOLTIP_CHARS = 2000
 _EDGE_LABEL_LIMIT = 100
 
 
-class GraphRenderError(HloscopeError):
-    """A picture could not be made (unknown name, ``dot`` missing or failing). One line."""
+#: A picture could not be made (an unknown name, ``dot`` missing or failing); one line.
+GraphRenderError = GraphError
 
 
 # --- escaping -------------------------------------------------------------------------------------
@@ -161,124 +159,6 @@ def html_escape(text: str) -> str:
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
-
-
-# --- choosing what to draw ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class GraphOptions:
-    """What ``hloscope graph`` draws.
-
-    ``computation``: name (None = entry, or the computation holding ``fusion``). ``fusion``: a
-    fusion instruction (or its fused computation) to show expanded with its producers and users.
-    ``around``/``depth``: draw the instructions within ``depth`` hops of ``around``.
-    ``expand_fusions``: expand every fusion. ``max_nodes``: cut bigger graphs to a neighbourhood.
-    """
-
-    computation: str | None = None
-    fusion: str | None = None
-    around: str | None = None
-    depth: int | None = None
-    expand_fusions: bool = False
-    max_nodes: int = DEFAULT_MAX_NODES
-
-
-@dataclass(slots=True)
-class GraphSelection:
-    """A computation's graph and the part of it that is drawn."""
-
-    module: "Module"
-    computation: "Computation"
-    graph: "nx.DiGraph"
-    nodes: list[str]
-    centers: list[str] = field(default_factory=list)
-    why: str = ""  # how the nodes were chosen, for the note ("3 hops around fusion.2")
-
-    @property
-    def hidden(self) -> int:
-        return len(self.graph) - len(self.nodes)
-
-
-def select_graph(module: "Module", options: GraphOptions = GraphOptions()) -> GraphSelection:
-    """Build the graph ``options`` ask for and choose the nodes to draw.
-
-    Raises :class:`GraphRenderError` (with close matches) for an unknown computation,
-    fusion or instruction name.
-    """
-    comp_name = options.computation
-    expand: bool | set[str] = options.expand_fusions
-    fusion_inst = None
-    if options.fusion is not None:
-        fusion_inst = _find_fusion(module, options.fusion, comp_name)
-        comp_name = fusion_inst.computation.name  # type: ignore[union-attr]
-        if expand is False:
-            expand = {fusion_inst.name}
-    try:
-        comp = resolve_computation(module, comp_name)
-    except KeyError:
-        raise GraphRenderError(
-            f"no computation named {comp_name!r} in module {module.name}"
-            + _suggest(comp_name or "", module.computations_by_name)
-        ) from None
-    graph = module_graph(module, comp, expand_fusions=expand)
-
-    if options.around is not None:
-        centers = _find_centers(graph, options.around)
-        depth = options.depth if options.depth is not None else DEFAULT_AROUND_DEPTH
-        nodes = neighbourhood(graph, centers, depth=depth, max_nodes=options.max_nodes)
-        why = f"{depth} hops around {options.around}"
-    elif fusion_inst is not None:
-        centers = _find_centers(graph, fusion_inst.name)
-        depth = options.depth if options.depth is not None else 1
-        nodes = neighbourhood(graph, centers, depth=depth, max_nodes=max(options.max_nodes, len(centers)))
-        why = f"{fusion_inst.name} and what lies {depth} hop{'s' if depth != 1 else ''} from it"
-    elif len(graph) > options.max_nodes:
-        center = default_center(graph)
-        centers = [center] if center is not None else []
-        nodes = neighbourhood(graph, centers, depth=options.depth, max_nodes=options.max_nodes, hub_degree=HUB_DEGREE)
-        why = f"the {len(nodes)} nodes nearest {center} (the op moving the most bytes)"
-    else:
-        centers, nodes, why = [], list(graph.nodes), ""
-    return GraphSelection(module, comp, graph, nodes, centers, why)
-
-
-def _find_fusion(module: "Module", name: str, comp_name: str | None) -> "Instruction":
-    comps = module.computations
-    if comp_name is not None and comp_name in module.computations_by_name:
-        comps = [module.computations_by_name[comp_name]]
-    for comp in comps:
-        inst = comp.get(name)
-        if inst is not None:
-            if inst.opcode != "fusion":
-                raise GraphRenderError(f"{name} is a {inst.opcode}, not a fusion")
-            return inst
-    fused = module.computations_by_name.get(name)
-    if fused is not None:
-        callers = [i for i in module.callers_of(fused) if i.opcode == "fusion"]
-        if callers:
-            return callers[0]
-    fusions = {i.name: i for c in comps for i in c.instructions if i.opcode == "fusion"}
-    raise GraphRenderError(f"no fusion named {name!r} in module {module.name}" + _suggest(name, fusions))
-
-
-def _find_centers(graph: "nx.DiGraph", name: str) -> list[str]:
-    """Node ids for ``name``: the node itself, or every inner node of an expanded fusion."""
-    if name in graph:
-        return [name]
-    prefix = name + FUSION_SEP
-    inner = [n for n in graph if n.startswith(prefix)]
-    if inner:
-        return inner
-    raise GraphRenderError(
-        f"no instruction named {name!r} in computation {graph.graph.get('computation')}"
-        + _suggest(name, graph.nodes)
-    )
-
-
-def _suggest(name: str, choices) -> str:
-    close = difflib.get_close_matches(name, list(choices), n=3)
-    return f" (did you mean {', '.join(close)}?)" if close else ""
 
 
 # --- building DOT ---------------------------------------------------------------------------------
@@ -560,7 +440,7 @@ def write_graph(
 
         comp_name = options.computation
         if options.fusion is not None:
-            comp_name = _find_fusion(module, options.fusion, comp_name).computation.name  # type: ignore[union-attr]
+            comp_name = find_fusion(module, options.fusion, comp_name).computation.name  # type: ignore[union-attr]
         try:
             collection = model_explorer_collection(module, comp_name, around=options.around, depth=options.depth)
         except KeyError as e:
@@ -574,68 +454,3 @@ def write_graph(
     else:
         out.write_bytes(render_dot(source, fmt))
     return selection
-
-
-def load_module(target: str, module: str | None = None) -> "Module":
-    """The module ``hloscope graph TARGET`` draws.
-
-    TARGET is anything :func:`hloscope.capture.target.load_modules` reads (an HLO text file, a
-    dump folder, a script), at the optimized stage. Of several modules, ``module`` picks one by
-    name (exact, else substring); without it the module with the most instructions is drawn
-    (in a dump folder: the program, not the small helper modules eager dispatch compiles).
-    """
-    modules = _load_modules(target)
-    if not modules:
-        raise GraphRenderError(f"{target}: no HLO module found")
-    if module is not None:
-        exact = [m for m in modules if m.name == module]
-        matches = exact or [m for m in modules if module in m.name]
-        if not matches:
-            names = sorted({m.name for m in modules})
-            raise GraphRenderError(f"{target}: no module named {module!r}" + _suggest(module, names))
-        modules = matches
-    return max(modules, key=lambda m: sum(len(c.instructions) for c in m.computations))
-
-
-def _load_modules(target: str) -> list["Module"]:
-    try:
-        from ..capture.target import load_modules
-    except ImportError:  # pragma: no cover - a build without the capture package
-        from ..hlo.parser import parse_modules
-
-        return parse_modules(target)
-    return list(load_modules(target, stage="after"))
-
-
-def run_graph(
-    target: str,
-    out: str,
-    options: GraphOptions,
-    *,
-    fmt: str | None = None,
-    module: str | None = None,
-    progress: bool | None = None,
-) -> str:
-    """``hloscope graph``: load TARGET, write the picture, return a one-line report of it.
-
-    ``progress``: show a spinner on stderr while ``dot`` works (default: when stderr is a
-    terminal). Raises :class:`GraphRenderError`, :class:`~hloscope.HloParseError` or
-    ``CaptureError`` with one-line messages.
-    """
-    from rich.console import Console
-
-    mod = load_module(target, module)
-    console = Console(stderr=True)
-    show = console.is_terminal if progress is None else progress
-    if show:
-        with console.status(f"drawing {mod.name} with Graphviz dot…"):
-            selection = write_graph(mod, options, out, fmt)
-    else:
-        selection = write_graph(mod, options, out, fmt)
-    if selection is None:
-        return f"wrote {out}: Model Explorer graph JSON of {mod.name} (open it in Model Explorer)"
-    shown, total = len(selection.nodes), len(selection.graph)
-    line = f"wrote {out}: {shown} of {total} nodes of {selection.computation.name} in {mod.name}"
-    if selection.hidden:
-        line += f"; {selection.hidden} not shown (showing {selection.why}; -o FILE.json shows all in Model Explorer)"
-    return line

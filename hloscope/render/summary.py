@@ -9,6 +9,7 @@ from rich.text import Text
 
 from ..analysis.summary import ModuleSummary
 from ..units import format_bytes
+from .terminal import printable
 
 __all__ = ["render_summary", "format_bytes"]
 
@@ -24,13 +25,13 @@ def _counts_table(title: str, counts: dict[str, int], key: str) -> Group:
     table.add_column(key)
     table.add_column("count", justify="right")
     for name, count in counts.items():
-        table.add_row(Text(name), str(count))
+        table.add_row(Text(printable(name)), str(count))
     return Group(_section(title), table)
 
 
 def render_summary(summary: ModuleSummary, console: Console, *, source: str | None = None, max_rows: int = 12) -> None:
     head = Text.assemble(
-        ("module ", "dim"), (summary.name, "bold"), ("  entry ", "dim"), summary.entry,
+        ("module ", "dim"), (printable(summary.name), "bold"), ("  entry ", "dim"), printable(summary.entry),
         ("  computations ", "dim"), f"{summary.computations} ({summary.fused_computations} fused)",
         ("  instructions ", "dim"), f"{summary.instructions} ({summary.instructions_outside_fusions} outside fusions)",
     )
@@ -45,7 +46,7 @@ def render_summary(summary: ModuleSummary, console: Console, *, source: str | No
     params.add_column("shape")
     params.add_column("bytes", justify="right")
     for p in summary.parameters[:max_rows]:
-        params.add_row(str(p.number), Text(p.name), Text(p.shape), format_bytes(p.bytes))
+        params.add_row(str(p.number), Text(printable(p.name)), Text(p.shape), format_bytes(p.bytes))
     if len(summary.parameters) > max_rows:
         params.add_row("", Text(f"... {len(summary.parameters) - max_rows} more", style="dim"), "", "")
     parts.append(params)
@@ -57,5 +58,5 @@ def render_summary(summary: ModuleSummary, console: Console, *, source: str | No
         files = dict(list(summary.source_files.items())[:max_rows])
         parts.append(_counts_table("source files (instructions)", files, "file"))
     if summary.unknown_opcodes:
-        parts.append(Text("unknown opcodes (kept as is): " + ", ".join(summary.unknown_opcodes), style="yellow"))
-    console.print(Panel(Group(*parts), title=Text(source or summary.name), title_align="left"))
+        parts.append(Text("unknown opcodes (kept as is): " + ", ".join(map(printable, summary.unknown_opcodes)), style="yellow"))
+    console.print(Panel(Group(*parts), title=Text(printable(source or summary.name)), title_align="left"))

@@ -1,0 +1,5 @@
+"""``python -m hloscope.cli``: the same as the ``hloscope`` command."""
+
+from . import main
+
+main()

@@ -1,0 +1,103 @@
+"""The ``hloscope`` command group, its error handling and the console-script entry point.
+
+Every command is a thin layer: resolve the TARGET, call the library, hand the result to a
+renderer, return an exit status. Errors are handled here once, by class: an
+:class:`~hloscope.errors.HloscopeError` prints its :meth:`~hloscope.errors.HloscopeError.one_line`
+and exits with its ``exit_code``; an ``OSError`` (a file named on the command line that cannot
+be read) is one line and exit 1; anything else is one line naming the exception, and
+``HLOSCOPE_DEBUG=1`` shows its traceback. A reader that closes the pipe (``| head``) ends the
+command quietly.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import NoReturn
+
+import click
+
+from .._version import __version__
+from ..errors import ExitStatus, HloscopeError
+
+__all__ = ["cli", "main", "fail", "PREFIX", "CliError"]
+
+#: How every error line that has no file position starts.
+PREFIX = "hloscope: error: "
+DEBUG_ENV = "HLOSCOPE_DEBUG"
+
+
+class CliError(HloscopeError):
+    """Options that make no sense together, or a value a command cannot use."""
+
+
+def fail(message: str, status: int = ExitStatus.ERROR) -> NoReturn:
+    """Print ``message`` as an error line and exit with ``status``."""
+    click.echo(message if _has_location(message) else PREFIX + message, err=True)
+    sys.exit(int(status))
+
+
+def _has_location(message: str) -> bool:
+    # `file:line:col: error: ...` and `hloscope: error: ...` lines are complete already.
+    return message.startswith(PREFIX) or ": error: " in message.split("\n", 1)[0]
+
+
+class _Group(click.Group):
+    """A click group that turns every error into one line on stderr and a non-zero exit."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            raise
+        except BrokenPipeError:
+            _quiet_broken_pipe()
+        except HloscopeError as error:
+            if os.environ.get(DEBUG_ENV):
+                raise
+            fail(error.one_line(), error.exit_code)
+        except OSError as error:  # a missing or unreadable file named on the command line
+            if os.environ.get(DEBUG_ENV):
+                raise
+            where = f"{error.filename}: " if getattr(error, "filename", None) else ""
+            fail(f"{where}{error.strerror or error}")
+        except Exception as error:  # noqa: BLE001 - the CLI never shows a raw traceback
+            if os.environ.get(DEBUG_ENV):
+                raise
+            text = str(error).splitlines()[0] if str(error) else type(error).__name__
+            fail(f"{text} ({type(error).__name__}; {DEBUG_ENV}=1 shows details)")
+
+
+def _quiet_broken_pipe() -> NoReturn:
+    # Python flushes stdout again at exit and would complain a second time; point it at
+    # /dev/null first (the recipe of Python's signal documentation).
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(int(ExitStatus.ERROR))
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="hloscope")
+def cli() -> None:
+    """See what XLA does to your code.
+
+    TARGET arguments take an HLO text file, an XLA dump folder (--xla_dump_to), an
+    `hloscope capture` folder, or a Python script (SCRIPT.py or SCRIPT.py:FUNCTION), which is
+    captured first and cached. Of a target with several modules, commands read the main one
+    (a function's own module, else the largest; --module NAME picks another).
+
+    Exit status: 0 done, 1 error, 2 unreadable input, 3 a check failed (--fail-on).
+    """
+
+
+def main() -> None:
+    """Entry point of the ``hloscope`` console script."""
+    try:
+        cli(standalone_mode=True)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        _quiet_broken_pipe()

@@ -1,0 +1,101 @@
+"""What every command that reads a TARGET shares: its options and the one way to open it.
+
+``--module NAME|ID`` picks a module of a multi-module target, ``--stage`` the stage of dump
+folders and scripts, ``--refresh`` forces a fresh capture of a script. :func:`open_module`
+resolves the TARGET with :class:`~hloscope.capture.target.Target` and prints, on stderr, the
+one-line note that says which module was chosen when the user did not name one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..capture.target import ModuleChoice, Target
+    from ..hlo.model import Module
+
+__all__ = [
+    "module_option",
+    "all_modules_option",
+    "refresh_option",
+    "stage_option",
+    "open_target",
+    "open_module",
+    "open_modules",
+]
+
+STAGE_CHOICES = ("after", "before")
+
+
+def module_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--module NAME|ID``: which module of a target with several."""
+    return click.option(
+        "--module",
+        metavar="NAME|ID",
+        help="Which module of a multi-module TARGET: a module name, a dump module id, or part "
+        "of a name (default: the function's own module, else the largest).",
+    )(command)
+
+
+def all_modules_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--all-modules``: one report per module instead of the main module's."""
+    return click.option(
+        "--all-modules",
+        is_flag=True,
+        help="Report every module of the TARGET, each under its own name.",
+    )(command)
+
+
+def refresh_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--refresh``: capture a script target again instead of using the cache."""
+    return click.option(
+        "--refresh", is_flag=True, help="Capture a SCRIPT.py target again, ignoring the cache."
+    )(command)
+
+
+def stage_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--stage after|before``."""
+    return click.option(
+        "--stage",
+        type=click.Choice(STAGE_CHOICES),
+        default="after",
+        show_default=True,
+        help="For dump folders and scripts: the optimized modules or what XLA was given.",
+    )(command)
+
+
+def open_target(spec: str, *, refresh: bool = False) -> Target:
+    """Resolve ``spec`` (capturing a script, with a spinner on a terminal)."""
+    from ..capture.target import Target
+
+    return Target.resolve(spec, refresh=refresh)
+
+
+def open_module(
+    spec: str | Target, *, stage: str = "after", module: str | None = None, refresh: bool = False
+) -> ModuleChoice:
+    """The main module of ``spec`` (or the one ``module`` names), with a note on stderr when
+    it was picked from several."""
+    from ..capture.target import Target
+
+    target = spec if isinstance(spec, Target) else open_target(spec, refresh=refresh)
+    choice = target.choose_module(stage, module)
+    if choice.note:
+        click.echo(f"hloscope: note: {choice.note}", err=True)
+    return choice
+
+
+def open_modules(
+    spec: str, *, stage: str = "after", module: str | None, all_modules: bool, refresh: bool
+) -> list[Module]:
+    """Every module of ``spec`` with ``all_modules``, else the main one (see :func:`open_module`)."""
+    if all_modules and module is not None:
+        from ._app import CliError
+
+        raise CliError("--module and --all-modules exclude each other")
+    if all_modules:
+        return open_target(spec, refresh=refresh).modules(stage)
+    return [open_module(spec, stage=stage, module=module, refresh=refresh).module]

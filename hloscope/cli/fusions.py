@@ -1,0 +1,101 @@
+"""``hloscope fusions TARGET``: the kernels XLA made of a module, as a table, JSON or CSV."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from ._app import CliError, cli
+from ._target import all_modules_option, module_option, open_modules, refresh_option
+
+__all__ = ["fusions_command"]
+
+
+@cli.command("fusions")
+@click.argument("target")
+@click.option("--by-source", is_flag=True, help="One row per source line: the kernels its ops ended in.")
+@click.option(
+    "--sort",
+    "sort",
+    metavar="COL",
+    help="Sort by a column (bytes, flops, intensity, name...; numbers largest first, '-COL' flips).",
+)
+@click.option(
+    "--filter",
+    "filters",
+    metavar="EXPR",
+    multiple=True,
+    help="Keep rows where EXPR holds: kind=kLoop, opcode=dot (a dot fused or not), flops>1e6, "
+    "source~model.py. Repeat to AND.",
+)
+@click.option("--top", type=click.IntRange(min=0), metavar="N", help="Show the first N rows (after sorting).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: {module, rows, summary}.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the rows as CSV.")
+@click.option(
+    "--wide",
+    is_flag=True,
+    help="Show every column at full width (by default the table fits the terminal).",
+)
+@module_option
+@all_modules_option
+@refresh_option
+def fusions_command(
+    target: str,
+    by_source: bool,
+    sort: str | None,
+    filters: tuple[str, ...],
+    top: int | None,
+    as_json: bool,
+    as_csv: bool,
+    wide: bool,
+    module: str | None,
+    all_modules: bool,
+    refresh: bool,
+) -> None:
+    """Show the kernels XLA made of TARGET's optimized module: each fusion and each op left
+    unfused, with its kind, fused ops, bytes in and out, FLOPs and the source lines it came
+    from. The totals under the table follow XLA's own cost analysis."""
+    from ..analysis.fusions import COLUMNS, SOURCE_COLUMNS, fusion_report, source_rows
+    from ..render.fusion_table import render_by_source, render_fusions
+    from ..render.rows import filter_rows, rows_to_csv, sort_rows, summary_to_dict
+
+    if as_json and as_csv:
+        raise CliError("--json and --csv exclude each other")
+    if by_source and filters:
+        raise CliError("--filter applies to kernel rows, not to --by-source")
+    modules = open_modules(target, module=module, all_modules=all_modules, refresh=refresh)
+    reports = []
+    for each in modules:
+        report = fusion_report(each)
+        rows = source_rows(report) if by_source else filter_rows(report.rows(), filters)
+        total = len(rows)
+        if sort:
+            rows = sort_rows(rows, sort)
+        if top is not None:
+            rows = rows[:top]
+        reports.append((each.name, rows, total, summary_to_dict(report.summary)))
+    if as_json:
+        payloads = [
+            {"module": name, "rows": rows, "summary": summary} for name, rows, _, summary in reports
+        ]
+        json.dump({"modules": payloads} if all_modules else payloads[0], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif as_csv:
+        columns = SOURCE_COLUMNS if by_source else COLUMNS
+        sys.stdout.write(rows_to_csv([row for _, rows, _, _ in reports for row in rows], columns))
+    else:
+        from rich.console import Console
+
+        console = Console()
+        for i, (name, rows, total, summary) in enumerate(reports):
+            title = f"module {name}" if all_modules else ""
+            if i:
+                console.print()
+            if by_source:
+                if title:
+                    console.print(title, style="bold", markup=False)
+                render_by_source(rows, console, wide=wide)
+            else:
+                render_fusions(rows, summary, console, title=title, total_rows=total, wide=wide)

@@ -1,0 +1,118 @@
+"""``hloscope graph TARGET -o FILE``: a picture of the optimized HLO (or Model Explorer JSON)."""
+
+from __future__ import annotations
+
+import click
+
+from ._app import cli
+import re
+from pathlib import Path
+
+from ._target import all_modules_option, module_option, open_modules, refresh_option
+
+__all__ = ["graph_command"]
+
+
+@cli.command("graph")
+@click.argument("target")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    metavar="FILE",
+    help="FILE.svg, .png, .pdf, .dot, or .json (Model Explorer).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["svg", "png", "pdf", "dot", "json", "model-explorer"]),
+    help="Output format (default: from FILE's suffix).",
+)
+@click.option("--computation", metavar="C", help="Draw computation C (default: the entry).")
+@click.option("--fusion", metavar="F", help="Draw fusion F opened up, with its producers and users.")
+@click.option("--around", metavar="INSTR", help="Draw the instructions near INSTR.")
+@click.option(
+    "--depth",
+    type=click.IntRange(0),
+    metavar="N",
+    help="With --around/--fusion: how many hops to draw (default 3 / 1).",
+)
+@click.option("--expand-fusions", is_flag=True, help="Draw every fusion as a cluster of its ops.")
+@click.option(
+    "--max-nodes",
+    type=click.IntRange(1),
+    default=150,
+    show_default=True,
+    metavar="N",
+    help="Cut bigger graphs to the N nodes nearest the focus.",
+)
+@module_option
+@all_modules_option
+@refresh_option
+def graph_command(
+    target: str,
+    out: str,
+    fmt: str | None,
+    computation: str | None,
+    fusion: str | None,
+    around: str | None,
+    depth: int | None,
+    expand_fusions: bool,
+    max_nodes: int,
+    module: str | None,
+    all_modules: bool,
+    refresh: bool,
+) -> None:
+    """Draw TARGET's optimized HLO as a graph: ops coloured by category, fusions as boxes or
+    clusters, shapes on edges, source lines in tooltips. Big graphs are cut to a neighbourhood
+    (a note says what is missing); -o FILE.json writes the whole graph for Model Explorer.
+    With --all-modules, each module is written to FILE's name with the module's number and
+    name inserted (g.svg -> g.0.jit_step.svg)."""
+    from ..hlo.graph_selection import GraphOptions
+    from ..render.graphviz import format_for
+
+    options = GraphOptions(
+        computation=computation,
+        fusion=fusion,
+        around=around,
+        depth=depth,
+        expand_fusions=expand_fusions,
+        max_nodes=max_nodes,
+    )
+    fmt = format_for(out, fmt)  # a bad suffix fails before any capture runs
+    modules = open_modules(target, module=module, all_modules=all_modules, refresh=refresh)
+    for i, chosen in enumerate(modules):
+        path = _numbered(out, i, chosen.name) if all_modules else out
+        click.echo(_draw(chosen, options, path, fmt), err=True)
+
+
+def _numbered(out: str, index: int, name: str) -> str:
+    """``g.svg`` -> ``g.3.jit_step.svg``: one file per module, named safely."""
+    path = Path(out)
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:80]
+    return str(path.with_name(f"{path.stem}.{index}.{safe}{path.suffix}"))
+
+
+def _draw(chosen, options, out: str, fmt: str) -> str:
+    """Write one module's picture; return the line that says what was drawn."""
+    from rich.console import Console
+
+    from ..render.graphviz import write_graph
+
+    console = Console(stderr=True)
+    if console.is_terminal:
+        with console.status(f"drawing {chosen.name} with Graphviz dot…"):
+            selection = write_graph(chosen, options, out, fmt)
+    else:
+        selection = write_graph(chosen, options, out, fmt)
+    if selection is None:
+        return f"wrote {out}: Model Explorer graph JSON of {chosen.name} (open it in Model Explorer)"
+    shown, total = len(selection.nodes), len(selection.graph)
+    line = f"wrote {out}: {shown} of {total} nodes of {selection.computation.name} in {chosen.name}"
+    if selection.hidden:
+        line += (
+            f"; {selection.hidden} not shown (showing {selection.why}; "
+            "-o FILE.json shows all in Model Explorer)"
+        )
+    return line

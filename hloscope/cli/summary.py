@@ -1,0 +1,77 @@
+"""``hloscope summary TARGET...``: what is in each module, one panel (or JSON object) each."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from ..errors import ExitStatus, HloscopeError
+from ._app import PREFIX, cli
+from ._target import all_modules_option, module_option, open_modules, refresh_option, stage_option
+
+__all__ = ["summary"]
+
+
+@cli.command()
+@click.argument("targets", nargs=-1, required=True, metavar="TARGET...")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: a list, one object per module.")
+@stage_option
+@module_option
+@all_modules_option
+@refresh_option
+def summary(
+    targets: tuple[str, ...],
+    as_json: bool,
+    stage: str,
+    module: str | None,
+    all_modules: bool,
+    refresh: bool,
+) -> None:
+    """Summarize HLO modules: computations, instructions by category, fusions by kind, entry
+    parameters with shapes and bytes, custom-call targets and source files referenced.
+
+    Each TARGET is an HLO text file, a dump folder or SCRIPT.py[:FUNCTION] (captured first);
+    of several modules, its main module is summarized (--module picks another,
+    --all-modules shows every one, e.g. every compile in a dump folder). A target that cannot
+    be read is reported on one line (file:line:column) and the others are still summarized;
+    the exit status is then that error's (2 for unreadable HLO text, else 1). Reading text
+    files never imports jax or tensorflow.
+    """
+    from rich.console import Console
+
+    from ..analysis.summary import summarize
+    from ..render.summary import render_summary
+
+    console = Console()
+    results, status = [], ExitStatus.OK
+    for spec in targets:
+        try:
+            modules = open_modules(
+                spec, stage=stage, module=module, all_modules=all_modules, refresh=refresh
+            )
+        except (HloscopeError, OSError) as error:  # one bad target must not stop the others
+            click.echo(_error_line(spec, error), err=True)
+            code = error.exit_code if isinstance(error, HloscopeError) else ExitStatus.ERROR
+            status = max(status, code)
+            continue
+        for each in modules:
+            info = summarize(each)
+            if as_json:
+                results.append({"file": spec, "module": each.name, **info.to_dict()})
+            else:
+                render_summary(info, console, source=spec)
+    if as_json:
+        click.echo(json.dumps(results, indent=2))
+    sys.exit(int(status))
+
+
+def _error_line(spec: str, error: Exception) -> str:
+    if isinstance(error, HloscopeError):
+        line = error.one_line()
+    else:
+        line = getattr(error, "strerror", None) or str(error)
+    if ": error: " in line:
+        return line
+    return PREFIX + (line if spec in line else f"{spec}: {line}")

@@ -1,0 +1,148 @@
+"""Target: the one rule for "the main module", --module on every command, one error type."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import hloscope
+from hloscope.capture.target import Target, TargetError
+from hloscope.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples" / "hlo"
+
+
+def _recompiles(corpus: Path) -> Path:
+    return corpus / "generated" / "jax_recompiles"
+
+
+def _after_sizes(folder: Path) -> dict[int, tuple[str, int]]:
+    """Module id -> (name, size of its after-optimizations text), read straight off the disk."""
+    sizes = {}
+    for path in folder.glob("module_*.cpu_after_optimizations.txt"):
+        module_id = int(path.name.split(".")[0].removeprefix("module_"))
+        sizes[module_id] = (path.name.split(".")[1], path.stat().st_size)
+    return sizes
+
+
+def test_default_is_the_largest_module_with_a_note(corpus):
+    folder = _recompiles(corpus)
+    sizes = _after_sizes(folder)
+    choice = Target.resolve(folder).choose_module()
+    largest_id = max(sizes, key=lambda i: sizes[i][1])
+    assert choice.rule == "largest" and choice.total == len(sizes)
+    expected = hloscope.parse(next(folder.glob(f"module_{largest_id:04d}.*cpu_after_optimizations.txt")))
+    assert choice.module.to_text() == expected.to_text()
+    assert choice.note is not None
+    assert choice.module.name in choice.note and f"of {len(sizes)} modules" in choice.note
+
+
+def test_module_by_name_id_and_part_of_a_name(corpus):
+    folder = _recompiles(corpus)
+    sizes = _after_sizes(folder)
+    target = Target.resolve(folder)
+    norms = {i: s for i, (n, s) in sizes.items() if n == "jit_norm"}
+    assert len(norms) == 4
+    by_name = target.choose_module(name="jit_norm")
+    assert by_name.rule == "named" and by_name.note is None and by_name.module.name == "jit_norm"
+    smallest = min(norms, key=norms.get)
+    by_id = target.main_module(name=str(smallest))
+    expected = hloscope.parse(next(folder.glob(f"module_{smallest:04d}.*cpu_after_optimizations.txt")))
+    assert by_id.to_text() == expected.to_text()
+    assert target.main_module(name="broadcast").name == "jit_broadcast_in_dim"
+    with pytest.raises(TargetError, match=r"no module named 'nothing' \(modules: jit_broadcast_in_dim, jit_norm\)"):
+        target.main_module(name="nothing")
+
+
+def test_one_module_file_needs_no_note():
+    choice = Target.resolve(SAMPLES / "keras_cnn.after_optimizations.txt").choose_module()
+    assert choice.rule == "only" and choice.note is None
+
+
+def test_several_modules_in_one_text_file(tmp_path):
+    text = (SAMPLES / "fusion_refactor_fused.after_optimizations.txt").read_text()
+    other = (SAMPLES / "transformer_train.after_optimizations.txt").read_text()
+    both = tmp_path / "both.txt"
+    both.write_text(text + "\n" + other)
+    target = Target.resolve(both)
+    assert len(target.modules()) == 2
+    assert target.main_module().name == hloscope.parse(other).name  # the bigger one
+    assert target.main_module(name="0").name == hloscope.parse(text).name  # ids count from 0
+
+
+@pytest.mark.parametrize("spec", ["", "   "])
+def test_an_empty_target_is_an_error(spec):
+    with pytest.raises(TargetError, match="empty TARGET"):
+        Target.resolve(spec)
+    result = CliRunner().invoke(cli, ["fusions", spec])
+    assert result.exit_code == 1 and "empty TARGET" in result.output
+
+
+def test_top_level_functions_take_modules_and_targets():
+    path = SAMPLES / "fusion_refactor_fused.after_optimizations.txt"
+    module = hloscope.parse(path)
+    from_path = hloscope.fusions(path)
+    from_module = hloscope.fusions(module)
+    assert from_path.equals(from_module) and len(from_path) > 0
+    assert hloscope.diff(path, str(path)).to_dict()["counts"] == hloscope.diff(module, module).to_dict()["counts"]
+    with pytest.raises(TypeError, match="TARGET string"):
+        hloscope.fusions(42)
+
+
+def _json(args: list[str]) -> tuple[dict | list, str]:
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout), result.stderr
+
+
+def test_fusions_reads_the_main_module_and_names_it(corpus):
+    folder = _recompiles(corpus)
+    payload, err = _json(["fusions", "--json", str(folder)])
+    main = Target.resolve(folder).main_module()
+    assert payload["module"] == main.name
+    assert payload["summary"]["kernel_count"] == hloscope.fusion_report(main).summary.kernel_count
+    assert "hloscope: note: module" in err
+    named, err = _json(["fusions", "--json", "--module", "jit_broadcast_in_dim", str(folder)])
+    assert named["module"] == "jit_broadcast_in_dim" and "note" not in err
+
+
+def test_module_option_on_summary_graph_and_diff(corpus, tmp_path):
+    folder = str(_recompiles(corpus))
+    (info,), _ = _json(["summary", "--json", "--module", "jit_broadcast_in_dim", folder])
+    assert info["module"] == info["name"] == "jit_broadcast_in_dim"
+    out = tmp_path / "g.dot"
+    result = CliRunner().invoke(cli, ["graph", folder, "--module", "jit_norm", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "in jit_norm" in result.stderr and "digraph hlo {" in out.read_text()
+    payload, _ = _json(["diff", "--json", "--module", "jit_norm", folder, folder])
+    assert payload["module"] == {"a": "jit_norm", "b": "jit_norm"}
+    missing = CliRunner().invoke(cli, ["fusions", "--module", "nothing", folder])
+    assert missing.exit_code == 1
+    assert missing.stderr.startswith("hloscope: error: ") and "no module named 'nothing'" in missing.stderr
+
+
+def test_all_modules_on_fusions_summary_graph_and_diff(corpus, tmp_path):
+    folder = _recompiles(corpus)
+    modules = Target.resolve(folder).modules()
+    names = [m.name for m in modules]
+    payload, err = _json(["fusions", "--json", "--all-modules", str(folder)])
+    assert [p["module"] for p in payload["modules"]] == names and "note" not in err
+    for part, module in zip(payload["modules"], modules):
+        assert part["summary"]["kernel_count"] == hloscope.fusion_report(module).summary.kernel_count
+    text = CliRunner().invoke(cli, ["fusions", "--all-modules", str(folder)]).stdout
+    assert text.count("module jit_norm") == names.count("jit_norm")
+    infos, _ = _json(["summary", "--json", "--all-modules", str(folder)])
+    assert [i["module"] for i in infos] == names
+    result = CliRunner().invoke(cli, ["graph", "--all-modules", str(folder), "-o", str(tmp_path / "g.dot")])
+    assert result.exit_code == 0, result.output
+    written = sorted(p.name for p in tmp_path.glob("g.*.dot"))
+    assert len(written) == len(names) and "g.0.jit_broadcast_in_dim.dot" in written
+    compared, _ = _json(["diff", "--json", "--all-modules", str(folder), str(folder)])
+    assert [p["module"]["a"] for p in compared["modules"]] == names and compared["unpaired"] == []
+    assert all(p["counts"]["unchanged"] == p["a"]["kernels"] and p["no_change"] for p in compared["modules"])
+    both = CliRunner().invoke(cli, ["fusions", "--all-modules", "--module", "x", str(folder)])
+    assert both.exit_code == 1 and "exclude each other" in both.stderr
