@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import networkx as nx
@@ -307,18 +306,15 @@ def test_corpus_expanded_fusions_connect_producers_to_inner_consumers(optimized)
     assert fusions > 100
 
 
-def test_mobilenet_train_step_graph_is_fast(corpus):
+def test_mobilenet_train_step_graph(corpus):
+    # How long building the graphs takes is measured in benchmarks/bench_small_speeds.py.
     (path,) = (corpus / "generated" / "tf_keras_mobilenet_train").glob("module_3782*cpu_after_optimizations.txt")
     module = hloscope.parse(path)
     assert sum(len(c.instructions) for c in module.computations) > 10000
-    start = time.perf_counter()
     g = module_graph(module)
     expanded = module_graph(module, expand_fusions=True)
-    elapsed = time.perf_counter() - start
     assert len(g) == len(module.entry.instructions)
     assert len(expanded) > len(g)
-    # Well under a second on a quiet machine; the bound only catches an accidental O(n^2).
-    assert elapsed < 5.0, elapsed
 
 
 # --- neighbourhoods -------------------------------------------------------------------------------
