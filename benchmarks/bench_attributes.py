@@ -99,7 +99,9 @@ def timed(text: str, read, repeat: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
     files = sorted(CORPUS.glob("*after_optimizations.txt"), key=lambda p: p.stat().st_size)

@@ -31,7 +31,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--width", type=int, default=64)
     parser.add_argument("--seq", type=int, default=32)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--passes", default=None, help="also time a capture with per-pass snapshots")
+    parser.add_argument(
+        "--passes", default=None, help="also time a capture with per-pass snapshots"
+    )
     options = parser.parse_args(argv)
 
     sys.path.insert(0, str(ROOT))

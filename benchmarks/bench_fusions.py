@@ -48,8 +48,11 @@ def time_cli(path: Path) -> tuple[float, float]:
         start = time.perf_counter()
         subprocess.run(
             [sys.executable, "-m", "hloscope.cli", "fusions", str(path)],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, check=True,
-        )  # fmt: skip
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            check=True,
+        )
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -85,10 +88,14 @@ def main(argv: list[str]) -> int:
     ok_cli = cli_s < CLI_TARGET_S
     ok_report = report_s < REPORT_TARGET_S
     print(f"{path.name} ({size:.1f} MB, {kernels} kernels)")
-    print(f"  hloscope fusions (subprocess): {cli_s:.2f} s wall, {cli_cpu:.2f} s CPU"
-          f"  [target < {CLI_TARGET_S} s: {'ok' if ok_cli else 'MISSED'}]")  # fmt: skip
-    print(f"  fusion_report(parsed module):  {report_s:.3f} s"
-          f"  [target < {REPORT_TARGET_S} s: {'ok' if ok_report else 'MISSED'}]")  # fmt: skip
+    print(
+        f"  hloscope fusions (subprocess): {cli_s:.2f} s wall, {cli_cpu:.2f} s CPU"
+        f"  [target < {CLI_TARGET_S} s: {'ok' if ok_cli else 'MISSED'}]"
+    )
+    print(
+        f"  fusion_report(parsed module):  {report_s:.3f} s"
+        f"  [target < {REPORT_TARGET_S} s: {'ok' if ok_report else 'MISSED'}]"
+    )
     print(f"  (parse alone: {parse_s:.3f} s)")
     if "--check" in argv and not (ok_cli and ok_report):
         return 1

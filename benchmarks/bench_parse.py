@@ -54,7 +54,10 @@ def peak_memory_ratio(text: str) -> float:
 def big_transformer(path: Path) -> Path:
     if not path.exists():
         print(f"generating {path} with samples/regenerate.py --big ...", flush=True)
-        subprocess.run([sys.executable, str(ROOT / "samples" / "regenerate.py"), "--big", str(path)], check=True)
+        subprocess.run(
+            [sys.executable, str(ROOT / "samples" / "regenerate.py"), "--big", str(path)],
+            check=True,
+        )
     return path
 
 
@@ -71,14 +74,20 @@ def bench_file(label: str, path: Path, repeat: int) -> None:
     ratio = theirs / ours
     print(f"{label}: {len(text) / 1e6:.2f} MB, {n} instructions")
     print(f"  hloscope.parse        {ours * 1e3:8.1f} ms  ({len(text) / ours / 1e6:.1f} MB/s)")
-    print(f"  XLA hlo_module_from_text {theirs * 1e3:5.1f} ms  ({len(text) / theirs / 1e6:.1f} MB/s)")
+    print(
+        f"  XLA hlo_module_from_text {theirs * 1e3:5.1f} ms  ({len(text) / theirs / 1e6:.1f} MB/s)"
+    )
     print(f"  ratio XLA/hloscope    {ratio:8.2f}x  (target >= 1.0)")
-    print(f"  graph (entry)         {graph_time * 1e3:8.1f} ms;  all computations {graph_all * 1e3:.1f} ms")
+    print(
+        f"  graph (entry)         {graph_time * 1e3:8.1f} ms;  all computations {graph_all * 1e3:.1f} ms"
+    )
     print(f"  peak memory of parse  {peak_memory_ratio(text):8.1f}x text size  (target < 10x)")
 
 
 def bench_summary() -> None:
-    files = list(CORPUS.glob("*/*_optimizations.txt")) + list((CORPUS.parent / "xla-tests").glob("*.hlo"))
+    files = list(CORPUS.glob("*/*_optimizations.txt")) + list(
+        (CORPUS.parent / "xla-tests").glob("*.hlo")
+    )
     candidates = sorted(files, key=lambda p: abs(p.stat().st_size - 1_000_000))
     if not candidates:
         return
@@ -89,12 +98,16 @@ def bench_summary() -> None:
         start = time.perf_counter()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
         times.append(time.perf_counter() - start)
-    print(f"hloscope summary on {path.name[:60]} ({path.stat().st_size / 1e6:.2f} MB): "
-          f"median {statistics.median(times):.2f} s wall, interpreter start included (target ~1 s)")
+    print(
+        f"hloscope summary on {path.name[:60]} ({path.stat().st_size / 1e6:.2f} MB): "
+        f"median {statistics.median(times):.2f} s wall, interpreter start included (target ~1 s)"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--big", type=Path, default=Path("/tmp/hloscope_bench_transformer.txt"))
     args = parser.parse_args()

@@ -47,7 +47,10 @@ MAX_COMMITTED_BYTES = 300_000
 
 NEUTRAL_SITE_PACKAGES = "/usr/lib/python3/site-packages/"
 
-STAGES = {"before_optimizations": "before_optimizations", "after_optimizations": "cpu_after_optimizations"}
+STAGES = {
+    "before_optimizations": "before_optimizations",
+    "after_optimizations": "cpu_after_optimizations",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +92,12 @@ def run_with_dump(script: str, args: tuple[str, ...], dump_dir: Path, module_re:
     """Run ``samples/<script>`` in a fresh interpreter with XLA dumping HLO text to ``dump_dir``."""
     env = dict(os.environ)
     env["XLA_FLAGS"] = " ".join(
-        [env.get("XLA_FLAGS", ""), f"--xla_dump_to={dump_dir}", "--xla_dump_hlo_as_text",
-         f"--xla_dump_hlo_module_re={module_re}"]  # only our modules: a dump also holds LLVM IR
+        [
+            env.get("XLA_FLAGS", ""),
+            f"--xla_dump_to={dump_dir}",
+            "--xla_dump_hlo_as_text",
+            f"--xla_dump_hlo_module_re={module_re}",
+        ]  # only our modules: a dump also holds LLVM IR
     ).strip()
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     env.setdefault("JAX_PLATFORMS", "cpu")
@@ -110,7 +117,9 @@ def find_module(dump_dir: Path, module_re: str) -> dict[str, Path]:
             found.setdefault(int(match.group(1)), {})[match.group(3)] = path
     complete = [files for _, files in sorted(found.items()) if len(files) == 2]
     if not complete:
-        names = sorted(p.name for p in dump_dir.iterdir() if p.name.endswith("before_optimizations.txt"))
+        names = sorted(
+            p.name for p in dump_dir.iterdir() if p.name.endswith("before_optimizations.txt")
+        )
         raise RegenerateError(f"no module matching {module_re!r} in the dump; it has: {names}")
     return complete[-1]
 
@@ -142,7 +151,9 @@ def versions() -> dict[str, str]:
     return found
 
 
-def regenerate(samples: tuple[Sample, ...], out_dir: Path, *, size_limit: int | None = MAX_COMMITTED_BYTES) -> dict:
+def regenerate(
+    samples: tuple[Sample, ...], out_dir: Path, *, size_limit: int | None = MAX_COMMITTED_BYTES
+) -> dict:
     """Run each sample script once, copy its modules' HLO text to ``out_dir``, return the manifest."""
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest: dict = {"versions": versions(), "samples": {}}
@@ -155,17 +166,23 @@ def regenerate(samples: tuple[Sample, ...], out_dir: Path, *, size_limit: int | 
             print(f"running {script} {' '.join(args)}".rstrip(), file=sys.stderr)
             run_with_dump(script, args, dump_dir, "|".join(f"(?:{s.module})" for s in group))
             for sample in group:
-                manifest["samples"][sample.stem] = write_sample(sample, find_module(dump_dir, sample.module), out_dir, size_limit)
+                manifest["samples"][sample.stem] = write_sample(
+                    sample, find_module(dump_dir, sample.module), out_dir, size_limit
+                )
     return manifest
 
 
-def write_sample(sample: Sample, files: dict[str, Path], out_dir: Path, size_limit: int | None) -> dict:
+def write_sample(
+    sample: Sample, files: dict[str, Path], out_dir: Path, size_limit: int | None
+) -> dict:
     entry: dict = {"source": sample.source, "args": list(sample.args)}
     for stage, dump_stage in STAGES.items():
         text = neutralise_paths(files[dump_stage].read_text())
         size = len(text.encode())
         if size_limit is not None and size > size_limit:
-            raise RegenerateError(f"{sample.stem}.{stage}.txt is {size} bytes, over the {size_limit}-byte limit")
+            raise RegenerateError(
+                f"{sample.stem}.{stage}.txt is {size} bytes, over the {size_limit}-byte limit"
+            )
         (out_dir / f"{sample.stem}.{stage}.txt").write_text(text)
         entry["module"] = module_name(text)
         entry[f"{stage}_bytes"] = size
@@ -198,11 +215,29 @@ def write_big(path: Path, layers: int = BIG_LAYERS, width: int = BIG_WIDTH) -> N
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=HLO_DIR, help="folder to write (default: samples/hlo)")
-    parser.add_argument("--only", action="append", choices=[s.stem for s in SAMPLES], help="regenerate just these")
-    parser.add_argument("--big", type=Path, metavar="PATH", help="write a deep transformer's optimized HLO to PATH")
-    parser.add_argument("--big-layers", type=int, default=BIG_LAYERS, metavar="N", help=f"--big depth (default {BIG_LAYERS})")
-    parser.add_argument("--big-width", type=int, default=BIG_WIDTH, metavar="W", help=f"--big width (default {BIG_WIDTH})")
+    parser.add_argument(
+        "--out", type=Path, default=HLO_DIR, help="folder to write (default: samples/hlo)"
+    )
+    parser.add_argument(
+        "--only", action="append", choices=[s.stem for s in SAMPLES], help="regenerate just these"
+    )
+    parser.add_argument(
+        "--big", type=Path, metavar="PATH", help="write a deep transformer's optimized HLO to PATH"
+    )
+    parser.add_argument(
+        "--big-layers",
+        type=int,
+        default=BIG_LAYERS,
+        metavar="N",
+        help=f"--big depth (default {BIG_LAYERS})",
+    )
+    parser.add_argument(
+        "--big-width",
+        type=int,
+        default=BIG_WIDTH,
+        metavar="W",
+        help=f"--big width (default {BIG_WIDTH})",
+    )
     options = parser.parse_args(argv)
     try:
         if options.big is not None:
@@ -216,7 +251,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"regenerate: error: {error}", file=sys.stderr)
         return 1
     for stem, entry in manifest["samples"].items():
-        print(f"{stem}: {entry['module'][:60]} ({entry['after_optimizations_bytes']} bytes after optimizations)")
+        print(
+            f"{stem}: {entry['module'][:60]} ({entry['after_optimizations_bytes']} bytes after optimizations)"
+        )
     return 0
 
 

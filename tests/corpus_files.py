@@ -7,14 +7,23 @@ from pathlib import Path
 
 from conftest import CORPUS
 
-NOT_MODULES = ("buffer-assignment", "memory-usage-report", "live-range", ".error.txt", "SOURCE.py", "debug_options")
+NOT_MODULES = (
+    "buffer-assignment",
+    "memory-usage-report",
+    "live-range",
+    ".error.txt",
+    "SOURCE.py",
+    "debug_options",
+)
 
 
 def module_files() -> list[Path]:
     """Every corpus file that holds HLO module text, in a stable order."""
     if not CORPUS.is_dir():
         return []
-    files = sorted((CORPUS / "generated").glob("*/*.txt")) + sorted((CORPUS / "xla-tests").glob("*"))
+    files = sorted((CORPUS / "generated").glob("*/*.txt")) + sorted(
+        (CORPUS / "xla-tests").glob("*")
+    )
     return [f for f in files if f.is_file() and not any(tag in f.name for tag in NOT_MODULES)]
 
 
@@ -24,7 +33,7 @@ def oracle_path(line: dict) -> Path:
     return CORPUS / line["root"] / line["file"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def parsed(path: Path):
     import hloscope
 

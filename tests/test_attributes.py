@@ -68,7 +68,9 @@ def test_split_empty():
 
 
 def test_split_generic_calls_list_and_dashed_names():
-    got = split_attributes("calls=%a, %b, control-predecessors={%c, %d}, frontend_attributes={composite.name=\"x\"}")
+    got = split_attributes(
+        'calls=%a, %b, control-predecessors={%c, %d}, frontend_attributes={composite.name="x"}'
+    )
     assert [(n, r) for n, r, _ in got] == [
         ("calls", "%a, %b"),
         ("control-predecessors", "{%c, %d}"),
@@ -194,7 +196,9 @@ def test_mapping_offsets_and_errors():
 
 
 def test_mapping_split_error_uses_callback():
-    attrs = Attributes('index=1, custom_call_target="abc', None, lambda m, o: HloParseError(f"{m}@{o}"))
+    attrs = Attributes(
+        'index=1, custom_call_target="abc', None, lambda m, o: HloParseError(f"{m}@{o}")
+    )
     with pytest.raises(HloParseError, match="unterminated string@28"):
         len(attrs)
 
@@ -306,7 +310,10 @@ def test_computations():
     assert d("to_apply", "%region_0.4") == "region_0.4"
     assert d("calls", "fused_computation") == "fused_computation"
     assert d("calls", "%a, %b") == ["a", "b"]
-    assert d("branch_computations", "{%region_6.11, %region_7.12}") == ["region_6.11", "region_7.12"]
+    assert d("branch_computations", "{%region_6.11, %region_7.12}") == [
+        "region_6.11",
+        "region_7.12",
+    ]
     assert d("called_computations", "{%a}") == ["a"]
     assert d("control-predecessors", "{%copy.12}") == ["copy.12"]
     assert d("control-predecessors", "{}") == []
@@ -352,7 +359,12 @@ def test_metadata_new_keys_commas_escapes_and_unknown_keys():
         "source_end_column=9 stack_frame_id=7 future_key={x {y}} other=word}",
     )
     assert md.op_name == "a}bé"
-    assert (md.source_line, md.source_end_line, md.source_column, md.source_end_column) == (3, 4, 5, 9)
+    assert (md.source_line, md.source_end_line, md.source_column, md.source_end_column) == (
+        3,
+        4,
+        5,
+        9,
+    )
     assert md.stack_frame_id == 7
     with pytest.raises(DecodeError, match="source_line"):
         d("metadata", '{source_line="x"}')
@@ -385,7 +397,9 @@ def test_dim_labels():
     assert labels == ConvDimLabels("b01f", "01io", "b01f")
     assert labels.input_batch_dimension == 0 and labels.input_feature_dimension == 3
     assert labels.input_spatial_dimensions == (1, 2)
-    assert labels.kernel_input_feature_dimension == 2 and labels.kernel_output_feature_dimension == 3
+    assert (
+        labels.kernel_input_feature_dimension == 2 and labels.kernel_output_feature_dimension == 3
+    )
     assert labels.kernel_spatial_dimensions == (0, 1)
     assert labels.output_spatial_dimensions == (1, 2)
     assert str(labels) == "b01f_01io->b01f"
@@ -398,7 +412,9 @@ def test_dim_labels():
 
 
 def test_padding():
-    assert d("padding", "0_0x1_1") == PaddingConfig((A.PaddingDimension(0, 0), A.PaddingDimension(1, 1)))
+    assert d("padding", "0_0x1_1") == PaddingConfig(
+        (A.PaddingDimension(0, 0), A.PaddingDimension(1, 1))
+    )
     interior = d("padding", "1_2_1")
     assert interior.dimensions[0] == A.PaddingDimension(1, 2, 1)
     negative = d("padding", "-1_0x0_-2")
@@ -543,7 +559,10 @@ def test_aliasing():
         A.ParameterAlias((1,), 1, (), "must-alias"),
     ]
     assert d("input_output_alias", "{ {0}: (0, {}) }")[0].kind == "may-alias"
-    assert d("buffer_donor", "{ (0, {}), (1, {0}) }") == [A.BufferDonor(0, ()), A.BufferDonor(1, (0,))]
+    assert d("buffer_donor", "{ (0, {}), (1, {0}) }") == [
+        A.BufferDonor(0, ()),
+        A.BufferDonor(1, (0,)),
+    ]
     with pytest.raises(DecodeError, match="may-alias or must-alias"):
         d("input_output_alias", "{ {0}: (0, {}, maybe) }")
 
@@ -594,31 +613,113 @@ def test_domain_result_accuracy_and_raw_ones():
 
 def test_known_names_cover_the_doc():
     doc_names = {
-        "sharding", "frontend_attributes", "statistics", "parameter_replication",
-        "control-predecessors", "origin", "metadata", "backend_config", "result_accuracy",
-        "iota_dimension", "index", "dimensions", "to_apply", "window", "select", "scatter",
-        "is_stable", "k", "largest", "slice", "dynamic_slice_sizes", "padding",
-        "inferred_dimension", "lhs_batch_dims", "lhs_contracting_dims", "rhs_batch_dims",
-        "rhs_contracting_dims", "operand_precision", "algorithm", "sparsity", "lhs_ragged_dims",
-        "rhs_group_dims", "dim_labels", "feature_group_count", "batch_group_count", "conv_kind",
-        "fft_type", "fft_length", "direction", "type", "left_side", "lower", "unit_diagonal",
-        "transpose_a", "epsilon", "feature_index", "exponent_bits", "mantissa_bits",
-        "distribution", "delta", "offset_dims", "collapsed_slice_dims", "start_index_map",
-        "operand_batching_dims", "start_indices_batching_dims", "index_vector_dim",
-        "slice_sizes", "indices_are_sorted", "update_window_dims", "inserted_window_dims",
-        "scatter_dims_to_operand_dims", "input_batching_dims", "scatter_indices_batching_dims",
-        "unique_indices", "kind", "calls", "output_to_operand_aliasing", "is_composite",
-        "condition", "body", "true_computation", "false_computation", "branch_computations",
-        "custom_call_target", "padding_type", "operand_layout_constraints",
-        "custom_call_has_side_effect", "literal", "schedule", "api_version",
-        "called_computations", "channel_id", "replica_groups", "constrain_layout",
-        "use_global_device_ids", "mode", "source_target_pairs", "is_host_transfer",
-        "infeed_config", "outfeed_shape", "outfeed_config", "cross_program_prefetch_index",
-        "async_execution_thread", "num_carries", "is_reverse", "is_associative", "domain",
+        "sharding",
+        "frontend_attributes",
+        "statistics",
+        "parameter_replication",
+        "control-predecessors",
+        "origin",
+        "metadata",
+        "backend_config",
+        "result_accuracy",
+        "iota_dimension",
+        "index",
+        "dimensions",
+        "to_apply",
+        "window",
+        "select",
+        "scatter",
+        "is_stable",
+        "k",
+        "largest",
+        "slice",
+        "dynamic_slice_sizes",
+        "padding",
+        "inferred_dimension",
+        "lhs_batch_dims",
+        "lhs_contracting_dims",
+        "rhs_batch_dims",
+        "rhs_contracting_dims",
+        "operand_precision",
+        "algorithm",
+        "sparsity",
+        "lhs_ragged_dims",
+        "rhs_group_dims",
+        "dim_labels",
+        "feature_group_count",
+        "batch_group_count",
+        "conv_kind",
+        "fft_type",
+        "fft_length",
+        "direction",
+        "type",
+        "left_side",
+        "lower",
+        "unit_diagonal",
+        "transpose_a",
+        "epsilon",
+        "feature_index",
+        "exponent_bits",
+        "mantissa_bits",
+        "distribution",
+        "delta",
+        "offset_dims",
+        "collapsed_slice_dims",
+        "start_index_map",
+        "operand_batching_dims",
+        "start_indices_batching_dims",
+        "index_vector_dim",
+        "slice_sizes",
+        "indices_are_sorted",
+        "update_window_dims",
+        "inserted_window_dims",
+        "scatter_dims_to_operand_dims",
+        "input_batching_dims",
+        "scatter_indices_batching_dims",
+        "unique_indices",
+        "kind",
+        "calls",
+        "output_to_operand_aliasing",
+        "is_composite",
+        "condition",
+        "body",
+        "true_computation",
+        "false_computation",
+        "branch_computations",
+        "custom_call_target",
+        "padding_type",
+        "operand_layout_constraints",
+        "custom_call_has_side_effect",
+        "literal",
+        "schedule",
+        "api_version",
+        "called_computations",
+        "channel_id",
+        "replica_groups",
+        "constrain_layout",
+        "use_global_device_ids",
+        "mode",
+        "source_target_pairs",
+        "is_host_transfer",
+        "infeed_config",
+        "outfeed_shape",
+        "outfeed_config",
+        "cross_program_prefetch_index",
+        "async_execution_thread",
+        "num_carries",
+        "is_reverse",
+        "is_associative",
+        "domain",
         # module attributes
-        "is_scheduled", "input_output_alias", "buffer_donor", "alias_passthrough_params",
-        "entry_computation_layout", "allow_spmd_sharding_propagation_to_parameters",
-        "allow_spmd_sharding_propagation_to_output", "replica_count", "num_partitions",
+        "is_scheduled",
+        "input_output_alias",
+        "buffer_donor",
+        "alias_passthrough_params",
+        "entry_computation_layout",
+        "allow_spmd_sharding_propagation_to_parameters",
+        "allow_spmd_sharding_propagation_to_output",
+        "replica_count",
+        "num_partitions",
         "origin_recovery_table",
     }
     assert doc_names <= KNOWN_ATTRIBUTE_NAMES
@@ -712,7 +813,9 @@ def test_replica_groups_match_xla(xla_hlo, groups):
     # XLA's fingerprint printer writes every replica-group form as the explicit list.
     module = xla_hlo.hlo_module_from_text(_ALL_REDUCE_MODULE.replace("GROUPS", groups))
     line = next(
-        l for l in module.to_string(xla_hlo.HloPrintOptions.fingerprint()).splitlines() if "all-reduce(" in l
+        l
+        for l in module.to_string(xla_hlo.HloPrintOptions.fingerprint()).splitlines()
+        if "all-reduce(" in l
     )
     explicit = line.split("replica_groups=")[1].split(", use_global")[0]
     attrs = Attributes(f"channel_id=1, replica_groups={groups}, to_apply=%add")
@@ -728,11 +831,18 @@ def test_replica_groups_match_xla(xla_hlo, groups):
 # ==========================================================================================
 
 # Names whose decoded value is legitimately a str.
-_STR_VALUED = set(A._ENUMS) | set(A._STRINGS) | set(A._RAW) | set(A._SINGLE_COMPUTATION) | {"backend_config"}
+_STR_VALUED = (
+    set(A._ENUMS) | set(A._STRINGS) | set(A._RAW) | set(A._SINGLE_COMPUTATION) | {"backend_config"}
+)
 
 
 def _corpus_modules(corpus: Path):
-    files = sorted({(row["root"], row["file"]) for row in map(json.loads, (corpus / "oracle.jsonl").read_text().splitlines())})
+    files = sorted(
+        {
+            (row["root"], row["file"])
+            for row in map(json.loads, (corpus / "oracle.jsonl").read_text().splitlines())
+        }
+    )
     assert files, "oracle.jsonl lists no modules"
     for root, name in files:
         path = corpus / root / name
@@ -749,7 +859,11 @@ def test_corpus_every_attribute_decodes(corpus):
         mappings = [module.header_attrs] + [inst.attrs for inst in module.instructions()]
         for attrs in mappings:
             # The one-regex fast path and the general tokenizer agree.
-            assert split_attributes(attrs.text) == A._split_general(attrs.text) if attrs.text.strip() else True
+            assert (
+                split_attributes(attrs.text) == A._split_general(attrs.text)
+                if attrs.text.strip()
+                else True
+            )
             assert attrs.unknown() == [], f"{path}: unknown attributes {attrs.unknown()}"
             for name in attrs:
                 value = attrs[name]
@@ -763,7 +877,9 @@ def test_corpus_every_attribute_decodes(corpus):
                 raw = attrs.raw(name)
                 if name == "metadata":
                     printed = format_metadata(value)
-                elif type(value).__module__.startswith(A.__name__ + ".") and hasattr(type(value), "__str__"):
+                elif type(value).__module__.startswith(A.__name__ + ".") and hasattr(
+                    type(value), "__str__"
+                ):
                     printed = str(value)
                 else:
                     continue
@@ -773,9 +889,20 @@ def test_corpus_every_attribute_decodes(corpus):
     assert not mismatches, "\n".join(mismatches[:10])
     assert decoded > 50_000
     # The corpus exercises the common grammars; make sure the sweep really reached them.
-    assert {"metadata", "window", "dim_labels", "sharding", "replica_groups", "slice", "padding",
-            "backend_config", "frontend_attributes", "entry_computation_layout",
-            "output_to_operand_aliasing", "input_output_alias"} <= names
+    assert {
+        "metadata",
+        "window",
+        "dim_labels",
+        "sharding",
+        "replica_groups",
+        "slice",
+        "padding",
+        "backend_config",
+        "frontend_attributes",
+        "entry_computation_layout",
+        "output_to_operand_aliasing",
+        "input_output_alias",
+    } <= names
     assert elapsed < 30, f"corpus sweep took {elapsed:.1f} s"
 
 
@@ -810,7 +937,7 @@ def test_mutated_values_raise_only_decode_errors():
 
     samples = [
         ("window", "{size=3x3 stride=2x2 pad=0_1x0_1 lhs_dilate=1x2}"),
-        ("sharding", "{devices=[2,1,2]<=[4] last_tile_dim_replicate metadata={op_name=\"a\"}}"),
+        ("sharding", '{devices=[2,1,2]<=[4] last_tile_dim_replicate metadata={op_name="a"}}'),
         ("sharding", "{{maximal device=1}, /*index=1*/{devices=[2]0,1}}"),
         ("replica_groups", "[4,2]<=[2,4]T(1,0)"),
         ("replica_groups", "mesh['a'=8] {'a':(1)2,'a':(4)2}"),

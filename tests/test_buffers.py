@@ -53,15 +53,19 @@ def test_corpus_buffer_assignments(generated):
         assert ba.warnings == [], path
         # Counted independently of the parser: allocation headers and value lines.
         assert len(ba.allocations) == len(re.findall(r"(?m)^allocation \d+: size \d+", text))
-        assert sum(len(a.values) for a in ba.allocations) == len(re.findall(r"(?m)^ value: <", text))
+        assert sum(len(a.values) for a in ba.allocations) == len(
+            re.findall(r"(?m)^ value: <", text)
+        )
         assert [a.index for a in ba.allocations] == sorted(a.index for a in ba.allocations)
         for a in ba.allocations:
             for v in a.values:
-                assert 0 <= v.offset and v.offset + v.size <= a.size, (path, a.index, v.instruction)
+                assert v.offset >= 0 and v.offset + v.size <= a.size, (path, a.index, v.instruction)
         total = re.search(r"(?m)^Total bytes used: (\d+)", text)
         if total:  # TensorFlow's XLA keeps the total in this file
             assert ba.total_bytes == int(total.group(1)) == ba.allocated_bytes
-        values_file = path.with_name(path.name.replace("-buffer-assignment.txt", "-buffer-assignment-values.txt"))
+        values_file = path.with_name(
+            path.name.replace("-buffer-assignment.txt", "-buffer-assignment-values.txt")
+        )
         if values_file.exists():  # newer XLA: the total is in the -values companion
             values = load_buffer_assignment(values_file)
             assert values.warnings == []
@@ -100,13 +104,17 @@ def test_corpus_memory_reports(generated):
     for path in files:
         report = load_memory_report(path)
         assert report.warnings == [], path
-        ba = load_buffer_assignment(path.with_name(path.name.replace("-memory-usage-report", "-buffer-assignment")))
+        ba = load_buffer_assignment(
+            path.with_name(path.name.replace("-memory-usage-report", "-buffer-assignment"))
+        )
         assert report.total_bytes == ba.allocated_bytes, path
         text = path.read_text()
-        if text.startswith("Total bytes used"):  # TensorFlow's XLA: top list + per-allocation headers
+        if text.startswith(
+            "Total bytes used"
+        ):  # TensorFlow's XLA: top list + per-allocation headers
             assert len(report.largest) + report.hidden_allocations == len(ba.allocations)
             assert [a.index for a in report.allocations] == [a.index for a in report.largest] + [
-                a.index for a in report.allocations[len(report.largest):]
+                a.index for a in report.allocations[len(report.largest) :]
             ]
             sizes = {a.index: a.size for a in ba.allocations}
             for a in report.allocations:  # rounded sizes in the report agree within rounding
@@ -138,16 +146,27 @@ def test_mlp_numbers(generated):
         (108, "multiply_subtract_fusion.1", 0, 65536, "f32[64,256]{1,0}"),
     ]
     a1 = ba.allocation(1)
-    assert (a1.parameter, a1.parameter_shape, a1.parameter_index, a1.kind) == (2, "f32[64,256]", (), "parameter")
+    assert (a1.parameter, a1.parameter_shape, a1.parameter_index, a1.kind) == (
+        2,
+        "f32[64,256]",
+        (),
+        "parameter",
+    )
     a9 = ba.allocation(9)
-    assert a9.output_shape == "(f32[], f32[256], f32[10], f32[64,256], f32[256,10])" and a9.kind == "output"
+    assert (
+        a9.output_shape == "(f32[], f32[256], f32[10], f32[64,256], f32[256,10])"
+        and a9.kind == "output"
+    )
     assert a9.values[0].index == () and a9.values[0].label == "tuple.1{}"
     assert ba.allocation(12).constant and ba.allocation(13).thread_local
     temp = ba.allocation(22)
     assert temp.preallocated_temp and temp.size == 66816
     assert [(v.instruction, v.offset) for v in temp.values] == [
-        ("broadcast_maximum_fusion", 0), ("broadcast_multiply_fusion", 65536),
-        ("ynn_fusion.1", 32768), ("compare_select_fusion", 32768)]
+        ("broadcast_maximum_fusion", 0),
+        ("broadcast_multiply_fusion", 65536),
+        ("ynn_fusion.1", 32768),
+        ("compare_select_fusion", 32768),
+    ]
     assert temp.values[0].shape.dims == (32, 256)
     assert ba.allocated_bytes == 230052
     assert ba.argument_bytes == 65536 + 10240 + 8192 + 1280 + 1024 + 40
@@ -159,28 +178,44 @@ def test_mlp_numbers(generated):
     v = next(v for v in ba.values if v.id == 90)
     assert v.instruction == "y.1" and v.positions == [("y.1", None)]
     assert [(u.instruction, u.operand) for u in v.uses] == [
-        ("reduce_multiply_fusion", 0), ("multiply_subtract_fusion.2", 1), ("broadcast_multiply_fusion", 0)]
+        ("reduce_multiply_fusion", 0),
+        ("multiply_subtract_fusion.2", 1),
+        ("broadcast_multiply_fusion", 0),
+    ]
     assert v.from_instruction.startswith("%y.1 = f32[32,10]{1,0} parameter(5)")
     live = ba.live_range
     assert (live.max_time, live.peak_time, live.peak_bytes) == (22, 20, 228692)
     assert live.sequence[0] == "p__b1__.1" and live.sequence[-1] == "tuple.1"
     assert live.ranges["ynn_fusion.3{}"] == (7, 15)
     assert [(b.depth, b.label) for b in live.breakdown[:4]] == [
-        (0, "main.7"), (1, "jit(step)/sub"), (1, "p"), (2, "w1")]
+        (0, "main.7"),
+        (1, "jit(step)/sub"),
+        (1, "p"),
+        (2, "w1"),
+    ]
 
     report = load_memory_report(Path(f"{stem}-memory-usage-report.txt"))
     assert report.total_bytes == 230052
     first = report.allocations[0]
     assert first.index is None and first.used_bytes == 66765  # "65.2KiB", rounded
     assert [(r.offset, r.value_count, r.shapes) for r in first.ranges] == [
-        (0, 1, [(1, "f32[32,256]")]), (32768, 2, [(2, "f32[32,256]")]), (65536, 1, [(1, "f32[32,10]")])]
+        (0, 1, [(1, "f32[32,256]")]),
+        (32768, 2, [(2, "f32[32,256]")]),
+        (65536, 1, [(1, "f32[32,10]")]),
+    ]
 
     # The module-level view joins all three files.
     module = load_dump(generated / "jax_mlp_train")[18]
     assert module.buffer_assignment().live_range.peak_bytes == 228692
     assert module.memory() == MemorySummary(
-        peak_bytes=228692, peak_source="live-range", allocated_bytes=230052, argument_bytes=86312,
-        output_bytes=65536 + 10240 + 1024 + 40 + 40 + 4, alias_bytes=0, temp_bytes=66816)
+        peak_bytes=228692,
+        peak_source="live-range",
+        allocated_bytes=230052,
+        argument_bytes=86312,
+        output_bytes=65536 + 10240 + 1024 + 40 + 40 + 4,
+        alias_bytes=0,
+        temp_bytes=66816,
+    )
 
 
 def test_tensorflow_report_top_list(generated):
@@ -188,7 +223,12 @@ def test_tensorflow_report_top_list(generated):
     report = load_memory_report(path)
     assert report.total_bytes == 135972148
     top = report.largest[0]
-    assert (top.index, top.size_text, top.flags, top.percent) == (343, "30.72MiB", "preallocated-temp", 24)
+    assert (top.index, top.size_text, top.flags, top.percent) == (
+        343,
+        "30.72MiB",
+        "preallocated-temp",
+        24,
+    )
     assert report.hidden_allocations == 293
     temp = report.allocations[0]
     assert temp.index == 343 and temp.hidden_values == 19
@@ -225,7 +265,11 @@ def test_memory_numbers_match_jax_memory_analysis(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
     env["JAX_PLATFORMS"] = "cpu"
     done = subprocess.run(
-        [sys.executable, "-c", _ORACLE_SCRIPT, str(dump)], capture_output=True, text=True, timeout=300, env=env
+        [sys.executable, "-c", _ORACLE_SCRIPT, str(dump)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     stats = json.loads(done.stdout.strip().splitlines()[-1])
@@ -245,7 +289,9 @@ def test_memory_numbers_match_jax_memory_analysis(tmp_path):
 
 
 def test_truncated_buffer_assignment_keeps_what_it_read(generated, tmp_path):
-    source = next((generated / "jax_mlp_train").glob("module_0018.*-buffer-assignment.txt")).read_text()
+    source = next(
+        (generated / "jax_mlp_train").glob("module_0018.*-buffer-assignment.txt")
+    ).read_text()
     middle = source.index("\n value: <", len(source) // 2)
     cut = source[: middle + 12]  # end in the middle of a value line
     path = tmp_path / "module_0018.jit_step.cpu_after_optimizations-buffer-assignment.txt"
@@ -253,16 +299,24 @@ def test_truncated_buffer_assignment_keeps_what_it_read(generated, tmp_path):
     ba = load_buffer_assignment(path)
     full = parse_buffer_assignment(source)
     assert 0 < len(ba.allocations) < len(full.allocations)
-    assert [a.index for a in ba.allocations] == [a.index for a in full.allocations[: len(ba.allocations)]]
+    assert [a.index for a in ba.allocations] == [
+        a.index for a in full.allocations[: len(ba.allocations)]
+    ]
     # The half line is reported, and so is the allocation it leaves without values.
     assert len(ba.warnings) == 2
-    assert re.match(rf"{re.escape(str(path))}:\d+: warning: unexpected line: 'value: <98'", ba.warnings[0])
-    assert ba.warnings[1].endswith(f"allocation {ba.allocations[-1].index} lists no values (truncated file?)")
+    assert re.match(
+        rf"{re.escape(str(path))}:\d+: warning: unexpected line: 'value: <98'", ba.warnings[0]
+    )
+    assert ba.warnings[1].endswith(
+        f"allocation {ba.allocations[-1].index} lists no values (truncated file?)"
+    )
     # Cut at a line end right after an allocation header: the empty allocation is the clue.
     header_end = source.index("\n", source.index("\nallocation 9:") + 1) + 1
     ba = parse_buffer_assignment(source[:header_end], "ba.txt")
     assert ba.allocations[-1].index == 9 and ba.allocations[-1].values == []
-    assert ba.warnings == [f"ba.txt:{ba.allocations[-1].line}: warning: allocation 9 lists no values (truncated file?)"]
+    assert ba.warnings == [
+        f"ba.txt:{ba.allocations[-1].line}: warning: allocation 9 lists no values (truncated file?)"
+    ]
 
 
 def test_truncated_memory_report_and_live_range(generated):
@@ -314,7 +368,12 @@ def test_unknown_allocation_flags_are_kept():
         " value: <7 p{1} (phi) @1> (size=4,offset=8): s32[]\n"
     )
     (a,) = ba.allocations
-    assert (a.color, a.parameter, a.parameter_shape, a.parameter_index) == (1, 0, "(f32[2], s32[])", (1,))
+    assert (a.color, a.parameter, a.parameter_shape, a.parameter_index) == (
+        1,
+        0,
+        "(f32[2], s32[])",
+        (1,),
+    )
     assert a.maybe_live_out and a.other_flags == ["shiny-new-flag"]
     (v,) = a.values
     assert (v.index, v.is_phi, v.color, v.offset, v.label) == ((1,), True, 1, 8, "p{1}")
@@ -326,8 +385,16 @@ def test_unknown_allocation_flags_are_kept():
 
 @pytest.mark.parametrize(
     "text, expected",
-    [("4B", 4), ("40B", 40), ("1.0KiB", 1024), ("1.2KiB", 1229), ("30.72MiB", 32212255), ("2GiB", 2 << 30),
-     ("n/a", None), ("", None)],
+    [
+        ("4B", 4),
+        ("40B", 40),
+        ("1.0KiB", 1024),
+        ("1.2KiB", 1229),
+        ("30.72MiB", 32212255),
+        ("2GiB", 2 << 30),
+        ("n/a", None),
+        ("", None),
+    ],
 )
 def test_human_bytes(text, expected):
     assert parse_human_bytes(text) == expected

@@ -17,7 +17,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from frameworks_needed import needs_framework  # noqa: E402
 
 jax = needs_framework("jax")
@@ -60,7 +59,10 @@ def test_stage_names_in_compiler_order(pair):
     _, _, cap = pair
     assert tuple(cap.stages) == JAX_STAGES
     assert cap.frontend == "jax" and cap.name == "jit_mlp"
-    assert repr(cap).startswith("Capture(frontend='jax', name='jit_mlp', stages={jaxpr: ") and len(repr(cap)) < 300
+    assert (
+        repr(cap).startswith("Capture(frontend='jax', name='jit_mlp', stages={jaxpr: ")
+        and len(repr(cap)) < 300
+    )
 
 
 def test_optimized_hlo_is_exactly_what_jax_compiles(pair):
@@ -73,7 +75,8 @@ def test_parsed_optimized_module_has_jaxs_instruction_names(pair):
     _, compiled, cap = pair
     ours = [(c.name, [i.name for i in c.instructions]) for c in cap.module("after").computations]
     theirs = [
-        (c["name"], [i["name"] for i in c["instructions"]]) for c in jaxlib_adapter.xla_structure(compiled.as_text())
+        (c["name"], [i["name"] for i in c["instructions"]])
+        for c in jaxlib_adapter.xla_structure(compiled.as_text())
     ]
     assert sorted(ours) == sorted(theirs)
     assert cap.module("after") is cap.module("optimized_hlo")  # parsed once
@@ -95,6 +98,7 @@ def test_hlo_before_optimizations_is_the_module_xla_received(pair):
     before = cap.module("before")
     # The same module JAX converts for XLA (the dump adds two compile-option header attributes).
     converted = lowered.compiler_ir("hlo").as_hlo_module().to_string()
+
     # Column ranges in FileLocations come from whichever trace JAX cached first (another test in
     # the same worker may have traced `mlp` from another line), so compare without them.
     # Older XLA (jax 0.5.0) ends each computation of a dump with a `} // name` comment.
@@ -103,8 +107,13 @@ def test_hlo_before_optimizations_is_the_module_xla_received(pair):
         return re.sub(r" (end_)?column=\d+", "", text.split("\n", 1)[1])
 
     assert without_columns(cap.stages["hlo"]) == without_columns(converted)
-    theirs = [(c["name"], [i["name"] for i in c["instructions"]]) for c in jaxlib_adapter.xla_structure(cap.stages["hlo"])]
-    assert sorted((c.name, [i.name for i in c.instructions]) for c in before.computations) == sorted(theirs)
+    theirs = [
+        (c["name"], [i["name"] for i in c["instructions"]])
+        for c in jaxlib_adapter.xla_structure(cap.stages["hlo"])
+    ]
+    assert sorted(
+        (c.name, [i.name for i in c.instructions]) for c in before.computations
+    ) == sorted(theirs)
     assert "fusion" not in {i.opcode for i in before.instructions()}
     assert "fusion" in {i.opcode for i in cap.module("after").instructions()}
 
@@ -121,7 +130,9 @@ def test_cost_and_memory_are_jaxs(pair):
     assert cap.cost == {k: float(v) for k, v in compiled.cost_analysis().items()}
     assert cap.cost["flops"] > 0
     stats = compiled.memory_analysis()
-    assert cap.memory["argument_size_in_bytes"] == stats.argument_size_in_bytes == 4 * (32 + 128 + 32)
+    assert (
+        cap.memory["argument_size_in_bytes"] == stats.argument_size_in_bytes == 4 * (32 + 128 + 32)
+    )
     assert cap.memory["output_size_in_bytes"] == stats.output_size_in_bytes
     assert cap.memory["temp_size_in_bytes"] == stats.temp_size_in_bytes
     assert all(isinstance(v, int) for v in cap.memory.values())
@@ -230,7 +241,9 @@ def test_does_not_write_into_the_users_dump_folder(tmp_path):
     )
     flags = f"--xla_dump_to={user_dump} --xla_dump_hlo_module_re=nothing --xla_dump_disable_metadata=true"
     env = {**os.environ, "XLA_FLAGS": flags}
-    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr
     assert "NEW []" in run.stdout
     assert f"FLAGS {flags}" in run.stdout
@@ -241,7 +254,9 @@ def test_does_not_write_into_the_users_dump_folder(tmp_path):
 
 def test_importing_hloscope_does_not_import_jax():
     code = "import sys, hloscope, hloscope.capture.inprocess; print('jax' in sys.modules, 'tensorflow' in sys.modules)"
-    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert run.stdout.split() == ["False", "False"], run.stderr
 
 
@@ -252,7 +267,9 @@ def test_importing_hloscope_does_not_import_jax():
 def keras_model():
     tf = needs_framework("tensorflow")
     keras = needs_framework("keras")
-    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation="relu"), keras.layers.Dense(2)])
+    model = keras.Sequential(
+        [keras.Input((4,)), keras.layers.Dense(3, activation="relu"), keras.layers.Dense(2)]
+    )
     return tf, model, tf.function(model, jit_compile=True), tf.ones((2, 4))
 
 
@@ -266,7 +283,9 @@ def test_tf_function_stages_equal_experimental_get_compiler_ir(keras_model):
         assert text == compiler_ir(stage=stage)
     assert cap.name.startswith("a_inference_")
     # The serialized HloModuleProto carries a fresh module id each time: compare its size.
-    assert abs(len(cap.serialized["hlo_serialized"]) - len(compiler_ir(stage="hlo_serialized"))) <= 4
+    assert (
+        abs(len(cap.serialized["hlo_serialized"]) - len(compiler_ir(stage="hlo_serialized"))) <= 4
+    )
     assert cap.module("after").entry.root.shape_text.startswith("f32[2,2]")
     assert cap.cost is None and cap.memory is None
 
@@ -313,6 +332,11 @@ def test_persistent_compilation_cache_hit_is_handled(tmp_path):
             print("REFUSED", error)
         """
     )
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr
-    assert "REFUSED XLA did not run its passes for this function: JAX's persistent compilation cache" in run.stdout
+    assert (
+        "REFUSED XLA did not run its passes for this function: JAX's persistent compilation cache"
+        in run.stdout
+    )

@@ -90,7 +90,9 @@ def test_manifest_records_the_run(ok_capture):
     assert m["python"]["executable"] == sys.executable
     import importlib.metadata as md
 
-    assert m["versions"]["jax"] == md.version("jax") and m["versions"]["jaxlib"] == md.version("jaxlib")
+    assert m["versions"]["jax"] == md.version("jax") and m["versions"]["jaxlib"] == md.version(
+        "jaxlib"
+    )
     assert m["devices"]["jax"][0]["platform"] == "cpu"
     # The user's flags come first, ours after them (XLA keeps the last value of a flag).
     assert m["user_xla_flags"] == "--xla_cpu_enable_fast_math=false"
@@ -211,8 +213,18 @@ def test_two_captures_at_once_do_not_mix(tmp_path):
     procs = []
     for name in ("first", "second"):
         script = write(tmp_path, f"{name}.py", JAX_SCRIPT.format(name=name))
-        command = [sys.executable, "-m", "hloscope.cli", "capture", str(script), "-o", str(tmp_path / name)]
-        procs.append(subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        command = [
+            sys.executable,
+            "-m",
+            "hloscope.cli",
+            "capture",
+            str(script),
+            "-o",
+            str(tmp_path / name),
+        ]
+        procs.append(
+            subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        )
     for proc in procs:
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
@@ -292,4 +304,6 @@ def test_tensorflow_script_dump(tmp_path, monkeypatch):
 
     theirs = hloscope.parse(tmp_path / "tf_optimized.txt")
     ours = step.after()
-    assert sorted(i.opcode for i in ours.instructions()) == sorted(i.opcode for i in theirs.instructions())
+    assert sorted(i.opcode for i in ours.instructions()) == sorted(
+        i.opcode for i in theirs.instructions()
+    )

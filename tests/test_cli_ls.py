@@ -34,7 +34,9 @@ def test_table_groups_recompiles(generated):
     norm_rows = [line for line in lines if re.search(r"│\s+(4|8|12|18) │ jit_norm", line)]
     assert len(norm_rows) == 4
     assert "norm" in norm_rows[0] and "4×" in norm_rows[0]
-    assert all(not row.lstrip().startswith("norm") for row in norm_rows[1:])  # name only on the first row
+    assert all(
+        not row.lstrip().startswith("norm") for row in norm_rows[1:]
+    )  # name only on the first row
     assert "8 modules, 2 functions (2 compiled more than once), 1 other file" in result.stdout
     assert result.stderr == ""
 
@@ -45,7 +47,9 @@ def test_table_shows_passes_and_tf_functions(generated):
     assert result.stdout.count("before, after, 20 passes") == 2
     result = run(str(generated / "tf_keras_mobilenet_train"))
     assert result.exit_code == 0
-    assert re.search(r"train_step\s+│\s+2×\s+│\s+1260 │ a_inference_train_step_7379__", result.stdout)
+    assert re.search(
+        r"train_step\s+│\s+2×\s+│\s+1260 │ a_inference_train_step_7379__", result.stdout
+    )
     assert "11,848" in result.stdout and "931" in result.stdout  # instructions, fusions (after opt)
 
 
@@ -57,20 +61,38 @@ def test_json_matches_oracle_and_reports(generated, oracle):
         data = json.loads(result.stdout)
         assert data["errors"] == [] and data["warnings"] == []
         for m in data["modules"]:
-            after = next(Path(f) for s in m["stages"] if s["stage"] == "after_optimizations" for f in s["files"]
-                         if f.endswith("_after_optimizations.txt"))
+            after = next(
+                Path(f)
+                for s in m["stages"]
+                if s["stage"] == "after_optimizations"
+                for f in s["files"]
+                if f.endswith("_after_optimizations.txt")
+            )
             o = by_file[f"{case}/{after.name}"]
-            assert (m["instructions"], m["fusions"], m["counted_stage"]) == (o["n_instructions"], o["fusions"], "after")
+            assert (m["instructions"], m["fusions"], m["counted_stage"]) == (
+                o["n_instructions"],
+                o["fusions"],
+                "after",
+            )
             assert m["size_on_disk"] == sum(
-                Path(f).stat().st_size for s in m["stages"] for f in s["files"])
+                Path(f).stat().st_size for s in m["stages"] for f in s["files"]
+            )
             assert m["peak_source"] == "live-range" and m["peak_bytes"] > 0
             assert m["allocated_bytes"] >= m["argument_bytes"] + m["temp_bytes"]
         assert sum(f["compiles"] for f in data["functions"]) == len(data["modules"])
     data = json.loads(run(str(generated / "tf_keras_resnet50"), "--json").stdout)
     (fwd,) = data["modules"]
-    assert (fwd["function"], fwd["id"], fwd["peak_bytes"], fwd["allocated_bytes"]) == ("fwd", 1, 113485228, 135972148)
+    assert (fwd["function"], fwd["id"], fwd["peak_bytes"], fwd["allocated_bytes"]) == (
+        "fwd",
+        1,
+        113485228,
+        135972148,
+    )
     assert sorted(Path(p).name for p in data["unknown_files"]) == [
-        "SOURCE.py", "resnet50_forward.hlo.txt", "resnet50_forward.optimized_hlo.txt"]
+        "SOURCE.py",
+        "resnet50_forward.hlo.txt",
+        "resnet50_forward.optimized_hlo.txt",
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -106,16 +128,26 @@ def test_damaged_folder_lists_what_it_can(damaged):
     assert "2 unreadable" in result.stdout
     errors = result.stderr.splitlines()
     assert len(errors) == 3
-    assert re.fullmatch(rf"{re.escape(str(damaged))}/module_0004\.jit_norm\.cpu_after_optimizations-buffer-assignment"
-                        rf"\.txt:4: warning: unexpected line: .*", errors[0])
-    assert re.fullmatch(rf"{re.escape(str(damaged))}/module_0008\.jit_norm\.cpu_after_optimizations\.txt:\d+:\d+: "
-                        rf"error: .*", errors[1])
-    assert re.fullmatch(rf"{re.escape(str(damaged))}/module_0010\.jit_g\.before_optimizations\.txt:1: error: binary data.*",
-                        errors[2])
+    assert re.fullmatch(
+        rf"{re.escape(str(damaged))}/module_0004\.jit_norm\.cpu_after_optimizations-buffer-assignment"
+        rf"\.txt:4: warning: unexpected line: .*",
+        errors[0],
+    )
+    assert re.fullmatch(
+        rf"{re.escape(str(damaged))}/module_0008\.jit_norm\.cpu_after_optimizations\.txt:\d+:\d+: "
+        rf"error: .*",
+        errors[1],
+    )
+    assert re.fullmatch(
+        rf"{re.escape(str(damaged))}/module_0010\.jit_g\.before_optimizations\.txt:1: error: binary data.*",
+        errors[2],
+    )
     data = json.loads(run(str(damaged), "--json").stdout)
     assert len(data["errors"]) == 2 and len(data["warnings"]) == 1
     by_id = {m["id"]: m for m in data["modules"]}
-    assert by_id[8]["instructions"] is None and by_id[8]["counted_stage"] is None  # its after file is damaged
+    assert (
+        by_id[8]["instructions"] is None and by_id[8]["counted_stage"] is None
+    )  # its after file is damaged
     assert by_id[4]["counted_stage"] == "after" and by_id[4]["warnings"] == data["warnings"]
     assert by_id[10]["instructions"] is None and by_id[10]["errors"] == [data["errors"][1]]
 
@@ -179,7 +211,11 @@ def test_real_command_no_traceback_no_jax_or_tensorflow(damaged, generated):
     )
     for target, code in ((damaged, 1), (generated / "tf_keras_resnet50", 0)):
         done = subprocess.run(
-            [sys.executable, "-c", wrapper, str(target)], capture_output=True, text=True, cwd=ROOT, timeout=120
+            [sys.executable, "-c", wrapper, str(target)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
         )
         assert done.returncode == code, done.stderr
         assert "Traceback" not in done.stderr

@@ -33,20 +33,31 @@ def test_json_matches_the_parsed_module():
     fusions = Counter(i.fusion_kind for i in module.instructions() if i.opcode == "fusion")
     assert info["fusions_by_kind"] == dict(fusions)
     assert info["parameter_bytes"] == sum(p.shape.byte_size for p in module.entry.parameters)
-    assert [p["shape"] for p in info["parameters"]] == [p.shape_text for p in module.entry.parameters]
+    assert [p["shape"] for p in info["parameters"]] == [
+        p.shape_text for p in module.entry.parameters
+    ]
     assert any(f.endswith("transformer_train.py") for f in info["source_files"])
 
 
 def test_table_output_names_what_matters():
     code, out, _ = run(SAMPLE)
     assert code == 0
-    for word in ("instructions by category", "fusions by kind", "entry parameters", "transformer_train.py"):
+    for word in (
+        "instructions by category",
+        "fusions by kind",
+        "entry parameters",
+        "transformer_train.py",
+    ):
         assert word in out
 
 
 def test_custom_call_targets_in_corpus(corpus):
-    path = next((corpus / "generated" / "jax_linalg_custom_calls").glob("*jit_*after_optimizations.txt"))
-    paths = sorted((corpus / "generated" / "jax_linalg_custom_calls").glob("*after_optimizations.txt"))
+    path = next(
+        (corpus / "generated" / "jax_linalg_custom_calls").glob("*jit_*after_optimizations.txt")
+    )
+    paths = sorted(
+        (corpus / "generated" / "jax_linalg_custom_calls").glob("*after_optimizations.txt")
+    )
     code, out, _ = run("--json", *paths)
     assert code == 0
     targets = Counter()
@@ -81,7 +92,9 @@ def test_summary_never_imports_jax_or_tensorflow():
         f"sys.argv = ['hloscope', 'summary', {str(SAMPLE)!r}]\n"
         "main()\n"
     )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout
     assert "LOADED []" in out
 
 

@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import corpus_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +60,9 @@ def _build_core_venv(venv: Path) -> None:
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True, timeout=300)
     install = subprocess.run(
         [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", str(ROOT)],
-        capture_output=True, text=True, timeout=900,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert install.returncode == 0, install.stdout + install.stderr
 
@@ -70,8 +71,12 @@ def run(bin_dir: Path, *args: str, **extra_env: str) -> subprocess.CompletedProc
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env.update(extra_env)
     return subprocess.run(
-        [str(bin_dir / args[0]), *args[1:]], cwd=ROOT, env=env,
-        capture_output=True, text=True, timeout=300,
+        [str(bin_dir / args[0]), *args[1:]],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -83,7 +88,14 @@ def test_core_install_has_no_framework(core_venv):
     )
     result = run(core_venv, "python", "-I", "-c", code)
     assert result.stdout.split() == [
-        "jax", "False", "jaxlib", "False", "tensorflow", "False", "keras", "False"
+        "jax",
+        "False",
+        "jaxlib",
+        "False",
+        "tensorflow",
+        "False",
+        "keras",
+        "False",
     ], result.stderr
     where = run(core_venv, "python", "-I", "-c", "import hloscope; print(hloscope.__file__)")
     assert str(core_venv.parent) in where.stdout, "hloscope must come from the venv"
@@ -95,8 +107,11 @@ def test_core_install_has_no_framework(core_venv):
         ("summary", str(HLO / "transformer_train.after_optimizations.txt")),
         ("summary", *map(str, sorted(HLO.glob("*.txt")))),
         ("fusions", str(HLO / "fusion_refactor_split.after_optimizations.txt")),
-        ("diff", str(HLO / "fusion_refactor_fused.after_optimizations.txt"),
-         str(HLO / "fusion_refactor_split.after_optimizations.txt")),
+        (
+            "diff",
+            str(HLO / "fusion_refactor_fused.after_optimizations.txt"),
+            str(HLO / "fusion_refactor_split.after_optimizations.txt"),
+        ),
     ],
     ids=["summary", "summary-all", "fusions", "diff"],
 )

@@ -36,8 +36,15 @@ SAMPLES = ROOT / "samples"
 FUSED = SAMPLES / "hlo" / "fusion_refactor_fused.after_optimizations.txt"
 SPLIT = SAMPLES / "hlo" / "fusion_refactor_split.after_optimizations.txt"
 SOURCE = SAMPLES / "fusion_refactor.py"
-MIRROR = {"split": "merged", "merged": "split", "added": "removed", "removed": "added",
-          "changed": "changed", "unchanged": "unchanged", "regrouped": "regrouped"}  # fmt: skip
+MIRROR = {
+    "split": "merged",
+    "merged": "split",
+    "added": "removed",
+    "removed": "added",
+    "changed": "changed",
+    "unchanged": "unchanged",
+    "regrouped": "regrouped",
+}
 
 
 # ------------------------------------------------------------------------------------------
@@ -65,7 +72,11 @@ MATMUL = "y = x @ w"
 
 def lines_of(kernel) -> set[int]:
     """The fusion_refactor.py line numbers a kernel's ops came from."""
-    return {int(re.search(r":(\d+)", s).group(1)) for s, _ in kernel.sources if "fusion_refactor.py" in s}
+    return {
+        int(re.search(r":(\d+)", s).group(1))
+        for s, _ in kernel.sources
+        if "fusion_refactor.py" in s
+    }
 
 
 def kernels_from_line(report, line: int, function: str) -> set[str]:
@@ -96,7 +107,9 @@ def test_the_split_kernel_and_its_source_lines(pair, forward):
     gate_a, result_a = source_line("fused", GATE), source_line("fused", RESULT)
     gate_b, result_b = source_line("split", GATE), source_line("split", RESULT)
     # What XLA did, read off each side's own report: in A one kernel holds both lines...
-    (chain_a,) = kernels_from_line(report_a, gate_a, "fused") & kernels_from_line(report_a, result_a, "fused")
+    (chain_a,) = kernels_from_line(report_a, gate_a, "fused") & kernels_from_line(
+        report_a, result_a, "fused"
+    )
     # ...in B they are in two different kernels.
     (gate_kernel,) = kernels_from_line(report_b, gate_b, "split")
     (result_kernel,) = kernels_from_line(report_b, result_b, "split")
@@ -107,7 +120,10 @@ def test_the_split_kernel_and_its_source_lines(pair, forward):
     assert [k.name for k in split.a] == [chain_a]
     assert {k.name for k in split.b} == {gate_kernel, result_kernel}
     assert lines_of(split.a[0]) == {gate_a, result_a}
-    assert {k.name: lines_of(k) for k in split.b} == {gate_kernel: {gate_b}, result_kernel: {result_b}}
+    assert {k.name: lines_of(k) for k in split.b} == {
+        gate_kernel: {gate_b},
+        result_kernel: {result_b},
+    }
     # The same ops, now in two kernels: nothing added or removed, no shape changed.
     assert split.ops_added == {} and split.ops_removed == {} and split.shape_changes == []
     # gate, f32[32,128], now goes through memory from one kernel to the other.
@@ -117,7 +133,9 @@ def test_the_split_kernel_and_its_source_lines(pair, forward):
 
     (added,) = [c for c in forward.changes if c.status == "added"]
     (callback,) = added.b
-    assert callback.opcode == "custom-call" and lines_of(callback) == {source_line("split", CALLBACK)}
+    assert callback.opcode == "custom-call" and lines_of(callback) == {
+        source_line("split", CALLBACK)
+    }
     (same,) = [c for c in forward.changes if c.status == "unchanged"]
     assert lines_of(same.a[0]) == {source_line("fused", MATMUL)}
     assert lines_of(same.b[0]) == {source_line("split", MATMUL)}
@@ -143,8 +161,10 @@ def test_deltas_agree_with_the_two_fusion_reports(pair, forward):
     for change in forward.changes:
         assert change.bytes_a == sum(by_name_a[k.name].cost.bytes_accessed for k in change.a)
         assert change.bytes_b == sum(by_name_b[k.name].cost.bytes_accessed for k in change.b)
-        assert change.flops_b - change.flops_a == (sum(by_name_b[k.name].cost.flops for k in change.b)
-                                                   - sum(by_name_a[k.name].cost.flops for k in change.a))  # fmt: skip
+        assert change.flops_b - change.flops_a == (
+            sum(by_name_b[k.name].cost.flops for k in change.b)
+            - sum(by_name_a[k.name].cost.flops for k in change.a)
+        )
     # Every kernel is in exactly one change, so the parts add up to the whole.
     assert sorted(k.name for c in forward.changes for k in c.a) == sorted(by_name_a)
     assert sorted(k.name for c in forward.changes for k in c.b) == sorted(by_name_b)
@@ -180,7 +200,10 @@ def test_b_versus_a_is_the_mirror_image(pair, forward):
 
 
 def groups(d: KernelDiff) -> set[tuple[str, tuple[str, ...], tuple[str, ...]]]:
-    return {(c.status, tuple(sorted(k.name for k in c.a)), tuple(sorted(k.name for k in c.b))) for c in d.changes}
+    return {
+        (c.status, tuple(sorted(k.name for k in c.a)), tuple(sorted(k.name for k in c.b)))
+        for c in d.changes
+    }
 
 
 def mirrored(d: KernelDiff) -> set[tuple[str, tuple[str, ...], tuple[str, ...]]]:
@@ -339,7 +362,9 @@ def test_every_class_of_change_by_hand():
     }
     by_status = {c.status: c for c in d.changes}
     assert by_status["changed"].ops_added == {"abs": 1} and by_status["changed"].ops_removed == {}
-    assert [(e.producer, e.consumer) for e in by_status["regrouped"].through_memory] == [("j1", "j2")]
+    assert [(e.producer, e.consumer) for e in by_status["regrouped"].through_memory] == [
+        ("j1", "j2")
+    ]
     assert "regrouped into 2 kernels" in describe(by_status["regrouped"])
     assert "ops +abs" in describe(by_status["changed"])
     assert not d.no_change
@@ -431,21 +456,30 @@ def test_recompiles_differ_only_in_shapes(corpus):
 def test_recompile_for_bf16_adds_converts(corpus):
     modules = recompiles(corpus)
     (bf16,) = [m for m in modules.values() if m.entry.parameters[0].shape.element_type == "bf16"]
-    f32 = next(m for m in modules.values() if m.entry.parameters[0].shape.dims == bf16.entry.parameters[0].shape.dims
-               and m is not bf16)  # fmt: skip
+    f32 = next(
+        m
+        for m in modules.values()
+        if m.entry.parameters[0].shape.dims == bf16.entry.parameters[0].shape.dims and m is not bf16
+    )
     d = diff(f32, bf16)
     assert {c.status for c in d.changes} == {"changed"}
-    converts = Counter(op for k in fusion_report(bf16).kernels for op in k.ops)["convert"] - Counter(
-        op for k in fusion_report(f32).kernels for op in k.ops)["convert"]  # fmt: skip
+    converts = (
+        Counter(op for k in fusion_report(bf16).kernels for op in k.ops)["convert"]
+        - Counter(op for k in fusion_report(f32).kernels for op in k.ops)["convert"]
+    )
     assert converts > 0 and sum(c.ops_added.get("convert", 0) for c in d.changes) == converts
     assert groups(diff(bf16, f32)) == mirrored(d)
 
 
 def test_a_dump_folder_stands_for_its_largest_module(corpus, oracle):
     folder = corpus / "generated" / "jax_recompiles"
-    sizes = {line["file"].split("/", 1)[1]: line["n_instructions"] for line in oracle
-             if line["root"] == "generated" and line["file"].startswith("jax_recompiles/")
-             and line["file"].endswith(".cpu_after_optimizations.txt")}  # fmt: skip
+    sizes = {
+        line["file"].split("/", 1)[1]: line["n_instructions"]
+        for line in oracle
+        if line["root"] == "generated"
+        and line["file"].startswith("jax_recompiles/")
+        and line["file"].endswith(".cpu_after_optimizations.txt")
+    }
     assert len(sizes) == len(after_files(folder))
     largest = max(sorted(sizes), key=lambda f: sizes[f])
     # The rule is the Target's (analyses take modules); hloscope.diff applies it to TARGETs.
@@ -514,26 +548,69 @@ def test_cli_json_schema(pair):
     assert result.exit_code == 3
     data = json.loads(result.stdout)
     assert data["schema"] == DIFF_SCHEMA
-    assert set(data) == {"schema", "module", "a", "b", "delta", "no_change", "counts", "changes", "lines", "fail_on"}
+    assert set(data) == {
+        "schema",
+        "module",
+        "a",
+        "b",
+        "delta",
+        "no_change",
+        "counts",
+        "changes",
+        "lines",
+        "fail_on",
+    }
     assert data["module"] == {"a": pair[0].name, "b": pair[1].name}
     for side, module in (("a", pair[0]), ("b", pair[1])):
         summary = fusion_report(module).summary
-        assert data[side] == {"label": str(FUSED if side == "a" else SPLIT), "module": module.name,
-                              "kernels": summary.kernel_count, "bytes": summary.bytes,
-                              "flops": summary.flops, "transcendentals": summary.transcendentals}  # fmt: skip
+        assert data[side] == {
+            "label": str(FUSED if side == "a" else SPLIT),
+            "module": module.name,
+            "kernels": summary.kernel_count,
+            "bytes": summary.bytes,
+            "flops": summary.flops,
+            "transcendentals": summary.transcendentals,
+        }
     assert data["delta"] == {m: data["b"][m] - data["a"][m] for m in METRICS}
-    assert list(data["counts"]) == list(STATUSES) and sum(data["counts"].values()) == len(data["changes"])
+    assert list(data["counts"]) == list(STATUSES) and sum(data["counts"].values()) == len(
+        data["changes"]
+    )
     assert data["no_change"] is False
     assert data["fail_on"]["metrics"] == ["kernels"] and len(data["fail_on"]["regressions"]) == 1
-    for metric, key in (("kernels", "kernels_delta"), ("bytes", "bytes_delta"), ("flops", "flops_delta")):
+    for metric, key in (
+        ("kernels", "kernels_delta"),
+        ("bytes", "bytes_delta"),
+        ("flops", "flops_delta"),
+    ):
         assert sum(c[key] for c in data["changes"]) == data["delta"][metric]
-    kernel_keys = {"name", "computation", "kind", "signature", "shape", "n_ops", "bytes", "flops", "transcendentals", "sources"}
+    kernel_keys = {
+        "name",
+        "computation",
+        "kind",
+        "signature",
+        "shape",
+        "n_ops",
+        "bytes",
+        "flops",
+        "transcendentals",
+        "sources",
+    }
     for change in data["changes"]:
         assert change["status"] in STATUSES and isinstance(change["message"], str)
         assert all(set(k) == kernel_keys for k in change["a"] + change["b"])
         for edge in change["through_memory"]:
             assert set(edge) == {"producer", "consumer", "shape", "bytes"}
-    line_keys = {"source_a", "source_b", "ops_a", "ops_b", "kernels_a", "kernels_b", "status", "separated_from", "joined_with"}
+    line_keys = {
+        "source_a",
+        "source_b",
+        "ops_a",
+        "ops_b",
+        "kernels_a",
+        "kernels_b",
+        "status",
+        "separated_from",
+        "joined_with",
+    }
     assert data["lines"] and all(set(line) == line_keys for line in data["lines"])
 
 
@@ -573,8 +650,9 @@ def test_cli_diff_of_two_functions_in_a_script(tmp_path, monkeypatch):
     assert data["a"]["module"] == "jit_fused" and data["b"]["module"] == "jit_split"
     (split,) = [c for c in data["changes"] if c["status"] == "split"]
     gate, result_line = source_line("split", GATE), source_line("split", RESULT)
-    assert sorted(s.rsplit(":", 1)[-1].split()[0] for k in split["b"] for s in k["sources"]) == sorted(
-        [str(gate), str(result_line)])  # fmt: skip
+    assert sorted(
+        s.rsplit(":", 1)[-1].split()[0] for k in split["b"] for s in k["sources"]
+    ) == sorted([str(gate), str(result_line)])
     assert [e["shape"] for e in split["through_memory"]] == ["f32[32,128]"]
     assert {c["status"] for c in data["changes"]} == {"split", "added", "unchanged"}
     text = run(a, b)

@@ -27,99 +27,418 @@ TF_LONG = (
 
 # (file name, expected fields); fields not listed must have their default.
 NAMES = [
-    ("module_0004.jit_f.before_optimizations.txt",
-     dict(module_id=4, module_name="jit_f", stage="before_optimizations", kind="hlo", extension="txt")),
-    ("module_0004.jit_f.cpu_after_optimizations.txt",
-     dict(module_id=4, module_name="jit_f", stage="after_optimizations", backend="cpu", kind="hlo", extension="txt")),
-    ("module_0004.jit_f.cpu_aot_after_optimizations.txt",
-     dict(module_id=4, module_name="jit_f", stage="after_optimizations", backend="cpu_aot", kind="hlo", extension="txt")),
-    ("module_0004.jit_f.sm_9.0_gpu_after_optimizations.txt",
-     dict(module_id=4, module_name="jit_f", stage="after_optimizations", backend="sm_9.0_gpu", kind="hlo", extension="txt")),
-    ("module_0004.jit_f.gfx90a_gpu_after_optimizations.dot",
-     dict(module_id=4, module_name="jit_f", stage="after_optimizations", backend="gfx90a_gpu", kind="dot", extension="dot")),
-    ("module_0004.jit_f.tpu_sc_after_optimizations.txt",
-     dict(module_id=4, module_name="jit_f", stage="after_optimizations", backend="tpu_sc", kind="hlo", extension="txt")),
-    ("module_0004.jit_f.after_optimizations.txt",
-     dict(module_id=4, module_name="jit_f", stage="after_optimizations", kind="hlo", extension="txt")),
-    ("module_0004.jit_f.cpu_after_optimizations-buffer-assignment.txt",
-     dict(module_id=4, module_name="jit_f", stage="after_optimizations", backend="cpu", kind="buffer-assignment", extension="txt")),
-    ("module_0004.jit_f.cpu_after_optimizations-buffer-assignment-values.txt",
-     dict(module_id=4, module_name="jit_f", stage="after_optimizations", backend="cpu", kind="buffer-assignment-values", extension="txt")),
-    ("module_0004.jit_f.cpu_after_optimizations-live-range.txt",
-     dict(module_id=4, module_name="jit_f", stage="after_optimizations", backend="cpu", kind="live-range", extension="txt")),
-    ("module_0004.jit_f.cpu_after_optimizations-memory-usage-report.txt",
-     dict(module_id=4, module_name="jit_f", stage="after_optimizations", backend="cpu", kind="memory-usage-report", extension="txt")),
-    ("module_0004.jit_f.cpu_after_optimizations.top_level.html",
-     dict(module_id=4, module_name="jit_f", stage="after_optimizations", backend="cpu", kind="top-level-html", extension="top_level.html")),
-    ("module_0004.jit_f.before_optimizations.html",
-     dict(module_id=4, module_name="jit_f", stage="before_optimizations", kind="html", extension="html")),
-    ("module_0004.jit_f.before_optimizations.url",
-     dict(module_id=4, module_name="jit_f", stage="before_optimizations", kind="url", extension="url")),
-    ("module_0001.jit_f.before_optimizations.hlo.pb",
-     dict(module_id=1, module_name="jit_f", stage="before_optimizations", kind="hlo-proto", extension="hlo.pb")),
-    ("module_0001.jit_f.cpu_after_optimizations.hlo.pb.gz",
-     dict(module_id=1, module_name="jit_f", stage="after_optimizations", backend="cpu", kind="hlo-proto", extension="hlo.pb.gz")),
-    ("module_0002.jit_small.0007.HLO_passes_through_layout_assignment.after_layout-assignment.before_sub-byte-size-setter.txt",
-     dict(module_id=2, module_name="jit_small", stage="pass", kind="hlo", extension="txt", step=7,
-          pipeline="HLO_passes_through_layout_assignment", after_pass="layout-assignment", before_pass="sub-byte-size-setter")),
+    (
+        "module_0004.jit_f.before_optimizations.txt",
+        dict(
+            module_id=4,
+            module_name="jit_f",
+            stage="before_optimizations",
+            kind="hlo",
+            extension="txt",
+        ),
+    ),
+    (
+        "module_0004.jit_f.cpu_after_optimizations.txt",
+        dict(
+            module_id=4,
+            module_name="jit_f",
+            stage="after_optimizations",
+            backend="cpu",
+            kind="hlo",
+            extension="txt",
+        ),
+    ),
+    (
+        "module_0004.jit_f.cpu_aot_after_optimizations.txt",
+        dict(
+            module_id=4,
+            module_name="jit_f",
+            stage="after_optimizations",
+            backend="cpu_aot",
+            kind="hlo",
+            extension="txt",
+        ),
+    ),
+    (
+        "module_0004.jit_f.sm_9.0_gpu_after_optimizations.txt",
+        dict(
+            module_id=4,
+            module_name="jit_f",
+            stage="after_optimizations",
+            backend="sm_9.0_gpu",
+            kind="hlo",
+            extension="txt",
+        ),
+    ),
+    (
+        "module_0004.jit_f.gfx90a_gpu_after_optimizations.dot",
+        dict(
+            module_id=4,
+            module_name="jit_f",
+            stage="after_optimizations",
+            backend="gfx90a_gpu",
+            kind="dot",
+            extension="dot",
+        ),
+    ),
+    (
+        "module_0004.jit_f.tpu_sc_after_optimizations.txt",
+        dict(
+            module_id=4,
+            module_name="jit_f",
+            stage="after_optimizations",
+            backend="tpu_sc",
+            kind="hlo",
+            extension="txt",
+        ),
+    ),
+    (
+        "module_0004.jit_f.after_optimizations.txt",
+        dict(
+            module_id=4,
+            module_name="jit_f",
+            stage="after_optimizations",
+            kind="hlo",
+            extension="txt",
+        ),
+    ),
+    (
+        "module_0004.jit_f.cpu_after_optimizations-buffer-assignment.txt",
+        dict(
+            module_id=4,
+            module_name="jit_f",
+            stage="after_optimizations",
+            backend="cpu",
+            kind="buffer-assignment",
+            extension="txt",
+        ),
+    ),
+    (
+        "module_0004.jit_f.cpu_after_optimizations-buffer-assignment-values.txt",
+        dict(
+            module_id=4,
+            module_name="jit_f",
+            stage="after_optimizations",
+            backend="cpu",
+            kind="buffer-assignment-values",
+            extension="txt",
+        ),
+    ),
+    (
+        "module_0004.jit_f.cpu_after_optimizations-live-range.txt",
+        dict(
+            module_id=4,
+            module_name="jit_f",
+            stage="after_optimizations",
+            backend="cpu",
+            kind="live-range",
+            extension="txt",
+        ),
+    ),
+    (
+        "module_0004.jit_f.cpu_after_optimizations-memory-usage-report.txt",
+        dict(
+            module_id=4,
+            module_name="jit_f",
+            stage="after_optimizations",
+            backend="cpu",
+            kind="memory-usage-report",
+            extension="txt",
+        ),
+    ),
+    (
+        "module_0004.jit_f.cpu_after_optimizations.top_level.html",
+        dict(
+            module_id=4,
+            module_name="jit_f",
+            stage="after_optimizations",
+            backend="cpu",
+            kind="top-level-html",
+            extension="top_level.html",
+        ),
+    ),
+    (
+        "module_0004.jit_f.before_optimizations.html",
+        dict(
+            module_id=4,
+            module_name="jit_f",
+            stage="before_optimizations",
+            kind="html",
+            extension="html",
+        ),
+    ),
+    (
+        "module_0004.jit_f.before_optimizations.url",
+        dict(
+            module_id=4,
+            module_name="jit_f",
+            stage="before_optimizations",
+            kind="url",
+            extension="url",
+        ),
+    ),
+    (
+        "module_0001.jit_f.before_optimizations.hlo.pb",
+        dict(
+            module_id=1,
+            module_name="jit_f",
+            stage="before_optimizations",
+            kind="hlo-proto",
+            extension="hlo.pb",
+        ),
+    ),
+    (
+        "module_0001.jit_f.cpu_after_optimizations.hlo.pb.gz",
+        dict(
+            module_id=1,
+            module_name="jit_f",
+            stage="after_optimizations",
+            backend="cpu",
+            kind="hlo-proto",
+            extension="hlo.pb.gz",
+        ),
+    ),
+    (
+        "module_0002.jit_small.0007.HLO_passes_through_layout_assignment.after_layout-assignment.before_sub-byte-size-setter.txt",
+        dict(
+            module_id=2,
+            module_name="jit_small",
+            stage="pass",
+            kind="hlo",
+            extension="txt",
+            step=7,
+            pipeline="HLO_passes_through_layout_assignment",
+            after_pass="layout-assignment",
+            before_pass="sub-byte-size-setter",
+        ),
+    ),
     # A pipeline called `after_layout_assignment`, and a before-pass with that name.
-    ("module_0002.jit_small.0012.after_layout_assignment.after_pipeline-start.before_pipeline-end.txt",
-     dict(module_id=2, module_name="jit_small", stage="pass", kind="hlo", extension="txt", step=12,
-          pipeline="after_layout_assignment", after_pass="pipeline-start", before_pass="pipeline-end")),
-    ("module_0002.jit_small.0011.HLO_passes_after_layout_assignment.after_pipeline-start.before_after_layout_assignment.txt",
-     dict(module_id=2, module_name="jit_small", stage="pass", kind="hlo", extension="txt", step=11,
-          pipeline="HLO_passes_after_layout_assignment", after_pass="pipeline-start", before_pass="after_layout_assignment")),
-    ("module_0002.jit_small.0016.copy-insertion.after_removing_unnecessary_copies.txt",
-     dict(module_id=2, module_name="jit_small", stage="pass", kind="hlo", extension="txt", step=16,
-          pass_name="copy-insertion", step_name="after_removing_unnecessary_copies")),
-    ("module_0002.jit_small.0003.simplification.after_algsimp.before_dce.dot",
-     dict(module_id=2, module_name="jit_small", stage="pass", kind="dot", extension="dot", step=3,
-          pipeline="simplification", after_pass="algsimp", before_pass="dce")),
+    (
+        "module_0002.jit_small.0012.after_layout_assignment.after_pipeline-start.before_pipeline-end.txt",
+        dict(
+            module_id=2,
+            module_name="jit_small",
+            stage="pass",
+            kind="hlo",
+            extension="txt",
+            step=12,
+            pipeline="after_layout_assignment",
+            after_pass="pipeline-start",
+            before_pass="pipeline-end",
+        ),
+    ),
+    (
+        "module_0002.jit_small.0011.HLO_passes_after_layout_assignment.after_pipeline-start.before_after_layout_assignment.txt",
+        dict(
+            module_id=2,
+            module_name="jit_small",
+            stage="pass",
+            kind="hlo",
+            extension="txt",
+            step=11,
+            pipeline="HLO_passes_after_layout_assignment",
+            after_pass="pipeline-start",
+            before_pass="after_layout_assignment",
+        ),
+    ),
+    (
+        "module_0002.jit_small.0016.copy-insertion.after_removing_unnecessary_copies.txt",
+        dict(
+            module_id=2,
+            module_name="jit_small",
+            stage="pass",
+            kind="hlo",
+            extension="txt",
+            step=16,
+            pass_name="copy-insertion",
+            step_name="after_removing_unnecessary_copies",
+        ),
+    ),
+    (
+        "module_0002.jit_small.0003.simplification.after_algsimp.before_dce.dot",
+        dict(
+            module_id=2,
+            module_name="jit_small",
+            stage="pass",
+            kind="dot",
+            extension="dot",
+            step=3,
+            pipeline="simplification",
+            after_pass="algsimp",
+            before_pass="dce",
+        ),
+    ),
     # TensorFlow names: dots inside the module name.
-    (f"module_1260.{TF_LONG}.before_optimizations.txt",
-     dict(module_id=1260, module_name=TF_LONG, stage="before_optimizations", kind="hlo", extension="txt")),
-    ("module_0001.a_inference_fwd_4083__.6.cpu_after_optimizations-memory-usage-report.txt",
-     dict(module_id=1, module_name="a_inference_fwd_4083__.6", stage="after_optimizations", backend="cpu",
-          kind="memory-usage-report", extension="txt")),
-    ("module_0001.x.1234.0001.pipe.after_a.before_b.txt",
-     dict(module_id=1, module_name="x.1234", stage="pass", kind="hlo", extension="txt", step=1,
-          pipeline="pipe", after_pass="a", before_pass="b")),
+    (
+        f"module_1260.{TF_LONG}.before_optimizations.txt",
+        dict(
+            module_id=1260,
+            module_name=TF_LONG,
+            stage="before_optimizations",
+            kind="hlo",
+            extension="txt",
+        ),
+    ),
+    (
+        "module_0001.a_inference_fwd_4083__.6.cpu_after_optimizations-memory-usage-report.txt",
+        dict(
+            module_id=1,
+            module_name="a_inference_fwd_4083__.6",
+            stage="after_optimizations",
+            backend="cpu",
+            kind="memory-usage-report",
+            extension="txt",
+        ),
+    ),
+    (
+        "module_0001.x.1234.0001.pipe.after_a.before_b.txt",
+        dict(
+            module_id=1,
+            module_name="x.1234",
+            stage="pass",
+            kind="hlo",
+            extension="txt",
+            step=1,
+            pipeline="pipe",
+            after_pass="a",
+            before_pass="b",
+        ),
+    ),
     # Timestamp prefix (the example in XLA's docs/hlo_dumps.md).
-    ("1624325116260738.module_0065.pmap__unnamed_wrapped_function_.186875.before_optimizations.txt",
-     dict(module_id=65, module_name="pmap__unnamed_wrapped_function_.186875", prefix="1624325116260738",
-          stage="before_optimizations", kind="hlo", extension="txt")),
-    ("module_0001.jit_f.cl_612345678.before_optimizations.txt",
-     dict(module_id=1, module_name="jit_f", cl=612345678, stage="before_optimizations", kind="hlo", extension="txt")),
+    (
+        "1624325116260738.module_0065.pmap__unnamed_wrapped_function_.186875.before_optimizations.txt",
+        dict(
+            module_id=65,
+            module_name="pmap__unnamed_wrapped_function_.186875",
+            prefix="1624325116260738",
+            stage="before_optimizations",
+            kind="hlo",
+            extension="txt",
+        ),
+    ),
+    (
+        "module_0001.jit_f.cl_612345678.before_optimizations.txt",
+        dict(
+            module_id=1,
+            module_name="jit_f",
+            cl=612345678,
+            stage="before_optimizations",
+            kind="hlo",
+            extension="txt",
+        ),
+    ),
     # Module name left out (file name would exceed 255 characters).
-    ("module_0007.before_optimizations.txt",
-     dict(module_id=7, stage="before_optimizations", kind="hlo", extension="txt")),
-    ("module_0007.sm_8.0_gpu_after_optimizations.txt",
-     dict(module_id=7, stage="after_optimizations", backend="sm_8.0_gpu", kind="hlo", extension="txt")),
+    (
+        "module_0007.before_optimizations.txt",
+        dict(module_id=7, stage="before_optimizations", kind="hlo", extension="txt"),
+    ),
+    (
+        "module_0007.sm_8.0_gpu_after_optimizations.txt",
+        dict(
+            module_id=7,
+            stage="after_optimizations",
+            backend="sm_8.0_gpu",
+            kind="hlo",
+            extension="txt",
+        ),
+    ),
     # Stage-less artefacts.
-    ("module_0001.jit_f.debug_options", dict(module_id=1, module_name="jit_f", kind="debug-options", extension="")),
+    (
+        "module_0001.jit_f.debug_options",
+        dict(module_id=1, module_name="jit_f", kind="debug-options", extension=""),
+    ),
     ("module_0001.metadata.textproto", dict(module_id=1, kind="metadata", extension="textproto")),
-    ("module_0001.jit_f.ir-no-opt.ll", dict(module_id=1, module_name="jit_f", kind="llvm-ir", extension="ll", variant="ir-no-opt")),
+    (
+        "module_0001.jit_f.ir-no-opt.ll",
+        dict(module_id=1, module_name="jit_f", kind="llvm-ir", extension="ll", variant="ir-no-opt"),
+    ),
     # jaxlib 0.10 CPU: one IR file per kernel module, the kernel before the variant.
-    ("module_0006.jit_f.__compute_module_wrapped_tanh.ir-with-opt.ll",
-     dict(module_id=6, module_name="jit_f", kind="llvm-ir", extension="ll", variant="ir-with-opt",
-          sub_id="__compute_module_wrapped_tanh")),
-    ("module_0001.jit_f.ir-no-opt.3-noconst.ll",
-     dict(module_id=1, module_name="jit_f", kind="llvm-ir", extension="ll", variant="ir-no-opt-noconst", sub_id="3")),
-    ("module_0001.a__.217.ir-no-opt.ll",
-     dict(module_id=1, module_name="a__.217", kind="llvm-ir", extension="ll", variant="ir-no-opt")),
-    ("module_0006.jit_f.obj-file.wrapped_reduce_kernel_module.o",
-     dict(module_id=6, module_name="jit_f", kind="object", extension="o", sub_id="wrapped_reduce_kernel_module")),
-    ("module_0006.jit_f.obj-file.o", dict(module_id=6, module_name="jit_f", kind="object", extension="o")),
+    (
+        "module_0006.jit_f.__compute_module_wrapped_tanh.ir-with-opt.ll",
+        dict(
+            module_id=6,
+            module_name="jit_f",
+            kind="llvm-ir",
+            extension="ll",
+            variant="ir-with-opt",
+            sub_id="__compute_module_wrapped_tanh",
+        ),
+    ),
+    (
+        "module_0001.jit_f.ir-no-opt.3-noconst.ll",
+        dict(
+            module_id=1,
+            module_name="jit_f",
+            kind="llvm-ir",
+            extension="ll",
+            variant="ir-no-opt-noconst",
+            sub_id="3",
+        ),
+    ),
+    (
+        "module_0001.a__.217.ir-no-opt.ll",
+        dict(
+            module_id=1, module_name="a__.217", kind="llvm-ir", extension="ll", variant="ir-no-opt"
+        ),
+    ),
+    (
+        "module_0006.jit_f.obj-file.wrapped_reduce_kernel_module.o",
+        dict(
+            module_id=6,
+            module_name="jit_f",
+            kind="object",
+            extension="o",
+            sub_id="wrapped_reduce_kernel_module",
+        ),
+    ),
+    (
+        "module_0006.jit_f.obj-file.o",
+        dict(module_id=6, module_name="jit_f", kind="object", extension="o"),
+    ),
     ("module_0001.jit_f.ptx", dict(module_id=1, module_name="jit_f", kind="ptx", extension="ptx")),
-    ("module_0001.jit_f.thunk_sequence.txt", dict(module_id=1, module_name="jit_f", kind="thunk-sequence", extension="txt")),
-    ("module_0001.jit_f.autotune_results.pbtxt", dict(module_id=1, module_name="jit_f", kind="autotune-results", extension="pbtxt")),
-    ("module_0001.jit_f.gpu_target_config.pbtxt", dict(module_id=1, module_name="jit_f", kind="gpu-target-config", extension="pbtxt")),
-    ("123.module_0001.jit_f.execution_0000.hlo_snapshot.pb",
-     dict(module_id=1, module_name="jit_f", prefix="123", kind="hlo-snapshot", extension="pb", sub_id="0000")),
-    ("module_0001.jit_f.execution_0002.hlo_unoptimized_snapshot.txt",
-     dict(module_id=1, module_name="jit_f", kind="hlo-unoptimized-snapshot", extension="txt", sub_id="0002")),
-    ("fused_computation.3.module_0001.jit_f._fusion.html",
-     dict(module_id=1, module_name="jit_f", prefix="fused_computation.3", kind="fusion-html", extension="html")),
+    (
+        "module_0001.jit_f.thunk_sequence.txt",
+        dict(module_id=1, module_name="jit_f", kind="thunk-sequence", extension="txt"),
+    ),
+    (
+        "module_0001.jit_f.autotune_results.pbtxt",
+        dict(module_id=1, module_name="jit_f", kind="autotune-results", extension="pbtxt"),
+    ),
+    (
+        "module_0001.jit_f.gpu_target_config.pbtxt",
+        dict(module_id=1, module_name="jit_f", kind="gpu-target-config", extension="pbtxt"),
+    ),
+    (
+        "123.module_0001.jit_f.execution_0000.hlo_snapshot.pb",
+        dict(
+            module_id=1,
+            module_name="jit_f",
+            prefix="123",
+            kind="hlo-snapshot",
+            extension="pb",
+            sub_id="0000",
+        ),
+    ),
+    (
+        "module_0001.jit_f.execution_0002.hlo_unoptimized_snapshot.txt",
+        dict(
+            module_id=1,
+            module_name="jit_f",
+            kind="hlo-unoptimized-snapshot",
+            extension="txt",
+            sub_id="0002",
+        ),
+    ),
+    (
+        "fused_computation.3.module_0001.jit_f._fusion.html",
+        dict(
+            module_id=1,
+            module_name="jit_f",
+            prefix="fused_computation.3",
+            kind="fusion-html",
+            extension="html",
+        ),
+    ),
 ]
 
 
@@ -127,8 +446,21 @@ NAMES = [
 def test_filename_grammar(name, expected):
     parsed = parse_dump_filename(name)
     assert parsed is not None, name
-    defaults = dict(module_name=None, stage=None, backend=None, prefix=None, cl=None, step=None, pipeline=None,
-                    after_pass=None, before_pass=None, pass_name=None, step_name=None, sub_id=None, variant=None)
+    defaults = dict(
+        module_name=None,
+        stage=None,
+        backend=None,
+        prefix=None,
+        cl=None,
+        step=None,
+        pipeline=None,
+        after_pass=None,
+        before_pass=None,
+        pass_name=None,
+        step_name=None,
+        sub_id=None,
+        variant=None,
+    )
     for field, value in {**defaults, **expected}.items():
         assert getattr(parsed, field) == value, (field, getattr(parsed, field), value)
     assert parsed.filename == name
@@ -138,9 +470,13 @@ def test_timestamp_and_labels():
     n = parse_dump_filename("1624325116260738.module_0065.jit_f.before_optimizations.txt")
     assert n.timestamp == 1624325116260738
     assert parse_dump_filename("c.module_0001.jit_f._fusion.html").timestamp is None
-    step = parse_dump_filename("module_0002.jit_f.0005.simplification.after_pipeline-start.before_algsimp.txt")
+    step = parse_dump_filename(
+        "module_0002.jit_f.0005.simplification.after_pipeline-start.before_algsimp.txt"
+    )
     assert step.is_pass_dump and step.pass_label == "simplification: pipeline-start -> algsimp"
-    during = parse_dump_filename("module_0002.jit_f.0016.copy-insertion.after_removing_unnecessary_copies.txt")
+    during = parse_dump_filename(
+        "module_0002.jit_f.0016.copy-insertion.after_removing_unnecessary_copies.txt"
+    )
     assert during.pass_label == "copy-insertion: after_removing_unnecessary_copies"
     assert parse_dump_filename("module_0002.jit_f.before_optimizations.txt").is_hlo_text
     assert not parse_dump_filename("module_0002.jit_f.before_optimizations.dot").is_hlo_text
@@ -188,17 +524,29 @@ _pass_names = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_\-]{0,20}", fullmatch=True)
 _suffixes = st.one_of(
     st.just(("before_optimizations.txt", dict(stage="before_optimizations", kind="hlo"))),
     st.sampled_from(["cpu", "cpu_aot", "sm_9.0_gpu", "gfx90a_gpu"]).map(
-        lambda b: (f"{b}_after_optimizations-buffer-assignment.txt",
-                   dict(stage="after_optimizations", backend=b, kind="buffer-assignment"))
+        lambda b: (
+            f"{b}_after_optimizations-buffer-assignment.txt",
+            dict(stage="after_optimizations", backend=b, kind="buffer-assignment"),
+        )
     ),
     st.builds(
-        lambda n, p, a, b: (f"{n:04d}.{p}.after_{a}.before_{b}.txt",
-                            dict(stage="pass", step=n, pipeline=p, after_pass=a, before_pass=b)),
-        st.integers(0, 9999), _pass_names, _pass_names, _pass_names,
+        lambda n, p, a, b: (
+            f"{n:04d}.{p}.after_{a}.before_{b}.txt",
+            dict(stage="pass", step=n, pipeline=p, after_pass=a, before_pass=b),
+        ),
+        st.integers(0, 9999),
+        _pass_names,
+        _pass_names,
+        _pass_names,
     ),
     st.builds(
-        lambda n, p, s: (f"{n:04d}.{p}.after_{s}.txt", dict(stage="pass", step=n, pass_name=p, step_name="after_" + s)),
-        st.integers(0, 9999), _pass_names, _pass_names,
+        lambda n, p, s: (
+            f"{n:04d}.{p}.after_{s}.txt",
+            dict(stage="pass", step=n, pass_name=p, step_name="after_" + s),
+        ),
+        st.integers(0, 9999),
+        _pass_names,
+        _pass_names,
     ),
     st.just(("debug_options", dict(kind="debug-options"))),
     st.just(("ir-with-opt.ll", dict(kind="llvm-ir", variant="ir-with-opt"))),
@@ -223,7 +571,10 @@ def test_compose_then_parse_round_trips(module_id, module_name, suffix):
         (TF_LONG, "train_step"),
         ("a_inference_fwd_123__.45", "fwd"),
         ("a_inference_fwd_4083__.6", "fwd"),
-        ("a_inference_boolean_mask_55__XlaMustCompile_true_config_proto_1_executor_type_2_.5", "boolean_mask"),
+        (
+            "a_inference_boolean_mask_55__XlaMustCompile_true_config_proto_1_executor_type_2_.5",
+            "boolean_mask",
+        ),
         ("jit_f", "f"),
         ("jit__threefry_seed", "_threefry_seed"),
         ("jit_broadcast_in_dim", "broadcast_in_dim"),
@@ -239,8 +590,16 @@ def test_function_names(module_name, function):
 
 def test_module_folder_entries():
     n = parse_module_folder_entry("module_0006.jit_f", "module.mlir")
-    assert (n.module_id, n.module_name, n.kind, n.filename) == (6, "jit_f", "mlir", "module_0006.jit_f/module.mlir")
-    assert parse_module_folder_entry("module_0006.jit_f", "compile_options.textproto").kind == "compile-options"
+    assert (n.module_id, n.module_name, n.kind, n.filename) == (
+        6,
+        "jit_f",
+        "mlir",
+        "module_0006.jit_f/module.mlir",
+    )
+    assert (
+        parse_module_folder_entry("module_0006.jit_f", "compile_options.textproto").kind
+        == "compile-options"
+    )
     assert parse_module_folder_entry("module_0006.jit_f", "other.bin").kind == "artifact"
     assert parse_module_folder_entry("results", "module.mlir") is None
     # A dump *file* name is not a module folder.
@@ -272,11 +631,16 @@ def test_every_corpus_folder_indexes_completely(generated):
         assert sorted(p.name for p in index.unknown_files) == sorted(
             p.name for p in folder.iterdir() if not p.name.startswith("module_")
         )
-        ids_in_names = sorted({int(re.match(r"module_(\d+)", n).group(1)) for n in _dump_names(folder)})
+        ids_in_names = sorted(
+            {int(re.match(r"module_(\d+)", n).group(1)) for n in _dump_names(folder)}
+        )
         assert [m.id for m in index.modules] == ids_in_names
         for m in index.modules:
             assert m.name and m.function
-            assert [s.name for s in m.stages] == ["before_optimizations", "after_optimizations"], (folder.name, m.id)
+            assert [s.name for s in m.stages] == ["before_optimizations", "after_optimizations"], (
+                folder.name,
+                m.id,
+            )
             assert m.after_file is not None and m.before_file is not None
             assert m.stage("after").backend == "cpu"
             assert m.size_on_disk == sum((folder / f.path.name).stat().st_size for f in m.files)
@@ -304,13 +668,21 @@ def test_jax_pass_dumps_steps_in_order(generated):
     assert small.name == "jit_small" and small.function == "small"
     steps = small.passes
     assert [p.step for p in steps] == list(range(20))
-    expected_files = sorted(n for n in _dump_names(folder) if re.match(r"module_0004\.jit_small\.\d{4}\.", n))
+    expected_files = sorted(
+        n for n in _dump_names(folder) if re.match(r"module_0004\.jit_small\.\d{4}\.", n)
+    )
     assert [p.text_file.path.name for p in steps] == expected_files
     first, last = steps[0], steps[-1]
     assert (first.pipeline, first.pass_name, first.next_pass) == (
-        "async-collective", "pipeline-start", "async-collective-replacer")
+        "async-collective",
+        "pipeline-start",
+        "async-collective-replacer",
+    )
     assert (last.pipeline, last.pass_name, last.next_pass) == (
-        "HLO_passes_after_scheduling", "pipeline-start", "apply-xla-transforms")
+        "HLO_passes_after_scheduling",
+        "pipeline-start",
+        "apply-xla-transforms",
+    )
     assert steps[12].pipeline == "after_layout_assignment" and steps[12].next_pass == "pipeline-end"
     during = [p for p in steps if not p.between_passes]
     assert [(p.step, p.pipeline, p.pass_name) for p in during] == [
@@ -328,7 +700,10 @@ def test_tensorflow_names_decode(generated):
     assert list(resnet.functions) == ["fwd"]
     assert resnet.functions["fwd"].ids == [1]
     assert sorted(p.name for p in resnet.unknown_files) == [
-        "SOURCE.py", "resnet50_forward.hlo.txt", "resnet50_forward.optimized_hlo.txt"]
+        "SOURCE.py",
+        "resnet50_forward.hlo.txt",
+        "resnet50_forward.optimized_hlo.txt",
+    ]
 
     mobilenet = load_dump(generated / "tf_keras_mobilenet_train")
     assert list(mobilenet.functions) == ["train_step"]
@@ -399,7 +774,9 @@ def test_subfolders_timestamps_and_module_folders(tmp_path):
         (tmp_path / run / "module_0001.jit_f.before_optimizations.txt").write_text("")
     deep = tmp_path / "host0" / "deeper"
     deep.mkdir()
-    (deep / "module_0009.jit_x.before_optimizations.txt").write_text("")  # two levels down: not indexed
+    (deep / "module_0009.jit_x.before_optimizations.txt").write_text(
+        ""
+    )  # two levels down: not indexed
     (tmp_path / "111.module_0001.jit_f.before_optimizations.txt").write_text("")
     (tmp_path / "222.module_0001.jit_f.before_optimizations.txt").write_text("")
     (tmp_path / "222.module_0001.jit_f.cpu_after_optimizations.txt").write_text("")
@@ -420,7 +797,12 @@ def test_subfolders_timestamps_and_module_folders(tmp_path):
     assert sorted(f.kind for f in h.other_files) == ["compile-options", "mlir"]
     assert h.name == "jit_h"
     # Functions are grouped per folder (ids restart in each).
-    assert {k: f.compiles for k, f in index.functions.items()} == {"h": 1, "f": 2, "host0/f": 1, "host1/f": 1}
+    assert {k: f.compiles for k, f in index.functions.items()} == {
+        "h": 1,
+        "f": 2,
+        "host0/f": 1,
+        "host1/f": 1,
+    }
 
 
 def test_module_name_vote_prefers_hlo_text(tmp_path):
@@ -471,7 +853,10 @@ def test_gpu_stages_passes_without_text_and_dangling_links(tmp_path):
     assert m.memory().peak_bytes is None
     # The dangling link is reported, not fatal.
     assert [m.id for m in index] == [1]
-    assert len(index.warnings) == 1 and "module_0002.jit_g.before_optimizations.txt: warning: cannot stat" in index.warnings[0]
+    assert (
+        len(index.warnings) == 1
+        and "module_0002.jit_g.before_optimizations.txt: warning: cannot stat" in index.warnings[0]
+    )
 
 
 def test_docstring_examples():

@@ -14,7 +14,7 @@ def test_octal_utf8_and_simple_escapes():
     assert c_unescape(r"caf\303\251") == "café"
     assert c_unescape(r"a\nb\t\"q\"\\") == 'a\nb\t"q"\\'
     assert c_unescape(r"\x41\101") == "AA"
-    assert c_escape("café\n\"") == r"caf\303\251\n\""
+    assert c_escape('café\n"') == r"caf\303\251\n\""
 
 
 @given(st.text())

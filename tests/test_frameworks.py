@@ -28,7 +28,11 @@ TF_LINE = "TensorFlow is not installed: pip install 'hloscope[tf]'"
 def run_python(code: str, *, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
 
 
@@ -47,8 +51,10 @@ def test_missing_framework_is_a_one_line_capture_error():
         (ModuleNotFoundError("No module named 'jax'", name="jax"), JAX_LINE),
         (ModuleNotFoundError("No module named 'jax.numpy'", name="jax.numpy"), JAX_LINE),
         (ModuleNotFoundError("No module named 'jaxlib'", name="jaxlib"), JAX_LINE),
-        (ModuleNotFoundError("jax requires jaxlib to be installed. See ..."),
-         "jax is installed without jaxlib: pip install 'hloscope[jax]'"),
+        (
+            ModuleNotFoundError("jax requires jaxlib to be installed. See ..."),
+            "jax is installed without jaxlib: pip install 'hloscope[jax]'",
+        ),
         (ModuleNotFoundError("No module named 'tensorflow'", name="tensorflow"), TF_LINE),
     ],
 )
@@ -58,9 +64,8 @@ def test_import_errors_of_frameworks_are_recognised(error, line):
 
 def test_other_import_errors_are_not_frameworks():
     assert frameworks.missing_framework(ModuleNotFoundError("x", name="flax")) is None
-    with pytest.raises(ModuleNotFoundError):
-        with frameworks.explain_missing_frameworks():
-            raise ModuleNotFoundError("No module named 'flax'", name="flax")
+    with pytest.raises(ModuleNotFoundError), frameworks.explain_missing_frameworks():
+        raise ModuleNotFoundError("No module named 'flax'", name="flax")
 
 
 def test_explain_missing_frameworks_converts_the_scripts_import():
@@ -71,9 +76,16 @@ def test_explain_missing_frameworks_converts_the_scripts_import():
 
 @pytest.mark.parametrize(
     "version, minimum, ok",
-    [("0.5.0", (0, 5, 0), True), ("0.10.2", (0, 5, 0), True), ("0.4.38", (0, 5, 0), False),
-     ("0.5.0rc1", (0, 5, 0), True), ("2.16.1", (2, 16), True), ("2.15.1", (2, 16), False),
-     ("", (0, 5, 0), True), ("dev", (2, 16), True)],
+    [
+        ("0.5.0", (0, 5, 0), True),
+        ("0.10.2", (0, 5, 0), True),
+        ("0.4.38", (0, 5, 0), False),
+        ("0.5.0rc1", (0, 5, 0), True),
+        ("2.16.1", (2, 16), True),
+        ("2.15.1", (2, 16), False),
+        ("", (0, 5, 0), True),
+        ("dev", (2, 16), True),
+    ],
 )
 def test_version_lower_bound(version, minimum, ok):
     if ok:
@@ -182,8 +194,8 @@ def test_function_target_without_jax_is_one_line(no_jax_path, tmp_path):
         import os, sys, json
         os.environ["PYTHONPATH"] = {str(no_jax_path)!r} + os.pathsep + os.environ.get("PYTHONPATH", "")
         from hloscope.capture.script import capture_script
-        run = capture_script({str(ROOT / 'samples' / 'fusion_refactor.py')!r}, [],
-                             {str(tmp_path / 'out')!r}, function="fused", force=True)
+        run = capture_script({str(ROOT / "samples" / "fusion_refactor.py")!r}, [],
+                             {str(tmp_path / "out")!r}, function="fused", force=True)
         print("OK", run.ok)
         print("LINE", run.error_line())
         print("USAGE", run.manifest.get("usage_error"))

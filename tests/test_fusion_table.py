@@ -25,7 +25,12 @@ SAMPLE = ROOT / "samples" / "hlo" / "transformer_train.after_optimizations.txt"
 def _cli(*args: str, columns: int) -> str:
     env = {**os.environ, "COLUMNS": str(columns)}
     done = subprocess.run(
-        [sys.executable, "-m", "hloscope", *args], capture_output=True, text=True, env=env, cwd=ROOT, check=True
+        [sys.executable, "-m", "hloscope", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=True,
     )
     return done.stdout
 
@@ -41,7 +46,10 @@ def test_readme_command_fits_the_terminal_piped(columns):
     header = next(i for i, line in enumerate(lines) if line.startswith("kernel "))
     body = [line for line in lines[header + 2 :] if line.strip()]
     assert len(body) == len(report.kernels)
-    assert all(line.split()[0] in {k.name for k in report.kernels} or "\u2026" in line.split()[0] for line in body)
+    assert all(
+        line.split()[0] in {k.name for k in report.kernels} or "\u2026" in line.split()[0]
+        for line in body
+    )
 
 
 def test_wide_shows_every_column_and_full_names():
@@ -80,7 +88,9 @@ def test_control_characters_reach_the_terminal_escaped():
     buffer = io.StringIO()
     console = Console(file=buffer, width=200, force_terminal=False, color_system=None)
     render_fusions(rows, summary_to_dict(report.summary), console, wide=True)
-    render_by_source([{"source": hostile, "ops": 1, "n_kernels": 1, "flops": 0, "kernels": [hostile]}], console)
+    render_by_source(
+        [{"source": hostile, "ops": 1, "n_kernels": 1, "flops": 0, "kernels": [hostile]}], console
+    )
     text = buffer.getvalue()
     assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
     assert "evil\\e]8;;http://x\\x07link" in text

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from corpus_files import oracle_path, parsed
 
 import hloscope
-from corpus_files import oracle_path, parsed
 from hloscope.analysis.cost import kernel_computations, module_cost
 from hloscope.analysis.fusions import (
     COLUMNS,
@@ -133,8 +133,13 @@ def test_fusion_counts_and_kinds_match_xla(oracle: list[dict]) -> None:
         # A fusion inside a sort comparator or reducer runs inside that op's kernel, so it is
         # not a kernel itself; XLA's count includes it.
         kernel_comps = {c.name for c in kernel_computations(module)}
-        nested = [i for c in module.computations if c.name not in kernel_comps
-                  for i in c.instructions if i.opcode == "fusion"]
+        nested = [
+            i
+            for c in module.computations
+            if c.name not in kernel_comps
+            for i in c.instructions
+            if i.opcode == "fusion"
+        ]
         if nested:
             outside_kernels[line["file"]] = len(nested)
         assert report.summary.fusion_count + len(nested) == line["fusions"], line["file"]
@@ -154,14 +159,19 @@ def test_fused_op_lists_match_xla(oracle: list[dict]) -> None:
             if not kernel.is_fusion:
                 assert kernel.ops == [kernel.opcode] and kernel.root == kernel.opcode
                 continue
-            inst = next(i for c in kernel_computations(module) for i in c.instructions
-                        if i.name == kernel.name and c.name == kernel.computation)
+            inst = next(
+                i
+                for c in kernel_computations(module)
+                for i in c.instructions
+                if i.name == kernel.name and c.name == kernel.computation
+            )
             comp = xla[inst.fused_computation.name]
             # Every instruction of the fused computation but its parameters, root included.
             assert len(kernel.ops) == comp["instructions"] - comp["parameters"], kernel.name
             assert kernel.root == comp["root_opcode"], kernel.name
-            assert kernel.ops == [i.opcode for i in inst.fused_computation.instructions
-                                  if i.opcode != "parameter"]
+            assert kernel.ops == [
+                i.opcode for i in inst.fused_computation.instructions if i.opcode != "parameter"
+            ]
             checked += 1
     assert checked > 2000
 
@@ -195,7 +205,12 @@ def test_rows_of_a_hand_checked_module(handmade: hloscope.Module) -> None:
     model = "/home/user/model.py"
 
     dot = rows["dot_fusion"]
-    assert (dot["kind"], dot["backend_kind"], dot["root"], dot["ops"]) == ("kCustom", "__ynn_fusion", "dot", ["dot"])
+    assert (dot["kind"], dot["backend_kind"], dot["root"], dot["ops"]) == (
+        "kCustom",
+        "__ynn_fusion",
+        "dot",
+        ["dot"],
+    )
     assert dot["flops"] == 2 * 8 * 16 * 32
     assert (dot["bytes_in"], dot["bytes_out"]) == (8 * 32 * 4 + 32 * 16 * 4, 8 * 16 * 4)
     assert dot["intensity"] == pytest.approx(8192 / 3584)
@@ -215,7 +230,12 @@ def test_rows_of_a_hand_checked_module(handmade: hloscope.Module) -> None:
     assert tanh["source"] == f"{model}:10 (layer)"
 
     neg = rows["neg"]
-    assert (neg["kind"], neg["opcode"], neg["root"], neg["signature"]) == ("unfused", "negate", "negate", "negate")
+    assert (neg["kind"], neg["opcode"], neg["root"], neg["signature"]) == (
+        "unfused",
+        "negate",
+        "negate",
+        "negate",
+    )
     assert (neg["bytes_in"], neg["bytes_out"], neg["flops"]) == (512, 512, 128)
 
     assert rows["lt"]["computation"] == "cond" and rows["lt"]["sources"] == []
@@ -250,7 +270,10 @@ def test_summary_of_a_hand_checked_module(handmade: hloscope.Module) -> None:
 def test_signature_orders_by_frequency() -> None:
     from hloscope.analysis.fusions import _signature
 
-    assert _signature(["multiply", "add", "multiply", "exponential", "add", "multiply"], "add") == "multiply+add+exponential"
+    assert (
+        _signature(["multiply", "add", "multiply", "exponential", "add", "multiply"], "add")
+        == "multiply+add+exponential"
+    )
     # Every opcode: the data stays whole, renderers shorten it (short_signature).
     assert _signature(["a", "b", "c", "d", "e"], "e") == "a+b+c+d+e"
     assert short_signature("a+b+c+d+e") == "a+b+c+d+…" and short_signature("a+b") == "a+b"
@@ -294,8 +317,10 @@ def test_fusions_dataframe(tmp_path: Path, handmade: hloscope.Module) -> None:
 def test_sources_agree_with_the_model(oracle: list[dict]) -> None:
     # The report words each stack frame once; it must say what Instruction.stack says.
     for name in ("jax_transformer_train", "flax_cnn_train", "tf_keras_resnet50"):
-        line = max((d for d in optimized_oracle_lines(oracle) if d["file"].startswith(name)),
-                   key=lambda d: d["n_instructions"])
+        line = max(
+            (d for d in optimized_oracle_lines(oracle) if d["file"].startswith(name)),
+            key=lambda d: d["n_instructions"],
+        )
         (module,) = parsed(oracle_path(line))
         report = fusion_report(module)
         insts = {(c.name, i.name): i for c in kernel_computations(module) for i in c.instructions}
@@ -363,13 +388,21 @@ def hlo_file(tmp_path: Path) -> Path:
 
 
 def run(*args: str, columns: int = 200):
-    return CliRunner(env={"COLUMNS": str(columns)}).invoke(cli, ["fusions", *args], catch_exceptions=False)
+    return CliRunner(env={"COLUMNS": str(columns)}).invoke(
+        cli, ["fusions", *args], catch_exceptions=False
+    )
 
 
 def test_cli_table(hlo_file: Path) -> None:
     result = run(str(hlo_file))
     assert result.exit_code == 0, result.output
-    for text in ("dot_fusion", "kCustom __ynn_fusion", "broadcast+add+tanh", "kernels 6", "round trip"):
+    for text in (
+        "dot_fusion",
+        "kCustom __ynn_fusion",
+        "broadcast+add+tanh",
+        "kernels 6",
+        "round trip",
+    ):
         assert text in result.output
     # Rows come from two loop computations too, so the table names the computation.
     assert "body" in result.output
@@ -442,7 +475,9 @@ def test_cli_bad_input_is_one_line(tmp_path: Path) -> None:
 
 
 def test_gpu_backend_kind(corpus: Path) -> None:
-    (module,) = parsed(corpus / "xla-tests" / "xla_tools_multihost_hlo_runner_data_single_gemm_fusion.hlo")
+    (module,) = parsed(
+        corpus / "xla-tests" / "xla_tools_multihost_hlo_runner_data_single_gemm_fusion.hlo"
+    )
     (kernel,) = fusion_report(module).kernels
     assert (kernel.kind, kernel.backend_kind, kernel.root) == ("kCustom", "__triton_gemm", "dot")
     assert kernel.cost.flops == 2 * 70 * 70 * 70 * 70  # batch 70 of 70x70 @ 70x70

@@ -11,17 +11,21 @@ from __future__ import annotations
 import time
 
 import pytest
+from corpus_files import module_files
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import hloscope
-from corpus_files import module_files
 
 # A spread of files: small snippets, multi-module test files, real dumps, one big training step.
 _ALL = module_files()
 _PICK = sorted({f for f in _ALL if f.stat().st_size < 60_000}, key=lambda f: f.name)[::9]
-_BIG = [f for f in _ALL if f.parent.name in ("tf_keras_mobilenet_train", "tf_keras_resnet50")
-        and f.name.endswith("cpu_after_optimizations.txt")][:2]
+_BIG = [
+    f
+    for f in _ALL
+    if f.parent.name in ("tf_keras_mobilenet_train", "tf_keras_resnet50")
+    and f.name.endswith("cpu_after_optimizations.txt")
+][:2]
 FILES = _PICK + _BIG
 
 # Damage can turn a known attribute name into an unknown one ('dimensions' -> 'aimensions'):
@@ -61,13 +65,15 @@ def parse_damaged(data: bytes) -> None:
 def damaged(draw):
     path = draw(st.sampled_from(FILES))
     data = bytearray(path.read_bytes())
-    kind = draw(st.sampled_from(["truncate", "flip", "delete_lines", "duplicate_lines", "garbage", "mixed"]))
+    kind = draw(
+        st.sampled_from(["truncate", "flip", "delete_lines", "duplicate_lines", "garbage", "mixed"])
+    )
     if kind in ("truncate", "mixed"):
         data = data[: draw(st.integers(0, len(data)))]
     if kind in ("flip", "mixed") and data:
         for _ in range(draw(st.integers(1, 8))):
             pos = draw(st.integers(0, len(data) - 1))
-            data[pos] = draw(st.sampled_from(b"(){}[],=%\"/*\\ \n:0aZ.-\xff\x00"))
+            data[pos] = draw(st.sampled_from(b'(){}[],=%"/*\\ \n:0aZ.-\xff\x00'))
     lines = bytes(data).split(b"\n")
     if kind in ("delete_lines", "mixed") and lines:
         for _ in range(draw(st.integers(1, 4))):
@@ -84,18 +90,39 @@ def damaged(draw):
     return bytes(data)
 
 
-@settings(max_examples=300, deadline=None, phases=[Phase.generate], suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=300,
+    deadline=None,
+    phases=[Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(damaged())
 def test_damaged_corpus_files(corpus, data):
     parse_damaged(data)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("HloModule ENTRY ROOT%=(){}[],:f32s1u8pred->/* \n\"\\")), max_size=300))
+@given(
+    st.text(
+        alphabet=st.sampled_from(list('HloModule ENTRY ROOT%=(){}[],:f32s1u8pred->/* \n"\\')),
+        max_size=300,
+    )
+)
 def test_random_token_soup(data):
     parse_damaged(data.encode())
 
 
-@pytest.mark.parametrize("data", [b"", b"\x00\x01binary", b"\xff\xfe\xfd", "é".encode("latin-1"), b"HloModule", b"}", b"ENTRY e {"])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\x00\x01binary",
+        b"\xff\xfe\xfd",
+        "é".encode("latin-1"),
+        b"HloModule",
+        b"}",
+        b"ENTRY e {",
+    ],
+)
 def test_tiny_inputs(data):
     parse_damaged(data)

@@ -54,7 +54,12 @@ def edge_set(graph: nx.DiGraph) -> dict[tuple[str, str], list[int]]:
 def test_nodes_and_attributes(small):
     g = module_graph(small)
     assert list(g.nodes) == ["x", "y", "twice", "fused", "sub", "out"]
-    assert g.graph == {"module": "small", "computation": "main", "expand_fusions": False, "root": "out"}
+    assert g.graph == {
+        "module": "small",
+        "computation": "main",
+        "expand_fusions": False,
+        "root": "out",
+    }
     twice = g.nodes["twice"]
     assert twice["opcode"] == "add"
     assert twice["shape"] == "f32[4]{0}"
@@ -133,7 +138,16 @@ def test_module_graph_method_delegates(small):
 def test_expand_fusions_inlines_fused_instructions_recursively(small):
     g = module_graph(small, expand_fusions=True)
     # Parameters of fused computations are not nodes; the nested fusion is opened too.
-    assert set(g.nodes) == {"x", "y", "twice", "sub", "out", "fused/mul", "fused/sq", "fused/f_in/neg"}
+    assert set(g.nodes) == {
+        "x",
+        "y",
+        "twice",
+        "sub",
+        "out",
+        "fused/mul",
+        "fused/sq",
+        "fused/f_in/neg",
+    }
     assert g.nodes["fused/mul"]["fusion"] == "fused"
     assert g.nodes["fused/f_in/neg"]["fusion"] == "fused/f_in"
     assert g.nodes["fused/f_in/neg"]["computation"] == "inner"
@@ -222,11 +236,17 @@ def optimized(corpus) -> list[hloscope.Module]:
 def check_counts(module: hloscope.Module, comp) -> None:
     g = module_graph(module, comp)
     assert list(g.nodes) == [i.name for i in comp.instructions]
-    assert sum(len(d["indices"]) for _, _, d in g.edges(data=True)) == sum(len(i.operands) for i in comp.instructions)
+    assert sum(len(d["indices"]) for _, _, d in g.edges(data=True)) == sum(
+        len(i.operands) for i in comp.instructions
+    )
     assert g.number_of_edges() == sum(len({o.name for o in i.operands}) for i in comp.instructions)
     for inst in comp.instructions:
         for index, operand in enumerate(inst.operands):
-            assert index in g.edges[operand.name, inst.name]["indices"], (comp.name, inst.name, index)
+            assert index in g.edges[operand.name, inst.name]["indices"], (
+                comp.name,
+                inst.name,
+                index,
+            )
 
 
 def test_corpus_graphs_have_a_node_per_instruction_and_an_edge_per_operand_use(optimized, corpus):
@@ -249,7 +269,9 @@ def expected_source(graph: nx.DiGraph, module: hloscope.Module, node: str, opera
     while True:
         if operand.opcode == "fusion" and operand.fused_computation is not None:
             # An expanded fusion: its value is its fused root's, one level deeper.
-            fusion_path = operand.name if fusion_path is None else fusion_path + FUSION_SEP + operand.name
+            fusion_path = (
+                operand.name if fusion_path is None else fusion_path + FUSION_SEP + operand.name
+            )
             operand = operand.fused_computation.root
             continue
         if operand.opcode == "parameter" and fusion_path is not None:
@@ -280,7 +302,9 @@ def check_expansion(module: hloscope.Module, comp) -> nx.DiGraph:
             if inst.opcode == "parameter" and not top:
                 continue
             if inst.opcode == "fusion" and inst.fused_computation is not None:
-                out |= expected_nodes(inst.fused_computation, prefix + inst.name + FUSION_SEP, False)
+                out |= expected_nodes(
+                    inst.fused_computation, prefix + inst.name + FUSION_SEP, False
+                )
             else:
                 out.add(prefix + inst.name)
         return out
@@ -308,7 +332,9 @@ def test_corpus_expanded_fusions_connect_producers_to_inner_consumers(optimized)
 
 def test_mobilenet_train_step_graph(corpus):
     # How long building the graphs takes is measured in benchmarks/bench_small_speeds.py.
-    (path,) = (corpus / "generated" / "tf_keras_mobilenet_train").glob("module_3782*cpu_after_optimizations.txt")
+    (path,) = (corpus / "generated" / "tf_keras_mobilenet_train").glob(
+        "module_3782*cpu_after_optimizations.txt"
+    )
     module = hloscope.parse(path)
     assert sum(len(c.instructions) for c in module.computations) > 10000
     g = module_graph(module)
@@ -362,7 +388,9 @@ def test_neighbourhood_does_not_search_through_hubs():
     near = neighbourhood(g, ["n1"], depth=3, hub_degree=5)
     assert set(near) == {"n0", "n1", "n2", "hub"}  # the hub is shown, its other users are not
     assert len(neighbourhood(g, ["n1"], depth=3)) == 24
-    assert len(neighbourhood(g, ["hub"], depth=1, hub_degree=5)) == 22  # a center is always searched
+    assert (
+        len(neighbourhood(g, ["hub"], depth=1, hub_degree=5)) == 22
+    )  # a center is always searched
 
 
 def test_default_center_is_the_op_moving_most_bytes_not_a_free_op(small):

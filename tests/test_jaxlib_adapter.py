@@ -52,8 +52,12 @@ def test_private_symbols_found_in_some_home():
 
 @pytest.mark.parametrize(
     "version, home",
-    [("0.5.0", "jaxlib.xla_extension"), ("0.5.3", "jaxlib.xla_extension"),
-     ("0.6.2", "jaxlib._jax"), ("0.10.2", "jaxlib._hlo")],
+    [
+        ("0.5.0", "jaxlib.xla_extension"),
+        ("0.5.3", "jaxlib.xla_extension"),
+        ("0.6.2", "jaxlib._jax"),
+        ("0.10.2", "jaxlib._hlo"),
+    ],
 )
 def test_symbol_homes_cover_every_supported_series(version, home):
     # Where hlo_module_from_text lives in each series (checked by installing each): the probe
@@ -118,9 +122,18 @@ def test_supported_range_is_the_frameworks_range():
 
 @pytest.mark.parametrize(
     "version, support",
-    [("0.4.38", "old"), ("0.5.0", "ok"), ("0.5.3", "ok"), ("0.6.2", "ok"), ("0.10.2", "ok"),
-     ("0.10.9.dev20260101", "ok"), ("0.11.0", "new"), ("1.0.0", "new"), ("0.3.25", "old"),
-     ("unknown", "new")],
+    [
+        ("0.4.38", "old"),
+        ("0.5.0", "ok"),
+        ("0.5.3", "ok"),
+        ("0.6.2", "ok"),
+        ("0.10.2", "ok"),
+        ("0.10.9.dev20260101", "ok"),
+        ("0.11.0", "new"),
+        ("1.0.0", "new"),
+        ("0.3.25", "old"),
+        ("unknown", "new"),
+    ],
 )
 def test_jaxlib_support_classifies_versions(version, support):
     assert adapter.jaxlib_support(version) == support
@@ -267,7 +280,10 @@ def test_normalise_costs_accepts_every_shape_jax_returned():
     assert adapter._normalise_costs(None) == {}
     assert adapter._normalise_costs([]) == {}
     assert adapter._normalise_costs([{"flops": 3}]) == {"flops": 3.0}
-    assert adapter._normalise_costs({"flops": 2, "bytes accessed": 8}) == {"flops": 2.0, "bytes accessed": 8.0}
+    assert adapter._normalise_costs({"flops": 2, "bytes accessed": 8}) == {
+        "flops": 2.0,
+        "bytes accessed": 8.0,
+    }
     with pytest.raises(ValueError):
         adapter._normalise_costs([{"flops": 1}, {"flops": 2}])
 

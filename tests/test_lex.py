@@ -50,7 +50,13 @@ def test_parser_rejects_non_ascii_names_like_xla():
 
 @pytest.mark.parametrize(
     "text, body",
-    [('""', ""), ('"abc"', "abc"), (r'"a\"b"', r"a\"b"), (r'"a\\"', r"a\\"), ('"x\\\ny"', "x\\\ny")],
+    [
+        ('""', ""),
+        ('"abc"', "abc"),
+        (r'"a\"b"', r"a\"b"),
+        (r'"a\\"', r"a\\"),
+        ('"x\\\ny"', "x\\\ny"),
+    ],
 )
 def test_strings(text, body):
     assert _lex.string_at(text + " tail", 0) == (body, len(text))
@@ -117,7 +123,10 @@ def test_find_closing_value_tokens_skip_single_quotes_and_line_comments():
 
 def test_split_top_level():
     assert _lex.split_top_level('a, f(b, c), {d, e}, "x, y"') == [
-        ("a", 0), (" f(b, c)", 2), (" {d, e}", 11), (' "x, y"', 19),
+        ("a", 0),
+        (" f(b, c)", 2),
+        (" {d, e}", 11),
+        (' "x, y"', 19),
     ]
     assert _lex.split_top_level("") == [("", 0)]
     assert _lex.split_top_level("a,") == [("a", 0), ("", 2)]

@@ -145,8 +145,25 @@ _F64_NAN_PAYLOADS = np.array(
 CONSTANTS_32: dict[str, np.ndarray] = {
     "f32_random": _rng.standard_normal((3, 4)).astype(np.float32),
     "f32_specials": np.array(
-        [np.nan, -np.nan, -0.0, 0.0, np.inf, -np.inf, 1e-45, 1.17549435e-38, 3.4028235e38,
-         -3.4028235e38, 1e10, 1e-10, 0.1, 16777216.0, 123456.789, 0.0069444445, 6.94444498e-06],
+        [
+            np.nan,
+            -np.nan,
+            -0.0,
+            0.0,
+            np.inf,
+            -np.inf,
+            1e-45,
+            1.17549435e-38,
+            3.4028235e38,
+            -3.4028235e38,
+            1e10,
+            1e-10,
+            0.1,
+            16777216.0,
+            123456.789,
+            0.0069444445,
+            6.94444498e-06,
+        ],
         dtype=np.float32,
     ),
     "f32_nan_payloads": _F32_NAN_PAYLOADS,
@@ -198,8 +215,20 @@ CONSTANTS_32: dict[str, np.ndarray] = {
 CONSTANTS_64: dict[str, np.ndarray] = {
     "f64_random": _rng.standard_normal((2, 5)),
     "f64_specials": np.array(
-        [np.nan, -np.nan, -0.0, np.inf, -np.inf, 5e-324, 1.7976931348623157e308, 0.1, 1 / 3,
-         2.2250738585072014e-308, 1e300, 123456789.123456789]
+        [
+            np.nan,
+            -np.nan,
+            -0.0,
+            np.inf,
+            -np.inf,
+            5e-324,
+            1.7976931348623157e308,
+            0.1,
+            1 / 3,
+            2.2250738585072014e-308,
+            1e300,
+            123456789.123456789,
+        ]
     ),
     "f64_nan_payloads": _F64_NAN_PAYLOADS,
     "f64_scalar": np.array(np.pi),
@@ -251,8 +280,19 @@ def test_format_prints_xla_text_exactly(lowered, key):
 def test_lowered_texts_cover_the_interesting_forms(lowered):
     # Guard the oracle itself: the forms the decoder must handle really occur in XLA's output.
     payloads = " ".join(payload for _, payload in lowered.values())
-    for form in ("/*i0=1*/", "nan(0x7f)", "-nan", "-inf", "-0", "e+10", "e-05", "(1, 2)",
-                 "18446744073709551615", "{ {  }, {  } }", "{ { /*i0=0*/ }, { /*i0=1*/ } }"):
+    for form in (
+        "/*i0=1*/",
+        "nan(0x7f)",
+        "-nan",
+        "-inf",
+        "-0",
+        "e+10",
+        "e-05",
+        "(1, 2)",
+        "18446744073709551615",
+        "{ {  }, {  } }",
+        "{ { /*i0=0*/ }, { /*i0=1*/ } }",
+    ):
         assert form in payloads, form
 
 
@@ -268,10 +308,25 @@ def test_xla_reads_back_what_we_print(xla):
 
 def _shape_of(a: np.ndarray) -> Shape:
     names = {
-        "bool": "pred", "int8": "s8", "int16": "s16", "int32": "s32", "int64": "s64",
-        "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "f16",
-        "float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128",
-        "bfloat16": "bf16", "int4": "s4", "uint4": "u4", "int2": "s2", "uint2": "u2",
+        "bool": "pred",
+        "int8": "s8",
+        "int16": "s16",
+        "int32": "s32",
+        "int64": "s64",
+        "uint8": "u8",
+        "uint16": "u16",
+        "uint32": "u32",
+        "uint64": "u64",
+        "float16": "f16",
+        "float32": "f32",
+        "float64": "f64",
+        "complex64": "c64",
+        "complex128": "c128",
+        "bfloat16": "bf16",
+        "int4": "s4",
+        "uint4": "u4",
+        "int2": "s2",
+        "uint2": "u2",
     }
     name = a.dtype.name
     if name in names:
@@ -325,7 +380,7 @@ def test_tuple_literal_forms():
 )
 def test_custom_call_literal_round_trips(xla, literal):
     module = (
-        "HloModule m\n\nENTRY e {\n  ROOT c = s32[] custom-call(), custom_call_target=\"foo\", "
+        'HloModule m\n\nENTRY e {\n  ROOT c = s32[] custom-call(), custom_call_target="foo", '
         f"literal={literal}\n}}\n"
     )
     printed = xla.hlo_module_from_text(module).to_string()
@@ -361,38 +416,111 @@ def test_shape_prefix_must_match():
 # (shape, payload): XLA accepts exactly the ones we accept, with the same values. None of these
 # may crash XLA (its parser aborts the process on, e.g., `true` for an f32).
 AGREEMENT = [
-    ("u64[]", "-1"), ("u64[]", "18446744073709551615"), ("u32[]", "-1"), ("u32[]", "4294967296"),
-    ("s8[]", "128"), ("s8[]", "-129"), ("u8[]", "256"), ("s32[]", "1.0"), ("s32[]", "1e3"),
-    ("s32[]", "00012"), ("s32[]", "0x10"), ("s64[]", "9223372036854775808"),
-    ("s64[]", "-9223372036854775809"), ("s64[]", "18446744073709551615"),
-    ("f32[]", "nan(0x7f)"), ("f32[]", "-nan(0x1)"), ("f32[]", "nan(0x400000)"),
-    ("f32[]", "nan(0x7fffff)"), ("f32[]", "nan(0x800000)"), ("f32[]", "nan(0x0)"),
-    ("f64[]", "nan(0xfffffffffffff)"), ("f16[]", "nan(0x3ff)"), ("f16[]", "nan(0x400)"),
-    ("bf16[]", "nan(0x7f)"), ("f8e5m2[]", "nan(0x3)"), ("f8e5m2[]", "nan(0x4)"),
-    ("f8e4m3fn[]", "nan(0x1)"), ("f32[]", "-nan"), ("f32[]", "1e+10"), ("f32[]", "1E5"),
-    ("f32[]", "1e100"), ("f32[]", "3.5e38"), ("f64[]", "1e400"), ("f64[]", "1e-400"),
-    ("f64[]", "1" * 400), ("f64[2]", "{-inf, 1.7976931348623157e308}"), ("f32[]", "1e-50"), ("f32[]", "-1e-50"),
-    ("f16[]", "65519"), ("f16[]", "65520"), ("bf16[]", "-65505"), ("bf16[]", "1e100"),
-    ("f8e4m3fn[]", "inf"), ("f8e4m3fn[]", "449"), ("f8e4m3fn[]", "500"), ("f4e2m1fn[]", "7"),
-    ("f4e2m1fn[]", "100"), ("f8e8m0fnu[]", "3"), ("f8e8m0fnu[]", "0"), ("f8e8m0fnu[]", "-1"),
-    ("s4[]", "7"), ("s4[]", "8"), ("u4[]", "15"), ("u4[]", "16"), ("s2[]", "-2"),
-    ("u1[]", "1"), ("s1[]", "-1"), ("s1[]", "1"),
-    ("f32[]", "inf"), ("f32[]", "-inf"), ("f32[]", "+1"), ("f32[]", ".5"), ("f32[]", "5."),
-    ("f32[]", "1.e5"), ("f32[]", "1e5.5"), ("f32[]", "1.5e"), ("f32[]", "Nan"),
-    ("f32[]", "- inf"), ("f32[]", "0x10"), ("f32[]", "16777217"),
-    ("pred[]", "2"), ("pred[]", "-1"), ("pred[]", "true"), ("pred[]", "1.0"),
+    ("u64[]", "-1"),
+    ("u64[]", "18446744073709551615"),
+    ("u32[]", "-1"),
+    ("u32[]", "4294967296"),
+    ("s8[]", "128"),
+    ("s8[]", "-129"),
+    ("u8[]", "256"),
+    ("s32[]", "1.0"),
+    ("s32[]", "1e3"),
+    ("s32[]", "00012"),
+    ("s32[]", "0x10"),
+    ("s64[]", "9223372036854775808"),
+    ("s64[]", "-9223372036854775809"),
+    ("s64[]", "18446744073709551615"),
+    ("f32[]", "nan(0x7f)"),
+    ("f32[]", "-nan(0x1)"),
+    ("f32[]", "nan(0x400000)"),
+    ("f32[]", "nan(0x7fffff)"),
+    ("f32[]", "nan(0x800000)"),
+    ("f32[]", "nan(0x0)"),
+    ("f64[]", "nan(0xfffffffffffff)"),
+    ("f16[]", "nan(0x3ff)"),
+    ("f16[]", "nan(0x400)"),
+    ("bf16[]", "nan(0x7f)"),
+    ("f8e5m2[]", "nan(0x3)"),
+    ("f8e5m2[]", "nan(0x4)"),
+    ("f8e4m3fn[]", "nan(0x1)"),
+    ("f32[]", "-nan"),
+    ("f32[]", "1e+10"),
+    ("f32[]", "1E5"),
+    ("f32[]", "1e100"),
+    ("f32[]", "3.5e38"),
+    ("f64[]", "1e400"),
+    ("f64[]", "1e-400"),
+    ("f64[]", "1" * 400),
+    ("f64[2]", "{-inf, 1.7976931348623157e308}"),
+    ("f32[]", "1e-50"),
+    ("f32[]", "-1e-50"),
+    ("f16[]", "65519"),
+    ("f16[]", "65520"),
+    ("bf16[]", "-65505"),
+    ("bf16[]", "1e100"),
+    ("f8e4m3fn[]", "inf"),
+    ("f8e4m3fn[]", "449"),
+    ("f8e4m3fn[]", "500"),
+    ("f4e2m1fn[]", "7"),
+    ("f4e2m1fn[]", "100"),
+    ("f8e8m0fnu[]", "3"),
+    ("f8e8m0fnu[]", "0"),
+    ("f8e8m0fnu[]", "-1"),
+    ("s4[]", "7"),
+    ("s4[]", "8"),
+    ("u4[]", "15"),
+    ("u4[]", "16"),
+    ("s2[]", "-2"),
+    ("u1[]", "1"),
+    ("s1[]", "-1"),
+    ("s1[]", "1"),
+    ("f32[]", "inf"),
+    ("f32[]", "-inf"),
+    ("f32[]", "+1"),
+    ("f32[]", ".5"),
+    ("f32[]", "5."),
+    ("f32[]", "1.e5"),
+    ("f32[]", "1e5.5"),
+    ("f32[]", "1.5e"),
+    ("f32[]", "Nan"),
+    ("f32[]", "- inf"),
+    ("f32[]", "0x10"),
+    ("f32[]", "16777217"),
+    ("pred[]", "2"),
+    ("pred[]", "-1"),
+    ("pred[]", "true"),
+    ("pred[]", "1.0"),
     ("pred[3]", "{true, false, 5}"),
-    ("f32[2]", "{1,2,}"), ("f32[2]", "{1 2}"), ("f32[2]", "{1, 2} /* c */"),
-    ("f32[2,2]", "{1,2,3,4}"), ("f32[2,2]", "{{1,2},{3,4}}"), ("f32[2,2]", "{1, 2}"),
-    ("f32[2,2]", "{{1,2}}"), ("f32[3]", "{1,2}"), ("f32[2]", "{1,2,3}"), ("f32[2]", "{{1},{2}}"),
-    ("f32[2]", "1"), ("f32[3,3]", "1"), ("f32[]", "{1}"),
-    ("c64[]", "(1,2)"), ("c64[]", "1"), ("c64[2]", "{(1,2),(3, nan)}"), ("c64[]", "(1e40, 0)"),
+    ("f32[2]", "{1,2,}"),
+    ("f32[2]", "{1 2}"),
+    ("f32[2]", "{1, 2} /* c */"),
+    ("f32[2,2]", "{1,2,3,4}"),
+    ("f32[2,2]", "{{1,2},{3,4}}"),
+    ("f32[2,2]", "{1, 2}"),
+    ("f32[2,2]", "{{1,2}}"),
+    ("f32[3]", "{1,2}"),
+    ("f32[2]", "{1,2,3}"),
+    ("f32[2]", "{{1},{2}}"),
+    ("f32[2]", "1"),
+    ("f32[3,3]", "1"),
+    ("f32[]", "{1}"),
+    ("c64[]", "(1,2)"),
+    ("c64[]", "1"),
+    ("c64[2]", "{(1,2),(3, nan)}"),
+    ("c64[]", "(1e40, 0)"),
     ("c128[]", "(1e300, -1e300)"),
-    ("f32[2,0]", "{ { }, { } }"), ("f32[2,0,4,3]", "{ { /*i0=0*/ }, { /*i0=1*/ } }"),
-    ("f32[0]", "{}"), ("f32[0,2]", "{}"), ("f32[20]", "{...}"),
-    ("(f32[2], s32[])", "( {1, 2}, 3 )"), ("(f32[2], s32[])", "({1,2},3)"),
-    ("(f32[2], (s32[]))", "({1,2},(3))"), ("(f32[2], s32[])", "({...}, 3)"), ("()", "()"),
-    ("(f32[2], s32[])", "({1, 2})"), ("(f32[2], s32[])", "({1, 2}, 3, 4)"),
+    ("f32[2,0]", "{ { }, { } }"),
+    ("f32[2,0,4,3]", "{ { /*i0=0*/ }, { /*i0=1*/ } }"),
+    ("f32[0]", "{}"),
+    ("f32[0,2]", "{}"),
+    ("f32[20]", "{...}"),
+    ("(f32[2], s32[])", "( {1, 2}, 3 )"),
+    ("(f32[2], s32[])", "({1,2},3)"),
+    ("(f32[2], (s32[]))", "({1,2},(3))"),
+    ("(f32[2], s32[])", "({...}, 3)"),
+    ("()", "()"),
+    ("(f32[2], s32[])", "({1, 2})"),
+    ("(f32[2], s32[])", "({1, 2}, 3, 4)"),
 ]
 
 
@@ -528,10 +656,24 @@ def test_numpy_dtypes():
             numpy_dtype(bad)
 
 
-_FUZZ_SHAPES = [parse_shape(s) for s in (
-    "f32[]", "f32[2]", "f32[2,2]", "f32[2,0]", "s8[3]", "u64[2]", "pred[2]", "c64[2]",
-    "bf16[2]", "f8e4m3fn[2]", "s4[2]", "(f32[2], s32[])", "(pred[], (c64[]))",
-)]
+_FUZZ_SHAPES = [
+    parse_shape(s)
+    for s in (
+        "f32[]",
+        "f32[2]",
+        "f32[2,2]",
+        "f32[2,0]",
+        "s8[3]",
+        "u64[2]",
+        "pred[2]",
+        "c64[2]",
+        "bf16[2]",
+        "f8e4m3fn[2]",
+        "s4[2]",
+        "(f32[2], s32[])",
+        "(pred[], (c64[]))",
+    )
+]
 
 
 @settings(max_examples=400, deadline=None)
@@ -551,8 +693,12 @@ def test_malformed_text_raises_only_decode_error(text, shape):
 def test_format_then_parse_round_trips(data):
     shape = data.draw(st.sampled_from([s for s in _FUZZ_SHAPES if not s.is_tuple]))
     dtype = numpy_dtype(shape.element_type)
-    raw = data.draw(st.binary(min_size=shape.element_count * dtype.itemsize,
-                              max_size=shape.element_count * dtype.itemsize))
+    raw = data.draw(
+        st.binary(
+            min_size=shape.element_count * dtype.itemsize,
+            max_size=shape.element_count * dtype.itemsize,
+        )
+    )
     value = np.frombuffer(raw, dtype=np.uint8).view(dtype).reshape(shape.dims)
     if shape.element_type in ("pred", "s4"):  # only some bit patterns are valid values
         value = np.frombuffer(raw, dtype=np.uint8).astype(np.int8).reshape(shape.dims) % 2

@@ -14,7 +14,9 @@ def error_for(text: str) -> hloscope.HloParseError:
 
 
 def test_undefined_operand_points_at_it():
-    e = error_for("HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n  ROOT b = f32[] add(a, zz)\n}\n")
+    e = error_for(
+        "HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n  ROOT b = f32[] add(a, zz)\n}\n"
+    )
     assert (e.line, e.column) == (4, 25)
     assert "'zz'" in e.message and "not defined" in e.message
     rendered = str(e).splitlines()
@@ -23,16 +25,33 @@ def test_undefined_operand_points_at_it():
 
 
 def test_duplicate_instruction_and_computation_names():
-    assert "duplicate instruction name 'a'" in error_for(
-        "HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n  a = f32[] parameter(1)\n}\n").message
-    assert "duplicate computation name" in error_for(
-        "HloModule m\nc {\n  ROOT a = f32[] parameter(0)\n}\nc {\n  ROOT a = f32[] parameter(0)\n}\n").message
+    assert (
+        "duplicate instruction name 'a'"
+        in error_for(
+            "HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n  a = f32[] parameter(1)\n}\n"
+        ).message
+    )
+    assert (
+        "duplicate computation name"
+        in error_for(
+            "HloModule m\nc {\n  ROOT a = f32[] parameter(0)\n}\nc {\n  ROOT a = f32[] parameter(0)\n}\n"
+        ).message
+    )
 
 
 def test_two_roots_and_two_entries():
-    assert "second ROOT" in error_for("HloModule m\nENTRY e {\n  ROOT a = f32[] parameter(0)\n  ROOT b = f32[] negate(a)\n}\n").message
-    assert "second ENTRY" in error_for(
-        "HloModule m\nENTRY e {\n  ROOT a = f32[] parameter(0)\n}\nENTRY f {\n  ROOT a = f32[] parameter(0)\n}\n").message
+    assert (
+        "second ROOT"
+        in error_for(
+            "HloModule m\nENTRY e {\n  ROOT a = f32[] parameter(0)\n  ROOT b = f32[] negate(a)\n}\n"
+        ).message
+    )
+    assert (
+        "second ENTRY"
+        in error_for(
+            "HloModule m\nENTRY e {\n  ROOT a = f32[] parameter(0)\n}\nENTRY f {\n  ROOT a = f32[] parameter(0)\n}\n"
+        ).message
+    )
 
 
 def test_truncated_module():
@@ -41,7 +60,9 @@ def test_truncated_module():
 
 
 def test_unknown_called_computation():
-    e = error_for("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT f = f32[2] fusion(p), kind=kLoop, calls=%missing\n}\n")
+    e = error_for(
+        "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT f = f32[2] fusion(p), kind=kLoop, calls=%missing\n}\n"
+    )
     assert (e.line, "unknown computation 'missing'" in e.message) == (4, True)
 
 
@@ -53,7 +74,9 @@ def test_bad_shape_is_reported_lazily_with_position():
 
 
 def test_bad_attribute_value_points_into_the_line():
-    module = hloscope.parse("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT t = f32[2] transpose(p), dimensions={0,x}\n}\n")
+    module = hloscope.parse(
+        "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT t = f32[2] transpose(p), dimensions={0,x}\n}\n"
+    )
     with pytest.raises(hloscope.HloParseError) as info:
         module.entry.root.attrs["dimensions"]
     assert info.value.line == 4

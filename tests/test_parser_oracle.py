@@ -10,7 +10,6 @@ from __future__ import annotations
 import collections
 
 import pytest
-
 from conftest import oracle_lines
 from corpus_files import oracle_path, parsed
 

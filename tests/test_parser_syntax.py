@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 import hloscope
@@ -21,7 +20,8 @@ def ours(text):
         {
             "name": c.name,
             "instructions": [
-                {"name": i.name, "opcode": i.opcode, "operands": [o.name for o in i.operands]} for i in c.instructions
+                {"name": i.name, "opcode": i.opcode, "operands": [o.name for o in i.operands]}
+                for i in c.instructions
             ],
         }
         for c in hloscope.parse(text).computations
@@ -30,7 +30,12 @@ def ours(text):
 
 def assert_same_as_xla(xla, text):
     theirs = [
-        {"name": c["name"], "instructions": [{k: i[k] for k in ("name", "opcode", "operands")} for i in c["instructions"]]}
+        {
+            "name": c["name"],
+            "instructions": [
+                {k: i[k] for k in ("name", "opcode", "operands")} for i in c["instructions"]
+            ],
+        }
         for c in xla.xla_structure(text)
     ]
     assert ours(text) == theirs
@@ -153,9 +158,28 @@ ONE_LINE = "HloModule m\nENTRY e { ROOT p = f32[] parameter(0) }"
 
 @pytest.mark.parametrize(
     "text",
-    [LONG_WITH_OPERAND_SHAPES, SHORT_PARSABLE, HEADERLESS, MULTILINE_AND_TUPLES, NESTED_OPERANDS, INLINE_BODIES,
-     EXECUTION_THREAD, SAME_NAMES_IN_TWO_COMPUTATIONS, ONE_LINE],
-    ids=["long", "short", "headerless", "multiline", "nested", "inline", "thread", "uniquify", "one_line"],
+    [
+        LONG_WITH_OPERAND_SHAPES,
+        SHORT_PARSABLE,
+        HEADERLESS,
+        MULTILINE_AND_TUPLES,
+        NESTED_OPERANDS,
+        INLINE_BODIES,
+        EXECUTION_THREAD,
+        SAME_NAMES_IN_TWO_COMPUTATIONS,
+        ONE_LINE,
+    ],
+    ids=[
+        "long",
+        "short",
+        "headerless",
+        "multiline",
+        "nested",
+        "inline",
+        "thread",
+        "uniquify",
+        "one_line",
+    ],
 )
 def test_syntax_form_matches_xla(xla, text):
     assert_same_as_xla(xla, text)
@@ -169,12 +193,16 @@ def test_headerless_module_is_named_after_its_entry():
 
 
 def test_entry_is_last_computation_without_entry_keyword():
-    module = hloscope.parse("HloModule m\n\nc1 {\n  ROOT a = f32[] parameter(0)\n}\n\nc2 {\n  ROOT b = f32[] parameter(0)\n}\n")
+    module = hloscope.parse(
+        "HloModule m\n\nc1 {\n  ROOT a = f32[] parameter(0)\n}\n\nc2 {\n  ROOT b = f32[] parameter(0)\n}\n"
+    )
     assert module.entry.name == "c2" and module.entry.is_entry
 
 
 def test_root_defaults_to_last_instruction():
-    module = hloscope.parse("HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n  b = f32[] negate(a)\n}\n")
+    module = hloscope.parse(
+        "HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n  b = f32[] negate(a)\n}\n"
+    )
     assert module.entry.root.name == "b"
 
 
@@ -258,12 +286,18 @@ ENTRY %main (x: f32[3]) -> f32[3] {
     sin = module.entry.root
     assert sin.metadata.op_type == "sin"
     assert sin.metadata.op_name == "jit(f)/sin"
-    assert [(f.file, f.line, f.function) for f in sin.stack] == [("/src/model.py", 12, "layer"), ("/src/café.py", 30, "main")]
+    assert [(f.file, f.line, f.function) for f in sin.stack] == [
+        ("/src/model.py", 12, "layer"),
+        ("/src/café.py", 30, "main"),
+    ]
     assert sin.source.column == 4
     assert module.entry.instruction("x").stack == []
     # The section survives printing, and XLA reads the printed text.
     again = hloscope.parse(module.to_text())
-    assert [(f.file, f.line) for f in again.entry.root.stack] == [("/src/model.py", 12), ("/src/café.py", 30)]
+    assert [(f.file, f.line) for f in again.entry.root.stack] == [
+        ("/src/model.py", 12),
+        ("/src/café.py", 30),
+    ]
 
 
 def test_octal_escaped_utf8_strings():
@@ -286,7 +320,9 @@ def test_unknown_opcode_and_attribute_are_kept_with_a_warning():
 
 
 def test_inferred_shapes():
-    module = hloscope.parse("HloModule m\nENTRY e {\n  a = f32[3] parameter(0)\n  b = f32[3] parameter(1)\n  c = compare(a, b), direction=LT\n  ROOT d = add(a, b)\n}\n")
+    module = hloscope.parse(
+        "HloModule m\nENTRY e {\n  a = f32[3] parameter(0)\n  b = f32[3] parameter(1)\n  c = compare(a, b), direction=LT\n  ROOT d = add(a, b)\n}\n"
+    )
     assert str(module.entry.root.shape) == "f32[3]"
     assert str(module.entry.instruction("c").shape) == "pred[3]"
 
@@ -297,7 +333,13 @@ def test_windows_line_endings_and_tabs():
 
 
 def test_printing_long_form_reads_back(xla):
-    for text in (LONG_WITH_OPERAND_SHAPES, SHORT_PARSABLE, INLINE_BODIES, EXECUTION_THREAD, NESTED_OPERANDS):
+    for text in (
+        LONG_WITH_OPERAND_SHAPES,
+        SHORT_PARSABLE,
+        INLINE_BODIES,
+        EXECUTION_THREAD,
+        NESTED_OPERANDS,
+    ):
         printed = hloscope.parse(text).to_text()
         assert ours(printed) == ours(text)
         assert xla.xla_accepts(printed)[0]

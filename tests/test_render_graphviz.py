@@ -16,8 +16,8 @@ from click.testing import CliRunner
 import hloscope
 from hloscope.cli import cli
 from hloscope.hlo.graph import FUSION_SEP, module_graph
-from hloscope.render import graphviz as gv
 from hloscope.hlo.graph_selection import GraphOptions, select_graph
+from hloscope.render import graphviz as gv
 from hloscope.render.graphviz import (
     GraphRenderError,
     dot_escape,
@@ -29,7 +29,9 @@ from hloscope.render.graphviz import (
 )
 from hloscope.render.model_explorer import model_explorer_collection
 
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' is not installed")
+needs_dot = pytest.mark.skipif(
+    shutil.which("dot") is None, reason="Graphviz 'dot' is not installed"
+)
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
@@ -83,7 +85,7 @@ NASTY_STRINGS = [
     "two\nlines",
     "\\N \\G \\E \\T \\H \\L \\l \\n",
     "ends with a backslash\\",
-    "a\\\\b\\\"q",
+    'a\\\\b\\"q',
     "<b>looks like html</b>",
     "&amp; &#92; & ]]>",
     "{record|fields}",
@@ -92,7 +94,11 @@ NASTY_STRINGS = [
     "edge -> graph",
     "%3 \\ %",
 ]
-CONTROL_STRINGS = {"\x01ctl\x7f": "\\x01ctl\\x7f", "lone \ud800 surrogate": "lone \\ud800 surrogate", "tab\there": "tab\\there"}
+CONTROL_STRINGS = {
+    "\x01ctl\x7f": "\\x01ctl\\x7f",
+    "lone \ud800 surrogate": "lone \\ud800 surrogate",
+    "tab\there": "tab\\there",
+}
 
 
 def nasty_digraph(strings: list[str]) -> graphviz.Digraph:
@@ -159,7 +165,9 @@ def test_module_with_nasty_op_names_and_custom_call_targets_renders(tmp_path):
 
     # The DOT text and Model Explorer JSON of the same module.
     write_graph(module, GraphOptions(), tmp_path / "nasty.dot")
-    done = subprocess.run(["dot", "-Tsvg"], input=(tmp_path / "nasty.dot").read_bytes(), capture_output=True)
+    done = subprocess.run(
+        ["dot", "-Tsvg"], input=(tmp_path / "nasty.dot").read_bytes(), capture_output=True
+    )
     assert done.returncode == 0, done.stderr
     svg_root(done.stdout)
     write_graph(module, GraphOptions(), tmp_path / "nasty.json")
@@ -195,7 +203,15 @@ def test_expanded_fusions_are_nested_clusters(small):
 
 def test_fusion_option_opens_one_fusion_with_its_neighbours(small):
     selection = select_graph(small, GraphOptions(fusion="fused"))
-    assert set(selection.nodes) == {"fused/mul", "fused/sq", "fused/f_in/neg", "twice", "y", "sub", "out"}
+    assert set(selection.nodes) == {
+        "fused/mul",
+        "fused/sq",
+        "fused/f_in/neg",
+        "twice",
+        "y",
+        "sub",
+        "out",
+    }
     # The fused computation's name finds its fusion too.
     assert set(select_graph(small, GraphOptions(fusion="outer")).nodes) == set(selection.nodes)
     with pytest.raises(GraphRenderError, match="not a fusion"):
@@ -205,7 +221,12 @@ def test_fusion_option_opens_one_fusion_with_its_neighbours(small):
 
 
 def test_around_and_depth(small):
-    assert select_graph(small, GraphOptions(around="sub", depth=1)).nodes == ["sub", "y", "fused", "out"]
+    assert select_graph(small, GraphOptions(around="sub", depth=1)).nodes == [
+        "sub",
+        "y",
+        "fused",
+        "out",
+    ]
     assert select_graph(small, GraphOptions(around="sub", depth=0)).nodes == ["sub"]
     with pytest.raises(GraphRenderError, match="did you mean twice"):
         select_graph(small, GraphOptions(around="twic"))
@@ -215,7 +236,9 @@ def test_around_and_depth(small):
 
 @pytest.fixture(scope="module")
 def mobilenet(corpus) -> hloscope.Module:
-    (path,) = (corpus / "generated" / "tf_keras_mobilenet_train").glob("module_3782*cpu_after_optimizations.txt")
+    (path,) = (corpus / "generated" / "tf_keras_mobilenet_train").glob(
+        "module_3782*cpu_after_optimizations.txt"
+    )
     return hloscope.parse(path)
 
 
@@ -250,8 +273,14 @@ def test_big_graph_is_cut_to_a_neighbourhood_with_a_note(mobilenet):
 )
 def test_corpus_pictures_render(corpus, case, tmp_path):
     paths = sorted((corpus / "generated" / case).glob("module_*cpu_after_optimizations.txt"))
-    module = max((m for p in paths for m in hloscope.parse_modules(p)), key=lambda m: len(list(m.instructions())))
-    for options, name in ((GraphOptions(), "collapsed"), (GraphOptions(expand_fusions=True), "expanded")):
+    module = max(
+        (m for p in paths for m in hloscope.parse_modules(p)),
+        key=lambda m: len(list(m.instructions())),
+    )
+    for options, name in (
+        (GraphOptions(), "collapsed"),
+        (GraphOptions(expand_fusions=True), "expanded"),
+    ):
         out = tmp_path / f"{name}.svg"
         selection = write_graph(module, options, out)
         root = svg_root(out.read_bytes())
@@ -259,10 +288,17 @@ def test_corpus_pictures_render(corpus, case, tmp_path):
         extra = 1 + (selection.hidden > 0)  # the legend, and the note when something is cut
         assert len(nodes) == len(selection.nodes) + extra
         if selection.hidden:
-            assert any(f"{selection.hidden} of {len(selection.graph)} nodes not shown" in t for t in svg_texts(root))
+            assert any(
+                f"{selection.hidden} of {len(selection.graph)} nodes not shown" in t
+                for t in svg_texts(root)
+            )
         # One cluster per expanded fusion with a node shown (and per fusion enclosing one).
         paths = {selection.graph.nodes[n]["fusion"] for n in selection.nodes} - {None}
-        expected = {FUSION_SEP.join(p.split(FUSION_SEP)[:k]) for p in paths for k in range(1, p.count(FUSION_SEP) + 2)}
+        expected = {
+            FUSION_SEP.join(p.split(FUSION_SEP)[:k])
+            for p in paths
+            for k in range(1, p.count(FUSION_SEP) + 2)
+        }
         clusters = [g for g in root.iter(SVG + "g") if g.get("class") == "cluster"]
         assert len(clusters) == len(expected)
         assert bool(clusters) == options.expand_fusions
@@ -298,7 +334,16 @@ def test_model_explorer_json_of_small_module(small):
     assert json.loads(json.dumps(collection)) == collection
     (graph,) = collection["graphs"]
     nodes = {n["id"]: n for n in graph["nodes"]}
-    assert set(nodes) == {"x", "y", "twice", "sub", "out", "fused/mul", "fused/sq", "fused/f_in/neg"}
+    assert set(nodes) == {
+        "x",
+        "y",
+        "twice",
+        "sub",
+        "out",
+        "fused/mul",
+        "fused/sq",
+        "fused/f_in/neg",
+    }
     assert nodes["fused/f_in/neg"]["namespace"] == "fused/f_in"
     assert nodes["fused/mul"]["namespace"] == "fused" and nodes["sub"]["namespace"] == ""
     assert nodes["twice"]["incomingEdges"] == [
@@ -306,7 +351,10 @@ def test_model_explorer_json_of_small_module(small):
         {"sourceNodeId": "x", "sourceNodeOutputId": "0", "targetNodeInputId": "1"},
     ]
     assert [e["sourceNodeId"] for e in nodes["fused/mul"]["incomingEdges"]] == ["y", "twice"]
-    assert nodes["sub"]["outputsMetadata"][0]["attrs"][0] == {"key": "tensor_shape", "value": "f32[4]{0}"}
+    assert nodes["sub"]["outputsMetadata"][0]["attrs"][0] == {
+        "key": "tensor_shape",
+        "value": "f32[4]{0}",
+    }
     attrs = {a["key"]: a["value"] for a in nodes["twice"]["attrs"]}
     assert attrs["source"] == "/src/model.py:9" and attrs["op_name"] == "jit(f)/add"
     assert graph["groupNodeAttributes"]["fused"]["kind"] == "kOutput"
@@ -342,7 +390,9 @@ def test_model_explorer_json_of_corpus_modules(corpus, mobilenet, tmp_path):
     check_model_explorer_graph(mobilenet, collection["graphs"][0])
 
     # A module without fusions: exactly one node per instruction; while bodies become subgraphs.
-    (path,) = (corpus / "generated" / "jax_control_flow").glob("module_*jit_loops.before_optimizations.txt")
+    (path,) = (corpus / "generated" / "jax_control_flow").glob(
+        "module_*jit_loops.before_optimizations.txt"
+    )
     module = hloscope.parse(path)
     collection = model_explorer_collection(module)
     main = collection["graphs"][0]
@@ -358,8 +408,10 @@ def test_model_explorer_around(small):
     collection = model_explorer_collection(small, around="sub", depth=1)
     nodes = {n["id"]: n for n in collection["graphs"][0]["nodes"]}
     assert set(nodes) == {"sub", "y", "fused/sq", "out"}
-    assert nodes["out"]["incomingEdges"] == [{"sourceNodeId": "sub", "sourceNodeOutputId": "0", "targetNodeInputId": "0"},
-                                             {"sourceNodeId": "fused/sq", "sourceNodeOutputId": "0", "targetNodeInputId": "1"}]
+    assert nodes["out"]["incomingEdges"] == [
+        {"sourceNodeId": "sub", "sourceNodeOutputId": "0", "targetNodeInputId": "0"},
+        {"sourceNodeId": "fused/sq", "sourceNodeOutputId": "0", "targetNodeInputId": "1"},
+    ]
     with pytest.raises(KeyError):
         model_explorer_collection(small, around="missing")
 
@@ -382,15 +434,43 @@ def test_cli_graph_writes_svg_dot_and_json(small_file, tmp_path):
     assert "6 of 6 nodes of main" in result.output
     svg_root((tmp_path / "g.svg").read_bytes())
 
-    result = runner.invoke(cli, ["graph", str(small_file), "--expand-fusions", "-o", str(tmp_path / "g.dot")])
+    result = runner.invoke(
+        cli, ["graph", str(small_file), "--expand-fusions", "-o", str(tmp_path / "g.dot")]
+    )
     assert result.exit_code == 0, result.output
     assert "subgraph cluster_" in (tmp_path / "g.dot").read_text()
 
-    result = runner.invoke(cli, ["graph", str(small_file), "--fusion", "fused", "--format", "model-explorer", "-o", str(tmp_path / "g.out")])
+    result = runner.invoke(
+        cli,
+        [
+            "graph",
+            str(small_file),
+            "--fusion",
+            "fused",
+            "--format",
+            "model-explorer",
+            "-o",
+            str(tmp_path / "g.out"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads((tmp_path / "g.out").read_text())["graphs"][0]["id"] == "main"
 
-    result = runner.invoke(cli, ["graph", str(small_file), "--around", "sub", "--depth", "1", "--max-nodes", "3", "-o", str(tmp_path / "a.svg")])
+    result = runner.invoke(
+        cli,
+        [
+            "graph",
+            str(small_file),
+            "--around",
+            "sub",
+            "--depth",
+            "1",
+            "--max-nodes",
+            "3",
+            "-o",
+            str(tmp_path / "a.svg"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "3 of 6 nodes" in result.output and "not shown" in result.output
 
@@ -405,7 +485,9 @@ def test_cli_graph_writes_svg_dot_and_json(small_file, tmp_path):
     ],
 )
 def test_cli_graph_errors_are_one_line(small_file, tmp_path, args, message):
-    result = CliRunner().invoke(cli, ["graph", str(small_file), *args, "-o", str(tmp_path / "g.dot")])
+    result = CliRunner().invoke(
+        cli, ["graph", str(small_file), *args, "-o", str(tmp_path / "g.dot")]
+    )
     assert result.exit_code == 1
     assert message in result.output
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
@@ -413,7 +495,9 @@ def test_cli_graph_errors_are_one_line(small_file, tmp_path, args, message):
 
 def test_cli_graph_bad_target_and_output(tmp_path, small_file):
     runner = CliRunner()
-    result = runner.invoke(cli, ["graph", str(tmp_path / "missing.hlo"), "-o", str(tmp_path / "g.svg")])
+    result = runner.invoke(
+        cli, ["graph", str(tmp_path / "missing.hlo"), "-o", str(tmp_path / "g.svg")]
+    )
     assert result.exit_code == 1 and "no such file" in result.output
     result = runner.invoke(cli, ["graph", str(small_file), "-o", str(tmp_path / "g.txt")])
     assert result.exit_code == 1 and "cannot tell the format" in result.output

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from corpus_files import module_files, parsed
 
 import hloscope
-from corpus_files import module_files, parsed
 
 FILES = module_files()
 
@@ -22,7 +22,14 @@ def structure(module):
                 c.root.name,
                 c.execution_thread,
                 [
-                    (i.name, i.opcode, i.shape_text, i.payload, [o.name for o in i.operands], i.attr_text)
+                    (
+                        i.name,
+                        i.opcode,
+                        i.shape_text,
+                        i.payload,
+                        [o.name for o in i.operands],
+                        i.attr_text,
+                    )
                     for i in c.instructions
                 ],
             )

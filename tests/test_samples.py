@@ -48,7 +48,9 @@ def hlo_file(stem: str, stage: str) -> Path:
 
 @pytest.fixture(scope="module")
 def texts() -> dict[tuple[str, str], str]:
-    return {(stem, stage): hlo_file(stem, stage).read_text() for stem in SAMPLES for stage in STAGES}
+    return {
+        (stem, stage): hlo_file(stem, stage).read_text() for stem in SAMPLES for stage in STAGES
+    }
 
 
 def test_every_sample_has_both_stages_and_a_manifest_entry():
@@ -118,7 +120,9 @@ def test_samples_import_without_running_anything(tmp_path):
         "assert 'tensorflow' not in sys.modules\n"
     )
     env = {**os.environ, "XLA_FLAGS": f"--xla_dump_to={tmp_path / 'dump'}", "JAX_PLATFORMS": "cpu"}
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
     assert not (tmp_path / "dump").exists() or not any((tmp_path / "dump").iterdir())
@@ -162,7 +166,9 @@ def test_committed_text_is_what_xla_gives_now(tmp_path):
         assert manifest["samples"][stem] == MANIFEST["samples"][stem]
         for stage in STAGES:
             fresh = (tmp_path / f"{stem}.{stage}.txt").read_text()
-            assert fresh == hlo_file(stem, stage).read_text(), f"{stem}.{stage} differs: run samples/regenerate.py"
+            assert fresh == hlo_file(stem, stage).read_text(), (
+                f"{stem}.{stage} differs: run samples/regenerate.py"
+            )
 
 
 @pytest.mark.slow

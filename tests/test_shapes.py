@@ -86,7 +86,9 @@ def test_tuple_leaves_and_index_comments():
     assert [leaf.dims for leaf in shape.leaves()] == [(n,) for n in range(1, 7)]
 
 
-@pytest.mark.parametrize("bad", ["f32[2", "f32[a]", "q[2]", "(f32[]", "f32[2]{1,0:Q(1)}", "s32[2]{0:L(1,2)}", ""])
+@pytest.mark.parametrize(
+    "bad", ["f32[2", "f32[a]", "q[2]", "(f32[]", "f32[2]{1,0:Q(1)}", "s32[2]{0:L(1,2)}", ""]
+)
 def test_bad_shapes_raise_decode_error(bad):
     with pytest.raises(DecodeError):
         parse_shape(bad)
@@ -96,7 +98,9 @@ def test_shapes_print_back_exactly_on_corpus_dumps(corpus):
     """str(shape) reproduces XLA's own text for every instruction of real dumps."""
     from corpus_files import module_files, parsed
 
-    files = [f for f in module_files() if f.parent.parent.name == "generated"]  # printed by XLA itself
+    files = [
+        f for f in module_files() if f.parent.parent.name == "generated"
+    ]  # printed by XLA itself
     checked = 0
     for path in files[::2]:
         try:

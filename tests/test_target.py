@@ -14,11 +14,11 @@ import pytest
 import hloscope
 from hloscope.capture.errors import CaptureError
 from hloscope.capture.inprocess import Capture
-from hloscope.capture.target import Target, TargetError, TargetKind, cache_root, target_cache_key
+from hloscope.capture.target import Target, cache_root, target_cache_key
 
 ROOT = Path(__file__).resolve().parent.parent
 
-FUNCTIONS = '''
+FUNCTIONS = """
 import jax, jax.numpy as jnp
 
 RAN_MAIN = False
@@ -41,15 +41,15 @@ def needs(x):
 
 if __name__ == "__main__":
     raise SystemExit("the __main__ block must not run for a FUNCTION target")
-'''
+"""
 
-SCRIPT = '''
+SCRIPT = """
 import jax, jax.numpy as jnp
 @jax.jit
 def gamma(x):
     return jnp.cos(x) + 1
 gamma(jnp.ones(4))
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +82,11 @@ def first_script_capture(cache, scripts):
 
 
 def test_hlo_text_file(corpus):
-    path = next((corpus / "generated" / "jax_recompiles").glob("module_0004.jit_norm.cpu_after_optimizations.txt"))
+    path = next(
+        (corpus / "generated" / "jax_recompiles").glob(
+            "module_0004.jit_norm.cpu_after_optimizations.txt"
+        )
+    )
     target = Target.resolve(str(path))
     assert target.kind == "hlo-file" and target.path == path
     (module,) = target.modules()
@@ -113,7 +117,9 @@ def test_offline_targets_do_not_import_jax_or_tensorflow(corpus):
         f"hloscope.Target.resolve({str(folder)!r}).modules(); hloscope.Target.resolve({str(text)!r}).modules('before')\n"
         "print(sorted(m for m in ('jax', 'jaxlib', 'tensorflow') if m in sys.modules))"
     )
-    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[]"
 
@@ -222,7 +228,10 @@ def test_function_without_example_arguments_explains_the_convention(cache, scrip
 
 
 def test_unknown_function_lists_the_scripts_functions(cache, scripts):
-    with pytest.raises(CaptureError, match=r"has no function 'nothere' \(functions: constant, needs, scaled, step\)"):
+    with pytest.raises(
+        CaptureError,
+        match=r"has no function 'nothere' \(functions: constant, needs, scaled, step\)",
+    ):
         Target.resolve(f"{scripts / 'functions.py'}:nothere")
 
 

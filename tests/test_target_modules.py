@@ -35,7 +35,9 @@ def test_default_is_the_largest_module_with_a_note(corpus):
     choice = Target.resolve(folder).choose_module()
     largest_id = max(sizes, key=lambda i: sizes[i][1])
     assert choice.rule == "largest" and choice.total == len(sizes)
-    expected = hloscope.parse(next(folder.glob(f"module_{largest_id:04d}.*cpu_after_optimizations.txt")))
+    expected = hloscope.parse(
+        next(folder.glob(f"module_{largest_id:04d}.*cpu_after_optimizations.txt"))
+    )
     assert choice.module.to_text() == expected.to_text()
     assert choice.note is not None
     assert choice.module.name in choice.note and f"of {len(sizes)} modules" in choice.note
@@ -51,10 +53,14 @@ def test_module_by_name_id_and_part_of_a_name(corpus):
     assert by_name.rule == "named" and by_name.note is None and by_name.module.name == "jit_norm"
     smallest = min(norms, key=norms.get)
     by_id = target.main_module(name=str(smallest))
-    expected = hloscope.parse(next(folder.glob(f"module_{smallest:04d}.*cpu_after_optimizations.txt")))
+    expected = hloscope.parse(
+        next(folder.glob(f"module_{smallest:04d}.*cpu_after_optimizations.txt"))
+    )
     assert by_id.to_text() == expected.to_text()
     assert target.main_module(name="broadcast").name == "jit_broadcast_in_dim"
-    with pytest.raises(TargetError, match=r"no module named 'nothing' \(modules: jit_broadcast_in_dim, jit_norm\)"):
+    with pytest.raises(
+        TargetError, match=r"no module named 'nothing' \(modules: jit_broadcast_in_dim, jit_norm\)"
+    ):
         target.main_module(name="nothing")
 
 
@@ -88,7 +94,10 @@ def test_top_level_functions_take_modules_and_targets():
     from_path = hloscope.fusions(path)
     from_module = hloscope.fusions(module)
     assert from_path.equals(from_module) and len(from_path) > 0
-    assert hloscope.diff(path, str(path)).to_dict()["counts"] == hloscope.diff(module, module).to_dict()["counts"]
+    assert (
+        hloscope.diff(path, str(path)).to_dict()["counts"]
+        == hloscope.diff(module, module).to_dict()["counts"]
+    )
     with pytest.raises(TypeError, match="TARGET string"):
         hloscope.fusions(42)
 
@@ -122,7 +131,10 @@ def test_module_option_on_summary_graph_and_diff(corpus, tmp_path):
     assert payload["module"] == {"a": "jit_norm", "b": "jit_norm"}
     missing = CliRunner().invoke(cli, ["fusions", "--module", "nothing", folder])
     assert missing.exit_code == 1
-    assert missing.stderr.startswith("hloscope: error: ") and "no module named 'nothing'" in missing.stderr
+    assert (
+        missing.stderr.startswith("hloscope: error: ")
+        and "no module named 'nothing'" in missing.stderr
+    )
 
 
 def test_all_modules_on_fusions_summary_graph_and_diff(corpus, tmp_path):
@@ -132,17 +144,24 @@ def test_all_modules_on_fusions_summary_graph_and_diff(corpus, tmp_path):
     payload, err = _json(["fusions", "--json", "--all-modules", str(folder)])
     assert [p["module"] for p in payload["modules"]] == names and "note" not in err
     for part, module in zip(payload["modules"], modules):
-        assert part["summary"]["kernel_count"] == hloscope.fusion_report(module).summary.kernel_count
+        assert (
+            part["summary"]["kernel_count"] == hloscope.fusion_report(module).summary.kernel_count
+        )
     text = CliRunner().invoke(cli, ["fusions", "--all-modules", str(folder)]).stdout
     assert text.count("module jit_norm") == names.count("jit_norm")
     infos, _ = _json(["summary", "--json", "--all-modules", str(folder)])
     assert [i["module"] for i in infos] == names
-    result = CliRunner().invoke(cli, ["graph", "--all-modules", str(folder), "-o", str(tmp_path / "g.dot")])
+    result = CliRunner().invoke(
+        cli, ["graph", "--all-modules", str(folder), "-o", str(tmp_path / "g.dot")]
+    )
     assert result.exit_code == 0, result.output
     written = sorted(p.name for p in tmp_path.glob("g.*.dot"))
     assert len(written) == len(names) and "g.0.jit_broadcast_in_dim.dot" in written
     compared, _ = _json(["diff", "--json", "--all-modules", str(folder), str(folder)])
     assert [p["module"]["a"] for p in compared["modules"]] == names and compared["unpaired"] == []
-    assert all(p["counts"]["unchanged"] == p["a"]["kernels"] and p["no_change"] for p in compared["modules"])
+    assert all(
+        p["counts"]["unchanged"] == p["a"]["kernels"] and p["no_change"]
+        for p in compared["modules"]
+    )
     both = CliRunner().invoke(cli, ["fusions", "--all-modules", "--module", "x", str(folder)])
     assert both.exit_code == 1 and "exclude each other" in both.stderr

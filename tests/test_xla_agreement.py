@@ -50,9 +50,13 @@ def first_difference(ours: list[dict[str, Any]], xla: list[dict[str, Any]]) -> s
     for our_comp, xla_comp in zip(ours, xla):
         name = our_comp["name"]
         if len(our_comp["instructions"]) != len(xla_comp["instructions"]):
-            return (f"computation {name}: {len(our_comp['instructions'])} instructions in hloscope, "
-                    f"{len(xla_comp['instructions'])} in XLA")
-        for index, (mine, theirs) in enumerate(zip(our_comp["instructions"], xla_comp["instructions"])):
+            return (
+                f"computation {name}: {len(our_comp['instructions'])} instructions in hloscope, "
+                f"{len(xla_comp['instructions'])} in XLA"
+            )
+        for index, (mine, theirs) in enumerate(
+            zip(our_comp["instructions"], xla_comp["instructions"])
+        ):
             if mine != theirs:
                 return f"computation {name}, instruction #{index}: hloscope {mine} vs XLA {theirs}"
     return None
@@ -76,11 +80,27 @@ def test_parser_agrees_with_xla(path: Path):
 
 
 def test_first_difference_points_at_the_disagreement():
-    xla = [{"name": "e", "instructions": [{"name": "p", "opcode": "parameter", "operands": []},
-                                          {"name": "n", "opcode": "negate", "operands": ["p"]}]}]
-    ours = [{"name": "e", "instructions": [{"name": "p", "opcode": "parameter", "operands": []},
-                                           {"name": "n", "opcode": "negate", "operands": []}]}]
+    xla = [
+        {
+            "name": "e",
+            "instructions": [
+                {"name": "p", "opcode": "parameter", "operands": []},
+                {"name": "n", "opcode": "negate", "operands": ["p"]},
+            ],
+        }
+    ]
+    ours = [
+        {
+            "name": "e",
+            "instructions": [
+                {"name": "p", "opcode": "parameter", "operands": []},
+                {"name": "n", "opcode": "negate", "operands": []},
+            ],
+        }
+    ]
     assert first_difference(xla, xla) is None
     assert "instruction #1" in first_difference(ours, xla)
     assert "computations differ" in first_difference([{"name": "f", "instructions": []}], xla)
-    assert "1 instructions in hloscope" in first_difference([{"name": "e", "instructions": xla[0]["instructions"][:1]}], xla)
+    assert "1 instructions in hloscope" in first_difference(
+        [{"name": "e", "instructions": xla[0]["instructions"][:1]}], xla
+    )

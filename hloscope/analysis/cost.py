@@ -56,8 +56,9 @@ Differences from XLA (documented and tested):
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..hlo.attributes import WindowDimension
 from ..hlo.opcodes import category_of
@@ -85,17 +86,43 @@ IMMEDIATE_CONSTANT_MAX_ELEMENTS = 1  # larger fused constants are read from memo
 
 TRANSCENDENTAL_OPCODES: frozenset[str] = frozenset(
     {
-        "exponential", "exponential-minus-one", "log", "log-plus-one", "logistic", "power",
-        "sqrt", "cbrt", "rsqrt", "tanh", "sine", "cosine", "tan", "atan2", "erf",
-        "acos", "acosh", "asin", "asinh", "atanh", "cosh", "sinh",
+        "exponential",
+        "exponential-minus-one",
+        "log",
+        "log-plus-one",
+        "logistic",
+        "power",
+        "sqrt",
+        "cbrt",
+        "rsqrt",
+        "tanh",
+        "sine",
+        "cosine",
+        "tan",
+        "atan2",
+        "erf",
+        "acos",
+        "acosh",
+        "asin",
+        "asinh",
+        "atanh",
+        "cosh",
+        "sinh",
     }
-)  # fmt: skip
+)
 
 # Instructions that alias or name buffers: no FLOPs and no bytes (XLA's Handle* zero them).
 ZERO_COST_OPCODES: frozenset[str] = frozenset(
-    {"parameter", "constant", "get-tuple-element", "bitcast", "domain", "after-all",
-     "add-dependency"}
-)  # fmt: skip
+    {
+        "parameter",
+        "constant",
+        "get-tuple-element",
+        "bitcast",
+        "domain",
+        "after-all",
+        "add-dependency",
+    }
+)
 
 # Elementwise-category opcodes that XLA does not price as one FLOP per element.
 _NOT_ELEMENTWISE_FLOPS = frozenset({"map"})
@@ -103,16 +130,45 @@ _NOT_ELEMENTWISE_FLOPS = frozenset({"map"})
 # Opcodes XLA prices with the default rule (bytes of operands and result, no FLOPs).
 _DEFAULT_OPCODES = frozenset(
     {
-        "copy", "reverse", "concatenate", "pad", "reshape", "dynamic-reshape", "broadcast",
-        "iota", "get-dimension-size", "set-dimension-size", "copy-start", "copy-done", "send",
-        "send-done", "recv", "recv-done", "all-gather", "all-gather-start", "all-gather-done",
-        "all-to-all", "ragged-all-to-all", "reduce-scatter", "collective-permute",
-        "collective-permute-start", "collective-permute-done", "collective-broadcast",
-        "all-reduce-done", "async-update", "async-done", "partition-id", "replica-id",
-        "opt-barrier", "rng-get-and-update-state", "batch-norm-training",
-        "batch-norm-inference", "batch-norm-grad", "topk",
+        "copy",
+        "reverse",
+        "concatenate",
+        "pad",
+        "reshape",
+        "dynamic-reshape",
+        "broadcast",
+        "iota",
+        "get-dimension-size",
+        "set-dimension-size",
+        "copy-start",
+        "copy-done",
+        "send",
+        "send-done",
+        "recv",
+        "recv-done",
+        "all-gather",
+        "all-gather-start",
+        "all-gather-done",
+        "all-to-all",
+        "ragged-all-to-all",
+        "reduce-scatter",
+        "collective-permute",
+        "collective-permute-start",
+        "collective-permute-done",
+        "collective-broadcast",
+        "all-reduce-done",
+        "async-update",
+        "async-done",
+        "partition-id",
+        "replica-id",
+        "opt-barrier",
+        "rng-get-and-update-state",
+        "batch-norm-training",
+        "batch-norm-inference",
+        "batch-norm-grad",
+        "topk",
     }
-)  # fmt: skip
+)
 
 
 # ------------------------------------------------------------------------------------------
@@ -137,11 +193,12 @@ class Cost:
     flag: str = ""
 
     @staticmethod
-    def of(flops: int = 0, transcendentals: int = 0, read: int = 0, written: int = 0,
-           flag: str = "") -> "Cost":  # fmt: skip
+    def of(
+        flops: int = 0, transcendentals: int = 0, read: int = 0, written: int = 0, flag: str = ""
+    ) -> Cost:
         return Cost(flops, transcendentals, read, written, read + written, flag)
 
-    def __add__(self, other: "Cost") -> "Cost":
+    def __add__(self, other: Cost) -> Cost:
         return Cost(
             self.flops + other.flops,
             self.transcendentals + other.transcendentals,
@@ -151,7 +208,7 @@ class Cost:
             _join_flags(self.flag, other.flag),
         )
 
-    def scaled(self, factor: int) -> "Cost":
+    def scaled(self, factor: int) -> Cost:
         return Cost(
             self.flops * factor,
             self.transcendentals * factor,
@@ -253,10 +310,14 @@ class ModuleCost:
             "executed": self.executed.to_dict(),
             "computations": {k: v.to_dict() for k, v in self.computations.items()},
             "flagged": [
-                {"name": f.name, "opcode": f.opcode, "computation": f.computation,
-                 "reason": f.reason}
+                {
+                    "name": f.name,
+                    "opcode": f.opcode,
+                    "computation": f.computation,
+                    "reason": f.reason,
+                }
                 for f in self.flagged
-            ],  # fmt: skip
+            ],
             "unknown_trip_counts": list(self.unknown_trip_counts),
         }
 
@@ -292,7 +353,7 @@ def shape_size(shape: Shape) -> int:
     return size
 
 
-def _size_of(inst: "Instruction") -> int:
+def _size_of(inst: Instruction) -> int:
     text = inst.shape_text
     size = _size_cache.get(text)
     if size is None:
@@ -300,7 +361,7 @@ def _size_of(inst: "Instruction") -> int:
     return size
 
 
-def _output_size_of(inst: "Instruction") -> int:
+def _output_size_of(inst: Instruction) -> int:
     """Bytes an instruction writes by default: a tuple result counts its array leaves."""
     text = inst.shape_text
     size = _output_size_cache.get(text)
@@ -320,7 +381,7 @@ def _elements(shape: Shape) -> int:
     return n or 0
 
 
-def _elements_of(inst: "Instruction") -> int:
+def _elements_of(inst: Instruction) -> int:
     text = inst.shape_text
     n = _elements_cache.get(text)
     if n is None:
@@ -336,13 +397,13 @@ def _elements_of(inst: "Instruction") -> int:
 _NO_WINDOW: tuple[WindowDimension, ...] = (WindowDimension(size=1),)
 
 
-def _window(inst: "Instruction") -> tuple[WindowDimension, ...]:
+def _window(inst: Instruction) -> tuple[WindowDimension, ...]:
     """The dimensions of ``window={...}`` (``()`` when the attribute is absent)."""
     window = inst.attrs.get("window")
     return window.dimensions if window is not None else ()
 
 
-def _ints(inst: "Instruction", name: str) -> tuple[int, ...]:
+def _ints(inst: Instruction, name: str) -> tuple[int, ...]:
     """An int-list attribute (``dimensions={1,0}``); ``()`` when absent."""
     return inst.attrs.get(name) or ()
 
@@ -369,11 +430,11 @@ class _Analysis:
     def __init__(self, custom_calls: CustomCallRule = "boundary", trip_counts: bool = False):
         self.custom_calls = custom_calls
         self.trip_counts = trip_counts
-        self._inst: dict[int, tuple["Instruction", Cost]] = {}
-        self._comp: dict[int, tuple["Computation", Cost]] = {}
+        self._inst: dict[int, tuple[Instruction, Cost]] = {}
+        self._comp: dict[int, tuple[Computation, Cost]] = {}
 
     # --- computations ---------------------------------------------------------------------
-    def computation(self, comp: "Computation") -> Cost:
+    def computation(self, comp: Computation) -> Cost:
         """Sum over every instruction of ``comp`` (XLA's ``ProcessSubcomputation``)."""
         hit = self._comp.get(id(comp))
         if hit is not None and hit[0] is comp:
@@ -393,7 +454,7 @@ class _Analysis:
         self._comp[id(comp)] = (comp, cost)
         return cost
 
-    def _sub_ops(self, inst: "Instruction", index: int = 0) -> Cost:
+    def _sub_ops(self, inst: Instruction, index: int = 0) -> Cost:
         """FLOPs of a scalar computation applied per element (reduce's ``to_apply``...)."""
         called = inst.called_computations
         if len(called) <= index:
@@ -401,7 +462,7 @@ class _Analysis:
         return self.computation(called[index])
 
     # --- instructions ---------------------------------------------------------------------
-    def instruction(self, inst: "Instruction") -> Cost:
+    def instruction(self, inst: Instruction) -> Cost:
         hit = self._inst.get(id(inst))
         if hit is not None and hit[0] is inst:
             return hit[1]
@@ -409,13 +470,13 @@ class _Analysis:
         self._inst[id(inst)] = (inst, cost)
         return cost
 
-    def _default_read(self, inst: "Instruction") -> int:
+    def _default_read(self, inst: Instruction) -> int:
         return sum(_size_of(op) for op in inst.operands)
 
-    def _default(self, inst: "Instruction", flops: int = 0, trans: int = 0, flag: str = "") -> Cost:
+    def _default(self, inst: Instruction, flops: int = 0, trans: int = 0, flag: str = "") -> Cost:
         return Cost.of(flops, trans, self._default_read(inst), _output_size_of(inst), flag)
 
-    def _compute(self, inst: "Instruction") -> Cost:
+    def _compute(self, inst: Instruction) -> Cost:
         op = inst.opcode
         if op in ZERO_COST_OPCODES:
             return ZERO
@@ -438,7 +499,7 @@ class _Analysis:
         return self._default(inst)
 
     # --- control flow ---------------------------------------------------------------------
-    def _while(self, inst: "Instruction") -> Cost:
+    def _while(self, inst: Instruction) -> Cost:
         cost = ZERO
         for called in inst.called_computations:  # the condition and the body
             cost = cost + self.computation(called)
@@ -448,18 +509,18 @@ class _Analysis:
                 cost = cost.scaled(n)
         return cost
 
-    def _call(self, inst: "Instruction") -> Cost:
+    def _call(self, inst: Instruction) -> Cost:
         called = inst.called_computations
         return self.computation(called[0]) if called else ZERO
 
-    def _conditional(self, inst: "Instruction") -> Cost:
+    def _conditional(self, inst: Instruction) -> Cost:
         called = inst.called_computations
         if not called:
             return ZERO
         return _max_cost([self.computation(c) for c in called])
 
     # --- fusions --------------------------------------------------------------------------
-    def _fusion(self, inst: "Instruction") -> Cost:
+    def _fusion(self, inst: Instruction) -> Cost:
         fused = inst.fused_computation
         if fused is None:
             return self._default(inst, flag="fusion without a fused computation")
@@ -480,7 +541,7 @@ class _Analysis:
             read += self._fusion_operand_bytes(param)
         return Cost(inner.flops, inner.transcendentals, read, written, read + written, inner.flag)
 
-    def _fusion_output_bytes(self, inst: "Instruction", fused: "Computation") -> int:
+    def _fusion_output_bytes(self, inst: Instruction, fused: Computation) -> int:
         root = fused.root
         shape = inst.shape
         if not shape.is_tuple:
@@ -495,13 +556,13 @@ class _Analysis:
         return total
 
     @staticmethod
-    def _output_array_bytes(producer: "Instruction | None", size: int) -> int:
+    def _output_array_bytes(producer: Instruction | None, size: int) -> int:
         # A dynamic-update-slice root writes only its update (the rest is updated in place).
         if producer is not None and producer.opcode == "dynamic-update-slice":
             return _size_of(producer.operands[1])
         return size
 
-    def _fusion_operand_bytes(self, param: "Instruction") -> int:
+    def _fusion_operand_bytes(self, param: Instruction) -> int:
         shape = param.shape
         if not shape.is_tuple:
             return self._parameter_read_bytes(param)
@@ -516,7 +577,7 @@ class _Analysis:
             total += self._parameter_read_bytes(node)
         return total
 
-    def _parameter_read_bytes(self, hlo: "Instruction") -> int:
+    def _parameter_read_bytes(self, hlo: Instruction) -> int:
         """XLA's ``FusionParameterReadBytes``: what a fused parameter really costs to read."""
         size = 0
         seen_trivial_user = False
@@ -575,7 +636,7 @@ class _Analysis:
         return size
 
     # --- custom calls ---------------------------------------------------------------------
-    def _custom_call(self, inst: "Instruction") -> Cost:
+    def _custom_call(self, inst: Instruction) -> Cost:
         target = inst.attrs.get("custom_call_target", "")
         if self.custom_calls == "xla":
             return Cost(-1, 0, 0, -1, -1, f"custom-call {target}: cost unknown to XLA (-1)")
@@ -615,11 +676,11 @@ def _leaf_indices(shape: Shape, prefix: tuple[int, ...] = ()) -> list[tuple[int,
     return out
 
 
-def _tuple_index(inst: "Instruction") -> int:
+def _tuple_index(inst: Instruction) -> int:
     return inst.attrs.get("index", -1)
 
 
-def known_trip_count(inst: "Instruction") -> int | None:
+def known_trip_count(inst: Instruction) -> int | None:
     """The ``known_trip_count`` XLA recorded in a while loop's backend config, if any.
 
     XLA writes ``backend_config={"known_trip_count":{"n":"3"}}`` (a proto int64, hence the
@@ -639,13 +700,13 @@ def known_trip_count(inst: "Instruction") -> int | None:
 # --- per-opcode rules ---------------------------------------------------------------------
 
 
-def _dot(a: _Analysis, inst: "Instruction") -> Cost:
+def _dot(a: _Analysis, inst: Instruction) -> Cost:
     lhs = inst.operands[0].shape
     width = _prod(lhs.dims[d] or 0 for d in _ints(inst, "lhs_contracting_dims"))
     return a._default(inst, flops=FMA_FLOPS * _elements_of(inst) * width)
 
 
-def _ragged_dot(a: _Analysis, inst: "Instruction") -> Cost:
+def _ragged_dot(a: _Analysis, inst: Instruction) -> Cost:
     lhs = inst.operands[0].shape
     width = _prod(lhs.dims[d] or 0 for d in _ints(inst, "lhs_contracting_dims"))
     dims = list(inst.shape.dims)
@@ -657,11 +718,11 @@ def _ragged_dot(a: _Analysis, inst: "Instruction") -> Cost:
     return a._default(inst, flops=FMA_FLOPS * out * width)
 
 
-def _convolution(a: _Analysis, inst: "Instruction") -> Cost:
+def _convolution(a: _Analysis, inst: Instruction) -> Cost:
     return a._default(inst, flops=convolution_flops(inst))
 
 
-def convolution_flops(inst: "Instruction") -> int:
+def convolution_flops(inst: Instruction) -> int:
     """XLA's ``GetConvolutionFlops``: 2 FLOPs per multiply-add over valid window positions."""
     labels = inst.attrs.get("dim_labels")
     if labels is None:
@@ -740,7 +801,7 @@ def _valid_positions(
     return count
 
 
-def _reduce(a: _Analysis, inst: "Instruction") -> Cost:
+def _reduce(a: _Analysis, inst: Instruction) -> Cost:
     sub = a._sub_ops(inst)
     shape = inst.shape
     out = shape.tuple_shapes[0] if shape.is_tuple else shape
@@ -748,7 +809,7 @@ def _reduce(a: _Analysis, inst: "Instruction") -> Cost:
     return a._default(inst, flops=sub.flops * count, trans=sub.transcendentals * count)
 
 
-def _reduce_window(a: _Analysis, inst: "Instruction") -> Cost:
+def _reduce_window(a: _Analysis, inst: Instruction) -> Cost:
     sub = a._sub_ops(inst)
     window = _window(inst)
     shape = inst.shape
@@ -775,7 +836,7 @@ def _reduce_window(a: _Analysis, inst: "Instruction") -> Cost:
     return a._default(inst, flops=sub.flops * count, trans=sub.transcendentals * count)
 
 
-def _select_and_scatter(a: _Analysis, inst: "Instruction") -> Cost:
+def _select_and_scatter(a: _Analysis, inst: Instruction) -> Cost:
     called = inst.called_computations  # [select, scatter], in attribute order
     select = called[0] if called else None
     scatter = called[1] if len(called) > 1 else None
@@ -794,19 +855,19 @@ def _select_and_scatter(a: _Analysis, inst: "Instruction") -> Cost:
     return a._default(inst, flops=flops, trans=trans)
 
 
-def _map(a: _Analysis, inst: "Instruction") -> Cost:
+def _map(a: _Analysis, inst: Instruction) -> Cost:
     sub = a._sub_ops(inst)
     n = _elements_of(inst)
     return a._default(inst, flops=sub.flops * n, trans=sub.transcendentals * n)
 
 
-def _sort(a: _Analysis, inst: "Instruction") -> Cost:
+def _sort(a: _Analysis, inst: Instruction) -> Cost:
     n = _elements_of(inst.operands[0])
     log = (n - 1).bit_length() if n > 0 else 0
     return a._default(inst, flops=n * log)
 
 
-def _fft(a: _Analysis, inst: "Instruction") -> Cost:
+def _fft(a: _Analysis, inst: Instruction) -> Cost:
     shape = inst.operands[0].shape
     if shape.is_tuple:
         shape = shape.tuple_shapes[0]
@@ -816,33 +877,33 @@ def _fft(a: _Analysis, inst: "Instruction") -> Cost:
     return a._default(inst, flops=FMA_FLOPS * 4 * factors * _elements(shape))
 
 
-def _tuple(a: _Analysis, inst: "Instruction") -> Cost:
+def _tuple(a: _Analysis, inst: Instruction) -> Cost:
     return Cost.of(written=_size_of(inst))
 
 
-def _slice(a: _Analysis, inst: "Instruction") -> Cost:
+def _slice(a: _Analysis, inst: Instruction) -> Cost:
     out = _size_of(inst)
     return Cost.of(read=out, written=out)
 
 
-def _dynamic_slice(a: _Analysis, inst: "Instruction") -> Cost:
+def _dynamic_slice(a: _Analysis, inst: Instruction) -> Cost:
     out = _size_of(inst)
     index = _size_of(inst.operands[1]) if len(inst.operands) > 1 else 0
     return Cost.of(read=out + index, written=out)
 
 
-def _dynamic_update_slice(a: _Analysis, inst: "Instruction") -> Cost:
+def _dynamic_update_slice(a: _Analysis, inst: Instruction) -> Cost:
     update = _size_of(inst.operands[1])
     index = _size_of(inst.operands[2]) if len(inst.operands) > 2 else 0
     return Cost.of(read=update + index, written=update)
 
 
-def _gather(a: _Analysis, inst: "Instruction") -> Cost:
+def _gather(a: _Analysis, inst: Instruction) -> Cost:
     out = _size_of(inst)
     return Cost.of(read=out + _size_of(inst.operands[1]), written=out)
 
 
-def _scatter(a: _Analysis, inst: "Instruction") -> Cost:
+def _scatter(a: _Analysis, inst: Instruction) -> Cost:
     n = (len(inst.operands) - 1) // 2
     updates = inst.operands[n + 1 :]
     total = sum(_size_of(u) for u in updates)
@@ -852,7 +913,7 @@ def _scatter(a: _Analysis, inst: "Instruction") -> Cost:
     return Cost.of(sub.flops * count, sub.transcendentals * count, 2 * total + indices, total)
 
 
-def _transpose(a: _Analysis, inst: "Instruction") -> Cost:
+def _transpose(a: _Analysis, inst: Instruction) -> Cost:
     if _transpose_is_bitcast(inst):
         return ZERO
     return a._default(inst)
@@ -864,7 +925,7 @@ def _minor_to_major(shape: Shape) -> tuple[int, ...]:
     return tuple(range(len(shape.dims) - 1, -1, -1))
 
 
-def _transpose_is_bitcast(inst: "Instruction") -> bool:
+def _transpose_is_bitcast(inst: Instruction) -> bool:
     """``ShapeUtil::TransposeIsBitcast``: the permutation only renames dimensions in memory."""
     src = inst.operands[0].shape
     dst = inst.shape
@@ -877,30 +938,30 @@ def _transpose_is_bitcast(inst: "Instruction") -> bool:
     return tuple(perm[i] for i in out_m2m) == _minor_to_major(src)
 
 
-def _all_reduce(a: _Analysis, inst: "Instruction") -> Cost:
+def _all_reduce(a: _Analysis, inst: Instruction) -> Cost:
     arrays = _array_subshapes(inst.shape)
     flops = sum(_elements(s) for s in arrays)
     written = sum(shape_size(s) for s in arrays)
     return Cost.of(flops, 0, a._default_read(inst), written)
 
 
-def _rng(a: _Analysis, inst: "Instruction") -> Cost:
+def _rng(a: _Analysis, inst: Instruction) -> Cost:
     return a._default(inst, trans=_elements_of(inst))
 
 
-def _rng_bit_generator(a: _Analysis, inst: "Instruction") -> Cost:
+def _rng_bit_generator(a: _Analysis, inst: Instruction) -> Cost:
     n = sum(_elements(s) for s in inst.shape.leaves())
     return a._default(inst, trans=n)
 
 
-def _cholesky(a: _Analysis, inst: "Instruction") -> Cost:
+def _cholesky(a: _Analysis, inst: Instruction) -> Cost:
     shape = inst.operands[0].shape
     half = _size_of(inst.operands[0]) // 2
     flops = (shape.dims[-1] or 0) * _elements(shape) // 3 if shape.dims else 0
     return Cost.of(flops, 0, half, half)
 
 
-def _triangular_solve(a: _Analysis, inst: "Instruction") -> Cost:
+def _triangular_solve(a: _Analysis, inst: Instruction) -> Cost:
     a_shape = inst.operands[0].shape
     b_shape = inst.operands[1].shape
     read = _size_of(inst.operands[0]) // 2 + _size_of(inst.operands[1])
@@ -908,16 +969,16 @@ def _triangular_solve(a: _Analysis, inst: "Instruction") -> Cost:
     return Cost.of(flops, 0, read, _size_of(inst))
 
 
-def _infeed(a: _Analysis, inst: "Instruction") -> Cost:
+def _infeed(a: _Analysis, inst: Instruction) -> Cost:
     return Cost.of(written=sum(shape_size(s) for s in inst.shape.leaves()))
 
 
-def _outfeed(a: _Analysis, inst: "Instruction") -> Cost:
+def _outfeed(a: _Analysis, inst: Instruction) -> Cost:
     read = sum(shape_size(s) for op in inst.operands for s in op.shape.leaves())
     return Cost.of(read=read)
 
 
-def _async_start(a: _Analysis, inst: "Instruction") -> Cost:
+def _async_start(a: _Analysis, inst: Instruction) -> Cost:
     return a._call(inst)
 
 
@@ -960,11 +1021,12 @@ _HANDLERS = {
 # ------------------------------------------------------------------------------------------
 
 # One analysis per (module, options), dropped with the module.
-_analyses: "weakref.WeakKeyDictionary[Module, dict[tuple, _Analysis]]" = weakref.WeakKeyDictionary()
+_analyses: weakref.WeakKeyDictionary[Module, dict[tuple, _Analysis]] = weakref.WeakKeyDictionary()
 
 
-def _analysis_for(module: "Module | None", custom_calls: CustomCallRule = "boundary",
-                  trip_counts: bool = False) -> _Analysis:  # fmt: skip
+def _analysis_for(
+    module: Module | None, custom_calls: CustomCallRule = "boundary", trip_counts: bool = False
+) -> _Analysis:
     key = (custom_calls, trip_counts)
     if module is None:
         return _Analysis(custom_calls, trip_counts)
@@ -977,12 +1039,12 @@ def _analysis_for(module: "Module | None", custom_calls: CustomCallRule = "bound
     return analysis
 
 
-def _module_of(inst: "Instruction") -> "Module | None":
+def _module_of(inst: Instruction) -> Module | None:
     comp = inst.computation
     return comp.module if comp is not None else None
 
 
-def instruction_cost(inst: "Instruction", *, custom_calls: CustomCallRule = "boundary") -> Cost:
+def instruction_cost(inst: Instruction, *, custom_calls: CustomCallRule = "boundary") -> Cost:
     """The cost of one instruction under XLA's rules.
 
     For a ``fusion`` this is the kernel's cost (FLOPs inside, bytes at its boundary); for a
@@ -993,19 +1055,19 @@ def instruction_cost(inst: "Instruction", *, custom_calls: CustomCallRule = "bou
 
 
 def instruction_costs(
-    module: "Module", *, custom_calls: CustomCallRule = "boundary"
-) -> Callable[["Instruction"], Cost]:
+    module: Module, *, custom_calls: CustomCallRule = "boundary"
+) -> Callable[[Instruction], Cost]:
     """:func:`instruction_cost` for the instructions of ``module``, as one function: a report
     that prices every op of a module looks the module's cached analysis up once, not per op."""
     return _analysis_for(module, custom_calls).instruction
 
 
-def computation_cost(comp: "Computation", *, custom_calls: CustomCallRule = "boundary") -> Cost:
+def computation_cost(comp: Computation, *, custom_calls: CustomCallRule = "boundary") -> Cost:
     """The sum of the costs of every instruction of ``comp``."""
     return _analysis_for(comp.module, custom_calls).computation(comp)
 
 
-def kernel_computations(module: "Module") -> list["Computation"]:
+def kernel_computations(module: Module) -> list[Computation]:
     """Computations whose instructions run as kernels: the entry, and, reached from it, the
     bodies and conditions of ``while``, branches of ``conditional``, ``call`` targets and
     ``async-start`` computations (in the order first reached)."""
@@ -1030,7 +1092,7 @@ def kernel_computations(module: "Module") -> list["Computation"]:
 _CONTROL_FLOW = frozenset({"while", "conditional", "call", "async-start"})
 
 
-def module_cost(module: "Module", *, custom_calls: CustomCallRule = "boundary") -> ModuleCost:
+def module_cost(module: Module, *, custom_calls: CustomCallRule = "boundary") -> ModuleCost:
     """Totals for ``module`` as XLA's ``HloCostAnalysis`` computes them on the CPU backend.
 
     ``custom_calls="xla"`` prices each custom-call as XLA does (-1 FLOPs, -1 bytes: unknown)
@@ -1065,7 +1127,7 @@ def module_cost(module: "Module", *, custom_calls: CustomCallRule = "boundary") 
     return ModuleCost(module.name, total, executed, per_comp, flagged, unknown_trips)
 
 
-def _fused_instructions(fusion: "Instruction") -> list["Instruction"]:
+def _fused_instructions(fusion: Instruction) -> list[Instruction]:
     out: list[Instruction] = []
     fused = fusion.fused_computation
     if fused is None:

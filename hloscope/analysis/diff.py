@@ -128,7 +128,16 @@ DIFF_SCHEMA = "hloscope.diff/1"
 # Ops XLA duplicates into every kernel that wants them; alone they say nothing about which
 # kernel became which.
 _WEAK_OPCODES = frozenset(
-    {"parameter", "constant", "bitcast", "tuple", "get-tuple-element", "broadcast", "iota", "reshape"}
+    {
+        "parameter",
+        "constant",
+        "bitcast",
+        "tuple",
+        "get-tuple-element",
+        "broadcast",
+        "iota",
+        "reshape",
+    }
 )
 # A link must carry at least this share of one of its two kernels' ops to count.
 _LINK_SHARE = 0.25
@@ -156,6 +165,8 @@ def parse_where(where: str) -> tuple[str, int, str] | None:
     if m is None:
         return None
     return m.group("file"), int(m.group("line")), m.group("function") or ""
+
+
 # Instructions a value passes through unchanged on its way from one kernel to another.
 _PASS_THROUGH = frozenset({"bitcast", "get-tuple-element"})
 
@@ -287,7 +298,7 @@ def _side_from_report(report: FusionReport, label: str) -> DiffSide:
     kernels = report.kernels
     modules = list(dict.fromkeys(k.module for k in kernels))
     if len(modules) > 1:  # the main module: the one with the most ops
-        sizes = Counter({m: 0 for m in modules})
+        sizes = Counter(dict.fromkeys(modules, 0))
         for k in kernels:
             sizes[k.module] += len(k.ops)
         main = max(modules, key=lambda m: sizes[m])
@@ -337,7 +348,12 @@ class MemoryEdge:
     bytes: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"producer": self.producer, "consumer": self.consumer, "shape": self.shape, "bytes": self.bytes}
+        return {
+            "producer": self.producer,
+            "consumer": self.consumer,
+            "shape": self.shape,
+            "bytes": self.bytes,
+        }
 
 
 @dataclass(slots=True)
@@ -349,7 +365,9 @@ class KernelChange:
     b: list[Kernel]
     ops_added: dict[str, int] = field(default_factory=dict)  # opcode -> count, B minus A
     ops_removed: dict[str, int] = field(default_factory=dict)
-    shape_changes: list[tuple[str, str, int]] = field(default_factory=list)  # (A shape, B shape, ops)
+    shape_changes: list[tuple[str, str, int]] = field(
+        default_factory=list
+    )  # (A shape, B shape, ops)
     # Split/regrouped: arrays between B's kernels of this group, now written and read back.
     # Merged: arrays between A's kernels that no longer leave the kernel.
     through_memory: list[MemoryEdge] = field(default_factory=list)
@@ -561,7 +579,10 @@ def _detailed(side: DiffSide) -> bool:
 
 
 def _without_detail(side: DiffSide) -> DiffSide:
-    ops = [_Op(op.kernel, op.pos, op.opcode, "", "", op.where, op.file, op.line, op.anchor) for op in side.ops]
+    ops = [
+        _Op(op.kernel, op.pos, op.opcode, "", "", op.where, op.file, op.line, op.anchor)
+        for op in side.ops
+    ]
     return DiffSide(side.label, side.module, side.kernels, side.report, ops, side.instructions)
 
 
@@ -581,16 +602,28 @@ class _Matcher:
     def run(self) -> KernelDiff:
         groups = self._identical_kernels()
         self._pair_ops()
-        groups += self._linked_groups({ka for g in groups for ka in g[0]}, {kb for g in groups for kb in g[1]})
+        groups += self._linked_groups(
+            {ka for g in groups for ka in g[0]}, {kb for g in groups for kb in g[1]}
+        )
         changes = [self._change(ka_list, kb_list) for ka_list, kb_list in groups]
-        changes.sort(key=lambda c: (STATUSES.index(c.status), -abs(c.bytes_b - c.bytes_a)
-                                    - abs(c.flops_b - c.flops_a), self._first_index(c)))  # fmt: skip
+        changes.sort(
+            key=lambda c: (
+                STATUSES.index(c.status),
+                -abs(c.bytes_b - c.bytes_a) - abs(c.flops_b - c.flops_a),
+                self._first_index(c),
+            )
+        )
         return KernelDiff(self.a, self.b, changes, self._line_changes(changes))
 
     # -- step 1: identical kernels ---------------------------------------------------------
 
-    def _fingerprints(self, side: DiffSide, kernel_ops: list[list[int]], ids: dict[Hashable, int],
-                      with_sources: bool) -> list[int]:  # fmt: skip
+    def _fingerprints(
+        self,
+        side: DiffSide,
+        kernel_ops: list[list[int]],
+        ids: dict[Hashable, int],
+        with_sources: bool,
+    ) -> list[int]:
         """Per kernel, an int standing for its kind, shape, cost and every op (name, opcode,
         shape and, ``with_sources``, source line); equal ints on both sides mean equal kernels."""
         ops = side.ops
@@ -598,10 +631,21 @@ class _Matcher:
         for ki, members in enumerate(kernel_ops):
             k, c = side.kernels[ki], side.kernels[ki].cost
             if with_sources:
-                body = tuple((ops[i].name, ops[i].opcode, ops[i].shape, ops[i].where) for i in members)
+                body = tuple(
+                    (ops[i].name, ops[i].opcode, ops[i].shape, ops[i].where) for i in members
+                )
             else:
                 body = tuple((ops[i].name, ops[i].opcode, ops[i].shape) for i in members)
-            key = (k.opcode, k.kind, k.backend_kind, k.shape, c.bytes_accessed, c.flops, c.transcendentals, body)
+            key = (
+                k.opcode,
+                k.kind,
+                k.backend_kind,
+                k.shape,
+                c.bytes_accessed,
+                c.flops,
+                c.transcendentals,
+                body,
+            )
             out.append(ids.setdefault(key, len(ids)))
         return out
 
@@ -625,7 +669,9 @@ class _Matcher:
                 groups += self._pair_kernels(keys_a[round_], keys_b[round_])
         return groups
 
-    def _pair_kernels(self, keys_a: list[Hashable], keys_b: list[Hashable]) -> list[tuple[list[int], list[int]]]:
+    def _pair_kernels(
+        self, keys_a: list[Hashable], keys_b: list[Hashable]
+    ) -> list[tuple[list[int], list[int]]]:
         waiting: dict[Hashable, deque[int]] = {}
         for kb, key in enumerate(keys_b):
             if key is not None and self.kernel_b_free[kb]:
@@ -703,10 +749,14 @@ class _Matcher:
             return
         # Intern keys as ints (fast to hash); an op without a key gets a value of its own.
         ids: dict[Hashable, int] = {}
-        seq_a = [ids.setdefault(k, len(ids)) if (k := key(self.a.ops[i])) is not None else -1 - n
-                 for n, i in enumerate(rest_a)]  # fmt: skip
-        seq_b = [ids[k] if (k := key(self.b.ops[j])) is not None and k in ids else -1_000_000_000 - n
-                 for n, j in enumerate(rest_b)]  # fmt: skip
+        seq_a = [
+            ids.setdefault(k, len(ids)) if (k := key(self.a.ops[i])) is not None else -1 - n
+            for n, i in enumerate(rest_a)
+        ]
+        seq_b = [
+            ids[k] if (k := key(self.b.ops[j])) is not None and k in ids else -1_000_000_000 - n
+            for n, j in enumerate(rest_b)
+        ]
         matcher = difflib.SequenceMatcher(None, seq_a, seq_b, autojunk=False)
         for block in matcher.get_matching_blocks():
             for n in range(block.size):
@@ -715,7 +765,9 @@ class _Matcher:
 
     # -- step 3: kernels linked by paired ops -------------------------------------------
 
-    def _linked_groups(self, done_a: set[int], done_b: set[int]) -> list[tuple[list[int], list[int]]]:
+    def _linked_groups(
+        self, done_a: set[int], done_b: set[int]
+    ) -> list[tuple[list[int], list[int]]]:
         a_ops, b_ops = self.a.ops, self.b.ops
         weight: dict[tuple[int, int], int] = {}
         for i, j in enumerate(self.pair_a):
@@ -729,8 +781,11 @@ class _Matcher:
                 weight[edge] = weight.get(edge, 0) + 1
         anchors_a = Counter(op.kernel for op in a_ops if op.anchor)
         anchors_b = Counter(op.kernel for op in b_ops if op.anchor)
-        kept = {e for e, w in weight.items()
-                if w >= _LINK_SHARE * anchors_a[e[0]] or w >= _LINK_SHARE * anchors_b[e[1]]}  # fmt: skip
+        kept = {
+            e
+            for e, w in weight.items()
+            if w >= _LINK_SHARE * anchors_a[e[0]] or w >= _LINK_SHARE * anchors_b[e[1]]
+        }
         # A kernel whose links are all weak keeps its strongest: its ops did go somewhere.
         best_a: dict[int, tuple[int, int]] = {}
         best_b: dict[int, tuple[int, int]] = {}
@@ -778,11 +833,19 @@ class _Matcher:
         groups += [([ka], []) for ka in lone_a] + [([], [kb]) for kb in lone_b]
         return groups
 
-    def _pair_lone_kernels(self, lone_a: list[int], lone_b: list[int]) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+    def _pair_lone_kernels(
+        self, lone_a: list[int], lone_b: list[int]
+    ) -> tuple[list[tuple[int, int]], list[int], list[int]]:
         def by_shapes(side: DiffSide, kernel_ops: list[list[int]], k: int) -> Hashable:
             kern = side.kernels[k]
             ops = sorted((side.ops[i].opcode, side.ops[i].shape) for i in kernel_ops[k])
-            return (kern.opcode, kern.kind, kern.backend_kind, kern.shape if not ops[0][1] else "", tuple(ops))
+            return (
+                kern.opcode,
+                kern.kind,
+                kern.backend_kind,
+                kern.shape if not ops[0][1] else "",
+                tuple(ops),
+            )
 
         def by_opcodes(side: DiffSide, kernel_ops: list[list[int]], k: int) -> Hashable:
             kern = side.kernels[k]
@@ -813,8 +876,10 @@ class _Matcher:
     # -- building the changes ----------------------------------------------------------------
 
     def _first_index(self, change: KernelChange) -> tuple[int, int]:
-        return (self.index_a[id(change.a[0])] if change.a else len(self.a.kernels),
-                self.index_b[id(change.b[0])] if change.b else len(self.b.kernels))  # fmt: skip
+        return (
+            self.index_a[id(change.a[0])] if change.a else len(self.a.kernels),
+            self.index_b[id(change.b[0])] if change.b else len(self.b.kernels),
+        )
 
     def _change(self, ka_list: list[int], kb_list: list[int]) -> KernelChange:
         ka_list, kb_list = sorted(ka_list), sorted(kb_list)
@@ -867,10 +932,15 @@ class _Matcher:
                         changes[(sa, sb)] += 1
         if not changes and len(ka_list) == 1 and len(kb_list) == 1:
             # Without op shapes (a side built from a report) the kernel's own shape still tells.
-            sa, sb = _LAYOUT.sub("", self.a.kernels[ka_list[0]].shape), _LAYOUT.sub("", self.b.kernels[kb_list[0]].shape)
+            sa, sb = (
+                _LAYOUT.sub("", self.a.kernels[ka_list[0]].shape),
+                _LAYOUT.sub("", self.b.kernels[kb_list[0]].shape),
+            )
             if sa != sb and not self.a.ops[self.kernel_ops_a[ka_list[0]][0]].shape:
                 changes[(sa, sb)] += 1
-        return [(sa, sb, n) for (sa, sb), n in sorted(changes.items(), key=lambda kv: (-kv[1], kv[0]))]
+        return [
+            (sa, sb, n) for (sa, sb), n in sorted(changes.items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
 
     # -- source lines ---------------------------------------------------------------------
 
@@ -884,7 +954,10 @@ class _Matcher:
             if j >= 0 and a_ops[i].where and b_ops[j].where:
                 votes.setdefault(a_ops[i].where, Counter())[b_ops[j].where] += 1
         # A line that still exists in B keeps its place if any of its ops are still there.
-        to_b = {la: la if la in c else max(c.items(), key=lambda kv: kv[1])[0] for la, c in votes.items()}
+        to_b = {
+            la: la if la in c else max(c.items(), key=lambda kv: kv[1])[0]
+            for la, c in votes.items()
+        }
         reached = set(to_b.values())
         unchanged_a = {k.name for c in changes if c.status is ChangeStatus.UNCHANGED for k in c.a}
         table_a, table_b = _kernel_lines(self.a), _kernel_lines(self.b)
@@ -958,7 +1031,9 @@ def _kernel_graph(side: DiffSide) -> tuple[list[list[Hashable]], list[list[Hasha
     return producers, consumers
 
 
-def _context_keys(fp: list[int], graph: tuple[list[list[Hashable]], list[list[Hashable]]]) -> list[list[Hashable]]:
+def _context_keys(
+    fp: list[int], graph: tuple[list[list[Hashable]], list[list[Hashable]]]
+) -> list[list[Hashable]]:
     """Matching keys for kernels, most specific first: the kernel with what feeds it and what
     it feeds, with what feeds it, with what it feeds, and alone."""
     producers, consumers = graph
@@ -977,7 +1052,15 @@ def _context_keys(fp: list[int], graph: tuple[list[list[Hashable]], list[list[Ha
 
 def _structure(k: Kernel) -> Hashable:
     c = k.cost
-    return (k.opcode, k.kind, k.backend_kind, _LAYOUT.sub("", k.shape), c.bytes_accessed, c.flops, c.transcendentals)
+    return (
+        k.opcode,
+        k.kind,
+        k.backend_kind,
+        _LAYOUT.sub("", k.shape),
+        c.bytes_accessed,
+        c.flops,
+        c.transcendentals,
+    )
 
 
 def _memory_edges(side: DiffSide, kernels: list[int]) -> list[MemoryEdge]:

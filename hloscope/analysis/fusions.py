@@ -86,12 +86,39 @@ UNKNOWN_SOURCE = "<unknown>"
 
 # Columns of a report row, in display order (also the names --sort and --filter accept).
 COLUMNS: tuple[str, ...] = (
-    "module", "computation", "name", "opcode", "kind", "backend_kind", "root", "shape", "n_ops",
-    "signature", "bytes_in", "bytes_out", "bytes", "flops", "transcendentals", "intensity",
-    "source", "op_name", "flag", "ops", "op_counts", "sources", "line",
-)  # fmt: skip
+    "module",
+    "computation",
+    "name",
+    "opcode",
+    "kind",
+    "backend_kind",
+    "root",
+    "shape",
+    "n_ops",
+    "signature",
+    "bytes_in",
+    "bytes_out",
+    "bytes",
+    "flops",
+    "transcendentals",
+    "intensity",
+    "source",
+    "op_name",
+    "flag",
+    "ops",
+    "op_counts",
+    "sources",
+    "line",
+)
 # Columns of a source-view row.
-SOURCE_COLUMNS: tuple[str, ...] = ("source", "ops", "n_kernels", "kernels", "flops", "transcendentals")
+SOURCE_COLUMNS: tuple[str, ...] = (
+    "source",
+    "ops",
+    "n_kernels",
+    "kernels",
+    "flops",
+    "transcendentals",
+)
 
 
 # ------------------------------------------------------------------------------------------
@@ -196,7 +223,7 @@ class FusionReport:
     def rows(self) -> list[dict[str, Any]]:
         return [k.row() for k in self.kernels]
 
-    def to_frame(self) -> "pandas.DataFrame":
+    def to_frame(self) -> pandas.DataFrame:
         import pandas as pd
 
         return pd.DataFrame(self.rows(), columns=list(COLUMNS))
@@ -212,13 +239,13 @@ class FusionReport:
 _SITE_PACKAGES = ("site-packages/", "dist-packages/")
 
 
-def op_source(inst: "Instruction") -> str:
+def op_source(inst: Instruction) -> str:
     """Where ``inst`` came from as ``file:line (function)``: the innermost frame of its stack
     outside installed packages (the user's line, not jax's), or ``""`` when it has none."""
     return _frame_text(inst.stack)
 
 
-def _frame_text(stack: "Sequence[StackFrame]") -> str:
+def _frame_text(stack: Sequence[StackFrame]) -> str:
     """``file:line (function)`` of the innermost frame outside installed packages."""
     if not stack:
         return ""
@@ -241,7 +268,7 @@ class _Sources:
         self._module = module
         self._by_frame: dict[int, str] = {}
 
-    def __call__(self, inst: "Instruction") -> str:
+    def __call__(self, inst: Instruction) -> str:
         md = inst.metadata
         frame_id = md.stack_frame_id
         if frame_id:
@@ -255,7 +282,7 @@ class _Sources:
         return f"{md.source_file}:{md.source_line}" if md.source_file else ""
 
 
-def _backend_kind(inst: "Instruction") -> str:
+def _backend_kind(inst: Instruction) -> str:
     """``fusion_config.kind`` from a fusion's backend config; a custom-call's target."""
     attrs = inst.attrs
     if inst.opcode == "custom-call":
@@ -282,11 +309,11 @@ def _signature(ops: Sequence[str], root: str) -> str:
 
 
 def _kernel(
-    inst: "Instruction",
-    comp: "Computation",
+    inst: Instruction,
+    comp: Computation,
     module_name: str,
     source_of: _Sources,
-    cost_of: Callable[["Instruction"], Cost],
+    cost_of: Callable[[Instruction], Cost],
     op_sources: list[tuple[str, str, str, str, Cost]],
 ) -> Kernel:
     # Metadata first: the model reads it fastest before anything (here: finding the fused
@@ -428,7 +455,7 @@ def _summarize(
     )
 
 
-def fusions(module: Module | Iterable[Module]) -> "pandas.DataFrame":
+def fusions(module: Module | Iterable[Module]) -> pandas.DataFrame:
     """A DataFrame with one row per kernel of ``module`` (or of several modules).
 
     Columns are :data:`COLUMNS`; the summary (:meth:`FusionSummary.to_dict`) is on
@@ -452,9 +479,13 @@ def source_rows(report: FusionReport) -> list[dict[str, Any]]:
         row = table.get(where)
         if row is None:
             row = table[where] = {
-                "source": where, "ops": 0, "kernels": [], "flops": 0, "transcendentals": 0,
+                "source": where,
+                "ops": 0,
+                "kernels": [],
+                "flops": 0,
+                "transcendentals": 0,
                 "_seen": set(),
-            }  # fmt: skip
+            }
         row["ops"] += 1
         row["flops"] += cost.flops
         row["transcendentals"] += cost.transcendentals
@@ -472,11 +503,9 @@ def source_rows(report: FusionReport) -> list[dict[str, Any]]:
     return [{k: r[k] for k in SOURCE_COLUMNS} for r in rows]
 
 
-def by_source(report: FusionReport) -> "pandas.DataFrame":
+def by_source(report: FusionReport) -> pandas.DataFrame:
     """One row per source line: how many ops came from it, the kernels they ended in, and the
     FLOPs of those ops (an op's own FLOPs; they sum to the kernels' FLOPs)."""
     import pandas as pd
 
     return pd.DataFrame(source_rows(report), columns=list(SOURCE_COLUMNS))
-
-

@@ -102,7 +102,12 @@ def _devices() -> dict[str, Any]:
     if jax is not None:
         try:
             found["jax"] = [
-                {"id": d.id, "platform": d.platform, "kind": getattr(d, "device_kind", ""), "name": str(d)}
+                {
+                    "id": d.id,
+                    "platform": d.platform,
+                    "kind": getattr(d, "device_kind", ""),
+                    "name": str(d),
+                }
                 for d in jax.devices()
             ]
         except Exception as error:  # a broken backend must not hide the script's own result
@@ -195,7 +200,9 @@ def _resolve_example(value: Any, where: str) -> tuple[tuple[Any, ...], dict[str,
     )
 
 
-def example_arguments(module: ModuleType, name: str, fn: Any, script: str) -> tuple[tuple[Any, ...], dict[str, Any]]:
+def example_arguments(
+    module: ModuleType, name: str, fn: Any, script: str
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """Find the example arguments of ``fn`` by the convention in :data:`EXAMPLE_ARGS_HELP`."""
     if hasattr(fn, "example_args"):
         return _resolve_example(fn.example_args, f"{name}.example_args")
@@ -236,8 +243,11 @@ def _capture_function(script: str, name: str, save: str) -> None:
     fn = getattr(module, name, None)
     if fn is None or not callable(fn):
         public = sorted(
-            n for n, v in vars(module).items()
-            if callable(v) and not n.startswith("_") and getattr(v, "__module__", None) == module.__name__
+            n
+            for n, v in vars(module).items()
+            if callable(v)
+            and not n.startswith("_")
+            and getattr(v, "__module__", None) == module.__name__
         )
         listing = f" (functions: {', '.join(public)})" if public else ""
         raise UsageError(f"{script} has no function {name!r}{listing}")
@@ -263,7 +273,12 @@ def _parse(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     options = _parse(sys.argv[1:] if argv is None else argv)
     script = os.path.abspath(options.script)
-    info: dict[str, Any] = {"error": None, "error_location": None, "terminated_at": None, "usage_error": False}
+    info: dict[str, Any] = {
+        "error": None,
+        "error_location": None,
+        "terminated_at": None,
+        "usage_error": False,
+    }
     status = 0
 
     def on_sigterm(signum: int, frame: FrameType | None) -> None:

@@ -154,7 +154,9 @@ class Capture:
         if module is None:
             from ..hlo.parser import parse
 
-            module = self._modules[name] = parse(self.stages[name], path=f"<capture {self.name}:{name}>")
+            module = self._modules[name] = parse(
+                self.stages[name], path=f"<capture {self.name}:{name}>"
+            )
         return module
 
     # -- saving -------------------------------------------------------------------------------
@@ -259,7 +261,9 @@ def _write(root: Path, relative: str, content: str | bytes) -> str:
 # ---- entry point ----------------------------------------------------------------------------------
 
 
-def capture(fn: Callable[..., Any], *args: Any, passes: str | None = None, **kwargs: Any) -> Capture:
+def capture(
+    fn: Callable[..., Any], *args: Any, passes: str | None = None, **kwargs: Any
+) -> Capture:
     """Capture the compiler stages of ``fn(*args, **kwargs)`` without running it.
 
     ``fn`` is a JAX function (plain or already ``jax.jit``-ed, with its own static arguments), a
@@ -285,13 +289,19 @@ def _check_pass_regex(pattern: str) -> None:
     # XLA compiles the pattern with RE2 inside the compiler; a malformed one must be caught here.
     # Python's `re` accepts a superset of what matters (RE2 lacks backreferences and lookaround).
     if not pattern:
-        raise CaptureError("--passes needs a non-empty regular expression (use '.*' for every pass)")
+        raise CaptureError(
+            "--passes needs a non-empty regular expression (use '.*' for every pass)"
+        )
     if re.search(r"\(\?[=!<]|\\[1-9]", pattern):
-        raise CaptureError(f"pass pattern {pattern!r} uses lookaround or backreferences, which XLA's RE2 lacks")
+        raise CaptureError(
+            f"pass pattern {pattern!r} uses lookaround or backreferences, which XLA's RE2 lacks"
+        )
     try:
         re.compile(pattern)
     except re.error as error:
-        raise CaptureError(f"pass pattern {pattern!r} is not a regular expression: {error}") from None
+        raise CaptureError(
+            f"pass pattern {pattern!r} is not a regular expression: {error}"
+        ) from None
 
 
 def _versions(*packages: str) -> dict[str, str]:
@@ -312,7 +322,9 @@ def _is_jitted(fn: Any) -> bool:
     return callable(getattr(fn, "trace", None)) and callable(getattr(fn, "lower", None))
 
 
-def _capture_jax(fn: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any], passes: str | None) -> Capture:
+def _capture_jax(
+    fn: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any], passes: str | None
+) -> Capture:
     from . import jaxlib_adapter
     from .frameworks import require_jax
 
@@ -478,7 +490,9 @@ def _is_keras_model(fn: Any) -> bool:
     return any(m.startswith(("keras.", "tf_keras.")) for m in modules) and hasattr(fn, "call")
 
 
-def _capture_tf(fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any], passes: str | None) -> Capture:
+def _capture_tf(
+    fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any], passes: str | None
+) -> Capture:
     if passes is not None:
         raise CaptureError(
             "per-pass snapshots of a tf.function need XLA_FLAGS set before TensorFlow starts: "
@@ -507,4 +521,3 @@ def _capture_tf(fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any], passes:
         serialized=serialized,
         versions=_versions("tensorflow", "tensorflow-cpu", "keras"),
     )
-

@@ -85,7 +85,9 @@ _STRICT_ENV = "HLOSCOPE_STRICT_JAXLIB"
 class XlaApiUnavailable(HloscopeError, RuntimeError):
     """A private jaxlib API hloscope needs is not where any known jaxlib version keeps it."""
 
-    def __init__(self, symbol: str, jaxlib_version: str | None, searched: Sequence[str], detail: str = "") -> None:
+    def __init__(
+        self, symbol: str, jaxlib_version: str | None, searched: Sequence[str], detail: str = ""
+    ) -> None:
         self.symbol = symbol
         self.jaxlib_version = jaxlib_version
         self.searched = tuple(searched)
@@ -315,7 +317,9 @@ def xla_structure(text: str) -> list[dict[str, Any]]:
             }
             for instruction in _call_or_get(computation.instructions)
         ]
-        structure.append({"name": str(_call_or_get(computation.name)), "instructions": instructions})
+        structure.append(
+            {"name": str(_call_or_get(computation.name)), "instructions": instructions}
+        )
     return structure
 
 
@@ -374,7 +378,7 @@ def _proto_fields(data: bytes) -> Iterator[tuple[int, int | bytes]]:
             yield number, varint()
         elif wire == 2:
             size = varint()
-            yield number, data[position:position + size]
+            yield number, data[position : position + size]
             position += size
         elif wire in (1, 5):  # fixed 64 / 32 bits: nothing hloscope reads
             position += 8 if wire == 1 else 4
@@ -467,13 +471,15 @@ def _proto_structure(data: bytes, order: Sequence[str] = ()) -> list[dict[str, A
         if sequence is not None and sorted(sequence) == sorted(names):
             by_id = {instruction[0]: instruction for instruction in instructions}
             instructions = [by_id[i] for i in sequence]
-        structure.append({
-            "name": name,
-            "instructions": [
-                {"name": iname, "opcode": opcode, "operands": [names[o] for o in operands]}
-                for _, iname, opcode, operands in instructions
-            ],
-        })
+        structure.append(
+            {
+                "name": name,
+                "instructions": [
+                    {"name": iname, "opcode": opcode, "operands": [names[o] for o in operands]}
+                    for _, iname, opcode, operands in instructions
+                ],
+            }
+        )
     if sorted(order) == sorted(c["name"] for c in structure):
         rank = {name: index for index, name in enumerate(order)}
         structure.sort(key=lambda computation: rank[computation["name"]])
@@ -489,7 +495,9 @@ def _cpu_client() -> Any:
     try:
         return jax.devices("cpu")[0].client
     except (RuntimeError, AttributeError, IndexError) as error:
-        raise XlaApiUnavailable("Device.client (CPU)", jaxlib_version(), ("jax.devices('cpu')",), str(error)) from None
+        raise XlaApiUnavailable(
+            "Device.client (CPU)", jaxlib_version(), ("jax.devices('cpu')",), str(error)
+        ) from None
 
 
 def _normalise_costs(costs: Any) -> dict[str, float]:

@@ -31,7 +31,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -96,11 +96,11 @@ class ScriptCapture:
         script = m.get("script_arg") or m.get("script", "script")
         where = m.get("error_location") or script
         if m.get("script") and where.startswith(m["script"] + ":"):
-            where = script + where[len(m["script"]):]  # the path as the user typed it
+            where = script + where[len(m["script"]) :]  # the path as the user typed it
         if self.timed_out:
             stuck = m.get("terminated_at") or ""
             if m.get("script") and stuck.startswith(m["script"] + ":"):
-                stuck = script + stuck[len(m["script"]):]
+                stuck = script + stuck[len(m["script"]) :]
             stuck = f" at {stuck}" if stuck else ""
             text = f"{script} timed out after {_seconds(m.get('timeout_s'))}{stuck}; stopped"
         elif m.get("usage_error"):
@@ -140,7 +140,9 @@ def _quote_flag_value(value: str) -> str:
     # XLA splits XLA_FLAGS on whitespace but keeps double-quoted values together.
     if any(c.isspace() for c in value):
         if '"' in value:
-            raise CaptureError(f"cannot pass {value!r} through XLA_FLAGS (it has both spaces and quotes)")
+            raise CaptureError(
+                f"cannot pass {value!r} through XLA_FLAGS (it has both spaces and quotes)"
+            )
         return f'"{value}"'
     return value
 
@@ -189,7 +191,9 @@ def _prepare_out_dir(out_dir: Path, force: bool) -> None:
         raise CaptureError(f"{out_dir}: exists and is not a folder")
     if out_dir.is_dir() and any(out_dir.iterdir()):
         if not force:
-            raise CaptureError(f"{out_dir}: folder is not empty (use --force to replace a previous capture)")
+            raise CaptureError(
+                f"{out_dir}: folder is not empty (use --force to replace a previous capture)"
+            )
         for name in _OWNED:
             _remove(out_dir / name)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -216,7 +220,7 @@ def _child_env(xla_flags: str | None) -> dict[str, str]:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def _write_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
@@ -260,7 +264,9 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 class _Progress:
     """A rich spinner with elapsed time and dump-file count, for runs longer than ~2 s on a TTY."""
 
-    def __init__(self, label: str, dump_dir: Path | None, enabled: bool | None, console: Any = None) -> None:
+    def __init__(
+        self, label: str, dump_dir: Path | None, enabled: bool | None, console: Any = None
+    ) -> None:
         self.label = label
         self.dump_dir = dump_dir
         self.enabled = enabled
@@ -378,8 +384,11 @@ def capture_script(
     _write_manifest(out, manifest)  # a manifest exists even if this process dies mid-run
 
     started = time.monotonic()
-    ticker = _Progress(script_path.name if function is None else f"{script_path.name}:{function}",
-                       dump_dir if function is None else None, progress)
+    ticker = _Progress(
+        script_path.name if function is None else f"{script_path.name}:{function}",
+        dump_dir if function is None else None,
+        progress,
+    )
     with open(out / STDOUT, "wb") as stdout, open(out / STDERR, "wb") as stderr:
         process = subprocess.Popen(
             command,
@@ -411,7 +420,12 @@ def capture_script(
     manifest["duration_s"] = round(time.monotonic() - started, 3)
     manifest["timed_out"] = timed_out
     manifest["exit_status"] = process.returncode
-    if process.returncode is not None and process.returncode < 0 and not timed_out and not manifest["error"]:
+    if (
+        process.returncode is not None
+        and process.returncode < 0
+        and not timed_out
+        and not manifest["error"]
+    ):
         manifest["error"] = f"killed by signal {_signal_name(-process.returncode)}"
     if process.returncode and not manifest["error"]:
         manifest["error"] = _last_stderr_line(out / STDERR)
@@ -438,7 +452,9 @@ def _read_info(path: Path) -> dict[str, Any]:
 
 def _last_stderr_line(path: Path) -> str | None:
     try:
-        lines = [line.strip() for line in path.read_text(errors="replace").splitlines() if line.strip()]
+        lines = [
+            line.strip() for line in path.read_text(errors="replace").splitlines() if line.strip()
+        ]
     except OSError:
         return None
     return lines[-1][:500] if lines else None

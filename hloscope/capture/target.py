@@ -163,7 +163,11 @@ class Target:
     def manifest(self) -> dict[str, Any] | None:
         """The capture manifest of a script target or ``hloscope capture`` folder, if any."""
         folder = self.output_dir
-        if folder is None and self.kind is TargetKind.DUMP and (self.path.parent / "manifest.json").is_file():
+        if (
+            folder is None
+            and self.kind is TargetKind.DUMP
+            and (self.path.parent / "manifest.json").is_file()
+        ):
             folder = self.path.parent
         if folder is None:
             return None
@@ -225,11 +229,15 @@ class Target:
         )
         if not matches:
             names = sorted({e.name for e in entries})
-            shown = ", ".join(names[:8]) + (f", ... ({len(names)} in all)" if len(names) > 8 else "")
+            shown = ", ".join(names[:8]) + (
+                f", ... ({len(names)} in all)" if len(names) > 8 else ""
+            )
             raise TargetError(f"{self.spec}: no module named {name!r} (modules: {shown})")
         return ModuleChoice(_largest(matches).load(), "named", len(entries))
 
-    def main_module(self, stage: str | Stage = Stage.OPTIMIZED_HLO, name: str | None = None) -> Module:
+    def main_module(
+        self, stage: str | Stage = Stage.OPTIMIZED_HLO, name: str | None = None
+    ) -> Module:
         """The module :meth:`choose_module` picks (see there for the rule)."""
         return self.choose_module(stage, name).module
 
@@ -254,7 +262,9 @@ class Target:
             text = stage_files.text_file if stage_files is not None else None
             if text is not None:
                 size = text.path.stat().st_size if text.path.exists() else 0
-                entries.append(_Entry(m.id, m.name, size, m.before if which is Stage.HLO else m.after))
+                entries.append(
+                    _Entry(m.id, m.name, size, m.before if which is Stage.HLO else m.after)
+                )
         if not entries:
             what = f"{which.short}-optimization"
             raise TargetError(
@@ -267,7 +277,9 @@ class Target:
         from ..hlo.parser import parse_modules
 
         modules = parse_modules(self.path)
-        return [_Entry(i, m.name, _instruction_count(m), (lambda m=m: m)) for i, m in enumerate(modules)]
+        return [
+            _Entry(i, m.name, _instruction_count(m), (lambda m=m: m)) for i, m in enumerate(modules)
+        ]
 
 
 def _largest(entries: Sequence[_Entry]) -> _Entry:
@@ -286,7 +298,9 @@ def _resolve(
     text: str, args: Sequence[str], timeout: float | None, refresh: bool, progress: bool | None
 ) -> Target:
     if not text.strip():
-        raise TargetError("empty TARGET (give an HLO file, a dump folder, SCRIPT.py or SCRIPT.py:FUNCTION)")
+        raise TargetError(
+            "empty TARGET (give an HLO file, a dump folder, SCRIPT.py or SCRIPT.py:FUNCTION)"
+        )
     path = Path(text)
     try:
         if path.is_dir():
@@ -304,7 +318,9 @@ def _resolve(
             raise TargetError(f"{found.group('script')}: no such file")
         if args:
             raise TargetError(f"{text}: a SCRIPT.py:FUNCTION target takes no script arguments")
-        return _resolve_script(text, script, found.group("function"), (), timeout, refresh, progress)
+        return _resolve_script(
+            text, script, found.group("function"), (), timeout, refresh, progress
+        )
     raise TargetError(
         f"{text}: no such file or folder "
         "(a TARGET is an HLO file, a dump folder, SCRIPT.py or SCRIPT.py:FUNCTION)"
@@ -389,14 +405,19 @@ def _resolve_script(
     try:
         from .script import ScriptCapture, capture_script
 
-        run = capture_script(script, args, work, function=function, timeout=timeout, force=True, progress=progress)
+        run = capture_script(
+            script, args, work, function=function, timeout=timeout, force=True, progress=progress
+        )
         if not run.ok:
             failed = folder.with_name(folder.name + ".failed")
             shutil.rmtree(failed, ignore_errors=True)
             os.replace(work, failed)
             from ._runner import EXAMPLE_ARGS_HELP
 
-            message = ScriptCapture(out_dir=failed, manifest=run.manifest).error_line() or "capture failed"
+            message = (
+                ScriptCapture(out_dir=failed, manifest=run.manifest).error_line()
+                or "capture failed"
+            )
             detail = EXAMPLE_ARGS_HELP if run.manifest.get("usage_error") else ""
             raise CaptureError(message, detail=detail, output_dir=str(failed))
         if refresh:

@@ -8,7 +8,7 @@ import sys
 import click
 
 from ..errors import ExitStatus
-from ._app import fail, cli
+from ._app import cli, fail
 
 __all__ = ["capture_command", "TIMED_OUT"]
 
@@ -28,9 +28,13 @@ TIMED_OUT = 124
     help="Output folder (must be empty).",
 )
 @click.option(
-    "--passes", metavar="REGEX", help="Also dump the module after every XLA pass matching REGEX ('.*': all)."
+    "--passes",
+    metavar="REGEX",
+    help="Also dump the module after every XLA pass matching REGEX ('.*': all).",
 )
-@click.option("--timeout", type=float, metavar="S", help="Stop the script (and its children) after S seconds.")
+@click.option(
+    "--timeout", type=float, metavar="S", help="Stop the script (and its children) after S seconds."
+)
 @click.option("--force", is_flag=True, help="Replace a previous capture in the output folder.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON.")
 def capture_command(

@@ -15,7 +15,9 @@ __all__ = ["fusions_command"]
 
 @cli.command("fusions")
 @click.argument("target")
-@click.option("--by-source", is_flag=True, help="One row per source line: the kernels its ops ended in.")
+@click.option(
+    "--by-source", is_flag=True, help="One row per source line: the kernels its ops ended in."
+)
 @click.option(
     "--sort",
     "sort",
@@ -30,7 +32,9 @@ __all__ = ["fusions_command"]
     help="Keep rows where EXPR holds: kind=kLoop, opcode=dot (a dot fused or not), flops>1e6, "
     "source~model.py. Repeat to AND.",
 )
-@click.option("--top", type=click.IntRange(min=0), metavar="N", help="Show the first N rows (after sorting).")
+@click.option(
+    "--top", type=click.IntRange(min=0), metavar="N", help="Show the first N rows (after sorting)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {module, rows, summary}.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the rows as CSV.")
 @click.option(

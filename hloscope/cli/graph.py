@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import click
-
-from ._app import cli
 import re
 from pathlib import Path
 
+import click
+
+from ._app import cli
 from ._target import all_modules_option, module_option, open_modules, refresh_option
 
 __all__ = ["graph_command"]
@@ -30,7 +30,9 @@ __all__ = ["graph_command"]
     help="Output format (default: from FILE's suffix).",
 )
 @click.option("--computation", metavar="C", help="Draw computation C (default: the entry).")
-@click.option("--fusion", metavar="F", help="Draw fusion F opened up, with its producers and users.")
+@click.option(
+    "--fusion", metavar="F", help="Draw fusion F opened up, with its producers and users."
+)
 @click.option("--around", metavar="INSTR", help="Draw the instructions near INSTR.")
 @click.option(
     "--depth",
@@ -107,7 +109,9 @@ def _draw(chosen, options, out: str, fmt: str) -> str:
     else:
         selection = write_graph(chosen, options, out, fmt)
     if selection is None:
-        return f"wrote {out}: Model Explorer graph JSON of {chosen.name} (open it in Model Explorer)"
+        return (
+            f"wrote {out}: Model Explorer graph JSON of {chosen.name} (open it in Model Explorer)"
+        )
     shown, total = len(selection.nodes), len(selection.graph)
     line = f"wrote {out}: {shown} of {total} nodes of {selection.computation.name} in {chosen.name}"
     if selection.hidden:

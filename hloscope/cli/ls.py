@@ -34,7 +34,9 @@ def ls_command(dump: str, as_json: bool, no_parse: bool) -> None:
     from ..render.dump_listing import render_listing
 
     index = load_dump(dump)  # DumpFormatError (exit 2) when DUMP is not a folder
-    listing = build_listing(index, parse=not no_parse, progress=_progress(index, enabled=not as_json))
+    listing = build_listing(
+        index, parse=not no_parse, progress=_progress(index, enabled=not as_json)
+    )
     if as_json:
         json.dump(listing_json(listing), sys.stdout, indent=2)
         sys.stdout.write("\n")

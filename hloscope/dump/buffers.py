@@ -38,9 +38,10 @@ that is not text at all.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from .errors import DumpFormatError
 
@@ -85,7 +86,9 @@ def read_dump_text(path: str | Path) -> str:
         raise DumpFormatError(f"cannot read: {e.strerror or e}", path=str(p)) from None
     nul = data.find(b"\0")
     if nul >= 0:
-        raise DumpFormatError("binary data, not a text dump", path=str(p), line=data.count(b"\n", 0, nul) + 1)
+        raise DumpFormatError(
+            "binary data, not a text dump", path=str(p), line=data.count(b"\n", 0, nul) + 1
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -93,7 +96,14 @@ def read_dump_text(path: str | Path) -> str:
         raise DumpFormatError("bytes that are not UTF-8 text", path=str(p), line=line) from None
 
 
-_HUMAN_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50}
+_HUMAN_UNITS = {
+    "B": 1,
+    "KiB": 1 << 10,
+    "MiB": 1 << 20,
+    "GiB": 1 << 30,
+    "TiB": 1 << 40,
+    "PiB": 1 << 50,
+}
 _HUMAN = re.compile(r"^\s*(?P<num>-?[\d.]+)\s*(?P<unit>B|KiB|MiB|GiB|TiB|PiB)\s*$")
 
 
@@ -153,7 +163,7 @@ class BufferValue:
         return self.instruction + "{" + ",".join(map(str, self.index)) + "}"
 
     @property
-    def shape(self) -> "Shape":
+    def shape(self) -> Shape:
         from ..hlo.shape import parse_shape  # late: keeps this module importable on its own
 
         return parse_shape(self.shape_text)
@@ -398,7 +408,7 @@ class BufferAssignment:
             for a, v in self.buffer_values()
         ]
 
-    def merge(self, other: "BufferAssignment") -> "BufferAssignment":
+    def merge(self, other: BufferAssignment) -> BufferAssignment:
         """Fold in what a companion file (``-values``, ``-live-range``) adds; returns self."""
         if not self.allocations:
             self.allocations = other.allocations
@@ -413,22 +423,32 @@ class BufferAssignment:
 
 
 _ALLOC = re.compile(r"^allocation (?P<index>\d+): size (?P<size>\d+)(?P<flags>.*):\s*$")
-_PARAM_FLAG = re.compile(r", parameter (?P<num>\d+), shape \|(?P<shape>.*?)\| at ShapeIndex (?P<index>\{[\d,\s]*\})")
+_PARAM_FLAG = re.compile(
+    r", parameter (?P<num>\d+), shape \|(?P<shape>.*?)\| at ShapeIndex (?P<index>\{[\d,\s]*\})"
+)
 _OUTPUT_FLAG = re.compile(r", output shape is \|(?P<shape>.*?)\|")
 _COLOR_FLAG = re.compile(r", color (?P<color>\d+)")
 _VALUE_ID = r"<(?P<id>\d+) (?P<name>[^\s{}<>]+)(?P<index>\{[\d,]*\})?(?P<phi> \(phi\))?(?: @(?P<color>\d+))?>"
-_VALUE = re.compile(rf"^ value: {_VALUE_ID} \(size=(?P<size>\d+),offset=(?P<offset>\d+)\): (?P<shape>.*)$")
+_VALUE = re.compile(
+    rf"^ value: {_VALUE_ID} \(size=(?P<size>\d+),offset=(?P<offset>\d+)\): (?P<shape>.*)$"
+)
 _USED_VALUE = re.compile(rf"^{_VALUE_ID}\s*$")
 _TOTAL_USED = re.compile(r"^Total bytes used: (?P<bytes>\d+)")
 _POSITION = re.compile(r"^  (?P<name>[^\s{}]+)(?: (?P<index>\{[\d,]*\}))?\s*$")
-_USE = re.compile(r"^  (?P<name>[^\s,{}]+), operand (?P<operand>\d+)(?: (?P<index>\{[\d,]*\}))?\s*$")
+_USE = re.compile(
+    r"^  (?P<name>[^\s,{}]+), operand (?P<operand>\d+)(?: (?P<index>\{[\d,]*\}))?\s*$"
+)
 
 _LIVE_HEADER = re.compile(r"^HloLiveRange \(max (?P<max>\d+)\):")
 _SEQ = re.compile(r"^    (?P<time>\d+):(?P<name>\S+)\s*$")
 _RANGE = re.compile(r"^    (?P<buffer>\S+):(?P<start>\d+)-(?P<end>\d+)\s*$")
 _PEAK_HEADER = re.compile(r"^  Live ranges at (?P<time>\d+) \(peak\):")
-_PEAK = re.compile(r"^    (?P<buffer>\S+): (?P<size>\d+) bytes \(cumulative: (?P<cum>\d+) bytes\)\s*$")
-_BREAKDOWN_HEADER = re.compile(r"^  Stack trace breakdown for peak usage: (?P<total>[\d  ,]+) bytes")
+_PEAK = re.compile(
+    r"^    (?P<buffer>\S+): (?P<size>\d+) bytes \(cumulative: (?P<cum>\d+) bytes\)\s*$"
+)
+_BREAKDOWN_HEADER = re.compile(
+    r"^  Stack trace breakdown for peak usage: (?P<total>[\d  ,]+) bytes"
+)
 _BREAKDOWN = re.compile(
     r"^(?P<lead>[\s│├└─]*)(?P<label>.*) \((?P<pct>[\d.]+)%, total: (?P<total>[\d  ,]+) bytes, "
     r"current: (?P<current>[\d  ,]+) bytes, remaining: (?P<remaining>[\d  ,]+) bytes\)\s*$"
@@ -478,8 +498,15 @@ class _BufferAssignmentReader:
         for alloc in out.allocations:  # XLA never prints an allocation without values
             if not alloc.values:
                 self.warn(alloc.line, f"allocation {alloc.index} lists no values (truncated file?)")
-        if out.total_bytes is not None and out.allocations and out.total_bytes != out.allocated_bytes:
-            self.warn(1, f"'Total bytes used: {out.total_bytes}' but the allocations add up to {out.allocated_bytes}")
+        if (
+            out.total_bytes is not None
+            and out.allocations
+            and out.total_bytes != out.allocated_bytes
+        ):
+            self.warn(
+                1,
+                f"'Total bytes used: {out.total_bytes}' but the allocations add up to {out.allocated_bytes}",
+            )
         return out
 
     def _header(self, line: str, lineno: int) -> bool:
@@ -572,7 +599,9 @@ class _BufferAssignmentReader:
             m = _USE.match(line)
             if m:
                 self.value.uses.append(
-                    ValueUse(m.group("name"), int(m.group("operand")), _parse_index(m.group("index")))
+                    ValueUse(
+                        m.group("name"), int(m.group("operand")), _parse_index(m.group("index"))
+                    )
                 )
                 return True
         return False
@@ -610,7 +639,9 @@ class _BufferAssignmentReader:
         elif self.live_part == "peak":
             m = _PEAK.match(line)
             if m:
-                live.peak_buffers.append(PeakBuffer(m.group("buffer"), int(m.group("size")), int(m.group("cum"))))
+                live.peak_buffers.append(
+                    PeakBuffer(m.group("buffer"), int(m.group("size")), int(m.group("cum")))
+                )
                 return True
         elif self.live_part == "breakdown":
             m = _BREAKDOWN.match(line)
@@ -772,7 +803,9 @@ _TOP_ROW = re.compile(
     r"^\s*(?P<cum>[\d.]+\s*\w+)\(\s*(?P<pct>\d+)%\);\s*(?P<rem>[\d.]+\s*\w+);\s*"
     r"allocation (?P<index>\d+): size (?P<size>[^,:]+)(?P<flags>.*?):?\s*$"
 )
-_REPORT_ALLOC = re.compile(r"^\s*allocation (?P<index>\d+): size (?P<size>[^,:]+)(?P<flags>.*?):?\s*$")
+_REPORT_ALLOC = re.compile(
+    r"^\s*allocation (?P<index>\d+): size (?P<size>[^,:]+)(?P<flags>.*?):?\s*$"
+)
 _RANGE_ROW = re.compile(
     r"^\s*(?P<cum>[\d.]+\s*\w+)\(\s*(?P<pct>\d+)%\);\s*(?P<size>[\d.]+\s*\w+);\s*(?P<offset>\d+);"
     r"\s*(?P<n>\d+);\s*(?P<shapes>.*)$"
@@ -954,7 +987,7 @@ class MemorySummary:
     @classmethod
     def of(
         cls, assignment: BufferAssignment | None, report: MemoryUsageReport | None
-    ) -> "MemorySummary":
+    ) -> MemorySummary:
         s = cls()
         if assignment is not None and assignment.allocations:
             s.allocated_bytes = assignment.total_bytes or assignment.allocated_bytes

@@ -129,7 +129,9 @@ _CL = re.compile(r"^(?P<name>.*?)(?:^|\.)cl_(?P<cl>\d+)$")
 # Function names hidden in module names.
 # TensorFlow: `a_inference_<function>_<uid>__<sorted attributes>_.<n>`; the leading `__` of
 # `__inference_...` is rewritten to `a_` because XLA module names must start with a letter.
-_TF_NAME = re.compile(r"^(?:a_|__|_)?(?:inference|forward|backward)_(?P<fn>.+?)_(?P<uid>\d+)(?:__|$|\.)")
+_TF_NAME = re.compile(
+    r"^(?:a_|__|_)?(?:inference|forward|backward)_(?P<fn>.+?)_(?P<uid>\d+)(?:__|$|\.)"
+)
 # JAX: `jit_<function>` (also pmap_/xmap_/pjit_), possibly made unique with `.<n>`.
 _JAX_NAME = re.compile(r"^(?:jit|pmap|xmap|pjit)_(?P<fn>.+?)(?:\.\d+)?$")
 _UNIQUE_SUFFIX = re.compile(r"\.\d+$")

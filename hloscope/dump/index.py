@@ -30,9 +30,10 @@ is ``(folder, timestamp, id)``.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from .buffers import (
     BufferAssignment,
@@ -43,7 +44,6 @@ from .buffers import (
     load_memory_report,
 )
 from .errors import DumpFormatError
-from .passes import PassStep
 from .filenames import (
     AFTER_OPTIMIZATIONS,
     BEFORE_OPTIMIZATIONS,
@@ -52,11 +52,20 @@ from .filenames import (
     parse_dump_filename,
     parse_module_folder_entry,
 )
+from .passes import PassStep
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.model import Module
 
-__all__ = ["DumpFile", "DumpStage", "PassDump", "DumpModule", "DumpFunction", "DumpIndex", "load_dump"]
+__all__ = [
+    "DumpFile",
+    "DumpStage",
+    "PassDump",
+    "DumpModule",
+    "DumpFunction",
+    "DumpIndex",
+    "load_dump",
+]
 
 _STAGE_ORDER = {BEFORE_OPTIMIZATIONS: 0, AFTER_OPTIMIZATIONS: 1}
 
@@ -82,7 +91,7 @@ class DumpFile:
         return self.name.kind
 
 
-def _parse_hlo(file: DumpFile) -> "Module":
+def _parse_hlo(file: DumpFile) -> Module:
     from ..hlo.parser import parse  # late import: the index itself needs no parser
 
     return parse(file.path)
@@ -132,7 +141,7 @@ class PassDump(PassStep):
                 return f
         return None
 
-    def module(self) -> "Module":
+    def module(self) -> Module:
         """Parse this step's HLO text (not cached: pass dumps are many and large)."""
         f = self.text_file
         if f is None:
@@ -147,7 +156,17 @@ class DumpModule:
     on first call and cached; errors are not cached, so a fixed file can be re-read.
     """
 
-    __slots__ = ("id", "timestamp", "folder", "name", "files", "stages", "passes", "other_files", "_cache")
+    __slots__ = (
+        "id",
+        "timestamp",
+        "folder",
+        "name",
+        "files",
+        "stages",
+        "passes",
+        "other_files",
+        "_cache",
+    )
 
     def __init__(self, id: int, timestamp: int | None = None, folder: str = "") -> None:
         self.id = id
@@ -218,14 +237,14 @@ class DumpModule:
             self._cache[key] = compute()
         return self._cache[key]
 
-    def before(self) -> "Module | None":
+    def before(self) -> Module | None:
         """The HLO module before optimization, parsed on first call (``None`` if not dumped).
 
         Raises :class:`~hloscope.hlo.errors.HloParseError` if the file is not valid HLO."""
         f = self.before_file
         return self._cached("before", lambda: _parse_hlo(f)) if f else None
 
-    def after(self) -> "Module | None":
+    def after(self) -> Module | None:
         """The HLO module after optimization, parsed on first call (``None`` if not dumped)."""
         f = self.after_file
         return self._cached("after", lambda: _parse_hlo(f)) if f else None
@@ -236,7 +255,9 @@ class DumpModule:
 
         def load() -> BufferAssignment | None:
             main = self._after_companion("buffer-assignment")
-            parts = [main] + [self._after_companion(k) for k in ("buffer-assignment-values", "live-range")]
+            parts = [main] + [
+                self._after_companion(k) for k in ("buffer-assignment-values", "live-range")
+            ]
             parts = [p for p in parts if p is not None]
             if not parts:
                 return None
@@ -317,7 +338,9 @@ class DumpIndex:
         for m in self.modules:
             yield from m.files
 
-    def module(self, id: int, *, folder: str | None = None, timestamp: int | None = None) -> DumpModule:
+    def module(
+        self, id: int, *, folder: str | None = None, timestamp: int | None = None
+    ) -> DumpModule:
         """The module with this id (narrowed by ``folder``/``timestamp`` when ids repeat)."""
         found = [
             m
@@ -330,7 +353,9 @@ class DumpIndex:
             raise KeyError(f"no module {id} in {self.root}")
         if len(found) > 1:
             where = ", ".join(f"{m.folder or '.'}@{m.timestamp}" for m in found)
-            raise KeyError(f"module id {id} occurs {len(found)} times ({where}); pass folder= or timestamp=")
+            raise KeyError(
+                f"module id {id} occurs {len(found)} times ({where}); pass folder= or timestamp="
+            )
         return found[0]
 
     def __getitem__(self, id: int) -> DumpModule:
@@ -385,7 +410,13 @@ def _scan(folder: Path, rel: str, index: DumpIndex, modules: dict, depth: int) -
             if _is_module_folder(entry.name):
                 _scan_module_folder(entry, rel, index, modules)
             elif depth > 0:
-                _scan(Path(entry.path), f"{rel}/{entry.name}" if rel else entry.name, index, modules, depth - 1)
+                _scan(
+                    Path(entry.path),
+                    f"{rel}/{entry.name}" if rel else entry.name,
+                    index,
+                    modules,
+                    depth - 1,
+                )
             continue
         parsed = parse_dump_filename(entry.name)
         if parsed is None:
@@ -394,7 +425,14 @@ def _scan(folder: Path, rel: str, index: DumpIndex, modules: dict, depth: int) -
         _add(entry, parsed, directory, rel, index, modules)
 
 
-def _add(entry: os.DirEntry, parsed: DumpFileName, directory: str, rel: str, index: DumpIndex, modules: dict) -> None:
+def _add(
+    entry: os.DirEntry,
+    parsed: DumpFileName,
+    directory: str,
+    rel: str,
+    index: DumpIndex,
+    modules: dict,
+) -> None:
     try:
         size = entry.stat().st_size
     except OSError as e:  # a dangling link, a file removed while listing

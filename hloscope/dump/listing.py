@@ -10,8 +10,8 @@ line in :attr:`Listing.errors` and a blank cell in its row; nothing stops the li
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from .buffers import MemorySummary
 from .errors import DumpFormatError
@@ -95,7 +95,11 @@ def _fill(row: ListingRow) -> None:
                     instrs += 1
                     fusions += instr.opcode == "fusion"
                 row.instructions, row.fusions, row.counted_stage = instrs, fusions, stage
-    ba = _guard(row, _first(m, "buffer-assignment", "buffer-assignment-values", "live-range"), m.buffer_assignment)
+    ba = _guard(
+        row,
+        _first(m, "buffer-assignment", "buffer-assignment-values", "live-range"),
+        m.buffer_assignment,
+    )
     report = None
     if ba is None or not ba.allocations:
         report = _guard(row, _first(m, "memory-usage-report"), m.memory_report)
@@ -179,7 +183,13 @@ def listing_json(listing: Listing) -> dict:
         "root": str(index.root),
         "modules": modules,
         "functions": [
-            {"name": f.name, "folder": f.folder, "compiles": f.compiles, "ids": f.ids, "module_names": f.module_names}
+            {
+                "name": f.name,
+                "folder": f.folder,
+                "compiles": f.compiles,
+                "ids": f.ids,
+                "module_names": f.module_names,
+            }
             for f in index.functions.values()
         ],
         "unknown_files": [str(p) for p in index.unknown_files],

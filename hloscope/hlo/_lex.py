@@ -105,8 +105,7 @@ BRACKET_TOKENS = re.compile(
 #: Tokens for bracket matching inside attribute values, which may also hold single-quoted
 #: strings (mesh axes) and ``//`` comments.
 VALUE_TOKENS = re.compile(
-    STRING + "|" + SINGLE_QUOTED + "|" + BLOCK_COMMENT + "|" + LINE_COMMENT
-    + r"""|[()\[\]{}"']""",
+    STRING + "|" + SINGLE_QUOTED + "|" + BLOCK_COMMENT + "|" + LINE_COMMENT + r"""|[()\[\]{}"']""",
     re.S,
 )
 _CLOSER = {"(": ")", "[": "]", "{": "}"}
@@ -206,7 +205,7 @@ class Cursor:
         pos = self.skip()
         if pos >= len(self.text):
             return DecodeError(f"{message}, found end of text", pos)
-        return DecodeError(f"{message}, found {self.text[pos:pos + 12]!r}", pos)
+        return DecodeError(f"{message}, found {self.text[pos : pos + 12]!r}", pos)
 
     def match(self, regex: re.Pattern, what: str) -> re.Match:
         """Match ``regex`` at the next token and move past it (``what`` names it in errors)."""

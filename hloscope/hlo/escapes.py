@@ -14,10 +14,21 @@ from .errors import DecodeError
 __all__ = ["c_unescape", "c_escape", "quoted_string_at"]
 
 _SIMPLE = {
-    "n": 0x0A, "r": 0x0D, "t": 0x09, '"': 0x22, "'": 0x27, "\\": 0x5C,
-    "a": 0x07, "b": 0x08, "f": 0x0C, "v": 0x0B, "?": 0x3F,
+    "n": 0x0A,
+    "r": 0x0D,
+    "t": 0x09,
+    '"': 0x22,
+    "'": 0x27,
+    "\\": 0x5C,
+    "a": 0x07,
+    "b": 0x08,
+    "f": 0x0C,
+    "v": 0x0B,
+    "?": 0x3F,
 }
-_ESCAPE_RE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.S)
+_ESCAPE_RE = re.compile(
+    r"\\(?:([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.S
+)
 
 
 def c_unescape(body: str, offset: int = 0) -> str:

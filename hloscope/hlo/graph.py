@@ -68,8 +68,8 @@ ExpandSpec = Union[bool, Collection[str]]
 
 
 def module_graph(
-    module: "Module",
-    computation: "str | Computation | None" = None,
+    module: Module,
+    computation: str | Computation | None = None,
     expand_fusions: ExpandSpec = False,
 ) -> nx.DiGraph:
     """The dataflow graph of one computation of ``module`` (the entry when ``computation`` is None).
@@ -86,7 +86,7 @@ def module_graph(
     return graph
 
 
-def resolve_computation(module: "Module", computation: "str | Computation | None") -> "Computation":
+def resolve_computation(module: Module, computation: str | Computation | None) -> Computation:
     """``None`` -> the entry; a name -> that computation; a Computation -> itself."""
     if computation is None:
         if module.entry is None:
@@ -109,7 +109,7 @@ class _Builder:
         self.graph = graph
         self.expand = expand
 
-    def _expands(self, inst: "Instruction", nested: bool) -> bool:
+    def _expands(self, inst: Instruction, nested: bool) -> bool:
         if inst.opcode != "fusion" or self.expand is False:
             return False
         if self.expand is True or nested:
@@ -118,11 +118,11 @@ class _Builder:
 
     def add_computation(
         self,
-        comp: "Computation",
+        comp: Computation,
         prefix: str,
         fusion: str | None,
         inputs: list[str] | None,
-    ) -> "dict[Instruction, str]":
+    ) -> dict[Instruction, str]:
         """Add ``comp``'s instructions; return the node id that produces each instruction's value.
 
         ``inputs`` (for an expanded fused computation) are the node ids producing the fusion's
@@ -190,7 +190,7 @@ class _Builder:
         return produced
 
 
-def _node_attrs(inst: "Instruction", fusion: str | None) -> dict:
+def _node_attrs(inst: Instruction, fusion: str | None) -> dict:
     shape = inst.shape
     frame = inst.source
     return {
@@ -267,7 +267,11 @@ def neighbourhood(
         node, dist = queue.popleft()
         if depth is not None and dist >= depth:
             continue
-        if hub_degree is not None and node not in center_set and len(pred[node]) + len(succ[node]) > hub_degree:
+        if (
+            hub_degree is not None
+            and node not in center_set
+            and len(pred[node]) + len(succ[node]) > hub_degree
+        ):
             continue
         producers = sorted(pred[node].items(), key=lambda item: item[1]["index"])
         for neighbour in [p for p, _ in producers] + list(succ[node]):

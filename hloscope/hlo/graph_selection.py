@@ -66,9 +66,9 @@ class GraphOptions:
 class GraphSelection:
     """A computation's graph and the part of it that is drawn."""
 
-    module: "Module"
-    computation: "Computation"
-    graph: "nx.DiGraph"
+    module: Module
+    computation: Computation
+    graph: nx.DiGraph
     nodes: list[str]
     centers: list[str] = field(default_factory=list)
     why: str = ""  # how the nodes were chosen, for the note ("3 hops around fusion.2")
@@ -78,7 +78,7 @@ class GraphSelection:
         return len(self.graph) - len(self.nodes)
 
 
-def select_graph(module: "Module", options: GraphOptions = GraphOptions()) -> GraphSelection:
+def select_graph(module: Module, options: GraphOptions = GraphOptions()) -> GraphSelection:
     """Build the graph ``options`` ask for and choose the nodes to draw.
 
     Raises :class:`GraphError` (with close matches) for an unknown computation,
@@ -109,19 +109,23 @@ def select_graph(module: "Module", options: GraphOptions = GraphOptions()) -> Gr
     elif fusion_inst is not None:
         centers = _find_centers(graph, fusion_inst.name)
         depth = options.depth if options.depth is not None else 1
-        nodes = neighbourhood(graph, centers, depth=depth, max_nodes=max(options.max_nodes, len(centers)))
+        nodes = neighbourhood(
+            graph, centers, depth=depth, max_nodes=max(options.max_nodes, len(centers))
+        )
         why = f"{fusion_inst.name} and what lies {depth} hop{'s' if depth != 1 else ''} from it"
     elif len(graph) > options.max_nodes:
         center = default_center(graph)
         centers = [center] if center is not None else []
-        nodes = neighbourhood(graph, centers, depth=options.depth, max_nodes=options.max_nodes, hub_degree=HUB_DEGREE)
+        nodes = neighbourhood(
+            graph, centers, depth=options.depth, max_nodes=options.max_nodes, hub_degree=HUB_DEGREE
+        )
         why = f"the {len(nodes)} nodes nearest {center} (the op moving the most bytes)"
     else:
         centers, nodes, why = [], list(graph.nodes), ""
     return GraphSelection(module, comp, graph, nodes, centers, why)
 
 
-def find_fusion(module: "Module", name: str, comp_name: str | None) -> "Instruction":
+def find_fusion(module: Module, name: str, comp_name: str | None) -> Instruction:
     """The fusion instruction ``name`` names (or the caller of the fused computation ``name``),
     looked up in ``comp_name`` when given. Raises :class:`GraphError` with close matches."""
     comps = module.computations
@@ -142,7 +146,7 @@ def find_fusion(module: "Module", name: str, comp_name: str | None) -> "Instruct
     raise GraphError(f"no fusion named {name!r} in module {module.name}" + _suggest(name, fusions))
 
 
-def _find_centers(graph: "nx.DiGraph", name: str) -> list[str]:
+def _find_centers(graph: nx.DiGraph, name: str) -> list[str]:
     """Node ids for ``name``: the node itself, or every inner node of an expanded fusion."""
     if name in graph:
         return [name]

@@ -264,7 +264,7 @@ def parse_literal(text: str, shape: Shape) -> Literal:
         value, end = _parse_element(text, pos, shape, top_level=True)
     end = _skip(text, end)
     if end != len(text):
-        raise DecodeError(f"unexpected text after literal: {text[end:end + 20]!r}", end)
+        raise DecodeError(f"unexpected text after literal: {text[end : end + 20]!r}", end)
     return value
 
 
@@ -278,7 +278,7 @@ def parse_shaped_literal(text: str) -> tuple[Shape, Literal]:
     shape, value, end = _parse_shaped(text, _skip(text, 0))
     end = _skip(text, end)
     if end != len(text):
-        raise DecodeError(f"unexpected text after literal: {text[end:end + 20]!r}", end)
+        raise DecodeError(f"unexpected text after literal: {text[end : end + 20]!r}", end)
     return shape, value
 
 

@@ -8,7 +8,8 @@ detail stays reachable.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 # attributes imports only leaf modules (metadata, shape, opcodes), never this one.
 from .attributes import Attributes, read_metadata
@@ -29,7 +30,6 @@ __all__ = [
     "SourceText",
     "CALLED_COMPUTATION_ATTRS",
 ]
-
 
 
 class SourceText:
@@ -73,8 +73,6 @@ class SourceText:
         return HloParseError(
             message, path=self.path, line=line, column=column, source_line=self.line_text(line)
         )
-
-
 
 
 class Instruction:
@@ -129,7 +127,7 @@ class Instruction:
         self._metadata: Metadata | None = None
 
     @property
-    def users(self) -> list["Instruction"]:
+    def users(self) -> list[Instruction]:
         """Instructions of the same computation that use this one, in order (built on demand)."""
         users = self._users
         if users is None:
@@ -178,7 +176,7 @@ class Instruction:
 
     # --- attributes -----------------------------------------------------------------------
     @property
-    def attrs(self) -> "Attributes":
+    def attrs(self) -> Attributes:
         attrs = self._attrs
         if attrs is None:
             attrs = self._attrs = Attributes(self._attr_text, self.opcode, self._attr_error)
@@ -239,7 +237,7 @@ class Instruction:
         return self.attrs.get("kind")
 
     @property
-    def called_computations(self) -> list["Computation"]:
+    def called_computations(self) -> list[Computation]:
         called = self._called
         if called is None:
             called = self._called = self._resolve_called()
@@ -260,7 +258,7 @@ class Instruction:
         return self._line
 
     @property
-    def fused_computation(self) -> "Computation | None":
+    def fused_computation(self) -> Computation | None:
         if self.opcode != "fusion":
             return None
         called = self.called_computations
@@ -291,7 +289,7 @@ class Instruction:
         return stack[0] if stack else None
 
     # --- helpers --------------------------------------------------------------------------
-    def _resolve_called(self) -> list["Computation"]:
+    def _resolve_called(self) -> list[Computation]:
         comp = self.computation
         module = comp.module if comp is not None else None
         if module is None:
@@ -462,7 +460,7 @@ class Module:
             yield from comp.instructions
 
     @property
-    def header_attrs(self) -> "Attributes":
+    def header_attrs(self) -> Attributes:
         """Module attributes (``is_scheduled``, ``entry_computation_layout``...), decoded lazily."""
         if self._header_attrs is None:
             self._header_attrs = Attributes.for_module(self)
@@ -519,7 +517,9 @@ class Module:
 
         return module_to_text(self)
 
-    def graph(self, computation: str | Computation | None = None, expand_fusions: bool = False) -> "networkx.DiGraph":
+    def graph(
+        self, computation: str | Computation | None = None, expand_fusions: bool = False
+    ) -> networkx.DiGraph:
         """A networkx view: a node per instruction, an edge per operand use."""
         from .graph import module_graph
 

@@ -219,7 +219,7 @@ _ROWS = [
     ("triangular-solve", "kTriangularSolve", 2, "linear_algebra"),
     ("tuple", "kTuple", -1, "data_movement"),
     ("while", "kWhile", 1, "control_flow"),
-    ("xor", "kXor", 2, "elementwise"),    # Legacy opcodes still found in old dumps.
+    ("xor", "kXor", 2, "elementwise"),  # Legacy opcodes still found in old dumps.
     ("trace", "kTrace", 1, "misc"),
     ("tuple-select", "kTupleSelect", 3, "elementwise"),
 ]
@@ -234,8 +234,19 @@ CATEGORIES: tuple[Category, ...] = tuple(Category)
 
 # Ops that produce no kernel of their own: they alias or name existing buffers.
 FREE_OPCODES: frozenset[str] = frozenset(
-    {"parameter", "constant", "bitcast", "tuple", "get-tuple-element", "after-all", "add-dependency",
-     "opt-barrier", "domain", "partition-id", "replica-id"}
+    {
+        "parameter",
+        "constant",
+        "bitcast",
+        "tuple",
+        "get-tuple-element",
+        "after-all",
+        "add-dependency",
+        "opt-barrier",
+        "domain",
+        "partition-id",
+        "replica-id",
+    }
 )
 
 _ASYNC_SUFFIXES = ("-start", "-update", "-done")
@@ -248,24 +259,56 @@ _ASYNC_SUFFIXES = ("-start", "-update", "-done")
 #: Attributes whose value names one computation (``to_apply=%add``). ``calls`` may also
 #: list several (``calls=%a, %b``).
 SINGLE_COMPUTATION_ATTRS: tuple[str, ...] = (
-    "calls", "to_apply", "condition", "body", "true_computation", "false_computation",
-    "select", "scatter",
+    "calls",
+    "to_apply",
+    "condition",
+    "body",
+    "true_computation",
+    "false_computation",
+    "select",
+    "scatter",
 )
 #: Attributes whose value is a list of computations (``branch_computations={%a, %b}``).
 COMPUTATION_LIST_ATTRS: tuple[str, ...] = ("branch_computations", "called_computations")
 #: Every computation-valued attribute, in the order called computations are listed.
 CALLED_COMPUTATION_ATTRS: tuple[str, ...] = (
-    "calls", "to_apply", "condition", "body", "true_computation", "false_computation",
-    "branch_computations", "called_computations", "select", "scatter",
+    "calls",
+    "to_apply",
+    "condition",
+    "body",
+    "true_computation",
+    "false_computation",
+    "branch_computations",
+    "called_computations",
+    "select",
+    "scatter",
 )
 
 #: Opcodes that can call a computation. Every other opcode of the table never does; an opcode
 #: the table does not know (a newer XLA) is assumed to be able to.
-CALLER_OPCODES: frozenset[str] = frozenset({
-    "fusion", "call", "while", "conditional", "reduce", "reduce-window", "map", "sort", "scatter",
-    "select-and-scatter", "all-reduce", "all-reduce-start", "reduce-scatter", "custom-call",
-    "async-start", "async-update", "async-done", "scan", "collective-reduce",
-})
+CALLER_OPCODES: frozenset[str] = frozenset(
+    {
+        "fusion",
+        "call",
+        "while",
+        "conditional",
+        "reduce",
+        "reduce-window",
+        "map",
+        "sort",
+        "scatter",
+        "select-and-scatter",
+        "all-reduce",
+        "all-reduce-start",
+        "reduce-scatter",
+        "custom-call",
+        "async-start",
+        "async-update",
+        "async-done",
+        "scan",
+        "collective-reduce",
+    }
+)
 
 
 def opcode_info(name: str) -> Opcode:
@@ -279,9 +322,7 @@ def opcode_info(name: str) -> Opcode:
         return found
     for suffix in _ASYNC_SUFFIXES:
         if name.endswith(suffix) and name[: -len(suffix)] in OPCODES:
-            return Opcode(
-                name, "kAsync" + suffix[1:].capitalize(), -1, Category.CONTROL_FLOW
-            )
+            return Opcode(name, "kAsync" + suffix[1:].capitalize(), -1, Category.CONTROL_FLOW)
     return Opcode(name, "kUnknown", -1, Category.UNKNOWN)
 
 

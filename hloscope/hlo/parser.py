@@ -42,10 +42,16 @@ _FAST_INSTR = re.compile(
 )
 # The start of any instruction statement, for the slow path.
 _INSTR_START = re.compile(
-    r"[ \t]*(ROOT[ \t]+)?%?(" + _NAME + r")[ \t]*=(?=[ \t]*(?:[a-z][a-z0-9_]*\[|\(|b\(|" + _NAME + r"\())"
+    r"[ \t]*(ROOT[ \t]+)?%?("
+    + _NAME
+    + r")[ \t]*=(?=[ \t]*(?:[a-z][a-z0-9_]*\[|\(|b\(|"
+    + _NAME
+    + r"\())"
 )
 _COMP_HEADER = re.compile(r"[ \t]*(ENTRY[ \t]+)?%?(" + _NAME + r")[ \t]*(.*?)[ \t]*\{[ \t]*\r?$")
-_MODULE_HEADER = re.compile(r"[ \t]*HloModule[ \t]+%?(" + _NAME + r")?:?[ \t]*(?:,[ \t]*(.*?))?[ \t]*\r?$")
+_MODULE_HEADER = re.compile(
+    r"[ \t]*HloModule[ \t]+%?(" + _NAME + r")?:?[ \t]*(?:,[ \t]*(.*?))?[ \t]*\r?$"
+)
 _OPCODE = re.compile(r"\s*(" + _NAME + r")\(")
 _WS = _lex.WS_RE
 _COMMENT = re.compile(_lex.BLOCK_COMMENT, re.S)
@@ -94,8 +100,13 @@ def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
         if module is not None:
             modules.append(module)
     if not modules:
-        raise HloParseError("no HLO module found (expected 'HloModule' or a computation)", path=path, line=1, column=1,
-                            source_line=lines[0] if lines else "")
+        raise HloParseError(
+            "no HLO module found (expected 'HloModule' or a computation)",
+            path=path,
+            line=1,
+            column=1,
+            source_line=lines[0] if lines else "",
+        )
     return modules
 
 
@@ -117,7 +128,9 @@ def _parse_reflowed(lines: list[str], start: int, end: int, path: str | None) ->
     except HloParseError:
         raise original from None  # type: ignore[misc]
     if module is not None:
-        module.warnings.append("statements were not one per line; line numbers refer to the re-flowed text")
+        module.warnings.append(
+            "statements were not one per line; line numbers refer to the re-flowed text"
+        )
     return module
 
 
@@ -147,7 +160,7 @@ def _reflow(chunk: str) -> str:
             depth -= 1
             if first == "}" and depth == 0:
                 breaks.append(m.start())  # closing brace on its own line
-                after = chunk[m.end():m.end() + 80].lstrip(" \t")
+                after = chunk[m.end() : m.end() + 80].lstrip(" \t")
                 if not after.startswith(","):
                     breaks.append(m.end())
         elif first in '"/':
@@ -164,7 +177,9 @@ def _reflow(chunk: str) -> str:
         out.append(chunk[last:pos])
         last = pos
     out.append(chunk[last:])
-    return "\n".join(piece.strip(" \t") if i else piece.rstrip(" \t") for i, piece in enumerate(out))
+    return "\n".join(
+        piece.strip(" \t") if i else piece.rstrip(" \t") for i, piece in enumerate(out)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -186,7 +201,9 @@ def _looks_like_path(source: object) -> bool:
 
 def _read(source: Source, path: str | None) -> tuple[str, str | None]:
     data: str | bytes
-    if isinstance(source, os.PathLike) or (_looks_like_path(source) and os.path.exists(str(source))):
+    if isinstance(source, os.PathLike) or (
+        _looks_like_path(source) and os.path.exists(str(source))
+    ):
         path = path or str(source)
         try:
             data = Path(source).read_bytes()
@@ -208,7 +225,9 @@ def _read(source: Source, path: str | None) -> tuple[str, str | None]:
             col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
             raise HloParseError("not UTF-8 text", path=path, line=line, column=col) from None
     if not isinstance(data, str):
-        raise HloParseError(f"cannot parse a {type(data).__name__}; give HLO text or a path", path=path)
+        raise HloParseError(
+            f"cannot parse a {type(data).__name__}; give HLO text or a path", path=path
+        )
     if "\0" in data:
         raise HloParseError("binary data, not HLO text (NUL byte)", path=path)
     if "\r" in data:
@@ -316,18 +335,28 @@ class _ModuleParser:
             if header is None or header.group(2) in ("HloModule",):
                 if _INSTR_START.match(line):
                     raise self.error("instruction outside of a computation", i)
-                raise self.error(f"expected a computation, found {stripped[:40]!r}", i, len(line) - len(line.lstrip()) + 1)
+                raise self.error(
+                    f"expected a computation, found {stripped[:40]!r}",
+                    i,
+                    len(line) - len(line.lstrip()) + 1,
+                )
             if module is None:
                 module = self._new_module("", i)
             comp, i = self._parse_computation(i, header)
             if comp.is_entry:
                 if entry_seen is not None:
-                    raise self.error(f"second ENTRY computation {comp.name!r} (first was {entry_seen.name!r})", comp.line - 1)
+                    raise self.error(
+                        f"second ENTRY computation {comp.name!r} (first was {entry_seen.name!r})",
+                        comp.line - 1,
+                    )
                 entry_seen = comp
         if module is None:
             return None
         if not module.computations:
-            raise self.error("module has no computations", min(end, len(lines)) - 1 if end > self.start else self.start)
+            raise self.error(
+                "module has no computations",
+                min(end, len(lines)) - 1 if end > self.start else self.start,
+            )
         module.entry = entry_seen or module.computations[-1]
         module.entry.is_entry = True
         if not module.name:
@@ -346,7 +375,9 @@ class _ModuleParser:
     def _skip_block_comment(self, i: int) -> int:
         """Skip a /* ... */ comment that starts line i; return the index of the line after it."""
         for j in range(i, self.end):
-            if "*/" in self.lines[j] and (j > i or self.lines[j].find("*/") > self.lines[j].find("/*")):
+            if "*/" in self.lines[j] and (
+                j > i or self.lines[j].find("*/") > self.lines[j].find("/*")
+            ):
                 return j + 1
         raise self.error("unterminated /* comment", i)
 
@@ -356,7 +387,9 @@ class _ModuleParser:
         m = _MODULE_HEADER.match(line.split("\n", 1)[0]) if "\n" not in line else None
         if m is None:
             # A header over several lines (origin_recovery_table) or an odd one.
-            m2 = re.match(r"[ \t]*HloModule[ \t]+%?(" + _NAME + r")?:?[ \t]*(?:,(.*))?$", line, re.S)
+            m2 = re.match(
+                r"[ \t]*HloModule[ \t]+%?(" + _NAME + r")?:?[ \t]*(?:,(.*))?$", line, re.S
+            )
             if m2 is None:
                 raise self.error("malformed HloModule header", i)
             name, attrs = m2.group(1) or "", (m2.group(2) or "").strip()
@@ -385,8 +418,13 @@ class _ModuleParser:
                 return "\n".join(self.lines[i : j + 1]), j
             j += 1
             if j >= self.end:
-                raise self.error(f"unexpected end of text: {stack[-1]!r} expected to close this statement" if stack
-                                 else "unexpected end of text", i, 1)
+                raise self.error(
+                    f"unexpected end of text: {stack[-1]!r} expected to close this statement"
+                    if stack
+                    else "unexpected end of text",
+                    i,
+                    1,
+                )
 
     def _continues_from(self, start: int, j: int) -> bool:
         """Does line j continue the statement that starts at line ``start``? (Only if every line
@@ -429,7 +467,10 @@ class _ModuleParser:
                 if section == "FileLocations":
                     module.file_locations[key] = fields
                 else:
-                    module.stack_frame_table[key] = (fields.get("file_location_id", 0), fields.get("parent_frame_id", 0))
+                    module.stack_frame_table[key] = (
+                        fields.get("file_location_id", 0),
+                        fields.get("parent_frame_id", 0),
+                    )
             i += 1
         return i
 
@@ -445,7 +486,9 @@ class _ModuleParser:
         comp = Computation(name, is_entry, line=i + 1)
         comp.signature = signature
         if signature and not signature.startswith("("):
-            raise self.error(f"unexpected text in computation header: {signature[:30]!r}", i, header.start(3) + 1)
+            raise self.error(
+                f"unexpected text in computation header: {signature[:30]!r}", i, header.start(3) + 1
+            )
         i = self._parse_body(comp, i + 1)
         comp.module = module
         module.computations.append(comp)
@@ -478,14 +521,20 @@ class _ModuleParser:
                 if close >= 0:
                     inner = rest[:close]
                     after = rest[close + 1 :]
-                    if "(" not in inner and '"' not in inner and (
-                        not after or (after[0] == "," and after.count("{") == after.count("}"))
+                    if (
+                        "(" not in inner
+                        and '"' not in inner
+                        and (
+                            not after or (after[0] == "," and after.count("{") == after.count("}"))
+                        )
                     ):
                         inst = new(Instruction)
                         inst.name = name
                         inst.opcode = opcode
                         inst._shape_text = shape_text
-                        inst._users = inst._shape = inst._attrs = inst._called = inst._metadata = None
+                        inst._users = inst._shape = inst._attrs = inst._called = inst._metadata = (
+                            None
+                        )
                         inst._line = i + 1
                         if after:
                             attr_text = after[1:].lstrip()
@@ -501,7 +550,12 @@ class _ModuleParser:
                             inst._payload = None
                             if not inner:
                                 operand_names = None
-                            elif "[" in inner or "/" in inner or "{" in inner or inner.count(" ") > inner.count(","):
+                            elif (
+                                "[" in inner
+                                or "/" in inner
+                                or "{" in inner
+                                or inner.count(" ") > inner.count(",")
+                            ):
                                 operand_names = self._operand_names(inner, i, m.start(5))
                             else:
                                 operand_names = inner.replace("%", "").replace(" ", "").split(",")
@@ -522,11 +576,20 @@ class _ModuleParser:
                 if stripped.startswith("/*"):
                     i = self._skip_block_comment(i)
                     continue
-                if _INSTR_START.match(line) is None and (last_start < 0 or not self._continues_from(last_start, i)):
+                if _INSTR_START.match(line) is None and (
+                    last_start < 0 or not self._continues_from(last_start, i)
+                ):
                     if _COMP_HEADER.match(line):
-                        raise self.error(f"computation {comp.name!r} is not closed with '}}' before this computation",
-                                         i, len(line) - len(line.lstrip()) + 1)
-                    raise self.error(f"expected an instruction, found {stripped[:40]!r}", i, len(line) - len(line.lstrip()) + 1)
+                        raise self.error(
+                            f"computation {comp.name!r} is not closed with '}}' before this computation",
+                            i,
+                            len(line) - len(line.lstrip()) + 1,
+                        )
+                    raise self.error(
+                        f"expected an instruction, found {stripped[:40]!r}",
+                        i,
+                        len(line) - len(line.lstrip()) + 1,
+                    )
                 if _INSTR_START.match(line) is None:
                     # A continuation of the previous instruction: read that one again, joined.
                     prev = instructions.pop()
@@ -543,13 +606,18 @@ class _ModuleParser:
                 for nested, nested_names in self.nested:
                     nested.computation = comp
                     instructions.append(nested)
-                    by_name[f"{nested.name} {len(instructions)}"] = nested  # renamed by _uniquify_names
+                    by_name[f"{nested.name} {len(instructions)}"] = (
+                        nested  # renamed by _uniquify_names
+                    )
                     if nested_names:
                         pending.append((nested, nested_names))
                 self.nested.clear()
             name = inst.name
             if name in by_name:
-                raise self.error(f"duplicate instruction name {name!r} in computation {comp.name!r}", inst.line - 1)
+                raise self.error(
+                    f"duplicate instruction name {name!r} in computation {comp.name!r}",
+                    inst.line - 1,
+                )
             if inst.opcode not in opcodes:
                 warnings.append(f"line {inst.line}: unknown opcode {inst.opcode!r} kept as is")
             by_name[name] = inst
@@ -559,11 +627,17 @@ class _ModuleParser:
                 pending.append((inst, operand_names))
             if is_root:
                 if root is not None:
-                    raise self.error(f"second ROOT in computation {comp.name!r} (first was {root.name!r})", inst.line - 1)
+                    raise self.error(
+                        f"second ROOT in computation {comp.name!r} (first was {root.name!r})",
+                        inst.line - 1,
+                    )
                 root = inst
         else:
-            raise self.error(f"unexpected end of text: computation {comp.name!r} is not closed with '}}'", min(i, len(lines)) - 1 if i > 0 else 0,
-                             len(lines[min(i, len(lines)) - 1]) + 1 if i > 0 else 1)
+            raise self.error(
+                f"unexpected end of text: computation {comp.name!r} is not closed with '}}'",
+                min(i, len(lines)) - 1 if i > 0 else 0,
+                len(lines[min(i, len(lines)) - 1]) + 1 if i > 0 else 1,
+            )
         if not instructions:
             raise self.error(f"computation {comp.name!r} has no instructions", comp.line - 1)
         comp.root = root if root is not None else instructions[-1]
@@ -574,15 +648,22 @@ class _ModuleParser:
                 inst.operands = self._resolve_slowly(inst, names, by_name, comp)
         return i + 1
 
-    def _resolve_slowly(self, inst: Instruction, names: list, by_name: dict, comp: Computation) -> list[Instruction]:
+    def _resolve_slowly(
+        self, inst: Instruction, names: list, by_name: dict, comp: Computation
+    ) -> list[Instruction]:
         ops = []
         for operand_name in names:
-            operand = operand_name if isinstance(operand_name, Instruction) else by_name.get(operand_name)
+            operand = (
+                operand_name if isinstance(operand_name, Instruction) else by_name.get(operand_name)
+            )
             if operand is None:
                 line_text = self.lines[inst.line - 1]
                 col = line_text.find(operand_name, line_text.find("("))
-                raise self.error(f"operand {operand_name!r} of {inst.name!r} is not defined in computation {comp.name!r}",
-                                 inst.line - 1, col + 1 if col >= 0 else 1)
+                raise self.error(
+                    f"operand {operand_name!r} of {inst.name!r} is not defined in computation {comp.name!r}",
+                    inst.line - 1,
+                    col + 1 if col >= 0 else 1,
+                )
             ops.append(operand)
         return ops
 
@@ -592,7 +673,9 @@ class _ModuleParser:
             return
         m = re.match(r',\s*execution_thread\s*=\s*"((?:[^"\\]|\\.)*)"\s*(//.*)?$', rest)
         if m is None:
-            raise self.error(f"unexpected text after '}}': {rest[:30]!r}", i, self.lines[i].find(rest) + 1)
+            raise self.error(
+                f"unexpected text after '}}': {rest[:30]!r}", i, self.lines[i].find(rest) + 1
+            )
         from .escapes import c_unescape
 
         comp.execution_thread = c_unescape(m.group(1))
@@ -616,16 +699,22 @@ class _ModuleParser:
                 names.append(nested)  # type: ignore[arg-type]  # resolved directly, not by name
                 continue
             if m is None:
-                raise self.error(f"expected an operand name, found {piece.strip()[:30]!r}", i, col0 + offset + 1)
+                raise self.error(
+                    f"expected an operand name, found {piece.strip()[:30]!r}", i, col0 + offset + 1
+                )
             before = piece[: m.start()].strip()
             if before:
                 # A shape precedes the name (long format, before 2025): it must read as a shape.
                 try:
                     _, end = parse_shape_prefix(before, 0)
                 except DecodeError:
-                    raise self.error(f"expected an operand, found {piece.strip()[:30]!r}", i, col0 + offset + 1) from None
+                    raise self.error(
+                        f"expected an operand, found {piece.strip()[:30]!r}", i, col0 + offset + 1
+                    ) from None
                 if _WS.match(before, end).end() != len(before):
-                    raise self.error(f"expected an operand, found {piece.strip()[:30]!r}", i, col0 + offset + 1)
+                    raise self.error(
+                        f"expected an operand, found {piece.strip()[:30]!r}", i, col0 + offset + 1
+                    )
             names.append(m.group(1))
         return names
 
@@ -637,12 +726,19 @@ class _ModuleParser:
         m = _INSTR_START.match(text)
         if m is None:
             stripped = text.strip()
-            raise self.error(f"expected an instruction, found {stripped.splitlines()[0][:40]!r}", i,
-                             len(text) - len(text.lstrip()) + 1)
-        inst, names = self._instruction_from_text(text, m.group(2), _WS.match(text, m.end()).end(), i)
+            raise self.error(
+                f"expected an instruction, found {stripped.splitlines()[0][:40]!r}",
+                i,
+                len(text) - len(text.lstrip()) + 1,
+            )
+        inst, names = self._instruction_from_text(
+            text, m.group(2), _WS.match(text, m.end()).end(), i
+        )
         return inst, names, last, bool(m.group(1))
 
-    def _instruction_from_text(self, text: str, name: str | None, pos: int, i: int) -> tuple[Instruction, list[str]]:
+    def _instruction_from_text(
+        self, text: str, name: str | None, pos: int, i: int
+    ) -> tuple[Instruction, list[str]]:
         """Read ``[shape] opcode(operands)[, attrs]`` from text[pos:]; a nameless one is nested."""
         # Optional shape, then the opcode.
         shape_text = ""
@@ -656,7 +752,9 @@ class _ModuleParser:
             pos = shape_end
             op = _OPCODE.match(text, pos)
             if op is None:
-                raise self._pos_error("expected an opcode followed by '('", i, text, _WS.match(text, pos).end())
+                raise self._pos_error(
+                    "expected an opcode followed by '('", i, text, _WS.match(text, pos).end()
+                )
         opcode = op.group(1)
         if name is None:
             name = opcode + ".anon"
@@ -674,8 +772,12 @@ class _ModuleParser:
         stripped_after = after.strip()
         if stripped_after and not stripped_after.startswith("//"):
             if not stripped_after.startswith(","):
-                raise self._pos_error(f"expected ',' before attributes, found {stripped_after[:20]!r}", i, text,
-                                      close + 1 + after.find(stripped_after[0]))
+                raise self._pos_error(
+                    f"expected ',' before attributes, found {stripped_after[:20]!r}",
+                    i,
+                    text,
+                    close + 1 + after.find(stripped_after[0]),
+                )
             lead = after.find(",") + 1
             attr_text = after[lead:].strip()
             if "\n" in attr_text and _CALLED_ATTR.search(attr_text):
@@ -725,7 +827,9 @@ class _ModuleParser:
             self.inline_count += 1
             name = f"_.{self.inline_count}"
         sub_lines = body.split("\n") + ["}"]
-        sub = _ModuleParser(sub_lines, 0, len(sub_lines), SourceText("\n".join(sub_lines), self.source.path))
+        sub = _ModuleParser(
+            sub_lines, 0, len(sub_lines), SourceText("\n".join(sub_lines), self.source.path)
+        )
         sub.module = module
         comp = Computation(name, False, line=i + 1)
         try:
@@ -760,7 +864,13 @@ class _ModuleParser:
 
 
 _CALLED_NAMES = re.compile(
-    r"(?:^|, )(" + "|".join(CALLED_COMPUTATION_ATTRS) + r")=(\{[^{}]*\}|%?" + _NAME + r"(?:, %" + _NAME + r"(?=,|$))*)"
+    r"(?:^|, )("
+    + "|".join(CALLED_COMPUTATION_ATTRS)
+    + r")=(\{[^{}]*\}|%?"
+    + _NAME
+    + r"(?:, %"
+    + _NAME
+    + r"(?=,|$))*)"
 )
 # Opcodes that never call a computation (the check skips them; unknown opcodes are checked).
 _NON_CALLER_OPCODES = frozenset(OPCODES) - CALLER_OPCODES

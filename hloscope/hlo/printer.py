@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["module_to_text", "computation_to_text", "instruction_to_text"]
 
 
-def module_to_text(module: "Module") -> str:
+def module_to_text(module: Module) -> str:
     header = f"HloModule {module.name}"
     if module.header_attr_text:
         header += ", " + module.header_attr_text.replace("\n", " ")
@@ -31,7 +31,7 @@ def module_to_text(module: "Module") -> str:
     return "\n".join(parts)
 
 
-def _stack_frame_section(module: "Module") -> str:
+def _stack_frame_section(module: Module) -> str:
     if not (module.file_names or module.stack_frame_table):
         return ""
     lines = ["FileNames"]
@@ -40,14 +40,16 @@ def _stack_frame_section(module: "Module") -> str:
     lines += [f'{k} "{c_escape(v)}"' for k, v in sorted(module.function_names.items())]
     lines += ["", "FileLocations"]
     for k, fields in sorted(module.file_locations.items()):
-        lines.append(f"{k} {{" + " ".join(f"{name}={value}" for name, value in fields.items()) + "}")
+        lines.append(
+            f"{k} {{" + " ".join(f"{name}={value}" for name, value in fields.items()) + "}"
+        )
     lines += ["", "StackFrames"]
     for k, (location, parent) in sorted(module.stack_frame_table.items()):
         lines.append(f"{k} {{file_location_id={location} parent_frame_id={parent}}}")
     return "\n".join(lines) + "\n"
 
 
-def computation_to_text(comp: "Computation") -> str:
+def computation_to_text(comp: Computation) -> str:
     head = ("ENTRY " if comp.is_entry else "") + "%" + comp.name
     if comp.signature:
         head += " " + comp.signature.replace("\n", " ")
@@ -63,7 +65,7 @@ def computation_to_text(comp: "Computation") -> str:
     return "\n".join(lines)
 
 
-def instruction_to_text(inst: "Instruction", *, percent: bool = True) -> str:
+def instruction_to_text(inst: Instruction, *, percent: bool = True) -> str:
     """One instruction in XLA's syntax, without the leading ``ROOT``."""
     sigil = "%" if percent else ""
     if inst.payload is not None:

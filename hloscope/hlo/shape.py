@@ -36,7 +36,7 @@ class Layout:
     element_size_in_bits: int = 0
     memory_space: int = 0
     split_configs: tuple[tuple[int, tuple[int, ...]], ...] = ()
-    physical_shape: "Shape | None" = None
+    physical_shape: Shape | None = None
     dynamic_shape_metadata_prefix_bytes: int = 0
 
     def __str__(self) -> str:
@@ -46,7 +46,8 @@ class Layout:
             extra += "D(" + ",".join(self.dim_level_types) + ")"
         if self.tiles:
             extra += "T" + "".join(
-                "(" + ",".join("*" if d is None else str(d) for d in tile) + ")" for tile in self.tiles
+                "(" + ",".join("*" if d is None else str(d) for d in tile) + ")"
+                for tile in self.tiles
             )
         if self.tail_padding_alignment != 1:
             extra += f"L({self.tail_padding_alignment})"
@@ -84,7 +85,7 @@ class Shape:
     dims: tuple[int | None, ...] = ()
     dynamic_dims: tuple[bool, ...] = ()
     layout: Layout | None = None
-    tuple_shapes: tuple["Shape", ...] = ()
+    tuple_shapes: tuple[Shape, ...] = ()
     _text: str | None = field(default=None, compare=False, repr=False)
 
     # --- kind -----------------------------------------------------------------------------
@@ -164,7 +165,7 @@ class Shape:
             return (count * self.layout.element_size_in_bits + 7) // 8
         return count * dtype.storage_bytes
 
-    def leaves(self) -> list["Shape"]:
+    def leaves(self) -> list[Shape]:
         """The array shapes of a (nested) tuple in order; ``[self]`` for an array."""
         if not (self.is_tuple or self.is_buffer):
             return [self]
@@ -177,10 +178,14 @@ class Shape:
     def to_text(self, *, layout: bool = True) -> str:
         if self.is_tuple:
             # XLA marks every fifth element with an index comment: (a, b, c, d, e, /*index=5*/f).
-            return "(" + ", ".join(
-                (f"/*index={i}*/" if i and i % 5 == 0 else "") + s.to_text(layout=layout)
-                for i, s in enumerate(self.tuple_shapes)
-            ) + ")"
+            return (
+                "("
+                + ", ".join(
+                    (f"/*index={i}*/" if i and i % 5 == 0 else "") + s.to_text(layout=layout)
+                    for i, s in enumerate(self.tuple_shapes)
+                )
+                + ")"
+            )
         if self.is_buffer:
             return "b(" + self.tuple_shapes[0].to_text(layout=layout) + ")"
         dims = []
@@ -215,7 +220,7 @@ def parse_shape(text: str) -> Shape:
     shape, end = parse_shape_prefix(text, 0)
     end = _WS_RE.match(text, end).end()
     if end != len(text):
-        raise DecodeError(f"unexpected text after shape: {text[end:end + 20]!r}", end)
+        raise DecodeError(f"unexpected text after shape: {text[end : end + 20]!r}", end)
     if len(_cache) > 100_000:
         _cache.clear()
     _cache[text] = shape
@@ -238,7 +243,7 @@ def parse_shape_prefix(text: str, pos: int) -> tuple[Shape, int]:
         return Shape("buffer", tuple_shapes=(inner,)), end + 1
     m = _ARRAY_RE.match(text, pos)
     if m is None:
-        raise DecodeError(f"expected a shape, found {text[pos:pos + 20]!r}", pos)
+        raise DecodeError(f"expected a shape, found {text[pos : pos + 20]!r}", pos)
     etype = m.group(1)
     if etype == "opaque_type":
         etype = "opaque"
@@ -325,7 +330,9 @@ def _int_at(text: str, pos: int) -> tuple[int, int]:
     return int(m.group()), m.end()
 
 
-def _paren_ints(text: str, pos: int, allow_star: bool = False) -> tuple[tuple[int | None, ...], int]:
+def _paren_ints(
+    text: str, pos: int, allow_star: bool = False
+) -> tuple[tuple[int | None, ...], int]:
     pos = _expect(text, pos, "(")
     values: list[int | None] = []
     pos = _WS_RE.match(text, pos).end()
@@ -431,6 +438,6 @@ def _parse_layout(text: str, pos: int) -> tuple[Layout, int]:
                 value, pos = _one_int(text, pos + 1)
                 fields["dynamic_shape_metadata_prefix_bytes"] = value
             else:
-                raise DecodeError(f"unknown layout field {text[pos:pos + 8]!r}", pos)
+                raise DecodeError(f"unknown layout field {text[pos : pos + 8]!r}", pos)
     pos = _expect(text, pos, "}")
     return Layout(tuple(minor_to_major), **fields), pos

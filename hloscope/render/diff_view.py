@@ -12,13 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..analysis.diff import (
-    METRICS,
     STATUSES,
     KernelDiff,
     LineChange,
 )
-from .diff_text import describe, short_source, signed
 from ..units import format_bytes, format_count
+from .diff_text import describe, short_source, signed
 
 __all__ = ["render_diff", "DEFAULT_LIMIT"]
 
@@ -43,14 +42,14 @@ _ROWS = (
 # Why each kind of change matters, printed once under the list when it occurs.
 _NOTES = {
     "split": "a split kernel writes the values that passed between its parts inside one loop to memory, "
-             "and the next kernel reads them back: more bytes moved and one more kernel launch. Look at "
-             "what cuts the chain on the lines listed (a host callback, a custom call, an op XLA does not "
-             "fuse, a reshape or layout change).",
+    "and the next kernel reads them back: more bytes moved and one more kernel launch. Look at "
+    "what cuts the chain on the lines listed (a host callback, a custom call, an op XLA does not "
+    "fuse, a reshape or layout change).",
     "merged": "merged kernels keep intermediate values in registers instead of memory: fewer bytes moved "
-              "and fewer kernel launches.",
+    "and fewer kernel launches.",
     "regrouped": "regrouped kernels: XLA drew the kernel boundaries differently through these ops; "
-                 "compare the bytes through memory to see which grouping moves less.",
-}  # fmt: skip
+    "compare the bytes through memory to see which grouping moves less.",
+}
 
 
 def _percent(a: int, b: int) -> str:
@@ -87,9 +86,14 @@ def _line_text(row: LineChange) -> str:
         where = f"in {n_a} -> {n_b} kernels"
     parts = [f"{label}: {row.ops_b} op{'s' if row.ops_b != 1 else ''}, {where}"]
     if row.separated_from:
-        parts.append("no longer shares a kernel with " + ", ".join(short_source(s) for s in row.separated_from[:3]))
+        parts.append(
+            "no longer shares a kernel with "
+            + ", ".join(short_source(s) for s in row.separated_from[:3])
+        )
     if row.joined_with:
-        parts.append("now shares a kernel with " + ", ".join(short_source(s) for s in row.joined_with[:3]))
+        parts.append(
+            "now shares a kernel with " + ", ".join(short_source(s) for s in row.joined_with[:3])
+        )
     return "; ".join(parts)
 
 
@@ -99,7 +103,9 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
     from rich.text import Text
 
     for letter, side in (("A ", result.a), ("B ", result.b)):
-        module = side.module if len(side.module) <= 60 else side.module[:59] + "…"  # TF names run long
+        module = (
+            side.module if len(side.module) <= 60 else side.module[:59] + "…"
+        )  # TF names run long
         console.print(Text.assemble((letter, "bold"), side.label, (f"  ({module})", "dim")))
     totals = result.totals
     table = Table(show_edge=False, pad_edge=False, box=None)
@@ -117,8 +123,12 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
     if result.no_change:
         renamed = sum(1 for c in result.changes if c.a[0].name != c.b[0].name)
         extra = f" ({renamed} renamed)" if renamed else ""
-        console.print(Text(f"no change: {counts['unchanged']} kernels{extra}, the same ops, bytes and FLOPs in A and B",
-                           style="bold green"))  # fmt: skip
+        console.print(
+            Text(
+                f"no change: {counts['unchanged']} kernels{extra}, the same ops, bytes and FLOPs in A and B",
+                style="bold green",
+            )
+        )
         return
     console.print(Text(", ".join(f"{n} {s}" for s, n in counts.items() if n), style="bold"))
 
@@ -129,11 +139,19 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
     grid.add_column(overflow="fold")
     for change in shown:
         # One clause a line: what happened, then bytes, then which arrays go through memory.
-        grid.add_row(Text(change.status, style=_STYLES[change.status]), Text(describe(change).replace("; ", "\n")))
+        grid.add_row(
+            Text(change.status, style=_STYLES[change.status]),
+            Text(describe(change).replace("; ", "\n")),
+        )
     console.print()
     console.print(grid)
     if len(shown) < len(changed):
-        console.print(Text(f"({len(changed) - len(shown)} more changes; --limit 0 lists all, --json gives everything)", style="dim"))
+        console.print(
+            Text(
+                f"({len(changed) - len(shown)} more changes; --limit 0 lists all, --json gives everything)",
+                style="dim",
+            )
+        )
 
     if result.lines:
         rows = result.lines if limit <= 0 else result.lines[:limit]

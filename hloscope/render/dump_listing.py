@@ -22,9 +22,13 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["render_listing", "listing_table"]
 
 
-def listing_table(listing: "Listing", rows: "list[ListingRow] | None" = None, title: str | None = None) -> Table:
+def listing_table(
+    listing: Listing, rows: list[ListingRow] | None = None, title: str | None = None
+) -> Table:
     """The table of ``rows`` (default: all rows of ``listing``)."""
-    table = Table(show_edge=False, pad_edge=False, header_style="bold", title=title, title_justify="left")
+    table = Table(
+        show_edge=False, pad_edge=False, header_style="bold", title=title, title_justify="left"
+    )
     table.add_column("function", no_wrap=True, overflow="ellipsis", max_width=28)
     table.add_column("compiles", no_wrap=True, justify="right")
     table.add_column("id", no_wrap=True, justify="right")
@@ -39,7 +43,9 @@ def listing_table(listing: "Listing", rows: "list[ListingRow] | None" = None, ti
         m = row.module
         first = row.compile_number == 1
         last_of_group = i + 1 == len(rows) or rows[i + 1].compile_number == 1
-        function = Text(printable(row.function) if first else "", style="bold" if row.compiles > 1 else "")
+        function = Text(
+            printable(row.function) if first else "", style="bold" if row.compiles > 1 else ""
+        )
         compiles = ""
         if first and row.compiles > 1:
             compiles = Text(f"{row.compiles}×", style="yellow")
@@ -48,7 +54,9 @@ def listing_table(listing: "Listing", rows: "list[ListingRow] | None" = None, ti
         fusions = failed if row.failed and row.fusions is None else _count(row.fusions)
         peak = "-"
         if row.memory.peak_bytes is not None:
-            peak = format_bytes(row.memory.peak_bytes) + ("" if row.memory.peak_source == "live-range" else "*")
+            peak = format_bytes(row.memory.peak_bytes) + (
+                "" if row.memory.peak_source == "live-range" else "*"
+            )
         table.add_row(
             function,
             compiles,
@@ -68,7 +76,9 @@ def _count(n: int | None) -> str:
     return "-" if n is None else f"{n:,}"
 
 
-def render_listing(listing: "Listing", out: TextIO | None = None, console: Console | None = None) -> None:
+def render_listing(
+    listing: Listing, out: TextIO | None = None, console: Console | None = None
+) -> None:
     if console is None:
         console = Console(file=out)
         if not console.is_terminal:  # piped or redirected: keep whole rows, never fold them
@@ -90,9 +100,13 @@ def render_listing(listing: "Listing", out: TextIO | None = None, console: Conso
         + (f" ({recompiled} compiled more than once)" if recompiled else ""),
     ]
     if index.unknown_files:
-        parts.append(f"{len(index.unknown_files)} other file{'s' if len(index.unknown_files) != 1 else ''}")
+        parts.append(
+            f"{len(index.unknown_files)} other file{'s' if len(index.unknown_files) != 1 else ''}"
+        )
     if listing.errors:
         parts.append(f"{len(listing.errors)} unreadable")
     console.print(Text(", ".join(parts), style="dim"))
     if any(r.memory.peak_source == "total-allocated" for r in listing.rows):
-        console.print(Text("* no live range dumped: total allocated bytes instead of the peak", style="dim"))
+        console.print(
+            Text("* no live range dumped: total allocated bytes instead of the peak", style="dim")
+        )

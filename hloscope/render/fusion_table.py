@@ -171,7 +171,9 @@ def _table(
     if wide:
         chosen = [(n, natural[n]) for n in columns if n in natural]
     else:
-        capped = {n: min(w, _NATURAL_MAX) if columns[n].min_width else w for n, w in natural.items()}
+        capped = {
+            n: min(w, _NATURAL_MAX) if columns[n].min_width else w for n, w in natural.items()
+        }
         chosen = fit_columns(essential, capped, columns, width, optional)
     table = Table(show_edge=False, pad_edge=False, expand=False)
     for name, w in chosen:

@@ -19,12 +19,10 @@ DOT syntax unescaped. The ``dot`` binary lays the graph out; only ``.dot`` and M
 
 from __future__ import annotations
 
-import difflib
 import re
 import shutil
 import subprocess
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,8 +40,6 @@ from ..hlo.graph_selection import (
 from ..hlo.opcodes import CATEGORIES
 
 if TYPE_CHECKING:  # pragma: no cover
-    import networkx as nx
-
     from ..hlo.model import Computation, Instruction, Module
 
 __all__ = [
@@ -183,7 +179,14 @@ def to_dot(selection: GraphSelection) -> graphviz.Digraph:
         newrank="true",
         tooltip=dot_tooltip(title),
     )
-    dot.attr("node", shape="box", style="rounded,filled", fontname="Helvetica", fontsize="10", margin="0.08,0.04")
+    dot.attr(
+        "node",
+        shape="box",
+        style="rounded,filled",
+        fontname="Helvetica",
+        fontsize="10",
+        margin="0.08,0.04",
+    )
     dot.attr("edge", fontname="Helvetica", fontsize="8", color="#495057", arrowsize="0.6")
 
     # Group nodes by the (possibly nested) expanded fusion they came from.
@@ -208,16 +211,27 @@ def to_dot(selection: GraphSelection) -> graphviz.Digraph:
                 **{label_key: dot_escape(_clip(shape, _MAX_SHAPE_CHARS))},
             )
 
-    categories = [c for c in CATEGORIES if any(graph.nodes[n].get("category") == c for n in selection.nodes)]
+    categories = [
+        c for c in CATEGORIES if any(graph.nodes[n].get("category") == c for n in selection.nodes)
+    ]
     if categories:
-        dot.node("legend", label=_legend_label(categories), shape="plaintext", style="", tooltip="legend")
+        dot.node(
+            "legend", label=_legend_label(categories), shape="plaintext", style="", tooltip="legend"
+        )
     if selection.hidden > 0:
         note = (
             f"{selection.hidden} of {len(graph)} nodes not shown\n"
             f"showing {selection.why}\n"
             "(--around NAME, --depth N and --max-nodes N choose what to draw)"
         )
-        dot.node("note", label=dot_escape(note), shape="note", style="filled", fillcolor=_NOTE_FILL, fontsize="10")
+        dot.node(
+            "note",
+            label=dot_escape(note),
+            shape="note",
+            style="filled",
+            fillcolor=_NOTE_FILL,
+            fontsize="10",
+        )
     return dot
 
 
@@ -258,7 +272,7 @@ class _ClusterTree:
                 child.emit(sub, selection, ids, shown, counter, centers)
 
 
-def _fusion_at(comp: "Computation", fusion_id: str) -> "Instruction | None":
+def _fusion_at(comp: Computation, fusion_id: str) -> Instruction | None:
     """The fusion instruction an expanded-fusion id (``"fusion.3/fusion.1"``) stands for."""
     inst = None
     for name in fusion_id.split(FUSION_SEP):
@@ -271,7 +285,7 @@ def _fusion_at(comp: "Computation", fusion_id: str) -> "Instruction | None":
     return inst
 
 
-def _cluster_label(inst: "Instruction | None", fusion_id: str) -> str:
+def _cluster_label(inst: Instruction | None, fusion_id: str) -> str:
     name = fusion_id.rsplit(FUSION_SEP, 1)[-1]
     kind = inst.fusion_kind if inst is not None else None
     text = f"<<B>{html_escape(_clip(name, _MAX_NAME_CHARS))}</B>"
@@ -305,7 +319,7 @@ def _emit_node(dot, graph, node: str, dot_id: str, shown: set[str], is_center: b
     )
 
 
-def _node_label(data: dict, inst: "Instruction") -> str:
+def _node_label(data: dict, inst: Instruction) -> str:
     name = html_escape(_clip(inst.name, _MAX_NAME_CHARS))
     opcode = html_escape(data["opcode"])
     lines = [f"<B>{name}</B>"]
@@ -320,11 +334,13 @@ def _node_label(data: dict, inst: "Instruction") -> str:
         lines.append(f"custom-call \u00b7 {html_escape(_clip(target, 40))}" if target else opcode)
     elif not inst.name.startswith(inst.opcode):  # "add.3" already says add
         lines.append(opcode)
-    lines.append(f'<FONT POINT-SIZE="8">{html_escape(_clip(data.get("shape") or "", _MAX_SHAPE_CHARS))}</FONT>')
+    lines.append(
+        f'<FONT POINT-SIZE="8">{html_escape(_clip(data.get("shape") or "", _MAX_SHAPE_CHARS))}</FONT>'
+    )
     return "<" + "<BR/>".join(lines) + ">"
 
 
-def _custom_call_target(inst: "Instruction") -> str:
+def _custom_call_target(inst: Instruction) -> str:
     try:
         value = inst.attrs.get("custom_call_target")
     except Exception:  # a malformed attribute must not stop the picture
@@ -332,7 +348,7 @@ def _custom_call_target(inst: "Instruction") -> str:
     return str(value) if value else ""
 
 
-def _fused_ops_summary(inst: "Instruction", limit: int = 4) -> str:
+def _fused_ops_summary(inst: Instruction, limit: int = 4) -> str:
     """``"dot, add, multiply×2, +3 more"``: what a collapsed fusion computes.
 
     Parameters and constants are left out: they say nothing about the kernel's work.
@@ -340,7 +356,9 @@ def _fused_ops_summary(inst: "Instruction", limit: int = 4) -> str:
     fused = inst.fused_computation
     if fused is None:
         return ""
-    counts = Counter(i.opcode for i in fused.instructions if i.opcode not in ("parameter", "constant"))
+    counts = Counter(
+        i.opcode for i in fused.instructions if i.opcode not in ("parameter", "constant")
+    )
     # Heavy ops first (the reason the kernel exists), then by frequency.
     heavy = {"dot", "convolution", "reduce", "reduce-window", "scatter", "gather", "sort", "fusion"}
     ordered = sorted(counts.items(), key=lambda kv: (kv[0] not in heavy, -kv[1], kv[0]))
@@ -350,12 +368,16 @@ def _fused_ops_summary(inst: "Instruction", limit: int = 4) -> str:
     return ", ".join(parts)
 
 
-def _tooltip_text(inst: "Instruction", node: str) -> str:
+def _tooltip_text(inst: Instruction, node: str) -> str:
     lines = [f"{node} = {inst.shape_text} {inst.opcode}"]
     if inst.fusion_kind:
         lines.append(f"kind: {inst.fusion_kind}")
     if inst.operands:
-        lines.append("operands: " + ", ".join(o.name for o in inst.operands[:8]) + (" \u2026" if len(inst.operands) > 8 else ""))
+        lines.append(
+            "operands: "
+            + ", ".join(o.name for o in inst.operands[:8])
+            + (" \u2026" if len(inst.operands) > 8 else "")
+        )
     try:
         metadata = inst.metadata
         frame = inst.source
@@ -391,7 +413,11 @@ def render_dot(source: str, fmt: str = "svg", timeout: float = 300.0) -> bytes:
         )
     try:
         done = subprocess.run(
-            [exe, f"-T{fmt}"], input=source.encode("utf-8"), capture_output=True, timeout=timeout, check=False
+            [exe, f"-T{fmt}"],
+            input=source.encode("utf-8"),
+            capture_output=True,
+            timeout=timeout,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         raise GraphRenderError(
@@ -399,7 +425,9 @@ def render_dot(source: str, fmt: str = "svg", timeout: float = 300.0) -> bytes:
         ) from None
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GraphRenderError("dot failed: " + (message[-1] if message else f"exit status {done.returncode}"))
+        raise GraphRenderError(
+            "dot failed: " + (message[-1] if message else f"exit status {done.returncode}")
+        )
     return done.stdout
 
 
@@ -419,7 +447,7 @@ def format_for(path: str | Path, fmt: str | None = None) -> str:
 
 
 def write_graph(
-    module: "Module",
+    module: Module,
     options: GraphOptions,
     out: str | Path,
     fmt: str | None = None,
@@ -442,7 +470,9 @@ def write_graph(
         if options.fusion is not None:
             comp_name = find_fusion(module, options.fusion, comp_name).computation.name  # type: ignore[union-attr]
         try:
-            collection = model_explorer_collection(module, comp_name, around=options.around, depth=options.depth)
+            collection = model_explorer_collection(
+                module, comp_name, around=options.around, depth=options.depth
+            )
         except KeyError as e:
             raise GraphRenderError(str(e.args[0]) if e.args else str(e)) from None
         out.write_text(json.dumps(collection, ensure_ascii=False), encoding="utf-8")

@@ -46,8 +46,8 @@ _MAX_ATTR_CHARS = 4000
 
 
 def model_explorer_collection(
-    module: "Module",
-    computation: "str | Computation | None" = None,
+    module: Module,
+    computation: str | Computation | None = None,
     *,
     around: str | None = None,
     depth: int | None = None,
@@ -71,25 +71,29 @@ def model_explorer_collection(
         graph = module_graph(module, current, expand_fusions=True)
         keep = None
         if around is not None and current is comp:
-            keep = set(neighbourhood(graph, _centers(graph, around), depth=3 if depth is None else depth))
+            keep = set(
+                neighbourhood(graph, _centers(graph, around), depth=3 if depth is None else depth)
+            )
         me_graph, called = model_explorer_graph(graph, current, keep=keep)
         graphs.append(me_graph)
         todo.extend(c for c in called if c.name not in done)
     return {"label": label or f"{module.name} ({comp.name})", "graphs": graphs}
 
 
-def _centers(graph: "nx.DiGraph", name: str) -> list[str]:
+def _centers(graph: nx.DiGraph, name: str) -> list[str]:
     if name in graph:
         return [name]
     inner = [n for n in graph if n.startswith(name + FUSION_SEP)]
     if not inner:
-        raise KeyError(f"no instruction named {name!r} in computation {graph.graph.get('computation')}")
+        raise KeyError(
+            f"no instruction named {name!r} in computation {graph.graph.get('computation')}"
+        )
     return inner
 
 
 def model_explorer_graph(
-    graph: "nx.DiGraph", computation: "Computation", keep: set[str] | None = None
-) -> "tuple[dict[str, Any], list[Computation]]":
+    graph: nx.DiGraph, computation: Computation, keep: set[str] | None = None
+) -> tuple[dict[str, Any], list[Computation]]:
     """One Model Explorer graph from the expanded :func:`module_graph` of ``computation``.
 
     Also returns the computations its nodes call (other than fused ones), for ``subgraphIds``.
@@ -109,7 +113,13 @@ def model_explorer_graph(
             if keep is not None and source not in keep:
                 continue
             for index in edge["indices"]:
-                edges.append({"sourceNodeId": source, "sourceNodeOutputId": "0", "targetNodeInputId": str(index)})
+                edges.append(
+                    {
+                        "sourceNodeId": source,
+                        "sourceNodeOutputId": "0",
+                        "targetNodeInputId": str(index),
+                    }
+                )
         edges.sort(key=lambda e: int(e["targetNodeInputId"]))
         subgraphs = [c for c in inst.called_computations if inst.opcode != "fusion"]
         called.extend(subgraphs)
@@ -129,7 +139,10 @@ def model_explorer_graph(
                         "id": "0",
                         "attrs": [
                             {"key": "tensor_shape", "value": data["shape"]},
-                            {"key": "bytes", "value": "" if data["bytes"] is None else str(data["bytes"])},
+                            {
+                                "key": "bytes",
+                                "value": "" if data["bytes"] is None else str(data["bytes"]),
+                            },
                         ],
                     }
                 ],
@@ -140,11 +153,20 @@ def model_explorer_graph(
         "computation": str(graph.graph.get("computation")),
         "instructions": str(len(graph)),
     }
-    return {"id": str(graph.graph.get("computation")), "nodes": nodes_out, "groupNodeAttributes": groups}, called
+    return {
+        "id": str(graph.graph.get("computation")),
+        "nodes": nodes_out,
+        "groupNodeAttributes": groups,
+    }, called
 
 
-def _attrs(inst: "Instruction", data: dict) -> list[dict[str, str]]:
-    pairs = [("name", inst.name), ("opcode", inst.opcode), ("shape", data["shape"]), ("category", data["category"])]
+def _attrs(inst: Instruction, data: dict) -> list[dict[str, str]]:
+    pairs = [
+        ("name", inst.name),
+        ("opcode", inst.opcode),
+        ("shape", data["shape"]),
+        ("category", data["category"]),
+    ]
     if data.get("fusion_kind"):
         pairs.append(("fusion_kind", data["fusion_kind"]))
     if data.get("source"):
@@ -165,7 +187,9 @@ def _attrs(inst: "Instruction", data: dict) -> list[dict[str, str]]:
     return [{"key": k, "value": str(v)} for k, v in pairs]
 
 
-def _add_groups(groups: dict[str, dict[str, str]], comp: "Computation | None", fusion_id: str) -> None:
+def _add_groups(
+    groups: dict[str, dict[str, str]], comp: Computation | None, fusion_id: str
+) -> None:
     """Attributes shown when a fusion layer (and every enclosing one) is selected."""
     parts = fusion_id.split(FUSION_SEP)
     for depth in range(1, len(parts) + 1):
@@ -181,4 +205,3 @@ def _add_groups(groups: dict[str, dict[str, str]], comp: "Computation | None", f
                 )
             groups[key] = info
         comp = inst.fused_computation if inst is not None else None
-

@@ -135,9 +135,7 @@ def parse_filter(expr: str) -> RowFilter:
     """Read ``kind=kLoop``, ``opcode=dot``, ``flops>1e6``, ``source~model.py``..."""
     m = _FILTER_RE.match(expr)
     if m is None:
-        raise ReportOptionError(
-            f"bad filter {expr!r}: expected COLUMN=VALUE (or != > < >= <= ~)"
-        )
+        raise ReportOptionError(f"bad filter {expr!r}: expected COLUMN=VALUE (or != > < >= <= ~)")
     column, op, value = m.groups()
     column = _ALIASES.get(column, column)
     if column not in COLUMNS:
@@ -147,9 +145,7 @@ def parse_filter(expr: str) -> RowFilter:
     return RowFilter(column, op, value)
 
 
-def filter_rows(
-    rows: list[dict[str, Any]], exprs: Iterable[str]
-) -> list[dict[str, Any]]:
+def filter_rows(rows: list[dict[str, Any]], exprs: Iterable[str]) -> list[dict[str, Any]]:
     """Rows matching every filter expression (see :func:`parse_filter`)."""
     filters = [parse_filter(e) for e in exprs]
     return [r for r in rows if all(f(r) for f in filters)]

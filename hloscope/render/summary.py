@@ -14,8 +14,6 @@ from .terminal import printable
 __all__ = ["render_summary", "format_bytes"]
 
 
-
-
 def _section(title: str) -> Text:
     return Text("\n" + title, style="bold cyan")
 
@@ -29,17 +27,28 @@ def _counts_table(title: str, counts: dict[str, int], key: str) -> Group:
     return Group(_section(title), table)
 
 
-def render_summary(summary: ModuleSummary, console: Console, *, source: str | None = None, max_rows: int = 12) -> None:
+def render_summary(
+    summary: ModuleSummary, console: Console, *, source: str | None = None, max_rows: int = 12
+) -> None:
     head = Text.assemble(
-        ("module ", "dim"), (printable(summary.name), "bold"), ("  entry ", "dim"), printable(summary.entry),
-        ("  computations ", "dim"), f"{summary.computations} ({summary.fused_computations} fused)",
-        ("  instructions ", "dim"), f"{summary.instructions} ({summary.instructions_outside_fusions} outside fusions)",
+        ("module ", "dim"),
+        (printable(summary.name), "bold"),
+        ("  entry ", "dim"),
+        printable(summary.entry),
+        ("  computations ", "dim"),
+        f"{summary.computations} ({summary.fused_computations} fused)",
+        ("  instructions ", "dim"),
+        f"{summary.instructions} ({summary.instructions_outside_fusions} outside fusions)",
     )
     parts: list = [head]
     parts.append(_counts_table("instructions by category", summary.by_category, "category"))
     if summary.fusions_by_kind:
         parts.append(_counts_table("fusions by kind", summary.fusions_by_kind, "kind"))
-    parts.append(_section(f"entry parameters ({len(summary.parameters)}, {format_bytes(summary.parameter_bytes)})"))
+    parts.append(
+        _section(
+            f"entry parameters ({len(summary.parameters)}, {format_bytes(summary.parameter_bytes)})"
+        )
+    )
     params = Table(show_edge=False, pad_edge=False, box=None)
     params.add_column("#", justify="right")
     params.add_column("name")
@@ -48,15 +57,27 @@ def render_summary(summary: ModuleSummary, console: Console, *, source: str | No
     for p in summary.parameters[:max_rows]:
         params.add_row(str(p.number), Text(printable(p.name)), Text(p.shape), format_bytes(p.bytes))
     if len(summary.parameters) > max_rows:
-        params.add_row("", Text(f"... {len(summary.parameters) - max_rows} more", style="dim"), "", "")
+        params.add_row(
+            "", Text(f"... {len(summary.parameters) - max_rows} more", style="dim"), "", ""
+        )
     parts.append(params)
     parts.append(_section("output"))
-    parts.append(Text.assemble(Text(summary.output_shape), "  ", format_bytes(summary.output_bytes)))
+    parts.append(
+        Text.assemble(Text(summary.output_shape), "  ", format_bytes(summary.output_bytes))
+    )
     if summary.custom_call_targets:
         parts.append(_counts_table("custom-call targets", summary.custom_call_targets, "target"))
     if summary.source_files:
         files = dict(list(summary.source_files.items())[:max_rows])
         parts.append(_counts_table("source files (instructions)", files, "file"))
     if summary.unknown_opcodes:
-        parts.append(Text("unknown opcodes (kept as is): " + ", ".join(map(printable, summary.unknown_opcodes)), style="yellow"))
-    console.print(Panel(Group(*parts), title=Text(printable(source or summary.name)), title_align="left"))
+        parts.append(
+            Text(
+                "unknown opcodes (kept as is): "
+                + ", ".join(map(printable, summary.unknown_opcodes)),
+                style="yellow",
+            )
+        )
+    console.print(
+        Panel(Group(*parts), title=Text(printable(source or summary.name)), title_align="left")
+    )

@@ -82,7 +82,7 @@ def value_end(text: str, pos: int) -> int:
         return close + 1
     m = _BARE_VALUE.match(text, pos)
     if m is None:
-        raise DecodeError(f"expected a value, found {text[pos:pos + 12]!r}", pos)
+        raise DecodeError(f"expected a value, found {text[pos : pos + 12]!r}", pos)
     return m.end()
 
 

@@ -52,9 +52,18 @@ def _finder(name: str, value: str = _VALUE) -> re.Pattern:
     if finder is None:
         other = "(?!" + re.escape(name) + "=)" + _ITEM  # an item with another name
         finder = _FINDERS[key] = re.compile(
-            "(?:" + other + SIMPLE_SEPARATOR + ")*+"
-            + re.escape(name) + "=(" + value + ")"
-            + "(?:" + SIMPLE_SEPARATOR + other + r")*+\Z",
+            "(?:"
+            + other
+            + SIMPLE_SEPARATOR
+            + ")*+"
+            + re.escape(name)
+            + "=("
+            + value
+            + ")"
+            + "(?:"
+            + SIMPLE_SEPARATOR
+            + other
+            + r")*+\Z",
             re.S,
         )
     return finder

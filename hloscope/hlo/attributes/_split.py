@@ -21,7 +21,13 @@ __all__ = ["split_attributes", "SPLIT_TOKENS", "SIMPLE_VALUE", "SIMPLE_SEPARATOR
 # Whole strings and comments come first so that brackets and commas inside them are jumped
 # over; a lone quote or '/*' can only match when the string or comment is unterminated.
 SPLIT_TOKENS = re.compile(
-    _lex.STRING + "|" + _lex.SINGLE_QUOTED + "|" + _lex.BLOCK_COMMENT + "|" + _lex.LINE_COMMENT
+    _lex.STRING
+    + "|"
+    + _lex.SINGLE_QUOTED
+    + "|"
+    + _lex.BLOCK_COMMENT
+    + "|"
+    + _lex.LINE_COMMENT
     + r"""|[()\[\]{},"']|/\*""",
     re.S,
 )
@@ -35,7 +41,9 @@ _CLOSER_OF = {")": "(", "]": "[", "}": "{"}
 #: fast paths (here and in :mod:`._mapping`) are built from it.
 SIMPLE_VALUE = (
     _lex.STRING
-    + r"""|\{[^{}"\\/()\[\]']*(?:""" + _lex.STRING + r"""[^{}"\\/()\[\]']*)*\}"""
+    + r"""|\{[^{}"\\/()\[\]']*(?:"""
+    + _lex.STRING
+    + r"""[^{}"\\/()\[\]']*)*\}"""
     + r"""|[^\s,{}()\[\]"'/]+"""
 )
 #: What separates two attributes in the fast form: a comma and one space.
@@ -190,4 +198,3 @@ def _skip_space(text: str, pos: int) -> int:
     while pos < len(text) and text[pos].isspace():
         pos += 1
     return pos
-

@@ -116,6 +116,7 @@ def decode_statistics(raw: str, opcode: str | None) -> dict[str, float | int]:
 
     return parse_or_raise(parse, raw)
 
+
 # --- rarer structured values --------------------------------------------------------------
 
 

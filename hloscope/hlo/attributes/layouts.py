@@ -55,7 +55,6 @@ class ComputationLayout(NamedTuple):
         return "{(" + params + ")->" + _shape_text(self.result) + "}"
 
 
-
 def _shape_text(shape: Shape) -> str:
     """A shape as XLA prints it in layouts, index comments in tuples included."""
     if shape.is_tuple:
@@ -207,4 +206,3 @@ def _literal_end(text: str, pos: int) -> int:
         elif ch == "," and depth == 0:
             return m.start()
     raise DecodeError("unterminated tuple literal", pos)
-

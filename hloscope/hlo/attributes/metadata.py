@@ -194,4 +194,3 @@ def format_metadata(md: Metadata) -> str:
     if md.stack_frame_id:
         parts.append(f"stack_frame_id={md.stack_frame_id}")
     return "{" + " ".join(parts) + "}"
-

@@ -209,7 +209,9 @@ def _iota_at(c: ValueCursor, dims: tuple[int, ...]) -> IotaTileAssignment:
             raise c.error(f"T{perm} is not a permutation of {len(reshape)} dimensions")
     iota = IotaTileAssignment(dims, reshape, perm)
     if _prod(dims) != _prod(reshape):
-        raise c.error(f"iota {iota} has {_prod(reshape)} devices but {list(dims)} needs {_prod(dims)}")
+        raise c.error(
+            f"iota {iota} has {_prod(reshape)} devices but {list(dims)} needs {_prod(dims)}"
+        )
     return iota
 
 
@@ -466,4 +468,3 @@ def decode_source_target_pairs(raw: str, opcode: str | None) -> tuple[tuple[int,
         if len(pair) != 2:
             raise DecodeError(f"source_target_pairs entry {pair} is not a pair", 0)
     return groups
-

@@ -211,7 +211,7 @@ def decode_window(raw: str, opcode: str | None) -> Window:
             break
         m = _WINDOW_ITEM.match(raw, pos)
         if m is None:
-            raise DecodeError(f"bad window field {raw[pos:pos + 16]!r}", pos)
+            raise DecodeError(f"bad window field {raw[pos : pos + 16]!r}", pos)
         key = m.group(1)
         if key not in _WINDOW_FIELDS:
             raise DecodeError(f"unknown window field {key!r}", m.start(1))
