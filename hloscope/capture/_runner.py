@@ -35,6 +35,7 @@ from types import FrameType, ModuleType, TracebackType
 from typing import Any
 
 from ..errors import HloscopeError
+from .cache import hash_files, local_module_files
 from .frameworks import MissingFramework, explain_missing_frameworks
 
 #: Exit status of a child stopped by the parent's timeout (SIGTERM), like coreutils' timeout.
@@ -315,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
         info["exit_status"] = status
         try:
             info["devices"] = _devices()
+            # What the cache re-checks before it reuses this capture (hloscope.capture.cache).
+            info["local_modules"] = hash_files(local_module_files())
         finally:
             _write_info(options.info, info)
     sys.stdout.flush()

@@ -36,7 +36,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from .capped_output import DEFAULT_HEAD, DEFAULT_TAIL, CappedWriter
 from .errors import CaptureError
+from .family import FAMILY_ENV, new_token, stop_family
 
 __all__ = [
     "ScriptCapture",
@@ -313,12 +315,18 @@ def capture_script(
     function: str | None = None,
     progress: bool | None = None,
     cwd: str | os.PathLike[str] | None = None,
+    output_limit: tuple[int, int] = (DEFAULT_HEAD, DEFAULT_TAIL),
 ) -> ScriptCapture:
     """Run ``script`` with ``args`` in a child process and capture what XLA compiles into ``out_dir``.
 
     With ``function``, the child instead imports the script and captures that one function
     in-process (:func:`hloscope.capture.capture`) into ``out_dir/capture`` (see
     :data:`hloscope.capture._runner.EXAMPLE_ARGS_HELP` for its example arguments).
+
+    ``stdout.txt`` and ``stderr.txt`` keep at most ``output_limit = (head, tail)`` bytes each:
+    the first ``head`` and the last ``tail``, with a line between saying how much was left
+    out. When the script ends (or times out), every process it started is stopped, also those
+    that left its process group (:mod:`hloscope.capture.family`).
 
     Returns a :class:`ScriptCapture` whether or not the script succeeded (check ``.ok`` and
     ``.error_line()``). Raises :class:`CaptureError` only when nothing could run: a missing
@@ -379,6 +387,7 @@ def capture_script(
         "error_location": None,
         "terminated_at": None,
         "usage_error": False,
+        "local_modules": None,
         "dump_files": 0,
     }
     _write_manifest(out, manifest)  # a manifest exists even if this process dies mid-run
@@ -389,16 +398,31 @@ def capture_script(
         dump_dir if function is None else None,
         progress,
     )
+    token = new_token()  # marks every process the script starts (hloscope.capture.family)
+    env = {**_child_env(xla_flags), FAMILY_ENV: token}
     with open(out / STDOUT, "wb") as stdout, open(out / STDERR, "wb") as stderr:
-        process = subprocess.Popen(
-            command,
-            cwd=work_dir,
-            env=_child_env(xla_flags),
-            stdin=subprocess.DEVNULL,
-            stdout=stdout,
-            stderr=stderr,
-            start_new_session=hasattr(os, "killpg"),
-        )
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        try:
+            process = subprocess.Popen(
+                command,
+                cwd=work_dir,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out_write,
+                stderr=err_write,
+                start_new_session=hasattr(os, "killpg"),
+            )
+        except BaseException:
+            for fd in (out_read, out_write, err_read, err_write):
+                os.close(fd)
+            raise
+        os.close(out_write)
+        os.close(err_write)
+        writers = [
+            CappedWriter(out_read, stdout, *output_limit),
+            CappedWriter(err_read, stderr, *output_limit),
+        ]
         timed_out = False
         try:
             while process.poll() is None:
@@ -414,6 +438,10 @@ def capture_script(
         finally:
             ticker.close()
             _stop(process)  # no-op when it ended; on KeyboardInterrupt, take the group down
+            # What it left behind: workers still in its group, daemons that left it.
+            stop_family(token, process.pid if hasattr(os, "killpg") else None)
+            for writer in writers:
+                writer.close(timeout=_TERMINATE_GRACE_S)
 
     manifest.update(_read_info(info_path))
     manifest["end_time"] = _now()
@@ -446,7 +474,7 @@ def _read_info(path: Path) -> dict[str, Any]:
             path.unlink()
         except OSError:
             pass
-    keep = ("error", "error_location", "terminated_at", "usage_error", "devices")
+    keep = ("error", "error_location", "terminated_at", "usage_error", "devices", "local_modules")
     return {key: info.get(key) for key in keep if key in info}
 
 

@@ -14,11 +14,11 @@ A TARGET is one of
   ``EXAMPLE_ARGS`` dict or ``example_args()`` function, or no arguments at all).
 
 Scripts are captured into a cache folder (``$HLOSCOPE_CACHE``, else
-``$XDG_CACHE_HOME/hloscope`` or ``~/.cache/hloscope``) keyed by a hash of the script's content
-and path, its arguments, the function name, ``XLA_FLAGS``, the installed jax/jaxlib/TensorFlow
-versions and hloscope's version, so asking again is instant. (Files the script imports are not
-part of the key; pass ``refresh=True`` / delete the cache after editing them.) Failed captures are
-not cached; their output stays in ``<key>.failed`` for a look at ``stderr.txt``.
+``$XDG_CACHE_HOME/hloscope`` or ``~/.cache/hloscope``) and reused only while nothing that could
+change their HLO has changed: the script, its arguments, the environment, ``XLA_FLAGS``, the
+versions, and every local module the script imported (:mod:`hloscope.capture.cache` has the
+rule). ``refresh=True`` captures again. Failed captures are not cached; their output stays in
+``<key>.failed`` for a look at ``stderr.txt``.
 
 Resolving a text file or a dump folder never imports jax or TensorFlow.
 
@@ -33,7 +33,6 @@ take it, and :meth:`Target.choose_module` holds the one rule for "the main modul
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -47,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..stages import Stage, UnknownStageError
+from .cache import CACHE_ENV, cache_folder, cache_key, cache_root, is_fresh
 from .errors import CaptureError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -63,8 +63,6 @@ __all__ = [
     "target_cache_key",
     "CACHE_ENV",
 ]
-
-CACHE_ENV = "HLOSCOPE_CACHE"
 
 _FUNCTION_SPEC = re.compile(r"^(?P<script>.+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
 
@@ -340,43 +338,32 @@ def _resolve_folder(text: str, path: Path) -> Target:
 # ---- the cache ---------------------------------------------------------------------------------------
 
 
-def cache_root() -> Path:
-    """``$HLOSCOPE_CACHE``, else ``$XDG_CACHE_HOME/hloscope``, else ``~/.cache/hloscope``."""
-    configured = os.environ.get(CACHE_ENV)
-    if configured:
-        return Path(configured).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "hloscope"
-
-
 def target_cache_key(script: Path, args: Sequence[str], function: str | None) -> str:
-    """The cache key of a script target: a hash of everything that changes its HLO."""
+    """The cache key of a script target (see :mod:`hloscope.capture.cache`)."""
     from .._version import __version__
     from .script import framework_versions
 
     try:
         content = script.read_bytes()
     except OSError as error:
-        raise CaptureError(f"{script}: cannot read ({error.strerror or error})") from None
-    payload = {
-        "hloscope": __version__,
-        "script": str(script.resolve()),
-        "content": hashlib.sha256(content).hexdigest(),
-        "args": list(args),
-        "function": function,
-        "xla_flags": os.environ.get("XLA_FLAGS"),
-        "versions": framework_versions(),
-        "python": sys.version.split()[0],
-    }
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+        raise TargetError(f"{script}: cannot read ({error.strerror or error})") from None
+    versions = {"hloscope": __version__, **framework_versions()}
+    return cache_key(script, content, args, function, versions)
 
 
 def _cache_folder(script: Path, args: Sequence[str], function: str | None) -> Path:
-    key = target_cache_key(script, args, function)
-    stem = re.sub(r"[^A-Za-z0-9_-]", "_", script.stem)
-    label = f"{stem}.{function}" if function else stem
-    return cache_root() / "targets" / f"{label}-{key[:20]}"
+    return cache_folder(target_cache_key(script, args, function), script, function)
+
+
+def _reusable(folder: Path, hlo_path: Path) -> bool:
+    """A finished capture whose local modules still hash as they did."""
+    if not ((folder / "manifest.json").is_file() and hlo_path.is_dir()):
+        return False
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return is_fresh(manifest)
 
 
 def _resolve_script(
@@ -395,7 +382,7 @@ def _resolve_script(
         kind = TargetKind.FUNCTION if function else TargetKind.SCRIPT
         return Target(text, kind, hlo_path, script, function, folder, from_cache)
 
-    if not refresh and (folder / "manifest.json").is_file() and hlo_path.is_dir():
+    if not refresh and _reusable(folder, hlo_path):
         return resolved(True)
 
     # Capture into a private folder beside the final one, then rename it into place: a reader
@@ -420,7 +407,7 @@ def _resolve_script(
             )
             detail = EXAMPLE_ARGS_HELP if run.manifest.get("usage_error") else ""
             raise CaptureError(message, detail=detail, output_dir=str(failed))
-        if refresh:
+        if folder.exists():  # --refresh, or a stale entry: the new capture replaces it
             shutil.rmtree(folder, ignore_errors=True)
         try:
             os.replace(work, folder)

@@ -6,7 +6,7 @@ result to a renderer and decides the exit status; :mod:`hloscope.cli._app` turns
 commands never import jax or tensorflow.
 """
 
-from . import capture, diff, fusions, graph, ls, summary  # noqa: F401 - registers the commands
+from . import cache, capture, diff, fusions, graph, ls, summary  # noqa: F401 - registers commands
 from ._app import cli, main
 
 __all__ = ["cli", "main"]

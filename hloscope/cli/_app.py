@@ -43,7 +43,28 @@ def _has_location(message: str) -> bool:
 
 
 class _Group(click.Group):
-    """A click group that turns every error into one line on stderr and a non-zero exit."""
+    """A click group that turns every error into one line on stderr and a non-zero exit.
+
+    Click's own usage errors (an unknown option, a missing argument) get the same
+    ``hloscope: error:`` prefix as everything else, and a pointer to ``--help``.
+    """
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):
+        if not standalone_mode:  # a caller that handles click's exceptions itself
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            status = super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as error:  # plain `hloscope`: the help
+            click.echo(error.format_message())
+            sys.exit(int(ExitStatus.OK))
+        except click.UsageError as error:
+            where = error.ctx.command_path if error.ctx is not None else "hloscope"
+            fail(f"{error.format_message()} (see '{where} --help')", ExitStatus.BAD_INPUT)
+        except click.ClickException as error:
+            fail(error.format_message(), error.exit_code)
+        except click.exceptions.Abort:
+            fail("aborted")
+        sys.exit(status if isinstance(status, int) else int(ExitStatus.OK))
 
     def invoke(self, ctx: click.Context):
         try:

@@ -91,7 +91,7 @@ def open_module(
 def open_modules(
     spec: str, *, stage: str = "after", module: str | None, all_modules: bool, refresh: bool
 ) -> list[Module]:
-    """Every module of ``spec`` with ``all_modules``, else the main one (see :func:`open_module`)."""
+    """Every module of ``spec`` with ``all_modules``, else the main one (:func:`open_module`)."""
     if all_modules and module is not None:
         from ._app import CliError
 

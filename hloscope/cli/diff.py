@@ -15,7 +15,7 @@ __all__ = ["diff_command", "parse_metrics"]
 
 
 def parse_metrics(text: str | None) -> list[str]:
-    """``"kernels,bytes"`` -> ``["kernels", "bytes"]``; raises ``click.BadParameter`` on a bad one."""
+    """``"kernels,bytes"`` -> ``["kernels", "bytes"]``; ``click.BadParameter`` on a bad one."""
     from ..analysis.diff import METRICS
 
     if not text:
@@ -117,7 +117,7 @@ def diff_command(
         from rich.console import Console
 
         console = Console()
-        for i, (side_a, side_b, result) in enumerate(results):
+        for i, (side_a, _, result) in enumerate(results):
             if all_modules:
                 if i:
                     console.print()

@@ -22,7 +22,8 @@ __all__ = ["fusions_command"]
     "--sort",
     "sort",
     metavar="COL",
-    help="Sort by a column (bytes, flops, intensity, name...; numbers largest first, '-COL' flips).",
+    help="Sort by a column (bytes, flops, intensity, name...; numbers largest first, "
+    "'-COL' flips).",
 )
 @click.option(
     "--filter",

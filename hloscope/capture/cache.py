@@ -1,0 +1,292 @@
+"""The cache of script captures: a ``SCRIPT.py[:FUNCTION]`` target is run once, then reused
+only while nothing that could change its HLO has changed.
+
+What a cached capture depends on, and how each part is checked:
+
+* **before running** (the key, a hash in the entry's folder name): the script's path and
+  content, its arguments, the function name, ``XLA_FLAGS``, the Python, jax, jaxlib,
+  TensorFlow and hloscope versions, and **the whole environment** except the variables listed
+  in :data:`IGNORED_ENV` and those starting with :data:`IGNORED_ENV_PREFIXES` (terminal,
+  shell and session bookkeeping, hloscope's own settings, the test runner's per-test
+  variables): a script may read any variable (``GPT_VARIANT=bf16``), so any other one counts;
+* **after running** (recorded in the entry's manifest as ``local_modules``): every Python
+  file the script imported that is not part of an installed package or of the standard library
+  (its own helpers, ``mylayers.py``), with a hash of its content. Reusing an entry hashes them
+  again; one that changed or went away makes the entry stale, and the target is captured anew.
+
+``--refresh`` (``refresh=True``) ignores the cache; ``hloscope cache ls`` lists the entries and
+``hloscope cache clear`` empties it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+import sysconfig
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "CACHE_ENV",
+    "IGNORED_ENV",
+    "IGNORED_ENV_PREFIXES",
+    "CacheEntry",
+    "cache_root",
+    "cache_key",
+    "cache_folder",
+    "relevant_environment",
+    "local_module_files",
+    "hash_files",
+    "is_fresh",
+    "entries",
+    "clear",
+]
+
+CACHE_ENV = "HLOSCOPE_CACHE"
+#: Environment variables that cannot change what a script compiles.
+IGNORED_ENV = frozenset(
+    {
+        "_",
+        "COLUMNS",
+        "LINES",
+        "TERM",
+        "COLORTERM",
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "CLICOLOR",
+        "LS_COLORS",
+        "LSCOLORS",
+        "PWD",
+        "OLDPWD",
+        "SHLVL",
+        "PS1",
+        "PS2",
+        "PROMPT_COMMAND",
+        "HISTFILE",
+        "HISTSIZE",
+        "HISTFILESIZE",
+        "HISTCONTROL",
+        "MAIL",
+        "EDITOR",
+        "VISUAL",
+        "PAGER",
+        "LESS",
+        "MANPATH",
+        "DISPLAY",
+        "WINDOWID",
+        "DBUS_SESSION_BUS_ADDRESS",
+        "XDG_RUNTIME_DIR",
+        "SSH_AUTH_SOCK",
+        "SSH_AGENT_PID",
+        "SSH_CLIENT",
+        "SSH_CONNECTION",
+        "SSH_TTY",
+        "GPG_AGENT_INFO",
+        "STY",
+        "WINDOW",
+    }
+)
+#: Prefixes of ignored variables: hloscope's own settings, terminal multiplexers and IDE
+#: terminals, desktop sessions, and the per-test variables of pytest and its plugins.
+IGNORED_ENV_PREFIXES = (
+    "HLOSCOPE_",
+    "TMUX",
+    "TERM_",
+    "VSCODE_",
+    "XDG_SESSION_",
+    "PYTEST_",
+    "COV_CORE_",
+)
+
+_HASH_CHUNK = 1 << 20
+
+
+def cache_root() -> Path:
+    """``$HLOSCOPE_CACHE``, else ``$XDG_CACHE_HOME/hloscope``, else ``~/.cache/hloscope``."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured:
+        return Path(configured).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "hloscope"
+
+
+def relevant_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment variables that take part in the key (see the module docstring)."""
+    env = os.environ if env is None else env
+    return {
+        name: value
+        for name, value in sorted(env.items())
+        if name not in IGNORED_ENV and not name.startswith(IGNORED_ENV_PREFIXES)
+    }
+
+
+def cache_key(
+    script: Path,
+    content: bytes,
+    args: Sequence[str],
+    function: str | None,
+    versions: Mapping[str, Any],
+) -> str:
+    """The key of a script target: a hash of everything known before it runs."""
+    payload = {
+        "script": str(script.resolve()),
+        "content": hashlib.sha256(content).hexdigest(),
+        "args": list(args),
+        "function": function,
+        "versions": dict(versions),
+        "python": sys.version.split()[0],
+        "environment": relevant_environment(),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def cache_folder(key: str, script: Path, function: str | None) -> Path:
+    """Where the entry of ``key`` lives: ``<root>/targets/<script>[.<function>]-<key>``."""
+    stem = re.sub(r"[^A-Za-z0-9_-]", "_", script.stem)
+    label = f"{stem}.{function}" if function else stem
+    return cache_root() / "targets" / f"{label}-{key[:20]}"
+
+
+# ---- what the script imported ----------------------------------------------------------------
+
+
+def _installed_roots() -> tuple[str, ...]:
+    """The standard library and every installed-package folder of this interpreter."""
+    roots = set()
+    for name in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(name)
+        if path:
+            roots.add(os.path.realpath(path))
+    for path in sys.path:
+        if path and ("site-packages" in path or "dist-packages" in path):
+            roots.add(os.path.realpath(path))
+    roots.add(os.path.realpath(os.path.join(os.path.dirname(__file__), "..")))  # hloscope
+    return tuple(sorted(roots))
+
+
+def local_module_files(modules: Iterable[Any] | None = None) -> list[str]:
+    """The files of the imported modules that belong to the user: not in the standard
+    library, an installed package or hloscope itself (``modules`` defaults to
+    ``sys.modules.values()``). Real paths, sorted."""
+    roots = _installed_roots()
+    found = set()
+    for module in list(sys.modules.values()) if modules is None else modules:
+        path = getattr(module, "__file__", None)
+        if not path or not path.endswith(".py"):
+            continue
+        real = os.path.realpath(path)
+        if any(real == root or real.startswith(root + os.sep) for root in roots):
+            continue
+        if os.path.isfile(real):
+            found.add(real)
+    return sorted(found)
+
+
+def _file_hash(path: str) -> str | None:
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(_HASH_CHUNK):
+                digest.update(chunk)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def hash_files(paths: Iterable[str]) -> dict[str, str | None]:
+    """``{path: sha256 of its content}`` (``None`` for a file that cannot be read)."""
+    return {path: _file_hash(path) for path in paths}
+
+
+def is_fresh(manifest: Mapping[str, Any]) -> bool:
+    """Whether the local modules a capture recorded still have the content they had."""
+    recorded = manifest.get("local_modules")
+    if not isinstance(recorded, Mapping):
+        return False  # an entry written before local modules were recorded: do not trust it
+    return all(_file_hash(path) == digest for path, digest in recorded.items())
+
+
+# ---- listing and clearing ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    """One cached capture: its folder, what it captured, its size and whether it is fresh."""
+
+    folder: Path
+    script: str
+    function: str | None
+    args: tuple[str, ...]
+    start_time: str
+    size: int
+    ok: bool
+    fresh: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "folder": str(self.folder),
+            "script": self.script,
+            "function": self.function,
+            "args": list(self.args),
+            "start_time": self.start_time,
+            "size": self.size,
+            "ok": self.ok,
+            "fresh": self.fresh,
+        }
+
+
+def _folder_size(folder: Path) -> int:
+    total = 0
+    for path in folder.rglob("*"):
+        try:
+            if path.is_file():
+                total += path.stat().st_size
+        except OSError:
+            continue
+    return total
+
+
+def entries() -> list[CacheEntry]:
+    """Every entry of the cache, newest first (failed captures included, marked not ok)."""
+    folder = cache_root() / "targets"
+    found = []
+    for entry in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if not entry.is_dir() or entry.name.startswith("."):
+            continue
+        try:
+            manifest = json.loads((entry / "manifest.json").read_text())
+        except (OSError, ValueError):
+            manifest = {}
+        ok = not entry.name.endswith(".failed") and manifest.get("exit_status") == 0
+        found.append(
+            CacheEntry(
+                folder=entry,
+                script=str(manifest.get("script", "?")),
+                function=manifest.get("function"),
+                args=tuple(manifest.get("args", ())),
+                start_time=str(manifest.get("start_time", "")),
+                size=_folder_size(entry),
+                ok=ok,
+                fresh=ok and is_fresh(manifest),
+            )
+        )
+    return sorted(found, key=lambda e: e.start_time, reverse=True)
+
+
+def clear() -> tuple[int, int]:
+    """Remove every entry; returns ``(entries removed, bytes freed)``."""
+    removed = freed = 0
+    folder = cache_root() / "targets"
+    for entry in list(folder.iterdir()) if folder.is_dir() else []:
+        if entry.is_dir():
+            freed += _folder_size(entry)
+            shutil.rmtree(entry, ignore_errors=True)
+            removed += 1
+    return removed, freed

@@ -1,0 +1,94 @@
+"""Every process a captured script started, found and stopped, however it tried to leave.
+
+A script may start helpers that outlive it: a data-loader worker left behind when the script
+exits, or a daemon that called ``setsid()`` and so left the script's process group. A capture
+must leave nothing running (a leftover would keep a GPU busy, or keep writing into the
+capture's folder). Two nets catch them:
+
+* the script runs as the leader of a new session and process group, so one ``killpg`` reaches
+  every ordinary child and grandchild, also after the leader itself has exited;
+* the script's environment carries a token (:data:`FAMILY_ENV`, unique per capture), which
+  every descendant inherits; on Linux, ``/proc/PID/environ`` shows it even for a process that
+  changed its session or was re-parented to init. Only a process that replaced its whole
+  environment before ``exec`` escapes this net.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+import uuid
+from collections.abc import Iterable
+
+__all__ = ["FAMILY_ENV", "new_token", "members", "stop_family"]
+
+#: The variable that marks a capture's processes.
+FAMILY_ENV = "HLOSCOPE_CAPTURE_FAMILY"
+_PROC = "/proc"
+_GRACE_S = 2.0
+_POLL_S = 0.05
+
+
+def new_token() -> str:
+    """A token to put in the script's environment as ``FAMILY_ENV=<token>``."""
+    return uuid.uuid4().hex
+
+
+def members(token: str) -> list[int]:
+    """The pids of live processes whose environment carries ``token`` (Linux; else none)."""
+    needle = f"{FAMILY_ENV}={token}".encode()
+    found = []
+    try:
+        names = os.listdir(_PROC)
+    except OSError:  # no /proc: not Linux
+        return []
+    own = os.getpid()
+    for name in names:
+        if not name.isdigit() or int(name) == own:
+            continue
+        try:
+            with open(f"{_PROC}/{name}/environ", "rb") as f:
+                environ = f.read()
+        except OSError:  # gone, or not ours to read
+            continue
+        if needle in environ.split(b"\0") and not _is_zombie(name):
+            found.append(int(name))
+    return found
+
+
+def _is_zombie(pid: str) -> bool:
+    try:
+        with open(f"{_PROC}/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return True
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] in (b"Z", b"X")
+
+
+def _signal_all(pids: Iterable[int], sig: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+def stop_family(token: str, group: int | None = None) -> int:
+    """Stop every process of the family: SIGTERM, a grace period, then SIGKILL.
+
+    ``group`` is the script's process-group id (its pid), signalled as a whole too. Returns
+    how many processes were still running when this was called.
+    """
+    left = members(token)
+    if group is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+            os.killpg(group, signal.SIGTERM)
+    _signal_all(left, signal.SIGTERM)
+    deadline = time.monotonic() + _GRACE_S
+    while time.monotonic() < deadline and members(token):
+        time.sleep(_POLL_S)
+    if group is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+            os.killpg(group, signal.SIGKILL)
+    _signal_all(members(token), signal.SIGKILL)
+    return len(left)
