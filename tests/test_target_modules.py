@@ -165,3 +165,50 @@ def test_all_modules_on_fusions_summary_graph_and_diff(corpus, tmp_path):
     )
     both = CliRunner().invoke(cli, ["fusions", "--all-modules", "--module", "x", str(folder)])
     assert both.exit_code == 1 and "exclude each other" in both.stderr
+
+
+def _damaged_copy(corpus: Path, tmp_path: Path, largest: bool) -> tuple[Path, Path]:
+    """jax_recompiles with one after-optimizations text broken in place (same size, so the
+    largest stays the largest)."""
+    import shutil
+
+    folder = tmp_path / "dump"
+    shutil.copytree(_recompiles(corpus), folder)
+    texts = sorted(folder.glob("module_*.cpu_after_optimizations.txt"), key=lambda p: p.stat().st_size)
+    victim = texts[-1] if largest else texts[0]
+    text = victim.read_text()
+    assert "ROOT " in text
+    victim.write_text(text.replace("ROOT ", "RO)T ", 1))
+    return folder, victim
+
+
+@pytest.mark.parametrize("largest", [True, False], ids=["largest-bad", "small-bad"])
+def test_a_bad_file_in_a_dump_is_left_out_with_a_warning(corpus, tmp_path, largest):
+    folder, victim = _damaged_copy(corpus, tmp_path, largest)
+    result = CliRunner().invoke(cli, ["fusions", "--json", str(folder)])
+    assert result.exit_code == (1 if largest else 0), result.output  # read only when needed
+    payload = json.loads(result.stdout)  # the report of a readable module still came out
+    assert payload["module"] and payload["rows"]
+    readable = [p for p in folder.glob("module_*.cpu_after_optimizations.txt") if p != victim]
+    best = max(readable, key=lambda p: p.stat().st_size)
+    assert payload["summary"]["kernel_count"] == (
+        hloscope.fusion_report(hloscope.parse(best)).summary.kernel_count
+    )
+    bad_lines = [line for line in result.stderr.splitlines() if str(victim) in line]
+    if largest:
+        assert len(bad_lines) == 1 and bad_lines[0].startswith(f"{victim}:")
+        assert bad_lines[0].endswith("(left out)")
+    every = CliRunner().invoke(cli, ["summary", "--json", "--all-modules", str(folder)])
+    assert every.exit_code == 1
+    names = [info["module"] for info in json.loads(every.stdout)]
+    assert len(names) == len(list(folder.glob("module_*.cpu_after_optimizations.txt"))) - 1
+    assert any(str(victim) in line and "error" in line for line in every.stderr.splitlines())
+
+
+def test_a_script_that_compiles_nothing_says_why(tmp_path, monkeypatch):
+    monkeypatch.setenv("HLOSCOPE_CACHE", str(tmp_path / "cache"))
+    script = tmp_path / "plain.py"
+    script.write_text("print('no jax here')\n")
+    result = CliRunner().invoke(cli, ["fusions", str(script)])
+    assert result.exit_code == 1
+    assert "compiled nothing with XLA (it never imported jax or tensorflow)" in result.stderr

@@ -40,11 +40,13 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..dump.errors import DumpFormatError
+from ..hlo.errors import HloParseError
 from ..stages import Stage, UnknownStageError
 from .cache import CACHE_ENV, cache_folder, cache_key, cache_root, is_fresh
 from .errors import CaptureError
@@ -65,6 +67,10 @@ __all__ = [
 ]
 
 _FUNCTION_SPEC = re.compile(r"^(?P<script>.+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
+
+
+# What reading one module file of a dump can fail with, leaving the others readable.
+_UNREADABLE = (HloParseError, DumpFormatError)
 
 
 class TargetError(CaptureError):
@@ -133,6 +139,8 @@ class Target:
     function: str | None = None
     output_dir: Path | None = None
     from_cache: bool = False
+    #: One line per module file of a dump that could not be read and was left out.
+    problems: list[str] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def resolve(
@@ -200,7 +208,7 @@ class Target:
         compilation that dumped that stage (helper modules JAX compiles for eager ops
         included). A function capture gives its one module.
         """
-        return [entry.load() for entry in self._entries(stage)]
+        return self._load_each(self._entries(stage))
 
     def choose_module(
         self, stage: str | Stage = Stage.OPTIMIZED_HLO, name: str | None = None
@@ -219,7 +227,7 @@ class Target:
             if len(entries) == 1:
                 rule = "function" if self.kind is TargetKind.FUNCTION else "only"
                 return ModuleChoice(entries[0].load(), rule, 1)
-            return ModuleChoice(_largest(entries).load(), "largest", len(entries))
+            return ModuleChoice(self._load_largest(entries), "largest", len(entries))
         matches = (
             [e for e in entries if e.name == name]
             or [e for e in entries if str(e.id) == name.lstrip("#")]
@@ -231,13 +239,39 @@ class Target:
                 f", ... ({len(names)} in all)" if len(names) > 8 else ""
             )
             raise TargetError(f"{self.spec}: no module named {name!r} (modules: {shown})")
-        return ModuleChoice(_largest(matches).load(), "named", len(entries))
+        return ModuleChoice(self._load_largest(matches), "named", len(entries))
 
     def main_module(
         self, stage: str | Stage = Stage.OPTIMIZED_HLO, name: str | None = None
     ) -> Module:
         """The module :meth:`choose_module` picks (see there for the rule)."""
         return self.choose_module(stage, name).module
+
+    def _load_each(self, entries: Sequence[_Entry]) -> list[Module]:
+        """Every module of ``entries``; of several, an unreadable one is left out (noted in
+        :attr:`problems`) unless none can be read."""
+        if len(entries) == 1:
+            return [entries[0].load()]
+        loaded, first_error = [], None
+        for entry in entries:
+            try:
+                loaded.append(entry.load())
+            except _UNREADABLE as error:
+                self.problems.append(error.one_line())
+                first_error = first_error or error
+        if not loaded and first_error is not None:
+            raise first_error
+        return loaded
+
+    def _load_largest(self, entries: Sequence[_Entry]) -> Module:
+        """The largest readable module of ``entries`` (an unreadable one is noted and passed)."""
+        ordered = sorted(entries, key=lambda e: e.size, reverse=True)  # stable: earlier first
+        for entry in ordered[:-1]:
+            try:
+                return entry.load()
+            except _UNREADABLE as error:
+                self.problems.append(error.one_line())
+        return ordered[-1].load()
 
     def _entries(self, stage: str | Stage) -> list[_Entry]:
         try:
@@ -263,6 +297,13 @@ class Target:
                 entries.append(
                     _Entry(m.id, m.name, size, m.before if which is Stage.HLO else m.after)
                 )
+        if not entries and self.kind is TargetKind.SCRIPT and not (self.manifest or {}).get(
+            "devices"
+        ):
+            raise TargetError(
+                f"{self.spec}: the script compiled nothing with XLA "
+                "(it never imported jax or tensorflow)"
+            )
         if not entries:
             what = f"{which.short}-optimization"
             raise TargetError(
@@ -278,11 +319,6 @@ class Target:
         return [
             _Entry(i, m.name, _instruction_count(m), (lambda m=m: m)) for i, m in enumerate(modules)
         ]
-
-
-def _largest(entries: Sequence[_Entry]) -> _Entry:
-    # The first of equals: a module-id order tie goes to the earlier compile.
-    return max(entries, key=lambda e: e.size)
 
 
 def _instruction_count(module: Module) -> int:

@@ -68,8 +68,11 @@ class _Group(click.Group):
 
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
+            result = super().invoke(ctx)
+        except SystemExit as done:
+            _report_problems(ctx, done.code)
+            raise
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except KeyboardInterrupt:
             raise
@@ -89,6 +92,20 @@ class _Group(click.Group):
                 raise
             text = str(error).splitlines()[0] if str(error) else type(error).__name__
             fail(f"{text} ({type(error).__name__}; {DEBUG_ENV}=1 shows details)")
+        _report_problems(ctx, 0)
+        return result
+
+
+def _report_problems(ctx: click.Context, code: object) -> None:
+    """Say which module files the command left out, and make a clean exit status 1."""
+    from ._target import OPENED
+
+    problems = [line for target in ctx.meta.get(OPENED, ()) for line in target.problems]
+    ctx.meta.pop(OPENED, None)  # once: SystemExit passes through here on its way out
+    for line in dict.fromkeys(problems):
+        click.echo(f"{line} (left out)", err=True)
+    if problems and code in (0, None):
+        sys.exit(int(ExitStatus.ERROR))
 
 
 def _quiet_broken_pipe() -> NoReturn:

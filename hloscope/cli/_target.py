@@ -28,6 +28,8 @@ __all__ = [
 ]
 
 STAGE_CHOICES = ("after", "before")
+#: Where the command context keeps the targets a command opened.
+OPENED = "hloscope.opened_targets"
 
 
 def module_option(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -68,10 +70,18 @@ def stage_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def open_target(spec: str, *, refresh: bool = False) -> Target:
-    """Resolve ``spec`` (capturing a script, with a spinner on a terminal)."""
+    """Resolve ``spec`` (capturing a script, with a spinner on a terminal).
+
+    The target is remembered for the command group, which reports the module files it had to
+    leave out (:attr:`Target.problems`) when the command ends and makes the exit status 1.
+    """
     from ..capture.target import Target
 
-    return Target.resolve(spec, refresh=refresh)
+    target = Target.resolve(spec, refresh=refresh)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.find_root().meta.setdefault(OPENED, []).append(target)
+    return target
 
 
 def open_module(
