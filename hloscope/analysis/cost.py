@@ -41,7 +41,9 @@ Control flow
     count. ``call`` and ``async-start`` cost their computation; ``conditional`` costs, for each
     quantity separately, the maximum over its branches. :attr:`ModuleCost.executed` gives the
     totals with while bodies multiplied by their ``known_trip_count``, an estimate XLA does not
-    make.
+    make. :func:`placements` says where each computation runs (the entry, a loop's body
+    ``×n``, a branch) and :func:`control_flow_cost` applies these rules to any per-instruction
+    cost, so that a report counting only kernels still adds up the way XLA does.
 
 Differences from XLA (documented and tested):
 
@@ -58,6 +60,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Literal
 
 from ..hlo.attributes import WindowDimension
@@ -75,6 +78,13 @@ __all__ = [
     "instruction_cost",
     "instruction_costs",
     "computation_cost",
+    "control_flow_cost",
+    "kernel_computations",
+    "known_trip_count",
+    "placements",
+    "Placement",
+    "Role",
+    "Step",
     "shape_size",
     "TRANSCENDENTAL_OPCODES",
     "ZERO_COST_OPCODES",
@@ -1071,25 +1081,167 @@ def kernel_computations(module: Module) -> list[Computation]:
     """Computations whose instructions run as kernels: the entry, and, reached from it, the
     bodies and conditions of ``while``, branches of ``conditional``, ``call`` targets and
     ``async-start`` computations (in the order first reached)."""
-    entry = module.entry
-    if entry is None:
-        return []
-    out: list[Computation] = []
-    seen: set[int] = set()
-    stack = [entry]
-    while stack:
-        comp = stack.pop(0)
-        if id(comp) in seen:
-            continue
-        seen.add(id(comp))
-        out.append(comp)
-        for inst in comp.instructions:
-            if inst.opcode in _CONTROL_FLOW:
-                stack.extend(inst.called_computations)
-    return out
+    return [p.computation for p in placements(module).values()]
 
 
 _CONTROL_FLOW = frozenset({"while", "conditional", "call", "async-start"})
+
+
+class Role(StrEnum):
+    """What part of a control-flow instruction a computation is."""
+
+    ENTRY = "entry"
+    BODY = "body"  # a while's body
+    CONDITION = "condition"  # a while's condition
+    BRANCH = "branch"  # one branch of a conditional
+    CALL = "call"  # the target of a call or async-start
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One control-flow instruction on the way from the entry to a computation.
+
+    ``branch`` is a conditional branch's index as XLA numbers ``branch_computations``
+    (``"0"``, ``"1"``...) or ``"true"``/``"false"`` for the predicate form. ``trip_count`` is
+    a while's ``known_trip_count`` (``None``: XLA could not prove one).
+    """
+
+    instruction: Instruction
+    role: Role
+    branch: str = ""
+    trip_count: int | None = None
+
+    @property
+    def in_loop(self) -> bool:
+        return self.role in (Role.BODY, Role.CONDITION)
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a computation's instructions run: the control-flow steps from the entry to it.
+
+    The entry's path is empty. A computation reached from several callers keeps the first
+    path found (breadth first), which is the only one in the modules XLA optimizes: its
+    passes give every loop body and branch its own computation (hence ``.clone`` names).
+    """
+
+    computation: Computation
+    path: tuple[Step, ...] = ()
+
+    @property
+    def executions(self) -> int:
+        """How many times the computation runs per run of the module: the product of the known
+        trip counts of the loops around it. A loop without one counts once, as
+        :attr:`ModuleCost.executed` counts it. (A condition runs once more than its body; both
+        count ``n``, as the executed totals do: the last test is a scalar compare.)"""
+        n = 1
+        for step in self.path:
+            if step.in_loop and step.trip_count is not None:
+                n *= step.trip_count
+        return n
+
+    @property
+    def trip_count(self) -> int | None:
+        """The known trip count of the innermost loop around the computation (``None`` when
+        there is no loop or XLA recorded no count for it)."""
+        for step in reversed(self.path):
+            if step.in_loop:
+                return step.trip_count
+        return None
+
+    @property
+    def unknown_trip_count(self) -> bool:
+        """Whether a loop around the computation has no known trip count."""
+        return any(s.in_loop and s.trip_count is None for s in self.path)
+
+
+def placements(module: Module) -> dict[str, Placement]:
+    """Each kernel computation (see :func:`kernel_computations`) by name, with its path from
+    the entry, in the order first reached (breadth first)."""
+    entry = module.entry
+    if entry is None:
+        return {}
+    out: dict[str, Placement] = {}
+    seen: set[int] = set()
+    queue: list[tuple[Computation, tuple[Step, ...]]] = [(entry, ())]
+    while queue:
+        comp, path = queue.pop(0)
+        if id(comp) in seen:
+            continue
+        seen.add(id(comp))
+        out[comp.name] = Placement(comp, path)
+        for inst in comp.instructions:
+            if inst.opcode in _CONTROL_FLOW:
+                queue.extend((c, path + (_step(inst, c),)) for c in inst.called_computations)
+    return out
+
+
+def _step(inst: Instruction, called: Computation) -> Step:
+    """The step from control-flow instruction ``inst`` into the computation ``called``."""
+    op = inst.opcode
+    if op == "while":
+        role = Role.BODY if _called_name(inst, "body") == called.name else Role.CONDITION
+        return Step(inst, role, trip_count=known_trip_count(inst))
+    if op == "conditional":
+        branches = inst.attrs.get("branch_computations")
+        if branches:
+            names = [getattr(b, "name", b) for b in branches]
+            index = names.index(called.name) if called.name in names else -1
+            return Step(inst, Role.BRANCH, branch=str(index))
+        side = "true" if _called_name(inst, "true_computation") == called.name else "false"
+        return Step(inst, Role.BRANCH, branch=side)
+    return Step(inst, Role.CALL)
+
+
+def _called_name(inst: Instruction, attr: str) -> str:
+    # The attribute holds a name, or a Computation when the body was written inline.
+    value = inst.attrs.get(attr)
+    return getattr(value, "name", value) or ""
+
+
+def control_flow_cost(
+    module: Module, cost_of: Callable[[Instruction], Cost], *, trip_counts: bool = False
+) -> Cost:
+    """The total of ``cost_of`` over what the entry runs, with XLA's control-flow rules.
+
+    ``cost_of`` prices every instruction but ``while``, ``conditional``, ``call`` and
+    ``async-start``; those are priced as ``HloCostAnalysis`` prices them: a while is its body
+    plus its condition once (``trip_counts=True``: times its known trip count, as
+    :attr:`ModuleCost.executed`), a conditional is each quantity's maximum over its branches
+    (only one of them runs), a call is its computation. With :func:`instruction_cost` as
+    ``cost_of`` this is :func:`module_cost`'s total; with the cost of kernels only (zero for
+    ops that just name buffers) it is what a kernel report must add up to. Summing the rows of
+    such a report instead would count every branch of a conditional.
+    """
+    memo: dict[int, Cost] = {}
+
+    def total(comp: Computation) -> Cost:
+        hit = memo.get(id(comp))
+        if hit is not None:
+            return hit
+        out = ZERO
+        for inst in comp.instructions:
+            out = out + priced(inst)
+        memo[id(comp)] = out
+        return out
+
+    def priced(inst: Instruction) -> Cost:
+        op = inst.opcode
+        called = inst.called_computations if op in _CONTROL_FLOW else []
+        if op == "while":
+            cost = ZERO
+            for c in called:
+                cost = cost + total(c)
+            n = known_trip_count(inst) if trip_counts else None
+            return cost.scaled(n) if n is not None else cost
+        if op == "conditional":
+            return _max_cost([total(c) for c in called]) if called else ZERO
+        if op in _CONTROL_FLOW:
+            return total(called[0]) if called else ZERO
+        return cost_of(inst)
+
+    entry = module.entry
+    return total(entry) if entry is not None else ZERO
 
 
 def module_cost(module: Module, *, custom_calls: CustomCallRule = "boundary") -> ModuleCost:

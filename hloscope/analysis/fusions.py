@@ -20,17 +20,29 @@ and each row says which computation it runs in.
   ``dot+add+tanh`` is a dot with its bias and activation fused (renderers shorten long ones);
 * the cost at the kernel boundary from :mod:`hloscope.analysis.cost` (XLA's rules): bytes read
   and written, FLOPs, transcendentals and arithmetic intensity (FLOPs per byte);
-* the source lines its ops came from (``file:line (function)``, the innermost frame outside
-  site-packages), most frequent first. (TensorFlow records only its own ``ops.py`` line; its
-  ``op_name``, also a column, names the layer.)
+* the source lines its ops came from (``file:line (function)``, the innermost frame in the
+  user's own code, see :mod:`hloscope.analysis.provenance`), most frequent first, and the
+  whole call stack of the first (``stack``). TensorFlow records only its own ``ops.py`` line,
+  so there the source is the Keras layer path in ``op_name`` (``model_1/dense_1``).
 
-A kernel inside a ``while`` body is costed for one iteration, as XLA does;
-:attr:`~hloscope.analysis.cost.ModuleCost.executed` scales loops by their known trip counts.
+Each row also says where the kernel runs (``where``): ``entry``, ``while.4 body ×50``
+with the loop's known trip count, ``cond.1 branch 0``, each step named by its instruction
+and, when its metadata says, by what and where in the source it came from (``(while at
+model.py:12)``), instead of XLA's computation names (``region_3.11.clone.clone``, still in
+``computation``). ``trip_count`` is the innermost loop's known trip count and ``executions``
+how often the kernel runs per run of the module (the product of the loops' counts). A kernel
+inside a loop is costed for one iteration, as XLA does.
 
-The summary counts kernels, fusions by kind and ops left unfused. An elementwise op on arrays
+The summary totals (FLOPs, transcendentals, bytes) count what XLA's ``HloCostAnalysis``
+counts: each loop body once and, of a ``conditional``, each quantity's costliest branch (only
+one branch runs), so the FLOPs and transcendentals equal
+:func:`~hloscope.analysis.cost.module_cost`'s and ``compiled.cost_analysis()``'s; the
+``executed_*`` totals multiply loop bodies by their known trip counts
+(:attr:`~hloscope.analysis.cost.ModuleCost.executed`): the work one call really does. The
+summary counts kernels, fusions by kind and ops left unfused. An elementwise op on arrays
 left unfused is worth a look (``unfused_elementwise``): it reads its inputs from memory and
 writes its result back, a round trip that fusing it into its producer or consumer would avoid.
-The summary's byte total is the sum over kernels; :func:`~hloscope.analysis.cost.module_cost`
+The summary's byte total is over kernels; :func:`~hloscope.analysis.cost.module_cost`
 (``xla_bytes_accessed``) also counts the 8-byte pointer tables of ``tuple`` instructions.
 :func:`by_source` turns the report around: for each source line, the kernels its ops ended up
 in.
@@ -51,12 +63,23 @@ from typing import TYPE_CHECKING, Any
 
 from ..hlo.model import Module
 from ..hlo.opcodes import FREE_OPCODES, category_of
-from .cost import ZERO, Cost, instruction_costs, kernel_computations, module_cost
+from .cost import (
+    ZERO,
+    Cost,
+    Placement,
+    Role,
+    Step,
+    control_flow_cost,
+    instruction_costs,
+    module_cost,
+    placements,
+)
+from .provenance import layer_path, source_of, stack_source, tf_function_name
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-    from ..hlo.model import Computation, Instruction, StackFrame
+    from ..hlo.model import Computation, Instruction
 
 __all__ = [
     "Kernel",
@@ -67,6 +90,8 @@ __all__ = [
     "by_source",
     "source_rows",
     "op_source",
+    "control_flow_label",
+    "loop_rows",
     "report_modules",
     "COLUMNS",
     "SOURCE_COLUMNS",
@@ -83,11 +108,15 @@ NOT_KERNELS: frozenset[str] = FREE_OPCODES | frozenset(
 _SIGNATURE_SKIP = frozenset({"parameter", "constant", "bitcast", "tuple", "get-tuple-element"})
 UNFUSED = "unfused"
 UNKNOWN_SOURCE = "<unknown>"
+ENTRY = Role.ENTRY.value  # the ``where`` of a kernel outside any loop, branch or call
 
 # Columns of a report row, in display order (also the names --sort and --filter accept).
 COLUMNS: tuple[str, ...] = (
     "module",
     "computation",
+    "where",
+    "trip_count",
+    "executions",
     "name",
     "opcode",
     "kind",
@@ -108,6 +137,7 @@ COLUMNS: tuple[str, ...] = (
     "ops",
     "op_counts",
     "sources",
+    "stack",
     "line",
 )
 # Columns of a source-view row.
@@ -146,6 +176,11 @@ class Kernel:
     shape: str = ""
     module: str = ""
     rank: int = 0
+    where: str = ENTRY  # where it runs: "entry", "while.4 body ×50 (while at model.py:12)"...
+    trip_count: int | None = None  # the innermost enclosing loop's known trip count
+    executions: int = 1  # runs per run of the module (product of the loops' trip counts)
+    # The call stack of the kernel's source line, innermost first ("file:line (function)").
+    stack: list[str] = field(default_factory=list)
 
     @property
     def is_fusion(self) -> bool:
@@ -161,6 +196,9 @@ class Kernel:
         return {
             "module": self.module,
             "computation": self.computation,
+            "where": self.where,
+            "trip_count": self.trip_count,
+            "executions": self.executions,
             "name": self.name,
             "opcode": self.opcode,
             "kind": self.kind,
@@ -181,13 +219,22 @@ class Kernel:
             "ops": list(self.ops),
             "op_counts": dict(self.op_counts),
             "sources": [s for s, _ in self.sources],
+            "stack": list(self.stack),
             "line": self.line,
         }
 
 
 @dataclass(slots=True)
 class FusionSummary:
-    """Counts over a report's kernels."""
+    """Counts over a report's kernels.
+
+    ``flops``, ``transcendentals`` and the ``bytes*`` are the kernels' totals under XLA's
+    control-flow rules (loop bodies once, the costliest branch); ``xla_*`` are
+    :func:`~hloscope.analysis.cost.module_cost`'s totals (kernels plus tuple pointer tables);
+    ``executed_*`` the kernels' totals with loop bodies times their known trip counts. ``loops``
+    lists each ``while`` (see :func:`loop_rows`); ``unknown_trip_counts`` those XLA gave no
+    trip count (counted once in ``executed_*``).
+    """
 
     modules: list[str]
     kernel_count: int
@@ -206,6 +253,11 @@ class FusionSummary:
     xla_flops: int
     xla_transcendentals: int
     flagged: list[str] = field(default_factory=list)
+    executed_flops: int = 0
+    executed_transcendentals: int = 0
+    executed_bytes: int = 0
+    loops: list[dict[str, Any]] = field(default_factory=list)
+    unknown_trip_counts: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
@@ -236,50 +288,54 @@ class FusionReport:
 # Building the report
 # ------------------------------------------------------------------------------------------
 
-_SITE_PACKAGES = ("site-packages/", "dist-packages/")
-
-
 def op_source(inst: Instruction) -> str:
-    """Where ``inst`` came from as ``file:line (function)``: the innermost frame of its stack
-    outside installed packages (the user's line, not jax's), or ``""`` when it has none."""
-    return _frame_text(inst.stack)
-
-
-def _frame_text(stack: Sequence[StackFrame]) -> str:
-    """``file:line (function)`` of the innermost frame outside installed packages."""
-    if not stack:
-        return ""
-    for frame in stack:
-        if not any(p in frame.file for p in _SITE_PACKAGES):
-            return str(frame)
-    return str(stack[0])
+    """Where ``inst`` came from: ``file:line (function)`` of the innermost frame of its stack in
+    the user's own code (not jax's, flax's or the standard library's; see
+    :mod:`hloscope.analysis.provenance`), the layer path of its ``op_name`` for TensorFlow ops,
+    or ``""`` when it has no location."""
+    module = inst.computation.module if inst.computation is not None else None
+    return source_of(inst.stack, inst.metadata.op_name, module.name if module else "")
 
 
 class _Sources:
-    """:func:`op_source` for the ops of one module, remembered per stack frame id.
+    """:func:`op_source` for the ops of one module, remembered per stack and per op name.
 
-    A model's thousands of ops share a few hundred frames; resolving one means walking its
-    parents and testing each file, so each frame id is worded once.
+    A model's thousands of ops share a few hundred stacks; resolving one means walking its
+    parents and testing each file, so each stack is worded once (and each TF op name once).
     """
 
-    __slots__ = ("_module", "_by_frame")
+    __slots__ = ("_module", "_function", "_by_stack", "_by_name")
 
     def __init__(self, module: Module) -> None:
         self._module = module
-        self._by_frame: dict[int, str] = {}
+        self._function = tf_function_name(module.name)
+        self._by_stack: dict[tuple[int, str, int], str | None] = {}
+        self._by_name: dict[str, str] = {}
 
     def __call__(self, inst: Instruction) -> str:
         md = inst.metadata
-        frame_id = md.stack_frame_id
-        if frame_id:
-            where = self._by_frame.get(frame_id)
-            if where is None:
-                where = self._by_frame[frame_id] = _frame_text(self._module.stack_frames(frame_id))
-            if where:
-                return where
-        # No frame table entry: the single location of the metadata (what Instruction.stack
-        # falls back to).
-        return f"{md.source_file}:{md.source_line}" if md.source_file else ""
+        # What Instruction.stack reads: the frame table entry, else the metadata's location.
+        key = (md.stack_frame_id, md.source_file, md.source_line)
+        if key in self._by_stack:
+            where = self._by_stack[key]
+        else:
+            where = self._by_stack[key] = stack_source(inst.stack)
+        if where is None or (not where and self._function):
+            name = md.op_name
+            found = self._by_name.get(name)
+            if found is None:
+                found = self._by_name[name] = layer_path(name, self._function)
+            return found
+        return where
+
+
+def _kernel_stack(members: Sequence[Instruction], wheres: Sequence[str], source: str) -> list[str]:
+    """The whole call stack (``file:line (function)``, innermost first) of the kernel's first
+    op attributed to its ``source``: the chain that line sits in."""
+    for member, where in zip(members, wheres):
+        if where == source:
+            return [str(frame) for frame in member.stack]
+    return []
 
 
 def _backend_kind(inst: Instruction) -> str:
@@ -338,6 +394,7 @@ def _kernel(
     ops = [m.opcode for m in members]
     op_counts: Counter[str] = Counter(category_of(op) for op in ops)
     sources: Counter[str] = Counter(w for w in wheres if w)
+    ranked = sorted(sources.items(), key=lambda kv: -kv[1])  # stable: ties keep op order
     for m, where in zip(members, wheres):
         op_sources.append((where or UNKNOWN_SOURCE, inst.name, comp.name, module_name, cost_of(m)))
     return Kernel(
@@ -351,7 +408,8 @@ def _kernel(
         op_counts=dict(op_counts),
         signature=_signature(ops, root),
         cost=cost_of(inst),
-        sources=sorted(sources.items(), key=lambda kv: -kv[1]),
+        sources=ranked,
+        stack=_kernel_stack(members, wheres, ranked[0][0]) if ranked else [],
         op_name=op_name,
         line=inst.line,
         shape=inst.shape_text or str(inst.shape),  # XLA text may leave the shape out
@@ -364,12 +422,112 @@ def _kernels_of(module: Module, op_sources: list) -> list[Kernel]:
     out: list[Kernel] = []
     source_of = _Sources(module)
     cost_of = instruction_costs(module)
-    for comp in kernel_computations(module):
+    for placement in placements(module).values():
+        comp = placement.computation
+        where = _where(placement, source_of)
         for inst in comp.instructions:
             if inst.opcode in NOT_KERNELS:
                 continue
-            out.append(_kernel(inst, comp, module.name, source_of, cost_of, op_sources))
+            kernel = _kernel(inst, comp, module.name, source_of, cost_of, op_sources)
+            kernel.where = where
+            kernel.trip_count = placement.trip_count
+            kernel.executions = placement.executions
+            out.append(kernel)
     return out
+
+
+# ------------------------------------------------------------------------------------------
+# Where kernels run
+# ------------------------------------------------------------------------------------------
+
+# Joins the steps of a nested placement ("while.2 body ×4 / cond.1 branch 0").
+WHERE_SEP = " / "
+
+
+def _where(
+    placement: Placement, source_of: Callable[[Instruction], str], last_call: bool = True
+) -> str:
+    """``entry``, or the control-flow steps to the computation, outermost first.
+
+    A ``call`` step is named only when it is the last (and ``last_call``): XLA's CPU backend
+    wraps loops in small calls (``xla_cpu_small_call``) that run once and say nothing a
+    reader needs.
+    """
+    path = placement.path
+    last = len(path) - 1 if last_call else -1
+    steps = [s for i, s in enumerate(path) if s.role != Role.CALL or i == last]
+    if not steps:
+        return ENTRY
+    return WHERE_SEP.join(_step_text(s, source_of) for s in steps)
+
+
+def _step_text(step: Step, source_of: Callable[[Instruction], str]) -> str:
+    """``while.4 body ×50 (while at model.py:12)``; ``×?`` when XLA knows no trip count."""
+    inst = step.instruction
+    if step.in_loop:
+        count = "?" if step.trip_count is None else str(step.trip_count)
+        text = f"{inst.name} {step.role} \u00d7{count}"
+    elif step.role == Role.BRANCH:
+        text = f"{inst.name} branch {step.branch}"
+    else:
+        text = inst.name
+    label = control_flow_label(inst, source_of(inst))
+    return f"{text} ({label})" if label else text
+
+
+def control_flow_label(inst: Instruction, source: str) -> str:
+    """A loop or branch named by what the program wrote: ``while at model.py:12``.
+
+    The kind is the last part of the op's ``op_name`` (``jit(f)/while`` -> ``while``; JAX
+    lowers ``scan`` and ``fori_loop`` to a while too), the place its source line (file name
+    only; ``source`` as :func:`op_source` gives it). Without a source line the whole
+    ``op_name`` stands in (TensorFlow's ``model/lstm/while`` names the layer); without either,
+    ``""``.
+    """
+    op_name = inst.metadata.op_name
+    if not source:
+        return op_name
+    kind = next((part for part in reversed(op_name.split("/")) if part), inst.opcode)
+    where = source.partition(" (")[0]
+    path, sep, line = where.rpartition(":")
+    short = path.rsplit("/", 1)[-1] + sep + line if sep else where.rsplit("/", 1)[-1]
+    return f"{kind} at {short}"
+
+
+def loop_rows(module: Module) -> list[dict[str, Any]]:
+    """One dict per ``while`` the entry reaches: its name, ``label`` (see
+    :func:`control_flow_label`), known ``trip_count`` (``None``: unknown), ``executions``
+    (iterations per run of the module, enclosing loops included), ``body`` and ``condition``
+    computations, and ``where`` the while itself runs."""
+    source_of = _Sources(module)
+    placed = list(placements(module).values())
+    # The placement of each while's body, found by the step that leads into it.
+    bodies = {
+        id(p.path[-1].instruction): p for p in placed if p.path and p.path[-1].role == Role.BODY
+    }
+    rows: list[dict[str, Any]] = []
+    for placement in placed:
+        for inst in placement.computation.instructions:
+            if inst.opcode != "while":
+                continue
+            body = bodies.get(id(inst))
+            rows.append(
+                {
+                    "name": inst.name,
+                    "label": control_flow_label(inst, source_of(inst)),
+                    "trip_count": body.trip_count if body else None,
+                    "executions": body.executions if body else placement.executions,
+                    "body": body.computation.name if body else "",
+                    "condition": _called_attr(inst, "condition"),
+                    "where": _where(placement, source_of, last_call=False),
+                }
+            )
+    return rows
+
+
+def _called_attr(inst: Instruction, attr: str) -> str:
+    value = inst.attrs.get(attr)
+    return str(getattr(value, "name", value) or "")
 
 
 def report_modules(value: Any, what: str = "fusion_report") -> list[Module]:
@@ -404,27 +562,50 @@ def fusion_report(module: Module | Iterable[Module]) -> FusionReport:
     modules = report_modules(module)
     kernels: list[Kernel] = []
     op_sources: list[tuple[str, str, str, str, Cost]] = []
-    xla = ZERO
-    flagged: list[str] = []
+    totals = _Totals()
     for m in modules:
         kernels.extend(_kernels_of(m, op_sources))
-        mc = module_cost(m)
-        xla = xla + mc.total
-        flagged.extend(f"{m.name}/{f.computation}/{f.name}: {f.reason}" for f in mc.flagged)
-    summary = _summarize([m.name for m in modules], kernels, xla, flagged)
+        totals.add(m)
+    summary = _summarize([m.name for m in modules], kernels, totals)
     return FusionReport(kernels, summary, op_sources)
 
 
-def _summarize(
-    names: list[str], kernels: list[Kernel], xla: Cost, flagged: list[str]
-) -> FusionSummary:
+@dataclass(slots=True)
+class _Totals:
+    """What the summary adds up over modules: the kernels' costs under XLA's control-flow rules
+    (static and executed), :func:`module_cost`'s total, the flagged ops and the loops."""
+
+    kernels: Cost = ZERO
+    executed: Cost = ZERO
+    xla: Cost = ZERO
+    flagged: list[str] = field(default_factory=list)
+    loops: list[dict[str, Any]] = field(default_factory=list)
+    unknown_trip_counts: list[str] = field(default_factory=list)
+
+    def add(self, m: Module) -> None:
+        cost_of = instruction_costs(m)
+
+        def kernel_cost(inst: Instruction) -> Cost:
+            # Ops that only name buffers are no kernel: their bytes (tuple tables) stay out.
+            return ZERO if inst.opcode in NOT_KERNELS else cost_of(inst)
+
+        # Not a sum of the rows: a conditional's branches are rows, but only one of them runs.
+        self.kernels = self.kernels + control_flow_cost(m, kernel_cost)
+        self.executed = self.executed + control_flow_cost(m, kernel_cost, trip_counts=True)
+        mc = module_cost(m)
+        self.xla = self.xla + mc.total
+        self.flagged.extend(f"{m.name}/{f.computation}/{f.name}: {f.reason}" for f in mc.flagged)
+        self.loops.extend(loop_rows(m))
+        self.unknown_trip_counts.extend(mc.unknown_trip_counts)
+
+
+def _summarize(names: list[str], kernels: list[Kernel], totals: _Totals) -> FusionSummary:
     by_kind: Counter[str] = Counter()
     unfused: Counter[str] = Counter()
     elementwise: list[str] = []
     elementwise_bytes = 0
-    total = ZERO
+    total, xla, executed = totals.kernels, totals.xla, totals.executed
     for k in kernels:
-        total = total + k.cost
         if k.is_fusion:
             by_kind[f"{k.kind}/{k.backend_kind}" if k.backend_kind else k.kind] += 1
         else:
@@ -451,7 +632,12 @@ def _summarize(
         xla_bytes_accessed=xla.bytes_accessed,
         xla_flops=xla.flops,
         xla_transcendentals=xla.transcendentals,
-        flagged=flagged,
+        flagged=totals.flagged,
+        executed_flops=executed.flops,
+        executed_transcendentals=executed.transcendentals,
+        executed_bytes=executed.bytes_accessed,
+        loops=totals.loops,
+        unknown_trip_counts=totals.unknown_trip_counts,
     )
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "GraphSelection",
     "select_graph",
     "find_fusion",
+    "loop_body_name",
     "DEFAULT_MAX_NODES",
     "DEFAULT_AROUND_DEPTH",
     "HUB_DEGREE",
@@ -48,7 +49,8 @@ class GraphError(HloscopeError):
 class GraphOptions:
     """What ``hloscope graph`` draws.
 
-    ``computation``: name (None = entry, or the computation holding ``fusion``). ``fusion``: a
+    ``computation``: name (None = entry, or the computation holding ``fusion``); the name of a
+    ``while`` instruction stands for its body (see :func:`loop_body_name`). ``fusion``: a
     fusion instruction (or its fused computation) to show expanded with its producers and users.
     ``around``/``depth``: draw the instructions within ``depth`` hops of ``around``.
     ``expand_fusions``: expand every fusion. ``max_nodes``: cut bigger graphs to a neighbourhood.
@@ -84,7 +86,7 @@ def select_graph(module: Module, options: GraphOptions = GraphOptions()) -> Grap
     Raises :class:`GraphError` (with close matches) for an unknown computation,
     fusion or instruction name.
     """
-    comp_name = options.computation
+    comp_name = loop_body_name(module, options.computation)
     expand: bool | set[str] = options.expand_fusions
     fusion_inst = None
     if options.fusion is not None:
@@ -123,6 +125,19 @@ def select_graph(module: Module, options: GraphOptions = GraphOptions()) -> Grap
     else:
         centers, nodes, why = [], list(graph.nodes), ""
     return GraphSelection(module, comp, graph, nodes, centers, why)
+
+
+def loop_body_name(module: Module, name: str | None) -> str | None:
+    """``name`` itself when it names a computation; the body of the ``while`` it names when it
+    names one (``--computation while.4``: XLA's ``region_0.4.clone`` is not a name anyone
+    remembers); else ``name``, for the caller to report as unknown."""
+    if name is None or name in module.computations_by_name:
+        return name
+    for inst in module.instructions():
+        if inst.name == name and inst.opcode == "while":
+            body = inst.attrs.get("body")
+            return str(getattr(body, "name", body) or name)
+    return name
 
 
 def find_fusion(module: Module, name: str, comp_name: str | None) -> Instruction:

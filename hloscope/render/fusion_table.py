@@ -70,6 +70,21 @@ def _shorten_kind(text: str, width: int) -> str:
     return shorten_middle(kind, width)
 
 
+def _shorten_where(text: str, width: int) -> str:
+    """``while.4 body ×50 (while at model.py:12)`` loses its source labels first, outermost
+    first (the instruction names and trip counts say where the kernel runs), then the words
+    ``condition`` and ``branch`` shrink, then its middle goes."""
+    while len(text) > width:
+        start = text.find(" (")
+        end = text.find(")", start)
+        if start < 0 or end < 0:
+            break
+        text = text[:start] + text[end + 1 :]
+    if len(text) > width:
+        text = text.replace(" condition ", " cond ").replace(" branch ", " br ")
+    return shorten_middle(text, width)
+
+
 def _kind(row: Mapping[str, Any]) -> str:
     return row["kind"] + (f" {row['backend_kind']}" if row["backend_kind"] else "")
 
@@ -81,6 +96,9 @@ def _intensity(row: Mapping[str, Any]) -> str:
 KERNEL_COLUMNS: dict[str, Column] = {
     "module": Column("module", lambda r: r["module"], min_width=8),
     "computation": Column("computation", lambda r: r["computation"], min_width=10),
+    "where": Column(
+        "where", lambda r: r["where"], min_width=14, shorten=_shorten_where, comfortable=20
+    ),
     "kernel": Column("kernel", lambda r: r["name"], min_width=14, comfortable=24),
     "kind": Column("kind", _kind, min_width=7, shorten=_shorten_kind, comfortable=12),
     "root": Column("root", lambda r: r["root"], min_width=6),
@@ -226,7 +244,10 @@ def render_fusions(
     if not rows:
         return
     essential = list(_ESSENTIAL)
-    if len({(r["module"], r["computation"]) for r in rows}) > 1:
+    if any(r.get("where", "entry") != "entry" for r in rows):
+        # Loops and branches: where each kernel runs (×trip count), not XLA's region names.
+        essential.insert(0, "where")
+    elif len({(r["module"], r["computation"]) for r in rows}) > 1:
         essential.insert(0, "computation")
     optional = list(_OPTIONAL)
     if len({r["module"] for r in rows}) > 1:
@@ -269,10 +290,58 @@ def _render_summary(s: Mapping[str, Any], console: Any) -> None:
             format_count(s["transcendentals"]),
         ),
     ]
+    lines.extend(_control_flow_lines(s))
     for note in summary_notes(s):
         lines.append(Text("note: " + printable(note), style="yellow"))
     for line in lines:
         console.print(line)
+
+
+# Loops named in the summary line before "+N more".
+_LOOPS_SHOWN = 4
+
+
+def _control_flow_lines(s: Mapping[str, Any]) -> list[Any]:
+    """With loops: what XLA's static totals leave out, the executed totals, and the loops.
+
+    The totals above count each loop body once, as XLA's cost analysis does; one run of the
+    module does each body ``trip count`` times, which is what the second line says.
+    """
+    from rich.text import Text
+
+    loops = s.get("loops") or []
+    if not loops:
+        return []
+    named = [
+        f"{loop['name']} \u00d7{loop['trip_count'] if loop['trip_count'] is not None else '?'}"
+        + (f" ({loop['label']})" if loop["label"] else "")
+        for loop in loops[:_LOOPS_SHOWN]
+    ]
+    if len(loops) > _LOOPS_SHOWN:
+        named.append(f"+{len(loops) - _LOOPS_SHOWN} more")
+    lines = [
+        Text.assemble(
+            ("executed per run ", "dim"),
+            ("flops ", "dim"),
+            format_count(s["executed_flops"]),
+            ("  transcendentals ", "dim"),
+            format_count(s["executed_transcendentals"]),
+            ("  bytes ", "dim"),
+            format_bytes(s["executed_bytes"]),
+            ("  (loop bodies \u00d7 trip counts; above: once each, as XLA counts)", "dim"),
+        ),
+        Text.assemble(("loops ", "dim"), printable(", ".join(named))),
+    ]
+    unknown = s.get("unknown_trip_counts") or []
+    if unknown:
+        lines.append(
+            Text(
+                f"note: {len(unknown)} loop(s) without a known trip count "
+                f"({printable(', '.join(unknown[:_LOOPS_SHOWN]))}) count once when executed",
+                style="yellow",
+            )
+        )
+    return lines
 
 
 SOURCE_COLUMNS: dict[str, Column] = {

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import graphviz
 
+from ..analysis.cost import known_trip_count
 from ..hlo.graph import FUSION_SEP
 from ..hlo.graph_selection import (
     DEFAULT_MAX_NODES,
@@ -35,6 +36,7 @@ from ..hlo.graph_selection import (
     GraphOptions,
     GraphSelection,
     find_fusion,
+    loop_body_name,
     select_graph,
 )
 from ..hlo.opcodes import CATEGORIES
@@ -332,6 +334,9 @@ def _node_label(data: dict, inst: Instruction) -> str:
     elif inst.opcode == "custom-call":
         target = _custom_call_target(inst)
         lines.append(f"custom-call \u00b7 {html_escape(_clip(target, 40))}" if target else opcode)
+    elif inst.opcode == "while":
+        # The body runs this many times per run of the computation drawn (XLA's known count).
+        lines.append(f"while \u00d7{_trip_count_text(inst)}")
     elif not inst.name.startswith(inst.opcode):  # "add.3" already says add
         lines.append(opcode)
     lines.append(
@@ -368,10 +373,40 @@ def _fused_ops_summary(inst: Instruction, limit: int = 4) -> str:
     return ", ".join(parts)
 
 
+def _trip_count_text(inst: Instruction) -> str:
+    """A while's known trip count, ``?`` when XLA recorded none (or it cannot be read)."""
+    try:
+        n = known_trip_count(inst)
+    except Exception:  # a malformed backend config must not stop the picture
+        n = None
+    return "?" if n is None else str(n)
+
+
+def _control_flow_lines(inst: Instruction) -> list[str]:
+    """What a while or conditional runs, by computation name (``--computation`` takes it)."""
+    try:
+        if inst.opcode == "while":
+            return [
+                f"body: {_called(inst, 'body')} (\u00d7{_trip_count_text(inst)})",
+                f"condition: {_called(inst, 'condition')}",
+            ]
+        if inst.opcode == "conditional":
+            return [f"branch {i}: {c.name}" for i, c in enumerate(inst.called_computations)]
+    except Exception:  # tooltips are best effort; the picture must still come out
+        pass
+    return []
+
+
+def _called(inst: Instruction, attr: str) -> str:
+    value = inst.attrs.get(attr)
+    return str(getattr(value, "name", value) or "?")
+
+
 def _tooltip_text(inst: Instruction, node: str) -> str:
     lines = [f"{node} = {inst.shape_text} {inst.opcode}"]
     if inst.fusion_kind:
         lines.append(f"kind: {inst.fusion_kind}")
+    lines.extend(_control_flow_lines(inst))
     if inst.operands:
         lines.append(
             "operands: "
@@ -466,7 +501,7 @@ def write_graph(
 
         from .model_explorer import model_explorer_collection
 
-        comp_name = options.computation
+        comp_name = loop_body_name(module, options.computation)
         if options.fusion is not None:
             comp_name = find_fusion(module, options.fusion, comp_name).computation.name  # type: ignore[union-attr]
         try:
