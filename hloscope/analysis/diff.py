@@ -6,17 +6,26 @@ differently, from which source lines, and what it costs in bytes moved through m
 
 Kernel names are no help: XLA numbers fusions in the order it builds them, so ``fusion.3`` in A
 and ``fusion.3`` in B need not have anything in common. Kernels are matched through their
-**ops** instead, in this order, each step working only on what the previous ones left:
+**provenance** instead, in this order, each step working only on what the previous ones left:
 
-1. Kernels identical in every op: opcode, shape, ``op_name`` (with JAX's outer ``jit(f)/``
-   dropped, so ``jit(fused)/mul`` and ``jit(split)/mul`` are one name) and source line, then
-   the same without source lines (code that moved). Models repeat themselves (a kernel per
-   layer, all alike), so twins are paired first where their neighbours agree as well (the
-   kernels that feed them and that they feed), and only then in schedule order.
-2. Ops paired one to one by provenance: same name, opcode, shape and ``file:line``; then same
-   name, opcode and line (the shape changed); then, for
-   code that moved (lines shifted, or the function was renamed), the longest common subsequence
-   of the two op sequences in source order, keyed by name, opcode and shape, then by name and
+1. Kernels made of the same code: the same multiset of ops by ``op_name``, opcode and whole
+   call stack, then (code that moved) by ``op_name`` and opcode alone. Op names are compared
+   through :func:`provenance_name`: JAX's outer ``jit(f)/`` dropped (``jit(fused)/mul`` and
+   ``jit(split)/mul`` are one name) and what ``jax.checkpoint`` adds (``checkpoint``, a
+   repeated ``jvp``) normalized away; its recomputed ops keep their ``rematted_computation``
+   mark, so that the recomputation shows as kernels B added. Models repeat themselves:
+   blocks built by the same code have kernels alike in all of this when neither a named scope
+   (Flax's module path) nor the caller's line tells them apart. Such twins are told apart by
+   what they read: the same entry parameters (a block's own weights), producers and consumers
+   already paired with each other, then shapes, then the fused ops; a pair is formed only when
+   each kernel is the other's single best candidate, and pairing one tells its neighbours more,
+   so the evidence spreads along the graph. Only a tie that nothing breaks falls back to the
+   schedule order. (See :meth:`_Matcher._pair_kernels_by` for why this is greedy and not an
+   optimal assignment.)
+2. The ops of the remaining kernels, paired one to one by provenance: same name, opcode,
+   shape and ``file:line``; then same name, opcode and line (the shape changed); then, for code
+   that moved (lines shifted, or the function was renamed), the longest common subsequence of
+   the two op sequences in source order, keyed by name, opcode and shape, then by name and
    opcode (shapes changed); then any remaining ops with equal keys in order; finally names
    with numbers masked (TensorFlow's ``dense_1`` vs ``dense_2``).
 3. Two kernels are linked when paired ops join them. Broadcasts, constants, bitcasts and other
@@ -24,7 +33,7 @@ and ``fusion.3`` in B need not have anything in common. Kernels are matched thro
    link carrying under a quarter of both kernels' ops is dropped (unless it is a kernel's only
    one), so that one ambiguous op does not glue unrelated kernels together.
 4. Kernels left without a link are paired by the multiset of their ops (opcodes and shapes,
-   then opcodes alone with the same op names).
+   then opcodes alone with the same op names), with the same best-candidate rule as step 1.
 
 Each connected group of kernels is one :class:`KernelChange`:
 
@@ -89,6 +98,7 @@ __all__ = [
     "DIFF_SCHEMA",
     "without_layout",
     "without_outer_jit",
+    "provenance_name",
     "parse_where",
 ]
 
@@ -158,6 +168,79 @@ def without_outer_jit(op_name: str) -> str:
     return _OUTER_JIT.sub("", op_name, count=1)
 
 
+# Name-stack components jax.checkpoint (alias jax.remat) adds around the ops of a checkpointed
+# function: "transpose(jvp(block0))/jvp(block0)/checkpoint/dot_general". Its other component,
+# "rematted_computation" (the forward ops recomputed in the backward pass), stays: those ops
+# are new work with no counterpart in a compile without checkpoint (their forward twins are
+# paired with B's own forward ops); without the mark they would pass for backward ops of the
+# same line and glue B's recomputation to A's backward kernels.
+_REMAT_COMPONENTS = frozenset({"checkpoint", "remat"})
+# A transform component of a JAX name stack: "transpose(jvp(block0))", "vmap()".
+_TRANSFORM = re.compile(r"^(?P<transform>[A-Za-z_][\w.]*)\((?P<inner>.*)\)$", re.DOTALL)
+
+
+def provenance_name(op_name: str) -> str:
+    """``op_name`` as a matching key: two compiles of the same code give the same key.
+
+    JAX's outer ``jit(f)/`` is dropped (:func:`without_outer_jit`), and so is the
+    ``checkpoint`` component ``jax.checkpoint`` adds (``rematted_computation``, which marks
+    recomputed ops, stays). Checkpointing also nests the block's transforms once more, so the
+    transforms and the scopes of the name stack are each kept in order with repeats dropped:
+
+        >>> provenance_name("jit(step)/transpose(jvp(block0))/dot_general")
+        'transpose(jvp(block0/dot_general))'
+        >>> provenance_name(
+        ...     "jit(step_remat)/transpose(jvp(block0))/jvp(block0)/checkpoint/dot_general"
+        ... )
+        'transpose(jvp(block0/dot_general))'
+        >>> provenance_name("jit(step_remat)/transpose(jvp(jvp()))/checkpoint/dot_general")
+        'transpose(jvp(dot_general))'
+
+    Names without transforms (TensorFlow's ``sequential/dense_1/MatMul``) come back as they
+    are. The price of dropping repeats: ``jvp(jvp())`` (a second derivative) and ``jvp()`` get
+    the same key, and the other evidence (shapes, operands) has to tell them apart.
+    """
+    name = without_outer_jit(op_name)
+    if "(" not in name and not any(c in name for c in _REMAT_COMPONENTS):
+        return name
+    transforms: list[str] = []
+    scopes: list[str] = []
+    _decompose(name, transforms, scopes)
+    body = "/".join(scopes)
+    return "(".join([*transforms, body]) + ")" * len(transforms)
+
+
+def _decompose(text: str, transforms: list[str], scopes: list[str]) -> None:
+    """Append the transforms and scopes of a name stack, in order, without repeats."""
+    for part in _components(text):
+        if part in _REMAT_COMPONENTS:
+            continue
+        m = _TRANSFORM.match(part)
+        if m is None:
+            if part and (not scopes or scopes[-1] != part):
+                scopes.append(part)
+            continue
+        if not transforms or transforms[-1] != m.group("transform"):
+            transforms.append(m.group("transform"))
+        _decompose(m.group("inner"), transforms, scopes)
+
+
+def _components(text: str) -> list[str]:
+    """Split a name stack at the ``/`` that are not inside parentheses."""
+    parts: list[str] = []
+    depth = start = 0
+    for n, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(depth - 1, 0)
+        elif char == "/" and depth == 0:
+            parts.append(text[start:n])
+            start = n + 1
+    parts.append(text[start:])
+    return parts
+
+
 def parse_where(where: str) -> tuple[str, int, str] | None:
     """``"model.py:12 (f)"`` -> ``("model.py", 12, "f")`` (function ``""`` when not given);
     ``None`` for text that is not ``file:line``."""
@@ -189,6 +272,14 @@ class _Op:
     file: str
     line: int
     anchor: bool = True
+    # The whole call stack, innermost first, as (file, line, column, function): the same code
+    # reached from two call sites (two blocks built by two calls) has two stacks.
+    stack: tuple[tuple[str, int, int, str], ...] = ()
+
+    @property
+    def origin(self) -> Hashable:
+        """Where the op came from, as precisely as this side knows: the stack, else the line."""
+        return self.stack or self.where
 
 
 @dataclass(slots=True)
@@ -235,12 +326,14 @@ def _side(value: Any, label: str | None) -> DiffSide:
 
 
 class _Strings:
-    """Caches for the per-op string work (a module repeats a few shapes and lines thousands of times)."""
+    """Caches for the per-op string work (a module repeats a few shapes and lines thousands of
+    times)."""
 
     def __init__(self) -> None:
         self.shapes: dict[str, str] = {}
         self.names: dict[str, str] = {}
         self.wheres: dict[str, tuple[str, int]] = {}
+        self.stacks: dict[Hashable, tuple[tuple[str, int, int, str], ...]] = {}
 
     def shape(self, text: str) -> str:
         out = self.shapes.get(text)
@@ -251,7 +344,17 @@ class _Strings:
     def name(self, op_name: str) -> str:
         out = self.names.get(op_name)
         if out is None:
-            out = self.names[op_name] = without_outer_jit(op_name)
+            out = self.names[op_name] = provenance_name(op_name)
+        return out
+
+    def stack(self, inst: Instruction) -> tuple[tuple[str, int, int, str], ...]:
+        """``inst.stack`` as a hashable tuple, worked out once per stack frame id."""
+        md = inst.metadata
+        key: Hashable = md.stack_frame_id or (md.source_file, md.source_line)
+        out = self.stacks.get(key)
+        if out is None:
+            frames = inst.stack
+            out = self.stacks[key] = tuple((f.file, f.line, f.column, f.function) for f in frames)
         return out
 
     def where(self, where: str) -> tuple[str, int]:
@@ -288,7 +391,8 @@ def _side_from_module(module: Module, label: str) -> DiffSide:
             file, line = strings.where(where) if where else ("", 0)
             name = strings.name(member.metadata.op_name)
             shape = strings.shape(member.shape_text)
-            ops.append(_Op(ki, pos, member.opcode, shape, name, where, file, line))
+            stack = strings.stack(member)
+            ops.append(_Op(ki, pos, member.opcode, shape, name, where, file, line, True, stack))
     _mark_anchors(ops)
     return DiffSide(label, module.name, report.kernels, report, ops, instructions)
 
@@ -340,7 +444,8 @@ def _mark_anchors(ops: list[_Op]) -> None:
 
 @dataclass(frozen=True, slots=True)
 class MemoryEdge:
-    """An array one kernel writes and another reads (a value between kernels goes through memory)."""
+    """An array one kernel writes and another reads (a value between kernels goes through
+    memory)."""
 
     producer: str
     consumer: str
@@ -580,31 +685,158 @@ def _detailed(side: DiffSide) -> bool:
 
 def _without_detail(side: DiffSide) -> DiffSide:
     ops = [
-        _Op(op.kernel, op.pos, op.opcode, "", "", op.where, op.file, op.line, op.anchor)
+        _Op(op.kernel, op.pos, op.opcode, "", "", op.where, op.file, op.line, op.anchor, ())
         for op in side.ops
     ]
     return DiffSide(side.label, side.module, side.kernels, side.report, ops, side.instructions)
 
 
+# pair_a / pair_b values other than an op index: not paired yet, or never to be paired (an op
+# of a kernel already settled one to one, that B's kernel has no counterpart for).
+_FREE = -1
+_SETTLED = -2
+# Kernel pairing scores every pair of a bucket; a bucket with more pairs than this is paired in
+# schedule order instead (about 150 kernels a side).
+_MAX_BUCKET_PAIRS = 20_000
+
+
+def _same_everything(op: _Op) -> Hashable:
+    return (op.name, op.opcode, op.shape, op.origin)
+
+
+def _same_named_op(op: _Op) -> Hashable:
+    return (op.name, op.opcode, op.shape)
+
+
+def _same_name(op: _Op) -> Hashable:
+    return (op.name, op.opcode)
+
+
+def _same_shape(op: _Op) -> Hashable:
+    return (op.opcode, op.shape)
+
+
+def _same_opcode(op: _Op) -> Hashable:
+    return op.opcode
+
+
+# How the ops of two settled kernels are paired, most alike first.
+_SETTLE_KEYS: tuple[Callable[[_Op], Hashable], ...] = (
+    _same_everything,
+    _same_named_op,
+    _same_name,
+    _same_shape,
+    _same_opcode,
+)
+
+
+def _provenance_keys(
+    side: DiffSide, kernel_ops: list[list[int]], with_stack: bool
+) -> list[Hashable | None]:
+    """Per kernel, the multiset of what its ops are by provenance: ``op_name`` (normalized by
+    :func:`provenance_name`), opcode and, ``with_stack``, the whole call stack (the source
+    line where a side knows no more). Weak ops count only in kernels made of nothing else.
+
+    Multisets: ops of one line repeat (``mul`` three times in ``y * gate + 0.1 * y``), and a
+    kernel holding one of them is not the kernel that held all three. Without stacks, a side
+    with no op names has no key (opcodes alone say too little)."""
+    ops = side.ops
+    if not with_stack and not any(op.name for op in ops):
+        return [None] * len(kernel_ops)
+    out: list[Hashable | None] = []
+    for members in kernel_ops:
+        anchors = [ops[i] for i in members if ops[i].anchor]
+        if with_stack:
+            counts = Counter((op.name, op.opcode, op.origin) for op in anchors)
+        else:
+            counts = Counter((op.name, op.opcode) for op in anchors)
+        out.append(frozenset(counts.items()) or None)
+    return out
+
+
+def _by_shapes(side: DiffSide, kernel_ops: list[list[int]], k: int) -> Hashable:
+    """The kernel's kind and the multiset of its ops' opcodes and shapes."""
+    kern = side.kernels[k]
+    ops = sorted((side.ops[i].opcode, side.ops[i].shape) for i in kernel_ops[k])
+    shape = kern.shape if ops and not ops[0][1] else ""  # a side without op shapes
+    return (kern.opcode, kern.kind, kern.backend_kind, shape, tuple(ops))
+
+
+def _by_opcodes(side: DiffSide, kernel_ops: list[list[int]], k: int) -> Hashable:
+    """The kernel's kind, its ops' opcodes and their names with numbers masked."""
+    kern = side.kernels[k]
+    ops = sorted(side.ops[i].opcode for i in kernel_ops[k])
+    names = sorted({_DIGITS.sub("#", side.ops[i].name) for i in kernel_ops[k]} - {""})
+    return (kern.opcode, kern.kind, kern.backend_kind, tuple(ops), tuple(names))
+
+
+def _shared(a: Counter[Any], b: Counter[Any]) -> int:
+    """The size of the multiset intersection of ``a`` and ``b`` (``Counter.__and__`` builds the
+    intersection; this only counts it)."""
+    if len(b) < len(a):
+        a, b = b, a
+    return sum(min(n, b[k]) for k, n in a.items() if k in b)
+
+
+@dataclass(slots=True)
+class _KernelFacts:
+    """What :meth:`_Matcher._score` compares, per kernel of one side."""
+
+    params: list[Counter[Hashable]]  # the parameters it reads ("parameter 3")
+    producers: list[set[int]]  # kernels it reads
+    consumers: list[set[int]]  # kernels that read it
+    io_shapes: list[Counter[str]]  # its output shape and its operands' shapes, no layouts
+    op_shapes: list[Counter[tuple[str, str]]]  # its ops' opcodes and shapes
+    structure: list[Hashable]  # kind, shape and cost (see _structure)
+    order: list[float]  # its position in the schedule, 0 to 1
+
+    @classmethod
+    def of(cls, side: DiffSide, kernel_ops: list[list[int]]) -> _KernelFacts:
+        producers, consumers = _kernel_graph(side)
+        last = max(len(side.kernels) - 1, 1)
+        io_shapes: list[Counter[str]] = []
+        for kernel, inst in zip(side.kernels, side.instructions):
+            shapes = Counter([without_layout(kernel.shape)])
+            if inst is not None:
+                shapes.update(without_layout(o.shape_text) for o in inst.operands)
+            io_shapes.append(shapes)
+        return cls(
+            params=[
+                Counter(x for x in links if isinstance(x, str) and x.startswith("parameter "))
+                for links in producers
+            ],
+            producers=[{x for x in links if isinstance(x, int)} for links in producers],
+            consumers=[{x for x in links if isinstance(x, int)} for links in consumers],
+            io_shapes=io_shapes,
+            op_shapes=[
+                Counter((side.ops[i].opcode, side.ops[i].shape) for i in m) for m in kernel_ops
+            ],
+            structure=[_structure(k) for k in side.kernels],
+            order=[n / last for n in range(len(side.kernels))],
+        )
+
+
 class _Matcher:
     def __init__(self, a: DiffSide, b: DiffSide) -> None:
         self.a, self.b = a, b
-        self.pair_a = [-1] * len(a.ops)  # op index of A -> paired op index of B
-        self.pair_b = [-1] * len(b.ops)
+        self.pair_a = [_FREE] * len(a.ops)  # op index of A -> paired op index of B
+        self.pair_b = [_FREE] * len(b.ops)
         self.kernel_ops_a = _ops_by_kernel(a)
         self.kernel_ops_b = _ops_by_kernel(b)
-        self.kernel_a_free = [True] * len(a.kernels)
-        self.kernel_b_free = [True] * len(b.kernels)
         # Kernel names can repeat across computations; identity is the position.
         self.index_a = {id(k): n for n, k in enumerate(a.kernels)}
         self.index_b = {id(k): n for n, k in enumerate(b.kernels)}
+        self.facts_a = _KernelFacts.of(a, self.kernel_ops_a)
+        self.facts_b = _KernelFacts.of(b, self.kernel_ops_b)
+        # Kernels settled one to one (steps 1 and 4): kernel of A -> kernel of B and back.
+        self.partner_a: dict[int, int] = {}
+        self.partner_b: dict[int, int] = {}
+        self._fixed_scores: dict[tuple[int, int], tuple[int, int, int, int]] = {}
 
     def run(self) -> KernelDiff:
-        groups = self._identical_kernels()
+        groups = self._pair_by_provenance()
         self._pair_ops()
-        groups += self._linked_groups(
-            {ka for g in groups for ka in g[0]}, {kb for g in groups for kb in g[1]}
-        )
+        groups += self._linked_groups(set(self.partner_a), set(self.partner_b))
         changes = [self._change(ka_list, kb_list) for ka_list, kb_list in groups]
         changes.sort(
             key=lambda c: (
@@ -615,79 +847,181 @@ class _Matcher:
         )
         return KernelDiff(self.a, self.b, changes, self._line_changes(changes))
 
-    # -- step 1: identical kernels ---------------------------------------------------------
+    # -- step 1: kernels with the same provenance ---------------------------------------------
 
-    def _fingerprints(
-        self,
-        side: DiffSide,
-        kernel_ops: list[list[int]],
-        ids: dict[Hashable, int],
-        with_sources: bool,
-    ) -> list[int]:
-        """Per kernel, an int standing for its kind, shape, cost and every op (name, opcode,
-        shape and, ``with_sources``, source line); equal ints on both sides mean equal kernels."""
-        ops = side.ops
-        out = []
-        for ki, members in enumerate(kernel_ops):
-            k, c = side.kernels[ki], side.kernels[ki].cost
-            if with_sources:
-                body = tuple(
-                    (ops[i].name, ops[i].opcode, ops[i].shape, ops[i].where) for i in members
-                )
-            else:
-                body = tuple((ops[i].name, ops[i].opcode, ops[i].shape) for i in members)
-            key = (
-                k.opcode,
-                k.kind,
-                k.backend_kind,
-                k.shape,
-                c.bytes_accessed,
-                c.flops,
-                c.transcendentals,
-                body,
-            )
-            out.append(ids.setdefault(key, len(ids)))
-        return out
-
-    def _identical_kernels(self) -> list[tuple[list[int], list[int]]]:
-        """Pair kernels that are the same in every op.
-
-        A model repeats itself (one kernel per layer, all alike), so equal kernels are paired
-        first where their neighbours agree too (the kernels feeding them, then the kernels they
-        feed), and only then in schedule order. Otherwise, when the middle layer of three
-        changes, the first layer's twin in B could be taken by the middle layer of A.
-        """
-        groups: list[tuple[list[int], list[int]]] = []
-        graph_a, graph_b = _kernel_graph(self.a), _kernel_graph(self.b)
-        for with_sources in (True, False):
-            ids: dict[Hashable, int] = {}
-            fp_a = self._fingerprints(self.a, self.kernel_ops_a, ids, with_sources)
-            fp_b = self._fingerprints(self.b, self.kernel_ops_b, ids, with_sources)
-            keys_a = _context_keys(fp_a, graph_a)
-            keys_b = _context_keys(fp_b, graph_b)
-            for round_ in range(len(keys_a)):
-                groups += self._pair_kernels(keys_a[round_], keys_b[round_])
+    def _pair_by_provenance(self) -> list[tuple[list[int], list[int]]]:
+        """Pair kernels made of the same code: the same ops by name, opcode and call stack,
+        then (for code that moved) by name and opcode alone."""
+        groups = self._pair_kernels_by(
+            _provenance_keys(self.a, self.kernel_ops_a, True),
+            _provenance_keys(self.b, self.kernel_ops_b, True),
+        )
+        groups += self._pair_kernels_by(
+            _provenance_keys(self.a, self.kernel_ops_a, False),
+            _provenance_keys(self.b, self.kernel_ops_b, False),
+        )
         return groups
 
-    def _pair_kernels(
-        self, keys_a: list[Hashable], keys_b: list[Hashable]
+    def _pair_kernels_by(
+        self, keys_a: list[Hashable | None], keys_b: list[Hashable | None]
     ) -> list[tuple[list[int], list[int]]]:
-        waiting: dict[Hashable, deque[int]] = {}
-        for kb, key in enumerate(keys_b):
-            if key is not None and self.kernel_b_free[kb]:
-                waiting.setdefault(key, deque()).append(kb)
-        groups: list[tuple[list[int], list[int]]] = []
+        """Pair free kernels with equal keys, one to one, best match first.
+
+        Kernels with one key form a bucket; a model's repeated blocks put one kernel per block
+        in each bucket, alike in everything the key says. Within a bucket each candidate pair
+        is scored by :meth:`_score` (operands first, then shapes, then the op multiset), and a
+        pair is formed only when each is the other's single best-scoring candidate. Forming
+        pairs tells more: a kernel whose producer was just paired now knows which kernel of B
+        reads that producer's partner. So the buckets are scored again until nothing more is
+        decided, and only then does the kernels' order (schedule position) break one tie per
+        bucket, which may decide more on the next sweep.
+
+        Why not an optimal assignment (scipy's ``linear_sum_assignment``)? It maximizes a sum
+        and would happily pair a kernel with its second choice to give two others a slightly
+        better one; here a pair is never formed while either kernel has a better-matching
+        candidate left (the greedy, stable matching), and the scores it compares are tuples
+        (operands outrank shapes) that a sum would have to flatten into arbitrary weights. The
+        repeated scoring is also what lets evidence spread along the graph, which a single
+        assignment over fixed scores cannot do.
+        """
+        buckets: list[tuple[list[int], list[int]]] = []
+        bucket_of_a: dict[int, int] = {}
+        bucket_of_b: dict[int, int] = {}
+        index: dict[Hashable, int] = {}
         for ka, key in enumerate(keys_a):
-            if key is None or not self.kernel_a_free[ka]:
-                continue
-            queue = waiting.get(key)
-            if queue:
-                kb = queue.popleft()
-                for i, j in zip(self.kernel_ops_a[ka], self.kernel_ops_b[kb]):
-                    self.pair_a[i], self.pair_b[j] = j, i
-                self.kernel_a_free[ka] = self.kernel_b_free[kb] = False
+            if key is not None and ka not in self.partner_a and self.kernel_ops_a[ka]:
+                if key not in index:
+                    index[key] = len(buckets)
+                    buckets.append(([], []))
+                buckets[index[key]][0].append(ka)
+                bucket_of_a[ka] = index[key]
+        for kb, key in enumerate(keys_b):
+            if key in index and kb not in self.partner_b and self.kernel_ops_b[kb]:
+                buckets[index[key]][1].append(kb)
+                bucket_of_b[kb] = index[key]
+        groups: list[tuple[list[int], list[int]]] = []
+        for in_a, in_b in buckets:
+            if len(in_a) * len(in_b) > _MAX_BUCKET_PAIRS:
+                # Hundreds of kernels alike on both sides (a deep model's copies with no
+                # metadata): scoring every pair, sweep after sweep, would cost more than the
+                # rest of the diff; they are paired in schedule order.
+                for ka, kb in zip(in_a, in_b):
+                    self._settle(ka, kb)
+                    groups.append(([ka], [kb]))
+        dirty = {n for n, (in_a, in_b) in enumerate(buckets) if all(self._free_in((in_a, in_b)))}
+        live = set(dirty)
+        while live:
+            # Only buckets near a new pair can decide anything new.
+            decided = [pair for n in sorted(dirty) for pair in self._decided(buckets[n])]
+            if not decided:
+                # The evidence ties everywhere: order breaks one tie per bucket.
+                decided = [self._nearest(buckets[n]) for n in sorted(live)]
+            dirty = set()
+            # Buckets share no kernel, and a bucket's decided pairs share none either.
+            for ka, kb in decided:
+                self._settle(ka, kb)
                 groups.append(([ka], [kb]))
+                dirty.add(bucket_of_a[ka])
+                fa, fb = self.facts_a, self.facts_b
+                for k in (*fa.producers[ka], *fa.consumers[ka]):
+                    if k in bucket_of_a:
+                        dirty.add(bucket_of_a[k])
+                for k in (*fb.producers[kb], *fb.consumers[kb]):
+                    if k in bucket_of_b:
+                        dirty.add(bucket_of_b[k])
+            live = {n for n in live if all(self._free_in(buckets[n]))}
+            dirty &= live
         return groups
+
+    def _free_in(self, bucket: tuple[list[int], list[int]]) -> tuple[list[int], list[int]]:
+        return (
+            [ka for ka in bucket[0] if ka not in self.partner_a],
+            [kb for kb in bucket[1] if kb not in self.partner_b],
+        )
+
+    def _decided(self, bucket: tuple[list[int], list[int]]) -> list[tuple[int, int]]:
+        """The pairs of a bucket in which each kernel is the other's single best candidate."""
+        free_a, free_b = self._free_in(bucket)
+        if len(free_a) == 1 and len(free_b) == 1:
+            return [(free_a[0], free_b[0])]
+        best_a: dict[int, tuple[tuple[int, ...], int, int]] = {}  # ka -> (score, kb, count)
+        best_b: dict[int, tuple[tuple[int, ...], int, int]] = {}
+        for ka in free_a:
+            for kb in free_b:
+                score = self._score(ka, kb)
+                for best, mine, other in ((best_a, ka, kb), (best_b, kb, ka)):
+                    held = best.get(mine)
+                    if held is None or score > held[0]:
+                        best[mine] = (score, other, 1)
+                    elif score == held[0]:
+                        best[mine] = (score, held[1], held[2] + 1)
+        return [
+            (ka, kb)
+            for ka, (_, kb, count) in best_a.items()
+            if count == 1 and best_b[kb][1] == ka and best_b[kb][2] == 1
+        ]
+
+    def _nearest(self, bucket: tuple[list[int], list[int]]) -> tuple[int, int]:
+        """The best-scoring pair of a bucket, ties broken by the closest schedule positions."""
+        free_a, free_b = self._free_in(bucket)
+        order_a, order_b = self.facts_a.order, self.facts_b.order
+        return max(
+            ((ka, kb) for ka in free_a for kb in free_b),
+            key=lambda p: (self._score(*p), -abs(order_a[p[0]] - order_b[p[1]]), -p[0], -p[1]),
+        )
+
+    def _score(self, ka: int, kb: int) -> tuple[int, int, int, int]:
+        """How well kernel ``ka`` of A matches kernel ``kb`` of B, compared as a tuple:
+
+        1. operands: the entry parameters both read, and the neighbours they agree on (a
+           producer or consumer of ``ka`` whose partner is a producer or consumer of ``kb``);
+        2. shapes: the output and operand shapes they share;
+        3. the fused ops (opcode and shape) they share;
+        4. 1 when their kind, shape and cost are all equal.
+        """
+        fa, fb = self.facts_a, self.facts_b
+        fixed = self._fixed_scores.get((ka, kb))
+        if fixed is None:  # what does not change as kernels get paired, worked out once
+            fixed = self._fixed_scores[(ka, kb)] = (
+                _shared(fa.params[ka], fb.params[kb]),
+                _shared(fa.io_shapes[ka], fb.io_shapes[kb]),
+                _shared(fa.op_shapes[ka], fb.op_shapes[kb]),
+                int(fa.structure[ka] == fb.structure[kb]),
+            )
+        params, shapes, ops, same = fixed
+        operands = params
+        partner = self.partner_a
+        for near_a, near_b in ((fa.producers, fb.producers), (fa.consumers, fb.consumers)):
+            around_b = near_b[kb]
+            operands += sum(1 for k in near_a[ka] if partner.get(k, -1) in around_b)
+        return operands, shapes, ops, same
+
+    def _settle(self, ka: int, kb: int) -> None:
+        """Make ``ka`` and ``kb`` partners and pair their ops, most alike first. Ops left over
+        (B's kernel gained or lost some) are settled too: they belong to this pair, and must
+        not link it to other kernels in step 3."""
+        self.partner_a[ka], self.partner_b[kb] = kb, ka
+        ops_a, ops_b = self.a.ops, self.b.ops
+        free_a = list(self.kernel_ops_a[ka])
+        free_b = list(self.kernel_ops_b[kb])
+        for key in _SETTLE_KEYS:
+            waiting: dict[Hashable, deque[int]] = {}
+            for j in free_b:
+                waiting.setdefault(key(ops_b[j]), deque()).append(j)
+            rest = []
+            for i in free_a:
+                queue = waiting.get(key(ops_a[i]))
+                if queue:
+                    j = queue.popleft()
+                    self.pair_a[i], self.pair_b[j] = j, i
+                else:
+                    rest.append(i)
+            taken = {self.pair_a[i] for i in free_a if i not in rest}
+            free_a, free_b = rest, [j for j in free_b if j not in taken]
+        for i in free_a:
+            self.pair_a[i] = _SETTLED
+        for j in free_b:
+            self.pair_b[j] = _SETTLED
 
     # -- step 2: ops ----------------------------------------------------------------------
 
@@ -722,7 +1056,7 @@ class _Matcher:
     def _remaining(self, side: DiffSide, paired: list[int]) -> list[int]:
         """Unpaired ops of a side in source order (file, line), then kernel and position."""
         ops = side.ops
-        rest = [i for i, p in enumerate(paired) if p < 0]
+        rest = [i for i, p in enumerate(paired) if p == _FREE]
         rest.sort(key=lambda i: (ops[i].file, ops[i].line, ops[i].kernel, ops[i].pos))
         return rest
 
@@ -828,50 +1162,27 @@ class _Matcher:
         # Step 4: kernels with no link at all, paired by the multiset of their ops.
         lone_a = [ka for ka in range(len(self.a.kernels)) if ka not in done_a and ka not in parent]
         lone_b = [kb for kb in range(len(self.b.kernels)) if kb not in done_b and ~kb not in parent]
-        pairs, lone_a, lone_b = self._pair_lone_kernels(lone_a, lone_b)
-        groups += [([ka], [kb]) for ka, kb in pairs]
-        groups += [([ka], []) for ka in lone_a] + [([], [kb]) for kb in lone_b]
+        groups += self._pair_lone_kernels(lone_a, lone_b)
         return groups
 
     def _pair_lone_kernels(
         self, lone_a: list[int], lone_b: list[int]
-    ) -> tuple[list[tuple[int, int]], list[int], list[int]]:
-        def by_shapes(side: DiffSide, kernel_ops: list[list[int]], k: int) -> Hashable:
-            kern = side.kernels[k]
-            ops = sorted((side.ops[i].opcode, side.ops[i].shape) for i in kernel_ops[k])
-            return (
-                kern.opcode,
-                kern.kind,
-                kern.backend_kind,
-                kern.shape if not ops[0][1] else "",
-                tuple(ops),
-            )
-
-        def by_opcodes(side: DiffSide, kernel_ops: list[list[int]], k: int) -> Hashable:
-            kern = side.kernels[k]
-            ops = sorted(side.ops[i].opcode for i in kernel_ops[k])
-            names = sorted({_DIGITS.sub("#", side.ops[i].name) for i in kernel_ops[k]} - {""})
-            return (kern.opcode, kern.kind, kern.backend_kind, tuple(ops), tuple(names))
-
-        pairs: list[tuple[int, int]] = []
-        for key in (by_shapes, by_opcodes):
-            waiting: dict[Hashable, deque[int]] = {}
-            for kb in lone_b:
-                if self.kernel_ops_b[kb]:
-                    waiting.setdefault(key(self.b, self.kernel_ops_b, kb), deque()).append(kb)
-            taken: set[int] = set()
+    ) -> list[tuple[list[int], list[int]]]:
+        """Kernels with no link at all: paired by the multiset of their ops (opcodes and shapes,
+        then opcodes alone with the same op names), best match first; the rest are added or
+        removed."""
+        groups: list[tuple[list[int], list[int]]] = []
+        for key in (_by_shapes, _by_opcodes):
+            keys_a: list[Hashable | None] = [None] * len(self.a.kernels)
+            keys_b: list[Hashable | None] = [None] * len(self.b.kernels)
             for ka in lone_a:
-                if not self.kernel_ops_a[ka]:
-                    continue
-                queue = waiting.get(key(self.a, self.kernel_ops_a, ka))
-                if queue:
-                    kb = queue.popleft()
-                    pairs.append((ka, kb))
-                    taken.add(kb)
-            paired_a = {ka for ka, _ in pairs}
-            lone_a = [ka for ka in lone_a if ka not in paired_a]
-            lone_b = [kb for kb in lone_b if kb not in taken]
-        return pairs, lone_a, lone_b
+                keys_a[ka] = key(self.a, self.kernel_ops_a, ka)
+            for kb in lone_b:
+                keys_b[kb] = key(self.b, self.kernel_ops_b, kb)
+            groups += self._pair_kernels_by(keys_a, keys_b)
+        groups += [([ka], []) for ka in lone_a if ka not in self.partner_a]
+        groups += [([], [kb]) for kb in lone_b if kb not in self.partner_b]
+        return groups
 
     # -- building the changes ----------------------------------------------------------------
 
@@ -1029,25 +1340,6 @@ def _kernel_graph(side: DiffSide) -> tuple[list[list[Hashable]], list[list[Hasha
         if inst is not None and not consumers[k]:
             consumers[k].append("out")
     return producers, consumers
-
-
-def _context_keys(
-    fp: list[int], graph: tuple[list[list[Hashable]], list[list[Hashable]]]
-) -> list[list[Hashable]]:
-    """Matching keys for kernels, most specific first: the kernel with what feeds it and what
-    it feeds, with what feeds it, with what it feeds, and alone."""
-    producers, consumers = graph
-
-    def around(links: list[Hashable]) -> tuple[str, ...]:
-        return tuple(sorted(f"k{fp[x]}" if isinstance(x, int) else str(x) for x in links))
-
-    before = [around(p) for p in producers]
-    after = [around(c) for c in consumers]
-    has_graph = any(producers) or any(consumers)
-    both = [(f, b, a) for f, b, a in zip(fp, before, after)] if has_graph else [None] * len(fp)
-    feeds = [(f, b) for f, b in zip(fp, before)] if has_graph else [None] * len(fp)
-    fed = [(f, a) for f, a in zip(fp, after)] if has_graph else [None] * len(fp)
-    return [both, feeds, fed, list(fp)]
 
 
 def _structure(k: Kernel) -> Hashable:

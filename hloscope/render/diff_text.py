@@ -11,7 +11,8 @@ This module says it the way a person would:
 * :func:`regression_lines` -- ``bytes: 96.0 KiB -> 144.0 KiB (+50.0%, threshold 0%)``;
 * :func:`diff_to_dict` -- :meth:`~hloscope.analysis.diff.KernelDiff.to_dict` with each
   change's sentence as ``message`` (what ``hloscope diff --json`` prints);
-* small helpers other renderers share: :func:`kernel_label`, :func:`source_lines_text`
+* small helpers other renderers share: :func:`kernel_label`, :func:`pair_where` (where a
+  kernel and its counterpart came from, both sides), :func:`source_lines_text`
   (``model.py:12-13``), :func:`short_source` (the file name without its folders), :func:`signed`.
 """
 
@@ -40,6 +41,8 @@ __all__ = [
     "regression_lines",
     "regression_text",
     "kernel_label",
+    "kernel_where",
+    "pair_where",
     "short_signature",
     "source_lines_text",
     "short_source",
@@ -117,17 +120,33 @@ def _is_installed(where: str) -> bool:
     return any(p in where for p in _INSTALLED)
 
 
+def kernel_where(k: Kernel) -> str:
+    """Where a kernel came from, for a sentence: ``model.py:12-13``, or for TensorFlow (which
+    records only its own ``ops.py`` line) the layer its ``op_name`` names; ``""`` if unknown."""
+    if k.sources and not all(_is_installed(s) for s, _ in k.sources):
+        return source_lines_text(k.sources)
+    return without_outer_jit(k.op_name) or source_lines_text(k.sources)
+
+
+def pair_where(a: Kernel, b: Kernel) -> str:
+    """Where a kernel of A and its counterpart in B came from: ``model.py:59 -> model.py:63``,
+    or one ``model.py:63`` when both say the same (``?`` stands for a side that does not know).
+
+    Both, because a pair is only as good as the matching that made it: a reader who sees
+    block 1's line paired with block 0's can tell, and one who sees a single line cannot."""
+    where_a, where_b = kernel_where(a), kernel_where(b)
+    if where_a == where_b:
+        return where_a
+    return f"{where_a or '?'} -> {where_b or '?'}"
+
+
 def kernel_label(k: Kernel) -> str:
     """``fusion.3 (dot+add+tanh, model.py:12)``: the kernel, what it does, where from."""
     if k.is_fusion:
         what = short_signature(k.signature)
     else:
         what = f"{k.opcode} {k.backend_kind}" if k.backend_kind else k.opcode
-    if k.sources and not all(_is_installed(s) for s, _ in k.sources):
-        where = source_lines_text(k.sources)
-    else:
-        # TensorFlow records only its own ops.py line; its op_name names the layer instead.
-        where = without_outer_jit(k.op_name) or source_lines_text(k.sources)
+    where = kernel_where(k)
     return f"{k.name} ({what}, {where})" if where else f"{k.name} ({what})"
 
 
@@ -238,15 +257,17 @@ def _describe_changed(change: KernelChange) -> list[str]:
     # The kernel's own output shape, unless a shape change above already says it.
     if out_a != out_b and not any(sa == out_a and sb == out_b for sa, sb, _ in shapes):
         what.append(f"output {out_a} -> {out_b}")
-    where = source_lines_text(b.sources)
+    where = pair_where(a, b)
     head = f"kernel {name} ({short_signature(b.signature)}{', ' + where if where else ''}) changed"
     return [head + (": " + "; ".join(what) if what else ""), _bytes_phrase(change)]
 
 
 def _describe_unchanged(change: KernelChange) -> list[str]:
     k, j = change.a[0], change.b[0]
-    same = f"kernel {k.name}" if k.name == j.name else f"kernel {k.name} (now named {j.name})"
-    return [f"{same} unchanged"]
+    details = [] if k.name == j.name else [f"now named {j.name}"]
+    where = pair_where(k, j)
+    details += [where] if where else []
+    return [f"kernel {k.name}" + (f" ({', '.join(details)})" if details else "") + " unchanged"]
 
 
 _DESCRIBERS: dict[ChangeStatus, Callable[[KernelChange], list[str]]] = {
