@@ -55,9 +55,9 @@ FileLocations
 3 {file_name_id=2 function_name_id=2 line=99 end_line=99 column=1 end_column=2}
 
 StackFrames
-1 {file_location_id=1 parent_frame_id=0}
-2 {file_location_id=2 parent_frame_id=0}
-3 {file_location_id=3 parent_frame_id=2}
+1 {file_location_id=1 parent_frame_id=1}
+2 {file_location_id=2 parent_frame_id=1}
+3 {file_location_id=3 parent_frame_id=3}
 
 %fused_dot (p0: f32[8,32], p1: f32[32,16]) -> f32[8,16] {
   %p0 = f32[8,32]{1,0} parameter(0)

@@ -102,7 +102,7 @@ FileLocations
 1 {file_name_id=1 function_name_id=1 line=12 end_line=12 column=3 end_column=9}
 
 StackFrames
-1 {file_location_id=1 parent_frame_id=0}
+1 {file_location_id=1 parent_frame_id=1}
 
 ENTRY main {
   a = f32[] parameter(0)

@@ -335,8 +335,11 @@ def _capture_jax(
     # shares JAX's tracing cache but never touches the C++ dispatch cache behind `fn(...)`.
     jaxlib_adapter.hide_hloscope_frames()
     jitted = fn if _is_jitted(fn) else jax.jit(fn)
-    traced = jitted.trace(*args, **kwargs)
-    lowered = traced.lower()
+    # Every user frame, however deep the call: JAX's frame limit is lifted while tracing and
+    # lowering (the locations are written then), and the user's setting restored after.
+    with jaxlib_adapter.full_traceback_locations():
+        traced = jitted.trace(*args, **kwargs)
+        lowered = jaxlib_adapter.lower_afresh(traced)  # not a cached lowering with cut stacks
     stages: dict[str, str] = {
         "jaxpr": str(traced.jaxpr),
         "stablehlo": jaxlib_adapter.stablehlo_text(lowered),

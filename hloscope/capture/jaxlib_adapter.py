@@ -50,6 +50,7 @@ __all__ = [
     "private_symbol",
     "xla_parse",
     "xla_structure",
+    "xla_stacks",
     "xla_to_text",
     "xla_accepts",
     "xla_cost_analysis",
@@ -58,6 +59,9 @@ __all__ = [
     "private_compile_dumps",
     "stablehlo_text",
     "hide_hloscope_frames",
+    "full_traceback_locations",
+    "lower_afresh",
+    "TRACEBACK_LIMIT_ENV",
 ]
 
 #: The jaxlib versions this module supports: from the oldest release (inclusive; CI runs the
@@ -486,6 +490,149 @@ def _proto_structure(data: bytes, order: Sequence[str] = ()) -> list[dict[str, A
     return structure
 
 
+# ---- call stacks: what XLA's parser made of the stack-frame tables -------------------------------
+
+# Field numbers in xla/service/hlo.proto and xla/xla_data.proto.
+_MODULE_STACK_FRAME_INDEX, _INSTRUCTION_METADATA = 17, 7
+_INDEX_FILE_NAMES, _INDEX_FUNCTION_NAMES, _INDEX_FILE_LOCATIONS, _INDEX_STACK_FRAMES = 1, 2, 3, 4
+# OpMetadata: source_file, source_line, source_end_line, source_column, source_end_column,
+# stack_frame_id.
+_MD_FILE, _MD_LINE, _MD_END_LINE, _MD_COLUMN, _MD_END_COLUMN, _MD_FRAME = 3, 4, 17, 18, 19, 15
+
+
+def _int32(value: int | bytes) -> int:
+    """A varint read as protobuf ``int32``: negative numbers arrive as 64-bit two's complement."""
+    if not isinstance(value, int):
+        return 0
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _ints(data: bytes) -> dict[int, int]:
+    """The varint fields of a small message (FileLocation, StackFrame) by field number."""
+    return {number: _int32(value) for number, value in _proto_fields(data)}
+
+
+class _ProtoFrames:
+    """A ``StackFrameIndexProto`` with the chain walk XLA does (``StackFrames::GetStackFrame``).
+
+    In the proto every id is 1-based and 0 means none, ``parent_frame_id`` included (the text
+    prints it plus one; the parser takes that one off).
+    """
+
+    __slots__ = ("files", "functions", "locations", "frames", "_chains")
+
+    def __init__(self, data: bytes) -> None:
+        self.files: list[str] = []
+        self.functions: list[str] = []
+        self.locations: list[dict[int, int]] = []
+        self.frames: list[dict[int, int]] = []
+        self._chains: dict[int, list[Any]] = {}
+        for number, value in _proto_fields(data):
+            if not isinstance(value, bytes):
+                continue
+            if number == _INDEX_FILE_NAMES:
+                self.files.append(value.decode())
+            elif number == _INDEX_FUNCTION_NAMES:
+                self.functions.append(value.decode())
+            elif number == _INDEX_FILE_LOCATIONS:
+                self.locations.append(_ints(value))
+            elif number == _INDEX_STACK_FRAMES:
+                self.frames.append(_ints(value))
+
+    @staticmethod
+    def _at(table: list[Any], one_based: int, default: Any) -> Any:
+        return table[one_based - 1] if 0 < one_based <= len(table) else default
+
+    def chain(self, frame_id: int) -> list[Any]:
+        """The frames of ``frame_id``, innermost first, as hloscope ``StackFrame`` objects."""
+        from ..hlo.metadata import StackFrame
+
+        cached = self._chains.get(frame_id)
+        if cached is not None:
+            return cached
+        out: list[Any] = []
+        seen: set[int] = set()
+        current = frame_id
+        while 0 < current <= len(self.frames) and current not in seen:
+            seen.add(current)
+            frame = self.frames[current - 1]
+            location = self._at(self.locations, frame.get(1, 0), {})
+            out.append(
+                StackFrame(
+                    file=self._at(self.files, location.get(1, 0), ""),
+                    line=location.get(3, 0),
+                    function=self._at(self.functions, location.get(2, 0), ""),
+                    column=location.get(4, 0),
+                    end_line=location.get(5, 0),
+                    end_column=location.get(6, 0),
+                )
+            )
+            current = frame.get(2, 0)
+        self._chains[frame_id] = out
+        return out
+
+
+def _metadata_stack(data: bytes, frames: _ProtoFrames) -> list[Any]:
+    """One instruction's stack from its ``OpMetadata``: the frame chain of ``stack_frame_id``,
+    else the single location in ``source_file``/``source_line``/... (TensorFlow writes only
+    those), else none."""
+    from ..hlo.metadata import StackFrame
+
+    fields: dict[int, int | bytes] = dict(_proto_fields(data))
+    frame_id = _int32(fields.get(_MD_FRAME, 0))
+    chain = frames.chain(frame_id) if frame_id else []
+    if chain:
+        return chain
+    source = fields.get(_MD_FILE, b"")
+    if not isinstance(source, bytes) or not source:
+        return []
+    return [
+        StackFrame(
+            file=source.decode(),
+            line=_int32(fields.get(_MD_LINE, 0)),
+            column=_int32(fields.get(_MD_COLUMN, 0)),
+            end_line=_int32(fields.get(_MD_END_LINE, 0)),
+            end_column=_int32(fields.get(_MD_END_COLUMN, 0)),
+        )
+    ]
+
+
+def xla_stacks(text: str) -> dict[str, list[Any]]:
+    """Instruction name -> the call stack XLA's parser read for it, innermost frame first.
+
+    The oracle for :attr:`hloscope.hlo.model.Instruction.stack`. XLA parses ``text``; its
+    ``HloModuleProto`` holds the module's ``stack_frame_index`` (file names, function names,
+    file locations, and frames with their ``parent_frame_id``) and every instruction's
+    ``metadata.stack_frame_id``. Each frame is a :class:`~hloscope.hlo.metadata.StackFrame` with
+    every field XLA keeps (file, line, column, end line, end column, function). An instruction
+    without a frame id gets the one location of its metadata (``source_file`` ...), if any.
+
+    XLA renumbers frames when it builds the proto, so frame *ids* differ from the text's; the
+    resolved chains are what both must agree on. Instruction names are unique in a module.
+    """
+    data = bytes(xla_parse(text).as_serialized_hlo_module_proto())
+    fields = list(_proto_fields(data))
+    index = b"".join(
+        v for n, v in fields if n == _MODULE_STACK_FRAME_INDEX and isinstance(v, bytes)
+    )
+    frames = _ProtoFrames(index)
+    stacks: dict[str, list[Any]] = {}
+    for number, computation in fields:
+        if number != _MODULE_COMPUTATIONS or not isinstance(computation, bytes):
+            continue
+        for field_number, instruction in _proto_fields(computation):
+            if field_number != _COMPUTATION_INSTRUCTIONS or not isinstance(instruction, bytes):
+                continue
+            name, metadata = "", b""
+            for inner, value in _proto_fields(instruction):
+                if inner == _INSTRUCTION_NAME and isinstance(value, bytes):
+                    name = value.decode()
+                elif inner == _INSTRUCTION_METADATA and isinstance(value, bytes):
+                    metadata = value
+            stacks[name] = _metadata_stack(metadata, frames)
+    return stacks
+
+
 # ---- cost analysis -------------------------------------------------------------------------------
 
 
@@ -667,3 +814,77 @@ def hide_hloscope_frames(source_info_util: Any = None, also: Sequence[str] = ())
         for prefix in (_HLOSCOPE_DIR, *also):
             register(prefix)
         _frames_hidden = True
+
+
+#: The environment variable jax reads ``jax_traceback_in_locations_limit`` from at import.
+TRACEBACK_LIMIT_ENV = "JAX_TRACEBACK_IN_LOCATIONS_LIMIT"
+#: What hloscope sets it to for its captures: negative means no limit (jax's config help).
+UNLIMITED_TRACEBACK = -1
+
+
+@contextlib.contextmanager
+def full_traceback_locations() -> Iterator[None]:
+    """Let JAX record every user frame of each op in the HLO locations while this is active.
+
+    JAX keeps at most ``jax_traceback_in_locations_limit`` frames of an op's Python stack
+    (10 in older jax, 100 in 0.10); a model called through a few layers of helpers loses the
+    outer frames, often the very line of the user's step function. Inside this context the
+    limit is lifted (a negative value: unlimited) for this thread only, with jax's own
+    thread-local config context, and the user's setting is back afterwards. A limit the user
+    already lifted is left alone. Where jax has no such context, the global value is set and
+    restored; where it has no such option at all, nothing happens (only frames are at stake).
+    """
+    require_jax()
+    try:
+        from jax._src import config as jax_config
+    except ImportError:  # pragma: no cover - depends on the jax version
+        yield
+        return
+    state = getattr(jax_config, "traceback_in_locations_limit", None)
+    current = getattr(state, "value", None)
+    if not isinstance(current, int) or current < 0:
+        yield
+        return
+    try:
+        scoped = state(UNLIMITED_TRACEBACK)  # type: ignore[misc]
+    except TypeError:  # pragma: no cover - a jax whose config states are not contexts
+        scoped = None
+    if scoped is not None:
+        with scoped:
+            yield
+        return
+    import jax  # pragma: no cover - the same fallback, process-wide
+
+    jax.config.update("jax_traceback_in_locations_limit", UNLIMITED_TRACEBACK)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_traceback_in_locations_limit", current)
+
+
+def lower_afresh(traced: Any) -> Any:
+    """``traced.lower()``, but never answered from JAX's in-memory lowering cache.
+
+    JAX caches lowerings by jaxpr and lowering parameters; the frame limit of the locations is
+    not in that key. A function the user already lowered under a small
+    ``jax_traceback_in_locations_limit`` would come back with its cut stacks even inside
+    :func:`full_traceback_locations`. Lowering parameters that differ from the default only in
+    an empty (instead of absent) tuple of override lowering rules lower exactly the same way
+    (no rule is overridden either way) but miss that cache, and leave the user's own cached
+    lowerings alone. Where jax lacks the private ``LoweringParameters`` (or ``lower`` does not
+    take them), this is plain ``traced.lower()``.
+    """
+    import dataclasses
+
+    try:
+        from jax._src.interpreters import mlir
+    except ImportError:  # pragma: no cover - depends on the jax version
+        return traced.lower()
+    parameters_type = getattr(mlir, "LoweringParameters", None)
+    fields = {f.name for f in dataclasses.fields(parameters_type)} if parameters_type else set()
+    if "override_lowering_rules" not in fields or not _accepts_keyword(
+        traced.lower, "_private_parameters"
+    ):
+        return traced.lower()  # pragma: no cover - depends on the jax version
+    parameters = dataclasses.replace(parameters_type(), override_lowering_rules=())
+    return traced.lower(_private_parameters=parameters)

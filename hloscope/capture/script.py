@@ -39,6 +39,7 @@ from typing import Any
 from .capped_output import DEFAULT_HEAD, DEFAULT_TAIL, CappedWriter
 from .errors import CaptureError
 from .family import FAMILY_ENV, new_token, stop_family
+from .jaxlib_adapter import TRACEBACK_LIMIT_ENV, UNLIMITED_TRACEBACK
 
 __all__ = [
     "ScriptCapture",
@@ -218,6 +219,9 @@ def _child_env(xla_flags: str | None) -> dict[str, str]:
     if _PACKAGE_ROOT not in paths:
         env["PYTHONPATH"] = os.pathsep.join([_PACKAGE_ROOT, *paths])
     env.setdefault("PYTHONUNBUFFERED", "1")  # keep stdout.txt current if the script is killed
+    # Every user frame of each op in the dump's locations (JAX keeps 10 or 100 by default);
+    # the child is hloscope's, so the user's shell keeps its own setting.
+    env[TRACEBACK_LIMIT_ENV] = str(UNLIMITED_TRACEBACK)
     return env
 
 

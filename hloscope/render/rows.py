@@ -46,7 +46,7 @@ _NUMBER_RE = re.compile(r"(-?[0-9.]+(?:e-?\d+)?)\s*([A-Za-z]*)")
 # Short names people type for columns.
 _ALIASES = {"op": "ops", "opcode": "opcode", "target": "backend_kind", "kernel": "name"}
 # Columns whose cells are lists: "=" tests membership.
-_LIST_COLUMNS = frozenset({"ops", "sources"})
+_LIST_COLUMNS = frozenset({"ops", "sources", "stack"})
 # Unit suffixes a number in a filter may carry (decimal counts, binary bytes).
 _SUFFIXES = {"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "kib": 2**10, "mib": 2**20, "gib": 2**30}
 
