@@ -274,8 +274,8 @@ FileLocations
 2 {file_name_id=2 function_name_id=2 line=30 end_line=30 column=0 end_column=9}
 
 StackFrames
-1 {file_location_id=2 parent_frame_id=0}
-2 {file_location_id=1 parent_frame_id=1}
+1 {file_location_id=2 parent_frame_id=1}
+2 {file_location_id=1 parent_frame_id=2}
 
 ENTRY %main (x: f32[3]) -> f32[3] {
   %x = f32[3]{0} parameter(0), metadata={op_name="x"}

@@ -264,6 +264,21 @@ class Instruction:
         called = self.called_computations
         return called[0] if called else None
 
+    @property
+    def async_wrapped(self) -> Instruction | None:
+        """The op an ``async-start``/``-update``/``-done`` runs: the root of the computation its
+        start calls (the ``fusion`` of a ``fusion-start``, for instance). ``None`` otherwise.
+        """
+        start = self
+        for _ in range(10_000):  # -update/-done chain back to their start; a bound, not a loop
+            if start.opcode not in ("async-update", "async-done") or not start.operands:
+                break
+            start = start.operands[0]
+        if start.opcode != "async-start":
+            return None
+        called = start.called_computations
+        return called[0].root if called else None
+
     # --- provenance -----------------------------------------------------------------------
     @property
     def stack(self) -> list[StackFrame]:
@@ -279,7 +294,16 @@ class Instruction:
             if frames:
                 return frames
         if md.source_file:
-            return [StackFrame(md.source_file, md.source_line, "", md.source_column)]
+            return [
+                StackFrame(
+                    md.source_file,
+                    md.source_line,
+                    "",
+                    md.source_column,
+                    md.source_end_line,
+                    md.source_end_column,
+                )
+            ]
         return []
 
     @property
@@ -344,6 +368,7 @@ class Computation:
         "module",
         "execution_thread",
         "signature",
+        "expanded_from",
         "_by_name",
         "_line",
         "__weakref__",
@@ -357,6 +382,9 @@ class Computation:
         self.module: Module | None = None
         self.execution_thread: str | None = None
         self.signature: str | None = None  # "(p: f32[]) -> f32[]" as written, if any
+        # The sugared ``X-start`` this computation was made from (XLA's parser makes an
+        # ``async_wrapped`` computation for each); None for computations the text spells out.
+        self.expanded_from: Instruction | None = None
         self._by_name: dict[str, Instruction] = {}
         self._line = line
 
@@ -445,7 +473,8 @@ class Module:
         self.file_names: dict[int, str] = {}
         self.function_names: dict[int, str] = {}
         self.file_locations: dict[int, dict[str, int]] = {}
-        self.stack_frame_table: dict[int, tuple[int, int]] = {}  # id -> (location id, parent id)
+        # id -> (location id, parent_frame_id as printed: the parent's id + 1, see stack_frames)
+        self.stack_frame_table: dict[int, tuple[int, int]] = {}
         self._frame_cache: dict[int, list[StackFrame]] = {}
         self._callers: dict[str, list[Instruction]] | None = None
         self.warnings: list[str] = []
@@ -485,17 +514,38 @@ class Module:
         return list(seen.values())
 
     def stack_frames(self, frame_id: int) -> list[StackFrame]:
-        """Resolve a ``stack_frame_id`` to its chain of frames, innermost first."""
+        """Resolve a ``stack_frame_id`` to its chain of frames, innermost first, as XLA does.
+
+        Every id in the four tables is 1-based (entry ``N`` is the ``N``-th of its table) except
+        one: ``parent_frame_id`` is printed as the parent's id **plus one**, and XLA's parser
+        subtracts that one again (``ParseStackFramesList`` in ``hlo_parser.cc``:
+        ``set_parent_frame_id(*parent_frame_id - 1)``). So ``parent_frame_id=1`` means *no
+        parent* (the outermost frame) and ``parent_frame_id=6`` means frame 5. The table keeps
+        the printed value (the printer writes it back unchanged); the chain is walked here.
+
+        A chain XLA cannot walk gives no frames at all, as in XLA (which logs ``Invalid
+        stack_frame_id`` and drops the op's frame id): a parent that is not in the table
+        (``parent_frame_id=0`` is parent -1), a loop, or a frame whose file location is
+        missing. The op then keeps only its metadata's own location (:attr:`Instruction.stack`).
+        """
         cached = self._frame_cache.get(frame_id)
-        if cached is not None:
-            return cached
+        if cached is None:
+            cached = self._frame_cache[frame_id] = self._walk_frames(frame_id)
+        return cached
+
+    def _walk_frames(self, frame_id: int) -> list[StackFrame]:
         frames: list[StackFrame] = []
         seen: set[int] = set()
         current = frame_id
-        while current and current not in seen and current in self.stack_frame_table:
+        while current != 0:  # 0: the outermost frame's parent (printed as 1)
+            entry = self.stack_frame_table.get(current)
+            if entry is None or current in seen:
+                return []  # dangling parent or a loop: XLA drops the whole stack
             seen.add(current)
-            location_id, parent = self.stack_frame_table[current]
-            loc = self.file_locations.get(location_id, {})
+            location_id, printed_parent = entry
+            loc = self.file_locations.get(location_id)
+            if loc is None:
+                return []
             frames.append(
                 StackFrame(
                     file=self.file_names.get(loc.get("file_name_id", 0), ""),
@@ -506,8 +556,7 @@ class Module:
                     end_column=loc.get("end_column", 0),
                 )
             )
-            current = parent
-        self._frame_cache[frame_id] = frames
+            current = printed_parent - 1
         return frames
 
     # --- views ----------------------------------------------------------------------------

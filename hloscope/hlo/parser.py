@@ -15,6 +15,7 @@ slower, bracket-aware path. Errors are always :class:`~hloscope.hlo.errors.HloPa
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from pathlib import Path
@@ -22,10 +23,12 @@ from typing import Union
 
 from . import _lex
 from ._lex import find_closing, split_top_level
+from .attributes import split_attributes
+from .attributes._grammar import value_end
 from .errors import DecodeError, HloParseError
 from .model import Computation, Instruction, Module, SourceText
 from .opcodes import CALLED_COMPUTATION_ATTRS, CALLER_OPCODES, OPCODES
-from .shape import parse_shape_prefix
+from .shape import parse_shape, parse_shape_prefix
 
 __all__ = ["parse", "parse_modules", "Source"]
 
@@ -40,19 +43,36 @@ _FAST_INSTR = re.compile(
     r"([a-z][a-z0-9_]*\[[^\]]*\](?:\{[^{}]*\})?)[ \t]+"
     r"(" + _NAME + r")\((.*)"
 )
+# What may follow '=' in an instruction: a shape (``f32[``, ``s32 [``, ``(``, ``b(``) or an
+# opcode and its '(' (the shape left out).
+_RHS_START = r"(?:[a-z][a-z0-9_]*[ \t]*\[|\(|b\(|" + _NAME + r"[ \t]*\()"
 # The start of any instruction statement, for the slow path.
-_INSTR_START = re.compile(
-    r"[ \t]*(ROOT[ \t]+)?%?("
+_INSTR_START = re.compile(r"[ \t]*(ROOT[ \t]+)?%?(" + _NAME + r")[ \t]*=(?=\s*" + _RHS_START + ")")
+# ``name =`` alone at the end of a line: a statement if the next line starts with a shape.
+_INSTR_START_EOL = re.compile(r"[ \t]*(ROOT[ \t]+)?%?(" + _NAME + r")[ \t]*=[ \t]*$")
+_RHS_START_RE = re.compile(r"\s*" + _RHS_START)
+# Tokens of an attribute tail for the careful test (strings, comments and brackets skipped).
+_TAIL_TOKENS = re.compile(
+    _lex.STRING
+    + "|"
+    + _lex.BLOCK_COMMENT
+    + "|"
+    + _lex.LINE_COMMENT
+    + r"|(?<=[\s)\]}\"])(?:ROOT\s+)?%?"
     + _NAME
-    + r")[ \t]*=(?=[ \t]*(?:[a-z][a-z0-9_]*\[|\(|b\(|"
-    + _NAME
-    + r"\())"
+    + r"\s*=(?=\s*"
+    + _RHS_START
+    + r")|[()\[\]{}]",
+    re.S,
 )
 _COMP_HEADER = re.compile(r"[ \t]*(ENTRY[ \t]+)?%?(" + _NAME + r")[ \t]*(.*?)[ \t]*\{[ \t]*\r?$")
+# The start of a computation header whose signature may go on over several lines.
+_HEADER_START = re.compile(r"[ \t]*(?:ENTRY[ \t]+)?%?" + _NAME + r"[ \t]*\(")
+_LINE_COMMENTS = re.compile(_lex.STRING + "|" + _lex.LINE_COMMENT, re.S)
 _MODULE_HEADER = re.compile(
     r"[ \t]*HloModule[ \t]+%?(" + _NAME + r")?:?[ \t]*(?:,[ \t]*(.*?))?[ \t]*\r?$"
 )
-_OPCODE = re.compile(r"\s*(" + _NAME + r")\(")
+_OPCODE = re.compile(r"\s*(" + _NAME + r")\s*\(")
 _WS = _lex.WS_RE
 _COMMENT = re.compile(_lex.BLOCK_COMMENT, re.S)
 _OPERAND_NAME = re.compile(r"%?(" + _NAME + r")\s*$")
@@ -64,6 +84,9 @@ _CALLED_ATTR = re.compile(
 )
 
 _PAYLOAD_OPCODES = frozenset({"parameter", "constant"})
+# Nested operand instructions (``add(negate(p), q)``) are read recursively; a bound keeps
+# hostile nesting an HloParseError rather than a RecursionError (printed HLO never nests).
+_MAX_NESTED_OPERANDS = 100
 _STACK_SECTIONS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 
@@ -94,7 +117,7 @@ def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
     modules = []
     for start, end in _module_chunks(text, len(lines)):
         try:
-            module = _ModuleParser(lines, start, end, source_text).parse()
+            module = _ModuleParser(lines[:], start, end, source_text).parse()
         except HloParseError:
             module = _parse_reflowed(lines, start, end, path)
         if module is not None:
@@ -141,13 +164,32 @@ _REFLOW_TOKENS = re.compile(
 )
 
 
+_HEADER_NAME = re.compile(r"\s*HloModule\s+%?(?:" + _NAME + r")?:?")
+_ATTR_NAME = re.compile(r"\s*,\s*" + _NAME + r"\s*=\s*")
+
+
+def _header_end(chunk: str) -> int:
+    """Where the ``HloModule name, attr=value...`` header of ``chunk`` ends (0 if none): after
+    its last attribute value, wherever line breaks fall (a whole module may be one line)."""
+    m = _HEADER_NAME.match(chunk)
+    if m is None:
+        return 0
+    pos = m.end()
+    while True:
+        a = _ATTR_NAME.match(chunk, pos)
+        if a is None:
+            return pos
+        try:
+            pos = value_end(chunk, a.end())
+        except DecodeError:
+            newline = chunk.find("\n", pos)
+            return newline if newline >= 0 else len(chunk)
+
+
 def _reflow(chunk: str) -> str:
     """Insert line breaks so that each computation header, instruction and '}' starts a line."""
-    body_start = 0
-    header = re.match(r"\s*HloModule[^\n]*\n", chunk)
-    if header:
-        body_start = header.end()
-    breaks: list[int] = []
+    body_start = _header_end(chunk)
+    breaks: list[int] = [body_start] if body_start else []
     depth = 0
     for m in _REFLOW_TOKENS.finditer(chunk, body_start):
         tok = m.group()
@@ -187,32 +229,59 @@ def _reflow(chunk: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def _looks_like_path(source: object) -> bool:
+# Text that starts like this is HLO, not a file name, unless a file of that name exists.
+_TEXT_STARTS = ("HloModule", "ENTRY", "//", "/*")
+
+
+def _could_be_path(source: object) -> bool:
+    """Could ``source`` name a file? (One line of reasonable length; a path-like always can.)"""
     if isinstance(source, os.PathLike):
         return True
     return (
         isinstance(source, str)
         and bool(source.strip())
         and "\n" not in source
+        and "\r" not in source
         and len(source) < 4096
-        and not source.lstrip().startswith(("HloModule", "ENTRY", "//", "/*"))
     )
+
+
+def _looks_like_path(source: object) -> bool:
+    """Is ``source`` a path (an existing file, or text that can only be a file name)?
+
+    A string naming an existing file is a path whatever it starts with
+    (``HloModule_jit_f.txt``); a one-line string is text only when it clearly is not a file
+    name: it starts like HLO (``HloModule``, ``ENTRY``, a comment) or holds ``{``.
+    """
+    if not _could_be_path(source):
+        return False
+    if isinstance(source, os.PathLike) or os.path.lexists(str(source)):
+        return True
+    text = str(source).lstrip()
+    return not text.startswith(_TEXT_STARTS) and "{" not in text
+
+
+def _read_file(source: Source, path: str) -> bytes:
+    try:
+        return Path(source).read_bytes()  # type: ignore[arg-type]
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise HloParseError("cannot read file: a symbolic link loop", path=path) from None
+        if e.errno == errno.ENOENT:
+            message = "no such file"
+            if os.path.islink(str(source)):
+                message += " (a symbolic link whose target does not exist)"
+            raise HloParseError(message, path=path) from None
+        raise HloParseError(f"cannot read file: {e.strerror or e}", path=path) from None
 
 
 def _read(source: Source, path: str | None) -> tuple[str, str | None]:
     data: str | bytes
-    if isinstance(source, os.PathLike) or (
-        _looks_like_path(source) and os.path.exists(str(source))
-    ):
+    if _looks_like_path(source):
         path = path or str(source)
-        try:
-            data = Path(source).read_bytes()
-        except OSError as e:
-            raise HloParseError(f"cannot read file: {e.strerror or e}", path=path) from None
-    elif isinstance(source, str) and _looks_like_path(source) and "{" not in source:
-        raise HloParseError("no such file", path=source)
+        data = _read_file(source, path)
     else:
-        data = source
+        data = source  # type: ignore[assignment]
     if isinstance(data, bytes):
         nul = data.find(b"\0", 0, 1 << 16)
         if nul >= 0:
@@ -231,7 +300,8 @@ def _read(source: Source, path: str | None) -> tuple[str, str | None]:
     if "\0" in data:
         raise HloParseError("binary data, not HLO text (NUL byte)", path=path)
     if "\r" in data:
-        data = data.replace("\r\n", "\n")
+        # XLA's lexer takes '\r' as whitespace; old Mac files end lines with it alone.
+        data = data.replace("\r\n", "\n").replace("\r", "\n")
     return data, path
 
 
@@ -300,8 +370,14 @@ class _ModuleParser:
         self.end = end
         self.source = source
         self.module: Module | None = None
-        self.inline_count = 0
         self.nested: list[tuple[Instruction, list[str]]] = []  # nested operand instructions
+        self.nest_depth = 0  # of nested operand instructions being read
+        # The rest of a line that held two statements: (line index, the line with the first
+        # statement blanked out), to read next.
+        self.split_rest: tuple[int, str] | None = None
+        # Computations the parser made up (inline bodies, async wrappers) get a placeholder
+        # name while parsing and the name XLA gives them at the end: id -> XLA's base name.
+        self.base_names: dict[int, str] = {}
 
     # -- errors ------------------------------------------------------------------------------
     def error(self, message: str, line_index: int, column: int = 1) -> HloParseError:
@@ -331,7 +407,8 @@ class _ModuleParser:
                     module = self._new_module("", i)
                 i = self._parse_stack_section(i, stripped)
                 continue
-            header = _COMP_HEADER.match(line)
+            header_text, header_last = self._header_text(i)
+            header = _COMP_HEADER.match(header_text)
             if header is None or header.group(2) in ("HloModule",):
                 if _INSTR_START.match(line):
                     raise self.error("instruction outside of a computation", i)
@@ -342,7 +419,7 @@ class _ModuleParser:
                 )
             if module is None:
                 module = self._new_module("", i)
-            comp, i = self._parse_computation(i, header)
+            comp, i = self._parse_computation(i, header, header_last)
             if comp.is_entry:
                 if entry_seen is not None:
                     raise self.error(
@@ -362,8 +439,38 @@ class _ModuleParser:
         if not module.name:
             module.name = "module_" + module.entry.name  # what XLA calls a headerless module
         self._check_called_computations(module)
+        self._name_computations(module)
         _uniquify_names(module)
         return module
+
+    def _header_text(self, i: int) -> tuple[str, int]:
+        """The computation header that starts at line i, and the index of its last line.
+
+        ``/* */`` comments become spaces (``ENTRY /*c*/ e {``), and a signature that goes on
+        over several lines (``ENTRY f(a: bf16[],`` ...) is joined up to the line ending in
+        ``{``, as XLA's lexer, which ignores line breaks, reads it.
+        """
+        line = self.lines[i]
+        if "/*" in line:
+            line = _COMMENT.sub(lambda m: " " * len(m.group()), line)
+        if line.rstrip().endswith("{") or _HEADER_START.match(line) is None:
+            return line, i
+        parts = [line]
+        j = i
+        while j + 1 < self.end and not parts[-1].rstrip().endswith("{"):
+            joined = "".join(parts)
+            open_parens = joined.count("(") > joined.count(")")
+            goes_on = open_parens or joined.rstrip().endswith("->")
+            if not (goes_on or self.lines[j + 1].lstrip().startswith(("->", "{"))):
+                return line, i  # not a header spread over lines: report the first line
+            j += 1
+            nxt = self.lines[j]
+            if "/*" in nxt:
+                nxt = _COMMENT.sub(lambda m: " " * len(m.group()), nxt)
+            parts.append(nxt.split("//", 1)[0] if "//" in nxt and '"' not in nxt else nxt)
+            if _INSTR_START.match(nxt) or nxt.strip().startswith("}"):
+                return line, i  # not a header after all: report the first line
+        return " ".join(parts), j
 
     def _new_module(self, name: str, line_index: int) -> Module:
         module = Module(name)
@@ -384,6 +491,9 @@ class _ModuleParser:
     # -- header ------------------------------------------------------------------------------
     def _parse_header(self, i: int) -> tuple[Module, int]:
         line, last = self._logical_line(i)
+        while line.rstrip().endswith(",") and last + 1 < self.end:
+            more, last = self._logical_line(last + 1)  # attributes go on on the next line
+            line += " " + more.strip()  # one line, as the printer writes it back
         m = _MODULE_HEADER.match(line.split("\n", 1)[0]) if "\n" not in line else None
         if m is None:
             # A header over several lines (origin_recovery_table) or an odd one.
@@ -410,7 +520,9 @@ class _ModuleParser:
         j = i
         while True:
             line = self.lines[j]
-            if stack or _maybe_unbalanced(line):
+            if line.lstrip().startswith("//"):
+                pass  # a comment line inside a statement: its brackets do not count
+            elif stack or _maybe_unbalanced(line):
                 problem = _scan_brackets(line, stack)
                 if problem is not None:
                     raise self.error(problem[0], j, problem[1] + 1)
@@ -438,7 +550,17 @@ class _ModuleParser:
         stripped = self.lines[j].strip()
         if not stripped or stripped.startswith(("//", "}", "/*")):
             return False
-        return _INSTR_START.match(self.lines[j]) is None
+        return not self._starts_statement(j)
+
+    def _starts_statement(self, j: int) -> bool:
+        """Does line j start an instruction? Also ``name =`` alone on a line when the next line
+        starts with a shape or an opcode (XLA's lexer does not care where lines break)."""
+        line = self.lines[j]
+        if _INSTR_START.match(line) is not None:
+            return True
+        if _INSTR_START_EOL.match(line) is None or j + 1 >= self.end:
+            return False
+        return _RHS_START_RE.match(self.lines[j + 1]) is not None
 
     # -- stack frames ------------------------------------------------------------------------
     def _parse_stack_section(self, i: int, section: str) -> int:
@@ -467,6 +589,7 @@ class _ModuleParser:
                 if section == "FileLocations":
                     module.file_locations[key] = fields
                 else:
+                    # Kept as printed: the parent's id + 1 (Module.stack_frames says why).
                     module.stack_frame_table[key] = (
                         fields.get("file_location_id", 0),
                         fields.get("parent_frame_id", 0),
@@ -475,7 +598,9 @@ class _ModuleParser:
         return i
 
     # -- computations ------------------------------------------------------------------------
-    def _parse_computation(self, i: int, header: re.Match) -> tuple[Computation, int]:
+    def _parse_computation(
+        self, i: int, header: re.Match, header_last: int
+    ) -> tuple[Computation, int]:
         is_entry = bool(header.group(1))
         name = header.group(2)
         signature = header.group(3) or None
@@ -489,7 +614,7 @@ class _ModuleParser:
             raise self.error(
                 f"unexpected text in computation header: {signature[:30]!r}", i, header.start(3) + 1
             )
-        i = self._parse_body(comp, i + 1)
+        i = self._parse_body(comp, header_last + 1)
         comp.module = module
         module.computations.append(comp)
         module.computations_by_name[name] = comp
@@ -528,6 +653,12 @@ class _ModuleParser:
                             not after or (after[0] == "," and after.count("{") == after.count("}"))
                         )
                     ):
+                        # Two statements on one line? Two substring tests keep this cheap;
+                        # printed HLO never has ' = ' or 'ROOT' outside of strings here.
+                        if (" = " in after or "ROOT" in after) and self._split_line(
+                            i, len(line) - len(after)
+                        ):
+                            continue  # two statements on this line: read the first alone
                         inst = new(Instruction)
                         inst.name = name
                         inst.opcode = opcode
@@ -576,9 +707,8 @@ class _ModuleParser:
                 if stripped.startswith("/*"):
                     i = self._skip_block_comment(i)
                     continue
-                if _INSTR_START.match(line) is None and (
-                    last_start < 0 or not self._continues_from(last_start, i)
-                ):
+                starts = self._starts_statement(i)
+                if not starts and (last_start < 0 or not self._continues_from(last_start, i)):
                     if _COMP_HEADER.match(line):
                         raise self.error(
                             f"computation {comp.name!r} is not closed with '}}' before this computation",
@@ -590,7 +720,7 @@ class _ModuleParser:
                         i,
                         len(line) - len(line.lstrip()) + 1,
                     )
-                if _INSTR_START.match(line) is None:
+                if not starts:
                     # A continuation of the previous instruction: read that one again, joined.
                     prev = instructions.pop()
                     del by_name[prev.name]
@@ -618,7 +748,7 @@ class _ModuleParser:
                     f"duplicate instruction name {name!r} in computation {comp.name!r}",
                     inst.line - 1,
                 )
-            if inst.opcode not in opcodes:
+            if inst.opcode not in opcodes and not self._expand_async(inst, operand_names):
                 warnings.append(f"line {inst.line}: unknown opcode {inst.opcode!r} kept as is")
             by_name[name] = inst
             instructions.append(inst)
@@ -632,6 +762,12 @@ class _ModuleParser:
                         inst.line - 1,
                     )
                 root = inst
+            if self.split_rest is not None:
+                # The statement shared its line with the next one: read the rest of it now.
+                j, rest = self.split_rest
+                self.split_rest = None
+                lines[j] = rest
+                i = j
         else:
             raise self.error(
                 f"unexpected end of text: computation {comp.name!r} is not closed with '}}'",
@@ -686,15 +822,35 @@ class _ModuleParser:
         text = _COMMENT.sub(lambda m: " " * len(m.group()), inner)
         if not text.strip():
             return []
+        if (
+            self.nest_depth == 0
+            and text.count("(") > _MAX_NESTED_OPERANDS
+            and _max_depth(text) > 2 * _MAX_NESTED_OPERANDS  # a shape and an opcode a level
+        ):
+            raise self.error(
+                f"operand instructions nested more than {_MAX_NESTED_OPERANDS} deep", i, col0 + 1
+            )
         names: list[str] = []
         for piece, offset in split_top_level(text):
             if not piece.strip():
                 raise self.error("empty operand", i, col0 + offset + 1)
-            m = _OPERAND_NAME.search(piece)
+            # A nested instruction ends with ')'; test that first, as the name search below
+            # costs time quadratic in the length of a long nested operand.
+            m = None if piece.rstrip().endswith(")") else _OPERAND_NAME.search(piece)
             if m is None and piece.rstrip().endswith(")"):
                 # A nested instruction, e.g. reshape(f32[1,8] parameter(0)): XLA names it '<opcode>.anon'.
                 start = len(piece) - len(piece.lstrip())
-                nested, nested_names = self._instruction_from_text(piece, None, start, i)
+                if self.nest_depth >= _MAX_NESTED_OPERANDS:
+                    raise self.error(
+                        f"operand instructions nested more than {_MAX_NESTED_OPERANDS} deep",
+                        i,
+                        col0 + offset + 1,
+                    )
+                self.nest_depth += 1
+                try:
+                    nested, nested_names = self._instruction_from_text(piece, None, start, i)
+                finally:
+                    self.nest_depth -= 1
                 self.nested.append((nested, nested_names))
                 names.append(nested)  # type: ignore[arg-type]  # resolved directly, not by name
                 continue
@@ -724,6 +880,13 @@ class _ModuleParser:
         Returns (instruction, operand names, index of its last line, whether it is the ROOT)."""
         text, last = self._logical_line(i, continuations=True)
         m = _INSTR_START.match(text)
+        if m is not None:
+            cut = _statement_in_tail(text, m.end())
+            if cut >= 0:
+                text, last = self._split_statement(i, text, cut)
+            if "//" in text and "\n" in text:
+                # '//' comments inside a statement spread over lines (in a tuple shape, say).
+                text = _LINE_COMMENTS.sub(_blank_comment, text)
         if m is None:
             stripped = text.strip()
             raise self.error(
@@ -735,6 +898,26 @@ class _ModuleParser:
             text, m.group(2), _WS.match(text, m.end()).end(), i
         )
         return inst, names, last, bool(m.group(1))
+
+    def _split_line(self, i: int, tail_start: int) -> bool:
+        """If another statement starts in line i after ``tail_start`` (the attribute tail of
+        the first), keep only the first statement in line i and queue the rest of the line."""
+        line = self.lines[i]
+        cut = _statement_in_tail(line, tail_start)
+        if cut < 0:
+            return False
+        self._split_statement(i, line, cut)
+        return True
+
+    def _split_statement(self, i: int, text: str, cut: int) -> tuple[str, int]:
+        """``text`` (lines i... joined) holds a second statement from offset ``cut``: end the
+        first there and queue the rest, blanked up to ``cut`` so columns stay true."""
+        j = i + text.count("\n", 0, cut)
+        col = cut - (text.rfind("\n", 0, cut) + 1)
+        line = self.lines[j]
+        self.split_rest = (j, " " * col + line[col:])
+        self.lines[j] = line[:col]
+        return text[:cut], j
 
     def _instruction_from_text(
         self, text: str, name: str | None, pos: int, i: int
@@ -800,48 +983,197 @@ class _ModuleParser:
         return self.error(message, i + line_in_stmt, col)
 
     def _lift_inline_bodies(self, attr_text: str, inst_name: str, i: int) -> str:
-        """Turn ``calls={ tmp_0 = ... }`` inline bodies into named computations of the module."""
-        out = []
+        """Turn ``calls={ tmp_0 = ... }`` inline bodies into named computations of the module.
+
+        One pass over the text with a stack of open bodies, innermost first: when a body
+        closes, the bodies inside it have already become ``%name`` references, so parsing it
+        never recurses, however deep bodies nest. That is also XLA's order (an inner body is a
+        computation before the one around it).
+        """
+        frames: list[list[str]] = [[]]  # text of each open body so far (0: the attributes)
+        opened: list[bool] = []  # open brackets, True where one opens an inline body
         pos = 0
-        while True:
-            m = _CALLED_ATTR.search(attr_text, pos)
-            if m is None:
-                out.append(attr_text[pos:])
-                return "".join(out)
-            brace = attr_text.index("{", m.start(2))
-            close = find_closing(attr_text, brace)
-            if close < 0:
-                raise self.error("unclosed inline computation body", i)
-            body = attr_text[brace + 1 : close]
-            comp_name = self._inline_computation(body, i)
-            out.append(attr_text[pos : m.end(1) + 1])  # up to and including '='
-            out.append("%" + comp_name)
-            pos = close + 1
+        for m in _INLINE_TOKENS.finditer(attr_text):
+            brace = m.start(1)
+            if brace >= 0:
+                frames[-1].append(attr_text[pos:brace].rstrip())  # 'to_apply=' then the name
+                frames.append([])
+                opened.append(True)
+                pos = brace + 1
+                continue
+            tok = m.group()
+            if len(tok) != 1:
+                continue  # a string or a comment
+            if tok in "([{":
+                opened.append(False)
+            elif opened and opened.pop():
+                frames[-1].append(attr_text[pos : m.start()])
+                body = "".join(frames.pop())
+                frames[-1].append("%" + self._inline_computation(body, i))
+                pos = m.end()
+        if len(frames) > 1:
+            raise self.error("unclosed inline computation body", i)
+        frames[0].append(attr_text[pos:])
+        return "".join(frames[0])
+
+    def _placeholder(self, base: str) -> str:
+        """A unique name for a computation the parser makes up; :meth:`_name_computations`
+        gives it XLA's name (``base``, uniquified) once the whole module is read."""
+        name = f"{base}.__hloscope_{len(self.base_names)}"
+        assert self.module is not None and name not in self.module.computations_by_name
+        return name
+
+    def _add_made_up(self, comp: Computation, base: str) -> None:
+        module = self.module
+        assert module is not None
+        self.base_names[id(comp)] = base
+        comp.module = module
+        module.computations.append(comp)
+        module.computations_by_name[comp.name] = comp
 
     def _inline_computation(self, body: str, i: int) -> str:
         """Parse an anonymous body; XLA names such computations '_' ('_.1', '_.2'... when taken)."""
         module = self.module
         assert module is not None
-        name = "_"
-        while name in module.computations_by_name:
-            self.inline_count += 1
-            name = f"_.{self.inline_count}"
+        name = self._placeholder("_")
         sub_lines = body.split("\n") + ["}"]
         sub = _ModuleParser(
             sub_lines, 0, len(sub_lines), SourceText("\n".join(sub_lines), self.source.path)
         )
         sub.module = module
+        sub.base_names = self.base_names
         comp = Computation(name, False, line=i + 1)
         try:
             sub._parse_body(comp, 0)
         except HloParseError as e:
             raise self.error(f"in inline computation body: {e.message}", i) from None
-        comp.module = module
         for inst in comp.instructions:
             inst._line = i + 1
-        module.computations.append(comp)
-        module.computations_by_name[name] = comp
+        self._add_made_up(comp, "_")
         return name
+
+    # -- async syntax sugar ------------------------------------------------------------------
+    def _expand_async(self, inst: Instruction, operand_names: list | None) -> bool:
+        """Expand ``X-start``/``X-update``/``X-done`` (X any opcode that is not itself an
+        async pair, like ``fusion-start``) as XLA's parser does; False if ``inst`` is not one.
+
+        ``X-start`` becomes ``async-start`` calling a new computation ``async_wrapped`` that
+        holds one parameter ``async_param`` per operand and the wrapped op (named after its
+        opcode) as root. The wrapped op gets X's own attributes; the start keeps
+        ``async_execution_thread``, ``sharding`` and ``control-predecessors``, and both share
+        ``metadata``, ``backend_config``, ``frontend_attributes``, ``statistics`` and
+        ``origin``. ``X-update``/``X-done`` become ``async-update``/``async-done``.
+        """
+        opcode = inst.opcode
+        dash = opcode.rfind("-")
+        stem, suffix = opcode[:dash], opcode[dash:]
+        if suffix not in _ASYNC_OPCODE or stem not in OPCODES:
+            return False
+        inst.opcode = _ASYNC_OPCODE[suffix]
+        if suffix == "-start":
+            self._wrap_async_start(inst, stem, len(operand_names or ()))
+        elif inst.attr_text:
+            # The -update/-done take the wrapped op from their start: XLA rejects its
+            # attributes here (older printers repeated them).
+            for name, _, offset in self._attributes_of(inst):
+                if name not in _ASYNC_FOLLOWER_ATTRS:
+                    raise self.error(
+                        f"unexpected attribute {name!r} on {opcode} {inst.name!r}",
+                        inst.line - 1,
+                        inst._attr_col + offset - len(name) if inst._attr_col else 1,
+                    )
+        return True
+
+    def _attributes_of(self, inst: Instruction) -> list[tuple[str, str, int]]:
+        try:
+            return split_attributes(inst.attr_text)
+        except DecodeError as e:
+            raise self.error(f"{inst.opcode} {inst.name!r}: {e.message}", inst.line - 1) from None
+
+    def _wrap_async_start(self, inst: Instruction, stem: str, n_operands: int) -> None:
+        line = inst.line - 1
+        try:
+            shape = parse_shape(inst.shape_text) if inst.shape_text else None
+        except DecodeError as e:
+            raise self.error(f"{inst.opcode} {inst.name!r}: {e.message}", line) from None
+        if (
+            shape is None
+            or len(shape.tuple_shapes) < 2
+            or not shape.tuple_shapes[0].is_tuple
+            or len(shape.tuple_shapes[0].tuple_shapes) != n_operands
+        ):
+            raise self.error(
+                f"{stem}-start {inst.name!r} expects the shape ((operands), outputs, state) "
+                f"with one operand shape per operand",
+                line,
+            )
+        triples = self._attributes_of(inst)
+        own = {name: raw for name, raw, _ in triples if name in _ASYNC_START_ONLY}
+        wrapped_attrs = [(n, raw) for n, raw, _ in triples if n not in _ASYNC_START_ONLY]
+        comp = Computation(self._placeholder("async_wrapped"), False, line=inst.line)
+        comp.expanded_from = inst
+        params = []
+        for k, operand_shape in enumerate(shape.tuple_shapes[0].tuple_shapes):
+            param = Instruction("async_param", "parameter", operand_shape.to_text(), "", str(k))
+            params.append(param)
+        attr_text = inst.attr_text if not own else ", ".join(f"{n}={r}" for n, r in wrapped_attrs)
+        wrapped = Instruction(
+            stem, stem, shape.tuple_shapes[1].to_text(), attr_text, None, inst.line,
+            inst._attr_col if not own else 0,
+        )  # fmt: skip
+        wrapped.operands = params
+        for member in (*params, wrapped):
+            member._line = inst.line
+            member.computation = comp
+            comp.instructions.append(member)
+            comp._by_name[member.name] = member  # duplicates: _uniquify_names renames them
+        comp.root = wrapped
+        thread = own.get("async_execution_thread")
+        if thread is not None:
+            from .escapes import c_unescape
+
+            comp.execution_thread = c_unescape(thread.strip()[1:-1])
+        start_attrs = [f"async_execution_thread={thread}"] if thread is not None else []
+        start_attrs.append("calls=%" + comp.name)
+        start_attrs += [f"{n}={own[n]}" for n in _ASYNC_START_ONLY[1:] if n in own]
+        start_attrs += [f"{n}={r}" for n, r in wrapped_attrs if n in _ASYNC_SHARED]
+        inst._attr_text = ", ".join(start_attrs)
+        inst._attr_col = 0
+        self._add_made_up(comp, "async_wrapped")
+
+    # -- computation names -------------------------------------------------------------------
+    def _name_computations(self, module: Module) -> None:
+        """Give computations XLA's names: one ``NameUniquer`` over the module in order, so a
+        made-up computation becomes ``_`` or ``async_wrapped`` (``.1``, ``.2``... when taken)
+        and ``fused_computation`` after ``fused_computation.0`` and ``.1`` becomes
+        ``fused_computation.2``. References in attributes follow the new names."""
+        uniquer = _NameUniquer()
+        renamed: dict[str, str] = {}
+        for comp in module.computations:
+            new_name = uniquer.get(self.base_names.get(id(comp), comp.name))
+            if new_name != comp.name:
+                renamed[comp.name] = new_name
+        if not renamed:
+            return
+        for comp in module.computations:
+            comp.name = renamed.get(comp.name, comp.name)
+        module.computations_by_name = {c.name: c for c in module.computations}
+
+        def rename(m: re.Match) -> str:
+            names = _NAME_LIST.sub(
+                lambda n: n.group()[: n.start(1) - n.start()] + renamed.get(n.group(1), n.group(1)),
+                m.group(2),
+            )
+            return m.group()[: m.start(2) - m.start()] + names
+
+        for inst in module.instructions():
+            text = inst._attr_text
+            if inst.opcode in _NON_CALLER_OPCODES or not text or "=" not in text:
+                continue
+            new_text = _CALLED_NAMES.sub(rename, text)
+            if new_text != text:
+                inst._attr_text = new_text
+                inst._attrs = inst._called = None
 
     # -- checks ------------------------------------------------------------------------------
     def _check_called_computations(self, module: Module) -> None:
@@ -861,6 +1193,104 @@ class _ModuleParser:
                             raise self.source.error(
                                 f"{m.group(1)} names unknown computation {called!r}", inst.line, col
                             )
+
+
+_ASYNC_OPCODE = {"-start": "async-start", "-update": "async-update", "-done": "async-done"}
+# Attributes of a sugared X-start that stay on the async-start (thread first: the printer
+# relies on this order), and those XLA copies to both the start and the wrapped op.
+_ASYNC_START_ONLY = ("async_execution_thread", "sharding", "control-predecessors")
+_ASYNC_SHARED = frozenset(
+    {"metadata", "backend_config", "frontend_attributes", "statistics", "origin"}
+)
+# What XLA allows on a sugared X-update/X-done.
+_ASYNC_FOLLOWER_ATTRS = frozenset({*_ASYNC_START_ONLY, *_ASYNC_SHARED, "parameter_replication"})
+_INLINE_TOKENS = re.compile(
+    _lex.STRING
+    + "|"
+    + _lex.BLOCK_COMMENT
+    + r"|(?:^|(?<=,))\s*(?:"
+    + "|".join(CALLED_COMPUTATION_ATTRS)
+    + r")=\s*(\{)(?=\s*\n|\s*%?"
+    + _NAME
+    + r"\s*=)|[{}()\[\]]",
+    re.S,
+)
+
+
+def _max_depth(text: str) -> int:
+    """The deepest bracket nesting in ``text`` (strings and comments skipped), in one pass."""
+    depth = deepest = 0
+    for m in _BRACKETS.finditer(text):
+        tok = m.group()
+        if tok in _OPEN:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif tok in ")]}":
+            depth -= 1
+    return deepest
+
+
+def _blank_comment(m: re.Match) -> str:
+    """For ``re.sub``: a ``//`` comment becomes spaces (keeping offsets), a string stays."""
+    text = m.group()
+    return text if text[0] == '"' else " " * len(text)
+
+
+def _statement_in_tail(text: str, start: int) -> int:
+    """Offset in ``text`` where a second statement starts after ``start``, or -1.
+
+    XLA's lexer ignores line breaks: after an instruction's last attribute value, whatever
+    comes next (``ROOT n = ...``, ``n = f32[4] negate(r)``) is the next statement. Here that is
+    ``[ROOT] name =`` followed by a shape or an opcode, outside brackets and strings, and not
+    right after ',' or '=' (which would make it an attribute or a value).
+    """
+    depth = 0
+    for m in _TAIL_TOKENS.finditer(text, start):
+        tok = m.group()
+        first = tok[0]
+        if len(tok) == 1 and first in "([{":
+            depth += 1
+        elif len(tok) == 1 and first in ")]}":
+            depth -= 1
+        elif first in '"/' or depth:
+            continue
+        else:
+            before = text[start : m.start()].rstrip()
+            if before and before[-1] not in ",=":
+                return m.start()
+    return -1
+
+
+class _NameUniquer:
+    """XLA's ``NameUniquer``: ``get(name)`` returns ``name``, or ``base.N`` with the lowest
+    free N when ``name`` (read as base and numeric suffix) is taken."""
+
+    __slots__ = ("_used",)
+
+    def __init__(self) -> None:
+        self._used: dict[str, list] = {}  # base name -> [used suffix numbers, next candidate]
+
+    def get(self, name: str) -> str:
+        base, number, has_suffix = name, 0, False
+        dot = name.rfind(".")
+        if 0 < dot < len(name) - 1:
+            tail = name[dot + 1 :]
+            if tail.isdigit() or (tail[0] == "-" and tail[1:].isdigit()):
+                base, number, has_suffix = name[:dot], int(tail), True
+        gen = self._used.get(base)
+        if gen is None:
+            self._used[base] = [{number}, 0]
+            return name
+        used = gen[0]
+        if number not in used:
+            used.add(number)
+            return name
+        candidate = gen[1]
+        while candidate in used:
+            candidate += 1
+        used.add(candidate)
+        gen[1] = candidate + 1
+        return f"{base}.{candidate}" if (candidate or has_suffix) else base
 
 
 _CALLED_NAMES = re.compile(

@@ -26,6 +26,8 @@ def module_to_text(module: Module) -> str:
     if frames:
         parts += [frames, ""]
     for comp in module.computations:
+        if comp.expanded_from is not None:
+            continue  # printed as the sugared X-start it came from; XLA makes it again
         parts.append(computation_to_text(comp))
         parts.append("")
     return "\n".join(parts)
@@ -65,15 +67,48 @@ def computation_to_text(comp: Computation) -> str:
     return "\n".join(lines)
 
 
+_ASYNC_OPCODES = {"async-start": "-start", "async-update": "-update", "async-done": "-done"}
+# What a sugared X-start keeps for itself (the rest of its attributes are the wrapped op's).
+_START_ONLY = ("async_execution_thread", "sharding", "control-predecessors")
+
+
 def instruction_to_text(inst: Instruction, *, percent: bool = True) -> str:
-    """One instruction in XLA's syntax, without the leading ``ROOT``."""
+    """One instruction in XLA's syntax, without the leading ``ROOT``.
+
+    An async op whose wrapped computation the parser made from sugar (``fusion-start``)
+    prints as that sugar again: the wrapped computation itself is not printed.
+    """
     sigil = "%" if percent else ""
     if inst.payload is not None:
         inside = inst.payload
     else:
         inside = ", ".join(sigil + op.name for op in inst.operands)
     shape = inst.shape_text
-    text = f"{sigil}{inst.name} = {shape + ' ' if shape else ''}{inst.opcode}({inside})"
-    if inst.attr_text:
-        text += ", " + inst.attr_text
+    opcode = inst.opcode
+    attr_text = inst.attr_text
+    sugar = _async_sugar(inst) if opcode in _ASYNC_OPCODES else None
+    if sugar is not None:
+        opcode, attr_text = sugar
+    text = f"{sigil}{inst.name} = {shape + ' ' if shape else ''}{opcode}({inside})"
+    if attr_text:
+        text += ", " + attr_text
     return text
+
+
+def _async_sugar(inst: Instruction) -> tuple[str, str] | None:
+    """``(X-start/-update/-done, attribute text)`` for an async op made from sugar, else None."""
+    wrapped = inst.async_wrapped
+    if wrapped is None or wrapped.computation is None:
+        return None
+    if wrapped.computation.expanded_from is None:
+        return None
+    opcode = wrapped.opcode + _ASYNC_OPCODES[inst.opcode]
+    if inst.opcode != "async-start":
+        return opcode, inst.attr_text
+    from .attributes import split_attributes
+
+    own = {name: raw for name, raw, _ in split_attributes(inst.attr_text)}
+    parts = [f"{name}={own[name]}" for name in _START_ONLY if name in own]
+    if wrapped.attr_text:
+        parts.append(wrapped.attr_text)
+    return opcode, ", ".join(parts)

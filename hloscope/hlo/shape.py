@@ -8,6 +8,7 @@ XLA prints; ``str(shape)`` prints it back the same way.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from . import _lex
@@ -115,7 +116,37 @@ class Shape:
 
     @property
     def is_dynamic(self) -> bool:
-        return any(self.dynamic_dims) or any(s.is_dynamic for s in self.tuple_shapes)
+        return any(any(s.dynamic_dims) for s in self.walk())
+
+    # --- walking ----------------------------------------------------------------------------
+    # Tuples nest to any depth (XLA reads 5,000 levels), so every walk below is an explicit
+    # stack, never recursion: Python would stop at about a thousand levels.
+    def walk(self) -> Iterator[Shape]:
+        """This shape and every shape inside it, depth first, in text order."""
+        stack = [self]
+        while stack:
+            shape = stack.pop()
+            yield shape
+            if shape.tuple_shapes:
+                stack.extend(reversed(shape.tuple_shapes))
+
+    def _flat_key(self) -> tuple:
+        """Every field of every nested shape in one flat tuple: what equality and hashing use,
+        so that comparing two deep tuples does not recurse."""
+        key: list = []
+        for s in self.walk():
+            key += (s.element_type, s.dims, s.dynamic_dims, s.layout, len(s.tuple_shapes))
+        return tuple(key)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Shape):
+            return NotImplemented
+        return self._flat_key() == other._flat_key()
+
+    def __hash__(self) -> int:
+        return hash(self._flat_key())
 
     # --- sizes ----------------------------------------------------------------------------
     @property
@@ -124,20 +155,17 @@ class Shape:
 
         For a tuple or buffer, the sum over its leaves.
         """
-        if self.tuple_shapes or self.is_tuple or self.is_buffer:
-            total = 0
-            for sub in self.tuple_shapes:
-                n = sub.element_count
-                if n is None:
+        total = 0
+        for leaf in self.leaves():
+            if leaf.is_tuple or leaf.is_buffer:
+                continue  # an empty tuple holds no elements
+            count = 1
+            for d in leaf.dims:
+                if d is None:
                     return None
-                total += n
-            return total
-        count = 1
-        for d in self.dims:
-            if d is None:
-                return None
-            count *= d
-        return count
+                count *= d
+            total += count
+        return total
 
     @property
     def byte_size(self) -> int | None:
@@ -147,47 +175,55 @@ class Shape:
         (then ``ceil(count * n / 8)``). Tuples and buffers count the data of their leaves (not
         XLA's 8-byte pointer table). ``None`` when a dimension is unbounded (``?``).
         """
-        if self.is_tuple or self.is_buffer:
-            total = 0
-            for sub in self.tuple_shapes:
-                n = sub.byte_size
-                if n is None:
-                    return None
-                total += n
-            return total
-        count = self.element_count
-        if count is None:
-            return None
-        dtype = self.dtype
-        if not dtype.is_array_type:
-            return 0
-        if self.layout is not None and self.layout.element_size_in_bits:
-            return (count * self.layout.element_size_in_bits + 7) // 8
-        return count * dtype.storage_bytes
+        total = 0
+        for leaf in self.leaves():
+            if leaf.is_tuple or leaf.is_buffer:
+                continue
+            count = leaf.element_count
+            if count is None:
+                return None
+            dtype = leaf.dtype
+            if not dtype.is_array_type:
+                continue
+            if leaf.layout is not None and leaf.layout.element_size_in_bits:
+                total += (count * leaf.layout.element_size_in_bits + 7) // 8
+            else:
+                total += count * dtype.storage_bytes
+        return total
 
     def leaves(self) -> list[Shape]:
         """The array shapes of a (nested) tuple in order; ``[self]`` for an array."""
         if not (self.is_tuple or self.is_buffer):
             return [self]
-        out: list[Shape] = []
-        for sub in self.tuple_shapes:
-            out.extend(sub.leaves())
-        return out
+        return [s for s in self.walk() if not (s.is_tuple or s.is_buffer)]
 
     # --- text -----------------------------------------------------------------------------
     def to_text(self, *, layout: bool = True) -> str:
-        if self.is_tuple:
-            # XLA marks every fifth element with an index comment: (a, b, c, d, e, /*index=5*/f).
-            return (
-                "("
-                + ", ".join(
-                    (f"/*index={i}*/" if i and i % 5 == 0 else "") + s.to_text(layout=layout)
-                    for i, s in enumerate(self.tuple_shapes)
-                )
-                + ")"
-            )
-        if self.is_buffer:
-            return "b(" + self.tuple_shapes[0].to_text(layout=layout) + ")"
+        if not (self.is_tuple or self.is_buffer):
+            return self._array_text(layout)
+        # An explicit stack of work items: a Shape to print, or a literal piece of text.
+        out: list[str] = []
+        stack: list[Shape | str] = [self]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                out.append(item)
+            elif item.is_tuple:
+                # XLA marks every fifth element with an index comment: (a, b, /*index=5*/f).
+                todo: list[Shape | str] = ["("]
+                for i, sub in enumerate(item.tuple_shapes):
+                    if i:
+                        todo.append(", " + (f"/*index={i}*/" if i % 5 == 0 else ""))
+                    todo.append(sub)
+                todo.append(")")
+                stack.extend(reversed(todo))
+            elif item.is_buffer:
+                stack.extend((")", item.tuple_shapes[0], "b("))
+            else:
+                out.append(item._array_text(layout))
+        return "".join(out)
+
+    def _array_text(self, layout: bool) -> str:
         dims = []
         for d, dyn in zip(self.dims, self.dynamic_dims):
             dims.append("?" if d is None else (f"<={d}" if dyn else str(d)))
@@ -204,10 +240,11 @@ class Shape:
 # Parsing
 # ------------------------------------------------------------------------------------------
 
-_ARRAY_RE = re.compile(r"([a-z][a-z0-9_]*)\[([^\]]*)\]")
+_ARRAY_RE = re.compile(r"([a-z][a-z0-9_]*)[ \t]*\[([^\]]*)\]")
 _SIMPLE_LAYOUT_RE = re.compile(r"\{(\d+(?:,\d+)*)?\}")
 _WS_RE = _lex.WS_RE
 _INT_RE = re.compile(r"-?\d+")
+_INT64_MAX = (1 << 63) - 1  # XLA reads dimensions as int64 and rejects larger ones
 
 _cache: dict[str, Shape] = {}
 
@@ -228,19 +265,52 @@ def parse_shape(text: str) -> Shape:
 
 
 def parse_shape_prefix(text: str, pos: int) -> tuple[Shape, int]:
-    """Parse a shape starting at ``pos``; return it and the index just past it."""
-    pos = _WS_RE.match(text, pos).end()
-    if pos >= len(text):
-        raise DecodeError("expected a shape, found end of text", pos)
-    ch = text[pos]
-    if ch == "(":
-        return _parse_tuple(text, pos)
-    if text.startswith("b(", pos):
-        inner, end = parse_shape_prefix(text, pos + 2)
-        end = _WS_RE.match(text, end).end()
-        if not text.startswith(")", end):
-            raise DecodeError("expected ')' to close buffer shape", end)
-        return Shape("buffer", tuple_shapes=(inner,)), end + 1
+    """Parse a shape starting at ``pos``; return it and the index just past it.
+
+    Tuples and buffers are read with an explicit stack of open groups (``(`` or ``b(``), each
+    collecting its elements, so nesting depth costs memory, not Python stack frames.
+    """
+    groups: list[tuple[str, list[Shape]]] = []  # (kind, elements so far) of each open group
+    while True:
+        pos = _WS_RE.match(text, pos).end()
+        if pos >= len(text):
+            raise DecodeError("expected a shape, found end of text", pos)
+        if text[pos] == "(":
+            groups.append(("tuple", []))
+            pos = _WS_RE.match(text, pos + 1).end()
+            if not text.startswith(")", pos):
+                continue  # the first element follows
+            shape: Shape = Shape("tuple")
+            groups.pop()
+            pos += 1
+        elif text.startswith("b(", pos):
+            groups.append(("buffer", []))
+            pos += 2
+            continue
+        else:
+            shape, pos = _array_prefix(text, pos)
+        # A shape is complete: hand it to the groups it closes.
+        while groups:
+            kind, elements = groups[-1]
+            elements.append(shape)
+            pos = _WS_RE.match(text, pos).end()
+            if kind == "tuple" and text.startswith(",", pos):
+                pos += 1
+                break  # the next element follows
+            if not text.startswith(")", pos):
+                if kind == "tuple":
+                    raise DecodeError("expected ',' or ')' in tuple shape", pos)
+                raise DecodeError("expected ')' to close buffer shape", pos)
+            groups.pop()
+            pos += 1
+            shape = Shape(kind, tuple_shapes=tuple(elements))
+        else:
+            return shape, pos
+
+
+def _array_prefix(text: str, pos: int) -> tuple[Shape, int]:
+    """An array shape at ``pos``: ``f32[2,<=3]{1,0}``. XLA's lexer lets whitespace stand
+    between the element type and ``[`` (``s32 [4]``) and before the layout."""
     m = _ARRAY_RE.match(text, pos)
     if m is None:
         raise DecodeError(f"expected a shape, found {text[pos : pos + 20]!r}", pos)
@@ -252,14 +322,17 @@ def parse_shape_prefix(text: str, pos: int) -> tuple[Shape, int]:
     dims, dynamic = _parse_dims(m.group(2), m.start(2))
     end = m.end()
     layout = None
-    if end < len(text) and text[end] == "{":
-        lm = _SIMPLE_LAYOUT_RE.match(text, end)
+    brace = end
+    if brace < len(text) and text[brace] in " \t\n/":
+        brace = _WS_RE.match(text, end).end()
+    if brace < len(text) and text[brace] == "{":
+        lm = _SIMPLE_LAYOUT_RE.match(text, brace)
         if lm is not None:
             mtm = lm.group(1)
             layout = Layout(tuple(int(x) for x in mtm.split(","))) if mtm else Layout()
             end = lm.end()
-        elif _layout_follows(text, end):
-            layout, end = _parse_layout(text, end)
+        elif _layout_follows(text, brace):
+            layout, end = _parse_layout(text, brace)
     return Shape(etype, dims, dynamic, layout), end
 
 
@@ -287,6 +360,8 @@ def _parse_dims(text: str, offset: int) -> tuple[tuple[int | None, ...], tuple[b
             dynamic.append(True)
         else:
             raise DecodeError(f"bad dimension {p!r}", at)
+        if dims[-1] is not None and dims[-1] > _INT64_MAX:
+            raise DecodeError(f"dimension {p!r} does not fit in int64", at)
         at += len(part) + 1
     return tuple(dims), tuple(dynamic)
 
