@@ -82,10 +82,18 @@ def test_parsed_optimized_module_has_jaxs_instruction_names(pair):
     assert cap.module("after") is cap.module("optimized_hlo")  # parsed once
 
 
+def _without_locations(text: str) -> str:
+    # The location table differs where the user's frame limit cut JAX's own lowering (older jax
+    # keeps 10 frames; hloscope's capture keeps them all), so the ops are compared without it.
+    text = re.sub(r"^#loc\d* = .*\n", "", text, flags=re.M)
+    return re.sub(r" loc\(#loc\d*\)", "", text)
+
+
 def test_stablehlo_has_locations_and_equals_jax(pair):
     lowered, _, cap = pair
-    assert cap.stages["stablehlo"] == lowered.as_text(debug_info=True)
-    assert "loc(" in cap.stages["stablehlo"]
+    ours, jax_own = cap.stages["stablehlo"], lowered.as_text(debug_info=True)
+    assert _without_locations(ours) == _without_locations(jax_own)
+    assert "loc(" in ours and ours.count("#loc") >= jax_own.count("#loc")
 
 
 def test_jaxpr_equals_make_jaxpr(pair, inputs):

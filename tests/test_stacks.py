@@ -346,7 +346,10 @@ def test_capture_keeps_deep_stacks_and_the_users_limit():
     try:
         fn = jax.jit(_helpers(15))
         x = jax.numpy.ones(4)
-        cut = hloscope.parse(fn.lower(x).compile().as_text())  # lowered first, at 10 frames
+        compiled = fn.lower(x).compile().as_text()  # lowered first, at 10 frames
+        if "StackFrames" not in compiled:  # jaxlib before 0.8 prints one frame per op
+            pytest.skip("this jaxlib prints no StackFrames table")
+        cut = hloscope.parse(compiled)
         assert max(len(i.stack) for i in cut.instructions()) == 10
         module = hloscope.capture(fn, x).module("optimized_hlo")
         deepest = max((i.stack for i in module.instructions()), key=len)
