@@ -288,6 +288,7 @@ class FusionReport:
 # Building the report
 # ------------------------------------------------------------------------------------------
 
+
 def op_source(inst: Instruction) -> str:
     """Where ``inst`` came from: ``file:line (function)`` of the innermost frame of its stack in
     the user's own code (not jax's, flax's or the standard library's; see

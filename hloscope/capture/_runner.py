@@ -222,8 +222,8 @@ def example_arguments(
         return (), {}
     raise UsageError(
         f"{script}:{name} needs example arguments; define {name}.example_args = (...) or "
-        f"EXAMPLE_ARGS = {{{name!r}: (...)}} in the script (a tuple of arguments, a dict of keyword "
-        "arguments, or a function returning one), or give its parameters defaults"
+        f"EXAMPLE_ARGS = {{{name!r}: (...)}} in the script (a tuple of arguments, a dict of "
+        "keyword arguments, or a function returning one), or give its parameters defaults"
     )
 
 
@@ -258,7 +258,7 @@ def _capture_function(script: str, name: str, save: str) -> None:
     capture(fn, *args, **kwargs).save(save)
 
 
-# ---- main ------------------------------------------------------------------------------------------
+# ---- main ----------------------------------------------------------------------------------------
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:

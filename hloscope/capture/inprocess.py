@@ -120,7 +120,10 @@ class Capture:
 
     def __repr__(self) -> str:  # the texts are megabytes: show their sizes instead
         stages = ", ".join(f"{k}: {len(v):,} chars" for k, v in self.stages.items())
-        return f"Capture(frontend={self.frontend!r}, name={self.name!r}, stages={{{stages}}}, passes={len(self.passes)})"
+        return (
+            f"Capture(frontend={self.frontend!r}, name={self.name!r}, "
+            f"stages={{{stages}}}, passes={len(self.passes)})"
+        )
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -162,7 +165,7 @@ class Capture:
     # -- saving -------------------------------------------------------------------------------
 
     def save(self, directory: str | Path) -> Path:
-        """Write this capture into ``directory`` (created): one file per stage plus ``capture.json``.
+        """Write this capture into ``directory`` (created): a file per stage, ``capture.json``.
 
         The files are plain text an editor or ``hloscope`` can open (``hlo.txt``,
         ``optimized_hlo.txt``, ``stablehlo.mlir``, ``passes/0007.<pipeline>.<pass>.txt``...);
@@ -258,7 +261,7 @@ def _write(root: Path, relative: str, content: str | bytes) -> str:
     return relative
 
 
-# ---- entry point ----------------------------------------------------------------------------------
+# ---- entry point ---------------------------------------------------------------------------------
 
 
 def capture(
@@ -314,7 +317,7 @@ def _versions(*packages: str) -> dict[str, str]:
     return found
 
 
-# ---- JAX ------------------------------------------------------------------------------------------
+# ---- JAX -----------------------------------------------------------------------------------------
 
 
 def _is_jitted(fn: Any) -> bool:
@@ -478,7 +481,7 @@ def _module_name(text: str) -> str | None:
     return found.group(1) if found else None
 
 
-# ---- TensorFlow -----------------------------------------------------------------------------------
+# ---- TensorFlow ----------------------------------------------------------------------------------
 
 
 def _is_tensorflow(fn: Any) -> bool:
@@ -512,7 +515,8 @@ def _capture_tf(
     except ValueError as error:
         if "jit_compile" in str(error):
             raise CaptureError(
-                "this tf.function is not XLA-compiled: define it with tf.function(..., jit_compile=True)"
+                "this tf.function is not XLA-compiled: "
+                "define it with tf.function(..., jit_compile=True)"
             ) from None
         raise
     stages = {stage: compiler_ir(stage=stage) for stage in TF_STAGES}

@@ -112,7 +112,7 @@ class UnsupportedJaxlib(HloscopeError, RuntimeError):
 
 
 class JaxlibVersionWarning(UserWarning):
-    """The installed jaxlib is not a version hloscope was tested with; private APIs may have moved."""
+    """The installed jaxlib is not a version hloscope was tested with (private APIs may move)."""
 
 
 _LOCATION = re.compile(r"was parsing (\d+):(\d+): error: ([^\n]*)")
@@ -327,7 +327,7 @@ def xla_structure(text: str) -> list[dict[str, Any]]:
     return structure
 
 
-# ---- older XLA: text tables it cannot read, structure from the proto ------------------------------
+# ---- older XLA: text tables it cannot read, structure from the proto -----------------------------
 
 #: The first jaxlib whose HLO parser reads the stack-frame tables newer XLA prints in a module's
 #: header (``FileNames``, ``FunctionNames``, ``FileLocations``, ``StackFrames``); jaxlib 0.7.2
@@ -336,7 +336,7 @@ STACK_FRAME_TABLES_SINCE: tuple[int, int] = (0, 8)
 
 _TABLE_NAMES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 # A table: its name alone on a line, then its entries, up to the blank line that ends it.
-_TABLE = re.compile(r"^(?:%s)[ \t]*\n(?:[^\n]*\S[^\n]*\n)*" % "|".join(_TABLE_NAMES), re.M)
+_TABLE = re.compile(r"^(?:{})[ \t]*\n(?:[^\n]*\S[^\n]*\n)*".format("|".join(_TABLE_NAMES)), re.M)
 _STACK_FRAME_ID = re.compile(r"\s*\bstack_frame_id=\d+")
 
 
@@ -712,7 +712,7 @@ def _accepts_keyword(function: Callable[..., Any], keyword: str) -> bool:
         return True
 
 
-# ---- per-compile dumps (used by hloscope.capture.inprocess) ---------------------------------------
+# ---- per-compile dumps (used by hloscope.capture.inprocess) --------------------------------------
 
 _dump_lock = threading.Lock()
 _dump_dirs: dict[str, int] = {}  # folder -> how many captures are using it right now
@@ -736,7 +736,7 @@ def _redirect_pjrt_dumps(original: Callable[..., Any]) -> Callable[..., Any]:
 
 @contextlib.contextmanager
 def private_compile_dumps(directory: str) -> Iterator[None]:
-    """Make JAX compiles that pass ``compiler_options={"xla_dump_to": directory}`` dump *only* there.
+    """Make JAX compiles given ``compiler_options={"xla_dump_to": directory}`` dump only there.
 
     ``Lowered.compile(compiler_options=...)`` hands the options to XLA as per-compile
     ``env_option_overrides``, and XLA's HLO dumps honour them. But PJRT first writes the compile
@@ -760,7 +760,8 @@ def private_compile_dumps(directory: str) -> Iterator[None]:
         if "xla_dump_to" in os.environ.get("XLA_FLAGS", ""):
             warnings.warn(
                 "jax._src.compiler.get_compile_options is gone (jax "
-                f"{jaxlib_version()}); PJRT may write compile inputs into the XLA_FLAGS dump folder",
+                f"{jaxlib_version()}); PJRT may write compile inputs into the XLA_FLAGS dump "
+                "folder",
                 JaxlibVersionWarning,
                 stacklevel=3,
             )
@@ -783,7 +784,7 @@ def private_compile_dumps(directory: str) -> Iterator[None]:
                 _dump_original = None
 
 
-# ---- source locations -------------------------------------------------------------------------------
+# ---- source locations ----------------------------------------------------------------------------
 
 _HLOSCOPE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _frames_hidden = False

@@ -1,4 +1,4 @@
-"""Capture everything XLA compiles while a Python script runs: ``hloscope capture SCRIPT.py -o DIR``.
+"""Capture everything XLA compiles while a Python script runs (``hloscope capture SCRIPT.py``).
 
 The script runs unchanged in a child process (``sys.executable -m hloscope.capture._runner``)
 whose ``XLA_FLAGS`` are the user's own plus hloscope's, appended so they win::
@@ -22,6 +22,7 @@ two captures at once never mix files.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -128,7 +129,7 @@ def _seconds(value: Any) -> str:
     return f"{value:g} s"
 
 
-# ---- flags and versions ---------------------------------------------------------------------------
+# ---- flags and versions --------------------------------------------------------------------------
 
 
 def capture_flags(dump_dir: str | Path, passes: str | None = None) -> list[str]:
@@ -186,7 +187,7 @@ def _hloscope_version() -> str:
     return __version__
 
 
-# ---- running ----------------------------------------------------------------------------------------
+# ---- running -------------------------------------------------------------------------------------
 
 
 def _prepare_out_dir(out_dir: Path, force: bool) -> None:
@@ -258,10 +259,9 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     except ProcessLookupError:
         return
     if group:
-        try:  # also reaps grandchildren that ignored SIGTERM after the leader exited
+        # Also reaps grandchildren that ignored SIGTERM after the leader exited.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
     elif process.poll() is None:  # pragma: no cover - Windows
         process.kill()
     process.wait()
@@ -321,7 +321,7 @@ def capture_script(
     cwd: str | os.PathLike[str] | None = None,
     output_limit: tuple[int, int] = (DEFAULT_HEAD, DEFAULT_TAIL),
 ) -> ScriptCapture:
-    """Run ``script`` with ``args`` in a child process and capture what XLA compiles into ``out_dir``.
+    """Run ``script`` with ``args`` in a child process; capture what XLA compiles in ``out_dir``.
 
     With ``function``, the child instead imports the script and captures that one function
     in-process (:func:`hloscope.capture.capture`) into ``out_dir/capture`` (see
@@ -435,10 +435,8 @@ def capture_script(
                     _stop(process)
                     break
                 ticker.tick()
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     process.wait(timeout=_POLL_S)
-                except subprocess.TimeoutExpired:
-                    pass
         finally:
             ticker.close()
             _stop(process)  # no-op when it ended; on KeyboardInterrupt, take the group down
@@ -474,10 +472,8 @@ def _read_info(path: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     finally:
-        try:
+        with contextlib.suppress(OSError):
             path.unlink()
-        except OSError:
-            pass
     keep = ("error", "error_location", "terminated_at", "usage_error", "devices", "local_modules")
     return {key: info.get(key) for key in keep if key in info}
 
@@ -499,7 +495,7 @@ def _signal_name(number: int) -> str:
         return str(number)
 
 
-# ---- the CLI's view ----------------------------------------------------------------------------------
+# ---- the CLI's view ------------------------------------------------------------------------------
 
 
 def count_modules(dump_dir: Path) -> int:

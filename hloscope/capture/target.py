@@ -2,7 +2,8 @@
 
 A TARGET is one of
 
-* an **HLO text file** (one or more modules, e.g. ``module_0004.jit_f.cpu_after_optimizations.txt``);
+* an **HLO text file** (one or more modules, e.g.
+  ``module_0004.jit_f.cpu_after_optimizations.txt``);
 * an **XLA dump folder** (``--xla_dump_to``), or an ``hloscope capture -o DIR`` folder (its
   ``dump/`` is used), or a folder written by :meth:`hloscope.Capture.save`;
 * a **script**, ``SCRIPT.py``: run it in a child process and capture everything XLA compiles
@@ -37,7 +38,6 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -191,7 +191,8 @@ class Target:
         return load_dump(self.path)
 
     def capture(self) -> Capture:
-        """The saved :class:`~hloscope.capture.inprocess.Capture` of a function or capture target."""
+        """The saved :class:`~hloscope.capture.inprocess.Capture` of a function or capture
+        target."""
         if self.kind not in (TargetKind.FUNCTION, TargetKind.CAPTURE):
             raise TargetError(
                 f"{self.spec}: only SCRIPT.py:FUNCTION and saved-capture targets hold a capture"
@@ -297,8 +298,10 @@ class Target:
                 entries.append(
                     _Entry(m.id, m.name, size, m.before if which is Stage.HLO else m.after)
                 )
-        if not entries and self.kind is TargetKind.SCRIPT and not (self.manifest or {}).get(
-            "devices"
+        if (
+            not entries
+            and self.kind is TargetKind.SCRIPT
+            and not (self.manifest or {}).get("devices")
         ):
             raise TargetError(
                 f"{self.spec}: the script compiled nothing with XLA "
@@ -325,7 +328,7 @@ def _instruction_count(module: Module) -> int:
     return sum(len(c.instructions) for c in module.computations)
 
 
-# ---- resolution --------------------------------------------------------------------------------------
+# ---- resolution ----------------------------------------------------------------------------------
 
 
 def _resolve(
@@ -371,7 +374,7 @@ def _resolve_folder(text: str, path: Path) -> Target:
     return Target(spec=text, kind=TargetKind.DUMP, path=path)
 
 
-# ---- the cache ---------------------------------------------------------------------------------------
+# ---- the cache -----------------------------------------------------------------------------------
 
 
 def target_cache_key(script: Path, args: Sequence[str], function: str | None) -> str:

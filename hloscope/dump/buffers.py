@@ -31,8 +31,8 @@ parameters included). When no live range is dumped it falls back to the total al
 says which one was used.
 
 Parsers here are tolerant: a truncated or foreign file gives whatever could be read plus
-``warnings`` (``path:line: warning: ...``). The only exception is :class:`DumpFormatError`, for a file
-that is not text at all.
+``warnings`` (``path:line: warning: ...``). The only exception is :class:`DumpFormatError`, for a
+file that is not text at all.
 """
 
 from __future__ import annotations
@@ -428,7 +428,10 @@ _PARAM_FLAG = re.compile(
 )
 _OUTPUT_FLAG = re.compile(r", output shape is \|(?P<shape>.*?)\|")
 _COLOR_FLAG = re.compile(r", color (?P<color>\d+)")
-_VALUE_ID = r"<(?P<id>\d+) (?P<name>[^\s{}<>]+)(?P<index>\{[\d,]*\})?(?P<phi> \(phi\))?(?: @(?P<color>\d+))?>"
+_VALUE_ID = (
+    r"<(?P<id>\d+) (?P<name>[^\s{}<>]+)(?P<index>\{[\d,]*\})?(?P<phi> \(phi\))?"
+    r"(?: @(?P<color>\d+))?>"
+)
 _VALUE = re.compile(
     rf"^ value: {_VALUE_ID} \(size=(?P<size>\d+),offset=(?P<offset>\d+)\): (?P<shape>.*)$"
 )
@@ -505,7 +508,8 @@ class _BufferAssignmentReader:
         ):
             self.warn(
                 1,
-                f"'Total bytes used: {out.total_bytes}' but the allocations add up to {out.allocated_bytes}",
+                f"'Total bytes used: {out.total_bytes}' but the allocations add up to "
+                f"{out.allocated_bytes}",
             )
         return out
 
@@ -556,9 +560,8 @@ class _BufferAssignmentReader:
         elif self.section == "values":
             if self._value_line(line, lineno):
                 return
-        elif self.section == "live":
-            if self._live_line(line):
-                return
+        elif self.section == "live" and self._live_line(line):
+            return
         self.warn(lineno, f"unexpected line: {line.strip()[:80]!r}")
 
     def _value_line(self, line: str, lineno: int) -> bool:

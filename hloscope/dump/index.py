@@ -198,7 +198,11 @@ class DumpModule:
         return sum(f.size for f in self.files)
 
     def __repr__(self) -> str:
-        return f"DumpModule(id={self.id}, name={self.name!r}, stages={[s.label for s in self.stages]}, passes={len(self.passes)})"
+        stages = [s.label for s in self.stages]
+        return (
+            f"DumpModule(id={self.id}, name={self.name!r}, stages={stages}, "
+            f"passes={len(self.passes)})"
+        )
 
     # ---- stages -------------------------------------------------------------------------------
     def stage(self, name: str, backend: str | None = None) -> DumpStage | None:

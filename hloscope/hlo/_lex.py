@@ -56,10 +56,11 @@ def quoted(quote: str = '"', newline: bool = True, capture: bool = False) -> str
     """The pattern of a ``quote``-delimited string with backslash escapes.
 
     Written "unrolled" and possessive (``"[^"\\\\]*+(?:\\\\.[^"\\\\]*+)*+"``) so the regex
-    engine runs through the plain characters and never backtracks into them. With ``newline=False`` a raw line break ends the
-    match, which line-based scanners use so that an unterminated string cannot swallow the
-    rest of the file. With ``capture`` the body (between the quotes, still escaped) is a
-    group. Compile with ``re.S`` so an escaped line break is one escape.
+    engine runs through the plain characters and never backtracks into them. With
+    ``newline=False`` a raw line break ends the match, which line-based scanners use so that an
+    unterminated string cannot swallow the rest of the file. With ``capture`` the body
+    (between the quotes, still escaped) is a group. Compile with ``re.S`` so an escaped line
+    break is one escape.
     """
     plain = "[^" + quote + r"\\" + ("" if newline else r"\n") + "]*+"
     body = plain + r"(?:\\." + plain + ")*+"

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Collection, Iterable
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 import networkx as nx
 
@@ -64,7 +64,7 @@ __all__ = ["module_graph", "resolve_computation", "neighbourhood", "default_cent
 # never contain "/", so ids stay unambiguous.
 FUSION_SEP = "/"
 
-ExpandSpec = Union[bool, Collection[str]]
+ExpandSpec = bool | Collection[str]
 
 
 def module_graph(
@@ -171,7 +171,8 @@ class _Builder:
                 produced[inst] = inner[root] if root is not None else inner_fusion
             if len(waiting) == len(pending):  # a cycle of fusions: not valid HLO; stop expanding
                 raise ValueError(
-                    f"computation {comp.name}: fusions {[i.name for i in waiting]} depend on each other"
+                    f"computation {comp.name}: fusions {[i.name for i in waiting]} "
+                    "depend on each other"
                 )
             pending = waiting
 

@@ -19,7 +19,6 @@ import errno
 import os
 import re
 from pathlib import Path
-from typing import Union
 
 from . import _lex
 from ._lex import find_closing, split_top_level
@@ -32,7 +31,7 @@ from .shape import parse_shape, parse_shape_prefix
 
 __all__ = ["parse", "parse_modules", "Source"]
 
-Source = Union[str, bytes, os.PathLike]
+Source = str | bytes | os.PathLike
 
 # ASCII only, as XLA's lexer (the old `[\w.\-]` let non-ASCII letters in).
 _NAME = _lex.NAME
@@ -110,7 +109,7 @@ def parse(source: Source, *, path: str | None = None) -> Module:
 
 
 def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
-    """Parse every module in a text: split at ``// -----`` lines and at each ``HloModule`` header."""
+    """Parse every module in a text: split at ``// -----`` lines and ``HloModule`` headers."""
     text, path = _read(source, path)
     source_text = SourceText(text, path)
     lines = text.split("\n")
@@ -585,7 +584,7 @@ class _ModuleParser:
             else:
                 if not (value.startswith("{") and value.endswith("}")):
                     raise self.error(f"expected '{{...}}' in {section}", i, m.start(2) + 1)
-                fields = dict((k, int(v)) for k, v in _SUBFIELD.findall(value))
+                fields = {k: int(v) for k, v in _SUBFIELD.findall(value)}
                 if section == "FileLocations":
                     module.file_locations[key] = fields
                 else:
@@ -711,7 +710,8 @@ class _ModuleParser:
                 if not starts and (last_start < 0 or not self._continues_from(last_start, i)):
                     if _COMP_HEADER.match(line):
                         raise self.error(
-                            f"computation {comp.name!r} is not closed with '}}' before this computation",
+                            f"computation {comp.name!r} is not closed with '}}' "
+                            "before this computation",
                             i,
                             len(line) - len(line.lstrip()) + 1,
                         )
@@ -796,7 +796,8 @@ class _ModuleParser:
                 line_text = self.lines[inst.line - 1]
                 col = line_text.find(operand_name, line_text.find("("))
                 raise self.error(
-                    f"operand {operand_name!r} of {inst.name!r} is not defined in computation {comp.name!r}",
+                    f"operand {operand_name!r} of {inst.name!r} is not defined in "
+                    f"computation {comp.name!r}",
                     inst.line - 1,
                     col + 1 if col >= 0 else 1,
                 )
@@ -838,7 +839,8 @@ class _ModuleParser:
             # costs time quadratic in the length of a long nested operand.
             m = None if piece.rstrip().endswith(")") else _OPERAND_NAME.search(piece)
             if m is None and piece.rstrip().endswith(")"):
-                # A nested instruction, e.g. reshape(f32[1,8] parameter(0)): XLA names it '<opcode>.anon'.
+                # A nested instruction, e.g. reshape(f32[1,8] parameter(0)): XLA names it
+                # '<opcode>.anon'.
                 start = len(piece) - len(piece.lstrip())
                 if self.nest_depth >= _MAX_NESTED_OPERANDS:
                     raise self.error(

@@ -41,12 +41,12 @@ _ROWS = (
 )
 # Why each kind of change matters, printed once under the list when it occurs.
 _NOTES = {
-    "split": "a split kernel writes the values that passed between its parts inside one loop to memory, "
-    "and the next kernel reads them back: more bytes moved and one more kernel launch. Look at "
-    "what cuts the chain on the lines listed (a host callback, a custom call, an op XLA does not "
-    "fuse, a reshape or layout change).",
-    "merged": "merged kernels keep intermediate values in registers instead of memory: fewer bytes moved "
-    "and fewer kernel launches.",
+    "split": "a split kernel writes the values that passed between its parts inside one loop "
+    "to memory, and the next kernel reads them back: more bytes moved and one more kernel "
+    "launch. Look at what cuts the chain on the lines listed (a host callback, a custom call, "
+    "an op XLA does not fuse, a reshape or layout change).",
+    "merged": "merged kernels keep intermediate values in registers instead of memory: fewer "
+    "bytes moved and fewer kernel launches.",
     "regrouped": "regrouped kernels: XLA drew the kernel boundaries differently through these ops; "
     "compare the bytes through memory to see which grouping moves less.",
 }
@@ -75,7 +75,8 @@ def _line_label(source_a: str, source_b: str) -> str:
 def _line_text(row: LineChange) -> str:
     label = _line_label(row.source_a, row.source_b)
     if row.status == "added":
-        return f"{label}: new, {row.ops_b} op{'s' if row.ops_b != 1 else ''} in {', '.join(row.kernels_b[:4])}"
+        ops = f"{row.ops_b} op{'s' if row.ops_b != 1 else ''}"
+        return f"{label}: new, {ops} in {', '.join(row.kernels_b[:4])}"
     if row.status == "removed":
         ops = f"its {row.ops_a} ops were" if row.ops_a != 1 else "its op was"
         return f"{label}: gone ({ops} in {', '.join(row.kernels_a[:4])})"
@@ -125,7 +126,8 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
         extra = f" ({renamed} renamed)" if renamed else ""
         console.print(
             Text(
-                f"no change: {counts['unchanged']} kernels{extra}, the same ops, bytes and FLOPs in A and B",
+                f"no change: {counts['unchanged']} kernels{extra}, "
+                "the same ops, bytes and FLOPs in A and B",
                 style="bold green",
             )
         )
@@ -148,7 +150,8 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
     if len(shown) < len(changed):
         console.print(
             Text(
-                f"({len(changed) - len(shown)} more changes; --limit 0 lists all, --json gives everything)",
+                f"({len(changed) - len(shown)} more changes; "
+                "--limit 0 lists all, --json gives everything)",
                 style="dim",
             )
         )

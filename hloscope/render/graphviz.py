@@ -294,7 +294,8 @@ def _cluster_label(inst: Instruction | None, fusion_id: str) -> str:
     if kind:
         text += f" \u00b7 {html_escape(kind)}"
     if inst is not None:
-        text += f'<BR/><FONT POINT-SIZE="8">{html_escape(_clip(inst.shape_text, _MAX_SHAPE_CHARS))}</FONT>'
+        shape = html_escape(_clip(inst.shape_text, _MAX_SHAPE_CHARS))
+        text += f'<BR/><FONT POINT-SIZE="8">{shape}</FONT>'
     return text + ">"
 
 
@@ -340,7 +341,9 @@ def _node_label(data: dict, inst: Instruction) -> str:
     elif not inst.name.startswith(inst.opcode):  # "add.3" already says add
         lines.append(opcode)
     lines.append(
-        f'<FONT POINT-SIZE="8">{html_escape(_clip(data.get("shape") or "", _MAX_SHAPE_CHARS))}</FONT>'
+        '<FONT POINT-SIZE="8">'
+        + html_escape(_clip(data.get("shape") or "", _MAX_SHAPE_CHARS))
+        + "</FONT>"
     )
     return "<" + "<BR/>".join(lines) + ">"
 
@@ -427,10 +430,14 @@ def _tooltip_text(inst: Instruction, node: str) -> str:
 
 def _legend_label(categories: list[str]) -> str:
     rows = "".join(
-        f'<TR><TD BGCOLOR="{CATEGORY_COLORS[c]}" BORDER="1">{html_escape(c.replace("_", " "))}</TD></TR>'
+        f'<TR><TD BGCOLOR="{CATEGORY_COLORS[c]}" BORDER="1">'
+        f"{html_escape(c.replace('_', ' '))}</TD></TR>"
         for c in categories
     )
-    return f'<<TABLE BORDER="0" CELLSPACING="2" CELLPADDING="3"><TR><TD><B>op category</B></TD></TR>{rows}</TABLE>>'
+    return (
+        '<<TABLE BORDER="0" CELLSPACING="2" CELLPADDING="3">'
+        f"<TR><TD><B>op category</B></TD></TR>{rows}</TABLE>>"
+    )
 
 
 # --- rendering ------------------------------------------------------------------------------------
@@ -443,8 +450,8 @@ def render_dot(source: str, fmt: str = "svg", timeout: float = 300.0) -> bytes:
     exe = shutil.which("dot")
     if exe is None:
         raise GraphRenderError(
-            "the Graphviz 'dot' program is not installed (apt install graphviz / brew install graphviz);"
-            " write .dot or .json instead"
+            "the Graphviz 'dot' program is not installed "
+            "(apt install graphviz / brew install graphviz); write .dot or .json instead"
         )
     try:
         done = subprocess.run(
@@ -476,7 +483,8 @@ def format_for(path: str | Path, fmt: str | None = None) -> str:
         return "dot"
     if suffix not in FORMATS:
         raise GraphRenderError(
-            f"cannot tell the format of {str(path)!r}; end it in .svg, .png, .pdf, .dot or .json, or pass --format"
+            f"cannot tell the format of {str(path)!r}; end it in .svg, .png, .pdf, .dot or "
+            ".json, or pass --format"
         )
     return suffix
 

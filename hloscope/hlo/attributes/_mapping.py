@@ -139,7 +139,7 @@ class Attributes(Mapping[str, Any]):
 
     @classmethod
     def for_module(cls, module: Module) -> Attributes:
-        """The header attributes of ``module`` (``is_scheduled``, ``entry_computation_layout``...)."""
+        """The header attributes of ``module`` (``is_scheduled``, ``entry_computation_layout``)."""
         text = module.header_attr_text or ""
         source = module.source
         header_line = getattr(module, "header_line", 1)

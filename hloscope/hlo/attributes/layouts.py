@@ -21,7 +21,7 @@ __all__ = [
 
 
 class OperandAlias(NamedTuple):
-    """One entry of ``output_to_operand_aliasing``: output index ``{i}`` shares operand ``n``'s buffer."""
+    """One entry of ``output_to_operand_aliasing``: output ``{i}`` shares operand ``n``'s buffer."""
 
     output_index: tuple[int, ...]
     operand: int

@@ -169,7 +169,7 @@ def _escape(text: str) -> str:
 
 
 def format_metadata(md: Metadata) -> str:
-    """Print :class:`~hloscope.hlo.model.Metadata` as XLA does: ``{op_type="..." op_name="..."}``."""
+    """Print :class:`~hloscope.hlo.model.Metadata` as XLA does (``{op_type="..." ...}``)."""
     parts = []
     if md.op_type:
         parts.append(f'op_type="{_escape(md.op_type)}"')

@@ -252,7 +252,8 @@ def _sharding_at(c: ValueCursor) -> Sharding:
                     devices.append(c.int())
                 if len(devices) != _prod(dims):
                     raise DecodeError(
-                        f"devices=[{ints(dims)}] needs {_prod(dims)} device ids, found {len(devices)}",
+                        f"devices=[{ints(dims)}] needs {_prod(dims)} device ids, "
+                        f"found {len(devices)}",
                         word_at,
                     )
                 fields["devices"] = tuple(devices)

@@ -158,7 +158,7 @@ class ConvDimLabels:
 
 @dataclass(frozen=True, slots=True)
 class PaddingDimension:
-    """Padding of one dimension of ``pad``: ``lo`` and ``hi`` edges (negative crops) and interior."""
+    """Padding of one dimension of ``pad``: ``lo``/``hi`` edges (negative crops) and interior."""
 
     lo: int
     hi: int
