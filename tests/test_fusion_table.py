@@ -94,3 +94,25 @@ def test_control_characters_reach_the_terminal_escaped():
     text = buffer.getvalue()
     assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
     assert "evil\\e]8;;http://x\\x07link" in text
+
+
+def _hostile(path: Path) -> str:
+    """The sample's text with terminal escapes in every op_name and source file (HLO escapes)."""
+    text = path.read_text()
+    assert 'op_name="' in text and '1 "samples/fusion_refactor.py"' in text
+    text = text.replace('op_name="', 'op_name="\\033]0;pwned\\007')
+    return text.replace('"samples/fusion_refactor.py"', '"samples/fusion\\033[2J_refactor.py"')
+
+
+@pytest.mark.parametrize("command", ["summary", "fusions", "fusions --by-source", "diff"])
+def test_no_command_prints_raw_control_characters(tmp_path, command):
+    samples = ROOT / "samples" / "hlo"
+    a = tmp_path / "a.txt"
+    a.write_text(_hostile(samples / "fusion_refactor_fused.after_optimizations.txt"))
+    b = tmp_path / "b.txt"
+    b.write_text(_hostile(samples / "fusion_refactor_split.after_optimizations.txt"))
+    args = command.split() + [str(a)] + ([str(b)] if command == "diff" else [])
+    extra = {"summary": [], "diff": ["--limit=0"]}.get(command, ["--wide"])
+    out = _cli(*args, *extra, columns=200)
+    assert "\x1b" not in out and "\x07" not in out
+    assert "\\e" in out  # the escape is shown, not lost

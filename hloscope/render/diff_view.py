@@ -18,6 +18,7 @@ from ..analysis.diff import (
 )
 from ..units import format_bytes, format_count
 from .diff_text import describe, short_source, signed
+from .terminal import printable
 
 __all__ = ["render_diff", "DEFAULT_LIMIT"]
 
@@ -107,7 +108,11 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
         module = (
             side.module if len(side.module) <= 60 else side.module[:59] + "…"
         )  # TF names run long
-        console.print(Text.assemble((letter, "bold"), side.label, (f"  ({module})", "dim")))
+        console.print(
+            Text.assemble(
+                (letter, "bold"), printable(side.label), (f"  ({printable(module)})", "dim")
+            )
+        )
     totals = result.totals
     table = Table(show_edge=False, pad_edge=False, box=None)
     for header, right in (("", False), ("A", True), ("B", True), ("change", True)):
@@ -143,7 +148,7 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
         # One clause a line: what happened, then bytes, then which arrays go through memory.
         grid.add_row(
             Text(change.status, style=_STYLES[change.status]),
-            Text(describe(change).replace("; ", "\n")),
+            Text(printable(describe(change)).replace("; ", "\n")),
         )
     console.print()
     console.print(grid)
@@ -164,7 +169,7 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
         lines.add_column(no_wrap=True)
         lines.add_column(overflow="fold")
         for row in rows:
-            lines.add_row(Text(row.status, style="cyan"), Text(_line_text(row)))
+            lines.add_row(Text(row.status, style="cyan"), Text(printable(_line_text(row))))
         console.print(lines)
         if len(rows) < len(result.lines):
             console.print(Text(f"({len(result.lines) - len(rows)} more lines)", style="dim"))
