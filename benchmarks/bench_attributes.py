@@ -17,6 +17,7 @@ as fast as the scrape).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import re
 import sys
@@ -48,10 +49,8 @@ def _md_string(block: str, key: str) -> str:
         end = block.find('"', end + 1)
     value = block[start:end] if end > 0 else block[start:]
     if "\\" in value:
-        try:
+        with contextlib.suppress(ValueError):
             value = c_unescape(value)
-        except ValueError:
-            pass
     return value
 
 

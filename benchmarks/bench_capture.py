@@ -73,7 +73,8 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"transformer train step: layers={options.layers} width={options.width} seq={options.seq}; "
         f"optimized HLO {len(cap.stages['optimized_hlo']):,} chars, "
-        f"{sum(1 for _ in cap.module('after').instructions()):,} instructions; median of {options.repeat}"
+        f"{sum(1 for _ in cap.module('after').instructions()):,} instructions; median of "
+        f"{options.repeat}"
     )
     for label, samples in times.items():
         median = statistics.median(samples)

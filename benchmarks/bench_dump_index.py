@@ -58,7 +58,8 @@ def main(argv: list[str]) -> None:
             index = load_dump(folder)
             best = min(best, time.perf_counter() - start)
     print(
-        f"load_dump: {n_files} files, {len(index.modules)} modules, {len(index.functions)} functions "
+        f"load_dump: {n_files} files, {len(index.modules)} modules, "
+        f"{len(index.functions)} functions "
         f"in {best * 1000:.1f} ms (best of 5), {n_files / best:,.0f} files/s"
     )
 

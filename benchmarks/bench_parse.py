@@ -79,7 +79,8 @@ def bench_file(label: str, path: Path, repeat: int) -> None:
     )
     print(f"  ratio XLA/hloscope    {ratio:8.2f}x  (target >= 1.0)")
     print(
-        f"  graph (entry)         {graph_time * 1e3:8.1f} ms;  all computations {graph_all * 1e3:.1f} ms"
+        f"  graph (entry)         {graph_time * 1e3:8.1f} ms;  all computations "
+        f"{graph_all * 1e3:.1f} ms"
     )
     print(f"  peak memory of parse  {peak_memory_ratio(text):8.1f}x text size  (target < 10x)")
 

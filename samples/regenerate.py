@@ -27,6 +27,7 @@ becomes ``/usr/lib/python3/site-packages/``. Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -109,7 +110,7 @@ def run_with_dump(script: str, args: tuple[str, ...], dump_dir: Path, module_re:
 
 
 def find_module(dump_dir: Path, module_re: str) -> dict[str, Path]:
-    """The before/after files of the last module in ``dump_dir`` whose name matches ``module_re``."""
+    """The before/after files of the last module in ``dump_dir`` matching ``module_re``."""
     found: dict[int, dict[str, Path]] = {}
     for path in dump_dir.iterdir():
         match = _DUMP_FILE.fullmatch(path.name)
@@ -144,17 +145,15 @@ def module_name(text: str) -> str:
 def versions() -> dict[str, str]:
     found = {}
     for package in ("jax", "jaxlib", "tensorflow", "tensorflow-cpu", "keras"):
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):
             found[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            pass
     return found
 
 
 def regenerate(
     samples: tuple[Sample, ...], out_dir: Path, *, size_limit: int | None = MAX_COMMITTED_BYTES
 ) -> dict:
-    """Run each sample script once, copy its modules' HLO text to ``out_dir``, return the manifest."""
+    """Run each sample once, copy its modules' HLO text to ``out_dir``, return the manifest."""
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest: dict = {"versions": versions(), "samples": {}}
     by_run: dict[tuple[str, tuple[str, ...]], list[Sample]] = {}
@@ -252,7 +251,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     for stem, entry in manifest["samples"].items():
         print(
-            f"{stem}: {entry['module'][:60]} ({entry['after_optimizations_bytes']} bytes after optimizations)"
+            f"{stem}: {entry['module'][:60]} ({entry['after_optimizations_bytes']} bytes after "
+            "optimizations)"
         )
     return 0
 

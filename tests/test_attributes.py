@@ -117,7 +117,10 @@ def test_split_json_dicts_count_only_braces_and_strings():
 
 
 def test_split_mesh_replica_groups_keep_device_ids():
-    text = "channel_id=1, replica_groups=mesh['x'=4,'y'=2], device_ids=(7,6,5,4,3,2,1,0) {'x'}, to_apply=%add"
+    text = (
+        "channel_id=1, replica_groups=mesh['x'=4,'y'=2], device_ids=(7,6,5,4,3,2,1,0) {'x'}, "
+        "to_apply=%add"
+    )
     got = split_attributes(text)
     assert [n for n, _, _ in got] == ["channel_id", "replica_groups", "to_apply"]
     assert got[1][1] == "mesh['x'=4,'y'=2], device_ids=(7,6,5,4,3,2,1,0) {'x'}"
@@ -456,7 +459,10 @@ def test_sharding_forms():
 
 
 def test_sharding_tuples_with_index_comments():
-    text = "{{maximal device=1}, {replicated}, {replicated}, {manual}, {unknown}, /*index=5*/{replicated}}"
+    text = (
+        "{{maximal device=1}, {replicated}, {replicated}, {manual}, {unknown}, "
+        "/*index=5*/{replicated}}"
+    )
     sharding = d("sharding", text)
     assert sharding.is_tuple and len(sharding.elements) == 6
     assert sharding.elements[0].device == 1 and sharding.elements[5].is_replicated
@@ -752,7 +758,8 @@ SHARDINGS = [
     "{devices=[2,2,2,2]<=[16] last_tile_dims={manual, replicated}}",
     "{manual shard_as 1}",
     "{devices=[2,2]<=[2,2]T(1,0) shard_like 2}",
-    "{{maximal device=1}, {replicated}, {devices=[2]0,1}, {manual}, {unknown}, /*index=5*/{replicated}}",
+    "{{maximal device=1}, {replicated}, {devices=[2]0,1}, {manual}, {unknown}, "
+    "/*index=5*/{replicated}}",
     "{}",
 ]
 
@@ -788,7 +795,8 @@ add {
 }
 ENTRY e {
   p = f32[8] parameter(0)
-  ROOT r = f32[8] all-reduce(p), channel_id=1, replica_groups=GROUPS, use_global_device_ids=true, to_apply=add
+  ROOT r = f32[8] all-reduce(p), channel_id=1, replica_groups=GROUPS, use_global_device_ids=true, \
+to_apply=add
 }
 """
 
@@ -813,16 +821,16 @@ def test_replica_groups_match_xla(xla_hlo, groups):
     # XLA's fingerprint printer writes every replica-group form as the explicit list.
     module = xla_hlo.hlo_module_from_text(_ALL_REDUCE_MODULE.replace("GROUPS", groups))
     line = next(
-        l
-        for l in module.to_string(xla_hlo.HloPrintOptions.fingerprint()).splitlines()
-        if "all-reduce(" in l
+        s
+        for s in module.to_string(xla_hlo.HloPrintOptions.fingerprint()).splitlines()
+        if "all-reduce(" in s
     )
     explicit = line.split("replica_groups=")[1].split(", use_global")[0]
     attrs = Attributes(f"channel_id=1, replica_groups={groups}, to_apply=%add")
     assert list(attrs) == ["channel_id", "replica_groups", "to_apply"]
     assert attrs["replica_groups"].groups == d("replica_groups", explicit).groups
     # ...and the text XLA prints back is ours.
-    printed = next(l for l in module.to_string().splitlines() if "all-reduce(" in l)
+    printed = next(s for s in module.to_string().splitlines() if "all-reduce(" in s)
     assert f"replica_groups={attrs['replica_groups']}," in printed
 
 

@@ -251,10 +251,12 @@ _ORACLE_SCRIPT = textwrap.dedent(
         h = jnp.tanh(x @ w)
         return w - 0.1 * (x.T @ h), h.sum()
 
-    compiled = jax.jit(step, donate_argnums=0).lower(jnp.ones((64, 128)), jnp.ones((32, 64))).compile()
+    compiled = jax.jit(step, donate_argnums=0).lower(jnp.ones((64, 128)), \
+jnp.ones((32, 64))).compile()
     m = compiled.memory_analysis()
     print(json.dumps({k: getattr(m, k) for k in
-                      ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes", "temp_size_in_bytes")}))
+                      ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes", \
+"temp_size_in_bytes")}))
     """
 )
 

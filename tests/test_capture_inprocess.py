@@ -247,7 +247,10 @@ def test_does_not_write_into_the_users_dump_folder(tmp_path):
         print("FLAGS", os.environ["XLA_FLAGS"])
         """
     )
-    flags = f"--xla_dump_to={user_dump} --xla_dump_hlo_module_re=nothing --xla_dump_disable_metadata=true"
+    flags = (
+        f"--xla_dump_to={user_dump} --xla_dump_hlo_module_re=nothing "
+        "--xla_dump_disable_metadata=true"
+    )
     env = {**os.environ, "XLA_FLAGS": flags}
     run = subprocess.run(
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
@@ -261,7 +264,10 @@ def test_does_not_write_into_the_users_dump_folder(tmp_path):
 
 
 def test_importing_hloscope_does_not_import_jax():
-    code = "import sys, hloscope, hloscope.capture.inprocess; print('jax' in sys.modules, 'tensorflow' in sys.modules)"
+    code = (
+        "import sys, hloscope, hloscope.capture.inprocess; print('jax' in sys.modules, "
+        "'tensorflow' in sys.modules)"
+    )
     run = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
     )

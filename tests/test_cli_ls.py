@@ -139,7 +139,8 @@ def test_damaged_folder_lists_what_it_can(damaged):
         errors[1],
     )
     assert re.fullmatch(
-        rf"{re.escape(str(damaged))}/module_0010\.jit_g\.before_optimizations\.txt:1: error: binary data.*",
+        rf"{re.escape(str(damaged))}/module_0010\.jit_g\.before_optimizations\.txt:1: error: "
+        r"binary data.*",
         errors[2],
     )
     data = json.loads(run(str(damaged), "--json").stdout)
@@ -201,7 +202,8 @@ def test_real_command_no_traceback_no_jax_or_tensorflow(damaged, generated):
         """
         import atexit, sys
         def report():
-            heavy = sorted({m.split(".")[0] for m in sys.modules} & {"jax", "jaxlib", "tensorflow", "flax"})
+            heavy = sorted({m.split(".")[0] for m in sys.modules} & {"jax", "jaxlib", \
+"tensorflow", "flax"})
             sys.stderr.write("HEAVY=" + ",".join(heavy) + "\\n")
         atexit.register(report)
         from hloscope.cli import main

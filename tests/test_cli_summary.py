@@ -87,7 +87,8 @@ def test_bad_file_is_one_line_and_others_still_run(tmp_path):
 def test_summary_never_imports_jax_or_tensorflow():
     probe = (
         "import sys, atexit\n"
-        "atexit.register(lambda: print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in ('jax', 'jaxlib', 'tensorflow'))))\n"
+        "atexit.register(lambda: print('LOADED', sorted(m for m in sys.modules if "
+        "m.split('.')[0] in ('jax', 'jaxlib', 'tensorflow'))))\n"
         "from hloscope.cli import main\n"
         f"sys.argv = ['hloscope', 'summary', {str(SAMPLE)!r}]\n"
         "main()\n"

@@ -116,7 +116,13 @@ def test_custom_call_difference_is_real(corpus: Path) -> None:
 # ------------------------------------------------------------------------------------------
 
 ADD = "add {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT z = f32[] add(x, y)\n}\n"
-GE = "ge {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT z = pred[] compare(x, y), direction=GE\n}\n"
+GE = (
+    "ge {\n"
+    " x = f32[] parameter(0)\n"
+    " y = f32[] parameter(1)\n"
+    " ROOT z = pred[] compare(x, y), direction=GE\n"
+    "}\n"
+)
 FUSED_SLICE = (
     "fs {\n p = f32[64]{0} parameter(0)\n s = f32[8]{0} slice(p), slice={[0:8]}\n"
     " t = f32[8]{0} slice(p), slice={[8:16]}\n ROOT a = f32[8]{0} add(s, t)\n}\n"
@@ -126,124 +132,211 @@ LOOP = (
     " n = s32[] constant(7)\n ROOT c = pred[] compare(i, n), direction=LT\n}\n"
     "body {\n p = (s32[], f32[16]{0}) parameter(0)\n i = s32[] get-tuple-element(p), index=0\n"
     " x = f32[16]{0} get-tuple-element(p), index=1\n one = s32[] constant(1)\n"
-    " j = s32[] add(i, one)\n y = f32[16]{0} tanh(x)\n ROOT t = (s32[], f32[16]{0}) tuple(j, y)\n}\n"
+    " j = s32[] add(i, one)\n"
+    " y = f32[16]{0} tanh(x)\n"
+    " ROOT t = (s32[], f32[16]{0}) tuple(j, y)\n"
+    "}\n"
 )
 
 CASES: dict[str, tuple[str, str]] = {
     # name: (extra computations, entry body)
     "dot_batch": (
         "",
-        " a = f32[4,8,16]{2,1,0} parameter(0)\n b = f32[4,16,32]{2,1,0} parameter(1)\n ROOT d = f32[4,8,32]{2,1,0} dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}",
+        " a = f32[4,8,16]{2,1,0} parameter(0)\n"
+        " b = f32[4,16,32]{2,1,0} parameter(1)\n"
+        " ROOT d = f32[4,8,32]{2,1,0} dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+        "rhs_batch_dims={0}, rhs_contracting_dims={1}",
     ),
     "dot_two_contracting": (
         "",
-        " a = f32[8,16,3]{2,1,0} parameter(0)\n b = f32[16,3,32]{2,1,0} parameter(1)\n ROOT d = f32[8,32]{1,0} dot(a, b), lhs_contracting_dims={1,2}, rhs_contracting_dims={0,1}",
+        " a = f32[8,16,3]{2,1,0} parameter(0)\n"
+        " b = f32[16,3,32]{2,1,0} parameter(1)\n"
+        " ROOT d = f32[8,32]{1,0} dot(a, b), lhs_contracting_dims={1,2}, "
+        "rhs_contracting_dims={0,1}",
     ),
     "conv_same": (
         "",
-        " a = f32[2,10,10,3]{3,2,1,0} parameter(0)\n k = f32[3,3,3,8]{3,2,1,0} parameter(1)\n ROOT c = f32[2,10,10,8]{3,2,1,0} convolution(a, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f",
+        " a = f32[2,10,10,3]{3,2,1,0} parameter(0)\n"
+        " k = f32[3,3,3,8]{3,2,1,0} parameter(1)\n"
+        " ROOT c = f32[2,10,10,8]{3,2,1,0} convolution(a, k), window={size=3x3 pad=1_1x1_1}, "
+        "dim_labels=b01f_01io->b01f",
     ),
     "conv_stride_pad": (
         "",
-        " a = f32[2,11,11,3]{3,2,1,0} parameter(0)\n k = f32[3,3,3,8]{3,2,1,0} parameter(1)\n ROOT c = f32[2,5,5,8]{3,2,1,0} convolution(a, k), window={size=3x3 stride=2x2 pad=0_1x0_1}, dim_labels=b01f_01io->b01f",
+        " a = f32[2,11,11,3]{3,2,1,0} parameter(0)\n"
+        " k = f32[3,3,3,8]{3,2,1,0} parameter(1)\n"
+        " ROOT c = f32[2,5,5,8]{3,2,1,0} convolution(a, k), window={size=3x3 stride=2x2 "
+        "pad=0_1x0_1}, dim_labels=b01f_01io->b01f",
     ),
     "conv_lhs_dilate": (
         "",
-        " a = f32[2,6,6,3]{3,2,1,0} parameter(0)\n k = f32[3,3,3,8]{3,2,1,0} parameter(1)\n ROOT c = f32[2,13,13,8]{3,2,1,0} convolution(a, k), window={size=3x3 pad=2_2x2_2 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f",
+        " a = f32[2,6,6,3]{3,2,1,0} parameter(0)\n"
+        " k = f32[3,3,3,8]{3,2,1,0} parameter(1)\n"
+        " ROOT c = f32[2,13,13,8]{3,2,1,0} convolution(a, k), window={size=3x3 pad=2_2x2_2 "
+        "lhs_dilate=2x2}, dim_labels=b01f_01io->b01f",
     ),
     "conv_rhs_dilate": (
         "",
-        " a = f32[2,12,12,3]{3,2,1,0} parameter(0)\n k = f32[3,3,3,8]{3,2,1,0} parameter(1)\n ROOT c = f32[2,8,8,8]{3,2,1,0} convolution(a, k), window={size=3x3 rhs_dilate=2x2}, dim_labels=b01f_01io->b01f",
+        " a = f32[2,12,12,3]{3,2,1,0} parameter(0)\n"
+        " k = f32[3,3,3,8]{3,2,1,0} parameter(1)\n"
+        " ROOT c = f32[2,8,8,8]{3,2,1,0} convolution(a, k), window={size=3x3 rhs_dilate=2x2}, "
+        "dim_labels=b01f_01io->b01f",
     ),
     "conv_feature_groups": (
         "",
-        " a = f32[2,10,10,8]{3,2,1,0} parameter(0)\n k = f32[3,3,1,8]{3,2,1,0} parameter(1)\n ROOT c = f32[2,10,10,8]{3,2,1,0} convolution(a, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=8",
+        " a = f32[2,10,10,8]{3,2,1,0} parameter(0)\n"
+        " k = f32[3,3,1,8]{3,2,1,0} parameter(1)\n"
+        " ROOT c = f32[2,10,10,8]{3,2,1,0} convolution(a, k), window={size=3x3 pad=1_1x1_1}, "
+        "dim_labels=b01f_01io->b01f, feature_group_count=8",
     ),
     "conv_batch_groups": (
         "",
-        " a = f32[4,10,10,3]{3,2,1,0} parameter(0)\n k = f32[3,3,3,8]{3,2,1,0} parameter(1)\n ROOT c = f32[1,8,8,8]{3,2,1,0} convolution(a, k), window={size=3x3}, dim_labels=b01f_01io->b01f, batch_group_count=4",
+        " a = f32[4,10,10,3]{3,2,1,0} parameter(0)\n"
+        " k = f32[3,3,3,8]{3,2,1,0} parameter(1)\n"
+        " ROOT c = f32[1,8,8,8]{3,2,1,0} convolution(a, k), window={size=3x3}, "
+        "dim_labels=b01f_01io->b01f, batch_group_count=4",
     ),
     "conv_nchw": (
         "",
-        " a = f32[2,3,10,10]{3,2,1,0} parameter(0)\n k = f32[8,3,3,3]{3,2,1,0} parameter(1)\n ROOT c = f32[2,8,8,8]{3,2,1,0} convolution(a, k), window={size=3x3}, dim_labels=bf01_oi01->bf01",
+        " a = f32[2,3,10,10]{3,2,1,0} parameter(0)\n"
+        " k = f32[8,3,3,3]{3,2,1,0} parameter(1)\n"
+        " ROOT c = f32[2,8,8,8]{3,2,1,0} convolution(a, k), window={size=3x3}, "
+        "dim_labels=bf01_oi01->bf01",
     ),
     "conv_no_window": (
         "",
-        " a = f32[2,3]{1,0} parameter(0)\n k = f32[3,8]{1,0} parameter(1)\n ROOT c = f32[2,8]{1,0} convolution(a, k), dim_labels=bf_io->bf",
+        " a = f32[2,3]{1,0} parameter(0)\n"
+        " k = f32[3,8]{1,0} parameter(1)\n"
+        " ROOT c = f32[2,8]{1,0} convolution(a, k), dim_labels=bf_io->bf",
     ),
     "conv_full_padding": (
         "",
-        " a = f32[1,5,5,1]{3,2,1,0} parameter(0)\n k = f32[1,5,5,1]{3,2,1,0} parameter(1)\n ROOT c = f32[1,5,5,1]{3,2,1,0} convolution(a, k), window={size=5x5 pad=4_4x4_4}, dim_labels=b01f_01io->b01f",
+        " a = f32[1,5,5,1]{3,2,1,0} parameter(0)\n"
+        " k = f32[1,5,5,1]{3,2,1,0} parameter(1)\n"
+        " ROOT c = f32[1,5,5,1]{3,2,1,0} convolution(a, k), window={size=5x5 pad=4_4x4_4}, "
+        "dim_labels=b01f_01io->b01f",
     ),
     "reduce": (
         ADD,
-        " a = f32[8,16]{1,0} parameter(0)\n c = f32[] constant(0)\n ROOT r = f32[8]{0} reduce(a, c), dimensions={1}, to_apply=add",
+        " a = f32[8,16]{1,0} parameter(0)\n"
+        " c = f32[] constant(0)\n"
+        " ROOT r = f32[8]{0} reduce(a, c), dimensions={1}, to_apply=add",
     ),
     "reduce_window": (
         ADD,
-        " a = f32[2,10,10,3]{3,2,1,0} parameter(0)\n c = f32[] constant(0)\n ROOT r = f32[2,5,5,3]{3,2,1,0} reduce-window(a, c), window={size=1x2x2x1 stride=1x2x2x1}, to_apply=add",
+        " a = f32[2,10,10,3]{3,2,1,0} parameter(0)\n"
+        " c = f32[] constant(0)\n"
+        " ROOT r = f32[2,5,5,3]{3,2,1,0} reduce-window(a, c), window={size=1x2x2x1 "
+        "stride=1x2x2x1}, to_apply=add",
     ),
     "reduce_window_as_reduce_broadcast": (
         ADD,
-        " a = f32[16]{0} parameter(0)\n c = f32[] constant(0)\n ROOT r = f32[16]{0} reduce-window(a, c), window={size=31 pad=15_15}, to_apply=add",
+        " a = f32[16]{0} parameter(0)\n"
+        " c = f32[] constant(0)\n"
+        " ROOT r = f32[16]{0} reduce-window(a, c), window={size=31 pad=15_15}, to_apply=add",
     ),
     "select_and_scatter": (
         ADD + GE,
-        " a = f32[2,10,10,3]{3,2,1,0} parameter(0)\n s = f32[2,5,5,3]{3,2,1,0} parameter(1)\n c = f32[] constant(0)\n ROOT r = f32[2,10,10,3]{3,2,1,0} select-and-scatter(a, s, c), window={size=1x2x2x1 stride=1x2x2x1}, select=ge, scatter=add",
+        " a = f32[2,10,10,3]{3,2,1,0} parameter(0)\n"
+        " s = f32[2,5,5,3]{3,2,1,0} parameter(1)\n"
+        " c = f32[] constant(0)\n"
+        " ROOT r = f32[2,10,10,3]{3,2,1,0} select-and-scatter(a, s, c), window={size=1x2x2x1 "
+        "stride=1x2x2x1}, select=ge, scatter=add",
     ),
     "fft_2d": (
         "",
-        " a = c64[8,16,32]{2,1,0} parameter(0)\n ROOT f = c64[8,16,32]{2,1,0} fft(a), fft_type=FFT, fft_length={16,32}",
+        " a = c64[8,16,32]{2,1,0} parameter(0)\n"
+        " ROOT f = c64[8,16,32]{2,1,0} fft(a), fft_type=FFT, fft_length={16,32}",
     ),
     "rfft": (
         "",
-        " a = f32[8,32]{1,0} parameter(0)\n ROOT f = c64[8,17]{1,0} fft(a), fft_type=RFFT, fft_length={32}",
+        " a = f32[8,32]{1,0} parameter(0)\n"
+        " ROOT f = c64[8,17]{1,0} fft(a), fft_type=RFFT, fft_length={32}",
     ),
     "cholesky": (
         "",
-        " a = f32[4,16,16]{2,1,0} parameter(0)\n ROOT c = f32[4,16,16]{2,1,0} cholesky(a), lower=true",
+        " a = f32[4,16,16]{2,1,0} parameter(0)\n"
+        " ROOT c = f32[4,16,16]{2,1,0} cholesky(a), lower=true",
     ),
     "triangular_solve": (
         "",
-        " a = f32[4,16,16]{2,1,0} parameter(0)\n b = f32[4,16,8]{2,1,0} parameter(1)\n ROOT c = f32[4,16,8]{2,1,0} triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE",
+        " a = f32[4,16,16]{2,1,0} parameter(0)\n"
+        " b = f32[4,16,8]{2,1,0} parameter(1)\n"
+        " ROOT c = f32[4,16,8]{2,1,0} triangular-solve(a, b), left_side=true, lower=true, "
+        "transpose_a=NO_TRANSPOSE",
     ),
     "gather": (
         "",
-        " a = f32[64,8]{1,0} parameter(0)\n i = s32[5,1]{1,0} parameter(1)\n ROOT g = f32[5,8]{1,0} gather(a, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}",
+        " a = f32[64,8]{1,0} parameter(0)\n"
+        " i = s32[5,1]{1,0} parameter(1)\n"
+        " ROOT g = f32[5,8]{1,0} gather(a, i), offset_dims={1}, collapsed_slice_dims={0}, "
+        "start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}",
     ),
     "scatter": (
         ADD,
-        " a = f32[64,8]{1,0} parameter(0)\n i = s32[5,1]{1,0} parameter(1)\n u = f32[5,8]{1,0} parameter(2)\n ROOT s = f32[64,8]{1,0} scatter(a, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add",
+        " a = f32[64,8]{1,0} parameter(0)\n"
+        " i = s32[5,1]{1,0} parameter(1)\n"
+        " u = f32[5,8]{1,0} parameter(2)\n"
+        " ROOT s = f32[64,8]{1,0} scatter(a, i, u), update_window_dims={1}, "
+        "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
+        "to_apply=add",
     ),
     "transpose_is_bitcast": (
         "",
-        " a = f32[2,8,16]{2,1,0} parameter(0)\n ROOT t = f32[16,2,8]{0,2,1} transpose(a), dimensions={2,0,1}",
+        " a = f32[2,8,16]{2,1,0} parameter(0)\n"
+        " ROOT t = f32[16,2,8]{0,2,1} transpose(a), dimensions={2,0,1}",
     ),
     "transpose_moves_data": (
         "",
-        " a = f32[2,8,16]{2,1,0} parameter(0)\n ROOT t = f32[16,2,8]{2,1,0} transpose(a), dimensions={2,0,1}",
+        " a = f32[2,8,16]{2,1,0} parameter(0)\n"
+        " ROOT t = f32[16,2,8]{2,1,0} transpose(a), dimensions={2,0,1}",
     ),
     "elementwise_and_transcendental": (
         "",
-        " a = f32[16]{0} parameter(0)\n b = f32[16]{0} parameter(1)\n e = f32[16]{0} exponential(a)\n l = f32[16]{0} log-plus-one(e)\n s = f32[16]{0} sine(l)\n p = f32[16]{0} power(s, b)\n c = pred[16]{0} compare(p, b), direction=LT\n ROOT r = f32[16]{0} select(c, p, b)",
+        " a = f32[16]{0} parameter(0)\n"
+        " b = f32[16]{0} parameter(1)\n"
+        " e = f32[16]{0} exponential(a)\n"
+        " l = f32[16]{0} log-plus-one(e)\n"
+        " s = f32[16]{0} sine(l)\n"
+        " p = f32[16]{0} power(s, b)\n"
+        " c = pred[16]{0} compare(p, b), direction=LT\n"
+        " ROOT r = f32[16]{0} select(c, p, b)",
     ),
     "dynamic_shape": ("", " a = f32[<=16]{0} parameter(0)\n ROOT n = f32[<=16]{0} negate(a)"),
     "s4_packed_layout": ("", " a = s4[64]{0:E(4)} parameter(0)\n ROOT n = s8[64]{0} convert(a)"),
     "s4_unpacked": ("", " a = s4[64]{0} parameter(0)\n ROOT n = s8[64]{0} convert(a)"),
     "conditional_takes_max": (
-        "t {\n x = f32[16]{0} parameter(0)\n ROOT y = f32[16]{0} exponential(x)\n}\nf {\n x = f32[16]{0} parameter(0)\n y = f32[16]{0} add(x, x)\n ROOT z = f32[16]{0} multiply(y, y)\n}\n",
-        " p = pred[] parameter(0)\n a = f32[16]{0} parameter(1)\n ROOT c = f32[16]{0} conditional(p, a, a), true_computation=t, false_computation=f",
+        "t {\n"
+        " x = f32[16]{0} parameter(0)\n"
+        " ROOT y = f32[16]{0} exponential(x)\n"
+        "}\n"
+        "f {\n"
+        " x = f32[16]{0} parameter(0)\n"
+        " y = f32[16]{0} add(x, x)\n"
+        " ROOT z = f32[16]{0} multiply(y, y)\n"
+        "}\n",
+        " p = pred[] parameter(0)\n"
+        " a = f32[16]{0} parameter(1)\n"
+        " ROOT c = f32[16]{0} conditional(p, a, a), true_computation=t, false_computation=f",
     ),
     "while_counts_once": (
         LOOP,
-        ' a = f32[16]{0} parameter(0)\n i = s32[] constant(0)\n t = (s32[], f32[16]{0}) tuple(i, a)\n ROOT w = (s32[], f32[16]{0}) while(t), condition=cond, body=body, backend_config={"known_trip_count":{"n":"7"}}',
+        " a = f32[16]{0} parameter(0)\n"
+        " i = s32[] constant(0)\n"
+        " t = (s32[], f32[16]{0}) tuple(i, a)\n"
+        " ROOT w = (s32[], f32[16]{0}) while(t), condition=cond, body=body, "
+        'backend_config={"known_trip_count":{"n":"7"}}',
     ),
     "call": (
         "f {\n x = f32[16]{0} parameter(0)\n ROOT y = f32[16]{0} exponential(x)\n}\n",
         " a = f32[16]{0} parameter(0)\n ROOT c = f32[16]{0} call(a), to_apply=f",
     ),
     "map": (
-        "f {\n x = f32[] parameter(0)\n e = f32[] exponential(x)\n ROOT y = f32[] multiply(e, x)\n}\n",
+        "f {\n"
+        " x = f32[] parameter(0)\n"
+        " e = f32[] exponential(x)\n"
+        " ROOT y = f32[] multiply(e, x)\n"
+        "}\n",
         " a = f32[16]{0} parameter(0)\n ROOT m = f32[16]{0} map(a), dimensions={0}, to_apply=f",
     ),
     "fusion_reads_slices": (
@@ -251,58 +344,143 @@ CASES: dict[str, tuple[str, str]] = {
         " a = f32[64]{0} parameter(0)\n ROOT f = f32[8]{0} fusion(a), kind=kLoop, calls=fs",
     ),
     "fusion_broadcast_reshape_reread": (
-        "fb {\n p = f32[8]{0} parameter(0)\n b = f32[8,8]{1,0} broadcast(p), dimensions={0}\n r = f32[8,1]{1,0} reshape(p)\n rb = f32[8,8]{1,0} broadcast(r), dimensions={0,1}\n n = f32[8]{0} negate(p)\n nb = f32[8,8]{1,0} broadcast(n), dimensions={1}\n x = f32[8,8]{1,0} add(b, rb)\n ROOT y = f32[8,8]{1,0} add(x, nb)\n}\n",
+        "fb {\n"
+        " p = f32[8]{0} parameter(0)\n"
+        " b = f32[8,8]{1,0} broadcast(p), dimensions={0}\n"
+        " r = f32[8,1]{1,0} reshape(p)\n"
+        " rb = f32[8,8]{1,0} broadcast(r), dimensions={0,1}\n"
+        " n = f32[8]{0} negate(p)\n"
+        " nb = f32[8,8]{1,0} broadcast(n), dimensions={1}\n"
+        " x = f32[8,8]{1,0} add(b, rb)\n"
+        " ROOT y = f32[8,8]{1,0} add(x, nb)\n"
+        "}\n",
         " a = f32[8]{0} parameter(0)\n ROOT f = f32[8,8]{1,0} fusion(a), kind=kLoop, calls=fb",
     ),
     "fusion_dynamic_update_slice_root": (
-        "fd {\n p = f32[64]{0} parameter(0)\n u = f32[8]{0} parameter(1)\n i = s32[] parameter(2)\n n = f32[8]{0} negate(u)\n ROOT d = f32[64]{0} dynamic-update-slice(p, n, i)\n}\n",
-        " a = f32[64]{0} parameter(0)\n u = f32[8]{0} parameter(1)\n i = s32[] parameter(2)\n ROOT f = f32[64]{0} fusion(a, u, i), kind=kLoop, calls=fd",
+        "fd {\n"
+        " p = f32[64]{0} parameter(0)\n"
+        " u = f32[8]{0} parameter(1)\n"
+        " i = s32[] parameter(2)\n"
+        " n = f32[8]{0} negate(u)\n"
+        " ROOT d = f32[64]{0} dynamic-update-slice(p, n, i)\n"
+        "}\n",
+        " a = f32[64]{0} parameter(0)\n"
+        " u = f32[8]{0} parameter(1)\n"
+        " i = s32[] parameter(2)\n"
+        " ROOT f = f32[64]{0} fusion(a, u, i), kind=kLoop, calls=fd",
     ),
     "fusion_dynamic_slice": (
-        "fds {\n p = f32[64]{0} parameter(0)\n i = s32[] parameter(1)\n ROOT d = f32[8]{0} dynamic-slice(p, i), dynamic_slice_sizes={8}\n}\n",
-        " a = f32[64]{0} parameter(0)\n i = s32[] parameter(1)\n ROOT f = f32[8]{0} fusion(a, i), kind=kLoop, calls=fds",
+        "fds {\n"
+        " p = f32[64]{0} parameter(0)\n"
+        " i = s32[] parameter(1)\n"
+        " ROOT d = f32[8]{0} dynamic-slice(p, i), dynamic_slice_sizes={8}\n"
+        "}\n",
+        " a = f32[64]{0} parameter(0)\n"
+        " i = s32[] parameter(1)\n"
+        " ROOT f = f32[8]{0} fusion(a, i), kind=kLoop, calls=fds",
     ),
     "fusion_multi_output": (
         ADD
-        + "fm {\n p = f32[64]{0} parameter(0)\n e = f32[64]{0} exponential(p)\n c = f32[] constant(0)\n r = f32[] reduce(e, c), dimensions={0}, to_apply=add\n ROOT t = (f32[64]{0}, f32[]) tuple(e, r)\n}\n",
-        " a = f32[64]{0} parameter(0)\n ROOT f = (f32[64]{0}, f32[]) fusion(a), kind=kLoop, calls=fm",
+        + (
+            "fm {\n"
+            " p = f32[64]{0} parameter(0)\n"
+            " e = f32[64]{0} exponential(p)\n"
+            " c = f32[] constant(0)\n"
+            " r = f32[] reduce(e, c), dimensions={0}, to_apply=add\n"
+            " ROOT t = (f32[64]{0}, f32[]) tuple(e, r)\n"
+            "}\n"
+        ),
+        " a = f32[64]{0} parameter(0)\n"
+        " ROOT f = (f32[64]{0}, f32[]) fusion(a), kind=kLoop, calls=fm",
     ),
     "fusion_large_constant": (
-        "fc {\n p = f32[4]{0} parameter(0)\n c = f32[4]{0} constant({1, 2, 3, 4})\n s = f32[] constant(2)\n b = f32[4]{0} broadcast(s), dimensions={}\n m = f32[4]{0} multiply(p, c)\n ROOT a = f32[4]{0} add(m, b)\n}\n",
+        "fc {\n"
+        " p = f32[4]{0} parameter(0)\n"
+        " c = f32[4]{0} constant({1, 2, 3, 4})\n"
+        " s = f32[] constant(2)\n"
+        " b = f32[4]{0} broadcast(s), dimensions={}\n"
+        " m = f32[4]{0} multiply(p, c)\n"
+        " ROOT a = f32[4]{0} add(m, b)\n"
+        "}\n",
         " a = f32[4]{0} parameter(0)\n ROOT f = f32[4]{0} fusion(a), kind=kLoop, calls=fc",
     ),
     "fusion_tuple_parameter": (
-        "ft {\n p = (f32[16]{0}, f32[8]{0}) parameter(0)\n x = f32[8]{0} get-tuple-element(p), index=1\n ROOT n = f32[8]{0} negate(x)\n}\n",
-        " a = f32[16]{0} parameter(0)\n b = f32[8]{0} parameter(1)\n t = (f32[16]{0}, f32[8]{0}) tuple(a, b)\n ROOT f = f32[8]{0} fusion(t), kind=kLoop, calls=ft",
+        "ft {\n"
+        " p = (f32[16]{0}, f32[8]{0}) parameter(0)\n"
+        " x = f32[8]{0} get-tuple-element(p), index=1\n"
+        " ROOT n = f32[8]{0} negate(x)\n"
+        "}\n",
+        " a = f32[16]{0} parameter(0)\n"
+        " b = f32[8]{0} parameter(1)\n"
+        " t = (f32[16]{0}, f32[8]{0}) tuple(a, b)\n"
+        " ROOT f = f32[8]{0} fusion(t), kind=kLoop, calls=ft",
     ),
     "custom_fusion_with_gather": (
-        "fg {\n a = f32[64,8]{1,0} parameter(0)\n i = s32[5,1]{1,0} parameter(1)\n g = f32[5,8]{1,0} gather(a, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}\n ROOT n = f32[5,8]{1,0} negate(g)\n}\n",
-        " a = f32[64,8]{1,0} parameter(0)\n i = s32[5,1]{1,0} parameter(1)\n ROOT f = f32[5,8]{1,0} fusion(a, i), kind=kCustom, calls=fg",
+        "fg {\n"
+        " a = f32[64,8]{1,0} parameter(0)\n"
+        " i = s32[5,1]{1,0} parameter(1)\n"
+        " g = f32[5,8]{1,0} gather(a, i), offset_dims={1}, collapsed_slice_dims={0}, "
+        "start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}\n"
+        " ROOT n = f32[5,8]{1,0} negate(g)\n"
+        "}\n",
+        " a = f32[64,8]{1,0} parameter(0)\n"
+        " i = s32[5,1]{1,0} parameter(1)\n"
+        " ROOT f = f32[5,8]{1,0} fusion(a, i), kind=kCustom, calls=fg",
     ),
     "nested_fusion": (
         FUSED_SLICE
-        + "outer {\n p = f32[64]{0} parameter(0)\n inner = f32[8]{0} fusion(p), kind=kLoop, calls=fs\n n = f32[64]{0} negate(p)\n s = f32[8]{0} slice(n), slice={[0:8]}\n ROOT a = f32[8]{0} add(inner, s)\n}\n",
+        + (
+            "outer {\n"
+            " p = f32[64]{0} parameter(0)\n"
+            " inner = f32[8]{0} fusion(p), kind=kLoop, calls=fs\n"
+            " n = f32[64]{0} negate(p)\n"
+            " s = f32[8]{0} slice(n), slice={[0:8]}\n"
+            " ROOT a = f32[8]{0} add(inner, s)\n"
+            "}\n"
+        ),
         " a = f32[64]{0} parameter(0)\n ROOT f = f32[8]{0} fusion(a), kind=kLoop, calls=outer",
     ),
     "sort_writes_tuple_leaves": (
-        "cmp {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n i = s32[] parameter(2)\n j = s32[] parameter(3)\n ROOT c = pred[] compare(x, y), direction=LT\n}\n",
-        " a = f32[16]{0} parameter(0)\n b = s32[16]{0} parameter(1)\n ROOT s = (f32[16]{0}, s32[16]{0}) sort(a, b), dimensions={0}, to_apply=cmp",
+        "cmp {\n"
+        " x = f32[] parameter(0)\n"
+        " y = f32[] parameter(1)\n"
+        " i = s32[] parameter(2)\n"
+        " j = s32[] parameter(3)\n"
+        " ROOT c = pred[] compare(x, y), direction=LT\n"
+        "}\n",
+        " a = f32[16]{0} parameter(0)\n"
+        " b = s32[16]{0} parameter(1)\n"
+        " ROOT s = (f32[16]{0}, s32[16]{0}) sort(a, b), dimensions={0}, to_apply=cmp",
     ),
     "infeed_outfeed": (
         "",
-        " tok = token[] after-all()\n i = ((f32[16]{0}, s32[4]{0}), token[]) infeed(tok)\n d = (f32[16]{0}, s32[4]{0}) get-tuple-element(i), index=0\n t2 = token[] get-tuple-element(i), index=1\n ROOT o = token[] outfeed(d, t2)",
+        " tok = token[] after-all()\n"
+        " i = ((f32[16]{0}, s32[4]{0}), token[]) infeed(tok)\n"
+        " d = (f32[16]{0}, s32[4]{0}) get-tuple-element(i), index=0\n"
+        " t2 = token[] get-tuple-element(i), index=1\n"
+        " ROOT o = token[] outfeed(d, t2)",
     ),
     "all_reduce_tuple": (
         ADD,
-        " a = f32[16]{0} parameter(0)\n b = f32[8]{0} parameter(1)\n ROOT r = (f32[16]{0}, f32[8]{0}) all-reduce(a, b), to_apply=add",
+        " a = f32[16]{0} parameter(0)\n"
+        " b = f32[8]{0} parameter(1)\n"
+        " ROOT r = (f32[16]{0}, f32[8]{0}) all-reduce(a, b), to_apply=add",
     ),
     "rng_bit_generator": (
         "",
-        " s = u64[2]{0} parameter(0)\n ROOT r = (u64[2]{0}, u32[8,8]{1,0}) rng-bit-generator(s), algorithm=rng_default",
+        " s = u64[2]{0} parameter(0)\n"
+        " ROOT r = (u64[2]{0}, u32[8,8]{1,0}) rng-bit-generator(s), algorithm=rng_default",
     ),
     "data_movement": (
         "",
-        " a = f32[16]{0} parameter(0)\n i = f32[16]{0} iota(), iota_dimension=0\n c = f32[] constant(0)\n p = f32[20]{0} pad(i, c), padding=2_2\n k = f32[36]{0} concatenate(p, a), dimensions={0}\n r = f32[36]{0} reverse(k), dimensions={0}\n s = f32[8]{0} slice(r), slice={[0:8]}\n ROOT b = f32[4,8]{1,0} broadcast(s), dimensions={1}",
+        " a = f32[16]{0} parameter(0)\n"
+        " i = f32[16]{0} iota(), iota_dimension=0\n"
+        " c = f32[] constant(0)\n"
+        " p = f32[20]{0} pad(i, c), padding=2_2\n"
+        " k = f32[36]{0} concatenate(p, a), dimensions={0}\n"
+        " r = f32[36]{0} reverse(k), dimensions={0}\n"
+        " s = f32[8]{0} slice(r), slice={[0:8]}\n"
+        " ROOT b = f32[4,8]{1,0} broadcast(s), dimensions={1}",
     ),
     "topk": (
         "",
@@ -310,7 +488,9 @@ CASES: dict[str, tuple[str, str]] = {
     ),
     "dead_code_counts": (
         "",
-        " a = f32[16]{0} parameter(0)\n d = f32[16]{0} exponential(a)\n ROOT n = f32[16]{0} negate(a)",
+        " a = f32[16]{0} parameter(0)\n"
+        " d = f32[16]{0} exponential(a)\n"
+        " ROOT n = f32[16]{0} negate(a)",
     ),
 }
 
@@ -328,7 +508,13 @@ def test_rule_matches_xla_exactly(name: str) -> None:
 
 
 def test_custom_call_rule() -> None:
-    text = 'HloModule m\nENTRY e {\n a = f32[16]{0} parameter(0)\n ROOT c = f32[16]{0} custom-call(a), custom_call_target="foo"\n}\n'
+    text = (
+        "HloModule m\n"
+        "ENTRY e {\n"
+        " a = f32[16]{0} parameter(0)\n"
+        ' ROOT c = f32[16]{0} custom-call(a), custom_call_target="foo"\n'
+        "}\n"
+    )
     module = hloscope.parse(text)
     assert_close(ours(module_cost(module, custom_calls="xla").total), xla_costs(text), rel=1e-6)
     cost = module_cost(module)
@@ -362,7 +548,11 @@ def test_while_counted_once_and_executed_scales_by_trip_count() -> None:
 
 def test_unknown_opcode_costs_its_boundary_and_is_flagged() -> None:
     module = hloscope.parse(
-        "HloModule m\nENTRY e {\n a = f32[16]{0} parameter(0)\n ROOT r = f32[16]{0} frobnicate(a)\n}\n"
+        "HloModule m\n"
+        "ENTRY e {\n"
+        " a = f32[16]{0} parameter(0)\n"
+        " ROOT r = f32[16]{0} frobnicate(a)\n"
+        "}\n"
     )
     cost = module_cost(module)
     assert (cost.total.flops, cost.total.bytes_accessed) == (0, 128)

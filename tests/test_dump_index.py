@@ -742,7 +742,13 @@ def test_parsed_modules_agree_with_xla_oracle(generated, oracle):
 
 def test_parsing_is_lazy_and_cached(tmp_path):
     (tmp_path / "module_0001.jit_f.before_optimizations.txt").write_text("this is not HLO")
-    good = "HloModule jit_g\n\nENTRY %main (x: f32[2]) -> f32[2] {\n  ROOT %x = f32[2]{0} parameter(0)\n}\n"
+    good = (
+        "HloModule jit_g\n"
+        "\n"
+        "ENTRY %main (x: f32[2]) -> f32[2] {\n"
+        "  ROOT %x = f32[2]{0} parameter(0)\n"
+        "}\n"
+    )
     (tmp_path / "module_0002.jit_g.before_optimizations.txt").write_text(good)
     index = load_dump(tmp_path)  # reads nothing, so the bad file does not matter yet
     assert [m.id for m in index] == [1, 2]

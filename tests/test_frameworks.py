@@ -69,9 +69,11 @@ def test_other_import_errors_are_not_frameworks():
 
 
 def test_explain_missing_frameworks_converts_the_scripts_import():
-    with pytest.raises(frameworks.MissingFramework, match="^TensorFlow is not installed"):
-        with frameworks.explain_missing_frameworks():
-            raise ModuleNotFoundError("No module named 'tensorflow'", name="tensorflow")
+    with (
+        pytest.raises(frameworks.MissingFramework, match="^TensorFlow is not installed"),
+        frameworks.explain_missing_frameworks(),
+    ):
+        raise ModuleNotFoundError("No module named 'tensorflow'", name="tensorflow")
 
 
 @pytest.mark.parametrize(
@@ -192,7 +194,8 @@ def test_function_target_without_jax_is_one_line(no_jax_path, tmp_path):
     # come back through the manifest as the one line, not as a ModuleNotFoundError location.
     env_code = f"""
         import os, sys, json
-        os.environ["PYTHONPATH"] = {str(no_jax_path)!r} + os.pathsep + os.environ.get("PYTHONPATH", "")
+        os.environ["PYTHONPATH"] = {str(no_jax_path)!r} + os.pathsep + \
+os.environ.get("PYTHONPATH", "")
         from hloscope.capture.script import capture_script
         run = capture_script({str(ROOT / "samples" / "fusion_refactor.py")!r}, [],
                              {str(tmp_path / "out")!r}, function="fused", force=True)

@@ -62,13 +62,15 @@ StackFrames
 %fused_dot (p0: f32[8,32], p1: f32[32,16]) -> f32[8,16] {
   %p0 = f32[8,32]{1,0} parameter(0)
   %p1 = f32[32,16]{1,0} parameter(1)
-  ROOT %d = f32[8,16]{1,0} dot(%p0, %p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}, metadata={op_name="layer/dot_general" stack_frame_id=1}
+  ROOT %d = f32[8,16]{1,0} dot(%p0, %p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}, \
+metadata={op_name="layer/dot_general" stack_frame_id=1}
 }
 
 %fused_tanh (q0: f32[8,16], q1: f32[16]) -> f32[8,16] {
   %q0 = f32[8,16]{1,0} parameter(0)
   %q1 = f32[16]{0} parameter(1)
-  %b = f32[8,16]{1,0} broadcast(%q1), dimensions={1}, metadata={op_name="layer/add" stack_frame_id=1}
+  %b = f32[8,16]{1,0} broadcast(%q1), dimensions={1}, \
+metadata={op_name="layer/add" stack_frame_id=1}
   %a = f32[8,16]{1,0} add(%q0, %b), metadata={op_name="layer/add" stack_frame_id=1}
   ROOT %t = f32[8,16]{1,0} tanh(%a), metadata={op_name="layer/tanh" stack_frame_id=3}
 }
@@ -101,12 +103,16 @@ ENTRY %main (x: f32[8,32], w: f32[32,16], bias: f32[16]) -> (f32[8,16], f32[8,16
   %x = f32[8,32]{1,0} parameter(0)
   %w = f32[32,16]{1,0} parameter(1)
   %bias = f32[16]{0} parameter(2)
-  %dot_fusion = f32[8,16]{1,0} fusion(%x, %w), kind=kCustom, calls=%fused_dot, metadata={op_name="layer/dot_general" stack_frame_id=1}, backend_config={"outer_dimension_partitions":[],"fusion_config":{"kind":"__ynn_fusion"}}
-  %tanh_fusion = f32[8,16]{1,0} fusion(%dot_fusion, %bias), kind=kLoop, calls=%fused_tanh, metadata={op_name="layer/tanh" stack_frame_id=3}
+  %dot_fusion = f32[8,16]{1,0} fusion(%x, %w), kind=kCustom, calls=%fused_dot, \
+metadata={op_name="layer/dot_general" stack_frame_id=1}, \
+backend_config={"outer_dimension_partitions":[],"fusion_config":{"kind":"__ynn_fusion"}}
+  %tanh_fusion = f32[8,16]{1,0} fusion(%dot_fusion, %bias), kind=kLoop, calls=%fused_tanh, \
+metadata={op_name="layer/tanh" stack_frame_id=3}
   %neg = f32[8,16]{1,0} negate(%tanh_fusion), metadata={op_name="layer/neg" stack_frame_id=2}
   %zero = s32[] constant(0)
   %init = (s32[], f32[16]{0}) tuple(%zero, %bias)
-  %loop = (s32[], f32[16]{0}) while(%init), condition=%cond, body=%body, backend_config={"known_trip_count":{"n":"3"}}
+  %loop = (s32[], f32[16]{0}) while(%init), condition=%cond, body=%body, \
+backend_config={"known_trip_count":{"n":"3"}}
   %lv = f32[16]{0} get-tuple-element(%loop), index=1
   ROOT %out = (f32[8,16]{1,0}, f32[8,16]{1,0}, f32[16]{0}) tuple(%tanh_fusion, %neg, %lv)
 }
@@ -465,7 +471,7 @@ def test_cli_bad_input_is_one_line(tmp_path: Path) -> None:
     broken.write_text("HloModule m\nENTRY e {\n a = f32[2 parameter(0)\n}\n")
     result = CliRunner().invoke(cli, ["fusions", str(broken)])
     assert result.exit_code != 0
-    lines = [l for l in result.output.splitlines() if l.strip()]
+    lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and "broken.hlo:" in lines[0] and ": error: " in lines[0]
 
 

@@ -37,16 +37,16 @@ def touch_everything(modules) -> None:
     """Read every lazily decoded part, as analyses and the CLI would."""
     for module in modules:
         for key in module.header_attrs:
-            module.header_attrs[key]
+            _ = module.header_attrs[key]
         for inst in module.instructions():
-            inst.shape.byte_size
+            _ = inst.shape.byte_size
             for key in inst.attrs:
-                inst.attrs[key]
-            inst.metadata
-            inst.called_computations
-            inst.stack
+                _ = inst.attrs[key]
+            _ = inst.metadata
+            _ = inst.called_computations
+            _ = inst.stack
             if inst.opcode == "constant":
-                inst.literal
+                _ = inst.literal
 
 
 def parse_damaged(data: bytes) -> None:

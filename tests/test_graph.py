@@ -29,9 +29,11 @@ outer {
 }
 
 ENTRY main {
-  x = f32[4]{0} parameter(0), metadata={op_name="jit(f)/x" source_file="/src/model.py" source_line=7}
+  x = f32[4]{0} parameter(0), \
+metadata={op_name="jit(f)/x" source_file="/src/model.py" source_line=7}
   y = f32[4]{0} parameter(1)
-  twice = f32[4]{0} add(x, x), metadata={op_name="jit(f)/add" source_file="/src/model.py" source_line=9}
+  twice = f32[4]{0} add(x, x), \
+metadata={op_name="jit(f)/add" source_file="/src/model.py" source_line=9}
   fused = f32[4]{0} fusion(twice, y), kind=kOutput, calls=outer
   sub = f32[4]{0} subtract(y, fused)
   ROOT out = (f32[4]{0}, f32[4]{0}) tuple(sub, fused)

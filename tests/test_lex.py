@@ -217,7 +217,7 @@ def test_fast_read_of_odd_texts_matches_split():
         'metadata={source_line=3 op_name="a\\"b"}',
         'backend_config={"a":{"b":1}}, metadata={op_name="m"}',
     ]:
-        full = dict((n, r) for n, r, _ in split_attributes(text))
+        full = {n: r for n, r, _ in split_attributes(text)}
         for name in [*full, "metadata", "zz"]:
             got = Attributes(text).get(name)
             want = Attributes(text)[name] if name in full else None

@@ -34,7 +34,13 @@ def test_duplicate_instruction_and_computation_names():
     assert (
         "duplicate computation name"
         in error_for(
-            "HloModule m\nc {\n  ROOT a = f32[] parameter(0)\n}\nc {\n  ROOT a = f32[] parameter(0)\n}\n"
+            "HloModule m\n"
+            "c {\n"
+            "  ROOT a = f32[] parameter(0)\n"
+            "}\n"
+            "c {\n"
+            "  ROOT a = f32[] parameter(0)\n"
+            "}\n"
         ).message
     )
 
@@ -49,7 +55,13 @@ def test_two_roots_and_two_entries():
     assert (
         "second ENTRY"
         in error_for(
-            "HloModule m\nENTRY e {\n  ROOT a = f32[] parameter(0)\n}\nENTRY f {\n  ROOT a = f32[] parameter(0)\n}\n"
+            "HloModule m\n"
+            "ENTRY e {\n"
+            "  ROOT a = f32[] parameter(0)\n"
+            "}\n"
+            "ENTRY f {\n"
+            "  ROOT a = f32[] parameter(0)\n"
+            "}\n"
         ).message
     )
 
@@ -61,7 +73,11 @@ def test_truncated_module():
 
 def test_unknown_called_computation():
     e = error_for(
-        "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT f = f32[2] fusion(p), kind=kLoop, calls=%missing\n}\n"
+        "HloModule m\n"
+        "ENTRY e {\n"
+        "  p = f32[2] parameter(0)\n"
+        "  ROOT f = f32[2] fusion(p), kind=kLoop, calls=%missing\n"
+        "}\n"
     )
     assert (e.line, "unknown computation 'missing'" in e.message) == (4, True)
 
@@ -69,13 +85,17 @@ def test_unknown_called_computation():
 def test_bad_shape_is_reported_lazily_with_position():
     module = hloscope.parse("HloModule m\nENTRY e {\n  ROOT a = f32[2,x] parameter(0)\n}\n")
     with pytest.raises(hloscope.HloParseError) as info:
-        module.entry.root.shape
+        _ = module.entry.root.shape
     assert info.value.line == 3 and "bad dimension" in info.value.message
 
 
 def test_bad_attribute_value_points_into_the_line():
     module = hloscope.parse(
-        "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT t = f32[2] transpose(p), dimensions={0,x}\n}\n"
+        "HloModule m\n"
+        "ENTRY e {\n"
+        "  p = f32[2] parameter(0)\n"
+        "  ROOT t = f32[2] transpose(p), dimensions={0,x}\n"
+        "}\n"
     )
     with pytest.raises(hloscope.HloParseError) as info:
         module.entry.root.attrs["dimensions"]

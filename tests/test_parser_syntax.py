@@ -41,19 +41,23 @@ def assert_same_as_xla(xla, text):
     assert ours(text) == theirs
 
 
-LONG_WITH_OPERAND_SHAPES = """HloModule fusion_module, entry_computation_layout={()->f32[3,2,1,1]{3,2,1,0}}
+LONG_WITH_OPERAND_SHAPES = """HloModule fusion_module, \
+entry_computation_layout={()->f32[3,2,1,1]{3,2,1,0}}
 
 %fused_computation (constant.param_0: f32[3,2,1,1], constant.1.param_1: f32[2]) -> f32[3,2,1,1] {
   %constant.param_0 = f32[3,2,1,1]{3,2,1,0} parameter(0)
   %constant.1.param_1 = f32[2]{0} parameter(1)
   %broadcast = f32[3,2,1,1]{3,2,1,0} broadcast(f32[2]{0} %constant.1.param_1), dimensions={1}
-  ROOT %subtract = f32[3,2,1,1]{3,2,1,0} subtract(f32[3,2,1,1]{3,2,1,0} %constant.param_0, f32[3,2,1,1]{3,2,1,0} %broadcast)
+  ROOT %subtract = f32[3,2,1,1]{3,2,1,0} subtract(f32[3,2,1,1]{3,2,1,0} %constant.param_0, \
+f32[3,2,1,1]{3,2,1,0} %broadcast)
 }
 
 ENTRY %fusion.v3 () -> f32[3,2,1,1] {
-  %constant = f32[3,2,1,1]{3,2,1,0} constant({ { /*i0=0*/ { /*i1=0*/ {-1} }, { /*i1=1*/ {2} } }, { /*i0=1*/ { /*i1=0*/ {3} }, { /*i1=1*/ {4} } }, { /*i0=2*/ { /*i1=0*/ {5} }, { /*i1=1*/ {6} } } })
+  %constant = f32[3,2,1,1]{3,2,1,0} constant({ { /*i0=0*/ { /*i1=0*/ {-1} }, { /*i1=1*/ {2} } }, \
+{ /*i0=1*/ { /*i1=0*/ {3} }, { /*i1=1*/ {4} } }, { /*i0=2*/ { /*i1=0*/ {5} }, { /*i1=1*/ {6} } } })
   %constant.1 = f32[2]{0} constant({3.14, 4.25})
-  ROOT %fusion = f32[3,2,1,1]{3,2,1,0} fusion(f32[3,2,1,1]{3,2,1,0} %constant, f32[2]{0} %constant.1), kind=kLoop, calls=%fused_computation
+  ROOT %fusion = f32[3,2,1,1]{3,2,1,0} fusion(f32[3,2,1,1]{3,2,1,0} %constant, \
+f32[2]{0} %constant.1), kind=kLoop, calls=%fused_computation
 }
 """
 
@@ -127,7 +131,8 @@ EXECUTION_THREAD = """HloModule threads
 
 ENTRY %e (x: f32[4]) -> f32[4] {
   %x = f32[4]{0} parameter(0)
-  %start = ((f32[4]{0}), f32[4]{0}, s32[]) async-start(%x), async_execution_thread="parallel_thread", calls=%async_wrapped
+  %start = ((f32[4]{0}), f32[4]{0}, s32[]) async-start(%x), \
+async_execution_thread="parallel_thread", calls=%async_wrapped
   ROOT %done = f32[4]{0} async-done(%start)
 }
 """
@@ -194,7 +199,15 @@ def test_headerless_module_is_named_after_its_entry():
 
 def test_entry_is_last_computation_without_entry_keyword():
     module = hloscope.parse(
-        "HloModule m\n\nc1 {\n  ROOT a = f32[] parameter(0)\n}\n\nc2 {\n  ROOT b = f32[] parameter(0)\n}\n"
+        "HloModule m\n"
+        "\n"
+        "c1 {\n"
+        "  ROOT a = f32[] parameter(0)\n"
+        "}\n"
+        "\n"
+        "c2 {\n"
+        "  ROOT b = f32[] parameter(0)\n"
+        "}\n"
     )
     assert module.entry.name == "c2" and module.entry.is_entry
 
@@ -279,7 +292,9 @@ StackFrames
 
 ENTRY %main (x: f32[3]) -> f32[3] {
   %x = f32[3]{0} parameter(0), metadata={op_name="x"}
-  ROOT %sin = f32[3]{0} sine(%x), metadata={op_type="sin" op_name="jit(f)/sin" source_file="/src/model.py" source_line=12 stack_frame_id=2}
+  ROOT %sin = f32[3]{0} sine(%x), \
+metadata={op_type="sin" op_name="jit(f)/sin" source_file="/src/model.py" source_line=12 \
+stack_frame_id=2}
 }
 """
     module = hloscope.parse(text)
@@ -301,14 +316,27 @@ ENTRY %main (x: f32[3]) -> f32[3] {
 
 
 def test_octal_escaped_utf8_strings():
-    text = 'HloModule u\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT c = f32[2] custom-call(p), custom_call_target="caf\\303\\251", metadata={op_name="\\316\\273/x"}\n}\n'
+    text = (
+        "HloModule u\n"
+        "ENTRY e {\n"
+        "  p = f32[2] parameter(0)\n"
+        '  ROOT c = f32[2] custom-call(p), custom_call_target="caf\\303\\251", '
+        'metadata={op_name="\\316\\273/x"}\n'
+        "}\n"
+    )
     root = hloscope.parse(text).entry.root
     assert root.attrs["custom_call_target"] == "café"
     assert root.metadata.op_name == "λ/x"
 
 
 def test_unknown_opcode_and_attribute_are_kept_with_a_warning():
-    text = "HloModule fut\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT q = f32[2] quantum-teleport(p), qubits={1,2}, dimensions={0}\n}\n"
+    text = (
+        "HloModule fut\n"
+        "ENTRY e {\n"
+        "  p = f32[2] parameter(0)\n"
+        "  ROOT q = f32[2] quantum-teleport(p), qubits={1,2}, dimensions={0}\n"
+        "}\n"
+    )
     module = hloscope.parse(text)
     root = module.entry.root
     assert root.opcode == "quantum-teleport" and root.category == "unknown"
@@ -321,7 +349,13 @@ def test_unknown_opcode_and_attribute_are_kept_with_a_warning():
 
 def test_inferred_shapes():
     module = hloscope.parse(
-        "HloModule m\nENTRY e {\n  a = f32[3] parameter(0)\n  b = f32[3] parameter(1)\n  c = compare(a, b), direction=LT\n  ROOT d = add(a, b)\n}\n"
+        "HloModule m\n"
+        "ENTRY e {\n"
+        "  a = f32[3] parameter(0)\n"
+        "  b = f32[3] parameter(1)\n"
+        "  c = compare(a, b), direction=LT\n"
+        "  ROOT d = add(a, b)\n"
+        "}\n"
     )
     assert str(module.entry.root.shape) == "f32[3]"
     assert str(module.entry.instruction("c").shape) == "pred[3]"

@@ -53,8 +53,11 @@ NASTY_MODULE = f"""\
 HloModule nasty
 
 ENTRY main {{
-  a = f32[2]{{0}} parameter(0), metadata={{op_name="{c_escape(NASTY_OP_NAME)}" source_file="/src/we\\"ird <dir>/m{{1}}.py" source_line=3}}
-  c = f32[2]{{0}} custom-call(a), custom_call_target="{c_escape(NASTY_TARGET)}", metadata={{op_name="{c_escape(NASTY_OP_NAME)}"}}
+  a = f32[2]{{0}} parameter(0), \
+metadata={{op_name="{c_escape(NASTY_OP_NAME)}" source_file="/src/we\\"ird <dir>/m{{1}}.py" \
+source_line=3}}
+  c = f32[2]{{0}} custom-call(a), custom_call_target="{c_escape(NASTY_TARGET)}", \
+metadata={{op_name="{c_escape(NASTY_OP_NAME)}"}}
   ROOT n = f32[2]{{0}} negate(c)
 }}
 """

@@ -157,7 +157,10 @@ def test_committed_text_is_what_xla_gives_now(tmp_path):
     installed = regenerate.versions()
     recorded = MANIFEST["versions"]
     if installed != recorded:
-        message = f"samples/hlo was generated with {recorded}, installed: {installed}; run samples/regenerate.py"
+        message = (
+            f"samples/hlo was generated with {recorded}, installed: {installed}; run "
+            "samples/regenerate.py"
+        )
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)

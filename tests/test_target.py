@@ -114,7 +114,8 @@ def test_offline_targets_do_not_import_jax_or_tensorflow(corpus):
     text = next(folder.glob("*.before_optimizations.txt"))
     code = (
         "import sys, hloscope\n"
-        f"hloscope.Target.resolve({str(folder)!r}).modules(); hloscope.Target.resolve({str(text)!r}).modules('before')\n"
+        f"hloscope.Target.resolve({str(folder)!r}).modules(); "
+        f"hloscope.Target.resolve({str(text)!r}).modules('before')\n"
         "print(sorted(m for m in ('jax', 'jaxlib', 'tensorflow') if m in sys.modules))"
     )
     run = subprocess.run(
@@ -139,7 +140,7 @@ def test_missing_targets_are_one_line_errors(tmp_path):
         Target.resolve(f"{tmp_path / 'nope.py'}:step")
 
 
-# ---- script targets and the cache ------------------------------------------------------------------
+# ---- script targets and the cache ----------------------------------------------------------------
 
 
 def test_script_target_is_captured_into_the_cache(first_script_capture, cache):
@@ -152,7 +153,8 @@ def test_script_target_is_captured_into_the_cache(first_script_capture, cache):
 
 
 def test_second_resolution_is_a_cache_hit(first_script_capture, scripts):
-    # How much faster the hit is than the first capture is measured in benchmarks/bench_small_speeds.py.
+    # How much faster the hit is than the first capture is measured in
+    # benchmarks/bench_small_speeds.py.
     first = first_script_capture
     again = Target.resolve(str(scripts / "gamma.py"))
     assert again.from_cache and again.output_dir == first.output_dir
@@ -192,7 +194,7 @@ def test_failing_script_target_is_not_cached(cache, scripts):
     assert not failed.with_name(failed.name[: -len(".failed")]).exists()
 
 
-# ---- SCRIPT.py:FUNCTION ------------------------------------------------------------------------------
+# ---- SCRIPT.py:FUNCTION --------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

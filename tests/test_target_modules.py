@@ -174,7 +174,9 @@ def _damaged_copy(corpus: Path, tmp_path: Path, largest: bool) -> tuple[Path, Pa
 
     folder = tmp_path / "dump"
     shutil.copytree(_recompiles(corpus), folder)
-    texts = sorted(folder.glob("module_*.cpu_after_optimizations.txt"), key=lambda p: p.stat().st_size)
+    texts = sorted(
+        folder.glob("module_*.cpu_after_optimizations.txt"), key=lambda p: p.stat().st_size
+    )
     victim = texts[-1] if largest else texts[0]
     text = victim.read_text()
     assert "ROOT " in text

@@ -91,4 +91,8 @@ def stop_family(token: str, group: int | None = None) -> int:
         with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
             os.killpg(group, signal.SIGKILL)
     _signal_all(members(token), signal.SIGKILL)
+    # SIGKILL lands asynchronously: wait (briefly) until no member is left running.
+    deadline = time.monotonic() + _GRACE_S
+    while time.monotonic() < deadline and members(token):
+        time.sleep(_POLL_S)
     return len(left)
