@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..stages import Stage, UnknownStageError
 from .buffers import (
     BufferAssignment,
     LiveRange,
@@ -109,7 +110,7 @@ class DumpStage:
     @property
     def label(self) -> str:
         """``before``, ``after`` or ``after (sm_9.0_gpu)`` for tables (cpu is implied)."""
-        short = "before" if self.name == BEFORE_OPTIMIZATIONS else "after"
+        short = Stage.parse(self.name).short
         if self.backend and self.backend != "cpu":
             return f"{short} ({self.backend})"
         return short
@@ -205,10 +206,13 @@ class DumpModule:
         )
 
     # ---- stages -------------------------------------------------------------------------------
-    def stage(self, name: str, backend: str | None = None) -> DumpStage | None:
-        """The stage called ``name`` (``"before_optimizations"``/``"after_optimizations"``; the
-        short ``"before"``/``"after"`` work too), optionally for one backend."""
-        name = {"before": BEFORE_OPTIMIZATIONS, "after": AFTER_OPTIMIZATIONS}.get(name, name)
+    def stage(self, name: str | Stage, backend: str | None = None) -> DumpStage | None:
+        """The stage called ``name`` (``"before_optimizations"``/``"after_optimizations"``, or
+        any :class:`~hloscope.stages.Stage` alias), optionally for one backend."""
+        try:
+            name = Stage.parse(name).dump_name or str(name)
+        except UnknownStageError:
+            return None
         for s in self.stages:
             if s.name == name and (backend is None or s.backend == backend):
                 return s
