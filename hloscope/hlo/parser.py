@@ -77,7 +77,7 @@ _COMMENT = re.compile(_lex.BLOCK_COMMENT, re.S)
 _OPERAND_NAME = re.compile(r"%?(" + _NAME + r")\s*$")
 _BRACKETS = _lex.BRACKET_TOKENS
 _SECTION_ENTRY = re.compile(r"[ \t]*(\d+)[ \t]+(.*?)\s*$")
-_SUBFIELD = re.compile(r"(\w+)=(-?\d+)")
+_SUBFIELD = re.compile(r"([A-Za-z_]+)=(-?\d+)")  # FileLocations fields: file_name_id=3 ...
 _CALLED_ATTR = re.compile(
     r"(?:^|,\s*)(" + "|".join(CALLED_COMPUTATION_ATTRS) + r")=\s*(\{\s*\n|\{\s*" + _NAME + r"\s*=)"
 )
