@@ -68,7 +68,9 @@ def graph_command(
 ) -> None:
     """Draw TARGET's optimized HLO as a graph: ops coloured by category, fusions as boxes or
     clusters, shapes on edges, source lines in tooltips. Big graphs are cut to a neighbourhood
-    (a note says what is missing); -o FILE.json writes the whole graph for Model Explorer.
+    (a note says what is missing), and graphs that would take Graphviz long to lay out are drawn
+    more simply (an operand read by many ops drawn once per user, no shapes on edges; the note
+    and the report say so); -o FILE.json writes the whole graph for Model Explorer.
     With --all-modules, each module is written to FILE's name with the module's number and
     name inserted (g.svg -> g.0.jit_step.svg)."""
     from ..hlo.graph_selection import GraphOptions
@@ -87,6 +89,13 @@ def graph_command(
     for i, chosen in enumerate(modules):
         path = _numbered(out, i, chosen.name) if all_modules else out
         click.echo(_draw(chosen, options, path, fmt), err=True)
+
+
+def _short(name: str, width: int = 80) -> str:
+    """A name fit for the one-line report (generated names can run to thousands of characters)."""
+    from ..render.terminal import shorten_middle
+
+    return shorten_middle(name, width)
 
 
 def _numbered(out: str, index: int, name: str) -> str:
@@ -113,10 +122,17 @@ def _draw(chosen, options, out: str, fmt: str) -> str:
             f"wrote {out}: Model Explorer graph JSON of {chosen.name} (open it in Model Explorer)"
         )
     shown, total = len(selection.nodes), len(selection.graph)
-    line = f"wrote {out}: {shown} of {total} nodes of {selection.computation.name} in {chosen.name}"
+    comp_name, module_name = _short(selection.computation.name), _short(chosen.name)
+    line = f"wrote {out}: {shown} of {total} nodes of {comp_name} in {module_name}"
     if selection.hidden:
         line += (
             f"; {selection.hidden} not shown (showing {selection.why}; "
             "-o FILE.json shows all in Model Explorer)"
+        )
+    if selection.simplified:
+        # The same phrases as the picture's note: the user should not have to open the picture
+        # to learn that its edges lost their shapes.
+        line += "; drawn simply so that dot lays it out in seconds: " + ", ".join(
+            selection.simplified
         )
     return line

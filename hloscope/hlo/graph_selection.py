@@ -39,6 +39,8 @@ DEFAULT_AROUND_DEPTH = 3
 # When a big graph is cut around its busiest op, nodes with more edges than this (shared
 # constants, the root tuple) end the search instead of pulling in all their neighbours.
 HUB_DEGREE = 12
+# Names in GraphSelection.why are shortened to this many characters.
+_MAX_WHY_NAME_CHARS = 80
 
 
 class GraphError(HloscopeError):
@@ -74,6 +76,9 @@ class GraphSelection:
     nodes: list[str]
     centers: list[str] = field(default_factory=list)
     why: str = ""  # how the nodes were chosen, for the note ("3 hops around fusion.2")
+    # What the renderer drew more simply than usual so that the layout stays quick ("no
+    # shapes on edges"); set when the picture is written, for the command's report.
+    simplified: list[str] = field(default_factory=list)
 
     @property
     def hidden(self) -> int:
@@ -107,21 +112,22 @@ def select_graph(module: Module, options: GraphOptions = GraphOptions()) -> Grap
         centers = _find_centers(graph, options.around)
         depth = options.depth if options.depth is not None else DEFAULT_AROUND_DEPTH
         nodes = neighbourhood(graph, centers, depth=depth, max_nodes=options.max_nodes)
-        why = f"{depth} hops around {options.around}"
+        why = f"{depth} hops around {_short(options.around)}"
     elif fusion_inst is not None:
         centers = _find_centers(graph, fusion_inst.name)
         depth = options.depth if options.depth is not None else 1
         nodes = neighbourhood(
             graph, centers, depth=depth, max_nodes=max(options.max_nodes, len(centers))
         )
-        why = f"{fusion_inst.name} and what lies {depth} hop{'s' if depth != 1 else ''} from it"
+        hops = f"{depth} hop{'s' if depth != 1 else ''}"
+        why = f"{_short(fusion_inst.name)} and what lies {hops} from it"
     elif len(graph) > options.max_nodes:
         center = default_center(graph)
         centers = [center] if center is not None else []
         nodes = neighbourhood(
             graph, centers, depth=options.depth, max_nodes=options.max_nodes, hub_degree=HUB_DEGREE
         )
-        why = f"the {len(nodes)} nodes nearest {center} (the op moving the most bytes)"
+        why = f"the {len(nodes)} nodes nearest {_short(center)} (the op moving the most bytes)"
     else:
         centers, nodes, why = [], list(graph.nodes), ""
     return GraphSelection(module, comp, graph, nodes, centers, why)
@@ -173,6 +179,16 @@ def _find_centers(graph: nx.DiGraph, name: str) -> list[str]:
         f"no instruction named {name!r} in computation {graph.graph.get('computation')}"
         + _suggest(name, graph.nodes)
     )
+
+
+def _short(name: str | None, limit: int = _MAX_WHY_NAME_CHARS) -> str:
+    """``name`` shortened in the middle for the sentence saying what is shown (a 5,000-character
+    instruction name must not become a 5,000-character note)."""
+    name = str(name)
+    if len(name) <= limit:
+        return name
+    head = limit // 2  # the ellipsis takes one character; the end gets the rest
+    return name[:head] + "\u2026" + name[len(name) - (limit - 1 - head) :]
 
 
 def _suggest(name: str, choices) -> str:

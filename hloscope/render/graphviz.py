@@ -9,12 +9,18 @@ The picture is drawn from :func:`hloscope.hlo.graph.module_graph`:
   cluster holding its instructions; nested fusions nest clusters);
 * a graph bigger than ``max_nodes`` is cut to the neighbourhood of one instruction (the one
   asked for, else the op that moves the most bytes); a note says how much was left out, and
-  boxes whose neighbours were cut get a dashed border.
+  boxes whose neighbours were cut get a dashed border;
+* a **layout budget** (:func:`plan_layout`) keeps ``dot`` to seconds: before calling it, the
+  selection's size and shape decide whether to draw an operand read by many ops once per user
+  (small dotted stubs), to drop the shapes on edges, or to let ``dot`` minimise crossings less;
+  the note says what was simplified, and a ``dot`` that still runs past its time limit is
+  stopped and called once more on the simplest drawing (:func:`render_selection`).
 
 Every name and label goes through :func:`dot_escape` (plain DOT strings) or :func:`html_escape`
 (HTML-like labels); DOT node ids are synthetic (``n0``, ``n1``...) so no HLO name ever reaches
-DOT syntax unescaped. The ``dot`` binary lays the graph out; only ``.dot`` and Model Explorer
-``.json`` output work without it.
+DOT syntax unescaped, and every name, shape, op_name and source line is clipped to a length
+``dot`` handles (the Model Explorer JSON keeps them whole). The ``dot`` binary lays the graph
+out; only ``.dot`` and Model Explorer ``.json`` output work without it.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import re
 import shutil
 import subprocess
 from collections import Counter
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,12 +47,17 @@ from ..hlo.graph_selection import (
     select_graph,
 )
 from ..hlo.opcodes import CATEGORIES
+from .terminal import shorten_middle
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.model import Computation, Instruction, Module
 
 __all__ = [
     "GraphRenderError",
+    "DotTimeout",
+    "LayoutPlan",
+    "LAYOUT_BUDGET",
+    "LAYOUT_TIMEOUT_S",
     "CATEGORY_COLORS",
     "DEFAULT_MAX_NODES",
     "FORMATS",
@@ -55,6 +67,9 @@ __all__ = [
     "select_graph",
     "to_dot",
     "render_dot",
+    "render_selection",
+    "plan_layout",
+    "simplest_plan",
     "write_graph",
     "format_for",
 ]
@@ -84,14 +99,26 @@ CATEGORY_COLORS: dict[str, str] = {
 }
 _CLUSTER_FILL = "#f3fcfd"
 _NOTE_FILL = "#fff9db"
+_STUB_FILL_STYLE = "rounded,filled,dotted"
+# Lengths past which text is shortened in the middle (the ends tell names apart: "fusion.123").
+# dot measures every label character by character and keeps whole tooltips in memory, so one
+# 100 KB op_name would otherwise slow it down or make it fail.
 _MAX_SHAPE_CHARS = 48
 _MAX_NAME_CHARS = 60
+_MAX_STUB_CHARS = 24
+_MAX_TITLE_CHARS = 120
+_MAX_NOTE_LINE_CHARS = 160
+_MAX_TOOLTIP_LINE_CHARS = 300
 _MAX_TOOLTIP_CHARS = 2000
 _EDGE_LABEL_LIMIT = 100
 
 
 #: A picture could not be made (an unknown name, ``dot`` missing or failing); one line.
 GraphRenderError = GraphError
+
+
+class DotTimeout(GraphRenderError):
+    """``dot`` ran past its time limit (and was stopped)."""
 
 
 # --- escaping -------------------------------------------------------------------------------------
@@ -156,18 +183,31 @@ def html_escape(text: str) -> str:
 
 
 def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+    """``text`` shortened in the middle to ``limit`` characters (both ends stay readable)."""
+    return shorten_middle(str(text), limit)
+
+
+def _clip_lines(text: str, limit: int = _MAX_TOOLTIP_LINE_CHARS) -> str:
+    """Each line of ``text`` clipped on its own, so one huge op_name cannot crowd out the rest."""
+    return "\n".join(_clip(line, limit) for line in text.split("\n"))
 
 
 # --- building DOT ---------------------------------------------------------------------------------
 
 
-def to_dot(selection: GraphSelection) -> graphviz.Digraph:
-    """The DOT picture of a selection (see the module docstring for what it shows)."""
+def to_dot(selection: GraphSelection, plan: LayoutPlan | None = None) -> graphviz.Digraph:
+    """The DOT picture of a selection (see the module docstring for what it shows).
+
+    ``plan`` says what to draw more simply so that ``dot`` lays the picture out in seconds;
+    by default :func:`plan_layout` decides it from the selection. Its notes join the picture's
+    note.
+    """
+    plan = plan_layout(selection) if plan is None else plan
     graph = selection.graph
     shown = set(selection.nodes)
     ids = {node: f"n{i}" for i, node in enumerate(selection.nodes)}
-    module_name, comp_name = selection.module.name, selection.computation.name
+    module_name = _clip(selection.module.name, _MAX_TITLE_CHARS)
+    comp_name = _clip(selection.computation.name, _MAX_TITLE_CHARS)
     title = module_name if module_name == comp_name else f"{module_name} \u2014 {comp_name}"
 
     dot = graphviz.Digraph(name="hlo", comment=dot_escape(title))
@@ -180,6 +220,7 @@ def to_dot(selection: GraphSelection) -> graphviz.Digraph:
         labelloc="t",
         newrank="true",
         tooltip=dot_tooltip(title),
+        **(_QUICK_LAYOUT if plan.quick else {}),
     )
     dot.attr(
         "node",
@@ -194,24 +235,11 @@ def to_dot(selection: GraphSelection) -> graphviz.Digraph:
     # Group nodes by the (possibly nested) expanded fusion they came from.
     tree = _ClusterTree()
     for node in selection.nodes:
-        tree.place(graph.nodes[node].get("fusion"), node)
+        if node not in plan.dropped:
+            tree.place(graph.nodes[node].get("fusion"), node)
     counter = iter(range(1 << 30))
     tree.emit(dot, selection, ids, shown, counter, set(selection.centers))
-
-    # Edge labels are extra nodes to dot's layout (4x slower at 300 nodes); past a hundred
-    # nodes they become xlabels, placed after layout.
-    label_key = "label" if len(selection.nodes) <= _EDGE_LABEL_LIMIT else "xlabel"
-    for source, target, data in graph.edges(data=True):
-        if source in shown and target in shown:
-            shape = graph.nodes[source].get("shape") or ""
-            indices = data.get("indices") or [data.get("index", 0)]
-            positions = ", ".join(map(str, indices))
-            dot.edge(
-                ids[source],
-                ids[target],
-                tooltip=dot_tooltip(f"{source} \u2192 {target} (operand {positions}): {shape}"),
-                **{label_key: dot_escape(_clip(shape, _MAX_SHAPE_CHARS))},
-            )
+    _emit_edges(dot, selection, plan, ids, shown)
 
     categories = [
         c for c in CATEGORIES if any(graph.nodes[n].get("category") == c for n in selection.nodes)
@@ -220,21 +248,285 @@ def to_dot(selection: GraphSelection) -> graphviz.Digraph:
         dot.node(
             "legend", label=_legend_label(categories), shape="plaintext", style="", tooltip="legend"
         )
-    if selection.hidden > 0:
-        note = (
-            f"{selection.hidden} of {len(graph)} nodes not shown\n"
-            f"showing {selection.why}\n"
-            "(--around NAME, --depth N and --max-nodes N choose what to draw)"
-        )
+    note = _note_lines(selection, plan)
+    if note:
         dot.node(
             "note",
-            label=dot_escape(note),
+            label=dot_escape("\n".join(_clip(line, _MAX_NOTE_LINE_CHARS) for line in note)),
             shape="note",
             style="filled",
             fillcolor=_NOTE_FILL,
             fontsize="10",
         )
     return dot
+
+
+def _emit_edges(dot, selection: GraphSelection, plan: LayoutPlan, ids, shown) -> None:
+    """One edge per (operand, user) pair shown; a stubbed operand gets a stub per user."""
+    graph = selection.graph
+    stub_tooltips: dict[str, str] = {}
+    for source, target, data in _shown_edges(graph, shown):
+        shape = graph.nodes[source].get("shape") or ""
+        tail = ids[source]
+        if source in plan.stubs and (source, target) not in plan.kept_edges:
+            if source not in stub_tooltips:
+                users = sum(1 for user in graph._succ[source] if user in shown)
+                stub_tooltips[source] = _stub_tooltip(graph, source, users)
+            tail = f"{ids[source]}_{ids[target]}"
+            _emit_stub(dot, graph, source, tail, stub_tooltips[source])
+        indices = data.get("indices") or [data.get("index", 0)]
+        positions = ", ".join(map(str, indices))
+        ends = f"{_clip(source, _MAX_NAME_CHARS)} \u2192 {_clip(target, _MAX_NAME_CHARS)}"
+        where = f"operand {_clip(positions, _MAX_SHAPE_CHARS)}"
+        tooltip = f"{ends} ({where}): {_clip(shape, _MAX_TOOLTIP_LINE_CHARS)}"
+        label = {plan.edge_label: dot_escape(_clip(shape, _MAX_SHAPE_CHARS))}
+        dot.edge(
+            tail, ids[target], tooltip=dot_tooltip(tooltip), **(label if plan.edge_label else {})
+        )
+
+
+def _shown_edges(graph, shown: set[str]):
+    """The edges of ``graph`` between two shown nodes, with their data."""
+    return (
+        (source, target, data)
+        for source, target, data in graph.edges(data=True)
+        if source in shown and target in shown
+    )
+
+
+def _stub_tooltip(graph, node: str, users: int) -> str:
+    text = _tooltip_text(graph.nodes[node]["instruction"], node)
+    text += f"\ndrawn once per user ({users} users) so that dot lays the picture out quickly"
+    return _clip(text, _MAX_TOOLTIP_CHARS)
+
+
+def _emit_stub(dot, graph, node: str, stub_id: str, tooltip: str) -> None:
+    """A small copy of ``node`` next to one of its users: its name only, dotted border."""
+    category = graph.nodes[node].get("category") or "unknown"
+    dot.node(
+        stub_id,
+        label=dot_escape(_clip(node.rsplit(FUSION_SEP, 1)[-1], _MAX_STUB_CHARS)),
+        tooltip=dot_tooltip(tooltip),
+        fillcolor=CATEGORY_COLORS.get(category, "#ffffff"),
+        style=_STUB_FILL_STYLE,
+        fontsize="8",
+        margin="0.04,0.02",
+        height="0.2",
+    )
+
+
+def _note_lines(selection: GraphSelection, plan: LayoutPlan) -> list[str]:
+    """The note's lines: what was left out, and what was drawn more simply than usual."""
+    lines = []
+    if selection.hidden > 0:
+        lines += [
+            f"{selection.hidden} of {len(selection.graph)} nodes not shown",
+            f"showing {selection.why}",
+            "(--around NAME, --depth N and --max-nodes N choose what to draw)",
+        ]
+    if plan.notes:
+        lines.append("drawn simply so that dot lays it out in seconds:")
+        lines += [f"\u2022 {note}" for note in plan.notes]
+    return lines
+
+
+# --- the layout budget ----------------------------------------------------------------------------
+
+# Why dot gets slow: it puts every node on a rank and orders each rank to minimise crossings,
+# and an edge spanning k ranks becomes a chain of k-1 invisible "virtual" nodes that are ordered
+# too. An edge label is one more node, in a rank of its own between the ranks it joins, which
+# doubles every span. One parameter read by every op of a 150-op chain spans 1 + 2 + ... + 150
+# ranks: 11,000 virtual nodes, minutes of dot. Each crossing-minimisation pass sweeps every rank,
+# so the estimate is (real + virtual nodes) x ranks; dot's time grew about as its square on
+# chains and corpus pictures (benchmarks/RESULTS.md): 180 k took 0.5-1 s, 270 k 2.5 s, 720 k 8 s,
+# 1.3 M over 40 s.
+LAYOUT_BUDGET = 250_000
+#: Seconds ``dot`` may run before it is stopped and called once more on the simplest drawing.
+LAYOUT_TIMEOUT_S = 30.0
+# An operand with at least this many users shown may be drawn once per user instead.
+_STUB_MIN_USERS = 3
+# What "minimise crossings less" means to dot: fewer mincross passes, no second mincross run,
+# and a cap on network-simplex iterations (which rank and position nodes).
+_QUICK_LAYOUT = {"mclimit": "0.1", "remincross": "false", "nslimit": "2", "nslimit1": "2"}
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutPlan:
+    """What to draw more simply than usual so that ``dot`` lays a selection out in seconds.
+
+    ``edge_label``: the DOT attribute that writes each operand's shape on its edge: ``"label"``
+    (laid out with the graph), ``"xlabel"`` (placed after layout, cheaper) or ``None`` (the
+    shape is only in the edge's tooltip). ``stubs``: nodes drawn as a small copy next to each
+    user instead of one box with long edges; ``dropped``: the stubbed nodes with no operand
+    shown, so that the stubs stand in for them entirely (the others keep their box, for the
+    edges into it, and ``kept_edges``: their edges to users on the very next rank, which cost
+    dot nothing). ``quick``: dot told to minimise crossings less. ``notes``: one phrase per
+    simplification, for the picture's note and the command's report.
+    """
+
+    edge_label: str | None = "label"
+    stubs: frozenset[str] = frozenset()
+    dropped: frozenset[str] = frozenset()
+    kept_edges: frozenset[tuple[str, str]] = frozenset()
+    quick: bool = False
+    notes: tuple[str, ...] = ()
+
+
+def plan_layout(selection: GraphSelection, budget: int = LAYOUT_BUDGET) -> LayoutPlan:
+    """The least simplification that brings the selection's estimated layout cost under
+    ``budget`` (see :func:`layout_cost`), tried in this order:
+
+    1. the operands whose long edges cost the most (a parameter read by every op) are drawn
+       once per user, one operand at a time until the cost fits;
+    2. edge labels are dropped (the shapes stay in the edge tooltips);
+    3. dot is told to minimise crossings less.
+
+    Past :data:`_EDGE_LABEL_LIMIT` nodes, edge labels are xlabels from the start (placed after
+    layout), as they always were.
+    """
+    edge_label = "label" if len(selection.nodes) <= _EDGE_LABEL_LIMIT else "xlabel"
+    shape = _LayoutShape.of(selection)
+    stubs: list[str] = []
+    cost = shape.cost(edge_label == "label", stubs)
+    for node in shape.stub_candidates():
+        if cost <= budget:
+            break
+        stubs.append(node)
+        cost = shape.cost(edge_label == "label", stubs)
+    notes = [_stubs_note(selection, stubs)] if stubs else []
+    if cost > budget and edge_label is not None:
+        edge_label = None
+        cost = shape.cost(False, stubs)
+        notes.append("no shapes on edges (they are in the edge tooltips)")
+    quick = cost > budget
+    if quick:
+        notes.append("crossings minimised less than usual")
+    return LayoutPlan(
+        edge_label,
+        frozenset(stubs),
+        shape.dropped(stubs),
+        shape.kept_edges(stubs),
+        quick,
+        tuple(notes),
+    )
+
+
+def simplest_plan(selection: GraphSelection, why: str = "") -> LayoutPlan:
+    """The cheapest drawing: every operand with several users stubbed, no edge labels, quick
+    crossing minimisation. ``why`` (if given) leads the notes."""
+    shape = _LayoutShape.of(selection)
+    stubs = shape.stub_candidates()
+    notes = [why] if why else []
+    if stubs:
+        notes.append(_stubs_note(selection, stubs))
+    notes += ["no shapes on edges (they are in the edge tooltips)", "crossings minimised less"]
+    return LayoutPlan(
+        None, frozenset(stubs), shape.dropped(stubs), shape.kept_edges(stubs), True, tuple(notes)
+    )
+
+
+def layout_cost(selection: GraphSelection, plan: LayoutPlan | None = None) -> int:
+    """The estimated work of dot's layout for ``selection`` drawn as ``plan`` says: its real,
+    virtual and label nodes times its ranks (see :data:`LAYOUT_BUDGET`)."""
+    plan = LayoutPlan() if plan is None else plan
+    return _LayoutShape.of(selection).cost(plan.edge_label == "label", plan.stubs)
+
+
+def _stubs_note(selection: GraphSelection, stubs: list[str]) -> str:
+    names = [_clip(n.rsplit(FUSION_SEP, 1)[-1], _MAX_STUB_CHARS) for n in stubs[:3]]
+    more = f" and {len(stubs) - 3} more" if len(stubs) > 3 else ""
+    return f"{', '.join(names)}{more} drawn once per user (dotted boxes)"
+
+
+@dataclass(slots=True)
+class _LayoutShape:
+    """The shown part of a selection as dot will rank it, for estimating layout cost.
+
+    ``rank``: each node's rank, estimated as dot's network simplex tends to place it: longest
+    path from the operands down, then every node with no operand shown moved down to just
+    above its first user (dot shortens those edges the same way). ``edges``: (operand, user).
+    """
+
+    rank: dict[str, int]
+    edges: list[tuple[str, str]]
+    has_operands: set[str]
+
+    @classmethod
+    def of(cls, selection: GraphSelection) -> _LayoutShape:
+        shown = set(selection.nodes)
+        edges = [(s, t) for s, t, _ in _shown_edges(selection.graph, shown)]
+        preds: dict[str, list[str]] = {n: [] for n in selection.nodes}
+        succs: dict[str, list[str]] = {n: [] for n in selection.nodes}
+        for s, t in edges:
+            preds[t].append(s)
+            succs[s].append(t)
+        rank: dict[str, int] = {}
+        for node in _topological(selection.nodes, preds, succs):
+            rank[node] = max((rank.get(p, 0) + 1 for p in preds[node]), default=0)
+        for node in selection.nodes:
+            if not preds[node] and succs[node]:
+                rank[node] = min(rank[t] for t in succs[node]) - 1
+        return cls(rank, edges, {t for _, t in edges})
+
+    def cost(self, labels: bool, stubs) -> int:
+        """Nodes (real, virtual, label) times ranks; a stubbed operand's edges span one rank."""
+        stubbed = set(stubs)
+        scale = 2 if labels else 1  # a label is a node on a rank of its own: spans double
+        width: Counter[int] = Counter()
+        for node, r in self.rank.items():
+            if node not in stubbed or node in self.has_operands:
+                width[r * scale] += 1
+        for s, t in self.edges:
+            low = self.rank[t] * scale
+            high = low - scale if s in stubbed else self.rank[s] * scale
+            if s in stubbed:
+                width[high] += 1  # the stub itself
+            for r in range(high + 1, low):
+                width[r] += 1
+        return sum(width.values()) * len(width)
+
+    def stub_candidates(self) -> list[str]:
+        """Operands with several users, the ones whose edges span the most ranks first."""
+        span: Counter[str] = Counter()
+        users: Counter[str] = Counter()
+        for s, t in self.edges:
+            span[s] += self.rank[t] - self.rank[s] - 1
+            users[s] += 1
+        return sorted(
+            (n for n in users if users[n] >= _STUB_MIN_USERS and span[n] > 0),
+            key=lambda n: (-span[n], n),
+        )
+
+    def dropped(self, stubs) -> frozenset[str]:
+        """The stubbed nodes with no operand shown: their stubs replace their box."""
+        return frozenset(n for n in stubs if n not in self.has_operands)
+
+    def kept_edges(self, stubs) -> frozenset[tuple[str, str]]:
+        """Edges from a stubbed node that keeps its box to users on the next rank: they stay
+        ordinary edges, so the box is still seen to feed the op right below it."""
+        kept = set(stubs) - self.dropped(stubs)
+        return frozenset(
+            (s, t) for s, t in self.edges if s in kept and self.rank[t] - self.rank[s] <= 1
+        )
+
+
+def _topological(nodes: list[str], preds, succs) -> list[str]:
+    """``nodes`` in an order where operands come first (Kahn's algorithm; HLO is acyclic, and
+    a node left over by a cycle is appended so that nothing is lost)."""
+    waiting = {n: len(preds[n]) for n in nodes}
+    ready = [n for n in nodes if waiting[n] == 0]
+    order: list[str] = []
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for user in succs[node]:
+            waiting[user] -= 1
+            if waiting[user] == 0:
+                ready.append(user)
+    if len(order) < len(nodes):
+        placed = set(order)
+        order += [n for n in nodes if n not in placed]
+    return order
 
 
 class _ClusterTree:
@@ -292,7 +584,7 @@ def _cluster_label(inst: Instruction | None, fusion_id: str) -> str:
     kind = inst.fusion_kind if inst is not None else None
     text = f"<<B>{html_escape(_clip(name, _MAX_NAME_CHARS))}</B>"
     if kind:
-        text += f" \u00b7 {html_escape(kind)}"
+        text += f" \u00b7 {html_escape(_clip(kind, _MAX_NAME_CHARS))}"
     if inst is not None:
         shape = html_escape(_clip(inst.shape_text, _MAX_SHAPE_CHARS))
         text += f'<BR/><FONT POINT-SIZE="8">{shape}</FONT>'
@@ -324,11 +616,13 @@ def _emit_node(dot, graph, node: str, dot_id: str, shown: set[str], is_center: b
 
 def _node_label(data: dict, inst: Instruction) -> str:
     name = html_escape(_clip(inst.name, _MAX_NAME_CHARS))
-    opcode = html_escape(data["opcode"])
+    opcode = html_escape(_clip(data["opcode"], _MAX_NAME_CHARS))
     lines = [f"<B>{name}</B>"]
     if inst.opcode == "fusion":
         kind = data.get("fusion_kind")
-        lines.append(f"fusion \u00b7 {html_escape(kind)}" if kind else "fusion")
+        lines.append(
+            f"fusion \u00b7 {html_escape(_clip(kind, _MAX_NAME_CHARS))}" if kind else "fusion"
+        )
         summary = _fused_ops_summary(inst)
         if summary:
             lines.append(f'<FONT POINT-SIZE="8">{html_escape(summary)}</FONT>')
@@ -406,6 +700,9 @@ def _called(inst: Instruction, attr: str) -> str:
 
 
 def _tooltip_text(inst: Instruction, node: str) -> str:
+    """The tooltip of a box: the instruction, what it calls, its operands, op_name and source.
+
+    Every line is clipped (:func:`_clip_lines`); the caller clips the whole."""
     lines = [f"{node} = {inst.shape_text} {inst.opcode}"]
     if inst.fusion_kind:
         lines.append(f"kind: {inst.fusion_kind}")
@@ -413,7 +710,7 @@ def _tooltip_text(inst: Instruction, node: str) -> str:
     if inst.operands:
         lines.append(
             "operands: "
-            + ", ".join(o.name for o in inst.operands[:8])
+            + ", ".join(_clip(o.name, _MAX_NAME_CHARS) for o in inst.operands[:8])
             + (" \u2026" if len(inst.operands) > 8 else "")
         )
     try:
@@ -425,7 +722,7 @@ def _tooltip_text(inst: Instruction, node: str) -> str:
         lines.append(f"op_name: {metadata.op_name}")
     if frame is not None:
         lines.append(f"source: {frame}")
-    return "\n".join(lines)
+    return _clip_lines("\n".join(lines))
 
 
 def _legend_label(categories: list[str]) -> str:
@@ -443,8 +740,11 @@ def _legend_label(categories: list[str]) -> str:
 # --- rendering ------------------------------------------------------------------------------------
 
 
-def render_dot(source: str, fmt: str = "svg", timeout: float = 300.0) -> bytes:
-    """Lay out and draw DOT ``source`` with the ``dot`` binary; return the file's bytes."""
+def render_dot(source: str, fmt: str = "svg", timeout: float = LAYOUT_TIMEOUT_S) -> bytes:
+    """Lay out and draw DOT ``source`` with the ``dot`` binary; return the file's bytes.
+
+    ``dot`` is stopped after ``timeout`` seconds and :class:`DotTimeout` raised.
+    """
     if fmt not in RENDERED_FORMATS:
         raise GraphRenderError(f"cannot render format {fmt!r}; choose one of {', '.join(FORMATS)}")
     exe = shutil.which("dot")
@@ -461,9 +761,9 @@ def render_dot(source: str, fmt: str = "svg", timeout: float = 300.0) -> bytes:
             timeout=timeout,
             check=False,
         )
-    except subprocess.TimeoutExpired:
-        raise GraphRenderError(
-            f"dot took more than {timeout:.0f} s; draw fewer nodes with --max-nodes or --around"
+    except subprocess.TimeoutExpired:  # subprocess.run has killed dot by now
+        raise DotTimeout(
+            f"dot took more than {timeout:g} s; draw fewer nodes with --max-nodes or --around"
         ) from None
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -471,6 +771,29 @@ def render_dot(source: str, fmt: str = "svg", timeout: float = 300.0) -> bytes:
             "dot failed: " + (message[-1] if message else f"exit status {done.returncode}")
         )
     return done.stdout
+
+
+def render_selection(
+    selection: GraphSelection,
+    fmt: str = "svg",
+    timeout: float = LAYOUT_TIMEOUT_S,
+    plan: LayoutPlan | None = None,
+) -> tuple[bytes, LayoutPlan]:
+    """Draw ``selection`` as ``plan`` says (default: :func:`plan_layout`); return the bytes and
+    the plan drawn.
+
+    The budget is an estimate, so ``dot`` also gets ``timeout`` seconds; when they run out, the
+    selection is drawn once more as :func:`simplest_plan` says (a picture that says it was
+    simplified beats an error). Only a second timeout raises :class:`DotTimeout`.
+    """
+    plan = plan_layout(selection) if plan is None else plan
+    try:
+        return render_dot(to_dot(selection, plan).source, fmt, timeout), plan
+    except DotTimeout:
+        simplest = simplest_plan(selection, f"dot ran past {timeout:g} s on the usual drawing")
+        if replace(simplest, notes=()) == replace(plan, notes=()):
+            raise  # already the simplest drawing: another try would time out the same way
+        return render_dot(to_dot(selection, simplest).source, fmt, timeout), simplest
 
 
 def format_for(path: str | Path, fmt: str | None = None) -> str:
@@ -494,8 +817,11 @@ def write_graph(
     options: GraphOptions,
     out: str | Path,
     fmt: str | None = None,
+    timeout: float = LAYOUT_TIMEOUT_S,
 ) -> GraphSelection | None:
-    """Draw ``module`` as ``options`` say and write it to ``out``; return what was drawn.
+    """Draw ``module`` as ``options`` say and write it to ``out``; return what was drawn, its
+    ``simplified`` listing what the layout budget drew more simply (see :func:`plan_layout`;
+    ``timeout``: see :func:`render_selection`).
 
     The format comes from ``fmt`` or the suffix of ``out``: ``svg``/``png``/``pdf`` (rendered
     by ``dot``), ``dot`` (the source) or ``json``: Model Explorer's graph JSON of the whole
@@ -505,25 +831,38 @@ def write_graph(
     fmt = format_for(out, fmt)
     out = Path(out)
     if fmt == "json":
-        import json
-
-        from .model_explorer import model_explorer_collection
-
-        comp_name = loop_body_name(module, options.computation)
-        if options.fusion is not None:
-            comp_name = find_fusion(module, options.fusion, comp_name).computation.name  # type: ignore[union-attr]
-        try:
-            collection = model_explorer_collection(
-                module, comp_name, around=options.around, depth=options.depth
-            )
-        except KeyError as e:
-            raise GraphRenderError(str(e.args[0]) if e.args else str(e)) from None
-        out.write_text(json.dumps(collection, ensure_ascii=False), encoding="utf-8")
+        _write_model_explorer(module, options, out)
         return None
     selection = select_graph(module, options)
-    source = to_dot(selection).source
     if fmt == "dot":
-        out.write_text(source, encoding="utf-8")
+        plan = plan_layout(selection)
+        out.write_text(to_dot(selection, plan).source, encoding="utf-8")
     else:
-        out.write_bytes(render_dot(source, fmt))
+        data, plan = render_selection(selection, fmt, timeout)
+        out.write_bytes(data)
+    selection.simplified = list(plan.notes)
     return selection
+
+
+def _write_model_explorer(module: Module, options: GraphOptions, out: Path) -> None:
+    """Stream Model Explorer JSON to ``out`` (see :func:`write_model_explorer_json`).
+
+    It goes to ``out.partial`` first and is renamed when complete, so a failure halfway never
+    leaves a truncated file under the name asked for.
+    """
+    from .model_explorer import write_model_explorer_json
+
+    comp_name = loop_body_name(module, options.computation)
+    if options.fusion is not None:
+        comp_name = find_fusion(module, options.fusion, comp_name).computation.name  # type: ignore[union-attr]
+    partial = out.with_name(out.name + ".partial")
+    try:
+        with partial.open("w", encoding="utf-8") as stream:
+            write_model_explorer_json(
+                stream, module, comp_name, around=options.around, depth=options.depth
+            )
+        partial.replace(out)
+    except KeyError as e:
+        raise GraphRenderError(str(e.args[0]) if e.args else str(e)) from None
+    finally:
+        partial.unlink(missing_ok=True)

@@ -27,11 +27,17 @@ graphs of tens of thousands of nodes, far past what a static Graphviz picture ca
 * node label = opcode (Model Explorer's convention), the name and details in ``attrs``,
   the result shape in ``outputsMetadata`` (``tensor_shape``), operand positions in
   ``targetNodeInputId``.
+
+:func:`write_model_explorer_json` writes the same collection to a file as it goes, one node
+at a time, so that a module of 100,000 instructions never becomes one giant string in memory;
+:func:`model_explorer_collection` builds it as a dict.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import json
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..hlo.graph import FUSION_SEP, module_graph, neighbourhood, resolve_computation
 
@@ -40,7 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..hlo.model import Computation, Instruction, Module
 
-__all__ = ["model_explorer_collection", "model_explorer_graph"]
+__all__ = ["model_explorer_collection", "model_explorer_graph", "write_model_explorer_json"]
 
 _MAX_ATTR_CHARS = 4000
 
@@ -61,6 +67,69 @@ def model_explorer_collection(
     """
     comp = resolve_computation(module, computation)
     graphs: list[dict[str, Any]] = []
+    for graph, current, keep, called in _graphs(module, comp, around, depth):
+        me_graph, callees = model_explorer_graph(graph, current, keep=keep)
+        graphs.append(me_graph)
+        called.extend(callees)
+    return {"label": label or _label(module, comp), "graphs": graphs}
+
+
+def write_model_explorer_json(
+    out: TextIO,
+    module: Module,
+    computation: str | Computation | None = None,
+    *,
+    around: str | None = None,
+    depth: int | None = None,
+    label: str | None = None,
+) -> None:
+    """Write :func:`model_explorer_collection`'s JSON to ``out`` as it is made, one node per
+    ``write``: the text is the same as ``json.dumps(collection, ensure_ascii=False)``, but no
+    more than one node's JSON (and one computation's graph) is in memory at a time.
+
+    Raises :class:`KeyError` for an unknown ``around`` before anything is written.
+    """
+    comp = resolve_computation(module, computation)
+    graphs = _graphs(module, comp, around, depth)
+    first = next(graphs)  # computes ``around``'s neighbourhood: an unknown name fails here
+    out.write(f'{{"label": {_dumps(label or _label(module, comp))}, "graphs": [')
+    for i, (graph, current, keep, called) in enumerate(_chain(first, graphs)):
+        if i:
+            out.write(", ")
+        groups: dict[str, dict[str, str]] = {}
+        out.write(f'{{"id": {_dumps(_graph_id(graph))}, "nodes": [')
+        for j, node in enumerate(_node_records(graph, current, keep, groups, called)):
+            out.write(", " + _dumps(node) if j else _dumps(node))
+        groups[""] = _top_group(graph)
+        out.write(f'], "groupNodeAttributes": {_dumps(groups)}}}')
+    out.write("]}")
+
+
+def _dumps(value: Any) -> str:
+    # json.dumps's defaults (", " and ": " separators) and ensure_ascii=False, as the dict path
+    # always wrote them: the streamed text is byte for byte what json.dumps(collection) gives.
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _chain(first, rest):
+    yield first
+    yield from rest
+
+
+def _label(module: Module, comp: Computation) -> str:
+    return f"{module.name} ({comp.name})"
+
+
+_GraphStep = tuple["nx.DiGraph", "Computation", "set[str] | None", "list[Computation]"]
+
+
+def _graphs(
+    module: Module, comp: Computation, around: str | None, depth: int | None
+) -> Iterator[_GraphStep]:
+    """The computations to export, breadth first from ``comp``: each as its expanded graph, the
+    nodes to keep (``None``: all) and an empty list that the consumer fills with the
+    computations the graph's nodes call before asking for the next one (they are exported
+    after the ones already waiting, each once)."""
     todo = [comp]
     done: set[str] = set()
     while todo:
@@ -74,10 +143,9 @@ def model_explorer_collection(
             keep = set(
                 neighbourhood(graph, _centers(graph, around), depth=3 if depth is None else depth)
             )
-        me_graph, called = model_explorer_graph(graph, current, keep=keep)
-        graphs.append(me_graph)
+        called: list[Computation] = []
+        yield graph, current, keep, called
         todo.extend(c for c in called if c.name not in done)
-    return {"label": label or f"{module.name} ({comp.name})", "graphs": graphs}
 
 
 def _centers(graph: nx.DiGraph, name: str) -> list[str]:
@@ -100,64 +168,77 @@ def model_explorer_graph(
 
     ``keep`` limits the nodes (edges from dropped nodes are dropped too).
     """
-    nodes_out: list[dict[str, Any]] = []
     called: list[Computation] = []
     groups: dict[str, dict[str, str]] = {}
+    nodes_out = list(_node_records(graph, computation, keep, groups, called))
+    groups[""] = _top_group(graph)
+    return {"id": _graph_id(graph), "nodes": nodes_out, "groupNodeAttributes": groups}, called
+
+
+def _graph_id(graph: nx.DiGraph) -> str:
+    return str(graph.graph.get("computation"))
+
+
+def _top_group(graph: nx.DiGraph) -> dict[str, str]:
+    """The attributes of the graph's top level (namespace ``""``)."""
+    return {
+        "module": str(graph.graph.get("module")),
+        "computation": str(graph.graph.get("computation")),
+        "instructions": str(len(graph)),
+    }
+
+
+def _node_records(
+    graph: nx.DiGraph,
+    computation: Computation,
+    keep: set[str] | None,
+    groups: dict[str, dict[str, str]],
+    called: list[Computation],
+) -> Iterator[dict[str, Any]]:
+    """The graph's nodes as Model Explorer node dicts, one at a time; adds the fusion layers met
+    to ``groups`` and the computations called (other than fused ones) to ``called``."""
     pred = graph._pred
     for node, data in graph.nodes(data=True):
         if keep is not None and node not in keep:
             continue
         inst: Instruction = data["instruction"]
-        edges = []
-        for source, edge in pred[node].items():
-            if keep is not None and source not in keep:
-                continue
-            for index in edge["indices"]:
-                edges.append(
-                    {
-                        "sourceNodeId": source,
-                        "sourceNodeOutputId": "0",
-                        "targetNodeInputId": str(index),
-                    }
-                )
-        edges.sort(key=lambda e: int(e["targetNodeInputId"]))
         subgraphs = [c for c in inst.called_computations if inst.opcode != "fusion"]
         called.extend(subgraphs)
         fusion = data.get("fusion")
         if fusion and fusion not in groups:
             _add_groups(groups, computation, fusion)
-        nodes_out.append(
-            {
-                "id": node,
-                "label": inst.opcode,
-                "namespace": fusion or "",
-                "subgraphIds": [c.name for c in subgraphs],
-                "attrs": _attrs(inst, data),
-                "incomingEdges": edges,
-                "outputsMetadata": [
-                    {
-                        "id": "0",
-                        "attrs": [
-                            {"key": "tensor_shape", "value": data["shape"]},
-                            {
-                                "key": "bytes",
-                                "value": "" if data["bytes"] is None else str(data["bytes"]),
-                            },
-                        ],
-                    }
-                ],
-            }
-        )
-    groups[""] = {
-        "module": str(graph.graph.get("module")),
-        "computation": str(graph.graph.get("computation")),
-        "instructions": str(len(graph)),
-    }
-    return {
-        "id": str(graph.graph.get("computation")),
-        "nodes": nodes_out,
-        "groupNodeAttributes": groups,
-    }, called
+        yield {
+            "id": node,
+            "label": inst.opcode,
+            "namespace": fusion or "",
+            "subgraphIds": [c.name for c in subgraphs],
+            "attrs": _attrs(inst, data),
+            "incomingEdges": _incoming_edges(pred[node], keep),
+            "outputsMetadata": [
+                {
+                    "id": "0",
+                    "attrs": [
+                        {"key": "tensor_shape", "value": data["shape"]},
+                        {
+                            "key": "bytes",
+                            "value": "" if data["bytes"] is None else str(data["bytes"]),
+                        },
+                    ],
+                }
+            ],
+        }
+
+
+def _incoming_edges(preds: dict[str, dict], keep: set[str] | None) -> list[dict[str, str]]:
+    """One edge per operand position, in operand order (``preds``: operand -> edge data)."""
+    edges = [
+        {"sourceNodeId": source, "sourceNodeOutputId": "0", "targetNodeInputId": str(index)}
+        for source, edge in preds.items()
+        if keep is None or source in keep
+        for index in edge["indices"]
+    ]
+    edges.sort(key=lambda e: int(e["targetNodeInputId"]))
+    return edges
 
 
 def _attrs(inst: Instruction, data: dict) -> list[dict[str, str]]:
