@@ -254,6 +254,13 @@ def parse_where(where: str) -> tuple[str, int, str] | None:
 _PASS_THROUGH = frozenset({"bitcast", "get-tuple-element"})
 
 
+def _data_source(value: Instruction) -> Instruction:
+    """The instruction whose data ``value`` is, through ops that move none (bitcast, gte)."""
+    while value.opcode in _PASS_THROUGH and value.operands:
+        value = value.operands[0]
+    return value
+
+
 # ------------------------------------------------------------------------------------------
 # One side of the diff
 # ------------------------------------------------------------------------------------------
@@ -461,6 +468,15 @@ class MemoryEdge:
         }
 
 
+def _side_total(side: str, cost_field: str) -> property:
+    """A read-only total: ``cost_field`` of the kernels' costs, summed over ``side``."""
+
+    def total(change: KernelChange) -> int:
+        return sum(getattr(k.cost, cost_field) for k in getattr(change, side))
+
+    return property(total, doc=f"{cost_field} summed over the kernels of {side.upper()}.")
+
+
 @dataclass(slots=True)
 class KernelChange:
     """A group of kernels of A and the kernels of B their ops ended up in."""
@@ -477,32 +493,13 @@ class KernelChange:
     # Merged: arrays between A's kernels that no longer leave the kernel.
     through_memory: list[MemoryEdge] = field(default_factory=list)
 
-    def _sum(self, kernels: list[Kernel], what: str) -> int:
-        return sum(getattr(k.cost, what) for k in kernels)
-
-    @property
-    def bytes_a(self) -> int:
-        return self._sum(self.a, "bytes_accessed")
-
-    @property
-    def bytes_b(self) -> int:
-        return self._sum(self.b, "bytes_accessed")
-
-    @property
-    def flops_a(self) -> int:
-        return self._sum(self.a, "flops")
-
-    @property
-    def flops_b(self) -> int:
-        return self._sum(self.b, "flops")
-
-    @property
-    def transcendentals_a(self) -> int:
-        return self._sum(self.a, "transcendentals")
-
-    @property
-    def transcendentals_b(self) -> int:
-        return self._sum(self.b, "transcendentals")
+    # Totals of each side (``bytes_a``, ``flops_b``...), summed over its kernels.
+    bytes_a = _side_total("a", "bytes_accessed")
+    bytes_b = _side_total("b", "bytes_accessed")
+    flops_a = _side_total("a", "flops")
+    flops_b = _side_total("b", "flops")
+    transcendentals_a = _side_total("a", "transcendentals")
+    transcendentals_b = _side_total("b", "transcendentals")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON types; the sentence that says what happened is
@@ -1325,9 +1322,7 @@ def _kernel_graph(side: DiffSide) -> tuple[list[list[Hashable]], list[list[Hasha
         if inst is None:
             continue
         for operand in inst.operands:
-            source = operand
-            while source.opcode in _PASS_THROUGH and source.operands:
-                source = source.operands[0]
+            source = _data_source(operand)
             found = index.get(id(source))
             if found is not None:
                 producers[k].append(found)
@@ -1367,9 +1362,7 @@ def _memory_edges(side: DiffSide, kernels: list[int]) -> list[MemoryEdge]:
         if inst is None:
             continue
         for operand in inst.operands:
-            source = operand
-            while source.opcode in _PASS_THROUGH and source.operands:
-                source = source.operands[0]
+            source = _data_source(operand)
             if source.name not in names or source is inst or (source.name, inst.name) in seen:
                 continue
             seen.add((source.name, inst.name))

@@ -61,25 +61,19 @@ def c_unescape(body: str, offset: int = 0) -> str:
     return out.decode("utf-8", "replace")
 
 
+# The characters XLA's printer escapes by name; other bytes outside printable ASCII are octal.
+_NAMED_ESCAPES = {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x22: '\\"', 0x27: "\\'", 0x5C: "\\\\"}
+
+
 def c_escape(text: str) -> str:
     """Escape ``text`` the way XLA prints strings: C escapes, octal for bytes >= 0x80."""
     out = []
     for byte in text.encode("utf-8"):
-        ch = chr(byte)
-        if ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "'":
-            out.append("\\'")
-        elif ch == "\\":
-            out.append("\\\\")
+        named = _NAMED_ESCAPES.get(byte)
+        if named is not None:
+            out.append(named)
         elif 0x20 <= byte < 0x7F:
-            out.append(ch)
+            out.append(chr(byte))
         else:
             out.append(f"\\{byte:03o}")
     return "".join(out)

@@ -285,18 +285,12 @@ SINGLE_COMPUTATION_ATTRS: tuple[str, ...] = (
 )
 #: Attributes whose value is a list of computations (``branch_computations={%a, %b}``).
 COMPUTATION_LIST_ATTRS: tuple[str, ...] = ("branch_computations", "called_computations")
-#: Every computation-valued attribute, in the order called computations are listed.
+#: Every computation-valued attribute, in the order called computations are listed (the
+#: order XLA prints them: lists come before ``select``/``scatter``).
 CALLED_COMPUTATION_ATTRS: tuple[str, ...] = (
-    "calls",
-    "to_apply",
-    "condition",
-    "body",
-    "true_computation",
-    "false_computation",
-    "branch_computations",
-    "called_computations",
-    "select",
-    "scatter",
+    *SINGLE_COMPUTATION_ATTRS[:6],
+    *COMPUTATION_LIST_ATTRS,
+    *SINGLE_COMPUTATION_ATTRS[6:],
 )
 
 #: Opcodes that can call a computation. Every other opcode of the table never does; an opcode

@@ -10,6 +10,7 @@ which accepts everything the fast one does and gives the same value.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .. import _lex
@@ -168,29 +169,26 @@ def _escape(text: str) -> str:
     return text if _PLAIN_TEXT.fullmatch(text) else c_escape(text)
 
 
+# The fields of ``metadata={...}`` in the order XLA prints them, and how each is written.
+# scheduling_name is the one string XLA prints unescaped.
+_PRINTED_FIELDS: tuple[tuple[str, Callable[[Any], str]], ...] = (
+    ("op_type", lambda v: f'"{_escape(v)}"'),
+    ("op_name", lambda v: f'"{_escape(v)}"'),
+    ("source_file", lambda v: f'"{_escape(v)}"'),
+    ("source_line", str),
+    ("source_end_line", str),
+    ("source_column", str),
+    ("source_end_column", str),
+    ("profile_type", lambda v: "{" + ints(v) + "}"),
+    ("deduplicated_name", lambda v: f'"{_escape(v)}"'),
+    ("scheduling_name", lambda v: f'"{v}"'),
+    ("stack_frame_id", str),
+)
+
+
 def format_metadata(md: Metadata) -> str:
     """Print :class:`~hloscope.hlo.model.Metadata` as XLA does (``{op_type="..." ...}``)."""
-    parts = []
-    if md.op_type:
-        parts.append(f'op_type="{_escape(md.op_type)}"')
-    if md.op_name:
-        parts.append(f'op_name="{_escape(md.op_name)}"')
-    if md.source_file:
-        parts.append(f'source_file="{_escape(md.source_file)}"')
-    if md.source_line:
-        parts.append(f"source_line={md.source_line}")
-    if md.source_end_line:
-        parts.append(f"source_end_line={md.source_end_line}")
-    if md.source_column:
-        parts.append(f"source_column={md.source_column}")
-    if md.source_end_column:
-        parts.append(f"source_end_column={md.source_end_column}")
-    if md.profile_type:
-        parts.append("profile_type={" + ints(md.profile_type) + "}")
-    if md.deduplicated_name:
-        parts.append(f'deduplicated_name="{_escape(md.deduplicated_name)}"')
-    if md.scheduling_name:
-        parts.append(f'scheduling_name="{md.scheduling_name}"')  # XLA prints it unescaped
-    if md.stack_frame_id:
-        parts.append(f"stack_frame_id={md.stack_frame_id}")
+    parts = [
+        f"{name}={write(getattr(md, name))}" for name, write in _PRINTED_FIELDS if getattr(md, name)
+    ]
     return "{" + " ".join(parts) + "}"
