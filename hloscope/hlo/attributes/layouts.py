@@ -72,17 +72,22 @@ class ShapedLiteral(NamedTuple):
 # --- aliasing, layouts, shapes, literals --------------------------------------------------
 
 
+def _alias_head(c: ValueCursor) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+    """``{0}: (1, {2}`` of an aliasing entry: output index, operand or parameter, its index."""
+    output_index = c.int_list()
+    c.expect(":")
+    c.expect("(")
+    number = c.int()
+    c.expect(",")
+    return output_index, number, c.int_list()
+
+
 def decode_output_to_operand_aliasing(raw: str, opcode: str | None) -> list[OperandAlias]:
     """``{{0}: (1, {}), {1}: (0, {0})}``."""
 
     def parse(c: ValueCursor) -> list[OperandAlias]:
         def one() -> OperandAlias:
-            output_index = c.int_list()
-            c.expect(":")
-            c.expect("(")
-            operand = c.int()
-            c.expect(",")
-            operand_index = c.int_list()
+            output_index, operand, operand_index = _alias_head(c)
             c.expect(")")
             return OperandAlias(output_index, operand, operand_index)
 
@@ -96,12 +101,7 @@ def decode_input_output_alias(raw: str, opcode: str | None) -> list[ParameterAli
 
     def parse(c: ValueCursor) -> list[ParameterAlias]:
         def one() -> ParameterAlias:
-            output_index = c.int_list()
-            c.expect(":")
-            c.expect("(")
-            parameter = c.int()
-            c.expect(",")
-            parameter_index = c.int_list()
+            output_index, parameter, parameter_index = _alias_head(c)
             kind = "may-alias"
             if c.accept(","):
                 at = c.skip()
