@@ -201,30 +201,33 @@ def describe(change: KernelChange) -> str:
     return "; ".join(p for p in parts + [flops] if p)
 
 
-def _describe_split(change: KernelChange) -> list[str]:
-    a, b = change.a, change.b
+def _split_head(a: list[Kernel], b: list[Kernel]) -> str:
+    return f"kernel {kernel_label(a[0])} split into {len(b)} kernels: {_labels(b)}"
+
+
+def _merged_head(a: list[Kernel], b: list[Kernel]) -> str:
+    return f"{len(a)} kernels {_labels(a)} merged into {kernel_label(b[0])}"
+
+
+def _regrouped_head(a: list[Kernel], b: list[Kernel]) -> str:
+    return f"ops of {len(a)} kernels ({_labels(a)}) regrouped into {len(b)} kernels ({_labels(b)})"
+
+
+# Changes that move kernel boundaries: their first sentence, and what happened to the arrays
+# that passed between the kernels involved.
+_REGROUPINGS: dict[ChangeStatus, tuple[Callable[[list[Kernel], list[Kernel]], str], str]] = {
+    ChangeStatus.SPLIT: (_split_head, "now written to memory and read back"),
+    ChangeStatus.MERGED: (_merged_head, "no longer through memory"),
+    ChangeStatus.REGROUPED: (_regrouped_head, "between the new kernels"),
+}
+
+
+def _describe_regrouping(change: KernelChange) -> list[str]:
+    head, edges = _REGROUPINGS[change.status]
     return [
-        f"kernel {kernel_label(a[0])} split into {len(b)} kernels: {_labels(b)}",
+        head(change.a, change.b),
         _bytes_phrase(change),
-        _edges_phrase(change.through_memory, "now written to memory and read back"),
-    ]
-
-
-def _describe_merged(change: KernelChange) -> list[str]:
-    a, b = change.a, change.b
-    return [
-        f"{len(a)} kernels {_labels(a)} merged into {kernel_label(b[0])}",
-        _bytes_phrase(change),
-        _edges_phrase(change.through_memory, "no longer through memory"),
-    ]
-
-
-def _describe_regrouped(change: KernelChange) -> list[str]:
-    a, b = change.a, change.b
-    return [
-        f"ops of {len(a)} kernels ({_labels(a)}) regrouped into {len(b)} kernels ({_labels(b)})",
-        _bytes_phrase(change),
-        _edges_phrase(change.through_memory, "between the new kernels"),
+        _edges_phrase(change.through_memory, edges),
     ]
 
 
@@ -271,9 +274,9 @@ def _describe_unchanged(change: KernelChange) -> list[str]:
 
 
 _DESCRIBERS: dict[ChangeStatus, Callable[[KernelChange], list[str]]] = {
-    ChangeStatus.SPLIT: _describe_split,
-    ChangeStatus.MERGED: _describe_merged,
-    ChangeStatus.REGROUPED: _describe_regrouped,
+    ChangeStatus.SPLIT: _describe_regrouping,
+    ChangeStatus.MERGED: _describe_regrouping,
+    ChangeStatus.REGROUPED: _describe_regrouping,
     ChangeStatus.ADDED: _describe_added,
     ChangeStatus.REMOVED: _describe_removed,
     ChangeStatus.CHANGED: _describe_changed,
