@@ -53,17 +53,29 @@ Differences from XLA (documented and tested):
 * Opcodes this XLA does not know (from newer dumps) cost their boundary bytes and 0 FLOPs and
   are flagged; XLA's parser would reject them.
 * XLA sums in 32-bit floats; totals here are exact integers (relative difference < 1e-6).
+* Text that parses but breaks an op's invariants (a ``dot`` contracting a dimension its
+  operand lacks, convolution ``dim_labels`` of another rank than the shapes, a ``transpose``
+  without an operand) costs 0, is flagged, and raises a :class:`CostWarning` naming the
+  instruction and its line. XLA's analysis reads out of bounds there; no rule can be right.
+
+Nothing here recurses on nesting: computations are costed callees first, in an order worked
+out with an explicit stack, so a chain of ten thousand nested calls, loops or fusions costs
+what its shallow equivalent does, in time linear in its size.
 """
 
 from __future__ import annotations
 
+import warnings
 import weakref
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from math import gcd
 from typing import TYPE_CHECKING, Literal
 
-from ..hlo.attributes import WindowDimension
+from ..errors import HloscopeError
+from ..hlo.attributes import ConvDimLabels, WindowDimension
 from ..hlo.opcodes import category_of
 from ..hlo.shape import Shape
 
@@ -72,6 +84,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "Cost",
+    "CostWarning",
     "FlaggedOp",
     "ModuleCost",
     "module_cost",
@@ -332,6 +345,29 @@ class ModuleCost:
         }
 
 
+class CostWarning(UserWarning):
+    """An instruction the parser accepted but no cost rule can price: it is costed as zero.
+
+    The message names the instruction, its computation and its line, and says what is wrong
+    (``dot.3 (computation main, line 7): lhs_contracting_dims {2} but lhs has rank 2``). The
+    cost is also flagged, so it appears in :attr:`ModuleCost.flagged` and the report's flags.
+    """
+
+
+class _Malformed(Exception):
+    """Raised by a cost rule that finds an instruction breaking its op's invariants."""
+
+
+def _malformed_cost(inst: Instruction, reason: str) -> Cost:
+    """Warn about ``inst`` (see :class:`CostWarning`) and give the zero, flagged cost."""
+    comp = inst.computation
+    where = (
+        f"computation {comp.name}, line {inst.line}" if comp is not None else f"line {inst.line}"
+    )
+    warnings.warn(f"{inst.name} ({where}): {reason}; costed as 0", CostWarning, stacklevel=2)
+    return Cost(flag=f"malformed {inst.opcode}: {reason}")
+
+
 # ------------------------------------------------------------------------------------------
 # Shapes
 # ------------------------------------------------------------------------------------------
@@ -435,20 +471,46 @@ CustomCallRule = Literal["boundary", "xla"]
 class _Analysis:
     """Costs of one module's instructions and computations, computed once and cached."""
 
-    __slots__ = ("custom_calls", "trip_counts", "_inst", "_comp", "__weakref__")
+    __slots__ = ("custom_calls", "trip_counts", "_inst", "_comp", "_pending", "__weakref__")
 
     def __init__(self, custom_calls: CustomCallRule = "boundary", trip_counts: bool = False):
         self.custom_calls = custom_calls
         self.trip_counts = trip_counts
         self._inst: dict[int, tuple[Instruction, Cost]] = {}
         self._comp: dict[int, tuple[Computation, Cost]] = {}
+        # Computations whose costing has begun but not ended: asked for again, they call
+        # themselves (not valid HLO, which the parser does not check).
+        self._pending: set[int] = set()
 
     # --- computations ---------------------------------------------------------------------
     def computation(self, comp: Computation) -> Cost:
-        """Sum over every instruction of ``comp`` (XLA's ``ProcessSubcomputation``)."""
+        """Sum over every instruction of ``comp`` (XLA's ``ProcessSubcomputation``).
+
+        The rules of fusions, calls, loops and reductions ask for the cost of the computations
+        they call. Asking for them on the way down would recurse once per level of nesting,
+        so everything ``comp`` reaches is costed first, callees before callers: each rule
+        then finds its callees' costs already cached.
+        """
         hit = self._comp.get(id(comp))
         if hit is not None and hit[0] is comp:
             return hit[1]
+        if id(comp) in self._pending:
+            return Cost(flag=f"computation {comp.name} calls itself: costed as 0")
+        order = _callees_first(comp, self._is_cached)
+        self._pending.update(id(c) for c in order)
+        try:
+            for callee in order:
+                self._comp[id(callee)] = (callee, self._sum(callee))
+                self._pending.discard(id(callee))
+        finally:
+            self._pending.difference_update(id(c) for c in order)
+        return self._comp[id(comp)][1]
+
+    def _is_cached(self, comp: Computation) -> bool:
+        hit = self._comp.get(id(comp))
+        return hit is not None and hit[0] is comp
+
+    def _sum(self, comp: Computation) -> Cost:
         flops = trans = read = written = accessed = 0
         flag = ""
         for inst in comp.instructions:
@@ -460,9 +522,7 @@ class _Analysis:
             accessed += c.bytes_accessed
             if c.flag:
                 flag = _join_flags(flag, c.flag)
-        cost = Cost(flops, trans, read, written, accessed, flag)
-        self._comp[id(comp)] = (comp, cost)
-        return cost
+        return Cost(flops, trans, read, written, accessed, flag)
 
     def _sub_ops(self, inst: Instruction, index: int = 0) -> Cost:
         """FLOPs of a scalar computation applied per element (reduce's ``to_apply``...)."""
@@ -476,7 +536,17 @@ class _Analysis:
         hit = self._inst.get(id(inst))
         if hit is not None and hit[0] is inst:
             return hit[1]
-        cost = self._compute(inst)
+        try:
+            cost = self._compute(inst)
+        except HloscopeError:
+            raise  # an attribute that does not decode: the parser's error, with its position
+        except _Malformed as e:
+            cost = _malformed_cost(inst, str(e))
+        except (IndexError, ValueError, ZeroDivisionError) as e:
+            # The rules below check what XLA's verifier would; these catch what they miss
+            # (an operand list too short for the op, say), so that no HLO the parser accepted
+            # makes a report fail.
+            cost = _malformed_cost(inst, f"cannot apply the {inst.opcode} rule ({e})")
         self._inst[id(inst)] = (inst, cost)
         return cost
 
@@ -588,18 +658,33 @@ class _Analysis:
         return total
 
     def _parameter_read_bytes(self, hlo: Instruction) -> int:
-        """XLA's ``FusionParameterReadBytes``: what a fused parameter really costs to read."""
+        """XLA's ``FusionParameterReadBytes``: what a fused parameter really costs to read.
+
+        XLA recurses into a nested fusion's parameter; the bytes are a plain sum over the
+        parameters reached, so a stack of parameters still to read does the same.
+        """
+        size = 0
+        stack = [hlo]
+        while stack:
+            param = stack.pop()
+            size += self._parameter_own_bytes(param, stack)
+        return size
+
+    @staticmethod
+    def _parameter_own_bytes(hlo: Instruction, nested: list[Instruction]) -> int:
+        """The bytes ``hlo``'s users read of it, but for nested fusions whose parameter must be
+        read in turn: those parameters are appended to ``nested``."""
         size = 0
         seen_trivial_user = False
         hlo_size = _size_of(hlo)
         for user in _unique(hlo.users):
             op = user.opcode
             if op == "fusion":
-                nested = user.fused_computation
-                if nested is None:
+                nested_comp = user.fused_computation
+                if nested_comp is None:
                     continue
-                nested_root = nested.root
-                nested_params = nested.parameters
+                nested_root = nested_comp.root
+                nested_params = nested_comp.parameters
                 for idx, operand in enumerate(user.operands):
                     if operand is not hlo or idx >= len(nested_params):
                         continue
@@ -624,7 +709,7 @@ class _Analysis:
                                 size += _size_of(user)
                         elif not nested_seen:
                             nested_seen = True
-                            size += self._parameter_read_bytes(nested_param)
+                            nested.append(nested_param)
             elif op == "slice":
                 size += _size_of(user)
             elif op == "dynamic-slice":
@@ -669,21 +754,80 @@ def _unique(items: list) -> list:
 
 
 def _array_subshapes(shape: Shape) -> list[Shape]:
-    if shape.is_tuple:
-        out: list[Shape] = []
-        for sub in shape.tuple_shapes:
-            out.extend(_array_subshapes(sub))
-        return out
-    return [shape] if shape.is_array else []
+    """The arrays of ``shape``, depth first (a tuple's elements in order)."""
+    return [leaf for _, leaf in _leaves(shape) if leaf.is_array]
 
 
-def _leaf_indices(shape: Shape, prefix: tuple[int, ...] = ()) -> list[tuple[int, ...]]:
-    if not shape.is_tuple:
-        return [prefix]
-    out: list[tuple[int, ...]] = []
-    for i, sub in enumerate(shape.tuple_shapes):
-        out.extend(_leaf_indices(sub, prefix + (i,)))
+def _leaf_indices(shape: Shape) -> list[tuple[int, ...]]:
+    """The shape index of each non-tuple leaf of ``shape``, depth first (``[()]`` for an
+    array)."""
+    return [index for index, _ in _leaves(shape)]
+
+
+def _leaves(shape: Shape) -> list[tuple[tuple[int, ...], Shape]]:
+    # An explicit stack (elements pushed in reverse, so popped in order): tuples nest as
+    # deeply as the text does.
+    out: list[tuple[tuple[int, ...], Shape]] = []
+    stack: list[tuple[tuple[int, ...], Shape]] = [((), shape)]
+    while stack:
+        index, sub = stack.pop()
+        if sub.is_tuple:
+            elements = sub.tuple_shapes
+            stack.extend((index + (i,), elements[i]) for i in range(len(elements) - 1, -1, -1))
+        else:
+            out.append((index, sub))
     return out
+
+
+# Opcodes whose cost rules ask for the cost of a computation they call.
+_CALLING_RULES = frozenset(
+    {
+        "fusion",
+        "while",
+        "call",
+        "conditional",
+        "async-start",
+        "reduce",
+        "reduce-window",
+        "select-and-scatter",
+        "scatter",
+        "map",
+    }
+)
+
+
+def _callees_first(
+    comp: Computation,
+    done: Callable[[Computation], bool],
+    opcodes: frozenset[str] = _CALLING_RULES,
+) -> list[Computation]:
+    """``comp`` and the computations it reaches through ``opcodes``, each once, every callee
+    before its callers (a post-order), leaving out those ``done`` says are done.
+
+    A depth-first walk with an explicit stack of (computation, its callees not yet visited),
+    so that nesting depth costs memory, not Python stack frames. A computation reached again
+    while its own callees are being walked (it calls itself) is not entered twice.
+    """
+    order: list[Computation] = []
+    entered: set[int] = {id(comp)}
+    stack = [(comp, iter(_callees(comp, opcodes)))]
+    while stack:
+        current, callees = stack[-1]
+        for callee in callees:
+            if id(callee) not in entered and not done(callee):
+                entered.add(id(callee))
+                stack.append((callee, iter(_callees(callee, opcodes))))
+                break
+        else:
+            stack.pop()
+            order.append(current)
+    return order
+
+
+def _callees(comp: Computation, opcodes: frozenset[str]) -> list[Computation]:
+    return [
+        c for inst in comp.instructions if inst.opcode in opcodes for c in inst.called_computations
+    ]
 
 
 def _tuple_index(inst: Instruction) -> int:
@@ -711,14 +855,11 @@ def known_trip_count(inst: Instruction) -> int | None:
 
 
 def _dot(a: _Analysis, inst: Instruction) -> Cost:
-    lhs = inst.operands[0].shape
-    width = _prod(lhs.dims[d] or 0 for d in _ints(inst, "lhs_contracting_dims"))
-    return a._default(inst, flops=FMA_FLOPS * _elements_of(inst) * width)
+    return a._default(inst, flops=FMA_FLOPS * _elements_of(inst) * _contracted_size(inst))
 
 
 def _ragged_dot(a: _Analysis, inst: Instruction) -> Cost:
-    lhs = inst.operands[0].shape
-    width = _prod(lhs.dims[d] or 0 for d in _ints(inst, "lhs_contracting_dims"))
+    width = _contracted_size(inst)
     dims = list(inst.shape.dims)
     # XLA deletes dimension i of the result for each of the rhs group dimensions.
     for i in range(len(_ints(inst, "rhs_group_dims"))):
@@ -728,25 +869,51 @@ def _ragged_dot(a: _Analysis, inst: Instruction) -> Cost:
     return a._default(inst, flops=FMA_FLOPS * out * width)
 
 
+def _contracted_size(inst: Instruction) -> int:
+    """The product of the lhs dimensions a dot contracts (``lhs_contracting_dims``)."""
+    if len(inst.operands) < 2:
+        raise _Malformed(f"{inst.opcode} needs two operands, has {len(inst.operands)}")
+    dims = inst.operands[0].shape.dims
+    contracting = _ints(inst, "lhs_contracting_dims")
+    bad = [d for d in contracting if not 0 <= d < len(dims)]
+    if bad:
+        listed = ",".join(map(str, contracting))
+        raise _Malformed(f"lhs_contracting_dims={{{listed}}} but lhs has rank {len(dims)}")
+    return _prod(dims[d] or 0 for d in contracting)
+
+
 def _convolution(a: _Analysis, inst: Instruction) -> Cost:
     return a._default(inst, flops=convolution_flops(inst))
 
 
 def convolution_flops(inst: Instruction) -> int:
-    """XLA's ``GetConvolutionFlops``: 2 FLOPs per multiply-add over valid window positions."""
+    """XLA's ``GetConvolutionFlops``: 2 FLOPs per multiply-add over valid window positions.
+
+    ``2 * (input features / feature groups) * output features * (batch / batch groups)``
+    times the product over spatial dimensions of :func:`valid_window_positions`. Raises
+    ``_Malformed`` when the labels, window and shapes do not fit together.
+    """
     labels = inst.attrs.get("dim_labels")
     if labels is None:
         return 0
+    if len(inst.operands) < 2:
+        raise _Malformed(f"convolution needs two operands, has {len(inst.operands)}")
     lhs_dims = inst.operands[0].shape.dims
     rhs_dims = inst.operands[1].shape.dims
     out_dims = inst.shape.dims
+    _check_labels(labels, len(lhs_dims), len(rhs_dims), len(out_dims))
     input_feature = lhs_dims[labels.input_feature_dimension] or 0
     output_feature = out_dims[labels.output_feature_dimension] or 0
     batch = lhs_dims[labels.input_batch_dimension] or 0
     window = _window(inst)
-    if not window or not labels.num_spatial_dimensions:
+    if not window:
         window, limits = _NO_WINDOW, [(1, 1, 1)]
     else:
+        if len(window) != labels.num_spatial_dimensions:
+            raise _Malformed(
+                f"window has {len(window)} dimensions but dim_labels "
+                f"{labels.num_spatial_dimensions} spatial ones"
+            )
         # (input, kernel, output) extent of each spatial dimension, in window order.
         spatial = zip(
             labels.input_spatial_dimensions,
@@ -756,59 +923,89 @@ def convolution_flops(inst: Instruction) -> int:
         limits = [(lhs_dims[i] or 0, rhs_dims[k] or 0, out_dims[o] or 0) for i, k, o in spatial]
     positions = 1
     for w, (input_limit, kernel_limit, output_limit) in zip(window, limits):
-        positions *= _valid_positions(w, input_limit, kernel_limit, output_limit)
+        positions *= valid_window_positions(w, input_limit, kernel_limit, output_limit)
     feature_groups = inst.attrs.get("feature_group_count", 1)
     batch_groups = inst.attrs.get("batch_group_count", 1)
+    if feature_groups < 1 or batch_groups < 1:
+        raise _Malformed(f"group counts {feature_groups} and {batch_groups} must be positive")
     fma = (input_feature // feature_groups) * output_feature * (batch // batch_groups) * positions
     return fma * FMA_FLOPS
 
 
-def _valid_positions(
+def _check_labels(labels: ConvDimLabels, lhs_rank: int, rhs_rank: int, out_rank: int) -> None:
+    """Raise ``_Malformed`` unless ``dim_labels`` describe operands of these ranks: one label
+    per dimension, a batch and a feature dimension, the same spatial digits ``0..n-1`` in
+    each (what XLA's verifier checks and its parser does not)."""
+    for what, text, rank, needed in (
+        ("input", labels.input, lhs_rank, "bf"),
+        ("kernel", labels.kernel, rhs_rank, "io"),
+        ("output", labels.output, out_rank, "bf"),
+    ):
+        if len(text) != rank:
+            raise _Malformed(f"dim_labels {what} {text!r} for an operand of rank {rank}")
+        if any(text.count(ch) != 1 for ch in needed):
+            raise _Malformed(f"dim_labels {what} {text!r} needs one each of {needed!r}")
+    spatial = "".join(str(k) for k in range(labels.num_spatial_dimensions))
+    for text in (labels.input, labels.kernel, labels.output):
+        if sorted(ch for ch in text if ch.isdigit()) != sorted(spatial):
+            raise _Malformed(f"dim_labels {labels} do not share spatial dimensions 0..")
+
+
+def valid_window_positions(
     w: WindowDimension, input_limit: int, kernel_limit: int, output_limit: int
 ) -> int:
-    """How many (kernel, output) position pairs of one spatial dimension read real input.
+    """How many (output position, kernel position) pairs of one spatial dimension read input.
 
-    ``base_dilation`` is XLA's ``lhs_dilate`` (holes in the input), ``window_dilation`` its
-    ``rhs_dilate`` (holes in the kernel).
+    XLA's convolution handler counts them with a loop over both: the pair ``(o, k)`` reads
+    the input at ``u = o * stride - padding_low + k * window_dilation`` in the padded, dilated
+    input, which is real data when ``base_dilation`` divides ``u`` and ``u / base_dilation``
+    is inside the input (``base_dilation`` is XLA's ``lhs_dilate``, holes in the input;
+    ``window_dilation`` its ``rhs_dilate``, holes in the kernel). For a fixed ``k`` the valid
+    ``o`` are the members of an arithmetic progression that fall in an interval, which
+    :func:`_progression_hits` counts with a division; so this loops over the kernel or the
+    output positions, whichever are fewer, not over their product. (XLA's own shortcuts, for
+    stride 1 without input dilation and for two degenerate shapes, are special cases.)
     """
-    if (
-        input_limit == output_limit
-        and kernel_limit == output_limit
-        and input_limit == w.base_dilation
-        and w.window_dilation == 1
-        and max(1, input_limit - 1) == w.stride
-        and w.padding_low == 0
-        and w.padding_high == 0
-    ):
-        return input_limit
-    if (
-        input_limit == 1
-        and kernel_limit == output_limit
-        and w.window_dilation == 1
-        and w.base_dilation == 1
-        and w.stride == 1
-        and w.padding_high == output_limit - 1
-        and w.padding_low == output_limit - 1
-    ):
-        return output_limit
-    count = 0
-    for kernel_idx in range(kernel_limit):
-        if w.stride == 1 and w.base_dilation == 1:
-            base = w.padding_low - kernel_idx * w.window_dilation
-            count += max(min(input_limit + base, output_limit) - max(base, 0), 0)
-            continue
-        for output_idx in range(output_limit):
-            undilated = output_idx * w.stride - w.padding_low + kernel_idx * w.window_dilation
-            if w.base_dilation > 1:
-                # C++ integer division truncates toward zero.
-                index = int(undilated / w.base_dilation)
-                if undilated != index * w.base_dilation:
-                    continue
-            else:
-                index = undilated
-            if 0 <= index < input_limit:
-                count += 1
-    return count
+    if w.base_dilation >= 1:
+        modulus, top = w.base_dilation, w.base_dilation * (input_limit - 1)
+    else:
+        # XLA tests ``u == (u / d) * d`` with ``u / d`` taken as ``u`` when ``d <= 1``: for a
+        # dilation below 1 only ``u = 0`` passes.
+        modulus, top = 1, 0 if input_limit >= 1 else -1
+    if top < 0 or kernel_limit <= 0 or output_limit <= 0:
+        return 0
+    if kernel_limit <= output_limit:  # per kernel position: o steps the input by the stride
+        outer, step, stride_outer, count = kernel_limit, w.stride, w.window_dilation, output_limit
+    else:  # per output position: k steps it by the window dilation
+        outer, step, stride_outer, count = output_limit, w.window_dilation, w.stride, kernel_limit
+    hits = _progression_hits(step, count, modulus, top)
+    return sum(hits(i * stride_outer - w.padding_low) for i in range(outer))
+
+
+def _progression_hits(step: int, count: int, modulus: int, top: int) -> Callable[[int], int]:
+    """``hits(offset)``: how many ``t`` in ``[0, count)`` put ``x = step * t + offset`` in
+    ``[0, top]`` with ``modulus`` dividing ``x``. Everything but the offset is fixed, so the
+    modular inverse is worked out once."""
+    if step == 0:
+        return lambda offset: count if 0 <= offset <= top and offset % modulus == 0 else 0
+    shift = 0
+    if step < 0:  # walk the progression backwards: t -> count - 1 - t
+        step, shift = -step, step * (count - 1)
+    g = gcd(step, modulus)
+    period = modulus // g  # the t that solve step * t = -offset (mod modulus) recur this often
+    inverse = pow(step // g, -1, period) if period > 1 else 0
+    last = count - 1
+
+    def hits(offset: int) -> int:
+        offset += shift
+        lo = max(0, -(offset // step))  # the first t with x >= 0: ceil(-offset / step)
+        hi = min(last, (top - offset) // step)  # the last t with x <= top
+        if lo > hi or offset % g:
+            return 0
+        first = (-offset // g) * inverse % period  # the solutions are first + period * n
+        return (hi - first) // period - (lo - 1 - first) // period
+
+    return hits
 
 
 def _reduce(a: _Analysis, inst: Instruction) -> Cost:
@@ -924,6 +1121,8 @@ def _scatter(a: _Analysis, inst: Instruction) -> Cost:
 
 
 def _transpose(a: _Analysis, inst: Instruction) -> Cost:
+    if len(inst.operands) != 1:
+        raise _Malformed(f"transpose needs one operand, has {len(inst.operands)}")
     if _transpose_is_bitcast(inst):
         return ZERO
     return a._default(inst)
@@ -1123,36 +1322,57 @@ class Placement:
     The entry's path is empty. A computation reached from several callers keeps the first
     path found (breadth first), which is the only one in the modules XLA optimizes: its
     passes give every loop body and branch its own computation (hence ``.clone`` names).
+
+    A placement holds only its last ``step`` and the ``parent`` placement it leads from (the
+    computation that step's instruction is in), not the whole path: a path is as long as the
+    nesting is deep, and ten thousand nested loops would hold fifty million steps. What is
+    asked of every placement (:attr:`executions`, :attr:`trip_count`, :attr:`depth`...) is
+    worked out from the parent's when the placement is made; :attr:`path` walks the parents.
     """
 
     computation: Computation
-    path: tuple[Step, ...] = ()
+    # Left out of repr and comparisons, which would otherwise walk the whole path recursively.
+    parent: Placement | None = field(default=None, repr=False, compare=False)
+    step: Step | None = None
+    depth: int = field(init=False, default=0)
+    executions: int = field(init=False, default=1)
+    trip_count: int | None = field(init=False, default=None)
+    unknown_trip_count: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        parent, step = self.parent, self.step
+        if parent is None or step is None:
+            return
+        # Frozen: the derived fields are set once, here, as dataclasses do for frozen fields.
+        init = object.__setattr__
+        init(self, "depth", parent.depth + 1)
+        if step.in_loop:
+            known = step.trip_count
+            init(self, "executions", parent.executions * (known if known is not None else 1))
+            init(self, "trip_count", known)
+            init(self, "unknown_trip_count", parent.unknown_trip_count or known is None)
+        else:
+            init(self, "executions", parent.executions)
+            init(self, "trip_count", parent.trip_count)
+            init(self, "unknown_trip_count", parent.unknown_trip_count)
 
     @property
-    def executions(self) -> int:
-        """How many times the computation runs per run of the module: the product of the known
-        trip counts of the loops around it. A loop without one counts once, as
-        :attr:`ModuleCost.executed` counts it. (A condition runs once more than its body; both
-        count ``n``, as the executed totals do: the last test is a scalar compare.)"""
-        n = 1
-        for step in self.path:
-            if step.in_loop and step.trip_count is not None:
-                n *= step.trip_count
-        return n
+    def path(self) -> tuple[Step, ...]:
+        """The control-flow steps from the entry to the computation, outermost first.
 
-    @property
-    def trip_count(self) -> int | None:
-        """The known trip count of the innermost loop around the computation (``None`` when
-        there is no loop or XLA recorded no count for it)."""
-        for step in reversed(self.path):
-            if step.in_loop:
-                return step.trip_count
-        return None
-
-    @property
-    def unknown_trip_count(self) -> bool:
-        """Whether a loop around the computation has no known trip count."""
-        return any(s.in_loop and s.trip_count is None for s in self.path)
+        ``executions`` is the product of the known trip counts of the loops on it (a loop
+        without one counts once, as :attr:`ModuleCost.executed` counts it; a condition runs
+        once more than its body, but both count ``n``, as the executed totals do: the last
+        test is a scalar compare). ``trip_count`` is the innermost loop's known trip count
+        (``None`` when there is no loop or XLA recorded none) and ``unknown_trip_count`` says
+        whether a loop on it has none.
+        """
+        steps: list[Step] = []
+        node: Placement | None = self
+        while node is not None and node.step is not None:
+            steps.append(node.step)
+            node = node.parent
+        return tuple(reversed(steps))
 
 
 def placements(module: Module) -> dict[str, Placement]:
@@ -1162,17 +1382,18 @@ def placements(module: Module) -> dict[str, Placement]:
     if entry is None:
         return {}
     out: dict[str, Placement] = {}
-    seen: set[int] = set()
-    queue: list[tuple[Computation, tuple[Step, ...]]] = [(entry, ())]
+    seen: set[int] = {id(entry)}
+    queue: deque[Placement] = deque([Placement(entry)])
     while queue:
-        comp, path = queue.pop(0)
-        if id(comp) in seen:
-            continue
-        seen.add(id(comp))
-        out[comp.name] = Placement(comp, path)
-        for inst in comp.instructions:
-            if inst.opcode in _CONTROL_FLOW:
-                queue.extend((c, path + (_step(inst, c),)) for c in inst.called_computations)
+        placement = queue.popleft()
+        out[placement.computation.name] = placement
+        for inst in placement.computation.instructions:
+            if inst.opcode not in _CONTROL_FLOW:
+                continue
+            for called in inst.called_computations:
+                if id(called) not in seen:
+                    seen.add(id(called))
+                    queue.append(Placement(called, placement, _step(inst, called)))
     return out
 
 
@@ -1213,35 +1434,34 @@ def control_flow_cost(
     ops that just name buffers) it is what a kernel report must add up to. Summing the rows of
     such a report instead would count every branch of a conditional.
     """
-    memo: dict[int, Cost] = {}
-
-    def total(comp: Computation) -> Cost:
-        hit = memo.get(id(comp))
-        if hit is not None:
-            return hit
-        out = ZERO
-        for inst in comp.instructions:
-            out = out + priced(inst)
-        memo[id(comp)] = out
-        return out
+    entry = module.entry
+    if entry is None:
+        return ZERO
+    totals: dict[int, Cost] = {}
 
     def priced(inst: Instruction) -> Cost:
         op = inst.opcode
-        called = inst.called_computations if op in _CONTROL_FLOW else []
+        if op not in _CONTROL_FLOW:
+            return cost_of(inst)
+        # Callees come first in the order below, so their totals are known (a computation
+        # that calls itself, not valid HLO, finds none and counts nothing for the call).
+        called = [totals.get(id(c), ZERO) for c in inst.called_computations]
         if op == "while":
             cost = ZERO
             for c in called:
-                cost = cost + total(c)
+                cost = cost + c
             n = known_trip_count(inst) if trip_counts else None
             return cost.scaled(n) if n is not None else cost
         if op == "conditional":
-            return _max_cost([total(c) for c in called]) if called else ZERO
-        if op in _CONTROL_FLOW:
-            return total(called[0]) if called else ZERO
-        return cost_of(inst)
+            return _max_cost(called) if called else ZERO
+        return called[0] if called else ZERO
 
-    entry = module.entry
-    return total(entry) if entry is not None else ZERO
+    for comp in _callees_first(entry, lambda c: False, _CONTROL_FLOW):
+        out = ZERO
+        for inst in comp.instructions:
+            out = out + priced(inst)
+        totals[id(comp)] = out
+    return totals[id(entry)]
 
 
 def module_cost(module: Module, *, custom_calls: CustomCallRule = "boundary") -> ModuleCost:
@@ -1280,12 +1500,17 @@ def module_cost(module: Module, *, custom_calls: CustomCallRule = "boundary") ->
 
 
 def _fused_instructions(fusion: Instruction) -> list[Instruction]:
+    """Every instruction inside ``fusion``, a nested fusion's right after that fusion."""
     out: list[Instruction] = []
     fused = fusion.fused_computation
-    if fused is None:
-        return out
-    for sub in fused.instructions:
+    stack = [iter(fused.instructions)] if fused is not None else []
+    while stack:
+        sub = next(stack[-1], None)
+        if sub is None:
+            stack.pop()
+            continue
         out.append(sub)
-        if sub.opcode == "fusion":
-            out.extend(_fused_instructions(sub))
+        nested = sub.fused_computation
+        if nested is not None:
+            stack.append(iter(nested.instructions))
     return out

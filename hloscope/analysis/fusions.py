@@ -422,10 +422,11 @@ def _kernel(
 def _kernels_of(module: Module, op_sources: list) -> list[Kernel]:
     out: list[Kernel] = []
     source_of = _Sources(module)
+    where_of = _Wheres(source_of)
     cost_of = instruction_costs(module)
     for placement in placements(module).values():
         comp = placement.computation
-        where = _where(placement, source_of)
+        where = where_of(placement)
         for inst in comp.instructions:
             if inst.opcode in NOT_KERNELS:
                 continue
@@ -445,6 +446,78 @@ def _kernels_of(module: Module, op_sources: list) -> list[Kernel]:
 WHERE_SEP = " / "
 
 
+# A where names at most this many steps of a nested placement: the outermost and the innermost,
+# with a count of the others between ("… 9,993 more …"). Ten thousand nested loops would
+# otherwise make every kernel's where as long as the nesting is deep.
+WHERE_HEAD = 3
+WHERE_TAIL = 4
+
+
+@dataclass(frozen=True, slots=True)
+class _Trail:
+    """The steps a where names, kept short: the first :data:`WHERE_HEAD`, then the last
+    :data:`WHERE_TAIL` of the rest, and how many there are in all."""
+
+    head: tuple[Step, ...] = ()
+    tail: tuple[Step, ...] = ()
+    count: int = 0
+
+    def plus(self, step: Step) -> _Trail:
+        if self.count < WHERE_HEAD:
+            return _Trail(self.head + (step,), (), self.count + 1)
+        return _Trail(self.head, (self.tail + (step,))[-WHERE_TAIL:], self.count + 1)
+
+
+class _Wheres:
+    """:func:`_where` for the placements of one module, each extending its parent's trail.
+
+    Worded from the whole path, each where would take time as long as the path; from the
+    parent's trail (a placement's parent is placed before it), each takes one step.
+    """
+
+    __slots__ = ("_source_of", "_trails")
+
+    def __init__(self, source_of: Callable[[Instruction], str]) -> None:
+        self._source_of = source_of
+        self._trails: dict[int, _Trail] = {}
+
+    def __call__(self, placement: Placement, last_call: bool = True) -> str:
+        step = placement.step
+        if step is None or placement.parent is None:
+            return ENTRY
+        if last_call and step.role == Role.CALL:
+            trail = self._trail(placement.parent).plus(step)
+        else:
+            trail = self._trail(placement)
+        return self._text(trail)
+
+    def _trail(self, placement: Placement) -> _Trail:
+        """The named steps of ``placement``'s path: every step but the calls."""
+        trails = self._trails
+        # Up to the nearest placement with a trail, then back down (no recursion on depth).
+        chain: list[Placement] = []
+        node: Placement | None = placement
+        while node is not None and id(node) not in trails:
+            chain.append(node)
+            node = node.parent
+        trail = trails[id(node)] if node is not None else _Trail()
+        for p in reversed(chain):
+            if p.step is not None and p.step.role != Role.CALL:
+                trail = trail.plus(p.step)
+            trails[id(p)] = trail
+        return trail
+
+    def _text(self, trail: _Trail) -> str:
+        if not trail.count:
+            return ENTRY
+        words = [_step_text(s, self._source_of) for s in trail.head]
+        hidden = trail.count - len(trail.head) - len(trail.tail)
+        if hidden:
+            words.append(f"\u2026 {hidden:,} more \u2026")
+        words += [_step_text(s, self._source_of) for s in trail.tail]
+        return WHERE_SEP.join(words)
+
+
 def _where(
     placement: Placement, source_of: Callable[[Instruction], str], last_call: bool = True
 ) -> str:
@@ -452,14 +525,10 @@ def _where(
 
     A ``call`` step is named only when it is the last (and ``last_call``): XLA's CPU backend
     wraps loops in small calls (``xla_cpu_small_call``) that run once and say nothing a
-    reader needs.
+    reader needs. Past :data:`WHERE_HEAD` + :data:`WHERE_TAIL` steps, the middle ones are
+    counted instead of named.
     """
-    path = placement.path
-    last = len(path) - 1 if last_call else -1
-    steps = [s for i, s in enumerate(path) if s.role != Role.CALL or i == last]
-    if not steps:
-        return ENTRY
-    return WHERE_SEP.join(_step_text(s, source_of) for s in steps)
+    return _Wheres(source_of)(placement, last_call)
 
 
 def _step_text(step: Step, source_of: Callable[[Instruction], str]) -> str:
@@ -503,10 +572,11 @@ def loop_rows(module: Module) -> list[dict[str, Any]]:
     (iterations per run of the module, enclosing loops included), ``body`` and ``condition``
     computations, and ``where`` the while itself runs."""
     source_of = _Sources(module)
+    where_of = _Wheres(source_of)
     placed = list(placements(module).values())
     # The placement of each while's body, found by the step that leads into it.
     bodies = {
-        id(p.path[-1].instruction): p for p in placed if p.path and p.path[-1].role == Role.BODY
+        id(p.step.instruction): p for p in placed if p.step is not None and p.step.role == Role.BODY
     }
     rows: list[dict[str, Any]] = []
     for placement in placed:
@@ -522,7 +592,7 @@ def loop_rows(module: Module) -> list[dict[str, Any]]:
                     "executions": body.executions if body else placement.executions,
                     "body": body.computation.name if body else "",
                     "condition": _called_attr(inst, "condition"),
-                    "where": _where(placement, source_of, last_call=False),
+                    "where": where_of(placement, last_call=False),
                 }
             )
     return rows

@@ -101,7 +101,7 @@ def resolve_computation(module: Module, computation: str | Computation | None) -
 
 
 class _Builder:
-    """Adds the nodes and edges of a computation (and, recursively, of expanded fusions)."""
+    """Adds the nodes and edges of a computation and of the fusions it expands."""
 
     __slots__ = ("graph", "expand")
 
@@ -127,58 +127,142 @@ class _Builder:
 
         ``inputs`` (for an expanded fused computation) are the node ids producing the fusion's
         operands; parameter *k* then resolves to ``inputs[k]`` instead of becoming a node.
-        """
-        graph = self.graph
-        add_node = graph.add_node
-        produced: dict[Instruction, str] = {}
-        expanded: list[Instruction] = []
-        owners: list[tuple[Instruction, str]] = []
-        nested = fusion is not None
 
-        for inst in comp.instructions:
+        Fusions nest as deeply as the text does, so the expansion is a depth-first walk with
+        an explicit stack of :class:`_Frame` (one per fused computation being expanded), not
+        recursion. Nodes are added as each frame starts (a computation's own before those of
+        the fusions it expands) and edges as it ends (an expanded fusion's before its
+        caller's), the order a recursive walk would give.
+        """
+        top = _Frame(self, comp, prefix, fusion, inputs)
+        stack = [top]
+        while stack:
+            frame = stack[-1]
+            inst = frame.next_expansion()
+            if inst is not None:
+                stack.append(frame.expand(inst))
+                continue
+            frame.add_edges()
+            stack.pop()
+            if stack:
+                stack[-1].expanded(frame)
+        return top.produced
+
+
+class _Frame:
+    """One computation being added: its nodes, then its fusions one by one, then its edges.
+
+    Holds what a recursive call would keep on the Python stack. A frame's ``prefix`` (as long
+    as the nesting is deep) is let go once its last fusion is expanded, so that a chain of
+    thousands of nested fusions holds one prefix at a time, not one per level.
+    """
+
+    __slots__ = (
+        "builder",
+        "comp",
+        "prefix",
+        "fusion",
+        "produced",
+        "owners",
+        "pending",
+        "waiting",
+        "index",
+        "current",
+    )
+
+    def __init__(
+        self,
+        builder: _Builder,
+        comp: Computation,
+        prefix: str,
+        fusion: str | None,
+        inputs: list[str] | None,
+    ) -> None:
+        self.builder = builder
+        self.comp = comp
+        self.prefix: str | None = prefix
+        # The fusion id stands in for the value only when the computation has no root.
+        self.fusion = fusion if comp.root is None else None
+        self.produced: dict[Instruction, str] = {}
+        self.owners: list[tuple[Instruction, str]] = []
+        self.pending: list[Instruction] = []
+        self.waiting: list[Instruction] = []
+        self.index = 0
+        self.current: Instruction | None = None
+        self._add_nodes(prefix, fusion, inputs)
+
+    def _add_nodes(self, prefix: str, fusion: str | None, inputs: list[str] | None) -> None:
+        add_node = self.builder.graph.add_node
+        expands = self.builder._expands
+        produced, owners, pending = self.produced, self.owners, self.pending
+        nested = fusion is not None
+        for inst in self.comp.instructions:
             if inputs is not None and inst.opcode == "parameter":
                 number = inst.parameter_number
                 if number is not None and 0 <= number < len(inputs):
                     produced[inst] = inputs[number]
                     continue
-            if self._expands(inst, nested):
-                expanded.append(inst)
+            if expands(inst, nested):
+                pending.append(inst)
                 continue
             node = prefix + inst.name
             add_node(node, **_node_attrs(inst, fusion))
             produced[inst] = node
             owners.append((inst, node))
 
-        # Expand fusions once their operands' producers are known. Text order is normally a
-        # topological order, so the loop finishes in one pass; the retry loop covers hand-written
-        # modules that define an operand after its user.
-        pending = expanded
-        while pending:
-            waiting: list[Instruction] = []
-            for inst in pending:
+    def next_expansion(self) -> Instruction | None:
+        """The next fusion whose operands' producers are known, or ``None`` when all are done.
+
+        Text order is normally a topological order, so one pass over the fusions finds them
+        all ready; further passes cover hand-written modules that define an operand after its
+        user. A pass that expands nothing means the fusions depend on each other.
+        """
+        produced = self.produced
+        while True:
+            while self.index < len(self.pending):
+                inst = self.pending[self.index]
+                self.index += 1
                 if any(op not in produced for op in inst.operands):
-                    waiting.append(inst)
+                    self.waiting.append(inst)
                     continue
-                inner_prefix = prefix + inst.name + FUSION_SEP
-                inner_fusion = prefix + inst.name
-                inner = self.add_computation(
-                    inst.fused_computation,  # type: ignore[arg-type]
-                    inner_prefix,
-                    inner_fusion,
-                    [produced[op] for op in inst.operands],
-                )
-                root = inst.fused_computation.root  # type: ignore[union-attr]
-                produced[inst] = inner[root] if root is not None else inner_fusion
-            if len(waiting) == len(pending):  # a cycle of fusions: not valid HLO; stop expanding
+                return inst
+            if not self.waiting:
+                return None
+            if len(self.waiting) == len(self.pending):  # a cycle of fusions: not valid HLO
                 raise ValueError(
-                    f"computation {comp.name}: fusions {[i.name for i in waiting]} "
+                    f"computation {self.comp.name}: fusions {[i.name for i in self.waiting]} "
                     "depend on each other"
                 )
-            pending = waiting
+            self.pending, self.waiting, self.index = self.waiting, [], 0
 
+    def expand(self, inst: Instruction) -> _Frame:
+        """The frame of ``inst``'s fused computation (its nodes added)."""
+        prefix = self.prefix
+        assert prefix is not None  # let go only once nothing is left to expand
+        if self.index == len(self.pending) and not self.waiting:
+            self.prefix = None  # the last one: no further inner prefix is made from it
+        self.current = inst
+        inner_fusion = prefix + inst.name
+        inputs = [self.produced[op] for op in inst.operands]
+        fused = inst.fused_computation
+        assert fused is not None  # _expands checked
+        return _Frame(self.builder, fused, inner_fusion + FUSION_SEP, inner_fusion, inputs)
+
+    def expanded(self, inner: _Frame) -> None:
+        """``inner`` (the frame of the fusion last returned by :meth:`expand`) is done: the
+        fused root takes the fusion's place as the producer for its users."""
+        inst = self.current
+        assert inst is not None
+        root = inner.comp.root
+        self.produced[inst] = inner.produced[root] if root is not None else inner.fusion or ""
+        self.current = None
+
+    def add_edges(self) -> None:
+        graph = self.builder.graph
+        produced = self.produced
         adj = graph._adj  # direct access: has_edge + lookups cost twice as much on big graphs
         add_edge = graph.add_edge
-        for inst, node in owners:
+        for inst, node in self.owners:
             for index, operand in enumerate(inst.operands):
                 source = produced.get(operand)
                 if source is None:  # an operand from another computation: not valid HLO
@@ -188,7 +272,6 @@ class _Builder:
                     add_edge(source, node, index=index, indices=[index])
                 else:
                     data["indices"].append(index)
-        return produced
 
 
 def _node_attrs(inst: Instruction, fusion: str | None) -> dict:
