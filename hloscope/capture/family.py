@@ -90,9 +90,13 @@ def stop_family(token: str, group: int | None = None) -> int:
     if group is not None:
         with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
             os.killpg(group, signal.SIGKILL)
-    _signal_all(members(token), signal.SIGKILL)
-    # SIGKILL lands asynchronously: wait (briefly) until no member is left running.
-    deadline = time.monotonic() + _GRACE_S
-    while time.monotonic() < deadline and members(token):
+    # SIGKILL lands asynchronously, and a process caught in the middle of exec may show no
+    # environment for a moment: look again, and kill again, until none is left (or time's up).
+    deadline = time.monotonic() + 2 * _GRACE_S
+    while True:
+        running = members(token)
+        if not running or time.monotonic() > deadline:
+            break
+        _signal_all(running, signal.SIGKILL)
         time.sleep(_POLL_S)
     return len(left)
