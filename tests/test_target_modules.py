@@ -214,3 +214,13 @@ def test_a_script_that_compiles_nothing_says_why(tmp_path, monkeypatch):
     result = CliRunner().invoke(cli, ["fusions", str(script)])
     assert result.exit_code == 1
     assert "compiled nothing with XLA (it never imported jax or tensorflow)" in result.stderr
+
+
+def test_symbolic_link_loops_and_broken_links_say_so(tmp_path):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "broken").symlink_to(tmp_path / "nothing")
+    loop = CliRunner().invoke(cli, ["fusions", str(tmp_path / "a")])
+    assert loop.exit_code == 1 and "a symbolic link loop" in loop.stderr
+    broken = CliRunner().invoke(cli, ["summary", str(tmp_path / "broken")])
+    assert broken.exit_code == 1 and "a broken symbolic link" in broken.stderr

@@ -34,6 +34,7 @@ take it, and :meth:`Target.choose_module` holds the one rule for "the main modul
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -358,6 +359,13 @@ def _resolve(
         return _resolve_script(
             text, script, found.group("function"), (), timeout, refresh, progress
         )
+    if os.path.islink(text):  # a link that leads nowhere: say which way it fails
+        try:
+            os.stat(text)
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise TargetError(f"{text}: a symbolic link loop") from None
+            raise TargetError(f"{text}: a broken symbolic link (to {os.readlink(text)})") from None
     raise TargetError(
         f"{text}: no such file or folder "
         "(a TARGET is an HLO file, a dump folder, SCRIPT.py or SCRIPT.py:FUNCTION)"
