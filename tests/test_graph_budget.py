@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 import time
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from svg_files import needs_dot, svg_root, svg_texts, svg_tooltips  # noqa: E402
 
 import hloscope
 from hloscope.cli import cli
@@ -29,13 +28,6 @@ from hloscope.render.graphviz import (
     write_graph,
 )
 from hloscope.render.model_explorer import model_explorer_collection, write_model_explorer_json
-
-needs_dot = pytest.mark.skipif(
-    shutil.which("dot") is None, reason="Graphviz 'dot' is not installed"
-)
-
-SVG = "{http://www.w3.org/2000/svg}"
-XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
 
 
 def chain_text(n: int, shared: str = "p") -> str:
@@ -64,19 +56,6 @@ def chain(n: int, shared: str = "p") -> hloscope.Module:
 
 def everything(module: hloscope.Module):
     return select_graph(module, GraphOptions(max_nodes=10_000))
-
-
-def svg_root(data: bytes) -> ET.Element:
-    return ET.fromstring(data)
-
-
-def svg_texts(root: ET.Element) -> list[str]:
-    return [t.text or "" for t in root.iter(SVG + "text")]
-
-
-def svg_titles(root: ET.Element) -> list[str]:
-    """Tooltips: dot writes them as xlink:title on <a> elements."""
-    return [a.get(XLINK_TITLE) or "" for a in root.iter(SVG + "a")]
 
 
 # --- the budget -----------------------------------------------------------------------------------
@@ -232,7 +211,7 @@ def test_huge_names_and_op_names_render_with_clipped_labels_and_tooltips(tmp_pat
 
     write_graph(module, GraphOptions(), tmp_path / "g.svg")  # dot succeeds
     root = svg_root((tmp_path / "g.svg").read_bytes())
-    texts, titles = svg_texts(root), svg_titles(root)
+    texts, titles = svg_texts(root), svg_tooltips(root)
     assert max(map(len, texts)) <= 160
     assert max(map(len, titles)) <= 2000
     assert any(t.startswith("nnnn") and t.endswith("\u2026" + "n" * 29) for t in texts)

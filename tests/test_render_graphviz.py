@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import graphviz
 import networkx as nx
 import pytest
 from click.testing import CliRunner
+from svg_files import SVG, needs_dot, svg_root, svg_texts, svg_tooltips  # noqa: E402
+from test_graph import SMALL  # noqa: E402  (the same small module: nested fusion, repeated operands)
 
 import hloscope
 from hloscope.cli import cli
@@ -28,15 +28,6 @@ from hloscope.render.graphviz import (
     write_graph,
 )
 from hloscope.render.model_explorer import model_explorer_collection
-
-needs_dot = pytest.mark.skipif(
-    shutil.which("dot") is None, reason="Graphviz 'dot' is not installed"
-)
-
-SVG = "{http://www.w3.org/2000/svg}"
-XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
-
-from test_graph import SMALL  # noqa: E402  (the same small module: nested fusion, repeated operands)
 
 # Strings XLA would print C-escaped inside HLO text (instruction names cannot hold these).
 NASTY_OP_NAME = 'jit(f)/"q"<lt>{br}|pipe\\back\nline &amp; \\N'
@@ -66,19 +57,6 @@ metadata={{op_name="{c_escape(NASTY_OP_NAME)}"}}
 @pytest.fixture(scope="module")
 def small() -> hloscope.Module:
     return hloscope.parse(SMALL)
-
-
-def svg_root(data: bytes) -> ET.Element:
-    """Parse SVG bytes; fails the test when they are not well-formed XML."""
-    return ET.fromstring(data)
-
-
-def svg_texts(root: ET.Element) -> list[str]:
-    return [t.text or "" for t in root.iter(SVG + "text")]
-
-
-def svg_tooltips(root: ET.Element) -> list[str]:
-    return [a.get(XLINK_TITLE) or "" for a in root.iter(SVG + "a")]
 
 
 # --- escaping -------------------------------------------------------------------------------------

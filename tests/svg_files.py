@@ -1,0 +1,29 @@
+"""What the graph tests share for reading the SVG files Graphviz writes."""
+
+from __future__ import annotations
+
+import shutil
+import xml.etree.ElementTree as ET
+
+import pytest
+
+needs_dot = pytest.mark.skipif(
+    shutil.which("dot") is None, reason="Graphviz 'dot' is not installed"
+)
+
+SVG = "{http://www.w3.org/2000/svg}"
+XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
+
+
+def svg_root(data: bytes) -> ET.Element:
+    """Parse SVG bytes; fails the test when they are not well-formed XML."""
+    return ET.fromstring(data)
+
+
+def svg_texts(root: ET.Element) -> list[str]:
+    return [t.text or "" for t in root.iter(SVG + "text")]
+
+
+def svg_tooltips(root: ET.Element) -> list[str]:
+    """Tooltips: dot writes them as xlink:title on <a> elements."""
+    return [a.get(XLINK_TITLE) or "" for a in root.iter(SVG + "a")]
