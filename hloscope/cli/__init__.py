@@ -6,7 +6,18 @@ result to a renderer and decides the exit status; :mod:`hloscope.cli._app` turns
 commands never import jax or tensorflow.
 """
 
-from . import cache, capture, diff, fusions, graph, ls, summary  # noqa: F401 - registers commands
+from . import (  # noqa: F401 - registers commands
+    cache,
+    capture,
+    check,
+    diff,
+    explain_error,
+    fusions,
+    graph,
+    ls,
+    recompiles,
+    summary,
+)
 from ._app import cli, main
 
 __all__ = ["cli", "main"]

@@ -1,0 +1,184 @@
+"""What a compatibility check found: one :class:`Finding` per offending op, gathered in a
+:class:`CheckReport`.
+
+Every check produces these records -- the TensorFlow graph walk, the JAX cross-platform
+lowering, the offline scan of HLO text -- so the text table, ``--json`` and the DataFrame read
+the same fields whichever framework the program came from. The JSON contract (tests and outside
+tools rely on it)::
+
+    {"platform": "tpu", "proxy": false,
+     "findings": [{"op", "node", "function", "reason", "dtype", "source", "suggestion"}]}
+
+A report with no findings is *clean*: the program should compile for the platform.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+__all__ = ["Platform", "Reason", "Finding", "CheckReport", "TOP_LEVEL"]
+
+#: The ``function`` of a finding that sits in the checked function itself, not a nested one.
+TOP_LEVEL = "<top>"
+
+
+class Platform(StrEnum):
+    """The platforms a check can target (the names of ``--platform``)."""
+
+    CPU = "cpu"
+    GPU = "gpu"
+    TPU = "tpu"
+
+    @classmethod
+    def parse(cls, value: str | Platform) -> Platform:
+        """``"TPU"``, ``"cuda"``, ``"rocm"``, ``"XLA_GPU_JIT"`` ... -> a :class:`Platform`."""
+        name = str(value).strip().lower()
+        name = name.removeprefix("xla_").removesuffix("_jit")
+        if name in ("cuda", "rocm", "gpu"):
+            return cls.GPU
+        try:
+            return cls(name)
+        except ValueError:
+            choices = ", ".join(p.value for p in cls)
+            raise ValueError(f"unknown platform {value!r} (choose one of {choices})") from None
+
+
+class Reason(StrEnum):
+    """Why an op will not compile (or not run well) on the platform: a fixed vocabulary."""
+
+    #: TF: no XLA kernel is registered for the op on this device.
+    NO_KERNEL = "no_kernel"
+    #: TF: a kernel exists, but not for this dtype (a ``tf.string`` argument, ``Tin`` with
+    #: DT_STRING); JAX/HLO: an element type the platform lacks (64-bit types on TPU).
+    DTYPE = "dtype"
+    #: A custom-call target that the platform does not provide (``lapack_*`` on TPU, ...).
+    CUSTOM_CALL = "custom_call"
+    #: JAX: a primitive with no lowering rule for the platform (nonsymmetric ``eig`` on TPU).
+    NO_LOWERING = "no_lowering"
+    #: A host callback (pure_callback, io_callback, debug.print, py_function, send/recv to
+    #: host): it compiles, but it blocks export and stalls the device on every call.
+    HOST_CALLBACK = "host_callback"
+    #: A shape that is not static: bounded dynamic dimensions in HLO (``s32[<=4]``).
+    DYNAMIC_SHAPE = "dynamic_shape"
+    #: JAX: tracing failed (ConcretizationTypeError, NonConcreteBooleanIndexError, ...).
+    TRACING = "tracing"
+    #: ``jax.export`` would refuse the program (custom calls without compatibility guarantees).
+    EXPORT = "export"
+    #: The framework failed to compile it for a reason none of the above names.
+    COMPILE_ERROR = "compile_error"
+
+
+#: Reasons that only warn: the program compiles, but something about it deserves attention.
+WARNING_REASONS = frozenset({Reason.HOST_CALLBACK, Reason.EXPORT})
+
+
+@dataclass(slots=True)
+class Finding:
+    """One op that the platform will not compile, and what to do about it.
+
+    ``op`` is the op type (TF), primitive or custom-call target (JAX) or opcode (HLO); ``node``
+    the node or instruction name; ``function`` the enclosing function (:data:`TOP_LEVEL` for
+    the checked function itself, else a nested function, while/cond body or HLO computation);
+    ``dtype`` the offending dtype when the reason is one; ``source`` ``file:line`` in the user's
+    code where the op was created, when known; ``suggestion`` the fix, naming the replacement
+    API where there is one (see :mod:`.fixes`).
+    """
+
+    op: str
+    node: str
+    function: str
+    reason: Reason
+    dtype: str | None = None
+    source: str | None = None
+    suggestion: str = ""
+    #: More detail for people (the framework's own message, the Python stack): not in the JSON
+    #: contract's required fields, but included in it as ``"detail"``.
+    detail: str = ""
+
+    @property
+    def is_warning(self) -> bool:
+        """True when the op compiles but deserves attention (a callback, an export blocker)."""
+        return self.reason in WARNING_REASONS
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "op": self.op,
+            "node": self.node,
+            "function": self.function,
+            "reason": str(self.reason),
+            "dtype": self.dtype,
+            "source": self.source,
+            "suggestion": self.suggestion,
+            "detail": self.detail,
+        }
+
+
+@dataclass(slots=True)
+class CheckReport:
+    """All findings of one check of one program for one platform.
+
+    ``proxy`` is True when the check could not ask the platform itself and used another one's
+    registrations instead (TF on a CPU-only build checking for GPU or TPU); ``notes`` says so
+    in words, with the known differences, and carries anything else the reader must know
+    (what was checked, what could not be).
+    """
+
+    platform: Platform
+    program: str
+    findings: list[Finding] = field(default_factory=list)
+    proxy: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Finding]:
+        """Findings that stop the program compiling for the platform."""
+        return [f for f in self.findings if not f.is_warning]
+
+    @property
+    def clean(self) -> bool:
+        """True when nothing in the program stops it compiling for the platform."""
+        return not self.errors
+
+    def by_function(self) -> dict[str, list[Finding]]:
+        """Findings grouped by enclosing function, the checked function first."""
+        groups: dict[str, list[Finding]] = {}
+        for finding in sorted(self.findings, key=lambda f: f.function != TOP_LEVEL):
+            groups.setdefault(finding.function, []).append(finding)
+        return groups
+
+    def extend(self, findings: Iterable[Finding]) -> None:
+        """Add findings, dropping exact repeats (the same op, node, function and reason)."""
+        seen = {_identity(f) for f in self.findings}
+        for finding in findings:
+            if _identity(finding) not in seen:
+                seen.add(_identity(finding))
+                self.findings.append(finding)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract: ``{"platform", "proxy", "findings": [...]}`` plus ``program``,
+        ``clean`` and ``notes``."""
+        return {
+            "platform": str(self.platform),
+            "proxy": self.proxy,
+            "program": self.program,
+            "clean": self.clean,
+            "notes": list(self.notes),
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+    def to_dataframe(self) -> pandas.DataFrame:
+        """One row per finding, the JSON fields as columns."""
+        import pandas as pd
+
+        columns = ["op", "node", "function", "reason", "dtype", "source", "suggestion", "detail"]
+        return pd.DataFrame([f.to_dict() for f in self.findings], columns=columns)
+
+
+def _identity(finding: Finding) -> tuple[str, str, str, str]:
+    return (finding.op, finding.node, finding.function, str(finding.reason))

@@ -1,0 +1,213 @@
+"""The fixes table: for each common offender, what to use instead.
+
+Kept as data, one row per offender, so adding one is a one-line change. A row matches an op
+type (TF), a primitive or custom-call target (JAX), an exception class (tracing errors) or an
+element type, by exact name or by a regular expression (rows whose key starts with ``^``).
+:func:`suggest` returns the first row that matches, else a generic sentence for the reason.
+
+The sections are owned separately (TF ops, JAX, tracing errors, dtypes): add rows to the one
+your offender belongs to.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from .findings import Reason
+
+__all__ = ["FIXES", "suggest"]
+
+# ---- TensorFlow ops -----------------------------------------------------------------------------
+TF_FIXES: dict[str, str] = {
+    "^(AsString|StringFormat|StringLength|StringToNumber|StringSplit(V2)?|StringJoin|"
+    "RegexReplace|StaticRegexReplace|Substr|StringStrip|StringLower|StringUpper|ReduceJoin|"
+    "UnicodeDecode.*|UnicodeEncode|StringToHashBucket.*)$": (
+        "string ops never run under XLA: do string work outside the compiled function "
+        "(in tf.data or before the call) and pass numbers in; for hashing use "
+        "tf.strings.to_hash_bucket_fast in the input pipeline"
+    ),
+    "^(PrintV2|Print)$": (
+        "tf.print is not compiled: remove it from the jit_compile function, return the value "
+        "and print it outside (on TPU: tf.tpu.outside_compilation)"
+    ),
+    "^(PyFunc|EagerPyFunc|PyFuncStateless)$": (
+        "tf.py_function / tf.numpy_function run Python on the host and cannot be compiled: "
+        "rewrite the body with TensorFlow ops, or move the call outside the compiled function "
+        "(on TPU: tf.tpu.outside_compilation)"
+    ),
+    "^Ragged.*$": (
+        "ragged tensors have no XLA kernels: pad to a dense tensor first "
+        "(rt.to_tensor(shape=[batch, MAX_LEN]) outside the compiled function, or "
+        "tf.data's padded_batch) and carry a mask"
+    ),
+    "^(HashTable|HashTableV2|MutableHashTable.*|LookupTable.*|InitializeTable.*|"
+    "StaticHashTable|DenseHashTable)$": (
+        "lookup tables are host resources: do the lookup in the tf.data pipeline "
+        "(dataset.map(table.lookup)) and feed the ids, or replace a small vocabulary with "
+        "tf.gather on a tensor of ids"
+    ),
+    "^(DecodeJpeg|DecodePng|DecodeImage|DecodeGif|DecodeBmp|DecodeRaw|EncodeJpeg|EncodePng|"
+    "ParseExample.*|ParseSingleExample|ParseSequenceExample.*|ReadFile|WriteFile)$": (
+        "decoding and parsing run on the host: do them in the tf.data pipeline "
+        "(dataset.map(...)) and feed decoded, fixed-size tensors to the compiled function"
+    ),
+    "^(Where|UniqueV2|Unique|BooleanMask|ListDiff|SetSize|DenseToDenseSetOperation)$": (
+        "the result's size depends on the data: use a fixed size (tf.where(cond, x, y) with "
+        "three arguments, a mask multiplied in, or tf.math.top_k with a static k)"
+    ),
+    "^(TensorListReserve|TensorListFromTensor|TensorListPushBack|TensorListSetItem|"
+    "TensorArrayV3|TensorArrayWriteV3)$": (
+        "a TensorArray must have a static size under XLA: "
+        "tf.TensorArray(size=N, dynamic_size=False) with N known when tracing, and loops with "
+        "maximum_iterations"
+    ),
+    "^(MatrixDeterminant|Lu|LogMatrixDeterminant)$": (
+        "no XLA kernel: use tf.linalg.slogdet on a Cholesky factor (tf.linalg.cholesky) when "
+        "the matrix is positive definite, or compute it outside the compiled function"
+    ),
+    "^(SparseTensorDenseMatMul|SparseToDense|SparseReshape|SparseReduceSum.*)$": (
+        "sparse tensors have no XLA kernels: densify (tf.sparse.to_dense) outside the compiled "
+        "function, or use tf.gather/tf.math.unsorted_segment_sum for embedding-style lookups"
+    ),
+    "^(ResizeBicubic|CropAndResize|NonMaxSuppression.*|ImageProjectiveTransform.*|Dilation2D)$": (
+        "no XLA kernel for this image op: use tf.image.resize with method='bilinear' or "
+        "'nearest', do the op in the input pipeline, or outside the compiled function"
+    ),
+    "^.*Dataset.*$": (
+        "tf.data ops run on the host: keep the dataset outside the compiled function and "
+        "iterate it there (for x in ds: step(x))"
+    ),
+    "_Arg": (
+        "a tf.string argument cannot enter a compiled function: convert it to numbers before "
+        "the call (tf.strings.to_number or a lookup in tf.data) and pass the tensor"
+    ),
+}
+
+# ---- JAX primitives and custom-call targets -----------------------------------------------------
+JAX_FIXES: dict[str, str] = {
+    "eig": (
+        "nonsymmetric eigendecomposition has no TPU lowering: use jnp.linalg.eigh when the "
+        "matrix is symmetric/Hermitian, or compute eig on the host (jax.pure_callback with "
+        "numpy.linalg.eig, or before the jitted call)"
+    ),
+    "^(schur|hessenberg|geqp3|tridiagonal)$": (
+        "this decomposition is lowered only for CPU (and some GPUs): compute it outside the "
+        "jitted function or with jax.pure_callback on the host"
+    ),
+    "^lapack_.*$": (
+        "a LAPACK kernel exists only on CPU: the same jnp.linalg call lowers to the platform's "
+        "own kernel when lowered for it; lower for the target platform "
+        "(jax.jit(f).trace(...).lower(lowering_platforms=(...)))"
+    ),
+    "^(cusolver_|cublas|cusparse_|cu_|cuhybrid_).*$": (
+        "a CUDA library kernel exists only on NVIDIA GPUs: lower for the target platform "
+        "instead of reusing GPU-lowered HLO"
+    ),
+    "^(hipsolver_|hip_|hiphybrid_|hipsparse_).*$": (
+        "a ROCm library kernel exists only on AMD GPUs: lower for the target platform instead"
+    ),
+    "^(tpu_custom_call|Eigh|Qr|ProductOfElementaryHouseholderReflectors|LuDecomposition)$": (
+        "a TPU kernel (Pallas/Mosaic TPU or a TPU linear-algebra expander): lower for the "
+        "target platform, or use interpret=True for a Pallas kernel off TPU"
+    ),
+    "^(__gpu\\$xla\\.gpu\\.triton|mosaic_gpu.*)$": (
+        "a Pallas GPU kernel runs only on GPU: guard it with jax.lax.platform_dependent or use "
+        "interpret=True elsewhere"
+    ),
+    "^xla_(ffi_)?(partitioned_)?python_(cpu|gpu)_callback$": (
+        "a host callback (jax.pure_callback, io_callback, jax.debug.print/callback) stops the "
+        "device on every call and blocks jax.export and the persistent cache: compute it with "
+        "jnp, or remove debug prints from the hot path"
+    ),
+    "^(send|recv|send-done|recv-done)$": (
+        "a host transfer (a callback on TPU, or explicit send/recv): it blocks export and "
+        "serialises device and host; remove the callback from the hot path"
+    ),
+}
+
+# ---- JAX tracing errors (exception class names) -------------------------------------------------
+TRACING_FIXES: dict[str, str] = {
+    "TracerBoolConversionError": (
+        "Python control flow on a traced value: use jnp.where / jax.lax.select for values, "
+        "jax.lax.cond for branches, or mark the argument static (static_argnums/static_argnames)"
+    ),
+    "NonConcreteBooleanIndexError": (
+        "boolean indexing has a data-dependent size: use the three-argument "
+        "jnp.where(mask, x, fill), or jnp.sum(jnp.where(mask, x, 0)) for reductions"
+    ),
+    "TracerIntegerConversionError": (
+        "a traced value used as a Python int (range, slicing): use jax.lax.fori_loop or "
+        "jax.lax.dynamic_slice with a static size, or mark the argument static"
+    ),
+    "TracerArrayConversionError": (
+        "numpy called on a traced array: use jax.numpy instead, or jax.pure_callback for "
+        "host-only code"
+    ),
+    "ConcretizationTypeError": (
+        "a traced value where a concrete one is needed: give a static size (size= in "
+        "jnp.nonzero/jnp.unique/jnp.argwhere, the three-argument jnp.where), mark the argument "
+        "static (static_argnums), or move the shape logic out of jit"
+    ),
+    "^(TypeError|InvalidShape).*$": (
+        "a shape built from a traced value: shapes must be static -- mark the argument static "
+        "(static_argnums/static_argnames), or pad/bucket to a fixed size"
+    ),
+    "IndexError": (
+        "slice bounds must be static: use jax.lax.dynamic_slice(x, (start,), (SIZE,)) with a "
+        "static SIZE, or mark the bound static"
+    ),
+}
+
+# ---- Element types ------------------------------------------------------------------------------
+DTYPE_FIXES: dict[str, str] = {
+    "^(f64|c128|float64|complex128|DT_DOUBLE|DT_COMPLEX128)$": (
+        "TPUs have no 64-bit floating point: keep jax_enable_x64 off on TPU (or cast to "
+        "float32/bfloat16 with .astype before the jitted call)"
+    ),
+    "^(s64|u64|int64|uint64|DT_INT64|DT_UINT64)$": (
+        "64-bit integers are emulated or unsupported on TPU: use int32 (turn jax_enable_x64 "
+        "off, or cast indices with .astype(jnp.int32))"
+    ),
+    "^(string|DT_STRING|tf\\.string)$": (
+        "strings never enter an XLA computation: convert them to numbers before the call "
+        "(tf.strings.to_number or a vocabulary lookup in tf.data)"
+    ),
+}
+
+#: Every row, in the order :func:`suggest` tries them.
+FIXES: dict[str, str] = {**TF_FIXES, **JAX_FIXES, **TRACING_FIXES, **DTYPE_FIXES}
+
+#: What to say when no row matches.
+GENERIC: dict[Reason, str] = {
+    Reason.NO_KERNEL: "no XLA kernel for this op on the platform: compute it outside the "
+    "compiled function, or replace it with ops that have kernels",
+    Reason.DTYPE: "the platform has no kernel for this dtype: cast to a supported type",
+    Reason.CUSTOM_CALL: "this custom-call target is not provided by the platform: lower the "
+    "program for the platform itself, or replace the call",
+    Reason.NO_LOWERING: "this primitive cannot be lowered for the platform: compute it on the "
+    "host or with another primitive",
+    Reason.HOST_CALLBACK: "a host callback: it blocks export and stalls the device; remove it "
+    "from the hot path",
+    Reason.DYNAMIC_SHAPE: "a data-dependent (bounded dynamic) shape: pad to a static size and "
+    "carry a mask",
+    Reason.TRACING: "tracing failed: make the value static or use a jax.lax control-flow op",
+    Reason.EXPORT: "jax.export would refuse this: use targets with compatibility guarantees, "
+    "or jax.export.DisabledSafetyCheck.custom_call(target) if you accept the risk",
+    Reason.COMPILE_ERROR: "the compiler refused the program: see the message",
+}
+
+
+@cache
+def _compiled(key: str) -> re.Pattern[str] | None:
+    return re.compile(key) if key.startswith("^") else None
+
+
+def suggest(name: str, reason: Reason | str | None = None) -> str:
+    """The fix for offender ``name`` (op type, primitive, target, exception class or dtype),
+    else the generic advice for ``reason`` (empty when there is none)."""
+    for key, advice in FIXES.items():
+        pattern = _compiled(key)
+        if pattern.match(name) if pattern else key == name:
+            return advice
+    return GENERIC.get(Reason(reason), "") if reason else ""
