@@ -9,6 +9,7 @@ names its source at its top).
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -297,6 +298,51 @@ def test_two_statements_on_one_line_keep_both():
     assert module.entry.root.name == "n"
     assert module.entry.root.line == 10  # the line it shares with 'r'
     assert module.entry.root.operands[0].name == "r"
+
+
+_SECOND = "r = f32[4] reduce(p, z), dimensions={1}, to_apply=add"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"{_SECOND} %n=f32[4] negate(r)",
+        f"{_SECOND} n =f32[4] negate(r)",
+        f"{_SECOND} ROOT %n=(f32[4]) tuple(r)",
+        f'{_SECOND}, metadata={{op_name="a[0]" source_line=3}} %n=f32[4]{{0}} negate(r)',
+    ],
+    ids=["percent", "space-before", "root-tuple", "after-metadata"],
+)
+def test_second_statement_without_spaces(xla, line):
+    """``%n=`` and ``n =`` start a statement wherever they stand, even squeezed after an
+    attribute, as in XLA."""
+    text = FORMS["two_per_line"].replace(f"  {_SECOND} ROOT n = f32[4] negate(r)\n", f"  {line}\n")
+    module = assert_agrees(xla, text)
+    assert module.entry.root.name == "n"
+    assert module.entry.root.operands[0].name == "r"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"{_SECOND} n=f32[4] negate(r)",
+        f"{_SECOND} ROOT n=f32[4] negate(r)",
+        f"{_SECOND}\n  n=(f32[4]) tuple(r)",
+        "r=f32[4] reduce(p, z), dimensions={1}, to_apply=add",
+        "ROOT r.1=f32[4] reduce(p, z), dimensions={1}, to_apply=add",
+    ],
+    ids=["tail", "tail-root", "next-line", "first", "root-dotted"],
+)
+def test_name_written_as_attribute_is_rejected_where_xla_rejects_it(xla, line):
+    """``n=`` without a space or ``%`` is an attribute name to XLA's lexer: both parsers refuse
+    the statement, at the same line and column."""
+    text = FORMS["two_per_line"].replace(f"  {_SECOND} ROOT n = f32[4] negate(r)\n", f"  {line}\n")
+    ok, message = xla.xla_accepts(text)
+    assert not ok and "expects name" in message
+    where = re.search(r"was parsing (\d+):(\d+)", message)
+    with pytest.raises(hloscope.HloParseError, match="expects name") as caught:
+        hloscope.parse(text)
+    assert (caught.value.line, caught.value.column) == (int(where[1]), int(where[2]))
 
 
 def test_second_statement_broken_over_lines(xla):

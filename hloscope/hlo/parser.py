@@ -82,6 +82,10 @@ _CALLED_ATTR = re.compile(
     r"(?:^|,\s*)(" + "|".join(CALLED_COMPUTATION_ATTRS) + r")=\s*(\{\s*\n|\{\s*" + _NAME + r"\s*=)"
 )
 
+# A hint that an attribute tail holds a second statement written without spaces ('...,
+# to_apply=add n=f32[4] negate(r)'): a name after whitespace, '=' and a shape. Only a hint: the
+# exact answer is _statement_in_tail's; attribute values never start with 'f32[' or '('.
+_COMPACT_STATEMENT = re.compile(r"\s%?" + _NAME + r"[ \t]*=[ \t]*(?:[a-z][a-z0-9]*\[|\()")
 _PAYLOAD_OPCODES = frozenset({"parameter", "constant"})
 # Nested operand instructions (``add(negate(p), q)``) are read recursively; a bound keeps
 # hostile nesting an HloParseError rather than a RecursionError (printed HLO never nests).
@@ -641,6 +645,8 @@ class _ModuleParser:
             if m is not None:
                 # Fast path, inlined: split "operands), attrs" with str.find.
                 is_root, name, shape_text, opcode, rest = m.groups()
+                if line[m.end(2)] == "=":
+                    self._check_name_token(line, m, i)
                 close = rest.find(")")
                 if close >= 0:
                     inner = rest[:close]
@@ -652,11 +658,14 @@ class _ModuleParser:
                             not after or (after[0] == "," and after.count("{") == after.count("}"))
                         )
                     ):
-                        # Two statements on one line? Two substring tests keep this cheap;
-                        # printed HLO never has ' = ' or 'ROOT' outside of strings here.
-                        if (" = " in after or "ROOT" in after) and self._split_line(
-                            i, len(line) - len(after)
-                        ):
+                        # Two statements on one line? Cheap tests first: printed HLO never
+                        # has ' = ' or 'ROOT' here outside of strings, and a statement written
+                        # without spaces ('n=f32[4] negate(r)') always holds a '[' (its shape).
+                        if (
+                            " = " in after
+                            or "ROOT" in after
+                            or ("[" in after and _COMPACT_STATEMENT.search(after) is not None)
+                        ) and self._split_line(i, len(line) - len(after)):
                             continue  # two statements on this line: read the first alone
                         inst = new(Instruction)
                         inst.name = name
@@ -883,6 +892,8 @@ class _ModuleParser:
         text, last = self._logical_line(i, continuations=True)
         m = _INSTR_START.match(text)
         if m is not None:
+            if text[m.end(2)] == "=":
+                self._check_name_token(text, m, i)
             cut = _statement_in_tail(text, m.end())
             if cut >= 0:
                 text, last = self._split_statement(i, text, cut)
@@ -900,6 +911,20 @@ class _ModuleParser:
             text, m.group(2), _WS.match(text, m.end()).end(), i
         )
         return inst, names, last, bool(m.group(1))
+
+    def _check_name_token(self, text: str, m: re.Match, i: int) -> None:
+        """XLA's lexer reads ``name=`` (no space, no ``%``) as an *attribute* name, so a
+        statement written ``r=f32[4] ...`` is rejected there ("expects name"): reject it too,
+        at the same place, instead of reading text XLA would not."""
+        start = m.start(2)
+        if not (start and text[start - 1] == "%"):
+            raise self._pos_error(
+                f"expects name: XLA reads {m.group(2) + '='!r} as an attribute name; write "
+                f"'{m.group(2)} = ...' (a space before '=') or '%{m.group(2)}=...'",
+                i,
+                text,
+                start,
+            )
 
     def _split_line(self, i: int, tail_start: int) -> bool:
         """If another statement starts in line i after ``tail_start`` (the attribute tail of
