@@ -410,3 +410,39 @@ def test_flax_sample_imports_without_compiling(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert not dump.exists() or not any(dump.iterdir())
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted((SAMPLES / "hlo").glob("*.txt")),
+    ids=lambda p: p.name,
+)
+def test_quick_location_equals_the_decoded_metadata(path):
+    """``Instruction.source_file`` reads the file without decoding the metadata (what the
+    summary counts per file); it names the same file as the decoded :attr:`source`, with
+    stack-frame tables and plain ``source_file`` fields alike."""
+    quick = hloscope.parse(path)
+    decoded = hloscope.parse(path)
+    pairs = [
+        ((a.location, a.source_file), _decoded_location(b))
+        for ca, cb in zip(quick.computations, decoded.computations, strict=True)
+        for a, b in zip(ca.instructions, cb.instructions, strict=True)
+    ]
+    assert pairs and all(fast == slow for fast, slow in pairs)
+    assert any(file for (_, file), _ in pairs)
+
+
+def _decoded_location(inst: hloscope.Instruction) -> tuple[tuple[int, str, int], str | None]:
+    md = inst.metadata  # decodes the whole metadata first
+    source = inst.source
+    return (md.stack_frame_id, md.source_file, md.source_line), source.file if source else None
+
+
+def test_quick_source_file_unescapes_like_the_decoder():
+    text = (
+        'HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0), metadata={op_name="a" '
+        'source_file="C:\\\\work\\\\x.py" source_line=3}\n}\n'
+    )
+    inst = hloscope.parse(text).entry.root
+    assert inst.location == (0, "C:\\work\\x.py", 3)
+    assert inst.source_file == "C:\\work\\x.py" == hloscope.parse(text).entry.root.source.file

@@ -75,6 +75,7 @@ from math import gcd
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import HloscopeError
+from ..hlo._gc import gc_paused
 from ..hlo.attributes import ConvDimLabels, WindowDimension
 from ..hlo.opcodes import category_of
 from ..hlo.shape import Shape
@@ -1464,6 +1465,7 @@ def control_flow_cost(
     return totals[id(entry)]
 
 
+@gc_paused
 def module_cost(module: Module, *, custom_calls: CustomCallRule = "boundary") -> ModuleCost:
     """Totals for ``module`` as XLA's ``HloCostAnalysis`` computes them on the CPU backend.
 

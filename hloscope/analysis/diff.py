@@ -77,6 +77,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from ..hlo._gc import gc_paused
 from ..hlo.model import Module
 from .fusions import UNKNOWN_SOURCE, FusionReport, Kernel, fusion_report
 
@@ -650,6 +651,7 @@ class KernelDiff:
 # ------------------------------------------------------------------------------------------
 
 
+@gc_paused
 def diff(
     a: Module | FusionReport,
     b: Module | FusionReport,

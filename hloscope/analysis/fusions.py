@@ -61,6 +61,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..hlo._gc import gc_paused
 from ..hlo.model import Module
 from ..hlo.opcodes import FREE_OPCODES, category_of
 from .cost import (
@@ -314,15 +315,15 @@ class _Sources:
         self._by_name: dict[str, str] = {}
 
     def __call__(self, inst: Instruction) -> str:
-        md = inst.metadata
-        # What Instruction.stack reads: the frame table entry, else the metadata's location.
-        key = (md.stack_frame_id, md.source_file, md.source_line)
+        # What Instruction.stack reads: the frame table entry, else the metadata's location
+        # (read without decoding the whole metadata: most ops share a known key).
+        key = inst.location
         if key in self._by_stack:
             where = self._by_stack[key]
         else:
             where = self._by_stack[key] = stack_source(inst.stack)
         if where is None or (not where and self._function):
-            name = md.op_name
+            name = inst.metadata.op_name
             found = self._by_name.get(name)
             if found is None:
                 found = self._by_name[name] = layer_path(name, self._function)
@@ -626,6 +627,7 @@ def report_modules(value: Any, what: str = "fusion_report") -> list[Module]:
     raise TypeError(f"{what}() takes a Module or an iterable of Modules, not a {kind}")
 
 
+@gc_paused
 def fusion_report(module: Module | Iterable[Module]) -> FusionReport:
     """The kernels of ``module`` (or of several modules, one after another) with a summary.
 

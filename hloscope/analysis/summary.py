@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
+from ..hlo._gc import gc_paused
 from ..hlo.model import Module
 
 __all__ = ["ModuleSummary", "ParameterInfo", "summarize"]
@@ -50,6 +51,7 @@ class ModuleSummary:
         return asdict(self)
 
 
+@gc_paused
 def summarize(module: Module) -> ModuleSummary:
     """Summarize ``module``: counts by category and opcode, fusions by kind, entry parameters
     with shapes and bytes, custom-call targets, and the source files its ops came from."""
@@ -59,6 +61,7 @@ def summarize(module: Module) -> ModuleSummary:
     fusions: Counter[str] = Counter()
     targets: Counter[str] = Counter()
     files: Counter[str] = Counter()
+    locations: Counter[tuple[int, str, int]] = Counter()
     unknown: set[str] = set()
     outside = 0
     total = 0
@@ -80,9 +83,13 @@ def summarize(module: Module) -> ModuleSummary:
                 target = inst.attrs.get("custom_call_target")
                 targets[str(target) if target is not None else "?"] += 1
             if "metadata=" in inst.attr_text:
-                frame = inst.source
-                if frame is not None and frame.file:
-                    files[frame.file] += 1
+                locations[inst.location] += 1
+    # Thousands of ops share a location: resolve each one (frame table, file) once.
+    for (frame_id, file, _), count in locations.items():
+        frames = module.stack_frames(frame_id) if frame_id else None
+        file = frames[0].file if frames else file
+        if file:
+            files[file] += count
     entry = module.entry
     params = []
     param_bytes = 0

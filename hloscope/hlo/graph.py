@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
+from ._gc import gc_paused
 from .opcodes import FREE_OPCODES, category_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,6 +68,7 @@ FUSION_SEP = "/"
 ExpandSpec = bool | Collection[str]
 
 
+@gc_paused
 def module_graph(
     module: Module,
     computation: str | Computation | None = None,

@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 from . import _lex
+from ._gc import gc_paused
 from ._lex import find_closing, split_top_level
 from .attributes import split_attributes
 from .attributes._grammar import value_end
@@ -40,7 +41,7 @@ _NAME = _lex.NAME
 _FAST_INSTR = re.compile(
     r"[ \t]*(ROOT[ \t]+)?%?(" + _NAME + r")[ \t]*=[ \t]*"
     r"([a-z][a-z0-9_]*\[[^\]]*\](?:\{[^{}]*\})?)[ \t]+"
-    r"(" + _NAME + r")\((.*)"
+    r"(" + _NAME + r")\("
 )
 # What may follow '=' in an instruction: a shape (``f32[``, ``s32 [``, ``(``, ``b(``) or an
 # opcode and its '(' (the shape left out).
@@ -112,6 +113,7 @@ def parse(source: Source, *, path: str | None = None) -> Module:
     return modules[0]
 
 
+@gc_paused
 def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
     """Parse every module in a text: split at ``// -----`` lines and ``HloModule`` headers."""
     text, path = _read(source, path)
@@ -637,35 +639,49 @@ class _ModuleParser:
         last_start = -1
         new = Instruction.__new__
         payload_opcodes = _PAYLOAD_OPCODES
+        nested_ops = self.nested  # cleared in place, never rebound
         while i < end:
             line = lines[i]
             m = fast(line)
             start = i
             inst = None
             if m is not None:
-                # Fast path, inlined: split "operands), attrs" with str.find.
-                is_root, name, shape_text, opcode, rest = m.groups()
+                # Fast path, inlined. The regex stops at the opcode's '(': indices into the
+                # line, not copies of its tail, find the operands and the attributes.
+                is_root, name, shape_text, opcode = m.groups()
                 if line[m.end(2)] == "=":
                     self._check_name_token(line, m, i)
-                close = rest.find(")")
+                open_end = m.end()
+                close = line.find(")", open_end)
                 if close >= 0:
-                    inner = rest[:close]
-                    after = rest[close + 1 :]
+                    inner = line[open_end:close]
+                    tail = close + 1
+                    n = len(line)
                     if (
                         "(" not in inner
                         and '"' not in inner
                         and (
-                            not after or (after[0] == "," and after.count("{") == after.count("}"))
+                            tail == n
+                            or (
+                                line[tail] == "," and line.count("{", tail) == line.count("}", tail)
+                            )
                         )
                     ):
                         # Two statements on one line? Cheap tests first: printed HLO never
-                        # has ' = ' or 'ROOT' here outside of strings, and a statement written
-                        # without spaces ('n=f32[4] negate(r)') always holds a '[' (its shape).
+                        # has ' = ' or 'ROOT' here outside of strings, and a statement squeezed
+                        # after an attribute ('%n=f32[4] negate(r)') always holds its shape's '['.
                         if (
-                            " = " in after
-                            or "ROOT" in after
-                            or ("[" in after and _COMPACT_STATEMENT.search(after) is not None)
-                        ) and self._split_line(i, len(line) - len(after)):
+                            tail != n
+                            and (
+                                line.find(" = ", tail) >= 0
+                                or line.find("ROOT", tail) >= 0
+                                or (
+                                    line.find("[", tail) >= 0
+                                    and _COMPACT_STATEMENT.search(line, tail) is not None
+                                )
+                            )
+                            and self._split_line(i, tail)
+                        ):
                             continue  # two statements on this line: read the first alone
                         inst = new(Instruction)
                         inst.name = name
@@ -675,10 +691,14 @@ class _ModuleParser:
                             None
                         )
                         inst._line = i + 1
-                        if after:
-                            attr_text = after[1:].lstrip()
-                            inst._attr_text = attr_text
-                            inst._attr_col = m.start(5) + len(rest) - len(attr_text)
+                        if tail != n:
+                            j = tail + 1  # after the ','
+                            if line.startswith(" ", j):
+                                j += 1
+                            if line.startswith((" ", "\t"), j):  # unusual spacing
+                                j = n - len(line[j:].lstrip())
+                            inst._attr_text = line[j:]
+                            inst._attr_col = j
                         else:
                             inst._attr_text = ""
                             inst._attr_col = 0
@@ -695,11 +715,11 @@ class _ModuleParser:
                                 or "{" in inner
                                 or inner.count(" ") > inner.count(",")
                             ):
-                                operand_names = self._operand_names(inner, i, m.start(5))
+                                operand_names = self._operand_names(inner, i, open_end)
                             else:
                                 operand_names = inner.replace("%", "").replace(" ", "").split(",")
                                 if "" in operand_names:
-                                    operand_names = self._operand_names(inner, i, m.start(5))
+                                    operand_names = self._operand_names(inner, i, open_end)
                         inst.operands = []
                 if inst is None:  # needs the slow path (multi-line, nested brackets...)
                     inst, operand_names, i, is_root = self._slow_instruction(i)
@@ -741,8 +761,8 @@ class _ModuleParser:
                 inst, operand_names, i, is_root = self._slow_instruction(i)
                 i += 1
             last_start = start
-            if self.nested:
-                for nested, nested_names in self.nested:
+            if nested_ops:
+                for nested, nested_names in nested_ops:
                     nested.computation = comp
                     instructions.append(nested)
                     by_name[f"{nested.name} {len(instructions)}"] = (
@@ -750,7 +770,7 @@ class _ModuleParser:
                     )
                     if nested_names:
                         pending.append((nested, nested_names))
-                self.nested.clear()
+                nested_ops.clear()
             name = inst.name
             if name in by_name:
                 raise self.error(
@@ -763,7 +783,12 @@ class _ModuleParser:
             instructions.append(inst)
             inst.computation = comp
             if operand_names:
-                pending.append((inst, operand_names))
+                # Printed HLO defines operands before their users: resolve now, and leave
+                # forward references (hand-written text) for the end of the computation.
+                try:
+                    inst.operands = [by_name[n] for n in operand_names]
+                except (KeyError, TypeError):
+                    pending.append((inst, operand_names))
             if is_root:
                 if root is not None:
                     raise self.error(
