@@ -43,6 +43,18 @@ _FAST_INSTR = re.compile(
     r"([a-z][a-z0-9_]*\[[^\]]*\](?:\{[^{}]*\})?)[ \t]+"
     r"(" + _NAME + r")\("
 )
+# One whole printed line, for the bulk path (:meth:`_ModuleParser._parse_body_bulk`): it starts
+# at the '\n' before the line (so a match can only begin at a line start) and ends at the line's
+# end; groups: the line, ROOT, name, shape (an array or a tuple), opcode, operands (plain names,
+# else any other text: a constant's literal), attributes. No class matches '\n'.
+_BULK_LINE = re.compile(
+    r"\n([ \t]*(ROOT[ \t]+)?%?(" + _NAME + r")[ \t]+=[ \t]*"
+    r"([a-z][a-z0-9_]*\[[^\]\n]*\](?:\{[^{}\n]*\})?|\((?:[^()\n]|\([^()\n]*\))*\))[ \t]+"
+    r"(" + _NAME + r")\((?:(%?" + _NAME + r"(?:, ?%?" + _NAME + r")*)|([^()\"\n]*))\)"
+    r"(?:,[ \t]*([^\n]*))?)(?=\n)"
+)
+_PLAIN_OPERANDS = re.compile(r"%?" + _NAME + r"(?:, ?%?" + _NAME + r")*")
+_INDEX_COMMENTS = re.compile(r"/\*index=\d+\*/")
 # What may follow '=' in an instruction: a shape (``f32[``, ``s32 [``, ``(``, ``b(``) or an
 # opcode and its '(' (the shape left out).
 _RHS_START = r"(?:[a-z][a-z0-9_]*[ \t]*\[|\(|b\(|" + _NAME + r"[ \t]*\()"
@@ -383,6 +395,8 @@ class _ModuleParser:
         # Computations the parser made up (inline bodies, async wrappers) get a placeholder
         # name while parsing and the name XLA gives them at the end: id -> XLA's base name.
         self.base_names: dict[int, str] = {}
+        # (line index, its offset in source.text): where the bulk path last found a line.
+        self._cursor = (0, 0)
 
     # -- errors ------------------------------------------------------------------------------
     def error(self, message: str, line_index: int, column: int = 1) -> HloParseError:
@@ -625,8 +639,123 @@ class _ModuleParser:
         module.computations_by_name[name] = comp
         return comp, i
 
+    def _line_offset(self, i: int) -> int:
+        """Offset of line ``i`` in the source text, or -1 if the lines no longer match it."""
+        j, offset = self._cursor
+        if i < j:
+            j, offset = 0, 0
+        lines = self.lines
+        offset += sum(map(len, lines[j:i])) + (i - j)
+        self._cursor = (i, offset)
+        return offset if self.source.text.startswith(lines[i], offset) else -1
+
+    def _parse_body_bulk(self, comp: Computation, i: int) -> int | None:
+        """Read a body whose every line is one plainly printed instruction (what XLA's printer
+        writes) with one regex pass, in C; return the index after its '}' line, or None (having
+        changed nothing) when any line needs the careful line-by-line path of :meth:`_parse_body`.
+
+        The regex finds every line of that form; the body qualifies when it found as many as the
+        body has lines, each starting at a line start (see ``_BULK_LINE``). What the regex cannot
+        see -- balanced braces in the attributes, a second statement squeezed after them, unknown
+        opcodes (async sugar), repeated names, undefined operands -- sends the body back too.
+        """
+        if i >= self.end or self.nested or self.split_rest is not None:
+            return None
+        offset = self._line_offset(i)
+        if offset <= 0:
+            return None
+        text = self.source.text
+        close = text.find("\n}", offset - 1)
+        if close < 0:
+            return None
+        n_lines = text.count("\n", offset - 1, close)
+        closer = i + n_lines
+        if closer >= self.end:
+            return None
+        found = _BULK_LINE.findall(text, offset - 1, close + 1)
+        if len(found) != n_lines or n_lines == 0:
+            return None
+        new = Instruction.__new__
+        opcodes = OPCODES
+        payload_opcodes = _PAYLOAD_OPCODES
+        compact = _COMPACT_STATEMENT.search
+        plain = _PLAIN_OPERANDS.fullmatch
+        instructions: list[Instruction] = []
+        by_name: dict[str, Instruction] = {}
+        pending: list[tuple[Instruction, list[str]]] = []
+        root: Instruction | None = None
+        number = i
+        for line, is_root, name, shape_text, opcode, inner, other, attr_text in found:
+            number += 1
+            if attr_text and (
+                attr_text.count("{") != attr_text.count("}")
+                or " = " in attr_text
+                or "ROOT" in attr_text
+                or ("[" in attr_text and compact(attr_text) is not None)
+            ):
+                return None
+            if opcode not in opcodes or name in by_name:
+                return None
+            inst = new(Instruction)
+            inst.name = name
+            inst.opcode = opcode
+            inst._shape_text = shape_text
+            inst._users = inst._shape = inst._attrs = inst._called = inst._metadata = None
+            inst._line = number
+            inst._attr_text = attr_text
+            inst._attr_col = len(line) - len(attr_text) if attr_text else 0
+            inst.computation = comp
+            by_name[name] = inst
+            instructions.append(inst)
+            if opcode in payload_opcodes:
+                inst._payload = inner or other
+                inst.operands = []
+            elif other:
+                # The printer numbers long operand lists ('a, /*index=5*/f, ...'); anything
+                # else (operands with shapes, nested ops) takes the careful path.
+                if "/*" not in other:
+                    return None
+                inner = _INDEX_COMMENTS.sub("", other)
+                if plain(inner) is None:
+                    return None
+                inst._payload = None
+                names = inner.replace("%", "").replace(" ", "").split(",")
+                try:
+                    inst.operands = [by_name[n] for n in names]
+                except KeyError:
+                    inst.operands = []
+                    pending.append((inst, names))
+            else:
+                inst._payload = None
+                if inner:
+                    names = inner.replace("%", "").replace(" ", "").split(",")
+                    try:
+                        inst.operands = [by_name[n] for n in names]
+                    except KeyError:
+                        inst.operands = []
+                        pending.append((inst, names))
+                else:
+                    inst.operands = []
+            if is_root:
+                if root is not None:
+                    return None
+                root = inst
+        for inst, names in pending:
+            try:
+                inst.operands = [by_name[n] for n in names]
+            except KeyError:
+                return None
+        self._parse_closer(comp, closer, self.lines[closer].strip())
+        comp.instructions = instructions
+        comp._by_name = by_name
+        comp.root = root if root is not None else instructions[-1]
+        return closer + 1
+
     def _parse_body(self, comp: Computation, i: int) -> int:
         """Parse instructions from line i up to the closing '}'; return the index after it."""
+        bulk = self._parse_body_bulk(comp, i)
+        if bulk is not None:
+            return bulk
         lines = self.lines
         end = self.end
         fast = _FAST_INSTR.match

@@ -1,0 +1,136 @@
+"""The bulk path of the parser (one regex pass over a plainly printed body) builds exactly the
+model the careful line-by-line path builds, and hands back every body it is unsure of.
+
+Both paths run on the same text: the careful one with the bulk path switched off. Every field
+of every instruction is compared (name, opcode, operands, shape and attribute text, payload,
+line, attribute column, root), on the samples' HLO and on the whole corpus.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLES, corpus_path
+from corpus_files import module_files
+
+import hloscope
+from hloscope.hlo import parser
+
+
+def _fields(module: hloscope.Module) -> list:
+    return [
+        (
+            comp.name,
+            comp.root.name,
+            [
+                (
+                    i.name,
+                    i.opcode,
+                    [o.name for o in i.operands],
+                    i._shape_text,
+                    i._attr_text,
+                    i._payload,
+                    i.line,
+                    i._attr_col,
+                )
+                for i in comp.instructions
+            ],
+        )
+        for comp in module.computations
+    ]
+
+
+def _careful(monkeypatch: pytest.MonkeyPatch, path: Path) -> list | str:
+    with monkeypatch.context() as patch:
+        patch.setattr(parser._ModuleParser, "_parse_body_bulk", lambda *args: None)
+        return _parse(path)
+
+
+def _parse(path: Path) -> list | str:
+    try:
+        return [_fields(m) for m in hloscope.parse_modules(path)]
+    except hloscope.HloParseError as error:
+        return str(error)
+
+
+def _bulk_bodies(path: Path) -> int:
+    """How many bodies the bulk path read (so the comparison is not vacuous)."""
+    count = 0
+    original = parser._ModuleParser._parse_body_bulk
+
+    def counting(self, comp, i):
+        nonlocal count
+        result = original(self, comp, i)
+        count += result is not None
+        return result
+
+    parser._ModuleParser._parse_body_bulk = counting
+    try:
+        _parse(path)
+    finally:
+        parser._ModuleParser._parse_body_bulk = original
+    return count
+
+
+SAMPLE_FILES = sorted((SAMPLES / "hlo").glob("*.txt"))
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.name)
+def test_bulk_equals_careful_on_samples(monkeypatch, path):
+    assert _parse(path) == _careful(monkeypatch, path)
+
+
+def test_samples_mostly_take_the_bulk_path():
+    # A body with an unusual line (a callback's 'backend_config={index = 0 : ui64}') is read
+    # carefully; printed transformer, CNN and MLP bodies are not.
+    used = [path.name for path in SAMPLE_FILES if _bulk_bodies(path) > 0]
+    assert len(used) > len(SAMPLE_FILES) // 2, used
+
+
+def test_bulk_equals_careful_on_the_corpus(monkeypatch):
+    corpus_path()  # skips without ../shared, fails under CI=true
+    files = module_files()
+    used = 0
+    for path in files:
+        assert _parse(path) == _careful(monkeypatch, path), path
+        used += _bulk_bodies(path) > 0
+    assert used > len(files) // 2  # most printed dumps take the bulk path
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p), metadata={op_name="a"}\n',
+        "  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(q)\n  q = f32[4] negate(p)\n",
+        "  p = f32[4] parameter(0)\n  n = f32[4] negate(p) ROOT m = f32[4] negate(n)\n",
+        "  p = f32[4] parameter(0)\n  n = f32[4] negate(p), backend_config={\n"
+        "  a = b\n  }\n  ROOT m = f32[4] negate(n)\n",
+        "  p = f32[4] parameter(0)\n  n = f32[4] negate(f32[4] p)\n  ROOT m = f32[4] negate(n)\n",
+        "  p = f32[4] parameter(0)\n  ROOT s = f32[4] fusion-start(p), calls=f\n",
+        "  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n  ROOT m = f32[4] negate(p)\n",
+        "  p = f32[4] parameter(0)\n  n = f32[4] negate(p)\n  n = f32[4] negate(p)\n",
+        "  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(x)\n",
+        "  p = f32[4] parameter(0)\n\n  ROOT n = f32[4] negate(p)\n",
+    ],
+    ids=[
+        "plain",
+        "forward-reference",
+        "two-statements",
+        "multi-line-attribute",
+        "typed-operand",
+        "async-sugar",
+        "two-roots",
+        "repeated-name",
+        "undefined-operand",
+        "blank-line",
+    ],
+)
+def test_bulk_hands_back_what_it_cannot_read(monkeypatch, body):
+    """Every form the bulk regex cannot vouch for gives the careful path's result (the same
+    module, or the same error)."""
+    text = "HloModule m\nf {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] negate(x)\n}\n"
+    text += f"ENTRY e {{\n{body}}}\n"
+    path = Path(pytest.importorskip("tempfile").mkdtemp()) / "m.hlo"
+    path.write_text(text)
+    assert _parse(path) == _careful(monkeypatch, path)
