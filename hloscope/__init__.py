@@ -8,6 +8,8 @@ The public API, in the order data flows through it::
     target = hloscope.Target.resolve("train.py:step")             # TARGET strings -> modules
     hloscope.fusions(target)                                      # analyses
     hloscope.diff("before.txt", "after.txt")
+    hloscope.check(step, x, platform="tpu")                       # will it compile there?
+    hloscope.explain_error(log_text)                              # ... and why it did not
 
 The offline API (parsing, dump folders, analyses) never imports jax or tensorflow; capture
 functions import them only when called (``pip install 'hloscope[jax]'`` or ``[tf]``). Every
@@ -37,7 +39,9 @@ from .capture.inprocess import Capture, PassSnapshot, capture
 from .capture.target import ModuleChoice, Target, TargetError, TargetKind
 from .analysis.cost import module_cost
 from .analysis.diff import KernelDiff
-from ._api import diff, fusion_report, fusions
+from .analysis.unsupported import CheckReport, Finding
+from .analysis.unsupported.error_text import ErrorExplanation, explain_error
+from ._api import check, diff, fusion_report, fusions
 
 __all__ = [
     "__version__",
@@ -72,4 +76,9 @@ __all__ = [
     "fusions",
     "diff",
     "KernelDiff",
+    "check",
+    "CheckReport",
+    "Finding",
+    "explain_error",
+    "ErrorExplanation",
 ]

@@ -8,15 +8,20 @@ TARGET to modules) and call the analysis::
 
     hloscope.fusions("model.after_optimizations.txt")    # a DataFrame, one row per kernel
     hloscope.diff("before.txt", "after.txt", module="jit_step")
+    hloscope.check(step, x, platform="tpu")               # will it compile there? (a report)
 """
 
 from __future__ import annotations
 
 import os
+import re
+import sys
+import traceback
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .capture.target import Target
+from .errors import HloscopeError
 from .hlo.model import Module
 from .stages import Stage
 
@@ -25,8 +30,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .analysis.diff import KernelDiff
     from .analysis.fusions import FusionReport
+    from .analysis.unsupported.findings import CheckReport
 
-__all__ = ["as_module", "fusion_report", "fusions", "diff"]
+__all__ = ["as_module", "fusion_report", "fusions", "diff", "check", "load_function"]
 
 
 def as_module(
@@ -82,3 +88,135 @@ def diff(a: Any, b: Any, *, module: str | None = None) -> KernelDiff:
         as_module(b, module=module),
         labels=labels if all(labels) else None,
     )
+
+
+# ---- compatibility checks ------------------------------------------------------------------------
+
+_FUNCTION_SPEC = re.compile(r"^(?P<script>.+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
+# What a check of HLO takes as keywords (a function's keywords go to the function instead).
+_HLO_OPTIONS = ("stage", "module", "all_modules")
+
+
+def check(value: Any, *args: Any, platform: str = "cpu", **kwargs: Any) -> CheckReport:
+    """Will ``value`` compile for ``platform`` (``"cpu"``, ``"gpu"``, ``"tpu"``)? Every op that
+    keeps it from compiling, in a :class:`~hloscope.analysis.unsupported.findings.CheckReport`
+    (``.clean``, ``.findings``, ``.to_dict()``, ``.to_dataframe()``). No device of the
+    platform is needed and nothing is run.
+
+    ``value`` is one of
+
+    * HLO: a :class:`Module`, a :class:`~hloscope.capture.inprocess.Capture`, a
+      :class:`~hloscope.capture.target.Target` or a TARGET path (an HLO file, a dump folder):
+      the offline rules (custom calls of another platform, host callbacks, 64-bit types on
+      TPU, dynamic shapes). Keywords: ``stage="before"|"after"`` (dump folders and captures;
+      default ``"before"``), ``module=NAME``, ``all_modules=True``;
+    * ``"SCRIPT.py:FUNCTION"``: the script is imported here and FUNCTION checked with its
+      example arguments, as below;
+    * a ``tf.function`` or Keras model, with example inputs or ``tf.TensorSpec``s:
+      :func:`~hloscope.analysis.unsupported.tf_check.check_tf`;
+    * any other callable, with example inputs (arrays or ``jax.ShapeDtypeStruct``): a JAX
+      function, lowered for the platform by
+      :func:`~hloscope.analysis.unsupported.jax_check.check_jax`.
+    """
+    spec = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
+    if spec is not None:
+        found = _FUNCTION_SPEC.match(spec)
+        if found is not None and not os.path.isdir(spec):
+            fn, example_args, example_kwargs = load_function(found["script"], found["function"])
+            return check(fn, *example_args, platform=platform, **example_kwargs)
+    from .capture.inprocess import Capture
+
+    if isinstance(value, (str, os.PathLike, Target, Module, Capture)):
+        if args:
+            raise TypeError("a check of HLO takes no example arguments")
+        unknown = sorted(set(kwargs) - set(_HLO_OPTIONS))
+        if unknown:
+            raise TypeError(f"unexpected keyword argument(s) for a check of HLO: {unknown}")
+        return _check_hlo(value, platform, **kwargs)
+    if not callable(value):
+        raise TypeError(
+            "expected a function, a tf.function or Keras model, a Module, a Target or a TARGET "
+            f"string, not {type(value).__name__}"
+        )
+    from .capture.inprocess import _is_tensorflow
+
+    if _is_tensorflow(value):
+        from .analysis.unsupported.tf_check import check_tf
+
+        return check_tf(value, *args, platform=platform, **kwargs)
+    from .analysis.unsupported.jax_check import check_jax
+
+    return check_jax(value, *args, platform=platform, **kwargs)
+
+
+def _check_hlo(
+    value: Any,
+    platform: str,
+    *,
+    stage: str | Stage = "before",
+    module: str | None = None,
+    all_modules: bool = False,
+) -> CheckReport:
+    from .analysis.unsupported.hlo_check import check_modules
+    from .capture.inprocess import Capture
+
+    if isinstance(value, Module):
+        return check_modules([value], platform)
+    if isinstance(value, Capture):
+        return check_modules([value.module(stage)], platform, stage=stage, program=value.name)
+    target = Target.resolve(value)
+    if all_modules and module is not None:
+        raise TypeError("module= and all_modules=True exclude each other")
+    modules = target.modules(stage) if all_modules else [target.main_module(stage, module)]
+    # A text file is whatever stage it is: its header says (is_scheduled), not `stage`.
+    known = stage if target.kind != "hlo-file" else None
+    return check_modules(modules, platform, stage=known, program=target.spec)
+
+
+def load_function(script: str, name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    """Import ``script`` in this process (not as ``__main__``: its ``if __name__ ==
+    "__main__":`` block does not run) and return its function ``name`` with the example
+    arguments the script gives it (the convention of ``SCRIPT.py:FUNCTION`` targets,
+    :data:`hloscope.capture._runner.EXAMPLE_ARGS_HELP`).
+
+    The script's folder goes first on ``sys.path``, as ``python SCRIPT.py`` has it; the entries
+    already there stay. An exception while importing the script is a :class:`ScriptImportError`
+    naming the script and its line; a missing function or missing example arguments the
+    runner's ``UsageError``.
+    """
+    from .capture._runner import UsageError, _load_module, describe_exception, example_arguments
+    from .capture.frameworks import explain_missing_frameworks
+
+    path = os.path.abspath(script)
+    if not os.path.isfile(path):
+        raise ScriptImportError(f"{script}: no such file")
+    first = sys.path[0] if sys.path else ""
+    try:
+        with explain_missing_frameworks():
+            loaded = _load_module(path)
+    except HloscopeError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the script's own failure, said in one line
+        raise ScriptImportError(
+            f"{script}: importing it failed{_script_line(error, path)}: {describe_exception(error)}"
+        ) from None
+    finally:
+        if first not in sys.path:
+            sys.path.insert(1, first)
+    fn = getattr(loaded, name, None)
+    if fn is None or not callable(fn):
+        raise UsageError(f"{script} has no function {name!r}")
+    args, kwargs = example_arguments(loaded, name, fn, script)
+    return fn, args, kwargs
+
+
+class ScriptImportError(HloscopeError):
+    """A ``SCRIPT.py:FUNCTION`` whose script cannot be imported (its own exceptions while
+    tracing the function are findings of the check, not this)."""
+
+
+def _script_line(error: BaseException, path: str) -> str:
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        if os.path.abspath(frame.filename) == path:
+            return f" at line {frame.lineno}"
+    return ""

@@ -19,6 +19,12 @@ one gets a :class:`JaxlibVersionWarning` on first use (or the error when
 ``HLOSCOPE_STRICT_JAXLIB=1``), then works if the symbols are where this module looks. Where a
 public API is newer than the oldest supported jax, the fallback lives here too (see
 :func:`stablehlo_text`).
+
+The compatibility check (:mod:`hloscope.capture.jax_lowering`) comes here for the private
+pieces of cross-platform lowering: override lowering rules that stand in for a primitive JAX
+cannot lower for the platform (:func:`lower_for_platform`, :func:`stand_in_rule`), export with
+the same stand-ins (:func:`export_for_platform`), and the user frame of a jaxpr equation
+(:func:`equation_user_frame`).
 """
 
 from __future__ import annotations
@@ -62,6 +68,11 @@ __all__ = [
     "full_traceback_locations",
     "lower_afresh",
     "TRACEBACK_LIMIT_ENV",
+    "stand_in_rule",
+    "lower_for_platform",
+    "hlo_text",
+    "export_for_platform",
+    "equation_user_frame",
 ]
 
 #: The jaxlib versions this module supports: from the oldest release (inclusive; CI runs the
@@ -889,3 +900,154 @@ def lower_afresh(traced: Any) -> Any:
         return traced.lower()  # pragma: no cover - depends on the jax version
     parameters = dataclasses.replace(parameters_type(), override_lowering_rules=())
     return traced.lower(_private_parameters=parameters)
+
+
+# ---- cross-platform lowering (used by hloscope.capture.jax_lowering) -----------------------------
+
+
+def stand_in_rule(ctx: Any, *args: Any, **params: Any) -> list[Any]:
+    """A lowering rule that emits zeros of the primitive's result types and nothing else.
+
+    Used for primitives that cannot be lowered for the target platform on this machine (no
+    rule for it, or a host callback whose TPU lowering needs a TPU client): with a stand-in,
+    the *rest* of the program still lowers, so a check finds every problem in one run instead
+    of stopping at the first. Effectful primitives pass their ordering tokens through, as JAX
+    requires of a rule for an op with ordered effects. The stand-in's output is never run.
+    """
+    from jax._src.interpreters import mlir
+
+    tokens = getattr(ctx, "tokens_in", None)
+    if tokens is not None and tuple(tokens.effects()):
+        ctx.set_tokens_out(tokens)
+    return [mlir.full_like_aval(ctx, 0, aval) for aval in ctx.avals_out]
+
+
+def _lowering_parameters(primitives: Sequence[Any]) -> Any:
+    """``mlir.LoweringParameters`` whose override rules replace ``primitives`` by
+    :func:`stand_in_rule` (an empty tuple when there are none: a fresh lowering, see
+    :func:`lower_afresh`); ``None`` where jax lacks the private dataclass or the field."""
+    import dataclasses
+
+    try:
+        from jax._src.interpreters import mlir
+    except ImportError:  # pragma: no cover - depends on the jax version
+        return None
+    parameters_type = getattr(mlir, "LoweringParameters", None)
+    fields = {f.name for f in dataclasses.fields(parameters_type)} if parameters_type else set()
+    if "override_lowering_rules" not in fields:
+        return None  # pragma: no cover - depends on the jax version
+    rules = tuple((primitive, stand_in_rule) for primitive in primitives)
+    return dataclasses.replace(parameters_type(), override_lowering_rules=rules)
+
+
+def lower_for_platform(traced: Any, platform: str, stand_ins: Sequence[Any] = ()) -> Any:
+    """``traced.lower(lowering_platforms=(platform,))``: lower a traced function for a
+    platform this machine may not have (cross-platform lowering needs no device).
+
+    ``stand_ins`` are primitive objects lowered by :func:`stand_in_rule` instead of their own
+    rules. Like :func:`lower_afresh`, never answered from JAX's lowering cache. Raises
+    :class:`XlaApiUnavailable` when ``stand_ins`` are asked for on a jax without override
+    rules, and when ``Traced.lower`` has no ``lowering_platforms`` (jax before 0.4.3x).
+    """
+    if not _accepts_keyword(traced.lower, "lowering_platforms"):
+        raise XlaApiUnavailable(  # pragma: no cover - depends on the jax version
+            "Traced.lower(lowering_platforms=...)", jaxlib_version(), ("jax.stages.Traced",)
+        )
+    parameters = _lowering_parameters(stand_ins)
+    if parameters is None or not _accepts_keyword(traced.lower, "_private_parameters"):
+        if stand_ins:  # pragma: no cover - depends on the jax version
+            raise XlaApiUnavailable(
+                "mlir.LoweringParameters.override_lowering_rules",
+                jaxlib_version(),
+                ("jax._src.interpreters.mlir",),
+            )
+        return traced.lower(lowering_platforms=(platform,))  # pragma: no cover
+    return traced.lower(lowering_platforms=(platform,), _private_parameters=parameters)
+
+
+def hlo_text(lowered: Any) -> str:
+    """The HLO text (before optimizations, with metadata and stack frames) of a
+    ``jax.stages.Lowered``: ``compiler_ir("hlo").as_hlo_module().to_string()``, the text
+    XLA would dump as ``before_optimizations``; ``as_text(dialect="hlo")`` (no metadata) where
+    the computation has no ``as_hlo_module``."""
+    computation = lowered.compiler_ir("hlo")
+    as_module = getattr(computation, "as_hlo_module", None)
+    if callable(as_module):
+        return str(as_module().to_string())
+    return str(lowered.as_text(dialect="hlo"))  # pragma: no cover - depends on the jax version
+
+
+def export_for_platform(
+    jitted: Any,
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any],
+    platform: str,
+    stand_ins: Sequence[Any] = (),
+) -> Any:
+    """``jax.export.export(jitted, platforms=[platform])(*args, **kwargs)``: what jax.export
+    says of the program for ``platform``, with ``stand_ins`` lowered by
+    :func:`stand_in_rule` (export's private ``_override_lowering_rules``) so that a primitive
+    already known to have no lowering does not hide export's own refusals. Returns the
+    ``Exported``; raises what export raises."""
+    jax = require_jax()
+    export = jax.export.export
+    if stand_ins and _accepts_keyword(export, "_override_lowering_rules"):
+        rules = tuple((primitive, stand_in_rule) for primitive in stand_ins)
+        return export(jitted, platforms=[platform], _override_lowering_rules=rules)(*args, **kwargs)
+    return export(jitted, platforms=[platform])(*args, **kwargs)
+
+
+def equation_user_frame(equation: Any) -> tuple[str, int, str] | None:
+    """``(file, line, function)`` of the innermost user frame that created a jaxpr equation,
+    by JAX's own rule (``source_info_util.user_frame``: not jax, not the standard library,
+    not what :func:`hide_hloscope_frames` excluded); ``None`` when it has none or jax moved
+    the function. jax 0.5 takes the equation's ``SourceInfo``, newer jax its traceback."""
+    try:
+        from jax._src import source_info_util
+    except ImportError:  # pragma: no cover - depends on the jax version
+        return None
+    user_frame = getattr(source_info_util, "user_frame", None)
+    source_info = getattr(equation, "source_info", None)
+    if not callable(user_frame) or source_info is None:
+        return None  # pragma: no cover - depends on the jax version
+    try:
+        first = next(iter(inspect.signature(user_frame).parameters), "")
+    except (TypeError, ValueError):  # pragma: no cover
+        first = ""
+    argument = source_info if first == "source_info" else getattr(source_info, "traceback", None)
+    try:
+        frame = user_frame(argument)
+    except Exception:  # noqa: BLE001 - a location is a nicety, never a reason to fail
+        return None
+    if frame is None:
+        return None
+    return (str(frame.file_name), int(frame.start_line), str(frame.function_name))
+
+
+# ---- the tracing context (recompile diagnosis, hloscope.capture.compile_watch) -------------------
+
+
+def trace_context_items() -> list[tuple[str, Any]] | None:
+    """The config and context-manager values in JAX's tracing-cache key, with their names.
+
+    ``jax._src.config.trace_context()`` is the tuple JAX puts in every tracing-cache key, and
+    ``trace_context_names()`` (jaxlib 0.8 on) names its entries: ``jax_enable_x64``,
+    ``jax_default_matmul_precision``, the mesh context managers... Two compiles of one function
+    whose items differ were told apart by config or a context manager. ``None`` where this jax
+    lacks either function, or names and values do not line up (nothing then is compared).
+    """
+    try:
+        from jax._src import config as jax_config
+    except ImportError:  # pragma: no cover - depends on the jax version
+        return None
+    values_of = getattr(jax_config, "trace_context", None)
+    names_of = getattr(jax_config, "trace_context_names", None)
+    if not callable(values_of) or not callable(names_of):
+        return None  # pragma: no cover - depends on the jax version
+    try:
+        names, values = tuple(names_of()), tuple(values_of())
+    except (NotImplementedError, TypeError):  # pragma: no cover - older jaxlib
+        return None
+    if len(names) != len(values):
+        return None  # pragma: no cover - depends on the jax version
+    return list(zip(names, values))

@@ -1,1 +1,133 @@
-"""Filled in by issue 10/11 work: registers the `check` command on import."""
+"""``hloscope check TARGET --platform cpu|gpu|tpu``: will it compile there? Find every problem.
+
+Two kinds of TARGET, two ways of checking:
+
+* an HLO text file, a dump folder, a capture folder or ``SCRIPT.py`` (captured first): the
+  offline rules of :mod:`hloscope.analysis.unsupported.hlo_check` on the main module (or
+  ``--module``, ``--all-modules``) of ``--stage`` (default ``before``: what the program asks
+  for, before a backend rewrote it). Reading HLO never imports jax or TensorFlow;
+* ``SCRIPT.py:FUNCTION``: the script is imported in this process (its ``__main__`` block does
+  not run), FUNCTION is found with its example arguments (the convention of ``hloscope
+  capture``) and checked by its framework: a ``tf.function`` or Keras model by the TF graph
+  walk (:func:`~hloscope.analysis.unsupported.tf_check.check_tf`), anything else by lowering
+  it with JAX for the platform (:func:`~hloscope.analysis.unsupported.jax_check.check_jax`).
+
+The exit status is for CI: 3 when anything stops the program compiling for the platform, 0
+when nothing does (warnings alone, such as host callbacks or export blockers, are 0), 1 for an
+error (a script that fails to import, a missing function), 2 for unreadable HLO.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from ..errors import ExitStatus
+from ._app import cli
+from ._target import all_modules_option, module_option
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..analysis.unsupported.findings import CheckReport
+
+__all__ = ["check"]
+
+_FUNCTION_SPEC = re.compile(r"^(?P<script>.+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
+_PLATFORMS = ("cpu", "gpu", "tpu")
+
+
+@cli.command()
+@click.argument("target")
+@click.option(
+    "--platform",
+    type=click.Choice(_PLATFORMS, case_sensitive=False),
+    default="cpu",
+    show_default=True,
+    help="The platform to check for. No device of it is needed.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print JSON: {"platform", "proxy", "program", "clean", "notes", "findings": [{"op", '
+    '"node", "function", "reason", "dtype", "source", "suggestion", "detail"}]}.',
+)
+@click.option(
+    "--stage",
+    type=click.Choice(("before", "after")),
+    default="before",
+    show_default=True,
+    help="For dump folders and SCRIPT.py: the module XLA was given (before) or the optimized "
+    "one (after, already rewritten for the backend that compiled it).",
+)
+@module_option
+@all_modules_option
+def check(
+    target: str,
+    platform: str,
+    as_json: bool,
+    stage: str,
+    module: str | None,
+    all_modules: bool,
+) -> None:
+    """Find every op that keeps TARGET from compiling for --platform, before compiling.
+
+    TARGET is an HLO text file or dump folder (checked offline: custom calls of another
+    platform such as lapack_* on TPU, host callbacks and send/recv to the host, 64-bit types on
+    TPU, dynamic shapes), or SCRIPT.py:FUNCTION (imported here and checked by its framework:
+    TensorFlow ops without an XLA kernel for the device, or JAX lowered for the platform
+    without its device: custom calls, primitives with no lowering such as eig on TPU, host
+    callbacks, float64 on TPU, tracing errors such as ConcretizationTypeError, what
+    jax.export refuses). Each finding names the op, its function, the line of your code and
+    a fix.
+
+    Exit status: 3 when anything unsupported is found, 0 when nothing is (warnings alone --
+    host callbacks, export blockers -- still exit 0), 1 for an error, 2 for unreadable HLO.
+    """
+    report = _report(target, platform.lower(), stage, module, all_modules)
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        from ..render.check_text import check_lines
+
+        width = shutil.get_terminal_size((100, 24)).columns
+        for line in check_lines(report, width=width):
+            click.echo(line)
+    sys.exit(int(ExitStatus.OK if report.clean else ExitStatus.CHECK_FAILED))
+
+
+def _report(
+    target: str, platform: str, stage: str, module: str | None, all_modules: bool
+) -> CheckReport:
+    """The report of the framework check (``SCRIPT.py:FUNCTION``) or the offline one."""
+    found = _FUNCTION_SPEC.match(target)
+    if found is not None and not os.path.isdir(target):
+        if module is not None or all_modules:
+            from ._app import CliError
+
+            raise CliError(
+                "--module and --all-modules apply to HLO targets, not SCRIPT.py:FUNCTION"
+            )
+        from .._api import check as check_value
+
+        return check_value(target, platform=platform)
+    from ..analysis.unsupported.hlo_check import check_modules
+    from ._target import open_modules
+
+    modules = open_modules(
+        target, stage=stage, module=module, all_modules=all_modules, refresh=False
+    )
+    return check_modules(
+        modules, platform, stage=stage if _has_stages(target) else None, program=target
+    )
+
+
+def _has_stages(target: str) -> bool:
+    """Whether ``--stage`` chose the stage (a dump or capture folder, a script); a text file is
+    whatever it is, and the check reads the stage from its header."""
+    return os.path.isdir(target) or target.endswith(".py")

@@ -1,1 +1,91 @@
-"""Filled in by issue 10/11 work: registers the `explain_error` command on import."""
+"""``hloscope explain-error [LOG]``: what a TensorFlow, JAX or XLA compile error means, and what
+to do about it.
+
+Reads a log file, or stdin (``-`` or no argument), hands the text to
+:func:`~hloscope.analysis.unsupported.error_text.explain_error` and prints the explanation
+(:mod:`hloscope.render.explanation_text`) or its JSON. Exit status 0 when something was
+explained, 2 with an honest "not recognised" line when nothing was, 1 for a log that cannot be
+read. Never imports jax or TensorFlow: a log from a TPU machine is explained anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..errors import ExitStatus, HloscopeError
+from ._app import cli
+
+__all__ = ["explain_error_command", "NotRecognisedError"]
+
+STDIN = "-"
+
+
+class NotRecognisedError(HloscopeError):
+    """The log holds no message any recogniser knows (exit status 2: input hloscope cannot
+    read as what it was asked to read)."""
+
+    exit_code = ExitStatus.BAD_INPUT
+
+
+@cli.command("explain-error")
+@click.argument("log", required=False, default=STDIN, metavar="[LOG]")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print JSON: recognised, platform, families and one object per failure "
+    "(the fields of `hloscope check --json` findings plus family, device, graph, "
+    "function_chain, user_stack, ...).",
+)
+def explain_error_command(log: str, as_json: bool) -> None:
+    """Explain a TensorFlow, JAX or XLA compile error: what failed, on which device, in which
+    function, where in your code, and what to do.
+
+    LOG is a file holding the error (a whole run's output, a traceback, one message); '-' or
+    nothing reads stdin:
+
+    \b
+        python train.py 2>&1 | hloscope explain-error
+        hloscope explain-error crash.log --json
+
+    \b
+    It reads:
+      TensorFlow  "Detected unsupported operations when trying to compile graph ..." (TF2
+                  per-op with "The op is created at:", and the TF1 comma list), the MLIR
+                  bridge's "operations cannot be legalized" list with counts, must-be-
+                  constant inputs, TensorList sizes
+      JAX         tracing errors (ConcretizationTypeError, TracerBoolConversionError,
+                  NonConcreteBooleanIndexError, non-static shapes and slices, ...),
+                  "MLIR translation rule for primitive ... not found for platform",
+                  jax.export refusals, Pallas platform errors
+      XLA         UNIMPLEMENTED / INVALID_ARGUMENT status errors about element types
+                  ("Element type C128 is not supported on TPU.")
+
+    TensorFlow reports only the first op it cannot compile; `hloscope check` lists all.
+    Colour codes, Windows line ends and pytest's "E   " prefixes are fine.
+
+    Exit status: 0 explained; 2 nothing recognised (one line says so); 1 LOG cannot be read.
+    """
+    from ..analysis.unsupported.error_text import decode_log, explain_error
+    from ..render.explanation_text import not_recognised_line, render_explanation
+
+    source = "<stdin>" if log == STDIN else log
+    explanation = explain_error(decode_log(_read(log)))
+    if as_json:
+        click.echo(json.dumps(explanation.to_dict(), indent=2))
+    elif explanation.recognised:
+        from rich.console import Console
+
+        render_explanation(explanation, Console())
+    if not explanation.recognised:
+        raise NotRecognisedError(not_recognised_line(source, explanation.lines))
+
+
+def _read(log: str) -> bytes:
+    """The bytes of LOG (an ``OSError`` names the file: the CLI makes it one line, exit 1)."""
+    if log == STDIN:
+        return click.get_binary_stream("stdin").read()
+    with open(log, "rb") as handle:
+        return handle.read()

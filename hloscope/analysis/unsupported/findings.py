@@ -75,6 +75,7 @@ class Reason(StrEnum):
 
 
 #: Reasons that only warn: the program compiles, but something about it deserves attention.
+#: (A finding can say otherwise: see :attr:`Finding.warning`.)
 WARNING_REASONS = frozenset({Reason.HOST_CALLBACK, Reason.EXPORT})
 
 
@@ -100,10 +101,16 @@ class Finding:
     #: More detail for people (the framework's own message, the Python stack): not in the JSON
     #: contract's required fields, but included in it as ``"detail"``.
     detail: str = ""
+    #: Whether the finding only warns, when the reason alone does not decide it: a bounded
+    #: dynamic shape already in compiled HLO (``s32[<=4]`` from tf.unique) compiled, while a
+    #: shape TF could not make static failed. ``None``: the reason decides.
+    warning: bool | None = None
 
     @property
     def is_warning(self) -> bool:
         """True when the op compiles but deserves attention (a callback, an export blocker)."""
+        if self.warning is not None:
+            return self.warning
         return self.reason in WARNING_REASONS
 
     def to_dict(self) -> dict[str, Any]:
@@ -116,6 +123,7 @@ class Finding:
             "source": self.source,
             "suggestion": self.suggestion,
             "detail": self.detail,
+            "warning": self.is_warning,
         }
 
 
@@ -176,7 +184,17 @@ class CheckReport:
         """One row per finding, the JSON fields as columns."""
         import pandas as pd
 
-        columns = ["op", "node", "function", "reason", "dtype", "source", "suggestion", "detail"]
+        columns = [
+            "op",
+            "node",
+            "function",
+            "reason",
+            "dtype",
+            "source",
+            "suggestion",
+            "detail",
+            "warning",
+        ]
         return pd.DataFrame([f.to_dict() for f in self.findings], columns=columns)
 
 

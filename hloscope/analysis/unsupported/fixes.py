@@ -82,6 +82,16 @@ TF_FIXES: dict[str, str] = {
         "a tf.string argument cannot enter a compiled function: convert it to numbers before "
         "the call (tf.strings.to_number or a lookup in tf.data) and pass the tensor"
     ),
+    # TensorFlow's names for the 64-bit float types (the TF check suggests by dtype first).
+    "^(DT_DOUBLE|DT_COMPLEX128)$": (
+        "TPUs have no 64-bit floating point: cast inputs to tf.float32 (or tf.bfloat16) before "
+        "the call, create tensors and variables with dtype=tf.float32, and keep Keras on "
+        "float32/mixed_bfloat16 (keras.mixed_precision.set_global_policy)"
+    ),
+    "^(Conv\\d?D?|Conv\\dDBackprop\\w+|DepthwiseConv2dNative\\w*|ExtractImagePatches)$": (
+        "XLA convolutions on GPU take floating-point inputs only: tf.cast the input and filter "
+        "to tf.float32 (or tf.bfloat16/tf.float16) and cast the result back"
+    ),
 }
 
 # ---- JAX primitives and custom-call targets -----------------------------------------------------
@@ -124,31 +134,65 @@ JAX_FIXES: dict[str, str] = {
         "a host transfer (a callback on TPU, or explicit send/recv): it blocks export and "
         "serialises device and host; remove the callback from the hot path"
     ),
+    # The callback primitives themselves, as a jaxpr names them (TPU: no custom call to name).
+    "^(pure_callback|io_callback|debug_callback|debug_print)$": (
+        "a host callback (jax.pure_callback, io_callback, jax.debug.print/callback) stops the "
+        "device on every call and blocks jax.export and the persistent cache: compute it with "
+        "jnp, or remove debug prints from the hot path"
+    ),
+    # What a check says when jax.export refuses the program's host callbacks.
+    "host_callbacks": (
+        "jax.export cannot serialize host callbacks (pure_callback, io_callback, "
+        "jax.debug.print/callback): export a function without them (keep debug prints out of "
+        "it) and call the callback around the exported call"
+    ),
 }
 
 # ---- JAX tracing errors (exception class names) -------------------------------------------------
+# A key is the exception class, or ``Class:trigger`` where the message names what raised it
+# (``jnp.nonzero``, the ``int`` function, a shape, a slice): the JAX check tries that first.
 TRACING_FIXES: dict[str, str] = {
     "TracerBoolConversionError": (
-        "Python control flow on a traced value: use jnp.where / jax.lax.select for values, "
-        "jax.lax.cond for branches, or mark the argument static (static_argnums/static_argnames)"
+        "Python control flow on a traced value: use jnp.where(cond, a, b) / jax.lax.select for "
+        "values, jax.lax.cond(cond, f_true, f_false, x) for branches, or mark the argument "
+        "static (static_argnums/static_argnames) if it really is a constant"
     ),
     "NonConcreteBooleanIndexError": (
         "boolean indexing has a data-dependent size: use the three-argument "
         "jnp.where(mask, x, fill), or jnp.sum(jnp.where(mask, x, 0)) for reductions"
     ),
     "TracerIntegerConversionError": (
-        "a traced value used as a Python int (range, slicing): use jax.lax.fori_loop or "
-        "jax.lax.dynamic_slice with a static size, or mark the argument static"
+        "a traced value used as a Python int (range, slicing): use jax.lax.fori_loop(0, n, "
+        "body, init) or jax.lax.dynamic_slice with a static size, or mark the argument static"
     ),
     "TracerArrayConversionError": (
         "numpy called on a traced array: use jax.numpy instead, or jax.pure_callback for "
         "host-only code"
+    ),
+    "^ConcretizationTypeError:(nonzero|where|argwhere|flatnonzero)$": (
+        "the result's size depends on the data: give it a static size, "
+        "jnp.nonzero(m, size=K, fill_value=-1) (jnp.argwhere and one-argument jnp.where take "
+        "size= too), or keep the shape with the three-argument jnp.where(m, x, fill)"
+    ),
+    "ConcretizationTypeError:unique": (
+        "the number of unique values depends on the data: jnp.unique(x, size=K, "
+        "fill_value=...) returns K values (padded with fill_value)"
+    ),
+    "^ConcretizationTypeError:(int|float|bool|complex|index)$": (
+        "a Python int()/float() of a traced value: keep it an array (x.astype(jnp.int32), "
+        "jnp.asarray(x, int)), or mark the argument static if it really is a constant"
+    ),
+    "^ConcretizationTypeError:(arange|linspace|repeat|eye|identity|tri|zeros|ones|full)$": (
+        "a size argument is traced: mark it static (jax.jit(f, static_argnames=...)), or make "
+        "the array at its largest size and mask the rest (jnp.where(jnp.arange(MAX) < n, ...))"
     ),
     "ConcretizationTypeError": (
         "a traced value where a concrete one is needed: give a static size (size= in "
         "jnp.nonzero/jnp.unique/jnp.argwhere, the three-argument jnp.where), mark the argument "
         "static (static_argnums), or move the shape logic out of jit"
     ),
+    # The built-in classes are keyed by class as well (explain-error looks them up so); the
+    # JAX check uses these two only when the message says it was a shape or a slice.
     "^(TypeError|InvalidShape).*$": (
         "a shape built from a traced value: shapes must be static -- mark the argument static "
         "(static_argnums/static_argnames), or pad/bucket to a fixed size"
@@ -175,8 +219,56 @@ DTYPE_FIXES: dict[str, str] = {
     ),
 }
 
+# ---- Error-text situations (keys ``framework:situation``, looked up by explain-error) ---------
+SITUATION_FIXES: dict[str, str] = {
+    "tf:compile_time_constant": (
+        "a shape or size is computed from a value known only at run time: pass it as a Python "
+        "int (it becomes part of the trace; expect one compile per value), compute it from "
+        "static shapes (tf.shape of an input with a fixed signature), or pad to a fixed size"
+    ),
+    "tf:resource_device": (
+        "create the variable inside the same strategy/device scope as the compiled function "
+        "(with strategy.scope(): or with tf.device(...):), or copy it to that device first"
+    ),
+    "tf:tensor_list_boundary": (
+        "do not pass a TensorArray/TensorList into or out of the compiled function: stack it "
+        "(ta.stack()) inside, and return or accept a dense tensor"
+    ),
+    "tf:maxpool_determinism": (
+        "op determinism is on (tf.config.experimental.enable_op_determinism): turn it off for "
+        "this model, compile without XLA on GPU, or replace max pooling by a strided convolution"
+    ),
+    "jax.export:platforms": (
+        "export for the platform you will run on: jax.export.export(f, platforms=(...)) must "
+        "list it (several platforms are allowed)"
+    ),
+    "jax.export:custom_call": (
+        "the custom call has no compatibility guarantee: use jnp/lax operations that lower to "
+        "stable targets, or accept the risk with "
+        "jax.export.DisabledSafetyCheck.custom_call(TARGET)"
+    ),
+    "pallas_call": (
+        "a Pallas kernel lowers only for the platform it was written for: run it there, use "
+        "interpret=True elsewhere, or pick an implementation with jax.lax.platform_dependent"
+    ),
+    "psend": (
+        "psend/precv are implemented only on GPU: use jax.lax.ppermute for point-to-point "
+        "transfers on other platforms"
+    ),
+    "IndexError:slice": (
+        "slice bounds must be static: use jax.lax.dynamic_slice(x, (start,), (SIZE,)) with a "
+        "static SIZE, or mark the bound static (static_argnums)"
+    ),
+}
+
 #: Every row, in the order :func:`suggest` tries them.
-FIXES: dict[str, str] = {**TF_FIXES, **JAX_FIXES, **TRACING_FIXES, **DTYPE_FIXES}
+FIXES: dict[str, str] = {
+    **TF_FIXES,
+    **JAX_FIXES,
+    **TRACING_FIXES,
+    **DTYPE_FIXES,
+    **SITUATION_FIXES,
+}
 
 #: What to say when no row matches.
 GENERIC: dict[Reason, str] = {

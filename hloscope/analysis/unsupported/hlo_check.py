@@ -1,0 +1,548 @@
+"""What the HLO text alone says about a platform: the offline rules of ``hloscope check``.
+
+An HLO module already names everything that ties it to a platform, no framework needed:
+
+* **custom-call targets** of another platform: ``lapack_*`` kernels exist only on CPU,
+  ``cusolver_*`` only on NVIDIA GPUs, ``tpu_custom_call`` only on TPU (:data:`TARGETS` is the
+  table, from what jax 0.10 emits per platform). Names that start with ``__``
+  (``__cublas$gemm``, ``__onednn$matmul``) are made by a backend's own passes in *optimized*
+  HLO: they say which backend compiled the module, not a portability problem, and are left out
+  with a note. Only the module before optimizations shows what the program asks for, so that
+  is the stage to check (the report says which stage it read);
+* **host callbacks**: the ``xla_ffi_python_cpu_callback`` family of targets (what
+  ``jax.pure_callback``, ``io_callback`` and ``jax.debug.print`` lower to on CPU and GPU), and
+  ``send``/``recv`` host transfers (what they lower to on TPU). They compile, but stall the
+  device on every call and block ``jax.export``: a warning where the platform provides them;
+* **64-bit floating point on TPU** (``f64``, ``c128``): TPUs have no 64-bit float hardware;
+  XLA emulates some of it, slowly, and refuses the rest (``Element type C128 is not supported
+  on TPU``). Counted per instruction (the type it produces, not each use), one finding per
+  (opcode, type) with the first instruction and how many more in ``detail``, so a model in
+  float64 gives a handful of lines, not thousands. ``s64``/``u64`` compile (XLA emulates
+  them with pairs of 32-bit integers): a note says how many there are, as TensorFlow's check
+  does for ``DT_INT64``;
+* **dynamic shapes** (``s32[<=4]``, ``f32[?]``): one finding where a dynamic dimension
+  *starts* (an instruction with a dynamic result and no dynamic operand), not at every op it
+  flows through.
+
+Each finding carries the op's source line: the innermost user frame of its metadata, else that
+of the instruction that calls its computation (ops inside a jax-internal ``jit(eigh)`` have no
+frames of their own), else none (TensorFlow records only its own ``ops.py``). Its ``function``
+is the enclosing computation (the entry computation is :data:`~.findings.TOP_LEVEL`; a fused
+computation counts as the computation of its fusion).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ...hlo.errors import HloParseError
+from ...hlo.metadata import StackFrame
+from ...hlo.model import Computation, Instruction, Module
+from ...stages import Stage
+from ..provenance import is_user_frame
+from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
+from .fixes import suggest
+
+__all__ = [
+    "TARGETS",
+    "TargetRule",
+    "ALL_PLATFORMS",
+    "SIXTY_FOUR_BIT",
+    "FLOAT64",
+    "target_rule",
+    "module_stage",
+    "source_frame",
+    "computation_function",
+    "scan_module",
+    "check_module",
+    "check_modules",
+]
+
+ALL_PLATFORMS: frozenset[Platform] = frozenset(Platform)
+_CPU = frozenset({Platform.CPU})
+_GPU = frozenset({Platform.GPU})
+_TPU = frozenset({Platform.TPU})
+
+#: 64-bit element types TPUs lack, worst first (c128 is refused outright).
+SIXTY_FOUR_BIT: tuple[str, ...] = ("c128", "f64", "s64", "u64")
+#: The 64-bit types a TPU check reports as findings; the integer ones it only notes (XLA
+#: emulates them on TPU with pairs of 32-bit integers).
+FLOAT64: tuple[str, ...] = ("c128", "f64")
+
+_CALLBACK = re.compile(r"^xla_(ffi_)?(partitioned_)?python_(cpu|gpu)_callback$")
+
+
+@dataclass(frozen=True, slots=True)
+class TargetRule:
+    """Custom-call targets matching ``pattern`` run only on ``platforms``; ``what`` says in
+    a few words what they are."""
+
+    pattern: re.Pattern[str]
+    platforms: frozenset[Platform]
+    what: str
+
+    @property
+    def is_callback(self) -> bool:
+        return self.what.startswith("host callback")
+
+
+def _rule(pattern: str, platforms: frozenset[Platform], what: str) -> TargetRule:
+    return TargetRule(re.compile(pattern), platforms, what)
+
+
+#: Which platforms provide which custom-call targets: what jax 0.10.2 lowers jnp.linalg,
+#: callbacks and Pallas to per platform (research notes A3.2-A3.4). First match wins.
+TARGETS: tuple[TargetRule, ...] = (
+    _rule(r"^xla_(ffi_)?(partitioned_)?python_cpu_callback$", _CPU, "host callback (CPU)"),
+    _rule(r"^xla_(ffi_)?(partitioned_)?python_gpu_callback$", _GPU, "host callback (GPU)"),
+    _rule(r"^lapack_", _CPU, "LAPACK kernel of jaxlib's CPU backend"),
+    _rule(r"^(cusolver_|cusparse_|cublas|cudnn|cu_|cuhybrid_)", _GPU, "CUDA library kernel"),
+    _rule(r"^(hipsolver_|hipsparse_|hipblas|hip_|hiphybrid_)", _GPU, "ROCm library kernel"),
+    _rule(r"^__gpu\$xla\.gpu\.triton$", _GPU, "Pallas Triton kernel"),
+    _rule(r"^mosaic_gpu(_v\d+)?$", _GPU, "Pallas Mosaic GPU kernel"),
+    _rule(r"^tpu_custom_call$", _TPU, "Pallas / Mosaic TPU kernel"),
+    # The TPU linear-algebra targets: XLA's QR and Eigh expanders run on every backend (CPU
+    # verified: jax's TPU lowering of eigh, qr and svd compiles on CPU), LU only on TPU
+    # ("No registered implementation for untyped custom call to LuDecomposition for Host").
+    _rule(r"^LuDecomposition$", _TPU, "TPU LU decomposition"),
+    _rule(
+        r"^(Eigh|Qr|ProductOfElementaryHouseholderReflectors)$",
+        ALL_PLATFORMS,
+        "XLA linear-algebra expander",
+    ),
+    _rule(
+        r"^(Sharding|SPMDFullToShardShape|SPMDShardToFullShape|annotate_device_placement|"
+        r"shape_assertion|AllocateBuffer|stablehlo\.dynamic_\w+)$",
+        ALL_PLATFORMS,
+        "XLA annotation",
+    ),
+)
+
+# Opcodes whose result only carries a value made elsewhere (a tuple, a call's result, a loop's
+# state, a fusion whose body is checked itself): counting them would count one value twice.
+_CARRIERS = frozenset(
+    {
+        "tuple",
+        "get-tuple-element",
+        "fusion",
+        "call",
+        "while",
+        "conditional",
+        "async-start",
+        "async-update",
+        "async-done",
+        "copy-start",
+        "copy-done",
+        "opt-barrier",
+        "domain",
+        "bitcast",
+    }
+)
+# How many source lines a grouped finding's detail names before "and N more".
+_LINES_SHOWN = 3
+# How far up the callers of a computation a source line is looked for.
+_CALLER_DEPTH = 8
+
+
+def target_rule(target: str) -> TargetRule | None:
+    """The :data:`TARGETS` row for a custom-call target, or ``None`` for an unknown one."""
+    for rule in TARGETS:
+        if rule.pattern.search(target):
+            return rule
+    return None
+
+
+def module_stage(module: Module) -> Stage:
+    """The stage a module comes from when nothing else says: a scheduled module
+    (``is_scheduled=true``, which XLA prints after its passes) is optimized HLO."""
+    try:
+        scheduled = module.header_attrs.get("is_scheduled")
+    except HloParseError:
+        scheduled = None
+    return Stage.OPTIMIZED_HLO if scheduled is True else Stage.HLO
+
+
+# ---- where an op came from ----------------------------------------------------------------------
+
+
+def source_frame(instruction: Instruction, *, user_only: bool = False) -> StackFrame | None:
+    """The frame an op came from: the innermost user frame of ``instruction``, else of the
+    instruction that calls its computation (up the call chain), else (unless ``user_only``)
+    its innermost frame of any kind; ``None`` when there is none."""
+    fallback = None
+    current: Instruction | None = instruction
+    for _ in range(_CALLER_DEPTH):
+        if current is None:
+            break
+        stack = current.stack
+        for frame in stack:
+            if is_user_frame(frame):
+                return frame
+        if stack and fallback is None:
+            fallback = stack[0]
+        current = _first_caller(current.computation)
+    return None if user_only else fallback
+
+
+def _user_source(instruction: Instruction) -> str | None:
+    # Only the user's own lines: TensorFlow records ops.py:1221 for every op, which would
+    # point every finding of a TF module at the same framework line.
+    frame = source_frame(instruction, user_only=True)
+    return f"{frame.file}:{frame.line}" if frame is not None else None
+
+
+def _first_caller(computation: Computation | None) -> Instruction | None:
+    if computation is None or computation.is_entry:
+        return None
+    callers = computation.callers
+    return callers[0] if callers else None
+
+
+def _enclosing(computation: Computation | None) -> Computation | None:
+    """The computation an op runs in for a reader: a fused computation's caller's."""
+    for _ in range(_CALLER_DEPTH):
+        if computation is None or not computation.is_fusion_computation:
+            return computation
+        caller = _first_caller(computation)
+        computation = caller.computation if caller is not None else None
+    return computation
+
+
+def computation_function(instruction: Instruction) -> str:
+    """The ``function`` of a finding on ``instruction``: its enclosing computation's name
+    (a fused computation counts as its fusion's computation), :data:`~.findings.TOP_LEVEL` for
+    the entry computation."""
+    computation = _enclosing(instruction.computation)
+    if computation is None:
+        return TOP_LEVEL
+    return TOP_LEVEL if computation.is_entry else computation.name
+
+
+FunctionOf = Callable[[Instruction], str]
+
+
+# ---- the rules ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Scan:
+    """What one module scan gathers before it becomes findings."""
+
+    module: Module
+    platform: Platform
+    stage: Stage
+    function_of: FunctionOf
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    internal: dict[str, int] = field(default_factory=dict)
+    unknown: dict[str, int] = field(default_factory=dict)
+
+    def finding(
+        self, instruction: Instruction, op: str, reason: Reason, **fields: str | bool
+    ) -> Finding:
+        return Finding(
+            op=op,
+            node=instruction.name,
+            function=self.function_of(instruction),
+            reason=reason,
+            source=_user_source(instruction),
+            **fields,
+        )
+
+
+def _custom_call(scan: _Scan, instruction: Instruction) -> None:
+    try:
+        target = instruction.attrs.get("custom_call_target")
+    except HloParseError:
+        target = None
+    if not isinstance(target, str) or not target:
+        return
+    rule = target_rule(target)
+    if rule is None:
+        if target.startswith("__"):
+            scan.internal[target] = scan.internal.get(target, 0) + 1
+        else:
+            scan.unknown[target] = scan.unknown.get(target, 0) + 1
+        return
+    provided = scan.platform in rule.platforms
+    if rule.is_callback and provided:
+        scan.findings.append(
+            scan.finding(
+                instruction,
+                target,
+                Reason.HOST_CALLBACK,
+                suggestion=suggest(target, Reason.HOST_CALLBACK),
+                detail=f"{rule.what}: {instruction.metadata.op_type or 'callback'}"
+                " runs Python on the host; jax.export refuses it",
+            )
+        )
+    elif not provided:
+        where = ", ".join(sorted(p.value for p in rule.platforms))
+        lowered = (
+            "; lowered for the platform itself it becomes send/recv host transfers"
+            if rule.is_callback and scan.platform is Platform.TPU
+            else ""
+        )
+        scan.findings.append(
+            scan.finding(
+                instruction,
+                target,
+                Reason.CUSTOM_CALL,
+                suggestion=suggest(target, Reason.CUSTOM_CALL),
+                detail=f"{rule.what}, provided on {where} only, not on {scan.platform}{lowered}",
+            )
+        )
+
+
+def _host_transfers(scan: _Scan, instructions: Sequence[Instruction]) -> None:
+    """``send``/``recv`` with ``is_host_transfer=true``: one finding per (opcode, computation,
+    source), with the number of transfers."""
+    groups: dict[tuple[str, str, str | None], list[Instruction]] = {}
+    for instruction in instructions:
+        if instruction.opcode not in ("send", "recv"):
+            continue
+        try:
+            to_host = instruction.attrs.get("is_host_transfer") is True
+        except HloParseError:
+            to_host = False
+        if to_host:
+            key = (instruction.opcode, scan.function_of(instruction), _user_source(instruction))
+            groups.setdefault(key, []).append(instruction)
+    for (opcode, _, _), members in groups.items():
+        first = members[0]
+        direction = "to" if opcode == "send" else "from"
+        count = f"{len(members)} transfers" if len(members) > 1 else "1 transfer"
+        scan.findings.append(
+            scan.finding(
+                first,
+                opcode,
+                Reason.HOST_CALLBACK,
+                suggestion=suggest(opcode, Reason.HOST_CALLBACK),
+                detail=f"{count} {direction} the host ({_names(members)}): a host callback "
+                "on TPU, or an explicit host transfer",
+            )
+        )
+
+
+def _sixty_four_bit(scan: _Scan, instructions: Sequence[Instruction]) -> None:
+    """64-bit types for TPU: one finding per (opcode, type) of the float types, worst first;
+    the integer types in one note (TPU emulates them, as TensorFlow's check says too)."""
+    groups: dict[tuple[str, str], list[Instruction]] = {}
+    for instruction in instructions:
+        if instruction.opcode in _CARRIERS or _is_inner_parameter(instruction):
+            continue
+        for dtype in _wide_types(instruction):
+            groups.setdefault((dtype, instruction.opcode), []).append(instruction)
+    order = {dtype: i for i, dtype in enumerate(SIXTY_FOUR_BIT)}
+    integers: list[Instruction] = []
+    for (dtype, opcode), members in sorted(groups.items(), key=lambda g: order[g[0][0]]):
+        if dtype not in FLOAT64:
+            integers.extend(members)
+            continue
+        first = members[0]
+        scan.findings.append(
+            scan.finding(
+                first,
+                opcode,
+                Reason.DTYPE,
+                dtype=dtype,
+                suggestion=suggest(dtype, Reason.DTYPE),
+                detail=f"{_instructions(len(members), opcode)} {dtype} "
+                f"({_names(members)}){_from_lines(members)}; {_TPU_SAYS[dtype]}",
+            )
+        )
+    if integers:
+        kinds = ", ".join(sorted({t for i in integers for t in _wide_types(i)} - set(FLOAT64)))
+        scan.notes.append(
+            f"{_instructions(len(integers), 'instruction')} {kinds} ({_names(integers)})"
+            f"{_from_lines(integers)}: TPU emulates 64-bit integers with pairs of 32-bit ones "
+            "(slower; int32 avoids it)"
+        )
+
+
+_TPU_SAYS = {
+    "c128": "TPU refuses it (INVALID_ARGUMENT: Element type C128 is not supported on TPU)",
+    "f64": "TPUs have no 64-bit floating point: XLA emulates some of it, slowly, and fails on "
+    "the rest (UNIMPLEMENTED while rewriting X64 element types)",
+}
+
+
+def _from_lines(members: Sequence[Instruction]) -> str:
+    lines = list(dict.fromkeys(s for s in map(_user_source, members) if s))
+    shown = ", ".join(lines[:_LINES_SHOWN])
+    more = f" and {len(lines) - _LINES_SHOWN} more" if len(lines) > _LINES_SHOWN else ""
+    return f" from {shown}{more}" if shown else ""
+
+
+def _instructions(count: int, opcode: str) -> str:
+    """``3 add instructions produce`` / ``1 add produces`` (``opcode="instruction"``: no
+    repetition)."""
+    noun = "instructions" if opcode == "instruction" else f"{opcode} instructions"
+    return f"{count} {noun} produce" if count > 1 else f"1 {opcode} produces"
+
+
+def _is_inner_parameter(instruction: Instruction) -> bool:
+    computation = instruction.computation
+    return instruction.opcode == "parameter" and not (computation and computation.is_entry)
+
+
+def _wide_types(instruction: Instruction) -> list[str]:
+    text = instruction.shape_text
+    if text and not any(t in text for t in SIXTY_FOUR_BIT):
+        return []  # the common case: no need to build the shape
+    try:
+        leaves = [s.element_type for s in instruction.shape.walk()]
+    except HloParseError:
+        return []
+    return [t for t in SIXTY_FOUR_BIT if t in leaves]
+
+
+def _dynamic_shapes(scan: _Scan, instructions: Sequence[Instruction]) -> None:
+    """Where dynamic dimensions start: one finding per (opcode, function, source)."""
+    dynamic = [i for i in instructions if _is_dynamic(i)]
+    if not dynamic:
+        return
+    origins: dict[tuple[str, str, str | None], list[Instruction]] = {}
+    for instruction in dynamic:
+        if instruction.opcode in _CARRIERS or _is_inner_parameter(instruction):
+            continue
+        if any(_is_dynamic(operand) for operand in instruction.operands):
+            continue
+        key = (instruction.opcode, scan.function_of(instruction), _user_source(instruction))
+        origins.setdefault(key, []).append(instruction)
+    for (opcode, _, _), members in origins.items():
+        first = members[0]
+        made_by = f" (made by {first.metadata.op_type})" if first.metadata.op_type else ""
+        scan.findings.append(
+            scan.finding(
+                first,
+                opcode,
+                Reason.DYNAMIC_SHAPE,
+                # It compiled (every platform pads bounded dimensions): a warning, not a wall.
+                warning=True,
+                suggestion=suggest("", Reason.DYNAMIC_SHAPE),
+                detail=f"{first.shape_text}: a data-dependent size starts here{made_by} "
+                f"({_names(members)}); {len(dynamic)} instructions of the module carry dynamic "
+                "shapes",
+            )
+        )
+
+
+def _is_dynamic(instruction: Instruction) -> bool:
+    text = instruction.shape_text
+    if text and "<=" not in text and "?" not in text:
+        return False
+    try:
+        return instruction.shape.is_dynamic
+    except HloParseError:
+        return False
+
+
+def _names(members: Sequence[Instruction], shown: int = 2) -> str:
+    names = ", ".join(m.name for m in members[:shown])
+    return names + (f", +{len(members) - shown} more" if len(members) > shown else "")
+
+
+def _notes(scan: _Scan) -> None:
+    stage = "optimized HLO" if scan.stage is Stage.OPTIMIZED_HLO else "HLO before optimizations"
+    first = [f"checked the {stage} of module {scan.module.name} for {scan.platform}"]
+    if scan.stage is Stage.OPTIMIZED_HLO:
+        first.append(
+            "an optimized module is already rewritten for the backend that compiled it; the "
+            "module before optimizations (--stage before) shows what the program itself asks for"
+        )
+    scan.notes[:0] = first  # what was read comes before what was found in it
+    if scan.internal:
+        scan.notes.append(
+            f"not checked: {_counted(scan.internal)} (backend-internal custom calls, made by "
+            "XLA's passes for the backend that compiled the module)"
+        )
+    if scan.unknown:
+        scan.notes.append(
+            f"unknown custom-call targets: {_counted(scan.unknown)} (registered by a library "
+            f"hloscope does not know: make sure {scan.platform} provides them)"
+        )
+
+
+def _counted(counts: dict[str, int], shown: int = 4) -> str:
+    items = [f"{name} ×{n}" if n > 1 else name for name, n in list(counts.items())[:shown]]
+    rest = len(counts) - shown
+    return ", ".join(items) + (f" and {rest} more" if rest > 0 else "")
+
+
+# ---- entry points -------------------------------------------------------------------------------
+
+
+def scan_module(
+    module: Module,
+    platform: Platform | str,
+    *,
+    stage: Stage | str | None = None,
+    function_of: FunctionOf | None = None,
+) -> tuple[list[Finding], list[str]]:
+    """The findings and notes of the offline rules (see the module docstring) on ``module``.
+
+    ``stage`` is the stage the module comes from (default: :func:`module_stage` guesses);
+    ``function_of`` names the function of a finding's instruction (default: its enclosing
+    computation, :data:`~.findings.TOP_LEVEL` for the entry).
+    """
+    target = Platform.parse(platform)
+    scan = _Scan(
+        module=module,
+        platform=target,
+        stage=Stage.parse(stage) if stage is not None else module_stage(module),
+        function_of=function_of or computation_function,
+    )
+    instructions = _entry_first(module)
+    for instruction in instructions:
+        if instruction.opcode == "custom-call":
+            _custom_call(scan, instruction)
+    _host_transfers(scan, instructions)
+    if target is Platform.TPU:
+        _sixty_four_bit(scan, instructions)
+    _dynamic_shapes(scan, instructions)
+    _notes(scan)
+    return scan.findings, scan.notes
+
+
+def _entry_first(module: Module) -> list[Instruction]:
+    """Every instruction, the entry computation's first: findings then list the checked
+    function before the functions it calls, and "the first instruction" of a group is the
+    one nearest the top."""
+    entry = [c for c in module.computations if c.is_entry]
+    rest = [c for c in module.computations if not c.is_entry]
+    return [i for c in (*entry, *rest) for i in c.instructions]
+
+
+def check_module(
+    module: Module, platform: Platform | str, *, stage: Stage | str | None = None
+) -> CheckReport:
+    """A :class:`~.findings.CheckReport` of the offline rules on one module."""
+    return check_modules([module], platform, stage=stage)
+
+
+def check_modules(
+    modules: Iterable[Module],
+    platform: Platform | str,
+    *,
+    stage: Stage | str | None = None,
+    program: str | None = None,
+) -> CheckReport:
+    """One report for several modules (a dump folder's ``--all-modules``). With more than one
+    module, each finding's ``function`` is prefixed with its module's name (``jit_f/<top>``)."""
+    modules = list(modules)
+    target = Platform.parse(platform)
+    report = CheckReport(
+        platform=target, program=program or ", ".join(m.name for m in modules) or "(no module)"
+    )
+    several = len(modules) > 1
+    for module in modules:
+        findings, notes = scan_module(module, target, stage=stage)
+        if several:
+            for finding in findings:
+                finding.function = f"{module.name}/{finding.function}"
+        report.extend(findings)
+        report.notes.extend(notes)
+    return report

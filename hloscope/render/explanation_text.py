@@ -1,0 +1,180 @@
+"""An explained error log in words: what failed, where it would run, in which function,
+where in your code, and what to do.
+
+:func:`~hloscope.analysis.unsupported.error_text.explain_error` leaves the log as data (an
+:class:`~hloscope.analysis.unsupported.error_text.ErrorExplanation`); this module says it,
+one block per failure under a heading per family of messages::
+
+    TensorFlow could not compile an op with XLA (tf2xla)
+
+    AsString: no XLA kernel for the device
+      device      XLA_CPU_JIT (cpu)
+      function    as_string  (graph __inference_as_string_7)
+      your code   model.py:22 in as_string
+                  train.py:14 in main
+      what to do  string ops never run under XLA: ...
+
+Every string that came from the log goes through :func:`~hloscope.render.terminal.printable`
+first: a log is text another program wrote, and a raw escape sequence in it must not reach
+the terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ..analysis.unsupported.error_text import FAMILY_TITLES, ErrorExplanation, Failure
+from ..analysis.unsupported.findings import Reason
+from ..hlo.metadata import StackFrame
+from .terminal import ELLIPSIS, printable
+
+__all__ = ["render_explanation", "explanation_view", "not_recognised_line", "REASON_WORDS"]
+
+#: How each reason reads after the op's name.
+REASON_WORDS: dict[Reason, str] = {
+    Reason.NO_KERNEL: "no XLA kernel for the device",
+    Reason.DTYPE: "not supported for this dtype",
+    Reason.CUSTOM_CALL: "a custom call the platform does not provide",
+    Reason.NO_LOWERING: "no lowering for the platform",
+    Reason.HOST_CALLBACK: "a host callback",
+    Reason.DYNAMIC_SHAPE: "a shape or size not known at compile time",
+    Reason.TRACING: "JAX tracing error",
+    Reason.EXPORT: "jax.export refuses it",
+    Reason.COMPILE_ERROR: "the compiler refused it",
+}
+_LABEL_WIDTH = 13
+_FRAMES_SHOWN = 6
+_MESSAGE_SHOWN = 200
+
+
+def not_recognised_line(source: str, lines: int) -> str:
+    """The honest answer for a log no recogniser matched."""
+    return (
+        f"{printable(source)}: not recognised: no TensorFlow, JAX or XLA compile error that "
+        f"hloscope knows in {lines} line{'s' if lines != 1 else ''} (see 'hloscope "
+        "explain-error --help' for the messages it reads)"
+    )
+
+
+def render_explanation(explanation: ErrorExplanation, console: Console) -> None:
+    """Print :func:`explanation_view` to ``console``."""
+    console.print(explanation_view(explanation), highlight=False)
+
+
+def explanation_view(explanation: ErrorExplanation) -> Group:
+    """The whole explanation: per family a heading, per failure a title and a two-column
+    grid (label, value) whose values wrap inside their column."""
+    parts: list[RenderableType] = []
+    family = None
+    for failure in explanation.failures:
+        if failure.family != family:
+            family = failure.family
+            heading = Text("\n" if parts else "")
+            heading.append(FAMILY_TITLES[family], style="bold cyan")
+            heading.append(f" ({family})", style="dim")
+            parts.append(heading)
+        parts.append(Text())
+        parts.append(_title(failure))
+        parts.append(_grid(failure))
+    return Group(*parts)
+
+
+def _grid(failure: Failure) -> Table:
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="dim", width=_LABEL_WIDTH, no_wrap=True)
+    grid.add_column(overflow="fold")
+    for label, value in _rows(failure):
+        for number, line in enumerate(value):
+            grid.add_row(f"  {label}" if number == 0 else "", Text(printable(line)))
+    return grid
+
+
+def _title(failure: Failure) -> Text:
+    finding = failure.finding
+    title = Text()
+    title.append(printable(finding.op or "(the message names no op)"), style="bold")
+    title.append(f": {REASON_WORDS[finding.reason]}")
+    extras = []
+    if finding.dtype:
+        extras.append(f"dtype {finding.dtype}")
+    if failure.count is not None:
+        extras.append(f"count {failure.count}")
+    if failure.occurrences > 1:
+        extras.append(f"{failure.occurrences}\u00d7 in the log")
+    if extras:
+        title.append(f"  ({printable(', '.join(extras))})", style="dim")
+    return title
+
+
+def _rows(failure: Failure) -> Iterator[tuple[str, list[str]]]:
+    """The labelled lines of a failure's block, each label with one or more lines."""
+    finding = failure.finding
+    if finding.node and finding.node != finding.op:
+        label = "culprit" if failure.family == "jax_tracing" else "node"
+        yield label, [finding.node]
+    if failure.layer:
+        yield "layer", [failure.layer]
+    yield "device", [_device(failure)]
+    function = _function(failure)
+    if function:
+        yield "function", [function]
+    if len(failure.chain) > 1:
+        names = " \u2190 ".join(ref.name for ref in failure.chain)
+        yield "chain", [f"{names}  (innermost first)"]
+    yield "your code", _where(failure)
+    if finding.suggestion:
+        yield "what to do", [finding.suggestion]
+    for hint in failure.hints:
+        yield "note", [hint]
+    yield "message", [_short(failure.message)]
+
+
+def _device(failure: Failure) -> str:
+    if failure.device and failure.platform and failure.device.lower() != failure.platform:
+        return f"{failure.device} ({failure.platform})"
+    if failure.device:
+        return failure.device
+    if failure.platform:
+        return str(failure.platform)
+    if failure.family == "jax_tracing":
+        return "any (tracing happens before a platform is chosen)"
+    return "not named in the message"
+
+
+def _function(failure: Failure) -> str:
+    if failure.graph and failure.chain and failure.chain[0].id != failure.graph.id:
+        return f"{failure.chain[0].name}  (inside graph {failure.graph.id})"
+    if failure.graph:
+        return f"{failure.graph.name}  (graph {failure.graph.id})"
+    if failure.chain:
+        return failure.chain[0].name
+    return failure.finding.function
+
+
+def _where(failure: Failure) -> list[str]:
+    frames = failure.user_stack
+    lines = [_frame(frame) for frame in frames[:_FRAMES_SHOWN]]
+    if len(frames) > _FRAMES_SHOWN:
+        lines.append(f"{ELLIPSIS} {len(frames) - _FRAMES_SHOWN} more frames (outer calls)")
+    if failure.defined_at is not None:
+        lines.append(f"traced function defined at {_frame(failure.defined_at)}")
+    if not lines:
+        lines.append(
+            "not in the message (TensorFlow keeps no Python stack for this graph)"
+            if failure.family.startswith("tf")
+            else "not in the message (paste the whole traceback to see it)"
+        )
+    return lines
+
+
+def _frame(frame: StackFrame) -> str:
+    where = f"{frame.file}:{frame.line}"
+    return f"{where} in {frame.function}" if frame.function else where
+
+
+def _short(message: str) -> str:
+    return message if len(message) <= _MESSAGE_SHOWN else message[: _MESSAGE_SHOWN - 1] + ELLIPSIS
