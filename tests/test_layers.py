@@ -29,6 +29,7 @@ LAYERS = [
     {"dump"},
     {"capture"},
     {"analysis"},
+    {"bench"},  # compiling and timing: reads the analyses (costs), feeds the renderers
     {"render"},
     {"cli", "__init__", "__main__", "_api", "testing"},  # the top: the CLI and the public API
 ]

@@ -7,15 +7,20 @@ commands never import jax or tensorflow.
 """
 
 from . import (  # noqa: F401 - registers commands
+    bench,
     cache,
     capture,
     check,
     diff,
+    explain,
     explain_error,
+    extract,
     fusions,
     graph,
     ls,
+    passes,
     recompiles,
+    report,
     summary,
 )
 from ._app import cli, main

@@ -1,1 +1,124 @@
-"""Filled in by issue 10/11 work: registers the `recompiles` command on import."""
+"""``hloscope recompiles SCRIPT.py [ARGS...] | SCRIPT.py:FUNCTION | DUMP``: who recompiled, how
+often, exactly what changed each time, and what to do about it.
+
+A script runs in a child process under the compile watcher (JAX's public hooks, TensorFlow's
+trace log and XLA compile log; nothing is dumped); ``SCRIPT.py:FUNCTION`` calls that function
+with its example arguments; a dump or capture folder (or an HLO file) is read offline, its
+modules grouped by function and their entry signatures compared. ``--json`` prints the ledger
+(:meth:`hloscope.analysis.recompiles.Ledger.to_dict`); ``--fail-over N`` exits 3 when the
+user's functions compiled more than N times, for CI.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import ExitStatus
+from ._app import CliError, cli, fail
+
+__all__ = ["recompiles_command"]
+
+_FUNCTION_SPEC = re.compile(r"^(?P<script>.+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
+_TIMED_OUT = 124  # as `hloscope capture` (GNU timeout's status)
+
+
+@cli.command("recompiles", context_settings={"ignore_unknown_options": True})
+@click.argument("target")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--json", "as_json", is_flag=True, help="Print the ledger as JSON.")
+@click.option(
+    "--fail-over",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Exit 3 when the user's functions compiled more than N times (JAX's eager ops "
+    "outside jit do not count).",
+)
+@click.option(
+    "--timeout", type=float, metavar="S", help="Stop the script (and its children) after S seconds."
+)
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    help="Keep the script's run in DIR: stdout.txt, stderr.txt, manifest.json, recompiles.json.",
+)
+@click.option("--all", "show_all", is_flag=True, help="List every compile, not the first and last.")
+def recompiles_command(
+    target: str,
+    args: tuple[str, ...],
+    as_json: bool,
+    fail_over: int | None,
+    timeout: float | None,
+    out_dir: str | None,
+    show_all: bool,
+) -> None:
+    """Show every compile per function: how often, how long, which argument changed (shape,
+    dtype, weak type, static value, pytree, sharding, a function made anew, config), and the
+    fix (bucket sizes that cover the sizes seen, static arguments, input_signature...).
+
+    TARGET is SCRIPT.py [ARGS...] (run under the watcher; put script options that clash with
+    these after `--`), SCRIPT.py:FUNCTION (called with its example arguments), or a dump or
+    capture folder (read offline: no weak types or static values there, only signatures).
+
+    Exit status: 0 done; 1 the script failed (the ledger shows what it compiled) or TARGET is
+    missing; 3 more compiles than --fail-over N; 124 the script timed out."""
+    ledger, problem, timed_out = _ledger(target, args, timeout, out_dir)
+    if as_json:
+        click.echo(json.dumps(ledger.to_dict(), indent=2))
+    else:
+        from ..render.recompiles_text import render_ledger
+
+        render_ledger(ledger, sys.stdout, show_all=show_all)
+    sys.stdout.flush()
+    if problem is not None:
+        fail(problem, _TIMED_OUT if timed_out else ExitStatus.ERROR)
+    if fail_over is not None and ledger.user_compiles > fail_over:
+        fail(
+            f"{ledger.user_compiles} compiles, more than --fail-over {fail_over}",
+            ExitStatus.CHECK_FAILED,
+        )
+    sys.exit(int(ExitStatus.OK))
+
+
+def _ledger(target: str, args: tuple[str, ...], timeout: float | None, out_dir: str | None):
+    """The ledger of TARGET, the line saying why a script run failed, and whether it timed out."""
+    from ..analysis.recompiles import ledger_of_target, recompiles_of_script
+
+    if timeout is not None and timeout <= 0:
+        raise CliError(f"--timeout must be positive, got {timeout:g}")
+    script, function = _script_spec(target)
+    if script is not None:
+        if function is not None and args:
+            raise CliError(f"{target}: a SCRIPT.py:FUNCTION target takes no script arguments")
+        run = recompiles_of_script(
+            script, args, function=function, timeout=timeout, out_dir=out_dir
+        )
+        return run.ledger, run.error_line(), run.run.timed_out
+    if args:
+        raise CliError(f"{target}: only a SCRIPT.py target takes arguments (got {args[0]!r})")
+    if out_dir is not None or timeout is not None:
+        raise CliError("--output and --timeout apply to a script TARGET only")
+    from ._target import open_target
+
+    return ledger_of_target(open_target(target)), None, False
+
+
+def _script_spec(target: str) -> tuple[Path | None, str | None]:
+    path = Path(target)
+    if path.suffix == ".py" and path.is_file():
+        return path, None
+    found = _FUNCTION_SPEC.match(target)
+    if found is not None and not path.exists():
+        script = Path(found.group("script"))
+        if not script.is_file():
+            raise CliError(f"{found.group('script')}: no such file")
+        return script, found.group("function")
+    if path.suffix == ".py" and not path.exists():
+        raise CliError(f"{target}: no such file")
+    return None, None

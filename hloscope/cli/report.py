@@ -1,0 +1,1 @@
+"""Filled in by the issue 12/13 work: registers the `report` command on import."""
