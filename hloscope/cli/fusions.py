@@ -10,7 +10,10 @@ import click
 from ._app import CliError, cli
 from ._target import all_modules_option, module_option, open_modules, refresh_option
 
-__all__ = ["fusions_command"]
+__all__ = ["fusions_command", "TABLE_ROWS"]
+
+#: The most rows the table shows unless --top says otherwise.
+TABLE_ROWS = 500
 
 
 @cli.command("fusions")
@@ -34,7 +37,11 @@ __all__ = ["fusions_command"]
     "source~model.py. Repeat to AND.",
 )
 @click.option(
-    "--top", type=click.IntRange(min=0), metavar="N", help="Show the first N rows (after sorting)."
+    "--top",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help=f"Show the first N rows (after sorting). The table shows at most {TABLE_ROWS} unless "
+    "--top says otherwise; --json and --csv give every row.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {module, rows, summary}.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the rows as CSV.")
@@ -72,6 +79,7 @@ def fusions_command(
         raise CliError("--filter applies to kernel rows, not to --by-source")
     modules = open_modules(target, module=module, all_modules=all_modules, refresh=refresh)
     reports = []
+    capped = False
     for each in modules:
         report = fusion_report(each)
         rows = source_rows(report) if by_source else filter_rows(report.rows(), filters)
@@ -80,6 +88,11 @@ def fusions_command(
             rows = sort_rows(rows, sort)
         if top is not None:
             rows = rows[:top]
+        elif not (as_json or as_csv) and len(rows) > TABLE_ROWS:
+            # A person reads the top of a table (and rich takes seconds to lay out thousands
+            # of rows): the heaviest kernels, unless --sort chose an order. Machines get all.
+            rows = (rows if sort else sort_rows(rows, "bytes"))[:TABLE_ROWS]
+            capped = True
         reports.append((each.name, rows, total, summary_to_dict(report.summary)))
     if as_json:
         payloads = [
@@ -104,3 +117,11 @@ def fusions_command(
                 render_by_source(rows, console, wide=wide)
             else:
                 render_fusions(rows, summary, console, title=title, total_rows=total, wide=wide)
+        if capped:
+            order = f"sorted by {sort}" if sort else "the kernels moving the most bytes"
+            console.print(
+                f"(tables stop at {TABLE_ROWS} rows: {order}; --top N shows N, --csv or --json "
+                "every row)",
+                style="dim",
+                markup=False,
+            )
