@@ -424,18 +424,20 @@ def test_quick_location_equals_the_decoded_metadata(path):
     quick = hloscope.parse(path)
     decoded = hloscope.parse(path)
     pairs = [
-        ((a.location, a.source_file), _decoded_location(b))
+        ((a.location, a.source_file, a.op_name), _decoded_location(b))
         for ca, cb in zip(quick.computations, decoded.computations, strict=True)
         for a, b in zip(ca.instructions, cb.instructions, strict=True)
     ]
     assert pairs and all(fast == slow for fast, slow in pairs)
-    assert any(file for (_, file), _ in pairs)
+    assert any(file for (_, file, _), _ in pairs)
+    assert any(name for (_, _, name), _ in pairs)
 
 
 def _decoded_location(inst: hloscope.Instruction) -> tuple[tuple[int, str, int], str | None]:
     md = inst.metadata  # decodes the whole metadata first
     source = inst.source
-    return (md.stack_frame_id, md.source_file, md.source_line), source.file if source else None
+    where = (md.stack_frame_id, md.source_file, md.source_line)
+    return where, source.file if source else None, md.op_name
 
 
 def test_quick_source_file_unescapes_like_the_decoder():
@@ -445,4 +447,5 @@ def test_quick_source_file_unescapes_like_the_decoder():
     )
     inst = hloscope.parse(text).entry.root
     assert inst.location == (0, "C:\\work\\x.py", 3)
+    assert hloscope.parse(text.replace('"a"', '"a\\"b"')).entry.root.op_name == 'a"b'
     assert inst.source_file == "C:\\work\\x.py" == hloscope.parse(text).entry.root.source.file

@@ -357,8 +357,8 @@ class _Strings:
 
     def stack(self, inst: Instruction) -> tuple[tuple[str, int, int, str], ...]:
         """``inst.stack`` as a hashable tuple, worked out once per stack frame id."""
-        md = inst.metadata
-        key: Hashable = md.stack_frame_id or (md.source_file, md.source_line)
+        frame_id, file, line = inst.location  # read without decoding the whole metadata
+        key: Hashable = frame_id or (file, line)
         out = self.stacks.get(key)
         if out is None:
             frames = inst.stack
@@ -397,7 +397,7 @@ def _side_from_module(module: Module, label: str) -> DiffSide:
             if where == UNKNOWN_SOURCE:
                 where = ""
             file, line = strings.where(where) if where else ("", 0)
-            name = strings.name(member.metadata.op_name)
+            name = strings.name(member.op_name)
             shape = strings.shape(member.shape_text)
             stack = strings.stack(member)
             ops.append(_Op(ki, pos, member.opcode, shape, name, where, file, line, True, stack))

@@ -296,7 +296,7 @@ def op_source(inst: Instruction) -> str:
     :mod:`hloscope.analysis.provenance`), the layer path of its ``op_name`` for TensorFlow ops,
     or ``""`` when it has no location."""
     module = inst.computation.module if inst.computation is not None else None
-    return source_of(inst.stack, inst.metadata.op_name, module.name if module else "")
+    return source_of(inst.stack, inst.op_name, module.name if module else "")
 
 
 class _Sources:
@@ -323,7 +323,7 @@ class _Sources:
         else:
             where = self._by_stack[key] = stack_source(inst.stack)
         if where is None or (not where and self._function):
-            name = inst.metadata.op_name
+            name = inst.op_name
             found = self._by_name.get(name)
             if found is None:
                 found = self._by_name[name] = layer_path(name, self._function)
@@ -376,7 +376,7 @@ def _kernel(
 ) -> Kernel:
     # Metadata first: the model reads it fastest before anything (here: finding the fused
     # computation, the cost) has decoded the instruction's other attributes.
-    own_name = inst.metadata.op_name
+    own_name = inst.op_name
     if inst.opcode == "fusion":
         fused = inst.fused_computation
         members = [i for i in fused.instructions if i.opcode != "parameter"] if fused else []
@@ -392,7 +392,7 @@ def _kernel(
     # The kernel's op_name: its own (XLA gives a fusion its root's), else its root's.
     op_name = own_name
     if not op_name and root_inst is not None:
-        op_name = root_inst.metadata.op_name
+        op_name = root_inst.op_name
     ops = [m.opcode for m in members]
     op_counts: Counter[str] = Counter(category_of(op) for op in ops)
     sources: Counter[str] = Counter(w for w in wheres if w)
@@ -557,7 +557,7 @@ def control_flow_label(inst: Instruction, source: str) -> str:
     ``op_name`` stands in (TensorFlow's ``model/lstm/while`` names the layer); without either,
     ``""``.
     """
-    op_name = inst.metadata.op_name
+    op_name = inst.op_name
     if not source:
         return op_name
     kind = next((part for part in reversed(op_name.split("/")) if part), inst.opcode)

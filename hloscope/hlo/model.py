@@ -24,6 +24,7 @@ from .shape import Shape, parse_shape
 _STACK_FRAME_ID = re.compile(r"\bstack_frame_id=(\d+)")
 _SOURCE_LOCATION = re.compile(r'\bsource_file="([^"]*)"(?: source_line=(\d+))?')
 _NO_LOCATION = (0, "", 0)
+_OP_NAME = re.compile(r'\bop_name="([^"\\]*)"')
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx
@@ -341,6 +342,23 @@ class Instruction:
                 return (frame, "", 0)
             md = self.metadata
         return (md.stack_frame_id, md.source_file, md.source_line)
+
+    @property
+    def op_name(self) -> str:
+        """The metadata's ``op_name`` (``""`` when absent), read like :attr:`location`:
+        straight from the text while the metadata is not decoded, the decoder for escapes."""
+        md = self._metadata
+        if md is None:
+            text = self._attr_text
+            if "op_name=" not in text:
+                if "metadata=" not in text:
+                    return ""
+            else:
+                found = _OP_NAME.search(text)
+                if found is not None:
+                    return found.group(1)
+            md = self.metadata
+        return md.op_name
 
     @property
     def source_file(self) -> str | None:

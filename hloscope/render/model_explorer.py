@@ -255,7 +255,7 @@ def _attrs(inst: Instruction, data: dict) -> list[dict[str, str]]:
     if data.get("function"):
         pairs.append(("function", data["function"]))
     try:
-        op_name = inst.metadata.op_name
+        op_name = inst.op_name
     except Exception:  # a malformed metadata attribute must not stop the export
         op_name = ""
     if op_name:
