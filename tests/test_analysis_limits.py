@@ -246,6 +246,39 @@ def test_huge_convolution_costs_in_milliseconds_as_xla_does(spatial) -> None:
         assert flops == 2 * 10**6 * 10**6
 
 
+def test_one_dimensional_convolution_of_a_million_positions_matches_xla() -> None:
+    """One spatial dimension with a 10^6 window over a 10^6 output: counted with numpy (the
+    per-position loop would take a second) and equal to XLA, whose stride-1 shortcut answers."""
+    text = conv_text([(1999999, 1000000, 1, 0, 0, 1, 1)])
+    flops = instruction_cost(_conv(text)).flops
+    assert flops == 2 * 10**6 * 10**6
+    assert np.float32(flops) == np.float32(xla_costs(text).get("flops", 0.0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    step=st.sampled_from([-3, -2, -1, 1, 2, 3, 5]),
+    count=st.integers(1, 60),
+    modulus=st.integers(1, 6),
+    top=st.integers(-2, 90),
+    outer=st.integers(1, 70),
+    stride=st.integers(-2, 3),
+    base=st.integers(-25, 25),
+)
+def test_vectorised_window_count_equals_the_loop(step, count, modulus, top, outer, stride, base):
+    from hloscope.analysis.cost import _progression_hits, _progression_hits_summed
+
+    hits = _progression_hits(step, count, modulus, top)
+    expected = sum(hits(base + i * stride) for i in range(outer))
+    assert _progression_hits_summed(step, count, modulus, top, outer, stride, base) == expected
+
+
+def test_vectorised_window_count_declines_what_int64_cannot_hold():
+    from hloscope.analysis.cost import _progression_hits_summed
+
+    assert _progression_hits_summed(1, 10, 1, 2**62, 5000, 1, 0) is None
+
+
 dims = st.tuples(
     st.integers(1, 9),  # input
     st.integers(1, 5),  # kernel

@@ -979,8 +979,46 @@ def valid_window_positions(
         outer, step, stride_outer, count = kernel_limit, w.stride, w.window_dilation, output_limit
     else:  # per output position: k steps it by the window dilation
         outer, step, stride_outer, count = output_limit, w.window_dilation, w.stride, kernel_limit
+    if outer > _VECTORISE_FROM and step != 0:
+        counted = _progression_hits_summed(
+            step, count, modulus, top, outer, stride_outer, -w.padding_low
+        )
+        if counted is not None:
+            return counted
     hits = _progression_hits(step, count, modulus, top)
     return sum(hits(i * stride_outer - w.padding_low) for i in range(outer))
+
+
+#: From how many outer positions :func:`valid_window_positions` counts with numpy (one
+#: spatial dimension of a million window and output positions: 1 s in Python, 20 ms in numpy).
+_VECTORISE_FROM = 4096
+_INT64_SAFE = 2**62
+
+
+def _progression_hits_summed(
+    step: int, count: int, modulus: int, top: int, outer: int, stride_outer: int, base: int
+) -> int | None:
+    """``sum(hits(base + i * stride_outer) for i in range(outer))`` of
+    :func:`_progression_hits`, in numpy; None when a value could leave int64 (the caller then
+    loops in Python, where integers do not overflow)."""
+    extent = abs(base) + abs(stride_outer) * outer + abs(step) * count + abs(top) + modulus
+    if extent * max(abs(step), modulus, 1) >= _INT64_SAFE:
+        return None
+    import numpy as np
+
+    shift = 0
+    if step < 0:  # as in _progression_hits: walk the progression backwards
+        step, shift = -step, step * (count - 1)
+    g = gcd(step, modulus)
+    period = modulus // g
+    inverse = pow(step // g, -1, period) if period > 1 else 0
+    offset = np.arange(outer, dtype=np.int64) * stride_outer + (base + shift)
+    lo = np.maximum(0, -(offset // step))  # numpy's // floors, as Python's does
+    hi = np.minimum(count - 1, (top - offset) // step)
+    valid = (lo <= hi) & (offset % g == 0)
+    first = ((-offset) // g) * inverse % period
+    counts = (hi - first) // period - (lo - 1 - first) // period
+    return int(counts[valid].sum())
 
 
 def _progression_hits(step: int, count: int, modulus: int, top: int) -> Callable[[int], int]:
