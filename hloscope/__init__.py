@@ -10,6 +10,7 @@ The public API, in the order data flows through it::
     hloscope.diff("before.txt", "after.txt")
     hloscope.check(step, x, platform="tpu")                       # will it compile there?
     hloscope.explain_error(log_text)                              # ... and why it did not
+    with hloscope.watch_compiles() as w: train()                  # who recompiled, and why
 
 The offline API (parsing, dump folders, analyses) never imports jax or tensorflow; capture
 functions import them only when called (``pip install 'hloscope[jax]'`` or ``[tf]``). Every
@@ -41,7 +42,19 @@ from .analysis.cost import module_cost
 from .analysis.diff import KernelDiff
 from .analysis.unsupported import CheckReport, Finding
 from .analysis.unsupported.error_text import ErrorExplanation, explain_error
+from .analysis.recompiles import (
+    Cause,
+    CompileWatch,
+    Ledger,
+    ledger_of_dump,
+    ledger_of_target,
+    recompiles_of_script,
+    watch_compiles,
+)
 from ._api import check, diff, fusion_report, fusions
+from .render.html.notebook import install as _install_notebook_views
+
+_install_notebook_views()  # _repr_html_ for Capture, FusionReport, KernelDiff (Jupyter)
 
 __all__ = [
     "__version__",
@@ -81,4 +94,11 @@ __all__ = [
     "Finding",
     "explain_error",
     "ErrorExplanation",
+    "watch_compiles",
+    "CompileWatch",
+    "Ledger",
+    "Cause",
+    "recompiles_of_script",
+    "ledger_of_dump",
+    "ledger_of_target",
 ]

@@ -496,7 +496,9 @@ class _Analysis:
         if hit is not None and hit[0] is comp:
             return hit[1]
         if id(comp) in self._pending:
-            return Cost(flag=f"computation {comp.name} calls itself: costed as 0")
+            message = f"computation {comp.name} calls itself: costed as 0"
+            warnings.warn(message + " (not valid HLO: XLA's verifier refuses cycles)", CostWarning)
+            return Cost(flag=message)
         order = _callees_first(comp, self._is_cached)
         self._pending.update(id(c) for c in order)
         try:

@@ -1,7 +1,7 @@
 """The child side of a script capture: ``python -m hloscope.capture._runner --info FILE ...``.
 
-Two modes, both started by :mod:`hloscope.capture.script` in a fresh process whose ``XLA_FLAGS``
-already name the dump folder:
+Three modes, all started by :mod:`hloscope.capture.script` in a fresh process (whose
+``XLA_FLAGS`` already name the dump folder, for the first two):
 
 * **script** (``_runner --info FILE SCRIPT.py [ARGS...]``): run the script as ``python SCRIPT.py
   ARGS...`` would (``__main__``, ``sys.argv``, ``sys.path[0]`` = the script's folder), via
@@ -9,7 +9,12 @@ already name the dump folder:
 * **function** (``_runner --info FILE --function NAME --save DIR SCRIPT.py``): import the script
   as a module (not as ``__main__``, so its ``if __name__ == "__main__":`` block does not run),
   find ``NAME`` and its example arguments (see :data:`EXAMPLE_ARGS_HELP`), capture it with
-  :func:`hloscope.capture.inprocess.capture` and save the capture into ``DIR``.
+  :func:`hloscope.capture.inprocess.capture` and save the capture into ``DIR``;
+* **recompiles** (``_runner --info FILE --recompiles OUT.json [--function NAME] SCRIPT.py
+  [ARGS...]``): run the script (or call ``NAME`` with its example arguments) under
+  :class:`~hloscope.capture.compile_watch.CompileWatcher`, with TensorFlow's XLA compile log
+  switched on (:data:`~hloscope.capture.tf_watch.XLA_LOG_ENV`), and write every compile it saw
+  to ``OUT.json``, also when the script raised.
 
 Either way the runner writes a small JSON report to ``--info`` when the child ends: the error
 (exception type and message, ``file:line`` of the innermost frame in the script), where a
@@ -239,8 +244,7 @@ def _takes_no_arguments(fn: Any) -> bool:
     )
 
 
-def _capture_function(script: str, name: str, save: str) -> None:
-    module = _load_module(script)
+def _find_function(module: ModuleType, script: str, name: str) -> Any:
     fn = getattr(module, name, None)
     if fn is None or not callable(fn):
         public = sorted(
@@ -252,10 +256,56 @@ def _capture_function(script: str, name: str, save: str) -> None:
         )
         listing = f" (functions: {', '.join(public)})" if public else ""
         raise UsageError(f"{script} has no function {name!r}{listing}")
+    return fn
+
+
+def _capture_function(script: str, name: str, save: str) -> None:
+    module = _load_module(script)
+    fn = _find_function(module, script, name)
     args, kwargs = example_arguments(module, name, fn, script)
     from .inprocess import capture
 
     capture(fn, *args, **kwargs).save(save)
+
+
+def _concrete(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict]:
+    """Example arguments with every ``jax.ShapeDtypeStruct`` made a real array of zeros: the
+    recompiles mode calls the function, which needs values, not only types."""
+    jax = sys.modules.get("jax")
+    if jax is None:
+        return args, kwargs
+
+    def real(x: Any) -> Any:
+        if isinstance(x, jax.ShapeDtypeStruct):
+            return jax.numpy.zeros(x.shape, x.dtype)
+        return x
+
+    return jax.tree_util.tree_map(real, (args, kwargs))
+
+
+def _watch_compiles(script: str, function: str | None, args: list[str], save: str) -> None:
+    from .compile_watch import CompileWatcher
+    from .tf_watch import xla_log_environment
+
+    os.environ.update(xla_log_environment(os.environ))  # read when TensorFlow loads
+    watcher = CompileWatcher()
+    watcher.start()
+    try:
+        if function is None:
+            _run_script(script, args)
+        else:
+            with explain_missing_frameworks():
+                module = _load_module(script)
+                fn = _find_function(module, script, function)
+                positional, keywords = _concrete(*example_arguments(module, function, fn, script))
+                fn(*positional, **keywords)
+    finally:
+        watcher.stop()
+        records = [record.to_dict() for record in watcher.records]
+        tmp = f"{save}.tmp"
+        with open(tmp, "w") as out:
+            json.dump({"records": records}, out, default=str)
+        os.replace(tmp, save)
 
 
 # ---- main ----------------------------------------------------------------------------------------
@@ -266,6 +316,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--info", required=True)
     parser.add_argument("--function")
     parser.add_argument("--save")
+    parser.add_argument("--recompiles")
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     return parser.parse_args(argv)
@@ -289,7 +340,9 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_sigterm)
     sys.meta_path.insert(0, _HideFramesOnJaxImport())
     try:
-        if options.function:
+        if options.recompiles:
+            _watch_compiles(script, options.function, options.args, options.recompiles)
+        elif options.function:
             with explain_missing_frameworks():  # the script's own `import jax`, if jax is absent
                 _capture_function(script, options.function, options.save)
         else:

@@ -51,15 +51,18 @@ __all__ = [
     "count_modules",
     "MANIFEST",
     "DUMP_SUBDIR",
+    "RECOMPILES",
 ]
 
 MANIFEST = "manifest.json"
 DUMP_SUBDIR = "dump"
 STDOUT = "stdout.txt"
 STDERR = "stderr.txt"
+#: What a ``watch_compiles`` run writes: every compile the script made (the runner's records).
+RECOMPILES = "recompiles.json"
 _INFO = ".runner-info.json"
 # Files a previous capture left in DIR; `force` removes exactly these.
-_OWNED = (MANIFEST, STDOUT, STDERR, _INFO, DUMP_SUBDIR, "capture")
+_OWNED = (MANIFEST, STDOUT, STDERR, _INFO, DUMP_SUBDIR, "capture", RECOMPILES)
 
 _SPINNER_AFTER_S = 2.0  # show progress only for runs longer than this
 _TERMINATE_GRACE_S = 2.0  # SIGTERM -> SIGKILL
@@ -115,7 +118,7 @@ class ScriptCapture:
         else:
             text = f"{script} exited with status {self.exit_status}"
         files = m.get("dump_files", 0)
-        if m.get("function") is None:
+        if m.get("function") is None and m.get("dump_dir"):
             text += f" (partial dump: {files} file{'s' if files != 1 else ''} in {self.dump_dir}"
             text += f"; stderr in {self.out_dir / STDERR})"
         else:
@@ -320,6 +323,7 @@ def capture_script(
     progress: bool | None = None,
     cwd: str | os.PathLike[str] | None = None,
     output_limit: tuple[int, int] = (DEFAULT_HEAD, DEFAULT_TAIL),
+    watch_compiles: bool = False,
 ) -> ScriptCapture:
     """Run ``script`` with ``args`` in a child process; capture what XLA compiles in ``out_dir``.
 
@@ -336,6 +340,10 @@ def capture_script(
     ``.error_line()``). Raises :class:`CaptureError` only when nothing could run: a missing
     script, a non-empty ``out_dir`` without ``force``, a bad ``passes`` pattern. ``progress``:
     ``None`` shows a spinner only when stderr is a terminal.
+
+    With ``watch_compiles``, nothing is dumped: the child runs the script (or ``function``)
+    under :class:`hloscope.capture.compile_watch.CompileWatcher`, with TensorFlow's XLA compile
+    log on in its stderr, and writes every compile it saw to ``out_dir/recompiles.json``.
     """
     script_path = Path(script)
     if not script_path.is_file():
@@ -353,7 +361,12 @@ def capture_script(
     info_path = out / _INFO
 
     user_flags = os.environ.get("XLA_FLAGS")
-    if function is None:
+    if watch_compiles:
+        xla_flags = user_flags
+        mode = ["--recompiles", str(out / RECOMPILES)]
+        mode += ["--function", function] if function is not None else []
+        mode += [str(script_path.resolve()), *args]
+    elif function is None:
         dump_dir.mkdir()
         xla_flags: str | None = merge_xla_flags(user_flags, capture_flags(dump_dir, passes))
         mode = [str(script_path.resolve()), *args]
@@ -379,7 +392,7 @@ def capture_script(
         "user_xla_flags": user_flags,
         "passes": passes,
         "timeout_s": timeout,
-        "dump_dir": DUMP_SUBDIR if function is None else None,
+        "dump_dir": DUMP_SUBDIR if function is None and not watch_compiles else None,
         "stdout": STDOUT,
         "stderr": STDERR,
         "start_time": _now(),
@@ -399,7 +412,7 @@ def capture_script(
     started = time.monotonic()
     ticker = _Progress(
         script_path.name if function is None else f"{script_path.name}:{function}",
-        dump_dir if function is None else None,
+        dump_dir if function is None and not watch_compiles else None,
         progress,
     )
     token = new_token()  # marks every process the script starts (hloscope.capture.family)
@@ -459,7 +472,7 @@ def capture_script(
         manifest["error"] = f"killed by signal {_signal_name(-process.returncode)}"
     if process.returncode and not manifest["error"]:
         manifest["error"] = _last_stderr_line(out / STDERR)
-    if function is None:
+    if manifest["dump_dir"]:
         manifest["dump_files"] = _count_files(dump_dir)
     _write_manifest(out, manifest)
     return ScriptCapture(out_dir=out, manifest=manifest)

@@ -1,0 +1,256 @@
+"""The ``hloscope recompiles`` text: who compiled how often, why each time, and the fix.
+
+First one line of totals and one row per function (compiles, seconds, causes counted), so the
+worst offender is found at a glance; then, for each function that compiled more than once,
+the arguments that varied, its compiles (the first few and the last, each with every
+difference from the previous one) and the fixes. JAX's own op-by-op compiles outside jit are
+summed up in one line. Every string from the watched program goes through
+:func:`~hloscope.render.terminal.printable`; long names and paths are shortened in the middle.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, TextIO
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .terminal import printable, shorten_middle
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..analysis.recompiles import CompileEvent, FunctionLedger, Ledger
+
+__all__ = ["render_ledger", "ledger_text", "summary_line"]
+
+#: Compiles shown per function unless every one is asked for: the first few and the last.
+HEAD_EVENTS = 4
+TAIL_EVENTS = 2
+_PLAIN_WIDTH = 120  # when the output is not a terminal
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.3f} s" if value < 10 else f"{value:.1f} s"
+
+
+def _where(text: str | None, width: int = 48) -> str:
+    """A ``file:line`` shortened for reading: relative to the working folder when inside it."""
+    if not text:
+        return "-"
+    cwd = os.getcwd() + os.sep
+    shown = text[len(cwd) :] if text.startswith(cwd) else text
+    return shorten_middle(printable(shown), width)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def summary_line(ledger: Ledger) -> str:
+    """``12 compiles of 3 functions in 1.92 s (tracing 0.05 s, lowering 0.21 s, XLA 1.66 s)``."""
+    user = [f for f in ledger.functions if not f.internal]
+    compiles = sum(f.compiles for f in user)
+    text = f"{_plural(compiles, 'compile')} of {_plural(len(user), 'function')}"
+    seconds = [f.compile_seconds for f in user if f.compile_seconds is not None]
+    if seconds:
+        text += f" in {_seconds(sum(seconds))}"
+        phases = _phase_totals(user)
+        parts = [f"{label} {_seconds(v)}" for label, v in phases if v is not None]
+        if parts:
+            text += f" ({', '.join(parts)})"
+    recompiled = sum(1 for f in user if f.compiles > 1)
+    if recompiled:
+        text += f"; {_plural(recompiled, 'function')} compiled more than once"
+    return text
+
+
+def _phase_totals(functions: list[FunctionLedger]) -> list[tuple[str, float | None]]:
+    totals: dict[str, float | None] = {"tracing": None, "lowering": None, "xla": None}
+    for f in functions:
+        for key, value in f.phase_seconds().items():
+            if value is not None:
+                totals[key] = (totals[key] or 0.0) + value
+    return [
+        ("tracing", totals["tracing"]),
+        ("lowering", totals["lowering"]),
+        ("XLA", totals["xla"]),
+    ]
+
+
+def _causes_text(function: FunctionLedger) -> str:
+    parts = []
+    for cause, count in function.cause_counts().items():
+        parts.append(str(cause) if count == 1 else f"{cause} \u00d7{count}")
+    return ", ".join(parts)
+
+
+def _summary_table(functions: list[FunctionLedger]) -> Table:
+    located = any(f.defined_at for f in functions)
+    timed = any(f.compile_seconds is not None for f in functions)
+    table = Table(show_edge=False, pad_edge=False, header_style="bold", box=None)
+    table.add_column("function", no_wrap=True, overflow="ellipsis", max_width=32)
+    if located:
+        table.add_column("defined at", no_wrap=True, overflow="ellipsis", max_width=40)
+    table.add_column("compiles", justify="right", no_wrap=True)
+    if timed:
+        table.add_column("seconds", justify="right", no_wrap=True)
+    table.add_column("causes", overflow="fold")
+    for f in functions:
+        style = "bold yellow" if f.compiles > 1 else ""
+        compiles = str(f.compiles)
+        if f.traces is not None and f.traces != f.compiles:
+            compiles += f" ({_plural(f.traces, 'trace')})"
+        cells: list[object] = [Text(printable(f.name), style=style)]
+        cells += [_where(f.defined_at, 40)] if located else []
+        cells.append(compiles)
+        cells += [_seconds(f.compile_seconds)] if timed else []
+        cells.append(Text(printable(_causes_text(f))))
+        table.add_row(*cells)
+    return table
+
+
+def _eager_line(functions: list[FunctionLedger]) -> Text | None:
+    internal = [f for f in functions if f.internal]
+    if not internal:
+        return None
+    total = sum(f.compiles for f in internal)
+    named = sorted(internal, key=lambda f: -f.compiles)
+    names = ", ".join(
+        printable(f.name) + (f" \u00d7{f.compiles}" if f.compiles > 1 else "") for f in named[:6]
+    )
+    more = f", \u2026 ({len(named)} ops)" if len(named) > 6 else ""
+    return Text(
+        f"+ {_plural(total, 'compile')} of JAX's own ops outside jit ({names}{more})", style="dim"
+    )
+
+
+def _arguments_table(function: FunctionLedger) -> Table | None:
+    rows = []
+    for history in function.arguments:
+        varied = [
+            f"dim {dim}: {_sizes(sizes)}" for dim, sizes in sorted(history.varying_dims.items())
+        ]
+        if len(history.values) > 1:
+            varied.append(f"{len(history.values)} values: {', '.join(history.values[:6])}")
+        if len(history.weak_types) > 1:
+            varied.append("Python scalar / array")
+        if len(history.ranks) > 1:
+            varied.append(f"rank {'/'.join(map(str, history.ranks))}")
+        if varied or len(history.dtypes) > 1:
+            rows.append((history.path, "; ".join(varied) or "-", ", ".join(history.dtypes)))
+    if not rows:
+        return None
+    table = Table(show_edge=False, pad_edge=False, header_style="bold", box=None)
+    table.add_column("argument", no_wrap=True, overflow="ellipsis", max_width=30)
+    table.add_column("varied", overflow="fold")
+    table.add_column("dtypes", overflow="fold", max_width=30)
+    for path, varied, dtypes in rows:
+        table.add_row(Text(printable(path)), Text(printable(varied)), Text(printable(dtypes)))
+    return table
+
+
+def _sizes(sizes: list[int], limit: int = 10) -> str:
+    if len(sizes) <= limit:
+        return ", ".join(map(str, sizes))
+    return f"{', '.join(map(str, sizes[:4]))}, \u2026, {sizes[-1]} ({len(sizes)} sizes)"
+
+
+def _changes_text(event: CompileEvent) -> str:
+    """Every difference from the compile before, once: a dtype change of an argument whose
+    shape text changed too is already in that text (``f32[21,32] -> bf16[8,32]``)."""
+    if not event.differences:
+        return event.signature
+    shaped = {d.path for d in event.differences if str(d.cause) == "shape"}
+    shown = [
+        d.text() for d in event.differences if not (str(d.cause) == "dtype" and d.path in shaped)
+    ]
+    return "; ".join(shown)
+
+
+def _events_table(function: FunctionLedger, show_all: bool) -> Table:
+    timed = any(e.seconds is not None for e in function.events)
+    table = Table(show_edge=False, pad_edge=False, header_style="bold", box=None)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("cause", no_wrap=True)
+    table.add_column("what changed", overflow="fold", ratio=3, min_width=20)
+    sited = any(e.call_site for e in function.events)  # a dump knows modules, not call sites
+    table.add_column(
+        "call site" if sited else "module", no_wrap=True, overflow="ellipsis", max_width=32
+    )
+    if timed:
+        table.add_column("seconds", justify="right", no_wrap=True)
+    events = function.events
+    shown: list[CompileEvent | None] = list(events)
+    if not show_all and len(events) > HEAD_EVENTS + TAIL_EVENTS + 1:
+        shown = [*events[:HEAD_EVENTS], None, *events[-TAIL_EVENTS:]]
+    for event in shown:
+        if event is None:
+            hidden = len(events) - HEAD_EVENTS - TAIL_EVENTS
+            table.add_row("", "", Text(f"\u2026 {hidden} more (--all shows them)", style="dim"))
+            continue
+        site = event.call_site or event.module
+        cells = [
+            str(event.number),
+            Text(", ".join(str(c) for c in event.causes), style="cyan"),
+            Text(printable(_changes_text(event))),
+            _where(site, 32),
+        ]
+        table.add_row(*cells, *([_seconds(event.seconds)] if timed else []))
+    return table
+
+
+def ledger_text(ledger: Ledger, *, width: int = _PLAIN_WIDTH, show_all: bool = False) -> str:
+    """The report as plain text of ``width`` columns (what assertion messages carry)."""
+    import io
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, no_color=True, highlight=False)
+    render_ledger(ledger, console=console, show_all=show_all)
+    return buffer.getvalue()
+
+
+def render_ledger(
+    ledger: Ledger,
+    out: TextIO | None = None,
+    *,
+    console: Console | None = None,
+    show_all: bool = False,
+) -> None:
+    """Print the ledger: totals, one row per function, then the details of each function that
+    compiled more than once."""
+    if console is None:
+        console = Console(file=out, highlight=False)
+        if not console.is_terminal:
+            console = Console(file=out, width=max(console.width, _PLAIN_WIDTH), highlight=False)
+    user = [f for f in ledger.functions if not f.internal]
+    console.print(Text(summary_line(ledger), style="bold"))
+    if user:
+        console.print(_summary_table(user))
+    eager = _eager_line(ledger.functions)
+    if eager is not None:
+        console.print(eager)
+        busiest = max((f for f in ledger.functions if f.internal), key=lambda f: f.compiles)
+        for advice in busiest.advice[:1]:
+            console.print(Text.assemble(("  fix ", "green bold"), printable(advice.text)))
+    for function in [f for f in ledger.functions if f.compiles > 1 and not f.internal]:
+        console.print()
+        head = Text.assemble((printable(function.name), "bold yellow"))
+        if function.defined_at:
+            head.append(f"  {_where(function.defined_at, 60)}", style="dim")
+        head.append(f"  {_plural(function.compiles, 'compile')}")
+        if function.compile_seconds is not None:
+            head.append(f", {_seconds(function.compile_seconds)}")
+        if function.traces is not None:
+            head.append(f", {_plural(function.traces, 'trace')}")
+        console.print(head)
+        arguments = _arguments_table(function)
+        if arguments is not None:
+            console.print(arguments)
+        console.print(_events_table(function, show_all))
+        for advice in function.advice:
+            console.print(Text.assemble(("  fix ", "green bold"), printable(advice.text)))
+    for note in ledger.notes:
+        console.print(Text(f"note: {printable(note)}", style="dim"))
