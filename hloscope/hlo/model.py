@@ -22,7 +22,7 @@ from .shape import Shape, parse_shape
 # The metadata fields that locate an op, for :attr:`Instruction.location`'s quick read
 # (a backslash in the file name sends it to the full decoder, which unescapes).
 _STACK_FRAME_ID = re.compile(r"\bstack_frame_id=(\d+)")
-_SOURCE_LOCATION = re.compile(r'\bsource_file="([^"]*)"(?: source_line=(\d+))?')
+_DIGITS = re.compile(r"\d+")
 _NO_LOCATION = (0, "", 0)
 _OP_NAME = re.compile(r'\bop_name="([^"\\]*)"')
 
@@ -332,13 +332,22 @@ class Instruction:
             # Substring tests first: a regex search costs more than the test that skips it.
             frame_id = _STACK_FRAME_ID.search(text) if "stack_frame_id=" in text else None
             frame = int(frame_id.group(1)) if frame_id is not None else 0
-            if "source_file=" in text:
-                where = _SOURCE_LOCATION.search(text)
-                if where is not None and "\\" not in where.group(1):
-                    line = where.group(2)
-                    if line is not None or "source_line=" not in text:
-                        return (frame, where.group(1), int(line) if line is not None else 0)
-            elif "source_line=" not in text:
+            start = text.find(' source_file="')
+            if start < 0:
+                start = text.find('{source_file="')
+            if start >= 0:
+                # str.find, not a regex: this runs for every op of a report.
+                start += 14
+                end = text.find('"', start)
+                file = text[start:end]
+                if end > 0 and "\\" not in file:
+                    if text.startswith(" source_line=", end + 1):
+                        digits = _DIGITS.match(text, end + 14)
+                        if digits is not None:
+                            return (frame, file, int(digits.group()))
+                    elif "source_line=" not in text:
+                        return (frame, file, 0)
+            elif "source_file=" not in text and "source_line=" not in text:
                 return (frame, "", 0)
             md = self.metadata
         return (md.stack_frame_id, md.source_file, md.source_line)
