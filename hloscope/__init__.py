@@ -11,6 +11,8 @@ The public API, in the order data flows through it::
     hloscope.check(step, x, platform="tpu")                       # will it compile there?
     hloscope.explain_error(log_text)                              # ... and why it did not
     with hloscope.watch_compiles() as w: train()                  # who recompiled, and why
+    hloscope.explain("train.py:step"); hloscope.pass_timeline(cap)  # teaching: lines, passes
+    hloscope.build_report(target).write("report.html")            # all of it, one HTML page
 
 The offline API (parsing, dump folders, analyses) never imports jax or tensorflow; capture
 functions import them only when called (``pip install 'hloscope[jax]'`` or ``[tf]``). Every
@@ -42,6 +44,9 @@ from .analysis.cost import module_cost
 from .analysis.diff import KernelDiff
 from .analysis.unsupported import CheckReport, Finding
 from .analysis.unsupported.error_text import ErrorExplanation, explain_error
+from .capture.jaxpr_lines import SourcedCapture, capture_with_sources
+from .analysis.explain import Explanation, explain
+from .analysis.passes import PassTimeline, pass_timeline
 from .analysis.recompiles import (
     Cause,
     CompileWatch,
@@ -53,6 +58,7 @@ from .analysis.recompiles import (
 )
 from ._api import check, diff, fusion_report, fusions
 from .render.html.notebook import install as _install_notebook_views
+from .render.html.report import Report, build_report, write_report
 
 _install_notebook_views()  # _repr_html_ for Capture, FusionReport, KernelDiff (Jupyter)
 
@@ -101,4 +107,13 @@ __all__ = [
     "recompiles_of_script",
     "ledger_of_dump",
     "ledger_of_target",
+    "explain",
+    "Explanation",
+    "pass_timeline",
+    "PassTimeline",
+    "capture_with_sources",
+    "SourcedCapture",
+    "Report",
+    "build_report",
+    "write_report",
 ]

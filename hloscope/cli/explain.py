@@ -1,1 +1,84 @@
-"""Filled in by the issue 12/13 work: registers the `explain` command on import."""
+"""``hloscope explain TARGET``: each line of Python beside its jaxpr equations, StableHLO ops,
+HLO instructions and the kernels they ended in (:mod:`hloscope.analysis.explain`).
+
+A ``SCRIPT.py:FUNCTION`` target is captured once more, in a child process, for the source of
+each jaxpr equation (only a live jaxpr has it); that capture is cached with the target's.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from ._app import CliError, cli
+from ._target import module_option, open_target, refresh_option
+
+__all__ = ["explain_command"]
+
+
+@cli.command("explain")
+@click.argument("target")
+@click.option(
+    "--line",
+    "line_spec",
+    metavar="FILE:N",
+    help="Show one source line stage by stage (FILE may be the end of the path; for "
+    "TensorFlow a layer path).",
+)
+@click.option("--kernel", metavar="NAME", help="Show one kernel and the lines it came from.")
+@click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
+@module_option
+@refresh_option
+def explain_command(
+    target: str,
+    line_spec: str | None,
+    kernel: str | None,
+    as_json: bool,
+    module: str | None,
+    refresh: bool,
+) -> None:
+    """Link every line of TARGET's source to its jaxpr equations, StableHLO ops, HLO
+    instructions before optimization and the kernels (fusions) they ended in after it.
+
+    A SCRIPT.py:FUNCTION target gives every stage; a dump folder the HLO before and after;
+    one HLO file what its text allows (kernels and their lines). What is missing is said."""
+    from ..analysis.explain import explain
+    from ..capture.target import TargetKind
+    from ..render.explain_text import render_explanation
+
+    if line_spec is not None and kernel is not None:
+        raise CliError("--line and --kernel exclude each other")
+    opened = open_target(target, refresh=refresh)
+    value = opened
+    if opened.kind in (TargetKind.FUNCTION, TargetKind.CAPTURE):
+        value = _sourced_capture(opened)
+    elif opened.kind in (TargetKind.DUMP, TargetKind.SCRIPT):
+        note = opened.choose_module("after", module).note
+        if note:
+            click.echo(f"hloscope: note: {note}", err=True)
+    result = explain(value, line=line_spec, kernel=kernel, module=module)
+    if as_json:
+        json.dump(result.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return
+    from rich.console import Console
+
+    render_explanation(result, Console())
+
+
+def _sourced_capture(target):
+    """The target's capture with jaxpr sources (capturing them in a child the first time)."""
+    from ..capture.jaxpr_lines import capture_for_target
+    from ..capture.target import TargetKind
+
+    folder = target.output_dir
+    first_time = folder is not None and not (folder / "explain" / "capture.json").is_file()
+    if target.kind is TargetKind.FUNCTION and first_time:
+        click.echo(
+            f"hloscope: note: tracing {target.spec} again for the line of each jaxpr "
+            "equation (cached afterwards)",
+            err=True,
+        )
+    return capture_for_target(target)

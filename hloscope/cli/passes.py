@@ -1,1 +1,119 @@
-"""Filled in by the issue 12/13 work: registers the `passes` command on import."""
+"""``hloscope passes TARGET``: XLA's pass pipeline from per-pass snapshots, with counts after
+each pass, the passes that changed nothing, one pass's diff and one instruction's story
+(:mod:`hloscope.analysis.passes`).
+
+A ``SCRIPT.py:FUNCTION`` target is captured with every pass's snapshot (``passes='.*'``) in a
+child process, cached with the target's capture; a dump folder must have been made with
+``--xla_dump_hlo_pass_re`` (``hloscope capture SCRIPT.py --passes '.*' -o DIR``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from ._app import cli
+from ._target import module_option, open_target, refresh_option
+
+__all__ = ["passes_command", "EVERY_PASS"]
+
+#: The pass regex a SCRIPT.py:FUNCTION target is captured with.
+EVERY_PASS = ".*"
+
+
+@cli.command("passes")
+@click.argument("target")
+@click.option(
+    "--pass",
+    "pass_name",
+    metavar="NAME",
+    help="Show the diff of the module before and after this pass (a pass name, "
+    "PIPELINE:PASS or a step number; every run of it).",
+)
+@click.option(
+    "--follow",
+    metavar="NAME",
+    help="Follow one instruction: the pass where it was created, changed, fused or removed.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the timeline (and diff, follow) as JSON."
+)
+@module_option
+@refresh_option
+def passes_command(
+    target: str,
+    pass_name: str | None,
+    follow: str | None,
+    as_json: bool,
+    module: str | None,
+    refresh: bool,
+) -> None:
+    """Show XLA's passes over TARGET's module in order: instruction, fusion and kernel counts
+    after each, and which passes changed nothing. TARGET is SCRIPT.py:FUNCTION (captured with
+    every pass), a capture folder with passes, or a dump folder made with
+    --xla_dump_hlo_pass_re."""
+    from ..analysis.passes import pass_timeline
+
+    opened = open_target(target, refresh=refresh)
+    timeline = pass_timeline(_steps(opened), module=module, every_pass=_every_pass(opened))
+    diffs = timeline.diffs(pass_name) if pass_name is not None else None
+    followed = timeline.follow(follow) if follow is not None else None
+    if as_json:
+        payload = timeline.to_dict()
+        if diffs is not None:
+            payload["diffs"] = [d.to_dict() for d in diffs]
+        if followed is not None:
+            payload["follow"] = followed.to_dict()
+        json.dump(payload, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return
+    from rich.console import Console
+
+    from ..render.passes_text import render_diffs, render_follow, render_timeline
+
+    console = Console()
+    if diffs is None and followed is None:
+        render_timeline(timeline, console)
+        return
+    if diffs is not None:
+        render_diffs(diffs, console)
+    if followed is not None:
+        if diffs is not None:
+            console.print()
+        render_follow(followed, console)
+
+
+def _steps(target):
+    """What the timeline reads: the capture of a function (with every pass) or the target."""
+    from ..capture.target import TargetKind
+
+    if target.kind is TargetKind.FUNCTION:
+        from ..capture.jaxpr_lines import capture_for_target
+
+        if (
+            target.output_dir is not None
+            and not (target.output_dir / "explain-passes" / "capture.json").is_file()
+        ):
+            click.echo(
+                f"hloscope: note: capturing {target.spec} with a snapshot after every XLA pass "
+                "(cached afterwards)",
+                err=True,
+            )
+        return capture_for_target(target, passes=EVERY_PASS)
+    if target.kind is TargetKind.SCRIPT and not (target.manifest or {}).get("passes"):
+        from ..analysis.passes import PassesError
+
+        raise PassesError(
+            f"{target.spec}: the script was captured without per-pass snapshots; use "
+            f"`hloscope capture {target.spec} --passes '.*' -o DIR` and `hloscope passes DIR`, "
+            "or a SCRIPT.py:FUNCTION target"
+        )
+    return target
+
+
+def _every_pass(target) -> bool:
+    """Whether every pass was dumped (a capture's manifest says with which regex)."""
+    passes = (target.manifest or {}).get("passes")
+    return passes in (None, "", EVERY_PASS)

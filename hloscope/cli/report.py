@@ -1,1 +1,69 @@
-"""Filled in by the issue 12/13 work: registers the `report` command on import."""
+"""``hloscope report TARGET -o report.html``: everything about one module, in one HTML page.
+
+The page (:mod:`hloscope.render.html`) holds the summary, a sortable and filterable kernel
+table, graphs of the heaviest kernels, the source view (lines -> kernels) and, when they apply,
+the pass timeline, recompiles and unsupported ops; ``--bench`` adds measured times. It is one
+self-contained file: every style and script is inline and it loads nothing, so it can be
+mailed, attached to a bug report or opened offline. The command prints the file's path and a
+short summary; notes on what was left out go to stderr.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ._app import cli
+from ._target import module_option, open_target, refresh_option
+
+__all__ = ["report_command"]
+
+
+@cli.command("report")
+@click.argument("target")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    default="report.html",
+    show_default=True,
+    metavar="FILE",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Where to write the page.",
+)
+@click.option(
+    "--bench",
+    is_flag=True,
+    help="Also time the program and each of its kernels alone on this machine "
+    "(hloscope.bench: needs jax, and takes a while).",
+)
+@click.option(
+    "--graphs",
+    type=click.IntRange(0),
+    default=4,
+    show_default=True,
+    metavar="N",
+    help="Draw the neighbourhoods of the N kernels moving the most bytes (0: none).",
+)
+@module_option
+@refresh_option
+def report_command(
+    target: str, out: str, bench: bool, graphs: int, module: str | None, refresh: bool
+) -> None:
+    """Write one self-contained HTML report of TARGET's optimized module: summary, kernel
+    table (click a header to sort, type to filter), graphs of the heaviest kernels, which
+    source line became which kernels, and the pass timeline, recompiles and unsupported ops
+    when they apply. Graphs need Graphviz's `dot` (without it the page says so)."""
+    from ..render.html.report import build_report
+    from ..units import format_bytes
+
+    resolved = open_target(target, refresh=refresh)
+    report = build_report(resolved, module=module, bench=bench, graphs=graphs)
+    path = report.write(out)
+    for note in report.notes:
+        click.echo(f"hloscope: note: {note}", err=True)
+    click.echo(f"wrote {path} ({format_bytes(path.stat().st_size)})")
+    for line in report.summary_lines():
+        click.echo(line)
+    click.echo(f"open it: file://{Path(path).resolve()}")

@@ -1,0 +1,519 @@
+"""The jaxpr of a JAX function with the Python line of every equation, for ``hloscope explain``.
+
+A capture's ``jaxpr`` stage is ``str(traced.jaxpr)``: the program, but not where each
+equation came from. JAX keeps that on the equation itself (``eqn.source_info``: the traceback
+of the call that bound the primitive), and only a live jaxpr has it. This module reads it
+while jax is at hand and writes it down as plain data, so that
+:mod:`hloscope.analysis.explain` can put each equation beside the StableHLO ops, HLO
+instructions and kernels of the same line without importing jax::
+
+    sources = jaxpr_sources(step, params, x, y)        # JaxprSources: one entry per equation
+    sources.equations[0].text, sources.equations[0].stack[0]
+    cap = capture_with_sources(step, params, x, y)     # a Capture that carries them too
+    cap.save("step.capture")                           # ... and writes jaxpr_sources.json
+
+Every equation is listed in program order, the equations of a sub-jaxpr (the body of a nested
+``jit``, ``scan``, ``cond``, ``custom_jvp``...) right after the equation that holds it, with
+its ``depth``. Its ``stack`` is the traceback innermost frame first, without the frames of jax,
+jaxlib, hloscope and the standard library (what JAX itself leaves out of HLO locations), so
+the analysis can pick the user's frame by the same rule as for HLO
+(:mod:`hloscope.analysis.provenance`). Variable names are given in one scope per top-level
+jaxpr, the way ``str(jaxpr)`` names them.
+
+For ``SCRIPT.py:FUNCTION`` targets, :func:`capture_for_target` runs this module in a child
+process (``python -m hloscope.capture.jaxpr_lines --function NAME --save DIR SCRIPT.py``),
+as the script capture does, and keeps the result beside the target's cached capture.
+
+Only public attributes of jax objects are read (``eqn.primitive``, ``eqn.params``,
+``eqn.source_info.traceback.frames``, ``var.aval``); jax is imported inside functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..hlo.metadata import StackFrame
+from .errors import CaptureError
+from .inprocess import Capture
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .target import Target
+
+__all__ = [
+    "JAXPR_SOURCES_FILE",
+    "JaxprEquation",
+    "JaxprSources",
+    "SourcedCapture",
+    "jaxpr_sources",
+    "sources_of_jaxpr",
+    "capture_with_sources",
+    "capture_for_target",
+    "saved_capture_for_target",
+]
+
+#: The file a :class:`SourcedCapture` writes its equations to, beside ``capture.json``.
+JAXPR_SOURCES_FILE = "jaxpr_sources.json"
+_FORMAT = 1
+# Where the target cache keeps the captures made here (inside the target's own cache folder,
+# so they go when the target's capture is replaced).
+_EXPLAIN_FOLDER = "explain"
+_PASSES_FOLDER = "explain-passes"
+# A parameter value longer than this is left out of an equation's text (shapes, shardings...).
+_PARAM_LIMIT = 40
+# Parameters that say how, not what (placement, layout, sharding): left out of the text.
+_NOISY_PARAMS = frozenset(
+    {
+        "in_shardings",
+        "out_shardings",
+        "in_layouts",
+        "out_layouts",
+        "donated_invars",
+        "ctx_mesh",
+        "keep_unused",
+        "inline",
+        "compiler_options_kvs",
+        "out_sharding",
+        "sharding",
+        "accuracy",
+    }
+)
+
+
+@dataclass(slots=True)
+class JaxprEquation:
+    """One equation of a jaxpr and where in the Python source it was traced.
+
+    ``index`` is its place in the walk (program order, sub-jaxprs right after their holder),
+    ``parent`` the index of the equation whose sub-jaxpr holds it (``None`` at the top), and
+    ``depth`` how deep it sits. ``text`` is the equation as the jaxpr prints it
+    (``c:f32[4,4] = mul a b``; a holder's sub-jaxpr left out). ``name_stack`` is JAX's
+    transformation scope (``jvp(loss_fn)``, ``transpose(jvp())``), which with the primitive
+    makes up the ``op_name`` of the HLO it lowers to.
+    """
+
+    index: int
+    text: str
+    primitive: str
+    depth: int = 0
+    parent: int | None = None
+    name_stack: str = ""
+    stack: list[StackFrame] = field(default_factory=list)
+
+    @property
+    def holds_jaxprs(self) -> bool:
+        """Whether later equations are its sub-jaxpr's (a nested jit, scan, cond...)."""
+        return self.text.endswith("{...}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "text": self.text,
+            "primitive": self.primitive,
+            "depth": self.depth,
+            "parent": self.parent,
+            "name_stack": self.name_stack,
+            "stack": [[f.file, f.line, f.function, f.column] for f in self.stack],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> JaxprEquation:
+        return cls(
+            index=int(data["index"]),
+            text=str(data["text"]),
+            primitive=str(data["primitive"]),
+            depth=int(data.get("depth", 0)),
+            parent=data.get("parent"),
+            name_stack=str(data.get("name_stack", "")),
+            stack=[_frame(item) for item in data.get("stack", [])],
+        )
+
+
+def _frame(item: Sequence[Any]) -> StackFrame:
+    """``[file, line, function, column]`` (the column may be absent) as a StackFrame."""
+    column = int(item[3]) if len(item) > 3 else 0
+    return StackFrame(str(item[0]), int(item[1]), str(item[2]), column)
+
+
+@dataclass(slots=True)
+class JaxprSources:
+    """Every equation of one function's jaxpr with its source (see the module docstring)."""
+
+    function: str
+    equations: list[JaxprEquation]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": _FORMAT,
+            "function": self.function,
+            "equations": [e.to_dict() for e in self.equations],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> JaxprSources:
+        return cls(
+            function=str(data.get("function", "")),
+            equations=[JaxprEquation.from_dict(e) for e in data.get("equations", [])],
+        )
+
+    def save(self, folder: str | os.PathLike[str]) -> Path:
+        """Write :data:`JAXPR_SOURCES_FILE` into ``folder`` and return its path."""
+        path = Path(folder) / JAXPR_SOURCES_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_dict()) + "\n")
+        return path
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike[str]) -> JaxprSources | None:
+        """The sources saved in ``folder``, or ``None`` when it has none."""
+        path = Path(folder) / JAXPR_SOURCES_FILE
+        try:
+            return cls.from_dict(json.loads(path.read_text()))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise CaptureError(f"{path}: not a jaxpr sources file ({error})") from None
+
+
+@dataclass(slots=True, eq=False, repr=False)
+class SourcedCapture(Capture):
+    """A :class:`~hloscope.capture.inprocess.Capture` that also holds its jaxpr's sources.
+
+    :meth:`save` writes :data:`JAXPR_SOURCES_FILE` beside the other stage files and
+    :meth:`load` reads it back (a folder without one loads with ``jaxpr_sources=None``).
+    """
+
+    jaxpr_sources: JaxprSources | None = None
+
+    def save(self, directory: str | Path) -> Path:
+        root = Capture.save(self, directory)
+        if self.jaxpr_sources is not None:
+            self.jaxpr_sources.save(root)
+        return root
+
+    @classmethod
+    def load(cls, directory: str | Path) -> SourcedCapture:
+        loaded = Capture.load.__func__(cls, directory)  # built as cls: a SourcedCapture
+        loaded.jaxpr_sources = JaxprSources.load(directory)
+        return loaded
+
+
+# ---- walking a jaxpr -----------------------------------------------------------------------------
+
+
+def _excluded_folders() -> tuple[str, ...]:
+    """Folders whose frames JAX leaves out of HLO locations, and hloscope's own."""
+    import jax
+
+    folders = [os.path.dirname(os.path.abspath(jax.__file__))]
+    try:
+        import jaxlib
+
+        folders.append(os.path.dirname(os.path.abspath(jaxlib.__file__)))
+    except ImportError:  # pragma: no cover - jax always brings jaxlib
+        pass
+    folders.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    stdlib = sysconfig.get_paths().get("stdlib")
+    if stdlib:
+        folders.append(os.path.abspath(stdlib))
+    return tuple(folder.rstrip(os.sep) + os.sep for folder in folders)
+
+
+def _frames(equation: Any, excluded: tuple[str, ...]) -> list[StackFrame]:
+    """The equation's traceback, innermost first, without framework frames; each frame with
+    its column when the traceback gives the code objects (``raw_frames``), as HLO and
+    StableHLO locations have it."""
+    source_info = getattr(equation, "source_info", None)
+    traceback = getattr(source_info, "traceback", None)
+    frames = getattr(traceback, "frames", None) or []
+    columns = _columns(traceback, len(frames))
+    kept = []
+    for frame, column in zip(frames, columns):
+        file = str(getattr(frame, "file_name", ""))
+        if not file or file.startswith(excluded) or file.startswith("<frozen"):
+            continue
+        line = int(getattr(frame, "line_num", 0))
+        kept.append(StackFrame(file, line, str(frame.function_name), column))
+    return kept
+
+
+def _columns(traceback: Any, count: int) -> list[int]:
+    """The 0-based column of each frame's instruction (``code.co_positions()``), else zeros."""
+    raw = getattr(traceback, "raw_frames", None)
+    try:
+        codes, lastis = raw() if callable(raw) else ((), ())
+        columns = []
+        for code, lasti in zip(codes, lastis):
+            positions = list(code.co_positions())
+            index = lasti // 2
+            column = positions[index][2] if 0 <= index < len(positions) else None
+            columns.append(int(column or 0))
+    except Exception:  # noqa: BLE001 - columns refine a link; never a reason to fail
+        columns = []
+    return columns if len(columns) == count else [0] * count
+
+
+def _sub_jaxprs(params: dict[str, Any]) -> Iterator[Any]:
+    """The jaxprs among an equation's parameters (``jaxpr``, ``branches``, ``body_jaxpr``...)."""
+    for value in params.values():
+        items = value if isinstance(value, (tuple, list)) else (value,)
+        for item in items:
+            inner = getattr(item, "jaxpr", item)  # a ClosedJaxpr holds its Jaxpr
+            if hasattr(inner, "eqns") and hasattr(inner, "invars"):
+                yield inner
+
+
+def _alphabetic(number: int) -> str:
+    """0 -> ``a``, 25 -> ``z``, 26 -> ``ba``: the variable names ``str(jaxpr)`` uses."""
+    digits = []
+    while True:
+        number, digit = divmod(number, 26)
+        digits.append(chr(ord("a") + digit))
+        if number == 0:
+            return "".join(reversed(digits))
+
+
+class _Names:
+    """Variable names in order of first appearance, one scope for a whole walk."""
+
+    __slots__ = ("_names",)
+
+    def __init__(self) -> None:
+        self._names: dict[int, str] = {}
+
+    def __call__(self, var: Any) -> str:
+        if hasattr(var, "val"):  # a Literal prints as its value and type: 1.0:f32[]
+            return f"{var.val}:{_short_type(var)}"
+        if type(var).__name__ == "DropVar":
+            return "_"
+        key = id(var)
+        name = self._names.get(key)
+        if name is None:
+            name = self._names[key] = _alphabetic(len(self._names))
+        return name
+
+    def typed(self, var: Any) -> str:
+        name = self(var)
+        return f"{name}:{_short_type(var)}" if name != "_" else name
+
+
+def _short_type(var: Any) -> str:
+    """``f32[2,16]``, as the jaxpr printer writes an abstract value."""
+    short = getattr(getattr(var, "aval", None), "str_short", None)
+    if not callable(short):
+        return "?"
+    try:
+        return short(short_dtypes=True)
+    except TypeError:  # pragma: no cover - a jax whose str_short takes no arguments
+        return short()
+
+
+def _param_text(params: dict[str, Any]) -> str:
+    """``[axes=(2,) y=3]``: the parameters worth reading (no sub-jaxprs, shardings, layouts,
+    ``None``s or long values)."""
+    shown = []
+    for key, value in params.items():
+        if key in _NOISY_PARAMS or value is None or any(True for _ in _sub_jaxprs({key: value})):
+            continue
+        text = str(value)
+        if len(text) <= _PARAM_LIMIT:
+            shown.append(f"{key}={text}")
+    return f"[{' '.join(shown)}]" if shown else ""
+
+
+def _equation_text(equation: Any, names: _Names, holds: bool) -> str:
+    outs = " ".join(names.typed(v) for v in equation.outvars)
+    ins = " ".join(names(v) for v in equation.invars)
+    text = f"{outs} = {equation.primitive.name}{_param_text(equation.params)} {ins}".rstrip()
+    return text + " {...}" if holds else text
+
+
+def sources_of_jaxpr(jaxpr: Any, function: str = "") -> JaxprSources:
+    """The :class:`JaxprSources` of a ``Jaxpr`` or ``ClosedJaxpr`` (a live jax object)."""
+    excluded = _excluded_folders()
+    names = _Names()
+    top = getattr(jaxpr, "jaxpr", jaxpr)
+    for var in (*top.constvars, *top.invars):
+        names(var)
+    equations: list[JaxprEquation] = []
+
+    def walk(inner: Any, depth: int, parent: int | None) -> None:
+        for equation in inner.eqns:
+            subs = list(_sub_jaxprs(equation.params))
+            index = len(equations)
+            equations.append(
+                JaxprEquation(
+                    index=index,
+                    text=_equation_text(equation, names, bool(subs)),
+                    primitive=equation.primitive.name,
+                    depth=depth,
+                    parent=parent,
+                    name_stack=str(getattr(equation.source_info, "name_stack", "") or ""),
+                    stack=_frames(equation, excluded),
+                )
+            )
+            for sub in subs:
+                for var in (*sub.constvars, *sub.invars):
+                    names(var)
+                walk(sub, depth + 1, index)
+
+    walk(top, 0, None)
+    return JaxprSources(function=function, equations=equations)
+
+
+def jaxpr_sources(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> JaxprSources:
+    """Trace ``fn(*args, **kwargs)`` (nothing runs) and return its equations with sources.
+
+    ``fn`` is a JAX function, plain or jitted; the arguments are examples, as for
+    :func:`hloscope.capture`. Tracing shares JAX's tracing cache with the capture of the same
+    call, so after a capture this costs next to nothing.
+    """
+    from . import jaxlib_adapter
+    from .frameworks import require_jax
+
+    jax = require_jax()
+    jaxlib_adapter.hide_hloscope_frames()
+    jitted = fn if callable(getattr(fn, "trace", None)) else jax.jit(fn)
+    traced = jitted.trace(*args, **kwargs)
+    name = getattr(traced, "fun_name", "") or getattr(fn, "__name__", "") or "fn"
+    return sources_of_jaxpr(traced.jaxpr, name)
+
+
+def capture_with_sources(
+    fn: Callable[..., Any], *args: Any, passes: str | None = None, **kwargs: Any
+) -> SourcedCapture:
+    """:func:`hloscope.capture` of a JAX function, plus :func:`jaxpr_sources` of the same call:
+    what ``hloscope.explain`` needs to put jaxpr equations beside the HLO of each line."""
+    from .inprocess import capture
+
+    base = capture(fn, *args, passes=passes, **kwargs)
+    if base.frontend != "jax":
+        raise CaptureError("jaxpr sources are for JAX functions; TensorFlow has no jaxpr")
+    sources = jaxpr_sources(fn, *args, **kwargs)
+    fields = {name: getattr(base, name) for name in Capture.__slots__ if name != "_modules"}
+    return SourcedCapture(**fields, jaxpr_sources=sources)
+
+
+# ---- script targets ------------------------------------------------------------------------------
+
+
+def capture_for_target(
+    target: Target, *, passes: str | None = None, timeout: float | None = None
+) -> SourcedCapture:
+    """The capture of a ``SCRIPT.py:FUNCTION`` or saved-capture target with its jaxpr sources.
+
+    A saved capture folder is read as it is (its ``jaxpr_sources`` is ``None`` when it was not
+    saved by a :class:`SourcedCapture`). A function target is captured again in a child
+    process, with ``passes`` (an XLA pass regex) when given, and the result kept in the
+    target's cache folder, so the next call reads it: the target cache replaces that folder
+    whenever the script, its modules or the environment change.
+    """
+    from .target import TargetError, TargetKind
+
+    if target.kind is TargetKind.CAPTURE:
+        return SourcedCapture.load(target.path)
+    if target.kind is not TargetKind.FUNCTION or target.output_dir is None:
+        raise TargetError(
+            f"{target.spec}: jaxpr sources come from a SCRIPT.py:FUNCTION target or a saved "
+            f"capture, not from a {target.kind}"
+        )
+    folder = target.output_dir / (_PASSES_FOLDER if passes is not None else _EXPLAIN_FOLDER)
+    if Capture.is_saved(folder):
+        return SourcedCapture.load(folder)
+    _run_child(target, folder, passes, timeout)
+    return SourcedCapture.load(folder)
+
+
+def saved_capture_for_target(target: Target) -> SourcedCapture:
+    """What :func:`capture_for_target` would return, without running anything: the capture
+    with jaxpr sources when one was made before, else the target's own capture (whose
+    ``jaxpr_sources`` is then ``None``)."""
+    from .target import TargetKind
+
+    if target.kind is TargetKind.FUNCTION and target.output_dir is not None:
+        for name in (_EXPLAIN_FOLDER, _PASSES_FOLDER):
+            if Capture.is_saved(target.output_dir / name):
+                return SourcedCapture.load(target.output_dir / name)
+    return SourcedCapture.load(target.path)
+
+
+def _run_child(target: Target, folder: Path, passes: str | None, timeout: float | None) -> None:
+    """Capture the target's function in a fresh process into ``folder`` (atomically)."""
+    from .inprocess import _check_pass_regex
+    from .script import _child_env
+
+    if passes is not None:
+        _check_pass_regex(passes)
+    manifest = target.manifest or {}
+    work = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    command = [sys.executable, "-m", __name__, "--save", str(work / "capture")]
+    command += ["--function", str(target.function)]
+    command += ["--passes", passes] if passes is not None else []
+    command.append(str(Path(target.script or "").resolve()))
+    try:
+        try:
+            done = subprocess.run(
+                command,
+                cwd=manifest.get("cwd") or None,
+                env=_child_env(os.environ.get("XLA_FLAGS")),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise CaptureError(f"{target.spec}: capture stopped after {timeout:g} s") from None
+        if done.returncode != 0:
+            lines = [line for line in done.stderr.splitlines() if line.strip()]
+            why = lines[-1] if lines else f"exit status {done.returncode}"
+            raise CaptureError(f"{target.spec}: {why}", detail=done.stderr[-4000:])
+        try:
+            os.replace(work / "capture", folder)
+        except OSError:
+            if not Capture.is_saved(folder):  # not a race lost to another process
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
+    """The child side: import the script, capture the function, save a SourcedCapture."""
+    parser = argparse.ArgumentParser(prog="python -m hloscope.capture.jaxpr_lines")
+    parser.add_argument("--save", required=True)
+    parser.add_argument("--function", required=True)
+    parser.add_argument("--passes")
+    parser.add_argument("script")
+    options = parser.parse_args(argv)
+    from ._runner import _load_module, example_arguments
+    from .frameworks import explain_missing_frameworks
+
+    try:
+        with explain_missing_frameworks():
+            module = _load_module(options.script)
+            fn = getattr(module, options.function, None)
+            if fn is None or not callable(fn):
+                raise CaptureError(f"{options.script} has no function {options.function!r}")
+            args, kwargs = example_arguments(module, options.function, fn, options.script)
+            captured = capture_with_sources(fn, *args, passes=options.passes, **kwargs)
+            captured.save(options.save)
+    except Exception as error:  # noqa: BLE001 - one line for the parent
+        message = error.one_line() if hasattr(error, "one_line") else str(error)
+        first = (message.strip().splitlines() or [""])[0]
+        print(f"{type(error).__name__}: {first}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - run as the child of capture_for_target
+    sys.exit(_main())

@@ -1,0 +1,326 @@
+"""An :class:`~hloscope.analysis.explain.Explanation` on a terminal: each line of code beside
+what every compiler stage made of it.
+
+Without a focus, one row per source line: its code, how many jaxpr equations, StableHLO ops
+and HLO instructions came from it, how many ops are left after optimization and the kernels
+they sit in::
+
+    source                 code                             jaxpr  shlo  hlo  after  kernels
+    model.py:33 (norm)     return (x - mean) * rsqrt(...)      96   147  184    323  45: add_…
+
+With a focus (``--line FILE:N``, ``--kernel NAME``), each line gets a side-by-side table, one
+row per primitive (the last part of the ``op_name``, which every stage keeps), so a ``mul``
+can be followed from its equation to its StableHLO op, its HLO instruction and its kernel::
+
+    op    jaxpr               StableHLO              HLO before        kernels
+    mul   c = mul a b         %0 = stablehlo.mul…    mul.1             fusion.3 (kLoop)
+
+Columns share the terminal's width and every cell stays on its lines (cut with an ellipsis);
+every string from the HLO and the source files goes through
+:func:`~hloscope.render.terminal.printable`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..analysis.explain import STAGE_ORDER, ExplainedKernel, Explanation, LinkedOp, SourceLine
+from ..stages import Stage
+from .fusion_table import Column, fit_columns
+from .terminal import ELLIPSIS, printable, shorten_middle
+
+__all__ = ["render_explanation", "STAGE_TITLES"]
+
+#: Column titles of the stages.
+STAGE_TITLES: dict[Stage, str] = {
+    Stage.JAXPR: "jaxpr",
+    Stage.STABLEHLO: "StableHLO",
+    Stage.HLO: "HLO before",
+    Stage.OPTIMIZED_HLO: "kernels",
+}
+_SHORT_TITLES = {
+    Stage.JAXPR: "jaxpr",
+    Stage.STABLEHLO: "shlo",
+    Stage.HLO: "hlo",
+    Stage.OPTIMIZED_HLO: "after",
+}
+# In a side-by-side cell, at most this many ops, then "+N more".
+_CELL_ITEMS = 4
+# Kernel names in the overview's last column before "+N".
+_KERNELS_SHOWN = 3
+# A text column's natural width is capped here before fitting.
+_NATURAL_MAX = 60
+
+
+def _text(value: str, style: str | None = None) -> Any:
+    from rich.text import Text
+
+    return Text(printable(value), style=style or "")
+
+
+def _short_source(source: str) -> str:
+    path, sep, rest = source.partition(":")
+    return path.rsplit("/", 1)[-1] + sep + rest
+
+
+def render_explanation(explanation: Explanation, console: Any) -> None:
+    """Print ``explanation``: the header, then the overview or (with a focus) the detail."""
+    _header(explanation, console)
+    if explanation.focus.startswith("kernel "):
+        for kernel in explanation.kernels:
+            _kernel_header(kernel, console)
+    if explanation.focus:
+        for line in explanation.lines:
+            console.print()
+            _line_detail(explanation, line, console)
+        if not explanation.lines:
+            console.print(_text("no source line is linked to this kernel", "yellow"))
+    else:
+        console.print()
+        _overview(explanation, console)
+    _footer(explanation, console)
+
+
+def _header(e: Explanation, console: Any) -> None:
+    from rich.text import Text
+
+    title = Text.assemble(("module ", "dim"), (printable(e.module), "bold"), f" ({e.frontend})")
+    if e.focus:
+        title.append(f"  {printable(e.focus)}", style="cyan")
+    console.print(title)
+    stages = Text("stages ", style="dim")
+    for stage in STAGE_ORDER:
+        present = stage in e.stages
+        stages.append(STAGE_TITLES[stage], style="green" if present else "dim strike")
+        stages.append("  ")
+    n_kernels = len(e.kernels)
+    stages.append(f"{len(e.lines)} lines, {n_kernels} kernel{'s' if n_kernels != 1 else ''}")
+    console.print(stages)
+    by_reason: dict[str, list[str]] = {}
+    for stage, why in e.missing.items():
+        by_reason.setdefault(why, []).append(stage)
+    for why, stages_missing in by_reason.items():
+        console.print(_text(f"missing {', '.join(stages_missing)}: {why}", "yellow"))
+
+
+def _footer(e: Explanation, console: Any) -> None:
+    if e.unattributed:
+        parts = ", ".join(f"{stage} {n}" for stage, n in e.unattributed.items())
+        console.print(_text(f"ops with no source line (constants, XLA's own): {parts}", "dim"))
+    for note in e.notes:
+        console.print(_text(f"note: {note}", "yellow"))
+    if not e.focus and e.lines:
+        console.print(
+            _text("--line FILE:N shows one line stage by stage; --kernel NAME one kernel", "dim")
+        )
+
+
+# ---- the overview ----------------------------------------------------------------------------
+
+
+def _kernel_list(line: SourceLine) -> str:
+    names = list(line.kernels) + [f"{k}*" for k in line.inferred_kernels]
+    if not names:
+        return "optimized away" if line.optimized_away else ""
+    shown = ", ".join(names[:_KERNELS_SHOWN])
+    return shown + (f", +{len(names) - _KERNELS_SHOWN}" if len(names) > _KERNELS_SHOWN else "")
+
+
+def _overview(e: Explanation, console: Any) -> None:
+    from rich.table import Table
+
+    shown = [s for s in STAGE_ORDER if s in e.stages]
+    has_kernels = Stage.OPTIMIZED_HLO in e.stages
+    rows = []
+    for line in e.lines:
+        row = {"source": _short_source(line.source), "code": line.code}
+        row.update({_SHORT_TITLES[s]: str(len(line.stage_ops(s))) for s in shown})
+        if has_kernels:
+            n = len(line.kernels) + len(line.inferred_kernels)
+            row["kernels"] = f"{n}: {_kernel_list(line)}" if n else _kernel_list(line)
+        rows.append({k: printable(v) for k, v in row.items()})
+    columns = {
+        "source": Column(
+            "source", lambda r: r["source"], min_width=16, shorten=_cut_source, comfortable=24
+        ),
+        "code": Column("code", lambda r: r["code"], min_width=10, shorten=_end_cut, comfortable=24),
+        **{
+            _SHORT_TITLES[s]: Column(_SHORT_TITLES[s], lambda r, k=_SHORT_TITLES[s]: r[k], True)
+            for s in shown
+        },
+    }
+    if has_kernels:
+        columns["kernels"] = Column(
+            "kernels", lambda r: r["kernels"], min_width=12, shorten=_end_cut
+        )
+    natural = {
+        name: min(_NATURAL_MAX, max([len(col.header), *(len(col.cell(r)) for r in rows)]))
+        if col.min_width
+        else max([len(col.header), *(len(col.cell(r)) for r in rows)])
+        for name, col in columns.items()
+    }
+    widths = fit_columns(list(columns), natural, columns, console.width)
+    table = Table(show_edge=False, pad_edge=False, expand=False)
+    for name, width in widths:
+        col = columns[name]
+        justify = "right" if col.right else "left"
+        table.add_column(col.header, width=width, justify=justify, no_wrap=True, overflow="crop")
+    styles = {"code": "cyan"}
+    for row, line in zip(rows, e.lines):
+        cells = []
+        for name, width in widths:
+            style = styles.get(name)
+            if name == "kernels" and line.optimized_away:
+                style = "yellow"
+            cells.append(_text(columns[name].shorten(columns[name].cell(row), width), style))
+        table.add_row(*cells)
+    console.print(table)
+    if any(line.inferred_kernels for line in e.lines):
+        console.print(_text("* inferred: the kernel has no source line of its own", "dim"))
+
+
+def _cut_source(text: str, width: int) -> str:
+    """``model.py:12 (layer_norm)`` loses its function, then the middle of the file name; the
+    line number stays."""
+    if len(text) <= width:
+        return text
+    where = text.partition(" (")[0]
+    if len(where) <= width:
+        return where
+    path, sep, number = where.rpartition(":")
+    if sep and number.isdigit() and len(number) + 2 < width:
+        return shorten_middle(path, width - len(number) - 1) + ":" + number
+    return shorten_middle(where, width)
+
+
+def _end_cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(0, width - 1)] + ELLIPSIS
+
+
+# ---- one line, side by side -------------------------------------------------------------------
+
+
+def _primitive(op: LinkedOp) -> str:
+    """The primitive an op stands for: the last part of its op_name (a jaxpr equation's own)."""
+    if op.stage is Stage.JAXPR:
+        return op.op
+    name = op.op_name.split(";")[0].rsplit("/", 1)[-1] if op.op_name else ""
+    return name or op.op.rsplit(".", 1)[-1]
+
+
+def _op_cell(op: LinkedOp) -> str:
+    if op.stage is Stage.JAXPR:
+        text = op.text.strip()
+    elif op.stage is Stage.STABLEHLO:
+        text = op.text
+    else:
+        text = f"{op.name} {op.op}"
+    if op.stage is not Stage.OPTIMIZED_HLO and not op.kernels and op.fate:
+        fate = "no kernel" if op.fate == "removed" else f"{op.fate}, no kernel"
+        text += f"  \u2192 {fate}"
+    return text
+
+
+def _cell(ops: Sequence[LinkedOp]) -> list[str]:
+    items = [_op_cell(op) for op in ops[:_CELL_ITEMS]]
+    if len(ops) > _CELL_ITEMS:
+        items.append(f"+{len(ops) - _CELL_ITEMS} more")
+    return items
+
+
+def _kernel_cell(ops: Iterable[LinkedOp], kinds: dict[str, str]) -> list[str]:
+    names: list[str] = []
+    for op in ops:
+        for kernel in op.kernels or ([op.kernel] if op.kernel else []):
+            if kernel not in names:
+                names.append(kernel)
+    items = [f"{n} ({kinds[n]})" if kinds.get(n) else n for n in names[:_CELL_ITEMS]]
+    if len(names) > _CELL_ITEMS:
+        items.append(f"+{len(names) - _CELL_ITEMS} more")
+    return items
+
+
+def _groups(line: SourceLine) -> dict[str, dict[Stage, list[LinkedOp]]]:
+    """The line's ops by primitive, in the order primitives first appear (jaxpr first)."""
+    groups: dict[str, dict[Stage, list[LinkedOp]]] = {}
+    for stage in STAGE_ORDER:
+        for op in line.stage_ops(stage):
+            groups.setdefault(_primitive(op), {}).setdefault(stage, []).append(op)
+    return groups
+
+
+def _line_detail(e: Explanation, line: SourceLine, console: Any) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    console.print(Text(printable(line.source), style="bold"))
+    if line.code:
+        console.print(Text("  " + printable(line.code), style="cyan"))
+    kinds = {k.name: k.kind for k in e.kernels}
+    table = Table(show_edge=False, pad_edge=False, expand=True, show_lines=True)
+    table.add_column("op", no_wrap=True, style="magenta", ratio=1, min_width=6)
+    shown = [s for s in STAGE_ORDER if s in e.stages and s is not Stage.OPTIMIZED_HLO]
+    for stage in shown:
+        table.add_column(STAGE_TITLES[stage], no_wrap=True, overflow="ellipsis", ratio=3)
+    if Stage.OPTIMIZED_HLO in e.stages:
+        table.add_column("after: op \u2192 kernel", no_wrap=True, overflow="ellipsis", ratio=3)
+    for primitive, by_stage in _groups(line).items():
+        cells = [_text(primitive)]
+        for stage in shown:
+            cells.append(_lines_text(_cell(by_stage.get(stage, []))))
+        if Stage.OPTIMIZED_HLO in e.stages:
+            after = by_stage.get(Stage.OPTIMIZED_HLO, [])
+            if after:
+                cells.append(_lines_text([f"{op.name} \u2192 {op.kernel}" for op in after[:4]]))
+            else:
+                earlier = [op for s in shown for op in by_stage.get(s, [])]
+                kernels = _kernel_cell(earlier, kinds)
+                cells.append(_lines_text(kernels) if kernels else _text("(none)", "dim"))
+        table.add_row(*cells)
+    console.print(table)
+    if line.kernels or line.inferred_kernels:
+        names = ", ".join([*line.kernels, *(f"{k}*" for k in line.inferred_kernels)])
+        console.print(Text.assemble(("kernels ", "dim"), printable(names)))
+    elif line.optimized_away:
+        console.print(_text("no kernel: XLA removed or folded every op of this line", "yellow"))
+
+
+def _lines_text(items: Sequence[str]) -> Any:
+    from rich.text import Text
+
+    return Text("\n".join(printable(item) for item in items))
+
+
+# ---- one kernel ---------------------------------------------------------------------------------
+
+
+def _kernel_header(kernel: ExplainedKernel, console: Any) -> None:
+    from rich.text import Text
+
+    kind = kernel.kind + (f" {kernel.backend_kind}" if kernel.backend_kind else "")
+    console.print()
+    console.print(
+        Text.assemble(
+            ("kernel ", "dim"),
+            (printable(kernel.name), "bold"),
+            f"  {printable(kind)}  ",
+            (printable(shorten_middle(kernel.signature, 60)), "magenta"),
+            (f"  {kernel.n_ops} ops  in {printable(kernel.where)}", "dim"),
+        )
+    )
+    if kernel.sources:
+        lines = ", ".join(f"{_short_source(s)} ({n} ops)" for s, n in kernel.sources)
+        console.print(Text.assemble(("from ", "dim"), printable(lines)))
+    elif kernel.inferred_sources:
+        lines = ", ".join(_short_source(s) for s in kernel.inferred_sources)
+        console.print(
+            Text.assemble(
+                ("from (inferred: ", "dim"),
+                (printable(kernel.inferred_how), "dim"),
+                (") ", "dim"),
+                printable(lines),
+            )
+        )
+    else:
+        console.print(_text("no source line: XLA made it and nothing links it back", "yellow"))

@@ -1,0 +1,80 @@
+"""Rich display in Jupyter: ``_repr_html_`` for captures, fusion reports and kernel diffs.
+
+Jupyter shows an object as HTML when its class has a ``_repr_html_`` method. The classes
+that deserve one live in lower layers (:mod:`hloscope.capture`, :mod:`hloscope.analysis`),
+which must not import the renderers above them, so the methods are not written there: the
+top of the package calls :func:`install` (``import hloscope`` does), which sets them on the
+classes. Each one imports the HTML renderer only when a notebook asks for it.
+
+* a :class:`~hloscope.analysis.fusions.FusionReport` shows its summary and the sortable,
+  filterable kernel table;
+* a :class:`~hloscope.analysis.diff.KernelDiff` shows the totals of A and B, each change with
+  its sentence (:func:`~hloscope.render.diff_text.describe`) and the source lines that moved;
+* a :class:`~hloscope.capture.inprocess.Capture` shows the whole report of its optimized
+  module (:func:`~hloscope.render.html.report.build_report`), pass timeline included;
+* a :class:`~hloscope.render.html.report.Report` has its own method.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["install", "fusion_report_html", "kernel_diff_html", "capture_html"]
+
+#: Graphs a capture's notebook view draws (each costs a ``dot`` run).
+CAPTURE_GRAPHS = 2
+
+
+def fusion_report_html(report: Any) -> str:
+    """A :class:`~hloscope.analysis.fusions.FusionReport` as HTML: summary and kernel table."""
+    from ..rows import summary_notes
+    from .page import new_uid, render
+
+    rows = report.rows()
+    for index, row in enumerate(rows):
+        row["index"] = index
+    return render(
+        "fusions_fragment.html.j2",
+        summary=report.summary,
+        notes=summary_notes(report.summary),
+        rows=rows,
+        uid=new_uid(),
+    )
+
+
+def kernel_diff_html(result: Any) -> str:
+    """A :class:`~hloscope.analysis.diff.KernelDiff` as HTML: totals, changes, lines."""
+    from ..diff_text import describe
+    from .page import new_uid, render
+
+    changes = [
+        {"status": str(c.status), "clauses": describe(c).split("; ")} for c in result.changed()
+    ]
+    return render(
+        "diff_fragment.html.j2",
+        diff=result,
+        totals=result.totals,
+        counts={str(s): n for s, n in result.counts.items() if n},
+        changes=changes,
+        lines=[line.to_dict() for line in result.lines],
+        uid=new_uid(),
+    )
+
+
+def capture_html(capture: Any) -> str:
+    """A :class:`~hloscope.capture.inprocess.Capture` as the report of its optimized module."""
+    from .report import build_report
+
+    return build_report(capture, graphs=CAPTURE_GRAPHS)._repr_html_()
+
+
+def install() -> None:
+    """Give the result classes their ``_repr_html_`` (idempotent; ``import hloscope`` calls
+    it). A class attribute, so instances of ``slots`` dataclasses get it too."""
+    from ...analysis.diff import KernelDiff
+    from ...analysis.fusions import FusionReport
+    from ...capture.inprocess import Capture
+
+    FusionReport._repr_html_ = fusion_report_html  # type: ignore[attr-defined]
+    KernelDiff._repr_html_ = kernel_diff_html  # type: ignore[attr-defined]
+    Capture._repr_html_ = capture_html  # type: ignore[attr-defined]
