@@ -115,6 +115,9 @@ def _report(
             )
         from .._api import check as check_value
 
+        # The script is imported here: keep TensorFlow's C++ start-up chatter (oneDNN, CPU
+        # features) off the report unless the user asked for its logs.
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         return check_value(target, platform=platform)
     from ..analysis.unsupported.hlo_check import check_modules
     from ._target import open_modules
