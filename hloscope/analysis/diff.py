@@ -990,9 +990,11 @@ class _Matcher:
         params, shapes, ops, same = fixed
         operands = params
         partner = self.partner_a
+        get = partner.get
         for near_a, near_b in ((fa.producers, fb.producers), (fa.consumers, fb.consumers)):
-            around_b = near_b[kb]
-            operands += sum(1 for k in near_a[ka] if partner.get(k, -1) in around_b)
+            # Neighbours of ka whose partner neighbours kb (map in C: this runs millions of
+            # times on a deep model; an unpaired neighbour maps to None, in no set).
+            operands += sum(map(near_b[kb].__contains__, map(get, near_a[ka])))
         return operands, shapes, ops, same
 
     def _settle(self, ka: int, kb: int) -> None:
