@@ -710,23 +710,16 @@ class _ModuleParser:
             if opcode in payload_opcodes:
                 inst._payload = inner or other
                 inst.operands = []
-            elif other:
-                # The printer numbers long operand lists ('a, /*index=5*/f, ...'); anything
-                # else (operands with shapes, nested ops) takes the careful path.
-                if "/*" not in other:
-                    return None
-                inner = _INDEX_COMMENTS.sub("", other)
-                if plain(inner) is None:
-                    return None
-                inst._payload = None
-                names = inner.replace("%", "").replace(" ", "").split(",")
-                try:
-                    inst.operands = [by_name[n] for n in names]
-                except KeyError:
-                    inst.operands = []
-                    pending.append((inst, names))
             else:
                 inst._payload = None
+                if other:
+                    # The printer numbers long operand lists ('a, /*index=5*/f, ...'); anything
+                    # else (operands with shapes, nested ops) takes the careful path.
+                    if "/*" not in other:
+                        return None
+                    inner = _INDEX_COMMENTS.sub("", other)
+                    if plain(inner) is None:
+                        return None
                 if inner:
                     names = inner.replace("%", "").replace(" ", "").split(",")
                     try:
