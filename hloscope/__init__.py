@@ -12,6 +12,7 @@ The public API, in the order data flows through it::
     hloscope.explain_error(log_text)                              # ... and why it did not
     with hloscope.watch_compiles() as w: train()                  # who recompiled, and why
     hloscope.explain("train.py:step"); hloscope.pass_timeline(cap)  # teaching: lines, passes
+    hloscope.bench(target, per_kernel=True)                       # time it, kernel by kernel
     hloscope.build_report(target).write("report.html")            # all of it, one HTML page
 
 The offline API (parsing, dump folders, analyses) never imports jax or tensorflow; capture
@@ -57,6 +58,7 @@ from .analysis.recompiles import (
     watch_compiles,
 )
 from ._api import check, diff, fusion_report, fusions
+from .bench.api import BenchComparison, BenchResult, bench
 from .render.html.notebook import install as _install_notebook_views
 from .render.html.report import Report, build_report, write_report
 
@@ -116,4 +118,7 @@ __all__ = [
     "Report",
     "build_report",
     "write_report",
+    "bench",
+    "BenchResult",
+    "BenchComparison",
 ]

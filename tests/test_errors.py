@@ -38,6 +38,7 @@ SAMPLE_ARGS = {
         "hlo_module_from_text", "0.10.2", ["jaxlib._jax", "jaxlib.xla"], TWO_LINES
     ),
     "XlaParseFailed": lambda cls: cls("INVALID_ARGUMENT: line 1\n  a = b\n  ^"),
+    "KernelNotRunnable": lambda cls: cls("all-reduce.1", "a collective:\nneeds its group"),
 }
 
 

@@ -497,7 +497,11 @@ class _Analysis:
             return hit[1]
         if id(comp) in self._pending:
             message = f"computation {comp.name} calls itself: costed as 0"
-            warnings.warn(message + " (not valid HLO: XLA's verifier refuses cycles)", CostWarning)
+            warnings.warn(
+                message + " (not valid HLO: XLA's verifier refuses cycles)",
+                CostWarning,
+                stacklevel=2,
+            )
             return Cost(flag=message)
         order = _callees_first(comp, self._is_cached)
         self._pending.update(id(c) for c in order)

@@ -1,1 +1,20 @@
-"""Compiling and timing programs and single kernels on the device JAX sees (issue 12)."""
+"""Compiling and timing programs and single kernels on the device JAX sees (issue 12).
+
+The layer sits between the analyses (costs, kernels, sources) and the renderers, and imports
+jax and jaxlib only inside functions; every private jaxlib API it needs goes through
+:mod:`hloscope.capture.jaxlib_adapter`. By concern:
+
+===============  ===============================================================================
+``api``          :func:`~.api.bench`: a program (and its kernels) timed, costed, under a roofline
+``program``      what is timed: a callable, a SCRIPT.py:FUNCTION, or any TARGET's module
+``timing``       the harness: warm-up, block_until_ready, runs until a precision or a budget
+``inputs``       entry parameters, random inputs in their layouts, donation
+``extract``      one kernel as a standalone module; optimized HLO made plain for the compiler
+``compile``      compiling HLO text for a device, running it
+``kernels``      per-kernel microbenchmarks, net of the launch overhead
+``peaks``        vendor peak FLOP/s and bandwidth with sources; the CPU's, measured and cached
+``roofline``     achieved rates, compute- or memory-bound, fraction of the roof
+``compare``      A against B: interleaved runs, bootstrap interval, verdict
+``profile``      kernel times read from a profiler trace of the whole program
+===============  ===============================================================================
+"""

@@ -1051,3 +1051,121 @@ def trace_context_items() -> list[tuple[str, Any]] | None:
     if len(names) != len(values):
         return None  # pragma: no cover - depends on the jax version
     return list(zip(names, values))
+
+
+# ---- compiling and running HLO text (used by hloscope.bench) -------------------------------------
+#
+# PJRT compiles MLIR, not HLO: a module text goes HLO text -> XLA's parser -> ``XlaComputation``
+# -> ``mlir.xla_computation_to_mlir_module`` (XLA's own HLO-to-MHLO importer) -> the client's
+# ``compile_and_load`` (``compile`` before jaxlib 0.6). The importer keeps the entry
+# parameters' layouts only as a module attribute that compilation ignores, so they are passed
+# again as ``CompileOptions.argument_layouts``. XLA optimizes the module it is given: an
+# already optimized module must be made plain first (``hloscope.bench.extract.runnable_text``).
+
+
+def _executable_devices(devices: Sequence[Any]) -> Any:
+    """``DeviceList`` of ``devices`` where this jaxlib has one, else the plain list."""
+    device_list = private_symbol("DeviceList") if _has_symbol("DeviceList") else None
+    return device_list(tuple(devices)) if device_list is not None else list(devices)
+
+
+def _has_symbol(name: str) -> bool:
+    try:
+        private_symbol(name)
+    except XlaApiUnavailable:
+        return False
+    return True
+
+
+def _xla_shape(dtype: Any, dims: Sequence[int], minor_to_major: Sequence[int]) -> Any:
+    """jaxlib's ``Shape`` of an array with an explicit layout."""
+    import numpy as np
+
+    shape_type = private_symbol("Shape")
+    return shape_type.array_shape(np.dtype(dtype), tuple(dims), tuple(minor_to_major))
+
+
+def xla_compile(
+    text: str,
+    device: Any,
+    argument_layouts: Sequence[tuple[Any, Sequence[int], Sequence[int]]] | None = None,
+) -> Any:
+    """Compile the HLO module ``text`` for ``device`` (a ``jax.Device``); returns jaxlib's
+    ``LoadedExecutable``.
+
+    ``argument_layouts`` gives, per entry parameter, ``(numpy dtype, dims, minor_to_major)``;
+    without it XLA picks the default layouts. Raises :class:`XlaParseFailed` when XLA's parser
+    rejects the text and :class:`XlaCompileFailed` when the compiler does.
+    """
+    computation_type = private_symbol("XlaComputation")
+    to_mlir = _mlir_importer()
+    _prepare_custom_calls(text)
+    module = xla_parse(text)
+    mlir = to_mlir(computation_type(module.as_serialized_hlo_module_proto()))
+    options = private_symbol("CompileOptions")()
+    if argument_layouts is not None:
+        options.argument_layouts = [_xla_shape(*layout) for layout in argument_layouts]
+    client = device.client
+    try:
+        compile_and_load = getattr(client, "compile_and_load", None)
+        if compile_and_load is not None:
+            return compile_and_load(mlir, _executable_devices([device]), options)
+        # jaxlib 0.5: compile() loads too and takes its devices from the device assignment.
+        return client.compile(mlir, compile_options=options)  # pragma: no cover
+    except Exception as error:  # noqa: BLE001 - XLA's status arrives as several types
+        raise XlaCompileFailed(_first_line(str(error))) from None
+
+
+def _prepare_custom_calls(text: str) -> None:
+    """Load what the module's CPU library calls need before they run.
+
+    jaxlib fills in the LAPACK function table of its ``lapack_*_ffi`` custom calls only when
+    jax lowers a linalg op (``jaxlib.lapack._lapack.initialize()``, called by
+    ``jax._src.lax.linalg``); an executable compiled from text in a process that never did
+    would call through empty pointers and crash.
+    """
+    if 'custom_call_target="lapack_' not in text:
+        return
+    try:
+        from jaxlib import lapack
+    except ImportError:  # pragma: no cover - depends on the jaxlib version
+        return
+    initialize = getattr(getattr(lapack, "_lapack", None), "initialize", None)
+    if callable(initialize):
+        initialize()
+
+
+def _mlir_importer() -> Callable[[Any], str]:
+    mlir = private_symbol("mlir")
+    found = getattr(mlir, "xla_computation_to_mlir_module", None)
+    if found is None:
+        raise XlaApiUnavailable(
+            "mlir.xla_computation_to_mlir_module", jaxlib_version(), SYMBOL_HOMES
+        )
+    return found
+
+
+def _first_line(message: str) -> str:
+    lines = [line for line in message.strip().splitlines() if line.strip()]
+    return lines[0] if lines else "XLA failed without a message"
+
+
+class XlaCompileFailed(HloscopeError, RuntimeError):
+    """XLA's compiler (or its HLO-to-MLIR importer) rejected a module; carries XLA's message."""
+
+
+def executable_hlo_text(executable: Any) -> str:
+    """The optimized HLO text XLA made of a compiled ``LoadedExecutable`` (its first module)."""
+    modules = _call_or_get(executable.hlo_modules)
+    return str(modules[0].to_string())
+
+
+def execute(executable: Any, arguments: Sequence[Any]) -> list[Any]:
+    """Run a ``LoadedExecutable`` from :func:`xla_compile` on ``arguments`` (jax arrays on its
+    device, in the parameters' layouts); returns its outputs as jax arrays, a tuple result
+    flattened into its elements. Does not wait for the device."""
+    try:
+        return list(executable.execute(list(arguments)))
+    except Exception as error:  # noqa: BLE001 - XLA's status arrives as several types
+        message = f"running the executable failed: {_first_line(str(error))}"
+        raise XlaCompileFailed(message) from None

@@ -1,1 +1,256 @@
-"""Filled in by the issue 12/13 work: registers the `bench` command on import."""
+"""``hloscope bench TARGET``: time the program on a device, place it under the roofline;
+``--per-kernel`` times every kernel alone; ``--vs B`` compares two programs."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+from ..errors import ExitStatus
+from ._app import CliError, cli
+from ._target import module_option, open_target, refresh_option
+
+__all__ = ["bench_command", "parse_seconds", "parse_fraction"]
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|sec|m|min)?\s*$", re.IGNORECASE)
+_SCALE = {"ms": 1e-3, "s": 1.0, "sec": 1.0, "m": 60.0, "min": 60.0}
+
+
+def parse_seconds(text: str, option: str) -> float:
+    """``10s``, ``500ms``, ``2m``, ``1.5`` (seconds) -> seconds; ``click.BadParameter`` else."""
+    found = _DURATION.match(text)
+    if found is None or float(found.group(1)) <= 0:
+        raise click.BadParameter(
+            f"{text!r} is not a positive duration (like 10s, 500ms, 2m)", param_hint=option
+        )
+    return float(found.group(1)) * _SCALE[(found.group(2) or "s").lower()]
+
+
+def parse_fraction(text: str, option: str) -> float:
+    """``2%`` or ``0.02`` -> 0.02 (a bare number of 1 or more is read as percent)."""
+    cleaned = text.strip()
+    percent = cleaned.endswith("%")
+    try:
+        value = float(cleaned.rstrip("%").strip())
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r} is not a percentage (like 2%)", param_hint=option
+        ) from None
+    if percent or value >= 1:
+        value /= 100
+    if not 0 < value < 1:
+        raise click.BadParameter(f"{text!r} must be between 0% and 100%", param_hint=option)
+    return value
+
+
+@contextmanager
+def _progress_bar(enabled: bool) -> Iterator[Callable[[str, float, str], None] | None]:
+    """A rich progress bar on stderr (only on a terminal); yields the callback for it."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[note]}"),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    tasks: dict[str, Any] = {}
+    words = {
+        "program": "timing the program",
+        "compare": "timing A and B",
+        "kernels": "timing kernels",
+        "profile": "tracing the program",
+        "calibrate": "measuring the CPU's peak",
+    }
+
+    def update(stage: str, fraction: float, note: str) -> None:
+        task = tasks.get(stage)
+        if task is None:
+            task = tasks[stage] = bar.add_task(words.get(stage, stage), total=1.0, note="")
+        bar.update(task, completed=fraction, note=note)
+
+    with bar:
+        yield update
+
+
+@cli.command("bench")
+@click.argument("target")
+@click.option(
+    "--device",
+    metavar="DEV",
+    help="cpu, gpu, tpu, or PLATFORM:N / N (default: JAX's default device).",
+)
+@click.option(
+    "--precision",
+    default="2%",
+    show_default=True,
+    metavar="PCT",
+    help="Stop when the median is known to within PCT (95% confidence).",
+)
+@click.option(
+    "--budget",
+    default="10s",
+    show_default=True,
+    metavar="TIME",
+    help="At most this much time in timed runs of the program (10s, 500ms, 2m).",
+)
+@click.option("--per-kernel", is_flag=True, help="Also time every kernel alone, ranked by time.")
+@click.option(
+    "--kernel-budget",
+    metavar="TIME",
+    help="With --per-kernel: each kernel's budget (default: --budget / 100, 20ms to 1s).",
+)
+@click.option("--vs", "vs", metavar="B", help="Compare with a second TARGET B, timed interleaved.")
+@click.option(
+    "--fail-slower",
+    "fail_slower",
+    type=click.FloatRange(min=0),
+    metavar="PCT",
+    help="With --vs: exit 3 when B is significantly slower than A by more than PCT percent.",
+)
+@click.option("--no-profile", is_flag=True, help="With --per-kernel: skip the profiler trace.")
+@click.option(
+    "--top", type=click.IntRange(min=0), metavar="N", help="Show the N slowest kernels only."
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random inputs.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the kernels (or the program) as CSV.")
+@click.option("--wide", is_flag=True, help="Show every kernel column at full width.")
+@module_option
+@refresh_option
+def bench_command(
+    target: str,
+    device: str | None,
+    precision: str,
+    budget: str,
+    per_kernel: bool,
+    kernel_budget: str | None,
+    vs: str | None,
+    fail_slower: float | None,
+    no_profile: bool,
+    top: int | None,
+    seed: int,
+    as_json: bool,
+    as_csv: bool,
+    wide: bool,
+    module: str | None,
+    refresh: bool,
+) -> None:
+    """Compile TARGET for a device and time it: warm-up, runs until the median is known to
+    --precision or --budget is spent, min/median/p10/p90 and spread; FLOP/s and bytes/s from
+    the cost model and the roofline position against the device's peak (vendor figures for
+    TPUs and NVIDIA GPUs, a one-time measurement for CPUs). Inputs are the script's example
+    arguments for SCRIPT.py:FUNCTION, else random arrays of the entry parameters' shapes.
+
+    --per-kernel extracts every kernel of the optimized module, compiles it alone and times
+    it; the kernels' sum is shown beside the program's time, and where the profiler records
+    kernel times, those of the whole program beside them. --vs B times A and B interleaved
+    and says whether B is faster, slower, or not significantly different.
+
+    Exit status: 0 done, 1 error, 2 unreadable HLO, 3 --fail-slower tripped."""
+    from ..bench.api import BenchComparison, bench
+
+    if as_json and as_csv:
+        raise CliError("--json and --csv exclude each other")
+    if fail_slower is not None and vs is None:
+        raise CliError("--fail-slower needs --vs B")
+    if per_kernel and vs is not None:
+        raise CliError("--per-kernel and --vs exclude each other")
+    options = {
+        "precision": parse_fraction(precision, "--precision"),
+        "budget": parse_seconds(budget, "--budget"),
+        "kernel_budget": parse_seconds(kernel_budget, "--kernel-budget") if kernel_budget else None,
+        "device": device,
+        "module": module,
+        "refresh": refresh,
+        "seed": seed,
+        "per_kernel": per_kernel,
+        "profile": not no_profile,
+    }
+    spec = _open(target, refresh)
+    other = _open(vs, refresh) if vs is not None else None
+    with _progress_bar(True) as progress:
+        result = bench(spec, vs=other, progress=progress, **options)
+    if isinstance(result, BenchComparison):
+        _show_comparison(result, (target, vs or ""), as_json, as_csv)
+        c = result.comparison
+        if fail_slower is not None and c.b_slower and c.slower_percent > fail_slower:
+            click.echo(
+                f"hloscope bench: B is {c.slower_percent:.1f}% slower than A "
+                f"(more than --fail-slower {fail_slower:g}%): {c.verdict}",
+                err=True,
+            )
+            sys.exit(int(ExitStatus.CHECK_FAILED))
+        return
+    _show(result, as_json, as_csv, wide, top)
+
+
+def _open(spec: str, refresh: bool) -> Any:
+    """A script function stays a string (imported here by bench); anything else is opened as
+    a TARGET, so that the command reports the module files it had to leave out."""
+    script, sep, function = spec.rpartition(":")
+    if sep and script.endswith(".py") and function.isidentifier():
+        return spec
+    return open_target(spec, refresh=refresh)
+
+
+def _show(result: Any, as_json: bool, as_csv: bool, wide: bool, top: int | None) -> None:
+    from ..render.rows import rows_to_csv
+
+    if as_json:
+        json.dump(result.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return
+    if as_csv:
+        rows = result.kernel_rows() if result.per_kernel else [result.program_row()]
+        if top is not None and result.per_kernel:
+            rows = rows[:top]
+        sys.stdout.write(rows_to_csv(rows, list(rows[0]) if rows else None))
+        return
+    from rich.console import Console
+
+    from ..render.bench_text import render_bench
+
+    render_bench(result, Console(), wide=wide, top=top)
+
+
+def _show_comparison(result: Any, labels: tuple[str, str], as_json: bool, as_csv: bool) -> None:
+    from ..render.rows import rows_to_csv
+
+    if as_json:
+        json.dump(result.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return
+    if as_csv:
+        c = result.comparison.to_dict()
+        rows = [
+            {
+                "side": side,
+                "target": label,
+                **r.program_row(),
+                "ratio_b_over_a": c["ratio"],
+                "ci95_low": c["ci95"][0],
+                "ci95_high": c["ci95"][1],
+                "verdict": c["verdict"],
+            }
+            for side, label, r in (("A", labels[0], result.a), ("B", labels[1], result.b))
+        ]
+        sys.stdout.write(rows_to_csv(rows, list(rows[0])))
+        return
+    from rich.console import Console
+
+    from ..render.bench_text import render_comparison
+
+    render_comparison(result, Console(), labels)

@@ -1,0 +1,409 @@
+"""``hloscope.bench(...)``: time a program (and its kernels), place it under the roofline.
+
+::
+
+    result = hloscope.bench("samples/hlo/transformer_train.after_optimizations.txt")
+    result.median_s, result.roofline.bound
+    result = hloscope.bench(step, params, batch, per_kernel=True)   # a function and its args
+    result.to_dataframe()              # one row per kernel (or one for the program)
+    result.to_dict()                   # the JSON of `hloscope bench --json`
+    hloscope.bench("a.py:f", vs="b.py:f").verdict   # "B is 1.31x faster, 95% CI 1.27-1.35"
+
+:func:`bench` loads the program (:mod:`.program`), times it with the harness (:mod:`.timing`),
+costs it with hloscope's cost model on the optimized module XLA made of it (FLOPs and bytes
+per run, loop bodies times their trip counts), finds the device's peaks (:mod:`.peaks`) and
+places it under the roofline (:mod:`.roofline`). ``per_kernel=True`` also times every kernel
+alone (:mod:`.kernels`) and, where the profiler records them, reads the kernels' times from a
+trace of the whole program (:mod:`.profile`). ``vs=B`` times both programs interleaved and
+compares them (:mod:`.compare`).
+
+The JSON contract of :meth:`BenchResult.to_dict` (``hloscope bench --json``)::
+
+    {"device", "module", "runs", "median_s", "min_s", "p10_s", "p90_s", "spread",
+     "flops_per_s", "bytes_per_s",
+     "roofline": {"peak_flops_per_s", "peak_bytes_per_s", "bound"},
+     "kernels": [{"name", "median_s", "share", "flops", "bytes", "bound", "source"}],
+     "skipped": [{"name", "reason"}]}
+
+Times are seconds, rates per second; a value that is not known (no peak for this device, no
+kernel timed) is ``null``. A kernel's ``median_s`` is one execution with the launch overhead
+taken off, its ``share`` its part of the kernels' summed time per run.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import HloscopeError
+from .compare import Comparison, compare_samples, interleave
+from .compile import device_label
+from .extract import Skip
+from .kernels import KernelTiming, time_kernels
+from .peaks import DevicePeak, PeakChoice, peak_for
+from .profile import KernelProfile, kernel_times
+from .program import Program, program_of
+from .roofline import Roofline, dominant_element_type, roofline
+from .timing import DEFAULT_BUDGET, DEFAULT_PRECISION, Timing, measure
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+__all__ = [
+    "BenchResult",
+    "BenchComparison",
+    "BenchError",
+    "bench",
+    "CONTRACT_KEYS",
+    "KERNEL_KEYS",
+    "BenchProgress",
+]
+
+#: The keys of :meth:`BenchResult.to_dict`, in order.
+CONTRACT_KEYS = (
+    "device",
+    "module",
+    "runs",
+    "median_s",
+    "min_s",
+    "p10_s",
+    "p90_s",
+    "spread",
+    "flops_per_s",
+    "bytes_per_s",
+    "roofline",
+    "kernels",
+    "skipped",
+)
+#: The keys of one kernel of :meth:`BenchResult.to_dict`.
+KERNEL_KEYS = ("name", "median_s", "share", "flops", "bytes", "bound", "source")
+
+#: ``progress(stage, fraction_done, note)``; stage is "program", "kernels", "compare"...
+BenchProgress = Callable[[str, float, str], None]
+
+
+class BenchError(HloscopeError):
+    """Benchmark options that do not go together."""
+
+
+def _finite(value: float | None) -> float | None:
+    if value is None or isinstance(value, bool):
+        return value
+    return float(value) if math.isfinite(value) else None
+
+
+@dataclass(slots=True)
+class BenchResult:
+    """One program timed: statistics, cost, roofline, and the kernels when asked for."""
+
+    device: str
+    module: str
+    timing: Timing
+    flops: int
+    bytes: int
+    roofline: Roofline
+    peak: DevicePeak | None = None
+    kernels: list[KernelTiming] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+    launch_s: float | None = None
+    profile: KernelProfile | None = None
+    per_kernel: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    # -- the numbers people ask for -----------------------------------------------------------
+    @property
+    def median_s(self) -> float:
+        return self.timing.median_s
+
+    @property
+    def runs(self) -> int:
+        return self.timing.runs
+
+    @property
+    def kernels_total_s(self) -> float:
+        """The kernels' times summed per program run (executions counted)."""
+        return sum(k.total_s for k in self.kernels)
+
+    # -- output -------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract (see the module docstring), exactly those keys."""
+        t = self.timing
+        return {
+            "device": self.device,
+            "module": self.module,
+            "runs": t.runs,
+            "median_s": _finite(t.median_s),
+            "min_s": _finite(t.min_s),
+            "p10_s": _finite(t.p10_s),
+            "p90_s": _finite(t.p90_s),
+            "spread": _finite(t.spread),
+            "flops_per_s": _finite(self.roofline.flops_per_s),
+            "bytes_per_s": _finite(self.roofline.bytes_per_s),
+            "roofline": {
+                k: _finite(v) if k != "bound" else v for k, v in self.roofline.contract().items()
+            },
+            "kernels": [
+                {k: (_finite(v) if isinstance(v, float) else v) for k, v in kt.contract().items()}
+                for kt in self.kernels
+            ],
+            "skipped": [s.to_dict() for s in self.skipped],
+        }
+
+    def program_row(self) -> dict[str, Any]:
+        """The program as one flat row (the CSV of a run without ``--per-kernel``)."""
+        data = self.to_dict()
+        row = {k: data[k] for k in CONTRACT_KEYS if k not in ("roofline", "kernels", "skipped")}
+        row.update({f"roofline_{k}": v for k, v in data["roofline"].items()})
+        row.update(
+            flops=self.flops,
+            bytes=self.bytes,
+            mean_s=_finite(self.timing.mean_s),
+            precision=_finite(self.timing.precision),
+            roofline_fraction=_finite(self.roofline.fraction),
+            kernels_total_s=self.kernels_total_s if self.kernels else None,
+        )
+        return row
+
+    def kernel_rows(self) -> list[dict[str, Any]]:
+        rows = [k.row() for k in self.kernels]
+        for row in rows:
+            for key, value in row.items():
+                if isinstance(value, float):
+                    row[key] = _finite(value)
+        return sorted(rows, key=lambda r: -(r["total_s"] or 0.0))
+
+    def to_dataframe(self) -> pandas.DataFrame:
+        """One row per kernel, slowest first, when kernels were timed; else one row for the
+        program. ``df.attrs["program"]`` holds the program's row, ``df.attrs["skipped"]`` the
+        skipped kernels."""
+        import pandas as pd
+
+        if self.kernels:
+            frame = pd.DataFrame(self.kernel_rows())
+        else:
+            frame = pd.DataFrame([self.program_row()])
+        frame.attrs["program"] = self.program_row()
+        frame.attrs["skipped"] = [s.to_dict() for s in self.skipped]
+        return frame
+
+
+@dataclass(slots=True)
+class BenchComparison:
+    """A against B, timed interleaved."""
+
+    a: BenchResult
+    b: BenchResult
+    comparison: Comparison
+
+    @property
+    def verdict(self) -> str:
+        return self.comparison.verdict
+
+    @property
+    def ratio(self) -> float:
+        """B's time over A's."""
+        return self.comparison.ratio
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a.to_dict(),
+            "b": self.b.to_dict(),
+            "comparison": self.comparison.to_dict(),
+        }
+
+    def to_dataframe(self) -> pandas.DataFrame:
+        """Two rows, A and B, with the comparison on ``df.attrs["comparison"]``."""
+        import pandas as pd
+
+        frame = pd.DataFrame([self.a.program_row(), self.b.program_row()], index=["A", "B"])
+        frame.attrs["comparison"] = self.comparison.to_dict()
+        return frame
+
+
+# ---- running ------------------------------------------------------------------------------------
+
+
+def _peak(
+    program: Program, report: Any, progress: BenchProgress | None
+) -> tuple[DevicePeak | None, PeakChoice | None]:
+    on_cpu = getattr(program.device, "platform", "") == "cpu"
+    if progress is not None and on_cpu and peak_for(program.device, calibrate=False) is None:
+        progress("calibrate", 0.0, "measuring this CPU's peak (once)")
+    peak = peak_for(program.device)
+    if peak is None:
+        return None, None
+    return peak, peak.choose(dominant_element_type(report))
+
+
+def _result(program: Program, timing: Timing, progress: BenchProgress | None) -> BenchResult:
+    from ..analysis.fusions import fusion_report
+
+    report = fusion_report(program.optimized)
+    flops = report.summary.executed_flops
+    nbytes = report.summary.executed_bytes
+    peak, choice = _peak(program, report, progress)
+    line = roofline(flops, nbytes, timing.median_s, choice)
+    notes = list(program.notes) + list(timing.notes)
+    if choice is not None and choice.note:
+        notes.append(choice.note)
+    if peak is None:
+        kind = getattr(program.device, "device_kind", "?")
+        notes.append(f"no peak figures for {kind}: the roofline is left out")
+    return BenchResult(
+        device=device_label(program.device),
+        module=program.name,
+        timing=timing,
+        flops=int(flops),
+        bytes=int(nbytes),
+        roofline=line,
+        peak=peak,
+        notes=notes,
+    )
+
+
+def _stage(progress: BenchProgress | None, stage: str) -> Callable[[float, str], None] | None:
+    if progress is None:
+        return None
+    return lambda fraction, note: progress(stage, fraction, note)
+
+
+def _kernel_budget(budget: float, kernel_budget: float | None) -> float:
+    if kernel_budget is not None:
+        if kernel_budget <= 0:
+            raise BenchError(f"the per-kernel budget must be positive, not {kernel_budget:g} s")
+        return kernel_budget
+    return min(1.0, max(0.02, budget / 100))
+
+
+def _add_kernels(
+    result: BenchResult,
+    program: Program,
+    *,
+    precision: float,
+    budget: float,
+    profile: bool,
+    seed: int,
+    progress: BenchProgress | None,
+) -> None:
+    def on_kernel(index: int, total: int, name: str) -> None:
+        if progress is not None:
+            progress("kernels", index / max(1, total), f"{index}/{total} {name}")
+
+    run = time_kernels(
+        program.kernels_module,
+        program.device,
+        budget=budget,
+        precision=max(precision, 0.05),
+        peak=result.peak,
+        seed=seed,
+        progress=on_kernel,
+    )
+    result.per_kernel = True
+    result.kernels = run.kernels
+    result.skipped = run.skipped
+    result.launch_s = run.launch_s
+    if profile:
+        if progress is not None:
+            progress("profile", 0.0, "tracing the program")
+        from .extract import kernel_instructions
+
+        names = [inst.name for inst in kernel_instructions(program.optimized)]
+        found = kernel_times(program.work, names)
+        result.profile = found
+        if found.available:
+            for kernel in result.kernels:
+                kernel.profile_s = found.times.get(kernel.name)
+            if program.optimized is not program.kernels_module:
+                matched = sum(k.profile_s is not None for k in result.kernels)
+                if matched < len(result.kernels):
+                    result.notes.append(
+                        f"profile: {matched} of {len(result.kernels)} kernels matched by name "
+                        "(XLA recompiled the program, so some kernels have other names there)"
+                    )
+
+
+def bench(
+    target: Any,
+    *args: Any,
+    vs: Any = None,
+    device: Any = None,
+    precision: float = DEFAULT_PRECISION,
+    budget: float = DEFAULT_BUDGET,
+    per_kernel: bool = False,
+    kernel_budget: float | None = None,
+    profile: bool = True,
+    module: str | None = None,
+    refresh: bool = False,
+    seed: int = 0,
+    kwargs: dict[str, Any] | None = None,
+    progress: BenchProgress | None = None,
+) -> BenchResult | BenchComparison:
+    """Time ``target`` on ``device`` (see the module docstring).
+
+    ``target`` is a TARGET string or path, a :class:`~hloscope.capture.target.Target`, a
+    parsed :class:`~hloscope.hlo.model.Module`, or a function called with ``*args`` (and
+    ``kwargs``). ``precision`` is the relative precision asked of the median (0.02: 2%),
+    ``budget`` the seconds of timed runs allowed for it; ``kernel_budget`` each kernel's with
+    ``per_kernel`` (default ``budget / 100``, between 0.02 and 1 s). ``profile`` reads the
+    kernels' times from a profiler trace too (with ``per_kernel``). ``vs`` is a second program
+    of any of those kinds (a function with its arguments as a tuple ``(fn, *args)``); the
+    result is then a :class:`BenchComparison`. ``module`` and ``refresh`` apply to TARGETs.
+    """
+    options = {"device": device, "seed": seed}
+    target_options = {**options, "module": module, "refresh": refresh}
+
+    def load(value: Any, value_args: Sequence[Any], value_kwargs: dict[str, Any] | None) -> Program:
+        from ..capture.target import Target
+        from ..hlo.model import Module
+
+        if isinstance(value, (str, os.PathLike, Target)):
+            return program_of(value, **target_options)
+        if isinstance(value, (Program, Module)):
+            return program_of(value, **options)
+        return program_of(value, value_args, kwargs=value_kwargs, **options)
+
+    program = load(target, args, kwargs)
+    if vs is not None:
+        if per_kernel:
+            raise BenchError(
+                "--per-kernel and --vs exclude each other: time one program's kernels at a time"
+            )
+        if isinstance(vs, tuple) and vs and callable(vs[0]):
+            other = load(vs[0], vs[1:], None)
+        else:
+            other = load(vs, (), None)
+        timing_a, timing_b = interleave(
+            program.work,
+            other.work,
+            precision=precision,
+            budget=budget,
+            seed=seed,
+            progress=_stage(progress, "compare"),
+        )
+        a = _result(program, timing_a, progress)
+        b = _result(other, timing_b, progress)
+        return BenchComparison(a, b, compare_samples(timing_a, timing_b))
+    work = program.work
+    timing = measure(
+        work.fn,
+        work.args,
+        prepare=work.prepare,
+        precision=precision,
+        budget=budget,
+        progress=_stage(progress, "program"),
+    )
+    result = _result(program, timing, progress)
+    if per_kernel:
+        _add_kernels(
+            result,
+            program,
+            precision=precision,
+            budget=_kernel_budget(budget, kernel_budget),
+            profile=profile,
+            seed=seed,
+            progress=progress,
+        )
+    return result

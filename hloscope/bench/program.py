@@ -1,0 +1,286 @@
+"""The program a benchmark times, from whatever names it.
+
+:class:`Program` is a compiled program ready for the harness: a :class:`~.compile.Workload`
+(what to call, on which inputs), the device, the optimized module XLA made of it (where the
+costs and the kernel names come from) and the module whose kernels ``--per-kernel`` times.
+
+It comes from one of three places:
+
+* **a Python callable** and its arguments (:func:`program_from_callable`): jitted (if it is not
+  already), its arguments put on the device, compiled once; it is then called as the user
+  calls it, ``jitted(*args)``, so the time includes JAX's own dispatch. An argument given as
+  ``jax.ShapeDtypeStruct`` becomes a random array of that shape and dtype. A function that
+  donates its arguments gets fresh copies before every run.
+* **a SCRIPT.py:FUNCTION target**: the script is imported in this process (its ``__main__``
+  block does not run), and the function and its example arguments (the convention of
+  :data:`hloscope.capture._runner.EXAMPLE_ARGS_HELP`) go the way of a callable.
+* **any other TARGET** (:func:`program_from_target`): an HLO file, a dump folder, a capture,
+  a script run in a child process. The main module (``--module`` picks another) is compiled
+  through jaxlib: from its before-optimizations text where the target has one (what the
+  framework gave XLA), else from the text itself (an optimized module has its fusions inlined
+  first, and XLA optimizes it again, for the device at hand). Inputs are random arrays of the
+  entry parameters' shapes, dtypes and layouts; donated parameters are fresh for every run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import HloscopeError
+from .compile import CompiledModule, Workload, compile_module, resolve_device
+from .inputs import random_like
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..capture.target import Target
+    from ..hlo.model import Module
+
+__all__ = [
+    "Program",
+    "ScriptImportError",
+    "program_from_callable",
+    "program_from_target",
+    "program_of",
+    "load_script_function",
+]
+
+
+class ScriptImportError(HloscopeError):
+    """A SCRIPT.py:FUNCTION whose script cannot be imported, or whose function raised."""
+
+
+@dataclass(slots=True)
+class Program:
+    """A compiled program ready to be timed (see the module docstring)."""
+
+    name: str
+    device: Any
+    work: Workload
+    optimized: Module
+    kernels_module: Module
+    notes: list[str] = field(default_factory=list)
+    compiled: CompiledModule | None = None
+
+
+# ---- callables -----------------------------------------------------------------------------------
+
+
+def _concrete(tree: Any, rng: np.random.Generator) -> Any:
+    """``tree`` with every ``jax.ShapeDtypeStruct`` replaced by a random array."""
+    import jax
+
+    def fill(leaf: Any) -> Any:
+        if isinstance(leaf, jax.ShapeDtypeStruct):
+            return random_like(tuple(leaf.shape), np.dtype(leaf.dtype), rng)
+        return leaf
+
+    return jax.tree_util.tree_map(fill, tree)
+
+
+def _any_deleted(tree: Any) -> bool:
+    import jax
+
+    return any(
+        callable(getattr(leaf, "is_deleted", None)) and leaf.is_deleted()
+        for leaf in jax.tree_util.tree_leaves(tree)
+    )
+
+
+def _host_copy(tree: Any) -> Any:
+    import jax
+
+    return jax.tree_util.tree_map(
+        lambda leaf: np.array(leaf) if hasattr(leaf, "__array__") else leaf, tree
+    )
+
+
+def program_from_callable(
+    fn: Callable[..., Any],
+    args: Sequence[Any] = (),
+    kwargs: Mapping[str, Any] | None = None,
+    *,
+    device: Any = None,
+    name: str | None = None,
+    seed: int = 0,
+) -> Program:
+    """A :class:`Program` of ``fn(*args, **kwargs)`` (see the module docstring)."""
+    from ..capture.frameworks import require_jax
+    from ..hlo.parser import parse
+
+    jax = require_jax()
+    target = resolve_device(device)
+    rng = np.random.default_rng(seed)
+    call_args, call_kwargs = _concrete((tuple(args), dict(kwargs or {})), rng)
+    jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
+    host = _host_copy((call_args, call_kwargs))
+    placed_args, placed_kwargs = jax.device_put((call_args, call_kwargs), target)
+    compiled = jitted.lower(*placed_args, **placed_kwargs).compile()
+    optimized = parse(compiled.as_text())
+
+    def call(*positional: Any) -> Any:
+        return jitted(*positional, **placed_kwargs)
+
+    work = Workload(call, tuple(placed_args))
+    jax.block_until_ready(call(*placed_args))  # the first call: does it consume its inputs?
+    if _any_deleted((placed_args, placed_kwargs)):
+        host_args, host_kwargs = host
+
+        def call_fresh(*positional: Any) -> Any:
+            fresh_args, fresh_kwargs = positional
+            return jitted(*fresh_args, **fresh_kwargs)
+
+        work = Workload(
+            call_fresh, (), lambda: tuple(jax.device_put((host_args, host_kwargs), target))
+        )
+    label = name or optimized.name
+    return Program(label, target, work, optimized, optimized)
+
+
+def _script_line(error: BaseException, path: str) -> str:
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        if os.path.abspath(frame.filename) == path:
+            return f" at line {frame.lineno}"
+    return ""
+
+
+def load_script_function(script: str, name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    """Import ``script`` here (not as ``__main__``) and return its function ``name`` with the
+    example arguments the script gives it. The script's folder is first on ``sys.path`` while
+    it imports."""
+    from ..capture._runner import describe_exception, example_arguments
+    from ..capture.frameworks import explain_missing_frameworks
+
+    path = os.path.abspath(script)
+    if not os.path.isfile(path):
+        raise ScriptImportError(f"{script}: no such file")
+    import importlib.util
+
+    stem = "".join(c if c.isalnum() else "_" for c in os.path.splitext(os.path.basename(path))[0])
+    spec = importlib.util.spec_from_file_location(f"hloscope_bench_{stem}", path)
+    if spec is None or spec.loader is None:
+        raise ScriptImportError(f"{script}: cannot be imported as a Python module")
+    loaded = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.dirname(path))
+    sys.modules[spec.name] = loaded  # dataclasses and pickling look modules up by name
+    try:
+        with explain_missing_frameworks():
+            spec.loader.exec_module(loaded)
+    except HloscopeError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the script's own failure, in one line
+        raise ScriptImportError(
+            f"{script}: importing it failed{_script_line(error, path)}: {describe_exception(error)}"
+        ) from None
+    finally:
+        sys.path.remove(os.path.dirname(path))
+    fn = getattr(loaded, name, None)
+    if fn is None or not callable(fn):
+        raise ScriptImportError(f"{script} has no function {name!r}")
+    args, kwargs = example_arguments(loaded, name, fn, script)
+    return fn, args, kwargs
+
+
+# ---- TARGETs -------------------------------------------------------------------------------------
+
+
+def _has_fusions(module: Module) -> bool:
+    return any(inst.opcode == "fusion" for inst in module.instructions())
+
+
+def program_from_module(
+    module: Module,
+    *,
+    device: Any = None,
+    kernels_module: Module | None = None,
+    seed: int = 0,
+) -> Program:
+    """A :class:`Program` that runs ``module`` compiled anew (random inputs from ``seed``)."""
+    from .extract import droppable_callbacks
+
+    compiled = compile_module(module, resolve_device(device))
+    notes = []
+    dropped = droppable_callbacks(module)
+    if dropped:
+        names = ", ".join(inst.name for inst in dropped[:4])
+        notes.append(
+            f"{len(dropped)} host callback(s) nothing depends on ({names}) left out: they call "
+            "back into the process that compiled the program"
+        )
+    if _has_fusions(module):
+        notes.append(
+            f"{module.name}: compiled from optimized HLO with its fusions inlined; XLA "
+            "optimized it again for this device"
+        )
+    return Program(
+        module.name,
+        compiled.device,
+        compiled.workload(seed=seed),
+        compiled.optimized_module(),
+        kernels_module if kernels_module is not None else module,
+        notes,
+        compiled,
+    )
+
+
+def program_from_target(
+    spec: str | os.PathLike[str] | Target,
+    *,
+    device: Any = None,
+    module: str | None = None,
+    refresh: bool = False,
+    seed: int = 0,
+) -> Program:
+    """A :class:`Program` for a TARGET (see the module docstring)."""
+    from ..capture.target import Target, TargetError, TargetKind
+
+    if isinstance(spec, (str, os.PathLike)) and not isinstance(spec, Target):
+        text = os.fspath(spec)
+        script, sep, function = text.rpartition(":")
+        if sep and script.endswith(".py") and function.isidentifier() and not os.path.exists(text):
+            fn, args, kwargs = load_script_function(script, function)
+            return program_from_callable(fn, args, kwargs, device=device, seed=seed)
+    target = Target.resolve(spec, refresh=refresh)
+    if target.kind is TargetKind.FUNCTION and target.script is not None and target.function:
+        fn, args, kwargs = load_script_function(str(target.script), target.function)
+        return program_from_callable(fn, args, kwargs, device=device, seed=seed)
+    choice = target.choose_module("after", module)
+    optimized = choice.module
+    source = optimized
+    if target.kind is not TargetKind.HLO_FILE:
+        try:
+            source = target.main_module("before", optimized.name)
+        except TargetError:
+            source = optimized
+    program = program_from_module(source, device=device, kernels_module=optimized, seed=seed)
+    if choice.note:
+        program.notes.insert(0, choice.note)
+    return program
+
+
+def program_of(value: Any, args: Sequence[Any] = (), **options: Any) -> Program:
+    """A :class:`Program` of anything: a Program, a Module, a TARGET, or a callable with
+    ``args``."""
+    from ..capture.target import Target
+    from ..hlo.model import Module
+
+    if isinstance(value, Program):
+        return value
+    if isinstance(value, Module):
+        device = options.get("device")
+        return program_from_module(value, device=device, seed=options.get("seed", 0))
+    if isinstance(value, (str, os.PathLike, Target)):
+        return program_from_target(value, **options)
+    if callable(value):
+        kwargs = options.pop("kwargs", None)
+        allowed = {k: options[k] for k in ("device", "seed", "name") if k in options}
+        return program_from_callable(value, args, kwargs, **allowed)
+    raise TypeError(
+        "bench() takes a TARGET string, a Module, a Target or a function with its arguments, "
+        f"not {type(value).__name__}"
+    )

@@ -1,0 +1,249 @@
+"""Terminal output of ``hloscope bench``: the program's timing and roofline, then its kernels.
+
+The summary comes first (what ran where, how long, how close to the device's roof), then with
+``--per-kernel`` one line per kernel, slowest first (time per run, share, achieved bandwidth,
+compute- or memory-bound, source line), fitted to the terminal the way the fusion table is
+(:func:`~hloscope.render.fusion_table.fit_columns`: the essential columns always, the others
+while they fit, long names shortened in the middle), and the kernels that were skipped, with
+the reason. A comparison (``--vs``) shows both programs' lines and the verdict.
+
+Times read in the unit that keeps three figures (``812 ns``, ``45.6 µs``, ``1.23 ms``);
+rates in decimal units as vendors state them (``12.3 GFLOP/s``, ``819 GB/s``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..units import format_bytes, format_count
+from .fusion_table import Column, _print_table, _short_source, _shorten_source, _table
+from .terminal import printable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..bench.api import BenchComparison, BenchResult
+
+__all__ = [
+    "format_seconds",
+    "format_rate",
+    "render_bench",
+    "render_comparison",
+    "KERNEL_COLUMNS",
+]
+
+_TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+_RATE_UNITS = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
+
+
+def format_seconds(seconds: float | None) -> str:
+    """``0.00123`` -> ``1.23 ms``; ``None`` or NaN -> ``-``."""
+    if seconds is None or not math.isfinite(seconds):
+        return "-"
+    if seconds == 0:
+        return "0 s"
+    for scale, unit in _TIME_UNITS:
+        if abs(seconds) >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def format_rate(value: float | None, unit: str) -> str:
+    """``1.23e10, "FLOP/s"`` -> ``12.3 GFLOP/s``; ``None`` -> ``-``."""
+    if value is None or not math.isfinite(value):
+        return "-"
+    for scale, prefix in _RATE_UNITS:
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {prefix}{unit}"
+    return f"{value:.3g} {unit}"
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None or not math.isfinite(value) else f"{value:.0%}"
+
+
+def _kernel_source(row: Mapping[str, Any]) -> str:
+    return _short_source(row.get("source") or "")
+
+
+KERNEL_COLUMNS: dict[str, Column] = {
+    "kernel": Column("kernel", lambda r: r["name"], min_width=14, comfortable=24),
+    "kind": Column("kind", lambda r: r["kind"], min_width=6),
+    "where": Column("where", lambda r: r["where"], min_width=10, comfortable=16),
+    "time": Column("time/run", lambda r: format_seconds(r["total_s"]), right=True),
+    "share": Column("share", lambda r: _percent(r["share"]), right=True),
+    "x": Column("×", lambda r: str(r["executions"]), right=True),
+    "each": Column("each", lambda r: format_seconds(r["median_s"]), right=True),
+    "flops": Column("flops", lambda r: format_count(r["flops"]), right=True),
+    "bytes": Column("bytes", lambda r: format_bytes(r["bytes"]), right=True),
+    "bw": Column("bytes/s", lambda r: format_rate(r["bytes_per_s"], "B/s"), right=True),
+    "bound": Column("bound", lambda r: r["bound"] or "-"),
+    "roof": Column("roof", lambda r: _percent(r["roofline_fraction"]), right=True),
+    "profile": Column("in program", lambda r: format_seconds(r["profile_s"]), right=True),
+    "source": Column(
+        "source", _kernel_source, min_width=20, shorten=_shorten_source, comfortable=28
+    ),
+}
+_ESSENTIAL = ("kernel", "time", "share", "bound", "source")
+_OPTIONAL = ("bw", "bytes", "flops", "roof", "x", "each", "kind", "where")
+
+
+def _line(console: Any, *parts: tuple[str, str] | str) -> None:
+    from rich.text import Text
+
+    console.print(Text.assemble(*((printable(p), "") if isinstance(p, str) else p for p in parts)))
+
+
+def _timing_lines(result: BenchResult) -> list[tuple]:
+    t = result.timing
+    precision = "" if math.isinf(t.precision) else f" ±{t.precision:.1%}"
+    return [
+        (
+            ("time      ", "dim"),
+            ("median ", "dim"),
+            (format_seconds(t.median_s), "bold"),
+            precision,
+            (f", {t.runs} runs", "dim"),
+        ),
+        (
+            ("          min ", "dim"),
+            format_seconds(t.min_s),
+            ("  p10 ", "dim"),
+            format_seconds(t.p10_s),
+            ("  p90 ", "dim"),
+            format_seconds(t.p90_s),
+            ("  spread ", "dim"),
+            _percent(t.spread),
+        ),
+    ]
+
+
+def _work_line(result: BenchResult) -> tuple:
+    line = result.roofline
+    return (
+        ("work      ", "dim"),
+        f"{format_count(result.flops)} FLOP, {format_bytes(result.bytes)} per run",
+        ("; achieved ", "dim"),
+        f"{format_rate(line.flops_per_s, 'FLOP/s')}, {format_rate(line.bytes_per_s, 'B/s')}",
+    )
+
+
+def _peak_lines(result: BenchResult) -> list[tuple]:
+    line = result.roofline
+    if line.peak_flops_per_s is None or result.peak is None:
+        return []
+    bound = f"{line.bound.value}-bound" if line.bound is not None else "no work to place"
+    at = f", at {_percent(line.fraction)} of the roof" if line.fraction is not None else ""
+    peak = f"{format_rate(line.peak_flops_per_s, 'FLOP/s')} {line.element_type or ''}".rstrip()
+    return [
+        (("roofline  ", "dim"), (bound, "bold"), at),
+        (
+            ("peak      ", "dim"),
+            f"{peak}, {format_rate(line.peak_bytes_per_s, 'B/s')}",
+            (f": {result.peak.name}", "dim"),
+        ),
+        (("          ", "dim"), (result.peak.source, "dim")),
+    ]
+
+
+def _program_summary(result: BenchResult, console: Any) -> None:
+    _line(console, ("module    ", "dim"), (result.module, "bold"), ("  on ", "dim"), result.device)
+    for parts in (*_timing_lines(result), _work_line(result), *_peak_lines(result)):
+        _line(console, *parts)
+
+
+def _kernel_summary(result: BenchResult, console: Any) -> None:
+    if not result.per_kernel:
+        return
+    total = result.kernels_total_s
+    program = result.timing.median_s
+    ratio = f" ({total / program:.0%})" if program > 0 else ""
+    _line(
+        console,
+        ("kernels   ", "dim"),
+        f"{len(result.kernels)} timed alone, {len(result.skipped)} skipped",
+    )
+    _line(
+        console,
+        ("          sum ", "dim"),
+        (format_seconds(total), "bold"),
+        (" per run beside the program's ", "dim"),
+        (format_seconds(program), "bold"),
+        ratio,
+    )
+    if result.launch_s is not None:
+        _line(
+            console,
+            (
+                f"          each net of a {format_seconds(result.launch_s)} launch "
+                "(an empty module's time)",
+                "dim",
+            ),
+        )
+    profile = result.profile
+    if profile is None:
+        return
+    if profile.available:
+        _line(
+            console,
+            ("profile   ", "dim"),
+            "inside the program (a trace): kernels sum ",
+            (format_seconds(sum(profile.times.values())), "bold"),
+            (" per run; column 'in program'", "dim"),
+        )
+    else:
+        _line(console, ("profile   ", "dim"), (f"not available: {profile.reason}", "yellow"))
+
+
+def _notes(notes: list[str], console: Any) -> None:
+    from rich.text import Text
+
+    for note in dict.fromkeys(notes):
+        console.print(Text("note: " + printable(note), style="yellow"))
+
+
+def render_bench(
+    result: BenchResult, console: Any, *, wide: bool = False, top: int | None = None
+) -> None:
+    """The summary, then (with kernels) the kernel table and the skipped kernels."""
+    from rich.text import Text
+
+    _program_summary(result, console)
+    _kernel_summary(result, console)
+    _notes(result.notes, console)
+    rows = result.kernel_rows()
+    if rows:
+        shown = rows if top is None else rows[:top]
+        optional = list(_OPTIONAL)
+        if any(r.get("profile_s") is not None for r in rows):
+            optional.insert(0, "profile")
+        table, needed = _table(shown, KERNEL_COLUMNS, _ESSENTIAL, optional, console.width, wide)
+        console.print()
+        _print_table(console, table, needed if wide else 0)
+        if len(shown) < len(rows):
+            console.print(Text(f"({len(shown)} of {len(rows)} kernels shown)", style="dim"))
+    if result.skipped:
+        console.print()
+        console.print(Text(f"skipped {len(result.skipped)}:", style="bold"))
+        for skip in result.skipped:
+            console.print(
+                Text.assemble("  ", printable(skip.name), (": " + printable(skip.reason), "dim"))
+            )
+
+
+def render_comparison(comparison: BenchComparison, console: Any, labels: tuple[str, str]) -> None:
+    """A's and B's timings, then the verdict."""
+    from rich.text import Text
+
+    for name, result in (("A", comparison.a), ("B", comparison.b)):
+        console.print(
+            Text.assemble((f"{name}  ", "bold"), printable(labels[0 if name == "A" else 1]))
+        )
+        _program_summary(result, console)
+        console.print()
+    c = comparison.comparison
+    style = (
+        "bold green" if c.significant and c.ratio < 1 else "bold red" if c.significant else "bold"
+    )
+    console.print(Text(printable(c.verdict), style=style))
+    _notes(comparison.a.notes + comparison.b.notes, console)

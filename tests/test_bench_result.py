@@ -1,0 +1,105 @@
+"""``hloscope.bench(...)``: the JSON contract, the DataFrame, per-kernel times beside the
+program's, and kernel times read from a profiler trace."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from tests.conftest import SAMPLES
+from tests.frameworks_needed import needs_framework
+
+jax = needs_framework("jax")
+
+from hloscope.bench.api import CONTRACT_KEYS, KERNEL_KEYS, bench  # noqa: E402
+from hloscope.bench.compile import compile_module  # noqa: E402
+from hloscope.bench.extract import kernel_instructions  # noqa: E402
+from hloscope.bench.profile import kernel_times  # noqa: E402
+
+FUSED = SAMPLES / "hlo" / "fusion_refactor_fused.after_optimizations.txt"
+SPLIT = SAMPLES / "hlo" / "fusion_refactor_split.after_optimizations.txt"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("HLOSCOPE_CACHE", str(tmp_path_factory.getbasetemp() / "hloscope-cache"))
+
+
+@pytest.fixture(scope="module")
+def split_result(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HLOSCOPE_CACHE", str(tmp_path_factory.getbasetemp() / "hloscope-cache"))
+        yield bench(str(SPLIT), budget=0.5, per_kernel=True, kernel_budget=0.05)
+
+
+def test_the_json_has_exactly_the_contract_keys(split_result):
+    data = split_result.to_dict()
+    assert tuple(data) == CONTRACT_KEYS
+    assert set(data["roofline"]) == {"peak_flops_per_s", "peak_bytes_per_s", "bound"}
+    assert data["kernels"] and all(tuple(k) == KERNEL_KEYS for k in data["kernels"])
+    assert all(set(s) == {"name", "reason"} for s in data["skipped"])
+    json.dumps(data, allow_nan=False)  # no NaN or infinity sneaks in
+    assert data["module"] == "jit_split" and data["device"].startswith("cpu:")
+    assert data["min_s"] <= data["median_s"] <= data["p90_s"]
+    assert data["roofline"]["bound"] in ("compute", "memory")
+
+
+def test_every_kernel_is_timed_or_skipped_with_a_reason(split_result):
+    module = __import__("hloscope").parse(SPLIT)
+    names = {k.name for k in kernel_instructions(module)}
+    timed = {k.name for k in split_result.kernels}
+    skipped = {s.name: s.reason for s in split_result.skipped}
+    assert timed | set(skipped) == names and not timed & set(skipped)
+    assert any("host callback" in reason for reason in skipped.values())
+    shares = [k.share for k in split_result.kernels]
+    assert math.isclose(sum(shares), 1.0, rel_tol=1e-9)
+    # The sum of per-kernel times, what the summary shows beside the program's time.
+    assert split_result.kernels_total_s == pytest.approx(
+        sum(k.median_s * k.executions for k in split_result.kernels)
+    )
+    assert split_result.launch_s is not None and split_result.launch_s > 0
+
+
+def test_kernel_costs_are_the_fusion_reports(split_result):
+    from hloscope.analysis.fusions import fusion_report
+
+    report = {k.name: k for k in fusion_report(__import__("hloscope").parse(SPLIT)).kernels}
+    for kernel in split_result.kernels:
+        assert kernel.flops == report[kernel.name].cost.flops
+        assert kernel.bytes == report[kernel.name].cost.bytes_accessed
+        assert kernel.source == report[kernel.name].source
+
+
+def test_the_dataframe_has_one_row_per_kernel_slowest_first(split_result):
+    frame = split_result.to_dataframe()
+    assert len(frame) == len(split_result.kernels)
+    assert list(frame["total_s"]) == sorted(frame["total_s"], reverse=True)
+    assert {"name", "median_s", "share", "bytes_per_s", "bound", "source", "profile_s"} <= set(
+        frame
+    )
+    assert frame.attrs["program"]["median_s"] == split_result.median_s
+    program_only = bench(str(FUSED), budget=0.2).to_dataframe()
+    assert len(program_only) == 1 and program_only.loc[0, "module"] == "jit_fused"
+
+
+def test_kernel_times_from_a_trace_of_the_whole_program():
+    import hloscope
+
+    compiled = compile_module(hloscope.parse(FUSED), jax.devices("cpu")[0])
+    names = [k.name for k in kernel_instructions(compiled.optimized_module())]
+    found = kernel_times(compiled.workload(), names, runs=3)
+    # XLA's CPU runtime records each kernel it runs on its client threads, by name.
+    assert found.available, found.reason
+    assert set(found.times) <= set(names) and found.times
+    assert all(t > 0 for t in found.times.values())
+    assert any(plane.startswith("/host") for plane in found.planes)
+
+
+def test_profile_times_are_shown_beside_isolated_ones(split_result):
+    profile = split_result.profile
+    assert profile is not None and profile.available, profile
+    assert any(k.profile_s is not None for k in split_result.kernels)
+    frame = split_result.to_dataframe()
+    assert frame["profile_s"].notna().any()
