@@ -32,7 +32,7 @@ def _fields(module: hloscope.Module) -> list:
                     i._attr_text,
                     i._payload,
                     i.line,
-                    i._attr_col,
+                    i._attribute_column(),
                 )
                 for i in comp.instructions
             ],
@@ -134,3 +134,24 @@ def test_bulk_hands_back_what_it_cannot_read(monkeypatch, body):
     path = Path(pytest.importorskip("tempfile").mkdtemp()) / "m.hlo"
     path.write_text(text)
     assert _parse(path) == _careful(monkeypatch, path)
+
+
+def test_attribute_errors_point_at_the_same_column_on_both_paths(monkeypatch):
+    """The bulk path works an attribute's column out only when an error needs it: the column
+    is the careful path's."""
+    text = (
+        "HloModule m\nENTRY e {\n  p = f32[4,2]{1,0} parameter(0)\n"
+        "  ROOT t = f32[2,4]{1,0} transpose(p), dimensions={1,x}\n}\n"
+    )
+
+    def error_position() -> tuple[int | None, int | None]:
+        inst = hloscope.parse(text).entry.root
+        with pytest.raises(hloscope.HloParseError) as caught:
+            inst.attrs["dimensions"]
+        return caught.value.line, caught.value.column
+
+    bulk = error_position()
+    with monkeypatch.context() as patch:
+        patch.setattr(parser._ModuleParser, "_parse_body_bulk", lambda *args: None)
+        careful = error_position()
+    assert bulk == careful and bulk[0] == 4 and bulk[1] > text.split("\n")[3].index("dimensions")

@@ -191,7 +191,27 @@ class Instruction:
         return attrs
 
     def _attr_error(self, message: str, offset: int) -> HloParseError:
-        return self._error(message, self._attr_col + offset + 1)
+        return self._error(message, self._attribute_column() + offset + 1)
+
+    def _attribute_column(self) -> int:
+        """0-based column where the attribute text starts in its line (0: unknown).
+
+        The parser's bulk path leaves it for later (``-1``): only error messages need it, and
+        working it out for every line costs a tenth of the parse. It is then the line's length
+        less the attributes', the attributes running to the end of the line there.
+        """
+        column = self._attr_col
+        if column < 0:
+            column = 0
+            comp = self.computation
+            module = comp.module if comp is not None else None
+            source = module.source if module is not None else None
+            if source is not None:
+                line = source.line_text(self._line)
+                if line.endswith(self._attr_text):
+                    column = len(line) - len(self._attr_text)
+            self._attr_col = column
+        return column
 
     @property
     def attr_text(self) -> str:

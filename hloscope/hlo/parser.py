@@ -45,13 +45,13 @@ _FAST_INSTR = re.compile(
 )
 # One whole printed line, for the bulk path (:meth:`_ModuleParser._parse_body_bulk`): it starts
 # at the '\n' before the line (so a match can only begin at a line start) and ends at the line's
-# end; groups: the line, ROOT, name, shape (an array or a tuple), opcode, operands (plain names,
+# end; groups: ROOT, name, shape (an array or a tuple), opcode, operands (plain names,
 # else any other text: a constant's literal), attributes. No class matches '\n'.
 _BULK_LINE = re.compile(
-    r"\n([ \t]*(ROOT[ \t]+)?%?(" + _NAME + r")[ \t]+=[ \t]*"
+    r"\n[ \t]*(ROOT[ \t]+)?%?(" + _NAME + r")[ \t]+=[ \t]*"
     r"([a-z][a-z0-9_]*\[[^\]\n]*\](?:\{[^{}\n]*\})?|\((?:[^()\n]|\([^()\n]*\))*\))[ \t]+"
     r"(" + _NAME + r")\((?:(%?" + _NAME + r"(?:, ?%?" + _NAME + r")*)|([^()\"\n]*))\)"
-    r"(?:,[ \t]*([^\n]*))?)(?=\n)"
+    r"(?:,[ \t]*([^\n]*))?(?=\n)"
 )
 _PLAIN_OPERANDS = re.compile(r"%?" + _NAME + r"(?:, ?%?" + _NAME + r")*")
 _INDEX_COMMENTS = re.compile(r"/\*index=\d+\*/")
@@ -685,7 +685,7 @@ class _ModuleParser:
         pending: list[tuple[Instruction, list[str]]] = []
         root: Instruction | None = None
         number = i
-        for line, is_root, name, shape_text, opcode, inner, other, attr_text in found:
+        for is_root, name, shape_text, opcode, inner, other, attr_text in found:
             number += 1
             if attr_text and (
                 attr_text.count("{") != attr_text.count("}")
@@ -703,7 +703,7 @@ class _ModuleParser:
             inst._users = inst._shape = inst._attrs = inst._called = inst._metadata = None
             inst._line = number
             inst._attr_text = attr_text
-            inst._attr_col = len(line) - len(attr_text) if attr_text else 0
+            inst._attr_col = -1 if attr_text else 0  # worked out when an error needs it
             inst.computation = comp
             by_name[name] = inst
             instructions.append(inst)
@@ -1254,7 +1254,9 @@ class _ModuleParser:
                     raise self.error(
                         f"unexpected attribute {name!r} on {opcode} {inst.name!r}",
                         inst.line - 1,
-                        inst._attr_col + offset - len(name) if inst._attr_col else 1,
+                        inst._attribute_column() + offset - len(name)
+                        if inst._attribute_column()
+                        else 1,
                     )
         return True
 
@@ -1293,7 +1295,7 @@ class _ModuleParser:
         attr_text = inst.attr_text if not own else ", ".join(f"{n}={r}" for n, r in wrapped_attrs)
         wrapped = Instruction(
             stem, stem, shape.tuple_shapes[1].to_text(), attr_text, None, inst.line,
-            inst._attr_col if not own else 0,
+            inst._attribute_column() if not own else 0,
         )  # fmt: skip
         wrapped.operands = params
         for member in (*params, wrapped):
@@ -1363,7 +1365,8 @@ class _ModuleParser:
                 for m in _CALLED_NAMES.finditer(text):
                     for called in _NAME_LIST.findall(m.group(2)):
                         if called not in known:
-                            col = inst._attr_col + m.start(2) + 1 if inst._attr_col else 1
+                            start = inst._attribute_column()
+                            col = start + m.start(2) + 1 if start else 1
                             raise self.source.error(
                                 f"{m.group(1)} names unknown computation {called!r}", inst.line, col
                             )
