@@ -20,6 +20,8 @@ functions import them only when called (``pip install 'hloscope[jax]'`` or ``[tf
 error hloscope raises on purpose derives from :class:`HloscopeError`.
 """
 
+from typing import Any
+
 from ._version import __version__
 from .errors import HloscopeError
 from .stages import Stage
@@ -44,25 +46,59 @@ from .capture.target import ModuleChoice, Target, TargetError, TargetKind
 from .analysis.cost import module_cost
 from .analysis.diff import KernelDiff
 from .analysis.unsupported import CheckReport, Finding
-from .analysis.unsupported.error_text import ErrorExplanation, explain_error
-from .capture.jaxpr_lines import SourcedCapture, capture_with_sources
-from .analysis.explain import Explanation, explain
-from .analysis.passes import PassTimeline, pass_timeline
-from .analysis.recompiles import (
-    Cause,
-    CompileWatch,
-    Ledger,
-    ledger_of_dump,
-    ledger_of_target,
-    recompiles_of_script,
-    watch_compiles,
-)
 from ._api import check, diff, fusion_report, fusions
-from .bench.api import BenchComparison, BenchResult, bench
+from . import bench as _bench_package  # noqa: F401 - see bench() below
 from .render.html.notebook import install as _install_notebook_views
-from .render.html.report import Report, build_report, write_report
 
 _install_notebook_views()  # _repr_html_ for Capture, FusionReport, KernelDiff (Jupyter)
+
+# Loaded on first use: importing them all costs a third of a second (numpy, networkx, jinja2),
+# which every command-line call would pay. ``hloscope.NAME`` and ``from hloscope import NAME``
+# both work (PEP 562).
+_LAZY = {
+    "ErrorExplanation": "analysis.unsupported.error_text",
+    "explain_error": "analysis.unsupported.error_text",
+    "SourcedCapture": "capture.jaxpr_lines",
+    "capture_with_sources": "capture.jaxpr_lines",
+    "Explanation": "analysis.explain",
+    "explain": "analysis.explain",
+    "PassTimeline": "analysis.passes",
+    "pass_timeline": "analysis.passes",
+    "Cause": "analysis.recompiles",
+    "CompileWatch": "analysis.recompiles",
+    "Ledger": "analysis.recompiles",
+    "ledger_of_dump": "analysis.recompiles",
+    "ledger_of_target": "analysis.recompiles",
+    "recompiles_of_script": "analysis.recompiles",
+    "watch_compiles": "analysis.recompiles",
+    "BenchComparison": "bench.api",
+    "BenchResult": "bench.api",
+    "Report": "render.html.report",
+    "build_report": "render.html.report",
+    "write_report": "render.html.report",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hloscope' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def bench(target: Any, *args: Any, **options: Any) -> Any:
+    """Compile and time ``target`` on the default JAX device: see
+    :func:`hloscope.bench.api.bench` (a ``BenchResult``, or a ``BenchComparison`` with
+    ``vs=``). A function here, not the subpackage: the subpackage was imported above, so
+    importing its modules later does not rebind ``hloscope.bench``."""
+    from .bench.api import bench as run
+
+    return run(target, *args, **options)
+
 
 __all__ = [
     "__version__",
