@@ -558,7 +558,7 @@ class _Analysis:
         return cost
 
     def _default_read(self, inst: Instruction) -> int:
-        return sum(_size_of(op) for op in inst.operands)
+        return sum(map(_size_of, inst.operands))
 
     def _default(self, inst: Instruction, flops: int = 0, trans: int = 0, flag: str = "") -> Cost:
         return Cost.of(flops, trans, self._default_read(inst), _output_size_of(inst), flag)

@@ -9,7 +9,7 @@ detail stays reachable.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 # attributes imports only leaf modules (metadata, shape, opcodes), never this one.
@@ -21,7 +21,6 @@ from .shape import Shape, parse_shape
 
 # The metadata fields that locate an op, for :attr:`Instruction.location`'s quick read
 # (a backslash in the file name sends it to the full decoder, which unescapes).
-_STACK_FRAME_ID = re.compile(r"\bstack_frame_id=(\d+)")
 _DIGITS = re.compile(r"\d+")
 _NO_LOCATION = (0, "", 0)
 _OP_NAME = re.compile(r'\bop_name="([^"\\]*)"')
@@ -350,8 +349,17 @@ class Instruction:
             if "metadata=" not in text:
                 return _NO_LOCATION
             # Substring tests first: a regex search costs more than the test that skips it.
-            frame_id = _STACK_FRAME_ID.search(text) if "stack_frame_id=" in text else None
-            frame = int(frame_id.group(1)) if frame_id is not None else 0
+            frame = 0
+            at = text.find(" stack_frame_id=")
+            if at < 0:
+                at = text.find("{stack_frame_id=")
+            if at >= 0:
+                digits = _DIGITS.match(text, at + 16)
+                if digits is None:
+                    return self._decoded_location()
+                frame = int(digits.group())
+            elif "stack_frame_id=" in text:
+                return self._decoded_location()
             start = text.find(' source_file="')
             if start < 0:
                 start = text.find('{source_file="')
@@ -370,6 +378,10 @@ class Instruction:
             elif "source_file=" not in text and "source_line=" not in text:
                 return (frame, "", 0)
             md = self.metadata
+        return (md.stack_frame_id, md.source_file, md.source_line)
+
+    def _decoded_location(self) -> tuple[int, str, int]:
+        md = self.metadata
         return (md.stack_frame_id, md.source_file, md.source_line)
 
     @property
@@ -494,16 +506,20 @@ class Computation:
         return self._by_name[name]
 
     def _build_users(self) -> None:
-        for inst in self.instructions:
+        instructions = self.instructions
+        for inst in instructions:
             inst._users = []
-        for inst in self.instructions:
-            seen: set[int] = set()
-            for operand in inst.operands:
-                if id(operand) not in seen:  # one entry per user, as XLA's users() has
-                    seen.add(id(operand))
-                    if operand._users is None:  # operand from another computation (defensive)
-                        operand._users = []
-                    operand._users.append(inst)
+        for inst in instructions:
+            operands: Iterable[Instruction] = inst.operands
+            if not operands:
+                continue
+            if len(inst.operands) > 1:  # one entry per user, as XLA's users() has
+                operands = dict.fromkeys(operands)  # (by identity: no __eq__ here)
+            for operand in operands:
+                users = operand._users
+                if users is None:  # an operand from another computation (defensive)
+                    users = operand._users = []
+                users.append(inst)
 
     def get(self, name: str) -> Instruction | None:
         return self._by_name.get(name)
