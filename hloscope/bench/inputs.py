@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import HloscopeError
+from ..hlo.errors import DecodeError
+from ..hlo.literals import numpy_dtype as literal_dtype
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.model import Module
@@ -50,40 +52,6 @@ __all__ = [
 #: Random integers are drawn from [0, SAFE_INT_LIMIT).
 SAFE_INT_LIMIT = 8
 
-# HLO element type -> numpy dtype name; the narrow floats come from ml_dtypes.
-_NUMPY_NAMES: dict[str, str] = {
-    "pred": "bool",
-    "s8": "int8",
-    "s16": "int16",
-    "s32": "int32",
-    "s64": "int64",
-    "u8": "uint8",
-    "u16": "uint16",
-    "u32": "uint32",
-    "u64": "uint64",
-    "f16": "float16",
-    "f32": "float32",
-    "f64": "float64",
-    "c64": "complex64",
-    "c128": "complex128",
-}
-_ML_DTYPES: dict[str, str] = {
-    "bf16": "bfloat16",
-    "f8e5m2": "float8_e5m2",
-    "f8e4m3": "float8_e4m3",
-    "f8e4m3fn": "float8_e4m3fn",
-    "f8e4m3b11fnuz": "float8_e4m3b11fnuz",
-    "f8e5m2fnuz": "float8_e5m2fnuz",
-    "f8e4m3fnuz": "float8_e4m3fnuz",
-    "f8e3m4": "float8_e3m4",
-    "f8e8m0fnu": "float8_e8m0fnu",
-    "f4e2m1fn": "float4_e2m1fn",
-    "s4": "int4",
-    "u4": "uint4",
-    "s2": "int2",
-    "u2": "uint2",
-}
-
 
 class UnfeedableModule(HloscopeError):
     """A module whose entry takes something a list of arrays cannot give (a tuple, a token, a
@@ -91,18 +59,14 @@ class UnfeedableModule(HloscopeError):
 
 
 def numpy_dtype(element_type: str) -> np.dtype:
-    """The numpy dtype of an HLO element type (``bf16`` and the f8 types via ml_dtypes)."""
-    name = _NUMPY_NAMES.get(element_type)
-    if name is not None:
-        return np.dtype(name)
-    narrow = _ML_DTYPES.get(element_type)
-    if narrow is not None:
-        import ml_dtypes
-
-        found = getattr(ml_dtypes, narrow, None)
-        if found is not None:
-            return np.dtype(found)
-    raise UnfeedableModule(f"element type {element_type} has no numpy dtype to feed it with")
+    """The numpy dtype of an HLO element type (the parser's table: ``bf16``, the f8 and int4
+    types via ml_dtypes), or :class:`UnfeedableModule` for one that holds no data."""
+    try:
+        return literal_dtype(element_type)
+    except DecodeError:
+        raise UnfeedableModule(
+            f"element type {element_type} has no numpy dtype to feed it with"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
