@@ -9,6 +9,7 @@ tf.function), so those tests ask for it.
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
 
 import pytest
@@ -104,12 +105,22 @@ def test_text_is_grouped_by_function_one_line_per_finding(corpus):
     assert "fixes" in lines and any(line.startswith("  [1] ") for line in lines)
 
 
-def test_text_fits_the_terminal(corpus):
+@pytest.mark.parametrize("depth", [0, 6])
+def test_text_fits_the_terminal(corpus, tmp_path, depth):
+    # The headline names the target: a dump deep in a long path must lose the path's middle,
+    # not overflow the terminal (CI checks out the corpus under a longer path than a laptop).
+    target = callbacks(corpus)
+    if depth:
+        deep = tmp_path.joinpath(*[f"a-rather-long-folder-name-{i}" for i in range(depth)])
+        shutil.copytree(target, deep / target.name)
+        target = deep / target.name
     result = CliRunner().invoke(
-        cli, ["check", str(callbacks(corpus)), "--platform", "tpu"], env={"COLUMNS": "72"}
+        cli, ["check", str(target), "--platform", "tpu"], env={"COLUMNS": "72"}
     )
     assert result.exit_code == 3
-    assert max(len(line) for line in result.stdout.splitlines()) <= 72
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 72
+    assert lines[0].startswith("hloscope check: ") and lines[0].endswith("jax_callbacks for tpu")
 
 
 def test_control_characters_in_the_hlo_are_escaped(tmp_path):

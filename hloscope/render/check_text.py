@@ -77,21 +77,19 @@ def verdict(report: CheckReport) -> str:
 def check_lines(report: CheckReport, width: int = 100) -> list[str]:
     """The report as lines of at most ``width`` characters (the fixes and notes wrap)."""
     width = max(width, _MIN_WIDTH)
-    lines = [_clean(f"hloscope check: {report.program} for {report.platform}")]
+    lines = [_headline(report, width)]
     if report.proxy:
-        lines.append(
-            _clean(
-                f"PROXY: no {report.platform} registrations here; the check used another "
-                "platform's as a stand-in (see the notes)"
-            )
+        proxy = (
+            f"PROXY: no {report.platform} registrations here; the check used another "
+            "platform's as a stand-in (see the notes)"
         )
+        lines.extend(_wrapped(_clean(proxy), width, "", "       "))
     fixes: dict[str, int] = {}
     groups = report.by_function()
     widths = _column_widths(report.findings, width)
     for function, findings in groups.items():
-        lines.append(
-            _clean(function if function != TOP_LEVEL else f"{TOP_LEVEL} (the checked function)")
-        )
+        heading = function if function != TOP_LEVEL else f"{TOP_LEVEL} (the checked function)"
+        lines.append(shorten_middle(_clean(heading), width))
         for finding in findings:
             number = (
                 fixes.setdefault(finding.suggestion, len(fixes) + 1) if finding.suggestion else 0
@@ -105,8 +103,15 @@ def check_lines(report: CheckReport, width: int = 100) -> list[str]:
             lines.extend(_wrapped(f"[{number}] {_clean(advice)}", width, _INDENT, _INDENT + "    "))
     for note in report.notes:
         lines.extend(_wrapped(f"note: {_clean(note)}", width, "", "      "))
-    lines.append(_clean(verdict(report)))
+    lines.extend(_wrapped(_clean(verdict(report)), width, "", "  "))
     return lines
+
+
+def _headline(report: CheckReport, width: int) -> str:
+    """``hloscope check: PROGRAM for PLATFORM``; a long path loses its middle, never its end."""
+    head, tail = "hloscope check: ", f" for {_clean(report.platform)}"
+    room = max(width - len(head) - len(tail), 8)
+    return head + shorten_middle(_clean(report.program), room) + tail
 
 
 def _column_widths(findings: Iterable[Finding], width: int) -> dict[str, int]:
