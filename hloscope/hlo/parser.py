@@ -16,8 +16,11 @@ slower, bracket-aware path. Errors are always :class:`~hloscope.hlo.errors.HloPa
 from __future__ import annotations
 
 import errno
+import operator
 import os
 import re
+from collections.abc import Iterator
+from itertools import chain, compress
 from pathlib import Path
 
 from . import _lex
@@ -53,6 +56,8 @@ _BULK_LINE = re.compile(
     r"(" + _NAME + r")\((?:(%?" + _NAME + r"(?:, ?%?" + _NAME + r")*)|([^()\"\n]*))\)"
     r"(?:,[ \t]*([^\n]*))?(?=\n)"
 )
+_FOUND_OPCODE = operator.itemgetter(3)  # of a _BULK_LINE match's groups
+_KNOWN_OPCODES = frozenset(OPCODES)
 _PLAIN_OPERANDS = re.compile(r"%?" + _NAME + r"(?:, ?%?" + _NAME + r")*")
 _INDEX_COMMENTS = re.compile(r"/\*index=\d+\*/")
 # What may follow '=' in an instruction: a shape (``f32[``, ``s32 [``, ``(``, ``b(``) or an
@@ -675,8 +680,9 @@ class _ModuleParser:
         found = _BULK_LINE.findall(text, offset - 1, close + 1)
         if len(found) != n_lines or n_lines == 0:
             return None
+        if not _KNOWN_OPCODES.issuperset(map(_FOUND_OPCODE, found)):
+            return None  # async sugar and unknown opcodes take the careful path
         new = Instruction.__new__
-        opcodes = OPCODES
         payload_opcodes = _PAYLOAD_OPCODES
         compact = _COMPACT_STATEMENT.search
         plain = _PLAIN_OPERANDS.fullmatch
@@ -693,8 +699,6 @@ class _ModuleParser:
                 or "ROOT" in attr_text
                 or ("[" in attr_text and compact(attr_text) is not None)
             ):
-                return None
-            if opcode not in opcodes or name in by_name:
                 return None
             inst = new(Instruction)
             inst.name = name
@@ -723,7 +727,7 @@ class _ModuleParser:
                 if inner:
                     names = inner.replace("%", "").replace(" ", "").split(",")
                     try:
-                        inst.operands = [by_name[n] for n in names]
+                        inst.operands = list(map(by_name.__getitem__, names))
                     except KeyError:
                         inst.operands = []
                         pending.append((inst, names))
@@ -733,9 +737,11 @@ class _ModuleParser:
                 if root is not None:
                     return None
                 root = inst
+        if len(by_name) != n_lines:
+            return None  # a name defined twice: the careful path says where
         for inst, names in pending:
             try:
-                inst.operands = [by_name[n] for n in names]
+                inst.operands = list(map(by_name.__getitem__, names))
             except KeyError:
                 return None
         self._parse_closer(comp, closer, self.lines[closer].strip())
@@ -1342,9 +1348,9 @@ class _ModuleParser:
             )
             return m.group()[: m.start(2) - m.start()] + names
 
-        for inst in module.instructions():
+        for inst in _possible_callers(module):
             text = inst._attr_text
-            if inst.opcode in _NON_CALLER_OPCODES or not text or "=" not in text:
+            if not text or "=" not in text:
                 continue
             new_text = _CALLED_NAMES.sub(rename, text)
             if new_text != text:
@@ -1355,21 +1361,18 @@ class _ModuleParser:
     def _check_called_computations(self, module: Module) -> None:
         """Every computation an instruction calls must exist (XLA rejects the module otherwise)."""
         known = module.computations_by_name
-        for comp in module.computations:
-            for inst in comp.instructions:
-                if inst.opcode in _NON_CALLER_OPCODES:
-                    continue
-                text = inst._attr_text
-                if not text or "=" not in text:
-                    continue
-                for m in _CALLED_NAMES.finditer(text):
-                    for called in _NAME_LIST.findall(m.group(2)):
-                        if called not in known:
-                            start = inst._attribute_column()
-                            col = start + m.start(2) + 1 if start else 1
-                            raise self.source.error(
-                                f"{m.group(1)} names unknown computation {called!r}", inst.line, col
-                            )
+        for inst in _possible_callers(module):
+            text = inst._attr_text
+            if not text or "=" not in text:
+                continue
+            for m in _CALLED_NAMES.finditer(text):
+                for called in _NAME_LIST.findall(m.group(2)):
+                    if called not in known:
+                        start = inst._attribute_column()
+                        col = start + m.start(2) + 1 if start else 1
+                        raise self.source.error(
+                            f"{m.group(1)} names unknown computation {called!r}", inst.line, col
+                        )
 
 
 _ASYNC_OPCODE = {"-start": "async-start", "-update": "async-update", "-done": "async-done"}
@@ -1481,6 +1484,22 @@ _CALLED_NAMES = re.compile(
 )
 # Opcodes that never call a computation (the check skips them; unknown opcodes are checked).
 _NON_CALLER_OPCODES = frozenset(OPCODES) - CALLER_OPCODES
+_OPCODE_OF = operator.attrgetter("opcode")
+_NAME_OF = operator.attrgetter("name")
+
+
+def _all_instructions(module: Module) -> Iterator[Instruction]:
+    return chain.from_iterable(c.instructions for c in module.computations)
+
+
+def _possible_callers(module: Module) -> Iterator[Instruction]:
+    """The instructions that may call a computation (unknown opcodes too), picked in C: a loop
+    in Python over every instruction costs more than the checks that follow."""
+    everything = list(_all_instructions(module))
+    non_callers = map(_NON_CALLER_OPCODES.__contains__, map(_OPCODE_OF, everything))
+    return compress(everything, map(operator.not_, non_callers))
+
+
 _NAME_LIST = re.compile(r"%?(" + _NAME + r")")
 
 
@@ -1510,15 +1529,20 @@ def _maybe_unbalanced(text: str) -> bool:
     ) and _balance(text) != 0
 
 
-_ZERO_SUFFIX = re.compile(r"^(.*)\.(-?0\d*)$", re.M)
+_ZERO_SUFFIX = re.compile(r"\.(-?0\d*)$", re.M)
 
 
 def _zero_suffix_collision(names: list[str], name_set: set[str]) -> bool:
     """Distinct names give distinct (base, number) pairs, except when a numeric suffix starts
     with 0: ``x.0`` is (x, 0) like ``x``, and ``x.05`` is (x, 5) like ``x.5``."""
+    joined = "\n".join(names)
     canonical_seen: set[str] = set()
-    for m in _ZERO_SUFFIX.finditer("\n".join(names)):
-        base, digits = m.groups()
+    # The regex starts at the dot, not at each line (a line-anchored '(.*)' tried at every
+    # character cost a twentieth of a parse); the base is the line up to that dot.
+    for m in _ZERO_SUFFIX.finditer(joined):
+        dot = m.start()
+        base = joined[joined.rfind("\n", 0, dot) + 1 : dot]
+        digits = m.group(1)
         number = int(digits)
         canonical = f"{base}.{number}" if number else base
         if canonical in name_set or canonical in canonical_seen:
@@ -1535,7 +1559,7 @@ def _uniquify_names(module: Module) -> None:
     ``x.0`` (the lowest free number for that base name), and so on. Printed dumps are already
     unique, so this only changes hand-written text; doing it keeps names equal to XLA's.
     """
-    names = [inst.name for comp in module.computations for inst in comp.instructions]
+    names = list(map(_NAME_OF, _all_instructions(module)))
     name_set = set(names)
     if len(name_set) == len(names) and not _zero_suffix_collision(names, name_set):
         return  # nothing would be renamed
