@@ -11,9 +11,11 @@ command quietly.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import os
 import sys
+import threading
 from typing import NoReturn
 
 import click
@@ -144,3 +146,28 @@ def main() -> None:
         sys.exit(130)
     except BrokenPipeError:
         _quiet_broken_pipe()
+    except SystemExit as done:
+        _exit_now(done)
+
+
+def _exit_now(done: SystemExit) -> NoReturn:
+    """End the process once the command is done, without freeing its objects one by one.
+
+    Interpreter shutdown deallocates every object left alive, and a command's module is
+    millions of them: a second after ``fusions`` on a 54 MB module has printed its last line,
+    and two for ``diff``. Nothing is lost by skipping that: output is flushed here and the
+    ``atexit`` handlers (temporary folders, library clean-ups) still run. Where another
+    thread is still running, the normal exit waits for it as usual.
+    """
+    code = done.code
+    if code is not None and not isinstance(code, int):
+        raise done  # a message for SystemExit to print: Python's own way is the right one
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+    if threading.active_count() > 1:
+        raise done
+    atexit._run_exitfuncs()
+    os._exit(code or 0)
