@@ -49,8 +49,8 @@ def test_the_parse_hands_its_objects_to_the_oldest_generation(collector_on):
     # that scans every object the parse made and moves them one generation up only.
     gc.collect()
     module = hloscope.parse(TEXT)
+    instructions = module.entry.instructions  # a body is built on first use, also paused
     oldest = {id(o) for o in gc.get_objects(generation=2)}
-    instructions = module.entry.instructions
     assert len(instructions) == 2001
     assert all(id(inst) in oldest for inst in instructions)
     assert gc.get_freeze_count() == 0  # moved, not left frozen

@@ -112,6 +112,11 @@ def test_bulk_equals_careful_on_the_corpus(monkeypatch):
         "  p = f32[4] parameter(0)\n  n = f32[4] negate(p)\n  n = f32[4] negate(p)\n",
         "  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(x)\n",
         "  p = f32[4] parameter(0)\n\n  ROOT n = f32[4] negate(p)\n",
+        "  p = f32[4] parameter(0)\n  ROOT c = f32[4] call(p), to_apply=nowhere\n",
+        "  p = f32[4] parameter(0)\n  n = f32[4] negate(p), backend_config={a={\n"
+        "  ROOT m = f32[4] negate(n), x=}\n",
+        "  p = f32[4] parameter(0)\n  n = f32[4] negate(p), x=n2=f32[4] negate(p)\n"
+        "  ROOT m = f32[4] negate(n)\n",
     ],
     ids=[
         "plain",
@@ -124,6 +129,9 @@ def test_bulk_equals_careful_on_the_corpus(monkeypatch):
         "repeated-name",
         "undefined-operand",
         "blank-line",
+        "unknown-callee",
+        "braces-closed-a-line-later",
+        "compact-second-statement",
     ],
 )
 def test_bulk_hands_back_what_it_cannot_read(monkeypatch, body):
@@ -155,3 +163,40 @@ def test_attribute_errors_point_at_the_same_column_on_both_paths(monkeypatch):
         patch.setattr(parser._ModuleParser, "_parse_body_bulk", lambda *args: None)
         careful = error_position()
     assert bulk == careful and bulk[0] == 4 and bulk[1] > text.split("\n")[3].index("dimensions")
+
+
+def test_bodies_are_built_on_first_use():
+    """A checked body stays text until its instructions are asked for; its opcodes and source
+    locations are read without building it, and equal what the built instructions say."""
+    module = hloscope.parse(SAMPLES / "hlo" / "transformer_train.after_optimizations.txt")
+    unbuilt = [c for c in module.computations if c._body is not None]
+    assert len(unbuilt) > len(module.computations) // 2
+    for comp in unbuilt:
+        opcodes, locations = comp.opcodes(), comp.locations()
+        assert comp._body is not None  # still text
+        assert opcodes == [i.opcode for i in comp.instructions]
+        assert locations == [i.location for i in comp.instructions]
+        assert comp._body is None and comp.root is comp.instructions[-1] or comp.root.name
+    assert any(loc != (0, "", 0) for comp in unbuilt for loc in comp.locations())
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda c: c.instructions,
+        lambda c: c.root,
+        lambda c: c.get("x"),
+        lambda c: c.instruction("x"),
+        lambda c: list(c),
+        lambda c: c.parameters,
+    ],
+    ids=["instructions", "root", "get", "instruction", "iter", "parameters"],
+)
+def test_every_way_into_a_body_builds_it(use):
+    text = "HloModule m\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT y = f32[4] negate(x)\n}\n"
+    comp = hloscope.parse(text).entry
+    assert comp._body is not None and len(comp) == 2 and comp  # counted, still text
+    use(comp)
+    assert comp._body is None
+    assert [i.name for i in comp.instructions] == ["x", "y"] and comp.root.name == "y"
+    assert comp.root.operands == [comp.instruction("x")]

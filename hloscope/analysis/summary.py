@@ -8,17 +8,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from operator import attrgetter
 
 from ..hlo._gc import gc_paused
-from ..hlo.model import Instruction, Module
+from ..hlo.model import Module
 from ..hlo.opcodes import category_of
 
 __all__ = ["ModuleSummary", "ParameterInfo", "summarize"]
 
-_OPCODE = attrgetter("opcode")
-_LOCATION = Instruction.location.fget  # (0, "", 0) for an op without metadata
-_NO_LOCATION = (0, "", 0)
+_NO_LOCATION = (0, "", 0)  # what Instruction.location says of an op without metadata
 
 
 @dataclass(slots=True)
@@ -73,14 +70,19 @@ def summarize(module: Module) -> ModuleSummary:
     total = 0
     # Counting in C (map over the attribute) where a per-op Python loop would take a second on
     # a 400k-instruction module; the category of an op is its opcode's, so counted per opcode.
+    # Opcodes and locations come from Computation.opcodes()/location_counts(), which read a body
+    # the parser has not built into Instructions yet without building it; only computations
+    # holding a fusion or a custom call are built, for their attributes.
     for comp in module.computations:
-        instructions = comp.instructions
-        total += len(instructions)
+        opcodes = comp.opcodes()
+        total += len(opcodes)
         if comp.name not in fused:
-            outside += len(instructions)
-        by_opcode.update(map(_OPCODE, instructions))
-        locations.update(map(_LOCATION, instructions))
-        for inst in instructions:
+            outside += len(opcodes)
+        by_opcode.update(opcodes)
+        locations.update(comp.location_counts())
+        if "fusion" not in opcodes and "custom-call" not in opcodes:
+            continue
+        for inst in comp.instructions:
             opcode = inst.opcode
             if opcode == "fusion":
                 fusions[inst.fusion_kind or "?"] += 1

@@ -8,11 +8,15 @@ detail stays reachable.
 
 from __future__ import annotations
 
+import operator
 import re
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 # attributes imports only leaf modules (metadata, shape, opcodes), never this one.
+from ._gc import paused_gc
 from .attributes import Attributes, read_metadata
 from .errors import DecodeError, HloParseError
 from .metadata import EMPTY_METADATA, Metadata, StackFrame
@@ -80,6 +84,102 @@ class SourceText:
         return HloParseError(
             message, path=self.path, line=line, column=column, source_line=self.line_text(line)
         )
+
+
+def quick_location(text: str) -> tuple[int, str, int] | None:
+    """``(stack_frame_id, source_file, source_line)`` read from an instruction's attribute text
+    with ``str.find`` alone, or None where only the metadata decoder can tell (an escape in the
+    file name, fields out of XLA's printed order). See :attr:`Instruction.location`."""
+    if "metadata=" not in text:
+        return _NO_LOCATION
+    # Substring tests first: a regex search costs more than the test that skips it.
+    frame = 0
+    at = text.find(" stack_frame_id=")
+    if at < 0:
+        at = text.find("{stack_frame_id=")
+    if at >= 0:
+        digits = _DIGITS.match(text, at + 16)
+        if digits is None:
+            return None
+        frame = int(digits.group())
+    elif "stack_frame_id=" in text:
+        return None
+    if "source_" not in text:
+        return (frame, "", 0)  # what JAX prints today: the frame id alone (one scan, not four)
+    start = text.find(' source_file="')
+    if start < 0:
+        start = text.find('{source_file="')
+    if start >= 0:
+        start += 14
+        end = text.find('"', start)
+        file = text[start:end]
+        if end > 0 and "\\" not in file:
+            if text.startswith(" source_line=", end + 1):
+                digits = _DIGITS.match(text, end + 14)
+                if digits is not None:
+                    return (frame, file, int(digits.group()))
+            elif "source_line=" not in text:
+                return (frame, file, 0)
+        return None
+    if "source_file=" not in text and "source_line=" not in text:
+        return (frame, "", 0)
+    return None
+
+
+_SINGLE_CALL = re.compile(
+    r"(?:^|, )(?:" + "|".join(CALLED_COMPUTATION_ATTRS) + r")=%?([A-Za-z_][\w.\-]*)(?=,|$)"
+)
+
+
+def _single_called_name(text: str) -> str | None:
+    """The computation of ``calls=f`` (or ``to_apply=f``...) when it is the only one named and
+    sits at the top level of the attributes, before any string; else None (split them all).
+    Splitting a fusion's attributes to find its one callee cost more than the rest of a
+    summary."""
+    m = _SINGLE_CALL.search(text)
+    if m is None:
+        return None
+    before = text[: m.start()]
+    if '"' in before or before.count("{") != before.count("}") or "(" in before:
+        return None
+    if sum(text.count(key + "=") for key in CALLED_COMPUTATION_ATTRS) != 1:
+        return None  # another callee attribute (or the word in a string): split them all
+    return m.group(1)
+
+
+_FRAME_ID = re.compile(r"stack_frame_id=(\d+)")  # a literal start: searched at memchr speed
+
+
+def quick_location_counts(texts: Sequence[str]) -> Counter[tuple[int, str, int]] | None:
+    """How many of these attribute texts have each :func:`quick_location`, counted over their
+    joined text in C, or None where that count could differ from the one-by-one answer.
+
+    It holds for what JAX prints (``metadata={op_name=... stack_frame_id=N}``): no
+    ``source_file``/``source_line`` fields, and at most one frame id per op, inside its
+    metadata. Anything else is None, and the caller counts op by op.
+    """
+    joined = "\n".join(texts)
+    if "source_" in joined:
+        return None
+    frames = _FRAME_ID.findall(joined)
+    everywhere = joined.count("stack_frame_id=")
+    if len(frames) != everywhere:
+        return None  # a frame id without digits
+    if frames:
+        if everywhere != joined.count(" stack_frame_id=") + joined.count("{stack_frame_id="):
+            return None  # a frame id not after ' ' or '{'
+        with_frame = list(map(operator.contains, texts, repeat("stack_frame_id=")))
+        if sum(with_frame) != len(frames):
+            return None  # two on one line
+        with_metadata = map(operator.contains, texts, repeat("metadata="))
+        if any(map(operator.gt, with_frame, with_metadata)):
+            return None  # a frame id outside any metadata
+    counts: Counter[tuple[int, str, int]] = Counter()
+    for frame, count in Counter(frames).items():
+        counts[(int(frame), "", 0)] += count
+    if len(texts) > len(frames):
+        counts[_NO_LOCATION] += len(texts) - len(frames)
+    return counts
 
 
 class Instruction:
@@ -261,6 +361,15 @@ class Instruction:
         """``kLoop``/``kInput``/``kOutput``/``kCustom`` for a fusion, else ``None``."""
         if self.opcode != "fusion":
             return None
+        if self._attrs is None:
+            # XLA prints 'kind=kLoop' first: read it off the text when nothing before it can
+            # hide another 'kind=' (a string or a brace), without splitting every attribute.
+            text = self._attr_text
+            if text.startswith("kind=k") and text.count("kind=") == 1:
+                end = text.find(",")
+                kind = text[5:end] if end >= 0 else text[5:]
+                if kind.isalnum():
+                    return kind
         return self.attrs.get("kind")
 
     @property
@@ -343,44 +452,10 @@ class Instruction:
         unsure of (an escape in the file name, fields out of XLA's printed order) goes to the
         full decoder, so the answer is always the decoded metadata's.
         """
-        md = self._metadata
-        if md is None:
-            text = self._attr_text
-            if "metadata=" not in text:
-                return _NO_LOCATION
-            # Substring tests first: a regex search costs more than the test that skips it.
-            frame = 0
-            at = text.find(" stack_frame_id=")
-            if at < 0:
-                at = text.find("{stack_frame_id=")
-            if at >= 0:
-                digits = _DIGITS.match(text, at + 16)
-                if digits is None:
-                    return self._decoded_location()
-                frame = int(digits.group())
-            elif "stack_frame_id=" in text:
-                return self._decoded_location()
-            start = text.find(' source_file="')
-            if start < 0:
-                start = text.find('{source_file="')
-            if start >= 0:
-                # str.find, not a regex: this runs for every op of a report.
-                start += 14
-                end = text.find('"', start)
-                file = text[start:end]
-                if end > 0 and "\\" not in file:
-                    if text.startswith(" source_line=", end + 1):
-                        digits = _DIGITS.match(text, end + 14)
-                        if digits is not None:
-                            return (frame, file, int(digits.group()))
-                    elif "source_line=" not in text:
-                        return (frame, file, 0)
-            elif "source_file=" not in text and "source_line=" not in text:
-                return (frame, "", 0)
-            md = self.metadata
-        return (md.stack_frame_id, md.source_file, md.source_line)
-
-    def _decoded_location(self) -> tuple[int, str, int]:
+        if self._metadata is None:
+            quick = quick_location(self._attr_text)
+            if quick is not None:
+                return quick
         md = self.metadata
         return (md.stack_frame_id, md.source_file, md.source_line)
 
@@ -429,6 +504,11 @@ class Instruction:
         text = self._attr_text
         if not text or "=" not in text:
             return out
+        quick = _single_called_name(text)
+        if quick is not None:
+            found = module.computations_by_name.get(quick)
+            if found is not None:
+                return [found]
         attrs = None
         for key in CALLED_COMPUTATION_ATTRS:
             if key + "=" not in text:  # cheap test before splitting the attributes
@@ -464,13 +544,17 @@ class Instruction:
         return instruction_to_text(self, percent=percent)
 
 
+_OPCODE_OF = operator.attrgetter("opcode")
+_LOCATION_OF = Instruction.location.fget
+
+
 class Computation:
     """A named list of instructions with one root: the entry, a fused body, a reducer..."""
 
     __slots__ = (
         "name",
-        "instructions",
-        "root",
+        "_instructions",
+        "_root",
         "is_entry",
         "module",
         "execution_thread",
@@ -478,13 +562,14 @@ class Computation:
         "expanded_from",
         "_by_name",
         "_line",
+        "_body",
         "__weakref__",
     )
 
     def __init__(self, name: str, is_entry: bool = False, line: int = 0) -> None:
         self.name = name
-        self.instructions: list[Instruction] = []
-        self.root: Instruction | None = None
+        self._instructions: list[Instruction] = []
+        self._root: Instruction | None = None
         self.is_entry = is_entry
         self.module: Module | None = None
         self.execution_thread: str | None = None
@@ -494,6 +579,69 @@ class Computation:
         self.expanded_from: Instruction | None = None
         self._by_name: dict[str, Instruction] = {}
         self._line = line
+        # A body the parser has read and checked but not turned into Instruction objects yet
+        # (see ``instructions``): anything with ``build(computation)``, ``opcodes()`` and
+        # ``attribute_texts()``. None once built, and for bodies made some other way.
+        self._body: Any = None
+
+    # --- the body, built on first use ---------------------------------------------------
+    # A plainly printed body is checked at parse time as a whole (names, operands, opcodes,
+    # called computations) but its Instruction objects are made when first asked for: a
+    # summary counts opcodes and source files of a 400k-instruction module without making
+    # any, and a report that reads only the entry makes only that.
+    @property
+    def instructions(self) -> list[Instruction]:
+        """The instructions in the order of the text."""
+        if self._body is not None:
+            self._build()
+        return self._instructions
+
+    @instructions.setter
+    def instructions(self, instructions: list[Instruction]) -> None:
+        self._body = None
+        self._instructions = instructions
+
+    @property
+    def root(self) -> Instruction | None:
+        """The ``ROOT`` instruction (the last one where none is marked)."""
+        if self._body is not None:
+            self._build()
+        return self._root
+
+    @root.setter
+    def root(self, root: Instruction | None) -> None:
+        self._root = root
+
+    def _build(self) -> None:
+        body, self._body = self._body, None
+        # Many long-lived objects at once, as in the parse: made with the collector paused
+        # and handed to the oldest generation, or young collections would scan them all.
+        with paused_gc():
+            body.build(self)
+
+    def opcodes(self) -> list[str]:
+        """The opcode of each instruction, in order, without building the instructions."""
+        if self._body is not None:
+            return self._body.opcodes()
+        return list(map(_OPCODE_OF, self._instructions))
+
+    def location_counts(self) -> Counter[tuple[int, str, int]]:
+        """How many instructions have each :attr:`Instruction.location`, counted from the
+        text where the body is not built yet (a tenth of the time of reading each op)."""
+        if self._body is not None:
+            counts = quick_location_counts(self._body.attribute_texts())
+            if counts is not None:
+                return counts
+        return Counter(self.locations())
+
+    def locations(self) -> list[tuple[int, str, int]]:
+        """:attr:`Instruction.location` of each instruction, in order; read from the text
+        without building the instructions unless some metadata needs the decoder."""
+        if self._body is not None:
+            quick = list(map(quick_location, self._body.attribute_texts()))
+            if None not in quick:
+                return quick  # type: ignore[return-value]
+        return list(map(_LOCATION_OF, self.instructions))
 
     @property
     def parameters(self) -> list[Instruction]:
@@ -503,6 +651,8 @@ class Computation:
         return params
 
     def instruction(self, name: str) -> Instruction:
+        if self._body is not None:
+            self._build()
         return self._by_name[name]
 
     def _build_users(self) -> None:
@@ -522,13 +672,17 @@ class Computation:
                 users.append(inst)
 
     def get(self, name: str) -> Instruction | None:
+        if self._body is not None:
+            self._build()
         return self._by_name.get(name)
 
     def __iter__(self) -> Iterator[Instruction]:
         return iter(self.instructions)
 
     def __len__(self) -> int:
-        return len(self.instructions)
+        if self._body is not None:
+            return len(self._body.names())  # counted without building
+        return len(self._instructions)
 
     @property
     def line(self) -> int:
@@ -618,10 +772,13 @@ class Module:
     def fusion_computations(self) -> list[Computation]:
         """Computations called by ``fusion`` instructions."""
         seen: dict[str, Computation] = {}
-        for inst in self.instructions():
-            if inst.opcode == "fusion":
-                for called in inst.called_computations:
-                    seen.setdefault(called.name, called)
+        for comp in self.computations:
+            if "fusion" not in comp.opcodes():
+                continue  # most computations (the fused ones) are not built to find that out
+            for inst in comp.instructions:
+                if inst.opcode == "fusion":
+                    for called in inst.called_computations:
+                        seen.setdefault(called.name, called)
         return list(seen.values())
 
     def stack_frames(self, frame_id: int) -> list[StackFrame]:

@@ -20,7 +20,7 @@ import operator
 import os
 import re
 from collections.abc import Iterator
-from itertools import chain, compress
+from itertools import chain, compress, repeat
 from pathlib import Path
 
 from . import _lex
@@ -458,7 +458,7 @@ class _ModuleParser:
                 "module has no computations",
                 min(end, len(lines)) - 1 if end > self.start else self.start,
             )
-        module.entry = entry_seen or module.computations[-1]
+        module.entry = entry_seen if entry_seen is not None else module.computations[-1]
         module.entry.is_entry = True
         if not module.name:
             module.name = "module_" + module.entry.name  # what XLA calls a headerless module
@@ -680,74 +680,12 @@ class _ModuleParser:
         found = _BULK_LINE.findall(text, offset - 1, close + 1)
         if len(found) != n_lines or n_lines == 0:
             return None
-        if not _KNOWN_OPCODES.issuperset(map(_FOUND_OPCODE, found)):
-            return None  # async sugar and unknown opcodes take the careful path
-        new = Instruction.__new__
-        payload_opcodes = _PAYLOAD_OPCODES
-        compact = _COMPACT_STATEMENT.search
-        plain = _PLAIN_OPERANDS.fullmatch
-        instructions: list[Instruction] = []
-        by_name: dict[str, Instruction] = {}
-        pending: list[tuple[Instruction, list[str]]] = []
-        root: Instruction | None = None
-        number = i
-        for is_root, name, shape_text, opcode, inner, other, attr_text in found:
-            number += 1
-            if attr_text and (
-                attr_text.count("{") != attr_text.count("}")
-                or " = " in attr_text
-                or "ROOT" in attr_text
-                or ("[" in attr_text and compact(attr_text) is not None)
-            ):
-                return None
-            inst = new(Instruction)
-            inst.name = name
-            inst.opcode = opcode
-            inst._shape_text = shape_text
-            inst._users = inst._shape = inst._attrs = inst._called = inst._metadata = None
-            inst._line = number
-            inst._attr_text = attr_text
-            inst._attr_col = -1 if attr_text else 0  # worked out when an error needs it
-            inst.computation = comp
-            by_name[name] = inst
-            instructions.append(inst)
-            if opcode in payload_opcodes:
-                inst._payload = inner or other
-                inst.operands = []
-            else:
-                inst._payload = None
-                if other:
-                    # The printer numbers long operand lists ('a, /*index=5*/f, ...'); anything
-                    # else (operands with shapes, nested ops) takes the careful path.
-                    if "/*" not in other:
-                        return None
-                    inner = _INDEX_COMMENTS.sub("", other)
-                    if plain(inner) is None:
-                        return None
-                if inner:
-                    names = inner.replace("%", "").replace(" ", "").split(",")
-                    try:
-                        inst.operands = list(map(by_name.__getitem__, names))
-                    except KeyError:
-                        inst.operands = []
-                        pending.append((inst, names))
-                else:
-                    inst.operands = []
-            if is_root:
-                if root is not None:
-                    return None
-                root = inst
-        if len(by_name) != n_lines:
-            return None  # a name defined twice: the careful path says where
-        for inst, names in pending:
-            try:
-                inst.operands = list(map(by_name.__getitem__, names))
-            except KeyError:
-                return None
+        body = _BulkBody.checked(found, i + 1)
+        if body is None:
+            return None
         self._parse_closer(comp, closer, self.lines[closer].strip())
-        comp.instructions = instructions
-        comp._by_name = by_name
-        comp.root = root if root is not None else instructions[-1]
+        comp._body = body
+        comp._instructions = []  # made by body.build on first use
         return closer + 1
 
     def _parse_body(self, comp: Computation, i: int) -> int:
@@ -1361,7 +1299,17 @@ class _ModuleParser:
     def _check_called_computations(self, module: Module) -> None:
         """Every computation an instruction calls must exist (XLA rejects the module otherwise)."""
         known = module.computations_by_name
-        for inst in _possible_callers(module):
+        for comp in module.computations:
+            body = comp._body
+            if body is None:
+                continue
+            # Unbuilt bodies: the attribute texts of their possible callers, without making
+            # Instructions; the instructions are made only to say where a name is unknown.
+            opcodes = body.opcodes()
+            texts = compress(body.attribute_texts(), map(operator.not_, map(_NOT_CALLER, opcodes)))
+            if any(_unknown_callee(text, known) for text in texts):
+                comp.instructions  # noqa: B018 - built, so the loop below finds the position
+        for inst in _possible_callers(module, built_only=True):
             text = inst._attr_text
             if not text or "=" not in text:
                 continue
@@ -1484,20 +1432,39 @@ _CALLED_NAMES = re.compile(
 )
 # Opcodes that never call a computation (the check skips them; unknown opcodes are checked).
 _NON_CALLER_OPCODES = frozenset(OPCODES) - CALLER_OPCODES
+_NOT_CALLER = _NON_CALLER_OPCODES.__contains__
+_IS_NOT_PAYLOAD = frozenset(OPCODES).difference(_PAYLOAD_OPCODES).__contains__
 _OPCODE_OF = operator.attrgetter("opcode")
 _NAME_OF = operator.attrgetter("name")
 
 
-def _all_instructions(module: Module) -> Iterator[Instruction]:
-    return chain.from_iterable(c.instructions for c in module.computations)
+def _names_of(comp: Computation) -> list[str]:
+    """Instruction names of ``comp`` in order, without building an unbuilt body."""
+    body = comp._body
+    return body.names() if body is not None else list(map(_NAME_OF, comp._instructions))
 
 
-def _possible_callers(module: Module) -> Iterator[Instruction]:
+def _possible_callers(module: Module, built_only: bool = False) -> Iterator[Instruction]:
     """The instructions that may call a computation (unknown opcodes too), picked in C: a loop
-    in Python over every instruction costs more than the checks that follow."""
-    everything = list(_all_instructions(module))
-    non_callers = map(_NON_CALLER_OPCODES.__contains__, map(_OPCODE_OF, everything))
+    in Python over every instruction costs more than the checks that follow. ``built_only``
+    leaves out the bodies not built yet."""
+    computations = module.computations
+    if built_only:
+        computations = [c for c in computations if c._body is None]
+    everything = list(chain.from_iterable(c.instructions for c in computations))
+    non_callers = map(_NOT_CALLER, map(_OPCODE_OF, everything))
     return compress(everything, map(operator.not_, non_callers))
+
+
+def _unknown_callee(text: str, known: dict[str, Computation]) -> bool:
+    """Does this attribute text name a computation that is not in ``known``?"""
+    if not text or "=" not in text:
+        return False
+    for m in _CALLED_NAMES.finditer(text):
+        for called in _NAME_LIST.findall(m.group(2)):
+            if called not in known:
+                return True
+    return False
 
 
 _NAME_LIST = re.compile(r"%?(" + _NAME + r")")
@@ -1559,7 +1526,7 @@ def _uniquify_names(module: Module) -> None:
     ``x.0`` (the lowest free number for that base name), and so on. Printed dumps are already
     unique, so this only changes hand-written text; doing it keeps names equal to XLA's.
     """
-    names = list(map(_NAME_OF, _all_instructions(module)))
+    names = list(chain.from_iterable(map(_names_of, module.computations)))
     name_set = set(names)
     if len(name_set) == len(names) and not _zero_suffix_collision(names, name_set):
         return  # nothing would be renamed
@@ -1600,3 +1567,128 @@ def _uniquify_names(module: Module) -> None:
             renamed = True
         if renamed:
             comp._by_name = {inst.name: inst for inst in comp.instructions}
+
+
+# What every statement squeezed into another's attributes holds ('n=f32[4] ...', 'n=(...'):
+# searched first, as '=' is rare where whitespace (where _COMPACT_STATEMENT starts) is not.
+_EQUALS_SHAPE = re.compile(r"=[ \t]*(?:[a-z][a-z0-9]*\[|\()")
+
+
+class _BulkBody:
+    """A plainly printed body, checked as a whole and built into Instructions on first use.
+
+    It keeps the ``_BULK_LINE`` matches as columns, one tuple per group (ROOT, name, shape,
+    opcode, operands, operands in another form, attributes), so that opcodes, names and
+    attribute texts are there without building anything. :meth:`checked` refuses, with None,
+    any body the careful path must read (it alone gives the file:line:column of an error),
+    so building never fails.
+    """
+
+    __slots__ = ("columns", "first_line")
+
+    def __init__(self, columns: list[tuple[str, ...]], first_line: int) -> None:
+        self.columns = columns
+        self.first_line = first_line
+
+    @classmethod
+    def checked(cls, found: list[tuple[str, ...]], first_line: int) -> _BulkBody | None:
+        """The body, if every line is one instruction XLA's printer could have written: known
+        opcodes, unique names, defined operands, at most one ROOT, and attributes with balanced
+        braces and no second statement squeezed after them. Each test runs over a whole column
+        in C: a loop in Python over the lines cost more than the regex that found them."""
+        columns = list(zip(*found))
+        roots, names, _, opcodes, inners, others, attrs = columns
+        n = len(names)
+        if not _KNOWN_OPCODES.issuperset(opcodes):
+            return None  # async sugar and unknown opcodes take the careful path
+        defined = set(names)
+        if len(defined) != n:
+            return None  # a name defined twice: the careful path says where
+        if n - roots.count("") > 1:
+            return None
+        joined = "\n".join(attrs)
+        if " = " in joined or "ROOT" in joined:
+            return None
+        if _EQUALS_SHAPE.search(joined) is not None and _COMPACT_STATEMENT.search(joined):
+            return None
+        if "{" in joined and list(map(str.count, attrs, repeat("{"))) != list(
+            map(str.count, attrs, repeat("}"))
+        ):
+            return None
+        if "parameter" in opcodes or "constant" in opcodes:
+            not_payload = list(map(_IS_NOT_PAYLOAD, opcodes))
+            used = list(compress(inners, not_payload))
+            others = tuple(compress(others, not_payload))
+        else:
+            used = list(inners)
+        if any(others):
+            # The printer numbers long operand lists ('a, /*index=5*/f, ...'); anything else
+            # (operands with shapes, nested ops) takes the careful path. Joined with ', ', the
+            # lists are plain together exactly when each one is.
+            numbered = list(filter(None, others))
+            if not all(map(operator.contains, numbered, repeat("/*"))):
+                return None
+            plain = _INDEX_COMMENTS.sub("", ", ".join(numbered))
+            if _PLAIN_OPERANDS.fullmatch(plain) is None:
+                return None
+            used.append(plain)
+        operand_lists = ",".join(used).replace("%", "").replace(" ", "").split(",")
+        if not defined.issuperset(filter(None, operand_lists)):
+            return None  # an undefined operand: the careful path says where
+        return cls(columns, first_line)
+
+    def opcodes(self) -> list[str]:
+        return list(self.columns[3])
+
+    def attribute_texts(self) -> tuple[str, ...]:
+        return self.columns[6]
+
+    def names(self) -> tuple[str, ...]:
+        return self.columns[1]
+
+    def build(self, comp: Computation) -> None:
+        """Make the Instruction objects (slots set directly: ``__init__`` would cost a third
+        more), resolve operands, and install them, the name table and the root in ``comp``."""
+        new = Instruction.__new__
+        payload_opcodes = _PAYLOAD_OPCODES
+        instructions: list[Instruction] = []
+        by_name: dict[str, Instruction] = {}
+        pending: list[tuple[Instruction, list[str]]] = []
+        root: Instruction | None = None
+        number = self.first_line
+        for is_root, name, shape_text, opcode, inner, other, attr_text in zip(*self.columns):
+            inst = new(Instruction)
+            inst.name = name
+            inst.opcode = opcode
+            inst._shape_text = shape_text
+            inst._users = inst._shape = inst._attrs = inst._called = inst._metadata = None
+            inst._line = number
+            number += 1
+            inst._attr_text = attr_text
+            inst._attr_col = -1 if attr_text else 0  # worked out when an error needs it
+            inst.computation = comp
+            by_name[name] = inst
+            instructions.append(inst)
+            if is_root:
+                root = inst
+            if opcode in payload_opcodes:
+                inst._payload = inner or other
+                inst.operands = []
+                continue
+            inst._payload = None
+            if other:
+                inner = _INDEX_COMMENTS.sub("", other)
+            if inner:
+                names = inner.replace("%", "").replace(" ", "").split(",")
+                try:
+                    inst.operands = list(map(by_name.__getitem__, names))
+                except KeyError:  # used before its line: resolved below
+                    inst.operands = []
+                    pending.append((inst, names))
+            else:
+                inst.operands = []
+        for inst, names in pending:
+            inst.operands = list(map(by_name.__getitem__, names))
+        comp._instructions = instructions
+        comp._by_name = by_name
+        comp._root = root if root is not None else instructions[-1]
