@@ -1,6 +1,6 @@
 """hloscope at XLA's scale: a module of tens or hundreds of MB, read and analysed end to end.
 
-    python benchmarks/bench_scale.py [PATH ...] [--layers 48] [--repeat 3]
+    python benchmarks/bench_scale.py [PATH ...] [--layers 48] [--repeat 3] [--only COMMAND]
 
 Each PATH is an optimized HLO module; without one, the 48-layer transformer train step of
 ``samples/regenerate.py --big PATH --big-layers 48`` (54 MB, 402k instructions) is generated
@@ -79,7 +79,7 @@ def run_child(args: list[str]) -> tuple[float, int]:
     return time.perf_counter() - start, usage.ru_maxrss * 1024
 
 
-def bench_commands(path: Path, repeat: int) -> None:
+def bench_commands(path: Path, repeat: int, only: list[str] | None = None) -> None:
     """The commands, each in a fresh interpreter. Run before this process reads any module: a
     child's ``ru_maxrss`` starts from the parent's own peak (fork copies it), so the parent
     must still be small."""
@@ -93,6 +93,8 @@ def bench_commands(path: Path, repeat: int) -> None:
             "diff A A": ["diff", str(path), str(path)],
         }
         for label, args in commands.items():
+            if only and label.split()[0] not in only:
+                continue
             seconds, peak = min(run_child(args) for _ in range(max(1, repeat // 2)))
             print(
                 f"  {label:9s} {seconds:7.2f} s wall (target {TARGETS[label]:.0f} s on 54 MB), "
@@ -122,12 +124,19 @@ def main() -> None:
     parser.add_argument("paths", nargs="*", type=Path)
     parser.add_argument("--layers", type=int, default=48)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=["summary", "fusions", "graph", "diff", "parse"],
+        help="measure only these (repeatable); the 200 MB module: --only fusions --only diff",
+    )
     args = parser.parse_args()
     paths = args.paths or [generated(args.layers)]
     for path in paths:
-        bench_commands(path, args.repeat)
-    for path in paths:
-        bench_parse(path, args.repeat)
+        bench_commands(path, args.repeat, args.only)
+    if not args.only or "parse" in args.only:
+        for path in paths:
+            bench_parse(path, args.repeat)
 
 
 if __name__ == "__main__":

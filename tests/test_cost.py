@@ -18,8 +18,10 @@ from corpus_files import parsed
 import hloscope
 from hloscope.analysis.cost import (
     Cost,
+    CostWarning,
     computation_cost,
     instruction_cost,
+    instruction_costs,
     kernel_computations,
     module_cost,
     shape_size,
@@ -608,3 +610,23 @@ def test_public_jax_cost_analysis_agrees() -> None:
     module = hloscope.parse(compiled.as_text())
     assert_close(ours(module_cost(module).total), dict(expected), rel=1e-5)
     assert module_cost(module).total.flops >= 2 * 32 * 64 * 16
+
+
+def test_equal_costs_are_one_object_and_flags_are_still_listed():
+    # A deep model repeats its shapes thousands of times: the analysis keeps one Cost per
+    # distinct value. The walk that lists flagged ops is skipped only while none is flagged.
+    text = (
+        "HloModule m\nENTRY e {\n  p = f32[8]{0} parameter(0)\n"
+        "  a = f32[8]{0} add(p, p)\n  b = f32[8]{0} add(a, a)\n"
+        "  t = f32[] dot(p, p), lhs_contracting_dims={3}, rhs_contracting_dims={0}\n"
+        "  ROOT r = (f32[8]{0}, f32[]) tuple(b, t)\n}\n"
+    )
+    module = hloscope.parse(text)
+    cost_of = instruction_costs(module)
+    a, b = module.entry.get("a"), module.entry.get("b")
+    assert cost_of(a) == cost_of(b) and cost_of(a) is cost_of(b)
+    with pytest.warns(CostWarning):
+        flagged = module_cost(module).flagged
+    assert [f.name for f in flagged] == ["t"]
+    fixed = text.replace("lhs_contracting_dims={3}", "lhs_contracting_dims={0}")
+    assert module_cost(hloscope.parse(fixed)).flagged == []

@@ -472,11 +472,24 @@ CustomCallRule = Literal["boundary", "xla"]
 class _Analysis:
     """Costs of one module's instructions and computations, computed once and cached."""
 
-    __slots__ = ("custom_calls", "trip_counts", "_inst", "_comp", "_pending", "__weakref__")
+    __slots__ = (
+        "custom_calls",
+        "trip_counts",
+        "flagged",
+        "_pool",
+        "_inst",
+        "_comp",
+        "_pending",
+        "__weakref__",
+    )
 
     def __init__(self, custom_calls: CustomCallRule = "boundary", trip_counts: bool = False):
         self.custom_calls = custom_calls
         self.trip_counts = trip_counts
+        # How many instructions costed so far carry a flag: while none does, a report need
+        # not walk every fused op to list them.
+        self.flagged = 0
+        self._pool: dict[Cost, Cost] = {}
         self._inst: dict[int, tuple[Instruction, Cost]] = {}
         self._comp: dict[int, tuple[Computation, Cost]] = {}
         # Computations whose costing has begun but not ended: asked for again, they call
@@ -554,7 +567,12 @@ class _Analysis:
             # (an operand list too short for the op, say), so that no HLO the parser accepted
             # makes a report fail.
             cost = _malformed_cost(inst, f"cannot apply the {inst.opcode} rule ({e})")
+        # Ops of one shape cost the same, and a deep model repeats its shapes thousands of
+        # times: one Cost object per distinct value keeps a 400k-op analysis small.
+        cost = self._pool.setdefault(cost, cost)
         self._inst[id(inst)] = (inst, cost)
+        if cost.flag:
+            self.flagged += 1
         return cost
 
     def _default_read(self, inst: Instruction) -> int:
@@ -1523,7 +1541,11 @@ def module_cost(module: Module, *, custom_calls: CustomCallRule = "boundary") ->
     per_comp = {c.name: analysis.computation(c) for c in comps}
     flagged: list[FlaggedOp] = []
     unknown_trips: list[str] = []
+    # Every op these computations reach is costed by now: with no flag among them, only the
+    # loops need a look (walking every fused op of a 400k-op module costs a quarter second).
     for comp in comps:
+        if not analysis.flagged and "while" not in comp.opcodes():
+            continue
         for inst in comp.instructions:
             op = inst.opcode
             if op == "while" and known_trip_count(inst) is None:
