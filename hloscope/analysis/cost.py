@@ -490,8 +490,10 @@ class _Analysis:
         # not walk every fused op to list them.
         self.flagged = 0
         self._pool: dict[Cost, Cost] = {}
-        self._inst: dict[int, tuple[Instruction, Cost]] = {}
-        self._comp: dict[int, tuple[Computation, Cost]] = {}
+        # Keyed by the objects themselves (hashed by identity): an id() key needed the object
+        # beside the cost to tell a reused id, a tuple per op that held a fifth of the memory.
+        self._inst: dict[Instruction, Cost] = {}
+        self._comp: dict[Computation, Cost] = {}
         # Computations whose costing has begun but not ended: asked for again, they call
         # themselves (not valid HLO, which the parser does not check).
         self._pending: set[int] = set()
@@ -505,9 +507,9 @@ class _Analysis:
         so everything ``comp`` reaches is costed first, callees before callers: each rule
         then finds its callees' costs already cached.
         """
-        hit = self._comp.get(id(comp))
-        if hit is not None and hit[0] is comp:
-            return hit[1]
+        hit = self._comp.get(comp)
+        if hit is not None:
+            return hit
         if id(comp) in self._pending:
             message = f"computation {comp.name} calls itself: costed as 0"
             warnings.warn(
@@ -520,15 +522,14 @@ class _Analysis:
         self._pending.update(id(c) for c in order)
         try:
             for callee in order:
-                self._comp[id(callee)] = (callee, self._sum(callee))
+                self._comp[callee] = self._sum(callee)
                 self._pending.discard(id(callee))
         finally:
             self._pending.difference_update(id(c) for c in order)
-        return self._comp[id(comp)][1]
+        return self._comp[comp]
 
     def _is_cached(self, comp: Computation) -> bool:
-        hit = self._comp.get(id(comp))
-        return hit is not None and hit[0] is comp
+        return comp in self._comp
 
     def _sum(self, comp: Computation) -> Cost:
         flops = trans = read = written = accessed = 0
@@ -553,9 +554,9 @@ class _Analysis:
 
     # --- instructions ---------------------------------------------------------------------
     def instruction(self, inst: Instruction) -> Cost:
-        hit = self._inst.get(id(inst))
-        if hit is not None and hit[0] is inst:
-            return hit[1]
+        hit = self._inst.get(inst)
+        if hit is not None:
+            return hit
         try:
             cost = self._compute(inst)
         except HloscopeError:
@@ -570,7 +571,7 @@ class _Analysis:
         # Ops of one shape cost the same, and a deep model repeats its shapes thousands of
         # times: one Cost object per distinct value keeps a 400k-op analysis small.
         cost = self._pool.setdefault(cost, cost)
-        self._inst[id(inst)] = (inst, cost)
+        self._inst[inst] = cost
         if cost.flag:
             self.flagged += 1
         return cost
