@@ -772,7 +772,7 @@ def _by_opcodes(side: DiffSide, kernel_ops: list[list[int]], k: int) -> Hashable
 def _shared(a: Counter[Any], b: Counter[Any]) -> int:
     """The size of the multiset intersection of ``a`` and ``b`` (``Counter.__and__`` builds the
     intersection; this only counts it)."""
-    if a == b:  # a model's repeated blocks: compared in C, no per-key loop
+    if dict.__eq__(a, b):  # a model's repeated blocks, compared in C (Counter.__eq__ is not)
         return sum(a.values())
     if len(b) < len(a):
         a, b = b, a
