@@ -200,3 +200,39 @@ def test_every_way_into_a_body_builds_it(use):
     assert comp._body is None
     assert [i.name for i in comp.instructions] == ["x", "y"] and comp.root.name == "y"
     assert comp.root.operands == [comp.instruction("x")]
+
+
+def test_threads_asking_for_one_body_get_one_set_of_instructions():
+    """Two threads reaching an unbuilt body at once: neither sees it empty, and both get the
+    same Instruction objects (one build, not two)."""
+    import sys
+
+    path = SAMPLES / "hlo" / "transformer_train.after_optimizations.txt"
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often, inside a build too
+    try:
+        for _ in range(5):
+            _race_for_bodies(hloscope.parse(path))
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def _race_for_bodies(module: hloscope.Module) -> None:
+    import threading
+
+    comps = [c for c in module.computations if c._body is not None]
+    seen: list[list[list[int]]] = [[], []]
+    start = threading.Barrier(2)
+
+    def read(slot: int) -> None:
+        start.wait()
+        for comp in comps:
+            seen[slot].append([id(i) for i in comp.instructions])
+
+    threads = [threading.Thread(target=read, args=(n,)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen[0] == seen[1]
+    assert all(len(ids) == len(comp) > 0 for ids, comp in zip(seen[0], comps))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 import re
+import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import repeat
@@ -546,6 +547,7 @@ class Instruction:
 
 _OPCODE_OF = operator.attrgetter("opcode")
 _LOCATION_OF = Instruction.location.fget
+_BUILD_LOCK = threading.RLock()  # see Computation._build
 
 
 class Computation:
@@ -613,23 +615,31 @@ class Computation:
         self._root = root
 
     def _build(self) -> None:
-        body, self._body = self._body, None
-        # Many long-lived objects at once, as in the parse: made with the collector paused
-        # and handed to the oldest generation, or young collections would scan them all.
-        with paused_gc():
-            body.build(self)
+        # One builder at a time, and the body let go only once built: a second thread asking
+        # meanwhile waits here instead of seeing an empty list or making twin objects.
+        with _BUILD_LOCK:
+            body = self._body
+            if body is None:
+                return
+            # Many long-lived objects at once, as in the parse: made with the collector paused
+            # and handed to the oldest generation, or young collections would scan them all.
+            with paused_gc():
+                body.build(self)
+            self._body = None
 
     def opcodes(self) -> list[str]:
         """The opcode of each instruction, in order, without building the instructions."""
-        if self._body is not None:
-            return self._body.opcodes()
+        body = self._body  # read once: another thread may build it meanwhile
+        if body is not None:
+            return body.opcodes()
         return list(map(_OPCODE_OF, self._instructions))
 
     def location_counts(self) -> Counter[tuple[int, str, int]]:
         """How many instructions have each :attr:`Instruction.location`, counted from the
         text where the body is not built yet (a tenth of the time of reading each op)."""
-        if self._body is not None:
-            counts = quick_location_counts(self._body.attribute_texts())
+        body = self._body
+        if body is not None:
+            counts = quick_location_counts(body.attribute_texts())
             if counts is not None:
                 return counts
         return Counter(self.locations())
@@ -637,8 +647,9 @@ class Computation:
     def locations(self) -> list[tuple[int, str, int]]:
         """:attr:`Instruction.location` of each instruction, in order; read from the text
         without building the instructions unless some metadata needs the decoder."""
-        if self._body is not None:
-            quick = list(map(quick_location, self._body.attribute_texts()))
+        body = self._body
+        if body is not None:
+            quick = list(map(quick_location, body.attribute_texts()))
             if None not in quick:
                 return quick  # type: ignore[return-value]
         return list(map(_LOCATION_OF, self.instructions))
@@ -680,8 +691,9 @@ class Computation:
         return iter(self.instructions)
 
     def __len__(self) -> int:
-        if self._body is not None:
-            return len(self._body.names())  # counted without building
+        body = self._body
+        if body is not None:
+            return len(body.names())  # counted without building
         return len(self._instructions)
 
     @property
