@@ -114,3 +114,15 @@ def test_the_single_callee_read_steps_aside(text):
 def test_the_single_callee_read_finds_the_plain_form():
     assert _single_called_name("kind=kLoop, calls=%fused_computation.3") == "fused_computation.3"
     assert _single_called_name("dimensions={0}, to_apply=add, metadata={}") == "add"
+
+
+def test_the_summary_builds_only_what_holds_fusions_or_custom_calls():
+    module = hloscope.parse(SAMPLES / "hlo" / "transformer_train.after_optimizations.txt")
+    summarize(module)
+    built = [c for c in module.computations if c._body is None]
+    unbuilt = [c for c in module.computations if c._body is not None]
+    assert unbuilt and len(built) < len(module.computations) // 4
+    assert all({"fusion", "custom-call"} & set(c.opcodes()) or c is module.entry for c in built)
+    comp = unbuilt[0]
+    comp.location_counts()
+    assert comp._body is not None  # counted from the text

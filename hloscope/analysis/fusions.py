@@ -317,20 +317,12 @@ class _Sources:
         self._by_name: dict[str, str] = {}
 
     def __call__(self, inst: Instruction) -> str:
-        # What Instruction.stack reads: the frame table entry, else the metadata's location
-        # (read without decoding the whole metadata: most ops share a known key).
-        key = inst.location
-        if key in self._by_stack:
-            where = self._by_stack[key]
-        else:
-            where = self._by_stack[key] = stack_source(inst.stack)
-        if where is None or (not where and self._function):
-            return self._by_op_name(inst)
-        return where
+        return self.many((inst,))[0]
 
     def many(self, members: Sequence[Instruction]) -> list[str]:
-        """``[self(m) for m in members]``, with the keys read in one pass (a kernel's ops
-        mostly share a few stacks, found in the cache)."""
+        """Where each of ``members`` came from. The key is what Instruction.stack reads (the
+        frame table entry, else the metadata's location), read without decoding the whole
+        metadata; a kernel's ops mostly share a few stacks, found in the cache."""
         by_stack = self._by_stack
         out = []
         for inst, key in zip(members, map(_LOCATION_OF, members)):
