@@ -72,7 +72,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter, deque
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -769,6 +769,12 @@ def _by_opcodes(side: DiffSide, kernel_ops: list[list[int]], k: int) -> Hashable
     return (kern.opcode, kern.kind, kern.backend_kind, tuple(ops), tuple(names))
 
 
+def _single_best(scores: Sequence[tuple[int, ...]]) -> int | None:
+    """The index of the highest score, or None when it is tied."""
+    best = max(scores)
+    return scores.index(best) if scores.count(best) == 1 else None
+
+
 def _shared(a: Counter[Any], b: Counter[Any]) -> int:
     """The size of the multiset intersection of ``a`` and ``b`` (``Counter.__and__`` builds the
     intersection; this only counts it)."""
@@ -943,24 +949,20 @@ class _Matcher:
     def _decided(self, bucket: tuple[list[int], list[int]]) -> list[tuple[int, int]]:
         """The pairs of a bucket in which each kernel is the other's single best candidate."""
         free_a, free_b = self._free_in(bucket)
+        if not free_a or not free_b:
+            return []
         if len(free_a) == 1 and len(free_b) == 1:
             return [(free_a[0], free_b[0])]
-        best_a: dict[int, tuple[tuple[int, ...], int, int]] = {}  # ka -> (score, kb, count)
-        best_b: dict[int, tuple[tuple[int, ...], int, int]] = {}
-        for ka in free_a:
-            for kb in free_b:
-                score = self._score(ka, kb)
-                for best, mine, other in ((best_a, ka, kb), (best_b, kb, ka)):
-                    held = best.get(mine)
-                    if held is None or score > held[0]:
-                        best[mine] = (score, other, 1)
-                    elif score == held[0]:
-                        best[mine] = (score, held[1], held[2] + 1)
-        return [
-            (ka, kb)
-            for ka, (_, kb, count) in best_a.items()
-            if count == 1 and best_b[kb][1] == ka and best_b[kb][2] == 1
-        ]
+        rows = [self._row_scores(ka, free_b) for ka in free_a]
+        # Each kernel's single best candidate, or None on a tie: max, count and index run in
+        # C over a row (a column for B) instead of a dict update per pair.
+        best_of_b = [_single_best(column) for column in zip(*rows)]
+        pairs = []
+        for i, row in enumerate(rows):
+            j = _single_best(row)
+            if j is not None and best_of_b[j] == i:
+                pairs.append((free_a[i], free_b[j]))
+        return pairs
 
     def _nearest(self, bucket: tuple[list[int], list[int]]) -> tuple[int, int]:
         """The best-scoring pair of a bucket, ties broken by the closest schedule positions."""
@@ -980,24 +982,34 @@ class _Matcher:
         3. the fused ops (opcode and shape) they share;
         4. 1 when their kind, shape and cost are all equal.
         """
+        return self._row_scores(ka, (kb,))[0]
+
+    def _row_scores(self, ka: int, kbs: Iterable[int]) -> list[tuple[int, int, int, int]]:
+        """:meth:`_score` of ``ka`` against each of ``kbs``. The partners of ka's neighbours
+        are looked up once for the row: a deep model's buckets score millions of pairs."""
         fa, fb = self.facts_a, self.facts_b
-        fixed = self._fixed_scores.get((ka, kb))
-        if fixed is None:  # what does not change as kernels get paired, worked out once
-            fixed = self._fixed_scores[(ka, kb)] = (
-                _shared(fa.params[ka], fb.params[kb]),
-                _shared(fa.io_shapes[ka], fb.io_shapes[kb]),
-                _shared(fa.op_shapes[ka], fb.op_shapes[kb]),
-                int(fa.structure[ka] == fb.structure[kb]),
-            )
-        params, shapes, ops, same = fixed
-        operands = params
-        partner = self.partner_a
-        get = partner.get
-        for near_a, near_b in ((fa.producers, fb.producers), (fa.consumers, fb.consumers)):
-            # Neighbours of ka whose partner neighbours kb (map in C: this runs millions of
-            # times on a deep model; an unpaired neighbour maps to None, in no set).
-            operands += sum(map(near_b[kb].__contains__, map(get, near_a[ka])))
-        return operands, shapes, ops, same
+        get = self.partner_a.get
+        # Neighbours of ka that have a partner (an unpaired one agrees with nothing).
+        producers = [p for p in map(get, fa.producers[ka]) if p is not None]
+        consumers = [c for c in map(get, fa.consumers[ka]) if c is not None]
+        fixed_scores = self._fixed_scores
+        out = []
+        for kb in kbs:
+            fixed = fixed_scores.get((ka, kb))
+            if fixed is None:  # what does not change as kernels get paired, worked out once
+                fixed = fixed_scores[(ka, kb)] = (
+                    _shared(fa.params[ka], fb.params[kb]),
+                    _shared(fa.io_shapes[ka], fb.io_shapes[kb]),
+                    _shared(fa.op_shapes[ka], fb.op_shapes[kb]),
+                    int(fa.structure[ka] == fb.structure[kb]),
+                )
+            operands = fixed[0]
+            if producers:  # counted in C: whose partner is among kb's neighbours
+                operands += sum(map(fb.producers[kb].__contains__, producers))
+            if consumers:
+                operands += sum(map(fb.consumers[kb].__contains__, consumers))
+            out.append((operands, fixed[1], fixed[2], fixed[3]))
+        return out
 
     def _settle(self, ka: int, kb: int) -> None:
         """Make ``ka`` and ``kb`` partners and pair their ops, most alike first. Ops left over
