@@ -68,7 +68,7 @@ from __future__ import annotations
 import warnings
 import weakref
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from math import gcd
@@ -77,8 +77,9 @@ from typing import TYPE_CHECKING, Literal
 from ..errors import HloscopeError
 from ..hlo._gc import gc_paused
 from ..hlo.attributes import ConvDimLabels, WindowDimension
-from ..hlo.opcodes import category_of
+from ..hlo.opcodes import OPCODES, category_of
 from ..hlo.shape import Shape
+from ..hlo.structure import structure_id
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.model import Computation, Instruction, Module
@@ -91,6 +92,7 @@ __all__ = [
     "module_cost",
     "instruction_cost",
     "instruction_costs",
+    "body_costs",
     "computation_cost",
     "control_flow_cost",
     "kernel_computations",
@@ -150,6 +152,11 @@ ZERO_COST_OPCODES: frozenset[str] = frozenset(
 
 # Elementwise-category opcodes that XLA does not price as one FLOP per element.
 _NOT_ELEMENTWISE_FLOPS = frozenset({"map"})
+
+# Opcodes XLA prices at one FLOP (or transcendental) per output element.
+_ONE_FLOP_PER_ELEMENT = frozenset(
+    op for op, info in OPCODES.items() if info.category == "elementwise"
+).difference(_NOT_ELEMENTWISE_FLOPS)
 
 # Opcodes XLA prices with the default rule (bytes of operands and result, no FLOPs).
 _DEFAULT_OPCODES = frozenset(
@@ -400,17 +407,23 @@ def shape_size(shape: Shape) -> int:
     return size
 
 
+# The caches are keyed by the shape as written; an instruction whose text leaves its shape out
+# (the shape inferred) has no key and is sized on its own.
+
+
 def _size_of(inst: Instruction) -> int:
-    text = inst.shape_text
+    text = inst._shape_text
     size = _size_cache.get(text)
     if size is None:
-        size = _size_cache[text] = shape_size(inst.shape)
+        size = shape_size(inst.shape)
+        if text:
+            _size_cache[text] = size
     return size
 
 
 def _output_size_of(inst: Instruction) -> int:
     """Bytes an instruction writes by default: a tuple result counts its array leaves."""
-    text = inst.shape_text
+    text = inst._shape_text
     size = _output_size_cache.get(text)
     if size is None:
         shape = inst.shape
@@ -418,7 +431,8 @@ def _output_size_of(inst: Instruction) -> int:
             size = sum(shape_size(leaf) for leaf in shape.leaves() if not leaf.is_tuple)
         else:
             size = shape_size(shape)
-        _output_size_cache[text] = size
+        if text:
+            _output_size_cache[text] = size
     return size
 
 
@@ -429,10 +443,12 @@ def _elements(shape: Shape) -> int:
 
 
 def _elements_of(inst: Instruction) -> int:
-    text = inst.shape_text
+    text = inst._shape_text
     n = _elements_cache.get(text)
     if n is None:
-        n = _elements_cache[text] = _elements(inst.shape)
+        n = _elements(inst.shape)
+        if text:
+            _elements_cache[text] = n
     return n
 
 
@@ -480,6 +496,9 @@ class _Analysis:
         "_inst",
         "_comp",
         "_pending",
+        "_alike",
+        "_alike_fusions",
+        "_alike_bodies",
         "__weakref__",
     )
 
@@ -489,7 +508,8 @@ class _Analysis:
         # How many instructions costed so far carry a flag: while none does, a report need
         # not walk every fused op to list them.
         self.flagged = 0
-        self._pool: dict[Cost, Cost] = {}
+        self._pool: dict[tuple[int, int, int, int, int, str], Cost] = {}
+        self._pooled(ZERO)
         # Keyed by the objects themselves (hashed by identity): an id() key needed the object
         # beside the cost to tell a reused id, a tuple per op that held a fifth of the memory.
         self._inst: dict[Instruction, Cost] = {}
@@ -497,6 +517,12 @@ class _Analysis:
         # Computations whose costing has begun but not ended: asked for again, they call
         # themselves (not valid HLO, which the parser does not check).
         self._pending: set[int] = set()
+        # Costs per structure (hloscope.hlo.structure): a deep model's layers repeat their
+        # fused computations under other names, and each distinct body is costed once. Only
+        # unflagged costs are kept (a flag names the op it is about).
+        self._alike: dict[int, Cost] = {}  # computation costs
+        self._alike_fusions: dict[tuple[str, str, int], Cost] = {}  # (shape, kind, body)
+        self._alike_bodies: dict[int, list[Cost]] = {}  # the cost of each instruction
 
     # --- computations ---------------------------------------------------------------------
     def computation(self, comp: Computation) -> Cost:
@@ -505,9 +531,11 @@ class _Analysis:
         The rules of fusions, calls, loops and reductions ask for the cost of the computations
         they call. Asking for them on the way down would recurse once per level of nesting,
         so everything ``comp`` reaches is costed first, callees before callers: each rule
-        then finds its callees' costs already cached.
+        then finds its callees' costs already cached. The walk asks as it goes whether a
+        computation is known, so the second copy of a body costed meanwhile is not entered
+        (not even built).
         """
-        hit = self._comp.get(comp)
+        hit = self._known(comp)
         if hit is not None:
             return hit
         if id(comp) in self._pending:
@@ -518,18 +546,34 @@ class _Analysis:
                 stacklevel=2,
             )
             return Cost(flag=message)
-        order = _callees_first(comp, self._is_cached)
-        self._pending.update(id(c) for c in order)
-        try:
-            for callee in order:
-                self._comp[callee] = self._sum(callee)
-                self._pending.discard(id(callee))
-        finally:
-            self._pending.difference_update(id(c) for c in order)
+        for callee in _callees_first(comp, self._is_known, active=self._pending):
+            cost = self._known(callee)
+            if cost is None:
+                cost = self._sum(callee)
+                if not cost.flag and not callee.is_entry:
+                    self._alike[structure_id(callee)] = cost
+            self._comp[callee] = cost
         return self._comp[comp]
 
-    def _is_cached(self, comp: Computation) -> bool:
-        return comp in self._comp
+    def _known(self, comp: Computation) -> Cost | None:
+        """The cost of ``comp`` if costed, or of a computation alike (the entry has none)."""
+        hit = self._comp.get(comp)
+        if hit is None and not comp.is_entry and self._alike:
+            hit = self._alike.get(structure_id(comp))
+        return hit
+
+    def _is_known(self, comp: Computation) -> bool:
+        return self._known(comp) is not None
+
+    def body_costs(self, comp: Computation) -> list[Cost]:
+        """The cost of each instruction of ``comp``, in order; one list per distinct body."""
+        sid = structure_id(comp)
+        costs = self._alike_bodies.get(sid)
+        if costs is None:
+            costs = list(map(self.instruction, comp.instructions))
+            if not any(c.flag for c in costs):
+                self._alike_bodies[sid] = costs
+        return costs
 
     def _sum(self, comp: Computation) -> Cost:
         flops = trans = read = written = accessed = 0
@@ -562,44 +606,66 @@ class _Analysis:
         except HloscopeError:
             raise  # an attribute that does not decode: the parser's error, with its position
         except _Malformed as e:
-            cost = _malformed_cost(inst, str(e))
+            cost = self._pooled(_malformed_cost(inst, str(e)))
         except (IndexError, ValueError, ZeroDivisionError) as e:
             # The rules below check what XLA's verifier would; these catch what they miss
             # (an operand list too short for the op, say), so that no HLO the parser accepted
             # makes a report fail.
-            cost = _malformed_cost(inst, f"cannot apply the {inst.opcode} rule ({e})")
-        # Ops of one shape cost the same, and a deep model repeats its shapes thousands of
-        # times: one Cost object per distinct value keeps a 400k-op analysis small.
-        cost = self._pool.setdefault(cost, cost)
+            cost = self._pooled(_malformed_cost(inst, f"cannot apply the {inst.opcode} rule ({e})"))
         self._inst[inst] = cost
         if cost.flag:
             self.flagged += 1
         return cost
 
+    # Ops of one shape cost the same, and a deep model repeats its shapes thousands of times:
+    # one Cost object per distinct value keeps a 400k-op analysis small, and finding it by a
+    # tuple of its numbers costs a seventh of making a (frozen) Cost.
+    def _priced(self, flops: int, trans: int, read: int, written: int, flag: str = "") -> Cost:
+        key = (flops, trans, read, written, read + written, flag)
+        cost = self._pool.get(key)
+        if cost is None:
+            cost = self._pool[key] = Cost(flops, trans, read, written, read + written, flag)
+        return cost
+
+    def _pooled(self, cost: Cost) -> Cost:
+        key = (
+            cost.flops,
+            cost.transcendentals,
+            cost.bytes_read,
+            cost.bytes_written,
+            cost.bytes_accessed,
+            cost.flag,
+        )
+        return self._pool.setdefault(key, cost)
+
     def _default_read(self, inst: Instruction) -> int:
         return sum(map(_size_of, inst.operands))
 
     def _default(self, inst: Instruction, flops: int = 0, trans: int = 0, flag: str = "") -> Cost:
-        return Cost.of(flops, trans, self._default_read(inst), _output_size_of(inst), flag)
+        return self._priced(
+            flops, trans, sum(map(_size_of, inst.operands)), _output_size_of(inst), flag
+        )
 
     def _compute(self, inst: Instruction) -> Cost:
+        """The cost of ``inst``, one of the pool's objects."""
         op = inst.opcode
         if op in ZERO_COST_OPCODES:
             return ZERO
-        if op == "fusion":
-            return self._fusion(inst)
-        category = category_of(op)
-        if category == "elementwise" and op not in _NOT_ELEMENTWISE_FLOPS:
+        # The common ops first, in one step each: a fused body is mostly these.
+        if op in _ONE_FLOP_PER_ELEMENT:
             n = _elements_of(inst)
+            read = sum(map(_size_of, inst.operands))
             if op in TRANSCENDENTAL_OPCODES:
-                return self._default(inst, trans=n)
-            return self._default(inst, flops=n)
+                return self._priced(0, n, read, _output_size_of(inst))
+            return self._priced(n, 0, read, _output_size_of(inst))
         if op in _DEFAULT_OPCODES:
-            return self._default(inst)
+            return self._priced(0, 0, sum(map(_size_of, inst.operands)), _output_size_of(inst))
+        if op == "fusion":
+            return self._pooled(self._fusion(inst))
         handler = _HANDLERS.get(op)
         if handler is not None:
-            return handler(self, inst)
-        if category == "unknown":
+            return self._pooled(handler(self, inst))
+        if category_of(op) == "unknown":
             return self._default(inst, flag=f"unknown opcode {op!r}: boundary bytes, 0 FLOPs")
         # Known to the opcode table but without a rule in XLA's analysis (legacy ops).
         return self._default(inst)
@@ -630,6 +696,16 @@ class _Analysis:
         fused = inst.fused_computation
         if fused is None:
             return self._default(inst, flag="fusion without a fused computation")
+        # What the rules below read: the fusion's shape and kind and its fused body.
+        key = (inst.shape_text, inst.fusion_kind or "", structure_id(fused))
+        cost = self._alike_fusions.get(key)
+        if cost is None:
+            cost = self._fusion_of(inst, fused)
+            if not cost.flag and key[0]:
+                self._alike_fusions[key] = cost
+        return cost
+
+    def _fusion_of(self, inst: Instruction, fused: Computation) -> Cost:
         if inst.fusion_kind == "kCustom":
             # XLA prices a custom fusion holding a gather or scatter as that op alone.
             for sub in fused.instructions:
@@ -826,28 +902,38 @@ def _callees_first(
     comp: Computation,
     done: Callable[[Computation], bool],
     opcodes: frozenset[str] = _CALLING_RULES,
-) -> list[Computation]:
+    active: set[int] | None = None,
+) -> Iterator[Computation]:
     """``comp`` and the computations it reaches through ``opcodes``, each once, every callee
     before its callers (a post-order), leaving out those ``done`` says are done.
 
     A depth-first walk with an explicit stack of (computation, its callees not yet visited),
     so that nesting depth costs memory, not Python stack frames. A computation reached again
-    while its own callees are being walked (it calls itself) is not entered twice.
+    while its own callees are being walked (it calls itself) is not entered twice. It yields
+    as it goes and asks ``done`` of each callee only when it gets there, so what the caller
+    works out for one computation can spare the walk the next. ``active``, if given, holds
+    the ids of the computations entered and not yet yielded.
     """
-    order: list[Computation] = []
     entered: set[int] = {id(comp)}
+    if active is None:
+        active = set()
+    active.add(id(comp))
     stack = [(comp, iter(_callees(comp, opcodes)))]
-    while stack:
-        current, callees = stack[-1]
-        for callee in callees:
-            if id(callee) not in entered and not done(callee):
-                entered.add(id(callee))
-                stack.append((callee, iter(_callees(callee, opcodes))))
-                break
-        else:
-            stack.pop()
-            order.append(current)
-    return order
+    try:
+        while stack:
+            current, callees = stack[-1]
+            for callee in callees:
+                if id(callee) not in entered and id(callee) not in active and not done(callee):
+                    entered.add(id(callee))
+                    active.add(id(callee))
+                    stack.append((callee, iter(_callees(callee, opcodes))))
+                    break
+            else:
+                stack.pop()
+                yield current
+                active.discard(id(current))
+    finally:
+        active.difference_update(entered)
 
 
 def _callees(comp: Computation, opcodes: frozenset[str]) -> list[Computation]:
@@ -1333,6 +1419,15 @@ def instruction_costs(
     """:func:`instruction_cost` for the instructions of ``module``, as one function: a report
     that prices every op of a module looks the module's cached analysis up once, not per op."""
     return _analysis_for(module, custom_calls).instruction
+
+
+def body_costs(
+    module: Module, *, custom_calls: CustomCallRule = "boundary"
+) -> Callable[[Computation], list[Cost]]:
+    """For a computation of ``module``, the :func:`instruction_cost` of each of its
+    instructions, in order: a report that lists every fused op of a deep model gets one list
+    per distinct body (see :mod:`hloscope.hlo.structure`), not one cost per op."""
+    return _analysis_for(module, custom_calls).body_costs
 
 
 def computation_cost(comp: Computation, *, custom_calls: CustomCallRule = "boundary") -> Cost:

@@ -72,6 +72,7 @@ from .cost import (
     Placement,
     Role,
     Step,
+    body_costs,
     control_flow_cost,
     instruction_costs,
     module_cost,
@@ -376,8 +377,10 @@ def _backend_kind(inst: Instruction) -> str:
     return kind if isinstance(kind, str) else ""
 
 
-def _signature(ops: Sequence[str], root: str) -> str:
-    counts: Counter[str] = Counter(op for op in ops if op not in _SIGNATURE_SKIP)
+def _signature(ops: Sequence[str] | Counter[str], root: str) -> str:
+    """The kernel's opcodes, most frequent first (``ops`` as a list, or counted already)."""
+    by_opcode = ops if isinstance(ops, Counter) else Counter(ops)
+    counts = {op: n for op, n in by_opcode.items() if op not in _SIGNATURE_SKIP}
     if not counts:
         return root
     # Counter keeps first-seen order, so equal counts stay in topological order.
@@ -392,20 +395,28 @@ def _kernel(
     module_name: str,
     source_of: _Sources,
     cost_of: Callable[[Instruction], Cost],
+    costs_in: Callable[[Computation], list[Cost]],
     op_sources: list[tuple[str, str, str, str, Cost]],
 ) -> Kernel:
     # Metadata first: the model reads it fastest before anything (here: finding the fused
     # computation, the cost) has decoded the instruction's other attributes.
     own_name = inst.op_name
+    # The costs before the body is built: a body alike to one costed already is not walked.
+    cost = cost_of(inst)
     if inst.opcode == "fusion":
         fused = inst.fused_computation
-        members = _non_parameters(fused.instructions) if fused else []
+        member_costs = costs_in(fused) if fused else []
+        instructions = fused.instructions if fused else []
+        is_member = list(map("parameter".__ne__, map(_OPCODE_OF, instructions)))
+        members = list(compress(instructions, is_member))
+        member_costs = list(compress(member_costs, is_member))
         root_inst = fused.root if fused is not None else None
         root = root_inst.opcode if root_inst is not None else ""
         kind = inst.fusion_kind or ""
     else:
         root_inst = None
         members = [inst]
+        member_costs = [cost]
         root = inst.opcode
         kind = UNFUSED
     wheres = source_of.many(members)
@@ -414,7 +425,10 @@ def _kernel(
     if not op_name and root_inst is not None:
         op_name = root_inst.op_name
     ops = list(map(_OPCODE_OF, members))
-    op_counts: Counter[str] = Counter(map(category_of, ops))
+    by_opcode = Counter(ops)  # a category per distinct opcode, not per op
+    op_counts: Counter[str] = Counter()
+    for opcode, n in by_opcode.items():
+        op_counts[category_of(opcode)] += n
     sources: Counter[str] = Counter(filter(None, wheres))
     ranked = sorted(sources.items(), key=lambda kv: -kv[1])  # stable: ties keep op order
     # One row per op, zipped in C: this runs for every fused op of the module.
@@ -424,7 +438,7 @@ def _kernel(
             repeat(inst.name),
             repeat(comp.name),
             repeat(module_name),
-            map(cost_of, members),
+            member_costs,
         )
     )
     return Kernel(
@@ -436,8 +450,8 @@ def _kernel(
         root=root,
         ops=ops,
         op_counts=dict(op_counts),
-        signature=_signature(ops, root),
-        cost=cost_of(inst),
+        signature=_signature(by_opcode, root),
+        cost=cost,
         sources=ranked,
         stack=_kernel_stack(members, wheres, ranked[0][0]) if ranked else [],
         op_name=op_name,
@@ -453,13 +467,14 @@ def _kernels_of(module: Module, op_sources: list) -> list[Kernel]:
     source_of = _Sources(module)
     where_of = _Wheres(source_of)
     cost_of = instruction_costs(module)
+    costs_in = body_costs(module)
     for placement in placements(module).values():
         comp = placement.computation
         where = where_of(placement)
         for inst in comp.instructions:
             if inst.opcode in NOT_KERNELS:
                 continue
-            kernel = _kernel(inst, comp, module.name, source_of, cost_of, op_sources)
+            kernel = _kernel(inst, comp, module.name, source_of, cost_of, costs_in, op_sources)
             kernel.where = where
             kernel.trip_count = placement.trip_count
             kernel.executions = placement.executions

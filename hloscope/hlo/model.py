@@ -8,6 +8,7 @@ detail stays reachable.
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
 import threading
@@ -87,6 +88,14 @@ class SourceText:
         )
 
 
+# A deep model prints a few hundred distinct attribute texts over hundreds of thousands of ops
+# (each layer's ops carry the same metadata), so the quick reads remember their answers: a hit
+# costs a hash and a compare, a tenth of reading the text again. Bounded, so a stream of
+# modules cannot grow it without limit.
+_QUICK_READS = 1 << 16
+
+
+@functools.lru_cache(maxsize=_QUICK_READS)
 def quick_location(text: str) -> tuple[int, str, int] | None:
     """``(stack_frame_id, source_file, source_line)`` read from an instruction's attribute text
     with ``str.find`` alone, or None where only the metadata decoder can tell (an escape in the
@@ -125,6 +134,16 @@ def quick_location(text: str) -> tuple[int, str, int] | None:
     if "source_file=" not in text and "source_line=" not in text:
         return (frame, "", 0)
     return None
+
+
+@functools.lru_cache(maxsize=_QUICK_READS)
+def quick_op_name(text: str) -> str | None:
+    """The metadata's ``op_name`` read from an instruction's attribute text, or None where only
+    the metadata decoder can tell (an escape inside the name). See :attr:`Instruction.op_name`."""
+    if "op_name=" not in text:
+        return "" if "metadata=" not in text else None
+    found = _OP_NAME.search(text)
+    return found.group(1) if found is not None else None
 
 
 _SINGLE_CALL = re.compile(
@@ -466,14 +485,9 @@ class Instruction:
         straight from the text while the metadata is not decoded, the decoder for escapes."""
         md = self._metadata
         if md is None:
-            text = self._attr_text
-            if "op_name=" not in text:
-                if "metadata=" not in text:
-                    return ""
-            else:
-                found = _OP_NAME.search(text)
-                if found is not None:
-                    return found.group(1)
+            name = quick_op_name(self._attr_text)
+            if name is not None:
+                return name
             md = self.metadata
         return md.op_name
 
@@ -550,6 +564,10 @@ _LOCATION_OF = Instruction.location.fget
 _BUILD_LOCK = threading.RLock()  # see Computation._build
 
 
+def _parameter_order(number: int | None) -> tuple[bool, int]:
+    return (number is None, number or 0)
+
+
 class Computation:
     """A named list of instructions with one root: the entry, a fused body, a reducer..."""
 
@@ -565,6 +583,7 @@ class Computation:
         "_by_name",
         "_line",
         "_body",
+        "_structure",
         "__weakref__",
     )
 
@@ -585,6 +604,8 @@ class Computation:
         # (see ``instructions``): anything with ``build(computation)``, ``opcodes()`` and
         # ``attribute_texts()``. None once built, and for bodies made some other way.
         self._body: Any = None
+        # Its number among the module's distinct bodies (hloscope.hlo.structure), once asked.
+        self._structure: int | None = None
 
     # --- the body, built on first use ---------------------------------------------------
     # A plainly printed body is checked at parse time as a whole (names, operands, opcodes,
@@ -602,6 +623,7 @@ class Computation:
     def instructions(self, instructions: list[Instruction]) -> None:
         self._body = None
         self._instructions = instructions
+        self._structure = None  # another body: its structure is asked for again
 
     @property
     def root(self) -> Instruction | None:
@@ -613,6 +635,7 @@ class Computation:
     @root.setter
     def root(self, root: Instruction | None) -> None:
         self._root = root
+        self._structure = None
 
     def _build(self) -> None:
         # One builder at a time, and the body let go only once built: a second thread asking
@@ -658,7 +681,10 @@ class Computation:
     def parameters(self) -> list[Instruction]:
         """Parameter instructions ordered by parameter number."""
         params = [i for i in self.instructions if i.opcode == "parameter"]
-        params.sort(key=lambda i: (i.parameter_number is None, i.parameter_number or 0))
+        numbers = [i.parameter_number for i in params]
+        if None in numbers or numbers != sorted(numbers):  # most bodies print them in order
+            order = sorted(range(len(params)), key=lambda n: _parameter_order(numbers[n]))
+            params = [params[n] for n in order]
         return params
 
     def instruction(self, name: str) -> Instruction:
@@ -734,6 +760,7 @@ class Module:
         "_callers",
         "warnings",
         "header_line",
+        "_structures",
         "__weakref__",
     )
 
@@ -755,6 +782,8 @@ class Module:
         self._frame_cache: dict[int, list[StackFrame]] = {}
         self._callers: dict[str, list[Instruction]] | None = None
         self.warnings: list[str] = []
+        # Key -> number of each distinct computation body (see hloscope.hlo.structure).
+        self._structures: dict[Any, int] = {}
 
     # --- lookup ---------------------------------------------------------------------------
     def computation(self, name: str) -> Computation:
