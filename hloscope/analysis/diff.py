@@ -75,6 +75,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from ..hlo._gc import gc_paused
@@ -376,6 +377,9 @@ class _Strings:
 def _side_from_module(module: Module, label: str) -> DiffSide:
     report = fusion_report(module)
     strings = _Strings()
+    # An op's name and stack come from its metadata alone: ops with one attribute text (a
+    # layer's ops repeat theirs) share them.
+    by_attributes: dict[str, tuple[str, tuple[tuple[str, int, int, str], ...]]] = {}
     ops: list[_Op] = []
     instructions: list[Instruction | None] = []
     # The report lists each kernel's ops with their source lines, in the order of `members`.
@@ -397,10 +401,17 @@ def _side_from_module(module: Module, label: str) -> DiffSide:
             if where == UNKNOWN_SOURCE:
                 where = ""
             file, line = strings.where(where) if where else ("", 0)
-            name = strings.name(member.op_name)
+            attributes = member.attr_text
+            known = by_attributes.get(attributes)
+            if known is None:
+                known = by_attributes[attributes] = (
+                    strings.name(member.op_name),
+                    strings.stack(member),
+                )
             shape = strings.shape(member.shape_text)
-            stack = strings.stack(member)
-            ops.append(_Op(ki, pos, member.opcode, shape, name, where, file, line, True, stack))
+            ops.append(
+                _Op(ki, pos, member.opcode, shape, known[0], where, file, line, True, known[1])
+            )
     _mark_anchors(ops)
     return DiffSide(label, module.name, report.kernels, report, ops, instructions)
 
@@ -785,40 +796,87 @@ def _shared(a: Counter[Any], b: Counter[Any]) -> int:
     return sum(min(n, b[k]) for k, n in a.items() if k in b)
 
 
+class _Interned:
+    """Numbers for the distinct values of one kind (a kernel's shape multiset, say) over both
+    sides of a diff, and the overlap of two such values worked out once per pair of numbers:
+    a deep model's repeated blocks have a few distinct values among thousands of kernels."""
+
+    __slots__ = ("numbers", "values", "_overlaps")
+
+    def __init__(self) -> None:
+        self.numbers: dict[Hashable, int] = {}
+        self.values: list[Counter[Any]] = []
+        self._overlaps: dict[tuple[int, int], int] = {}
+
+    def number(self, counts: Counter[Any]) -> int:
+        key = frozenset(counts.items())
+        n = self.numbers.get(key)
+        if n is None:
+            n = self.numbers[key] = len(self.values)
+            self.values.append(counts)
+        return n
+
+    def overlaps(self, a: int, bs: Iterable[int]) -> dict[int, int]:
+        """``{b: size of the multiset intersection of values a and b}`` for each of ``bs``."""
+        out = {}
+        for b in bs:
+            key = (a, b)
+            n = self._overlaps.get(key)
+            if n is None:
+                n = self._overlaps[key] = _shared(self.values[a], self.values[b])
+            out[b] = n
+        return out
+
+
 @dataclass(slots=True)
 class _KernelFacts:
     """What :meth:`_Matcher._score` compares, per kernel of one side."""
 
     params: list[Counter[Hashable]]  # the parameters it reads ("parameter 3")
+    readers: dict[Hashable, list[tuple[int, int]]]  # parameter -> (kernel, times it reads it)
     producers: list[set[int]]  # kernels it reads
     consumers: list[set[int]]  # kernels that read it
-    io_shapes: list[Counter[str]]  # its output shape and its operands' shapes, no layouts
-    op_shapes: list[Counter[tuple[str, str]]]  # its ops' opcodes and shapes
-    structure: list[Hashable]  # kind, shape and cost (see _structure)
+    io_shapes: list[int]  # its output shape and its operands' shapes, no layouts (numbered)
+    op_shapes: list[int]  # its ops' opcodes and shapes (numbered)
+    structure: list[int]  # kind, shape and cost (see _structure; numbered)
     order: list[float]  # its position in the schedule, 0 to 1
 
     @classmethod
-    def of(cls, side: DiffSide, kernel_ops: list[list[int]]) -> _KernelFacts:
+    def of(
+        cls,
+        side: DiffSide,
+        kernel_ops: list[list[int]],
+        shapes: _Interned,
+        ops: _Interned,
+        structures: dict[Hashable, int],
+    ) -> _KernelFacts:
         producers, consumers = _kernel_graph(side)
         last = max(len(side.kernels) - 1, 1)
-        io_shapes: list[Counter[str]] = []
+        io_shapes: list[int] = []
         for kernel, inst in zip(side.kernels, side.instructions):
-            shapes = Counter([without_layout(kernel.shape)])
+            counts = Counter([without_layout(kernel.shape)])
             if inst is not None:
-                shapes.update(without_layout(o.shape_text) for o in inst.operands)
-            io_shapes.append(shapes)
+                counts.update(without_layout(o.shape_text) for o in inst.operands)
+            io_shapes.append(shapes.number(counts))
+        params = [
+            Counter(x for x in links if isinstance(x, str) and x.startswith("parameter "))
+            for links in producers
+        ]
+        readers: dict[Hashable, list[tuple[int, int]]] = {}
+        for k, counts in enumerate(params):
+            for token, n in counts.items():
+                readers.setdefault(token, []).append((k, n))
+        op_counts = (
+            Counter((side.ops[i].opcode, side.ops[i].shape) for i in m) for m in kernel_ops
+        )
         return cls(
-            params=[
-                Counter(x for x in links if isinstance(x, str) and x.startswith("parameter "))
-                for links in producers
-            ],
+            params=params,
+            readers=readers,
             producers=[{x for x in links if isinstance(x, int)} for links in producers],
             consumers=[{x for x in links if isinstance(x, int)} for links in consumers],
             io_shapes=io_shapes,
-            op_shapes=[
-                Counter((side.ops[i].opcode, side.ops[i].shape) for i in m) for m in kernel_ops
-            ],
-            structure=[_structure(k) for k in side.kernels],
+            op_shapes=list(map(ops.number, op_counts)),
+            structure=[structures.setdefault(_structure(k), len(structures)) for k in side.kernels],
             order=[n / last for n in range(len(side.kernels))],
         )
 
@@ -833,12 +891,13 @@ class _Matcher:
         # Kernel names can repeat across computations; identity is the position.
         self.index_a = {id(k): n for n, k in enumerate(a.kernels)}
         self.index_b = {id(k): n for n, k in enumerate(b.kernels)}
-        self.facts_a = _KernelFacts.of(a, self.kernel_ops_a)
-        self.facts_b = _KernelFacts.of(b, self.kernel_ops_b)
+        # Shapes, op multisets and structures numbered over both sides: equal means equal.
+        self._shapes, self._ops, structures = _Interned(), _Interned(), {}
+        self.facts_a = _KernelFacts.of(a, self.kernel_ops_a, self._shapes, self._ops, structures)
+        self.facts_b = _KernelFacts.of(b, self.kernel_ops_b, self._shapes, self._ops, structures)
         # Kernels settled one to one (steps 1 and 4): kernel of A -> kernel of B and back.
         self.partner_a: dict[int, int] = {}
         self.partner_b: dict[int, int] = {}
-        self._fixed_scores: dict[tuple[int, int], tuple[int, int, int, int]] = {}
 
     def run(self) -> KernelDiff:
         groups = self._pair_by_provenance()
@@ -985,31 +1044,53 @@ class _Matcher:
         return self._row_scores(ka, (kb,))[0]
 
     def _row_scores(self, ka: int, kbs: Iterable[int]) -> list[tuple[int, int, int, int]]:
-        """:meth:`_score` of ``ka`` against each of ``kbs``. The partners of ka's neighbours
-        are looked up once for the row: a deep model's buckets score millions of pairs."""
+        """:meth:`_score` of ``ka`` against each of ``kbs``, a row of a bucket at a time.
+
+        A deep model's buckets score millions of pairs, so nothing here runs per pair in
+        Python: the operand score is counted from ka's side (the kernels of B that read
+        ka's parameters, or read or feed the partners of its neighbours: a handful), the
+        shape and op scores are looked up by the numbers of their values, and the rest is
+        zipped in C."""
+        kbs = list(kbs)
         fa, fb = self.facts_a, self.facts_b
+        operands: dict[int, int] = {}
+        # Each count walks whichever is shorter: the kernels that read the thing, or the row
+        # (a step counter read by every kernel would make the first a walk over them all).
+        for token, n in fa.params[ka].items():
+            readers = fb.readers.get(token, ())
+            if len(readers) > len(kbs):
+                readers = [(kb, fb.params[kb][token]) for kb in kbs if token in fb.params[kb]]
+            for kb, m in readers:
+                operands[kb] = operands.get(kb, 0) + min(n, m)
         get = self.partner_a.get
-        # Neighbours of ka that have a partner (an unpaired one agrees with nothing).
-        producers = [p for p in map(get, fa.producers[ka]) if p is not None]
-        consumers = [c for c in map(get, fa.consumers[ka]) if c is not None]
-        fixed_scores = self._fixed_scores
-        out = []
-        for kb in kbs:
-            fixed = fixed_scores.get((ka, kb))
-            if fixed is None:  # what does not change as kernels get paired, worked out once
-                fixed = fixed_scores[(ka, kb)] = (
-                    _shared(fa.params[ka], fb.params[kb]),
-                    _shared(fa.io_shapes[ka], fb.io_shapes[kb]),
-                    _shared(fa.op_shapes[ka], fb.op_shapes[kb]),
-                    int(fa.structure[ka] == fb.structure[kb]),
-                )
-            operands = fixed[0]
-            if producers:  # counted in C: whose partner is among kb's neighbours
-                operands += sum(map(fb.producers[kb].__contains__, producers))
-            if consumers:
-                operands += sum(map(fb.consumers[kb].__contains__, consumers))
-            out.append((operands, fixed[1], fixed[2], fixed[3]))
-        return out
+        # A neighbour of ka agrees with kb when its partner is the same neighbour of kb.
+        row_wide: list[Iterable[bool]] = []  # counts taken along the row, in C
+        for neighbours, theirs in ((fa.producers, fb.consumers), (fa.consumers, fb.producers)):
+            for partner in map(get, neighbours[ka]):
+                if partner is None:
+                    continue
+                agreeing = theirs[partner]
+                if len(agreeing) > len(kbs):
+                    row_wide.append(map(agreeing.__contains__, kbs))
+                    continue
+                for kb in agreeing:
+                    operands[kb] = operands.get(kb, 0) + 1
+        operand_scores: Iterable[int] = map(operands.get, kbs, repeat(0))
+        if row_wide:
+            operand_scores = map(sum, zip(operand_scores, *row_wide))
+        shapes_b = list(map(fb.io_shapes.__getitem__, kbs))
+        ops_b = list(map(fb.op_shapes.__getitem__, kbs))
+        shapes = self._shapes.overlaps(fa.io_shapes[ka], set(shapes_b))
+        ops = self._ops.overlaps(fa.op_shapes[ka], set(ops_b))
+        alike = map(fa.structure[ka].__eq__, map(fb.structure.__getitem__, kbs))
+        return list(
+            zip(
+                operand_scores,
+                map(shapes.__getitem__, shapes_b),
+                map(ops.__getitem__, ops_b),
+                map(int, alike),
+            )
+        )
 
     def _settle(self, ka: int, kb: int) -> None:
         """Make ``ka`` and ``kb`` partners and pair their ops, most alike first. Ops left over
@@ -1019,19 +1100,35 @@ class _Matcher:
         ops_a, ops_b = self.a.ops, self.b.ops
         free_a = list(self.kernel_ops_a[ka])
         free_b = list(self.kernel_ops_b[kb])
+        first = _SETTLE_KEYS[0]
+        keys_a = [first(ops_a[i]) for i in free_a]
+        keys_b = [first(ops_b[j]) for j in free_b]
+        if keys_a == keys_b:
+            # The same ops in the same order (a kernel that did not change): the queues below
+            # would pair them one by one in this order.
+            for i, j in zip(free_a, free_b):
+                self.pair_a[i], self.pair_b[j] = j, i
+            return
         for key in _SETTLE_KEYS:
             waiting: dict[Hashable, deque[int]] = {}
-            for j in free_b:
-                waiting.setdefault(key(ops_b[j]), deque()).append(j)
+            if key is first:
+                for j, k in zip(free_b, keys_b):
+                    waiting.setdefault(k, deque()).append(j)
+                wanted: Iterable[Hashable] = keys_a
+            else:
+                for j in free_b:
+                    waiting.setdefault(key(ops_b[j]), deque()).append(j)
+                wanted = [key(ops_a[i]) for i in free_a]
             rest = []
-            for i in free_a:
-                queue = waiting.get(key(ops_a[i]))
+            for i, k in zip(free_a, wanted):
+                queue = waiting.get(k)
                 if queue:
                     j = queue.popleft()
                     self.pair_a[i], self.pair_b[j] = j, i
                 else:
                     rest.append(i)
-            taken = {self.pair_a[i] for i in free_a if i not in rest}
+            left = set(rest)
+            taken = {self.pair_a[i] for i in free_a if i not in left}
             free_a, free_b = rest, [j for j in free_b if j not in taken]
         for i in free_a:
             self.pair_a[i] = _SETTLED
@@ -1275,10 +1372,14 @@ class _Matcher:
         lines_a = _lines(self.a)
         lines_b = _lines(self.b)
         # Map each line of A to the line of B most of its paired ops went to.
-        votes: dict[str, Counter[str]] = {}
-        for i, j in enumerate(self.pair_a):
-            if j >= 0 and a_ops[i].where and b_ops[j].where:
-                votes.setdefault(a_ops[i].where, Counter())[b_ops[j].where] += 1
+        moves = Counter(
+            (a_ops[i].where, b_ops[j].where)
+            for i, j in enumerate(self.pair_a)
+            if j >= 0 and a_ops[i].where and b_ops[j].where
+        )
+        votes: dict[str, dict[str, int]] = {}
+        for (la, lb), n in moves.items():  # first seen first, as the votes were cast
+            votes.setdefault(la, {})[lb] = n
         # A line that still exists in B keeps its place if any of its ops are still there.
         to_b = {
             la: la if la in c else max(c.items(), key=lambda kv: kv[1])[0]
