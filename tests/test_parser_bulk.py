@@ -236,3 +236,36 @@ def _race_for_bodies(module: hloscope.Module) -> None:
         thread.join()
     assert seen[0] == seen[1]
     assert all(len(ids) == len(comp) > 0 for ids, comp in zip(seen[0], comps))
+
+
+def _parsers_made(monkeypatch, text: str) -> list[bool]:
+    """Parse ``text``; say for each module parser made whether it put its checks off."""
+    made = []
+    original = parser._ModuleParser.__init__
+
+    def watching(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        made.append(self.deferred_attributes is not None)
+
+    monkeypatch.setattr(parser._ModuleParser, "__init__", watching)
+    hloscope.parse(text)
+    return made
+
+
+def test_attribute_checks_run_once_for_the_module_and_send_it_back_when_they_fail(monkeypatch):
+    plain = (SAMPLES / "hlo" / "transformer_train.after_optimizations.txt").read_text()
+    assert _parsers_made(monkeypatch, plain) == [True]  # one read, its checks all at the end
+    # A second statement squeezed after an attribute: the checks at the end fail, and the
+    # module is read again checking each body, which finds the statement.
+    squeezed = plain.replace(
+        "\n}\n\nENTRY",
+        "\n}\n\nsqueezed {\n  p = f32[4] parameter(0)\n  n = f32[4] negate(p), "
+        "sharding={replicated} ROOT m = f32[4] negate(n)\n}\n\nENTRY",
+        1,
+    )
+    assert squeezed != plain
+    assert _parsers_made(monkeypatch, squeezed) == [True, False]
+    module = hloscope.parse(squeezed)
+    squeezed_body = module.computation("squeezed")
+    assert [i.name for i in squeezed_body.instructions] == ["p", "n", "m"]
+    assert squeezed_body.root.name == "m"

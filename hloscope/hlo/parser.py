@@ -19,7 +19,7 @@ import errno
 import operator
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import chain, compress, repeat
 from pathlib import Path
 
@@ -49,12 +49,17 @@ _FAST_INSTR = re.compile(
 # One whole printed line, for the bulk path (:meth:`_ModuleParser._parse_body_bulk`): it starts
 # at the '\n' before the line (so a match can only begin at a line start) and ends at the line's
 # end; groups: ROOT, name, shape (an array or a tuple), opcode, operands (plain names,
-# else any other text: a constant's literal), attributes. No class matches '\n'.
+# else any other text: a constant's literal), attributes. No class matches '\n'. Every run is
+# possessive (``*+``): what follows it can never start with a character it takes, so giving
+# some back could not make a match, and not keeping the positions to try makes the pass a
+# third faster.
+assert _NAME.endswith("*")
+_NAME_RUN = _NAME + "+"  # the name's last ``*`` made possessive
 _BULK_LINE = re.compile(
-    r"\n[ \t]*(ROOT[ \t]+)?%?(" + _NAME + r")[ \t]+=[ \t]*"
-    r"([a-z][a-z0-9_]*\[[^\]\n]*\](?:\{[^{}\n]*\})?|\((?:[^()\n]|\([^()\n]*\))*\))[ \t]+"
-    r"(" + _NAME + r")\((?:(%?" + _NAME + r"(?:, ?%?" + _NAME + r")*)|([^()\"\n]*))\)"
-    r"(?:,[ \t]*([^\n]*))?(?=\n)"
+    r"\n[ \t]*+(ROOT[ \t]+)?%?(" + _NAME_RUN + r")[ \t]+=[ \t]*+"
+    r"([a-z][a-z0-9_]*+\[[^\]\n]*+\](?:\{[^{}\n]*+\})?|\((?:[^()\n]++|\([^()\n]*+\))*+\))"
+    r"[ \t]+(" + _NAME_RUN + r")\((?:(%?" + _NAME_RUN + r"(?:, ?%?" + _NAME_RUN + r")*+)"
+    r"|([^()\"\n]*+))\)(?:,[ \t]*+([^\n]*+))?(?=\n)"
 )
 _FOUND_OPCODE = operator.itemgetter(3)  # of a _BULK_LINE match's groups
 _KNOWN_OPCODES = frozenset(OPCODES)
@@ -139,7 +144,13 @@ def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
     modules = []
     for start, end in _module_chunks(text, len(lines)):
         try:
-            module = _ModuleParser(lines[:], start, end, source_text).parse()
+            try:
+                module = _ModuleParser(lines[:], start, end, source_text, True).parse()
+            except (_CheckEachBody, HloParseError):
+                # Some body is not what the checks made at the end assumed, or the text has
+                # an error: read it again checking each body where it is, so that the
+                # first error in the text is the one reported.
+                module = _ModuleParser(lines[:], start, end, source_text).parse()
         except HloParseError:
             module = _parse_reflowed(lines, start, end, path)
         if module is not None:
@@ -378,6 +389,10 @@ def _balance(text: str) -> int:
     return len(depth)
 
 
+class _CheckEachBody(Exception):
+    """Bodies read with their attribute checks put off did not pass them together."""
+
+
 # ---------------------------------------------------------------------------------------------
 # The module parser
 # ---------------------------------------------------------------------------------------------
@@ -386,7 +401,14 @@ def _balance(text: str) -> int:
 class _ModuleParser:
     """Parses lines[start:end] into one Module (or None if the range holds only comments)."""
 
-    def __init__(self, lines: list[str], start: int, end: int, source: SourceText) -> None:
+    def __init__(
+        self,
+        lines: list[str],
+        start: int,
+        end: int,
+        source: SourceText,
+        defer_checks: bool = False,
+    ) -> None:
         self.lines = lines
         self.start = start
         self.end = end
@@ -402,6 +424,11 @@ class _ModuleParser:
         self.base_names: dict[int, str] = {}
         # (line index, its offset in source.text): where the bulk path last found a line.
         self._cursor = (0, 0)
+        # ``defer_checks``: the attribute texts of bulk bodies are checked all at once when
+        # the module is read (a module of a thousand small bodies spent a tenth of its parse
+        # on calls that check one body each); if they do not pass, :class:`_CheckEachBody`
+        # says to read the module again checking each body where it is.
+        self.deferred_attributes: list[tuple[str, ...]] | None = [] if defer_checks else None
 
     # -- errors ------------------------------------------------------------------------------
     def error(self, message: str, line_index: int, column: int = 1) -> HloParseError:
@@ -462,6 +489,9 @@ class _ModuleParser:
         module.entry.is_entry = True
         if not module.name:
             module.name = "module_" + module.entry.name  # what XLA calls a headerless module
+        deferred = self.deferred_attributes
+        if deferred and not _plain_attributes(list(chain.from_iterable(deferred))):
+            raise _CheckEachBody
         self._check_called_computations(module)
         self._name_computations(module)
         _uniquify_names(module)
@@ -680,10 +710,11 @@ class _ModuleParser:
         found = _BULK_LINE.findall(text, offset - 1, close + 1)
         if len(found) != n_lines or n_lines == 0:
             return None
-        body = _BulkBody.checked(found, i + 1)
+        body = _BulkBody.checked(found, i + 1, self.deferred_attributes)
         if body is None:
             return None
         self._parse_closer(comp, closer, self.lines[closer].strip())
+        self._cursor = (closer, close + 1)  # the '}' line: the next body's offset is near
         comp._body = body
         comp._instructions = []  # made by body.build on first use
         return closer + 1
@@ -1299,16 +1330,18 @@ class _ModuleParser:
     def _check_called_computations(self, module: Module) -> None:
         """Every computation an instruction calls must exist (XLA rejects the module otherwise)."""
         known = module.computations_by_name
-        for comp in module.computations:
-            body = comp._body
-            if body is None:
-                continue
-            # Unbuilt bodies: the attribute texts of their possible callers, without making
-            # Instructions; the instructions are made only to say where a name is unknown.
-            opcodes = body.opcodes()
-            texts = compress(body.attribute_texts(), map(operator.not_, map(_NOT_CALLER, opcodes)))
-            if any(_unknown_callee(text, known) for text in texts):
-                comp.instructions  # noqa: B018 - built, so the loop below finds the position
+        # Unbuilt bodies: the attribute texts of their possible callers, without making
+        # Instructions, all in one pass; where a name is unknown, the bodies are looked at one
+        # by one, and the instructions made only to say where.
+        unbuilt = [comp for comp in module.computations if comp._body is not None]
+        columns = [comp._body.columns for comp in unbuilt]
+        every_opcode = chain.from_iterable(map(_OPCODES_COLUMN, columns))
+        every_text = chain.from_iterable(map(_ATTRIBUTES_COLUMN, columns))
+        callers = compress(every_text, map(operator.not_, map(_NOT_CALLER, every_opcode)))
+        if _unknown_callee_in_lines("\n".join(callers), known):
+            for comp in unbuilt:
+                if any(_unknown_callee(text, known) for text in _caller_texts(comp._body)):
+                    comp.instructions  # noqa: B018 - built, so the loop below finds the position
         for inst in _possible_callers(module, built_only=True):
             text = inst._attr_text
             if not text or "=" not in text:
@@ -1468,6 +1501,37 @@ def _unknown_callee(text: str, known: dict[str, Computation]) -> bool:
 
 
 _NAME_LIST = re.compile(r"%?(" + _NAME + r")")
+# _CALLED_NAMES over attribute texts joined by line breaks, one pattern per attribute so that
+# each starts with a literal (a search at memchr speed instead of a try at every character).
+# Each line is one text: no brace list across lines.
+_CALLED_VALUES = {
+    attr: re.compile(
+        attr + r"=(\{[^{}\n]*\}|%?" + _NAME + r"(?:, %" + _NAME + r"(?=,|$))*)", re.MULTILINE
+    )
+    for attr in CALLED_COMPUTATION_ATTRS
+}
+
+
+_OPCODES_COLUMN = operator.itemgetter(3)  # of _BulkBody.columns
+_ATTRIBUTES_COLUMN = operator.itemgetter(6)
+
+
+def _caller_texts(body: _BulkBody) -> list[str]:
+    """The attribute texts of a body's instructions that may call a computation."""
+    opcodes = body.opcodes()
+    return list(compress(body.attribute_texts(), map(operator.not_, map(_NOT_CALLER, opcodes))))
+
+
+def _unknown_callee_in_lines(text: str, known: dict[str, Computation]) -> bool:
+    """:func:`_unknown_callee` of every line of ``text`` at once, in C. It may also look at
+    names a line-by-line read would skip (``xcalls=f``, an attribute inside a brace list): a
+    false alarm only sends the caller to the exact check, and nothing that check finds is
+    missed."""
+    values = []
+    for attr, pattern in _CALLED_VALUES.items():
+        if attr + "=" in text:
+            values += pattern.findall(text)
+    return not known.keys() >= set(_NAME_LIST.findall("\n".join(values)))
 
 
 def _scan_brackets(line: str, stack: list[str]) -> tuple[str, int] | None:
@@ -1574,6 +1638,19 @@ def _uniquify_names(module: Module) -> None:
 _EQUALS_SHAPE = re.compile(r"=[ \t]*(?:[a-z][a-z0-9]*\[|\()")
 
 
+def _plain_attributes(attrs: Sequence[str]) -> bool:
+    """Whether these attribute texts (one per line) are each one instruction's attributes: no
+    statement squeezed after them, braces balanced on each line."""
+    joined = "\n".join(attrs)
+    if " = " in joined or "ROOT" in joined:
+        return False
+    if _EQUALS_SHAPE.search(joined) is not None and _COMPACT_STATEMENT.search(joined):
+        return False
+    return "{" not in joined or list(map(str.count, attrs, repeat("{"))) == list(
+        map(str.count, attrs, repeat("}"))
+    )
+
+
 class _BulkBody:
     """A plainly printed body, checked as a whole and built into Instructions on first use.
 
@@ -1591,7 +1668,12 @@ class _BulkBody:
         self.first_line = first_line
 
     @classmethod
-    def checked(cls, found: list[tuple[str, ...]], first_line: int) -> _BulkBody | None:
+    def checked(
+        cls,
+        found: list[tuple[str, ...]],
+        first_line: int,
+        deferred: list[tuple[str, ...]] | None = None,
+    ) -> _BulkBody | None:
         """The body, if every line is one instruction XLA's printer could have written: known
         opcodes, unique names, defined operands, at most one ROOT, and attributes with balanced
         braces and no second statement squeezed after them. Each test runs over a whole column
@@ -1606,14 +1688,9 @@ class _BulkBody:
             return None  # a name defined twice: the careful path says where
         if n - roots.count("") > 1:
             return None
-        joined = "\n".join(attrs)
-        if " = " in joined or "ROOT" in joined:
-            return None
-        if _EQUALS_SHAPE.search(joined) is not None and _COMPACT_STATEMENT.search(joined):
-            return None
-        if "{" in joined and list(map(str.count, attrs, repeat("{"))) != list(
-            map(str.count, attrs, repeat("}"))
-        ):
+        if deferred is not None:
+            deferred.append(attrs)  # checked with every other body's at the end
+        elif not _plain_attributes(attrs):
             return None
         if "parameter" in opcodes or "constant" in opcodes:
             not_payload = list(map(_IS_NOT_PAYLOAD, opcodes))
