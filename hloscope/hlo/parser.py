@@ -61,6 +61,12 @@ _BULK_LINE = re.compile(
     r"[ \t]+(" + _NAME_RUN + r")\((?:(%?" + _NAME_RUN + r"(?:, ?%?" + _NAME_RUN + r")*+)"
     r"|([^()\"\n]*+))\)(?:,[ \t]*+([^\n]*+))?(?=\n)"
 )
+# A computation header: ENTRY, the name, the signature (its last character not a blank: one
+# greedy run then a step back, where a lazy one tried the '{' at every character of a long
+# signature) and the '{' ending the line.
+_COMP_HEADER = re.compile(
+    r"[ \t]*+(ENTRY[ \t]+)?%?(" + _NAME_RUN + r")[ \t]*+(.*[^ \t])?[ \t]*\{[ \t]*\r?$"
+)
 _FOUND_OPCODE = operator.itemgetter(3)  # of a _BULK_LINE match's groups
 _KNOWN_OPCODES = frozenset(OPCODES)
 _PLAIN_OPERANDS = re.compile(r"%?" + _NAME + r"(?:, ?%?" + _NAME + r")*")
@@ -87,7 +93,7 @@ _TAIL_TOKENS = re.compile(
     + r")|[()\[\]{}]",
     re.S,
 )
-_COMP_HEADER = re.compile(r"[ \t]*(ENTRY[ \t]+)?%?(" + _NAME + r")[ \t]*(.*?)[ \t]*\{[ \t]*\r?$")
+
 # The start of a computation header whose signature may go on over several lines.
 _HEADER_START = re.compile(r"[ \t]*(?:ENTRY[ \t]+)?%?" + _NAME + r"[ \t]*\(")
 _LINE_COMMENTS = re.compile(_lex.STRING + "|" + _lex.LINE_COMMENT, re.S)
