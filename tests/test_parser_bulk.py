@@ -269,3 +269,42 @@ def test_attribute_checks_run_once_for_the_module_and_send_it_back_when_they_fai
     squeezed_body = module.computation("squeezed")
     assert [i.name for i in squeezed_body.instructions] == ["p", "n", "m"]
     assert squeezed_body.root.name == "m"
+
+
+def test_an_error_is_the_first_in_the_text_and_costs_one_read_when_nothing_was_put_off(
+    monkeypatch,
+):
+    plain = (SAMPLES / "hlo" / "transformer_train.after_optimizations.txt").read_text()
+    # An undefined operand in the last body before the entry.
+    broken = plain.replace("\n}\n\nENTRY", "\n  zz = f32[4] negate(gone)\n}\n\nENTRY", 1)
+    line = broken[: broken.index("  zz = ")].count("\n") + 1
+    with pytest.raises(hloscope.HloParseError) as error:
+        _parsers_made(monkeypatch, broken)
+    assert error.value.line == line
+    # The bodies before passed the checks made at the end: the same paths again would find
+    # the same error, so the text is read once (and once more re-flowed, XLA's lexer's way).
+    made = []
+    original = parser._ModuleParser.__init__
+
+    def watching(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        made.append(self.deferred_attributes is not None)
+
+    monkeypatch.setattr(parser._ModuleParser, "__init__", watching)
+    with pytest.raises(hloscope.HloParseError):
+        hloscope.parse(broken)
+    assert made.count(False) <= 1 and made[0] is True
+
+    # A squeezed statement that hides an earlier error (an undefined operand) in a body read
+    # in bulk: the later error sends the text to be read again, and the earlier one is told.
+    squeezed = broken.replace(
+        "\n}\n\n",
+        "\n}\n\nsqueezed {\n  p = f32[4] parameter(0)\n  n = f32[4] negate(p), "
+        "sharding={replicated} ROOT m = f32[4] negate(nowhere)\n}\n\n",
+        1,
+    )
+    first = squeezed[: squeezed.index("ROOT m = f32[4] negate(nowhere)")].count("\n") + 1
+    with pytest.raises(hloscope.HloParseError) as error:
+        hloscope.parse(squeezed)
+    assert error.value.line == first
+    assert "nowhere" in str(error.value)

@@ -150,13 +150,7 @@ def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
     modules = []
     for start, end in _module_chunks(text, len(lines)):
         try:
-            try:
-                module = _ModuleParser(lines[:], start, end, source_text, True).parse()
-            except (_CheckEachBody, HloParseError):
-                # Some body is not what the checks made at the end assumed, or the text has
-                # an error: read it again checking each body where it is, so that the
-                # first error in the text is the one reported.
-                module = _ModuleParser(lines[:], start, end, source_text).parse()
+            module = _parse_chunk(lines, start, end, source_text)
         except HloParseError:
             module = _parse_reflowed(lines, start, end, path)
         if module is not None:
@@ -170,6 +164,23 @@ def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
             source_line=lines[0] if lines else "",
         )
     return modules
+
+
+def _parse_chunk(lines: list[str], start: int, end: int, source: SourceText) -> Module | None:
+    """One module, its bodies' attribute checks made at the end (see ``_ModuleParser``)."""
+    parser = _ModuleParser(lines[:], start, end, source, defer_checks=True)
+    try:
+        return parser.parse()
+    except _CheckEachBody:
+        pass  # some body is not what the checks made at the end assumed
+    except HloParseError:
+        # An error after a body the checks at the end would have sent to the careful path:
+        # that body may hold an earlier error, so read again checking each body where it is.
+        # Otherwise the second read would take the same paths to the same error.
+        deferred = parser.deferred_attributes
+        if not deferred or _plain_attributes(list(chain.from_iterable(deferred))):
+            raise
+    return _ModuleParser(lines[:], start, end, source).parse()
 
 
 def _parse_reflowed(lines: list[str], start: int, end: int, path: str | None) -> Module | None:
