@@ -306,3 +306,35 @@ def test_a_report_costs_each_distinct_body_once():
     # Only the first copy's fused ops were costed one by one.
     costed = {inst.computation.name for inst in analysis._inst if inst.computation is not None}
     assert sorted(name for name in costed if name.startswith("fused.")) == ["fused.c0"]
+
+
+def _every_cost(path: Path) -> list:
+    out = []
+    for module in hloscope.parse_modules(path):
+        report = fusion_report(module)
+        out.append(
+            (
+                module_cost(module).total,
+                [(k.name, k.cost) for k in report.kernels],
+                [row[4] for row in report.op_sources],
+            )
+        )
+    return out
+
+
+def test_the_memo_changes_no_cost_in_the_corpus(monkeypatch):
+    """Every module total, kernel cost and fused op's cost with the memo, and with every body a
+    structure of its own (nothing memoised across bodies)."""
+    corpus_path()  # skips without ../shared, fails under CI=true
+    checked = 0
+    for path in module_files()[::4]:
+        try:
+            memoised = _every_cost(path)
+        except hloscope.HloParseError:
+            continue
+        with monkeypatch.context() as patch:
+            patch.setattr(cost_module, "structure_id", lambda comp: -id(comp) - 1)
+            alone = _every_cost(path)
+        assert memoised == alone, path.name
+        checked += 1
+    assert checked > 50
