@@ -70,6 +70,7 @@ to their strings), :meth:`KernelDiff.regressions` gives :class:`Regression` reco
 from __future__ import annotations
 
 import difflib
+import operator
 import re
 from collections import Counter, deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
@@ -254,6 +255,7 @@ def parse_where(where: str) -> tuple[str, int, str] | None:
 
 # Instructions a value passes through unchanged on its way from one kernel to another.
 _PASS_THROUGH = frozenset({"bitcast", "get-tuple-element"})
+_SHAPE_TEXT = operator.attrgetter("shape_text")
 
 
 def _data_source(value: Instruction) -> Instruction:
@@ -754,14 +756,15 @@ def _provenance_keys(
     if not with_stack and not any(op.name for op in ops):
         return [None] * len(kernel_ops)
     out: list[Hashable | None] = []
+    what = _NAME_OPCODE_ORIGIN if with_stack else _NAME_OPCODE
     for members in kernel_ops:
-        anchors = [ops[i] for i in members if ops[i].anchor]
-        if with_stack:
-            counts = Counter((op.name, op.opcode, op.origin) for op in anchors)
-        else:
-            counts = Counter((op.name, op.opcode) for op in anchors)
-        out.append(frozenset(counts.items()) or None)
+        anchors = [op for op in map(ops.__getitem__, members) if op.anchor]
+        out.append(frozenset(Counter(map(what, anchors)).items()) or None)
     return out
+
+
+_NAME_OPCODE_ORIGIN = operator.attrgetter("name", "opcode", "origin")
+_NAME_OPCODE = operator.attrgetter("name", "opcode")
 
 
 def _by_shapes(side: DiffSide, kernel_ops: list[list[int]], k: int) -> Hashable:
@@ -853,10 +856,18 @@ class _KernelFacts:
         producers, consumers = _kernel_graph(side)
         last = max(len(side.kernels) - 1, 1)
         io_shapes: list[int] = []
+        bare: dict[str, str] = {}  # shape -> without its layout, worked out once per shape
+
+        def shape_of(text: str) -> str:
+            out = bare.get(text)
+            if out is None:
+                out = bare[text] = without_layout(text)
+            return out
+
         for kernel, inst in zip(side.kernels, side.instructions):
-            counts = Counter([without_layout(kernel.shape)])
+            counts = Counter([shape_of(kernel.shape)])
             if inst is not None:
-                counts.update(without_layout(o.shape_text) for o in inst.operands)
+                counts.update(map(shape_of, map(_SHAPE_TEXT, inst.operands)))
             io_shapes.append(shapes.number(counts))
         params = [
             Counter(x for x in links if isinstance(x, str) and x.startswith("parameter "))
