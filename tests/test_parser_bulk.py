@@ -308,3 +308,36 @@ def test_an_error_is_the_first_in_the_text_and_costs_one_read_when_nothing_was_p
         hloscope.parse(squeezed)
     assert error.value.line == first
     assert "nowhere" in str(error.value)
+
+
+def test_strings_that_look_like_statements_keep_the_bulk_path(monkeypatch):
+    # Older JAX printed a primitive's parameters in its op name: ' padding=((0, 0), (1, 1))'
+    # inside the string looks like a squeezed 'name=(...)' statement, but no statement hides
+    # in a string. The body is read in bulk, in one read, and as XLA's parser reads it.
+    from hloscope.capture import jaxlib_adapter
+
+    text = (
+        "HloModule old_jax\n\n"
+        "ENTRY main {\n"
+        "  x = f32[1,4,4,1]{3,2,1,0} parameter(0)\n"
+        "  k = f32[2,2,1,1]{3,2,1,0} parameter(1)\n"
+        "  ROOT c = f32[1,5,5,1]{3,2,1,0} convolution(x, k), window={size=2x2 pad=1_1x1_1}, "
+        'dim_labels=b01f_01io->b01f, metadata={op_name="jit(f)/conv_general_dilated['
+        'window_strides=(1, 1) padding=((1, 1), (1, 1)) lhs_dilation=(1, 1)]" '
+        'source_file="f.py" source_line=3}\n'
+        "}\n"
+    )
+    assert _parsers_made(monkeypatch, text) == [True]
+    assert _bulk_bodies_of_text(text) == 1
+    module = hloscope.parse(text)
+    xla = jaxlib_adapter.xla_structure(text)
+    assert [(i.name, i.opcode, [o.name for o in i.operands]) for i in module.entry] == [
+        (i["name"], i["opcode"], i["operands"]) for i in xla[-1]["instructions"]
+    ]
+    assert module.entry.root.op_name.endswith("lhs_dilation=(1, 1)]")
+
+
+def _bulk_bodies_of_text(text: str) -> int:
+    path = Path(pytest.importorskip("tempfile").mkdtemp()) / "m.hlo"
+    path.write_text(text)
+    return _bulk_bodies(path)

@@ -177,8 +177,7 @@ def _parse_chunk(lines: list[str], start: int, end: int, source: SourceText) -> 
         # An error after a body the checks at the end would have sent to the careful path:
         # that body may hold an earlier error, so read again checking each body where it is.
         # Otherwise the second read would take the same paths to the same error.
-        deferred = parser.deferred_attributes
-        if not deferred or _plain_attributes(list(chain.from_iterable(deferred))):
+        if _all_plain(parser.deferred_attributes):
             raise
     return _ModuleParser(lines[:], start, end, source).parse()
 
@@ -506,8 +505,7 @@ class _ModuleParser:
         module.entry.is_entry = True
         if not module.name:
             module.name = "module_" + module.entry.name  # what XLA calls a headerless module
-        deferred = self.deferred_attributes
-        if deferred and not _plain_attributes(list(chain.from_iterable(deferred))):
+        if not _all_plain(self.deferred_attributes):
             raise _CheckEachBody
         self._check_called_computations(module)
         self._name_computations(module)
@@ -1652,6 +1650,7 @@ def _uniquify_names(module: Module) -> None:
 
 # What every statement squeezed into another's attributes holds ('n=f32[4] ...', 'n=(...'):
 # searched first, as '=' is rare where whitespace (where _COMPACT_STATEMENT starts) is not.
+_LINE_STRING = re.compile(_lex.quoted('"', newline=False))  # a string that ends on its line
 _EQUALS_SHAPE = re.compile(r"=[ \t]*(?:[a-z][a-z0-9]*\[|\()")
 
 
@@ -1661,11 +1660,24 @@ def _plain_attributes(attrs: Sequence[str]) -> bool:
     joined = "\n".join(attrs)
     if " = " in joined or "ROOT" in joined:
         return False
-    if _EQUALS_SHAPE.search(joined) is not None and _COMPACT_STATEMENT.search(joined):
-        return False
+    if _EQUALS_SHAPE.search(joined) is not None:
+        # Looked at without their strings: no statement hides in one, and op names such as
+        # 'conv[padding=((0, 0))]' (what older JAX printed) would look like one.
+        unquoted = _LINE_STRING.sub('""', joined)
+        if _EQUALS_SHAPE.search(unquoted) is not None and _COMPACT_STATEMENT.search(unquoted):
+            return False
     return "{" not in joined or list(map(str.count, attrs, repeat("{"))) == list(
         map(str.count, attrs, repeat("}"))
     )
+
+
+def _all_plain(deferred: list[tuple[str, ...]] | None) -> bool:
+    """Whether every body's attribute texts put off pass :func:`_plain_attributes`: all of them
+    at once, and only if that fails (its tests then found things in two different bodies, say)
+    body by body, which is the answer each body alone would have had."""
+    if not deferred or _plain_attributes(list(chain.from_iterable(deferred))):
+        return True
+    return all(map(_plain_attributes, deferred))
 
 
 class _BulkBody:
