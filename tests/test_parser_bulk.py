@@ -117,6 +117,12 @@ def test_bulk_equals_careful_on_the_corpus(monkeypatch):
         "  ROOT m = f32[4] negate(n), x=}\n",
         "  p = f32[4] parameter(0)\n  n = f32[4] negate(p), x=n2=f32[4] negate(p)\n"
         "  ROOT m = f32[4] negate(n)\n",
+        "  p = f32[4] parameter(0)\n  n = f32[4] negate(p), sharding={replicated} "
+        "m=f32 [4] negate(n)\n  ROOT r = f32[4] add(n, p)\n",
+        "  p = f32[4] parameter(0)\n  n = f32[4] negate(p), sharding={replicated} "
+        "m = negate(n)\n  ROOT r = f32[4] add(n, p)\n",
+        '  p = f32[4] parameter(0)\n  n = f32[4] negate(p), metadata={op_name="a"}'
+        " m=(f32[4]) tuple(p)\n  ROOT r = f32[4] add(n, p)\n",
     ],
     ids=[
         "plain",
@@ -132,6 +138,9 @@ def test_bulk_equals_careful_on_the_corpus(monkeypatch):
         "unknown-callee",
         "braces-closed-a-line-later",
         "compact-second-statement",
+        "squeezed-spaced-shape",
+        "squeezed-without-shape",
+        "squeezed-after-string",
     ],
 )
 def test_bulk_hands_back_what_it_cannot_read(monkeypatch, body):
@@ -341,3 +350,30 @@ def _bulk_bodies_of_text(text: str) -> int:
     path = Path(pytest.importorskip("tempfile").mkdtemp()) / "m.hlo"
     path.write_text(text)
     return _bulk_bodies(path)
+
+
+@pytest.mark.parametrize(
+    "attributes",
+    [
+        # A collective's mesh groups (XLA 2025+): 'name=mesh[' after ', ' is an attribute.
+        "channel_id=1, replica_groups=mesh['axis_0'=4,'axis_1'=2] {'axis_0'}, "
+        "use_global_device_ids=true, to_apply=add",
+        # An MLIR dictionary in a backend config: ' = ' inside braces is no statement.
+        'custom_call_target="f", api_version=API_VERSION_TYPED_FFI, '
+        "backend_config={index = 0 : ui64}",
+    ],
+    ids=["mesh-groups", "mlir-dictionary"],
+)
+def test_attributes_that_look_like_statements_keep_the_bulk_path(monkeypatch, attributes):
+    opcode = "all-reduce" if "replica_groups" in attributes else "custom-call"
+    text = (
+        "HloModule m\n\nadd {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+        "  ROOT s = f32[] add(x, y)\n}\n\n"
+        f"ENTRY e {{\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] {opcode}(p), {attributes}\n}}\n"
+    )
+    assert _parsers_made(monkeypatch, text) == [True]
+    assert _bulk_bodies_of_text(text) == 2
+    path = Path(pytest.importorskip("tempfile").mkdtemp()) / "m.hlo"
+    path.write_text(text)
+    assert _parse(path) == _careful(monkeypatch, path)
+    assert hloscope.parse(text).entry.root.attr_text == attributes

@@ -1648,23 +1648,32 @@ def _uniquify_names(module: Module) -> None:
             comp._by_name = {inst.name: inst for inst in comp.instructions}
 
 
-# What every statement squeezed into another's attributes holds ('n=f32[4] ...', 'n=(...'):
-# searched first, as '=' is rare where whitespace (where _COMPACT_STATEMENT starts) is not.
+# The careful path's test for a second statement in an attribute tail (_statement_in_tail),
+# made for a whole module's attribute texts at once: '[ROOT] name =' and a shape or an opcode,
+# right after ')', ']', '}' or a string, or after blanks that follow anything but ',' or '='
+# (after those it is an attribute, 'replica_groups=mesh[...]', or a value). Brackets are not
+# tracked, so it flags all the careful path would split; a false alarm only sends a body there.
+# First a pre-filter that starts with a literal ('=' then what may follow it), then strings
+# blanked (no statement hides in one, and op names such as 'conv[padding=((0, 0))]', what older
+# JAX printed, looked like one), then the test itself.
 _LINE_STRING = re.compile(_lex.quoted('"', newline=False))  # a string that ends on its line
-_EQUALS_SHAPE = re.compile(r"=[ \t]*(?:[a-z][a-z0-9]*\[|\()")
+_EQUALS_RHS = re.compile(r"=[ \t]*+(?:\(|" + _NAME_RUN + r"[ \t]*+[\[(])")
+_SQUEEZED = re.compile(
+    r"(?:(?<=[)\]}\"])|(?<=[^,=\s])[ \t]++)(?:ROOT[ \t]+)?%?"
+    + _NAME_RUN
+    + r"[ \t]*+=(?=[ \t]*"
+    + _RHS_START
+    + ")"
+)
 
 
 def _plain_attributes(attrs: Sequence[str]) -> bool:
     """Whether these attribute texts (one per line) are each one instruction's attributes: no
     statement squeezed after them, braces balanced on each line."""
     joined = "\n".join(attrs)
-    if " = " in joined or "ROOT" in joined:
-        return False
-    if _EQUALS_SHAPE.search(joined) is not None:
-        # Looked at without their strings: no statement hides in one, and op names such as
-        # 'conv[padding=((0, 0))]' (what older JAX printed) would look like one.
+    if "ROOT" in joined or _EQUALS_RHS.search(joined) is not None:
         unquoted = _LINE_STRING.sub('""', joined)
-        if _EQUALS_SHAPE.search(unquoted) is not None and _COMPACT_STATEMENT.search(unquoted):
+        if "ROOT" in unquoted or _SQUEEZED.search(unquoted) is not None:
             return False
     return "{" not in joined or list(map(str.count, attrs, repeat("{"))) == list(
         map(str.count, attrs, repeat("}"))
