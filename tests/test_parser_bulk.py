@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES, corpus_path
 from corpus_files import module_files
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
 
 import hloscope
 from hloscope.hlo import parser
@@ -123,6 +125,7 @@ def test_bulk_equals_careful_on_the_corpus(monkeypatch):
         "m = negate(n)\n  ROOT r = f32[4] add(n, p)\n",
         '  p = f32[4] parameter(0)\n  n = f32[4] negate(p), metadata={op_name="a"}'
         " m=(f32[4]) tuple(p)\n  ROOT r = f32[4] add(n, p)\n",
+        "  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p), iota_dim}ension=3\n",
     ],
     ids=[
         "plain",
@@ -141,6 +144,7 @@ def test_bulk_equals_careful_on_the_corpus(monkeypatch):
         "squeezed-spaced-shape",
         "squeezed-without-shape",
         "squeezed-after-string",
+        "a-closing-brace-alone",
     ],
 )
 def test_bulk_hands_back_what_it_cannot_read(monkeypatch, body):
@@ -377,3 +381,27 @@ def test_attributes_that_look_like_statements_keep_the_bulk_path(monkeypatch, at
     path.write_text(text)
     assert _parse(path) == _careful(monkeypatch, path)
     assert hloscope.parse(text).entry.root.attr_text == attributes
+
+
+# Pieces that make a line look like another statement, or unbalance it, spliced into a sample.
+_LOOKALIKES = [
+    "{", "}", " = ", "ROOT ", '"', "\\", "/*", "*/", "//", "%", ",", "(", ")",
+    ", m=f32[4] negate(p)", " m = f32[2] negate(x)", " x=(", " q=f32 [3] abs(x)",
+    ", sharding={replicated} n2 = f32[4] copy(p)", '"a = b"', 'metadata={op_name="x=(1)"}',
+]  # fmt: skip
+
+
+@settings(max_examples=120, deadline=None, phases=[Phase.generate])
+@given(data=st.data())
+def test_damaged_text_reads_alike_on_both_paths(data):
+    """Whatever lookalike is spliced into a printed module, the bulk path (its checks made
+    for the whole module at the end) gives the careful path's module or its error."""
+    name = data.draw(st.sampled_from(SAMPLE_FILES[:4] + SAMPLE_FILES[4:5]), label="sample")
+    lines = name.read_text().split("\n")
+    for _ in range(data.draw(st.integers(1, 3), label="splices")):
+        i = data.draw(st.integers(0, len(lines) - 1))
+        j = data.draw(st.integers(0, len(lines[i])))
+        lines[i] = lines[i][:j] + data.draw(st.sampled_from(_LOOKALIKES)) + lines[i][j:]
+    path = Path(pytest.importorskip("tempfile").mkdtemp()) / "m.hlo"
+    path.write_text("\n".join(lines))
+    assert _parse(path) == _careful(pytest.MonkeyPatch(), path)  # undone within the call

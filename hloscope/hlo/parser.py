@@ -1675,9 +1675,9 @@ def _plain_attributes(attrs: Sequence[str]) -> bool:
         unquoted = _LINE_STRING.sub('""', joined)
         if "ROOT" in unquoted or _SQUEEZED.search(unquoted) is not None:
             return False
-    return "{" not in joined or list(map(str.count, attrs, repeat("{"))) == list(
-        map(str.count, attrs, repeat("}"))
-    )
+    if "{" not in joined and "}" not in joined:
+        return True
+    return list(map(str.count, attrs, repeat("{"))) == list(map(str.count, attrs, repeat("}")))
 
 
 def _all_plain(deferred: list[tuple[str, ...]] | None) -> bool:
