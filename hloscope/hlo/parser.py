@@ -1669,15 +1669,30 @@ _SQUEEZED = re.compile(
 
 def _plain_attributes(attrs: Sequence[str]) -> bool:
     """Whether these attribute texts (one per line) are each one instruction's attributes: no
-    statement squeezed after them, braces balanced on each line."""
+    statement squeezed after them, and no bracket left open (or closed) for another line."""
     joined = "\n".join(attrs)
     if "ROOT" in joined or _EQUALS_RHS.search(joined) is not None:
         unquoted = _LINE_STRING.sub('""', joined)
         if "ROOT" in unquoted or _SQUEEZED.search(unquoted) is not None:
             return False
-    if "{" not in joined and "}" not in joined:
-        return True
-    return list(map(str.count, attrs, repeat("{"))) == list(map(str.count, attrs, repeat("}")))
+    # As many of each bracket closing as opening on every line: what the careful path tests
+    # before it would join a line to the next (_maybe_unbalanced). Counted on the distinct
+    # bracket patterns of the lines (a module has a handful), each line's brackets alone.
+    patterns = set(
+        joined.encode("utf-8", "surrogatepass").translate(None, _NOT_A_BRACKET).split(b"\n")
+    )
+    return all(map(_balanced_counts, patterns))
+
+
+_NOT_A_BRACKET = bytes(c for c in range(256) if c not in b"()[]{}\n")
+
+
+def _balanced_counts(pattern: bytes) -> bool:
+    return (
+        pattern.count(b"(") == pattern.count(b")")
+        and pattern.count(b"[") == pattern.count(b"]")
+        and pattern.count(b"{") == pattern.count(b"}")
+    )
 
 
 def _all_plain(deferred: list[tuple[str, ...]] | None) -> bool:
