@@ -348,10 +348,6 @@ _OPCODE_OF = operator.attrgetter("opcode")
 _LOCATION_OF = Instruction.location.fget
 
 
-def _non_parameters(instructions: list[Instruction]) -> list[Instruction]:
-    return list(compress(instructions, map("parameter".__ne__, map(_OPCODE_OF, instructions))))
-
-
 def _kernel_stack(members: Sequence[Instruction], wheres: Sequence[str], source: str) -> list[str]:
     """The whole call stack (``file:line (function)``, innermost first) of the kernel's first
     op attributed to its ``source``: the chain that line sits in."""
