@@ -253,9 +253,9 @@ def _race_for_bodies(module: hloscope.Module) -> None:
     assert all(len(ids) == len(comp) > 0 for ids, comp in zip(seen[0], comps))
 
 
-def _parsers_made(monkeypatch, text: str) -> list[bool]:
-    """Parse ``text``; say for each module parser made whether it put its checks off."""
-    made = []
+def _watch_parsers(monkeypatch) -> list[bool]:
+    """From now on, list for each module parser made whether it puts its checks off."""
+    made: list[bool] = []
     original = parser._ModuleParser.__init__
 
     def watching(self, *args, **kwargs):
@@ -263,6 +263,12 @@ def _parsers_made(monkeypatch, text: str) -> list[bool]:
         made.append(self.deferred_attributes is not None)
 
     monkeypatch.setattr(parser._ModuleParser, "__init__", watching)
+    return made
+
+
+def _parsers_made(monkeypatch, text: str) -> list[bool]:
+    """Parse ``text``; say for each module parser made whether it put its checks off."""
+    made = _watch_parsers(monkeypatch)
     hloscope.parse(text)
     return made
 
@@ -298,14 +304,8 @@ def test_an_error_is_the_first_in_the_text_and_costs_one_read_when_nothing_was_p
     assert error.value.line == line
     # The bodies before passed the checks made at the end: the same paths again would find
     # the same error, so the text is read once (and once more re-flowed, XLA's lexer's way).
-    made = []
-    original = parser._ModuleParser.__init__
-
-    def watching(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        made.append(self.deferred_attributes is not None)
-
-    monkeypatch.setattr(parser._ModuleParser, "__init__", watching)
+    monkeypatch.undo()
+    made = _watch_parsers(monkeypatch)
     with pytest.raises(hloscope.HloParseError):
         hloscope.parse(broken)
     assert made.count(False) <= 1 and made[0] is True
