@@ -630,3 +630,15 @@ def test_equal_costs_are_one_object_and_flags_are_still_listed():
     assert [f.name for f in flagged] == ["t"]
     fixed = text.replace("lhs_contracting_dims={3}", "lhs_contracting_dims={0}")
     assert module_cost(hloscope.parse(fixed)).flagged == []
+
+
+def test_ops_whose_shape_is_left_out_are_sized_on_their_own():
+    # The size caches are keyed by the shape as written: two inferred shapes have no text, and
+    # must not share one entry (the second negate once read the first's 16 bytes).
+    module = hloscope.parse(
+        "HloModule m\nENTRY e {\n  p4 = f32[4] parameter(0)\n  p8 = f32[8] parameter(1)\n"
+        "  a = negate(p4)\n  b = negate(p8)\n  ROOT t = (f32[4], f32[8]) tuple(a, b)\n}\n"
+    )
+    costs = {i.name: instruction_cost(i) for i in module.entry}
+    assert (costs["a"].bytes_read, costs["a"].bytes_written, costs["a"].flops) == (16, 16, 4)
+    assert (costs["b"].bytes_read, costs["b"].bytes_written, costs["b"].flops) == (32, 32, 8)

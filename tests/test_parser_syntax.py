@@ -377,3 +377,11 @@ def test_printing_long_form_reads_back(xla):
         printed = hloscope.parse(text).to_text()
         assert ours(printed) == ours(text)
         assert xla.xla_accepts(printed)[0]
+
+
+def test_parameters_come_in_number_order_whatever_the_text_order():
+    module = hloscope.parse(
+        "HloModule m\nENTRY e {\n  c = f32[] parameter(2)\n  a = f32[] parameter(0)\n"
+        "  b = f32[] parameter(1)\n  ROOT t = (f32[], f32[], f32[]) tuple(a, b, c)\n}\n"
+    )
+    assert [p.name for p in module.entry.parameters] == ["a", "b", "c"]

@@ -856,14 +856,7 @@ class _KernelFacts:
         producers, consumers = _kernel_graph(side)
         last = max(len(side.kernels) - 1, 1)
         io_shapes: list[int] = []
-        bare: dict[str, str] = {}  # shape -> without its layout, worked out once per shape
-
-        def shape_of(text: str) -> str:
-            out = bare.get(text)
-            if out is None:
-                out = bare[text] = without_layout(text)
-            return out
-
+        shape_of = _Strings().shape  # without its layout, worked out once per shape
         for kernel, inst in zip(side.kernels, side.instructions):
             counts = Counter([shape_of(kernel.shape)])
             if inst is not None:

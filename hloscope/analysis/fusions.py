@@ -401,8 +401,8 @@ def _kernel(
     cost = cost_of(inst)
     if inst.opcode == "fusion":
         fused = inst.fused_computation
-        member_costs = costs_in(fused) if fused else []
-        instructions = fused.instructions if fused else []
+        member_costs = costs_in(fused) if fused is not None else []
+        instructions = fused.instructions if fused is not None else []
         is_member = list(map("parameter".__ne__, map(_OPCODE_OF, instructions)))
         members = list(compress(instructions, is_member))
         member_costs = list(compress(member_costs, is_member))

@@ -256,12 +256,7 @@ class _Builder:
         self._names: set[str] = set()
 
     def fresh(self, stem: str) -> str:
-        name, n = stem, 0
-        while name in self._names:
-            n += 1
-            name = f"{stem}.{n}"
-        self._names.add(name)
-        return name
+        return _fresh_name(stem, self._names, ".")
 
     def parameter(self, shape: Shape, source: tuple[str, tuple[int, ...]]) -> str:
         """A parameter for the array ``shape`` (raising :class:`UnfeedableModule` if it is
@@ -385,12 +380,7 @@ class _Inliner:
         self.inlining = False
 
     def fresh(self, stem: str) -> str:
-        name, n = stem, 0
-        while name in self.used:
-            n += 1
-            name = f"{stem}.i{n}"
-        self.used.add(name)
-        return name
+        return _fresh_name(stem, self.used, ".i")
 
     def computation(self, comp: Computation) -> list[str]:
         names: dict[int, str] = {}
@@ -628,3 +618,13 @@ def with_outputs(module: Module, names: Sequence[str]) -> tuple[str, list[Output
     if entry.signature:
         body = body.replace(" " + entry.signature.replace("\n", " "), "", 1)
     return text.replace(old, body, 1), outputs
+
+
+def _fresh_name(stem: str, used: set[str], infix: str) -> str:
+    """``stem``, or ``stem`` + ``infix`` + the lowest number that makes it unused; marked used."""
+    name, n = stem, 0
+    while name in used:
+        n += 1
+        name = f"{stem}{infix}{n}"
+    used.add(name)
+    return name

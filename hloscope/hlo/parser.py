@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from itertools import chain, compress, repeat
 from pathlib import Path
 
+from ..errors import HloscopeError
 from . import _lex
 from ._gc import gc_paused
 from ._lex import find_closing, split_top_level
@@ -405,8 +406,10 @@ def _balance(text: str) -> int:
     return len(depth)
 
 
-class _CheckEachBody(Exception):
-    """Bodies read with their attribute checks put off did not pass them together."""
+class _CheckEachBody(HloscopeError):
+    """Bodies read with their attribute checks put off did not pass them together. Caught by
+    :func:`_parse_chunk`, which reads the module again; under the one root all the same, so
+    that it could never reach a user as a traceback."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1729,8 +1732,10 @@ class _BulkBody:
     ) -> _BulkBody | None:
         """The body, if every line is one instruction XLA's printer could have written: known
         opcodes, unique names, defined operands, at most one ROOT, and attributes with balanced
-        braces and no second statement squeezed after them. Each test runs over a whole column
-        in C: a loop in Python over the lines cost more than the regex that found them."""
+        brackets and no second statement squeezed after them (:func:`_plain_attributes`, put
+        off to the end of the module when ``deferred`` collects them). Each test runs over a
+        whole column in C: a loop in Python over the lines cost more than the regex that found
+        them."""
         columns = list(zip(*found))
         roots, names, _, opcodes, inners, others, attrs = columns
         n = len(names)
