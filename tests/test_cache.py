@@ -4,6 +4,7 @@ a fresh capture; an unchanged script is still served from the cache."""
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -131,3 +132,59 @@ def test_local_module_files_leave_out_installed_and_standard_library_modules(tmp
 
     found = local_module_files([stdlib_module, installed_module, Local])
     assert found == [str(Path(mine).resolve())]
+
+
+_KEY_AROUND_IMPORTS = """
+import json, os, sys
+from hloscope.capture.cache import relevant_environment
+before = relevant_environment()
+changed_before = dict(os.environ)
+for name in sys.argv[1:]:
+    __import__(name)
+changed = sorted(k for k, v in os.environ.items() if changed_before.get(k) != v)
+print(json.dumps({"same": relevant_environment() == before, "changed": changed}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("frameworks", [("jax",), ("tensorflow",), ("jax", "tensorflow")])
+def test_importing_a_framework_leaves_the_cache_key_as_it_was(frameworks):
+    # A notebook that imported jax (which sets TF_CPP_MIN_LOG_LEVEL and TPU_SKIP_MDS_QUERY)
+    # or TensorFlow must share the command line's entries: the frameworks themselves say which
+    # variables their import sets, in a fresh process.
+    import subprocess
+    import sys
+
+    from frameworks_needed import needs_framework
+
+    for name in frameworks:
+        needs_framework(name)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TF_", "TPU_", "TF2_", "HDF5_", "ENABLE_RUNTIME"))
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _KEY_AROUND_IMPORTS, *frameworks],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["changed"], "the import set no variable: the test proves nothing"
+    assert report["same"], report["changed"]
+
+
+def test_variables_that_can_change_the_hlo_stay_in_the_key():
+    env = {
+        "XLA_FLAGS": "--xla_cpu_enable_fast_math=false",
+        "JAX_ENABLE_X64": "1",
+        "TF_XLA_FLAGS": "--tf_xla_auto_jit=2",
+        "GPT_VARIANT": "bf16",
+        # Set by TensorFlow's import to "1"; "0" is the user's choice and changes behaviour.
+        "TF2_BEHAVIOR": "0",
+    }
+    assert relevant_environment(env) == env
+    logging_only = {"TF_CPP_MIN_LOG_LEVEL": "3", "TPU_SKIP_MDS_QUERY": "1", "TF2_BEHAVIOR": "1"}
+    assert relevant_environment(logging_only) == {}

@@ -8,7 +8,10 @@ What a cached capture depends on, and how each part is checked:
   TensorFlow and hloscope versions, and **the whole environment** except the variables listed
   in :data:`IGNORED_ENV` and those starting with :data:`IGNORED_ENV_PREFIXES` (terminal,
   shell and session bookkeeping, hloscope's own settings, the test runner's per-test
-  variables): a script may read any variable (``GPT_VARIANT=bf16``), so any other one counts;
+  variables, the frameworks' logging switches) and those that importing jax or TensorFlow sets
+  itself (:data:`SET_BY_FRAMEWORK_IMPORT`, left out only at the value the import gives them):
+  a script may read any variable (``GPT_VARIANT=bf16``), so any other one counts, and so does
+  everything that can change the HLO (``XLA_FLAGS``, ``JAX_*``, ``TF_XLA_FLAGS``);
 * **after running** (recorded in the entry's manifest as ``local_modules``): every Python
   file the script imported that is not part of an installed package or of the standard library
   (its own helpers, ``mylayers.py``), with a hash of its content. Reusing an entry hashes them
@@ -36,6 +39,7 @@ __all__ = [
     "CACHE_ENV",
     "IGNORED_ENV",
     "IGNORED_ENV_PREFIXES",
+    "SET_BY_FRAMEWORK_IMPORT",
     "CacheEntry",
     "cache_root",
     "cache_key",
@@ -90,8 +94,30 @@ IGNORED_ENV = frozenset(
         "GPG_AGENT_INFO",
         "STY",
         "WINDOW",
+        # The frameworks' log verbosity: what is printed, never what is compiled. Importing
+        # jax sets TF_CPP_MIN_LOG_LEVEL, so without this a notebook that imported jax would
+        # never share the command line's cache entries.
+        "TF_CPP_MIN_LOG_LEVEL",
+        "TF_CPP_MAX_VLOG_LEVEL",
+        "TF_CPP_MIN_VLOG_LEVEL",
+        "TF_CPP_VMODULE",
+        "TF_CPP_LOG_THREAD_ID",
+        # Set by importing jax: skips the query of a cloud TPU's metadata server.
+        "TPU_SKIP_MDS_QUERY",
     }
 )
+#: Variables that importing jax or TensorFlow sets in ``os.environ``, with the value the import
+#: gives them. At that value they say nothing the import would not say again (a process that
+#: imported TensorFlow is no different from one about to), so they stay out of the key; set to
+#: anything else by the user, they count like any other variable.
+SET_BY_FRAMEWORK_IMPORT: Mapping[str, str] = {
+    "TF2_BEHAVIOR": "1",
+    "TPU_ML_PLATFORM": "Tensorflow",
+    "ENABLE_RUNTIME_UPTIME_TELEMETRY": "1",
+    "HDF5_PLUGIN_PATH": "disable",
+}
+#: Set by importing TensorFlow to its own version number (telemetry only).
+_SET_TO_FRAMEWORK_VERSION = ("TPU_ML_PLATFORM_VERSION",)
 #: Prefixes of ignored variables: hloscope's own settings, terminal multiplexers and IDE
 #: terminals, desktop sessions, and the per-test variables of pytest and its plugins.
 IGNORED_ENV_PREFIXES = (
@@ -123,8 +149,16 @@ def relevant_environment(env: Mapping[str, str] | None = None) -> dict[str, str]
     return {
         name: value
         for name, value in sorted(env.items())
-        if name not in IGNORED_ENV and not name.startswith(IGNORED_ENV_PREFIXES)
+        if name not in IGNORED_ENV
+        and not name.startswith(IGNORED_ENV_PREFIXES)
+        and not _set_by_framework_import(name, value)
     }
+
+
+def _set_by_framework_import(name: str, value: str) -> bool:
+    if name in _SET_TO_FRAMEWORK_VERSION:
+        return True
+    return SET_BY_FRAMEWORK_IMPORT.get(name) == value
 
 
 def cache_key(
