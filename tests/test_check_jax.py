@@ -125,6 +125,154 @@ def test_eig_for_gpu_lowers_but_export_refuses_its_kernel():
     assert finding.source == line_of("eig")
 
 
+# ---- primitives reached through library wrappers ------------------------------------------------
+# jnp.roots, jax.scipy.linalg.sqrtm, jnp.linalg.eigvals are jitted functions: the equations JAX
+# makes inside them carry jax's frames only, and the user's call is a frame of the equation that
+# calls them. The finding's line is the innermost user frame of the whole stack.
+
+POLYNOMIAL = jnp.array([1.0, -6.0, 11.0, -6.0])
+
+
+def polynomial_roots(p):
+    return jnp.roots(p, strip_zeros=False) * 2  # <- roots
+
+
+def matrix_square_root(a):
+    return jax.scipy.linalg.sqrtm(a) + 1.0  # <- sqrtm
+
+
+def spectra_of_two(a):
+    first = jnp.linalg.eigvals(a)  # <- eigvals one
+    second = jnp.linalg.eigvals(a + 1.0)  # <- eigvals two
+    return first + second
+
+
+def _own_frames_are_all_jax(fn, arg, primitive):
+    """JAX's own record of the primitive's equation names no line outside jax: the case."""
+    from hloscope.capture import jax_lowering, jaxlib_adapter
+
+    placed = jax_lowering._equations_with_callers(jax.make_jaxpr(fn)(arg).jaxpr)
+    own = [jaxlib_adapter.equation_frames(e) for e, _ in placed if e.primitive.name == primitive]
+    return bool(own) and not any(own)
+
+
+@pytest.mark.parametrize(
+    ("fn", "arg", "primitive", "marker"),
+    [
+        (polynomial_roots, POLYNOMIAL, "eig", "roots"),
+        (matrix_square_root, MATRIX, "schur", "sqrtm"),
+    ],
+)
+def test_a_primitive_inside_a_jax_wrapper_has_the_users_line(fn, arg, primitive, marker):
+    with pytest.raises(NotImplementedError, match=f"primitive '{primitive}' not found"):
+        jax.jit(fn).trace(arg).lower(lowering_platforms=("tpu",))
+    assert _own_frames_are_all_jax(fn, arg, primitive)
+    finding = only(check_jax(fn, arg, platform="tpu"), Reason.NO_LOWERING)
+    assert finding.op == primitive
+    assert finding.source == line_of(marker)
+    assert finding.function == TOP_LEVEL
+
+
+def test_a_jitted_wrapper_called_twice_gives_each_call_its_line():
+    report = check_jax(spectra_of_two, MATRIX, platform="tpu")
+    missing = [f for f in report.findings if f.reason is Reason.NO_LOWERING]
+    assert sorted(f.source for f in missing) == sorted(
+        [line_of("eigvals one"), line_of("eigvals two")]
+    )
+
+
+def test_export_refusal_inside_a_wrapper_has_the_users_line():
+    # export's own message locates the kernel only as loc("eig"): the line comes from the module
+    with pytest.raises(ValueError, match=r'cuhybrid_eig_real.*at loc\("eig"\)'):
+        jax.export.export(jax.jit(polynomial_roots), platforms=["cuda"])(POLYNOMIAL)
+    finding = only(check_jax(polynomial_roots, POLYNOMIAL, platform="gpu"), Reason.EXPORT)
+    assert finding.op == "cuhybrid_eig_real"
+    assert finding.source == line_of("roots")
+
+
+def _module_from(folder: Path, name: str, text: str):
+    """Import ``text`` as module ``name`` from ``folder`` (removed from sys.path after)."""
+    import importlib
+    import sys
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.py").write_text(text)
+    sys.path.insert(0, str(folder))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(folder))
+
+
+def _line_in(path: Path, marker: str) -> str:
+    lines = path.read_text().splitlines()
+    return f"{path}:{next(n for n, t in enumerate(lines, 1) if t.endswith(f'# <- {marker}'))}"
+
+
+HELPERS = """\
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def _spectrum(a):
+    return jnp.linalg.eigvals(a)  # <- helper eigvals
+
+
+def spectral_radius(a):
+    return jnp.abs(_spectrum(a)).max()
+"""
+
+
+def test_a_users_helper_module_two_frames_deep_is_the_source(tmp_path):
+    helpers = _module_from(tmp_path / "mylib", "hloscope_test_spectral_helpers", HELPERS)
+
+    def step(a):
+        return helpers.spectral_radius(a) + 1.0
+
+    finding = only(check_jax(step, MATRIX, platform="tpu"), Reason.NO_LOWERING)
+    assert finding.source == _line_in(Path(helpers.__file__), "helper eigvals")
+
+
+VENDORED = """\
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def eigen_features(a):
+    return jnp.real(jnp.linalg.eigvals(a))  # <- library eigvals
+
+
+def host_norm(x):
+    shape = jax.ShapeDtypeStruct((), x.dtype)
+    return jax.pure_callback(lambda v: np.float32(np.linalg.norm(v)), shape, x)
+"""
+
+
+def test_a_frameworks_own_frames_are_skipped_as_kernels_sources_skip_them(tmp_path):
+    # A file in a folder named flax is the framework's, not the user's (the rule of kernels'
+    # sources), though JAX's own rule takes it for user code.
+    library = _module_from(tmp_path / "vendor" / "flax", "hloscope_test_flax_ops", VENDORED)
+
+    def features(a):
+        return library.eigen_features(a) * 2  # <- calls the library
+
+    def norm_of(x):
+        return library.host_norm(x) + 1.0  # <- calls the callback
+
+    from hloscope.capture.jax_lowering import lower_for
+
+    facts = lower_for(features, (MATRIX,), platform="tpu", export=False)
+    assert str(facts.missing[0].uses[0].where) == _line_in(
+        Path(library.__file__), "library eigvals"
+    )  # JAX's rule
+    missing = only(check_jax(features, MATRIX, platform="tpu"), Reason.NO_LOWERING)
+    assert missing.source == line_of("calls the library")
+    callback = only(check_jax(norm_of, VECTOR, platform="tpu"), Reason.HOST_CALLBACK)
+    assert callback.source == line_of("calls the callback")
+
+
 # ---- host callbacks -----------------------------------------------------------------------------
 
 

@@ -100,10 +100,14 @@ class RaisedError:
 
 @dataclass(frozen=True, slots=True)
 class PrimitiveUse:
-    """One equation of the traced program that uses ``primitive``, and where it was made."""
+    """One equation of the traced program that uses ``primitive``, and where it was made:
+    ``stack`` is every frame JAX kept, innermost first, the equation's own and then those of
+    the equations that called the jaxpr it is in (``jnp.linalg.eigvals`` is a jitted function:
+    its ``eig`` was made in jax, its call in the user's code); ``where`` the innermost one."""
 
     primitive: str
     where: UserLine | None = None
+    stack: tuple[UserLine, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,11 +205,11 @@ def lower_for(
     except Exception as error:  # noqa: BLE001 - the user's tracing error is the finding
         facts.error = _raised(error, "trace")
         return facts
-    equations = list(_equations(traced.jaxpr))
+    placed = list(_equations_with_callers(traced.jaxpr))
     facts.callbacks = [
-        _use(jaxlib_adapter, e) for e in equations if _name(e) in CALLBACK_PRIMITIVES
+        _use(jaxlib_adapter, e, callers) for e, callers in placed if _name(e) in CALLBACK_PRIMITIVES
     ]
-    lowered, stand_ins = _lower_with_stand_ins(jaxlib_adapter, traced, target, equations, facts)
+    lowered, stand_ins = _lower_with_stand_ins(jaxlib_adapter, traced, target, placed, facts)
     if lowered is None:
         return facts
     facts.stablehlo = jaxlib_adapter.stablehlo_text(lowered)
@@ -223,7 +227,7 @@ def lower_for(
 
 
 def _lower_with_stand_ins(
-    adapter: Any, traced: Any, platform: str, equations: list[Any], facts: LoweringFacts
+    adapter: Any, traced: Any, platform: str, equations: list[_Placed], facts: LoweringFacts
 ) -> tuple[Any, list[Any]]:
     """Lower, standing in for each primitive JAX cannot lower here, until it lowers or fails
     for another reason (then ``facts.error`` says why and the lowered module is ``None``)."""
@@ -244,7 +248,7 @@ def _lower_with_stand_ins(
 def _what_to_stand_in(
     adapter: Any,
     error: Exception,
-    equations: list[Any],
+    equations: list[_Placed],
     stand_ins: dict[str, Any],
     facts: LoweringFacts,
 ) -> dict[str, Any]:
@@ -255,7 +259,7 @@ def _what_to_stand_in(
     if name is not None and name not in stand_ins:
         primitives = _primitives_named(equations, {name})
         if primitives:
-            uses = tuple(_use(adapter, e) for e in equations if _name(e) == name)
+            uses = tuple(_use(adapter, e, callers) for e, callers in equations if _name(e) == name)
             facts.missing.append(MissingLowering(name, _first_line(message), uses))
             return primitives
     if (
@@ -269,29 +273,35 @@ def _what_to_stand_in(
     return {}
 
 
-def _primitives_named(equations: list[Any], names: set[str]) -> dict[str, Any]:
-    return {_name(e): e.primitive for e in equations if _name(e) in names}
+def _primitives_named(equations: list[_Placed], names: set[str]) -> dict[str, Any]:
+    return {_name(e): e.primitive for e, _ in equations if _name(e) in names}
 
 
 # ---- the jaxpr ----------------------------------------------------------------------------------
 
+# An equation and the equations that called the jaxpr it is in, innermost first.
+_Placed = tuple[Any, tuple[Any, ...]]
 
-def _equations(jaxpr: Any) -> Iterator[Any]:
+
+def _equations_with_callers(jaxpr: Any) -> Iterator[_Placed]:
     """Every equation of a (closed) jaxpr and of the jaxprs in its equations' parameters (jit
-    calls, cond branches, scan and while bodies, custom_jvp ...), depth first, iteratively."""
-    stack = [_open(jaxpr)]
-    seen: set[int] = set()
+    calls, cond branches, scan and while bodies, custom_jvp ...), depth first, iteratively,
+    each with its callers. A jaxpr JAX cached and called from two places (one jitted helper
+    used twice) is visited once per call, so each use has its own call site."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(_open(jaxpr), ())]
+    seen: set[tuple[int, ...]] = set()
     while stack:
-        current = stack.pop()
-        if current is None or id(current) in seen:
+        current, callers = stack.pop()
+        key = (id(current), *map(id, callers))
+        if current is None or key in seen:
             continue
-        seen.add(id(current))
-        inner: list[Any] = []
+        seen.add(key)
+        inner: list[tuple[Any, tuple[Any, ...]]] = []
         for equation in current.eqns:
-            yield equation
+            yield equation, callers
             for value in equation.params.values():
                 for candidate in value if isinstance(value, (tuple, list)) else (value,):
-                    inner.append(_open(candidate))
+                    inner.append((_open(candidate), (equation, *callers)))
         stack.extend(reversed(inner))
 
 
@@ -307,10 +317,13 @@ def _name(equation: Any) -> str:
     return str(getattr(equation.primitive, "name", equation.primitive))
 
 
-def _use(adapter: Any, equation: Any) -> PrimitiveUse:
-    frame = adapter.equation_user_frame(equation)
-    where = UserLine(frame[0], frame[1], frame[2]) if frame else None
-    return PrimitiveUse(_name(equation), where)
+def _use(adapter: Any, equation: Any, callers: tuple[Any, ...] = ()) -> PrimitiveUse:
+    stack = tuple(
+        UserLine(file, line, function)
+        for placed in (equation, *callers)
+        for file, line, function in adapter.equation_frames(placed)
+    )
+    return PrimitiveUse(_name(equation), stack[0] if stack else None, stack)
 
 
 # ---- exceptions and where they came from --------------------------------------------------------

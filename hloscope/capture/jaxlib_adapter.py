@@ -72,6 +72,7 @@ __all__ = [
     "lower_for_platform",
     "hlo_text",
     "export_for_platform",
+    "equation_frames",
     "equation_user_frame",
 ]
 
@@ -997,31 +998,40 @@ def export_for_platform(
     return export(jitted, platforms=[platform])(*args, **kwargs)
 
 
-def equation_user_frame(equation: Any) -> tuple[str, int, str] | None:
-    """``(file, line, function)`` of the innermost user frame that created a jaxpr equation,
-    by JAX's own rule (``source_info_util.user_frame``: not jax, not the standard library,
-    not what :func:`hide_hloscope_frames` excluded); ``None`` when it has none or jax moved
-    the function. jax 0.5 takes the equation's ``SourceInfo``, newer jax its traceback."""
+def equation_frames(equation: Any) -> list[tuple[str, int, str]]:
+    """``(file, line, function)`` of every frame JAX keeps of the Python stack that created a
+    jaxpr equation, innermost first: JAX's own rule (``source_info_util.user_frames``: not jax,
+    not the standard library, not what :func:`hide_hloscope_frames` excluded), so these are the
+    frames JAX writes into HLO metadata. An equation inside a jitted library function (the
+    ``eig`` of ``jnp.linalg.eigvals``) has only that function's frames: its caller's are those
+    of the calling equation. Empty when it has none or jax moved the function."""
     try:
         from jax._src import source_info_util
     except ImportError:  # pragma: no cover - depends on the jax version
-        return None
-    user_frame = getattr(source_info_util, "user_frame", None)
+        return []
+    user_frames = getattr(source_info_util, "user_frames", None)
     source_info = getattr(equation, "source_info", None)
-    if not callable(user_frame) or source_info is None:
-        return None  # pragma: no cover - depends on the jax version
+    if not callable(user_frames) or source_info is None:
+        return []  # pragma: no cover - depends on the jax version
     try:
-        first = next(iter(inspect.signature(user_frame).parameters), "")
+        first = next(iter(inspect.signature(user_frames).parameters), "")
     except (TypeError, ValueError):  # pragma: no cover
         first = ""
     argument = source_info if first == "source_info" else getattr(source_info, "traceback", None)
     try:
-        frame = user_frame(argument)
+        return [
+            (str(frame.file_name), int(frame.start_line), str(frame.function_name))
+            for frame in user_frames(argument)
+        ]
     except Exception:  # noqa: BLE001 - a location is a nicety, never a reason to fail
-        return None
-    if frame is None:
-        return None
-    return (str(frame.file_name), int(frame.start_line), str(frame.function_name))
+        return []
+
+
+def equation_user_frame(equation: Any) -> tuple[str, int, str] | None:
+    """``(file, line, function)`` of the innermost frame of :func:`equation_frames`, by JAX's
+    own rule; ``None`` when it has none or jax moved the function."""
+    frames = equation_frames(equation)
+    return frames[0] if frames else None
 
 
 # ---- the tracing context (recompile diagnosis, hloscope.capture.compile_watch) -------------------

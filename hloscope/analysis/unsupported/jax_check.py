@@ -32,10 +32,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ...capture.jax_lowering import LoweringFacts, RaisedError, UserLine, lower_for
+from ...capture.jax_lowering import LoweringFacts, PrimitiveUse, RaisedError, UserLine, lower_for
 from ...errors import HloscopeError
-from ...hlo.model import Instruction
+from ...hlo.metadata import StackFrame
+from ...hlo.model import Instruction, Module
 from ...stages import Stage
+from ..provenance import user_frame
 from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
 from .fixes import suggest
 from .hlo_check import computation_function, scan_module, source_frame
@@ -98,8 +100,8 @@ def report_of(facts: LoweringFacts, platform: Platform | str) -> CheckReport:
         report.extend([_lowering_finding(error, names)])
         report.notes.append("lowering failed, so the lowered module could not be checked")
         return report
-    _check_lowered_module(report, facts, names, target)
-    report.extend(_export_findings(facts, names))
+    module = _check_lowered_module(report, facts, names, target)
+    report.extend(_export_findings(facts, names, module))
     return report
 
 
@@ -130,6 +132,19 @@ class _FunctionNames:
 
 def _source(where: UserLine | None) -> str | None:
     return str(where) if where is not None else None
+
+
+def _use_line(use: PrimitiveUse) -> UserLine | None:
+    """Where a primitive was used: the innermost frame of its whole stack (its own and its
+    callers') in the user's code, by the rule kernels' sources follow
+    (:func:`~hloscope.analysis.provenance.user_frame`: not jax, flax, optax, numpy or another
+    installed package). ``jnp.linalg.eigvals`` is a jitted function whose ``eig`` JAX made in
+    its own files: the line is the user's call of ``eigvals``."""
+    if not use.stack:
+        return use.where
+    frames = [StackFrame(line.file, line.line, line.function) for line in use.stack]
+    chosen = user_frame(frames)
+    return next(line for line, frame in zip(use.stack, frames) if frame is chosen)
 
 
 # ---- tracing and lowering errors ----------------------------------------------------------------
@@ -205,13 +220,14 @@ def _missing_lowerings(facts: LoweringFacts, names: _FunctionNames) -> list[Find
     for missing in facts.missing:
         uses = missing.uses or ()
         for number, use in enumerate(uses, 1):
+            where = _use_line(use)
             findings.append(
                 Finding(
                     op=missing.primitive,
                     node=f"{missing.primitive}.{number}",
-                    function=names.where(use.where),
+                    function=names.where(where),
                     reason=Reason.NO_LOWERING,
-                    source=_source(use.where),
+                    source=_source(where),
                     suggestion=suggest(missing.primitive, Reason.NO_LOWERING),
                     detail=f"{missing.message} (stood in for, so the rest of the program "
                     "was still checked)",
@@ -227,13 +243,14 @@ def _stood_in_callbacks(
     counts: dict[str, int] = {}
     for use in facts.callbacks:
         counts[use.primitive] = counts.get(use.primitive, 0) + 1
+        where = _use_line(use)
         findings.append(
             Finding(
                 op=use.primitive,
                 node=f"{use.primitive}.{counts[use.primitive]}",
-                function=names.where(use.where),
+                function=names.where(where),
                 reason=Reason.HOST_CALLBACK,
-                source=_source(use.where),
+                source=_source(where),
                 suggestion=suggest(use.primitive, Reason.HOST_CALLBACK),
                 detail=_stood_in_detail(platform),
             )
@@ -258,20 +275,22 @@ def _stood_in_detail(platform: Platform) -> str:
 
 def _check_lowered_module(
     report: CheckReport, facts: LoweringFacts, names: _FunctionNames, platform: Platform
-) -> None:
+) -> Module | None:
+    """Check the lowered module with the offline rules; return it (``None`` when there is
+    no HLO or hloscope could not read it, and a note says so)."""
     if facts.hlo is None:
         report.notes.append(
             f"the lowered module could not be converted to HLO ({facts.hlo_error}); its "
             "custom calls and element types were not checked"
         )
-        return
+        return None
     from ...hlo.parser import parse
 
     try:
         module = parse(facts.hlo, path=f"<{facts.function} lowered for {facts.platform}>")
     except HloscopeError as error:
         report.notes.append(f"hloscope could not read the lowered HLO: {error.one_line()}")
-        return
+        return None
 
     def function_of(instruction: Instruction) -> str:
         frame = source_frame(instruction, user_only=True)
@@ -282,19 +301,22 @@ def _check_lowered_module(
     findings, notes = scan_module(module, platform, stage=Stage.HLO, function_of=function_of)
     report.extend(findings)
     report.notes.extend(notes)
+    return module
 
 
 # ---- jax.export ---------------------------------------------------------------------------------
 
 
-def _export_findings(facts: LoweringFacts, names: _FunctionNames) -> list[Finding]:
+def _export_findings(
+    facts: LoweringFacts, names: _FunctionNames, module: Module | None
+) -> list[Finding]:
     findings: list[Finding] = []
     error = facts.export_error
     if error is not None and not any(text in error.message for text in _ALREADY_SAID):
         if "host_callbacks" in error.message:
             findings.append(_export_callbacks(facts, names, error.first_line))
         elif "custom calls whose targets have no compatibility guarantees" in error.message:
-            findings.extend(_export_targets(error, names))
+            findings.extend(_export_targets(error, names, module))
         else:
             findings.append(
                 Finding(
@@ -333,8 +355,12 @@ def _export_callbacks(facts: LoweringFacts, names: _FunctionNames, detail: str) 
     )
 
 
-def _export_targets(error: RaisedError, names: _FunctionNames) -> list[Finding]:
-    """One finding per custom-call target export names, at the first line it gives for it."""
+def _export_targets(
+    error: RaisedError, names: _FunctionNames, module: Module | None
+) -> list[Finding]:
+    """One finding per custom-call target export names, at the first line it gives for it;
+    where its ``loc(...)`` names no file (a kernel made inside a jitted library function
+    says ``loc("eig")``), at the user line of the first custom call to it in the module."""
     findings: list[Finding] = []
     seen: set[str] = set()
     for line in error.message.splitlines():
@@ -344,6 +370,8 @@ def _export_targets(error: RaisedError, names: _FunctionNames) -> list[Finding]:
         seen.add(target.group(1))
         locations = _EXPORT_LOCATION.findall(line)
         where = UserLine(locations[0][0], int(locations[0][1])) if locations else None
+        if where is None and module is not None:
+            where = _custom_call_line(module, target.group(1))
         findings.append(
             Finding(
                 op=target.group(1),
@@ -357,6 +385,19 @@ def _export_targets(error: RaisedError, names: _FunctionNames) -> list[Finding]:
             )
         )
     return findings
+
+
+def _custom_call_line(module: Module, target: str) -> UserLine | None:
+    """The user line of the first custom call to ``target`` in ``module``."""
+    for instruction in module.instructions():
+        if instruction.opcode != "custom-call":
+            continue
+        if instruction.attrs.get("custom_call_target") != target:
+            continue
+        frame = source_frame(instruction, user_only=True)
+        if frame is not None:
+            return UserLine(frame.file, frame.line, frame.function)
+    return None
 
 
 # ---- notes --------------------------------------------------------------------------------------
