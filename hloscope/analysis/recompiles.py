@@ -9,7 +9,8 @@ offline from a dump folder (:func:`ledger_of_dump`) -- and answers, per function
 * for each argument, the dimensions that varied and the sizes seen, and the dtypes;
 * for each compile, every way it differs from the *previous* compile of that function, as
   :class:`Cause` values (``shape``, ``dtype``, ``weak_type``, ``static_value``, ``pytree``,
-  ``sharding``, ``function_recreated``, ``context``; ``first`` for the first compile). JAX's
+  ``sharding``, ``function_recreated``, ``cache_cleared``, ``context``; ``first`` for the
+  first compile). JAX's
   own explanation names one category, against the closest earlier key, so a config change
   hides a shape change; here both are named;
 * a concrete fix (:class:`Advice`): the bucket sizes that would cover every size seen and the
@@ -86,6 +87,7 @@ class Cause(StrEnum):
     PYTREE = "pytree"
     SHARDING = "sharding"
     FUNCTION_RECREATED = "function_recreated"
+    CACHE_CLEARED = "cache_cleared"
     CONTEXT = "context"
 
 
@@ -101,6 +103,8 @@ class AdviceKind(StrEnum):
     PYTREE = "pytree"  # keep the argument structure the same
     SHARDING = "sharding"  # pass the same sharding / device
     HOIST = "hoist"  # create the jit / tf.function / lambda once, outside the loop
+    REUSE = "reuse"  # create the jit once and share it between the places that call it
+    CACHE_CLEARED = "cache_cleared"  # jax.clear_caches() between calls
     CONTEXT = "context"  # keep config and context managers the same around the calls
     INPUT_SIGNATURE = "input_signature"  # tf.function(input_signature=..., reduce_retracing=True)
     EAGER = "eager_ops"  # op-by-op compiles outside jit
@@ -201,7 +205,8 @@ class ArgumentHistory:
 @dataclass(slots=True)
 class Advice:
     """One concrete fix. ``text`` says it in a sentence; bucketing advice also carries the
-    ``sizes`` seen, the ``buckets`` that cover them and the ``compiles_saved``."""
+    ``sizes`` seen, the ``buckets`` that cover them and the ``compiles_saved`` (of the whole
+    signature), and ``arguments``: every ``path:dim`` that shares the dimension."""
 
     kind: AdviceKind
     text: str
@@ -211,10 +216,12 @@ class Advice:
     buckets: list[int] | None = None
     compiles_saved: int | None = None
     values: list[str] | None = None
+    arguments: list[str] | None = None  # every ``path:dim`` a shared dimension pads
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": str(self.kind), "text": self.text}
-        for name in ("argument", "dim", "sizes", "buckets", "compiles_saved", "values"):
+        names = ("argument", "dim", "sizes", "buckets", "compiles_saved", "values", "arguments")
+        for name in names:
             value = getattr(self, name)
             if value is not None:
                 data[name] = value
@@ -673,6 +680,7 @@ def _differences(
     found += _identity_differences(before, now)
     found += _context_differences(before, now)
     found += _argument_differences(before_event.arguments, now_event.arguments)
+    found = _with_tree_hints(found, now)
     found += _static_differences(statics.at(number - 1), statics.at(number), now)
     if now.kind == "xla" and before.kind == "xla":
         seen = {(d.cause, d.path) for d in found}
@@ -701,6 +709,19 @@ def _differences(
     return _unique(found)
 
 
+def _with_tree_hints(found: list[Difference], now: CompileRecord) -> list[Difference]:
+    """Put JAX's named keys in place of a tree change hloscope could only count (or did not
+    see: leaves JAX pruned as unused change no compiled argument)."""
+    hinted = [h for h in now.hints if h.cause == "pytree" and h.keys]
+    if not hinted:
+        return found
+    named = any(d.cause is Cause.PYTREE and d.before is None for d in found)
+    if named:
+        return found
+    kept = [d for d in found if d.cause is not Cause.PYTREE]
+    return kept + [_tree_hint_difference(h, now.parameter_names) for h in hinted]
+
+
 def _module_name(record: CompileRecord) -> str:
     return re.sub(r"^(?:.*/)?module_\d+\.", "", record.module or "")
 
@@ -709,8 +730,17 @@ def _identity_differences(before: CompileRecord, now: CompileRecord) -> list[Dif
     """A new function object: JAX said it never saw this one, or TensorFlow traced a function
     object other than the one before, defined at the same place."""
     if now.framework == "jax" and now.first_sight:
-        what = "a function object JAX had not seen (made anew, or its caches were cleared)"
-        return [Difference(Cause.FUNCTION_RECREATED, None, None, what)]
+        found = []
+        cleared = now.cache_clears - before.cache_clears
+        if cleared > 0:
+            times = "" if cleared == 1 else f" ({cleared} times)"
+            found.append(
+                Difference(Cause.CACHE_CLEARED, None, None, f"jax.clear_caches() ran{times}")
+            )
+        if not found or (now.function_id and now.function_id != before.function_id):
+            what = "a function object JAX had not seen (made anew)"
+            found.append(Difference(Cause.FUNCTION_RECREATED, None, None, what))
+        return found
     if (
         now.kind == "trace"
         and before.kind == "trace"
@@ -743,22 +773,52 @@ def _argument_differences(before: list[ArgSignature], now: list[ArgSignature]) -
     if len(before) != len(now) or (
         set(before_paths) != set(now_paths) and not _positional(before_paths, now_paths)
     ):
-        found.append(
-            Difference(
-                Cause.PYTREE,
-                None,
-                f"{len(before)} argument{'s' if len(before) != 1 else ''} "
-                f"({', '.join(str(p) for p in before_paths[:6])})",
-                f"{len(now)} argument{'s' if len(now) != 1 else ''} "
-                f"({', '.join(str(p) for p in now_paths[:6])})",
-            )
-        )
+        found.append(_tree_difference(before_paths, now_paths))
         pairs = [(b, n) for b in before for n in now if b.path == n.path]
     else:
         pairs = list(zip(before, now))
     for old, new in pairs:
         found += _leaf_differences(old, new)
     return found
+
+
+def _tree_difference(before: list[str | None], now: list[str | None]) -> Difference:
+    """A change of the argument structure: the leaves added and removed when the arguments
+    carry their names (``params['c']``), else the counts."""
+    if not _positional(before, now) or len(before) == len(now):
+        added = [p for p in now if p not in before]
+        removed = [p for p in before if p not in now]
+        parts = [f"added {_names(added)}"] if added else []
+        parts += [f"removed {_names(removed)}"] if removed else []
+        if parts:
+            return Difference(Cause.PYTREE, None, None, "; ".join(parts))
+
+    def counted(paths: list[str | None]) -> str:
+        plural = "s" if len(paths) != 1 else ""
+        return f"{len(paths)} argument{plural} ({', '.join(str(p) for p in paths[:6])})"
+
+    return Difference(Cause.PYTREE, None, counted(before), counted(now))
+
+
+def _names(paths: list[str | None], limit: int = 6) -> str:
+    shown = ", ".join(str(p) for p in paths[:limit])
+    return shown + (f", \u2026 ({len(paths)} in all)" if len(paths) > limit else "")
+
+
+_CHILDREN = re.compile(r"with (\d+) child")
+
+
+def _tree_hint_difference(hint: Any, parameters: list[str] | None) -> Difference:
+    """JAX's own account of a tree change (against the closest earlier compile): the keys
+    one tree has and the other lacks, added when the new tree has more children."""
+    where = _static_name(hint.path, parameters) if hint.path else None
+    if hint.keys is None:
+        return Difference(Cause.PYTREE, where, hint.before, hint.now)
+    now, before = _CHILDREN.search(hint.now or ""), _CHILDREN.search(hint.before or "")
+    verb = "keys differ"
+    if now is not None and before is not None and now.group(1) != before.group(1):
+        verb = "keys added" if int(now.group(1)) > int(before.group(1)) else "keys removed"
+    return Difference(Cause.PYTREE, where, None, f"{verb} {hint.keys}")
 
 
 def _positional(before: list[str | None], now: list[str | None]) -> bool:
@@ -846,7 +906,9 @@ def _fallback_differences(before: CompileRecord, now: CompileRecord) -> list[Dif
     # What JAX's explanation named (against the closest earlier compile): an argument it
     # pruned from the compiled module (unused) changed, or the tree or a static value did.
     hinted = [
-        Difference(Cause(h.cause), h.path, h.before, h.now)
+        _tree_hint_difference(h, now.parameter_names)
+        if h.cause == "pytree"
+        else Difference(Cause(h.cause), h.path, h.before, h.now)
         for h in now.hints
         if h.cause in set(Cause) - {Cause.FIRST}
     ]
@@ -987,9 +1049,10 @@ def _advice(ledger: FunctionLedger) -> list[Advice]:
     if ledger.internal:
         return [_eager_advice(ledger)]
     tensorflow = ledger.framework == "tensorflow"
-    for history in ledger.arguments:
-        for dim, sizes in history.varying_dims.items():
-            found.append(_size_advice(ledger, history.path, dim, sizes))
+    for group in _shared_dimensions(ledger):
+        advice = _size_advice(ledger, group)
+        if advice is not None:
+            found.append(advice)
     if tensorflow and counts.get(Cause.SHAPE) and any(e.kind == "trace" for e in ledger.events):
         found.append(_signature_advice(ledger))
     for history in ledger.arguments:
@@ -1033,6 +1096,16 @@ def _advice(ledger: FunctionLedger) -> list[Advice]:
         )
     if counts.get(Cause.FUNCTION_RECREATED):
         found.append(_hoist_advice(ledger))
+    if counts.get(Cause.CACHE_CLEARED):
+        cleared = counts[Cause.CACHE_CLEARED]
+        found.append(
+            Advice(
+                AdviceKind.CACHE_CLEARED,
+                f"jax.clear_caches() ran between calls ({_plural(cleared, 'compile')} came "
+                "after one): every function compiles again after it; clear the caches once, "
+                "outside the loop, or not at all",
+            )
+        )
     if counts.get(Cause.CONTEXT):
         names = sorted(
             {
@@ -1078,45 +1151,98 @@ def _distinct_signatures(
     return len(keys)
 
 
-def _size_advice(ledger: FunctionLedger, path: str, dim: int, sizes: list[int]) -> Advice:
+@dataclass(frozen=True, slots=True)
+class _SharedDim:
+    """Dimensions that took the same size in every compile (a batch's sequence length shared
+    by ``x``, ``y`` and ``mask``): padding one means padding all, so they are priced once."""
+
+    members: tuple[tuple[str, int], ...]  # (argument, dim), in argument order
+    sizes: tuple[int, ...]  # the distinct sizes seen, sorted
+
+    def covers(self, path: str, dim: int) -> bool:
+        return (path, dim) in self.members
+
+    def text(self) -> str:
+        by_dim: dict[int, list[str]] = {}
+        for path, dim in self.members:
+            by_dim.setdefault(dim, []).append(path)
+        parts = [f"dim {dim} of {', '.join(paths)}" for dim, paths in by_dim.items()]
+        return "; ".join(parts)
+
+
+def _shared_dimensions(ledger: FunctionLedger) -> list[_SharedDim]:
+    """The varying dimensions of a function, those that always had the same size together."""
+    columns: dict[tuple[int | None, ...], list[tuple[str, int]]] = {}
+    for history in ledger.arguments:
+        for dim in history.varying_dims:
+            column = tuple(_size_in(event, history.path, dim) for event in ledger.events)
+            columns.setdefault(column, []).append((history.path, dim))
+    groups = []
+    for column, members in columns.items():
+        sizes = tuple(sorted({size for size in column if size is not None}))
+        if len(sizes) > 1:
+            groups.append(_SharedDim(tuple(members), sizes))
+    return groups
+
+
+def _size_in(event: CompileEvent, path: str, dim: int) -> int | None:
+    for arg in event.arguments:
+        if arg.path == path and arg.shape is not None and dim < len(arg.shape):
+            return arg.shape[dim]
+    return None
+
+
+def _size_advice(ledger: FunctionLedger, group: _SharedDim) -> Advice | None:
+    """Bucketing (or padding to the largest size) for one shared dimension, priced as the
+    distinct signatures of the whole function once its sizes are bucketed; ``None`` when
+    neither saves a compile (another argument changes every time anyway)."""
+    sizes = list(group.sizes)
     buckets = bucket_sizes(sizes)
 
     def bucketed(arg_path: str, d: int, size: int | None) -> int | None:
-        if arg_path != path or d != dim or size is None:
+        if size is None or not group.covers(arg_path, d):
             return size
         return next(b for b in buckets if b >= size)
 
     def padded(arg_path: str, d: int, size: int | None) -> int | None:
-        return max(sizes) if arg_path == path and d == dim and size is not None else size
+        return max(sizes) if size is not None and group.covers(arg_path, d) else size
 
     now = _distinct_signatures(ledger)
     with_buckets = _distinct_signatures(ledger, bucketed)
     with_pad = _distinct_signatures(ledger, padded)
     shown = _size_list(sizes)
-    if len(buckets) < len(sizes):
-        saved = now - with_buckets
+    first_path, first_dim = group.members[0]
+    together = " (one size: they vary together)" if len(group.members) > 1 else ""
+    common = {
+        "argument": first_path,
+        "dim": first_dim,
+        "sizes": sizes,
+        "arguments": [f"{path}:{dim}" for path, dim in group.members],
+    }
+    if len(buckets) < len(sizes) and with_buckets < now:
         return Advice(
             AdviceKind.BUCKET,
-            f"pad dim {dim} of {path} up to buckets {', '.join(map(str, buckets))} "
-            f"(sizes seen: {shown}): {with_buckets} compile{'s' if with_buckets != 1 else ''} "
-            f"instead of {now}, {saved} saved (padding to {max(sizes)} always: {with_pad})",
-            argument=path,
-            dim=dim,
-            sizes=sizes,
+            f"pad {group.text()}{together} up to buckets {', '.join(map(str, buckets))} "
+            f"(sizes seen: {shown}): {_plural(with_buckets, 'compile')} instead of {now}, "
+            f"{now - with_buckets} saved (padding to {max(sizes)} always: {with_pad})",
             buckets=buckets,
-            compiles_saved=saved,
+            compiles_saved=now - with_buckets,
+            **common,
         )
-    saved = now - with_pad
+    if with_pad >= now:
+        return None
     return Advice(
         AdviceKind.PAD,
-        f"pad dim {dim} of {path} to {max(sizes)} (sizes seen: {shown}) and mask the padding: "
-        f"{with_pad} compile{'s' if with_pad != 1 else ''} instead of {now}, {saved} saved",
-        argument=path,
-        dim=dim,
-        sizes=sizes,
+        f"pad {group.text()}{together} to {max(sizes)} (sizes seen: {shown}) and mask the "
+        f"padding: {_plural(with_pad, 'compile')} instead of {now}, {now - with_pad} saved",
         buckets=[max(sizes)],
-        compiles_saved=saved,
+        compiles_saved=now - with_pad,
+        **common,
     )
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _size_list(sizes: list[int], limit: int = 12) -> str:
@@ -1171,21 +1297,43 @@ def _signature_advice(ledger: FunctionLedger) -> Advice:
 
 
 def _hoist_advice(ledger: FunctionLedger) -> Advice:
-    sites = sorted({e.call_site for e in ledger.events if e.call_site})
-    where = f" at {sites[0]}" if len(sites) == 1 else ""
+    """Hoisting out of a loop when the function objects made anew come from one call site
+    (the same line ran again: a loop, or a function called in one); else, sharing one."""
+    recreated = [e for e in ledger.events if Cause.FUNCTION_RECREATED in e.causes]
+    sites = {_site_line(e.call_site) for e in recreated if e.call_site}
+    sites |= {_site_line(ledger.events[0].call_site)} if ledger.events[0].call_site else set()
+    what_tf = "the tf.function"
+    what = "the lambda and its jax.jit" if ledger.name == "<lambda>" else "the jax.jit"
     if ledger.framework == "tensorflow":
-        text = (
-            f"create the tf.function once, outside the loop{where}: a new tf.function (or a new "
-            "Python function inside it) traces again every time"
-        )
-    else:
-        what = "the lambda and its jax.jit" if ledger.name == "<lambda>" else "the jax.jit"
-        text = (
-            f"hoist {what} out of the loop{where}: a function object made anew each time "
-            "misses every cache; use functools.partial for fixed arguments (or do not clear "
-            "the caches between calls)"
-        )
-    return Advice(AdviceKind.HOIST, text)
+        what = what_tf
+    if len(sites) == 1:
+        [site] = sites
+        if ledger.framework == "tensorflow":
+            text = (
+                f"create the tf.function once, outside the loop at {site}: a new tf.function "
+                "(or a new Python function inside it) traces again every time"
+            )
+        else:
+            text = (
+                f"hoist {what} out of the loop at {site}: a function object made anew each "
+                "time misses every cache; use functools.partial for fixed arguments"
+            )
+        return Advice(AdviceKind.HOIST, text)
+    shown = ", ".join(sorted(s for s in sites if s)[:3])
+    return Advice(
+        AdviceKind.REUSE,
+        f"create {what} once and call that one object from every place ({len(sites)} call "
+        f"sites{': ' + shown if shown else ''}): each made its own function object, and each "
+        "object compiles for itself",
+    )
+
+
+_SITE_FUNCTION = re.compile(r"\s+\([^)]*\)$")
+
+
+def _site_line(call_site: str | None) -> str | None:
+    """``file:line`` of a call site (without the ``(function)`` that follows)."""
+    return _SITE_FUNCTION.sub("", call_site) if call_site else None
 
 
 def _eager_advice(ledger: FunctionLedger) -> Advice:

@@ -54,7 +54,7 @@ import sysconfig
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from types import ModuleType
 from typing import Any
 
@@ -116,6 +116,7 @@ class Hint:
     path: str | None = None
     now: str | None = None
     before: str | None = None
+    keys: str | None = None  # a tree change: the keys in one tree and not the other ({'c'})
 
 
 @dataclass(slots=True)
@@ -128,7 +129,8 @@ class CompileRecord:
     where unknown. ``context`` holds the tracing-context values (config and context managers)
     by name; ``hints`` what the framework itself said was different, ``explanation`` its text.
     ``first_sight`` is true when JAX said it had never seen this function object; ``internal``
-    when JAX compiled one of its own functions (an eager op outside jit).
+    when JAX compiled one of its own functions (an eager op outside jit). ``cache_clears``
+    counts the ``jax.clear_caches()`` calls seen before this compile.
     """
 
     framework: str
@@ -153,6 +155,7 @@ class CompileRecord:
     internal: bool = False
     time: float = 0.0
     thread: int = 0
+    cache_clears: int = 0
 
     @property
     def seconds(self) -> float | None:
@@ -222,9 +225,11 @@ _NEVER = re.compile(
 )
 _FOR = re.compile(r"^\s*for (?P<name>.+?)(?: defined at (?P<where>\S+))?\s*$", re.M)
 _TREE_BULLET = re.compile(
-    r"^\s*\* at input path (?P<path>.*?), now (?P<now>.+?) and before (?P<before>.+?), so .*$",
+    r"^\s*\* at input path (?P<path>.*?), now (?P<now>.+?) and before (?P<before>.+?), "
+    r"so (?P<why>.*)$",
     re.M,
 )
+_KEY_SET = re.compile(r"symmetric difference of key sets: (?P<keys>\{.*\})\s*$")
 _TYPE_BULLET = re.compile(
     r"^\s*\* at (?P<name>.+?), now (?P<now>.+?) and before (?P<before>.+)$", re.M
 )
@@ -286,7 +291,8 @@ def _line_hints(line: str) -> list[Hint]:
                     static_before.group("val") if static_before else before,
                 )
             ]
-        return [Hint("pytree", path, now, before)]
+        keys = _KEY_SET.search(tree.group("why"))
+        return [Hint("pytree", path, now, before, keys.group("keys") if keys else None)]
     ctx = _CTX_BULLET.match(line)
     if ctx is not None:
         return [Hint("context", ctx.group("name"), ctx.group("now"), ctx.group("before"))]
@@ -550,6 +556,7 @@ class _Pending:
     trace_seconds: float | None = None
     lower_seconds: float | None = None
     avals: tuple[Any, ...] | None = None
+    arg_names: tuple[str, ...] | None = None
     shardings: tuple[Any, ...] | None = None
     module: str | None = None
     context: dict[str, str] | None = None
@@ -624,6 +631,7 @@ class _JaxHub(_Hub):
         self._explain_before: bool | None = None
         self._explain_set = False
         self._jax: ModuleType | None = None
+        self._clears = _CacheClearCounter()
 
     # -- installing ----------------------------------------------------------------------------
     def _install(self) -> None:
@@ -649,6 +657,7 @@ class _JaxHub(_Hub):
                 installed.append(tap)
             self._listener = self._on_duration
             jax.monitoring.register_event_duration_secs_listener(self._listener)
+            self._clears.register()
             if not self._explain_before:
                 jax.config.update(_EXPLAIN_FLAG, True)
                 self._explain_set = True
@@ -716,6 +725,7 @@ class _JaxHub(_Hub):
             entry = pending[name] = _Pending(name)
         entry.module = str(module)
         entry.avals = tuple(avals)
+        entry.arg_names = _lowered_arg_names(len(entry.avals))
         entry.shardings = tuple(shardings) if shardings is not None else None
         entry.context = _context_snapshot()
         entry.call_site = user_call_site(2)
@@ -749,6 +759,8 @@ class _JaxHub(_Hub):
             _jax_argument(i, aval, entry.shardings[i] if entry.shardings else None)
             for i, aval in enumerate(entry.avals or ())
         ]
+        if entry.arg_names is not None:
+            arguments = [replace(a, path=n) for a, n in zip(arguments, entry.arg_names)]
         defined_at = explanation.defined_at if explanation else None
         names = parameter_names(defined_at, entry.name) if defined_at else None
         internal = explanation is None and entry.trace_seconds is not None and self._explaining()
@@ -773,6 +785,7 @@ class _JaxHub(_Hub):
             internal=internal,
             time=time.time(),
             thread=threading.get_ident(),
+            cache_clears=self._clears.count,
         )
 
     def _explaining(self) -> bool:
@@ -781,6 +794,59 @@ class _JaxHub(_Hub):
             return bool(jax is not None and getattr(jax.config, _EXPLAIN_FLAG))
         except Exception:  # noqa: BLE001
             return False
+
+
+class _CacheClearCounter:
+    """Counts ``jax.clear_caches()`` calls: JAX clears every cache registered with
+    ``jax._src.util.register_cache`` (a weak registry of objects with ``cache_clear()``), so
+    this object registers itself there while the watcher runs. After a clear JAX says it has
+    "never seen" a function object it compiled before; the count tells that apart from a
+    function made anew."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def register(self) -> None:
+        with contextlib.suppress(Exception):  # a jax without the registry: never counted
+            from jax._src import util as jax_util
+
+            jax_util.register_cache(self, "hloscope compile watcher: counts clear_caches()")
+
+    def cache_clear(self) -> None:
+        self.count += 1
+
+    def cache_info(self) -> str:  # asked for by JAX's cache debugging helpers
+        return f"hloscope: {self.count} clears seen"
+
+    def cache_keys(self) -> list[Any]:
+        return []
+
+
+#: The JAX function whose frame holds the jaxpr being lowered when pxla logs "Compiling".
+_LOWERING_FRAME = "_cached_lowering_to_hlo"
+
+
+def _lowered_arg_names(count: int) -> tuple[str, ...] | None:
+    """The names JAX gave the ``count`` flattened arguments being compiled (``params['w']``,
+    ``x``), read from the jaxpr's debug info in the frame that logged the ``Compiling``
+    record; ``None`` where this JAX keeps them elsewhere or the count differs (then the
+    ledger names arguments from the source and the explanations)."""
+    with contextlib.suppress(Exception):
+        frame = sys._getframe(1)
+        for _ in range(16):
+            if frame is None:
+                return None
+            if frame.f_code.co_name == _LOWERING_FRAME:
+                jaxpr = frame.f_locals.get("closed_jaxpr")
+                names = getattr(getattr(jaxpr.jaxpr, "debug_info", None), "arg_names", None)
+                consts = int(frame.f_locals.get("num_const_args") or 0)
+                if names is None or len(names) + consts != count:
+                    return None
+                if any(not isinstance(n, str) or not n for n in names):
+                    return None
+                return tuple(f"const{i}" for i in range(consts)) + tuple(names)
+            frame = frame.f_back
+    return None
 
 
 def _jax_argument(index: int, aval: Any, in_sharding: Any) -> ArgSignature:

@@ -1,0 +1,189 @@
+"""Recompile causes and advice on programs shaped like real training code (issue 18, 7-10).
+
+Oracles are JAX's own: ``_cache_size()`` of the jitted function, the backend compile events of
+``jax.monitoring``, and for bucketing advice the compiles a fresh jit of the same function
+makes when it is called with the bucketed sizes the advice names.
+"""
+
+from __future__ import annotations
+
+import pytest
+from frameworks_needed import needs_framework
+
+jax = needs_framework("jax")
+import jax.numpy as jnp  # noqa: E402
+
+from hloscope.analysis.recompiles import Cause, watch_compiles  # noqa: E402
+from hloscope.render.recompiles_text import ledger_text  # noqa: E402
+
+
+def watched(run):
+    with watch_compiles() as watch:
+        run()
+    return watch.report()
+
+
+def batch_step(params, x, y, mask):
+    """A training step: x, y and mask share the sequence length (dim 1)."""
+    logits = jnp.einsum("bld,dk->blk", x, params["w"]) + params["b"]
+    loss = ((logits - y) ** 2).sum(-1) * mask
+    return loss.sum() / mask.sum()
+
+
+def batch(length: int, width: int = 4):
+    x = jnp.ones((2, length, width))
+    y = jnp.zeros((2, length, 3))
+    mask = jnp.ones((2, length))
+    return x, y, mask
+
+
+def fresh_jit():
+    """A jit of a function object never compiled before (jits of one function share a cache)."""
+
+    def train_step(params, x, y, mask):
+        return batch_step(params, x, y, mask)
+
+    return jax.jit(train_step)
+
+
+PARAMS = {"w": jnp.ones((4, 3)), "b": jnp.zeros(3)}
+LENGTHS = (5, 7, 9, 12, 17, 30)
+
+
+def test_a_shared_dimension_is_priced_once_for_the_whole_signature():
+    step = fresh_jit()
+    ledger = watched(lambda: [step(PARAMS, *batch(n)) for n in LENGTHS])
+    function = ledger.function("train_step")
+    assert function.compiles == step._cache_size() == len(LENGTHS)
+    sized = [a for a in function.advice if a.kind in ("bucket", "pad")]
+    assert len(sized) == 1, [a.text for a in function.advice]  # one shared dimension
+    [advice] = sized
+    assert sorted(advice.arguments) == ["mask:1", "x:1", "y:1"]
+    assert advice.sizes == list(LENGTHS)
+    # The oracle: a fresh jit called with the padded sizes compiles exactly this often.
+    fresh = fresh_jit()
+    for n in LENGTHS:
+        fresh(PARAMS, *batch(next(b for b in advice.buckets if b >= n)))
+    assert advice.compiles_saved == len(LENGTHS) - fresh._cache_size()
+    assert f"{fresh._cache_size()} compiles instead of {len(LENGTHS)}" in advice.text
+
+
+def test_no_size_advice_when_padding_saves_nothing():
+    """The width changes with the length in every call: padding one dimension saves nothing."""
+    step = fresh_jit()
+    pairs = [(5, 4), (6, 8), (7, 16)]
+
+    def run():
+        for n, width in pairs:
+            x, y, mask = batch(n, width)
+            step({"w": jnp.ones((width, 3)), "b": jnp.zeros(3)}, x, y, mask)
+
+    function = watched(run).function("train_step")
+    assert function.compiles == step._cache_size() == 3
+    fresh = fresh_jit()
+    for _length, width in pairs:  # padded to the largest length: still one compile per width
+        x, y, mask = batch(max(p[0] for p in pairs), width)
+        fresh({"w": jnp.ones((width, 3)), "b": jnp.zeros(3)}, x, y, mask)
+    assert fresh._cache_size() == 3
+    for advice in function.advice:
+        assert advice.compiles_saved != 0, advice.text
+        assert " 0 saved" not in advice.text
+    assert not [a for a in function.advice if a.kind in ("bucket", "pad")]
+
+
+def test_arguments_are_named_as_jax_names_them_and_tree_keys_are_named():
+    def tree_step(params, x):
+        return sum(jnp.sum(v) for v in params.values()) * x.sum()
+
+    step = jax.jit(tree_step)
+    x = jnp.ones(3)
+    base = {"w": jnp.ones(2), "b": jnp.ones(2)}
+
+    def run():
+        step(base, x)
+        step({**base, "c": jnp.ones(2)}, x)
+        step(base, x)  # cached
+        step({"w": jnp.ones(2)}, x)
+
+    function = watched(run).function("tree_step")
+    assert function.compiles == step._cache_size() == 3
+    assert "params['w']" in function.events[0].signature
+    assert "arg0" not in function.events[0].signature
+    assert function.events[1].causes == [Cause.PYTREE]
+    added = function.events[1].differences[0].text()
+    assert "added" in added and "params['c']" in added
+    removed = function.events[2].differences[0].text()
+    assert "removed" in removed and "params['b']" in removed and "params['c']" in removed
+
+
+def test_a_key_jax_prunes_as_unused_is_named_from_jaxs_explanation():
+    def uses_w(params, x):
+        return params["w"] * x
+
+    step = jax.jit(uses_w)
+    x = jnp.ones(2)
+    function = watched(lambda: (step({"w": x}, x), step({"w": x, "unused": x}, x))).function(
+        "uses_w"
+    )
+    assert function.compiles == step._cache_size() == 2
+    [change] = function.events[1].differences
+    assert change.cause is Cause.PYTREE
+    assert change.text() == "params: keys added {'unused'}"
+
+
+def test_clear_caches_is_its_own_cause_and_gets_no_hoist_advice():
+    step = jax.jit(lambda x: x * 3)
+    x = jnp.ones(4)
+
+    def run():
+        for _ in range(3):
+            step(x)
+            jax.clear_caches()
+
+    function = watched(run).function("<lambda>")
+    assert function.compiles == 3
+    assert [e.causes for e in function.events][1:] == [[Cause.CACHE_CLEARED]] * 2
+    kinds = {a.kind for a in function.advice}
+    assert "cache_cleared" in kinds and "hoist" not in kinds
+
+
+def test_hoist_only_for_one_call_site_in_a_loop():
+    x = jnp.ones(2)
+
+    def in_a_loop():
+        for _ in range(3):
+
+            def double(v):  # a new function object every time round
+                return v * 2
+
+            jax.jit(double)(x)
+
+    function = watched(in_a_loop).function("double")
+    assert [e.causes for e in function.events][1:] == [[Cause.FUNCTION_RECREATED]] * 2
+    [hoist] = [a for a in function.advice if a.kind == "hoist"]
+    assert "out of the loop at" in hoist.text
+
+    def make_step():
+        def scaled(v):
+            return v * 2
+
+        return jax.jit(scaled)
+
+    def two_places():  # a factory called from two lines, no loop
+        make_step()(x)
+        make_step()(x)
+
+    function = watched(two_places).function("scaled")
+    assert function.compiles == 2
+    kinds = [a.kind for a in function.advice]
+    assert "hoist" not in kinds and "reuse" in kinds
+    assert all("loop" not in a.text for a in function.advice)
+
+
+@pytest.mark.parametrize("width", [80])
+def test_fixes_wrap_at_the_width(width):
+    step = fresh_jit()
+    ledger = watched(lambda: [step(PARAMS, *batch(n)) for n in LENGTHS])
+    text = ledger_text(ledger, width=width)
+    assert max(len(line) for line in text.splitlines()) <= width, text
+    assert "fix" in text
