@@ -6,19 +6,24 @@ say itself in one line and which exit status the command line should end with, t
 exceptions carry theirs. The CLI catches :class:`HloscopeError` by class and prints
 :meth:`~HloscopeError.one_line`; nothing else decides an exit status.
 
-Exit statuses, shared by every command:
+Exit statuses, shared by every command (one rule, tested command by command in
+``tests/test_cli_exit_codes.py``):
 
 ====  ==================================================================================
 0     done (a diff that found differences is still 0)
-1     an error the user can fix (a missing file, a failed capture, a bad option value)
-2     unreadable input: HLO or dump text that does not follow its grammar
+1     the work failed: a script that crashed or hung, a capture, compile or run that
+      failed, a folder that holds no XLA dump, module files left out as unreadable
+2     the command line cannot be used as given (click's convention for usage errors): an
+      unknown option, a missing or bad option value, options that exclude each other, a
+      path that does not exist or is of the wrong kind, a module, kernel or column name
+      that matches nothing; and input text that does not follow its grammar
 3     a check failed on purpose (``--fail-on``, ``--fail-over``, unsupported ops found)
 ====  ==================================================================================
 """
 
 from __future__ import annotations
 
-__all__ = ["HloscopeError", "ExitStatus"]
+__all__ = ["HloscopeError", "UsageProblem", "ExitStatus"]
 
 from enum import IntEnum
 
@@ -29,6 +34,8 @@ class ExitStatus(IntEnum):
     OK = 0
     ERROR = 1
     BAD_INPUT = 2
+    #: The same status as BAD_INPUT, by the name that says why a command line earns it.
+    USAGE = 2
     CHECK_FAILED = 3
 
 
@@ -45,3 +52,14 @@ class HloscopeError(Exception):
         """The message as a single line (what the CLI prints to stderr)."""
         text = " ".join(str(self).split("\n")).strip()
         return text or type(self).__name__
+
+
+class UsageProblem(HloscopeError):
+    """What the command line asked for cannot be used: a path that does not exist or is of the
+    wrong kind, a name or value that matches nothing, options that exclude each other.
+
+    Each layer's error for such a case derives from this class too, so the exit status (2,
+    click's own for usage errors) is decided once, here, whichever layer noticed.
+    """
+
+    exit_code = ExitStatus.USAGE

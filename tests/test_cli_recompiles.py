@@ -240,11 +240,11 @@ def test_dump_text_json_and_fail_over(corpus):
 
 def test_errors_are_one_line(tmp_path, corpus):
     missing = run(str(tmp_path / "nope.py"))
-    assert missing.exit_code == 1
+    assert missing.exit_code == 2
     assert missing.stderr.strip() == f"hloscope: error: {tmp_path / 'nope.py'}: no such file"
     folder = run(str(tmp_path / "no-such-folder"))
-    assert folder.exit_code == 1 and len(folder.stderr.strip().splitlines()) == 1
+    assert folder.exit_code == 2 and len(folder.stderr.strip().splitlines()) == 1
     dump = str(corpus / "generated" / "jax_recompiles")
     extra = run(dump, "more")
-    assert extra.exit_code == 1 and "only a SCRIPT.py target takes arguments" in extra.stderr
-    assert run(dump, "--timeout", "5").exit_code == 1
+    assert extra.exit_code == 2 and "only a SCRIPT.py target takes arguments" in extra.stderr
+    assert run(dump, "--timeout", "5").exit_code == 2

@@ -616,7 +616,7 @@ def test_cli_json_schema(pair):
 
 def test_cli_bad_inputs_are_one_line_errors(tmp_path):
     missing = run(tmp_path / "nope.txt", SPLIT)
-    assert missing.exit_code == 1 and "nope.txt: no such file" in missing.output
+    assert missing.exit_code == 2 and "nope.txt: no such file" in missing.output
     not_hlo = tmp_path / "notes.txt"
     not_hlo.write_text("hello\n")
     broken = run(SPLIT, not_hlo)

@@ -131,7 +131,7 @@ def test_cli_truncated_hlo_file(tmp_path):
 def test_cli_missing_file(tmp_path):
     missing = tmp_path / "missing.hlo"
     run = hloscope("summary", missing, cwd=tmp_path)
-    assert run.returncode == 1
+    assert run.returncode == 2  # a path that does not exist: a usage error
     assert "missing.hlo" in the_error_line(run, missing)
 
 
@@ -154,7 +154,7 @@ def test_cli_ls_binary_file_in_a_dump_folder(corpus, tmp_path):
 @pytest.mark.slow
 def test_cli_fusions_filter_with_an_unknown_column(tmp_path):
     run = hloscope("fusions", SAMPLE, "--filter", "colour=red", cwd=tmp_path)
-    assert run.returncode == 1
+    assert run.returncode == 2
     assert "colour" in the_error_line(run, SAMPLE)
 
 

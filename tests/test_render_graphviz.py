@@ -469,7 +469,7 @@ def test_cli_graph_errors_are_one_line(small_file, tmp_path, args, message):
     result = CliRunner().invoke(
         cli, ["graph", str(small_file), *args, "-o", str(tmp_path / "g.dot")]
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a name that matches nothing: a usage error
     assert message in result.output
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
 
@@ -479,9 +479,9 @@ def test_cli_graph_bad_target_and_output(tmp_path, small_file):
     result = runner.invoke(
         cli, ["graph", str(tmp_path / "missing.hlo"), "-o", str(tmp_path / "g.svg")]
     )
-    assert result.exit_code == 1 and "no such file" in result.output
+    assert result.exit_code == 2 and "no such file" in result.output
     result = runner.invoke(cli, ["graph", str(small_file), "-o", str(tmp_path / "g.txt")])
-    assert result.exit_code == 1 and "cannot tell the format" in result.output
+    assert result.exit_code == 2 and "cannot tell the format" in result.output
     bad = tmp_path / "bad.hlo"
     bad.write_text("HloModule m\nENTRY main {\n  ROOT x = f32[] frobnicate(\n}\n")
     result = runner.invoke(cli, ["graph", str(bad), "-o", str(tmp_path / "g.dot")])

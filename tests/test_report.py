@@ -536,7 +536,7 @@ def test_cli_notes_go_to_stderr(tmp_path: Path):
 
 def test_cli_missing_target_is_one_line(tmp_path: Path):
     result = CliRunner().invoke(cli, ["report", str(tmp_path / "nope.txt")])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert result.stderr.startswith("hloscope: error: ") and result.stderr.count("\n") == 1
 
 

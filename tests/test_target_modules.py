@@ -85,7 +85,7 @@ def test_an_empty_target_is_an_error(spec):
     with pytest.raises(TargetError, match="empty TARGET"):
         Target.resolve(spec)
     result = CliRunner().invoke(cli, ["fusions", spec])
-    assert result.exit_code == 1 and "empty TARGET" in result.output
+    assert result.exit_code == 2 and "empty TARGET" in result.output
 
 
 def test_top_level_functions_take_modules_and_targets():
@@ -130,7 +130,7 @@ def test_module_option_on_summary_graph_and_diff(corpus, tmp_path):
     payload, _ = _json(["diff", "--json", "--module", "jit_norm", folder, folder])
     assert payload["module"] == {"a": "jit_norm", "b": "jit_norm"}
     missing = CliRunner().invoke(cli, ["fusions", "--module", "nothing", folder])
-    assert missing.exit_code == 1
+    assert missing.exit_code == 2
     assert (
         missing.stderr.startswith("hloscope: error: ")
         and "no module named 'nothing'" in missing.stderr
@@ -164,7 +164,7 @@ def test_all_modules_on_fusions_summary_graph_and_diff(corpus, tmp_path):
         for p in compared["modules"]
     )
     both = CliRunner().invoke(cli, ["fusions", "--all-modules", "--module", "x", str(folder)])
-    assert both.exit_code == 1 and "exclude each other" in both.stderr
+    assert both.exit_code == 2 and "exclude each other" in both.stderr
 
 
 def _damaged_copy(corpus: Path, tmp_path: Path, largest: bool) -> tuple[Path, Path]:
@@ -221,6 +221,6 @@ def test_symbolic_link_loops_and_broken_links_say_so(tmp_path):
     (tmp_path / "b").symlink_to(tmp_path / "a")
     (tmp_path / "broken").symlink_to(tmp_path / "nothing")
     loop = CliRunner().invoke(cli, ["fusions", str(tmp_path / "a")])
-    assert loop.exit_code == 1 and "a symbolic link loop" in loop.stderr
+    assert loop.exit_code == 2 and "a symbolic link loop" in loop.stderr
     broken = CliRunner().invoke(cli, ["summary", str(tmp_path / "broken")])
-    assert broken.exit_code == 1 and "a broken symbolic link" in broken.stderr
+    assert broken.exit_code == 2 and "a broken symbolic link" in broken.stderr

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from ..analysis.cost import placements
 from ..analysis.fusions import NOT_KERNELS
-from ..errors import HloscopeError
+from ..errors import HloscopeError, UsageProblem
 from ..hlo.attributes import split_attributes
 from ..hlo.model import Module
 from ..hlo.opcodes import Category, category_of
@@ -73,7 +73,7 @@ __all__ = [
 INLINE_CONSTANT_ELEMENTS = 16
 
 
-class KernelNotFound(HloscopeError):
+class KernelNotFound(UsageProblem):
     """No kernel of that name in the module."""
 
 

@@ -8,9 +8,9 @@ error line, so the command line prints ``error: <message>`` and exits non-zero w
 
 from __future__ import annotations
 
-__all__ = ["CaptureError"]
+__all__ = ["CaptureError", "CaptureUsageError"]
 
-from ..errors import HloscopeError
+from ..errors import HloscopeError, UsageProblem
 
 
 class CaptureError(HloscopeError):
@@ -29,3 +29,8 @@ class CaptureError(HloscopeError):
     def one_line(self) -> str:
         """The message as a single line (what the CLI prints after ``error:``)."""
         return str(self)
+
+
+class CaptureUsageError(CaptureError, UsageProblem):
+    """A capture that cannot start as asked: no such script, a folder where a script belongs,
+    a timeout that is not positive, a pass pattern that does not compile (exit status 2)."""

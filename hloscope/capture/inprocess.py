@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..dump.passes import PassStep
 from ..stages import Stage, UnknownStageError
-from .errors import CaptureError
+from .errors import CaptureError, CaptureUsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.model import Module
@@ -292,17 +292,17 @@ def _check_pass_regex(pattern: str) -> None:
     # XLA compiles the pattern with RE2 inside the compiler; a malformed one must be caught here.
     # Python's `re` accepts a superset of what matters (RE2 lacks backreferences and lookaround).
     if not pattern:
-        raise CaptureError(
+        raise CaptureUsageError(
             "--passes needs a non-empty regular expression (use '.*' for every pass)"
         )
     if re.search(r"\(\?[=!<]|\\[1-9]", pattern):
-        raise CaptureError(
+        raise CaptureUsageError(
             f"pass pattern {pattern!r} uses lookaround or backreferences, which XLA's RE2 lacks"
         )
     try:
         re.compile(pattern)
     except re.error as error:
-        raise CaptureError(
+        raise CaptureUsageError(
             f"pass pattern {pattern!r} is not a regular expression: {error}"
         ) from None
 

@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from .capped_output import DEFAULT_HEAD, DEFAULT_TAIL, CappedWriter
-from .errors import CaptureError
+from .errors import CaptureError, CaptureUsageError
+from .script_source import check_script_source
 from .family import FAMILY_ENV, new_token, stop_family
 from .jaxlib_adapter import TRACEBACK_LIMIT_ENV, UNLIMITED_TRACEBACK
 
@@ -195,10 +196,10 @@ def _hloscope_version() -> str:
 
 def _prepare_out_dir(out_dir: Path, force: bool) -> None:
     if out_dir.exists() and not out_dir.is_dir():
-        raise CaptureError(f"{out_dir}: exists and is not a folder")
+        raise CaptureUsageError(f"{out_dir}: exists and is not a folder")
     if out_dir.is_dir() and any(out_dir.iterdir()):
         if not force:
-            raise CaptureError(
+            raise CaptureUsageError(
                 f"{out_dir}: folder is not empty (use --force to replace a previous capture)"
             )
         for name in _OWNED:
@@ -348,13 +349,16 @@ def capture_script(
     script_path = Path(script)
     if not script_path.is_file():
         problem = "is a folder, not a script" if script_path.is_dir() else "no such file"
-        raise CaptureError(f"{script}: {problem}")
+        raise CaptureUsageError(f"{script}: {problem}")
+    # A syntax error, a missing function or an HLO file given as a script is said now, not
+    # after seconds of starting a Python that imports jax.
+    check_script_source(script_path, function)
     if passes is not None:
         from .inprocess import _check_pass_regex
 
         _check_pass_regex(passes)
     if timeout is not None and timeout <= 0:
-        raise CaptureError(f"--timeout must be positive, got {timeout:g}")
+        raise CaptureUsageError(f"--timeout must be positive, got {timeout:g}")
     out = Path(out_dir).absolute()
     _prepare_out_dir(out, force)
     dump_dir = out / DUMP_SUBDIR

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..dump.errors import DumpFormatError
+from ..errors import UsageProblem
 from ..hlo.errors import HloParseError
 from ..stages import Stage, UnknownStageError
 from .cache import CACHE_ENV, cache_folder, cache_key, cache_root, is_fresh
@@ -61,6 +62,7 @@ __all__ = [
     "Target",
     "TargetKind",
     "TargetError",
+    "TargetNotFound",
     "ModuleChoice",
     "cache_root",
     "target_cache_key",
@@ -76,6 +78,10 @@ _UNREADABLE = (HloParseError, DumpFormatError)
 
 class TargetError(CaptureError):
     """A TARGET that names nothing readable, or a module or stage it does not hold."""
+
+
+class TargetNotFound(TargetError, UsageProblem):
+    """A TARGET path that does not exist, or a module name that matches none of the target's."""
 
 
 class TargetKind(StrEnum):
@@ -240,7 +246,7 @@ class Target:
             shown = ", ".join(names[:8]) + (
                 f", ... ({len(names)} in all)" if len(names) > 8 else ""
             )
-            raise TargetError(f"{self.spec}: no module named {name!r} (modules: {shown})")
+            raise TargetNotFound(f"{self.spec}: no module named {name!r} (modules: {shown})")
         return ModuleChoice(self._load_largest(matches), "named", len(entries))
 
     def main_module(
@@ -336,7 +342,7 @@ def _resolve(
     text: str, args: Sequence[str], timeout: float | None, refresh: bool, progress: bool | None
 ) -> Target:
     if not text.strip():
-        raise TargetError(
+        raise TargetNotFound(
             "empty TARGET (give an HLO file, a dump folder, SCRIPT.py or SCRIPT.py:FUNCTION)"
         )
     path = Path(text)
@@ -353,7 +359,7 @@ def _resolve(
     if found is not None:
         script = Path(found.group("script"))
         if not script.is_file():
-            raise TargetError(f"{found.group('script')}: no such file")
+            raise TargetNotFound(f"{found.group('script')}: no such file")
         if args:
             raise TargetError(f"{text}: a SCRIPT.py:FUNCTION target takes no script arguments")
         return _resolve_script(
@@ -364,9 +370,11 @@ def _resolve(
             os.stat(text)
         except OSError as error:
             if error.errno == errno.ELOOP:
-                raise TargetError(f"{text}: a symbolic link loop") from None
-            raise TargetError(f"{text}: a broken symbolic link (to {os.readlink(text)})") from None
-    raise TargetError(
+                raise TargetNotFound(f"{text}: a symbolic link loop") from None
+            raise TargetNotFound(
+                f"{text}: a broken symbolic link (to {os.readlink(text)})"
+            ) from None
+    raise TargetNotFound(
         f"{text}: no such file or folder "
         "(a TARGET is an HLO file, a dump folder, SCRIPT.py or SCRIPT.py:FUNCTION)"
     )

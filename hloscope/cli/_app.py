@@ -21,7 +21,7 @@ from typing import NoReturn
 import click
 
 from .._version import __version__
-from ..errors import ExitStatus, HloscopeError
+from ..errors import ExitStatus, HloscopeError, UsageProblem
 
 __all__ = ["cli", "main", "fail", "PREFIX", "CliError"]
 
@@ -30,7 +30,7 @@ PREFIX = "hloscope: error: "
 DEBUG_ENV = "HLOSCOPE_DEBUG"
 
 
-class CliError(HloscopeError):
+class CliError(UsageProblem):
     """Options that make no sense together, or a value a command cannot use."""
 
 
@@ -45,12 +45,30 @@ def _has_location(message: str) -> bool:
     return message.startswith(PREFIX) or ": error: " in message.split("\n", 1)[0]
 
 
+class _Command(click.Command):
+    """A click command whose usage errors always name it.
+
+    Click's option parser raises some usage errors (``--sort`` given no value) with no context,
+    which would point the user to ``hloscope --help`` instead of the command's own help.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as error:
+            if error.ctx is None:
+                error.ctx = ctx
+            raise
+
+
 class _Group(click.Group):
     """A click group that turns every error into one line on stderr and a non-zero exit.
 
     Click's own usage errors (an unknown option, a missing argument) get the same
     ``hloscope: error:`` prefix as everything else, and a pointer to ``--help``.
     """
+
+    command_class = _Command
 
     def main(self, *args, standalone_mode: bool = True, **kwargs):
         if not standalone_mode:  # a caller that handles click's exceptions itself
@@ -89,7 +107,7 @@ class _Group(click.Group):
             if os.environ.get(DEBUG_ENV):
                 raise
             where = f"{error.filename}: " if getattr(error, "filename", None) else ""
-            fail(f"{where}{error.strerror or error}")
+            fail(f"{where}{error.strerror or error}", ExitStatus.USAGE)
         except Exception as error:  # noqa: BLE001 - the CLI never shows a raw traceback
             if os.environ.get(DEBUG_ENV):
                 raise
@@ -129,7 +147,10 @@ def cli() -> None:
     captured first and cached. Of a target with several modules, commands read the main one
     (a function's own module, else the largest; --module NAME picks another).
 
-    Exit status: 0 done, 1 error, 2 unreadable input, 3 a check failed (--fail-on).
+    Exit status: 0 done; 1 the work failed (a script crashed, a capture or compile failed, no
+    dump in a folder); 2 the command line cannot be used (a usage error, a bad option value, a
+    path that does not exist, a name that matches nothing, text that does not parse); 3 a
+    check failed (--fail-on, --fail-over, unsupported ops).
     """
 
 

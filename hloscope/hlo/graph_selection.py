@@ -14,7 +14,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..errors import HloscopeError
+from ..errors import HloscopeError, UsageProblem
 from .graph import FUSION_SEP, default_center, module_graph, neighbourhood, resolve_computation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "GraphError",
+    "GraphNameError",
     "GraphOptions",
     "GraphSelection",
     "select_graph",
@@ -45,6 +46,10 @@ _MAX_WHY_NAME_CHARS = 80
 
 class GraphError(HloscopeError):
     """A graph could not be selected or drawn (an unknown name, ``dot`` missing or failing)."""
+
+
+class GraphNameError(GraphError, UsageProblem):
+    """A computation, instruction or fusion name that the module does not have."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +107,7 @@ def select_graph(module: Module, options: GraphOptions = GraphOptions()) -> Grap
     try:
         comp = resolve_computation(module, comp_name)
     except KeyError:
-        raise GraphError(
+        raise GraphNameError(
             f"no computation named {comp_name!r} in module {module.name}"
             + _suggest(comp_name or "", module.computations_by_name)
         ) from None
@@ -156,7 +161,7 @@ def find_fusion(module: Module, name: str, comp_name: str | None) -> Instruction
         inst = comp.get(name)
         if inst is not None:
             if inst.opcode != "fusion":
-                raise GraphError(f"{name} is a {inst.opcode}, not a fusion")
+                raise GraphNameError(f"{name} is a {inst.opcode}, not a fusion")
             return inst
     fused = module.computations_by_name.get(name)
     if fused is not None:
@@ -164,7 +169,9 @@ def find_fusion(module: Module, name: str, comp_name: str | None) -> Instruction
         if callers:
             return callers[0]
     fusions = {i.name: i for c in comps for i in c.instructions if i.opcode == "fusion"}
-    raise GraphError(f"no fusion named {name!r} in module {module.name}" + _suggest(name, fusions))
+    raise GraphNameError(
+        f"no fusion named {name!r} in module {module.name}" + _suggest(name, fusions)
+    )
 
 
 def _find_centers(graph: nx.DiGraph, name: str) -> list[str]:
@@ -175,7 +182,7 @@ def _find_centers(graph: nx.DiGraph, name: str) -> list[str]:
     inner = [n for n in graph if n.startswith(prefix)]
     if inner:
         return inner
-    raise GraphError(
+    raise GraphNameError(
         f"no instruction named {name!r} in computation {graph.graph.get('computation')}"
         + _suggest(name, graph.nodes)
     )

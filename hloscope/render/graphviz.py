@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 import graphviz
 
 from ..analysis.cost import known_trip_count
+from ..errors import UsageProblem
 from ..hlo.graph import FUSION_SEP
 from ..hlo.graph_selection import (
     DEFAULT_MAX_NODES,
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "GraphRenderError",
+    "GraphFormatError",
     "DotTimeout",
     "LayoutPlan",
     "LAYOUT_BUDGET",
@@ -115,6 +117,10 @@ _EDGE_LABEL_LIMIT = 100
 
 #: A picture could not be made (an unknown name, ``dot`` missing or failing); one line.
 GraphRenderError = GraphError
+
+
+class GraphFormatError(GraphRenderError, UsageProblem):
+    """An output format that cannot be drawn or told from the file name (exit status 2)."""
 
 
 class DotTimeout(GraphRenderError):
@@ -746,7 +752,7 @@ def render_dot(source: str, fmt: str = "svg", timeout: float = LAYOUT_TIMEOUT_S)
     ``dot`` is stopped after ``timeout`` seconds and :class:`DotTimeout` raised.
     """
     if fmt not in RENDERED_FORMATS:
-        raise GraphRenderError(f"cannot render format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        raise GraphFormatError(f"cannot render format {fmt!r}; choose one of {', '.join(FORMATS)}")
     exe = shutil.which("dot")
     if exe is None:
         raise GraphRenderError(
@@ -805,7 +811,7 @@ def format_for(path: str | Path, fmt: str | None = None) -> str:
     if suffix == "gv":
         return "dot"
     if suffix not in FORMATS:
-        raise GraphRenderError(
+        raise GraphFormatError(
             f"cannot tell the format of {str(path)!r}; end it in .svg, .png, .pdf, .dot or "
             ".json, or pass --format"
         )

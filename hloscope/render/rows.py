@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..analysis.fusions import COLUMNS, FusionSummary
-from ..errors import HloscopeError
+from ..errors import UsageProblem
 from ..units import format_bytes
 
 __all__ = [
@@ -51,7 +51,7 @@ _LIST_COLUMNS = frozenset({"ops", "sources", "stack"})
 _SUFFIXES = {"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "kib": 2**10, "mib": 2**20, "gib": 2**30}
 
 
-class ReportOptionError(HloscopeError, ValueError):
+class ReportOptionError(UsageProblem, ValueError):
     """A filter or sort column the report cannot apply (a user error, shown as one line)."""
 
 
