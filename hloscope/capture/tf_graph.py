@@ -22,6 +22,11 @@ compiler sees them: ``Placeholder`` is given as ``_Arg`` (``graph_op`` keeps the
 library function's inputs become ``_Arg`` nodes of that function, and every node names the
 library functions it calls (``calls``).
 
+Captures are inputs too. A function that reads a module-level eager tensor or a ``tf.Variable``
+gets it as an extra input at every call (``ConcreteFunction.captured_inputs``): the compiler
+sees an ``_Arg`` and cannot fold it, although the Python graph shows a small captured eager
+tensor as a ``Const``. Such nodes are given as ``_Arg`` with ``captured=True``.
+
 Private TensorFlow API, all here: ``ConcreteFunction.graph._functions`` (the Python function
 objects behind the library, the only place that keeps the Python stack of a nested function's
 nodes) and ``tensorflow.python.framework.kernels`` / ``op_def_registry`` (public modules, but
@@ -33,7 +38,7 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -103,6 +108,8 @@ class TfNode:
     type ``DT_VARIANT`` in the op definition), ``static_outputs`` whether each output's shape
     is fully known and ``output_bytes`` their total size when it is (``None``: unknown).
     ``outside_compilation`` marks a node to run on the host (``tf.tpu.outside_compilation``).
+    ``captured``: an input the function captured from outside (an eager tensor, a variable's
+    handle) rather than one of its parameters; TensorFlow passes its value in at every call.
     """
 
     op: str
@@ -120,6 +127,7 @@ class TfNode:
     output_bytes: int | None = None
     outside_compilation: bool = False
     graph_op: str = ""
+    captured: bool = False
 
 
 @dataclass(slots=True, frozen=True)
@@ -163,11 +171,13 @@ class TfProgram:
         frames left out; ``()`` when TensorFlow kept none (functions built from a FunctionDef,
         such as some gradient functions).
 
-        An input of the checked function is created by TensorFlow's tracing machinery, so its
-        stack says nothing about the user's code: its source is the ``def`` line of the
-        Python function instead.
+        A parameter of the checked function is created by TensorFlow's tracing machinery, so
+        its stack says nothing about the user's code: its source is the ``def`` line of the
+        Python function instead. A captured input is created where the function first used
+        the outside value, and that is its source.
         """
-        if node.function is None and node.graph_op == "Placeholder" and self._defined_at:
+        parameter = node.graph_op == "Placeholder" and not node.captured
+        if node.function is None and parameter and self._defined_at:
             return (self._defined_at,)
         op = self._ops.get((node.function, node.name))
         if op is None:
@@ -237,10 +247,15 @@ def trace_graph(fn: Any, *args: Any, **kwargs: Any) -> TfProgram:
         python_name=_name(fn),
         _defined_at=_definition(_python_function(fn)),
     )
+    arguments = {t.op.name for t in graph.inputs}
+    captured = _captured_names(graph)
     for op in graph.get_operations():
         inputs = tuple((t.op.name, t.value_index) for t in op.inputs)
         controls = tuple(c.name for c in op.control_inputs)
-        program.nodes.append(_node(op.node_def, None, names, inputs, controls, op))
+        node = _node(op.node_def, None, names, inputs, controls, op)
+        if op.name in arguments:
+            node = _as_argument(node, captured=op.name in captured)
+        program.nodes.append(node)
         program._ops[(None, op.name)] = op
     program.functions[None] = TfFunction(
         name=None,
@@ -254,6 +269,32 @@ def trace_graph(fn: Any, *args: Any, **kwargs: Any) -> TfProgram:
         program.nodes.extend(_function_nodes(fdef, fname, names, fgraph, program._ops))
         program.functions[fname] = _signature(fdef)
     return program
+
+
+def _captured_names(graph: Any) -> frozenset[str]:
+    """The names of the nodes through which ``graph`` receives what it captured.
+
+    ``FuncGraph.internal_captures`` are those tensors (the trailing ``graph.inputs``); a small
+    captured eager tensor is among them although its node is a ``Const``.
+    """
+    return frozenset(t.op.name for t in getattr(graph, "internal_captures", None) or ())
+
+
+def _as_argument(node: TfNode, captured: bool) -> TfNode:
+    """A node that is an input of its function, as the compiler sees it: an ``_Arg`` of the
+    node's dtype, with no data inputs (a captured ``Const`` keeps no value: the caller passes
+    one in at every call)."""
+    attrs = dict(node.type_attrs)
+    dtype = attrs.pop("T", None) or attrs.pop("dtype", ())
+    return replace(
+        node,
+        op="_Arg",
+        type_attrs={"T": dtype},
+        inputs=(),
+        control_inputs=(),
+        stateful=False,
+        captured=captured,
+    )
 
 
 def _as_tf_function(tf: Any, fn: Any) -> Any:
@@ -354,6 +395,7 @@ def _function_nodes(
 ) -> Iterator[TfNode]:
     """The ``_Arg`` nodes of a library function's inputs, then its body's nodes."""
     placeholders = list(getattr(fgraph, "inputs", None) or [])
+    captured = _captured_names(fgraph)
     for index, arg in enumerate(fdef.signature.input_arg):
         dtype = _dtype_name(arg.type) if arg.type else _attr_type(fdef, arg.type_attr)
         placeholder = placeholders[index].op if index < len(placeholders) else None
@@ -366,6 +408,7 @@ def _function_nodes(
             static_outputs=static,
             output_bytes=size,
             graph_op="_Arg",
+            captured=placeholder is not None and placeholder.name in captured,
         )
         if placeholder is not None:  # FuncGraph.inputs are in signature order
             ops[(fname, arg.name)] = placeholder

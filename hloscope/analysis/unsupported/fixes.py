@@ -16,7 +16,11 @@ from functools import cache
 
 from .findings import Reason
 
-__all__ = ["FIXES", "suggest"]
+__all__ = ["FIXES", "CAPTURED_PREFIX", "suggest"]
+
+#: Prefix of the dtype rows for a value a tf.function captured (``captured:DT_STRING``): the
+#: TF check tries them before the plain dtype rows, since the fix is where the value is made.
+CAPTURED_PREFIX = "captured:"
 
 # ---- TensorFlow ops -----------------------------------------------------------------------------
 TF_FIXES: dict[str, str] = {
@@ -77,6 +81,13 @@ TF_FIXES: dict[str, str] = {
     "^.*Dataset.*$": (
         "tf.data ops run on the host: keep the dataset outside the compiled function and "
         "iterate it there (for x in ds: step(x))"
+    ),
+    "captured:DT_STRING": (
+        "a string tensor the function captures (a module-level tensor, a tf.string Variable) "
+        "is passed in as an input at every call, and strings cannot enter an XLA computation: "
+        "convert it to numbers outside the function (tf.strings.to_number, a vocabulary "
+        "lookup) and capture or pass those, or build the constant inside the function, where "
+        "TensorFlow folds string ops of constants before compiling"
     ),
     "_Arg": (
         "a tf.string argument cannot enter a compiled function: convert it to numbers before "

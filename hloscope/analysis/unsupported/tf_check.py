@@ -21,16 +21,20 @@ What ``ValidateGraph`` does, and so what this does for each node of a compiled g
   ``no_kernel``; kernels that all reject one of its dtypes is ``dtype`` (a ``tf.string``
   argument is an ``_Arg`` with ``T=DT_STRING``).
 
-``ValidateGraph`` sees the graph after TensorFlow's own rewrites, and so does this check. Nested
-``tf.function`` calls are inlined into the caller, and what inlining leaves unused is removed;
-every node computed from constants alone is evaluated on the host and replaced by a Const (so
-``tf.strings.to_number(tf.constant("1"))`` compiles, and an unsupported op fed by a constant is
-no finding); constant inputs of ``cond`` and loop-invariant ones of ``while`` are passed into
-their bodies. The bodies of ``while``/``cond``/``case`` are compiled when the node that calls
-them is, so they are checked when reached that way: library functions no compiled node calls
-(a ``tf.data`` function behind a dataset op that is itself unsupported) are not, since
-TensorFlow never compiles them either. A ``Placeholder`` is what the compiler sees as an
-``_Arg`` and is reported under that name, like TensorFlow's message does.
+``ValidateGraph`` sees the graph after TensorFlow's own rewrites, and so does this check.
+Nested ``tf.function`` calls are inlined into the caller, and what inlining leaves unused is
+removed; every node computed from constants alone is evaluated on the host and replaced by a
+Const (so ``tf.strings.to_number(tf.constant("1"))`` compiles, and an unsupported op fed by a
+constant is no finding). What the function captured -- a module-level eager tensor, a
+``tf.Variable`` -- is no constant: TensorFlow passes it in as an argument at every call
+(``captured_inputs``), so ops fed by it are compiled, and a captured ``tf.string`` tensor is
+itself an ``_Arg`` XLA rejects (even where the Python graph shows it as a ``Const``). Constant
+inputs of ``cond`` and loop-invariant ones of ``while`` are passed into their bodies. The
+bodies of ``while``/``cond``/``case`` are compiled when the node that calls them is, so they
+are checked when reached that way: library functions no compiled node calls (a ``tf.data``
+function behind a dataset op that is itself unsupported) are not, since TensorFlow never
+compiles them either. A ``Placeholder`` is what the compiler sees as an ``_Arg`` and is
+reported under that name, like TensorFlow's message does.
 
 What reading the graph cannot see: failures after the kernel lookup (an input that must be a
 compile-time constant and is not, a TensorList of unknown size). Compiling shows those
@@ -55,7 +59,7 @@ from ...capture import tf_graph
 from ...capture.frameworks import installed_version
 from ..provenance import is_user_frame, user_frame
 from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
-from .fixes import suggest
+from .fixes import CAPTURED_PREFIX, suggest
 
 __all__ = ["check_tf", "PROXY_DEVICE_TYPE"]
 
@@ -495,8 +499,18 @@ def _finding(
     stack = program.stack(node)
     source = user_frame(stack)
     # A dtype problem is about the type wherever it appears: the dtype row of the fixes table
-    # says what to do with it (a string, a float64 on TPU); else the op's own row.
-    advice = (suggest(dtype) if dtype else "") or suggest(node.op, reason)
+    # says what to do with it (a string, a float64 on TPU); else the op's own row. A captured
+    # value has its own row first: the fix is where the value is made, not in the caller.
+    advice = (
+        (suggest(f"{CAPTURED_PREFIX}{dtype}") if dtype and node.captured else "")
+        or (suggest(dtype) if dtype else "")
+        or suggest(node.op, reason)
+    )
+    if node.captured:
+        text += (
+            "; it is a value the function captured from outside (an eager tensor or a "
+            "variable), which TensorFlow passes in as an input at every call, not a constant"
+        )
     return Finding(
         op=node.op,
         node=node.name,
