@@ -75,7 +75,8 @@ def assert_links_like_the_fusion_report(e: Explanation, after: hloscope.Module) 
     for line in e.lines:
         for stage in STAGE_ORDER[:-1]:
             for op in line.stage_ops(stage):
-                assert set(op.kernels) <= set(line.kernels), (stage, op.name, line.source)
+                own = {*line.kernels, *line.inferred_kernels}
+                assert set(op.kernels) <= own, (stage, op.name, line.source)
                 assert op.kernels or op.fate, (stage, op.name)
 
 
@@ -136,8 +137,10 @@ def test_kernels_without_metadata_are_inferred_and_marked(sample_modules):
     for kernel in bare:
         assert kernel.inferred_sources and kernel.inferred_how
         if kernel.inferred_how.startswith(("feeds ", "fed by ")):
+            # The line of an op inside the neighbour (the one next to this kernel), not
+            # necessarily the neighbour's most common line.
             neighbour = e.kernel(kernel.inferred_how.rsplit(" ", 1)[-1])
-            assert kernel.inferred_sources[0] == neighbour.sources[0][0]
+            assert kernel.inferred_sources[0] in [s for s, _ in neighbour.sources]
     assert any("no source line of their own" in note for note in e.notes)
 
 

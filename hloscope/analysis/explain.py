@@ -46,7 +46,7 @@ import linecache
 import os
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +55,7 @@ from ..hlo.metadata import StackFrame
 from ..hlo.model import Module
 from ..hlo.opcodes import FREE_OPCODES
 from ..stages import Stage
-from .fusions import NOT_KERNELS, fusion_report, op_source
+from .fusions import fusion_report, op_source
 from .provenance import source_of, tf_function_name, user_frame
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -191,8 +191,10 @@ class ExplainedKernel:
 
     ``sources`` are its members' lines with how many members came from each, most first (the
     fusion report's). A kernel without any gets ``inferred_sources`` and ``inferred_how``
-    (``"op_name"``: an earlier stage's op of the same name has a line; ``"feeds K"`` /
-    ``"fed by K"``: the nearest kernel with a line in the graph).
+    (``"op_name"``: an earlier stage's op of the same name has a line; ``"holds OP"``: it holds
+    the op ``OP`` of before optimization, a dot or another op XLA does not duplicate;
+    ``"feeds K"`` / ``"fed by K"``: the nearest op with a line along what reads it, else what
+    it reads, ``K`` the kernel or loop holding that op).
     """
 
     name: str
@@ -370,7 +372,14 @@ def _line_matches(line: SourceLine, spec: str) -> bool:
 class StableHloOp:
     """One op of a StableHLO text with its resolved location: ``name`` (``%3``, or ``""``),
     ``op`` (``stablehlo.add``), ``op_name`` (the location's name, ``jit(f)/add``), the call
-    ``stack`` innermost first, the enclosing ``function`` (``main``, ``tril``) and ``line``."""
+    ``stack`` innermost first, the enclosing ``function`` (``main``, ``tril``) and ``line``.
+
+    An op of a private function (``func.func private``: a scan, while or cond body jax outlined,
+    a ``@closed_call``, a nested ``jax.jit``) has a location relative to its function (``mul``,
+    one frame); :func:`stablehlo_ops` makes it absolute the way XLA's call inliner does: the
+    call site's ``op_name`` before it (``jit(f)/while/body/closed_call/mul``) and the call
+    site's stack after its own. ``private`` says it was in one; ``other_sites`` holds the
+    ``(op_name, stack)`` it has at every further call site of its function."""
 
     name: str
     op: str
@@ -379,6 +388,9 @@ class StableHloOp:
     function: str
     line: int
     text: str
+    private: bool = False
+    callee: str = ""
+    other_sites: list[tuple[str, list[StackFrame]]] = field(default_factory=list)
 
 
 # A location body's tokens: strings, alias references, numbers, words and punctuation.
@@ -391,7 +403,11 @@ _OP_LINE = re.compile(
     r"^\s*(?:(?P<results>%[\w#:.$-]+(?:\s*,\s*%[\w#:.$-]+)*)\s*=\s*)?"
     r'(?P<op>"[\w.$-]+"|[A-Za-z_][\w.$-]*)(?=[\s(<{:]|$)'
 )
-_FUNC = re.compile(r"^\s*func\.func\s+(?:\w+\s+)?@([\w.$-]+)")
+_FUNC = re.compile(r"^\s*func\.func\s+(?:(?P<visibility>\w+)\s+)?@(?P<name>[\w.$-]+)")
+# The function a call op names: `func.call @closed_call(...)`, `call @f(...)`.
+_CALLEE = re.compile(r"\bcall\s+@(?P<callee>[\w.$-]+)")
+# Calls nested deeper than this are not followed (a recursion guard; jax nests a few levels).
+_SCOPE_DEPTH = 64
 # Not ops of the program: module structure and terminators.
 _NOT_OPS = frozenset(
     {"module", "func.func", "return", "func.return", "stablehlo.return", "sdy.return"}
@@ -606,13 +622,16 @@ def stablehlo_ops(text: str) -> list[StableHloOp]:
     ops: list[StableHloOp] = []
     open_ops: list[tuple[str, str, int, str, str] | None] = []  # ops waiting for a location
     functions: list[str] = []
+    private: set[str] = set()
     for number, raw in enumerate(lines, 1):
         stripped = raw.strip()
         if not stripped or stripped.startswith(("#", "^", "//")):
             continue
         func = _FUNC.match(raw)
         if func is not None:
-            functions.append(func.group(1))
+            functions.append(func.group("name"))
+            if func.group("visibility") == "private":
+                private.add(func.group("name"))
         trailing = _trailing_loc(raw)
         if stripped.startswith("}"):
             if trailing is not None and open_ops:
@@ -640,6 +659,7 @@ def stablehlo_ops(text: str) -> list[StableHloOp]:
                 functions.pop()
             continue
         ops.append(_op(locations, trailing[1], name, op, function, number, trailing[0]))
+    _scope_private_functions(ops, private)
     return ops
 
 
@@ -647,7 +667,65 @@ def _op(
     locations: _Locations, body: str, name: str, op: str, function: str, line: int, text: str
 ) -> StableHloOp:
     op_name, stack = locations.resolve_text(body)
-    return StableHloOp(name, op, op_name, list(stack), function, line, _cut(text))
+    callee = _CALLEE.search(text) if "call" in op else None
+    return StableHloOp(
+        name,
+        op,
+        op_name,
+        list(stack),
+        function,
+        line,
+        _cut(text),
+        callee=callee.group("callee") if callee is not None else "",
+    )
+
+
+def _join_scope(prefix: str, name: str) -> str:
+    """``prefix/name`` as XLA's call inliner writes an inlined op's ``op_name`` (the call's
+    name alone for an op without one)."""
+    if not prefix:
+        return name
+    return f"{prefix}/{name}" if name else prefix
+
+
+def _scope_private_functions(ops: list[StableHloOp], private: set[str]) -> None:
+    """Make the locations of private functions' ops absolute (see :class:`StableHloOp`)."""
+    if not private:
+        return
+    sites: dict[str, list[StableHloOp]] = {}
+    for op in ops:
+        if op.callee:
+            sites.setdefault(op.callee, []).append(op)
+    scopes: dict[str, list[tuple[str, tuple[StackFrame, ...]]]] = {}
+
+    def scopes_of(function: str, depth: int) -> list[tuple[str, tuple[StackFrame, ...]]]:
+        """Every ``(op_name prefix, stack suffix)`` ``function``'s ops take, one per call
+        site (``[("", ())]`` for a public function: its locations are absolute already)."""
+        if function not in private or depth > _SCOPE_DEPTH:
+            return [("", ())]
+        known = scopes.get(function)
+        if known is not None:
+            return known
+        scopes[function] = [("", ())]  # a call cycle ends here
+        found = [
+            (_join_scope(prefix, site.op_name), (*site.stack, *suffix))
+            for site in sites.get(function, ())
+            for prefix, suffix in scopes_of(site.function, depth + 1)
+        ]
+        scopes[function] = found or [("", ())]
+        return scopes[function]
+
+    for op in ops:
+        if op.function not in private:
+            continue
+        op.private = True
+        if not op.op_name:  # no location of its own (a constant): nothing to scope
+            continue
+        every = [
+            (_join_scope(prefix, op.op_name), [*op.stack, *suffix])
+            for prefix, suffix in scopes_of(op.function, 0)
+        ]
+        (op.op_name, op.stack), op.other_sites = every[0], every[1:]
 
 
 def _cut(text: str) -> str:
@@ -902,12 +980,15 @@ def _members(inst: Instruction) -> list[Instruction]:
 class _Builder:
     """Collects ops into lines, remembering each source's frame for the line's file and code."""
 
-    __slots__ = ("lines", "frames", "unattributed")
+    __slots__ = ("lines", "frames", "unattributed", "unlinked")
 
     def __init__(self) -> None:
         self.lines: dict[str, SourceLine] = {}
         self.frames: dict[str, StackFrame | None] = {}
         self.unattributed: dict[str, int] = {}
+        # HLO ops before optimization that found no kernel, by (opcode, shape): a kernel that
+        # lost its metadata may hold one of them (see _infer).
+        self.unlinked: dict[tuple[str, str], list[tuple[str, str]]] = {}
 
     def add(self, op: LinkedOp, stack: Sequence[StackFrame]) -> None:
         if not op.source:
@@ -1005,14 +1086,48 @@ def _kernels_and_members(
     return explained
 
 
+def _call_scopes(module: Module) -> dict[str, str]:
+    """The ``op_name`` prefix of each computation a ``call`` runs (directly, or through the
+    loops and branches inside it), as XLA's call inliner will prepend it.
+
+    jax lowers a nested ``jax.jit``, a ``closed_call`` or a scan body jax outlined to a
+    computation whose ops are named relative to it (``mul``); when XLA inlines the call they
+    become ``jit(f)/while/body/closed_call/mul``, the names the optimized module has."""
+    scopes: dict[str, str] = {}
+
+    def scope_of(comp: Any, depth: int) -> str:
+        known = scopes.get(comp.name)
+        if known is not None:
+            return known
+        scopes[comp.name] = ""  # a cycle (or a computation nothing calls) has no prefix
+        caller = next(iter(comp.callers), None) if depth < _SCOPE_DEPTH else None
+        prefix = ""
+        if caller is not None and caller.computation is not None:
+            outer = scope_of(caller.computation, depth + 1)
+            if caller.opcode == "call":
+                prefix = _join_scope(outer, caller.metadata.op_name)
+            elif caller.opcode != "fusion":
+                prefix = outer
+        scopes[comp.name] = prefix
+        return prefix
+
+    for comp in module.computations:
+        scope_of(comp, 0)
+    return scopes
+
+
 def _add_before(before: Module, builder: _Builder, index: _KernelIndex | None) -> None:
+    scopes = _call_scopes(before)
     for comp in before.computations:
+        prefix = scopes.get(comp.name, "")
         for inst in comp.instructions:
             if inst.opcode == "parameter":
                 continue
             source = op_source(inst)
             stack = inst.stack
             op_name = inst.metadata.op_name
+            if prefix and op_name:
+                op_name = _join_scope(prefix, op_name)
             kernels = index.of(op_name, stack, source) if index is not None else []
             op = LinkedOp(
                 Stage.HLO, inst.name, inst.opcode, op_name, source, _inst_text(inst), inst.line
@@ -1020,6 +1135,8 @@ def _add_before(before: Module, builder: _Builder, index: _KernelIndex | None) -
             op.kernels = kernels
             if index is not None and not kernels:
                 op.fate = index.fate(op_name, stack, source, inst.name)
+                if source and inst.opcode in _DISTINCT_OPCODES:
+                    builder.unlinked.setdefault(_op_key(inst), []).append((source, inst.name))
             builder.add(op, stack)
 
 
@@ -1029,9 +1146,13 @@ def _add_stablehlo(
     for found in stablehlo_ops(text):
         # Ops named only by their function's scope (`jit(f)`: constants, the results) carry
         # the caller's frame, not a line of the function: like their HLO, they have no source.
-        scoped = "/" in found.op_name
+        # An op of a private function has a name of its own, made absolute by stablehlo_ops.
+        scoped = "/" in found.op_name or (found.private and bool(found.op_name))
         source = source_of(found.stack, found.op_name, module_name) if scoped else ""
         kernels = index.of(found.op_name, found.stack, source) if index is not None else []
+        if index is not None:
+            for op_name, stack in found.other_sites:
+                kernels.extend(k for k in index.of(op_name, stack, source) if k not in kernels)
         op = LinkedOp(
             Stage.STABLEHLO,
             found.name or found.op,
@@ -1086,29 +1207,122 @@ def _sources_by_name(builder: _Builder) -> dict[str, list[str]]:
     return table
 
 
-def _neighbours(inst: Instruction, users: bool) -> Iterator[Instruction]:
-    """Kernels next to ``inst`` in its computation, looking through ops that only rename."""
-    seen = {id(inst)}
-    queue = deque([inst])
+# An op's chain is searched this far (ops visited) for a line: a bound, not a loop guard.
+_CHAIN_LIMIT = 256
+# Ops that XLA keeps as they are (no elementwise op, which CSE and fusion freely duplicate or
+# merge): one of them in a kernel with no metadata is the op of the same opcode and shape
+# before optimization.
+_DISTINCT_OPCODES = frozenset(
+    {
+        "dot",
+        "convolution",
+        "fft",
+        "sort",
+        "scatter",
+        "gather",
+        "select-and-scatter",
+        "triangular-solve",
+        "cholesky",
+        "custom-call",
+        "rng-bit-generator",
+        "all-reduce",
+        "all-gather",
+        "reduce-scatter",
+        "all-to-all",
+        "collective-permute",
+    }
+)
+_LAYOUT = re.compile(r"\{[^{}]*\}")
+
+
+def _op_key(inst: Instruction) -> tuple[str, str]:
+    """``(opcode, shape without layout)``: what an op is called by across optimization."""
+    return inst.opcode, _LAYOUT.sub("", inst.shape_text)
+
+
+def _same_op_before(members: list[Instruction], builder: _Builder) -> tuple[str, str] | None:
+    """``(line, name)`` of the op before optimization that a member of a bare kernel is (same
+    opcode and shape, found in no kernel), when every such op is on one line."""
+    for member in members:
+        if member.opcode not in _DISTINCT_OPCODES:
+            continue
+        found = builder.unlinked.get(_op_key(member), [])
+        lines = {source for source, _ in found}
+        if len(lines) == 1:
+            return found[0]
+    return None
+
+
+def _member_line(fused: Any, start: Sequence[Instruction], users: bool) -> str:
+    """The line of the member nearest to ``start`` inside a fused computation: along its
+    users (from the parameters a value enters by) or its operands (from the root)."""
+    seen = {id(inst) for inst in start}
+    queue = deque(start)
     while queue:
         current = queue.popleft()
+        source = op_source(current) if current.opcode != "parameter" else ""
+        if source:
+            return source
         for other in current.users if users else current.operands:
-            if id(other) in seen:
-                continue
-            seen.add(id(other))
-            if other.opcode in NOT_KERNELS:
+            if id(other) not in seen and other.computation is fused:
+                seen.add(id(other))
                 queue.append(other)
-            else:
-                yield other
+    return ""
+
+
+def _line_inside(fusion: Instruction, came_from: Instruction | None, users: bool) -> str:
+    """The line of the op inside ``fusion`` that takes ``came_from`` (``users``), or that
+    makes the fusion's result (not ``users``)."""
+    fused = fusion.fused_computation
+    if fused is None:
+        return ""
+    if not users:
+        return _member_line(fused, [fused.root] if fused.root is not None else [], False)
+    positions = {i for i, operand in enumerate(fusion.operands) if operand is came_from}
+    entering = [p for p in fused.parameters if p.parameter_number in positions]
+    return _member_line(fused, entering, True)
+
+
+def _chain_line(inst: Instruction, users: bool) -> tuple[str, str] | None:
+    """``(line, name)``: the nearest op with a line on ``inst``'s operand chain (``users``
+    False) or user chain, and the op of ``inst``'s computation that holds it.
+
+    The chain goes through ops with no line of their own (copies, bitcasts, tuples) and into
+    kernels: of a fusion, the member that takes the value in (or makes the result) decides,
+    not the fusion's most common line. Ops outside kernels count too: a ``while`` or ``call``
+    carries its loop's line, so the copy XLA makes of a loop counter gets the loop's line."""
+    seen = {id(inst)}
+    queue: deque[tuple[Instruction, Instruction]] = deque()
+    for other in inst.users if users else inst.operands:
+        queue.append((other, inst))
+    while queue and len(seen) < _CHAIN_LIMIT:
+        current, came_from = queue.popleft()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if current.opcode == "fusion":
+            source = _line_inside(current, came_from, users)
+        elif current.opcode == "parameter":
+            source = ""
+        else:
+            source = op_source(current)
+        if source:
+            return source, current.name
+        for other in current.users if users else current.operands:
+            queue.append((other, current))
+    return None
 
 
 def _infer(after: Module, kernels: dict[str, ExplainedKernel], builder: _Builder) -> None:
     """Give every kernel without a source of its own the lines of its op_name or neighbours.
 
     An ``op_name`` found in earlier stages names its lines; a generic one (every backward
-    ``transpose`` shares one) names many, and then the line of the nearest kernel in the graph
-    decides when it is among them. Without an ``op_name`` line, the nearest kernel's line is
-    taken: first a kernel this one feeds, else one that feeds it.
+    ``transpose`` shares one) names many, and then the line of the nearest op in the graph
+    decides when it is among them. Without an ``op_name`` line, the nearest op's line is
+    taken (:func:`_chain_line`): first along what reads the kernel, since a kernel XLA split
+    off an op feeds the rest of that op (the first half of a split reduction feeds the reduce
+    inside the next fusion, whatever that fusion's other lines; a loop counter's copy feeds
+    the loop), else along what it reads.
     """
     by_name = _sources_by_name(builder)
     for kernel in kernels.values():
@@ -1117,17 +1331,47 @@ def _infer(after: Module, kernels: dict[str, ExplainedKernel], builder: _Builder
         inst = after.computation(kernel.computation).get(kernel.name)
         if inst is None:
             continue
+        members = _members(inst)
         named = _named_sources(inst, kernel.op_name, by_name)
-        near = _nearest_line(inst, kernels)
+        near = _nearest_line(inst)
+        same = _same_op_before(members, builder) if not named else None
         if named and near is not None and near[0] in named and len(named) > 1:
             kernel.inferred_sources = [near[0]]
             kernel.inferred_how = f"op_name, {near[1]}"
         elif named:
             kernel.inferred_sources, kernel.inferred_how = named, "op_name"
+        elif same is not None:
+            kernel.inferred_sources, kernel.inferred_how = [same[0]], f"holds {same[1]}"
         elif near is not None:
             kernel.inferred_sources, kernel.inferred_how = [near[0]], near[1]
         for source in kernel.inferred_sources:
             builder.add_kernel(source, kernel.name, inferred=True)
+        _link_inferred(builder, kernel, members)
+
+
+def _link_inferred(builder: _Builder, kernel: ExplainedKernel, members: list[Instruction]) -> None:
+    """Earlier ops of an inferred kernel's line that ended in no kernel, of an opcode the
+    kernel holds (a ``dot`` whose kernel lost its metadata), end in it; and so do the
+    StableHLO ops and jaxpr equations of their primitive on that line."""
+    opcodes = {m.opcode for m in members}
+    for source in kernel.inferred_sources:
+        line = builder.lines.get(source)
+        if line is None:
+            continue
+        primitives = set()
+        for op in line.ops.get(Stage.HLO, ()):
+            if not op.kernels and op.op in opcodes:
+                op.kernels, op.fate = [kernel.name], ""
+                primitives.add(_last_part(op.op_name))
+        for stage in (Stage.STABLEHLO, Stage.JAXPR):
+            for op in line.ops.get(stage, ()):
+                primitive = op.op if stage is Stage.JAXPR else _last_part(op.op_name)
+                if not op.kernels and primitive in primitives:
+                    op.kernels, op.fate = [kernel.name], ""
+
+
+def _last_part(op_name: str) -> str:
+    return op_name.split(";")[0].rsplit("/", 1)[-1]
 
 
 def _named_sources(inst: Instruction, op_name: str, by_name: dict[str, list[str]]) -> list[str]:
@@ -1138,13 +1382,12 @@ def _named_sources(inst: Instruction, op_name: str, by_name: dict[str, list[str]
     return found
 
 
-def _nearest_line(inst: Instruction, kernels: dict[str, ExplainedKernel]) -> tuple[str, str] | None:
-    """``(line, "feeds K")`` of the nearest kernel with a line of its own, users first."""
+def _nearest_line(inst: Instruction) -> tuple[str, str] | None:
+    """``(line, "feeds K")`` of the nearest op with a line, users first (see :func:`_infer`)."""
     for users, word in ((True, "feeds"), (False, "fed by")):
-        for other in _neighbours(inst, users):
-            near = kernels.get(other.name)
-            if near is not None and near.sources:
-                return near.sources[0][0], f"{word} {other.name}"
+        found = _chain_line(inst, users)
+        if found is not None:
+            return found[0], f"{word} {found[1]}"
     return None
 
 
