@@ -59,20 +59,50 @@ def source_line(folder: Path, where: str) -> str:
 
 
 @pytest.mark.parametrize("stage", ["before", "after"])
-def test_callbacks_for_tpu_are_cpu_only_custom_calls(corpus, stage):
+@pytest.mark.parametrize("platform", ["gpu", "tpu"])
+def test_callbacks_lowered_for_cpu_are_warnings_on_other_platforms(corpus, stage, platform):
+    # The CPU module's callbacks name the CPU's custom call, but lowered for the platform JAX
+    # makes that platform's callback (send/recv on TPU): the program compiles there, with the
+    # warnings a callback always deserves -- not a custom call the platform lacks.
     folder, target = corpus_case(corpus, "jax_callbacks")
     module = target.main_module(stage)
     expected = {n: t for n, t in targets_of(module).items() if CALLBACK_TARGET.match(t)}
     assert len(expected) == 2  # pure_callback and debug.print in SOURCE.py
 
-    report = check_modules([module], "tpu", stage=stage)
-    assert not report.clean
+    report = check_modules([module], platform, stage=stage)
+    assert report.clean and report.verdict().supported
     assert {f.node: f.op for f in report.findings} == expected
+    lowered = "send/recv host transfers" if platform == "tpu" else "python_gpu_callback"
     for finding in report.findings:
-        assert finding.reason is Reason.CUSTOM_CALL and finding.function == TOP_LEVEL
+        assert finding.reason is Reason.HOST_CALLBACK and finding.is_warning
+        assert finding.function == TOP_LEVEL
+        assert f"lowered for {platform} it becomes" in finding.detail and lowered in finding.detail
         assert "host callback" in finding.suggestion
         call = "pure_callback" if finding.node.startswith("pure_callback") else "debug.print"
         assert call in source_line(folder, finding.source)
+
+
+def test_callback_verdict_is_the_one_jax_gives_lowering_for_tpu(tmp_path):
+    # The oracle: JAX lowering a program with a debug callback and a pure callback for TPU
+    # (jax_check) finds warnings only; the offline check of the same program's CPU HLO agrees.
+    jax = pytest.importorskip("jax")
+    import numpy as np
+
+    jnp = jax.numpy
+
+    def step(x):
+        y = jax.pure_callback(np.cos, jax.ShapeDtypeStruct(x.shape, x.dtype), x * 3.0)
+        jax.debug.callback(lambda v: None, y.max())
+        return jnp.tanh(y) @ x
+
+    x = jnp.ones((4, 4))
+    hlo = hloscope.parse(jax.jit(step).lower(x).as_text(dialect="hlo"))
+    for platform in ("gpu", "tpu"):
+        by_jax = hloscope.check(step, x, platform=platform)
+        offline = check_module(hlo, platform, stage="before")
+        assert by_jax.verdict().supported and offline.verdict().supported, offline.verdict().text
+        callbacks = {r for r, _ in offline.verdict().warnings}
+        assert callbacks == {Reason.HOST_CALLBACK} <= {r for r, _ in by_jax.verdict().warnings}
 
 
 def test_callbacks_for_cpu_are_warnings_only(corpus):

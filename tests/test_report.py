@@ -350,15 +350,21 @@ def test_graphs_can_be_left_out():
     assert report.graphs == [] and not any("dot" in n for n in report.notes)
 
 
-def test_unsupported_ops_section_when_a_platform_refuses_something():
-    report = build_report(str(SPLIT), graphs=0)  # a host callback: a CPU-only custom call
+def test_unsupported_ops_section_shows_what_check_says():
+    # A host callback: it compiles everywhere (lowered for TPU it is send/recv), with a warning
+    # the section shows, under the verdict `hloscope check` prints for the same file.
+    report = build_report(str(SPLIT), graphs=0)
     assert "unsupported" in report.section_names()
     by_platform = {c["platform"]: c for c in report.checks}
-    assert set(by_platform) >= {"gpu", "tpu"}
-    assert not by_platform["tpu"]["clean"]
+    assert set(by_platform) == {"cpu", "gpu", "tpu"}
     text = report.to_html()
     assert 'id="hs-unsupported"' in text
-    assert str(escape_html(by_platform["tpu"]["verdict"])) in text
+    for platform, check in by_platform.items():
+        assert check["supported"] and check["stage"] == "before"
+        result = CliRunner().invoke(cli, ["check", str(SPLIT), "--platform", platform])
+        assert result.exit_code == 0
+        assert result.stdout.splitlines()[-1] == check["verdict"]
+        assert f'<h3 class="hs-good">{escape_html(check["verdict"])}</h3>' in text
 
 
 def test_no_unsupported_section_when_nothing_is_found():

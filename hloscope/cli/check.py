@@ -5,7 +5,11 @@ Two kinds of TARGET, two ways of checking:
 * an HLO text file, a dump folder, a capture folder or ``SCRIPT.py`` (captured first): the
   offline rules of :mod:`hloscope.analysis.unsupported.hlo_check` on the main module (or
   ``--module``, ``--all-modules``) of ``--stage`` (default ``before``: what the program asks
-  for, before a backend rewrote it). Reading HLO never imports jax or TensorFlow;
+  for, before a backend rewrote it). An HLO file of the other stage is read from the file of
+  that stage beside it (``X.before_optimizations.txt`` for ``X.after_optimizations.txt``), as
+  the report does; with no such file the default checks the file as it is (the notes say
+  which stage that is), and an explicit ``--stage`` is an error. Reading HLO never imports jax
+  or TensorFlow;
 * ``SCRIPT.py:FUNCTION``: the script is imported in this process (its ``__main__`` block does
   not run), FUNCTION is found with its example arguments (the convention of ``hloscope
   capture``) and checked by its framework: a ``tf.function`` or Keras model by the TF graph
@@ -24,6 +28,7 @@ import os
 import re
 import shutil
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -34,6 +39,7 @@ from ._target import all_modules_option, module_option
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.unsupported.findings import CheckReport
+    from ..hlo.model import Module
 
 __all__ = ["check"]
 
@@ -60,10 +66,13 @@ _PLATFORMS = ("cpu", "gpu", "tpu")
 @click.option(
     "--stage",
     type=click.Choice(("before", "after")),
-    default="before",
-    show_default=True,
-    help="For dump folders and SCRIPT.py: the module XLA was given (before) or the optimized "
-    "one (after, already rewritten for the backend that compiled it).",
+    default=None,
+    help="The module XLA was given (before, the default) or the optimized one (after, already "
+    "rewritten for the backend that compiled it). For an HLO file, the file of that stage "
+    "beside it (X.before_optimizations.txt) is read when the file is of the other one.",
+)
+@click.option(
+    "--wide", is_flag=True, help="One line per finding with every field in full, whatever fits."
 )
 @module_option
 @all_modules_option
@@ -71,7 +80,8 @@ def check(
     target: str,
     platform: str,
     as_json: bool,
-    stage: str,
+    stage: str | None,
+    wide: bool,
     module: str | None,
     all_modules: bool,
 ) -> None:
@@ -96,13 +106,13 @@ def check(
         from ..render.check_text import check_lines
 
         width = shutil.get_terminal_size((100, 24)).columns
-        for line in check_lines(report, width=width):
+        for line in check_lines(report, width=width, wide=wide):
             click.echo(line)
     sys.exit(int(ExitStatus.OK if report.clean else ExitStatus.CHECK_FAILED))
 
 
 def _report(
-    target: str, platform: str, stage: str, module: str | None, all_modules: bool
+    target: str, platform: str, stage: str | None, module: str | None, all_modules: bool
 ) -> CheckReport:
     """The report of the framework check (``SCRIPT.py:FUNCTION``) or the offline one."""
     found = _FUNCTION_SPEC.match(target)
@@ -123,14 +133,53 @@ def _report(
     from ._target import open_modules
 
     modules = open_modules(
-        target, stage=stage, module=module, all_modules=all_modules, refresh=False
+        target, stage=stage or "before", module=module, all_modules=all_modules, refresh=False
     )
-    return check_modules(
-        modules, platform, stage=stage if _has_stages(target) else None, program=target
-    )
+    if _has_stages(target):
+        return check_modules(modules, platform, stage=stage or "before", program=target)
+    staged, notes = _file_modules_at(Path(target), modules, stage)
+    report = check_modules(staged, platform, program=target)
+    report.notes[:0] = notes
+    return report
 
 
 def _has_stages(target: str) -> bool:
     """Whether ``--stage`` chose the stage (a dump or capture folder, a script); a text file is
-    whatever it is, and the check reads the stage from its header."""
+    whatever it is, and the file of the other stage may lie beside it."""
     return os.path.isdir(target) or target.endswith(".py")
+
+
+def _file_modules_at(
+    path: Path, modules: list[Module], stage: str | None
+) -> tuple[list[Module], list[str]]:
+    """The modules of an HLO file at ``stage`` (default ``before``), read from the file of
+    that stage beside it when the file holds the other one, with a note saying so. With no
+    such file an explicit ``--stage`` cannot be honoured (an error), and the default checks
+    the file as it is (its notes name the stage read)."""
+    from ..analysis.unsupported.hlo_check import module_at_stage, module_stage, stage_file
+    from ..stages import Stage
+    from ._app import CliError
+
+    wanted = Stage.parse(stage or "before")
+    staged, notes = [], []
+    for found in modules:
+        at = module_at_stage(found, path, wanted)
+        if at is None and stage is not None:
+            held = "optimized HLO" if module_stage(found) is Stage.OPTIMIZED_HLO else "HLO"
+            beside = stage_file(path, wanted)
+            why = (
+                f"{beside.name} beside it has no module {found.name}"
+                if beside is not None
+                else f"no {wanted.dump_name} file is beside it"
+            )
+            raise CliError(
+                f"{path}: --stage {stage} asked, but module {found.name} here is {held} and "
+                f"{why}; leave out --stage to check the file as it is"
+            )
+        if at is not None and at is not found:
+            notes.append(
+                f"read module {found.name} {wanted.short} optimizations from "
+                f"{stage_file(path, wanted).name}, beside {path.name}"
+            )
+        staged.append(at if at is not None else found)
+    return staged, notes

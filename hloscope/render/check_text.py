@@ -1,20 +1,27 @@
-"""A compatibility check as text: findings grouped by function, one line each, then the fixes.
+"""A compatibility check as text: findings grouped by function, one row each, then the fixes.
 
     hloscope check: jit_f for tpu
-    <top>
+    <top> (the checked function)
       ✗ custom_call  lapack_ssyevd_ffi  eigh.17  SOURCE.py:6  LAPACK kernel of ...  [1]
-      ! host_callback  xla_ffi_python_cpu_callback  pure_callback.1  SOURCE.py:6  ...  [2]
+      ! host_callback  xla_ffi_python_c  pure_callback.1  SOURCE.py:6  ...  [2]
+                       pu_callback
     fixes
       [1] a LAPACK kernel exists only on CPU: ...
     note: checked the HLO before optimizations of module jit_f for tpu
-    NOT SUPPORTED on tpu: 7 problems (7 custom_call), 1 warning
+    NOT SUPPORTED on tpu: 7 problems (custom_call), 1 warning (host_callback)
 
-Each finding is one line that fits the terminal: a mark (``✗`` stops the program compiling,
-``!`` only warns), the reason, the op, the node, where in the user's code (the file name and
-line; ``--json`` has the full path) and as much of the detail as fits. The fixes are long
-sentences, and most findings share one, so they are numbered and printed once, whole, under
-the findings. A proxy check (TensorFlow on a CPU-only build checking for GPU or TPU) says so in
-a line of its own before the findings, and notes follow them. The last line is the verdict.
+Each finding is a row that fits the terminal: a mark (``✗`` stops the program compiling, ``!``
+only warns), the reason, the op, the node, where in the user's code (the file name and line;
+``--json`` has the full path) and as much of the detail as fits. An op, node or source longer
+than its column wraps onto the row's next lines instead of losing its middle (a target name
+cut to ``xla_ffi…lback`` says nothing); the detail is the one cell cut, and a line under the
+findings says that ``--wide`` shows it whole. ``wide`` gives one line per finding with every
+cell in full, whatever the terminal's width. The fixes are long sentences, and most findings
+share one, so they are numbered and printed once, whole, under the findings. A proxy check
+(TensorFlow on a CPU-only build checking for GPU or TPU) says so in a line of its own before
+the findings, and notes follow them. The last line is the verdict
+(:meth:`~hloscope.analysis.unsupported.findings.CheckReport.verdict`, which the report page
+shows too).
 
 Every string comes from the program or its HLO text, so all of it goes through
 :func:`~hloscope.render.terminal.printable`.
@@ -23,23 +30,22 @@ Every string comes from the program or its HLO text, so all of it goes through
 from __future__ import annotations
 
 import textwrap
-from collections import Counter
 from collections.abc import Iterable
 from pathlib import PurePath
 from typing import TextIO
 
 from ..analysis.unsupported.findings import TOP_LEVEL, CheckReport, Finding
-from .terminal import printable, shorten_middle
+from .terminal import ELLIPSIS, printable, shorten_middle
 
-__all__ = ["check_lines", "render_check", "verdict"]
+__all__ = ["check_lines", "render_check", "verdict", "wrap_name"]
 
 ERROR_MARK = "✗"
 WARNING_MARK = "!"
 _INDENT = "  "
-# What share of a line each column may take before it is cut in the middle (the rest is the
-# detail's), and the least it keeps on a narrow terminal.
-_SHARE = {"reason": 0.0, "op": 0.28, "node": 0.18, "source": 0.3}
-_LEAST = {"reason": 13, "op": 12, "node": 8, "source": 14}
+# The least each column keeps on a narrow terminal (a longer cell wraps), and the characters
+# of a row that are not cells: indent, mark, the separators and the [n] reference.
+_LEAST = {"reason": 13, "op": 12, "node": 8, "source": 10}
+_FIXED = len(_INDENT) + 2 + 3 * 2 + 6
 _MIN_WIDTH = 60
 
 
@@ -58,24 +64,15 @@ def short_source(source: str | None) -> str:
 
 
 def verdict(report: CheckReport) -> str:
-    """The last line: ``NOT SUPPORTED on tpu: 3 problems (2 custom_call, 1 dtype), 1 warning``,
-    or ``OK for cpu: no problems (2 warnings)``."""
-    errors = report.errors
-    warnings = len(report.findings) - len(errors)
-    warned = f"{warnings} warning{'s' if warnings != 1 else ''}"
-    proxy = " (by proxy)" if report.proxy else ""
-    if not errors:
-        tail = f" ({warned})" if warnings else ""
-        return f"OK for {report.platform}{proxy}: no problems found{tail}"
-    kinds = Counter(str(f.reason) for f in errors)
-    what = ", ".join(f"{n} {reason}" for reason, n in kinds.most_common())
-    problems = f"{len(errors)} problem{'s' if len(errors) != 1 else ''}"
-    tail = f", {warned}" if warnings else ""
-    return f"NOT SUPPORTED on {report.platform}{proxy}: {problems} ({what}){tail}"
+    """The last line, :meth:`CheckReport.verdict`'s text (the report page shows the same):
+    ``NOT SUPPORTED on tpu: 3 problems (2 custom_call, 1 dtype), 1 warning (host_callback)``,
+    or ``OK for cpu: no problems found, 2 warnings (1 host_callback, 1 export)``."""
+    return report.verdict().text
 
 
-def check_lines(report: CheckReport, width: int = 100) -> list[str]:
-    """The report as lines of at most ``width`` characters (the fixes and notes wrap)."""
+def check_lines(report: CheckReport, width: int = 100, *, wide: bool = False) -> list[str]:
+    """The report as lines of at most ``width`` characters (cells, fixes and notes wrap);
+    ``wide``: one line per finding, every cell in full (such lines may be longer)."""
     width = max(width, _MIN_WIDTH)
     lines = [_headline(report, width)]
     if report.proxy:
@@ -86,17 +83,22 @@ def check_lines(report: CheckReport, width: int = 100) -> list[str]:
         lines.extend(_wrapped(_clean(proxy), width, "", "       "))
     fixes: dict[str, int] = {}
     groups = report.by_function()
-    widths = _column_widths(report.findings, width)
+    widths = _column_widths(report.findings, None if wide else width)
+    cut = False
     for function, findings in groups.items():
         heading = function if function != TOP_LEVEL else f"{TOP_LEVEL} (the checked function)"
-        lines.append(shorten_middle(_clean(heading), width))
+        lines.extend(_wrapped(_clean(heading), width, "", "  "))
         for finding in findings:
             number = (
                 fixes.setdefault(finding.suggestion, len(fixes) + 1) if finding.suggestion else 0
             )
-            lines.append(_finding_line(finding, widths, number, width))
+            rows, was_cut = _finding_rows(finding, widths, number, None if wide else width)
+            lines.extend(rows)
+            cut = cut or was_cut
     if not report.findings:
         lines.append(_INDENT + "no findings")
+    if cut:
+        lines.append(_INDENT + "(details cut to fit: --wide shows them whole, --json too)")
     if fixes:
         lines.append("fixes")
         for advice, number in fixes.items():
@@ -114,40 +116,83 @@ def _headline(report: CheckReport, width: int) -> str:
     return head + shorten_middle(_clean(report.program), room) + tail
 
 
-def _column_widths(findings: Iterable[Finding], width: int) -> dict[str, int]:
-    """Each column as wide as its widest cell, at most its share of the line."""
-    budget = width - 2 * len(_INDENT) - 12  # indent, mark, separators and the [n] reference
-    caps = {c: max(_LEAST[c], int(budget * share)) for c, share in _SHARE.items()}
-    widths = dict.fromkeys(caps, 1)
+def _cells(finding: Finding) -> dict[str, str]:
+    dtype = f" {finding.dtype}" if finding.dtype else ""
+    return {
+        "reason": str(finding.reason),
+        "op": _clean(finding.op) + dtype,
+        "node": _clean(finding.node) or "-",
+        "source": short_source(finding.source),
+    }
+
+
+def _column_widths(findings: Iterable[Finding], width: int | None) -> dict[str, int]:
+    """Each column as wide as its widest cell; when they do not all fit in ``width`` (``None``:
+    no limit, for ``--wide``), the widest column gives up a character at a time, down to its
+    least (:data:`_LEAST`), so the short columns keep their cells whole."""
+    widths = dict.fromkeys(_LEAST, 1)
     for finding in findings:
-        cells = {
-            "reason": str(finding.reason),
-            "op": _clean(finding.op) + (f" {finding.dtype}" if finding.dtype else ""),
-            "node": _clean(finding.node) or "-",
-            "source": short_source(finding.source),
-        }
-        for column, cell in cells.items():
-            widths[column] = min(caps[column], max(widths[column], len(cell)))
+        for column, cell in _cells(finding).items():
+            widths[column] = max(widths[column], len(cell))
+    if width is None:
+        return widths
+    budget = width - _FIXED
+    while sum(widths.values()) > budget:
+        shrinkable = [c for c in widths if widths[c] > _LEAST[c]]
+        if not shrinkable:
+            break
+        widest = max(shrinkable, key=lambda c: widths[c])
+        widths[widest] -= 1
     return widths
 
 
-def _finding_line(finding: Finding, widths: dict[str, int], number: int, width: int) -> str:
+def _finding_rows(
+    finding: Finding, widths: dict[str, int], number: int, width: int | None
+) -> tuple[list[str], bool]:
+    """One finding's lines (one, or more where a cell wraps) and whether its detail was cut."""
     mark = WARNING_MARK if finding.is_warning else ERROR_MARK
-    dtype = f" {finding.dtype}" if finding.dtype else ""
-    cells = [
-        shorten_middle(str(finding.reason), widths["reason"]).ljust(widths["reason"]),
-        shorten_middle(_clean(finding.op) + dtype, widths["op"]).ljust(widths["op"]),
-        shorten_middle(_clean(finding.node) or "-", widths["node"]).ljust(widths["node"]),
-        shorten_middle(short_source(finding.source), widths["source"]).ljust(widths["source"]),
-    ]
-    head = f"{_INDENT}{mark} " + "  ".join(cells)
+    columns = {c: wrap_name(cell, widths[c]) for c, cell in _cells(finding).items()}
+    height = max(len(parts) for parts in columns.values())
+    rows = []
+    for i in range(height):
+        cells = [
+            (parts[i] if i < len(parts) else "").ljust(widths[c]) for c, parts in columns.items()
+        ]
+        lead = f"{_INDENT}{mark} " if i == 0 else _INDENT + "  "
+        rows.append(lead + "  ".join(cells))
     tail = f"  [{number}]" if number else ""
-    room = width - len(head) - len(tail) - 2
     detail = _clean(finding.detail)
-    if detail and room >= 20:
-        head += "  " + (detail if len(detail) <= room else detail[: room - 1] + "…")
-    line = (head + tail).rstrip()
-    return line if len(line) <= width else shorten_middle(line, width)
+    cut = False
+    if detail:
+        room = None if width is None else width - len(rows[0]) - len(tail) - 2
+        if room is None or len(detail) <= room:
+            rows[0] += "  " + detail
+        elif room >= 20:
+            rows[0] += "  " + detail[: room - 1] + ELLIPSIS
+            cut = True
+        else:
+            cut = True
+    rows[0] += tail
+    return [row.rstrip() for row in rows], cut
+
+
+#: Characters after which a long name is best broken: the joints of op, target and file names.
+_JOINTS = "_.-/$:,"
+
+
+def wrap_name(text: str, width: int) -> list[str]:
+    """``text`` in pieces of at most ``width`` characters, each ending at a joint of the name
+    (``_``, ``.``, ``/``...) where one lies in the piece's second half: every character is
+    kept, so a long target name wraps instead of losing its middle."""
+    width = max(width, 1)
+    pieces = []
+    while len(text) > width:
+        cut = max(text.rfind(joint, width // 2, width) for joint in _JOINTS)
+        cut = cut + 1 if cut > 0 else width
+        pieces.append(text[:cut])
+        text = text[cut:]
+    pieces.append(text)
+    return pieces
 
 
 def _wrapped(text: str, width: int, first: str, rest: str) -> list[str]:
@@ -161,7 +206,7 @@ def _wrapped(text: str, width: int, first: str, rest: str) -> list[str]:
     ) or [first.rstrip()]
 
 
-def render_check(report: CheckReport, out: TextIO, width: int = 100) -> None:
+def render_check(report: CheckReport, out: TextIO, width: int = 100, *, wide: bool = False) -> None:
     """Write :func:`check_lines` to ``out``."""
-    for line in check_lines(report, width):
+    for line in check_lines(report, width, wide=wide):
         out.write(line + "\n")

@@ -14,6 +14,7 @@ A report with no findings is *clean*: the program should compile for the platfor
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["Platform", "Reason", "Finding", "CheckReport", "TOP_LEVEL"]
+__all__ = ["Platform", "Reason", "Finding", "CheckReport", "Verdict", "TOP_LEVEL"]
 
 #: The ``function`` of a finding that sits in the checked function itself, not a nested one.
 TOP_LEVEL = "<top>"
@@ -153,6 +154,17 @@ class CheckReport:
         """True when nothing in the program stops it compiling for the platform."""
         return not self.errors
 
+    def verdict(self) -> Verdict:
+        """The one verdict on this report: what ``hloscope check`` prints last and the report
+        page heads its platform with (both read it here, so they cannot disagree)."""
+        warnings = [f for f in self.findings if f.is_warning]
+        return Verdict(
+            platform=self.platform,
+            proxy=self.proxy,
+            problems=_by_reason(self.errors),
+            warnings=_by_reason(warnings),
+        )
+
     def by_function(self) -> dict[str, list[Finding]]:
         """Findings grouped by enclosing function, the checked function first."""
         groups: dict[str, list[Finding]] = {}
@@ -176,6 +188,7 @@ class CheckReport:
             "proxy": self.proxy,
             "program": self.program,
             "clean": self.clean,
+            "verdict": self.verdict().text,
             "notes": list(self.notes),
             "findings": [f.to_dict() for f in self.findings],
         }
@@ -196,6 +209,52 @@ class CheckReport:
             "warning",
         ]
         return pd.DataFrame([f.to_dict() for f in self.findings], columns=columns)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Whether a program compiles for a platform, and why: the findings that stop it
+    (``problems``) and those that only warn (``warnings``), each counted by reason, most
+    common first."""
+
+    platform: Platform
+    proxy: bool
+    problems: tuple[tuple[Reason, int], ...]
+    warnings: tuple[tuple[Reason, int], ...]
+
+    @property
+    def supported(self) -> bool:
+        """True when nothing stops the program compiling (warnings alone do not)."""
+        return not self.problems
+
+    @property
+    def text(self) -> str:
+        """``NOT SUPPORTED on tpu: 3 problems (2 custom_call, 1 dtype), 1 warning
+        (host_callback)`` or ``OK for tpu: no problems found, 2 warnings (1 host_callback,
+        1 export)``: the reasons are named on both sides, so the verdict says why."""
+        proxy = " (by proxy)" if self.proxy else ""
+        warned = _counted("warning", self.warnings)
+        if self.supported:
+            tail = f", {warned}" if warned else ""
+            return f"OK for {self.platform}{proxy}: no problems found{tail}"
+        tail = f", {warned}" if warned else ""
+        problems = _counted("problem", self.problems)
+        return f"NOT SUPPORTED on {self.platform}{proxy}: {problems}{tail}"
+
+
+def _by_reason(findings: Iterable[Finding]) -> tuple[tuple[Reason, int], ...]:
+    return tuple(Counter(f.reason for f in findings).most_common())
+
+
+def _counted(noun: str, reasons: tuple[tuple[Reason, int], ...]) -> str:
+    """``3 problems (2 custom_call, 1 dtype)``, ``1 warning (host_callback)``, or ``""``."""
+    total = sum(n for _, n in reasons)
+    if not total:
+        return ""
+    head = f"{total} {noun}{'s' if total != 1 else ''}"
+    if len(reasons) == 1:
+        return f"{head} ({reasons[0][0]})"
+    return f"{head} (" + ", ".join(f"{n} {reason}" for reason, n in reasons) + ")"
 
 
 def _identity(finding: Finding) -> tuple[str, str, str, str]:

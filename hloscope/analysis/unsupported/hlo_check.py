@@ -12,7 +12,9 @@ An HLO module already names everything that ties it to a platform, no framework 
 * **host callbacks**: the ``xla_ffi_python_cpu_callback`` family of targets (what
   ``jax.pure_callback``, ``io_callback`` and ``jax.debug.print`` lower to on CPU and GPU), and
   ``send``/``recv`` host transfers (what they lower to on TPU). They compile, but stall the
-  device on every call and block ``jax.export``: a warning where the platform provides them;
+  device on every call and block ``jax.export``: a warning on every platform, since a CPU
+  module's callback becomes send/recv when the program is lowered for TPU (the verdict is the
+  one the JAX check gives the same program);
 * **64-bit floating point on TPU** (``f64``, ``c128``): TPUs have no 64-bit float hardware;
   XLA emulates some of it, slowly, and refuses the rest (``Element type C128 is not supported
   on TPU``). Counted per instruction (the type it produces, not each use), one finding per
@@ -36,10 +38,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ...hlo.errors import HloParseError
 from ...hlo.metadata import StackFrame
 from ...hlo.model import Computation, Instruction, Module
+from ...hlo.parser import parse_modules
 from ...stages import Stage
 from ..provenance import is_user_frame
 from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
@@ -53,6 +57,8 @@ __all__ = [
     "FLOAT64",
     "target_rule",
     "module_stage",
+    "stage_file",
+    "module_at_stage",
     "source_frame",
     "computation_function",
     "scan_module",
@@ -164,6 +170,31 @@ def module_stage(module: Module) -> Stage:
     return Stage.OPTIMIZED_HLO if scheduled is True else Stage.HLO
 
 
+def stage_file(path: Path, stage: Stage) -> Path | None:
+    """The file of ``stage`` beside an XLA dump file of the other stage
+    (``X.after_optimizations.txt`` <-> ``X.before_optimizations.txt``), when it exists."""
+    names = {Stage.HLO: "before_optimizations", Stage.OPTIMIZED_HLO: "after_optimizations"}
+    other = names[Stage.OPTIMIZED_HLO if stage is Stage.HLO else Stage.HLO]
+    if stage not in names or other not in path.name:
+        return None
+    sibling = path.with_name(path.name.replace(other, names[stage]))
+    return sibling if sibling.is_file() else None
+
+
+def module_at_stage(module: Module, path: Path | None, stage: Stage | str) -> Module | None:
+    """``module`` at ``stage``: itself when it is of that stage (:func:`module_stage`), else
+    the module of the same name in the file of that stage beside ``path``
+    (:func:`stage_file`); ``None`` when there is none. What ``hloscope check FILE --stage`` and
+    the report's unsupported-ops section read, so both check the same module."""
+    wanted = Stage.parse(stage)
+    if module_stage(module) is wanted:
+        return module
+    sibling = stage_file(path, wanted) if path is not None else None
+    if sibling is None:
+        return None
+    return next((m for m in parse_modules(sibling) if m.name == module.name), None)
+
+
 # ---- where an op came from ----------------------------------------------------------------------
 
 
@@ -267,33 +298,51 @@ def _custom_call(scan: _Scan, instruction: Instruction) -> None:
             scan.unknown[target] = scan.unknown.get(target, 0) + 1
         return
     provided = scan.platform in rule.platforms
-    if rule.is_callback and provided:
-        scan.findings.append(
-            scan.finding(
-                instruction,
-                target,
-                Reason.HOST_CALLBACK,
-                suggestion=suggest(target, Reason.HOST_CALLBACK),
-                detail=f"{rule.what}: {instruction.metadata.op_type or 'callback'}"
-                " runs Python on the host; jax.export refuses it",
-            )
-        )
+    if rule.is_callback:
+        scan.findings.append(_callback_finding(scan, instruction, target, rule, provided))
     elif not provided:
         where = ", ".join(sorted(p.value for p in rule.platforms))
-        lowered = (
-            "; lowered for the platform itself it becomes send/recv host transfers"
-            if rule.is_callback and scan.platform is Platform.TPU
-            else ""
-        )
         scan.findings.append(
             scan.finding(
                 instruction,
                 target,
                 Reason.CUSTOM_CALL,
                 suggestion=suggest(target, Reason.CUSTOM_CALL),
-                detail=f"{rule.what}, provided on {where} only, not on {scan.platform}{lowered}",
+                detail=f"{rule.what}, provided on {where} only, not on {scan.platform}",
             )
         )
+
+
+#: What a host callback becomes when JAX lowers the program for each platform itself
+#: (``jax/_src/callback.py``): the CPU and GPU custom calls, send/recv transfers on TPU.
+_CALLBACK_LOWERED = {
+    Platform.CPU: "an xla_ffi_python_cpu_callback custom call",
+    Platform.GPU: "an xla_ffi_python_gpu_callback custom call",
+    Platform.TPU: "send/recv host transfers",
+}
+
+
+def _callback_finding(
+    scan: _Scan, instruction: Instruction, target: str, rule: TargetRule, provided: bool
+) -> Finding:
+    """A host callback is a warning on every platform: its custom call names the platform the
+    module was lowered for, but the callback itself is not tied to it (lowered for another
+    platform, JAX makes that platform's form of it), so the program still compiles there --
+    what ``hloscope check SCRIPT.py:FUNCTION`` finds by lowering it for the platform."""
+    what = instruction.metadata.op_type or "callback"
+    lowered = ""
+    if not provided:
+        lowered = (
+            f"; this module was lowered for another platform: lowered for {scan.platform} it "
+            f"becomes {_CALLBACK_LOWERED[scan.platform]}"
+        )
+    return scan.finding(
+        instruction,
+        target,
+        Reason.HOST_CALLBACK,
+        suggestion=suggest(target, Reason.HOST_CALLBACK),
+        detail=f"{rule.what}: {what} runs Python on the host; jax.export refuses it{lowered}",
+    )
 
 
 def _host_transfers(scan: _Scan, instructions: Sequence[Instruction]) -> None:
@@ -451,7 +500,8 @@ def _notes(scan: _Scan) -> None:
     if scan.stage is Stage.OPTIMIZED_HLO:
         first.append(
             "an optimized module is already rewritten for the backend that compiled it; the "
-            "module before optimizations (--stage before) shows what the program itself asks for"
+            "module before optimizations (--stage before; for a file, the "
+            "before_optimizations file beside it) shows what the program itself asks for"
         )
     scan.notes[:0] = first  # what was read comes before what was found in it
     if scan.internal:

@@ -525,23 +525,37 @@ def _function_view(function: Any) -> dict[str, Any]:
 
 def checks(origin: Any) -> list[dict[str, Any]]:
     """The unsupported-ops check of the report's module for each platform that finds
-    something (an empty list when every platform is clean and unwarned).
+    something (an empty list when every platform is clean and unwarned), each with the
+    verdict ``hloscope check`` prints for it (:meth:`~hloscope.analysis.unsupported.findings.
+    CheckReport.verdict`: one function for both).
 
     The module XLA was given is checked where the target has it (the optimized one is
     already rewritten for the backend that compiled it), else the optimized one."""
     from ...analysis.unsupported.hlo_check import check_module
-    from ..check_text import verdict
 
     module, stage = _module_to_check(origin)
     out = []
     for platform in PLATFORMS:
         report = check_module(module, platform, stage=stage)
         if report.findings:
-            out.append({**report.to_dict(), "verdict": verdict(report), "stage": stage})
+            verdict = report.verdict()
+            out.append(
+                {
+                    **report.to_dict(),
+                    "verdict": verdict.text,
+                    "supported": verdict.supported,
+                    "stage": stage,
+                }
+            )
     return out
 
 
 def _module_to_check(origin: Any) -> tuple[Module, str]:
+    """The module before optimizations where the origin has one (a capture's, a dump's, or
+    the ``before_optimizations`` file beside an HLO file, as ``hloscope check`` reads it),
+    else the optimized module."""
+    from ...analysis.unsupported.hlo_check import module_at_stage
+
     if origin.capture is not None and "hlo" in origin.capture.stages:
         return origin.capture.module("hlo"), "before"
     target = origin.target
@@ -550,6 +564,10 @@ def _module_to_check(origin: Any) -> tuple[Module, str]:
             return target.choose_module("before", origin.module.name).module, "before"
         except HloscopeError:
             pass
+    if target is not None and target.kind == "hlo-file":
+        before = module_at_stage(origin.module, target.path, "before")
+        if before is not None:
+            return before, "before"
     return origin.module, "after"
 
 
