@@ -37,7 +37,14 @@ def split_result(tmp_path_factory):
 def test_the_json_has_exactly_the_contract_keys(split_result):
     data = split_result.to_dict()
     assert tuple(data) == CONTRACT_KEYS
-    assert set(data["roofline"]) == {"peak_flops_per_s", "peak_bytes_per_s", "bound"}
+    assert set(data["roofline"]) == {
+        "peak_flops_per_s",
+        "peak_bytes_per_s",
+        "bound",
+        "memory_level",
+        "calibration",
+        "recalibrated",
+    }
     assert data["kernels"] and all(tuple(k) == KERNEL_KEYS for k in data["kernels"])
     assert all(set(s) == {"name", "reason"} for s in data["skipped"])
     json.dumps(data, allow_nan=False)  # no NaN or infinity sneaks in

@@ -21,13 +21,21 @@ The JSON contract of :meth:`BenchResult.to_dict` (``hloscope bench --json``)::
 
     {"device", "module", "runs", "median_s", "min_s", "p10_s", "p90_s", "spread",
      "flops_per_s", "bytes_per_s",
-     "roofline": {"peak_flops_per_s", "peak_bytes_per_s", "bound"},
+     "roofline": {"peak_flops_per_s", "peak_bytes_per_s", "bound", "memory_level",
+                  "calibration", "recalibrated"},
      "kernels": [{"name", "median_s", "share", "flops", "bytes", "bound", "source"}],
      "skipped": [{"name", "reason"}]}
 
 Times are seconds, rates per second; a value that is not known (no peak for this device, no
 kernel timed) is ``null``. A kernel's ``median_s`` is one execution with the launch overhead
 taken off, its ``share`` its part of the kernels' summed time per run.
+
+``roofline.memory_level`` is the memory roof the program was judged against (``cache`` or
+``memory``, see :mod:`.roofline`). For a measured CPU peak, ``roofline.calibration`` says how
+it was measured (per roof: rate, ``best_of`` runs, their ``spread``; ``llc_bytes``, the
+last-level cache size the arrays were sized by; the raises measured programs caused), else it
+is ``null``; ``roofline.recalibrated`` lists the roofs this run raised because the program (or,
+with ``--per-kernel``, a kernel) beat them, each ``{"roof", "from", "to", "by", "at"}``.
 """
 
 from __future__ import annotations
@@ -39,14 +47,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import HloscopeError
+from ..units import format_count
 from .compare import Comparison, compare_samples, interleave
 from .compile import device_label
 from .extract import Skip
 from .kernels import KernelTiming, time_kernels
-from .peaks import DevicePeak, PeakChoice, peak_for
+from .peaks import DevicePeak, PeakChoice, calibration_summary, peak_for, raise_cpu_peak
 from .profile import KernelProfile, kernel_times
 from .program import Program, program_of
-from .roofline import Roofline, dominant_element_type, roofline
+from .roofline import Roofline, dominant_element_type, largest_kernel_bytes, roofline
 from .timing import DEFAULT_BUDGET, DEFAULT_PRECISION, Timing, measure
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -112,6 +121,8 @@ class BenchResult:
     profile: KernelProfile | None = None
     per_kernel: bool = False
     notes: list[str] = field(default_factory=list)
+    recalibrated: list[dict[str, Any]] = field(default_factory=list)
+    working_set: int = 0  # the largest kernel's bytes per execution: picks the memory roof
 
     # -- the numbers people ask for -----------------------------------------------------------
     @property
@@ -142,9 +153,7 @@ class BenchResult:
             "spread": _finite(t.spread),
             "flops_per_s": _finite(self.roofline.flops_per_s),
             "bytes_per_s": _finite(self.roofline.bytes_per_s),
-            "roofline": {
-                k: _finite(v) if k != "bound" else v for k, v in self.roofline.contract().items()
-            },
+            "roofline": self._roofline_dict(),
             "kernels": [
                 {k: (_finite(v) if isinstance(v, float) else v) for k, v in kt.contract().items()}
                 for kt in self.kernels
@@ -152,11 +161,27 @@ class BenchResult:
             "skipped": [s.to_dict() for s in self.skipped],
         }
 
+    def _roofline_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            k: _finite(v) if isinstance(v, float) else v
+            for k, v in self.roofline.contract().items()
+        }
+        data["calibration"] = calibration_summary(self.peak.calibration) if self.peak else None
+        data["recalibrated"] = [dict(r) for r in self.recalibrated]
+        return data
+
     def program_row(self) -> dict[str, Any]:
         """The program as one flat row (the CSV of a run without ``--per-kernel``)."""
         data = self.to_dict()
         row = {k: data[k] for k in CONTRACT_KEYS if k not in ("roofline", "kernels", "skipped")}
-        row.update({f"roofline_{k}": v for k, v in data["roofline"].items()})
+        row.update(
+            {
+                f"roofline_{k}": v
+                for k, v in data["roofline"].items()
+                if k not in ("calibration", "recalibrated")
+            }
+        )
+        row["recalibrated"] = ", ".join(r["roof"] for r in self.recalibrated) or None
         row.update(
             flops=self.flops,
             bytes=self.bytes,
@@ -244,11 +269,18 @@ def _result(program: Program, timing: Timing, progress: BenchProgress | None) ->
     report = fusion_report(program.optimized)
     flops = report.summary.executed_flops
     nbytes = report.summary.executed_bytes
+    working_set = largest_kernel_bytes(report)
     peak, choice = _peak(program, report, progress)
-    line = roofline(flops, nbytes, timing.median_s, choice)
+    line = roofline(flops, nbytes, timing.median_s, choice, working_set)
+    raises: list[dict[str, Any]] = []
+    if peak is not None and choice is not None and line.beaten and peak.measured:
+        peak, raises = _raise_peak(peak, line, program.name)
+        choice = peak.choose(choice.element_type)
+        line = roofline(flops, nbytes, timing.median_s, choice, working_set)
     notes = list(program.notes) + list(timing.notes)
-    if choice is not None and choice.note:
-        notes.append(choice.note)
+    if choice is not None and line.note:
+        notes.append(line.note)
+    notes.extend(_raise_note(r, "this program") for r in raises)
     if peak is None:
         kind = getattr(program.device, "device_kind", "?")
         notes.append(f"no peak figures for {kind}: the roofline is left out")
@@ -261,6 +293,59 @@ def _result(program: Program, timing: Timing, progress: BenchProgress | None) ->
         roofline=line,
         peak=peak,
         notes=notes,
+        recalibrated=raises,
+        working_set=working_set,
+    )
+
+
+def _raise_peak(
+    peak: DevicePeak, line: Roofline, by: str
+) -> tuple[DevicePeak, list[dict[str, Any]]]:
+    """``peak`` with the roofs ``line`` beat raised to its rates (cached), and the raises."""
+    beaten = line.beaten
+    before = len((peak.calibration or {}).get("raised") or [])
+    raised = raise_cpu_peak(
+        peak,
+        flops=(line.element_type or "f32", line.flops_per_s or 0.0)
+        if "compute" in beaten
+        else None,
+        bytes_per_s=line.bytes_per_s if "memory" in beaten else None,
+        cache_bytes_per_s=line.bytes_per_s if "cache" in beaten else None,
+        by=by,
+    )
+    return raised, list((raised.calibration or {}).get("raised") or [])[before:]
+
+
+def _raise_note(entry: dict[str, Any], who: str) -> str:
+    unit = "FLOP/s" if entry["roof"].startswith("compute") else "B/s"
+    return (
+        f"recalibrated: {who} ran at {format_count(entry['to'])} {unit}, above the "
+        f"calibrated {entry['roof']} roof of {format_count(entry['from'])} {unit}; the cached "
+        "CPU peak is raised to it (the calibration ran while this machine was busier)"
+    )
+
+
+def _recalibrate_from_kernels(result: BenchResult) -> None:
+    """Raise a measured peak that kernels timed alone beat, then place every kernel and the
+    program under the raised roofs. A kernel counts only when its time is at least the launch
+    overhead taken off it: a net time that is mostly subtraction says little about rates."""
+    peak = result.peak
+    if peak is None or not peak.measured:
+        return
+    for kernel in result.kernels:
+        if kernel.roofline.beaten and kernel.median_s >= kernel.launch_s:
+            peak, raises = _raise_peak(peak, kernel.roofline, kernel.name)
+            result.recalibrated.extend(raises)
+            result.notes.extend(_raise_note(r, f"kernel {kernel.name}") for r in raises)
+    if peak is result.peak:
+        return
+    result.peak = peak
+    for kernel in result.kernels:
+        choice = peak.choose(kernel.roofline.element_type)
+        kernel.roofline = roofline(kernel.flops, kernel.bytes, kernel.median_s, choice)
+    choice = peak.choose(result.roofline.element_type)
+    result.roofline = roofline(
+        result.flops, result.bytes, result.median_s, choice, result.working_set
     )
 
 
@@ -305,6 +390,7 @@ def _add_kernels(
     result.kernels = run.kernels
     result.skipped = run.skipped
     result.launch_s = run.launch_s
+    _recalibrate_from_kernels(result)
     if profile:
         if progress is not None:
             progress("profile", 0.0, "tracing the program")

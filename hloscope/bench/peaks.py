@@ -7,16 +7,34 @@ a dense matmul can reach. TPU pages state bf16 (and int8/fp8) peaks only: an f32
 TPU runs as several bf16 passes, so for f32 programs the bf16 figure is used with a note saying
 so. A device is matched by its ``device_kind`` (``TPU v5 lite``, ``NVIDIA H100 80GB HBM3``).
 
-A CPU has no datasheet figure hloscope could know, so its peak is **measured** once by
-:func:`calibrate_cpu`: a large f32 matmul (FLOP/s) and an elementwise scale-and-copy of
-4, 16 and 64 MiB (bytes read plus bytes written per second; the fastest size is the peak,
-usually one that fits in the last-level cache, since that is the fastest memory a program can
-stream from), all through XLA, best of a few runs each, in well under five seconds. The
-result is cached as JSON under the hloscope cache folder (``$HLOSCOPE_CACHE/peaks/``, see
+A CPU has no datasheet figure hloscope could know, so its peaks are **measured** once by
+:func:`calibrate_cpu`, through XLA, the path user programs take, each the best of several runs
+(the fastest run is the one the machine's other work disturbed least):
+
+* **compute**: f32 square matmuls of a few sides (:data:`CALIBRATION_MATMULS`; XLA's CPU
+  matmul is its best-tuned kernel, and a small one that stays in cache can be the fastest);
+  the best rate of any of them is the FLOP/s peak.
+* **memory**: an elementwise scale-and-copy of an array :data:`LLC_MULTIPLE` times the size of
+  the last-level cache (bytes read plus bytes written per second), so that no level of cache
+  can hold it: what a program streaming big arrays can reach.
+* **cache**: the same over an array a quarter of the last-level cache, read and written
+  while it stays in cache: the roof of a program whose data all fits there.
+
+The last-level cache is read from ``/sys/devices/system/cpu`` (every distinct instance of the
+highest level, summed), else from ``lscpu``, else assumed to be
+:data:`FALLBACK_LLC_BYTES`, a size larger than most CPUs' so that the memory roof's arrays are
+beyond it all the same. The roofline (:mod:`.roofline`) judges a program whose working set fits
+in the last-level cache against the cache roof, any other against the memory roof.
+
+The result is cached as JSON under the hloscope cache folder (``$HLOSCOPE_CACHE/peaks/``, see
 :func:`hloscope.capture.cache.cache_root`), keyed by the CPU model, the number of cores this
-process may use and the jaxlib version; ``refresh=True`` measures again. These are
-*achievable* peaks of XLA's own kernels on this machine, not the silicon's theoretical ones,
-which is what a roofline of XLA programs should be drawn against.
+process may use and the jaxlib version, with how it was measured (runs, best-of, the runs'
+spread, the last-level cache size used); ``refresh=True`` measures again. When a measured
+program runs faster than a roof, the calibration underrated this machine (it ran while the
+machine was busier): :func:`raise_cpu_peak` raises that roof in the cache to what the program
+reached and records it, and the bench output says so. These are *achievable* peaks of XLA's
+own kernels on this machine, not the silicon's theoretical ones, which is what a roofline of
+XLA programs should be drawn against.
 """
 
 from __future__ import annotations
@@ -26,8 +44,11 @@ import json
 import os
 import platform
 import re
+import shutil
+import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +60,14 @@ __all__ = [
     "calibrate_cpu",
     "cpu_peak",
     "cpu_cache_path",
-    "CALIBRATION_MATMUL",
-    "CALIBRATION_COPY_SIZES",
+    "raise_cpu_peak",
+    "last_level_cache",
+    "LastLevelCache",
+    "MemoryLevel",
+    "MemoryRoof",
+    "CALIBRATION_MATMULS",
+    "LLC_MULTIPLE",
+    "FALLBACK_LLC_BYTES",
 ]
 
 TERA = 1e12
@@ -53,7 +80,9 @@ class DevicePeak:
 
     ``flops_per_s`` maps an HLO element type (``bf16``, ``f32``, ``f8e4m3fn``...; ``s8`` for
     int8 operations per second) to its peak; ``bytes_per_s`` is the memory bandwidth; ``source``
-    names where the figures come from (a URL, or ``measured on this machine ...``).
+    names where the figures come from (a URL, or ``measured on this machine ...``). A measured
+    CPU also has ``cache_bytes_per_s``, the bandwidth while the data fits in its last-level
+    cache of ``cache_bytes``, and ``calibration``, the cached record of how it was measured.
     """
 
     name: str
@@ -63,6 +92,16 @@ class DevicePeak:
     source: str
     note: str = ""
     measured: bool = False
+    cache_bytes_per_s: float | None = None
+    cache_bytes: int | None = None
+    calibration: dict[str, Any] | None = None
+
+    def memory_roofs(self) -> tuple[MemoryRoof, ...]:
+        """The memory roofs, slowest first: main memory, then the cache when it was measured."""
+        roofs = [MemoryRoof(MemoryLevel.MEMORY, self.bytes_per_s, None)]
+        if self.cache_bytes_per_s and self.cache_bytes:
+            roofs.append(MemoryRoof(MemoryLevel.CACHE, self.cache_bytes_per_s, self.cache_bytes))
+        return tuple(roofs)
 
     def matches(self, device_kind: str) -> bool:
         return re.search(self.pattern, device_kind, re.IGNORECASE) is not None
@@ -90,7 +129,26 @@ class DevicePeak:
             "source": self.source,
             "note": self.note,
             "measured": self.measured,
+            "cache_bytes_per_s": self.cache_bytes_per_s,
+            "cache_bytes": self.cache_bytes,
+            "calibration": calibration_summary(self.calibration),
         }
+
+
+class MemoryLevel(StrEnum):
+    """Which memory a program's bytes are judged to come from."""
+
+    MEMORY = "memory"  # main memory (DRAM, HBM)
+    CACHE = "cache"  # the CPU's last-level cache and the levels above it
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRoof:
+    """One memory roof: its level, bandwidth and how much data fits in it (``None``: any)."""
+
+    level: MemoryLevel
+    bytes_per_s: float
+    capacity: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,15 +399,22 @@ def peak_for(device: Any, *, calibrate: bool = True, refresh: bool = False) -> D
 
 # ---- the CPU, measured ---------------------------------------------------------------------------
 
-#: Side of the square f32 matmul the calibration times.
-CALIBRATION_MATMUL = 1024
-#: Sizes of the f32 arrays the calibration reads and writes: from cache-sized to well past
-#: the last-level cache; the fastest is the peak.
-CALIBRATION_COPY_SIZES = (4 << 20, 16 << 20, 64 << 20)
-_CALIBRATION_RUNS = 5
+#: Sides of the square f32 matmuls the calibration times; the fastest rate is the peak.
+CALIBRATION_MATMULS = (512, 1024)
+#: The memory roof's array is this many times the last-level cache.
+LLC_MULTIPLE = 4
+#: The cache roof's array is this share of the last-level cache (read and written, it fits).
+CACHE_SHARE = 0.25
+#: The last-level cache assumed when none can be found: larger than most CPUs' (four times a
+#: typical 32 MiB), so that the memory roof's arrays are beyond the cache all the same.
+FALLBACK_LLC_BYTES = 128 << 20
+# Runs per measurement at most, and the seconds one measurement may take at most.
+_MATMUL_RUNS = 25
+_STREAM_RUNS = 10
+_PHASE_SECONDS = 1.0
 # Part of the cache key: a calibration measured another way is measured again.
-_CALIBRATION_VERSION = 2
-_PHASE_SECONDS = 1.5
+_CALIBRATION_VERSION = 3
+_SYSFS_CPUS = Path("/sys/devices/system/cpu")
 
 
 def _cpu_model() -> str:
@@ -362,11 +427,93 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown cpu"
 
 
-def _usable_cores() -> int:
+def _usable_cpus() -> list[int]:
     try:
-        return len(os.sched_getaffinity(0))
+        return sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+        return list(range(os.cpu_count() or 1))
+
+
+def _usable_cores() -> int:
+    return len(_usable_cpus())
+
+
+# ---- the last-level cache ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LastLevelCache:
+    """The last-level cache the calibration sized its arrays by, and where its size came from."""
+
+    bytes: int
+    source: str
+
+
+def _cache_size(text: str) -> int | None:
+    """``32768K`` / ``1M`` / ``33554432`` (sysfs and lscpu spellings) in bytes."""
+    found = re.fullmatch(r"\s*(\d+)\s*([KMG]?)i?B?\s*", text, re.IGNORECASE)
+    if found is None:
+        return None
+    return int(found.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[found.group(2).upper()]
+
+
+def _llc_from_sysfs(cpus: list[int], root: Path = _SYSFS_CPUS) -> LastLevelCache | None:
+    """The highest cache level of the CPUs this process may use, its distinct instances
+    summed (two sockets have two L3s; two cores sharing one L3 count it once)."""
+    instances: dict[tuple[int, str], int] = {}
+    for cpu in cpus:
+        for index in sorted((root / f"cpu{cpu}" / "cache").glob("index*")):
+            try:
+                if (index / "type").read_text().strip() == "Instruction":
+                    continue
+                level = int((index / "level").read_text())
+                size = _cache_size((index / "size").read_text())
+                shared = (index / "shared_cpu_list").read_text().strip()
+            except (OSError, ValueError):
+                continue
+            if size:
+                instances[(level, shared)] = size
+    if not instances:
+        return None
+    top = max(level for level, _ in instances)
+    total = sum(size for (level, _), size in instances.items() if level == top)
+    return LastLevelCache(total, f"L{top}, {root}")
+
+
+def _llc_from_lscpu() -> LastLevelCache | None:
+    tool = shutil.which("lscpu")
+    if tool is None:
+        return None
+    try:
+        text = subprocess.run(
+            [tool, "-B", "-C=LEVEL,TYPE,ALL-SIZE"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    best: tuple[int, int] | None = None
+    for line in text.splitlines()[1:]:
+        parts = line.split()
+        if len(parts) != 3 or parts[1] == "Instruction" or not parts[0].isdigit():
+            continue
+        size = _cache_size(parts[2])
+        if size and (best is None or int(parts[0]) > best[0]):
+            best = (int(parts[0]), size)
+    return LastLevelCache(best[1], f"L{best[0]}, lscpu") if best else None
+
+
+def last_level_cache() -> LastLevelCache:
+    """This machine's last-level cache (see the module docstring for where it is read)."""
+    found = _llc_from_sysfs(_usable_cpus()) or _llc_from_lscpu()
+    if found is not None:
+        return found
+    return LastLevelCache(FALLBACK_LLC_BYTES, "not found: a large cache assumed")
+
+
+# ---- measuring -----------------------------------------------------------------------------------
 
 
 def cpu_cache_path() -> Path:
@@ -381,75 +528,88 @@ def cpu_cache_path() -> Path:
     return cache_root() / "peaks" / f"cpu-{digest}.json"
 
 
-def _best_time(fn: Any, args: tuple[Any, ...]) -> float:
+@dataclass(frozen=True, slots=True)
+class _Runs:
+    """Timed runs of one calibration kernel: the best, how many, and how much they varied."""
+
+    best_s: float
+    runs: int
+    spread: float  # (p90 - p10) / median of the runs' times, as bench reports a program's
+
+    def record(self, amount: float, unit: str) -> dict[str, Any]:
+        return {unit: amount / self.best_s, "best_of": self.runs, "spread": self.spread}
+
+
+def _best_of(fn: Any, args: tuple[Any, ...], runs: int) -> _Runs:
+    import numpy as np
+
     from .timing import block
 
     block(fn(*args))  # compile and warm up
-    best = float("inf")
+    times: list[float] = []
     started = time.perf_counter()
-    for _ in range(_CALIBRATION_RUNS):
+    while len(times) < runs and (len(times) < 3 or time.perf_counter() - started < _PHASE_SECONDS):
         start = time.perf_counter()
         block(fn(*args))
-        best = min(best, time.perf_counter() - start)
-        if time.perf_counter() - started > _PHASE_SECONDS:
-            break
-    return best
+        times.append(time.perf_counter() - start)
+    p10, median, p90 = np.percentile(times, [10, 50, 90])
+    return _Runs(min(times), len(times), float((p90 - p10) / median) if median > 0 else 0.0)
 
 
-@dataclass(slots=True)
-class _Calibration:
-    flops_per_s: float
-    bytes_per_s: float
-    seconds: float
-    details: dict[str, Any] = field(default_factory=dict)
+def _measure_compute(jax: Any, cpu: Any) -> dict[str, Any]:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    matmul = jax.jit(lambda x, y: x @ y)
+    by_size: dict[int, dict[str, Any]] = {}
+    for n in CALIBRATION_MATMULS:
+        a = jax.device_put(rng.standard_normal((n, n), dtype=np.float32), cpu)
+        b = jax.device_put(rng.standard_normal((n, n), dtype=np.float32), cpu)
+        by_size[n] = _best_of(matmul, (a, b), _MATMUL_RUNS).record(2.0 * n**3, "flops_per_s")
+    best = max(by_size, key=lambda n: by_size[n]["flops_per_s"])
+    return {
+        "kernel": "f32 matmul",
+        "best_size": best,
+        **by_size[best],
+        "flops_per_s_by_size": {str(n): r["flops_per_s"] for n, r in by_size.items()},
+    }
 
 
-def _measure_cpu() -> _Calibration:
+def _measure_stream(jax: Any, cpu: Any, array_bytes: int) -> dict[str, Any]:
+    import numpy as np
+
+    scale = jax.jit(lambda v: v * np.float32(1.5))
+    elements = max(1, array_bytes // 4)
+    x = jax.device_put(np.ones(elements, dtype=np.float32), cpu)
+    runs = _best_of(scale, (x,), _STREAM_RUNS)
+    return {"array_bytes": elements * 4, **runs.record(2.0 * elements * 4, "bytes_per_s")}
+
+
+def _measure_cpu() -> dict[str, Any]:
+    """The calibration record's measured part (see the module docstring)."""
     from ..capture.frameworks import require_jax
 
     jax = require_jax()
-    import numpy as np
-
     started = time.perf_counter()
     cpu = jax.devices("cpu")[0]
-    n = CALIBRATION_MATMUL
-    rng = np.random.default_rng(0)
-    a = jax.device_put(rng.standard_normal((n, n), dtype=np.float32), cpu)
-    b = jax.device_put(rng.standard_normal((n, n), dtype=np.float32), cpu)
-    matmul = jax.jit(lambda x, y: x @ y)
-    matmul_s = _best_time(matmul, (a, b))
-    scale = jax.jit(lambda v: v * np.float32(1.5))
-    rates = {}
-    for size in CALIBRATION_COPY_SIZES:
-        x = jax.device_put(np.ones(size // 4, dtype=np.float32), cpu)
-        rates[size] = 2.0 * size / _best_time(scale, (x,))
-    best = max(rates, key=rates.__getitem__)
-    return _Calibration(
-        flops_per_s=2.0 * n**3 / matmul_s,
-        bytes_per_s=rates[best],
-        seconds=time.perf_counter() - started,
-        details={
-            "matmul_s": matmul_s,
-            "copy_bytes": best,
-            "bytes_per_s_by_size": {str(k): v for k, v in rates.items()},
-        },
-    )
-
-
-def calibrate_cpu() -> DevicePeak:
-    """Measure this CPU's peaks now (see the module docstring), cache and return them."""
-    measured = _measure_cpu()
-    model, cores = _cpu_model(), _usable_cores()
-    record = {
-        "cpu": model,
-        "cores": cores,
-        "flops_per_s": {"f32": measured.flops_per_s},
-        "bytes_per_s": measured.bytes_per_s,
-        "seconds": measured.seconds,
-        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "matmul": CALIBRATION_MATMUL,
-        **measured.details,
+    llc = last_level_cache()
+    compute = _measure_compute(jax, cpu)
+    cache = _measure_stream(jax, cpu, int(llc.bytes * CACHE_SHARE))
+    memory = _measure_stream(jax, cpu, llc.bytes * LLC_MULTIPLE)
+    return {
+        "flops_per_s": {"f32": compute["flops_per_s"]},
+        "bytes_per_s": memory["bytes_per_s"],
+        "cache_bytes_per_s": max(cache["bytes_per_s"], memory["bytes_per_s"]),
+        "llc_bytes": llc.bytes,
+        "llc_source": llc.source,
+        "compute": compute,
+        "memory": memory,
+        "cache": cache,
+        "seconds": time.perf_counter() - started,
     }
+
+
+def _write_record(record: dict[str, Any]) -> None:
     path = cpu_cache_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -458,25 +618,113 @@ def calibrate_cpu() -> DevicePeak:
         os.replace(tmp, path)
     except OSError:  # a read-only cache: the measurement still counts for this run
         pass
+
+
+def calibrate_cpu() -> DevicePeak:
+    """Measure this CPU's peaks now (see the module docstring), cache and return them."""
+    record = {
+        "cpu": _cpu_model(),
+        "cores": _usable_cores(),
+        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        **_measure_cpu(),
+        "raised": [],
+    }
+    _write_record(record)
     return _cpu_entry(record)
 
 
-def _cpu_entry(record: dict[str, Any]) -> DevicePeak:
-    n = record.get("matmul", CALIBRATION_MATMUL)
-    size = int(record.get("copy_bytes", CALIBRATION_COPY_SIZES[-1])) >> 20
-    source = (
-        f"measured on this machine ({record.get('cpu', '?')}, {record.get('cores', '?')} "
-        f"cores) at {record.get('measured_at', '?')}: f32 {n}x{n} matmul; scale-and-copy, "
-        f"fastest at {size} MiB; best of runs"
+def raise_cpu_peak(
+    peak: DevicePeak,
+    *,
+    flops: tuple[str, float] | None = None,
+    bytes_per_s: float | None = None,
+    cache_bytes_per_s: float | None = None,
+    by: str = "",
+) -> DevicePeak:
+    """``peak`` (a measured CPU's) with the roofs a program beat raised to what it reached:
+    ``flops`` as (element type, FLOP/s), the memory or cache bandwidth; each raise is
+    recorded in the cached calibration (``raised``) and the cache rewritten."""
+    record = json.loads(json.dumps(peak.calibration or {}))  # a deep copy of plain JSON
+    record.setdefault("flops_per_s", dict(peak.flops_per_s))
+    record.setdefault("bytes_per_s", peak.bytes_per_s)
+    raised = record.setdefault("raised", [])
+    at = time.strftime("%Y-%m-%dT%H:%M:%S")
+
+    def lift(path: tuple[str, ...], value: float | None, roof: str) -> None:
+        holder = record
+        for key in path[:-1]:
+            holder = holder.setdefault(key, {})
+        before = float(holder.get(path[-1]) or 0.0)
+        if value is not None and value > before:
+            holder[path[-1]] = value
+            raised.append({"roof": roof, "from": before, "to": value, "by": by, "at": at})
+
+    if flops is not None:
+        lift(("flops_per_s", flops[0]), flops[1], f"compute {flops[0]}")
+    lift(("bytes_per_s",), bytes_per_s, "memory")
+    lift(("cache_bytes_per_s",), cache_bytes_per_s, "cache")
+    record["cache_bytes_per_s"] = max(
+        float(record.get("cache_bytes_per_s") or 0.0), float(record["bytes_per_s"])
     )
+    _write_record(record)
+    return _cpu_entry(record)
+
+
+def calibration_summary(record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """How a measured peak was measured, for the JSON: per roof its rate, best-of and spread,
+    the last-level cache size used, and the raises programs caused."""
+    if not record:
+        return None
+
+    def roof(part: str, unit: str, extra: tuple[str, ...]) -> dict[str, Any]:
+        data = record.get(part) or {}
+        return {k: data.get(k) for k in (unit, "best_of", "spread", *extra)}
+
+    return {
+        "measured_at": record.get("measured_at"),
+        "seconds": record.get("seconds"),
+        "llc_bytes": record.get("llc_bytes"),
+        "llc_source": record.get("llc_source"),
+        "compute": roof("compute", "flops_per_s", ("kernel", "best_size")),
+        "memory": roof("memory", "bytes_per_s", ("array_bytes",)),
+        "cache": roof("cache", "bytes_per_s", ("array_bytes",)),
+        "raised": list(record.get("raised") or []),
+    }
+
+
+def _describe(record: dict[str, Any]) -> str:
+    compute = record.get("compute") or {}
+    memory = record.get("memory") or {}
+    llc = int(record.get("llc_bytes") or 0) >> 20
+    text = (
+        f"measured on this machine ({record.get('cpu', '?')}, {record.get('cores', '?')} cores) "
+        f"at {record.get('measured_at', '?')}: f32 {compute.get('best_size', '?')}² matmul, "
+        f"best of {compute.get('best_of', '?')} (spread {compute.get('spread') or 0:.0%}); "
+        f"scale-and-copy of {int(memory.get('array_bytes') or 0) >> 20} MiB, "
+        f"{LLC_MULTIPLE}x the {llc} MiB last-level cache, best of {memory.get('best_of', '?')} "
+        f"(spread {memory.get('spread') or 0:.0%})"
+    )
+    raised = record.get("raised") or []
+    if raised:
+        roofs = ", ".join(dict.fromkeys(r["roof"] for r in raised))
+        text += f"; raised since by measured programs ({roofs})"
+    return text
+
+
+def _cpu_entry(record: dict[str, Any]) -> DevicePeak:
+    cache_rate = record.get("cache_bytes_per_s")
+    llc = record.get("llc_bytes")
     return DevicePeak(
         "CPU (measured)",
         r".*",
         {str(k): float(v) for k, v in record["flops_per_s"].items()},
         float(record["bytes_per_s"]),
-        source,
+        _describe(record),
         "XLA's own matmul and elementwise kernels on this machine, not a datasheet figure",
         measured=True,
+        cache_bytes_per_s=float(cache_rate) if cache_rate else None,
+        cache_bytes=int(llc) if llc else None,
+        calibration=record,
     )
 
 

@@ -9,6 +9,15 @@ ridge it is **memory**-bound (more FLOPs per byte would come for free), right of
 (1.0: at the roof). FLOPs and bytes come from hloscope's cost model (XLA's rules; see
 :mod:`hloscope.analysis.cost`); a kernel with neither (a pure layout change counted as no
 bytes, say) is ``None``-bound.
+
+A measured CPU has two memory roofs (:meth:`~.peaks.DevicePeak.memory_roofs`): its last-level
+cache's bandwidth and main memory's. A program whose **working set** (by default its bytes;
+for a whole program, its largest kernel's bytes per execution, passed as ``working_set``) fits
+in the cache is judged against the cache roof, any other against main memory's (the memory
+roof was measured over arrays several times the cache, so no cache helps there either). A
+program above its roofs has ``fraction > 1`` and :attr:`Roofline.beaten` names the roofs it
+beat: the peak underrated this machine (:func:`hloscope.bench.api.bench` then raises a
+measured peak and says so, see :func:`~.peaks.raise_cpu_peak`).
 """
 
 from __future__ import annotations
@@ -18,12 +27,20 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from .peaks import PeakChoice
+from .peaks import MemoryLevel, MemoryRoof, PeakChoice
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.fusions import FusionReport
 
-__all__ = ["Bound", "Roofline", "roofline", "dominant_element_type", "element_type_of"]
+__all__ = [
+    "Bound",
+    "Roofline",
+    "roofline",
+    "memory_roof",
+    "dominant_element_type",
+    "element_type_of",
+    "largest_kernel_bytes",
+]
 
 
 class Bound(StrEnum):
@@ -45,6 +62,17 @@ class Roofline:
     fraction: float | None  # roofline limit time / measured time
     element_type: str | None = None
     note: str = ""
+    memory_level: MemoryLevel | None = None
+
+    @property
+    def beaten(self) -> tuple[str, ...]:
+        """The roofs the measured rates exceed: ``compute``, ``memory`` or ``cache``."""
+        found = []
+        if _above(self.flops_per_s, self.peak_flops_per_s):
+            found.append(Bound.COMPUTE.value)
+        if _above(self.bytes_per_s, self.peak_bytes_per_s) and self.memory_level is not None:
+            found.append(self.memory_level.value)
+        return tuple(found)
 
     def contract(self) -> dict[str, Any]:
         """The ``roofline`` object of the bench JSON."""
@@ -52,37 +80,58 @@ class Roofline:
             "peak_flops_per_s": self.peak_flops_per_s,
             "peak_bytes_per_s": self.peak_bytes_per_s,
             "bound": self.bound.value if self.bound is not None else None,
+            "memory_level": self.memory_level.value if self.memory_level is not None else None,
         }
 
 
-def _bound(flops: float, nbytes: float, peak: PeakChoice | None) -> Bound | None:
-    if peak is None or (flops <= 0 and nbytes <= 0):
+def _above(rate: float | None, roof: float | None) -> bool:
+    return rate is not None and roof is not None and roof > 0 and rate > roof
+
+
+def _bound(flops: float, nbytes: float, peak_flops: float, peak_bytes: float) -> Bound | None:
+    if flops <= 0 and nbytes <= 0:
         return None
-    if nbytes <= 0:
+    if nbytes <= 0 or peak_bytes <= 0:
         return Bound.COMPUTE
-    return Bound.COMPUTE if flops / nbytes >= peak.ridge else Bound.MEMORY
+    return Bound.COMPUTE if flops / nbytes >= peak_flops / peak_bytes else Bound.MEMORY
 
 
-def roofline(flops: float, nbytes: float, seconds: float, peak: PeakChoice | None) -> Roofline:
-    """The :class:`Roofline` of ``flops`` and ``nbytes`` done in ``seconds`` under ``peak``."""
+def memory_roof(roofs: tuple[MemoryRoof, ...], working_set: float) -> MemoryRoof:
+    """The roof a working set of ``working_set`` bytes is judged against: the fastest memory
+    it fits in (see the module docstring)."""
+    fits = [r for r in roofs if r.capacity is None or working_set <= r.capacity]
+    return max(fits or roofs[:1], key=lambda r: r.bytes_per_s)
+
+
+def roofline(
+    flops: float,
+    nbytes: float,
+    seconds: float,
+    peak: PeakChoice | None,
+    working_set: float | None = None,
+) -> Roofline:
+    """The :class:`Roofline` of ``flops`` and ``nbytes`` done in ``seconds`` under ``peak``;
+    ``working_set`` (bytes, default ``nbytes``) picks the memory roof."""
     rate = (lambda amount: amount / seconds) if seconds > 0 else (lambda amount: None)
     flops_per_s, bytes_per_s = rate(flops), rate(nbytes)
     if peak is None:
         return Roofline(flops_per_s, bytes_per_s, None, None, None, None)
+    roof = memory_roof(peak.device.memory_roofs(), nbytes if working_set is None else working_set)
     limit = max(
         flops / peak.flops_per_s if peak.flops_per_s > 0 else 0.0,
-        nbytes / peak.bytes_per_s if peak.bytes_per_s > 0 else 0.0,
+        nbytes / roof.bytes_per_s if roof.bytes_per_s > 0 else 0.0,
     )
     fraction = limit / seconds if seconds > 0 and limit > 0 else None
     return Roofline(
         flops_per_s,
         bytes_per_s,
         peak.flops_per_s,
-        peak.bytes_per_s,
-        _bound(flops, nbytes, peak),
+        roof.bytes_per_s,
+        _bound(flops, nbytes, peak.flops_per_s, roof.bytes_per_s),
         fraction,
         peak.element_type,
         peak.note,
+        roof.level,
     )
 
 
@@ -105,3 +154,10 @@ def dominant_element_type(report: FusionReport) -> str | None:
         if sum(counts.values()) > 0:
             return counts.most_common(1)[0][0]
     return None
+
+
+def largest_kernel_bytes(report: FusionReport) -> int:
+    """The bytes one execution of a program's largest kernel reads and writes: the working
+    set a whole program is judged by (its kernels run one after the other, so it is the
+    largest of them that has to fit in a cache, not their sum)."""
+    return max((kernel.cost.bytes_accessed for kernel in report.kernels), default=0)

@@ -1,0 +1,198 @@
+"""The CPU roofline (issue 18, point 13): a peak calibrated as the best of several runs, a
+memory roof measured beyond the last-level cache, the roof a program is judged against picked
+by its working set, and a peak raised (and said so) when a measured program beats it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from hloscope.bench.peaks import (
+    LLC_MULTIPLE,
+    DevicePeak,
+    MemoryLevel,
+    PeakChoice,
+    _llc_from_sysfs,
+    last_level_cache,
+)
+from hloscope.bench.roofline import roofline
+from tests.frameworks_needed import needs_framework
+
+MIB = 1 << 20
+
+
+def _write_cache(root, cpu, index, *, level, kind, size, shared):
+    folder = root / f"cpu{cpu}" / "cache" / f"index{index}"
+    folder.mkdir(parents=True)
+    for name, value in (("level", level), ("type", kind), ("size", size)):
+        (folder / name).write_text(f"{value}\n")
+    (folder / "shared_cpu_list").write_text(f"{shared}\n")
+
+
+def test_the_last_level_cache_sums_its_distinct_instances(tmp_path):
+    # Two sockets of two cores: each pair shares a 16 MiB L3; L1 and L2 are per core.
+    for cpu in range(4):
+        socket = "0-1" if cpu < 2 else "2-3"
+        _write_cache(tmp_path, cpu, 0, level=1, kind="Data", size="48K", shared=str(cpu))
+        _write_cache(tmp_path, cpu, 1, level=1, kind="Instruction", size="32K", shared=str(cpu))
+        _write_cache(tmp_path, cpu, 2, level=2, kind="Unified", size="1024K", shared=str(cpu))
+        _write_cache(tmp_path, cpu, 3, level=3, kind="Unified", size="16384K", shared=socket)
+    found = _llc_from_sysfs(list(range(4)), tmp_path)
+    assert found is not None and found.bytes == 32 * MIB and found.source.startswith("L3")
+    # A process pinned to the first socket has only that socket's cache.
+    assert _llc_from_sysfs([0, 1], tmp_path).bytes == 16 * MIB
+    # Only instruction caches, or nothing readable: no answer (the caller falls back).
+    assert _llc_from_sysfs([9], tmp_path) is None
+
+
+def test_this_machines_last_level_cache_is_what_lscpu_says():
+    lscpu = shutil.which("lscpu")
+    if lscpu is None:
+        pytest.skip("no lscpu to compare with")
+    text = subprocess.run(
+        [lscpu, "-B", "-C=LEVEL,TYPE,ALL-SIZE"], capture_output=True, text=True, check=True
+    ).stdout
+    caches = [line.split() for line in text.splitlines()[1:]]
+    top = max(int(level) for level, kind, _ in caches if kind != "Instruction")
+    expected = sum(int(size) for level, kind, size in caches if int(level) == top)
+    assert last_level_cache().bytes == expected
+
+
+def _toy_cpu(cache_rate=40e9, memory_rate=5e9, llc=32 * MIB) -> PeakChoice:
+    device = DevicePeak(
+        "toy cpu", ".*", {"f32": 100e9}, memory_rate, "measured", measured=True,
+        cache_bytes_per_s=cache_rate, cache_bytes=llc,
+    )  # fmt: skip
+    return device.choose("f32")
+
+
+def test_the_working_set_picks_the_memory_roof():
+    peak = _toy_cpu()
+    small = roofline(flops=0, nbytes=8 * MIB, seconds=1e-3, peak=peak)
+    assert small.memory_level is MemoryLevel.CACHE and small.peak_bytes_per_s == 40e9
+    big = roofline(flops=0, nbytes=128 * MIB, seconds=0.1, peak=peak)
+    assert big.memory_level is MemoryLevel.MEMORY and big.peak_bytes_per_s == 5e9
+    # A program's many kernels move more than the cache in all, but each fits in it.
+    chain = roofline(flops=0, nbytes=128 * MIB, seconds=0.1, peak=peak, working_set=8 * MIB)
+    assert chain.memory_level is MemoryLevel.CACHE
+    # Beating a roof is named; staying under it is not.
+    assert roofline(0, 128 * MIB, 0.001, peak).beaten == ("memory",)
+    assert roofline(1e9, 1, 0.001, peak).beaten == ("compute",)
+    assert big.beaten == () and big.fraction == pytest.approx(128 * MIB / 5e9 / 0.1)
+
+
+@pytest.fixture(scope="module")
+def calibration_folder(tmp_path_factory):
+    """One fresh calibration of this machine, in a cache folder of its own."""
+    needs_framework("jax")
+    folder = tmp_path_factory.mktemp("calibrated")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HLOSCOPE_CACHE", str(folder))
+        from hloscope.bench.peaks import calibrate_cpu
+
+        calibrate_cpu()
+    return folder
+
+
+@pytest.fixture
+def calibrated(calibration_folder, tmp_path, monkeypatch):
+    """A private copy of that calibrated cache (a test may rewrite or raise it)."""
+    from hloscope.bench.peaks import cpu_peak
+
+    shutil.copytree(calibration_folder, tmp_path / "cache")
+    monkeypatch.setenv("HLOSCOPE_CACHE", str(tmp_path / "cache"))
+    return cpu_peak()
+
+
+def test_the_calibration_records_best_of_spread_and_the_cache_size(calibrated):
+    from hloscope.bench.peaks import cpu_cache_path
+
+    record = json.loads(cpu_cache_path().read_text())
+    llc = last_level_cache()
+    assert record["llc_bytes"] == llc.bytes and record["llc_source"] == llc.source
+    # The memory roof streamed an array well beyond the cache; the cache roof one inside it.
+    assert record["memory"]["array_bytes"] == LLC_MULTIPLE * llc.bytes
+    assert 2 * record["cache"]["array_bytes"] <= llc.bytes
+    for part, unit in (("compute", "flops_per_s"), ("memory", "bytes_per_s")):
+        assert record[part]["best_of"] >= 3 and record[part]["spread"] >= 0
+        assert record[part][unit] > 0
+    # The peak is the best of every matmul size timed.
+    assert record["flops_per_s"]["f32"] == max(record["compute"]["flops_per_s_by_size"].values())
+    assert calibrated.cache_bytes == llc.bytes
+    assert calibrated.cache_bytes_per_s >= calibrated.bytes_per_s
+    summary = calibrated.to_dict()["calibration"]
+    assert summary["llc_bytes"] == llc.bytes and summary["compute"]["best_of"] >= 3
+    assert "best of" in calibrated.source and "last-level cache" in calibrated.source
+
+
+def _underrate(**roofs):
+    """Rewrite the cached calibration as if it had run on a far busier machine."""
+    from hloscope.bench.peaks import cpu_cache_path
+
+    path = cpu_cache_path()
+    record = json.loads(path.read_text())
+    record.update(roofs)
+    path.write_text(json.dumps(record))
+    return record
+
+
+def test_a_matmul_that_beats_the_peak_raises_it_and_says_so(calibrated):
+    jax = needs_framework("jax")
+    import jax.numpy as jnp
+
+    from hloscope.bench.api import bench
+    from hloscope.bench.peaks import cpu_cache_path
+
+    _underrate(flops_per_s={"f32": 1e6})  # 1 MFLOP/s: any matmul beats it
+    x = jnp.ones((384, 384), jnp.float32)
+    result = bench(jax.jit(lambda a, b: a @ b), x, x, budget=0.5)
+    assert result.roofline.bound.value == "compute"
+    assert result.roofline.fraction <= 1 + 1e-9
+    [raised] = result.recalibrated
+    assert raised["roof"] == "compute f32" and raised["from"] == 1e6
+    assert raised["to"] == pytest.approx(result.roofline.flops_per_s)
+    assert any(note.startswith("recalibrated:") for note in result.notes)
+    data = result.to_dict()["roofline"]
+    assert data["recalibrated"] == [raised] and data["calibration"]["raised"] == [raised]
+    cached = json.loads(cpu_cache_path().read_text())
+    assert cached["flops_per_s"]["f32"] == raised["to"] and cached["raised"] == [raised]
+    # The raised peak is the one the next program is judged against.
+    again = bench(jax.jit(lambda a, b: a @ b), x, x, budget=0.3)
+    assert again.roofline.peak_flops_per_s >= raised["to"]
+    assert again.roofline.fraction <= 1 + 1e-9
+
+
+def test_a_stream_beyond_the_cache_is_judged_against_the_memory_roof(calibrated):
+    jax = needs_framework("jax")
+    import jax.numpy as jnp
+
+    from hloscope.bench.api import bench
+
+    scale = jax.jit(lambda v: v * 2.0 + 1.0)
+    llc = last_level_cache().bytes
+    big = bench(scale, jnp.ones(2 * llc // 4, jnp.float32), budget=0.5)
+    assert big.roofline.memory_level is MemoryLevel.MEMORY
+    raised = [r["to"] for r in big.recalibrated if r["roof"] == "memory"]
+    assert big.roofline.peak_bytes_per_s == max([calibrated.bytes_per_s, *raised])
+    assert big.roofline.fraction <= 1 + 1e-9
+    small = bench(scale, jnp.ones(llc // 16 // 4, jnp.float32), budget=0.3)
+    assert small.roofline.memory_level is MemoryLevel.CACHE
+    assert small.roofline.fraction <= 1 + 1e-9
+
+
+def test_a_stream_that_beats_the_memory_roof_raises_only_that_roof(calibrated):
+    jax = needs_framework("jax")
+    import jax.numpy as jnp
+
+    from hloscope.bench.api import bench
+
+    record = _underrate(bytes_per_s=1e3)  # 1 kB/s: any stream beats it
+    llc = last_level_cache().bytes
+    result = bench(jax.jit(lambda v: v * 2.0), jnp.ones(2 * llc // 4, jnp.float32), budget=0.3)
+    assert [r["roof"] for r in result.recalibrated] == ["memory"]
+    assert result.roofline.fraction <= 1 + 1e-9
+    assert result.peak.cache_bytes_per_s == record["cache_bytes_per_s"]
+    assert result.peak.flops_per_s == record["flops_per_s"]
