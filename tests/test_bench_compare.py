@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hloscope.bench.compare import compare_samples
+from hloscope.bench.compare import compare_samples, halves_difference
 from hloscope.bench.timing import summarize
 from tests.frameworks_needed import needs_framework
 
@@ -69,3 +69,83 @@ def test_the_ratio_and_interval_come_from_the_samples():
     close = summarize(list(rng.normal(1.005, 0.002, 400)), precision_target=0.02)
     base = summarize(list(rng.normal(1.0, 0.002, 400)), precision_target=0.02)
     assert not compare_samples(base, close).significant
+
+
+def _drifting(rng, n, level, drift):
+    """``n`` runs of a program whose time is ``level``, on a machine that slows down by
+    ``drift`` over the session, with 0.3% run-to-run noise."""
+    return list(level * np.linspace(1.0, 1.0 + drift, n) * rng.normal(1.0, 0.003, n))
+
+
+def test_a_difference_within_the_programs_own_drift_is_not_claimed():
+    rng = np.random.default_rng(3)
+    # Each program moves 10% between the first and the last of its runs; B/A is a steady 3%:
+    # the interval of the ratio alone is narrow and excludes 1, but an A/A split of either
+    # program's own runs differs by more than 3%, so the machine cannot vouch for it.
+    a = summarize(_drifting(rng, 200, 1.0, 0.10), precision_target=0.02)
+    b = summarize(_drifting(rng, 200, 1.03, 0.10), precision_target=0.02)
+    c = compare_samples(a, b)
+    assert c.ci_low > 1.0  # the ratio is known well...
+    assert not c.significant and c.verdict.startswith("no significant difference")
+    first, second = np.median(a.samples[:100]), np.median(a.samples[100:])
+    assert c.noise.a_halves >= second / first - 1 > 0.03  # ...the noise floor is larger
+    assert c.min_effect == c.noise.effect and "noise floor ±" in c.verdict
+    assert c.to_dict()["noise_floor"]["a_halves"] == c.noise.a_halves
+    # A difference well beyond the drift is still found, in the right direction.
+    slower = summarize(_drifting(rng, 200, 1.5, 0.10), precision_target=0.02)
+    assert compare_samples(a, slower).b_slower
+    faster = compare_samples(slower, a)
+    assert faster.significant and faster.ratio < 1 and "faster" in faster.verdict
+
+
+def test_halves_of_a_steady_program_agree():
+    rng = np.random.default_rng(5)
+    steady = np.asarray(rng.normal(1.0, 0.003, 300))
+    assert halves_difference(steady, 7) < 0.005
+    # First half fast, second half slow: the time split sees it.
+    stepped = np.concatenate([np.full(50, 1.0), np.full(50, 1.2)])
+    assert halves_difference(stepped, 5) == pytest.approx(0.2)
+    # Alternating blocks fast and slow: the block split sees it.
+    blocks = np.tile(np.concatenate([np.full(5, 1.0), np.full(5, 1.1)]), 10)
+    assert halves_difference(blocks, 5) == pytest.approx(0.1)
+    assert halves_difference(np.ones(3), 1) == 0.0
+
+
+def test_paired_rounds_cancel_the_drift_both_programs_share():
+    rng = np.random.default_rng(11)
+    # The machine's speed wanders by ±20% from round to round, the same for A and B in a
+    # round; B is 1.3x A. Resampled by rounds, the ratio's interval is tight around 1.3.
+    machine = np.exp(rng.normal(0.0, 0.2, 300))
+    a = summarize(list(machine * rng.normal(1.0, 0.01, 300)), precision_target=0.02)
+    b = summarize(list(1.3 * machine * rng.normal(1.0, 0.01, 300)), precision_target=0.02)
+    c = compare_samples(a, b)
+    assert c.ci_low < 1.3 < c.ci_high and c.ci_high - c.ci_low < 0.1
+    assert c.b_slower
+
+
+def _memory_bound(jnp, scale):
+    """An elementwise add over two arrays of ``scale`` times the last-level cache each."""
+    from hloscope.bench.peaks import last_level_cache
+
+    n = int(scale * last_level_cache().bytes) // 4
+    return jnp.ones(n, jnp.float32), jnp.full(n, 2.0, jnp.float32)
+
+
+def test_a_memory_bound_program_against_itself_is_never_a_difference():
+    from hloscope.bench.api import bench
+
+    jax = needs_framework("jax")
+    import jax.numpy as jnp
+
+    add = jax.jit(lambda x, y: x + y)
+    x, y = _memory_bound(jnp, 1.0)
+    # A and B are loaded (compiled, given inputs) separately, as `--vs A A` does.
+    verdicts = [bench(add, x, y, vs=(add, x, y), budget=1.0, seed=i).verdict for i in range(4)]
+    assert all(v.startswith("no significant difference") for v in verdicts), verdicts
+    # Four times the work is found, either way round.
+    x4, y4 = _memory_bound(jnp, 4.0)
+    slower = bench(add, x, y, vs=(add, x4, y4), budget=2.0)
+    assert slower.comparison.b_slower and "slower" in slower.verdict, slower.verdict
+    faster = bench(add, x4, y4, vs=(add, x, y), budget=2.0)
+    c = faster.comparison
+    assert c.significant and c.ratio < 1 and "faster" in faster.verdict, faster.verdict

@@ -6,13 +6,25 @@ round runs both, in a random order, so neither is always first after the other's
 traffic) until both medians are known to the asked precision or the budget is spent.
 
 :func:`compare_samples` then takes the ratio of the medians, ``B / A`` in time, and a 95%
-percentile-bootstrap confidence interval of it: resample each side's samples with replacement,
-take the ratio of the resampled medians, 2,000 times; the 2.5th and 97.5th percentiles bound
-the ratio. The difference is called **significant** when that interval excludes 1 *and* the
-ratio differs from 1 by at least ``min_effect`` (by default the precision asked of the
-measurement: a difference smaller than the harness was asked to resolve is not one it can
-vouch for). The verdict says it the way a person would: ``B is 1.31x faster (95% CI
-1.27-1.35)``, ``B is 4.02x slower (...)``, or ``no significant difference (...)``.
+confidence interval of it from a **block bootstrap over rounds**: rounds are resampled in
+blocks of consecutive rounds (about the cube root of their number long), A's and B's runs of a
+round together, and the ratio of the resampled medians taken, 2,000 times; the 2.5th and
+97.5th percentiles bound the ratio. Resampling rounds together keeps what the two sides of a
+round share (the machine's state at that moment), and blocks keep the slower swings of a
+shared machine, which resampling single runs would average away into a falsely narrow
+interval.
+
+That interval says how well the ratio is known, not how big a difference the machine can
+tell from noise: two copies of one memory-bound program, timed together, can differ by a few
+percent for reasons that are no property of either (page faults, the state of the allocator,
+the other processes). So each program is also compared **with itself**: its runs split into
+halves, the first rounds against the last and alternating blocks against each other, and the
+largest difference any such A/A split shows on either side is the **noise floor** of this
+measurement (never below ``min_effect``, by default the precision asked of it). The difference
+is called **significant** only when the whole interval lies beyond the noise floor: B at
+least that much slower, or that much faster, with 95% confidence. The verdict says it the way
+a person would: ``B is 1.31x faster, 95% CI 1.27-1.35``, ``B is 4.02x slower (...)``, or
+``no significant difference (...; noise floor ±3.1%)``.
 """
 
 from __future__ import annotations
@@ -37,12 +49,41 @@ from .timing import (
     warm_up,
 )
 
-__all__ = ["Comparison", "interleave", "compare_samples", "BOOTSTRAP_RESAMPLES"]
+__all__ = [
+    "Comparison",
+    "NoiseFloor",
+    "interleave",
+    "compare_samples",
+    "halves_difference",
+    "BOOTSTRAP_RESAMPLES",
+]
 
 BOOTSTRAP_RESAMPLES = 2000
 _CONFIDENCE = 0.95
 # Resampled values held at once by the bootstrap (memory stays bounded for long runs).
 _BOOTSTRAP_CHUNK = 4_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class NoiseFloor:
+    """The smallest difference a comparison vouches for: the precision asked of it, and the
+    largest relative difference between halves of A's own runs and of B's own runs."""
+
+    precision: float
+    a_halves: float
+    b_halves: float
+
+    @property
+    def effect(self) -> float:
+        return max(self.precision, self.a_halves, self.b_halves)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "effect": self.effect,
+            "precision": self.precision,
+            "a_halves": self.a_halves,
+            "b_halves": self.b_halves,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +96,9 @@ class Comparison:
     ci_low: float
     ci_high: float
     significant: bool
-    min_effect: float
+    min_effect: float  # the noise floor's effect: what a difference had to exceed
     verdict: str
+    noise: NoiseFloor | None = None
 
     @property
     def b_slower(self) -> bool:
@@ -73,27 +115,69 @@ class Comparison:
             "ci95": [self.ci_low, self.ci_high],
             "significant": self.significant,
             "min_effect": self.min_effect,
+            "noise_floor": self.noise.to_dict() if self.noise is not None else None,
             "verdict": self.verdict,
         }
 
 
+def _block_length(rounds: int) -> int:
+    return max(1, round(rounds ** (1 / 3)))
+
+
+def _block_indices(rng: np.random.Generator, count: int, rounds: int, length: int) -> np.ndarray:
+    """``count`` resamples of ``rounds`` round indices, drawn as blocks of ``length``."""
+    blocks = -(-rounds // length)
+    starts = rng.integers(0, rounds - length + 1, size=(count, blocks))
+    return (starts[:, :, None] + np.arange(length)).reshape(count, -1)[:, :rounds]
+
+
 def _bootstrap_ratio(a: np.ndarray, b: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """Resampled ratios of medians: rounds in blocks when A and B are paired by round (the
+    same number of runs, from :func:`interleave`), else each side's runs on their own."""
     rng = np.random.default_rng(seed)
+    paired = len(a) == len(b)
+    length = _block_length(len(a)) if paired else 1
     per_chunk = max(1, _BOOTSTRAP_CHUNK // max(len(a), len(b)))
     ratios: list[np.ndarray] = []
     left = resamples
     while left > 0:
         count = min(left, per_chunk)
-        med_a = np.median(a[rng.integers(0, len(a), size=(count, len(a)))], axis=1)
-        med_b = np.median(b[rng.integers(0, len(b), size=(count, len(b)))], axis=1)
+        if paired:
+            rows = _block_indices(rng, count, len(a), length)
+            med_a, med_b = np.median(a[rows], axis=1), np.median(b[rows], axis=1)
+        else:
+            med_a = np.median(a[rng.integers(0, len(a), size=(count, len(a)))], axis=1)
+            med_b = np.median(b[rng.integers(0, len(b), size=(count, len(b)))], axis=1)
         ratios.append(med_b / med_a)
         left -= count
     return np.concatenate(ratios)
 
 
-def _verdict(ratio: float, low: float, high: float, significant: bool) -> str:
+def halves_difference(samples: np.ndarray, length: int) -> float:
+    """The largest relative difference between the medians of two halves of one program's
+    runs (in time order): first half against second, and alternating blocks of ``length``
+    runs against each other. 0 with fewer than four runs to split."""
+    if len(samples) < 4:
+        return 0.0
+    middle = len(samples) // 2
+    block = np.arange(len(samples)) // max(1, min(length, middle // 2 or 1))
+    splits = [(samples[:middle], samples[middle:])]
+    if np.any(block % 2 == 1):
+        splits.append((samples[block % 2 == 0], samples[block % 2 == 1]))
+    worst = 0.0
+    for first, second in splits:
+        low, high = sorted((float(np.median(first)), float(np.median(second))))
+        if low > 0:
+            worst = max(worst, high / low - 1.0)
+    return worst
+
+
+def _verdict(ratio: float, low: float, high: float, significant: bool, floor: float) -> str:
     if not significant:
-        return f"no significant difference (B/A time {ratio:.3f}, 95% CI {low:.3f}-{high:.3f})"
+        return (
+            f"no significant difference (B/A time {ratio:.3f}, 95% CI {low:.3f}-{high:.3f}; "
+            f"noise floor ±{floor:.1%})"
+        )
     if ratio < 1:
         return f"B is {1 / ratio:.2f}x faster, 95% CI {1 / high:.2f}-{1 / low:.2f}"
     return f"B is {ratio:.2f}x slower, 95% CI {low:.2f}-{high:.2f}"
@@ -110,16 +194,30 @@ def compare_samples(
     """The :class:`Comparison` of two timings (see the module docstring)."""
     if not a.samples or not b.samples:
         raise ValueError("both timings need samples")
-    effect = a.precision_target if min_effect is None else min_effect
     xa = np.asarray(a.samples, dtype=np.float64)
     xb = np.asarray(b.samples, dtype=np.float64)
+    length = _block_length(min(len(xa), len(xb)))
+    noise = NoiseFloor(
+        a.precision_target if min_effect is None else min_effect,
+        halves_difference(xa, length),
+        halves_difference(xb, length),
+    )
     ratio = float(np.median(xb) / np.median(xa))
     ratios = _bootstrap_ratio(xa, xb, resamples, seed)
     tail = (1 - _CONFIDENCE) / 2 * 100
     low, high = (float(v) for v in np.percentile(ratios, [tail, 100 - tail]))
-    significant = (low > 1 or high < 1) and abs(ratio - 1) >= effect
+    floor = noise.effect
+    significant = low > 1 + floor or high < 1 / (1 + floor)
     return Comparison(
-        a, b, ratio, low, high, significant, effect, _verdict(ratio, low, high, significant)
+        a,
+        b,
+        ratio,
+        low,
+        high,
+        significant,
+        floor,
+        _verdict(ratio, low, high, significant, floor),
+        noise,
     )
 
 
