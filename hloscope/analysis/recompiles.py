@@ -1408,13 +1408,21 @@ class ScriptLedger:
 
     ledger: Ledger
     run: ScriptCapture
+    error: str | None = None
 
     @property
     def ok(self) -> bool:
         return self.run.ok
 
     def error_line(self) -> str | None:
-        return self.run.error_line()
+        return self.error
+
+
+#: What ``recompiles_of_script`` writes into ``out_dir`` besides the run's own files: the
+#: ledger, as ``hloscope recompiles --json`` prints it.
+LEDGER_FILE = "ledger.json"
+_TEMP_PREFIX = "hloscope-recompiles-"
+_STDERR_POINTER = re.compile(r" \(stderr in [^)]*\)$")
 
 
 def recompiles_of_script(
@@ -1432,15 +1440,32 @@ def recompiles_of_script(
     TensorFlow's XLA compile log is switched on in the child and read from its stderr, so
     XLA compiles that add no trace (a new shape under ``reduce_retracing``, a new value of a
     compile-time constant) are counted too. The run's files (``stdout.txt``, ``stderr.txt``,
-    ``manifest.json``, ``recompiles.json``) stay in ``out_dir`` when given; otherwise in a
-    temporary folder that is removed after a successful run and kept after a failed one (its
-    error line points there). A run that fails still gives the ledger of what it compiled.
+    ``manifest.json``, ``recompiles.json``) and the ledger (``ledger.json``, what ``--json``
+    prints) stay in ``out_dir`` when given; otherwise they go to a temporary folder that is
+    removed whatever happens (a failed run, an exception, Ctrl-C). A run that fails still gives
+    the ledger of what it compiled.
     """
+    keep = out_dir is not None
+    folder = Path(out_dir) if keep else Path(tempfile.mkdtemp(prefix=_TEMP_PREFIX))
+    try:
+        return _run_watched(script, args, folder, function, timeout, progress, keep)
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run_watched(
+    script: str | os.PathLike[str],
+    args: Sequence[str],
+    folder: Path,
+    function: str | None,
+    timeout: float | None,
+    progress: bool | None,
+    keep: bool,
+) -> ScriptLedger:
     from ..capture.script import RECOMPILES, STDERR, capture_script
     from ..capture.tf_watch import parse_xla_log
 
-    keep = out_dir is not None
-    folder = Path(out_dir) if keep else Path(tempfile.mkdtemp(prefix="hloscope-recompiles-"))
     run = capture_script(
         script,
         args,
@@ -1460,9 +1485,12 @@ def recompiles_of_script(
     ledger = build_ledger(records, source="script")
     if not (folder / RECOMPILES).is_file() and not run.ok:
         ledger.notes.append("the run stopped before the watcher could write its records")
-    if not keep and run.ok:
-        shutil.rmtree(folder, ignore_errors=True)
-    return ScriptLedger(ledger, run)
+    error = run.error_line()
+    if keep:
+        (folder / LEDGER_FILE).write_text(ledger.to_json() + "\n")
+    elif error is not None:  # the folder it points to is gone
+        error = _STDERR_POINTER.sub(" (-o DIR keeps the script's output)", error)
+    return ScriptLedger(ledger, run, error)
 
 
 def _read_records(path: Path) -> list[CompileRecord]:
@@ -1554,6 +1582,7 @@ def _module_record(module: Module, function: str, dumped: DumpModule | None) -> 
         for i, leaf in enumerate(result.leaves() if result is not None else [])
     ]
     tf_name = _TF_MODULE.match(module.name)
+    internal = _jax_internal(module, function)
     where = module.name
     if dumped is not None:
         where = f"module_{dumped.id:04d}.{module.name}"
@@ -1566,7 +1595,36 @@ def _module_record(module: Module, function: str, dumped: DumpModule | None) -> 
         arguments=arguments,
         results=results,
         trace_id=tf_name.group("uid") if tf_name else None,
+        internal=internal,
     )
+
+
+_JAX_MODULE = re.compile(r"^(?:jit|pmap)_")
+_STAR_ARG = re.compile(r"^args\[\d+\]$")
+
+
+def _jax_internal(module: Module, function: str) -> bool:
+    """Whether a dumped JAX module is one of JAX's own eager or staging functions
+    (``jit_broadcast_in_dim``, ``jit__multi_slice``, ``jit_stage``), as live mode marks the
+    functions JAX does not explain. A user's function runs its own body, so its name is among
+    the module's stack frames (JAX keeps only frames in the user's files); JAX's functions
+    show only their callers. Without a frame table: JAX's ``*args`` wrappers name every
+    parameter ``args[N]``."""
+    if not _JAX_MODULE.match(module.name):
+        return False
+    frames = set(module.function_names.values())
+    if frames:
+        bare = function.strip("_")
+        return not any(
+            name == function
+            or name.endswith("." + function)
+            or (bare == "lambda" and name == "<lambda>")
+            for name in frames
+        )
+    entry = module.entry
+    parameters = entry.parameters if entry is not None else []
+    names = [p.metadata.op_name if p.metadata is not None else None for p in parameters]
+    return bool(names) and all(n is not None and _STAR_ARG.match(n) for n in names)
 
 
 _UNIQUE = re.compile(r"\.\d+$")

@@ -298,6 +298,7 @@ def _watch_compiles(script: str, function: str | None, args: list[str], save: st
                 module = _load_module(script)
                 fn = _find_function(module, script, function)
                 positional, keywords = _concrete(*example_arguments(module, function, fn, script))
+                watcher.records.clear()  # importing and building the arguments: not FUNCTION's
                 fn(*positional, **keywords)
     finally:
         watcher.stop()

@@ -46,7 +46,8 @@ _TIMED_OUT = 124  # as `hloscope capture` (GNU timeout's status)
     "--output",
     "out_dir",
     type=click.Path(file_okay=False),
-    help="Keep the script's run in DIR: stdout.txt, stderr.txt, manifest.json, recompiles.json.",
+    help="Keep the script's run in DIR: stdout.txt, stderr.txt, manifest.json, the watcher's "
+    "records (recompiles.json) and the ledger --json prints (ledger.json).",
 )
 @click.option("--all", "show_all", is_flag=True, help="List every compile, not the first and last.")
 def recompiles_command(
@@ -67,7 +68,8 @@ def recompiles_command(
     capture folder (read offline: no weak types or static values there, only signatures).
 
     Exit status: 0 done; 1 the script failed (the ledger shows what it compiled) or TARGET is
-    missing; 3 more compiles than --fail-over N; 124 the script timed out."""
+    missing or a folder holds no dump; 3 more compiles than --fail-over N; 124 the script timed
+    out."""
     ledger, problem, timed_out = _ledger(target, args, timeout, out_dir)
     if as_json:
         click.echo(json.dumps(ledger.to_dict(), indent=2))
@@ -104,9 +106,27 @@ def _ledger(target: str, args: tuple[str, ...], timeout: float | None, out_dir: 
         raise CliError(f"{target}: only a SCRIPT.py target takes arguments (got {args[0]!r})")
     if out_dir is not None or timeout is not None:
         raise CliError("--output and --timeout apply to a script TARGET only")
+    _check_dump_folder(target)
     from ._target import open_target
 
     return ledger_of_target(open_target(target)), None, False
+
+
+def _check_dump_folder(target: str) -> None:
+    """A folder that holds no dump stops here, in one line, as ``hloscope ls`` does."""
+    path = Path(target)
+    if not path.is_dir():
+        return
+    from ..capture.target import Target, TargetKind
+    from ..dump.index import load_dump
+
+    if Target.resolve(target).kind is not TargetKind.DUMP:
+        return
+    index = load_dump(path)
+    if not index.modules:
+        unknown = len(index.unknown_files)
+        hint = f" ({unknown} other file{'s' if unknown != 1 else ''})" if unknown else ""
+        fail(f"{target}: no XLA dump files found{hint}", ExitStatus.ERROR)
 
 
 def _script_spec(target: str) -> tuple[Path | None, str | None]:

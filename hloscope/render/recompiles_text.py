@@ -27,7 +27,7 @@ __all__ = ["render_ledger", "ledger_text", "summary_line"]
 #: Compiles shown per function unless every one is asked for: the first few and the last.
 HEAD_EVENTS = 4
 TAIL_EVENTS = 2
-_PLAIN_WIDTH = 120  # when the output is not a terminal
+_PLAIN_WIDTH = 80  # when the output is not a terminal and COLUMNS does not say
 
 
 def _seconds(value: float | None) -> str:
@@ -202,6 +202,15 @@ def _events_table(function: FunctionLedger, show_all: bool) -> Table:
     return table
 
 
+def _fix(text: str) -> Table:
+    """``  fix TEXT``, the text wrapped at the console's width under its own first column."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    grid.add_row(Text("  fix", style="green bold"), Text(printable(text)))
+    return grid
+
+
 def ledger_text(ledger: Ledger, *, width: int = _PLAIN_WIDTH, show_all: bool = False) -> str:
     """The report as plain text of ``width`` columns (what assertion messages carry)."""
     import io
@@ -222,9 +231,8 @@ def render_ledger(
     """Print the ledger: totals, one row per function, then the details of each function that
     compiled more than once."""
     if console is None:
+        # A terminal's own width; piped, COLUMNS when set (rich reads it), else 80 columns.
         console = Console(file=out, highlight=False)
-        if not console.is_terminal:
-            console = Console(file=out, width=max(console.width, _PLAIN_WIDTH), highlight=False)
     user = [f for f in ledger.functions if not f.internal]
     console.print(Text(summary_line(ledger), style="bold"))
     if user:
@@ -234,7 +242,7 @@ def render_ledger(
         console.print(eager)
         busiest = max((f for f in ledger.functions if f.internal), key=lambda f: f.compiles)
         for advice in busiest.advice[:1]:
-            console.print(Text.assemble(("  fix ", "green bold"), printable(advice.text)))
+            console.print(_fix(advice.text))
     for function in [f for f in ledger.functions if f.compiles > 1 and not f.internal]:
         console.print()
         head = Text.assemble((printable(function.name), "bold yellow"))
@@ -251,6 +259,6 @@ def render_ledger(
             console.print(arguments)
         console.print(_events_table(function, show_all))
         for advice in function.advice:
-            console.print(Text.assemble(("  fix ", "green bold"), printable(advice.text)))
+            console.print(_fix(advice.text))
     for note in ledger.notes:
         console.print(Text(f"note: {printable(note)}", style="dim"))
