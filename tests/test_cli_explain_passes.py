@@ -66,9 +66,24 @@ def test_explain_table_lists_lines_and_what_is_missing(dump):
     assert all(len(line) <= 120 for line in out.splitlines() if "\u2502" in line)
 
 
-def test_explain_a_file_says_the_before_stage_is_missing():
-    code, out, _ = run("explain", AFTER)
+def test_explain_a_file_alone_says_the_before_stage_is_missing(tmp_path):
+    alone = tmp_path / "x.txt"
+    shutil.copy(AFTER, alone)
+    code, out, _ = run("explain", alone)
     assert code == 0 and "missing hlo" in out
+
+
+def test_explain_an_after_file_reads_the_before_file_beside_it(dump):
+    """As `report` does: X.after_optimizations.txt with X.before_optimizations.txt beside it
+    gives both stages, the same explanation as the pair of modules (and as the dump)."""
+    code, out, _ = run("explain", AFTER, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["stages"] == ["hlo", "optimized_hlo"] and "hlo" not in data["missing"]
+    pair = explain(hloscope.parse(AFTER), before=hloscope.parse(BEFORE)).to_dict()
+    assert data["lines"] == json.loads(json.dumps(pair["lines"]))
+    code, out, _ = run("explain", dump, "--json")
+    assert json.loads(out)["lines"] == data["lines"]
 
 
 def test_explain_line_and_kernel_focus(dump):
@@ -91,7 +106,7 @@ def test_explain_errors_are_one_line(dump):
     code, _, err = run("explain", dump, "--line", "nowhere.py:3")
     assert code == 1 and "came from 'nowhere.py:3'" in err
     code, _, err = run("explain", dump, "--line", "a.py:1", "--kernel", "k")
-    assert code == 1 and "exclude each other" in err
+    assert code == 2 and "exclude each other" in err  # a usage error (README: exit status)
 
 
 def test_explain_shows_control_characters_escaped(tmp_path):

@@ -113,12 +113,21 @@ def test_before_ops_link_to_kernels_holding_the_same_op_name(sample_modules):
     assert linked
 
 
-def test_a_plain_optimized_file_says_what_is_missing():
-    e = explain(hloscope.Target.resolve(str(AFTER)))
+def test_a_plain_optimized_file_says_what_is_missing(tmp_path):
+    alone = tmp_path / AFTER.name  # no before_optimizations file beside it
+    alone.write_text(AFTER.read_text())
+    e = explain(hloscope.Target.resolve(str(alone)))
     assert e.stages == [Stage.OPTIMIZED_HLO]
     assert set(e.missing) == {"jaxpr", "stablehlo", "hlo"}
     assert "optimized module" in e.missing["hlo"]
     assert_links_like_the_fusion_report(e, hloscope.parse(AFTER))
+
+
+def test_an_after_file_is_read_with_the_before_file_beside_it(sample_modules):
+    before, after = sample_modules
+    e = explain(hloscope.Target.resolve(str(AFTER)))
+    assert e.stages == [Stage.HLO, Stage.OPTIMIZED_HLO] and "hlo" not in e.missing
+    assert e.to_dict()["lines"] == explain(after, before=before).to_dict()["lines"]
 
 
 def test_a_file_before_optimization_has_lines_but_no_kernels(sample_modules):

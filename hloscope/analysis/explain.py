@@ -48,6 +48,7 @@ import re
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import HloscopeError
@@ -73,6 +74,7 @@ __all__ = [
     "StableHloOp",
     "explain",
     "stablehlo_ops",
+    "before_beside",
     "STAGE_ORDER",
 ]
 
@@ -814,28 +816,61 @@ def _from_capture(capture: Capture, jaxpr: JaxprSources | None) -> _Inputs:
     return inputs
 
 
-def _from_target(target: Target, module: str | None, jaxpr: JaxprSources | None) -> _Inputs:
-    from ..capture.target import TargetError, TargetKind
+def before_beside(path: str | os.PathLike[str], name: str) -> Module | None:
+    """The module ``name`` before optimization, from the ``X.before_optimizations.txt`` beside
+    an ``X.after_optimizations.txt`` file (as XLA dumps and ``samples/hlo`` have them);
+    ``None`` when there is no such file or it holds no module of that name."""
+    from ..hlo.parser import parse_modules
+
+    after = Path(path)
+    if "after_optimizations" not in after.name:
+        return None
+    sibling = after.with_name(after.name.replace("after_optimizations", "before_optimizations"))
+    if not sibling.is_file():
+        return None
+    return next((m for m in parse_modules(sibling) if m.name == name), None)
+
+
+def _dump_before(target: Target, after: Module) -> Module | None:
+    """The module before optimization of the same compilation as ``after`` (the same dump
+    module id, found by the file ``after`` was read from; else the main module of its name)."""
+    from ..capture.target import TargetError
+
+    path = after.source.path if after.source is not None else None
+    for each in target.dump().modules:
+        if each.after_file is not None and str(each.after_file.path) == path:
+            return each.before()
+    try:
+        return target.main_module(Stage.HLO, after.name)
+    except TargetError:
+        return None
+
+
+def _from_target(
+    target: Target, module: str | Module | None, jaxpr: JaxprSources | None
+) -> _Inputs:
+    from ..capture.target import TargetKind
 
     if target.kind in (TargetKind.FUNCTION, TargetKind.CAPTURE):
         from ..capture.jaxpr_lines import saved_capture_for_target
 
         return _from_capture(saved_capture_for_target(target), jaxpr)
+    chosen = module if isinstance(module, Module) else None
     if target.kind is TargetKind.HLO_FILE:
-        chosen = target.main_module(Stage.OPTIMIZED_HLO, module)
+        chosen = chosen or target.main_module(Stage.OPTIMIZED_HLO, module)
         where = f"the file {target.path.name}"
-        if _is_optimized(chosen):
-            return _from_modules(None, chosen, where)
-        return _from_modules(chosen, None, where)
-    after = target.main_module(Stage.OPTIMIZED_HLO, module)
-    try:
-        before = target.main_module(Stage.HLO, after.name)
-    except TargetError:
-        before = None
-    return _from_modules(before, after, "a dump folder")
+        if not _is_optimized(chosen):
+            return _from_modules(chosen, None, where)
+        before = before_beside(target.path, chosen.name)
+        if before is not None:
+            beside = target.path.name.replace("after_optimizations", "before_optimizations")
+            return _from_modules(before, chosen, f"the files {target.path.name} and {beside}")
+        return _from_modules(None, chosen, where)
+    after = chosen or target.main_module(Stage.OPTIMIZED_HLO, module)
+    return _from_modules(_dump_before(target, after), after, "a dump folder")
 
 
-def _inputs(value: Any, module: str | None, before: Module | None, jaxpr: Any) -> _Inputs:
+def _inputs(value: Any, module: str | Module | None, before: Module | None, jaxpr: Any) -> _Inputs:
     from ..capture.inprocess import Capture
     from ..capture.target import Target
 
@@ -1399,7 +1434,7 @@ def explain(
     *,
     line: str | None = None,
     kernel: str | None = None,
-    module: str | None = None,
+    module: str | Module | None = None,
     before: Module | None = None,
     jaxpr: JaxprSources | None = None,
 ) -> Explanation:
@@ -1412,7 +1447,11 @@ def explain(
     ``SCRIPT.py:FUNCTION`` target's jaxpr lines come from
     :func:`~hloscope.capture.jaxpr_lines.capture_for_target`, which the CLI calls), or an HLO
     :class:`Module` (optimized, or with ``before=`` its module before optimization). ``module``
-    picks a module of a multi-module target; ``jaxpr`` gives the jaxpr's sources explicitly.
+    picks a module of a multi-module target (a name, or the :class:`Module`
+    :meth:`~hloscope.capture.target.Target.choose_module` chose); ``jaxpr`` gives the jaxpr's
+    sources explicitly. An ``X.after_optimizations.txt`` file is read with the
+    ``X.before_optimizations.txt`` beside it (:func:`before_beside`), a dump's optimized module
+    with the HLO before optimization of the same compilation.
     ``line="FILE:N"`` or ``kernel="NAME"`` narrow the result (:meth:`Explanation.focus_line`,
     :meth:`Explanation.focus_kernel`).
     """

@@ -40,6 +40,7 @@ from ..dump.passes import PassStep
 from ..errors import HloscopeError
 from ..hlo.errors import HloParseError
 from ..hlo.model import Module
+from ..stages import Stage
 from .cost import placements
 from .fusions import NOT_KERNELS
 
@@ -62,6 +63,7 @@ __all__ = [
     "pass_timeline",
     "instruction_count",
     "kernel_count",
+    "dump_module_of",
     "PIPELINE_START",
 ]
 
@@ -581,15 +583,42 @@ def _snapshots(steps: Iterable[PassStep]) -> list[_Snapshot]:
     return out
 
 
+def _no_snapshots(index: DumpIndex) -> PassesError:
+    return PassesError(
+        f"{index.root}: no per-pass snapshots in this dump (dump with "
+        "--xla_dump_hlo_pass_re=.*, or `hloscope capture SCRIPT.py --passes '.*'`)"
+    )
+
+
+def dump_module_of(index: DumpIndex, chosen: Module) -> DumpModule:
+    """The module of ``index`` whose optimized HLO file ``chosen`` was read from (the main
+    module :meth:`~hloscope.capture.target.Target.choose_module` picked), with its
+    snapshots. Raises :class:`PassesError` when it has none, naming the modules that do."""
+    path = chosen.source.path if chosen.source is not None else None
+    found = next(
+        (m for m in index.modules if m.after_file is not None and str(m.after_file.path) == path),
+        None,
+    )
+    if found is None:  # not read from this dump: the first of its name
+        found = next((m for m in index.modules if m.name == chosen.name), None)
+    if found is not None and found.passes:
+        return found
+    with_passes = sorted({m.name or "?" for m in index.modules if m.passes})
+    if not with_passes:
+        raise _no_snapshots(index)
+    raise PassesError(
+        f"module {chosen.name} has no per-pass snapshots in {index.root} (--module NAME picks "
+        f"one that has: {', '.join(with_passes)})"
+    )
+
+
 def _dump_module(index: DumpIndex, module: str | None) -> DumpModule:
     """The module of a dump with pass snapshots that ``module`` names (name, id or part of a
-    name), else the one with the most snapshots (of those, the largest)."""
+    name), else the one with the most snapshots (of those, the largest): for a dump with no
+    optimized module to choose the main module by."""
     candidates = [m for m in index.modules if m.passes]
     if not candidates:
-        raise PassesError(
-            f"{index.root}: no per-pass snapshots in this dump (dump with "
-            "--xla_dump_hlo_pass_re=.*, or `hloscope capture SCRIPT.py --passes '.*'`)"
-        )
+        raise _no_snapshots(index)
     if module is not None:
         matches = (
             [m for m in candidates if m.name == module]
@@ -606,29 +635,39 @@ def _dump_module(index: DumpIndex, module: str | None) -> DumpModule:
 def pass_timeline(
     steps: Capture | DumpModule | DumpIndex | Target | str | os.PathLike[str] | Iterable[PassStep],
     *,
-    module: str | None = None,
+    module: str | Module | None = None,
     every_pass: bool = True,
     name: str | None = None,
 ) -> PassTimeline:
     """The :class:`PassTimeline` of per-pass snapshots.
 
     ``steps`` is a :class:`~hloscope.capture.inprocess.Capture` made with ``passes=...``, a
-    dump folder's :class:`~hloscope.dump.index.DumpModule` (or its ``DumpIndex``, a dump
-    folder Target or path: ``module`` picks the module, else the one with most snapshots), or
-    the snapshots themselves (:class:`~hloscope.capture.inprocess.PassSnapshot`,
-    :class:`~hloscope.dump.index.PassDump`). ``every_pass=False`` says that not every pass was
-    dumped (a narrower pass regex), so a missing snapshot proves nothing and no pass is said to
-    have changed nothing from that.
+    dump folder's :class:`~hloscope.dump.index.DumpModule` (or its ``DumpIndex``), a dump
+    folder Target or path, or the snapshots themselves
+    (:class:`~hloscope.capture.inprocess.PassSnapshot`, :class:`~hloscope.dump.index.PassDump`).
+    Of a Target, the module is the one every command reads
+    (:meth:`~hloscope.capture.target.Target.choose_module`: ``module`` names one, else the
+    main module); ``module`` may also be that chosen :class:`Module` itself. Of a bare
+    ``DumpIndex``, ``module`` picks by name, else the module with the most snapshots.
+    ``every_pass=False`` says that not every pass was dumped (a narrower pass regex), so a
+    missing snapshot proves nothing and no pass is said to have changed nothing from that.
     """
     from ..capture.inprocess import Capture
-    from ..capture.target import Target, TargetKind
+    from ..capture.target import Target, TargetError, TargetKind
     from ..dump.index import DumpIndex, DumpModule
 
     if isinstance(steps, (str, os.PathLike)):
         steps = Target.resolve(steps)
     if isinstance(steps, Target):
         if steps.kind in (TargetKind.DUMP, TargetKind.SCRIPT):
-            steps = steps.dump()
+            index = steps.dump()
+            chosen = module
+            if not isinstance(chosen, Module):
+                try:
+                    chosen = steps.main_module(Stage.OPTIMIZED_HLO, chosen)
+                except TargetError:  # snapshots without the optimized module
+                    chosen = None
+            steps = dump_module_of(index, chosen) if chosen is not None else index
         elif steps.kind in (TargetKind.CAPTURE, TargetKind.FUNCTION):
             steps = steps.capture()
         else:
@@ -637,7 +676,7 @@ def pass_timeline(
                 "(give a dump folder made with --xla_dump_hlo_pass_re=.* or a capture)"
             )
     if isinstance(steps, DumpIndex):
-        steps = _dump_module(steps, module)
+        steps = _dump_module(steps, module.name if isinstance(module, Module) else module)
     if isinstance(steps, Capture):
         label, found = steps.name, list(steps.passes)
         if not found:

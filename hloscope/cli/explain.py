@@ -13,7 +13,7 @@ import sys
 import click
 
 from ._app import CliError, cli
-from ._target import module_option, open_target, refresh_option
+from ._target import module_option, open_module, open_target, refresh_option
 
 __all__ = ["explain_command"]
 
@@ -51,14 +51,12 @@ def explain_command(
     if line_spec is not None and kernel is not None:
         raise CliError("--line and --kernel exclude each other")
     opened = open_target(target, refresh=refresh)
-    value = opened
     if opened.kind in (TargetKind.FUNCTION, TargetKind.CAPTURE):
-        value = _sourced_capture(opened)
-    elif opened.kind in (TargetKind.DUMP, TargetKind.SCRIPT):
-        note = opened.choose_module("after", module).note
-        if note:
-            click.echo(f"hloscope: note: {note}", err=True)
-    result = explain(value, line=line_spec, kernel=kernel, module=module)
+        result = explain(_sourced_capture(opened), line=line_spec, kernel=kernel)
+    else:
+        # The module every command reads, with the same note on stderr when it was chosen.
+        chosen = open_module(opened, module=module).module
+        result = explain(opened, line=line_spec, kernel=kernel, module=chosen)
     if as_json:
         json.dump(result.to_dict(), sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -15,7 +15,7 @@ import sys
 import click
 
 from ._app import cli
-from ._target import module_option, open_target, refresh_option
+from ._target import module_option, open_module, open_target, refresh_option
 
 __all__ = ["passes_command", "EVERY_PASS"]
 
@@ -57,7 +57,9 @@ def passes_command(
     from ..analysis.passes import pass_timeline
 
     opened = open_target(target, refresh=refresh)
-    timeline = pass_timeline(_steps(opened), module=module, every_pass=_every_pass(opened))
+    steps = _steps(opened)
+    chosen = _main_module(opened, module) if steps is opened else None
+    timeline = pass_timeline(steps, module=chosen or module, every_pass=_every_pass(opened))
     diffs = timeline.diffs(pass_name) if pass_name is not None else None
     followed = timeline.follow(follow) if follow is not None else None
     if as_json:
@@ -111,6 +113,19 @@ def _steps(target):
             "or a SCRIPT.py:FUNCTION target"
         )
     return target
+
+
+def _main_module(target, module: str | None):
+    """The module of a dump every command reads (``--module``, else the main module), with
+    the same note on stderr as theirs; ``None`` for a dump that holds only snapshots."""
+    from ..capture.target import TargetError, TargetKind
+
+    if target.kind not in (TargetKind.DUMP, TargetKind.SCRIPT):
+        return None
+    try:
+        return open_module(target, module=module).module
+    except TargetError:  # no optimized module to choose by: pass_timeline picks by snapshots
+        return None
 
 
 def _every_pass(target) -> bool:
