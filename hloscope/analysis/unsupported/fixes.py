@@ -7,6 +7,11 @@ element type, by exact name or by a regular expression (rows whose key starts wi
 
 The sections are owned separately (TF ops, JAX, tracing errors, dtypes): add rows to the one
 your offender belongs to.
+
+A TF row covers one *job* (a resize, a warp, a determinant, a shuffle...) and names what does
+that same job and compiles -- checked against the installed TensorFlow, alternative by
+alternative, in ``tests/test_check_tf_fixes.py``. An op that does another job gets its own row:
+a rotation is a warp, and a resize is no fix for it.
 """
 
 from __future__ import annotations
@@ -52,13 +57,20 @@ TF_FIXES: dict[str, str] = {
         "tf.gather on a tensor of ids"
     ),
     "^(DecodeJpeg|DecodePng|DecodeImage|DecodeGif|DecodeBmp|DecodeRaw|EncodeJpeg|EncodePng|"
-    "ParseExample.*|ParseSingleExample|ParseSequenceExample.*|ReadFile|WriteFile)$": (
+    "DecodeWav|EncodeWav|ParseExample.*|ParseSingleExample|ParseSequenceExample.*|ReadFile|"
+    "WriteFile)$": (
         "decoding and parsing run on the host: do them in the tf.data pipeline "
         "(dataset.map(...)) and feed decoded, fixed-size tensors to the compiled function"
     ),
-    "^(Where|UniqueV2|Unique|BooleanMask|ListDiff|SetSize|DenseToDenseSetOperation)$": (
+    "^(Where|UniqueV2|Unique|BooleanMask|ListDiff)$": (
         "the result's size depends on the data: use a fixed size (tf.where(cond, x, y) with "
         "three arguments, a mask multiplied in, or tf.math.top_k with a static k)"
+    ),
+    "^(SetSize|DenseToDenseSetOperation|DenseToSparseSetOperation|SparseToSparseSetOperation)$": (
+        "set operations (tf.sets.*) have data-dependent sizes and no XLA kernel: compare by "
+        "broadcasting into a fixed-size mask instead -- "
+        "tf.reduce_any(tf.equal(a[..., :, None], b[..., None, :]), -1) marks the elements of a "
+        "that are in b (its tf.reduce_sum is the intersection's size)"
     ),
     "^(TensorListReserve|TensorListFromTensor|TensorListPushBack|TensorListSetItem|"
     "TensorArrayV3|TensorArrayWriteV3)$": (
@@ -66,17 +78,104 @@ TF_FIXES: dict[str, str] = {
         "tf.TensorArray(size=N, dynamic_size=False) with N known when tracing, and loops with "
         "maximum_iterations"
     ),
-    "^(MatrixDeterminant|Lu|LogMatrixDeterminant)$": (
-        "no XLA kernel: use tf.linalg.slogdet on a Cholesky factor (tf.linalg.cholesky) when "
-        "the matrix is positive definite, or compute it outside the compiled function"
+    "^(MatrixDeterminant|LogMatrixDeterminant)$": (
+        "determinants have no XLA kernel (tf.linalg.det and tf.linalg.slogdet alike): for a "
+        "positive-definite matrix take them from its Cholesky factor, which compiles -- "
+        "L = tf.linalg.cholesky(m); det = tf.reduce_prod(tf.linalg.diag_part(L), -1) ** 2, "
+        "log det = 2 * tf.reduce_sum(tf.math.log(tf.linalg.diag_part(L)), -1); for a general "
+        "matrix compute it outside the compiled function"
     ),
-    "^(SparseTensorDenseMatMul|SparseToDense|SparseReshape|SparseReduceSum.*)$": (
-        "sparse tensors have no XLA kernels: densify (tf.sparse.to_dense) outside the compiled "
-        "function, or use tf.gather/tf.math.unsorted_segment_sum for embedding-style lookups"
+    "^(Lu|LuMatrixSolve)$": (
+        "the LU factorisation (tf.linalg.lu, lu_solve) has no XLA kernel: to solve m x = b use "
+        "tf.linalg.solve(m, b), to invert tf.linalg.inv(m) (both compile), or factor outside "
+        "the compiled function"
     ),
-    "^(ResizeBicubic|CropAndResize|NonMaxSuppression.*|ImageProjectiveTransform.*|Dilation2D)$": (
-        "no XLA kernel for this image op: use tf.image.resize with method='bilinear' or "
-        "'nearest', do the op in the input pipeline, or outside the compiled function"
+    "^(MatrixSquareRoot|MatrixLogarithm)$": (
+        "matrix square roots and logarithms have no XLA kernel: for a symmetric "
+        "positive-definite matrix use its eigendecomposition, which compiles -- "
+        "w, v = tf.linalg.eigh(m); sqrtm = v @ tf.linalg.diag(tf.sqrt(w)) @ tf.linalg.adjoint(v) "
+        "(tf.math.log(w) for logm); tf.linalg.expm compiles as it is"
+    ),
+    "^(SparseTensorDenseMatMul|SparseReshape|SparseReduceSum.*|SparseReduceMax.*|"
+    "SparseSegment.*|SparseFillEmptyRows|SparseSoftmax|SparseAdd|SparseSlice|SparseConcat)$": (
+        "this sparse op has no XLA kernel: densify inside the function with "
+        "tf.sparse.to_dense (it compiles when the dense shape is static) and use the dense op "
+        "(tf.matmul, tf.reduce_sum); for embedding-style sums use tf.gather and "
+        "tf.math.unsorted_segment_sum with a static num_segments"
+    ),
+    "^Segment(Sum|Mean|Max|Min|Prod)(V2)?$": (
+        "sorted segment reductions have no XLA kernel: use the unsorted ones with a static "
+        "num_segments -- tf.math.unsorted_segment_sum/_max/_min/_prod/_mean(data, ids, N) give "
+        "the same result for sorted ids"
+    ),
+    "^HistogramFixedWidth$": (
+        "tf.histogram_fixed_width has no XLA kernel: count with one-hot rows instead -- "
+        "bins = tf.clip_by_value(tf.cast(tf.floor((x - lo) / (hi - lo) * N), tf.int32), 0, N - 1); "
+        "tf.reduce_sum(tf.one_hot(bins, N, dtype=tf.int32), 0)"
+    ),
+    "^(ResizeBicubic|ResizeBicubicGrad|ResizeArea|ScaleAndTranslate|ScaleAndTranslateGrad)$": (
+        "this resize method has no XLA kernel: tf.image.resize with method='bilinear' or "
+        "'nearest' compiles (without antialias=True, which needs ScaleAndTranslate); an "
+        "'area' downscale by an integer factor k is tf.nn.avg_pool2d(images, k, k, 'VALID')"
+    ),
+    "^ImageProjectiveTransformV\\d$": (
+        "a projective warp (rotation, zoom, shear, translation: Keras RandomRotation, "
+        "RandomZoom, RandomTranslation, RandomShear, keras.ops.image.affine_transform) has no "
+        "XLA kernel: run the augmentation in the tf.data pipeline "
+        "(dataset.map(lambda x, y: (augment(x, training=True), y))) before the compiled step, or "
+        "warp by sampling: compute each output pixel's source coordinates from the transform "
+        "and read them with keras.ops.image.map_coordinates(image, coords, order=1), which "
+        "compiles; right-angle turns and flips are tf.image.rot90 / tf.image.flip_left_right"
+    ),
+    "^(CropAndResize|CropAndResizeGradImage|CropAndResizeGradBoxes|ExtractGlimpse(V2)?)$": (
+        "cropping boxes and resampling them has no XLA kernel: for boxes known when tracing, "
+        "crop by slicing (tf.image.crop_to_bounding_box) and then tf.image.resize with "
+        "method='bilinear'; for boxes computed in the function, sample each crop's grid of "
+        "points with keras.ops.image.map_coordinates(image, coords, order=1) (both compile)"
+    ),
+    "^(NonMaxSuppression|NonMaxSuppressionV2|NonMaxSuppressionV5|"
+    "NonMaxSuppressionWithOverlaps|CombinedNonMaxSuppression)$": (
+        "this non-max suppression has no XLA kernel (soft-NMS, scores returned, overlaps, "
+        "combined per class): tf.image.non_max_suppression_padded(boxes, scores, K, "
+        "pad_to_max_output_size=True) does hard NMS with a fixed output size and compiles "
+        "(per class: run it for each class); otherwise post-process after the compiled function"
+    ),
+    "^(Dilation2D|Dilation2DBackpropInput|Dilation2DBackpropFilter|Erosion2D)$": (
+        "grayscale morphology has no XLA kernel: with a flat (all-zero) structuring element, "
+        "dilation is tf.nn.max_pool2d(x, k, 1, 'SAME') and erosion is "
+        "-tf.nn.max_pool2d(-x, k, 1, 'SAME'); with a general filter, gather the windows with "
+        "tf.image.extract_patches, add the filter and tf.reduce_max (all compile)"
+    ),
+    "^(DrawBoundingBoxes|DrawBoundingBoxesV2)$": (
+        "drawing boxes is visualisation with no XLA kernel: return the images and boxes and "
+        "draw them after the compiled function (tf.image.draw_bounding_boxes there)"
+    ),
+    "^(SampleDistortedBoundingBox|SampleDistortedBoundingBoxV2|"
+    "StatelessSampleDistortedBoundingBox)$": (
+        "random crop sampling has no XLA kernel: do this augmentation in the tf.data pipeline "
+        "before the compiled step, or draw the crop offset with tf.random.stateless_uniform "
+        "and take a fixed-size crop with tf.slice"
+    ),
+    "^(RandomPoisson|RandomPoissonV2)$": (
+        "stateful Poisson sampling has no XLA kernel: tf.random.stateless_poisson(shape, seed, "
+        "lam) draws the same distribution and compiles (pass the seed in, e.g. from "
+        "tf.random.Generator.make_seeds outside)"
+    ),
+    "^(RandomGamma|StatelessRandomGamma(V2|V3)?)$": (
+        "gamma sampling (tf.random.gamma, stateless_gamma) has no XLA kernel: draw the samples "
+        "outside the compiled function and pass them in; for an integer shape parameter k, "
+        "-tf.reduce_sum(tf.math.log(tf.random.stateless_uniform([k, *shape], seed)), 0) is "
+        "Gamma(k, 1) and compiles"
+    ),
+    "^StatelessShuffle$": (
+        "tf.random.experimental.stateless_shuffle has no XLA kernel: permute with a stateless "
+        "sort instead -- tf.gather(x, tf.argsort(tf.random.stateless_uniform([n], seed))) -- or "
+        "use tf.random.shuffle (both compile)"
+    ),
+    "^(AudioSpectrogram|Mfcc)$": (
+        "the audio ops (tf.raw_ops.AudioSpectrogram, Mfcc) have no XLA kernel: tf.signal.stft "
+        "(its magnitude is the spectrogram), tf.signal.linear_to_mel_weight_matrix and "
+        "tf.signal.mfccs_from_log_mel_spectrograms do the same and compile"
     ),
     "^.*Dataset.*$": (
         "tf.data ops run on the host: keep the dataset outside the compiled function and "
