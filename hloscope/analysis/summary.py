@@ -6,6 +6,7 @@ tensorflow), so it runs anywhere a text file can be read.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
@@ -16,6 +17,13 @@ from ..hlo.opcodes import category_of
 __all__ = ["ModuleSummary", "ParameterInfo", "summarize"]
 
 _NO_LOCATION = (0, "", 0)  # what Instruction.location says of an op without metadata
+# XLA numbers every fifth element of a long tuple shape for the reader of its own printout,
+# (a, b, c, d, e, /*index=5*/f): a summary shows the shape, not the printer's bookmarks.
+_INDEX_COMMENT = re.compile(r"/\*index=\d+\*/")
+
+
+def _shape_without_index_comments(shape_text: str) -> str:
+    return _INDEX_COMMENT.sub("", shape_text) if "/*" in shape_text else shape_text
 
 
 @dataclass(slots=True)
@@ -107,7 +115,8 @@ def summarize(module: Module) -> ModuleSummary:
     if entry is not None:
         for p in entry.parameters:
             size = p.shape.byte_size
-            params.append(ParameterInfo(p.parameter_number, p.name, p.shape_text, size))
+            shape = _shape_without_index_comments(p.shape_text)
+            params.append(ParameterInfo(p.parameter_number, p.name, shape, size))
             param_bytes += size or 0
     root = entry.root if entry is not None else None
     return ModuleSummary(
@@ -122,7 +131,7 @@ def summarize(module: Module) -> ModuleSummary:
         fusions_by_kind=dict(fusions.most_common()),
         parameters=params,
         parameter_bytes=param_bytes,
-        output_shape=root.shape_text if root is not None else "",
+        output_shape=_shape_without_index_comments(root.shape_text) if root is not None else "",
         output_bytes=root.shape.byte_size if root is not None else None,
         custom_call_targets=dict(targets.most_common()),
         source_files=dict(files.most_common()),

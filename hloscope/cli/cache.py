@@ -22,38 +22,22 @@ def cache_group() -> None:
 
 @cache_group.command("ls")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: a list of entries.")
-def cache_ls(as_json: bool) -> None:
+@click.option(
+    "--wide", is_flag=True, help="One line per entry, however long (by default paths wrap)."
+)
+def cache_ls(as_json: bool, wide: bool) -> None:
     """List the cached captures, newest first: script, function, arguments, size, and whether
     the entry is still fresh (its local modules unchanged)."""
     from rich.console import Console
-    from rich.table import Table
 
     from ..capture.cache import cache_root, entries
-    from ..render.terminal import printable
-    from ..units import format_bytes
+    from ..render.cache_listing import render_cache_listing
 
     found = entries()
     if as_json:
         click.echo(json.dumps([e.to_dict() for e in found], indent=2))
         return
-    console = Console()
-    console.print(f"cache {printable(str(cache_root()))}: {len(found)} entries", markup=False)
-    if not found:
-        return
-    table = Table(show_edge=False, pad_edge=False)
-    for header in ("target", "args", "captured", "size", "state"):
-        table.add_column(header, no_wrap=header != "target", overflow="fold")
-    for e in found:
-        target = e.script + (f":{e.function}" if e.function else "")
-        state = "failed" if not e.ok else ("fresh" if e.fresh else "stale")
-        table.add_row(
-            printable(target),
-            printable(" ".join(e.args)),
-            e.start_time[:19].replace("T", " "),
-            format_bytes(e.size),
-            state,
-        )
-    console.print(table)
+    render_cache_listing(str(cache_root()), found, Console(), wide=wide)
 
 
 @cache_group.command("clear")

@@ -34,7 +34,7 @@ TABLE_ROWS = 500
     metavar="EXPR",
     multiple=True,
     help="Keep rows where EXPR holds: kind=kLoop, opcode=dot (a dot fused or not), flops>1e6, "
-    "source~model.py. Repeat to AND.",
+    "'bytes > 10KiB', source~model.py (text compared without case). Repeat to AND.",
 )
 @click.option(
     "--top",
@@ -71,7 +71,7 @@ def fusions_command(
     from. The totals under the table follow XLA's own cost analysis."""
     from ..analysis.fusions import COLUMNS, SOURCE_COLUMNS, fusion_report, source_rows
     from ..render.fusion_table import render_by_source, render_fusions
-    from ..render.rows import filter_rows, rows_to_csv, sort_rows, summary_to_dict
+    from ..render.rows import filter_rows, rows_to_csv, sort_column, sort_rows, summary_to_dict
 
     if as_json and as_csv:
         raise CliError("--json and --csv exclude each other")
@@ -82,7 +82,8 @@ def fusions_command(
     capped = False
     for each in modules:
         report = fusion_report(each)
-        rows = source_rows(report) if by_source else filter_rows(report.rows(), filters)
+        every_row = source_rows(report) if by_source else report.rows()
+        rows = every_row if by_source else filter_rows(every_row, filters)
         total = len(rows)
         if sort:
             rows = sort_rows(rows, sort)
@@ -93,21 +94,26 @@ def fusions_command(
             # of rows): the heaviest kernels, unless --sort chose an order. Machines get all.
             rows = (rows if sort else sort_rows(rows, "bytes"))[:TABLE_ROWS]
             capped = True
-        reports.append((each.name, rows, total, summary_to_dict(report.summary)))
+        matched = (len(every_row), " and ".join(filters)) if filters else None
+        reports.append((each.name, rows, total, summary_to_dict(report.summary), matched))
     if as_json:
         payloads = [
-            {"module": name, "rows": rows, "summary": summary} for name, rows, _, summary in reports
+            {"module": name, "rows": rows, "summary": summary}
+            for name, rows, _, summary, _ in reports
         ]
         json.dump({"modules": payloads} if all_modules else payloads[0], sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif as_csv:
         columns = SOURCE_COLUMNS if by_source else COLUMNS
-        sys.stdout.write(rows_to_csv([row for _, rows, _, _ in reports for row in rows], columns))
+        sys.stdout.write(
+            rows_to_csv([row for _, rows, _, _, _ in reports for row in rows], columns)
+        )
     else:
         from rich.console import Console
 
         console = Console()
-        for i, (name, rows, total, summary) in enumerate(reports):
+        sorted_by = sort_column(sort) if sort else None
+        for i, (name, rows, total, summary, matched) in enumerate(reports):
             title = f"module {name}" if all_modules else ""
             if i:
                 console.print()
@@ -116,7 +122,16 @@ def fusions_command(
                     console.print(title, style="bold", markup=False)
                 render_by_source(rows, console, wide=wide)
             else:
-                render_fusions(rows, summary, console, title=title, total_rows=total, wide=wide)
+                render_fusions(
+                    rows,
+                    summary,
+                    console,
+                    title=title,
+                    total_rows=total,
+                    wide=wide,
+                    sorted_by=sorted_by,
+                    matched=matched,
+                )
         if capped:
             order = f"sorted by {sort}" if sort else "the kernels moving the most bytes"
             console.print(

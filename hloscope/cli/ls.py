@@ -22,7 +22,10 @@ _PROGRESS_FROM = 20
 @click.option(
     "--no-parse", is_flag=True, help="Only list files; read no module (fast, no counts or memory)."
 )
-def ls_command(dump: str, as_json: bool, no_parse: bool) -> None:
+@click.option(
+    "--wide", is_flag=True, help="Show every column at full width (by default the table fits)."
+)
+def ls_command(dump: str, as_json: bool, no_parse: bool, wide: bool) -> None:
     """List the modules of an XLA dump folder (--xla_dump_to): id, function, stages,
     instruction and fusion counts, size on disk, peak memory. Compilations of one function are
     grouped, so recompiles show ("compiled 4x").
@@ -41,7 +44,7 @@ def ls_command(dump: str, as_json: bool, no_parse: bool) -> None:
         json.dump(listing_json(listing), sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif index.modules:
-        render_listing(listing, sys.stdout)
+        render_listing(listing, sys.stdout, wide=wide)
     sys.stdout.flush()
     # Problems last, so they are the last thing on a terminal; one line each.
     for line in [*listing.warnings, *listing.errors]:

@@ -7,6 +7,7 @@ total allocated bytes (marked ``*``) when no live range was dumped.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
@@ -14,62 +15,105 @@ from rich.table import Table
 from rich.text import Text
 
 from ..units import format_bytes
+from .table_fit import Column, fitted_table, print_table
 from .terminal import printable
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dump.listing import Listing, ListingRow
 
-__all__ = ["render_listing", "listing_table"]
+__all__ = ["render_listing", "listing_table", "LISTING_COLUMNS"]
+
+
+def _peak(row: ListingRow) -> str:
+    if row.memory.peak_bytes is None:
+        return "-"
+    marker = "" if row.memory.peak_source == "live-range" else "*"
+    return format_bytes(row.memory.peak_bytes) + marker
+
+
+def _count_or_error(row: ListingRow, n: int | None) -> str:
+    return "error" if row.failed and n is None else _count(n)
+
+
+#: The columns of ``hloscope ls``; the cells come from :func:`_cells`.
+LISTING_COLUMNS: dict[str, Column] = {
+    "function": Column("function", lambda r: r["function"], min_width=10, comfortable=16),
+    "compiles": Column("compiles", lambda r: r["compiles"], right=True),
+    "id": Column("id", lambda r: r["id"], right=True),
+    "module": Column("module", lambda r: r["module"], min_width=12, comfortable=20),
+    "stages": Column("stages", lambda r: r["stages"]),
+    "instrs": Column("instrs", lambda r: r["instrs"], right=True),
+    "fusions": Column("fusions", lambda r: r["fusions"], right=True),
+    "on disk": Column("on disk", lambda r: r["on disk"], right=True),
+    "peak mem": Column("peak mem", lambda r: r["peak mem"], right=True),
+}
+# Always shown; the others join, in this order, while they fit the terminal. The module's name
+# says nothing new where it is the function's with JAX's "jit_" before it: then it is the
+# first to go, and the stages (which show the pass snapshots) stay.
+_ESSENTIAL = ("function", "compiles", "id", "module", "instrs", "peak mem")
+_OPTIONAL = ("stages", "fusions", "on disk")
+
+
+def _module_name_adds_nothing(row: ListingRow) -> bool:
+    name = row.module.name or ""
+    return name in (row.function, f"jit_{row.function}", f"jit__{row.function}")
+
+
+def _cells(rows: list[ListingRow]) -> list[dict[str, object]]:
+    cells = []
+    for row in rows:
+        m = row.module
+        first = row.compile_number == 1
+        cells.append(
+            {
+                "function": row.function if first else "",
+                "compiles": f"{row.compiles}×" if first and row.compiles > 1 else "",
+                "id": str(m.id),
+                "module": m.name or "?",
+                "stages": m.stage_summary(),
+                "instrs": _count_or_error(row, row.instructions),
+                "fusions": _count_or_error(row, row.fusions),
+                "on disk": format_bytes(m.size_on_disk),
+                "peak mem": _peak(row),
+                "_recompiled": row.compiles > 1,
+            }
+        )
+    return cells
+
+
+def _style(cell: Mapping[str, object], column: str) -> str | None:
+    if column == "function" and cell["_recompiled"]:
+        return "bold"
+    if column == "compiles":
+        return "yellow"
+    if cell.get(column) == "error":
+        return "red"
+    return None
 
 
 def listing_table(
-    listing: Listing, rows: list[ListingRow] | None = None, title: str | None = None
-) -> Table:
-    """The table of ``rows`` (default: all rows of ``listing``)."""
-    table = Table(
-        show_edge=False, pad_edge=False, header_style="bold", title=title, title_justify="left"
-    )
-    table.add_column("function", no_wrap=True, overflow="ellipsis", max_width=28)
-    table.add_column("compiles", no_wrap=True, justify="right")
-    table.add_column("id", no_wrap=True, justify="right")
-    table.add_column("module", no_wrap=True, overflow="ellipsis", max_width=40)
-    table.add_column("stages", no_wrap=True)
-    table.add_column("instrs", no_wrap=True, justify="right")
-    table.add_column("fusions", no_wrap=True, justify="right")
-    table.add_column("on disk", no_wrap=True, justify="right")
-    table.add_column("peak mem", no_wrap=True, justify="right")
+    listing: Listing,
+    rows: list[ListingRow] | None = None,
+    *,
+    width: int = 80,
+    wide: bool = False,
+) -> tuple[Table, int]:
+    """The table of ``rows`` (default: all rows of ``listing``) fitted to ``width``, and the
+    width it needs (see :func:`~hloscope.render.table_fit.fitted_table`)."""
     rows = listing.rows if rows is None else rows
-    for i, row in enumerate(rows):
-        m = row.module
-        first = row.compile_number == 1
+    cells = _cells(rows)
+
+    def ends_group(i: int) -> bool:
         last_of_group = i + 1 == len(rows) or rows[i + 1].compile_number == 1
-        function = Text(
-            printable(row.function) if first else "", style="bold" if row.compiles > 1 else ""
-        )
-        compiles = ""
-        if first and row.compiles > 1:
-            compiles = Text(f"{row.compiles}×", style="yellow")
-        failed = Text("error", style="red")
-        instrs = failed if row.failed and row.instructions is None else _count(row.instructions)
-        fusions = failed if row.failed and row.fusions is None else _count(row.fusions)
-        peak = "-"
-        if row.memory.peak_bytes is not None:
-            peak = format_bytes(row.memory.peak_bytes) + (
-                "" if row.memory.peak_source == "live-range" else "*"
-            )
-        table.add_row(
-            function,
-            compiles,
-            str(m.id),
-            Text(printable(m.name or "?")),
-            Text(m.stage_summary()),
-            instrs,
-            fusions,
-            format_bytes(m.size_on_disk),
-            peak,
-            end_section=last_of_group and row.compiles > 1,
-        )
-    return table
+        return last_of_group and rows[i].compiles > 1
+
+    essential, optional = list(_ESSENTIAL), list(_OPTIONAL)
+    if rows and all(map(_module_name_adds_nothing, rows)):
+        essential.remove("module")
+        optional.append("module")
+    return fitted_table(
+        cells, LISTING_COLUMNS, essential, optional, width, wide, _style, ends_group
+    )
 
 
 def _count(n: int | None) -> str:
@@ -77,12 +121,16 @@ def _count(n: int | None) -> str:
 
 
 def render_listing(
-    listing: Listing, out: TextIO | None = None, console: Console | None = None
+    listing: Listing,
+    out: TextIO | None = None,
+    console: Console | None = None,
+    *,
+    wide: bool = False,
 ) -> None:
+    """The listing, fitted to the console's width (``COLUMNS``, else the terminal's, else 80
+    when piped, as rich decides for every command); ``wide`` shows every column in full."""
     if console is None:
         console = Console(file=out)
-        if not console.is_terminal:  # piped or redirected: keep whole rows, never fold them
-            console = Console(file=out, width=max(console.width, 160))
     index = listing.index
     console.print(Text.assemble(("dump ", "dim"), (printable(str(index.root)), "bold")))
     folders: dict[str, list] = {}
@@ -90,8 +138,10 @@ def render_listing(
         folders.setdefault(row.module.folder, []).append(row)
     for folder, rows in folders.items():
         # A parent of several dumps: one table per subfolder, since ids restart in each.
-        title = printable(folder + "/") if folder else None
-        console.print(listing_table(listing, rows, title=title))
+        if folder:
+            console.print(Text(printable(folder + "/"), style="bold"))
+        table, needed = listing_table(listing, rows, width=console.width, wide=wide)
+        print_table(console, table, needed if wide else 0)
     functions = index.functions.values()
     recompiled = sum(1 for f in functions if f.compiles > 1)
     parts = [

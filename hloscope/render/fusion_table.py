@@ -10,32 +10,19 @@ what the width allows. ``wide=True`` shows every column at full width. Every cel
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..units import format_bytes, format_count
 from .rows import summary_notes
+from .table_fit import Column, fit_columns, fitted_table, print_table
 from .terminal import printable, shorten_middle
 
-__all__ = ["render_fusions", "render_by_source", "fit_columns", "Column"]
+# Kept for modules that still import the engine under its old private names.
+_table = fitted_table
+_print_table = print_table
 
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    """One table column: its header, how a row becomes its text, and how it may be fitted.
-
-    ``min_width`` is how narrow a shrinkable column may be cut (0: never cut), and
-    ``comfortable`` how narrow it may be cut to make room for an optional column; ``shorten``
-    cuts a cell to a width (by default in the middle).
-    """
-
-    header: str
-    cell: Callable[[Mapping[str, Any]], str]
-    right: bool = False
-    min_width: int = 0
-    shorten: Callable[[str, int], str] = shorten_middle
-    comfortable: int = 0
+__all__ = ["render_fusions", "render_by_source", "fit_columns", "Column", "SORTED_COLUMN"]
 
 
 def _short_source(source: str) -> str:
@@ -117,101 +104,46 @@ KERNEL_COLUMNS: dict[str, Column] = {
         comfortable=28,
     ),
 }
+#: The table column that shows each row key a user may sort by (``--sort bytes_in`` shows
+#: ``in``); a key without one gets a column of its own while the table is sorted by it.
+SORTED_COLUMN: dict[str, str] = {
+    "module": "module",
+    "computation": "computation",
+    "where": "where",
+    "name": "kernel",
+    "kind": "kind",
+    "backend_kind": "kind",
+    "root": "root",
+    "n_ops": "ops",
+    "signature": "signature",
+    "bytes_in": "in",
+    "bytes_out": "out",
+    "flops": "flops",
+    "transcendentals": "transc",
+    "intensity": "flop/B",
+    "source": "source",
+    "op_name": "source",
+}
+
+
+def _sort_key_column(key: str) -> Column:
+    """A column for a row key the table does not show by default (``bytes``, ``trip_count``)."""
+
+    def cell(row: Mapping[str, Any]) -> str:
+        value = row.get(key)
+        if value is None:
+            return "-"
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return str(value)
+        return format_bytes(value) if "bytes" in key else format_count(value)
+
+    numeric = key in ("bytes", "trip_count", "executions")
+    return Column(key, cell, right=numeric, min_width=0 if numeric else 8)
+
+
 # Always shown, in this order; then the optional ones join, most useful first, while they fit.
 _ESSENTIAL = ("kernel", "kind", "out", "flops", "source")
 _OPTIONAL = ("in", "signature", "ops", "transc", "flop/B", "root")
-# How wide a text column is before fitting: past this a name is shortened even on a wide screen.
-_NATURAL_MAX = 48
-# Between two columns: a space, the rule, a space.
-_GAP = 3
-
-
-def fit_columns(
-    names: Sequence[str],
-    natural: Mapping[str, int],
-    columns: Mapping[str, Column],
-    available: int,
-    optional: Sequence[str] = (),
-) -> list[tuple[str, int]]:
-    """Choose the columns and their widths for a table ``available`` characters wide.
-
-    ``names`` are always shown. Each of ``optional`` joins, in order, when it fits at its
-    natural width, making room by cutting the shrinkable columns no further than their
-    ``comfortable`` width. Then, if the table is still too wide, shrinkable columns are cut,
-    widest first, down to their ``min_width``. Returns ``(name, width)`` in display order.
-    """
-    widths = {n: natural[n] for n in names}
-    comfortable = {n: max(columns[n].min_width, columns[n].comfortable) for n in columns}
-    _shrink(widths, _total(widths) - available, comfortable)
-    for name in optional:
-        excess = _total(widths) + _GAP + natural[name] - available
-        slack = sum(max(0, widths[n] - comfortable[n]) for n in widths if columns[n].min_width)
-        if excess <= slack:
-            _shrink(widths, excess, comfortable)
-            widths[name] = natural[name]
-    _shrink(widths, _total(widths) - available, {n: c.min_width for n, c in columns.items()})
-    order = {n: i for i, n in enumerate(columns)}
-    return sorted(widths.items(), key=lambda item: order[item[0]])
-
-
-def _total(widths: Mapping[str, int]) -> int:
-    return sum(widths.values()) + _GAP * (len(widths) - 1)
-
-
-def _shrink(widths: dict[str, int], excess: int, floor: Mapping[str, int]) -> None:
-    """Cut ``excess`` characters from the columns that have a floor, widest first."""
-    while excess > 0:
-        cuttable = [n for n in widths if floor.get(n, 0) > 0 and widths[n] > floor[n]]
-        if not cuttable:
-            return
-        widest = max(cuttable, key=lambda n: widths[n])
-        second = max((widths[n] for n in cuttable if n != widest), default=0)
-        cut = min(excess, max(1, widths[widest] - max(floor[widest], second)))
-        widths[widest] -= cut
-        excess -= cut
-
-
-def _table(
-    rows: Sequence[Mapping[str, Any]],
-    columns: Mapping[str, Column],
-    essential: Sequence[str],
-    optional: Sequence[str],
-    width: int,
-    wide: bool,
-    styles: Callable[[Mapping[str, Any], str], str | None] = lambda row, name: None,
-):
-    from rich.table import Table
-    from rich.text import Text
-
-    shown = [*essential, *optional]
-    cells = {n: [printable(columns[n].cell(r)) for r in rows] for n in shown}
-    natural = {n: max([len(columns[n].header), *map(len, cells[n])]) for n in shown}
-    if wide:
-        chosen = [(n, natural[n]) for n in columns if n in natural]
-    else:
-        capped = {
-            n: min(w, _NATURAL_MAX) if columns[n].min_width else w for n, w in natural.items()
-        }
-        chosen = fit_columns(essential, capped, columns, width, optional)
-    table = Table(show_edge=False, pad_edge=False, expand=False)
-    for name, w in chosen:
-        table.add_column(
-            columns[name].header,
-            width=w,
-            justify="right" if columns[name].right else "left",
-            no_wrap=True,
-            overflow="crop",
-        )
-    for i, row in enumerate(rows):
-        texts = []
-        for name, w in chosen:
-            text = Text(columns[name].shorten(cells[name][i], w))
-            style = styles(row, name)
-            if style:
-                text.stylize(style)
-            texts.append(text)
-        table.add_row(*texts)
-    return table, sum(w for _, w in chosen) + _GAP * (len(chosen) - 1)
 
 
 def _kernel_style(row: Mapping[str, Any], name: str) -> str | None:
@@ -230,33 +162,55 @@ def render_fusions(
     title: str = "",
     total_rows: int | None = None,
     wide: bool = False,
+    sorted_by: str | None = None,
+    matched: tuple[int, str] | None = None,
 ) -> None:
     """The summary, then a table of kernel rows (as :meth:`Kernel.row` gives them).
 
-    Widths are computed here from the cell texts (rich would measure every cell of a
-    thousand-row table again, which takes seconds).
+    ``sorted_by`` (a row key) is a column the table shows whatever the width: the order of the
+    rows must be visible. ``matched = (all_kernels, filters)`` says how many kernels the
+    filters kept, most of all when they kept none. Widths are computed here from the cell texts
+    (rich would measure every cell of a thousand-row table again, which takes seconds).
     """
     from rich.text import Text
 
     if title:
         console.print(Text(printable(title), style="bold"))
     _render_summary(summary, console)
+    if matched is not None:
+        all_kernels, filters = matched
+        kept = len(rows) if total_rows is None else total_rows
+        console.print(
+            Text(f"{kept} of {all_kernels} kernels match {printable(filters)}", style="dim")
+        )
     if not rows:
         return
+    columns = dict(KERNEL_COLUMNS)
     essential = list(_ESSENTIAL)
+    if sorted_by is not None:
+        shown = SORTED_COLUMN.get(sorted_by)
+        if shown is None:  # a column of its own, right after the kernel's name
+            shown = sorted_by
+            names = list(columns)
+            at = names.index("kernel") + 1
+            extra = {shown: _sort_key_column(sorted_by)}
+            columns = {n: columns[n] for n in names[:at]} | extra
+            columns |= {n: KERNEL_COLUMNS[n] for n in names[at:]}
+        if shown not in essential:
+            essential.insert(1, shown)
     if any(r.get("where", "entry") != "entry" for r in rows):
         # Loops and branches: where each kernel runs (×trip count), not XLA's region names.
         essential.insert(0, "where")
     elif len({(r["module"], r["computation"]) for r in rows}) > 1:
         essential.insert(0, "computation")
-    optional = list(_OPTIONAL)
-    if len({r["module"] for r in rows}) > 1:
+    optional = [name for name in _OPTIONAL if name not in essential]
+    if len({r["module"] for r in rows}) > 1 and "module" not in essential:
         optional.insert(0, "module")
-    table, needed = _table(
-        rows, KERNEL_COLUMNS, essential, optional, console.width, wide, _kernel_style
+    table, needed = fitted_table(
+        rows, columns, essential, optional, console.width, wide, _kernel_style
     )
     console.print()
-    _print_table(console, table, needed if wide else 0)
+    print_table(console, table, needed if wide else 0)
     if total_rows is not None and total_rows > len(rows):
         console.print(Text(f"({len(rows)} of {total_rows} kernels shown)", style="dim"))
 
@@ -345,28 +299,21 @@ def _control_flow_lines(s: Mapping[str, Any]) -> list[Any]:
 
 
 SOURCE_COLUMNS: dict[str, Column] = {
-    "source": Column("source", lambda r: r["source"], min_width=20, shorten=_shorten_source),
+    "source": Column(
+        "source", lambda r: _short_source(r["source"]), min_width=20, shorten=_shorten_source
+    ),
     "ops": Column("ops", lambda r: str(r["ops"]), right=True),
     "kernels": Column("kernels", lambda r: str(r["n_kernels"]), right=True),
     "flops": Column("flops", lambda r: format_count(r["flops"]), right=True),
-    "in kernels": Column("in kernels", lambda r: ", ".join(r["kernels"]), min_width=12),
+    "in kernels": Column(
+        "in kernels", lambda r: ", ".join(r["kernels"]), min_width=12, comfortable=24, wrap=True
+    ),
 }
 
 
 def render_by_source(rows: Sequence[dict[str, Any]], console: Any, *, wide: bool = False) -> None:
     """The source view: for each line, how many ops and which kernels they ended in."""
-    table, needed = _table(rows, SOURCE_COLUMNS, tuple(SOURCE_COLUMNS), (), console.width, wide)
-    _print_table(console, table, needed if wide else 0)
-
-
-def _print_table(console: Any, table: Any, width: int) -> None:
-    """Print ``table``, at least ``width`` columns wide (rich would squeeze it to the console)."""
-    if width <= console.width:
-        console.print(table)
-        return
-    narrow = console.width
-    console.width = width
-    try:
-        console.print(table)
-    finally:
-        console.width = narrow
+    table, needed = fitted_table(
+        rows, SOURCE_COLUMNS, tuple(SOURCE_COLUMNS), (), console.width, wide
+    )
+    print_table(console, table, needed if wide else 0)

@@ -36,6 +36,7 @@ __all__ = [
     "parse_filter",
     "filter_rows",
     "sort_rows",
+    "sort_column",
     "rows_to_csv",
     "summary_notes",
     "summary_to_dict",
@@ -72,7 +73,10 @@ class RowFilter:
         column, op, value = self.column, self.op, self.value
         if column == "opcode" and op in ("=", "!="):
             # "opcode=dot" matches a kernel that is a dot or has a dot fused into it.
-            hit = row["opcode"] == value or value in row["ops"]
+            wanted = value.casefold()
+            hit = row["opcode"].casefold() == wanted or any(
+                op_.casefold() == wanted for op_ in row["ops"]
+            )
             return hit if op == "=" else not hit
         cell = row.get(column)
         if column in _LIST_COLUMNS:
@@ -101,7 +105,8 @@ class RowFilter:
             raise ReportOptionError(
                 f"filter {self}: column {self.column!r} holds lists; use = != or ~"
             )
-        hit = self.value in cell
+        wanted = self.value.casefold()
+        hit = any(str(v).casefold() == wanted for v in cell)
         return hit if self.op == "=" else not hit
 
     def __str__(self) -> str:
@@ -109,13 +114,14 @@ class RowFilter:
 
 
 def _equal(cell: Any, value: str) -> bool:
-    """``cell == value`` with ``value`` read as a number when the cell holds one."""
+    """``cell == value`` with ``value`` read as a number when the cell holds one, and text
+    compared without case (``kind=kloop`` finds the kLoop fusions, as the HTML filter does)."""
     if isinstance(cell, (int, float)) and not isinstance(cell, bool):
         try:
             return float(value) == cell
         except ValueError:
             return False
-    return str(cell) == value
+    return str(cell).casefold() == value.casefold()
 
 
 def _number(value: str, f: RowFilter) -> float:
@@ -137,6 +143,7 @@ def parse_filter(expr: str) -> RowFilter:
     if m is None:
         raise ReportOptionError(f"bad filter {expr!r}: expected COLUMN=VALUE (or != > < >= <= ~)")
     column, op, value = m.groups()
+    column = column.lower()
     column = _ALIASES.get(column, column)
     if column not in COLUMNS:
         raise ReportOptionError(
@@ -156,6 +163,13 @@ def filter_rows(rows: list[dict[str, Any]], exprs: Iterable[str]) -> list[dict[s
 # ------------------------------------------------------------------------------------------
 
 
+def sort_column(spec: str) -> str:
+    """The row key that a ``--sort`` value names (``-flops`` -> ``flops``, ``kernel`` ->
+    ``name``)."""
+    name = spec.lstrip("-+")
+    return _ALIASES.get(name, name)
+
+
 def sort_rows(
     rows: list[dict[str, Any]], column: str, *, descending: bool | None = None
 ) -> list[dict[str, Any]]:
@@ -164,8 +178,7 @@ def sort_rows(
     The sort is stable, so ties keep report order; rows without a value (``None``) go last.
     """
     flip = column.startswith("-")
-    name = column.lstrip("-+")
-    column = _ALIASES.get(name, name)
+    column = sort_column(column)
     if not rows:
         return rows
     if column not in rows[0]:

@@ -1,0 +1,156 @@
+"""Tables that fit the terminal: the one table engine of every command that prints rows.
+
+A table that wraps a kernel name over three lines is unreadable, so rows never wrap: the
+columns that matter most are always shown, the others join while they fit, and long names are
+shortened in the middle (``wrapped_red…dow.1``) to what the width allows (:func:`fit_columns`).
+A column whose cells say nothing once cut (a list of kernel names) folds instead (``wrap``).
+``wide=True`` shows every column at full width. Every cell goes through
+:func:`~hloscope.render.terminal.printable`; widths are computed here from the cell texts, since
+rich would measure every cell of a thousand-row table again, which takes seconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .terminal import printable, shorten_middle
+
+__all__ = ["Column", "fit_columns", "fitted_table", "print_table", "GAP"]
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One table column: its header, how a row becomes its text, and how it may be fitted.
+
+    ``min_width`` is how narrow a shrinkable column may be cut (0: never cut), and
+    ``comfortable`` how narrow it may be cut to make room for an optional column; ``shorten``
+    cuts a cell to a width (by default in the middle). A ``wrap`` column is never cut: its
+    cells fold onto more lines, for lists whose every item matters (the kernels a line ended
+    in), where a cut one says nothing.
+    """
+
+    header: str
+    cell: Callable[[Mapping[str, Any]], str]
+    right: bool = False
+    min_width: int = 0
+    shorten: Callable[[str, int], str] = shorten_middle
+    comfortable: int = 0
+    wrap: bool = False
+
+
+# How wide a text column is before fitting: past this a name is shortened even on a wide screen.
+_NATURAL_MAX = 48
+# Between two columns: a space, the rule, a space.
+GAP = 3
+
+
+def fit_columns(
+    names: Sequence[str],
+    natural: Mapping[str, int],
+    columns: Mapping[str, Column],
+    available: int,
+    optional: Sequence[str] = (),
+) -> list[tuple[str, int]]:
+    """Choose the columns and their widths for a table ``available`` characters wide.
+
+    ``names`` are always shown. Each of ``optional`` joins, in order, when it fits at its
+    natural width, making room by cutting the shrinkable columns no further than their
+    ``comfortable`` width. Then, if the table is still too wide, shrinkable columns are cut,
+    widest first, down to their ``min_width``. Returns ``(name, width)`` in display order.
+    """
+    widths = {n: natural[n] for n in names}
+    comfortable = {n: max(columns[n].min_width, columns[n].comfortable) for n in columns}
+    _shrink(widths, _total(widths) - available, comfortable)
+    for name in optional:
+        excess = _total(widths) + GAP + natural[name] - available
+        slack = sum(max(0, widths[n] - comfortable[n]) for n in widths if columns[n].min_width)
+        if excess <= slack:
+            _shrink(widths, excess, comfortable)
+            widths[name] = natural[name]
+    _shrink(widths, _total(widths) - available, {n: c.min_width for n, c in columns.items()})
+    order = {n: i for i, n in enumerate(columns)}
+    return sorted(widths.items(), key=lambda item: order[item[0]])
+
+
+def _total(widths: Mapping[str, int]) -> int:
+    return sum(widths.values()) + GAP * (len(widths) - 1)
+
+
+def _shrink(widths: dict[str, int], excess: int, floor: Mapping[str, int]) -> None:
+    """Cut ``excess`` characters from the columns that have a floor, widest first."""
+    while excess > 0:
+        cuttable = [n for n in widths if floor.get(n, 0) > 0 and widths[n] > floor[n]]
+        if not cuttable:
+            return
+        widest = max(cuttable, key=lambda n: widths[n])
+        second = max((widths[n] for n in cuttable if n != widest), default=0)
+        cut = min(excess, max(1, widths[widest] - max(floor[widest], second)))
+        widths[widest] -= cut
+        excess -= cut
+
+
+def fitted_table(
+    rows: Sequence[Mapping[str, Any]],
+    columns: Mapping[str, Column],
+    essential: Sequence[str],
+    optional: Sequence[str],
+    width: int,
+    wide: bool,
+    styles: Callable[[Mapping[str, Any], str], str | None] = lambda row, name: None,
+    end_section: Callable[[int], bool] = lambda index: False,
+) -> tuple[Any, int]:
+    """A rich table of ``rows``, fitted to ``width`` characters unless ``wide``.
+
+    ``essential`` columns are always shown and ``optional`` ones join while they fit (see
+    :func:`fit_columns`); ``styles(row, column)`` gives a cell's style, ``end_section(i)``
+    draws a rule under row ``i``. Returns the table and the width it needs, which
+    :func:`print_table` takes so that a ``wide`` table is not squeezed back to the console.
+    """
+    from rich.table import Table
+    from rich.text import Text
+
+    shown = [*essential, *optional]
+    cells = {n: [printable(columns[n].cell(r)) for r in rows] for n in shown}
+    natural = {n: max([len(columns[n].header), *map(len, cells[n])]) for n in shown}
+    if wide:
+        chosen = [(n, natural[n]) for n in columns if n in natural]
+    else:
+        capped = {
+            n: min(w, _NATURAL_MAX) if columns[n].min_width else w for n, w in natural.items()
+        }
+        chosen = fit_columns(essential, capped, columns, width, optional)
+    table = Table(show_edge=False, pad_edge=False, expand=False)
+    for name, w in chosen:
+        table.add_column(
+            columns[name].header,
+            width=w,
+            justify="right" if columns[name].right else "left",
+            no_wrap=not columns[name].wrap,
+            overflow="fold" if columns[name].wrap else "crop",
+        )
+    for i, row in enumerate(rows):
+        texts = []
+        for name, w in chosen:
+            cell = cells[name][i]
+            text = Text(cell if columns[name].wrap else columns[name].shorten(cell, w))
+            style = styles(row, name)
+            if style:
+                text.stylize(style)
+            texts.append(text)
+        table.add_row(*texts, end_section=end_section(i))
+    return table, sum(w for _, w in chosen) + GAP * (len(chosen) - 1)
+
+
+def print_table(console: Any, table: Any, width: int) -> None:
+    """Print ``table``, at least ``width`` columns wide (rich would squeeze it to the console)."""
+    if width <= console.width:
+        console.print(table)
+        return
+    narrow = console.width
+    console.width = width
+    try:
+        console.print(table)
+    finally:
+        console.width = narrow

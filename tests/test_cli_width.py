@@ -1,0 +1,171 @@
+"""Tables at 80 columns and in pipes: nothing cut that then says nothing, COLUMNS honoured,
+``--wide`` everywhere a table is printed, filters and sorting that show what they did."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hloscope.cli import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = str(ROOT / "samples" / "hlo" / "transformer_train.after_optimizations.txt")
+KERAS = str(ROOT / "samples" / "hlo" / "keras_cnn.after_optimizations.txt")
+ELLIPSIS = "\u2026"
+
+
+def invoke(*args: str, columns: int | None = 80):
+    env = {"COLUMNS": str(columns)} if columns else {}
+    # CliRunner's output is not a terminal: this is the piped case too.
+    return CliRunner().invoke(cli, list(args), env=env, terminal_width=columns)
+
+
+def widest(text: str) -> int:
+    return max((len(line) for line in text.splitlines()), default=0)
+
+
+def kernel_json(*args: str) -> list[dict]:
+    done = invoke("fusions", *args, "--json")
+    assert done.exit_code == 0, done.output
+    return json.loads(done.stdout)["rows"]
+
+
+# ---- ls ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def recompiled_dump(corpus: Path) -> str:
+    return str(corpus / "generated" / "jax_recompiles")
+
+
+def test_ls_fits_80_columns_with_every_value_whole(recompiled_dump):
+    done = invoke("ls", recompiled_dump)
+    assert done.exit_code == 0, done.output
+    assert widest(done.stdout) <= 80
+    listed = json.loads(invoke("ls", recompiled_dump, "--json").stdout)
+    table_rows = [line for line in done.stdout.splitlines() if "\u2502" in line]
+    assert len(table_rows) == len(listed["modules"])
+    for line, module in zip(table_rows, listed["modules"]):
+        cells = [c.strip() for c in line.split("\u2502")]
+        assert str(module["id"]) in cells  # the id column is never empty
+        assert not any(c.endswith(ELLIPSIS) for c in cells[2:]), line  # no cut numbers
+
+
+@pytest.mark.parametrize("columns", [100, 132])
+def test_ls_piped_honours_columns(recompiled_dump, columns):
+    done = invoke("ls", recompiled_dump, columns=columns)
+    assert 80 < widest(done.stdout) <= columns
+
+
+def test_ls_wide_shows_every_column(recompiled_dump):
+    narrow = invoke("ls", recompiled_dump).stdout.splitlines()[1]
+    wide = invoke("ls", recompiled_dump, "--wide").stdout.splitlines()[1]
+    for header in ("stages", "on disk", "fusions"):
+        assert header in wide
+    assert len(wide) > len(narrow)
+
+
+# ---- fusions -------------------------------------------------------------------------------
+
+
+def test_a_filter_compares_text_without_case():
+    exact = kernel_json(SAMPLE, "--filter", "kind=kLoop")
+    assert exact and kernel_json(SAMPLE, "--filter", "kind=kloop") == exact
+    assert kernel_json(SAMPLE, "--filter", "KIND=KLOOP") == exact
+    assert kernel_json(SAMPLE, "--filter", "opcode=DOT") == kernel_json(
+        SAMPLE, "--filter", "opcode=dot"
+    )
+    assert kernel_json(SAMPLE, "--filter", "op=MULTIPLY") == kernel_json(
+        SAMPLE, "--filter", "op=multiply"
+    )
+
+
+def test_a_filter_with_spaces_around_its_operator():
+    spaced = kernel_json(SAMPLE, "--filter", "bytes > 10KiB")
+    assert spaced == kernel_json(SAMPLE, "--filter", "bytes>10KiB")
+    assert all(r["bytes"] > 10 * 1024 for r in spaced) and spaced
+
+
+def test_the_table_says_how_many_kernels_a_filter_kept():
+    every = len(kernel_json(SAMPLE))
+    kept = len(kernel_json(SAMPLE, "--filter", "kind=kloop"))
+    shown = invoke("fusions", SAMPLE, "--filter", "kind=kloop").stdout
+    assert f"{kept} of {every} kernels match kind=kloop" in shown
+    nothing = invoke("fusions", SAMPLE, "--filter", "kind=kNothing", "--filter", "flops>1")
+    assert nothing.exit_code == 0
+    assert f"0 of {every} kernels match kind=kNothing and flops>1" in nothing.stdout
+
+
+@pytest.mark.parametrize(
+    ("sort", "header"),
+    [("bytes", "bytes"), ("bytes_in", "in"), ("-flops", "flops"), ("intensity", "flop/B")],
+)
+def test_the_sorted_column_is_shown_at_80_columns(sort, header):
+    done = invoke("fusions", SAMPLE, "--sort", sort, "--top", "8")
+    assert done.exit_code == 0, done.output
+    assert widest(done.stdout) <= 80
+    headers = next(line for line in done.stdout.splitlines() if "\u2503" in line)
+    assert header in [h.strip() for h in headers.split("\u2503")]
+
+
+def test_by_source_lists_every_kernel_whole_at_80_columns():
+    done = invoke("fusions", SAMPLE, "--by-source")
+    assert widest(done.stdout) <= 80
+    rows = json.loads(invoke("fusions", SAMPLE, "--by-source", "--json").stdout)["rows"]
+    # Folded cells: join the column's pieces back together and find every name in full.
+    folded = re.sub(r"\s*\u2502\s*", " ", done.stdout)
+    flat = re.sub(r"\s+", "", folded)
+    for row in rows:
+        for kernel in row["kernels"]:
+            assert kernel in flat, kernel
+    for line in done.stdout.splitlines():
+        if "\u2502" in line:
+            assert ELLIPSIS not in line.rsplit("\u2502", 1)[1], line
+
+
+def test_summary_shows_shapes_without_xlas_index_comments():
+    done = invoke("summary", KERAS)
+    assert done.exit_code == 0
+    assert "/*index=" not in done.stdout
+    with open(KERAS) as text:
+        assert "/*index=" in text.read()  # the text has them: the test proves something
+    payload = json.loads(invoke("summary", KERAS, "--json").stdout)
+    assert "/*index=" not in json.dumps(payload)
+
+
+# ---- cache ls ------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_cache_ls_wraps_a_long_script_path(tmp_path, monkeypatch):
+    from hloscope.capture.target import Target
+
+    monkeypatch.setenv("HLOSCOPE_CACHE", str(tmp_path / "cache"))
+    deep = tmp_path.joinpath(*[f"level_{i}_of_a_deep_project_tree" for i in range(4)])
+    deep.mkdir(parents=True)
+    script = deep / "train_the_model_step.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import jax.numpy as jnp
+
+            def step(x):
+                return jnp.sin(x) * 2
+
+            step.example_args = (jnp.ones(4),)
+            """
+        )
+    )
+    Target.resolve(f"{script}:step")
+    done = invoke("cache", "ls")
+    assert done.exit_code == 0, done.output
+    assert widest(done.stdout) <= 80
+    assert ELLIPSIS not in done.stdout
+    assert f"{script}:step" in re.sub(r"\s*\u2502.*\n\s*", "", done.stdout).replace(" ", "")
+    wide = invoke("cache", "ls", "--wide")
+    assert f"{script}:step" in wide.stdout
