@@ -39,9 +39,9 @@ from typing import Any
 
 from .capped_output import DEFAULT_HEAD, DEFAULT_TAIL, CappedWriter
 from .errors import CaptureError, CaptureUsageError
-from .script_source import check_script_source
 from .family import FAMILY_ENV, new_token, stop_family
 from .jaxlib_adapter import TRACEBACK_LIMIT_ENV, UNLIMITED_TRACEBACK
+from .script_source import check_script_source
 
 __all__ = [
     "ScriptCapture",
