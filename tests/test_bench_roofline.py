@@ -196,3 +196,18 @@ def test_a_stream_that_beats_the_memory_roof_raises_only_that_roof(calibrated):
     assert result.roofline.fraction <= 1 + 1e-9
     assert result.peak.cache_bytes_per_s == record["cache_bytes_per_s"]
     assert result.peak.flops_per_s == record["flops_per_s"]
+
+
+def test_the_cache_keeps_the_latest_raises(calibrated):
+    from hloscope.bench.peaks import RAISES_KEPT, cpu_cache_path, raise_cpu_peak
+
+    peak = calibrated
+    start = peak.flops_per_s["f32"]
+    for step in range(RAISES_KEPT + 5):
+        peak, made = raise_cpu_peak(peak, flops=("f32", start * (1.01 + step / 100)), by=f"p{step}")
+        assert [r["by"] for r in made] == [f"p{step}"]
+    kept = json.loads(cpu_cache_path().read_text())["raised"]
+    assert len(kept) == RAISES_KEPT and kept[-1]["by"] == f"p{RAISES_KEPT + 4}"
+    # A rate below the roof raises nothing.
+    same, made = raise_cpu_peak(peak, flops=("f32", start), by="slow")
+    assert made == [] and same.flops_per_s == peak.flops_per_s

@@ -109,8 +109,8 @@ def test_vs_of_a_program_against_itself(sizes):
     [
         (("--precision", "0%"), 2, "--precision"),
         (("--budget", "soon"), 2, "--budget"),
-        (("--fail-slower", "5"), 1, "--vs"),
-        (("--json", "--csv"), 1, "exclude"),
+        (("--fail-slower", "5"), 2, "--vs"),  # what the command line cannot use: 2
+        (("--json", "--csv"), 2, "exclude"),
         (("--device", "tpu"), 1, "no tpu device"),
     ],
 )
@@ -141,4 +141,24 @@ def test_extract_refuses_what_cannot_run_alone_and_unknown_names():
     code, _, err = run("extract", SPLIT, "debug_callback.1")
     assert code == 1 and "cannot run alone" in err and "host callback" in err
     code, _, err = run("extract", SPLIT, "no_such_kernel")
-    assert code == 1 and "no kernel named" in err
+    assert code == 2 and "no kernel named" in err  # a name that matches nothing: usage, 2
+
+
+def test_the_roofline_says_how_the_cpu_peak_was_calibrated():
+    from hloscope.bench.peaks import LLC_MULTIPLE, last_level_cache
+
+    code, out, err = run("bench", FUSED, "--json", "--budget", "200ms")
+    assert code == 0, err
+    roof = json.loads(out)["roofline"]
+    calibration = roof["calibration"]
+    llc = last_level_cache().bytes
+    assert calibration["llc_bytes"] == llc
+    assert calibration["memory"]["array_bytes"] == LLC_MULTIPLE * llc
+    for part in ("compute", "memory", "cache"):
+        assert calibration[part]["best_of"] >= 3 and calibration[part]["spread"] >= 0
+    assert roof["memory_level"] == "cache"  # this small program's data fits in the cache
+    assert isinstance(roof["recalibrated"], list)
+    code, out, err = run("bench", FUSED, "--budget", "200ms")
+    assert code == 0, err
+    flat = " ".join(out.split())
+    assert "best of" in flat and f"the {llc >> 20} MiB last-level cache" in flat

@@ -303,8 +303,7 @@ def _raise_peak(
 ) -> tuple[DevicePeak, list[dict[str, Any]]]:
     """``peak`` with the roofs ``line`` beat raised to its rates (cached), and the raises."""
     beaten = line.beaten
-    before = len((peak.calibration or {}).get("raised") or [])
-    raised = raise_cpu_peak(
+    return raise_cpu_peak(
         peak,
         flops=(line.element_type or "f32", line.flops_per_s or 0.0)
         if "compute" in beaten
@@ -313,7 +312,6 @@ def _raise_peak(
         cache_bytes_per_s=line.bytes_per_s if "cache" in beaten else None,
         by=by,
     )
-    return raised, list((raised.calibration or {}).get("raised") or [])[before:]
 
 
 def _raise_note(entry: dict[str, Any], who: str) -> str:

@@ -412,6 +412,8 @@ FALLBACK_LLC_BYTES = 128 << 20
 _MATMUL_RUNS = 25
 _STREAM_RUNS = 10
 _PHASE_SECONDS = 1.0
+#: How many raises by measured programs the cached calibration remembers (the latest).
+RAISES_KEPT = 20
 # Part of the cache key: a calibration measured another way is measured again.
 _CALIBRATION_VERSION = 3
 _SYSFS_CPUS = Path("/sys/devices/system/cpu")
@@ -640,14 +642,15 @@ def raise_cpu_peak(
     bytes_per_s: float | None = None,
     cache_bytes_per_s: float | None = None,
     by: str = "",
-) -> DevicePeak:
+) -> tuple[DevicePeak, list[dict[str, Any]]]:
     """``peak`` (a measured CPU's) with the roofs a program beat raised to what it reached:
-    ``flops`` as (element type, FLOP/s), the memory or cache bandwidth; each raise is
-    recorded in the cached calibration (``raised``) and the cache rewritten."""
+    ``flops`` as (element type, FLOP/s), the memory or cache bandwidth, and the raises made.
+    Each raise is recorded in the cached calibration (``raised``, the latest
+    :data:`RAISES_KEPT`) and the cache rewritten."""
     record = json.loads(json.dumps(peak.calibration or {}))  # a deep copy of plain JSON
     record.setdefault("flops_per_s", dict(peak.flops_per_s))
     record.setdefault("bytes_per_s", peak.bytes_per_s)
-    raised = record.setdefault("raised", [])
+    raised: list[dict[str, Any]] = []
     at = time.strftime("%Y-%m-%dT%H:%M:%S")
 
     def lift(path: tuple[str, ...], value: float | None, roof: str) -> None:
@@ -666,8 +669,9 @@ def raise_cpu_peak(
     record["cache_bytes_per_s"] = max(
         float(record.get("cache_bytes_per_s") or 0.0), float(record["bytes_per_s"])
     )
+    record["raised"] = [*(record.get("raised") or []), *raised][-RAISES_KEPT:]
     _write_record(record)
-    return _cpu_entry(record)
+    return _cpu_entry(record), raised
 
 
 def calibration_summary(record: dict[str, Any] | None) -> dict[str, Any] | None:

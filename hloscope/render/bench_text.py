@@ -135,15 +135,25 @@ def _peak_lines(result: BenchResult) -> list[tuple]:
     bound = f"{line.bound.value}-bound" if line.bound is not None else "no work to place"
     at = f", at {_percent(line.fraction)} of the roof" if line.fraction is not None else ""
     peak = f"{format_rate(line.peak_flops_per_s, 'FLOP/s')} {line.element_type or ''}".rstrip()
+    # A measured CPU has a cache roof and a main-memory roof: say which one the bytes met.
+    level = ""
+    if line.memory_level is not None and len(result.peak.memory_roofs()) > 1:
+        level = f" ({_LEVEL_WORDS.get(line.memory_level.value, line.memory_level.value)})"
     return [
         (("roofline  ", "dim"), (bound, "bold"), at),
         (
             ("peak      ", "dim"),
-            f"{peak}, {format_rate(line.peak_bytes_per_s, 'B/s')}",
+            f"{peak}, {format_rate(line.peak_bytes_per_s, 'B/s')}{level}",
             (f": {result.peak.name}", "dim"),
         ),
         (("          ", "dim"), (result.peak.source, "dim")),
     ]
+
+
+_LEVEL_WORDS = {
+    "cache": "its working set fits in the last-level cache",
+    "memory": "main memory: its working set is larger than the last-level cache",
+}
 
 
 def _program_summary(result: BenchResult, console: Any) -> None:
