@@ -151,13 +151,16 @@ def bench_command(
     """Compile TARGET for a device and time it: warm-up, runs until the median is known to
     --precision or --budget is spent, min/median/p10/p90 and spread; FLOP/s and bytes/s from
     the cost model and the roofline position against the device's peak (vendor figures for
-    TPUs and NVIDIA GPUs, a one-time measurement for CPUs). Inputs are the script's example
-    arguments for SCRIPT.py:FUNCTION, else random arrays of the entry parameters' shapes.
+    TPUs and NVIDIA GPUs; for CPUs a one-time measurement, best of several runs, with the main
+    memory roof over arrays 4x the last-level cache, raised with a note when a program beats
+    it). Inputs are the script's example arguments for SCRIPT.py:FUNCTION, else random arrays
+    of the entry parameters' shapes.
 
     --per-kernel extracts every kernel of the optimized module, compiles it alone and times
     it; the kernels' sum is shown beside the program's time, and where the profiler records
     kernel times, those of the whole program beside them. --vs B times A and B interleaved
-    and says whether B is faster, slower, or not significantly different.
+    and says whether B is faster, slower, or not significantly different: a difference must
+    exceed the noise that halves of each program's own runs show.
 
     Exit status: 0 done, 1 error, 2 unreadable HLO, 3 --fail-slower tripped."""
     from ..bench.api import BenchComparison, bench
