@@ -61,7 +61,7 @@ _LAZY = {
     "SourcedCapture": "capture.jaxpr_lines",
     "capture_with_sources": "capture.jaxpr_lines",
     "Explanation": "analysis.explain",
-    "explain": "analysis.explain",
+    "explain": "_api",  # the analysis, with a function target's jaxpr lines (as the CLI)
     "PassTimeline": "analysis.passes",
     "pass_timeline": "analysis.passes",
     "Cause": "analysis.recompiles",

@@ -29,10 +29,12 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
     from .analysis.diff import KernelDiff
+    from .analysis.explain import Explanation
     from .analysis.fusions import FusionReport
     from .analysis.unsupported.findings import CheckReport
+    from .capture.jaxpr_lines import JaxprSources
 
-__all__ = ["as_module", "fusion_report", "fusions", "diff", "check", "load_function"]
+__all__ = ["as_module", "fusion_report", "fusions", "diff", "explain", "check", "load_function"]
 
 
 def as_module(
@@ -88,6 +90,35 @@ def diff(a: Any, b: Any, *, module: str | None = None) -> KernelDiff:
         as_module(b, module=module),
         labels=labels if all(labels) else None,
     )
+
+
+def explain(
+    value: Any,
+    *,
+    line: str | None = None,
+    kernel: str | None = None,
+    module: str | Module | None = None,
+    before: Module | None = None,
+    jaxpr: JaxprSources | None = None,
+) -> Explanation:
+    """:func:`hloscope.analysis.explain.explain` of what ``value`` names, every stage included
+    as ``hloscope explain`` gives them.
+
+    A ``SCRIPT.py:FUNCTION`` target (a string or a :class:`Target`) is traced once more in a
+    child process for the line of each jaxpr equation, as the command does, and that capture
+    is cached with the target's, so the jaxpr is there on a cold cache too. Everything else
+    (a Capture, a Module, a file, a dump folder) goes to the analysis as it is.
+    """
+    from .analysis.explain import explain as link
+    from .capture.target import TargetKind
+
+    if isinstance(value, (str, os.PathLike)):
+        value = Target.resolve(value)
+    if isinstance(value, Target) and value.kind is TargetKind.FUNCTION and jaxpr is None:
+        from .capture.jaxpr_lines import capture_for_target
+
+        value = capture_for_target(value)
+    return link(value, line=line, kernel=kernel, module=module, before=before, jaxpr=jaxpr)
 
 
 # ---- compatibility checks ------------------------------------------------------------------------
