@@ -42,6 +42,7 @@ from ...errors import HloscopeError
 from ...hlo.model import Module
 from ..rows import summary_to_dict
 from . import sections
+from .hints import Hint, hints
 from .page import new_uid, render
 from .sections import STAGE_LABELS
 
@@ -92,6 +93,7 @@ class Report:
     bench: dict[str, Any] | None = None
     bench_asked: bool = False
     notes: list[str] = field(default_factory=list)
+    hints: list[Hint] = field(default_factory=list)
     version: str = __version__
 
     # -- what it holds ---------------------------------------------------------------------
@@ -135,8 +137,20 @@ class Report:
             "summary": summary_to_dict(self.fusions.summary),
             "module_summary": self.summary.to_dict(),
             "kernels_shown": len(self.rows),
+            "hints": [
+                {"kind": str(h.kind), "title": h.title, "evidence": h.evidence} for h in self.hints
+            ],
             "notes": list(self.notes),
         }
+
+    def summary_notes(self) -> list[str]:
+        """The fusion summary's notes the hints do not already say (the unfused elementwise
+        ops are a hint of their own, with their chains)."""
+        notes = summary_to_dict(self.fusions.summary)["notes"]
+        shown = {h.kind for h in self.hints}
+        if self.fusions.summary.unfused_elementwise and "unfused_elementwise" in shown:
+            notes = notes[1:]  # summary_notes says the unfused elementwise ops first
+        return notes
 
     def summary_lines(self) -> list[str]:
         """A few lines for the terminal: the module, its kernels and costs, the sections."""
@@ -263,6 +277,7 @@ def build_report(
     out.passes = _optional(out, "pass timeline", lambda: sections.timeline(origin))
     out.recompiles = _optional(out, "recompiles", lambda: sections.recompiles(origin))
     out.checks = _optional(out, "unsupported ops", lambda: sections.checks(origin)) or []
+    out.hints = hints(report, origin.module, out.recompiles)
     if bench:
         out.bench = _optional(out, "bench", lambda: sections.bench(origin))
     return out

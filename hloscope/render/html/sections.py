@@ -253,6 +253,8 @@ class SourceLine:
     flops: int
     transcendentals: int
     stages: LineStages | None = None
+    #: A line whose ops the optimizer removed: in the stages before, in no kernel.
+    optimized_away: bool = False
 
 
 def source_lines(
@@ -285,7 +287,26 @@ def source_lines(
                 stages=stages,
             )
         )
-    return out
+    if explanation is not None:
+        out.extend(_away_lines(explanation))
+    return sorted(out, key=_line_order)
+
+
+def _away_lines(explanation: Explained) -> list[SourceLine]:
+    """The lines whose ops were all optimized away, as rows of the source view."""
+    rows = []
+    for source, code, counts in explanation.away:
+        parsed = parse_where(source)
+        file, line, function = parsed if parsed is not None else ("", None, "")
+        stages = LineStages(counts=dict(counts), code=code)
+        rows.append(SourceLine(source, file, line, function, code, 0, [], 0, 0, stages, True))
+    return rows
+
+
+def _line_order(row: SourceLine) -> tuple[bool, str, int, str]:
+    """The program's order: file by file, line by line; lines of no file (TensorFlow layer
+    paths) by name after them, the ops with no source last."""
+    return (row.source == UNKNOWN_SOURCE, row.file, row.line or 0, row.source)
 
 
 class _Lines:
@@ -391,8 +412,31 @@ def _explained_from(result: Any) -> Explained | None:
             inferred_kernels=list(line.inferred_kernels),
             code=line.code,
         )
-    missing = [why for stage, why in result.missing.items() if stage in STAGE_LABELS]
-    return Explained(lines, stages, result.frontend, missing, away)
+    return Explained(lines, stages, result.frontend, _missing_notes(result.missing), away)
+
+
+#: What to do when the page has no jaxpr or StableHLO column for a JAX module read as HLO text.
+NEEDS_PROGRAM = (
+    "HLO text holds neither: make the report of the function itself "
+    "(hloscope report SCRIPT.py:FUNCTION) to add them"
+)
+
+
+def _missing_notes(missing: dict[str, str]) -> list[str]:
+    """One note per reason a stage column is missing, naming every stage it applies to and
+    what to do, once (explain gives the jaxpr and StableHLO the same reason)."""
+    by_reason: dict[str, list[str]] = {}
+    for stage, why in missing.items():
+        if stage in STAGE_LABELS:
+            if stage in ("jaxpr", "stablehlo") and why.startswith("not in "):
+                why = NEEDS_PROGRAM  # explain's words are for its own command line
+            by_reason.setdefault(why, []).append(STAGE_LABELS[stage])
+    notes = []
+    for why, labels in by_reason.items():
+        named = " and ".join(labels)
+        column = "columns" if len(labels) > 1 else "column"
+        notes.append(f"no {named} {column}: {why}")
+    return notes
 
 
 # ------------------------------------------------------------------------------------------

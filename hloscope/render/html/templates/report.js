@@ -4,7 +4,12 @@
    cell's data-v, largest first; text A-Z; a second click reverses). An input with
    data-hs-filter="ID" keeps the rows of table ID that match every word typed: plain words
    match anywhere in the row, COLUMN=TEXT (or ~) inside one column, COLUMN!=TEXT excludes, and
-   COLUMN>N, <N, >=N, <=N compare numbers (1e6, 2.5M, 64KiB).
+   COLUMN>N, <N, >=N, <=N compare numbers (1e6, 2.5M, 64KiB); blanks around the operator are
+   allowed (bytes > 10KiB).
+
+   A link to a kernel row (a.hs-k) shows the row in the middle of its table's scrolling box, so
+   the box's sticky header never covers it, and marks it (hs-flash); the address keeps the
+   row's #id. A page opened at such an address does the same.
 
    A long table shows its first data-hs-page rows; the others wait, parsed but not laid out, in
    the <template id="ID-more"> after it (laying out thousands of rows is what makes a big page
@@ -41,8 +46,11 @@
     return descending ? -c : c;
   }
 
+  /* "bytes > 10KiB" means "bytes>10KiB": blanks around an operator join it to its column and
+     value before the words are split. */
   function parseTerms(text) {
     var terms = [];
+    text = text.replace(/\s*(!=|>=|<=|=|~|>|<)\s*/g, "$1");
     text.trim().split(/\s+/).forEach(function (word) {
       if (!word) { return; }
       var m = /^([A-Za-z_]+)(!=|>=|<=|=|~|>|<)(.*)$/.exec(word);
@@ -190,9 +198,32 @@
         var link = event.target.closest ? event.target.closest("a.hs-k") : null;
         if (!link) { return; }
         var id = link.getAttribute("href").slice(1);
-        Object.keys(views).some(function (key) { return views[key].reveal(id); });
+        if (goTo(id)) {
+          event.preventDefault();
+          if (history.replaceState) { history.replaceState(null, "", "#" + id); }
+        }
       });
+      if (location.hash.length > 1) { goTo(decodeURIComponent(location.hash.slice(1))); }
     }
+  }
+
+  /* Show the row with this id below its table's sticky header; false when there is none. */
+  function goTo(id) {
+    var found = Object.keys(views).some(function (key) { return views[key].reveal(id); });
+    var row = document.getElementById(id);
+    if (!found || !row) { return false; }
+    var marked = document.querySelectorAll("tr.hs-flash");
+    Array.prototype.forEach.call(marked, function (r) { r.classList.remove("hs-flash"); });
+    row.classList.add("hs-flash");
+    row.scrollIntoView({ block: "center" });
+    /* Centred, the row clears the header unless the box cannot scroll that far; make sure. */
+    var box = row.closest(".hs-scroll");
+    var head = row.closest("table").tHead;
+    if (box && head) {
+      var covered = head.getBoundingClientRect().bottom - row.getBoundingClientRect().top;
+      if (covered > 0) { box.scrollTop -= covered; }
+    }
+    return true;
   }
 
   setUp(document);
