@@ -178,6 +178,14 @@ def test_a_captured_string_tensor_is_an_argument_of_its_dtype():
     assert "LABELS" in Path(__file__).read_text().splitlines()[line - 1]
 
 
+def test_the_notes_say_what_was_captured():
+    (note,) = [
+        n for n in check_tf(tf.function(lambda x: x * SCALE + OFFSETS), X).notes if "captures" in n
+    ]
+    assert "captures 2 values" in note and "not folded" in note
+    assert not any("captures" in n for n in check_tf(tf.function(lambda x: x * 2), X).notes)
+
+
 def test_parameters_are_not_marked_captured():
     program = trace_graph(tf.function(lambda x: x * SCALE), X)
     arguments = [n for n in program.nodes if n.op == "_Arg" and n.function is None]

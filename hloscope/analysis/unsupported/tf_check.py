@@ -547,6 +547,13 @@ def _notes(walk: _Walk) -> Iterator[str]:
         f"{'' if nested == 1 else 's'} against the {len(walk.kernels)} ops with "
         f"{rules.kernels_of} kernels in TensorFlow {version}"
     )
+    captured = [n for n in program.function_nodes(None) if n.captured]
+    if captured:
+        yield (
+            f"{program.name} captures {_count(len(captured), 'value')} from outside (eager "
+            "tensors, variables): TensorFlow passes them in at every call, so they are inputs "
+            "of the compiled function and what they feed is compiled, not folded"
+        )
     if walk.folded:
         yield (
             f"{_count(len(walk.folded), 'node')} without an XLA kernel "
