@@ -25,11 +25,14 @@ __all__ = [
     "open_target",
     "open_module",
     "open_modules",
+    "say_note",
 ]
 
 STAGE_CHOICES = ("after", "before")
 #: Where the command context keeps the targets a command opened.
 OPENED = "hloscope.opened_targets"
+#: Where it keeps the notes already printed.
+NOTES_SAID = "hloscope.notes_said"
 
 
 def module_option(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -94,8 +97,19 @@ def open_module(
     target = spec if isinstance(spec, Target) else open_target(spec, refresh=refresh)
     choice = target.choose_module(stage, module)
     if choice.note:
-        click.echo(f"hloscope: note: {choice.note}", err=True)
+        say_note(choice.note)
     return choice
+
+
+def say_note(note: str) -> None:
+    """Print ``hloscope: note: NOTE`` on stderr, once per command (``diff A A`` chooses the
+    same module twice and says so once)."""
+    ctx = click.get_current_context(silent=True)
+    said = ctx.find_root().meta.setdefault(NOTES_SAID, set()) if ctx is not None else set()
+    if note in said:
+        return
+    said.add(note)
+    click.echo(f"hloscope: note: {note}", err=True)
 
 
 def open_modules(

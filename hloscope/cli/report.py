@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from ._app import cli
-from ._target import module_option, open_target, refresh_option
+from ._target import module_option, open_target, refresh_option, say_note
 
 __all__ = ["report_command"]
 
@@ -62,7 +62,7 @@ def report_command(
     report = build_report(resolved, module=module, bench=bench, graphs=graphs)
     path = report.write(out)
     for note in report.notes:
-        click.echo(f"hloscope: note: {note}", err=True)
+        say_note(note)
     click.echo(f"wrote {path} ({format_bytes(path.stat().st_size)})")
     for line in report.summary_lines():
         click.echo(line)
