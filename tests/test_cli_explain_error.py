@@ -99,11 +99,23 @@ def test_unrecognised_stdin_exits_2_and_json_still_prints():
 
 
 def test_unreadable_files_are_one_line_errors(tmp_path):
+    # The command line's rule: a path that does not exist or is of the wrong kind exits 2.
     for path in (tmp_path / "missing.log", tmp_path):
         code, out, err = run(path)
-        assert code == 1 and out == ""
+        assert code == 2 and out == ""
         (line,) = err.splitlines()
         assert line.startswith("hloscope: error: ") and str(path) in line
+
+
+def test_stdin_is_read_as_bytes_in_any_encoding_a_shell_writes(as_string_log):
+    # PowerShell pipes UTF-16 with a byte-order mark; bad UTF-8 bytes are replaced, not fatal.
+    for data in (
+        "\ufeff".encode("utf-16-le") + as_string_log.encode("utf-16-le"),
+        b"\xfa\xfb garbage\n" + as_string_log.encode(),
+    ):
+        code, out, _ = run("--json", stdin=data)
+        assert code == 0
+        assert json.loads(out)["failures"][0]["op"] == "AsString"
 
 
 def test_ansi_windows_lines_and_utf16_logs(tmp_path, as_string_log):

@@ -4,8 +4,9 @@ to do about it.
 Reads a log file, or stdin (``-`` or no argument), hands the text to
 :func:`~hloscope.analysis.unsupported.error_text.explain_error` and prints the explanation
 (:mod:`hloscope.render.explanation_text`) or its JSON. Exit status 0 when something was
-explained, 2 with an honest "not recognised" line when nothing was, 1 for a log that cannot be
-read. Never imports jax or TensorFlow: a log from a TPU machine is explained anywhere.
+explained, 2 with an honest "not recognised" line when nothing was, and 2 for a LOG that does
+not exist or cannot be read (the command line's rule for paths). Never imports jax or
+TensorFlow: a log from a TPU machine is explained anywhere.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def explain_error_command(log: str, as_json: bool) -> None:
     TensorFlow reports only the first op it cannot compile; `hloscope check` lists all.
     Colour codes, Windows line ends and pytest's "E   " prefixes are fine.
 
-    Exit status: 0 explained; 2 nothing recognised (one line says so); 1 LOG cannot be read.
+    Exit status: 0 explained; 2 nothing recognised (one line says so), or LOG cannot be read.
     """
     from ..analysis.unsupported.error_text import decode_log, explain_error
     from ..render.explanation_text import not_recognised_line, render_explanation
@@ -84,8 +85,8 @@ def explain_error_command(log: str, as_json: bool) -> None:
 
 
 def _read(log: str) -> bytes:
-    """The bytes of LOG (an ``OSError`` names the file: the CLI makes it one line, exit 1)."""
-    if log == STDIN:
-        return click.get_binary_stream("stdin").read()
-    with open(log, "rb") as handle:
+    """The bytes of LOG, or of stdin for ``-`` (click's ``open_file`` leaves stdin open); an
+    ``OSError`` names the file, and the CLI makes it one line, exit 2 (a path that cannot be
+    read as a file)."""
+    with click.open_file(log, "rb") as handle:
         return handle.read()
