@@ -153,6 +153,8 @@ class CompileEvent:
     explanation: str | None = None
     module: str | None = None
     trace_id: str | None = None
+    reduce_retracing: bool = False  # TensorFlow: made with reduce_retracing=True
+    input_signature: bool = False  # TensorFlow: made with an input_signature
 
     @property
     def seconds(self) -> float | None:
@@ -515,6 +517,8 @@ def _function_ledger(group: _Group, index_of: dict[int, int]) -> FunctionLedger:
             explanation=record.explanation,
             module=record.module,
             trace_id=record.trace_id,
+            reduce_retracing=record.reduce_retracing,
+            input_signature=record.input_signature,
         )
         if record.kind == "xla":
             trace = trace_of.get(id(record))
@@ -894,7 +898,14 @@ def _with_trace_names(record: CompileRecord, trace: CompileRecord | None) -> Com
         tensors = [a for a in trace.arguments if a.role != "static"]
         if len(tensors) == len(arguments):
             arguments = [replace(a, path=t.path) for a, t in zip(arguments, tensors)]
-    return replace(record, arguments=arguments)
+    if trace is None:
+        return replace(record, arguments=arguments)
+    return replace(
+        record,
+        arguments=arguments,
+        reduce_retracing=trace.reduce_retracing,
+        input_signature=trace.input_signature,
+    )
 
 
 #: TensorFlow's C++ names of dtypes (its XLA log) -> the Python names (its traces).
@@ -1053,7 +1064,9 @@ def _advice(ledger: FunctionLedger) -> list[Advice]:
         advice = _size_advice(ledger, group)
         if advice is not None:
             found.append(advice)
-    if tensorflow and counts.get(Cause.SHAPE) and any(e.kind == "trace" for e in ledger.events):
+    traced = any(e.kind == "trace" for e in ledger.events)
+    signed = any(e.input_signature for e in ledger.events)  # TensorFlow's own error otherwise
+    if tensorflow and counts.get(Cause.SHAPE) and traced and not signed:
         found.append(_signature_advice(ledger))
     for history in ledger.arguments:
         if len(history.weak_types) > 1 and not tensorflow:
@@ -1280,20 +1293,42 @@ def _value_advice(ledger: FunctionLedger, history: ArgumentHistory) -> Advice:
 
 
 def _signature_advice(ledger: FunctionLedger) -> Advice:
+    """``input_signature`` with ``None`` for the dimensions that changed (or that a generalised
+    trace left open) and the sizes that never did; ``reduce_retracing`` only to a function
+    that does not have it yet."""
     specs = []
     for history in ledger.arguments:
         if history.role != "traced" or not history.ranks:
             continue
-        rank = history.ranks[0]
-        dims = ["None" if d in history.varying_dims else "?" for d in range(rank)]
+        dims = _spec_dims(ledger, history.path, history.ranks[0])
         dtype = history.dtypes[0] if history.dtypes else "float32"
         specs.append(f"tf.TensorSpec([{', '.join(dims)}], tf.{dtype})")
     signature = f"input_signature=[{', '.join(specs)}]" if specs else "an input_signature"
-    return Advice(
-        AdviceKind.INPUT_SIGNATURE,
-        f"give tf.function {signature} (None for the dimensions that vary; ? the sizes you "
-        "pass), or reduce_retracing=True, so one trace serves every size",
-    )
+    if any(e.reduce_retracing for e in ledger.events):
+        text = (
+            f"give tf.function {signature} (None for the dimensions that vary): "
+            "reduce_retracing generalises only after a second trace, a signature traces once"
+        )
+    else:
+        text = (
+            f"give tf.function {signature} (None for the dimensions that vary), or "
+            "reduce_retracing=True, so one trace serves every size"
+        )
+    return Advice(AdviceKind.INPUT_SIGNATURE, text)
+
+
+def _spec_dims(ledger: FunctionLedger, path: str, rank: int) -> list[str]:
+    """Per dimension, ``None`` if it took several sizes or was left open, else its size."""
+    seen: list[set[int | None]] = [set() for _ in range(rank)]
+    for event in ledger.events:
+        for arg in event.arguments:
+            if arg.path == path and arg.shape is not None and len(arg.shape) == rank:
+                for dim, size in enumerate(arg.shape):
+                    seen[dim].add(size)
+    return [
+        str(next(iter(sizes))) if len(sizes) == 1 and None not in sizes else "None"
+        for sizes in seen
+    ]
 
 
 def _hoist_advice(ledger: FunctionLedger) -> Advice:

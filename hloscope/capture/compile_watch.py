@@ -100,7 +100,7 @@ class ArgSignature:
         """``f32[8,32]``, ``f32[]{weak}``, ``float32[None,3]`` or ``static 3``."""
         if self.shape is None:
             return f"{self.role} {self.value}" if self.value is not None else (self.text or "?")
-        dims = ",".join("?" if d is None else str(d) for d in self.shape)
+        dims = ",".join("None" if d is None else str(d) for d in self.shape)
         text = f"{self.dtype or '?'}[{dims}]" + ("{weak}" if self.weak_type else "")
         if self.role == "constant" and self.value is not None:
             text += f"={self.value}"
@@ -156,6 +156,8 @@ class CompileRecord:
     time: float = 0.0
     thread: int = 0
     cache_clears: int = 0
+    reduce_retracing: bool = False  # a tf.function made with reduce_retracing=True
+    input_signature: bool = False  # a tf.function made with an input_signature
 
     @property
     def seconds(self) -> float | None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -123,7 +124,11 @@ class _TfHub(_Hub):
         import tensorflow as tf
 
         function, context, function_type = record.args
-        trace = _trace_record(function, context, function_type)
+        options = _tracing_options()
+        generalised = _generalised_type(options, context, function_type)
+        trace = _trace_record(function, context, generalised)
+        trace.reduce_retracing = bool(getattr(options, "reduce_retracing", False))
+        trace.input_signature = getattr(options, "input_signature", None) is not None
         if not tf.inside_function():  # a nested trace's time is inside its caller's
             self._close_trace()
             with self._clock_lock:
@@ -132,6 +137,42 @@ class _TfHub(_Hub):
 
 
 TF_HUB = _TfHub()
+
+#: The TensorFlow function that logs "Creating new FuncGraph" with its tracing options at hand.
+_TRACING_FRAME = "_maybe_define_function"
+
+
+def _tracing_options() -> Any:
+    """The ``TracingOptions`` of the trace being logged (``reduce_retracing``,
+    ``input_signature``, the function cache), read from the frame that logs it; ``None``
+    where this TensorFlow keeps them elsewhere."""
+    try:
+        frame = sys._getframe(1)
+    except ValueError:  # pragma: no cover
+        return None
+    for _ in range(24):
+        if frame is None:
+            return None
+        if frame.f_code.co_name == _TRACING_FRAME and "tracing_options" in frame.f_locals:
+            return frame.f_locals["tracing_options"]
+        frame = frame.f_back
+    return None
+
+
+def _generalised_type(options: Any, context: Any, function_type: Any) -> Any:
+    """The type TensorFlow traces for: under ``reduce_retracing`` (without an input
+    signature) it generalises the logged, concrete type against earlier traces (``None``
+    for the dimensions that changed), a lookup without side effects done just before
+    TensorFlow does it itself."""
+    if options is None or not getattr(options, "reduce_retracing", False):
+        return function_type
+    cache = getattr(options, "function_cache", None)
+    if getattr(options, "input_signature", None) is not None or cache is None:
+        return function_type
+    try:
+        return cache.generalize(context, function_type)
+    except Exception:  # noqa: BLE001 - the concrete type is still right, only narrower
+        return function_type
 
 
 def _graph_building_clock() -> Any:
