@@ -219,6 +219,10 @@ def test_inputs_that_do_not_fit_are_one_capture_error():
 # and removes what inlining leaves unused. Each case compares the check with compiling.
 
 STATE = tf.Variable(tf.ones([2]))
+# Captured from outside: inputs of the compiled function, never folded like constants (the
+# Python graph shows this small eager tensor as a Const all the same).
+EAGER_TEXT = tf.constant(["5", "6"])
+EAGER_MATRIX = tf.constant([[1.0, 2.0], [2.0, 1.0]])
 
 
 @tf.function
@@ -333,6 +337,10 @@ AGREEMENT = {
     "top_k": lambda x: tf.math.top_k(x, 1).values,
     "einsum": lambda x: tf.einsum("i,i->", x, x),
     "sort": lambda x: tf.sort(x),
+    "captured eager string tensor": lambda x: x + tf.strings.to_number(EAGER_TEXT),
+    "captured eager tensor into an unsupported op": lambda x: x + tf.linalg.det(EAGER_MATRIX),
+    "captured variable into an unsupported op": lambda x: x + text_number(STATE),
+    "captured values into ops that compile": lambda x: tf.linalg.matvec(EAGER_MATRIX, x) * STATE,
 }
 
 
