@@ -15,7 +15,7 @@ import click
 from ._app import CliError, cli
 from ._target import module_option, open_module, open_target, refresh_option
 
-__all__ = ["explain_command"]
+__all__ = ["explain_command", "echo_note"]
 
 
 @cli.command("explain")
@@ -29,6 +29,11 @@ __all__ = ["explain_command"]
 )
 @click.option("--kernel", metavar="NAME", help="Show one kernel and the lines it came from.")
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
+@click.option(
+    "--wide",
+    is_flag=True,
+    help="Print the tables at full width (by default they fit the terminal; cells wrap).",
+)
 @module_option
 @refresh_option
 def explain_command(
@@ -36,6 +41,7 @@ def explain_command(
     line_spec: str | None,
     kernel: str | None,
     as_json: bool,
+    wide: bool,
     module: str | None,
     refresh: bool,
 ) -> None:
@@ -63,7 +69,7 @@ def explain_command(
         return
     from rich.console import Console
 
-    render_explanation(result, Console())
+    render_explanation(result, Console(), wide=wide)
 
 
 def _sourced_capture(target):
@@ -74,9 +80,24 @@ def _sourced_capture(target):
     folder = target.output_dir
     first_time = folder is not None and not (folder / "explain" / "capture.json").is_file()
     if target.kind is TargetKind.FUNCTION and first_time:
-        click.echo(
-            f"hloscope: note: tracing {target.spec} again for the line of each jaxpr "
-            "equation (cached afterwards)",
-            err=True,
+        echo_note(
+            f"tracing {target.spec} again for the line of each jaxpr equation (cached afterwards)"
         )
     return capture_for_target(target)
+
+
+def echo_note(text: str) -> None:
+    """``hloscope: note: TEXT`` on stderr, wrapped to the terminal (80 columns when piped):
+    a note names paths, and a terminal would break them anywhere."""
+    import shutil
+    import textwrap
+
+    width = shutil.get_terminal_size((80, 24)).columns
+    lines = textwrap.wrap(
+        f"hloscope: note: {text}",
+        width=max(40, width),
+        subsequent_indent="  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    click.echo("\n".join(lines), err=True)

@@ -40,6 +40,11 @@ EVERY_PASS = ".*"
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the timeline (and diff, follow) as JSON."
 )
+@click.option(
+    "--wide",
+    is_flag=True,
+    help="Print the tables at full width (by default they fit the terminal; names wrap).",
+)
 @module_option
 @refresh_option
 def passes_command(
@@ -47,6 +52,7 @@ def passes_command(
     pass_name: str | None,
     follow: str | None,
     as_json: bool,
+    wide: bool,
     module: str | None,
     refresh: bool,
 ) -> None:
@@ -77,14 +83,14 @@ def passes_command(
 
     console = Console()
     if diffs is None and followed is None:
-        render_timeline(timeline, console)
+        render_timeline(timeline, console, wide=wide)
         return
     if diffs is not None:
         render_diffs(diffs, console)
     if followed is not None:
         if diffs is not None:
             console.print()
-        render_follow(followed, console)
+        render_follow(followed, console, wide=wide)
 
 
 def _steps(target):
@@ -93,15 +99,14 @@ def _steps(target):
 
     if target.kind is TargetKind.FUNCTION:
         from ..capture.jaxpr_lines import capture_for_target
+        from .explain import echo_note
 
         if (
             target.output_dir is not None
             and not (target.output_dir / "explain-passes" / "capture.json").is_file()
         ):
-            click.echo(
-                f"hloscope: note: capturing {target.spec} with a snapshot after every XLA pass "
-                "(cached afterwards)",
-                err=True,
+            echo_note(
+                f"capturing {target.spec} with a snapshot after every XLA pass (cached afterwards)"
             )
         return capture_for_target(target, passes=EVERY_PASS)
     if target.kind is TargetKind.SCRIPT and not (target.manifest or {}).get("passes"):

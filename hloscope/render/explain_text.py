@@ -27,7 +27,7 @@ from typing import Any
 
 from ..analysis.explain import STAGE_ORDER, ExplainedKernel, Explanation, LinkedOp, SourceLine
 from ..stages import Stage
-from .fusion_table import Column, fit_columns
+from .table_fit import Column, fitted_table, print_table
 from .terminal import ELLIPSIS, printable, shorten_middle
 
 __all__ = ["render_explanation", "STAGE_TITLES"]
@@ -49,8 +49,9 @@ _SHORT_TITLES = {
 _CELL_ITEMS = 4
 # Kernel names in the overview's last column before "+N".
 _KERNELS_SHOWN = 3
-# A text column's natural width is capped here before fitting.
-_NATURAL_MAX = 60
+# The share of the width each column of a line's detail gets (the others: 3). The kernels
+# column holds `op → kernel`: the kernel's whole name should fit on its own line.
+_RATIOS = {"op": 1, STAGE_TITLES[Stage.HLO]: 2, "after: op \u2192 kernel": 4}
 
 
 def _text(value: str, style: str | None = None) -> Any:
@@ -64,8 +65,12 @@ def _short_source(source: str) -> str:
     return path.rsplit("/", 1)[-1] + sep + rest
 
 
-def render_explanation(explanation: Explanation, console: Any) -> None:
-    """Print ``explanation``: the header, then the overview or (with a focus) the detail."""
+def render_explanation(explanation: Explanation, console: Any, *, wide: bool = False) -> None:
+    """Print ``explanation``: the header, then the overview or (with a focus) the detail.
+
+    Tables fit the console: the overview's source and code are shortened, its kernel lists and
+    every cell of the detail wrap (a cut op or kernel name says nothing); ``wide`` prints
+    each table at its full width instead."""
     _header(explanation, console)
     if explanation.focus.startswith("kernel "):
         for kernel in explanation.kernels:
@@ -73,12 +78,12 @@ def render_explanation(explanation: Explanation, console: Any) -> None:
     if explanation.focus:
         for line in explanation.lines:
             console.print()
-            _line_detail(explanation, line, console)
+            _line_detail(explanation, line, console, wide)
         if not explanation.lines:
             console.print(_text("no source line is linked to this kernel", "yellow"))
     else:
         console.print()
-        _overview(explanation, console)
+        _overview(explanation, console, wide)
     _footer(explanation, console)
 
 
@@ -127,55 +132,39 @@ def _kernel_list(line: SourceLine) -> str:
     return shown + (f", +{len(names) - _KERNELS_SHOWN}" if len(names) > _KERNELS_SHOWN else "")
 
 
-def _overview(e: Explanation, console: Any) -> None:
-    from rich.table import Table
-
+def _overview(e: Explanation, console: Any, wide: bool) -> None:
     shown = [s for s in STAGE_ORDER if s in e.stages]
     has_kernels = Stage.OPTIMIZED_HLO in e.stages
     rows = []
     for line in e.lines:
-        row = {"source": _short_source(line.source), "code": line.code}
+        row: dict[str, Any] = {"source": _short_source(line.source), "code": line.code}
         row.update({_SHORT_TITLES[s]: str(len(line.stage_ops(s))) for s in shown})
         if has_kernels:
             n = len(line.kernels) + len(line.inferred_kernels)
             row["kernels"] = f"{n}: {_kernel_list(line)}" if n else _kernel_list(line)
-        rows.append({k: printable(v) for k, v in row.items()})
+        row["away"] = line.optimized_away
+        rows.append(row)
     columns = {
         "source": Column(
             "source", lambda r: r["source"], min_width=16, shorten=_cut_source, comfortable=24
         ),
-        "code": Column("code", lambda r: r["code"], min_width=10, shorten=_end_cut, comfortable=24),
+        "code": Column("code", lambda r: r["code"], min_width=8, shorten=_end_cut, comfortable=24),
         **{
             _SHORT_TITLES[s]: Column(_SHORT_TITLES[s], lambda r, k=_SHORT_TITLES[s]: r[k], True)
             for s in shown
         },
     }
     if has_kernels:
-        columns["kernels"] = Column(
-            "kernels", lambda r: r["kernels"], min_width=12, shorten=_end_cut
-        )
-    natural = {
-        name: min(_NATURAL_MAX, max([len(col.header), *(len(col.cell(r)) for r in rows)]))
-        if col.min_width
-        else max([len(col.header), *(len(col.cell(r)) for r in rows)])
-        for name, col in columns.items()
-    }
-    widths = fit_columns(list(columns), natural, columns, console.width)
-    table = Table(show_edge=False, pad_edge=False, expand=False)
-    for name, width in widths:
-        col = columns[name]
-        justify = "right" if col.right else "left"
-        table.add_column(col.header, width=width, justify=justify, no_wrap=True, overflow="crop")
-    styles = {"code": "cyan"}
-    for row, line in zip(rows, e.lines):
-        cells = []
-        for name, width in widths:
-            style = styles.get(name)
-            if name == "kernels" and line.optimized_away:
-                style = "yellow"
-            cells.append(_text(columns[name].shorten(columns[name].cell(row), width), style))
-        table.add_row(*cells)
-    console.print(table)
+        # A list of kernel names cut short says nothing: it folds onto more lines.
+        columns["kernels"] = Column("kernels", lambda r: r["kernels"], min_width=20, wrap=True)
+
+    def style(row: dict[str, Any], name: str) -> str | None:
+        if name == "code":
+            return "cyan"
+        return "yellow" if name == "kernels" and row["away"] else None
+
+    table, width = fitted_table(rows, columns, list(columns), (), console.width, wide, style)
+    print_table(console, table, width)
     if any(line.inferred_kernels for line in e.lines):
         console.print(_text("* inferred: the kernel has no source line of its own", "dim"))
 
@@ -250,7 +239,7 @@ def _groups(line: SourceLine) -> dict[str, dict[Stage, list[LinkedOp]]]:
     return groups
 
 
-def _line_detail(e: Explanation, line: SourceLine, console: Any) -> None:
+def _line_detail(e: Explanation, line: SourceLine, console: Any, wide: bool) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -258,27 +247,43 @@ def _line_detail(e: Explanation, line: SourceLine, console: Any) -> None:
     if line.code:
         console.print(Text("  " + printable(line.code), style="cyan"))
     kinds = {k.name: k.kind for k in e.kernels}
-    table = Table(show_edge=False, pad_edge=False, expand=True, show_lines=True)
-    table.add_column("op", no_wrap=True, style="magenta", ratio=1, min_width=6)
     shown = [s for s in STAGE_ORDER if s in e.stages and s is not Stage.OPTIMIZED_HLO]
-    for stage in shown:
-        table.add_column(STAGE_TITLES[stage], no_wrap=True, overflow="ellipsis", ratio=3)
+    headers = ["op", *(STAGE_TITLES[s] for s in shown)]
     if Stage.OPTIMIZED_HLO in e.stages:
-        table.add_column("after: op \u2192 kernel", no_wrap=True, overflow="ellipsis", ratio=3)
+        headers.append("after: op \u2192 kernel")
+    rows = []
     for primitive, by_stage in _groups(line).items():
-        cells = [_text(primitive)]
+        cells = [[primitive]]
         for stage in shown:
-            cells.append(_lines_text(_cell(by_stage.get(stage, []))))
+            cells.append(_cell(by_stage.get(stage, [])))
         if Stage.OPTIMIZED_HLO in e.stages:
             after = by_stage.get(Stage.OPTIMIZED_HLO, [])
             if after:
-                cells.append(_lines_text([f"{op.name} \u2192 {op.kernel}" for op in after[:4]]))
+                cells.append([f"{op.name} \u2192 {op.kernel}" for op in after[:_CELL_ITEMS]])
             else:
                 earlier = [op for s in shown for op in by_stage.get(s, [])]
-                kernels = _kernel_cell(earlier, kinds)
-                cells.append(_lines_text(kernels) if kernels else _text("(none)", "dim"))
-        table.add_row(*cells)
-    console.print(table)
+                cells.append(_kernel_cell(earlier, kinds) or ["(none)"])
+        rows.append(cells)
+    # Cells wrap instead of ending in an ellipsis: the end of an op's text (its operands, the
+    # kernel after the arrow) is what a reader came for. Wide, each column takes its longest
+    # item.
+    widths = [max([len(h), *(len(i) for r in rows for i in r[c])]) for c, h in enumerate(headers)]
+    table = Table(show_edge=False, pad_edge=False, expand=not wide, show_lines=True)
+    for column, header in enumerate(headers):
+        sizing = {"width": widths[column]} if wide else {"ratio": _RATIOS.get(header, 3)}
+        table.add_column(
+            header,
+            style="magenta" if column == 0 else None,
+            no_wrap=wide,
+            overflow="fold",
+            min_width=min(widths[column], 6),
+            **sizing,
+        )
+    for cells in rows:
+        table.add_row(
+            *(_lines_text(items, "dim" if items == ["(none)"] else None) for items in cells)
+        )
+    print_table(console, table, sum(widths) + 3 * (len(widths) - 1) if wide else 0)
     if line.kernels or line.inferred_kernels:
         names = ", ".join([*line.kernels, *(f"{k}*" for k in line.inferred_kernels)])
         console.print(Text.assemble(("kernels ", "dim"), printable(names)))
@@ -286,10 +291,10 @@ def _line_detail(e: Explanation, line: SourceLine, console: Any) -> None:
         console.print(_text("no kernel: XLA removed or folded every op of this line", "yellow"))
 
 
-def _lines_text(items: Sequence[str]) -> Any:
+def _lines_text(items: Sequence[str], style: str | None = None) -> Any:
     from rich.text import Text
 
-    return Text("\n".join(printable(item) for item in items))
+    return Text("\n".join(printable(item) for item in items), style=style or "")
 
 
 # ---- one kernel ---------------------------------------------------------------------------------

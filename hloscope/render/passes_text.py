@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..analysis.passes import Follow, FollowEventKind, PassDiff, PassRow, PassTimeline
-from .fusion_table import Column, fit_columns
+from .table_fit import Column, fitted_table, print_table
 from .terminal import ELLIPSIS, printable
 
 __all__ = ["render_timeline", "render_diffs", "render_follow"]
@@ -74,56 +74,76 @@ def _summary(timeline: PassTimeline, console: Any) -> None:
     console.print(line)
 
 
-def render_timeline(timeline: PassTimeline, console: Any) -> None:
-    """The summary, the table of snapshots and the passes that changed nothing."""
+def render_timeline(timeline: PassTimeline, console: Any, *, wide: bool = False) -> None:
+    """The summary, the table of snapshots and the passes that changed nothing. The table
+    fits the console (pass and pipeline names wrap, never cut); ``wide`` prints it whole."""
     _summary(timeline, console)
     console.print()
     rows = [_row_cells(row) for row in timeline.rows]
-    _print_rows(console, _TIMELINE_COLUMNS, rows)
+    optional = _TIMELINE_OPTIONAL
+    if any(row.error for row in timeline.rows):
+        optional = ("pipeline",)  # an unreadable snapshot's error is always shown
+    shown = _print_rows(console, _TIMELINE_COLUMNS, rows, optional=optional, wide=wide)
+    if "note" not in shown and any(not row.changed for row in timeline.rows):
+        console.print(_text("(dim: the same text as the snapshot before)", "dim"))
     _quiet(timeline, console)
 
 
-# (header, right-aligned, shrinkable down to) of the timeline's columns.
-_TIMELINE_COLUMNS: tuple[tuple[str, bool, int], ...] = (
-    ("step", True, 0),
-    ("pass", False, 10),
-    ("pipeline", False, 8),
-    ("instr", True, 0),
-    ("\u0394", True, 0),
-    ("fusions", True, 0),
-    ("\u0394 ", True, 0),
-    ("kernels", True, 0),
-    ("\u0394  ", True, 0),
-    ("note", False, 6),
+# (header, right-aligned, narrowest width: 0 never narrowed, wrap: folds instead of being cut)
+# of the timeline's columns. A pass name cut to `copy-inse…` says nothing: names wrap. The
+# pipeline and the note join when they fit (an unchanged snapshot is dim in any case).
+_TIMELINE_COLUMNS: tuple[tuple[str, bool, int, bool], ...] = (
+    ("step", True, 0, False),
+    ("pass", False, 12, True),
+    ("pipeline", False, 12, True),
+    ("instr", True, 0, False),
+    ("\u0394", True, 0, False),
+    ("fusions", True, 0, False),
+    ("\u0394 ", True, 0, False),
+    ("kernels", True, 0, False),
+    ("\u0394  ", True, 0, False),
+    ("note", False, 9, True),
 )
+_TIMELINE_OPTIONAL = ("note", "pipeline")
+# How narrow the pass column may get to make room for an optional one: most names fit whole.
+_COMFORTABLE = {"pass": 26}
 
 
 def _print_rows(
-    console: Any, spec: Sequence[tuple[str, bool, int]], rows: Sequence[Sequence[Any]]
-) -> None:
-    """A table of ``rows`` (rich Texts) whose shrinkable columns are cut to fit the console."""
-    from rich.table import Table
-
+    console: Any,
+    spec: Sequence[tuple[str, bool, int, bool]],
+    rows: Sequence[Sequence[Any]],
+    *,
+    optional: Sequence[str] = (),
+    wide: bool = False,
+) -> list[str]:
+    """A table of ``rows`` (rich Texts, one per column of ``spec``) fitted to the console by
+    the table engine every command shares (:func:`~hloscope.render.table_fit.fitted_table`):
+    the ``optional`` columns join while they fit. Returns the headers shown."""
     columns = {
-        header: Column(header, lambda r, i=i: r[i].plain, right, floor, _end_cut)
-        for i, (header, right, floor) in enumerate(spec)
+        header: Column(
+            header,
+            lambda r, header=header: r[header].plain,
+            right,
+            floor,
+            _end_cut,
+            comfortable=max(floor, _COMFORTABLE.get(header, 0)),
+            wrap=wrap,
+        )
+        for header, right, floor, wrap in spec
     }
-    natural = {
-        header: max([len(header), *(len(row[i].plain) for row in rows)])
-        for i, (header, _, _) in enumerate(spec)
-    }
-    widths = dict(fit_columns(list(columns), natural, columns, console.width))
-    table = Table(show_edge=False, pad_edge=False, expand=False)
-    for header, right, _ in spec:
-        justify = "right" if right else "left"
-        table.add_column(header, width=widths[header], justify=justify, no_wrap=True)
-    for row in rows:
-        cells = []
-        for (header, _, _), cell in zip(spec, row):
-            cut = _end_cut(cell.plain, widths[header])
-            cells.append(cell if cut == cell.plain else _text(cut, str(cell.style) or None))
-        table.add_row(*cells)
-    console.print(table)
+    keyed = [{header: cell for (header, *_), cell in zip(spec, row)} for row in rows]
+    table, width = fitted_table(
+        keyed,
+        columns,
+        [header for header, *_ in spec if header not in optional],
+        optional,
+        console.width,
+        wide,
+        styles=lambda row, header: str(row[header].style) or None,
+    )
+    print_table(console, table, width)
+    return [column.header for column in table.columns]
 
 
 def _end_cut(text: str, width: int) -> str:
@@ -132,15 +152,15 @@ def _end_cut(text: str, width: int) -> str:
 
 def _row_cells(row: PassRow) -> list[Any]:
     dim = None if row.changed else "dim"
-    if row.next_pass is None:
-        what = f"{row.pipeline}: {row.pass_name}"
+    if row.next_pass is None or not row.ran:
+        what = row.label  # `PIPELINE: PASS` while it ran, or `start of PIPELINE`
     else:
-        what = row.ran or "(start)"
+        what = row.ran
     note = row.error or ("" if row.changed else "same text")
     return [
         _text(f"{row.step:04d}", "dim"),
         _text(what, dim or ("bold" if row.ran else None)),
-        _text(row.pipeline if row.next_pass is not None else "", "dim"),
+        _text(row.pipeline if row.next_pass is not None and row.ran else "", "dim"),
         _text(_count(row.instructions), dim),
         _delta(row.d_instructions),
         _text(_count(row.fusions), dim),
@@ -192,7 +212,7 @@ def render_diffs(diffs: Sequence[PassDiff], console: Any) -> None:
             console.print(Text(printable(line), style=style), soft_wrap=True)
 
 
-def render_follow(follow: Follow, console: Any) -> None:
+def render_follow(follow: Follow, console: Any, *, wide: bool = False) -> None:
     """One row per event of the followed instruction."""
     from rich.text import Text
 
@@ -214,5 +234,11 @@ def render_follow(follow: Follow, console: Any) -> None:
                 _text(" ".join(text.split()), "dim"),
             ]
         )
-    spec = (("step", True, 0), ("pass", False, 8), ("event", False, 0), ("now", False, 8))
-    _print_rows(console, (*spec, ("text", False, 12)), rows)
+    spec = (
+        ("step", True, 0, False),
+        ("pass", False, 8, True),
+        ("event", False, 0, False),
+        ("now", False, 8, True),
+        ("text", False, 12, False),  # the instruction's text: its start says what it is
+    )
+    _print_rows(console, spec, rows, wide=wide)
