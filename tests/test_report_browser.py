@@ -287,3 +287,104 @@ def test_big_table_sorts_every_row_and_shows_all(driver, corpus: Path, tmp_path:
     shown = [int(v) for v in shown_column(driver, "bytes")]
     assert len(shown) == total and shown == sorted(shown, reverse=True)
     assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+# ---- issue 19: links, widths, the filter ---------------------------------------------------------
+
+
+def test_a_kernel_link_lands_below_the_sticky_header(driver, transformer_page: Path):
+    from selenium.webdriver.common.by import By
+
+    open_page(driver, transformer_page)
+    links = driver.find_elements(By.CSS_SELECTOR, "#hs-line-table a.hs-k")
+    assert len(links) > 10
+    # Rows near the top, the middle and the end of the kernel table, each clicked in turn.
+    picked = sorted({int(a.get_attribute("href").rpartition("-k")[2]) for a in links})
+    for index in (picked[0], picked[len(picked) // 2], picked[-1]):
+        link = driver.find_element(By.CSS_SELECTOR, f'#hs-line-table a.hs-k[href="#hs-k{index}"]')
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
+        link.click()
+        place = driver.execute_script(
+            "const row = document.getElementById(arguments[0]);"
+            "const head = document.querySelector('#hs-kernel-table thead').getBoundingClientRect();"
+            "const box = row.closest('.hs-scroll').getBoundingClientRect();"
+            "const r = row.getBoundingClientRect();"
+            "return {top: r.top, bottom: r.bottom, headBottom: head.bottom, boxBottom: box.bottom,"
+            "  windowHeight: innerHeight, flash: row.classList.contains('hs-flash'),"
+            "  hash: location.hash};",
+            f"hs-k{index}",
+        )
+        assert place["top"] >= place["headBottom"] - 0.5, place  # not under the header
+        assert place["bottom"] <= min(place["boxBottom"], place["windowHeight"]) + 0.5, place
+        assert place["flash"] and place["hash"] == f"#hs-k{index}"
+
+
+def test_every_column_is_on_screen_at_1400_px(driver, transformer_page: Path, tmp_path: Path):
+    open_page(driver, transformer_page)
+    assert driver.execute_script("return innerWidth") == WIDTH
+    found = driver.execute_script(
+        "const out = {};"
+        "for (const id of ['hs-kernel-table', 'hs-line-table']) {"
+        "  const table = document.getElementById(id);"
+        "  const box = table.closest('.hs-scroll');"
+        "  const right = box.getBoundingClientRect().right;"
+        "  const keys = [...table.tHead.rows[0].cells].map(c => c.dataset.key);"
+        "  const row = table.tBodies[0].rows[0];"
+        "  out[id] = {scroll: box.scrollWidth - box.clientWidth, right: right,"
+        "    cells: Object.fromEntries(keys.map((k, i) => {"
+        "      const r = row.cells[i].getBoundingClientRect();"
+        "      return [k, [r.left, r.right, r.width]]; }))};"
+        "}"
+        "out.page = document.documentElement.scrollWidth - innerWidth;"
+        "return out;"
+    )
+    assert found["page"] <= 0
+    for table in ("hs-kernel-table", "hs-line-table"):
+        assert found[table]["scroll"] <= 0, found[table]  # no sideways scrolling
+    kernels = found["hs-kernel-table"]
+    for key in ("source", "op_name"):
+        left, right, width = kernels["cells"][key]
+        assert width >= 60 and right <= kernels["right"] + 0.5, (key, kernels)
+    lines = found["hs-line-table"]
+    for key in ("source", "code", "in"):
+        left, right, width = lines["cells"][key]
+        assert width >= 60 and right <= lines["right"] + 0.5, (key, lines)
+    driver.execute_script("document.getElementById('hs-kernels').scrollIntoView()")
+    assert driver.save_screenshot(str(tmp_path / "kernels-1400.png"))
+
+
+def test_the_filter_accepts_blanks_around_operators(driver, transformer_page: Path):
+    from selenium.webdriver.common.by import By
+
+    open_page(driver, transformer_page)
+    box = driver.find_element(By.CSS_SELECTOR, 'input[data-hs-filter="hs-kernel-table"]')
+    box.send_keys("bytes > 10KiB")
+    spaced = [int(v) for v in shown_column(driver, "bytes")]
+    box.clear()
+    box.send_keys("bytes>10KiB")
+    tight = [int(v) for v in shown_column(driver, "bytes")]
+    assert spaced == tight and 0 < len(spaced) < 191
+    assert all(b > 10 * 1024 for b in spaced)
+    box.clear()
+    box.send_keys("kind = kCustom   bytes >= 16KiB")
+    kinds = driver.execute_script(
+        "return [...document.querySelectorAll('#hs-kernel-table tbody tr')]"
+        ".map(r => r.cells[2].textContent)"
+    )
+    assert kinds and all("kCustom" in k for k in kinds)
+    assert all(b >= 16 * 1024 for b in map(int, shown_column(driver, "bytes")))
+
+
+def test_filter_placeholders_are_not_cut(driver, transformer_page: Path):
+    open_page(driver, transformer_page)
+    measured = driver.execute_script(
+        "const g = document.createElement('canvas').getContext('2d');"
+        "return [...document.querySelectorAll('input[data-hs-filter]')].map(input => {"
+        "  const s = getComputedStyle(input); g.font = s.font;"
+        "  const room = input.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);"
+        "  return [input.placeholder, g.measureText(input.placeholder).width, room]; });"
+    )
+    assert len(measured) == 2
+    for placeholder, needed, room in measured:
+        assert needed <= room, (placeholder, needed, room)
+    assert any("bytes > 1MiB" in p for p, _, _ in measured)  # it shows the blanks it accepts

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 import uuid
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ...units import format_bytes, format_count
 from .escape import json_for_script
@@ -59,6 +60,7 @@ def environment() -> Environment:
     env.filters["intensity"] = _intensity
     env.filters["script_json"] = lambda value: Markup(json_for_script(value))
     env.filters["short_source"] = _short_source
+    env.filters["breakable"] = breakable
     return env
 
 
@@ -134,3 +136,14 @@ def _short_source(source: str) -> str:
     if not sep or "/" not in path:
         return source
     return path.rsplit("/", 1)[-1] + sep + rest
+
+
+_JOINTS = re.compile(r"([_/.+\-:])")
+
+
+def breakable(text: object) -> Markup:
+    """``text`` escaped, with a line-break opportunity (``<wbr>``) after each joint of a name
+    (``_ / . + - :``): a long kernel name, op_name or shape in a
+    narrow column breaks where a reader would, not in the middle of a word."""
+    escaped = str(escape(str(text)))
+    return Markup(_JOINTS.sub(lambda m: m.group(1) + "<wbr>", escaped))
