@@ -178,6 +178,24 @@ def test_a_captured_string_tensor_is_an_argument_of_its_dtype():
     assert "LABELS" in Path(__file__).read_text().splitlines()[line - 1]
 
 
+def test_a_captured_string_variable_is_told_to_fix_the_variable():
+    function = tf.function(lambda x: x + tf.strings.to_number(VOCAB))
+    error = compile_error(function, X)
+    assert unsupported_ops_named(error) == ["ReadVariableOp"] and "dtype=DT_STRING" in error
+    (read,) = [f for f in check_tf(function, X).findings if f.op == "ReadVariableOp"]
+    assert (read.reason, read.dtype) == (Reason.DTYPE, "DT_STRING")
+    assert "reads a value the function captured" in read.detail
+    assert "tf.string Variable" in read.suggestion
+
+
+def test_a_string_parameter_keeps_the_parameters_advice():
+    (arg,) = check_tf(
+        tf.function(lambda s: tf.strings.length(s)), tf.TensorSpec([2], tf.string)
+    ).findings[:1]
+    assert (arg.op, arg.dtype) == ("_Arg", "DT_STRING")
+    assert "captured" not in arg.detail and "captures" not in arg.suggestion
+
+
 def test_the_notes_say_what_was_captured():
     (note,) = [
         n for n in check_tf(tf.function(lambda x: x * SCALE + OFFSETS), X).notes if "captures" in n

@@ -412,3 +412,19 @@ def test_keras_random_rotation_is_found_and_told_to_warp():
     assert finding.op == "ImageProjectiveTransformV3"
     assert "keras.ops.image.map_coordinates" in finding.suggestion
     assert "RandomRotation" in finding.suggestion and "tf.image.resize" not in finding.suggestion
+
+
+def test_tf_print_is_told_about_printing():
+    """tf.print formats its message first: TensorFlow names StringFormat, and the job is
+    printing, not string processing."""
+
+    def printing(x):
+        tf.print("x is", x)
+        return x + 1
+
+    x = tf.TensorSpec([2], tf.float32)
+    error = compile_error(tf.function(printing), x)
+    assert unsupported_ops_named(error) == ["StringFormat"], error
+    findings = check_tf(printing, x).findings
+    assert [f.op for f in findings][:1] == ["StringFormat"]
+    assert all("tf.print" in f.suggestion for f in findings), findings

@@ -173,6 +173,7 @@ _SHAPE_OPS = frozenset({"Shape", "ShapeN", "Size", "Rank"})
 _IF_OPS = frozenset({"If", "StatelessIf"})
 _WHILE_OPS = frozenset({"While", "StatelessWhile"})
 _IDENTITY_OPS = frozenset({"Identity", "IdentityN"})
+_RESOURCE = ("DT_RESOURCE",)
 
 
 @dataclass(slots=True, frozen=True)
@@ -330,6 +331,18 @@ class _Body:
         returns = len(graphs(callee).signature.returns)
         return _Context(callee, True, const_args, frozenset(i for i in used if i < returns))
 
+    def captured_value(self, node: tf_graph.TfNode) -> bool:
+        """Whether the node is a captured value, or reads a variable the function captured
+        (a ``ReadVariableOp`` of a module-level ``tf.Variable``): its fix is where that value
+        is made."""
+        if node.captured:
+            return True
+        sources = (self.graph.by_name.get(source) for source, _ in node.inputs)
+        return any(
+            source is not None and source.captured and source.type_attrs.get("T") == _RESOURCE
+            for source in sources
+        )
+
     def children(self, node: tf_graph.TfNode, walk: _Walk) -> Iterator[_Context]:
         """The bodies a compiled node makes XLA compile, each in its context."""
         if node.is_call:
@@ -425,7 +438,7 @@ class _Walk:
         self.checked.add(key)
         if _uses(node, _TPU_EMULATED):
             self.emulated.add(key)
-        finding = _judge(node, self.kernels, self.rules, self.program)
+        finding = _judge(node, self.kernels, self.rules, self.program, body.captured_value(node))
         if finding is not None:
             self.findings.append(finding)
         if finding is None or finding.reason is Reason.DTYPE:
@@ -442,8 +455,10 @@ def _judge(
     kernels: tf_graph.XlaKernels,
     rules: _Rules,
     program: tf_graph.TfProgram,
+    captured: bool = False,
 ) -> Finding | None:
-    """The finding for one node, or ``None`` when it passes the kernel lookup."""
+    """The finding for one node, or ``None`` when it passes the kernel lookup; ``captured``:
+    the node is (or reads) a value the function captured from outside."""
     if node.op in _SKIPPED_OPS or node.is_call:
         return None
     registrations = kernels.registrations(node.op)
@@ -451,7 +466,7 @@ def _judge(
         text = f"no {rules.device_type} kernel is registered for {node.op}"
         if rules.proxy:
             text += f" [{rules.kernels_of} registrations standing in]"
-        return _finding(node, Reason.NO_KERNEL, None, text, program)
+        return _finding(node, Reason.NO_KERNEL, None, text, program, captured)
     rejections = [_rejected(node, r.allowed, rules) for r in registrations]
     if all(rejections):
         attr, dtype, allowed = next(r for r in rejections if r)
@@ -461,12 +476,12 @@ def _judge(
         )
         if rules.proxy:
             text += f" [{rules.kernels_of} registrations standing in]"
-        return _finding(node, Reason.DTYPE, dtype, text, program)
+        return _finding(node, Reason.DTYPE, dtype, text, program, captured)
     for attr, dtypes in node.type_attrs.items():
         for dtype in dtypes:
             if dtype in rules.missing_dtypes:
                 text = f"{rules.device_type} has no {dtype}: {node.op} uses it in {attr}"
-                return _finding(node, Reason.DTYPE, dtype, text, program)
+                return _finding(node, Reason.DTYPE, dtype, text, program, captured)
     return None
 
 
@@ -495,6 +510,7 @@ def _finding(
     dtype: str | None,
     text: str,
     program: tf_graph.TfProgram,
+    captured: bool = False,
 ) -> Finding:
     stack = program.stack(node)
     source = user_frame(stack)
@@ -502,13 +518,14 @@ def _finding(
     # says what to do with it (a string, a float64 on TPU); else the op's own row. A captured
     # value has its own row first: the fix is where the value is made, not in the caller.
     advice = (
-        (suggest(f"{CAPTURED_PREFIX}{dtype}") if dtype and node.captured else "")
+        (suggest(f"{CAPTURED_PREFIX}{dtype}") if dtype and captured else "")
         or (suggest(dtype) if dtype else "")
         or suggest(node.op, reason)
     )
-    if node.captured:
+    if captured:
+        what = "is" if node.captured else "reads"
         text += (
-            "; it is a value the function captured from outside (an eager tensor or a "
+            f"; it {what} a value the function captured from outside (an eager tensor or a "
             "variable), which TensorFlow passes in as an input at every call, not a constant"
         )
     return Finding(
