@@ -13,9 +13,9 @@ import sys
 import click
 
 from ._app import CliError, cli
-from ._target import module_option, open_module, open_target, refresh_option
+from ._target import module_option, open_module, open_target, refresh_option, say_note
 
-__all__ = ["explain_command", "echo_note"]
+__all__ = ["explain_command"]
 
 
 @cli.command("explain")
@@ -80,24 +80,5 @@ def _sourced_capture(target):
     folder = target.output_dir
     first_time = folder is not None and not (folder / "explain" / "capture.json").is_file()
     if target.kind is TargetKind.FUNCTION and first_time:
-        echo_note(
-            f"tracing {target.spec} again for the line of each jaxpr equation (cached afterwards)"
-        )
+        say_note(f"tracing {target.spec} again for each jaxpr equation's line (cached)")
     return capture_for_target(target)
-
-
-def echo_note(text: str) -> None:
-    """``hloscope: note: TEXT`` on stderr, wrapped to the terminal (80 columns when piped):
-    a note names paths, and a terminal would break them anywhere."""
-    import shutil
-    import textwrap
-
-    width = shutil.get_terminal_size((80, 24)).columns
-    lines = textwrap.wrap(
-        f"hloscope: note: {text}",
-        width=max(40, width),
-        subsequent_indent="  ",
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
-    click.echo("\n".join(lines), err=True)

@@ -15,7 +15,7 @@ import sys
 import click
 
 from ._app import cli
-from ._target import module_option, open_module, open_target, refresh_option
+from ._target import module_option, open_module, open_target, refresh_option, say_note
 
 __all__ = ["passes_command", "EVERY_PASS"]
 
@@ -99,15 +99,12 @@ def _steps(target):
 
     if target.kind is TargetKind.FUNCTION:
         from ..capture.jaxpr_lines import capture_for_target
-        from .explain import echo_note
 
         if (
             target.output_dir is not None
             and not (target.output_dir / "explain-passes" / "capture.json").is_file()
         ):
-            echo_note(
-                f"capturing {target.spec} with a snapshot after every XLA pass (cached afterwards)"
-            )
+            say_note(f"capturing {target.spec} after every XLA pass (cached)")
         return capture_for_target(target, passes=EVERY_PASS)
     if target.kind is TargetKind.SCRIPT and not (target.manifest or {}).get("passes"):
         from ..analysis.passes import PassesError
