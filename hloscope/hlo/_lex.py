@@ -37,6 +37,7 @@ __all__ = [
     "WS_RE",
     "skip_ws",
     "string_at",
+    "invalid_character",
     "BRACKET_TOKENS",
     "VALUE_TOKENS",
     "find_closing",
@@ -94,6 +95,38 @@ def string_at(text: str, pos: int) -> tuple[str, int] | None:
     if m is None:
         return None
     return text[pos + 1 : m.end() - 1], m.end()
+
+
+# --- characters XLA's lexer refuses ---------------------------------------------------------
+
+# XLA's HloLexer takes only ' ', '\t', '\n' and '\r' as whitespace and reads any other byte
+# that starts no token as an error, while a string or comment may hold any character but NUL.
+# Python's ``\s``, ``str.isspace`` and ``str.splitlines`` take more (\x0b, \x0c, \x1c-\x1f,
+# \x85, \u2028...), so a text holding them outside strings and comments is refused before any
+# pattern of the parser could read them as blanks or line ends.
+_CONTROLS = tuple(chr(c) for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F))
+# Strings and comments whole (as XLA's lexer reads them: a '//' comment ends at a line break),
+# else one character that is neither printable ASCII nor XLA whitespace.
+_STRINGS_COMMENTS_OR_INVALID = re.compile(
+    STRING + "|" + SINGLE_QUOTED + "|" + BLOCK_COMMENT + r"|//[^\n\r]*|[^\t\n\r -~]", re.S
+)
+
+
+def invalid_character(text: str) -> int:
+    """Offset of the first character outside strings and comments that XLA's lexer rejects
+    (a control character other than tab, line feed and carriage return, DEL, anything not
+    ASCII), or -1 when there is none.
+
+    Printed HLO is ASCII without control characters, which two scans in C tell (``isascii`` is
+    free for a ``str``, each ``in`` a memchr); only other texts are tokenized to see whether
+    such characters sit inside strings or comments, where XLA accepts them.
+    """
+    if text.isascii() and not any(map(text.__contains__, _CONTROLS)):
+        return -1
+    for m in _STRINGS_COMMENTS_OR_INVALID.finditer(text):
+        if m.end() - m.start() == 1:
+            return m.start()
+    return -1
 
 
 # --- brackets -----------------------------------------------------------------------------

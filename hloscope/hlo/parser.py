@@ -147,6 +147,7 @@ def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
     """Parse every module in a text: split at ``// -----`` lines and ``HloModule`` headers."""
     text, path = _read(source, path)
     source_text = SourceText(text, path)
+    _check_characters(source_text)
     lines = text.split("\n")
     modules = []
     for start, end in _module_chunks(text, len(lines)):
@@ -165,6 +166,24 @@ def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
             source_line=lines[0] if lines else "",
         )
     return modules
+
+
+def _check_characters(source: SourceText) -> None:
+    """Refuse, at its line and column, a character XLA's lexer refuses (see
+    :func:`_lex.invalid_character`): read as a blank or a line break by Python's patterns, it
+    would be a statement XLA never reads."""
+    text = source.text
+    pos = _lex.invalid_character(text)
+    if pos < 0:
+        return
+    line = text.count("\n", 0, pos) + 1
+    column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    raise source.error(
+        f"invalid character U+{ord(text[pos]):04X} outside a string or comment (XLA reads "
+        "only space, tab, line feed and carriage return as whitespace)",
+        line,
+        column,
+    )
 
 
 def _parse_chunk(lines: list[str], start: int, end: int, source: SourceText) -> Module | None:
@@ -186,25 +205,146 @@ def _parse_chunk(lines: list[str], start: int, end: int, source: SourceText) -> 
 def _parse_reflowed(lines: list[str], start: int, end: int, path: str | None) -> Module | None:
     """Second chance for text whose statements do not sit one per line (``ENTRY e { ROOT r =
     f32[] parameter(0) }``): XLA's lexer ignores line breaks, so put each statement on its own
-    line and parse again. If that fails too, the first error (with the original line numbers)
-    is raised again by the caller's ``except`` clause."""
+    line and parse again; failing that, read it as XLA's lexer does, with every comment and
+    line break outside strings a blank (a signature on the line after its name, an attribute
+    list going on on the next line, ``/* */`` between any two tokens, a string over several
+    lines) and each statement on its own line. If that fails too, the first error (with the
+    original line numbers) is raised again by the caller's ``except`` clause."""
     import sys
 
     original = sys.exc_info()[1]
     chunk = "\n".join(lines[start:end])
-    reflowed = _reflow(chunk)
-    if reflowed == chunk:
-        raise original  # type: ignore[misc]
-    new_lines = reflowed.split("\n")
-    try:
-        module = _ModuleParser(new_lines, 0, len(new_lines), SourceText(reflowed, path)).parse()
-    except HloParseError:
+    reflowed = _reflow(_flatten(chunk))
+    if reflowed != chunk:
+        new_lines = reflowed.split("\n")
+        try:
+            module = _ModuleParser(new_lines, 0, len(new_lines), SourceText(reflowed, path)).parse()
+        except HloParseError:
+            pass
+        else:
+            if module is not None:
+                module.warnings.append(
+                    "statements were not one per line; line numbers refer to the re-flowed text"
+                )
+            return module
+    module = _parse_single_instruction(chunk, path)
+    if module is None:
         raise original from None  # type: ignore[misc]
-    if module is not None:
-        module.warnings.append(
-            "statements were not one per line; line numbers refer to the re-flowed text"
-        )
     return module
+
+
+_SINGLE_OPERAND = re.compile(r"[ \t]*%?(" + _NAME + r")[ \t]*$")
+
+
+def _parse_single_instruction(chunk: str, path: str | None) -> Module | None:
+    """A text that is one instruction and no computation (``n = f32[4] add(f32[4] x,
+    f32[4])``), read as XLA's parser reads it: a module ``_`` whose entry ``_`` makes a
+    parameter of each operand it does not know, from the operand's shape, named after the
+    operand or ``_N`` (N its parameter number) when it has no name. None when the text is not
+    of that form, or an operand has neither a known name nor a shape (XLA refuses that too)."""
+    flat = _flatten(chunk)
+    if flat.startswith("HloModule"):
+        return None
+    statement = _INSTR_START.match(flat)
+    if statement is None:
+        return None
+    pos = _WS.match(flat, statement.end()).end()
+    opcode = _OPCODE.match(flat, pos)
+    try:
+        if opcode is None or opcode.group(1) == "b":
+            opcode = _OPCODE.match(flat, parse_shape_prefix(flat, pos)[1])
+        if opcode is None:
+            return None
+        open_pos = opcode.end() - 1
+        close = find_closing(flat, open_pos)
+    except DecodeError:
+        return None
+    if close < 0:
+        return None
+    inner = flat[open_pos + 1 : close]
+    parameters: list[str] = []
+    names: list[str] = []
+    if opcode.group(1) not in _PAYLOAD_OPCODES and inner.strip():
+        for piece, _ in split_top_level(inner):
+            name = _single_operand(piece, parameters, names)
+            if name is None:
+                return None
+            names.append(name)
+        inner = ", ".join(names)
+    instruction = flat[statement.start(2) : open_pos + 1] + inner + flat[close:]
+    text = "HloModule _\n\nENTRY _ {\n" + "".join(parameters) + "  ROOT " + instruction + "\n}\n"
+    lines = text.split("\n")
+    try:
+        module = _ModuleParser(lines, 0, len(lines), SourceText(text, path)).parse()
+    except HloParseError:
+        return None
+    if module is None or len(module.entry.instructions) != len(parameters) + 1:
+        return None  # more than one statement: "Expected eof after parsing single instruction"
+    module.warnings.append(
+        "a single instruction, read as XLA reads it: module '_', its operands made "
+        "parameters; line numbers refer to that module's text"
+    )
+    return module
+
+
+def _single_operand(piece: str, parameters: list[str], known: list[str]) -> str | None:
+    """The name an operand of a single instruction stands for (``f32[4] x``, ``f32[4]``,
+    ``x``); a parameter line is added to ``parameters`` for one not seen before."""
+    shape = ""
+    rest = piece
+    try:
+        _, end = parse_shape_prefix(piece, 0)
+        shape, rest = piece[:end].strip(), piece[end:]
+    except DecodeError:
+        pass
+    m = _SINGLE_OPERAND.match(rest)
+    if m is None and rest.strip():
+        return None  # a nested instruction or anything else: not this form
+    name = m.group(1) if m is not None else ""
+    if name and name in known:
+        return name
+    if not shape:
+        return None  # "Operand had no shape in HLO text; cannot create parameter"
+    number = len(parameters)
+    name = name or f"_{number}"
+    parameters.append(f"  {name} = {shape} parameter({number})\n")
+    return name
+
+
+# What _flatten rewrites: strings (double-quoted ones may hold raw line breaks, single-quoted
+# ones are kept whole so that no '//' in them reads as a comment), comments, and runs of blanks.
+_FLATTEN_TOKENS = re.compile(
+    _lex.STRING
+    + "|"
+    + _lex.SINGLE_QUOTED
+    + "|"
+    + _lex.BLOCK_COMMENT
+    + "|"
+    + _lex.LINE_COMMENT
+    + r"|[ \t\n]+",
+    re.S,
+)
+
+
+def _flattened_token(m: re.Match) -> str:
+    token = m.group()
+    if token[0] == '"':
+        return token.replace("\n", "\\n")  # the same string, escaped onto one line
+    if token[0] == "'":
+        return token
+    return " "  # a comment or a run of blanks: one blank, as XLA's lexer reads it
+
+
+def _flatten(chunk: str) -> str:
+    """``chunk`` on one line as XLA's lexer sees it: comments and line breaks outside strings
+    become blanks, raw line breaks inside strings ``\\n`` escapes (the same value). The stack
+    frame tables at the end stay as they are: they are read line by line."""
+    lines = chunk.split("\n")
+    tables = next((k for k, line in enumerate(lines) if line.strip() in _STACK_SECTIONS), None)
+    if tables is None:
+        return _FLATTEN_TOKENS.sub(_flattened_token, chunk).strip(" ")
+    head = "\n".join(lines[:tables])
+    return _FLATTEN_TOKENS.sub(_flattened_token, head).strip(" ") + "\n" + "\n".join(lines[tables:])
 
 
 _REFLOW_TOKENS = re.compile(
@@ -308,7 +448,11 @@ def _looks_like_path(source: object) -> bool:
     if isinstance(source, os.PathLike) or os.path.lexists(str(source)):
         return True
     text = str(source).lstrip()
-    return not text.startswith(_TEXT_STARTS) and "{" not in text
+    return (
+        not text.startswith(_TEXT_STARTS)
+        and "{" not in text
+        and _INSTR_START.match(text) is None  # one instruction: 'n = f32[4] add(...)'
+    )
 
 
 def _read_file(source: Source, path: str) -> bytes:
@@ -1041,9 +1185,9 @@ class _ModuleParser:
                 # '//' comments inside a statement spread over lines (in a tuple shape, say).
                 text = _LINE_COMMENTS.sub(_blank_comment, text)
         if m is None:
-            stripped = text.strip()
+            first_line = text.strip().split("\n", 1)[0]  # not splitlines: '\x0c' is no break
             raise self.error(
-                f"expected an instruction, found {stripped.splitlines()[0][:40]!r}",
+                f"expected an instruction, found {first_line[:40]!r}",
                 i,
                 len(text) - len(text.lstrip()) + 1,
             )
