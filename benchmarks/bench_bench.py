@@ -13,10 +13,18 @@
   extraction and compilation included, against the one minute the issue allows; the program's
   own timing in the same call is printed beside it.
 * **CPU calibration**: a fresh :func:`hloscope.bench.peaks.calibrate_cpu` (into a temporary
-  cache) against its five-second allowance. This one is asserted: the script exits 1 when the
-  calibration takes five seconds or more.
+  cache) against its five-second allowance, with its figures: per roof the rate, how many runs
+  it is the best of, their spread, and the last-level cache size the arrays were sized by.
+  This one is asserted: the script exits 1 when the calibration takes five seconds or more.
+* **roofline positions** (issue 18): under that fresh calibration, a jitted f32 matmul of a
+  size the calibration did not time, and a stream over an array twice the last-level cache:
+  each program's share of its roof, which must not pass 100% (a program that beats the
+  calibration raises it, and the line says so).
+* **A/A on memory-bound code** (issue 18): ``--repeats`` comparisons of an elementwise add
+  over arrays the size of the last-level cache against itself (loaded twice, as ``--vs A A``
+  does), with the verdicts, then the same program against four times its work.
 
-    python benchmarks/bench_bench.py [--rounds N] [--no-per-kernel]
+    python benchmarks/bench_bench.py [--rounds N] [--repeats N] [--no-per-kernel]
 """
 
 from __future__ import annotations
@@ -145,31 +153,95 @@ def bench_per_kernel() -> None:
 
 
 def bench_calibration() -> bool:
-    from hloscope.bench.peaks import calibrate_cpu
+    """Calibrate into a temporary cache (left in ``HLOSCOPE_CACHE`` for what follows)."""
+    from hloscope.bench.peaks import calibrate_cpu, calibration_summary
 
-    with tempfile.TemporaryDirectory() as cache:
-        os.environ["HLOSCOPE_CACHE"] = cache
-        start = time.perf_counter()
-        peak = calibrate_cpu()
-        took = time.perf_counter() - start
+    os.environ["HLOSCOPE_CACHE"] = tempfile.mkdtemp(prefix="hloscope-bench-")
+    start = time.perf_counter()
+    peak = calibrate_cpu()
+    took = time.perf_counter() - start
     ok = took < CALIBRATION_LIMIT_S
     print(
         f"CPU calibration   {took:.2f} s / limit {CALIBRATION_LIMIT_S:.0f} s = "
-        f"{took / CALIBRATION_LIMIT_S:.2f}  ({peak.flops_per_s['f32'] / 1e9:.1f} GFLOP/s f32, "
-        f"{peak.bytes_per_s / 1e9:.2f} GB/s){'' if ok else '  TOO SLOW'}"
+        f"{took / CALIBRATION_LIMIT_S:.2f}{'' if ok else '  TOO SLOW'}"
     )
+    summary = calibration_summary(peak.calibration) or {}
+    print(f"  last-level cache {summary['llc_bytes'] >> 20} MiB ({summary['llc_source']})")
+    for part, unit, scale in (
+        ("compute", "flops_per_s", "GFLOP/s"),
+        ("memory", "bytes_per_s", "GB/s"),
+        ("cache", "bytes_per_s", "GB/s"),
+    ):
+        figures = summary[part]
+        where = (
+            f"f32 {figures['best_size']}x{figures['best_size']} matmul"
+            if part == "compute"
+            else f"scale-and-copy of {figures['array_bytes'] >> 20} MiB"
+        )
+        print(
+            f"  {part:8} {figures[unit] / 1e9:8.2f} {scale}  best of {figures['best_of']:2} runs,"
+            f" spread {figures['spread']:.0%}  ({where})"
+        )
     return ok
+
+
+def bench_roofline() -> None:
+    import jax
+    import jax.numpy as jnp
+
+    from hloscope.bench.api import bench
+    from hloscope.bench.peaks import last_level_cache
+
+    llc = last_level_cache().bytes
+    x = jnp.ones((768, 768), jnp.float32)
+    stream = jnp.ones(2 * llc // 4, jnp.float32)
+    cases = (
+        ("f32 768x768 matmul", jax.jit(lambda a, b: a @ b), (x, x)),
+        (f"stream over {2 * llc >> 20} MiB", jax.jit(lambda v: v * 2.0 + 1.0), (stream,)),
+    )
+    for label, fn, args in cases:
+        result = bench(fn, *args, budget=2.0)
+        line = result.roofline
+        raised = ", ".join(r["roof"] for r in result.recalibrated)
+        print(
+            f"roofline          {label}: {line.bound.value}-bound, {line.fraction:.0%} of the "
+            f"{line.memory_level.value if line.bound.value == 'memory' else 'compute'} roof"
+            + (f" (raised the {raised} roof)" if raised else "")
+        )
+
+
+def bench_aa(repeats: int) -> None:
+    import jax
+    import jax.numpy as jnp
+
+    from hloscope.bench.api import bench
+    from hloscope.bench.peaks import last_level_cache
+
+    add = jax.jit(lambda a, b: a + b)
+    n = last_level_cache().bytes // 4
+    x, y = jnp.ones(n, jnp.float32), jnp.full(n, 2.0, jnp.float32)
+    quiet = 0
+    for i in range(repeats):
+        verdict = bench(add, x, y, vs=(add, x, y), budget=2.0, seed=i).verdict
+        quiet += verdict.startswith("no significant difference")
+        print(f"A/A {i + 1:2}/{repeats}  {verdict}")
+    print(f"A/A               {quiet} of {repeats} say no significant difference")
+    x4, y4 = jnp.ones(4 * n, jnp.float32), jnp.full(4 * n, 2.0, jnp.float32)
+    print(f"A vs 4x work      {bench(add, x, y, vs=(add, x4, y4), budget=2.0).verdict}")
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=31)
+    parser.add_argument("--repeats", type=int, default=6, help="A/A comparisons")
     parser.add_argument("--no-per-kernel", action="store_true", help="skip the transformer")
     args = parser.parse_args(argv[1:])
     import jax
 
     print(f"jax {jax.__version__}, device {jax.devices()[0]} ({jax.devices()[0].device_kind})")
     ok = bench_calibration()
+    bench_roofline()
+    bench_aa(args.repeats)
     bench_overhead(args.rounds)
     if not args.no_per_kernel:
         bench_per_kernel()
