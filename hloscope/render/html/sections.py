@@ -577,6 +577,11 @@ def checks(origin: Any) -> list[dict[str, Any]]:
     already rewritten for the backend that compiled it), else the optimized one."""
     from ...analysis.unsupported.hlo_check import check_module
 
+    target = origin.target
+    if target is not None and target.kind == "function":
+        by_framework = _framework_checks(target.spec)
+        if by_framework is not None:
+            return [c for c in by_framework if c["findings"]]
     module, stage = _module_to_check(origin)
     out = []
     for platform in PLATFORMS:
@@ -591,6 +596,52 @@ def checks(origin: Any) -> list[dict[str, Any]]:
                     "stage": stage,
                 }
             )
+    return out
+
+
+#: Seconds the framework check of a SCRIPT.py:FUNCTION may take for all platforms together.
+CHECK_TIMEOUT_S = 180.0
+
+
+def _framework_checks(spec: str) -> list[dict[str, Any]] | None:
+    """What ``hloscope check SCRIPT.py:FUNCTION --platform P --json`` says for each platform:
+    the function lowered by its own framework for the platform, the very check (and verdict)
+    the command gives, where the captured HLO only shows how the function was lowered for the
+    machine that captured it (its LAPACK kernels say nothing of what GPU or TPU lowerings
+    exist). Each platform in a child process of its own, all at once: the script is imported
+    there, not in the process writing the page. ``None`` when a check cannot be run (the
+    offline check of the captured module stands in)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2")}
+    runs = {
+        platform: subprocess.Popen(
+            [sys.executable, "-m", "hloscope", "check", spec, "--platform", platform, "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            text=True,
+        )
+        for platform in PLATFORMS
+    }
+    out = []
+    try:
+        for run in runs.values():
+            text, _ = run.communicate(timeout=CHECK_TIMEOUT_S)
+            if run.returncode not in (0, 3):  # 0 supported, 3 not: anything else is an error
+                return None
+            data = json.loads(text)
+            out.append({**data, "supported": data["clean"], "stage": "program"})
+    except (subprocess.TimeoutExpired, ValueError, KeyError):
+        return None
+    finally:
+        for run in runs.values():
+            if run.poll() is None:
+                run.kill()
+                run.wait()
     return out
 
 
