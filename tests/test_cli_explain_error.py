@@ -173,3 +173,9 @@ def test_explaining_imports_no_framework(as_string_log):
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_help_fits_80_columns():
+    result = CliRunner(env={"COLUMNS": "80"}).invoke(cli, ["explain-error", "--help"])
+    assert result.exit_code == 0 and "FAILED_PRECONDITION" in result.stdout
+    assert max(map(len, result.stdout.splitlines())) <= 80

@@ -53,16 +53,23 @@ def explain_error_command(log: str, as_json: bool) -> None:
 
     \b
     It reads:
-      TensorFlow  "Detected unsupported operations when trying to compile graph ..." (TF2
-                  per-op with "The op is created at:", and the TF1 comma list), the MLIR
-                  bridge's "operations cannot be legalized" list with counts, must-be-
-                  constant inputs, TensorList sizes
-      JAX         tracing errors (ConcretizationTypeError, TracerBoolConversionError,
-                  NonConcreteBooleanIndexError, non-static shapes and slices, ...),
-                  "MLIR translation rule for primitive ... not found for platform",
+      TensorFlow  "Detected unsupported operations when trying to compile
+                  graph ..." (TF2 per op with "The op is created at:", the
+                  TF1 comma list), the MLIR bridge's "operations cannot be
+                  legalized" with counts, must-be-constant inputs,
+                  TensorList sizes
+      JAX         tracing errors (ConcretizationTypeError,
+                  TracerBoolConversionError, NonConcreteBooleanIndexError,
+                  non-static shapes and slices, ...), "MLIR translation
+                  rule for primitive ... not found for platform",
                   jax.export refusals, Pallas platform errors
-      XLA         UNIMPLEMENTED / INVALID_ARGUMENT status errors about element types
-                  ("Element type C128 is not supported on TPU.")
+      XLA         status errors: UNIMPLEMENTED and INVALID_ARGUMENT about
+                  element types ("Element type C128 is not supported on
+                  TPU."), the HLO verifier's custom element sizes
+                  (float4/int4 widened in a dot), FFI handlers given
+                  operands of other dtypes, ranks or counts, NOT_FOUND for
+                  an FFI target the platform lacks, FAILED_PRECONDITION
+                  (cuDNN that cannot start); other codes JAX raised
 
     TensorFlow reports only the first op it cannot compile; `hloscope check` lists all.
     Colour codes, Windows line ends and pytest's "E   " prefixes are fine.

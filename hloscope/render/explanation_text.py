@@ -97,8 +97,10 @@ def _title(failure: Failure) -> Text:
     finding = failure.finding
     title = Text()
     title.append(printable(finding.op or "(the message names no op)"), style="bold")
-    title.append(f": {REASON_WORDS[finding.reason]}")
+    title.append(f": {_reason_words(failure)}")
     extras = []
+    if failure.status:
+        extras.append(failure.status)
     if finding.dtype:
         extras.append(f"dtype {finding.dtype}")
     if failure.count is not None:
@@ -108,6 +110,16 @@ def _title(failure: Failure) -> Text:
     if extras:
         title.append(f"  ({printable(', '.join(extras))})", style="dim")
     return title
+
+
+def _reason_words(failure: Failure) -> str:
+    """How the reason reads; an XLA status error that is not about a dtype or a missing
+    target was refused by XLA (at compile time or by a handler when it ran), not always by
+    the compiler."""
+    reason = failure.finding.reason
+    if failure.family == "xla_status" and reason is Reason.COMPILE_ERROR:
+        return "XLA refused it"
+    return REASON_WORDS[reason]
 
 
 def _rows(failure: Failure) -> Iterator[tuple[str, list[str]]]:

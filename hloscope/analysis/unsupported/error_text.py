@@ -59,6 +59,7 @@ __all__ = [
     "normalise_log",
     "decode_log",
     "clean_function_name",
+    "clean_message",
 ]
 
 
@@ -169,9 +170,17 @@ class Failure:
         f = self.finding
         return (str(self.family), f.op, f.node, f.function, str(f.reason), f.dtype or "")
 
+    @property
+    def identity_without_function(self) -> tuple[str, ...]:
+        """:attr:`identity` less the function (a repeat may not name it)."""
+        f = self.finding
+        return (str(self.family), f.op, f.node, str(f.reason), f.dtype or "")
+
     def absorb(self, other: Failure) -> None:
         """Merge a repeat of this failure: count it, and keep what only the repeat knew."""
         self.occurrences += other.occurrences
+        if not self.finding.function and other.finding.function:
+            self.finding.function = other.finding.function
         if not self.user_stack and other.user_stack:
             self.stack, self.finding.source = other.stack, other.finding.source
         if self.defined_at is None:
@@ -319,7 +328,7 @@ def clean_function_name(canonical: str) -> str:
 _TF_FRAME = re.compile(r"[ \t]*File \"(?P<file>[^\"\n]*)\", line (?P<line>\d+)(?:, in (?P<fn>.*))?")
 _PY_FRAME = re.compile(
     r"^[ \t]*File \"(?P<file>[^\"\n]+)\", line (?P<line>\d+)(?:, in (?P<fn>[^\n]*))?$"
-    r"|^(?P<pfile>[^\s:][^:\n]*\.py):(?P<pline>\d+): in (?P<pfn>\S+)$",
+    r"|^(?P<pfile>[^\s:][^:\n]*\.py):(?P<pline>\d+): (?:in (?P<pfn>\S+))?$",
     re.M,
 )
 # TF's stand-in frame for graphs made without Python (tf.data functions).
@@ -352,7 +361,22 @@ class _Log:
         return self.text[self.text.rfind("\n", 0, pos) + 1 : pos]
 
     def headline(self, start: int) -> str:
-        return self.text[start : self.line_end(start)][:_HEADLINE_MAX].rstrip()
+        """The message's first line from ``start``, capped, without what a copy from Python
+        source leaves at its end (:func:`clean_message`)."""
+        return clean_message(self.text[start : self.line_end(start)][:_HEADLINE_MAX])
+
+    def in_source_line(self, pos: int) -> bool:
+        """Whether ``pos`` is on a line of source code a traceback shows (the indented line
+        after ``File "...", line N``, pytest's ``>`` line, IPython's ``---->`` line): the
+        ``raise`` statement that holds a message's words is not the message."""
+        start = self.text.rfind("\n", 0, pos) + 1
+        line = self.text[start : self.line_end(start)]
+        if line.startswith((">", "---->")):
+            return True
+        if not line[:1].isspace() or start == 0:
+            return False
+        previous = self.text.rfind("\n", 0, start - 1) + 1
+        return _PY_FRAME.match(self.text, previous, start - 1) is not None
 
     def region_end(self, pos: int) -> int:
         """Where the message that continues at ``pos`` ends, at the latest: the next message
@@ -398,6 +422,13 @@ class _Log:
             return []
         return frames[::-1]
 
+    def traceback_start(self, pos: int) -> int:
+        """Where the traceback the message at ``pos`` ends begins: its ``Traceback (most
+        recent call last):`` line, else (pytest's report has none) the text a pytest report
+        of the message may hold."""
+        head = self._last_head(pos)
+        return max(head, pos - _WINDOW) if head >= 0 else max(0, pos - _PYTEST_LOOKBACK)
+
     def _last_head(self, pos: int) -> int:
         if self._heads is None:
             heads, at = [], self.text.find(_TRACEBACK_HEADER)
@@ -407,6 +438,74 @@ class _Log:
             self._heads = heads
         index = bisect_left(self._heads, pos)
         return self._heads[index - 1] if index else -1
+
+
+# What a message copied out of Python source ends with: the closing quote of the string and the
+# brackets of the call (`raise NotImplementedError("... not yet implemented")`), a comma.
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
+_QUOTES = "\"'`"
+
+
+def clean_message(text: str) -> str:
+    """``text`` without trailing punctuation it does not open itself: a quote whose opening is
+    not in it, closing brackets beyond those it opens, a trailing comma or semicolon. What
+    it opens and closes stays (``... (bad operands at: 1, 3)``)."""
+    text = text.rstrip()
+    while text:
+        last = text[-1]
+        unopened_quote = last in _QUOTES and _quotes_in(text, last) % 2 == 1
+        unopened_bracket = last in _CLOSERS and text.count(last) > text.count(_CLOSERS[last])
+        if not (last in ",;" or unopened_quote or unopened_bracket):
+            return text
+        text = text[:-1].rstrip()
+    return text
+
+
+# `jit(NAME)` as JAX names a jitted function (`jit(spectrum)/eig` in a location or an op_name,
+# `jax.jit(step)` in a traceback's source line), and a function that a message names.
+_JIT_NAME = re.compile(r"\bp?jit\((?P<name>[A-Za-z_][\w.]*|<lambda>)[,)]")
+_NAMED_FUNCTION = re.compile(r"\bFunction '(?P<name>[^'\n]+)'")
+# Frames whose function is not a function the user named.
+_NOT_A_FUNCTION = ("<module>", "<lambda>", "<listcomp>", "<genexpr>", "<dictcomp>", "<setcomp>")
+
+
+def _quotes_in(text: str, quote: str) -> int:
+    """How many ``quote`` characters ``text`` has, apostrophes inside words (``can't``) not
+    counted."""
+    return len(re.findall(rf"(?<!\w){quote}|{quote}(?!\w)", text))
+
+
+def _paragraph_end(log: _Log, pos: int) -> int:
+    """The end of the paragraph at ``pos`` (a blank line, or 4 KiB on): a message's own text,
+    such as the ``Examples are:`` lines of an export refusal or the HLO a verifier quotes."""
+    end = log.text.find("\n\n", pos, pos + 4096)
+    return min(len(log.text), pos + 4096) if end < 0 else end
+
+
+def _jax_function(log: _Log, start: int, end: int, stack: list[StackFrame]) -> str:
+    """The JAX function a message is about, where the log says: a name in the message itself
+    (``Function 'f'``, ``jit(f)`` in a location or op_name between ``start`` and ``end``), else
+    the innermost user frame's function, else the nearest ``jit(f)`` in the traceback's source
+    lines before the message; ``""`` when none says."""
+    named = _NAMED_FUNCTION.search(log.text, start, end)
+    if named:
+        return named["name"]
+    in_message = [m["name"] for m in _JIT_NAME.finditer(log.text, start, end)]
+    if in_message and in_message[0] != "<lambda>":
+        return in_message[0]
+    user = next((f for f in stack if is_user_frame(f)), None)
+    if user is not None and user.function and user.function not in _NOT_A_FUNCTION:
+        return user.function
+    head = log.traceback_start(start)
+    before = [m["name"] for m in _JIT_NAME.finditer(log.text, head, start)]
+    named_before = [name for name in before if name != "<lambda>"]
+    if named_before:
+        return named_before[-1]
+    return (in_message or before or [""])[0]
+
+
+def _function_chain(function: str) -> list[FunctionRef]:
+    return [FunctionRef(function, function)] if function else []
 
 
 def _source(stack: list[StackFrame]) -> str | None:
@@ -442,7 +541,11 @@ def _platform(word: str | None) -> Platform | None:
 
 # `jax.errors.ConcretizationTypeError: ` / `XlaRuntimeError: INVALID_ARGUMENT: ` before a message.
 _CLASS_BEFORE = re.compile(r"(?P<cls>[A-Za-z_][\w.]*?(?:Error|Exception|Warning)): $")
-_STATUS_BEFORE = re.compile(r"\b(?P<status>[A-Z][A-Z_]+[A-Z]): $")
+# A status code, and the stage XLA names after it (`INVALID_ARGUMENT: [execute] ...`,
+# `INVALID_ARGUMENT: during context [hlo verifier]: ...`).
+_STATUS_BEFORE = re.compile(
+    r"\b(?P<status>[A-Z][A-Z_]+[A-Z]): (?:\[[\w ]+\] |during context \[[^\]\n]*\]: )?$"
+)
 
 
 def _class_before(log: _Log, pos: int) -> str | None:
@@ -1003,10 +1106,11 @@ def _missing_lowering(log: _Log, m: re.Match[str]) -> Iterator[Failure]:
         platform = Platform.TPU if form.group.startswith("tpu") else None
         device = "tpu" if platform else None
     stack = log.traceback_before(m.start())
+    function = _jax_function(log, m.start(), _paragraph_end(log, m.start()), stack)
     finding = Finding(
         op=op,
         node="",
-        function="",
+        function=function,
         reason=form.reason,
         source=_source(stack),
         suggestion=_advise((op, *form.fix_keys), form.reason),
@@ -1018,6 +1122,7 @@ def _missing_lowering(log: _Log, m: re.Match[str]) -> Iterator[Failure]:
         message=finding.detail,
         device=device,
         platform=platform,
+        chain=_function_chain(function),
         stack=stack,
         error_class=_class_before(log, m.start()),
         hints=[form.meaning],
@@ -1058,55 +1163,284 @@ _STATUS_FORMS: tuple[_Form, ...] = (
         (),
         "XLA does not implement what the program asks for on this platform",
     ),
+    # jax 0.10.2, `lax.dot(a, b, preferred_element_type=jnp.float32)` of float4_e2m1fn arrays
+    # on CPU: XLA's operand_upcaster makes an f32 convert that keeps the operand's 4-bit
+    # element size, and the verifier refuses it.
+    _Form(
+        "custom_element_size",
+        r"The XLA CPU/GPU backend does not support custom element sizes on non-sub-byte "
+        r"types: ?(?P<ces_hlo>[^\n]*)",
+        "",
+        Reason.DTYPE,
+        ("xla:custom_element_size",),
+        "an array of a sub-byte type (float4, int4, int2, ...) was widened inside one op; "
+        "the CPU and GPU backends keep sub-byte element sizes only on sub-byte types",
+    ),
+    _Form(
+        "hlo_verifier",
+        r"during context \[hlo verifier\]: ",
+        "HLO verifier",
+        Reason.COMPILE_ERROR,
+        ("xla:hlo_verifier",),
+        "XLA's HLO verifier refused the module the compiler's passes made of the program",
+    ),
+    # jax 0.10.2, `jax.ffi.ffi_call("a_target_nobody_registered", ...)` on CPU.
+    _Form(
+        "ffi_not_found",
+        r"No FFI handler registered for (?P<nf_target>\S+) on a platform "
+        r"(?P<nf_platform>[^\n(]+?)(?: \([^)\n]*\))?[ \t]*(?=\n|\Z)",
+        "",
+        Reason.CUSTOM_CALL,
+        ("xla:ffi_not_found",),
+        "no FFI handler of that name is registered for the platform the program runs on",
+    ),
+    # jax 0.10.2, `ffi_call(..., custom_call_api_version=1)` of a target registered as a
+    # typed FFI handler (or not at all).
+    _Form(
+        "custom_call_not_found",
+        r"No registered implementation for (?:(?P<cn_api>untyped|typed) )?custom call to "
+        r"(?P<cn_target>\S+) for (?P<cn_platform>\w+)",
+        "",
+        Reason.CUSTOM_CALL,
+        ("xla:custom_call_not_found",),
+        "no custom-call implementation of that name and API version is registered for the platform",
+    ),
+    # jax 0.10.2, an FFI handler (lapack_spotrf_ffi) given int32 operands or an int32
+    # attribute where it binds float32 buffers and a uint8 scalar.
+    _Form(
+        "ffi_operands",
+        r"Failed to decode all FFI handler operands \(bad operands at: (?P<fo_at>[\d, ]+)\)",
+        "FFI handler",
+        Reason.COMPILE_ERROR,
+        ("xla:ffi_operands",),
+        "the FFI handler was given operands or attributes of other types or ranks than it "
+        "binds; it checks them when the program runs ([execute]), not when it compiles",
+    ),
+    _Form(
+        "ffi_arity",
+        r"Wrong number of (?P<fa_what>arguments|results|attributes): expected "
+        r"(?P<fa_expected>\d+) but got (?P<fa_got>\d+)",
+        "FFI handler",
+        Reason.COMPILE_ERROR,
+        ("xla:ffi_operands",),
+        "the FFI handler was called with another number of operands, results or attributes "
+        "than it binds; it checks them when the program runs ([execute])",
+    ),
+    # jax 0.10.2, a jaxlib LAPACK handler (lapack_spotrf_ffi) given a vector: jaxlib's own
+    # FFI helpers check ranks and sizes.
+    _Form(
+        "ffi_helpers",
+        r"jaxlib/ffi_helpers\.h: (?P<fh_msg>[^\n]+)",
+        "FFI handler",
+        Reason.COMPILE_ERROR,
+        ("xla:ffi_operands",),
+        "a jaxlib kernel (LAPACK, cuSOLVER, ...) refused the shape of an operand",
+    ),
+    # Recorded from users' logs (jax-ml/jax#16901, #22626): cuDNN could not start on the GPU.
+    _Form(
+        "cudnn_init",
+        r"DNN library initialization failed",
+        "cuDNN",
+        Reason.COMPILE_ERROR,
+        ("xla:cudnn_init",),
+        "cuDNN could not be initialised on the GPU: a cuDNN of another version than jaxlib "
+        "was built with was loaded, or there was no GPU memory left to create its handle",
+    ),
+    # The status codes of XLA's other refusals, read only where JAX raised them as its XLA
+    # runtime error (a TensorFlow FAILED_PRECONDITION is about variables, not XLA).
+    _Form(
+        "invalid_argument",
+        r"INVALID_ARGUMENT: ",
+        "INVALID_ARGUMENT",
+        Reason.COMPILE_ERROR,
+        ("xla:INVALID_ARGUMENT",),
+        "XLA refused an argument of the program, an option or an operand",
+    ),
+    _Form(
+        "not_found",
+        r"NOT_FOUND: ",
+        "NOT_FOUND",
+        Reason.COMPILE_ERROR,
+        ("xla:NOT_FOUND",),
+        "XLA did not find something the program names (a kernel, a target, a file)",
+    ),
+    _Form(
+        "failed_precondition",
+        r"FAILED_PRECONDITION: ",
+        "FAILED_PRECONDITION",
+        Reason.COMPILE_ERROR,
+        ("xla:FAILED_PRECONDITION",),
+        "the runtime was not in the state the call needs (a device library, a buffer)",
+    ),
 )
 _STATUS = _alternation(_STATUS_FORMS)
+# The forms that only say a status code (or a stage): dropped where a specific form explained
+# the same message (see _drop_generic).
+_GENERIC_STATUS = frozenset(
+    {"invalid_argument", "not_found", "failed_precondition", "hlo_verifier"}
+)
+_GENERIC_OPS = frozenset(
+    {"UNIMPLEMENTED", *(f.op for f in _STATUS_FORMS if f.group in _GENERIC_STATUS)}
+)
+# The exceptions JAX raises XLA's status errors as (jax 0.4.36 on; XlaRuntimeError before).
+_XLA_RUNTIME_CLASSES = ("JaxRuntimeError", "XlaRuntimeError")
 # `%bitcast-convert.5 = s64[3]{0} bitcast-convert(f64[3]{0} %p)`: the opcode and element types.
 _HLO_OP = re.compile(r"= *[^ \n]+ (?P<opcode>[a-z][\w-]*)\(")
+_HLO_NAME_TYPE = re.compile(r"%?(?P<name>[\w.-]+) = (?P<etype>[a-z]\w*)\[")
+_OP_NAME = re.compile(r'op_name="(?P<op_name>[^"\n]*)"')
 _X64_TYPES = re.compile(r"\b(f64|c128|s64|u64)\[")
+_FAILED_AFTER = re.compile(r"Failed after (?P<pass>[\w-]+)")
+_WRONG = re.compile(
+    r"Wrong (?P<what>[a-z][a-z ]*?): expected (?P<expected>\w+) but got (?P<got>\w+?)"
+    r"(?=Wrong |\s|$)"
+)
+# What an FFI handler's platform word (`on a platform Host (canonical host)`, `CUDA`) means.
+_FFI_PLATFORMS = {"host": Platform.CPU, "cuda": Platform.GPU, "rocm": Platform.GPU}
+# Log lines before a cuDNN failure that say why (cuda_dnn.cc).
+_CUDNN_CAUSES = re.compile(
+    r"Loaded runtime CuDNN library: [^\n]*?compiled with: [\d.]+"
+    r"|Could not create cudnn handle: \w+"
+    r"|Memory usage: \d+ bytes free, \d+ bytes total"
+)
 
 
-def _xla_status(log: _Log, m: re.Match[str]) -> Iterator[Failure]:
-    form = _form_of(_STATUS_FORMS, m)
-    op, dtype, platform, device = form.op, None, None, None
-    if form.group == "element_type":
-        dtype = m["etype"].lower()
-        op, device = m["etype"], m["eplat"]
-        platform = _platform(device)
-    elif form.group == "x64_rewrite":
+@dataclass(slots=True)
+class _Status:
+    """What a status message says beyond its form: the offender, the dtype, the device, and
+    notes on where it failed."""
+
+    op: str
+    node: str = ""
+    dtype: str | None = None
+    device: str | None = None
+    platform: Platform | None = None
+    hints: list[str] = field(default_factory=list)
+
+
+def _status_facts(log: _Log, m: re.Match[str], form: _Form) -> _Status:
+    facts = _Status(op=form.op)
+    group = form.group
+    if group == "element_type":
+        facts.dtype, facts.op, facts.device = m["etype"].lower(), m["etype"], m["eplat"]
+        facts.platform = _platform(facts.device)
+    elif group == "x64_rewrite":
         hlo = m["hlo"][:2048]
         opcode = _HLO_OP.search(hlo)
         found = set(_X64_TYPES.findall(hlo))
         types = [t for t in ("f64", "c128", "s64", "u64") if t in found]  # floats decide
-        op = opcode["opcode"] if opcode else "X64 rewriting"
-        dtype = ",".join(types) or None
-        platform, device = Platform.TPU, "TPU (64-bit types are rewritten for TPU)"
-    elif form.group == "tpu_driver_x64":
-        platform, device = Platform.TPU, "TPU driver"
-    elif form.group == "unimplemented":
-        device = None
+        facts.op = opcode["opcode"] if opcode else "X64 rewriting"
+        facts.dtype = ",".join(types) or None
+        facts.platform, facts.device = Platform.TPU, "TPU (64-bit types are rewritten for TPU)"
+    elif group == "tpu_driver_x64":
+        facts.platform, facts.device = Platform.TPU, "TPU driver"
+    elif group == "custom_element_size":
+        _read_verifier_hlo(log, m, facts)
+    elif group in ("ffi_not_found", "custom_call_not_found"):
+        _read_missing_target(m, group, facts)
+    elif group in ("ffi_operands", "ffi_arity", "ffi_helpers"):
+        _read_ffi_operands(log, m, group, facts)
+    elif group == "cudnn_init":
+        facts.platform, facts.device = Platform.GPU, "GPU (cuDNN)"
+        window = log.text[max(0, m.start() - 8192) : m.start()]
+        facts.hints.extend(dict.fromkeys(c.group() for c in _CUDNN_CAUSES.finditer(window)))
+    return facts
+
+
+def _read_verifier_hlo(log: _Log, m: re.Match[str], facts: _Status) -> None:
+    hlo = m["ces_hlo"][:2048]
+    opcode, named = _HLO_OP.search(hlo), _HLO_NAME_TYPE.match(hlo)
+    facts.op = opcode["opcode"] if opcode else "HLO instruction"
+    if named:
+        facts.node, facts.dtype = named["name"], named["etype"]
+    facts.device = "CPU or GPU (XLA's CPU/GPU backends)"
+    op_name = _OP_NAME.search(hlo)
+    if op_name:
+        facts.hints.append(f"made from {op_name['op_name']} (the op_name XLA kept)")
+    after = _FAILED_AFTER.search(log.text, m.end(), _paragraph_end(log, m.end()) + 256)
+    if after:
+        facts.hints.append(f"the verifier ran after XLA's {after['pass']} pass (compile time)")
+
+
+def _read_missing_target(m: re.Match[str], group: str, facts: _Status) -> None:
+    if group == "ffi_not_found":
+        facts.op, word = m["nf_target"], m["nf_platform"].strip()
+    else:
+        facts.op, word = m["cn_target"], m["cn_platform"]
+        if m["cn_api"] == "untyped":
+            facts.hints.append(
+                "the call used the legacy (untyped) custom-call API: a handler registered "
+                "with jax.ffi.register_ffi_target is typed FFI, called with "
+                "custom_call_api_version=4 (ffi_call's default)"
+            )
+    facts.platform = _FFI_PLATFORMS.get(word.lower()) or _platform(word)
+    facts.device = word
+    facts.hints.append("XLA looks handlers up by name and platform when it compiles the call")
+
+
+def _read_ffi_operands(log: _Log, m: re.Match[str], group: str, facts: _Status) -> None:
+    if group == "ffi_arity":
+        facts.node = m["fa_what"]
+        facts.hints.append(f"{m['fa_what']}: expected {m['fa_expected']}, got {m['fa_got']}")
+        return
+    if group == "ffi_helpers":
+        facts.hints.append(clean_message(m["fh_msg"]))
+        return
+    facts.node = f"operands at {m['fo_at'].strip()}"
+    end = min(_paragraph_end(log, m.end()), m.end() + 2048)
+    wrong = list(dict.fromkeys(w.group() for w in _WRONG.finditer(log.text, m.end(), end)))
+    facts.hints.extend(wrong)
+    dtypes = [w for w in _WRONG.finditer(log.text, m.end(), end) if "type" in w["what"]]
+    if dtypes:
+        facts.dtype = dtypes[0]["got"].lower()
+
+
+def _glued_path_start(log: _Log, pos: int) -> int:
+    """Where a message that opens with a path ends up starting (``./jaxlib/ffi_helpers.h: ...``
+    is matched from ``jaxlib``): the class and status code are read before that."""
+    before = log.before_on_line(pos)
+    if not before.endswith("/"):
+        return pos
+    glued = re.search(r"[\w./-]*$", before)
+    return pos - len(glued.group()) if glued else pos
+
+
+def _xla_status(log: _Log, m: re.Match[str]) -> Iterator[Failure]:
+    form = _form_of(_STATUS_FORMS, m)
+    start = _glued_path_start(log, m.start())
+    error_class = _class_before(log, start)
+    bare_code = form.group in _GENERIC_STATUS and form.group != "hlo_verifier"
+    if bare_code and error_class not in _XLA_RUNTIME_CLASSES:
+        return  # a status code alone, not raised by JAX as XLA's: not ours to explain
+    facts = _status_facts(log, m, form)
     stack = log.traceback_before(m.start())
-    keys = (*(dtype or "").split(","), *form.fix_keys)
+    function = _jax_function(log, m.start(), _paragraph_end(log, m.start()), stack)
+    keys = (*(facts.dtype or "").split(","), *form.fix_keys)
+    if form.group == "custom_element_size":
+        keys = form.fix_keys  # the fix is about the sub-byte operand, not the wide type
     finding = Finding(
-        op=op,
-        node="",
-        function="",
+        op=facts.op,
+        node=facts.node,
+        function=function,
         reason=form.reason,
-        dtype=dtype,
+        dtype=facts.dtype,
         source=_source(stack),
         suggestion=_advise(keys, form.reason),
         detail=log.headline(m.start()),
     )
-    status = "UNIMPLEMENTED" if form.group == "unimplemented" else _status_before(log, m.start())
+    status = _status_before(log, start)
+    if form.group == "unimplemented" or (form.group in _GENERIC_STATUS and form.op.isupper()):
+        status = form.op
     yield Failure(
         Family.XLA_STATUS,
         finding,
         message=finding.detail,
-        device=device,
-        platform=platform,
+        device=facts.device,
+        platform=facts.platform,
+        chain=_function_chain(function),
         stack=stack,
-        error_class=_class_before(log, m.start()),
+        error_class=error_class,
         status=status,
-        hints=[form.meaning],
+        hints=[form.meaning, *facts.hints],
     )
 
 
@@ -1217,11 +1551,12 @@ def _jax_export(log: _Log, m: re.Match[str]) -> Iterator[Failure]:
     elif form.group == "backend_mismatch":
         device = f"{m['bm_platform']} (backend {m['bm_backend']})"
         platform = _platform(m["bm_platform"])
+    function = _jax_function(log, m.start(), _paragraph_end(log, m.start()), stack)
     for op, frames in offenders:
         finding = Finding(
             op=op,
             node="",
-            function="",
+            function=function,
             reason=form.reason,
             source=_source(frames),
             suggestion=_advise(form.fix_keys, form.reason),
@@ -1233,6 +1568,7 @@ def _jax_export(log: _Log, m: re.Match[str]) -> Iterator[Failure]:
             message=finding.detail,
             device=device,
             platform=platform,
+            chain=_function_chain(function),
             stack=frames,
             error_class=_class_before(log, m.start()),
             hints=[form.meaning],
@@ -1248,10 +1584,11 @@ _PALLAS = re.compile(
 def _pallas(log: _Log, m: re.Match[str]) -> Iterator[Failure]:
     device = m["platform"] or "cpu"
     stack = log.traceback_before(m.start())
+    function = _jax_function(log, m.start(), _paragraph_end(log, m.start()), stack)
     finding = Finding(
         op="pallas_call",
         node="",
-        function="",
+        function=function,
         reason=Reason.NO_LOWERING,
         source=_source(stack),
         suggestion=_advise(("pallas_call", "tpu_custom_call"), Reason.NO_LOWERING),
@@ -1263,6 +1600,7 @@ def _pallas(log: _Log, m: re.Match[str]) -> Iterator[Failure]:
         message=finding.detail,
         device=device,
         platform=_platform(device),
+        chain=_function_chain(function),
         stack=stack,
         error_class=_class_before(log, m.start()),
         hints=[
@@ -1309,10 +1647,12 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
     """Explain every TensorFlow, JAX or XLA compile error in ``text`` (see the module
     docstring); ``recognised`` is False when none is there."""
     log = _Log(normalise_log(text))
-    merged: dict[tuple[str, ...], Failure] = {}
+    merged: dict[tuple[str, ...], list[Failure]] = {}
     for recogniser in recognisers:
         seen: dict[str, list[Failure]] = {}
         for match in recogniser.pattern.finditer(log.text):
+            if log.in_source_line(match.start()):
+                continue
             key = log.text[match.start() : match.start() + _REPEAT_KEY]
             if key in seen:  # the same message again: count it, do not read it again
                 for failure in seen[key]:
@@ -1320,7 +1660,7 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
                 continue
             found = [_placed(f, match.start()) for f in recogniser.handler(log, match)]
             seen[key] = [_merge(merged, failure) for failure in found]
-    failures = sorted(merged.values(), key=lambda f: f.offset)
+    failures = sorted((f for kept in merged.values() for f in kept), key=lambda f: f.offset)
     _drop_generic(failures)
     lines = log.text.count("\n") + (bool(log.text) and not log.text.endswith("\n"))
     return ErrorExplanation(failures, lines=lines)
@@ -1331,18 +1671,29 @@ def _placed(failure: Failure, offset: int) -> Failure:
     return failure
 
 
-def _merge(merged: dict[tuple[str, ...], Failure], failure: Failure) -> Failure:
-    """Add ``failure``, or fold it into the one it repeats; return the one kept."""
-    kept = merged.setdefault(failure.identity, failure)
-    if kept is not failure:
-        kept.absorb(failure)
-    return kept
+def _merge(merged: dict[tuple[str, ...], list[Failure]], failure: Failure) -> Failure:
+    """Add ``failure``, or fold it into the one it repeats; return the one kept. A repeat
+    that names no function is the same failure as one that does (JAX prints a lowering error
+    twice: after the stack that made the op, where nothing names the function, and after the
+    call's traceback)."""
+    function = failure.finding.function
+    same = merged.setdefault(failure.identity_without_function, [])
+    for kept in same:
+        if function in (kept.finding.function, "") or not kept.finding.function:
+            kept.absorb(failure)
+            return kept
+    same.append(failure)
+    return failure
 
 
 def _drop_generic(failures: list[Failure]) -> None:
-    """A bare ``UNIMPLEMENTED: ...`` whose message another family explained says nothing
-    more: drop it."""
-    specific = [f for f in failures if f.finding.op != "UNIMPLEMENTED"]
-    for failure in [f for f in failures if f.finding.op == "UNIMPLEMENTED"]:
-        if any(failure.message.find(other.message[:80]) >= 0 for other in specific):
+    """A bare status code (``UNIMPLEMENTED: ...``, ``INVALID_ARGUMENT: ...``) or verifier
+    context whose message another form explained says nothing more: drop it."""
+
+    def generic(failure: Failure) -> bool:
+        return failure.family == Family.XLA_STATUS and failure.finding.op in _GENERIC_OPS
+
+    for failure in [f for f in failures if generic(f)]:
+        others = [f for f in failures if f is not failure and f.offset >= failure.offset]
+        if any(failure.message.find(other.message[:80]) >= 0 for other in others):
             failures.remove(failure)
