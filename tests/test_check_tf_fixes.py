@@ -428,3 +428,28 @@ def test_tf_print_is_told_about_printing():
     findings = check_tf(printing, x).findings
     assert [f.op for f in findings][:1] == ["StringFormat"]
     assert all("tf.print" in f.suggestion for f in findings), findings
+
+
+def registered_ops() -> set[str]:
+    from tensorflow.python.framework import kernels
+
+    return {kernel.op for kernel in kernels.get_all_registered_kernels().kernel} | set(
+        dir(tf.raw_ops)
+    )
+
+
+def test_a_row_that_says_no_xla_kernel_matches_only_ops_without_one():
+    """Over every op this TensorFlow registers: a row claiming "no XLA kernel" is never the
+    row of an op that has one (SegmentSumV2 compiles where SegmentSum does not), and names at
+    least one real op."""
+    kernels = xla_kernels("XLA_CPU_JIT")
+    claims = {advice for advice in TF_FIXES.values() if "no XLA kernel" in advice}
+    matched: dict[str, list[str]] = {advice: [] for advice in claims}
+    for op in registered_ops():
+        advice = suggest(op)
+        if advice in claims:
+            matched[advice].append(op)
+    for advice, ops in matched.items():
+        assert ops, advice
+        compiled = sorted(op for op in ops if op in kernels)
+        assert not compiled, (compiled, advice)
