@@ -369,6 +369,52 @@ SITUATION_FIXES: dict[str, str] = {
         "psend/precv are implemented only on GPU: use jax.lax.ppermute for point-to-point "
         "transfers on other platforms"
     ),
+    # XLA status errors (explain-error's xla_status family), keyed `xla:FORM`.
+    "xla:custom_element_size": (
+        "widen the sub-byte operands yourself before the op on CPU and GPU: "
+        "x.astype(jnp.bfloat16) (or float32), then the dot or conv without "
+        "preferred_element_type; these backends cannot upcast float4/int4 inside the op"
+    ),
+    "xla:hlo_verifier": (
+        "XLA made a module its own verifier refuses: change the op its op_name names, or "
+        "report it to XLA with the dump (XLA_FLAGS=--xla_dump_to=DIR) and the pass it names"
+    ),
+    "xla:ffi_not_found": (
+        "register the handler for this platform before the first call "
+        '(jax.ffi.register_ffi_target(NAME, jax.ffi.pycapsule(fn), platform="cpu" or "CUDA")), '
+        "check the target's spelling, or choose an implementation per platform with "
+        "jax.lax.platform_dependent"
+    ),
+    "xla:custom_call_not_found": (
+        "register the target for this platform with the API the call uses: typed FFI with "
+        "jax.ffi.register_ffi_target(..., api_version=1) and ffi_call's default "
+        "custom_call_api_version=4; legacy custom calls with api_version=0"
+    ),
+    "xla:ffi_operands": (
+        "give the FFI handler what its binding declares, in order: operand dtypes and ranks "
+        "(cast with .astype, reshape), as many operands and results, and attributes as numpy "
+        "scalars of the declared type (np.uint8, np.int32, ...); the indexes the message gives "
+        "are positions in the binding"
+    ),
+    "xla:cudnn_init": (
+        "install the jax CUDA build that brings its own CUDA and cuDNN "
+        '(pip install -U "jax[cuda12]") in a fresh environment and keep other cuDNN '
+        "libraries off LD_LIBRARY_PATH; after "
+        "'Could not create cudnn handle', free the GPU's memory (other processes, "
+        "XLA_PYTHON_CLIENT_PREALLOCATE=false)"
+    ),
+    "xla:INVALID_ARGUMENT": (
+        "XLA refused a value the program passed (an option, a shape, a dtype, an operand): the "
+        "message names it; change it where the program sets it"
+    ),
+    "xla:NOT_FOUND": (
+        "XLA did not find what the program names (a custom-call target, a plugin, a file): "
+        "register or install it for this platform, or check its spelling"
+    ),
+    "xla:FAILED_PRECONDITION": (
+        "the runtime was not ready for the call: the log lines just before the error say why "
+        "(library versions, memory); a deleted or donated buffer cannot be used again"
+    ),
     "IndexError:slice": (
         "slice bounds must be static: use jax.lax.dynamic_slice(x, (start,), (SIZE,)) with a "
         "static SIZE, or mark the bound static (static_argnums)"
