@@ -150,7 +150,8 @@ def test_recompiles_hint_leaves_out_jax_eager_modules(tmp_path: Path):
     (e,) = found.evidence
     assert e["compiles"] == 3 and e["causes"] == {"shape": 2}
     names = [f["name"] for f in report.recompiles["functions"]]
-    assert names == ["f"]  # the section too
+    assert names == ["f"]  # the section too, and its count
+    assert report.recompiles["line"].startswith("3 compiles of 1 function")
 
 
 def test_notes_appear_once_and_say_what_to_do():
