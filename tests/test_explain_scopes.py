@@ -92,6 +92,21 @@ def calls_a_jitted_helper(x):
     return jax.jit(_helper)(y) - 2.0
 
 
+def nested_step(h, x):
+    import jax
+
+    h = jax.jit(_helper)(h + x)
+    return h, h.sum()
+
+
+def scan_calling_a_jitted_helper(xs):
+    import jax
+    import jax.numpy as jnp
+
+    _, sums = jax.lax.scan(nested_step, jnp.zeros(xs.shape[1:]), xs)
+    return sums
+
+
 def spread(x):
     import jax.numpy as jnp
 
@@ -115,6 +130,7 @@ def _args(name):
         "looped": (jnp.ones((16,)),),
         "branchy": (jnp.float32(1.0), jnp.ones((16,))),
         "calls_a_jitted_helper": (jnp.ones((16,)),),
+        "scan_calling_a_jitted_helper": (jnp.ones((5, 3)),),
         "spread": (jnp.ones((2, 16, 64)),),
         "matmul_relu": (jnp.ones((32, 32)), jnp.ones((32, 32))),
     }[name]
@@ -125,6 +141,8 @@ PROGRAMS = {
     "looped": (looped, [loop_step]),
     "branchy": (branchy, [positive_branch, negative_branch]),
     "calls_a_jitted_helper": (calls_a_jitted_helper, [_helper]),
+    # A private function calling another: the inner one's ops take both call sites' scopes.
+    "scan_calling_a_jitted_helper": (scan_calling_a_jitted_helper, [nested_step, _helper]),
 }
 
 
@@ -142,7 +160,9 @@ _FRAME = re.compile(r'"(?P<file>[^"]+)":(?P<line>\d+):')
 
 def jax_locations_per_line(fn, args) -> Counter:
     """Ops of the lowered module per line of this file, from jax's MLIR objects: each op's
-    location printed by MLIR, its innermost frame in this file (terminators left out)."""
+    location printed by MLIR, its innermost frame in this file (terminators, and the body of a
+    reduce printed in its short form `applies stablehlo.add`, left out: the text shows one
+    op)."""
     import jax
 
     module = jax.jit(fn).lower(*args).compiler_ir("stablehlo")
@@ -156,6 +176,8 @@ def jax_locations_per_line(fn, args) -> Counter:
                     if Path(frame["file"]).resolve() == HERE:
                         counts[int(frame["line"])] += 1
                         break
+            if " applies " in str(op).split("\n", 1)[0]:
+                continue  # a reduce printed in its short form: its body is not in the text
             for region in op.regions:
                 for block in region.blocks:
                     walk(block.operations)
@@ -209,7 +231,11 @@ def test_body_ops_of_every_stage_end_in_the_kernels_xla_put_them_in(program):
         for stage in (Stage.STABLEHLO, Stage.HLO):
             ops = line.stage_ops(stage)
             assert ops, (line.source, stage)
+            # The line has kernels, so some of its ops of every stage end in one.
+            assert any(op.kernels for op in ops), (line.source, stage)
             for op in ops:
+                if op.fate == "inlined":  # a call: XLA inlines it, its ops are linked
+                    continue
                 if op.fate:  # folded or merged away: not in the optimized module
                     continue
                 assert op.kernels, (stage, op.text)
@@ -219,7 +245,9 @@ def test_body_ops_of_every_stage_end_in_the_kernels_xla_put_them_in(program):
     assert any(i.metadata.op_name.count("/") > 1 for i in after.instructions())
 
 
-@pytest.mark.parametrize("name", ["scanned", "looped", "calls_a_jitted_helper"])
+@pytest.mark.parametrize(
+    "name", ["scanned", "looped", "calls_a_jitted_helper", "scan_calling_a_jitted_helper"]
+)
 def test_hlo_of_a_called_computation_is_named_as_xla_inlines_it(name):
     """The HLO before optimization names the ops of a called computation relative to it; the
     optimized module (XLA's call inliner) puts the call's op_name before them. explain's HLO

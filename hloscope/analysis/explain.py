@@ -717,6 +717,9 @@ def _scope_private_functions(ops: list[StableHloOp], private: set[str]) -> None:
         scopes[function] = found or [("", ())]
         return scopes[function]
 
+    # Every scope first, from the call sites' own (relative) names, before any is rewritten.
+    for function in private:
+        scopes_of(function, 0)
     for op in ops:
         if op.function not in private:
             continue
@@ -725,7 +728,7 @@ def _scope_private_functions(ops: list[StableHloOp], private: set[str]) -> None:
             continue
         every = [
             (_join_scope(prefix, op.op_name), [*op.stack, *suffix])
-            for prefix, suffix in scopes_of(op.function, 0)
+            for prefix, suffix in scopes[op.function]
         ]
         (op.op_name, op.stack), op.other_sites = every[0], every[1:]
 
@@ -1170,6 +1173,8 @@ def _add_before(before: Module, builder: _Builder, index: _KernelIndex | None) -
             op.kernels = kernels
             if index is not None and not kernels:
                 op.fate = index.fate(op_name, stack, source, inst.name)
+                if inst.opcode == "call":  # XLA inlines it: its ops are in kernels of their own
+                    op.fate = "inlined"
                 if source and inst.opcode in _DISTINCT_OPCODES:
                     builder.unlinked.setdefault(_op_key(inst), []).append((source, inst.name))
             builder.add(op, stack)
@@ -1199,7 +1204,7 @@ def _add_stablehlo(
             kernels,
         )
         if index is not None and not kernels:
-            op.fate = index.fate(found.op_name, found.stack, source)
+            op.fate = "inlined" if found.callee else index.fate(found.op_name, found.stack, source)
         builder.add(op, found.stack)
 
 
