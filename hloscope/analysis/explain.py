@@ -1503,7 +1503,7 @@ def _notes(kernels: Iterable[ExplainedKernel]) -> list[str]:
     names = ", ".join(k.name for k in inferred[:4]) + (", ..." if len(inferred) > 4 else "")
     note = (
         f"{len(inferred)} kernel(s) have no source line of their own ({names}): XLA made them "
-        f"or dropped their metadata; {traced} were traced to a line through their op_name or "
-        "the kernels next to them (marked 'inferred')"
+        f"or dropped their metadata; {traced} were traced to a line through their op_name, "
+        "the op they hold or the ops next to them (marked 'inferred')"
     )
     return [note]
