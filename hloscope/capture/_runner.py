@@ -371,7 +371,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             info["devices"] = _devices()
             # What the cache re-checks before it reuses this capture (hloscope.capture.cache).
-            info["local_modules"] = hash_files(local_module_files())
+            # (A watched run is never cached: no need to hash what it imported.)
+            if not options.recompiles:
+                info["local_modules"] = hash_files(local_module_files())
         finally:
             _write_info(options.info, info)
     sys.stdout.flush()
