@@ -461,18 +461,18 @@ def clean_message(text: str) -> str:
     return text
 
 
+def _quotes_in(text: str, quote: str) -> int:
+    """How many ``quote`` characters ``text`` has, apostrophes inside words (``can't``) not
+    counted."""
+    return len(re.findall(rf"(?<!\w){quote}|{quote}(?!\w)", text))
+
+
 # `jit(NAME)` as JAX names a jitted function (`jit(spectrum)/eig` in a location or an op_name,
 # `jax.jit(step)` in a traceback's source line), and a function that a message names.
 _JIT_NAME = re.compile(r"\bp?jit\((?P<name>[A-Za-z_][\w.]*|<lambda>)[,)]")
 _NAMED_FUNCTION = re.compile(r"\bFunction '(?P<name>[^'\n]+)'")
 # Frames whose function is not a function the user named.
 _NOT_A_FUNCTION = ("<module>", "<lambda>", "<listcomp>", "<genexpr>", "<dictcomp>", "<setcomp>")
-
-
-def _quotes_in(text: str, quote: str) -> int:
-    """How many ``quote`` characters ``text`` has, apostrophes inside words (``can't``) not
-    counted."""
-    return len(re.findall(rf"(?<!\w){quote}|{quote}(?!\w)", text))
 
 
 def _paragraph_end(log: _Log, pos: int) -> int:
