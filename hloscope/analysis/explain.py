@@ -1392,8 +1392,10 @@ def _infer(after: Module, kernels: dict[str, ExplainedKernel], builder: _Builder
 def _link_inferred(builder: _Builder, kernel: ExplainedKernel, members: list[Instruction]) -> None:
     """Earlier ops of an inferred kernel's line that ended in no kernel, of an opcode the
     kernel holds (a ``dot`` whose kernel lost its metadata), end in it; and so do the
-    StableHLO ops and jaxpr equations of their primitive on that line."""
-    opcodes = {m.opcode for m in members}
+    StableHLO ops and jaxpr equations of their primitive on that line. Only opcodes XLA does
+    not duplicate or merge (:data:`_DISTINCT_OPCODES`): a removed ``multiply`` of the line is
+    not the one a bare kernel holds."""
+    opcodes = {m.opcode for m in members} & _DISTINCT_OPCODES
     for source in kernel.inferred_sources:
         line = builder.lines.get(source)
         if line is None:
