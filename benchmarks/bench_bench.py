@@ -176,7 +176,7 @@ def bench_calibration() -> bool:
         where = (
             f"f32 {figures['best_size']}x{figures['best_size']} matmul"
             if part == "compute"
-            else f"scale-and-copy of {figures['array_bytes'] >> 20} MiB"
+            else f"{figures['kernel']} of {figures['array_bytes'] >> 20} MiB"
         )
         print(
             f"  {part:8} {figures[unit] / 1e9:8.2f} {scale}  best of {figures['best_of']:2} runs,"

@@ -119,7 +119,10 @@ def test_the_calibration_records_best_of_spread_and_the_cache_size(calibrated):
     for part, unit in (("compute", "flops_per_s"), ("memory", "bytes_per_s")):
         assert record[part]["best_of"] >= 3 and record[part]["spread"] >= 0
         assert record[part][unit] > 0
-    # The peak is the best of every matmul size timed.
+    # Each roof is the best of its kernels: every matmul size, both streams.
+    for part in ("memory", "cache"):
+        assert record[part]["bytes_per_s"] == max(record[part]["bytes_per_s_by_kernel"].values())
+        assert set(record[part]["bytes_per_s_by_kernel"]) == {"scale-and-copy", "sum"}
     assert record["flops_per_s"]["f32"] == max(record["compute"]["flops_per_s_by_size"].values())
     assert calibrated.cache_bytes == llc.bytes
     assert calibrated.cache_bytes_per_s >= calibrated.bytes_per_s
@@ -211,3 +214,22 @@ def test_the_cache_keeps_the_latest_raises(calibrated):
     # A rate below the roof raises nothing.
     same, made = raise_cpu_peak(peak, flops=("f32", start), by="slow")
     assert made == [] and same.flops_per_s == peak.flops_per_s
+
+
+def test_a_big_fresh_output_far_below_the_memory_roof_is_explained(calibrated):
+    jax = needs_framework("jax")
+    import jax.numpy as jnp
+
+    from hloscope.bench.api import bench
+
+    n = 2 * last_level_cache().bytes // 4
+    fresh = bench(jax.jit(lambda v: v * 2.0), jnp.ones(n, jnp.float32), budget=0.5)
+    noted = [note for note in fresh.notes if "fresh buffer" in note]
+    assert bool(noted) == (fresh.roofline.fraction < 0.25), (fresh.roofline, fresh.notes)
+    # The advice holds: with the input donated, XLA writes the output into it (XLA's own
+    # compiled module says so), so no fresh buffer is paged in.
+    donated = jax.jit(lambda v: v * 2.0, donate_argnums=0).lower(jnp.ones(n, jnp.float32))
+    assert "input_output_alias" in donated.compile().as_text()
+    # A small output is never blamed.
+    small = bench(jax.jit(lambda v: jnp.sum(v * 2.0)), jnp.ones(n, jnp.float32), budget=0.3)
+    assert not any("fresh buffer" in note for note in small.notes)

@@ -47,15 +47,28 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import HloscopeError
-from ..units import format_count
+from ..units import format_bytes, format_count
 from .compare import Comparison, compare_samples, interleave
 from .compile import device_label
 from .extract import Skip
 from .kernels import KernelTiming, time_kernels
-from .peaks import DevicePeak, PeakChoice, calibration_summary, peak_for, raise_cpu_peak
+from .peaks import (
+    DevicePeak,
+    MemoryLevel,
+    PeakChoice,
+    calibration_summary,
+    peak_for,
+    raise_cpu_peak,
+)
 from .profile import KernelProfile, kernel_times
 from .program import Program, program_of
-from .roofline import Roofline, dominant_element_type, largest_kernel_bytes, roofline
+from .roofline import (
+    Bound,
+    Roofline,
+    dominant_element_type,
+    largest_kernel_bytes,
+    roofline,
+)
 from .timing import DEFAULT_BUDGET, DEFAULT_PRECISION, Timing, measure
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -281,6 +294,9 @@ def _result(program: Program, timing: Timing, progress: BenchProgress | None) ->
     if choice is not None and line.note:
         notes.append(line.note)
     notes.extend(_raise_note(r, "this program") for r in raises)
+    fresh_pages = _fresh_pages_note(program, peak, line)
+    if fresh_pages:
+        notes.append(fresh_pages)
     if peak is None:
         kind = getattr(program.device, "device_kind", "?")
         notes.append(f"no peak figures for {kind}: the roofline is left out")
@@ -295,6 +311,31 @@ def _result(program: Program, timing: Timing, progress: BenchProgress | None) ->
         notes=notes,
         recalibrated=raises,
         working_set=working_set,
+    )
+
+
+# glibc's largest mmap threshold: a buffer above it is mapped anew, page by page, on every
+# allocation (the CPU client allocates each output afresh on every run).
+_FRESH_PAGES_BYTES = 32 << 20
+_FAR_BELOW_ROOF = 0.25
+
+
+def _fresh_pages_note(program: Program, peak: DevicePeak | None, line: Roofline) -> str:
+    """Why a memory-bound CPU program with a big output is far below the memory roof: its
+    output's pages are faulted in on every run, which costs more than the traffic itself."""
+    if peak is None or not peak.measured or line.bound is not Bound.MEMORY:
+        return ""
+    if line.memory_level is not MemoryLevel.MEMORY or (line.fraction or 1.0) >= _FAR_BELOW_ROOF:
+        return ""
+    outputs = program.optimized.entry.root.shape.leaves()
+    biggest = max((leaf.byte_size or 0 for leaf in outputs), default=0)
+    if biggest < _FRESH_PAGES_BYTES:
+        return ""
+    return (
+        f"far below the memory roof: an output of {format_bytes(biggest)} is a fresh buffer "
+        "on every run, and paging it in as it is written likely costs more than the memory "
+        "traffic; donating an input of its size (jax.jit(..., donate_argnums=...)) lets XLA "
+        "write the output into it"
     )
 
 

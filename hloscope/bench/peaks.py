@@ -14,11 +14,12 @@ A CPU has no datasheet figure hloscope could know, so its peaks are **measured**
 * **compute**: f32 square matmuls of a few sides (:data:`CALIBRATION_MATMULS`; XLA's CPU
   matmul is its best-tuned kernel, and a small one that stays in cache can be the fastest);
   the best rate of any of them is the FLOP/s peak.
-* **memory**: an elementwise scale-and-copy of an array :data:`LLC_MULTIPLE` times the size of
-  the last-level cache (bytes read plus bytes written per second), so that no level of cache
-  can hold it: what a program streaming big arrays can reach.
-* **cache**: the same over an array a quarter of the last-level cache, read and written
-  while it stays in cache: the roof of a program whose data all fits there.
+* **memory**: streams over an array :data:`LLC_MULTIPLE` times the size of the last-level
+  cache, so that no level of cache can hold it: an elementwise scale-and-copy (bytes read
+  plus bytes written per second; each run writes a fresh buffer) and a sum (bytes read, no
+  big output); the faster is what a program streaming big arrays can reach.
+* **cache**: the same over an array a quarter of the last-level cache, while it stays in
+  cache: the roof of a program whose data all fits there.
 
 The last-level cache is read from ``/sys/devices/system/cpu`` (every distinct instance of the
 highest level, summed), else from ``lscpu``, else assumed to be
@@ -415,7 +416,7 @@ _PHASE_SECONDS = 0.75
 #: How many raises by measured programs the cached calibration remembers (the latest).
 RAISES_KEPT = 20
 # Part of the cache key: a calibration measured another way is measured again.
-_CALIBRATION_VERSION = 3
+_CALIBRATION_VERSION = 4
 _SYSFS_CPUS = Path("/sys/devices/system/cpu")
 
 
@@ -579,16 +580,33 @@ def _measure_compute(jax: Any, cpu: Any) -> dict[str, Any]:
 
 
 def _measure_stream(jax: Any, cpu: Any, array_bytes: int) -> dict[str, Any]:
+    """The best rate of two streams over one f32 array of ``array_bytes``: a scale-and-copy
+    (bytes read plus written; each run writes a fresh output buffer, whose pages the system
+    hands out anew) and a sum (bytes read: no big output, so no fresh pages). A program may
+    be of either kind, and the roof is the faster; both are recorded."""
     import numpy as np
 
     elements = max(1, array_bytes // 4)
     with jax.default_device(cpu):  # made on the device: no host copy of a big array
         x = jax.numpy.ones(elements, dtype=np.float32)
-    # Compiled ahead, and no warm-up run: a stream this big pays its page faults on every
-    # run alike (its output is a fresh buffer each time), so the first run counts as well.
-    scale = jax.jit(lambda v: v * np.float32(1.5)).lower(x).compile()
-    runs = _best_of(scale, (x,), _STREAM_RUNS, warm_up=False)
-    return {"array_bytes": elements * 4, **runs.record(2.0 * elements * 4, "bytes_per_s")}
+    kernels = {
+        "scale-and-copy": (lambda v: v * np.float32(1.5), 2.0 * elements * 4),
+        "sum": (lambda v: jax.numpy.sum(v), elements * 4 + 4.0),
+    }
+    by_kernel: dict[str, dict[str, Any]] = {}
+    for name, (fn, traffic) in kernels.items():
+        # Compiled ahead, and no warm-up run: every run of these pays the same costs (page
+        # faults included), so the first one counts as well; a big array's runs are slow.
+        compiled = jax.jit(fn).lower(x).compile()
+        runs = _best_of(compiled, (x,), _STREAM_RUNS, warm_up=False)
+        by_kernel[name] = runs.record(traffic, "bytes_per_s")
+    best = max(by_kernel, key=lambda k: by_kernel[k]["bytes_per_s"])
+    return {
+        "array_bytes": elements * 4,
+        "kernel": best,
+        **by_kernel[best],
+        "bytes_per_s_by_kernel": {k: r["bytes_per_s"] for k, r in by_kernel.items()},
+    }
 
 
 def _measure_cpu() -> dict[str, Any]:
@@ -694,8 +712,8 @@ def calibration_summary(record: dict[str, Any] | None) -> dict[str, Any] | None:
         "llc_bytes": record.get("llc_bytes"),
         "llc_source": record.get("llc_source"),
         "compute": roof("compute", "flops_per_s", ("kernel", "best_size")),
-        "memory": roof("memory", "bytes_per_s", ("array_bytes",)),
-        "cache": roof("cache", "bytes_per_s", ("array_bytes",)),
+        "memory": roof("memory", "bytes_per_s", ("kernel", "array_bytes")),
+        "cache": roof("cache", "bytes_per_s", ("kernel", "array_bytes")),
         "raised": list(record.get("raised") or []),
     }
 
@@ -708,7 +726,7 @@ def _describe(record: dict[str, Any]) -> str:
         f"measured on this machine ({record.get('cpu', '?')}, {record.get('cores', '?')} cores) "
         f"at {record.get('measured_at', '?')}: f32 {compute.get('best_size', '?')}² matmul, "
         f"best of {compute.get('best_of', '?')} (spread {compute.get('spread') or 0:.0%}); "
-        f"scale-and-copy of {int(memory.get('array_bytes') or 0) >> 20} MiB, "
+        f"{memory.get('kernel', 'stream')} of {int(memory.get('array_bytes') or 0) >> 20} MiB, "
         f"{LLC_MULTIPLE}x the {llc} MiB last-level cache, best of {memory.get('best_of', '?')} "
         f"(spread {memory.get('spread') or 0:.0%})"
     )
