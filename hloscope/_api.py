@@ -184,7 +184,7 @@ def _check_hlo(
     value: Any,
     platform: str,
     *,
-    stage: str | Stage = "before",
+    stage: str | Stage | None = None,
     module: str | None = None,
     all_modules: bool = False,
 ) -> CheckReport:
@@ -194,14 +194,23 @@ def _check_hlo(
     if isinstance(value, Module):
         return check_modules([value], platform)
     if isinstance(value, Capture):
-        return check_modules([value.module(stage)], platform, stage=stage, program=value.name)
+        chosen = stage or "before"
+        return check_modules([value.module(chosen)], platform, stage=chosen, program=value.name)
     target = Target.resolve(value)
     if all_modules and module is not None:
         raise TypeError("module= and all_modules=True exclude each other")
-    modules = target.modules(stage) if all_modules else [target.main_module(stage, module)]
-    # A text file is whatever stage it is: its header says (is_scheduled), not `stage`.
-    known = stage if target.kind != "hlo-file" else None
-    return check_modules(modules, platform, stage=known, program=target.spec)
+    read = stage or "before"
+    modules = target.modules(read) if all_modules else [target.main_module(read, module)]
+    if target.kind != "hlo-file":
+        return check_modules(modules, platform, stage=read, program=target.spec)
+    # A text file is whatever stage it is (its header says: is_scheduled); the stage asked
+    # for is read from the file of that stage beside it, as `hloscope check FILE` does.
+    from .analysis.unsupported.hlo_check import file_modules_at_stage
+
+    staged, notes = file_modules_at_stage(target.path, modules, stage)
+    report = check_modules(staged, platform, program=target.spec)
+    report.notes[:0] = notes
+    return report
 
 
 def load_function(script: str, name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:

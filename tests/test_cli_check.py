@@ -313,6 +313,25 @@ def test_stage_that_cannot_be_honoured_is_an_error(tmp_path):
     assert any("checked the optimized HLO" in n for n in json.loads(out)["notes"])
 
 
+def test_the_python_api_reads_the_stage_as_the_command_does(tmp_path):
+    import hloscope
+    from conftest import SAMPLES
+    from hloscope.analysis.unsupported.hlo_check import StageNotInFile
+
+    after = SAMPLES / "hlo" / "fusion_refactor_split.after_optimizations.txt"
+    for stage in ("before", "after", None):
+        args = ["--stage", stage] if stage else []
+        _, out, _ = run(after, "--platform", "tpu", "--json", *args)
+        from_cli = json.loads(out)
+        report = hloscope.check(str(after), platform="tpu", stage=stage)
+        assert report.notes == from_cli["notes"]
+        assert [f.op for f in report.findings] == [f["op"] for f in from_cli["findings"]]
+    alone = tmp_path / "model.txt"
+    shutil.copy(after, alone)
+    with pytest.raises(StageNotInFile, match="leave out --stage"):
+        hloscope.check(str(alone), platform="tpu", stage="before")
+
+
 # ---- 80 columns, pipes and --wide (issue 19) ----------------------------------------------------
 
 LONG_NAMES = (

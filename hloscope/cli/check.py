@@ -39,7 +39,6 @@ from ._target import all_modules_option, module_option
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.unsupported.findings import CheckReport
-    from ..hlo.model import Module
 
 __all__ = ["check"]
 
@@ -137,7 +136,9 @@ def _report(
     )
     if _has_stages(target):
         return check_modules(modules, platform, stage=stage or "before", program=target)
-    staged, notes = _file_modules_at(Path(target), modules, stage)
+    from ..analysis.unsupported.hlo_check import file_modules_at_stage
+
+    staged, notes = file_modules_at_stage(Path(target), modules, stage)
     report = check_modules(staged, platform, program=target)
     report.notes[:0] = notes
     return report
@@ -147,39 +148,3 @@ def _has_stages(target: str) -> bool:
     """Whether ``--stage`` chose the stage (a dump or capture folder, a script); a text file is
     whatever it is, and the file of the other stage may lie beside it."""
     return os.path.isdir(target) or target.endswith(".py")
-
-
-def _file_modules_at(
-    path: Path, modules: list[Module], stage: str | None
-) -> tuple[list[Module], list[str]]:
-    """The modules of an HLO file at ``stage`` (default ``before``), read from the file of
-    that stage beside it when the file holds the other one, with a note saying so. With no
-    such file an explicit ``--stage`` cannot be honoured (an error), and the default checks
-    the file as it is (its notes name the stage read)."""
-    from ..analysis.unsupported.hlo_check import module_at_stage, module_stage, stage_file
-    from ..stages import Stage
-    from ._app import CliError
-
-    wanted = Stage.parse(stage or "before")
-    staged, notes = [], []
-    for found in modules:
-        at = module_at_stage(found, path, wanted)
-        if at is None and stage is not None:
-            held = "optimized HLO" if module_stage(found) is Stage.OPTIMIZED_HLO else "HLO"
-            beside = stage_file(path, wanted)
-            why = (
-                f"{beside.name} beside it has no module {found.name}"
-                if beside is not None
-                else f"no {wanted.dump_name} file is beside it"
-            )
-            raise CliError(
-                f"{path}: --stage {stage} asked, but module {found.name} here is {held} and "
-                f"{why}; leave out --stage to check the file as it is"
-            )
-        if at is not None and at is not found:
-            notes.append(
-                f"read module {found.name} {wanted.short} optimizations from "
-                f"{stage_file(path, wanted).name}, beside {path.name}"
-            )
-        staged.append(at if at is not None else found)
-    return staged, notes

@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...errors import UsageProblem
 from ...hlo.errors import HloParseError
 from ...hlo.metadata import StackFrame
 from ...hlo.model import Computation, Instruction, Module
@@ -50,6 +51,8 @@ from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
 from .fixes import suggest
 
 __all__ = [
+    "file_modules_at_stage",
+    "StageNotInFile",
     "TARGETS",
     "TargetRule",
     "ALL_PLATFORMS",
@@ -193,6 +196,43 @@ def module_at_stage(module: Module, path: Path | None, stage: Stage | str) -> Mo
     if sibling is None:
         return None
     return next((m for m in parse_modules(sibling) if m.name == module.name), None)
+
+
+class StageNotInFile(UsageProblem):
+    """An explicit stage that an HLO file does not hold and no file beside it does."""
+
+
+def file_modules_at_stage(
+    path: Path, modules: list[Module], stage: str | None
+) -> tuple[list[Module], list[str]]:
+    """The modules of an HLO file at ``stage`` (default ``before``), read from the file of
+    that stage beside it when the file holds the other one, with a note saying so. With no
+    such file an explicit ``--stage`` cannot be honoured (an error), and the default checks
+    the file as it is (its notes name the stage read). What ``hloscope check FILE`` and
+    ``hloscope.check(FILE, stage=...)`` both read."""
+    wanted = Stage.parse(stage or "before")
+    staged, notes = [], []
+    for found in modules:
+        at = module_at_stage(found, path, wanted)
+        if at is None and stage is not None:
+            held = "optimized HLO" if module_stage(found) is Stage.OPTIMIZED_HLO else "HLO"
+            beside = stage_file(path, wanted)
+            why = (
+                f"{beside.name} beside it has no module {found.name}"
+                if beside is not None
+                else f"no {wanted.dump_name} file is beside it"
+            )
+            raise StageNotInFile(
+                f"{path}: --stage {stage} asked, but module {found.name} here is {held} and "
+                f"{why}; leave out --stage to check the file as it is"
+            )
+        if at is not None and at is not found:
+            notes.append(
+                f"read module {found.name} {wanted.short} optimizations from "
+                f"{stage_file(path, wanted).name}, beside {path.name}"
+            )
+        staged.append(at if at is not None else found)
+    return staged, notes
 
 
 # ---- where an op came from ----------------------------------------------------------------------
