@@ -195,9 +195,11 @@ def bench_roofline() -> None:
     llc = last_level_cache().bytes
     x = jnp.ones((768, 768), jnp.float32)
     stream = jnp.ones(2 * llc // 4, jnp.float32)
+    mib = 2 * llc >> 20
     cases = (
         ("f32 768x768 matmul", jax.jit(lambda a, b: a @ b), (x, x)),
-        (f"stream over {2 * llc >> 20} MiB", jax.jit(lambda v: v * 2.0 + 1.0), (stream,)),
+        (f"sum over {mib} MiB", jax.jit(lambda v: jnp.sum(v * 2.0)), (stream,)),
+        (f"scale-and-copy of {mib} MiB", jax.jit(lambda v: v * 2.0 + 1.0), (stream,)),
     )
     for label, fn, args in cases:
         result = bench(fn, *args, budget=2.0)
@@ -207,6 +209,11 @@ def bench_roofline() -> None:
             f"roofline          {label}: {line.bound.value}-bound, {line.fraction:.0%} of the "
             f"{line.memory_level.value if line.bound.value == 'memory' else 'compute'} roof"
             + (f" (raised the {raised} roof)" if raised else "")
+            + (
+                "; told its fresh output is paged in"
+                if any("fresh" in n for n in result.notes)
+                else ""
+            )
         )
 
 
