@@ -375,6 +375,18 @@ def test_a_loop_counter_copy_gets_the_loop_line():
         (source,) = kernel.inferred_sources
         assert source.split(" ")[0].endswith(f":{loop_line}"), (name, source)
     assert not any("0 were traced" in note for note in e.notes)
+    # Its focus says why no op of the loop's line is in it, instead of an empty table.
+    import io
+
+    from rich.console import Console
+
+    from hloscope.render.explain_text import render_explanation
+
+    out = io.StringIO()
+    render_explanation(e.focus_kernel(bare_copies[0]), Console(file=out, width=80))
+    text = out.getvalue()
+    assert "no op of this line ended in it" in text and "\u2503" not in text
+    assert f"feeds {e.kernel(bare_copies[0]).inferred_how.rsplit(' ', 1)[-1]}" in text
 
 
 def test_a_dot_whose_kernel_lost_its_metadata_still_shows_its_kernel():

@@ -247,6 +247,11 @@ def _line_detail(e: Explanation, line: SourceLine, console: Any, wide: bool) -> 
     if line.code:
         console.print(Text("  " + printable(line.code), style="cyan"))
     kinds = {k.name: k.kind for k in e.kernels}
+    if not _groups(line):
+        # A kernel traced here through a loop or a copy: no op of the line is in it.
+        console.print(_text("  no op of this line ended in it (its line is inferred)", "dim"))
+        _line_kernels(line, console)
+        return
     shown = [s for s in STAGE_ORDER if s in e.stages and s is not Stage.OPTIMIZED_HLO]
     headers = ["op", *(STAGE_TITLES[s] for s in shown)]
     if Stage.OPTIMIZED_HLO in e.stages:
@@ -284,6 +289,12 @@ def _line_detail(e: Explanation, line: SourceLine, console: Any, wide: bool) -> 
             *(_lines_text(items, "dim" if items == ["(none)"] else None) for items in cells)
         )
     print_table(console, table, sum(widths) + 3 * (len(widths) - 1) if wide else 0)
+    _line_kernels(line, console)
+
+
+def _line_kernels(line: SourceLine, console: Any) -> None:
+    from rich.text import Text
+
     if line.kernels or line.inferred_kernels:
         names = ", ".join([*line.kernels, *(f"{k}*" for k in line.inferred_kernels)])
         console.print(Text.assemble(("kernels ", "dim"), printable(names)))
