@@ -14,6 +14,12 @@ each op came from:
 * an HLO instruction has ``metadata={op_name=... stack_frame_id=...}``, and in the optimized
   module the members of every fusion keep theirs.
 
+The bodies jax outlines (a scan's or loop's body, ``closed_call``, a nested ``jax.jit``) are
+private functions in StableHLO and called computations in HLO, whose ops are named relative to
+them (``mul``) until XLA inlines the calls (``jit(f)/while/body/closed_call/mul``); both
+stages' ops get the inlined name and the call site's stack here, as XLA's call inliner gives
+them, so they link to their kernels and count for their lines.
+
 Each op's *source* is the innermost frame of its stack in the user's own code, by the rule of
 :mod:`hloscope.analysis.provenance`, so the lines here are the lines of ``hloscope fusions
 --by-source`` and the per-line op counts after optimization agree with
@@ -25,8 +31,10 @@ Ops are linked to kernels more finely than by line: an op of an earlier stage en
 kernels whose members have its ``op_name`` and stack (a jaxpr equation: its primitive, the
 last part of the ``op_name``, and its line). Kernels with no source of their own (XLA makes
 some: the ``reduce-window`` a tree reduction splits off, copies) get one by inference, marked
-as such: from an earlier stage's op with the same ``op_name``, else from the nearest kernel
-they feed or are fed by.
+as such: from an earlier stage's op with the same ``op_name``, else from the op before
+optimization they hold (a ``dot``), else from the nearest op with a line along what reads
+them (inside a fusion, the member the value enters; a loop for its counter's copy), else
+along what they read.
 
     >>> e = explain(capture_with_sources(step, *args))     # or a Target, or a Module
     >>> e.lines[0].source, e.lines[0].counts()            # 'model.py:12 (f)', {...}
