@@ -692,10 +692,17 @@ def _op(
 
 def _join_scope(prefix: str, name: str) -> str:
     """``prefix/name`` as XLA's call inliner writes an inlined op's ``op_name`` (the call's
-    name alone for an op without one)."""
+    name alone for an op without one). A name that opens with the prefix's outermost scope
+    (``jit(f)/...``) is absolute already, as jax versions that name a body's ops in full write
+    it, and stays as it is."""
     if not prefix:
         return name
-    return f"{prefix}/{name}" if name else prefix
+    if not name:
+        return prefix
+    root = prefix.split("/", 1)[0]
+    if name == root or name.startswith(root + "/"):
+        return name
+    return f"{prefix}/{name}"
 
 
 def _scope_private_functions(ops: list[StableHloOp], private: set[str]) -> None:
