@@ -83,7 +83,7 @@ def run(bin_dir: Path, *args: str, **extra_env: str) -> subprocess.CompletedProc
 def test_core_install_has_no_framework(core_venv):
     code = (
         "import importlib.util as u\n"
-        "for name in ('jax', 'jaxlib', 'tensorflow', 'keras'):\n"
+        "for name in ('jax', 'jaxlib', 'tensorflow', 'keras', 'pandas'):\n"
         "    print(name, u.find_spec(name) is not None)\n"
     )
     result = run(core_venv, "python", "-I", "-c", code)
@@ -95,6 +95,8 @@ def test_core_install_has_no_framework(core_venv):
         "tensorflow",
         "False",
         "keras",
+        "False",
+        "pandas",
         "False",
     ], result.stderr
     where = run(core_venv, "python", "-I", "-c", "import hloscope; print(hloscope.__file__)")
@@ -155,3 +157,21 @@ def test_function_target_names_the_extra(core_venv, tmp_path):
     assert result.returncode != 0
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].endswith(JAX_LINE), result.stderr
+
+
+def test_a_dataframe_without_pandas_names_the_extra(core_venv):
+    sample = HLO / "fusion_refactor_split.after_optimizations.txt"
+    code = (
+        "import sys, hloscope\n"
+        "from hloscope.errors import HloscopeError\n"
+        "report = hloscope.fusion_report(sys.argv[1])\n"
+        "print(len(report.rows()))\n"
+        "try:\n"
+        "    hloscope.fusions(sys.argv[1])\n"
+        "except HloscopeError as error:\n"
+        "    print(error.one_line())\n"
+    )
+    result = run(core_venv, "python", "-I", "-c", code, str(sample))
+    rows, line = result.stdout.strip().splitlines()
+    assert int(rows) > 0, result.stderr  # the report itself needs no pandas
+    assert line == "pandas is not installed: pip install 'hloscope[dataframe]' for DataFrames"

@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 from itertools import compress, repeat
 from typing import TYPE_CHECKING, Any
 
+from ..dataframes import require_pandas
 from ..hlo._gc import gc_paused
 from ..hlo.model import Instruction, Module
 from ..hlo.opcodes import FREE_OPCODES, category_of
@@ -280,7 +281,7 @@ class FusionReport:
         return [k.row() for k in self.kernels]
 
     def to_frame(self) -> pandas.DataFrame:
-        import pandas as pd
+        pd = require_pandas()
 
         return pd.DataFrame(self.rows(), columns=list(COLUMNS))
 
@@ -806,6 +807,6 @@ def source_rows(report: FusionReport) -> list[dict[str, Any]]:
 def by_source(report: FusionReport) -> pandas.DataFrame:
     """One row per source line: how many ops came from it, the kernels they ended in, and the
     FLOPs of those ops (an op's own FLOPs; they sum to the kernels' FLOPs)."""
-    import pandas as pd
+    pd = require_pandas()
 
     return pd.DataFrame(source_rows(report), columns=list(SOURCE_COLUMNS))

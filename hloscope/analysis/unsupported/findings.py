@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from ...dataframes import require_pandas
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
@@ -195,7 +197,7 @@ class CheckReport:
 
     def to_dataframe(self) -> pandas.DataFrame:
         """One row per finding, the JSON fields as columns."""
-        import pandas as pd
+        pd = require_pandas()
 
         columns = [
             "op",
