@@ -20,42 +20,54 @@ functions import them only when called (``pip install 'hloscope[jax]'`` or ``[tf
 error hloscope raises on purpose derives from :class:`HloscopeError`.
 """
 
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
 from typing import Any
 
 from ._version import __version__
 from .errors import HloscopeError
 from .stages import Stage
-from .hlo import (
-    Computation,
-    HloParseError,
-    Instruction,
-    Layout,
-    Metadata,
-    Module,
-    Shape,
-    StackFrame,
-    parse,
-    parse_modules,
-    parse_shape,
-)
-from .dump import DumpFormatError, DumpIndex, PassDump, load_dump
-from .dump.passes import PassStep
-from .capture.errors import CaptureError
-from .capture.inprocess import Capture, PassSnapshot, capture
-from .capture.target import ModuleChoice, Target, TargetError, TargetKind
-from .analysis.cost import module_cost
-from .analysis.diff import KernelDiff
-from .analysis.unsupported import CheckReport, Finding
-from ._api import check, diff, fusion_report, fusions
 from . import bench as _bench_package  # noqa: F401 - see bench() below
-from .render.html.notebook import install as _install_notebook_views
+from . import capture as _capture_package  # noqa: F401 - see capture() below
 
-_install_notebook_views()  # _repr_html_ for Capture, FusionReport, KernelDiff (Jupyter)
-
-# Loaded on first use: importing them all costs a third of a second (numpy, networkx, jinja2),
-# which every command-line call would pay. ``hloscope.NAME`` and ``from hloscope import NAME``
-# both work (PEP 562).
+# Every other name loads on first use (PEP 562: ``hloscope.NAME`` and ``from hloscope import
+# NAME`` both work): importing them all costs a third of a second of CPU (the parser, the
+# analyses, numpy, networkx, jinja2), which every command-line call and every watched script
+# would pay.
 _LAZY = {
+    "Computation": "hlo",
+    "HloParseError": "hlo",
+    "Instruction": "hlo",
+    "Layout": "hlo",
+    "Metadata": "hlo",
+    "Module": "hlo",
+    "Shape": "hlo",
+    "StackFrame": "hlo",
+    "parse": "hlo",
+    "parse_modules": "hlo",
+    "parse_shape": "hlo",
+    "DumpFormatError": "dump",
+    "DumpIndex": "dump",
+    "PassDump": "dump",
+    "load_dump": "dump",
+    "PassStep": "dump.passes",
+    "CaptureError": "capture.errors",
+    "Capture": "capture.inprocess",
+    "PassSnapshot": "capture.inprocess",
+    "ModuleChoice": "capture.target",
+    "Target": "capture.target",
+    "TargetError": "capture.target",
+    "TargetKind": "capture.target",
+    "module_cost": "analysis.cost",
+    "KernelDiff": "analysis.diff",
+    "CheckReport": "analysis.unsupported",
+    "Finding": "analysis.unsupported",
+    "check": "_api",
+    "diff": "_api",
+    "fusion_report": "_api",
+    "fusions": "_api",
     "ErrorExplanation": "analysis.unsupported.error_text",
     "explain_error": "analysis.unsupported.error_text",
     "SourcedCapture": "capture.jaxpr_lines",
@@ -90,6 +102,20 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+def capture(function: Any, *args: Any, **options: Any) -> Any:
+    """Capture every stage of what JAX or TensorFlow makes of ``function``: see
+    :func:`hloscope.capture.inprocess.capture`. A function here, not the subpackage: the
+    subpackage was imported above, so importing its modules later does not rebind
+    ``hloscope.capture``."""
+    from .capture.inprocess import capture as run
+
+    return run(function, *args, **options)
+
+
 def bench(target: Any, *args: Any, **options: Any) -> Any:
     """Compile and time ``target`` on the default JAX device: see
     :func:`hloscope.bench.api.bench` (a ``BenchResult``, or a ``BenchComparison`` with
@@ -98,6 +124,57 @@ def bench(target: Any, *args: Any, **options: Any) -> Any:
     from .bench.api import bench as run
 
     return run(target, *args, **options)
+
+
+#: Result classes that display as HTML in Jupyter (:mod:`hloscope.render.html.notebook`), by
+#: the module that defines each. Their ``_repr_html_`` is set when the module is imported.
+_NOTEBOOK_VIEWS = {
+    "hloscope.analysis.fusions": ("FusionReport", "fusion_report_html"),
+    "hloscope.analysis.diff": ("KernelDiff", "kernel_diff_html"),
+    "hloscope.capture.inprocess": ("Capture", "capture_html"),
+}
+
+
+def _notebook_view(renderer: str) -> Any:
+    def _repr_html_(self: Any) -> str:
+        from .render.html import notebook
+
+        return getattr(notebook, renderer)(self)
+
+    _repr_html_.__name__ = renderer
+    return _repr_html_
+
+
+def _install_view(module: Any) -> None:
+    class_name, renderer = _NOTEBOOK_VIEWS[module.__name__]
+    getattr(module, class_name)._repr_html_ = _notebook_view(renderer)
+
+
+class _ViewsOnImport(importlib.abc.MetaPathFinder):
+    """Gives a result class its ``_repr_html_`` right after its module is executed (the
+    classes live in lower layers, which must not import the renderers)."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        if name not in _NOTEBOOK_VIEWS:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        execute = loader.exec_module
+
+        def exec_then_install(module: Any) -> None:
+            execute(module)
+            _install_view(module)
+
+        loader.exec_module = exec_then_install
+        return spec
+
+
+for _name in _NOTEBOOK_VIEWS:
+    if _name in sys.modules:
+        _install_view(sys.modules[_name])
+sys.meta_path.insert(0, _ViewsOnImport())
 
 
 __all__ = [

@@ -19,10 +19,42 @@ Data flows one way: :mod:`hloscope.render` words and draws these results, and th
 scripts to modules before calling in here.
 """
 
-from .cost import Cost, ModuleCost, module_cost
-from .diff import ChangeStatus, KernelChange, KernelDiff, LineStatus, Regression
-from .fusions import FusionReport, FusionSummary, Kernel, by_source, fusion_report
-from .summary import ModuleSummary, summarize
+from typing import Any
+
+# Loaded on first use (PEP 562), so that importing one submodule does not import them all.
+_LAZY = {
+    "Cost": ".cost",
+    "ModuleCost": ".cost",
+    "module_cost": ".cost",
+    "ChangeStatus": ".diff",
+    "KernelChange": ".diff",
+    "KernelDiff": ".diff",
+    "LineStatus": ".diff",
+    "Regression": ".diff",
+    "FusionReport": ".fusions",
+    "FusionSummary": ".fusions",
+    "Kernel": ".fusions",
+    "by_source": ".fusions",
+    "fusion_report": ".fusions",
+    "ModuleSummary": ".summary",
+    "summarize": ".summary",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "Cost",

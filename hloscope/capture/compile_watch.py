@@ -69,7 +69,6 @@ __all__ = [
     "user_call_site",
     "parameter_names",
     "JAX_LOGGERS",
-    "CHILD_BOOTSTRAP",
 ]
 
 # ---- what a compile looked like ------------------------------------------------------------------
@@ -938,37 +937,6 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 
         spec.loader.exec_module = exec_then_watch  # type: ignore[method-assign]
         return spec
-
-
-# ---- the child process of `hloscope recompiles SCRIPT.py` ----------------------------------------
-
-#: ``python -c`` code that starts :mod:`hloscope.capture._runner` for a watched script run
-#: without executing the ``__init__`` of the packages above it: ``hloscope`` and
-#: ``hloscope.hlo`` import the whole library (the parser, the analyses, a third of a second of
-#: CPU), and the watched script pays that on top of its own time although the watcher needs
-#: none of it. Each package goes into ``sys.modules`` unexecuted, with a module
-#: ``__getattr__`` that executes it on first use, so a script that uses hloscope itself still
-#: gets every name.
-CHILD_BOOTSTRAP = """\
-import importlib.util, sys
-def _deferred(name):
-    spec = importlib.util.find_spec(name)
-    module = importlib.util.module_from_spec(spec)
-    def __getattr__(attribute):
-        module.__dict__.pop("__getattr__", None)
-        spec.loader.exec_module(module)
-        return getattr(module, attribute)
-    module.__getattr__ = __getattr__
-    sys.modules[name] = module
-    parent, _, child = name.rpartition(".")
-    if parent:
-        setattr(sys.modules[parent], child, module)
-for _package in ("hloscope", "hloscope.hlo"):
-    if _package not in sys.modules:
-        _deferred(_package)
-from hloscope.capture._runner import main
-sys.exit(main())
-"""
 
 
 # ---- the watcher ---------------------------------------------------------------------------------

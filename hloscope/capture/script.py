@@ -377,12 +377,7 @@ def capture_script(
     else:
         xla_flags = user_flags
         mode = ["--function", function, "--save", str(out / "capture"), str(script_path.resolve())]
-    runner = ["-m", "hloscope.capture._runner"]
-    if watch_compiles:  # the watcher's child starts without importing the whole library
-        from .compile_watch import CHILD_BOOTSTRAP
-
-        runner = ["-c", CHILD_BOOTSTRAP]
-    command = [sys.executable, *runner, "--info", str(info_path), *mode]
+    command = [sys.executable, "-m", "hloscope.capture._runner", "--info", str(info_path), *mode]
     work_dir = Path(cwd).absolute() if cwd is not None else Path.cwd()
 
     manifest: dict[str, Any] = {

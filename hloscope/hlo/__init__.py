@@ -3,12 +3,41 @@
 Nothing here imports jax or tensorflow.
 """
 
-from .attributes import Attributes
-from .errors import HloParseError
-from .model import Computation, Instruction, Metadata, Module, StackFrame
-from .opcodes import OPCODES, category_of
-from .parser import parse, parse_modules
-from .shape import Layout, Shape, parse_shape
+from typing import Any
+
+# Loaded on first use (PEP 562), so that importing one submodule does not import them all.
+_LAZY = {
+    "Attributes": ".attributes",
+    "HloParseError": ".errors",
+    "Computation": ".model",
+    "Instruction": ".model",
+    "Metadata": ".model",
+    "Module": ".model",
+    "StackFrame": ".model",
+    "OPCODES": ".opcodes",
+    "category_of": ".opcodes",
+    "parse": ".parser",
+    "parse_modules": ".parser",
+    "Layout": ".shape",
+    "Shape": ".shape",
+    "parse_shape": ".shape",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "Attributes",
