@@ -140,12 +140,33 @@ def test_a_memory_bound_program_against_itself_is_never_a_difference():
     add = jax.jit(lambda x, y: x + y)
     x, y = _memory_bound(jnp, 1.0)
     # A and B are loaded (compiled, given inputs) separately, as `--vs A A` does.
-    verdicts = [bench(add, x, y, vs=(add, x, y), budget=1.0, seed=i).verdict for i in range(4)]
+    # At least eight rounds run, whatever the budget.
+    verdicts = [bench(add, x, y, vs=(add, x, y), budget=0.5, seed=i).verdict for i in range(4)]
     assert all(v.startswith("no significant difference") for v in verdicts), verdicts
     # Four times the work is found, either way round.
     x4, y4 = _memory_bound(jnp, 4.0)
-    slower = bench(add, x, y, vs=(add, x4, y4), budget=2.0)
+    slower = bench(add, x, y, vs=(add, x4, y4), budget=1.0)
     assert slower.comparison.b_slower and "slower" in slower.verdict, slower.verdict
-    faster = bench(add, x4, y4, vs=(add, x, y), budget=2.0)
+    faster = bench(add, x4, y4, vs=(add, x, y), budget=1.0)
     c = faster.comparison
     assert c.significant and c.ratio < 1 and "faster" in faster.verdict, faster.verdict
+
+
+def test_with_few_runs_only_runs_completely_apart_are_a_difference():
+    def timing(values):
+        return summarize(values, precision_target=0.02)
+
+    # Three rounds, every B twice every A: chance puts 3 and 3 runs apart one time in ten,
+    # too often to call it.
+    few = compare_samples(timing([1.0, 1.01, 0.99]), timing([2.0, 2.02, 1.98]))
+    assert not few.significant and "3 runs a side" in few.verdict
+    # Four rounds apart: one time in 35 by chance, a difference.
+    four = compare_samples(timing([1.0, 1.01, 0.99, 1.0]), timing([2.0, 2.02, 1.98, 2.01]))
+    assert four.b_slower and four.verdict.startswith("B is 2.0")
+    # Six rounds, B's median 1.29x A's with a narrow interval, but one A run slower than one
+    # B run: with so few, the interval alone is not enough.
+    a = [1.0, 1.01, 0.99, 1.0, 1.02, 1.25]
+    b = [1.3, 1.31, 1.29, 1.3, 1.32, 1.2]
+    overlap = compare_samples(timing(a), timing(b))
+    assert overlap.ci_low > 1 + overlap.min_effect  # the interval would have claimed it
+    assert not overlap.significant and "6 runs a side" in overlap.verdict

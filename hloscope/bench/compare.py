@@ -3,7 +3,8 @@
 Two programs timed one after the other see different machines: the other processes, the
 clock, the temperature change in between. :func:`interleave` times them in alternation (each
 round runs both, in a random order, so neither is always first after the other's cache
-traffic) until both medians are known to the asked precision or the budget is spent.
+traffic) until both medians are known to the asked precision or the budget is spent, and
+for at least eight rounds even past the budget (fewer say too little to compare; see below).
 
 :func:`compare_samples` then takes the ratio of the medians, ``B / A`` in time, and a 95%
 confidence interval of it from a **block bootstrap over rounds**: rounds are resampled in
@@ -22,9 +23,12 @@ halves, the first rounds against the last and alternating blocks against each ot
 largest difference any such A/A split shows on either side is the **noise floor** of this
 measurement (never below ``min_effect``, by default the precision asked of it). The difference
 is called **significant** only when the whole interval lies beyond the noise floor: B at
-least that much slower, or that much faster, with 95% confidence. The verdict says it the way
-a person would: ``B is 1.31x faster, 95% CI 1.27-1.35``, ``B is 4.02x slower (...)``, or
-``no significant difference (...; noise floor ±3.1%)``.
+least that much slower, or that much faster, with 95% confidence. With fewer than eight runs
+a side (a short budget, slow programs) a bootstrap interval is too optimistic, so every run
+of one side must also be slower than every run of the other, which chance does with
+probability ``2 / C(na + nb, na)``, at most 5% (four runs a side at least). The verdict
+says it the way a person would: ``B is 1.31x faster, 95% CI 1.27-1.35``,
+``B is 4.02x slower (...)``, or ``no significant difference (...; noise floor ±3.1%)``.
 """
 
 from __future__ import annotations
@@ -62,6 +66,10 @@ BOOTSTRAP_RESAMPLES = 2000
 _CONFIDENCE = 0.95
 # Resampled values held at once by the bootstrap (memory stays bounded for long runs).
 _BOOTSTRAP_CHUNK = 4_000_000
+# Below this many runs a side, a bootstrap interval is too optimistic to rest a claim on: the
+# runs must also be completely apart (every B slower than every A, or faster), which chance
+# alone does with probability 2 / C(na + nb, na), at most 1 - _CONFIDENCE.
+_FEW_RUNS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,11 +180,23 @@ def halves_difference(samples: np.ndarray, length: int) -> float:
     return worst
 
 
-def _verdict(ratio: float, low: float, high: float, significant: bool, floor: float) -> str:
+def _apart_if_few(a: np.ndarray, b: np.ndarray) -> bool:
+    """True with many runs; with few, only when every run of one side is slower than every
+    run of the other and chance would do that rarely enough (an exact rank test)."""
+    if min(len(a), len(b)) >= _FEW_RUNS:
+        return True
+    apart = a.max() < b.min() or b.max() < a.min()
+    return bool(apart) and 2 / math.comb(len(a) + len(b), len(a)) <= 1 - _CONFIDENCE
+
+
+def _verdict(
+    ratio: float, low: float, high: float, significant: bool, floor: float, runs: int
+) -> str:
     if not significant:
+        few = f"; {runs} runs a side" if runs < _FEW_RUNS else ""
         return (
             f"no significant difference (B/A time {ratio:.3f}, 95% CI {low:.3f}-{high:.3f}; "
-            f"noise floor ±{floor:.1%})"
+            f"noise floor ±{floor:.1%}{few})"
         )
     if ratio < 1:
         return f"B is {1 / ratio:.2f}x faster, 95% CI {1 / high:.2f}-{1 / low:.2f}"
@@ -207,7 +227,7 @@ def compare_samples(
     tail = (1 - _CONFIDENCE) / 2 * 100
     low, high = (float(v) for v in np.percentile(ratios, [tail, 100 - tail]))
     floor = noise.effect
-    significant = low > 1 + floor or high < 1 / (1 + floor)
+    significant = (low > 1 + floor or high < 1 / (1 + floor)) and _apart_if_few(xa, xb)
     return Comparison(
         a,
         b,
@@ -216,7 +236,7 @@ def compare_samples(
         high,
         significant,
         floor,
-        _verdict(ratio, low, high, significant, floor),
+        _verdict(ratio, low, high, significant, floor, min(len(xa), len(xb))),
         noise,
     )
 
@@ -234,12 +254,12 @@ def interleave(
     *,
     precision: float = DEFAULT_PRECISION,
     budget: float = DEFAULT_BUDGET,
-    min_runs: int = 5,
+    min_runs: int = _FEW_RUNS,
     seed: int = 0,
     progress: Progress | None = None,
 ) -> tuple[Timing, Timing]:
     """Time ``a`` and ``b`` in alternation (see the module docstring); ``budget`` covers the
-    timed runs of both."""
+    timed runs of both, and ``min_runs`` rounds run even past it."""
     check_settings(precision, budget, min_runs)
     warm_a = warm_up(a.fn, a.args, a.prepare, budget / 2, None)
     warm_b = warm_up(b.fn, b.args, b.prepare, budget / 2, None)
@@ -248,7 +268,7 @@ def interleave(
     spent = 0.0
     next_check = min_runs
     last_report = time.perf_counter()
-    while spent < budget:
+    while spent < budget or len(samples[0]) < min_runs:
         order = (0, 1) if rng.random() < 0.5 else (1, 0)
         for side in order:
             took = _run_once(a if side == 0 else b)
