@@ -1,7 +1,18 @@
 """Shared fixtures.
 
-The HLO corpus lives in ``../shared/corpus`` beside the project. Tests that need it skip in a
-user's clone where it is absent, but fail when ``CI=true`` so that CI always runs them.
+The tests read HLO from a corpus laid out as ``generated/<case>/`` (XLA dumps of small programs,
+each with its ``SOURCE.py``) and ``oracle.jsonl`` (what XLA's own parser saw in each module).
+Two corpora follow that layout:
+
+* ``../shared/corpus`` beside the project: the larger one (full Keras models, and
+  ``xla-tests/``, XLA's own HLO test files). CI always has it; a user's clone does not.
+* ``tests/data``: the project's own, small, committed, made by ``tests/data/regenerate.py``.
+
+``corpus`` is the shared one where it exists, else ``tests/data``, so a plain clone runs the
+corpus tests too. ``HLOSCOPE_TEST_CORPUS=data`` (or ``shared``) picks one explicitly. Tests of
+XLA's own test files, and tests that pin details only the shared programs have (module ids, a
+line number of one of its programs), use ``shared_corpus`` and skip without it. Under
+``CI=true`` a missing ``../shared/corpus`` fails them instead, so CI always runs them.
 """
 
 from __future__ import annotations
@@ -13,21 +24,91 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus"
 SAMPLES = ROOT / "samples"
+SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
+DATA = ROOT / "tests" / "data"
+CORPUS_CHOICE_ENV = "HLOSCOPE_TEST_CORPUS"
+
+
+def chosen_corpus() -> Path:
+    """The corpus this run reads: ``HLOSCOPE_TEST_CORPUS`` if set, else the shared one if
+    present, else the project's own ``tests/data``."""
+    choice = os.environ.get(CORPUS_CHOICE_ENV, "")
+    if choice == "data":
+        return DATA
+    if choice not in ("", "shared"):
+        raise pytest.UsageError(f"{CORPUS_CHOICE_ENV} must be 'shared' or 'data', not {choice!r}")
+    if choice == "shared" or SHARED_CORPUS.is_dir():
+        return SHARED_CORPUS
+    return DATA
+
+
+CORPUS = chosen_corpus()
+
+
+SHARED_ONLY_DEFAULT = "XLA's test files or its programs' details"
+
+
+def _require_shared_in_ci() -> None:
+    if os.environ.get("CI") == "true" and not SHARED_CORPUS.is_dir():
+        pytest.fail(f"CI=true but the HLO corpus is missing at {SHARED_CORPUS}")
 
 
 def corpus_path() -> Path:
-    if CORPUS.is_dir():
-        return CORPUS
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true but the HLO corpus is missing at {CORPUS}")
-    pytest.skip("../shared/corpus is not present (a user's clone)")
+    """The corpus of this run (``tests/data`` in a plain clone)."""
+    _require_shared_in_ci()
+    if not CORPUS.is_dir():
+        pytest.skip(f"{CORPUS_CHOICE_ENV}=shared but ../shared/corpus is not present")
+    return CORPUS
+
+
+def shared_corpus_path(why: str = SHARED_ONLY_DEFAULT) -> Path:
+    """``../shared/corpus`` itself, for tests that need what only it holds."""
+    _require_shared_in_ci()
+    if CORPUS != SHARED_CORPUS or not CORPUS.is_dir():
+        pytest.skip(f"needs ../shared/corpus itself: {why}")
+    return CORPUS
+
+
+SHARED_MARKER = "shared_corpus"
+# Why a test marked ``@pytest.mark.shared_corpus(KIND)`` needs ../shared/corpus itself.
+SHARED_ONLY = {
+    "xla-tests": "XLA's own HLO test files (xla-tests/)",
+    "sizes": "its sizes (the test's guards are calibrated to its full-size models)",
+    "numbers": "numbers of its own programs (module ids, bytes, line numbers, pass counts)",
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{SHARED_MARKER}(kind): the test needs what only ../shared/corpus has, one of "
+        f"{', '.join(SHARED_ONLY)}; it skips on tests/data, and fails under CI=true without "
+        "../shared/corpus",
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    marker = item.get_closest_marker(SHARED_MARKER)
+    if marker is not None:
+        (kind,) = marker.args
+        shared_corpus_path(SHARED_ONLY[kind])
 
 
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     return corpus_path()
+
+
+@pytest.fixture(scope="session")
+def shared_corpus() -> Path:
+    return shared_corpus_path()
+
+
+@pytest.fixture(scope="session")
+def xla_tests(shared_corpus: Path) -> Path:
+    """XLA's own HLO test files (``../shared/corpus/xla-tests``), which only it has."""
+    return shared_corpus / "xla-tests"
 
 
 def oracle_lines() -> list[dict]:

@@ -1,4 +1,5 @@
-"""Helpers to walk the HLO corpus (../shared/corpus) and parse each file once per session."""
+"""Helpers to walk the HLO corpus of this run (``conftest.CORPUS``: ../shared/corpus, or
+tests/data in a plain clone) and parse each file once per session."""
 
 from __future__ import annotations
 

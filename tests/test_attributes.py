@@ -858,6 +858,7 @@ def _corpus_modules(corpus: Path):
             yield root, path, module
 
 
+@pytest.mark.shared_corpus("sizes")
 def test_corpus_every_attribute_decodes(corpus):
     start = time.process_time()  # CPU time: the sweep shares 2 cores with other jobs
     decoded = 0

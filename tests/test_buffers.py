@@ -133,6 +133,7 @@ def test_corpus_memory_reports(generated):
                 assert [r.percent for r in a.ranges] == sorted(r.percent for r in a.ranges)
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_mlp_numbers(generated):
     """Exact numbers from jax_mlp_train/module_0018.jit_step (read off the files)."""
     stem = generated / "jax_mlp_train" / "module_0018.jit_step.cpu_after_optimizations"
@@ -218,6 +219,7 @@ def test_mlp_numbers(generated):
     )
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_tensorflow_report_top_list(generated):
     path = next((generated / "tf_keras_resnet50").glob("*-memory-usage-report.txt"))
     report = load_memory_report(path)
@@ -290,6 +292,7 @@ def test_memory_numbers_match_jax_memory_analysis(tmp_path):
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_truncated_buffer_assignment_keeps_what_it_read(generated, tmp_path):
     source = next(
         (generated / "jax_mlp_train").glob("module_0018.*-buffer-assignment.txt")
@@ -321,6 +324,7 @@ def test_truncated_buffer_assignment_keeps_what_it_read(generated, tmp_path):
     ]
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_truncated_memory_report_and_live_range(generated):
     text = next((generated / "tf_keras_resnet50").glob("*-memory-usage-report.txt")).read_text()
     report = parse_memory_report(text[: len(text) // 3], "r.txt")

@@ -40,6 +40,7 @@ def run(*args, stdin: str | bytes | None = None, columns: int = 80):
     return result.exit_code, result.stdout, result.stderr
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_a_file_is_explained_in_words(corpus_errors):
     code, out, err = run(corpus_errors / "as_string.error.txt", columns=200)
     assert code == 0 and err == ""
@@ -63,6 +64,7 @@ def test_stdin_with_or_without_a_dash(as_string_log, args):
     assert code == 0 and "AsString" in out and "XLA_CPU_JIT" in out
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_json_reuses_the_finding_fields(as_string_log):
     code, out, _ = run("--json", stdin=as_string_log)
     assert code == 0
@@ -118,6 +120,7 @@ def test_stdin_is_read_as_bytes_in_any_encoding_a_shell_writes(as_string_log):
         assert json.loads(out)["failures"][0]["op"] == "AsString"
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_ansi_windows_lines_and_utf16_logs(tmp_path, as_string_log):
     dressed = "\x1b[31m" + as_string_log.replace("\n", "\r\n").replace(
         "AsString", "\x1b[1mAsString\x1b[0m"

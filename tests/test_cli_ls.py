@@ -42,6 +42,7 @@ def test_table_groups_recompiles(generated):
     assert result.stderr == ""
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_table_shows_passes_and_tf_functions(generated):
     result = run(str(generated / "jax_pass_dumps"))
     assert result.exit_code == 0
@@ -54,6 +55,7 @@ def test_table_shows_passes_and_tf_functions(generated):
     assert "11,848" in result.stdout and "931" in result.stdout  # instructions, fusions (after opt)
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_json_matches_oracle_and_reports(generated, oracle):
     by_file = {o["file"]: o for o in oracle if o["root"] == "generated"}
     for case in ("jax_mlp_train", "tf_keras_resnet50", "jax_recompiles"):

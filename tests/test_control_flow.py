@@ -398,6 +398,7 @@ def test_summary_totals_follow_xla_rules_on_every_module(path: Path) -> None:
         )
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_corpus_control_flow_module(corpus: Path) -> None:
     # scan (6 steps), fori_loop (5), while_loop (unknown), cond (2 branches), switch (3).
     folder = corpus / "generated" / "jax_control_flow"

@@ -413,6 +413,7 @@ def test_identical_inputs_give_no_change(corpus, case):
             assert all(c.a[0].name == c.b[0].name for c in d.changes)
 
 
+@pytest.mark.shared_corpus("sizes")
 def test_mobilenet_train_step_against_itself(corpus):
     # How long this takes is measured in benchmarks/bench_small_speeds.py.
     (path, *_) = after_files(corpus / "generated" / "tf_keras_mobilenet_train")

@@ -661,6 +661,7 @@ def test_jax_recompiles_is_one_function_compiled_four_times(generated):
     assert len(set(shapes)) == 4
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_jax_pass_dumps_steps_in_order(generated):
     folder = generated / "jax_pass_dumps"
     index = load_dump(folder)
@@ -695,6 +696,7 @@ def test_jax_pass_dumps_steps_in_order(generated):
     assert steps[0].module().name == small.before().name
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_tensorflow_names_decode(generated):
     resnet = load_dump(generated / "tf_keras_resnet50")
     assert list(resnet.functions) == ["fwd"]
@@ -715,6 +717,7 @@ def test_tensorflow_names_decode(generated):
     assert list(errors.functions) == ["unique", "boolean_mask", "fine"]
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_jax_helpers_are_their_own_functions(generated):
     index = load_dump(generated / "flax_cnn_train")
     assert "train_step" in index.functions and index.functions["train_step"].compiles == 1

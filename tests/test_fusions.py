@@ -156,6 +156,7 @@ def test_fusion_counts_and_kinds_match_xla(oracle: list[dict]) -> None:
     assert "unique" in next(iter(outside_kernels))
 
 
+@pytest.mark.shared_corpus("sizes")
 def test_fused_op_lists_match_xla(oracle: list[dict]) -> None:
     checked = 0
     for line in optimized_oracle_lines(oracle):
@@ -182,6 +183,7 @@ def test_fused_op_lists_match_xla(oracle: list[dict]) -> None:
     assert checked > 2000
 
 
+@pytest.mark.shared_corpus("sizes")
 def test_kernel_flops_sum_to_the_module(oracle: list[dict]) -> None:
     # Kernels partition the work: their FLOPs add up to XLA's module total (no loops here).
     line = max(optimized_oracle_lines(oracle), key=lambda d: d["n_instructions"])
@@ -480,6 +482,7 @@ def test_cli_bad_input_is_one_line(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.shared_corpus("xla-tests")
 def test_gpu_backend_kind(corpus: Path) -> None:
     (module,) = parsed(
         corpus / "xla-tests" / "xla_tools_multihost_hlo_runner_data_single_gemm_fusion.hlo"
@@ -489,6 +492,7 @@ def test_gpu_backend_kind(corpus: Path) -> None:
     assert kernel.cost.flops == 2 * 70 * 70 * 70 * 70  # batch 70 of 70x70 @ 70x70
 
 
+@pytest.mark.shared_corpus("sizes")
 def test_every_corpus_module_gets_a_report(corpus: Path) -> None:
     # GPU/TPU layouts, async collectives, custom calls, snippets without a header: the report
     # is built for each, or the one-line parse error surfaces (never another exception).

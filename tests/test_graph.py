@@ -251,6 +251,7 @@ def check_counts(module: hloscope.Module, comp) -> None:
             )
 
 
+@pytest.mark.shared_corpus("sizes")
 def test_corpus_graphs_have_a_node_per_instruction_and_an_edge_per_operand_use(optimized, corpus):
     before = corpus_modules(corpus, "jax_*/module_*before_optimizations.txt")
     checked = 0
@@ -332,6 +333,7 @@ def test_corpus_expanded_fusions_connect_producers_to_inner_consumers(optimized)
     assert fusions > 100
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_mobilenet_train_step_graph(corpus):
     # How long building the graphs takes is measured in benchmarks/bench_small_speeds.py.
     (path,) = (corpus / "generated" / "tf_keras_mobilenet_train").glob(

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS as RUN_CORPUS
 
 import hloscope
 from hloscope.hlo import _lex
@@ -159,7 +160,7 @@ def test_one_called_computation_table():
 
 # --- the one-attribute fast read agrees with the full split --------------------------------
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "generated"
+CORPUS = RUN_CORPUS / "generated"
 
 
 def _corpus_files() -> list[Path]:

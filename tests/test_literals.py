@@ -719,6 +719,7 @@ def test_megabyte_constant_round_trips():
 # ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.shared_corpus("sizes")
 def test_every_corpus_constant_decodes(corpus: Path):
     decoded = 0
     for path in sorted(corpus.rglob("*")):

@@ -45,6 +45,7 @@ def test_module_agrees_with_xla(corpus, line):
     assert dict(collections.Counter(i.fusion_kind for i in fusions)) == line["fusion_kinds"]
 
 
+@pytest.mark.shared_corpus("sizes")
 def test_oracle_covers_the_corpus(corpus):
     """Guard against a silently empty parametrization."""
     assert len(ORACLE) > 400

@@ -147,6 +147,7 @@ def test_passes_that_changed_nothing_are_read_off_the_names(dumps):
     assert all(q.reason is Quiet.SAME_TEXT for q in narrow.unchanged)
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_text_diff_is_the_unified_diff_of_the_two_files(dumps):
     files = step_files(dumps, "jit_small")
     timeline = pass_timeline(dumps, module="jit_small")

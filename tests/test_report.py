@@ -475,6 +475,7 @@ def test_pass_timeline_of_a_capture_with_snapshots():
     assert 'id="hs-passes"' in text and "fusion (p)" in text
 
 
+@pytest.mark.shared_corpus("numbers")
 def test_pass_timeline_of_a_dump_folder(corpus: Path):
     report = build_report(str(corpus / "generated/jax_pass_dumps"), graphs=0)
     assert report.module == "jit_small"

@@ -218,6 +218,7 @@ def test_a_body_has_one_key_read_from_text_or_from_instructions(path: Path):
     assert text_keys == built_keys
 
 
+@pytest.mark.shared_corpus("sizes")
 def test_text_and_built_keys_agree_on_the_corpus():
     corpus_path()  # skips without ../shared, fails under CI=true
     checked = 0
