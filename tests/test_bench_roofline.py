@@ -233,3 +233,25 @@ def test_a_big_fresh_output_far_below_the_memory_roof_is_explained(calibrated):
     # A small output is never blamed.
     small = bench(jax.jit(lambda v: jnp.sum(v * 2.0)), jnp.ones(n, jnp.float32), budget=0.3)
     assert not any("fresh buffer" in note for note in small.notes)
+
+
+def test_kernels_timed_alone_stay_under_the_roofs_they_raise(calibrated):
+    needs_framework("jax")
+    from hloscope.bench.api import bench
+    from tests.conftest import SAMPLES
+
+    _underrate(flops_per_s={"f32": 1e3}, bytes_per_s=1e3, cache_bytes_per_s=1e3)
+    fused = SAMPLES / "hlo" / "fusion_refactor_fused.after_optimizations.txt"
+    result = bench(str(fused), budget=0.3, per_kernel=True, kernel_budget=0.05, profile=False)
+    assert result.recalibrated  # nothing runs as slowly as that calibration says
+    assert result.roofline.fraction <= 1 + 1e-9
+    # No kernel is shown above its roof: one that beat it raised it, or (a net time shorter
+    # than the launch overhead taken off it) has its share left out, with a note.
+    shares = [k.roofline.fraction for k in result.kernels]
+    assert all(share is None or share <= 1 + 1e-9 for share in shares)
+    assert all(
+        k.roofline.peak_flops_per_s == result.peak.flops_per_s["f32"] for k in result.kernels
+    )
+    left_out = [k for k in result.kernels if k.roofline.fraction is None]
+    assert all(k.median_s < k.launch_s for k in left_out)
+    assert bool(left_out) == any("share of the roof is left out" in n for n in result.notes)

@@ -40,6 +40,7 @@ with ``--per-kernel``, a kernel) beat them, each ``{"roof", "from", "to", "by", 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Callable, Sequence
@@ -369,23 +370,40 @@ def _recalibrate_from_kernels(result: BenchResult) -> None:
     program under the raised roofs. A kernel counts only when its time is at least the launch
     overhead taken off it: a net time that is mostly subtraction says little about rates."""
     peak = result.peak
-    if peak is None or not peak.measured:
+    if peak is None:
         return
-    for kernel in result.kernels:
+    for kernel in result.kernels if peak.measured else ():
         if kernel.roofline.beaten and kernel.median_s >= kernel.launch_s:
             peak, raises = _raise_peak(peak, kernel.roofline, kernel.name)
             result.recalibrated.extend(raises)
             result.notes.extend(_raise_note(r, f"kernel {kernel.name}") for r in raises)
-    if peak is result.peak:
-        return
-    result.peak = peak
+    if peak is not result.peak:
+        result.peak = peak
+        for kernel in result.kernels:
+            choice = peak.choose(kernel.roofline.element_type)
+            kernel.roofline = roofline(kernel.flops, kernel.bytes, kernel.median_s, choice)
+        choice = peak.choose(result.roofline.element_type)
+        result.roofline = roofline(
+            result.flops, result.bytes, result.median_s, choice, result.working_set
+        )
+    _drop_untrusted_shares(result)
+
+
+def _drop_untrusted_shares(result: BenchResult) -> None:
+    """A kernel above the roofs whose net time is less than the launch overhead taken off it
+    has a rate that is mostly subtraction: its share of the roof is left out, and said so."""
+    dropped = []
     for kernel in result.kernels:
-        choice = peak.choose(kernel.roofline.element_type)
-        kernel.roofline = roofline(kernel.flops, kernel.bytes, kernel.median_s, choice)
-    choice = peak.choose(result.roofline.element_type)
-    result.roofline = roofline(
-        result.flops, result.bytes, result.median_s, choice, result.working_set
-    )
+        if kernel.roofline.beaten:
+            kernel.roofline = dataclasses.replace(kernel.roofline, fraction=None)
+            dropped.append(kernel.name)
+    if dropped:
+        named = ", ".join(dropped[:3]) + (", ..." if len(dropped) > 3 else "")
+        result.notes.append(
+            f"{len(dropped)} kernel(s) ({named}) ran alone in less than the launch overhead "
+            "taken off them: their rates are mostly that subtraction, and their share of the "
+            "roof is left out"
+        )
 
 
 def _stage(progress: BenchProgress | None, stage: str) -> Callable[[float, str], None] | None:
