@@ -18,7 +18,7 @@ from conftest import SAMPLES, corpus_path
 from corpus_files import module_files
 
 import hloscope
-from hloscope.analysis import cost as cost_module
+from hloscope.analysis.cost import _analysis as cost_module
 from hloscope.analysis.cost import body_costs, instruction_cost, module_cost
 from hloscope.analysis.fusions import fusion_report
 from hloscope.hlo import structure

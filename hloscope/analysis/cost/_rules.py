@@ -1,0 +1,481 @@
+"""The cost rules: which opcodes cost what, one rule per opcode, as XLA's ``HloCostAnalysis``.
+
+Every opcode of the table in :mod:`hloscope.hlo.opcodes` is priced by exactly one of:
+
+* :data:`ZERO_COST_OPCODES`: nothing (they name or alias buffers);
+* ``_ONE_FLOP_PER_ELEMENT``: one FLOP, or one transcendental for
+  :data:`TRANSCENDENTAL_OPCODES`, per output element, and the default bytes;
+* ``_DEFAULT_OPCODES``: XLA's default, the bytes of the operands and the result, no FLOPs;
+* ``_HANDLERS``: a rule of its own (dot, convolution, reduce, fusion, while...);
+* :data:`NO_XLA_RULE_OPCODES`: opcodes the XLA this model follows does not know; they get the
+  default bytes too, but on purpose and documented.
+
+tests/test_cost_rules.py fails when an opcode of the table is in none of these (it would get
+the default silently) or in two (the second would never be asked).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from ...hlo.opcodes import OPCODES
+from ...hlo.placement import known_trip_count
+from ._results import FMA_FLOPS, ZERO, Cost, _Malformed, _max_cost
+from ._shapes import (
+    _array_subshapes,
+    _elements,
+    _elements_of,
+    _prod,
+    _size_of,
+    shape_size,
+)
+from ._windows import _window, convolution_flops
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...hlo.model import Instruction
+    from ...hlo.shape import Shape
+    from ._analysis import _Analysis
+
+TRANSCENDENTAL_OPCODES: frozenset[str] = frozenset(
+    {
+        "exponential",
+        "exponential-minus-one",
+        "log",
+        "log-plus-one",
+        "logistic",
+        "power",
+        "sqrt",
+        "cbrt",
+        "rsqrt",
+        "tanh",
+        "sine",
+        "cosine",
+        "tan",
+        "atan2",
+        "erf",
+        "acos",
+        "acosh",
+        "asin",
+        "asinh",
+        "atanh",
+        "cosh",
+        "sinh",
+    }
+)
+
+# Instructions that alias or name buffers: no FLOPs and no bytes (XLA's Handle* zero them).
+ZERO_COST_OPCODES: frozenset[str] = frozenset(
+    {
+        "parameter",
+        "constant",
+        "get-tuple-element",
+        "bitcast",
+        "domain",
+        "after-all",
+        "add-dependency",
+    }
+)
+
+# Elementwise-category opcodes that XLA does not price as one FLOP per element.
+_NOT_ELEMENTWISE_FLOPS = frozenset({"map"})
+
+# Opcodes XLA prices at one FLOP (or transcendental) per output element.
+_ONE_FLOP_PER_ELEMENT = frozenset(
+    op for op, info in OPCODES.items() if info.category == "elementwise"
+).difference(_NOT_ELEMENTWISE_FLOPS)
+
+# Opcodes XLA prices with the default rule (bytes of operands and result, no FLOPs).
+_DEFAULT_OPCODES = frozenset(
+    {
+        "copy",
+        "reverse",
+        "concatenate",
+        "pad",
+        "reshape",
+        "dynamic-reshape",
+        "broadcast",
+        "iota",
+        "get-dimension-size",
+        "set-dimension-size",
+        "copy-start",
+        "copy-done",
+        "send",
+        "send-done",
+        "recv",
+        "recv-done",
+        "all-gather",
+        "all-gather-start",
+        "all-gather-done",
+        "all-to-all",
+        "ragged-all-to-all",
+        "reduce-scatter",
+        "collective-permute",
+        "collective-permute-start",
+        "collective-permute-done",
+        "collective-broadcast",
+        "all-reduce-done",
+        "async-update",
+        "async-done",
+        "partition-id",
+        "replica-id",
+        "opt-barrier",
+        "rng-get-and-update-state",
+        "batch-norm-training",
+        "batch-norm-inference",
+        "batch-norm-grad",
+        "topk",
+    }
+)
+
+
+# Opcodes of the table that the XLA this model follows (the jaxlib hloscope is checked
+# against) has no rule for, because its parser does not know them: "Unknown opcode" is its
+# answer (tests/test_cost_rules.py asks it). They cost the default, boundary bytes and no
+# FLOPs, without a flag: they are real opcodes, only not priced by XLA.
+NO_XLA_RULE_OPCODES: frozenset[str] = frozenset(
+    {
+        # Only the newest XLA has these (hlo_opcode.h after the jaxlib release): a newer dump
+        # may hold them, and there is no XLA rule yet to follow.
+        "collective-reduce",
+        "scan",
+        "shuffle",
+        # A legacy opcode older dumps carry; XLA removed it (and its cost handler).
+        "trace",
+    }
+)
+
+
+# Opcodes whose cost rules ask for the cost of a computation they call.
+_CALLING_RULES = frozenset(
+    {
+        "fusion",
+        "while",
+        "call",
+        "conditional",
+        "async-start",
+        "reduce",
+        "reduce-window",
+        "select-and-scatter",
+        "scatter",
+        "map",
+    }
+)
+
+
+def _ints(inst: Instruction, name: str) -> tuple[int, ...]:
+    """An int-list attribute (``dimensions={1,0}``); ``()`` when absent."""
+    return inst.attrs.get(name) or ()
+
+
+def _tuple_index(inst: Instruction) -> int:
+    return inst.attrs.get("index", -1)
+
+
+# --- per-opcode rules ---------------------------------------------------------------------
+
+
+def _dot(a: _Analysis, inst: Instruction) -> Cost:
+    return a.default(inst, flops=FMA_FLOPS * _elements_of(inst) * _contracted_size(inst))
+
+
+def _ragged_dot(a: _Analysis, inst: Instruction) -> Cost:
+    width = _contracted_size(inst)
+    dims = list(inst.shape.dims)
+    # XLA deletes dimension i of the result for each of the rhs group dimensions.
+    for i in range(len(_ints(inst, "rhs_group_dims"))):
+        if i < len(dims):
+            del dims[i]
+    out = _prod(d or 0 for d in dims)
+    return a.default(inst, flops=FMA_FLOPS * out * width)
+
+
+def _contracted_size(inst: Instruction) -> int:
+    """The product of the lhs dimensions a dot contracts (``lhs_contracting_dims``)."""
+    if len(inst.operands) < 2:
+        raise _Malformed(f"{inst.opcode} needs two operands, has {len(inst.operands)}")
+    dims = inst.operands[0].shape.dims
+    contracting = _ints(inst, "lhs_contracting_dims")
+    bad = [d for d in contracting if not 0 <= d < len(dims)]
+    if bad:
+        listed = ",".join(map(str, contracting))
+        raise _Malformed(f"lhs_contracting_dims={{{listed}}} but lhs has rank {len(dims)}")
+    return _prod(dims[d] or 0 for d in contracting)
+
+
+def _convolution(a: _Analysis, inst: Instruction) -> Cost:
+    return a.default(inst, flops=convolution_flops(inst))
+
+
+def _reduce(a: _Analysis, inst: Instruction) -> Cost:
+    sub = a.sub_ops(inst)
+    shape = inst.shape
+    out = shape.tuple_shapes[0] if shape.is_tuple else shape
+    count = _elements_of(inst.operands[0]) - _elements(out)
+    return a.default(inst, flops=sub.flops * count, trans=sub.transcendentals * count)
+
+
+def _reduce_window(a: _Analysis, inst: Instruction) -> Cost:
+    sub = a.sub_ops(inst)
+    window = _window(inst)
+    shape = inst.shape
+    out = shape.tuple_shapes[0] if shape.is_tuple else shape
+    out_elements = _elements(out)
+    window_elements = _prod(w.size for w in window)
+    count = (window_elements - 1) * out_elements
+    # A reduce-window that is a reduce followed by a broadcast along one dimension.
+    reduced = [w for w in window if w.size != 1]
+    padded = [w for w in window if w.padding_low != 0 or w.padding_high != 0]
+    if len(reduced) == 1 and len(padded) == 1 and not shape.is_tuple:
+        for dim, w in enumerate(window):
+            if (
+                w.size != 1
+                and w.padding_low != 0
+                and w.padding_high != 0
+                and w.padding_low == w.padding_high
+                and w.size == 2 * w.padding_low + 1
+            ):
+                extent = shape.dims[dim] or 0
+                if w.padding_low == extent - 1 and extent > 0:
+                    count = out_elements // extent + (extent - 1)
+                break
+    return a.default(inst, flops=sub.flops * count, trans=sub.transcendentals * count)
+
+
+def _select_and_scatter(a: _Analysis, inst: Instruction) -> Cost:
+    called = inst.called_computations  # [select, scatter], in attribute order
+    select = called[0] if called else None
+    scatter = called[1] if len(called) > 1 else None
+    source = _elements_of(inst.operands[1])
+    window = _prod(w.size for w in _window(inst))
+    selects = source * (window - 1)
+    flops = trans = 0
+    if select is not None:
+        s = a.computation(select)
+        flops += s.flops * selects
+        trans += s.transcendentals * selects
+    if scatter is not None:
+        s = a.computation(scatter)
+        flops += s.flops * source
+        trans += s.transcendentals * source
+    return a.default(inst, flops=flops, trans=trans)
+
+
+def _map(a: _Analysis, inst: Instruction) -> Cost:
+    sub = a.sub_ops(inst)
+    n = _elements_of(inst)
+    return a.default(inst, flops=sub.flops * n, trans=sub.transcendentals * n)
+
+
+def _sort(a: _Analysis, inst: Instruction) -> Cost:
+    n = _elements_of(inst.operands[0])
+    log = (n - 1).bit_length() if n > 0 else 0
+    return a.default(inst, flops=n * log)
+
+
+def _fft(a: _Analysis, inst: Instruction) -> Cost:
+    shape = inst.operands[0].shape
+    if shape.is_tuple:
+        shape = shape.tuple_shapes[0]
+    factors = 1
+    for length in _ints(inst, "fft_length"):
+        factors *= length.bit_length() - 1 if length > 0 else -1
+    return a.default(inst, flops=FMA_FLOPS * 4 * factors * _elements(shape))
+
+
+def _tuple(a: _Analysis, inst: Instruction) -> Cost:
+    return Cost.of(written=_size_of(inst))
+
+
+def _slice(a: _Analysis, inst: Instruction) -> Cost:
+    out = _size_of(inst)
+    return Cost.of(read=out, written=out)
+
+
+def _dynamic_slice(a: _Analysis, inst: Instruction) -> Cost:
+    out = _size_of(inst)
+    index = _size_of(inst.operands[1]) if len(inst.operands) > 1 else 0
+    return Cost.of(read=out + index, written=out)
+
+
+def _dynamic_update_slice(a: _Analysis, inst: Instruction) -> Cost:
+    update = _size_of(inst.operands[1])
+    index = _size_of(inst.operands[2]) if len(inst.operands) > 2 else 0
+    return Cost.of(read=update + index, written=update)
+
+
+def _gather(a: _Analysis, inst: Instruction) -> Cost:
+    out = _size_of(inst)
+    return Cost.of(read=out + _size_of(inst.operands[1]), written=out)
+
+
+def _scatter(a: _Analysis, inst: Instruction) -> Cost:
+    n = (len(inst.operands) - 1) // 2
+    updates = inst.operands[n + 1 :]
+    total = sum(_size_of(u) for u in updates)
+    indices = _size_of(inst.operands[n])
+    sub = a.sub_ops(inst)
+    count = _elements_of(updates[0]) if updates else 0
+    return Cost.of(sub.flops * count, sub.transcendentals * count, 2 * total + indices, total)
+
+
+def _transpose(a: _Analysis, inst: Instruction) -> Cost:
+    if len(inst.operands) != 1:
+        raise _Malformed(f"transpose needs one operand, has {len(inst.operands)}")
+    if _transpose_is_bitcast(inst):
+        return ZERO
+    return a.default(inst)
+
+
+def _minor_to_major(shape: Shape) -> tuple[int, ...]:
+    if shape.layout is not None and (shape.layout.minor_to_major or not shape.dims):
+        return shape.layout.minor_to_major
+    return tuple(range(len(shape.dims) - 1, -1, -1))
+
+
+def _transpose_is_bitcast(inst: Instruction) -> bool:
+    """``ShapeUtil::TransposeIsBitcast``: the permutation only renames dimensions in memory."""
+    src = inst.operands[0].shape
+    dst = inst.shape
+    if src.element_type != dst.element_type:
+        return False
+    perm = _ints(inst, "dimensions")
+    out_m2m = _minor_to_major(dst)
+    if len(perm) != len(out_m2m):
+        return False
+    return tuple(perm[i] for i in out_m2m) == _minor_to_major(src)
+
+
+def _all_reduce(a: _Analysis, inst: Instruction) -> Cost:
+    arrays = _array_subshapes(inst.shape)
+    flops = sum(_elements(s) for s in arrays)
+    written = sum(shape_size(s) for s in arrays)
+    return Cost.of(flops, 0, a.default_read(inst), written)
+
+
+def _rng(a: _Analysis, inst: Instruction) -> Cost:
+    return a.default(inst, trans=_elements_of(inst))
+
+
+def _rng_bit_generator(a: _Analysis, inst: Instruction) -> Cost:
+    n = sum(_elements(s) for s in inst.shape.leaves())
+    return a.default(inst, trans=n)
+
+
+def _cholesky(a: _Analysis, inst: Instruction) -> Cost:
+    shape = inst.operands[0].shape
+    half = _size_of(inst.operands[0]) // 2
+    flops = (shape.dims[-1] or 0) * _elements(shape) // 3 if shape.dims else 0
+    return Cost.of(flops, 0, half, half)
+
+
+def _triangular_solve(a: _Analysis, inst: Instruction) -> Cost:
+    a_shape = inst.operands[0].shape
+    b_shape = inst.operands[1].shape
+    read = _size_of(inst.operands[0]) // 2 + _size_of(inst.operands[1])
+    flops = FMA_FLOPS * (a_shape.dims[-1] or 0) * _elements(b_shape) if a_shape.dims else 0
+    return Cost.of(flops, 0, read, _size_of(inst))
+
+
+def _infeed(a: _Analysis, inst: Instruction) -> Cost:
+    return Cost.of(written=sum(shape_size(s) for s in inst.shape.leaves()))
+
+
+def _outfeed(a: _Analysis, inst: Instruction) -> Cost:
+    read = sum(shape_size(s) for op in inst.operands for s in op.shape.leaves())
+    return Cost.of(read=read)
+
+
+def _call(a: _Analysis, inst: Instruction) -> Cost:
+    """A ``call`` or ``async-start``: the cost of its computation."""
+    called = inst.called_computations
+    return a.computation(called[0]) if called else ZERO
+
+
+def _while(a: _Analysis, inst: Instruction) -> Cost:
+    """The body plus the condition, once (XLA's rule), or times the known trip count when the
+    analysis counts executions."""
+    cost = ZERO
+    for called in inst.called_computations:  # the condition and the body
+        cost = cost + a.computation(called)
+    if a.trip_counts:
+        n = known_trip_count(inst)
+        if n is not None:
+            cost = cost.scaled(n)
+    return cost
+
+
+def _conditional(a: _Analysis, inst: Instruction) -> Cost:
+    """Each quantity's maximum over the branches (only one of them runs)."""
+    called = inst.called_computations
+    if not called:
+        return ZERO
+    return _max_cost([a.computation(c) for c in called])
+
+
+def _fusion(a: _Analysis, inst: Instruction) -> Cost:
+    """The FLOPs of the fused computation, the bytes at the kernel's boundary (see
+    ``_Analysis.fusion``, which keeps one cost per distinct fused body)."""
+    return a.fusion(inst)
+
+
+def _custom_call(a: _Analysis, inst: Instruction) -> Cost:
+    target = inst.attrs.get("custom_call_target", "")
+    if a.custom_calls == "xla":
+        return Cost(-1, 0, 0, -1, -1, f"custom-call {target}: cost unknown to XLA (-1)")
+    return a.default(inst, flag=f"custom-call {target}: cost unknown (boundary bytes, 0 FLOPs)")
+
+
+Rule = Callable[["_Analysis", "Instruction"], Cost]
+
+_HANDLERS: dict[str, Rule] = {
+    "tuple": _tuple,
+    "dot": _dot,
+    "scaled-dot": _dot,
+    "ragged-dot": _ragged_dot,
+    "convolution": _convolution,
+    "reduce": _reduce,
+    "reduce-window": _reduce_window,
+    "select-and-scatter": _select_and_scatter,
+    "map": _map,
+    "sort": _sort,
+    "fft": _fft,
+    "slice": _slice,
+    "dynamic-slice": _dynamic_slice,
+    "dynamic-update-slice": _dynamic_update_slice,
+    "gather": _gather,
+    "scatter": _scatter,
+    "transpose": _transpose,
+    "all-reduce": _all_reduce,
+    "all-reduce-start": _all_reduce,
+    "rng": _rng,
+    "rng-bit-generator": _rng_bit_generator,
+    "cholesky": _cholesky,
+    "triangular-solve": _triangular_solve,
+    "infeed": _infeed,
+    "outfeed": _outfeed,
+    "fusion": _fusion,
+    "while": _while,
+    "call": _call,
+    "conditional": _conditional,
+    "async-start": _call,
+    "custom-call": _custom_call,
+}
+
+
+def rule_sets() -> dict[str, frozenset[str]]:
+    """Each way an opcode can be priced (see the module docstring), by name, with the opcodes
+    it prices."""
+    return {
+        "zero cost": ZERO_COST_OPCODES,
+        "one per element": _ONE_FLOP_PER_ELEMENT,
+        "default": _DEFAULT_OPCODES,
+        "own rule": frozenset(_HANDLERS),
+        "no XLA rule": NO_XLA_RULE_OPCODES,
+    }
+
+
+def opcodes_without_rule(opcodes: Iterable[str] = OPCODES) -> list[str]:
+    """The ``opcodes`` no rule set prices (each would get the default bytes silently)."""
+    ruled = frozenset().union(*rule_sets().values())
+    return [op for op in opcodes if op not in ruled]
