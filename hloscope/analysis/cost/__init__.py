@@ -13,8 +13,10 @@ FLOPs
     positions skip padding and dilation holes exactly as XLA's loop does. ``reduce``,
     ``reduce-window``, ``select-and-scatter``, ``scatter`` and ``map``: the FLOPs of their
     scalar computation times the number of times it is applied. ``sort``: ``n * ceil(log2 n)``.
-    ``fft``: ``8 * prod(floor(log2 fft_length)) * elements``. ``all-reduce``: one per output
-    element. Data movement (``copy``, ``transpose``, ``slice``, ``broadcast``...) costs none.
+    ``fft``: ``8 * prod(floor(log2 fft_length)) * elements``. ``scan``: the FLOPs of its
+    computation once (XLA does not multiply them by the scan's length). ``all-reduce``: one
+    per output element. Data movement (``copy``, ``transpose``, ``slice``, ``broadcast``...)
+    costs none.
 Transcendentals
     Counted apart from FLOPs, one per output element of ``exponential``, ``log``, ``tanh``,
     ``logistic``, ``power``, ``sqrt``, ``rsqrt``, ``cbrt``, ``sine``, ``cosine``, ``tan``,

@@ -138,7 +138,6 @@ NO_XLA_RULE_OPCODES: frozenset[str] = frozenset(
         # Only the newest XLA has these (hlo_opcode.h after the jaxlib release): a newer dump
         # may hold them, and there is no XLA rule yet to follow.
         "collective-reduce",
-        "scan",
         "shuffle",
         # A legacy opcode older dumps carry; XLA removed it (and its cost handler).
         "trace",
@@ -159,6 +158,7 @@ _CALLING_RULES = frozenset(
         "select-and-scatter",
         "scatter",
         "map",
+        "scan",
     }
 )
 
@@ -265,6 +265,13 @@ def _map(a: _Analysis, inst: Instruction) -> Cost:
     sub = a.sub_ops(inst)
     n = _elements_of(inst)
     return a.default(inst, flops=sub.flops * n, trans=sub.transcendentals * n)
+
+
+def _scan(a: _Analysis, inst: Instruction) -> Cost:
+    """XLA prices a scan as its ``to_apply`` applied once (not once per step) plus the
+    default bytes: tests/test_cost_rules.py asks XLA for scans of several lengths."""
+    sub = a.sub_ops(inst)
+    return a.default(inst, flops=sub.flops, trans=sub.transcendentals)
 
 
 def _sort(a: _Analysis, inst: Instruction) -> Cost:
@@ -438,6 +445,7 @@ _HANDLERS: dict[str, Rule] = {
     "reduce-window": _reduce_window,
     "select-and-scatter": _select_and_scatter,
     "map": _map,
+    "scan": _scan,
     "sort": _sort,
     "fft": _fft,
     "slice": _slice,
