@@ -22,6 +22,7 @@ every string from the HLO and the source files goes through
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -51,7 +52,7 @@ _CELL_ITEMS = 4
 _KERNELS_SHOWN = 3
 # The share of the width each column of a line's detail gets (the others: 3). The kernels
 # column holds `op → kernel`: the kernel's whole name should fit on its own line.
-_RATIOS = {"op": 1, STAGE_TITLES[Stage.HLO]: 2, "after: op \u2192 kernel": 4}
+_RATIOS = {STAGE_TITLES[Stage.HLO]: 2, "after: op \u2192 kernel": 4}
 
 
 def _text(value: str, style: str | None = None) -> Any:
@@ -198,11 +199,16 @@ def _primitive(op: LinkedOp) -> str:
     return name or op.op.rsplit(".", 1)[-1]
 
 
+# The type signature that ends a StableHLO op (` : (tensor<4xf32>, ...) -> tensor<4xf32>`):
+# the jaxpr column shows the same types, shorter.
+_MLIR_TYPES = re.compile(r" : (?:\(|tensor<|![\w.]+|[if]\d+\b).*$")
+
+
 def _op_cell(op: LinkedOp) -> str:
     if op.stage is Stage.JAXPR:
         text = op.text.strip()
     elif op.stage is Stage.STABLEHLO:
-        text = op.text
+        text = _MLIR_TYPES.sub("", op.text)
     else:
         text = f"{op.name} {op.op}"
     if op.stage is not Stage.OPTIMIZED_HLO and not op.kernels and op.fate:
@@ -275,7 +281,12 @@ def _line_detail(e: Explanation, line: SourceLine, console: Any, wide: bool) -> 
     widths = [max([len(h), *(len(i) for r in rows for i in r[c])]) for c, h in enumerate(headers)]
     table = Table(show_edge=False, pad_edge=False, expand=not wide, show_lines=True)
     for column, header in enumerate(headers):
-        sizing = {"width": widths[column]} if wide else {"ratio": _RATIOS.get(header, 3)}
+        if wide:
+            sizing = {"width": widths[column]}
+        elif column == 0:  # the primitive: short, and read first
+            sizing = {"width": min(widths[column], 12)}
+        else:
+            sizing = {"ratio": _RATIOS.get(header, 3)}
         table.add_column(
             header,
             style="magenta" if column == 0 else None,
