@@ -47,6 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..dataframes import require_pandas
 from ..errors import HloscopeError
 from ..units import format_bytes, format_count
 from .compare import Comparison, compare_samples, interleave
@@ -218,7 +219,7 @@ class BenchResult:
         """One row per kernel, slowest first, when kernels were timed; else one row for the
         program. ``df.attrs["program"]`` holds the program's row, ``df.attrs["skipped"]`` the
         skipped kernels."""
-        import pandas as pd
+        pd = require_pandas()
 
         if self.kernels:
             frame = pd.DataFrame(self.kernel_rows())
@@ -255,7 +256,7 @@ class BenchComparison:
 
     def to_dataframe(self) -> pandas.DataFrame:
         """Two rows, A and B, with the comparison on ``df.attrs["comparison"]``."""
-        import pandas as pd
+        pd = require_pandas()
 
         frame = pd.DataFrame([self.a.program_row(), self.b.program_row()], index=["A", "B"])
         frame.attrs["comparison"] = self.comparison.to_dict()
