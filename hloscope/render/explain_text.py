@@ -28,6 +28,7 @@ from typing import Any
 
 from ..analysis.explain import STAGE_ORDER, ExplainedKernel, Explanation, LinkedOp, SourceLine
 from ..stages import Stage
+from .sources import short_source
 from .table_fit import Column, fitted_table, print_table
 from .terminal import ELLIPSIS, printable, shorten_middle
 
@@ -59,11 +60,6 @@ def _text(value: str, style: str | None = None) -> Any:
     from rich.text import Text
 
     return Text(printable(value), style=style or "")
-
-
-def _short_source(source: str) -> str:
-    path, sep, rest = source.partition(":")
-    return path.rsplit("/", 1)[-1] + sep + rest
 
 
 def render_explanation(explanation: Explanation, console: Any, *, wide: bool = False) -> None:
@@ -138,7 +134,7 @@ def _overview(e: Explanation, console: Any, wide: bool) -> None:
     has_kernels = Stage.OPTIMIZED_HLO in e.stages
     rows = []
     for line in e.lines:
-        row: dict[str, Any] = {"source": _short_source(line.source), "code": line.code}
+        row: dict[str, Any] = {"source": short_source(line.source), "code": line.code}
         row.update({_SHORT_TITLES[s]: str(len(line.stage_ops(s))) for s in shown})
         if has_kernels:
             n = len(line.kernels) + len(line.inferred_kernels)
@@ -278,13 +274,16 @@ def _line_detail(e: Explanation, line: SourceLine, console: Any, wide: bool) -> 
     # Cells wrap instead of ending in an ellipsis: the end of an op's text (its operands, the
     # kernel after the arrow) is what a reader came for. Wide, each column takes its longest
     # item.
-    widths = [max([len(h), *(len(i) for r in rows for i in r[c])]) for c, h in enumerate(headers)]
+    widths = [
+        max([len(h), *(len(printable(i)) for r in rows for i in r[c])])
+        for c, h in enumerate(headers)
+    ]
     table = Table(show_edge=False, pad_edge=False, expand=not wide, show_lines=True)
     for column, header in enumerate(headers):
         if wide:
             sizing = {"width": widths[column]}
-        elif column == 0:  # the primitive: short, and read first
-            sizing = {"width": min(widths[column], 12)}
+        elif column == 0:  # the primitive: short, and read first (an eighth of the width)
+            sizing = {"width": min(widths[column], max(12, console.width // 8))}
         else:
             sizing = {"ratio": _RATIOS.get(header, 3)}
         table.add_column(
@@ -337,10 +336,10 @@ def _kernel_header(kernel: ExplainedKernel, console: Any) -> None:
         )
     )
     if kernel.sources:
-        lines = ", ".join(f"{_short_source(s)} ({n} ops)" for s, n in kernel.sources)
+        lines = ", ".join(f"{short_source(s)} ({n} ops)" for s, n in kernel.sources)
         console.print(Text.assemble(("from ", "dim"), printable(lines)))
     elif kernel.inferred_sources:
-        lines = ", ".join(_short_source(s) for s in kernel.inferred_sources)
+        lines = ", ".join(short_source(s) for s in kernel.inferred_sources)
         console.print(
             Text.assemble(
                 ("from (inferred: ", "dim"),
