@@ -3,7 +3,7 @@
 The summary comes first (what ran where, how long, how close to the device's roof), then with
 ``--per-kernel`` one line per kernel, slowest first (time per run, share, achieved bandwidth,
 compute- or memory-bound, source line), fitted to the terminal the way the fusion table is
-(:func:`~hloscope.render.fusion_table.fit_columns`: the essential columns always, the others
+(:func:`~hloscope.render.table_fit.fit_columns`: the essential columns always, the others
 while they fit, long names shortened in the middle), and the kernels that were skipped, with
 the reason. A comparison (``--vs``) shows both programs' lines and the verdict.
 
@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..units import format_bytes, format_count
-from .fusion_table import Column, _print_table, _short_source, _shorten_source, _table
+from .sources import short_source, shorten_source
+from .table_fit import Column, fitted_table, print_table
 from .terminal import printable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -63,7 +64,7 @@ def _percent(value: float | None) -> str:
 
 
 def _kernel_source(row: Mapping[str, Any]) -> str:
-    return _short_source(row.get("source") or "")
+    return short_source(row.get("source") or "")
 
 
 KERNEL_COLUMNS: dict[str, Column] = {
@@ -81,7 +82,7 @@ KERNEL_COLUMNS: dict[str, Column] = {
     "roof": Column("roof", lambda r: _percent(r["roofline_fraction"]), right=True),
     "profile": Column("in program", lambda r: format_seconds(r["profile_s"]), right=True),
     "source": Column(
-        "source", _kernel_source, min_width=20, shorten=_shorten_source, comfortable=28
+        "source", _kernel_source, min_width=20, shorten=shorten_source, comfortable=28
     ),
 }
 _ESSENTIAL = ("kernel", "time", "share", "bound", "source")
@@ -227,9 +228,11 @@ def render_bench(
         optional = list(_OPTIONAL)
         if any(r.get("profile_s") is not None for r in rows):
             optional.insert(0, "profile")
-        table, needed = _table(shown, KERNEL_COLUMNS, _ESSENTIAL, optional, console.width, wide)
+        table, needed = fitted_table(
+            shown, KERNEL_COLUMNS, _ESSENTIAL, optional, console.width, wide
+        )
         console.print()
-        _print_table(console, table, needed if wide else 0)
+        print_table(console, table, needed if wide else 0)
         if len(shown) < len(rows):
             console.print(Text(f"({len(shown)} of {len(rows)} kernels shown)", style="dim"))
     if result.skipped:

@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable
-from pathlib import PurePath
 from typing import TextIO
 
 from ..analysis.unsupported.findings import TOP_LEVEL, CheckReport, Finding
+from .sources import short_source as shared_short_source
 from .terminal import ELLIPSIS, printable, shorten_middle
 
 __all__ = ["check_lines", "render_check", "verdict", "wrap_name"]
@@ -54,13 +54,9 @@ def _clean(text: str | None) -> str:
 
 
 def short_source(source: str | None) -> str:
-    """``/long/path/model.py:12`` -> ``model.py:12`` (the full path stays in ``--json``)."""
-    if not source:
-        return "-"
-    path, sep, line = source.rpartition(":")
-    if sep and line.isdigit():
-        return _clean(f"{PurePath(path).name}:{line}")
-    return _clean(PurePath(source).name or source)
+    """``/long/path/model.py:12`` -> ``model.py:12``, ``-`` for none (the full path stays in
+    ``--json``); :func:`hloscope.render.sources.short_source` made safe for the terminal."""
+    return _clean(shared_short_source(source)) if source else "-"
 
 
 def verdict(report: CheckReport) -> str:

@@ -15,36 +15,11 @@ from typing import Any
 
 from ..units import format_bytes, format_count
 from .rows import summary_notes
+from .sources import short_source, shorten_source
 from .table_fit import Column, fit_columns, fitted_table, print_table
 from .terminal import printable, shorten_middle
 
-# Kept for modules that still import the engine under its old private names.
-_table = fitted_table
-_print_table = print_table
-
 __all__ = ["render_fusions", "render_by_source", "fit_columns", "Column", "SORTED_COLUMN"]
-
-
-def _short_source(source: str) -> str:
-    """``/long/path/model.py:12 (f)`` -> ``model.py:12 (f)``: the column stays readable."""
-    if not source:
-        return ""
-    path, sep, rest = source.partition(":")
-    return path.rsplit("/", 1)[-1] + sep + rest
-
-
-def _shorten_source(text: str, width: int) -> str:
-    """``model.py:12 (layer_norm)`` loses the function first, then the middle of the file
-    name, and keeps the line number as long as it can."""
-    if len(text) <= width:
-        return text
-    where, _, _function = text.partition(" (")
-    if len(where) <= width:
-        return where
-    path, sep, line = where.rpartition(":")
-    if sep and line.isdigit() and len(line) + 2 < width:
-        return shorten_middle(path, width - len(line) - 1) + ":" + line
-    return shorten_middle(where, width)
 
 
 def _shorten_kind(text: str, width: int) -> str:
@@ -98,9 +73,9 @@ KERNEL_COLUMNS: dict[str, Column] = {
     "flop/B": Column("flop/B", _intensity, right=True),
     "source": Column(
         "source",
-        lambda r: _short_source(r["source"]) or r["op_name"],
+        lambda r: short_source(r["source"]) or r["op_name"],
         min_width=20,
-        shorten=_shorten_source,
+        shorten=shorten_source,
         comfortable=28,
     ),
 }
@@ -300,7 +275,7 @@ def _control_flow_lines(s: Mapping[str, Any]) -> list[Any]:
 
 SOURCE_COLUMNS: dict[str, Column] = {
     "source": Column(
-        "source", lambda r: _short_source(r["source"]), min_width=20, shorten=_shorten_source
+        "source", lambda r: short_source(r["source"]), min_width=20, shorten=shorten_source
     ),
     "ops": Column("ops", lambda r: str(r["ops"]), right=True),
     "kernels": Column("kernels", lambda r: str(r["n_kernels"]), right=True),

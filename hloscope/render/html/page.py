@@ -27,6 +27,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup, escape
 
 from ...units import format_bytes, format_count
+from ..sources import short_source
 from .escape import json_for_script
 
 __all__ = [
@@ -59,7 +60,7 @@ def environment() -> Environment:
     env.filters["num"] = _number_value
     env.filters["intensity"] = _intensity
     env.filters["script_json"] = lambda value: Markup(json_for_script(value))
-    env.filters["short_source"] = _short_source
+    env.filters["short_source"] = short_source
     env.filters["breakable"] = breakable
     return env
 
@@ -126,16 +127,6 @@ def _intensity(value: float | None) -> str:
     if value is None:
         return "-"
     return f"{value:.2f}" if value < 100 else f"{value:,.0f}"
-
-
-def _short_source(source: str) -> str:
-    """``/long/path/model.py:12 (f)`` -> ``model.py:12 (f)`` (layer paths stay as they are)."""
-    if not source:
-        return ""
-    path, sep, rest = source.partition(":")
-    if not sep or "/" not in path:
-        return source
-    return path.rsplit("/", 1)[-1] + sep + rest
 
 
 _JOINTS = re.compile(r"([_/.+\-:])")
