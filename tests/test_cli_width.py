@@ -169,3 +169,54 @@ def test_cache_ls_wraps_a_long_script_path(tmp_path, monkeypatch):
     assert f"{script}:step" in re.sub(r"\s*\u2502.*\n\s*", "", done.stdout).replace(" ", "")
     wide = invoke("cache", "ls", "--wide")
     assert f"{script}:step" in wide.stdout
+
+
+# ---- help ----------------------------------------------------------------------------------
+
+
+def _every_command_path() -> list[list[str]]:
+    paths: list[list[str]] = [[]]
+    for name, command in cli.commands.items():
+        paths.append([name])
+        for sub in getattr(command, "commands", {}):
+            paths.append([name, sub])
+    return paths
+
+
+@pytest.mark.parametrize("path", _every_command_path(), ids=lambda p: " ".join(p) or "hloscope")
+def test_help_fits_80_columns(path):
+    done = invoke(*path, "--help")
+    assert done.exit_code == 0, done.output
+    too_long = [line for line in done.stdout.splitlines() if len(line) > 80]
+    assert not too_long, too_long
+
+
+def test_summary_wide_prints_a_long_shape_on_one_line():
+    payload = json.loads(invoke("summary", KERAS, "--json").stdout)[0]
+    shape = payload["output_shape"]
+    assert len(shape) > 80
+    narrow = invoke("summary", KERAS).stdout
+    assert widest(narrow) <= 80 and shape not in narrow
+    wide = invoke("summary", KERAS, "--wide").stdout
+    assert shape in wide
+
+
+TABLE_COMMANDS = [
+    ["fusions"],
+    ["ls"],
+    ["cache", "ls"],
+    ["summary"],
+    ["check"],
+    ["bench"],
+    ["explain"],
+    ["passes"],
+    ["recompiles"],
+]
+
+
+@pytest.mark.parametrize("path", TABLE_COMMANDS, ids=" ".join)
+def test_every_table_command_has_wide(path):
+    command = cli
+    for name in path:
+        command = command.commands[name]
+    assert "wide" in {p.name for p in command.params}

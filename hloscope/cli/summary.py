@@ -17,6 +17,11 @@ __all__ = ["summary"]
 @cli.command()
 @click.argument("targets", nargs=-1, required=True, metavar="TARGET...")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: a list, one object per module.")
+@click.option(
+    "--wide",
+    is_flag=True,
+    help="Print each line in full, however long (by default shapes wrap to the terminal).",
+)
 @stage_option
 @module_option
 @all_modules_option
@@ -24,6 +29,7 @@ __all__ = ["summary"]
 def summary(
     targets: tuple[str, ...],
     as_json: bool,
+    wide: bool,
     stage: str,
     module: str | None,
     all_modules: bool,
@@ -36,8 +42,9 @@ def summary(
     of several modules, its main module is summarized (--module picks another,
     --all-modules shows every one, e.g. every compile in a dump folder). A target that cannot
     be read is reported on one line (file:line:column) and the others are still summarized;
-    the exit status is then that error's (2 for unreadable HLO text, else 1). Reading text
-    files never imports jax or tensorflow.
+    the exit status is then that error's (2 for a path that does not exist or text that does
+    not parse, 1 for a capture that failed). Reading text files never imports jax or
+    tensorflow.
     """
     from rich.console import Console
 
@@ -53,7 +60,7 @@ def summary(
             )
         except (HloscopeError, OSError) as error:  # one bad target must not stop the others
             click.echo(_error_line(spec, error), err=True)
-            code = error.exit_code if isinstance(error, HloscopeError) else ExitStatus.ERROR
+            code = error.exit_code if isinstance(error, HloscopeError) else ExitStatus.USAGE
             status = max(status, code)
             continue
         for each in modules:
@@ -61,7 +68,7 @@ def summary(
             if as_json:
                 results.append({"file": spec, "module": each.name, **info.to_dict()})
             else:
-                render_summary(info, console, source=spec)
+                render_summary(info, console, source=spec, wide=wide)
     if as_json:
         click.echo(json.dumps(results, indent=2))
     sys.exit(int(status))

@@ -28,8 +28,15 @@ def _counts_table(title: str, counts: dict[str, int], key: str) -> Group:
 
 
 def render_summary(
-    summary: ModuleSummary, console: Console, *, source: str | None = None, max_rows: int = 12
+    summary: ModuleSummary,
+    console: Console,
+    *,
+    source: str | None = None,
+    max_rows: int = 12,
+    wide: bool = False,
 ) -> None:
+    """The summary in a panel as wide as the console; ``wide``: as wide as its longest line
+    (long tuple shapes on one line), whatever the console's width."""
     head = Text.assemble(
         ("module ", "dim"),
         (printable(summary.name), "bold"),
@@ -78,6 +85,20 @@ def render_summary(
                 style="yellow",
             )
         )
-    console.print(
-        Panel(Group(*parts), title=Text(printable(source or summary.name)), title_align="left")
+    panel = Panel(
+        Group(*parts),
+        title=Text(printable(source or summary.name)),
+        title_align="left",
+        expand=not wide,
     )
+    if not wide:
+        console.print(panel)
+        return
+    narrow = console.width
+    console.width = max(
+        narrow, console.measure(panel, options=console.options.update_width(10**5)).maximum
+    )
+    try:
+        console.print(panel)
+    finally:
+        console.width = narrow
