@@ -218,7 +218,7 @@ def test_around_and_depth(small):
 @pytest.fixture(scope="module")
 def mobilenet(corpus) -> hloscope.Module:
     (path,) = (corpus / "generated" / "tf_keras_mobilenet_train").glob(
-        "module_3782*cpu_after_optimizations.txt"
+        "module_*.a_inference_train_step_*__.*.cpu_after_optimizations.txt"
     )
     return hloscope.parse(path)
 
