@@ -23,8 +23,8 @@ from conftest import ROOT, SAMPLES
 from frameworks_needed import needs_framework
 
 import hloscope
-from hloscope.analysis import diff as diff_module
 from hloscope.analysis.diff import ChangeStatus, KernelDiff, diff, provenance_name
+from hloscope.analysis.diff import _matching as diff_matching
 from hloscope.analysis.fusions import fusion_report
 from hloscope.cli import cli
 from hloscope.render.diff_text import describe, diff_to_dict, kernel_where, pair_where
@@ -395,7 +395,7 @@ def test_huge_buckets_fall_back_to_schedule_order(monkeypatch):
     args = blocks.example_args(blocks=3, width=24, hidden=40)
     train, train_remat = unscoped_steps(blocks)
     a, b = optimized(train, args), optimized(train_remat, args)
-    monkeypatch.setattr(diff_module, "_MAX_BUCKET_PAIRS", 0)
+    monkeypatch.setattr(diff_matching, "_MAX_BUCKET_PAIRS", 0)
     same = diff(a, a)
     assert same.no_change and all(c.a[0].name == c.b[0].name for c in same.changes)
     d = diff(a, b)  # every kernel still in exactly one change

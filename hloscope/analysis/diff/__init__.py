@@ -1,0 +1,124 @@
+"""The kernel diff: what changed between two compilations, kernel by kernel.
+
+You refactor a layer, bump jax, change a flag, and the program gets slower. :func:`diff` puts
+the optimized HLO of *before* (A) and *after* (B) side by side and says which kernels XLA made
+differently, from which source lines, and what it costs in bytes moved through memory and FLOPs.
+
+Kernel names are no help: XLA numbers fusions in the order it builds them, so ``fusion.3`` in A
+and ``fusion.3`` in B need not have anything in common. Kernels are matched through their
+**provenance** instead, in this order, each step working only on what the previous ones left:
+
+1. Kernels made of the same code: the same multiset of ops by ``op_name``, opcode and whole
+   call stack, then (code that moved) by ``op_name`` and opcode alone. Op names are compared
+   through :func:`provenance_name`: JAX's outer ``jit(f)/`` dropped (``jit(fused)/mul`` and
+   ``jit(split)/mul`` are one name) and what ``jax.checkpoint`` adds (``checkpoint``, a
+   repeated ``jvp``) normalized away; its recomputed ops keep their ``rematted_computation``
+   mark, so that the recomputation shows as kernels B added. Models repeat themselves:
+   blocks built by the same code have kernels alike in all of this when neither a named scope
+   (Flax's module path) nor the caller's line tells them apart. Such twins are told apart by
+   what they read: the same entry parameters (a block's own weights), producers and consumers
+   already paired with each other, then shapes, then the fused ops; a pair is formed only when
+   each kernel is the other's single best candidate, and pairing one tells its neighbours more,
+   so the evidence spreads along the graph. Only a tie that nothing breaks falls back to the
+   schedule order. (See :meth:`._matching._Matcher._pair_kernels_by` for why this is greedy
+   and not an optimal assignment.)
+2. The ops of the remaining kernels, paired one to one by provenance: same name, opcode,
+   shape and ``file:line``; then same name, opcode and line (the shape changed); then, for code
+   that moved (lines shifted, or the function was renamed), the longest common subsequence of
+   the two op sequences in source order, keyed by name, opcode and shape, then by name and
+   opcode (shapes changed); then any remaining ops with equal keys in order; finally names
+   with numbers masked (TensorFlow's ``dense_1`` vs ``dense_2``).
+3. Two kernels are linked when paired ops join them. Broadcasts, constants, bitcasts and other
+   ops XLA freely copies into several kernels only link kernels made of nothing else, and a
+   link carrying under a quarter of both kernels' ops is dropped (unless it is a kernel's only
+   one), so that one ambiguous op does not glue unrelated kernels together.
+4. Kernels left without a link are paired by the multiset of their ops (opcodes and shapes,
+   then opcodes alone with the same op names), with the same best-candidate rule as step 1.
+
+Each connected group of kernels is one :class:`KernelChange`:
+
+``unchanged``  one kernel each side with the same ops (opcodes and shapes), bytes and FLOPs;
+``changed``    one kernel each side, different ops, shapes, bytes or FLOPs;
+``split``      one kernel in A whose ops now spread over several kernels in B: the values that
+               passed between them inside the kernel now go through memory;
+``merged``     several kernels of A fused into one kernel in B;
+``regrouped``  several kernels of A whose ops are now spread differently over several in B;
+``added``      a kernel of B with no counterpart in A; ``removed``: the converse.
+
+Attributes other than shapes (constant values, comparison directions, dimensions) are not
+compared: a kernel with the same ops, shapes and cost is unchanged. Bytes are the boundary
+bytes of :mod:`hloscope.analysis.cost` (what each kernel reads and writes); every kernel is in
+exactly one change, so the changes' deltas add up to the totals'.
+
+:attr:`KernelDiff.lines` turns it around by source line: for each line whose ops moved, how
+many kernels they were and are in, and which other lines they no longer (or now) share a
+kernel with. Lines of A are mapped to lines of B through the paired ops, so a shifted line
+is followed to where it went.
+
+Inputs are each a parsed :class:`~hloscope.hlo.model.Module` or a
+:class:`~hloscope.analysis.fusions.FusionReport`. A FusionReport carries no op names or op
+shapes, so reports are matched by opcode and source line only; pass modules where you can. To
+diff TARGETs (HLO files, dump folders, scripts), resolve them first: ``hloscope.diff(A, B)``
+does, and picks the main module of a target that holds several.
+
+The results are data: statuses are :class:`ChangeStatus` / :class:`LineStatus` members (equal
+to their strings), :meth:`KernelDiff.regressions` gives :class:`Regression` records. The words
+(a sentence per change, regression lines, the JSON with messages) are
+:mod:`hloscope.render.diff_text`'s.
+
+The modules of this package, in the order the diff uses them:
+
+* ``_names``: op names and source locations as matching keys (:func:`provenance_name`,
+  :func:`without_layout`, :func:`parse_where`);
+* ``_sides``: one side of the diff (:class:`DiffSide`), its kernels and their ops, built from
+  a module or a fusion report;
+* ``_facts``: what pairing compares per kernel: provenance keys, op multisets, and the facts
+  (operands, neighbours, shapes) that score twin kernels against each other;
+* ``_matching``: :func:`diff` and the matcher that runs steps 1 to 4 above;
+* ``_changes``: a connected group of kernels turned into a :class:`KernelChange` (its status,
+  op and shape deltas, the arrays that now go through memory);
+* ``_source_lines``: the same result turned around by source line (:class:`LineChange`);
+* ``_results``: the result model (:class:`KernelDiff`, :class:`KernelChange`,
+  :class:`LineChange`, :class:`Regression`, the status enums and :data:`METRICS`).
+"""
+
+from __future__ import annotations
+
+from ._facts import _structure  # noqa: F401  (tests/test_diff_scores.py)
+from ._matching import (
+    _Matcher,  # noqa: F401  (tests/test_diff_scores.py checks its scores directly)
+    diff,
+)
+from ._names import parse_where, provenance_name, without_layout, without_outer_jit
+from ._results import (
+    DIFF_SCHEMA,
+    METRICS,
+    STATUSES,
+    ChangeStatus,
+    KernelChange,
+    KernelDiff,
+    LineChange,
+    LineStatus,
+    MemoryEdge,
+    Regression,
+)
+from ._sides import DiffSide, _side  # noqa: F401  (_side: tests/test_diff_scores.py)
+
+__all__ = [
+    "diff",
+    "KernelDiff",
+    "KernelChange",
+    "LineChange",
+    "DiffSide",
+    "MemoryEdge",
+    "Regression",
+    "ChangeStatus",
+    "LineStatus",
+    "STATUSES",
+    "METRICS",
+    "DIFF_SCHEMA",
+    "without_layout",
+    "without_outer_jit",
+    "provenance_name",
+    "parse_where",
+]
