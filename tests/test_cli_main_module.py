@@ -27,7 +27,19 @@ def expected_note(dump: str) -> str:
 
 
 def _notes(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if line.startswith("hloscope: note: module ")]
+    """The notes about the module, each unfolded (a note wraps to the terminal's width)."""
+    notes: list[str] = []
+    in_note = False
+    for line in stderr.splitlines():
+        if line.startswith("  ") and in_note:
+            assert len(line) <= 80, line
+            notes[-1] += " " + line.strip()
+            continue
+        in_note = line.startswith("hloscope: note: ")
+        if in_note:
+            assert len(line) <= 80, line
+            notes.append(line)
+    return [note for note in notes if note.startswith("hloscope: note: module ")]
 
 
 @pytest.mark.parametrize(

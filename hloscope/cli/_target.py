@@ -26,6 +26,7 @@ __all__ = [
     "open_module",
     "open_modules",
     "say_note",
+    "wrapped_note",
 ]
 
 STAGE_CHOICES = ("after", "before")
@@ -109,7 +110,23 @@ def say_note(note: str) -> None:
     if note in said:
         return
     said.add(note)
-    click.echo(f"hloscope: note: {note}", err=True)
+    click.echo(wrapped_note(note), err=True)
+
+
+def wrapped_note(note: str) -> str:
+    """``hloscope: note: NOTE`` folded to the terminal's width (``COLUMNS``, else 80 when
+    piped), continuation lines indented, so a note fits 80 columns like the tables do."""
+    import shutil
+    import textwrap
+
+    width = shutil.get_terminal_size().columns
+    return textwrap.fill(
+        f"hloscope: note: {note}",
+        width=max(width, 40),
+        subsequent_indent="  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def open_modules(
