@@ -62,7 +62,7 @@ main()
     ("args", "status"),
     [
         (["summary", str(SAMPLE)], 0),
-        (["summary", str(SAMPLE), "/no/such/file.txt"], 1),
+        (["summary", str(SAMPLE), "/no/such/file.txt"], 2),
         (["fusions", "--nope", str(SAMPLE)], 2),
     ],
 )

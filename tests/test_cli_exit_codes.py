@@ -167,9 +167,10 @@ def test_a_missing_function_is_said_before_capturing(tmp_path, no_child_process)
     result = invoke("summary", f"{script}:train_stp")
     assert result.exit_code == ExitStatus.USAGE
     (line,) = result.stderr.strip().splitlines()
-    assert "defines no function 'train_stp'" in line and "did you mean 'train_step'" in line
+    assert "has no function 'train_stp' (functions: Model, train_step)" in line
+    assert "did you mean 'train_step'" in line
     result = invoke("recompiles", f"{script}:nothing_like_it")
-    assert result.exit_code == ExitStatus.USAGE and "defines no function" in result.stderr
+    assert result.exit_code == ExitStatus.USAGE and "has no function" in result.stderr
 
 
 @pytest.mark.parametrize(

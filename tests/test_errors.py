@@ -143,7 +143,7 @@ def test_cli_ls_binary_file_in_a_dump_folder(corpus, tmp_path):
         shutil.copyfile(f, folder / f.name)
     garbage = folder / "module_0010.jit_g.before_optimizations.txt"
     garbage.write_bytes(bytes(range(256)) * 4)
-    run = hloscope("ls", folder, cwd=tmp_path)
+    run = hloscope("ls", "--wide", folder, cwd=tmp_path)
     # The listing still shows every module; the unreadable file is one error line, and the
     # status is 1 ("some input could not be read"), not 2, because the command did its job.
     assert run.returncode == 1

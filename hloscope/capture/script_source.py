@@ -71,9 +71,10 @@ def _check_function_bound(tree: ast.Module, script: str | Path, function: str) -
     )
     close = difflib.get_close_matches(function, sorted(names), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    listed = f" (it defines {', '.join(defined[:8])}{', ...' if len(defined) > 8 else ''})"
+    # The words of the capture's own check (capture/_runner.py), which this one runs ahead of.
+    listed = f" (functions: {', '.join(defined[:8])}{', ...' if len(defined) > 8 else ''})"
     raise CaptureUsageError(
-        f"{script}: defines no function {function!r}{listed if defined else ''}{hint}"
+        f"{script} has no function {function!r}{listed if defined else ''}{hint}"
     )
 
 
