@@ -464,18 +464,26 @@ def _framework_prefixes() -> tuple[str, ...]:
 def _is_user_file(filename: str) -> bool:
     if not filename or filename.startswith("<"):
         return False
-    path = os.path.abspath(filename)
-    return not path.startswith(_library_prefixes() + _framework_prefixes())
+    return _is_user_path(filename, _library_prefixes() + _framework_prefixes())
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_user_path(filename: str, prefixes: tuple[str, ...]) -> bool:
+    """Cached per file: the stack of every compile walks the same few dozen files (the
+    prefixes are part of the key: they grow when the code imports a framework)."""
+    return not os.path.abspath(filename).startswith(prefixes)
 
 
 def user_call_site(skip: int = 1) -> str | None:
     """``file:line (function)`` of the innermost frame of the running stack in the user's code
     (not hloscope, jax, TensorFlow, the standard library or installed packages)."""
     frame = sys._getframe(skip)
+    prefixes = _library_prefixes() + _framework_prefixes()
     while frame is not None:
         code = frame.f_code
-        if _is_user_file(code.co_filename):
-            return f"{code.co_filename}:{frame.f_lineno} ({code.co_name})"
+        name = code.co_filename
+        if name and not name.startswith("<") and _is_user_path(name, prefixes):
+            return f"{name}:{frame.f_lineno} ({code.co_name})"
         frame = frame.f_back
     return None
 
@@ -894,7 +902,21 @@ def _context_snapshot() -> dict[str, str] | None:
     items = trace_context_items()
     if items is None:
         return None
-    return {name: _short_repr(value) for name, value in items}
+    return {name: _context_text(name, value) for name, value in items}
+
+
+#: name -> (value, its text) of the last snapshot: the context rarely changes between compiles,
+#: and the text of an object seen last time (the same object) is not made again.
+_LAST_CONTEXT: dict[str, tuple[Any, str]] = {}
+
+
+def _context_text(name: str, value: Any) -> str:
+    last = _LAST_CONTEXT.get(name)
+    if last is not None and last[0] is value:
+        return last[1]
+    text = _short_repr(value)
+    _LAST_CONTEXT[name] = (value, text)
+    return text
 
 
 def _short_repr(value: Any, limit: int = 160) -> str:
