@@ -314,8 +314,9 @@ def test_stage_that_cannot_be_honoured_is_an_error(tmp_path):
 
 
 def test_the_python_api_reads_the_stage_as_the_command_does(tmp_path):
-    import hloscope
     from conftest import SAMPLES
+
+    import hloscope
     from hloscope.analysis.unsupported.hlo_check import StageNotInFile
 
     after = SAMPLES / "hlo" / "fusion_refactor_split.after_optimizations.txt"
