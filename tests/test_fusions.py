@@ -156,7 +156,6 @@ def test_fusion_counts_and_kinds_match_xla(oracle: list[dict]) -> None:
     assert "unique" in next(iter(outside_kernels))
 
 
-@pytest.mark.shared_corpus("sizes")
 def test_fused_op_lists_match_xla(oracle: list[dict]) -> None:
     checked = 0
     for line in optimized_oracle_lines(oracle):
@@ -180,10 +179,12 @@ def test_fused_op_lists_match_xla(oracle: list[dict]) -> None:
                 i.opcode for i in inst.fused_computation.instructions if i.opcode != "parameter"
             ]
             checked += 1
-    assert checked > 2000
+    # Nearly every fusion XLA's parser counted was checked (those nested inside another fusion's
+    # computation are not kernels of their own): the sweep covers the corpus, whichever it is.
+    xla_fusions = sum(line["fusions"] for line in optimized_oracle_lines(oracle))
+    assert xla_fusions > 500 and checked >= 0.95 * xla_fusions
 
 
-@pytest.mark.shared_corpus("sizes")
 def test_kernel_flops_sum_to_the_module(oracle: list[dict]) -> None:
     # Kernels partition the work: their FLOPs add up to XLA's module total (no loops here).
     line = max(optimized_oracle_lines(oracle), key=lambda d: d["n_instructions"])
@@ -192,7 +193,9 @@ def test_kernel_flops_sum_to_the_module(oracle: list[dict]) -> None:
     total = module_cost(module).total
     assert report.summary.flops == total.flops
     assert report.summary.transcendentals == total.transcendentals
-    assert report.summary.kernel_count == len(report.kernels) > 1000
+    # Each fusion XLA counted is a kernel, and so is each unfused op: at least that many, and
+    # the biggest module of either corpus has over a hundred fusions, so the sum is not trivial.
+    assert report.summary.kernel_count == len(report.kernels) >= line["fusions"] > 100
 
 
 # ------------------------------------------------------------------------------------------
@@ -492,8 +495,7 @@ def test_gpu_backend_kind(corpus: Path) -> None:
     assert kernel.cost.flops == 2 * 70 * 70 * 70 * 70  # batch 70 of 70x70 @ 70x70
 
 
-@pytest.mark.shared_corpus("sizes")
-def test_every_corpus_module_gets_a_report(corpus: Path) -> None:
+def test_every_corpus_module_gets_a_report(corpus: Path, oracle: list[dict]) -> None:
     # GPU/TPU layouts, async collectives, custom calls, snippets without a header: the report
     # is built for each, or the one-line parse error surfaces (never another exception).
     from corpus_files import module_files
@@ -513,4 +515,5 @@ def test_every_corpus_module_gets_a_report(corpus: Path) -> None:
                 reports += 1
             except HloParseError:
                 errors += 1  # a lazily decoded detail that is malformed
-    assert reports > 450 and errors <= 1
+    # At least every module XLA's own parser accepted (one oracle line each) got its report.
+    assert reports >= len(oracle) > 200 and errors <= 1
