@@ -170,7 +170,10 @@ def test_the_line_breaks_python_knows_do_not_split_a_string():
         module = hloscope.parse_modules(text)[0]
         inst = module.computations_by_name["main.5"].instructions[0]
         assert inst.metadata.op_name == f"jit(st{char}ep)/reduce_sum"
-        assert module.computations_by_name["main.5"].root.line == 10
+        assert module.computations_by_name["main.5"].root.line == (
+            text[: text.index("ROOT r.8")].count("\n") + 1
+        )
+        assert not module.warnings  # read where it is, not re-flowed
 
 
 def test_agrees_with_xla_on_each_character_at_each_kind_of_place():

@@ -9,6 +9,9 @@ where jax is installed, and for values XLA's reading fixes (decoded strings, lit
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_parser_characters import _time_limit
 from test_xla_agreement import first_difference, hloscope_structure
 
 import hloscope
@@ -39,6 +42,18 @@ e
 {
   x = pred[3] parameter(0)
   ROOT nx = pred[3] not(x)
+}
+"""
+
+LAYOUT_THEN_BODY_ON_NEXT_LINE = """\
+HloModule
+layout_then_body, entry_computation_layout={(s8[3,2]{0,1})->s8[2,3]{1,0}}
+
+ENTRY %t
+  (a: s8[3,2]{0,1}) -> s8[2,3]{1,0}
+{
+  %a = s8[3,2]{0,1} parameter(0)
+  ROOT %tr = s8[2,3]{1,0} transpose(%a), dimensions={1,0}
 }
 """
 
@@ -100,6 +115,7 @@ SINGLE_INSTRUCTIONS = [
 FORMS = {
     "signature on the next lines": SIGNATURE_ON_NEXT_LINES,
     "entry brace on its own line": ENTRY_BRACE_ON_ITS_OWN_LINE,
+    "layout, then the body on the next line": LAYOUT_THEN_BODY_ON_NEXT_LINE,
     "strings over lines": STRINGS_OVER_LINES,
     "attributes on next lines": ATTRIBUTES_ON_NEXT_LINES,
     "comments between tokens": COMMENTS_BETWEEN_TOKENS,
@@ -135,6 +151,9 @@ def test_attributes_on_the_next_line_belong_to_their_instruction():
 
 def test_comments_are_blanks_even_inside_literals_and_values():
     module = hloscope.parse(COMMENTS_BETWEEN_TOKENS)
+    assert not module.warnings  # read in place: the lines are the file's
+    text = COMMENTS_BETWEEN_TOKENS
+    assert module.entry.root.line == text[: text.index("ROOT sorted")].count("\n") + 1
     assert module.name == "comments_everywhere"
     assert list(module.entry.instruction("w").literal) == [7.0, 8.0, 9.0]
     assert module.computation("cmp").instruction("x").parameter_number == 0
@@ -177,3 +196,61 @@ def test_plain_printed_text_is_read_without_the_second_chance():
     assert plain.entry.root.line == 3
     reflowed = hloscope.parse(ENTRY_BRACE_ON_ITS_OWN_LINE)
     assert any("re-flowed" in w for w in reflowed.warnings)
+
+
+CUT_STATEMENTS = """\
+HloModule cut_statements
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  neg
+    = f32[4]
+    negate(p)
+  ROOT
+  out =
+  f32[4] add(neg, p)
+}
+"""
+
+
+def test_a_statement_cut_between_its_name_and_its_shape():
+    """Once a loop: 'neg' alone on a line, then '= f32[4]' and the opcode on the lines after."""
+    entry = hloscope.parse(CUT_STATEMENTS).entry
+    assert [(i.name, i.opcode) for i in entry.instructions] == [
+        ("p", "parameter"),
+        ("neg", "negate"),
+        ("out", "add"),
+    ]
+    assert entry.root.name == "out"
+    assert [o.name for o in entry.root.operands] == ["neg", "p"]
+    adapter = pytest.importorskip("hloscope.capture.jaxlib_adapter")
+    pytest.importorskip("jax")
+    structure = adapter.xla_structure(CUT_STATEMENTS)
+    assert first_difference(hloscope_structure(hloscope.parse(CUT_STATEMENTS)), structure) is None
+
+
+# Texts without strings or comments, so that every blank is between two tokens.
+_RELAYOUT_BASES = [SIGNATURE_ON_NEXT_LINES, ATTRIBUTES_ON_NEXT_LINES, CUT_STATEMENTS]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_line_breaks_and_comments_between_tokens_change_nothing(data):
+    """XLA's lexer reads a line break or a comment wherever a blank is: so must hloscope."""
+    base = data.draw(st.sampled_from(_RELAYOUT_BASES))
+    blanks = [i for i, ch in enumerate(base) if ch == " "]
+    chosen = data.draw(st.sets(st.sampled_from(blanks), min_size=1, max_size=12))
+    fillers = data.draw(
+        st.lists(st.sampled_from(["\n", " /* c */ ", "\n  /*\n*/\n", "\t"]), min_size=len(chosen))
+    )
+    pieces = []
+    last = 0
+    for pos, filler in zip(sorted(chosen), fillers):
+        pieces += [base[last:pos], filler]
+        last = pos + 1
+    changed = "".join(pieces) + base[last:]
+    with _time_limit(2.0):
+        module = hloscope.parse(changed)
+    original = hloscope.parse(base)
+    assert module.name == original.name
+    assert hloscope_structure(module) == hloscope_structure(original)

@@ -76,10 +76,12 @@ _INDEX_COMMENTS = re.compile(r"/\*index=\d+\*/")
 # opcode and its '(' (the shape left out).
 _RHS_START = r"(?:[a-z][a-z0-9_]*[ \t]*\[|\(|b\(|" + _NAME + r"[ \t]*\()"
 # The start of any instruction statement, for the slow path.
-_INSTR_START = re.compile(r"[ \t]*(ROOT[ \t]+)?%?(" + _NAME + r")[ \t]*=(?=\s*" + _RHS_START + ")")
-# ``name =`` alone at the end of a line: a statement if the next line starts with a shape.
-_INSTR_START_EOL = re.compile(r"[ \t]*(ROOT[ \t]+)?%?(" + _NAME + r")[ \t]*=[ \t]*$")
-_RHS_START_RE = re.compile(r"\s*" + _RHS_START)
+# Line breaks may fall between its tokens (``neg\n= f32[4]\nnegate(p)``): XLA's lexer ignores them.
+_INSTR_START = re.compile(r"[ \t]*(ROOT\s+)?%?(" + _NAME + r")\s*=(?=\s*" + _RHS_START + ")")
+# The head of a statement cut by a line break (``ROOT``, ``name``, ``name =`` ending the line):
+# a statement if the lines after it go on with the rest of one.
+_STATEMENT_HEAD_EOL = re.compile(r"[ \t]*(?:ROOT[ \t]+)?%?" + _NAME + r"[ \t]*=?[ \t]*$")
+_HEAD_LINES = 4  # ROOT / name / = / shape: the most lines a statement's start can be cut into
 # Tokens of an attribute tail for the careful test (strings, comments and brackets skipped).
 _TAIL_TOKENS = re.compile(
     _lex.STRING
@@ -146,8 +148,9 @@ def parse(source: Source, *, path: str | None = None) -> Module:
 def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
     """Parse every module in a text: split at ``// -----`` lines and ``HloModule`` headers."""
     text, path = _read(source, path)
+    _check_characters(SourceText(text, path))
+    text = _blank_comments(text)
     source_text = SourceText(text, path)
-    _check_characters(source_text)
     lines = text.split("\n")
     modules = []
     for start, end in _module_chunks(text, len(lines)):
@@ -184,6 +187,29 @@ def _check_characters(source: SourceText) -> None:
         line,
         column,
     )
+
+
+_STRING_OR_BLOCK_COMMENT = re.compile(
+    _lex.STRING + "|" + _lex.SINGLE_QUOTED + "|" + _lex.BLOCK_COMMENT, re.S
+)
+_NOT_A_LINE_BREAK = re.compile(r"[^\n]")
+
+
+def _blank_comment_token(m: re.Match) -> str:
+    token = m.group()
+    return token if token[0] in "\"'" else _NOT_A_LINE_BREAK.sub(" ", token)
+
+
+def _blank_comments(text: str) -> str:
+    """``/* */`` comments as blanks (their line breaks kept, so lines and columns stay true):
+    XLA's lexer reads one between any two tokens (``ROOT /*c*/ r = /*s*/ f32[1] ...``), which
+    the line patterns would otherwise take for text. The printer's own ``/*index=N*/`` operand
+    counters are what the bulk path reads: a text holding only those (two counts tell, in C)
+    is left as it is."""
+    comments = text.count("/*")
+    if not comments or comments == text.count("/*index="):
+        return text
+    return _STRING_OR_BLOCK_COMMENT.sub(_blank_comment_token, text)
 
 
 def _parse_chunk(lines: list[str], start: int, end: int, source: SourceText) -> Module | None:
@@ -380,24 +406,24 @@ def _reflow(chunk: str) -> str:
     """Insert line breaks so that each computation header, instruction and '}' starts a line."""
     body_start = _header_end(chunk)
     breaks: list[int] = [body_start] if body_start else []
-    depth = 0
+    opened: list[bool] = []  # open brackets, True where one opens a computation body
     for m in _REFLOW_TOKENS.finditer(chunk, body_start):
         tok = m.group()
         first = tok[0]
         if first in "([{":
-            depth += 1
-            if first == "{" and depth == 1:
+            body = first == "{" and not opened and not _is_layout_brace(chunk, m.start())
+            opened.append(body)
+            if body:
                 breaks.append(m.end())  # body starts on the next line
         elif first in ")]}":
-            depth -= 1
-            if first == "}" and depth == 0:
+            if opened and opened.pop():
                 breaks.append(m.start())  # closing brace on its own line
                 after = chunk[m.end() : m.end() + 80].lstrip(" \t")
                 if not after.startswith(","):
                     breaks.append(m.end())
         elif first in '"/':
             continue
-        elif depth == 1:
+        elif len(opened) == 1 and opened[0]:
             before = chunk[max(0, m.start() - 256) : m.start()].rstrip(" \t")  # a window: no O(n^2)
             if before and before[-1] not in ",\n{":
                 breaks.append(m.start())
@@ -411,6 +437,18 @@ def _reflow(chunk: str) -> str:
     out.append(chunk[last:])
     return "\n".join(
         piece.strip(" \t") if i else piece.rstrip(" \t") for i, piece in enumerate(out)
+    )
+
+
+_LAYOUT_START = re.compile(r"\{[ \t\n]*[0-9:}]")
+
+
+def _is_layout_brace(chunk: str, pos: int) -> bool:
+    """Is the '{' at ``pos`` the layout of the shape before it (``-> f32[4]{0} {``), not a
+    body? A layout follows a ']' and holds numbers or ':' (a body starts with a name)."""
+    return (
+        chunk[max(0, pos - 64) : pos].rstrip(" \t\n").endswith("]")
+        and _LAYOUT_START.match(chunk, pos) is not None
     )
 
 
@@ -769,14 +807,17 @@ class _ModuleParser:
         return not self._starts_statement(j)
 
     def _starts_statement(self, j: int) -> bool:
-        """Does line j start an instruction? Also ``name =`` alone on a line when the next line
-        starts with a shape or an opcode (XLA's lexer does not care where lines break)."""
+        """Does line j start an instruction? Also ``name =``, ``name`` or ``ROOT`` alone on a
+        line when the next lines go on with the rest of a statement's start (XLA's lexer does
+        not care where lines break); the careful path's test for a second statement in a tail
+        (:func:`_statement_in_tail`) sees the same statements, so a split always makes progress."""
         line = self.lines[j]
         if _INSTR_START.match(line) is not None:
             return True
-        if _INSTR_START_EOL.match(line) is None or j + 1 >= self.end:
+        if _STATEMENT_HEAD_EOL.match(line) is None or j + 1 >= self.end:
             return False
-        return _RHS_START_RE.match(self.lines[j + 1]) is not None
+        head = "\n".join(self.lines[j : min(j + _HEAD_LINES, self.end)])
+        return _INSTR_START.match(head) is not None
 
     # -- stack frames ------------------------------------------------------------------------
     def _parse_stack_section(self, i: int, section: str) -> int:
@@ -899,6 +940,7 @@ class _ModuleParser:
         new = Instruction.__new__
         payload_opcodes = _PAYLOAD_OPCODES
         nested_ops = self.nested  # cleared in place, never rebound
+        splits_seen: set[tuple[int, str]] = set()
         while i < end:
             line = lines[i]
             m = fast(line)
@@ -1059,6 +1101,11 @@ class _ModuleParser:
                 # The statement shared its line with the next one: read the rest of it now.
                 j, rest = self.split_rest
                 self.split_rest = None
+                if (j, rest) in splits_seen:
+                    # The same rest again: reading on would loop; say where instead.
+                    column = len(rest) - len(rest.lstrip()) + 1
+                    raise self.error("cannot tell where this statement ends", j, column)
+                splits_seen.add((j, rest))
                 lines[j] = rest
                 i = j
         else:
