@@ -858,8 +858,7 @@ def _corpus_modules(corpus: Path):
             yield root, path, module
 
 
-@pytest.mark.shared_corpus("sizes")
-def test_corpus_every_attribute_decodes(corpus):
+def test_corpus_every_attribute_decodes(corpus, oracle):
     start = time.process_time()  # CPU time: the sweep shares 2 cores with other jobs
     decoded = 0
     names: set[str] = set()
@@ -896,7 +895,11 @@ def test_corpus_every_attribute_decodes(corpus):
                     mismatches.append(f"{path}: {name}: {raw[:80]!r} != {printed[:80]!r}")
     elapsed = time.process_time() - start
     assert not mismatches, "\n".join(mismatches[:10])
-    assert decoded > 50_000
+    # About one attribute per instruction XLA's parser saw (metadata, dims, layouts...): half
+    # that is the floor, so a sweep that stopped early or skipped a kind of module fails,
+    # whichever corpus this run reads.
+    xla_instructions = sum(line["n_instructions"] for line in oracle)
+    assert xla_instructions > 10_000 and decoded >= xla_instructions // 2
     # The corpus exercises the common grammars; make sure the sweep really reached them.
     assert {
         "metadata",

@@ -719,8 +719,7 @@ def test_megabyte_constant_round_trips():
 # ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.shared_corpus("sizes")
-def test_every_corpus_constant_decodes(corpus: Path):
+def test_every_corpus_constant_decodes(corpus: Path, oracle: list[dict]):
     decoded = 0
     for path in sorted(corpus.rglob("*")):
         if not path.is_file() or path.suffix in (".py", ".md", ".jsonl"):
@@ -738,7 +737,10 @@ def test_every_corpus_constant_decodes(corpus: Path):
             count = sum(leaf.size for leaf in _leaves(value))
             assert count == shape.element_count, where
             decoded += 1
-    assert decoded > 5000
+    # Nearly every constant XLA's parser saw (a file's parts may reuse a name, counted once
+    # here) was decoded: the sweep reached the corpus's literals, whichever corpus this is.
+    xla_constants = sum(line["opcodes"].get("constant", 0) for line in oracle)
+    assert xla_constants > 1000 and decoded >= 0.95 * xla_constants
 
 
 def _leaves(value):
