@@ -413,13 +413,16 @@ def test_identical_inputs_give_no_change(corpus, case):
             assert all(c.a[0].name == c.b[0].name for c in d.changes)
 
 
-@pytest.mark.shared_corpus("sizes")
-def test_mobilenet_train_step_against_itself(corpus):
+def test_mobilenet_train_step_against_itself(corpus, oracle):
     # How long this takes is measured in benchmarks/bench_small_speeds.py.
     (path, *_) = after_files(corpus / "generated" / "tf_keras_mobilenet_train")
     a, b = hloscope.parse(path), hloscope.parse(path)
     d = diff(a, b)
-    assert d.no_change and d.counts["unchanged"] == len(fusion_report(a).kernels) > 1000
+    # Every kernel is matched: at least one per fusion XLA counted, and the train step has
+    # hundreds of fusions in either corpus, so this is a diff at scale.
+    (xla,) = (o for o in oracle if o["file"] == f"tf_keras_mobilenet_train/{path.name}")
+    assert d.no_change and d.counts["unchanged"] == len(fusion_report(a).kernels)
+    assert len(fusion_report(a).kernels) >= xla["fusions"] > 100
 
 
 def recompiles(corpus) -> dict[str, hloscope.Module]:
