@@ -24,7 +24,11 @@ previous compile of the same function itself.
 
 What the watcher changes while it runs, and puts back exactly when it stops (also when the
 watched code raised): the level, handlers, ``propagate`` and ``disabled`` flags of the loggers
-it reads, JAX's ``jax_explain_cache_misses`` flag, and one ``jax.monitoring`` listener. Records
+it reads, JAX's ``jax_explain_cache_misses`` flag, and one ``jax.monitoring`` listener. It also
+puts one object in JAX's registry of caches (``jax._src.util.register_cache``), whose
+``cache_clear()`` counts the ``jax.clear_caches()`` calls, and reads the names JAX gave the
+flattened arguments (``params['w']``) from the debug info of the jaxpr being lowered, in the
+frame that logs ``Compiling``; where a JAX keeps either elsewhere, the ledger goes without. Records
 that the user's own logging setup would have shown still reach it unchanged (the watcher's
 handler passes them on to the handlers that would have had them); records that exist only
 because the watcher lowered a level or turned the explanation on reach no one, so the watcher

@@ -11,7 +11,11 @@ Two layers compile in TensorFlow, and each is seen in its own way:
   nothing reaches the console that would not have anyway) and records, per trace, the
   function, where it was defined, the input signature (``TensorSpec`` or ``Literal[3]`` per
   parameter, from the function type), the tracing context and the call site. The count equals
-  ``f.experimental_get_tracing_count()``.
+  ``f.experimental_get_tracing_count()``. The logged type is the concrete one; under
+  ``reduce_retracing`` TensorFlow then traces a generalised one (``None`` for the dimensions
+  that changed), which the watcher asks the function's cache for, as TensorFlow does, from the
+  tracing options in the logging frame (which also tell whether the function has
+  ``reduce_retracing`` or an ``input_signature``).
 * **XLA** (``jit_compile=True``): one concrete function is compiled once per concrete input
   shape (``reduce_retracing`` or an ``input_signature`` with ``None`` dims keep the tracing
   count low but not the compiles), and once per *value* of an argument that tf2xla had to make a

@@ -60,8 +60,9 @@ def recompiles_command(
     show_all: bool,
 ) -> None:
     """Show every compile per function: how often, how long, which argument changed (shape,
-    dtype, weak type, static value, pytree, sharding, a function made anew, config), and the
-    fix (bucket sizes that cover the sizes seen, static arguments, input_signature...).
+    dtype, weak type, static value, pytree, sharding, a function made anew, cleared caches,
+    config), and the fix (bucket sizes that cover the sizes seen, static arguments,
+    input_signature...).
 
     TARGET is SCRIPT.py [ARGS...] (run under the watcher; put script options that clash with
     these after `--`), SCRIPT.py:FUNCTION (called with its example arguments), or a dump or
