@@ -202,13 +202,23 @@ def _events_table(function: FunctionLedger, show_all: bool) -> Table:
     return table
 
 
-def _fix(text: str) -> Table:
-    """``  fix TEXT``, the text wrapped at the console's width under its own first column."""
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(no_wrap=True)
-    grid.add_column(overflow="fold")
-    grid.add_row(Text("  fix", style="green bold"), Text(printable(text)))
-    return grid
+_FIX = "  fix "
+
+
+def _fix(text: str, width: int) -> Text:
+    """``  fix TEXT``, wrapped at ``width`` under its own first column (no trailing blanks)."""
+    import textwrap
+
+    lines = textwrap.wrap(
+        printable(text),
+        width=max(20, width - len(_FIX)),
+        break_on_hyphens=False,
+    ) or [""]
+    shown = Text(_FIX, style="green bold")
+    shown.append(lines[0])
+    for line in lines[1:]:
+        shown.append("\n" + " " * len(_FIX) + line)
+    return shown
 
 
 def ledger_text(ledger: Ledger, *, width: int = _PLAIN_WIDTH, show_all: bool = False) -> str:
@@ -242,7 +252,7 @@ def render_ledger(
         console.print(eager)
         busiest = max((f for f in ledger.functions if f.internal), key=lambda f: f.compiles)
         for advice in busiest.advice[:1]:
-            console.print(_fix(advice.text))
+            console.print(_fix(advice.text, console.width))
     for function in [f for f in ledger.functions if f.compiles > 1 and not f.internal]:
         console.print()
         head = Text.assemble((printable(function.name), "bold yellow"))
@@ -259,6 +269,6 @@ def render_ledger(
             console.print(arguments)
         console.print(_events_table(function, show_all))
         for advice in function.advice:
-            console.print(_fix(advice.text))
+            console.print(_fix(advice.text, console.width))
     for note in ledger.notes:
         console.print(Text(f"note: {printable(note)}", style="dim"))
