@@ -308,3 +308,29 @@ def test_tensorflow_script_dump(tmp_path, monkeypatch):
     assert sorted(i.opcode for i in ours.instructions()) == sorted(
         i.opcode for i in theirs.instructions()
     )
+
+
+def test_the_exit_watch_wakes_when_the_child_ends():
+    import subprocess
+    import sys
+
+    from hloscope.capture.script import _ExitWatch
+
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
+    )
+    watch = _ExitWatch(child)
+    try:
+        if sys.platform.startswith("linux"):
+            assert watch.fd is not None  # a pidfd: woken by the exit, not by a polling step
+        watch.wait(0.05)
+        assert child.poll() is None  # still running: the wait ran out
+        child.stdin.close()  # the child reads EOF and ends
+        start = time.monotonic()
+        watch.wait(60)
+        assert time.monotonic() - start < 30  # woke on the exit, long before the limit
+        assert child.wait(timeout=5) == 0
+    finally:
+        watch.close()
+        if child.poll() is None:
+            child.kill()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import shlex
 import signal
 import subprocess
@@ -247,6 +248,35 @@ def _count_files(folder: Path) -> int:
         return 0
 
 
+class _ExitWatch:
+    """Waits for a child to end and wakes the moment it does.
+
+    ``Popen.wait(timeout)`` sleeps in steps of up to 50 ms between checks, which a short
+    script pays on every run (``hloscope recompiles`` promises a small cost); a Linux pidfd
+    becomes readable when the process exits, so ``select`` returns at once. Elsewhere (or on
+    a kernel without pidfds) it falls back to ``Popen.wait``.
+    """
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+        self.fd: int | None = None
+        if hasattr(os, "pidfd_open"):
+            with contextlib.suppress(OSError):
+                self.fd = os.pidfd_open(process.pid)
+
+    def wait(self, seconds: float) -> None:
+        if self.fd is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=seconds)
+            return
+        select.select([self.fd], [], [], seconds)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
 def _stop(process: subprocess.Popen[bytes]) -> None:
     """Stop the child and everything it started: SIGTERM to the group, then SIGKILL."""
     if process.poll() is not None:
@@ -445,6 +475,7 @@ def capture_script(
             CappedWriter(err_read, stderr, *output_limit),
         ]
         timed_out = False
+        exited = _ExitWatch(process)
         try:
             while process.poll() is None:
                 if timeout is not None and time.monotonic() - started > timeout:
@@ -452,9 +483,9 @@ def capture_script(
                     _stop(process)
                     break
                 ticker.tick()
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    process.wait(timeout=_POLL_S)
+                exited.wait(_POLL_S)
         finally:
+            exited.close()
             ticker.close()
             _stop(process)  # no-op when it ended; on KeyboardInterrupt, take the group down
             # What it left behind: workers still in its group, daemons that left it.
