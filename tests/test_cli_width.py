@@ -220,3 +220,16 @@ def test_every_table_command_has_wide(path):
     for name in path:
         command = command.commands[name]
     assert "wide" in {p.name for p in command.params}
+
+
+def test_recompiles_wide_prints_each_fix_on_one_line(recompiled_dump):
+    ledger = json.loads(invoke("recompiles", recompiled_dump, "--json").stdout)
+    fixes = [a["text"] for f in ledger["functions"] for a in f["advice"]]
+    long_fixes = [text for text in fixes if len(text) > 74]
+    assert long_fixes, "no fix longer than a line: the test would prove nothing"
+    narrow = invoke("recompiles", recompiled_dump).stdout
+    assert widest(narrow) <= 80
+    wide = invoke("recompiles", recompiled_dump, "--wide").stdout
+    for text in long_fixes:
+        assert text not in narrow  # wrapped at 80 columns
+        assert any(line.strip() == f"fix {text}" for line in wide.splitlines())

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..capture.compile_watch import ArgSignature, CompileRecord, CompileWatcher
+from ..dataframes import require_pandas
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -342,7 +343,7 @@ class Ledger:
     def to_dataframe(self) -> pandas.DataFrame:
         """One row per compile: function, where it was defined, its compile number, causes,
         signature, call site, and seconds (total, tracing, lowering, XLA)."""
-        import pandas
+        pandas = require_pandas()
 
         rows = []
         for f in self.functions:

@@ -50,6 +50,9 @@ _TIMED_OUT = 124  # as `hloscope capture` (GNU timeout's status)
     "records (recompiles.json) and the ledger --json prints (ledger.json).",
 )
 @click.option("--all", "show_all", is_flag=True, help="List every compile, not the first and last.")
+@click.option(
+    "--wide", is_flag=True, help="Print every cell and fix in full, however long the lines."
+)
 def recompiles_command(
     target: str,
     args: tuple[str, ...],
@@ -58,6 +61,7 @@ def recompiles_command(
     timeout: float | None,
     out_dir: str | None,
     show_all: bool,
+    wide: bool,
 ) -> None:
     """Show every compile per function: how often, how long, which argument changed (shape,
     dtype, weak type, static value, pytree, sharding, a function made anew, cleared caches,
@@ -77,7 +81,7 @@ def recompiles_command(
     else:
         from ..render.recompiles_text import render_ledger
 
-        render_ledger(ledger, sys.stdout, show_all=show_all)
+        render_ledger(ledger, sys.stdout, show_all=show_all, wide=wide)
     sys.stdout.flush()
     if problem is not None:
         fail(problem, _TIMED_OUT if timed_out else ExitStatus.ERROR)

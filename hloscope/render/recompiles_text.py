@@ -36,13 +36,18 @@ def _seconds(value: float | None) -> str:
     return f"{value:.3f} s" if value < 10 else f"{value:.1f} s"
 
 
-def _where(text: str | None, width: int = 48) -> str:
+def _cap(width: int, wide: bool) -> int | None:
+    """A column's widest, or no limit with ``--wide``."""
+    return None if wide else width
+
+
+def _where(text: str | None, width: int | None = 48) -> str:
     """A ``file:line`` shortened for reading: relative to the working folder when inside it."""
     if not text:
         return "-"
     cwd = os.getcwd() + os.sep
     shown = text[len(cwd) :] if text.startswith(cwd) else text
-    return shorten_middle(printable(shown), width)
+    return printable(shown) if width is None else shorten_middle(printable(shown), width)
 
 
 def _plural(n: int, word: str) -> str:
@@ -87,13 +92,13 @@ def _causes_text(function: FunctionLedger) -> str:
     return ", ".join(parts)
 
 
-def _summary_table(functions: list[FunctionLedger]) -> Table:
+def _summary_table(functions: list[FunctionLedger], wide: bool = False) -> Table:
     located = any(f.defined_at for f in functions)
     timed = any(f.compile_seconds is not None for f in functions)
     table = Table(show_edge=False, pad_edge=False, header_style="bold", box=None)
-    table.add_column("function", no_wrap=True, overflow="ellipsis", max_width=32)
+    table.add_column("function", no_wrap=True, overflow="ellipsis", max_width=_cap(32, wide))
     if located:
-        table.add_column("defined at", no_wrap=True, overflow="ellipsis", max_width=40)
+        table.add_column("defined at", no_wrap=True, overflow="ellipsis", max_width=_cap(40, wide))
     table.add_column("compiles", justify="right", no_wrap=True)
     if timed:
         table.add_column("seconds", justify="right", no_wrap=True)
@@ -104,7 +109,7 @@ def _summary_table(functions: list[FunctionLedger]) -> Table:
         if f.traces is not None and f.traces != f.compiles:
             compiles += f" ({_plural(f.traces, 'trace')})"
         cells: list[object] = [Text(printable(f.name), style=style)]
-        cells += [_where(f.defined_at, 40)] if located else []
+        cells += [_where(f.defined_at, _cap(40, wide))] if located else []
         cells.append(compiles)
         cells += [_seconds(f.compile_seconds)] if timed else []
         cells.append(Text(printable(_causes_text(f))))
@@ -127,7 +132,7 @@ def _eager_line(functions: list[FunctionLedger]) -> Text | None:
     )
 
 
-def _arguments_table(function: FunctionLedger) -> Table | None:
+def _arguments_table(function: FunctionLedger, wide: bool = False) -> Table | None:
     rows = []
     for history in function.arguments:
         varied = [
@@ -144,9 +149,9 @@ def _arguments_table(function: FunctionLedger) -> Table | None:
     if not rows:
         return None
     table = Table(show_edge=False, pad_edge=False, header_style="bold", box=None)
-    table.add_column("argument", no_wrap=True, overflow="ellipsis", max_width=30)
+    table.add_column("argument", no_wrap=True, overflow="ellipsis", max_width=_cap(30, wide))
     table.add_column("varied", overflow="fold")
-    table.add_column("dtypes", overflow="fold", max_width=30)
+    table.add_column("dtypes", overflow="fold", max_width=_cap(30, wide))
     for path, varied, dtypes in rows:
         table.add_row(Text(printable(path)), Text(printable(varied)), Text(printable(dtypes)))
     return table
@@ -170,7 +175,7 @@ def _changes_text(event: CompileEvent) -> str:
     return "; ".join(shown)
 
 
-def _events_table(function: FunctionLedger, show_all: bool) -> Table:
+def _events_table(function: FunctionLedger, show_all: bool, wide: bool = False) -> Table:
     timed = any(e.seconds is not None for e in function.events)
     table = Table(show_edge=False, pad_edge=False, header_style="bold", box=None)
     table.add_column("#", justify="right", no_wrap=True)
@@ -178,7 +183,10 @@ def _events_table(function: FunctionLedger, show_all: bool) -> Table:
     table.add_column("what changed", overflow="fold", ratio=3, min_width=20)
     sited = any(e.call_site for e in function.events)  # a dump knows modules, not call sites
     table.add_column(
-        "call site" if sited else "module", no_wrap=True, overflow="ellipsis", max_width=32
+        "call site" if sited else "module",
+        no_wrap=True,
+        overflow="ellipsis",
+        max_width=_cap(32, wide),
     )
     if timed:
         table.add_column("seconds", justify="right", no_wrap=True)
@@ -196,13 +204,15 @@ def _events_table(function: FunctionLedger, show_all: bool) -> Table:
             str(event.number),
             Text(", ".join(str(c) for c in event.causes), style="cyan"),
             Text(printable(_changes_text(event))),
-            _where(site, 32),
+            _where(site, _cap(32, wide)),
         ]
         table.add_row(*cells, *([_seconds(event.seconds)] if timed else []))
     return table
 
 
 _FIX = "  fix "
+# The console's width with --wide: lines as long as their text.
+_WIDE = 10_000
 
 
 def _fix(text: str, width: int) -> Text:
@@ -237,16 +247,17 @@ def render_ledger(
     *,
     console: Console | None = None,
     show_all: bool = False,
+    wide: bool = False,
 ) -> None:
     """Print the ledger: totals, one row per function, then the details of each function that
-    compiled more than once."""
+    compiled more than once. ``wide``: no cell cut and no fix wrapped, however long."""
     if console is None:
         # A terminal's own width; piped, COLUMNS when set (rich reads it), else 80 columns.
-        console = Console(file=out, highlight=False)
+        console = Console(file=out, highlight=False, width=_WIDE if wide else None)
     user = [f for f in ledger.functions if not f.internal]
     console.print(Text(summary_line(ledger), style="bold"))
     if user:
-        console.print(_summary_table(user))
+        console.print(_summary_table(user, wide))
     eager = _eager_line(ledger.functions)
     if eager is not None:
         console.print(eager)
@@ -257,17 +268,17 @@ def render_ledger(
         console.print()
         head = Text.assemble((printable(function.name), "bold yellow"))
         if function.defined_at:
-            head.append(f"  {_where(function.defined_at, 60)}", style="dim")
+            head.append(f"  {_where(function.defined_at, _cap(60, wide))}", style="dim")
         head.append(f"  {_plural(function.compiles, 'compile')}")
         if function.compile_seconds is not None:
             head.append(f", {_seconds(function.compile_seconds)}")
         if function.traces is not None:
             head.append(f", {_plural(function.traces, 'trace')}")
         console.print(head)
-        arguments = _arguments_table(function)
+        arguments = _arguments_table(function, wide)
         if arguments is not None:
             console.print(arguments)
-        console.print(_events_table(function, show_all))
+        console.print(_events_table(function, show_all, wide))
         for advice in function.advice:
             console.print(_fix(advice.text, console.width))
     for note in ledger.notes:
