@@ -148,9 +148,8 @@ def parse(source: Source, *, path: str | None = None) -> Module:
 def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
     """Parse every module in a text: split at ``// -----`` lines and ``HloModule`` headers."""
     text, path = _read(source, path)
-    _check_characters(SourceText(text, path))
-    text = _blank_comments(text)
     source_text = SourceText(text, path)
+    _check_characters(source_text)
     lines = text.split("\n")
     modules = []
     for start, end in _module_chunks(text, len(lines)):
@@ -203,11 +202,12 @@ def _blank_comment_token(m: re.Match) -> str:
 def _blank_comments(text: str) -> str:
     """``/* */`` comments as blanks (their line breaks kept, so lines and columns stay true):
     XLA's lexer reads one between any two tokens (``ROOT /*c*/ r = /*s*/ f32[1] ...``), which
-    the line patterns would otherwise take for text. The printer's own ``/*index=N*/`` operand
-    counters are what the bulk path reads: a text holding only those (two counts tell, in C)
-    is left as it is."""
-    comments = text.count("/*")
-    if not comments or comments == text.count("/*index="):
+    the line patterns would otherwise take for text. ``text`` itself when it holds none but the
+    printer's ``/*index=N*/`` operand counters, which the careful path reads as they are. Counts
+    in C tell: '*' is rare outside comments, and counting it runs at memchr speed, where
+    counting "/*" stalls on every '/' of the file paths in metadata."""
+    counters = text.count("/*index=")
+    if text.count("*") == 2 * counters or text.count("/*") == counters:
         return text
     return _STRING_OR_BLOCK_COMMENT.sub(_blank_comment_token, text)
 
@@ -631,6 +631,24 @@ class _ModuleParser:
         # says to read the module again checking each body where it is.
         self.deferred_attributes: list[tuple[str, ...]] | None = [] if defer_checks else None
 
+    def _blank_comments_from(self, i: int) -> None:
+        """Before the careful path reads the body from line i, make the ``/* */`` comments in
+        it blanks (:func:`_blank_comments`), up to the next line that starts with '}' (where a
+        body ends). The bulk path never needs it (its line pattern refuses a comment anywhere
+        but in an attribute tail, whose readers skip comments), so the bodies it reads never
+        pay for it; a body after a changed line leaves the bulk path (its offsets no longer
+        match the text)."""
+        lines = self.lines
+        j = i
+        while j < self.end and not lines[j].startswith("}"):
+            j += 1
+        body = "\n".join(lines[i:j])
+        if "/*" not in body:
+            return
+        blanked = _blank_comments(body)
+        if blanked is not body:
+            lines[i:j] = blanked.split("\n")
+
     # -- errors ------------------------------------------------------------------------------
     def error(self, message: str, line_index: int, column: int = 1) -> HloParseError:
         return self.source.error(message, line_index + 1, column)
@@ -744,6 +762,8 @@ class _ModuleParser:
 
     # -- header ------------------------------------------------------------------------------
     def _parse_header(self, i: int) -> tuple[Module, int]:
+        if "/*" in self.lines[i]:
+            self._blank_comments_from(i)  # 'HloModule /* c */ name'
         line, last = self._logical_line(i)
         while line.rstrip().endswith(",") and last + 1 < self.end:
             more, last = self._logical_line(last + 1)  # attributes go on on the next line
@@ -927,6 +947,7 @@ class _ModuleParser:
         bulk = self._parse_body_bulk(comp, i)
         if bulk is not None:
             return bulk
+        self._blank_comments_from(i)
         lines = self.lines
         end = self.end
         fast = _FAST_INSTR.match
