@@ -10,8 +10,8 @@ Two corpora follow that layout:
 
 ``corpus`` is the shared one where it exists, else ``tests/data``, so a plain clone runs the
 corpus tests too. ``HLOSCOPE_TEST_CORPUS=data`` (or ``shared``) picks one explicitly. Tests of
-XLA's own test files, and tests that pin details only the shared programs have (module ids, a
-line number of one of its programs), use ``shared_corpus`` and skip without it. Under
+XLA's own test files, and the test of a detail only the shared programs show (flax frames in a
+kernel's stack), use ``shared_corpus`` and skip without it. Under
 ``CI=true`` a missing ``../shared/corpus`` fails them instead, so CI always runs them.
 """
 
@@ -74,8 +74,8 @@ SHARED_MARKER = "shared_corpus"
 # Why a test marked ``@pytest.mark.shared_corpus(KIND)`` needs ../shared/corpus itself.
 SHARED_ONLY = {
     "xla-tests": "XLA's own HLO test files (xla-tests/)",
-    "sizes": "its sizes (the test's guards are calibrated to its full-size models)",
-    "numbers": "numbers of its own programs (module ids, bytes, line numbers, pass counts)",
+    # What a program of its own shows that the project's small one does not (flax frames).
+    "programs": "a detail of its own programs that tests/data's do not show",
 }
 
 

@@ -201,7 +201,7 @@ def _xla_user_source(stack: list[StackFrame], corpus_dir: str) -> str:
     return str(stack[0]) if stack else ""
 
 
-@pytest.mark.shared_corpus("numbers")
+@pytest.mark.shared_corpus("programs")
 def test_flax_corpus_kernels_point_at_the_program_not_flax(corpus):
     # The corpus keeps flax and optax frames (their site-packages are not under the stdlib
     # folder there), innermost: only walking XLA's whole chain reaches the program's line.
