@@ -1,3 +1,5 @@
+from .lazy_exports import lazy_exports
+
 """hloscope: see what XLA does to your code.
 
 The public API, in the order data flows through it::
@@ -37,73 +39,61 @@ from . import capture as _capture_package  # noqa: F401 - see capture() below
 # analyses, numpy, networkx, jinja2), which every command-line call and every watched script
 # would pay.
 _LAZY = {
-    "Computation": "hlo",
-    "HloParseError": "hlo",
-    "Instruction": "hlo",
-    "Layout": "hlo",
-    "Metadata": "hlo",
-    "Module": "hlo",
-    "Shape": "hlo",
-    "StackFrame": "hlo",
-    "parse": "hlo",
-    "parse_modules": "hlo",
-    "parse_shape": "hlo",
-    "DumpFormatError": "dump",
-    "DumpIndex": "dump",
-    "PassDump": "dump",
-    "load_dump": "dump",
-    "PassStep": "dump.passes",
-    "CaptureError": "capture.errors",
-    "Capture": "capture.inprocess",
-    "PassSnapshot": "capture.inprocess",
-    "ModuleChoice": "capture.target",
-    "Target": "capture.target",
-    "TargetError": "capture.target",
-    "TargetKind": "capture.target",
-    "module_cost": "analysis.cost",
-    "KernelDiff": "analysis.diff",
-    "CheckReport": "analysis.unsupported",
-    "Finding": "analysis.unsupported",
-    "check": "_api",
-    "diff": "_api",
-    "fusion_report": "_api",
-    "fusions": "_api",
-    "ErrorExplanation": "analysis.unsupported.error_text",
-    "explain_error": "analysis.unsupported.error_text",
-    "SourcedCapture": "capture.jaxpr_lines",
-    "capture_with_sources": "capture.jaxpr_lines",
-    "Explanation": "analysis.explain",
-    "explain": "_api",  # the analysis, with a function target's jaxpr lines (as the CLI)
-    "PassTimeline": "analysis.passes",
-    "pass_timeline": "analysis.passes",
-    "Cause": "analysis.recompiles",
-    "CompileWatch": "analysis.recompiles",
-    "Ledger": "analysis.recompiles",
-    "ledger_of_dump": "analysis.recompiles",
-    "ledger_of_target": "analysis.recompiles",
-    "recompiles_of_script": "analysis.recompiles",
-    "watch_compiles": "analysis.recompiles",
-    "BenchComparison": "bench.api",
-    "BenchResult": "bench.api",
-    "Report": "render.html.report",
-    "build_report": "render.html.report",
-    "write_report": "render.html.report",
+    "Computation": ".hlo",
+    "HloParseError": ".hlo",
+    "Instruction": ".hlo",
+    "Layout": ".hlo",
+    "Metadata": ".hlo",
+    "Module": ".hlo",
+    "Shape": ".hlo",
+    "StackFrame": ".hlo",
+    "parse": ".hlo",
+    "parse_modules": ".hlo",
+    "parse_shape": ".hlo",
+    "DumpFormatError": ".dump",
+    "DumpIndex": ".dump",
+    "PassDump": ".dump",
+    "load_dump": ".dump",
+    "PassStep": ".dump.passes",
+    "CaptureError": ".capture.errors",
+    "Capture": ".capture.inprocess",
+    "PassSnapshot": ".capture.inprocess",
+    "ModuleChoice": ".capture.target",
+    "Target": ".capture.target",
+    "TargetError": ".capture.target",
+    "TargetKind": ".capture.target",
+    "module_cost": ".analysis.cost",
+    "KernelDiff": ".analysis.diff",
+    "CheckReport": ".analysis.unsupported",
+    "Finding": ".analysis.unsupported",
+    "check": "._api",
+    "diff": "._api",
+    "fusion_report": "._api",
+    "fusions": "._api",
+    "ErrorExplanation": ".analysis.unsupported.error_text",
+    "explain_error": ".analysis.unsupported.error_text",
+    "SourcedCapture": ".capture.jaxpr_lines",
+    "capture_with_sources": ".capture.jaxpr_lines",
+    "Explanation": ".analysis.explain",
+    "explain": "._api",  # the analysis, with a function target's jaxpr lines (as the CLI)
+    "PassTimeline": ".analysis.passes",
+    "pass_timeline": ".analysis.passes",
+    "Cause": ".analysis.recompiles",
+    "CompileWatch": ".analysis.recompiles",
+    "Ledger": ".analysis.recompiles",
+    "ledger_of_dump": ".analysis.recompiles",
+    "ledger_of_target": ".analysis.recompiles",
+    "recompiles_of_script": ".analysis.recompiles",
+    "watch_compiles": ".analysis.recompiles",
+    "BenchComparison": ".bench.api",
+    "BenchResult": ".bench.api",
+    "Report": ".render.html.report",
+    "build_report": ".render.html.report",
+    "write_report": ".render.html.report",
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'hloscope' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 
 def capture(function: Any, *args: Any, **options: Any) -> Any:

@@ -19,7 +19,7 @@ Data flows one way: :mod:`hloscope.render` words and draws these results, and th
 scripts to modules before calling in here.
 """
 
-from typing import Any
+from ..lazy_exports import lazy_exports
 
 # Loaded on first use (PEP 562), so that importing one submodule does not import them all.
 _LAZY = {
@@ -41,19 +41,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 
 __all__ = [

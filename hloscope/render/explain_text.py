@@ -28,7 +28,7 @@ from typing import Any
 
 from ..analysis.explain import STAGE_ORDER, ExplainedKernel, Explanation, LinkedOp, SourceLine
 from ..stages import Stage
-from .sources import short_source
+from .sources import short_source, shorten_source
 from .table_fit import Column, fitted_table, print_table
 from .terminal import ELLIPSIS, printable, shorten_middle
 
@@ -143,7 +143,7 @@ def _overview(e: Explanation, console: Any, wide: bool) -> None:
         rows.append(row)
     columns = {
         "source": Column(
-            "source", lambda r: r["source"], min_width=16, shorten=_cut_source, comfortable=24
+            "source", lambda r: r["source"], min_width=16, shorten=shorten_source, comfortable=24
         ),
         "code": Column("code", lambda r: r["code"], min_width=8, shorten=_end_cut, comfortable=24),
         **{
@@ -164,20 +164,6 @@ def _overview(e: Explanation, console: Any, wide: bool) -> None:
     print_table(console, table, width)
     if any(line.inferred_kernels for line in e.lines):
         console.print(_text("* inferred: the kernel has no source line of its own", "dim"))
-
-
-def _cut_source(text: str, width: int) -> str:
-    """``model.py:12 (layer_norm)`` loses its function, then the middle of the file name; the
-    line number stays."""
-    if len(text) <= width:
-        return text
-    where = text.partition(" (")[0]
-    if len(where) <= width:
-        return where
-    path, sep, number = where.rpartition(":")
-    if sep and number.isdigit() and len(number) + 2 < width:
-        return shorten_middle(path, width - len(number) - 1) + ":" + number
-    return shorten_middle(where, width)
 
 
 def _end_cut(text: str, width: int) -> str:
