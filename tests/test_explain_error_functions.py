@@ -8,6 +8,7 @@ pytest in a child process, whose report shows jax's ``raise`` lines beside the m
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import traceback
@@ -130,7 +131,10 @@ def test_exports():
 """
 
 
-def test_a_pytest_report_gives_the_function_the_line_and_a_clean_message(tmp_path):
+@pytest.mark.parametrize("ci", ["", "true"], ids=["terminal", "ci"])
+def test_a_pytest_report_gives_the_function_the_line_and_a_clean_message(tmp_path, ci):
+    # Under CI=true pytest prints the short summary line whole, repeating the message: it is
+    # still one occurrence.
     needs_framework("jax")
     (tmp_path / "test_exporting.py").write_text(PYTEST_CASE)
     done = subprocess.run(
@@ -139,6 +143,7 @@ def test_a_pytest_report_gives_the_function_the_line_and_a_clean_message(tmp_pat
         text=True,
         cwd=tmp_path,
         timeout=300,
+        env={**os.environ, "CI": ci},
     )
     report = done.stdout
     assert done.returncode == 1 and "E       NotImplementedError" in report, report[-2000:]

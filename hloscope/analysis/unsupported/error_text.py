@@ -276,6 +276,10 @@ class ErrorExplanation:
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 # pytest shows an exception's lines as `E       message`.
 _PYTEST_E = re.compile(r"^E   ", re.M)
+# A line of pytest's short test summary, and the banners of the sections that show each
+# failure in full before it.
+_PYTEST_SUMMARY = re.compile(r"(?:FAILED|ERROR) \S+::\S* - ")
+_PYTEST_SECTIONS = ("= FAILURES =", "= ERRORS =")
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"))
 _BOMS += ((codecs.BOM_UTF16_BE, "utf-16"),)
 
@@ -377,6 +381,16 @@ class _Log:
             return False
         previous = self.text.rfind("\n", 0, start - 1) + 1
         return _PY_FRAME.match(self.text, previous, start - 1) is not None
+
+    def in_test_summary(self, pos: int) -> bool:
+        """Whether ``pos`` is on a line of pytest's short test summary (``FAILED t.py::test -
+        Error: message``) of a report whose failure section, above it, showed the error in
+        full: the summary repeats it (whole under ``CI=true``, cut to the terminal
+        elsewhere) and is no second occurrence."""
+        start = self.text.rfind("\n", 0, pos) + 1
+        if _PYTEST_SUMMARY.match(self.text, start) is None:
+            return False
+        return any(self.text.find(banner, 0, start) >= 0 for banner in _PYTEST_SECTIONS)
 
     def region_end(self, pos: int) -> int:
         """Where the message that continues at ``pos`` ends, at the latest: the next message
@@ -1651,7 +1665,7 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
     for recogniser in recognisers:
         seen: dict[str, list[Failure]] = {}
         for match in recogniser.pattern.finditer(log.text):
-            if log.in_source_line(match.start()):
+            if log.in_source_line(match.start()) or log.in_test_summary(match.start()):
                 continue
             key = log.text[match.start() : match.start() + _REPEAT_KEY]
             if key in seen:  # the same message again: count it, do not read it again
