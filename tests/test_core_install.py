@@ -133,7 +133,7 @@ def test_graph_writes_dot_without_frameworks(core_venv, tmp_path):
 
 def test_ls_of_a_dump_folder_without_frameworks(core_venv):
     dump = corpus_path() / "generated" / "jax_mlp_train"
-    result = run(core_venv, "hloscope", "ls", str(dump))
+    result = run(core_venv, "hloscope", "ls", "--wide", str(dump))
     assert result.returncode == 0, result.stderr
     assert "jit_" in result.stdout
 
