@@ -28,7 +28,6 @@ import importlib.machinery
 import sys
 from typing import Any
 
-from ._version import __version__
 from .errors import HloscopeError
 from .stages import Stage
 from . import bench as _bench_package  # noqa: F401 - see bench() below
@@ -39,6 +38,8 @@ from . import capture as _capture_package  # noqa: F401 - see capture() below
 # analyses, numpy, networkx, jinja2), which every command-line call and every watched script
 # would pay.
 _LAZY = {
+    # Read from the installed metadata: importlib.metadata alone costs tens of milliseconds.
+    "__version__": "._version",
     "Computation": ".hlo",
     "HloParseError": ".hlo",
     "Instruction": ".hlo",

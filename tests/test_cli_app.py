@@ -77,3 +77,23 @@ def test_the_entry_point_exits_without_tearing_the_heap_down(args, status):
     assert "atexit ran" in done.stdout and "heap torn down" not in done.stdout
     if status == 0:
         assert "jit_train_step" in done.stdout  # the output was flushed before the exit
+
+
+def test_the_version_is_read_only_when_asked():
+    # importlib.metadata costs tens of milliseconds: every command and every watched script's
+    # child imports hloscope, and none of them needs the version.
+    import subprocess
+    import sys
+    from importlib import metadata
+
+    code = (
+        "import sys, hloscope, hloscope.cli, hloscope.capture._runner\n"
+        "print('importlib.metadata' in sys.modules)\n"
+        "print(hloscope.__version__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded, version = done.stdout.split()
+    assert loaded == "False"
+    assert version == metadata.version("hloscope")
+    shown = CliRunner().invoke(cli, ["--version"])
+    assert shown.exit_code == 0 and shown.output == f"hloscope, version {version}\n"

@@ -25,7 +25,6 @@ import contextlib
 import importlib
 import re
 from collections.abc import Iterator
-from importlib import metadata
 from types import ModuleType
 
 from .errors import CaptureError
@@ -116,6 +115,10 @@ def installed_version(*distributions: str) -> str | None:
     Reading metadata imports nothing, so this is safe in offline commands. ``None`` when none
     of them is installed.
     """
+    # importlib.metadata is imported here, not at the top: it costs every process that
+    # imports hloscope tens of milliseconds, and a watched script's child never needs it.
+    from importlib import metadata
+
     for name in distributions:
         try:
             return metadata.version(name)

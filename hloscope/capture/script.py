@@ -411,7 +411,7 @@ def capture_script(
     work_dir = Path(cwd).absolute() if cwd is not None else Path.cwd()
 
     manifest: dict[str, Any] = {
-        "hloscope": _hloscope_version(),
+        "hloscope": None,  # the versions are read while the script starts (below)
         "script": str(script_path.resolve()),
         "script_arg": str(script),
         "args": list(args),
@@ -420,7 +420,7 @@ def capture_script(
         "command_text": shlex.join(command),
         "cwd": str(work_dir),
         "python": {"executable": sys.executable, "version": sys.version.split()[0]},
-        "versions": framework_versions(),
+        "versions": None,
         "devices": None,
         "xla_flags": xla_flags,
         "user_xla_flags": user_flags,
@@ -470,6 +470,11 @@ def capture_script(
             raise
         os.close(out_write)
         os.close(err_write)
+        # Reading installed versions scans the package metadata (tens of milliseconds): done
+        # while the child starts its interpreter, not before, so a short script waits less.
+        manifest["hloscope"] = _hloscope_version()
+        manifest["versions"] = framework_versions()
+        _write_manifest(out, manifest)
         writers = [
             CappedWriter(out_read, stdout, *output_limit),
             CappedWriter(err_read, stderr, *output_limit),

@@ -20,7 +20,6 @@ from typing import NoReturn
 
 import click
 
-from .._version import __version__
 from ..errors import ExitStatus, HloscopeError, UsageProblem
 
 __all__ = ["cli", "main", "fail", "PREFIX", "CliError"]
@@ -137,8 +136,26 @@ def _quiet_broken_pipe() -> NoReturn:
     sys.exit(int(ExitStatus.ERROR))
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    # Read only when asked: the installed metadata costs every other command tens of
+    # milliseconds, and a watched short script pays for each start.
+    if not value or ctx.resilient_parsing:
+        return
+    from .._version import __version__
+
+    click.echo(f"hloscope, version {__version__}")
+    ctx.exit()
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="hloscope")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 def cli() -> None:
     """See what XLA does to your code.
 
