@@ -255,3 +255,16 @@ def test_kernels_timed_alone_stay_under_the_roofs_they_raise(calibrated):
     left_out = [k for k in result.kernels if k.roofline.fraction is None]
     assert all(k.median_s < k.launch_s for k in left_out)
     assert bool(left_out) == any("share of the roof is left out" in n for n in result.notes)
+
+
+def test_a_cache_is_never_judged_slower_than_the_memory_behind_it():
+    from hloscope.bench.peaks import MemoryLevel, MemoryRoof
+    from hloscope.bench.roofline import memory_roof
+
+    memory = MemoryRoof(MemoryLevel.MEMORY, 30e9, None)  # raised by a fast program
+    cache = MemoryRoof(MemoryLevel.CACHE, 20e9, 32 << 20)
+    small = memory_roof((memory, cache), 4 << 20)
+    assert (small.level, small.bytes_per_s) == (MemoryLevel.CACHE, 30e9)
+    assert memory_roof((memory, cache), 64 << 20) == memory
+    faster_cache = MemoryRoof(MemoryLevel.CACHE, 50e9, 32 << 20)
+    assert memory_roof((memory, faster_cache), 4 << 20) == faster_cache

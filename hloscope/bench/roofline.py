@@ -100,7 +100,14 @@ def memory_roof(roofs: tuple[MemoryRoof, ...], working_set: float) -> MemoryRoof
     """The roof a working set of ``working_set`` bytes is judged against: the fastest memory
     it fits in (see the module docstring)."""
     fits = [r for r in roofs if r.capacity is None or working_set <= r.capacity]
-    return max(fits or roofs[:1], key=lambda r: r.bytes_per_s)
+    # The smallest memory it fits in; a cache is never slower than the memory behind it, so
+    # when a program raised the memory roof past the cache's measured rate (a recalibration),
+    # the cache is judged at that rate too instead of handing the verdict to main memory.
+    fastest = max(r.bytes_per_s for r in (fits or roofs[:1]))
+    smallest = min(
+        fits or roofs[:1], key=lambda r: float("inf") if r.capacity is None else r.capacity
+    )
+    return MemoryRoof(smallest.level, fastest, smallest.capacity)
 
 
 def roofline(
