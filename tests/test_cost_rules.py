@@ -150,3 +150,14 @@ def test_placement_lives_in_hlo_and_the_cost_names_are_the_same_objects():
     for name in placement.__all__:
         if name != "CONTROL_FLOW_OPCODES":
             assert getattr(cost, name) is getattr(placement, name), name
+
+
+def test_shape_minor_to_major_is_the_layout_or_xlas_default() -> None:
+    """One rule for cost's transpose-is-bitcast test and extract's physical orders."""
+    from hloscope.hlo.shape import parse_shape
+
+    assert parse_shape("f32[2,3,4]{0,2,1}").minor_to_major == (0, 2, 1)
+    assert parse_shape("f32[2,3,4]").minor_to_major == (2, 1, 0)
+    assert parse_shape("f32[]").minor_to_major == ()
+    # A layout that does not name every dimension is not the array's: the default holds.
+    assert parse_shape("f32[2,3]{}").minor_to_major == (1, 0)

@@ -8,7 +8,7 @@ import gc
 import pytest
 
 import hloscope
-from hloscope.hlo._gc import paused_gc
+from hloscope.hlo.gc_pause import paused_gc
 
 TEXT = (
     "HloModule m\n\nENTRY e {\n"

@@ -64,7 +64,7 @@ from itertools import compress, repeat
 from typing import TYPE_CHECKING, Any
 
 from ..dataframes import require_pandas
-from ..hlo._gc import gc_paused
+from ..hlo.gc_pause import gc_paused
 from ..hlo.model import Instruction, Module
 from ..hlo.opcodes import FREE_OPCODES, category_of
 from .cost import (

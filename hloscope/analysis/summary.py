@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
-from ..hlo._gc import gc_paused
+from ..hlo.gc_pause import gc_paused
 from ..hlo.model import Module
 from ..hlo.opcodes import category_of
 

@@ -45,7 +45,7 @@ from ..errors import HloscopeError, UsageProblem
 from ..hlo.attributes import split_attributes
 from ..hlo.model import Module
 from ..hlo.opcodes import Category, category_of
-from ..hlo.printer import _stack_frame_section
+from ..hlo.printer import stack_frame_section
 from .inputs import ParameterSpec, UnfeedableModule, spec_of_shape
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -341,7 +341,7 @@ def _module_text(
     params = ", ".join(spec.describe() for spec in builder.specs)
     header = f"HloModule {name}, entry_computation_layout={{({params})->{result.to_text()}}}"
     parts = [header, ""]
-    frames = _stack_frame_section(module)
+    frames = stack_frame_section(module)
     if frames:
         parts += [frames, ""]
     for comp in computations:
@@ -353,17 +353,6 @@ def _module_text(
 
 
 # ---- compiling anew: fusions inlined, bitcasts made logical -------------------------------------
-
-
-def _default_minor_to_major(rank: int) -> tuple[int, ...]:
-    return tuple(range(rank - 1, -1, -1))
-
-
-def _minor_to_major(shape: Shape) -> tuple[int, ...]:
-    layout = shape.layout
-    if layout is not None and len(layout.minor_to_major) == shape.rank:
-        return tuple(layout.minor_to_major)
-    return _default_minor_to_major(shape.rank)
 
 
 def _plain_shape(element_type: str, dims: Sequence[int | None]) -> str:
@@ -457,8 +446,8 @@ class _Inliner:
         if before.element_type != after.element_type:
             return self._reinterpret(inst, names)
         current = names[id(source)]
-        physical_in = tuple(reversed(_minor_to_major(before)))
-        physical_out = tuple(reversed(_minor_to_major(after)))
+        physical_in = tuple(reversed(before.minor_to_major))
+        physical_out = tuple(reversed(after.minor_to_major))
         dims_in = [before.dims[d] for d in physical_in]
         dims_out = [after.dims[d] for d in physical_out]
         element = before.element_type
@@ -530,7 +519,7 @@ def runnable_text(module: Module) -> str:
     }
     header = _attributes_without(module.header_attr_text.replace("\n", " "), ("is_scheduled",))
     parts = [f"HloModule {module.name}" + (f", {header}" if header else ""), ""]
-    frames = _stack_frame_section(module)
+    frames = stack_frame_section(module)
     if frames:
         parts += [frames, ""]
     for comp in module.computations:

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from ._gc import gc_paused
+from .gc_pause import gc_paused
 from .opcodes import FREE_OPCODES, category_of
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -18,9 +18,9 @@ from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 # attributes imports only leaf modules (metadata, shape, opcodes), never this one.
-from ._gc import paused_gc
 from .attributes import Attributes, read_metadata
 from .errors import DecodeError, HloParseError
+from .gc_pause import paused_gc
 from .metadata import EMPTY_METADATA, Metadata, StackFrame
 from .opcodes import CALLED_COMPUTATION_ATTRS, Category, category_of
 from .shape import Shape, parse_shape

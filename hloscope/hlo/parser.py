@@ -25,11 +25,11 @@ from pathlib import Path
 
 from ..errors import HloscopeError
 from . import _lex
-from ._gc import gc_paused
 from ._lex import find_closing, split_top_level
 from .attributes import split_attributes
 from .attributes._grammar import value_end
 from .errors import DecodeError, HloParseError
+from .gc_pause import gc_paused
 from .model import Computation, Instruction, Module, SourceText
 from .opcodes import CALLED_COMPUTATION_ATTRS, CALLER_OPCODES, OPCODES
 from .shape import parse_shape, parse_shape_prefix

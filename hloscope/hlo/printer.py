@@ -14,7 +14,7 @@ from .escapes import c_escape
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Computation, Instruction, Module
 
-__all__ = ["module_to_text", "computation_to_text", "instruction_to_text"]
+__all__ = ["module_to_text", "computation_to_text", "instruction_to_text", "stack_frame_section"]
 
 
 def module_to_text(module: Module) -> str:
@@ -22,7 +22,7 @@ def module_to_text(module: Module) -> str:
     if module.header_attr_text:
         header += ", " + module.header_attr_text.replace("\n", " ")
     parts = [header, ""]
-    frames = _stack_frame_section(module)
+    frames = stack_frame_section(module)
     if frames:
         parts += [frames, ""]
     for comp in module.computations:
@@ -33,7 +33,10 @@ def module_to_text(module: Module) -> str:
     return "\n".join(parts)
 
 
-def _stack_frame_section(module: Module) -> str:
+def stack_frame_section(module: Module) -> str:
+    """The ``FileNames`` ... ``StackFrames`` tables a module prints before its computations
+    (empty when it has none): what a module cut from this one must carry for its ``stack_frame_id``
+    metadata to keep pointing at source lines."""
     if not (module.file_names or module.stack_frame_table):
         return ""
     lines = ["FileNames"]

@@ -118,6 +118,19 @@ class Shape:
     def is_dynamic(self) -> bool:
         return any(any(s.dynamic_dims) for s in self.walk())
 
+    @property
+    def minor_to_major(self) -> tuple[int, ...]:
+        """The order of dimensions in memory, fastest-varying first.
+
+        The layout's when it names every dimension; otherwise XLA's default layout, where the
+        last dimension varies fastest (``{rank-1, ..., 1, 0}``), as for a shape printed with
+        no layout.
+        """
+        layout = self.layout
+        if layout is not None and len(layout.minor_to_major) == len(self.dims):
+            return layout.minor_to_major
+        return tuple(range(len(self.dims) - 1, -1, -1))
+
     # --- walking ----------------------------------------------------------------------------
     # Tuples nest to any depth (XLA reads 5,000 levels), so every walk below is an explicit
     # stack, never recursion: Python would stop at about a thousand levels.

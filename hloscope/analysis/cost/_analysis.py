@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Literal
 
 from ...errors import HloscopeError
-from ...hlo._gc import gc_paused
+from ...hlo.gc_pause import gc_paused
 from ...hlo.opcodes import category_of
 from ...hlo.placement import CONTROL_FLOW_OPCODES, kernel_computations, known_trip_count
 from ...hlo.structure import structure_id

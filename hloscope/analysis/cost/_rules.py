@@ -34,7 +34,6 @@ from ._windows import _window, convolution_flops
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...hlo.model import Instruction
-    from ...hlo.shape import Shape
     from ._analysis import _Analysis
 
 TRANSCENDENTAL_OPCODES: frozenset[str] = frozenset(
@@ -334,12 +333,6 @@ def _transpose(a: _Analysis, inst: Instruction) -> Cost:
     return a.default(inst)
 
 
-def _minor_to_major(shape: Shape) -> tuple[int, ...]:
-    if shape.layout is not None and (shape.layout.minor_to_major or not shape.dims):
-        return shape.layout.minor_to_major
-    return tuple(range(len(shape.dims) - 1, -1, -1))
-
-
 def _transpose_is_bitcast(inst: Instruction) -> bool:
     """``ShapeUtil::TransposeIsBitcast``: the permutation only renames dimensions in memory."""
     src = inst.operands[0].shape
@@ -347,10 +340,10 @@ def _transpose_is_bitcast(inst: Instruction) -> bool:
     if src.element_type != dst.element_type:
         return False
     perm = _ints(inst, "dimensions")
-    out_m2m = _minor_to_major(dst)
+    out_m2m = dst.minor_to_major
     if len(perm) != len(out_m2m):
         return False
-    return tuple(perm[i] for i in out_m2m) == _minor_to_major(src)
+    return tuple(perm[i] for i in out_m2m) == src.minor_to_major
 
 
 def _all_reduce(a: _Analysis, inst: Instruction) -> Cost:

@@ -16,7 +16,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from itertools import repeat
 
-from ...hlo._gc import gc_paused
+from ...hlo.gc_pause import gc_paused
 from ...hlo.model import Module
 from ..fusions import FusionReport
 from ._changes import _ChangeBuilder
