@@ -24,8 +24,7 @@ import pytest
 from conftest import CORPUS, corpus_path
 from frameworks_needed import needs_framework
 
-from hloscope.analysis.unsupported import CheckReport, Platform, Reason
-from hloscope.analysis.unsupported.error_text import (
+from hloscope.analysis.explain_error import (
     RECOGNISERS,
     ErrorExplanation,
     Failure,
@@ -35,6 +34,7 @@ from hloscope.analysis.unsupported.error_text import (
     explain_error,
     normalise_log,
 )
+from hloscope.analysis.unsupported import CheckReport, Platform, Reason
 from hloscope.analysis.unsupported.fixes import suggest
 
 HERE = Path(__file__)

@@ -16,7 +16,7 @@ import traceback
 import pytest
 from frameworks_needed import needs_framework
 
-from hloscope.analysis.unsupported.error_text import (
+from hloscope.analysis.explain_error import (
     RECOGNISERS,
     Failure,
     Family,

@@ -19,13 +19,13 @@ import sys
 import pytest
 from frameworks_needed import needs_framework
 
-from hloscope.analysis.unsupported import Platform, Reason
-from hloscope.analysis.unsupported.error_text import (
+from hloscope.analysis.explain_error import (
     ErrorExplanation,
     Failure,
     Family,
     explain_error,
 )
+from hloscope.analysis.unsupported import Platform, Reason
 from hloscope.analysis.unsupported.fixes import suggest
 
 # Each case is a named function whose call (marked CALL:NAME) raises; `main` prints

@@ -2,8 +2,8 @@
 to do about it.
 
 Reads a log file, or stdin (``-`` or no argument), hands the text to
-:func:`~hloscope.analysis.unsupported.error_text.explain_error` and prints the explanation
-(:mod:`hloscope.render.explanation_text`) or its JSON. Exit status 0 when something was
+:func:`~hloscope.analysis.explain_error.explain_error` and prints the explanation
+(:mod:`hloscope.render.explain_error_text`) or its JSON. Exit status 0 when something was
 explained, 2 with an honest "not recognised" line when nothing was, and 2 for a LOG that does
 not exist or cannot be read (the command line's rule for paths). Never imports jax or
 TensorFlow: a log from a TPU machine is explained anywhere.
@@ -76,8 +76,8 @@ def explain_error_command(log: str, as_json: bool) -> None:
 
     Exit status: 0 explained; 2 nothing recognised (one line says so), or LOG cannot be read.
     """
-    from ..analysis.unsupported.error_text import decode_log, explain_error
-    from ..render.explanation_text import not_recognised_line, render_explanation
+    from ..analysis.explain_error import decode_log, explain_error
+    from ..render.explain_error_text import not_recognised_line, render_explanation
 
     source = "<stdin>" if log == STDIN else log
     explanation = explain_error(decode_log(_read(log)))

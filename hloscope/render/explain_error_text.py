@@ -1,8 +1,8 @@
 """An explained error log in words: what failed, where it would run, in which function,
 where in your code, and what to do.
 
-:func:`~hloscope.analysis.unsupported.error_text.explain_error` leaves the log as data (an
-:class:`~hloscope.analysis.unsupported.error_text.ErrorExplanation`); this module says it,
+:func:`~hloscope.analysis.explain_error.explain_error` leaves the log as data (an
+:class:`~hloscope.analysis.explain_error.ErrorExplanation`); this module says it,
 one block per failure under a heading per family of messages::
 
     TensorFlow could not compile an op with XLA (tf2xla)
@@ -27,7 +27,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..analysis.unsupported.error_text import FAMILY_TITLES, ErrorExplanation, Failure
+from ..analysis.explain_error import FAMILY_TITLES, ErrorExplanation, Failure
 from ..analysis.unsupported.findings import Reason
 from ..hlo.metadata import StackFrame
 from .terminal import ELLIPSIS, printable

@@ -5,15 +5,15 @@ traceback, one exception message -- and returns an :class:`ErrorExplanation`: on
 :class:`Failure` per thing that failed, each saying
 
 * **what** failed: the op, primitive, custom-call target or exception class, why
-  (:class:`~.findings.Reason`: ``no_kernel``, ``dtype`` with the requested dtype, ...), and how
-  many times when the message counts them;
+  (:class:`~.unsupported.findings.Reason`: ``no_kernel``, ``dtype`` with the requested dtype,
+  ...), and how many times when the message counts them;
 * **where it would run**: the device (``XLA_CPU_JIT``, ``tpu``) as the message names it, and
-  the :class:`~.findings.Platform` it means;
+  the :class:`~.unsupported.findings.Platform` it means;
 * **in which function**: the graph being compiled and the chain of functions around the op,
   innermost first, their canonical names cleaned (``__inference_f_53[...]`` -> ``f``);
 * **where in the user's code**: the frames of TensorFlow's "The op is created at:", of the
   Python traceback around the message, or JAX's "while tracing the function f at file:line";
-* **what to do**: :func:`~.fixes.suggest` for the offender.
+* **what to do**: :func:`~.unsupported.fixes.suggest` for the offender.
 
 How it reads a log. The text is first made plain (:func:`normalise_log`: ANSI colour codes
 removed, Windows and old-Mac line ends made ``\\n``, pytest's ``E   `` prefixes dropped). Then
@@ -42,10 +42,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from ...hlo.metadata import StackFrame
-from ..provenance import is_user_frame, layer_path
-from .findings import CheckReport, Finding, Platform, Reason
-from .fixes import suggest
+from ..hlo.metadata import StackFrame
+from .provenance import is_user_frame, layer_path
+from .unsupported.findings import CheckReport, Finding, Platform, Reason
+from .unsupported.fixes import suggest
 
 __all__ = [
     "Family",
@@ -127,8 +127,9 @@ class FunctionRef:
 class Failure:
     """One thing that failed, as the log said it.
 
-    ``finding`` holds what :class:`~.findings.Finding` holds for ``hloscope check`` (op, node,
-    function, reason, dtype, source, suggestion), so both commands share their JSON fields;
+    ``finding`` holds what :class:`~.unsupported.findings.Finding` holds for ``hloscope check``
+    (op, node, function, reason, dtype, source, suggestion), so both commands share their JSON
+    fields;
     the rest is what only an error message tells: its ``family``, the ``device`` word it
     used and the ``platform`` that means, the ``graph`` being compiled, the function
     ``chain`` innermost first, the ``stack`` (innermost frame first, every frame; see
@@ -246,9 +247,9 @@ class ErrorExplanation:
         return [f.finding for f in self.failures]
 
     def to_report(self, program: str = "error log") -> CheckReport:
-        """The failures as a :class:`~.findings.CheckReport`, the record ``hloscope check``
-        returns. A log that names no platform (JAX tracing errors are platform-independent)
-        is reported for ``cpu``, and a note says so."""
+        """The failures as a :class:`~.unsupported.findings.CheckReport`, the record
+        ``hloscope check`` returns. A log that names no platform (JAX tracing errors are
+        platform-independent) is reported for ``cpu``, and a note says so."""
         platform = self.platform
         notes = [f"read from {program}: {', '.join(map(str, self.families)) or 'nothing'}"]
         if platform is None:
