@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import os
 import re
-import sys
-import traceback
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from .capture.script_loader import load_function
 from .capture.target import Target
-from .errors import HloscopeError
 from .hlo.model import Module
 from .stages import Stage
 
@@ -211,52 +209,3 @@ def _check_hlo(
     report = check_modules(staged, platform, program=target.spec)
     report.notes[:0] = notes
     return report
-
-
-def load_function(script: str, name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
-    """Import ``script`` in this process (not as ``__main__``: its ``if __name__ ==
-    "__main__":`` block does not run) and return its function ``name`` with the example
-    arguments the script gives it (the convention of ``SCRIPT.py:FUNCTION`` targets,
-    :data:`hloscope.capture._runner.EXAMPLE_ARGS_HELP`).
-
-    The script's folder goes first on ``sys.path``, as ``python SCRIPT.py`` has it; the entries
-    already there stay. An exception while importing the script is a :class:`ScriptImportError`
-    naming the script and its line; a missing function or missing example arguments the
-    runner's ``UsageError``.
-    """
-    from .capture._runner import UsageError, _load_module, describe_exception, example_arguments
-    from .capture.frameworks import explain_missing_frameworks
-
-    path = os.path.abspath(script)
-    if not os.path.isfile(path):
-        raise ScriptImportError(f"{script}: no such file")
-    first = sys.path[0] if sys.path else ""
-    try:
-        with explain_missing_frameworks():
-            loaded = _load_module(path)
-    except HloscopeError:
-        raise
-    except Exception as error:  # noqa: BLE001 - the script's own failure, said in one line
-        raise ScriptImportError(
-            f"{script}: importing it failed{_script_line(error, path)}: {describe_exception(error)}"
-        ) from None
-    finally:
-        if first not in sys.path:
-            sys.path.insert(1, first)
-    fn = getattr(loaded, name, None)
-    if fn is None or not callable(fn):
-        raise UsageError(f"{script} has no function {name!r}")
-    args, kwargs = example_arguments(loaded, name, fn, script)
-    return fn, args, kwargs
-
-
-class ScriptImportError(HloscopeError):
-    """A ``SCRIPT.py:FUNCTION`` whose script cannot be imported (its own exceptions while
-    tracing the function are findings of the check, not this)."""
-
-
-def _script_line(error: BaseException, path: str) -> str:
-    for frame in reversed(traceback.extract_tb(error.__traceback__)):
-        if os.path.abspath(frame.filename) == path:
-            return f" at line {frame.lineno}"
-    return ""

@@ -8,7 +8,8 @@ Three modes, all started by :mod:`hloscope.capture.script` in a fresh process (w
   :func:`runpy.run_path`;
 * **function** (``_runner --info FILE --function NAME --save DIR SCRIPT.py``): import the script
   as a module (not as ``__main__``, so its ``if __name__ == "__main__":`` block does not run),
-  find ``NAME`` and its example arguments (see :data:`EXAMPLE_ARGS_HELP`), capture it with
+  find ``NAME`` and its example arguments (see :data:`~.script_loader.EXAMPLE_ARGS_HELP`; the
+  script is loaded by :mod:`.script_loader`, as every caller loads one), capture it with
   :func:`hloscope.capture.inprocess.capture` and save the capture into ``DIR``;
 * **recompiles** (``_runner --info FILE --recompiles OUT.json [--function NAME] SCRIPT.py
   [ARGS...]``): run the script (or call ``NAME`` with its example arguments) under
@@ -28,44 +29,32 @@ from __future__ import annotations
 import argparse
 import importlib.abc
 import importlib.util
-import inspect
 import json
 import os
 import runpy
 import signal
 import sys
 import traceback
-from pathlib import Path
 from types import FrameType, ModuleType, TracebackType
 from typing import Any
 
-from ..errors import HloscopeError
 from .cache import hash_files, local_module_files
+from .errors import ScriptImportError
 from .frameworks import MissingFramework, explain_missing_frameworks
+from .script_loader import (
+    EXAMPLE_ARGS_HELP,  # noqa: F401 - also read from here (target.py, older imports)
+    describe_exception,
+    example_arguments,
+    find_function,
+    import_script,
+)
 
 #: Exit status of a child stopped by the parent's timeout (SIGTERM), like coreutils' timeout.
 TIMEOUT_EXIT = 124
 
-#: How ``SCRIPT.py:FUNCTION`` targets find example arguments, for docs and error messages.
-EXAMPLE_ARGS_HELP = """\
-hloscope compiles FUNCTION with example arguments found in the script, in this order:
-  1. FUNCTION.example_args          (set after the def: f.example_args = (x, y))
-  2. EXAMPLE_ARGS["FUNCTION"]       (a module-level dict: EXAMPLE_ARGS = {"f": (x, y)})
-  3. example_args()["FUNCTION"]     (a module-level function returning such a dict)
-  4. example_args()                 (the same function returning one tuple: the arguments
-                                     of every function in the script)
-  5. no arguments, if FUNCTION has no required parameters
-Each value is a tuple of positional arguments, a dict of keyword arguments, or a
-zero-argument callable returning one of those (to build arrays only when needed).
-Arrays can be real (jnp.ones(...), tf.ones(...)) or jax.ShapeDtypeStruct for JAX."""
-
 
 class _Terminated(BaseException):
     """Raised in the script's frame when the parent sends SIGTERM (its timeout)."""
-
-
-class UsageError(HloscopeError):
-    """The target is misnamed or lacks example arguments: reported without a traceback."""
 
 
 # ---- report -------------------------------------------------------------------------------------
@@ -78,12 +67,6 @@ def _innermost_location(tb: TracebackType | None, prefer: str) -> str | None:
         if os.path.abspath(frame.filename) == prefer:
             return f"{frame.filename}:{frame.lineno}"
     return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else None
-
-
-def describe_exception(error: BaseException) -> str:
-    """``ValueError: first line of the message``: the exception as one line."""
-    lines = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
 
 
 def _error_location(error: BaseException, script: str) -> str | None:
@@ -177,92 +160,28 @@ class _HideFramesOnJaxImport(importlib.abc.MetaPathFinder):
 
 def _run_script(script: str, args: list[str]) -> None:
     sys.argv = [script, *args]
-    sys.path[0] = os.path.dirname(script)  # what `python SCRIPT.py` puts first
+    _enter_script_folder(script)
     runpy.run_path(script, run_name="__main__")
 
 
-def _load_module(script: str) -> ModuleType:
+def _enter_script_folder(script: str) -> None:
+    """The script's folder in place of the runner's own first ``sys.path`` entry: this process
+    is the script's, started as ``python SCRIPT.py`` would be."""
     sys.path[0] = os.path.dirname(script)
-    name = "hloscope_target_" + "".join(c if c.isalnum() else "_" for c in Path(script).stem)
-    spec = importlib.util.spec_from_file_location(name, script)
-    if spec is None or spec.loader is None:
-        raise UsageError(f"{script}: cannot be imported as a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses and pickling look modules up by name
-    spec.loader.exec_module(module)
-    return module
 
 
-def _resolve_example(value: Any, where: str) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    if callable(value) and not isinstance(value, (tuple, list, dict)):
-        value = value()
-    if isinstance(value, dict):
-        return (), dict(value)
-    if isinstance(value, (tuple, list)):
-        return tuple(value), {}
-    raise UsageError(
-        f"{where} must be a tuple of positional arguments, a dict of keyword arguments, or a "
-        f"callable returning one; got {type(value).__name__}"
-    )
-
-
-def example_arguments(
-    module: ModuleType, name: str, fn: Any, script: str
-) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """Find the example arguments of ``fn`` by the convention in :data:`EXAMPLE_ARGS_HELP`."""
-    if hasattr(fn, "example_args"):
-        return _resolve_example(fn.example_args, f"{name}.example_args")
-    table = getattr(module, "EXAMPLE_ARGS", None)
-    if isinstance(table, dict) and name in table:
-        return _resolve_example(table[name], f"EXAMPLE_ARGS[{name!r}]")
-    factory = getattr(module, "example_args", None)
-    if callable(factory):
-        table = factory()
-        if isinstance(table, dict) and name in table:
-            return _resolve_example(table[name], f"example_args()[{name!r}]")
-        if isinstance(table, (tuple, list)):
-            # One set of arguments for every function of the script (e.g. two versions of a layer).
-            return _resolve_example(tuple(table), "example_args()")
-    if _takes_no_arguments(fn):
-        return (), {}
-    raise UsageError(
-        f"{script}:{name} needs example arguments; define {name}.example_args = (...) or "
-        f"EXAMPLE_ARGS = {{{name!r}: (...)}} in the script (a tuple of arguments, a dict of "
-        "keyword arguments, or a function returning one), or give its parameters defaults"
-    )
-
-
-def _takes_no_arguments(fn: Any) -> bool:
-    target = getattr(fn, "python_function", None) or getattr(fn, "__wrapped__", None) or fn
-    try:
-        signature = inspect.signature(target)
-    except (TypeError, ValueError):
-        return False
-    return all(
-        p.default is not inspect.Parameter.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        for p in signature.parameters.values()
-    )
-
-
-def _find_function(module: ModuleType, script: str, name: str) -> Any:
-    fn = getattr(module, name, None)
-    if fn is None or not callable(fn):
-        public = sorted(
-            n
-            for n, v in vars(module).items()
-            if callable(v)
-            and not n.startswith("_")
-            and getattr(v, "__module__", None) == module.__name__
-        )
-        listing = f" (functions: {', '.join(public)})" if public else ""
-        raise UsageError(f"{script} has no function {name!r}{listing}")
-    return fn
+def _load_function(script: str, name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    """The function and its example arguments, by :mod:`.script_loader`'s steps: an exception
+    of the script itself goes up as it is, to be reported as Python would."""
+    _enter_script_folder(script)
+    module = import_script(script)
+    fn = find_function(module, script, name)
+    args, kwargs = example_arguments(module, name, fn, script)
+    return fn, args, kwargs
 
 
 def _capture_function(script: str, name: str, save: str) -> None:
-    module = _load_module(script)
-    fn = _find_function(module, script, name)
-    args, kwargs = example_arguments(module, name, fn, script)
+    fn, args, kwargs = _load_function(script, name)
     from .inprocess import capture
 
     capture(fn, *args, **kwargs).save(save)
@@ -295,9 +214,8 @@ def _watch_compiles(script: str, function: str | None, args: list[str], save: st
             _run_script(script, args)
         else:
             with explain_missing_frameworks():
-                module = _load_module(script)
-                fn = _find_function(module, script, function)
-                positional, keywords = _concrete(*example_arguments(module, function, fn, script))
+                fn, args_, kwargs_ = _load_function(script, function)
+                positional, keywords = _concrete(args_, kwargs_)
                 watcher.records.clear()  # importing and building the arguments: not FUNCTION's
                 fn(*positional, **keywords)
     finally:
@@ -356,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         status = code if isinstance(code, int) else (0 if code is None else 1)
         if status and not isinstance(code, int):
             info["error"] = f"SystemExit: {code}"
-    except (UsageError, MissingFramework) as error:
+    except (ScriptImportError, MissingFramework) as error:
         status = 2
         info["error"] = str(error)
         info["usage_error"] = True

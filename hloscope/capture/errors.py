@@ -8,7 +8,7 @@ error line, so the command line prints ``error: <message>`` and exits non-zero w
 
 from __future__ import annotations
 
-__all__ = ["CaptureError", "CaptureUsageError"]
+__all__ = ["CaptureError", "CaptureUsageError", "ScriptImportError"]
 
 from ..errors import HloscopeError, UsageProblem
 
@@ -34,3 +34,10 @@ class CaptureError(HloscopeError):
 class CaptureUsageError(CaptureError, UsageProblem):
     """A capture that cannot start as asked: no such script, a folder where a script belongs,
     a timeout that is not positive, a pass pattern that does not compile (exit status 2)."""
+
+
+class ScriptImportError(CaptureError):
+    """A ``SCRIPT.py:FUNCTION`` that cannot be loaded in this process: no such script, an
+    exception while it imports, no function of that name, or no usable example arguments
+    (:func:`hloscope.capture.script_loader.load_function`). Exceptions the function raises
+    later, while it is traced or timed, are not this."""

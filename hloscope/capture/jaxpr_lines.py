@@ -495,16 +495,12 @@ def _main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--passes")
     parser.add_argument("script")
     options = parser.parse_args(argv)
-    from ._runner import _load_module, example_arguments
     from .frameworks import explain_missing_frameworks
+    from .script_loader import load_function
 
     try:
+        fn, args, kwargs = load_function(options.script, options.function)
         with explain_missing_frameworks():
-            module = _load_module(options.script)
-            fn = getattr(module, options.function, None)
-            if fn is None or not callable(fn):
-                raise CaptureError(f"{options.script} has no function {options.function!r}")
-            args, kwargs = example_arguments(module, options.function, fn, options.script)
             captured = capture_with_sources(fn, *args, passes=options.passes, **kwargs)
             captured.save(options.save)
     except Exception as error:  # noqa: BLE001 - one line for the parent
