@@ -13,7 +13,7 @@ It comes from one of three places:
   donates its arguments gets fresh copies before every run.
 * **a SCRIPT.py:FUNCTION target**: the script is imported in this process (its ``__main__``
   block does not run), and the function and its example arguments (the convention of
-  :data:`hloscope.capture._runner.EXAMPLE_ARGS_HELP`) go the way of a callable.
+  :data:`hloscope.capture.script_loader.EXAMPLE_ARGS_HELP`) go the way of a callable.
 * **any other TARGET** (:func:`program_from_target`): an HLO file, a dump folder, a capture,
   a script run in a child process. The main module (``--module`` picks another) is compiled
   through jaxlib: from its before-optimizations text where the target has one (what the
@@ -25,15 +25,13 @@ It comes from one of three places:
 from __future__ import annotations
 
 import os
-import sys
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import HloscopeError
+from ..capture.errors import ScriptImportError
 from .compile import CompiledModule, Workload, compile_module, resolve_device
 from .inputs import random_like
 
@@ -43,16 +41,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "Program",
-    "ScriptImportError",
+    "ScriptImportError",  # capture/errors.py's, raised by load_script_function
     "program_from_callable",
     "program_from_target",
     "program_of",
     "load_script_function",
 ]
-
-
-class ScriptImportError(HloscopeError):
-    """A SCRIPT.py:FUNCTION whose script cannot be imported, or whose function raised."""
 
 
 @dataclass(slots=True)
@@ -142,48 +136,14 @@ def program_from_callable(
     return Program(label, target, work, optimized, optimized)
 
 
-def _script_line(error: BaseException, path: str) -> str:
-    for frame in reversed(traceback.extract_tb(error.__traceback__)):
-        if os.path.abspath(frame.filename) == path:
-            return f" at line {frame.lineno}"
-    return ""
-
-
 def load_script_function(script: str, name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
     """Import ``script`` here (not as ``__main__``) and return its function ``name`` with the
-    example arguments the script gives it. The script's folder is first on ``sys.path`` while
-    it imports."""
-    from ..capture._runner import describe_exception, example_arguments
-    from ..capture.frameworks import explain_missing_frameworks
+    example arguments the script gives it: :func:`hloscope.capture.script_loader.load_function`,
+    the one loader of every ``SCRIPT.py:FUNCTION`` (a failure is its
+    :class:`~hloscope.capture.errors.ScriptImportError`)."""
+    from ..capture.script_loader import load_function
 
-    path = os.path.abspath(script)
-    if not os.path.isfile(path):
-        raise ScriptImportError(f"{script}: no such file")
-    import importlib.util
-
-    stem = "".join(c if c.isalnum() else "_" for c in os.path.splitext(os.path.basename(path))[0])
-    spec = importlib.util.spec_from_file_location(f"hloscope_bench_{stem}", path)
-    if spec is None or spec.loader is None:
-        raise ScriptImportError(f"{script}: cannot be imported as a Python module")
-    loaded = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, os.path.dirname(path))
-    sys.modules[spec.name] = loaded  # dataclasses and pickling look modules up by name
-    try:
-        with explain_missing_frameworks():
-            spec.loader.exec_module(loaded)
-    except HloscopeError:
-        raise
-    except Exception as error:  # noqa: BLE001 - the script's own failure, in one line
-        raise ScriptImportError(
-            f"{script}: importing it failed{_script_line(error, path)}: {describe_exception(error)}"
-        ) from None
-    finally:
-        sys.path.remove(os.path.dirname(path))
-    fn = getattr(loaded, name, None)
-    if fn is None or not callable(fn):
-        raise ScriptImportError(f"{script} has no function {name!r}")
-    args, kwargs = example_arguments(loaded, name, fn, script)
-    return fn, args, kwargs
+    return load_function(script, name)
 
 
 # ---- TARGETs -------------------------------------------------------------------------------------
