@@ -1,0 +1,78 @@
+"""The recompile ledger: per function, how often it compiled, why each time, and what to do.
+
+Dynamic shapes make XLA compile again, and on a TPU one compile can take minutes. The ledger
+takes what was compiled -- :class:`~hloscope.capture.compile_watch.CompileRecord` objects from a
+live watch (:func:`watch_compiles`), from a script run (:func:`recompiles_of_script`) or read
+offline from a dump folder (:func:`ledger_of_dump`) -- and answers, per function:
+
+* how many compiles and how long they took (tracing, lowering and XLA where known);
+* for each argument, the dimensions that varied and the sizes seen, and the dtypes;
+* for each compile, every way it differs from the *previous* compile of that function, as
+  :class:`Cause` values (``shape``, ``dtype``, ``weak_type``, ``static_value``, ``pytree``,
+  ``sharding``, ``function_recreated``, ``cache_cleared``, ``context``; ``first`` for the
+  first compile). JAX's
+  own explanation names one category, against the closest earlier key, so a config change
+  hides a shape change; here both are named;
+* a concrete fix (:class:`Advice`): the bucket sizes that would cover every size seen and the
+  compiles they would save, which argument to stop passing as a Python scalar or to stop marking
+  static, ``input_signature``/``reduce_retracing`` for TensorFlow, hoisting a ``jax.jit`` or a
+  lambda out of a loop.
+
+``Ledger.to_dict()`` is the JSON contract of ``hloscope recompiles --json``::
+
+    {"functions": [{"name", "defined_at", "compiles", "compile_seconds",
+                    "arguments": [{"path", "varying_dims": {"0": [4, 7, 9, 16]}, "dtypes"}],
+                    "events": [{"index", "cause": [...], "signature", "call_site", "seconds"}],
+                    "advice": [{"kind", "text", ...}]}]}
+
+Offline, a dump tells less: weak types are invisible in HLO and static arguments show only as
+changed results, so a compile whose parameters are the same as the previous one's but whose
+results differ is put down as ``static_value`` (a JAX static argument, an eager op's shape, a
+TensorFlow compile-time constant).
+
+The package, one job per module: ``_ledger`` (the data model above), ``_grouping`` (records
+to a ledger), ``_names`` (names of flattened arguments and static values), ``_differences``
+(what changed between two compiles), ``_histories`` (each argument over time), ``_advice``
+(the rule table of fixes), ``_watch`` (live watching), ``_scripts`` (a script run under the
+watcher) and ``_dumps`` (the offline ledger of a dump or HLO file).
+"""
+
+from ._advice import bucket_sizes
+from ._dumps import ledger_of_dump, ledger_of_modules, ledger_of_target
+from ._grouping import build_ledger
+from ._ledger import (
+    Advice,
+    AdviceKind,
+    ArgumentHistory,
+    Cause,
+    CompileEvent,
+    Difference,
+    FunctionLedger,
+    Ledger,
+)
+
+# hloscope.testing names functions the way the ledger does.
+from ._ledger import _function_name as _function_name
+from ._scripts import LEDGER_FILE as LEDGER_FILE
+from ._scripts import ScriptLedger, recompiles_of_script
+from ._watch import CompileWatch, watch_compiles
+
+__all__ = [
+    "Cause",
+    "AdviceKind",
+    "Difference",
+    "CompileEvent",
+    "ArgumentHistory",
+    "Advice",
+    "FunctionLedger",
+    "Ledger",
+    "CompileWatch",
+    "ScriptLedger",
+    "build_ledger",
+    "watch_compiles",
+    "recompiles_of_script",
+    "ledger_of_dump",
+    "ledger_of_modules",
+    "ledger_of_target",
+    "bucket_sizes",
+]
