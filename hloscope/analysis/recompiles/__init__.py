@@ -33,11 +33,11 @@ TensorFlow compile-time constant).
 The package, one job per module: ``_ledger`` (the data model above), ``_grouping`` (records
 to a ledger), ``_names`` (names of flattened arguments and static values), ``_differences``
 (what changed between two compiles), ``_histories`` (each argument over time), ``_advice``
-(the rule table of fixes), ``_watch`` (live watching), ``_scripts`` (a script run under the
-watcher) and ``_dumps`` (the offline ledger of a dump or HLO file).
+(the table of fixes, :data:`RULES`), ``_watch`` (live watching), ``_scripts`` (a script run
+under the watcher) and ``_dumps`` (the offline ledger of a dump or HLO file).
 """
 
-from ._advice import bucket_sizes
+from ._advice import ARGUMENT_RULES, RULES, ArgumentRule, Rule, advice_for, bucket_sizes
 from ._dumps import ledger_of_dump, ledger_of_modules, ledger_of_target
 from ._grouping import build_ledger
 from ._ledger import (
@@ -75,4 +75,9 @@ __all__ = [
     "ledger_of_modules",
     "ledger_of_target",
     "bucket_sizes",
+    "advice_for",
+    "Rule",
+    "ArgumentRule",
+    "RULES",
+    "ARGUMENT_RULES",
 ]

@@ -1,4 +1,14 @@
-"""Advice: the concrete fix for a function's recompiles."""
+"""Advice: the concrete fix for a function's recompiles, as a table of rules.
+
+Each :class:`Rule` of :data:`RULES` says when it applies to a function's compiles and what it
+advises then; :func:`advice_for` tries them in the table's order, so a function's advice reads
+in that order: JAX's own eager ops first (when they apply, nothing else is said), then how to
+stop the sizes varying (buckets or one padded size, priced in compiles saved), a TensorFlow
+``input_signature``, what each argument should stop doing (:data:`ARGUMENT_RULES`, argument
+by argument), and last the causes that are not about one argument (the argument tree,
+shardings, a function made anew, cleared caches, settings). A new kind of advice is a new
+rule in the table, placed where its advice should read.
+"""
 
 from __future__ import annotations
 
@@ -19,93 +29,187 @@ def bucket_sizes(sizes: Iterable[int]) -> list[int]:
     return sorted({1 << max(0, math.ceil(math.log2(s))) if s > 0 else 0 for s in sizes})
 
 
-def advice_for(ledger: FunctionLedger) -> list[Advice]:
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One kind of fix for a function's recompiles: ``when`` its compiles call for it, and
+    ``advise``, the advice it gives then (possibly none: a bucketing that would save no
+    compile is not worth saying). ``kinds`` are the :class:`AdviceKind` values it can give.
+    A rule marked ``alone`` is the whole advice of a function it applies to."""
+
+    name: str
+    kinds: tuple[AdviceKind, ...]
+    when: Callable[[FunctionLedger], bool]
+    advise: Callable[[FunctionLedger], Iterable[Advice]]
+    alone: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentRule:
+    """One kind of fix for one argument: ``when`` its history over the compiles calls for
+    it, and the advice it gives then."""
+
+    name: str
+    kinds: tuple[AdviceKind, ...]
+    when: Callable[[FunctionLedger, ArgumentHistory], bool]
+    advise: Callable[[FunctionLedger, ArgumentHistory], Advice]
+
+
+def advice_for(ledger: FunctionLedger, rules: Iterable[Rule] | None = None) -> list[Advice]:
+    """The advice for one function's compiles: what every rule of ``rules`` (:data:`RULES`
+    by default) that applies advises, in the rules' order. A function that compiled once
+    needs none."""
     if ledger.compiles < 2:
         return []
-    counts = ledger.cause_counts()
     found: list[Advice] = []
-    if ledger.internal:
-        return [_eager_advice(ledger)]
-    tensorflow = ledger.framework == "tensorflow"
+    for rule in RULES if rules is None else rules:
+        if not rule.when(ledger):
+            continue
+        advice = list(rule.advise(ledger))
+        if rule.alone:
+            return advice
+        found += advice
+    return found
+
+
+# ---- when a rule applies -------------------------------------------------------------------------
+
+
+def _is_internal(ledger: FunctionLedger) -> bool:
+    return ledger.internal
+
+
+def _some_size_varied(ledger: FunctionLedger) -> bool:
+    return any(history.varying_dims for history in ledger.arguments)
+
+
+def _retraced_on_shape(ledger: FunctionLedger) -> bool:
+    """A tf.function traced again for a new shape and has no input_signature (with one,
+    TensorFlow itself refuses a call that does not fit, so there is nothing to advise)."""
+    return (
+        ledger.framework == "tensorflow"
+        and bool(ledger.cause_counts().get(Cause.SHAPE))
+        and any(e.kind == "trace" for e in ledger.events)
+        and not any(e.input_signature for e in ledger.events)
+    )
+
+
+def _has_arguments(ledger: FunctionLedger) -> bool:
+    return bool(ledger.arguments)
+
+
+def _caused_by(cause: Cause) -> Callable[[FunctionLedger], bool]:
+    """``when`` of a rule for one cause: some compile of the function had that cause."""
+
+    def caused(ledger: FunctionLedger) -> bool:
+        return bool(ledger.cause_counts().get(cause))
+
+    return caused
+
+
+def _flips_weak_type(ledger: FunctionLedger, history: ArgumentHistory) -> bool:
+    # TensorFlow has no weak types: a Python number there is a value, which _several_values sees.
+    return len(history.weak_types) > 1 and ledger.framework != "tensorflow"
+
+
+def _several_dtypes(ledger: FunctionLedger, history: ArgumentHistory) -> bool:
+    return len(history.dtypes) > 1
+
+
+def _several_values(ledger: FunctionLedger, history: ArgumentHistory) -> bool:
+    return len(history.values) > 1
+
+
+# ---- what a rule advises -------------------------------------------------------------------------
+
+
+def _sizes_advice(ledger: FunctionLedger) -> Iterable[Advice]:
     for group in _shared_dimensions(ledger):
         advice = _size_advice(ledger, group)
         if advice is not None:
-            found.append(advice)
-    traced = any(e.kind == "trace" for e in ledger.events)
-    signed = any(e.input_signature for e in ledger.events)  # TensorFlow's own error otherwise
-    if tensorflow and counts.get(Cause.SHAPE) and traced and not signed:
-        found.append(_signature_advice(ledger))
+            yield advice
+
+
+def _arguments_advice(ledger: FunctionLedger) -> Iterable[Advice]:
+    """Argument by argument, what each rule of :data:`ARGUMENT_RULES` advises for it (so
+    the advice about one argument stays together)."""
     for history in ledger.arguments:
-        if len(history.weak_types) > 1 and not tensorflow:
-            found.append(
-                Advice(
-                    AdviceKind.SCALAR,
-                    f"stop passing {history.path} as a Python scalar in some calls and an array "
-                    f"in others: pass jnp.asarray({history.path}, jnp.{_numpy_dtype(history)}) "
-                    "every time (or mark it static if it takes few values)",
-                    argument=history.path,
-                )
-            )
-        if len(history.dtypes) > 1:
-            found.append(
-                Advice(
-                    AdviceKind.DTYPE,
-                    f"pass {history.path} with one dtype (seen {', '.join(history.dtypes)}): "
-                    "cast it before the call",
-                    argument=history.path,
-                )
-            )
-        if len(history.values) > 1:
-            found.append(_value_advice(ledger, history))
-    if counts.get(Cause.PYTREE):
-        found.append(
-            Advice(
-                AdviceKind.PYTREE,
-                "keep the structure of the arguments the same between calls (the same keys, "
-                "containers and positional/keyword use; fill missing entries instead of "
-                "leaving them out)",
-            )
-        )
-    if counts.get(Cause.SHARDING):
-        found.append(
-            Advice(
-                AdviceKind.SHARDING,
-                "pass the arguments with the same sharding and devices every call (put them "
-                "once with jax.device_put(x, sharding) before the loop)",
-            )
-        )
-    if counts.get(Cause.FUNCTION_RECREATED):
-        found.append(_hoist_advice(ledger))
-    if counts.get(Cause.CACHE_CLEARED):
-        cleared = counts[Cause.CACHE_CLEARED]
-        found.append(
-            Advice(
-                AdviceKind.CACHE_CLEARED,
-                f"jax.clear_caches() ran between calls ({_plural(cleared, 'compile')} came "
-                "after one): every function compiles again after it; clear the caches once, "
-                "outside the loop, or not at all",
-            )
-        )
-    if counts.get(Cause.CONTEXT):
-        names = sorted(
-            {
-                d.path
-                for e in ledger.events
-                for d in e.differences
-                if d.cause is Cause.CONTEXT and d.path
-            }
-        )
-        found.append(
-            Advice(
-                AdviceKind.CONTEXT,
-                "the calls ran under different settings"
-                + (f" ({', '.join(names)})" if names else "")
-                + ": keep config and context managers the same around the calls, or expect "
-                "one compile per setting",
-                values=names or None,
-            )
-        )
-    return found
+        for rule in ARGUMENT_RULES:
+            if rule.when(ledger, history):
+                yield rule.advise(ledger, history)
+
+
+def _scalar_advice(ledger: FunctionLedger, history: ArgumentHistory) -> Advice:
+    return Advice(
+        AdviceKind.SCALAR,
+        f"stop passing {history.path} as a Python scalar in some calls and an array "
+        f"in others: pass jnp.asarray({history.path}, jnp.{_numpy_dtype(history)}) "
+        "every time (or mark it static if it takes few values)",
+        argument=history.path,
+    )
+
+
+def _dtype_advice(ledger: FunctionLedger, history: ArgumentHistory) -> Advice:
+    return Advice(
+        AdviceKind.DTYPE,
+        f"pass {history.path} with one dtype (seen {', '.join(history.dtypes)}): "
+        "cast it before the call",
+        argument=history.path,
+    )
+
+
+def _pytree_advice(ledger: FunctionLedger) -> Iterable[Advice]:
+    yield Advice(
+        AdviceKind.PYTREE,
+        "keep the structure of the arguments the same between calls (the same keys, "
+        "containers and positional/keyword use; fill missing entries instead of "
+        "leaving them out)",
+    )
+
+
+def _sharding_advice(ledger: FunctionLedger) -> Iterable[Advice]:
+    yield Advice(
+        AdviceKind.SHARDING,
+        "pass the arguments with the same sharding and devices every call (put them "
+        "once with jax.device_put(x, sharding) before the loop)",
+    )
+
+
+def _cache_cleared_advice(ledger: FunctionLedger) -> Iterable[Advice]:
+    cleared = ledger.cause_counts()[Cause.CACHE_CLEARED]
+    yield Advice(
+        AdviceKind.CACHE_CLEARED,
+        f"jax.clear_caches() ran between calls ({_plural(cleared, 'compile')} came "
+        "after one): every function compiles again after it; clear the caches once, "
+        "outside the loop, or not at all",
+    )
+
+
+def _context_advice(ledger: FunctionLedger) -> Iterable[Advice]:
+    names = sorted(
+        {
+            d.path
+            for e in ledger.events
+            for d in e.differences
+            if d.cause is Cause.CONTEXT and d.path
+        }
+    )
+    yield Advice(
+        AdviceKind.CONTEXT,
+        "the calls ran under different settings"
+        + (f" ({', '.join(names)})" if names else "")
+        + ": keep config and context managers the same around the calls, or expect "
+        "one compile per setting",
+        values=names or None,
+    )
+
+
+def _one(advise: Callable[[FunctionLedger], Advice]) -> Callable[[FunctionLedger], list[Advice]]:
+    """``advise`` of a rule that always gives exactly one piece of advice."""
+
+    def one(ledger: FunctionLedger) -> list[Advice]:
+        return [advise(ledger)]
+
+    return one
 
 
 def _numpy_dtype(history: ArgumentHistory) -> str:
@@ -346,3 +450,49 @@ def _eager_advice(ledger: FunctionLedger) -> Advice:
         f"jax.numpy ran {ledger.name} op by op outside jit {ledger.compiles} times, once per "
         f"shape{where}: create these arrays inside the jitted function, or with one fixed shape",
     )
+
+
+#: What to advise one argument, tried in this order for each argument.
+ARGUMENT_RULES: tuple[ArgumentRule, ...] = (
+    ArgumentRule("python_scalar", (AdviceKind.SCALAR,), _flips_weak_type, _scalar_advice),
+    ArgumentRule("dtype", (AdviceKind.DTYPE,), _several_dtypes, _dtype_advice),
+    ArgumentRule(
+        "values", (AdviceKind.STATIC, AdviceKind.CONSTANT), _several_values, _value_advice
+    ),
+)
+
+#: Every kind of fix :func:`advice_for` knows, tried in this order: JAX's own eager ops
+#: (nothing else to say about them), then making the sizes stop varying, a TensorFlow
+#: signature, each argument's own advice (:data:`ARGUMENT_RULES`), and the causes that are not
+#: about one argument.
+RULES: tuple[Rule, ...] = (
+    Rule("eager_ops", (AdviceKind.EAGER,), _is_internal, _one(_eager_advice), alone=True),
+    Rule("sizes", (AdviceKind.BUCKET, AdviceKind.PAD), _some_size_varied, _sizes_advice),
+    Rule(
+        "input_signature",
+        (AdviceKind.INPUT_SIGNATURE,),
+        _retraced_on_shape,
+        _one(_signature_advice),
+    ),
+    Rule(
+        "arguments",
+        tuple(kind for rule in ARGUMENT_RULES for kind in rule.kinds),
+        _has_arguments,
+        _arguments_advice,
+    ),
+    Rule("pytree", (AdviceKind.PYTREE,), _caused_by(Cause.PYTREE), _pytree_advice),
+    Rule("sharding", (AdviceKind.SHARDING,), _caused_by(Cause.SHARDING), _sharding_advice),
+    Rule(
+        "hoist",
+        (AdviceKind.HOIST, AdviceKind.REUSE),
+        _caused_by(Cause.FUNCTION_RECREATED),
+        _one(_hoist_advice),
+    ),
+    Rule(
+        "cache_cleared",
+        (AdviceKind.CACHE_CLEARED,),
+        _caused_by(Cause.CACHE_CLEARED),
+        _cache_cleared_advice,
+    ),
+    Rule("context", (AdviceKind.CONTEXT,), _caused_by(Cause.CONTEXT), _context_advice),
+)
