@@ -18,6 +18,7 @@ from . import (  # noqa: F401 - registers commands
     fusions,
     graph,
     ls,
+    memory,
     passes,
     recompiles,
     report,

@@ -1,0 +1,106 @@
+"""The answer of ``hloscope memory``: the peak, what is live there, the timeline, the savings."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+__all__ = ["MemorySource", "BufferKind", "LiveBuffer", "Saving", "MemoryResult"]
+
+
+class MemorySource(StrEnum):
+    """Where the numbers come from (always said in the output)."""
+
+    BUFFER_ASSIGNMENT = "buffer_assignment"  # XLA's side files in a dump: exact
+    MEMORY_ANALYSIS = "memory_analysis"  # a compiled function's own buffer assignment
+    SIMULATED = "simulated"  # hloscope's live-range simulation over the module text
+
+
+class BufferKind(StrEnum):
+    PARAMETER = "parameter"
+    OUTPUT = "output"
+    TEMPORARY = "temporary"
+    CONSTANT = "constant"
+
+
+@dataclass(slots=True)
+class LiveBuffer:
+    """One buffer live at the peak: ``source`` is the user's line (innermost user frame),
+    ``scope`` the op_name scope without its last component (the layer holding it)."""
+
+    name: str
+    shape: str
+    bytes: int
+    kind: str
+    producer: str
+    source: str
+    scope: str
+
+
+@dataclass(slots=True)
+class Saving:
+    """Something that would free memory: ``kind`` (donate, remat, bf16, replicated), the
+    ``target`` it applies to, the ``bytes`` it frees at the peak and the ``fix`` to apply."""
+
+    kind: str
+    target: str
+    bytes: int
+    fix: str
+
+
+@dataclass(slots=True)
+class MemoryResult:
+    """What ``hloscope memory`` says about one module (see ``--json`` for the layout)."""
+
+    module: str
+    source: str
+    peak_bytes: int
+    breakdown: dict[str, int]
+    peak_at: dict[str, Any]
+    live_at_peak: list[LiveBuffer]
+    timeline: list[tuple[int, int]]
+    savings: list[Saving] = field(default_factory=list)
+    device: dict[str, Any] | None = None
+    #: Notes for the reader: fallbacks taken, an unscheduled module's definition order.
+    notes: list[str] = field(default_factory=list)
+
+    def by_source(self) -> list[dict[str, Any]]:
+        """Bytes live at the peak per user source line, largest first."""
+        return _grouped(self.live_at_peak, "source")
+
+    def by_scope(self) -> list[dict[str, Any]]:
+        """Bytes live at the peak per op_name scope ("which layer holds the memory")."""
+        return _grouped(self.live_at_peak, "scope")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--json`` payload (issue 21's keys, in that order)."""
+        return {
+            "module": self.module,
+            "source": self.source,
+            "peak_bytes": self.peak_bytes,
+            "breakdown": dict(self.breakdown),
+            "peak_at": dict(self.peak_at),
+            "live_at_peak": [asdict(b) for b in self.live_at_peak],
+            "timeline": [list(p) for p in self.timeline],
+            "savings": [asdict(s) for s in self.savings],
+            "device": self.device,
+        }
+
+    def to_dataframe(self) -> Any:
+        """The buffers live at the peak as a pandas DataFrame (one row per buffer)."""
+        from ...dataframes import require_pandas
+
+        pd = require_pandas()
+        columns = ["name", "shape", "bytes", "kind", "producer", "source", "scope"]
+        return pd.DataFrame([asdict(b) for b in self.live_at_peak], columns=columns)
+
+
+def _grouped(buffers: list[LiveBuffer], key: str) -> list[dict[str, Any]]:
+    totals: dict[str, list[int]] = {}
+    for b in buffers:
+        entry = totals.setdefault(getattr(b, key) or "(unknown)", [0, 0])
+        entry[0] += b.bytes
+        entry[1] += 1
+    rows = [{key: k, "bytes": v[0], "buffers": v[1]} for k, v in totals.items()]
+    return sorted(rows, key=lambda r: -r["bytes"])

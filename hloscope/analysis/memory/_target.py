@@ -1,0 +1,51 @@
+"""Memory results for a TARGET (a dump, an HLO file, a capture) or a parsed module."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from ._build import memory_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...capture.target import Target
+    from ._result import MemoryResult
+
+__all__ = ["memory", "memory_results"]
+
+
+def memory_results(
+    target: Target, *, module: str | None = None, all_modules: bool = False
+) -> list[MemoryResult]:
+    """One result per chosen module of ``target``: from the dump's side files when usable."""
+    from ...capture.target import TargetKind
+
+    if all_modules:
+        modules = target.modules("after")
+    else:
+        modules = [target.choose_module("after", module).module]
+    by_path: dict[str, Any] = {}
+    if target.kind in (TargetKind.DUMP, TargetKind.SCRIPT):
+        for m in target.dump().modules:
+            if m.after_file is not None:
+                by_path[str(m.after_file.path)] = m
+    out = []
+    for each in modules:
+        path = each.source.path if each.source is not None else None
+        dump_module = by_path.get(str(path)) if path else None
+        assignment = dump_module.buffer_assignment() if dump_module is not None else None
+        out.append(memory_of(each, assignment, has_side_files=assignment is not None))
+    return out
+
+
+def memory(value: Any, *, module: str | None = None) -> MemoryResult:
+    """The memory result of what ``value`` names: a TARGET string or path, a
+    :class:`~hloscope.capture.target.Target`, or a parsed module (simulated)."""
+    from ...capture.target import Target
+    from ...hlo.model import Module
+
+    if isinstance(value, Module):
+        return memory_of(value)
+    if isinstance(value, (str, os.PathLike, Target)):
+        return memory_results(Target.resolve(value), module=module)[0]
+    raise TypeError(f"hloscope.memory: cannot read a {type(value).__name__}")

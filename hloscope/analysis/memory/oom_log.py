@@ -1,0 +1,459 @@
+"""Read XLA's out-of-memory report: what was asked for, what filled the memory, what would free it.
+
+When a program does not fit, XLA says so in one of two shapes of text.
+
+**GPU and CPU** (the runtime's allocator, then the buffer assignment's own report)::
+
+    RESOURCE_EXHAUSTED: Out of memory while trying to allocate 6291456 bytes.
+    BufferAssignment OOM Debugging.
+    BufferAssignment stats:
+                 parameter allocation:    6.00MiB
+                  constant allocation:         0B
+            maybe_live_out allocation:    6.00MiB
+         preallocated temp allocation:         0B
+                     total allocation:   12.00MiB
+    Peak buffers:
+            Buffer 1:
+                    Size: 6.00MiB
+                    Operator: op_name="jit(f)/concatenate" source_file="model.py" source_line=68
+                    XLA Label: concatenate
+                    Shape: f32[4096,128,3]
+                    ==========================
+
+            Buffer 2:
+                    Size: 384.0KiB
+                    Entry Parameter Subshape: f32[256,128,3]
+                    ==========================
+
+**TPU** (the compiler, before anything runs)::
+
+    RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space
+    hbm. Used 21.95G of 15.48G hbm. Exceeded hbm capacity by 6.47G.
+    ...
+      Largest program allocations in hbm:
+
+      1. Size: 32.00G
+         Operator: op_type="FloorMod" op_name="cic_update/FloorMod"
+         Shape: s32[8388608,8,4]{2,1,0:T(8,128)}
+         Unpadded size: 1.00G
+         Extra memory due to padding: 31.00G (32.0x expansion)
+         XLA label: %copy.4 = s32[8388608,8,4]{2,1,0:T(8,128)} copy(...)
+         Allocation type: HLO temp
+         ==========================
+
+:func:`read_oom` turns either into an :class:`OomReport`: the bytes requested (or used and
+available, on TPU), the stats, and the buffers with their size, shape, op_name, source line and
+kind; :meth:`OomReport.by_source` groups them by the line of code that made them, and
+:func:`oom_fixes` says which fixes apply, each with the bytes it would free at most. Sizes are
+XLA's human-readable ones (``6.00MiB``, ``32.00G``: powers of 1024), so a size is known to
+the printed precision.
+
+Only text is read: a log from a TPU machine is explained anywhere. Each field is read from its
+own line with a bounded pattern, so a log of many megabytes costs one pass.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from ...hlo.metadata import StackFrame
+from ..provenance import is_user_frame
+
+__all__ = [
+    "OOM_OPENING",
+    "BufferKind",
+    "FixKind",
+    "OomBuffer",
+    "OomReport",
+    "SourceGroup",
+    "OomFix",
+    "parse_size",
+    "read_oom",
+    "oom_fixes",
+]
+
+#: The opening words of each out-of-memory message (one alternation, for a recogniser).
+OOM_OPENING = re.compile(
+    r"Out of memory while trying to allocate (?P<requested>\d+) bytes"
+    r"|Ran out of memory in memory space (?P<space>\w+)\."
+    r"|BufferAssignment OOM Debugging\."
+)
+
+# How far after the opening the report may run (characters): a report lists tens of buffers.
+_REPORT_WINDOW = 256 * 1024
+# Lines that end a report: another error, a traceback, a Python frame.
+_REPORT_END = re.compile(
+    r"^(?:Traceback \(most recent call last\):|The above exception|\s*File \"|\S+Error: )", re.M
+)
+_UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
+_SIZE = re.compile(r"(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>[KMGTP]?)(?:i?B)?\b")
+
+
+def parse_size(text: str) -> int | None:
+    """Bytes of one of XLA's printed sizes: ``6.00MiB``, ``384.0KiB``, ``0B``, ``32.00G``,
+    ``4.0K`` (powers of 1024, as XLA's HumanReadableNumBytes prints them); ``None`` when the
+    text is not a size."""
+    found = _SIZE.match(text.strip())
+    if found is None:
+        return None
+    return round(float(found["number"]) * _UNITS[found["unit"]])
+
+
+class BufferKind(StrEnum):
+    """What a buffer of the report holds."""
+
+    #: An argument of the program ("Entry Parameter Subshape", allocation type "parameter").
+    PARAMETER = "parameter"
+    #: A value the program makes (an op's result, a fusion's output, XLA's "HLO temp").
+    TEMPORARY = "temporary"
+    #: A constant baked into the program.
+    CONSTANT = "constant"
+    #: Other allocations the report names (TPU's "scoped", "reserved", ...).
+    OTHER = "other"
+
+
+@dataclass(slots=True)
+class OomBuffer:
+    """One buffer of the report's peak list, as printed; ``rank`` is its number there."""
+
+    rank: int
+    size_bytes: int
+    kind: BufferKind = BufferKind.TEMPORARY
+    shape: str | None = None
+    op_name: str | None = None
+    op_type: str | None = None
+    source: StackFrame | None = None
+    #: The XLA label: an opcode (GPU: ``fusion``), or the instruction's text (TPU).
+    label: str | None = None
+    #: TPU only: the bytes without tile padding, and the padding.
+    unpadded_bytes: int | None = None
+    padding_bytes: int | None = None
+    allocation_type: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "bytes": self.size_bytes,
+            "kind": str(self.kind),
+            "shape": self.shape,
+            "op_name": self.op_name,
+            "op_type": self.op_type,
+            "source": f"{self.source.file}:{self.source.line}" if self.source else None,
+            "label": self.label,
+            "unpadded_bytes": self.unpadded_bytes,
+            "padding_bytes": self.padding_bytes,
+            "allocation_type": self.allocation_type,
+        }
+
+
+@dataclass(slots=True)
+class SourceGroup:
+    """The buffers one line of code made (``source`` None: the report named no line), their
+    bytes, and whether the line is in the user's own code."""
+
+    source: StackFrame | None
+    bytes: int
+    buffers: list[int]
+    user: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": f"{self.source.file}:{self.source.line}" if self.source else None,
+            "bytes": self.bytes,
+            "buffers": list(self.buffers),
+            "user": self.user,
+        }
+
+
+class FixKind(StrEnum):
+    """The fixes an out-of-memory report can point to."""
+
+    DONATE = "donate"
+    REMAT = "remat"
+    BF16 = "bf16"
+    SMALLER_BATCH = "smaller_batch"
+
+
+@dataclass(frozen=True, slots=True)
+class OomFix:
+    """A fix that applies, what it targets and the bytes it frees at most (``None``: the
+    report does not say)."""
+
+    kind: FixKind
+    target: str
+    bytes: int | None
+    fix: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": str(self.kind), "target": self.target, "bytes": self.bytes, "fix": self.fix}
+
+
+@dataclass(slots=True)
+class OomReport:
+    """What an out-of-memory message said: ``requested_bytes`` (the allocation that failed),
+    on TPU the ``memory_space`` and its ``used_bytes`` of ``capacity_bytes``, the stats
+    (``"parameter allocation"`` -> bytes, ...), and the peak buffers in the order printed."""
+
+    requested_bytes: int | None = None
+    memory_space: str | None = None
+    used_bytes: int | None = None
+    capacity_bytes: int | None = None
+    exceeded_bytes: int | None = None
+    stats: dict[str, int] = field(default_factory=dict)
+    buffers: list[OomBuffer] = field(default_factory=list)
+
+    @property
+    def buffer_bytes(self) -> int:
+        """Bytes of the listed buffers together."""
+        return sum(buffer.size_bytes for buffer in self.buffers)
+
+    def by_source(self) -> list[SourceGroup]:
+        """The buffers grouped by the line of code that made them, most bytes first (ties in
+        the report's order); parameters and buffers without a line form a group of their own
+        (``source`` None)."""
+        groups: dict[tuple[str, int] | None, SourceGroup] = {}
+        for buffer in self.buffers:
+            frame = buffer.source
+            key = (frame.file, frame.line) if frame else None
+            group = groups.get(key)
+            if group is None:
+                user = frame is not None and is_user_frame(frame)
+                group = groups[key] = SourceGroup(frame, 0, [], user)
+            group.bytes += buffer.size_bytes
+            group.buffers.append(buffer.rank)
+        return sorted(groups.values(), key=lambda g: -g.bytes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "requested_bytes": self.requested_bytes,
+            "memory_space": self.memory_space,
+            "used_bytes": self.used_bytes,
+            "capacity_bytes": self.capacity_bytes,
+            "exceeded_bytes": self.exceeded_bytes,
+            "stats": dict(self.stats),
+            "buffers": [buffer.to_dict() for buffer in self.buffers],
+            "by_source": [group.to_dict() for group in self.by_source()],
+            "fixes": [fix.to_dict() for fix in oom_fixes(self)],
+        }
+
+
+# ---- reading ------------------------------------------------------------------------------------
+
+_TPU_USED = re.compile(
+    r"Used (?P<used>[\d.]+\s*[KMGTP]?i?B?) of (?P<capacity>[\d.]+\s*[KMGTP]?i?B?) (?P<space>\w+)\."
+    r"(?:\s*Exceeded \w+ capacity by (?P<exceeded>[\d.]+\s*[KMGTP]?i?B?)\.)?"
+)
+_STAT = re.compile(
+    r"^[ \t]*(?P<name>[a-z_][a-z_ ]*[a-z]):[ \t]+(?P<size>[\d.]+\s*[KMGTP]?i?B)", re.M
+)
+# `Buffer 3:` (GPU) or `3. Size: 32.00G` (TPU) opens one buffer.
+_BUFFER_HEAD = re.compile(r"^[ \t]*(?:Buffer (?P<gpu>\d+):|(?P<tpu>\d+)\. (?=Size:))", re.M)
+_FIELD = re.compile(r"(?P<key>[A-Z][A-Za-z ]*?): (?P<value>[^\n]*)")
+_QUOTED = re.compile(r'(?P<key>op_type|op_name|source_file)="(?P<value>[^"\n]*)"')
+_SOURCE_LINE = re.compile(r"source_line=(?P<line>\d+)")
+_BUFFER_END = "=========================="
+_STATS_HEAD = "BufferAssignment stats:"
+_PEAK_HEADS = ("Peak buffers:", "Largest program allocations in ")
+
+
+def _report_end(text: str, start: int) -> int:
+    """Where the report opening at ``start`` ends: at the first line after its opening line
+    that starts a traceback or another error, or :data:`_REPORT_WINDOW` characters on."""
+    end = min(len(text), start + _REPORT_WINDOW)
+    newline = text.find("\n", start, end)
+    if newline < 0:
+        return end
+    found = _REPORT_END.search(text, newline + 1, end)
+    return found.start() if found else end
+
+
+def read_oom(text: str, start: int = 0) -> OomReport | None:
+    """The out-of-memory report that opens at or after ``start`` in ``text``; ``None`` when
+    there is none. Reads up to the next traceback or error line (a few hundred KiB at most)."""
+    opening = OOM_OPENING.search(text, start)
+    if opening is None:
+        return None
+    end = _report_end(text, opening.start())
+    report = OomReport()
+    if opening["requested"]:
+        report.requested_bytes = int(opening["requested"])
+    else:
+        requested = OOM_OPENING.search(text, opening.start(), end)
+        if requested is not None and requested["requested"]:
+            report.requested_bytes = int(requested["requested"])
+    used = _TPU_USED.search(text, opening.start(), min(end, opening.start() + 2048))
+    if used is not None:
+        report.memory_space = used["space"]
+        report.used_bytes = parse_size(used["used"])
+        report.capacity_bytes = parse_size(used["capacity"])
+        report.exceeded_bytes = parse_size(used["exceeded"]) if used["exceeded"] else None
+    elif opening["space"]:
+        report.memory_space = opening["space"]
+    _read_stats(text, opening.start(), end, report)
+    _read_buffers(text, opening.start(), end, report)
+    return report
+
+
+def _read_stats(text: str, start: int, end: int, report: OomReport) -> None:
+    head = text.find(_STATS_HEAD, start, end)
+    if head < 0:
+        return
+    stop = min((p for p in (text.find(h, head, end) for h in _PEAK_HEADS) if p >= 0), default=end)
+    for found in _STAT.finditer(text, head + len(_STATS_HEAD), stop):
+        size = parse_size(found["size"])
+        if size is not None:
+            report.stats[found["name"].strip()] = size
+
+
+def _peak_start(text: str, start: int, end: int) -> int:
+    heads = [p for p in (text.find(h, start, end) for h in _PEAK_HEADS) if p >= 0]
+    return min(heads) if heads else -1
+
+
+def _read_buffers(text: str, start: int, end: int, report: OomReport) -> None:
+    peak = _peak_start(text, start, end)
+    if peak < 0:
+        return
+    heads = list(_BUFFER_HEAD.finditer(text, peak, end))
+    for index, head in enumerate(heads):
+        stop = heads[index + 1].start() if index + 1 < len(heads) else end
+        closing = text.find(_BUFFER_END, head.end(), stop)
+        body = text[head.end() : closing if closing >= 0 else stop]
+        buffer = _buffer(int(head["gpu"] or head["tpu"]), body)
+        if buffer is not None:
+            report.buffers.append(buffer)
+
+
+def _buffer(rank: int, body: str) -> OomBuffer | None:
+    """One buffer from its ``Key: value`` lines; ``None`` without a size."""
+    fields: dict[str, str] = {}
+    for line in body.splitlines():
+        found = _FIELD.search(line)
+        if found is not None:
+            fields.setdefault(found["key"].strip().lower(), found["value"].strip())
+    size = parse_size(fields.get("size", ""))
+    if size is None:
+        return None
+    buffer = OomBuffer(rank, size)
+    if "entry parameter subshape" in fields:
+        buffer.kind, buffer.shape = BufferKind.PARAMETER, fields["entry parameter subshape"]
+    else:
+        buffer.shape = fields.get("shape")
+    buffer.label = fields.get("xla label")
+    buffer.allocation_type = fields.get("allocation type")
+    buffer.kind = _kind(buffer)
+    if "unpadded size" in fields:
+        buffer.unpadded_bytes = parse_size(fields["unpadded size"])
+    if "extra memory due to padding" in fields:
+        buffer.padding_bytes = parse_size(fields["extra memory due to padding"])
+    _read_operator(fields.get("operator", ""), buffer)
+    return buffer
+
+
+def _kind(buffer: OomBuffer) -> BufferKind:
+    if buffer.kind is BufferKind.PARAMETER:
+        return buffer.kind
+    allocation = (buffer.allocation_type or "").lower()
+    if "parameter" in allocation or "argument" in allocation:
+        return BufferKind.PARAMETER
+    if "constant" in allocation or buffer.label == "constant":
+        return BufferKind.CONSTANT
+    if allocation and "temp" not in allocation and "output" not in allocation:
+        return BufferKind.OTHER
+    return BufferKind.TEMPORARY
+
+
+def _read_operator(operator: str, buffer: OomBuffer) -> None:
+    quoted = {found["key"]: found["value"] for found in _QUOTED.finditer(operator)}
+    buffer.op_name = quoted.get("op_name")
+    buffer.op_type = quoted.get("op_type")
+    line = _SOURCE_LINE.search(operator)
+    if "source_file" in quoted and line is not None:
+        buffer.source = StackFrame(quoted["source_file"], int(line["line"]), "")
+
+
+# ---- what would free memory ---------------------------------------------------------------------
+
+# JAX names the forward pass of a gradient `jvp(...)` in op_name: a temporary made there and
+# still live at the peak is an activation kept for the backward pass.
+_FORWARD = re.compile(r"\bjvp\(")
+_F32 = re.compile(r"^f32\[")
+
+
+def oom_fixes(report: OomReport) -> list[OomFix]:
+    """The fixes that apply to what the report shows, each with the bytes it would free at
+    most: donating parameters that a result of the same shape replaces, rematerialising
+    activations the forward pass keeps for the backward one, f32 temporaries as bf16, and a
+    smaller batch (always: the peak grows with it)."""
+    fixes: list[OomFix] = []
+    temporaries = [b for b in report.buffers if b.kind is BufferKind.TEMPORARY]
+    made_shapes = {_plain(b.shape) for b in temporaries if b.shape}
+    donatable = [
+        b
+        for b in report.buffers
+        if b.kind is BufferKind.PARAMETER and _plain(b.shape) in made_shapes
+    ]
+    if donatable:
+        fixes.append(
+            OomFix(
+                FixKind.DONATE,
+                ", ".join(sorted({_plain(b.shape) or "" for b in donatable})),
+                sum(b.size_bytes for b in donatable),
+                "donate the arguments the step replaces (jax.jit(..., donate_argnums=...) or "
+                "donate_argnames): XLA then writes the new value into the old buffer",
+            )
+        )
+    forward = [b for b in temporaries if b.op_name and _FORWARD.search(b.op_name)]
+    if forward:
+        fixes.append(
+            OomFix(
+                FixKind.REMAT,
+                _common_scope([b.op_name or "" for b in forward]),
+                sum(b.size_bytes for b in forward),
+                "recompute these activations in the backward pass instead of keeping them: "
+                "jax.checkpoint (jax.remat) on the layer that makes them",
+            )
+        )
+    wide = [b for b in temporaries if b.shape and _F32.match(b.shape)]
+    if wide:
+        fixes.append(
+            OomFix(
+                FixKind.BF16,
+                f"{len(wide)} f32 buffer{'s' * (len(wide) != 1)}",
+                sum(b.size_bytes for b in wide) // 2,
+                "compute in bfloat16 (params or activations cast to jnp.bfloat16, "
+                "mixed precision): each such buffer takes half the bytes",
+            )
+        )
+    over = report.exceeded_bytes or report.requested_bytes
+    fixes.append(
+        OomFix(
+            FixKind.SMALLER_BATCH,
+            "batch size",
+            over,
+            "a smaller batch (or gradient accumulation over micro-batches): activations and "
+            "temporaries shrink with it; keep the peak near 80% of device memory",
+        )
+    )
+    return fixes
+
+
+def _plain(shape: str | None) -> str | None:
+    """A shape without its layout (``f32[8,128]{1,0:T(8,128)}`` -> ``f32[8,128]``)."""
+    return shape.split("{", 1)[0] if shape else None
+
+
+def _common_scope(op_names: list[str]) -> str:
+    """The longest ``/``-separated prefix the op_names share (the layer that holds them)."""
+    parts = [name.split("/") for name in op_names if name]
+    if not parts:
+        return ""
+    common: list[str] = []
+    for pieces in zip(*parts):
+        if len(set(pieces)) != 1:
+            break
+        common.append(pieces[0])
+    return "/".join(common) or op_names[0]
