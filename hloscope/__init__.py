@@ -71,6 +71,7 @@ _LAZY = {
     "diff": "._api",
     "fusion_report": "._api",
     "fusions": "._api",
+    "memory": ".analysis.memory",
     "ErrorExplanation": ".analysis.explain_error",
     "explain_error": ".analysis.explain_error",
     "SourcedCapture": ".capture.jaxpr_lines",
