@@ -17,7 +17,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 import hloscope
-from hloscope.hlo import parser
+from hloscope.hlo.parser._careful import ModuleParser
 
 
 def _fields(module: hloscope.Module) -> list:
@@ -47,7 +47,7 @@ def _fields(module: hloscope.Module) -> list:
 
 def _careful(monkeypatch: pytest.MonkeyPatch, path: Path) -> list | str:
     with monkeypatch.context() as patch:
-        patch.setattr(parser._ModuleParser, "_parse_body_bulk", lambda *args: None)
+        patch.setattr(ModuleParser, "_parse_body_bulk", lambda *args: None)
         return _parse(path)
 
 
@@ -61,7 +61,7 @@ def _parse(path: Path) -> list | str:
 def _bulk_bodies(path: Path) -> int:
     """How many bodies the bulk path read (so the comparison is not vacuous)."""
     count = 0
-    original = parser._ModuleParser._parse_body_bulk
+    original = ModuleParser._parse_body_bulk
 
     def counting(self, comp, i):
         nonlocal count
@@ -69,11 +69,11 @@ def _bulk_bodies(path: Path) -> int:
         count += result is not None
         return result
 
-    parser._ModuleParser._parse_body_bulk = counting
+    ModuleParser._parse_body_bulk = counting
     try:
         _parse(path)
     finally:
-        parser._ModuleParser._parse_body_bulk = original
+        ModuleParser._parse_body_bulk = original
     return count
 
 
@@ -175,7 +175,7 @@ def test_attribute_errors_point_at_the_same_column_on_both_paths(monkeypatch):
 
     bulk = error_position()
     with monkeypatch.context() as patch:
-        patch.setattr(parser._ModuleParser, "_parse_body_bulk", lambda *args: None)
+        patch.setattr(ModuleParser, "_parse_body_bulk", lambda *args: None)
         careful = error_position()
     assert bulk == careful and bulk[0] == 4 and bulk[1] > text.split("\n")[3].index("dimensions")
 
@@ -256,13 +256,13 @@ def _race_for_bodies(module: hloscope.Module) -> None:
 def _watch_parsers(monkeypatch) -> list[bool]:
     """From now on, list for each module parser made whether it puts its checks off."""
     made: list[bool] = []
-    original = parser._ModuleParser.__init__
+    original = ModuleParser.__init__
 
     def watching(self, *args, **kwargs):
         original(self, *args, **kwargs)
         made.append(self.deferred_attributes is not None)
 
-    monkeypatch.setattr(parser._ModuleParser, "__init__", watching)
+    monkeypatch.setattr(ModuleParser, "__init__", watching)
     return made
 
 

@@ -261,12 +261,13 @@ def test_a_split_that_makes_no_progress_stops_instead_of_looping(monkeypatch):
     the line test ever disagree with the tail test again (as it once did for 'neg' alone on a
     line, looping forever), the same rest coming back is an error, and the re-read in XLA's
     lexer's way still reads the text."""
-    from hloscope.hlo import parser
+    from hloscope.hlo.parser._careful import ModuleParser
+    from hloscope.hlo.parser._statements import INSTR_START
 
     def line_test_of_old(self, j):  # the test before statements cut over lines were known
-        return parser._INSTR_START.match(self.lines[j]) is not None
+        return INSTR_START.match(self.lines[j]) is not None
 
-    monkeypatch.setattr(parser._ModuleParser, "_starts_statement", line_test_of_old)
+    monkeypatch.setattr(ModuleParser, "_starts_statement", line_test_of_old)
     text = "e {\n  p = f32[4] parameter(0)\n  neg\n= f32[4] negate(p)\n}\n"
     with _time_limit(2.0):
         module = hloscope.parse(text)

@@ -30,6 +30,9 @@ from .shape import Shape, parse_shape
 _DIGITS = re.compile(r"\d+")
 _NO_LOCATION = (0, "", 0)
 _OP_NAME = re.compile(r'\bop_name="([^"\\]*)"')
+# Instruction defines no __new__: Instruction.from_parts makes the bare object with this and
+# sets the slots itself, without __init__.
+_new_instruction = object.__new__
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx
@@ -252,6 +255,41 @@ class Instruction:
         self._attr_col = attr_col
         self._called: list[Computation] | None = None
         self._metadata: Metadata | None = None
+
+    @classmethod
+    def from_parts(
+        cls,
+        name: str,
+        opcode: str,
+        shape_text: str,
+        attr_text: str,
+        attr_col: int,
+        payload: str | None,
+        line: int,
+        computation: Computation | None,
+    ) -> Instruction:
+        """The fast constructor the parser uses, one call per instruction of a module.
+
+        It builds the same instruction as ``Instruction(name, opcode, shape_text, attr_text,
+        payload, line, attr_col)`` with ``computation`` set, but every argument is positional
+        and required, and the slots are set directly: the parser makes tens of thousands of
+        instructions per module, where going through ``type.__call__`` and ``__init__``'s
+        defaults shows in the parse time. ``operands`` starts empty (the parser resolves the
+        names once the operands exist). ``attr_col`` may be ``-1``: the column where the
+        attributes start is then worked out when an error message needs it (see
+        :meth:`_attribute_column`)."""
+        inst = _new_instruction(cls)
+        inst.name = name
+        inst.opcode = opcode
+        inst.computation = computation
+        inst.operands = []
+        inst._users = inst._shape = inst._attrs = inst._called = inst._metadata = None
+        inst._shape_text = shape_text
+        inst._payload = payload
+        inst._attr_text = attr_text
+        inst._attr_col = attr_col
+        inst._line = line
+        return inst
 
     @property
     def users(self) -> list[Instruction]:

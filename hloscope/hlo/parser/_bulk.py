@@ -1,0 +1,272 @@
+"""The bulk path: THE hot path of the parser, kept together in this one module.
+
+What XLA's printer writes -- every instruction on one line, plainly -- is nearly all the text
+the parser ever sees, and it is read here, one body at a time, without a loop in Python over
+its lines: one regular expression (``_BULK_LINE``) finds every instruction line of a body in a
+single pass in C, the tests that the body is what the printer writes run over whole columns of
+the matches (:meth:`BulkBody.checked`), and the :class:`~hloscope.hlo.model.Instruction`
+objects are made only when a body is first used (:meth:`BulkBody.build`). Any body the bulk
+path cannot vouch for goes back, unchanged, to the careful path (:mod:`._careful`), which alone
+gives the ``file:line:column`` of an error: so nothing here raises a parse error.
+
+Keep it together: a change to speed it up or to what it accepts is a change to this module,
+measured with ``benchmarks/bench_parse.py`` (benchmarks/RESULTS.md has the numbers). The checks
+made once per module over the bulk bodies' columns (called computations, name uniquing) are
+written in the same column-wise way in :mod:`._names`.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Sequence
+from itertools import chain, compress, repeat
+from typing import TYPE_CHECKING
+
+from ...errors import HloscopeError
+from .. import _lex
+from ..model import Computation, Instruction
+from ..opcodes import OPCODES
+from ._statements import NAME, NAME_RUN, PAYLOAD_OPCODES, RHS_START
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._careful import ModuleParser
+
+# One whole printed line: it starts at the '\n' before the line (so a match can only begin at a
+# line start) and ends at the line's end; groups: ROOT, name, shape (an array or a tuple),
+# opcode, operands (plain names, else any other text: a constant's literal), attributes. No
+# class matches '\n'. Every run is possessive (``*+``): what follows it can never start with a
+# character it takes, so giving some back could not make a match, and not keeping the positions
+# to try makes the pass a third faster.
+_BULK_LINE = re.compile(
+    r"\n[ \t]*+(ROOT[ \t]+)?%?(" + NAME_RUN + r")[ \t]+=[ \t]*+"
+    r"([a-z][a-z0-9_]*+\[[^\]\n]*+\](?:\{[^{}\n]*+\})?|\((?:[^()\n]++|\([^()\n]*+\))*+\))"
+    r"[ \t]+(" + NAME_RUN + r")\((?:(%?" + NAME_RUN + r"(?:, ?%?" + NAME_RUN + r")*+)"
+    r"|([^()\"\n]*+))\)(?:,[ \t]*+([^\n]*+))?(?=\n)"
+)
+_KNOWN_OPCODES = frozenset(OPCODES)
+_IS_NOT_PAYLOAD = frozenset(OPCODES).difference(PAYLOAD_OPCODES).__contains__
+_PLAIN_OPERANDS = re.compile(r"%?" + NAME + r"(?:, ?%?" + NAME + r")*")
+_INDEX_COMMENTS = re.compile(r"/\*index=\d+\*/")
+
+
+class CheckEachBody(HloscopeError):
+    """Bodies read with their attribute checks put off did not pass them together. Caught by
+    the driver (:mod:`._driver`), which reads the module again; under the one root all the
+    same, so that it could never reach a user as a traceback."""
+
+
+def _line_offset(parser: ModuleParser, i: int) -> int:
+    """Offset of line ``i`` in the source text, or -1 if the lines no longer match it."""
+    j, offset = parser.cursor
+    if i < j:
+        j, offset = 0, 0
+    lines = parser.lines
+    offset += sum(map(len, lines[j:i])) + (i - j)
+    parser.cursor = (i, offset)
+    return offset if parser.source.text.startswith(lines[i], offset) else -1
+
+
+def read_bulk_body(parser: ModuleParser, comp: Computation, i: int) -> int | None:
+    """Read a body whose every line is one plainly printed instruction (what XLA's printer
+    writes) with one regex pass, in C; return the index after its '}' line, or None (having
+    changed nothing) when any line needs the careful line-by-line path of :meth:`_parse_body`.
+
+    The regex finds every line of that form; the body qualifies when it found as many as the
+    body has lines, each starting at a line start (see ``_BULK_LINE``). What the regex cannot
+    see -- balanced braces in the attributes, a second statement squeezed after them, unknown
+    opcodes (async sugar), repeated names, undefined operands -- sends the body back too.
+    """
+    if i >= parser.end or parser.nested or parser.split_rest is not None:
+        return None
+    offset = _line_offset(parser, i)
+    if offset <= 0:
+        return None
+    text = parser.source.text
+    close = text.find("\n}", offset - 1)
+    if close < 0:
+        return None
+    n_lines = text.count("\n", offset - 1, close)
+    closer = i + n_lines
+    if closer >= parser.end:
+        return None
+    found = _BULK_LINE.findall(text, offset - 1, close + 1)
+    if len(found) != n_lines or n_lines == 0:
+        return None
+    body = BulkBody.checked(found, i + 1, parser.deferred_attributes)
+    if body is None:
+        return None
+    parser.parse_closer(comp, closer, parser.lines[closer].strip())
+    parser.cursor = (closer, close + 1)  # the '}' line: the next body's offset is near
+    comp._body = body
+    comp._instructions = []  # made by body.build on first use
+    return closer + 1
+
+
+# The careful path's test for a second statement in an attribute tail (_statement_in_tail),
+# made for a whole module's attribute texts at once: '[ROOT] name =' and a shape or an opcode,
+# right after ')', ']', '}' or a string, or after blanks that follow anything but ',' or '='
+# (after those it is an attribute, 'replica_groups=mesh[...]', or a value). Brackets are not
+# tracked, so it flags all the careful path would split; a false alarm only sends a body there.
+# First a pre-filter that starts with a literal ('=' then what may follow it), then strings
+# blanked (no statement hides in one, and op names such as 'conv[padding=((0, 0))]', what older
+# JAX printed, looked like one), then the test itself.
+_LINE_STRING = re.compile(_lex.quoted('"', newline=False))  # a string that ends on its line
+_EQUALS_RHS = re.compile(r"=[ \t]*+(?:\(|" + NAME_RUN + r"[ \t]*+[\[(])")
+_SQUEEZED = re.compile(
+    r"(?:(?<=[)\]}\"])|(?<=[^,=\s])[ \t]++)(?:ROOT[ \t]+)?%?"
+    + NAME_RUN
+    + r"[ \t]*+=(?=[ \t]*"
+    + RHS_START
+    + ")"
+)
+
+
+def _plain_attributes(attrs: Sequence[str]) -> bool:
+    """Whether these attribute texts (one per line) are each one instruction's attributes: no
+    statement squeezed after them, and no bracket left open (or closed) for another line."""
+    joined = "\n".join(attrs)
+    if "ROOT" in joined or _EQUALS_RHS.search(joined) is not None:
+        unquoted = _LINE_STRING.sub('""', joined)
+        if "ROOT" in unquoted or _SQUEEZED.search(unquoted) is not None:
+            return False
+    # As many of each bracket closing as opening on every line: what the careful path tests
+    # before it would join a line to the next (_maybe_unbalanced). Counted on the distinct
+    # bracket patterns of the lines (a module has a handful), each line's brackets alone.
+    patterns = set(
+        joined.encode("utf-8", "surrogatepass").translate(None, _NOT_A_BRACKET).split(b"\n")
+    )
+    return all(map(_balanced_counts, patterns))
+
+
+_NOT_A_BRACKET = bytes(c for c in range(256) if c not in b"()[]{}\n")
+
+
+def _balanced_counts(pattern: bytes) -> bool:
+    return (
+        pattern.count(b"(") == pattern.count(b")")
+        and pattern.count(b"[") == pattern.count(b"]")
+        and pattern.count(b"{") == pattern.count(b"}")
+    )
+
+
+def all_plain(deferred: list[tuple[str, ...]] | None) -> bool:
+    """Whether every body's attribute texts put off pass :func:`_plain_attributes`: all of them
+    at once, and only if that fails (its tests then found things in two different bodies, say)
+    body by body, which is the answer each body alone would have had."""
+    if not deferred or _plain_attributes(list(chain.from_iterable(deferred))):
+        return True
+    return all(map(_plain_attributes, deferred))
+
+
+class BulkBody:
+    """A plainly printed body, checked as a whole and built into Instructions on first use.
+
+    It keeps the ``_BULK_LINE`` matches as columns, one tuple per group (ROOT, name, shape,
+    opcode, operands, operands in another form, attributes), so that opcodes, names and
+    attribute texts are there without building anything. :meth:`checked` refuses, with None,
+    any body the careful path must read (it alone gives the file:line:column of an error),
+    so building never fails.
+    """
+
+    __slots__ = ("columns", "first_line")
+
+    def __init__(self, columns: list[tuple[str, ...]], first_line: int) -> None:
+        self.columns = columns
+        self.first_line = first_line
+
+    @classmethod
+    def checked(
+        cls,
+        found: list[tuple[str, ...]],
+        first_line: int,
+        deferred: list[tuple[str, ...]] | None = None,
+    ) -> BulkBody | None:
+        """The body, if every line is one instruction XLA's printer could have written: known
+        opcodes, unique names, defined operands, at most one ROOT, and attributes with balanced
+        brackets and no second statement squeezed after them (:func:`_plain_attributes`, put
+        off to the end of the module when ``deferred`` collects them). Each test runs over a
+        whole column in C: a loop in Python over the lines cost more than the regex that found
+        them."""
+        columns = list(zip(*found))
+        roots, names, _, opcodes, inners, others, attrs = columns
+        n = len(names)
+        if not _KNOWN_OPCODES.issuperset(opcodes):
+            return None  # async sugar and unknown opcodes take the careful path
+        defined = set(names)
+        if len(defined) != n:
+            return None  # a name defined twice: the careful path says where
+        if n - roots.count("") > 1:
+            return None
+        if deferred is not None:
+            deferred.append(attrs)  # checked with every other body's at the end
+        elif not _plain_attributes(attrs):
+            return None
+        if "parameter" in opcodes or "constant" in opcodes:
+            not_payload = list(map(_IS_NOT_PAYLOAD, opcodes))
+            used = list(compress(inners, not_payload))
+            others = tuple(compress(others, not_payload))
+        else:
+            used = list(inners)
+        if any(others):
+            # The printer numbers long operand lists ('a, /*index=5*/f, ...'); anything else
+            # (operands with shapes, nested ops) takes the careful path. Joined with ', ', the
+            # lists are plain together exactly when each one is.
+            numbered = list(filter(None, others))
+            if not all(map(operator.contains, numbered, repeat("/*"))):
+                return None
+            plain = _INDEX_COMMENTS.sub("", ", ".join(numbered))
+            if _PLAIN_OPERANDS.fullmatch(plain) is None:
+                return None
+            used.append(plain)
+        operand_lists = ",".join(used).replace("%", "").replace(" ", "").split(",")
+        if not defined.issuperset(filter(None, operand_lists)):
+            return None  # an undefined operand: the careful path says where
+        return cls(columns, first_line)
+
+    def opcodes(self) -> list[str]:
+        return list(self.columns[3])
+
+    def attribute_texts(self) -> tuple[str, ...]:
+        return self.columns[6]
+
+    def names(self) -> tuple[str, ...]:
+        return self.columns[1]
+
+    def build(self, comp: Computation) -> None:
+        """Make the Instruction objects (with :meth:`Instruction.from_parts`, the fast
+        constructor), resolve operands, and install them, the name table and the root in
+        ``comp``."""
+        new = Instruction.from_parts
+        payload_opcodes = PAYLOAD_OPCODES
+        instructions: list[Instruction] = []
+        by_name: dict[str, Instruction] = {}
+        pending: list[tuple[Instruction, list[str]]] = []
+        root: Instruction | None = None
+        number = self.first_line
+        for is_root, name, shape_text, opcode, inner, other, attr_text in zip(*self.columns):
+            payload = None
+            if opcode in payload_opcodes:
+                payload, inner, other = inner or other, "", ""  # no operands
+            # The attributes' column (-1) is worked out only when an error message needs it.
+            inst = new(
+                name, opcode, shape_text, attr_text, -1 if attr_text else 0, payload, number, comp
+            )
+            number += 1
+            by_name[name] = inst
+            instructions.append(inst)
+            if is_root:
+                root = inst
+            if other:
+                inner = _INDEX_COMMENTS.sub("", other)
+            if inner:
+                names = inner.replace("%", "").replace(" ", "").split(",")
+                try:
+                    inst.operands = list(map(by_name.__getitem__, names))
+                except KeyError:  # used before its line: resolved below
+                    pending.append((inst, names))
+        for inst, names in pending:
+            inst.operands = list(map(by_name.__getitem__, names))
+        comp._instructions = instructions
+        comp._by_name = by_name
+        comp._root = root if root is not None else instructions[-1]
