@@ -9,7 +9,7 @@
   under 2% (a ratio under 1.02); on a shared machine the second part mostly shows the noise,
   the first part is the harness's own cost.
 * **--per-kernel on the samples' transformer** (samples/hlo/, its optimized HLO, about 200
-  kernels): the wall time of ``hloscope.bench(..., per_kernel=True)`` with the default budgets,
+  kernels): the wall time of ``hloscope.benchmark(..., per_kernel=True)`` with the default budgets,
   extraction and compilation included, against the one minute the issue allows; the program's
   own timing in the same call is printed beside it.
 * **CPU calibration**: a fresh :func:`hloscope.bench.peaks.calibrate_cpu` (into a temporary
@@ -221,7 +221,7 @@ def bench_aa(repeats: int) -> None:
     import jax
     import jax.numpy as jnp
 
-    from hloscope.bench.api import bench
+    from hloscope.bench import compare
     from hloscope.bench.peaks import last_level_cache
 
     add = jax.jit(lambda a, b: a + b)
@@ -229,12 +229,12 @@ def bench_aa(repeats: int) -> None:
     x, y = jnp.ones(n, jnp.float32), jnp.full(n, 2.0, jnp.float32)
     quiet = 0
     for i in range(repeats):
-        verdict = bench(add, x, y, vs=(add, x, y), budget=2.0, seed=i).verdict
+        verdict = compare((add, x, y), (add, x, y), budget=2.0, seed=i).verdict
         quiet += verdict.startswith("no significant difference")
         print(f"A/A {i + 1:2}/{repeats}  {verdict}")
     print(f"A/A               {quiet} of {repeats} say no significant difference")
     x4, y4 = jnp.ones(4 * n, jnp.float32), jnp.full(4 * n, 2.0, jnp.float32)
-    print(f"A vs 4x work      {bench(add, x, y, vs=(add, x4, y4), budget=2.0).verdict}")
+    print(f"A vs 4x work      {compare((add, x, y), (add, x4, y4), budget=2.0).verdict}")
 
 
 def main(argv: list[str]) -> int:

@@ -14,7 +14,8 @@ The public API, in the order data flows through it::
     hloscope.explain_error(log_text)                              # ... and why it did not
     with hloscope.watch_compiles() as w: train()                  # who recompiled, and why
     hloscope.explain("train.py:step"); hloscope.pass_timeline(cap)  # teaching: lines, passes
-    hloscope.bench(target, per_kernel=True)                       # time it, kernel by kernel
+    hloscope.benchmark(target, per_kernel=True)                   # time it, kernel by kernel
+    hloscope.compare("a.py:f", "b.py:f").verdict                  # ... and against another
     hloscope.build_report(target).write("report.html")            # all of it, one HTML page
 
 The offline API (parsing, dump folders, analyses) never imports jax or tensorflow; capture
@@ -26,12 +27,15 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import HloscopeError
 from .stages import Stage
-from . import bench as _bench_package  # noqa: F401 - see bench() below
+from . import bench as bench  # the package; benchmark() and compare() are its entry points
 from . import capture as _capture_package  # noqa: F401 - see capture() below
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .bench.api import BenchResult
 
 # Every other name loads on first use (PEP 562: ``hloscope.NAME`` and ``from hloscope import
 # NAME`` both work): importing them all costs a third of a second of CPU (the parser, the
@@ -89,6 +93,7 @@ _LAZY = {
     "watch_compiles": ".analysis.recompiles",
     "BenchComparison": ".bench.api",
     "BenchResult": ".bench.api",
+    "compare": ".bench.api",
     "Report": ".render.html.report",
     "build_report": ".render.html.report",
     "write_report": ".render.html.report",
@@ -108,11 +113,10 @@ def capture(function: Any, *args: Any, **options: Any) -> Any:
     return run(function, *args, **options)
 
 
-def bench(target: Any, *args: Any, **options: Any) -> Any:
-    """Compile and time ``target`` on the default JAX device: see
-    :func:`hloscope.bench.api.bench` (a ``BenchResult``, or a ``BenchComparison`` with
-    ``vs=``). A function here, not the subpackage: the subpackage was imported above, so
-    importing its modules later does not rebind ``hloscope.bench``."""
+def benchmark(target: Any, *args: Any, **options: Any) -> "BenchResult":
+    """Compile and time ``target`` on the default JAX device, a :class:`BenchResult`: see
+    :func:`hloscope.bench.bench` (this name, because ``hloscope.bench`` is the package).
+    Two programs against each other: :func:`compare`."""
     from .bench.api import bench as run
 
     return run(target, *args, **options)
@@ -223,7 +227,8 @@ __all__ = [
     "Report",
     "build_report",
     "write_report",
-    "bench",
+    "benchmark",
+    "compare",
     "BenchResult",
     "BenchComparison",
 ]

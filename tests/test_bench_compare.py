@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hloscope.bench.compare import compare_samples, halves_difference
+from hloscope.bench.comparison import compare_samples, halves_difference
 from hloscope.bench.timing import summarize
 from tests.frameworks_needed import needs_framework
 
@@ -23,11 +23,11 @@ def elementwise():
 
 
 def test_four_times_the_data_is_found_about_four_times_slower():
-    from hloscope.bench.api import bench
+    from hloscope.bench import compare
 
     jax, jnp, f = elementwise()
     small, large = jnp.ones(1 << 19), jnp.ones(4 << 19)
-    result = bench(f, small, vs=(f, large), budget=2.0, precision=0.03)
+    result = compare((f, small), (f, large), budget=2.0, precision=0.03)
     c = result.comparison
     assert c.significant and c.ratio > 1 and "slower" in result.verdict
     # About 4x: the small side's 2 MiB stay in the caches more than the large side's 8 MiB,
@@ -35,19 +35,19 @@ def test_four_times_the_data_is_found_about_four_times_slower():
     assert 2.8 < c.ratio < 6.0, result.verdict
     assert c.ci_low <= c.ratio <= c.ci_high
     # The other way round: B is the faster one.
-    flipped = bench(f, large, vs=(f, small), budget=2.0, precision=0.03)
+    flipped = compare((f, large), (f, small), budget=2.0, precision=0.03)
     assert flipped.comparison.ratio < 1 and "faster" in flipped.verdict
 
 
 def test_a_program_against_itself_is_no_significant_difference():
-    from hloscope.bench.api import bench
+    from hloscope.bench import compare
 
     jax, jnp, f = elementwise()
     x = jnp.ones(1 << 18)
     # On a shared 2-core CI machine, with the other test worker busy, two halves of one run
     # have differed by 3% (CI 1.01-1.06): the test asks for the precision such a machine can
     # vouch for, so only a difference of 5% or more may be called one.
-    result = bench(f, x, vs=(f, x), budget=1.5, precision=0.05)
+    result = compare((f, x), (f, x), budget=1.5, precision=0.05)
     assert not result.comparison.significant
     assert result.verdict.startswith("no significant difference")
     assert set(result.to_dict()) == {"a", "b", "comparison"}
@@ -134,7 +134,7 @@ def _memory_bound(jnp, scale):
 
 
 def test_a_memory_bound_program_against_itself_is_never_a_difference():
-    from hloscope.bench.api import bench
+    from hloscope.bench import compare
 
     jax = needs_framework("jax")
     import jax.numpy as jnp
@@ -143,13 +143,13 @@ def test_a_memory_bound_program_against_itself_is_never_a_difference():
     x, y = _memory_bound(jnp, 1.0)
     # A and B are loaded (compiled, given inputs) separately, as `--vs A A` does.
     # At least eight rounds run, whatever the budget.
-    verdicts = [bench(add, x, y, vs=(add, x, y), budget=0.5, seed=i).verdict for i in range(4)]
+    verdicts = [compare((add, x, y), (add, x, y), budget=0.5, seed=i).verdict for i in range(4)]
     assert all(v.startswith("no significant difference") for v in verdicts), verdicts
     # Four times the work is found, either way round.
     x4, y4 = _memory_bound(jnp, 4.0)
-    slower = bench(add, x, y, vs=(add, x4, y4), budget=1.0)
+    slower = compare((add, x, y), (add, x4, y4), budget=1.0)
     assert slower.comparison.b_slower and "slower" in slower.verdict, slower.verdict
-    faster = bench(add, x4, y4, vs=(add, x, y), budget=1.0)
+    faster = compare((add, x4, y4), (add, x, y), budget=1.0)
     c = faster.comparison
     assert c.significant and c.ratio < 1 and "faster" in faster.verdict, faster.verdict
 

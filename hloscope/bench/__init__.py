@@ -1,11 +1,18 @@
 """Compiling and timing programs and single kernels on the device JAX sees (issue 12).
 
+The package exports the two entry points::
+
+    from hloscope import bench
+    bench.bench("train.py:step", per_kernel=True)   # a BenchResult (hloscope.benchmark)
+    bench.compare("a.py:f", "b.py:f").verdict       # a BenchComparison (hloscope.compare)
+
 The layer sits between the analyses (costs, kernels, sources) and the renderers, and imports
 jax and jaxlib only inside functions; every private jaxlib API it needs goes through
 :mod:`hloscope.capture.jaxlib_adapter`. By concern:
 
 ===============  ===============================================================================
-``api``          :func:`~.api.bench`: a program (and its kernels) timed, costed, under a roofline
+``api``          :func:`~.api.bench` (a program and its kernels timed, costed, under a
+                 roofline) and :func:`~.api.compare` (two programs against each other)
 ``program``      what is timed: a callable, a SCRIPT.py:FUNCTION, or any TARGET's module
 ``timing``       the harness: warm-up, block_until_ready, runs until a precision or a budget
 ``inputs``       entry parameters, random inputs in their layouts, donation
@@ -14,7 +21,22 @@ jax and jaxlib only inside functions; every private jaxlib API it needs goes thr
 ``kernels``      per-kernel microbenchmarks, net of the launch overhead
 ``peaks``        vendor peak FLOP/s and bandwidth with sources; the CPU's, measured and cached
 ``roofline``     achieved rates, compute- or memory-bound, fraction of the roof
-``compare``      A against B: interleaved runs, bootstrap interval, verdict
+``comparison``   A against B: interleaved runs, bootstrap interval, verdict
 ``profile``      kernel times read from a profiler trace of the whole program
 ===============  ===============================================================================
 """
+
+from ..lazy_exports import lazy_exports
+
+# Loaded on first use: ``import hloscope`` imports this package, and the harness pulls in
+# numpy and the cost model, which a command that does not time anything never needs.
+_LAZY = {
+    "bench": ".api",
+    "compare": ".api",
+    "BenchResult": ".api",
+    "BenchComparison": ".api",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
+
+__all__ = ["bench", "compare", "BenchResult", "BenchComparison"]

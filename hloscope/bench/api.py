@@ -1,21 +1,24 @@
-"""``hloscope.bench(...)``: time a program (and its kernels), place it under the roofline.
+"""``hloscope.benchmark(...)``: time a program (and its kernels), place it under the roofline.
 
 ::
 
-    result = hloscope.bench("samples/hlo/transformer_train.after_optimizations.txt")
+    result = hloscope.benchmark("samples/hlo/transformer_train.after_optimizations.txt")
     result.median_s, result.roofline.bound
-    result = hloscope.bench(step, params, batch, per_kernel=True)   # a function and its args
+    result = hloscope.benchmark(step, params, batch, per_kernel=True)   # a function and its args
     result.to_dataframe()              # one row per kernel (or one for the program)
     result.to_dict()                   # the JSON of `hloscope bench --json`
-    hloscope.bench("a.py:f", vs="b.py:f").verdict   # "B is 1.31x faster, 95% CI 1.27-1.35"
+    hloscope.compare("a.py:f", "b.py:f").verdict   # "B is 1.31x faster, 95% CI 1.27-1.35"
+
+(``hloscope.benchmark`` is :func:`bench`, ``hloscope.compare`` :func:`compare`; both are also
+``hloscope.bench.bench`` and ``hloscope.bench.compare``.)
 
 :func:`bench` loads the program (:mod:`.program`), times it with the harness (:mod:`.timing`),
 costs it with hloscope's cost model on the optimized module XLA made of it (FLOPs and bytes
 per run, loop bodies times their trip counts), finds the device's peaks (:mod:`.peaks`) and
 places it under the roofline (:mod:`.roofline`). ``per_kernel=True`` also times every kernel
 alone (:mod:`.kernels`) and, where the profiler records them, reads the kernels' times from a
-trace of the whole program (:mod:`.profile`). ``vs=B`` times both programs interleaved and
-compares them (:mod:`.compare`).
+trace of the whole program (:mod:`.profile`). :func:`compare` times two programs interleaved
+and compares them (:mod:`.comparison`).
 
 The JSON contract of :meth:`BenchResult.to_dict` (``hloscope bench --json``)::
 
@@ -50,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 from ..dataframes import require_pandas
 from ..errors import HloscopeError
 from ..units import format_bytes, format_count
-from .compare import Comparison, compare_samples, interleave
+from .comparison import Comparison, compare_samples, interleave
 from .compile import device_label
 from .extract import Skip
 from .kernels import KernelTiming, time_kernels
@@ -81,6 +84,7 @@ __all__ = [
     "BenchComparison",
     "BenchError",
     "bench",
+    "compare",
     "CONTRACT_KEYS",
     "KERNEL_KEYS",
     "BenchProgress",
@@ -329,7 +333,10 @@ def _fresh_pages_note(program: Program, peak: DevicePeak | None, line: Roofline)
         return ""
     if line.memory_level is not MemoryLevel.MEMORY or (line.fraction or 1.0) >= _FAR_BELOW_ROOF:
         return ""
-    outputs = program.optimized.entry.root.shape.leaves()
+    entry = program.optimized.entry
+    if entry is None or entry.root is None:
+        return ""
+    outputs = entry.root.shape.leaves()
     biggest = max((leaf.byte_size or 0 for leaf in outputs), default=0)
     if biggest < _FRESH_PAGES_BYTES:
         return ""
@@ -469,33 +476,11 @@ def _add_kernels(
                     )
 
 
-def bench(
-    target: Any,
-    *args: Any,
-    vs: Any = None,
-    device: Any = None,
-    precision: float = DEFAULT_PRECISION,
-    budget: float = DEFAULT_BUDGET,
-    per_kernel: bool = False,
-    kernel_budget: float | None = None,
-    profile: bool = True,
-    module: str | None = None,
-    refresh: bool = False,
-    seed: int = 0,
-    kwargs: dict[str, Any] | None = None,
-    progress: BenchProgress | None = None,
-) -> BenchResult | BenchComparison:
-    """Time ``target`` on ``device`` (see the module docstring).
-
-    ``target`` is a TARGET string or path, a :class:`~hloscope.capture.target.Target`, a
-    parsed :class:`~hloscope.hlo.model.Module`, or a function called with ``*args`` (and
-    ``kwargs``). ``precision`` is the relative precision asked of the median (0.02: 2%),
-    ``budget`` the seconds of timed runs allowed for it; ``kernel_budget`` each kernel's with
-    ``per_kernel`` (default ``budget / 100``, between 0.02 and 1 s). ``profile`` reads the
-    kernels' times from a profiler trace too (with ``per_kernel``). ``vs`` is a second program
-    of any of those kinds (a function with its arguments as a tuple ``(fn, *args)``); the
-    result is then a :class:`BenchComparison`. ``module`` and ``refresh`` apply to TARGETs.
-    """
+def _loader(
+    device: Any, seed: int, module: str | None, refresh: bool
+) -> Callable[[Any, Sequence[Any], dict[str, Any] | None], Program]:
+    """How :func:`bench` and :func:`compare` turn what they are given into a :class:`Program`
+    (``module`` and ``refresh`` apply to TARGETs only)."""
     options = {"device": device, "seed": seed}
     target_options = {**options, "module": module, "refresh": refresh}
 
@@ -509,27 +494,35 @@ def bench(
             return program_of(value, **options)
         return program_of(value, value_args, kwargs=value_kwargs, **options)
 
-    program = load(target, args, kwargs)
-    if vs is not None:
-        if per_kernel:
-            raise BenchError(
-                "--per-kernel and --vs exclude each other: time one program's kernels at a time"
-            )
-        if isinstance(vs, tuple) and vs and callable(vs[0]):
-            other = load(vs[0], vs[1:], None)
-        else:
-            other = load(vs, (), None)
-        timing_a, timing_b = interleave(
-            program.work,
-            other.work,
-            precision=precision,
-            budget=budget,
-            seed=seed,
-            progress=_stage(progress, "compare"),
-        )
-        a = _result(program, timing_a, progress)
-        b = _result(other, timing_b, progress)
-        return BenchComparison(a, b, compare_samples(timing_a, timing_b))
+    return load
+
+
+def bench(
+    target: Any,
+    *args: Any,
+    device: Any = None,
+    precision: float = DEFAULT_PRECISION,
+    budget: float = DEFAULT_BUDGET,
+    per_kernel: bool = False,
+    kernel_budget: float | None = None,
+    profile: bool = True,
+    module: str | None = None,
+    refresh: bool = False,
+    seed: int = 0,
+    kwargs: dict[str, Any] | None = None,
+    progress: BenchProgress | None = None,
+) -> BenchResult:
+    """Time ``target`` on ``device`` (see the module docstring).
+
+    ``target`` is a TARGET string or path, a :class:`~hloscope.capture.target.Target`, a
+    parsed :class:`~hloscope.hlo.model.Module`, or a function called with ``*args`` (and
+    ``kwargs``). ``precision`` is the relative precision asked of the median (0.02: 2%),
+    ``budget`` the seconds of timed runs allowed for it; ``kernel_budget`` each kernel's with
+    ``per_kernel`` (default ``budget / 100``, between 0.02 and 1 s). ``profile`` reads the
+    kernels' times from a profiler trace too (with ``per_kernel``). ``module`` and
+    ``refresh`` apply to TARGETs. Two programs against each other: :func:`compare`.
+    """
+    program = _loader(device, seed, module, refresh)(target, args, kwargs)
     work = program.work
     timing = measure(
         work.fn,
@@ -551,3 +544,49 @@ def bench(
             progress=progress,
         )
     return result
+
+
+def _split_call(value: Any) -> tuple[Any, tuple[Any, ...]]:
+    """``(fn, *args)`` as the function and its arguments; anything else as it is, with none."""
+    if isinstance(value, tuple) and value and callable(value[0]):
+        return value[0], value[1:]
+    return value, ()
+
+
+def compare(
+    a: Any,
+    b: Any,
+    *,
+    device: Any = None,
+    precision: float = DEFAULT_PRECISION,
+    budget: float = DEFAULT_BUDGET,
+    module: str | None = None,
+    refresh: bool = False,
+    seed: int = 0,
+    progress: BenchProgress | None = None,
+) -> BenchComparison:
+    """Time ``a`` and ``b`` interleaved on ``device`` and say whether B is faster, slower or not
+    significantly different (:mod:`.comparison`: bootstrap interval, verdict).
+
+    Each of ``a`` and ``b`` is what :func:`bench` takes, a function with its arguments given
+    as a tuple ``(fn, *args)``::
+
+        hloscope.compare("a.py:f", "b.py:f").verdict     # "B is 1.31x faster, 95% CI 1.27-1.35"
+        hloscope.compare((f, x), (f, x_large)).ratio     # B's time over A's
+
+    ``precision`` and ``budget`` are those of :func:`bench`, for both programs together.
+    """
+    load = _loader(device, seed, module, refresh)
+    program_a = load(*_split_call(a), None)
+    program_b = load(*_split_call(b), None)
+    timing_a, timing_b = interleave(
+        program_a.work,
+        program_b.work,
+        precision=precision,
+        budget=budget,
+        seed=seed,
+        progress=_stage(progress, "compare"),
+    )
+    result_a = _result(program_a, timing_a, progress)
+    result_b = _result(program_b, timing_b, progress)
+    return BenchComparison(result_a, result_b, compare_samples(timing_a, timing_b))

@@ -163,7 +163,7 @@ def bench_command(
     exceed the noise that halves of each program's own runs show.
 
     Exit status: 0 done, 1 error, 2 unreadable HLO, 3 --fail-slower tripped."""
-    from ..bench.api import BenchComparison, bench
+    from ..bench.api import bench, compare
 
     if as_json and as_csv:
         raise CliError("--json and --csv exclude each other")
@@ -171,24 +171,22 @@ def bench_command(
         raise CliError("--fail-slower needs --vs B")
     if per_kernel and vs is not None:
         raise CliError("--per-kernel and --vs exclude each other")
-    options = {
+    options: dict[str, Any] = {
         "precision": parse_fraction(precision, "--precision"),
         "budget": parse_seconds(budget, "--budget"),
-        "kernel_budget": parse_seconds(kernel_budget, "--kernel-budget") if kernel_budget else None,
         "device": device,
         "module": module,
         "refresh": refresh,
         "seed": seed,
-        "per_kernel": per_kernel,
-        "profile": not no_profile,
     }
+    kernel_seconds = parse_seconds(kernel_budget, "--kernel-budget") if kernel_budget else None
     spec = _open(target, refresh)
-    other = _open(vs, refresh) if vs is not None else None
-    with _progress_bar(True) as progress:
-        result = bench(spec, vs=other, progress=progress, **options)
-    if isinstance(result, BenchComparison):
-        _show_comparison(result, (target, vs or ""), as_json, as_csv)
-        c = result.comparison
+    if vs is not None:
+        other = _open(vs, refresh)
+        with _progress_bar(True) as progress:
+            comparison = compare(spec, other, progress=progress, **options)
+        _show_comparison(comparison, (target, vs), as_json, as_csv)
+        c = comparison.comparison
         if fail_slower is not None and c.b_slower and c.slower_percent > fail_slower:
             click.echo(
                 f"hloscope bench: B is {c.slower_percent:.1f}% slower than A "
@@ -197,6 +195,15 @@ def bench_command(
             )
             sys.exit(int(ExitStatus.CHECK_FAILED))
         return
+    with _progress_bar(True) as progress:
+        result = bench(
+            spec,
+            progress=progress,
+            per_kernel=per_kernel,
+            kernel_budget=kernel_seconds,
+            profile=not no_profile,
+            **options,
+        )
     _show(result, as_json, as_csv, wide, top)
 
 
