@@ -202,7 +202,7 @@ class _Simulator:
         if op == "get-tuple-element" and operands:
             return self.forwarded(operands[0], (int(instruction.attrs.raw("index")),), shape)
         if op == "tuple":
-            out = {(): self.define(instruction, ())}
+            out: dict[Index, set[int]] = {(): self.define(instruction, ())}
             for k, operand in enumerate(operands):
                 for i, s in self.forwarded(operand, (), operand.shape).items():
                     out[(k, *i)] = s
@@ -319,7 +319,7 @@ class _Simulator:
                         uf.union(a, b)
         entry = self.module.entry
         root = entry.root if entry is not None else None
-        if root is not None:
+        if entry is not None and root is not None:
             params = entry.parameters
             for alias in _input_output_alias(self.module):
                 if alias.parameter < len(params):
@@ -349,9 +349,9 @@ class _Simulator:
                 if inst is d and index == value.index:
                     continue
                 if inst.is_root:
-                    s = self.spans.get(id(inst.computation))
-                    if s is not None:
-                        end = max(end, s[1])
+                    span_of = self.spans.get(id(inst.computation))
+                    if span_of is not None:
+                        end = max(end, span_of[1])
                 elif id(inst) in self.time:
                     end = max(end, self.time[id(inst)])
             if (

@@ -180,7 +180,8 @@ class FixKind(StrEnum):
 @dataclass(frozen=True, slots=True)
 class OomFix:
     """A fix that applies, what it targets and the bytes it frees at most (``None``: the
-    report does not say)."""
+    report does not say); for :attr:`FixKind.SMALLER_BATCH`, the bytes that must go at least
+    (what TPU says the program exceeds its memory by, or the allocation that failed)."""
 
     kind: FixKind
     target: str
