@@ -1,15 +1,13 @@
 """hloscope.analysis.explain: each source line linked through every stage to its kernels.
 
 The fusion report is the oracle for the optimized side (the per-line counts and kernels of
-``by_source``); the source files themselves (``inspect``) and JAX's own lowering are the
-oracle for the StableHLO locations; the samples' committed HLO covers what the text alone
-allows, with no jax.
+``by_source``); the samples' committed HLO covers what the text alone allows, with no jax.
+The StableHLO reader itself is tested in tests/test_stablehlo_locations.py.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import inspect
 import json
 import sys
 from pathlib import Path
@@ -23,7 +21,6 @@ from hloscope.analysis.explain import (
     ExplainError,
     Explanation,
     explain,
-    stablehlo_ops,
 )
 from hloscope.analysis.fusions import UNKNOWN_SOURCE, by_source, fusion_report
 from hloscope.stages import Stage
@@ -193,75 +190,6 @@ def test_to_dict_is_json(sample_modules):
     data = json.loads(json.dumps(explain(after, before=before).to_dict()))
     assert data["module"] == after.name and data["stages"] == ["hlo", "optimized_hlo"]
     assert {"source", "counts", "kernels", "hlo", "optimized_hlo"} <= set(data["lines"][0])
-
-
-# ---- StableHLO locations -------------------------------------------------------------------------
-
-
-def scaled_sine(x, y):
-    import jax.numpy as jnp
-
-    z = x * y
-    return z + jnp.sin(z)
-
-
-def test_stablehlo_locations_name_the_op_and_its_line():
-    jax = needs_framework("jax")
-    import jax.numpy as jnp
-
-    lines, first = inspect.getsourcelines(scaled_sine)
-    product = first + next(i for i, text in enumerate(lines) if "x * y" in text)
-    result = first + next(i for i, text in enumerate(lines) if "jnp.sin" in text)
-    from hloscope.capture.jaxlib_adapter import stablehlo_text
-
-    text = stablehlo_text(jax.jit(scaled_sine).lower(jnp.ones(4), jnp.ones(4)))
-    ops = {op.op: op for op in stablehlo_ops(text)}
-    assert ops["stablehlo.multiply"].op_name == "jit(scaled_sine)/mul"
-    assert ops["stablehlo.sine"].op_name == "jit(scaled_sine)/sin"
-    for op, line in (("stablehlo.multiply", product), ("stablehlo.sine", result)):
-        frame = ops[op].stack[0]
-        assert (Path(frame.file).name, frame.line, frame.function) == (
-            Path(__file__).name,
-            line,
-            "scaled_sine",
-        )
-    assert ops["stablehlo.sine"].stack[0].column == lines[result - first].index("jnp.sin")
-
-
-def test_stablehlo_inline_locations_and_regions():
-    text = "\n".join(
-        [
-            "module @m {",
-            '  func.func public @main(%arg0: tensor<f32> loc("x")) -> tensor<f32> {',
-            '    %0 = stablehlo.add %arg0, %arg0 : tensor<f32> loc(callsite("f"("a.py":3:4 to :9)'
-            ' at "<module>"("a.py":7:0)))',
-            '    %1 = "stablehlo.reduce"(%0, %0) ({',
-            "    ^bb0(%a: tensor<f32> loc(unknown), %b: tensor<f32> loc(unknown)):",
-            '      %2 = stablehlo.max %a, %b : tensor<f32> loc("jit(f)/max"(#loc9))',
-            "      stablehlo.return %2 : tensor<f32> loc(#loc9)",
-            '    }) : (tensor<f32>, tensor<f32>) -> tensor<f32> loc("jit(f)/reduce_max"(#loc9))',
-            "    return %1 : tensor<f32> loc(#loc)",
-            "  } loc(#loc)",
-            "} loc(#loc)",
-            "#loc = loc(unknown)",
-            '#loc8 = loc("a.py":5:2)',
-            '#loc9 = loc("g"(#loc8))',
-        ]
-    )
-    ops = stablehlo_ops(text)
-    assert [(op.name, op.op) for op in ops] == [
-        ("%0", "stablehlo.add"),
-        ("%2", "stablehlo.max"),
-        ("%1", "stablehlo.reduce"),
-    ]
-    add, maximum, reduce = ops
-    assert [(f.file, f.line, f.function) for f in add.stack] == [
-        ("a.py", 3, "f"),
-        ("a.py", 7, "<module>"),
-    ]
-    assert maximum.op_name == "jit(f)/max" and maximum.stack[0].function == "g"
-    assert reduce.op_name == "jit(f)/reduce_max" and reduce.line == 4
-    assert all(op.function == "main" for op in ops)
 
 
 # ---- live: the samples' transformer, every stage -------------------------------------------------

@@ -18,7 +18,7 @@ import pytest
 from frameworks_needed import needs_framework
 
 import hloscope
-from hloscope.analysis.explain import explain, stablehlo_ops
+from hloscope.analysis.explain import explain
 from hloscope.analysis.fusions import op_source
 from hloscope.stages import Stage
 
@@ -273,42 +273,6 @@ def test_hlo_of_a_called_computation_is_named_as_xla_inlines_it(name):
     ]
     assert named
     assert all(op.op_name in optimized for op in named), [op.op_name for op in named]
-
-
-def test_a_private_function_op_keeps_its_call_site_stack():
-    text = "\n".join(
-        [
-            "module @m {",
-            "  func.func public @main(%arg0: tensor<f32>) -> tensor<f32> {",
-            "    %0 = func.call @inner(%arg0) : (tensor<f32>) -> tensor<f32> loc(#loc5)",
-            "    %1 = func.call @inner(%0) : (tensor<f32>) -> tensor<f32> loc(#loc6)",
-            "    return %1 : tensor<f32> loc(#loc)",
-            "  } loc(#loc)",
-            "  func.func private @inner(%arg0: tensor<f32>) -> tensor<f32> {",
-            "    %0 = stablehlo.sine %arg0 : tensor<f32> loc(#loc4)",
-            "    %1 = stablehlo.cosine %0 : tensor<f32> loc(#loc7)",
-            "    return %1 : tensor<f32> loc(#loc)",
-            "  } loc(#loc)",
-            "} loc(#loc)",
-            "#loc = loc(unknown)",
-            '#loc1 = loc("a.py":3:4)',
-            '#loc2 = loc("a.py":9:1)',
-            '#loc3 = loc("a.py":10:1)',
-            '#loc4 = loc("sin"("g"(#loc1)))',
-            '#loc5 = loc("jit(f)/jit(g)"("f"(#loc2)))',
-            '#loc6 = loc("jit(f)/jit(g)"("f"(#loc3)))',
-            # Named in full already (as some jax versions write a body's ops): not doubled.
-            '#loc7 = loc("jit(f)/jit(g)/cos"("g"(#loc1)))',
-        ]
-    )
-    sine = next(op for op in stablehlo_ops(text) if op.op == "stablehlo.sine")
-    assert sine.private and sine.op_name == "jit(f)/jit(g)/sin"
-    assert [(f.line, f.function) for f in sine.stack] == [(3, "g"), (9, "f")]
-    assert [(name, [f.line for f in stack]) for name, stack in sine.other_sites] == [
-        ("jit(f)/jit(g)/sin", [3, 10])
-    ]
-    cosine = next(op for op in stablehlo_ops(text) if op.op == "stablehlo.cosine")
-    assert cosine.op_name == "jit(f)/jit(g)/cos"
 
 
 # ---- 16: kernels without metadata ------------------------------------------------------------
