@@ -43,6 +43,7 @@ from enum import StrEnum
 from typing import Any
 
 from ..hlo.metadata import StackFrame
+from .memory.oom_log import OOM_OPENING, OomReport, oom_fixes, read_oom
 from .provenance import is_user_frame, layer_path
 from .unsupported.findings import CheckReport, Finding, Platform, Reason
 from .unsupported.fixes import suggest
@@ -89,6 +90,10 @@ class Family(StrEnum):
     JAX_EXPORT = "jax_export"
     #: Pallas kernels lowered for a platform that cannot run them.
     PALLAS = "pallas"
+    #: XLA ran out of device memory: ``RESOURCE_EXHAUSTED: Out of memory while trying to
+    #: allocate N bytes`` with its "BufferAssignment OOM Debugging" list (GPU, CPU), or TPU's
+    #: "Ran out of memory in memory space hbm" with its largest allocations.
+    OUT_OF_MEMORY = "out_of_memory"
 
 
 #: What each family means, in words (the headline of the text output).
@@ -102,6 +107,7 @@ FAMILY_TITLES: dict[Family, str] = {
     Family.XLA_STATUS: "XLA refused the program",
     Family.JAX_EXPORT: "jax.export refused the program",
     Family.PALLAS: "a Pallas kernel cannot be lowered for the platform",
+    Family.OUT_OF_MEMORY: "the program does not fit in device memory",
 }
 
 
@@ -158,6 +164,9 @@ class Failure:
     hints: list[str] = field(default_factory=list)
     #: Offset of the message in the normalised text: failures are listed in log order.
     offset: int = 0
+    #: What an out-of-memory report said (requested bytes, peak buffers, fixes); only for
+    #: :attr:`Family.OUT_OF_MEMORY`, and only then in the JSON (as ``"memory"``).
+    memory: OomReport | None = None
 
     @property
     def user_stack(self) -> list[StackFrame]:
@@ -212,7 +221,7 @@ class Failure:
             "layer": self.layer,
             "occurrences": self.occurrences,
             "hints": list(self.hints),
-        }
+        } | ({"memory": self.memory.to_dict()} if self.memory is not None else {})
 
 
 def _frame_dict(frame: StackFrame) -> dict[str, Any]:
@@ -281,8 +290,11 @@ _PYTEST_E = re.compile(r"^E   ", re.M)
 # failure in full before it.
 _PYTEST_SUMMARY = re.compile(r"(?:FAILED|ERROR) \S+::\S* - ")
 _PYTEST_SECTIONS = ("= FAILURES =", "= ERRORS =")
-_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"))
-_BOMS += ((codecs.BOM_UTF16_BE, "utf-16"),)
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
 
 
 def decode_log(data: bytes) -> str:
@@ -1625,6 +1637,66 @@ def _pallas(log: _Log, m: re.Match[str]) -> Iterator[Failure]:
     )
 
 
+# ---- out of memory ------------------------------------------------------------------------------
+
+# GPU prints "Out of memory while trying to allocate" and, a line on, "BufferAssignment OOM
+# Debugging.": one report, read from its first line.
+_OOM_SAME_REPORT = 512
+# The device a report names: XLA:TPU in its status, or the TPU compiler's own wording.
+_OOM_PLATFORM = re.compile(r"XLA:(?P<word>TPU|GPU|CPU)\b")
+
+
+_LINE_CLASS = re.compile(r"(?P<cls>[A-Za-z_][\w.]*?(?:Error|Exception)): ")
+
+
+def _oom_class(line: str) -> str | None:
+    """The exception class that opens the message's line (``XlaRuntimeError: RESOURCE_EX...``);
+    the opening words may sit mid-line (TPU: "...compile permanent error. Ran out of ...")."""
+    found = _LINE_CLASS.match(line)
+    return found["cls"].rsplit(".", 1)[-1] if found else None
+
+
+def _out_of_memory(log: _Log, m: re.Match[str]) -> Iterator[Failure]:
+    """An out-of-memory report (:func:`~.memory.oom_log.read_oom`): the failure names the
+    function from the op_names, the largest user line that made buffers, and the fixes."""
+    if m.group(0).startswith("BufferAssignment") and OOM_OPENING.search(
+        log.text, max(0, m.start() - _OOM_SAME_REPORT), m.start()
+    ):
+        return
+    report = read_oom(log.text, m.start())
+    if report is None:
+        return
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    groups = [g for g in report.by_source() if g.source is not None]
+    user = [g.source for g in groups if g.user and g.source is not None]
+    stack = log.traceback_before(start)
+    function = _jax_function(log, m.start(), log.region_end(m.start()), stack)
+    word = _OOM_PLATFORM.search(log.text, start, log.line_end(m.end()))
+    device = word["word"].lower() if word else ("tpu" if m["space"] else None)
+    fixes = oom_fixes(report)
+    finding = Finding(
+        op="out of memory",
+        node="",
+        function=function,
+        reason=Reason.OUT_OF_MEMORY,
+        source=f"{user[0].file}:{user[0].line}" if user else _source(stack),
+        suggestion="; ".join(fix.fix for fix in fixes[:2]),
+        detail=log.headline(start),
+    )
+    yield Failure(
+        Family.OUT_OF_MEMORY,
+        finding,
+        message=log.headline(start),
+        device=device,
+        platform=_platform(device),
+        chain=_function_chain(function),
+        stack=stack,
+        error_class=_oom_class(log.headline(start)),
+        status="RESOURCE_EXHAUSTED" if "RESOURCE_EXHAUSTED: " in log.headline(start) else None,
+        memory=report,
+    )
+
+
 # ---- the table and the driver -------------------------------------------------------------------
 
 Handler = Callable[[_Log, re.Match[str]], Iterable[Failure]]
@@ -1651,6 +1723,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     Recogniser(Family.XLA_STATUS, _STATUS, _xla_status),
     Recogniser(Family.JAX_EXPORT, _EXPORT, _jax_export),
     Recogniser(Family.PALLAS, _PALLAS, _pallas),
+    Recogniser(Family.OUT_OF_MEMORY, OOM_OPENING, _out_of_memory),
 )
 
 # Repeats of a message are recognised by this much text from its start (the op, node and

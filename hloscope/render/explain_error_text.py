@@ -28,8 +28,10 @@ from rich.table import Table
 from rich.text import Text
 
 from ..analysis.explain_error import FAMILY_TITLES, ErrorExplanation, Failure
+from ..analysis.memory.oom_log import FixKind, OomFix, OomReport, SourceGroup, oom_fixes
 from ..analysis.unsupported.findings import Reason
 from ..hlo.metadata import StackFrame
+from ..units import format_bytes
 from .terminal import ELLIPSIS, printable
 
 __all__ = ["render_explanation", "explanation_view", "not_recognised_line", "REASON_WORDS"]
@@ -45,9 +47,12 @@ REASON_WORDS: dict[Reason, str] = {
     Reason.TRACING: "JAX tracing error",
     Reason.EXPORT: "jax.export refuses it",
     Reason.COMPILE_ERROR: "the compiler refused it",
+    Reason.OUT_OF_MEMORY: "the program needs more device memory than there is",
 }
 _LABEL_WIDTH = 13
 _FRAMES_SHOWN = 6
+# Lines of code shown under "filled by" in an out-of-memory report, largest first.
+_GROUPS_SHOWN = 6
 _MESSAGE_SHOWN = 200
 
 
@@ -138,11 +143,61 @@ def _rows(failure: Failure) -> Iterator[tuple[str, list[str]]]:
         names = " \u2190 ".join(ref.name for ref in failure.chain)
         yield "chain", [f"{names}  (innermost first)"]
     yield "your code", _where(failure)
-    if finding.suggestion:
+    if failure.memory is not None:
+        yield from _memory_rows(failure.memory)
+    elif finding.suggestion:
         yield "what to do", [finding.suggestion]
     for hint in failure.hints:
         yield "note", [hint]
     yield "message", [_short(failure.message)]
+
+
+def _memory_rows(report: OomReport) -> Iterator[tuple[str, list[str]]]:
+    """What an out-of-memory report said: the request, the memory used against what there is
+    (TPU), which lines of code filled it, the padding, and every fix that applies."""
+    if report.requested_bytes is not None:
+        yield (
+            "requested",
+            [f"{format_bytes(report.requested_bytes)} ({report.requested_bytes} bytes)"],
+        )
+    if report.used_bytes is not None and report.capacity_bytes is not None:
+        used = f"used {format_bytes(report.used_bytes)} of {format_bytes(report.capacity_bytes)}"
+        if report.exceeded_bytes is not None:
+            used += f" (over by {format_bytes(report.exceeded_bytes)})"
+        yield report.memory_space or "memory", [used]
+    groups = report.by_source()
+    if groups:
+        lines = [_group_line(group) for group in groups[:_GROUPS_SHOWN]]
+        if len(groups) > _GROUPS_SHOWN:
+            lines.append(f"{ELLIPSIS} {len(groups) - _GROUPS_SHOWN} more lines")
+        listed = f"{len(report.buffers)} buffers, {format_bytes(report.buffer_bytes)}"
+        yield "filled by", [*lines, f"(the report's peak buffers: {listed})"]
+    padded = [b for b in report.buffers if b.padding_bytes]
+    if padded:
+        yield (
+            "padding",
+            [
+                f"buffer {b.rank} {b.shape or ''}: {format_bytes(b.padding_bytes)} of tile padding"
+                for b in padded
+            ],
+        )
+    yield "what to do", [_fix_line(fix) for fix in oom_fixes(report)]
+
+
+def _fix_line(fix: OomFix) -> str:
+    if not fix.bytes:
+        return f"{fix.kind}: {fix.fix}"
+    if fix.kind is FixKind.SMALLER_BATCH:
+        return f"{fix.kind}: {fix.fix} (at least {format_bytes(fix.bytes)} must go)"
+    return f"{fix.kind}: {fix.fix} (frees up to {format_bytes(fix.bytes)})"
+
+
+def _group_line(group: SourceGroup) -> str:
+    numbers = ", ".join(map(str, group.buffers))
+    where = f"{group.source.file}:{group.source.line}" if group.source else "(no source line)"
+    library = "" if group.user or group.source is None else "  (library code)"
+    plural = "s" * (len(group.buffers) > 1)
+    return f"{format_bytes(group.bytes):>10}  {where}{library}  buffer{plural} {numbers}"
 
 
 def _device(failure: Failure) -> str:

@@ -75,6 +75,8 @@ class Reason(StrEnum):
     EXPORT = "export"
     #: The framework failed to compile it for a reason none of the above names.
     COMPILE_ERROR = "compile_error"
+    #: The program needs more device memory than there is (XLA's ``RESOURCE_EXHAUSTED``).
+    OUT_OF_MEMORY = "out_of_memory"
 
 
 #: Reasons that only warn: the program compiles, but something about it deserves attention.
