@@ -14,6 +14,7 @@ ignores line breaks, would. Errors are :class:`~hloscope.hlo.errors.HloParseErro
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from .. import _lex
 from .._lex import find_closing, split_top_level
@@ -90,6 +91,9 @@ _COMPACT_STATEMENT = re.compile(r"\s%?" + NAME + r"[ \t]*=[ \t]*(?:[a-z][a-z0-9]
 # Nested operand instructions (``add(negate(p), q)``) are read recursively; a bound keeps
 # hostile nesting an HloParseError rather than a RecursionError (printed HLO never nests).
 _MAX_NESTED_OPERANDS = 100
+# What ModuleParser._plain_line returns when the line held a second statement and now holds
+# the first alone.
+_LINE_SPLIT: Final = (None, None)
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 
 
@@ -408,8 +412,6 @@ class ModuleParser:
         opcodes = OPCODES
         warnings = self.module.warnings if self.module is not None else []
         last_start = -1
-        new = Instruction.__new__
-        payload_opcodes = PAYLOAD_OPCODES
         nested_ops = self.nested  # cleared in place, never rebound
         splits_seen: set[tuple[int, str]] = set()
         while i < end:
@@ -418,81 +420,12 @@ class ModuleParser:
             start = i
             inst = None
             if m is not None:
-                # Fast path, inlined. The regex stops at the opcode's '(': indices into the
-                # line, not copies of its tail, find the operands and the attributes.
-                is_root, name, shape_text, opcode = m.groups()
-                if line[m.end(2)] == "=":
-                    self._check_name_token(line, m, i)
-                open_end = m.end()
-                close = line.find(")", open_end)
-                if close >= 0:
-                    inner = line[open_end:close]
-                    tail = close + 1
-                    n = len(line)
-                    if (
-                        "(" not in inner
-                        and '"' not in inner
-                        and (
-                            tail == n
-                            or (
-                                line[tail] == "," and line.count("{", tail) == line.count("}", tail)
-                            )
-                        )
-                    ):
-                        # Two statements on one line? Cheap tests first: printed HLO never
-                        # has ' = ' or 'ROOT' here outside of strings, and a statement squeezed
-                        # after an attribute ('%n=f32[4] negate(r)') always holds its shape's '['.
-                        if (
-                            tail != n
-                            and (
-                                line.find(" = ", tail) >= 0
-                                or line.find("ROOT", tail) >= 0
-                                or (
-                                    line.find("[", tail) >= 0
-                                    and _COMPACT_STATEMENT.search(line, tail) is not None
-                                )
-                            )
-                            and self._split_line(i, tail)
-                        ):
-                            continue  # two statements on this line: read the first alone
-                        inst = new(Instruction)
-                        inst.name = name
-                        inst.opcode = opcode
-                        inst._shape_text = shape_text
-                        inst._users = inst._shape = inst._attrs = inst._called = inst._metadata = (
-                            None
-                        )
-                        inst._line = i + 1
-                        if tail != n:
-                            j = tail + 1  # after the ','
-                            if line.startswith(" ", j):
-                                j += 1
-                            if line.startswith((" ", "\t"), j):  # unusual spacing
-                                j = n - len(line[j:].lstrip())
-                            inst._attr_text = line[j:]
-                            inst._attr_col = j
-                        else:
-                            inst._attr_text = ""
-                            inst._attr_col = 0
-                        if opcode in payload_opcodes:
-                            inst._payload = inner
-                            operand_names = None
-                        else:
-                            inst._payload = None
-                            if not inner:
-                                operand_names = None
-                            elif (
-                                "[" in inner
-                                or "/" in inner
-                                or "{" in inner
-                                or inner.count(" ") > inner.count(",")
-                            ):
-                                operand_names = self._operand_names(inner, i, open_end)
-                            else:
-                                operand_names = inner.replace("%", "").replace(" ", "").split(",")
-                                if "" in operand_names:
-                                    operand_names = self._operand_names(inner, i, open_end)
-                        inst.operands = []
+                read = self._plain_line(line, m, i)
+                if read is _LINE_SPLIT:
+                    continue  # two statements on this line: read the first alone
+                if read is not None:
+                    inst, operand_names = read
+                    is_root = m.group(1)
                 if inst is None:  # needs the slow path (multi-line, nested brackets...)
                     inst, operand_names, i, is_root = self._slow_instruction(i)
                 i += 1
@@ -594,6 +527,76 @@ class ModuleParser:
             except (KeyError, TypeError):
                 inst.operands = self._resolve_slowly(inst, names, by_name, comp)
         return i + 1
+
+    def _plain_line(
+        self, line: str, m: re.Match, i: int
+    ) -> tuple[Instruction, list[str] | None] | tuple[None, None] | None:
+        """The instruction on line i, which ``_FAST_INSTR`` matched (``m``), and its operand
+        names, when the line holds it whole and plainly: operands without brackets or strings,
+        attributes with balanced braces. None when the careful :meth:`_slow_instruction` must
+        read it; ``_LINE_SPLIT`` when a second statement started on the line, which now holds
+        the first alone (read the line again).
+
+        The careful path's quick reading of a line, for bodies the bulk path sent back. The
+        regex stops at the opcode's '(': indices into the line, not copies of its tail, find
+        the operands and the attributes.
+        """
+        name, shape_text, opcode = m.group(2, 3, 4)
+        if line[m.end(2)] == "=":
+            self._check_name_token(line, m, i)
+        open_end = m.end()
+        close = line.find(")", open_end)
+        if close < 0:
+            return None
+        inner = line[open_end:close]
+        tail = close + 1
+        n = len(line)
+        if (
+            "(" in inner
+            or '"' in inner
+            or (tail != n and (line[tail] != "," or line.count("{", tail) != line.count("}", tail)))
+        ):
+            return None
+        # Two statements on one line? Cheap tests first: printed HLO never has ' = ' or 'ROOT'
+        # here outside of strings, and a statement squeezed after an attribute
+        # ('%n=f32[4] negate(r)') always holds its shape's '['.
+        if (
+            tail != n
+            and (
+                line.find(" = ", tail) >= 0
+                or line.find("ROOT", tail) >= 0
+                or (line.find("[", tail) >= 0 and _COMPACT_STATEMENT.search(line, tail) is not None)
+            )
+            and self._split_line(i, tail)
+        ):
+            return _LINE_SPLIT
+        if tail != n:
+            j = tail + 1  # after the ','
+            if line.startswith(" ", j):
+                j += 1
+            if line.startswith((" ", "\t"), j):  # unusual spacing
+                j = n - len(line[j:].lstrip())
+            attr_text, attr_col = line[j:], j
+        else:
+            attr_text, attr_col = "", 0
+        operand_names: list[str] | None
+        if opcode in PAYLOAD_OPCODES:
+            inst = Instruction.from_parts(
+                name, opcode, shape_text, attr_text, attr_col, inner, i + 1, None
+            )
+            return inst, None
+        inst = Instruction.from_parts(
+            name, opcode, shape_text, attr_text, attr_col, None, i + 1, None
+        )
+        if not inner:
+            operand_names = None
+        elif "[" in inner or "/" in inner or "{" in inner or inner.count(" ") > inner.count(","):
+            operand_names = self._operand_names(inner, i, open_end)
+        else:
+            operand_names = inner.replace("%", "").replace(" ", "").split(",")
+            if "" in operand_names:
+                operand_names = self._operand_names(inner, i, open_end)
+        return inst, operand_names
 
     def _resolve_slowly(
         self, inst: Instruction, names: list, by_name: dict, comp: Computation
