@@ -294,7 +294,9 @@ def stablehlo_ops(text: str) -> list[StableHloOp]:
 
     Structure (``module``, ``func.func``) and terminators (``return``) are left out. An op
     printed over several lines (one with regions) gets the location written after its last
-    brace.
+    brace. Some ops print their regions from the next line on, after a keyword
+    (``stablehlo.while(...) : types`` then ``cond {``, ``stablehlo.reduce(...)`` then
+    ``reducer(...) {``): the keyword's regions are the op's, and so is that location.
     """
     lines = text.splitlines()
     aliases = {}
@@ -308,10 +310,13 @@ def stablehlo_ops(text: str) -> list[StableHloOp]:
     open_ops: list[tuple[str, str, int, str, str] | None] = []  # ops waiting for a location
     functions: list[str] = []
     private: set[str] = set()
+    # The op on the line before, when it ended with neither a location nor a region's brace.
+    held: tuple[str, str, int, str, str] | None = None
     for number, raw in enumerate(lines, 1):
         stripped = raw.strip()
         if not stripped or stripped.startswith(("#", "^", "//")):
             continue
+        before, held = held, None
         func = _FUNC.match(raw)
         if func is not None:
             functions.append(func.group("name"))
@@ -334,10 +339,17 @@ def stablehlo_ops(text: str) -> list[StableHloOp]:
         name = (found.group("results") or "").split(",")[0].split(":")[0].strip()
         function = functions[-1] if functions else ""
         if trailing is None:
+            here = (name, op, number, function, stripped)
             # An op with regions (or the module, or a function): its location comes later.
             if stripped.endswith(("{", "({")) or op in ("module", "func.func"):
-                is_structure = op in ("module", "func.func")
-                open_ops.append(None if is_structure else (name, op, number, function, stripped))
+                if op in ("module", "func.func"):
+                    open_ops.append(None)
+                elif before is not None and not found.group("results") and "." not in op:
+                    open_ops.append(before)  # `cond {`: the regions of the op before
+                else:
+                    open_ops.append(here)
+            else:
+                held = here  # its regions open on the next line, after a keyword
             continue
         if op in _NOT_OPS:
             if op == "func.func":  # a declaration without a body
