@@ -21,7 +21,8 @@ from hloscope.analysis.recompiles import (
     ledger_of_modules,
     ledger_of_target,
 )
-from hloscope.capture.compile_watch import parse_explanation
+from hloscope.capture import compile_watch
+from hloscope.capture.compile_watch import CacheMissExplanation, parse_explanation
 from hloscope.capture.target import Target
 from hloscope.dump.index import load_dump
 from hloscope.hlo.parser import parse_modules
@@ -128,6 +129,9 @@ def test_explanations_of_every_form_parse():
         "TRACING CACHE MISS at /p/s.py:17 (<module>):\n  never seen function:\n"
         "    f id=140427943003776 defined at /p/s.py:12"
     )
+    # Its own name: hloscope.analysis.explain has the Explanation of source lines and kernels.
+    assert isinstance(never, CacheMissExplanation)
+    assert not hasattr(compile_watch, "Explanation")
     assert (never.call_site, never.name, never.defined_at) == (
         "/p/s.py:17 (<module>)",
         "f",

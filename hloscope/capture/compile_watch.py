@@ -66,7 +66,7 @@ __all__ = [
     "ArgSignature",
     "Hint",
     "CompileRecord",
-    "Explanation",
+    "CacheMissExplanation",
     "parse_explanation",
     "LogTap",
     "CompileWatcher",
@@ -212,8 +212,10 @@ def _arg_from(data: dict[str, Any]) -> ArgSignature:
 
 
 @dataclass(slots=True)
-class Explanation:
-    """What one ``TRACING CACHE MISS`` text says (:func:`parse_explanation`)."""
+class CacheMissExplanation:
+    """What one JAX ``TRACING CACHE MISS`` text says about why JAX traced a function again:
+    the call site, the function, whether JAX had never seen that function object, and the
+    differences it named (:func:`parse_explanation`)."""
 
     text: str
     call_site: str | None = None
@@ -248,8 +250,8 @@ _TYPE_TEXT = re.compile(r"^(?P<dtype>[^\[\s]+)\[(?P<dims>[^\]]*)\](?P<rest>.*)$"
 _WEAK = re.compile(r"\{weak_type=(True|False)\}")
 
 
-def parse_explanation(text: str) -> Explanation:
-    """Read one JAX cache-miss explanation into an :class:`Explanation`.
+def parse_explanation(text: str) -> CacheMissExplanation:
+    """Read one JAX cache-miss explanation into an :class:`CacheMissExplanation`.
 
     Parses loosely (the wording drifted between jax releases): the ``TRACING CACHE MISS at
     SITE`` head, the ``never seen function: NAME id=N defined at FILE:LINE`` and ``for NAME
@@ -258,7 +260,7 @@ def parse_explanation(text: str) -> Explanation:
     ``static_value`` for ``Static(val=...)`` pytree nodes, ``pytree`` for other tree
     differences; ``context`` for config bullets).
     """
-    found = Explanation(text=text)
+    found = CacheMissExplanation(text=text)
     head = _MISS.search(text)
     if head is not None:
         found.call_site = head.group("site").strip()
@@ -566,7 +568,7 @@ class _Pending:
     """What one compile in progress has said so far (per thread, per function name)."""
 
     name: str
-    explanation: Explanation | None = None
+    explanation: CacheMissExplanation | None = None
     trace_seconds: float | None = None
     lower_seconds: float | None = None
     avals: tuple[Any, ...] | None = None
