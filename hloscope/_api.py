@@ -82,11 +82,11 @@ def diff(a: Any, b: Any, *, module: str | None = None) -> KernelDiff:
     :func:`as_module`; ``module`` picks the same-named module on both sides)."""
     from .analysis.diff import diff as kernel_diff
 
-    labels = tuple(str(side) if isinstance(side, (str, os.PathLike)) else None for side in (a, b))
+    label_a, label_b = (str(side) if isinstance(side, (str, os.PathLike)) else "" for side in (a, b))
     return kernel_diff(
         as_module(a, module=module),
         as_module(b, module=module),
-        labels=labels if all(labels) else None,
+        labels=(label_a, label_b) if label_a and label_b else None,
     )
 
 
