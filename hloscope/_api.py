@@ -82,7 +82,7 @@ def diff(a: Any, b: Any, *, module: str | None = None) -> KernelDiff:
     :func:`as_module`; ``module`` picks the same-named module on both sides)."""
     from .analysis.diff import diff as kernel_diff
 
-    label_a, label_b = (str(side) if isinstance(side, (str, os.PathLike)) else "" for side in (a, b))
+    label_a, label_b = (str(s) if isinstance(s, (str, os.PathLike)) else "" for s in (a, b))
     return kernel_diff(
         as_module(a, module=module),
         as_module(b, module=module),
