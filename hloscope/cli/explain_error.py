@@ -41,8 +41,8 @@ class NotRecognisedError(HloscopeError):
     "function_chain, user_stack, ...).",
 )
 def explain_error_command(log: str, as_json: bool) -> None:
-    """Explain a TensorFlow, JAX or XLA compile error: what failed, on which device, in which
-    function, where in your code, and what to do.
+    """Explain a TensorFlow, JAX or XLA compile or out-of-memory error: what failed, on which
+    device, in which function, where in your code, and what to do.
 
     LOG is a file holding the error (a whole run's output, a traceback, one message); '-' or
     nothing reads stdin:
@@ -70,6 +70,11 @@ def explain_error_command(log: str, as_json: bool) -> None:
                   operands of other dtypes, ranks or counts, NOT_FOUND for
                   an FFI target the platform lacks, FAILED_PRECONDITION
                   (cuDNN that cannot start); other codes JAX raised
+      memory      RESOURCE_EXHAUSTED "Out of memory while trying to
+                  allocate N bytes" with "BufferAssignment OOM Debugging"
+                  (GPU), TPU's "Ran out of memory in memory space hbm":
+                  what was requested, what filled memory by source line,
+                  and the fixes (donation, remat, bf16, a smaller batch)
 
     TensorFlow reports only the first op it cannot compile; `hloscope check` lists all.
     Colour codes, Windows line ends and pytest's "E   " prefixes are fine.
