@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hloscope.render.html.report import build_report  # noqa: E402
+from hloscope.reporting import build_report  # noqa: E402
 from hloscope.units import format_bytes  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "generated" / "tf_keras_mobilenet_train"

@@ -94,9 +94,9 @@ _LAZY = {
     "BenchComparison": ".bench.api",
     "BenchResult": ".bench.api",
     "compare": ".bench.api",
-    "Report": ".render.html.report",
-    "build_report": ".render.html.report",
-    "write_report": ".render.html.report",
+    "Report": ".reporting",
+    "build_report": ".reporting",
+    "write_report": ".reporting",
 }
 
 
@@ -122,22 +122,24 @@ def benchmark(target: Any, *args: Any, **options: Any) -> "BenchResult":
     return run(target, *args, **options)
 
 
-#: Result classes that display as HTML in Jupyter (:mod:`hloscope.render.html.notebook`), by
-#: the module that defines each. Their ``_repr_html_`` is set when the module is imported.
+#: Result classes that display as HTML in Jupyter, by the module that defines each, with the
+#: ``module:function`` that shows one (:mod:`hloscope.render.html.notebook`; a capture shows
+#: its whole report, which :mod:`hloscope.reporting` gathers above the renderers). Their
+#: ``_repr_html_`` is set when the module is imported.
 _NOTEBOOK_VIEWS = {
-    "hloscope.analysis.fusions": ("FusionReport", "fusion_report_html"),
-    "hloscope.analysis.diff": ("KernelDiff", "kernel_diff_html"),
-    "hloscope.capture.inprocess": ("Capture", "capture_html"),
+    "hloscope.analysis.fusions": ("FusionReport", ".render.html.notebook:fusion_report_html"),
+    "hloscope.analysis.diff": ("KernelDiff", ".render.html.notebook:kernel_diff_html"),
+    "hloscope.capture.inprocess": ("Capture", ".reporting:capture_html"),
 }
 
 
 def _notebook_view(renderer: str) -> Any:
+    where, name = renderer.split(":")
+
     def _repr_html_(self: Any) -> str:
-        from .render.html import notebook
+        return getattr(importlib.import_module(where, __name__), name)(self)
 
-        return getattr(notebook, renderer)(self)
-
-    _repr_html_.__name__ = renderer
+    _repr_html_.__name__ = name
     return _repr_html_
 
 

@@ -38,7 +38,7 @@ LAYERS = [
     {"analysis"},
     {"bench"},  # compiling and timing: reads the analyses (costs), feeds the renderers
     {"render"},
-    {"cli", "__init__", "__main__", "_api", "testing"},  # the top: the CLI and the public API
+    {"cli", "__init__", "__main__", "_api", "testing", "reporting"},  # the top: CLI, public API
 ]
 HEAVY = ("jax", "jaxlib", "tensorflow")
 LAZY_HEAVY_OK = {"capture", "bench"}  # may import HEAVY inside functions

@@ -24,10 +24,12 @@ from conftest import SAMPLES
 from markupsafe import escape as escape_html
 
 import hloscope
+from hloscope import reporting
 from hloscope.cli import cli
 from hloscope.render.html import escape, page, sections
 from hloscope.render.html.escape import UnsafeSvgError, clean_svg, json_for_script
-from hloscope.render.html.report import REPORT_SCHEMA, Report, build_report
+from hloscope.render.html.report import REPORT_SCHEMA, Report
+from hloscope.reporting import build_report
 
 HLO = SAMPLES / "hlo"
 TRANSFORMER = HLO / "transformer_train.after_optimizations.txt"
@@ -357,16 +359,16 @@ def test_unsupported_ops_section_shows_what_check_says():
     # the section shows, under the verdict `hloscope check` prints for the same file.
     report = build_report(str(SPLIT), graphs=0)
     assert "unsupported" in report.section_names()
-    by_platform = {c["platform"]: c for c in report.checks}
+    by_platform = {c.platform: c for c in report.checks}
     assert set(by_platform) == {"cpu", "gpu", "tpu"}
     text = report.to_html()
     assert 'id="hs-unsupported"' in text
     for platform, check in by_platform.items():
-        assert check["supported"] and check["stage"] == "before"
+        assert check.supported and check.stage == "before"
         result = CliRunner().invoke(cli, ["check", str(SPLIT), "--platform", platform])
         assert result.exit_code == 0
-        assert result.stdout.splitlines()[-1] == check["verdict"]
-        assert f'<h3 class="hs-good">{escape_html(check["verdict"])}</h3>' in text
+        assert result.stdout.splitlines()[-1] == check.verdict
+        assert f'<h3 class="hs-good">{escape_html(check.verdict)}</h3>' in text
 
 
 def test_no_unsupported_section_when_nothing_is_found():
@@ -378,9 +380,10 @@ def test_recompiles_section_when_a_function_compiled_again(tmp_path: Path):
     path.write_text(TWO_COMPILES)
     report = build_report(str(path), graphs=0)
     assert "recompiles" in report.section_names()
-    (function,) = report.recompiles["functions"]
-    assert function["name"] == "f" and function["compiles"] == 2
-    assert function["events"][1]["causes"] == ["shape"]
+    assert report.recompiles is not None
+    (function,) = report.recompiles.functions
+    assert function.name == "f" and function.compiles == 2
+    assert function.events[1].causes == ["shape"]
     text = report.to_html()
     assert 'id="hs-recompiles"' in text
     assert "p: f32[4] -&gt; f32[8]" in text
@@ -424,16 +427,18 @@ class FakeBench:
 
 def test_bench_section_only_when_asked(monkeypatch):
     assert "bench" not in build_report(str(SPLIT), graphs=0).section_names()
-    real = sections._optional_module
+    real = reporting._optional_module
     monkeypatch.setattr(
-        sections, "_optional_module", lambda n: FakeBench if n == "hloscope.bench.api" else real(n)
+        reporting, "_optional_module", lambda n: FakeBench if n == "hloscope.bench.api" else real(n)
     )
     FakeBench.calls.clear()
     report = build_report(str(SPLIT), graphs=0, bench=True)
     ((subject, options),) = FakeBench.calls
     assert options["per_kernel"] is True and options["module"] == "jit_split"
     assert "bench" in report.section_names()
-    assert ("median time per run", "1.23 ms") in report.bench["program"]
+    assert report.bench is not None
+    assert ("median time per run", "1.23 ms") in report.bench.program
+    assert [s.name for s in report.bench.skipped] == ["debug_callback.1"]
     text = report.to_html()
     assert 'id="hs-bench"' in text and "timed on a fake device" in text
     index = report.kernel_index()["multiply_add_fusion"]
@@ -442,9 +447,9 @@ def test_bench_section_only_when_asked(monkeypatch):
 
 
 def test_bench_that_cannot_run_is_a_note(monkeypatch):
-    real = sections._optional_module
+    real = reporting._optional_module
     monkeypatch.setattr(
-        sections, "_optional_module", lambda n: None if n == "hloscope.bench.api" else real(n)
+        reporting, "_optional_module", lambda n: None if n == "hloscope.bench.api" else real(n)
     )
     report = build_report(str(FUSED), graphs=0, bench=True)
     assert report.bench is None and "bench" in report.section_names()
@@ -496,7 +501,7 @@ def test_a_failing_optional_section_is_a_note(monkeypatch):
     def broken(origin):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(sections, "recompiles", broken)
+    monkeypatch.setattr(reporting, "recompiles", broken)
     report = build_report(str(FUSED), graphs=0)
     assert report.recompiles is None
     assert "recompiles left out: RuntimeError: boom" in report.notes

@@ -28,7 +28,7 @@ import pytest
 from conftest import SAMPLES
 
 from hloscope.render.html.page import TABLE_PAGE
-from hloscope.render.html.report import build_report
+from hloscope.reporting import build_report
 
 CHROMIUM = os.environ.get("HLOSCOPE_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("HLOSCOPE_CHROMEDRIVER", "/usr/bin/chromedriver")

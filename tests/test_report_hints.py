@@ -15,7 +15,7 @@ from conftest import SAMPLES
 import hloscope
 from hloscope.analysis.fusions import fusion_report
 from hloscope.render.html import hints as rules
-from hloscope.render.html.report import build_report
+from hloscope.reporting import build_report
 
 HLO = SAMPLES / "hlo"
 MODULES = [
@@ -149,9 +149,10 @@ def test_recompiles_hint_leaves_out_jax_eager_modules(tmp_path: Path):
     assert [e["function"] for e in found.evidence] == ["f"]
     (e,) = found.evidence
     assert e["compiles"] == 3 and e["causes"] == {"shape": 2}
-    names = [f["name"] for f in report.recompiles["functions"]]
+    assert report.recompiles is not None
+    names = [f.name for f in report.recompiles.functions]
     assert names == ["f"]  # the section too, and its count
-    assert report.recompiles["line"].startswith("3 compiles of 1 function")
+    assert report.recompiles.line.startswith("3 compiles of 1 function")
 
 
 def test_notes_appear_once_and_say_what_to_do():

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from hloscope.analysis.unsupported.findings import CheckReport, Finding, Platform, Reason
 from hloscope.cli import cli
-from hloscope.render.html.report import build_report
+from hloscope.reporting import build_report
 
 PROGRAMS = """
 import jax, jax.numpy as jnp, numpy as np
@@ -71,16 +71,16 @@ def check_says(target: str, platform: str) -> dict:
 )
 def test_the_page_and_check_agree_on_every_platform(script: Path, function: str, supported):
     target = f"{script}:{function}"
-    page = {c["platform"]: c for c in build_report(target, graphs=0).checks}
+    page = {c.platform: c for c in build_report(target, graphs=0).checks}
     for platform in supported:
         by_jax = check_says(target, platform)
         # JAX's own lowering for the platform is the oracle; the table above says what it says.
         assert by_jax["clean"] is supported[platform], by_jax["verdict"]
         shown = page.get(platform)
-        page_supported = shown["supported"] if shown is not None else True
-        assert page_supported is by_jax["clean"], (platform, shown and shown["verdict"])
+        page_supported = shown.supported if shown is not None else True
+        assert page_supported is by_jax["clean"], (platform, shown and shown.verdict)
         if shown is not None:  # the very line check prints
-            assert shown["verdict"] == by_jax["verdict"] and shown["stage"] == "program"
+            assert shown.verdict == by_jax["verdict"] and shown.stage == "program"
 
 
 def test_a_warning_only_verdict_names_its_reasons():

@@ -1,8 +1,9 @@
 """``hloscope report TARGET -o report.html``: everything about one module, in one HTML page.
 
-The page (:mod:`hloscope.render.html`) holds the summary, a sortable and filterable kernel
-table, graphs of the heaviest kernels, the source view (lines -> kernels) and, when they apply,
-the pass timeline, recompiles and unsupported ops; ``--bench`` adds measured times. It is one
+:func:`hloscope.reporting.build_report` gathers it and :mod:`hloscope.render.html` writes the
+page, which holds the summary, a sortable and filterable kernel table, graphs of the heaviest
+kernels, the source view (lines -> kernels) and, when they apply, the pass timeline,
+recompiles and unsupported ops; ``--bench`` adds measured times. It is one
 self-contained file: every style and script is inline and it loads nothing, so it can be
 mailed, attached to a bug report or opened offline. The command prints the file's path and a
 short summary; notes on what was left out go to stderr.
@@ -55,7 +56,7 @@ def report_command(
     table (click a header to sort, type to filter), graphs of the heaviest kernels, which
     source line became which kernels, and the pass timeline, recompiles and unsupported ops
     when they apply. Graphs need Graphviz's `dot` (without it the page says so)."""
-    from ..render.html.report import build_report
+    from ..reporting import build_report
     from ..units import format_bytes
 
     resolved = open_target(target, refresh=refresh)

@@ -1,18 +1,22 @@
 """HTML output: the ``hloscope report`` page and the Jupyter views of hloscope's results.
 
-* :mod:`.report` -- :func:`build_report` gathers a module's summary, kernel table, graphs of
-  the heaviest kernels, source view and the optional sections into a :class:`Report`, and
-  :meth:`Report.to_html` writes one self-contained page;
-* :mod:`.sections` -- the builders of the page's parts beyond summary and table;
+Data in, text out: a report is gathered one layer up (:func:`hloscope.reporting.build_report`
+runs the analyses a TARGET needs) and rendered here.
+
+* :mod:`.report` -- :class:`Report`, everything one page shows about a module (summary,
+  kernel table, graphs, source view, optional sections) as typed data, and
+  :meth:`Report.to_html`, which writes one self-contained page;
+* :mod:`.sections` -- the typed data of the page's parts beyond summary and table, each made
+  from the analysis result it shows;
+* :mod:`.hints` -- the "look here first" hints, computed from the report's numbers;
 * :mod:`.page` -- the Jinja2 environment (templates in ``templates/``, autoescape on), the
   inline CSS and JavaScript, and the page's Content-Security-Policy;
 * :mod:`.escape` -- JSON inside ``<script>``, and the check every Graphviz SVG passes;
-* :mod:`.notebook` -- ``_repr_html_`` for :class:`~hloscope.capture.inprocess.Capture`,
-  :class:`~hloscope.analysis.fusions.FusionReport` and
-  :class:`~hloscope.analysis.diff.KernelDiff` (installed by ``import hloscope``).
+* :mod:`.notebook` -- ``_repr_html_`` for :class:`~hloscope.analysis.fusions.FusionReport`
+  and :class:`~hloscope.analysis.diff.KernelDiff` (installed by ``import hloscope``).
 
-Nothing here imports jax or TensorFlow. Importing this package is cheap: the submodules load
-on first use.
+Nothing here imports jax or TensorFlow, captures, benches or reads the program's files.
+Importing this package is cheap: the submodules load on first use.
 """
 
 from __future__ import annotations
@@ -20,9 +24,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .report import Report, build_report, write_report
+    from .report import Report
 
-__all__ = ["Report", "build_report", "write_report"]
+__all__ = ["Report"]
 
 
 def __getattr__(name: str) -> Any:

@@ -36,6 +36,7 @@ from ...hlo.opcodes import category_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...hlo.model import Module
+    from .sections import Recompiles
 
 __all__ = [
     "HintKind",
@@ -75,7 +76,7 @@ class Hint:
 
 
 def hints(
-    report: FusionReport, module: Module | None = None, recompiles: dict[str, Any] | None = None
+    report: FusionReport, module: Module | None = None, recompiles: Recompiles | None = None
 ) -> list[Hint]:
     """The hints of one report (see the module docstring); ``module`` links unfused ops into
     chains (without it each op is its own), ``recompiles`` is the report's recompiles section."""
@@ -189,7 +190,7 @@ def _loop_flops(report: FusionReport) -> Hint | None:
     for k in report.kernels:
         if k.executions > 1 or k.trip_count is not None:
             bodies.setdefault(k.where, []).append(k)
-    evidence = []
+    evidence: list[dict[str, Any]] = []
     for where, kernels in bodies.items():
         flops = sum(k.cost.flops * k.executions for k in kernels)
         if flops >= LOOP_SHARE * executed:
@@ -213,16 +214,16 @@ def _loop_flops(report: FusionReport) -> Hint | None:
     return Hint(HintKind.LOOP_FLOPS, title, evidence[:MAX_EVIDENCE])
 
 
-def _recompiles(recompiles: dict[str, Any] | None) -> Hint | None:
-    if not recompiles or not recompiles.get("functions"):
+def _recompiles(recompiles: Recompiles | None) -> Hint | None:
+    if recompiles is None or not recompiles.functions:
         return None
-    functions = sorted(recompiles["functions"], key=lambda f: -f["compiles"])
+    functions = sorted(recompiles.functions, key=lambda f: -f.compiles)
     evidence = []
     for f in functions[:MAX_EVIDENCE]:
         # Why each compile after the first happened (the first has nothing to differ from).
-        causes = Counter(c for e in f["events"][1:] for c in e["causes"])
+        causes = Counter(c for e in f.events[1:] for c in e.causes)
         evidence.append(
-            {"function": f["name"], "compiles": f["compiles"], "causes": dict(causes.most_common())}
+            {"function": f.name, "compiles": f.compiles, "causes": dict(causes.most_common())}
         )
     title = (
         f"{len(functions)} function{'s' if len(functions) != 1 else ''} compiled more than "

@@ -1,4 +1,4 @@
-"""Rich display in Jupyter: ``_repr_html_`` for captures, fusion reports and kernel diffs.
+"""Rich display in Jupyter: ``_repr_html_`` for fusion reports and kernel diffs.
 
 Jupyter shows an object as HTML when its class has a ``_repr_html_`` method. The classes
 that deserve one live in lower layers (:mod:`hloscope.capture`, :mod:`hloscope.analysis`),
@@ -10,19 +10,16 @@ classes. Each one imports the HTML renderer only when a notebook asks for it.
   filterable kernel table;
 * a :class:`~hloscope.analysis.diff.KernelDiff` shows the totals of A and B, each change with
   its sentence (:func:`~hloscope.render.diff_text.describe`) and the source lines that moved;
-* a :class:`~hloscope.capture.inprocess.Capture` shows the whole report of its optimized
-  module (:func:`~hloscope.render.html.report.build_report`), pass timeline included;
-* a :class:`~hloscope.render.html.report.Report` has its own method.
+* a :class:`~hloscope.render.html.report.Report` has its own method; a
+  :class:`~hloscope.capture.inprocess.Capture` shows the report of its optimized module,
+  which is gathered one layer up (:func:`hloscope.reporting.capture_html`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["install", "fusion_report_html", "kernel_diff_html", "capture_html"]
-
-#: Graphs a capture's notebook view draws (each costs a ``dot`` run).
-CAPTURE_GRAPHS = 2
+__all__ = ["install", "fusion_report_html", "kernel_diff_html"]
 
 
 def fusion_report_html(report: Any) -> str:
@@ -61,20 +58,11 @@ def kernel_diff_html(result: Any) -> str:
     )
 
 
-def capture_html(capture: Any) -> str:
-    """A :class:`~hloscope.capture.inprocess.Capture` as the report of its optimized module."""
-    from .report import build_report
-
-    return build_report(capture, graphs=CAPTURE_GRAPHS)._repr_html_()
-
-
 def install() -> None:
     """Give the result classes their ``_repr_html_`` (idempotent; ``import hloscope`` calls
     it). A class attribute, so instances of ``slots`` dataclasses get it too."""
     from ...analysis.diff import KernelDiff
     from ...analysis.fusions import FusionReport
-    from ...capture.inprocess import Capture
 
     FusionReport._repr_html_ = fusion_report_html  # type: ignore[attr-defined]
     KernelDiff._repr_html_ = kernel_diff_html  # type: ignore[attr-defined]
-    Capture._repr_html_ = capture_html  # type: ignore[attr-defined]

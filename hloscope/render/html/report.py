@@ -1,78 +1,66 @@
-"""``hloscope report``: one self-contained HTML page about one compiled module.
+"""The report page: :class:`Report` holds everything one ``hloscope report`` page shows about
+one compiled module, as typed data, and writes it as HTML.
 
-:func:`build_report` gathers what the other commands show one at a time, for the main module
-of a TARGET (or a :class:`~hloscope.capture.inprocess.Capture`, or a parsed
-:class:`~hloscope.hlo.model.Module`), into a :class:`Report`:
+A report is built one layer up, by :func:`hloscope.reporting.build_report` (which gathers the
+analyses from a TARGET, a capture or a module); here it is only data in, text out:
 
 * the **summary**: kernels, fusions by kind, bytes through memory, FLOPs, parameters, and the
-  notes ``hloscope fusions`` prints (:func:`~hloscope.analysis.summary.summarize`,
-  :func:`~hloscope.analysis.fusions.fusion_report`);
-* the **kernel table**, one row per kernel, sortable by any column and filterable in the page;
-* **graphs** of the heaviest kernels' neighbourhoods (the kernels moving the most bytes, drawn
-  by :mod:`hloscope.render.graphviz` within its layout budget), when Graphviz's ``dot`` is
-  installed;
-* the **source view**: for each line of the program, the kernels its ops ended in, with the
-  line's text when the file is at hand, and, where :mod:`hloscope.analysis.explain` can say,
-  its jaxpr equations, StableHLO ops and HLO instructions (:mod:`.sections`);
-* when they apply: the **pass timeline** of a capture or dump with per-pass snapshots,
-  **recompiles** of a dump whose functions compiled more than once, **unsupported ops** for
-  a platform, and **bench** results when asked for.
+  notes ``hloscope fusions`` prints (a :class:`~hloscope.analysis.summary.ModuleSummary` and
+  a :class:`~hloscope.analysis.fusions.FusionReport`);
+* the **kernel table**, one row per kernel (:func:`table_rows`), sortable by any column and
+  filterable in the page;
+* **graphs** of the heaviest kernels' neighbourhoods (:class:`~.sections.KernelGraph`);
+* the **source view** (:class:`~.sections.ReportSourceRow`): for each line of the program,
+  the kernels its ops ended in, with the line's text and, where known, its jaxpr equations,
+  StableHLO ops and HLO instructions (:class:`~.sections.Explained`);
+* when they apply: the **pass timeline** (:class:`~.sections.Timeline`), **recompiles**
+  (:class:`~.sections.Recompiles`), **unsupported ops** per platform
+  (:class:`~.sections.PlatformCheck`), and **bench** results (:class:`~.sections.BenchSection`).
 
-A section that cannot be made (a missing ``dot``, a failing optional analysis) leaves a note
-saying why instead of failing the report. :meth:`Report.to_html` writes the page (every style
-and script inline, nothing fetched, see :mod:`.page`); :meth:`Report._repr_html_` shows the
-same in Jupyter.
+:meth:`Report.to_html` writes the page (every style and script inline, nothing fetched, see
+:mod:`.page`); :meth:`Report._repr_html_` shows the same in Jupyter::
 
-    >>> report = build_report("samples/hlo/transformer_train.after_optimizations.txt")
-    >>> report.write("report.html")
+    report = hloscope.build_report("samples/hlo/transformer_train.after_optimizations.txt")
+    report.write("report.html")
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..._version import __version__
-from ...analysis.fusions import FusionReport, fusion_report
-from ...analysis.summary import ModuleSummary, summarize
-from ...errors import HloscopeError
-from ...hlo.model import Module
+from ...analysis.fusions import FusionReport
+from ...analysis.summary import ModuleSummary
 from ..rows import summary_to_dict
-from . import sections
-from .hints import Hint, hints
+from .hints import Hint
 from .page import new_uid, render
-from .sections import STAGE_LABELS
+from .sections import (
+    STAGE_LABELS,
+    BenchSection,
+    Explained,
+    KernelGraph,
+    PlatformCheck,
+    Recompiles,
+    ReportSourceRow,
+    Timeline,
+)
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ...capture.inprocess import Capture
-    from ...capture.target import Target
-
-__all__ = [
-    "Report",
-    "build_report",
-    "write_report",
-    "REPORT_SCHEMA",
-    "DEFAULT_GRAPHS",
-    "MAX_TABLE_ROWS",
-]
+__all__ = ["Report", "table_rows", "REPORT_SCHEMA", "MAX_TABLE_ROWS"]
 
 #: The ``schema`` of the machine-readable summary inside the page (``#hloscope-data``).
 REPORT_SCHEMA = "hloscope.report/1"
-#: How many of the heaviest kernels get a picture of their neighbourhood.
-DEFAULT_GRAPHS = 4
 #: The kernel table lists at most this many kernels (the heaviest, by bytes through memory);
 #: a module with more says how many were left out.
 MAX_TABLE_ROWS = 5000
-DEBUG_ENV = "HLOSCOPE_DEBUG"
 
 
 @dataclass(slots=True)
 class Report:
     """Everything one report page shows (see the module docstring); build with
-    :func:`build_report`.
+    :func:`hloscope.build_report`.
 
     ``rows`` are the kernel table's rows (:meth:`FusionReport.rows`, each with its ``index``
     in report order, at most :data:`MAX_TABLE_ROWS`). The optional sections are ``None`` (or
@@ -84,13 +72,13 @@ class Report:
     summary: ModuleSummary
     fusions: FusionReport
     rows: list[dict[str, Any]]
-    sources: list[sections.SourceLine]
-    graphs: list[sections.KernelGraph]
-    explanation: sections.Explained | None = None
-    passes: sections.Timeline | None = None
-    recompiles: dict[str, Any] | None = None
-    checks: list[dict[str, Any]] = field(default_factory=list)
-    bench: dict[str, Any] | None = None
+    sources: list[ReportSourceRow]
+    graphs: list[KernelGraph]
+    explanation: Explained | None = None
+    passes: Timeline | None = None
+    recompiles: Recompiles | None = None
+    checks: list[PlatformCheck] = field(default_factory=list)
+    bench: BenchSection | None = None
     bench_asked: bool = False
     notes: list[str] = field(default_factory=list)
     hints: list[Hint] = field(default_factory=list)
@@ -171,7 +159,7 @@ class Report:
             "graphs": len(self.graphs),
             "source": len(self.sources),
             "passes": len(self.passes.steps) if self.passes is not None else 0,
-            "unsupported": sum(len(c["findings"]) for c in self.checks),
+            "unsupported": sum(len(c.findings) for c in self.checks),
         }
         return [f"{n} ({counts[n]})" if n in counts else n for n in self.section_names()]
 
@@ -194,103 +182,7 @@ class Report:
         return out
 
 
-# ------------------------------------------------------------------------------------------
-# Building
-# ------------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Origin:
-    """What a report is about: a label, the optimized module, and where more can be read
-    (the resolved target or the capture it came from, either may be absent)."""
-
-    label: str
-    module: Module
-    target: Target | None = None
-    capture: Capture | None = None
-    note: str | None = None
-
-
-def _origin(value: Any, module: str | None, refresh: bool) -> _Origin:
-    from ...capture.inprocess import Capture
-    from ...capture.target import Target, TargetKind
-
-    if isinstance(value, Module):
-        return _Origin(value.name, value)
-    if isinstance(value, Capture):
-        return _Origin(value.name, value.module("optimized_hlo"), capture=value)
-    if isinstance(value, (str, os.PathLike, Target)):
-        target = Target.resolve(value, refresh=refresh)
-        choice = target.choose_module("after", module)
-        capture = None
-        if target.kind in (TargetKind.FUNCTION, TargetKind.CAPTURE):
-            capture = target.capture()
-        return _Origin(target.spec, choice.module, target, capture, choice.note)
-    raise TypeError(
-        "build_report() takes a TARGET string or path, a Target, a Capture or a Module, "
-        f"not a {type(value).__name__}"
-    )
-
-
-def build_report(
-    value: Any,
-    *,
-    module: str | None = None,
-    bench: bool = False,
-    graphs: int = DEFAULT_GRAPHS,
-    refresh: bool = False,
-) -> Report:
-    """The :class:`Report` of ``value``: a TARGET string or path, a
-    :class:`~hloscope.capture.target.Target`, a :class:`~hloscope.capture.inprocess.Capture`
-    or a parsed :class:`~hloscope.hlo.model.Module`.
-
-    ``module`` picks the module of a target with several (as ``--module`` does); ``graphs``
-    is how many of the heaviest kernels get a picture (0: none); ``bench`` adds measured
-    times (:mod:`hloscope.bench` compiles and runs the program and each kernel alone on the
-    device JAX sees: it needs jax and takes seconds to minutes); ``refresh`` captures a script
-    target again.
-    """
-    origin = _origin(value, module, refresh)
-    report = fusion_report(origin.module)
-    rows = _table_rows(report)
-    out = Report(
-        target=origin.label,
-        module=origin.module.name,
-        summary=summarize(origin.module),
-        fusions=report,
-        rows=rows,
-        sources=[],
-        graphs=[],
-        bench_asked=bench,
-    )
-    if origin.note:
-        out.notes.append(origin.note)
-    if len(rows) < len(report.kernels):
-        out.notes.append(
-            f"the kernel table lists the {len(rows):,} kernels moving the most bytes of "
-            f"{len(report.kernels):,}"
-        )
-    out.graphs, notes = sections.heaviest_graphs(origin.module, report, graphs)
-    out.notes.extend(notes)
-    out.explanation = _optional(out, "source view details", lambda: sections.explained(origin))
-    out.sources = sections.source_lines(report, out.explanation, _search_dirs(origin))
-    out.passes = _optional(out, "pass timeline", lambda: sections.timeline(origin))
-    out.recompiles = _optional(out, "recompiles", lambda: sections.recompiles(origin))
-    out.checks = _optional(out, "unsupported ops", lambda: sections.checks(origin)) or []
-    out.hints = hints(report, origin.module, out.recompiles)
-    if bench:
-        out.bench = _optional(out, "bench", lambda: sections.bench(origin))
-    return out
-
-
-def write_report(value: Any, path: str | os.PathLike[str], **options: Any) -> Report:
-    """:func:`build_report` with ``options``, written to ``path``; returns the report."""
-    report = build_report(value, **options)
-    report.write(path)
-    return report
-
-
-def _table_rows(report: FusionReport) -> list[dict[str, Any]]:
+def table_rows(report: FusionReport) -> list[dict[str, Any]]:
     """The kernel table's rows in report order, at most :data:`MAX_TABLE_ROWS` (the heaviest)."""
     rows = report.rows()
     for index, row in enumerate(rows):
@@ -299,33 +191,3 @@ def _table_rows(report: FusionReport) -> list[dict[str, Any]]:
         return rows
     heaviest = sorted(rows, key=lambda r: -(r["bytes"] or 0))[:MAX_TABLE_ROWS]
     return sorted(heaviest, key=lambda r: r["index"])
-
-
-def _optional(report: Report, what: str, build: Callable[[], Any]) -> Any:
-    """``build()``, or ``None`` with a note on the report when it fails: an optional section
-    that cannot be made must not cost the user the rest of the page (``HLOSCOPE_DEBUG=1``
-    lets the error through)."""
-    try:
-        return build()
-    except Exception as error:  # noqa: BLE001 - reported as a note, see above
-        if os.environ.get(DEBUG_ENV):
-            raise
-        if isinstance(error, HloscopeError):
-            text = error.one_line()
-        else:
-            first = str(error).splitlines()[0] if str(error) else ""
-            text = f"{type(error).__name__}: {first}" if first else type(error).__name__
-        report.notes.append(f"{what} left out: {text}")
-        return None
-
-
-def _search_dirs(origin: _Origin) -> list[Path]:
-    """Where the source files named in metadata may be found: the working folder, then the
-    target's folder and the folders above it (metadata paths are often relative)."""
-    dirs = [Path.cwd()]
-    target = origin.target
-    if target is not None:
-        base = target.script if target.script is not None else target.path
-        anchor = base.resolve().parent
-        dirs.extend([anchor, *list(anchor.parents)[:3]])
-    return list(dict.fromkeys(dirs))

@@ -1,45 +1,38 @@
-"""The parts of a report page besides the summary and the kernel table, each built on its own.
+"""The data of a report page's parts beyond the summary and the kernel table, and how each is
+made from the analysis result it shows.
 
-Every builder takes what the report is about (the ``origin`` of :func:`.report.build_report`:
-the optimized module, and the target or capture it came from) and returns plain data for the
-templates, or ``None`` when its section does not apply:
+Everything here is data in, data (or text) out: :mod:`hloscope.reporting` (one layer up)
+gathers the analyses a report needs from a TARGET, a capture or a module, and hands their
+results to these functions, which turn them into the typed sections
+:class:`~.report.Report` holds and the templates show. Nothing here reads a file, captures,
+benches or looks at what kind of target a report is about.
 
-* :func:`heaviest_graphs` -- SVG pictures of the neighbourhoods of the kernels that move the
-  most bytes, drawn by :mod:`hloscope.render.graphviz` (selection and layout budget are
-  :mod:`hloscope.hlo.graph_selection`'s); without ``dot`` there are none, and a note says why;
-* :func:`source_lines` -- per line of the program, the kernels its ops ended in
-  (:func:`~hloscope.analysis.fusions.source_rows`), the line's text when the file can be read,
-  and what :func:`explained` adds;
-* :func:`explained` -- per line, the jaxpr equations, StableHLO ops and HLO instructions, from
-  :mod:`hloscope.analysis.explain` when the origin has a stage before optimization (a function
-  target is traced again, once and cached, for the line of each jaxpr equation);
-* :func:`timeline` -- the pass timeline of per-pass snapshots (:mod:`hloscope.analysis.passes`);
-* :func:`recompiles` -- the functions of a dump (or multi-module file) that compiled more
-  than once (:mod:`hloscope.analysis.recompiles`);
-* :func:`checks` -- ops a platform cannot compile (:mod:`hloscope.analysis.unsupported`);
-* :func:`bench` -- the program and each kernel timed (:mod:`hloscope.bench`), only when
-  asked for.
-
-The optional analyses are imported inside the builders: a report of an HLO file needs none of
-them, and a missing one costs its section, not the page.
+* :func:`heaviest_graphs` -- :class:`KernelGraph`, SVG pictures of the neighbourhoods of the
+  kernels that move the most bytes, drawn by :mod:`hloscope.render.graphviz` (selection and
+  layout budget are :mod:`hloscope.hlo.graph_selection`'s); without ``dot`` there are none,
+  and a note says why;
+* :func:`source_view` -- :class:`ReportSourceRow`, per line of the program the kernels its
+  ops ended in (:func:`~hloscope.analysis.fusions.source_rows`), with what
+  :func:`explained_from` adds (:class:`Explained`: per line, its jaxpr equations, StableHLO
+  ops and HLO instructions);
+* :func:`timeline_from` -- :class:`Timeline`, the pass timeline of per-pass snapshots;
+* :func:`recompiles_from` -- :class:`Recompiles`, the functions that compiled more than once;
+* :func:`platform_check` -- :class:`PlatformCheck`, what a platform cannot compile;
+* :func:`bench_section` -- :class:`BenchSection`, the program and each kernel timed.
 """
 
 from __future__ import annotations
 
-import importlib
 import shutil
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
 from ...analysis.diff import parse_where
 from ...analysis.fusions import UNKNOWN_SOURCE, FusionReport, Kernel, source_rows
-from ...errors import HloscopeError
 from ...hlo.graph import module_graph, neighbourhood, resolve_computation
 from ...hlo.graph_selection import HUB_DEGREE, GraphSelection
 from ..graphviz import GraphRenderError, render_selection
@@ -48,22 +41,34 @@ from .escape import UnsafeSvgError, clean_svg
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
+    from ...analysis.explain import Explanation
+    from ...analysis.passes import PassTimeline
+    from ...analysis.recompiles import FunctionLedger, Ledger
     from ...hlo.model import Module
 
 __all__ = [
     "KernelGraph",
-    "SourceLine",
+    "ReportSourceRow",
     "LineStages",
     "Explained",
     "TimelineStep",
     "Timeline",
+    "CompileRow",
+    "RecompiledFunction",
+    "Recompiles",
+    "CheckFinding",
+    "PlatformCheck",
+    "BenchKernelRow",
+    "BenchSkip",
+    "BenchSection",
     "heaviest_graphs",
-    "source_lines",
-    "explained",
-    "timeline",
-    "recompiles",
-    "checks",
-    "bench",
+    "source_view",
+    "explained_from",
+    "timeline_from",
+    "recompiles_from",
+    "platform_check",
+    "bench_section",
+    "STAGE_LABELS",
     "NO_DOT_NOTE",
     "GRAPH_DEPTH",
     "GRAPH_MAX_NODES",
@@ -79,10 +84,6 @@ NO_DOT_NOTE = (
     "graphs left out: Graphviz's 'dot' program is not installed "
     "(apt install graphviz / brew install graphviz)"
 )
-#: Characters of a source line's text shown in the source view.
-CODE_CHARS = 160
-#: Platforms the unsupported-ops check runs for.
-PLATFORMS = ("cpu", "gpu", "tpu")
 
 
 # ------------------------------------------------------------------------------------------
@@ -236,12 +237,14 @@ class Explained:
 
 
 @dataclass(slots=True)
-class SourceLine:
-    """One row of the source view: a line of the program and the kernels its ops ended in.
+class ReportSourceRow:
+    """One row of the report's source view: a line of the program and the kernels its ops
+    ended in.
 
     ``source`` is ``file:line (function)`` (or a TensorFlow layer path, or ``<unknown>``);
-    ``code`` the line's text when its file could be read; ``kernels`` the kernel names with
-    their index in the report (for links into the kernel table)."""
+    ``code`` the line's text (the gatherer puts the file's own text here when it can read it);
+    ``kernels`` the kernel names with their index in the report (for links into the kernel
+    table)."""
 
     source: str
     file: str
@@ -257,29 +260,26 @@ class SourceLine:
     optimized_away: bool = False
 
 
-def source_lines(
-    report: FusionReport, explanation: Explained | None, search: Sequence[Path] = ()
-) -> list[SourceLine]:
-    """The source view's rows: :func:`~hloscope.analysis.fusions.source_rows`, each with its
-    line's text (looked up in ``search`` when the path is relative) and its stages."""
+def source_view(report: FusionReport, explanation: Explained | None) -> list[ReportSourceRow]:
+    """The source view's rows in the program's order: :func:`~hloscope.analysis.fusions.
+    source_rows`, each with its stages and the text :mod:`hloscope.analysis.explain` gave its
+    line, then the lines whose ops were all optimized away."""
     index: dict[str, int] = {}
     for i, k in enumerate(report.kernels):
         index.setdefault(k.name, i)
-    reader = _Lines(tuple(search))
     out = []
     for row in source_rows(report):
         source = row["source"]
         parsed = parse_where(source) if source != UNKNOWN_SOURCE else None
         file, line, function = parsed if parsed is not None else ("", None, "")
         stages = explanation.of(source) if explanation is not None else None
-        code = reader.line(file, line) if line is not None else ""
         out.append(
-            SourceLine(
+            ReportSourceRow(
                 source=source,
                 file=file,
                 line=line,
                 function=function,
-                code=code or (stages.code if stages is not None else ""),
+                code=stages.code if stages is not None else "",
                 ops=row["ops"],
                 kernels=[(name, index.get(name)) for name in row["kernels"]],
                 flops=row["flops"],
@@ -292,109 +292,26 @@ def source_lines(
     return sorted(out, key=_line_order)
 
 
-def _away_lines(explanation: Explained) -> list[SourceLine]:
+def _away_lines(explanation: Explained) -> list[ReportSourceRow]:
     """The lines whose ops were all optimized away, as rows of the source view."""
     rows = []
     for source, code, counts in explanation.away:
         parsed = parse_where(source)
         file, line, function = parsed if parsed is not None else ("", None, "")
         stages = LineStages(counts=dict(counts), code=code)
-        rows.append(SourceLine(source, file, line, function, code, 0, [], 0, 0, stages, True))
+        rows.append(ReportSourceRow(source, file, line, function, code, 0, [], 0, 0, stages, True))
     return rows
 
 
-def _line_order(row: SourceLine) -> tuple[bool, str, int, str]:
+def _line_order(row: ReportSourceRow) -> tuple[bool, str, int, str]:
     """The program's order: file by file, line by line; lines of no file (TensorFlow layer
     paths) by name after them, the ops with no source last."""
     return (row.source == UNKNOWN_SOURCE, row.file, row.line or 0, row.source)
 
 
-class _Lines:
-    """Lines of source files, each file read once (a few hundred KB at most are kept)."""
-
-    __slots__ = ("_search",)
-
-    def __init__(self, search: tuple[Path, ...]) -> None:
-        self._search = search
-
-    def line(self, file: str, number: int) -> str:
-        lines = _read_lines(file, self._search)
-        if not 1 <= number <= len(lines):
-            return ""
-        text = lines[number - 1].strip()
-        return text if len(text) <= CODE_CHARS else text[: CODE_CHARS - 1] + "\u2026"
-
-
-_MAX_SOURCE_BYTES = 2 << 20
-
-
-@lru_cache(maxsize=64)
-def _read_lines(file: str, search: tuple[Path, ...]) -> list[str]:
-    path = Path(file)
-    candidates = [path] if path.is_absolute() else [d / path for d in search]
-    for candidate in candidates:
-        try:
-            if candidate.suffix == ".py" and candidate.stat().st_size <= _MAX_SOURCE_BYTES:
-                return candidate.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            continue
-    return []
-
-
-def explained(origin: Any) -> Explained | None:
-    """Per source line, the jaxpr equations, StableHLO ops and HLO instructions it made, from
-    :func:`hloscope.analysis.explain.explain` (``None`` when that module is absent or the
-    origin has no stage before optimization to link).
-
-    An HLO file ``X.after_optimizations.txt`` with its ``X.before_optimizations.txt`` beside
-    it (as in ``samples/hlo``) is explained with both."""
-    explain = _optional_module("hloscope.analysis.explain")
-    if explain is None:
-        return None
-    target = origin.target
-    if target is not None and target.kind in ("function", "capture"):
-        result = explain.explain(_sourced_capture(target, origin.capture))
-    elif origin.capture is not None:
-        result = explain.explain(origin.capture)
-    elif target is not None and target.kind == "hlo-file":
-        before = _sibling_before(origin.target.path, origin.module.name)
-        if before is None:
-            return None  # one stage only: nothing to link beyond the kernel table's sources
-        result = explain.explain(origin.module, before=before)
-    elif target is not None:
-        result = explain.explain(target, module=origin.module.name)
-    else:
-        result = explain.explain(origin.module)
-    return _explained_from(result)
-
-
-def _sourced_capture(target: Any, fallback: Any) -> Any:
-    """A function or saved-capture target's capture with the line of each jaxpr equation
-    (:func:`~hloscope.capture.jaxpr_lines.capture_for_target` traces a function target again in
-    a child process, once, and caches it); the plain capture when that cannot be had."""
-    from ...capture.jaxpr_lines import capture_for_target
-
-    try:
-        return capture_for_target(target)
-    except HloscopeError:
-        return fallback
-
-
-def _sibling_before(path: Path, name: str) -> Module | None:
-    """The module before optimization of an ``*after_optimizations.txt`` file, read from the
-    ``*before_optimizations.txt`` beside it when that holds a module of the same name."""
-    from ...hlo.parser import parse_modules
-
-    if "after_optimizations" not in path.name:
-        return None
-    sibling = path.with_name(path.name.replace("after_optimizations", "before_optimizations"))
-    if not sibling.is_file():
-        return None
-    return next((m for m in parse_modules(sibling) if m.name == name), None)
-
-
-def _explained_from(result: Any) -> Explained | None:
-    """:class:`Explained` from an :class:`~hloscope.analysis.explain.Explanation`."""
+def explained_from(result: Explanation) -> Explained | None:
+    """:class:`Explained` from an :class:`~hloscope.analysis.explain.Explanation` (``None``
+    when it has no stage before optimization to link)."""
     stages = [str(s) for s in result.stages if str(s) in STAGE_LABELS]
     if not stages:
         return None
@@ -471,29 +388,11 @@ class Timeline:
     unchanged: list[str] = field(default_factory=list)
 
 
-def timeline(origin: Any) -> Timeline | None:
-    """The pass timeline of the report's module (:func:`hloscope.analysis.passes.
-    pass_timeline`): a capture's per-pass snapshots, or those of the dump module of the same
-    name. ``None`` when there are none (or :mod:`hloscope.analysis.passes` is absent)."""
-    passes = _optional_module("hloscope.analysis.passes")
-    if passes is None:
-        return None
-    subject: Any = None
-    if origin.capture is not None:
-        subject = origin.capture if origin.capture.passes else None
-    elif origin.target is not None and origin.target.kind in ("dump", "script"):
-        dumped = [m for m in origin.target.dump().by_name(origin.module.name) if m.passes]
-        subject = max(dumped, key=lambda m: len(m.passes)) if dumped else None
-    if subject is None:
-        return None
-    return _timeline_of(passes.pass_timeline(subject))
-
-
 def _known(count: int) -> int | None:
     return None if count < 0 else count
 
 
-def _timeline_of(result: Any) -> Timeline:
+def timeline_from(result: PassTimeline) -> Timeline:
     """:class:`Timeline` from a :class:`~hloscope.analysis.passes.PassTimeline`."""
     steps = [
         TimelineStep(
@@ -515,186 +414,173 @@ def _timeline_of(result: Any) -> Timeline:
 
 
 # ------------------------------------------------------------------------------------------
-# Recompiles, unsupported ops, bench
+# Recompiles
 # ------------------------------------------------------------------------------------------
 
 
-def recompiles(origin: Any) -> dict[str, Any] | None:
-    """The functions of a dump folder (or a file of several modules) that compiled more than
-    once, with each compile's causes and the advice; ``None`` when none did."""
-    from ...analysis.recompiles import ledger_of_dump, ledger_of_modules
+@dataclass(slots=True)
+class CompileRow:
+    """One row of a recompiled function's table, one compile: its number, why it happened
+    (cause names), what differed from the compile before, and the signature it compiled for."""
 
-    target = origin.target
-    if target is None:
-        return None
-    if target.kind in ("dump", "script"):
-        ledger = ledger_of_dump(target.dump())
-    elif target.kind == "hlo-file":
-        modules = target.modules("before")
-        if len(modules) < 2:
-            return None
-        ledger = ledger_of_modules(modules)
-    else:
-        return None
+    number: int
+    causes: list[str]
+    differences: list[str]
+    signature: str
+
+
+@dataclass(slots=True)
+class RecompiledFunction:
+    """A function that compiled more than once, each compile, and the advice for it."""
+
+    name: str
+    defined_at: str
+    compiles: int
+    seconds: float | None
+    events: list[CompileRow]
+    advice: list[str]
+
+
+@dataclass(slots=True)
+class Recompiles:
+    """The recompiles section: the ledger's summary line, the functions that compiled more
+    than once, and the ledger's notes."""
+
+    line: str
+    functions: list[RecompiledFunction]
+    notes: list[str] = field(default_factory=list)
+
+
+def recompiles_from(ledger: Ledger) -> Recompiles | None:
+    """:class:`Recompiles` of a :class:`~hloscope.analysis.recompiles.Ledger`: its functions
+    of the user's (not JAX's own) that compiled more than once; ``None`` when none did."""
+    from ..recompiles_text import summary_line  # rich: loaded only for a page that needs it
+
     functions = [f for f in ledger.functions if not f.internal and f.compiles > 1]
     if not functions:
         return None
-    from ..recompiles_text import summary_line
-
-    return {
-        "line": summary_line(ledger),
-        "functions": [_function_view(f) for f in functions],
-        "notes": list(ledger.notes),
-    }
+    views = [_function_view(f) for f in functions]
+    return Recompiles(summary_line(ledger), views, list(ledger.notes))
 
 
-def _function_view(function: Any) -> dict[str, Any]:
-    return {
-        "name": function.name,
-        "defined_at": function.defined_at or "",
-        "compiles": function.compiles,
-        "seconds": function.compile_seconds,
-        "events": [
-            {
-                "number": e.number,
-                "causes": [str(c) for c in e.causes],
-                "differences": [d.text() for d in e.differences],
-                "signature": e.signature,
-            }
+def _function_view(function: FunctionLedger) -> RecompiledFunction:
+    return RecompiledFunction(
+        name=function.name,
+        defined_at=function.defined_at or "",
+        compiles=function.compiles,
+        seconds=function.compile_seconds,
+        events=[
+            CompileRow(
+                number=e.number,
+                causes=[str(c) for c in e.causes],
+                differences=[d.text() for d in e.differences],
+                signature=e.signature,
+            )
             for e in function.events
         ],
-        "advice": [a.text for a in function.advice],
-    }
-
-
-def checks(origin: Any) -> list[dict[str, Any]]:
-    """The unsupported-ops check of the report's module for each platform that finds
-    something (an empty list when every platform is clean and unwarned), each with the
-    verdict ``hloscope check`` prints for it (:meth:`~hloscope.analysis.unsupported.findings.
-    CheckReport.verdict`: one function for both).
-
-    The module XLA was given is checked where the target has it (the optimized one is
-    already rewritten for the backend that compiled it), else the optimized one."""
-    from ...analysis.unsupported.hlo_check import check_module
-
-    target = origin.target
-    if target is not None and target.kind == "function":
-        by_framework = _framework_checks(target.spec)
-        if by_framework is not None:
-            return [c for c in by_framework if c["findings"]]
-    module, stage = _module_to_check(origin)
-    out = []
-    for platform in PLATFORMS:
-        report = check_module(module, platform, stage=stage)
-        if report.findings:
-            verdict = report.verdict()
-            out.append(
-                {
-                    **report.to_dict(),
-                    "verdict": verdict.text,
-                    "supported": verdict.supported,
-                    "stage": stage,
-                }
-            )
-    return out
-
-
-#: Seconds the framework check of a SCRIPT.py:FUNCTION may take for all platforms together.
-CHECK_TIMEOUT_S = 180.0
-
-
-def _framework_checks(spec: str) -> list[dict[str, Any]] | None:
-    """What ``hloscope check SCRIPT.py:FUNCTION --platform P --json`` says for each platform:
-    the function lowered by its own framework for the platform, the very check (and verdict)
-    the command gives, where the captured HLO only shows how the function was lowered for the
-    machine that captured it (its LAPACK kernels say nothing of what GPU or TPU lowerings
-    exist). Each platform in a child process of its own, all at once: the script is imported
-    there, not in the process writing the page. ``None`` when a check cannot be run (the
-    offline check of the captured module stands in)."""
-    import json
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2")}
-    runs = {
-        platform: subprocess.Popen(
-            [sys.executable, "-m", "hloscope", "check", spec, "--platform", platform, "--json"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-            text=True,
-        )
-        for platform in PLATFORMS
-    }
-    out = []
-    try:
-        for run in runs.values():
-            text, _ = run.communicate(timeout=CHECK_TIMEOUT_S)
-            if run.returncode not in (0, 3):  # 0 supported, 3 not: anything else is an error
-                return None
-            data = json.loads(text)
-            out.append({**data, "supported": data["clean"], "stage": "program"})
-    except (subprocess.TimeoutExpired, ValueError, KeyError):
-        return None
-    finally:
-        for run in runs.values():
-            if run.poll() is None:
-                run.kill()
-                run.wait()
-    return out
-
-
-def _module_to_check(origin: Any) -> tuple[Module, str]:
-    """The module before optimizations where the origin has one (a capture's, a dump's, or
-    the ``before_optimizations`` file beside an HLO file, as ``hloscope check`` reads it),
-    else the optimized module."""
-    from ...analysis.unsupported.hlo_check import module_at_stage
-
-    if origin.capture is not None and "hlo" in origin.capture.stages:
-        return origin.capture.module("hlo"), "before"
-    target = origin.target
-    if target is not None and target.kind in ("dump", "script"):
-        try:
-            return target.choose_module("before", origin.module.name).module, "before"
-        except HloscopeError:
-            pass
-    if target is not None and target.kind == "hlo-file":
-        before = module_at_stage(origin.module, target.path, "before")
-        if before is not None:
-            return before, "before"
-    return origin.module, "after"
-
-
-#: Seconds of timed runs for the program, and for each kernel alone (``--bench``).
-BENCH_BUDGET_S = 2.0
-BENCH_KERNEL_BUDGET_S = 0.05
-
-
-def bench(origin: Any) -> dict[str, Any]:
-    """The program and each of its kernels timed on the device JAX sees
-    (:func:`hloscope.bench.api.bench` with ``per_kernel``), only with ``--bench``: what the
-    page's bench section shows (the program's numbers, the kernels slowest first, the kernels
-    that could not be timed alone, and the notes)."""
-    from ..bench_text import format_rate, format_seconds
-
-    api = _optional_module("hloscope.bench.api")
-    if api is None:
-        raise HloscopeError("hloscope.bench is not available in this installation")
-    if origin.target is not None:
-        subject, options = origin.target, {"module": origin.module.name}
-    elif origin.capture is not None and "hlo" in origin.capture.stages:
-        subject, options = origin.capture.module("hlo"), {}
-    else:
-        subject, options = origin.module, {}
-    result = api.bench(
-        subject,
-        per_kernel=True,
-        budget=BENCH_BUDGET_S,
-        kernel_budget=BENCH_KERNEL_BUDGET_S,
-        **options,
+        advice=[a.text for a in function.advice],
     )
-    data = result.to_dict()
+
+
+# ------------------------------------------------------------------------------------------
+# Unsupported ops
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class CheckFinding:
+    """One op a platform cannot compile (or warns about): the fields of ``hloscope check
+    --json``'s findings that the page shows."""
+
+    op: str
+    node: str
+    function: str
+    reason: str
+    dtype: str | None
+    source: str | None
+    suggestion: str
+    warning: bool | None
+
+
+@dataclass(slots=True)
+class PlatformCheck:
+    """The unsupported-ops check for one platform, with the verdict ``hloscope check`` prints
+    for it. ``stage`` is what was checked: ``"program"`` (the function lowered by its own
+    framework), ``"before"`` (the module XLA was given) or ``"after"`` (the optimized one)."""
+
+    platform: str
+    verdict: str
+    supported: bool
+    stage: str
+    findings: list[CheckFinding]
+    notes: list[str] = field(default_factory=list)
+
+
+def platform_check(data: Mapping[str, Any], supported: bool, stage: str) -> PlatformCheck:
+    """:class:`PlatformCheck` from the JSON of one platform's check (:meth:`~hloscope.analysis.
+    unsupported.findings.CheckReport.to_dict`, the shape ``hloscope check --json`` prints)."""
+    findings = [
+        CheckFinding(
+            op=f["op"],
+            node=f["node"],
+            function=f["function"],
+            reason=f["reason"],
+            dtype=f["dtype"],
+            source=f["source"],
+            suggestion=f["suggestion"],
+            warning=f["warning"],
+        )
+        for f in data["findings"]
+    ]
+    return PlatformCheck(
+        data["platform"], data["verdict"], supported, stage, findings, list(data["notes"])
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# Bench
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class BenchKernelRow:
+    """One kernel timed alone: its median time (as shown, and in seconds), its share of the
+    program's time, what bounds it and its source line."""
+
+    name: str
+    median: str
+    median_s: float | None
+    share: float | None
+    bound: str
+    source: str
+
+
+@dataclass(slots=True)
+class BenchSkip:
+    """A kernel that was not timed alone, and why."""
+
+    name: str
+    reason: str
+
+
+@dataclass(slots=True)
+class BenchSection:
+    """The bench section: the program's numbers as ``(label, value)`` rows, the kernels
+    slowest first, the kernels that could not be timed alone, and the notes."""
+
+    program: list[tuple[str, str]]
+    kernels: list[BenchKernelRow]
+    skipped: list[BenchSkip]
+    notes: list[str] = field(default_factory=list)
+
+
+def bench_section(
+    data: Mapping[str, Any], kernel_rows: Sequence[Mapping[str, Any]], notes: Sequence[str]
+) -> BenchSection:
+    """:class:`BenchSection` from a bench result's JSON (``BenchResult.to_dict()``), its
+    kernel rows (``BenchResult.kernel_rows()``, slowest first) and its notes."""
+    from ..bench_text import format_rate, format_seconds  # rich: only for a page with bench
+
     roof = data["roofline"]
     program = [
         ("device", data["device"]),
@@ -711,30 +597,15 @@ def bench(origin: Any) -> dict[str, Any]:
         ("bound by", roof["bound"] or "-"),
     ]
     kernels = [
-        {
-            "name": row["name"],
-            "median": format_seconds(row.get("median_s")),
-            "median_s": row.get("median_s"),
-            "share": row.get("share"),
-            "bound": row.get("bound") or "",
-            "source": row.get("source") or "",
-        }
-        for row in result.kernel_rows()
+        BenchKernelRow(
+            name=row["name"],
+            median=format_seconds(row.get("median_s")),
+            median_s=row.get("median_s"),
+            share=row.get("share"),
+            bound=row.get("bound") or "",
+            source=row.get("source") or "",
+        )
+        for row in kernel_rows
     ]
-    return {
-        "program": program,
-        "kernels": kernels,
-        "skipped": data["skipped"],
-        "notes": list(result.notes),
-    }
-
-
-def _optional_module(name: str) -> Any:
-    """The module ``name``, or ``None`` when it is not installed (another part of hloscope
-    that a report uses when it is there)."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        if error.name is not None and name.startswith(error.name):
-            return None
-        raise
+    skipped = [BenchSkip(s["name"], s["reason"]) for s in data["skipped"]]
+    return BenchSection(program, kernels, skipped, list(notes))
