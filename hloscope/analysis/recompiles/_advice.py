@@ -16,6 +16,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ._ledger import Advice, AdviceKind, ArgumentHistory, Cause, CompileEvent, FunctionLedger
 
@@ -222,9 +223,9 @@ def _numpy_dtype(history: ArgumentHistory) -> str:
 def _distinct_signatures(
     ledger: FunctionLedger, map_size: Callable[[str, int, int | None], int | None] | None = None
 ) -> int:
-    keys = set()
+    keys: set[tuple[Any, ...]] = set()
     for event in ledger.events:
-        key = []
+        key: list[tuple[Any, ...]] = []
         for arg in event.arguments:
             shape = arg.shape
             if shape is not None and map_size is not None:
@@ -297,7 +298,7 @@ def _size_advice(ledger: FunctionLedger, group: _SharedDim) -> Advice | None:
     shown = _size_list(sizes)
     first_path, first_dim = group.members[0]
     together = " (one size: they vary together)" if len(group.members) > 1 else ""
-    common = {
+    common: dict[str, Any] = {
         "argument": first_path,
         "dim": first_dim,
         "sizes": sizes,

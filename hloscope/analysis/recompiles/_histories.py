@@ -56,7 +56,7 @@ def _varying_dims(shapes: list[tuple[int | None, ...]]) -> dict[int, list[int]]:
     rank = max(by_rank, key=lambda r: len(by_rank[r]))
     varying = {}
     for dim in range(rank):
-        sizes = sorted({s[dim] for s in by_rank[rank] if s[dim] is not None})
+        sizes = sorted({size for s in by_rank[rank] if (size := s[dim]) is not None})
         if len(sizes) > 1:
             varying[dim] = sizes
     return varying

@@ -51,7 +51,8 @@ class Namer:
         typed = [h for h in record.hints if h.cause in _TYPE_CAUSES and h.path and h.now]
         taken: set[int] = set()
         for hint in typed:
-            if hint.path in learned.values():
+            path = hint.path
+            if path is None or path in learned.values():
                 continue
             now, before = _bare_type(hint.now or ""), _bare_type(hint.before or "")
             candidates = [
@@ -66,7 +67,7 @@ class Namer:
                 candidates = earlier or candidates
             if candidates:
                 taken.add(candidates[0])
-                learned.setdefault(candidates[0], hint.path)
+                learned.setdefault(candidates[0], path)
 
 
 _TYPE_CAUSES = ("shape", "dtype", "weak_type", "sharding")

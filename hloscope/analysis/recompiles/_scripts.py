@@ -65,7 +65,7 @@ def recompiles_of_script(
     the ledger of what it compiled.
     """
     keep = out_dir is not None
-    folder = Path(out_dir) if keep else Path(tempfile.mkdtemp(prefix=_TEMP_PREFIX))
+    folder = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix=_TEMP_PREFIX))
     try:
         return _run_watched(script, args, folder, function, timeout, progress, keep)
     finally:

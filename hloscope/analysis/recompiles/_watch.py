@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from ...capture.compile_watch import CompileRecord, CompileWatcher
 from ._grouping import build_ledger
 from ._ledger import Ledger
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class CompileWatch(contextlib.ContextDecorator):
@@ -34,11 +36,11 @@ class CompileWatch(contextlib.ContextDecorator):
         self._watcher.start()
         return self
 
-    def __exit__(self, *exc_info: object) -> bool:
+    def __exit__(self, *exc_info: object) -> Literal[False]:
         self._watcher.stop()
         return False
 
-    def __call__(self, function: Callable[..., Any]) -> Callable[..., Any]:
+    def __call__(self, function: _F) -> _F:
         wrapper = super().__call__(function)
         wrapper.watch = self  # type: ignore[attr-defined]
         return wrapper
