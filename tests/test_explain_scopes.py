@@ -275,6 +275,22 @@ def test_hlo_of_a_called_computation_is_named_as_xla_inlines_it(name):
     assert all(op.op_name in optimized for op in named), [op.op_name for op in named]
 
 
+def test_a_while_loop_is_one_stablehlo_op_on_the_loop_line():
+    needs_framework("jax")
+    from hloscope.capture.jaxpr_lines import capture_with_sources
+
+    result = explain(capture_with_sources(looped, *_args("looped")))
+    source, first = inspect.getsourcelines(looped)
+    loop_line = first + next(i for i, text in enumerate(source) if "fori_loop" in text)
+    ops = [op for line in result.lines for op in line.stage_ops(Stage.STABLEHLO)]
+    # The while prints its regions after `cond {`: the keyword is no op of its own.
+    assert "cond" not in {op.op for op in ops}
+    (loop,) = [op for op in ops if op.op == "stablehlo.while"]
+    assert loop.name == "%0" and loop.text.startswith("%0:3 = stablehlo.while(")
+    (line,) = [line for line in result.lines if loop in line.stage_ops(Stage.STABLEHLO)]
+    assert line.line == loop_line
+
+
 # ---- 16: kernels without metadata ------------------------------------------------------------
 
 

@@ -10,7 +10,8 @@ each op came from:
   since only a live jaxpr has it);
 * a StableHLO op carries an MLIR location, ``loc(#loc25)``, which the location table at the
   end of the text resolves to a name (the ``op_name``, ``jit(f)/jvp()/mul``) and a call stack
-  (``callsite("f"("model.py":5:8) at ...)``); it is read here from the text, no MLIR needed;
+  (``callsite("f"("model.py":5:8) at ...)``); :mod:`hloscope.hlo.stablehlo` reads it from the
+  text, no MLIR needed;
 * an HLO instruction has ``metadata={op_name=... stack_frame_id=...}``, and in the optimized
   module the members of every fusion keep theirs.
 
@@ -36,14 +37,26 @@ optimization they hold (a ``dot``), else from the nearest op with a line along w
 them (inside a fusion, the member the value enters; a loop for its counter's copy), else
 along what they read.
 
-    >>> e = explain(capture_with_sources(step, *args))     # or a Target, or a Module
-    >>> e.lines[0].source, e.lines[0].counts()            # 'model.py:12 (f)', {...}
-    >>> e.focus_line("model.py:12").to_dict()
-    >>> e.focus_kernel("fusion.3")
+For example::
+
+    e = explain(capture_with_sources(step, *args))     # or a Target, or a Module
+    e.lines[0].source, e.lines[0].counts()            # 'model.py:12 (f)', {...}
+    e.focus_line("model.py:12").to_dict()
+    e.focus_kernel("fusion.3")
 
 What is missing is said, not guessed: a plain HLO file holds one stage, a dump folder has no
 jaxpr or StableHLO, a capture saved without jaxpr sources has the jaxpr text but not its lines
 (:attr:`Explanation.missing`).
+
+The package, in the order :func:`explain` runs:
+
+* ``_inputs``: the stages one program has, from a capture, a target, a dump or modules, and
+  why an absent one is absent;
+* ``_linking``: each stage's ops put on their lines and joined to the kernels they ended in;
+* ``_inference``: a line for each kernel that has none of its own;
+* ``_results``: what comes out (:class:`Explanation` and its parts), and the focus on one
+  line or one kernel;
+* ``_explain``: :func:`explain` itself.
 """
 
 from __future__ import annotations
