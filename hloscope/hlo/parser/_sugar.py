@@ -186,8 +186,9 @@ def _wrap_async_start(parser: ModuleParser, inst: Instruction, stem: str, n_oper
     comp.expanded_from = inst
     params = []
     for k, operand_shape in enumerate(shape.tuple_shapes[0].tuple_shapes):
-        param = Instruction("async_param", "parameter", operand_shape.to_text(), "", str(k))
-        params.append(param)
+        params.append(
+            Instruction("async_param", "parameter", operand_shape.to_text(), "", str(k), inst.line)
+        )
     attr_text = inst.attr_text if not own else ", ".join(f"{n}={r}" for n, r in wrapped_attrs)
     wrapped = Instruction(
         stem, stem, shape.tuple_shapes[1].to_text(), attr_text, None, inst.line,
@@ -195,7 +196,6 @@ def _wrap_async_start(parser: ModuleParser, inst: Instruction, stem: str, n_oper
     )  # fmt: skip
     wrapped.operands = params
     for member in (*params, wrapped):
-        member._line = inst.line
         member.computation = comp
         comp.instructions.append(member)
         comp._by_name[member.name] = member  # duplicates: _uniquify_names renames them
