@@ -1179,3 +1179,57 @@ def execute(executable: Any, arguments: Sequence[Any]) -> list[Any]:
     except Exception as error:  # noqa: BLE001 - XLA's status arrives as several types
         message = f"running the executable failed: {_first_line(str(error))}"
         raise XlaCompileFailed(message) from None
+
+
+# ---- memory of a compiled function -------------------------------------------------------------
+
+#: Dump files of the optimized module that say where its memory goes.
+MEMORY_REPORT_KINDS = ("buffer-assignment", "buffer-assignment-values", "live-range")
+
+
+def compile_with_memory_reports(
+    fn: Callable[..., Any], *args: Any, **kwargs: Any
+) -> tuple[str, dict[str, str], dict[str, int]]:
+    """Compile ``fn(*args, **kwargs)`` with ``jax.jit`` and return what XLA says of its memory:
+    the optimized HLO text, XLA's own reports of that module by dump-file kind (see
+    :data:`MEMORY_REPORT_KINDS`; ``live-range`` is XLA's ``HloLiveRange`` with the peak), and
+    ``Compiled.memory_analysis()`` as ``{field: bytes}``.
+
+    The reports come from a private dump of this one compile (the same redirect as
+    :func:`private_compile_dumps`), because ``memory_analysis()`` gives only totals and its
+    ``peak_memory_in_bytes`` is not the live-range peak on every backend. A compile answered by
+    JAX's persistent cache dumps nothing: the reports are then empty.
+    """
+    import tempfile
+
+    from ..dump.index import load_dump
+
+    jax = require_jax()
+    jitted: Any = fn if hasattr(fn, "lower") else jax.jit(fn)
+    lowered = jitted.lower(*args, **kwargs)
+    options = {
+        "xla_dump_to": "",
+        "xla_dump_hlo_as_text": True,
+        "xla_dump_hlo_module_re": ".*",
+        "xla_dump_hlo_pass_re": "",
+        "xla_dump_include_timestamp": False,
+    }
+    with tempfile.TemporaryDirectory(prefix="hloscope-memory-") as folder:
+        options["xla_dump_to"] = folder
+        with private_compile_dumps(folder):
+            compiled = lowered.compile(compiler_options=options)
+        reports: dict[str, str] = {}
+        for module in load_dump(folder).modules:
+            if module.after_file is None:
+                continue
+            for kind in MEMORY_REPORT_KINDS:
+                files = module.companions(kind)
+                if files and kind not in reports:
+                    reports[kind] = files[0].path.read_text()
+    stats: dict[str, int] = {}
+    analysis = compiled.memory_analysis()
+    for attribute in dir(analysis):
+        value = getattr(analysis, attribute, None)
+        if attribute.endswith("_in_bytes") and isinstance(value, int):
+            stats[attribute] = value
+    return str(compiled.as_text()), reports, stats

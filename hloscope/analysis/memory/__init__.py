@@ -6,6 +6,7 @@ the :class:`MemoryResult` says which (``source``).
 """
 
 from ._build import memory_from_assignment, memory_from_simulation, memory_of, usable_assignment
+from ._function import memory_of_capture, memory_of_compiled, memory_of_function
 from ._result import BufferKind, LiveBuffer, MemoryResult, MemorySource, Saving
 from ._savings import savings_of
 from ._simulation import SimulatedValue, Simulation, shape_bytes, simulate
@@ -24,6 +25,9 @@ __all__ = [
     "memory_results",
     "memory_from_simulation",
     "memory_of",
+    "memory_of_capture",
+    "memory_of_compiled",
+    "memory_of_function",
     "savings_of",
     "shape_bytes",
     "simulate",

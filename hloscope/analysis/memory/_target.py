@@ -6,6 +6,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ._build import memory_of
+from ._function import memory_of_capture, memory_of_function
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...capture.target import Target
@@ -20,6 +21,8 @@ def memory_results(
     """One result per chosen module of ``target``: from the dump's side files when usable."""
     from ...capture.target import TargetKind
 
+    if target.kind in (TargetKind.FUNCTION, TargetKind.CAPTURE):
+        return [memory_of_capture(target.capture())]
     if all_modules:
         modules = target.modules("after")
     else:
@@ -38,9 +41,10 @@ def memory_results(
     return out
 
 
-def memory(value: Any, *, module: str | None = None) -> MemoryResult:
+def memory(value: Any, *args: Any, module: str | None = None, **kwargs: Any) -> MemoryResult:
     """The memory result of what ``value`` names: a TARGET string or path, a
-    :class:`~hloscope.capture.target.Target`, or a parsed module (simulated)."""
+    :class:`~hloscope.capture.target.Target`, a parsed module (simulated), or a jax function
+    with its example arguments (``hloscope.memory(fn, x, y)``: compiled, XLA's live range)."""
     from ...capture.target import Target
     from ...hlo.model import Module
 
@@ -48,4 +52,6 @@ def memory(value: Any, *, module: str | None = None) -> MemoryResult:
         return memory_of(value)
     if isinstance(value, (str, os.PathLike, Target)):
         return memory_results(Target.resolve(value), module=module)[0]
+    if callable(value):
+        return memory_of_function(value, *args, **kwargs)
     raise TypeError(f"hloscope.memory: cannot read a {type(value).__name__}")
