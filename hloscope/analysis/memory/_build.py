@@ -147,6 +147,8 @@ def memory_from_assignment(
         peak_at=_peak_at(module, live.sequence, live.peak_time),
         live_at_peak=buffers,
         timeline=_compress(timeline),
+        schedule=list(live.sequence),
+        ends={label: stop for label, (_, stop) in live.ranges.items()},
     )
     result.savings = savings_of(module, result)
     return result
@@ -207,6 +209,8 @@ def memory_from_simulation(module: Module, simulation: Simulation | None = None)
         peak_at=_peak_at(module, [i.name for i in sim.sequence], sim.peak_time),
         live_at_peak=buffers,
         timeline=_compress(sim.timeline),
+        schedule=[i.name for i in sim.sequence],
+        ends={v.label: v.end for v in sim.live_at(sim.peak_time)},
     )
     if not sim.scheduled:
         result.notes.append(

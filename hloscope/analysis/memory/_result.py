@@ -64,6 +64,10 @@ class MemoryResult:
     device: dict[str, Any] | None = None
     #: Notes for the reader: fallbacks taken, an unscheduled module's definition order.
     notes: list[str] = field(default_factory=list)
+    #: The schedule (instruction names by index) and each live buffer's last live index:
+    #: what the remat advice reads to tell activations held into the backward pass.
+    schedule: list[str] = field(default_factory=list, repr=False)
+    ends: dict[str, int] = field(default_factory=dict, repr=False)
 
     def by_source(self) -> list[dict[str, Any]]:
         """Bytes live at the peak per user source line, largest first."""
