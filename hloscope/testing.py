@@ -20,7 +20,7 @@ through unchanged.
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import Any, Literal
 
 from .analysis.recompiles import CompileWatch, Ledger, _function_name, watch_compiles
 from .errors import ExitStatus, HloscopeError
@@ -64,7 +64,7 @@ class assert_max_compiles(contextlib.ContextDecorator):  # noqa: N801 - reads as
         self.watch.__enter__()
         return self
 
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> Literal[False]:
         watch = self.watch
         assert watch is not None
         watch.__exit__(exc_type, exc, tb)

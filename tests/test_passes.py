@@ -250,3 +250,14 @@ def test_capture_without_passes_is_refused():
     plain = hloscope.capture(jax.jit(scaled_exp), jnp.ones((4, 4)), jnp.ones((4, 4)))
     with pytest.raises(PassesError, match="passes='.\\*'"):
         pass_timeline(plain)
+
+
+def test_a_module_without_a_name_is_listed_by_its_id(tmp_path):
+    # XLA leaves the module name out of a file name that would pass 255 characters.
+    text = (ROOT / "samples" / "hlo" / "fusion_refactor_fused.before_optimizations.txt").read_text()
+    step = "0001.pipeline.after_pipeline-start.before_dce.txt"
+    (tmp_path / f"module_0001.jit_f.{step}").write_text(text)
+    (tmp_path / f"module_0002.{step}").write_text(text)
+    with pytest.raises(PassesError, match=r"modules: #2, jit_f\)"):
+        pass_timeline(tmp_path, module="nothing like it")
+    assert len(pass_timeline(tmp_path, module="#2").rows) == 1

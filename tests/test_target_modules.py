@@ -224,3 +224,14 @@ def test_symbolic_link_loops_and_broken_links_say_so(tmp_path):
     assert loop.exit_code == 2 and "a symbolic link loop" in loop.stderr
     broken = CliRunner().invoke(cli, ["summary", str(tmp_path / "broken")])
     assert broken.exit_code == 2 and "a broken symbolic link" in broken.stderr
+
+
+def test_a_dumped_module_without_a_name_is_listed_by_its_id(tmp_path):
+    # XLA leaves the module name out of a file name that would pass 255 characters.
+    text = (SAMPLES / "fusion_refactor_fused.after_optimizations.txt").read_text()
+    (tmp_path / "module_0001.jit_f.cpu_after_optimizations.txt").write_text(text)
+    (tmp_path / "module_0002.cpu_after_optimizations.txt").write_text(text)
+    target = Target.resolve(tmp_path)
+    with pytest.raises(TargetError, match=r"modules: #2, jit_f\)"):
+        target.choose_module(name="nothing like it")
+    assert target.choose_module(name="#2").rule == "named"

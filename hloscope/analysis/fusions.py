@@ -60,8 +60,9 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from itertools import compress, repeat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..dataframes import require_pandas
 from ..hlo.gc_pause import gc_paused
@@ -265,7 +266,7 @@ class FusionSummary:
     unknown_trip_counts: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+        return {name: getattr(self, name) for name in self.__slots__}
 
 
 @dataclass(slots=True)
@@ -326,9 +327,9 @@ class _Sources:
         frame table entry, else the metadata's location), read without decoding the whole
         metadata; a kernel's ops mostly share a few stacks, found in the cache."""
         by_stack = self._by_stack
-        out = []
+        out: list[str] = []
         for inst, key in zip(members, map(_LOCATION_OF, members)):
-            where = by_stack.get(key, _UNSEEN)
+            where: str | None | Literal[_Unseen.UNSEEN] = by_stack.get(key, _UNSEEN)
             if where is _UNSEEN:
                 where = by_stack[key] = stack_source(inst.stack)
             if where is None or (not where and self._function):
@@ -344,9 +345,16 @@ class _Sources:
         return found
 
 
-_UNSEEN = object()
+class _Unseen(Enum):
+    """A sentinel of one value (an enum, so a type checker narrows ``where is _UNSEEN``)."""
+
+    UNSEEN = 0
+
+
+_UNSEEN = _Unseen.UNSEEN
 _OPCODE_OF = operator.attrgetter("opcode")
-_LOCATION_OF = Instruction.location.fget
+# The property's getter itself: called per kernel member without the attribute lookup.
+_LOCATION_OF: Callable[[Instruction], tuple[int, str, int]] = Instruction.__dict__["location"].fget
 
 
 def _kernel_stack(members: Sequence[Instruction], wheres: Sequence[str], source: str) -> list[str]:

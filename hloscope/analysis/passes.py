@@ -465,8 +465,8 @@ class PassTimeline:
             if new is None:
                 events.append(_event(FollowEventKind.REMOVED, row, old, before=old))
                 return None
-            kind = _placement_event(old, new) or FollowEventKind.RENAMED
-            events.append(_event(kind, row, new, before=old, after=new))
+            renamed = _placement_event(old, new) or FollowEventKind.RENAMED
+            events.append(_event(renamed, row, new, before=old, after=new))
             return new
         kind = _placement_event(old, new)
         if kind is None and new.to_text() != old.to_text():
@@ -623,10 +623,11 @@ def _dump_module(index: DumpIndex, module: str | None) -> DumpModule:
         matches = (
             [m for m in candidates if m.name == module]
             or [m for m in candidates if str(m.id) == module.lstrip("#")]
-            or [m for m in candidates if module in m.name]
+            or [m for m in candidates if m.name is not None and module in m.name]
         )
         if not matches:
-            names = ", ".join(sorted({m.name for m in candidates}))
+            # A module without a name is listed by its id, which the module option also takes.
+            names = ", ".join(sorted({m.name or f"#{m.id}" for m in candidates}))
             raise PassesError(f"no module named {module!r} has pass snapshots (modules: {names})")
         candidates = matches
     return max(candidates, key=lambda m: (len(m.passes), m.size_on_disk))
@@ -677,6 +678,8 @@ def pass_timeline(
             )
     if isinstance(steps, DumpIndex):
         steps = _dump_module(steps, module.name if isinstance(module, Module) else module)
+    label: str | None
+    found: list[PassStep]
     if isinstance(steps, Capture):
         label, found = steps.name, list(steps.passes)
         if not found:

@@ -22,6 +22,7 @@ Nothing here imports jax at module level; :func:`device_arrays` does, when calle
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -181,9 +182,10 @@ def device_arrays(values: Sequence[Any], specs: Sequence[ParameterSpec], device:
     if not wide:
         return _put(values, specs, device)
     # Without jax_enable_x64 jax narrows 64-bit arrays on the way to the device.
-    enable_x64 = getattr(jax, "enable_x64", None)
+    # Looked up by name: the type checker sees one jax, and only older ones have the fallback.
+    enable_x64: Any = getattr(jax, "enable_x64", None)
     if enable_x64 is None:  # pragma: no cover - jax before jax.enable_x64
-        from jax.experimental import enable_x64
+        enable_x64 = importlib.import_module("jax.experimental").enable_x64
     with enable_x64(True):
         return _put(values, specs, device)
 
@@ -198,11 +200,12 @@ def _put(values: Sequence[Any], specs: Sequence[ParameterSpec], device: Any) -> 
             continue
         from jax.sharding import SingleDeviceSharding
 
+        # By name, as above: older jax calls Format "Layout" and Layout "DeviceLocalLayout".
+        layouts: Any = importlib.import_module("jax.experimental.layout")
         try:
-            from jax.experimental.layout import Format, Layout
-        except ImportError:  # pragma: no cover - jax before the Format/Layout names
-            from jax.experimental.layout import DeviceLocalLayout as Layout
-            from jax.experimental.layout import Layout as Format
+            Format, Layout = layouts.Format, layouts.Layout
+        except AttributeError:  # pragma: no cover - jax before the Format/Layout names
+            Format, Layout = layouts.Layout, layouts.DeviceLocalLayout
         target = Format(Layout(major_to_minor=spec.major_to_minor), SingleDeviceSharding(device))
         arrays.append(jax.device_put(value, target))
     return arrays

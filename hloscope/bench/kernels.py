@@ -133,8 +133,9 @@ def launch_overhead(device: Any, *, budget: float, precision: float) -> float:
     """The median time of running :data:`EMPTY_MODULE` on ``device``."""
     from ..hlo.parser import parse
 
-    module = parse(EMPTY_MODULE)
-    specs = [spec_of_shape(0, "p", module.entry.parameters[0].shape)]
+    entry = parse(EMPTY_MODULE).entry
+    assert entry is not None, "EMPTY_MODULE has an ENTRY computation"
+    specs = [spec_of_shape(0, "p", entry.parameters[0].shape)]
     compiled = compile_text(EMPTY_MODULE, specs, device, "hloscope_launch")
     work = compiled.workload()
     return measure(work.fn, work.args, precision=precision, budget=budget).median_s

@@ -79,7 +79,7 @@ def block(outputs: Any) -> Any:
     return jax.block_until_ready(outputs)
 
 
-def median_interval(ordered: Sequence[float]) -> tuple[float, float]:
+def median_interval(ordered: Sequence[float] | np.ndarray) -> tuple[float, float]:
     """A distribution-free 95% confidence interval of the median of sorted ``ordered``."""
     n = len(ordered)
     if n == 0:
@@ -90,7 +90,7 @@ def median_interval(ordered: Sequence[float]) -> tuple[float, float]:
     return float(ordered[low]), float(ordered[high])
 
 
-def relative_precision(ordered: Sequence[float]) -> float:
+def relative_precision(ordered: Sequence[float] | np.ndarray) -> float:
     """Half the width of the median's interval, relative to the median (inf when unknown)."""
     if len(ordered) < 3:
         return math.inf
@@ -240,7 +240,7 @@ def warm_up(
     clock = time.perf_counter
     limit = min(_WARMUP_CAP, budget * _WARMUP_SHARE)
     done = 0
-    started = None
+    started = 0.0  # set after the first run, read only from the second on
     while True:
         if runs is not None and done >= runs:
             return done

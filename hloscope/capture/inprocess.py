@@ -40,7 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from ..dump.passes import PassStep
 from ..stages import Stage, UnknownStageError
@@ -206,7 +206,7 @@ class Capture:
         return root
 
     @classmethod
-    def load(cls, directory: str | Path) -> Capture:
+    def load(cls, directory: str | Path) -> Self:
         """Read a folder written by :meth:`save`."""
         root = Path(directory)
         try:
@@ -337,7 +337,7 @@ def _capture_jax(
     # shardings apply, and the text equals `fn.lower(...).compile().as_text()`); AOT tracing
     # shares JAX's tracing cache but never touches the C++ dispatch cache behind `fn(...)`.
     jaxlib_adapter.hide_hloscope_frames()
-    jitted = fn if _is_jitted(fn) else jax.jit(fn)
+    jitted: Any = fn if _is_jitted(fn) else jax.jit(fn)  # either way, it has .trace
     # Every user frame, however deep the call: JAX's frame limit is lifted while tracing and
     # lowering (the locations are written then), and the user's setting restored after.
     with jaxlib_adapter.full_traceback_locations():
@@ -421,9 +421,10 @@ def _read_private_dump(folder: str) -> _PrivateDump:
     index = load_dump(folder)
     # One compile, one module id; pick the module that has the pre-optimization text in case a
     # future XLA dumps helper modules alongside.
-    module = next((m for m in index.modules if m.before_file is not None), None)
-    if module is None:
+    found = next(((m, m.before_file) for m in index.modules if m.before_file is not None), None)
+    if found is None:
         return _PrivateDump(before=None, reports={}, passes=[])
+    module, before_file = found
     reports: dict[str, str] = {}
     for kind, report in _REPORT_KINDS.items():
         files = module.companions(kind)
@@ -444,7 +445,7 @@ def _read_private_dump(folder: str) -> _PrivateDump:
                 filename=text_file.path.name,
             )
         )
-    return _PrivateDump(before=module.before_file.path.read_text(), reports=reports, passes=passes)
+    return _PrivateDump(before=before_file.path.read_text(), reports=reports, passes=passes)
 
 
 def _cost_dict(costs: Any) -> dict[str, float] | None:
@@ -521,9 +522,10 @@ def _capture_tf(
         raise
     stages = {stage: compiler_ir(stage=stage) for stage in TF_STAGES}
     serialized = {"hlo_serialized": compiler_ir(stage="hlo_serialized")}
+    fallback_name: str = getattr(fn, "__name__", "function")
     return Capture(
         frontend="tensorflow",
-        name=_module_name(stages["hlo"]) or getattr(fn, "__name__", "function"),
+        name=_module_name(stages["hlo"]) or fallback_name,
         stages=stages,
         serialized=serialized,
         versions=_versions("tensorflow", "tensorflow-cpu", "keras"),

@@ -195,7 +195,7 @@ def lower_for(
     jaxlib_adapter.hide_hloscope_frames()
     target = jax_platform(platform)
     kwargs = dict(kwargs or {})
-    jitted = fn if _is_jitted(fn) else jax.jit(fn)
+    jitted: Any = fn if _is_jitted(fn) else jax.jit(fn)  # either way, it has .trace
     facts = LoweringFacts(
         platform=target, function=_qualified_name(fn), jax_version=str(jax.__version__)
     )

@@ -203,7 +203,7 @@ class SourcedCapture(Capture):
 
     @classmethod
     def load(cls, directory: str | Path) -> SourcedCapture:
-        loaded = Capture.load.__func__(cls, directory)  # built as cls: a SourcedCapture
+        loaded = super().load(directory)  # built as cls: a SourcedCapture
         loaded.jaxpr_sources = JaxprSources.load(directory)
         return loaded
 
@@ -383,7 +383,7 @@ def jaxpr_sources(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> JaxprSou
 
     jax = require_jax()
     jaxlib_adapter.hide_hloscope_frames()
-    jitted = fn if callable(getattr(fn, "trace", None)) else jax.jit(fn)
+    jitted: Any = fn if callable(getattr(fn, "trace", None)) else jax.jit(fn)
     traced = jitted.trace(*args, **kwargs)
     name = getattr(traced, "fun_name", "") or getattr(fn, "__name__", "") or "fn"
     return sources_of_jaxpr(traced.jaxpr, name)

@@ -395,6 +395,7 @@ def capture_script(
     info_path = out / _INFO
 
     user_flags = os.environ.get("XLA_FLAGS")
+    xla_flags: str | None
     if watch_compiles:
         xla_flags = user_flags
         mode = ["--recompiles", str(out / RECOMPILES)]
@@ -402,7 +403,7 @@ def capture_script(
         mode += [str(script_path.resolve()), *args]
     elif function is None:
         dump_dir.mkdir()
-        xla_flags: str | None = merge_xla_flags(user_flags, capture_flags(dump_dir, passes))
+        xla_flags = merge_xla_flags(user_flags, capture_flags(dump_dir, passes))
         mode = [str(script_path.resolve()), *args]
     else:
         xla_flags = user_flags

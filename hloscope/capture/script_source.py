@@ -88,11 +88,13 @@ def module_level_names(tree: ast.Module) -> set[str] | None:
         if isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
             return None
         names.update(_bound_by(node))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _calls(node, ("globals", "setattr", "exec", "vars")):
+    for anywhere in ast.walk(tree):
+        if isinstance(anywhere, ast.Call) and _calls(
+            anywhere, ("globals", "setattr", "exec", "vars")
+        ):
             return None
-        if isinstance(node, ast.Global):
-            names.update(node.names)
+        if isinstance(anywhere, ast.Global):
+            names.update(anywhere.names)
     return names
 
 

@@ -124,7 +124,7 @@ class _Entry:
     """One module of a target before parsing: its id, name and how to read it."""
 
     id: int
-    name: str
+    name: str | None  # None for a dumped module whose file names carry no module name
     size: int
     load: Any  # () -> Module
 
@@ -239,10 +239,11 @@ class Target:
         matches = (
             [e for e in entries if e.name == name]
             or [e for e in entries if str(e.id) == name.lstrip("#")]
-            or [e for e in entries if name in e.name]
+            or [e for e in entries if e.name is not None and name in e.name]
         )
         if not matches:
-            names = sorted({e.name for e in entries})
+            # A module without a name is listed by its id, which --module also takes.
+            names = sorted({e.name or f"#{e.id}" for e in entries})
             shown = ", ".join(names[:8]) + (
                 f", ... ({len(names)} in all)" if len(names) > 8 else ""
             )
@@ -298,7 +299,7 @@ class Target:
             return [_Entry(0, capture.name, size, lambda: capture.module(which))]
         entries = []
         for m in self.dump().modules:
-            stage_files = m.stage(which.dump_name)
+            stage_files = m.stage(which)
             text = stage_files.text_file if stage_files is not None else None
             if text is not None:
                 size = text.path.stat().st_size if text.path.exists() else 0

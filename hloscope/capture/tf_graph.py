@@ -225,9 +225,9 @@ def concrete_function(fn: Any, *args: Any, **kwargs: Any) -> Any:
     """
     tf = require_tensorflow()
     function = _as_tf_function(tf, fn)
-    args, kwargs = _specs(tf, args), dict(zip(kwargs, _specs(tf, kwargs.values())))
+    specs, keyword_specs = _specs(tf, args), dict(zip(kwargs, _specs(tf, kwargs.values())))
     try:
-        return function.get_concrete_function(*args, **kwargs)
+        return function.get_concrete_function(*specs, **keyword_specs)
     except (TypeError, ValueError) as error:
         raise CaptureError(f"cannot trace {_name(fn)} with these inputs: {error}") from error
 
@@ -690,9 +690,9 @@ def compile_error(fn: Any, *args: Any, **kwargs: Any) -> str | None:
     function = fn
     if getattr(fn, "_jit_compile", None) is not True:
         function = tf.function(fn, jit_compile=True)
-    args, kwargs = _specs(tf, args), dict(zip(kwargs, _specs(tf, kwargs.values())))
+    specs, keyword_specs = _specs(tf, args), dict(zip(kwargs, _specs(tf, kwargs.values())))
     try:
-        function.experimental_get_compiler_ir(*args, **kwargs)(stage="hlo")
+        function.experimental_get_compiler_ir(*specs, **keyword_specs)(stage="hlo")
     except ValueError as error:
         if "Only support static input shape" in str(error):
             raise CaptureError(

@@ -35,6 +35,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
+from types import FrameType
 from typing import Any
 
 from .compile_watch import ArgSignature, CompileRecord, LogTap, _Hub, user_call_site
@@ -151,7 +152,7 @@ def _tracing_options() -> Any:
     ``input_signature``, the function cache), read from the frame that logs it; ``None``
     where this TensorFlow keeps them elsewhere."""
     try:
-        frame = sys._getframe(1)
+        frame: FrameType | None = sys._getframe(1)
     except ValueError:  # pragma: no cover
         return None
     for _ in range(24):
@@ -339,9 +340,9 @@ def parse_xla_log(text: str) -> list[CompileRecord]:
             open_by_cluster[record.module or ""] = record
             arguments = []
         elif (compiled := _COMPILED.match(message)) is not None:
-            record = open_by_cluster.pop(compiled.group("fn"), None)
-            if record is not None:
-                record.backend_seconds = int(compiled.group("us")) / 1e6
+            opened = open_by_cluster.pop(compiled.group("fn"), None)
+            if opened is not None:
+                opened.backend_seconds = int(compiled.group("us")) / 1e6
     return records
 
 

@@ -16,7 +16,8 @@ import gc
 import os
 import sys
 import threading
-from typing import NoReturn
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
 import click
 
@@ -69,11 +70,19 @@ class _Group(click.Group):
 
     command_class = _Command
 
-    def main(self, *args, standalone_mode: bool = True, **kwargs):
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        # click's own parameters, passed through as they came; only standalone_mode is ours.
         if not standalone_mode:  # a caller that handles click's exceptions itself
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(args, prog_name, complete_var, False, **extra)
         try:
-            status = super().main(*args, standalone_mode=False, **kwargs)
+            status = super().main(args, prog_name, complete_var, False, **extra)
         except click.exceptions.NoArgsIsHelpError as error:  # plain `hloscope`: the help
             click.echo(error.format_message())
             sys.exit(int(ExitStatus.OK))

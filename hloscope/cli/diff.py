@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 
 import click
 
@@ -88,8 +89,8 @@ def diff_command(
     from ..render.diff_view import render_diff
 
     metrics = parse_metrics(fail_on)
-    options = {"module": module, "all_modules": all_modules, "refresh": refresh}
-    pairs, unpaired = _pair(open_modules(a, **options), open_modules(b, **options), all_modules)
+    open_side = partial(open_modules, module=module, all_modules=all_modules, refresh=refresh)
+    pairs, unpaired = _pair(open_side(a), open_side(b), all_modules)
     labels = None if all_modules else (a, b)  # one pair: the sides are the TARGETs given
     results = [(side_a, side_b, diff(side_a, side_b, labels=labels)) for side_a, side_b in pairs]
     regressions = [
@@ -123,8 +124,8 @@ def diff_command(
                     console.print()
                 console.print(f"module {side_a.name}", style="bold", markup=False)
             render_diff(result, console, limit=limit)
-        for line in unpaired:
-            console.print(f"only in {line['side']}: module {line['module']}", markup=False)
+        for only in unpaired:
+            console.print(f"only in {only['side']}: module {only['module']}", markup=False)
     if regressions:
         for name, line in regressions:
             where = f" (module {name})" if all_modules else ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
@@ -52,7 +53,8 @@ def summary(
     from ..render.summary import render_summary
 
     console = Console()
-    results, status = [], ExitStatus.OK
+    results: list[dict[str, Any]] = []
+    status: int = ExitStatus.OK
     for spec in targets:
         try:
             modules = open_modules(

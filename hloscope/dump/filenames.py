@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "DumpFileName",
@@ -220,7 +221,7 @@ def parse_dump_filename(filename: str) -> DumpFileName | None:
     if head is None or head.group("rest") is None:
         return None
     rest = head.group("rest")
-    common = {
+    common: dict[str, Any] = {
         "filename": filename,
         "module_id": int(head.group("id")),
         "prefix": head.group("prefix") or None,
@@ -271,7 +272,7 @@ def parse_module_folder_entry(folder: str, filename: str) -> DumpFileName | None
     )
 
 
-def _parse_suffix(suffix: str) -> dict | None:
+def _parse_suffix(suffix: str) -> dict[str, Any] | None:
     m = _STAGE_RE.fullmatch(suffix)
     if m is not None:
         g = m.groupdict()

@@ -263,10 +263,10 @@ class DumpModule:
 
         def load() -> BufferAssignment | None:
             main = self._after_companion("buffer-assignment")
-            parts = [main] + [
+            found = [main] + [
                 self._after_companion(k) for k in ("buffer-assignment-values", "live-range")
             ]
-            parts = [p for p in parts if p is not None]
+            parts = [p for p in found if p is not None]
             if not parts:
                 return None
             result = load_buffer_assignment(parts[0].path)
@@ -487,7 +487,7 @@ def _organize(module: DumpModule) -> None:
             if stage is None:
                 stage = stages[(n.stage, n.backend)] = DumpStage(n.stage, n.backend)
             stage.files.append(f)
-        elif n.stage == PASS:
+        elif n.stage == PASS and n.step is not None:  # a per-pass file name has its step number
             step = passes.get(n.step)
             if step is None:
                 step = passes[n.step] = PassDump(*PassStep.fields_of(n))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Protocol, TypeVar, cast
 
 from .errors import DecodeError
 
@@ -35,6 +35,9 @@ __all__ = [
     "LINE_COMMENT",
     "WS",
     "WS_RE",
+    "InfallibleMatch",
+    "infallible_match",
+    "match_ws",
     "skip_ws",
     "string_at",
     "invalid_character",
@@ -81,7 +84,28 @@ NAME_RE = re.compile(NAME)
 STRING_RE = re.compile(STRING, re.S)
 WS_RE = re.compile(WS, re.S)
 
-_skip = WS_RE.match
+
+class InfallibleMatch(Protocol):
+    """The ``match`` method of a pattern that also matches the empty string: never ``None``."""
+
+    def __call__(self, string: str, pos: int = 0, /) -> re.Match[str]: ...
+
+
+def infallible_match(pattern: re.Pattern[str]) -> InfallibleMatch:
+    """``pattern.match``, typed as never returning ``None`` (checked: ``pattern`` matches "").
+
+    Whitespace skippers call ``PATTERN.match(text, pos).end()`` on hot paths; a pattern that
+    can match nothing always matches, so the ``None`` case a type checker asks about cannot
+    happen, and this says so once instead of a check per call.
+    """
+    if pattern.match("") is None:
+        raise ValueError(f"{pattern.pattern!r} does not match the empty string")
+    return cast(InfallibleMatch, pattern.match)
+
+
+#: ``WS_RE.match``: the whitespace (and comments) at a position, possibly none.
+match_ws = infallible_match(WS_RE)
+_skip = match_ws
 
 
 def skip_ws(text: str, pos: int) -> int:

@@ -175,7 +175,8 @@ def _int_bounds(dtype: np.dtype) -> tuple[int, int]:
     except ValueError:  # numpy does not know ml_dtypes' types
         import ml_dtypes
 
-        info = ml_dtypes.iinfo(dtype)
+        ml_info = ml_dtypes.iinfo(dtype)
+        return int(ml_info.min), int(ml_info.max)
     return int(info.min), int(info.max)
 
 
@@ -213,7 +214,8 @@ _INTS_RE = _tokens_re(_INT_TOKEN)
 _FLOATS_RE = _tokens_re(_FLOAT_TOKEN)
 _PREDS_RE = _tokens_re(_PRED_TOKEN)
 _PAIRS_RE = _pairs_re(_FLOAT_TOKEN)
-_WS_COMMENTS_RE = re.compile(_lex.WS + "+", re.S)  # possessive: never backtracks
+# Possessive: never backtracks.
+_match_ws_comments = _lex.infallible_match(re.compile(_lex.WS + "+", re.S))
 _ELIDED_RE = re.compile(r"\{\s*\.\.\.\s*\}")
 _ARRAY_SHAPE_START_RE = re.compile(r"[a-z][a-z0-9_]*\[")
 _SCALAR_RE = re.compile(r"[^\s,(){}]+(?:\(0x[0-9a-fA-F]+\))?")
@@ -231,7 +233,7 @@ def _blank_comments(text: str) -> str:
 
 
 def _skip(text: str, pos: int) -> int:
-    return _WS_COMMENTS_RE.match(text, pos).end()
+    return _match_ws_comments(text, pos).end()
 
 
 # ------------------------------------------------------------------------------------------
@@ -382,10 +384,10 @@ def _element_end(text: str, pos: int, shape: Shape) -> int:
             if depth == 0:
                 return m.end()
         raise DecodeError("unbalanced '{' in literal", pos)
-    m = (_PAIR_RE if text.startswith("(", pos) else _SCALAR_RE).match(text, pos)
-    if m is None:
+    value = (_PAIR_RE if text.startswith("(", pos) else _SCALAR_RE).match(text, pos)
+    if value is None:
         raise DecodeError(f"expected a value for shape {shape}", pos)
-    return m.end()
+    return value.end()
 
 
 def _parse_array(text: str, shape: Shape, offset: int) -> np.ndarray | None:
@@ -488,8 +490,11 @@ def _shown(token: str) -> str:
 
 
 def _bad_token(text: str, pattern: re.Pattern[str], dtype: np.dtype, offset: int) -> DecodeError:
-    """The error for the first token that ``pattern`` rejects (the slow path: errors only)."""
-    end = pattern.match(text).end()
+    """The error for the first token that ``pattern`` rejects (the slow path: errors only).
+
+    ``pattern`` is a token-list pattern, which matches the empty string: it always matches.
+    """
+    end = _lex.infallible_match(pattern)(text).end()
     m = re.compile(r"\S+").search(text, end)
     where = m.start() if m else end
     token = m.group() if m else text[end : end + 20]

@@ -255,7 +255,7 @@ class Shape:
 
 _ARRAY_RE = re.compile(r"([a-z][a-z0-9_]*)[ \t]*\[([^\]]*)\]")
 _SIMPLE_LAYOUT_RE = re.compile(r"\{(\d+(?:,\d+)*)?\}")
-_WS_RE = _lex.WS_RE
+_match_ws = _lex.match_ws
 _INT_RE = re.compile(r"-?\d+")
 _INT64_MAX = (1 << 63) - 1  # XLA reads dimensions as int64 and rejects larger ones
 
@@ -268,7 +268,7 @@ def parse_shape(text: str) -> Shape:
     if shape is not None:
         return shape
     shape, end = parse_shape_prefix(text, 0)
-    end = _WS_RE.match(text, end).end()
+    end = _match_ws(text, end).end()
     if end != len(text):
         raise DecodeError(f"unexpected text after shape: {text[end : end + 20]!r}", end)
     if len(_cache) > 100_000:
@@ -285,12 +285,12 @@ def parse_shape_prefix(text: str, pos: int) -> tuple[Shape, int]:
     """
     groups: list[tuple[str, list[Shape]]] = []  # (kind, elements so far) of each open group
     while True:
-        pos = _WS_RE.match(text, pos).end()
+        pos = _match_ws(text, pos).end()
         if pos >= len(text):
             raise DecodeError("expected a shape, found end of text", pos)
         if text[pos] == "(":
             groups.append(("tuple", []))
-            pos = _WS_RE.match(text, pos + 1).end()
+            pos = _match_ws(text, pos + 1).end()
             if not text.startswith(")", pos):
                 continue  # the first element follows
             shape: Shape = Shape("tuple")
@@ -306,7 +306,7 @@ def parse_shape_prefix(text: str, pos: int) -> tuple[Shape, int]:
         while groups:
             kind, elements = groups[-1]
             elements.append(shape)
-            pos = _WS_RE.match(text, pos).end()
+            pos = _match_ws(text, pos).end()
             if kind == "tuple" and text.startswith(",", pos):
                 pos += 1
                 break  # the next element follows
@@ -337,7 +337,7 @@ def _array_prefix(text: str, pos: int) -> tuple[Shape, int]:
     layout = None
     brace = end
     if brace < len(text) and text[brace] in " \t\n/":
-        brace = _WS_RE.match(text, end).end()
+        brace = _match_ws(text, end).end()
     if brace < len(text) and text[brace] == "{":
         lm = _SIMPLE_LAYOUT_RE.match(text, brace)
         if lm is not None:
@@ -381,20 +381,20 @@ def _parse_dims(text: str, offset: int) -> tuple[tuple[int | None, ...], tuple[b
 
 def _layout_follows(text: str, pos: int) -> bool:
     """XLA reads '{' after a shape as a layout only if an int or ':' comes next."""
-    nxt = _WS_RE.match(text, pos + 1).end()
+    nxt = _match_ws(text, pos + 1).end()
     return nxt < len(text) and (text[nxt].isdigit() or text[nxt] == ":")
 
 
 def _parse_tuple(text: str, pos: int) -> tuple[Shape, int]:
     pos += 1
     elements: list[Shape] = []
-    pos = _WS_RE.match(text, pos).end()
+    pos = _match_ws(text, pos).end()
     if text.startswith(")", pos):
         return Shape("tuple"), pos + 1
     while True:
         sub, pos = parse_shape_prefix(text, pos)
         elements.append(sub)
-        pos = _WS_RE.match(text, pos).end()
+        pos = _match_ws(text, pos).end()
         if text.startswith(",", pos):
             pos += 1
             continue
@@ -404,14 +404,14 @@ def _parse_tuple(text: str, pos: int) -> tuple[Shape, int]:
 
 
 def _expect(text: str, pos: int, token: str) -> int:
-    pos = _WS_RE.match(text, pos).end()
+    pos = _match_ws(text, pos).end()
     if not text.startswith(token, pos):
         raise DecodeError(f"expected {token!r} in layout", pos)
     return pos + len(token)
 
 
 def _int_at(text: str, pos: int) -> tuple[int, int]:
-    pos = _WS_RE.match(text, pos).end()
+    pos = _match_ws(text, pos).end()
     m = _INT_RE.match(text, pos)
     if m is None:
         raise DecodeError("expected an integer in layout", pos)
@@ -423,18 +423,18 @@ def _paren_ints(
 ) -> tuple[tuple[int | None, ...], int]:
     pos = _expect(text, pos, "(")
     values: list[int | None] = []
-    pos = _WS_RE.match(text, pos).end()
+    pos = _match_ws(text, pos).end()
     if text.startswith(")", pos):
         return (), pos + 1
     while True:
-        pos = _WS_RE.match(text, pos).end()
+        pos = _match_ws(text, pos).end()
         if allow_star and text.startswith("*", pos):
             values.append(None)
             pos += 1
         else:
             value, pos = _int_at(text, pos)
             values.append(value)
-        pos = _WS_RE.match(text, pos).end()
+        pos = _match_ws(text, pos).end()
         if text.startswith(",", pos):
             pos += 1
         elif text.startswith(")", pos):
@@ -454,18 +454,18 @@ def _one_int(text: str, pos: int) -> tuple[int, int]:
 def _parse_layout(text: str, pos: int) -> tuple[Layout, int]:
     pos += 1  # '{'
     minor_to_major: list[int] = []
-    pos = _WS_RE.match(text, pos).end()
+    pos = _match_ws(text, pos).end()
     while pos < len(text) and (text[pos].isdigit()):
         value, pos = _int_at(text, pos)
         minor_to_major.append(value)
-        pos = _WS_RE.match(text, pos).end()
+        pos = _match_ws(text, pos).end()
         if text.startswith(",", pos):
-            pos = _WS_RE.match(text, pos + 1).end()
+            pos = _match_ws(text, pos + 1).end()
     fields: dict = {}
     if text.startswith(":", pos):
         pos += 1
         while True:
-            pos = _WS_RE.match(text, pos).end()
+            pos = _match_ws(text, pos).end()
             if text.startswith("}", pos):
                 break
             if text.startswith("SC", pos):
@@ -476,13 +476,13 @@ def _parse_layout(text: str, pos: int) -> tuple[Layout, int]:
                     pos = _expect(text, pos, ":")
                     idx: list[int] = []
                     while True:
-                        pos = _WS_RE.match(text, pos).end()
+                        pos = _match_ws(text, pos).end()
                         if text.startswith(")", pos):
                             pos += 1
                             break
                         value, pos = _int_at(text, pos)
                         idx.append(value)
-                        pos = _WS_RE.match(text, pos).end()
+                        pos = _match_ws(text, pos).end()
                         if text.startswith(",", pos):
                             pos += 1
                     configs.append((dim, tuple(idx)))
@@ -498,7 +498,7 @@ def _parse_layout(text: str, pos: int) -> tuple[Layout, int]:
             elif text.startswith("T", pos):
                 pos += 1
                 tiles = []
-                while text.startswith("(", _WS_RE.match(text, pos).end()):
+                while text.startswith("(", _match_ws(text, pos).end()):
                     tile, pos = _paren_ints(text, pos, allow_star=True)
                     tiles.append(tile)
                 fields["tiles"] = tuple(tiles)

@@ -32,7 +32,7 @@ import re
 import threading
 from collections.abc import Hashable, Sequence
 from itertools import compress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import _lex
 from .opcodes import SINGLE_COMPUTATION_ATTRS
@@ -85,7 +85,8 @@ def _number(comp: Computation) -> int:
     if module is None:  # a computation on its own: alike only to itself
         sid = comp._structure = -id(comp) - 1
         return sid
-    table = module._structures
+    # A first test seen once maps to [number, computation, keyed]; every other key to a number.
+    table: dict[tuple[object, ...], Any] = module._structures
     first_test = ("first test", *_first_test(comp))
     entry = table.get(first_test)
     if entry is None:

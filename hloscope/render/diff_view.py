@@ -13,6 +13,7 @@ from typing import Any
 
 from ..analysis.diff import (
     STATUSES,
+    ChangeStatus,
     KernelDiff,
     LineChange,
 )
@@ -119,9 +120,9 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
         table.add_column(header, justify="right" if right else "left", no_wrap=True)
     for key, title, fmt in _ROWS:
         a, b = totals["a"][key], totals["b"][key]
-        change = signed(b - a, fmt) + _percent(a, b) if a != b else "="
+        delta = signed(b - a, fmt) + _percent(a, b) if a != b else "="
         style = "" if a == b else ("red" if b > a else "green")
-        table.add_row(title, fmt(a), fmt(b), Text(change, style=style))
+        table.add_row(title, fmt(a), fmt(b), Text(delta, style=style))
     console.print(table)
     console.print()
 
@@ -131,7 +132,7 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
         extra = f" ({renamed} renamed)" if renamed else ""
         console.print(
             Text(
-                f"no change: {counts['unchanged']} kernels{extra}, "
+                f"no change: {counts[ChangeStatus.UNCHANGED]} kernels{extra}, "
                 "the same ops, bytes and FLOPs in A and B",
                 style="bold green",
             )

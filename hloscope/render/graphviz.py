@@ -29,6 +29,7 @@ import re
 import shutil
 import subprocess
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -285,10 +286,10 @@ def _emit_edges(dot, selection: GraphSelection, plan: LayoutPlan, ids, shown) ->
         ends = f"{_clip(source, _MAX_NAME_CHARS)} \u2192 {_clip(target, _MAX_NAME_CHARS)}"
         where = f"operand {_clip(positions, _MAX_SHAPE_CHARS)}"
         tooltip = f"{ends} ({where}): {_clip(shape, _MAX_TOOLTIP_LINE_CHARS)}"
-        label = {plan.edge_label: dot_escape(_clip(shape, _MAX_SHAPE_CHARS))}
-        dot.edge(
-            tail, ids[target], tooltip=dot_tooltip(tooltip), **(label if plan.edge_label else {})
+        label = (
+            {plan.edge_label: dot_escape(_clip(shape, _MAX_SHAPE_CHARS))} if plan.edge_label else {}
         )
+        dot.edge(tail, ids[target], tooltip=dot_tooltip(tooltip), **label)
 
 
 def _shown_edges(graph, shown: set[str]):
@@ -390,7 +391,7 @@ def plan_layout(selection: GraphSelection, budget: int = LAYOUT_BUDGET) -> Layou
     Past :data:`_EDGE_LABEL_LIMIT` nodes, edge labels are xlabels from the start (placed after
     layout), as they always were.
     """
-    edge_label = "label" if len(selection.nodes) <= _EDGE_LABEL_LIMIT else "xlabel"
+    edge_label: str | None = "label" if len(selection.nodes) <= _EDGE_LABEL_LIMIT else "xlabel"
     shape = _LayoutShape.of(selection)
     stubs: list[str] = []
     cost = shape.cost(edge_label == "label", stubs)
@@ -572,7 +573,7 @@ class _ClusterTree:
                 child.emit(sub, selection, ids, shown, counter, centers)
 
 
-def _fusion_at(comp: Computation, fusion_id: str) -> Instruction | None:
+def _fusion_at(comp: Computation | None, fusion_id: str) -> Instruction | None:
     """The fusion instruction an expanded-fusion id (``"fusion.3/fusion.1"``) stands for."""
     inst = None
     for name in fusion_id.split(FUSION_SEP):
@@ -731,7 +732,7 @@ def _tooltip_text(inst: Instruction, node: str) -> str:
     return _clip_lines("\n".join(lines))
 
 
-def _legend_label(categories: list[str]) -> str:
+def _legend_label(categories: Sequence[str]) -> str:
     rows = "".join(
         f'<TR><TD BGCOLOR="{CATEGORY_COLORS[c]}" BORDER="1">'
         f"{html_escape(c.replace('_', ' '))}</TD></TR>"

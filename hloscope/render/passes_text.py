@@ -15,7 +15,7 @@ through :func:`~hloscope.render.terminal.printable`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..analysis.passes import Follow, FollowEventKind, PassDiff, PassRow, PassTimeline
@@ -104,9 +104,14 @@ _TIMELINE_COLUMNS: tuple[tuple[str, bool, int, bool], ...] = (
     ("\u0394  ", True, 0, False),
     ("note", False, 9, True),
 )
-_TIMELINE_OPTIONAL = ("note", "pipeline")
+_TIMELINE_OPTIONAL: tuple[str, ...] = ("note", "pipeline")
 # How narrow the pass column may get to make room for an optional one: most names fit whole.
 _COMFORTABLE = {"pass": 26}
+
+
+def _plain_text_of(header: str) -> Callable[[Mapping[str, Any]], str]:
+    """How a keyed row of rich Texts becomes the plain text of its ``header`` cell."""
+    return lambda row: row[header].plain
 
 
 def _print_rows(
@@ -123,7 +128,7 @@ def _print_rows(
     columns = {
         header: Column(
             header,
-            lambda r, header=header: r[header].plain,
+            _plain_text_of(header),
             right,
             floor,
             _end_cut,

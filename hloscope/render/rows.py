@@ -78,9 +78,9 @@ class RowFilter:
                 op_.casefold() == wanted for op_ in row["ops"]
             )
             return hit if op == "=" else not hit
-        cell = row.get(column)
         if column in _LIST_COLUMNS:
-            return self._list_cell(cell)
+            return self._list_cell(row[column])  # every row has its list columns
+        cell = row.get(column)
         if op == "~":
             return value.lower() in str(cell).lower()
         if op in ("=", "!="):

@@ -280,10 +280,10 @@ class _Analysis:
         if not shape.is_tuple:
             return self._output_array_bytes(root, _size_of(inst))
         total = 0
-        root_is_tuple = root is not None and root.opcode == "tuple"
+        tuple_root = root if root is not None and root.opcode == "tuple" else None
         for i, sub in enumerate(shape.tuple_shapes):
-            if root_is_tuple and not sub.is_tuple and i < len(root.operands):
-                total += self._output_array_bytes(root.operands[i], shape_size(sub))
+            if tuple_root is not None and not sub.is_tuple and i < len(tuple_root.operands):
+                total += self._output_array_bytes(tuple_root.operands[i], shape_size(sub))
             else:
                 total += sum(shape_size(leaf) for leaf in _array_subshapes(sub))
         return total

@@ -111,7 +111,7 @@ class _Interned:
 class _KernelFacts:
     """What :meth:`._matching._Matcher._score` compares, per kernel of one side."""
 
-    params: list[Counter[Hashable]]  # the parameters it reads ("parameter 3")
+    params: list[Counter[str]]  # the parameters it reads ("parameter 3")
     readers: dict[Hashable, list[tuple[int, int]]]  # parameter -> (kernel, times it reads it)
     producers: list[set[int]]  # kernels it reads
     consumers: list[set[int]]  # kernels that read it

@@ -115,7 +115,8 @@ class _Matcher:
         self.index_a = {id(k): n for n, k in enumerate(a.kernels)}
         self.index_b = {id(k): n for n, k in enumerate(b.kernels)}
         # Shapes, op multisets and structures numbered over both sides: equal means equal.
-        self._shapes, self._ops, structures = _Interned(), _Interned(), {}
+        self._shapes, self._ops = _Interned(), _Interned()
+        structures: dict[Hashable, int] = {}
         self.facts_a = _KernelFacts.of(a, self.kernel_ops_a, self._shapes, self._ops, structures)
         self.facts_b = _KernelFacts.of(b, self.kernel_ops_b, self._shapes, self._ops, structures)
         # Kernels settled one to one (steps 1 and 4): kernel of A -> kernel of B and back.

@@ -61,7 +61,7 @@ class MemoryEdge:
     producer: str
     consumer: str
     shape: str
-    bytes: int
+    bytes: int | None  # None when a dimension is unbounded (``?``): Shape.byte_size
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -166,7 +166,7 @@ class LineChange:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for name in self.__slots__:  # type: ignore[attr-defined]
+        for name in self.__slots__:
             value = getattr(self, name)
             out[name] = list(value) if isinstance(value, list) else value
         out["status"] = self.status.value

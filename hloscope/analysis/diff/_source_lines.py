@@ -31,8 +31,8 @@ def _line_changes(
         if j >= 0 and a_ops[i].where and b_ops[j].where
     )
     votes: dict[str, dict[str, int]] = {}
-    for (la, lb), n in moves.items():  # first seen first, as the votes were cast
-        votes.setdefault(la, {})[lb] = n
+    for (line_a, line_b), n in moves.items():  # first seen first, as the votes were cast
+        votes.setdefault(line_a, {})[line_b] = n
     # A line that still exists in B keeps its place if any of its ops are still there.
     to_b = {
         la: la if la in c else max(c.items(), key=lambda kv: kv[1])[0] for la, c in votes.items()

@@ -226,10 +226,11 @@ def file_modules_at_stage(
                 f"{path}: --stage {stage} asked, but module {found.name} here is {held} and "
                 f"{why}; leave out --stage to check the file as it is"
             )
-        if at is not None and at is not found:
+        # `at` is not `found` only when it was read from the sibling file, which then exists.
+        if at is not None and at is not found and (sibling := stage_file(path, wanted)):
             notes.append(
                 f"read module {found.name} {wanted.short} optimizations from "
-                f"{stage_file(path, wanted).name}, beside {path.name}"
+                f"{sibling.name}, beside {path.name}"
             )
         staged.append(at if at is not None else found)
     return staged, notes
@@ -311,15 +312,26 @@ class _Scan:
     unknown: dict[str, int] = field(default_factory=dict)
 
     def finding(
-        self, instruction: Instruction, op: str, reason: Reason, **fields: str | bool
+        self,
+        instruction: Instruction,
+        op: str,
+        reason: Reason,
+        *,
+        suggestion: str,
+        detail: str,
+        dtype: str | None = None,
+        warning: bool | None = None,
     ) -> Finding:
         return Finding(
             op=op,
             node=instruction.name,
             function=self.function_of(instruction),
             reason=reason,
+            dtype=dtype,
             source=_user_source(instruction),
-            **fields,
+            suggestion=suggestion,
+            detail=detail,
+            warning=warning,
         )
 
 

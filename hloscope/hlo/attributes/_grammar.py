@@ -7,6 +7,7 @@ string and bracketed-group tokens attribute values use. Each decoder is then a f
 
 from __future__ import annotations
 
+import builtins
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -41,7 +42,8 @@ class ValueCursor(_lex.Cursor):
     def int(self) -> int:
         return int(self.match(INT, "an integer").group())
 
-    def number(self) -> float | int:
+    # ``int`` below is the method above, inside this class body: hence ``builtins.int``.
+    def number(self) -> float | builtins.int:
         text = self.match(NUMBER, "a number").group()
         if INT.fullmatch(text):
             return int(text)
@@ -51,7 +53,7 @@ class ValueCursor(_lex.Cursor):
         value, self.pos = quoted_string_at(self.text, self.skip())
         return value
 
-    def int_list(self, open_: str = "{", close: str = "}") -> tuple[int, ...]:
+    def int_list(self, open_: str = "{", close: str = "}") -> tuple[builtins.int, ...]:
         return tuple(self.comma_list(open_, close, self.int))
 
     def balanced(self) -> str:

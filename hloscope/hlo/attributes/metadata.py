@@ -94,7 +94,7 @@ _MD_ITEM = re.compile(
     _MD_SEP_PATTERN + "(" + _lex.NAME + ")=(?:" + _BODY + r"|(-?\d+)(?=[\s,}])|(\{[^{}\"]*\}))",
     re.S,
 )
-_MD_SEP = re.compile(_MD_SEP_PATTERN, re.S)
+_match_md_sep = _lex.infallible_match(re.compile(_MD_SEP_PATTERN, re.S))
 
 
 def metadata_at(text: str, pos: int) -> tuple[Metadata, int]:
@@ -123,7 +123,7 @@ def _general_metadata(text: str, pos: int) -> tuple[Metadata, int]:
                 value = decode_int_list(braces, None)
             key_at = m.start(1)
         else:
-            pos = _MD_SEP.match(text, pos).end()
+            pos = _match_md_sep(text, pos).end()
             if text.startswith("}", pos):
                 return Metadata(**fields), pos + 1
             c = ValueCursor(text, pos)

@@ -423,14 +423,15 @@ def _group_mesh_axes(
                 pre, size = sub
                 reshape_of[dim] = ([pre, size, full // (pre * size)], [1])
             continue
-        if any(s is None for s in subs):
+        parts = [s for s in subs if s is not None]
+        if len(parts) != len(subs):
             raise DecodeError("a full mesh axis cannot be combined with its sub-axes", 0)
-        order = sorted(range(len(subs)), key=lambda i: subs[i][0])
+        order = sorted(range(len(parts)), key=lambda i: parts[i][0])
         reshape: list[int] = []
         aggregate_sorted: list[int] = []
         prefix = 1
         for i in order:
-            pre, size = subs[i]
+            pre, size = parts[i]
             if pre % prefix:
                 raise DecodeError("overlapping sub-axes in mesh replica groups", 0)
             if pre != prefix:
@@ -441,7 +442,7 @@ def _group_mesh_axes(
             prefix *= size
         if prefix != full:
             reshape.append(full // prefix)
-        aggregate = [0] * len(subs)
+        aggregate = [0] * len(parts)
         for k, i in enumerate(order):
             aggregate[i] = aggregate_sorted[k]
         reshape_of[dim] = (reshape, aggregate)
