@@ -19,8 +19,21 @@ __all__ = ["memory_command"]
 @module_option
 @all_modules_option
 @refresh_option
+@click.option(
+    "-o",
+    "--output",
+    "picture",
+    type=click.Path(dir_okay=False),
+    help="Also write the timeline picture (live bytes over the schedule, peak marked) to this "
+    ".svg file.",
+)
 def memory_command(
-    target: str, as_json: bool, module: str | None, all_modules: bool, refresh: bool
+    target: str,
+    as_json: bool,
+    module: str | None,
+    all_modules: bool,
+    refresh: bool,
+    picture: str | None,
 ) -> None:
     """Show TARGET's peak memory: its breakdown, the buffers live at the peak by source line
     and scope, a timeline, and what would free memory. The source is said: XLA's buffer
@@ -31,6 +44,8 @@ def memory_command(
 
     if module is not None and all_modules:
         raise CliError("--module and --all-modules exclude each other")
+    if picture is not None and not picture.endswith(".svg"):
+        raise CliError(f"-o {picture}: the timeline picture is SVG; name a .svg file")
     results = memory_results(
         open_target(target, refresh=refresh), module=module, all_modules=all_modules
     )
@@ -38,6 +53,13 @@ def memory_command(
         for note in r.notes:
             if note.startswith("warning: "):
                 click.echo(f"hloscope: {note}", err=True)
+    if picture is not None:
+        from pathlib import Path
+
+        from ..render.memory_svg import render_memory_svg
+
+        # With several modules the picture is the first one's (the main module's).
+        Path(picture).write_text(render_memory_svg(results[0]))
     if as_json:
         payloads = [r.to_dict() for r in results]
         json.dump({"modules": payloads} if all_modules else payloads[0], sys.stdout, indent=2)
