@@ -1,12 +1,13 @@
-"""Guards for tests and CI: fail when code compiles more often than it should.
+"""Guards for tests and CI: fail when code compiles more often than it should::
 
-    >>> from hloscope.testing import assert_max_compiles
-    >>> with assert_max_compiles(1, function=step):   # one compile of `step`, however many calls
-    ...     for batch in batches:
-    ...         step(params, batch)
+    from hloscope.testing import assert_max_compiles
 
-    >>> @assert_max_compiles(2)                       # as a decorator: per call
-    ... def test_training_loop(): ...
+    with assert_max_compiles(1, function=step):  # one compile of `step`, however many calls
+        for batch in batches:
+            step(params, batch)
+
+    @assert_max_compiles(2)  # as a decorator: per call
+    def test_training_loop(): ...
 
 The block runs under :func:`hloscope.watch_compiles`; when it ends without an exception and
 the code compiled more than ``n`` times, an ``AssertionError`` carries the whole ledger (which

@@ -19,12 +19,12 @@ order, the snapshots are the story of the compilation; :func:`pass_timeline` tel
   removed.
 
 The snapshot that opens a pipeline (``after_pipeline-start``) shows what happened since the
-last one outside any dumped pass; its row names no pass.
+last one outside any dumped pass; its row names no pass::
 
-    >>> timeline = pass_timeline(load_dump("dump").module("jit_small"))
-    >>> [(r.step, r.ran, r.instructions) for r in timeline.rows]
-    >>> print(timeline.text_diff("fusion"))
-    >>> timeline.follow("mul.1").first(FollowEventKind.FUSED).pass_label
+    timeline = pass_timeline(load_dump("dump").module("jit_small"))
+    [(r.step, r.ran, r.instructions) for r in timeline.rows]
+    print(timeline.text_diff("fusion"))
+    timeline.follow("mul.1").first(FollowEventKind.FUSED).pass_label
 """
 
 from __future__ import annotations

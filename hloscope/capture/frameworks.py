@@ -3,10 +3,10 @@
 hloscope's core (parse, summary, fusions, graph, diff, ls on text files and dump folders) needs
 neither framework, so ``pip install hloscope`` installs neither. Capturing does: ``pip install
 'hloscope[jax]'`` or ``'hloscope[tf]'`` adds the one you use. Every capture path asks this module
-for the framework instead of writing ``import jax`` itself:
+for the framework instead of writing ``import jax`` itself::
 
-    >>> jax = require_jax()          # the jax module, or CaptureError naming the extra
-    >>> tf = require_tensorflow()
+    jax = require_jax()  # the jax module, or CaptureError naming the extra
+    tf = require_tensorflow()
 
 When the framework is missing the user gets one line that says how to fix it, e.g.
 ``jax is not installed: pip install 'hloscope[jax]'``, instead of a ``ModuleNotFoundError``

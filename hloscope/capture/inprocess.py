@@ -1,11 +1,10 @@
-"""Capture every stage XLA takes one function through, inside this Python process.
+"""Capture every stage XLA takes one function through, inside this Python process::
 
-    >>> cap = hloscope.capture(f, x)              # f: a JAX function (jitted or not)
-    >>> list(cap.stages)
-    ['jaxpr', 'stablehlo', 'hlo', 'optimized_hlo']
-    >>> cap.module("after").fusion_computations()  # parsed lazily with hloscope.parse
-    >>> cap.cost["flops"], cap.memory["temp_size_in_bytes"]
-    >>> cap = hloscope.capture(f, x, passes="fusion|algsimp")   # plus per-pass snapshots
+    cap = hloscope.capture(f, x)  # f: a JAX function (jitted or not)
+    list(cap.stages)  # ['jaxpr', 'stablehlo', 'hlo', 'optimized_hlo']
+    cap.module("after").fusion_computations()  # parsed lazily with hloscope.parse
+    cap.cost["flops"], cap.memory["temp_size_in_bytes"]
+    cap = hloscope.capture(f, x, passes="fusion|algsimp")  # plus per-pass snapshots
 
 What a capture holds, for JAX:
 

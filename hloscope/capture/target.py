@@ -21,11 +21,11 @@ versions, and every local module the script imported (:mod:`hloscope.capture.cac
 rule). ``refresh=True`` captures again. Failed captures are not cached; their output stays in
 ``<key>.failed`` for a look at ``stderr.txt``.
 
-Resolving a text file or a dump folder never imports jax or TensorFlow.
+Resolving a text file or a dump folder never imports jax or TensorFlow::
 
-    >>> target = Target.resolve("train.py:step")
-    >>> target.main_module("after")          # what every analysis command reads
-    >>> target.modules("before")             # every module of that stage
+    target = Target.resolve("train.py:step")
+    target.main_module("after")  # what every analysis command reads
+    target.modules("before")  # every module of that stage
 
 :class:`Target` is the one road from a TARGET string to :class:`~hloscope.hlo.model.Module`
 objects; commands and the top-level convenience functions (``hloscope.fusions("f.txt")``) all

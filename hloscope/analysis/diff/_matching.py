@@ -43,10 +43,10 @@ def diff(
     :class:`~hloscope.analysis.fusions.FusionReport`; anything else (a path, a TARGET string,
     a list of modules) raises :class:`TypeError` (``hloscope.diff`` resolves TARGETs).
     ``labels`` name the two sides in the result (default: the module names). Deterministic:
-    the same inputs give the same result, in the same order.
+    the same inputs give the same result, in the same order::
 
-        >>> d = diff(hloscope.parse("before.txt"), hloscope.parse("after.txt"))
-        >>> d.counts[ChangeStatus.SPLIT], d.totals["delta"]["bytes"]
+        d = diff(hloscope.parse("before.txt"), hloscope.parse("after.txt"))
+        d.counts[ChangeStatus.SPLIT], d.totals["delta"]["bytes"]
     """
     label_a, label_b = labels if labels is not None else (None, None)
     side_a, side_b = _side(a, label_a), _side(b, label_b)

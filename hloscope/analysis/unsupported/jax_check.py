@@ -1,7 +1,7 @@
-"""The JAX pre-flight check: will this function compile for that platform?
+"""The JAX pre-flight check: will this function compile for that platform? ::
 
-    >>> report = check_jax(f, x, platform="tpu")      # no TPU needed
-    >>> report.clean, [(f.reason, f.op, f.source) for f in report.findings]
+    report = check_jax(f, x, platform="tpu")  # no TPU needed
+    report.clean, [(f.reason, f.op, f.source) for f in report.findings]
 
 :func:`check_jax` lowers the function for the platform without its device
 (:func:`hloscope.capture.jax_lowering.lower_for`) and turns what happened into findings:
