@@ -11,7 +11,7 @@ the next full collection.
 
 Turning the collector back on is not the end of it: CPython counts every allocation made while
 it was off, so the first allocation afterwards starts a young-generation collection that scans
-every object the work created (20 ms after a 2 MB parse, 0.1 s after a 50 MB one). Those objects
+every object the work created, a pause that grows with the size of the result. Those objects
 are the long-lived result the caller asked for, so the pause hands them straight to the oldest
 generation with ``gc.freeze()`` / ``gc.unfreeze()``, which moves objects without scanning them
 and resets the count; the next full collection, whenever the collector's own accounting calls

@@ -345,8 +345,8 @@ def _note_lines(selection: GraphSelection, plan: LayoutPlan) -> list[str]:
 # doubles every span. One parameter read by every op of a 150-op chain spans 1 + 2 + ... + 150
 # ranks: 11,000 virtual nodes, minutes of dot. Each crossing-minimisation pass sweeps every rank,
 # so the estimate is (real + virtual nodes) x ranks; dot's time grew about as its square on
-# chains and corpus pictures (benchmarks/RESULTS.md): 180 k took 0.5-1 s, 270 k 2.5 s, 720 k 8 s,
-# 1.3 M over 40 s.
+# chains and corpus pictures, and the budget sits where a picture still takes a moment rather
+# than minutes (benchmarks/RESULTS.md, "the layout budget", has the measured times).
 LAYOUT_BUDGET = 250_000
 #: Seconds ``dot`` may run before it is stopped and called once more on the simplest drawing.
 LAYOUT_TIMEOUT_S = 30.0

@@ -131,8 +131,9 @@ def valid_window_positions(
     return sum(hits(i * stride_outer - w.padding_low) for i in range(outer))
 
 
-#: From how many outer positions :func:`valid_window_positions` counts with numpy (one
-#: spatial dimension of a million window and output positions: 1 s in Python, 20 ms in numpy).
+#: From how many outer positions :func:`valid_window_positions` counts with numpy: below it
+#: the Python loop is cheaper than building arrays, above it the loop's cost per position
+#: dominates (a large convolution window visits millions of positions).
 _VECTORISE_FROM = 4096
 _INT64_SAFE = 2**62
 
