@@ -63,6 +63,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .capture.inprocess import Capture
     from .capture.jaxpr_lines import SourcedCapture
     from .capture.target import Target
+    from .dump.index import DumpModule
 
 __all__ = [
     "Report",
@@ -359,7 +360,7 @@ def timeline(origin: _Origin) -> Timeline | None:
     passes = _optional_module("hloscope.analysis.passes")
     if passes is None:
         return None
-    subject: Any = None
+    subject: Capture | DumpModule | None = None
     target = origin.target
     if origin.capture is not None:
         subject = origin.capture if origin.capture.passes else None
