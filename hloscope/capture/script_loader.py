@@ -1,9 +1,9 @@
 """Loading ``SCRIPT.py:FUNCTION``: the script as a module, the function, its example arguments.
 
 Every place that calls a function of a user's script goes through here: the top-level
-``hloscope.check("model.py:step")``, ``hloscope.bench("model.py:step")`` and the child process
-of a capture (:mod:`hloscope.capture._runner`). So a script sees the same world whoever loads
-it:
+``hloscope.check("model.py:step")``, ``hloscope.benchmark("model.py:step")`` and the child
+processes of a capture (:mod:`hloscope.capture._runner`, :mod:`hloscope.capture.jaxpr_lines`).
+So a script sees the same world whoever loads it:
 
 * it is imported as a module named ``hloscope_target_<stem>``, not as ``__main__`` (its ``if
   __name__ == "__main__":`` block does not run), and registered in ``sys.modules`` under that
