@@ -18,6 +18,7 @@ import gzip
 import hashlib
 import json
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +36,7 @@ DUMP_COMMANDS = {
     "summary": ["summary", "--all-modules", "--json"],
     "fusions": ["fusions", "--all-modules", "--json"],
     "check": ["check", "--all-modules", "--platform", "tpu", "--json"],
-    "graph": ["graph", "--format", "json", "-o", "-"],
+    "graph": ["graph", "-o", "{out}.json"],
     "recompiles": ["recompiles", "--json"],
     "explain": ["explain", "--json"],
 }
@@ -43,7 +44,7 @@ FILE_COMMANDS = {
     "summary": ["summary", "--json"],
     "fusions": ["fusions", "--json"],
     "check": ["check", "--platform", "tpu", "--json"],
-    "graph": ["graph", "--format", "json", "-o", "-"],
+    "graph": ["graph", "-o", "{out}.json"],
     "explain": ["explain", "--json"],
 }
 
@@ -92,8 +93,16 @@ def run(case: Case) -> str:
 
     from hloscope.cli import cli
 
-    result = CliRunner().invoke(cli, list(case.args), catch_exceptions=False)
-    text = f"exit {result.exit_code}\n{result.stdout}"
+    with tempfile.TemporaryDirectory() as scratch:
+        # A command that writes a file (graph -o) gets one in a scratch folder; its bytes are
+        # part of the output.
+        out = str(Path(scratch) / "out")
+        args = [arg.replace("{out}", out) for arg in case.args]
+        result = CliRunner().invoke(cli, args, catch_exceptions=False)
+        text = f"exit {result.exit_code}\n{result.stdout}"
+        for written in sorted(Path(scratch).iterdir()):
+            text += f"\n--- {written.name}\n{written.read_text()}"
+        text = text.replace(out, "<OUT>")
     # Longest first: the shared corpus lies beside the project, so ROOT.parent is a prefix.
     for path, mark in ((SHARED, "<SHARED>"), (ROOT, "<ROOT>")):
         text = text.replace(str(path), mark)
