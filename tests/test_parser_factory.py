@@ -61,12 +61,12 @@ def _built(text: str, careful: bool, monkeypatch) -> list[dict]:
 
 def test_from_parts_sets_every_slot_as_init_does():
     comp = hloscope.parse(TEXT).entry
-    made = Instruction.from_parts("n", "negate", "f32[4]", "metadata={}", 3, None, 7, comp)
+    made = Instruction.from_parts("n", "negate", "f32[4]", "metadata={}", 3, None, 7, comp, [])
     init = Instruction("n", "negate", "f32[4]", "metadata={}", None, 7, 3)
     init.computation = comp
     assert _slots(made) == _slots(init)
     assert made.operands == [] and made.operands is not init.operands
-    payload = Instruction.from_parts("p", "parameter", "f32[]", "", 0, "0", 2, None)
+    payload = Instruction.from_parts("p", "parameter", "f32[]", "", 0, "0", 2, None, [])
     assert _slots(payload) == _slots(Instruction("p", "parameter", "f32[]", "", "0", 2, 0))
 
 

@@ -267,22 +267,23 @@ class Instruction:
         payload: str | None,
         line: int,
         computation: Computation | None,
+        operands: list[Instruction],
     ) -> Instruction:
         """The fast constructor the parser uses, one call per instruction of a module.
 
         It builds the same instruction as ``Instruction(name, opcode, shape_text, attr_text,
-        payload, line, attr_col)`` with ``computation`` set, but every argument is positional
-        and required, and the slots are set directly: the parser makes tens of thousands of
-        instructions per module, where going through ``type.__call__`` and ``__init__``'s
-        defaults shows in the parse time. ``operands`` starts empty (the parser resolves the
-        names once the operands exist). ``attr_col`` may be ``-1``: the column where the
-        attributes start is then worked out when an error message needs it (see
-        :meth:`_attribute_column`)."""
+        payload, line, attr_col)`` with ``computation`` and ``operands`` set, but every
+        argument is positional and required, and the slots are set directly: the parser makes
+        tens of thousands of instructions per module, where going through ``type.__call__`` and
+        ``__init__``'s defaults shows in the parse time. ``operands`` is kept, not copied (the
+        parser passes ``[]`` for operands it resolves later). ``attr_col`` may be ``-1``: the
+        column where the attributes start is then worked out when an error message needs it
+        (see :meth:`_attribute_column`)."""
         inst = _new_instruction(cls)
         inst.name = name
         inst.opcode = opcode
         inst.computation = computation
-        inst.operands = []
+        inst.operands = operands
         inst._users = inst._shape = inst._attrs = inst._called = inst._metadata = None
         inst._shape_text = shape_text
         inst._payload = payload

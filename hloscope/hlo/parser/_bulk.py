@@ -246,25 +246,39 @@ class BulkBody:
         number = self.first_line
         for is_root, name, shape_text, opcode, inner, other, attr_text in zip(*self.columns):
             payload = None
+            operands: list[Instruction] = []
+            names: list[str] | None = None
             if opcode in payload_opcodes:
-                payload, inner, other = inner or other, "", ""  # no operands
+                payload = inner or other  # no operands
+            else:
+                if other:
+                    inner = _INDEX_COMMENTS.sub("", other)
+                if inner:
+                    names = inner.replace("%", "").replace(" ", "").split(",")
+                    try:
+                        operands = list(map(by_name.__getitem__, names))
+                        names = None
+                    except KeyError:  # used before its line (or by itself): resolved below
+                        pass
             # The attributes' column (-1) is worked out only when an error message needs it.
             inst = new(
-                name, opcode, shape_text, attr_text, -1 if attr_text else 0, payload, number, comp
+                name,
+                opcode,
+                shape_text,
+                attr_text,
+                -1 if attr_text else 0,
+                payload,
+                number,
+                comp,
+                operands,
             )
             number += 1
             by_name[name] = inst
             instructions.append(inst)
             if is_root:
                 root = inst
-            if other:
-                inner = _INDEX_COMMENTS.sub("", other)
-            if inner:
-                names = inner.replace("%", "").replace(" ", "").split(",")
-                try:
-                    inst.operands = list(map(by_name.__getitem__, names))
-                except KeyError:  # used before its line: resolved below
-                    pending.append((inst, names))
+            if names is not None:
+                pending.append((inst, names))
         for inst, names in pending:
             inst.operands = list(map(by_name.__getitem__, names))
         comp._instructions = instructions

@@ -582,11 +582,11 @@ class ModuleParser:
         operand_names: list[str] | None
         if opcode in PAYLOAD_OPCODES:
             inst = Instruction.from_parts(
-                name, opcode, shape_text, attr_text, attr_col, inner, i + 1, None
+                name, opcode, shape_text, attr_text, attr_col, inner, i + 1, None, []
             )
             return inst, None
         inst = Instruction.from_parts(
-            name, opcode, shape_text, attr_text, attr_col, None, i + 1, None
+            name, opcode, shape_text, attr_text, attr_col, None, i + 1, None, []
         )
         if not inner:
             operand_names = None
