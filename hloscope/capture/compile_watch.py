@@ -57,7 +57,8 @@ import sys
 import sysconfig
 import threading
 import time
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields, replace
 from types import ModuleType
 from typing import Any
@@ -408,9 +409,10 @@ class LogTap(logging.Handler):
         if saved is None or saved.disabled:
             return
         if self.rewrite is not None:
-            record = self.rewrite(record)
-            if record is None:
+            rewritten = self.rewrite(record)
+            if rewritten is None:
                 return
+            record = rewritten
         logger = self.logger
         threshold = saved.level
         if threshold == logging.NOTSET:
@@ -483,7 +485,7 @@ def _is_user_path(filename: str, prefixes: tuple[str, ...]) -> bool:
 def user_call_site(skip: int = 1) -> str | None:
     """``file:line (function)`` of the innermost frame of the running stack in the user's code
     (not hloscope, jax, TensorFlow, the standard library or installed packages)."""
-    frame = sys._getframe(skip)
+    frame: types.FrameType | None = sys._getframe(skip)
     prefixes = _library_prefixes() + _framework_prefixes()
     while frame is not None:
         code = frame.f_code
@@ -734,6 +736,8 @@ class _JaxHub(_Hub):
         if len(record.args) != 3:
             return
         module, avals, shardings = record.args
+        if not isinstance(avals, Iterable):
+            return
         name = _bare_name(str(module))
         pending = self._pending()
         entry = pending.get(name)
@@ -742,7 +746,7 @@ class _JaxHub(_Hub):
         entry.module = str(module)
         entry.avals = tuple(avals)
         entry.arg_names = _lowered_arg_names(len(entry.avals))
-        entry.shardings = tuple(shardings) if shardings is not None else None
+        entry.shardings = tuple(shardings) if isinstance(shardings, Iterable) else None
         entry.context = _context_snapshot()
         entry.call_site = user_call_site(2)
 
@@ -848,13 +852,14 @@ def _lowered_arg_names(count: int) -> tuple[str, ...] | None:
     record; ``None`` where this JAX keeps them elsewhere or the count differs (then the
     ledger names arguments from the source and the explanations)."""
     with contextlib.suppress(Exception):
-        frame = sys._getframe(1)
+        frame: types.FrameType | None = sys._getframe(1)
         for _ in range(16):
             if frame is None:
                 return None
             if frame.f_code.co_name == _LOWERING_FRAME:
                 jaxpr = frame.f_locals.get("closed_jaxpr")
-                names = getattr(getattr(jaxpr.jaxpr, "debug_info", None), "arg_names", None)
+                inner = getattr(jaxpr, "jaxpr", None)
+                names = getattr(getattr(inner, "debug_info", None), "arg_names", None)
                 consts = int(frame.f_locals.get("num_const_args") or 0)
                 if names is None or len(names) + consts != count:
                     return None
@@ -980,12 +985,12 @@ def _tf_hub() -> _Hub:
 
 class CompileWatcher:
     """Collect a :class:`CompileRecord` for every JAX compile (and, with ``tensorflow``, every
-    ``tf.function`` trace) while started.
+    ``tf.function`` trace) while started::
 
-        >>> watcher = CompileWatcher()
-        >>> with watcher:
-        ...     train()
-        >>> watcher.records
+        watcher = CompileWatcher()
+        with watcher:
+            train()
+        watcher.records
 
     Starting it again adds to the same :attr:`records`. Several watchers may be active at once
     (nested, or in different threads); each sees every compile. A framework that is not yet

@@ -203,7 +203,9 @@ class SourcedCapture(Capture):
 
     @classmethod
     def load(cls, directory: str | Path) -> SourcedCapture:
-        loaded = super().load(directory)  # built as cls: a SourcedCapture
+        # Named, not zero-argument super(): slots=True makes the dataclass a new class, and the
+        # bare form would still point at the class before that.
+        loaded = super(SourcedCapture, cls).load(directory)
         loaded.jaxpr_sources = JaxprSources.load(directory)
         return loaded
 

@@ -23,7 +23,7 @@ every string from the HLO and the source files goes through
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..analysis.explain import STAGE_ORDER, ExplainedKernel, Explanation, LinkedOp, SourceLine
@@ -100,8 +100,8 @@ def _header(e: Explanation, console: Any) -> None:
     stages.append(f"{len(e.lines)} lines, {n_kernels} kernel{'s' if n_kernels != 1 else ''}")
     console.print(stages)
     by_reason: dict[str, list[str]] = {}
-    for stage, why in e.missing.items():
-        by_reason.setdefault(why, []).append(stage)
+    for missing_stage, why in e.missing.items():
+        by_reason.setdefault(why, []).append(missing_stage)
     for why, stages_missing in by_reason.items():
         console.print(_text(f"missing {', '.join(stages_missing)}: {why}", "yellow"))
 
@@ -147,7 +147,7 @@ def _overview(e: Explanation, console: Any, wide: bool) -> None:
         ),
         "code": Column("code", lambda r: r["code"], min_width=8, shorten=_end_cut, comfortable=24),
         **{
-            _SHORT_TITLES[s]: Column(_SHORT_TITLES[s], lambda r, k=_SHORT_TITLES[s]: r[k], True)
+            _SHORT_TITLES[s]: Column(_SHORT_TITLES[s], _row_key(_SHORT_TITLES[s]), True)
             for s in shown
         },
     }
@@ -155,7 +155,7 @@ def _overview(e: Explanation, console: Any, wide: bool) -> None:
         # A list of kernel names cut short says nothing: it folds onto more lines.
         columns["kernels"] = Column("kernels", lambda r: r["kernels"], min_width=20, wrap=True)
 
-    def style(row: dict[str, Any], name: str) -> str | None:
+    def style(row: Mapping[str, Any], name: str) -> str | None:
         if name == "code":
             return "cyan"
         return "yellow" if name == "kernels" and row["away"] else None
@@ -164,6 +164,12 @@ def _overview(e: Explanation, console: Any, wide: bool) -> None:
     print_table(console, table, width)
     if any(line.inferred_kernels for line in e.lines):
         console.print(_text("* inferred: the kernel has no source line of its own", "dim"))
+
+
+def _row_key(key: str) -> Callable[[Mapping[str, Any]], str]:
+    """A column's reader of one key of a row (a function per key: a lambda in a loop would
+    see only the last key)."""
+    return lambda row: row[key]
 
 
 def _end_cut(text: str, width: int) -> str:
@@ -266,19 +272,22 @@ def _line_detail(e: Explanation, line: SourceLine, console: Any, wide: bool) -> 
     ]
     table = Table(show_edge=False, pad_edge=False, expand=not wide, show_lines=True)
     for column, header in enumerate(headers):
+        width: int | None
+        ratio: int | None
         if wide:
-            sizing = {"width": widths[column]}
+            width, ratio = widths[column], None
         elif column == 0:  # the primitive: short, and read first (an eighth of the width)
-            sizing = {"width": min(widths[column], max(12, console.width // 8))}
+            width, ratio = min(widths[column], max(12, console.width // 8)), None
         else:
-            sizing = {"ratio": _RATIOS.get(header, 3)}
+            width, ratio = None, _RATIOS.get(header, 3)
         table.add_column(
             header,
             style="magenta" if column == 0 else None,
             no_wrap=wide,
             overflow="fold",
             min_width=min(widths[column], 6),
-            **sizing,
+            width=width,
+            ratio=ratio,
         )
     for cells in rows:
         table.add_row(

@@ -108,7 +108,7 @@ def _summary_table(functions: list[FunctionLedger], wide: bool = False) -> Table
         compiles = str(f.compiles)
         if f.traces is not None and f.traces != f.compiles:
             compiles += f" ({_plural(f.traces, 'trace')})"
-        cells: list[object] = [Text(printable(f.name), style=style)]
+        cells: list[Text | str] = [Text(printable(f.name), style=style)]
         cells += [_where(f.defined_at, _cap(40, wide))] if located else []
         cells.append(compiles)
         cells += [_seconds(f.compile_seconds)] if timed else []
@@ -133,7 +133,7 @@ def _eager_line(functions: list[FunctionLedger]) -> Text | None:
 
 
 def _arguments_table(function: FunctionLedger, wide: bool = False) -> Table | None:
-    rows = []
+    rows: list[tuple[str, str, str]] = []
     for history in function.arguments:
         varied = [
             f"dim {dim}: {_sizes(sizes)}" for dim, sizes in sorted(history.varying_dims.items())
@@ -152,8 +152,8 @@ def _arguments_table(function: FunctionLedger, wide: bool = False) -> Table | No
     table.add_column("argument", no_wrap=True, overflow="ellipsis", max_width=_cap(30, wide))
     table.add_column("varied", overflow="fold")
     table.add_column("dtypes", overflow="fold", max_width=_cap(30, wide))
-    for path, varied, dtypes in rows:
-        table.add_row(Text(printable(path)), Text(printable(varied)), Text(printable(dtypes)))
+    for path, varied_text, dtypes in rows:
+        table.add_row(Text(printable(path)), Text(printable(varied_text)), Text(printable(dtypes)))
     return table
 
 
@@ -200,7 +200,7 @@ def _events_table(function: FunctionLedger, show_all: bool, wide: bool = False) 
             table.add_row("", "", Text(f"\u2026 {hidden} more (--all shows them)", style="dim"))
             continue
         site = event.call_site or event.module
-        cells = [
+        cells: list[Text | str] = [
             str(event.number),
             Text(", ".join(str(c) for c in event.causes), style="cyan"),
             Text(printable(_changes_text(event))),

@@ -14,11 +14,11 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class CompileWatch(contextlib.ContextDecorator):
-    """What :func:`watch_compiles` returns: a context manager and a decorator.
+    """What :func:`watch_compiles` returns: a context manager and a decorator::
 
-        >>> with hloscope.watch_compiles() as w:
-        ...     train(data)
-        >>> w.report().to_dataframe()
+        with hloscope.watch_compiles() as w:
+            train(data)
+        w.report().to_dataframe()
 
     As a decorator, every call of the decorated function is watched, and the function gets a
     ``watch`` attribute holding this object. Records accumulate over every block or call.
