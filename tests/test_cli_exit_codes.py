@@ -40,6 +40,7 @@ TARGET_COMMANDS = {
     "ls": [],
     "capture": ["-o", "{tmp}/out"],
     "explain-error": [],
+    "memory": [],
 }
 
 
