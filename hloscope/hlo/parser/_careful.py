@@ -74,7 +74,6 @@ _LINE_COMMENTS = re.compile(_lex.STRING + "|" + _lex.LINE_COMMENT, re.S)
 _MODULE_HEADER = re.compile(
     r"[ \t]*HloModule[ \t]+%?(" + NAME + r")?:?[ \t]*(?:,[ \t]*(.*?))?[ \t]*\r?$"
 )
-_WS = _lex.WS_RE
 _COMMENT = re.compile(_lex.BLOCK_COMMENT, re.S)
 _OPERAND_NAME = re.compile(r"%?(" + NAME + r")\s*$")
 _BRACKETS = _lex.BRACKET_TOKENS
@@ -681,7 +680,7 @@ class ModuleParser:
                     raise self.error(
                         f"expected an operand, found {piece.strip()[:30]!r}", i, col0 + offset + 1
                     ) from None
-                if _WS.match(before, end).end() != len(before):
+                if _lex.match_ws(before, end).end() != len(before):
                     raise self.error(
                         f"expected an operand, found {piece.strip()[:30]!r}", i, col0 + offset + 1
                     )
@@ -711,7 +710,7 @@ class ModuleParser:
                 len(text) - len(text.lstrip()) + 1,
             )
         inst, names = self._instruction_from_text(
-            text, m.group(2), _WS.match(text, m.end()).end(), i
+            text, m.group(2), _lex.match_ws(text, m.end()).end(), i
         )
         return inst, names, last, bool(m.group(1))
 
@@ -766,7 +765,7 @@ class ModuleParser:
             op = OPCODE.match(text, pos)
             if op is None:
                 raise self._pos_error(
-                    "expected an opcode followed by '('", i, text, _WS.match(text, pos).end()
+                    "expected an opcode followed by '('", i, text, _lex.match_ws(text, pos).end()
                 )
         opcode = op.group(1)
         if name is None:

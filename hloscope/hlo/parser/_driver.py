@@ -136,7 +136,7 @@ def _parse_single_instruction(chunk: str, path: str | None) -> Module | None:
     statement = INSTR_START.match(flat)
     if statement is None:
         return None
-    pos = _lex.WS_RE.match(flat, statement.end()).end()
+    pos = _lex.match_ws(flat, statement.end()).end()
     opcode = OPCODE.match(flat, pos)
     try:
         if opcode is None or opcode.group(1) == "b":
@@ -166,7 +166,8 @@ def _parse_single_instruction(chunk: str, path: str | None) -> Module | None:
         module = ModuleParser(lines, 0, len(lines), SourceText(text, path)).parse()
     except HloParseError:
         return None
-    if module is None or len(module.entry.instructions) != len(parameters) + 1:
+    entry = module.entry if module is not None else None
+    if module is None or entry is None or len(entry.instructions) != len(parameters) + 1:
         return None  # more than one statement: "Expected eof after parsing single instruction"
     module.warnings.append(
         "a single instruction, read as XLA reads it: module '_', its operands made "

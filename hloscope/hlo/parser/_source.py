@@ -238,15 +238,16 @@ def read_source(source: Source, path: str | None) -> tuple[str, str | None]:
     else:
         data = source  # type: ignore[assignment]
     if isinstance(data, bytes):
-        nul = data.find(b"\0", 0, 1 << 16)
+        raw = data
+        nul = raw.find(b"\0", 0, 1 << 16)
         if nul >= 0:
-            line = data.count(b"\n", 0, nul) + 1
+            line = raw.count(b"\n", 0, nul) + 1
             raise HloParseError("binary data, not HLO text (NUL byte)", path=path, line=line)
         try:
-            data = data.decode("utf-8")
+            data = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            line = data.count(b"\n", 0, e.start) + 1
-            col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+            line = raw.count(b"\n", 0, e.start) + 1
+            col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
             raise HloParseError("not UTF-8 text", path=path, line=line, column=col) from None
     if not isinstance(data, str):
         raise HloParseError(
