@@ -167,9 +167,9 @@ def check(value: Any, *args: Any, platform: str = "cpu", **kwargs: Any) -> Check
             "expected a function, a tf.function or Keras model, a Module, a Target or a TARGET "
             f"string, not {type(value).__name__}"
         )
-    from .capture.inprocess import _is_tensorflow
+    from .capture.inprocess import is_tensorflow_function
 
-    if _is_tensorflow(value):
+    if is_tensorflow_function(value):
         from .analysis.unsupported.tf_check import check_tf
 
         return check_tf(value, *args, platform=platform, **kwargs)

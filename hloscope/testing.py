@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Literal
 
-from .analysis.recompiles import CompileWatch, Ledger, _function_name, watch_compiles
+from .analysis.recompiles import CompileWatch, Ledger, ledger_name, watch_compiles
 from .errors import ExitStatus, HloscopeError
 
 __all__ = ["assert_max_compiles", "CompileLimitExceeded"]
@@ -80,6 +80,6 @@ class assert_max_compiles(contextlib.ContextDecorator):  # noqa: N801 - reads as
     def _message(self, count: int, ledger: Ledger) -> str:
         from .render.recompiles_text import ledger_text
 
-        what = f" of {_function_name(self.function)}" if self.function is not None else ""
+        what = f" of {ledger_name(self.function)}" if self.function is not None else ""
         head = f"{count} compiles{what}, at most {self.n} allowed"
         return f"{head}\n\n{ledger_text(ledger)}"

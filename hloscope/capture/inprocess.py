@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.model import Module
 
 __all__ = [
+    "is_tensorflow_function",
     "Capture",
     "PassSnapshot",
     "capture",
@@ -282,7 +283,7 @@ def capture(
     """
     if passes is not None:
         _check_pass_regex(passes)
-    if _is_tensorflow(fn):
+    if is_tensorflow_function(fn):
         return _capture_tf(fn, args, kwargs, passes)
     return _capture_jax(fn, args, kwargs, passes)
 
@@ -484,7 +485,7 @@ def _module_name(text: str) -> str | None:
 # ---- TensorFlow ----------------------------------------------------------------------------------
 
 
-def _is_tensorflow(fn: Any) -> bool:
+def is_tensorflow_function(fn: Any) -> bool:
     """A ``tf.function`` or a Keras model, recognised without importing TensorFlow."""
     if callable(getattr(fn, "experimental_get_compiler_ir", None)):
         return True

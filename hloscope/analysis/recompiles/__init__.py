@@ -49,15 +49,14 @@ from ._ledger import (
     Difference,
     FunctionLedger,
     Ledger,
+    ledger_name,  # hloscope.testing names functions the way the ledger does
 )
-
-# hloscope.testing names functions the way the ledger does.
-from ._ledger import _function_name as _function_name
 from ._scripts import LEDGER_FILE as LEDGER_FILE
 from ._scripts import ScriptLedger, recompiles_of_script
 from ._watch import CompileWatch, watch_compiles
 
 __all__ = [
+    "ledger_name",
     "Cause",
     "AdviceKind",
     "Difference",

@@ -261,11 +261,11 @@ class Ledger:
         matches = self.matching(name)
         if not matches:
             known = ", ".join(sorted({f.name for f in self.functions})) or "none"
-            raise KeyError(f"no compiles of {_function_name(name)!r} (functions: {known})")
+            raise KeyError(f"no compiles of {ledger_name(name)!r} (functions: {known})")
         return max(matches, key=lambda f: f.compiles)
 
     def matching(self, name: Any) -> list[FunctionLedger]:
-        wanted = _function_name(name)
+        wanted = ledger_name(name)
         return [f for f in self.functions if f.name == wanted]
 
     def count(self, function: Any = None, *, include_internal: bool = False) -> int:
@@ -346,7 +346,7 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
-def _function_name(function: Any) -> str:
+def ledger_name(function: Any) -> str:
     """The name the ledger uses for ``function``: a string as it is, else ``__name__`` of the
     object (a ``jax.jit`` or ``tf.function`` object, a plain function)."""
     if isinstance(function, str):

@@ -33,6 +33,7 @@ The package, by concern:
 =================  ===================================================================
 """
 
+from ._grammar import value_end
 from ._mapping import Attributes, ErrorFactory, read_metadata
 
 # Private names the tests reach for, kept where they were importable before the split.
@@ -73,6 +74,7 @@ from .windows import (
 )
 
 __all__ = [
+    "value_end",
     "Attributes",
     "ErrorFactory",
     "read_metadata",
