@@ -48,22 +48,21 @@ def _where(instruction: Instruction | None, module: Module) -> tuple[str, str]:
     return source, scope
 
 
-def _peak_at(module: Module, sequence: list[str], time: int) -> dict:
+def _peak_at(module: Module, sequence: list[str], time: int, index: dict | None = None) -> dict:
     name = sequence[time] if 0 <= time < len(sequence) else None
     kernel = None
     if name is not None:
-        instruction = _find(module, name)
+        instruction = (index or _by_name(module)).get(name)
         if instruction is not None and instruction.opcode not in _PASSIVE:
             kernel = f"{instruction.name} ({instruction.opcode})"
     return {"index": time, "instruction": name, "kernel": kernel}
 
 
-def _find(module: Module, name: str) -> Instruction | None:
-    for computation in module.computations:
-        found = computation.get(name)
-        if found is not None:
-            return found
-    return None
+def _by_name(module: Module) -> dict[str, Instruction]:
+    """Every instruction of ``module`` by name, built once: a result looks up thousands of
+    buffers' producers, and a search of each computation per lookup grows with the square of
+    the module."""
+    return {i.name: i for i in module.instructions()}
 
 
 def _compress(timeline: list[int]) -> list[tuple[int, int]]:
@@ -104,9 +103,10 @@ def memory_from_assignment(
         kinds[label] = _allocation_kind(allocation)
         sizes[label] = value.size
     buffers = []
+    by_name = _by_name(module)
     for peak in live.peak_buffers:
         name, index = _split_label(peak.buffer)
-        instruction = _find(module, name)
+        instruction = by_name.get(name)
         where, scope = _where(instruction, module)
         shape = ""
         if instruction is not None:
@@ -144,7 +144,7 @@ def memory_from_assignment(
         source=str(source),
         peak_bytes=live.peak_bytes or 0,
         breakdown=breakdown,
-        peak_at=_peak_at(module, live.sequence, live.peak_time),
+        peak_at=_peak_at(module, live.sequence, live.peak_time, by_name),
         live_at_peak=buffers,
         timeline=_compress(timeline),
         schedule=list(live.sequence),
@@ -186,8 +186,10 @@ def memory_from_simulation(module: Module, simulation: Simulation | None = None)
         and not (v.instruction.opcode == "parameter" and v.instruction.computation is entry)
     }
     buffers = []
+    at = {i.name: i for i in sim.sequence[sim.peak_time : sim.peak_time + 1]}
     totals = dict.fromkeys(("parameters", "outputs", "temporaries", "aliased", "constants"), 0)
-    for v in sim.live_at(sim.peak_time):
+    live = sim.live_at(sim.peak_time)
+    for v in live:
         d = v.instruction
         if d.opcode == "parameter" and d.computation is entry:
             kind = BufferKind.PARAMETER
@@ -206,11 +208,11 @@ def memory_from_simulation(module: Module, simulation: Simulation | None = None)
         source=MemorySource.SIMULATED.value,
         peak_bytes=sim.peak_bytes,
         breakdown=totals,
-        peak_at=_peak_at(module, [i.name for i in sim.sequence], sim.peak_time),
+        peak_at=_peak_at(module, [i.name for i in sim.sequence], sim.peak_time, at),
         live_at_peak=buffers,
         timeline=_compress(sim.timeline),
         schedule=[i.name for i in sim.sequence],
-        ends={v.label: v.end for v in sim.live_at(sim.peak_time)},
+        ends={v.label: v.end for v in live},
     )
     if not sim.scheduled:
         result.notes.append(

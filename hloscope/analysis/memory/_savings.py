@@ -121,14 +121,22 @@ def _bf16(result: MemoryResult) -> list[Saving]:
     return out
 
 
-def _op_names(module: Module) -> dict[str, str]:
-    return {i.name: i.op_name or "" for i in module.instructions()}
+class _OpNames:
+    """op_names by instruction name, read only for the names asked (reading every op_name of
+    a large module costs more than the rest of the advice)."""
+
+    def __init__(self, module: Module) -> None:
+        self.by_name = {i.name: i for i in module.instructions()}
+
+    def get(self, name: str, default: str = "") -> str:
+        found = self.by_name.get(name)
+        return (found.op_name or default) if found is not None else default
 
 
 def _remat(module: Module, result: MemoryResult) -> list[Saving]:
-    op_names = _op_names(module)
+    op_names = _OpNames(module)
     backward = next(
-        (t for t, name in enumerate(result.schedule) if is_backward(op_names.get(name, ""))), None
+        (t for t, name in enumerate(result.schedule) if is_backward(op_names.get(name))), None
     )
     if backward is None:
         return []
@@ -136,7 +144,7 @@ def _remat(module: Module, result: MemoryResult) -> list[Saving]:
     held: dict[str, list[int]] = {}
     sources: dict[str, str] = {}
     for b in result.live_at_peak:
-        if b.kind != BufferKind.TEMPORARY or not is_forward(op_names.get(b.producer, "")):
+        if b.kind != BufferKind.TEMPORARY or not is_forward(op_names.get(b.producer)):
             continue
         if result.ends.get(b.name, peak) < backward:
             continue

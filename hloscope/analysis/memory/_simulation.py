@@ -467,11 +467,17 @@ def _peak(values: list[SimulatedValue], end_of_program: int) -> tuple[int, list[
     """XLA's ``ComputePeakMemoryMoment``: sweep starts and ends (an end at ``end + 1``;
     starts before ends at one time), sizing each value by its instruction's whole shape."""
     events: list[tuple[int, bool, int]] = []
+    sizes: dict[int, int] = {}  # id(instruction) -> its whole shape's bytes, computed once
     for v in values:
-        size = shape_bytes(v.instruction.shape)
+        key = id(v.instruction)
+        size = sizes.get(key)
+        if size is None:
+            size = sizes[key] = shape_bytes(v.instruction.shape)
         events.append((v.start, False, size))
         events.append((v.end + 1, True, size))
-    events.sort(key=lambda e: (e[0], e[1]))
+    # Sorting whole tuples orders sizes within one (time, kind) group too; that cannot move
+    # the peak: a group of starts only rises and a group of ends only falls.
+    events.sort()
     usage = peak = 0
     peak_time: int | None = None
     for time, is_end, size in events:
@@ -502,5 +508,6 @@ def simulate(module: Module) -> Simulation:
     peak_time, timeline = _peak(sim.values, len(sim.sequence))
     scheduled = bool(module.header_attrs.get("is_scheduled"))
     result = Simulation(sim.sequence, sim.values, scheduled, peak_time, 0, timeline)
-    result.peak_bytes = sum(v.bytes for v in result.live_at(peak_time))
+    # A sum needs no order: live_at's sort is left to the one caller that lists them.
+    result.peak_bytes = sum(v.bytes for v in sim.values if v.start <= peak_time <= v.end)
     return result
