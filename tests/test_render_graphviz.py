@@ -496,3 +496,20 @@ def test_cli_graph_bad_target_and_output(tmp_path, small_file):
     bad.write_text("HloModule m\nENTRY main {\n  ROOT x = f32[] frobnicate(\n}\n")
     result = runner.invoke(cli, ["graph", str(bad), "-o", str(tmp_path / "g.dot")])
     assert result.exit_code != 0 and f"{bad}:" in result.output and "Traceback" not in result.output
+
+
+def test_dash_output_writes_the_graph_to_stdout(tmp_path, monkeypatch):
+    """``-o -`` is stdout, as for other tools, never a file named '-'; the same bytes as a file."""
+    monkeypatch.chdir(tmp_path)
+    sample = str(
+        Path(__file__).resolve().parents[1] / "samples/hlo/keras_cnn.after_optimizations.txt"
+    )
+    piped = CliRunner().invoke(cli, ["graph", "--format", "json", "-o", "-", sample])
+    assert piped.exit_code == 0, piped.output
+    assert not (tmp_path / "-").exists()
+    written = CliRunner().invoke(cli, ["graph", "-o", "g.json", sample])
+    assert written.exit_code == 0
+    assert json.loads(piped.stdout) == json.loads((tmp_path / "g.json").read_text())
+    assert "wrote stdout" in piped.stderr
+    unknown = CliRunner().invoke(cli, ["graph", "-o", "-", sample])
+    assert unknown.exit_code == 2 and "needs --format" in unknown.output

@@ -21,7 +21,8 @@ __all__ = ["graph_command"]
     "out",
     required=True,
     metavar="FILE",
-    help="FILE.svg, .png, .pdf, .dot, or .json (Model Explorer).",
+    help="FILE.svg, .png, .pdf, .dot, or .json (Model Explorer); - writes to stdout (give "
+    "--format).",
 )
 @click.option(
     "--format",
@@ -84,11 +85,34 @@ def graph_command(
         expand_fusions=expand_fusions,
         max_nodes=max_nodes,
     )
+    if out == STDOUT and (fmt is None or all_modules):
+        raise click.UsageError("-o - (stdout) needs --format, and one module (no --all-modules)")
     fmt = format_for(out, fmt)  # a bad suffix fails before any capture runs
     modules = open_modules(target, module=module, all_modules=all_modules, refresh=refresh)
     for i, chosen in enumerate(modules):
+        if out == STDOUT:
+            click.echo(_draw_to_stdout(chosen, options, fmt), err=True)
+            continue
         path = _numbered(out, i, chosen.name) if all_modules else out
         click.echo(_draw(chosen, options, path, fmt), err=True)
+
+
+#: ``-o -``: the picture goes to stdout (for a pipe), the line saying what was drawn to stderr.
+STDOUT = "-"
+
+
+def _draw_to_stdout(chosen, options, fmt: str) -> str:
+    """Draw into a scratch file (Graphviz and the JSON writer write files), then copy its bytes
+    to stdout."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="hloscope-graph-") as scratch:
+        path = Path(scratch) / f"graph.{fmt}"
+        said = _draw(chosen, options, str(path), fmt)
+        with click.open_file(STDOUT, "wb") as stream:
+            stream.write(path.read_bytes())
+            stream.flush()
+        return said.replace(str(path), "stdout")
 
 
 def _short(name: str, width: int = 80) -> str:
