@@ -70,7 +70,8 @@ def _line_offset(parser: ModuleParser, i: int) -> int:
 def read_bulk_body(parser: ModuleParser, comp: Computation, i: int) -> int | None:
     """Read a body whose every line is one plainly printed instruction (what XLA's printer
     writes) with one regex pass, in C; return the index after its '}' line, or None (having
-    changed nothing) when any line needs the careful line-by-line path of :meth:`_parse_body`.
+    changed nothing) when any line needs the careful line-by-line path
+    (:meth:`._careful.ModuleParser.parse_body`).
 
     The regex finds every line of that form; the body qualifies when it found as many as the
     body has lines, each starting at a line start (see ``_BULK_LINE``). What the regex cannot

@@ -198,7 +198,7 @@ def _wrap_async_start(parser: ModuleParser, inst: Instruction, stem: str, n_oper
     for member in (*params, wrapped):
         member.computation = comp
         comp.instructions.append(member)
-        comp._by_name[member.name] = member  # duplicates: _uniquify_names renames them
+        comp._by_name[member.name] = member  # duplicates: _names.uniquify_names renames them
     comp.root = wrapped
     thread = own.get("async_execution_thread")
     if thread is not None:
