@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from .. import _lex
-from ..attributes._grammar import value_end
+from ..attributes import value_end
 from ..errors import DecodeError, HloParseError
 from ..model import SourceText
 from ._statements import INSTR_START, NAME, STACK_SECTIONS
