@@ -145,3 +145,152 @@ def test_importing_every_module_leaves_heavy_frameworks_unloaded():
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[]"
+
+
+# ---- private names stay in their package ---------------------------------------------------
+#
+# A name starting with one underscore (a module ``_lex``, a function ``_read``, an attribute
+# ``obj._cache``) is private to the package that defines it: the package's own modules (and its
+# subpackages) may use it, nothing else. A private name of a *module* belongs to the module's
+# package, so the modules of one package may share helpers.
+
+# Private names of other projects that hloscope reads on purpose, each with its reason.
+FOREIGN_PRIVATE_OK = {
+    "_getframe": "sys._getframe: CPython's documented way to read the caller's frame cheaply",
+    "_exit": "os._exit: leaving without running exit handlers twice after atexit ran them",
+    "_run_exitfuncs": "atexit._run_exitfuncs: running the handlers before os._exit",
+    "_adj": "networkx's adjacency dicts: one dict read per edge on graphs of every instruction",
+    "_pred": "networkx's adjacency dicts (predecessors), as _adj",
+    "_succ": "networkx's adjacency dicts (successors), as _adj",
+}
+
+
+def private_owner(dotted: str) -> str | None:
+    """The package owning the first private part of ``dotted`` (``hloscope.hlo._lex.x`` ->
+    ``hloscope.hlo``; ``hloscope.capture.inprocess._check`` -> ``hloscope.capture``), or
+    ``None`` when no part is private."""
+    parts = dotted.split(".")
+    for index, piece in enumerate(parts):
+        if piece.startswith("_") and not piece.startswith("__"):
+            holder = parts[:index]
+            if not PACKAGE.parent.joinpath(*holder, "__init__.py").is_file():
+                holder = holder[:-1]  # a module's private name belongs to its package
+            return ".".join(holder)
+    return None
+
+
+def _package_of(module: str, path: Path) -> str:
+    return module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+
+def _within(package: str, owner: str) -> bool:
+    return package == owner or package.startswith(owner + ".")
+
+
+def private_imports(tree: ast.AST, module: str, path: Path) -> list[str]:
+    """``line: name`` for each import of another package's private name."""
+    package = _package_of(module, path)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0]
+                base = f"{anchor}.{base}" if base else anchor
+            names = [f"{base}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        for name in names:
+            owner = private_owner(name)
+            if name.startswith("hloscope") and owner is not None and not _within(package, owner):
+                found.append(f"{node.lineno}: imports {name}")
+    return found
+
+
+def _defined_names(tree: ast.AST) -> set[str]:
+    """Every name a module defines: functions, classes, assigned names and attributes, and
+    strings (``__slots__`` entries)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.add(node.value)
+    return names
+
+
+def foreign_private_reads(tree: ast.AST, own_names: set[str]) -> list[str]:
+    """``line: .name`` for each read of a private attribute that the reader's own package
+    does not define (so it is another package's), other than ``self``/``cls`` and
+    :data:`FOREIGN_PRIVATE_OK`."""
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)):
+            continue
+        name = node.attr
+        # _x_ names are protocols other code looks for (IPython's _repr_html_), not private.
+        if not name.startswith("_") or name.startswith("__") or name.endswith("_"):
+            continue
+        if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            continue
+        if name not in own_names and name not in FOREIGN_PRIVATE_OK:
+            found.append(f"{node.lineno}: reads .{name}")
+    return found
+
+
+def _top_package(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def _parsed_sources() -> list[tuple[Path, str, ast.AST]]:
+    return [(p, module_name(p), ast.parse(p.read_text(), str(p))) for p in sources()]
+
+
+def test_no_module_imports_another_packages_private_name():
+    wrong = [
+        f"{path.relative_to(ROOT)}:{found}"
+        for path, module, tree in _parsed_sources()
+        for found in private_imports(tree, module, path)
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_module_reads_another_packages_private_attribute():
+    parsed = _parsed_sources()
+    defined: dict[str, set[str]] = {}
+    for _, module, tree in parsed:
+        defined.setdefault(_top_package(module), set()).update(_defined_names(tree))
+    wrong = [
+        f"{path.relative_to(ROOT)}:{found}"
+        for path, module, tree in parsed
+        for found in foreign_private_reads(tree, defined[_top_package(module)])
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_private_checks_catch_what_they_are_for():
+    """Each check flags a probe written the wrong way and passes the right way."""
+    here = PACKAGE / "analysis" / "probe.py"
+    wrong = ast.parse(
+        "from ..hlo._lex import find_closing\n"
+        "from ..capture.inprocess import _check_pass_regex\n"
+        "import hloscope.hlo._lex\n"
+        "x = inst._shape_text\n"
+    )
+    assert len(private_imports(wrong, "hloscope.analysis.probe", here)) == 3
+    assert foreign_private_reads(wrong, {"x"}) == ["4: reads ._shape_text"]
+    right = ast.parse(
+        "from ._shared import RULES\n"  # a private module of analysis itself
+        "from .fusions import _kernel\n"  # a sibling module's helper, same package
+        "y = self._cache\n"
+        "z = frame._getframe\n"
+        "w = value._repr_html_\n"
+    )
+    assert private_imports(right, "hloscope.analysis.probe", here) == []
+    assert foreign_private_reads(right, set()) == []
