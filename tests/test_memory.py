@@ -133,3 +133,15 @@ def test_dataframe_has_one_row_per_live_buffer():
     frame = result.to_dataframe()
     assert len(frame) == len(result.live_at_peak)
     assert list(frame.columns) == ["name", "shape", "bytes", "kind", "producer", "source", "scope"]
+
+
+def test_dump_result_equals_the_one_from_xlas_whole_joined_assignment():
+    # The command leaves the -buffer-assignment-values companion unread: nothing may change.
+    from hloscope.analysis.memory import memory_results
+    from hloscope.capture.target import Target
+
+    folder = ROOT / "data" / "generated" / "jax_transformer_train"
+    dumped = next(m for m in load_dump(folder).modules if m.name == "jit_train_step")
+    whole = memory_of(dumped.after(), dumped.buffer_assignment()).to_dict()
+    fast = memory_results(Target.resolve(str(folder)), module="jit_train_step")[0].to_dict()
+    assert fast == whole

@@ -189,6 +189,9 @@ def test_remat_lowers_the_peak_and_the_advice_names_the_held_activations(program
     assert any("jvp()" in s.target and "jax.checkpoint" in s.fix for s in plain.savings)
     left = sum(s.bytes for s in remat.savings if s.kind == "remat")
     assert left < 0.1 * held
+    # The simulation of the module text alone gives the same advice.
+    simulated = memory_of(_dumped(dump, "jit_train_step").after())
+    assert sum(s.bytes for s in simulated.savings if s.kind == "remat") == held
 
 
 def test_a_replicated_parameter_of_a_sharded_program_would_be_an_eighth_sharded(programs):
