@@ -764,6 +764,7 @@ def private_compile_dumps(directory: str) -> Iterator[None]:
     input folder may land in a user-configured dump folder, and a warning says so.
     """
     global _dump_original
+    jax_compiler: Any
     try:
         from jax._src import compiler as jax_compiler
     except ImportError:  # pragma: no cover - depends on the jax version
@@ -893,7 +894,7 @@ def lower_afresh(traced: Any) -> Any:
         from jax._src.interpreters import mlir
     except ImportError:  # pragma: no cover - depends on the jax version
         return traced.lower()
-    parameters_type = getattr(mlir, "LoweringParameters", None)
+    parameters_type: Any = getattr(mlir, "LoweringParameters", None)
     fields = {f.name for f in dataclasses.fields(parameters_type)} if parameters_type else set()
     if "override_lowering_rules" not in fields or not _accepts_keyword(
         traced.lower, "_private_parameters"
@@ -933,7 +934,7 @@ def _lowering_parameters(primitives: Sequence[Any]) -> Any:
         from jax._src.interpreters import mlir
     except ImportError:  # pragma: no cover - depends on the jax version
         return None
-    parameters_type = getattr(mlir, "LoweringParameters", None)
+    parameters_type: Any = getattr(mlir, "LoweringParameters", None)
     fields = {f.name for f in dataclasses.fields(parameters_type)} if parameters_type else set()
     if "override_lowering_rules" not in fields:
         return None  # pragma: no cover - depends on the jax version

@@ -250,7 +250,7 @@ class Instruction:
         self._shape: Shape | None = None
         self._payload = payload
         self._attr_text = attr_text
-        self._attrs = None
+        self._attrs: Attributes | None = None
         self._line = line
         self._attr_col = attr_col
         self._called: list[Computation] | None = None
@@ -599,7 +599,7 @@ class Instruction:
 
 
 _OPCODE_OF = operator.attrgetter("opcode")
-_LOCATION_OF = Instruction.location.fget
+_LOCATION_OF = vars(Instruction)["location"].fget  # the property's getter, called directly
 _BUILD_LOCK = threading.RLock()  # see Computation._build
 
 
@@ -721,7 +721,7 @@ class Computation:
         """Parameter instructions ordered by parameter number."""
         params = [i for i in self.instructions if i.opcode == "parameter"]
         numbers = [i.parameter_number for i in params]
-        if None in numbers or numbers != sorted(numbers):  # most bodies print them in order
+        if None in numbers or numbers != sorted(n or 0 for n in numbers):  # most print in order
             order = sorted(range(len(params)), key=lambda n: _parameter_order(numbers[n]))
             params = [params[n] for n in order]
         return params
@@ -811,7 +811,7 @@ class Module:
         self.header_attr_text = ""
         self.source: SourceText | None = None
         self.computations_by_name: dict[str, Computation] = {}
-        self._header_attrs = None
+        self._header_attrs: Attributes | None = None
         # Stack-frame index (FileNames / FunctionNames / FileLocations / StackFrames).
         self.file_names: dict[int, str] = {}
         self.function_names: dict[int, str] = {}
