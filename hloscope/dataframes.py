@@ -11,16 +11,12 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from .errors import HloscopeError
+from .errors import MissingPandas
 
 __all__ = ["require_pandas", "MissingPandas", "EXTRA"]
 
 #: The extra that installs pandas: ``pip install 'hloscope[dataframe]'``.
 EXTRA = "dataframe"
-
-
-class MissingPandas(HloscopeError, ImportError):
-    """A DataFrame was asked for, and pandas is not installed."""
 
 
 def require_pandas() -> ModuleType:

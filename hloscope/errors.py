@@ -1,4 +1,5 @@
-"""The one root of every error hloscope raises on purpose: :class:`HloscopeError`.
+"""The one root of every error hloscope raises on purpose: :class:`HloscopeError`, and the
+errors of the root modules.
 
 An hloscope error is something the user can act on (bad HLO text, a dump file that is not what
 its name says, a script that crashed, an option that makes no sense), so each one knows how to
@@ -19,13 +20,31 @@ Exit statuses, shared by every command (one rule, tested command by command in
       that matches nothing; and input text that does not follow its grammar
 3     a check failed on purpose (``--fail-on``, ``--fail-over``, unsupported ops found)
 ====  ==================================================================================
+
+Each layer keeps its own errors in its own ``errors.py`` (``hlo/errors.py``, ``dump/errors.py``,
+``capture/errors.py``, ``analysis/errors.py``, ``bench/errors.py``, ``render/errors.py``,
+``cli/errors.py``), each deriving from the classes here; the module that raises an error
+re-exports it, so it can be imported from either place. This module holds the root and the
+errors of the root modules:
+
+- :class:`HloscopeError`: the base class; exit status 1 unless a subclass says otherwise.
+- :class:`UsageProblem`: the base of every "the command line cannot be used as given" error,
+  exit status 2.
+- :class:`UnknownStageError`: :meth:`hloscope.stages.Stage.parse` was given a name that is no
+  stage's name or alias.
+- :class:`MissingPandas`: a DataFrame was asked for (:func:`hloscope.dataframes.require_pandas`)
+  and pandas is not installed.
+
+:class:`hloscope.testing.CompileLimitExceeded` stays in ``testing.py``: that module sits above
+every layer and the error carries a ``Ledger`` from ``analysis/``, which a root module cannot name.
 """
 
 from __future__ import annotations
 
-__all__ = ["HloscopeError", "UsageProblem", "ExitStatus"]
+__all__ = ["HloscopeError", "UsageProblem", "ExitStatus", "UnknownStageError", "MissingPandas"]
 
 from enum import IntEnum
+from typing import ClassVar
 
 
 class ExitStatus(IntEnum):
@@ -46,7 +65,7 @@ class HloscopeError(Exception):
     subclasses set their own. :meth:`one_line` is the message the CLI prints, on one line.
     """
 
-    exit_code: int = ExitStatus.ERROR
+    exit_code: ClassVar[int] = ExitStatus.ERROR
 
     def one_line(self) -> str:
         """The message as a single line (what the CLI prints to stderr)."""
@@ -62,4 +81,12 @@ class UsageProblem(HloscopeError):
     click's own for usage errors) is decided once, here, whichever layer noticed.
     """
 
-    exit_code = ExitStatus.USAGE
+    exit_code: ClassVar[int] = ExitStatus.USAGE
+
+
+class UnknownStageError(HloscopeError, ValueError):
+    """A stage name that is none of :class:`~hloscope.stages.Stage`'s names or aliases."""
+
+
+class MissingPandas(HloscopeError, ImportError):
+    """A DataFrame was asked for, and pandas is not installed."""

@@ -17,11 +17,7 @@ from enum import StrEnum
 
 __all__ = ["Stage", "UnknownStageError"]
 
-from .errors import HloscopeError
-
-
-class UnknownStageError(HloscopeError, ValueError):
-    """A stage name that is none of :class:`Stage`'s names or aliases."""
+from .errors import UnknownStageError
 
 
 class Stage(StrEnum):

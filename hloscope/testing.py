@@ -21,7 +21,7 @@ through unchanged.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from .analysis.recompiles import CompileWatch, Ledger, ledger_name, watch_compiles
 from .errors import ExitStatus, HloscopeError
@@ -35,7 +35,7 @@ class CompileLimitExceeded(HloscopeError, AssertionError):
     An ``AssertionError`` (test runners report it as a failure, not an error) and an
     :class:`~hloscope.errors.HloscopeError` with the exit status of a failed check (3)."""
 
-    exit_code = ExitStatus.CHECK_FAILED
+    exit_code: ClassVar[int] = ExitStatus.CHECK_FAILED
 
     def __init__(self, message: str, ledger: Ledger | None = None) -> None:
         super().__init__(message)

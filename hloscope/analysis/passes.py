@@ -37,11 +37,11 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from ..dump.passes import PassStep
-from ..errors import HloscopeError
 from ..hlo.errors import HloParseError
 from ..hlo.model import Module
 from ..stages import Stage
 from .cost import placements
+from .errors import PassesError
 from .fusions import NOT_KERNELS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -70,10 +70,6 @@ __all__ = [
 #: The pass name of the snapshot XLA takes when a pipeline starts.
 PIPELINE_START = "pipeline-start"
 _PIPELINE_END = "pipeline-end"
-
-
-class PassesError(HloscopeError):
-    """No per-pass snapshots to read, or a pass or instruction the timeline does not hold."""
 
 
 # ---- counts --------------------------------------------------------------------------------------

@@ -51,10 +51,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..dataframes import require_pandas
-from ..errors import HloscopeError
 from ..units import format_bytes, format_count
 from .comparison import Comparison, compare_samples, interleave
 from .compile import device_label
+from .errors import BenchError
 from .extract import Skip
 from .kernels import KernelTiming, time_kernels
 from .peaks import (
@@ -111,10 +111,6 @@ KERNEL_KEYS = ("name", "median_s", "share", "flops", "bytes", "bound", "source")
 
 #: ``progress(stage, fraction_done, note)``; stage is "program", "kernels", "compare"...
 BenchProgress = Callable[[str, float, str], None]
-
-
-class BenchError(HloscopeError):
-    """Benchmark options that do not go together."""
 
 
 def _finite(value: float | None) -> float | None:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import HloscopeError
+from .errors import DeviceNotFound
 from .inputs import ParameterSpec, device_arrays, parameter_specs, random_inputs
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,10 +40,6 @@ __all__ = [
 ]
 
 _PLATFORM_ALIASES = {"cuda": "gpu", "rocm": "gpu", "nvidia": "gpu", "host": "cpu"}
-
-
-class DeviceNotFound(HloscopeError):
-    """``--device`` names a platform or index JAX does not have here."""
 
 
 def resolve_device(spec: str | int | Any | None = None) -> Any:

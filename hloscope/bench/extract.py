@@ -38,7 +38,6 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from ..analysis.fusions import NOT_KERNELS
-from ..errors import HloscopeError, UsageProblem
 from ..hlo.model import Module
 from ..hlo.opcodes import Category, category_of
 from ..hlo.placement import placements
@@ -51,6 +50,7 @@ from ..hlo.rewrite import (
     plain_text,
 )
 from ..hlo.rewrite import with_outputs as _with_outputs
+from .errors import HostCallbackInProgram, KernelNotFound, KernelNotRunnable
 from .inputs import ParameterSpec, UnfeedableModule, spec_of_shape
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -78,19 +78,6 @@ __all__ = [
 
 #: Constant operands with at most this many elements stay constants in an extracted kernel.
 INLINE_CONSTANT_ELEMENTS = 16
-
-
-class KernelNotFound(UsageProblem):
-    """No kernel of that name in the module."""
-
-
-class KernelNotRunnable(HloscopeError):
-    """A kernel that cannot run on its own (see :class:`SkipReason`)."""
-
-    def __init__(self, name: str, reason: str) -> None:
-        self.name = name
-        self.reason = reason
-        super().__init__(f"kernel {name} cannot run alone: {reason}")
 
 
 class SkipReason(StrEnum):
@@ -314,11 +301,6 @@ def extract_kernel(module: Module, name: str) -> ExtractedKernel:
         parameters=tuple(builder.specs),
         operands=tuple(builder.sources),
     )
-
-
-class HostCallbackInProgram(HloscopeError):
-    """A module whose results depend on a host callback: it can only run in the process
-    that registered the callback."""
 
 
 def droppable_callbacks(module: Module) -> list[Instruction]:

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import HloscopeError
 from ..hlo.errors import DecodeError
 from ..hlo.literals import numpy_dtype as literal_dtype
+from .errors import UnfeedableModule
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.model import Module
@@ -52,11 +52,6 @@ __all__ = [
 
 #: Random integers are drawn from [0, SAFE_INT_LIMIT).
 SAFE_INT_LIMIT = 8
-
-
-class UnfeedableModule(HloscopeError):
-    """A module whose entry takes something a list of arrays cannot give (a tuple, a token, a
-    dynamic shape, an element type numpy has no dtype for)."""
 
 
 def numpy_dtype(element_type: str) -> np.dtype:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageProblem
+from .errors import UnknownDeviceError
 
 __all__ = [
     "DeviceMemory",
@@ -140,10 +141,6 @@ CAPACITIES: tuple[DeviceMemory, ...] = (
     DeviceMemory("h200", 141 * GiB, "HBM3e", _NV + "h200/ (H200 datasheet: 141GB HBM3e)", r"H200"),
     DeviceMemory("l4", 24 * GiB, "GDDR6", _NV + "l4/ (L4 datasheet: 24GB GDDR6)", r"\bL4\b"),
 )
-
-
-class UnknownDeviceError(UsageProblem):
-    """A device name the capacity table does not hold (exit status: usage)."""
 
 
 def _key(name: str) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import HloscopeError
+from .errors import TimingError
 
 __all__ = [
     "Timing",
@@ -60,10 +60,6 @@ _WARMUP_CAP = 0.5
 _WARMUP_SHARE = 0.05
 _WARMUP_MAX_RUNS = 20
 _PROGRESS_EVERY = 0.1
-
-
-class TimingError(HloscopeError):
-    """A harness setting that cannot work (a budget of zero, a precision of 200%...)."""
 
 
 def block(outputs: Any) -> Any:

@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterator
 from types import ModuleType
 
-from .errors import CaptureError
+from .errors import MissingFramework, UnsupportedFramework
 
 __all__ = [
     "JAX_EXTRA",
@@ -73,23 +73,6 @@ _FRAMEWORKS: dict[str, tuple[str, str]] = {
     "jaxlib": ("jax", JAX_EXTRA),
     "tensorflow": ("TensorFlow", TF_EXTRA),
 }
-
-
-class MissingFramework(CaptureError):
-    """jax or TensorFlow is needed for a capture but cannot be imported.
-
-    ``framework`` is ``"jax"`` or ``"TensorFlow"``, ``extra`` the ``hloscope[...]`` extra that
-    installs it; the message is one line naming both.
-    """
-
-    def __init__(self, framework: str, extra: str, reason: str = "is not installed") -> None:
-        self.framework = framework
-        self.extra = extra
-        super().__init__(f"{framework} {reason}: pip install '{extra}'")
-
-
-class UnsupportedFramework(CaptureError):
-    """The installed jax or TensorFlow is older than the oldest version hloscope supports."""
 
 
 # ---- versions ------------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from ..dump.passes import PassStep
 from ..stages import Stage, UnknownStageError
-from .errors import CaptureError, CaptureUsageError
+from .errors import CaptureError, CaptureUsageError, MissingStageError, NotHloStageError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.model import Module
@@ -67,17 +67,6 @@ _REPORT_KINDS = {
     "memory-usage-report": "memory_usage_report",
 }
 _CAPTURE_FILE = "capture.json"
-
-
-class MissingStageError(CaptureError, KeyError):
-    """A stage this capture does not hold (a TensorFlow capture has no jaxpr)."""
-
-    def __str__(self) -> str:  # KeyError would quote the message
-        return Exception.__str__(self)
-
-
-class NotHloStageError(CaptureError, ValueError):
-    """A stage asked for as HLO whose text is not HLO (jaxpr, StableHLO)."""
 
 
 @dataclass(slots=True)

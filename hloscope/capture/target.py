@@ -47,11 +47,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..dump.errors import DumpFormatError
-from ..errors import UsageProblem
 from ..hlo.errors import HloParseError
 from ..stages import Stage, UnknownStageError
 from .cache import CACHE_ENV, cache_folder, cache_key, cache_root, is_fresh
-from .errors import CaptureError
+from .errors import CaptureError, TargetError, TargetNotFound
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dump.index import DumpIndex
@@ -74,14 +73,6 @@ _FUNCTION_SPEC = re.compile(r"^(?P<script>.+\.py):(?P<function>[A-Za-z_][A-Za-z0
 
 # What reading one module file of a dump can fail with, leaving the others readable.
 _UNREADABLE = (HloParseError, DumpFormatError)
-
-
-class TargetError(CaptureError):
-    """A TARGET that names nothing readable, or a module or stage it does not hold."""
-
-
-class TargetNotFound(TargetError, UsageProblem):
-    """A TARGET path that does not exist, or a module name that matches none of the target's."""
 
 
 class TargetKind(StrEnum):

@@ -21,17 +21,14 @@ from typing import Any, NoReturn
 
 import click
 
-from ..errors import ExitStatus, HloscopeError, UsageProblem
+from ..errors import ExitStatus, HloscopeError
+from .errors import CliError
 
 __all__ = ["cli", "main", "fail", "PREFIX", "CliError"]
 
 #: How every error line that has no file position starts.
 PREFIX = "hloscope: error: "
 DEBUG_ENV = "HLOSCOPE_DEBUG"
-
-
-class CliError(UsageProblem):
-    """Options that make no sense together, or a value a command cannot use."""
 
 
 def fail(message: str, status: int = ExitStatus.ERROR) -> NoReturn:

@@ -15,19 +15,12 @@ import json
 
 import click
 
-from ..errors import ExitStatus, HloscopeError
 from ._app import cli
+from .errors import NotRecognisedError
 
 __all__ = ["explain_error_command", "NotRecognisedError"]
 
 STDIN = "-"
-
-
-class NotRecognisedError(HloscopeError):
-    """The log holds no message any recogniser knows (exit status 2: input hloscope cannot
-    read as what it was asked to read)."""
-
-    exit_code = ExitStatus.BAD_INPUT
 
 
 @cli.command("explain-error")

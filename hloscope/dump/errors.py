@@ -1,8 +1,15 @@
-"""The one exception the dump layer raises: :class:`DumpFormatError`."""
+"""The one exception the dump layer raises: :class:`DumpFormatError`.
+
+- :class:`DumpFormatError`: a dump file that cannot be read as what its name says it is (a
+  binary file, bytes that are not UTF-8, a missing or unreadable file), raised by the dump
+  readers with the file and, when known, the line (exit status 2).
+"""
 
 from __future__ import annotations
 
 __all__ = ["DumpFormatError"]
+
+from typing import ClassVar
 
 from ..errors import ExitStatus, HloscopeError
 
@@ -15,7 +22,7 @@ class DumpFormatError(HloscopeError, ValueError):
     error: parsers keep what they understood and list the rest as warnings.
     """
 
-    exit_code = ExitStatus.BAD_INPUT
+    exit_code: ClassVar[int] = ExitStatus.BAD_INPUT
 
     def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
         self.message = message

@@ -1,10 +1,23 @@
-"""The one exception the HLO layer lets escape: :class:`HloParseError`."""
+"""The errors of the HLO layer: text that is not HLO, and names a module does not have.
+
+- :class:`HloParseError`: text that is not valid HLO; raised by the parser with the file, line
+  and column, and rendered with a caret under the offending spot (exit status 2).
+- :class:`DecodeError`: a shape, attribute or literal that does not follow its grammar; raised by
+  the small decoders with an offset into the text they were given, and turned by the parser
+  into an :class:`HloParseError` that points into the original file (exit status 2).
+- :class:`GraphError`: a graph could not be selected or drawn; the base of the graph errors of
+  this layer and of ``render/`` (exit status 1).
+- :class:`GraphNameError`: a computation, instruction or fusion name that the module does not
+  have, raised by :mod:`hloscope.hlo.graph_selection` (exit status 2).
+"""
 
 from __future__ import annotations
 
-__all__ = ["HloParseError", "DecodeError"]
+__all__ = ["HloParseError", "DecodeError", "GraphError", "GraphNameError"]
 
-from ..errors import ExitStatus, HloscopeError
+from typing import ClassVar
+
+from ..errors import ExitStatus, HloscopeError, UsageProblem
 
 
 class HloParseError(HloscopeError, ValueError):
@@ -18,7 +31,7 @@ class HloParseError(HloscopeError, ValueError):
                           ^
     """
 
-    exit_code = ExitStatus.BAD_INPUT
+    exit_code: ClassVar[int] = ExitStatus.BAD_INPUT
 
     def __init__(
         self,
@@ -79,9 +92,17 @@ class DecodeError(HloscopeError, ValueError):
     at the right line and column of the original file.
     """
 
-    exit_code = ExitStatus.BAD_INPUT
+    exit_code: ClassVar[int] = ExitStatus.BAD_INPUT
 
     def __init__(self, message: str, offset: int = 0) -> None:
         super().__init__(message)
         self.message = message
         self.offset = offset
+
+
+class GraphError(HloscopeError):
+    """A graph could not be selected or drawn (an unknown name, ``dot`` missing or failing)."""
+
+
+class GraphNameError(GraphError, UsageProblem):
+    """A computation, instruction or fusion name that the module does not have."""

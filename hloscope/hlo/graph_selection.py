@@ -14,7 +14,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..errors import HloscopeError, UsageProblem
+from .errors import GraphError, GraphNameError
 from .graph import FUSION_SEP, default_center, module_graph, neighbourhood, resolve_computation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,14 +42,6 @@ DEFAULT_AROUND_DEPTH = 3
 HUB_DEGREE = 12
 # Names in GraphSelection.why are shortened to this many characters.
 _MAX_WHY_NAME_CHARS = 80
-
-
-class GraphError(HloscopeError):
-    """A graph could not be selected or drawn (an unknown name, ``dot`` missing or failing)."""
-
-
-class GraphNameError(GraphError, UsageProblem):
-    """A computation, instruction or fusion name that the module does not have."""
 
 
 @dataclass(frozen=True, slots=True)

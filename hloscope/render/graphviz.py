@@ -37,11 +37,9 @@ from typing import TYPE_CHECKING
 import graphviz
 
 from ..analysis.cost import known_trip_count
-from ..errors import UsageProblem
 from ..hlo.graph import FUSION_SEP
 from ..hlo.graph_selection import (
     DEFAULT_MAX_NODES,
-    GraphError,
     GraphOptions,
     GraphSelection,
     find_fusion,
@@ -49,6 +47,7 @@ from ..hlo.graph_selection import (
     select_graph,
 )
 from ..hlo.opcodes import CATEGORIES
+from .errors import DotTimeout, GraphFormatError, GraphRenderError
 from .terminal import shorten_middle
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -114,18 +113,6 @@ _MAX_NOTE_LINE_CHARS = 160
 _MAX_TOOLTIP_LINE_CHARS = 300
 _MAX_TOOLTIP_CHARS = 2000
 _EDGE_LABEL_LIMIT = 100
-
-
-#: A picture could not be made (an unknown name, ``dot`` missing or failing); one line.
-GraphRenderError = GraphError
-
-
-class GraphFormatError(GraphRenderError, UsageProblem):
-    """An output format that cannot be drawn or told from the file name (exit status 2)."""
-
-
-class DotTimeout(GraphRenderError):
-    """``dot`` ran past its time limit (and was stopped)."""
 
 
 # --- escaping -------------------------------------------------------------------------------------

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..analysis.fusions import COLUMNS, FusionSummary
-from ..errors import UsageProblem
 from ..units import format_bytes
+from .errors import ReportOptionError
 
 __all__ = [
     "RowFilter",
@@ -50,10 +50,6 @@ _ALIASES = {"op": "ops", "opcode": "opcode", "target": "backend_kind", "kernel":
 _LIST_COLUMNS = frozenset({"ops", "sources", "stack"})
 # Unit suffixes a number in a filter may carry (decimal counts, binary bytes).
 _SUFFIXES = {"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "kib": 2**10, "mib": 2**20, "gib": 2**30}
-
-
-class ReportOptionError(UsageProblem, ValueError):
-    """A filter or sort column the report cannot apply (a user error, shown as one line)."""
 
 
 # ------------------------------------------------------------------------------------------

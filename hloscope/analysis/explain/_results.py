@@ -10,16 +10,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...errors import HloscopeError
 from ...stages import Stage
+from ..errors import ExplainError
 
 STAGE_ORDER: tuple[Stage, ...] = (Stage.JAXPR, Stage.STABLEHLO, Stage.HLO, Stage.OPTIMIZED_HLO)
 # An op's text is cut to this many characters (the whole text is in the stage itself).
 _TEXT_LIMIT = 160
-
-
-class ExplainError(HloscopeError):
-    """A focus that names nothing (no such line or kernel), or a target with no HLO to explain."""
 
 
 @dataclass(slots=True)

@@ -40,12 +40,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...errors import UsageProblem
 from ...hlo.errors import HloParseError
 from ...hlo.metadata import StackFrame
 from ...hlo.model import Computation, Instruction, Module
 from ...hlo.parser import parse_modules
 from ...stages import Stage
+from ..errors import StageNotInFile
 from ..provenance import is_user_frame
 from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
 from .fixes import suggest
@@ -196,10 +196,6 @@ def module_at_stage(module: Module, path: Path | None, stage: Stage | str) -> Mo
     if sibling is None:
         return None
     return next((m for m in parse_modules(sibling) if m.name == module.name), None)
-
-
-class StageNotInFile(UsageProblem):
-    """An explicit stage that an HLO file does not hold and no file beside it does."""
 
 
 def file_modules_at_stage(

@@ -24,7 +24,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from ...errors import HloscopeError
+from ..errors import UnsafeSvgError
 
 __all__ = ["UnsafeSvgError", "json_for_script", "clean_svg", "SVG_ELEMENTS"]
 
@@ -67,10 +67,6 @@ _PROLOG_END = re.compile(r"<svg[\s>]")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 # An id, or a link to one, inside a tag (attribute values never hold a raw quote).
 _ID = re.compile(r'(\sid|\shref|\sxlink:href)="(#?)')
-
-
-class UnsafeSvgError(HloscopeError):
-    """A picture that holds something other than drawing (a script, a handler, a link out)."""
 
 
 def json_for_script(value: Any) -> str:

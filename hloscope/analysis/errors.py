@@ -1,0 +1,29 @@
+"""The errors of the analyses: a name or a stage the analysed module does not have.
+
+- :class:`ExplainError`: :func:`hloscope.analysis.explain.explain` was asked to focus on a line
+  or a kernel that is not there, on a line and a kernel at once, or given a target with no HLO
+  to explain (exit status 1).
+- :class:`PassesError`: :mod:`hloscope.analysis.passes` found no per-pass snapshots to read, or
+  was asked for a pass, module or instruction the timeline does not hold (exit status 1).
+- :class:`StageNotInFile`: ``check`` was asked for an explicit stage that an HLO file does not
+  hold and no file beside it does, raised by ``file_modules_at_stage`` of
+  :mod:`hloscope.analysis.unsupported.hlo_check` (exit status 2).
+"""
+
+from __future__ import annotations
+
+__all__ = ["ExplainError", "PassesError", "StageNotInFile"]
+
+from ..errors import HloscopeError, UsageProblem
+
+
+class ExplainError(HloscopeError):
+    """A focus that names nothing (no such line or kernel), or a target with no HLO to explain."""
+
+
+class PassesError(HloscopeError):
+    """No per-pass snapshots to read, or a pass or instruction the timeline does not hold."""
+
+
+class StageNotInFile(UsageProblem):
+    """An explicit stage that an HLO file does not hold and no file beside it does."""
