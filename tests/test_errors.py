@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from hloscope.errors import HloscopeError
+from hloscope.errors import ExitStatus, HloscopeError
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "hlo" / "transformer_train.after_optimizations.txt"
@@ -91,6 +91,73 @@ def test_error_class_contract(cls):
     line = error.one_line()
     assert isinstance(line, str) and line.strip()
     assert "\n" not in line and "\r" not in line, f"{cls.__name__}.one_line() is {line!r}"
+
+
+# ---- where errors live ---------------------------------------------------------------------------
+
+#: Error classes defined outside an ``errors.py``, each for a reason: ``testing`` sits above every
+#: layer and its error carries an analysis ``Ledger`` (a root module cannot name it);
+#: ``jaxlib_adapter`` keeps its four until that module is reworked; ``CheckEachBody`` is the bulk
+#: parser's internal signal to parse body by body, never seen by a user.
+OUTSIDE_ERRORS_MODULES = {
+    "hloscope.testing.CompileLimitExceeded",
+    "hloscope.capture.jaxlib_adapter.XlaApiUnavailable",
+    "hloscope.capture.jaxlib_adapter.UnsupportedJaxlib",
+    "hloscope.capture.jaxlib_adapter.XlaParseFailed",
+    "hloscope.capture.jaxlib_adapter.XlaCompileFailed",
+    "hloscope.hlo.parser._bulk.CheckEachBody",
+}
+
+
+def hloscope_errors() -> list[type[HloscopeError]]:
+    """Every subclass of HloscopeError the package defines, private ones included."""
+    found = set()
+    for name in module_names():
+        for value in vars(importlib.import_module(name)).values():
+            if isinstance(value, type) and issubclass(value, HloscopeError):
+                found.add(value)
+    return sorted(found, key=lambda cls: f"{cls.__module__}.{cls.__qualname__}")
+
+
+HLOSCOPE_ERRORS = hloscope_errors()
+
+
+def test_every_error_lives_in_its_layers_errors_module():
+    misplaced = [
+        f"{cls.__module__}.{cls.__qualname__}"
+        for cls in HLOSCOPE_ERRORS
+        if cls.__module__.rpartition(".")[2] != "errors"
+    ]
+    assert set(misplaced) == OUTSIDE_ERRORS_MODULES
+
+
+def test_the_layers_have_their_errors_modules():
+    modules = {cls.__module__ for cls in HLOSCOPE_ERRORS}
+    layers = ["", "hlo.", "dump.", "capture.", "analysis.", "bench.", "render.", "cli."]
+    assert {f"hloscope.{layer}errors" for layer in layers} <= modules
+
+
+def test_moved_errors_still_import_from_the_modules_that_raise_them():
+    from hloscope.bench.api import BenchError
+    from hloscope.bench.errors import BenchError as bench_error
+    from hloscope.capture.target import TargetNotFound
+    from hloscope.render.graphviz import GraphRenderError
+    from hloscope.stages import UnknownStageError
+
+    assert BenchError is bench_error
+    assert TargetNotFound.__module__ == "hloscope.capture.errors"
+    assert GraphRenderError.__module__ == "hloscope.hlo.errors"
+    assert UnknownStageError.__module__ == "hloscope.errors"
+
+
+@pytest.mark.parametrize("cls", HLOSCOPE_ERRORS, ids=lambda cls: cls.__name__)
+def test_exit_code_is_an_exit_status_class_constant(cls):
+    assert isinstance(cls.exit_code, int) and cls.exit_code in set(ExitStatus)
+    # Wherever a class sets its own exit_code, it declares it a ClassVar, so type checkers
+    # treat it as a constant of the class, not a field of each error.
+    for klass in cls.__mro__:
+        if "exit_code" in vars(klass):
+            assert vars(klass).get("__annotations__", {}).get("exit_code") == "ClassVar[int]", klass
 
 
 # ---- through the command line ------------------------------------------------------------------
