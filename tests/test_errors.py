@@ -97,14 +97,10 @@ def test_error_class_contract(cls):
 
 #: Error classes defined outside an ``errors.py``, each for a reason: ``testing`` sits above every
 #: layer and its error carries an analysis ``Ledger`` (a root module cannot name it);
-#: ``jaxlib_adapter`` keeps its four until that module is reworked; ``CheckEachBody`` is the bulk
-#: parser's internal signal to parse body by body, never seen by a user.
+#: ``CheckEachBody`` is the bulk parser's internal signal to parse body by body, never seen by a
+#: user.
 OUTSIDE_ERRORS_MODULES = {
     "hloscope.testing.CompileLimitExceeded",
-    "hloscope.capture.jaxlib_adapter.XlaApiUnavailable",
-    "hloscope.capture.jaxlib_adapter.UnsupportedJaxlib",
-    "hloscope.capture.jaxlib_adapter.XlaParseFailed",
-    "hloscope.capture.jaxlib_adapter.XlaCompileFailed",
     "hloscope.hlo.parser._bulk.CheckEachBody",
 }
 

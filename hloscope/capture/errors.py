@@ -25,8 +25,14 @@ Every error here derives from it:
 - :class:`TargetNotFound`: a TARGET path that does not exist, or a module name that matches
   none of the target's (exit status 2).
 
-:mod:`hloscope.capture.jaxlib_adapter` still defines its own four (``XlaApiUnavailable``,
-``UnsupportedJaxlib``, ``XlaParseFailed``, ``XlaCompileFailed``) while that module is reworked.
+- :class:`XlaApiUnavailable`: a private jaxlib API hloscope needs is not where any known
+  jaxlib keeps it, raised by :mod:`~hloscope.capture.jaxlib_adapter` (the one module that reads
+  jaxlib's private APIs).
+- :class:`UnsupportedJaxlib`: the installed jaxlib is older than supported (or newer than tested,
+  with ``HLOSCOPE_STRICT_JAXLIB`` set).
+- :class:`XlaParseFailed`: XLA's own parser rejected an HLO text; carries XLA's message and the
+  line and column it names.
+- :class:`XlaCompileFailed`: XLA's compiler rejected a module; carries XLA's message.
 """
 
 from __future__ import annotations
@@ -41,7 +47,14 @@ __all__ = [
     "NotHloStageError",
     "TargetError",
     "TargetNotFound",
+    "XlaApiUnavailable",
+    "UnsupportedJaxlib",
+    "XlaParseFailed",
+    "XlaCompileFailed",
 ]
+
+import re
+from collections.abc import Sequence
 
 from ..errors import HloscopeError, UsageProblem
 
@@ -110,3 +123,60 @@ class TargetError(CaptureError):
 
 class TargetNotFound(TargetError, UsageProblem):
     """A TARGET path that does not exist, or a module name that matches none of the target's."""
+
+
+# ---- jaxlib's private APIs (raised by jaxlib_adapter.py) ----
+
+
+class XlaApiUnavailable(HloscopeError, RuntimeError):
+    """A private jaxlib API hloscope needs is not where any known jaxlib version keeps it."""
+
+    def __init__(
+        self,
+        symbol: str,
+        jaxlib_version: str | None,
+        searched: Sequence[str],
+        detail: str = "",
+        supported: str = "",
+    ) -> None:
+        self.symbol = symbol
+        self.jaxlib_version = jaxlib_version
+        self.searched = tuple(searched)
+        where = ", ".join(self.searched) or "(nowhere)"
+        installed = f"jaxlib {jaxlib_version}" if jaxlib_version else "jaxlib is not installed"
+        message = (
+            f"XLA API '{symbol}' is unavailable ({installed}; looked in {where}). "
+            f"hloscope supports jaxlib {supported or 'the versions in its docs'}; "
+            "install one of those or update hloscope/capture/jaxlib_adapter.py."
+        )
+        if detail:
+            message += f" ({detail})"
+        super().__init__(message)
+
+
+class UnsupportedJaxlib(HloscopeError, RuntimeError):
+    """The installed jaxlib is older than supported, or newer than tested and strict mode is on."""
+
+
+_LOCATION = re.compile(r"was parsing (\d+):(\d+): error: ([^\n]*)")
+
+
+class XlaParseFailed(HloscopeError, RuntimeError):
+    """XLA's own parser rejected an HLO text.
+
+    ``xla_message`` is XLA's message exactly as it gave it (status code, location, caret). When
+    the message has a location (``was parsing 12:7: error: ...``), ``line`` and ``column`` hold
+    it (1-based) and ``reason`` the first error's text; otherwise they are ``None``.
+    """
+
+    def __init__(self, xla_message: str) -> None:
+        self.xla_message = xla_message
+        found = _LOCATION.search(xla_message)
+        self.line: int | None = int(found.group(1)) if found else None
+        self.column: int | None = int(found.group(2)) if found else None
+        self.reason: str | None = found.group(3) if found else None
+        super().__init__(xla_message)
+
+
+class XlaCompileFailed(HloscopeError, RuntimeError):
+    """XLA's compiler (or its HLO-to-MLIR importer) rejected a module; carries XLA's message."""

@@ -39,8 +39,8 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ..errors import HloscopeError
 from ..hlo.opcodes import OPCODES
+from .errors import UnsupportedJaxlib, XlaApiUnavailable, XlaCompileFailed, XlaParseFailed
 from .frameworks import JAX_EXTRA, JAX_MINIMUM, JAX_NEWEST_TESTED, require_jax, version_tuple
 
 __all__ = [
@@ -98,53 +98,8 @@ SYMBOL_HOMES: tuple[str, ...] = (
 _STRICT_ENV = "HLOSCOPE_STRICT_JAXLIB"
 
 
-class XlaApiUnavailable(HloscopeError, RuntimeError):
-    """A private jaxlib API hloscope needs is not where any known jaxlib version keeps it."""
-
-    def __init__(
-        self, symbol: str, jaxlib_version: str | None, searched: Sequence[str], detail: str = ""
-    ) -> None:
-        self.symbol = symbol
-        self.jaxlib_version = jaxlib_version
-        self.searched = tuple(searched)
-        where = ", ".join(self.searched) or "(nowhere)"
-        installed = f"jaxlib {jaxlib_version}" if jaxlib_version else "jaxlib is not installed"
-        message = (
-            f"XLA API '{symbol}' is unavailable ({installed}; looked in {where}). "
-            f"hloscope supports jaxlib {_supported_range()}; "
-            "install one of those or update hloscope/capture/jaxlib_adapter.py."
-        )
-        if detail:
-            message += f" ({detail})"
-        super().__init__(message)
-
-
-class UnsupportedJaxlib(HloscopeError, RuntimeError):
-    """The installed jaxlib is older than supported, or newer than tested and strict mode is on."""
-
-
 class JaxlibVersionWarning(UserWarning):
     """The installed jaxlib is not a version hloscope was tested with (private APIs may move)."""
-
-
-_LOCATION = re.compile(r"was parsing (\d+):(\d+): error: ([^\n]*)")
-
-
-class XlaParseFailed(HloscopeError, RuntimeError):
-    """XLA's own parser rejected an HLO text.
-
-    ``xla_message`` is XLA's message exactly as it gave it (status code, location, caret). When
-    the message has a location (``was parsing 12:7: error: ...``), ``line`` and ``column`` hold
-    it (1-based) and ``reason`` the first error's text; otherwise they are ``None``.
-    """
-
-    def __init__(self, xla_message: str) -> None:
-        self.xla_message = xla_message
-        found = _LOCATION.search(xla_message)
-        self.line: int | None = int(found.group(1)) if found else None
-        self.column: int | None = int(found.group(2)) if found else None
-        self.reason: str | None = found.group(3) if found else None
-        super().__init__(xla_message)
 
 
 # ---- versions and symbol lookup ----------------------------------------------------------------
@@ -157,6 +112,13 @@ def jaxlib_version() -> str | None:
     except ImportError:
         return None
     return str(jaxlib.version.__version__)
+
+
+def _api_unavailable(
+    symbol: str, version: str | None, searched: Sequence[str], detail: str = ""
+) -> XlaApiUnavailable:
+    """:class:`XlaApiUnavailable` naming the jaxlib versions this adapter supports."""
+    return XlaApiUnavailable(symbol, version, searched, detail, supported=_supported_range())
 
 
 def _supported_range() -> str:
@@ -195,7 +157,7 @@ def check_jaxlib_version(*, strict: bool | None = None) -> str:
         strict = os.environ.get(_STRICT_ENV, "") not in ("", "0")
     version = jaxlib_version()
     if version is None:
-        raise XlaApiUnavailable("jaxlib", None, (), f"pip install '{JAX_EXTRA}'")
+        raise _api_unavailable("jaxlib", None, (), f"pip install '{JAX_EXTRA}'")
     support = jaxlib_support(version)
     if support == "old":
         raise UnsupportedJaxlib(
@@ -228,7 +190,7 @@ def private_symbol(name: str) -> Any:
         found = getattr(module, name, None) if module is not None else None
         if found is not None:
             return found
-    raise XlaApiUnavailable(name, jaxlib_version(), SYMBOL_HOMES)
+    raise _api_unavailable(name, jaxlib_version(), SYMBOL_HOMES)
 
 
 def _home_module(home: str) -> Any:
@@ -654,7 +616,7 @@ def _cpu_client() -> Any:
     try:
         return jax.devices("cpu")[0].client
     except (RuntimeError, AttributeError, IndexError) as error:
-        raise XlaApiUnavailable(
+        raise _api_unavailable(
             "Device.client (CPU)", jaxlib_version(), ("jax.devices('cpu')",), str(error)
         ) from None
 
@@ -952,13 +914,13 @@ def lower_for_platform(traced: Any, platform: str, stand_ins: Sequence[Any] = ()
     rules, and when ``Traced.lower`` has no ``lowering_platforms`` (jax before 0.4.3x).
     """
     if not _accepts_keyword(traced.lower, "lowering_platforms"):
-        raise XlaApiUnavailable(  # pragma: no cover - depends on the jax version
+        raise _api_unavailable(  # pragma: no cover - depends on the jax version
             "Traced.lower(lowering_platforms=...)", jaxlib_version(), ("jax.stages.Traced",)
         )
     parameters = _lowering_parameters(stand_ins)
     if parameters is None or not _accepts_keyword(traced.lower, "_private_parameters"):
         if stand_ins:  # pragma: no cover - depends on the jax version
-            raise XlaApiUnavailable(
+            raise _api_unavailable(
                 "mlir.LoweringParameters.override_lowering_rules",
                 jaxlib_version(),
                 ("jax._src.interpreters.mlir",),
@@ -1150,7 +1112,7 @@ def _mlir_importer() -> Callable[[Any], str]:
     mlir = private_symbol("mlir")
     found = getattr(mlir, "xla_computation_to_mlir_module", None)
     if found is None:
-        raise XlaApiUnavailable(
+        raise _api_unavailable(
             "mlir.xla_computation_to_mlir_module", jaxlib_version(), SYMBOL_HOMES
         )
     return found
@@ -1159,10 +1121,6 @@ def _mlir_importer() -> Callable[[Any], str]:
 def _first_line(message: str) -> str:
     lines = [line for line in message.strip().splitlines() if line.strip()]
     return lines[0] if lines else "XLA failed without a message"
-
-
-class XlaCompileFailed(HloscopeError, RuntimeError):
-    """XLA's compiler (or its HLO-to-MLIR importer) rejected a module; carries XLA's message."""
 
 
 def executable_hlo_text(executable: Any) -> str:
