@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
@@ -27,6 +28,35 @@ __all__ = ["memory_command"]
     help="Also write the timeline picture (live bytes over the schedule, peak marked) to this "
     ".svg file.",
 )
+@click.option(
+    "--device",
+    help="Judge the peak against this device's memory (tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e, h100, "
+    "a100, ...; a wrong name lists them). On a TPU the peak is also padded to TPU tiles (each "
+    "buffer live at the peak at its padded size) and that padded peak is judged, with the "
+    "arrays padding grows by over 25%.",
+)
+@click.option(
+    "--limit",
+    default="80%",
+    show_default=True,
+    help="The share of --device's memory the peak may use (the runtime and fragmentation take "
+    "the rest).",
+)
+@click.option(
+    "--fail-over-limit",
+    is_flag=True,
+    help="Exit with status 3 when the peak does not fit under --limit (default: 0 either way).",
+)
+@click.option(
+    "--scale",
+    "scale_spec",
+    metavar="ARG:DIM[:S1,S2,S3]",
+    help="For SCRIPT.py:FUNCTION: compile the function in this process at two sizes of "
+    "dimension DIM of argument ARG (name or position; default the example's size n and 2n), fit "
+    "peak = a + b*size, check it at a third (3n), and print the largest size that fits under "
+    "--limit of --device (required). Each peak is XLA's live-range peak of that compile, as "
+    "for the target itself, on the backend jax has here.",
+)
 def memory_command(
     target: str,
     as_json: bool,
@@ -34,10 +64,15 @@ def memory_command(
     all_modules: bool,
     refresh: bool,
     picture: str | None,
+    device: str | None,
+    limit: str,
+    fail_over_limit: bool,
+    scale_spec: str | None,
 ) -> None:
     """Show TARGET's peak memory: its breakdown, the buffers live at the peak by source line
     and scope, a timeline, and what would free memory. The source is said: XLA's buffer
-    assignment when the dump has it, else hloscope's simulation of the module."""
+    assignment when the dump has it, else hloscope's simulation of the module. With --device,
+    whether the peak fits (and, with --scale, how large an argument can grow)."""
     from ..analysis.memory import memory_results
     from ..render.memory_text import render_memory
     from ._app import CliError
@@ -46,9 +81,24 @@ def memory_command(
         raise CliError("--module and --all-modules exclude each other")
     if picture is not None and not picture.endswith(".svg"):
         raise CliError(f"-o {picture}: the timeline picture is SVG; name a .svg file")
-    results = memory_results(
-        open_target(target, refresh=refresh), module=module, all_modules=all_modules
-    )
+    if scale_spec is not None and device is None:
+        raise CliError("--scale needs --device: the largest size is the one under its limit")
+    if fail_over_limit and device is None:
+        raise CliError("--fail-over-limit needs --device")
+    opened = open_target(target, refresh=refresh)
+    if scale_spec is not None and opened.function is None:
+        raise CliError("--scale compiles a function: give a SCRIPT.py:FUNCTION target")
+    results = memory_results(opened, module=module, all_modules=all_modules)
+    scale = None
+    if device is not None:
+        from ..bench.memory_capacity import device_memory, parse_limit
+        from ..bench.memory_device import device_report
+
+        entry, fraction = device_memory(device), parse_limit(limit)
+        for r in results:
+            r.device = device_report(r, entry, fraction)
+        if scale_spec is not None:
+            scale = _scale(opened, scale_spec, entry, fraction)
     for r in results:
         for note in r.notes:
             if note.startswith("warning: "):
@@ -62,7 +112,28 @@ def memory_command(
         Path(picture).write_text(render_memory_svg(results[0]))
     if as_json:
         payloads = [r.to_dict() for r in results]
+        if scale is not None:
+            payloads[0]["scale"] = scale
         json.dump({"modules": payloads} if all_modules else payloads[0], sys.stdout, indent=2)
         sys.stdout.write("\n")
-        return
-    sys.stdout.write("\n".join(render_memory(r) for r in results))
+    else:
+        sys.stdout.write("\n".join(render_memory(r) for r in results))
+        if scale is not None:
+            from ..render.memory_scale_text import render_scale
+
+            sys.stdout.write("\n" + render_scale(scale, str(device)))
+    if fail_over_limit and not all(r.device and r.device["fits"] for r in results):
+        from ..errors import ExitStatus
+
+        sys.exit(int(ExitStatus.CHECK_FAILED))
+
+
+def _scale(opened: Any, spec: str, device: Any, limit: float) -> dict[str, Any]:
+    """``--scale``'s JSON object: the target's function loaded in this process (its script's
+    example arguments) and compiled at three sizes."""
+    from ..bench.memory_scale import parse_scale, scale_memory
+    from ..capture.script_loader import load_function
+
+    parsed = parse_scale(spec)
+    fn, args, kwargs = load_function(str(opened.script), str(opened.function))
+    return scale_memory(fn, args, kwargs, parsed, device, limit).to_dict()
