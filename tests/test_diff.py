@@ -562,6 +562,7 @@ def test_cli_json_schema(pair):
         "counts",
         "changes",
         "lines",
+        "memory",
         "fail_on",
     }
     assert data["module"] == {"a": pair[0].name, "b": pair[1].name}

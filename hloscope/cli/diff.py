@@ -1,31 +1,41 @@
-"""``hloscope diff A B``: the kernels XLA made of two programs, compared; ``--fail-on`` for CI."""
+"""``hloscope diff A B``: the kernels XLA made of two programs and their peak memory, compared;
+``--fail-on`` for CI."""
 
 from __future__ import annotations
 
 import json
 import sys
 from functools import partial
+from typing import TYPE_CHECKING
 
 import click
 
-from ..errors import ExitStatus
-from ._app import cli
-from ._target import all_modules_option, module_option, open_modules, refresh_option
+if TYPE_CHECKING:  # pragma: no cover
+    from ..analysis.memory_diff import MemoryDiff
+    from ..capture.target import Target
+    from ..hlo.model import Module
+
+from ..errors import ExitStatus, HloscopeError
+from ._app import CliError, cli
+from ._target import all_modules_option, module_option, open_module, open_target, refresh_option
 
 __all__ = ["diff_command", "parse_metrics"]
 
 
 def parse_metrics(text: str | None) -> list[str]:
-    """``"kernels,bytes"`` -> ``["kernels", "bytes"]``; ``click.BadParameter`` on a bad one."""
+    """``"kernels,bytes"`` -> ``["kernels", "bytes"]``; ``click.BadParameter`` on a bad one.
+    Besides the kernel metrics, ``peak`` compares the peak memory."""
     from ..analysis.diff import METRICS
+    from ..analysis.memory_diff import PEAK_METRIC
 
     if not text:
         return []
+    known = (*METRICS, PEAK_METRIC)
     names = [part.strip().lower() for part in text.split(",") if part.strip()]
-    bad = [n for n in names if n not in METRICS]
+    bad = [n for n in names if n not in known]
     if bad:
         raise click.BadParameter(
-            f"unknown metric {bad[0]!r} (choose from {', '.join(METRICS)})", param_hint="--fail-on"
+            f"unknown metric {bad[0]!r} (choose from {', '.join(known)})", param_hint="--fail-on"
         )
     return list(dict.fromkeys(names))
 
@@ -38,13 +48,15 @@ def parse_metrics(text: str | None) -> list[str]:
     "as_json",
     is_flag=True,
     help="Print JSON (schema hloscope.diff/1): module, a and b (their totals), delta, "
-    "no_change, counts, changes, lines.",
+    "no_change, counts, changes, lines, memory (the peaks, the buffers that left and joined "
+    "the peak, bytes at the peak by source line and scope).",
 )
 @click.option(
     "--fail-on",
     "fail_on",
     metavar="METRICS",
-    help="Comma-separated kernels,bytes,flops,transcendentals: exit 3 when B has more than A.",
+    help="Comma-separated kernels,bytes,flops,transcendentals,peak: exit 3 when B has more "
+    "than A (peak: B's peak memory).",
 )
 @click.option(
     "--threshold",
@@ -78,30 +90,41 @@ def diff_command(
 ) -> None:
     """Compare the kernels XLA made of A (before) and B (after): which kernels split, merged,
     changed, appeared or went away, from which source lines, and the change in kernels, bytes
-    through memory and FLOPs. A and B are TARGETs; of several modules, each side stands for its
+    through memory and FLOPs; then the peak memory of each, and the buffers that left or
+    joined the peak (XLA's buffer assignment when a dump has it, else hloscope's simulation,
+    as ``hloscope memory``). A and B are TARGETs; of several modules, each side stands for its
     main module (--module picks the same-named one on both sides; --all-modules compares
     every module of A with the module of the same name in B, in order).
 
     Exit status: 0 compared (even if different), 1 error, 2 unreadable HLO, 3 B is worse than
     A on a --fail-on metric (beyond --threshold); use it in CI."""
     from ..analysis.diff import diff
-    from ..render.diff_text import diff_to_dict, regression_lines
-    from ..render.diff_view import render_diff
+    from ..analysis.memory_diff import PEAK_METRIC
+    from ..render.diff_text import diff_to_dict, regression_lines, regression_text
+    from ..render.diff_view import render_diff, render_memory_diff
 
     metrics = parse_metrics(fail_on)
-    open_side = partial(open_modules, module=module, all_modules=all_modules, refresh=refresh)
-    pairs, unpaired = _pair(open_side(a), open_side(b), all_modules)
+    kernel_metrics = [m for m in metrics if m != PEAK_METRIC]
+    open_side = partial(_open_side, module=module, all_modules=all_modules, refresh=refresh)
+    (target_a, modules_a), (target_b, modules_b) = open_side(a), open_side(b)
+    pairs, unpaired = _pair(modules_a, modules_b, all_modules)
     labels = None if all_modules else (a, b)  # one pair: the sides are the TARGETs given
     results = [(side_a, side_b, diff(side_a, side_b, labels=labels)) for side_a, side_b in pairs]
-    regressions = [
-        (side_a.name, line)
-        for side_a, _, result in results
-        for line in (regression_lines(result, metrics, threshold) if metrics else [])
-    ]
+    memories = [_memory(side_a, target_a, side_b, target_b) for side_a, side_b in pairs]
+    regressions = []
+    for (side_a, _, result), (memory, why) in zip(results, memories):
+        lines = regression_lines(result, kernel_metrics, threshold) if kernel_metrics else []
+        if PEAK_METRIC in metrics:
+            if memory is None:
+                raise CliError(f"--fail-on peak: the peak memory cannot be compared: {why}")
+            grew = memory.regression(threshold)
+            lines += [regression_text(grew)] if grew is not None else []
+        regressions += [(side_a.name, line) for line in lines]
     if as_json:
         payloads = []
-        for side_a, side_b, result in results:
+        for (side_a, side_b, result), (memory, why) in zip(results, memories):
             payload = {"module": {"a": side_a.name, "b": side_b.name}, **diff_to_dict(result)}
+            payload["memory"] = memory.to_dict() if memory is not None else {"error": why}
             if metrics:
                 payload["fail_on"] = {
                     "metrics": metrics,
@@ -118,12 +141,13 @@ def diff_command(
         from rich.console import Console
 
         console = Console()
-        for i, (side_a, _, result) in enumerate(results):
+        for i, ((side_a, _, result), (memory, why)) in enumerate(zip(results, memories)):
             if all_modules:
                 if i:
                     console.print()
                 console.print(f"module {side_a.name}", style="bold", markup=False)
             render_diff(result, console, limit=limit)
+            render_memory_diff(memory, console, limit=limit, note=why)
         for only in unpaired:
             console.print(f"only in {only['side']}: module {only['module']}", markup=False)
     if regressions:
@@ -131,6 +155,32 @@ def diff_command(
             where = f" (module {name})" if all_modules else ""
             click.echo(f"hloscope diff: B is worse than A{where}: {line}", err=True)
         sys.exit(int(ExitStatus.CHECK_FAILED))
+
+
+def _open_side(
+    spec: str, *, module: str | None, all_modules: bool, refresh: bool
+) -> tuple[Target, list[Module]]:
+    """The target ``spec`` names and its modules to compare (every one with ``all_modules``,
+    else the main one): the target is kept to read each module's memory from its dump."""
+    if all_modules and module is not None:
+        raise CliError("--module and --all-modules exclude each other")
+    target = open_target(spec, refresh=refresh)
+    if all_modules:
+        return target, target.modules("after")
+    return target, [open_module(target, module=module).module]
+
+
+def _memory(
+    side_a: Module, target_a: Target, side_b: Module, target_b: Target
+) -> tuple[MemoryDiff | None, str]:
+    """The peak memory of the two modules compared, or ``None`` and why it could not be: the
+    kernel diff stands without it."""
+    from ..analysis.memory_diff import memory_diff, memory_of_side
+
+    try:
+        return memory_diff(memory_of_side(side_a, target_a), memory_of_side(side_b, target_b)), ""
+    except HloscopeError as error:
+        return None, error.one_line()
 
 
 def _pair(modules_a: list, modules_b: list, by_name: bool) -> tuple[list, list[dict]]:

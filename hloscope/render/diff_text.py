@@ -11,6 +11,9 @@ This module says it the way a person would:
 * :func:`regression_lines` -- ``bytes: 96.0 KiB -> 144.0 KiB (+50.0%, threshold 0%)``;
 * :func:`diff_to_dict` -- :meth:`~hloscope.analysis.diff.KernelDiff.to_dict` with each
   change's sentence as ``message`` (what ``hloscope diff --json`` prints);
+* :func:`peak_text` -- ``peak memory: 61.9 MiB -> 10.2 MiB (-51.7 MiB, -83.5%)``, and
+  :func:`peak_buffer_text`, one buffer that left or joined the peak with its source line
+  (:class:`~hloscope.analysis.memory_diff.MemoryDiff`'s words);
 * small helpers other renderers share: :func:`kernel_label`, :func:`pair_where` (where a
   kernel and its counterpart came from, both sides), :func:`source_lines_text`
   (``model.py:12-13``), :func:`short_source` (the file name without its folders), :func:`signed`.
@@ -33,11 +36,15 @@ from ..analysis.diff import (
     without_outer_jit,
 )
 from ..analysis.fusions import Kernel
+from ..analysis.memory import LiveBuffer
+from ..analysis.memory_diff import PEAK_METRIC, MemoryDiff
 from ..units import format_bytes, format_count
 
 __all__ = [
     "describe",
     "diff_to_dict",
+    "peak_text",
+    "peak_buffer_text",
     "regression_lines",
     "regression_text",
     "kernel_label",
@@ -292,7 +299,7 @@ _DESCRIBERS: dict[ChangeStatus, Callable[[KernelChange], list[str]]] = {
 def regression_text(r: Regression) -> str:
     """``bytes: 96.0 KiB -> 144.0 KiB (+50.0%, threshold 0%)``."""
     grew = f"+{r.percent:.1f}%" if r.a else "from 0"
-    fmt: Callable[[int], str] = format_bytes if r.metric == "bytes" else str
+    fmt: Callable[[int], str] = format_bytes if r.metric in ("bytes", PEAK_METRIC) else str
     return f"{r.metric}: {fmt(r.a)} -> {fmt(r.b)} ({grew}, threshold {r.threshold:g}%)"
 
 
@@ -313,3 +320,27 @@ def diff_to_dict(result: KernelDiff) -> dict[str, Any]:
     for change, entry in zip(result.changes, data["changes"]):
         entry["message"] = describe(change)
     return data
+
+
+# ------------------------------------------------------------------------------------------
+# Memory
+# ------------------------------------------------------------------------------------------
+
+
+def peak_text(result: MemoryDiff) -> str:
+    """``peak memory: 61.9 MiB -> 10.2 MiB (-51.7 MiB, -83.5%)``, or ``... (=)`` unchanged."""
+    a, b = result.a.peak_bytes, result.b.peak_bytes
+    head = f"peak memory: {format_bytes(a)} -> {format_bytes(b)}"
+    if a == b:
+        return head + " (=)"
+    percent = result.percent
+    share = f", {percent:+.1f}%" if percent is not None else ""
+    return f"{head} ({signed(b - a, format_bytes)}{share})"
+
+
+def peak_buffer_text(buffer: LiveBuffer) -> str:
+    """``24.0 MiB f32[6,8,128,256] temporary fusion.2, model.py:27 (loss)``: one buffer that
+    left or joined the peak, its shape without layout and the user's line that made it."""
+    where = f", {short_source(buffer.source)}" if buffer.source else ""
+    shape = without_layout(buffer.shape)
+    return f"{format_bytes(buffer.bytes)} {shape} {buffer.kind} {buffer.producer}{where}"

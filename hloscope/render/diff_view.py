@@ -4,7 +4,9 @@
 through memory at kernel boundaries, FLOPs, transcendentals) with their change, one line per
 change group (split, merged, regrouped, changed, added, removed; unchanged kernels are only
 counted), the source lines whose ops now sit in different kernels, and a note that explains
-what the kinds of change found cost.
+what the kinds of change found cost. :func:`render_memory_diff` then prints the peak memory
+of A and B, the buffers that left or joined the peak and the source lines whose bytes at the
+peak changed.
 """
 
 from __future__ import annotations
@@ -17,14 +19,17 @@ from ..analysis.diff import (
     KernelDiff,
     LineChange,
 )
+from ..analysis.memory_diff import MemoryDiff
 from ..units import format_bytes, format_count
-from .diff_text import describe, short_source, signed
+from .diff_text import describe, peak_buffer_text, peak_text, short_source, signed
 from .terminal import printable
 
-__all__ = ["render_diff", "DEFAULT_LIMIT"]
+__all__ = ["render_diff", "render_memory_diff", "DEFAULT_LIMIT", "MEMORY_LIMIT"]
 
 #: How many change groups and source lines the text output lists by default.
 DEFAULT_LIMIT = 30
+#: How many buffers (left, joined) and source lines the memory part lists at most.
+MEMORY_LIMIT = 8
 
 _STYLES = {
     "split": "bold red",
@@ -180,3 +185,59 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
         console.print()
     for note in notes:
         console.print(Text("note: " + note, style="yellow"))
+
+
+def _growth_style(delta: int) -> str:
+    return "red" if delta > 0 else "green"
+
+
+def render_memory_diff(
+    result: MemoryDiff | None, console: Any, *, limit: int = DEFAULT_LIMIT, note: str = ""
+) -> None:
+    """Print the memory part of the diff: the peaks and their change (green when B needs
+    less), where each number comes from, then the largest buffers that left and joined the
+    peak and the source lines whose bytes at the peak changed, at most :data:`MEMORY_LIMIT`
+    of each (``limit`` lowers it; 0 lists all). ``result`` ``None``: ``note`` says why."""
+    from rich.table import Table
+    from rich.text import Text
+
+    console.print()
+    if result is None:
+        console.print(Text(f"memory: not compared ({note})", style="yellow"), markup=False)
+        return
+    delta = result.delta_bytes
+    style = "bold" if not delta else ("bold red" if delta > 0 else "bold green")
+    console.print(Text(peak_text(result), style=style))
+    sources = {result.a.source, result.b.source}
+    said = result.a.source if len(sources) == 1 else f"{result.a.source} -> {result.b.source}"
+    console.print(Text(f"source: {said}", style="dim"))
+    if limit <= 0:
+        shown = max(len(result.left), len(result.joined), len(result.by_source))
+    else:
+        shown = min(limit, MEMORY_LIMIT)
+    for title, buffers in (
+        ("left the peak", result.left),
+        ("joined the peak", result.joined),
+    ):
+        if not buffers:
+            continue
+        total = format_bytes(sum(b.bytes for b in buffers))
+        console.print(Text(f"{title}: {len(buffers)} buffers, {total}", style="bold"))
+        for buffer in buffers[:shown]:
+            console.print(Text("  " + printable(peak_buffer_text(buffer))))
+        if len(buffers) > shown:
+            console.print(Text(f"  ({len(buffers) - shown} more; --json lists all)", style="dim"))
+    if result.by_source:
+        console.print(Text("bytes at the peak by source line", style="bold"))
+        grid = Table.grid(padding=(0, 1))
+        for right in (False, True, True, True):
+            grid.add_column(justify="right" if right else "left", no_wrap=True)
+        for share in result.by_source[:shown]:
+            label = short_source(share.key) if share.key != "(unknown)" else share.key
+            grid.add_row(
+                Text("  " + printable(label)),
+                format_bytes(share.a),
+                format_bytes(share.b),
+                Text(signed(share.delta, format_bytes), style=_growth_style(share.delta)),
+            )
+        console.print(grid)

@@ -1,0 +1,204 @@
+"""Peak memory of two compilations compared: how much the peak moved and what left or joined it.
+
+``hloscope diff A B`` says which kernels XLA made differently; this module says what that did
+to memory. :func:`memory_diff` takes the :class:`~hloscope.analysis.memory.MemoryResult` of A
+(before) and of B (after) and returns a :class:`MemoryDiff`: the peak of each and the change,
+the buffers live at A's peak with no counterpart at B's (they *left* the peak: with
+``jax.checkpoint`` on a block, the activations it no longer holds for the backward pass) and
+those that *joined* it, and the bytes live at either peak per source line and per op_name scope.
+
+Buffer names are no help across two compilations (XLA numbers them as it builds them), so a
+buffer is matched by what it holds: its kind, its shape without layout, the user's source line
+that produced it and its scope as :func:`~hloscope.analysis.diff.provenance_name` normalizes it
+(the outer ``jit(f)/`` and what ``jax.checkpoint`` adds dropped). Buffers with equal keys are
+paired one to one; the rest left or joined.
+
+:func:`memory_of_side` gives the memory result of a module already parsed from a target, with
+XLA's side files where the dump has them, so that ``diff`` and ``report`` do not parse a module
+a second time to learn its memory.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .diff import Regression, provenance_name, without_layout
+from .memory import LiveBuffer, MemoryResult, memory_of, memory_of_capture
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..capture.target import Target
+    from ..dump.buffers import BufferAssignment
+    from ..dump.index import DumpModule
+    from ..hlo.model import Module
+
+__all__ = ["MemoryDiff", "PeakShare", "memory_diff", "memory_of_side", "PEAK_METRIC"]
+
+#: The ``--fail-on`` metric that compares the peaks.
+PEAK_METRIC = "peak"
+
+_UNKNOWN = "(unknown)"
+
+
+@dataclass(frozen=True, slots=True)
+class PeakShare:
+    """The bytes one source line (or one scope) holds at A's peak and at B's."""
+
+    key: str
+    a: int
+    b: int
+
+    @property
+    def delta(self) -> int:
+        return self.b - self.a
+
+
+@dataclass(slots=True)
+class MemoryDiff:
+    """Two memory results compared (see the module docstring for how buffers are matched).
+
+    ``left`` are buffers of A's peak with no counterpart at B's, ``joined`` the converse,
+    each largest first; ``by_source`` and ``by_scope`` the bytes at either peak per source line
+    and per normalized scope, the largest change first (unchanged ones left out).
+    """
+
+    a: MemoryResult
+    b: MemoryResult
+    left: list[LiveBuffer] = field(default_factory=list)
+    joined: list[LiveBuffer] = field(default_factory=list)
+    by_source: list[PeakShare] = field(default_factory=list)
+    by_scope: list[PeakShare] = field(default_factory=list)
+
+    @property
+    def delta_bytes(self) -> int:
+        """B's peak minus A's: negative when B needs less memory."""
+        return self.b.peak_bytes - self.a.peak_bytes
+
+    @property
+    def percent(self) -> float | None:
+        """The change in percent of A's peak (``None`` when A's peak is 0)."""
+        return 100.0 * self.delta_bytes / self.a.peak_bytes if self.a.peak_bytes else None
+
+    def regression(self, threshold: float = 0.0) -> Regression | None:
+        """A :class:`~hloscope.analysis.diff.Regression` on :data:`PEAK_METRIC` when B's peak
+        is larger than A's by more than ``threshold`` percent, else ``None``."""
+        found = Regression(PEAK_METRIC, self.a.peak_bytes, self.b.peak_bytes, threshold)
+        return found if found.b > found.a and found.percent > threshold else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON types: what ``hloscope diff --json`` prints under ``"memory"``."""
+        percent = self.percent
+        return {
+            "a": _side_dict(self.a),
+            "b": _side_dict(self.b),
+            "delta_bytes": self.delta_bytes,
+            "percent": round(percent, 3) if percent is not None else None,
+            "left_peak": [asdict(b) for b in self.left],
+            "joined_peak": [asdict(b) for b in self.joined],
+            "by_source": [_share_dict(s, "source") for s in self.by_source],
+            "by_scope": [_share_dict(s, "scope") for s in self.by_scope],
+        }
+
+
+def _side_dict(result: MemoryResult) -> dict[str, Any]:
+    return {
+        "module": result.module,
+        "source": result.source,
+        "peak_bytes": result.peak_bytes,
+        "peak_at": dict(result.peak_at),
+        "breakdown": dict(result.breakdown),
+    }
+
+
+def _share_dict(share: PeakShare, key: str) -> dict[str, Any]:
+    return {key: share.key, "a": share.a, "b": share.b, "delta": share.delta}
+
+
+def buffer_key(buffer: LiveBuffer) -> tuple[str, str, str, str]:
+    """What a buffer holds, as a key two compilations share: kind, shape without layout,
+    source line and normalized scope."""
+    return (
+        buffer.kind,
+        without_layout(buffer.shape),
+        buffer.source,
+        provenance_name(buffer.scope),
+    )
+
+
+def memory_diff(a: MemoryResult, b: MemoryResult) -> MemoryDiff:
+    """Compare the memory of A (before) and B (after)."""
+    pending: dict[tuple[str, str, str, str], list[LiveBuffer]] = defaultdict(list)
+    for buffer in b.live_at_peak:
+        pending[buffer_key(buffer)].append(buffer)
+    left = []
+    for buffer in a.live_at_peak:
+        partners = pending.get(buffer_key(buffer))
+        if partners:
+            partners.pop(0)
+        else:
+            left.append(buffer)
+    joined = [buffer for buffers in pending.values() for buffer in buffers]
+    return MemoryDiff(
+        a,
+        b,
+        left=_largest_first(left),
+        joined=_largest_first(joined),
+        by_source=_shares(a, b, lambda x: x.source),
+        by_scope=_shares(a, b, lambda x: provenance_name(x.scope)),
+    )
+
+
+def _largest_first(buffers: list[LiveBuffer]) -> list[LiveBuffer]:
+    return sorted(buffers, key=lambda x: -x.bytes)  # stable: schedule order among equals
+
+
+def _shares(a: MemoryResult, b: MemoryResult, key: Any) -> list[PeakShare]:
+    """Bytes at each peak per ``key(buffer)``, the largest change first, unchanged left out."""
+    totals_a: Counter[str] = Counter()
+    totals_b: Counter[str] = Counter()
+    for buffer in a.live_at_peak:
+        totals_a[key(buffer) or _UNKNOWN] += buffer.bytes
+    for buffer in b.live_at_peak:
+        totals_b[key(buffer) or _UNKNOWN] += buffer.bytes
+    keys = list(dict.fromkeys([*totals_a, *totals_b]))
+    shares = [PeakShare(k, totals_a[k], totals_b[k]) for k in keys]
+    return sorted((s for s in shares if s.delta), key=lambda s: -abs(s.delta))
+
+
+# ------------------------------------------------------------------------------------------
+# The memory of a module already parsed
+# ------------------------------------------------------------------------------------------
+
+
+def memory_of_side(module: Module, target: Target | None = None) -> MemoryResult:
+    """The memory result of ``module``, one of ``target``'s modules: XLA's buffer assignment
+    and live range from the dump's side files when they are there and agree with the module
+    (as ``hloscope memory`` reads them), a function or capture target's own reports, else the
+    simulation of the module text."""
+    from ..capture.target import TargetKind
+
+    if target is None or target.kind is TargetKind.HLO_FILE:
+        return memory_of(module)
+    if target.kind in (TargetKind.FUNCTION, TargetKind.CAPTURE):
+        return memory_of_capture(target.capture())
+    path = str(module.source.path) if module.source is not None else None
+    for dumped in target.dump().modules if path is not None else []:
+        if dumped.after_file is not None and str(dumped.after_file.path) == path:
+            assignment = _side_files(dumped)
+            return memory_of(module, assignment, has_side_files=assignment is not None)
+    return memory_of(module)
+
+
+def _side_files(dumped: DumpModule) -> BufferAssignment | None:
+    """The buffer assignment and live range of a dumped module, without the large
+    ``-buffer-assignment-values`` companion that no memory result reads."""
+    from ..dump.buffers import load_buffer_assignment
+
+    found = None
+    for kind in ("buffer-assignment", "live-range"):
+        files = dumped.companions(kind)
+        if files:
+            part = load_buffer_assignment(files[0].path)
+            found = part if found is None else found.merge(part)
+    return found
