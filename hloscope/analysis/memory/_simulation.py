@@ -441,7 +441,11 @@ def _in_place_pairs(instruction: Instruction) -> Iterable[tuple[Instruction, Ind
         return
     if op == "fusion":
         fused = instruction.fused_computation
-        root = fused.root if fused is not None else None
+        # Most fused bodies are not built yet; their opcodes are read without building them,
+        # and only a body that updates in place is built to find which operand it updates.
+        if fused is None or _IN_PLACE.isdisjoint(fused.opcodes()):
+            return
+        root = fused.root
         if root is None:
             return
         outputs = list(enumerate(root.operands)) if root.opcode == "tuple" else [(None, root)]
