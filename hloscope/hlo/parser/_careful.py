@@ -37,7 +37,7 @@ from ._statements import (
 )
 from ._sugar import expand_async, lift_inline_bodies
 
-# name = array-shape opcode(rest            (the common case, > 95% of lines)
+# name = array-shape opcode(rest            (the common case: most lines XLA prints)
 _FAST_INSTR = re.compile(
     r"[ \t]*(ROOT[ \t]+)?%?(" + NAME + r")[ \t]*=[ \t]*"
     r"([a-z][a-z0-9_]*\[[^\]]*\](?:\{[^{}]*\})?)[ \t]+"
