@@ -11,6 +11,9 @@ runs the analyses that apply to it, and returns the typed
   the working folder and beside the target) and what :mod:`hloscope.analysis.explain` links
   to it (a function target is traced again, once and cached, for the line of each jaxpr
   equation);
+* the memory section: the peak, what is live there and the timeline
+  (:func:`~hloscope.analysis.memory_diff.memory_of_side`: XLA's side files of a dump, a
+  capture's own buffer assignment, else hloscope's simulation of the module, said so);
 * the pass timeline of a capture or dump with per-pass snapshots
   (:mod:`hloscope.analysis.passes`), the recompiles of a dump
   (:mod:`hloscope.analysis.recompiles`), the unsupported ops of each platform
@@ -52,6 +55,7 @@ from .render.html.report import Report, table_rows
 from .render.html.sections import (
     BenchSection,
     Explained,
+    MemorySection,
     PlatformCheck,
     Recompiles,
     ReportSourceRow,
@@ -179,6 +183,7 @@ def build_report(
     out.notes.extend(notes)
     out.explanation = _optional(out, "source view details", lambda: explained(origin))
     out.sources = source_rows(origin, out)
+    out.memory = _optional(out, "memory", lambda: memory(origin))
     out.passes = _optional(out, "pass timeline", lambda: timeline(origin))
     out.recompiles = _optional(out, "recompiles", lambda: recompiles(origin))
     out.checks = _optional(out, "unsupported ops", lambda: checks(origin)) or []
@@ -346,6 +351,27 @@ def _sibling_before(path: Path, name: str) -> Module | None:
     if not sibling.is_file():
         return None
     return next((m for m in parse_modules(sibling) if m.name == name), None)
+
+
+# ------------------------------------------------------------------------------------------
+# Memory
+# ------------------------------------------------------------------------------------------
+
+
+def memory(origin: _Origin) -> MemorySection:
+    """The memory section of the report's module: the same result ``hloscope memory`` gives
+    for the target (XLA's buffer assignment and live range from a dump's side files or a
+    capture, else the simulation of the module text, which the section says it is)."""
+    from .analysis.memory import memory_of, memory_of_capture
+    from .analysis.memory_diff import memory_of_side
+
+    if origin.capture is not None:
+        result = memory_of_capture(origin.capture)
+    elif origin.target is not None:
+        result = memory_of_side(origin.module, origin.target)
+    else:
+        result = memory_of(origin.module)
+    return sections.memory_section(result)
 
 
 # ------------------------------------------------------------------------------------------

@@ -135,7 +135,7 @@ def evil_hlo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_report_has_every_section_that_applies(transformer: Report, transformer_html: str):
     parsed = Page(transformer_html)
     assert transformer_html.startswith("<!doctype html>")
-    assert transformer.section_names() == ["summary", "kernels", "graphs", "source"]
+    assert transformer.section_names() == ["summary", "kernels", "graphs", "source", "memory"]
     for name in transformer.section_names():
         assert f"hs-{name}" in parsed.ids
         assert parsed.count("a", href=f"#hs-{name}") == 1  # the navigation links to it

@@ -15,7 +15,10 @@ analyses from a TARGET, a capture or a module); here it is only data in, text ou
   StableHLO ops and HLO instructions (:class:`~.sections.Explained`);
 * when they apply: the **pass timeline** (:class:`~.sections.Timeline`), **recompiles**
   (:class:`~.sections.Recompiles`), **unsupported ops** per platform
-  (:class:`~.sections.PlatformCheck`), and **bench** results (:class:`~.sections.BenchSection`).
+  (:class:`~.sections.PlatformCheck`), and **bench** results (:class:`~.sections.BenchSection`);
+* **memory** (:class:`~.sections.MemorySection`): the peak, what is live there by source line
+  and scope, what would free memory, and the timeline picture, with where the numbers come
+  from (XLA's buffer assignment, or hloscope's simulation, said so).
 
 :meth:`Report.to_html` writes the page (every style and script inline, nothing fetched, see
 :mod:`.page`); :meth:`Report._repr_html_` shows the same in Jupyter::
@@ -42,6 +45,7 @@ from .sections import (
     BenchSection,
     Explained,
     KernelGraph,
+    MemorySection,
     PlatformCheck,
     Recompiles,
     ReportSourceRow,
@@ -75,6 +79,7 @@ class Report:
     sources: list[ReportSourceRow]
     graphs: list[KernelGraph]
     explanation: Explained | None = None
+    memory: MemorySection | None = None
     passes: Timeline | None = None
     recompiles: Recompiles | None = None
     checks: list[PlatformCheck] = field(default_factory=list)
@@ -96,6 +101,8 @@ class Report:
         if self.graphs:
             names.append("graphs")
         names.append("source")
+        if self.memory is not None:
+            names.append("memory")
         if self.passes is not None:
             names.append("passes")
         if self.recompiles is not None:
@@ -125,6 +132,7 @@ class Report:
             "summary": summary_to_dict(self.fusions.summary),
             "module_summary": self.summary.to_dict(),
             "kernels_shown": len(self.rows),
+            **({"memory": self.memory.to_dict()} if self.memory is not None else {}),
             "hints": [
                 {"kind": str(h.kind), "title": h.title, "evidence": h.evidence} for h in self.hints
             ],

@@ -18,7 +18,9 @@ benches or looks at what kind of target a report is about.
 * :func:`timeline_from` -- :class:`Timeline`, the pass timeline of per-pass snapshots;
 * :func:`recompiles_from` -- :class:`Recompiles`, the functions that compiled more than once;
 * :func:`platform_check` -- :class:`PlatformCheck`, what a platform cannot compile;
-* :func:`bench_section` -- :class:`BenchSection`, the program and each kernel timed.
+* :func:`bench_section` -- :class:`BenchSection`, the program and each kernel timed;
+* :func:`memory_section` -- :class:`MemorySection`, the peak memory, what is live there, and
+  the timeline picture (:func:`~hloscope.render.memory_svg.render_memory_svg`).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
     from ...analysis.explain import Explanation
+    from ...analysis.memory import LiveBuffer, MemoryResult, Saving
     from ...analysis.passes import PassTimeline
     from ...analysis.recompiles import FunctionLedger, Ledger
     from ...hlo.model import Module
@@ -61,6 +64,8 @@ __all__ = [
     "BenchKernelRow",
     "BenchSkip",
     "BenchSection",
+    "MemoryGroup",
+    "MemorySection",
     "heaviest_graphs",
     "source_view",
     "explained_from",
@@ -68,6 +73,9 @@ __all__ = [
     "recompiles_from",
     "platform_check",
     "bench_section",
+    "memory_section",
+    "MEMORY_SOURCES",
+    "MEMORY_TOP",
     "STAGE_LABELS",
     "NO_DOT_NOTE",
     "GRAPH_DEPTH",
@@ -609,3 +617,109 @@ def bench_section(
     ]
     skipped = [BenchSkip(s["name"], s["reason"]) for s in data["skipped"]]
     return BenchSection(program, kernels, skipped, list(notes))
+
+
+# ------------------------------------------------------------------------------------------
+# Memory
+# ------------------------------------------------------------------------------------------
+
+
+#: What each memory ``source`` means, in the words the page says it with.
+MEMORY_SOURCES: dict[str, str] = {
+    "buffer_assignment": "XLA's own buffer assignment and live range, read from the dump's "
+    "side files: exact",
+    "memory_analysis": "XLA's buffer assignment and live range of the compiled function, "
+    "with memory_analysis()'s sizes as the breakdown: exact",
+    "simulated": "hloscope's live-range simulation of the module text (no XLA buffer "
+    "assignment was there to read): an estimate, within 10% of XLA's peak on real modules",
+}
+#: Buffers live at the peak, and groups by source line or scope, that the page lists.
+MEMORY_TOP = 25
+
+
+@dataclass(slots=True)
+class MemoryGroup:
+    """The bytes live at the peak that one source line (or one op_name scope) holds, in how
+    many buffers."""
+
+    key: str
+    bytes: int
+    buffers: int
+
+
+@dataclass(slots=True)
+class MemorySection:
+    """The memory section: the peak and where its numbers come from (``source``, one of
+    :data:`MEMORY_SOURCES`' keys, with ``source_text`` saying it in words), the breakdown as
+    ``(part, bytes)``, the point of the schedule where the peak is, the largest buffers live
+    there (:data:`MEMORY_TOP` of them, ``more`` says how many others), the same bytes grouped
+    by source line and by scope, what would free memory (the :data:`MEMORY_TOP` largest,
+    ``savings_more`` the others), and the timeline picture (``svg``, a checked ``<svg>``
+    element, see :func:`~.escape.clean_svg`)."""
+
+    module: str
+    source: str
+    source_text: str
+    peak_bytes: int
+    breakdown: list[tuple[str, int]]
+    peak_index: int | None
+    peak_instruction: str | None
+    peak_kernel: str | None
+    buffers: list[LiveBuffer]
+    more: int
+    by_source: list[MemoryGroup]
+    by_scope: list[MemoryGroup]
+    savings: list[Saving]
+    svg: Markup
+    savings_more: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def simulated(self) -> bool:
+        """Whether the numbers are hloscope's estimate rather than XLA's own."""
+        return self.source == "simulated"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The section's numbers for the page's machine-readable part: what ``hloscope memory
+        --json`` says of the source, the peak, its breakdown and its place."""
+        return {
+            "source": self.source,
+            "peak_bytes": self.peak_bytes,
+            "breakdown": dict(self.breakdown),
+            "peak_at": {
+                "index": self.peak_index,
+                "instruction": self.peak_instruction,
+                "kernel": self.peak_kernel,
+            },
+        }
+
+
+def memory_section(result: MemoryResult, top: int = MEMORY_TOP) -> MemorySection:
+    """:class:`MemorySection` of a :class:`~hloscope.analysis.memory.MemoryResult` (the very
+    result ``hloscope memory`` prints), with its timeline drawn and checked like every other
+    picture on the page (names in it are free text from HLO)."""
+    from ..memory_svg import render_memory_svg
+
+    at = result.peak_at
+    return MemorySection(
+        module=result.module,
+        source=str(result.source),
+        source_text=MEMORY_SOURCES.get(str(result.source), str(result.source)),
+        peak_bytes=result.peak_bytes,
+        breakdown=list(result.breakdown.items()),
+        peak_index=at.get("index"),
+        peak_instruction=at.get("instruction"),
+        peak_kernel=at.get("kernel"),
+        buffers=list(result.live_at_peak[:top]),
+        more=max(len(result.live_at_peak) - top, 0),
+        by_source=_groups(result.by_source(), "source", top),
+        by_scope=_groups(result.by_scope(), "scope", top),
+        savings=list(result.savings[:top]),
+        svg=Markup(clean_svg(render_memory_svg(result), "hsm-")),  # checked: drawing only
+        savings_more=max(len(result.savings) - top, 0),
+        notes=list(result.notes),
+    )
+
+
+def _groups(rows: Sequence[Mapping[str, Any]], key: str, top: int) -> list[MemoryGroup]:
+    return [MemoryGroup(str(r[key]), int(r["bytes"]), int(r["buffers"])) for r in rows[:top]]
