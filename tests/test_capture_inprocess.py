@@ -148,8 +148,9 @@ def test_cost_and_memory_are_jaxs(pair):
 
 def test_xla_reports_kept(pair):
     _, _, cap = pair
-    assert set(cap.reports) == {"buffer_assignment", "memory_usage_report"}
+    assert set(cap.reports) == {"buffer_assignment", "live_range", "memory_usage_report"}
     assert "allocation" in cap.reports["buffer_assignment"].lower()
+    assert "(peak)" in cap.reports["live_range"]
 
 
 def test_no_pass_snapshots_unless_asked(pair):

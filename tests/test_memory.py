@@ -31,6 +31,7 @@ KEYS = [
     "timeline",
     "savings",
     "device",
+    "notes",
 ]
 
 

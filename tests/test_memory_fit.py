@@ -85,7 +85,7 @@ def test_fits_against_80_percent_by_default():
     assert result.memory_bytes == 16 * GiB
     assert result.limit_bytes == int(16 * GiB * 0.8)
     assert result.fits is True
-    assert result.headroom == result.headroom_bytes == int(16 * GiB * 0.8) - 12 * GiB
+    assert result.headroom_bytes == int(16 * GiB * 0.8) - 12 * GiB
     # 13 GiB fits in 16 GiB, but not under 80% of it: the headroom is negative.
     over = fits(13 * GiB, "tpu-v5e")
     assert over.fits is False and over.headroom_bytes < 0

@@ -233,6 +233,8 @@ def test_function_target_breakdown_is_memory_analysis_and_peak_is_xlas(programs)
     assert data["breakdown"]["temporaries"] == stats.temp_size_in_bytes
     assert data["breakdown"]["aliased"] == stats.alias_size_in_bytes
     assert data["peak_bytes"] == _dumped(dump, "jit_train_step").buffer_assignment().peak_bytes
+    # The capture keeps XLA's live range, so the peak is XLA's own, not the simulation's.
+    assert not any("simulation" in note for note in data.get("notes", []))
 
 
 def test_api_on_a_jax_function_reads_xlas_own_live_range(programs):

@@ -192,11 +192,6 @@ class FitResult:
     fits: bool
     headroom_bytes: int
 
-    @property
-    def headroom(self) -> int:
-        """:attr:`headroom_bytes` (the name issue 21's callers use)."""
-        return self.headroom_bytes
-
     def to_dict(self) -> dict[str, Any]:
         """The ``device`` object of ``hloscope memory --json``."""
         return {

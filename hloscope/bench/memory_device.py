@@ -82,7 +82,7 @@ def device_report(
     result: MemoryResult, device: str | DeviceMemory, limit: float | str = DEFAULT_LIMIT
 ) -> dict[str, Any]:
     """The ``device`` object of ``hloscope memory --json``: ``name``, ``memory_bytes``,
-    ``limit_bytes``, ``fits`` (issue 21's keys), then ``limit``, ``headroom_bytes``, the
+    ``limit_bytes``, ``fits``, then ``limit``, ``headroom_bytes``, the
     capacity's ``source`` and the ``peak_bytes`` judged; on a TPU also ``logical_peak_bytes``,
     ``padded_peak_bytes`` and ``inflated`` (``name``, ``shape``, ``logical_bytes``,
     ``padded_bytes`` of each array padding grows by more than 25%)."""

@@ -12,7 +12,7 @@ What a capture holds, for JAX:
 * ``stablehlo``: the lowered module with source locations (``Lowered.as_text(debug_info=True)``);
 * ``hlo``: HLO before optimizations, exactly the text XLA dumps as ``before_optimizations``;
 * ``optimized_hlo``: HLO after optimizations, ``Compiled.as_text()``;
-* ``reports``: XLA's buffer-assignment and memory-usage reports of the compiled module;
+* ``reports``: XLA's buffer-assignment, live-range and memory-usage reports of the compiled module;
 * ``cost`` / ``memory``: ``Compiled.cost_analysis()`` and ``Compiled.memory_analysis()`` as dicts;
 * ``passes``: with ``passes=REGEX``, the module after every XLA pass whose name matches.
 
@@ -65,6 +65,8 @@ TF_STAGES: tuple[str, ...] = ("hlo", "optimized_hlo")
 _REPORT_KINDS = {
     "buffer-assignment": "buffer_assignment",
     "memory-usage-report": "memory_usage_report",
+    # The live range gives `hloscope memory` XLA's own peak for a captured function.
+    "live-range": "live_range",
 }
 _CAPTURE_FILE = "capture.json"
 
@@ -92,8 +94,9 @@ class Capture:
     ``stages`` maps a stage name to its text, in compiler order (see :data:`JAX_STAGES` and
     :data:`TF_STAGES`). ``serialized`` holds binary stages (TensorFlow's ``hlo_serialized``
     HloModuleProto, JAX's serialized buffer-assignment proto). ``reports`` holds XLA's text
-    reports of the optimized module (``buffer_assignment``, ``memory_usage_report``). ``cost``
-    and ``memory`` are ``None`` when the frontend does not offer them (TensorFlow).
+    reports of the optimized module (``buffer_assignment``, ``live_range``,
+    ``memory_usage_report``). ``cost`` and ``memory`` are ``None`` when the frontend does not
+    offer them (TensorFlow).
     """
 
     frontend: str

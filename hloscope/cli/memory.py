@@ -16,7 +16,13 @@ __all__ = ["memory_command"]
 
 @cli.command("memory")
 @click.argument("target")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (issue 21's layout).")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print JSON: {module, source, peak_bytes, breakdown, peak_at, live_at_peak, timeline, "
+    "savings, device, notes}.",
+)
 @module_option
 @all_modules_option
 @refresh_option

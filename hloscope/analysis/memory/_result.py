@@ -78,7 +78,9 @@ class MemoryResult:
         return _grouped(self.live_at_peak, "scope")
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``--json`` payload (issue 21's keys, in that order)."""
+        """The ``--json`` payload: module, source, peak_bytes, breakdown, peak_at,
+        live_at_peak, timeline, savings, device (``None`` without ``--device``), and the notes
+        that qualify the numbers (a fallback taken, a simulation in definition order)."""
         return {
             "module": self.module,
             "source": self.source,
@@ -89,6 +91,7 @@ class MemoryResult:
             "timeline": [list(p) for p in self.timeline],
             "savings": [asdict(s) for s in self.savings],
             "device": self.device,
+            "notes": list(self.notes),
         }
 
     def to_dataframe(self) -> Any:
