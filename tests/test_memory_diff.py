@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import SAMPLES
+from memory_programs import SCANNED_TRANSFORMER
 
 from hloscope.analysis.memory import LiveBuffer, MemoryResult
 from hloscope.analysis.memory_diff import memory_diff
@@ -113,41 +114,9 @@ def test_fail_on_still_refuses_unknown_metrics():
 # Remat on a real train step
 # ------------------------------------------------------------------------------------------
 
-STEP = r"""import jax
-import jax.numpy as jnp
-from jax import lax
-
-D, H, T, B, L = 64, 256, 128, 8, 6
-
-
-def layer(p, x):
-    q, k, v = x @ p["wq"], x @ p["wk"], x @ p["wv"]
-    a = jax.nn.softmax(q @ jnp.swapaxes(k, -1, -2) / 8.0, axis=-1)
-    x = x + (a @ v) @ p["wo"]
-    return x + jax.nn.gelu(x @ p["w1"]) @ p["w2"]
-
-
-def make_step(remat):
-    f = jax.checkpoint(layer) if remat else layer
-
-    def loss(ps, x):
-        x, _ = lax.scan(lambda x, p: (f(p, x), None), x, ps)
-        return jnp.mean(x**2)
-
-    def step(ps, x):
-        g = jax.grad(loss)(ps, x)
-        return jax.tree.map(lambda a, b: a - 0.1 * b, ps, g)
-
-    return step
-
-
-def train_step(ps, x):
-    return make_step(False)(ps, x)
-
-
-def train_step_remat(ps, x):
-    return make_step(True)(ps, x)
-
+STEP = (
+    SCANNED_TRANSFORMER
+    + r"""
 
 shapes = {"wq": (D, D), "wk": (D, D), "wv": (D, D), "wo": (D, D), "w1": (D, H), "w2": (H, D)}
 ps = {n: jnp.ones((L, *s)) * 0.01 for n, s in shapes.items()}
@@ -155,6 +124,7 @@ x = jnp.ones((B, T, D))
 jax.jit(train_step).lower(ps, x).compile()
 jax.jit(train_step_remat).lower(ps, x).compile()
 """
+)
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from memory_programs import SCANNED_TRANSFORMER
 
 from hloscope.analysis.memory import memory_of, simulate
 from hloscope.cli import cli
@@ -27,21 +28,10 @@ KERAS = ROOT / "data" / "generated" / "tf_keras_mobilenet_train"
 MODULES = ["jit_train_step", "jit_train_step_remat", "jit_kv_decode", "jit_scan_rnn"]
 MODULES += ["jit_sharded_step"]
 
-PROGRAMS = r"""import functools
-import jax
-import jax.numpy as jnp
-from jax import lax
-
-D, H, T, B, L = 64, 256, 128, 8, 6
-
-
-def layer(p, x):
-    q, k, v = x @ p["wq"], x @ p["wk"], x @ p["wv"]
-    a = jax.nn.softmax(q @ jnp.swapaxes(k, -1, -2) / 8.0, axis=-1)
-    x = x + (a @ v) @ p["wo"]
-    return x + jax.nn.gelu(x @ p["w1"]) @ p["w2"]
-
-
+PROGRAMS = (
+    "import functools\n"
+    + SCANNED_TRANSFORMER
+    + r"""
 def params():
     k = jax.random.split(jax.random.PRNGKey(0), 6)
     one = lambda kk, s: jax.random.normal(kk, s) * 0.02
@@ -49,26 +39,6 @@ def params():
     return {n: one(kk, (L, *s)) for kk, (n, s) in zip(k, shapes.items())}
 
 
-def make_step(remat):
-    f = jax.checkpoint(layer) if remat else layer
-
-    def loss(ps, x):
-        x, _ = lax.scan(lambda x, p: (f(p, x), None), x, ps)
-        return jnp.mean(x**2)
-
-    def step(ps, x):
-        g = jax.grad(loss)(ps, x)
-        return jax.tree.map(lambda a, b: a - 0.1 * b, ps, g)
-
-    return step
-
-
-def train_step(ps, x):
-    return make_step(False)(ps, x)
-
-
-def train_step_remat(ps, x):
-    return make_step(True)(ps, x)
 
 
 def kv_decode(cache, w, x):
@@ -115,6 +85,7 @@ EXAMPLE_ARGS = {"train_step": lambda: (params(), jnp.ones((B, T, D)))}
 if __name__ == "__main__":
     main()
 """
+)
 
 
 @pytest.fixture(scope="session")
