@@ -1,5 +1,3 @@
-from .lazy_exports import lazy_exports
-
 """hloscope: see what XLA does to your code.
 
 The public API, in the order data flows through it::
@@ -30,6 +28,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .errors import HloscopeError
+from .lazy_exports import lazy_exports
 from .stages import Stage
 from . import bench as bench  # the package; benchmark() and compare() are its entry points
 from . import capture as _capture_package  # noqa: F401 - see capture() below
@@ -38,11 +37,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .bench.api import BenchResult
 
 # Every other name loads on first use (PEP 562: ``hloscope.NAME`` and ``from hloscope import
-# NAME`` both work): importing them all costs a third of a second of CPU (the parser, the
-# analyses, numpy, networkx, jinja2), which every command-line call and every watched script
-# would pay.
+# NAME`` both work): importing them all (the parser, the analyses, numpy, networkx, jinja2)
+# is start-up time that every command-line call and every watched script would pay.
 _LAZY = {
-    # Read from the installed metadata: importlib.metadata alone costs tens of milliseconds.
+    # Read from the installed metadata, only when asked: importlib.metadata is slow to import.
     "__version__": "._version",
     "Computation": ".hlo",
     "HloParseError": ".hlo",
