@@ -41,6 +41,7 @@ TARGET_COMMANDS = {
     "capture": ["-o", "{tmp}/out"],
     "explain-error": [],
     "memory": [],
+    "collectives": [],
 }
 
 

@@ -11,6 +11,7 @@ from . import (  # noqa: F401 - registers commands
     cache,
     capture,
     check,
+    collectives,
     diff,
     explain,
     explain_error,

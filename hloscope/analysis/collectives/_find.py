@@ -1,0 +1,263 @@
+"""Every collective of a module, found where it runs, with what it moves and between whom.
+
+A collective is listed once: a sync op as itself, a start/done pair at its start (the done
+is recorded for the overlap), an ``async-start`` at the start with the kind of the collective
+its computation wraps (that computation itself is not walked again). Collectives in while
+bodies and conditional branches are found through
+:func:`~hloscope.hlo.placement.placements`: ``executions`` is the product of the known trip
+counts of the loops around it (a loop without one counts once, as the cost model's
+``executed`` totals count it); a branch counts as if taken.
+
+**Bytes per device** is the size of the array the cost formulas move, per device:
+
+* ``all-reduce``, ``reduce-scatter``, ``all-to-all``, ``ragged-all-to-all``: what each device
+  puts in (its operands);
+* ``all-gather``: what each device ends with, the operand times the group size;
+* ``collective-permute``, ``collective-broadcast``, ``send``: the operand each device sends;
+  ``recv``: the array it receives.
+
+**Overlap**: for an asynchronous collective, the instructions scheduled between its start and
+its done in the same computation (other collectives left out) are compute that can hide it;
+their cost (:func:`~hloscope.analysis.cost.instruction_costs`) is summed in ``overlap``, and
+pricing that cost on a device is the bench layer's job (:mod:`hloscope.bench.interconnect`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...hlo.model import Computation, Instruction, Module
+from ...hlo.placement import Placement, Role, placements
+from ..cost import Cost, instruction_costs
+from ..provenance import source_of
+from ._groups import DeviceMesh, infer_mesh, mesh_axes_of, module_devices
+from ._kinds import DONE_OPCODES, START_OPCODES, CollectiveKind, kind_of_opcode
+
+__all__ = ["Collective", "find_collectives"]
+
+
+@dataclass(slots=True)
+class Collective:
+    """One collective of a module (see the module doc for ``bytes`` and ``overlap``).
+
+    ``groups`` are the device groups (a collective-permute's are its ``(source, target)``
+    pairs); ``group_size`` the devices per group; ``where`` the control-flow path
+    (``while.9 body x5``), empty in the entry.
+    """
+
+    name: str
+    kind: CollectiveKind
+    is_async: bool
+    operand_shapes: list[str]
+    result_shape: str
+    bytes: int
+    groups: tuple[tuple[int, ...], ...]
+    group_size: int
+    channel_id: int | None
+    executions: int
+    mesh_axes: list[str] | None
+    op_name: str
+    source: str
+    computation: str
+    where: str = ""
+    done: str | None = None
+    overlap: Cost = field(default_factory=Cost)
+    overlapped_ops: int = 0
+    #: Seconds on the chosen interconnect (set by :func:`hloscope.bench.interconnect.price`).
+    estimate_s: float | None = None
+    #: Seconds of the overlapping compute on the chosen device's roofline (async only).
+    hidden_s: float | None = None
+
+    @property
+    def exposed_s(self) -> float | None:
+        """The part of :attr:`estimate_s` no compute hides, per execution."""
+        if self.estimate_s is None:
+            return None
+        if not self.is_async or self.hidden_s is None:
+            return self.estimate_s
+        return max(0.0, self.estimate_s - self.hidden_s)
+
+    @property
+    def num_groups(self) -> int:
+        return len(self.groups)
+
+    @property
+    def executed_bytes(self) -> int:
+        return self.bytes * self.executions
+
+
+def find_collectives(module: Module) -> tuple[list[Collective], DeviceMesh | None, int]:
+    """The collectives of ``module`` in the order they run, its device mesh (when the
+    module names one) and its number of devices."""
+    devices = module_devices(module)
+    mesh = infer_mesh(module)
+    cost_of = instruction_costs(module)
+    found: list[Collective] = []
+    for placement in placements(module).values():
+        if _inside_async(placement):
+            continue  # the async-start that calls it lists the collective it wraps
+        comp = placement.computation
+        for index, inst in enumerate(comp.instructions):
+            op = _collective_op(inst)
+            if op is None:
+                continue
+            kind, core = op
+            found.append(
+                _collective(inst, core, kind, comp, index, placement, mesh, devices, cost_of)
+            )
+    return found, mesh, devices
+
+
+def _inside_async(placement: Placement) -> bool:
+    step = placement.step
+    return step is not None and step.role is Role.CALL and step.instruction.opcode == "async-start"
+
+
+def _collective_op(inst: Instruction) -> tuple[CollectiveKind, Instruction] | None:
+    """The kind of collective ``inst`` starts (or is) and the instruction holding its
+    attributes (the wrapped op of an ``async-start``)."""
+    op = inst.opcode
+    kind = kind_of_opcode(op) or START_OPCODES.get(op)
+    if kind is not None:
+        return kind, inst
+    if op == "async-start":
+        wrapped = inst.async_wrapped
+        if wrapped is not None:
+            inner = kind_of_opcode(wrapped.opcode)
+            if inner is not None:
+                return inner, wrapped
+    return None
+
+
+def _collective(
+    inst: Instruction,
+    core: Instruction,
+    kind: CollectiveKind,
+    comp: Computation,
+    index: int,
+    placement: Placement,
+    mesh: DeviceMesh | None,
+    devices: int,
+    cost_of,
+) -> Collective:
+    groups = _groups(core, kind, devices)
+    size = 2 if kind is CollectiveKind.COLLECTIVE_PERMUTE else (len(groups[0]) if groups else 1)
+    operand_shapes = [o.shape_text for o in core.operands]
+    is_async = inst is not core or inst.opcode in START_OPCODES
+    found = Collective(
+        name=inst.name,
+        kind=kind,
+        is_async=is_async,
+        operand_shapes=operand_shapes,
+        result_shape=core.shape_text,
+        bytes=_bytes(core, kind, size),
+        groups=groups,
+        group_size=size,
+        channel_id=_channel(core),
+        executions=placement.executions,
+        mesh_axes=None
+        if kind in (CollectiveKind.SEND, CollectiveKind.RECV)
+        else mesh_axes_of(groups, mesh, devices),
+        op_name=core.op_name or inst.op_name,
+        source=source_of(
+            core.stack or inst.stack,
+            core.op_name,
+            comp.module.name if comp.module is not None else "",
+        ),
+        computation=comp.name,
+        where=_where(placement),
+    )
+    if is_async:
+        _overlap(found, inst, comp, index, cost_of)
+    return found
+
+
+def _groups(core: Instruction, kind: CollectiveKind, devices: int) -> tuple[tuple[int, ...], ...]:
+    if kind is CollectiveKind.COLLECTIVE_PERMUTE:
+        pairs = core.attrs.get("source_target_pairs") or ()
+        return tuple(tuple(p) for p in pairs)
+    if kind in (CollectiveKind.SEND, CollectiveKind.RECV):
+        return ()
+    groups = core.attrs.get("replica_groups")
+    listed = tuple(tuple(g) for g in groups) if groups is not None else ()
+    # `replica_groups={}` (or none written) means every device takes part, in one group.
+    return listed or (tuple(range(devices)),)
+
+
+def _array_bytes(shape) -> int:
+    return sum(leaf.byte_size or 0 for leaf in shape.leaves() if leaf.is_array)
+
+
+def _bytes(core: Instruction, kind: CollectiveKind, group_size: int) -> int:
+    operands = core.operands
+    if kind is CollectiveKind.RECV:
+        leaves = [leaf for leaf in core.shape.leaves() if leaf.is_array]
+        return (leaves[0].byte_size or 0) if leaves else 0
+    if kind in (
+        CollectiveKind.COLLECTIVE_PERMUTE,
+        CollectiveKind.COLLECTIVE_BROADCAST,
+        CollectiveKind.SEND,
+        CollectiveKind.RAGGED_ALL_TO_ALL,
+    ):
+        # The first operand is the data; the rest are buffers, offsets or tokens.
+        return _array_bytes(operands[0].shape) if operands else 0
+    moved = sum(_array_bytes(o.shape) for o in operands)
+    if kind is CollectiveKind.ALL_GATHER:
+        return moved * group_size
+    return moved
+
+
+def _channel(core: Instruction) -> int | None:
+    value = core.attrs.get("channel_id")
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _where(placement: Placement) -> str:
+    parts = []
+    for step in placement.path:
+        if step.role is Role.BRANCH:
+            parts.append(f"{step.instruction.name} branch {step.branch}")
+        elif step.in_loop:
+            trips = "?" if step.trip_count is None else str(step.trip_count)
+            parts.append(f"{step.instruction.name} {step.role.value} x{trips}")
+        else:
+            parts.append(f"{step.instruction.name} {step.role.value}")
+    return " > ".join(parts)
+
+
+def _done_of(start: Instruction) -> Instruction | None:
+    """The done ending ``start``: follow ``async-update`` users to the first ``*-done``."""
+    node = start
+    for _ in range(10_000):  # a bound on update chains, not a loop XLA writes
+        users = node.users
+        done = next((u for u in users if u.opcode in DONE_OPCODES), None)
+        if done is not None:
+            return done
+        update = next((u for u in users if u.opcode == "async-update"), None)
+        if update is None:
+            return None
+        node = update
+    return None
+
+
+def _overlap(found: Collective, start: Instruction, comp: Computation, index: int, cost_of) -> None:
+    done = _done_of(start)
+    if done is None:
+        return
+    found.done = done.name
+    total = Cost()
+    count = 0
+    for inst in comp.instructions[index + 1 :]:
+        if inst is done:
+            break
+        if _collective_op(inst) is not None or inst.opcode in DONE_OPCODES:
+            continue
+        if inst.opcode == "async-update":
+            continue
+        total = total + cost_of(inst)
+        count += 1
+    found.overlap = total
+    found.overlapped_ops = count

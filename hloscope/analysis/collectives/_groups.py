@@ -1,0 +1,126 @@
+"""Who talks to whom: a collective's device groups and the mesh axes they span.
+
+``replica_groups`` comes decoded from the parser
+(:class:`~hloscope.hlo.attributes.sharding.ReplicaGroups`): explicit lists ``{{0,1},{2,3}}``,
+the iota form ``[2,4]<=[8]`` (2 groups of 4: ``arange(8).reshape(2,4)``, one group a row) with
+an optional transpose ``[4,2]<=[2,4]T(1,0)``, and the mesh form
+``mesh['x'=4,'y'=2] {'x'}``, all expanded to explicit device ids. An empty list ``{}`` means
+every device in one group.
+
+**The device mesh.** After SPMD partitioning the mesh's shape is still written in the
+module's shardings: a sharding ``devices=[4,1,2]<=[4,2]T(1,0)`` names the mesh ``[4,2]`` in
+its iota's reshape dimensions (JAX builds tile assignments from the mesh that way). The mesh
+form of replica groups names the axes too (``'axis_0'=8``). :func:`infer_mesh` takes the
+named form when there is one, else the iota reshape with the most dimensions (the full mesh,
+not a flattened ``<=[8]``), else no mesh. Devices sit in the mesh in row-major order
+(``arange(n).reshape(mesh)``), so a group *spans* an axis when its members' coordinates
+differ along it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ...hlo.model import Module
+
+__all__ = ["DeviceMesh", "infer_mesh", "module_devices", "mesh_axes_of"]
+
+_MESH_AXIS = re.compile(r"'([^']*)'\s*=\s*(\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceMesh:
+    """A mesh of devices: axis ``names`` and their ``shape``; devices in row-major order."""
+
+    names: tuple[str, ...]
+    shape: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        out = 1
+        for d in self.shape:
+            out *= d
+        return out
+
+    def coordinates(self, device: int) -> tuple[int, ...]:
+        """Where ``device`` sits in the mesh (row-major)."""
+        out = []
+        for size in reversed(self.shape):
+            out.append(device % size)
+            device //= size
+        return tuple(reversed(out))
+
+    def to_dict(self) -> dict[str, object]:
+        return {"axes": list(self.names), "shape": list(self.shape)}
+
+
+def module_devices(module: Module) -> int:
+    """How many devices the module runs on: ``num_partitions`` times ``replica_count``."""
+    header = module.header_attrs
+    return _int(header.get("num_partitions")) * _int(header.get("replica_count"))
+
+
+def _int(value: object) -> int:
+    try:
+        return max(int(str(value)), 1) if value is not None else 1
+    except ValueError:  # an attribute this version does not read as a number: one device
+        return 1
+
+
+def infer_mesh(module: Module) -> DeviceMesh | None:
+    """The device mesh the module's shardings and replica groups name (see the module doc)."""
+    reshapes: list[tuple[int, ...]] = []
+    tiles: list[tuple[int, ...]] = []
+    for inst in module.instructions():
+        text = inst.attr_text
+        if "replica_groups=mesh" in text:
+            groups = inst.attrs.get("replica_groups")
+            axes = _MESH_AXIS.findall(str(groups.mesh).split("]")[0]) if groups else []
+            if axes:
+                return DeviceMesh(tuple(n for n, _ in axes), tuple(int(s) for _, s in axes))
+        if "sharding=" in text:
+            _collect(inst.attrs.get("sharding"), reshapes, tiles)
+    # The iota reshape is the mesh itself; tile dimensions only when no reshape says more
+    # than a flat list (`devices=[2,4]<=[8]` is a [2,4] mesh written flat).
+    best: tuple[int, ...] = ()
+    for candidates in (reshapes, tiles):
+        for dims in candidates:
+            real = tuple(d for d in dims if d > 1)
+            if len(real) > len(best):
+                best = real
+        if len(best) > 1:
+            break
+    if not best:
+        return None
+    return DeviceMesh(tuple(f"axis_{i}" for i in range(len(best))), best)
+
+
+def _collect(sharding: object, reshapes: list, tiles: list) -> None:
+    stack = [sharding] if sharding is not None else []
+    while stack:
+        s = stack.pop()
+        stack.extend(getattr(s, "elements", ()))
+        iota = getattr(s, "iota", None)
+        if iota is not None:
+            reshapes.append(tuple(iota.reshape_dims))
+        if getattr(s, "kind", "") == "tiled":
+            tiles.append(tuple(s.tile_dims))
+
+
+def mesh_axes_of(
+    groups: tuple[tuple[int, ...], ...], mesh: DeviceMesh | None, devices: int
+) -> list[str] | None:
+    """The mesh axes a collective's groups span (``None`` when there is no mesh to read, or
+    the groups name devices outside it)."""
+    if mesh is None or mesh.size != devices or not groups:
+        return None
+    spanned: set[int] = set()
+    for group in groups:
+        if any(d >= mesh.size for d in group):
+            return None
+        coords = [mesh.coordinates(d) for d in group]
+        for axis in range(len(mesh.shape)):
+            if len({c[axis] for c in coords}) > 1:
+                spanned.add(axis)
+    return [mesh.names[a] for a in sorted(spanned)]

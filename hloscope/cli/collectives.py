@@ -1,0 +1,69 @@
+"""``hloscope collectives TARGET``: every collective, its bytes and groups, and its time."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from ._app import cli
+from ._target import all_modules_option, module_option, open_target, refresh_option
+
+__all__ = ["collectives_command"]
+
+
+@cli.command("collectives")
+@click.argument("target")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print JSON: {module, devices, mesh, collectives: [{name, kind, async, shapes, bytes, "
+    "group_size, groups, num_groups, channel_id, executions, where, mesh_axes, op_name, "
+    "source, done, estimate_s, exposed_s}], totals: {count, bytes, executed_bytes, "
+    "estimate_s, exposed_s}, parameters, device, notes}.",
+)
+@module_option
+@all_modules_option
+@refresh_option
+@click.option(
+    "--device",
+    help="Price each collective on this device's interconnect (tpu-v4, tpu-v5e, tpu-v5p, "
+    "tpu-v6e, h100, a100, h100-pcie, a100-pcie; a wrong name lists them).",
+)
+def collectives_command(
+    target: str,
+    as_json: bool,
+    module: str | None,
+    all_modules: bool,
+    refresh: bool,
+    device: str | None,
+) -> None:
+    """List TARGET's collectives (all-reduce, all-gather, reduce-scatter, all-to-all,
+    collective-permute, send/recv; sync and async, in loops times their trip count): the bytes
+    each device moves, the device groups and mesh axes, and the user's source line. With
+    --device, the estimated seconds of each and the communication no compute hides."""
+    from ..analysis.collectives import collectives_results
+    from ..render.collectives_text import render_collectives
+    from ._app import CliError
+
+    if module is not None and all_modules:
+        raise CliError("--module and --all-modules exclude each other")
+    opened = open_target(target, refresh=refresh)
+    results = collectives_results(opened, module=module, all_modules=all_modules)
+    if device is not None:
+        from ..bench.interconnect import interconnect, price
+
+        row = interconnect(device)
+        for r in results:
+            price(r, row)
+    else:
+        for r in results:
+            r.notes.append("no --device: estimate_s and exposed_s are null")
+    if as_json:
+        payloads = [r.to_dict() for r in results]
+        json.dump({"modules": payloads} if all_modules else payloads[0], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write("\n".join(render_collectives(r) for r in results))
