@@ -57,11 +57,12 @@ def render_collectives(result: CollectivesResult) -> str:
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(header) - 1)]
-    for r, c in zip(rows, [None, *result.collectives]):
+    wheres = ["", *(c.where for c in result.collectives)]
+    for r, where in zip(rows, wheres):
         cells = [cell.ljust(w) for cell, w in zip(r, widths)]
         lines.append("  ".join([*cells, r[-1]]).rstrip())
-        if c is not None and c.where:
-            lines.append("    in " + c.where)
+        if where:
+            lines.append("    in " + where)
     lines.append(
         f"total: {len(result.collectives)} collectives, {format_bytes(result.total_bytes)} "
         f"per device, {format_bytes(result.executed_bytes)} executed per call"

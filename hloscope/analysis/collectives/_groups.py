@@ -105,7 +105,7 @@ def _collect(sharding: object, reshapes: list, tiles: list) -> None:
         if iota is not None:
             reshapes.append(tuple(iota.reshape_dims))
         if getattr(s, "kind", "") == "tiled":
-            tiles.append(tuple(s.tile_dims))
+            tiles.append(tuple(getattr(s, "tile_dims", ())))
 
 
 def mesh_axes_of(
