@@ -12,6 +12,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..provenance import source_of
+from ._lookup import InstructionIndex
 from ._result import BufferKind, LiveBuffer, MemoryResult, MemorySource
 from ._savings import savings_of
 from ._simulation import Simulation, simulate
@@ -48,21 +49,16 @@ def _where(instruction: Instruction | None, module: Module) -> tuple[str, str]:
     return source, scope
 
 
-def _peak_at(module: Module, sequence: list[str], time: int, index: dict | None = None) -> dict:
+def _peak_at(
+    module: Module, sequence: list[str], time: int, index: dict | InstructionIndex | None = None
+) -> dict:
     name = sequence[time] if 0 <= time < len(sequence) else None
     kernel = None
     if name is not None:
-        instruction = (index or _by_name(module)).get(name)
+        instruction = (index or InstructionIndex(module)).get(name)
         if instruction is not None and instruction.opcode not in _PASSIVE:
             kernel = f"{instruction.name} ({instruction.opcode})"
     return {"index": time, "instruction": name, "kernel": kernel}
-
-
-def _by_name(module: Module) -> dict[str, Instruction]:
-    """Every instruction of ``module`` by name, built once: a result looks up thousands of
-    buffers' producers, and a search of each computation per lookup grows with the square of
-    the module."""
-    return {i.name: i for i in module.instructions()}
 
 
 def _compress(timeline: list[int]) -> list[tuple[int, int]]:
@@ -83,7 +79,7 @@ def usable_assignment(module: Module, assignment: BufferAssignment | None) -> st
         return "the dump's live range has no peak (missing or truncated)"
     if assignment.warnings:
         return assignment.warnings[0]
-    names = {i.name for i in module.instructions()}
+    names = InstructionIndex(module)
     if any(n not in names for n in live.sequence):
         return "the live range names instructions this module does not have (another module?)"
     return None
@@ -103,7 +99,7 @@ def memory_from_assignment(
         kinds[label] = _allocation_kind(allocation)
         sizes[label] = value.size
     buffers = []
-    by_name = _by_name(module)
+    by_name = InstructionIndex(module)
     for peak in live.peak_buffers:
         name, index = _split_label(peak.buffer)
         instruction = by_name.get(name)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ._lookup import InstructionIndex
 from ._result import BufferKind, Saving
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -126,7 +127,7 @@ class _OpNames:
     a large module costs more than the rest of the advice)."""
 
     def __init__(self, module: Module) -> None:
-        self.by_name = {i.name: i for i in module.instructions()}
+        self.by_name = InstructionIndex(module)
 
     def get(self, name: str, default: str = "") -> str:
         found = self.by_name.get(name)
