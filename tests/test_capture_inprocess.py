@@ -148,9 +148,12 @@ def test_cost_and_memory_are_jaxs(pair):
 
 def test_xla_reports_kept(pair):
     _, _, cap = pair
-    assert set(cap.reports) == {"buffer_assignment", "live_range", "memory_usage_report"}
+    # jaxlib 0.10 dumps the live range apart; older XLA puts it inside the buffer assignment.
+    assert {"buffer_assignment", "memory_usage_report"} <= set(cap.reports)
+    assert set(cap.reports) <= {"buffer_assignment", "live_range", "memory_usage_report"}
     assert "allocation" in cap.reports["buffer_assignment"].lower()
-    assert "(peak)" in cap.reports["live_range"]
+    live_range = cap.reports.get("live_range", cap.reports["buffer_assignment"])
+    assert "(peak)" in live_range
 
 
 def test_no_pass_snapshots_unless_asked(pair):
