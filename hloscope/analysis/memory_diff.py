@@ -25,12 +25,10 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .diff import Regression, provenance_name, without_layout
-from .memory import LiveBuffer, MemoryResult, memory_of, memory_of_capture
+from .memory import LiveBuffer, MemoryResult, dumped_assignment, memory_of, memory_of_capture
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..capture.target import Target
-    from ..dump.buffers import BufferAssignment
-    from ..dump.index import DumpModule
     from ..hlo.model import Module
 
 __all__ = ["MemoryDiff", "PeakShare", "memory_diff", "memory_of_side", "PEAK_METRIC"]
@@ -185,20 +183,6 @@ def memory_of_side(module: Module, target: Target | None = None) -> MemoryResult
     path = str(module.source.path) if module.source is not None else None
     for dumped in target.dump().modules if path is not None else []:
         if dumped.after_file is not None and str(dumped.after_file.path) == path:
-            assignment = _side_files(dumped)
+            assignment = dumped_assignment(dumped)
             return memory_of(module, assignment, has_side_files=assignment is not None)
     return memory_of(module)
-
-
-def _side_files(dumped: DumpModule) -> BufferAssignment | None:
-    """The buffer assignment and live range of a dumped module, without the large
-    ``-buffer-assignment-values`` companion that no memory result reads."""
-    from ..dump.buffers import load_buffer_assignment
-
-    found = None
-    for kind in ("buffer-assignment", "live-range"):
-        files = dumped.companions(kind)
-        if files:
-            part = load_buffer_assignment(files[0].path)
-            found = part if found is None else found.merge(part)
-    return found

@@ -10,9 +10,10 @@ from ._function import memory_of_capture, memory_of_compiled, memory_of_function
 from ._result import BufferKind, LiveBuffer, MemoryResult, MemorySource, Saving
 from ._savings import savings_of
 from ._simulation import SimulatedValue, Simulation, shape_bytes, simulate
-from ._target import memory, memory_results
+from ._target import dumped_assignment, memory, memory_results
 
 __all__ = [
+    "dumped_assignment",
     "BufferKind",
     "LiveBuffer",
     "MemoryResult",

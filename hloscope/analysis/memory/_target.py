@@ -37,12 +37,12 @@ def memory_results(
     for each in modules:
         path = each.source.path if each.source is not None else None
         dump_module = by_path.get(str(path)) if path else None
-        assignment = _assignment_of(dump_module) if dump_module is not None else None
+        assignment = dumped_assignment(dump_module) if dump_module is not None else None
         out.append(memory_of(each, assignment, has_side_files=assignment is not None))
     return out
 
 
-def _assignment_of(dump_module: Any) -> BufferAssignment | None:
+def dumped_assignment(dump_module: Any) -> BufferAssignment | None:
     """XLA's buffer assignment and live range of a dumped module, without its
     ``-buffer-assignment-values`` companion: the result reads nothing from that file, and it is
     the largest of the three (half the time of ``hloscope memory`` on a large module)."""
