@@ -32,6 +32,8 @@ errors of the root modules:
   exit status 2.
 - :class:`UnknownStageError`: :meth:`hloscope.stages.Stage.parse` was given a name that is no
   stage's name or alias.
+- :class:`MissingExtra`: a feature needs an optional extra that is not installed (``s3://``
+  paths need ``hloscope[cloud]``, ``fleet --scheduler`` needs ``hloscope[dask]``).
 - :class:`MissingPandas`: a DataFrame was asked for (:func:`hloscope.dataframes.require_pandas`)
   and pandas is not installed.
 
@@ -41,7 +43,14 @@ every layer and the error carries a ``Ledger`` from ``analysis/``, which a root 
 
 from __future__ import annotations
 
-__all__ = ["HloscopeError", "UsageProblem", "ExitStatus", "UnknownStageError", "MissingPandas"]
+__all__ = [
+    "HloscopeError",
+    "UsageProblem",
+    "ExitStatus",
+    "UnknownStageError",
+    "MissingExtra",
+    "MissingPandas",
+]
 
 from enum import IntEnum
 from typing import ClassVar
@@ -86,6 +95,26 @@ class UsageProblem(HloscopeError):
 
 class UnknownStageError(HloscopeError, ValueError):
     """A stage name that is none of :class:`~hloscope.stages.Stage`'s names or aliases."""
+
+
+class MissingExtra(HloscopeError, ImportError):
+    """A feature needs an optional part of hloscope that is not installed: ``extra`` names it
+    (``pip install 'hloscope[EXTRA]'``), and the message says what asked for it."""
+
+    def __init__(self, message: str, *, extra: str) -> None:
+        self.extra = extra
+        super().__init__(f"{message}: install it with pip install 'hloscope[{extra}]'")
+
+    def __reduce__(self):  # type: ignore[override]
+        # Raised inside Dask workers too: rebuild from the words the user will read.
+        return (_rebuild_missing_extra, (self.args[0], self.extra))
+
+
+def _rebuild_missing_extra(text: str, extra: str) -> MissingExtra:
+    error = MissingExtra.__new__(MissingExtra)
+    error.extra = extra
+    Exception.__init__(error, text)
+    return error
 
 
 class MissingPandas(HloscopeError, ImportError):

@@ -39,6 +39,7 @@ SAMPLE_ARGS = {
     ),
     "XlaParseFailed": lambda cls: cls("INVALID_ARGUMENT: line 1\n  a = b\n  ^"),
     "KernelNotRunnable": lambda cls: cls("all-reduce.1", "a collective:\nneeds its group"),
+    "MissingExtra": lambda cls: cls(TWO_LINES, extra="cloud"),
 }
 
 

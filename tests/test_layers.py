@@ -37,6 +37,7 @@ LAYERS = [
     {"capture"},
     {"analysis"},
     {"bench"},  # compiling and timing: reads the analyses (costs), feeds the renderers
+    {"fleet"},  # many dumps at once: rows of the analyses, computed on Dask
     {"render"},
     {"cli", "__init__", "__main__", "_api", "testing", "reporting"},  # the top: CLI, public API
 ]

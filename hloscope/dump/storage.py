@@ -1,0 +1,229 @@
+"""Where dump files live: local folders, or object storage and web servers through fsspec.
+
+A *location* is a string: a local path (``/tmp/dump``, ``dump/module_0001.txt``) or a URL
+(``s3://bucket/run-17/dump``, ``gs://...``, ``az://...``, ``https://...``, ``memory://...``).
+Local paths go straight to the operating system (``os.scandir``, ``open``), which is fastest;
+URLs go through `fsspec <https://filesystem-spec.readthedocs.io>`_, which talks to each store
+with the store's own client (s3fs, gcsfs, adlfs, aiohttp) and takes credentials from the usual
+places: the AWS/GCP/Azure environment variables and config files, and fsspec's own
+``FSSPEC_<PROTOCOL>_<OPTION>`` variables (``FSSPEC_S3_ENDPOINT_URL=http://localhost:9000``
+points ``s3://`` at a MinIO or moto server). hloscope stores no credentials.
+
+Listing is cheap by design: :func:`walk_files` asks the store for every file under a prefix
+with their sizes in one paginated listing (one request per 1,000 keys on S3), instead of a
+request per folder and per file; nothing is downloaded until :func:`read_bytes` is asked for a
+file, so a command reads only the files it needs.
+
+Without fsspec (or without the store's client, s3fs for ``s3://``), a URL raises
+:class:`~hloscope.errors.MissingExtra` naming the extra to install: ``hloscope[cloud]``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import MissingExtra
+from .errors import DumpFormatError
+
+__all__ = [
+    "CLOUD_EXTRA",
+    "Entry",
+    "is_url",
+    "join",
+    "parent",
+    "basename",
+    "exists",
+    "is_dir",
+    "list_folder",
+    "walk_files",
+    "read_bytes",
+    "filesystem",
+]
+
+# The extra that brings fsspec and the object-store clients (pyproject.toml).
+CLOUD_EXTRA = "cloud"
+
+# ``scheme://``: RFC 3986's scheme characters. One letter is a Windows drive (``C:\``), not a
+# scheme, and ``file://`` is a local path written as a URL.
+_URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]+)://")
+_FILE_PREFIX = "file://"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One item of a listing: its full location (a URL for remote stores), its last path
+    component, its size in bytes (0 for folders) and whether it is a folder."""
+
+    location: str
+    name: str
+    size: int
+    is_dir: bool
+
+
+def is_url(location: str | os.PathLike[str]) -> bool:
+    """True for ``s3://...``, ``gs://...``, ``memory://...`` and other non-local URLs."""
+    text = os.fspath(location)
+    found = _URL.match(text)
+    return found is not None and found.group("scheme").lower() != "file"
+
+
+def _local(location: str | os.PathLike[str]) -> str:
+    text = os.fspath(location)
+    return text[len(_FILE_PREFIX) :] if text.lower().startswith(_FILE_PREFIX) else text
+
+
+def _scheme(url: str) -> str:
+    found = _URL.match(url)
+    return found.group("scheme").lower() if found else ""
+
+
+def filesystem(url: str) -> tuple[Any, str]:
+    """The fsspec filesystem serving ``url`` and the path within it (``bucket/key`` for S3).
+
+    Raises :class:`MissingExtra` when fsspec or the protocol's client is not installed, and
+    :class:`DumpFormatError` for a protocol fsspec does not know."""
+    scheme = _scheme(url)
+    try:
+        from fsspec.core import url_to_fs
+    except ImportError:
+        raise MissingExtra(
+            f"{url}: reading {scheme}:// locations needs fsspec", extra=CLOUD_EXTRA
+        ) from None
+    try:
+        # fsspec caches one filesystem instance per protocol and options, so this is cheap.
+        return url_to_fs(url)
+    except ValueError as e:  # "Protocol not known: zz"
+        raise DumpFormatError(f"unknown storage protocol {scheme}:// ({e})", path=url) from None
+    except ImportError as e:  # fsspec names the client it lacks ("Install s3fs to access S3")
+        raise MissingExtra(f"{url}: {e}", extra=CLOUD_EXTRA) from None
+
+
+def _unstrip(fs: Any, url: str, path: str) -> str:
+    """The URL of ``path`` (as a listing names it) with the scheme the user wrote (``s3a``
+    stays ``s3a``; fsspec would write its canonical protocol)."""
+    scheme = _scheme(url)
+    return f"{scheme}://{path}" if scheme == "memory" else f"{scheme}://{path.lstrip('/')}"
+
+
+def join(location: str, name: str) -> str:
+    """``location/name``, for URLs and local paths alike."""
+    if is_url(location):
+        return f"{location.rstrip('/')}/{name}"
+    return os.path.join(_local(location), name)
+
+
+def parent(location: str) -> str:
+    """The folder holding ``location``."""
+    if is_url(location):
+        head, _, _ = location.rstrip("/").rpartition("/")
+        return head if "://" in head else location
+    return os.path.dirname(_local(location))
+
+
+def basename(location: str) -> str:
+    """The last component of ``location`` (a file or folder name)."""
+    if is_url(location):
+        return location.rstrip("/").rpartition("/")[2]
+    return os.path.basename(_local(location).rstrip(os.sep))
+
+
+def exists(location: str) -> bool:
+    """Whether a file or folder is at ``location``."""
+    if not is_url(location):
+        return os.path.exists(_local(location))
+    fs, path = filesystem(location)
+    return bool(fs.exists(path))
+
+
+def is_dir(location: str) -> bool:
+    """Whether ``location`` is a folder (a prefix holding keys, on object stores)."""
+    if not is_url(location):
+        return os.path.isdir(_local(location))
+    fs, path = filesystem(location)
+    return bool(fs.isdir(path))
+
+
+def list_folder(location: str) -> list[Entry]:
+    """The files and folders directly in ``location``, sorted by name."""
+    if not is_url(location):
+        out = []
+        with os.scandir(_local(location)) as entries:
+            for e in entries:
+                folder = e.is_dir()
+                out.append(Entry(e.path, e.name, 0 if folder else e.stat().st_size, folder))
+        return sorted(out, key=lambda e: e.name)
+    fs, path = filesystem(location)
+    return sorted(
+        (_entry(fs, location, info) for info in fs.ls(path, detail=True) if _below(info, path)),
+        key=lambda e: e.name,
+    )
+
+
+def _below(info: dict[str, Any], path: str) -> bool:
+    # Some stores list the prefix itself as a zero-size "folder" entry.
+    return str(info["name"]).rstrip("/") != path.rstrip("/")
+
+
+def _entry(fs: Any, url: str, info: dict[str, Any]) -> Entry:
+    name = str(info["name"]).rstrip("/")
+    folder = info.get("type") == "directory"
+    size = int(info.get("size") or 0)
+    return Entry(_unstrip(fs, url, name), name.rpartition("/")[2], 0 if folder else size, folder)
+
+
+def walk_files(location: str, *, max_depth: int | None = None) -> list[Entry]:
+    """Every file under ``location`` (to ``max_depth`` folder levels; 1 = only its own files),
+    sorted by location. On object stores this is one listing of the prefix, not one request
+    per folder."""
+    if not is_url(location):
+        return _walk_local(_local(location), max_depth)
+    fs, path = filesystem(location)
+    found = fs.find(path, maxdepth=max_depth, withdirs=False, detail=True)
+    return sorted(
+        (_entry(fs, location, info) for info in found.values() if info.get("type") != "directory"),
+        key=lambda e: e.location,
+    )
+
+
+def _walk_local(root: str, max_depth: int | None) -> list[Entry]:
+    out: list[Entry] = []
+    stack = [(root, 1)]
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue  # a folder that vanished or cannot be read is not part of the walk
+        for e in entries:
+            try:
+                if e.is_dir():
+                    if max_depth is None or depth < max_depth:
+                        stack.append((e.path, depth + 1))
+                    continue
+                out.append(Entry(e.path, e.name, e.stat().st_size, False))
+            except OSError:
+                continue
+    return sorted(out, key=lambda e: e.location)
+
+
+def read_bytes(location: str | os.PathLike[str]) -> bytes:
+    """The whole content of the file at ``location``.
+
+    Raises :class:`DumpFormatError` (with the location) when it cannot be read, and
+    :class:`MissingExtra` for a URL whose store's client is not installed."""
+    text = os.fspath(location)
+    try:
+        if not is_url(text):
+            with open(_local(text), "rb") as f:
+                return f.read()
+        fs, path = filesystem(text)
+        return bytes(fs.cat_file(path))
+    except FileNotFoundError:
+        raise DumpFormatError("no such file", path=text) from None
+    except IsADirectoryError:
+        raise DumpFormatError("a folder, not a file", path=text) from None
+    except OSError as e:
+        raise DumpFormatError(f"cannot read: {e.strerror or e}", path=text) from None
