@@ -105,7 +105,7 @@ class MissingExtra(HloscopeError, ImportError):
         self.extra = extra
         super().__init__(f"{message}: install it with pip install 'hloscope[{extra}]'")
 
-    def __reduce__(self):  # type: ignore[override]
+    def __reduce__(self):
         # Raised inside Dask workers too: rebuild from the words the user will read.
         return (_rebuild_missing_extra, (self.args[0], self.extra))
 
