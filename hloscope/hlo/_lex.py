@@ -33,6 +33,7 @@ __all__ = [
     "SINGLE_QUOTED",
     "BLOCK_COMMENT",
     "LINE_COMMENT",
+    "SKIPPED",
     "WS",
     "WS_RE",
     "InfallibleMatch",
@@ -77,6 +78,10 @@ STRING = quoted('"')
 SINGLE_QUOTED = quoted("'")
 BLOCK_COMMENT = r"/\*.*?\*/"
 LINE_COMMENT = r"//[^\n]*"
+#: Every token whose inside does not count when scanning for brackets, commas or line breaks:
+#: both kinds of strings and both kinds of comments, each matched whole so that the scan jumps
+#: over it. Scanners put it first in their alternation and add the characters they look for.
+SKIPPED = STRING + "|" + SINGLE_QUOTED + "|" + BLOCK_COMMENT + "|" + LINE_COMMENT
 #: Whitespace and ``/* */`` comments, possibly none.
 WS = r"(?:\s+|" + BLOCK_COMMENT + r")*"
 
@@ -163,7 +168,7 @@ BRACKET_TOKENS = re.compile(
 #: Tokens for bracket matching inside attribute values, which may also hold single-quoted
 #: strings (mesh axes) and ``//`` comments.
 VALUE_TOKENS = re.compile(
-    STRING + "|" + SINGLE_QUOTED + "|" + BLOCK_COMMENT + "|" + LINE_COMMENT + r"""|[()\[\]{}"']""",
+    SKIPPED + r"""|[()\[\]{}"']""",
     re.S,
 )
 _CLOSER = {"(": ")", "[": "]", "{": "}"}

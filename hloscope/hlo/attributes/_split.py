@@ -20,17 +20,7 @@ __all__ = ["split_attributes", "SPLIT_TOKENS", "SIMPLE_VALUE", "SIMPLE_SEPARATOR
 # engine in C: a line with a 2 kB backend_config costs a handful of Python steps, not 2000.
 # Whole strings and comments come first so that brackets and commas inside them are jumped
 # over; a lone quote or '/*' can only match when the string or comment is unterminated.
-SPLIT_TOKENS = re.compile(
-    _lex.STRING
-    + "|"
-    + _lex.SINGLE_QUOTED
-    + "|"
-    + _lex.BLOCK_COMMENT
-    + "|"
-    + _lex.LINE_COMMENT
-    + r"""|[()\[\]{},"']|/\*""",
-    re.S,
-)
+SPLIT_TOKENS = re.compile(_lex.SKIPPED + r"""|[()\[\]{},"']|/\*""", re.S)
 # Inside a LexJsonDict region only braces and double-quoted strings count (§1).
 _JSON_TOKEN = re.compile(_lex.STRING + r'|[{}"]', re.S)
 _ATTR_NAME = re.compile(_lex.WS + "(" + _lex.NAME + ")=", re.S)

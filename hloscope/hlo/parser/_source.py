@@ -65,17 +65,7 @@ def blank_comments(text: str) -> str:
     return _STRING_OR_BLOCK_COMMENT.sub(_blank_comment_token, text)
 
 
-_FLATTEN_TOKENS = re.compile(
-    _lex.STRING
-    + "|"
-    + _lex.SINGLE_QUOTED
-    + "|"
-    + _lex.BLOCK_COMMENT
-    + "|"
-    + _lex.LINE_COMMENT
-    + r"|[ \t\n]+",
-    re.S,
-)
+_FLATTEN_TOKENS = re.compile(_lex.SKIPPED + r"|[ \t\n]+", re.S)
 
 
 def _flattened_token(m: re.Match) -> str:
