@@ -74,10 +74,16 @@ def test_text_says_fits_or_does_not_with_the_headroom():
     assert "x f32[128,6]{1,0}: 3.0 KiB of data, 21.3x" in text
     big = _result([("y", "f32[1024,1024]{1,0}", 21 * GiB)])
     big.device = device_report(big, "a100", "50%")
-    assert render_memory(big).splitlines()[3] == (
+    assert render_memory(big, width=120).splitlines()[3] == (
         "does NOT fit on a100-40gb (40.0 GiB): peak 21.0 GiB = 52% of memory, "
         "1.0 GiB over the 50% limit"
     )
+    # At 80 columns the verdict wraps at a space, the words unchanged.
+    narrow = render_memory(big).splitlines()[3:5]
+    assert narrow == [
+        "does NOT fit on a100-40gb (40.0 GiB): peak 21.0 GiB = 52% of memory, 1.0 GiB",
+        "  over the 50% limit",
+    ]
 
 
 def test_cli_device_json_and_text():
@@ -90,8 +96,9 @@ def test_cli_device_json_and_text():
     assert device["padded_peak_bytes"] >= device["logical_peak_bytes"]
     text = runner.invoke(cli, ["memory", str(SAMPLE), "--device", "h100", "--limit", "0.5"])
     assert text.exit_code == 0
-    assert "fits on h100 (80.0 GiB): peak " in text.stdout
-    assert "under the 50% limit" in text.stdout and "TPU tiles" not in text.stdout
+    words = " ".join(text.stdout.split())  # the verdict wraps at the terminal's width
+    assert "fits on h100 (80.0 GiB): peak " in words
+    assert "under the 50% limit" in words and "TPU tiles" not in words
 
 
 def test_cli_without_device_keeps_device_null():

@@ -123,7 +123,11 @@ def memory_command(
         json.dump({"modules": payloads} if all_modules else payloads[0], sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write("\n".join(render_memory(r) for r in results))
+        import shutil
+
+        # COLUMNS first, then the terminal's width; 80 when piped (as the tables do).
+        width = shutil.get_terminal_size((80, 24)).columns
+        sys.stdout.write("\n".join(render_memory(r, width) for r in results))
         if scale is not None:
             from ..render.memory_scale_text import render_scale
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..units import format_bytes
+from .terminal import ELLIPSIS, printable, shorten_middle
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.memory import MemoryResult
@@ -36,22 +40,36 @@ def sparkline(timeline: list[tuple[int, int]], peak_index: int, width: int = 60)
     return line + "\n" + " " * mark + "^ peak"
 
 
-def render_memory(result: MemoryResult) -> str:
-    lines = [f"module {result.module}   source: {result.source}"]
-    lines += [f"  {note}" for note in result.notes]
+def render_memory(result: MemoryResult, width: int = 80) -> str:
+    """The text of ``hloscope memory`` for one module, ``width`` columns wide: prose wraps,
+    and a row's names and source lines are shortened in the middle to fit (``--json`` keeps
+    them whole)."""
+    lines = [f"module {printable(result.module)}   source: {result.source}"]
+    lines += _wrapped([str(note) for note in result.notes], width, "  ")
     at = result.peak_at
-    kernel = f", kernel {at['kernel']}" if at.get("kernel") else ""
-    lines.append(
-        f"peak {format_bytes(result.peak_bytes)} ({result.peak_bytes} bytes) at schedule index "
-        f"{at['index']} ({at['instruction']}{kernel})"
+    kernel = f", kernel {printable(at['kernel'])}" if at.get("kernel") else ""
+    lines += _wrapped(
+        [
+            f"peak {format_bytes(result.peak_bytes)} ({result.peak_bytes} bytes) at schedule "
+            f"index {at['index']} ({printable(at['instruction'])}{kernel})"
+        ],
+        width,
+        "",
     )
-    lines.append("  " + ", ".join(f"{k} {format_bytes(v)}" for k, v in result.breakdown.items()))
+    lines += _wrapped(
+        [", ".join(f"{k} {format_bytes(v)}" for k, v in result.breakdown.items())], width, "  "
+    )
     if result.device is not None:
-        lines += render_device(result.device)
-    lines += ["", sparkline(result.timeline, at["index"]), "", "live at the peak:"]
+        lines += [
+            row for line in render_device(result.device) for row in _wrapped([line], width, "")
+        ]
+    spark = sparkline(result.timeline, at["index"], width=max(10, min(60, width - 2)))
+    lines += ["", spark, "", "live at the peak:"]
     for b in result.live_at_peak[:TOP]:
-        where = f"  {b.source}" if b.source else ""
-        lines.append(f"  {format_bytes(b.bytes):>10}  {b.kind:<9} {b.name} {b.shape}{where}")
+        fields = [_Field(b.name), _Field(str(b.shape), floor=len(str(b.shape)))]
+        if b.source:
+            fields.append(_Field(b.source, _shorten_source))
+        lines.append(_fitted(f"  {format_bytes(b.bytes):>10}  {b.kind:<9} ", fields, width))
     if len(result.live_at_peak) > TOP:
         lines.append(f"  ... {len(result.live_at_peak) - TOP} more")
     for title, rows, key in (
@@ -60,12 +78,74 @@ def render_memory(result: MemoryResult) -> str:
     ):
         lines.append(title)
         for row in rows[:TOP]:
-            lines.append(f"  {format_bytes(row['bytes']):>10}  {row[key]} ({row['buffers']})")
+            prefix = f"  {format_bytes(row['bytes']):>10}  "
+            cut = _shorten_source if key == "source" else shorten_middle
+            label = _fitted("", [_Field(str(row[key]), cut)], width - len(prefix) - 5)
+            lines.append(f"{prefix}{label} ({row['buffers']})")
     if result.savings:
         lines.append("what would free memory:")
         for s in result.savings[:TOP]:
-            lines.append(f"  {format_bytes(s.bytes):>10}  {s.kind}: {s.target}: {s.fix}")
+            prefix = f"  {format_bytes(s.bytes):>10}  "
+            head = _fitted(prefix, [_Field(f"{s.kind}: {s.target}:")], width)
+            lines += _wrapped([f"{head} {s.fix}"], width, "", " " * len(prefix))
     return "\n".join(lines) + "\n"
+
+
+# A field is not cut below this many characters: "…_train.py:51" still says which file and line.
+_FIELD_FLOOR = 16
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    """One shrinkable part of a row: its text, how it is cut, and how far."""
+
+    text: str
+    cut: Callable[[str, int], str] = shorten_middle
+    floor: int = _FIELD_FLOOR
+
+
+def _shorten_source(text: str, width: int) -> str:
+    """``file.py:12 (function)`` in ``width``: the function goes first (cut in the middle),
+    then the file loses its leading folders (``…/model.py:12``): the line number stays."""
+    where, _, function = text.partition(" (")
+    if len(where) + 4 <= width and function:
+        return where + " " + shorten_middle("(" + function, width - len(where) - 1)
+    if len(where) <= width:
+        return where
+    return ELLIPSIS + where[len(where) - width + 1 :]
+
+
+def _fitted(prefix: str, fields: list[_Field], width: int) -> str:
+    """``prefix`` and ``fields`` (two spaces apart) in ``width`` columns: the widest field is
+    cut first, none below its floor (so a very narrow terminal gets a longer line rather than
+    fields that say nothing)."""
+    texts = [printable(f.text) for f in fields]
+    excess = len(prefix) + sum(map(len, texts)) + 2 * (len(texts) - 1) - width
+    while excess > 0:
+        cuttable = [i for i, t in enumerate(texts) if len(t) > fields[i].floor]
+        if not cuttable:
+            break
+        widest = max(cuttable, key=lambda i: len(texts[i]))
+        keep = max(fields[widest].floor, len(texts[widest]) - excess)
+        excess -= len(texts[widest]) - keep
+        texts[widest] = fields[widest].cut(texts[widest], keep)
+    return prefix + "  ".join(texts)
+
+
+def _wrapped(paragraphs: list[str], width: int, indent: str, more: str | None = None) -> list[str]:
+    """Each paragraph wrapped at ``width`` (at spaces; a word longer than the line stays
+    whole), its first line at ``indent`` and the rest at ``more`` (two more spaces in)."""
+    out: list[str] = []
+    for text in paragraphs:
+        out += textwrap.wrap(
+            printable(text),
+            width=max(width, 20),
+            initial_indent=indent,
+            subsequent_indent=indent + "  " if more is None else more,
+            break_long_words=False,
+            break_on_hyphens=False,
+        ) or [indent]
+    return out
 
 
 def render_device(device: dict[str, Any]) -> list[str]:
