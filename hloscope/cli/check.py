@@ -16,6 +16,11 @@ Two kinds of TARGET, two ways of checking:
   walk (:func:`~hloscope.analysis.unsupported.tf_check.check_tf`), anything else by lowering
   it with JAX for the platform (:func:`~hloscope.analysis.unsupported.jax_check.check_jax`).
 
+For ``--platform tpu`` both kinds also list the dots and convolutions whose sizes are not
+multiples of the 128 x 128 MXU of TPU v2-v5 (:mod:`hloscope.analysis.mxu`; the Python API
+takes ``mxu=256`` for v6e), with the share of the array they use and the padded shape that
+fills it. They cost speed, not correctness: the verdict and the exit status leave them out.
+
 The exit status is for CI: 3 when anything stops the program compiling for the platform, 0
 when nothing does (warnings alone, such as host callbacks or export blockers, are 0), 1 for an
 error (a script that fails to import, a missing function), 2 for unreadable HLO.
@@ -60,7 +65,8 @@ _PLATFORMS = ("cpu", "gpu", "tpu")
     "as_json",
     is_flag=True,
     help='Print JSON: {"platform", "proxy", "program", "clean", "notes", "findings": [{"op", '
-    '"node", "function", "reason", "dtype", "source", "suggestion", "detail"}]}.',
+    '"node", "function", "reason", "dtype", "source", "suggestion", "detail"}], "mxu": [{"op", '
+    '"node", "kernel", "source", "m", "n", "k", "padded_shape", "use", "wasted_flops", ...}]}.',
 )
 @click.option(
     "--stage",
@@ -93,7 +99,8 @@ def check(
     without its device: custom calls, primitives with no lowering such as eig on TPU, host
     callbacks, float64 on TPU, tracing errors such as ConcretizationTypeError, what
     jax.export refuses). Each finding names the op, its function, the line of your code and
-    a fix.
+    a fix. For tpu, dots and convolutions not aligned to the 128x128 MXU are listed too,
+    with the padded shape that fills it (speed warnings: the exit status ignores them).
 
     Exit status: 3 when anything unsupported is found, 0 when nothing is (warnings alone --
     host callbacks, export blockers -- still exit 0), 1 for an error, 2 for unreadable HLO.

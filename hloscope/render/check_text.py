@@ -7,6 +7,9 @@
                        pu_callback
     fixes
       [1] a LAPACK kernel exists only on CPU: ...
+    MXU alignment (128x128 MXU; speed only, not in the verdict)
+      ~ dot.3 (model.py:4): [64,100]x[100,200] uses 31% of the MXU; [128,128]x[128,256]
+        fills it (5.8M FLOPs of padding)
     note: checked the HLO before optimizations of module jit_f for tpu
     NOT SUPPORTED on tpu: 7 problems (custom_call), 1 warning (host_callback)
 
@@ -19,7 +22,10 @@ findings says that ``--wide`` shows it whole. ``wide`` gives one line per findin
 cell in full, whatever the terminal's width. The fixes are long sentences, and most findings
 share one, so they are numbered and printed once, whole, under the findings. A proxy check
 (TensorFlow on a CPU-only build checking for GPU or TPU) says so in a line of its own before
-the findings, and notes follow them. The last line is the verdict
+the findings, and notes follow them. For TPU, the dots and convolutions that leave the matrix
+unit partly idle (:mod:`hloscope.analysis.mxu`) come after the fixes, most wasted work first,
+:data:`MXU_SHOWN` of them unless ``wide``: they cost speed, not correctness, so the verdict
+leaves them out. The last line is the verdict
 (:meth:`~hloscope.analysis.unsupported.findings.CheckReport.verdict`, which the report page
 shows too).
 
@@ -33,14 +39,20 @@ import textwrap
 from collections.abc import Iterable
 from typing import TextIO
 
+from ..analysis.mxu import MxuFinding
 from ..analysis.unsupported.findings import TOP_LEVEL, CheckReport, Finding
+from ..units import format_count
 from .sources import short_source as shared_short_source
 from .terminal import ELLIPSIS, printable, shorten_middle
 
-__all__ = ["check_lines", "render_check", "verdict", "wrap_name"]
+__all__ = ["check_lines", "mxu_lines", "render_check", "verdict", "wrap_name"]
 
 ERROR_MARK = "✗"
 WARNING_MARK = "!"
+#: The mark of an MXU alignment warning: it runs, only slower.
+MXU_MARK = "~"
+#: How many MXU warnings the text shows (``--wide`` and ``--json``: all of them).
+MXU_SHOWN = 10
 _INDENT = "  "
 # The least each column keeps on a narrow terminal (a longer cell wraps), and the characters
 # of a row that are not cells: indent, mark, the separators and the [n] reference.
@@ -99,10 +111,52 @@ def check_lines(report: CheckReport, width: int = 100, *, wide: bool = False) ->
         lines.append("fixes")
         for advice, number in fixes.items():
             lines.extend(_wrapped(f"[{number}] {_clean(advice)}", width, _INDENT, _INDENT + "    "))
+    lines.extend(mxu_lines(report.mxu, width, wide=wide))
     for note in report.notes:
         lines.extend(_wrapped(f"note: {_clean(note)}", width, "", "      "))
     lines.extend(_wrapped(_clean(verdict(report)), width, "", "  "))
     return lines
+
+
+def mxu_lines(findings: list[MxuFinding], width: int, *, wide: bool = False) -> list[str]:
+    """The MXU alignment section: a heading, then one wrapped sentence per finding (the first
+    :data:`MXU_SHOWN` unless ``wide``); no lines when there is none."""
+    if not findings:
+        return []
+    sizes = sorted({f.mxu for f in findings})
+    arrays = ", ".join(f"{n}x{n}" for n in sizes)
+    lines = [f"MXU alignment ({arrays} MXU; speed only, not in the verdict)"]
+    shown = findings if wide else findings[:MXU_SHOWN]
+    for finding in shown:
+        lines.extend(_wrapped(_mxu_sentence(finding), width, _INDENT, _INDENT + "    "))
+    if len(shown) < len(findings):
+        more = len(findings) - len(shown)
+        lines.append(f"{_INDENT}(and {more} more: --wide shows them all, --json too)")
+    return lines
+
+
+def _mxu_sentence(finding: MxuFinding) -> str:
+    """``~ dot.3 in fusion.2 (model.py:4): [64,100]x[100,200] uses 31% of the MXU;
+    [128,128]x[128,256] fills it (5.8M FLOPs of padding)``."""
+    where = _clean(finding.node)
+    if finding.kernel != finding.node:
+        where += f" in {_clean(finding.kernel)}"
+    if finding.source:
+        where += f" ({short_source(finding.source)})"
+    if finding.window > 1:  # a convolution: one product per kernel position
+        where += f", {finding.window} window positions"
+    return (
+        f"{MXU_MARK} {where}: {finding.shape} uses {_percent(finding.use)} of the MXU; "
+        f"{finding.padded_shape} fills it ({format_count(finding.wasted_flops)} FLOPs of "
+        "padding)"
+    )
+
+
+def _percent(share: float) -> str:
+    """``31%``; under 10% with a decimal (``0.2%``: a tiny product is not "0%"), ``<0.1%``."""
+    if share >= 0.1:
+        return f"{share:.0%}"
+    return f"{share:.1%}" if share >= 0.001 else "<0.1%"
 
 
 def _headline(report: CheckReport, width: int) -> str:

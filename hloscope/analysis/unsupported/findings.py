@@ -7,9 +7,13 @@ the same fields whichever framework the program came from. The JSON contract (te
 tools rely on it)::
 
     {"platform": "tpu", "proxy": false,
-     "findings": [{"op", "node", "function", "reason", "dtype", "source", "suggestion"}]}
+     "findings": [{"op", "node", "function", "reason", "dtype", "source", "suggestion"}],
+     "mxu": [{"op", "node", "kernel", "m", "n", "k", "padded_shape", "use", ...}]}
 
-A report with no findings is *clean*: the program should compile for the platform.
+A report with no findings is *clean*: the program should compile for the platform. ``mxu``
+holds the TPU performance warnings of :mod:`hloscope.analysis.mxu` (dots and convolutions
+that leave the matrix unit partly idle): they say how well it runs, not whether it compiles,
+so they stay out of ``findings``, the verdict and the exit status.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from ...dataframes import require_pandas
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
+
+    from ..mxu import MxuFinding
 
 __all__ = ["Platform", "Reason", "Finding", "CheckReport", "Verdict", "TOP_LEVEL"]
 
@@ -147,6 +153,10 @@ class CheckReport:
     findings: list[Finding] = field(default_factory=list)
     proxy: bool = False
     notes: list[str] = field(default_factory=list)
+    #: TPU only: the dots and convolutions not aligned to the MXU, most wasted work first
+    #: (:func:`hloscope.analysis.mxu.mxu_findings`). Performance warnings, not findings: the
+    #: verdict and the exit status do not count them.
+    mxu: list[MxuFinding] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Finding]:
@@ -186,7 +196,7 @@ class CheckReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract: ``{"platform", "proxy", "findings": [...]}`` plus ``program``,
-        ``clean`` and ``notes``."""
+        ``clean``, ``notes`` and ``mxu`` (the TPU MXU alignment warnings)."""
         return {
             "platform": str(self.platform),
             "proxy": self.proxy,
@@ -195,6 +205,7 @@ class CheckReport:
             "verdict": self.verdict().text,
             "notes": list(self.notes),
             "findings": [f.to_dict() for f in self.findings],
+            "mxu": [f.to_dict() for f in self.mxu],
         }
 
     def to_dataframe(self) -> pandas.DataFrame:

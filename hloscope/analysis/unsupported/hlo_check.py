@@ -24,7 +24,11 @@ An HLO module already names everything that ties it to a platform, no framework 
   does for ``DT_INT64``;
 * **dynamic shapes** (``s32[<=4]``, ``f32[?]``): one finding where a dynamic dimension
   *starts* (an instruction with a dynamic result and no dynamic operand), not at every op it
-  flows through.
+  flows through;
+* **MXU alignment on TPU**: dots and convolutions whose sizes are not multiples of the matrix
+  unit's (:mod:`hloscope.analysis.mxu`; 128 unless ``mxu=`` says otherwise, 256 for v6e).
+  They only cost speed, so they go to :attr:`~.findings.CheckReport.mxu`, not to the
+  findings, and leave the verdict as it is.
 
 Each finding carries the op's source line: the innermost user frame of its metadata, else that
 of the instruction that calls its computation (ops inside a jax-internal ``jit(eigh)`` have no
@@ -46,6 +50,7 @@ from ...hlo.model import Computation, Instruction, Module
 from ...hlo.parser import parse_modules
 from ...stages import Stage
 from ..errors import StageNotInFile
+from ..mxu import DEFAULT_MXU, mxu_findings
 from ..provenance import is_user_frame
 from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
 from .fixes import suggest
@@ -615,10 +620,14 @@ def _entry_first(module: Module) -> list[Instruction]:
 
 
 def check_module(
-    module: Module, platform: Platform | str, *, stage: Stage | str | None = None
+    module: Module,
+    platform: Platform | str,
+    *,
+    stage: Stage | str | None = None,
+    mxu: int = DEFAULT_MXU,
 ) -> CheckReport:
     """A :class:`~.findings.CheckReport` of the offline rules on one module."""
-    return check_modules([module], platform, stage=stage)
+    return check_modules([module], platform, stage=stage, mxu=mxu)
 
 
 def check_modules(
@@ -627,9 +636,12 @@ def check_modules(
     *,
     stage: Stage | str | None = None,
     program: str | None = None,
+    mxu: int = DEFAULT_MXU,
 ) -> CheckReport:
     """One report for several modules (a dump folder's ``--all-modules``). With more than one
-    module, each finding's ``function`` is prefixed with its module's name (``jit_f/<top>``)."""
+    module, each finding's ``function`` is prefixed with its module's name (``jit_f/<top>``).
+    For TPU, the MXU alignment warnings for an ``mxu`` x ``mxu`` array come too
+    (:attr:`~.findings.CheckReport.mxu`, each naming its module)."""
     modules = list(modules)
     target = Platform.parse(platform)
     report = CheckReport(
@@ -643,4 +655,7 @@ def check_modules(
                 finding.function = f"{module.name}/{finding.function}"
         report.extend(findings)
         report.notes.extend(notes)
+        if target is Platform.TPU:
+            report.mxu.extend(mxu_findings(module, mxu))
+    report.mxu.sort(key=lambda f: -f.wasted_flops)  # stable: each module's order kept in ties
     return report

@@ -16,7 +16,9 @@
 * the lowered module (HLO before optimizations) goes through the offline rules of
   :mod:`.hlo_check`: custom calls of another platform, host callbacks, 64-bit types on TPU,
   dynamic shapes. Each op's ``function`` is the Python function it was traced in
-  (:data:`~.findings.TOP_LEVEL` for the checked function itself);
+  (:data:`~.findings.TOP_LEVEL` for the checked function itself). For TPU, its dots and
+  convolutions are also measured against the 128 x 128 MXU (:mod:`hloscope.analysis.mxu`;
+  :attr:`~.findings.CheckReport.mxu`, performance warnings outside the verdict);
 * host callbacks lowered for TPU off TPU cannot be built (JAX makes their send/recv with a TPU
   client): they are read from the jaxpr instead, as ``host_callback`` warnings;
 * what ``jax.export`` refuses for the platform is an ``export`` warning: host callbacks
@@ -37,6 +39,7 @@ from ...errors import HloscopeError
 from ...hlo.metadata import StackFrame
 from ...hlo.model import Instruction, Module
 from ...stages import Stage
+from ..mxu import mxu_findings
 from ..provenance import user_frame
 from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
 from .fixes import suggest
@@ -301,6 +304,8 @@ def _check_lowered_module(
     findings, notes = scan_module(module, platform, stage=Stage.HLO, function_of=function_of)
     report.extend(findings)
     report.notes.extend(notes)
+    if platform is Platform.TPU:
+        report.mxu.extend(mxu_findings(module))
     return module
 
 
