@@ -26,3 +26,102 @@ def test_walk_files_on_s3_lists_every_key_with_sizes(s3_server, tmp_path):  # no
     assert storage.read_bytes(f"{url}/a/x.txt") == b"12345"
     upload_bytes(f"{url}/z.txt", b"zz")
     assert storage.read_bytes(f"{url}/z.txt") == b"zz"
+
+
+# ---- index_entries: a listing indexes as the local scan does ------------------------------------
+
+DUMP_FILES = [
+    "module_0001.jit_f.before_optimizations.txt",
+    "module_0001.jit_f.cpu_after_optimizations.txt",
+    "module_0001.jit_f.cpu_after_optimizations-buffer-assignment.txt",
+    "module_0001.jit_f/module.mlir",  # a per-module folder (jaxlib 0.10)
+    "module_0001.jit_f/compile_options.pb",
+    "module_0001.jit_f/inner/deeper.txt",  # a folder in a per-module folder: unknown
+    "module_0001.jit_f/inner/other.txt",
+    "module_0002.jit_g.cpu_after_optimizations.txt",
+    "module_0002.jit_g.0000.cpu.after_pipeline-start.before_pass.txt",
+    "notes.md",  # not a dump name: unknown
+    "host-1/module_0001.jit_f.cpu_after_optimizations.txt",  # a dump per host
+    "host-1/module_0001.jit_f/module.mlir",
+    "host-1/module_0001.jit_f/sub/x.txt",
+    "host-1/README",
+    "host-1/deeper/module_0009.jit_h.cpu_after_optimizations.txt",  # below the indexed depth
+    "module_0001.jit_f.txt.extra/x.txt",
+]
+
+
+def make_tree(root, names=DUMP_FILES):
+    for i, name in enumerate(names):
+        p = root / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(b"x" * (i + 1))  # distinct sizes, so a size in the wrong file shows
+    return root
+
+
+def index_signature(index):
+    """Everything an index says, with locations made relative to its root."""
+    root = str(index.root)
+
+    def rel(loc):
+        return str(loc)[len(root) :].replace("\\", "/")
+
+    return (
+        [
+            (
+                m.key,
+                m.name,
+                [(rel(f.location), f.size, f.folder, f.kind) for f in m.files],
+                [(s.label, [f.name.filename for f in s.files]) for s in m.stages],
+                [(p.step, [f.name.filename for f in p.files]) for p in m.passes],
+                [f.name.filename for f in m.other_files],
+            )
+            for m in index.modules
+        ],
+        {k: (v.name, v.folder, v.ids) for k, v in index.functions.items()},
+        [rel(p) for p in index.unknown_files],
+    )
+
+
+def test_index_entries_of_a_local_listing_equals_the_local_scan(tmp_path):
+    from hloscope.dump.index import index_entries, load_dump
+
+    root = make_tree(tmp_path / "dump")
+    scanned = load_dump(root)
+    listed = index_entries(str(root), storage.walk_files(str(root)))
+    assert index_signature(listed) == index_signature(scanned)
+    # The tree exercises every rule: per-module folders, per-host folders, unknown files and
+    # folders, and a file below the indexed depth (left out by both).
+    assert [m.key for m in scanned.modules] == [("", -1, 1), ("", -1, 2), ("host-1", -1, 1)]
+    assert index_signature(scanned)[2] == [
+        "/host-1/README",
+        "/host-1/module_0001.jit_f/sub",
+        "/module_0001.jit_f/inner",
+        "/notes.md",
+    ]
+    assert [str(p) for p in listed.unknown_files] == [str(p) for p in scanned.unknown_files]
+    assert [f.location for f in listed.files] == [str(f.path) for f in scanned.files]
+
+
+def test_index_entries_ignores_entries_outside_its_root(tmp_path):
+    from hloscope.dump.index import index_entries, load_dump
+
+    make_tree(tmp_path / "dump")
+    make_tree(tmp_path / "dump2", DUMP_FILES[:2])  # a sibling whose name starts the same
+    everything = storage.walk_files(str(tmp_path))
+    listed = index_entries(str(tmp_path / "dump"), everything)
+    assert index_signature(listed) == index_signature(load_dump(tmp_path / "dump"))
+
+
+def test_memory_url_dump_indexes_as_its_local_copy(tmp_path):
+    import fsspec
+
+    from hloscope.dump.index import load_dump
+
+    local = make_tree(tmp_path / "dump")
+    url = f"memory://{tmp_path.name}/dump"
+    fs = fsspec.filesystem("memory")
+    fs.put(str(local), url.removeprefix("memory:/"), recursive=True)
+    remote = load_dump(url)
+    assert remote.root == url and remote.is_remote
+    assert index_signature(remote) == index_signature(load_dump(local))
+    assert all(f.location.startswith(url + "/") for f in remote.files)

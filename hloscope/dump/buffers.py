@@ -37,6 +37,7 @@ file that is not text at all.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import DumpFormatError
+from .storage import read_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.shape import Shape
@@ -76,24 +78,20 @@ __all__ = [
 
 
 def read_dump_text(path: str | Path) -> str:
-    """Read a dump file as UTF-8 text, or raise :class:`DumpFormatError` saying why not."""
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise DumpFormatError("no such file", path=str(p)) from None
-    except OSError as e:
-        raise DumpFormatError(f"cannot read: {e.strerror or e}", path=str(p)) from None
+    """Read a dump file (a local path or a URL, :mod:`~hloscope.dump.storage`) as UTF-8
+    text, or raise :class:`DumpFormatError` saying why not, naming the location and line."""
+    where = os.fspath(path)
+    data = read_bytes(where)  # DumpFormatError (no such file, cannot read) with the location
     nul = data.find(b"\0")
     if nul >= 0:
         raise DumpFormatError(
-            "binary data, not a text dump", path=str(p), line=data.count(b"\n", 0, nul) + 1
+            "binary data, not a text dump", path=where, line=data.count(b"\n", 0, nul) + 1
         )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        raise DumpFormatError("bytes that are not UTF-8 text", path=str(p), line=line) from None
+        raise DumpFormatError("bytes that are not UTF-8 text", path=where, line=line) from None
 
 
 _HUMAN_UNITS = {

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..stages import Stage, UnknownStageError
+from . import storage
 from .buffers import (
     BufferAssignment,
     LiveRange,
@@ -43,6 +44,7 @@ from .buffers import (
     MemoryUsageReport,
     load_buffer_assignment,
     load_memory_report,
+    read_dump_text,
 )
 from .errors import DumpFormatError
 from .filenames import (
@@ -66,6 +68,7 @@ __all__ = [
     "DumpFunction",
     "DumpIndex",
     "load_dump",
+    "index_entries",
 ]
 
 _STAGE_ORDER = {BEFORE_OPTIMIZATIONS: 0, AFTER_OPTIMIZATIONS: 1}
@@ -75,7 +78,12 @@ _STAGE_ORDER = {BEFORE_OPTIMIZATIONS: 0, AFTER_OPTIMIZATIONS: 1}
 class DumpFile:
     """One file of a dump: where it is, what its name says, and its size in bytes.
 
-    ``path`` is built on access (making 10,000 ``Path`` objects up front would cost more than
+    ``location`` is where the file is: a local path, or a URL (``s3://bucket/dump/...``) for a
+    dump read from object storage. :meth:`read_bytes`/:meth:`read_text` read it either way.
+    ``path`` is the local :class:`~pathlib.Path`, for the many callers that want one; on a
+    remote file it raises rather than make up a local path that does not exist.
+
+    Both are built on access (making 10,000 ``Path`` objects up front would cost more than
     the whole rest of the index)."""
 
     directory: str
@@ -84,17 +92,44 @@ class DumpFile:
     folder: str = ""
 
     @property
+    def location(self) -> str:
+        """The file's local path or URL, as text."""
+        return storage.join(self.directory, self.name.filename)
+
+    @property
+    def is_remote(self) -> bool:
+        return storage.is_url(self.directory)
+
+    @property
     def path(self) -> Path:
+        if storage.is_url(self.directory):
+            raise DumpFormatError(
+                "a remote file has no local path (read it with read_bytes() or read_text())",
+                path=self.location,
+            )
         return Path(self.directory, self.name.filename)
 
     @property
     def kind(self) -> str:
         return self.name.kind
 
+    def read_bytes(self) -> bytes:
+        """The file's content, from disk or from its store (:class:`DumpFormatError` naming
+        the location when it cannot be read)."""
+        return storage.read_bytes(self.location)
+
+    def read_text(self) -> str:
+        """The file's content as UTF-8 text (:class:`DumpFormatError` with the line of the
+        first byte that is not)."""
+        return read_dump_text(self.location)
+
 
 def _parse_hlo(file: DumpFile) -> Module:
     from ..hlo.parser import parse  # late import: the index itself needs no parser
 
+    if file.is_remote:
+        # The bytes, with the URL to name in errors (URL:line:column).
+        return parse(file.read_bytes(), path=file.location)
     return parse(file.path)
 
 
@@ -269,9 +304,9 @@ class DumpModule:
             parts = [p for p in found if p is not None]
             if not parts:
                 return None
-            result = load_buffer_assignment(parts[0].path)
+            result = load_buffer_assignment(parts[0].location)
             for extra in parts[1:]:
-                result.merge(load_buffer_assignment(extra.path))
+                result.merge(load_buffer_assignment(extra.location))
             return result
 
         return self._cached("buffer_assignment", load)
@@ -283,7 +318,7 @@ class DumpModule:
     def memory_report(self) -> MemoryUsageReport | None:
         """The after-optimization ``-memory-usage-report.txt``, parsed (``None`` if absent)."""
         f = self._after_companion("memory-usage-report")
-        return self._cached("memory_report", lambda: load_memory_report(f.path)) if f else None
+        return self._cached("memory_report", lambda: load_memory_report(f.location)) if f else None
 
     def memory(self) -> MemorySummary:
         """Peak and allocated bytes (see :class:`~hloscope.dump.buffers.MemorySummary`)."""
@@ -335,11 +370,21 @@ class DumpFunction:
 class DumpIndex:
     """The index of one dump folder (see the module docstring)."""
 
-    root: Path
+    #: The folder: a ``Path`` for a local dump, the URL text for a remote one.
+    root: Path | str
     modules: list[DumpModule] = field(default_factory=list)
     functions: dict[str, DumpFunction] = field(default_factory=dict)
-    unknown_files: list[Path] = field(default_factory=list)
+    unknown_files: list[Path | str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def location(self) -> str:
+        """The folder as text: a local path or a URL."""
+        return str(self.root)
+
+    @property
+    def is_remote(self) -> bool:
+        return isinstance(self.root, str) and storage.is_url(self.root)
 
     @property
     def files(self) -> Iterator[DumpFile]:
@@ -383,9 +428,15 @@ class DumpIndex:
 def load_dump(path: str | os.PathLike) -> DumpIndex:
     """Index the XLA dump folder ``path`` (and its direct subfolders) without reading files.
 
+    ``path`` is a local folder or a URL (``s3://bucket/run-17/dump``, ``gs://...``,
+    ``memory://...``; see :mod:`~hloscope.dump.storage`): a URL costs one listing of the
+    prefix (:func:`~hloscope.dump.storage.walk_files`), indexed by :func:`index_entries`.
+
     Raises :class:`DumpFormatError` when ``path`` does not exist or is not a folder. An empty
     folder gives an empty index; files that are not XLA dump names go to ``unknown_files``.
     """
+    if storage.is_url(path):
+        return _load_remote(os.fspath(path))
     root = Path(path)
     if not root.exists():
         raise DumpFormatError("no such folder", path=str(root))
@@ -394,11 +445,122 @@ def load_dump(path: str | os.PathLike) -> DumpIndex:
     index = DumpIndex(root=root)
     modules: dict[tuple[str, int, int], DumpModule] = {}
     _scan(root, "", index, modules, depth=1)
+    return _finish(index, modules)
+
+
+def _finish(index: DumpIndex, modules: dict[tuple[str, int, int], DumpModule]) -> DumpIndex:
     index.modules = sorted(modules.values(), key=lambda m: m.key)
     for m in index.modules:
         _organize(m)
     index.functions = _group_functions(index.modules)
     return index
+
+
+def _load_remote(url: str) -> DumpIndex:
+    root = url.rstrip("/")
+    entries = storage.walk_files(root)
+    if len(entries) == 1 and entries[0].location.rstrip("/") == root:
+        raise DumpFormatError("not a folder (give the --xla_dump_to folder)", path=root)
+    if not entries and not storage.is_dir(root):
+        # An empty listing is an empty folder only if the store says the folder is there
+        # (object stores have no empty folders, but fsspec's memory:// and local ones do).
+        raise DumpFormatError("no such folder", path=root)
+    return index_entries(root, entries)
+
+
+# Where a file sits in a dump, by its path relative to the root split at "/": a root file
+# (1 part), a file of a subfolder or of a per-module folder (2), a per-module folder's file in a
+# subfolder (3). Deeper files are not part of the dump, as the local scan does not descend.
+def index_entries(root: str, entries: list[storage.Entry]) -> DumpIndex:
+    """The :class:`DumpIndex` of the dump folder ``root`` from a listing made elsewhere.
+
+    ``entries`` are files (:class:`~hloscope.dump.storage.Entry`, as
+    :func:`~hloscope.dump.storage.walk_files` gives them) whose locations start with
+    ``root``; others are ignored, so one listing of a whole prefix can be shared by the dumps
+    under it (pass each dump the entries below it: cheaper than filtering the whole listing
+    per dump). The index is the one :func:`load_dump` builds for a local folder: the same
+    modules, stages, functions and ``unknown_files`` (whose locations are strings here).
+    No file is read.
+    """
+    base = root.rstrip("/") if storage.is_url(root) else root.rstrip(os.sep) or os.sep
+    sep = "/" if storage.is_url(root) else os.sep
+    index = DumpIndex(root=base if storage.is_url(base) else Path(base))
+    modules: dict[tuple[str, int, int], DumpModule] = {}
+    prefix = base if base.endswith(sep) else base + sep
+    placed = [
+        (e.location[len(prefix) :].split(sep), e)
+        for e in entries
+        if not e.is_dir and e.location.startswith(prefix)
+    ]
+    # The local scan's order: each folder's entries by name, a subfolder where its name falls.
+    placed.sort(key=lambda pe: pe[0])
+    unknown_folders: set[str] = set()
+    for parts, e in placed:
+        _place(base, sep, parts, e, index, modules, unknown_folders)
+    return _finish(index, modules)
+
+
+def _place(
+    base: str,
+    sep: str,
+    parts: list[str],
+    e: storage.Entry,
+    index: DumpIndex,
+    modules: dict,
+    unknown_folders: set[str],
+) -> None:
+    """Add one listed file to the index where the local scan would have found it."""
+    depth = len(parts)
+    if depth == 1:
+        _add_listed(e, parse_dump_filename(parts[0]), base, "", index, modules)
+        return
+    if _is_module_folder(parts[0]):  # root/module_0006.jit_f/...
+        if depth == 2:
+            _add_listed(e, parse_module_folder_entry(parts[0], parts[1]), base, "", index, modules)
+        else:  # a folder inside a per-module folder: unknown, as the local scan lists it
+            _unknown_folder(sep.join([base, *parts[:2]]), index, unknown_folders)
+        return
+    rel = parts[0]
+    directory = sep.join([base, rel])
+    if depth == 2:  # root/host-0/<file>
+        _add_listed(e, parse_dump_filename(parts[1]), directory, rel, index, modules)
+    elif _is_module_folder(parts[1]):  # root/host-0/module_0006.jit_f/...
+        if depth == 3:
+            parsed = parse_module_folder_entry(parts[1], parts[2])
+            _add_listed(e, parsed, directory, rel, index, modules)
+        else:
+            _unknown_folder(sep.join([base, *parts[:3]]), index, unknown_folders)
+    # else: root/host-0/other/...: below the indexed depth, as locally.
+
+
+def _unknown_folder(location: str, index: DumpIndex, seen: set[str]) -> None:
+    if location not in seen:
+        seen.add(location)
+        index.unknown_files.append(_as_listed(location))
+
+
+def _as_listed(location: str) -> Path | str:
+    """A location as the index keeps it: a ``Path`` locally (as :func:`load_dump` does), the
+    URL text otherwise (a ``Path`` would fold ``s3://`` into ``s3:/``)."""
+    return location if storage.is_url(location) else Path(location)
+
+
+def _add_listed(
+    e: storage.Entry,
+    parsed: DumpFileName | None,
+    directory: str,
+    rel: str,
+    index: DumpIndex,
+    modules: dict,
+) -> None:
+    if parsed is None:
+        index.unknown_files.append(_as_listed(e.location))
+        return
+    key = (rel, parsed.timestamp if parsed.timestamp is not None else -1, parsed.module_id)
+    module = modules.get(key)
+    if module is None:
+        module = modules[key] = DumpModule(parsed.module_id, parsed.timestamp, rel)
+    module.files.append(DumpFile(directory, parsed, e.size, rel))
 
 
 def _scan(folder: Path, rel: str, index: DumpIndex, modules: dict, depth: int) -> None:

@@ -101,11 +101,15 @@ def filesystem(url: str) -> tuple[Any, str]:
         raise MissingExtra(f"{url}: {e}", extra=CLOUD_EXTRA) from None
 
 
-def _unstrip(fs: Any, url: str, path: str) -> str:
-    """The URL of ``path`` (as a listing names it) with the scheme the user wrote (``s3a``
-    stays ``s3a``; fsspec would write its canonical protocol)."""
+def _unstrip(url: str, path: str, name: str) -> str:
+    """The URL of ``name`` (as a listing of ``path`` names it), spelled as the user wrote
+    ``url``: fsspec lists ``bucket/key`` without the scheme, and ``memory://a`` as ``/a``, so
+    the part below ``path`` is put back under ``url`` (``s3a://`` stays ``s3a://``)."""
+    base = path.rstrip("/")
+    if name.startswith(base + "/") or name == base:
+        return url.rstrip("/") + name[len(base) :]
     scheme = _scheme(url)
-    return f"{scheme}://{path}" if scheme == "memory" else f"{scheme}://{path.lstrip('/')}"
+    return f"{scheme}://{name.lstrip('/')}"
 
 
 def join(location: str, name: str) -> str:
@@ -157,7 +161,7 @@ def list_folder(location: str) -> list[Entry]:
         return sorted(out, key=lambda e: e.name)
     fs, path = filesystem(location)
     return sorted(
-        (_entry(fs, location, info) for info in fs.ls(path, detail=True) if _below(info, path)),
+        (_entry(location, path, info) for info in fs.ls(path, detail=True) if _below(info, path)),
         key=lambda e: e.name,
     )
 
@@ -167,25 +171,44 @@ def _below(info: dict[str, Any], path: str) -> bool:
     return str(info["name"]).rstrip("/") != path.rstrip("/")
 
 
-def _entry(fs: Any, url: str, info: dict[str, Any]) -> Entry:
+def _entry(url: str, path: str, info: dict[str, Any]) -> Entry:
     name = str(info["name"]).rstrip("/")
     folder = info.get("type") == "directory"
     size = int(info.get("size") or 0)
-    return Entry(_unstrip(fs, url, name), name.rpartition("/")[2], 0 if folder else size, folder)
+    return Entry(_unstrip(url, path, name), name.rpartition("/")[2], 0 if folder else size, folder)
 
 
 def walk_files(location: str, *, max_depth: int | None = None) -> list[Entry]:
     """Every file under ``location`` (to ``max_depth`` folder levels; 1 = only its own files),
     sorted by location. On object stores this is one listing of the prefix, not one request
-    per folder."""
+    per folder: the store is asked for every key under the prefix (paginated, 1,000 keys a
+    page on S3) and ``max_depth`` is applied to the answer. (fsspec's own ``maxdepth`` walks
+    folder by folder, a request per folder.) A location that is a file lists that file."""
     if not is_url(location):
         return _walk_local(_local(location), max_depth)
     fs, path = filesystem(location)
-    found = fs.find(path, maxdepth=max_depth, withdirs=False, detail=True)
-    return sorted(
-        (_entry(fs, location, info) for info in found.values() if info.get("type") != "directory"),
-        key=lambda e: e.location,
-    )
+    try:
+        found = fs.find(path, withdirs=False, detail=True)
+    except FileNotFoundError:
+        return []
+    except OSError as e:
+        raise DumpFormatError(f"cannot list: {e.strerror or e}", path=location) from None
+    base = path.rstrip("/")
+    out = []
+    for info in found.values():
+        if info.get("type") == "directory":
+            continue
+        entry = _entry(location, path, info)
+        if max_depth is not None and _depth(str(info["name"]), base) > max_depth:
+            continue
+        out.append(entry)
+    return sorted(out, key=lambda e: e.location)
+
+
+def _depth(name: str, base: str) -> int:
+    """How many folder levels below ``base`` the file ``name`` is (1: directly in it)."""
+    rel = name[len(base) :].strip("/") if name.startswith(base) else name
+    return rel.count("/") + 1
 
 
 def _walk_local(root: str, max_depth: int | None) -> list[Entry]:
