@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from ._app import cli
 from ._target import all_modules_option, module_option, open_target, refresh_option
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..bench.step_estimate import StepEstimate
 
 __all__ = ["collectives_command"]
 
@@ -22,7 +26,8 @@ __all__ = ["collectives_command"]
     help="Print JSON: {module, devices, mesh, collectives: [{name, kind, async, shapes, bytes, "
     "group_size, groups, num_groups, channel_id, executions, where, mesh_axes, op_name, "
     "source, done, estimate_s, exposed_s}], totals: {count, bytes, executed_bytes, "
-    "estimate_s, exposed_s}, parameters, device, notes}.",
+    "estimate_s, exposed_s}, parameters, device, notes, step: {compute_s, exposed_s, "
+    "hidden_s, total_s, split} with --device, else null}.",
 )
 @module_option
 @all_modules_option
@@ -43,7 +48,8 @@ def collectives_command(
     """List TARGET's collectives (all-reduce, all-gather, reduce-scatter, all-to-all,
     collective-permute, send/recv; sync and async, in loops times their trip count): the bytes
     each device moves, the device groups and mesh axes, and the user's source line. With
-    --device, the estimated seconds of each and the communication no compute hides."""
+    --device, the estimated seconds of each, the communication no compute hides, and the
+    step: compute on the device's roofline plus exposed communication, with the split."""
     from ..analysis.collectives import collectives_results
     from ..render.collectives_text import render_collectives
     from ._app import CliError
@@ -52,18 +58,34 @@ def collectives_command(
         raise CliError("--module and --all-modules exclude each other")
     opened = open_target(target, refresh=refresh)
     results = collectives_results(opened, module=module, all_modules=all_modules)
+    steps: list[StepEstimate | None] = [None] * len(results)
     if device is not None:
         from ..bench.interconnect import interconnect, price
+        from ..bench.step_estimate import step_estimate
 
         row = interconnect(device)
         for r in results:
             price(r, row)
+        # The same modules collectives_results read (parsed once, kept by the target).
+        modules = (
+            opened.modules("after")
+            if all_modules
+            else [opened.choose_module("after", module).module]
+        )
+        steps = [step_estimate(m, r, row) for m, r in zip(modules, results)]
     else:
         for r in results:
             r.notes.append("no --device: estimate_s and exposed_s are null")
     if as_json:
-        payloads = [r.to_dict() for r in results]
+        payloads = []
+        for r, step in zip(results, steps):
+            payloads.append({**r.to_dict(), "step": step.to_dict() if step else None})
         json.dump({"modules": payloads} if all_modules else payloads[0], sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write("\n".join(render_collectives(r) for r in results))
+        from ..render.step_text import render_step
+
+        texts = []
+        for r, step in zip(results, steps):
+            texts.append(render_collectives(r) + (render_step(step, r.devices) if step else ""))
+        sys.stdout.write("\n".join(texts))

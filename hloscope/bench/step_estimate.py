@@ -1,0 +1,139 @@
+"""One step of an SPMD program on a chosen device: compute, plus the communication it cannot hide.
+
+A *step* is one call of the module, on each of its devices (an SPMD module is the program
+every device runs, on its own shard). Its estimate is
+
+* **compute**: every kernel the module runs (each ``fusion`` and each op left unfused that
+  does work, as ``hloscope fusions`` lists them; see
+  :data:`~hloscope.analysis.fusions.NOT_KERNELS`) priced on the roofline of the device's
+  peaks (:func:`~hloscope.bench.interconnect.roofline_seconds`: the slower of its FLOPs at
+  the peak FLOP/s and its bytes at the memory bandwidth), times how often it runs per call
+  (loop bodies times their trip counts, a branch as if taken, as the collectives count).
+  Kernels run one after another on a device, so their seconds add up. The collectives
+  themselves are not compute: they are the communication below.
+* **exposed communication**: each collective's estimate on the device's interconnect, less
+  the compute scheduled between its start and done for an asynchronous one
+  (:attr:`~hloscope.analysis.collectives.CollectivesResult.exposed_s`);
+* **hidden communication**: the rest of the collectives' time, running under compute. It is
+  not added to the step (the compute it hides under already is) but it says how much of
+  the communication the schedule already overlaps.
+
+``total_s = compute_s + exposed_s`` and the ``split`` gives each part as a fraction of it
+(``compute`` and ``exposed`` add up to 1; ``hidden`` is a share of the total that lies
+*inside* the compute share). The groups priced are the module's own: a module compiled for 32
+devices and priced with ``--device tpu-v5e`` answers "what would this sharding cost on
+v5e chips", whatever chips it was compiled on; comparing two ``--device`` runs of one dump
+answers "v5e or v4". Everything is an estimate of an idle, bandwidth-bound machine: kernels
+that reach their roof, collectives on one mesh axis (see
+:mod:`hloscope.analysis.collectives._formulas`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..analysis.collectives import (
+    DONE_OPCODES,
+    START_OPCODES,
+    CollectivesResult,
+    kind_of_opcode,
+)
+from ..analysis.cost import instruction_costs, placements
+from ..analysis.fusions import NOT_KERNELS
+from ..hlo.model import Module
+from .interconnect import Interconnect, price, roofline_seconds
+from .peaks import DevicePeak
+
+__all__ = ["StepEstimate", "compute_seconds", "is_collective_opcode", "step_estimate"]
+
+
+def is_collective_opcode(opcode: str) -> bool:
+    """Whether ``opcode`` is (half of) a collective: those are communication, not compute."""
+    return kind_of_opcode(opcode) is not None or opcode in START_OPCODES or opcode in DONE_OPCODES
+
+
+@dataclass(frozen=True, slots=True)
+class StepEstimate:
+    """The seconds of one step on one device (see the module doc for each part)."""
+
+    device: str
+    compute_peak: str
+    compute_s: float
+    exposed_s: float
+    hidden_s: float
+    kernels: int
+
+    @property
+    def communication_s(self) -> float:
+        """All collectives' seconds, hidden or not."""
+        return self.exposed_s + self.hidden_s
+
+    @property
+    def total_s(self) -> float:
+        return self.compute_s + self.exposed_s
+
+    @property
+    def split(self) -> dict[str, float]:
+        """Each part as a fraction of :attr:`total_s` (zeros for an empty step)."""
+        total = self.total_s
+        if total <= 0:
+            return {"compute": 0.0, "exposed": 0.0, "hidden": 0.0}
+        return {
+            "compute": self.compute_s / total,
+            "exposed": self.exposed_s / total,
+            "hidden": self.hidden_s / total,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "device": self.device,
+            "compute_peak": self.compute_peak,
+            "kernels": self.kernels,
+            "compute_s": self.compute_s,
+            "exposed_s": self.exposed_s,
+            "hidden_s": self.hidden_s,
+            "communication_s": self.communication_s,
+            "total_s": self.total_s,
+            "split": self.split,
+        }
+
+
+def compute_seconds(module: Module, peak: DevicePeak) -> tuple[float, int]:
+    """The roofline seconds of every compute kernel of ``module`` per call on ``peak``, and
+    how many kernels that is (each counted once, however often it runs)."""
+    cost_of = instruction_costs(module)
+    seconds = 0.0
+    kernels = 0
+    for placement in placements(module).values():
+        for inst in placement.computation.instructions:
+            op = inst.opcode
+            if op in NOT_KERNELS or is_collective_opcode(op):
+                continue
+            seconds += roofline_seconds(cost_of(inst), peak) * placement.executions
+            kernels += 1
+    return seconds, kernels
+
+
+def step_estimate(
+    module: Module, result: CollectivesResult, row: Interconnect
+) -> StepEstimate | None:
+    """The step estimate of ``module`` (whose collectives are ``result``) on ``row``'s device;
+    ``result`` is priced on ``row`` first if no device priced it yet. ``None`` when the
+    device has no entry in the peak table to price compute with."""
+    peak = row.peak_entry()
+    if peak is None:
+        return None
+    if result.device is None:
+        price(result, row)
+    compute, kernels = compute_seconds(module, peak)
+    communication = result.estimate_s or 0.0
+    exposed = result.exposed_s or 0.0
+    return StepEstimate(
+        device=row.name,
+        compute_peak=peak.name,
+        compute_s=compute,
+        exposed_s=exposed,
+        hidden_s=max(0.0, communication - exposed),
+        kernels=kernels,
+    )
