@@ -17,9 +17,10 @@ Two kinds of TARGET, two ways of checking:
   it with JAX for the platform (:func:`~hloscope.analysis.unsupported.jax_check.check_jax`).
 
 For ``--platform tpu`` both kinds also list the dots and convolutions whose sizes are not
-multiples of the 128 x 128 MXU of TPU v2-v5 (:mod:`hloscope.analysis.mxu`; the Python API
-takes ``mxu=256`` for v6e), with the share of the array they use and the padded shape that
-fills it. They cost speed, not correctness: the verdict and the exit status leave them out.
+multiples of the 128 x 128 MXU of TPU v2-v5 (:mod:`hloscope.analysis.mxu`; for v6e's
+256 x 256 one, ``check_modules(..., mxu=256)`` or ``mxu_findings(module, mxu=256)`` in
+Python), with the share of the array they use and the padded shape that fills it. They cost
+speed, not correctness: the verdict and the exit status leave them out.
 
 The exit status is for CI: 3 when anything stops the program compiling for the platform, 0
 when nothing does (warnings alone, such as host callbacks or export blockers, are 0), 1 for an
