@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..units import format_bytes
-from .terminal import ELLIPSIS, printable, shorten_middle
+from .sources import shorten_source
+from .terminal import printable, shorten_middle
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.memory import MemoryResult
@@ -68,7 +69,7 @@ def render_memory(result: MemoryResult, width: int = 80) -> str:
     for b in result.live_at_peak[:TOP]:
         fields = [_Field(b.name), _Field(str(b.shape), floor=len(str(b.shape)))]
         if b.source:
-            fields.append(_Field(b.source, _shorten_source))
+            fields.append(_Field(b.source, shorten_source))
         lines.append(_fitted(f"  {format_bytes(b.bytes):>10}  {b.kind:<9} ", fields, width))
     if len(result.live_at_peak) > TOP:
         lines.append(f"  ... {len(result.live_at_peak) - TOP} more")
@@ -79,7 +80,7 @@ def render_memory(result: MemoryResult, width: int = 80) -> str:
         lines.append(title)
         for row in rows[:TOP]:
             prefix = f"  {format_bytes(row['bytes']):>10}  "
-            cut = _shorten_source if key == "source" else shorten_middle
+            cut = shorten_source if key == "source" else shorten_middle
             label = _fitted("", [_Field(str(row[key]), cut)], width - len(prefix) - 5)
             lines.append(f"{prefix}{label} ({row['buffers']})")
     if result.savings:
@@ -102,17 +103,6 @@ class _Field:
     text: str
     cut: Callable[[str, int], str] = shorten_middle
     floor: int = _FIELD_FLOOR
-
-
-def _shorten_source(text: str, width: int) -> str:
-    """``file.py:12 (function)`` in ``width``: the function goes first (cut in the middle),
-    then the file loses its leading folders (``…/model.py:12``): the line number stays."""
-    where, _, function = text.partition(" (")
-    if len(where) + 4 <= width and function:
-        return where + " " + shorten_middle("(" + function, width - len(where) - 1)
-    if len(where) <= width:
-        return where
-    return ELLIPSIS + where[len(where) - width + 1 :]
 
 
 def _fitted(prefix: str, fields: list[_Field], width: int) -> str:
