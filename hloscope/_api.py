@@ -9,6 +9,7 @@ TARGET to modules) and call the analysis::
     hloscope.fusions("model.after_optimizations.txt")    # a DataFrame, one row per kernel
     hloscope.diff("before.txt", "after.txt", module="jit_step")
     hloscope.check(step, x, platform="tpu")               # will it compile there? (a report)
+    hloscope.collectives("/tmp/dump", device="tpu-v5e").to_frame()  # SPMD communication
 """
 
 from __future__ import annotations
@@ -26,13 +27,23 @@ from .stages import Stage
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
+    from .analysis.collectives import CollectivesResult
     from .analysis.diff import KernelDiff
     from .analysis.explain import Explanation
     from .analysis.fusions import FusionReport
     from .analysis.unsupported.findings import CheckReport
     from .capture.jaxpr_lines import JaxprSources
 
-__all__ = ["as_module", "fusion_report", "fusions", "diff", "explain", "check", "load_function"]
+__all__ = [
+    "as_module",
+    "fusion_report",
+    "fusions",
+    "collectives",
+    "diff",
+    "explain",
+    "check",
+    "load_function",
+]
 
 
 def as_module(
@@ -75,6 +86,42 @@ def fusions(value: Any, *, module: str | None = None) -> pandas.DataFrame:
     from .analysis.fusions import fusions as kernel_table
 
     return kernel_table(as_module(value, module=module))
+
+
+def collectives(
+    value: Any, *, module: str | None = None, device: str | None = None
+) -> CollectivesResult:
+    """``hloscope collectives`` of what ``value`` names: a
+    :class:`~hloscope.analysis.collectives.CollectivesResult` (``.to_dict()``, ``.to_frame()``
+    one row per collective, ``.parameters_frame()`` the sharding of each parameter and output).
+
+    A path, TARGET string or :class:`Target` is read as the command reads it, with its module
+    before optimizations when it holds one (exact global shapes, output shardings, mesh axis
+    names); a :class:`Capture` with its own; a :class:`Module` alone. ``device``
+    (``"tpu-v5e"``...) prices each collective on that interconnect.
+    """
+    from .analysis.collectives import collectives_of, collectives_results
+    from .capture.inprocess import Capture
+
+    if isinstance(value, Module):
+        result = collectives_of(value)
+    elif isinstance(value, Capture):
+        stages = value.stages
+        after = value.module(Stage.OPTIMIZED_HLO)
+        before = value.module(Stage.HLO) if Stage.HLO in stages else None
+        result = collectives_of(after, before)
+    elif isinstance(value, (str, os.PathLike, Target)):
+        target = value if isinstance(value, Target) else Target.resolve(value)
+        (result,) = collectives_results(target, module=module)
+    else:
+        raise TypeError(
+            f"expected a Module, a Capture, a Target or a TARGET string, not {type(value).__name__}"
+        )
+    if device is not None:
+        from .bench.interconnect import interconnect, price
+
+        price(result, interconnect(device))
+    return result
 
 
 def diff(a: Any, b: Any, *, module: str | None = None) -> KernelDiff:

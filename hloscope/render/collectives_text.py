@@ -3,18 +3,26 @@
 Each row: the kind (``async`` marked), bytes per device, group size times number of groups,
 the mesh axes the groups span, executions per call, the estimate on ``--device`` when one was
 given, and the source line; a collective inside a loop or branch says where under its row.
+
+On a module of more than one device, the sharding section follows: each entry parameter and
+output with its global and per-device shape and its sharding in words; the large arrays held
+whole on every device, with what sharding them saves; and each resharding collective as the
+line whose output's sharding costs it (its producer) and the line that uses it.
 """
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING
 
 from ..units import format_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..analysis.collectives import CollectivesResult
+    from ..analysis.collectives import ArraySharding, CollectivesResult, Endpoint
 
-__all__ = ["render_collectives", "format_seconds"]
+__all__ = ["render_collectives", "render_sharding", "format_seconds"]
+
+WIDTH = 80
 
 
 def format_seconds(s: float | None) -> str:
@@ -41,7 +49,7 @@ def render_collectives(result: CollectivesResult) -> str:
         )
     if not result.collectives:
         lines.append("no collectives")
-        return "\n".join(lines) + "\n"
+        return "\n".join(lines) + "\n" + render_sharding(result)
     header = ("kind", "bytes", "groups", "axes", "runs", "estimate", "source")
     rows = [header]
     for c in result.collectives:
@@ -72,4 +80,113 @@ def render_collectives(result: CollectivesResult) -> str:
             f"communication: {format_seconds(result.estimate_s)} estimated, "
             f"{format_seconds(result.exposed_s)} exposed"
         )
+    return "\n".join(lines) + "\n" + render_sharding(result)
+
+
+def render_sharding(result: CollectivesResult) -> str:
+    """The sharding section (empty on one device): arrays, replicated large ones, reshardings."""
+    if result.devices <= 1 or not (result.parameters or result.outputs):
+        return ""
+    mesh = result.mesh
+    named = " x ".join(f"{n}={s}" for n, s in zip(mesh.names, mesh.shape)) if mesh else ""
+    lines = ["sharding" + (f" (mesh {named})" if named else "") + ":"]
+    lines.extend(_array_rows([*result.parameters, *result.outputs]))
+    if result.replicated_large:
+        lines.append("replicated and large (the same copy on every device):")
+    for r in result.replicated_large:
+        text = (
+            f"{_label(r.name, r.op_name)} {r.shape}: {format_bytes(r.bytes)} on each of "
+            f"{r.devices} devices; sharded {r.devices} ways it would save "
+            f"{format_bytes(r.saving_bytes)} per device"
+        )
+        if r.all_reduce_bytes is not None:
+            text += (
+                f", and its gradient's all-reduce ({format_bytes(r.all_reduce_bytes)} per "
+                f"device) could be a reduce-scatter ({format_bytes(r.reduce_scatter_bytes)})"
+            )
+        lines.extend(_wrapped(text))
+    resharding = result.resharding
+    if resharding:
+        lines.append("resharding (collectives the partitioner inserted between shardings):")
+    for c in resharding:
+        trace = result.traces[c.name]
+        runs = "per call" if c.executions == 1 else f"x{c.executions} per call"
+        what = "it" if trace.producer and trace.producer.opcode == "parameter" else "its output"
+        text = (
+            f"{_side(trace.producer)}: resharding {what} costs {_article(c.kind.value)} "
+            f"{c.kind.value} of {format_bytes(c.bytes)} per device, {runs}"
+        )
+        if trace.consumers:
+            text += "; used by " + ", ".join(_side(e) for e in trace.consumers)
+        lines.extend(_wrapped(text))
     return "\n".join(lines) + "\n"
+
+
+def _label(name: str, op_name: str) -> str:
+    """A parameter by JAX's argument name (its op_name) when it has one."""
+    return op_name if op_name and "/" not in op_name else name
+
+
+def _side(end: Endpoint | None) -> str:
+    if end is None:
+        return "?"
+    if end.opcode == "parameter":
+        return f"parameter {end.op_name or end.name}"
+    if end.output:
+        return "the output"
+    op = end.op_name.rsplit("/", 1)[-1] if end.op_name else end.opcode
+    return f"{op} at {end.source}" if end.source else op
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
+def _wrapped(text: str, indent: str = "  ") -> list[str]:
+    return textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=indent,
+        subsequent_indent=indent + "  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+def _pack(text: str, room: int) -> list[str]:
+    """``text`` in lines of at most ``room``, broken after its commas (one clause, "replicated
+    x2 over model", stays on one line) and only inside a clause longer than the room."""
+    lines: list[str] = []
+    for clause in text.split(", "):
+        joined = f"{lines[-1]}, {clause}" if lines else clause
+        if lines and len(joined) <= room:
+            lines[-1] = joined
+        else:
+            if lines:
+                lines[-1] += ","
+            lines.extend(textwrap.wrap(clause, room, break_long_words=False) or [""])
+    return lines or [""]
+
+
+def _array_rows(arrays: list[ArraySharding]) -> list[str]:
+    """One row per array: name, global shape, per-device shape and bytes, then the words
+    (wrapped under themselves, or on the next line when the columns leave too little room)."""
+    rows = [("array", "global", "per device", "bytes")]
+    for a in arrays:
+        name = _label(a.name, a.op_name) if a.role.value == "parameter" else a.name
+        rows.append((name, a.shape, a.per_device_shape, format_bytes(a.per_device_bytes)))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    words = ["sharding", *(a.mesh_text for a in arrays)]
+    out = []
+    for r, text in zip(rows, words):
+        cells = [r[0].ljust(widths[0]), r[1].ljust(widths[1]), r[2].ljust(widths[2])]
+        head = "  " + "  ".join([*cells, r[3].rjust(widths[3])]) + "  "
+        room = WIDTH - len(head)
+        if room >= 24:
+            parts = _pack(text, room)
+            out.append((head + parts[0]).rstrip())
+            out.extend(" " * len(head) + p for p in parts[1:])
+        else:
+            out.append(head.rstrip())
+            out.extend(_wrapped(text, "      "))
+    return out

@@ -3,30 +3,63 @@
 :func:`collectives_of` lists every collective of an optimized module (sync ones, start/done
 pairs and ``async-start`` wrappers, in while bodies with their trip counts and in branches)
 with its bytes per device, groups, mesh axes and source line; :func:`collective_seconds`
-holds the cost formulas the bench layer prices them with on a device's interconnect.
+holds the cost formulas the bench layer prices them with on a device's interconnect;
+:mod:`._sharding` reads how each parameter and output is split over the devices, flags the
+large ones left whole on every device, and finds the ops on either side of a collective.
 """
 
 from ._find import Collective, find_collectives
 from ._formulas import Link, collective_seconds
 from ._groups import DeviceMesh, infer_mesh, mesh_axes_of, module_devices
 from ._kinds import DONE_OPCODES, START_OPCODES, CollectiveKind, kind_of_opcode
-from ._report import CollectivesResult, ParameterSharding, collectives_of, collectives_results
+from ._report import (
+    CollectivesResult,
+    CollectiveTrace,
+    ParameterSharding,
+    collectives_of,
+    collectives_results,
+)
+from ._sharding import (
+    LARGE_BYTES,
+    LARGE_FRACTION,
+    ArraySharding,
+    Endpoint,
+    ReplicatedLarge,
+    ShardingSource,
+    consumers_of,
+    per_device_dims,
+    producer_of,
+    sharding_words,
+    tile_axes,
+)
 
 __all__ = [
+    "ArraySharding",
     "Collective",
+    "CollectiveTrace",
     "CollectiveKind",
     "CollectivesResult",
     "DeviceMesh",
     "DONE_OPCODES",
+    "Endpoint",
+    "LARGE_BYTES",
+    "LARGE_FRACTION",
     "Link",
     "ParameterSharding",
+    "ReplicatedLarge",
+    "ShardingSource",
     "START_OPCODES",
     "collective_seconds",
     "collectives_of",
     "collectives_results",
+    "consumers_of",
     "find_collectives",
     "infer_mesh",
     "kind_of_opcode",
     "mesh_axes_of",
     "module_devices",
+    "per_device_dims",
+    "producer_of",
+    "sharding_words",
+    "tile_axes",
 ]

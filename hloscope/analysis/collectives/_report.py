@@ -8,36 +8,53 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ...dataframes import require_pandas
+from ...errors import HloscopeError
 from ...hlo.model import Module
 from ._find import Collective, find_collectives
-from ._groups import DeviceMesh
+from ._groups import DeviceMesh, mesh_axes_of, module_devices
+from ._kinds import CollectiveKind
+from ._sharding import (
+    ArraySharding,
+    Endpoint,
+    ReplicatedLarge,
+    consumers_of,
+    is_resharding,
+    named_mesh,
+    outputs_of,
+    parameters_of,
+    producer_of,
+    replicated_large,
+)
 
-__all__ = ["CollectivesResult", "ParameterSharding", "collectives_of", "collectives_results"]
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+__all__ = [
+    "ArraySharding",
+    "CollectiveTrace",
+    "CollectivesResult",
+    "ParameterSharding",
+    "collectives_of",
+    "collectives_results",
+]
+
+
+#: The old name of :class:`ArraySharding` (it now describes outputs too).
+ParameterSharding = ArraySharding
 
 
 @dataclass(frozen=True, slots=True)
-class ParameterSharding:
-    """An entry parameter after partitioning: its per-device shape, the sharding it was split
-    by, and the global shape that sharding implies (each dimension times its tile count)."""
+class CollectiveTrace:
+    """The ops on either side of a collective (see :mod:`._sharding`): the one computing what
+    it sends, those computing with what it receives, and whether the partitioner inserted it
+    to change a sharding."""
 
-    name: str
-    shape: str
-    sharding: str
-    per_device_shape: str
-    per_device_bytes: int
-    replicated: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "shape": self.shape,
-            "sharding": self.sharding,
-            "per_device_shape": self.per_device_shape,
-            "per_device_bytes": self.per_device_bytes,
-            "replicated": self.replicated,
-        }
+    producer: Endpoint | None
+    consumers: list[Endpoint]
+    resharding: bool
 
 
 @dataclass(slots=True)
@@ -46,9 +63,22 @@ class CollectivesResult:
     devices: int
     mesh: DeviceMesh | None
     collectives: list[Collective]
-    parameters: list[ParameterSharding]
+    parameters: list[ArraySharding]
     device: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    outputs: list[ArraySharding] = field(default_factory=list)
+    #: Large arrays held whole on every device (:func:`._sharding.replicated_large`).
+    replicated_large: list[ReplicatedLarge] = field(default_factory=list)
+    #: Each collective's :class:`CollectiveTrace`, by its name.
+    traces: dict[str, CollectiveTrace] = field(default_factory=dict)
+
+    @property
+    def resharding(self) -> list[Collective]:
+        """The collectives the partitioner inserted to change a sharding, in program order."""
+        return [c for c in self.collectives if self._trace(c).resharding]
+
+    def _trace(self, c: Collective) -> CollectiveTrace:
+        return self.traces.get(c.name) or CollectiveTrace(None, [], False)
 
     @property
     def total_bytes(self) -> int:
@@ -77,7 +107,7 @@ class CollectivesResult:
             "module": self.module,
             "devices": self.devices,
             "mesh": self.mesh.to_dict() if self.mesh is not None else None,
-            "collectives": [_collective_dict(c) for c in self.collectives],
+            "collectives": [_collective_dict(c, self._trace(c)) for c in self.collectives],
             "totals": {
                 "count": len(self.collectives),
                 "bytes": self.total_bytes,
@@ -86,12 +116,85 @@ class CollectivesResult:
                 "exposed_s": self.exposed_s,
             },
             "parameters": [p.to_dict() for p in self.parameters],
+            "outputs": [o.to_dict() for o in self.outputs],
+            "replicated_large": [r.to_dict() for r in self.replicated_large],
             "device": self.device,
             "notes": list(self.notes),
         }
 
+    def to_frame(self) -> pandas.DataFrame:
+        """One row per collective: the JSON's flat keys, ``mesh_axes`` joined with commas,
+        ``executed_bytes``, and the ``producer``'s and ``consumers``' source lines."""
+        pd = require_pandas()
 
-def _collective_dict(c: Collective) -> dict[str, Any]:
+        rows = []
+        for c in self.collectives:
+            trace = self._trace(c)
+            rows.append(
+                {
+                    "name": c.name,
+                    "kind": c.kind.value,
+                    "async": c.is_async,
+                    "bytes": c.bytes,
+                    "group_size": c.group_size,
+                    "num_groups": c.num_groups,
+                    "executions": c.executions,
+                    "executed_bytes": c.executed_bytes,
+                    "mesh_axes": ",".join(c.mesh_axes) if c.mesh_axes is not None else None,
+                    "where": c.where,
+                    "op_name": c.op_name,
+                    "source": c.source,
+                    "resharding": trace.resharding,
+                    "producer": _where_from(trace.producer),
+                    "consumers": "; ".join(_where_from(e) for e in trace.consumers),
+                    "estimate_s": c.estimate_s,
+                    "exposed_s": c.exposed_s,
+                }
+            )
+        return pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
+
+    def parameters_frame(self) -> pandas.DataFrame:
+        """One row per entry parameter, then per output (``role`` says which): the keys of
+        the JSON's ``parameters``."""
+        pd = require_pandas()
+
+        rows = [a.to_dict() for a in [*self.parameters, *self.outputs]]
+        return pd.DataFrame(rows, columns=list(PARAMETER_COLUMNS))
+
+
+#: The columns of :meth:`CollectivesResult.to_frame`.
+FRAME_COLUMNS = (
+    "name",
+    "kind",
+    "async",
+    "bytes",
+    "group_size",
+    "num_groups",
+    "executions",
+    "executed_bytes",
+    "mesh_axes",
+    "where",
+    "op_name",
+    "source",
+    "resharding",
+    "producer",
+    "consumers",
+    "estimate_s",
+    "exposed_s",
+)
+#: The columns of :meth:`CollectivesResult.parameters_frame`.
+PARAMETER_COLUMNS = tuple(
+    ArraySharding("", "", "", "", 0, False).to_dict()  # the keys, in the JSON's order
+)
+
+
+def _where_from(end: Endpoint | None) -> str:
+    if end is None:
+        return ""
+    return end.source or end.op_name or end.name
+
+
+def _collective_dict(c: Collective, trace: CollectiveTrace) -> dict[str, Any]:
     return {
         "name": c.name,
         "kind": c.kind.value,
@@ -110,48 +213,78 @@ def _collective_dict(c: Collective) -> dict[str, Any]:
         "done": c.done,
         "estimate_s": c.estimate_s,
         "exposed_s": c.exposed_s,
+        "resharding": trace.resharding,
+        "producer": trace.producer.to_dict() if trace.producer is not None else None,
+        "consumers": [e.to_dict() for e in trace.consumers],
     }
 
 
-def collectives_of(module: Module) -> CollectivesResult:
-    """Every collective of ``module`` (see :mod:`._find`) with its mesh and parameters."""
+def collectives_of(module: Module, before: Module | None = None) -> CollectivesResult:
+    """Every collective of ``module`` (see :mod:`._find`) with its mesh, the sharding of its
+    parameters and outputs, and the ops on either side of each collective.
+
+    ``before``, the same program's module before optimizations when there is one, gives the
+    exact global shapes, the outputs' shardings and the mesh axis names (see
+    :mod:`._sharding`); its named mesh then replaces the one read from the optimized module
+    and the collectives' mesh axes are read against it.
+    """
     found, mesh, devices = find_collectives(module)
-    return CollectivesResult(module.name, devices, mesh, found, _parameters(module))
+    named = named_mesh(before, devices)
+    if named is not None:
+        mesh = named
+        for c in found:
+            if c.kind not in (CollectiveKind.SEND, CollectiveKind.RECV):
+                c.mesh_axes = mesh_axes_of(c.groups, mesh, devices)
+    params = parameters_of(module, before, mesh, devices)
+    outputs = outputs_of(module, before, mesh, devices)
+    return CollectivesResult(
+        module.name,
+        devices,
+        mesh,
+        found,
+        params,
+        outputs=outputs,
+        replicated_large=replicated_large([*params, *outputs], devices),
+        traces=_traces(module, found),
+    )
 
 
-def _parameters(module: Module) -> list[ParameterSharding]:
-    entry = module.entry
-    if entry is None:
-        return []
-    out = []
-    for param in entry.parameters:
-        sharding = param.attrs.get("sharding") if "sharding=" in param.attr_text else None
-        shape = param.shape
-        local = list(shape.dims) if shape.is_array else []
-        tiles = list(getattr(sharding, "tile_dims", ()) or ())
-        global_dims = [(d or 0) * (tiles[i] if i < len(tiles) else 1) for i, d in enumerate(local)]
-        glob = shape.to_text(layout=False)
-        if shape.is_array and sharding is not None and getattr(sharding, "is_tiled", False):
-            glob = f"{shape.dtype}[{','.join(map(str, global_dims))}]"
-        out.append(
-            ParameterSharding(
-                name=param.name,
-                shape=glob,
-                sharding=str(sharding) if sharding is not None else "",
-                per_device_shape=shape.to_text(layout=False),
-                per_device_bytes=sum(leaf.byte_size or 0 for leaf in shape.leaves()),
-                replicated=sharding is None or bool(sharding.is_replicated),
-            )
-        )
+def _traces(module: Module, found: list[Collective]) -> dict[str, CollectiveTrace]:
+    out = {}
+    for c in found:
+        comp = next((k for k in module.computations if k.name == c.computation), None)
+        inst = comp.get(c.name) if comp is not None else None
+        if inst is None:
+            continue
+        out[c.name] = CollectiveTrace(producer_of(inst), consumers_of(inst), is_resharding(inst))
     return out
 
 
 def collectives_results(
     target: Any, *, module: str | None = None, all_modules: bool = False
 ) -> list[CollectivesResult]:
-    """One result per chosen optimized module of ``target`` (a resolved CLI target)."""
+    """One result per chosen optimized module of ``target`` (a resolved CLI target), each
+    read with its module before optimizations when the target holds one."""
     if all_modules:
         modules = target.modules("after")
     else:
         modules = [target.choose_module("after", module).module]
-    return [collectives_of(m) for m in modules]
+    return [collectives_of(m, _before_of(target, m)) for m in modules]
+
+
+def _before_of(target: Any, after: Module) -> Module | None:
+    """The same-named module before optimizations, for a multi-device ``after`` of a dump or a
+    capture (a single HLO file holds one stage only)."""
+    if str(getattr(target, "kind", "")) == "hlo-file" or after.entry is None:
+        return None
+    if module_devices(after) <= 1:
+        return None  # no sharding to read: do not pay for parsing a second module
+    try:
+        before = target.choose_module("before", after.name).module
+    except HloscopeError:
+        return None
+    if before is after or before.name != after.name or before.entry is None:
+        return None
+    if len(before.entry.parameters) != len(after.entry.parameters):
+        return None
+    return before

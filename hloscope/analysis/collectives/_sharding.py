@@ -1,0 +1,658 @@
+"""The sharding view: how each entry parameter and output is split over the devices, in words.
+
+**Reading a sharding.** A tiled sharding ``{devices=[4,1,2]<=[8] last_tile_dim_replicate}``
+cuts an array into a grid of tiles, one tile dimension per array dimension (4 x 1 here), and
+its trailing dimension lists the devices holding the same tile (2 replicas). Read against
+the device mesh ``data=4 x model=2`` it says "dim 0 over data (4), replicated x2 over model".
+Which mesh axes a tile dimension runs along is found from the devices themselves: walking one
+step along the tile dimension, the mesh coordinates that change are its axes (several are
+listed in mesh order, ``(data,model)=8``; a tile
+dimension is named only when the sizes of those axes multiply to its own size; a split of one
+axis over two tile dimensions keeps "over 4 devices"). ``{replicated}`` is a whole copy on
+every device, ``{maximal device=0}`` the whole array on one, ``{manual}`` a value the user's
+``shard_map`` body lays out itself.
+
+**Where the sharding comes from.** After partitioning, the optimized module keeps the
+parameters' shardings and their per-device shapes; the output's sharding is usually gone
+(XLA keeps it outside the text), so an output's is read, in order, from the optimized root,
+from the module before optimizations, or from the shapes alone: the global shape before
+optimizations divided by the per-device shape after it gives each dimension's split
+(``sharding_source`` says which). The module before optimizations also gives the exact
+global shapes (the per-device shape times the tiles pads a dimension that does not divide)
+and, from Shardy's ``xla.sdy.meshes``, the mesh axis names the user chose.
+
+**Large and replicated.** An array is flagged when it is fully replicated on a multi-device
+module, at least :data:`LARGE_BYTES` on each device, and at least :data:`LARGE_FRACTION` of
+all the parameters' bytes per device (so a small model's every weight is not listed).
+Sharded over all ``n`` devices it would take ``1/n`` of the memory; and a replicated
+parameter's gradient is summed with an all-reduce, which moves ``2(n-1)/n`` of it per device
+on a ring, where a reduce-scatter to a sharded gradient moves ``(n-1)/n``.
+
+**Resharding.** An ``all-gather``, ``all-to-all`` or ``collective-permute`` that the SPMD
+partitioner inserted (not one the user wrote in ``shard_map``: its op name does not end in
+a collective primitive) moves a value from one sharding to another. :func:`producer_of` and
+:func:`consumers_of` find the ops on either side, walking through what only moves or
+relabels data (copies, bitcasts, slices, transposes, tuples, other resharding collectives,
+and fusions made only of those, entering a fusion to find the op that computes inside it),
+so the sentence "this line's output sharding costs an all-gather of 64 MiB per step" can
+name the line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from ...hlo.attributes.sharding import Sharding
+from ...hlo.model import Instruction, Module
+from ...hlo.shape import Shape
+from ..provenance import source_of
+from ._groups import DeviceMesh
+from ._kinds import DONE_OPCODES, START_OPCODES, CollectiveKind, kind_of_opcode
+
+__all__ = [
+    "ArraySharding",
+    "Endpoint",
+    "LARGE_BYTES",
+    "LARGE_FRACTION",
+    "ReplicatedLarge",
+    "Role",
+    "ShardingSource",
+    "consumers_of",
+    "is_resharding",
+    "named_mesh",
+    "outputs_of",
+    "parameters_of",
+    "per_device_dims",
+    "producer_of",
+    "replicated_large",
+    "sharding_words",
+    "tile_axes",
+]
+
+#: A replicated array under this many bytes per device is not worth a flag.
+LARGE_BYTES = 1 << 20
+#: ... nor one under this fraction of all the parameters' bytes per device.
+LARGE_FRACTION = 0.01
+
+
+class Role(StrEnum):
+    PARAMETER = "parameter"
+    OUTPUT = "output"
+
+
+class ShardingSource(StrEnum):
+    """Where an array's sharding was read (see the module doc)."""
+
+    WRITTEN = "written"  # on the instruction in the optimized module
+    BEFORE = "before"  # on the same value in the module before optimizations
+    SHAPES = "shapes"  # global shape before / per-device shape after: the splits only
+    NONE = "none"  # nowhere
+
+
+# --- the mesh and its names -----------------------------------------------------------------
+
+# `xla.sdy.meshes={mesh = #sdy.mesh<["data"=4, "model"=2]>}` in the module's frontend
+# attributes (Shardy); a mesh with explicit `device_ids` is not row-major and is left out.
+_SDY_MESH = re.compile(r"#sdy\.mesh<\[([^\]]*)\]\s*(,[^>]*)?>")
+_SDY_AXIS = re.compile(r"""\\?["']([^"'\\]+)\\?["']\s*=\s*(\d+)""")
+
+
+def named_mesh(module: Module | None, devices: int) -> DeviceMesh | None:
+    """The mesh named in ``module``'s Shardy attributes whose size is ``devices``."""
+    if module is None:
+        return None
+    attrs = module.header_attrs.get("frontend_attributes")
+    text = str(attrs.get("xla.sdy.meshes", "")) if isinstance(attrs, dict) else ""
+    for found in _SDY_MESH.finditer(text):
+        if found.group(2) and "device_ids" in found.group(2):
+            continue
+        axes = _SDY_AXIS.findall(found.group(1))
+        mesh = DeviceMesh(tuple(n for n, _ in axes), tuple(int(s) for _, s in axes))
+        if axes and mesh.size == devices:
+            return mesh
+    return None
+
+
+def tile_axes(sharding: Sharding, mesh: DeviceMesh | None) -> list[tuple[str, ...] | None]:
+    """For each tile dimension of a tiled ``sharding``, the mesh axes it runs along, or
+    ``None`` where they cannot be named (see the module doc)."""
+    dims = sharding.tile_dims
+    if mesh is None or not sharding.is_tiled or any(d >= mesh.size for d in sharding.devices):
+        return [None] * len(dims)
+    strides = [1] * len(dims)
+    for k in range(len(dims) - 2, -1, -1):
+        strides[k] = strides[k + 1] * dims[k + 1]
+    coords = [mesh.coordinates(d) for d in sharding.devices]
+    axes: list[set[int]] = [set() for _ in dims]
+    for p in range(len(coords)):
+        for k, size in enumerate(dims):
+            if (p // strides[k]) % size + 1 < size:
+                a, b = coords[p], coords[p + strides[k]]
+                axes[k].update(i for i in range(len(a)) if a[i] != b[i])
+    out: list[tuple[str, ...] | None] = []
+    for k, size in enumerate(dims):
+        product = 1
+        for i in axes[k]:
+            product *= mesh.shape[i]
+        taken = any(axes[k] & axes[j] for j in range(len(dims)) if j != k)
+        named = product == size and not taken
+        out.append(tuple(mesh.names[i] for i in sorted(axes[k])) if named else None)
+    return out
+
+
+# --- sharding in words ----------------------------------------------------------------------
+
+
+def sharding_words(sharding: Sharding | None, mesh: DeviceMesh | None = None) -> str:
+    """``{devices=[4,2]<=[8]}`` -> ``dim 0 over 4 devices, dim 1 over 2 devices`` (with the
+    mesh's names when ``mesh`` gives them: ``dim 0 over data=4, dim 1 over model=2``)."""
+    if sharding is None:
+        return "not written"
+    kind = sharding.kind
+    if kind == "tuple":
+        parts = [f"{i}: {sharding_words(e, mesh)}" for i, e in enumerate(sharding.elements)]
+        return "tuple (" + "; ".join(parts) + ")"
+    if kind == "replicated":
+        return "replicated"
+    if kind == "maximal":
+        return f"all on device {sharding.device}"
+    if kind == "manual":
+        return "manual (laid out by a shard_map body)"
+    if kind == "unknown":
+        return "unknown (left to the partitioner)"
+    if kind == "unreduced":
+        return "unreduced (partial sums on each device)"
+    if kind != "tiled":
+        return sharding.raw or kind
+    return _tiled_words(sharding, mesh)
+
+
+def _tiled_words(sharding: Sharding, mesh: DeviceMesh | None) -> str:
+    dims = sharding.tile_dims
+    named = tile_axes(sharding, mesh)
+    # The trailing subgroup dimensions: one `last_tile_dim_replicate`, or `last_tile_dims`.
+    kinds = list(sharding.last_tile_dims)
+    if sharding.last_tile_dim_replicate:
+        kinds = ["replicated"]
+    data = len(dims) - len(kinds)
+    parts = []
+    for k in range(data):
+        if dims[k] > 1:
+            parts.append(f"dim {k} over {_over(dims[k], named[k])}")
+    for k, what in zip(range(data, len(dims)), kinds):
+        if dims[k] > 1:
+            axes = named[k]
+            parts.append(f"{what} x{dims[k]}" + (f" over {','.join(axes)}" if axes else ""))
+    return ", ".join(parts) or "replicated"
+
+
+def _over(size: int, axes: tuple[str, ...] | None) -> str:
+    if not axes:
+        return f"{size} devices"
+    # Several axes (listed in mesh order) in one tile dimension: `(data,model)=8`.
+    return (axes[0] if len(axes) == 1 else "(" + ",".join(axes) + ")") + f"={size}"
+
+
+def _split_words(splits: list[int], devices: int, mesh: DeviceMesh | None) -> str:
+    """The words for splits read from shapes alone. The device order is not known, so a
+    split is given a mesh axis only when the mesh has one axis of that size and no other
+    axis shares its size (a guess the ``(from shapes)`` mark owns up to)."""
+    sizes = list(mesh.shape) if mesh is not None else []
+    unique = len(set(sizes)) == len(sizes)
+    parts = []
+    for k, s in enumerate(splits):
+        if s <= 1:
+            continue
+        if unique and mesh is not None and s in sizes:
+            parts.append(f"dim {k} over {mesh.names[sizes.index(s)]}={s}")
+        else:
+            parts.append(f"dim {k} split {s} ways")
+    tiles = 1
+    for s in splits:
+        tiles *= s
+    if tiles == 1:
+        return "replicated (from shapes)"
+    if devices > tiles and devices % tiles == 0:
+        parts.append(f"replicated x{devices // tiles}")
+    return ", ".join(parts) + " (from shapes)"
+
+
+def per_device_dims(dims: tuple[int, ...], sharding: Sharding) -> tuple[int, ...]:
+    """The shape of one device's tile of an array of ``dims`` (rounded up, as XLA pads)."""
+    if not sharding.is_tiled:
+        return tuple(dims)
+    tiles = sharding.tile_dims
+    return tuple(-(-d // tiles[k]) if k < len(tiles) else d for k, d in enumerate(dims))
+
+
+# --- parameters and outputs -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ArraySharding:
+    """An entry parameter or output after partitioning: its global ``shape``, the
+    ``sharding`` it was split by (HLO text) and in words (``mesh_text``), and what one device
+    holds (``per_device_shape``, ``per_device_bytes``). ``source`` is the user's line that
+    computes an output (parameters have ``op_name``, JAX's argument name, instead)."""
+
+    name: str
+    shape: str
+    sharding: str
+    per_device_shape: str
+    per_device_bytes: int
+    replicated: bool
+    role: Role = Role.PARAMETER
+    op_name: str = ""
+    mesh_text: str = ""
+    sharding_source: ShardingSource = ShardingSource.WRITTEN
+    source: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "shape": self.shape,
+            "sharding": self.sharding,
+            "per_device_shape": self.per_device_shape,
+            "per_device_bytes": self.per_device_bytes,
+            "replicated": self.replicated,
+            "role": self.role.value,
+            "op_name": self.op_name,
+            "mesh_text": self.mesh_text,
+            "sharding_source": self.sharding_source.value,
+            "source": self.source,
+        }
+
+
+def _sharding_of(inst: Instruction | None) -> Sharding | None:
+    if inst is None or "sharding=" not in inst.attr_text:
+        return None
+    value = inst.attrs.get("sharding")
+    return value if isinstance(value, Sharding) else None
+
+
+def _array_bytes(shape: Shape) -> int:
+    return sum(leaf.byte_size or 0 for leaf in shape.leaves() if leaf.is_array)
+
+
+def _global_text(local: Shape, sharding: Sharding | None, before: Shape | None) -> str:
+    if before is not None:
+        return before.to_text(layout=False)
+    if local.is_array and sharding is not None and sharding.is_tiled:
+        tiles = sharding.tile_dims
+        dims = [(d or 0) * (tiles[k] if k < len(tiles) else 1) for k, d in enumerate(local.dims)]
+        return f"{local.dtype}[{','.join(map(str, dims))}]"
+    return local.to_text(layout=False)
+
+
+def _array(
+    name: str,
+    local: Shape,
+    sharding: Sharding | None,
+    before: Shape | None,
+    mesh: DeviceMesh | None,
+    devices: int,
+    **fields: Any,
+) -> ArraySharding:
+    """One parameter or output; with no sharding, what the shapes alone say."""
+    source = fields.pop("sharding_source", ShardingSource.WRITTEN)
+    if sharding is not None:
+        words = sharding_words(sharding, mesh)
+        replicated = sharding.is_replicated
+    else:
+        splits = _splits(before, local)
+        source = ShardingSource.SHAPES if splits is not None else ShardingSource.NONE
+        words = _split_words(splits, devices, mesh) if splits is not None else "not written"
+        replicated = splits is not None and all(s == 1 for s in splits)
+    return ArraySharding(
+        name=name,
+        shape=_global_text(local, sharding, before),
+        sharding=str(sharding) if sharding is not None else "",
+        per_device_shape=local.to_text(layout=False),
+        per_device_bytes=_array_bytes(local),
+        replicated=replicated,
+        mesh_text=words,
+        sharding_source=source,
+        **fields,
+    )
+
+
+def _splits(before: Shape | None, local: Shape) -> list[int] | None:
+    """Each dimension's split, global / per device, when both shapes are arrays that match."""
+    if before is None or not (before.is_array and local.is_array) or before.rank != local.rank:
+        return None
+    out = []
+    for g, d in zip(before.dims, local.dims):
+        if g is None or not d or g % d:
+            return None
+        out.append(g // d)
+    return out
+
+
+def parameters_of(
+    module: Module, before: Module | None, mesh: DeviceMesh | None, devices: int
+) -> list[ArraySharding]:
+    """The entry parameters of ``module`` (global shapes from ``before`` when given)."""
+    entry = module.entry
+    if entry is None:
+        return []
+    old = _parameters_by_number(before)
+    out = []
+    for param in entry.parameters:
+        number = param.parameter_number
+        prior = old.get(number) if number is not None else None
+        sharding = _sharding_of(param)
+        if sharding is None and prior is not None:
+            sharding = _sharding_of(prior)
+        before_shape = prior.shape if prior is not None and _same_rank(prior, param) else None
+        out.append(
+            _array(
+                param.name,
+                param.shape,
+                sharding,
+                before_shape,
+                mesh,
+                devices,
+                role=Role.PARAMETER,
+                op_name=param.op_name,
+            )
+        )
+    return out
+
+
+def _same_rank(a: Instruction, b: Instruction) -> bool:
+    return a.shape.is_array == b.shape.is_array and a.shape.rank == b.shape.rank
+
+
+def _parameters_by_number(module: Module | None) -> dict[int, Instruction]:
+    entry = module.entry if module is not None else None
+    if entry is None:
+        return {}
+    return {p.parameter_number: p for p in entry.parameters if p.parameter_number is not None}
+
+
+def _elements(root: Instruction) -> list[tuple[Shape, Instruction | None]]:
+    """The root's outputs: a tuple's elements (with the instruction making each), else itself."""
+    shape = root.shape
+    if not shape.is_tuple:
+        return [(shape, root)]
+    makers = root.operands if root.opcode == "tuple" else []
+    return [(s, makers[i] if i < len(makers) else None) for i, s in enumerate(shape.tuple_shapes)]
+
+
+def _element_sharding(root: Instruction | None, index: int) -> Sharding | None:
+    sharding = _sharding_of(root)
+    if sharding is None:
+        return None
+    if sharding.is_tuple:
+        return sharding.elements[index] if index < len(sharding.elements) else None
+    # A tuple-shaped root with one non-tuple sharding applies it to every element.
+    return sharding
+
+
+def outputs_of(
+    module: Module, before: Module | None, mesh: DeviceMesh | None, devices: int
+) -> list[ArraySharding]:
+    """The entry outputs of ``module``: the root, or each element of a root tuple."""
+    entry = module.entry
+    root = entry.root if entry is not None else None
+    if root is None:
+        return []
+    old_root = before.entry.root if before is not None and before.entry is not None else None
+    new = _elements(root)
+    old = _elements(old_root) if old_root is not None else []
+    if len(old) != len(new):
+        old = []
+    out = []
+    for i, (local, maker) in enumerate(new):
+        sharding, where = _element_sharding(root, i), ShardingSource.WRITTEN
+        if sharding is None and old_root is not None and old:
+            sharding, where = _element_sharding(old_root, i), ShardingSource.BEFORE
+        prior = old[i][0] if old else None
+        if prior is not None and (prior.is_array != local.is_array or prior.rank != local.rank):
+            prior = None
+        endpoint = producer_of(maker) if maker is not None else None
+        out.append(
+            _array(
+                "output" if len(new) == 1 else f"output {i}",
+                local,
+                sharding,
+                prior,
+                mesh,
+                devices,
+                role=Role.OUTPUT,
+                op_name=endpoint.op_name if endpoint else "",
+                sharding_source=where,
+                source=endpoint.source if endpoint else "",
+            )
+        )
+    return out
+
+
+# --- replicated and large ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicatedLarge:
+    """A large array held whole on every device (see the module doc for the threshold):
+    ``saving_bytes`` per device if sharded over all ``devices``; for a parameter, the
+    per-device bytes of summing its gradient with an all-reduce, and with a reduce-scatter
+    instead (``None`` for an output, which has no gradient to sum)."""
+
+    name: str
+    role: Role
+    op_name: str
+    shape: str
+    bytes: int
+    devices: int
+    saving_bytes: int
+    all_reduce_bytes: int | None
+    reduce_scatter_bytes: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "role": self.role.value,
+            "op_name": self.op_name,
+            "shape": self.shape,
+            "bytes": self.bytes,
+            "devices": self.devices,
+            "saving_bytes": self.saving_bytes,
+            "all_reduce_bytes": self.all_reduce_bytes,
+            "reduce_scatter_bytes": self.reduce_scatter_bytes,
+        }
+
+
+def replicated_large(arrays: list[ArraySharding], devices: int) -> list[ReplicatedLarge]:
+    """The fully replicated arrays worth sharding, largest first."""
+    if devices <= 1:
+        return []
+    params = sum(a.per_device_bytes for a in arrays if a.role is Role.PARAMETER)
+    out = []
+    for a in arrays:
+        size = a.per_device_bytes
+        if not a.replicated or size < LARGE_BYTES or size < LARGE_FRACTION * params:
+            continue
+        share = -(-size // devices)
+        param = a.role is Role.PARAMETER
+        out.append(
+            ReplicatedLarge(
+                name=a.name,
+                role=a.role,
+                op_name=a.op_name,
+                shape=a.shape,
+                bytes=size,
+                devices=devices,
+                saving_bytes=size - share,
+                all_reduce_bytes=2 * (devices - 1) * size // devices if param else None,
+                reduce_scatter_bytes=(devices - 1) * size // devices if param else None,
+            )
+        )
+    out.sort(key=lambda r: -r.bytes)
+    return out
+
+
+# --- the ops on either side of a collective ---------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """An op that computes (not only moves) a value: ``name`` and ``opcode`` in the HLO,
+    the framework's ``op_name`` and the user's ``source`` line. ``output`` marks a value
+    that leaves the program as it is."""
+
+    name: str
+    opcode: str
+    op_name: str
+    source: str
+    output: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "opcode": self.opcode,
+            "op_name": self.op_name,
+            "source": self.source,
+            "output": self.output,
+        }
+
+
+#: Ops that move or relabel data without computing it: a resharding is traced through them.
+_MOVES = frozenset(
+    {
+        "bitcast",
+        "copy",
+        "copy-start",
+        "copy-done",
+        "reshape",
+        "transpose",
+        "get-tuple-element",
+        "tuple",
+        "slice",
+        "dynamic-slice",
+        "concatenate",
+        "pad",
+        "optimization-barrier",
+        "async-start",
+        "async-update",
+        "async-done",
+        *DONE_OPCODES,
+    }
+)
+_RESHARDING_KINDS = frozenset(
+    {CollectiveKind.ALL_GATHER, CollectiveKind.ALL_TO_ALL, CollectiveKind.COLLECTIVE_PERMUTE}
+)
+# jax's collective primitives: a collective whose op name ends in one the user wrote.
+_USER_COLLECTIVE = re.compile(
+    r"(^|/)(psum|pmax|pmin|pmean|ppermute|pshuffle|pswapaxes|all_gather|all_to_all|"
+    r"psum_scatter|reduce_scatter|pbroadcast|ragged_all_to_all)(\[|$)"
+)
+_MAX_STEPS = 10_000  # a bound on one walk: no value moves through more ops than this
+
+
+def _kind(inst: Instruction) -> CollectiveKind | None:
+    kind = kind_of_opcode(inst.opcode) or START_OPCODES.get(inst.opcode)
+    if kind is None and inst.opcode == "async-start":
+        wrapped = inst.async_wrapped
+        kind = kind_of_opcode(wrapped.opcode) if wrapped is not None else None
+    return kind
+
+
+def is_resharding(inst: Instruction) -> bool:
+    """Whether ``inst`` is a collective the partitioner inserted to change a sharding."""
+    kind = _kind(inst)
+    if kind not in _RESHARDING_KINDS:
+        return False
+    core = inst.async_wrapped if inst.opcode == "async-start" else inst
+    op_name = (core.op_name if core is not None else "") or inst.op_name
+    return _USER_COLLECTIVE.search(op_name) is None
+
+
+def _moves(inst: Instruction) -> bool:
+    return inst.opcode in _MOVES or _kind(inst) in _RESHARDING_KINDS
+
+
+def _endpoint(inst: Instruction, output: bool = False) -> Endpoint:
+    module = inst.computation.module if inst.computation is not None else None
+    return Endpoint(
+        inst.name,
+        inst.opcode,
+        inst.op_name,
+        source_of(inst.stack, inst.op_name, module.name if module is not None else ""),
+        output,
+    )
+
+
+def _fusion_of(inst: Instruction) -> Instruction | None:
+    """The fusion instruction whose fused computation ``inst`` is a parameter of."""
+    comp = inst.computation
+    if comp is None or not comp.is_fusion_computation:
+        return None
+    callers = comp.callers
+    return callers[0] if callers else None
+
+
+def producer_of(inst: Instruction) -> Endpoint | None:
+    """The op that computes the value ``inst`` (a collective: its first operand) carries."""
+    node: Instruction | None = inst.operands[0] if _kind(inst) is not None else inst
+    for _ in range(_MAX_STEPS):
+        if node is None:
+            return None
+        if node.opcode == "parameter":
+            fusion = _fusion_of(node)
+            number = node.parameter_number
+            if fusion is None or number is None or number >= len(fusion.operands):
+                return _endpoint(node)  # an entry (or loop body) parameter
+            node = fusion.operands[number]
+        elif node.opcode == "fusion" and node.fused_computation is not None:
+            node = node.fused_computation.root
+        elif _moves(node):
+            node = node.operands[0] if node.operands else None
+        else:
+            return _endpoint(node)
+    return None
+
+
+def consumers_of(inst: Instruction, limit: int = 8) -> list[Endpoint]:
+    """The ops that compute with the value ``inst`` produces (up to ``limit``, in order)."""
+    found: dict[tuple[str, str], Endpoint] = {}
+    todo = [inst]
+    seen = {id(inst)}
+    steps = 0
+    while todo and len(found) < limit and steps < _MAX_STEPS:
+        node = todo.pop(0)
+        steps += 1
+        nexts = _users_inside(node)
+        if not nexts and node.is_root:
+            fusion = _fusion_of(node)
+            if fusion is not None:
+                nexts = [fusion]
+            elif node.computation is not None and node.computation.is_entry:
+                found.setdefault(("", "output"), _endpoint(node, output=True))
+        for user in nexts:
+            if id(user) in seen:
+                continue
+            seen.add(id(user))
+            through = user.opcode == "fusion" and user.fused_computation is not None
+            if through or _moves(user) or user.opcode == "parameter":
+                todo.append(user)  # a fused parameter: its users inside the fusion are next
+            else:
+                end = _endpoint(user)
+                found.setdefault((end.op_name, end.source), end)
+    return list(found.values())
+
+
+def _users_inside(node: Instruction) -> list[Instruction]:
+    """``node``'s users, a fusion's users being the fused parameters it feeds."""
+    out = []
+    for user in node.users:
+        if user.opcode == "fusion" and user.fused_computation is not None:
+            params = user.fused_computation.parameters
+            for i, operand in enumerate(user.operands):
+                if operand is node and i < len(params):
+                    out.append(params[i])
+        else:
+            out.append(user)
+    return out
