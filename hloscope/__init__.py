@@ -32,8 +32,11 @@ from .lazy_exports import lazy_exports
 from .stages import Stage
 from . import bench as bench  # the package; benchmark() and compare() are its entry points
 from . import capture as _capture_package  # noqa: F401 - see capture() below
+from . import fleet as _fleet_package  # noqa: F401 - see fleet() below
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
     from .bench.api import BenchResult
 
 # Every other name loads on first use (PEP 562: ``hloscope.NAME`` and ``from hloscope import
@@ -120,6 +123,17 @@ def benchmark(target: Any, *args: Any, **options: Any) -> "BenchResult":
     from .bench.api import bench as run
 
     return run(target, *args, **options)
+
+
+def fleet(
+    paths: Any, *, label: str | None = None, scheduler: str | None = None
+) -> "pandas.DataFrame":
+    """One row per module of every XLA dump under ``paths`` (folders or prefixes), analysed
+    on Dask: see :mod:`hloscope.fleet` (a function here, as :func:`capture` is,
+    over the subpackage of the same name)."""
+    from .fleet import fleet as run
+
+    return run(paths, label=label, scheduler=scheduler)
 
 
 #: Result classes that display as HTML in Jupyter, by the module that defines each, with the
@@ -233,6 +247,7 @@ __all__ = [
     "write_report",
     "benchmark",
     "compare",
+    "fleet",
     "BenchResult",
     "BenchComparison",
 ]

@@ -16,6 +16,7 @@ from . import (  # noqa: F401 - registers commands
     explain,
     explain_error,
     extract,
+    fleet,
     fusions,
     graph,
     ls,
