@@ -262,7 +262,7 @@ def _search_dirs(origin: _Origin) -> list[Path]:
     target's folder and the folders above it (metadata paths are often relative)."""
     dirs = [Path.cwd()]
     target = origin.target
-    if target is not None:
+    if target is not None and (target.script is not None or not target.is_remote):
         base = target.script if target.script is not None else target.path
         anchor = base.resolve().parent
         dirs.extend([anchor, *list(anchor.parents)[:3]])
@@ -317,7 +317,7 @@ def explained(origin: _Origin) -> Explained | None:
     elif origin.capture is not None:
         result = explain.explain(origin.capture)
     elif target is not None and target.kind == TargetKind.HLO_FILE:
-        before = _sibling_before(target.path, origin.module.name)
+        before = _sibling_before(target.location, origin.module.name)
         if before is None:
             return None  # one stage only: nothing to link beyond the kernel table's sources
         result = explain.explain(origin.module, before=before)
@@ -340,17 +340,31 @@ def _sourced_capture(target: Target, fallback: Capture | None) -> SourcedCapture
         return fallback
 
 
-def _sibling_before(path: Path, name: str) -> Module | None:
-    """The module before optimization of an ``*after_optimizations.txt`` file, read from the
-    ``*before_optimizations.txt`` beside it when that holds a module of the same name."""
+def _sibling_before(location: str, name: str) -> Module | None:
+    """The module before optimization of an ``*after_optimizations.txt`` file (a local path
+    or a URL), read from the ``*before_optimizations.txt`` beside it when that holds a module
+    of the same name."""
+    from .dump import storage
     from .hlo.parser import parse_modules
 
-    if "after_optimizations" not in path.name:
+    if not storage.is_url(location):
+        path = Path(location)
+        if "after_optimizations" not in path.name:
+            return None
+        sibling = path.with_name(path.name.replace("after_optimizations", "before_optimizations"))
+        if not sibling.is_file():
+            return None
+        return next((m for m in parse_modules(sibling) if m.name == name), None)
+    base = storage.basename(location)
+    if "after_optimizations" not in base:
         return None
-    sibling = path.with_name(path.name.replace("after_optimizations", "before_optimizations"))
-    if not sibling.is_file():
+    beside = storage.join(
+        storage.parent(location), base.replace("after_optimizations", "before_optimizations")
+    )
+    if not storage.exists(beside):
         return None
-    return next((m for m in parse_modules(sibling) if m.name == name), None)
+    text = storage.read_bytes(beside)
+    return next((m for m in parse_modules(text, path=beside) if m.name == name), None)
 
 
 # ------------------------------------------------------------------------------------------
@@ -505,7 +519,11 @@ def _module_to_check(origin: _Origin) -> tuple[Module, str]:
             return target.choose_module("before", origin.module.name).module, "before"
         except HloscopeError:
             pass
-    if target is not None and target.kind == TargetKind.HLO_FILE:
+    if target is not None and target.kind == TargetKind.HLO_FILE and target.is_remote:
+        before = _sibling_before(target.location, origin.module.name)
+        if before is not None:
+            return before, "before"
+    elif target is not None and target.kind == TargetKind.HLO_FILE:
         before = module_at_stage(origin.module, target.path, "before")
         if before is not None:
             return before, "before"

@@ -6,6 +6,10 @@ A TARGET is one of
   ``module_0004.jit_f.cpu_after_optimizations.txt``);
 * an **XLA dump folder** (``--xla_dump_to``), or an ``hloscope capture -o DIR`` folder (its
   ``dump/`` is used), or a folder written by :meth:`hloscope.Capture.save`;
+* either of those two **where it lives**: a URL (``s3://bucket/run-17/dump``, ``gs://``,
+  ``az://``, ``http(s)://``, ``memory://``) is read through fsspec
+  (:mod:`hloscope.dump.storage`, the ``hloscope[cloud]`` extra): a folder is listed once and
+  only the files a command needs are fetched;
 * a **script**, ``SCRIPT.py``: run it in a child process and capture everything XLA compiles
   (:func:`hloscope.capture.script.capture_script`);
 * a **function in a script**, ``SCRIPT.py:FUNCTION``: import the script in a child process (its
@@ -46,6 +50,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..dump import storage
 from ..dump.errors import DumpFormatError
 from ..hlo.errors import HloParseError
 from ..stages import Stage, UnknownStageError
@@ -124,15 +129,18 @@ class _Entry:
 class Target:
     """Where a TARGET's HLO lives, ready to be read. Make one with :meth:`resolve`.
 
-    ``kind`` is a :class:`TargetKind`. ``path`` is the HLO text file, the dump folder or
-    the saved-capture folder to read. For script targets, ``script``/``function`` name the
-    source, ``output_dir`` is the cache folder (with ``manifest.json``, ``stdout.txt``,
-    ``stderr.txt``) and ``from_cache`` says whether it was reused without running anything.
+    ``kind`` is a :class:`TargetKind`. ``location`` is the HLO text file, the dump folder or
+    the saved-capture folder to read: a local path or a URL (:attr:`is_remote`); ``path`` is
+    it as a local :class:`~pathlib.Path` (a remote target has none: asking raises
+    :class:`TargetError`, so no code reads a made-up local path). For script targets,
+    ``script``/``function`` name the source, ``output_dir`` is the cache folder (with
+    ``manifest.json``, ``stdout.txt``, ``stderr.txt``) and ``from_cache`` says whether it was
+    reused without running anything.
     """
 
     spec: str
     kind: str
-    path: Path
+    location: str
     script: Path | None = None
     function: str | None = None
     output_dir: Path | None = None
@@ -164,8 +172,25 @@ class Target:
         return _resolve(os.fspath(spec), args, timeout, refresh, progress)
 
     @property
+    def is_remote(self) -> bool:
+        """Whether the target is a URL (object storage, a web server, ``memory://``)."""
+        return storage.is_url(self.location)
+
+    @property
+    def path(self) -> Path:
+        """The target as a local path (:class:`TargetError` for a remote target)."""
+        if self.is_remote:
+            raise TargetError(
+                f"{self.location}: this needs a local file or folder "
+                "(copy it here first; a URL is read as a dump folder or HLO file only)"
+            )
+        return Path(self.location)
+
+    @property
     def manifest(self) -> dict[str, Any] | None:
         """The capture manifest of a script target or ``hloscope capture`` folder, if any."""
+        if self.is_remote:
+            return None  # only script captures, which are local, use it
         folder = self.output_dir
         if (
             folder is None
@@ -186,7 +211,7 @@ class Target:
             raise TargetError(f"{self.spec}: a {self.kind} target has no XLA dump folder")
         from ..dump.index import load_dump
 
-        return load_dump(self.path)
+        return load_dump(self.location)
 
     def capture(self) -> Capture:
         """The saved :class:`~hloscope.capture.inprocess.Capture` of a function or capture
@@ -293,7 +318,7 @@ class Target:
             stage_files = m.stage(which)
             text = stage_files.text_file if stage_files is not None else None
             if text is not None:
-                size = text.path.stat().st_size if text.path.exists() else 0
+                size = text.size  # from the listing: no request per file for a remote dump
                 entries.append(
                     _Entry(m.id, m.name, size, m.before if which is Stage.HLO else m.after)
                 )
@@ -309,7 +334,7 @@ class Target:
         if not entries:
             what = f"{which.short}-optimization"
             raise TargetError(
-                f"{self.path}: no {what} HLO text in this dump "
+                f"{self.location}: no {what} HLO text in this dump "
                 "(was it dumped with --xla_dump_hlo_as_text?)"
             )
         return entries
@@ -317,7 +342,11 @@ class Target:
     def _file_entries(self) -> list[_Entry]:
         from ..hlo.parser import parse_modules
 
-        modules = parse_modules(self.path)
+        if self.is_remote:
+            # The bytes, with the URL to name in errors (URL:line:column).
+            modules = parse_modules(storage.read_bytes(self.location), path=self.location)
+        else:
+            modules = parse_modules(self.path)
         return [
             _Entry(i, m.name, _instruction_count(m), (lambda m=m: m)) for i, m in enumerate(modules)
         ]
@@ -337,6 +366,8 @@ def _resolve(
         raise TargetNotFound(
             "empty TARGET (give an HLO file, a dump folder, SCRIPT.py or SCRIPT.py:FUNCTION)"
         )
+    if storage.is_url(text):
+        return _resolve_url(text)
     path = Path(text)
     try:
         if path.is_dir():
@@ -344,7 +375,7 @@ def _resolve(
         if path.is_file():
             if path.suffix == ".py":
                 return _resolve_script(text, path, None, args, timeout, refresh, progress)
-            return Target(spec=text, kind=TargetKind.HLO_FILE, path=path)
+            return Target(spec=text, kind=TargetKind.HLO_FILE, location=text)
     except OSError as error:  # a symlink loop, a path too long...
         raise TargetError(f"{text}: {error.strerror or error}") from None
     found = _FUNCTION_SPEC.match(text)
@@ -376,10 +407,34 @@ def _resolve_folder(text: str, path: Path) -> Target:
     from .inprocess import Capture
 
     if Capture.is_saved(path):
-        return Target(spec=text, kind=TargetKind.CAPTURE, path=path)
+        return Target(spec=text, kind=TargetKind.CAPTURE, location=str(path))
     if (path / "manifest.json").is_file() and (path / "dump").is_dir():  # `hloscope capture -o DIR`
-        return Target(spec=text, kind=TargetKind.DUMP, path=path / "dump")
-    return Target(spec=text, kind=TargetKind.DUMP, path=path)
+        return Target(spec=text, kind=TargetKind.DUMP, location=str(path / "dump"))
+    return Target(spec=text, kind=TargetKind.DUMP, location=str(path))
+
+
+def _resolve_url(url: str) -> Target:
+    """A URL TARGET: a dump folder (a prefix holding keys) or one HLO file, asked of the
+    store in a request or two; nothing is downloaded here. (An ``hloscope capture -o DIR``
+    folder is recognised as locally; a saved capture and a script must be local.)"""
+    if url.endswith(".py") or _FUNCTION_SPEC.match(url) is not None:
+        raise TargetError(
+            f"{url}: a script target cannot be a URL (scripts run here: copy it here; "
+            "a URL TARGET is a dump folder or an HLO file)"
+        )
+    try:
+        if storage.is_dir(url):
+            capture_dump = storage.join(url, "dump")
+            if storage.exists(storage.join(url, "manifest.json")) and storage.is_dir(capture_dump):
+                return Target(spec=url, kind=TargetKind.DUMP, location=capture_dump)
+            return Target(spec=url, kind=TargetKind.DUMP, location=url.rstrip("/"))
+        if storage.exists(url):
+            return Target(spec=url, kind=TargetKind.HLO_FILE, location=url)
+    except OSError as error:  # the store refused (permissions, a bad bucket name...)
+        raise TargetError(f"{url}: {error.strerror or error}") from None
+    raise TargetNotFound(
+        f"{url}: no such file or folder (a URL TARGET is a dump folder or an HLO file)"
+    )
 
 
 # ---- the cache -----------------------------------------------------------------------------------
@@ -427,7 +482,7 @@ def _resolve_script(
 
     def resolved(from_cache: bool) -> Target:
         kind = TargetKind.FUNCTION if function else TargetKind.SCRIPT
-        return Target(text, kind, hlo_path, script, function, folder, from_cache)
+        return Target(text, kind, str(hlo_path), script, function, folder, from_cache)
 
     if not refresh and _reusable(folder, hlo_path):
         return resolved(True)

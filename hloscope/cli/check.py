@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..dump.storage import is_url
 from ..errors import ExitStatus
 from ._app import cli
 from ._target import all_modules_option, module_option
@@ -123,7 +124,8 @@ def _report(
 ) -> CheckReport:
     """The report of the framework check (``SCRIPT.py:FUNCTION``) or the offline one."""
     found = _FUNCTION_SPEC.match(target)
-    if found is not None and not os.path.isdir(target):
+    # A URL is never a script (Target says so in one line); a local folder may end in .py:NAME.
+    if found is not None and not os.path.isdir(target) and not is_url(target):
         if module is not None or all_modules:
             from ._app import CliError
 
@@ -155,4 +157,8 @@ def _report(
 def _has_stages(target: str) -> bool:
     """Whether ``--stage`` chose the stage (a dump or capture folder, a script); a text file is
     whatever it is, and the file of the other stage may lie beside it."""
+    if is_url(target):  # a remote dump folder has stages too; a remote file is as it is
+        from ..capture.target import Target, TargetKind
+
+        return Target.resolve(target).kind is not TargetKind.HLO_FILE
     return os.path.isdir(target) or target.endswith(".py")

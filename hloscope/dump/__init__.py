@@ -18,7 +18,16 @@ from .buffers import (
 )
 from .errors import DumpFormatError
 from .filenames import DumpFileName, function_name, parse_dump_filename
-from .index import DumpFile, DumpFunction, DumpIndex, DumpModule, DumpStage, PassDump, load_dump
+from .index import (
+    DumpFile,
+    DumpFunction,
+    DumpIndex,
+    DumpModule,
+    DumpStage,
+    PassDump,
+    index_entries,
+    load_dump,
+)
 
 __all__ = [
     "DumpFormatError",
@@ -32,6 +41,7 @@ __all__ = [
     "DumpFile",
     "PassDump",
     "load_dump",
+    "index_entries",
     "BufferAssignment",
     "Allocation",
     "BufferValue",

@@ -128,10 +128,10 @@ def _guard(row: ListingRow, file: DumpFile | None, get):
     except (HloParseError, DumpFormatError) as e:
         row.errors.append(e.one_line())
     except RecursionError:
-        row.errors.append(f"{file.path}: error: nested too deeply to read")
+        row.errors.append(f"{file.location}: error: nested too deeply to read")
     except Exception as e:  # noqa: BLE001 - one bad file must not stop the listing
         message = str(e).splitlines()[0] if str(e) else ""
-        row.errors.append(f"{file.path}: error: {type(e).__name__}: {message}".rstrip(": "))
+        row.errors.append(f"{file.location}: error: {type(e).__name__}: {message}".rstrip(": "))
     return None
 
 
@@ -155,7 +155,7 @@ def listing_json(listing: Listing) -> dict:
                 "folder": m.folder,
                 "timestamp": m.timestamp,
                 "stages": [
-                    {"stage": s.name, "backend": s.backend, "files": [str(f.path) for f in s.files]}
+                    {"stage": s.name, "backend": s.backend, "files": [f.location for f in s.files]}
                     for s in m.stages
                 ],
                 "passes": [
@@ -165,11 +165,11 @@ def listing_json(listing: Listing) -> dict:
                         "pass_name": p.pass_name,
                         "next_pass": p.next_pass,
                         "label": p.label,
-                        "files": [str(f.path) for f in p.files],
+                        "files": [f.location for f in p.files],
                     }
                     for p in m.passes
                 ],
-                "other_files": [str(f.path) for f in m.other_files],
+                "other_files": [f.location for f in m.other_files],
                 "instructions": row.instructions,
                 "fusions": row.fusions,
                 "counted_stage": row.counted_stage,

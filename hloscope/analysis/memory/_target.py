@@ -32,7 +32,7 @@ def memory_results(
     if target.kind in (TargetKind.DUMP, TargetKind.SCRIPT):
         for m in target.dump().modules:
             if m.after_file is not None:
-                by_path[str(m.after_file.path)] = m
+                by_path[m.after_file.location] = m  # a URL for a remote dump
     out = []
     for each in modules:
         path = each.source.path if each.source is not None else None
@@ -52,7 +52,7 @@ def dumped_assignment(dump_module: Any) -> BufferAssignment | None:
     for kind in ("buffer-assignment", "live-range"):
         files = dump_module.companions(kind)
         if files:
-            part = load_buffer_assignment(files[0].path)
+            part = load_buffer_assignment(files[0].location)
             found = part if found is None else found.merge(part)
     return found
 
