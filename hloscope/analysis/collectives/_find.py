@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...hlo.attributes.sharding import decode_source_target_pairs
+from ...hlo.errors import DecodeError
 from ...hlo.model import Computation, Instruction, Module
 from ...hlo.placement import Placement, Role, placements
 from ..cost import Cost, instruction_costs
@@ -35,14 +37,18 @@ from ._kinds import DONE_OPCODES, START_OPCODES, CollectiveKind, kind_of_opcode
 
 __all__ = ["Collective", "find_collectives"]
 
+_PAIRS_KEY = "_xla_send_recv_source_target_pairs"
+#: The kinds whose groups are ``(source, target)`` pairs: two devices take part in each.
+_PAIRED = frozenset({CollectiveKind.COLLECTIVE_PERMUTE, CollectiveKind.SEND, CollectiveKind.RECV})
+
 
 @dataclass(slots=True)
 class Collective:
     """One collective of a module (see the module doc for ``bytes`` and ``overlap``).
 
-    ``groups`` are the device groups (a collective-permute's are its ``(source, target)``
-    pairs); ``group_size`` the devices per group; ``where`` the control-flow path
-    (``while.9 body x5``), empty in the entry.
+    ``groups`` are the device groups (a collective-permute's, a send's and a recv's are their
+    ``(source, target)`` pairs); ``group_size`` the devices per group; ``where`` the
+    control-flow path (``while.9 body x5``), empty in the entry.
     """
 
     name: str
@@ -141,7 +147,10 @@ def _collective(
     cost_of,
 ) -> Collective:
     groups = _groups(core, kind, devices)
-    size = 2 if kind is CollectiveKind.COLLECTIVE_PERMUTE else (len(groups[0]) if groups else 1)
+    # A permute is between two devices even when its pairs are not written; so are a send
+    # and its recv when their pairs are.
+    pairs = kind is CollectiveKind.COLLECTIVE_PERMUTE or (kind in _PAIRED and groups)
+    size = 2 if pairs else (len(groups[0]) if groups else 1)
     operand_shapes = [o.shape_text for o in core.operands]
     is_async = inst is not core or inst.opcode in START_OPCODES
     found = Collective(
@@ -155,9 +164,7 @@ def _collective(
         group_size=size,
         channel_id=_channel(core),
         executions=placement.executions,
-        mesh_axes=None
-        if kind in (CollectiveKind.SEND, CollectiveKind.RECV)
-        else mesh_axes_of(groups, mesh, devices),
+        mesh_axes=mesh_axes_of(groups, mesh, devices),
         op_name=core.op_name or inst.op_name,
         source=source_of(
             core.stack or inst.stack,
@@ -177,11 +184,26 @@ def _groups(core: Instruction, kind: CollectiveKind, devices: int) -> tuple[tupl
         pairs = core.attrs.get("source_target_pairs") or ()
         return tuple(tuple(p) for p in pairs)
     if kind in (CollectiveKind.SEND, CollectiveKind.RECV):
-        return ()
+        return _send_recv_pairs(core)
     groups = core.attrs.get("replica_groups")
     listed = tuple(tuple(g) for g in groups) if groups is not None else ()
     # `replica_groups={}` (or none written) means every device takes part, in one group.
     return listed or (tuple(range(devices)),)
+
+
+def _send_recv_pairs(core: Instruction) -> tuple[tuple[int, ...], ...]:
+    """The ``(source, target)`` pairs of a ``send``/``recv``: XLA keeps them in the
+    ``_xla_send_recv_source_target_pairs`` frontend attribute (``{{0,1},{1,2}}``), written
+    by jax's ``psend``/``precv`` and by the GPU pass that pipelines permutes; none when the
+    attribute is absent (a host transfer) or unreadable."""
+    frontend = core.attrs.get("frontend_attributes")
+    raw = frontend.get(_PAIRS_KEY) if isinstance(frontend, dict) else None
+    if not isinstance(raw, str):
+        return ()
+    try:
+        return decode_source_target_pairs(raw, core.opcode)
+    except DecodeError:  # a value this reading cannot place: the pairs stay unknown
+        return ()
 
 
 def _array_bytes(shape) -> int:

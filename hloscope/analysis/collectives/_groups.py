@@ -12,9 +12,9 @@ module's shardings: a sharding ``devices=[4,1,2]<=[4,2]T(1,0)`` names the mesh `
 its iota's reshape dimensions (JAX builds tile assignments from the mesh that way). The mesh
 form of replica groups names the axes too (``'axis_0'=8``). :func:`infer_mesh` takes the
 named form when there is one, else the iota reshape with the most dimensions (the full mesh,
-not a flattened ``<=[8]``), else no mesh. Devices sit in the mesh in row-major order
-(``arange(n).reshape(mesh)``), so a group *spans* an axis when its members' coordinates
-differ along it.
+not a flattened ``<=[8]``), else no mesh; axes of size one are left out. Devices sit in the
+mesh in row-major order (``arange(n).reshape(mesh)``), so a group *spans* an axis when its
+members' coordinates differ along it.
 """
 
 from __future__ import annotations
@@ -77,6 +77,9 @@ def infer_mesh(module: Module) -> DeviceMesh | None:
         if "replica_groups=mesh" in text:
             groups = inst.attrs.get("replica_groups")
             axes = _MESH_AXIS.findall(str(groups.mesh).split("]")[0]) if groups else []
+            # Axes of one device are dropped, as the iota path drops them: the partitioner
+            # writes `'axis_0'=8,'axis_1'=1` for a mesh of eight along one axis.
+            axes = [(n, s) for n, s in axes if int(s) > 1] or axes
             if axes:
                 return DeviceMesh(tuple(n for n, _ in axes), tuple(int(s) for _, s in axes))
         if "sharding=" in text:
