@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,7 +36,8 @@ from hloscope.analysis.collectives import (
 from hloscope.cli import cli
 from hloscope.hlo.attributes.sharding import decode_sharding
 from hloscope.hlo.parser import parse
-from hloscope.render.collectives_text import render_collectives
+from hloscope.render.collectives_text import MAX_RESHARDING, render_collectives
+from hloscope.units import format_bytes
 
 # The (4, 2) mesh the programs use, and a (2, 2, 2) one for the spec table.
 MESH = (("data", "model"), (4, 2))
@@ -480,6 +482,41 @@ ENTRY %main (x: f32[8]) -> f32[8] {
     (use,) = trace.consumers
     assert use.name == "mul" and use.source.startswith("/w/f.py:7")
     assert not result.traces["pp"].resharding and result.traces["pp"].consumers == []
+
+
+def test_the_text_lists_the_costliest_reshardings_and_counts_the_rest():
+    count = MAX_RESHARDING + 3
+    body = ['  %x = f32[64]{0} parameter(0), sharding={devices=[2]0,1}, metadata={op_name="x"}']
+    for i in range(count):
+        # Collective i moves (i + 1) * 256 bytes; each feeds an op on line 100 + i.
+        size = 64 * (i + 1)
+        # The producer's path shrinks by one letter each time, moving where its line wraps.
+        where = f'source_file="/w/{"d" * (count - 1 - i)}.py" source_line=1'
+        body.append(
+            f"  %s{i} = f32[{size}]{{0}} broadcast(%x), dimensions={{}}, "
+            f'metadata={{op_name="jit(f)/broadcast" {where}}}'
+        )
+        body.append(
+            f"  %cp{i} = f32[{size}]{{0}} collective-permute(%s{i}), channel_id={i + 1}, "
+            "source_target_pairs={{0,1},{1,0}}"
+        )
+        body.append(
+            f"  %n{i} = f32[{size}]{{0}} negate(%cp{i}), "
+            f'metadata={{op_name="jit(f)/neg" source_file="/w/f.py" source_line={100 + i}}}'
+        )
+    body.append("  ROOT %t = () tuple()")
+    text = "HloModule m, num_partitions=2\n\nENTRY %main (x: f32[64]) -> () {\n"
+    result = collectives_of(parse(text + "\n".join(body) + "\n}\n"))
+    assert len(result.resharding) == count
+    shown = render_collectives(result)
+    listed = [int(n) for n in re.findall(r"neg at /w/f\.py:(\d+)", " ".join(shown.split()))]
+    # The costliest (the last ones written) first, MAX_RESHARDING of them, no number split
+    # from its unit by the wrapping, and one line for the rest.
+    assert listed == [100 + i for i in range(count - 1, count - 1 - MAX_RESHARDING, -1)]
+    rest = sum(64 * (i + 1) * 4 for i in range(3))
+    assert f"  ... 3 more ({format_bytes(rest)} per device per call; --json lists all)" in shown
+    assert not re.search(r"\n\s+(B|KiB|MiB|GiB)\b", shown.split("resharding (")[1])
+    assert len(result.to_dict()["collectives"]) == count
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["render_collectives", "render_sharding", "format_seconds"]
 
 WIDTH = 80
+#: Resharding collectives listed in the text (the costliest); the JSON has them all.
+MAX_RESHARDING = 20
 
 
 def format_seconds(s: float | None) -> str:
@@ -95,30 +97,36 @@ def render_sharding(result: CollectivesResult) -> str:
         lines.append("replicated and large (the same copy on every device):")
     for r in result.replicated_large:
         text = (
-            f"{_label(r.name, r.op_name)} {r.shape}: {format_bytes(r.bytes)} on each of "
+            f"{_label(r.name, r.op_name)} {r.shape}: {_bytes(r.bytes)} on each of "
             f"{r.devices} devices; sharded {r.devices} ways it would save "
-            f"{format_bytes(r.saving_bytes)} per device"
+            f"{_bytes(r.saving_bytes)} per device"
         )
         if r.all_reduce_bytes is not None:
             text += (
-                f", and its gradient's all-reduce ({format_bytes(r.all_reduce_bytes)} per "
-                f"device) could be a reduce-scatter ({format_bytes(r.reduce_scatter_bytes)})"
+                f", and its gradient's all-reduce ({_bytes(r.all_reduce_bytes)} per "
+                f"device) could be a reduce-scatter ({_bytes(r.reduce_scatter_bytes)})"
             )
         lines.extend(_wrapped(text))
     resharding = result.resharding
     if resharding:
         lines.append("resharding (collectives the partitioner inserted between shardings):")
-    for c in resharding:
+    # The costliest first (bytes per call), and only so many: --json lists every one.
+    shown = sorted(resharding, key=lambda c: -c.executed_bytes)[:MAX_RESHARDING]
+    for c in shown:
         trace = result.traces[c.name]
         runs = "per call" if c.executions == 1 else f"x{c.executions} per call"
         what = "it" if trace.producer and trace.producer.opcode == "parameter" else "its output"
         text = (
             f"{_side(trace.producer)}: resharding {what} costs {_article(c.kind.value)} "
-            f"{c.kind.value} of {format_bytes(c.bytes)} per device, {runs}"
+            f"{c.kind.value} of {_bytes(c.bytes)} per device, {runs}"
         )
         if trace.consumers:
             text += "; used by " + ", ".join(_side(e) for e in trace.consumers)
         lines.extend(_wrapped(text))
+    if len(resharding) > len(shown):
+        left = sorted(resharding, key=lambda c: -c.executed_bytes)[len(shown) :]
+        moved = format_bytes(sum(c.executed_bytes for c in left))
+        lines.append(f"  ... {len(left)} more ({moved} per device per call; --json lists all)")
     return "\n".join(lines) + "\n"
 
 
@@ -142,8 +150,15 @@ def _article(word: str) -> str:
     return "an" if word[:1] in "aeiou" else "a"
 
 
+_NBSP = "\u00a0"  # holds a number to its unit while wrapping (textwrap breaks ASCII spaces)
+
+
+def _bytes(n: int | None) -> str:
+    return format_bytes(n).replace(" ", _NBSP)
+
+
 def _wrapped(text: str, indent: str = "  ") -> list[str]:
-    return textwrap.wrap(
+    lines = textwrap.wrap(
         text,
         WIDTH,
         initial_indent=indent,
@@ -151,6 +166,7 @@ def _wrapped(text: str, indent: str = "  ") -> list[str]:
         break_long_words=False,
         break_on_hyphens=False,
     )
+    return [line.replace(_NBSP, " ") for line in lines]
 
 
 def _pack(text: str, room: int) -> list[str]:

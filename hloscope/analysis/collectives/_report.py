@@ -251,12 +251,15 @@ def collectives_of(module: Module, before: Module | None = None) -> CollectivesR
 
 def _traces(module: Module, found: list[Collective]) -> dict[str, CollectiveTrace]:
     out = {}
+    memo: dict[int, Endpoint] = {}
     for c in found:
-        comp = next((k for k in module.computations if k.name == c.computation), None)
+        comp = module.computations_by_name.get(c.computation)
         inst = comp.get(c.name) if comp is not None else None
         if inst is None:
             continue
-        out[c.name] = CollectiveTrace(producer_of(inst), consumers_of(inst), is_resharding(inst))
+        out[c.name] = CollectiveTrace(
+            producer_of(inst, memo), consumers_of(inst, memo=memo), is_resharding(inst)
+        )
     return out
 
 

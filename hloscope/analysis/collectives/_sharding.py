@@ -574,15 +574,26 @@ def _moves(inst: Instruction) -> bool:
     return inst.opcode in _MOVES or _kind(inst) in _RESHARDING_KINDS
 
 
-def _endpoint(inst: Instruction, output: bool = False) -> Endpoint:
+#: Endpoints already made, by instruction: a module's resharding chains share their ends
+#: (the op between two collectives is the consumer of one and the producer of the next).
+Memo = dict[int, Endpoint]
+
+
+def _endpoint(inst: Instruction, memo: Memo | None = None, output: bool = False) -> Endpoint:
+    known = memo.get(id(inst)) if memo is not None else None
+    if known is not None and known.output == output:
+        return known
     module = inst.computation.module if inst.computation is not None else None
-    return Endpoint(
+    made = Endpoint(
         inst.name,
         inst.opcode,
         inst.op_name,
         source_of(inst.stack, inst.op_name, module.name if module is not None else ""),
         output,
     )
+    if memo is not None:
+        memo[id(inst)] = made
+    return made
 
 
 def _fusion_of(inst: Instruction) -> Instruction | None:
@@ -594,8 +605,9 @@ def _fusion_of(inst: Instruction) -> Instruction | None:
     return callers[0] if callers else None
 
 
-def producer_of(inst: Instruction) -> Endpoint | None:
-    """The op that computes the value ``inst`` (a collective: its first operand) carries."""
+def producer_of(inst: Instruction, memo: Memo | None = None) -> Endpoint | None:
+    """The op that computes the value ``inst`` (a collective: its first operand) carries
+    (``memo``, shared between calls on one module, saves remaking the same endpoint)."""
     node: Instruction | None = inst.operands[0] if _kind(inst) is not None else inst
     for _ in range(_MAX_STEPS):
         if node is None:
@@ -604,18 +616,18 @@ def producer_of(inst: Instruction) -> Endpoint | None:
             fusion = _fusion_of(node)
             number = node.parameter_number
             if fusion is None or number is None or number >= len(fusion.operands):
-                return _endpoint(node)  # an entry (or loop body) parameter
+                return _endpoint(node, memo)  # an entry (or loop body) parameter
             node = fusion.operands[number]
         elif node.opcode == "fusion" and node.fused_computation is not None:
             node = node.fused_computation.root
         elif _moves(node):
             node = node.operands[0] if node.operands else None
         else:
-            return _endpoint(node)
+            return _endpoint(node, memo)
     return None
 
 
-def consumers_of(inst: Instruction, limit: int = 8) -> list[Endpoint]:
+def consumers_of(inst: Instruction, limit: int = 8, memo: Memo | None = None) -> list[Endpoint]:
     """The ops that compute with the value ``inst`` produces (up to ``limit``, in order)."""
     found: dict[tuple[str, str], Endpoint] = {}
     todo = [inst]
@@ -630,7 +642,7 @@ def consumers_of(inst: Instruction, limit: int = 8) -> list[Endpoint]:
             if fusion is not None:
                 nexts = [fusion]
             elif node.computation is not None and node.computation.is_entry:
-                found.setdefault(("", "output"), _endpoint(node, output=True))
+                found.setdefault(("", "output"), _endpoint(node, memo, output=True))
         for user in nexts:
             if id(user) in seen:
                 continue
@@ -639,7 +651,7 @@ def consumers_of(inst: Instruction, limit: int = 8) -> list[Endpoint]:
             if through or _moves(user) or user.opcode == "parameter":
                 todo.append(user)  # a fused parameter: its users inside the fusion are next
             else:
-                end = _endpoint(user)
+                end = _endpoint(user, memo)
                 found.setdefault((end.op_name, end.source), end)
     return list(found.values())
 
