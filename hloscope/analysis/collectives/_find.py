@@ -16,6 +16,9 @@ counts of the loops around it (a loop without one counts once, as the cost model
 * ``collective-permute``, ``collective-broadcast``, ``send``: the operand each device sends;
   ``recv``: the array it receives.
 
+The result shape of a start/done pair is the done's (an ``all-gather-start``'s own shape is
+the bundle of its operand and result).
+
 **Overlap**: for an asynchronous collective, the instructions scheduled between its start and
 its done in the same computation (other collectives left out) are compute that can hide it;
 their cost (:func:`~hloscope.analysis.cost.instruction_costs`) is summed in ``overlap``, and
@@ -38,6 +41,9 @@ from ._kinds import DONE_OPCODES, START_OPCODES, CollectiveKind, kind_of_opcode
 __all__ = ["Collective", "find_collectives"]
 
 _PAIRS_KEY = "_xla_send_recv_source_target_pairs"
+#: Starts whose shape is a tuple holding the result (``(f32[128], f32[1024])`` for an
+#: all-gather-start; a permute's adds two u32[] scratch values), not the result itself.
+_BUNDLED_STARTS = frozenset({"all-gather-start", "collective-permute-start"})
 #: The kinds whose groups are ``(source, target)`` pairs: two devices take part in each.
 _PAIRED = frozenset({CollectiveKind.COLLECTIVE_PERMUTE, CollectiveKind.SEND, CollectiveKind.RECV})
 
@@ -270,6 +276,9 @@ def _overlap(found: Collective, start: Instruction, comp: Computation, index: in
     if done is None:
         return
     found.done = done.name
+    if start.opcode in _BUNDLED_STARTS:
+        # Their start's shape is a bundle (operand, result, scratch): the result is the done's.
+        found.result_shape = done.shape_text
     total = Cost()
     count = 0
     for inst in comp.instructions[index + 1 :]:
