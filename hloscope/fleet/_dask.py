@@ -88,14 +88,15 @@ def _client(distributed: Any, address: str | None) -> Iterator[Any]:
         with distributed.Client(address, set_as_default=False) as client:
             yield client
         return
-    # One worker process per core, each single-threaded (see the module docstring); no
-    # dashboard (it would take a port and needs bokeh) and no log lines on the terminal.
+    # One worker process per core, each single-threaded (see the module docstring), and no
+    # log lines on the terminal. The scheduler's web server always starts: on a free port
+    # (":0"), since a fixed one is taken by any other cluster on the machine (a warning).
     with (
         distributed.LocalCluster(
             n_workers=os.cpu_count() or 1,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",
             silence_logs=logging.ERROR,
         ) as cluster,
         distributed.Client(cluster, set_as_default=False) as client,
