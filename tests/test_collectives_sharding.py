@@ -29,6 +29,7 @@ from hloscope.analysis.collectives import (
     DeviceMesh,
     ShardingSource,
     collectives_of,
+    named_mesh,
     per_device_dims,
     sharding_words,
     tile_axes,
@@ -426,6 +427,44 @@ ENTRY %main (p: f32[512,512], q: f32[8192,6400]) -> f32[512,512] {
 }
 """
     assert collectives_of(parse(big)).replicated_large == []
+
+
+def test_without_a_sharding_a_parameter_is_replicated_and_an_output_unknown():
+    text = """HloModule m, num_partitions=4
+
+ENTRY %main (p: f32[8,4]) -> f32[8,4] {
+  %p = f32[8,4]{1,0} parameter(0)
+  ROOT %n = f32[8,4]{1,0} negate(%p)
+}
+"""
+    result = collectives_of(parse(text))
+    (p,), (out,) = result.parameters, result.outputs
+    assert (p.replicated, p.mesh_text, p.sharding) == (True, "replicated (none written)", "")
+    assert (out.replicated, out.mesh_text) == (False, "not written")
+    assert out.sharding_source is ShardingSource.NONE
+    single = collectives_of(parse(text.replace("num_partitions=4", "num_partitions=1")))
+    assert [a.mesh_text for a in (*single.parameters, *single.outputs)] == [
+        "whole (one device)"
+    ] * 2
+    assert single.parameters[0].replicated and render_collectives(single).endswith(
+        "no collectives\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("meshes", "named"),
+    [
+        ('{mesh = #sdy.mesh<["x"=2, "y"=4]>}', DeviceMesh(("x", "y"), (2, 4))),
+        # The mesh of the right size is taken; one with its own device order is not row-major.
+        ('{a = #sdy.mesh<["u"=2]>, b = #sdy.mesh<["v"=8]>}', DeviceMesh(("v",), (8,))),
+        ('{mesh = #sdy.mesh<["x"=2, "y"=4], device_ids=[7,6,5,4,3,2,1,0]>}', None),
+    ],
+)
+def test_the_mesh_names_come_from_shardy_attributes(meshes, named):
+    text = _one_param("f32[8]", "{replicated}").replace(
+        "num_partitions=8", f"num_partitions=8, frontend_attributes={{xla.sdy.meshes={meshes}}}"
+    )
+    assert named_mesh(parse(text), 8) == named
 
 
 def test_a_root_tuple_writes_each_outputs_sharding():

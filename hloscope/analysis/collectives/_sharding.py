@@ -296,16 +296,27 @@ def _array(
     devices: int,
     **fields: Any,
 ) -> ArraySharding:
-    """One parameter or output; with no sharding, what the shapes alone say."""
+    """One parameter or output; with no sharding, what the shapes alone say.
+
+    With neither a sharding nor shapes to compare, a parameter is whole on every device (the
+    partitioner's default for a parameter it was given no sharding for) and an output's
+    layout is not known; on one device everything is whole.
+    """
     source = fields.pop("sharding_source", ShardingSource.WRITTEN)
+    splits = _splits(before, local) if sharding is None else None
     if sharding is not None:
         words = sharding_words(sharding, mesh)
         replicated = sharding.is_replicated
+    elif devices <= 1:
+        source, words, replicated = ShardingSource.NONE, "whole (one device)", True
+    elif splits is not None:
+        source = ShardingSource.SHAPES
+        words = _split_words(splits, devices, mesh)
+        replicated = all(s == 1 for s in splits)
+    elif fields.get("role") is Role.PARAMETER:
+        source, words, replicated = ShardingSource.NONE, "replicated (none written)", True
     else:
-        splits = _splits(before, local)
-        source = ShardingSource.SHAPES if splits is not None else ShardingSource.NONE
-        words = _split_words(splits, devices, mesh) if splits is not None else "not written"
-        replicated = splits is not None and all(s == 1 for s in splits)
+        source, words, replicated = ShardingSource.NONE, "not written", False
     return ArraySharding(
         name=name,
         shape=_global_text(local, sharding, before),
