@@ -395,6 +395,17 @@ def test_the_api_gives_dataframes(dumps):
     assert hloscope.collectives(after).to_dict()["outputs"][0]["sharding_source"] == "none"
 
 
+def test_without_pandas_the_frames_name_the_extra(monkeypatch):
+    from hloscope.dataframes import MissingPandas
+
+    result = collectives_of(parse(_one_param("f32[8]", "{replicated}")))
+    monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` now fails
+    for frame in (result.to_frame, result.parameters_frame):
+        with pytest.raises(MissingPandas, match=r"pip install 'hloscope\[dataframe\]'"):
+            frame()
+    assert result.to_dict()["parameters"]  # the result itself needs no pandas
+
+
 # --- hand-written modules -----------------------------------------------------------------------
 
 
