@@ -16,8 +16,8 @@ Every dump gets two names, both the same whether the root is a local folder or a
   tells dumps apart within one run;
 * ``label``: what pairs a dump with the same dump of another run (``--vs``): by default its
   path below the root (``host-03``; the root's name when the root is itself the dump), or the
-  first group of ``--label REGEX`` searched in the dump's location (the group named ``label``
-  when there is one, the whole match when the regex has no group).
+  first group of ``--label REGEX`` that matched in the dump's location (the group named
+  ``label`` when there is one, the whole match when no group took part).
 """
 
 from __future__ import annotations
@@ -152,4 +152,6 @@ def _label(location: str, default: str, pattern: re.Pattern[str] | None) -> str:
         )
     if "label" in pattern.groupindex:
         return found.group("label") or ""
-    return found.group(1) if pattern.groups else found.group(0)
+    # The first group that took part in the match (``host-(\d+)|models/(\w+)``), else the
+    # whole match.
+    return next((g for g in found.groups() if g is not None), found.group(0))
