@@ -15,7 +15,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import DATA
-from s3_server import fresh_bucket, s3_server, s3_url, upload_bytes, upload_tree  # noqa: F401
+from s3_server import (
+    fresh_bucket,
+    s3_server,  # noqa: F401 - the fixture, used by name below
+    s3_url,
+    upload_bytes,
+    upload_tree,
+)
 
 from hloscope.cli import cli
 
@@ -54,7 +60,8 @@ def local_rows(local_run) -> list[dict]:
     return json.loads(result.stdout)["rows"]
 
 
-def test_s3_rows_equal_local_rows(s3_server, local_run, local_rows):
+@pytest.mark.usefixtures("s3_server")
+def test_s3_rows_equal_local_rows(local_run, local_rows):
     url = upload_tree(local_run, s3_url(fresh_bucket(), "nightly", "run-17"))
     result = fleet(url, "--scheduler", "sync")
     assert result.exit_code == 1, result.output
@@ -68,7 +75,8 @@ def test_s3_rows_equal_local_rows(s3_server, local_run, local_rows):
     assert labels == {"0", "1", "mlp"}
 
 
-def test_s3_rows_on_the_local_cluster_equal_local_rows(s3_server, local_run, local_rows):
+@pytest.mark.usefixtures("s3_server")
+def test_s3_rows_on_the_local_cluster_equal_local_rows(local_run, local_rows):
     url = upload_tree(local_run, s3_url(fresh_bucket(), "run-17"))
     # The command's own cluster, in its own process: its workers read the bucket with the
     # endpoint and credentials of the environment they inherit.
@@ -85,7 +93,8 @@ def test_s3_rows_on_the_local_cluster_equal_local_rows(s3_server, local_run, loc
     assert comparable(json.loads(done.stdout)["rows"]) == comparable(local_rows)
 
 
-def test_baseline_in_the_bucket(s3_server, local_run, tmp_path):
+@pytest.mark.usefixtures("s3_server")
+def test_baseline_in_the_bucket(local_run, tmp_path):
     base = tmp_path / "base.parquet"
     made = CliRunner().invoke(
         cli, ["fleet", str(local_run), "--scheduler", "sync", "-o", str(base)]
