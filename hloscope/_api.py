@@ -252,7 +252,8 @@ def _check_hlo(
     # for is read from the file of that stage beside it, as `hloscope check FILE` does.
     from .analysis.unsupported.hlo_check import file_modules_at_stage
 
-    staged, notes = file_modules_at_stage(target.path, modules, stage)
+    where = target.location if target.is_remote else target.path
+    staged, notes = file_modules_at_stage(where, modules, stage)
     report = check_modules(staged, platform, program=target.spec)
     report.notes[:0] = notes
     return report

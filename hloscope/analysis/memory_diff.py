@@ -182,7 +182,7 @@ def memory_of_side(module: Module, target: Target | None = None) -> MemoryResult
         return memory_of_capture(target.capture())
     path = str(module.source.path) if module.source is not None else None
     for dumped in target.dump().modules if path is not None else []:
-        if dumped.after_file is not None and str(dumped.after_file.path) == path:
+        if dumped.after_file is not None and dumped.after_file.location == path:
             assignment = dumped_assignment(dumped)
             return memory_of(module, assignment, has_side_files=assignment is not None)
     return memory_of(module)

@@ -592,7 +592,7 @@ def dump_module_of(index: DumpIndex, chosen: Module) -> DumpModule:
     snapshots. Raises :class:`PassesError` when it has none, naming the modules that do."""
     path = chosen.source.path if chosen.source is not None else None
     found = next(
-        (m for m in index.modules if m.after_file is not None and str(m.after_file.path) == path),
+        (m for m in index.modules if m.after_file is not None and m.after_file.location == path),
         None,
     )
     if found is None:  # not read from this dump: the first of its name

@@ -148,7 +148,9 @@ def _report(
         return check_modules(modules, platform, stage=stage or "before", program=target)
     from ..analysis.unsupported.hlo_check import file_modules_at_stage
 
-    staged, notes = file_modules_at_stage(Path(target), modules, stage)
+    staged, notes = file_modules_at_stage(
+        target if is_url(target) else Path(target), modules, stage
+    )
     report = check_modules(staged, platform, program=target)
     report.notes[:0] = notes
     return report

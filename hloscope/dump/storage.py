@@ -98,7 +98,10 @@ def filesystem(url: str) -> tuple[Any, str]:
     except ValueError as e:  # "Protocol not known: zz"
         raise DumpFormatError(f"unknown storage protocol {scheme}:// ({e})", path=url) from None
     except ImportError as e:  # fsspec names the client it lacks ("Install s3fs to access S3")
-        raise MissingExtra(f"{url}: {e}", extra=CLOUD_EXTRA) from None
+        raise MissingExtra(
+            f"{url}: reading {scheme}:// locations needs a client that is not installed ({e})",
+            extra=CLOUD_EXTRA,
+        ) from None
 
 
 def _unstrip(url: str, path: str, name: str) -> str:

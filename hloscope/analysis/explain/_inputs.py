@@ -119,7 +119,7 @@ def _dump_before(target: Target, after: Module) -> Module | None:
 
     path = after.source.path if after.source is not None else None
     for each in target.dump().modules:
-        if each.after_file is not None and str(each.after_file.path) == path:
+        if each.after_file is not None and each.after_file.location == path:
             return each.before()
     try:
         return target.main_module(Stage.HLO, after.name)

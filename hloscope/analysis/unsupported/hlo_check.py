@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...dump import storage
 from ...hlo.errors import HloParseError
 from ...hlo.metadata import StackFrame
 from ...hlo.model import Computation, Instruction, Module
@@ -178,18 +179,34 @@ def module_stage(module: Module) -> Stage:
     return Stage.OPTIMIZED_HLO if scheduled is True else Stage.HLO
 
 
-def stage_file(path: Path, stage: Stage) -> Path | None:
+def stage_file(path: Path | str, stage: Stage) -> Path | str | None:
     """The file of ``stage`` beside an XLA dump file of the other stage
-    (``X.after_optimizations.txt`` <-> ``X.before_optimizations.txt``), when it exists."""
+    (``X.after_optimizations.txt`` <-> ``X.before_optimizations.txt``), when it exists.
+    ``path`` may be a URL (:mod:`~hloscope.dump.storage`); the sibling is then one too."""
     names = {Stage.HLO: "before_optimizations", Stage.OPTIMIZED_HLO: "after_optimizations"}
     other = names[Stage.OPTIMIZED_HLO if stage is Stage.HLO else Stage.HLO]
-    if stage not in names or other not in path.name:
+    if stage not in names or other not in _name(path):
         return None
-    sibling = path.with_name(path.name.replace(other, names[stage]))
+    if isinstance(path, str) and storage.is_url(path):
+        remote = storage.join(storage.parent(path), _name(path).replace(other, names[stage]))
+        return remote if storage.exists(remote) else None
+    local = Path(path)
+    sibling = local.with_name(local.name.replace(other, names[stage]))
     return sibling if sibling.is_file() else None
 
 
-def module_at_stage(module: Module, path: Path | None, stage: Stage | str) -> Module | None:
+def _name(location: Path | str) -> str:
+    """The file name of a local path or a URL."""
+    return storage.basename(str(location))
+
+
+def _parse_file(location: Path | str) -> list[Module]:
+    if isinstance(location, str) and storage.is_url(location):
+        return parse_modules(storage.read_bytes(location), path=location)
+    return parse_modules(location)
+
+
+def module_at_stage(module: Module, path: Path | str | None, stage: Stage | str) -> Module | None:
     """``module`` at ``stage``: itself when it is of that stage (:func:`module_stage`), else
     the module of the same name in the file of that stage beside ``path``
     (:func:`stage_file`); ``None`` when there is none. What ``hloscope check FILE --stage`` and
@@ -200,11 +217,11 @@ def module_at_stage(module: Module, path: Path | None, stage: Stage | str) -> Mo
     sibling = stage_file(path, wanted) if path is not None else None
     if sibling is None:
         return None
-    return next((m for m in parse_modules(sibling) if m.name == module.name), None)
+    return next((m for m in _parse_file(sibling) if m.name == module.name), None)
 
 
 def file_modules_at_stage(
-    path: Path, modules: list[Module], stage: str | None
+    path: Path | str, modules: list[Module], stage: str | None
 ) -> tuple[list[Module], list[str]]:
     """The modules of an HLO file at ``stage`` (default ``before``), read from the file of
     that stage beside it when the file holds the other one, with a note saying so. With no
@@ -219,7 +236,7 @@ def file_modules_at_stage(
             held = "optimized HLO" if module_stage(found) is Stage.OPTIMIZED_HLO else "HLO"
             beside = stage_file(path, wanted)
             why = (
-                f"{beside.name} beside it has no module {found.name}"
+                f"{_name(beside)} beside it has no module {found.name}"
                 if beside is not None
                 else f"no {wanted.dump_name} file is beside it"
             )
@@ -231,7 +248,7 @@ def file_modules_at_stage(
         if at is not None and at is not found and (sibling := stage_file(path, wanted)):
             notes.append(
                 f"read module {found.name} {wanted.short} optimizations from "
-                f"{sibling.name}, beside {path.name}"
+                f"{_name(sibling)}, beside {_name(path)}"
             )
         staged.append(at if at is not None else found)
     return staged, notes
