@@ -102,10 +102,11 @@ def find_collectives(module: Module) -> tuple[list[Collective], DeviceMesh | Non
     """The collectives of ``module`` in the order they run, its device mesh (when the
     module names one) and its number of devices."""
     devices = module_devices(module)
-    mesh = infer_mesh(module)
+    where = placements(module)
+    mesh = infer_mesh(module, [p.computation for p in where.values()])
     cost_of = instruction_costs(module)
     found: list[Collective] = []
-    for placement in placements(module).values():
+    for placement in where.values():
         if _inside_async(placement):
             continue  # the async-start that calls it lists the collective it wraps
         comp = placement.computation

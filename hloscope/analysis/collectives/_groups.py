@@ -20,9 +20,11 @@ members' coordinates differ along it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ...hlo.model import Module
+from ...hlo.model import Computation, Module
+from ...hlo.placement import kernel_computations
 
 __all__ = ["DeviceMesh", "infer_mesh", "module_devices", "mesh_axes_of"]
 
@@ -68,11 +70,22 @@ def _int(value: object) -> int:
         return 1
 
 
-def infer_mesh(module: Module) -> DeviceMesh | None:
-    """The device mesh the module's shardings and replica groups name (see the module doc)."""
+def infer_mesh(
+    module: Module, computations: Iterable[Computation] | None = None
+) -> DeviceMesh | None:
+    """The device mesh the module's shardings and replica groups name (see the module doc).
+
+    Only the ``computations`` that run as kernels are read (by default
+    :func:`~hloscope.hlo.placement.kernel_computations`; :func:`find_collectives` passes the
+    ones it walked): the shardings and collectives are there, and a fused body's shardings
+    repeat its caller's. Building every fused body of a large module would cost more than its
+    parse (the 54 MB module's 400k instructions are nearly all fused).
+    """
     reshapes: list[tuple[int, ...]] = []
     tiles: list[tuple[int, ...]] = []
-    for inst in module.instructions():
+    if computations is None:
+        computations = kernel_computations(module)
+    for inst in (i for comp in computations for i in comp.instructions):
         text = inst.attr_text
         if "replica_groups=mesh" in text:
             groups = inst.attrs.get("replica_groups")
