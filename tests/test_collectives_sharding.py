@@ -371,7 +371,8 @@ def test_the_command_reads_a_dump_with_both_stages(dumps):
     assert {r["op_name"] for r in data["replicated_large"]} >= {"w"}
     text = CliRunner().invoke(cli, ["collectives", str(dumps / "replicated_weight")]).stdout
     section = text.split("sharding (mesh data=4 x model=2):\n")[1]
-    assert "replicated and large" in section and "w " in section
+    assert "replicated and large" in section and "\n  w f32[1024,512]: 2.0 MiB" in section
+    assert "\n  (output)  f32[1024,512]" in section  # an output row, named apart
     assert max(len(line) for line in section.splitlines()) <= 80
 
 

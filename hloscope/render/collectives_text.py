@@ -96,8 +96,9 @@ def render_sharding(result: CollectivesResult) -> str:
     if result.replicated_large:
         lines.append("replicated and large (the same copy on every device):")
     for r in result.replicated_large:
+        label = _array_name(r.name, r.op_name, r.role.value)
         text = (
-            f"{_label(r.name, r.op_name)} {r.shape}: {_bytes(r.bytes)} on each of "
+            f"{label} {r.shape}: {_bytes(r.bytes)} on each of "
             f"{r.devices} devices; sharded {r.devices} ways it would save "
             f"{_bytes(r.saving_bytes)} per device"
         )
@@ -133,6 +134,12 @@ def render_sharding(result: CollectivesResult) -> str:
 def _label(name: str, op_name: str) -> str:
     """A parameter by JAX's argument name (its op_name) when it has one."""
     return op_name if op_name and "/" not in op_name else name
+
+
+def _array_name(name: str, op_name: str, role: str) -> str:
+    """A parameter by its argument name; an output in parentheses (a user may name an
+    argument ``output``)."""
+    return _label(name, op_name) if role == "parameter" else f"({name})"
 
 
 def _side(end: Endpoint | None) -> str:
@@ -189,7 +196,7 @@ def _array_rows(arrays: list[ArraySharding]) -> list[str]:
     (wrapped under themselves, or on the next line when the columns leave too little room)."""
     rows = [("array", "global", "per device", "bytes")]
     for a in arrays:
-        name = _label(a.name, a.op_name) if a.role.value == "parameter" else a.name
+        name = _array_name(a.name, a.op_name, a.role.value)
         rows.append((name, a.shape, a.per_device_shape, format_bytes(a.per_device_bytes)))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     words = ["sharding", *(a.mesh_text for a in arrays)]
