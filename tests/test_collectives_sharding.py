@@ -479,6 +479,27 @@ def test_the_mesh_names_come_from_shardy_attributes(meshes, named):
     assert named_mesh(parse(text), 8) == named
 
 
+def test_names_from_the_dump_cannot_drive_the_terminal():
+    text = """HloModule m, num_partitions=2
+
+ENTRY %main (x: f32[8]) -> f32[8] {
+  %x = f32[8]{0} parameter(0), sharding={devices=[2]0,1}, metadata={op_name="ev\\033]0;t\\007il"}
+  %s = f32[8]{0} sine(%x), metadata={op_name="jit(f)/sin" source_file="/w/\\033[2Jf.py" source_line=3}
+  %cp = f32[8]{0} collective-permute(%s), channel_id=1, source_target_pairs={{0,1},{1,0}}
+  ROOT %n = f32[8]{0} negate(%cp)
+}
+"""
+    result = collectives_of(parse(text))
+    assert result.parameters[0].op_name == "ev\x1b]0;t\x07il"  # read as XLA wrote it
+    shown = render_collectives(result)
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert "sin at /w/\\e[2Jf.py:3" in shown
+    rows = shown.split("sharding (mesh axis_0=2):\n")[1].splitlines()[:3]
+    # The escaped name keeps the table's columns in line.
+    assert rows[1].startswith("  ev\\e]0;t\\x07il  f32[16]")
+    assert rows[0].index("global") == rows[1].index("f32[16]") == rows[2].index("f32[8]")
+
+
 def test_a_root_tuple_writes_each_outputs_sharding():
     text = """HloModule m, num_partitions=2
 

@@ -16,6 +16,7 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from ..units import format_bytes
+from .terminal import printable
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.collectives import ArraySharding, CollectivesResult, Endpoint
@@ -51,7 +52,7 @@ def render_collectives(result: CollectivesResult) -> str:
         )
     if not result.collectives:
         lines.append("no collectives")
-        return "\n".join(lines) + "\n" + render_sharding(result)
+        return _joined(lines) + render_sharding(result)
     header = ("kind", "bytes", "groups", "axes", "runs", "estimate", "source")
     rows = [header]
     for c in result.collectives:
@@ -82,7 +83,7 @@ def render_collectives(result: CollectivesResult) -> str:
             f"communication: {format_seconds(result.estimate_s)} estimated, "
             f"{format_seconds(result.exposed_s)} exposed"
         )
-    return "\n".join(lines) + "\n" + render_sharding(result)
+    return _joined(lines) + render_sharding(result)
 
 
 def render_sharding(result: CollectivesResult) -> str:
@@ -128,7 +129,12 @@ def render_sharding(result: CollectivesResult) -> str:
         left = sorted(resharding, key=lambda c: -c.executed_bytes)[len(shown) :]
         moved = format_bytes(sum(c.executed_bytes for c in left))
         lines.append(f"  ... {len(left)} more ({moved} per device per call; --json lists all)")
-    return "\n".join(lines) + "\n"
+    return _joined(lines)
+
+
+def _joined(lines: list[str]) -> str:
+    """The lines as text, each safe for a terminal (names and paths come from the dump)."""
+    return "".join(printable(line) + "\n" for line in lines)
 
 
 def _label(name: str, op_name: str) -> str:
@@ -197,7 +203,9 @@ def _array_rows(arrays: list[ArraySharding]) -> list[str]:
     rows = [("array", "global", "per device", "bytes")]
     for a in arrays:
         name = _array_name(a.name, a.op_name, a.role.value)
-        rows.append((name, a.shape, a.per_device_shape, format_bytes(a.per_device_bytes)))
+        # Escaped before measuring, so an escaped name keeps its column straight.
+        cells = (name, a.shape, a.per_device_shape, format_bytes(a.per_device_bytes))
+        rows.append(tuple(printable(cell) for cell in cells))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     words = ["sharding", *(a.mesh_text for a in arrays)]
     out = []
