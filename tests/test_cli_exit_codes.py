@@ -42,6 +42,7 @@ TARGET_COMMANDS = {
     "explain-error": [],
     "memory": [],
     "collectives": [],
+    "fleet": [],
 }
 
 
