@@ -200,18 +200,18 @@ def _pack(text: str, room: int) -> list[str]:
 def _array_rows(arrays: list[ArraySharding]) -> list[str]:
     """One row per array: name, global shape, per-device shape and bytes, then the words
     (wrapped under themselves, or on the next line when the columns leave too little room)."""
-    rows = [("array", "global", "per device", "bytes")]
+    rows = [["array", "global", "per device", "bytes"]]
     for a in arrays:
         name = _array_name(a.name, a.op_name, a.role.value)
         # Escaped before measuring, so an escaped name keeps its column straight.
-        cells = (name, a.shape, a.per_device_shape, format_bytes(a.per_device_bytes))
-        rows.append(tuple(printable(cell) for cell in cells))
+        cells = [name, a.shape, a.per_device_shape, format_bytes(a.per_device_bytes)]
+        rows.append([printable(cell) for cell in cells])
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     words = ["sharding", *(a.mesh_text for a in arrays)]
     out = []
     for r, text in zip(rows, words):
-        cells = [r[0].ljust(widths[0]), r[1].ljust(widths[1]), r[2].ljust(widths[2])]
-        head = "  " + "  ".join([*cells, r[3].rjust(widths[3])]) + "  "
+        padded = [r[0].ljust(widths[0]), r[1].ljust(widths[1]), r[2].ljust(widths[2])]
+        head = "  " + "  ".join([*padded, r[3].rjust(widths[3])]) + "  "
         room = WIDTH - len(head)
         if room >= 24:
             parts = _pack(text, room)
