@@ -139,7 +139,7 @@ def test_a_module_without_collectives_is_all_compute():
     step = step_estimate(module, collectives_of(module), interconnect("h100"))
     assert step is not None and step.exposed_s == 0 and step.hidden_s == 0
     assert step.split == {"compute": 1.0, "exposed": 0.0, "hidden": 0.0}
-    text = render_step(step, 1)
+    text = render_step(step.to_dict(), 1)
     assert "one device" in text and "none of 0.0 ns" in text
 
 
@@ -164,7 +164,7 @@ def test_text_lines_fit_80_columns_and_say_the_split():
     module = parse(OVERLAP)
     step = step_estimate(module, collectives_of(module), interconnect("tpu-v5e"))
     assert step is not None
-    text = render_step(step, 4)
+    text = render_step(step.to_dict(), 4)
     assert text.startswith("step on tpu-v5e (one call, each of 4 devices):")
     assert "compute" in text and "exposed communication" in text and "under compute" in text
     assert all(len(line) <= 80 for line in text.splitlines())

@@ -26,6 +26,10 @@ v5e chips", whatever chips it was compiled on; comparing two ``--device`` runs o
 answers "v5e or v4". Everything is an estimate of an idle, bandwidth-bound machine: kernels
 that reach their roof, collectives on one mesh axis (see
 :mod:`hloscope.analysis.collectives._formulas`).
+
+:func:`module_communication` is what the views that are not about collectives (``fusions``,
+``report``, ``diff``) show of them: the collectives as flat rows, their totals, and the
+step when a device is given (:class:`ModuleCommunication`).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from ..analysis.collectives import (
     DONE_OPCODES,
     START_OPCODES,
     CollectivesResult,
+    find_collectives,
     kind_of_opcode,
 )
 from ..analysis.cost import instruction_costs, placements
@@ -45,7 +50,16 @@ from ..hlo.model import Module
 from .interconnect import Interconnect, price, roofline_seconds
 from .peaks import DevicePeak
 
-__all__ = ["StepEstimate", "compute_seconds", "is_collective_opcode", "step_estimate"]
+__all__ = [
+    "ModuleCommunication",
+    "StepEstimate",
+    "communication_of",
+    "compute_seconds",
+    "has_collectives",
+    "is_collective_opcode",
+    "module_communication",
+    "step_estimate",
+]
 
 
 def is_collective_opcode(opcode: str) -> bool:
@@ -137,3 +151,80 @@ def step_estimate(
         hidden_s=max(0.0, communication - exposed),
         kernels=kernels,
     )
+
+
+def has_collectives(module: Module) -> bool:
+    """Whether any computation of ``module`` holds a collective (read from the opcodes alone,
+    without building instructions: most modules have none, and views skip them quickly)."""
+    return any(is_collective_opcode(op) for comp in module.computations for op in comp.opcodes())
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleCommunication:
+    """A module's collectives as another view shows them: ``result`` (priced when ``step``
+    is there) and the ``step`` estimate on the chosen device."""
+
+    result: CollectivesResult
+    step: StepEstimate | None = None
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One flat row per collective, in program order (``executed_bytes`` is ``bytes``
+        times ``executions``; the seconds are ``None`` without a device)."""
+        return [
+            {
+                "name": c.name,
+                "kind": c.kind.value,
+                "async": c.is_async,
+                "bytes": c.bytes,
+                "group_size": c.group_size,
+                "num_groups": c.num_groups,
+                "executions": c.executions,
+                "executed_bytes": c.executed_bytes,
+                "where": c.where,
+                "op_name": c.op_name,
+                "source": c.source,
+                "estimate_s": c.estimate_s,
+                "exposed_s": c.exposed_s,
+            }
+            for c in self.result.collectives
+        ]
+
+    def totals(self) -> dict[str, Any]:
+        r = self.result
+        return {
+            "count": len(r.collectives),
+            "devices": r.devices,
+            "bytes": r.total_bytes,
+            "executed_bytes": r.executed_bytes,
+            "estimate_s": r.estimate_s,
+            "exposed_s": r.exposed_s,
+            "device": r.device["name"] if r.device is not None else None,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"collectives": [rows], "communication": totals, "step": step or None}``."""
+        return {
+            "collectives": self.rows(),
+            "communication": self.totals(),
+            "step": self.step.to_dict() if self.step is not None else None,
+        }
+
+
+def module_communication(
+    module: Module, row: Interconnect | None = None
+) -> ModuleCommunication | None:
+    """:func:`communication_of`, or ``None`` when the module has no collective and no device
+    is given: nothing to show."""
+    if row is None and not has_collectives(module):
+        return None
+    return communication_of(module, row)
+
+
+def communication_of(module: Module, row: Interconnect | None = None) -> ModuleCommunication:
+    """``module``'s collectives, priced on ``row`` with the step estimate when given."""
+    found, mesh, devices = find_collectives(module)
+    result = CollectivesResult(module.name, devices, mesh, found, [])
+    if row is None:
+        return ModuleCommunication(result)
+    price(result, row)
+    return ModuleCommunication(result, step_estimate(module, result, row))

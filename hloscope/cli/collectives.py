@@ -87,5 +87,7 @@ def collectives_command(
 
         texts = []
         for r, step in zip(results, steps):
-            texts.append(render_collectives(r) + (render_step(step, r.devices) if step else ""))
+            texts.append(
+                render_collectives(r) + (render_step(step.to_dict(), r.devices) if step else "")
+            )
         sys.stdout.write("\n".join(texts))

@@ -43,12 +43,24 @@ TABLE_ROWS = 500
     help=f"Show the first N rows (after sorting). The table shows at most {TABLE_ROWS} unless "
     "--top says otherwise; --json and --csv give every row.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print JSON: {module, rows, summary}.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print JSON: {module, rows, summary}; a module with collectives (or any, with "
+    "--device) adds collectives (one row each), communication (totals) and step.",
+)
 @click.option("--csv", "as_csv", is_flag=True, help="Print the rows as CSV.")
 @click.option(
     "--wide",
     is_flag=True,
     help="Show every column at full width (by default the table fits the terminal).",
+)
+@click.option(
+    "--device",
+    help="Price the collectives on this device (tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e, h100, "
+    "a100, h100-pcie, a100-pcie) and estimate the step: compute on its roofline plus the "
+    "communication no compute hides.",
 )
 @module_option
 @all_modules_option
@@ -62,23 +74,32 @@ def fusions_command(
     as_json: bool,
     as_csv: bool,
     wide: bool,
+    device: str | None,
     module: str | None,
     all_modules: bool,
     refresh: bool,
 ) -> None:
     """Show the kernels XLA made of TARGET's optimized module: each fusion and each op left
     unfused, with its kind, fused ops, bytes in and out, FLOPs and the source lines it came
-    from. The totals under the table follow XLA's own cost analysis."""
+    from. The totals under the table follow XLA's own cost analysis. Collectives follow the
+    table, with their bytes and, with --device, their estimated time and the step's."""
     from ..analysis.fusions import COLUMNS, SOURCE_COLUMNS, fusion_report, source_rows
-    from ..render.fusion_table import render_by_source, render_fusions
+    from ..bench.step_estimate import module_communication
+    from ..render.fusion_table import render_by_source, render_fusion_collectives, render_fusions
     from ..render.rows import filter_rows, rows_to_csv, sort_column, sort_rows, summary_to_dict
 
     if as_json and as_csv:
         raise CliError("--json and --csv exclude each other")
     if by_source and filters:
         raise CliError("--filter applies to kernel rows, not to --by-source")
+    row = None
+    if device is not None:
+        from ..bench.interconnect import interconnect
+
+        row = interconnect(device)  # a wrong name fails before any module is read
     modules = open_modules(target, module=module, all_modules=all_modules, refresh=refresh)
     reports = []
+    communications = []
     capped = False
     for each in modules:
         report = fusion_report(each)
@@ -96,10 +117,12 @@ def fusions_command(
             capped = True
         matched = (len(every_row), " and ".join(filters)) if filters else None
         reports.append((each.name, rows, total, summary_to_dict(report.summary), matched))
+        comm = module_communication(each, row)
+        communications.append(comm.to_dict() if comm is not None else None)
     if as_json:
         payloads = [
-            {"module": name, "rows": rows, "summary": summary}
-            for name, rows, _, summary, _ in reports
+            {"module": name, "rows": rows, "summary": summary, **(comm or {})}
+            for (name, rows, _, summary, _), comm in zip(reports, communications)
         ]
         json.dump({"modules": payloads} if all_modules else payloads[0], sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -132,6 +155,9 @@ def fusions_command(
                     sorted_by=sorted_by,
                     matched=matched,
                 )
+            shown = communications[i]
+            if shown is not None:
+                render_fusion_collectives(shown, console, wide=wide)
         if capped:
             order = f"sorted by {sort}" if sort else "the kernels moving the most bytes"
             console.print(

@@ -6,6 +6,11 @@ columns that matter most (kernel, kind, bytes out, FLOPs, source) are always sho
 join while they fit, and long names are shortened in the middle (``wrapped_red…dow.1``) to
 what the width allows. ``wide=True`` shows every column at full width. Every cell goes through
 :func:`~hloscope.render.terminal.printable`; the full values stay in ``--json`` and ``--csv``.
+
+A module with collectives gets a second, smaller table under the kernels
+(:func:`render_fusion_collectives`): each collective's kind, bytes per device, groups and
+runs per call and, with ``--device``, its estimated and exposed seconds, then the step estimate
+(:func:`~hloscope.render.step_text.render_step`).
 """
 
 from __future__ import annotations
@@ -19,7 +24,14 @@ from .sources import short_source, shorten_source
 from .table_fit import Column, fit_columns, fitted_table, print_table
 from .terminal import printable, shorten_middle
 
-__all__ = ["render_fusions", "render_by_source", "fit_columns", "Column", "SORTED_COLUMN"]
+__all__ = [
+    "render_fusions",
+    "render_by_source",
+    "render_fusion_collectives",
+    "fit_columns",
+    "Column",
+    "SORTED_COLUMN",
+]
 
 
 def _shorten_kind(text: str, width: int) -> str:
@@ -292,3 +304,85 @@ def render_by_source(rows: Sequence[dict[str, Any]], console: Any, *, wide: bool
         rows, SOURCE_COLUMNS, tuple(SOURCE_COLUMNS), (), console.width, wide
     )
     print_table(console, table, needed if wide else 0)
+
+
+def _seconds(key: str) -> Any:
+    from .collectives_text import format_seconds
+
+    return lambda r: format_seconds(r[key])
+
+
+COLLECTIVE_COLUMNS: dict[str, Column] = {
+    "kind": Column("collective", lambda r: r["kind"] + (" (async)" if r["async"] else "")),
+    "bytes": Column("bytes", lambda r: format_bytes(r["bytes"]), right=True),
+    "groups": Column("groups", lambda r: f"{r['group_size']}x{r['num_groups']}", right=True),
+    "runs": Column("runs", lambda r: str(r["executions"]), right=True),
+    "estimate": Column("estimate", _seconds("estimate_s"), right=True),
+    "exposed": Column("exposed", _seconds("exposed_s"), right=True),
+    "kernel": Column("kernel", lambda r: r["name"], min_width=10, comfortable=16),
+    "where": Column(
+        "where", lambda r: r["where"], min_width=12, shorten=_shorten_where, comfortable=16
+    ),
+    "source": Column(
+        "source",
+        lambda r: short_source(r["source"]) or r["op_name"],
+        min_width=16,
+        shorten=shorten_source,
+        comfortable=24,
+    ),
+}
+
+
+def render_fusion_collectives(
+    communication: Mapping[str, Any], console: Any, *, wide: bool = False
+) -> None:
+    """The collectives under the kernel table (``communication`` is
+    :meth:`~hloscope.bench.step_estimate.ModuleCommunication.to_dict`): their totals, a row
+    per collective, and the step estimate when a device priced them."""
+    from rich.text import Text
+
+    from .collectives_text import format_seconds
+    from .step_text import render_step
+
+    totals = communication["communication"]
+    rows = communication["collectives"]
+    console.print()
+    if not rows:
+        console.print(Text("no collectives", style="dim"))
+    else:
+        console.print(
+            Text.assemble(
+                ("collectives ", "dim"),
+                str(totals["count"]),
+                ("  bytes per device ", "dim"),
+                format_bytes(totals["bytes"]),
+                ("  executed per call ", "dim"),
+                format_bytes(totals["executed_bytes"]),
+            )
+        )
+    priced = totals["device"] is not None
+    if priced and rows:
+        console.print(
+            Text.assemble(
+                (f"communication on {printable(totals['device'])} ", "dim"),
+                format_seconds(totals["estimate_s"]),
+                ("  exposed ", "dim"),
+                format_seconds(totals["exposed_s"]),
+            )
+        )
+    if rows:
+        essential = ["kind", "bytes", "groups", *(["estimate"] if priced else []), "kernel"]
+        optional = ["runs", *(["exposed"] if priced else []), "source"]
+        if any(r["where"] for r in rows):
+            optional.insert(0, "where")
+        table, needed = fitted_table(
+            rows, COLLECTIVE_COLUMNS, essential, optional, console.width, wide
+        )
+        print_table(console, table, needed if wide else 0)
+    step = communication.get("step")
+    if step is not None:
+        console.print()
+        for line in render_step(step, totals["devices"]).splitlines():
+            console.print(Text(line))
+    elif not priced:
+        console.print(Text("(--device NAME prices them and estimates the step)", style="dim"))

@@ -1,20 +1,19 @@
-"""The step estimate in words: ``step on tpu-v5e: 1.2 ms, compute 71%, exposed communication 29%``.
+"""The step estimate in words: ``step on tpu-v5e: 1.2 ms``, compute 71%, exposed communication 29%.
 
-:func:`render_step` words a :class:`~hloscope.bench.step_estimate.StepEstimate` in lines of at
-most 80 characters, for ``hloscope collectives --device`` (and anything else that prices a
-step). The split is rounded to whole percents, but a part that is not zero never shows as
-``0%`` (``<1%``): "exposed communication 0%" would say there is none.
+:func:`render_step` words a step estimate (its JSON form,
+:meth:`~hloscope.bench.step_estimate.StepEstimate.to_dict`) in lines of at most 80
+characters, for ``hloscope collectives --device`` and ``hloscope fusions --device``. The split
+is rounded to whole percents, but a part that is not zero never shows as ``0%`` (``<1%``):
+"exposed communication 0%" would say there is none.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Any
 
 from .collectives_text import format_seconds
-from .terminal import shorten_middle
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..bench.step_estimate import StepEstimate
+from .terminal import printable, shorten_middle
 
 __all__ = ["format_share", "render_step"]
 
@@ -28,33 +27,34 @@ def format_share(fraction: float) -> str:
     return f"{fraction:.0%}"
 
 
-def render_step(step: StepEstimate, devices: int) -> str:
+def render_step(step: Mapping[str, Any], devices: int) -> str:
     """The step's lines, each ending in a newline: the total, then compute and exposed
     communication with their shares of it, then the communication hidden under compute."""
-    split = step.split
+    split = step["split"]
     per = f"each of {devices} devices" if devices > 1 else "one device"
+    communication = format_seconds(step["communication_s"])
     hidden = (
-        f"{format_seconds(step.hidden_s)} of {format_seconds(step.communication_s)}, under compute"
-        if step.hidden_s > 0
-        else f"none of {format_seconds(step.communication_s)}"
+        f"{format_seconds(step['hidden_s'])} of {communication}, under compute"
+        if step["hidden_s"] > 0
+        else f"none of {communication}"
     )
     rows = [
         (
             "compute",
             format_share(split["compute"]),
-            format_seconds(step.compute_s),
-            f"{step.kernels} kernels, {step.compute_peak} roofline",
+            format_seconds(step["compute_s"]),
+            f"{step['kernels']} kernels, {step['compute_peak']} roofline",
         ),
         (
             "exposed communication",
             format_share(split["exposed"]),
-            format_seconds(step.exposed_s),
+            format_seconds(step["exposed_s"]),
             "",
         ),
         ("hidden communication", "", "", hidden),
     ]
-    lines = [f"step on {step.device} (one call, {per}): {format_seconds(step.total_s)} estimated"]
+    total = format_seconds(step["total_s"])
+    lines = [f"step on {step['device']} (one call, {per}): {total} estimated"]
     for name, share, seconds, note in rows:
-        line = f"  {name:<21}  {share:>4}  {seconds:>8}  {note}".rstrip()
-        lines.append(shorten_middle(line, WIDTH))
-    return "\n".join(lines) + "\n"
+        lines.append(f"  {name:<21}  {share:>4}  {seconds:>8}  {note}".rstrip())
+    return "".join(shorten_middle(printable(line), WIDTH) + "\n" for line in lines)
