@@ -14,6 +14,9 @@ runs the analyses that apply to it, and returns the typed
 * the memory section: the peak, what is live there and the timeline
   (:func:`~hloscope.analysis.memory_diff.memory_of_side`: XLA's side files of a dump, a
   capture's own buffer assignment, else hloscope's simulation of the module, said so);
+* the collectives of an SPMD module (:mod:`hloscope.analysis.collectives`), and the step
+  estimate on every device of the interconnect table
+  (:mod:`hloscope.bench.step_estimate`);
 * the pass timeline of a capture or dump with per-pass snapshots
   (:mod:`hloscope.analysis.passes`), the recompiles of a dump
   (:mod:`hloscope.analysis.recompiles`), the unsupported ops of each platform
@@ -54,6 +57,7 @@ from .render.html.hints import hints
 from .render.html.report import Report, table_rows
 from .render.html.sections import (
     BenchSection,
+    CollectivesSection,
     Explained,
     MemorySection,
     PlatformCheck,
@@ -148,6 +152,7 @@ def build_report(
     bench: bool = False,
     graphs: int = DEFAULT_GRAPHS,
     refresh: bool = False,
+    device: str | None = None,
 ) -> Report:
     """The :class:`~hloscope.render.html.report.Report` of ``value``: a TARGET string or
     path, a :class:`~hloscope.capture.target.Target`, a
@@ -157,7 +162,8 @@ def build_report(
     is how many of the heaviest kernels get a picture (0: none); ``bench`` adds measured
     times (:mod:`hloscope.bench` compiles and runs the program and each kernel alone on the
     device JAX sees: it needs jax and takes seconds to minutes); ``refresh`` captures a script
-    target again.
+    target again; ``device`` (``tpu-v5e``, ``h100``...) prices each collective on that
+    device's interconnect (the step on every device is shown either way).
     """
     origin = _origin(value, module, refresh)
     report = fusion_report(origin.module)
@@ -184,6 +190,7 @@ def build_report(
     out.explanation = _optional(out, "source view details", lambda: explained(origin))
     out.sources = source_rows(origin, out)
     out.memory = _optional(out, "memory", lambda: memory(origin))
+    out.collectives = _optional(out, "collectives", lambda: collectives(origin, device))
     out.passes = _optional(out, "pass timeline", lambda: timeline(origin))
     out.recompiles = _optional(out, "recompiles", lambda: recompiles(origin))
     out.checks = _optional(out, "unsupported ops", lambda: checks(origin)) or []
@@ -391,6 +398,26 @@ def memory(origin: _Origin) -> MemorySection:
 # ------------------------------------------------------------------------------------------
 # The pass timeline, recompiles
 # ------------------------------------------------------------------------------------------
+
+
+def collectives(origin: _Origin, device: str | None = None) -> CollectivesSection | None:
+    """The collectives section, ``None`` for a module without collectives: the collectives
+    priced on ``device`` when given, and the step on every device of the interconnect
+    table (the module's own groups on each: which chips would run this sharding best)."""
+    from .bench.interconnect import INTERCONNECTS, interconnect
+    from .bench.step_estimate import communication_of, has_collectives
+
+    module = origin.module
+    if not has_collectives(module):
+        return None
+    shown = communication_of(module, interconnect(device) if device is not None else None)
+    steps = []
+    chosen = shown.result.device["name"] if shown.result.device is not None else None
+    for row in INTERCONNECTS:
+        step = (shown if row.name == chosen else communication_of(module, row)).step
+        if step is not None:
+            steps.append({**step.to_dict(), "topology": row.topology})
+    return sections.collectives_section(shown.result, steps)
 
 
 def timeline(origin: _Origin) -> Timeline | None:

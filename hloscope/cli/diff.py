@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import sys
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.memory_diff import MemoryDiff
+    from ..bench.interconnect import Interconnect
     from ..capture.target import Target
     from ..hlo.model import Module
 
@@ -49,7 +50,8 @@ def parse_metrics(text: str | None) -> list[str]:
     is_flag=True,
     help="Print JSON (schema hloscope.diff/1): module, a and b (their totals), delta, "
     "no_change, counts, changes, lines, memory (the peaks, the buffers that left and joined "
-    "the peak, bytes at the peak by source line and scope).",
+    "the peak, bytes at the peak by source line and scope); communication (the collectives "
+    "per kind, when either side has some or --device is given).",
 )
 @click.option(
     "--fail-on",
@@ -74,6 +76,11 @@ def parse_metrics(text: str | None) -> list[str]:
     metavar="N",
     help="List at most N changes and N source lines (0: all).",
 )
+@click.option(
+    "--device",
+    help="Price both sides' collectives on this device (tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e, "
+    "h100, a100, h100-pcie, a100-pcie): exposed communication and the step, A against B.",
+)
 @module_option
 @all_modules_option
 @refresh_option
@@ -84,6 +91,7 @@ def diff_command(
     fail_on: str | None,
     threshold: float,
     limit: int,
+    device: str | None,
     module: str | None,
     all_modules: bool,
     refresh: bool,
@@ -92,7 +100,9 @@ def diff_command(
     changed, appeared or went away, from which source lines, and the change in kernels, bytes
     through memory and FLOPs; then the peak memory of each, and the buffers that left or
     joined the peak (XLA's buffer assignment when a dump has it, else hloscope's simulation,
-    as ``hloscope memory``). A and B are TARGETs; of several modules, each side stands for its
+    as ``hloscope memory``); then, when either side has collectives, how many of each kind
+    and their bytes (two shardings of one model), with --device their exposed time and the
+    step. A and B are TARGETs; of several modules, each side stands for its
     main module (--module picks the same-named one on both sides; --all-modules compares
     every module of A with the module of the same name in B, in order).
 
@@ -104,6 +114,11 @@ def diff_command(
     from ..render.diff_view import render_diff, render_memory_diff
 
     metrics = parse_metrics(fail_on)
+    row = None
+    if device is not None:
+        from ..bench.interconnect import interconnect
+
+        row = interconnect(device)  # a wrong name fails before any target is read
     kernel_metrics = [m for m in metrics if m != PEAK_METRIC]
     open_side = partial(_open_side, module=module, all_modules=all_modules, refresh=refresh)
     (target_a, modules_a), (target_b, modules_b) = open_side(a), open_side(b)
@@ -111,6 +126,7 @@ def diff_command(
     labels = None if all_modules else (a, b)  # one pair: the sides are the TARGETs given
     results = [(side_a, side_b, diff(side_a, side_b, labels=labels)) for side_a, side_b in pairs]
     memories = [_memory(side_a, target_a, side_b, target_b) for side_a, side_b in pairs]
+    communications = [_communication(side_a, side_b, row) for side_a, side_b in pairs]
     regressions = []
     for (side_a, _, result), (memory, why) in zip(results, memories):
         lines = regression_lines(result, kernel_metrics, threshold) if kernel_metrics else []
@@ -122,9 +138,13 @@ def diff_command(
         regressions += [(side_a.name, line) for line in lines]
     if as_json:
         payloads = []
-        for (side_a, side_b, result), (memory, why) in zip(results, memories):
+        for (side_a, side_b, result), (memory, why), communication in zip(
+            results, memories, communications
+        ):
             payload = {"module": {"a": side_a.name, "b": side_b.name}, **diff_to_dict(result)}
             payload["memory"] = memory.to_dict() if memory is not None else {"error": why}
+            if communication is not None:
+                payload["communication"] = communication
             if metrics:
                 payload["fail_on"] = {
                     "metrics": metrics,
@@ -140,6 +160,8 @@ def diff_command(
     else:
         from rich.console import Console
 
+        from ..render.diff_text import communication_lines
+
         console = Console()
         for i, ((side_a, _, result), (memory, why)) in enumerate(zip(results, memories)):
             if all_modules:
@@ -148,6 +170,12 @@ def diff_command(
                 console.print(f"module {side_a.name}", style="bold", markup=False)
             render_diff(result, console, limit=limit)
             render_memory_diff(memory, console, limit=limit, note=why)
+            communication = communications[i]
+            if communication is not None:
+                steps = communication.get("step")
+                pair = (steps["a"], steps["b"]) if steps else None
+                for line in communication_lines(communication, pair):
+                    console.print(line, markup=False, highlight=False)
         for only in unpaired:
             console.print(f"only in {only['side']}: module {only['module']}", markup=False)
     if regressions:
@@ -181,6 +209,26 @@ def _memory(
         return memory_diff(memory_of_side(side_a, target_a), memory_of_side(side_b, target_b)), ""
     except HloscopeError as error:
         return None, error.one_line()
+
+
+def _communication(
+    side_a: Module, side_b: Module, row: Interconnect | None
+) -> dict[str, Any] | None:
+    """The collectives of the two modules compared (with ``row``, priced on it, and the step
+    of each), or ``None`` when neither has one and no device is given: nothing to say."""
+    from ..analysis.diff import communication_diff
+    from ..bench.step_estimate import communication_of, has_collectives
+
+    if row is None and not (has_collectives(side_a) or has_collectives(side_b)):
+        return None
+    a, b = communication_of(side_a, row), communication_of(side_b, row)
+    out = communication_diff(a.result, b.result).to_dict()
+    if row is not None:
+        out["step"] = {
+            "a": a.step.to_dict() if a.step is not None else None,
+            "b": b.step.to_dict() if b.step is not None else None,
+        }
+    return out
 
 
 def _pair(modules_a: list, modules_b: list, by_name: bool) -> tuple[list, list[dict]]:

@@ -14,6 +14,9 @@ This module says it the way a person would:
 * :func:`peak_text` -- ``peak memory: 61.9 MiB -> 10.2 MiB (-51.7 MiB, -83.5%)``, and
   :func:`peak_buffer_text`, one buffer that left or joined the peak with its source line
   (:class:`~hloscope.analysis.memory_diff.MemoryDiff`'s words);
+* :func:`communication_lines` -- ``all-reduce: 1 -> 2, 8.0 KiB -> 1.0 KiB per device
+  (-7.0 KiB), ...``: the collectives of two shardings compared per kind
+  (:class:`~hloscope.analysis.diff.CommunicationDiff`'s words), and the step on ``--device``;
 * small helpers other renderers share: :func:`kernel_label`, :func:`pair_where` (where a
   kernel and its counterpart came from, both sides), :func:`source_lines_text`
   (``model.py:12-13``), :func:`short_source` (the file name without its folders), :func:`signed`.
@@ -21,6 +24,7 @@ This module says it the way a person would:
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -39,6 +43,9 @@ from ..analysis.fusions import Kernel
 from ..analysis.memory import LiveBuffer
 from ..analysis.memory_diff import PEAK_METRIC, MemoryDiff
 from ..units import format_bytes, format_count
+from .collectives_text import format_seconds
+from .step_text import format_share
+from .terminal import printable
 
 __all__ = [
     "describe",
@@ -344,3 +351,75 @@ def peak_buffer_text(buffer: LiveBuffer) -> str:
     where = f", {short_source(buffer.source)}" if buffer.source else ""
     shape = without_layout(buffer.shape)
     return f"{format_bytes(buffer.bytes)} {shape} {buffer.kind} {buffer.producer}{where}"
+
+
+# ------------------------------------------------------------------------------------------
+# Communication
+# ------------------------------------------------------------------------------------------
+
+COMMUNICATION_WIDTH = 80
+
+
+def _signed_seconds(s: float) -> str:
+    return ("+" if s > 0 else "-" if s < 0 else "") + format_seconds(abs(s))
+
+
+def _a_to_b(a: float | None, b: float | None, fmt: Callable[[float], str]) -> str:
+    """``8.0 KiB -> 1.0 KiB (-7.0 KiB)``, ``(=)`` when equal."""
+    if a is None or b is None:
+        return "-"
+    head = f"{fmt(a)} -> {fmt(b)}"
+    if a == b:
+        return head + " (=)"
+    change = _signed_seconds(b - a) if fmt is not format_bytes else signed(b - a, format_bytes)
+    return f"{head} ({change})"
+
+
+def _kind_text(label: str, a: dict[str, Any], b: dict[str, Any], exposed: str | None) -> str:
+    text = (
+        f"{label}: {a['count']} -> {b['count']}, "
+        f"{_a_to_b(a['bytes'], b['bytes'], format_bytes)} per device"
+    )
+    if (a["executed_bytes"], b["executed_bytes"]) != (a["bytes"], b["bytes"]):
+        text += f", per call {_a_to_b(a['executed_bytes'], b['executed_bytes'], format_bytes)}"
+    if exposed is not None:
+        text += f"; {exposed} {_a_to_b(a['exposed_s'], b['exposed_s'], format_seconds)}"
+    return text
+
+
+def communication_lines(
+    communication: dict[str, Any], steps: tuple[Any, Any] | None = None
+) -> list[str]:
+    """The words of :meth:`~hloscope.analysis.diff.CommunicationDiff.to_dict`: a total line,
+    one per kind, then with ``steps`` (A's and B's step estimate dicts, see
+    :meth:`hloscope.bench.step_estimate.StepEstimate.to_dict`) the step on the device. Each
+    line fits :data:`COMMUNICATION_WIDTH` columns (a long one folds, indented)."""
+    device = communication["device"]
+    devices = communication["devices"]
+    head = "collectives"
+    if devices["a"] != devices["b"]:
+        head += f" ({devices['a']} -> {devices['b']} devices)"
+    exposed = f"exposed on {printable(device)}" if device else None
+    texts = [_kind_text(head, communication["a"], communication["b"], exposed)]
+    if communication["no_change"]:
+        texts[0] += " (no change)"
+    texts += [
+        "  " + _kind_text(printable(k["kind"]), k["a"], k["b"], "exposed" if device else None)
+        for k in communication["kinds"]
+    ]
+    if steps is not None and steps[0] is not None and steps[1] is not None:
+        a, b = steps
+        texts.append(
+            f"step on {printable(a['device'])}: "
+            f"{_a_to_b(a['total_s'], b['total_s'], format_seconds)}; compute "
+            f"{format_share(a['split']['compute'])} -> {format_share(b['split']['compute'])}, "
+            f"exposed communication {format_share(a['split']['exposed'])} -> "
+            f"{format_share(b['split']['exposed'])}"
+        )
+    lines: list[str] = []
+    for text in texts:
+        indent = " " * (len(text) - len(text.lstrip()))
+        lines += textwrap.wrap(
+            text, COMMUNICATION_WIDTH, subsequent_indent=indent + "    ", break_on_hyphens=False
+        )
+    return lines

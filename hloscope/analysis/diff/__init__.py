@@ -78,12 +78,15 @@ The modules of this package, in the order the diff uses them:
 * ``_changes``: a connected group of kernels turned into a :class:`KernelChange` (its status,
   op and shape deltas, the arrays that now go through memory);
 * ``_source_lines``: the same result turned around by source line (:class:`LineChange`);
+* ``_communication``: the collectives of the two sides compared per kind
+  (:func:`communication_diff`), for two shardings of one model;
 * ``_results``: the result model (:class:`KernelDiff`, :class:`KernelChange`,
   :class:`LineChange`, :class:`Regression`, the status enums and :data:`METRICS`).
 """
 
 from __future__ import annotations
 
+from ._communication import CommunicationDiff, KindTotals, communication_diff, kind_totals
 from ._facts import _structure  # noqa: F401  (tests/test_diff_scores.py)
 from ._matching import (
     _Matcher,  # noqa: F401  (tests/test_diff_scores.py checks its scores directly)
@@ -106,6 +109,10 @@ from ._sides import DiffSide, _side  # noqa: F401  (_side: tests/test_diff_score
 
 __all__ = [
     "diff",
+    "communication_diff",
+    "kind_totals",
+    "CommunicationDiff",
+    "KindTotals",
     "KernelDiff",
     "KernelChange",
     "LineChange",

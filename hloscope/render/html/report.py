@@ -18,7 +18,10 @@ analyses from a TARGET, a capture or a module); here it is only data in, text ou
   (:class:`~.sections.PlatformCheck`), and **bench** results (:class:`~.sections.BenchSection`);
 * **memory** (:class:`~.sections.MemorySection`): the peak, what is live there by source line
   and scope, what would free memory, and the timeline picture, with where the numbers come
-  from (XLA's buffer assignment, or hloscope's simulation, said so).
+  from (XLA's buffer assignment, or hloscope's simulation, said so);
+* **collectives**, for a module that has some (:class:`~.sections.CollectivesSection`): each
+  with its bytes, groups and runs per call, and the step estimate on every device of the
+  interconnect table (compute, exposed and hidden communication).
 
 :meth:`Report.to_html` writes the page (every style and script inline, nothing fetched, see
 :mod:`.page`); :meth:`Report._repr_html_` shows the same in Jupyter::
@@ -43,6 +46,7 @@ from .page import new_uid, render
 from .sections import (
     STAGE_LABELS,
     BenchSection,
+    CollectivesSection,
     Explained,
     KernelGraph,
     MemorySection,
@@ -83,6 +87,7 @@ class Report:
     passes: Timeline | None = None
     recompiles: Recompiles | None = None
     checks: list[PlatformCheck] = field(default_factory=list)
+    collectives: CollectivesSection | None = None
     bench: BenchSection | None = None
     bench_asked: bool = False
     notes: list[str] = field(default_factory=list)
@@ -103,6 +108,8 @@ class Report:
         names.append("source")
         if self.memory is not None:
             names.append("memory")
+        if self.collectives is not None:
+            names.append("collectives")
         if self.passes is not None:
             names.append("passes")
         if self.recompiles is not None:
@@ -133,6 +140,7 @@ class Report:
             "module_summary": self.summary.to_dict(),
             "kernels_shown": len(self.rows),
             **({"memory": self.memory.to_dict()} if self.memory is not None else {}),
+            **({"collectives": self.collectives.to_dict()} if self.collectives is not None else {}),
             "hints": [
                 {"kind": str(h.kind), "title": h.title, "evidence": h.evidence} for h in self.hints
             ],
@@ -166,6 +174,7 @@ class Report:
             "kernels": len(self.rows),
             "graphs": len(self.graphs),
             "source": len(self.sources),
+            "collectives": len(self.collectives.rows) if self.collectives is not None else 0,
             "passes": len(self.passes.steps) if self.passes is not None else 0,
             "unsupported": sum(len(c.findings) for c in self.checks),
         }

@@ -20,7 +20,11 @@ benches or looks at what kind of target a report is about.
 * :func:`platform_check` -- :class:`PlatformCheck`, what a platform cannot compile;
 * :func:`bench_section` -- :class:`BenchSection`, the program and each kernel timed;
 * :func:`memory_section` -- :class:`MemorySection`, the peak memory, what is live there, and
-  the timeline picture (:func:`~hloscope.render.memory_svg.render_memory_svg`).
+  the timeline picture (:func:`~hloscope.render.memory_svg.render_memory_svg`);
+* :func:`collectives_section` -- :class:`CollectivesSection`, the collectives of an SPMD
+  module with their bytes and groups, priced on a chosen device when one is, and the step
+  estimate on every device of the interconnect table (compute, exposed and hidden
+  communication: "what would this cost on v5e or v4" from one module).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from .escape import UnsafeSvgError, clean_svg
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
+    from ...analysis.collectives import CollectivesResult
     from ...analysis.explain import Explanation
     from ...analysis.memory import LiveBuffer, MemoryResult, Saving
     from ...analysis.passes import PassTimeline
@@ -66,6 +71,10 @@ __all__ = [
     "BenchSection",
     "MemoryGroup",
     "MemorySection",
+    "CollectiveRow",
+    "DeviceStep",
+    "CollectivesSection",
+    "collectives_section",
     "heaviest_graphs",
     "source_view",
     "explained_from",
@@ -723,3 +732,136 @@ def memory_section(result: MemoryResult, top: int = MEMORY_TOP) -> MemorySection
 
 def _groups(rows: Sequence[Mapping[str, Any]], key: str, top: int) -> list[MemoryGroup]:
     return [MemoryGroup(str(r[key]), int(r["bytes"]), int(r["buffers"])) for r in rows[:top]]
+
+
+# ------------------------------------------------------------------------------------------
+# Collectives
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CollectiveRow:
+    """One collective as the section lists it; ``estimate`` and ``exposed`` are words
+    (``12.3 us``, ``-`` without a device), ``estimate_s`` the number to sort by."""
+
+    name: str
+    kind: str
+    is_async: bool
+    bytes: int
+    groups: str
+    executions: int
+    where: str
+    source: str
+    op_name: str
+    estimate_s: float | None
+    estimate: str
+    exposed: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceStep:
+    """The step estimate of the module on one device of the interconnect table, in words
+    (seconds) and shares of the step (``compute_share``...)."""
+
+    device: str
+    topology: str
+    compute_peak: str
+    total_s: float
+    total: str
+    compute: str
+    exposed: str
+    hidden: str
+    compute_share: float
+    exposed_share: float
+
+
+@dataclass(slots=True)
+class CollectivesSection:
+    """The collectives section: the module's ``devices``, its collectives (``rows``), their
+    totals in bytes (``bytes`` per device, ``executed_bytes`` per call), the ``device``
+    the rows were priced on (``None``: not priced, the step table still is) and the step
+    on every device of the table (``steps``)."""
+
+    devices: int
+    rows: list[CollectiveRow]
+    bytes: int
+    executed_bytes: int
+    device: str | None
+    estimate: str
+    exposed: str
+    steps: list[DeviceStep]
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The page's machine-readable part: counts, bytes and the step per device."""
+        return {
+            "devices": self.devices,
+            "count": len(self.rows),
+            "bytes": self.bytes,
+            "executed_bytes": self.executed_bytes,
+            "device": self.device,
+            "steps": {
+                s.device: {
+                    "total_s": s.total_s,
+                    "compute": s.compute_share,
+                    "exposed": s.exposed_share,
+                }
+                for s in self.steps
+            },
+        }
+
+
+def _device_step(step: Mapping[str, Any]) -> DeviceStep:
+    from ..collectives_text import format_seconds
+
+    split = step["split"]
+    return DeviceStep(
+        device=step["device"],
+        topology=step.get("topology", ""),
+        compute_peak=step["compute_peak"],
+        total_s=step["total_s"],
+        total=format_seconds(step["total_s"]),
+        compute=format_seconds(step["compute_s"]),
+        exposed=format_seconds(step["exposed_s"]),
+        hidden=format_seconds(step["hidden_s"]),
+        compute_share=split["compute"],
+        exposed_share=split["exposed"],
+    )
+
+
+def collectives_section(
+    result: CollectivesResult, steps: Sequence[Mapping[str, Any]]
+) -> CollectivesSection:
+    """:class:`CollectivesSection` of a module's collectives (priced when a device priced
+    ``result``) and of its step on each device (``steps``: each a step estimate's JSON form,
+    :meth:`~hloscope.bench.step_estimate.StepEstimate.to_dict`, with the device's
+    ``topology``)."""
+    from ..collectives_text import format_seconds
+
+    rows = [
+        CollectiveRow(
+            name=c.name,
+            kind=c.kind.value,
+            is_async=c.is_async,
+            bytes=c.bytes,
+            groups=f"{c.group_size}x{c.num_groups}",
+            executions=c.executions,
+            where=c.where,
+            source=c.source,
+            op_name=c.op_name,
+            estimate_s=c.estimate_s,
+            estimate=format_seconds(c.estimate_s),
+            exposed=format_seconds(c.exposed_s),
+        )
+        for c in result.collectives
+    ]
+    return CollectivesSection(
+        devices=result.devices,
+        rows=rows,
+        bytes=result.total_bytes,
+        executed_bytes=result.executed_bytes,
+        device=result.device["name"] if result.device is not None else None,
+        estimate=format_seconds(result.estimate_s),
+        exposed=format_seconds(result.exposed_s),
+        steps=[_device_step(step) for step in steps],
+    )
