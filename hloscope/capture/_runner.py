@@ -38,7 +38,6 @@ import traceback
 from types import FrameType, ModuleType, TracebackType
 from typing import Any
 
-from .cache import hash_files, local_module_files
 from .errors import ScriptImportError
 from .frameworks import MissingFramework, explain_missing_frameworks
 from .script_loader import (
@@ -291,6 +290,8 @@ def main(argv: list[str] | None = None) -> int:
             # What the cache re-checks before it reuses this capture (hloscope.capture.cache).
             # (A watched run is never cached: no need to hash what it imported.)
             if not options.recompiles:
+                from .cache import hash_files, local_module_files
+
                 info["local_modules"] = hash_files(local_module_files())
         finally:
             _write_info(options.info, info)

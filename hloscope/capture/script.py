@@ -31,10 +31,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -174,6 +173,8 @@ _DISTRIBUTIONS = {
 
 def framework_versions() -> dict[str, str | None]:
     """Installed versions of jax, jaxlib, tensorflow and keras, read without importing them."""
+    from importlib import metadata  # slow to import: read while the child starts, not before
+
     found: dict[str, str | None] = {}
     for key, names in _DISTRIBUTIONS.items():
         found[key] = None
@@ -217,7 +218,7 @@ def _remove(path: Path) -> None:
         path.unlink()
 
 
-def _child_env(xla_flags: str | None) -> dict[str, str]:
+def _child_env(xla_flags: str | None, *, full_locations: bool = True) -> dict[str, str]:
     env = dict(os.environ)
     if xla_flags is not None:
         env["XLA_FLAGS"] = xla_flags
@@ -226,8 +227,10 @@ def _child_env(xla_flags: str | None) -> dict[str, str]:
         env["PYTHONPATH"] = os.pathsep.join([_PACKAGE_ROOT, *paths])
     env.setdefault("PYTHONUNBUFFERED", "1")  # keep stdout.txt current if the script is killed
     # Every user frame of each op in the dump's locations (JAX keeps 10 or 100 by default);
-    # the child is hloscope's, so the user's shell keeps its own setting.
-    env[TRACEBACK_LIMIT_ENV] = str(UNLIMITED_TRACEBACK)
+    # the child is hloscope's, so the user's shell keeps its own setting. A watched run dumps
+    # nothing: there the longer locations would only slow every lowering down.
+    if full_locations:
+        env[TRACEBACK_LIMIT_ENV] = str(UNLIMITED_TRACEBACK)
     return env
 
 
@@ -355,6 +358,7 @@ def capture_script(
     cwd: str | os.PathLike[str] | None = None,
     output_limit: tuple[int, int] = (DEFAULT_HEAD, DEFAULT_TAIL),
     watch_compiles: bool = False,
+    while_running: Callable[[], object] | None = None,
 ) -> ScriptCapture:
     """Run ``script`` with ``args`` in a child process; capture what XLA compiles in ``out_dir``.
 
@@ -375,6 +379,10 @@ def capture_script(
     With ``watch_compiles``, nothing is dumped: the child runs the script (or ``function``)
     under :class:`hloscope.capture.compile_watch.CompileWatcher`, with TensorFlow's XLA compile
     log on in its stderr, and writes every compile it saw to ``out_dir/recompiles.json``.
+
+    ``while_running`` is called once, in this process, as soon as the child has started: what
+    the caller needs only afterwards (importing the code that reads the results, say) then
+    overlaps the script's run instead of adding to it. If it raises, the child is stopped.
     """
     script_path = Path(script)
     if not script_path.is_file():
@@ -451,7 +459,7 @@ def capture_script(
         progress,
     )
     token = new_token()  # marks every process the script starts (hloscope.capture.family)
-    env = {**_child_env(xla_flags), FAMILY_ENV: token}
+    env = {**_child_env(xla_flags, full_locations=not watch_compiles), FAMILY_ENV: token}
     with open(out / STDOUT, "wb") as stdout, open(out / STDERR, "wb") as stderr:
         out_read, out_write = os.pipe()
         err_read, err_write = os.pipe()
@@ -483,6 +491,8 @@ def capture_script(
         timed_out = False
         exited = _ExitWatch(process)
         try:
+            if while_running is not None:
+                while_running()
             while process.poll() is None:
                 if timeout is not None and time.monotonic() - started > timeout:
                     timed_out = True

@@ -75,7 +75,7 @@ def recompiles_command(
     Exit status: 0 done; 1 the script failed (the ledger shows what it compiled) or TARGET is
     missing or a folder holds no dump; 3 more compiles than --fail-over N; 124 the script timed
     out."""
-    ledger, problem, timed_out = _ledger(target, args, timeout, out_dir)
+    ledger, problem, timed_out = _ledger(target, args, timeout, out_dir, as_json)
     if as_json:
         click.echo(json.dumps(ledger.to_dict(), indent=2))
     else:
@@ -93,18 +93,28 @@ def recompiles_command(
     sys.exit(int(ExitStatus.OK))
 
 
-def _ledger(target: str, args: tuple[str, ...], timeout: float | None, out_dir: str | None):
-    """The ledger of TARGET, the line saying why a script run failed, and whether it timed out."""
-    from ..analysis.recompiles import ledger_of_target, recompiles_of_script
+def _ledger(
+    target: str, args: tuple[str, ...], timeout: float | None, out_dir: str | None, as_json: bool
+):
+    """The ledger of TARGET, the line saying why a script run failed, and whether it timed out.
 
+    A script starts before anything else is imported: the ledger's code and the renderer
+    load while it runs (``while_running``), so a short script pays for neither."""
     if timeout is not None and timeout <= 0:
         raise CliError(f"--timeout must be positive, got {timeout:g}")
     script, function = _script_spec(target)
     if script is not None:
         if function is not None and args:
             raise CliError(f"{target}: a SCRIPT.py:FUNCTION target takes no script arguments")
+        from ..analysis.recompiles import recompiles_of_script
+
         run = recompiles_of_script(
-            script, args, function=function, timeout=timeout, out_dir=out_dir
+            script,
+            args,
+            function=function,
+            timeout=timeout,
+            out_dir=out_dir,
+            while_running=None if as_json else _import_renderer,
         )
         return run.ledger, run.error_line(), run.run.timed_out
     if args:
@@ -112,9 +122,14 @@ def _ledger(target: str, args: tuple[str, ...], timeout: float | None, out_dir: 
     if out_dir is not None or timeout is not None:
         raise CliError("--output and --timeout apply to a script TARGET only")
     _check_dump_folder(target)
+    from ..analysis.recompiles import ledger_of_target
     from ._target import open_target
 
     return ledger_of_target(open_target(target)), None, False
+
+
+def _import_renderer() -> None:
+    from ..render import recompiles_text  # noqa: F401
 
 
 def _check_dump_folder(target: str) -> None:

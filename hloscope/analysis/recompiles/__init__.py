@@ -37,23 +37,59 @@ to a ledger), ``_names`` (names of flattened arguments and static values), ``_di
 under the watcher) and ``_dumps`` (the offline ledger of a dump or HLO file).
 """
 
-from ._advice import ARGUMENT_RULES, RULES, ArgumentRule, Rule, advice_for, bucket_sizes
-from ._dumps import ledger_of_dump, ledger_of_modules, ledger_of_target
-from ._grouping import build_ledger
-from ._ledger import (
-    Advice,
-    AdviceKind,
-    ArgumentHistory,
-    Cause,
-    CompileEvent,
-    Difference,
-    FunctionLedger,
-    Ledger,
-    ledger_name,  # hloscope.testing names functions the way the ledger does
-)
-from ._scripts import LEDGER_FILE as LEDGER_FILE
-from ._scripts import ScriptLedger, recompiles_of_script
-from ._watch import CompileWatch, watch_compiles
+from typing import TYPE_CHECKING
+
+from ...lazy_exports import lazy_exports
+
+if TYPE_CHECKING:  # pragma: no cover - the names as mypy sees them; at run time, _LAZY
+    from ._advice import ARGUMENT_RULES, RULES, ArgumentRule, Rule, advice_for, bucket_sizes
+    from ._dumps import ledger_of_dump, ledger_of_modules, ledger_of_target
+    from ._grouping import build_ledger
+    from ._ledger import (
+        Advice,
+        AdviceKind,
+        ArgumentHistory,
+        Cause,
+        CompileEvent,
+        Difference,
+        FunctionLedger,
+        Ledger,
+        ledger_name,  # hloscope.testing names functions the way the ledger does
+    )
+    from ._scripts import LEDGER_FILE as LEDGER_FILE
+    from ._scripts import ScriptLedger, recompiles_of_script
+    from ._watch import CompileWatch, watch_compiles
+
+# Loaded on first use (PEP 562): ``hloscope recompiles SCRIPT.py`` starts the script from
+# ``_scripts`` alone and imports the rest of the ledger while the script runs.
+_LAZY = {
+    "ARGUMENT_RULES": "._advice",
+    "RULES": "._advice",
+    "ArgumentRule": "._advice",
+    "Rule": "._advice",
+    "advice_for": "._advice",
+    "bucket_sizes": "._advice",
+    "ledger_of_dump": "._dumps",
+    "ledger_of_modules": "._dumps",
+    "ledger_of_target": "._dumps",
+    "build_ledger": "._grouping",
+    "Advice": "._ledger",
+    "AdviceKind": "._ledger",
+    "ArgumentHistory": "._ledger",
+    "Cause": "._ledger",
+    "CompileEvent": "._ledger",
+    "Difference": "._ledger",
+    "FunctionLedger": "._ledger",
+    "Ledger": "._ledger",
+    "ledger_name": "._ledger",
+    "LEDGER_FILE": "._scripts",
+    "ScriptLedger": "._scripts",
+    "recompiles_of_script": "._scripts",
+    "CompileWatch": "._watch",
+    "watch_compiles": "._watch",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 __all__ = [
     "ledger_name",

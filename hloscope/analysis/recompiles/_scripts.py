@@ -8,17 +8,17 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...capture.compile_watch import CompileRecord
-from ._grouping import build_ledger
-from ._ledger import Ledger
-
+# Nothing else of the ledger at import time: the script starts first, and what reads its
+# records is imported while it runs (_import_readers).
 if TYPE_CHECKING:  # pragma: no cover
+    from ...capture.compile_watch import CompileRecord
     from ...capture.script import ScriptCapture
+    from ._ledger import Ledger
 
 
 @dataclass(slots=True)
@@ -52,6 +52,7 @@ def recompiles_of_script(
     timeout: float | None = None,
     out_dir: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
+    while_running: Callable[[], object] | None = None,
 ) -> ScriptLedger:
     """Run ``script`` (or call its ``function`` with its example arguments) in a child process
     under the compile watcher, and return the ledger of what it compiled.
@@ -63,11 +64,15 @@ def recompiles_of_script(
     prints) stay in ``out_dir`` when given; otherwise they go to a temporary folder that is
     removed whatever happens (a failed run, an exception, Ctrl-C). A run that fails still gives
     the ledger of what it compiled.
+
+    ``while_running`` is called once, in this process, while the script runs (after this
+    module's own readers are imported): a caller's preparation for the result, such as
+    importing its renderer, then costs the user no time.
     """
     keep = out_dir is not None
     folder = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix=_TEMP_PREFIX))
     try:
-        return _run_watched(script, args, folder, function, timeout, progress, keep)
+        return _run_watched(script, args, folder, function, timeout, progress, keep, while_running)
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
@@ -81,9 +86,14 @@ def _run_watched(
     timeout: float | None,
     progress: bool | None,
     keep: bool,
+    while_running: Callable[[], object] | None = None,
 ) -> ScriptLedger:
     from ...capture.script import RECOMPILES, STDERR, capture_script
-    from ...capture.tf_watch import parse_xla_log
+
+    def prepare() -> None:
+        _import_readers()
+        if while_running is not None:
+            while_running()
 
     run = capture_script(
         script,
@@ -94,7 +104,11 @@ def _run_watched(
         force=True,
         progress=progress,
         watch_compiles=True,
+        while_running=prepare,
     )
+    from ...capture.tf_watch import parse_xla_log
+    from ._grouping import build_ledger
+
     records = _read_records(folder / RECOMPILES)
     try:
         log = (folder / STDERR).read_text(errors="replace")
@@ -112,7 +126,15 @@ def _run_watched(
     return ScriptLedger(ledger, run, error)
 
 
+def _import_readers() -> None:
+    """Import what turns the run's records into a ledger (while the script runs)."""
+    from ...capture import compile_watch, tf_watch  # noqa: F401
+    from . import _grouping  # noqa: F401
+
+
 def _read_records(path: Path) -> list[CompileRecord]:
+    from ...capture.compile_watch import CompileRecord
+
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
