@@ -173,7 +173,9 @@ _FUNCTION_SPEC = re.compile(r"^(?P<script>.+\.py):(?P<function>[A-Za-z_][A-Za-z0
 _HLO_OPTIONS = ("stage", "module", "all_modules")
 
 
-def check(value: Any, *args: Any, platform: str = "cpu", **kwargs: Any) -> CheckReport:
+def check(
+    value: Any, *args: Any, platform: str = "cpu", mxu: int = 128, **kwargs: Any
+) -> CheckReport:
     """Will ``value`` compile for ``platform`` (``"cpu"``, ``"gpu"``, ``"tpu"``)? Every op that
     keeps it from compiling, in a :class:`~hloscope.analysis.unsupported.findings.CheckReport`
     (``.clean``, ``.findings``, ``.to_dict()``, ``.to_dataframe()``). No device of the
@@ -193,13 +195,17 @@ def check(value: Any, *args: Any, platform: str = "cpu", **kwargs: Any) -> Check
     * any other callable, with example inputs (arrays or ``jax.ShapeDtypeStruct``): a JAX
       function, lowered for the platform by
       :func:`~hloscope.analysis.unsupported.jax_check.check_jax`.
+
+    For ``platform="tpu"`` the report's ``mxu`` lists the dots and convolutions not aligned
+    to a ``mxu`` x ``mxu`` matrix unit (128 on TPU v2-v5, 256 on v6e:
+    :data:`hloscope.analysis.mxu.MXU_SIZES`); ``mxu`` is not passed on to a function.
     """
     spec = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
     if spec is not None:
         found = _FUNCTION_SPEC.match(spec)
         if found is not None and not os.path.isdir(spec):
             fn, example_args, example_kwargs = load_function(found["script"], found["function"])
-            return check(fn, *example_args, platform=platform, **example_kwargs)
+            return check(fn, *example_args, platform=platform, mxu=mxu, **example_kwargs)
     from .capture.inprocess import Capture
 
     if isinstance(value, (str, os.PathLike, Target, Module, Capture)):
@@ -208,7 +214,7 @@ def check(value: Any, *args: Any, platform: str = "cpu", **kwargs: Any) -> Check
         unknown = sorted(set(kwargs) - set(_HLO_OPTIONS))
         if unknown:
             raise TypeError(f"unexpected keyword argument(s) for a check of HLO: {unknown}")
-        return _check_hlo(value, platform, **kwargs)
+        return _check_hlo(value, platform, mxu=mxu, **kwargs)
     if not callable(value):
         raise TypeError(
             "expected a function, a tf.function or Keras model, a Module, a Target or a TARGET "
@@ -222,13 +228,14 @@ def check(value: Any, *args: Any, platform: str = "cpu", **kwargs: Any) -> Check
         return check_tf(value, *args, platform=platform, **kwargs)
     from .analysis.unsupported.jax_check import check_jax
 
-    return check_jax(value, *args, platform=platform, **kwargs)
+    return check_jax(value, *args, platform=platform, mxu=mxu, **kwargs)
 
 
 def _check_hlo(
     value: Any,
     platform: str,
     *,
+    mxu: int = 128,
     stage: str | Stage | None = None,
     module: str | None = None,
     all_modules: bool = False,
@@ -237,23 +244,25 @@ def _check_hlo(
     from .capture.inprocess import Capture
 
     if isinstance(value, Module):
-        return check_modules([value], platform)
+        return check_modules([value], platform, mxu=mxu)
     if isinstance(value, Capture):
         chosen = stage or "before"
-        return check_modules([value.module(chosen)], platform, stage=chosen, program=value.name)
+        return check_modules(
+            [value.module(chosen)], platform, stage=chosen, program=value.name, mxu=mxu
+        )
     target = Target.resolve(value)
     if all_modules and module is not None:
         raise TypeError("module= and all_modules=True exclude each other")
     read = stage or "before"
     modules = target.modules(read) if all_modules else [target.main_module(read, module)]
     if target.kind != "hlo-file":
-        return check_modules(modules, platform, stage=read, program=target.spec)
+        return check_modules(modules, platform, stage=read, program=target.spec, mxu=mxu)
     # A text file is whatever stage it is (its header says: is_scheduled); the stage asked
     # for is read from the file of that stage beside it, as `hloscope check FILE` does.
     from .analysis.unsupported.hlo_check import file_modules_at_stage
 
     where = target.location if target.is_remote else target.path
     staged, notes = file_modules_at_stage(where, modules, stage)
-    report = check_modules(staged, platform, program=target.spec)
+    report = check_modules(staged, platform, program=target.spec, mxu=mxu)
     report.notes[:0] = notes
     return report

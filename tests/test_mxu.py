@@ -357,3 +357,31 @@ def test_a_finding_is_a_plain_record():
     )
     assert finding.misaligned == ("m",) and finding.array_use == 1.0
     assert finding.use == pytest.approx(100 / 128)
+
+
+def test_check_tpu_v6e_measures_against_256_on_the_command_line_and_in_the_api(tmp_path):
+    # [256,128]x[128,128] fills v5e's 128x128 array and half of v6e's 256x256 one along K and N.
+    path = write_hlo(tmp_path, layer, (256, 128), (128, 128))
+    runner = CliRunner()
+    v5e = json.loads(runner.invoke(cli, ["check", str(path), "--platform", "tpu", "--json"]).stdout)
+    assert v5e["mxu"] == []
+    out = runner.invoke(cli, ["check", str(path), "--platform", "tpu", "--tpu", "v6e", "--json"])
+    assert out.exit_code == 0, out.output
+    (v6e,) = json.loads(out.stdout)["mxu"]
+    assert v6e["mxu_size"] == 256 and (v6e["m"], v6e["n"], v6e["k"]) == (256, 128, 128)
+    assert v6e["padded"] == {"m": 256, "n": 256, "k": 256}
+    # The same from Python, for an HLO file and for the JAX function itself.
+    import hloscope
+
+    assert [f.mxu for f in hloscope.check(str(path), platform="tpu", mxu=256).mxu] == [256]
+    x, w = jnp.ones((256, 128)), jnp.ones((128, 128))
+    assert hloscope.check(layer, x, w, platform="tpu").mxu == []
+    (live,) = hloscope.check(layer, x, w, platform="tpu", mxu=256).mxu
+    assert (live.m, live.n, live.k) == (256, 128, 128)
+
+
+def test_check_tpu_generation_needs_the_tpu_platform(tmp_path):
+    path = write_hlo(tmp_path, layer, (64, 100), (100, 200))
+    out = CliRunner().invoke(cli, ["check", str(path), "--platform", "gpu", "--tpu", "v6e"])
+    assert out.exit_code == 2
+    assert "--tpu names a TPU generation: use it with --platform tpu" in out.output

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..analysis.mxu import DEFAULT_MXU, MXU_SIZES
 from ..dump.storage import is_url
 from ..errors import ExitStatus
 from ._app import cli
@@ -51,6 +52,8 @@ __all__ = ["check"]
 
 _FUNCTION_SPEC = re.compile(r"^(?P<script>.+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
 _PLATFORMS = ("cpu", "gpu", "tpu")
+# --tpu v6e: the generations MXU_SIZES knows, without their "tpu-" prefix.
+_GENERATIONS = tuple(name.removeprefix("tpu-") for name in MXU_SIZES)
 
 
 @cli.command()
@@ -79,6 +82,14 @@ _PLATFORMS = ("cpu", "gpu", "tpu")
     "beside it (X.before_optimizations.txt) is read when the file is of the other one.",
 )
 @click.option(
+    "--tpu",
+    "generation",
+    type=click.Choice(_GENERATIONS, case_sensitive=False),
+    default=None,
+    help="With --platform tpu: the TPU generation whose matrix unit (MXU) the alignment "
+    "warnings measure against: 128x128 on v2-v5 (the default), 256x256 on v6e.",
+)
+@click.option(
     "--wide", is_flag=True, help="One line per finding with every field in full, whatever fits."
 )
 @module_option
@@ -88,6 +99,7 @@ def check(
     platform: str,
     as_json: bool,
     stage: str | None,
+    generation: str | None,
     wide: bool,
     module: str | None,
     all_modules: bool,
@@ -107,7 +119,12 @@ def check(
     Exit status: 3 when anything unsupported is found, 0 when nothing is (warnings alone --
     host callbacks, export blockers -- still exit 0), 1 for an error, 2 for unreadable HLO.
     """
-    report = _report(target, platform.lower(), stage, module, all_modules)
+    if generation is not None and platform.lower() != "tpu":
+        from ._app import CliError
+
+        raise CliError("--tpu names a TPU generation: use it with --platform tpu")
+    mxu = MXU_SIZES[f"tpu-{generation.lower()}"] if generation else DEFAULT_MXU
+    report = _report(target, platform.lower(), stage, module, all_modules, mxu)
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:
@@ -120,7 +137,12 @@ def check(
 
 
 def _report(
-    target: str, platform: str, stage: str | None, module: str | None, all_modules: bool
+    target: str,
+    platform: str,
+    stage: str | None,
+    module: str | None,
+    all_modules: bool,
+    mxu: int = DEFAULT_MXU,
 ) -> CheckReport:
     """The report of the framework check (``SCRIPT.py:FUNCTION``) or the offline one."""
     found = _FUNCTION_SPEC.match(target)
@@ -137,7 +159,7 @@ def _report(
         # The script is imported here: keep TensorFlow's C++ start-up chatter (oneDNN, CPU
         # features) off the report unless the user asked for its logs.
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-        return check_value(target, platform=platform)
+        return check_value(target, platform=platform, mxu=mxu)
     from ..analysis.unsupported.hlo_check import check_modules
     from ._target import open_modules
 
@@ -145,13 +167,13 @@ def _report(
         target, stage=stage or "before", module=module, all_modules=all_modules, refresh=False
     )
     if _has_stages(target):
-        return check_modules(modules, platform, stage=stage or "before", program=target)
+        return check_modules(modules, platform, stage=stage or "before", program=target, mxu=mxu)
     from ..analysis.unsupported.hlo_check import file_modules_at_stage
 
     staged, notes = file_modules_at_stage(
         target if is_url(target) else Path(target), modules, stage
     )
-    report = check_modules(staged, platform, program=target)
+    report = check_modules(staged, platform, program=target, mxu=mxu)
     report.notes[:0] = notes
     return report
 

@@ -39,7 +39,7 @@ from ...errors import HloscopeError
 from ...hlo.metadata import StackFrame
 from ...hlo.model import Instruction, Module
 from ...stages import Stage
-from ..mxu import mxu_findings
+from ..mxu import DEFAULT_MXU, mxu_findings
 from ..provenance import user_frame
 from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
 from .fixes import suggest
@@ -72,7 +72,11 @@ _ALREADY_SAID = (
 
 
 def check_jax(
-    fn: Callable[..., Any], *args: Any, platform: str = "cpu", **kwargs: Any
+    fn: Callable[..., Any],
+    *args: Any,
+    platform: str = "cpu",
+    mxu: int = DEFAULT_MXU,
+    **kwargs: Any,
 ) -> CheckReport:
     """Check that ``fn(*args, **kwargs)`` compiles for ``platform`` (``cpu``, ``gpu``,
     ``tpu``), without running it and without that platform's device.
@@ -80,13 +84,17 @@ def check_jax(
     ``fn`` is a JAX function, plain or jitted (a jitted one keeps its static arguments);
     ``args`` are example inputs (arrays or ``jax.ShapeDtypeStruct``: only shapes and dtypes
     matter). Turn on ``jax_enable_x64`` before making 64-bit inputs to check them. Returns a
-    :class:`~.findings.CheckReport`; raises only when jax itself is missing.
+    :class:`~.findings.CheckReport`; raises only when jax itself is missing. ``mxu`` is the
+    TPU's matrix unit size the alignment warnings measure against (256 on v6e); like
+    ``platform``, it is hloscope's keyword, not passed on to ``fn``.
     """
     target = Platform.parse(platform)
-    return report_of(lower_for(fn, args, kwargs, platform=target.value), target)
+    return report_of(lower_for(fn, args, kwargs, platform=target.value), target, mxu=mxu)
 
 
-def report_of(facts: LoweringFacts, platform: Platform | str) -> CheckReport:
+def report_of(
+    facts: LoweringFacts, platform: Platform | str, *, mxu: int = DEFAULT_MXU
+) -> CheckReport:
     """The findings of a :class:`~hloscope.capture.jax_lowering.LoweringFacts`."""
     target = Platform.parse(platform)
     names = _FunctionNames(facts.function)
@@ -103,7 +111,7 @@ def report_of(facts: LoweringFacts, platform: Platform | str) -> CheckReport:
         report.extend([_lowering_finding(error, names)])
         report.notes.append("lowering failed, so the lowered module could not be checked")
         return report
-    module = _check_lowered_module(report, facts, names, target)
+    module = _check_lowered_module(report, facts, names, target, mxu)
     report.extend(_export_findings(facts, names, module))
     return report
 
@@ -277,7 +285,11 @@ def _stood_in_detail(platform: Platform) -> str:
 
 
 def _check_lowered_module(
-    report: CheckReport, facts: LoweringFacts, names: _FunctionNames, platform: Platform
+    report: CheckReport,
+    facts: LoweringFacts,
+    names: _FunctionNames,
+    platform: Platform,
+    mxu: int = DEFAULT_MXU,
 ) -> Module | None:
     """Check the lowered module with the offline rules; return it (``None`` when there is
     no HLO or hloscope could not read it, and a note says so)."""
@@ -305,7 +317,7 @@ def _check_lowered_module(
     report.extend(findings)
     report.notes.extend(notes)
     if platform is Platform.TPU:
-        report.mxu.extend(mxu_findings(module))
+        report.mxu.extend(mxu_findings(module, mxu))
     return module
 
 
