@@ -205,6 +205,21 @@ def test_json_output_never_loads_the_renderer(tmp_path):
     )
     assert "hloscope.render.recompiles_text" not in loaded
     assert "rich.console" not in loaded
+    # The run's manifest is thrown away: the installed versions are never read for it.
+    assert "importlib.metadata" not in loaded
+
+
+def test_a_kept_run_records_the_installed_versions(tmp_path):
+    from importlib import metadata
+
+    from hloscope.analysis.recompiles import recompiles_of_script
+
+    script = tmp_path / "quick.py"
+    script.write_text("print('hi')\n")
+    recompiles_of_script(script, out_dir=tmp_path / "kept")
+    manifest = json.loads((tmp_path / "kept" / "manifest.json").read_text())
+    assert manifest["versions"]["jax"] == metadata.version("jax")
+    assert manifest["hloscope"] == metadata.version("hloscope")
 
 
 def test_the_watched_child_never_hashes_its_modules():

@@ -359,6 +359,7 @@ def capture_script(
     output_limit: tuple[int, int] = (DEFAULT_HEAD, DEFAULT_TAIL),
     watch_compiles: bool = False,
     while_running: Callable[[], object] | None = None,
+    versions: bool = True,
 ) -> ScriptCapture:
     """Run ``script`` with ``args`` in a child process; capture what XLA compiles in ``out_dir``.
 
@@ -383,6 +384,8 @@ def capture_script(
     ``while_running`` is called once, in this process, as soon as the child has started: what
     the caller needs only afterwards (importing the code that reads the results, say) then
     overlaps the script's run instead of adding to it. If it raises, the child is stopped.
+    ``versions=False`` leaves the installed versions out of the manifest (``None``): reading
+    them costs tens of milliseconds, wasted on a caller that throws the manifest away.
     """
     script_path = Path(script)
     if not script_path.is_file():
@@ -481,9 +484,10 @@ def capture_script(
         os.close(err_write)
         # Reading installed versions scans the package metadata (tens of milliseconds): done
         # while the child starts its interpreter, not before, so a short script waits less.
-        manifest["hloscope"] = _hloscope_version()
-        manifest["versions"] = framework_versions()
-        _write_manifest(out, manifest)
+        if versions:
+            manifest["hloscope"] = _hloscope_version()
+            manifest["versions"] = framework_versions()
+            _write_manifest(out, manifest)
         writers = [
             CappedWriter(out_read, stdout, *output_limit),
             CappedWriter(err_read, stderr, *output_limit),

@@ -105,6 +105,7 @@ def _run_watched(
         progress=progress,
         watch_compiles=True,
         while_running=prepare,
+        versions=keep,  # only a kept manifest is read again
     )
     from ...capture.tf_watch import parse_xla_log
     from ._grouping import build_ledger
