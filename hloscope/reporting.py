@@ -48,6 +48,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .analysis.fusions import fusion_report
+from .analysis.mxu import DEFAULT_MXU, mxu_findings
 from .analysis.summary import summarize
 from .capture.target import TargetKind
 from .errors import HloscopeError
@@ -60,6 +61,7 @@ from .render.html.sections import (
     CollectivesSection,
     Explained,
     MemorySection,
+    MxuSection,
     PlatformCheck,
     Recompiles,
     ReportSourceRow,
@@ -194,6 +196,7 @@ def build_report(
     out.passes = _optional(out, "pass timeline", lambda: timeline(origin))
     out.recompiles = _optional(out, "recompiles", lambda: recompiles(origin))
     out.checks = _optional(out, "unsupported ops", lambda: checks(origin)) or []
+    out.mxu = _optional(out, "TPU MXU alignment", lambda: mxu(origin))
     out.hints = hints(report, origin.module, out.recompiles)
     if bench:
         out.bench = _optional(out, "bench", lambda: bench_of(origin))
@@ -489,6 +492,14 @@ def checks(origin: _Origin) -> list[PlatformCheck]:
             data = {**report.to_dict(), "verdict": verdict.text}
             out.append(sections.platform_check(data, verdict.supported, stage))
     return out
+
+
+def mxu(origin: _Origin, size: int = DEFAULT_MXU) -> MxuSection | None:
+    """The TPU MXU alignment warnings ``hloscope check --platform tpu`` gives, of the same
+    module the checks read (before optimization where the target has it: the products as
+    the program wrote them, not as a CPU or GPU compile tiled them)."""
+    module, _stage = _module_to_check(origin)
+    return sections.mxu_section(mxu_findings(module, size), size)
 
 
 def _framework_checks(spec: str) -> list[PlatformCheck] | None:

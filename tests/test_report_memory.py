@@ -100,7 +100,7 @@ def test_hlo_file_is_simulated_and_says_so(hlo_report: Report):
 
 def test_section_is_in_the_navigation_and_the_inline_data(hlo_report: Report):
     html = hlo_report.to_html()
-    assert hlo_report.section_names() == ["summary", "kernels", "source", "memory"]
+    assert hlo_report.section_names()[:4] == ["summary", "kernels", "source", "memory"]
     assert html.count('<a href="#hs-memory">Memory</a>') == 1
     (data,) = re.findall(r'<script type="application/json" id="hloscope-data">(.*?)</script>', html)
     memory = json.loads(data)["memory"]

@@ -50,6 +50,7 @@ from .sections import (
     Explained,
     KernelGraph,
     MemorySection,
+    MxuSection,
     PlatformCheck,
     Recompiles,
     ReportSourceRow,
@@ -87,6 +88,7 @@ class Report:
     passes: Timeline | None = None
     recompiles: Recompiles | None = None
     checks: list[PlatformCheck] = field(default_factory=list)
+    mxu: MxuSection | None = None
     collectives: CollectivesSection | None = None
     bench: BenchSection | None = None
     bench_asked: bool = False
@@ -116,6 +118,8 @@ class Report:
             names.append("recompiles")
         if self.checks:
             names.append("unsupported")
+        if self.mxu is not None:
+            names.append("mxu")
         if self.bench_asked:
             names.append("bench")
         return names
@@ -177,6 +181,7 @@ class Report:
             "collectives": len(self.collectives.rows) if self.collectives is not None else 0,
             "passes": len(self.passes.steps) if self.passes is not None else 0,
             "unsupported": sum(len(c.findings) for c in self.checks),
+            "mxu": self.mxu.count if self.mxu is not None else 0,
         }
         return [f"{n} ({counts[n]})" if n in counts else n for n in self.section_names()]
 

@@ -66,6 +66,10 @@ __all__ = [
     "Recompiles",
     "CheckFinding",
     "PlatformCheck",
+    "MxuRow",
+    "MxuSection",
+    "mxu_section",
+    "MXU_ROWS",
     "BenchKernelRow",
     "BenchSkip",
     "BenchSection",
@@ -552,6 +556,62 @@ def platform_check(data: Mapping[str, Any], supported: bool, stage: str) -> Plat
     return PlatformCheck(
         data["platform"], data["verdict"], supported, stage, findings, list(data["notes"])
     )
+
+
+@dataclass(frozen=True, slots=True)
+class MxuRow:
+    """One dot or convolution that leaves part of a TPU's matrix unit idle: its product as
+    written and padded to fill the unit, the share of the unit it uses, the FLOPs the padding
+    wastes (as shown), the kernel it is in and the user's line."""
+
+    op: str
+    node: str
+    kernel: str
+    shape: str
+    padded_shape: str
+    use: str
+    wasted: str
+    source: str
+    suggestion: str
+
+
+@dataclass(slots=True)
+class MxuSection:
+    """The TPU MXU alignment warnings of ``hloscope check --platform tpu`` (the same list):
+    ``rows`` worst first, at most :data:`MXU_ROWS` of ``count``, against a ``size`` x ``size``
+    array. Speed warnings: they never make the check's verdict."""
+
+    size: int
+    count: int
+    rows: list[MxuRow]
+
+
+#: The MXU rows the page lists (the worst; ``check --wide`` lists all).
+MXU_ROWS = 50
+
+
+def mxu_section(findings: Sequence[Any], size: int) -> MxuSection | None:
+    """:class:`MxuSection` of :func:`hloscope.analysis.mxu.mxu_findings`' list (worst first);
+    ``None`` when every product fills the unit."""
+    from ...units import format_count
+
+    if not findings:
+        return None
+    rows = [
+        MxuRow(
+            op=str(f.op),
+            node=f.node,
+            kernel=f.kernel or "",
+            shape=f.shape,
+            padded_shape=f.padded_shape,
+            use=f"{f.use:.0%}" if f.use >= 0.1 else f"{f.use:.1%}",
+            wasted=format_count(f.wasted_flops),
+            source=f.source or "",
+            suggestion=f.suggestion,
+        )
+        for f in findings[:MXU_ROWS]
+    ]
+    return MxuSection(size, len(findings), rows)
 
 
 # ------------------------------------------------------------------------------------------
