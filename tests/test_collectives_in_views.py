@@ -267,3 +267,18 @@ if __name__ == "__main__":
         os.environ["XLA_FLAGS"] = (flags + " --xla_force_host_platform_device_count=8").strip()
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     main(sys.argv[1])
+
+
+def test_report_command_prices_the_rows_with_device(dumps, tmp_path):
+    page = tmp_path / "dp.html"
+    out = CliRunner().invoke(
+        cli, ["report", str(dumps / "dp"), "--graphs", "0", "--device", "tpu-v5e", "-o", str(page)]
+    )
+    assert out.exit_code == 0, out.output
+    (data,) = re.findall(
+        r'<script type="application/json" id="hloscope-data">(.*?)</script>', page.read_text()
+    )
+    assert json.loads(data)["collectives"]["device"] == "tpu-v5e"
+    wrong = CliRunner().invoke(cli, ["report", str(dumps / "dp"), "--device", "tpu-v9"])
+    assert wrong.exit_code == 2 and "unknown device 'tpu-v9'" in wrong.output
+    assert "tpu-v5e" in wrong.output  # the names it knows

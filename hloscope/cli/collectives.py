@@ -25,9 +25,10 @@ __all__ = ["collectives_command"]
     is_flag=True,
     help="Print JSON: {module, devices, mesh, collectives: [{name, kind, async, shapes, bytes, "
     "group_size, groups, num_groups, channel_id, executions, where, mesh_axes, op_name, "
-    "source, done, estimate_s, exposed_s}], totals: {count, bytes, executed_bytes, "
-    "estimate_s, exposed_s}, parameters, device, notes, step: {compute_s, exposed_s, "
-    "hidden_s, total_s, split} with --device, else null}.",
+    "source, done, estimate_s, exposed_s, resharding, producer, consumers}], totals: {count, "
+    "bytes, executed_bytes, estimate_s, exposed_s}, parameters, outputs, replicated_large, "
+    "device, notes, step: {compute_s, exposed_s, hidden_s, total_s, split} with --device, "
+    "else null}.",
 )
 @module_option
 @all_modules_option

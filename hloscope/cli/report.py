@@ -47,10 +47,23 @@ __all__ = ["report_command"]
     metavar="N",
     help="Draw the neighbourhoods of the N kernels moving the most bytes (0: none).",
 )
+@click.option(
+    "--device",
+    metavar="NAME",
+    help="Price the collectives section's rows on this device's interconnect (tpu-v5e, "
+    "tpu-v4, h100, ...; as `hloscope collectives --device`). The step on every device of the "
+    "table is shown either way.",
+)
 @module_option
 @refresh_option
 def report_command(
-    target: str, out: str, bench: bool, graphs: int, module: str | None, refresh: bool
+    target: str,
+    out: str,
+    bench: bool,
+    graphs: int,
+    device: str | None,
+    module: str | None,
+    refresh: bool,
 ) -> None:
     """Write one self-contained HTML report of TARGET's optimized module: summary, kernel
     table (click a header to sort, type to filter), graphs of the heaviest kernels, which
@@ -59,8 +72,12 @@ def report_command(
     from ..reporting import build_report
     from ..units import format_bytes
 
+    if device is not None:
+        from ..bench.interconnect import interconnect
+
+        interconnect(device)  # a wrong name fails here, listing the names, before any work
     resolved = open_target(target, refresh=refresh)
-    report = build_report(resolved, module=module, bench=bench, graphs=graphs)
+    report = build_report(resolved, module=module, bench=bench, graphs=graphs, device=device)
     path = report.write(out)
     for note in report.notes:
         say_note(note)
