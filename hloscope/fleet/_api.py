@@ -64,9 +64,9 @@ def fleet(
     (default ``DASK_SCHEDULER_ADDRESS``, else a local cluster; ``"sync"`` runs in this
     process). The columns are described in :mod:`hloscope.fleet._analyse`.
 
-    >>> rows = fleet(["tests/data/generated/jax_recompiles"], scheduler="sync")
-    >>> rows[["function", "compiles"]].drop_duplicates().to_dict("records")[:1]
-    [{'function': 'f', 'compiles': 4}]
+    >>> rows = fleet("tests/data/generated/jax_recompiles", scheduler="sync")
+    >>> rows.groupby("function")["compiles"].first().to_dict()
+    {'broadcast_in_dim': 4, 'norm': 4}
     """
     return to_frame(fleet_rows(paths, label=label, scheduler=scheduler))
 

@@ -40,6 +40,8 @@ class ModuleTask:
     stage: str
     hlo: str
     assignment: tuple[str, ...] = ()
+    #: The bytes of the HLO text (from the listing): how long the task will take, roughly.
+    size: int = 0
 
     def identity(self) -> dict[str, object]:
         """The row's first columns: which module this is."""
@@ -90,6 +92,7 @@ def _task(
         stage=stage,
         hlo=_location(text),
         assignment=assignment if stage == "after" else (),
+        size=text.size,
     )
 
 
