@@ -125,3 +125,41 @@ def test_memory_url_dump_indexes_as_its_local_copy(tmp_path):
     assert remote.root == url and remote.is_remote
     assert index_signature(remote) == index_signature(load_dump(local))
     assert all(f.location.startswith(url + "/") for f in remote.files)
+
+
+def test_s3_listing_parses_timestamps_fast_and_the_same(s3_server, tmp_path):  # noqa: F811
+    """hloscope's s3fs filesystems read LastModified with fromisoformat: the same instants
+    botocore's own parser gives (a third of the listing's client time was dateutil)."""
+    from botocore.utils import parse_timestamp
+
+    (tmp_path / "a.txt").write_bytes(b"a")
+    url = upload_tree(tmp_path, s3_url(fresh_bucket(), "p"))
+    storage.walk_files(url)
+    fs, path = storage.filesystem(url)
+    factory = fs.s3._endpoint._response_parser_factory
+    assert factory._defaults["timestamp_parser"] is storage._parse_timestamp
+    listed = fs.info(f"{path}/a.txt")["LastModified"]
+    head = s3_server.client().head_object(Bucket=path.partition("/")[0], Key="p/a.txt")
+    assert listed == head["LastModified"]
+    for text in ("2026-12-02T07:43:00.000Z", "2026-12-02T07:43:00Z", "2026-12-02T07:43:00.5Z"):
+        assert storage._parse_timestamp(text) == parse_timestamp(text)
+    for other in ("Wed, 02 Dec 2026 07:43:00 GMT", 1700000000):  # not S3's ISO form
+        assert storage._parse_timestamp(other) == parse_timestamp(other)
+
+
+def test_walk_files_max_depth_on_a_url_filters_one_listing(tmp_path):
+    import fsspec
+
+    for name in ("a.txt", "d/b.txt", "d/e/c.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"x")
+    url = f"memory://walk-{tmp_path.name}"
+    fsspec.filesystem("memory").put(str(tmp_path), url.removeprefix("memory:/"), recursive=True)
+    for depth, names in (
+        (1, ["a.txt"]),
+        (2, ["a.txt", "b.txt"]),
+        (None, ["a.txt", "b.txt", "c.txt"]),
+    ):
+        assert [e.name for e in storage.walk_files(url, max_depth=depth)] == names
+        local = storage.walk_files(str(tmp_path), max_depth=depth)
+        assert [e.name for e in local] == names

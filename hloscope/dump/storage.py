@@ -190,6 +190,7 @@ def walk_files(location: str, *, max_depth: int | None = None) -> list[Entry]:
     if not is_url(location):
         return _walk_local(_local(location), max_depth)
     fs, path = filesystem(location)
+    _fast_timestamps(fs)
     try:
         found = fs.find(path, withdirs=False, detail=True)
     except FileNotFoundError:
@@ -206,6 +207,40 @@ def walk_files(location: str, *, max_depth: int | None = None) -> list[Entry]:
             continue
         out.append(entry)
     return sorted(out, key=lambda e: e.location)
+
+
+def _fast_timestamps(fs: Any) -> None:
+    """Let an s3fs filesystem read the ``LastModified`` of listed keys with
+    :meth:`datetime.fromisoformat` instead of botocore's default (dateutil's generic parser,
+    about a third of a millisecond a key: a third of the time of listing 10,000 keys against a
+    local S3 server). The value is the same ``datetime``; a text ``fromisoformat`` does not
+    take goes to botocore's parser as before. Set on the filesystem's own botocore session,
+    so nothing else in the process changes; a botocore whose internals differ is left as it is.
+    """
+    if getattr(fs, "_hloscope_fast_timestamps", False) or not hasattr(fs, "connect"):
+        return
+    if type(fs).__module__.partition(".")[0] != "s3fs":
+        return
+    try:
+        fs.connect()
+        factory = fs.s3._endpoint._response_parser_factory
+        factory.set_parser_defaults(timestamp_parser=_parse_timestamp)
+        fs._hloscope_fast_timestamps = True
+    except Exception:  # noqa: BLE001 - only a speed-up: without it listing is slower, not wrong
+        return
+
+
+def _parse_timestamp(value: Any) -> Any:
+    from datetime import datetime
+
+    if isinstance(value, str) and value.endswith("Z") and "T" in value:
+        try:
+            return datetime.fromisoformat(value)  # "2026-12-02T07:43:00.000Z", S3's form
+        except ValueError:
+            pass
+    import importlib  # botocore ships no type information; it is there, s3fs needs it
+
+    return importlib.import_module("botocore.utils").parse_timestamp(value)
 
 
 def _depth(name: str, base: str) -> int:
