@@ -440,3 +440,103 @@ def test_exposed_time_is_the_estimate_less_the_compute_that_hides_it():
     totals = result.to_dict()["totals"]
     assert totals["exposed_s"] == pytest.approx(estimate + (estimate - hidden))
     assert totals["estimate_s"] == pytest.approx(3 * estimate)
+
+
+# ==========================================================================================
+# Attribute text read without the full split: the same answers, the same placed errors
+# ==========================================================================================
+
+ONE = (
+    "HloModule m, num_partitions=8\n"
+    + ADD
+    + """
+ENTRY %main (p: f32[8]) -> f32[8] {
+  %p = f32[8]{0} parameter(0), SHARDING
+  ROOT %r = f32[8]{0} all-reduce(%p), ATTRS
+}
+"""
+)
+
+
+@pytest.mark.parametrize(
+    ("sharding", "attrs", "groups", "channel"),
+    [
+        # The usual order: groups before the metadata.
+        (
+            "sharding={devices=[4,2]<=[8]}",
+            'channel_id=3, replica_groups=[2,4]<=[8], to_apply=%add, metadata={op_name="a"}',
+            ((0, 1, 2, 3), (4, 5, 6, 7)),
+            3,
+        ),
+        # A string first that holds look-alikes: the attributes, not the string, are read.
+        (
+            'metadata={op_name="x, sharding={devices=[8]<=[8]}"}, sharding={devices=[4,2]<=[8]}',
+            'metadata={op_name="y, replica_groups={{7}}, channel_id=9"}, channel_id=3, '
+            "replica_groups={{0,4},{1,5},{2,6},{3,7}}, to_apply=%add",
+            ((0, 4), (1, 5), (2, 6), (3, 7)),
+            3,
+        ),
+        # A frontend attribute ending in the same name is not the attribute.
+        (
+            'frontend_attributes={xla.sdy.sharding="#sdy"}, sharding={devices=[4,2]<=[8]}',
+            "replica_groups={}, to_apply=%add",
+            (tuple(range(8)),),
+            None,
+        ),
+    ],
+)
+def test_attributes_read_from_the_text_match_the_attribute_mapping(
+    sharding, attrs, groups, channel
+):
+    text = ONE.replace("SHARDING", sharding).replace("ATTRS", attrs)
+    module = parse(text)
+    result = collectives_of(module)
+    (c,) = result.collectives
+    (inst,) = (i for i in module.instructions() if i.name == "r")
+    mapped = inst.attrs.get("replica_groups")
+    assert c.groups == (tuple(map(tuple, mapped)) if mapped and len(mapped) else groups)
+    assert c.groups == groups and c.channel_id == channel == inst.attrs.get("channel_id")
+    assert result.mesh is not None and result.mesh.shape == (4, 2)
+
+
+@pytest.mark.parametrize(
+    ("sharding", "attrs", "message"),
+    [
+        ("sharding={devices=[2,4]<=[9]}", "replica_groups={}, to_apply=%add", "bad sharding"),
+        ("sharding={replicated}", "replica_groups=[2,4]<=[9], to_apply=%add", "bad replica_groups"),
+        (
+            "sharding={replicated}",
+            "replica_groups={{0,1},{2,x}}, to_apply=%add",
+            "bad replica_groups",
+        ),
+    ],
+)
+def test_a_bad_group_or_sharding_is_a_placed_error(sharding, attrs, message):
+    from hloscope.errors import HloscopeError
+
+    text = ONE.replace("SHARDING", sharding).replace("ATTRS", attrs)
+    with pytest.raises(HloscopeError, match=message) as raised:
+        collectives_of(parse(text))
+    # The line of the bad value in the module text: the parameter's or the all-reduce's.
+    opcode = "sharding={" if "sharding" in message else "all-reduce("
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if opcode in row)
+    assert f"<string>:{line}:" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("header", "devices"),
+    [
+        ("replica_count=2, num_partitions=4", 8),
+        ("entry_computation_layout={(f32[8]{0})->f32[8]{0}}, num_partitions=4", 4),
+        # A string first holding a look-alike: the attribute, not the string, is read.
+        ('frontend_attributes={note="num_partitions=99"}, num_partitions=2', 2),
+        ("is_scheduled=true", 1),
+    ],
+)
+def test_the_device_count_is_the_headers_partitions_times_replicas(header, devices):
+    text = f"HloModule m, {header}\n\nENTRY %main (p: f32[8]) -> f32[8] {{\n"
+    text += "  ROOT %p = f32[8]{0} parameter(0)\n}\n"
+    import jaxlib._hlo as xla_hlo
+
+    xla_hlo.hlo_module_from_text(text)  # XLA reads the header too
+    assert collectives_of(parse(text)).devices == devices

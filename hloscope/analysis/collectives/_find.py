@@ -27,9 +27,15 @@ pricing that cost on a device is the bench layer's job (:mod:`hloscope.bench.int
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ...hlo.attributes.sharding import decode_source_target_pairs
+from ...hlo.attributes.sharding import (
+    ReplicaGroups,
+    decode_replica_groups,
+    decode_source_target_pairs,
+)
 from ...hlo.errors import DecodeError
 from ...hlo.model import Computation, Instruction, Module
 from ...hlo.placement import Placement, Role, placements
@@ -41,6 +47,12 @@ from ._kinds import DONE_OPCODES, START_OPCODES, CollectiveKind, kind_of_opcode
 __all__ = ["Collective", "find_collectives"]
 
 _PAIRS_KEY = "_xla_send_recv_source_target_pairs"
+# Where an attribute starts: at the text's start or after a separator (not inside a name such
+# as a frontend attribute's). The value must end at the next separator or the text's end.
+_GROUPS_AT = re.compile(r"(?:^|[\s,])replica_groups=")
+_ENDS = re.compile(r",|\s*$")
+_IOTA_GROUPS = re.compile(r"\[\d+,\d+\]<=\[[\d,]+\](?:T\([\d,]+\))?(?=,|\s*$)")
+_CHANNEL_AT = re.compile(r"(?:^|[\s,])channel_id=(\d+)(?=,|\s*$)")
 #: Starts whose shape is a tuple holding the result (``(f32[128], f32[1024])`` for an
 #: all-gather-start; a permute's adds two u32[] scratch values), not the result itself.
 _BUNDLED_STARTS = frozenset({"all-gather-start", "collective-permute-start"})
@@ -104,7 +116,7 @@ def find_collectives(module: Module) -> tuple[list[Collective], DeviceMesh | Non
     devices = module_devices(module)
     where = placements(module)
     mesh = infer_mesh(module, [p.computation for p in where.values()])
-    cost_of = instruction_costs(module)
+    reading = _Reading(mesh, devices, instruction_costs(module))
     found: list[Collective] = []
     for placement in where.values():
         if _inside_async(placement):
@@ -115,10 +127,27 @@ def find_collectives(module: Module) -> tuple[list[Collective], DeviceMesh | Non
             if op is None:
                 continue
             kind, core = op
-            found.append(
-                _collective(inst, core, kind, comp, index, placement, mesh, devices, cost_of)
-            )
+            found.append(_collective(inst, core, kind, comp, index, placement, reading))
     return found, mesh, devices
+
+
+@dataclass(slots=True)
+class _Reading:
+    """What every collective of one module is read against, and what its collectives share:
+    an SPMD module repeats the same few replica groups over thousands of collectives, so each
+    distinct text is decoded, and each distinct set of groups placed on the mesh, once."""
+
+    mesh: DeviceMesh | None
+    devices: int
+    cost_of: Callable[[Instruction], Cost]
+    groups: dict[str, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
+    axes: dict[tuple[tuple[int, ...], ...], list[str] | None] = field(default_factory=dict)
+
+    def mesh_axes(self, groups: tuple[tuple[int, ...], ...]) -> list[str] | None:
+        if groups not in self.axes:
+            self.axes[groups] = mesh_axes_of(groups, self.mesh, self.devices)
+        axes = self.axes[groups]
+        return None if axes is None else list(axes)  # each collective owns its list
 
 
 def _inside_async(placement: Placement) -> bool:
@@ -149,11 +178,9 @@ def _collective(
     comp: Computation,
     index: int,
     placement: Placement,
-    mesh: DeviceMesh | None,
-    devices: int,
-    cost_of,
+    reading: _Reading,
 ) -> Collective:
-    groups = _groups(core, kind, devices)
+    groups = _groups(core, kind, reading)
     # A permute is between two devices even when its pairs are not written; so are a send
     # and its recv when their pairs are.
     pairs = kind is CollectiveKind.COLLECTIVE_PERMUTE or (kind in _PAIRED and groups)
@@ -171,7 +198,7 @@ def _collective(
         group_size=size,
         channel_id=_channel(core),
         executions=placement.executions,
-        mesh_axes=mesh_axes_of(groups, mesh, devices),
+        mesh_axes=reading.mesh_axes(groups),
         op_name=core.op_name or inst.op_name,
         source=source_of(
             core.stack or inst.stack,
@@ -182,20 +209,60 @@ def _collective(
         where=_where(placement),
     )
     if is_async:
-        _overlap(found, inst, comp, index, cost_of)
+        _overlap(found, inst, comp, index, reading.cost_of)
     return found
 
 
-def _groups(core: Instruction, kind: CollectiveKind, devices: int) -> tuple[tuple[int, ...], ...]:
+def _groups(
+    core: Instruction, kind: CollectiveKind, reading: _Reading
+) -> tuple[tuple[int, ...], ...]:
     if kind is CollectiveKind.COLLECTIVE_PERMUTE:
         pairs = core.attrs.get("source_target_pairs") or ()
         return tuple(tuple(p) for p in pairs)
     if kind in (CollectiveKind.SEND, CollectiveKind.RECV):
         return _send_recv_pairs(core)
-    groups = core.attrs.get("replica_groups")
+    raw = _replica_groups_text(core.attr_text)
+    if raw is None:  # the mesh form, or text only the full attribute split can place
+        return _listed(core.attrs.get("replica_groups"), reading.devices)
+    known = reading.groups.get(raw)
+    if known is None:
+        try:
+            decoded = decode_replica_groups(raw, core.opcode) if raw else None
+        except DecodeError:  # the attribute mapping says what is wrong, and where
+            decoded = core.attrs.get("replica_groups")
+        known = reading.groups[raw] = _listed(decoded, reading.devices)
+    return known
+
+
+def _listed(groups: ReplicaGroups | None, devices: int) -> tuple[tuple[int, ...], ...]:
     listed = tuple(tuple(g) for g in groups) if groups is not None else ()
     # `replica_groups={}` (or none written) means every device takes part, in one group.
     return listed or (tuple(range(devices)),)
+
+
+def _replica_groups_text(text: str) -> str | None:
+    """The ``replica_groups=`` value as written, found without splitting the attribute text
+    (``""`` when there is none): the explicit list ``{{0,1},{2,3}}`` (its braces balance
+    where it ends) or the iota form ``[2,4]<=[4,2]T(1,0)``. ``None`` for anything else."""
+    found = _GROUPS_AT.search(text)
+    if found is None:
+        return "" if "replica_groups=" not in text else None
+    if '"' in text[: found.start()]:
+        return None  # after a string (metadata first?): the match may be inside it
+    start = found.end()
+    if text.startswith("{", start):
+        depth = 0
+        for end in range(start, len(text)):
+            char = text[end]
+            if char == "{":
+                depth += 1
+            elif char == "}":
+                depth -= 1
+                if depth == 0:
+                    return text[start : end + 1] if _ENDS.match(text, end + 1) else None
+        return None
+    iota = _IOTA_GROUPS.match(text, start)
+    return iota.group(0) if iota is not None else None
 
 
 def _send_recv_pairs(core: Instruction) -> tuple[tuple[int, ...], ...]:
@@ -237,7 +304,13 @@ def _bytes(core: Instruction, kind: CollectiveKind, group_size: int) -> int:
 
 
 def _channel(core: Instruction) -> int | None:
-    value = core.attrs.get("channel_id")
+    text = core.attr_text
+    if "channel_id=" not in text:
+        return None
+    quick = _CHANNEL_AT.search(text)
+    if quick is not None and '"' in text[: quick.start()]:
+        quick = None  # after a string: the match may be inside it
+    value = quick.group(1) if quick is not None else core.attrs.get("channel_id")
     try:
         return int(value) if value is not None else None
     except (TypeError, ValueError):

@@ -23,12 +23,17 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ...hlo.model import Computation, Module
+from ...hlo.attributes.sharding import decode_sharding
+from ...hlo.errors import DecodeError
+from ...hlo.model import Computation, Instruction, Module
 from ...hlo.placement import kernel_computations
 
 __all__ = ["DeviceMesh", "infer_mesh", "module_devices", "mesh_axes_of"]
 
 _MESH_AXIS = re.compile(r"'([^']*)'\s*=\s*(\d+)")
+# The `sharding=` attribute itself, not a frontend attribute ending in it (xla.sdy.sharding=).
+_SHARDING_AT = re.compile(r"(?:^|[\s,])sharding=\{")
+_ENDS = re.compile(r",|\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +64,20 @@ class DeviceMesh:
 
 def module_devices(module: Module) -> int:
     """How many devices the module runs on: ``num_partitions`` times ``replica_count``."""
-    header = module.header_attrs
-    return _int(header.get("num_partitions")) * _int(header.get("replica_count"))
+    return _header_int(module, "num_partitions") * _header_int(module, "replica_count")
+
+
+def _header_int(module: Module, name: str) -> int:
+    """A number in the module's header, read from its text when it is written plainly: the
+    header of a large SPMD module holds a layout of every parameter and output, and splitting
+    it all to read one number costs a tenth of a second per 100k instructions."""
+    text = module.header_attr_text
+    if name + "=" not in text:
+        return 1
+    found = re.search(r"(?:^|[\s,])" + name + r"=(\d+)(?=,|\s*$)", text)
+    if found is not None and '"' not in text[: found.start()]:
+        return _int(found.group(1))
+    return _int(module.header_attrs.get(name))
 
 
 def _int(value: object) -> int:
@@ -83,6 +100,7 @@ def infer_mesh(
     """
     reshapes: list[tuple[int, ...]] = []
     tiles: list[tuple[int, ...]] = []
+    decoded: dict[str, object] = {}
     if computations is None:
         computations = kernel_computations(module)
     for inst in (i for comp in computations for i in comp.instructions):
@@ -95,8 +113,12 @@ def infer_mesh(
             axes = [(n, s) for n, s in axes if int(s) > 1] or axes
             if axes:
                 return DeviceMesh(tuple(n for n, _ in axes), tuple(int(s) for _, s in axes))
-        if "sharding=" in text:
-            _collect(inst.attrs.get("sharding"), reshapes, tiles)
+        if "sharding={" in text:
+            raw = _sharding_text(text)
+            if raw is None:  # text the quick read is unsure of: the attribute mapping's
+                _collect(inst.attrs.get("sharding"), reshapes, tiles)
+            elif raw not in decoded:  # a sharding seen before adds nothing new
+                _collect(_decoded(raw, decoded, inst), reshapes, tiles)
     # The iota reshape is the mesh itself; tile dimensions only when no reshape says more
     # than a flat list (`devices=[2,4]<=[8]` is a [2,4] mesh written flat).
     best: tuple[int, ...] = ()
@@ -110,6 +132,37 @@ def infer_mesh(
     if not best:
         return None
     return DeviceMesh(tuple(f"axis_{i}" for i in range(len(best))), best)
+
+
+def _sharding_text(text: str) -> str | None:
+    """The ``sharding={...}`` value in an instruction's attribute text, found without
+    splitting the whole text: an SPMD module has a sharding on most kernel-level ops, nearly
+    all alike, and splitting each op's attributes to read it cost more than the parse. A
+    sharding holds no strings, so its closing brace is where the braces balance."""
+    found = _SHARDING_AT.search(text)
+    if found is None or '"' in text[: found.start()]:
+        return None  # none, or after a string (metadata first?) that the match may be in
+    start = found.end() - 1
+    depth = 0
+    for end in range(start, len(text)):
+        char = text[end]
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start : end + 1] if _ENDS.match(text, end + 1) else None
+    return None
+
+
+def _decoded(raw: str, memo: dict[str, object], inst: Instruction) -> object:
+    """``raw`` decoded by the attribute decoder (and remembered in ``memo``). One it refuses
+    goes through ``inst``'s attribute mapping, whose error says where in the file it is."""
+    try:
+        memo[raw] = decode_sharding(raw, None)
+    except DecodeError:
+        memo[raw] = inst.attrs.get("sharding")
+    return memo[raw]
 
 
 def _collect(sharding: object, reshapes: list, tiles: list) -> None:
