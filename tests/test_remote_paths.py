@@ -406,3 +406,40 @@ def test_without_the_cloud_extra_a_url_is_one_line_naming_it(tmp_path, blocked, 
     assert len(lines) == 1, result.stderr
     assert "hloscope[cloud]" in lines[0] and command[1] in lines[0]
     assert "Traceback" not in result.stderr
+
+
+def test_ls_fetches_a_remote_dumps_files_in_batches(memory_store, monkeypatch):
+    """One concurrent fetch per batch of modules (fsspec's cat of a list), not a round trip
+    per file; the output is the one of reading file by file."""
+    fs, url_root, prefix = memory_store
+    put(fs, GENERATED / "jax_mlp_train", prefix, "dump")
+    url = f"{url_root}/dump"
+    one_by_one = invoke("ls", url).stdout
+    batches: list[int] = []
+    original = fsspec.implementations.memory.MemoryFileSystem.cat
+    single = Reads(monkeypatch)
+
+    def cat(fs_, paths, *args, **kwargs):
+        batches.append(len(paths))
+        return original(fs_, paths, *args, **kwargs)
+
+    monkeypatch.setattr(fsspec.implementations.memory.MemoryFileSystem, "cat", cat)
+    assert invoke("ls", url).stdout == one_by_one
+    modules = len(load_dump(url).modules)
+    assert len(batches) == 1 and batches[0] == len(single.paths)  # 9 modules: one batch
+    assert batches[0] >= 4 * modules  # both stages and the buffer files of each
+
+
+def test_a_prefetched_file_that_fails_raises_when_read(memory_store):
+    from hloscope.dump import storage
+
+    fs, url_root, prefix = memory_store
+    fs.pipe(f"{prefix}/here.txt", b"here")
+    with storage.prefetch([f"{url_root}/here.txt", f"{url_root}/gone.txt"]):
+        fs.rm(f"{prefix}/here.txt")  # already fetched: still answered
+        assert storage.read_bytes(f"{url_root}/here.txt") == b"here"
+        with pytest.raises(DumpFormatError) as caught:
+            storage.read_bytes(f"{url_root}/gone.txt")
+    assert caught.value.one_line() == f"{url_root}/gone.txt: error: no such file"
+    with pytest.raises(DumpFormatError):  # handed out once: now read from the store
+        storage.read_bytes(f"{url_root}/here.txt")

@@ -297,11 +297,7 @@ class DumpModule:
         and ``-live-range`` companions when those exist (newer XLA splits them out)."""
 
         def load() -> BufferAssignment | None:
-            main = self._after_companion("buffer-assignment")
-            found = [main] + [
-                self._after_companion(k) for k in ("buffer-assignment-values", "live-range")
-            ]
-            parts = [p for p in found if p is not None]
+            parts = self.buffer_assignment_files()
             if not parts:
                 return None
             result = load_buffer_assignment(parts[0].location)
@@ -311,13 +307,24 @@ class DumpModule:
 
         return self._cached("buffer_assignment", load)
 
+    def buffer_assignment_files(self) -> list[DumpFile]:
+        """The files :meth:`buffer_assignment` reads (the buffer assignment and its
+        ``-buffer-assignment-values`` and ``-live-range`` companions that exist)."""
+        kinds = ("buffer-assignment", "buffer-assignment-values", "live-range")
+        return [f for f in map(self._after_companion, kinds) if f is not None]
+
+    @property
+    def memory_report_file(self) -> DumpFile | None:
+        """The ``-memory-usage-report.txt`` :meth:`memory_report` reads, if dumped."""
+        return self._after_companion("memory-usage-report")
+
     def live_range(self) -> LiveRange | None:
         ba = self.buffer_assignment()
         return ba.live_range if ba is not None else None
 
     def memory_report(self) -> MemoryUsageReport | None:
         """The after-optimization ``-memory-usage-report.txt``, parsed (``None`` if absent)."""
-        f = self._after_companion("memory-usage-report")
+        f = self.memory_report_file
         return self._cached("memory_report", lambda: load_memory_report(f.location)) if f else None
 
     def memory(self) -> MemorySummary:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from . import storage
 from .buffers import MemorySummary
 from .errors import DumpFormatError
 from .index import DumpFile, DumpIndex, DumpModule
@@ -66,17 +67,44 @@ def build_listing(
     parse: bool = True,
     progress: Callable[[DumpModule], None] | None = None,
 ) -> Listing:
-    """Build the rows of ``hloscope ls`` (``parse=False`` skips reading any file)."""
+    """Build the rows of ``hloscope ls`` (``parse=False`` skips reading any file).
+
+    For a remote dump the files of each batch of modules are fetched together
+    (:func:`~hloscope.dump.storage.prefetch`): one round of concurrent requests per batch
+    instead of a round trip per file."""
     listing = Listing(index)
-    for group in index.functions.values():
-        for number, module in enumerate(group.modules, 1):
-            row = ListingRow(module, group.name, group.compiles, number)
-            if parse:
-                _fill(row)
-            listing.rows.append(row)
-            if progress is not None:
-                progress(module)
+    rows = [
+        ListingRow(module, group.name, group.compiles, number)
+        for group in index.functions.values()
+        for number, module in enumerate(group.modules, 1)
+    ]
+    remote = parse and index.is_remote
+    batch = _REMOTE_BATCH if remote else max(len(rows), 1)
+    for start in range(0, len(rows), batch):
+        chunk = rows[start : start + batch]
+        wanted = [f.location for r in chunk for f in _files_read(r.module)] if remote else []
+        with storage.prefetch(wanted):
+            for row in chunk:
+                if parse:
+                    _fill(row)
+                listing.rows.append(row)
+                if progress is not None:
+                    progress(row.module)
     return listing
+
+
+# Modules whose files are fetched together from a remote dump (4-6 files each; a batch of big
+# modules is the most held in memory at once).
+_REMOTE_BATCH = 32
+
+
+def _files_read(m: DumpModule) -> list[DumpFile]:
+    """The files :func:`_fill` reads for a module (the memory report only where no buffer
+    assignment was dumped: otherwise it is read only if the assignment turns out empty)."""
+    stages = [f for f in (m.before_file, m.after_file) if f is not None]
+    buffers = m.buffer_assignment_files()
+    report = m.memory_report_file
+    return stages + buffers + ([report] if report is not None and not buffers else [])
 
 
 def _fill(row: ListingRow) -> None:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +42,7 @@ __all__ = [
     "list_folder",
     "walk_files",
     "read_bytes",
+    "prefetch",
     "filesystem",
 ]
 
@@ -270,6 +273,37 @@ def _walk_local(root: str, max_depth: int | None) -> list[Entry]:
     return sorted(out, key=lambda e: e.location)
 
 
+# Contents fetched ahead by prefetch(), each handed out once by read_bytes and then forgotten,
+# so a listing of a big dump holds one batch of files at a time.
+_prefetched: dict[str, bytes | BaseException] = {}
+_GLOB = re.compile(r"[*?\[]")
+
+
+@contextmanager
+def prefetch(locations: Iterable[str]) -> Iterator[None]:
+    """Fetch the remote ``locations`` together, concurrently (fsspec's ``cat`` of a list: one
+    batch of requests per store rather than one round trip after another), so that the
+    :func:`read_bytes` of each inside the ``with`` block is answered from memory. Local paths,
+    and names fsspec would take for a glob pattern, are left to :func:`read_bytes`; what was
+    not read by the end of the block is dropped. A failure is kept and raised by
+    :func:`read_bytes` of that location, as if it had been read then."""
+    wanted = [loc for loc in dict.fromkeys(locations) if is_url(loc) and not _GLOB.search(loc)]
+    stores: dict[int, tuple[Any, list[tuple[str, str]]]] = {}
+    for loc in wanted:
+        fs, path = filesystem(loc)
+        stores.setdefault(id(fs), (fs, []))[1].append((loc, path))
+    try:
+        for fs, pairs in stores.values():
+            found = fs.cat([path for _, path in pairs], on_error="return")
+            for loc, path in pairs:
+                if path in found:
+                    _prefetched[loc] = found[path]
+        yield
+    finally:
+        for loc in wanted:
+            _prefetched.pop(loc, None)
+
+
 def read_bytes(location: str | os.PathLike[str]) -> bytes:
     """The whole content of the file at ``location``.
 
@@ -280,6 +314,11 @@ def read_bytes(location: str | os.PathLike[str]) -> bytes:
         if not is_url(text):
             with open(_local(text), "rb") as f:
                 return f.read()
+        early = _prefetched.pop(text, None)
+        if isinstance(early, BaseException):
+            raise early
+        if early is not None:
+            return bytes(early)
         fs, path = filesystem(text)
         return bytes(fs.cat_file(path))
     except FileNotFoundError:
