@@ -296,3 +296,33 @@ def test_a_watched_run_keeps_the_users_traceback_limit(tmp_path, monkeypatch):
     assert (tmp_path / "b" / "stdout.txt").read_text() == "7\n"
     capture_script(script, (), tmp_path / "c")  # a capture: every frame
     assert (tmp_path / "c" / "stdout.txt").read_text() == "-1\n"
+
+
+# ---- the command line loads one command's module ------------------------------------------------
+
+
+def test_running_a_command_loads_only_its_own_module():
+    loaded = loaded_after(
+        """
+        from hloscope.cli import cli
+        assert cli.get_command(None, "recompiles").name == "recompiles"
+        """
+    )
+    commands = {m for m in loaded if m.startswith("hloscope.cli.")}
+    assert commands == {"hloscope.cli._app", "hloscope.cli.errors", "hloscope.cli.recompiles"}
+
+
+def test_every_command_module_is_in_the_table():
+    """A module of hloscope/cli/ that defines a command must be listed, or its command would
+    never load; each listed module defines the command it is listed for."""
+    from hloscope.cli import _app, cli
+
+    folder = ROOT / "hloscope" / "cli"
+    modules = {p.stem for p in folder.glob("*.py") if not p.stem.startswith("_")} - {"errors"}
+    assert set(_app.COMMAND_MODULES.values()) == modules
+    for name, module in _app.COMMAND_MODULES.items():
+        command = cli.commands[name]
+        assert command.callback is not None and command.callback.__module__ == (
+            f"hloscope.cli.{module}"
+        ), name
+    assert sorted(cli.commands) == sorted(_app.COMMAND_MODULES)

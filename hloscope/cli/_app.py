@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import atexit
 import gc
+import importlib
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from typing import Any, NoReturn
 
 import click
@@ -56,6 +57,67 @@ class _Command(click.Command):
             if error.ctx is None:
                 error.ctx = ctx
             raise
+
+
+#: Every command and the module of this package that defines it (a new command: add it here).
+COMMAND_MODULES = {
+    "bench": "bench",
+    "cache": "cache",
+    "capture": "capture",
+    "check": "check",
+    "collectives": "collectives",
+    "diff": "diff",
+    "explain": "explain",
+    "explain-error": "explain_error",
+    "extract": "extract",
+    "fleet": "fleet",
+    "fusions": "fusions",
+    "graph": "graph",
+    "ls": "ls",
+    "memory": "memory",
+    "passes": "passes",
+    "recompiles": "recompiles",
+    "report": "report",
+    "summary": "summary",
+}
+
+
+class _LazyCommands(MutableMapping[str, click.Command]):
+    """The group's commands, each module imported when its command is first asked for.
+
+    A command pays at start-up only for its own imports, not for every other command's (the
+    HLO parser, the dump index): ``hloscope recompiles SCRIPT.py`` starts the script sooner.
+    Looking one name up (what click does to run a command) imports that command's module,
+    whose ``@cli.command`` registers it here; listing them (``--help``, a misspelt name)
+    imports them all.
+    """
+
+    def __init__(self, modules: Mapping[str, str]) -> None:
+        self._modules = modules
+        self._loaded: dict[str, click.Command] = {}
+
+    def _load(self, name: str) -> None:
+        module = self._modules.get(name)
+        if module is not None and name not in self._loaded:
+            importlib.import_module(f"{__package__}.{module}")
+
+    def __getitem__(self, name: str) -> click.Command:
+        self._load(name)
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        for name in self._modules:
+            self._load(name)
+        return iter(dict(self._loaded))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class _Group(click.Group):
@@ -153,7 +215,11 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit()
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=_Group,
+    commands=_LazyCommands(COMMAND_MODULES),
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.option(
     "--version",
     is_flag=True,
