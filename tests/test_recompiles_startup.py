@@ -168,6 +168,7 @@ AFTER_THE_SCRIPT = (
     "rich",
     "rich.console",
     "importlib.metadata",
+    "hloscope.capture.jaxlib_adapter",  # needed only for a capture's locations, never here
 )
 
 

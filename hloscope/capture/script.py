@@ -40,7 +40,6 @@ from typing import Any
 from .capped_output import DEFAULT_HEAD, DEFAULT_TAIL, CappedWriter
 from .errors import CaptureError, CaptureUsageError
 from .family import FAMILY_ENV, new_token, stop_family
-from .jaxlib_adapter import TRACEBACK_LIMIT_ENV, UNLIMITED_TRACEBACK
 from .script_source import check_script_source
 
 __all__ = [
@@ -230,6 +229,8 @@ def _child_env(xla_flags: str | None, *, full_locations: bool = True) -> dict[st
     # the child is hloscope's, so the user's shell keeps its own setting. A watched run dumps
     # nothing: there the longer locations would only slow every lowering down.
     if full_locations:
+        from .jaxlib_adapter import TRACEBACK_LIMIT_ENV, UNLIMITED_TRACEBACK
+
         env[TRACEBACK_LIMIT_ENV] = str(UNLIMITED_TRACEBACK)
     return env
 
