@@ -136,8 +136,9 @@ def test_s3_listing_parses_timestamps_fast_and_the_same(s3_server, tmp_path):  #
     url = upload_tree(tmp_path, s3_url(fresh_bucket(), "p"))
     storage.walk_files(url)
     fs, path = storage.filesystem(url)
-    factory = fs.s3._endpoint._response_parser_factory
+    factory = fs.session.get_component("response_parser_factory")
     assert factory._defaults["timestamp_parser"] is storage._parse_timestamp
+    assert fs.s3._endpoint._response_parser_factory is factory  # what the client parses with
     listed = fs.info(f"{path}/a.txt")["LastModified"]
     head = s3_server.client().head_object(Bucket=path.partition("/")[0], Key="p/a.txt")
     assert listed == head["LastModified"]

@@ -225,8 +225,8 @@ def _fast_timestamps(fs: Any) -> None:
     if type(fs).__module__.partition(".")[0] != "s3fs":
         return
     try:
-        fs.connect()
-        factory = fs.s3._endpoint._response_parser_factory
+        fs.connect()  # makes the session; its clients parse with the session's factory
+        factory = fs.session.get_component("response_parser_factory")
         factory.set_parser_defaults(timestamp_parser=_parse_timestamp)
         fs._hloscope_fast_timestamps = True
     except Exception:  # noqa: BLE001 - only a speed-up: without it listing is slower, not wrong
