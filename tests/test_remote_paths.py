@@ -443,3 +443,50 @@ def test_a_prefetched_file_that_fails_raises_when_read(memory_store):
     assert caught.value.one_line() == f"{url_root}/gone.txt: error: no such file"
     with pytest.raises(DumpFormatError):  # handed out once: now read from the store
         storage.read_bytes(f"{url_root}/here.txt")
+
+
+# ---- http(s)://: a web server's folder listing --------------------------------------------------
+
+
+@pytest.fixture
+def http_root():
+    """tests/data/generated served by Python's own HTTP server (folder listings as HTML, which
+    fsspec's HTTP filesystem reads as folders)."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):  # no line per request on stderr
+            pass
+
+    handler = functools.partial(Quiet, directory=str(GENERATED))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_http_dump_and_file_give_the_local_output(http_root):
+    dump = "jax_control_flow"
+    local = GENERATED / dump
+    for command in (["ls", "--json"], ["ls"], ["summary"]):
+        here, there = invoke(*command, str(local)), invoke(*command, f"{http_root}/{dump}")
+        assert there.exit_code == here.exit_code == 0, there.output
+        same_up_to_root(here.stdout, str(local), there.stdout, f"{http_root}/{dump}")
+    name = next(
+        p.name for p in sorted(local.iterdir()) if p.name.endswith("after_optimizations.txt")
+    )
+    here = invoke("fusions", "--json", str(local / name))
+    there = invoke("fusions", "--json", f"{http_root}/{dump}/{name}")
+    assert there.exit_code == here.exit_code == 0
+    same_up_to_root(here.stdout, str(local / name), there.stdout, f"{http_root}/{dump}/{name}")
+    missing = invoke("ls", f"{http_root}/nothing")
+    assert (
+        missing.exit_code == 2 and missing.stderr == f"{http_root}/nothing: error: no such folder\n"
+    )

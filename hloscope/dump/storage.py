@@ -202,14 +202,34 @@ def walk_files(location: str, *, max_depth: int | None = None) -> list[Entry]:
         raise DumpFormatError(f"cannot list: {e.strerror or e}", path=location) from None
     base = path.rstrip("/")
     out = []
-    for info in found.values():
-        if info.get("type") == "directory":
-            continue
+    infos = _with_sizes(fs, [i for i in found.values() if i.get("type") != "directory"])
+    for info in infos:
         entry = _entry(location, path, info)
         if max_depth is not None and _depth(str(info["name"]), base) > max_depth:
             continue
         out.append(entry)
     return sorted(out, key=lambda e: e.location)
+
+
+def _with_sizes(fs: Any, infos: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``infos`` with every size known. Object stores list sizes; a web server's folder page
+    does not (fsspec's HTTP listing gives ``None``), and the size picks a dump's main module,
+    so those few are asked for, concurrently (a HEAD each)."""
+    unknown = [i for i, info in enumerate(infos) if info.get("size") is None]
+    if not unknown:
+        return infos
+    from concurrent.futures import ThreadPoolExecutor
+
+    def size(i: int) -> dict[str, Any]:
+        try:
+            return {**infos[i], "size": fs.info(infos[i]["name"]).get("size")}
+        except OSError:
+            return infos[i]  # unreadable: its read will say so
+
+    with ThreadPoolExecutor(min(16, len(unknown))) as pool:
+        for i, info in zip(unknown, pool.map(size, unknown), strict=True):
+            infos[i] = info
+    return infos
 
 
 def _fast_timestamps(fs: Any) -> None:
