@@ -1,4 +1,5 @@
-"""``hloscope ls DUMP``: the modules of an XLA dump folder, one row each, grouped by function."""
+"""``hloscope ls DUMP``: the modules of an XLA dump folder (local, or a URL), one row each,
+grouped by function."""
 
 from __future__ import annotations
 
@@ -29,6 +30,10 @@ def ls_command(dump: str, as_json: bool, no_parse: bool, wide: bool) -> None:
     """List the modules of an XLA dump folder (--xla_dump_to): id, function, stages,
     instruction and fusion counts, size on disk, peak memory. Compilations of one function are
     grouped, so recompiles show ("compiled 4x").
+
+    DUMP is a local folder or where the dump lives: s3://, gs://, az://, http(s)://,
+    memory:// (needs hloscope[cloud]; credentials as the store's own tools find them). It is
+    listed once and only the files a row needs are fetched (none with --no-parse).
 
     Exit status: 0 everything read; 1 some file could not be read (listed on stderr, one line
     each) or no dump files were found; 2 DUMP is not a folder."""

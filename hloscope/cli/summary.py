@@ -39,7 +39,8 @@ def summary(
     """Summarize HLO modules: computations, instructions by category, fusions by kind, entry
     parameters with shapes and bytes, custom-call targets and source files referenced.
 
-    Each TARGET is an HLO text file, a dump folder or SCRIPT.py[:FUNCTION] (captured first);
+    Each TARGET is an HLO text file, a dump folder (either may be a URL: s3://, gs://, az://,
+    http(s)://, memory://, with hloscope[cloud]) or SCRIPT.py[:FUNCTION] (captured first);
     of several modules, its main module is summarized (--module picks another,
     --all-modules shows every one, e.g. every compile in a dump folder). A target that cannot
     be read is reported on one line (file:line:column) and the others are still summarized;

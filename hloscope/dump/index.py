@@ -3,6 +3,9 @@
 :func:`load_dump` only lists the folder (one ``os.scandir`` per folder and a ``stat`` per file
 for its size) and splits each file name with :func:`~hloscope.dump.filenames.parse_dump_filename`;
 nothing is read until asked for, so a folder of 10,000 files indexes in a fraction of a second.
+A URL (``s3://bucket/run-17/dump``; :mod:`~hloscope.dump.storage`) is listed once, the whole
+prefix in one paginated listing, and :func:`index_entries` builds the same index from it: the
+index of a listing made elsewhere (``hloscope fleet`` lists a prefix of many dumps once).
 
 The shape of the index::
 
@@ -15,7 +18,7 @@ The shape of the index::
           .before() / .after()        the parsed HLO Module (lazily, cached)
           .buffer_assignment() / .memory_report() / .memory()
       .functions       {name: DumpFunction}  modules grouped by the function they compile
-      .unknown_files   [Path]         files whose names are not XLA dump names
+      .unknown_files   [Path | str]   files whose names are not XLA dump names (URLs as text)
 
 A *function* groups the compilations of one user function: ``jit_f`` compiled for three shapes
 gives three modules (three ids) with the same name. For TensorFlow the module name carries the
