@@ -1,7 +1,8 @@
 """What ``hloscope recompiles SCRIPT.py`` costs on a whole short script, start-up included.
 
 Measured the way a user runs it: each round starts fresh processes, ``python SCRIPT.py``
-and ``hloscope recompiles SCRIPT.py`` (the same Python), one after the other, the order
+and ``hloscope recompiles SCRIPT.py`` (the console script installed for the same Python, or
+``python -m hloscope`` where there is none), one after the other, the order
 alternating between rounds so that a machine getting busier or quieter favours neither. The
 script is a short JAX program (a jitted step called with a few batch sizes, so it recompiles),
 about two seconds on a laptop; ``--script`` times another. Printed for wall time and for CPU
@@ -47,6 +48,15 @@ print(float(step(w, x, y)))
 """
 
 
+def _hloscope_command() -> list[str]:
+    """How a user starts hloscope: its console script beside this Python (what pip installs;
+    it imports the package from PYTHONPATH like ``-m`` would), else ``python -m hloscope``."""
+    script = Path(sys.executable).parent / "hloscope"
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [sys.executable, "-m", "hloscope"]
+
+
 def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall seconds and CPU seconds (user + system, of every process the command ran)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -73,7 +83,7 @@ def summary(label: str, plain: list[float], watched: list[float]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--script", type=Path, help="a script to time instead of the built-in")
     options = parser.parse_args()
 
@@ -90,7 +100,7 @@ def main() -> None:
             script = Path(folder) / "short_script.py"
             script.write_text(textwrap.dedent(SCRIPT))
         plain_cmd = [sys.executable, str(script)]
-        watched_cmd = [sys.executable, "-m", "hloscope", "recompiles", str(script)]
+        watched_cmd = [*_hloscope_command(), "recompiles", str(script)]
         timed(plain_cmd, env)  # warm the page cache and the .pyc files of both
         timed(watched_cmd, env)
         plain, watched = [], []
@@ -98,7 +108,10 @@ def main() -> None:
             pair = [(plain, plain_cmd), (watched, watched_cmd)]
             for times, command in pair if round_ % 2 == 0 else reversed(pair):
                 times.append(timed(command, env))
-    print(f"python {sys.version.split()[0]}, {options.rounds} rounds, fresh processes")
+    print(
+        f"python {sys.version.split()[0]}, {options.rounds} rounds, fresh processes, "
+        f"{os.cpu_count()} CPUs, watched as: {' '.join(watched_cmd[:-2])}"
+    )
     print(summary("wall", [t[0] for t in plain], [t[0] for t in watched]))
     # CPU time: what the watcher adds, steadier than wall time on a machine others share.
     print(summary("cpu ", [t[1] for t in plain], [t[1] for t in watched]))
