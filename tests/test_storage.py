@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
+import pytest
 from s3_server import (
     fresh_bucket,
     s3_server,  # noqa: F401  (a fixture)
@@ -164,3 +169,41 @@ def test_walk_files_max_depth_on_a_url_filters_one_listing(tmp_path):
         assert [e.name for e in storage.walk_files(url, max_depth=depth)] == names
         local = storage.walk_files(str(tmp_path), max_depth=depth)
         assert [e.name for e in local] == names
+
+
+def test_an_unknown_protocol_and_a_store_that_cannot_open_are_one_line(tmp_path):
+    from hloscope.dump.errors import DumpFormatError
+
+    with pytest.raises(DumpFormatError) as caught:
+        storage.walk_files("zz://a/b")
+    assert caught.value.one_line().startswith("zz://a/b: error: unknown storage protocol zz://")
+    pytest.importorskip("adlfs")  # the cloud extra's Azure client
+    # adlfs refuses without an account name (none is set here): a store, not a protocol, fails.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AZURE_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "hloscope", "ls", "az://container/dump"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("az://container/dump: error: cannot open the az:// store: ")
+    assert len(done.stderr.splitlines()) == 1
+
+
+def test_store_clients_retry_logs_stay_off_the_terminal():
+    """gcsfs logs each failed retry with its traceback; with no logging configured Python
+    would print it above hloscope's one-line error."""
+    program = (
+        "import logging\n"
+        "from hloscope.dump import storage\n"
+        "storage.filesystem('memory://x')\n"
+        "try:\n"
+        "    raise OSError('Name or service not known')\n"
+        "except OSError:\n"
+        "    logging.getLogger('gcsfs.retry').error('_request out of retries', exc_info=True)\n"
+        "logging.getLogger('elsewhere').error('still shown')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.returncode == 0
+    assert done.stderr == "still shown\n"

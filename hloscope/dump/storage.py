@@ -87,17 +87,18 @@ def filesystem(url: str) -> tuple[Any, str]:
     """The fsspec filesystem serving ``url`` and the path within it (``bucket/key`` for S3).
 
     Raises :class:`MissingExtra` when fsspec or the protocol's client is not installed, and
-    :class:`DumpFormatError` for a protocol fsspec does not know."""
+    :class:`DumpFormatError` for a protocol fsspec does not know or a store that cannot be
+    opened (no account name for ``az://``...)."""
     scheme = _scheme(url)
     try:
+        from fsspec import get_filesystem_class
         from fsspec.core import url_to_fs
     except ImportError:
         raise MissingExtra(
             f"{url}: reading {scheme}:// locations needs fsspec", extra=CLOUD_EXTRA
         ) from None
     try:
-        # fsspec caches one filesystem instance per protocol and options, so this is cheap.
-        return url_to_fs(url)
+        get_filesystem_class(scheme)
     except ValueError as e:  # "Protocol not known: zz"
         raise DumpFormatError(f"unknown storage protocol {scheme}:// ({e})", path=url) from None
     except ImportError as e:  # fsspec names the client it lacks ("Install s3fs to access S3")
@@ -105,6 +106,33 @@ def filesystem(url: str) -> tuple[Any, str]:
             f"{url}: reading {scheme}:// locations needs a client that is not installed ({e})",
             extra=CLOUD_EXTRA,
         ) from None
+    _quiet_client_logs()
+    try:
+        # fsspec caches one filesystem instance per protocol and options, so this is cheap.
+        return url_to_fs(url)
+    except (ValueError, TypeError, OSError) as e:  # adlfs: no account name or credentials
+        message = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise DumpFormatError(f"cannot open the {scheme}:// store: {message}", path=url) from None
+
+
+# The store clients' loggers. They log each retry with its traceback; with no logging set up,
+# Python prints those on stderr, above the one-line error that already says what failed.
+_CLIENT_LOGGERS = ("gcsfs", "s3fs", "adlfs", "azure", "fsspec", "aiobotocore", "botocore")
+_quieted = False
+
+
+def _quiet_client_logs() -> None:
+    """Give the clients' loggers a handler that drops records, so Python's last-resort
+    printing of warnings stays off the terminal. An application that configures logging
+    still receives them (they propagate to its handlers)."""
+    global _quieted
+    if _quieted:
+        return
+    import logging
+
+    for name in _CLIENT_LOGGERS:
+        logging.getLogger(name).addHandler(logging.NullHandler())
+    _quieted = True
 
 
 def _unstrip(url: str, path: str, name: str) -> str:
