@@ -540,3 +540,29 @@ def test_the_device_count_is_the_headers_partitions_times_replicas(header, devic
 
     xla_hlo.hlo_module_from_text(text)  # XLA reads the header too
     assert collectives_of(parse(text)).devices == devices
+
+
+# Permutes XLA's combiner merged into one (every operand is data), and the in-place form
+# (input, output buffer and two index tuples, with slice_sizes): only its input is sent.
+PERMUTES = """HloModule permutes, num_partitions=2
+
+ENTRY %main (a: f32[8], b: bf16[16], o: f32[8]) -> ((f32[8], bf16[16]), f32[8]) {
+  %a = f32[8]{0} parameter(0)
+  %b = bf16[16]{0} parameter(1)
+  %o = f32[8]{0} parameter(2)
+  %combined = (f32[8]{0}, bf16[16]{0}) collective-permute(%a, %b), channel_id=1, source_target_pairs={{0,1},{1,0}}
+  %z = s32[] constant(0)
+  %i = (s32[]) tuple(%z)
+  %inplace = f32[8]{0} collective-permute(%a, %o, %i, %i), channel_id=2, source_target_pairs={{0,1},{1,0}}, slice_sizes={{4}}
+  ROOT %t = ((f32[8]{0}, bf16[16]{0}), f32[8]{0}) tuple(%combined, %inplace)
+}
+"""
+
+
+def test_a_combined_permute_moves_every_operand_an_in_place_one_its_input():
+    xla = xla_lines(PERMUTES)
+    assert "collective-permute(f32[8]{0}, bf16[16]{0})" in xla["combined"]
+    found = by_name(PERMUTES)
+    assert found["combined"].bytes == 8 * 4 + 16 * 2
+    assert found["inplace"].bytes == 8 * 4 and len(found["inplace"].operand_shapes) == 4
+    assert found["combined"].groups == explicit_groups(xla["combined"], "source_target_pairs")

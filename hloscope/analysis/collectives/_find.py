@@ -13,8 +13,9 @@ counts of the loops around it (a loop without one counts once, as the cost model
 * ``all-reduce``, ``reduce-scatter``, ``all-to-all``, ``ragged-all-to-all``: what each device
   puts in (its operands);
 * ``all-gather``: what each device ends with, the operand times the group size;
-* ``collective-permute``, ``collective-broadcast``, ``send``: the operand each device sends;
-  ``recv``: the array it receives.
+* ``collective-permute``, ``collective-broadcast``, ``send``: the operand each device sends
+  (every operand of a permute the combiner merged; the input of an in-place permute, the one
+  with ``slice_sizes``); ``recv``: the array it receives.
 
 The result shape of a start/done pair is the done's (an ``all-gather-start``'s own shape is
 the bundle of its operand and result).
@@ -289,6 +290,10 @@ def _bytes(core: Instruction, kind: CollectiveKind, group_size: int) -> int:
     if kind is CollectiveKind.RECV:
         leaves = [leaf for leaf in core.shape.leaves() if leaf.is_array]
         return (leaves[0].byte_size or 0) if leaves else 0
+    if kind is CollectiveKind.COLLECTIVE_PERMUTE and "slice_sizes=" not in core.attr_text:
+        # Not the in-place form (input, output buffer, two index tuples): every operand is
+        # data, several when XLA's combiner merged permutes into one.
+        return sum(_array_bytes(o.shape) for o in operands)
     if kind in (
         CollectiveKind.COLLECTIVE_PERMUTE,
         CollectiveKind.COLLECTIVE_BROADCAST,
