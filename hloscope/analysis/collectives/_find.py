@@ -10,8 +10,10 @@ counts of the loops around it (a loop without one counts once, as the cost model
 
 **Bytes per device** is the size of the array the cost formulas move, per device:
 
-* ``all-reduce``, ``reduce-scatter``, ``all-to-all``, ``ragged-all-to-all``: what each device
-  puts in (its operands);
+* ``all-reduce``, ``reduce-scatter``, ``all-to-all``: what each device puts in (its
+  operands);
+* ``ragged-all-to-all``: its input buffer, the first operand (an upper bound: how much of it
+  is sent is in the size operands, known only when it runs);
 * ``all-gather``: what each device ends with, the operand times the group size;
 * ``collective-permute``, ``collective-broadcast``, ``send``: the operand each device sends
   (every operand of a permute the combiner merged; the input of an in-place permute, the one
