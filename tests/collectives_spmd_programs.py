@@ -175,6 +175,7 @@ def main(out: str) -> None:
 
     # collective-broadcast from device 3 of 8 (pbroadcast), of each device's f32[8,4] block.
     def broadcast(x):
+        # The axis as a tuple: jax 0.10's pbroadcast reads a bare name letter by letter.
         return lax.pbroadcast(x, ("data",), 3)
 
     bcast_fn = shard_map(
