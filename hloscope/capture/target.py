@@ -415,7 +415,8 @@ def _resolve_folder(text: str, path: Path) -> Target:
 
 def _resolve_url(url: str) -> Target:
     """A URL TARGET: a dump folder (a prefix holding keys) or one HLO file, asked of the
-    store in a request or two; nothing is downloaded here. (An ``hloscope capture -o DIR``
+    store in one request (two more for a folder: is it an ``hloscope capture`` folder?);
+    nothing is downloaded here. (An ``hloscope capture -o DIR``
     folder is recognised as locally; a saved capture and a script must be local.)"""
     if url.endswith(".py") or _FUNCTION_SPEC.match(url) is not None:
         raise TargetError(
@@ -423,12 +424,13 @@ def _resolve_url(url: str) -> Target:
             "a URL TARGET is a dump folder or an HLO file)"
         )
     try:
-        if storage.is_dir(url):
+        found = storage.kind(url)
+        if found == "directory":
             capture_dump = storage.join(url, "dump")
             if storage.exists(storage.join(url, "manifest.json")) and storage.is_dir(capture_dump):
                 return Target(spec=url, kind=TargetKind.DUMP, location=capture_dump)
             return Target(spec=url, kind=TargetKind.DUMP, location=url.rstrip("/"))
-        if storage.exists(url):
+        if found == "file":
             return Target(spec=url, kind=TargetKind.HLO_FILE, location=url)
     except OSError as error:  # the store refused (permissions, a bad bucket name...)
         raise TargetError(f"{url}: {error.strerror or error}") from None

@@ -39,6 +39,7 @@ __all__ = [
     "basename",
     "exists",
     "is_dir",
+    "kind",
     "list_folder",
     "walk_files",
     "read_bytes",
@@ -174,6 +175,21 @@ def exists(location: str) -> bool:
         return os.path.exists(_local(location))
     fs, path = filesystem(location)
     return bool(fs.exists(path))
+
+
+def kind(location: str) -> str | None:
+    """``"file"``, ``"directory"`` or ``None`` (nothing there), in one question to the store
+    (a HEAD, or a listing of one key for a prefix), where :func:`exists` then :func:`is_dir`
+    would ask twice."""
+    if not is_url(location):
+        local = _local(location)
+        return "directory" if os.path.isdir(local) else "file" if os.path.exists(local) else None
+    fs, path = filesystem(location)
+    try:
+        info = fs.info(path)
+    except FileNotFoundError:
+        return None
+    return "directory" if info.get("type") == "directory" else "file"
 
 
 def is_dir(location: str) -> bool:
