@@ -185,6 +185,10 @@ def kind(location: str) -> str | None:
         local = _local(location)
         return "directory" if os.path.isdir(local) else "file" if os.path.exists(local) else None
     fs, path = filesystem(location)
+    if _scheme(location) in ("http", "https"):
+        # A web server answers a folder with a page, which fsspec's info calls a file; its
+        # isdir reads the page for links.
+        return "directory" if fs.isdir(path) else "file" if fs.exists(path) else None
     try:
         info = fs.info(path)
     except FileNotFoundError:
