@@ -175,18 +175,21 @@ def test_other_commands_read_remote_targets(memory_store, tmp_path):
 # ---- errors -------------------------------------------------------------------------------------
 
 
-def test_a_parse_error_in_a_remote_file_names_the_url_line_and_column(memory_store):
+def test_a_parse_error_in_a_remote_file_names_the_url_line_and_column(memory_store, tmp_path):
+    """The local copy's error line (the parser's own line and column), with the URL."""
     fs, url_root, prefix = memory_store
     text = (SAMPLES / "hlo" / HLO_FILES[0]).read_text().splitlines()
     text[3] = "  broken = f32[4 add("  # line 4
-    fs.pipe(f"{prefix}/bad.txt", "\n".join(text).encode())
-    local_result = None
-    result = invoke("summary", f"{url_root}/bad.txt")
-    assert result.exit_code == 2
-    first = result.stderr.splitlines()[0]
+    local = tmp_path / "bad.txt"
+    local.write_text("\n".join(text))
+    put(fs, local, prefix, "bad.txt")
+    here, there = invoke("summary", str(local)), invoke("summary", f"{url_root}/bad.txt")
+    assert there.exit_code == here.exit_code == 2
+    first = there.stderr.splitlines()[0]
     assert first.startswith(f"{url_root}/bad.txt:4:"), first
-    assert "error" in first
-    del local_result
+    assert there.stderr.replace(f"{url_root}/bad.txt", "<F>") == here.stderr.replace(
+        str(local), "<F>"
+    )
 
 
 def test_a_broken_module_in_a_remote_dump_is_one_line_naming_its_url(memory_store, tmp_path):
@@ -351,6 +354,7 @@ def test_s3_hlo_file_gives_the_local_output(s3_dumps):
         same_up_to_root(here.stdout, str(local), there.stdout, file_url)
 
 
+@pytest.mark.slow  # a subprocess
 def test_s3_ls_in_a_fresh_process(s3_dumps):
     """``python -m hloscope ls s3://...`` with credentials and endpoint from the environment
     only, as a user runs it."""
@@ -387,6 +391,7 @@ def test_s3_missing_bucket_and_prefix(s3_server):  # noqa: F811
 # ---- without the cloud extra --------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a subprocess
 @pytest.mark.parametrize("blocked", ["fsspec", "s3fs"])
 @pytest.mark.parametrize("command", [["ls", "s3://b/x"], ["summary", "s3://b/x.txt"]])
 def test_without_the_cloud_extra_a_url_is_one_line_naming_it(tmp_path, blocked, command):

@@ -171,6 +171,7 @@ def test_walk_files_max_depth_on_a_url_filters_one_listing(tmp_path):
         assert [e.name for e in local] == names
 
 
+@pytest.mark.slow  # a subprocess
 def test_an_unknown_protocol_and_a_store_that_cannot_open_are_one_line(tmp_path):
     from hloscope.dump.errors import DumpFormatError
 
@@ -191,6 +192,7 @@ def test_an_unknown_protocol_and_a_store_that_cannot_open_are_one_line(tmp_path)
     assert len(done.stderr.splitlines()) == 1
 
 
+@pytest.mark.slow  # a subprocess
 def test_store_clients_retry_logs_stay_off_the_terminal():
     """gcsfs logs each failed retry with its traceback; with no logging configured Python
     would print it above hloscope's one-line error."""
