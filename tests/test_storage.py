@@ -209,3 +209,21 @@ def test_store_clients_retry_logs_stay_off_the_terminal():
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
     assert done.returncode == 0
     assert done.stderr == "still shown\n"
+
+
+def test_s3_dump_with_folder_placeholders_indexes_as_its_local_copy(s3_server, tmp_path):  # noqa: F811
+    """A dump on S3 whose folders were also made as empty ``name/`` keys (a web console's
+    "create folder", a sync tool's markers): those keys are no files of the dump."""
+    from hloscope.dump.index import load_dump
+
+    local = make_tree(tmp_path / "dump")
+    url = upload_tree(local, s3_url(fresh_bucket(), "run", "dump"))
+    bucket, _, key = url.removeprefix("s3://").partition("/")
+    client = s3_server.client()
+    for folder in ("", "host-1/", "module_0001.jit_f/", "host-1/deeper/"):
+        client.put_object(Bucket=bucket, Key=f"{key}/{folder}", Body=b"")
+    storage_entries = storage.walk_files(url)
+    assert len(storage_entries) == len(DUMP_FILES)
+    remote = load_dump(url)
+    assert remote.root == url
+    assert index_signature(remote) == index_signature(load_dump(local))

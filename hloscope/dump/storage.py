@@ -250,13 +250,19 @@ def walk_files(location: str, *, max_depth: int | None = None) -> list[Entry]:
         raise DumpFormatError(f"cannot list: {e.strerror or e}", path=location) from None
     base = path.rstrip("/")
     out = []
-    infos = _with_sizes(fs, [i for i in found.values() if i.get("type") != "directory"])
+    infos = _with_sizes(fs, [i for i in found.values() if _is_file(i)])
     for info in infos:
         entry = _entry(location, path, info)
         if max_depth is not None and _depth(str(info["name"]), base) > max_depth:
             continue
         out.append(entry)
     return sorted(out, key=lambda e: e.location)
+
+
+def _is_file(info: dict[str, Any]) -> bool:
+    """A listed file, not a folder: object stores list a folder made in a web console (or by
+    ``mkdir``) as an empty key ending in ``/``, which is no file of the dump."""
+    return info.get("type") != "directory" and not str(info["name"]).endswith("/")
 
 
 def _with_sizes(fs: Any, infos: list[dict[str, Any]]) -> list[dict[str, Any]]:
