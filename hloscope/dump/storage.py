@@ -11,8 +11,10 @@ points ``s3://`` at a MinIO or moto server). hloscope stores no credentials.
 
 Listing is cheap by design: :func:`walk_files` asks the store for every file under a prefix
 with their sizes in one paginated listing (one request per 1,000 keys on S3), instead of a
-request per folder and per file; nothing is downloaded until :func:`read_bytes` is asked for a
-file, so a command reads only the files it needs.
+request per folder and per file (a web server's folder page lists no sizes: those files' sizes
+are asked for, concurrently). Nothing is downloaded until :func:`read_bytes` is asked for a
+file, so a command reads only the files it needs; :func:`prefetch` fetches a batch of them
+concurrently when a command knows it will read them all (``hloscope ls``).
 
 Without fsspec (or without the store's client, s3fs for ``s3://``), a URL raises
 :class:`~hloscope.errors.MissingExtra` naming the extra to install: ``hloscope[cloud]``.
