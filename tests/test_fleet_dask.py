@@ -157,3 +157,42 @@ def test_a_worker_killed_mid_task_does_not_lose_the_run(cluster, fleet_root, syn
     assert json.loads(result.stdout)["rows"] == sync_rows
     client.wait_for_workers(2, timeout=60)  # the nanny restarted it for the next tests
     assert killed not in set(client.run(os.getpid).values())
+
+
+def test_progress_bar_on_a_terminal_stderr_only(cluster, fleet_root, sync_rows):
+    # Dask's own text progress bar, on stderr when that is a terminal; stdout stays JSON.
+    import pty
+
+    address, _ = cluster
+    leader, follower = pty.openpty()
+    drawn = bytearray()
+
+    def read_terminal() -> None:  # as it is drawn: a full terminal would block the command
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the other end closed: everything is read
+                return
+            if not chunk:
+                return
+            drawn.extend(chunk)
+
+    reader = threading.Thread(target=read_terminal, daemon=True)
+    reader.start()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "hloscope", "fleet", str(fleet_root), "--json"]
+            + ["--scheduler", address],
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            cwd=ROOT,
+            timeout=300,
+        )
+    finally:
+        os.close(follower)
+        reader.join(timeout=10)
+        os.close(leader)
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["rows"] == sync_rows
+    assert b"100% Completed" in drawn and b"[####" in drawn
+    assert b"unbalanced brackets" in drawn  # the error line after the bar

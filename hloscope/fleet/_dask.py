@@ -68,7 +68,7 @@ def run_tasks(
         if progress:
             # Dask's text bar writes to stdout, which may be the JSON or CSV being printed.
             with contextlib.redirect_stdout(sys.stderr):
-                distributed.progress(futures, multi=False)
+                distributed.progress(futures, multi=False, scheduler=client.scheduler.address)
         gathered = client.gather(futures)
     rows: list[dict[str, Any]] = [{}] * len(tasks)
     for i, row in zip(order, gathered, strict=True):
