@@ -350,6 +350,16 @@ def test_vs_a_file_that_is_not_a_fleet(tmp_path):
     assert len(result.stderr.splitlines()) == 1
 
 
+def test_vs_a_parquet_file_of_something_else(tmp_path):
+    import pandas as pd
+
+    other = tmp_path / "other.parquet"
+    pd.DataFrame({"model": ["a"], "bytes": [1]}).to_parquet(other)
+    result = run(str(GENERATED / "jax_recompiles"), "--scheduler", "sync", "--vs", str(other))
+    assert result.exit_code == 1 and "not a fleet (no column label, dump" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
 def test_regressions_count_failed_modules_apart(tmp_path):
     rows = fleet_json(str(GENERATED / "jax_recompiles"))
     broken = [dict(r) for r in rows]

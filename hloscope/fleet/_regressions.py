@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -192,7 +192,7 @@ def _int(value: Any) -> int:
     return 0 if _missing(value) else int(value)
 
 
-def read_fleet(location: str, required: Sequence[str] | None = None) -> pandas.DataFrame:
+def read_fleet(location: str) -> pandas.DataFrame:
     """A fleet written with ``-o FILE.parquet`` (a local path or a URL), or
     :class:`FleetError` saying why it is not one."""
     from ..dataframes import require_pandas
@@ -209,7 +209,7 @@ def read_fleet(location: str, required: Sequence[str] | None = None) -> pandas.D
     except Exception as e:  # noqa: BLE001 - pyarrow's errors have no common base we can name
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise FleetError(f"{location}: error: not a parquet file ({first})") from None
-    lacking = [c for c in (required or COLUMNS) if c not in frame.columns]
+    lacking = [c for c in COLUMNS if c not in frame.columns]
     if lacking:
         raise FleetError(
             f"{location}: error: not a fleet (no column {', '.join(lacking)}; write one with "
