@@ -23,7 +23,12 @@ __all__ = ["fleet_command"]
     help="Name each dump by the first group (or the group named 'label') of REGEX searched in "
     "its location, e.g. 'host-(\\d+)'. Default: its path below the folder given.",
 )
-@click.option("--json", "as_json", is_flag=True, help='Print JSON: {"rows": [...]}.')
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print JSON: {"rows": [...]}, with --vs also "regressions" and "failures".',
+)
 @click.option("--csv", "as_csv", is_flag=True, help="Print the rows as CSV.")
 @click.option(
     "-o",
