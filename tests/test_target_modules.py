@@ -235,3 +235,21 @@ def test_a_dumped_module_without_a_name_is_listed_by_its_id(tmp_path):
     with pytest.raises(TargetError, match=r"modules: #2, jit_f\)"):
         target.choose_module(name="nothing like it")
     assert target.choose_module(name="#2").rule == "named"
+
+
+def test_an_hlo_file_is_parsed_once_however_often_its_modules_are_asked_for(monkeypatch):
+    import hloscope.hlo.parser as parser
+
+    calls = []
+    real = parser.parse_modules
+
+    def counting(*args, **kwargs):
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(parser, "parse_modules", counting)
+    target = Target.resolve(str(SAMPLES / "fusion_refactor_fused.after_optimizations.txt"))
+    first = target.main_module("after")
+    assert target.modules("after") == [first]
+    assert target.choose_module("after").module is first
+    assert len(calls) == 1

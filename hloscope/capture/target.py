@@ -147,6 +147,10 @@ class Target:
     from_cache: bool = False
     #: One line per module file of a dump that could not be read and was left out.
     problems: list[str] = field(default_factory=list, compare=False, repr=False)
+    # An HLO file's modules, parsed once: commands ask for the main module and then for all
+    # of them (or the main one again), and a 50 MB text takes seconds to parse. A dump's
+    # modules are cached by the dump index the same way.
+    _file_modules: list[Module] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def resolve(
@@ -342,11 +346,14 @@ class Target:
     def _file_entries(self) -> list[_Entry]:
         from ..hlo.parser import parse_modules
 
-        if self.is_remote:
-            # The bytes, with the URL to name in errors (URL:line:column).
-            modules = parse_modules(storage.read_bytes(self.location), path=self.location)
-        else:
-            modules = parse_modules(self.path)
+        if not self._file_modules:
+            if self.is_remote:
+                # The bytes, with the URL to name in errors (URL:line:column).
+                text = storage.read_bytes(self.location)
+                self._file_modules.extend(parse_modules(text, path=self.location))
+            else:
+                self._file_modules.extend(parse_modules(self.path))
+        modules = self._file_modules
         return [
             _Entry(i, m.name, _instruction_count(m), (lambda m=m: m)) for i, m in enumerate(modules)
         ]
