@@ -396,6 +396,29 @@ def test_memory_url_rows_equal_local_rows(tmp_path):
     assert sorted({r["label"] for r in labelled}) == ["0", "1"]
 
 
+def test_each_root_is_listed_once(tmp_path, monkeypatch):
+    from hloscope.dump import storage
+
+    copy_dump("jax_recompiles", tmp_path / "run" / "pod" / "host-0")
+    copy_dump("jax_recompiles", tmp_path / "run" / "pod" / "host-1")
+    url = upload_to_memory(tmp_path / "run", f"/fleet-{uuid.uuid4().hex}/run")
+    listed: list[str] = []
+    walk = storage.walk_files
+
+    def counting_walk(location, **kwargs):
+        listed.append(location)
+        return walk(location, **kwargs)
+
+    def no_listing(location):
+        raise AssertionError(f"listed {location} again")
+
+    monkeypatch.setattr(storage, "walk_files", counting_walk)
+    monkeypatch.setattr(storage, "list_folder", no_listing)
+    found = fleet_json(url, str(tmp_path / "run" / "pod"))
+    assert listed == [url, str(tmp_path / "run" / "pod")]
+    assert len({r["dump"] for r in found}) == 4 and len(found) == 32
+
+
 # ---- without the dask extra ------------------------------------------------------------------
 
 
