@@ -422,6 +422,7 @@ def test_each_root_is_listed_once(tmp_path, monkeypatch):
 # ---- without the dask extra ------------------------------------------------------------------
 
 
+@pytest.mark.slow  # subprocesses
 @pytest.mark.parametrize("scheduler", [None, "tcp://127.0.0.1:1"])
 def test_without_dask_one_line_naming_the_extra(scheduler):
     prelude = "import sys; sys.modules['distributed'] = None; sys.modules['dask'] = None; "

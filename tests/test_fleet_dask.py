@@ -25,6 +25,8 @@ distributed = pytest.importorskip("distributed")
 cloudpickle = pytest.importorskip("cloudpickle")
 
 GENERATED = DATA / "generated"
+# A cluster of worker processes, and subprocesses that start their own.
+pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -75,6 +75,7 @@ def test_s3_rows_equal_local_rows(local_run, local_rows):
     assert labels == {"0", "1", "mlp"}
 
 
+@pytest.mark.slow  # a subprocess and its cluster
 @pytest.mark.usefixtures("s3_server")
 def test_s3_rows_on_the_local_cluster_equal_local_rows(local_run, local_rows):
     url = upload_tree(local_run, s3_url(fresh_bucket(), "run-17"))
