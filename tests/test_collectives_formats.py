@@ -308,6 +308,72 @@ def test_pipelined_send_recv_in_a_loop_carry_their_pairs_and_trip_count():
         assert c.channel_id == 7
 
 
+# The same pairs as the pipelined send/recv above, in a collective-permute beside them: the
+# module before optimizations names the (x=2, y=2) mesh, as Shardy writes it.
+NAMED_BEFORE = """HloModule gpu_forms, num_partitions=4, frontend_attributes={xla.sdy.meshes={mesh = #sdy.mesh<["x"=2, "y"=2]>}}
+
+ENTRY %main (x: f32[64]) -> f32[64] {
+  ROOT %x = f32[64]{0} parameter(0)
+}
+"""
+
+
+def test_send_and_recv_pairs_are_read_against_the_named_mesh():
+    permute = GPU_FORMS.replace(
+        "  %out = f32[64]{0} get-tuple-element(%w), index=1\n",
+        "  %out = f32[64]{0} get-tuple-element(%w), index=1\n"
+        "  %cp = f32[64]{0} collective-permute(%x), channel_id=10, "
+        "source_target_pairs={{0,1},{1,2},{2,3}}\n",
+    )
+    xla = xla_lines(permute)
+    before = parse(NAMED_BEFORE)
+    result = collectives_of(parse(permute), before)
+    assert result.mesh is not None and result.mesh.names == ("x", "y")
+    found = {c.name: c for c in result.collectives}
+    assert found["cp"].groups == explicit_groups(xla["cp"], "source_target_pairs")
+    # On the row-major (x=2, y=2) mesh 0->1 moves along y, 1->2 along x and y, 2->3 along y.
+    assert found["cp"].mesh_axes == ["x", "y"]
+    for name in ("send", "recv"):
+        assert found[name].groups == found["cp"].groups
+        assert found[name].mesh_axes == ["x", "y"], name
+    # The collectives read against the mesh the before-module names own their lists.
+    found["send"].mesh_axes.append("z")
+    assert found["recv"].mesh_axes == ["x", "y"]
+
+
+def test_a_send_and_its_recv_are_one_transfer_priced_on_the_recv():
+    result = collectives_of(parse(GPU_FORMS))
+    row = interconnect("tpu-v5e")
+    price(result, row)
+    found = {c.name: c for c in result.collectives}
+    send, recv = found["send"], found["recv"]
+    # f32[64] to one neighbour over one v5e link (50 GB/s one way): D / L + a, once.
+    transfer = 64 * 4 / 50e9 + 1e-6
+    assert row.link_bytes_per_s == 50e9
+    assert recv.estimate_s == pytest.approx(transfer) and send.estimate_s == 0.0
+    assert send.exposed_s == 0.0
+    others = sum(
+        c.estimate_s * c.executions
+        for c in result.collectives
+        if c.kind.value not in ("send", "recv")
+    )
+    # The loop runs three times: three transfers, not six.
+    assert result.estimate_s == pytest.approx(others + 3 * transfer)
+    assert any("priced on the recv" in note for note in result.notes)
+    # Without its recv (another channel), a send is priced as a transfer of its own.
+    alone = collectives_of(
+        parse(
+            GPU_FORMS.replace(
+                "send(%v, %after-all), channel_id=7", "send(%v, %after-all), channel_id=17"
+            )
+        )
+    )
+    price(alone, row)
+    lone = {c.name: c for c in alone.collectives}
+    assert lone["send"].estimate_s == pytest.approx(transfer) == lone["recv"].estimate_s
+    assert not any("priced on the recv" in note for note in alone.notes)
+
+
 def test_collective_broadcast_and_ragged_all_to_all_in_async_wrappers():
     xla = xla_lines(GPU_FORMS)
     found = by_name(GPU_FORMS)

@@ -591,6 +591,84 @@ def test_the_text_lists_the_costliest_reshardings_and_counts_the_rest():
     assert len(result.to_dict()["collectives"]) == count
 
 
+# --- what one module's reading shares ----------------------------------------------------------
+
+SHARED = """HloModule m, num_partitions=8
+
+%fused_sin (a: f32[64,8]) -> f32[64,8] {
+  %a = f32[64,8]{1,0} parameter(0)
+  ROOT %sin = f32[64,8]{1,0} sine(%a), metadata={op_name="jit(f)/sin" source_file="/w/f.py" source_line=3}
+}
+
+%fused_cos (b: f32[64,8]) -> f32[64,8] {
+  %b = f32[64,8]{1,0} parameter(0)
+  ROOT %cos = f32[64,8]{1,0} cosine(%b), metadata={op_name="jit(f)/cos" source_file="/w/f.py" source_line=9}
+}
+
+ENTRY %main (p0: f32[64,8], p1: f32[64,8], p2: f32[64,8], p3: f32[64,8], p4: f32[64,8]) -> (f32[64,8], f32[64,8]) {
+  %p0 = f32[64,8]{1,0} parameter(0), sharding={devices=[4,1,2]<=[8] last_tile_dim_replicate}
+  %p1 = f32[64,8]{1,0} parameter(1), sharding={devices=[4,1,2]<=[8] last_tile_dim_replicate}
+  %p2 = f32[64,8]{1,0} parameter(2), sharding={devices=[4,1,2]<=[8] last_tile_dim_replicate}
+  %p3 = f32[64,8]{1,0} parameter(3), metadata={op_name="p3"}, sharding={devices=[2,4]<=[8]}
+  %p4 = f32[64,8]{1,0} parameter(4), sharding={replicated}
+  %ag = f32[64,8]{1,0} all-gather(%p0), channel_id=1, replica_groups=[2,4]<=[8], dimensions={0}
+  %f = f32[64,8]{1,0} fusion(%ag), kind=kLoop, calls=%fused_sin
+  %g = f32[64,8]{1,0} fusion(%p4), kind=kLoop, calls=%fused_cos
+  %n = f32[64,8]{1,0} negate(%g)
+  ROOT %t = (f32[64,8]{1,0}, f32[64,8]{1,0}) tuple(%f, %n), sharding={{devices=[4,1,2]<=[8] last_tile_dim_replicate}, {replicated}}
+}
+"""
+
+
+def test_each_distinct_sharding_text_is_decoded_once_and_read_as_the_attributes_read_it(
+    monkeypatch,
+):
+    import hloscope.analysis.collectives._sharding as sharding_module
+
+    decoded: list[str] = []
+
+    def counting(raw, opcode):
+        decoded.append(raw)
+        return decode_sharding(raw, opcode)
+
+    monkeypatch.setattr(sharding_module, "decode_sharding", counting)
+    module = parse(SHARED)
+    result = collectives_of(module)
+    # Three parameters share one text; p3's sits after a string (metadata first), where the
+    # quick read steps aside for the attribute mapping; the root's tuple is one text.
+    assert sorted(decoded) == sorted(
+        [
+            "{devices=[4,1,2]<=[8] last_tile_dim_replicate}",
+            "{replicated}",
+            "{{devices=[4,1,2]<=[8] last_tile_dim_replicate}, {replicated}}",
+        ]
+    )
+    # The same shardings the attribute mapping decodes, each parameter's and the outputs'.
+    entry = parse(SHARED).entry
+    for array, param in zip(result.parameters, entry.parameters):
+        assert array.sharding == str(param.attrs["sharding"])
+    elements = entry.root.attrs["sharding"].elements
+    assert [o.sharding for o in result.outputs] == [str(e) for e in elements]
+    assert [p.mesh_text for p in result.parameters[:3]] == [
+        "dim 0 over axis_0=4, replicated x2 over axis_1"
+    ] * 3
+
+
+def test_tracing_a_collective_builds_only_the_fusions_it_walks_through():
+    module = parse(SHARED)
+    result = collectives_of(module)
+    trace = result.traces["ag"]
+    assert trace.producer is not None and trace.producer.name == "p0"  # an entry parameter
+    assert [e.name for e in trace.consumers] == ["sin"]
+    # The consumer is found inside the fusion the walk entered; finding where the entry
+    # parameter stands needed no table of every computation's callers, which would have
+    # built the body no walk enters.
+    cos = module.computations_by_name["fused_cos"]
+    assert cos._body is not None, "fused_cos was built"
+    # What the output is made by is found without entering it either.
+    assert result.outputs[1].op_name == "" and module.computations_by_name["fused_cos"]._body
+
+
 if __name__ == "__main__":
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     flags = os.environ.get("XLA_FLAGS", "")

@@ -255,8 +255,10 @@ H100 = 450e9, 25e9, 3e-6  # through NVSwitch: B is the whole one-way NVLink band
         ("scan_psum", 0, "tpu-v5e", 2 * 7 / 8 * 16 / V5E[0] + 14 * V5E[2]),
         # collective-broadcast of 128 bytes along a ring of 8: D / B + (n-1) a.
         ("collective_broadcast", 0, "tpu-v5e", 128 / V5E[0] + 7 * V5E[2]),
-        # send and recv of 128 bytes: one link, one hop.
-        ("send_recv", 0, "tpu-v5e", 128 / V5E[1] + V5E[2]),
+        # send and recv of 128 bytes (one channel): one transfer, one link, one hop, priced
+        # on the recv; the send it carries costs nothing more.
+        ("send_recv", 0, "tpu-v5e", 0.0),
+        ("send_recv", 1, "tpu-v5e", 128 / V5E[1] + V5E[2]),
         ("send_recv", 1, "h100", 128 / H100[0] + H100[2]),
     ],
 )

@@ -23,6 +23,16 @@ of the compute scheduled between start and done (``hidden_s``) on the roofline o
 device's peaks (:data:`~hloscope.bench.peaks.PEAKS`: each op the larger of its FLOPs over the
 peak FLOP/s and its bytes over the memory bandwidth), so that the exposed time is the part
 no compute hides.
+
+**A send and its recv are one transfer.** Each device of an SPMD program runs both halves: it
+sends its array to its target and receives its source's, at the same time, over the link
+between them, as a collective-permute does (priced once). So a ``send`` and the ``recv`` that
+matches it (the same channel id, in the same computation, between the same
+``(source, target)`` pairs) are priced once, on the recv: the receiver is the device that
+waits for the data, at its ``recv-done``, so the compute scheduled between the recv and its
+done is what hides the transfer. The matched send's ``estimate_s`` is 0 (and so is its exposed
+time); a send or recv without its other half (a host transfer, or a pair split over two
+computations) is priced as it is.
 """
 
 from __future__ import annotations
@@ -31,12 +41,25 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..analysis.collectives import CollectivesResult, Link, collective_seconds
+from ..analysis.collectives import (
+    Collective,
+    CollectiveKind,
+    CollectivesResult,
+    Link,
+    collective_seconds,
+)
 from ..analysis.cost import Cost
 from .errors import UnknownDeviceError
 from .peaks import PEAKS, DevicePeak
 
-__all__ = ["Interconnect", "INTERCONNECTS", "interconnect", "price", "roofline_seconds"]
+__all__ = [
+    "Interconnect",
+    "INTERCONNECTS",
+    "interconnect",
+    "matched_sends",
+    "price",
+    "roofline_seconds",
+]
 
 GIGA = 1e9
 _CLOUD_TPU = "https://cloud.google.com/tpu/docs/"
@@ -206,11 +229,16 @@ def roofline_seconds(cost: Cost, peak: DevicePeak) -> float:
 
 def price(result: CollectivesResult, row: Interconnect) -> None:
     """Set each collective's ``estimate_s`` (and ``hidden_s`` for async ones) on ``row``, and
-    the result's ``device``."""
+    the result's ``device`` (a send and its recv priced once, on the recv: see the module
+    doc)."""
     link = row.link
     peak = row.peak_entry()
+    carried = {id(send) for send in matched_sends(result.collectives)}
     for c in result.collectives:
-        c.estimate_s = collective_seconds(c.kind, c.bytes, c.group_size, link)
+        if id(c) in carried:
+            c.estimate_s = 0.0  # its recv carries the transfer
+        else:
+            c.estimate_s = collective_seconds(c.kind, c.bytes, c.group_size, link)
         if c.is_async and peak is not None:
             c.hidden_s = roofline_seconds(c.overlap, peak)
     result.device = row.to_dict()
@@ -221,3 +249,28 @@ def price(result: CollectivesResult, row: Interconnect) -> None:
         "(hloscope.analysis.collectives._formulas); async collectives hide up to the roofline "
         "time of the compute scheduled between start and done"
     )
+    if carried:
+        result.notes.append(
+            "a send and its recv (one channel) are one transfer, priced on the recv: "
+            "the send's estimate_s is 0"
+        )
+
+
+def matched_sends(collectives: list[Collective]) -> list[Collective]:
+    """The sends whose transfer a ``recv`` of ``collectives`` carries: the same channel id,
+    the same computation and the same ``(source, target)`` pairs (see the module doc). Each
+    recv carries one send: of several with one key (a loop unrolled by hand), the first send
+    goes with the first recv, the second with the second, in program order."""
+    waiting: dict[tuple, list[Collective]] = {}
+    for c in collectives:
+        if c.kind is CollectiveKind.RECV and c.channel_id is not None:
+            waiting.setdefault((c.channel_id, c.computation, c.groups), []).append(c)
+    out = []
+    for c in collectives:
+        if c.kind is not CollectiveKind.SEND or c.channel_id is None:
+            continue
+        recvs = waiting.get((c.channel_id, c.computation, c.groups))
+        if recvs:
+            recvs.pop(0)
+            out.append(c)
+    return out

@@ -58,7 +58,12 @@ def collectives_command(
     if module is not None and all_modules:
         raise CliError("--module and --all-modules exclude each other")
     opened = open_target(target, refresh=refresh)
-    results = collectives_results(opened, module=module, all_modules=all_modules)
+    # Chosen once and handed on: a target may parse its text again at every choice, and the
+    # step estimate reads the same modules.
+    modules = (
+        opened.modules("after") if all_modules else [opened.choose_module("after", module).module]
+    )
+    results = collectives_results(opened, modules=modules)
     steps: list[StepEstimate | None] = [None] * len(results)
     if device is not None:
         from ..bench.interconnect import interconnect, price
@@ -67,12 +72,6 @@ def collectives_command(
         row = interconnect(device)
         for r in results:
             price(r, row)
-        # The same modules collectives_results read (parsed once, kept by the target).
-        modules = (
-            opened.modules("after")
-            if all_modules
-            else [opened.choose_module("after", module).module]
-        )
         steps = [step_estimate(m, r, row) for m, r in zip(modules, results)]
     else:
         for r in results:

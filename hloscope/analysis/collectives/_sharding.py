@@ -41,21 +41,25 @@ name the line.
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from ...hlo.attributes.sharding import Sharding
-from ...hlo.model import Instruction, Module
+from ...hlo.attributes.sharding import Sharding, decode_sharding
+from ...hlo.errors import DecodeError
+from ...hlo.model import Computation, Instruction, Module
+from ...hlo.placement import kernel_computations
 from ...hlo.shape import Shape
 from ..provenance import source_of
-from ._groups import DeviceMesh
+from ._groups import DeviceMesh, _sharding_text
 from ._kinds import DONE_OPCODES, START_OPCODES, CollectiveKind, kind_of_opcode
 
 __all__ = [
     "ArraySharding",
     "Endpoint",
     "LARGE_BYTES",
+    "Memo",
     "LARGE_FRACTION",
     "ReplicatedLarge",
     "Role",
@@ -266,10 +270,51 @@ class ArraySharding:
         }
 
 
-def _sharding_of(inst: Instruction | None) -> Sharding | None:
-    if inst is None or "sharding=" not in inst.attr_text:
-        return None
-    value = inst.attrs.get("sharding")
+class _Shardings:
+    """The shardings of one module's parameters and outputs, each distinct text read once.
+
+    An SPMD module's thousands of entry parameters hold a handful of sharding texts, and
+    splitting each parameter's attributes to decode its own copy cost more than the rest of
+    the sharding view. The text is found as the mesh inference finds it
+    (:func:`._groups._sharding_text`); text that quick read is unsure of, or that the decoder
+    refuses, goes through the instruction's attribute mapping (whose error says where in the
+    file it is). Each sharding's words are made once per mesh too.
+    """
+
+    __slots__ = ("mesh", "_decoded", "_words")
+
+    def __init__(self, mesh: DeviceMesh | None) -> None:
+        self.mesh = mesh
+        self._decoded: dict[str, Sharding | None] = {}
+        self._words: dict[str, str] = {}
+
+    def of(self, inst: Instruction | None) -> Sharding | None:
+        """The ``sharding=`` attribute of ``inst`` (``None`` when it has none)."""
+        if inst is None or "sharding=" not in inst.attr_text:
+            return None
+        raw = _sharding_text(inst.attr_text)
+        if raw is None:
+            return _checked(inst.attrs.get("sharding"))
+        if raw in self._decoded:
+            return self._decoded[raw]
+        try:
+            value = _checked(decode_sharding(raw, inst.opcode))
+        except DecodeError:
+            return _checked(inst.attrs.get("sharding"))  # raises, placed in the file
+        self._decoded[raw] = value
+        return value
+
+    def text_and_words(self, sharding: Sharding) -> tuple[str, str]:
+        """``sharding`` as HLO text and in words on this mesh (see :func:`sharding_words`)."""
+        text = str(sharding)
+        words = self._words.get(text)
+        if words is None:
+            # A root tuple's elements are decoded apart, but hold the same few shardings.
+            words = self._words[text] = sharding_words(sharding, self.mesh)
+        return text, words
+
+
+def _checked(value: object) -> Sharding | None:
     return value if isinstance(value, Sharding) else None
 
 
@@ -292,7 +337,7 @@ def _array(
     local: Shape,
     sharding: Sharding | None,
     before: Shape | None,
-    mesh: DeviceMesh | None,
+    shardings: _Shardings,
     devices: int,
     **fields: Any,
 ) -> ArraySharding:
@@ -304,14 +349,15 @@ def _array(
     """
     source = fields.pop("sharding_source", ShardingSource.WRITTEN)
     splits = _splits(before, local) if sharding is None else None
+    text = ""
     if sharding is not None:
-        words = sharding_words(sharding, mesh)
+        text, words = shardings.text_and_words(sharding)
         replicated = sharding.is_replicated
     elif devices <= 1:
         source, words, replicated = ShardingSource.NONE, "whole (one device)", True
     elif splits is not None:
         source = ShardingSource.SHAPES
-        words = _split_words(splits, devices, mesh)
+        words = _split_words(splits, devices, shardings.mesh)
         replicated = all(s == 1 for s in splits)
     elif fields.get("role") is Role.PARAMETER:
         source, words, replicated = ShardingSource.NONE, "replicated (none written)", True
@@ -320,7 +366,7 @@ def _array(
     return ArraySharding(
         name=name,
         shape=_global_text(local, sharding, before),
-        sharding=str(sharding) if sharding is not None else "",
+        sharding=text,
         per_device_shape=local.to_text(layout=False),
         per_device_bytes=_array_bytes(local),
         replicated=replicated,
@@ -350,13 +396,14 @@ def parameters_of(
     if entry is None:
         return []
     old = _parameters_by_number(before)
+    shardings = _Shardings(mesh)
     out = []
     for param in entry.parameters:
         number = param.parameter_number
         prior = old.get(number) if number is not None else None
-        sharding = _sharding_of(param)
+        sharding = shardings.of(param)
         if sharding is None and prior is not None:
-            sharding = _sharding_of(prior)
+            sharding = shardings.of(prior)
         before_shape = prior.shape if prior is not None and _same_rank(prior, param) else None
         out.append(
             _array(
@@ -364,7 +411,7 @@ def parameters_of(
                 param.shape,
                 sharding,
                 before_shape,
-                mesh,
+                shardings,
                 devices,
                 role=Role.PARAMETER,
                 op_name=param.op_name,
@@ -393,8 +440,8 @@ def _elements(root: Instruction) -> list[tuple[Shape, Instruction | None]]:
     return [(s, makers[i] if i < len(makers) else None) for i, s in enumerate(shape.tuple_shapes)]
 
 
-def _element_sharding(root: Instruction | None, index: int) -> Sharding | None:
-    sharding = _sharding_of(root)
+def _element_sharding(sharding: Sharding | None, index: int) -> Sharding | None:
+    """Element ``index``'s part of a root's ``sharding``."""
     if sharding is None:
         return None
     if sharding.is_tuple:
@@ -416,22 +463,30 @@ def outputs_of(
     old = _elements(old_root) if old_root is not None else []
     if len(old) != len(new):
         old = []
+    shardings = _Shardings(mesh)
+    # Each root's read once (a root tuple's sharding lists every output's), the one before
+    # optimizations only if an output needs it.
+    written = shardings.of(root)
+    prior_written: list[Sharding | None] = []
+    memo = Memo()
     out = []
     for i, (local, maker) in enumerate(new):
-        sharding, where = _element_sharding(root, i), ShardingSource.WRITTEN
-        if sharding is None and old_root is not None and old:
-            sharding, where = _element_sharding(old_root, i), ShardingSource.BEFORE
+        sharding, where = _element_sharding(written, i), ShardingSource.WRITTEN
+        if sharding is None and old:
+            if not prior_written:
+                prior_written.append(shardings.of(old_root))
+            sharding, where = _element_sharding(prior_written[0], i), ShardingSource.BEFORE
         prior = old[i][0] if old else None
         if prior is not None and (prior.is_array != local.is_array or prior.rank != local.rank):
             prior = None
-        endpoint = producer_of(maker) if maker is not None else None
+        endpoint = producer_of(maker, memo) if maker is not None else None
         out.append(
             _array(
                 "output" if len(new) == 1 else f"output {i}",
                 local,
                 sharding,
                 prior,
-                mesh,
+                shardings,
                 devices,
                 role=Role.OUTPUT,
                 op_name=endpoint.op_name if endpoint else "",
@@ -585,13 +640,59 @@ def _moves(inst: Instruction) -> bool:
     return inst.opcode in _MOVES or _kind(inst) in _RESHARDING_KINDS
 
 
-#: Endpoints already made, by instruction: a module's resharding chains share their ends
-#: (the op between two collectives is the consumer of one and the producer of the next).
-Memo = dict[int, Endpoint]
+class Memo:
+    """What the walks over one module share (pass one to :func:`producer_of` and
+    :func:`consumers_of` for every collective of a module): a module's resharding chains share
+    their ends (the op between two collectives is the consumer of one and the producer of the
+    next), and its thousands of collectives enter the same fusions, so each endpoint, each
+    fused computation's parameters and the fusion each walk came in through are worked out once.
+    """
+
+    __slots__ = ("endpoints", "parameters", "fusions", "_kernels")
+
+    def __init__(self) -> None:
+        #: Endpoints made, by the instruction's id.
+        self.endpoints: dict[int, Endpoint] = {}
+        #: Each fused computation's parameters in order, by its id.
+        self.parameters: dict[int, list[Instruction]] = {}
+        #: The fusion a walk entered each fused computation from, by the computation's id.
+        self.fusions: dict[int, Instruction] = {}
+        self._kernels: set[int] | None = None
+
+    def parameters_of(self, fused: Computation) -> list[Instruction]:
+        known = self.parameters.get(id(fused))
+        if known is None:
+            known = self.parameters[id(fused)] = fused.parameters
+        return known
+
+    def entered(self, fusion: Instruction, fused: Computation) -> None:
+        self.fusions.setdefault(id(fused), fusion)
+
+    def fusion_calling(self, comp: Computation) -> Instruction | None:
+        """The fusion whose fused computation ``comp`` is (``None`` for a kernel computation).
+
+        A walk reaches a fused computation through its fusion, and remembers it: the answer
+        needs no callers table, which is built from every instruction of the module (every
+        fused body built, more than the parse of a large module costs). Only a computation
+        no walk entered, outside the kernels, is looked up in it.
+        """
+        fusion = self.fusions.get(id(comp))
+        if fusion is not None:
+            return fusion
+        if comp.is_entry:
+            return None
+        module = comp.module
+        if self._kernels is None:
+            kernels = kernel_computations(module) if module is not None else []
+            self._kernels = {id(k) for k in kernels}
+        if id(comp) in self._kernels or not comp.is_fusion_computation:
+            return None
+        callers = comp.callers
+        return callers[0] if callers else None
 
 
 def _endpoint(inst: Instruction, memo: Memo | None = None, output: bool = False) -> Endpoint:
-    known = memo.get(id(inst)) if memo is not None else None
+    known = memo.endpoints.get(id(inst)) if memo is not None else None
     if known is not None and known.output == output:
         return known
     module = inst.computation.module if inst.computation is not None else None
@@ -603,34 +704,35 @@ def _endpoint(inst: Instruction, memo: Memo | None = None, output: bool = False)
         output,
     )
     if memo is not None:
-        memo[id(inst)] = made
+        memo.endpoints[id(inst)] = made
     return made
 
 
-def _fusion_of(inst: Instruction) -> Instruction | None:
+def _fusion_of(inst: Instruction, memo: Memo) -> Instruction | None:
     """The fusion instruction whose fused computation ``inst`` is a parameter of."""
     comp = inst.computation
-    if comp is None or not comp.is_fusion_computation:
-        return None
-    callers = comp.callers
-    return callers[0] if callers else None
+    return memo.fusion_calling(comp) if comp is not None else None
 
 
 def producer_of(inst: Instruction, memo: Memo | None = None) -> Endpoint | None:
     """The op that computes the value ``inst`` (a collective: its first operand) carries
     (``memo``, shared between calls on one module, saves remaking the same endpoint)."""
+    if memo is None:
+        memo = Memo()
     node: Instruction | None = inst.operands[0] if _kind(inst) is not None else inst
     for _ in range(_MAX_STEPS):
         if node is None:
             return None
         if node.opcode == "parameter":
-            fusion = _fusion_of(node)
+            fusion = _fusion_of(node, memo)
             number = node.parameter_number
             if fusion is None or number is None or number >= len(fusion.operands):
                 return _endpoint(node, memo)  # an entry (or loop body) parameter
             node = fusion.operands[number]
         elif node.opcode == "fusion" and node.fused_computation is not None:
-            node = node.fused_computation.root
+            fused = node.fused_computation
+            memo.entered(node, fused)
+            node = fused.root
         elif _moves(node):
             node = node.operands[0] if node.operands else None
         else:
@@ -640,16 +742,18 @@ def producer_of(inst: Instruction, memo: Memo | None = None) -> Endpoint | None:
 
 def consumers_of(inst: Instruction, limit: int = 8, memo: Memo | None = None) -> list[Endpoint]:
     """The ops that compute with the value ``inst`` produces (up to ``limit``, in order)."""
+    if memo is None:
+        memo = Memo()
     found: dict[tuple[str, str], Endpoint] = {}
-    todo = [inst]
+    todo = deque([inst])
     seen = {id(inst)}
     steps = 0
     while todo and len(found) < limit and steps < _MAX_STEPS:
-        node = todo.pop(0)
+        node = todo.popleft()
         steps += 1
-        nexts = _users_inside(node)
+        nexts = _users_inside(node, memo)
         if not nexts and node.is_root:
-            fusion = _fusion_of(node)
+            fusion = _fusion_of(node, memo)
             if fusion is not None:
                 nexts = [fusion]
             elif node.computation is not None and node.computation.is_entry:
@@ -667,12 +771,14 @@ def consumers_of(inst: Instruction, limit: int = 8, memo: Memo | None = None) ->
     return list(found.values())
 
 
-def _users_inside(node: Instruction) -> list[Instruction]:
+def _users_inside(node: Instruction, memo: Memo) -> list[Instruction]:
     """``node``'s users, a fusion's users being the fused parameters it feeds."""
     out = []
     for user in node.users:
-        if user.opcode == "fusion" and user.fused_computation is not None:
-            params = user.fused_computation.parameters
+        fused = user.fused_computation if user.opcode == "fusion" else None
+        if fused is not None:
+            memo.entered(user, fused)
+            params = memo.parameters_of(fused)
             for i, operand in enumerate(user.operands):
                 if operand is node and i < len(params):
                     out.append(params[i])
