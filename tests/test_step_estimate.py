@@ -228,3 +228,23 @@ def test_price_then_step_does_not_price_twice():
     notes = list(result.notes)
     step_estimate(module, result, row)
     assert result.notes == notes
+
+
+def test_the_command_with_a_device_parses_an_hlo_file_once(tmp_path, monkeypatch):
+    import hloscope.hlo.parser as parser
+
+    path = tmp_path / "step.hlo"
+    path.write_text(OVERLAP)
+    parsed: list[object] = []
+    real = parser.parse_modules
+
+    def counting(*args, **kwargs):
+        parsed.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(parser, "parse_modules", counting)
+    out = CliRunner().invoke(cli, ["collectives", str(path), "--device", "tpu-v5e", "--json"])
+    assert out.exit_code == 0, out.output
+    # The collectives and the step estimate read the same module: a 54 MB file costs 1.3 s
+    # a parse.
+    assert len(parsed) == 1 and json.loads(out.output)["step"]["kernels"] == 1
