@@ -248,3 +248,32 @@ def test_the_command_with_a_device_parses_an_hlo_file_once(tmp_path, monkeypatch
     # The collectives and the step estimate read the same module: a 54 MB file costs 1.3 s
     # a parse.
     assert len(parsed) == 1 and json.loads(out.output)["step"]["kernels"] == 1
+
+
+def test_compute_is_the_fusion_reports_kernels_on_the_roofline_costed_once(monkeypatch):
+    from pathlib import Path
+
+    from hloscope.analysis.cost._analysis import _Analysis
+    from hloscope.analysis.fusions import fusion_report
+    from hloscope.bench.interconnect import roofline_seconds
+
+    sample = (
+        Path(__file__).parent.parent
+        / "samples"
+        / "hlo"
+        / "transformer_train.after_optimizations.txt"
+    )
+    module = parse(sample.read_text())
+    peak = interconnect("tpu-v5e").peak_entry()
+    kernels = [k for k in fusion_report(module).kernels if not is_collective_opcode(k.opcode)]
+
+    def costed_again(self, inst):
+        raise AssertionError(f"{inst.name} costed a second time")
+
+    # The step reads the per-kernel costs the fusion report made (the cost model keeps them
+    # per module): `fusions --device` and `report --device` cost the module once.
+    monkeypatch.setattr(_Analysis, "_compute", costed_again)
+    seconds, count = compute_seconds(module, peak)
+    assert count == len(kernels) > 10
+    expected = sum(roofline_seconds(k.cost, peak) * k.executions for k in kernels)
+    assert seconds == pytest.approx(expected, rel=1e-12)

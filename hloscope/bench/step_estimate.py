@@ -10,7 +10,11 @@ every device runs, on its own shard). Its estimate is
   the peak FLOP/s and its bytes at the memory bandwidth), times how often it runs per call
   (loop bodies times their trip counts, a branch as if taken, as the collectives count).
   Kernels run one after another on a device, so their seconds add up. The collectives
-  themselves are not compute: they are the communication below.
+  themselves are not compute: they are the communication below. Each kernel's cost is the
+  cost model's (:func:`~hloscope.analysis.cost.instruction_costs`, a fusion's made once from
+  its fused body, then kept for the module and for every alike body): the fusion report's
+  own, so after ``fusions`` or ``report`` nothing is costed again, and alone (``collectives
+  --device``) the first costing of the fused bodies is most of what the estimate costs.
 * **exposed communication**: each collective's estimate on the device's interconnect, less
   the compute scheduled between its start and done for an asynchronous one
   (:attr:`~hloscope.analysis.collectives.CollectivesResult.exposed_s`);
