@@ -2,6 +2,7 @@
 
     python benchmarks/bench_collectives.py [--layers 256] [--folder DIR] [--reuse]
                                            [--hlo /tmp/big48.txt] [--repeat 3]
+                                           [--device tpu-v5e]
 
 **The SPMD module.** A child process compiles, for 8 host devices on a (data=2, model=4)
 mesh, the train step of a ``--layers``-layer transformer with Megatron-style tensor-parallel
@@ -23,11 +24,13 @@ measured in the same run:
   shardings, the ops on either side of each collective);
 * ``hloscope collectives TARGET``: the command in a fresh process, start-up included, output
   discarded (the SPMD target is the dump folder, read with its module before optimizations);
-* ``... --device tpu-v5e``: the same, priced, with the step estimate.
+* ``... --device tpu-v5e``: the same, priced, with the step estimate (``--device`` names
+  another device of the interconnect table).
 
 It prints each wall time and CPU time (this process and its children: on a shared machine
 the wall clock counts the other work too) with its ratio to the parse, and checks the budgets
-on the plain command's wall time: under 3 s on the SPMD module, under 5 s on the 54 MB one.
+on both commands' wall times, plain and priced: under 3 s on the SPMD module, under 5 s on the
+54 MB one.
 """
 
 from __future__ import annotations
@@ -143,11 +146,11 @@ def _command(*args: str) -> None:
     )
 
 
-def _measure(label: str, target: Path, text: str, repeat: int, budget: float) -> bool:
+def _measure(label: str, target: Path, text: str, repeat: int, budget: float, device: str) -> bool:
     parse_s, parse_cpu, module = _best(repeat, lambda: parse(text))
     read_s, read_cpu, result = _best(repeat, lambda: collectives_of(parse(text)))
     command_s, command_cpu, _ = _best(repeat, lambda: _command(str(target)))
-    priced_s, priced_cpu, _ = _best(repeat, lambda: _command(str(target), "--device", "tpu-v5e"))
+    priced_s, priced_cpu, _ = _best(repeat, lambda: _command(str(target), "--device", device))
     count = sum(1 for _ in module.instructions())
     kinds = Counter(c.kind.value for c in result.collectives)
     print(f"{label}: {target}")
@@ -159,7 +162,7 @@ def _measure(label: str, target: Path, text: str, repeat: int, budget: float) ->
         ("parse (peer)", parse_s, parse_cpu),
         ("parse + collectives_of", read_s, read_cpu),
         ("hloscope collectives TARGET", command_s, command_cpu),
-        ("... --device tpu-v5e", priced_s, priced_cpu),
+        (f"... --device {device}", priced_s, priced_cpu),
     ]
     print(f"  {'':30} {'wall':>9} {'vs parse':>9} {'cpu':>9} {'vs parse':>9}")
     for name, seconds, cpu in rows:
@@ -167,13 +170,18 @@ def _measure(label: str, target: Path, text: str, repeat: int, budget: float) ->
             f"  {name:30} {seconds:7.2f} s {seconds / parse_s:8.2f}x "
             f"{cpu:7.2f} s {cpu / parse_cpu:8.2f}x"
         )
-    met = command_s < budget
-    verdict = "met" if met else "NOT met"
     load = os.getloadavg()[0]
-    print(
-        f"  budget: hloscope collectives under {budget:.0f} s, start-up included: {verdict} "
-        f"({command_s:.2f} s wall, {command_cpu:.2f} s cpu; load average {load:.1f})"
-    )
+    met = True
+    for what, seconds, cpu in (
+        ("", command_s, command_cpu),
+        (f" --device {device}", priced_s, priced_cpu),
+    ):
+        verdict = "met" if seconds < budget else "NOT met"
+        met = met and seconds < budget
+        print(
+            f"  budget: hloscope collectives{what} under {budget:.0f} s, start-up included: "
+            f"{verdict} ({seconds:.2f} s wall, {cpu:.2f} s cpu; load average {load:.1f})"
+        )
     return met
 
 
@@ -184,6 +192,7 @@ def main() -> int:
     parser.add_argument("--reuse", action="store_true", help="read --folder's dump as it is")
     parser.add_argument("--hlo", type=Path, default=None, help="the 54 MB module's text")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--device", default="tpu-v5e", help="the device the priced run names")
     args = parser.parse_args()
 
     folder = args.folder or Path(tempfile.mkdtemp(prefix="hloscope-bench-collectives-"))
@@ -194,13 +203,14 @@ def main() -> int:
             f"XLA compile of the {args.layers}-layer SPMD train step with dump: {compile_s:.1f} s"
         )
     (after,) = folder.glob("*jit_train_step.cpu_after_optimizations.txt")
-    ok = _measure("SPMD module", folder, after.read_text(), args.repeat, SPMD_BUDGET_S)
+    ok = _measure("SPMD module", folder, after.read_text(), args.repeat, SPMD_BUDGET_S, args.device)
 
     big = args.hlo or (BIG_DEFAULT if BIG_DEFAULT.exists() else None)
     if big is None:
         print(f"54 MB module: not measured (no --hlo and no {BIG_DEFAULT})")
     else:
-        ok = _measure("54 MB module", big, big.read_text(), args.repeat, BIG_BUDGET_S) and ok
+        big_text = big.read_text()
+        ok = _measure("54 MB module", big, big_text, args.repeat, BIG_BUDGET_S, args.device) and ok
     return 0 if ok else 1
 
 
