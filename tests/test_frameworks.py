@@ -207,3 +207,22 @@ os.environ.get("PYTHONPATH", "")
     assert run.returncode == 0, run.stderr
     lines = dict(line.split(" ", 1) for line in run.stdout.strip().splitlines())
     assert lines == {"OK": "False", "LINE": JAX_LINE, "USAGE": "True"}, run.stdout
+
+
+def test_the_test_extra_spells_out_the_cloud_and_dask_extras():
+    # The test extra lists the cloud and dask requirements itself (pip backtracks for many
+    # minutes when they come through a second self-reference): they must stay the extras'
+    # own, range for range, or the tests would run against versions users cannot install.
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    own = set(extras["test"])
+    for requirement in extras["test"]:  # hloscope[jax,tf,dataframe]: those extras' too
+        if requirement.startswith("hloscope["):
+            for name in requirement.removeprefix("hloscope[").rstrip("]").split(","):
+                own |= set(extras[name])
+    for extra in ("cloud", "dask"):
+        missing = set(extras[extra]) - own
+        assert not missing, f"the test extra lacks {extra}'s {sorted(missing)}"
