@@ -360,6 +360,11 @@ def test_a_send_and_its_recv_are_one_transfer_priced_on_the_recv():
     # The loop runs three times: three transfers, not six.
     assert result.estimate_s == pytest.approx(others + 3 * transfer)
     assert any("priced on the recv" in note for note in result.notes)
+    # The table says where the send's time went rather than "0.0 ns".
+    from hloscope.render.collectives_text import render_collectives
+
+    (send_row,) = [line for line in render_collectives(result).splitlines() if "on recv" in line]
+    assert send_row.startswith("send")
     # Without its recv (another channel), a send is priced as a transfer of its own.
     alone = collectives_of(
         parse(

@@ -19,7 +19,7 @@ from ..units import format_bytes
 from .terminal import printable
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..analysis.collectives import ArraySharding, CollectivesResult, Endpoint
+    from ..analysis.collectives import ArraySharding, Collective, CollectivesResult, Endpoint
 
 __all__ = ["render_collectives", "render_sharding", "format_seconds"]
 
@@ -63,7 +63,7 @@ def render_collectives(result: CollectivesResult) -> str:
                 f"{c.group_size}x{c.num_groups}",
                 ",".join(c.mesh_axes) if c.mesh_axes else "-",
                 str(c.executions),
-                format_seconds(c.estimate_s),
+                _estimate_cell(c, priced=result.device is not None),
                 c.source or c.op_name or c.name,
             )
         )
@@ -221,3 +221,11 @@ def _array_rows(arrays: list[ArraySharding]) -> list[str]:
             out.append(head.rstrip())
             out.extend(_wrapped(text, "      "))
     return out
+
+
+def _estimate_cell(c: Collective, *, priced: bool) -> str:
+    """The estimate column: a send whose recv carries the transfer (priced at 0 on the recv's
+    behalf; no transfer takes no time otherwise) says so instead of showing 0 seconds."""
+    if priced and c.kind.value == "send" and c.estimate_s == 0.0:
+        return "on recv"
+    return format_seconds(c.estimate_s)
