@@ -253,3 +253,16 @@ def test_an_hlo_file_is_parsed_once_however_often_its_modules_are_asked_for(monk
     assert target.modules("after") == [first]
     assert target.choose_module("after").module is first
     assert len(calls) == 1
+
+
+def test_a_dump_folder_is_indexed_and_its_main_module_parsed_once(monkeypatch):
+    import hloscope.dump.index as index
+
+    listed = []
+    real = index.load_dump
+    monkeypatch.setattr(index, "load_dump", lambda where: listed.append(where) or real(where))
+    target = Target.resolve(str(ROOT / "tests" / "data" / "generated" / "jax_mlp_train"))
+    first = target.main_module("after")
+    assert target.choose_module("after").module is first
+    assert first in target.modules("after")
+    assert len(listed) == 1

@@ -151,6 +151,9 @@ class Target:
     # of them (or the main one again), and a 50 MB text takes seconds to parse. A dump's
     # modules are cached by the dump index the same way.
     _file_modules: list[Module] = field(default_factory=list, compare=False, repr=False)
+    # The dump folder's index, made once: its modules cache what they parse, so a command that
+    # chooses the main module and then reads it again does not list and parse twice.
+    _dump_index: list[DumpIndex] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def resolve(
@@ -215,7 +218,9 @@ class Target:
             raise TargetError(f"{self.spec}: a {self.kind} target has no XLA dump folder")
         from ..dump.index import load_dump
 
-        return load_dump(self.location)
+        if not self._dump_index:
+            self._dump_index.append(load_dump(self.location))
+        return self._dump_index[0]
 
     def capture(self) -> Capture:
         """The saved :class:`~hloscope.capture.inprocess.Capture` of a function or capture
