@@ -58,7 +58,9 @@ COMMANDS = [
 
 
 def invoke(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    # Wide enough that no path is shortened to fit: a shortened root cannot be replaced by
+    # <ROOT>, and a clone at a longer path (CI's) would be cut where this one is not.
+    return CliRunner(env={"COLUMNS": "1000"}).invoke(cli, list(args), catch_exceptions=False)
 
 
 def same_up_to_root(local_out: str, local_root: str, remote_out: str, remote_root: str) -> None:
@@ -362,7 +364,7 @@ def test_s3_ls_in_a_fresh_process(s3_dumps):
     only, as a user runs it."""
     urls, _ = s3_dumps
     dump, url = next(iter(urls.items()))
-    env = {**os.environ, "COLUMNS": "80"}
+    env = {**os.environ, "COLUMNS": "1000"}  # no root wrapped or cut (see invoke)
     here = subprocess.run(
         [sys.executable, "-m", "hloscope", "ls", str(GENERATED / dump)],
         capture_output=True,

@@ -183,9 +183,9 @@ def _sides(frame: pandas.DataFrame) -> dict[tuple[str, str], tuple[dict[Metric, 
 
 
 def _missing(value: Any) -> bool:
-    import pandas as pd  # the rows came from a DataFrame: pandas is there
+    from ..dataframes import require_pandas  # the rows came from a DataFrame: pandas is there
 
-    return value is None or bool(pd.isna(value))
+    return value is None or bool(require_pandas().isna(value))
 
 
 def _int(value: Any) -> int:
