@@ -174,24 +174,7 @@ class ModuleCommunication:
     def rows(self) -> list[dict[str, Any]]:
         """One flat row per collective, in program order (``executed_bytes`` is ``bytes``
         times ``executions``; the seconds are ``None`` without a device)."""
-        return [
-            {
-                "name": c.name,
-                "kind": c.kind.value,
-                "async": c.is_async,
-                "bytes": c.bytes,
-                "group_size": c.group_size,
-                "num_groups": c.num_groups,
-                "executions": c.executions,
-                "executed_bytes": c.executed_bytes,
-                "where": c.where,
-                "op_name": c.op_name,
-                "source": c.source,
-                "estimate_s": c.estimate_s,
-                "exposed_s": c.exposed_s,
-            }
-            for c in self.result.collectives
-        ]
+        return [c.flat_row() for c in self.result.collectives]
 
     def totals(self) -> dict[str, Any]:
         r = self.result

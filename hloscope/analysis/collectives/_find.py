@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ...hlo.attributes.sharding import (
     ReplicaGroups,
@@ -44,7 +45,7 @@ from ...hlo.model import Computation, Instruction, Module
 from ...hlo.placement import Placement, Role, placements
 from ..cost import Cost, instruction_costs
 from ..provenance import source_of
-from ._groups import DeviceMesh, infer_mesh, mesh_axes_of, module_devices
+from ._groups import DeviceMesh, braced_value, infer_mesh, mesh_axes_of, module_devices
 from ._kinds import DONE_OPCODES, START_OPCODES, CollectiveKind, kind_of_opcode
 
 __all__ = ["Collective", "find_collectives"]
@@ -53,7 +54,6 @@ _PAIRS_KEY = "_xla_send_recv_source_target_pairs"
 # Where an attribute starts: at the text's start or after a separator (not inside a name such
 # as a frontend attribute's). The value must end at the next separator or the text's end.
 _GROUPS_AT = re.compile(r"(?:^|[\s,])replica_groups=")
-_ENDS = re.compile(r",|\s*$")
 _IOTA_GROUPS = re.compile(r"\[\d+,\d+\]<=\[[\d,]+\](?:T\([\d,]+\))?(?=,|\s*$)")
 _CHANNEL_AT = re.compile(r"(?:^|[\s,])channel_id=(\d+)(?=,|\s*$)")
 #: Starts whose shape is a tuple holding the result (``(f32[128], f32[1024])`` for an
@@ -111,6 +111,25 @@ class Collective:
     @property
     def executed_bytes(self) -> int:
         return self.bytes * self.executions
+
+    def flat_row(self) -> dict[str, Any]:
+        """The collective as one flat row (the views' tables and DataFrames): what it is,
+        what it moves, how often, where, and its seconds (``None`` until a device priced it)."""
+        return {
+            "name": self.name,
+            "kind": self.kind.value,
+            "async": self.is_async,
+            "bytes": self.bytes,
+            "group_size": self.group_size,
+            "num_groups": self.num_groups,
+            "executions": self.executions,
+            "executed_bytes": self.executed_bytes,
+            "where": self.where,
+            "op_name": self.op_name,
+            "source": self.source,
+            "estimate_s": self.estimate_s,
+            "exposed_s": self.exposed_s,
+        }
 
 
 def find_collectives(module: Module) -> tuple[list[Collective], DeviceMesh | None, int]:
@@ -254,16 +273,7 @@ def _replica_groups_text(text: str) -> str | None:
         return None  # after a string (metadata first?): the match may be inside it
     start = found.end()
     if text.startswith("{", start):
-        depth = 0
-        for end in range(start, len(text)):
-            char = text[end]
-            if char == "{":
-                depth += 1
-            elif char == "}":
-                depth -= 1
-                if depth == 0:
-                    return text[start : end + 1] if _ENDS.match(text, end + 1) else None
-        return None
+        return braced_value(text, start)
     iota = _IOTA_GROUPS.match(text, start)
     return iota.group(0) if iota is not None else None
 

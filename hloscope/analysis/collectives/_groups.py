@@ -28,7 +28,7 @@ from ...hlo.errors import DecodeError
 from ...hlo.model import Computation, Instruction, Module
 from ...hlo.placement import kernel_computations
 
-__all__ = ["DeviceMesh", "infer_mesh", "module_devices", "mesh_axes_of"]
+__all__ = ["DeviceMesh", "infer_mesh", "module_devices", "mesh_axes_of", "braced_value"]
 
 _MESH_AXIS = re.compile(r"'([^']*)'\s*=\s*(\d+)")
 # The `sharding=` attribute itself, not a frontend attribute ending in it (xla.sdy.sharding=).
@@ -142,7 +142,13 @@ def _sharding_text(text: str) -> str | None:
     found = _SHARDING_AT.search(text)
     if found is None or '"' in text[: found.start()]:
         return None  # none, or after a string (metadata first?) that the match may be in
-    start = found.end() - 1
+    return braced_value(text, found.end() - 1)
+
+
+def braced_value(text: str, start: int) -> str | None:
+    """The ``{...}`` value that opens at ``text[start]``, up to the brace that balances it,
+    when an attribute's end (a comma or the text's end) follows; ``None`` otherwise (a value
+    that holds strings, whose braces may not count, is the attribute mapping's to read)."""
     depth = 0
     for end in range(start, len(text)):
         char = text[end]

@@ -132,23 +132,11 @@ class CollectivesResult:
             trace = self._trace(c)
             rows.append(
                 {
-                    "name": c.name,
-                    "kind": c.kind.value,
-                    "async": c.is_async,
-                    "bytes": c.bytes,
-                    "group_size": c.group_size,
-                    "num_groups": c.num_groups,
-                    "executions": c.executions,
-                    "executed_bytes": c.executed_bytes,
+                    **c.flat_row(),
                     "mesh_axes": ",".join(c.mesh_axes) if c.mesh_axes is not None else None,
-                    "where": c.where,
-                    "op_name": c.op_name,
-                    "source": c.source,
                     "resharding": trace.resharding,
                     "producer": _where_from(trace.producer),
                     "consumers": "; ".join(_where_from(e) for e in trace.consumers),
-                    "estimate_s": c.estimate_s,
-                    "exposed_s": c.exposed_s,
                 }
             )
         return pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
