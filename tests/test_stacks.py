@@ -363,9 +363,9 @@ def test_capture_keeps_deep_stacks_and_the_users_limit():
 
 
 def test_script_children_record_every_frame():
-    from hloscope.capture import script
+    from hloscope.capture.prestart import child_env
 
-    assert script._child_env(None)[adapter.TRACEBACK_LIMIT_ENV] == "-1"
+    assert child_env(None)[adapter.TRACEBACK_LIMIT_ENV] == "-1"
 
 
 # ---- the Flax sample ---------------------------------------------------------------------------

@@ -22,6 +22,11 @@ Either way the runner writes a small JSON report to ``--info`` when the child en
 terminated script was stuck, and the jax devices, *only if the script imported jax* (asking
 otherwise would import jax and start a backend the script never wanted). The runner imports
 nothing heavy itself and needs no ``sitecustomize``.
+
+With ``--ready-fd N`` the runner writes one line to that inherited pipe once the report (and
+the records) are written, before the interpreter shuts down: JAX's and TensorFlow's clean-up at
+exit takes a tenth of a second or more, which the parent then spends reading the results
+instead of waiting.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from typing import Any
 
 from .errors import ScriptImportError
 from .frameworks import MissingFramework, explain_missing_frameworks
+from .prestart import ORDERS_FLAG
 from .script_loader import (
     EXAMPLE_ARGS_HELP,  # noqa: F401 - also read from here (target.py, older imports)
     describe_exception,
@@ -235,13 +241,35 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--function")
     parser.add_argument("--save")
     parser.add_argument("--recompiles")
+    parser.add_argument("--ready-fd", type=int)
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     return parser.parse_args(argv)
 
 
+def _wait_for_orders(fd: int) -> list[str] | None:
+    """A prestarted child (:mod:`hloscope.capture.prestart`): load what a watched run needs,
+    then read the real command line from ``fd``; ``None`` when the parent gave up on it."""
+    from . import compile_watch, tf_watch  # noqa: F401 - while the parent reads its options
+
+    os.set_inheritable(fd, False)
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    os.close(fd)
+    return json.loads(b"".join(chunks)) if chunks else None
+
+
 def main(argv: list[str] | None = None) -> int:
-    options = _parse(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == [ORDERS_FLAG]:
+        orders = _wait_for_orders(int(argv[1]))
+        if orders is None:
+            return 0
+        argv = orders
+    options = _parse(argv)
+    if options.ready_fd is not None:  # the parent's, not for what the script starts
+        os.set_inheritable(options.ready_fd, False)
     script = os.path.abspath(options.script)
     info: dict[str, Any] = {
         "error": None,
@@ -297,7 +325,22 @@ def main(argv: list[str] | None = None) -> int:
             _write_info(options.info, info)
     sys.stdout.flush()
     sys.stderr.flush()
+    if options.ready_fd is not None:
+        _say_ready(options.ready_fd)
     return status
+
+
+#: What the runner writes to ``--ready-fd`` once its results are on disk.
+READY = b"ready\n"
+
+
+def _say_ready(fd: int) -> None:
+    """Tell the parent the results are written (a parent that is gone does not matter)."""
+    try:
+        os.write(fd, READY)
+        os.close(fd)
+    except OSError:
+        pass
 
 
 if __name__ == "__main__":

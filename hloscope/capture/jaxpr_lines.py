@@ -452,7 +452,7 @@ def saved_capture_for_target(target: Target) -> SourcedCapture:
 def _run_child(target: Target, folder: Path, passes: str | None, timeout: float | None) -> None:
     """Capture the target's function in a fresh process into ``folder`` (atomically)."""
     from .inprocess import _check_pass_regex
-    from .script import _child_env
+    from .prestart import child_env
 
     if passes is not None:
         _check_pass_regex(passes)
@@ -467,7 +467,7 @@ def _run_child(target: Target, folder: Path, passes: str | None, timeout: float 
             done = subprocess.run(
                 command,
                 cwd=manifest.get("cwd") or None,
-                env=_child_env(os.environ.get("XLA_FLAGS")),
+                env=child_env(os.environ.get("XLA_FLAGS")),
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 text=True,

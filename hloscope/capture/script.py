@@ -40,6 +40,7 @@ from typing import Any
 from .capped_output import DEFAULT_HEAD, DEFAULT_TAIL, CappedWriter
 from .errors import CaptureError, CaptureUsageError
 from .family import FAMILY_ENV, new_token, stop_family
+from .prestart import RUNNER, Prestarted, adopt, child_env
 from .script_source import check_script_source
 
 __all__ = [
@@ -67,9 +68,7 @@ _OWNED = (MANIFEST, STDOUT, STDERR, _INFO, DUMP_SUBDIR, "capture", RECOMPILES)
 _SPINNER_AFTER_S = 2.0  # show progress only for runs longer than this
 _TERMINATE_GRACE_S = 2.0  # SIGTERM -> SIGKILL
 _POLL_S = 0.1
-
-# The package root that must be importable in the child for `-m hloscope.capture._runner`.
-_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
+_FALLBACK_POLL_S = 0.02  # where no pidfd says when the child ends
 
 
 @dataclass(slots=True)
@@ -217,24 +216,6 @@ def _remove(path: Path) -> None:
         path.unlink()
 
 
-def _child_env(xla_flags: str | None, *, full_locations: bool = True) -> dict[str, str]:
-    env = dict(os.environ)
-    if xla_flags is not None:
-        env["XLA_FLAGS"] = xla_flags
-    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if _PACKAGE_ROOT not in paths:
-        env["PYTHONPATH"] = os.pathsep.join([_PACKAGE_ROOT, *paths])
-    env.setdefault("PYTHONUNBUFFERED", "1")  # keep stdout.txt current if the script is killed
-    # Every user frame of each op in the dump's locations (JAX keeps 10 or 100 by default);
-    # the child is hloscope's, so the user's shell keeps its own setting. A watched run dumps
-    # nothing: there the longer locations would only slow every lowering down.
-    if full_locations:
-        from .jaxlib_adapter import TRACEBACK_LIMIT_ENV, UNLIMITED_TRACEBACK
-
-        env[TRACEBACK_LIMIT_ENV] = str(UNLIMITED_TRACEBACK)
-    return env
-
-
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -268,17 +249,150 @@ class _ExitWatch:
             with contextlib.suppress(OSError):
                 self.fd = os.pidfd_open(process.pid)
 
-    def wait(self, seconds: float) -> None:
-        if self.fd is None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(timeout=seconds)
-            return
-        select.select([self.fd], [], [], seconds)
+    def wait(self, seconds: float, also: Sequence[int] = ()) -> list[int]:
+        """Wait up to ``seconds`` for the exit or for one of ``also`` (pipes) to be readable;
+        return those of ``also`` that are."""
+        if self.fd is not None:
+            readable = select.select([self.fd, *also], [], [], seconds)[0]
+            return [fd for fd in readable if fd != self.fd]
+        if also:  # no pidfd: a short select notices the pipes, the loop's poll() the exit
+            return select.select(list(also), [], [], min(seconds, _FALLBACK_POLL_S))[0]
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=seconds)
+        return []
 
     def close(self) -> None:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
+
+
+@dataclass(slots=True)
+class _Child:
+    """A running child: its process, the read ends of its stdout and stderr, its ready pipe,
+    the family token in its environment, and whether it was prestarted."""
+
+    process: subprocess.Popen[bytes]
+    stdout: int
+    stderr: int
+    ready: _ReadyPipe | None
+    token: str
+    prestarted: bool
+
+
+def _launch(
+    info_path: Path,
+    mode: list[str],
+    env: dict[str, str],
+    work_dir: Path,
+    *,
+    adoptable: bool,
+    ready: bool,
+) -> _Child:
+    """Run the runner with ``mode``: in the child prestarted while the command line was read,
+    where there is one for this environment and folder (hloscope.capture.prestart: the same
+    runner, only further along), else in a new one. ``ready``: give it a ``--ready-fd``."""
+    waiting = adopt(env, str(work_dir)) if adoptable else None
+    if waiting is not None:
+        theirs = _ReadyPipe.of(waiting)
+        try:
+            waiting.give_orders(_runner_command(info_path, theirs, mode)[3:])
+        except OSError:  # it died before its orders: start one as usual
+            waiting.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                waiting.process.wait(timeout=_TERMINATE_GRACE_S)
+        else:
+            return _Child(
+                waiting.process, waiting.stdout, waiting.stderr, theirs, waiting.token, True
+            )
+    token = new_token()
+    pipe = _ReadyPipe() if ready else None
+    command = _runner_command(info_path, pipe, mode)
+    process, out_read, err_read = _start(command, work_dir, {**env, FAMILY_ENV: token}, pipe)
+    return _Child(process, out_read, err_read, pipe, token, False)
+
+
+def _start(
+    command: list[str], work_dir: Path, env: dict[str, str], ready: _ReadyPipe | None
+) -> tuple[subprocess.Popen[bytes], int, int]:
+    """Start the child with its stdout and stderr on pipes; return it and their read ends."""
+    out_read, out_write = os.pipe()
+    err_read, err_write = os.pipe()
+    try:
+        process = subprocess.Popen(
+            command,
+            cwd=work_dir,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out_write,
+            stderr=err_write,
+            start_new_session=hasattr(os, "killpg"),
+            pass_fds=(ready.child_end,) if ready is not None else (),
+        )
+    except BaseException:
+        for fd in (out_read, err_read):
+            os.close(fd)
+        if ready is not None:
+            ready.close()
+        raise
+    finally:
+        os.close(out_write)
+        os.close(err_write)
+    if ready is not None:
+        ready.close_child_end()
+    return process, out_read, err_read
+
+
+def _runner_command(info_path: Path, ready: _ReadyPipe | None, mode: list[str]) -> list[str]:
+    """``python -m hloscope.capture._runner --info FILE [--ready-fd N] MODE...``."""
+    command = [sys.executable, "-m", RUNNER, "--info", str(info_path)]
+    if ready is not None:
+        command += ["--ready-fd", str(ready.child_end)]
+    return command + mode
+
+
+class _ReadyPipe:
+    """The pipe on which the runner says that its results are written (``--ready-fd``)."""
+
+    def __init__(self) -> None:
+        self.parent_end: int | None
+        self.parent_end, self.child_end = os.pipe()
+        self._child_open = True
+
+    @classmethod
+    def of(cls, waiting: Prestarted) -> _ReadyPipe:
+        """The prestarted child's pipe (its write end is open in the child only)."""
+        pipe = cls.__new__(cls)
+        pipe.parent_end, pipe.child_end, pipe._child_open = (
+            waiting.ready,
+            waiting.ready_in_child,
+            False,
+        )
+        return pipe
+
+    def close_child_end(self) -> None:
+        if self._child_open:
+            os.close(self.child_end)
+            self._child_open = False
+
+    def fds(self) -> tuple[int, ...]:
+        return (self.parent_end,) if self.parent_end is not None else ()
+
+    def said_ready(self, readable: Sequence[int]) -> bool:
+        """Whether the runner has just said so (once: the pipe is closed after its line, or
+        after an end without one, a runner that died first)."""
+        if self.parent_end is None or self.parent_end not in readable:
+            return False
+        line = os.read(self.parent_end, 64)
+        os.close(self.parent_end)
+        self.parent_end = None
+        return bool(line)
+
+    def close(self) -> None:
+        self.close_child_end()
+        if self.parent_end is not None:
+            os.close(self.parent_end)
+            self.parent_end = None
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -360,6 +474,7 @@ def capture_script(
     output_limit: tuple[int, int] = (DEFAULT_HEAD, DEFAULT_TAIL),
     watch_compiles: bool = False,
     while_running: Callable[[], object] | None = None,
+    when_ready: Callable[[], object] | None = None,
     versions: bool = True,
 ) -> ScriptCapture:
     """Run ``script`` with ``args`` in a child process; capture what XLA compiles in ``out_dir``.
@@ -385,6 +500,11 @@ def capture_script(
     ``while_running`` is called once, in this process, as soon as the child has started: what
     the caller needs only afterwards (importing the code that reads the results, say) then
     overlaps the script's run instead of adding to it. If it raises, the child is stopped.
+    ``when_ready`` is called at most once, in this process, when the child says that its
+    results (``recompiles.json`` and the runner's report) are written but before its interpreter
+    has shut down: JAX's and TensorFlow's clean-up at exit takes a tenth of a second or more,
+    which reading the results can use. The child's output files may still be growing then;
+    they are complete only when this function returns. If it raises, the child is stopped.
     ``versions=False`` leaves the installed versions out of the manifest (``None``): reading
     them costs tens of milliseconds, wasted on a caller that throws the manifest away.
     """
@@ -420,8 +540,9 @@ def capture_script(
     else:
         xla_flags = user_flags
         mode = ["--function", function, "--save", str(out / "capture"), str(script_path.resolve())]
-    command = [sys.executable, "-m", "hloscope.capture._runner", "--info", str(info_path), *mode]
     work_dir = Path(cwd).absolute() if cwd is not None else Path.cwd()
+    env = child_env(xla_flags, full_locations=not watch_compiles)
+    command = _runner_command(info_path, None, mode)  # as run by hand: no --ready-fd
 
     manifest: dict[str, Any] = {
         "hloscope": None,  # the versions are read while the script starts (below)
@@ -451,6 +572,7 @@ def capture_script(
         "error_location": None,
         "terminated_at": None,
         "usage_error": False,
+        "prestarted": False,  # a child started while the command line was read, adopted
         "local_modules": None,
         "dump_files": 0,
     }
@@ -462,27 +584,12 @@ def capture_script(
         dump_dir if function is None and not watch_compiles else None,
         progress,
     )
-    token = new_token()  # marks every process the script starts (hloscope.capture.family)
-    env = {**_child_env(xla_flags, full_locations=not watch_compiles), FAMILY_ENV: token}
     with open(out / STDOUT, "wb") as stdout, open(out / STDERR, "wb") as stderr:
-        out_read, out_write = os.pipe()
-        err_read, err_write = os.pipe()
-        try:
-            process = subprocess.Popen(
-                command,
-                cwd=work_dir,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=out_write,
-                stderr=err_write,
-                start_new_session=hasattr(os, "killpg"),
-            )
-        except BaseException:
-            for fd in (out_read, out_write, err_read, err_write):
-                os.close(fd)
-            raise
-        os.close(out_write)
-        os.close(err_write)
+        child = _launch(
+            info_path, mode, env, work_dir, adoptable=watch_compiles, ready=when_ready is not None
+        )
+        process, out_read, err_read, ready = child.process, child.stdout, child.stderr, child.ready
+        manifest["prestarted"] = child.prestarted
         # Reading installed versions scans the package metadata (tens of milliseconds): done
         # while the child starts its interpreter, not before, so a short script waits less.
         if versions:
@@ -504,13 +611,17 @@ def capture_script(
                     _stop(process)
                     break
                 ticker.tick()
-                exited.wait(_POLL_S)
+                readable = exited.wait(_POLL_S, ready.fds() if ready is not None else ())
+                if ready is not None and ready.said_ready(readable) and when_ready is not None:
+                    when_ready()
         finally:
+            if ready is not None:
+                ready.close()
             exited.close()
             ticker.close()
             _stop(process)  # no-op when it ended; on KeyboardInterrupt, take the group down
             # What it left behind: workers still in its group, daemons that left it.
-            stop_family(token, process.pid if hasattr(os, "killpg") else None)
+            stop_family(child.token, process.pid if hasattr(os, "killpg") else None)
             for writer in writers:
                 writer.close(timeout=_TERMINATE_GRACE_S)
 

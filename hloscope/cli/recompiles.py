@@ -75,13 +75,9 @@ def recompiles_command(
     Exit status: 0 done; 1 the script failed (the ledger shows what it compiled) or TARGET is
     missing or a folder holds no dump; 3 more compiles than --fail-over N; 124 the script timed
     out."""
-    ledger, problem, timed_out = _ledger(target, args, timeout, out_dir, as_json)
-    if as_json:
-        click.echo(json.dumps(ledger.to_dict(), indent=2))
-    else:
-        from ..render.recompiles_text import render_ledger
-
-        render_ledger(ledger, sys.stdout, show_all=show_all, wide=wide)
+    output = _Output(as_json, show_all, wide)
+    ledger, problem, timed_out = _ledger(target, args, timeout, out_dir, output)
+    sys.stdout.write(output.text(ledger))
     sys.stdout.flush()
     if problem is not None:
         fail(problem, _TIMED_OUT if timed_out else ExitStatus.ERROR)
@@ -93,13 +89,48 @@ def recompiles_command(
     sys.exit(int(ExitStatus.OK))
 
 
+class _Output:
+    """What the command prints of a ledger, made as early as the ledger exists.
+
+    A script run hands over its ledger while the child's interpreter is still shutting down
+    (``when_ready``); rendering it then, into a string printed once the child has ended, takes
+    the rendering off the user's wait."""
+
+    def __init__(self, as_json: bool, show_all: bool, wide: bool) -> None:
+        self.as_json = as_json
+        self.show_all = show_all
+        self.wide = wide
+        self._made: tuple[object, str] | None = None
+
+    def import_renderer(self) -> None:
+        if not self.as_json:
+            from ..render import recompiles_text  # noqa: F401
+
+    def text(self, ledger) -> str:
+        if self._made is not None and self._made[0] is ledger:
+            return self._made[1]
+        if self.as_json:
+            text = json.dumps(ledger.to_dict(), indent=2) + "\n"
+        else:
+            from ..render.recompiles_text import rendered_ledger
+
+            text = rendered_ledger(ledger, sys.stdout, show_all=self.show_all, wide=self.wide)
+        self._made = (ledger, text)
+        return text
+
+
 def _ledger(
-    target: str, args: tuple[str, ...], timeout: float | None, out_dir: str | None, as_json: bool
+    target: str,
+    args: tuple[str, ...],
+    timeout: float | None,
+    out_dir: str | None,
+    output: _Output,
 ):
     """The ledger of TARGET, the line saying why a script run failed, and whether it timed out.
 
     A script starts before anything else is imported: the ledger's code and the renderer
-    load while it runs (``while_running``), so a short script pays for neither."""
+    load while it runs (``while_running``), and the text is made while the child shuts down
+    (``when_ready``), so a short script pays for none of them."""
     if timeout is not None and timeout <= 0:
         raise CliError(f"--timeout must be positive, got {timeout:g}")
     script, function = _script_spec(target)
@@ -114,9 +145,13 @@ def _ledger(
             function=function,
             timeout=timeout,
             out_dir=out_dir,
-            while_running=None if as_json else _import_renderer,
+            while_running=output.import_renderer,
+            when_ready=output.text,
         )
         return run.ledger, run.error_line(), run.run.timed_out
+    from ..capture.prestart import discard
+
+    discard()  # a child started for a script, in case the command line looked like one
     if args:
         raise CliError(f"{target}: only a SCRIPT.py target takes arguments (got {args[0]!r})")
     if out_dir is not None or timeout is not None:
@@ -126,10 +161,6 @@ def _ledger(
     from ._target import open_target
 
     return ledger_of_target(open_target(target)), None, False
-
-
-def _import_renderer() -> None:
-    from ..render import recompiles_text  # noqa: F401
 
 
 def _check_dump_folder(target: str) -> None:

@@ -22,7 +22,7 @@ from .terminal import printable, shorten_middle
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.recompiles import CompileEvent, FunctionLedger, Ledger
 
-__all__ = ["render_ledger", "ledger_text", "summary_line"]
+__all__ = ["render_ledger", "rendered_ledger", "ledger_text", "summary_line"]
 
 #: Compiles shown per function unless every one is asked for: the first few and the last.
 HEAD_EVENTS = 4
@@ -241,6 +241,23 @@ def ledger_text(ledger: Ledger, *, width: int = _PLAIN_WIDTH, show_all: bool = F
     return buffer.getvalue()
 
 
+def rendered_ledger(
+    ledger: Ledger, out: TextIO | None = None, *, show_all: bool = False, wide: bool = False
+) -> str:
+    """What :func:`render_ledger` would print to ``out``, as a string: the same width, colours
+    and terminal codes. ``hloscope recompiles`` renders while the watched script's interpreter
+    shuts down, and prints once it has ended."""
+    console = _console_for(out, wide)
+    with console.capture() as captured:
+        render_ledger(ledger, console=console, show_all=show_all, wide=wide)
+    return captured.get()
+
+
+def _console_for(out: TextIO | None, wide: bool) -> Console:
+    # A terminal's own width; piped, COLUMNS when set (rich reads it), else 80 columns.
+    return Console(file=out, highlight=False, width=_WIDE if wide else None)
+
+
 def render_ledger(
     ledger: Ledger,
     out: TextIO | None = None,
@@ -252,8 +269,7 @@ def render_ledger(
     """Print the ledger: totals, one row per function, then the details of each function that
     compiled more than once. ``wide``: no cell cut and no fix wrapped, however long."""
     if console is None:
-        # A terminal's own width; piped, COLUMNS when set (rich reads it), else 80 columns.
-        console = Console(file=out, highlight=False, width=_WIDE if wide else None)
+        console = _console_for(out, wide)
     user = [f for f in ledger.functions if not f.internal]
     console.print(Text(summary_line(ledger), style="bold"))
     if user:

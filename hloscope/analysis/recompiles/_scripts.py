@@ -53,6 +53,7 @@ def recompiles_of_script(
     out_dir: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     while_running: Callable[[], object] | None = None,
+    when_ready: Callable[[Ledger], object] | None = None,
 ) -> ScriptLedger:
     """Run ``script`` (or call its ``function`` with its example arguments) in a child process
     under the compile watcher, and return the ledger of what it compiled.
@@ -68,11 +69,17 @@ def recompiles_of_script(
     ``while_running`` is called once, in this process, while the script runs (after this
     module's own readers are imported): a caller's preparation for the result, such as
     importing its renderer, then costs the user no time.
+
+    ``when_ready`` is called at most once, with the ledger, as soon as the child has written
+    its records, while its interpreter shuts down (JAX's clean-up at exit alone takes a tenth
+    of a second): rendering it then costs no time either. The ledger returned is that same
+    object, unless the child's XLA log grew after it (then a new one, built from all of it).
     """
     keep = out_dir is not None
     folder = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix=_TEMP_PREFIX))
+    hooks = _Hooks(while_running, when_ready)
     try:
-        return _run_watched(script, args, folder, function, timeout, progress, keep, while_running)
+        return _run_watched(script, args, folder, function, timeout, progress, keep, hooks)
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
@@ -86,14 +93,24 @@ def _run_watched(
     timeout: float | None,
     progress: bool | None,
     keep: bool,
-    while_running: Callable[[], object] | None = None,
+    hooks: _Hooks,
 ) -> ScriptLedger:
-    from ...capture.script import RECOMPILES, STDERR, capture_script
+    from ...capture.script import capture_script
 
     def prepare() -> None:
         _import_readers()
-        if while_running is not None:
-            while_running()
+        if hooks.while_running is not None:
+            hooks.while_running()
+
+    early: list[tuple[Ledger, list[CompileRecord]]] = []
+
+    def read_early() -> None:
+        # The records are complete (the runner wrote them before saying so); the stderr file
+        # may still lack the last bytes in the pipe, so its XLA log is read again at the end.
+        xla_log = _xla_log(folder)
+        early.append((_build(folder, xla_log), xla_log))
+        if hooks.when_ready is not None:
+            hooks.when_ready(early[0][0])
 
     run = capture_script(
         script,
@@ -105,18 +122,13 @@ def _run_watched(
         progress=progress,
         watch_compiles=True,
         while_running=prepare,
+        when_ready=read_early,
         versions=keep,  # only a kept manifest is read again
     )
-    from ...capture.tf_watch import parse_xla_log
-    from ._grouping import build_ledger
+    from ...capture.script import RECOMPILES
 
-    records = _read_records(folder / RECOMPILES)
-    try:
-        log = (folder / STDERR).read_text(errors="replace")
-    except OSError:
-        log = ""
-    records = _merge_by_time(records, parse_xla_log(log))
-    ledger = build_ledger(records, source="script")
+    xla_log = _xla_log(folder)
+    ledger = early[0][0] if early and early[0][1] == xla_log else _build(folder, xla_log)
     if not (folder / RECOMPILES).is_file() and not run.ok:
         ledger.notes.append("the run stopped before the watcher could write its records")
     error = run.error_line()
@@ -125,6 +137,34 @@ def _run_watched(
     elif error is not None:  # the folder it points to is gone
         error = _STDERR_POINTER.sub(" (-o DIR keeps the script's output)", error)
     return ScriptLedger(ledger, run, error)
+
+
+@dataclass(slots=True, frozen=True)
+class _Hooks:
+    """The caller's two chances to work while the child runs (see recompiles_of_script)."""
+
+    while_running: Callable[[], object] | None
+    when_ready: Callable[[Ledger], object] | None
+
+
+def _xla_log(folder: Path) -> list[CompileRecord]:
+    """TensorFlow's XLA compiles, read from the child's stderr as it is now."""
+    from ...capture.script import STDERR
+    from ...capture.tf_watch import parse_xla_log
+
+    try:
+        log = (folder / STDERR).read_text(errors="replace")
+    except OSError:
+        log = ""
+    return parse_xla_log(log)
+
+
+def _build(folder: Path, xla_log: list[CompileRecord]) -> Ledger:
+    from ...capture.script import RECOMPILES
+    from ._grouping import build_ledger
+
+    records = _merge_by_time(_read_records(folder / RECOMPILES), xla_log)
+    return build_ledger(records, source="script")
 
 
 def _import_readers() -> None:
