@@ -30,6 +30,7 @@ the same stand-ins (:func:`export_for_platform`), and the user frame of a jaxpr 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import inspect
 import os
@@ -39,7 +40,6 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ..hlo.opcodes import OPCODES
 from .errors import UnsupportedJaxlib, XlaApiUnavailable, XlaCompileFailed, XlaParseFailed
 from .frameworks import JAX_EXTRA, JAX_MINIMUM, JAX_NEWEST_TESTED, require_jax, version_tuple
 
@@ -252,7 +252,13 @@ def _call_or_get(value: Any) -> Any:
     return value() if callable(value) else value
 
 
-_ENUM_TO_TEXT: dict[str, str] = {op.enum: op.name for op in OPCODES.values()}
+@functools.cache
+def _enum_to_text() -> dict[str, str]:
+    # On first use: the opcode table costs a watched script's child 2 ms of start-up, and the
+    # watcher (which imports this module) never names an opcode.
+    from ..hlo.opcodes import OPCODES
+
+    return {op.enum: op.name for op in OPCODES.values()}
 
 
 def opcode_text_name(opcode: Any) -> str:
@@ -263,7 +269,7 @@ def opcode_text_name(opcode: Any) -> str:
     ``foo-bar``, so a structure comparison still shows something readable rather than failing.
     """
     enum = getattr(opcode, "name", None) or str(opcode).rpartition(".")[2]
-    known = _ENUM_TO_TEXT.get(enum)
+    known = _enum_to_text().get(enum)
     if known is not None:
         return known
     stem = enum[1:] if enum.startswith("k") else enum

@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from ._forked import ForkedProcess, can_fork, fork_runner
 from .family import FAMILY_ENV, new_token
 
 __all__ = [
+    "ChildProcess",
     "ORDERS_FLAG",
     "RUNNER",
     "Prestarted",
@@ -38,12 +41,12 @@ __all__ = [
     "watched_child_env",
 ]
 
+#: A script's child: started by ``subprocess`` or forked (what of ``Popen`` is used, both have).
+ChildProcess = subprocess.Popen[bytes] | ForkedProcess
 #: How the child is told to wait for its orders: ``_runner --orders-fd N``.
 ORDERS_FLAG = "--orders-fd"
 #: The module every script child runs (``python -m``).
 RUNNER = "hloscope.capture._runner"
-# The package root that must be importable in the child for `-m hloscope.capture._runner`.
-_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 
 
 def child_env(xla_flags: str | None, *, full_locations: bool = True) -> dict[str, str]:
@@ -54,8 +57,9 @@ def child_env(xla_flags: str | None, *, full_locations: bool = True) -> dict[str
     if xla_flags is not None:
         env["XLA_FLAGS"] = xla_flags
     paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if _PACKAGE_ROOT not in paths:
-        env["PYTHONPATH"] = os.pathsep.join([_PACKAGE_ROOT, *paths])
+    root = _package_root()
+    if root not in paths:
+        env["PYTHONPATH"] = os.pathsep.join([root, *paths])
     env.setdefault("PYTHONUNBUFFERED", "1")  # keep stdout.txt current if the script is killed
     # Every user frame of each op in the dump's locations (JAX keeps 10 or 100 by default);
     # the child is hloscope's, so the user's shell keeps its own setting. A watched run dumps
@@ -65,6 +69,13 @@ def child_env(xla_flags: str | None, *, full_locations: bool = True) -> dict[str
 
         env[TRACEBACK_LIMIT_ENV] = str(UNLIMITED_TRACEBACK)
     return env
+
+
+@functools.cache
+def _package_root() -> str:
+    """The folder that must be importable in the child for ``-m hloscope.capture._runner``
+    (found when first asked: the runner imports this module too, and needs no answer)."""
+    return str(Path(__file__).resolve().parent.parent.parent)
 
 
 def watched_child_env() -> dict[str, str]:
@@ -89,11 +100,12 @@ class Prestarted:
         "stderr",
         "ready",
         "ready_in_child",
+        "how",
     )
 
     def __init__(
         self,
-        process: subprocess.Popen[bytes],
+        process: ChildProcess,
         env: dict[str, str],
         token: str,
         cwd: str,
@@ -109,6 +121,7 @@ class Prestarted:
         # runner's --ready-fd pipe, whose write end is numbered ready_in_child in the child.
         self.orders, self.stdout, self.stderr, self.ready = pipes
         self.ready_in_child = ready_in_child
+        self.how = "fork" if isinstance(process, ForkedProcess) else "exec"
 
     def give_orders(self, runner_args: list[str]) -> None:
         """Send the runner's command line (``--info FILE ... SCRIPT.py ARGS``)."""
@@ -134,8 +147,12 @@ _CLOSED = -1
 _waiting: Prestarted | None = None
 
 
-def prestart() -> None:
-    """Start a watched-run child now, to be adopted by the next :func:`adopt` (once)."""
+def prestart(*, fork: bool = False) -> None:
+    """Start a watched-run child now, to be adopted by the next :func:`adopt` (once).
+
+    ``fork``: make it by ``fork()`` alone where that is safe (:mod:`._forked`: no second
+    interpreter start, ~25 ms sooner), as the console script does in its first milliseconds;
+    else, and by default, it is a fresh ``python -m hloscope.capture._runner``."""
     global _waiting
     if _waiting is not None:
         return
@@ -147,25 +164,30 @@ def prestart() -> None:
     err_read, err_write = os.pipe()
     ready_read, ready_write = os.pipe()
     child_ends = (orders_read, out_write, err_write, ready_write)
+    ours = (orders_write, out_read, err_read, ready_read)
+    process: ChildProcess
     try:
-        process = subprocess.Popen(
-            [sys.executable, "-m", RUNNER, ORDERS_FLAG, str(orders_read)],
-            cwd=cwd,
-            env={**env, FAMILY_ENV: token},
-            stdin=subprocess.DEVNULL,
-            stdout=out_write,
-            stderr=err_write,
-            start_new_session=hasattr(os, "killpg"),
-            pass_fds=(orders_read, ready_write),
-        )
+        if fork and can_fork():
+            orders = [ORDERS_FLAG, str(orders_read)]
+            process = fork_runner(orders, {**env, FAMILY_ENV: token}, out_write, err_write, ours)
+        else:
+            process = subprocess.Popen(
+                [sys.executable, "-m", RUNNER, ORDERS_FLAG, str(orders_read)],
+                cwd=cwd,
+                env={**env, FAMILY_ENV: token},
+                stdin=subprocess.DEVNULL,
+                stdout=out_write,
+                stderr=err_write,
+                start_new_session=hasattr(os, "killpg"),
+                pass_fds=(orders_read, ready_write),
+            )
     except OSError:  # nothing lost: capture_script starts its own child
-        for fd in (*child_ends, orders_write, out_read, err_read, ready_read):
+        for fd in (*child_ends, *ours):
             os.close(fd)
         return
     for fd in child_ends:
         os.close(fd)
-    pipes = (orders_write, out_read, err_read, ready_read)
-    _waiting = Prestarted(process, env, token, cwd, pipes, ready_write)
+    _waiting = Prestarted(process, env, token, cwd, ours, ready_write)
     atexit.register(discard)
 
 

@@ -3,9 +3,10 @@
 ``hloscope recompiles SCRIPT.py`` runs the script in a child under the compile watcher. That
 child needs ~40 ms to start its interpreter and import the watcher, and the command ~20 ms to
 import click and read its options; started here, from the command line as it stands, the child
-does its part while the command does its own (:mod:`hloscope.capture.prestart`). The guess is
-cheap to get wrong: a command that runs no script (a dump folder, a usage error) ends the
-waiting child unused.
+does its part while the command does its own (:mod:`hloscope.capture.prestart`); on Linux it is
+a fork of this process, which has imported nothing heavy yet, so it needs no interpreter start
+of its own. The guess is cheap to get wrong: a command that runs no script (a dump folder, a
+usage error) ends the waiting child unused.
 """
 
 from __future__ import annotations
@@ -39,4 +40,4 @@ def start_script_child_early(argv: Sequence[str] | None = None) -> None:
     if names_a_script(sys.argv[1:] if argv is None else argv):
         from ..capture.prestart import prestart
 
-        prestart()
+        prestart(fork=True)
