@@ -450,3 +450,21 @@ def test_no_fork_from_a_process_with_threads_or_a_framework(tmp_path):
         check=True,
     )
     assert result.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected"), [("exec", "exec"), ("off", None), ("fork", "fork")]
+)
+def test_hloscope_prestart_chooses_how_the_child_starts(tmp_path, setting, expected):
+    script = _script(tmp_path, PRINTS_PID)
+    result = subprocess.run(
+        [sys.executable, "-m", "hloscope", "recompiles", str(script), "-o", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "HLOSCOPE_PRESTART": setting},
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
+    assert manifest["prestarted"] == expected

@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-__all__ = ["start_script_child_early", "names_a_script"]
+__all__ = ["start_script_child_early", "names_a_script", "PRESTART_ENV"]
 
 _COMMAND = "recompiles"
 
@@ -35,9 +35,19 @@ def names_a_script(argv: Sequence[str]) -> bool:
     return False
 
 
+#: ``HLOSCOPE_PRESTART``: ``fork`` (the default: a fork where that is safe, else a fresh
+#: interpreter), ``exec`` (always a fresh interpreter) or ``off`` (the child starts once the
+#: command line is read, as any other capture's). A way out for a tool that minds a fork.
+PRESTART_ENV = "HLOSCOPE_PRESTART"
+_PRESTART_MODES = ("fork", "exec", "off")
+
+
 def start_script_child_early(argv: Sequence[str] | None = None) -> None:
     """Start the watched child now when the command line asks for a script run."""
-    if names_a_script(sys.argv[1:] if argv is None else argv):
+    mode = os.environ.get(PRESTART_ENV, "fork").strip().lower() or "fork"
+    if mode not in _PRESTART_MODES:
+        mode = "fork"  # the command itself says nothing: a wrong value only costs the default
+    if mode != "off" and names_a_script(sys.argv[1:] if argv is None else argv):
         from ..capture.prestart import prestart
 
-        prestart(fork=True)
+        prestart(fork=mode == "fork")
