@@ -156,16 +156,18 @@ def _alive(pid: int) -> bool:
 def test_the_console_script_adopts_its_early_child(tmp_path):
     """Through the real entry point: the manifest of a kept run says the child was early."""
     script = _script(tmp_path, PRINTS_PID)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("HLOSCOPE_PRESTART", None)
     result = subprocess.run(
         [sys.executable, "-m", "hloscope", "recompiles", str(script), "-o", str(tmp_path / "o")],
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env=env,
     )
     assert result.returncode == 0, result.stderr
     manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
-    assert manifest["prestarted"] == "fork"
+    assert manifest["prestarted"] == "exec"  # the default
     assert manifest["exit_status"] == 0
 
 
@@ -353,12 +355,13 @@ print("to stderr", file=sys.stderr)
 
 
 def _console_run(tmp_path: Path, script: Path, out: str, *extra: str):
+    """``hloscope recompiles SCRIPT -o OUT`` through the console script, its child forked."""
     return subprocess.run(
         [sys.executable, "-m", "hloscope", "recompiles", str(script), "-o", out, *extra],
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(ROOT), "HLOSCOPE_PRESTART": "fork"},
         timeout=120,
     )
 
@@ -375,7 +378,7 @@ def test_the_forked_child_looks_like_a_fresh_interpreter(tmp_path):
     forked = json.loads((tmp_path / "forked" / "stdout.txt").read_text())
 
     # The fresh child, started with the console script's environment, from the same folder.
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HLOSCOPE_PRESTART": "fork"}
     probe = textwrap.dedent(
         f"""
         from hloscope.capture.script import capture_script
