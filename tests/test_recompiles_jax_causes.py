@@ -187,3 +187,75 @@ def test_fixes_wrap_at_the_width(width):
     text = ledger_text(ledger, width=width)
     assert max(len(line) for line in text.splitlines()) <= width, text
     assert "fix" in text
+
+
+def _loss(w, x):
+    return jnp.tanh(x @ w).mean()
+
+
+@pytest.mark.parametrize(
+    "transform",
+    [jax.grad, jax.value_and_grad, lambda f: jax.vmap(f, in_axes=(None, 0))],
+    ids=["grad", "value_and_grad", "vmap"],
+)
+def test_a_function_jitted_beside_its_transform_is_its_own_first_compile(transform):
+    """jit(f) and jit(transform(f)) share f's name and line; JAX traces f inside the
+    transform's trace and caches that trace, so jit(f)'s own first compile shows no tracing
+    and the same arguments. It is another function (its results differ), not a change of
+    devices or shardings: no sharding cause, no sharding advice."""
+
+    def loss(w, x):
+        return _loss(w, x)
+
+    plain, transformed = jax.jit(loss), jax.jit(transform(loss))
+    w, x = jnp.ones((4, 4)), jnp.ones((3, 4))
+
+    def run():
+        transformed(w, x)
+        transformed(w, jnp.ones((5, 4)))
+        plain(w, jnp.ones((5, 4)))
+
+    ledger = watched(run)
+    function = ledger.function("loss")
+    # JAX's oracle: each jitted callable compiled what its own cache holds.
+    assert function.compiles == transformed._cache_size() + plain._cache_size() == 3
+    last = function.events[-1]
+    assert last.causes == [Cause.FIRST], [d.text for d in last.differences]
+    assert Cause.SHARDING not in function.cause_counts()
+    assert not [a for a in function.advice if "sharding" in a.text]
+
+
+def test_the_same_function_recompiled_for_new_arguments_is_not_called_another():
+    """Results that differ because the arguments did (a batch size) are one function."""
+
+    def per_example(w, x):
+        return jnp.tanh(x @ w)
+
+    step = jax.jit(per_example)
+    ledger = watched(lambda: [step(jnp.ones((4, 4)), jnp.ones((n, 4))) for n in (2, 3)])
+    events = ledger.function("per_example").events
+    assert [e.causes for e in events] == [[Cause.FIRST], [Cause.SHAPE]]
+
+
+def test_a_jitted_function_first_called_after_a_jit_of_its_grad_is_not_a_sharding_change():
+    """step = jit(f); grad = jit(grad(step)): grad traces step and JAX caches that trace, so
+    step's own first compile has no tracing, no explanation and the same arguments as grad's
+    last: without its results it looks like a change of devices."""
+
+    def loss(w, x):
+        return _loss(w, x)
+
+    step = jax.jit(loss)
+    grad = jax.jit(jax.grad(step))
+    w, x = jnp.ones((4, 4)), jnp.ones((3, 4))
+
+    def run():
+        grad(w, x)
+        step(w, x)
+
+    ledger = watched(run)
+    events = ledger.function("loss").events
+    assert len(events) == grad._cache_size() + step._cache_size() == 2
+    assert events[-1].trace_seconds is None  # JAX's tracing cache hit, as described
+    assert [e.causes for e in events] == [[Cause.FIRST], [Cause.FIRST]]
+    assert "another function" in events[-1].differences[0].now

@@ -576,6 +576,7 @@ class _Pending:
     avals: tuple[Any, ...] | None = None
     arg_names: tuple[str, ...] | None = None
     shardings: tuple[Any, ...] | None = None
+    results: tuple[Any, ...] | None = None
     module: str | None = None
     context: dict[str, str] | None = None
     call_site: str | None = None
@@ -745,7 +746,7 @@ class _JaxHub(_Hub):
             entry = pending[name] = _Pending(name)
         entry.module = str(module)
         entry.avals = tuple(avals)
-        entry.arg_names = _lowered_arg_names(len(entry.avals))
+        entry.arg_names, entry.results = _lowered_jaxpr_facts(len(entry.avals))
         entry.shardings = tuple(shardings) if isinstance(shardings, Iterable) else None
         entry.context = _context_snapshot()
         entry.call_site = user_call_site(2)
@@ -793,6 +794,7 @@ class _JaxHub(_Hub):
             function_id=explanation.function_id if explanation else None,
             call_site=(explanation.call_site if explanation else None) or entry.call_site,
             arguments=arguments,
+            results=[_jax_argument(i, aval, None) for i, aval in enumerate(entry.results or ())],
             parameter_names=list(names) if names is not None else None,
             context=entry.context,
             trace_seconds=entry.trace_seconds,
@@ -846,28 +848,31 @@ class _CacheClearCounter:
 _LOWERING_FRAME = "_cached_lowering_to_hlo"
 
 
-def _lowered_arg_names(count: int) -> tuple[str, ...] | None:
+def _lowered_jaxpr_facts(count: int) -> tuple[tuple[str, ...] | None, tuple[Any, ...] | None]:
     """The names JAX gave the ``count`` flattened arguments being compiled (``params['w']``,
-    ``x``), read from the jaxpr's debug info in the frame that logged the ``Compiling``
-    record; ``None`` where this JAX keeps them elsewhere or the count differs (then the
-    ledger names arguments from the source and the explanations)."""
+    ``x``) and the abstract values of the results, read from the jaxpr in the frame that logged
+    the ``Compiling`` record; ``None`` where this JAX keeps them elsewhere or the count differs
+    (then the ledger names arguments from the source and the explanations). The results tell
+    two functions of one name apart (``jit(f)`` and ``jit(grad(f))``, both ``jit(f)``)."""
     with contextlib.suppress(Exception):
         frame: types.FrameType | None = sys._getframe(1)
         for _ in range(16):
             if frame is None:
-                return None
+                return None, None
             if frame.f_code.co_name == _LOWERING_FRAME:
                 jaxpr = frame.f_locals.get("closed_jaxpr")
+                results = getattr(jaxpr, "out_avals", None)
+                results = tuple(results) if results is not None else None
                 inner = getattr(jaxpr, "jaxpr", None)
                 names = getattr(getattr(inner, "debug_info", None), "arg_names", None)
                 consts = int(frame.f_locals.get("num_const_args") or 0)
                 if names is None or len(names) + consts != count:
-                    return None
+                    return None, results
                 if any(not isinstance(n, str) or not n for n in names):
-                    return None
-                return tuple(f"const{i}" for i in range(consts)) + tuple(names)
+                    return None, results
+                return tuple(f"const{i}" for i in range(consts)) + tuple(names), results
             frame = frame.f_back
-    return None
+    return None, None
 
 
 def _jax_argument(index: int, aval: Any, in_sharding: Any) -> ArgSignature:

@@ -23,6 +23,18 @@ def differences_between(
     number: int,
     trace_of: dict[int, CompileRecord],
 ) -> list[Difference]:
+    if _another_function(before, now):
+        # The same arguments, other results: no one callable does that, so this is another
+        # function of the same name and line (jit(f) beside jit(grad(f)), both "jit(f)"),
+        # compiled for the first time, whatever JAX said of its function object.
+        return [
+            Difference(
+                Cause.FIRST,
+                "result",
+                _types_text(before.results),
+                f"{_types_text(now.results)} (another function of this name)",
+            )
+        ]
     found: list[Difference] = []
     found += _identity_differences(before, now)
     found += _context_differences(before, now)
@@ -54,6 +66,18 @@ def differences_between(
     if not found:
         found += _fallback_differences(before, now)
     return _unique(found)
+
+
+def _another_function(before: CompileRecord, now: CompileRecord) -> bool:
+    """Two JAX compiles with the same argument types and other result types."""
+    return (
+        now.framework == "jax"
+        and before.framework == "jax"
+        and bool(before.results)
+        and bool(now.results)
+        and _type_texts(before.arguments) == _type_texts(now.arguments)
+        and _type_texts(before.results) != _type_texts(now.results)
+    )
 
 
 def _with_tree_hints(found: list[Difference], now: CompileRecord) -> list[Difference]:
