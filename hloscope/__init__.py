@@ -21,11 +21,15 @@ functions import them only when called (``pip install 'hloscope[jax]'`` or ``[tf
 error hloscope raises on purpose derives from :class:`HloscopeError`.
 """
 
+from __future__ import annotations
+
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
-from typing import TYPE_CHECKING, Any
+
+# Not `from typing import TYPE_CHECKING`: every command imports this package first, and typing
+# (with what it imports) costs a fresh interpreter ~5 ms before any work can start.
+TYPE_CHECKING = False
 
 from .errors import HloscopeError
 from .lazy_exports import lazy_exports
@@ -35,6 +39,8 @@ from . import capture as _capture_package  # noqa: F401 - see capture() below
 from . import fleet as _fleet_package  # noqa: F401 - see fleet() below
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
     import pandas
 
     from .bench.api import BenchResult
@@ -116,7 +122,7 @@ def capture(function: Any, *args: Any, **options: Any) -> Any:
     return run(function, *args, **options)
 
 
-def benchmark(target: Any, *args: Any, **options: Any) -> "BenchResult":
+def benchmark(target: Any, *args: Any, **options: Any) -> BenchResult:
     """Compile and time ``target`` on the default JAX device, a :class:`BenchResult`: see
     :func:`hloscope.bench.bench` (this name, because ``hloscope.bench`` is the package).
     Two programs against each other: :func:`compare`."""
@@ -127,7 +133,7 @@ def benchmark(target: Any, *args: Any, **options: Any) -> "BenchResult":
 
 def fleet(
     paths: Any, *, label: str | None = None, scheduler: str | None = None
-) -> "pandas.DataFrame":
+) -> pandas.DataFrame:
     """One row per module of every XLA dump under ``paths`` (folders or prefixes), analysed
     on Dask: see :mod:`hloscope.fleet` (a function here, as :func:`capture` is,
     over the subpackage of the same name)."""
@@ -162,9 +168,11 @@ def _install_view(module: Any) -> None:
     getattr(module, class_name)._repr_html_ = _notebook_view(renderer)
 
 
-class _ViewsOnImport(importlib.abc.MetaPathFinder):
+class _ViewsOnImport:
     """Gives a result class its ``_repr_html_`` right after its module is executed (the
-    classes live in lower layers, which must not import the renderers)."""
+    classes live in lower layers, which must not import the renderers). A meta path finder
+    needs only ``find_spec``: ``importlib.abc`` would cost every command ~15 ms of imports
+    (``importlib.resources``, ``pathlib``, ``tempfile``, ``zipfile``)."""
 
     def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
         if name not in _NOTEBOOK_VIEWS:

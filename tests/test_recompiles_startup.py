@@ -327,3 +327,38 @@ def test_every_command_module_is_in_the_table():
             f"hloscope.cli.{module}"
         ), name
     assert sorted(cli.commands) == sorted(_app.COMMAND_MODULES)
+
+
+def test_the_console_scripts_first_imports_are_light():
+    """What `hloscope` imports before it can start a watched script's child: the package's
+    `__init__`s and the prestart, nothing of typing, importlib.abc (importlib.resources,
+    pathlib, tempfile, zipfile), click or the fork machinery. Run without `site` (`-S`),
+    whose .pth files may have imported some of them already (an editable install does)."""
+    probe = (
+        "import json, sys\n"
+        "before = set(sys.modules)\n"
+        "import hloscope.cli._early, hloscope.capture.prestart\n"
+        "print(json.dumps(sorted(set(sys.modules) - before)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-S", "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    loaded = set(json.loads(result.stdout))
+    heavy = {
+        "typing",
+        "importlib.abc",
+        "importlib.resources",
+        "pathlib",
+        "tempfile",
+        "zipfile",
+        "click",
+        "dataclasses",
+        "inspect",
+        "hloscope.capture._forked",
+    }
+    assert not loaded & heavy, sorted(loaded & heavy)
+    assert "hloscope.capture.prestart" in loaded

@@ -31,7 +31,10 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from typing import NoReturn
+
+TYPE_CHECKING = False  # typing itself costs the console script's start ~5 ms
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 __all__ = ["can_fork", "ForkedProcess", "fork_runner"]
 

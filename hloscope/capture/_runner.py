@@ -32,7 +32,6 @@ instead of waiting.
 from __future__ import annotations
 
 import argparse
-import importlib.abc
 import importlib.util
 import json
 import os
@@ -127,7 +126,7 @@ def _write_info(path: str, info: dict[str, Any]) -> None:
 # ---- keeping the runner's own frames out of HLO source locations ---------------------------------
 
 
-class _HideFramesOnJaxImport(importlib.abc.MetaPathFinder):
+class _HideFramesOnJaxImport:  # a meta path finder: find_spec is all it needs
     """When the script imports jax, tell JAX that hloscope's frames are not user code.
 
     JAX records each traced op's Python stack, minus jax and stdlib frames; the runner's frame

@@ -47,7 +47,6 @@ import ast
 import contextlib
 import copy
 import functools
-import importlib.abc
 import importlib.util
 import linecache
 import logging
@@ -946,7 +945,7 @@ def _short_repr(value: Any, limit: int = 160) -> str:
 # ---- hooking in when the framework is imported later ---------------------------------------------
 
 
-class _AfterImport(importlib.abc.MetaPathFinder):
+class _AfterImport:  # a meta path finder: find_spec is all it needs
     """Run ``then()`` right after the top-level package ``name`` has been imported.
 
     A script run under the watcher imports jax itself (perhaps after setting ``JAX_*``

@@ -24,10 +24,14 @@ import functools
 import os
 import subprocess
 import sys
-from pathlib import Path
 
-from ._forked import ForkedProcess, can_fork, fork_runner
 from .family import FAMILY_ENV, new_token
+
+TYPE_CHECKING = False  # typing itself costs the console script's start ~5 ms
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from ._forked import ForkedProcess
 
 __all__ = [
     "ChildProcess",
@@ -41,8 +45,10 @@ __all__ = [
     "watched_child_env",
 ]
 
-#: A script's child: started by ``subprocess`` or forked (what of ``Popen`` is used, both have).
-ChildProcess = subprocess.Popen[bytes] | ForkedProcess
+if TYPE_CHECKING:
+    #: A script's child: started by ``subprocess`` or forked (what of ``Popen`` is used,
+    #: both have).
+    ChildProcess: TypeAlias = subprocess.Popen[bytes] | ForkedProcess
 #: How the child is told to wait for its orders: ``_runner --orders-fd N``.
 ORDERS_FLAG = "--orders-fd"
 #: The module every script child runs (``python -m``).
@@ -75,7 +81,7 @@ def child_env(xla_flags: str | None, *, full_locations: bool = True) -> dict[str
 def _package_root() -> str:
     """The folder that must be importable in the child for ``-m hloscope.capture._runner``
     (found when first asked: the runner imports this module too, and needs no answer)."""
-    return str(Path(__file__).resolve().parent.parent.parent)
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 
 def watched_child_env() -> dict[str, str]:
@@ -121,7 +127,7 @@ class Prestarted:
         # runner's --ready-fd pipe, whose write end is numbered ready_in_child in the child.
         self.orders, self.stdout, self.stderr, self.ready = pipes
         self.ready_in_child = ready_in_child
-        self.how = "fork" if isinstance(process, ForkedProcess) else "exec"
+        self.how = "exec" if isinstance(process, subprocess.Popen) else "fork"
 
     def give_orders(self, runner_args: list[str]) -> None:
         """Send the runner's command line (``--info FILE ... SCRIPT.py ARGS``)."""
@@ -151,7 +157,7 @@ def prestart(*, fork: bool = False) -> None:
     """Start a watched-run child now, to be adopted by the next :func:`adopt` (once).
 
     ``fork``: make it by ``fork()`` alone where that is safe (:mod:`._forked`: no second
-    interpreter start, ~25 ms sooner), as the console script does in its first milliseconds;
+    interpreter start, but copy-on-write page faults instead; ``HLOSCOPE_PRESTART=fork``);
     else, and by default, it is a fresh ``python -m hloscope.capture._runner``."""
     global _waiting
     if _waiting is not None:
@@ -167,7 +173,12 @@ def prestart(*, fork: bool = False) -> None:
     ours = (orders_write, out_read, err_read, ready_read)
     process: ChildProcess
     try:
-        if fork and can_fork():
+        forking = False
+        if fork:  # imported only when asked for: the default start needs none of it
+            from ._forked import can_fork, fork_runner
+
+            forking = can_fork()
+        if forking:
             orders = [ORDERS_FLAG, str(orders_read)]
             process = fork_runner(orders, {**env, FAMILY_ENV: token}, out_write, err_write, ours)
         else:

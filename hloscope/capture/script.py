@@ -35,13 +35,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .capped_output import DEFAULT_HEAD, DEFAULT_TAIL, CappedWriter
 from .errors import CaptureError, CaptureUsageError
 from .family import FAMILY_ENV, new_token, stop_family
-from .prestart import RUNNER, ChildProcess, Prestarted, adopt, child_env
+from .prestart import RUNNER, Prestarted, adopt, child_env
 from .script_source import check_script_source
+
+if TYPE_CHECKING:
+    from .prestart import ChildProcess
 
 __all__ = [
     "ScriptCapture",
