@@ -68,7 +68,7 @@ def test_capture_script_adopts_the_prestarted_child(tmp_path):
     assert waiting is not None and waiting.process.poll() is None
     run = capture_script(script, (), tmp_path / "out", watch_compiles=True)
     assert run.ok, run.error_line()
-    assert run.manifest["prestarted"] == "exec"
+    assert run.manifest["prestarted"] is True
     assert int((tmp_path / "out" / "stdout.txt").read_text()) == waiting.process.pid
     assert prestart._waiting is None  # adopted once
 
@@ -81,7 +81,7 @@ def test_a_child_prestarted_in_another_environment_is_not_adopted(tmp_path, monk
     monkeypatch.setenv("LATE_FLAG", "set after the child started")
     run = capture_script(script, (), tmp_path / "out", watch_compiles=True)
     pid, flag = (tmp_path / "out" / "stdout.txt").read_text().split(maxsplit=1)
-    assert run.manifest["prestarted"] is None
+    assert run.manifest["prestarted"] is False
     assert int(pid) != waiting.process.pid
     assert flag.strip() == "set after the child started"
     assert waiting.process.poll() == 0  # ended, having run nothing
@@ -107,7 +107,7 @@ def test_a_prestarted_child_that_died_is_replaced_by_a_new_one(tmp_path):
     waiting.process.wait()
     run = capture_script(script, (), tmp_path / "out", watch_compiles=True)
     assert run.ok, run.error_line()
-    assert run.manifest["prestarted"] is None
+    assert run.manifest["prestarted"] is False
     assert int((tmp_path / "out" / "stdout.txt").read_text()) != waiting.process.pid
 
 
@@ -157,7 +157,7 @@ def test_the_console_script_adopts_its_early_child(tmp_path):
     """Through the real entry point: the manifest of a kept run says the child was early."""
     script = _script(tmp_path, PRINTS_PID)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("HLOSCOPE_PRESTART", None)
+    env.pop("HLOSCOPE_PRESTART", None)  # the default
     result = subprocess.run(
         [sys.executable, "-m", "hloscope", "recompiles", str(script), "-o", str(tmp_path / "o")],
         capture_output=True,
@@ -167,7 +167,7 @@ def test_the_console_script_adopts_its_early_child(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
-    assert manifest["prestarted"] == "exec"  # the default
+    assert manifest["prestarted"] is True
     assert manifest["exit_status"] == 0
 
 
@@ -317,157 +317,16 @@ def test_the_printed_ledger_is_the_same_with_or_without_the_early_render(tmp_pat
     assert "late_fn" in printed.getvalue()
 
 
-# ---- the forked child is the child a fresh interpreter would have been ------------------------
-
-#: What a script can see of the process it runs in (its pid and the run's token aside).
-SELF_PORTRAIT = """
-import json, os, sys, threading
-streams = {
-    name: {
-        "name": getattr(stream, "name", None),
-        "mode": getattr(stream, "mode", None),
-        "encoding": stream.encoding,
-        "errors": stream.errors,
-        "line_buffering": stream.line_buffering,
-        "write_through": stream.write_through,
-        "buffer": type(getattr(stream, "buffer", None)).__name__,
-        "fileno": stream.fileno(),
-        "same_as_dunder": stream is getattr(sys, f"__{name}__"),
-    }
-    for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout), ("stderr", sys.stderr))
-}
-env = {k: v for k, v in os.environ.items() if k != "HLOSCOPE_CAPTURE_FAMILY"}
-print(json.dumps({
-    "streams": streams,
-    "stdin": sys.stdin.read(),
-    "session_leader": os.getsid(0) == os.getpid(),
-    "token": "HLOSCOPE_CAPTURE_FAMILY" in os.environ,
-    "env": env,
-    "argv": sys.argv,
-    "path0": sys.path[0],
-    "main": sys.modules["__main__"].__file__,
-    "name": __name__,
-    "threads": threading.active_count(),
-    "cwd": os.getcwd(),
-}, sort_keys=True))
-print("to stderr", file=sys.stderr)
-"""
-
-
-def _console_run(tmp_path: Path, script: Path, out: str, *extra: str):
-    """``hloscope recompiles SCRIPT -o OUT`` through the console script, its child forked."""
-    return subprocess.run(
-        [sys.executable, "-m", "hloscope", "recompiles", str(script), "-o", out, *extra],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "HLOSCOPE_PRESTART": "fork"},
-        timeout=120,
-    )
-
-
-def test_the_forked_child_looks_like_a_fresh_interpreter(tmp_path):
-    """The same script, once in the console script's forked child and once in a child that
-    capture_script starts itself (a fresh `python -m hloscope.capture._runner`): it sees the
-    same streams, environment, arguments, session and folder."""
-    script = _script(tmp_path, SELF_PORTRAIT)
-    result = _console_run(tmp_path, script, "forked")
-    assert result.returncode == 0, result.stderr
-    forked_manifest = json.loads((tmp_path / "forked" / "manifest.json").read_text())
-    assert forked_manifest["prestarted"] == "fork"
-    forked = json.loads((tmp_path / "forked" / "stdout.txt").read_text())
-
-    # The fresh child, started with the console script's environment, from the same folder.
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HLOSCOPE_PRESTART": "fork"}
-    probe = textwrap.dedent(
-        f"""
-        from hloscope.capture.script import capture_script
-        run = capture_script({str(script)!r}, (), {str(tmp_path / "fresh")!r}, watch_compiles=True)
-        assert run.manifest["prestarted"] is None
-        """
-    )
-    subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, check=True, timeout=120)
-    fresh = json.loads((tmp_path / "fresh" / "stdout.txt").read_text())
-    assert forked == fresh
-    assert forked["token"] and forked["session_leader"] and forked["stdin"] == ""
-    assert (tmp_path / "forked" / "stderr.txt").read_text() == "to stderr\n"
-
-
-def test_the_forked_child_ends_as_python_would(tmp_path):
-    """Non-daemon threads are joined and the script's atexit handlers run, in that order, and
-    the script's own exit status is the child's."""
-    log = tmp_path / "log.txt"
-    script = _script(
-        tmp_path,
-        f"""
-        import atexit, sys, threading, time
-        def late():
-            time.sleep(0.3)
-            open({str(log)!r}, "a").write("thread\\n")
-        threading.Thread(target=late).start()
-        atexit.register(lambda: open({str(log)!r}, "a").write("atexit\\n"))
-        sys.exit(3)
-        """,
-    )
-    result = _console_run(tmp_path, script, "out")
-    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
-    assert manifest["prestarted"] == "fork"
-    assert manifest["exit_status"] == 3
-    assert log.read_text() == "thread\natexit\n"
-    assert result.returncode == 1  # the script failed: the ledger, then one error line
-    assert "hloscope: error:" in result.stderr and "Traceback" not in result.stderr
-
-
-def test_a_script_error_in_the_forked_child_is_reported_as_before(tmp_path):
-    script = _script(tmp_path, "x = 1\nraise ValueError('bad batch')\n")
-    result = _console_run(tmp_path, script, "out")
-    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
-    assert manifest["prestarted"] == "fork"
-    assert manifest["error"] == "ValueError: bad batch"
-    assert manifest["error_location"] == f"{script}:2"
-    assert result.returncode == 1
-    assert "ValueError: bad batch" in result.stderr
-
-
-def test_no_fork_from_a_process_with_threads_or_a_framework(tmp_path):
-    """fork() copies one thread and no framework runtime: such a process starts a fresh one."""
-    probe = textwrap.dedent(
-        """
-        import sys, threading, time
-        from hloscope.capture import _forked
-        assert _forked.can_fork()
-        stop = threading.Event()
-        worker = threading.Thread(target=stop.wait)
-        worker.start()
-        with_thread = _forked.can_fork()
-        stop.set(); worker.join()
-        sys.modules["jax"] = type(sys)("jax")  # as if jax were imported
-        print(with_thread, _forked.can_fork())
-        """
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        check=True,
-    )
-    assert result.stdout.split() == ["False", "False"]
-
-
-@pytest.mark.parametrize(
-    ("setting", "expected"), [("exec", "exec"), ("off", None), ("fork", "fork")]
-)
-def test_hloscope_prestart_chooses_how_the_child_starts(tmp_path, setting, expected):
+def test_hloscope_prestart_off_starts_the_child_late(tmp_path):
     script = _script(tmp_path, PRINTS_PID)
     result = subprocess.run(
         [sys.executable, "-m", "hloscope", "recompiles", str(script), "-o", str(tmp_path / "o")],
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "HLOSCOPE_PRESTART": setting},
+        env={**os.environ, "PYTHONPATH": str(ROOT), "HLOSCOPE_PRESTART": "off"},
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
     manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
-    assert manifest["prestarted"] == expected
+    assert manifest["prestarted"] is False

@@ -27,14 +27,7 @@ import sys
 
 from .family import FAMILY_ENV, new_token
 
-TYPE_CHECKING = False  # typing itself costs the console script's start ~5 ms
-if TYPE_CHECKING:
-    from typing import TypeAlias
-
-    from ._forked import ForkedProcess
-
 __all__ = [
-    "ChildProcess",
     "ORDERS_FLAG",
     "RUNNER",
     "Prestarted",
@@ -45,10 +38,6 @@ __all__ = [
     "watched_child_env",
 ]
 
-if TYPE_CHECKING:
-    #: A script's child: started by ``subprocess`` or forked (what of ``Popen`` is used,
-    #: both have).
-    ChildProcess: TypeAlias = subprocess.Popen[bytes] | ForkedProcess
 #: How the child is told to wait for its orders: ``_runner --orders-fd N``.
 ORDERS_FLAG = "--orders-fd"
 #: The module every script child runs (``python -m``).
@@ -106,12 +95,11 @@ class Prestarted:
         "stderr",
         "ready",
         "ready_in_child",
-        "how",
     )
 
     def __init__(
         self,
-        process: ChildProcess,
+        process: subprocess.Popen[bytes],
         env: dict[str, str],
         token: str,
         cwd: str,
@@ -127,7 +115,6 @@ class Prestarted:
         # runner's --ready-fd pipe, whose write end is numbered ready_in_child in the child.
         self.orders, self.stdout, self.stderr, self.ready = pipes
         self.ready_in_child = ready_in_child
-        self.how = "exec" if isinstance(process, subprocess.Popen) else "fork"
 
     def give_orders(self, runner_args: list[str]) -> None:
         """Send the runner's command line (``--info FILE ... SCRIPT.py ARGS``)."""
@@ -153,12 +140,8 @@ _CLOSED = -1
 _waiting: Prestarted | None = None
 
 
-def prestart(*, fork: bool = False) -> None:
-    """Start a watched-run child now, to be adopted by the next :func:`adopt` (once).
-
-    ``fork``: make it by ``fork()`` alone where that is safe (:mod:`._forked`: no second
-    interpreter start, but copy-on-write page faults instead; ``HLOSCOPE_PRESTART=fork``);
-    else, and by default, it is a fresh ``python -m hloscope.capture._runner``."""
+def prestart() -> None:
+    """Start a watched-run child now, to be adopted by the next :func:`adopt` (once)."""
     global _waiting
     if _waiting is not None:
         return
@@ -171,27 +154,17 @@ def prestart(*, fork: bool = False) -> None:
     ready_read, ready_write = os.pipe()
     child_ends = (orders_read, out_write, err_write, ready_write)
     ours = (orders_write, out_read, err_read, ready_read)
-    process: ChildProcess
     try:
-        forking = False
-        if fork:  # imported only when asked for: the default start needs none of it
-            from ._forked import can_fork, fork_runner
-
-            forking = can_fork()
-        if forking:
-            orders = [ORDERS_FLAG, str(orders_read)]
-            process = fork_runner(orders, {**env, FAMILY_ENV: token}, out_write, err_write, ours)
-        else:
-            process = subprocess.Popen(
-                [sys.executable, "-m", RUNNER, ORDERS_FLAG, str(orders_read)],
-                cwd=cwd,
-                env={**env, FAMILY_ENV: token},
-                stdin=subprocess.DEVNULL,
-                stdout=out_write,
-                stderr=err_write,
-                start_new_session=hasattr(os, "killpg"),
-                pass_fds=(orders_read, ready_write),
-            )
+        process = subprocess.Popen(
+            [sys.executable, "-m", RUNNER, ORDERS_FLAG, str(orders_read)],
+            cwd=cwd,
+            env={**env, FAMILY_ENV: token},
+            stdin=subprocess.DEVNULL,
+            stdout=out_write,
+            stderr=err_write,
+            start_new_session=hasattr(os, "killpg"),
+            pass_fds=(orders_read, ready_write),
+        )
     except OSError:  # nothing lost: capture_script starts its own child
         for fd in (*child_ends, *ours):
             os.close(fd)

@@ -35,16 +35,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .capped_output import DEFAULT_HEAD, DEFAULT_TAIL, CappedWriter
 from .errors import CaptureError, CaptureUsageError
 from .family import FAMILY_ENV, new_token, stop_family
 from .prestart import RUNNER, Prestarted, adopt, child_env
 from .script_source import check_script_source
-
-if TYPE_CHECKING:
-    from .prestart import ChildProcess
 
 __all__ = [
     "ScriptCapture",
@@ -245,7 +242,7 @@ class _ExitWatch:
     a kernel without pidfds) it falls back to ``Popen.wait``.
     """
 
-    def __init__(self, process: ChildProcess) -> None:
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
         self.process = process
         self.fd: int | None = None
         if hasattr(os, "pidfd_open"):
@@ -273,14 +270,14 @@ class _ExitWatch:
 @dataclass(slots=True)
 class _Child:
     """A running child: its process, the read ends of its stdout and stderr, its ready pipe,
-    the family token in its environment, and how it was prestarted ("fork", "exec" or None)."""
+    the family token in its environment, and whether it was prestarted."""
 
-    process: ChildProcess
+    process: subprocess.Popen[bytes]
     stdout: int
     stderr: int
     ready: _ReadyPipe | None
     token: str
-    prestarted: str | None
+    prestarted: bool
 
 
 def _launch(
@@ -306,13 +303,13 @@ def _launch(
                 waiting.process.wait(timeout=_TERMINATE_GRACE_S)
         else:
             return _Child(
-                waiting.process, waiting.stdout, waiting.stderr, theirs, waiting.token, waiting.how
+                waiting.process, waiting.stdout, waiting.stderr, theirs, waiting.token, True
             )
     token = new_token()
     pipe = _ReadyPipe() if ready else None
     command = _runner_command(info_path, pipe, mode)
     process, out_read, err_read = _start(command, work_dir, {**env, FAMILY_ENV: token}, pipe)
-    return _Child(process, out_read, err_read, pipe, token, None)
+    return _Child(process, out_read, err_read, pipe, token, False)
 
 
 def _start(
@@ -398,7 +395,7 @@ class _ReadyPipe:
             self.parent_end = None
 
 
-def _stop(process: ChildProcess) -> None:
+def _stop(process: subprocess.Popen[bytes]) -> None:
     """Stop the child and everything it started: SIGTERM to the group, then SIGKILL."""
     if process.poll() is not None:
         return
@@ -575,9 +572,9 @@ def capture_script(
         "error_location": None,
         "terminated_at": None,
         "usage_error": False,
-        # How the child started: "fork" or "exec" for one started while the command line
-        # was read (hloscope.capture.prestart), None for one started here.
-        "prestarted": None,
+        # Whether the child was started while the command line was read, and adopted
+        # (hloscope.capture.prestart).
+        "prestarted": False,
         "local_modules": None,
         "dump_files": 0,
     }

@@ -3,10 +3,9 @@
 ``hloscope recompiles SCRIPT.py`` runs the script in a child under the compile watcher. That
 child needs ~40 ms to start its interpreter and import the watcher, and the command ~20 ms to
 import click and read its options; started here, from the command line as it stands, the child
-does its part while the command does its own (:mod:`hloscope.capture.prestart`; with
-``HLOSCOPE_PRESTART=fork``, on Linux, a fork of this process, which has imported nothing heavy
-yet). The guess is cheap to get wrong: a command that runs no script (a dump folder, a usage
-error) ends the waiting child unused.
+does its part while the command does its own (:mod:`hloscope.capture.prestart`). The guess is
+cheap to get wrong: a command that runs no script (a dump folder, a usage error) ends the
+waiting child unused.
 """
 
 from __future__ import annotations
@@ -35,22 +34,16 @@ def names_a_script(argv: Sequence[str]) -> bool:
     return False
 
 
-#: ``HLOSCOPE_PRESTART``: ``exec`` (the default: a fresh interpreter), ``fork`` (a fork of
-#: this process where that is safe, else a fresh interpreter) or ``off`` (the child starts
-#: once the command line is read, as any other capture's). A fork skips the interpreter's
-#: start but pays for it in copy-on-write page faults while the script imports its
-#: framework: on the 2-core VM of benchmarks/RESULTS.md the two came out even, so the
-#: default is the child that is simply a new process.
+#: ``HLOSCOPE_PRESTART=off`` starts the child only once the command line is read, as any
+#: other capture does (a way out for a tool that minds a second process started this early).
 PRESTART_ENV = "HLOSCOPE_PRESTART"
-_PRESTART_MODES = ("exec", "fork", "off")
 
 
 def start_script_child_early(argv: Sequence[str] | None = None) -> None:
     """Start the watched child now when the command line asks for a script run."""
-    mode = os.environ.get(PRESTART_ENV, "exec").strip().lower() or "exec"
-    if mode not in _PRESTART_MODES:
-        mode = "exec"  # the command itself says nothing: a wrong value only costs the default
-    if mode != "off" and names_a_script(sys.argv[1:] if argv is None else argv):
+    if os.environ.get(PRESTART_ENV, "").strip().lower() in ("off", "0", "no"):
+        return
+    if names_a_script(sys.argv[1:] if argv is None else argv):
         from ..capture.prestart import prestart
 
-        prestart(fork=mode == "fork")
+        prestart()
