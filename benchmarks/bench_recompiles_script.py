@@ -116,7 +116,7 @@ def main() -> None:
     print(
         f"python {sys.version.split()[0]}, {options.rounds} rounds, fresh processes, "
         f"{os.cpu_count()} CPUs, watched as: {' '.join(watched_cmd[:-2])} (the script's child "
-        f"started early: {started or 'no'})"
+        f"started early: {'yes' if started else 'no'})"
     )
     print(summary("wall", [t[0] for t in plain], [t[0] for t in watched]))
     # CPU time: what the watcher adds, steadier than wall time on a machine others share.

@@ -332,7 +332,7 @@ def test_every_command_module_is_in_the_table():
 def test_the_console_scripts_first_imports_are_light():
     """What `hloscope` imports before it can start a watched script's child: the package's
     `__init__`s and the prestart, nothing of typing, importlib.abc (importlib.resources,
-    pathlib, tempfile, zipfile), click or the fork machinery. Run without `site` (`-S`),
+    pathlib, tempfile, zipfile) or click. Run without `site` (`-S`),
     whose .pth files may have imported some of them already (an editable install does)."""
     probe = (
         "import json, sys\n"
@@ -358,7 +358,6 @@ def test_the_console_scripts_first_imports_are_light():
         "click",
         "dataclasses",
         "inspect",
-        "hloscope.capture._forked",
     }
     assert not loaded & heavy, sorted(loaded & heavy)
     assert "hloscope.capture.prestart" in loaded
