@@ -143,7 +143,7 @@ _waiting: Prestarted | None = None
 def prestart() -> None:
     """Start a watched-run child now, to be adopted by the next :func:`adopt` (once)."""
     global _waiting
-    if _waiting is not None:
+    if _waiting is not None or os.name != "posix":  # pass_fds and sessions: POSIX only
         return
     token = new_token()
     env = watched_child_env()
@@ -165,7 +165,7 @@ def prestart() -> None:
             start_new_session=hasattr(os, "killpg"),
             pass_fds=(orders_read, ready_write),
         )
-    except OSError:  # nothing lost: capture_script starts its own child
+    except (OSError, ValueError):  # nothing lost: capture_script starts its own child
         for fd in (*child_ends, *ours):
             os.close(fd)
         return
