@@ -54,9 +54,15 @@ def test_no_module_imports_pandas_but_through_require_pandas():
 
 
 def _is_type_only(package: Path, offender: str) -> bool:
+    """Whether the import sits in an ``if TYPE_CHECKING:`` block: the nearest line above it
+    that is indented less (the block's head) is that ``if``."""
     relative, number, _ = offender.split(":", 2)
     lines = (package / relative).read_text().splitlines()
+    line = lines[int(number) - 1]
+    indent = len(line) - len(line.lstrip())
+    if indent == 0:
+        return False
     for previous in reversed(lines[: int(number) - 1]):
-        if previous.strip():
+        if previous.strip() and len(previous) - len(previous.lstrip()) < indent:
             return previous.strip().startswith("if TYPE_CHECKING")
     return False
