@@ -27,6 +27,11 @@ With ``--ready-fd N`` the runner writes one line to that inherited pipe once the
 the records) are written, before the interpreter shuts down: JAX's and TensorFlow's clean-up at
 exit takes a tenth of a second or more, which the parent then spends reading the results
 instead of waiting.
+
+``_runner --orders-fd N`` (a child :mod:`hloscope.capture.prestart` starts before the command
+has read its own options) imports the runner and the watchers, then reads one of the command
+lines above, as JSON, from that pipe and runs it; an empty pipe (the command needed no child)
+ends it at once.
 """
 
 from __future__ import annotations
