@@ -61,7 +61,10 @@ def test_objects_the_program_froze_stay_frozen(collector_on):
     gc.freeze()
     try:
         frozen = gc.get_freeze_count()
+        assert frozen > 10_000
         hloscope.parse(TEXT)
-        assert gc.get_freeze_count() == frozen
+        # Not thawed: gc.unfreeze() would put the count to 0. A frozen object that reference
+        # counting frees meanwhile (a compiled pattern the `re` cache drops) takes one off.
+        assert frozen - 100 <= gc.get_freeze_count() <= frozen
     finally:
         gc.unfreeze()
