@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 import struct
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -100,7 +101,12 @@ def open_page(driver, path: Path) -> None:
     driver.get_log("browser")
     driver.get_log("performance")
     driver.get(path.resolve().as_uri())
-    assert driver.execute_script("return document.readyState") == "complete"
+    # get() returns once the load has started; a large page on a busy machine may still be
+    # parsing then, so wait for the load itself (the same page always completes).
+    deadline = time.monotonic() + 60
+    while driver.execute_script("return document.readyState") != "complete":
+        assert time.monotonic() < deadline, "the page never finished loading"
+        time.sleep(0.05)
 
 
 def requested_urls(driver) -> list[str]:
