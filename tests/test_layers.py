@@ -32,6 +32,7 @@ LAYERS = [
         "dataframes",
         "lazy_exports",
     },  # root modules below everything
+    {"devices"},  # the device registry: facts about chips, no HLO
     {"hlo"},
     {"dump"},
     {"capture"},
