@@ -60,9 +60,7 @@ def lookup(name: str) -> Device:
     if found is None and name.strip():
         found = for_kind(name)
     if found is None:
-        raise UnknownDeviceError(
-            f"unknown device {name!r}: hloscope knows {', '.join(names())}"
-        )
+        raise UnknownDeviceError(f"unknown device {name!r}: hloscope knows {', '.join(names())}")
     return found
 
 

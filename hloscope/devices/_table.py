@@ -154,8 +154,12 @@ _H100_PCIE = {
     "f8": 1513 * TERA,
     "s8": 1513 * TERA,
 }
-_NVLINK3 = _switched(12, 600, "NVLink 3 + NVSwitch", _NV + "a100/ (NVLink 600 GB/s per GPU, 12 links)")
-_NVLINK4 = _switched(18, 900, "NVLink 4 + NVSwitch", _NV + "h100/ (NVLink 900 GB/s per GPU, 18 links)")
+_NVLINK3 = _switched(
+    12, 600, "NVLink 3 + NVSwitch", _NV + "a100/ (NVLink 600 GB/s per GPU, 12 links)"
+)
+_NVLINK4 = _switched(
+    18, 900, "NVLink 4 + NVSwitch", _NV + "h100/ (NVLink 900 GB/s per GPU, 18 links)"
+)
 _PCIE4 = _switched(1, 64, "PCIe Gen4 x16", _NV + "a100/ (PCIe Gen4 64 GB/s)", 5e-6)
 _PCIE5 = _switched(1, 128, "PCIe Gen5 x16", _NV + "h100/ (PCIe Gen5 128 GB/s)", 5e-6)
 
