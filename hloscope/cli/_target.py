@@ -105,9 +105,7 @@ def open_target(
     The target is remembered for the command group, which reports the module files it had to
     leave out (:attr:`Target.problems`) when the command ends and makes the exit status 1.
     """
-    from ..capture.target import Target
-
-    from ..capture.target import TargetKind
+    from ..capture.target import Target, TargetKind
 
     target = Target.resolve(spec, refresh=refresh, device=_function_device(spec, device), mesh=mesh)
     if target.kind is TargetKind.FUNCTION and target.device is not None:
