@@ -117,6 +117,9 @@ class Capture:
     estimate_note: str | None = None
     #: The backend that compiled it (:class:`~hloscope.capture.backends.BackendName`).
     backend: str | None = None
+    #: The compiler's refusal when it gave up after optimizing (XLA:TPU's RESOURCE_EXHAUSTED:
+    #: the program does not fit); the stages are what it had dumped by then.
+    compile_error: str | None = None
     _modules: dict[str, Module] = field(default_factory=dict, repr=False)
 
     def __repr__(self) -> str:  # the texts are megabytes: show their sizes instead
@@ -189,6 +192,7 @@ class Capture:
             "device": self.device,
             "estimate_note": self.estimate_note,
             "backend": self.backend,
+            "compile_error": self.compile_error,
         }
         for stage, text in self.stages.items():
             index["stages"][stage] = _write(root, _stage_filename(stage), text)
@@ -243,6 +247,7 @@ class Capture:
             device=index.get("device"),
             estimate_note=index.get("estimate_note"),
             backend=index.get("backend"),
+            compile_error=index.get("compile_error"),
         )
 
     @staticmethod
@@ -382,13 +387,32 @@ def lower_jax(
     return traced, lowered, stages
 
 
-def compile_jax(traced: Any, lowered: Any, stages: dict[str, str], passes: str | None) -> Capture:
-    """Compile what :func:`lower_jax` lowered, dumping this compile alone, into a capture."""
+def compile_jax(
+    traced: Any,
+    lowered: Any,
+    stages: dict[str, str],
+    passes: str | None,
+    keep_refused: Callable[[Exception], bool] | None = None,
+) -> Capture:
+    """Compile what :func:`lower_jax` lowered, dumping this compile alone, into a capture.
+
+    A compile error propagates unchanged, unless ``keep_refused(error)`` says the compiler's
+    refusal is itself the answer (a program that does not fit) and the compiler dumped its
+    optimized module before refusing: then the capture holds what was dumped, with the
+    refusal in ``compile_error``."""
     from . import jaxlib_adapter
 
     with tempfile.TemporaryDirectory(prefix="hloscope-capture-") as folder:
-        with jaxlib_adapter.private_compile_dumps(folder):
-            compiled = lowered.compile(compiler_options=_dump_options(folder, passes))
+        try:
+            with jaxlib_adapter.private_compile_dumps(folder):
+                compiled = lowered.compile(compiler_options=_dump_options(folder, passes))
+        except Exception as error:
+            if keep_refused is None or not keep_refused(error):
+                raise
+            refused = _refused_capture(traced, stages, _read_private_dump(folder), error)
+            if refused is None:
+                raise
+            return refused
         dumped = _read_private_dump(folder)
     if dumped.before is None:
         # XLA did not compile: JAX's persistent compilation cache answered (its key ignores
@@ -446,11 +470,30 @@ def _dump_options(folder: str, passes: str | None) -> dict[str, Any]:
     return options
 
 
+def _refused_capture(
+    traced: Any, stages: dict[str, str], dumped: _PrivateDump, error: Exception
+) -> Capture | None:
+    """The capture of a compile the compiler refused after optimizing, from its dump."""
+    if dumped.before is None or dumped.after is None:
+        return None
+    stages = {**stages, "hlo": dumped.before, "optimized_hlo": dumped.after}
+    return Capture(
+        frontend="jax",
+        name=_module_name(dumped.after) or f"jit_{getattr(traced, 'fun_name', 'fn')}",
+        stages=stages,
+        reports=dumped.reports,
+        passes=dumped.passes,
+        versions=package_versions("jax", "jaxlib"),
+        compile_error=" ".join(str(error).split()),
+    )
+
+
 @dataclass(slots=True)
 class _PrivateDump:
     before: str | None
     reports: dict[str, str]
     passes: list[PassSnapshot]
+    after: str | None = None
 
 
 def _read_private_dump(folder: str) -> _PrivateDump:
@@ -484,7 +527,13 @@ def _read_private_dump(folder: str) -> _PrivateDump:
                 filename=text_file.path.name,
             )
         )
-    return _PrivateDump(before=before_file.path.read_text(), reports=reports, passes=passes)
+    after_file = module.after_file
+    return _PrivateDump(
+        before=before_file.path.read_text(),
+        reports=reports,
+        passes=passes,
+        after=after_file.path.read_text() if after_file is not None else None,
+    )
 
 
 def _cost_dict(costs: Any) -> dict[str, float] | None:

@@ -171,7 +171,7 @@ class Target:
         timeout: float | None = None,
         refresh: bool = False,
         progress: bool | None = None,
-        device: str | None = None,
+        device: Any = None,
         mesh: str | None = None,
     ) -> Target:
         """Find (and for scripts, capture or reuse from the cache) the HLO a TARGET names.

@@ -23,7 +23,6 @@ __all__ = [
     "refresh_option",
     "stage_option",
     "open_target",
-    "device_option",
     "mesh_option",
     "open_module",
     "open_modules",
@@ -75,17 +74,6 @@ def stage_option(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
-def device_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--device NAME[:SLICE]``: compile a ``SCRIPT.py:FUNCTION`` for that device."""
-    return click.option(
-        "--device",
-        metavar="NAME[:SLICE]",
-        help="Compile a SCRIPT.py:FUNCTION target for this device: XLA:TPU's own compile for "
-        "a TPU chip or slice (tpu-v5e, tpu-v5e:2x4, tpu-v5p:4x4x4) when the tpu extra is "
-        "installed, else this machine's compile, labelled an estimate.",
-    )(command)
-
-
 def mesh_option(command: Callable[..., Any]) -> Callable[..., Any]:
     """``--mesh AXIS=SIZE,...``: the arguments' mesh reshaped for a TPU slice."""
     return click.option(
@@ -97,7 +85,7 @@ def mesh_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def open_target(
-    spec: str, *, refresh: bool = False, device: str | None = None, mesh: str | None = None
+    spec: str, *, refresh: bool = False, device: Any = None, mesh: str | None = None
 ) -> Target:
     """Resolve ``spec`` (capturing a script, with a spinner on a terminal); a
     ``SCRIPT.py:FUNCTION`` is compiled for ``device`` when one is given.
@@ -118,7 +106,7 @@ def open_target(
     return target
 
 
-def _function_device(spec: str, device: str | None) -> str | None:
+def _function_device(spec: str, device: Any) -> Any:
     """The device to compile ``spec`` for: only a ``SCRIPT.py:FUNCTION`` is compiled here;
     other targets are read as they were compiled, and ``--device`` prices or fits them."""
     from ..capture.target import is_function_spec
@@ -132,7 +120,7 @@ def open_module(
     stage: str = "after",
     module: str | None = None,
     refresh: bool = False,
-    device: str | None = None,
+    device: Any = None,
 ) -> ModuleChoice:
     """The main module of ``spec`` (or the one ``module`` names), with a note on stderr when
     it was picked from several."""
@@ -179,7 +167,7 @@ def open_modules(
     module: str | None,
     all_modules: bool,
     refresh: bool,
-    device: str | None = None,
+    device: Any = None,
 ) -> list[Module]:
     """Every module of ``spec`` with ``all_modules``, else the main one (:func:`open_module`)."""
     if all_modules and module is not None:

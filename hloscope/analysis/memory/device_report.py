@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ...devices import Device, DeviceSpec
 from ...hlo.errors import HloParseError
 from ...hlo.shape import Shape, parse_shape
+from ._result import MemorySource
 from .fit import DEFAULT_LIMIT, fits, memory_device, parse_limit
 from .tpu_padding import INFLATION_THRESHOLD, inflated_arrays, padded_size
 
@@ -84,11 +85,20 @@ def device_report(
     ``padded_peak_bytes`` and ``inflated`` (``name``, ``shape``, ``logical_bytes``,
     ``padded_bytes`` of each array padding grows by more than 25%)."""
     entry = memory_device(device)
-    padded = padded_peak(result) if entry.is_tpu else None
+    # XLA:TPU's own peak already holds its layouts' padding: nothing to add to it.
+    exact = result.source == MemorySource.XLA_TPU or result.refused is not None
+    padded = padded_peak(result) if entry.is_tpu and not exact else None
     peak = padded.padded_bytes if padded is not None else result.peak_bytes
+    if result.refused is not None:  # the compiler's own verdict: it does not fit
+        peak = max(peak, result.figures.get("required_bytes", 0))
     verdict = fits(peak, entry, parse_limit(limit))
     report = verdict.to_dict()
     report["peak_bytes"] = peak
+    if result.refused is not None:
+        report["fits"] = False
+        report["does_not_compile"] = True
+    if exact and result.refused is None:
+        report["peak_is"] = "XLA:TPU's peak_memory_in_bytes (its layouts' padding included)"
     if padded is not None:
         report["logical_peak_bytes"] = padded.logical_bytes
         report["padded_peak_bytes"] = padded.padded_bytes

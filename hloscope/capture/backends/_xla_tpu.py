@@ -95,12 +95,14 @@ class XlaTpu(Backend):
         from jax.experimental import topologies
 
         spec = self.spec
+        name = spec.topology_name
+        assert name is not None  # unavailable() said so otherwise
         options: dict[str, Any] = {}
         if spec.chips < 4 or math.prod(spec.host_bounds) < 4:
             options["chips_per_host_bounds"] = spec.host_bounds
         try:
             topology = topologies.get_topology_desc(
-                platform="tpu", topology_name=spec.topology_name, **options
+                platform="tpu", topology_name=name, **options
             )
         except Exception as error:  # libtpu's own words: an unknown name, a version mismatch
             raise CaptureError(
@@ -119,13 +121,22 @@ class XlaTpu(Backend):
 
         def compile_(passes: str | None) -> Compiled:
             try:
-                capture = inprocess.compile_jax(traced, lowered, dict(stages), passes)
+                capture = inprocess.compile_jax(
+                    traced, lowered, dict(stages), passes, keep_refused=does_not_fit
+                )
             except Exception as error:
                 raise _compile_error(error, self.spec) from None
             capture.versions.update(inprocess.package_versions("libtpu"))
             return Compiled(capture, kind, executable=None)
 
         return Lowered(self, dict(stages), compile_)
+
+
+def does_not_fit(error: BaseException) -> bool:
+    """Whether XLA:TPU refused the program for want of memory (its words: ``RESOURCE_EXHAUSTED:
+    Ran out of memory ... exceeds available HBM``): an answer, not a failure."""
+    text = str(error)
+    return "RESOURCE_EXHAUSTED" in text and ("HBM" in text or "memory" in text)
 
 
 def _first_line(error: BaseException) -> str:
@@ -172,7 +183,7 @@ def _placed(
             key = (tuple(mesh.axis_names), tuple(mesh.devices.shape))
             if key not in meshes:
                 meshes[key] = _rebuilt_mesh(mesh, devices, spec, mesh_shape)
-            new = jax.sharding.NamedSharding(meshes[key], sharding.spec)
+            new = jax.sharding.NamedSharding(meshes[key], getattr(sharding, "spec", None))
         else:
             new = whole.sharding()
         return jax.ShapeDtypeStruct(
