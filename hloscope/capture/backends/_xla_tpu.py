@@ -90,8 +90,8 @@ class XlaTpu(Backend):
         problem = self.unavailable()
         if problem is not None:
             raise CaptureUsageError(problem)
-        for name, value in LIBTPU_ENVIRONMENT.items():
-            os.environ.setdefault(name, value)  # read once, when libtpu loads
+        for variable, value in LIBTPU_ENVIRONMENT.items():
+            os.environ.setdefault(variable, value)  # read once, when libtpu loads
         from jax.experimental import topologies
 
         spec = self.spec
@@ -183,7 +183,8 @@ def _placed(
             key = (tuple(mesh.axis_names), tuple(mesh.devices.shape))
             if key not in meshes:
                 meshes[key] = _rebuilt_mesh(mesh, devices, spec, mesh_shape)
-            new = jax.sharding.NamedSharding(meshes[key], getattr(sharding, "spec", None))
+            partition: Any = getattr(sharding, "spec", None)
+            new = jax.sharding.NamedSharding(meshes[key], partition)
         else:
             new = whole.sharding()
         return jax.ShapeDtypeStruct(
