@@ -76,7 +76,7 @@ def report_command(
     from ..reporting import build_report
     from ..units import format_bytes
 
-    resolved = open_target(target, refresh=refresh)
+    resolved = open_target(target, refresh=refresh, device=device)
     report = build_report(resolved, module=module, bench=bench, graphs=graphs, device=device)
     path = report.write(out)
     for note in report.notes:
