@@ -47,8 +47,15 @@ TPU_EXTRA_HINT = "pip install 'hloscope[tpu]' for XLA:TPU's own compile"
 
 
 def libtpu_installed() -> bool:
-    """Whether libtpu can be imported here (found, not loaded)."""
-    return importlib.util.find_spec("libtpu") is not None
+    """Whether libtpu is installed here: its package and its shared library (found, not
+    loaded; a package without ``libtpu.so`` cannot compile anything)."""
+    spec = importlib.util.find_spec("libtpu")
+    if spec is None or not spec.submodule_search_locations:
+        return False
+    return any(
+        os.path.isfile(os.path.join(folder, "libtpu.so"))
+        for folder in spec.submodule_search_locations
+    )
 
 
 class XlaTpu(Backend):
