@@ -45,8 +45,12 @@ KERNEL_COLUMNS: dict[str, Column] = {
     "share": Column("share", lambda r: _percent(r["share"]), right=True),
     "x": Column("occ", lambda r: str(r["occurrences"]), right=True),
     "kind": Column("kind", lambda r: r["kind"] or "-", min_width=5, comfortable=8),
-    "flops": Column("flops", lambda r: format_count(r["flops"]), right=True),
-    "bytes": Column("hbm", lambda r: format_bytes(r["hbm_bytes"]), right=True),
+    "flops": Column(
+        "flops", lambda r: "-" if r["flops"] is None else format_count(r["flops"]), right=True
+    ),
+    "bytes": Column(
+        "hbm", lambda r: "-" if r["hbm_bytes"] is None else format_bytes(r["hbm_bytes"]), right=True
+    ),
     "bound": Column("bound", _bound),
     "source": Column(
         "source",
