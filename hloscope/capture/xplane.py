@@ -19,7 +19,7 @@ from pathlib import Path
 from ..profile import RawEvent, Trace, TraceError, build_trace
 from .frameworks import require_jax
 
-__all__ = ["xplane_events", "read_xplane", "FORMAT"]
+__all__ = ["xplane_events", "read_xplane", "device_kinds", "FORMAT"]
 
 FORMAT = "xplane.pb"
 
@@ -54,6 +54,16 @@ def xplane_events(path: str | Path) -> Iterator[RawEvent]:
                 )
 
 
+def device_kinds(path: str | Path) -> dict[str, str]:
+    """Each plane's chip, from its ``device_type_string`` stat (``TPU v5 Lite``)."""
+    kinds = {}
+    for plane in _profile_data(Path(path)).planes:
+        kind = dict(plane.stats).get("device_type_string")
+        if isinstance(kind, str) and kind:
+            kinds[plane.name] = kind
+    return kinds
+
+
 def read_xplane(path: str | Path) -> Trace:
     """The :class:`~hloscope.profile.model.Trace` of an ``*.xplane.pb`` file (needs jax)."""
-    return build_trace(xplane_events(path), str(path), FORMAT)
+    return build_trace(xplane_events(path), str(path), FORMAT, device_kinds(path))

@@ -11,7 +11,8 @@ Where the runtimes put things (read from real traces: XLA:TPU and XLA:CPU, jax 0
   thread of the ``/host:CPU`` process, with ``hlo_op``, ``hlo_module`` and ``run_id`` (one id
   per execution of the module) in its arguments; an ``end: NAME`` event closes each, and is
   not an op.
-* **Steps** the program marked with ``jax.profiler.StepTraceAnnotation(name, step_num=i)`` are
+* **Steps**: XLA:TPU's device has a ``Steps`` line (events named ``0``, ``1``...). Steps
+  the program marked with ``jax.profiler.StepTraceAnnotation(name, step_num=i)`` are
   host events carrying a ``step_num`` argument.
 
 An op's *self time* is its duration less the ops nested inside it on the same thread (a
@@ -24,7 +25,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from .model import ModuleRun, OpEvent, RawEvent, StepMark, Trace
 
@@ -57,9 +58,15 @@ def _ordinal(process: str) -> int:
     return int(found.group(1)) if found else -1
 
 
-def build_trace(events: Iterable[RawEvent], path: str, fmt: str) -> Trace:
+def build_trace(
+    events: Iterable[RawEvent],
+    path: str,
+    fmt: str,
+    device_kinds: Mapping[str, str] | None = None,
+) -> Trace:
     """Sort ``events`` into the ops of the first device that ran any, its module runs and the
-    steps (see the module docstring)."""
+    steps (see the module docstring). ``device_kinds`` maps a process to the chip it is
+    (``TPU v5 Lite``), where the file says (an XPlane's ``device_type_string``)."""
     by_process: dict[str, list[RawEvent]] = defaultdict(list)
     steps: list[StepMark] = []
     host_ops: list[RawEvent] = []
@@ -73,27 +80,35 @@ def build_trace(events: Iterable[RawEvent], path: str, fmt: str) -> Trace:
         elif "hlo_op" in args and not event.name.startswith(_END_MARK):
             host_ops.append(event)
     devices = sorted(
-        (p for p, evs in by_process.items() if _DEVICE.match(p) and any(_is_op(e) for e in evs)),
+        (p for p, evs in by_process.items() if _DEVICE.match(p) and any(map(_is_op, evs))),
         key=_ordinal,
     )
     if devices:
         device = devices[0]
         mine = by_process[device]
+        # The XLA Ops line holds every op once. XLA:TPU's "Async XLA Ops" line draws each
+        # async pair in flight (start to done, named by its done op): time the device was not
+        # busy with it, so not an op. A device without that line (a GPU's streams) has its
+        # ops wherever an event names an HLO op.
+        has_line = any(e.thread == OPS_LINE for e in mine)
+        is_op = (lambda e: e.thread == OPS_LINE) if has_line else _is_op
         runs = [_module_run(e) for e in mine if e.thread == MODULES_LINE]
         runs.sort(key=lambda r: r.start_ns)
+        # The device's Steps line names each step by its number ("0", "1"...).
         device_steps = [
-            StepMark(e.name, e.name, e.start_ns, e.duration_ns)
+            StepMark(STEPS_LINE, e.name, e.start_ns, e.duration_ns)
             for e in mine
             if e.thread == STEPS_LINE
         ]
-        ops = _ops([e for e in mine if _is_op(e)], runs)
+        ops = _ops([e for e in mine if is_op(e)], runs)
         steps = device_steps or steps
     else:
         device = HOST_CPU if host_ops else ""
         runs = []
         ops = _ops(host_ops, runs)
     steps.sort(key=lambda s: s.start_ns)
-    return Trace(path, fmt, device, ops, runs, steps, devices or ([device] if device else []))
+    kind = (device_kinds or {}).get(device, "")
+    return Trace(path, fmt, device, ops, runs, steps, devices or ([device] if device else []), kind)
 
 
 def _is_op(event: RawEvent) -> bool:
@@ -105,7 +120,8 @@ def _is_op(event: RawEvent) -> bool:
 def _module_run(event: RawEvent) -> ModuleRun:
     found = _MODULE_RUN.match(event.name)
     name, program = (found.group(1), found.group(2)) if found else (event.name, "")
-    return ModuleRun(name, program, event.start_ns, event.duration_ns)
+    run = str(event.args.get("run_id", ""))
+    return ModuleRun(name, program, event.start_ns, event.duration_ns, run)
 
 
 def _ops(events: Sequence[RawEvent], runs: Sequence[ModuleRun]) -> list[OpEvent]:
@@ -121,26 +137,44 @@ def _ops(events: Sequence[RawEvent], runs: Sequence[ModuleRun]) -> list[OpEvent]
             index = bisect.bisect_right(starts, event.start_ns) - 1
             if index >= 0 and event.start_ns < runs[index].start_ns + runs[index].duration_ns:
                 module = module or runs[index].module
-                run = run or str(index)
+                run = run or runs[index].run or str(index)
         name = event.name
         text = str(args.get("long_name") or (name if " = " in name else ""))
+        # XLA:TPU's op name (``tf_op``) ends in a colon: ``jit(f)/jvp()/dot_general:``.
+        op_name = str(args.get("tf_op", "")).rstrip(":")
+        start, duration = _device_times(event)
         out.append(
             OpEvent(
                 name=op_name_of(name, dict(args)),
                 module=module,
-                start_ns=event.start_ns,
-                duration_ns=event.duration_ns,
+                start_ns=start,
+                duration_ns=duration,
                 run=run,
                 line=f"{event.process}/{event.thread}",
                 text=text,
                 category=str(args.get("hlo_category", "")),
                 source=str(args.get("source", "") or args.get("source_info", "")),
+                op_name=op_name,
                 flops=_number(args.get("flops", args.get("model_flops"))),
                 bytes_accessed=_number(args.get("bytes_accessed")),
             )
         )
     out.sort(key=lambda op: op.start_ns)
     return out
+
+
+def _device_times(event: RawEvent) -> tuple[float, float]:
+    """An op's start and duration in ns: XLA:TPU's exact picosecond figures when the event
+    carries them (the Chrome file's microseconds are rounded, the XPlane's are not), so both
+    files of a run give the same times."""
+    args = event.args
+    offset, duration = args.get("device_offset_ps"), args.get("device_duration_ps")
+    if offset is None or duration is None:
+        return event.start_ns, event.duration_ns
+    try:
+        return int(offset) / 1000, int(duration) / 1000
+    except (TypeError, ValueError):
+        return event.start_ns, event.duration_ns
 
 
 def _number(value: object) -> float | None:

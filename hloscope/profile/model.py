@@ -44,7 +44,9 @@ class OpEvent:
     ``module`` names the HLO module (``jit_step``; ``""`` when the trace does not say), ``run``
     tells one execution of the module from another, ``line`` is the thread the op was recorded
     on (nested events of one line share time; see :func:`~hloscope.profile.build.self_times`).
-    ``flops`` and ``bytes_accessed`` are the figures the runtime attached, when it did.
+    ``category``, ``source`` (``file:line``), ``op_name`` (JAX's name scope), ``flops`` and
+    ``bytes_accessed`` are what the runtime attached, when it did (XLA:TPU attaches them all to
+    the Chrome trace's events; the XPlane reader sees only the op's text).
     """
 
     name: str
@@ -56,6 +58,7 @@ class OpEvent:
     text: str = ""
     category: str = ""
     source: str = ""
+    op_name: str = ""
     flops: float | None = None
     bytes_accessed: float | None = None
 
@@ -66,12 +69,14 @@ class OpEvent:
 
 @dataclass(frozen=True, slots=True)
 class ModuleRun:
-    """One execution of a compiled module on the device (``jit_step(6)``: module, program id)."""
+    """One execution of a compiled module on the device (``jit_step(6)``: module, program id;
+    ``run`` the runtime's ``run_id`` when the event carries one)."""
 
     module: str
     program_id: str
     start_ns: float
     duration_ns: float
+    run: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,21 +96,21 @@ def _rows(profile: OpProfile) -> list[dict[str, Any]]:
 def _head(profile: OpProfile, console: Any) -> None:
     from rich.text import Text
 
+    joined = ", joined to TARGET" if profile.target else ", no TARGET joined"
     lines = [
         ("trace    ", f"{profile.trace} ({profile.format})"),
         ("device   ", profile.device + (f" ({profile.chip})" if profile.chip else "")),
-        ("module   ", profile.module or "(not named by the trace)"),
+        ("module   ", (profile.module or "(not named by the trace)") + joined),
         ("steps    ", f"{profile.steps} ({profile.step_rule})"),
     ]
     room = max(console.width - len(lines[0][0]), 20)
     for label, value in lines:
         console.print(Text.assemble((label, "dim"), shorten_middle(printable(value), room)))
-    joined = f"joined to {profile.target}" if profile.target else "no TARGET joined"
     console.print(
         Text.assemble(
             ("time     ", "dim"),
             (format_seconds(profile.device_time_s), "bold"),
-            f" of device time per step in {len(profile.kernels)} kernels ({printable(joined)})",
+            f" of device time per step in {len(profile.kernels)} kernels",
         )
     )
 

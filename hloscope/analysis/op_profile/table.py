@@ -34,6 +34,7 @@ from typing import Any
 from ...devices import Device, for_kind
 from ...hlo.model import Module
 from ...profile import OpEvent, Trace, self_times
+from ...profile.build import STEPS_LINE
 from ..errors import OpProfileMismatch
 from ..fusions import UNKNOWN_SOURCE
 from .join import Joined, ModuleIndex, check_match
@@ -199,6 +200,8 @@ def _steps(trace: Trace, ops: Sequence[OpEvent], module: str) -> tuple[int, str,
         names = Counter(s.name for s in trace.steps)
         name = names.most_common(1)[0][0]
         count = len({s.number for s in trace.steps if s.name == name})
+        if name == STEPS_LINE:
+            return count, f"{count} steps on the device's Steps line", runs
         return count, f"{count} steps marked '{name}' in the trace", runs
     if runs:
         return runs, f"{runs} executions of {module or 'the program'} (no step marker)", runs
@@ -341,7 +344,7 @@ def _kernel(
     else:
         flops = trace_flops / steps if op.flops is not None else None
         nbytes = trace_bytes / steps if op.bytes_accessed is not None else None
-        kind, source, scope, element = _kind_from_text(op), op.source, "", ""
+        kind, source, scope, element = _kind_from_text(op), op.source, scope_of(op.op_name), ""
     where = position(flops or 0.0, nbytes or 0.0, time_s, chip, element)
     return KernelTime(
         name=name,

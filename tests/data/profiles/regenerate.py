@@ -1,6 +1,7 @@
 """Regenerate tests/data/profiles: real profiler traces of small programs, and their modules.
 
     python tests/data/profiles/regenerate.py [--platform cpu|tpu] [CASE ...]
+    python tests/data/profiles/regenerate.py --import-tpu DIR
 
 Each case of ``programs.py`` runs in a fresh interpreter on this machine's JAX device (XLA:CPU
 here; on a TPU machine, ``--platform tpu``) and writes ``<platform>/<case>/``:
@@ -13,6 +14,13 @@ here; on a TPU machine, ``--platform tpu``) and writes ``<platform>/<case>/``:
 * ``facts.json``: what the recording knows (steps marked, executions per module, XLA's
   ``cost_analysis()`` of each module, the device kind), the tests' oracle.
 
+TPU traces come from a TPU host: ``benchmarks/tpu_chip_facts.py OUT`` (run there, see
+``../shared/docs/tpu.md``) records ``jax.profiler.trace`` of five steps of each program of
+``samples/tpu_programs.py`` with the XLA dump of its module, and ``chip_facts.json`` (XLA:TPU's
+``cost_analysis()``, the traced step count). Unpacked here, ``regenerate.py --import-tpu OUT``
+copies into ``tpu/<program>/`` the trace files, the module's ``after_optimizations.txt`` (the
+rest of the dump is left out) and the facts.
+
 What XLA:CPU's trace holds (jax 0.10): no device process; each kernel (thunk) is an event on
 a ``/host:CPU`` thread named after its HLO instruction, with ``hlo_op``, ``hlo_module`` and
 ``run_id`` arguments, and an ``end: NAME`` event after it. Steps marked with
@@ -22,6 +30,7 @@ a ``/host:CPU`` thread named after its HLO instruction, with ``hlo_op``, ``hlo_m
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -70,14 +79,42 @@ def record(case: str, platform: str) -> Path:
     return target
 
 
+TPU_PROGRAMS = ("conv_step", "matmul", "elementwise", "lm_step")
+
+
+def import_tpu(source: Path) -> None:
+    """Copy the small part of a ``tpu_chip_facts.py`` output folder that the tests read."""
+    facts = json.loads((source / "chip_facts.json").read_text())
+    for name in TPU_PROGRAMS:
+        origin = source / "traces" / name
+        target = HERE / "tpu" / name
+        if target.exists():
+            shutil.rmtree(target)
+        (target / "dump").mkdir(parents=True)
+        for path in (origin / "plugins").rglob("*"):
+            if path.is_file():
+                copy = target / "trace" / path.relative_to(origin)
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, copy)
+        for path in (origin / "dump").glob("*.after_optimizations.txt"):
+            shutil.copy2(path, target / "dump" / path.name)
+        row = {"device_kind": facts["device_kind"], "jax": facts["jax"], **facts[name]}
+        (target / "facts.json").write_text(json.dumps(row, indent=1) + "\n")
+        print(target)
+
+
 def main() -> None:
     sys.path.insert(0, str(HERE))
     from programs import CASES
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--platform", default="cpu", choices=("cpu", "tpu", "gpu"))
+    parser.add_argument("--import-tpu", metavar="DIR", type=Path)
     parser.add_argument("cases", nargs="*", default=list(CASES))
     args = parser.parse_args()
+    if args.import_tpu:
+        import_tpu(args.import_tpu)
+        return
     for case in args.cases:
         print(record(case, args.platform))
 
