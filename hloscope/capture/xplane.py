@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..profile import RawEvent, Trace, TraceError, build_trace
 from .frameworks import require_jax
@@ -36,9 +37,10 @@ def _profile_data(path: Path):  # -> jax.profiler.ProfileData
         raise TraceError(f"{path}: cannot read the XSpace ({error})") from error
 
 
-def xplane_events(path: str | Path) -> Iterator[RawEvent]:
-    """Every event of an ``*.xplane.pb`` file, with its plane and line names and its stats."""
-    data = _profile_data(Path(path))
+def xplane_events(path: str | Path, data: Any = None) -> Iterator[RawEvent]:
+    """Every event of an ``*.xplane.pb`` file (or of its ``ProfileData``, read already), with
+    its plane and line names and its stats."""
+    data = data if data is not None else _profile_data(Path(path))
     for plane in data.planes:
         plane_name = plane.name
         for line in plane.lines:
@@ -54,10 +56,11 @@ def xplane_events(path: str | Path) -> Iterator[RawEvent]:
                 )
 
 
-def device_kinds(path: str | Path) -> dict[str, str]:
+def device_kinds(path: str | Path, data: Any = None) -> dict[str, str]:
     """Each plane's chip, from its ``device_type_string`` stat (``TPU v5 Lite``)."""
     kinds = {}
-    for plane in _profile_data(Path(path)).planes:
+    data = data if data is not None else _profile_data(Path(path))
+    for plane in data.planes:
         kind = dict(plane.stats).get("device_type_string")
         if isinstance(kind, str) and kind:
             kinds[plane.name] = kind
@@ -66,4 +69,5 @@ def device_kinds(path: str | Path) -> dict[str, str]:
 
 def read_xplane(path: str | Path) -> Trace:
     """The :class:`~hloscope.profile.model.Trace` of an ``*.xplane.pb`` file (needs jax)."""
-    return build_trace(xplane_events(path), str(path), FORMAT, device_kinds(path))
+    data = _profile_data(Path(path))
+    return build_trace(xplane_events(path, data), str(path), FORMAT, device_kinds(path, data))

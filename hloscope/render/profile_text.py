@@ -36,7 +36,9 @@ def _bound(row: Mapping[str, Any]) -> str:
     if not bound:
         return "-"
     fraction = row["fraction"]
-    return f"{bound} {fraction:.0%}" if fraction is not None else bound
+    if fraction is None:
+        return bound
+    return f"{bound} {fraction:.0%}" + ("?" if fraction > 1 else "")
 
 
 KERNEL_COLUMNS: dict[str, Column] = {
@@ -61,7 +63,7 @@ KERNEL_COLUMNS: dict[str, Column] = {
     ),
 }
 _ESSENTIAL = ("kernel", "time", "share", "kind")
-_OPTIONAL = ("source", "bound", "x", "flops", "bytes")
+_OPTIONAL = ("bound", "source", "x", "flops", "bytes")
 
 
 def _key_column(label: str, header: str) -> Column:

@@ -293,6 +293,7 @@ def op_profile(
             "other modules in the trace (device s per step): "
             + ", ".join(f"{m or '?'} {t:.3g}" for m, t in sorted(others.items()))
         )
+    notes.extend(_roof_notes(kernels, chip, trace))
     if len(trace.devices) > 1:
         notes.append(f"{len(trace.devices)} devices in the trace: {trace.device} is shown")
     return OpProfile(
@@ -314,6 +315,26 @@ def op_profile(
         unjoined=unjoined,
         notes=notes,
     )
+
+
+def _roof_notes(kernels: Sequence[KernelTime], chip: Device | None, trace: Trace) -> list[str]:
+    """What a reader must know about the bounds: no chip, or kernels above a roof."""
+    if chip is None:
+        if trace.device.startswith("/device:"):
+            return ["the trace does not name its chip: --device NAME gives bounds"]
+        return []
+    above = [k for k in kernels if k.fraction is not None and k.fraction > 1]
+    if not above:
+        return []
+    memory = [k for k in above if k.bound == "memory"]
+    share = sum(k.share for k in above)
+    why = (
+        "their bytes are XLA's bytes accessed, which on a TPU count on-chip (VMEM) traffic "
+        "too: the byte figure is in doubt, not the time"
+        if memory
+        else "the chip's peak in the registry is below what they reached"
+    )
+    return [f"{len(above)} kernels ({share:.0%} of the time) are above 100% of a roof: {why}"]
 
 
 def _kernel(
