@@ -331,3 +331,34 @@ def test_nested_ops_on_one_line_count_their_own_time_only(tmp_path: Path) -> Non
     assert profile.device_time_s == pytest.approx(100e-6)
     assert profile.module == "jit_f" and profile.steps == 1
     assert {k.name: k.kind for k in profile.kernels} == {"while.1": "while", "fusion.2": "kLoop"}
+
+
+# ---- the report's section -----------------------------------------------------------------
+
+
+def test_the_report_has_a_profile_section_with_escaped_names(tmp_path: Path) -> None:
+    from hloscope.reporting import build_report
+
+    text = (CPU / "mlp" / "step.hlo").read_text()
+    evil = "/home/user/<script>alert(1)</script>.py"
+    assert "/home/user/profiles/programs.py" in text
+    hlo = tmp_path / "step.hlo"
+    hlo.write_text(text.replace("/home/user/profiles/programs.py", evil))
+    report = build_report(str(hlo), graphs=0, profile=str(CPU / "mlp"))
+    assert "profile" in report.section_names()
+    assert report.profile is not None
+    assert {k.name for k in report.profile.kernels} == {
+        e["args"]["hlo_op"] for e in raw_ops("mlp", "jit_step")
+    }
+    page = report.write(tmp_path / "r.html").read_text()
+    assert 'id="' in page and "-profile-table" in page
+    assert "<script>alert(1)" not in page
+    assert "&lt;script&gt;alert(1)" in page
+
+
+def test_the_report_says_when_the_trace_is_of_another_module(tmp_path: Path) -> None:
+    done = invoke("report", str(CPU / "mlp" / "step.hlo"), "--profile", str(CPU / "loop"),
+                  "--graphs", "0", "-o", str(tmp_path / "r.html"))  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert "profile left out" in done.output and "another module" in done.output
+    assert "-profile-table" not in (tmp_path / "r.html").read_text()

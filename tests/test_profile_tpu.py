@@ -128,3 +128,14 @@ def test_the_lm_step_profile() -> None:
     assert len(profile.kernels) == len({e["name"] for e in xla_ops("lm_step")}) > 900
     assert profile.by_source[0].key.endswith(")") and profile.by_source[0].share > 0.05
     assert sum(g.time_s for g in profile.by_kind) == pytest.approx(profile.device_time_s)
+
+
+def test_kernels_above_a_roof_and_an_unnamed_chip_are_said() -> None:
+    """The LM step's fusions move bytes XLA counts at their boundary, on-chip traffic
+    included: above 819 GB/s; the profile says the byte figure is in doubt. A Chrome trace
+    does not name its chip: without --device the profile says how to get bounds."""
+    notes = profile_of("lm_step").notes
+    assert any("above 100% of a roof" in n and "byte figure is in doubt" in n for n in notes)
+    bare = op_profile(read_trace(TPU / "lm_step"), module_of("lm_step"))
+    assert bare.chip == "" and all(k.bound is None for k in bare.kernels)
+    assert any("--device NAME" in n for n in bare.notes)

@@ -54,6 +54,13 @@ __all__ = ["report_command"]
     "tpu-v4, h100, ...; as `hloscope collectives --device`). The step on every device of the "
     "table is shown either way.",
 )
+@click.option(
+    "--profile",
+    "profile",
+    metavar="TRACE",
+    help="Add the op profile of a jax.profiler.trace of this module (a folder, a "
+    "*.trace.json.gz or a *.xplane.pb), as `hloscope profile TRACE TARGET` shows it.",
+)
 @module_option
 @refresh_option
 def report_command(
@@ -62,6 +69,7 @@ def report_command(
     bench: bool,
     graphs: int,
     device: str | None,
+    profile: str | None,
     module: str | None,
     refresh: bool,
 ) -> None:
@@ -77,7 +85,9 @@ def report_command(
 
         interconnect(device)  # a wrong name fails here, listing the names, before any work
     resolved = open_target(target, refresh=refresh)
-    report = build_report(resolved, module=module, bench=bench, graphs=graphs, device=device)
+    report = build_report(
+        resolved, module=module, bench=bench, graphs=graphs, device=device, profile=profile
+    )
     path = report.write(out)
     for note in report.notes:
         say_note(note)

@@ -9,6 +9,7 @@ install reads it without jax, and it holds the same events as the ``*.xplane.pb`
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from pathlib import Path
 
@@ -40,7 +41,7 @@ def trace_format(path: Path) -> TraceFormat | None:
     return None
 
 
-def trace_file(spec: str | Path, prefer: TraceFormat = TraceFormat.CHROME) -> Path:
+def trace_file(spec: str | os.PathLike[str], prefer: TraceFormat = TraceFormat.CHROME) -> Path:
     """The trace file ``spec`` names (see the module docstring); ``prefer`` picks which of a
     run's two files is read when both are there."""
     path = Path(spec)

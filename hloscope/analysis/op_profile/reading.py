@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from ...profile import Trace, TraceFormat, read_chrome_trace, trace_file, trace_format
 
 __all__ = ["read_trace"]
 
 
-def read_trace(spec: str | Path, prefer: TraceFormat = TraceFormat.CHROME) -> Trace:
+def read_trace(spec: str | os.PathLike[str], prefer: TraceFormat = TraceFormat.CHROME) -> Trace:
     """The trace ``spec`` names: a ``jax.profiler.trace`` folder, a ``plugins/profile/<run>/``
     folder, or one ``*.trace.json.gz`` / ``*.xplane.pb`` file (see
     :func:`hloscope.profile.trace_file`). An ``*.xplane.pb`` needs jax
