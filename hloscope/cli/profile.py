@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from ._app import CliError, cli
+from ._device import device_option
 from ._target import open_target, say_note
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..devices import DeviceSpec
+
 __all__ = ["profile_command"]
-
-
-def _device(name: str | None):  # -> Device | None
-    if name is None:
-        return None
-    from ..devices import parse_device
-
-    return parse_device(name).device  # an unknown name fails before any trace is read
 
 
 def _profile(trace_spec: str, target: str | None, module: str | None, device, xplane: bool):
@@ -57,9 +54,9 @@ def _profile(trace_spec: str, target: str | None, module: str | None, device, xp
     help="The module to profile when the trace holds several (default: TARGET's, else the "
     "one with the most device time); with TARGET, also the module of TARGET to join.",
 )
-@click.option(
-    "--device",
-    help="The chip for the roofline (tpu-v5e, h100...; default: the one the trace names).",
+@device_option(
+    "The chip for the roofline (default: the one the trace names).",
+    needs="memory_bytes_per_s",
 )
 @click.option(
     "--vs",
@@ -89,7 +86,7 @@ def profile_command(
     target: str | None,
     top: int | None,
     module: str | None,
-    device: str | None,
+    device: DeviceSpec | None,
     vs: str | None,
     vs_target: str | None,
     xplane: bool,
@@ -115,7 +112,7 @@ def profile_command(
         raise CliError("--vs-target needs --vs TRACE_B")
     if vs is not None and as_csv:
         raise CliError("--csv shows one profile; with --vs use --json")
-    chip = _device(device)
+    chip = device.device if device is not None else None
     profile = _profile(trace, target, module, chip, xplane)
     if vs is not None:
         from ..analysis.op_profile import compare_profiles
