@@ -35,6 +35,7 @@ _FIGURES = {
     "interconnect": "interconnect figures",
     "memory_bytes": "memory size",
     "mxu": "MXU size",
+    "memory_bytes_per_s": "memory bandwidth",
 }
 
 
