@@ -121,4 +121,3 @@ def module_has_tpu_layouts(module: Module) -> bool:
             if layout is not None and (layout.tiles or layout.memory_space):
                 return True
     return False
-
