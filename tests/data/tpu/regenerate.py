@@ -6,11 +6,14 @@ Each program below is compiled for a TPU *topology* in a fresh interpreter (libt
 compile: no TPU is needed, see ../../../README and /work/shared/docs/tpu.md section 1), with
 ``XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_text``. A single chip is ``v5e:1x1``; the SPMD
 program is compiled for the 8 chips of ``v5e:2x4``. From each dump the files the tests read are
-kept, renamed ``<program>/<suffix>`` (``after_optimizations.txt``, ``before_optimizations.txt``,
-``buffer-assignment.txt``, ``memory-usage-report.txt``), and ``oracle.json`` holds what the
-compiled executable itself says: ``cost_analysis()`` (flops, bytes accessed, ...) and
-``memory_analysis()`` (argument, output, temp, peak bytes). Tests compare hloscope's readings of
-the text with those figures, so they never copy hloscope's own output.
+kept under ``<program>/`` with XLA's own file names, so that the folder reads as a dump
+(``*.after_optimizations.txt``, ``*.before_optimizations.txt``,
+``*.after_optimizations-buffer-assignment.txt``, ``*.after_optimizations-memory-usage-report.txt``;
+the other files of the dump are left out to keep the folder small), ``SOURCE.py`` is the
+program as it ran (the line numbers of its metadata are its lines), and ``oracle.json``
+holds what the compiled executable itself says: ``cost_analysis()`` (flops, bytes accessed,
+...) and ``memory_analysis()`` (argument, output, temp, peak bytes). Tests compare hloscope's
+readings of the text with those figures, so they never copy hloscope's own output.
 
 Needs jax with libtpu (``pip install "jax[tpu]"``); made with jax/jaxlib 0.10.2 and libtpu
 0.0.42.1. Other versions write different text: regenerate everything with one set of versions.
@@ -30,13 +33,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 # The temporary folder the programs ran from, as the metadata of the kept files names it.
 NEUTRAL_FOLDER = "/home/user/tpu"
-# The dump files kept (the suffix after the module's name), and the name each gets here.
-KEPT = {
-    "after_optimizations.txt": "after_optimizations.txt",
-    "before_optimizations.txt": "before_optimizations.txt",
-    "after_optimizations-buffer-assignment.txt": "buffer-assignment.txt",
-    "after_optimizations-memory-usage-report.txt": "memory-usage-report.txt",
-}
+# The dump files kept (what follows the module's name in XLA's file names); the rest is left out.
+KEPT = (
+    "before_optimizations.txt",
+    "after_optimizations.txt",
+    "after_optimizations-buffer-assignment.txt",
+    "after_optimizations-memory-usage-report.txt",
+)
 # libtpu reads these before it loads: without them it looks for a TPU host it cannot find.
 TPU_ENV = {
     "TPU_ACCELERATOR_TYPE": "v5litepod-4",
@@ -201,10 +204,11 @@ program(
 )
 
 
-def compile_program(name: str) -> None:
-    """Compile one program in a fresh interpreter and keep its dump's key files here."""
+def compile_program(name: str, into: Path = HERE) -> Path:
+    """Compile one program in a fresh interpreter and keep its dump's key files in
+    ``into/<name>`` (here by default; a test compiles into a temporary folder)."""
     topology, source = PROGRAMS[name]
-    target = HERE / name
+    target = into / name
     with tempfile.TemporaryDirectory() as work:
         dump = Path(work) / "dump"
         (Path(work) / name).mkdir()
@@ -221,17 +225,17 @@ def compile_program(name: str) -> None:
         shutil.rmtree(target, ignore_errors=True)
         target.mkdir(parents=True)
         shutil.copy(script, target / "SOURCE.py")
-        for suffix, kept_name in KEPT.items():
-            (found,) = [p for p in dump.glob(f"*jit_FUNCTION*.{suffix}")]
-            text = found.read_text().replace(work, NEUTRAL_FOLDER)
-            (target / kept_name).write_text(text)
+        for suffix in KEPT:
+            (found,) = dump.glob(f"*jit_FUNCTION*.{suffix}")
+            (target / found.name).write_text(found.read_text().replace(work, NEUTRAL_FOLDER))
         (target / "oracle.json").write_text(json.dumps(oracle, indent=1, sort_keys=True) + "\n")
-    print(f"{name}: {sum(p.stat().st_size for p in target.iterdir()) / 1e3:.0f} kB")
+    return target
 
 
 def main(names: list[str]) -> None:
     for name in names or list(PROGRAMS):
-        compile_program(name)
+        target = compile_program(name)
+        print(f"{name}: {sum(p.stat().st_size for p in target.iterdir()) / 1e3:.0f} kB")
 
 
 if __name__ == "__main__":
