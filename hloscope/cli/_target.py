@@ -23,6 +23,7 @@ __all__ = [
     "refresh_option",
     "stage_option",
     "open_target",
+    "mesh_option",
     "open_module",
     "open_modules",
     "say_note",
@@ -73,29 +74,59 @@ def stage_option(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
-def open_target(spec: str, *, refresh: bool = False) -> Target:
-    """Resolve ``spec`` (capturing a script, with a spinner on a terminal).
+def mesh_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--mesh AXIS=SIZE,...``: the arguments' mesh reshaped for a TPU slice."""
+    return click.option(
+        "--mesh",
+        metavar="AXIS=N,...",
+        help="With --device on a TPU slice: rebuild the example arguments' mesh with these "
+        "axis sizes (data=8,model=4; default: the shape the script made).",
+    )(command)
+
+
+def open_target(
+    spec: str, *, refresh: bool = False, device: Any = None, mesh: str | None = None
+) -> Target:
+    """Resolve ``spec`` (capturing a script, with a spinner on a terminal); a
+    ``SCRIPT.py:FUNCTION`` is compiled for ``device`` when one is given.
 
     The target is remembered for the command group, which reports the module files it had to
     leave out (:attr:`Target.problems`) when the command ends and makes the exit status 1.
     """
-    from ..capture.target import Target
+    from ..capture.target import Target, TargetKind
 
-    target = Target.resolve(spec, refresh=refresh)
+    target = Target.resolve(spec, refresh=refresh, device=_function_device(spec, device), mesh=mesh)
+    if target.kind is TargetKind.FUNCTION and target.device is not None:
+        info = target.compile_info()
+        if info.get("estimate_note"):
+            say_note(str(info["estimate_note"]))
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.find_root().meta.setdefault(OPENED, []).append(target)
     return target
 
 
+def _function_device(spec: str, device: Any) -> Any:
+    """The device to compile ``spec`` for: only a ``SCRIPT.py:FUNCTION`` is compiled here;
+    other targets are read as they were compiled, and ``--device`` prices or fits them."""
+    from ..capture.target import is_function_spec
+
+    return device if device is not None and is_function_spec(spec) else None
+
+
 def open_module(
-    spec: str | Target, *, stage: str = "after", module: str | None = None, refresh: bool = False
+    spec: str | Target,
+    *,
+    stage: str = "after",
+    module: str | None = None,
+    refresh: bool = False,
+    device: Any = None,
 ) -> ModuleChoice:
     """The main module of ``spec`` (or the one ``module`` names), with a note on stderr when
     it was picked from several."""
     from ..capture.target import Target
 
-    target = spec if isinstance(spec, Target) else open_target(spec, refresh=refresh)
+    target = spec if isinstance(spec, Target) else open_target(spec, refresh=refresh, device=device)
     choice = target.choose_module(stage, module)
     if choice.note:
         say_note(choice.note)
@@ -130,7 +161,13 @@ def wrapped_note(note: str) -> str:
 
 
 def open_modules(
-    spec: str, *, stage: str = "after", module: str | None, all_modules: bool, refresh: bool
+    spec: str,
+    *,
+    stage: str = "after",
+    module: str | None,
+    all_modules: bool,
+    refresh: bool,
+    device: Any = None,
 ) -> list[Module]:
     """Every module of ``spec`` with ``all_modules``, else the main one (:func:`open_module`)."""
     if all_modules and module is not None:
@@ -138,5 +175,5 @@ def open_modules(
 
         raise CliError("--module and --all-modules exclude each other")
     if all_modules:
-        return open_target(spec, refresh=refresh).modules(stage)
-    return [open_module(spec, stage=stage, module=module, refresh=refresh).module]
+        return open_target(spec, refresh=refresh, device=device).modules(stage)
+    return [open_module(spec, stage=stage, module=module, refresh=refresh, device=device).module]

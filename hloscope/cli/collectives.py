@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING
 import click
 
 from ._app import cli
+from ._device import device_option
 from ._target import all_modules_option, module_option, open_target, refresh_option
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..bench.step_estimate import StepEstimate
+    from ..analysis.step_estimate import StepEstimate
+    from ..devices import DeviceSpec
 
 __all__ = ["collectives_command"]
 
@@ -33,10 +35,10 @@ __all__ = ["collectives_command"]
 @module_option
 @all_modules_option
 @refresh_option
-@click.option(
-    "--device",
-    help="Price each collective on this device's interconnect (tpu-v4, tpu-v5e, tpu-v5p, "
-    "tpu-v6e, h100, a100, h100-pcie, a100-pcie; a wrong name lists them).",
+@device_option(
+    "Price each collective on this device's interconnect and estimate the step (a wrong name "
+    "lists them).",
+    needs="interconnect",
 )
 def collectives_command(
     target: str,
@@ -44,7 +46,7 @@ def collectives_command(
     module: str | None,
     all_modules: bool,
     refresh: bool,
-    device: str | None,
+    device: DeviceSpec | None,
 ) -> None:
     """List TARGET's collectives (all-reduce, all-gather, reduce-scatter, all-to-all,
     collective-permute, send/recv; sync and async, in loops times their trip count): the bytes
@@ -66,13 +68,12 @@ def collectives_command(
     results = collectives_results(opened, modules=modules)
     steps: list[StepEstimate | None] = [None] * len(results)
     if device is not None:
-        from ..bench.interconnect import interconnect, price
-        from ..bench.step_estimate import step_estimate
+        from ..analysis.collectives import price
+        from ..analysis.step_estimate import step_estimate
 
-        row = interconnect(device)
         for r in results:
-            price(r, row)
-        steps = [step_estimate(m, r, row) for m, r in zip(modules, results)]
+            price(r, device)
+        steps = [step_estimate(m, r, device) for m, r in zip(modules, results)]
     else:
         for r in results:
             r.notes.append("no --device: estimate_s and exposed_s are null")

@@ -12,12 +12,13 @@ import click
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.memory_diff import MemoryDiff
-    from ..bench.interconnect import Interconnect
     from ..capture.target import Target
+    from ..devices import DeviceSpec
     from ..hlo.model import Module
 
 from ..errors import ExitStatus, HloscopeError
 from ._app import CliError, cli
+from ._device import device_option
 from ._target import all_modules_option, module_option, open_module, open_target, refresh_option
 
 __all__ = ["diff_command", "parse_metrics"]
@@ -76,10 +77,10 @@ def parse_metrics(text: str | None) -> list[str]:
     metavar="N",
     help="List at most N changes and N source lines (0: all).",
 )
-@click.option(
-    "--device",
-    help="Price both sides' collectives on this device (tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e, "
-    "h100, a100, h100-pcie, a100-pcie): exposed communication and the step, A against B.",
+@device_option(
+    "Price both sides' collectives on this device: exposed communication and the step, A "
+    "against B.",
+    needs="interconnect",
 )
 @module_option
 @all_modules_option
@@ -91,7 +92,7 @@ def diff_command(
     fail_on: str | None,
     threshold: float,
     limit: int,
-    device: str | None,
+    device: DeviceSpec | None,
     module: str | None,
     all_modules: bool,
     refresh: bool,
@@ -114,11 +115,6 @@ def diff_command(
     from ..render.diff_view import render_diff, render_memory_diff
 
     metrics = parse_metrics(fail_on)
-    row = None
-    if device is not None:
-        from ..bench.interconnect import interconnect
-
-        row = interconnect(device)  # a wrong name fails before any target is read
     kernel_metrics = [m for m in metrics if m != PEAK_METRIC]
     open_side = partial(_open_side, module=module, all_modules=all_modules, refresh=refresh)
     (target_a, modules_a), (target_b, modules_b) = open_side(a), open_side(b)
@@ -126,7 +122,7 @@ def diff_command(
     labels = None if all_modules else (a, b)  # one pair: the sides are the TARGETs given
     results = [(side_a, side_b, diff(side_a, side_b, labels=labels)) for side_a, side_b in pairs]
     memories = [_memory(side_a, target_a, side_b, target_b) for side_a, side_b in pairs]
-    communications = [_communication(side_a, side_b, row) for side_a, side_b in pairs]
+    communications = [_communication(side_a, side_b, device) for side_a, side_b in pairs]
     regressions = []
     for (side_a, _, result), (memory, why) in zip(results, memories):
         lines = regression_lines(result, kernel_metrics, threshold) if kernel_metrics else []
@@ -212,18 +208,18 @@ def _memory(
 
 
 def _communication(
-    side_a: Module, side_b: Module, row: Interconnect | None
+    side_a: Module, side_b: Module, device: DeviceSpec | None
 ) -> dict[str, Any] | None:
-    """The collectives of the two modules compared (with ``row``, priced on it, and the step
-    of each), or ``None`` when neither has one and no device is given: nothing to say."""
+    """The collectives of the two modules compared (with ``device``, priced on it, and the
+    step of each), or ``None`` when neither has one and no device is given: nothing to say."""
     from ..analysis.diff import communication_diff
-    from ..bench.step_estimate import communication_of, has_collectives
+    from ..analysis.step_estimate import communication_of, has_collectives
 
-    if row is None and not (has_collectives(side_a) or has_collectives(side_b)):
+    if device is None and not (has_collectives(side_a) or has_collectives(side_b)):
         return None
-    a, b = communication_of(side_a, row), communication_of(side_b, row)
+    a, b = communication_of(side_a, device), communication_of(side_b, device)
     out = communication_diff(a.result, b.result).to_dict()
-    if row is not None:
+    if device is not None:
         out["step"] = {
             "a": a.step.to_dict() if a.step is not None else None,
             "b": b.step.to_dict() if b.step is not None else None,
