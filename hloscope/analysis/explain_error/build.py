@@ -13,6 +13,7 @@ from typing import Any
 
 from ...hlo.metadata import StackFrame
 from ..unsupported.findings import Finding, Reason
+from .advice import Advice
 from .functions import function_chain
 from .log import Log, class_before
 from .record import Failure, Family
@@ -35,7 +36,7 @@ def make_failure(
     *,
     op: str,
     reason: Reason,
-    advice: str,
+    advice: Advice | tuple[str, str],
     node: str = "",
     function: str = "",
     dtype: str | None = None,
@@ -58,10 +59,11 @@ def make_failure(
         reason=reason,
         dtype=dtype,
         source=user_source(stack) if source is UNSET else source,
-        suggestion=advice,
+        suggestion=advice[0],
         detail=detail,
     )
     fields.setdefault("chain", function_chain(function))
+    fields.setdefault("advice_kind", str(advice[1]))
     if error_class is UNSET:
         error_class = class_before(log, start)
     return Failure(family, finding, message=detail, stack=stack, error_class=error_class, **fields)

@@ -73,5 +73,11 @@ def _drop_generic(failures: list[Failure], recognisers: tuple[Recogniser, ...]) 
 
     for failure in [f for f in failures if generic(f)]:
         others = [f for f in failures if f is not failure and f.offset >= failure.offset]
-        if any(failure.message.find(other.message[:80]) >= 0 for other in others):
+        if any(_same_message(failure.message, other.message) for other in others):
             failures.remove(failure)
+
+
+def _same_message(generic: str, other: str) -> bool:
+    """Whether two headlines are of one message: one holds the other's opening (a failure may
+    quote its line from the line's start, with the exception class before the code)."""
+    return generic.find(other[:80]) >= 0 or other.find(generic[:80]) >= 0

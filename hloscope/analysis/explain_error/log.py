@@ -52,7 +52,12 @@ def normalise_log(text: str) -> str:
 TF_FRAME = re.compile(r"[ \t]*File \"(?P<file>[^\"\n]*)\", line (?P<line>\d+)(?:, in (?P<fn>.*))?")
 PY_FRAME = re.compile(
     r"^[ \t]*File \"(?P<file>[^\"\n]+)\", line (?P<line>\d+)(?:, in (?P<fn>[^\n]*))?$"
-    r"|^(?P<pfile>[^\s:][^:\n]*\.py):(?P<pline>\d+): (?:in (?P<pfn>\S+))?$",
+    r"|^(?P<pfile>[^\s:][^:\n]*\.py):(?P<pline>\d+): (?:in (?P<pfn>\S+))?$"
+    # IPython 8 and pasted short forms: `File ~/lib/klujax.py:249, in analyze(...)`.
+    r"|^[ \t]*(?:File )?(?P<zfile>[^\s:,\"]+\.py):(?P<zline>\d+), in (?P<zfn>[\w<>.]+)"
+    # Older IPython: `/path/x.py in step(self, x)` (or a Colab link), then `---> 110` lines on.
+    r"|^\[?(?P<yfile>[^\s\[\]]+?\.py)\]?(?:\([^)\n]*\))? in (?P<yfn>[\w<>.]+)[^\n]*\n"
+    r"(?:[^\n]*\n){0,12}?-+> ?(?P<yline>\d+)",
     re.M,
 )
 # TF's stand-in frame for graphs made without Python (tf.data functions).
@@ -148,9 +153,10 @@ class Log:
         begin = max(head, pos - WINDOW) if head >= 0 else max(0, pos - _PYTEST_LOOKBACK)
         frames, last = [], begin
         for found in PY_FRAME.finditer(self.text, begin, pos):
-            file = found["file"] or found["pfile"]
-            line = found["line"] or found["pline"]
-            frames.append(StackFrame(file, int(line), found["fn"] or found["pfn"] or ""))
+            file = found["file"] or found["pfile"] or found["zfile"] or found["yfile"]
+            line = found["line"] or found["pline"] or found["zline"] or found["yline"]
+            fn = found["fn"] or found["pfn"] or found["zfn"] or found["yfn"] or ""
+            frames.append(StackFrame(file, int(line), fn))
             last = found.end()
         if not frames or self.text.count("\n", last, pos) > _MAX_GAP_LINES:
             return []

@@ -43,6 +43,19 @@ class Family(StrEnum):
     #: allocate N bytes`` with its "BufferAssignment OOM Debugging" list (GPU, CPU), or TPU's
     #: "Ran out of memory in memory space hbm" with its largest allocations.
     OUT_OF_MEMORY = "out_of_memory"
+    #: The runtime could not allocate a buffer on the device while the program ran or loaded:
+    #: ``Error allocating device buffer: Attempting to allocate 196.00M ... (0x0x0_HBM0)``,
+    #: ``Failed to allocate request for 176.00MiB``, TF's ``OOM when allocating tensor``.
+    DEVICE_ALLOCATION = "device_allocation"
+    #: The backend did not start: ``Unable to initialize backend 'tpu'``, a TPU held by another
+    #: process, a cuDNN that cannot be loaded or create its handle.
+    BACKEND_STARTUP = "backend_startup"
+    #: A function traced again and again: TF's "triggered tf.function retracing" warning,
+    #: JAX's ``TRACING CACHE MISS`` explanations.
+    RECOMPILE = "recompile"
+    #: JAX refused the shapes of an op's operands (``dot_general requires contracting
+    #: dimensions to have the same shape``, incompatible broadcasting).
+    JAX_SHAPE = "jax_shape"
 
 
 #: What each family means, in words (the headline of the text output).
@@ -57,6 +70,10 @@ FAMILY_TITLES: dict[Family, str] = {
     Family.JAX_EXPORT: "jax.export refused the program",
     Family.PALLAS: "a Pallas kernel cannot be lowered for the platform",
     Family.OUT_OF_MEMORY: "the program does not fit in device memory",
+    Family.DEVICE_ALLOCATION: "the device could not allocate a buffer",
+    Family.BACKEND_STARTUP: "the backend did not start",
+    Family.RECOMPILE: "a function was traced again and again",
+    Family.JAX_SHAPE: "JAX refused the shapes of an op",
 }
 
 
@@ -116,6 +133,12 @@ class Failure:
     #: What an out-of-memory report said (requested bytes, peak buffers, fixes); only for
     #: :attr:`Family.OUT_OF_MEMORY`, and only then in the JSON (as ``"memory"``).
     memory: OomReport | None = None
+    #: What kind of fix :attr:`Finding.suggestion` is (:class:`~.advice.AdviceKind`), so a
+    #: program can act on it; ``None`` when the advice is generic.
+    advice_kind: str | None = None
+    #: Further fixes, best first, each ``(kind, sentence)``: what the numbers of a memory
+    #: report support besides the first.
+    more_advice: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def user_stack(self) -> list[StackFrame]:
@@ -170,6 +193,8 @@ class Failure:
             "layer": self.layer,
             "occurrences": self.occurrences,
             "hints": list(self.hints),
+            "advice_kind": self.advice_kind,
+            "more_advice": [{"kind": kind, "fix": fix} for kind, fix in self.more_advice],
         } | ({"memory": self.memory.to_dict()} if self.memory is not None else {})
 
 

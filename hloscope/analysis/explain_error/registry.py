@@ -8,12 +8,16 @@ the order the families are tried in; each scans the whole text once.
 from __future__ import annotations
 
 from .kinds import (
+    backend_startup,
+    device_allocation,
     jax_export,
+    jax_shape,
     jax_tracing,
     missing_lowering,
     mlir_bridge,
     out_of_memory,
     pallas,
+    recompile,
     tf1_list,
     tf2xla,
     tf_known_issue,
@@ -35,4 +39,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     jax_export.RECOGNISER,
     pallas.RECOGNISER,
     out_of_memory.RECOGNISER,
+    device_allocation.RECOGNISER,
+    backend_startup.RECOGNISER,
+    recompile.RECOGNISER,
+    jax_shape.RECOGNISER,
 )

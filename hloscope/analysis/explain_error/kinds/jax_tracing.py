@@ -14,6 +14,7 @@ from ..forms import Form, alternation, form_of
 from ..log import TRACEBACK_HEADER, Log, class_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family, FunctionRef
+from ..user_line import FROM_LINE, best_source
 
 # ---- JAX tracing errors -------------------------------------------------------------------------
 
@@ -30,7 +31,7 @@ _TRACING_FORMS: tuple[Form, ...] = (
     ),
     Form(
         "integer_conversion",
-        r"The __index__\(\) method was called on traced array",
+        r"The __index__(?:\(\))? method was called on\s+(?:traced array|the JAX Tracer object)",
         "TracerIntegerConversionError",
         Reason.TRACING,
         ("TracerIntegerConversionError",),
@@ -38,7 +39,8 @@ _TRACING_FORMS: tuple[Form, ...] = (
     ),
     Form(
         "array_conversion",
-        r"The numpy\.ndarray conversion method __array__\(\) was called on traced array",
+        r"The numpy\.ndarray conversion method __array__\(\) was called on\s+"
+        r"(?:traced array|the JAX Tracer object)",
         "TracerArrayConversionError",
         Reason.TRACING,
         ("TracerArrayConversionError",),
@@ -54,7 +56,8 @@ _TRACING_FORMS: tuple[Form, ...] = (
     ),
     Form(
         "concretization",
-        r"Abstract tracer value encountered where concrete value is expected",
+        r"Abstract\s+tracer\s+value\s+encountered\s+where\s+(?:a\s+)?concrete\s+value\s+is\s+"
+        r"expected",
         "ConcretizationTypeError",
         Reason.TRACING,
         ("ConcretizationTypeError",),
@@ -95,10 +98,11 @@ _CULPRIT = re.compile(
     r"|The problem arose with the `(?P<d>\w+)` function"
 )
 _TRACED_AT = re.compile(
-    r"The error occurred while tracing the function (?P<fn>\S+) at (?P<file>[^\n]+?):"
-    r"(?P<line>\d+) for (?P<api>\w+)\."
+    r"(?:The error occurred while tracing|While tracing) the function (?P<fn>\S+) at\s+"
+    r"(?P<file>[^\n]+?):(?P<line>\d+)(?:\s+for\s+(?P<api>\w+)|,)"
 )
 _DEPENDS_ON = re.compile(r"depends on the value of the argument (?P<arg>[^\s.]+)")
+_GENERIC_CLASSES = frozenset({"TypeError", "IndexError", "RuntimeError"})
 _TRACING_CLASSES = frozenset(form.op for form in _TRACING_FORMS) | {"JAXTypeError"}
 _TRACING_END = ("\nSee https://", "\n--------------------", TRACEBACK_HEADER)
 
@@ -125,7 +129,12 @@ def _tracing_region(log: Log, pos: int) -> int:
 def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     form = form_of(_TRACING_FORMS, m)
     named = class_before(log, m.start())
-    error_class = named if named in _TRACING_CLASSES else form.op
+    # The form names the error more precisely than a generic class JAX raised it as
+    # (`IndexError: Array boolean indices must be concrete` is a boolean mask).
+    if form.op in _GENERIC_CLASSES:
+        error_class = named if named in _TRACING_CLASSES else form.op
+    else:
+        error_class = form.op
     end = _tracing_region(log, m.end())
     culprit = _CULPRIT.search(log.text, m.end(), end)
     culprit_name = next((g for g in culprit.groups() if g), "") if culprit else ""
@@ -138,7 +147,11 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         defined_at = StackFrame(m["nt_file"], int(m["nt_line"]), m["nt_fn"])
     stack = log.traceback_before(m.start())
     user = next((f for f in stack if is_user_frame(f)), None)
-    source = f"{user.file}:{user.line}" if user else None
+    from_lines = [
+        StackFrame(found["file"], int(found["line"]), found["fn"] or "")
+        for found in FROM_LINE.finditer(log.text, m.end(), end)
+    ]
+    source = best_source(stack, from_lines)
     if source is None and defined_at is not None:
         source = f"{defined_at.file}:{defined_at.line}"
     function = defined_at.function if defined_at else (user.function if user else "")

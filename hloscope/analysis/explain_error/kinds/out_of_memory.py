@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...memory.oom_log import OOM_OPENING, oom_fixes, read_oom
+from ...memory.oom_log import OOM_OPENING, read_oom
 from ...unsupported.findings import Reason
 from ..build import make_failure
 from ..device import platform_of
 from ..functions import jax_function
 from ..log import Log
+from ..memory_advice import memory_fixes
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 from ..user_line import user_source
@@ -20,6 +21,8 @@ from ..user_line import user_source
 # GPU prints "Out of memory while trying to allocate" and, a line on, "BufferAssignment OOM
 # Debugging.": one report, read from its first line.
 _OOM_SAME_REPORT = 512
+# TPU's report lists its largest allocations a few KiB after its first line.
+_LIST_SAME_REPORT = 16 * 1024
 # The device a report names: XLA:TPU in its status, or the TPU compiler's own wording.
 _OOM_PLATFORM = re.compile(r"XLA:(?P<word>TPU|GPU|CPU)\b")
 
@@ -41,6 +44,10 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         log.text, max(0, m.start() - _OOM_SAME_REPORT), m.start()
     ):
         return
+    if m["listed"] and OOM_OPENING.search(
+        log.text, max(0, m.start() - _LIST_SAME_REPORT), m.start()
+    ):
+        return  # the list of a report read from its first line
     report = read_oom(log.text, m.start())
     if report is None:
         return
@@ -50,15 +57,15 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     stack = log.traceback_before(start)
     function = jax_function(log, m.start(), log.region_end(m.start()), stack)
     word = _OOM_PLATFORM.search(log.text, start, log.line_end(m.end()))
-    device = word["word"].lower() if word else ("tpu" if m["space"] else None)
-    fixes = oom_fixes(report)
+    device = word["word"].lower() if word else ("tpu" if m["space"] or m["listed"] else None)
+    (kind, first), *rest = memory_fixes(report, log.text[start : start + 16 * 1024])
     yield make_failure(
         Family.OUT_OF_MEMORY,
         log,
         start,
         op="out of memory",
         reason=Reason.OUT_OF_MEMORY,
-        advice="; ".join(fix.fix for fix in fixes[:2]),
+        advice=(first, kind),
         function=function,
         stack=stack,
         source=f"{user[0].file}:{user[0].line}" if user else user_source(stack),
@@ -67,6 +74,7 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         error_class=_oom_class(log.headline(start)),
         status="RESOURCE_EXHAUSTED" if "RESOURCE_EXHAUSTED: " in log.headline(start) else None,
         memory=report,
+        more_advice=[(str(k), t) for k, t in rest],
     )
 
 

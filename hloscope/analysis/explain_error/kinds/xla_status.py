@@ -123,16 +123,6 @@ _STATUS_FORMS: tuple[Form, ...] = (
         ("xla:ffi_operands",),
         "a jaxlib kernel (LAPACK, cuSOLVER, ...) refused the shape of an operand",
     ),
-    # Recorded from users' logs (jax-ml/jax#16901, #22626): cuDNN could not start on the GPU.
-    Form(
-        "cudnn_init",
-        r"DNN library initialization failed",
-        "cuDNN",
-        Reason.COMPILE_ERROR,
-        ("xla:cudnn_init",),
-        "cuDNN could not be initialised on the GPU: a cuDNN of another version than jaxlib "
-        "was built with was loaded, or there was no GPU memory left to create its handle",
-    ),
     # The status codes of XLA's other refusals, read only where JAX raised them as its XLA
     # runtime error (a TensorFlow FAILED_PRECONDITION is about variables, not XLA).
     Form(
@@ -183,12 +173,6 @@ _WRONG = re.compile(
 )
 # What an FFI handler's platform word (`on a platform Host (canonical host)`, `CUDA`) means.
 _FFI_PLATFORMS = {"host": Platform.CPU, "cuda": Platform.GPU, "rocm": Platform.GPU}
-# Log lines before a cuDNN failure that say why (cuda_dnn.cc).
-_CUDNN_CAUSES = re.compile(
-    r"Loaded runtime CuDNN library: [^\n]*?compiled with: [\d.]+"
-    r"|Could not create cudnn handle: \w+"
-    r"|Memory usage: \d+ bytes free, \d+ bytes total"
-)
 
 
 @dataclass(slots=True)
@@ -226,10 +210,6 @@ def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
         _read_missing_target(m, group, facts)
     elif group in ("ffi_operands", "ffi_arity", "ffi_helpers"):
         _read_ffi_operands(log, m, group, facts)
-    elif group == "cudnn_init":
-        facts.platform, facts.device = Platform.GPU, "GPU (cuDNN)"
-        window = log.text[max(0, m.start() - 8192) : m.start()]
-        facts.hints.extend(dict.fromkeys(c.group() for c in _CUDNN_CAUSES.finditer(window)))
     return facts
 
 
