@@ -106,13 +106,27 @@ def advice_kind_of(key: str, reason: Reason) -> AdviceKind:
     return AdviceKind.OTHER
 
 
-def advise(names: Iterable[str], reason: Reason) -> Advice:
+_ON_PLATFORM = re.compile(r"\bon (?P<platform>GPU|TPU|CPU)\b")
+
+
+def _for_another_platform(text: str, platform: str | None) -> bool:
+    """Whether a row speaks of one platform only, and not ``platform`` (a TPU log must not get
+    "XLA convolutions on GPU take floating-point inputs only")."""
+    said = {found["platform"].lower() for found in _ON_PLATFORM.finditer(text)}
+    return bool(platform and said and platform.lower() not in said)
+
+
+def advise(names: Iterable[str], reason: Reason, platform: str | None = None) -> Advice:
     """The first row for any of ``names`` (most specific first) -- this package's own rows,
-    then the shared fixes table -- else the generic advice for ``reason``."""
+    then the shared fixes table -- else the generic advice for ``reason``; rows about another
+    platform than ``platform`` (when known) are passed over."""
     names = [n for n in names if n]
     for name in names:
         text = _OWN_ROWS.get(name) or suggest(name)
-        if text:
+        if text and not _for_another_platform(text, platform):
             return Advice(text, advice_kind_of(name, reason))
     first = names[0] if names else ""
-    return Advice(suggest(first, reason), advice_kind_of(first, reason))
+    text = suggest(first, reason)
+    if _for_another_platform(text, platform):
+        first, text = "", suggest("", reason)
+    return Advice(text, advice_kind_of(first, reason))

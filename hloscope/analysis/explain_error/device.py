@@ -9,7 +9,7 @@ from ..unsupported.findings import Platform
 
 __all__ = ["platform_of", "named_accelerator"]
 
-_PLATFORM_WORD = re.compile(r"\b(XLA_[A-Z]+_JIT|cpu|gpu|tpu|cuda|rocm|CPU|GPU|TPU)\b")
+_PLATFORM_WORD = re.compile(r"\b(XLA_[A-Z]+_JIT|cpu|gpu|tpu|cuda|rocm)(?:\b|_)", re.I)
 
 # The lines TensorFlow, JAX and XLA print when they find a GPU, each naming it.
 _GPU_NAME = re.compile(
@@ -25,7 +25,7 @@ def platform_of(word: str | None) -> Platform | None:
     if not found:
         return None
     try:
-        return Platform.parse(found.group())
+        return Platform.parse(found.group(1))
     except ValueError:
         return None
 

@@ -18,6 +18,8 @@ _PYTEST_E = re.compile(r"^E   ", re.M)
 # A line of pytest's short test summary, and the banners of the sections that show each
 # failure in full before it.
 _PYTEST_SUMMARY = re.compile(r"(?:FAILED|ERROR) \S+::\S* - ")
+# A message quoted with `> ` (Markdown), not pytest's source line: `> TypeError: ...`.
+_QUOTED_ERROR = re.compile(r">\s*[\w.]*(?:Error|Exception|Warning): ")
 _PYTEST_SECTIONS = ("= FAILURES =", "= ERRORS =")
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF8, "utf-8-sig"),
@@ -101,7 +103,7 @@ class Log:
         start = self.text.rfind("\n", 0, pos) + 1
         line = self.text[start : self.line_end(start)]
         if line.startswith((">", "---->")):
-            return True
+            return _QUOTED_ERROR.match(line) is None
         if not line[:1].isspace() or start == 0:
             return False
         previous = self.text.rfind("\n", 0, start - 1) + 1
@@ -160,6 +162,26 @@ class Log:
             last = found.end()
         if not frames or self.text.count("\n", last, pos) > _MAX_GAP_LINES:
             return []
+        return frames[::-1]
+
+    def traceback_after(self, pos: int, within: int = 4096) -> list[StackFrame]:
+        """The frames of a traceback that starts within ``within`` characters after ``pos``
+        (TF 1.x prints "... (see above for traceback)" and then the traceback), innermost
+        first; its frames end at the first line that is neither a frame nor its code."""
+        head = self.text.find(TRACEBACK_HEADER, pos, pos + within)
+        if head < 0:
+            return []
+        frames, at = [], self.line_end(head) + 1
+        while at < len(self.text):
+            found = PY_FRAME.match(self.text, at, self.line_end(at))
+            if found is None:
+                break
+            file = found["file"] or found["pfile"] or found["zfile"] or ""
+            line = found["line"] or found["pline"] or found["zline"] or "0"
+            frames.append(StackFrame(file, int(line), found["fn"] or found["zfn"] or ""))
+            at = self.line_end(found.end()) + 1
+            if at < len(self.text) and self.text[at : at + 1].isspace():
+                at = self.line_end(at) + 1  # the frame's source line
         return frames[::-1]
 
     def traceback_start(self, pos: int) -> int:

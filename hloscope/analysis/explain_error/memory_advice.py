@@ -33,8 +33,8 @@ _KINDS = {
 }
 
 
-def _with_bytes(text: str, freed: int | None, verb: str = "frees up to") -> str:
-    return f"{text} ({verb} {format_bytes(freed)})" if freed else text
+def _with_bytes(text: str, freed: int | None, verb: str = "frees up to {}") -> str:
+    return f"{text} ({verb.format(format_bytes(freed))})" if freed else text
 
 
 def memory_fixes(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
@@ -45,7 +45,7 @@ def memory_fixes(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
             _with_bytes(
                 fix.fix,
                 fix.bytes,
-                "at least this must go" if fix.kind is FixKind.SMALLER_BATCH else "frees up to",
+                "at least {} must go" if fix.kind is FixKind.SMALLER_BATCH else "frees up to",
             ),
         )
         for fix in oom_fixes(report)
@@ -60,7 +60,7 @@ def memory_fixes(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
             "a device with more memory, or more chips with the program sharded over them "
             "(a bigger slice)",
             over,
-            "needs at least this much more",
+            "needs at least {} more",
         ),
     )
     if capacity and arguments and arguments >= 0.8 * capacity:

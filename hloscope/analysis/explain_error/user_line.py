@@ -9,7 +9,7 @@ import re
 from ...hlo.metadata import StackFrame
 from ..provenance import is_user_frame
 
-__all__ = ["user_source", "best_source", "FROM_LINE"]
+__all__ = ["user_source", "best_source", "caller_of_framework", "FROM_LINE"]
 
 #: JAX's provenance of a traced value: ``from line /path/model.py:127 (fn)``, ``was created on
 #: line /path/model.py:12 (fn)``.
@@ -39,5 +39,12 @@ def best_source(stack: list[StackFrame], from_lines: list[StackFrame]) -> str | 
         return found
     if from_lines:
         return f"{from_lines[0].file}:{from_lines[0].line}"
+    outside = next((f for f in stack if not _FRAMEWORK.search(f.file)), None)
+    return f"{outside.file}:{outside.line}" if outside else None
+
+
+def caller_of_framework(stack: list[StackFrame]) -> str | None:
+    """``file:line`` of the innermost frame outside the frameworks: where a NumPy or Python
+    conversion was called on a traced value (the line to change, the user's or a library's)."""
     outside = next((f for f in stack if not _FRAMEWORK.search(f.file)), None)
     return f"{outside.file}:{outside.line}" if outside else None

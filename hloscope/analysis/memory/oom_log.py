@@ -77,7 +77,7 @@ __all__ = [
 
 #: The opening words of each out-of-memory message (one alternation, for a recogniser).
 OOM_OPENING = re.compile(
-    r"Out of memory while trying to allocate (?P<requested>\d+) bytes"
+    r"Out\s+of\s+memory\s+while\s+trying\s+to\s+allocate\s+(?P<requested>\d+)\s+bytes"
     r"|Ran out of memory in memory space (?P<space>\w+)\."
     r"|BufferAssignment OOM Debugging\."
     # TPU's list pasted without the report's first line.

@@ -37,7 +37,7 @@ _OPENING = re.compile(
     r"|(?P<ti>TPU) initialization failed: ?(?P<ti_msg>[^\n]*)"
     r"|An NVIDIA (?P<nv>GPU) may be present on this machine, but a CUDA-enabled jaxlib is not "
     r"installed"
-    r"|[Cc]ould not create (?P<handle>cudnn|cublas) handle: ?(?P<handle_msg>\w+)"
+    r"|ould not create (?P<handle>cudnn|cublas) handle: ?(?P<handle_msg>\w+)"
     r"|failed to create (?P<cublas>cublas) handle: ?(?P<cublas_msg>\w+)"
     r"|DNN library initialization failed"
 )

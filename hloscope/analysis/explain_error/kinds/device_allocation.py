@@ -61,7 +61,7 @@ _FROM_DEVICE = 8 * 1024
 
 def _device(log: Log, m: re.Match[str]) -> str | None:
     window = log.text[max(0, m.start() - 300) : log.line_end(m.end()) + 200]
-    platform = "tpu" if _TPU_WORDS.search(window) else None
+    platform = "tpu" if _TPU_WORDS.search(window) or m["res"] else None
     if platform is None and (_GPU_WORDS.search(window) or m["far"] or m["fta"]):
         platform = "gpu"
     if platform == "gpu":
@@ -133,7 +133,7 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
 
 def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     start = log.text.rfind("\n", 0, m.start()) + 1
-    stack = log.traceback_before(start)
+    stack = log.traceback_before(start) or log.traceback_after(m.end())
     device = _device(log, m)
     asked, fixes = _fixes(log, m)
     op, node, source = "device buffer", "", None

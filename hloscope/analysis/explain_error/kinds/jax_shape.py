@@ -24,18 +24,25 @@ from ..record import Failure, Family
 __all__ = ["RECOGNISER"]
 
 _OPENING = re.compile(
-    r"\b(?P<prim>[a-z_]+) requires (?P<what>[a-z ]+?) to have the same shape, "
+    r"requires (?P<what>[a-z ]+?) to have the same shape, "
     r"got (?P<a>[^\n]+?) and (?P<b>[^\n]+?)\.?[ \t]*$"
-    r"|\b(?P<bprim>[a-z_]+) got incompatible shapes for broadcasting: (?P<shapes>[^\n]+)"
+    r"|got incompatible shapes for broadcasting: (?P<shapes>[^\n]+)"
     r"|Incompatible shapes for broadcasting: (?P<ishapes>[^\n]+)"
     r"|cannot reshape array of shape (?P<rs>\([^)\n]*\))",
     re.M,
 )
 
 
+# The primitive named before the opening words (`dot_general requires ...`).
+_PRIMITIVE = re.compile(r"(?P<prim>[a-z_]+) $")
+
+
 def _jax_shape(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    op = m["prim"] or m["bprim"] or ("reshape" if m["rs"] else "broadcast")
-    if m["prim"]:
+    named = _PRIMITIVE.search(log.before_on_line(m.start())[-64:])
+    if named is None and not (m["ishapes"] or m["rs"]):
+        return  # "requires ... to have the same shape" from something that is not an op
+    op = named["prim"] if named else ("reshape" if m["rs"] else "broadcast")
+    if m["what"]:
         detail = f"{m['what']}: {m['a']} vs {m['b']}"
     else:
         detail = f"shapes {m['shapes'] or m['ishapes'] or m['rs']}"

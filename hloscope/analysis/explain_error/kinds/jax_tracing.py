@@ -8,13 +8,13 @@ from collections.abc import Iterator
 from ....hlo.metadata import StackFrame
 from ...provenance import is_user_frame
 from ...unsupported.findings import Reason
-from ..advice import advise
+from ..advice import AdviceKind, advise
 from ..build import make_failure
 from ..forms import Form, alternation, form_of
 from ..log import TRACEBACK_HEADER, Log, class_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family, FunctionRef
-from ..user_line import FROM_LINE, best_source
+from ..user_line import FROM_LINE, best_source, caller_of_framework
 
 # ---- JAX tracing errors -------------------------------------------------------------------------
 
@@ -80,6 +80,14 @@ _TRACING_FORMS: tuple[Form, ...] = (
         "a slice bound that is a traced value",
     ),
     Form(
+        "unexpected_tracer",
+        r"Encountered an unexpected tracer",
+        "UnexpectedTracerError",
+        Reason.TRACING,
+        ("UnexpectedTracerError",),
+        "a traced value leaked out of the function that made it (a side effect)",
+    ),
+    Form(
         "no_tracing",
         r"re-tracing function (?P<nt_fn>\S+) at (?P<nt_file>[^\n]+?):(?P<nt_line>\d+) for "
         r"`(?P<nt_api>\w+)`, but 'no_tracing' is set",
@@ -102,6 +110,25 @@ _TRACED_AT = re.compile(
     r"(?P<file>[^\n]+?):(?P<line>\d+)(?:\s+for\s+(?P<api>\w+)|,)"
 )
 _DEPENDS_ON = re.compile(r"depends on the value of the argument (?P<arg>[^\s.]+)")
+# Errors raised where NumPy or Python converted a tracer: the line to fix is the one that called.
+_CONVERSIONS = frozenset({"array_conversion", "integer_conversion"})
+# The second fix JAX's documentation gives for an error, after the first.
+_SECOND = {
+    "TracerBoolConversionError": (
+        AdviceKind.STATIC_ARGS,
+        "when the value is a setting rather than data, pass it as a static argument "
+        "(jax.jit(f, static_argnames=...)) or leave it out of the traced arguments",
+    ),
+    "ConcretizationTypeError": (
+        AdviceKind.LAX_CONTROL_FLOW,
+        "when the value is data, replace the Python branch or size with jax.lax.cond, "
+        "jnp.where or a fixed size",
+    ),
+    "TracerIntegerConversionError": (
+        AdviceKind.JNP_NOT_NP,
+        "index a jnp array instead of a Python list or NumPy array: jnp.asarray(obj)[i]",
+    ),
+}
 _GENERIC_CLASSES = frozenset({"TypeError", "IndexError", "RuntimeError"})
 _TRACING_CLASSES = frozenset(form.op for form in _TRACING_FORMS) | {"JAXTypeError"}
 _TRACING_END = ("\nSee https://", "\n--------------------", TRACEBACK_HEADER)
@@ -152,6 +179,8 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         for found in FROM_LINE.finditer(log.text, m.end(), end)
     ]
     source = best_source(stack, from_lines)
+    if form.group in _CONVERSIONS and stack:
+        source = caller_of_framework(stack) or source
     if source is None and defined_at is not None:
         source = f"{defined_at.file}:{defined_at.line}"
     function = defined_at.function if defined_at else (user.function if user else "")
@@ -174,7 +203,16 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         defined_at=defined_at,
         error_class=error_class,
         hints=hints,
+        more_advice=[(str(k), t) for k, t in [_SECOND[error_class]]]
+        if error_class in _SECOND
+        else [],
     )
+
+
+def _second(error_class: str) -> list[tuple[str, str]]:
+    """The second fix for ``error_class``, as ``Failure.more_advice`` holds it."""
+    second = _SECOND.get(error_class)
+    return [(str(second[0]), second[1])] if second else []
 
 
 RECOGNISER = Recogniser(Family.JAX_TRACING, _TRACING, _jax_tracing)

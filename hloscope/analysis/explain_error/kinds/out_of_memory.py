@@ -58,6 +58,10 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     function = jax_function(log, m.start(), log.region_end(m.start()), stack)
     word = _OOM_PLATFORM.search(log.text, start, log.line_end(m.end()))
     device = word["word"].lower() if word else ("tpu" if m["space"] or m["listed"] else None)
+    if device is None and report.requested_bytes is not None:
+        # "Out of memory while trying to allocate N bytes" is the GPU runtime's wording
+        # (TPU reports "Ran out of memory in memory space hbm"; CPU allocates from the host).
+        device = "gpu"
     (kind, first), *rest = memory_fixes(report, log.text[start : start + 16 * 1024])
     yield make_failure(
         Family.OUT_OF_MEMORY,

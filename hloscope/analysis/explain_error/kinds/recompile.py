@@ -23,7 +23,7 @@ from ..record import Failure, Family
 __all__ = ["RECOGNISER"]
 
 _OPENING = re.compile(
-    r"(?P<n>\d+) out of the last (?P<m>\d+) calls to <function (?P<fn>[^\s>]+) at 0x[0-9a-fA-F]+>"
+    r"out of the last (?P<m>\d+) calls to <function (?P<fn>\S+?) at 0x[0-9a-fA-F]+>"
     r"\s+triggered\s+tf\.function\s+retracing"
     r"|TRACING CACHE MISS at (?P<file>[^\n]+?\.py):(?P<line>\d+)(?::\d+)? \((?P<where>[^)\n]*)\)"
     r" because:"
@@ -51,7 +51,9 @@ def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     source = None
     if m["fn"]:
         op = _short_name(m["fn"])
-        hints.append(f"{m['n']} of the last {m['m']} calls to {m['fn']} traced it again")
+        count = re.search(r"(\d+) $", log.before_on_line(m.start()))
+        times = count.group(1) if count else "many"
+        hints.append(f"{times} of the last {m['m']} calls to {m['fn']} traced it again")
     else:
         end = min(len(log.text), m.end() + 2048)
         stop = log.text.find("TRACING CACHE MISS", m.end(), end)

@@ -97,7 +97,7 @@ def _tf2xla(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         m.start(),
         op=op,
         reason=reason,
-        advice=advise((op, dtype or ""), reason),
+        advice=advise((op, dtype or ""), reason, str(platform_of(m["device"]) or "")),
         node=node,
         function=chain[0].name,
         dtype=dtype,

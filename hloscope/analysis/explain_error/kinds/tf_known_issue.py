@@ -19,7 +19,7 @@ _KNOWN_ISSUES: tuple[Form, ...] = (
     Form(
         "must_be_constant",
         r"Input (?P<input>\d+) to node `(?P<const_node>[^`\n]+)` with op (?P<const_op>\w+) "
-        r"must be a compile-time constant",
+        r"must\s+be\s+a\s+compile-time\s+constant",
         "",
         Reason.DYNAMIC_SHAPE,
         ("tf:compile_time_constant",),
