@@ -154,7 +154,8 @@ def bench_per_kernel() -> None:
 
 def bench_calibration() -> bool:
     """Calibrate into a temporary cache (left in ``HLOSCOPE_CACHE`` for what follows)."""
-    from hloscope.bench.peaks import calibrate_cpu, calibration_summary
+    from hloscope.analysis.peaks import calibration_summary
+    from hloscope.bench.peaks import calibrate_cpu
 
     os.environ["HLOSCOPE_CACHE"] = tempfile.mkdtemp(prefix="hloscope-bench-")
     start = time.perf_counter()

@@ -118,9 +118,9 @@ def collectives(
             f"expected a Module, a Capture, a Target or a TARGET string, not {type(value).__name__}"
         )
     if device is not None:
-        from .bench.interconnect import interconnect, price
+        from .analysis.collectives import price
 
-        price(result, interconnect(device))
+        price(result, device)
     return result
 
 
@@ -198,7 +198,7 @@ def check(
 
     For ``platform="tpu"`` the report's ``mxu`` lists the dots and convolutions not aligned
     to a ``mxu`` x ``mxu`` matrix unit (128 on TPU v2-v5, 256 on v6e:
-    :data:`hloscope.analysis.mxu.MXU_SIZES`); ``mxu`` is not passed on to a function.
+    :func:`hloscope.analysis.mxu.mxu_sizes`); ``mxu`` is not passed on to a function.
     """
     spec = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
     if spec is not None:

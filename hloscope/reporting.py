@@ -15,8 +15,8 @@ runs the analyses that apply to it, and returns the typed
   (:func:`~hloscope.analysis.memory_diff.memory_of_side`: XLA's side files of a dump, a
   capture's own buffer assignment, else hloscope's simulation of the module, said so);
 * the collectives of an SPMD module (:mod:`hloscope.analysis.collectives`), and the step
-  estimate on every device of the interconnect table
-  (:mod:`hloscope.bench.step_estimate`);
+  estimate on every device of the registry with interconnect figures
+  (:mod:`hloscope.analysis.step_estimate`);
 * the pass timeline of a capture or dump with per-pass snapshots
   (:mod:`hloscope.analysis.passes`), the recompiles of a dump
   (:mod:`hloscope.analysis.recompiles`), the unsupported ops of each platform
@@ -73,6 +73,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .capture.inprocess import Capture
     from .capture.jaxpr_lines import SourcedCapture
     from .capture.target import Target
+    from .devices import DeviceSpec
     from .dump.index import DumpModule
 
 __all__ = [
@@ -154,7 +155,7 @@ def build_report(
     bench: bool = False,
     graphs: int = DEFAULT_GRAPHS,
     refresh: bool = False,
-    device: str | None = None,
+    device: str | DeviceSpec | None = None,
 ) -> Report:
     """The :class:`~hloscope.render.html.report.Report` of ``value``: a TARGET string or
     path, a :class:`~hloscope.capture.target.Target`, a
@@ -403,23 +404,27 @@ def memory(origin: _Origin) -> MemorySection:
 # ------------------------------------------------------------------------------------------
 
 
-def collectives(origin: _Origin, device: str | None = None) -> CollectivesSection | None:
+def collectives(
+    origin: _Origin, device: str | DeviceSpec | None = None
+) -> CollectivesSection | None:
     """The collectives section, ``None`` for a module without collectives: the collectives
-    priced on ``device`` when given, and the step on every device of the interconnect
-    table (the module's own groups on each: which chips would run this sharding best)."""
-    from .bench.interconnect import INTERCONNECTS, interconnect
-    from .bench.step_estimate import communication_of, has_collectives
+    priced on ``device`` when given, and the step on every device of the registry with
+    interconnect figures (the module's own groups on each: which chips would run this
+    sharding best)."""
+    from .analysis.collectives import interconnect_devices
+    from .analysis.step_estimate import communication_of, has_collectives
 
     module = origin.module
     if not has_collectives(module):
         return None
-    shown = communication_of(module, interconnect(device) if device is not None else None)
+    shown = communication_of(module, device)
     steps = []
     chosen = shown.result.device["name"] if shown.result.device is not None else None
-    for row in INTERCONNECTS:
+    for row in interconnect_devices():
+        topology = row.interconnect.topology if row.interconnect is not None else ""
         step = (shown if row.name == chosen else communication_of(module, row)).step
         if step is not None:
-            steps.append({**step.to_dict(), "topology": row.topology})
+            steps.append({**step.to_dict(), "topology": topology})
     return sections.collectives_section(shown.result, steps)
 
 

@@ -10,15 +10,9 @@ import subprocess
 
 import pytest
 
-from hloscope.bench.peaks import (
-    LLC_MULTIPLE,
-    DevicePeak,
-    MemoryLevel,
-    PeakChoice,
-    _llc_from_sysfs,
-    last_level_cache,
-)
-from hloscope.bench.roofline import roofline
+from hloscope.analysis.peaks import DevicePeak, MemoryLevel, PeakChoice
+from hloscope.analysis.roofline import roofline
+from hloscope.bench.peaks import LLC_MULTIPLE, _llc_from_sysfs, last_level_cache
 from tests.frameworks_needed import needs_framework
 
 MIB = 1 << 20
@@ -63,7 +57,7 @@ def test_this_machines_last_level_cache_is_what_lscpu_says():
 
 def _toy_cpu(cache_rate=40e9, memory_rate=5e9, llc=32 * MIB) -> PeakChoice:
     device = DevicePeak(
-        "toy cpu", ".*", {"f32": 100e9}, memory_rate, "measured", measured=True,
+        "toy cpu", {"f32": 100e9}, memory_rate, "measured", measured=True,
         cache_bytes_per_s=cache_rate, cache_bytes=llc,
     )  # fmt: skip
     return device.choose("f32")
@@ -258,8 +252,8 @@ def test_kernels_timed_alone_stay_under_the_roofs_they_raise(calibrated):
 
 
 def test_a_cache_is_never_judged_slower_than_the_memory_behind_it():
-    from hloscope.bench.peaks import MemoryLevel, MemoryRoof
-    from hloscope.bench.roofline import memory_roof
+    from hloscope.analysis.peaks import MemoryLevel, MemoryRoof
+    from hloscope.analysis.roofline import memory_roof
 
     memory = MemoryRoof(MemoryLevel.MEMORY, 30e9, None)  # raised by a fast program
     cache = MemoryRoof(MemoryLevel.CACHE, 20e9, 32 << 20)

@@ -15,11 +15,15 @@ from hloscope.analysis.collectives import (
     Link,
     collective_seconds,
     collectives_of,
+    interconnect_devices,
     mesh_axes_of,
+    price,
+    priced_device,
 )
-from hloscope.bench.errors import UnknownDeviceError
-from hloscope.bench.interconnect import INTERCONNECTS, interconnect, price, roofline_seconds
+from hloscope.analysis.peaks import device_peak
+from hloscope.analysis.roofline import roofline_seconds
 from hloscope.cli import cli
+from hloscope.devices import UnknownDeviceError, lookup
 from hloscope.hlo.parser import parse
 from hloscope.render.collectives_text import format_seconds, render_collectives
 
@@ -150,7 +154,7 @@ def test_only_the_compute_between_start_and_done_overlaps():
 
 def test_exposed_time_is_zero_when_hidden_and_the_estimate_when_nothing_overlaps():
     result = collectives_of(parse(ASYNC))
-    price(result, interconnect("tpu-v5e"))
+    price(result, lookup("tpu-v5e"))
     found = _by_name(result)
     assert found["ars"].hidden_s > found["ars"].estimate_s > 0
     assert found["ars"].exposed_s == 0.0
@@ -233,30 +237,33 @@ def test_formulas_match_hand_computations(kind, n, link, expected):
     assert collective_seconds(kind, MB, n, link) == pytest.approx(expected)
 
 
-def test_the_interconnect_table_derives_links_from_the_cited_per_chip_figures():
-    v5e = interconnect("tpu-v5e")
+def test_the_interconnect_rows_derive_links_from_the_cited_per_chip_figures():
+    v5e = priced_device("tpu-v5e").device.interconnect
     # 400 GBps bidirectional over 4 ports: 50 GB/s one way per link, a ring uses both ways.
     assert v5e.link_bytes_per_s == 50e9 and v5e.ring_bytes_per_s == 100e9
-    assert interconnect("v6e").ring_bytes_per_s == 200e9
-    assert interconnect("TPU_V5P").links == 6
-    h100 = interconnect("h100")
+    assert lookup("v6e").interconnect.ring_bytes_per_s == 200e9
+    assert lookup("TPU_V5P").interconnect.links == 6
+    h100 = lookup("h100").interconnect
     assert h100.switch and h100.ring_bytes_per_s == 450e9 and h100.links == 18
-    assert all(row.source.startswith("http") and row.peak_entry() for row in INTERCONNECTS)
+    rows = interconnect_devices()
+    assert all(row.interconnect.source.startswith("http") and device_peak(row) for row in rows)
     with pytest.raises(UnknownDeviceError, match="tpu-v5e"):
-        interconnect("tpu-v9")
+        priced_device("tpu-v9")
+    with pytest.raises(UnknownDeviceError, match="no interconnect figures for tpu-v2"):
+        priced_device("tpu-v2")  # a chip the registry knows, without ICI figures
 
 
 def test_roofline_seconds_take_the_slower_of_compute_and_memory():
     from hloscope.analysis.cost import Cost
 
-    peak = interconnect("tpu-v5e").peak_entry()
+    peak = device_peak(lookup("tpu-v5e"))
     assert roofline_seconds(Cost.of(flops=197 * 10**12), peak) == pytest.approx(1.0)
     assert roofline_seconds(Cost.of(read=819 * 10**9), peak) == pytest.approx(1.0)
 
 
 def test_text_lists_each_collective_and_where_a_loop_runs_it():
     result = collectives_of(parse(LOOP))
-    price(result, interconnect("h100"))
+    price(result, lookup("h100"))
     text = render_collectives(result)
     assert "all-gather" in text and "collective-permute" in text
     assert "in w body x7" in text and "communication:" in text

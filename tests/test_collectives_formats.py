@@ -16,9 +16,11 @@ import re
 
 import pytest
 
-from hloscope.analysis.collectives import CollectiveKind, collectives_of
+from hloscope.analysis.collectives import CollectiveKind, collectives_of, price
 from hloscope.analysis.cost import instruction_costs
-from hloscope.bench.interconnect import interconnect, price, roofline_seconds
+from hloscope.analysis.peaks import device_peak
+from hloscope.analysis.roofline import roofline_seconds
+from hloscope.devices import lookup
 from hloscope.hlo.parser import parse
 
 ADD = """
@@ -343,13 +345,13 @@ def test_send_and_recv_pairs_are_read_against_the_named_mesh():
 
 def test_a_send_and_its_recv_are_one_transfer_priced_on_the_recv():
     result = collectives_of(parse(GPU_FORMS))
-    row = interconnect("tpu-v5e")
+    row = lookup("tpu-v5e")
     price(result, row)
     found = {c.name: c for c in result.collectives}
     send, recv = found["send"], found["recv"]
     # f32[64] to one neighbour over one v5e link (50 GB/s one way): D / L + a, once.
     transfer = 64 * 4 / 50e9 + 1e-6
-    assert row.link_bytes_per_s == 50e9
+    assert row.interconnect.link_bytes_per_s == 50e9
     assert recv.estimate_s == pytest.approx(transfer) and send.estimate_s == 0.0
     assert send.exposed_s == 0.0
     others = sum(
@@ -488,7 +490,7 @@ def test_exposed_time_is_the_estimate_less_the_compute_that_hides_it():
     xla_lines(OVERLAP)  # XLA reads it
     module = parse(OVERLAP)
     result = collectives_of(module)
-    row = interconnect("tpu-v5e")
+    row = lookup("tpu-v5e")
     price(result, row)
     found = {c.name: c for c in result.collectives}
     # all-reduce of f32[1024] over 4 on a v5e ring: 2 (3/4) 4096 / 100e9 + 2 (3) 1e-6.
@@ -502,7 +504,7 @@ def test_exposed_time_is_the_estimate_less_the_compute_that_hides_it():
     assert cost(small).flops == 2 * 256**3
     hidden = max(2 * 256**3 / 197e12, cost(small).bytes_accessed / 819e9)
     assert found["part"].hidden_s == pytest.approx(hidden)
-    assert roofline_seconds(cost(small), row.peak_entry()) == pytest.approx(hidden)
+    assert roofline_seconds(cost(small), device_peak(row)) == pytest.approx(hidden)
     assert 0 < hidden < estimate
     assert found["part"].exposed_s == pytest.approx(estimate - hidden)
     # An 8192^3 matmul (5.6 ms at the peak) hides the 6 us all-reduce entirely.

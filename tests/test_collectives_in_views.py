@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hloscope.bench.interconnect import INTERCONNECTS
+from hloscope.analysis.collectives import interconnect_devices
 from hloscope.cli import cli
 
 SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "hlo"
@@ -222,17 +222,17 @@ def test_report_shows_the_collectives_and_the_step_on_every_device(dumps):
     (row,) = section.rows
     assert row.kind == "all-reduce" and row.bytes == 8192 and row.groups == "8x1"
     assert row.estimate_s == pytest.approx(_all_reduce_seconds(8192, 8), rel=1e-12)
-    assert [s.device for s in section.steps] == [r.name for r in INTERCONNECTS]
+    assert [s.device for s in section.steps] == [r.name for r in interconnect_devices()]
     html = report.to_html()
     assert 'id="hs-collectives"' in html and f"<code>{row.name}</code>" in html
     assert "One step on each device" in html
     data = report.to_dict()
     assert data["collectives"]["bytes"] == 8192
-    assert set(data["collectives"]["steps"]) == {r.name for r in INTERCONNECTS}
+    assert set(data["collectives"]["steps"]) == {r.name for r in interconnect_devices()}
     # Without a device the rows are not priced, the step on every device still is.
     bare = build_report(str(dumps / "dp"), graphs=0).collectives
     assert bare is not None and bare.device is None and bare.rows[0].estimate == "-"
-    assert len(bare.steps) == len(INTERCONNECTS)
+    assert len(bare.steps) == len(interconnect_devices())
 
 
 def test_report_of_a_module_without_collectives_has_no_section():

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from hloscope.analysis.collectives import CollectiveKind, collectives_of
-from hloscope.bench.interconnect import interconnect, price
+from hloscope.analysis.collectives import CollectiveKind, collectives_of, price
+from hloscope.devices import lookup
 from hloscope.hlo.parser import parse
 
 SCRIPT = Path(__file__).with_name("collectives_spmd_programs.py")
@@ -82,7 +82,7 @@ def test_shard_map_ppermute_and_psum_scatter(dumps):
     assert scatter.kind is CollectiveKind.REDUCE_SCATTER
     assert scatter.bytes == 16 * 4 * 4 and scatter.group_size == 8
     assert "f32[2,4]" in scatter.result_shape
-    price(result, interconnect("tpu-v5e"))
+    price(result, lookup("tpu-v5e"))
     # reduce-scatter of 256 bytes over 8: 7/8 of it over 100 GB/s, plus 7 hops of 1 us.
     assert scatter.estimate_s == pytest.approx(7 / 8 * 256 / 100e9 + 7e-6)
 
@@ -268,7 +268,7 @@ def test_estimates_on_real_programs_match_hand_computations(
     folder = dumps / program
     text = next(iter(folder.glob("*after_optimizations.txt")), None)
     result = collectives_of(parse(text.read_text() if text else _lowered(dumps, program)))
-    price(result, interconnect(device))
+    price(result, lookup(device))
     c = result.collectives[index]
     assert c.estimate_s == pytest.approx(expected, rel=1e-12)
     # XLA:CPU's collectives are synchronous: nothing is scheduled to hide them.

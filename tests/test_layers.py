@@ -296,3 +296,38 @@ def test_the_private_checks_catch_what_they_are_for():
     )
     assert private_imports(right, "hloscope.analysis.probe", here) == []
     assert foreign_private_reads(right, set()) == []
+
+
+# ---- the offline views leave bench/ alone ---------------------------------------------------
+
+# Commands that read HLO and price it on a --device: the device maths is the analysis layer's
+# (the registry's figures), so none of them loads bench/ (compiling and timing).
+OFFLINE_DEVICE_RUNS = [
+    ["fusions", "samples/hlo/transformer_train.after_optimizations.txt", "--device", "tpu-v5e"],
+    ["collectives", "tests/data/generated/jax_collectives", "--module", "jit_talk", "--json",
+     "--device", "tpu-v5e:2x4"],
+    ["memory", "samples/hlo/transformer_train.after_optimizations.txt", "--json",
+     "--device", "tpu-v5e"],
+    ["diff", "samples/hlo/fusion_refactor_fused.after_optimizations.txt",
+     "samples/hlo/fusion_refactor_split.after_optimizations.txt", "--json", "--device", "h100"],
+]  # fmt: skip
+
+
+def test_offline_device_commands_do_not_import_bench():
+    """``hloscope.bench`` the package is imported with ``hloscope`` (it is cheap and lazy);
+    none of its modules may be loaded by these commands."""
+    probe = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from hloscope.cli import cli\n"
+        f"for args in {OFFLINE_DEVICE_RUNS!r}:\n"
+        "    run = CliRunner().invoke(cli, args)\n"
+        "    assert run.exit_code == 0, (args, run.output[-2000:])\n"
+        "    print(args[0], sorted(m for m in sys.modules if m.startswith('hloscope.bench.')))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    lines = run.stdout.strip().splitlines()
+    assert lines == [f"{args[0]} []" for args in OFFLINE_DEVICE_RUNS]

@@ -9,10 +9,12 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from hloscope.analysis.memory import LiveBuffer, MemoryResult
-from hloscope.bench.memory_capacity import GiB, device_memory
-from hloscope.bench.memory_device import device_report, padded_peak
+from hloscope.analysis.memory.device_report import device_report, padded_peak
+from hloscope.analysis.memory.fit import memory_device
 from hloscope.cli import cli
 from hloscope.render.memory_text import render_memory
+
+GiB = 1 << 30
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "hlo" / "transformer_train.after_optimizations.txt"
@@ -59,7 +61,7 @@ def test_device_report_on_a_tpu_judges_the_padded_peak():
     assert report["headroom_bytes"] == report["limit_bytes"] - rows * 512
     assert report["inflated"][0]["padded_bytes"] == rows * 512
     # A GPU stores the data as it is: the same peak fits an H100 with no padding keys.
-    gpu = device_report(result, device_memory("h100"), 0.8)
+    gpu = device_report(result, memory_device("h100"), 0.8)
     assert gpu["fits"] is True and gpu["peak_bytes"] == rows * 24
     assert "padded_peak_bytes" not in gpu and "inflated" not in gpu
 

@@ -1,18 +1,19 @@
-"""Will it fit: the device memory table (every entry cited), device names and device_kind
-strings, the limit as a fraction or a percentage, and the verdict with its headroom."""
+"""Will it fit: the device memory of the registry's rows (every figure cited), device names
+and device_kind strings, the limit as a fraction or a percentage, and the verdict with its
+headroom."""
 
 from __future__ import annotations
 
 import pytest
 
-from hloscope.bench.memory_capacity import (
-    CAPACITIES,
+from hloscope.analysis.memory.fit import (
     DEFAULT_LIMIT,
-    UnknownDeviceError,
-    device_memory,
     fits,
+    memory_device,
+    memory_devices,
     parse_limit,
 )
+from hloscope.devices import UnknownDeviceError
 from hloscope.errors import ExitStatus, UsageProblem
 
 GiB = 1 << 30
@@ -34,7 +35,7 @@ GiB = 1 << 30
     ],
 )
 def test_device_names(name, gib):
-    assert device_memory(name).memory_bytes == gib * GiB
+    assert memory_device(name).memory_bytes == gib * GiB
 
 
 @pytest.mark.parametrize(
@@ -52,21 +53,22 @@ def test_device_names(name, gib):
     ],
 )
 def test_device_kinds_as_jax_reports_them(kind, name):
-    assert device_memory(kind).name == name
+    assert memory_device(kind).name == name
 
 
 def test_every_entry_is_cited_and_names_are_unique():
-    names = [entry.name for entry in CAPACITIES]
-    aliases = [alias for entry in CAPACITIES for alias in entry.aliases]
+    rows = memory_devices()
+    names = [entry.name for entry in rows]
+    aliases = [alias for entry in rows for alias in entry.aliases]
     assert len(set(names + aliases)) == len(names) + len(aliases)
-    for entry in CAPACITIES:
-        assert entry.source.startswith("https://"), entry.name
+    for entry in rows:
+        assert entry.source("memory_bytes").startswith("https://"), entry.name
         assert entry.memory_bytes % GiB == 0
 
 
 def test_unknown_device_is_a_usage_error_naming_the_choices():
     with pytest.raises(UnknownDeviceError, match="tpu-v5e") as caught:
-        device_memory("tpu-v9000")
+        memory_device("tpu-v9000")
     assert caught.value.exit_code == ExitStatus.USAGE
 
 
@@ -93,7 +95,7 @@ def test_fits_against_80_percent_by_default():
     # Exactly at the limit fits.
     assert fits(int(80 * GiB * 0.8), "h100").fits is True
     assert fits(int(80 * GiB * 0.8) + 1, "h100").fits is False
-    assert fits(10 * GiB, device_memory("a100-80gb"), limit="50%").limit_bytes == 40 * GiB
+    assert fits(10 * GiB, memory_device("a100-80gb"), limit="50%").limit_bytes == 40 * GiB
 
 
 def test_fit_json_is_the_device_object_of_memory_json():

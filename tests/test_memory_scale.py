@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hloscope.bench.memory_capacity import GiB, device_memory
+from hloscope.analysis.memory.fit import memory_device
 from hloscope.bench.memory_scale import ScaleSpec, parse_scale, scale_memory
 from hloscope.cli import cli
 from hloscope.errors import UsageProblem
+
+GiB = 1 << 30
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
@@ -55,7 +57,7 @@ def test_the_fit_predicts_a_third_compile_within_5_percent():
     from hloscope.analysis.memory import memory_of_function
 
     tokens = jax.ShapeDtypeStruct((8, T), jnp.int32)
-    h100 = device_memory("h100")
+    h100 = memory_device("h100")
     result = scale_memory(train_step, (_params(), tokens), {}, parse_scale("tokens:0"), h100, "80%")
     assert [p.size for p in result.points] == [8, 16] and result.check.size == 24
     assert result.slope > 0
@@ -77,15 +79,15 @@ def test_a_tpu_judges_each_compile_padded_to_tiles():
     # The attention scores' last dimension (32) pads to 128 lanes: a larger slope on a TPU.
     tokens = jax.ShapeDtypeStruct((4, T), jnp.int32)
     spec = parse_scale("1:0:4,8,16")
-    gpu = scale_memory(train_step, (_params(), tokens), {}, spec, device_memory("h100"), 0.8)
-    tpu = scale_memory(train_step, (_params(), tokens), {}, spec, device_memory("tpu-v6e"), 0.8)
+    gpu = scale_memory(train_step, (_params(), tokens), {}, spec, memory_device("h100"), 0.8)
+    tpu = scale_memory(train_step, (_params(), tokens), {}, spec, memory_device("tpu-v6e"), 0.8)
     assert tpu.slope > gpu.slope
     assert abs(tpu.error) <= 0.05
 
 
 def test_bad_argument_or_dimension_is_a_usage_problem():
     args = (_params(), jax.ShapeDtypeStruct((8, T), jnp.int32))
-    h100 = device_memory("h100")
+    h100 = memory_device("h100")
     for spec, message in (
         ("nope:0", "no argument 'nope' (arguments: params, tokens)"),
         ("5:0", "argument 5 does not exist"),

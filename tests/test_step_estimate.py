@@ -15,10 +15,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from hloscope.analysis.collectives import collectives_of
-from hloscope.bench.interconnect import INTERCONNECTS, interconnect, price
-from hloscope.bench.step_estimate import compute_seconds, is_collective_opcode, step_estimate
+from hloscope.analysis.collectives import collectives_of, interconnect_devices, price
+from hloscope.analysis.peaks import device_peak
+from hloscope.analysis.step_estimate import compute_seconds, is_collective_opcode, step_estimate
 from hloscope.cli import cli
+from hloscope.devices import lookup
 from hloscope.hlo.parser import parse
 from hloscope.render.step_text import format_share, render_step
 
@@ -90,7 +91,7 @@ def _all_reduce_seconds(nbytes: int, n: int) -> float:
 def test_split_matches_the_hand_computation():
     module = parse(OVERLAP)
     result = collectives_of(module)
-    step = step_estimate(module, result, interconnect("tpu-v5e"))
+    step = step_estimate(module, result, lookup("tpu-v5e"))
     assert step is not None
     # The dot: 2*1024^3 FLOPs, 3 arrays of 4 MiB read and written: memory-bound on v5e.
     dot_s = max(2 * 1024**3 / V5E_FLOPS, 3 * MIB4 / V5E_BYTES)
@@ -114,8 +115,8 @@ def test_split_matches_the_hand_computation():
 
 def test_the_same_dump_priced_on_two_devices_keeps_its_groups():
     module = parse(OVERLAP)
-    v5e = step_estimate(module, collectives_of(module), interconnect("tpu-v5e"))
-    v4 = step_estimate(module, collectives_of(module), interconnect("tpu-v4"))
+    v5e = step_estimate(module, collectives_of(module), lookup("tpu-v5e"))
+    v4 = step_estimate(module, collectives_of(module), lookup("tpu-v4"))
     assert v5e is not None and v4 is not None
     # v4: 45 GB/s one way per link, a ring of 90 GB/s; 1200 GB/s of HBM.
     v4_each = 2 * 3 / 4 * MIB4 / 90e9 + 2 * 3 * HOP
@@ -126,7 +127,7 @@ def test_the_same_dump_priced_on_two_devices_keeps_its_groups():
 
 def test_loop_kernels_count_once_per_trip():
     module = parse(LOOP)
-    seconds, kernels = compute_seconds(module, interconnect("tpu-v5e").peak_entry())
+    seconds, kernels = compute_seconds(module, device_peak(lookup("tpu-v5e")))
     # Per trip: exp reads and writes 256 KiB (no FLOPs, transcendentals are apart), the
     # counter's add reads 8 bytes and writes 4, the condition's compare reads 8 writes 1.
     per_trip = (2 * 65536 * 4 + 12 + 9) / V5E_BYTES
@@ -136,7 +137,7 @@ def test_loop_kernels_count_once_per_trip():
 
 def test_a_module_without_collectives_is_all_compute():
     module = parse(LOOP)
-    step = step_estimate(module, collectives_of(module), interconnect("h100"))
+    step = step_estimate(module, collectives_of(module), lookup("h100"))
     assert step is not None and step.exposed_s == 0 and step.hidden_s == 0
     assert step.split == {"compute": 1.0, "exposed": 0.0, "hidden": 0.0}
     text = render_step(step.to_dict(), 1)
@@ -144,8 +145,8 @@ def test_a_module_without_collectives_is_all_compute():
 
 
 def test_every_interconnect_row_has_a_peak_to_price_compute_with():
-    for row in INTERCONNECTS:
-        assert row.peak_entry() is not None, row.name
+    for row in interconnect_devices():
+        assert device_peak(row) is not None, row.name
 
 
 def test_collective_opcodes_are_not_compute():
@@ -162,7 +163,7 @@ def test_shares_never_round_a_part_away():
 
 def test_text_lines_fit_80_columns_and_say_the_split():
     module = parse(OVERLAP)
-    step = step_estimate(module, collectives_of(module), interconnect("tpu-v5e"))
+    step = step_estimate(module, collectives_of(module), lookup("tpu-v5e"))
     assert step is not None
     text = render_step(step.to_dict(), 4)
     assert text.startswith("step on tpu-v5e (one call, each of 4 devices):")
@@ -185,7 +186,7 @@ def test_one_kernel_programs_match_xla_cost_analysis_on_the_roofline(fn):
     x = jnp.ones((512, 512), jnp.float32)
     compiled = jax.jit(fn).lower(x, x).compile()
     module = parse(compiled.as_text())
-    peak = interconnect("tpu-v6e").peak_entry()
+    peak = device_peak(lookup("tpu-v6e"))
     assert peak is not None
     seconds, kernels = compute_seconds(module, peak)
     assert kernels == 1
@@ -205,7 +206,7 @@ def test_cli_collectives_json_and_text_carry_the_step(tmp_path):
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     module = parse(OVERLAP)
-    expected = step_estimate(module, collectives_of(module), interconnect("tpu-v5e"))
+    expected = step_estimate(module, collectives_of(module), lookup("tpu-v5e"))
     assert expected is not None
     want = expected.to_dict()
     assert data["step"]["split"] == pytest.approx(want.pop("split"))
@@ -223,7 +224,7 @@ def test_cli_collectives_json_and_text_carry_the_step(tmp_path):
 def test_price_then_step_does_not_price_twice():
     module = parse(OVERLAP)
     result = collectives_of(module)
-    row = interconnect("tpu-v5e")
+    row = lookup("tpu-v5e")
     price(result, row)
     notes = list(result.notes)
     step_estimate(module, result, row)
@@ -255,7 +256,7 @@ def test_compute_is_the_fusion_reports_kernels_on_the_roofline_costed_once(monke
 
     from hloscope.analysis.cost._analysis import _Analysis
     from hloscope.analysis.fusions import fusion_report
-    from hloscope.bench.interconnect import roofline_seconds
+    from hloscope.analysis.roofline import roofline_seconds
 
     sample = (
         Path(__file__).parent.parent
@@ -264,7 +265,7 @@ def test_compute_is_the_fusion_reports_kernels_on_the_roofline_costed_once(monke
         / "transformer_train.after_optimizations.txt"
     )
     module = parse(sample.read_text())
-    peak = interconnect("tpu-v5e").peak_entry()
+    peak = device_peak(lookup("tpu-v5e"))
     kernels = [k for k in fusion_report(module).kernels if not is_collective_opcode(k.opcode)]
 
     def costed_again(self, inst):

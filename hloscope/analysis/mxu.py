@@ -58,6 +58,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from ..dataframes import require_pandas
+from ..devices import devices as registry_rows
 from ..hlo.errors import HloParseError
 from ..hlo.metadata import StackFrame
 from ..hlo.model import Computation, Instruction, Module
@@ -67,7 +68,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
 __all__ = [
-    "MXU_SIZES",
+    "mxu_sizes",
     "DEFAULT_MXU",
     "MxuOp",
     "MxuFinding",
@@ -76,22 +77,19 @@ __all__ = [
     "padded",
 ]
 
-#: The MXU's side on each TPU generation (Cloud TPU system architecture pages: v2-v5 have
-#: 128 x 128 MXUs, v6e Trillium 256 x 256).
-MXU_SIZES: dict[str, int] = {
-    "tpu-v2": 128,
-    "tpu-v3": 128,
-    "tpu-v4": 128,
-    "tpu-v5e": 128,
-    "tpu-v5p": 128,
-    "tpu-v6e": 256,
-}
+
 #: The size checked when no generation is named: every TPU before v6e.
 DEFAULT_MXU = 128
 #: The function of a finding in the entry computation (what ``hloscope check`` calls it).
 _TOP_LEVEL = "<top>"
 # How far up the callers of a computation a kernel and a source line are looked for.
 _CALLER_DEPTH = 8
+
+
+def mxu_sizes() -> dict[str, int]:
+    """The MXU's side on each TPU the device registry knows (:mod:`hloscope.devices`, read
+    now: Cloud TPU system architecture pages, v2-v5 128 x 128, v6e and v7 256 x 256)."""
+    return {row.name: row.mxu for row in registry_rows("tpu") if row.mxu is not None}
 
 
 class MxuOp(StrEnum):
@@ -244,7 +242,7 @@ _CONV_NAMES = {
 
 def mxu_findings(module: Module, mxu: int = DEFAULT_MXU) -> list[MxuFinding]:
     """Every dot and convolution of ``module`` (fused computations too) whose ``M``, ``N`` or
-    ``K`` is not a multiple of ``mxu`` (128 for TPU v2-v5, 256 for v6e: :data:`MXU_SIZES`),
+    ``K`` is not a multiple of ``mxu`` (128 for TPU v2-v5, 256 for v6e: :func:`mxu_sizes`),
     most wasted work first. Products that are not matrix products are left out (see the
     module docstring)."""
     if mxu < 1:

@@ -19,11 +19,15 @@ jax and jaxlib only inside functions; every private jaxlib API it needs goes thr
 ``extract``      one kernel as a standalone module; optimized HLO made plain for the compiler
 ``compile``      compiling HLO text for a device, running it
 ``kernels``      per-kernel microbenchmarks, net of the launch overhead
-``peaks``        vendor peak FLOP/s and bandwidth with sources; the CPU's, measured and cached
-``roofline``     achieved rates, compute- or memory-bound, fraction of the roof
+``peaks``        a device's peaks: the device registry's, or the CPU's, measured and cached
 ``comparison``   A against B: interleaved runs, bootstrap interval, verdict
 ``profile``      kernel times read from a profiler trace of the whole program
 ===============  ===============================================================================
+
+The maths on a device's figures (the roofline, the step estimate, collectives priced on an
+interconnect, the memory fit) is the analysis layer's (:mod:`hloscope.analysis.roofline`...),
+on the rows of :mod:`hloscope.devices`: the offline commands never load this package's
+modules. ``memory_scale`` compiles a function at three sizes for ``memory --scale``.
 """
 
 from ..lazy_exports import lazy_exports

@@ -13,12 +13,12 @@
 ``hloscope.bench.bench`` and ``hloscope.bench.compare``.)
 
 :func:`bench` loads the program (:mod:`.program`), times it with the harness (:mod:`.timing`),
-costs it with hloscope's cost model on the optimized module XLA made of it (FLOPs and bytes
-per run, loop bodies times their trip counts), finds the device's peaks (:mod:`.peaks`) and
-places it under the roofline (:mod:`.roofline`). ``per_kernel=True`` also times every kernel
-alone (:mod:`.kernels`) and, where the profiler records them, reads the kernels' times from a
-trace of the whole program (:mod:`.profile`). :func:`compare` times two programs interleaved
-and compares them (:mod:`.comparison`).
+costs it with hloscope's cost model on the optimized module XLA made of it (FLOPs and bytes per run,
+loop bodies times their trip counts), finds the device's peaks (:mod:`.peaks`) and places it under
+the roofline (:mod:`hloscope.analysis.roofline`). ``per_kernel=True`` also times every kernel alone
+(:mod:`.kernels`) and, where the profiler records them, reads the kernels' times from a trace of the
+whole program (:mod:`.profile`). :func:`compare` times two programs interleaved and compares them
+(:mod:`.comparison`).
 
 The JSON contract of :meth:`BenchResult.to_dict` (``hloscope bench --json``)::
 
@@ -34,11 +34,12 @@ kernel timed) is ``null``. A kernel's ``median_s`` is one execution with the lau
 taken off, its ``share`` its part of the kernels' summed time per run.
 
 ``roofline.memory_level`` is the memory roof the program was judged against (``cache`` or
-``memory``, see :mod:`.roofline`). For a measured CPU peak, ``roofline.calibration`` says how
-it was measured (per roof: rate, ``best_of`` runs, their ``spread``; ``llc_bytes``, the
-last-level cache size the arrays were sized by; the raises measured programs caused), else it
-is ``null``; ``roofline.recalibrated`` lists the roofs this run raised because the program (or,
-with ``--per-kernel``, a kernel) beat them, each ``{"roof", "from", "to", "by", "at"}``.
+``memory``, see :mod:`hloscope.analysis.roofline`). For a measured CPU peak,
+``roofline.calibration`` says how it was measured (per roof: rate, ``best_of`` runs, their
+``spread``; ``llc_bytes``, the last-level cache size the arrays were sized by; the raises measured
+programs caused), else it is ``null``; ``roofline.recalibrated`` lists the roofs this run raised
+because the program (or, with ``--per-kernel``, a kernel) beat them, each ``{"roof", "from", "to",
+"by", "at"}``.
 """
 
 from __future__ import annotations
@@ -50,6 +51,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..analysis.peaks import DevicePeak, MemoryLevel, PeakChoice, calibration_summary
+from ..analysis.roofline import (
+    Bound,
+    Roofline,
+    dominant_element_type,
+    largest_kernel_bytes,
+    roofline,
+)
 from ..dataframes import require_pandas
 from ..units import format_bytes, format_count
 from .comparison import Comparison, compare_samples, interleave
@@ -57,23 +66,9 @@ from .compile import device_label
 from .errors import BenchError
 from .extract import Skip
 from .kernels import KernelTiming, time_kernels
-from .peaks import (
-    DevicePeak,
-    MemoryLevel,
-    PeakChoice,
-    calibration_summary,
-    peak_for,
-    raise_cpu_peak,
-)
+from .peaks import peak_for, raise_cpu_peak
 from .profile import KernelProfile, kernel_times
 from .program import Program, program_of
-from .roofline import (
-    Bound,
-    Roofline,
-    dominant_element_type,
-    largest_kernel_bytes,
-    roofline,
-)
 from .timing import DEFAULT_BUDGET, DEFAULT_PRECISION, Timing, measure
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -17,8 +17,9 @@
 - :class:`UnfeedableModule`: a module whose entry takes something a list of arrays cannot give
   (a tuple, a token, a dynamic shape, an element type numpy has no dtype for), raised by
   :mod:`hloscope.bench.inputs` (exit status 1).
-- :class:`UnknownDeviceError`: a device name the capacity table of
-  :mod:`hloscope.bench.memory_capacity` does not hold (exit status 2).
+
+A device name no row of the device registry holds is
+:class:`hloscope.devices.UnknownDeviceError` (exit status 2).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ __all__ = [
     "KernelNotRunnable",
     "HostCallbackInProgram",
     "UnfeedableModule",
-    "UnknownDeviceError",
 ]
 
 from ..errors import HloscopeError, UsageProblem
@@ -70,7 +70,3 @@ class HostCallbackInProgram(HloscopeError):
 class UnfeedableModule(HloscopeError):
     """A module whose entry takes something a list of arrays cannot give (a tuple, a token, a
     dynamic shape, an element type numpy has no dtype for)."""
-
-
-class UnknownDeviceError(UsageProblem):
-    """A device name the capacity table does not hold (exit status: usage)."""

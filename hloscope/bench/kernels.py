@@ -21,12 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..analysis.peaks import DevicePeak
+from ..analysis.roofline import Roofline, roofline
 from ..errors import HloscopeError
 from .compile import compile_text
 from .extract import Skip, extract_kernel, kernel_instructions, runnable_text, skip_reason
 from .inputs import spec_of_shape
-from .peaks import DevicePeak
-from .roofline import Roofline, roofline
 from .timing import Timing, measure
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -162,11 +162,11 @@ def time_kernels(
     """Time every kernel of ``module`` alone on ``device`` (see the module docstring);
     ``budget`` is each kernel's."""
     from ..analysis.fusions import fusion_report
+    from ..analysis.roofline import element_type_of
     from ..capture.jaxlib_adapter import XlaCompileFailed, XlaParseFailed
     from ..hlo.errors import HloParseError
     from ..hlo.parser import parse
     from .inputs import UnfeedableModule
-    from .roofline import element_type_of
 
     report = fusion_report(module)
     rows: dict[str, Kernel] = {k.name: k for k in report.kernels}

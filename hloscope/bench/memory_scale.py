@@ -11,8 +11,9 @@ Each peak is the one ``hloscope memory`` gives a function target
 read from the compile's live-range report (hloscope's simulation of the optimized module when the
 compile dumped none), not ``memory_analysis()``'s ``peak_memory_in_bytes``, which on CPU counts
 only arguments and outputs. On a TPU device each peak is padded to TPU tiles first
-(:mod:`.memory_device`). The compiles run on the backend jax has here: a CPU's buffer assignment
-stands in for the device's, which a TPU's or GPU's compiler may lay out differently.
+(:mod:`hloscope.analysis.memory.device_report`). The compiles run on the backend jax has
+here: a CPU's buffer assignment stands in for the device's, which a TPU's or GPU's compiler
+may lay out differently.
 
 The default sizes are the example argument's own size ``n``, ``2n`` (the two the line goes
 through) and ``3n`` (the check, past both, as the prediction will be); ``ARG:DIM:S1,S2,S3``
@@ -27,9 +28,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..analysis.memory.device_report import verdict_peak
+from ..analysis.memory.fit import parse_limit
+from ..devices import Device
 from ..errors import UsageProblem
-from .memory_capacity import DeviceMemory, parse_limit
-from .memory_device import verdict_peak
 
 __all__ = ["ScaleSpec", "ScalePoint", "ScaleResult", "parse_scale", "scale_memory"]
 
@@ -169,7 +171,7 @@ def _resized(value: Any, dim: int, size: int, label: str) -> Any:
     return jax.ShapeDtypeStruct(tuple(dims), dtype)
 
 
-def _peak(fn: Callable[..., Any], args: tuple, kwargs: dict, device: DeviceMemory) -> int:
+def _peak(fn: Callable[..., Any], args: tuple, kwargs: dict, device: Device) -> int:
     from ..analysis.memory import memory_of_function
 
     return verdict_peak(memory_of_function(fn, *args, **kwargs), device)
@@ -180,7 +182,7 @@ def scale_memory(
     args: Sequence[Any],
     kwargs: dict[str, Any],
     spec: ScaleSpec,
-    device: DeviceMemory,
+    device: Device,
     limit: float | str,
 ) -> ScaleResult:
     """Compile ``fn`` at three sizes of ``spec``'s dimension and fit the peak (see the module
@@ -211,7 +213,7 @@ def scale_memory(
     first, second, check = (compile_at(s) for s in sizes)
     slope = (second.peak_bytes - first.peak_bytes) / (second.size - first.size)
     intercept = first.peak_bytes - slope * first.size
-    limit_bytes = int(device.memory_bytes * parse_limit(limit))
+    limit_bytes = int((device.memory_bytes or 0) * parse_limit(limit))
     return ScaleResult(
         spec=spec,
         argument=label,

@@ -1,11 +1,9 @@
-"""How fast a device could go: peak FLOP/s per element type and peak memory bandwidth.
+"""How fast this machine could go: a device's peaks, and a CPU's measured.
 
-For TPUs and NVIDIA GPUs the figures are the vendors' own, per chip (TPU) or per GPU, in
-:data:`PEAKS`, each with the page it comes from. NVIDIA's datasheets state Tensor Core
-figures *with* 2:4 structured sparsity; the table holds the dense figures (half of those), what
-a dense matmul can reach. TPU pages state bf16 (and int8/fp8) peaks only: an f32 matmul on a
-TPU runs as several bf16 passes, so for f32 programs the bf16 figure is used with a note saying
-so. A device is matched by its ``device_kind`` (``TPU v5 lite``, ``NVIDIA H100 80GB HBM3``).
+For TPUs and GPUs the figures are the vendors' own, read from the device registry
+(:mod:`hloscope.devices`, by the ``device_kind`` JAX reports) as a
+:class:`~hloscope.analysis.peaks.DevicePeak` (:func:`peak_for`). This module measures what no
+datasheet gives.
 
 A CPU has no datasheet figure hloscope could know, so its peaks are **measured** once by
 :func:`calibrate_cpu`, through XLA, the path user programs take, each the best of several runs
@@ -22,10 +20,10 @@ A CPU has no datasheet figure hloscope could know, so its peaks are **measured**
   cache: the roof of a program whose data all fits there.
 
 The last-level cache is read from ``/sys/devices/system/cpu`` (every distinct instance of the
-highest level, summed), else from ``lscpu``, else assumed to be
-:data:`FALLBACK_LLC_BYTES`, a size larger than most CPUs' so that the memory roof's arrays are
-beyond it all the same. The roofline (:mod:`.roofline`) judges a program whose working set fits
-in the last-level cache against the cache roof, any other against the memory roof.
+highest level, summed), else from ``lscpu``, else assumed to be :data:`FALLBACK_LLC_BYTES`, a size
+larger than most CPUs' so that the memory roof's arrays are beyond it all the same. The roofline
+(:mod:`hloscope.analysis.roofline`) judges a program whose working set fits in the last-level cache
+against the cache roof, any other against the memory roof.
 
 The result is cached as JSON under the hloscope cache folder (``$HLOSCOPE_CACHE/peaks/``, see
 :func:`hloscope.capture.cache.cache_root`), keyed by the CPU model, the number of cores this
@@ -49,14 +47,12 @@ import shutil
 import subprocess
 import time
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from ..analysis.peaks import DevicePeak, vendor_peak
+
 __all__ = [
-    "DevicePeak",
-    "PeakChoice",
-    "PEAKS",
     "peak_for",
     "calibrate_cpu",
     "cpu_peak",
@@ -64,338 +60,19 @@ __all__ = [
     "raise_cpu_peak",
     "last_level_cache",
     "LastLevelCache",
-    "MemoryLevel",
-    "MemoryRoof",
     "CALIBRATION_MATMULS",
     "LLC_MULTIPLE",
     "FALLBACK_LLC_BYTES",
 ]
 
-TERA = 1e12
-GIGA = 1e9
-
-
-@dataclass(frozen=True, slots=True)
-class DevicePeak:
-    """Peak figures of one device kind.
-
-    ``flops_per_s`` maps an HLO element type (``bf16``, ``f32``, ``f8e4m3fn``...; ``s8`` for
-    int8 operations per second) to its peak; ``bytes_per_s`` is the memory bandwidth; ``source``
-    names where the figures come from (a URL, or ``measured on this machine ...``). A measured
-    CPU also has ``cache_bytes_per_s``, the bandwidth while the data fits in its last-level
-    cache of ``cache_bytes``, and ``calibration``, the cached record of how it was measured.
-    """
-
-    name: str
-    pattern: str
-    flops_per_s: dict[str, float]
-    bytes_per_s: float
-    source: str
-    note: str = ""
-    measured: bool = False
-    cache_bytes_per_s: float | None = None
-    cache_bytes: int | None = None
-    calibration: dict[str, Any] | None = None
-
-    def memory_roofs(self) -> tuple[MemoryRoof, ...]:
-        """The memory roofs, slowest first: main memory, then the cache when it was measured."""
-        roofs = [MemoryRoof(MemoryLevel.MEMORY, self.bytes_per_s, None)]
-        if self.cache_bytes_per_s and self.cache_bytes:
-            roofs.append(MemoryRoof(MemoryLevel.CACHE, self.cache_bytes_per_s, self.cache_bytes))
-        return tuple(roofs)
-
-    def matches(self, device_kind: str) -> bool:
-        return re.search(self.pattern, device_kind, re.IGNORECASE) is not None
-
-    def choose(self, element_type: str | None) -> PeakChoice:
-        """The FLOP/s peak for a program whose work is mostly in ``element_type``."""
-        wanted = element_type or "f32"
-        table = self.flops_per_s
-        if wanted in table:
-            return PeakChoice(self, table[wanted], wanted)
-        family = _FAMILY.get(wanted)
-        for candidate in family or ():
-            if candidate in table:
-                return PeakChoice(
-                    self, table[candidate], candidate, _fallback_note(wanted, candidate, self)
-                )
-        best = max(table, key=table.__getitem__)
-        return PeakChoice(self, table[best], best, _fallback_note(wanted, best, self))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "flops_per_s": dict(self.flops_per_s),
-            "bytes_per_s": self.bytes_per_s,
-            "source": self.source,
-            "note": self.note,
-            "measured": self.measured,
-            "cache_bytes_per_s": self.cache_bytes_per_s,
-            "cache_bytes": self.cache_bytes,
-            "calibration": calibration_summary(self.calibration),
-        }
-
-
-class MemoryLevel(StrEnum):
-    """Which memory a program's bytes are judged to come from."""
-
-    MEMORY = "memory"  # main memory (DRAM, HBM)
-    CACHE = "cache"  # the CPU's last-level cache and the levels above it
-
-
-@dataclass(frozen=True, slots=True)
-class MemoryRoof:
-    """One memory roof: its level, bandwidth and how much data fits in it (``None``: any)."""
-
-    level: MemoryLevel
-    bytes_per_s: float
-    capacity: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class PeakChoice:
-    """The peak a roofline is drawn against: which entry, which element type's figure."""
-
-    device: DevicePeak
-    flops_per_s: float
-    element_type: str
-    note: str = ""
-
-    @property
-    def bytes_per_s(self) -> float:
-        return self.device.bytes_per_s
-
-    @property
-    def ridge(self) -> float:
-        """FLOPs per byte where memory-bound turns into compute-bound."""
-        return self.flops_per_s / self.bytes_per_s if self.bytes_per_s > 0 else float("inf")
-
-
-# What stands in for an element type a table has no figure for, nearest first.
-_FAMILY: dict[str, tuple[str, ...]] = {
-    "f32": ("tf32", "bf16"),
-    "f16": ("bf16",),
-    "bf16": ("f16",),
-    "f64": ("f32",),
-    "c64": ("f32", "bf16"),
-    "c128": ("f64", "f32"),
-    "f8e4m3fn": ("f8", "bf16"),
-    "f8e5m2": ("f8", "bf16"),
-    "f8e4m3": ("f8", "bf16"),
-    "s8": ("bf16",),
-    "u8": ("s8", "bf16"),
-    "s32": ("f32", "bf16"),
-    "pred": ("f32", "bf16"),
-}
-
-
-def _fallback_note(wanted: str, used: str, device: DevicePeak) -> str:
-    if device.name.startswith("TPU") and wanted == "f32":
-        return f"{device.name} lists no f32 peak; f32 matmuls run as bf16 passes: {used} peak used"
-    return f"{device.name} lists no {wanted} peak; the {used} figure is used"
-
-
-_CLOUD_TPU = "https://cloud.google.com/tpu/docs/"
-_NV = "https://www.nvidia.com/en-us/data-center/"
-_DENSE = "dense Tensor Core figures (the datasheet's with-sparsity figures halved)"
-
-#: Vendor figures, per chip (TPU) or per GPU. Order matters: the first match wins, so more
-#: specific patterns (``H100 PCIe``) come before general ones (``H100``).
-PEAKS: tuple[DevicePeak, ...] = (
-    DevicePeak(
-        "TPU v2",
-        r"\bTPU v2\b",
-        {"bf16": 45 * TERA},
-        600 * GIGA,
-        _CLOUD_TPU + "v2 (peak compute per chip 45 TFLOPs bf16; HBM 16 GiB, 600 GBps)",
-    ),
-    DevicePeak(
-        "TPU v3",
-        r"\bTPU v3\b",
-        {"bf16": 123 * TERA},
-        900 * GIGA,
-        _CLOUD_TPU + "v3 (peak compute per chip 123 TFLOPs bf16; HBM2 32 GiB, 900 GBps)",
-    ),
-    DevicePeak(
-        "TPU v4",
-        r"\bTPU v4\b",
-        {"bf16": 275 * TERA, "s8": 275 * TERA},
-        1200 * GIGA,
-        _CLOUD_TPU + "v4 (peak compute per chip 275 TFLOPs bf16 or int8; HBM2 32 GiB, 1200 GBps)",
-    ),
-    DevicePeak(
-        "TPU v5e",
-        r"\bTPU v5 ?(lite|e)\b",
-        {"bf16": 197 * TERA, "s8": 393 * TERA},
-        819 * GIGA,
-        _CLOUD_TPU + "v5e (peak compute per chip 197 TFLOPs bf16, 393 TOPs int8; HBM2 16 GB, "
-        "819 GBps)",
-    ),
-    DevicePeak(
-        "TPU v5p",
-        r"\bTPU v5p?$|\bTPU v5p\b",
-        {"bf16": 459 * TERA, "s8": 918 * TERA},
-        2765 * GIGA,
-        _CLOUD_TPU + "v5p (peak compute per chip 459 TFLOPs bf16, 918 TOPs int8; HBM2e 95 GiB, "
-        "2765 GBps)",
-    ),
-    DevicePeak(
-        "TPU v6e",
-        r"\bTPU v6 ?(lite|e)\b",
-        {"bf16": 918 * TERA, "s8": 1836 * TERA},
-        1640 * GIGA,
-        _CLOUD_TPU + "v6e (Trillium: peak compute per chip 918 TFLOPs bf16, 1836 TOPs int8; "
-        "HBM 32 GB, 1640 GBps)",
-    ),
-    DevicePeak(
-        "TPU v7",
-        r"\bTPU ?v?7x?\b",
-        {"bf16": 2307 * TERA, "f8": 4614 * TERA},
-        7380 * GIGA,
-        _CLOUD_TPU + "tpu7x (Ironwood: peak compute per chip 2307 TFLOPs bf16, 4614 TFLOPs fp8; "
-        "HBM 192 GiB, 7380 GBps)",
-    ),
-    DevicePeak(
-        "A100 80GB PCIe",
-        r"A100.*80GB.*PCIe|A100.*PCIe.*80GB",
-        {
-            "f64": 9.7 * TERA,
-            "f32": 19.5 * TERA,
-            "tf32": 156 * TERA,
-            "bf16": 312 * TERA,
-            "f16": 312 * TERA,
-            "s8": 624 * TERA,
-        },
-        1935 * GIGA,
-        _NV + "a100/ (A100 datasheet: 80GB PCIe, 1,935 GB/s)",
-        _DENSE,
-    ),
-    DevicePeak(
-        "A100 80GB",
-        r"A100.*80GB",
-        {
-            "f64": 9.7 * TERA,
-            "f32": 19.5 * TERA,
-            "tf32": 156 * TERA,
-            "bf16": 312 * TERA,
-            "f16": 312 * TERA,
-            "s8": 624 * TERA,
-        },
-        2039 * GIGA,
-        _NV + "a100/ (A100 datasheet: 80GB SXM, 2,039 GB/s)",
-        _DENSE,
-    ),
-    DevicePeak(
-        "A100 40GB",
-        r"A100",
-        {
-            "f64": 9.7 * TERA,
-            "f32": 19.5 * TERA,
-            "tf32": 156 * TERA,
-            "bf16": 312 * TERA,
-            "f16": 312 * TERA,
-            "s8": 624 * TERA,
-        },
-        1555 * GIGA,
-        _NV + "a100/ (A100 datasheet: 40GB, 1,555 GB/s)",
-        _DENSE,
-    ),
-    DevicePeak(
-        "H100 PCIe",
-        r"H100.*PCIe",
-        {
-            "f64": 26 * TERA,
-            "f32": 51 * TERA,
-            "tf32": 378 * TERA,
-            "bf16": 756 * TERA,
-            "f16": 756 * TERA,
-            "f8": 1513 * TERA,
-            "s8": 1513 * TERA,
-        },
-        2000 * GIGA,
-        _NV + "h100/ (H100 datasheet: PCIe, 2 TB/s)",
-        _DENSE,
-    ),
-    DevicePeak(
-        "H100 SXM",
-        r"H100",
-        {
-            "f64": 34 * TERA,
-            "f32": 67 * TERA,
-            "tf32": 494.5 * TERA,
-            "bf16": 989.5 * TERA,
-            "f16": 989.5 * TERA,
-            "f8": 1979 * TERA,
-            "s8": 1979 * TERA,
-        },
-        3350 * GIGA,
-        _NV + "h100/ (H100 datasheet: SXM, 3.35 TB/s)",
-        _DENSE,
-    ),
-    DevicePeak(
-        "H200 SXM",
-        r"H200",
-        {
-            "f64": 34 * TERA,
-            "f32": 67 * TERA,
-            "tf32": 494.5 * TERA,
-            "bf16": 989.5 * TERA,
-            "f16": 989.5 * TERA,
-            "f8": 1979 * TERA,
-            "s8": 1979 * TERA,
-        },
-        4800 * GIGA,
-        _NV + "h200/ (H200 datasheet: SXM, 141 GB HBM3e, 4.8 TB/s)",
-        _DENSE,
-    ),
-    DevicePeak(
-        "B200",
-        r"B200",
-        {
-            "f64": 40 * TERA,
-            "f32": 80 * TERA,
-            "tf32": 1100 * TERA,
-            "bf16": 2250 * TERA,
-            "f16": 2250 * TERA,
-            "f8": 4500 * TERA,
-            "s8": 4500 * TERA,
-        },
-        8000 * GIGA,
-        _NV + "hgx/ (HGX B200 datasheet, per GPU: 8 TB/s HBM3e)",
-        _DENSE,
-    ),
-    DevicePeak(
-        "L4",
-        r"\bL4\b",
-        {
-            "f32": 30.3 * TERA,
-            "tf32": 60 * TERA,
-            "bf16": 121 * TERA,
-            "f16": 121 * TERA,
-            "f8": 242.5 * TERA,
-            "s8": 242.5 * TERA,
-        },
-        300 * GIGA,
-        _NV + "l4/ (L4 datasheet: 24 GB GDDR6, 300 GB/s)",
-        _DENSE,
-    ),
-)
-
-# Every f8 flavour looks up the table's one "f8" figure.
-for _name in ("f8e4m3fn", "f8e5m2", "f8e4m3", "f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3b11fnuz"):
-    _FAMILY.setdefault(_name, ("f8", "bf16"))
-
 
 def peak_for(device: Any, *, calibrate: bool = True, refresh: bool = False) -> DevicePeak | None:
-    """The peak figures of ``device`` (a ``jax.Device``): the table's entry for its kind, a
-    measured one for a CPU (``calibrate=False``: only a cached measurement), else ``None``."""
-    kind = str(getattr(device, "device_kind", "") or "")
+    """The peak figures of ``device`` (a ``jax.Device``): the device registry's for its kind
+    (:func:`hloscope.analysis.peaks.vendor_peak`), a measured one for a CPU
+    (``calibrate=False``: only a cached measurement), else ``None``."""
     if getattr(device, "platform", "") == "cpu":
         return cpu_peak(refresh=refresh) if calibrate else _cached_cpu_peak()
-    for entry in PEAKS:
-        if entry.matches(kind):
-            return entry
-    return None
+    return vendor_peak(str(getattr(device, "device_kind", "") or ""))
 
 
 # ---- the CPU, measured ---------------------------------------------------------------------------
@@ -696,28 +373,6 @@ def raise_cpu_peak(
     return _cpu_entry(record), raised
 
 
-def calibration_summary(record: dict[str, Any] | None) -> dict[str, Any] | None:
-    """How a measured peak was measured, for the JSON: per roof its rate, best-of and spread,
-    the last-level cache size used, and the raises programs caused."""
-    if not record:
-        return None
-
-    def roof(part: str, unit: str, extra: tuple[str, ...]) -> dict[str, Any]:
-        data = record.get(part) or {}
-        return {k: data.get(k) for k in (unit, "best_of", "spread", *extra)}
-
-    return {
-        "measured_at": record.get("measured_at"),
-        "seconds": record.get("seconds"),
-        "llc_bytes": record.get("llc_bytes"),
-        "llc_source": record.get("llc_source"),
-        "compute": roof("compute", "flops_per_s", ("kernel", "best_size")),
-        "memory": roof("memory", "bytes_per_s", ("kernel", "array_bytes")),
-        "cache": roof("cache", "bytes_per_s", ("kernel", "array_bytes")),
-        "raised": list(record.get("raised") or []),
-    }
-
-
 def _describe(record: dict[str, Any]) -> str:
     compute = record.get("compute") or {}
     memory = record.get("memory") or {}
@@ -742,7 +397,6 @@ def _cpu_entry(record: dict[str, Any]) -> DevicePeak:
     llc = record.get("llc_bytes")
     return DevicePeak(
         "CPU (measured)",
-        r".*",
         {str(k): float(v) for k, v in record["flops_per_s"].items()},
         float(record["bytes_per_s"]),
         _describe(record),

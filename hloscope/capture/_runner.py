@@ -47,7 +47,7 @@ import traceback
 from types import FrameType, ModuleType, TracebackType
 from typing import Any
 
-from .errors import ScriptImportError
+from .errors import CaptureUsageError, ScriptImportError
 from .frameworks import MissingFramework, explain_missing_frameworks
 from .prestart import ORDERS_FLAG
 from .script_loader import (
@@ -189,11 +189,26 @@ def _load_function(script: str, name: str) -> tuple[Any, tuple[Any, ...], dict[s
     return fn, args, kwargs
 
 
-def _capture_function(script: str, name: str, save: str) -> None:
+def _capture_function(
+    script: str, name: str, save: str, device: str | None = None, mesh: str | None = None
+) -> None:
     fn, args, kwargs = _load_function(script, name)
-    from .inprocess import capture
+    from .backends import capture_for
 
-    capture(fn, *args, **kwargs).save(save)
+    capture_for(fn, args, kwargs, device, mesh=parse_mesh(mesh) if mesh else None).save(save)
+
+
+def parse_mesh(text: str) -> dict[str, int]:
+    """``"data=8,model=4"`` as ``{"data": 8, "model": 4}`` (``--mesh``)."""
+    from .errors import CaptureUsageError
+
+    shape: dict[str, int] = {}
+    for part in text.split(","):
+        name, _, size = part.partition("=")
+        if not name.strip() or not size.strip().isdigit() or int(size) < 1:
+            raise CaptureUsageError(f"--mesh {text!r}: give AXIS=SIZE pairs, like data=8,model=4")
+        shape[name.strip()] = int(size)
+    return shape
 
 
 def _concrete(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict]:
@@ -245,6 +260,8 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--function")
     parser.add_argument("--save")
     parser.add_argument("--recompiles")
+    parser.add_argument("--device")
+    parser.add_argument("--mesh")
     parser.add_argument("--ready-fd", type=int)
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
@@ -294,7 +311,9 @@ def main(argv: list[str] | None = None) -> int:
             _watch_compiles(script, options.function, options.args, options.recompiles)
         elif options.function:
             with explain_missing_frameworks():  # the script's own `import jax`, if jax is absent
-                _capture_function(script, options.function, options.save)
+                _capture_function(
+                    script, options.function, options.save, options.device, options.mesh
+                )
         else:
             _run_script(script, options.args)
     except _Terminated:
@@ -305,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         status = code if isinstance(code, int) else (0 if code is None else 1)
         if status and not isinstance(code, int):
             info["error"] = f"SystemExit: {code}"
-    except (ScriptImportError, MissingFramework) as error:
+    except (ScriptImportError, MissingFramework, CaptureUsageError) as error:
         status = 2
         info["error"] = str(error)
         info["usage_error"] = True

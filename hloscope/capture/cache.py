@@ -167,8 +167,13 @@ def cache_key(
     args: Sequence[str],
     function: str | None,
     versions: Mapping[str, Any],
+    compile_for: Mapping[str, Any] | None = None,
 ) -> str:
-    """The key of a script target: a hash of everything known before it runs."""
+    """The key of a script target: a hash of everything known before it runs.
+
+    ``compile_for`` names what a ``SCRIPT.py:FUNCTION`` is compiled for when a device was
+    asked for (the device spec, the mesh, the compiler's version): one function compiled for
+    two chips is two entries."""
     payload = {
         "script": str(script.resolve()),
         "content": hashlib.sha256(content).hexdigest(),
@@ -178,6 +183,8 @@ def cache_key(
         "python": sys.version.split()[0],
         "environment": relevant_environment(),
     }
+    if compile_for:
+        payload["compile_for"] = dict(compile_for)
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

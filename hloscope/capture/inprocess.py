@@ -108,6 +108,18 @@ class Capture:
     memory: dict[str, int] | None = None
     passes: list[PassSnapshot] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)
+    #: JAX's device kind of what compiled the optimized module (``"TPU v5 lite"``, ``"cpu"``);
+    #: ``None`` for an estimate: a compile standing in for another device (``estimate_note``).
+    compiled_for: str | None = None
+    #: The ``--device`` asked for (``"tpu-v5e:2x4"``), ``None`` when none was.
+    device: str | None = None
+    #: Why the compile is only an estimate for ``device`` and how to get the real one.
+    estimate_note: str | None = None
+    #: The backend that compiled it (:class:`~hloscope.capture.backends.BackendName`).
+    backend: str | None = None
+    #: The compiler's refusal when it gave up after optimizing (XLA:TPU's RESOURCE_EXHAUSTED:
+    #: the program does not fit); the stages are what it had dumped by then.
+    compile_error: str | None = None
     _modules: dict[str, Module] = field(default_factory=dict, repr=False)
 
     def __repr__(self) -> str:  # the texts are megabytes: show their sizes instead
@@ -176,6 +188,11 @@ class Capture:
             "memory": self.memory,
             "passes": [],
             "versions": self.versions,
+            "compiled_for": self.compiled_for,
+            "device": self.device,
+            "estimate_note": self.estimate_note,
+            "backend": self.backend,
+            "compile_error": self.compile_error,
         }
         for stage, text in self.stages.items():
             index["stages"][stage] = _write(root, _stage_filename(stage), text)
@@ -226,7 +243,22 @@ class Capture:
             memory=index.get("memory"),
             passes=passes,
             versions=index.get("versions", {}),
+            compiled_for=index.get("compiled_for"),
+            device=index.get("device"),
+            estimate_note=index.get("estimate_note"),
+            backend=index.get("backend"),
+            compile_error=index.get("compile_error"),
         )
+
+    @staticmethod
+    def read_index(directory: str | Path) -> dict[str, Any]:
+        """The saved capture's ``capture.json`` alone (``{}`` when unreadable): what compiled
+        it, without reading its stages."""
+        try:
+            index = json.loads((Path(directory) / _CAPTURE_FILE).read_text())
+        except (OSError, ValueError):
+            return {}
+        return index if isinstance(index, dict) else {}
 
     @staticmethod
     def is_saved(directory: str | Path) -> bool:
@@ -257,9 +289,20 @@ def _write(root: Path, relative: str, content: str | bytes) -> str:
 
 
 def capture(
-    fn: Callable[..., Any], *args: Any, passes: str | None = None, **kwargs: Any
+    fn: Callable[..., Any],
+    *args: Any,
+    passes: str | None = None,
+    device: Any = None,
+    **kwargs: Any,
 ) -> Capture:
     """Capture the compiler stages of ``fn(*args, **kwargs)`` without running it.
+
+    ``device`` (a registry name such as ``"tpu-v6e"``, a slice ``"tpu-v5e:2x4"``, or a
+    :class:`~hloscope.devices.DeviceSpec`) compiles for that device through the backend that
+    can (:mod:`hloscope.capture.backends`): for a TPU with libtpu installed, XLA:TPU's own
+    compile in this process (libtpu loads here; the command line compiles in a child instead).
+    Without it the capture is this machine's compile, marked as an estimate
+    (``compiled_for`` is ``None``, ``estimate_note`` says why).
 
     ``fn`` is a JAX function (plain or already ``jax.jit``-ed, with its own static arguments), a
     ``tf.function(jit_compile=True)``, or a Keras model with the TensorFlow backend. ``args``
@@ -275,9 +318,9 @@ def capture(
     """
     if passes is not None:
         _check_pass_regex(passes)
-    if is_tensorflow_function(fn):
-        return _capture_tf(fn, args, kwargs, passes)
-    return _capture_jax(fn, args, kwargs, passes)
+    from .backends import capture_for
+
+    return capture_for(fn, args, kwargs, device, passes)
 
 
 def _check_pass_regex(pattern: str) -> None:
@@ -299,7 +342,7 @@ def _check_pass_regex(pattern: str) -> None:
         ) from None
 
 
-def _versions(*packages: str) -> dict[str, str]:
+def package_versions(*packages: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for package in packages:
         try:
@@ -317,9 +360,11 @@ def _is_jitted(fn: Any) -> bool:
     return callable(getattr(fn, "trace", None)) and callable(getattr(fn, "lower", None))
 
 
-def _capture_jax(
-    fn: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any], passes: str | None
-) -> Capture:
+def lower_jax(
+    fn: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> tuple[Any, Any, dict[str, str]]:
+    """Trace and lower ``fn``: JAX's ``Traced`` and ``Lowered``, and the jaxpr and StableHLO
+    stages' texts."""
     from . import jaxlib_adapter
     from .frameworks import require_jax
 
@@ -339,9 +384,35 @@ def _capture_jax(
         "jaxpr": str(traced.jaxpr),
         "stablehlo": jaxlib_adapter.stablehlo_text(lowered),
     }
+    return traced, lowered, stages
+
+
+def compile_jax(
+    traced: Any,
+    lowered: Any,
+    stages: dict[str, str],
+    passes: str | None,
+    keep_refused: Callable[[Exception], bool] | None = None,
+) -> Capture:
+    """Compile what :func:`lower_jax` lowered, dumping this compile alone, into a capture.
+
+    A compile error propagates unchanged, unless ``keep_refused(error)`` says the compiler's
+    refusal is itself the answer (a program that does not fit) and the compiler dumped its
+    optimized module before refusing: then the capture holds what was dumped, with the
+    refusal in ``compile_error``."""
+    from . import jaxlib_adapter
+
     with tempfile.TemporaryDirectory(prefix="hloscope-capture-") as folder:
-        with jaxlib_adapter.private_compile_dumps(folder):
-            compiled = lowered.compile(compiler_options=_dump_options(folder, passes))
+        try:
+            with jaxlib_adapter.private_compile_dumps(folder):
+                compiled = lowered.compile(compiler_options=_dump_options(folder, passes))
+        except Exception as error:
+            if keep_refused is None or not keep_refused(error):
+                raise
+            refused = _refused_capture(traced, stages, _read_private_dump(folder), error)
+            if refused is None:
+                raise
+            return refused
         dumped = _read_private_dump(folder)
     if dumped.before is None:
         # XLA did not compile: JAX's persistent compilation cache answered (its key ignores
@@ -367,7 +438,7 @@ def _capture_jax(
         cost=_cost_dict(compiled.cost_analysis()),
         memory=memory,
         passes=dumped.passes,
-        versions=_versions("jax", "jaxlib"),
+        versions=package_versions("jax", "jaxlib"),
     )
 
 
@@ -399,11 +470,30 @@ def _dump_options(folder: str, passes: str | None) -> dict[str, Any]:
     return options
 
 
+def _refused_capture(
+    traced: Any, stages: dict[str, str], dumped: _PrivateDump, error: Exception
+) -> Capture | None:
+    """The capture of a compile the compiler refused after optimizing, from its dump."""
+    if dumped.before is None or dumped.after is None:
+        return None
+    stages = {**stages, "hlo": dumped.before, "optimized_hlo": dumped.after}
+    return Capture(
+        frontend="jax",
+        name=_module_name(dumped.after) or f"jit_{getattr(traced, 'fun_name', 'fn')}",
+        stages=stages,
+        reports=dumped.reports,
+        passes=dumped.passes,
+        versions=package_versions("jax", "jaxlib"),
+        compile_error=" ".join(str(error).split()),
+    )
+
+
 @dataclass(slots=True)
 class _PrivateDump:
     before: str | None
     reports: dict[str, str]
     passes: list[PassSnapshot]
+    after: str | None = None
 
 
 def _read_private_dump(folder: str) -> _PrivateDump:
@@ -437,7 +527,13 @@ def _read_private_dump(folder: str) -> _PrivateDump:
                 filename=text_file.path.name,
             )
         )
-    return _PrivateDump(before=before_file.path.read_text(), reports=reports, passes=passes)
+    after_file = module.after_file
+    return _PrivateDump(
+        before=before_file.path.read_text(),
+        reports=reports,
+        passes=passes,
+        after=after_file.path.read_text() if after_file is not None else None,
+    )
 
 
 def _cost_dict(costs: Any) -> dict[str, float] | None:
@@ -489,7 +585,7 @@ def _is_keras_model(fn: Any) -> bool:
     return any(m.startswith(("keras.", "tf_keras.")) for m in modules) and hasattr(fn, "call")
 
 
-def _capture_tf(
+def capture_tf(
     fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any], passes: str | None
 ) -> Capture:
     if passes is not None:
@@ -520,5 +616,5 @@ def _capture_tf(
         name=_module_name(stages["hlo"]) or fallback_name,
         stages=stages,
         serialized=serialized,
-        versions=_versions("tensorflow", "tensorflow-cpu", "keras"),
+        versions=package_versions("tensorflow", "tensorflow-cpu", "keras"),
     )

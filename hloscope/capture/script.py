@@ -476,6 +476,8 @@ def capture_script(
     while_running: Callable[[], object] | None = None,
     when_ready: Callable[[], object] | None = None,
     versions: bool = True,
+    device: str | None = None,
+    mesh: str | None = None,
 ) -> ScriptCapture:
     """Run ``script`` with ``args`` in a child process; capture what XLA compiles in ``out_dir``.
 
@@ -507,6 +509,11 @@ def capture_script(
     they are complete only when this function returns. If it raises, the child is stopped.
     ``versions=False`` leaves the installed versions out of the manifest (``None``): reading
     them costs tens of milliseconds, wasted on a caller that throws the manifest away.
+
+    ``device`` (with ``function``): compile for that device of the registry (``tpu-v5e:2x4``)
+    through the backend that can (:mod:`hloscope.capture.backends`); the child gets the
+    environment that backend needs (libtpu's variables for XLA:TPU), and nothing else does.
+    ``mesh`` (``data=8,model=4``) reshapes the arguments' mesh on a TPU slice.
     """
     script_path = Path(script)
     if not script_path.is_file():
@@ -539,9 +546,16 @@ def capture_script(
         mode = [str(script_path.resolve()), *args]
     else:
         xla_flags = user_flags
-        mode = ["--function", function, "--save", str(out / "capture"), str(script_path.resolve())]
+        mode = ["--function", function, "--save", str(out / "capture")]
+        mode += ["--device", device] if device is not None else []
+        mode += ["--mesh", mesh] if mesh is not None else []
+        mode += [str(script_path.resolve())]
     work_dir = Path(cwd).absolute() if cwd is not None else Path.cwd()
     env = child_env(xla_flags, full_locations=not watch_compiles)
+    if device is not None and function is not None:
+        from .backends import backend_for
+
+        env = backend_for(device).child_environment(env)
     command = _runner_command(info_path, None, mode)  # as run by hand: no --ready-fd
 
     manifest: dict[str, Any] = {
@@ -550,6 +564,7 @@ def capture_script(
         "script_arg": str(script),
         "args": list(args),
         "function": function,
+        "device": device,
         "command": command,
         "command_text": shlex.join(command),
         "cwd": str(work_dir),

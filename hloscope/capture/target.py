@@ -76,6 +76,11 @@ __all__ = [
 _FUNCTION_SPEC = re.compile(r"^(?P<script>.+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
 
 
+def is_function_spec(text: str) -> bool:
+    """Whether a TARGET string names a function in a script (``SCRIPT.py:FUNCTION``)."""
+    return _FUNCTION_SPEC.match(text) is not None and not Path(text).exists()
+
+
 # What reading one module file of a dump can fail with, leaving the others readable.
 _UNREADABLE = (HloParseError, DumpFormatError)
 
@@ -145,6 +150,8 @@ class Target:
     function: str | None = None
     output_dir: Path | None = None
     from_cache: bool = False
+    #: The ``--device`` a ``SCRIPT.py:FUNCTION`` was compiled for (``None``: this machine's).
+    device: str | None = None
     #: One line per module file of a dump that could not be read and was left out.
     problems: list[str] = field(default_factory=list, compare=False, repr=False)
     # An HLO file's modules, parsed once: commands ask for the main module and then for all
@@ -164,8 +171,16 @@ class Target:
         timeout: float | None = None,
         refresh: bool = False,
         progress: bool | None = None,
+        device: Any = None,
+        mesh: str | None = None,
     ) -> Target:
         """Find (and for scripts, capture or reuse from the cache) the HLO a TARGET names.
+
+        ``device`` (a registry name or TPU slice: ``tpu-v5e``, ``tpu-v5e:2x4``) compiles a
+        ``SCRIPT.py:FUNCTION`` for that device through :mod:`hloscope.capture.backends`
+        (XLA:TPU when libtpu is installed, else this machine's compile marked as an
+        estimate); ``mesh`` (``data=8,model=4``) reshapes its arguments' mesh on a slice.
+        Other targets are read as they are: their device is the one they were compiled for.
 
         ``args`` are command-line arguments for a ``SCRIPT.py`` target; ``timeout`` stops a
         script that runs longer (seconds); ``refresh`` ignores a cached capture; ``progress``
@@ -176,7 +191,8 @@ class Target:
         """
         if isinstance(spec, Target):
             return spec
-        return _resolve(os.fspath(spec), args, timeout, refresh, progress)
+        compile_for = _CompileFor.of(device, mesh)
+        return _resolve(os.fspath(spec), args, timeout, refresh, progress, compile_for)
 
     @property
     def is_remote(self) -> bool:
@@ -192,6 +208,25 @@ class Target:
                 "(copy it here first; a URL is read as a dump folder or HLO file only)"
             )
         return Path(self.location)
+
+    def compile_info(self) -> dict[str, Any]:
+        """What compiled this target's module: ``compiled_for`` (JAX's device kind, ``None``
+        for an estimate or when unknown), ``device`` (the ``--device`` asked for),
+        ``estimate_note`` and ``backend``; read from a capture's index, not its stages."""
+        info: dict[str, Any] = {
+            "compiled_for": None,
+            "device": self.device,
+            "estimate_note": None,
+            "backend": None,
+            "compile_error": None,
+        }
+        if self.kind in (TargetKind.FUNCTION, TargetKind.CAPTURE) and not self.is_remote:
+            from .inprocess import Capture
+
+            saved = Capture.read_index(self.path)
+            for key in info:
+                info[key] = saved.get(key, info[key])
+        return info
 
     @property
     def manifest(self) -> dict[str, Any] | None:
@@ -371,8 +406,51 @@ def _instruction_count(module: Module) -> int:
 # ---- resolution ----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class _CompileFor:
+    """What a function target is compiled for: the device spec's text and the mesh."""
+
+    device: str | None = None
+    mesh: str | None = None
+
+    @classmethod
+    def of(cls, device: Any, mesh: str | None) -> _CompileFor:
+        if device is None:
+            if mesh is not None:
+                raise TargetError("--mesh reshapes the mesh on a TPU slice: give --device too")
+            return cls()
+        from ..devices import parse_device
+
+        return cls(str(parse_device(device)), mesh)
+
+    def key(self) -> dict[str, Any] | None:
+        """The cache key's part (``None``: compiled for this machine, as before)."""
+        if self.device is None:
+            return None
+        from .backends import backend_for
+        from .inprocess import package_versions
+
+        backend = backend_for(self.device)
+        return {
+            "device": self.device,
+            "mesh": self.mesh,
+            "backend": str(backend.name),
+            "compiler": package_versions("libtpu"),
+        }
+
+    def label(self, function: str) -> str:
+        if self.device is None:
+            return function
+        return function + "." + re.sub(r"[^A-Za-z0-9_-]", "_", self.device)
+
+
 def _resolve(
-    text: str, args: Sequence[str], timeout: float | None, refresh: bool, progress: bool | None
+    text: str,
+    args: Sequence[str],
+    timeout: float | None,
+    refresh: bool,
+    progress: bool | None,
+    compile_for: _CompileFor = _CompileFor(),
 ) -> Target:
     if not text.strip():
         raise TargetNotFound(
@@ -398,7 +476,7 @@ def _resolve(
         if args:
             raise TargetError(f"{text}: a SCRIPT.py:FUNCTION target takes no script arguments")
         return _resolve_script(
-            text, script, found.group("function"), (), timeout, refresh, progress
+            text, script, found.group("function"), (), timeout, refresh, progress, compile_for
         )
     if os.path.islink(text):  # a link that leads nowhere: say which way it fails
         try:
@@ -454,7 +532,12 @@ def _resolve_url(url: str) -> Target:
 # ---- the cache -----------------------------------------------------------------------------------
 
 
-def target_cache_key(script: Path, args: Sequence[str], function: str | None) -> str:
+def target_cache_key(
+    script: Path,
+    args: Sequence[str],
+    function: str | None,
+    compile_for: dict[str, Any] | None = None,
+) -> str:
     """The cache key of a script target (see :mod:`hloscope.capture.cache`)."""
     from .._version import __version__
     from .script import framework_versions
@@ -464,11 +547,14 @@ def target_cache_key(script: Path, args: Sequence[str], function: str | None) ->
     except OSError as error:
         raise TargetError(f"{script}: cannot read ({error.strerror or error})") from None
     versions = {"hloscope": __version__, **framework_versions()}
-    return cache_key(script, content, args, function, versions)
+    return cache_key(script, content, args, function, versions, compile_for)
 
 
-def _cache_folder(script: Path, args: Sequence[str], function: str | None) -> Path:
-    return cache_folder(target_cache_key(script, args, function), script, function)
+def _cache_folder(
+    script: Path, args: Sequence[str], function: str | None, compile_for: _CompileFor
+) -> Path:
+    key = target_cache_key(script, args, function, compile_for.key() if function else None)
+    return cache_folder(key, script, compile_for.label(function) if function else None)
 
 
 def _reusable(folder: Path, hlo_path: Path) -> bool:
@@ -490,13 +576,15 @@ def _resolve_script(
     timeout: float | None,
     refresh: bool,
     progress: bool | None,
+    compile_for: _CompileFor = _CompileFor(),
 ) -> Target:
-    folder = _cache_folder(script, args, function)
+    device = compile_for.device if function else None
+    folder = _cache_folder(script, args, function, compile_for)
     hlo_path = folder / ("capture" if function else "dump")
 
     def resolved(from_cache: bool) -> Target:
         kind = TargetKind.FUNCTION if function else TargetKind.SCRIPT
-        return Target(text, kind, str(hlo_path), script, function, folder, from_cache)
+        return Target(text, kind, str(hlo_path), script, function, folder, from_cache, device)
 
     if not refresh and _reusable(folder, hlo_path):
         return resolved(True)
@@ -509,7 +597,15 @@ def _resolve_script(
         from .script import ScriptCapture, capture_script
 
         run = capture_script(
-            script, args, work, function=function, timeout=timeout, force=True, progress=progress
+            script,
+            args,
+            work,
+            function=function,
+            timeout=timeout,
+            force=True,
+            progress=progress,
+            device=device,
+            mesh=compile_for.mesh if function else None,
         )
         if not run.ok:
             failed = folder.with_name(folder.name + ".failed")

@@ -23,6 +23,10 @@ __all__ = [
     "refresh_option",
     "stage_option",
     "open_target",
+    "compile_fields",
+    "compiled_line",
+    "opened_fields",
+    "mesh_option",
     "open_module",
     "open_modules",
     "say_note",
@@ -73,29 +77,90 @@ def stage_option(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
-def open_target(spec: str, *, refresh: bool = False) -> Target:
-    """Resolve ``spec`` (capturing a script, with a spinner on a terminal).
+def mesh_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--mesh AXIS=SIZE,...``: the arguments' mesh reshaped for a TPU slice."""
+    return click.option(
+        "--mesh",
+        metavar="AXIS=N,...",
+        help="With --device on a TPU slice: rebuild the example arguments' mesh with these "
+        "axis sizes (data=8,model=4; default: the shape the script made).",
+    )(command)
+
+
+def open_target(
+    spec: str, *, refresh: bool = False, device: Any = None, mesh: str | None = None
+) -> Target:
+    """Resolve ``spec`` (capturing a script, with a spinner on a terminal); a
+    ``SCRIPT.py:FUNCTION`` is compiled for ``device`` when one is given.
 
     The target is remembered for the command group, which reports the module files it had to
     leave out (:attr:`Target.problems`) when the command ends and makes the exit status 1.
     """
-    from ..capture.target import Target
+    from ..capture.target import Target, TargetKind
 
-    target = Target.resolve(spec, refresh=refresh)
+    target = Target.resolve(spec, refresh=refresh, device=_function_device(spec, device), mesh=mesh)
+    if target.kind is TargetKind.FUNCTION and target.device is not None:
+        say_note(compiled_line(target.compile_info()))
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.find_root().meta.setdefault(OPENED, []).append(target)
     return target
 
 
+def compiled_line(info: dict[str, Any]) -> str:
+    """The text line that says what compiled a function target for its ``--device``."""
+    if info.get("estimate_note"):
+        return str(info["estimate_note"])
+    backend = "XLA:TPU" if info.get("backend") == "xla-tpu" else "this machine's XLA"
+    line = f"compiled for {info.get('compiled_for')} ({info.get('device')}) by {backend}"
+    if info.get("compile_error"):
+        line += f", which refused it: {info['compile_error']}"
+    return line
+
+
+def compile_fields(target: Target) -> dict[str, Any]:
+    """What ``--json`` says compiled ``target``'s module: ``compiled_for`` (JAX's device kind;
+    ``None`` for an estimate) and ``device`` (the ``--device`` asked for), for a function
+    target; ``{}`` for a file or dump, read as it was compiled."""
+    from ..capture.target import TargetKind
+
+    if target.kind not in (TargetKind.FUNCTION, TargetKind.CAPTURE):
+        return {}
+    info = target.compile_info()
+    fields = {"compiled_for": info.get("compiled_for"), "device": info.get("device")}
+    if info.get("estimate_note"):
+        fields["estimate"] = info["estimate_note"]
+    return fields
+
+
+def opened_fields() -> dict[str, Any]:
+    """:func:`compile_fields` of the target this command opened last (``{}`` when none)."""
+    ctx = click.get_current_context(silent=True)
+    opened = ctx.find_root().meta.get(OPENED, []) if ctx is not None else []
+    return compile_fields(opened[-1]) if opened else {}
+
+
+def _function_device(spec: str, device: Any) -> Any:
+    """The device to compile ``spec`` for: only a ``SCRIPT.py:FUNCTION`` is compiled here;
+    other targets are read as they were compiled, and ``--device`` prices or fits them."""
+    from ..capture.target import is_function_spec
+
+    return device if device is not None and is_function_spec(spec) else None
+
+
 def open_module(
-    spec: str | Target, *, stage: str = "after", module: str | None = None, refresh: bool = False
+    spec: str | Target,
+    *,
+    stage: str = "after",
+    module: str | None = None,
+    refresh: bool = False,
+    device: Any = None,
 ) -> ModuleChoice:
     """The main module of ``spec`` (or the one ``module`` names), with a note on stderr when
     it was picked from several."""
     from ..capture.target import Target
 
-    target = spec if isinstance(spec, Target) else open_target(spec, refresh=refresh)
+    target = spec if isinstance(spec, Target) else open_target(spec, refresh=refresh, device=device)
     choice = target.choose_module(stage, module)
     if choice.note:
         say_note(choice.note)
@@ -130,7 +195,13 @@ def wrapped_note(note: str) -> str:
 
 
 def open_modules(
-    spec: str, *, stage: str = "after", module: str | None, all_modules: bool, refresh: bool
+    spec: str,
+    *,
+    stage: str = "after",
+    module: str | None,
+    all_modules: bool,
+    refresh: bool,
+    device: Any = None,
 ) -> list[Module]:
     """Every module of ``spec`` with ``all_modules``, else the main one (:func:`open_module`)."""
     if all_modules and module is not None:
@@ -138,5 +209,5 @@ def open_modules(
 
         raise CliError("--module and --all-modules exclude each other")
     if all_modules:
-        return open_target(spec, refresh=refresh).modules(stage)
-    return [open_module(spec, stage=stage, module=module, refresh=refresh).module]
+        return open_target(spec, refresh=refresh, device=device).modules(stage)
+    return [open_module(spec, stage=stage, module=module, refresh=refresh, device=device).module]

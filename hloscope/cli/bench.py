@@ -90,7 +90,10 @@ def _progress_bar(enabled: bool) -> Iterator[Callable[[str, float, str], None] |
 @click.option(
     "--device",
     metavar="DEV",
-    help="cpu, gpu, tpu, or PLATFORM:N / N (default: JAX's default device).",
+    help="The local JAX device to run on: cpu, gpu, tpu, or PLATFORM:N / N (default: JAX's "
+    "default device). Unlike the other commands' --device NAME[:SLICE], a chip model of the "
+    "device registry, this is a device this machine has; its peaks are the registry's for the "
+    "device_kind JAX reports (a CPU's are measured).",
 )
 @click.option(
     "--precision",

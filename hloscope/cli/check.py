@@ -39,21 +39,21 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..analysis.mxu import DEFAULT_MXU, MXU_SIZES
+from ..analysis.mxu import DEFAULT_MXU
 from ..dump.storage import is_url
 from ..errors import ExitStatus
 from ._app import cli
+from ._device import device_option
 from ._target import all_modules_option, module_option
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.unsupported.findings import CheckReport
+    from ..devices import DeviceSpec
 
 __all__ = ["check"]
 
 _FUNCTION_SPEC = re.compile(r"^(?P<script>.+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
 _PLATFORMS = ("cpu", "gpu", "tpu")
-# --tpu v6e: the generations MXU_SIZES knows, without their "tpu-" prefix.
-_GENERATIONS = tuple(name.removeprefix("tpu-") for name in MXU_SIZES)
 
 
 @cli.command()
@@ -81,13 +81,13 @@ _GENERATIONS = tuple(name.removeprefix("tpu-") for name in MXU_SIZES)
     "rewritten for the backend that compiled it). For an HLO file, the file of that stage "
     "beside it (X.before_optimizations.txt) is read when the file is of the other one.",
 )
-@click.option(
-    "--tpu",
-    "generation",
-    type=click.Choice(_GENERATIONS, case_sensitive=False),
-    default=None,
-    help="With --platform tpu: the TPU generation whose matrix unit (MXU) the alignment "
-    "warnings measure against: 128x128 on v2-v5 (the default), 256x256 on v6e.",
+@device_option(
+    "With --platform tpu: the TPU whose matrix unit (MXU) the alignment warnings measure "
+    "against (v6e or tpu-v6e): 128x128 on v2-v5 (the default), 256x256 on v6e and v7.",
+    needs="mxu",
+    platform="tpu",
+    flag="--tpu",
+    dest="generation",
 )
 @click.option(
     "--wide", is_flag=True, help="One line per finding with every field in full, whatever fits."
@@ -99,7 +99,7 @@ def check(
     platform: str,
     as_json: bool,
     stage: str | None,
-    generation: str | None,
+    generation: DeviceSpec | None,
     wide: bool,
     module: str | None,
     all_modules: bool,
@@ -123,7 +123,8 @@ def check(
         from ._app import CliError
 
         raise CliError("--tpu names a TPU generation: use it with --platform tpu")
-    mxu = MXU_SIZES[f"tpu-{generation.lower()}"] if generation else DEFAULT_MXU
+    mxu = generation.device.mxu if generation is not None else None
+    mxu = mxu or DEFAULT_MXU
     report = _report(target, platform.lower(), stage, module, all_modules, mxu)
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from ._app import CliError, cli
-from ._target import all_modules_option, module_option, open_modules, refresh_option
+from ._device import device_option
+from ._target import (
+    all_modules_option,
+    module_option,
+    open_modules,
+    opened_fields,
+    refresh_option,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..devices import DeviceSpec
 
 __all__ = ["fusions_command", "TABLE_ROWS"]
 
@@ -56,11 +67,10 @@ TABLE_ROWS = 500
     is_flag=True,
     help="Show every column at full width (by default the table fits the terminal).",
 )
-@click.option(
-    "--device",
-    help="Price the collectives on this device (tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e, h100, "
-    "a100, h100-pcie, a100-pcie) and estimate the step: compute on its roofline plus the "
-    "communication no compute hides.",
+@device_option(
+    "Price the collectives on this device and estimate the step: compute on its roofline plus "
+    "the communication no compute hides.",
+    needs="interconnect",
 )
 @module_option
 @all_modules_option
@@ -74,7 +84,7 @@ def fusions_command(
     as_json: bool,
     as_csv: bool,
     wide: bool,
-    device: str | None,
+    device: DeviceSpec | None,
     module: str | None,
     all_modules: bool,
     refresh: bool,
@@ -84,7 +94,7 @@ def fusions_command(
     from. The totals under the table follow XLA's own cost analysis. Collectives follow the
     table, with their bytes and, with --device, their estimated time and the step's."""
     from ..analysis.fusions import COLUMNS, SOURCE_COLUMNS, fusion_report, source_rows
-    from ..bench.step_estimate import module_communication
+    from ..analysis.step_estimate import module_communication
     from ..render.fusion_table import render_by_source, render_fusion_collectives, render_fusions
     from ..render.rows import filter_rows, rows_to_csv, sort_column, sort_rows, summary_to_dict
 
@@ -92,12 +102,9 @@ def fusions_command(
         raise CliError("--json and --csv exclude each other")
     if by_source and filters:
         raise CliError("--filter applies to kernel rows, not to --by-source")
-    row = None
-    if device is not None:
-        from ..bench.interconnect import interconnect
-
-        row = interconnect(device)  # a wrong name fails before any module is read
-    modules = open_modules(target, module=module, all_modules=all_modules, refresh=refresh)
+    modules = open_modules(
+        target, module=module, all_modules=all_modules, refresh=refresh, device=device
+    )
     reports = []
     communications = []
     capped = False
@@ -117,11 +124,12 @@ def fusions_command(
             capped = True
         matched = (len(every_row), " and ".join(filters)) if filters else None
         reports.append((each.name, rows, total, summary_to_dict(report.summary), matched))
-        comm = module_communication(each, row)
+        comm = module_communication(each, device)
         communications.append(comm.to_dict() if comm is not None else None)
     if as_json:
+        compiled = opened_fields()
         payloads = [
-            {"module": name, "rows": rows, "summary": summary, **(comm or {})}
+            {"module": name, **compiled, "rows": rows, "summary": summary, **(comm or {})}
             for (name, rows, _, summary, _), comm in zip(reports, communications)
         ]
         json.dump({"modules": payloads} if all_modules else payloads[0], sys.stdout, indent=2)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ._app import cli
+from ._device import device_option
 from ._target import all_modules_option, module_option, open_target, refresh_option
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..devices import DeviceSpec
 
 __all__ = ["memory_command"]
 
@@ -34,12 +38,11 @@ __all__ = ["memory_command"]
     help="Also write the timeline picture (live bytes over the schedule, peak marked) to this "
     ".svg file.",
 )
-@click.option(
-    "--device",
-    help="Judge the peak against this device's memory (tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e, h100, "
-    "a100, ...; a wrong name lists them). On a TPU the peak is also padded to TPU tiles (each "
-    "buffer live at the peak at its padded size) and that padded peak is judged, with the "
-    "arrays padding grows by over 25%.",
+@device_option(
+    "Judge the peak against this device's memory (per chip; a wrong name lists them). On a "
+    "TPU the peak is also padded to TPU tiles (each buffer live at the peak at its padded "
+    "size) and that padded peak is judged, with the arrays padding grows by over 25%.",
+    needs="memory_bytes",
 )
 @click.option(
     "--limit",
@@ -70,7 +73,7 @@ def memory_command(
     all_modules: bool,
     refresh: bool,
     picture: str | None,
-    device: str | None,
+    device: DeviceSpec | None,
     limit: str,
     fail_over_limit: bool,
     scale_spec: str | None,
@@ -91,16 +94,16 @@ def memory_command(
         raise CliError("--scale needs --device: the largest size is the one under its limit")
     if fail_over_limit and device is None:
         raise CliError("--fail-over-limit needs --device")
-    opened = open_target(target, refresh=refresh)
+    opened = open_target(target, refresh=refresh, device=device)
     if scale_spec is not None and opened.function is None:
         raise CliError("--scale compiles a function: give a SCRIPT.py:FUNCTION target")
     results = memory_results(opened, module=module, all_modules=all_modules)
     scale = None
     if device is not None:
-        from ..bench.memory_capacity import device_memory, parse_limit
-        from ..bench.memory_device import device_report
+        from ..analysis.memory.device_report import device_report
+        from ..analysis.memory.fit import memory_device, parse_limit
 
-        entry, fraction = device_memory(device), parse_limit(limit)
+        entry, fraction = memory_device(device), parse_limit(limit)
         for r in results:
             r.device = device_report(r, entry, fraction)
         if scale_spec is not None:

@@ -12,11 +12,16 @@ short summary; notes on what was left out go to stderr.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ._app import cli
+from ._device import device_option
 from ._target import module_option, open_target, refresh_option, say_note
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..devices import DeviceSpec
 
 __all__ = ["report_command"]
 
@@ -47,12 +52,11 @@ __all__ = ["report_command"]
     metavar="N",
     help="Draw the neighbourhoods of the N kernels moving the most bytes (0: none).",
 )
-@click.option(
-    "--device",
-    metavar="NAME",
-    help="Price the collectives section's rows on this device's interconnect (tpu-v5e, "
-    "tpu-v4, h100, ...; as `hloscope collectives --device`). The step on every device of the "
-    "table is shown either way.",
+@device_option(
+    "Price the collectives section's rows on this device's interconnect (as `hloscope "
+    "collectives --device`). The step on every device with interconnect figures is shown "
+    "either way.",
+    needs="interconnect",
 )
 @module_option
 @refresh_option
@@ -61,7 +65,7 @@ def report_command(
     out: str,
     bench: bool,
     graphs: int,
-    device: str | None,
+    device: DeviceSpec | None,
     module: str | None,
     refresh: bool,
 ) -> None:
@@ -72,11 +76,7 @@ def report_command(
     from ..reporting import build_report
     from ..units import format_bytes
 
-    if device is not None:
-        from ..bench.interconnect import interconnect
-
-        interconnect(device)  # a wrong name fails here, listing the names, before any work
-    resolved = open_target(target, refresh=refresh)
+    resolved = open_target(target, refresh=refresh, device=device)
     report = build_report(resolved, module=module, bench=bench, graphs=graphs, device=device)
     path = report.write(out)
     for note in report.notes:

@@ -496,8 +496,10 @@ class _BufferAssignmentReader:
         out = self.out
         if not (out.allocations or out.values or out.live_range or out.total_bytes is not None):
             self.warn(1, "no buffer assignment, values or live range found")
-        for alloc in out.allocations:  # XLA never prints an allocation without values
-            if not alloc.values:
+        # XLA never prints an allocation without values, except an empty one: XLA:TPU lists
+        # its preallocated temporary region (`size 0, color 1, preallocated-temp:`) bare.
+        for alloc in out.allocations:
+            if not alloc.values and alloc.size:
                 self.warn(alloc.line, f"allocation {alloc.index} lists no values (truncated file?)")
         if (
             out.total_bytes is not None

@@ -392,7 +392,7 @@ def communication_lines(
 ) -> list[str]:
     """The words of :meth:`~hloscope.analysis.diff.CommunicationDiff.to_dict`: a total line,
     one per kind, then with ``steps`` (A's and B's step estimate dicts, see
-    :meth:`hloscope.bench.step_estimate.StepEstimate.to_dict`) the step on the device. Each
+    :meth:`hloscope.analysis.step_estimate.StepEstimate.to_dict`) the step on the device. Each
     line fits :data:`COMMUNICATION_WIDTH` columns (a long one folds, indented)."""
     device = communication["device"]
     devices = communication["devices"]

@@ -337,7 +337,7 @@ def render_fusion_collectives(
     communication: Mapping[str, Any], console: Any, *, wide: bool = False
 ) -> None:
     """The collectives under the kernel table (``communication`` is
-    :meth:`~hloscope.bench.step_estimate.ModuleCommunication.to_dict`): their totals, a row
+    :meth:`~hloscope.analysis.step_estimate.ModuleCommunication.to_dict`): their totals, a row
     per collective, and the step estimate when a device priced them."""
     from rich.text import Text
 

@@ -45,18 +45,25 @@ def render_memory(result: MemoryResult, width: int = 80) -> str:
     """The text of ``hloscope memory`` for one module, ``width`` columns wide: prose wraps,
     and a row's names and source lines are shortened in the middle to fit (``--json`` keeps
     them whole)."""
-    lines = [f"module {printable(result.module)}   source: {result.source}"]
-    lines += _wrapped([str(note) for note in result.notes], width, "  ")
+    head = f"module {printable(result.module)}   source: {result.source}"
+    if result.compiled_for:
+        head += f"   compiled for: {printable(result.compiled_for)}"
+    lines = _wrapped([head], width, "")
     at = result.peak_at
     kernel = f", kernel {printable(at['kernel'])}" if at.get("kernel") else ""
+    where = f"at schedule index {at['index']} ({printable(at['instruction'])}{kernel})"
+    if result.live_at is not None:
+        where = "(XLA:TPU's peak_memory_in_bytes)"
     lines += _wrapped(
-        [
-            f"peak {format_bytes(result.peak_bytes)} ({result.peak_bytes} bytes) at schedule "
-            f"index {at['index']} ({printable(at['instruction'])}{kernel})"
-        ],
+        [f"peak {format_bytes(result.peak_bytes)} ({result.peak_bytes} bytes) {where}"],
         width,
         "",
     )
+    if result.refused is not None:
+        lines += _wrapped([_does_not_fit(result)], width, "")
+    lines += _wrapped([_figures(result)] if _figures(result) else [], width, "  ")
+    # Notes after the peak they speak of, never before it.
+    lines += _wrapped([str(note) for note in result.notes], width, "  ")
     lines += _wrapped(
         [", ".join(f"{k} {format_bytes(v)}" for k, v in result.breakdown.items())], width, "  "
     )
@@ -65,7 +72,14 @@ def render_memory(result: MemoryResult, width: int = 80) -> str:
             row for line in render_device(result.device) for row in _wrapped([line], width, "")
         ]
     spark = sparkline(result.timeline, at["index"], width=max(10, min(60, width - 2)))
-    lines += ["", spark, "", "live at the peak:"]
+    live_title = "live at the peak:"
+    if result.live_at is not None:
+        live_peak = result.figures.get(result.live_at, 0)
+        live_title = (
+            f"live at the live range's peak ({format_bytes(live_peak)}, schedule index "
+            f"{at['index']}):"
+        )
+    lines += ["", spark, "", *_wrapped([live_title], width, "")]
     for b in result.live_at_peak[:TOP]:
         fields = [_Field(b.name), _Field(str(b.shape), floor=len(str(b.shape)))]
         if b.source:
@@ -90,6 +104,35 @@ def render_memory(result: MemoryResult, width: int = 80) -> str:
             head = _fitted(prefix, [_Field(f"{s.kind}: {s.target}:")], width)
             lines += _wrapped([f"{head} {s.fix}"], width, "", " " * len(prefix))
     return "\n".join(lines) + "\n"
+
+
+#: How each named figure of a result is said.
+_FIGURE_NAMES = {
+    "peak_memory_in_bytes": "XLA:TPU's peak_memory_in_bytes",
+    "live_range_peak_bytes": "live range's peak",
+    "allocation_bytes": "memory-usage report's allocation",
+}
+
+
+def _does_not_fit(result: MemoryResult) -> str:
+    """``does NOT fit: needs 54.8 GiB of 15.8 GiB`` for a program the compiler refused."""
+    need = result.figures.get("required_bytes")
+    have = result.figures.get("available_bytes")
+    if need is None or have is None:
+        return "does NOT fit: the compiler refused it (its words are below)"
+    return (
+        f"does NOT fit: needs {format_bytes(need)} of {format_bytes(have)} "
+        f"({need / max(have, 1):.1f}x what the device has); what fills it:"
+    )
+
+
+def _figures(result: MemoryResult) -> str:
+    """The other peaks of the same compile, each named: ``live range's peak 864.2 MiB; ...``."""
+    return "; ".join(
+        f"{_FIGURE_NAMES.get(name, name)} {format_bytes(value)}"
+        for name, value in result.figures.items()
+        if name in _FIGURE_NAMES and name != "peak_memory_in_bytes"
+    )
 
 
 # A field is not cut below this many characters: "…_train.py:51" still says which file and line.
@@ -145,6 +188,8 @@ def render_device(device: dict[str, Any]) -> list[str]:
     peak = device["peak_bytes"]
     padded = "padded_peak_bytes" in device
     verdict = "fits" if device["fits"] else "does NOT fit"
+    if device.get("does_not_compile"):
+        verdict = "does NOT fit"
     headroom = device["headroom_bytes"]
     room = (
         f"headroom {format_bytes(headroom)} under"

@@ -1,7 +1,7 @@
 """The step estimate in words: ``step on tpu-v5e: 1.2 ms``, compute 71%, exposed communication 29%.
 
 :func:`render_step` words a step estimate (its JSON form,
-:meth:`~hloscope.bench.step_estimate.StepEstimate.to_dict`) in lines of at most 80
+:meth:`~hloscope.analysis.step_estimate.StepEstimate.to_dict`) in lines of at most 80
 characters, for ``hloscope collectives --device`` and ``hloscope fusions --device``. The split
 is rounded to whole percents, but a part that is not zero never shows as ``0%`` (``<1%``):
 "exposed communication 0%" would say there is none.

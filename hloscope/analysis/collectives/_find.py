@@ -25,7 +25,7 @@ the bundle of its operand and result).
 **Overlap**: for an asynchronous collective, the instructions scheduled between its start and
 its done in the same computation (other collectives left out) are compute that can hide it;
 their cost (:func:`~hloscope.analysis.cost.instruction_costs`) is summed in ``overlap``, and
-pricing that cost on a device is the bench layer's job (:mod:`hloscope.bench.interconnect`).
+pricing that cost on a device is :mod:`._pricing`'s job.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ class Collective:
     done: str | None = None
     overlap: Cost = field(default_factory=Cost)
     overlapped_ops: int = 0
-    #: Seconds on the chosen interconnect (set by :func:`hloscope.bench.interconnect.price`).
+    #: Seconds on the chosen interconnect (set by :func:`._pricing.price`).
     estimate_s: float | None = None
     #: Seconds of the overlapping compute on the chosen device's roofline (async only).
     hidden_s: float | None = None

@@ -2,7 +2,7 @@
 
 :func:`collectives_of` reads a module; :func:`collectives_results` resolves a target's modules
 (the main module, ``--module NAME`` or all). Times are ``None`` until a device prices them
-(:func:`hloscope.bench.interconnect.price`), and the JSON says so in ``notes``.
+(:func:`._pricing.price`), and the JSON says so in ``notes``.
 """
 
 from __future__ import annotations

@@ -4,12 +4,19 @@ The source is ``memory_analysis``: the breakdown is what ``Compiled.memory_analy
 (argument, output, alias and temp sizes), because that is what JAX itself reports for the
 function. The peak is XLA's live-range peak: from the compile's own ``-live-range.txt`` when it
 was dumped, else hloscope's simulation of the optimized module, which reproduces XLA's
-``HloLiveRange``. ``memory_analysis()``'s own ``peak_memory_in_bytes`` is not used as the
-peak: on CPU it is arguments plus outputs, whatever the temporaries.
+``HloLiveRange``. On CPU ``memory_analysis()``'s own ``peak_memory_in_bytes`` is not the peak:
+it is arguments plus outputs, whatever the temporaries.
+
+**A TPU compile is the exception** (source ``xla_tpu``): there ``peak_memory_in_bytes`` is what
+the chip reserves for the program, padding, fragmentation and reserved regions included, and
+it is the peak (measured equal, to the byte, on a TPU v5e). The live range's peak (every value
+live at once: a lower bound) and the memory-usage report's allocation are kept beside it in
+``figures``, each named, and the buffers listed are those live at the live range's peak.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -47,10 +54,15 @@ def _assignment(reports: Mapping[str, str]) -> BufferAssignment | None:
 
 
 def memory_of_compiled(
-    module: Module, reports: Mapping[str, str], stats: Mapping[str, int] | None
+    module: Module,
+    reports: Mapping[str, str],
+    stats: Mapping[str, int] | None,
+    compiled_for: str | None = None,
 ) -> MemoryResult:
     """The result of a compiled module from its reports (by dump-file kind) and its
-    ``memory_analysis()`` fields (``{field: bytes}``; ``None`` when the frontend has none)."""
+    ``memory_analysis()`` fields (``{field: bytes}``; ``None`` when the frontend has none);
+    ``compiled_for`` is JAX's device kind of the compile (a TPU's makes XLA:TPU's peak the
+    peak)."""
     assignment = _assignment(reports)
     problem = usable_assignment(module, assignment)
     if problem is None and assignment is not None:
@@ -61,23 +73,90 @@ def memory_of_compiled(
         result.notes.append(
             "peak: hloscope's simulation of XLA's live range (the compile dumped no live range)"
         )
+    result.compiled_for = compiled_for
     if stats:
         for key, name in _BREAKDOWN_FIELDS.items():
             if name in stats:
                 result.breakdown[key] = int(stats[name])
         reported = stats.get("peak_memory_in_bytes")
-        if reported is not None and reported != result.peak_bytes:
+        if reported is not None and is_tpu_kind(compiled_for):
+            _tpu_peak(result, int(reported), reports.get("memory-usage-report"))
+        elif reported is not None and reported != result.peak_bytes:
             result.notes.append(
-                f"memory_analysis() says peak_memory_in_bytes={reported}; the live-range peak "
-                "above counts every buffer live at once"
+                f"the peak is XLA's live range of this compile (every buffer live at once); "
+                f"memory_analysis()'s peak_memory_in_bytes ({reported}) counts only arguments "
+                "and outputs on this backend: trust the peak"
             )
     return result
+
+
+def is_tpu_kind(device_kind: str | None) -> bool:
+    """Whether JAX's ``device_kind`` names a TPU (``TPU v5 lite``, ``TPU7x``)."""
+    return bool(device_kind) and str(device_kind).upper().startswith("TPU")
+
+
+def allocation_bytes(memory_usage_report: str | None) -> int | None:
+    """The ``Total bytes: N`` of a memory-usage report's default memory space (HBM)."""
+    from ...dump.buffers import parse_memory_report
+
+    if not memory_usage_report:
+        return None
+    report = parse_memory_report(memory_usage_report)
+    default = next((s for s in report.spaces if s.color == 0), None)
+    return default.total_bytes if default is not None else report.total_bytes
+
+
+def _tpu_peak(result: MemoryResult, reported: int, usage_report: str | None) -> None:
+    """Make XLA:TPU's ``peak_memory_in_bytes`` the peak, the live range's peak a figure."""
+    live_peak = result.peak_bytes
+    result.figures["peak_memory_in_bytes"] = reported
+    result.figures["live_range_peak_bytes"] = live_peak
+    allocation = allocation_bytes(usage_report)
+    if allocation is not None:
+        result.figures["allocation_bytes"] = allocation
+    result.peak_bytes = reported
+    result.source = MemorySource.XLA_TPU.value
+    result.live_at = "live_range_peak_bytes"
+    result.notes = [n for n in result.notes if not n.startswith("peak: hloscope's simulation")]
+    result.notes.append(
+        f"the peak is XLA:TPU's peak_memory_in_bytes, what the chip reserves for this program "
+        f"(its fit figure); the live range's peak ({live_peak} bytes, the values live at once) is "
+        "a lower bound, and the buffers below are those live there"
+    )
 
 
 def memory_of_capture(capture: Capture) -> MemoryResult:
     """The result of a saved capture: its buffer-assignment reports and its memory fields."""
     reports = {kind.replace("_", "-"): text for kind, text in capture.reports.items()}
-    return memory_of_compiled(capture.module("after"), reports, capture.memory)
+    result = memory_of_compiled(
+        capture.module("after"), reports, capture.memory, capture.compiled_for
+    )
+    if capture.compile_error:
+        _refused(result, capture.compile_error)
+    return result
+
+
+# XLA:TPU's words: "... required for HLO temporaries (54.77G) exceeds available HBM (15.75G)."
+_EXCEEDS = re.compile(
+    r"\((?P<need>[\d.]+)(?P<nu>[KMGT]?)i?B?\)\s+exceeds\s+available\s+\w+\s+"
+    r"\((?P<have>[\d.]+)(?P<hu>[KMGT]?)i?B?\)"
+)
+_BINARY = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def _refused(result: MemoryResult, message: str) -> None:
+    """A program the compiler refused for want of memory: the result says so, with what it
+    needed and had, and its buffers are what the dump shows filling the memory."""
+    result.refused = message
+    if is_tpu_kind(result.compiled_for):
+        result.source = MemorySource.XLA_TPU.value
+    found = _EXCEEDS.search(message)
+    if found is not None:
+        need = round(float(found.group("need")) * _BINARY[found.group("nu")])
+        have = round(float(found.group("have")) * _BINARY[found.group("hu")])
+        result.figures["required_bytes"] = need
+        result.figures["available_bytes"] = have
+    result.notes.insert(0, f"the compiler's words: {message}")
 
 
 def memory_of_function(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> MemoryResult:

@@ -15,6 +15,7 @@ class MemorySource(StrEnum):
     BUFFER_ASSIGNMENT = "buffer_assignment"  # XLA's side files in a dump: exact
     MEMORY_ANALYSIS = "memory_analysis"  # a compiled function's own buffer assignment
     SIMULATED = "simulated"  # hloscope's live-range simulation over the module text
+    XLA_TPU = "xla_tpu"  # XLA:TPU's peak_memory_in_bytes of a TPU compile: what the chip reserves
 
 
 class BufferKind(StrEnum):
@@ -68,6 +69,16 @@ class MemoryResult:
     #: what the remat advice reads to tell activations held into the backward pass.
     schedule: list[str] = field(default_factory=list, repr=False)
     ends: dict[str, int] = field(default_factory=dict, repr=False)
+    #: Other peaks of the same compile, by name (``live_range_peak_bytes``,
+    #: ``allocation_bytes``), each shown beside the one ``peak_bytes`` the verdict uses.
+    figures: dict[str, int] = field(default_factory=dict)
+    #: JAX's device kind of the compile (``"TPU v5 lite"``), when known.
+    compiled_for: str | None = None
+    #: Which peak the buffers of ``live_at_peak`` belong to, when not ``peak_bytes``'s.
+    live_at: str | None = None
+    #: The compiler's refusal of a program that does not fit (XLA:TPU's RESOURCE_EXHAUSTED),
+    #: in its words; the rest of the result is what its dump shows filling the memory.
+    refused: str | None = None
 
     def by_source(self) -> list[dict[str, Any]]:
         """Bytes live at the peak per user source line, largest first."""
@@ -92,6 +103,19 @@ class MemoryResult:
             "savings": [asdict(s) for s in self.savings],
             "device": self.device,
             "notes": list(self.notes),
+            **({"figures": dict(self.figures)} if self.figures else {}),
+            **({"compiled_for": self.compiled_for} if self.compiled_for else {}),
+            **({"does_not_fit": self.does_not_fit()} if self.refused else {}),
+        }
+
+    def does_not_fit(self) -> dict[str, Any] | None:
+        """``{"needs_bytes", "available_bytes", "message"}`` of a refused compile."""
+        if self.refused is None:
+            return None
+        return {
+            "needs_bytes": self.figures.get("required_bytes"),
+            "available_bytes": self.figures.get("available_bytes"),
+            "message": self.refused,
         }
 
     def to_dataframe(self) -> Any:

@@ -894,7 +894,7 @@ def collectives_section(
 ) -> CollectivesSection:
     """:class:`CollectivesSection` of a module's collectives (priced when a device priced
     ``result``) and of its step on each device (``steps``: each a step estimate's JSON form,
-    :meth:`~hloscope.bench.step_estimate.StepEstimate.to_dict`, with the device's
+    :meth:`~hloscope.analysis.step_estimate.StepEstimate.to_dict`, with the device's
     ``topology``)."""
     from ..collectives_text import format_seconds
 

@@ -1,8 +1,9 @@
 """Will it fit: a module's peak memory against a device, padded to TPU tiles on a TPU.
 
 :func:`device_report` is the ``device`` object of ``hloscope memory --device NAME``: the
-device's memory from :mod:`.memory_capacity`, the limit the peak is judged against (a fraction
-of that memory, 80% unless told), whether the peak fits under it and the headroom left.
+device's memory from :mod:`.fit` (the device registry's), the limit the peak is judged
+against (a fraction of that memory, 80% unless told), whether the peak fits under it and the
+headroom left.
 
 On a TPU an array takes whole tiles (:mod:`hloscope.analysis.memory.tpu_padding`), so the
 peak a TPU would see is larger than the bytes of data. The padded peak is the logical peak with
@@ -18,15 +19,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..analysis.memory.tpu_padding import INFLATION_THRESHOLD, inflated_arrays, padded_size
-from ..hlo.errors import HloParseError
-from ..hlo.shape import Shape, parse_shape
-from .memory_capacity import DEFAULT_LIMIT, DeviceMemory, device_memory, fits, parse_limit
+from ...devices import Device, DeviceSpec
+from ...hlo.errors import HloParseError
+from ...hlo.shape import Shape, parse_shape
+from ._result import MemorySource
+from .fit import DEFAULT_LIMIT, fits, memory_device, parse_limit
+from .tpu_padding import INFLATION_THRESHOLD, inflated_arrays, padded_size
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..analysis.memory import LiveBuffer, MemoryResult
+    from ._result import LiveBuffer, MemoryResult
 
-__all__ = ["PaddedPeak", "padded_peak", "is_tpu", "verdict_peak", "device_report"]
+__all__ = ["PaddedPeak", "padded_peak", "verdict_peak", "device_report"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,11 +40,6 @@ class PaddedPeak:
     logical_bytes: int
     padded_bytes: int
     inflated: list[tuple[str, str, int, int]]
-
-
-def is_tpu(device: DeviceMemory) -> bool:
-    """Whether arrays on ``device`` are stored in TPU tiles."""
-    return device.name.startswith("tpu")
 
 
 def _array_shape(buffer: LiveBuffer) -> Shape | None:
@@ -73,25 +71,34 @@ def padded_peak(result: MemoryResult, threshold: float = INFLATION_THRESHOLD) ->
     return PaddedPeak(result.peak_bytes, result.peak_bytes + extra, inflated)
 
 
-def verdict_peak(result: MemoryResult, device: DeviceMemory) -> int:
+def verdict_peak(result: MemoryResult, device: Device) -> int:
     """The peak a device is judged by: padded to tiles on a TPU, as it is elsewhere."""
-    return padded_peak(result).padded_bytes if is_tpu(device) else result.peak_bytes
+    return padded_peak(result).padded_bytes if device.is_tpu else result.peak_bytes
 
 
 def device_report(
-    result: MemoryResult, device: str | DeviceMemory, limit: float | str = DEFAULT_LIMIT
+    result: MemoryResult, device: str | Device | DeviceSpec, limit: float | str = DEFAULT_LIMIT
 ) -> dict[str, Any]:
     """The ``device`` object of ``hloscope memory --json``: ``name``, ``memory_bytes``,
     ``limit_bytes``, ``fits``, then ``limit``, ``headroom_bytes``, the
     capacity's ``source`` and the ``peak_bytes`` judged; on a TPU also ``logical_peak_bytes``,
     ``padded_peak_bytes`` and ``inflated`` (``name``, ``shape``, ``logical_bytes``,
     ``padded_bytes`` of each array padding grows by more than 25%)."""
-    entry = device if isinstance(device, DeviceMemory) else device_memory(device)
-    padded = padded_peak(result) if is_tpu(entry) else None
+    entry = memory_device(device)
+    # XLA:TPU's own peak already holds its layouts' padding: nothing to add to it.
+    exact = result.source == MemorySource.XLA_TPU or result.refused is not None
+    padded = padded_peak(result) if entry.is_tpu and not exact else None
     peak = padded.padded_bytes if padded is not None else result.peak_bytes
+    if result.refused is not None:  # the compiler's own verdict: it does not fit
+        peak = max(peak, result.figures.get("required_bytes", 0))
     verdict = fits(peak, entry, parse_limit(limit))
     report = verdict.to_dict()
     report["peak_bytes"] = peak
+    if result.refused is not None:
+        report["fits"] = False
+        report["does_not_compile"] = True
+    if exact and result.refused is None:
+        report["peak_is"] = "XLA:TPU's peak_memory_in_bytes (its layouts' padding included)"
     if padded is not None:
         report["logical_peak_bytes"] = padded.logical_bytes
         report["padded_peak_bytes"] = padded.padded_bytes

@@ -17,7 +17,10 @@ in the cache is judged against the cache roof, any other against main memory's (
 roof was measured over arrays several times the cache, so no cache helps there either). A
 program above its roofs has ``fraction > 1`` and :attr:`Roofline.beaten` names the roofs it
 beat: the peak underrated this machine (:func:`hloscope.bench.api.bench` then raises a
-measured peak and says so, see :func:`~.peaks.raise_cpu_peak`).
+measured peak and says so, see :func:`hloscope.bench.peaks.raise_cpu_peak`).
+
+:func:`roofline_seconds` goes the other way: the seconds a cost (FLOPs, bytes) takes at
+the roof, what the step estimate and the collectives' overlap price compute by.
 """
 
 from __future__ import annotations
@@ -27,10 +30,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from .peaks import MemoryLevel, MemoryRoof, PeakChoice
+from .peaks import DevicePeak, MemoryLevel, MemoryRoof, PeakChoice
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..analysis.fusions import FusionReport
+    from .cost import Cost
+    from .fusions import FusionReport
 
 __all__ = [
     "Bound",
@@ -40,6 +44,7 @@ __all__ = [
     "dominant_element_type",
     "element_type_of",
     "largest_kernel_bytes",
+    "roofline_seconds",
 ]
 
 
@@ -168,3 +173,12 @@ def largest_kernel_bytes(report: FusionReport) -> int:
     set a whole program is judged by (its kernels run one after the other, so it is the
     largest of them that has to fit in a cache, not their sum)."""
     return max((kernel.cost.bytes_accessed for kernel in report.kernels), default=0)
+
+
+def roofline_seconds(cost: Cost, peak: DevicePeak) -> float:
+    """Seconds of ``cost`` on ``peak``'s roofline: the slower of its FLOPs at the bf16 peak
+    (a TPU's or GPU's matmul rate; the largest figure when there is no bf16 one) and its bytes
+    at the memory bandwidth."""
+    table = peak.flops_per_s
+    flops_rate = table.get("bf16") or max(table.values())
+    return max(cost.flops / flops_rate, cost.bytes_accessed / peak.bytes_per_s)

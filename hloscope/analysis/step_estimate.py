@@ -6,7 +6,7 @@ every device runs, on its own shard). Its estimate is
 * **compute**: every kernel the module runs (each ``fusion`` and each op left unfused that
   does work, as ``hloscope fusions`` lists them; see
   :data:`~hloscope.analysis.fusions.NOT_KERNELS`) priced on the roofline of the device's
-  peaks (:func:`~hloscope.bench.interconnect.roofline_seconds`: the slower of its FLOPs at
+  peaks (:func:`~hloscope.analysis.roofline.roofline_seconds`: the slower of its FLOPs at
   the peak FLOP/s and its bytes at the memory bandwidth), times how often it runs per call
   (loop bodies times their trip counts, a branch as if taken, as the collectives count).
   Kernels run one after another on a device, so their seconds add up. The collectives
@@ -41,18 +41,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..analysis.collectives import (
+from ..devices import Device, DeviceSpec
+from ..hlo.model import Module
+from .collectives import (
     DONE_OPCODES,
     START_OPCODES,
     CollectivesResult,
     find_collectives,
     kind_of_opcode,
+    price,
+    priced_device,
 )
-from ..analysis.cost import instruction_costs, placements
-from ..analysis.fusions import NOT_KERNELS
-from ..hlo.model import Module
-from .interconnect import Interconnect, price, roofline_seconds
-from .peaks import DevicePeak
+from .cost import instruction_costs, placements
+from .fusions import NOT_KERNELS
+from .peaks import DevicePeak, device_peak
+from .roofline import roofline_seconds
 
 __all__ = [
     "ModuleCommunication",
@@ -134,16 +137,18 @@ def compute_seconds(module: Module, peak: DevicePeak) -> tuple[float, int]:
 
 
 def step_estimate(
-    module: Module, result: CollectivesResult, row: Interconnect
+    module: Module, result: CollectivesResult, device: str | Device | DeviceSpec
 ) -> StepEstimate | None:
-    """The step estimate of ``module`` (whose collectives are ``result``) on ``row``'s device;
-    ``result`` is priced on ``row`` first if no device priced it yet. ``None`` when the
-    device has no entry in the peak table to price compute with."""
-    peak = row.peak_entry()
+    """The step estimate of ``module`` (whose collectives are ``result``) on ``device`` (a
+    registry row with interconnect figures); ``result`` is priced on it first if no device
+    priced it yet. ``None`` when the row has no peaks to price compute with."""
+    spec = priced_device(device)
+    row = spec.device
+    peak = device_peak(row)
     if peak is None:
         return None
     if result.device is None:
-        price(result, row)
+        price(result, spec)
     compute, kernels = compute_seconds(module, peak)
     communication = result.estimate_s or 0.0
     exposed = result.exposed_s or 0.0
@@ -198,20 +203,22 @@ class ModuleCommunication:
 
 
 def module_communication(
-    module: Module, row: Interconnect | None = None
+    module: Module, device: str | Device | DeviceSpec | None = None
 ) -> ModuleCommunication | None:
     """:func:`communication_of`, or ``None`` when the module has no collective and no device
     is given: nothing to show."""
-    if row is None and not has_collectives(module):
+    if device is None and not has_collectives(module):
         return None
-    return communication_of(module, row)
+    return communication_of(module, device)
 
 
-def communication_of(module: Module, row: Interconnect | None = None) -> ModuleCommunication:
-    """``module``'s collectives, priced on ``row`` with the step estimate when given."""
+def communication_of(
+    module: Module, device: str | Device | DeviceSpec | None = None
+) -> ModuleCommunication:
+    """``module``'s collectives, priced on ``device`` with the step estimate when given."""
     found, mesh, devices = find_collectives(module)
     result = CollectivesResult(module.name, devices, mesh, found, [])
-    if row is None:
+    if device is None:
         return ModuleCommunication(result)
-    price(result, row)
-    return ModuleCommunication(result, step_estimate(module, result, row))
+    price(result, device)
+    return ModuleCommunication(result, step_estimate(module, result, device))

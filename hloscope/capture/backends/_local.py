@@ -1,0 +1,49 @@
+"""The local backends: the JAX and the TensorFlow installed in this process."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .. import inprocess
+from ._base import Backend, BackendName, Compiled, Lowered
+
+__all__ = ["LocalJax", "TensorFlow"]
+
+
+def local_device_kind() -> str | None:
+    """JAX's default device kind here (``cpu``, ``TPU v5 lite``, ``NVIDIA H100 80GB HBM3``)."""
+    from ..frameworks import require_jax
+
+    jax = require_jax()
+    try:
+        return str(jax.devices()[0].device_kind)
+    except Exception:  # a broken backend: the capture itself will say what is wrong
+        return None
+
+
+class LocalJax(Backend):
+    """The JAX installed here, compiling for its default device (what ``jax.jit`` does)."""
+
+    name = BackendName.LOCAL_JAX
+
+    def lower(self, fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Lowered:
+        traced, lowered, stages = inprocess.lower_jax(fn, args, kwargs)
+
+        def compile_(passes: str | None) -> Compiled:
+            capture = inprocess.compile_jax(traced, lowered, dict(stages), passes)
+            return Compiled(capture, local_device_kind(), executable=None)
+
+        return Lowered(self, dict(stages), compile_)
+
+
+class TensorFlow(Backend):
+    """``tf.function(jit_compile=True)`` and Keras models, through TensorFlow's XLA bridge."""
+
+    name = BackendName.TENSORFLOW
+
+    def lower(self, fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Lowered:
+        def compile_(passes: str | None) -> Compiled:
+            return Compiled(inprocess.capture_tf(fn, args, kwargs, passes), "cpu")
+
+        return Lowered(self, {}, compile_)

@@ -1,0 +1,244 @@
+"""XLA:TPU through libtpu: a real TPU compile for a chip or slice, on a machine without one.
+
+libtpu (``pip install 'hloscope[tpu]'``) can compile for a TPU *topology* on a plain CPU
+machine (``jax.experimental.topologies``): the module, buffer assignment, memory and cost
+analyses are byte for byte those of the same program compiled on the chip. It cannot run.
+What it needs (``../shared/docs/tpu.md``):
+
+* three variables set **before** libtpu loads, or it stops at "unexpected worker hostname"
+  (:data:`LIBTPU_ENVIRONMENT`), and ``JAX_PLATFORMS=cpu`` so that JAX's own default backend
+  stays on the CPU instead of trying a TPU this machine does not have. The command line sets
+  them in the capture's child process only (:meth:`XlaTpu.child_environment`);
+* the slice's topology name (``v5e:2x4``) and, for a slice smaller than a host, the chips per
+  host (:attr:`~hloscope.devices.DeviceSpec.host_bounds`);
+* example arguments placed on the topology's devices. The script's own arguments were made on
+  this machine's CPU devices (the child has as many as the slice has chips, so that a script
+  building a ``Mesh`` over ``jax.devices()`` gets the shape it was written for): each
+  ``NamedSharding``'s mesh is rebuilt on the topology's devices with the same axis names and
+  shape (or the shape ``mesh=`` gives), and an argument without a mesh is placed on the
+  first chip (one chip) or replicated over the slice.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...devices import DeviceSpec
+from ..errors import CaptureError, CaptureUsageError
+from ._base import Backend, BackendName, Compiled, Lowered
+
+__all__ = ["XlaTpu", "LIBTPU_ENVIRONMENT", "libtpu_installed", "TPU_EXTRA_HINT"]
+
+#: What libtpu reads when it loads; without them it looks for TPU hosts and stops.
+LIBTPU_ENVIRONMENT = {
+    "TPU_ACCELERATOR_TYPE": "v5litepod-4",
+    "TPU_WORKER_HOSTNAMES": "localhost",
+    "TPU_SKIP_MDS_QUERY": "1",
+    # libtpu takes /tmp/libtpu_lockfile for the chip even when there is none: without this a
+    # second process (any jax process here tries the TPU backend once libtpu is installed)
+    # makes the compile fail with "Internal error when accessing libtpu multi-process lockfile".
+    "ALLOW_MULTIPLE_LIBTPU_LOAD": "1",
+}
+TPU_EXTRA_HINT = "pip install 'hloscope[tpu]' for XLA:TPU's own compile"
+
+
+def libtpu_installed() -> bool:
+    """Whether libtpu can be imported here (found, not loaded)."""
+    return importlib.util.find_spec("libtpu") is not None
+
+
+class XlaTpu(Backend):
+    """Compiles for ``spec`` (a TPU chip or slice) with XLA:TPU; ``mesh`` overrides the shape
+    of the mesh the example arguments are rebuilt on (``{"data": 8, "model": 4}``)."""
+
+    name = BackendName.XLA_TPU
+
+    def __init__(self, spec: DeviceSpec, mesh: Mapping[str, int] | None = None) -> None:
+        self.spec = spec
+        self.mesh = dict(mesh) if mesh else None
+
+    def unavailable(self) -> str | None:
+        if not libtpu_installed():
+            return f"libtpu is not installed: {TPU_EXTRA_HINT}"
+        if self.spec.topology_name is None:
+            return (
+                f"the installed libtpu cannot compile for {self.spec.device.name}"
+                f"{': ' + self.spec.device.note if self.spec.device.note else ''}"
+            )
+        return None
+
+    def child_environment(self, environment: Mapping[str, str]) -> dict[str, str]:
+        env = dict(environment)
+        for name, value in LIBTPU_ENVIRONMENT.items():
+            env.setdefault(name, value)
+        env["JAX_PLATFORMS"] = "cpu"
+        # As many CPU devices as the slice shows JAX devices: a script that builds its Mesh
+        # over jax.devices() makes the mesh it was written for.
+        flag = f"--xla_force_host_platform_device_count={self.spec.jax_devices}"
+        flags = [f for f in env.get("XLA_FLAGS", "").split() if "device_count" not in f]
+        env["XLA_FLAGS"] = " ".join([*flags, flag]).strip()
+        return env
+
+    # -- the compile ----------------------------------------------------------------------------
+
+    def topology_devices(self) -> list[Any]:
+        """The slice's devices, as libtpu describes them (loading libtpu if it is not yet)."""
+        problem = self.unavailable()
+        if problem is not None:
+            raise CaptureUsageError(problem)
+        for variable, value in LIBTPU_ENVIRONMENT.items():
+            os.environ.setdefault(variable, value)  # read once, when libtpu loads
+        from jax.experimental import topologies
+
+        spec = self.spec
+        name = spec.topology_name
+        assert name is not None  # unavailable() said so otherwise
+        options: dict[str, Any] = {}
+        if spec.chips < 4 or math.prod(spec.host_bounds) < 4:
+            options["chips_per_host_bounds"] = spec.host_bounds
+        try:
+            topology = topologies.get_topology_desc(platform="tpu", topology_name=name, **options)
+        except Exception as error:  # libtpu's own words: an unknown name, a version mismatch
+            raise CaptureError(
+                f"libtpu cannot describe {spec} (topology {spec.topology_name}): "
+                f"{_first_line(error)}"
+            ) from None
+        return list(topology.devices)
+
+    def lower(self, fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Lowered:
+        from .. import inprocess
+
+        devices = self.topology_devices()
+        placed_args, placed_kwargs = _placed(args, kwargs, devices, self.spec, self.mesh)
+        traced, lowered, stages = inprocess.lower_jax(fn, placed_args, placed_kwargs)
+        kind = str(devices[0].device_kind)
+
+        def compile_(passes: str | None) -> Compiled:
+            try:
+                capture = inprocess.compile_jax(
+                    traced, lowered, dict(stages), passes, keep_refused=does_not_fit
+                )
+            except Exception as error:
+                raise _compile_error(error, self.spec) from None
+            capture.versions.update(inprocess.package_versions("libtpu"))
+            return Compiled(capture, kind, executable=None)
+
+        return Lowered(self, dict(stages), compile_)
+
+
+def does_not_fit(error: BaseException) -> bool:
+    """Whether XLA:TPU refused the program for want of memory (its words: ``RESOURCE_EXHAUSTED:
+    Ran out of memory ... exceeds available HBM``): an answer, not a failure."""
+    text = str(error)
+    return "RESOURCE_EXHAUSTED" in text and ("HBM" in text or "memory" in text)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+class TpuCompileError(CaptureError):
+    """XLA:TPU refused the program; ``message`` is its own words."""
+
+
+def _compile_error(error: BaseException, spec: DeviceSpec) -> Exception:
+    """XLA:TPU's refusal in its own words (RESOURCE_EXHAUSTED stays whole: memory reads it)."""
+    text = str(error).strip()
+    if "RESOURCE_EXHAUSTED" in text:
+        return TpuCompileError(" ".join(text.split()))
+    if not isinstance(error, Exception) or type(error).__module__.startswith("hloscope"):
+        return error if isinstance(error, Exception) else CaptureError(text)
+    return TpuCompileError(f"XLA:TPU ({spec}) refused the program: {_first_line(error)}")
+
+
+# ---- example arguments on the topology's devices ----------------------------------------------
+
+
+def _placed(
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any],
+    devices: list[Any],
+    spec: DeviceSpec,
+    mesh_shape: Mapping[str, int] | None,
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``args`` and ``kwargs`` with every array made a ``ShapeDtypeStruct`` on ``devices``."""
+    import jax
+
+    meshes: dict[Any, Any] = {}
+    whole = _Whole(devices)
+
+    def place(leaf: Any) -> Any:
+        if not (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
+            return leaf  # a Python scalar, a string, None: as the function takes it
+        sharding = getattr(leaf, "sharding", None)
+        mesh = getattr(sharding, "mesh", None)
+        if mesh is not None and getattr(mesh, "axis_names", None):
+            key = (tuple(mesh.axis_names), tuple(mesh.devices.shape))
+            if key not in meshes:
+                meshes[key] = _rebuilt_mesh(mesh, devices, spec, mesh_shape)
+            partition: Any = getattr(sharding, "spec", None)
+            new = jax.sharding.NamedSharding(meshes[key], partition)
+        else:
+            new = whole.sharding()
+        return jax.ShapeDtypeStruct(
+            leaf.shape, leaf.dtype, sharding=new, weak_type=bool(getattr(leaf, "weak_type", False))
+        )
+
+    placed = jax.tree_util.tree_map(place, (tuple(args), dict(kwargs)))
+    return placed[0], placed[1]
+
+
+class _Whole:
+    """The sharding of an argument that named no mesh: the one chip, or replicated over all."""
+
+    def __init__(self, devices: list[Any]) -> None:
+        self.devices = devices
+        self._made: Any = None
+
+    def sharding(self) -> Any:
+        if self._made is None:
+            import jax
+            import numpy as np
+
+            if len(self.devices) == 1:
+                self._made = jax.sharding.SingleDeviceSharding(self.devices[0])
+            else:
+                mesh = jax.sharding.Mesh(np.array(self.devices), ("chips",))
+                self._made = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+        return self._made
+
+
+def _rebuilt_mesh(
+    mesh: Any, devices: list[Any], spec: DeviceSpec, mesh_shape: Mapping[str, int] | None
+) -> Any:
+    """``mesh`` (of this machine's devices) on the slice's devices: the same axis names, the
+    same shape unless ``mesh_shape`` gives one; its size must be the slice's."""
+    import jax
+    import numpy as np
+
+    names = tuple(mesh.axis_names)
+    shape = tuple(mesh.devices.shape)
+    if mesh_shape:
+        missing = [n for n in names if n not in mesh_shape]
+        if missing or len(mesh_shape) != len(names):
+            raise CaptureUsageError(
+                f"--mesh {_spell(mesh_shape)}: the arguments' mesh has axes "
+                f"{', '.join(names)}; give a size for each"
+            )
+        shape = tuple(int(mesh_shape[n]) for n in names)
+    if math.prod(shape) != len(devices):
+        raise CaptureUsageError(
+            f"the example arguments' mesh {_spell(dict(zip(names, shape)))} has "
+            f"{math.prod(shape)} devices and {spec} has {len(devices)}: pick a slice of that "
+            f"size or give --mesh with sizes multiplying to {len(devices)}"
+        )
+    return jax.sharding.Mesh(np.array(devices).reshape(shape), names)
+
+
+def _spell(shape: Mapping[str, int]) -> str:
+    return ",".join(f"{k}={v}" for k, v in shape.items())

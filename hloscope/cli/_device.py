@@ -1,0 +1,125 @@
+"""``--device NAME[:SLICE]``, the same in every command that prices or judges on a chip.
+
+:class:`DeviceParam` reads the option with :func:`hloscope.devices.parse_device` into a
+:class:`~hloscope.devices.DeviceSpec` (``tpu-v5e``, ``tpu-v5e:2x4``, ``h100``, JAX's
+``TPU v5 lite``); a name no row holds, a slice the chip cannot take, or a chip without the
+figures the command needs (``needs``: its interconnect, its memory) is a one-line usage
+error (exit status 2) that lists the names that would do. :func:`device_option` adds the
+option with a help text whose list of names is read from the registry when the help is
+shown, so rows added with :func:`hloscope.devices.register` are listed (and taken) too.
+
+``hloscope bench --device`` is another thing, the local JAX device to run on
+(``cpu|gpu|tpu|N``), and does not use this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..devices import Device
+
+__all__ = ["DeviceParam", "device_option", "device_names_help", "COMPILE_LEAD"]
+
+#: The help of ``--device`` on commands that only compile for it.
+COMPILE_LEAD = (
+    "Compile a SCRIPT.py:FUNCTION target for this device: XLA:TPU's own compile for a TPU "
+    "chip or slice when the tpu extra is installed, else this machine's, labelled an estimate."
+)
+
+#: What each figure a command may need is called in an error.
+_FIGURES = {
+    "interconnect": "interconnect figures",
+    "memory_bytes": "memory size",
+    "mxu": "MXU size",
+}
+
+
+def _usable(needs: str | None, platform: str | None) -> list[Device]:
+    from ..devices import devices
+
+    return [
+        row for row in devices(platform) if needs is None or getattr(row, needs, None) is not None
+    ]
+
+
+def device_names_help(needs: str | None = None, platform: str | None = None) -> str:
+    """The sentence every ``--device`` help ends with: the registry's names (those with the
+    figure ``needs``), and the ``NAME:SLICE`` form of a TPU slice."""
+    names = ", ".join(row.name for row in _usable(needs, platform))
+    return (
+        f"Known devices: {names} (aliases and JAX's device_kind work too); a TPU slice is "
+        "NAME:SLICE, e.g. tpu-v5e:2x4."
+    )
+
+
+class DeviceParam(click.ParamType):
+    """A device of the registry, as a :class:`~hloscope.devices.DeviceSpec`; ``needs`` names
+    the :class:`~hloscope.devices.Device` field the command cannot do without, ``platform``
+    the platform the chip must be of."""
+
+    name = "device"
+
+    def __init__(self, needs: str | None = None, platform: str | None = None) -> None:
+        self.needs = needs
+        self.platform = platform
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from ..devices import DeviceSpec, UnknownDeviceError, parse_device
+
+        if isinstance(value, DeviceSpec):
+            return value
+        try:
+            spec = parse_device(str(value))
+        except UnknownDeviceError as error:
+            self.fail(error.one_line(), param, ctx)
+        row = spec.device
+        if self.platform is not None and str(row.platform) != self.platform:
+            known = ", ".join(r.name for r in _usable(self.needs, self.platform))
+            self.fail(f"{row.name} is not a {self.platform.upper()}: choose {known}", param, ctx)
+        if self.needs is not None and getattr(row, self.needs, None) is None:
+            known = ", ".join(r.name for r in _usable(self.needs, self.platform))
+            what = _FIGURES.get(self.needs, self.needs)
+            self.fail(f"hloscope has no {what} for {row.name} (known for {known})", param, ctx)
+        return spec
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "NAME[:SLICE]"
+
+
+class _DeviceOption(click.Option):
+    """An option whose help ends with the registry's names as they are when it is shown."""
+
+    def __init__(self, *args: Any, lead: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lead = lead
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        device_type = self.type if isinstance(self.type, DeviceParam) else DeviceParam()
+        self.help = f"{self.lead} {device_names_help(device_type.needs, device_type.platform)}"
+        return super().get_help_record(ctx)
+
+
+def device_option(
+    lead: str,
+    *,
+    needs: str | None = None,
+    platform: str | None = None,
+    flag: str = "--device",
+    dest: str | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--device NAME[:SLICE]`` (or ``flag``) as a :class:`DeviceParam`: the command gets a
+    :class:`~hloscope.devices.DeviceSpec` or ``None``. ``lead`` is what the option does; the
+    help goes on with the names it takes."""
+    decls = (flag, dest) if dest else (flag,)
+    return click.option(
+        *decls,
+        cls=_DeviceOption,
+        type=DeviceParam(needs, platform),
+        default=None,
+        lead=lead,
+        help=lead,
+    )
