@@ -200,3 +200,15 @@ def test_mesh_reshapes_the_arguments_mesh_for_the_slice():
         "collectives", target("spmd_step"), "--device", "tpu-v5e:2x4", "--mesh", "data=2,model=4"
     )
     assert "data=2" in json.dumps(got) and "model=4" in json.dumps(got)
+
+
+def test_report_and_passes_read_the_tpu_compile(tmp_path):
+    page = tmp_path / "report.html"
+    result = CliRunner().invoke(
+        cli, ["report", target("narrow"), "--device", "tpu-v5e", "-o", str(page), "--graphs", "0"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "compiled for TPU v5 lite (tpu-v5e) by XLA:TPU" in page.read_text()
+    passes = hloscope_json("passes", target("narrow"), "--device", "tpu-v5e")
+    # XLA:TPU's own pipeline: its per-pass snapshots, not XLA:CPU's.
+    assert passes["rows"] and "hlo_device_type_async_wrapper" in json.dumps(passes)
