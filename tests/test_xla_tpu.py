@@ -212,3 +212,24 @@ def test_report_and_passes_read_the_tpu_compile(tmp_path):
     passes = hloscope_json("passes", target("narrow"), "--device", "tpu-v5e")
     # XLA:TPU's own pipeline: its per-pass snapshots, not XLA:CPU's.
     assert passes["rows"] and "hlo_device_type_async_wrapper" in json.dumps(passes)
+
+
+def test_a_function_closing_over_its_own_mesh_is_told_the_fix(tmp_path):
+    script = tmp_path / "closes_over_mesh.py"
+    script.write_text(
+        "import jax, jax.numpy as jnp, numpy as np\n"
+        "from jax.sharding import Mesh, NamedSharding, PartitionSpec as P\n"
+        "mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('data', 'model'))\n"
+        "@jax.jit\n"
+        "def step(w, x):\n"
+        "    y = jnp.tanh(x @ w)\n"
+        "    return jax.lax.with_sharding_constraint(y, NamedSharding(mesh, P('data')))\n"
+        "def _args():\n"
+        "    w = jax.device_put(jnp.zeros((256, 512)), NamedSharding(mesh, P(None, 'model')))\n"
+        "    return w, jax.device_put(jnp.zeros((64, 256)), NamedSharding(mesh, P('data')))\n"
+        "EXAMPLE_ARGS = {'step': _args}\n"
+    )
+    result = CliRunner().invoke(cli, ["collectives", f"{script}:step", "--device", "tpu-v5e:2x4"])
+    assert result.exit_code == 2
+    assert "uses a Mesh of this machine's devices itself" in result.output
+    assert "Traceback" not in result.output
