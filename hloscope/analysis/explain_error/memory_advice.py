@@ -23,6 +23,8 @@ __all__ = ["memory_fixes"]
 
 _ARGUMENTS = re.compile(rf"^\s*arguments\s+(?P<size>{SIZE})\s*$", re.M)
 _PROGRAM = re.compile(rf"^\s*program\s+(?P<size>{SIZE})\s*$", re.M)
+# Fixes whose bytes are what must go, not what they free.
+_MUST_GO = (FixKind.SMALLER_BATCH, FixKind.SMALLER_BLOCKS)
 # How much past the device a program may be for a smaller batch to be the first thing to try.
 _FAR_OVER = 1.5
 _KINDS = {
@@ -30,6 +32,8 @@ _KINDS = {
     FixKind.REMAT: AdviceKind.REMAT,
     FixKind.BF16: AdviceKind.LOWER_PRECISION,
     FixKind.SMALLER_BATCH: AdviceKind.SMALLER_BATCH,
+    FixKind.SMALLER_BLOCKS: AdviceKind.SMALLER_BLOCKS,
+    FixKind.RAISE_VMEM_LIMIT: AdviceKind.RAISE_VMEM_LIMIT,
 }
 
 
@@ -45,11 +49,13 @@ def memory_fixes(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
             _with_bytes(
                 fix.fix,
                 fix.bytes,
-                "at least {} must go" if fix.kind is FixKind.SMALLER_BATCH else "frees up to",
+                "at least {} must go" if fix.kind in _MUST_GO else "frees up to {}",
             ),
         )
         for fix in oom_fixes(report)
     ]
+    if report.on_chip:  # a kernel's working set: no device size or batch enters it
+        return base
     capacity, used = report.capacity_bytes, report.used_bytes
     arguments_match = _ARGUMENTS.search(text)
     arguments = bytes_of(arguments_match["size"]) if arguments_match else None
