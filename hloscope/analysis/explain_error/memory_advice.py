@@ -17,6 +17,7 @@ import re
 from ...units import format_bytes
 from ..memory.oom_log import FixKind, OomReport, oom_fixes
 from .advice import AdviceKind
+from .long_input import long_input, shapes_in
 from .sizes import SIZE, bytes_of
 
 __all__ = ["memory_fixes"]
@@ -41,6 +42,28 @@ def _with_bytes(text: str, freed: int | None, verb: str = "frees up to {}") -> s
     return f"{text} ({verb.format(format_bytes(freed))})" if freed else text
 
 
+def _long_input_fix(report: OomReport, text: str) -> tuple[AdviceKind, str] | None:
+    """Cap or bucket the input whose length the largest buffer shows far past the others'."""
+    shaped = [b for b in report.buffers if b.shape]
+    if not shaped:
+        return None
+    largest = max(shaped, key=lambda b: b.size_bytes)
+    others = [b.shape or "" for b in shaped if b is not largest] + shapes_in(text)
+    found = long_input(largest.shape or "", others)
+    if found is None:
+        return None
+    axes = ", ".join(map(str, found.axes))
+    return (
+        AdviceKind.SHORTER_INPUT,
+        f"one input is far longer than the rest: buffer {largest.rank} {found.shape} has length "
+        f"{found.length} on axis {axes} where the log's other arrays have {found.typical} "
+        f"({found.ratio}x); cap that input's length (truncate, or split it into windows) or "
+        "bucket inputs by length (pad to a few fixed lengths, one compile each): capping it at "
+        f"{found.typical} frees {format_bytes(found.frees)} of this buffer's "
+        f"{format_bytes(found.bytes)}",
+    )
+
+
 def memory_fixes(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
     """The fixes for ``report`` (read from ``text``, the report's own lines), best first."""
     base = [
@@ -56,6 +79,9 @@ def memory_fixes(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
     ]
     if report.on_chip:  # a kernel's working set: no device size or batch enters it
         return base
+    longer = _long_input_fix(report, text)
+    if longer is not None:
+        base.insert(0, longer)
     capacity, used = report.capacity_bytes, report.used_bytes
     arguments_match = _ARGUMENTS.search(text)
     arguments = bytes_of(arguments_match["size"]) if arguments_match else None

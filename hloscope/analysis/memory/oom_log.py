@@ -81,6 +81,9 @@ OOM_OPENING = re.compile(
     r"Out\s+of\s+memory\s+while\s+trying\s+to\s+allocate\s+(?P<requested>\d+)\s+bytes"
     # TPU: "...space hbm. Used ...", "...space vmem while allocating on stack for %f.1 = ...".
     r"|Ran\s+out\s+of\s+memory\s+in\s+memory\s+space\s+(?P<space>\w+)(?=[.\s])"
+    # XLA:TPU (libtpu 0.0.42) before assigning buffers: "Ran out of memory on HBM, the total
+    # memory required for HLO temporaries (16.50G) exceeds available HBM (15.75G)."
+    r"|Ran out of memory on (?P<on>HBM), the total memory required"
     r"|BufferAssignment OOM Debugging\."
     # TPU's list pasted without the report's first line.
     r"|Largest program allocations in (?P<listed>\w+):"
@@ -265,6 +268,11 @@ _TPU_USED = re.compile(
     # The period after the excess is sometimes cut (a pasted line, a wrapped message).
     r"(?:\s*Exceeded \w+ capacity by (?P<exceeded>[\d.]+\s*[KMGTP]?i?B?)\b)?"
 )
+_TPU_REQUIRED = re.compile(
+    r"Ran out of memory on HBM, the total memory required for HLO temporaries "
+    r"\((?P<used>[\d.]+\s*[KMGTP]?i?B?)\) exceeds available HBM "
+    r"\((?P<capacity>[\d.]+\s*[KMGTP]?i?B?)\)"
+)
 # XLA:TPU's scoped (per-kernel, on-chip) allocation: "Scoped allocation with size 64.00M and
 # limit 16.00M exceeded scoped vmem limit by 48.00M."
 _SCOPED = re.compile(
@@ -323,7 +331,14 @@ def read_oom(text: str, start: int = 0) -> OomReport | None:
         if requested is not None and requested["requested"]:
             report.requested_bytes = int(requested["requested"])
     used = _TPU_USED.search(text, opening.start(), min(end, opening.start() + 2048))
-    if used is not None:
+    required = _TPU_REQUIRED.match(text, opening.start())
+    if required is not None:
+        report.memory_space = "hbm"
+        report.used_bytes = parse_size(required["used"])
+        report.capacity_bytes = parse_size(required["capacity"])
+        if report.used_bytes is not None and report.capacity_bytes is not None:
+            report.exceeded_bytes = report.used_bytes - report.capacity_bytes
+    elif used is not None:
         report.memory_space = used["space"]
         report.used_bytes = parse_size(used["used"])
         report.capacity_bytes = parse_size(used["capacity"])

@@ -63,7 +63,7 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     stack = log.traceback_before(start)
     function = jax_function(log, m.start(), log.region_end(m.start()), stack)
     word = _OOM_PLATFORM.search(log.text, start, log.line_end(m.end()))
-    tpu_words = m["space"] or m["listed"] or m["scoped"]
+    tpu_words = m["space"] or m["listed"] or m["scoped"] or m["on"]
     device = word["word"].lower() if word else ("tpu" if tpu_words else None)
     if device is None and report.requested_bytes is not None:
         # "Out of memory while trying to allocate N bytes" is the GPU runtime's wording
