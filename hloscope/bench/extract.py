@@ -334,17 +334,26 @@ def runnable_text(module: Module) -> str:
     return without_tpu_layouts(plain_text(module, leave_out=droppable_callbacks(module)))
 
 
-# A layout's tiles and memory space: ``{2,1,0:T(8,128)(2,1)S(1)}`` (and ``{:S(2)}`` of a
-# scalar). Only a layout's minor-to-major list (digits and commas) stands before its colon.
-_TPU_LAYOUT = re.compile(r"\{([\d,]*):[^{}]*\}")
+# A layout with a part after its colon: ``{2,1,0:T(8,128)(2,1)S(1)}``, ``{:S(2)}``,
+# ``{0:E(4)}``. Only a layout's minor-to-major list (digits and commas) stands before its colon.
+_LAYOUT_TAIL = re.compile(r"\{([\d,]*):([^{}]*)\}")
+# XLA:TPU's parts of it: tiles (``T(8,128)(2,1)``) and the memory space (``S(1)``).
+_TPU_PARTS = re.compile(r"T(?:\([\d,]*\))+|S\(\d+\)")
+
+
+def _strip_tpu_parts(found: re.Match[str]) -> str:
+    rest = _TPU_PARTS.sub("", found.group(2)).strip()
+    if not found.group(1) and not rest:
+        return ""  # a scalar's ``{:S(2)}``: no layout at all
+    return "{" + found.group(1) + (":" + rest if rest else "") + "}"
 
 
 def without_tpu_layouts(text: str) -> str:
     """``text`` with XLA:TPU's tiles and memory spaces taken out of every layout
-    (``{1,0:T(8,128)S(1)}`` -> ``{1,0}``): XLA's importer refuses tiled layouts
-    ("Tiled layout is not supported yet"), and the compiler picks tiles and memory spaces
-    again for the device at hand."""
-    return _TPU_LAYOUT.sub(lambda found: "{" + found.group(1) + "}", text)
+    (``{1,0:T(8,128)S(1)}`` -> ``{1,0}``; other parts, like a sub-byte type's ``E(4)``, stay):
+    XLA's importer refuses tiled layouts ("Tiled layout is not supported yet"), and the
+    compiler picks tiles and memory spaces again for the device at hand."""
+    return _LAYOUT_TAIL.sub(_strip_tpu_parts, text)
 
 
 # ---- intermediates as outputs -------------------------------------------------------------------
