@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -42,10 +43,16 @@ from ._xla_tpu import XlaTpu, _placed
 __all__ = ["OpCandidate", "ConfirmJob", "CompileVerdict", "ConfirmResult", "confirm_on_tpu"]
 
 _CACHE_FOLDER = "tpu-ops"
+# Part of each cache key: a new way of wording verdicts must not read the old ones.
+_VERDICT_FORMAT = 3
 # Lines of a JAX or XLA message that say where, not what.
 _NOISE = ("Suspected Python Code Location", "<no source information>", "See https://")
 # Exception classes whose message already starts with XLA's status (INVALID_ARGUMENT: ...).
 _STATUS_ERRORS = ("JaxRuntimeError", "XlaRuntimeError")
+# A refusal longer than this is cut (XLA quotes the whole instruction, attributes and all).
+_LONGEST = 240
+# Where a C++ stack trace starts inside a message line (``...; got f64[8,8]:     @  0x7f...``).
+_STACK = re.compile(r":?\s+@\s+0x[0-9a-f]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +161,9 @@ def compiler_words(error: BaseException) -> str:
     'eig' not found for platform tpu``."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     lines = [line for line in lines if not line.startswith(_NOISE)] or lines
-    first = lines[0].split(" [xla::")[0].strip() if lines else ""
+    first = _STACK.split(lines[0])[0].split(" [xla::")[0].strip() if lines else ""
+    if len(first) > _LONGEST:  # a message that quotes a whole HLO instruction
+        first = first[: _LONGEST - 1].rstrip() + "\u2026"
     kind = type(error).__name__
     if kind in _STATUS_ERRORS and first:
         return first
@@ -270,7 +279,7 @@ class _Child:
             return None
         from ..cache import cache_root
 
-        key = json.dumps([signature, str(self.spec), self.versions], sort_keys=True)
+        key = json.dumps([_VERDICT_FORMAT, signature, str(self.spec), self.versions])
         return cache_root() / _CACHE_FOLDER / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
 
     @staticmethod
@@ -295,8 +304,7 @@ def _compile_equation(equation: Any, device: Any) -> None:
 
     sharding = jax.sharding.SingleDeviceSharding(device)
     specs = [
-        jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype, sharding=sharding)
-        for v in equation.invars
+        jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype, sharding=sharding) for v in equation.invars
     ]
 
     def alone(*operands: Any) -> Any:
