@@ -101,7 +101,9 @@ class XlaTpu(Backend):
         if spec.chips < 4 or math.prod(spec.host_bounds) < 4:
             options["chips_per_host_bounds"] = spec.host_bounds
         try:
-            topology = topologies.get_topology_desc(platform="tpu", topology_name=name, **options)
+            topology = topologies.get_topology_desc(
+                platform="tpu", topology_name=name, **options
+            )
         except Exception as error:  # libtpu's own words: an unknown name, a version mismatch
             raise CaptureError(
                 f"libtpu cannot describe {spec} (topology {spec.topology_name}): "
