@@ -43,6 +43,7 @@ TARGET_COMMANDS = {
     "memory": [],
     "collectives": [],
     "fleet": [],
+    "profile": [],
 }
 
 

@@ -47,8 +47,15 @@ TPU_EXTRA_HINT = "pip install 'hloscope[tpu]' for XLA:TPU's own compile"
 
 
 def libtpu_installed() -> bool:
-    """Whether libtpu can be imported here (found, not loaded)."""
-    return importlib.util.find_spec("libtpu") is not None
+    """Whether libtpu is installed here: its package and its shared library (found, not
+    loaded; a package without ``libtpu.so`` cannot compile anything)."""
+    spec = importlib.util.find_spec("libtpu")
+    if spec is None or not spec.submodule_search_locations:
+        return False
+    return any(
+        os.path.isfile(os.path.join(folder, "libtpu.so"))
+        for folder in spec.submodule_search_locations
+    )
 
 
 class XlaTpu(Backend):
@@ -101,9 +108,7 @@ class XlaTpu(Backend):
         if spec.chips < 4 or math.prod(spec.host_bounds) < 4:
             options["chips_per_host_bounds"] = spec.host_bounds
         try:
-            topology = topologies.get_topology_desc(
-                platform="tpu", topology_name=name, **options
-            )
+            topology = topologies.get_topology_desc(platform="tpu", topology_name=name, **options)
         except Exception as error:  # libtpu's own words: an unknown name, a version mismatch
             raise CaptureError(
                 f"libtpu cannot describe {spec} (topology {spec.topology_name}): "
