@@ -119,7 +119,7 @@ _SPACES = {"1": "VMEM", "2": "SMEM"}
 def _shown_shape(shape: str) -> str:
     """``bf16[16,64]{1,0:T(8,128)S(1)}`` -> ``bf16[16,64] (VMEM)``: the dimensions, and the
     on-chip memory a TPU buffer lives in (none: HBM)."""
-    spaces = {m for m in re.findall(r"S\((\d+)\)", shape)}
+    spaces = set(re.findall(r"S\((\d+)\)", shape))
     short = _LAYOUT.sub("", shape)
     named = sorted(_SPACES.get(space, f"S({space})") for space in spaces)
     return short + (f" ({', '.join(named)})" if named else "")
