@@ -10,7 +10,6 @@ labelled so, with the same exit status.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -18,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from frameworks_needed import needs_libtpu
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = Path(__file__).resolve().parent / "tpu_check_programs.py"
@@ -49,13 +49,6 @@ print(json.dumps(said))
 """
 
 
-def _libtpu_or_skip() -> None:
-    if importlib.util.find_spec("libtpu") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI=true but libtpu is not installed")
-        pytest.skip("libtpu is not installed")
-
-
 def _env(**extra: str) -> dict[str, str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="200", **extra)
     return env
@@ -64,7 +57,7 @@ def _env(**extra: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def xla_tpu() -> dict[str, str | None]:
     """What XLA:TPU says of each oracle program: ``None`` (compiled) or its first line."""
-    _libtpu_or_skip()
+    needs_libtpu()
     done = subprocess.run(
         [sys.executable, "-c", ORACLE],
         env={**_env(), **LIBTPU_ENV},
