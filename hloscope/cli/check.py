@@ -179,11 +179,10 @@ def _report(
         # The script is imported here: keep TensorFlow's C++ start-up chatter (oneDNN, CPU
         # features) off the report unless the user asked for its logs.
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-        if device is not None:
-            # The static scan lowers for the platform without its device and XLA:TPU compiles
-            # in a child: this process needs no TPU backend, and probing for one would load
-            # libtpu here (with its start-up errors on a machine without a TPU).
-            os.environ.setdefault("JAX_PLATFORMS", "cpu")
+        # The static scan lowers for the platform without its device (and XLA:TPU compiles in
+        # a child): this process runs nothing on a device, and probing for a TPU would load
+        # libtpu here, with its start-up errors on a machine without one.
+        os.environ.setdefault("JAX_PLATFORMS", "cpu")
         report = check_value(target, platform=platform, mxu=mxu)
         if device is None:
             return report
