@@ -29,6 +29,8 @@ SAMPLES = ROOT / "samples"
 SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
 DATA = ROOT / "tests" / "data"
 CORPUS_CHOICE_ENV = "HLOSCOPE_TEST_CORPUS"
+# One seed for hypothesis, random and numpy, printed in the header (tests/seeding.py).
+pytest_plugins = ["seeding"]
 
 
 def chosen_corpus() -> Path:
