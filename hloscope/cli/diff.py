@@ -116,6 +116,10 @@ def diff_command(
 
     metrics = parse_metrics(fail_on)
     kernel_metrics = [m for m in metrics if m != PEAK_METRIC]
+    from ..capture.target import check_target_exists
+
+    for spec in (a, b):  # both there before either is captured
+        check_target_exists(spec)
     open_side = partial(_open_side, module=module, all_modules=all_modules, refresh=refresh)
     (target_a, modules_a), (target_b, modules_b) = open_side(a), open_side(b)
     pairs, unpaired = _pair(modules_a, modules_b, all_modules)
