@@ -131,7 +131,7 @@ def check(
     else:
         from ..render.check_text import check_lines
 
-        width = shutil.get_terminal_size((100, 24)).columns
+        width = shutil.get_terminal_size((80, 24)).columns
         for line in check_lines(report, width=width, wide=wide):
             click.echo(line)
     sys.exit(int(ExitStatus.OK if report.clean else ExitStatus.CHECK_FAILED))
@@ -156,11 +156,14 @@ def _report(
                 "--module and --all-modules apply to HLO targets, not SCRIPT.py:FUNCTION"
             )
         from .._api import check as check_value
+        from ._startup_chatter import startup_chatter_filtered
 
         # The script is imported here: keep TensorFlow's C++ start-up chatter (oneDNN, CPU
-        # features) off the report unless the user asked for its logs.
+        # features, absl's line before its logging starts, which no log level silences) off
+        # the report unless the user asked for its logs.
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-        return check_value(target, platform=platform, mxu=mxu)
+        with startup_chatter_filtered():
+            return check_value(target, platform=platform, mxu=mxu)
     from ..analysis.unsupported.hlo_check import check_modules
     from ._target import open_modules
 
