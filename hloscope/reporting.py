@@ -75,6 +75,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .capture.target import Target
     from .devices import DeviceSpec
     from .dump.index import DumpModule
+    from .render.html.profile_section import ProfileSection
 
 __all__ = [
     "Report",
@@ -143,6 +144,16 @@ def _origin(value: object, module: str | None, refresh: bool) -> _Origin:
     )
 
 
+def _compiled_note(capture: Capture | None) -> str | None:
+    """What compiled a function compiled for a ``--device``: the page says it first."""
+    if capture is None or capture.device is None:
+        return None
+    if capture.compiled_for is None:
+        return capture.estimate_note
+    by = "XLA:TPU" if capture.backend == "xla-tpu" else "XLA"
+    return f"compiled for {capture.compiled_for} ({capture.device}) by {by}"
+
+
 # ------------------------------------------------------------------------------------------
 # Building
 # ------------------------------------------------------------------------------------------
@@ -156,6 +167,7 @@ def build_report(
     graphs: int = DEFAULT_GRAPHS,
     refresh: bool = False,
     device: str | DeviceSpec | None = None,
+    profile: str | os.PathLike[str] | None = None,
 ) -> Report:
     """The :class:`~hloscope.render.html.report.Report` of ``value``: a TARGET string or
     path, a :class:`~hloscope.capture.target.Target`, a
@@ -166,7 +178,8 @@ def build_report(
     times (:mod:`hloscope.bench` compiles and runs the program and each kernel alone on the
     device JAX sees: it needs jax and takes seconds to minutes); ``refresh`` captures a script
     target again; ``device`` (``tpu-v5e``, ``h100``...) prices each collective on that
-    device's interconnect (the step on every device is shown either way).
+    device's interconnect (the step on every device is shown either way); ``profile`` (a
+    ``jax.profiler.trace`` folder or file of this module) adds its op profile.
     """
     origin = _origin(value, module, refresh)
     report = fusion_report(origin.module)
@@ -183,6 +196,9 @@ def build_report(
     )
     if origin.note:
         out.notes.append(origin.note)
+    compiled = _compiled_note(origin.capture)
+    if compiled:
+        out.notes.insert(0, compiled)
     if len(rows) < len(report.kernels):
         out.notes.append(
             f"the kernel table lists the {len(rows):,} kernels moving the most bytes of "
@@ -199,9 +215,24 @@ def build_report(
     out.checks = _optional(out, "unsupported ops", lambda: checks(origin)) or []
     out.mxu = _optional(out, "TPU MXU alignment", lambda: mxu(origin))
     out.hints = hints(report, origin.module, out.recompiles)
+    if profile is not None:
+        out.profile = _optional(out, "profile", lambda: profile_of(origin, profile, device))
     if bench:
         out.bench = _optional(out, "bench", lambda: bench_of(origin))
     return out
+
+
+def profile_of(
+    origin: _Origin, trace: str | os.PathLike[str], device: str | DeviceSpec | None = None
+) -> ProfileSection:
+    """The op profile of ``trace`` joined to the report's module (a trace of another module is
+    refused, and the page says so in its notes)."""
+    from .analysis.op_profile import op_profile, read_trace
+    from .devices import parse_device
+    from .render.html.profile_section import profile_section
+
+    chip = parse_device(device).device if device is not None else None
+    return profile_section(op_profile(read_trace(trace), origin.module, device=chip))
 
 
 def write_report(

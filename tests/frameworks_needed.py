@@ -29,3 +29,16 @@ def needs_framework(name: str) -> ModuleType:
         except ImportError as error:
             pytest.fail(f"CI=true but {name} cannot be imported ({error}); set {WITHOUT_ENV}")
     return pytest.importorskip(name)
+
+
+def needs_libtpu() -> None:
+    """Skip a test that compiles with XLA:TPU when libtpu (the ``tpu`` extra) is not installed,
+    except under ``CI=true``, where ``.[test]`` installs it (unless ``HLOSCOPE_TESTS_WITHOUT``
+    names ``libtpu``): there a missing libtpu fails. Nothing is loaded here."""
+    from hloscope.capture.backends import libtpu_installed
+
+    if libtpu_installed():
+        return
+    if os.environ.get("CI") == "true" and "libtpu" not in allowed_missing():
+        pytest.fail(f"CI=true but libtpu is not installed; set {WITHOUT_ENV}=libtpu")
+    pytest.skip("libtpu is not installed (pip install 'hloscope[tpu]')")

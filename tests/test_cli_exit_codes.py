@@ -44,6 +44,7 @@ TARGET_COMMANDS = {
     "memory": [],
     "collectives": [],
     "fleet": [],
+    "profile": [],
 }
 
 

@@ -609,8 +609,9 @@ def test_tpu_dtype_mismatch_and_soft_placement_hint():
     )
     assert failure.platform == Platform.TPU and failure.layer is None
     assert any("soft placement" in hint for hint in failure.hints)
-    # The op's own row when there is one, else the row of the dtype (64-bit integers).
-    assert finding.suggestion == (suggest("ExtractImagePatches") or suggest("DT_INT64"))
+    # The op's own row speaks of GPU convolutions only: a TPU log gets the dtype's row
+    # (issue 31: "a TPU log gets GPU advice").
+    assert finding.suggestion == suggest("DT_INT64")
 
 
 # ---- what any log may look like ----------------------------------------------------------------

@@ -35,6 +35,7 @@ LAYERS = [
     {"devices"},  # the device registry: facts about chips, no HLO
     {"hlo"},
     {"dump"},
+    {"profile"},  # profiler traces read as data (no HLO, no jax)
     {"capture"},
     {"analysis"},
     {"bench"},  # compiling and timing: reads the analyses (costs), feeds the renderers

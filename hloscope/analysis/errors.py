@@ -8,11 +8,13 @@
 - :class:`StageNotInFile`: ``check`` was asked for an explicit stage that an HLO file does not
   hold and no file beside it does, raised by ``file_modules_at_stage`` of
   :mod:`hloscope.analysis.unsupported.hlo_check` (exit status 2).
+- :class:`OpProfileMismatch`: ``profile TRACE TARGET`` was given a TARGET whose module is not
+  the one the trace recorded, or a module name the trace does not hold (exit status 2).
 """
 
 from __future__ import annotations
 
-__all__ = ["ExplainError", "FocusNotFound", "PassesError", "StageNotInFile"]
+__all__ = ["ExplainError", "FocusNotFound", "PassesError", "StageNotInFile", "OpProfileMismatch"]
 
 from ..errors import HloscopeError, UsageProblem
 
@@ -32,3 +34,7 @@ class PassesError(HloscopeError):
 
 class StageNotInFile(UsageProblem):
     """An explicit stage that an HLO file does not hold and no file beside it does."""
+
+
+class OpProfileMismatch(UsageProblem):
+    """A trace and a module that do not belong together (or a module the trace lacks)."""

@@ -68,6 +68,7 @@ from ..dataframes import require_pandas
 from ..hlo.gc_pause import gc_paused
 from ..hlo.model import Instruction, Module
 from ..hlo.opcodes import FREE_OPCODES, category_of
+from ..hlo.tiling import module_has_tpu_layouts
 from .cost import (
     ZERO,
     Cost,
@@ -80,6 +81,7 @@ from .cost import (
     module_cost,
     placements,
 )
+from .hbm import PREFETCH, hbm_bytes, is_free_custom_call, is_prefetch
 from .provenance import layer_path, source_of, stack_source, tf_function_name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -102,6 +104,7 @@ __all__ = [
     "COLUMNS",
     "SOURCE_COLUMNS",
     "NOT_KERNELS",
+    "is_kernel",
     "UNFUSED",
     "UNKNOWN_SOURCE",
 ]
@@ -187,6 +190,9 @@ class Kernel:
     executions: int = 1  # runs per run of the module (product of the loops' trip counts)
     # The call stack of the kernel's source line, innermost first ("file:line (function)").
     stack: list[str] = field(default_factory=list)
+    # Bytes through HBM (hloscope.analysis.hbm): set for modules XLA:TPU made, whose layouts
+    # place some arrays on chip; None elsewhere (there every byte is device memory).
+    hbm_bytes: int | None = None
 
     @property
     def is_fusion(self) -> bool:
@@ -197,7 +203,20 @@ class Kernel:
         return self.sources[0][0] if self.sources else ""
 
     def row(self) -> dict[str, Any]:
-        """The kernel as a flat dict with the :data:`COLUMNS` keys."""
+        """The kernel as a flat dict with the :data:`COLUMNS` keys (and ``hbm_bytes`` after
+        ``bytes`` for a TPU module's kernel)."""
+        row = self._row()
+        if self.hbm_bytes is None:
+            return row
+        keys = list(row)
+        at = keys.index("bytes") + 1
+        return {
+            **dict(zip(keys[:at], [row[k] for k in keys[:at]])),
+            "hbm_bytes": self.hbm_bytes,
+            **{k: row[k] for k in keys[at:]},
+        }
+
+    def _row(self) -> dict[str, Any]:
         c = self.cost
         return {
             "module": self.module,
@@ -264,9 +283,18 @@ class FusionSummary:
     executed_bytes: int = 0
     loops: list[dict[str, Any]] = field(default_factory=list)
     unknown_trip_counts: list[str] = field(default_factory=list)
+    # TPU modules only (None elsewhere): the kernels' bytes through HBM under the same
+    # control-flow rules as ``bytes``, and how many kernels are prefetches.
+    hbm_bytes: int | None = None
+    executed_hbm_bytes: int | None = None
+    prefetch_count: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
+        out = {name: getattr(self, name) for name in self.__slots__}
+        for name in ("hbm_bytes", "executed_hbm_bytes", "prefetch_count"):
+            if out[name] is None:
+                del out[name]  # CPU and GPU reports read as they always did
+        return out
 
 
 @dataclass(slots=True)
@@ -284,7 +312,10 @@ class FusionReport:
     def to_frame(self) -> pandas.DataFrame:
         pd = require_pandas()
 
-        return pd.DataFrame(self.rows(), columns=list(COLUMNS))
+        columns = list(COLUMNS)
+        if any(k.hbm_bytes is not None for k in self.kernels):
+            columns.insert(columns.index("bytes") + 1, "hbm_bytes")
+        return pd.DataFrame(self.rows(), columns=columns)
 
     def to_dict(self) -> dict[str, Any]:
         return {"rows": self.rows(), "summary": self.summary.to_dict()}
@@ -423,7 +454,7 @@ def _kernel(
         members = [inst]
         member_costs = [cost]
         root = inst.opcode
-        kind = UNFUSED
+        kind = PREFETCH if is_prefetch(inst) else UNFUSED
     wheres = source_of.many(members)
     # The kernel's op_name: its own (XLA gives a fusion its root's), else its root's.
     op_name = own_name
@@ -473,18 +504,27 @@ def _kernels_of(module: Module, op_sources: list) -> list[Kernel]:
     where_of = _Wheres(source_of)
     cost_of = instruction_costs(module)
     costs_in = body_costs(module)
+    tpu = module_has_tpu_layouts(module)
     for placement in placements(module).values():
         comp = placement.computation
         where = where_of(placement)
         for inst in comp.instructions:
-            if inst.opcode in NOT_KERNELS:
+            if not is_kernel(inst):
                 continue
             kernel = _kernel(inst, comp, module.name, source_of, cost_of, costs_in, op_sources)
+            if tpu:
+                kernel.hbm_bytes = hbm_bytes(inst, kernel.cost)
             kernel.where = where
             kernel.trip_count = placement.trip_count
             kernel.executions = placement.executions
             out.append(kernel)
     return out
+
+
+def is_kernel(inst: Instruction) -> bool:
+    """Whether ``inst`` is a kernel of its computation: not an op that only names buffers
+    (:data:`NOT_KERNELS`, a ``ConcatBitcast`` custom call), not control flow."""
+    return inst.opcode not in NOT_KERNELS and not is_free_custom_call(inst)
 
 
 # ------------------------------------------------------------------------------------------
@@ -701,6 +741,8 @@ class _Totals:
     kernels: Cost = ZERO
     executed: Cost = ZERO
     xla: Cost = ZERO
+    hbm: int | None = None  # TPU modules: the kernels' bytes through HBM
+    executed_hbm: int | None = None
     flagged: list[str] = field(default_factory=list)
     loops: list[dict[str, Any]] = field(default_factory=list)
     unknown_trip_counts: list[str] = field(default_factory=list)
@@ -710,7 +752,16 @@ class _Totals:
 
         def kernel_cost(inst: Instruction) -> Cost:
             # Ops that only name buffers are no kernel: their bytes (tuple tables) stay out.
-            return ZERO if inst.opcode in NOT_KERNELS else cost_of(inst)
+            return cost_of(inst) if is_kernel(inst) else ZERO
+
+        def kernel_hbm(inst: Instruction) -> Cost:
+            return Cost.of(read=hbm_bytes(inst, kernel_cost(inst)))
+
+        if module_has_tpu_layouts(m):
+            hbm = control_flow_cost(m, kernel_hbm).bytes_accessed
+            self.hbm = hbm + (self.hbm or 0)
+            executed = control_flow_cost(m, kernel_hbm, trip_counts=True).bytes_accessed
+            self.executed_hbm = executed + (self.executed_hbm or 0)
 
         # Not a sum of the rows: a conditional's branches are rows, but only one of them runs.
         self.kernels = self.kernels + control_flow_cost(m, kernel_cost)
@@ -728,10 +779,11 @@ def _summarize(names: list[str], kernels: list[Kernel], totals: _Totals) -> Fusi
     elementwise: list[str] = []
     elementwise_bytes = 0
     total, xla, executed = totals.kernels, totals.xla, totals.executed
+    prefetches = sum(k.kind == PREFETCH for k in kernels)
     for k in kernels:
         if k.is_fusion:
             by_kind[f"{k.kind}/{k.backend_kind}" if k.backend_kind else k.kind] += 1
-        else:
+        elif k.kind != PREFETCH:  # a prefetch is data movement XLA:TPU overlaps, not an op
             unfused[k.opcode] += 1
             # Scalar bookkeeping (a loop counter's add) is not worth a note.
             if category_of(k.opcode) == "elementwise" and k.rank > 0:
@@ -742,7 +794,7 @@ def _summarize(names: list[str], kernels: list[Kernel], totals: _Totals) -> Fusi
         modules=names,
         kernel_count=len(kernels),
         fusion_count=fusion_count,
-        unfused_count=len(kernels) - fusion_count,
+        unfused_count=len(kernels) - fusion_count - prefetches,
         fusions_by_kind=dict(by_kind.most_common()),
         unfused_by_opcode=dict(unfused.most_common()),
         unfused_elementwise=elementwise,
@@ -761,6 +813,9 @@ def _summarize(names: list[str], kernels: list[Kernel], totals: _Totals) -> Fusi
         executed_bytes=executed.bytes_accessed,
         loops=totals.loops,
         unknown_trip_counts=totals.unknown_trip_counts,
+        hbm_bytes=totals.hbm,
+        executed_hbm_bytes=totals.executed_hbm,
+        prefetch_count=prefetches if totals.hbm is not None else None,
     )
 
 

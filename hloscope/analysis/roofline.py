@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from .hbm import kernel_roof_bytes
 from .peaks import DevicePeak, MemoryLevel, MemoryRoof, PeakChoice
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -172,7 +173,7 @@ def largest_kernel_bytes(report: FusionReport) -> int:
     """The bytes one execution of a program's largest kernel reads and writes: the working
     set a whole program is judged by (its kernels run one after the other, so it is the
     largest of them that has to fit in a cache, not their sum)."""
-    return max((kernel.cost.bytes_accessed for kernel in report.kernels), default=0)
+    return max(map(kernel_roof_bytes, report.kernels), default=0)
 
 
 def roofline_seconds(cost: Cost, peak: DevicePeak) -> float:

@@ -275,10 +275,11 @@ def _peak(
 
 def _result(program: Program, timing: Timing, progress: BenchProgress | None) -> BenchResult:
     from ..analysis.fusions import fusion_report
+    from ..analysis.hbm import above_memory_roof_note, executed_roof_bytes
 
     report = fusion_report(program.optimized)
     flops = report.summary.executed_flops
-    nbytes = report.summary.executed_bytes
+    nbytes = executed_roof_bytes(report.summary)  # on a TPU, the bytes through HBM
     working_set = largest_kernel_bytes(report)
     peak, choice = _peak(program, report, progress)
     line = roofline(flops, nbytes, timing.median_s, choice, working_set)
@@ -290,6 +291,8 @@ def _result(program: Program, timing: Timing, progress: BenchProgress | None) ->
     notes = list(program.notes) + list(timing.notes)
     if choice is not None and line.note:
         notes.append(line.note)
+    if line.memory_level is not None and line.memory_level.value in line.beaten:
+        notes.append(above_memory_roof_note(report.summary))
     notes.extend(_raise_note(r, "this program") for r in raises)
     fresh_pages = _fresh_pages_note(program, peak, line)
     if fresh_pages:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..analysis.hbm import kernel_roof_bytes
 from ..analysis.peaks import DevicePeak
 from ..analysis.roofline import Roofline, roofline
 from ..errors import HloscopeError
@@ -201,7 +202,7 @@ def time_kernels(
             continue
         kernel = rows.get(inst.name)
         flops = kernel.cost.flops if kernel else 0
-        nbytes = kernel.cost.bytes_accessed if kernel else 0
+        nbytes = kernel_roof_bytes(kernel) if kernel else 0  # a TPU's: through HBM
         element = element_type_of(kernel.shape) if kernel else None
         choice = peak.choose(element) if peak is not None else None
         net = max(0.0, timing.median_s - run.launch_s)

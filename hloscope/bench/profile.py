@@ -59,14 +59,12 @@ def _trace_files(folder: str) -> list[str]:
 
 
 def _events(path: str) -> Iterable[tuple[str, str, float, float]]:
-    """``(plane, event name, start ns, duration ns)`` of every event of a trace file."""
-    from jax.profiler import ProfileData
+    """``(plane, event name, start ns, duration ns)`` of every event of a trace file (read by
+    :mod:`hloscope.capture.xplane`, the reader ``hloscope profile`` uses too)."""
+    from ..capture.xplane import xplane_events
 
-    data = ProfileData.from_file(path)
-    for plane in data.planes:
-        for line in plane.lines:
-            for event in line.events:
-                yield plane.name, str(event.name), float(event.start_ns), float(event.duration_ns)
+    for event in xplane_events(path):
+        yield event.process, event.name, event.start_ns, event.duration_ns
 
 
 def kernel_times(

@@ -392,13 +392,18 @@ def jaxpr_sources(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> JaxprSou
 
 
 def capture_with_sources(
-    fn: Callable[..., Any], *args: Any, passes: str | None = None, **kwargs: Any
+    fn: Callable[..., Any],
+    *args: Any,
+    passes: str | None = None,
+    device: Any = None,
+    **kwargs: Any,
 ) -> SourcedCapture:
-    """:func:`hloscope.capture` of a JAX function, plus :func:`jaxpr_sources` of the same call:
-    what ``hloscope.explain`` needs to put jaxpr equations beside the HLO of each line."""
+    """:func:`hloscope.capture` of a JAX function (for ``device`` when given), plus
+    :func:`jaxpr_sources` of the same call: what ``hloscope.explain`` needs to put jaxpr
+    equations beside the HLO of each line."""
     from .inprocess import capture
 
-    base = capture(fn, *args, passes=passes, **kwargs)
+    base = capture(fn, *args, passes=passes, device=device, **kwargs)
     if base.frontend != "jax":
         raise CaptureError("jaxpr sources are for JAX functions; TensorFlow has no jaxpr")
     sources = jaxpr_sources(fn, *args, **kwargs)
@@ -461,13 +466,19 @@ def _run_child(target: Target, folder: Path, passes: str | None, timeout: float 
     command = [sys.executable, "-m", __name__, "--save", str(work / "capture")]
     command += ["--function", str(target.function)]
     command += ["--passes", passes] if passes is not None else []
+    command += ["--device", target.device] if target.device is not None else []
     command.append(str(Path(target.script or "").resolve()))
+    env = child_env(os.environ.get("XLA_FLAGS"))
+    if target.device is not None:
+        from .backends import backend_for
+
+        env = backend_for(target.device).child_environment(env)
     try:
         try:
             done = subprocess.run(
                 command,
                 cwd=manifest.get("cwd") or None,
-                env=child_env(os.environ.get("XLA_FLAGS")),
+                env=env,
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 text=True,
@@ -495,6 +506,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--save", required=True)
     parser.add_argument("--function", required=True)
     parser.add_argument("--passes")
+    parser.add_argument("--device")
     parser.add_argument("script")
     options = parser.parse_args(argv)
     from .frameworks import explain_missing_frameworks
@@ -503,7 +515,9 @@ def _main(argv: Sequence[str] | None = None) -> int:
     try:
         fn, args, kwargs = load_function(options.script, options.function)
         with explain_missing_frameworks():
-            captured = capture_with_sources(fn, *args, passes=options.passes, **kwargs)
+            captured = capture_with_sources(
+                fn, *args, passes=options.passes, device=options.device, **kwargs
+            )
             captured.save(options.save)
     except Exception as error:  # noqa: BLE001 - one line for the parent
         message = error.one_line() if hasattr(error, "one_line") else str(error)

@@ -218,6 +218,7 @@ class Target:
             "device": self.device,
             "estimate_note": None,
             "backend": None,
+            "compile_error": None,
         }
         if self.kind in (TargetKind.FUNCTION, TargetKind.CAPTURE) and not self.is_remote:
             from .inprocess import Capture

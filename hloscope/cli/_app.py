@@ -76,6 +76,7 @@ COMMAND_MODULES = {
     "ls": "ls",
     "memory": "memory",
     "passes": "passes",
+    "profile": "profile",
     "recompiles": "recompiles",
     "report": "report",
     "summary": "summary",

@@ -22,13 +22,20 @@ import click
 if TYPE_CHECKING:  # pragma: no cover
     from ..devices import Device
 
-__all__ = ["DeviceParam", "device_option", "device_names_help"]
+__all__ = ["DeviceParam", "device_option", "device_names_help", "COMPILE_LEAD"]
+
+#: The help of ``--device`` on commands that only compile for it.
+COMPILE_LEAD = (
+    "Compile a SCRIPT.py:FUNCTION target for this device: XLA:TPU's own compile for a TPU "
+    "chip or slice when the tpu extra is installed, else this machine's, labelled an estimate."
+)
 
 #: What each figure a command may need is called in an error.
 _FIGURES = {
     "interconnect": "interconnect figures",
     "memory_bytes": "memory size",
     "mxu": "MXU size",
+    "memory_bytes_per_s": "memory bandwidth",
 }
 
 
@@ -104,11 +111,12 @@ def device_option(
     platform: str | None = None,
     flag: str = "--device",
     dest: str | None = None,
+    aliases: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--device NAME[:SLICE]`` (or ``flag``) as a :class:`DeviceParam`: the command gets a
-    :class:`~hloscope.devices.DeviceSpec` or ``None``. ``lead`` is what the option does; the
-    help goes on with the names it takes."""
-    decls = (flag, dest) if dest else (flag,)
+    """``--device NAME[:SLICE]`` (or ``flag``, also spelled ``aliases``) as a
+    :class:`DeviceParam`: the command gets a :class:`~hloscope.devices.DeviceSpec` or ``None``.
+    ``lead`` is what the option does; the help goes on with the names it takes."""
+    decls = (flag, *aliases, dest) if dest else (flag, *aliases)
     return click.option(
         *decls,
         cls=_DeviceOption,

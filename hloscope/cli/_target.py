@@ -23,6 +23,9 @@ __all__ = [
     "refresh_option",
     "stage_option",
     "open_target",
+    "compile_fields",
+    "compiled_line",
+    "opened_fields",
     "mesh_option",
     "open_module",
     "open_modules",
@@ -97,13 +100,44 @@ def open_target(
 
     target = Target.resolve(spec, refresh=refresh, device=_function_device(spec, device), mesh=mesh)
     if target.kind is TargetKind.FUNCTION and target.device is not None:
-        info = target.compile_info()
-        if info.get("estimate_note"):
-            say_note(str(info["estimate_note"]))
+        say_note(compiled_line(target.compile_info()))
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.find_root().meta.setdefault(OPENED, []).append(target)
     return target
+
+
+def compiled_line(info: dict[str, Any]) -> str:
+    """The text line that says what compiled a function target for its ``--device``."""
+    if info.get("estimate_note"):
+        return str(info["estimate_note"])
+    backend = "XLA:TPU" if info.get("backend") == "xla-tpu" else "this machine's XLA"
+    line = f"compiled for {info.get('compiled_for')} ({info.get('device')}) by {backend}"
+    if info.get("compile_error"):
+        line += f", which refused it: {info['compile_error']}"
+    return line
+
+
+def compile_fields(target: Target) -> dict[str, Any]:
+    """What ``--json`` says compiled ``target``'s module: ``compiled_for`` (JAX's device kind;
+    ``None`` for an estimate) and ``device`` (the ``--device`` asked for), for a function
+    target; ``{}`` for a file or dump, read as it was compiled."""
+    from ..capture.target import TargetKind
+
+    if target.kind not in (TargetKind.FUNCTION, TargetKind.CAPTURE):
+        return {}
+    info = target.compile_info()
+    fields = {"compiled_for": info.get("compiled_for"), "device": info.get("device")}
+    if info.get("estimate_note"):
+        fields["estimate"] = info["estimate_note"]
+    return fields
+
+
+def opened_fields() -> dict[str, Any]:
+    """:func:`compile_fields` of the target this command opened last (``{}`` when none)."""
+    ctx = click.get_current_context(silent=True)
+    opened = ctx.find_root().meta.get(OPENED, []) if ctx is not None else []
+    return compile_fields(opened[-1]) if opened else {}
 
 
 def _function_device(spec: str, device: Any) -> Any:

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ._app import cli
 from ._device import device_option
-from ._target import all_modules_option, module_option, open_target, refresh_option
+from ._target import (
+    all_modules_option,
+    compile_fields,
+    mesh_option,
+    module_option,
+    open_target,
+    refresh_option,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.step_estimate import StepEstimate
@@ -40,6 +47,7 @@ __all__ = ["collectives_command"]
     "lists them).",
     needs="interconnect",
 )
+@mesh_option
 def collectives_command(
     target: str,
     as_json: bool,
@@ -47,19 +55,24 @@ def collectives_command(
     all_modules: bool,
     refresh: bool,
     device: DeviceSpec | None,
+    mesh: str | None,
 ) -> None:
     """List TARGET's collectives (all-reduce, all-gather, reduce-scatter, all-to-all,
     collective-permute, send/recv; sync and async, in loops times their trip count): the bytes
     each device moves, the device groups and mesh axes, and the user's source line. With
     --device, the estimated seconds of each, the communication no compute hides, and the
-    step: compute on the device's roofline plus exposed communication, with the split."""
+    step: compute on the device's roofline plus exposed communication, with the split.
+
+    A SCRIPT.py:FUNCTION with --device tpu-v5e:2x4 (any TPU slice) is compiled by XLA:TPU for
+    that slice: the example arguments' mesh is rebuilt on the slice's chips (same axis names
+    and shape, or --mesh), and the collectives, per-device memory and step are XLA:TPU's."""
     from ..analysis.collectives import collectives_results
     from ..render.collectives_text import render_collectives
     from ._app import CliError
 
     if module is not None and all_modules:
         raise CliError("--module and --all-modules exclude each other")
-    opened = open_target(target, refresh=refresh)
+    opened = open_target(target, refresh=refresh, device=device, mesh=mesh)
     # Chosen once and handed on: a target may parse its text again at every choice, and the
     # step estimate reads the same modules.
     modules = (
@@ -79,16 +92,39 @@ def collectives_command(
             r.notes.append("no --device: estimate_s and exposed_s are null")
     if as_json:
         payloads = []
+        compiled = {**compile_fields(opened), **_device_memory(opened)}
         for r, step in zip(results, steps):
-            payloads.append({**r.to_dict(), "step": step.to_dict() if step else None})
+            payloads.append({**r.to_dict(), **compiled, "step": step.to_dict() if step else None})
         json.dump({"modules": payloads} if all_modules else payloads[0], sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         from ..render.step_text import render_step
 
         texts = []
+        memory = _device_memory(opened).get("per_device_peak_bytes")
         for r, step in zip(results, steps):
             texts.append(
-                render_collectives(r) + (render_step(step.to_dict(), r.devices) if step else "")
+                render_collectives(r)
+                + (render_step(step.to_dict(), r.devices) if step else "")
+                + (_memory_line(memory) if memory is not None else "")
             )
         sys.stdout.write("\n".join(texts))
+
+
+def _device_memory(opened: Any) -> dict[str, Any]:
+    """XLA:TPU's peak per device of a function compiled for a TPU slice (``{}`` otherwise)."""
+    from ..capture.target import TargetKind
+
+    if opened.kind is not TargetKind.FUNCTION or opened.device is None:
+        return {}
+    from ..capture.inprocess import Capture
+
+    memory = Capture.read_index(opened.path).get("memory") or {}
+    peak = memory.get("peak_memory_in_bytes")
+    return {"per_device_peak_bytes": peak} if peak is not None else {}
+
+
+def _memory_line(peak: int) -> str:
+    from ..units import format_bytes
+
+    return f"peak memory per device: {format_bytes(peak)} (XLA:TPU's peak_memory_in_bytes)\n"

@@ -19,7 +19,14 @@ if TYPE_CHECKING:  # pragma: no cover
 from ..errors import ExitStatus, HloscopeError
 from ._app import CliError, cli
 from ._device import device_option
-from ._target import all_modules_option, module_option, open_module, open_target, refresh_option
+from ._target import (
+    all_modules_option,
+    compile_fields,
+    module_option,
+    open_module,
+    open_target,
+    refresh_option,
+)
 
 __all__ = ["diff_command", "parse_metrics"]
 
@@ -78,9 +85,20 @@ def parse_metrics(text: str | None) -> list[str]:
     help="List at most N changes and N source lines (0: all).",
 )
 @device_option(
-    "Price both sides' collectives on this device: exposed communication and the step, A "
-    "against B.",
+    "Compile SCRIPT.py:FUNCTION sides for this device and price both sides' collectives on "
+    "it: exposed communication and the step, A against B.",
     needs="interconnect",
+)
+@device_option(
+    "Compile a SCRIPT.py:FUNCTION A for this device (and price A's collectives on it): one "
+    "function on two chips or slices, with --device-b.",
+    flag="--device-a",
+    dest="device_a",
+)
+@device_option(
+    "Compile a SCRIPT.py:FUNCTION B for this device (and price B's collectives on it).",
+    flag="--device-b",
+    dest="device_b",
 )
 @module_option
 @all_modules_option
@@ -93,6 +111,8 @@ def diff_command(
     threshold: float,
     limit: int,
     device: DeviceSpec | None,
+    device_a: DeviceSpec | None,
+    device_b: DeviceSpec | None,
     module: str | None,
     all_modules: bool,
     refresh: bool,
@@ -120,13 +140,18 @@ def diff_command(
 
     for spec in (a, b):  # both there before either is captured
         check_target_exists(spec)
+    device_a, device_b = device_a or device, device_b or device
     open_side = partial(_open_side, module=module, all_modules=all_modules, refresh=refresh)
-    (target_a, modules_a), (target_b, modules_b) = open_side(a), open_side(b)
+    (target_a, modules_a) = open_side(a, device=device_a)
+    (target_b, modules_b) = open_side(b, device=device_b)
     pairs, unpaired = _pair(modules_a, modules_b, all_modules)
     labels = None if all_modules else (a, b)  # one pair: the sides are the TARGETs given
     results = [(side_a, side_b, diff(side_a, side_b, labels=labels)) for side_a, side_b in pairs]
     memories = [_memory(side_a, target_a, side_b, target_b) for side_a, side_b in pairs]
-    communications = [_communication(side_a, side_b, device) for side_a, side_b in pairs]
+    communications = [
+        _communication(side_a, side_b, device_a, device_b) for side_a, side_b in pairs
+    ]
+    compiled = {"a": compile_fields(target_a), "b": compile_fields(target_b)}
     regressions = []
     for (side_a, _, result), (memory, why) in zip(results, memories):
         lines = regression_lines(result, kernel_metrics, threshold) if kernel_metrics else []
@@ -142,6 +167,10 @@ def diff_command(
             results, memories, communications
         ):
             payload = {"module": {"a": side_a.name, "b": side_b.name}, **diff_to_dict(result)}
+            if compiled["a"] or compiled["b"]:
+                payload["compiled_for"] = {
+                    side: fields.get("compiled_for") for side, fields in compiled.items()
+                }
             payload["memory"] = memory.to_dict() if memory is not None else {"error": why}
             if communication is not None:
                 payload["communication"] = communication
@@ -186,13 +215,19 @@ def diff_command(
 
 
 def _open_side(
-    spec: str, *, module: str | None, all_modules: bool, refresh: bool
+    spec: str,
+    *,
+    module: str | None,
+    all_modules: bool,
+    refresh: bool,
+    device: DeviceSpec | None = None,
 ) -> tuple[Target, list[Module]]:
-    """The target ``spec`` names and its modules to compare (every one with ``all_modules``,
-    else the main one): the target is kept to read each module's memory from its dump."""
+    """The target ``spec`` names (a function compiled for ``device``) and its modules to
+    compare (every one with ``all_modules``, else the main one): the target is kept to read
+    each module's memory from its dump."""
     if all_modules and module is not None:
         raise CliError("--module and --all-modules exclude each other")
-    target = open_target(spec, refresh=refresh)
+    target = open_target(spec, refresh=refresh, device=device)
     if all_modules:
         return target, target.modules("after")
     return target, [open_module(target, module=module).module]
@@ -212,18 +247,19 @@ def _memory(
 
 
 def _communication(
-    side_a: Module, side_b: Module, device: DeviceSpec | None
+    side_a: Module, side_b: Module, device_a: DeviceSpec | None, device_b: DeviceSpec | None
 ) -> dict[str, Any] | None:
-    """The collectives of the two modules compared (with ``device``, priced on it, and the
-    step of each), or ``None`` when neither has one and no device is given: nothing to say."""
+    """The collectives of the two modules compared (each priced on its side's device, with
+    the step of each), or ``None`` when neither has one and no device is given."""
     from ..analysis.diff import communication_diff
     from ..analysis.step_estimate import communication_of, has_collectives
 
-    if device is None and not (has_collectives(side_a) or has_collectives(side_b)):
+    priced = device_a is not None or device_b is not None
+    if not priced and not (has_collectives(side_a) or has_collectives(side_b)):
         return None
-    a, b = communication_of(side_a, device), communication_of(side_b, device)
+    a, b = communication_of(side_a, device_a), communication_of(side_b, device_b)
     out = communication_diff(a.result, b.result).to_dict()
-    if device is not None:
+    if priced:
         out["step"] = {
             "a": a.step.to_dict() if a.step is not None else None,
             "b": b.step.to_dict() if b.step is not None else None,

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
 from ._app import CliError, cli
+from ._device import COMPILE_LEAD, device_option
 from ._target import module_option, open_module, open_target, refresh_option, say_note
 
 __all__ = ["explain_command"]
@@ -34,6 +36,7 @@ __all__ = ["explain_command"]
     is_flag=True,
     help="Print the tables at full width (by default they fit the terminal; cells wrap).",
 )
+@device_option(COMPILE_LEAD)
 @module_option
 @refresh_option
 def explain_command(
@@ -44,6 +47,7 @@ def explain_command(
     wide: bool,
     module: str | None,
     refresh: bool,
+    device: Any = None,
 ) -> None:
     """Link every line of TARGET's source to its jaxpr equations, StableHLO ops, HLO
     instructions before optimization and the kernels (fusions) they ended in after it.
@@ -56,7 +60,7 @@ def explain_command(
 
     if line_spec is not None and kernel is not None:
         raise CliError("--line and --kernel exclude each other")
-    opened = open_target(target, refresh=refresh)
+    opened = open_target(target, refresh=refresh, device=device)
     if opened.kind in (TargetKind.FUNCTION, TargetKind.CAPTURE):
         result = explain(_sourced_capture(opened), line=line_spec, kernel=kernel)
     else:

@@ -10,7 +10,13 @@ import click
 
 from ._app import CliError, cli
 from ._device import device_option
-from ._target import all_modules_option, module_option, open_modules, refresh_option
+from ._target import (
+    all_modules_option,
+    module_option,
+    open_modules,
+    opened_fields,
+    refresh_option,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..devices import DeviceSpec
@@ -96,7 +102,9 @@ def fusions_command(
         raise CliError("--json and --csv exclude each other")
     if by_source and filters:
         raise CliError("--filter applies to kernel rows, not to --by-source")
-    modules = open_modules(target, module=module, all_modules=all_modules, refresh=refresh)
+    modules = open_modules(
+        target, module=module, all_modules=all_modules, refresh=refresh, device=device
+    )
     reports = []
     communications = []
     capped = False
@@ -119,8 +127,9 @@ def fusions_command(
         comm = module_communication(each, device)
         communications.append(comm.to_dict() if comm is not None else None)
     if as_json:
+        compiled = opened_fields()
         payloads = [
-            {"module": name, "rows": rows, "summary": summary, **(comm or {})}
+            {"module": name, **compiled, "rows": rows, "summary": summary, **(comm or {})}
             for (name, rows, _, summary, _), comm in zip(reports, communications)
         ]
         json.dump({"modules": payloads} if all_modules else payloads[0], sys.stdout, indent=2)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import click
 
 from ._app import cli
+from ._device import COMPILE_LEAD, device_option
 from ._target import all_modules_option, module_option, open_modules, refresh_option
 
 __all__ = ["graph_command"]
@@ -50,6 +52,7 @@ __all__ = ["graph_command"]
     metavar="N",
     help="Cut bigger graphs to the N nodes nearest the focus.",
 )
+@device_option(COMPILE_LEAD)
 @module_option
 @all_modules_option
 @refresh_option
@@ -66,6 +69,7 @@ def graph_command(
     module: str | None,
     all_modules: bool,
     refresh: bool,
+    device: Any = None,
 ) -> None:
     """Draw TARGET's optimized HLO as a graph: ops coloured by category, fusions as boxes or
     clusters, shapes on edges, source lines in tooltips. Big graphs are cut to a neighbourhood
@@ -88,7 +92,9 @@ def graph_command(
     if out == STDOUT and (fmt is None or all_modules):
         raise click.UsageError("-o - (stdout) needs --format, and one module (no --all-modules)")
     fmt = format_for(out, fmt)  # a bad suffix fails before any capture runs
-    modules = open_modules(target, module=module, all_modules=all_modules, refresh=refresh)
+    modules = open_modules(
+        target, module=module, all_modules=all_modules, refresh=refresh, device=device
+    )
     for i, chosen in enumerate(modules):
         if out == STDOUT:
             click.echo(_draw_to_stdout(chosen, options, fmt), err=True)

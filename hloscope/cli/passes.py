@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
 from ._app import cli
+from ._device import COMPILE_LEAD, device_option
 from ._target import module_option, open_module, open_target, refresh_option, say_note
 
 __all__ = ["passes_command", "EVERY_PASS"]
@@ -45,6 +47,7 @@ EVERY_PASS = ".*"
     is_flag=True,
     help="Print the tables at full width (by default they fit the terminal; names wrap).",
 )
+@device_option(COMPILE_LEAD)
 @module_option
 @refresh_option
 def passes_command(
@@ -55,6 +58,7 @@ def passes_command(
     wide: bool,
     module: str | None,
     refresh: bool,
+    device: Any = None,
 ) -> None:
     """Show XLA's passes over TARGET's module in order: instruction, fusion and kernel counts
     after each, and which passes changed nothing. TARGET is SCRIPT.py:FUNCTION (captured with
@@ -62,7 +66,7 @@ def passes_command(
     --xla_dump_hlo_pass_re."""
     from ..analysis.passes import pass_timeline
 
-    opened = open_target(target, refresh=refresh)
+    opened = open_target(target, refresh=refresh, device=device)
     steps = _steps(opened)
     chosen = _main_module(opened, module) if steps is opened else None
     timeline = pass_timeline(steps, module=chosen or module, every_pass=_every_pass(opened))

@@ -58,6 +58,13 @@ __all__ = ["report_command"]
     "either way.",
     needs="interconnect",
 )
+@click.option(
+    "--profile",
+    "profile",
+    metavar="TRACE",
+    help="Add the op profile of a jax.profiler.trace of this module (a folder, a "
+    "*.trace.json.gz or a *.xplane.pb), as `hloscope profile TRACE TARGET` shows it.",
+)
 @module_option
 @refresh_option
 def report_command(
@@ -66,6 +73,7 @@ def report_command(
     bench: bool,
     graphs: int,
     device: DeviceSpec | None,
+    profile: str | None,
     module: str | None,
     refresh: bool,
 ) -> None:
@@ -76,8 +84,10 @@ def report_command(
     from ..reporting import build_report
     from ..units import format_bytes
 
-    resolved = open_target(target, refresh=refresh)
-    report = build_report(resolved, module=module, bench=bench, graphs=graphs, device=device)
+    resolved = open_target(target, refresh=refresh, device=device)
+    report = build_report(
+        resolved, module=module, bench=bench, graphs=graphs, device=device, profile=profile
+    )
     path = report.write(out)
     for note in report.notes:
         say_note(note)

@@ -10,6 +10,7 @@ import click
 
 from ..errors import ExitStatus, HloscopeError
 from ._app import PREFIX, cli
+from ._device import COMPILE_LEAD, device_option
 from ._target import all_modules_option, module_option, open_modules, refresh_option, stage_option
 
 __all__ = ["summary"]
@@ -27,6 +28,7 @@ __all__ = ["summary"]
 @module_option
 @all_modules_option
 @refresh_option
+@device_option(COMPILE_LEAD)
 def summary(
     targets: tuple[str, ...],
     as_json: bool,
@@ -35,6 +37,7 @@ def summary(
     module: str | None,
     all_modules: bool,
     refresh: bool,
+    device: Any = None,
 ) -> None:
     """Summarize HLO modules: computations, instructions by category, fusions by kind, entry
     parameters with shapes and bytes, custom-call targets and source files referenced.
@@ -59,7 +62,12 @@ def summary(
     for spec in targets:
         try:
             modules = open_modules(
-                spec, stage=stage, module=module, all_modules=all_modules, refresh=refresh
+                spec,
+                stage=stage,
+                module=module,
+                all_modules=all_modules,
+                refresh=refresh,
+                device=device,
             )
         except (HloscopeError, OSError) as error:  # one bad target must not stop the others
             click.echo(_error_line(spec, error), err=True)

@@ -231,11 +231,30 @@ def _render_summary(s: Mapping[str, Any], console: Any) -> None:
             format_count(s["transcendentals"]),
         ),
     ]
+    lines.extend(_tpu_lines(s))
     lines.extend(_control_flow_lines(s))
     for note in summary_notes(s):
         lines.append(Text("note: " + printable(note), style="yellow"))
     for line in lines:
         console.print(line)
+
+
+def _tpu_lines(s: Mapping[str, Any]) -> list[Any]:
+    """A TPU module's bytes through HBM (the rest of the bytes stay on chip, in VMEM or SMEM)
+    and its prefetches (asynchronous copies between HBM and VMEM, not counted as unfused)."""
+    from rich.text import Text
+
+    if s.get("hbm_bytes") is None:
+        return []
+    return [
+        Text.assemble(
+            ("bytes through HBM ", "dim"),
+            format_bytes(s["hbm_bytes"]),
+            ("  (the rest on chip)  prefetches ", "dim"),
+            str(s.get("prefetch_count") or 0),
+            (" (async HBM<->VMEM moves)", "dim"),
+        )
+    ]
 
 
 # Loops named in the summary line before "+N more".

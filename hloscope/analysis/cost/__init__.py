@@ -50,8 +50,10 @@ Control flow
 
 Differences from XLA (documented and tested):
 
-* ``custom-call``: XLA marks the cost unknown by adding -1 FLOPs and -1 bytes. Here a custom
-  call costs 0 FLOPs and its boundary bytes (operands read, result written) and is listed in
+* ``custom-call``: XLA:TPU's ``ConcatBitcast`` (:data:`FREE_CUSTOM_CALL_TARGETS`) only
+  reinterprets buffers that lie side by side: it costs nothing. Other custom calls: XLA marks
+  the cost unknown by adding -1 FLOPs and -1 bytes. Here such a custom call costs 0 FLOPs and
+  its boundary bytes (operands read, result written) and is listed in
   :attr:`ModuleCost.flagged`. ``module_cost(module, custom_calls="xla")`` reproduces XLA's -1s.
 * Opcodes this XLA does not know (from newer dumps) cost their boundary bytes and 0 FLOPs and
   are flagged; XLA's parser would reject them. Those of them in hloscope's opcode table
@@ -94,7 +96,12 @@ from ._analysis import (
     module_cost,
 )
 from ._results import FMA_FLOPS, ZERO, Cost, CostWarning, FlaggedOp, ModuleCost
-from ._rules import NO_XLA_RULE_OPCODES, TRANSCENDENTAL_OPCODES, ZERO_COST_OPCODES
+from ._rules import (
+    FREE_CUSTOM_CALL_TARGETS,
+    NO_XLA_RULE_OPCODES,
+    TRANSCENDENTAL_OPCODES,
+    ZERO_COST_OPCODES,
+)
 from ._shapes import POINTER_SIZE, SHAPE_CACHE_LIMIT, shape_size
 from ._windows import (
     _progression_hits,  # noqa: F401  (tests/test_analysis_limits.py checks them directly)
@@ -104,6 +111,7 @@ from ._windows import (
 )
 
 __all__ = [
+    "FREE_CUSTOM_CALL_TARGETS",
     "Cost",
     "CostWarning",
     "FlaggedOp",

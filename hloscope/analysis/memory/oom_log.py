@@ -77,9 +77,11 @@ __all__ = [
 
 #: The opening words of each out-of-memory message (one alternation, for a recogniser).
 OOM_OPENING = re.compile(
-    r"Out of memory while trying to allocate (?P<requested>\d+) bytes"
+    r"Out\s+of\s+memory\s+while\s+trying\s+to\s+allocate\s+(?P<requested>\d+)\s+bytes"
     r"|Ran out of memory in memory space (?P<space>\w+)\."
     r"|BufferAssignment OOM Debugging\."
+    # TPU's list pasted without the report's first line.
+    r"|Largest program allocations in (?P<listed>\w+):"
 )
 
 # How far after the opening the report may run (characters): a report lists tens of buffers.
@@ -291,8 +293,8 @@ def read_oom(text: str, start: int = 0) -> OomReport | None:
         report.used_bytes = parse_size(used["used"])
         report.capacity_bytes = parse_size(used["capacity"])
         report.exceeded_bytes = parse_size(used["exceeded"]) if used["exceeded"] else None
-    elif opening["space"]:
-        report.memory_space = opening["space"]
+    elif opening["space"] or opening["listed"]:
+        report.memory_space = opening["space"] or opening["listed"]
     _read_stats(text, opening.start(), end, report)
     _read_buffers(text, opening.start(), end, report)
     return report

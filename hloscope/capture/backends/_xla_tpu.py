@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...devices import DeviceSpec
-from ..errors import CaptureError, CaptureUsageError
+from ..errors import CaptureError, CaptureUsageError, TpuCompileError
 from ._base import Backend, BackendName, Compiled, Lowered
 
 __all__ = ["XlaTpu", "LIBTPU_ENVIRONMENT", "libtpu_installed", "TPU_EXTRA_HINT"]
@@ -47,8 +47,15 @@ TPU_EXTRA_HINT = "pip install 'hloscope[tpu]' for XLA:TPU's own compile"
 
 
 def libtpu_installed() -> bool:
-    """Whether libtpu can be imported here (found, not loaded)."""
-    return importlib.util.find_spec("libtpu") is not None
+    """Whether libtpu is installed here: its package and its shared library (found, not
+    loaded; a package without ``libtpu.so`` cannot compile anything)."""
+    spec = importlib.util.find_spec("libtpu")
+    if spec is None or not spec.submodule_search_locations:
+        return False
+    return any(
+        os.path.isfile(os.path.join(folder, "libtpu.so"))
+        for folder in spec.submodule_search_locations
+    )
 
 
 class XlaTpu(Backend):
@@ -101,9 +108,7 @@ class XlaTpu(Backend):
         if spec.chips < 4 or math.prod(spec.host_bounds) < 4:
             options["chips_per_host_bounds"] = spec.host_bounds
         try:
-            topology = topologies.get_topology_desc(
-                platform="tpu", topology_name=name, **options
-            )
+            topology = topologies.get_topology_desc(platform="tpu", topology_name=name, **options)
         except Exception as error:  # libtpu's own words: an unknown name, a version mismatch
             raise CaptureError(
                 f"libtpu cannot describe {spec} (topology {spec.topology_name}): "
@@ -116,7 +121,18 @@ class XlaTpu(Backend):
 
         devices = self.topology_devices()
         placed_args, placed_kwargs = _placed(args, kwargs, devices, self.spec, self.mesh)
-        traced, lowered, stages = inprocess.lower_jax(fn, placed_args, placed_kwargs)
+        try:
+            traced, lowered, stages = inprocess.lower_jax(fn, placed_args, placed_kwargs)
+        except ValueError as error:
+            if "incompatible devices" not in str(error) or "CPU" not in str(error):
+                raise
+            raise CaptureUsageError(
+                f"the function uses a Mesh of this machine's devices itself (an out_sharding, "
+                f"a sharding constraint or shard_map(mesh=...) over a module-level mesh): "
+                f"hloscope rebuilds on {self.spec} only the meshes its example arguments carry; "
+                "give the function its mesh as an argument, or write its shardings as "
+                f"PartitionSpecs under jax.set_mesh ({_first_line(error)})"
+            ) from None
         kind = str(devices[0].device_kind)
 
         def compile_(passes: str | None) -> Compiled:
@@ -142,10 +158,6 @@ def does_not_fit(error: BaseException) -> bool:
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
-
-
-class TpuCompileError(CaptureError):
-    """XLA:TPU refused the program; ``message`` is its own words."""
 
 
 def _compile_error(error: BaseException, spec: DeviceSpec) -> Exception:

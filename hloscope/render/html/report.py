@@ -15,7 +15,9 @@ analyses from a TARGET, a capture or a module); here it is only data in, text ou
   StableHLO ops and HLO instructions (:class:`~.sections.Explained`);
 * when they apply: the **pass timeline** (:class:`~.sections.Timeline`), **recompiles**
   (:class:`~.sections.Recompiles`), **unsupported ops** per platform
-  (:class:`~.sections.PlatformCheck`), and **bench** results (:class:`~.sections.BenchSection`);
+  (:class:`~.sections.PlatformCheck`), the **profile** of a trace
+  (:class:`~.profile_section.ProfileSection`), and **bench** results
+  (:class:`~.sections.BenchSection`);
 * **memory** (:class:`~.sections.MemorySection`): the peak, what is live there by source line
   and scope, what would free memory, and the timeline picture, with where the numbers come
   from (XLA's buffer assignment, or hloscope's simulation, said so);
@@ -35,7 +37,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..._version import __version__
 from ...analysis.fusions import FusionReport
@@ -56,6 +58,9 @@ from .sections import (
     ReportSourceRow,
     Timeline,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .profile_section import ProfileSection
 
 __all__ = ["Report", "table_rows", "REPORT_SCHEMA", "MAX_TABLE_ROWS"]
 
@@ -92,6 +97,7 @@ class Report:
     collectives: CollectivesSection | None = None
     bench: BenchSection | None = None
     bench_asked: bool = False
+    profile: ProfileSection | None = None
     notes: list[str] = field(default_factory=list)
     hints: list[Hint] = field(default_factory=list)
     version: str = __version__
@@ -120,6 +126,8 @@ class Report:
             names.append("unsupported")
         if self.mxu is not None:
             names.append("mxu")
+        if self.profile is not None:
+            names.append("profile")
         if self.bench_asked:
             names.append("bench")
         return names

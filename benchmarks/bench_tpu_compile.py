@@ -1,0 +1,96 @@
+"""What hloscope adds around an XLA:TPU compile, cold and cached (issue 29's budget).
+
+Measured the way a user runs it, fresh processes each round, the order alternating:
+
+* **bare**: ``python -c`` doing what a user would by hand: set libtpu's environment, import
+  jax, build the program's example arguments, describe the ``v5e:1x1`` topology, place the
+  arguments there and ``jax.jit(f).lower(...).compile()``;
+* **hloscope cold**: ``hloscope memory SCRIPT.py:FUNCTION --device tpu-v5e --refresh`` (the
+  same compile in its capture child, plus the dump, the memory analysis and the text);
+* **hloscope cached**: the same command again without ``--refresh``: it reads the cache.
+
+Printed: the medians, hloscope's own time around the compile (cold minus bare) as a share of
+the bare run (budget: under 10%), and the cached command (budget: under 1 s).
+
+    python benchmarks/bench_tpu_compile.py [--rounds N (3)] [--target SCRIPT.py:FUNCTION]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BARE = """
+import os, sys, importlib.util
+os.environ.update(TPU_ACCELERATOR_TYPE="v5litepod-4", TPU_WORKER_HOSTNAMES="localhost",
+                  TPU_SKIP_MDS_QUERY="1", ALLOW_MULTIPLE_LIBTPU_LOAD="1", JAX_PLATFORMS="cpu")
+import jax
+from jax.experimental import topologies
+script, name = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+spec = importlib.util.spec_from_file_location("program", script)
+module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
+args = module.example_args()[name]()
+devices = topologies.get_topology_desc(platform="tpu", topology_name="v5e:1x1",
+                                       chips_per_host_bounds=(1, 1, 1)).devices
+one = jax.sharding.SingleDeviceSharding(devices[0])
+specs = jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=one), args)
+getattr(module, name).lower(*specs).compile()
+"""
+
+
+def _hloscope() -> list[str]:
+    found = shutil.which("hloscope")
+    return [found] if found else [sys.executable, "-m", "hloscope"]
+
+
+def _timed(command: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"{command[:3]} failed:\n{done.stderr[-2000:]}")
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--target", default="samples/tpu_programs.py:lm_step")
+    options = parser.parse_args()
+    script, name = options.target.rsplit(":", 1)
+    cache = tempfile.mkdtemp(prefix="hloscope-bench-tpu-")
+    env = {**os.environ, "HLOSCOPE_CACHE": cache}
+    memory = [*_hloscope(), "memory", options.target, "--device", "tpu-v5e"]
+    bare_command = [sys.executable, "-c", BARE, script, name]
+    times: dict[str, list[float]] = {"bare": [], "cold": [], "cached": []}
+    for round_ in range(options.rounds):
+        order = ["bare", "cold"] if round_ % 2 == 0 else ["cold", "bare"]
+        for which in order:
+            command = bare_command if which == "bare" else [*memory, "--refresh"]
+            times[which].append(_timed(command, env))
+        times["cached"].append(_timed(memory, env))
+        print(f"round {round_ + 1}: " + ", ".join(f"{k} {v[-1]:.2f} s" for k, v in times.items()))
+    shutil.rmtree(cache, ignore_errors=True)
+    bare, cold, cached = (statistics.median(times[k]) for k in ("bare", "cold", "cached"))
+    print(f"target {options.target}, {options.rounds} rounds, medians:")
+    print(f"  bare jit(f).lower(...).compile() for v5e:1x1  {bare:8.2f} s")
+    print(f"  hloscope memory --device tpu-v5e (cold)        {cold:8.2f} s")
+    print(f"  hloscope memory --device tpu-v5e (cached)      {cached:8.2f} s")
+    print(
+        f"  hloscope's own time around the compile: {cold - bare:+.2f} s = "
+        f"{(cold - bare) / bare:+.1%} of the bare run (budget < 10%)"
+    )
+    print(f"  cached command: {cached:.2f} s (budget < 1 s)")
+
+
+if __name__ == "__main__":
+    main()

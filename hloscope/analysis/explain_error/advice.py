@@ -1,0 +1,132 @@
+"""What to do: the fixes table's row for an offender, and what kind of fix it is.
+
+:func:`advise` returns an :class:`Advice`: the sentence (from
+:func:`~..unsupported.fixes.suggest`, or this package's own rows for what that table does not
+cover) and its :class:`AdviceKind`, so a program (and the corpus test) can tell "use jnp, not
+np" from "mark the argument static" without reading prose.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from enum import StrEnum
+from typing import NamedTuple
+
+from ..unsupported.findings import Reason
+from ..unsupported.fixes import suggest
+
+__all__ = ["AdviceKind", "Advice", "advise", "advice_kind_of"]
+
+
+class AdviceKind(StrEnum):
+    """The kinds of fix explain-error gives."""
+
+    SMALLER_BATCH = "smaller_batch"
+    SHARD = "shard"
+    LOWER_PRECISION = "lower_precision"
+    FREE_MEMORY = "free_memory"
+    BIGGER_DEVICE = "bigger_device"
+    DONATE = "donate"
+    REMAT = "remat"
+    SHORTER_INPUT = "shorter_input"
+    RELEASE_DEVICE = "release_device"
+    INSTALL = "install"
+    HARMLESS = "harmless"
+    JNP_NOT_NP = "jnp_not_np"
+    STATIC_ARGS = "static_args"
+    LAX_CONTROL_FLOW = "lax_control_flow"
+    FIXED_SIZE = "fixed_size"
+    DYNAMIC_SLICE = "dynamic_slice"
+    NO_LEAKED_TRACER = "no_leaked_tracer"
+    FIX_SHAPES = "fix_shapes"
+    SEE_RECOMPILES = "see_recompiles"
+    REPLACE_OP = "replace_op"
+    CAST_DTYPE = "cast_dtype"
+    OTHER = "other"
+
+
+class Advice(NamedTuple):
+    """A fix in words and its kind."""
+
+    text: str
+    kind: AdviceKind
+
+
+# This package's own rows, tried before the shared fixes table: where that table's row is for
+# another error (a `bool()` of a tracer is not an `int()`), or has none.
+_OWN_ROWS: dict[str, str] = {
+    "ConcretizationTypeError:bool": (
+        "Python control flow (if, while, and/or, bool()) on a traced value: use jax.lax.cond, "
+        "jax.lax.while_loop or jnp.where, or mark the argument static "
+        "(jax.jit(f, static_argnames=...)) when it is a setting, not data"
+    ),
+    "UnexpectedTracerError": (
+        "a traced value escaped its transformation (kept in a global, on self, in a list "
+        "appended inside jit/scan): return it from the function instead of storing it"
+    ),
+}
+
+# Which kind a fixes key means, first match wins (keys as advise() receives them).
+_KIND_RULES: tuple[tuple[re.Pattern[str], AdviceKind], ...] = tuple(
+    (re.compile(pattern), kind)
+    for pattern, kind in (
+        (
+            r"^TracerBoolConversionError$|^ConcretizationTypeError:bool$",
+            AdviceKind.LAX_CONTROL_FLOW,
+        ),
+        (r"^TracerArrayConversionError$", AdviceKind.JNP_NOT_NP),
+        (r"^TracerIntegerConversionError$", AdviceKind.STATIC_ARGS),
+        (r"^NonConcreteBooleanIndexError$", AdviceKind.FIXED_SIZE),
+        (
+            r"^ConcretizationTypeError:(nonzero|where|argwhere|flatnonzero|unique)$",
+            AdviceKind.FIXED_SIZE,
+        ),
+        (r"^UnexpectedTracerError$", AdviceKind.NO_LEAKED_TRACER),
+        (r"^(ConcretizationTypeError|TypeError|InvalidShape|RuntimeError)", AdviceKind.STATIC_ARGS),
+        (r"^IndexError", AdviceKind.DYNAMIC_SLICE),
+        (
+            r"^(f64|c128|s64|u64|float64|complex128|int64|uint64|DT_\w+|string|tf\.string)$",
+            AdviceKind.CAST_DTYPE,
+        ),
+        (r"^xla:cudnn_init$", AdviceKind.INSTALL),
+    )
+)
+
+
+def advice_kind_of(key: str, reason: Reason) -> AdviceKind:
+    """The kind of the fix a fixes key gives; an op with no kernel or lowering is replaced."""
+    for pattern, kind in _KIND_RULES:
+        if pattern.search(key):
+            return kind
+    if reason in (Reason.NO_KERNEL, Reason.NO_LOWERING, Reason.CUSTOM_CALL):
+        return AdviceKind.REPLACE_OP
+    if reason is Reason.DTYPE:
+        return AdviceKind.CAST_DTYPE
+    return AdviceKind.OTHER
+
+
+_ON_PLATFORM = re.compile(r"\bon (?P<platform>GPU|TPU|CPU)\b")
+
+
+def _for_another_platform(text: str, platform: str | None) -> bool:
+    """Whether a row speaks of one platform only, and not ``platform`` (a TPU log must not get
+    "XLA convolutions on GPU take floating-point inputs only")."""
+    said = {found["platform"].lower() for found in _ON_PLATFORM.finditer(text)}
+    return bool(platform and said and platform.lower() not in said)
+
+
+def advise(names: Iterable[str], reason: Reason, platform: str | None = None) -> Advice:
+    """The first row for any of ``names`` (most specific first) -- this package's own rows,
+    then the shared fixes table -- else the generic advice for ``reason``; rows about another
+    platform than ``platform`` (when known) are passed over."""
+    names = [n for n in names if n]
+    for name in names:
+        text = _OWN_ROWS.get(name) or suggest(name)
+        if text and not _for_another_platform(text, platform):
+            return Advice(text, advice_kind_of(name, reason))
+    first = names[0] if names else ""
+    text = suggest(first, reason)
+    if _for_another_platform(text, platform):
+        first, text = "", suggest("", reason)
+    return Advice(text, advice_kind_of(first, reason))

@@ -1,0 +1,69 @@
+"""One failure from what a recogniser read: the finding and the failure built together.
+
+Every recogniser says the same things about a message -- its offender, the reason, the advice,
+the stack -- and the rest follows from them the same way each time: the headline is the
+message's first line, the source is the innermost user frame, the function chain is the
+function, the exception class is the one named before the match. :func:`make_failure` does
+that once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...hlo.metadata import StackFrame
+from ..unsupported.findings import Finding, Reason
+from .advice import Advice
+from .functions import function_chain
+from .log import Log, class_before
+from .record import Failure, Family
+from .user_line import user_source
+
+__all__ = ["make_failure", "UNSET"]
+
+
+class _Unset:
+    """The default of a field the builder works out itself unless told."""
+
+
+UNSET: Any = _Unset()
+
+
+def make_failure(
+    family: Family,
+    log: Log,
+    start: int,
+    *,
+    op: str,
+    reason: Reason,
+    advice: Advice | tuple[str, str],
+    node: str = "",
+    function: str = "",
+    dtype: str | None = None,
+    stack: list[StackFrame] | None = None,
+    source: str | None = UNSET,
+    error_class: str | None = UNSET,
+    headline_at: int | None = None,
+    **fields: Any,
+) -> Failure:
+    """The failure a message at ``start`` describes. ``source`` defaults to the innermost user
+    frame of ``stack``, ``error_class`` to the class named before ``start``, ``chain`` to
+    ``function`` alone; ``headline_at`` is where the message's first line starts when the
+    match is in the middle of it; other ``fields`` go to :class:`Failure` as they are."""
+    stack = stack if stack is not None else []
+    detail = log.headline(start if headline_at is None else headline_at)
+    finding = Finding(
+        op=op,
+        node=node,
+        function=function,
+        reason=reason,
+        dtype=dtype,
+        source=user_source(stack) if source is UNSET else source,
+        suggestion=advice[0],
+        detail=detail,
+    )
+    fields.setdefault("chain", function_chain(function))
+    fields.setdefault("advice_kind", str(advice[1]))
+    if error_class is UNSET:
+        error_class = class_before(log, start)
+    return Failure(family, finding, message=detail, stack=stack, error_class=error_class, **fields)

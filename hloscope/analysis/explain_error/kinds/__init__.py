@@ -1,0 +1,1 @@
+"""One module per kind of log, each a recogniser: its opening regex and its handler."""

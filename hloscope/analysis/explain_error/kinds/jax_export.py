@@ -1,0 +1,143 @@
+"""``jax.export`` refusals."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ....hlo.metadata import StackFrame
+from ...unsupported.findings import Reason
+from ..advice import advise
+from ..build import make_failure
+from ..device import platform_of
+from ..forms import Form, alternation, form_of
+from ..functions import jax_function, paragraph_end
+from ..log import WINDOW, Log
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+
+_EXPORT_FORMS: tuple[Form, ...] = (
+    Form(
+        "custom_call",
+        r"Cannot serialize code with custom calls whose targets have no compatibility "
+        r"guarantees",
+        "custom_call",
+        Reason.EXPORT,
+        ("jax.export:custom_call",),
+        "jax.export only serializes custom calls with compatibility guarantees",
+    ),
+    Form(
+        "host_callbacks",
+        r"serialization of host_callbacks is not yet implemented",
+        "host_callback",
+        Reason.EXPORT,
+        ("host_callbacks", "xla_ffi_python_cpu_callback"),
+        "a host callback (pure_callback, io_callback, debug.print) cannot be serialized",
+    ),
+    Form(
+        "compile_args",
+        r"serialization error, unimplemented lowered\.compile_args:",
+        "host_callback",
+        Reason.EXPORT,
+        ("host_callbacks", "xla_ffi_python_cpu_callback"),
+        "the lowering keeps host callbacks or objects alive, which cannot be serialized",
+    ),
+    Form(
+        "multi_platform_callback",
+        r"multi-platform lowering for python_callback",
+        "host_callback",
+        Reason.HOST_CALLBACK,
+        ("host_callbacks", "xla_ffi_python_cpu_callback"),
+        "a host callback cannot be lowered for several platforms at once",
+    ),
+    Form(
+        "platform_mismatch",
+        r"Function '(?P<pm_fn>[^'\n]+)' was (?:exported|lowered) for platforms "
+        r"'(?P<pm_for>[^\n]+?)' but it is used on '(?P<pm_on>[^\n]+)'\.?[ \t]*(?=\n|\Z)",
+        "",
+        Reason.EXPORT,
+        ("jax.export:platforms",),
+        "the artifact was exported for other platforms than the one running it",
+    ),
+    Form(
+        "backend_mismatch",
+        r"the platform for the specified backend (?P<bm_backend>\w+) is different from the "
+        r"lowering platform (?P<bm_platform>\w+)",
+        "lowering platform",
+        Reason.EXPORT,
+        ("jax.export:platforms",),
+        "a program lowered for one platform cannot be compiled by another platform's backend",
+    ),
+    Form(
+        "persistent_cache",
+        r"Not writing persistent cache entry for '(?P<pc_module>[^'\n]+)' because it uses "
+        r"host callbacks",
+        "host_callback",
+        Reason.HOST_CALLBACK,
+        ("xla_ffi_python_cpu_callback",),
+        "programs with host callbacks are not written to the persistent compilation cache",
+    ),
+)
+_EXPORT = alternation(_EXPORT_FORMS)
+_CUSTOM_CALL_TARGET = re.compile(r"stablehlo\.custom_call @(?P<target>[\w.$-]+)")
+_MLIR_LOC = re.compile(r"\"(?P<file>[^\"\n]+)\":(?P<line>\d+):\d+")
+
+
+def _export_targets(log: Log, pos: int) -> list[tuple[str, list[StackFrame]]]:
+    """The ``Examples are:`` lines of a custom-call refusal: each target, with the source
+    locations its ``loc(...)`` names (innermost first)."""
+    end = log.text.find("\n\n", pos, pos + WINDOW)
+    end = pos + WINDOW if end < 0 else end
+    found: list[tuple[str, list[StackFrame]]] = []
+    for target in _CUSTOM_CALL_TARGET.finditer(log.text, pos, end):
+        line_end = min(log.line_end(target.end()), end)
+        locs = _MLIR_LOC.findall(log.text, target.end(), line_end)
+        found.append((target["target"], [StackFrame(f, int(n)) for f, n in locs]))
+    return found
+
+
+def _platform_list(text: str) -> str:
+    """``"('tpu', 'cuda')"`` -> ``"tpu, cuda"``."""
+    return ", ".join(re.findall(r"[A-Za-z]\w*", text)) or text
+
+
+def _joined(inner: list[StackFrame], outer: list[StackFrame]) -> list[StackFrame]:
+    """``inner`` then the frames of ``outer`` at other lines (a ``loc(...)`` and the
+    traceback often name the same line)."""
+    known = {(frame.file, frame.line) for frame in inner}
+    return inner + [frame for frame in outer if (frame.file, frame.line) not in known]
+
+
+def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    form = form_of(_EXPORT_FORMS, m)
+    stack = log.traceback_before(m.start())
+    device = platform = None
+    offenders: list[tuple[str, list[StackFrame]]] = [(form.op, stack)]
+    if form.group == "custom_call":
+        offenders = [(t, _joined(s, stack)) for t, s in _export_targets(log, m.end())] or offenders
+    elif form.group == "platform_mismatch":
+        offenders = [(m["pm_fn"], stack)]
+        used, exported = _platform_list(m["pm_on"]), _platform_list(m["pm_for"])
+        device = f"{used} (exported for {exported})"
+        platform = platform_of(m["pm_on"])
+    elif form.group == "backend_mismatch":
+        device = f"{m['bm_platform']} (backend {m['bm_backend']})"
+        platform = platform_of(m["bm_platform"])
+    function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
+    for op, frames in offenders:
+        yield make_failure(
+            Family.JAX_EXPORT,
+            log,
+            m.start(),
+            op=op,
+            reason=form.reason,
+            advice=advise(form.fix_keys, form.reason),
+            function=function,
+            stack=frames,
+            device=device,
+            platform=platform,
+            hints=[form.meaning],
+        )
+
+
+RECOGNISER = Recogniser(Family.JAX_EXPORT, _EXPORT, _jax_export)

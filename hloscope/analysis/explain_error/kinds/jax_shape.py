@@ -1,0 +1,71 @@
+"""JAX refused the shapes of an op's operands: ``TypeError: dot_general requires contracting
+dimensions to have the same shape, got (4,) and (5,).``, ``... requires lhs batch dimensions
+and rhs batch dimensions to have the same shape``, ``add got incompatible shapes for
+broadcasting: (3,), (4,)``, ``Incompatible shapes for broadcasting``, ``cannot reshape array
+of shape``.
+
+These are raised while tracing, on any platform: the op and the two shapes are named, and the
+user's line is the innermost frame of theirs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ...unsupported.findings import Reason
+from ..advice import AdviceKind
+from ..build import make_failure
+from ..functions import jax_function, paragraph_end
+from ..log import Log
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+
+__all__ = ["RECOGNISER"]
+
+_OPENING = re.compile(
+    r"requires (?P<what>[a-z ]+?) to have the same shape, "
+    r"got (?P<a>[^\n]+?) and (?P<b>[^\n]+?)\.?[ \t]*$"
+    r"|got incompatible shapes for broadcasting: (?P<shapes>[^\n]+)"
+    r"|Incompatible shapes for broadcasting: (?P<ishapes>[^\n]+)"
+    r"|cannot reshape array of shape (?P<rs>\([^)\n]*\))",
+    re.M,
+)
+
+
+# The primitive named before the opening words (`dot_general requires ...`).
+_PRIMITIVE = re.compile(r"(?P<prim>[a-z_]+) $")
+
+
+def _jax_shape(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    named = _PRIMITIVE.search(log.before_on_line(m.start())[-64:])
+    if named is None and not (m["ishapes"] or m["rs"]):
+        return  # "requires ... to have the same shape" from something that is not an op
+    op = named["prim"] if named else ("reshape" if m["rs"] else "broadcast")
+    if m["what"]:
+        detail = f"{m['what']}: {m['a']} vs {m['b']}"
+    else:
+        detail = f"shapes {m['shapes'] or m['ishapes'] or m['rs']}"
+    stack = log.traceback_before(m.start())
+    function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
+    advice = (
+        f"the operands of {op} do not fit ({detail}): check the axes the op contracts or "
+        "broadcasts (transpose or reshape an operand, or fix the size that differs: a "
+        "checkpoint or config from another model, an off-by-one)",
+        AdviceKind.FIX_SHAPES,
+    )
+    yield make_failure(
+        Family.JAX_SHAPE,
+        log,
+        m.start(),
+        op=op,
+        reason=Reason.TRACING,
+        advice=advice,
+        function=function,
+        stack=stack,
+        headline_at=log.text.rfind("\n", 0, m.start()) + 1,
+        hints=[detail],
+    )
+
+
+RECOGNISER = Recogniser(Family.JAX_SHAPE, _OPENING, _jax_shape)

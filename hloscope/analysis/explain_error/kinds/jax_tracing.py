@@ -1,0 +1,218 @@
+"""JAX tracing errors: ConcretizationTypeError, tracer conversions, non-static shapes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ....hlo.metadata import StackFrame
+from ...provenance import is_user_frame
+from ...unsupported.findings import Reason
+from ..advice import AdviceKind, advise
+from ..build import make_failure
+from ..forms import Form, alternation, form_of
+from ..log import TRACEBACK_HEADER, Log, class_before
+from ..recogniser import Recogniser
+from ..record import Failure, Family, FunctionRef
+from ..user_line import FROM_LINE, best_source, caller_of_framework
+
+# ---- JAX tracing errors -------------------------------------------------------------------------
+
+# The message forms of jax 0.10.2 (diagnostics notes, table A3.1): the class each one is
+# raised as, and what it means.
+_TRACING_FORMS: tuple[Form, ...] = (
+    Form(
+        "bool_conversion",
+        r"Attempted boolean conversion of traced array",
+        "TracerBoolConversionError",
+        Reason.TRACING,
+        ("TracerBoolConversionError",),
+        "Python control flow (if/while/and/or) on a traced value",
+    ),
+    Form(
+        "integer_conversion",
+        r"The __index__(?:\(\))? method was called on\s+(?:traced array|the JAX Tracer object)",
+        "TracerIntegerConversionError",
+        Reason.TRACING,
+        ("TracerIntegerConversionError",),
+        "a traced value used as a Python int (range, indexing a list)",
+    ),
+    Form(
+        "array_conversion",
+        r"The numpy\.ndarray conversion method __array__\(\) was called on\s+"
+        r"(?:traced array|the JAX Tracer object)",
+        "TracerArrayConversionError",
+        Reason.TRACING,
+        ("TracerArrayConversionError",),
+        "numpy called on a traced array",
+    ),
+    Form(
+        "boolean_index",
+        r"Array boolean indices must be concrete",
+        "NonConcreteBooleanIndexError",
+        Reason.TRACING,
+        ("NonConcreteBooleanIndexError",),
+        "boolean-mask indexing: the result's size depends on the data",
+    ),
+    Form(
+        "concretization",
+        r"Abstract\s+tracer\s+value\s+encountered\s+where\s+(?:a\s+)?concrete\s+value\s+is\s+"
+        r"expected",
+        "ConcretizationTypeError",
+        Reason.TRACING,
+        ("ConcretizationTypeError",),
+        "a traced value where a concrete (static) one is needed",
+    ),
+    Form(
+        "invalid_shape",
+        r"Shapes must be 1D sequences of concrete values of integer type",
+        "TypeError",
+        Reason.TRACING,
+        ("TypeError",),
+        "a shape built from a traced value",
+    ),
+    Form(
+        "static_slice",
+        r"Slice entries must be static integers",
+        "IndexError",
+        Reason.TRACING,
+        ("IndexError",),
+        "a slice bound that is a traced value",
+    ),
+    Form(
+        "unexpected_tracer",
+        r"Encountered an unexpected tracer",
+        "UnexpectedTracerError",
+        Reason.TRACING,
+        ("UnexpectedTracerError",),
+        "a traced value leaked out of the function that made it (a side effect)",
+    ),
+    Form(
+        "no_tracing",
+        r"re-tracing function (?P<nt_fn>\S+) at (?P<nt_file>[^\n]+?):(?P<nt_line>\d+) for "
+        r"`(?P<nt_api>\w+)`, but 'no_tracing' is set",
+        "RuntimeError",
+        Reason.TRACING,
+        ("RuntimeError",),
+        "the function was traced again while jax.no_tracing(True) forbids it (a recompile)",
+    ),
+)
+_TRACING = alternation(_TRACING_FORMS)
+# The lines after a tracing error's first line that name the culprit, the function, the argument.
+_CULPRIT = re.compile(
+    r"It arose in the (?P<a>[\w.]+) argument"
+    r"|The size argument of (?P<b>[\w.]+) must be statically specified"
+    r"|The error arose for the first argument of (?P<c>[\w.]+)\(\)"
+    r"|The problem arose with the `(?P<d>\w+)` function"
+)
+_TRACED_AT = re.compile(
+    r"(?:The error occurred while tracing|While tracing) the function (?P<fn>\S+) at\s+"
+    r"(?P<file>[^\n]+?):(?P<line>\d+)(?:\s+for\s+(?P<api>\w+)|,)"
+)
+_DEPENDS_ON = re.compile(r"depends on the value of the argument (?P<arg>[^\s.]+)")
+# Errors raised where NumPy or Python converted a tracer: the line to fix is the one that called.
+_CONVERSIONS = frozenset({"array_conversion", "integer_conversion"})
+# The second fix JAX's documentation gives for an error, after the first.
+_SECOND = {
+    "TracerBoolConversionError": (
+        AdviceKind.STATIC_ARGS,
+        "when the value is a setting rather than data, pass it as a static argument "
+        "(jax.jit(f, static_argnames=...)) or leave it out of the traced arguments",
+    ),
+    "ConcretizationTypeError": (
+        AdviceKind.LAX_CONTROL_FLOW,
+        "when the value is data, replace the Python branch or size with jax.lax.cond, "
+        "jnp.where or a fixed size",
+    ),
+    "TracerIntegerConversionError": (
+        AdviceKind.JNP_NOT_NP,
+        "index a jnp array instead of a Python list or NumPy array: jnp.asarray(obj)[i]",
+    ),
+}
+_GENERIC_CLASSES = frozenset({"TypeError", "IndexError", "RuntimeError"})
+_TRACING_CLASSES = frozenset(form.op for form in _TRACING_FORMS) | {"JAXTypeError"}
+_TRACING_END = ("\nSee https://", "\n--------------------", TRACEBACK_HEADER)
+
+
+# What raised the error when the message names no API: the fixes table keys tracing errors
+# as `Class:trigger` (`ConcretizationTypeError:nonzero`, `TypeError:shape`).
+_FORM_TRIGGERS = {"invalid_shape": "shape", "static_slice": "slice"}
+
+
+def _trigger_keys(error_class: str, trigger: str) -> tuple[str, ...]:
+    """The fixes keys of a tracing error, most specific first."""
+    return (f"{error_class}:{trigger}", error_class) if trigger else (error_class,)
+
+
+def _tracing_region(log: Log, pos: int) -> int:
+    end = min(len(log.text), pos + 4096)
+    for stop in _TRACING_END:
+        found = log.text.find(stop, pos, end)
+        if found >= 0:
+            end = found
+    return end
+
+
+def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    form = form_of(_TRACING_FORMS, m)
+    named = class_before(log, m.start())
+    # The form names the error more precisely than a generic class JAX raised it as
+    # (`IndexError: Array boolean indices must be concrete` is a boolean mask).
+    if form.op in _GENERIC_CLASSES:
+        error_class = named if named in _TRACING_CLASSES else form.op
+    else:
+        error_class = form.op
+    end = _tracing_region(log, m.end())
+    culprit = _CULPRIT.search(log.text, m.end(), end)
+    culprit_name = next((g for g in culprit.groups() if g), "") if culprit else ""
+    trigger = culprit_name.rsplit(".", 1)[-1] or _FORM_TRIGGERS.get(form.group, "")
+    traced = _TRACED_AT.search(log.text, m.end(), end)
+    defined_at = None
+    if traced:
+        defined_at = StackFrame(traced["file"], int(traced["line"]), traced["fn"])
+    elif form.group == "no_tracing":
+        defined_at = StackFrame(m["nt_file"], int(m["nt_line"]), m["nt_fn"])
+    stack = log.traceback_before(m.start())
+    user = next((f for f in stack if is_user_frame(f)), None)
+    from_lines = [
+        StackFrame(found["file"], int(found["line"]), found["fn"] or "")
+        for found in FROM_LINE.finditer(log.text, m.end(), end)
+    ]
+    source = best_source(stack, from_lines)
+    if form.group in _CONVERSIONS and stack:
+        source = caller_of_framework(stack) or source
+    if source is None and defined_at is not None:
+        source = f"{defined_at.file}:{defined_at.line}"
+    function = defined_at.function if defined_at else (user.function if user else "")
+    hints = [form.meaning]
+    depends = _DEPENDS_ON.search(log.text, m.end(), end)
+    if depends:
+        hints.append(f"the value depends on argument {depends['arg']}")
+    yield make_failure(
+        Family.JAX_TRACING,
+        log,
+        m.start(),
+        op=error_class,
+        reason=Reason.TRACING,
+        advice=advise((*_trigger_keys(error_class, trigger), *form.fix_keys), Reason.TRACING),
+        node=culprit_name,
+        function=function,
+        stack=stack,
+        source=source,
+        chain=[FunctionRef(function, function)] if function else [],
+        defined_at=defined_at,
+        error_class=error_class,
+        hints=hints,
+        more_advice=[(str(k), t) for k, t in [_SECOND[error_class]]]
+        if error_class in _SECOND
+        else [],
+    )
+
+
+def _second(error_class: str) -> list[tuple[str, str]]:
+    """The second fix for ``error_class``, as ``Failure.more_advice`` holds it."""
+    second = _SECOND.get(error_class)
+    return [(str(second[0]), second[1])] if second else []
+
+
+RECOGNISER = Recogniser(Family.JAX_TRACING, _TRACING, _jax_tracing)

@@ -1,0 +1,87 @@
+"""JAX primitives without a lowering for the platform."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ...unsupported.findings import Platform, Reason
+from ..advice import advise
+from ..build import make_failure
+from ..device import platform_of
+from ..forms import Form, alternation, form_of
+from ..functions import jax_function, paragraph_end
+from ..log import Log
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+
+# ---- JAX lowering, XLA status, export, Pallas ---------------------------------------------------
+
+_LOWERING_FORMS: tuple[Form, ...] = (
+    Form(
+        "translation_rule",
+        r"MLIR translation rule for primitive '(?P<prim>[^'\n]+)' not found for "
+        r"platforms? (?P<plats>\[[^\]\n]*\]|[\w-]+)",
+        "",
+        Reason.NO_LOWERING,
+        (),
+        "the primitive has lowering rules for other platforms only",
+    ),
+    Form(
+        "gpu_only_collective",
+        r"psend is currently only implemented on GPU",
+        "psend",
+        Reason.NO_LOWERING,
+        (),
+        "the collective is implemented for GPU only",
+    ),
+    Form(
+        "tpu_qr",
+        r"QR algorithm is not supported on TPU",
+        "qr",
+        Reason.NO_LOWERING,
+        ("qr",),
+        "the requested QR algorithm has no TPU implementation",
+    ),
+    Form(
+        "tpu_svd",
+        r"The SVD algorithm parameter is not implemented on TPU",
+        "svd",
+        Reason.NO_LOWERING,
+        ("svd",),
+        "TPU's SVD takes no algorithm parameter",
+    ),
+)
+_LOWERING = alternation(_LOWERING_FORMS)
+_PLATFORM_NAMES = re.compile(r"[A-Za-z][\w-]*")
+
+
+def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    form = form_of(_LOWERING_FORMS, m)
+    op = m["prim"] or form.op
+    device: str | None = None
+    if form.group == "translation_rule":
+        device = m["plats"]
+        names = _PLATFORM_NAMES.findall(device)
+        platform = platform_of(names[0]) if len(names) == 1 else None
+    else:
+        platform = Platform.TPU if form.group.startswith("tpu") else None
+        device = "tpu" if platform else None
+    stack = log.traceback_before(m.start())
+    function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
+    yield make_failure(
+        Family.MISSING_LOWERING,
+        log,
+        m.start(),
+        op=op,
+        reason=form.reason,
+        advice=advise((op, *form.fix_keys), form.reason),
+        function=function,
+        stack=stack,
+        device=device,
+        platform=platform,
+        hints=[form.meaning],
+    )
+
+
+RECOGNISER = Recogniser(Family.MISSING_LOWERING, _LOWERING, _missing_lowering)

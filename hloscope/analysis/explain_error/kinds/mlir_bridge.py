@@ -1,0 +1,59 @@
+"""TensorFlow's MLIR bridge: ``The following operations cannot be legalized: tf.X (count: N)``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from ...unsupported.findings import Reason
+from ..advice import advise
+from ..build import make_failure
+from ..log import Log
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+
+# ---- TensorFlow's MLIR bridge -------------------------------------------------------------------
+
+_MLIR = re.compile(
+    r"The following operations cannot be legalized(?P<listed>: )?"
+    r"|'(?P<single>tf\.[\w.]+)' op is not legalizable"
+    r"|failed to legalize operation '(?P<failed>tf\.[\w.]+)'"
+)
+_MLIR_ITEM = re.compile(r"[ \t]*(?P<op>[\w.]+) \(count: (?P<count>\d+)\)(?P<more>;)?")
+_MLIR_HINT = "the MLIR bridge (TPU, tf-opt -xla-legalize-tf) names every op it could not lower"
+
+
+def _mlir_items(log: Log, pos: int) -> Iterator[tuple[str, int]]:
+    while True:
+        item = _MLIR_ITEM.match(log.text, pos, log.line_end(pos))
+        if not item:
+            return
+        yield item["op"], int(item["count"])
+        if not item["more"]:
+            return
+        pos = item.end()
+
+
+def _mlir_bridge(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m["single"] or m["failed"]:
+        items: Iterable[tuple[str, int | None]] = [(m["single"] or m["failed"], None)]
+    elif m["listed"]:
+        items = list(_mlir_items(log, m.end()))
+    else:  # "cannot be legalized." with no list: the detail lines name the op, if any
+        return
+    for name, count in items:
+        op = name.removeprefix("tf.")
+        yield make_failure(
+            Family.MLIR_BRIDGE,
+            log,
+            m.start(),
+            op=op,
+            reason=Reason.NO_KERNEL,
+            advice=advise((op,), Reason.NO_KERNEL),
+            count=count,
+            hints=[_MLIR_HINT],
+            error_class=None,
+        )
+
+
+RECOGNISER = Recogniser(Family.MLIR_BRIDGE, _MLIR, _mlir_bridge)

@@ -1,0 +1,85 @@
+"""XLA's out-of-memory reports (compile time on TPU, the buffer assignment on GPU/CPU)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ...memory.oom_log import OOM_OPENING, read_oom
+from ...unsupported.findings import Reason
+from ..build import make_failure
+from ..device import platform_of
+from ..functions import jax_function
+from ..log import Log
+from ..memory_advice import memory_fixes
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+from ..user_line import user_source
+
+# ---- out of memory ------------------------------------------------------------------------------
+
+# GPU prints "Out of memory while trying to allocate" and, a line on, "BufferAssignment OOM
+# Debugging.": one report, read from its first line.
+_OOM_SAME_REPORT = 512
+# TPU's report lists its largest allocations a few KiB after its first line.
+_LIST_SAME_REPORT = 16 * 1024
+# The device a report names: XLA:TPU in its status, or the TPU compiler's own wording.
+_OOM_PLATFORM = re.compile(r"XLA:(?P<word>TPU|GPU|CPU)\b")
+
+
+LINE_CLASS = re.compile(r"(?P<cls>[A-Za-z_][\w.]*?(?:Error|Exception)): ")
+
+
+def _oom_class(line: str) -> str | None:
+    """The exception class that opens the message's line (``XlaRuntimeError: RESOURCE_EX...``);
+    the opening words may sit mid-line (TPU: "...compile permanent error. Ran out of ...")."""
+    found = LINE_CLASS.match(line)
+    return found["cls"].rsplit(".", 1)[-1] if found else None
+
+
+def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    """An out-of-memory report (:func:`~.memory.oom_log.read_oom`): the failure names the
+    function from the op_names, the largest user line that made buffers, and the fixes."""
+    if m.group(0).startswith("BufferAssignment") and OOM_OPENING.search(
+        log.text, max(0, m.start() - _OOM_SAME_REPORT), m.start()
+    ):
+        return
+    if m["listed"] and OOM_OPENING.search(
+        log.text, max(0, m.start() - _LIST_SAME_REPORT), m.start()
+    ):
+        return  # the list of a report read from its first line
+    report = read_oom(log.text, m.start())
+    if report is None:
+        return
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    groups = [g for g in report.by_source() if g.source is not None]
+    user = [g.source for g in groups if g.user and g.source is not None]
+    stack = log.traceback_before(start)
+    function = jax_function(log, m.start(), log.region_end(m.start()), stack)
+    word = _OOM_PLATFORM.search(log.text, start, log.line_end(m.end()))
+    device = word["word"].lower() if word else ("tpu" if m["space"] or m["listed"] else None)
+    if device is None and report.requested_bytes is not None:
+        # "Out of memory while trying to allocate N bytes" is the GPU runtime's wording
+        # (TPU reports "Ran out of memory in memory space hbm"; CPU allocates from the host).
+        device = "gpu"
+    (kind, first), *rest = memory_fixes(report, log.text[start : start + 16 * 1024])
+    yield make_failure(
+        Family.OUT_OF_MEMORY,
+        log,
+        start,
+        op="out of memory",
+        reason=Reason.OUT_OF_MEMORY,
+        advice=(first, kind),
+        function=function,
+        stack=stack,
+        source=f"{user[0].file}:{user[0].line}" if user else user_source(stack),
+        device=device,
+        platform=platform_of(device),
+        error_class=_oom_class(log.headline(start)),
+        status="RESOURCE_EXHAUSTED" if "RESOURCE_EXHAUSTED: " in log.headline(start) else None,
+        memory=report,
+        more_advice=[(str(k), t) for k, t in rest],
+    )
+
+
+RECOGNISER = Recogniser(Family.OUT_OF_MEMORY, OOM_OPENING, _out_of_memory)

@@ -1,0 +1,114 @@
+"""TensorFlow 2: ``Detected unsupported operations when trying to compile graph G on
+XLA_X_JIT: OP (reason){{node N}}``, one op per message, with "The op is created at:"."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ....hlo.metadata import StackFrame
+from ...unsupported.findings import Reason
+from ..advice import advise
+from ..build import make_failure
+from ..device import platform_of
+from ..functions import tf_chain, tf_layer
+from ..log import TF_FRAME, Log
+from ..recogniser import Recogniser
+from ..record import Failure, Family, FunctionRef
+
+# ---- TensorFlow: "Detected unsupported operations ..." ------------------------------------------
+
+TF_OPENING = r"Detected unsupported operations when trying to compile graph "
+TF_GRAPH = r"(?P<graph>[^\s\[]+)(?:\[[^\]\n]*\])? on (?P<device>XLA_\w+?_JIT):"
+_TF2XLA = re.compile(TF_OPENING + TF_GRAPH + r" ?(?P<op>[\w.]+) \(")
+_TAGS = re.compile(r"(?:\{\{(?:function_)?node [^}\n]+\}\})+")
+_TAG = re.compile(r"\{\{(function_node|node) ([^}\n]+)\}\}")
+_ATTR_MISMATCH = "(OpKernel was found, but attributes didn't match)"
+_REQUESTED = re.compile(r"Requested Attributes: (?P<attrs>[^\n]*)")
+_TYPE_ATTR = re.compile(r"\b(?:T|dtype|Tin|Tout|SrcT|DstT)=\[?(?P<dtype>DT_[A-Z0-9_]+)")
+_ANY_DT = re.compile(r"DT_[A-Z0-9_]+")
+_ARG_NAME = re.compile(r"_user_specified_name=\"(?P<name>[^\"]*)\"")
+_TPU_HINT = re.compile(r"One approach is to outside compile[^\n]*?penalty\.")
+_DETECTED_AT = "Detected at node "
+_FIRST_ONLY = (
+    "TensorFlow stops at the first op it cannot compile: `hloscope check SCRIPT.py:FUNCTION "
+    "--platform P` lists every one"
+)
+
+
+def _requested_dtype(reason_text: str) -> str | None:
+    """The dtype a kernel was asked for (``Requested Attributes: T=DT_STRING, ...``); of a
+    list (``Tin=[DT_FLOAT, DT_STRING]``) the string or the first unusual one."""
+    requested = _REQUESTED.search(reason_text)
+    if not requested:
+        return None
+    attrs = requested.group("attrs")
+    dtypes = _ANY_DT.findall(attrs)
+    for suspect in ("DT_STRING", "DT_VARIANT", "DT_RESOURCE"):
+        if suspect in dtypes:
+            return suspect
+    typed = _TYPE_ATTR.search(attrs)
+    return typed.group("dtype") if typed else (dtypes[0] if dtypes else None)
+
+
+def _detected_at_frames(log: Log, pos: int) -> list[StackFrame]:
+    """Keras' "Detected at node N defined at (most recent call last):" frames just before
+    ``pos`` (used when the message itself has no "The op is created at:")."""
+    at = log.text.rfind(_DETECTED_AT, max(0, pos - 8 * 1024), pos)
+    if at < 0:
+        return []
+    frames: list[StackFrame] = []
+    for found in TF_FRAME.finditer(log.text, at, pos):
+        frames.append(StackFrame(found["file"], int(found["line"]), found["fn"] or ""))
+    return frames[::-1]
+
+
+def _tf2xla(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    text, op, after_op = log.text, m["op"], m.end()
+    close = text.find("){{", after_op, min(log.region_end(after_op), after_op + 8 * 1024))
+    if close >= 0:
+        reason_text = text[after_op:close]
+        tags = _TAGS.match(text, close + 1)
+        tag_text, after = (tags.group(), tags.end()) if tags else ("", close + 1)
+    else:  # cut off: read the tags inside the reason
+        after = log.line_end(after_op)
+        reason_text = tag_text = text[after_op:after]
+    found_tags = _TAG.findall(tag_text)
+    node = next((name for kind, name in reversed(found_tags) if kind == "node"), "")
+    nested = [name for kind, name in found_tags if kind == "function_node"][::-1]
+    mismatch = _ATTR_MISMATCH in reason_text
+    reason = Reason.DTYPE if mismatch else Reason.NO_KERNEL
+    dtype = _requested_dtype(reason_text) if mismatch else None
+    end = log.region_end(after)
+    stack = log.frames_after(after, end) or _detected_at_frames(log, m.start())
+    if not stack:
+        stack = log.traceback_before(m.start())
+    chain = tf_chain(log, after, end, [*nested, m["graph"]])
+    hints = [_FIRST_ONLY]
+    tpu_hint = _TPU_HINT.search(text, after, min(end, after + 2048))
+    if tpu_hint:
+        hints.insert(0, tpu_hint.group())
+    if node and mismatch and op == "_Arg":
+        arg = _ARG_NAME.search(reason_text)
+        hints.insert(0, f"argument {arg['name'] if arg else node!r} has dtype {dtype}")
+    yield make_failure(
+        Family.TF2XLA,
+        log,
+        m.start(),
+        op=op,
+        reason=reason,
+        advice=advise((op, dtype or ""), reason, str(platform_of(m["device"]) or "")),
+        node=node,
+        function=chain[0].name,
+        dtype=dtype,
+        stack=stack,
+        device=m["device"],
+        platform=platform_of(m["device"]),
+        graph=FunctionRef.of(m["graph"]),
+        chain=chain,
+        layer=tf_layer(node),
+        hints=hints,
+    )
+
+
+RECOGNISER = Recogniser(Family.TF2XLA, _TF2XLA, _tf2xla)

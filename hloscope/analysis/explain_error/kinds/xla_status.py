@@ -1,0 +1,309 @@
+"""XLA status errors JAX raised: element types, FFI handlers, the verifier, other codes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ...unsupported.findings import Platform, Reason
+from ..advice import advise
+from ..build import make_failure
+from ..device import platform_of
+from ..forms import Form, alternation, form_of
+from ..functions import jax_function, paragraph_end
+from ..log import Log, class_before, clean_message, status_before
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+
+_STATUS_FORMS: tuple[Form, ...] = (
+    Form(
+        "element_type",
+        r"Element type (?P<etype>\w+) is not supported on (?P<eplat>\w+)",
+        "",
+        Reason.DTYPE,
+        (),
+        "the device has no support for this element type",
+    ),
+    Form(
+        "x64_rewrite",
+        r"While rewriting computation to not contain X64 element types, XLA encountered an "
+        r"HLO for which this rewriting is not implemented: ?(?P<hlo>[^\n]*)",
+        "",
+        Reason.DTYPE,
+        (),
+        "TPU emulates 64-bit types by rewriting them, and this op has no rewrite",
+    ),
+    Form(
+        "tpu_driver_x64",
+        r"64-bit data types are not yet supported on the TPU driver API",
+        "64-bit types",
+        Reason.DTYPE,
+        ("f64",),
+        "the TPU driver API has no 64-bit types",
+    ),
+    Form(
+        "unimplemented",
+        r"UNIMPLEMENTED: (?!While rewriting computation|Element type)(?P<umsg>[^\n]+)",
+        "UNIMPLEMENTED",
+        Reason.COMPILE_ERROR,
+        (),
+        "XLA does not implement what the program asks for on this platform",
+    ),
+    # jax 0.10.2, `lax.dot(a, b, preferred_element_type=jnp.float32)` of float4_e2m1fn arrays
+    # on CPU: XLA's operand_upcaster makes an f32 convert that keeps the operand's 4-bit
+    # element size, and the verifier refuses it.
+    Form(
+        "custom_element_size",
+        r"The XLA CPU/GPU backend does not support custom element sizes on non-sub-byte "
+        r"types: ?(?P<ces_hlo>[^\n]*)",
+        "",
+        Reason.DTYPE,
+        ("xla:custom_element_size",),
+        "an array of a sub-byte type (float4, int4, int2, ...) was widened inside one op; "
+        "the CPU and GPU backends keep sub-byte element sizes only on sub-byte types",
+    ),
+    Form(
+        "hlo_verifier",
+        r"during context \[hlo verifier\]: ",
+        "HLO verifier",
+        Reason.COMPILE_ERROR,
+        ("xla:hlo_verifier",),
+        "XLA's HLO verifier refused the module the compiler's passes made of the program",
+    ),
+    # jax 0.10.2, `jax.ffi.ffi_call("a_target_nobody_registered", ...)` on CPU.
+    Form(
+        "ffi_not_found",
+        r"No FFI handler registered for (?P<nf_target>\S+) on a platform "
+        r"(?P<nf_platform>[^\n(]+?)(?: \([^)\n]*\))?[ \t]*(?=\n|\Z)",
+        "",
+        Reason.CUSTOM_CALL,
+        ("xla:ffi_not_found",),
+        "no FFI handler of that name is registered for the platform the program runs on",
+    ),
+    # jax 0.10.2, `ffi_call(..., custom_call_api_version=1)` of a target registered as a
+    # typed FFI handler (or not at all).
+    Form(
+        "custom_call_not_found",
+        r"No registered implementation for (?:(?P<cn_api>untyped|typed) )?custom call to "
+        r"(?P<cn_target>\S+) for (?P<cn_platform>\w+)",
+        "",
+        Reason.CUSTOM_CALL,
+        ("xla:custom_call_not_found",),
+        "no custom-call implementation of that name and API version is registered for the platform",
+    ),
+    # jax 0.10.2, an FFI handler (lapack_spotrf_ffi) given int32 operands or an int32
+    # attribute where it binds float32 buffers and a uint8 scalar.
+    Form(
+        "ffi_operands",
+        r"Failed to decode all FFI handler operands \(bad operands at: (?P<fo_at>[\d, ]+)\)",
+        "FFI handler",
+        Reason.COMPILE_ERROR,
+        ("xla:ffi_operands",),
+        "the FFI handler was given operands or attributes of other types or ranks than it "
+        "binds; it checks them when the program runs ([execute]), not when it compiles",
+    ),
+    Form(
+        "ffi_arity",
+        r"Wrong number of (?P<fa_what>arguments|results|attributes): expected "
+        r"(?P<fa_expected>\d+) but got (?P<fa_got>\d+)",
+        "FFI handler",
+        Reason.COMPILE_ERROR,
+        ("xla:ffi_operands",),
+        "the FFI handler was called with another number of operands, results or attributes "
+        "than it binds; it checks them when the program runs ([execute])",
+    ),
+    # jax 0.10.2, a jaxlib LAPACK handler (lapack_spotrf_ffi) given a vector: jaxlib's own
+    # FFI helpers check ranks and sizes.
+    Form(
+        "ffi_helpers",
+        r"jaxlib/ffi_helpers\.h: (?P<fh_msg>[^\n]+)",
+        "FFI handler",
+        Reason.COMPILE_ERROR,
+        ("xla:ffi_operands",),
+        "a jaxlib kernel (LAPACK, cuSOLVER, ...) refused the shape of an operand",
+    ),
+    # The status codes of XLA's other refusals, read only where JAX raised them as its XLA
+    # runtime error (a TensorFlow FAILED_PRECONDITION is about variables, not XLA).
+    Form(
+        "invalid_argument",
+        r"INVALID_ARGUMENT: ",
+        "INVALID_ARGUMENT",
+        Reason.COMPILE_ERROR,
+        ("xla:INVALID_ARGUMENT",),
+        "XLA refused an argument of the program, an option or an operand",
+    ),
+    Form(
+        "not_found",
+        r"NOT_FOUND: ",
+        "NOT_FOUND",
+        Reason.COMPILE_ERROR,
+        ("xla:NOT_FOUND",),
+        "XLA did not find something the program names (a kernel, a target, a file)",
+    ),
+    Form(
+        "failed_precondition",
+        r"FAILED_PRECONDITION: ",
+        "FAILED_PRECONDITION",
+        Reason.COMPILE_ERROR,
+        ("xla:FAILED_PRECONDITION",),
+        "the runtime was not in the state the call needs (a device library, a buffer)",
+    ),
+)
+_STATUS = alternation(_STATUS_FORMS)
+# The forms that only say a status code (or a stage): dropped where a specific form explained
+# the same message (see _drop_generic).
+_GENERIC_STATUS = frozenset(
+    {"invalid_argument", "not_found", "failed_precondition", "hlo_verifier"}
+)
+_GENERIC_OPS = frozenset(
+    {"UNIMPLEMENTED", *(f.op for f in _STATUS_FORMS if f.group in _GENERIC_STATUS)}
+)
+# The exceptions JAX raises XLA's status errors as (jax 0.4.36 on; XlaRuntimeError before).
+_XLA_RUNTIME_CLASSES = ("JaxRuntimeError", "XlaRuntimeError")
+# `%bitcast-convert.5 = s64[3]{0} bitcast-convert(f64[3]{0} %p)`: the opcode and element types.
+_HLO_OP = re.compile(r"= *[^ \n]+ (?P<opcode>[a-z][\w-]*)\(")
+_HLO_NAME_TYPE = re.compile(r"%?(?P<name>[\w.-]+) = (?P<etype>[a-z]\w*)\[")
+_OP_NAME = re.compile(r'op_name="(?P<op_name>[^"\n]*)"')
+_X64_TYPES = re.compile(r"\b(f64|c128|s64|u64)\[")
+_FAILED_AFTER = re.compile(r"Failed after (?P<pass>[\w-]+)")
+_WRONG = re.compile(
+    r"Wrong (?P<what>[a-z][a-z ]*?): expected (?P<expected>\w+) but got (?P<got>\w+?)"
+    r"(?=Wrong |\s|$)"
+)
+# What an FFI handler's platform word (`on a platform Host (canonical host)`, `CUDA`) means.
+_FFI_PLATFORMS = {"host": Platform.CPU, "cuda": Platform.GPU, "rocm": Platform.GPU}
+
+
+@dataclass(slots=True)
+class _Status:
+    """What a status message says beyond its form: the offender, the dtype, the device, and
+    notes on where it failed."""
+
+    op: str
+    node: str = ""
+    dtype: str | None = None
+    device: str | None = None
+    platform: Platform | None = None
+    hints: list[str] = field(default_factory=list)
+
+
+def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
+    facts = _Status(op=form.op)
+    group = form.group
+    if group == "element_type":
+        facts.dtype, facts.op, facts.device = m["etype"].lower(), m["etype"], m["eplat"]
+        facts.platform = platform_of(facts.device)
+    elif group == "x64_rewrite":
+        hlo = m["hlo"][:2048]
+        opcode = _HLO_OP.search(hlo)
+        found = set(_X64_TYPES.findall(hlo))
+        types = [t for t in ("f64", "c128", "s64", "u64") if t in found]  # floats decide
+        facts.op = opcode["opcode"] if opcode else "X64 rewriting"
+        facts.dtype = ",".join(types) or None
+        facts.platform, facts.device = Platform.TPU, "TPU (64-bit types are rewritten for TPU)"
+    elif group == "tpu_driver_x64":
+        facts.platform, facts.device = Platform.TPU, "TPU driver"
+    elif group == "custom_element_size":
+        _read_verifier_hlo(log, m, facts)
+    elif group in ("ffi_not_found", "custom_call_not_found"):
+        _read_missing_target(m, group, facts)
+    elif group in ("ffi_operands", "ffi_arity", "ffi_helpers"):
+        _read_ffi_operands(log, m, group, facts)
+    return facts
+
+
+def _read_verifier_hlo(log: Log, m: re.Match[str], facts: _Status) -> None:
+    hlo = m["ces_hlo"][:2048]
+    opcode, named = _HLO_OP.search(hlo), _HLO_NAME_TYPE.match(hlo)
+    facts.op = opcode["opcode"] if opcode else "HLO instruction"
+    if named:
+        facts.node, facts.dtype = named["name"], named["etype"]
+    facts.device = "CPU or GPU (XLA's CPU/GPU backends)"
+    op_name = _OP_NAME.search(hlo)
+    if op_name:
+        facts.hints.append(f"made from {op_name['op_name']} (the op_name XLA kept)")
+    after = _FAILED_AFTER.search(log.text, m.end(), paragraph_end(log, m.end()) + 256)
+    if after:
+        facts.hints.append(f"the verifier ran after XLA's {after['pass']} pass (compile time)")
+
+
+def _read_missing_target(m: re.Match[str], group: str, facts: _Status) -> None:
+    if group == "ffi_not_found":
+        facts.op, word = m["nf_target"], m["nf_platform"].strip()
+    else:
+        facts.op, word = m["cn_target"], m["cn_platform"]
+        if m["cn_api"] == "untyped":
+            facts.hints.append(
+                "the call used the legacy (untyped) custom-call API: a handler registered "
+                "with jax.ffi.register_ffi_target is typed FFI, called with "
+                "custom_call_api_version=4 (ffi_call's default)"
+            )
+    facts.platform = _FFI_PLATFORMS.get(word.lower()) or platform_of(word)
+    facts.device = word
+    facts.hints.append("XLA looks handlers up by name and platform when it compiles the call")
+
+
+def _read_ffi_operands(log: Log, m: re.Match[str], group: str, facts: _Status) -> None:
+    if group == "ffi_arity":
+        facts.node = m["fa_what"]
+        facts.hints.append(f"{m['fa_what']}: expected {m['fa_expected']}, got {m['fa_got']}")
+        return
+    if group == "ffi_helpers":
+        facts.hints.append(clean_message(m["fh_msg"]))
+        return
+    facts.node = f"operands at {m['fo_at'].strip()}"
+    end = min(paragraph_end(log, m.end()), m.end() + 2048)
+    wrong = list(dict.fromkeys(w.group() for w in _WRONG.finditer(log.text, m.end(), end)))
+    facts.hints.extend(wrong)
+    dtypes = [w for w in _WRONG.finditer(log.text, m.end(), end) if "type" in w["what"]]
+    if dtypes:
+        facts.dtype = dtypes[0]["got"].lower()
+
+
+def _glued_path_start(log: Log, pos: int) -> int:
+    """Where a message that opens with a path ends up starting (``./jaxlib/ffi_helpers.h: ...``
+    is matched from ``jaxlib``): the class and status code are read before that."""
+    before = log.before_on_line(pos)
+    if not before.endswith("/"):
+        return pos
+    glued = re.search(r"[\w./-]*$", before)
+    return pos - len(glued.group()) if glued else pos
+
+
+def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    form = form_of(_STATUS_FORMS, m)
+    start = _glued_path_start(log, m.start())
+    error_class = class_before(log, start)
+    bare_code = form.group in _GENERIC_STATUS and form.group != "hlo_verifier"
+    if bare_code and error_class not in _XLA_RUNTIME_CLASSES:
+        return  # a status code alone, not raised by JAX as XLA's: not ours to explain
+    facts = _status_facts(log, m, form)
+    stack = log.traceback_before(m.start())
+    function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
+    keys = (*(facts.dtype or "").split(","), *form.fix_keys)
+    if form.group == "custom_element_size":
+        keys = form.fix_keys  # the fix is about the sub-byte operand, not the wide type
+    status = status_before(log, start)
+    if form.group == "unimplemented" or (form.group in _GENERIC_STATUS and form.op.isupper()):
+        status = form.op
+    yield make_failure(
+        Family.XLA_STATUS,
+        log,
+        m.start(),
+        op=facts.op,
+        reason=form.reason,
+        advice=advise(keys, form.reason),
+        node=facts.node,
+        function=function,
+        dtype=facts.dtype,
+        stack=stack,
+        device=facts.device,
+        platform=facts.platform,
+        error_class=error_class,
+        status=status,
+        hints=[form.meaning, *facts.hints],
+    )
+
+
+RECOGNISER = Recogniser(Family.XLA_STATUS, _STATUS, _xla_status, generic_ops=_GENERIC_OPS)

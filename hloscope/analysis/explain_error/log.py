@@ -1,0 +1,254 @@
+"""The log as text: decoding, normalising, and the look-around every recogniser reads with."""
+
+from __future__ import annotations
+
+import codecs
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+
+from ...hlo.metadata import StackFrame
+
+# ---- reading the text ---------------------------------------------------------------------------
+
+# CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks) and two-byte escapes.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+# pytest shows an exception's lines as `E       message`.
+_PYTEST_E = re.compile(r"^E   ", re.M)
+# A line of pytest's short test summary, and the banners of the sections that show each
+# failure in full before it.
+_PYTEST_SUMMARY = re.compile(r"(?:FAILED|ERROR) \S+::\S* - ")
+# A message quoted with `> ` (Markdown), not pytest's source line: `> TypeError: ...`.
+_QUOTED_ERROR = re.compile(r">\s*[\w.]*(?:Error|Exception|Warning): ")
+_PYTEST_SECTIONS = ("= FAILURES =", "= ERRORS =")
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def decode_log(data: bytes) -> str:
+    """Bytes of a log as text: UTF-8 (bad bytes replaced), or UTF-16 when a byte-order mark
+    says so (PowerShell's ``>`` writes UTF-16)."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return data.decode(encoding, errors="replace")
+    return data.decode("utf-8", errors="replace")
+
+
+def normalise_log(text: str) -> str:
+    """``text`` without ANSI escape sequences, with ``\\n`` line ends and without pytest's
+    ``E   `` prefixes: the form every recogniser reads."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\nE   " in text or text.startswith("E   "):
+        text = _PYTEST_E.sub("", text)
+    return text
+
+
+# `__inference_train_step_53` (tf.function), `__forward_f_12`, `__wrapped__IteratorGetNext_...`
+# A TensorFlow "The op is created at:" frame, and a Python traceback frame (or pytest's).
+TF_FRAME = re.compile(r"[ \t]*File \"(?P<file>[^\"\n]*)\", line (?P<line>\d+)(?:, in (?P<fn>.*))?")
+PY_FRAME = re.compile(
+    r"^[ \t]*File \"(?P<file>[^\"\n]+)\", line (?P<line>\d+)(?:, in (?P<fn>[^\n]*))?$"
+    r"|^(?P<pfile>[^\s:][^:\n]*\.py):(?P<pline>\d+): (?:in (?P<pfn>\S+))?$"
+    # IPython 8 and pasted short forms: `File ~/lib/klujax.py:249, in analyze(...)`.
+    r"|^[ \t]*(?:File )?(?P<zfile>[^\s:,\"]+\.py):(?P<zline>\d+), in (?P<zfn>[\w<>.]+)"
+    # Older IPython: `/path/x.py in step(self, x)` (or a Colab link), then `---> 110` lines on.
+    r"|^\[?(?P<yfile>[^\s\[\]]+?\.py)\]?(?:\([^)\n]*\))? in (?P<yfn>[\w<>.]+)[^\n]*\n"
+    r"(?:[^\n]*\n){0,12}?-+> ?(?P<yline>\d+)",
+    re.M,
+)
+# TF's stand-in frame for graphs made without Python (tf.data functions).
+_DUMMY_FILE = "dummy_file_name"
+TRACEBACK_HEADER = "Traceback (most recent call last):"
+_FRAME_HEADERS = ("The op is created at:", "Stack trace for op definition:")
+# How far to look around a match (characters), and the most lines allowed between the last
+# traceback frame and the message for the traceback to be the message's own.
+WINDOW = 64 * 1024
+_PYTEST_LOOKBACK = 16 * 1024
+_MAX_GAP_LINES = 200
+_HEADLINE_MAX = 500
+# Messages that end the region of the message before them.
+_REGION_STOPS = ("Detected unsupported operations", TRACEBACK_HEADER)
+
+
+@dataclass(slots=True)
+class Log:
+    """The normalised text and the look-around helpers every handler uses."""
+
+    text: str
+    _heads: list[int] | None = None
+
+    def line_end(self, pos: int) -> int:
+        end = self.text.find("\n", pos)
+        return len(self.text) if end < 0 else end
+
+    def before_on_line(self, pos: int) -> str:
+        """The text from the start of ``pos``'s line up to ``pos``."""
+        return self.text[self.text.rfind("\n", 0, pos) + 1 : pos]
+
+    def headline(self, start: int) -> str:
+        """The message's first line from ``start``, capped, without what a copy from Python
+        source leaves at its end (:func:`clean_message`)."""
+        return clean_message(self.text[start : self.line_end(start)][:_HEADLINE_MAX])
+
+    def in_source_line(self, pos: int) -> bool:
+        """Whether ``pos`` is on a line of source code a traceback shows (the indented line
+        after ``File "...", line N``, pytest's ``>`` line, IPython's ``---->`` line): the
+        ``raise`` statement that holds a message's words is not the message."""
+        start = self.text.rfind("\n", 0, pos) + 1
+        line = self.text[start : self.line_end(start)]
+        if line.startswith((">", "---->")):
+            return _QUOTED_ERROR.match(line) is None
+        if not line[:1].isspace() or start == 0:
+            return False
+        previous = self.text.rfind("\n", 0, start - 1) + 1
+        return PY_FRAME.match(self.text, previous, start - 1) is not None
+
+    def in_test_summary(self, pos: int) -> bool:
+        """Whether ``pos`` is on a line of pytest's short test summary (``FAILED t.py::test -
+        Error: message``) of a report whose failure section, above it, showed the error in
+        full: the summary repeats it (whole under ``CI=true``, cut to the terminal
+        elsewhere) and is no second occurrence."""
+        start = self.text.rfind("\n", 0, pos) + 1
+        if _PYTEST_SUMMARY.match(self.text, start) is None:
+            return False
+        return any(self.text.find(banner, 0, start) >= 0 for banner in _PYTEST_SECTIONS)
+
+    def region_end(self, pos: int) -> int:
+        """Where the message that continues at ``pos`` ends, at the latest: the next message
+        of the same kind, the next traceback, or :data:`WINDOW` characters on."""
+        end = min(len(self.text), pos + WINDOW)
+        for stop in _REGION_STOPS:
+            found = self.text.find(stop, pos, end)
+            if found >= 0:
+                end = found
+        return end
+
+    def frames_after(self, pos: int, end: int) -> list[StackFrame]:
+        """The frames of the first "The op is created at:" (or "Stack trace for op
+        definition:") block between ``pos`` and ``end``, innermost first."""
+        starts = [self.text.find(h, pos, end) for h in _FRAME_HEADERS]
+        starts = [s for s in starts if s >= 0]
+        if not starts:
+            return []
+        at = self.line_end(min(starts)) + 1
+        frames: list[StackFrame] = []
+        while at < end:
+            found = TF_FRAME.match(self.text, at, self.line_end(at))
+            if not found:
+                break
+            if found["file"] != _DUMMY_FILE:
+                frames.append(StackFrame(found["file"], int(found["line"]), found["fn"] or ""))
+            at = self.line_end(found.end()) + 1
+        return frames[::-1]
+
+    def traceback_before(self, pos: int) -> list[StackFrame]:
+        """The frames of the Python traceback the message at ``pos`` ends, innermost first;
+        none when the last traceback before it belongs to something else (it ended more
+        than :data:`_MAX_GAP_LINES` lines earlier)."""
+        head = self._last_head(pos)
+        begin = max(head, pos - WINDOW) if head >= 0 else max(0, pos - _PYTEST_LOOKBACK)
+        frames, last = [], begin
+        for found in PY_FRAME.finditer(self.text, begin, pos):
+            file = found["file"] or found["pfile"] or found["zfile"] or found["yfile"]
+            line = found["line"] or found["pline"] or found["zline"] or found["yline"]
+            fn = found["fn"] or found["pfn"] or found["zfn"] or found["yfn"] or ""
+            frames.append(StackFrame(file, int(line), fn))
+            last = found.end()
+        if not frames or self.text.count("\n", last, pos) > _MAX_GAP_LINES:
+            return []
+        return frames[::-1]
+
+    def traceback_after(self, pos: int, within: int = 4096) -> list[StackFrame]:
+        """The frames of a traceback that starts within ``within`` characters after ``pos``
+        (TF 1.x prints "... (see above for traceback)" and then the traceback), innermost
+        first; its frames end at the first line that is neither a frame nor its code."""
+        head = self.text.find(TRACEBACK_HEADER, pos, pos + within)
+        if head < 0:
+            return []
+        frames, at = [], self.line_end(head) + 1
+        while at < len(self.text):
+            found = PY_FRAME.match(self.text, at, self.line_end(at))
+            if found is None:
+                break
+            file = found["file"] or found["pfile"] or found["zfile"] or ""
+            line = found["line"] or found["pline"] or found["zline"] or "0"
+            frames.append(StackFrame(file, int(line), found["fn"] or found["zfn"] or ""))
+            at = self.line_end(found.end()) + 1
+            if at < len(self.text) and self.text[at : at + 1].isspace():
+                at = self.line_end(at) + 1  # the frame's source line
+        return frames[::-1]
+
+    def traceback_start(self, pos: int) -> int:
+        """Where the traceback the message at ``pos`` ends begins: its ``Traceback (most
+        recent call last):`` line, else (pytest's report has none) the text a pytest report
+        of the message may hold."""
+        head = self._last_head(pos)
+        return max(head, pos - WINDOW) if head >= 0 else max(0, pos - _PYTEST_LOOKBACK)
+
+    def _last_head(self, pos: int) -> int:
+        if self._heads is None:
+            heads, at = [], self.text.find(TRACEBACK_HEADER)
+            while at >= 0:
+                heads.append(at)
+                at = self.text.find(TRACEBACK_HEADER, at + 1)
+            self._heads = heads
+        index = bisect_left(self._heads, pos)
+        return self._heads[index - 1] if index else -1
+
+
+# What a message copied out of Python source ends with: the closing quote of the string and the
+# brackets of the call (`raise NotImplementedError("... not yet implemented")`), a comma.
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
+_QUOTES = "\"'`"
+
+
+def clean_message(text: str) -> str:
+    """``text`` without trailing punctuation it does not open itself: a quote whose opening is
+    not in it, closing brackets beyond those it opens, a trailing comma or semicolon. What
+    it opens and closes stays (``... (bad operands at: 1, 3)``)."""
+    text = text.rstrip()
+    while text:
+        last = text[-1]
+        unopened_quote = last in _QUOTES and _quotes_in(text, last) % 2 == 1
+        unopened_bracket = last in _CLOSERS and text.count(last) > text.count(_CLOSERS[last])
+        if not (last in ",;" or unopened_quote or unopened_bracket):
+            return text
+        text = text[:-1].rstrip()
+    return text
+
+
+def _quotes_in(text: str, quote: str) -> int:
+    """How many ``quote`` characters ``text`` has, apostrophes inside words (``can't``) not
+    counted."""
+    return len(re.findall(rf"(?<!\w){quote}|{quote}(?!\w)", text))
+
+
+# `jax.errors.ConcretizationTypeError: ` / `XlaRuntimeError: INVALID_ARGUMENT: ` before a message.
+_CLASS_BEFORE = re.compile(r"(?P<cls>[A-Za-z_][\w.]*?(?:Error|Exception|Warning)): $")
+# A status code, and the stage XLA names after it (`INVALID_ARGUMENT: [execute] ...`,
+# `INVALID_ARGUMENT: during context [hlo verifier]: ...`).
+_STATUS_BEFORE = re.compile(
+    r"\b(?P<status>[A-Z][A-Z_]+[A-Z]): (?:\[[\w ]+\] |during context \[[^\]\n]*\]: )?$"
+)
+
+
+def class_before(log: Log, pos: int) -> str | None:
+    """The exception class named just before ``pos`` on its line (``ValueError: ...``),
+    skipping a status code (``XlaRuntimeError: INVALID_ARGUMENT: ...``)."""
+    before = log.before_on_line(pos)[-300:]
+    status = _STATUS_BEFORE.search(before)
+    if status:
+        before = before[: status.start()]
+    found = _CLASS_BEFORE.search(before)
+    return found.group("cls").rsplit(".", 1)[-1] if found else None
+
+
+def status_before(log: Log, pos: int) -> str | None:
+    found = _STATUS_BEFORE.search(log.before_on_line(pos)[-300:])
+    return found.group("status") if found else None

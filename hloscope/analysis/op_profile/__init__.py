@@ -1,0 +1,26 @@
+"""XProf's op profile of a user's own trace, read offline and joined to the module that ran.
+
+* :func:`read_trace` -- a TRACE argument (folder or file) read into a
+  :class:`~hloscope.profile.model.Trace` (:mod:`.reading`);
+* :func:`op_profile` -- kernels by time per step, by kind, source line and scope, with the
+  module's FLOPs, bytes, roofline position and source lines joined in (:mod:`.table`,
+  :mod:`.join`, :mod:`.roof`);
+* :func:`compare_profiles` -- two profiles side by side, per kernel and per source line
+  (:mod:`.compare`).
+"""
+
+from .compare import ProfileComparison, compare_profiles
+from .join import hbm_bytes_of
+from .reading import read_trace
+from .table import GroupTime, KernelTime, OpProfile, op_profile
+
+__all__ = [
+    "GroupTime",
+    "KernelTime",
+    "OpProfile",
+    "ProfileComparison",
+    "compare_profiles",
+    "hbm_bytes_of",
+    "op_profile",
+    "read_trace",
+]

@@ -1,0 +1,384 @@
+"""The op profile of a trace: XProf's per-op table, read offline.
+
+:func:`op_profile` takes a :class:`~hloscope.profile.model.Trace` (and, when given, the module
+that ran) and returns an :class:`OpProfile`:
+
+* **Which module.** A trace may hold several modules (the program's step and the small modules
+  JAX compiles for eager ops). The profile is of one: the TARGET's module, else ``module_name``,
+  else the module with the most device time; the others are listed in :attr:`OpProfile.modules`.
+* **Steps** (the rule, in this order): the steps the device's ``Steps`` line holds; else the
+  steps the program marked (``jax.profiler.StepTraceAnnotation``, host events with a
+  ``step_num``: the number of distinct step numbers of the most used annotation name); else
+  the number of executions of the module (distinct ``run_id`` on XLA:CPU, ``XLA Modules``
+  events on a TPU or GPU); else one. :attr:`OpProfile.step_rule` says which one applied.
+* **Kernels.** One row per HLO instruction the device ran: its *self* time (nested ops taken
+  out, see :func:`~hloscope.profile.build.self_times`) per step, its share of the device time,
+  its occurrences (executions in the whole trace), and, joined from the module
+  (:mod:`.join`), its kind, FLOPs and HBM bytes per step, its bound and roofline position on
+  the chip (:mod:`.roof`) and its source line. Without a module, what the trace itself says
+  (the op's HLO text on a TPU gives its opcode and fusion kind).
+* **Device time per step** is the sum of the kernels' self times over the steps: the time the
+  device's op line was busy, so the kernels' shares add up to one.
+* **Groups**: by kind, by source line and by ``op_name`` scope (the op's name with its last
+  component, the primitive, taken off: ``jit(step)/Dense_0``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...devices import Device, for_kind
+from ...hlo.model import Module
+from ...profile import OpEvent, Trace, self_times
+from ...profile.build import STEPS_LINE
+from ..errors import OpProfileMismatch
+from ..fusions import UNKNOWN_SOURCE
+from .join import Joined, ModuleIndex, check_match
+from .roof import position
+
+__all__ = ["KernelTime", "GroupTime", "OpProfile", "op_profile", "scope_of", "KERNEL_KEYS"]
+
+#: The keys of a kernel row in ``--json``, in order.
+KERNEL_KEYS = (
+    "name",
+    "kind",
+    "time_s",
+    "share",
+    "occurrences",
+    "flops",
+    "hbm_bytes",
+    "bound",
+    "source",
+)
+_OPCODE = re.compile(r"(?<![\w.%\-])([a-z][a-z0-9\-]*)\(")
+_FUSION_KIND = re.compile(r"\bkind=(k\w+)")
+
+
+@dataclass(slots=True)
+class KernelTime:
+    """One kernel's measured time per step, and what the module says of it.
+
+    ``flops`` and ``hbm_bytes`` are per step (per execution times executions, over the steps),
+    ``None`` when neither the module nor the trace says; ``fraction`` is the roofline
+    position under ``bound``'s roof (``None`` without a chip or figures).
+    """
+
+    name: str
+    kind: str
+    time_s: float
+    share: float
+    occurrences: int
+    flops: float | None
+    hbm_bytes: float | None
+    bound: str | None
+    fraction: float | None
+    source: str
+    scope: str
+    joined: bool = False
+    text: str = ""
+
+    def row(self) -> dict[str, Any]:
+        """The ``--json`` kernel object (:data:`KERNEL_KEYS`)."""
+        return {key: getattr(self, key) for key in KERNEL_KEYS}
+
+
+@dataclass(slots=True)
+class GroupTime:
+    """The kernels sharing a kind, a source line or a scope: their time per step and share."""
+
+    key: str
+    time_s: float
+    share: float
+    occurrences: int
+    kernels: list[str]
+
+    def row(self, label: str) -> dict[str, Any]:
+        return {
+            label: self.key,
+            "time_s": self.time_s,
+            "share": self.share,
+            "occurrences": self.occurrences,
+            "kernels": list(self.kernels),
+        }
+
+
+@dataclass(slots=True)
+class OpProfile:
+    """The op profile of one module in one trace (see the module docstring)."""
+
+    trace: str
+    format: str
+    device: str
+    module: str
+    steps: int
+    step_rule: str
+    runs: int
+    device_time_s: float
+    kernels: list[KernelTime]
+    by_kind: list[GroupTime]
+    by_source: list[GroupTime]
+    by_scope: list[GroupTime]
+    chip: str = ""
+    modules: dict[str, float] = field(default_factory=dict)  # module -> device s per step
+    target: str = ""  # the module joined ("" without one)
+    unjoined: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def kernel_time_s(self) -> float:
+        return sum(k.time_s for k in self.kernels)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--json`` object: device, steps, device time per step, kernels, by source."""
+        return {
+            "device": self.device,
+            "steps": self.steps,
+            "device_time_s": self.device_time_s,
+            "kernels": [k.row() for k in self.kernels],
+            "by_source": [g.row("source") for g in self.by_source],
+        }
+
+
+# ------------------------------------------------------------------------------------------
+
+
+def scope_of(op_name: str) -> str:
+    """``jit(step)/Dense_0`` of ``jit(step)/Dense_0/dot_general``: the op's scope."""
+    return op_name.rsplit("/", 1)[0] if "/" in op_name else op_name
+
+
+def _kind_from_text(op: OpEvent) -> str:
+    """The opcode (a fusion's kind) an XLA:TPU op's HLO text names, else its category."""
+    if op.text and " = " in op.text:
+        rest = op.text.split(" = ", 1)[1]
+        found = _OPCODE.search(rest)
+        if found:
+            if found.group(1) == "fusion":
+                kind = _FUSION_KIND.search(rest)
+                return kind.group(1) if kind else "fusion"
+            return found.group(1)
+    return op.category
+
+
+def _choose_module(
+    trace: Trace, times: dict[str, float], module: Module | None, module_name: str | None
+) -> str:
+    """The trace's module to profile (see the module docstring)."""
+    if not trace.ops:
+        raise OpProfileMismatch(f"{trace.path}: the trace holds no device op")
+    known = [m for m in times if m]
+    if module is not None:
+        if not known or module.name in times:
+            return module.name if module.name in times else ""
+        main = max(known, key=times.__getitem__)
+        raise OpProfileMismatch(
+            f"the trace holds no op of TARGET's module {module.name} (its ops ran in "
+            f"{', '.join(known)}): the trace is of another module (--module NAME picks "
+            f"another module of TARGET; the trace's heaviest is {main})"
+        )
+    if module_name:
+        exact = [m for m in known if m == module_name]
+        partial = [m for m in known if module_name in m]
+        if exact or len(partial) == 1:
+            return (exact or partial)[0]
+        raise OpProfileMismatch(
+            f"the trace holds no module named {module_name} (it holds {', '.join(known)})"
+        )
+    return max(times, key=times.__getitem__)
+
+
+def _steps(trace: Trace, ops: Sequence[OpEvent], module: str) -> tuple[int, str, int]:
+    """``(steps, the rule that counted them, executions of the module)``."""
+    runs = len({op.run for op in ops if op.run})
+    if not runs:
+        runs = sum(1 for r in trace.module_runs if r.module == module)
+    if trace.steps:
+        names = Counter(s.name for s in trace.steps)
+        name = names.most_common(1)[0][0]
+        count = len({s.number for s in trace.steps if s.name == name})
+        if name == STEPS_LINE:
+            return count, f"{count} steps on the device's Steps line", runs
+        return count, f"{count} steps marked '{name}' in the trace", runs
+    if runs:
+        return runs, f"{runs} executions of {module or 'the program'} (no step marker)", runs
+    return 1, "no step marker and no module execution in the trace: the whole trace", 0
+
+
+def _group(
+    kernels: Iterable[KernelTime], key: Callable[[KernelTime], str], total: float
+) -> list[GroupTime]:
+    groups: dict[str, list[KernelTime]] = defaultdict(list)
+    for kernel in kernels:
+        groups[key(kernel) or UNKNOWN_SOURCE].append(kernel)
+    out = [
+        GroupTime(
+            name,
+            sum(k.time_s for k in members),
+            sum(k.time_s for k in members) / total if total > 0 else 0.0,
+            sum(k.occurrences for k in members),
+            [k.name for k in members],
+        )
+        for name, members in groups.items()
+    ]
+    out.sort(key=lambda g: (-g.time_s, g.key))
+    return out
+
+
+def op_profile(
+    trace: Trace,
+    module: Module | None = None,
+    *,
+    module_name: str | None = None,
+    device: Device | None = None,
+) -> OpProfile:
+    """The op profile of ``trace`` (joined to ``module`` when given; see the module
+    docstring). ``device`` is the chip for the roofline (default: the one the trace names)."""
+    all_self = self_times(trace.ops)
+    by_module: dict[str, float] = defaultdict(float)
+    for op, own in zip(trace.ops, all_self):
+        by_module[op.module] += own
+    chosen = _choose_module(trace, by_module, module, module_name)
+    picked = [(op, own) for op, own in zip(trace.ops, all_self) if op.module == chosen]
+    ops = [op for op, _ in picked]
+    steps, rule, runs = _steps(trace, ops, chosen)
+    per_name: dict[str, float] = defaultdict(float)
+    counts: Counter[str] = Counter()
+    first: dict[str, OpEvent] = {}
+    trace_flops: dict[str, float] = defaultdict(float)
+    trace_bytes: dict[str, float] = defaultdict(float)
+    for op, own in picked:
+        per_name[op.name] += own
+        counts[op.name] += 1
+        first.setdefault(op.name, op)
+        trace_flops[op.name] += op.flops or 0.0
+        trace_bytes[op.name] += op.bytes_accessed or 0.0
+    notes = [f"steps: {rule}"]
+    index = ModuleIndex(module) if module is not None else None
+    unjoined = check_match(index, chosen, per_name) if index is not None else []
+    if unjoined:
+        notes.append(
+            f"{len(unjoined)} op(s) of the trace are not in TARGET's module: "
+            + ", ".join(unjoined[:5])
+        )
+    chip = device or (for_kind(trace.device_kind) if trace.device_kind else None)
+    total_s = sum(per_name.values()) * 1e-9 / steps
+    kernels = []
+    for name, ns in per_name.items():
+        joined = index.join(name) if index is not None else None
+        kernels.append(
+            _kernel(
+                name,
+                ns * 1e-9 / steps,
+                total_s,
+                counts[name],
+                steps,
+                runs,
+                first[name],
+                joined,
+                trace_flops[name],
+                trace_bytes[name],
+                chip,
+            )
+        )
+    kernels.sort(key=lambda k: (-k.time_s, k.name))
+    if runs and trace.steps and runs != steps:
+        notes.append(f"{chosen or 'the program'} ran {runs} times in {steps} marked steps")
+    others = {m: t * 1e-9 / steps for m, t in by_module.items() if m != chosen}
+    if others:
+        notes.append(
+            "other modules in the trace (device s per step): "
+            + ", ".join(f"{m or '?'} {t:.3g}" for m, t in sorted(others.items()))
+        )
+    notes.extend(_roof_notes(kernels, chip, trace))
+    if len(trace.devices) > 1:
+        notes.append(f"{len(trace.devices)} devices in the trace: {trace.device} is shown")
+    return OpProfile(
+        trace=trace.path,
+        format=trace.format,
+        device=trace.device,
+        module=chosen,
+        steps=steps,
+        step_rule=rule,
+        runs=runs,
+        device_time_s=total_s,
+        kernels=kernels,
+        by_kind=_group(kernels, lambda k: k.kind, total_s),
+        by_source=_group(kernels, lambda k: k.source, total_s),
+        by_scope=_group(kernels, lambda k: k.scope, total_s),
+        chip=chip.name if chip is not None else "",
+        modules={chosen: total_s, **others},
+        target=module.name if module is not None else "",
+        unjoined=unjoined,
+        notes=notes,
+    )
+
+
+def _roof_notes(kernels: Sequence[KernelTime], chip: Device | None, trace: Trace) -> list[str]:
+    """What a reader must know about the bounds: no chip, or kernels above a roof."""
+    if chip is None:
+        if trace.device.startswith("/device:"):
+            return ["the trace does not name its chip: --device NAME gives bounds"]
+        return []
+    above = [k for k in kernels if k.fraction is not None and k.fraction > 1]
+    if not above:
+        return []
+    memory = [k for k in above if k.bound == "memory"]
+    share = sum(k.share for k in above)
+    why = (
+        "their bytes are XLA's bytes accessed, which on a TPU count on-chip (VMEM) traffic "
+        "too: the byte figure is in doubt, not the time"
+        if memory
+        else "the chip's peak in the registry is below what they reached"
+    )
+    return [f"{len(above)} kernels ({share:.0%} of the time) are above 100% of a roof: {why}"]
+
+
+def _kernel(
+    name: str,
+    time_s: float,
+    total_s: float,
+    occurrences: int,
+    steps: int,
+    runs: int,
+    op: OpEvent,
+    joined: Joined | None,
+    trace_flops: float,
+    trace_bytes: float,
+    chip: Device | None,
+) -> KernelTime:
+    if joined is not None:
+        # XLA:CPU may record one kernel of the entry as several events (a sort: two); the
+        # module knows it ran once per run, so its cost counts once per run.
+        executions = joined.per_run * runs if joined.per_run is not None and runs else occurrences
+        flops: float | None = joined.flops * executions / steps
+        nbytes: float | None = joined.hbm_bytes * executions / steps
+        kind, source, scope, element = (
+            joined.kind,
+            joined.source,
+            scope_of(joined.op_name),
+            joined.element_type,
+        )
+    else:
+        flops = trace_flops / steps if op.flops is not None else None
+        nbytes = trace_bytes / steps if op.bytes_accessed is not None else None
+        kind, source, scope, element = _kind_from_text(op), op.source, scope_of(op.op_name), ""
+    where = position(flops or 0.0, nbytes or 0.0, time_s, chip, element)
+    return KernelTime(
+        name=name,
+        kind=kind,
+        time_s=time_s,
+        share=time_s / total_s if total_s > 0 else 0.0,
+        occurrences=occurrences,
+        flops=flops,
+        hbm_bytes=nbytes,
+        bound=where.bound if where is not None else None,
+        fraction=where.fraction if where is not None else None,
+        source=source,
+        scope=scope,
+        joined=joined is not None,
+        text=op.text,
+    )

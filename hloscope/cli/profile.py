@@ -1,0 +1,134 @@
+"""``hloscope profile TRACE [TARGET]``: a profiler trace read offline as XProf's op profile."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from ._app import CliError, cli
+from ._device import device_option
+from ._target import open_target, say_note
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..devices import DeviceSpec
+
+__all__ = ["profile_command"]
+
+
+def _profile(trace_spec: str, target: str | None, module: str | None, device, xplane: bool):
+    """Read one TRACE (and its TARGET) into an :class:`OpProfile`."""
+    from ..analysis.op_profile import op_profile, read_trace
+    from ..profile import TraceFormat
+
+    trace = read_trace(trace_spec, TraceFormat.XPLANE if xplane else TraceFormat.CHROME)
+    if target is None:
+        return op_profile(trace, module_name=module, device=device)
+    opened = open_target(target)
+    names = [m.name for m in opened.modules("after")] if module is None else []
+    ran = [m for m in trace.modules() if m]
+    # The module the trace ran, when TARGET holds it; else TARGET's main module, and the
+    # join says clearly that the two do not belong together.
+    wanted = module or next((m for m in ran if m in names), None)
+    choice = opened.choose_module("after", wanted)
+    if choice.note and wanted is None:
+        say_note(choice.note)
+    return op_profile(trace, choice.module, device=device)
+
+
+@cli.command("profile")
+@click.argument("trace")
+@click.argument("target", required=False)
+@click.option(
+    "--top",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Show the N slowest kernels (and N "
+    "rows of each group); --json and --csv give every kernel.",
+)
+@click.option(
+    "--module",
+    metavar="NAME",
+    help="The module to profile when the trace holds several (default: TARGET's, else the "
+    "one with the most device time); with TARGET, also the module of TARGET to join.",
+)
+@device_option(
+    "The chip for the roofline (default: the one the trace names).",
+    needs="memory_bytes_per_s",
+)
+@click.option(
+    "--vs",
+    "vs",
+    metavar="TRACE_B",
+    help="Compare with a second trace (after a refactor): time per step per kernel and per "
+    "source line.",
+)
+@click.option("--vs-target", metavar="TARGET_B", help="The module of TRACE_B to join.")
+@click.option(
+    "--xplane",
+    is_flag=True,
+    help="Of a folder holding both, read the *.xplane.pb (needs jax) instead of the "
+    "*.trace.json.gz.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print JSON: {device, steps, device_time_s (per step), kernels: [{name, kind, time_s, "
+    "share, occurrences, flops, hbm_bytes, bound, source}], by_source}.",
+)
+@click.option("--csv", "as_csv", is_flag=True, help="Print the kernel rows as CSV.")
+@click.option("--wide", is_flag=True, help="Show every column at full width.")
+def profile_command(
+    trace: str,
+    target: str | None,
+    top: int | None,
+    module: str | None,
+    device: DeviceSpec | None,
+    vs: str | None,
+    vs_target: str | None,
+    xplane: bool,
+    as_json: bool,
+    as_csv: bool,
+    wide: bool,
+) -> None:
+    """Read TRACE, a jax.profiler.trace folder, TensorBoard's plugins/profile/<run>/ folder or
+    one *.trace.json.gz (read without jax) or *.xplane.pb (needs jax), as XProf's op profile:
+    each kernel's device time per step, share and occurrences, then the time by kind, source
+    line and op_name scope. Steps are the trace's step markers
+    (jax.profiler.StepTraceAnnotation), else the module's executions. With TARGET (the dump or
+    HLO file of the module that ran), each op is joined to its instruction by name: fusion
+    kind, FLOPs and HBM bytes, bound and roofline position, source line. A TARGET whose module
+    is not the trace's is refused (exit 2), never joined."""
+    from rich.console import Console
+
+    from ..render.profile_text import profile_csv, render_profile, render_profile_comparison
+
+    if as_json and as_csv:
+        raise CliError("--json and --csv exclude each other")
+    if vs_target is not None and vs is None:
+        raise CliError("--vs-target needs --vs TRACE_B")
+    if vs is not None and as_csv:
+        raise CliError("--csv shows one profile; with --vs use --json")
+    chip = device.device if device is not None else None
+    profile = _profile(trace, target, module, chip, xplane)
+    if vs is not None:
+        from ..analysis.op_profile import compare_profiles
+
+        other = _profile(vs, vs_target, module if vs_target else None, chip, xplane)
+        comparison = compare_profiles(profile, other)
+        if as_json:
+            json.dump(comparison.to_dict(), sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        else:
+            render_profile_comparison(comparison, Console(), wide=wide, top=top)
+        return
+    if as_json:
+        json.dump(profile.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif as_csv:
+        sys.stdout.write(profile_csv(profile))
+    else:
+        render_profile(profile, Console(), wide=wide, top=top)

@@ -1,0 +1,33 @@
+"""Profiler traces read offline: what ran on the device, when, for how long.
+
+``jax.profiler.trace(DIR)`` (and TensorBoard's profile plugin) write a run folder holding a
+``*.xplane.pb`` and a ``*.trace.json.gz``. This package reads the second with gzip and json
+alone (:func:`read_chrome_trace`), finds the file a TRACE argument means (:func:`trace_file`),
+and sorts a trace's events into device ops, module runs and steps
+(:func:`~hloscope.profile.build.build_trace`): pure data, no HLO, no jax. The ``*.xplane.pb``
+reader needs jax and lives in :mod:`hloscope.capture.xplane`; joining a trace to the module
+that ran is analysis (:mod:`hloscope.analysis.op_profile`).
+"""
+
+from .build import build_trace, op_name_of, self_times
+from .chrome import read_chrome_trace
+from .errors import TraceError, TracePathError
+from .files import TraceFormat, trace_file, trace_format
+from .model import ModuleRun, OpEvent, RawEvent, StepMark, Trace
+
+__all__ = [
+    "ModuleRun",
+    "OpEvent",
+    "RawEvent",
+    "StepMark",
+    "Trace",
+    "TraceError",
+    "TraceFormat",
+    "TracePathError",
+    "build_trace",
+    "op_name_of",
+    "read_chrome_trace",
+    "self_times",
+    "trace_file",
+    "trace_format",
+]

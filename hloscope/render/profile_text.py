@@ -1,0 +1,222 @@
+"""Terminal output of ``hloscope profile``: the op profile of a trace, and two side by side.
+
+First what was read (the trace, the device, the module, the steps and how they were counted,
+the device time per step), then the kernels slowest first (time per step, share, occurrences,
+kind, FLOPs and HBM bytes per step, bound and roofline position, source line), then the time
+by kind, by source line and by ``op_name`` scope, and the notes. Tables are fitted to the
+terminal (80 columns when piped) by :func:`~hloscope.render.table_fit.fitted_table`: the
+essential columns always, the others while they fit. ``--vs`` shows A's and B's time per step
+for each kernel and each source line, largest change first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..units import format_bytes, format_count
+from .bench_text import format_seconds
+from .sources import short_source, shorten_source
+from .table_fit import Column, fitted_table, print_table
+from .terminal import printable, shorten_middle
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..analysis.op_profile import OpProfile, ProfileComparison
+
+__all__ = ["render_profile", "render_profile_comparison", "profile_csv", "KERNEL_COLUMNS"]
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None or not math.isfinite(value) else f"{value:.1%}"
+
+
+def _bound(row: Mapping[str, Any]) -> str:
+    bound = row["bound"]
+    if not bound:
+        return "-"
+    fraction = row["fraction"]
+    if fraction is None:
+        return bound
+    return f"{bound} {fraction:.0%}" + ("?" if fraction > 1 else "")
+
+
+KERNEL_COLUMNS: dict[str, Column] = {
+    "kernel": Column("kernel", lambda r: r["name"], min_width=12, comfortable=22),
+    "time": Column("time/step", lambda r: format_seconds(r["time_s"]), right=True),
+    "share": Column("share", lambda r: _percent(r["share"]), right=True),
+    "x": Column("occ", lambda r: str(r["occurrences"]), right=True),
+    "kind": Column("kind", lambda r: r["kind"] or "-", min_width=5, comfortable=8),
+    "flops": Column(
+        "flops", lambda r: "-" if r["flops"] is None else format_count(r["flops"]), right=True
+    ),
+    "bytes": Column(
+        "hbm", lambda r: "-" if r["hbm_bytes"] is None else format_bytes(r["hbm_bytes"]), right=True
+    ),
+    "bound": Column("bound", _bound),
+    "source": Column(
+        "source",
+        lambda r: short_source(r["source"]),
+        min_width=16,
+        shorten=shorten_source,
+        comfortable=24,
+    ),
+}
+_ESSENTIAL = ("kernel", "time", "share", "kind")
+_OPTIONAL = ("bound", "source", "x", "flops", "bytes")
+
+
+def _key_column(label: str, header: str) -> Column:
+    """The first column of a group or delta table: a source line (shortened keeping its line
+    number) or a name (shortened in the middle)."""
+    if label == "source":
+        return Column(
+            header,
+            lambda r: short_source(r[label]),
+            min_width=16,
+            comfortable=30,
+            shorten=shorten_source,
+        )
+    return Column(header, lambda r: r[label], min_width=16, comfortable=30)
+
+
+def _group_columns(label: str, header: str) -> dict[str, Column]:
+    key = _key_column(label, header)
+    return {
+        "key": key,
+        "time": Column("time/step", lambda r: format_seconds(r["time_s"]), right=True),
+        "share": Column("share", lambda r: _percent(r["share"]), right=True),
+        "n": Column("kernels", lambda r: str(len(r["kernels"])), right=True),
+        "x": Column("occ", lambda r: str(r["occurrences"]), right=True),
+    }
+
+
+def _rows(profile: OpProfile) -> list[dict[str, Any]]:
+    return [{**k.row(), "fraction": k.fraction} for k in profile.kernels]
+
+
+def _head(profile: OpProfile, console: Any) -> None:
+    from rich.text import Text
+
+    joined = ", joined to TARGET" if profile.target else ", no TARGET joined"
+    lines = [
+        ("trace    ", f"{profile.trace} ({profile.format})"),
+        ("device   ", profile.device + (f" ({profile.chip})" if profile.chip else "")),
+        ("module   ", (profile.module or "(not named by the trace)") + joined),
+        ("steps    ", f"{profile.steps} ({profile.step_rule})"),
+    ]
+    room = max(console.width - len(lines[0][0]), 20)
+    for label, value in lines:
+        console.print(Text.assemble((label, "dim"), shorten_middle(printable(value), room)))
+    console.print(
+        Text.assemble(
+            ("time     ", "dim"),
+            (format_seconds(profile.device_time_s), "bold"),
+            f" of device time per step in {len(profile.kernels)} kernels",
+        )
+    )
+
+
+def _notes(notes: Sequence[str], console: Any) -> None:
+    from rich.text import Text
+
+    for note in notes:
+        console.print(Text("note: " + printable(note), style="dim"))
+
+
+def _group_table(
+    rows: Sequence[Mapping[str, Any]], label: str, header: str, console: Any, wide: bool
+) -> None:
+    columns = _group_columns(label, header)
+    table, needed = fitted_table(
+        rows, columns, ("key", "time", "share"), ("n", "x"), console.width, wide
+    )
+    console.print()
+    print_table(console, table, needed if wide else 0)
+
+
+def render_profile(
+    profile: OpProfile, console: Any, *, wide: bool = False, top: int | None = None
+) -> None:
+    """The op profile: the head, the kernels (the first ``top``), the groups, the notes."""
+    from rich.text import Text
+
+    _head(profile, console)
+    rows = _rows(profile)
+    shown = rows if top is None else rows[:top]
+    table, needed = fitted_table(shown, KERNEL_COLUMNS, _ESSENTIAL, _OPTIONAL, console.width, wide)
+    console.print()
+    print_table(console, table, needed if wide else 0)
+    if len(shown) < len(rows):
+        console.print(Text(f"({len(shown)} of {len(rows)} kernels shown)", style="dim"))
+    limit = top if top is not None else None
+    for groups, label, header in (
+        (profile.by_kind, "kind", "by kind"),
+        (profile.by_source, "source", "by source line"),
+        (profile.by_scope, "scope", "by op_name scope"),
+    ):
+        _group_table([g.row(label) for g in groups][:limit], label, header, console, wide)
+    console.print()
+    _notes(profile.notes, console)
+
+
+def _delta_columns(label: str, header: str) -> dict[str, Column]:
+    def ratio(row: Mapping[str, Any]) -> str:
+        return "-" if row["ratio"] is None else f"{row['ratio']:.2f}x"
+
+    def delta(row: Mapping[str, Any]) -> str:
+        text = format_seconds(row["delta_s"])
+        return text if row["delta_s"] < 0 else "+" + text
+
+    return {
+        "key": _key_column(label, header),
+        "a": Column("A/step", lambda r: format_seconds(r["a_s"]), right=True),
+        "b": Column("B/step", lambda r: format_seconds(r["b_s"]), right=True),
+        "delta": Column("B-A", delta, right=True),
+        "ratio": Column("B/A", ratio, right=True),
+    }
+
+
+def render_profile_comparison(
+    comparison: ProfileComparison, console: Any, *, wide: bool = False, top: int | None = None
+) -> None:
+    """A's and B's device time per step, then per kernel and per source line."""
+    from rich.text import Text
+
+    for label, profile in (("A", comparison.a), ("B", comparison.b)):
+        console.print(
+            Text.assemble(
+                (f"{label}  ", "bold"),
+                (format_seconds(profile.device_time_s), "bold"),
+                printable(
+                    f" per step ({profile.steps} steps, {len(profile.kernels)} kernels) "
+                    f"{profile.module} in {profile.trace}"
+                ),
+            )
+        )
+    ratio = comparison.ratio
+    if ratio is not None:
+        console.print(Text(f"B/A {ratio:.3f}x device time per step", style="bold"))
+    for deltas, label, header in (
+        (comparison.kernels, "name", "kernel"),
+        (comparison.by_source, "source", "source line"),
+    ):
+        rows = [d.row(label) for d in deltas][:top]
+        table, needed = fitted_table(
+            rows,
+            _delta_columns(label, header),
+            ("key", "a", "b", "delta"),
+            ("ratio",),
+            console.width,
+            wide,
+        )
+        console.print()
+        print_table(console, table, needed if wide else 0)
+
+
+def profile_csv(profile: OpProfile) -> str:
+    """The kernel rows as CSV: the ``--json`` kernel keys, then the roofline ``fraction``."""
+    from ..analysis.op_profile.table import KERNEL_KEYS
+    from .rows import rows_to_csv
+
+    return rows_to_csv(_rows(profile), [*KERNEL_KEYS, "fraction"])
