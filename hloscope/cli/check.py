@@ -137,7 +137,7 @@ def check(
     else:
         from ..render.check_text import check_lines
 
-        width = shutil.get_terminal_size((100, 24)).columns
+        width = shutil.get_terminal_size((80, 24)).columns
         for line in check_lines(report, width=width, wide=wide):
             click.echo(line)
     sys.exit(int(ExitStatus.OK if report.clean else ExitStatus.CHECK_FAILED))
@@ -175,15 +175,18 @@ def _report(
                 "--module and --all-modules apply to HLO targets, not SCRIPT.py:FUNCTION"
             )
         from .._api import check as check_value
+        from ._startup_chatter import startup_chatter_filtered
 
         # The script is imported here: keep TensorFlow's C++ start-up chatter (oneDNN, CPU
-        # features) off the report unless the user asked for its logs.
+        # features, absl's line before its logging starts, which no log level silences) off
+        # the report unless the user asked for its logs.
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         # The static scan lowers for the platform without its device (and XLA:TPU compiles in
         # a child): this process runs nothing on a device, and probing for a TPU would load
         # libtpu here, with its start-up errors on a machine without one.
         os.environ.setdefault("JAX_PLATFORMS", "cpu")
-        report = check_value(target, platform=platform, mxu=mxu)
+        with startup_chatter_filtered():
+            report = check_value(target, platform=platform, mxu=mxu)
         if device is None:
             return report
         return _confirmed(report, device, script=found["script"], function=found["function"])
