@@ -144,6 +144,16 @@ def _origin(value: object, module: str | None, refresh: bool) -> _Origin:
     )
 
 
+def _compiled_note(capture: Capture | None) -> str | None:
+    """What compiled a function compiled for a ``--device``: the page says it first."""
+    if capture is None or capture.device is None:
+        return None
+    if capture.compiled_for is None:
+        return capture.estimate_note
+    by = "XLA:TPU" if capture.backend == "xla-tpu" else "XLA"
+    return f"compiled for {capture.compiled_for} ({capture.device}) by {by}"
+
+
 # ------------------------------------------------------------------------------------------
 # Building
 # ------------------------------------------------------------------------------------------
@@ -186,6 +196,9 @@ def build_report(
     )
     if origin.note:
         out.notes.append(origin.note)
+    compiled = _compiled_note(origin.capture)
+    if compiled:
+        out.notes.insert(0, compiled)
     if len(rows) < len(report.kernels):
         out.notes.append(
             f"the kernel table lists the {len(rows):,} kernels moving the most bytes of "

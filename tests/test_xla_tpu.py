@@ -166,6 +166,17 @@ def test_without_libtpu_the_answer_is_an_estimate(tmp_path):
     assert "pip install 'hloscope[tpu]'" in done.stderr
     payload = json.loads(done.stdout)
     assert "compiled_for" not in payload and payload["source"] == "memory_analysis"
+    # Every command still answers, from this machine's compile, labelled.
+    for command in (["fusions"], ["collectives"], ["summary"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "hloscope", *command, target("narrow"), "--device", "tpu-v5e"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert done.returncode == 0, (command, done.stderr)
+        assert "an estimate for tpu-v5e" in done.stderr, command
 
 
 def test_the_python_api_compiles_for_a_device_in_process(tmp_path):
@@ -200,3 +211,36 @@ def test_mesh_reshapes_the_arguments_mesh_for_the_slice():
         "collectives", target("spmd_step"), "--device", "tpu-v5e:2x4", "--mesh", "data=2,model=4"
     )
     assert "data=2" in json.dumps(got) and "model=4" in json.dumps(got)
+
+
+def test_report_and_passes_read_the_tpu_compile(tmp_path):
+    page = tmp_path / "report.html"
+    result = CliRunner().invoke(
+        cli, ["report", target("narrow"), "--device", "tpu-v5e", "-o", str(page), "--graphs", "0"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "compiled for TPU v5 lite (tpu-v5e) by XLA:TPU" in page.read_text()
+    passes = hloscope_json("passes", target("narrow"), "--device", "tpu-v5e")
+    # XLA:TPU's own pipeline: its per-pass snapshots, not XLA:CPU's.
+    assert passes["rows"] and "hlo_device_type_async_wrapper" in json.dumps(passes)
+
+
+def test_a_function_closing_over_its_own_mesh_is_told_the_fix(tmp_path):
+    script = tmp_path / "closes_over_mesh.py"
+    script.write_text(
+        "import jax, jax.numpy as jnp, numpy as np\n"
+        "from jax.sharding import Mesh, NamedSharding, PartitionSpec as P\n"
+        "mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('data', 'model'))\n"
+        "@jax.jit\n"
+        "def step(w, x):\n"
+        "    y = jnp.tanh(x @ w)\n"
+        "    return jax.lax.with_sharding_constraint(y, NamedSharding(mesh, P('data')))\n"
+        "def _args():\n"
+        "    w = jax.device_put(jnp.zeros((256, 512)), NamedSharding(mesh, P(None, 'model')))\n"
+        "    return w, jax.device_put(jnp.zeros((64, 256)), NamedSharding(mesh, P('data')))\n"
+        "EXAMPLE_ARGS = {'step': _args}\n"
+    )
+    result = CliRunner().invoke(cli, ["collectives", f"{script}:step", "--device", "tpu-v5e:2x4"])
+    assert result.exit_code == 1  # the compile asked for failed, with the fix in one line
+    assert "uses a Mesh of this machine's devices itself" in result.output
+    assert "Traceback" not in result.output

@@ -324,7 +324,10 @@ def main(argv: list[str] | None = None) -> int:
         status = code if isinstance(code, int) else (0 if code is None else 1)
         if status and not isinstance(code, int):
             info["error"] = f"SystemExit: {code}"
-    except (ScriptImportError, MissingFramework, CaptureUsageError) as error:
+    except CaptureUsageError as error:  # the compile asked for cannot be made as asked
+        status = 1
+        info["error"] = str(error)
+    except (ScriptImportError, MissingFramework) as error:
         status = 2
         info["error"] = str(error)
         info["usage_error"] = True

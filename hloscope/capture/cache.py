@@ -158,7 +158,19 @@ def relevant_environment(env: Mapping[str, str] | None = None) -> dict[str, str]
 def _set_by_framework_import(name: str, value: str) -> bool:
     if name in _SET_TO_FRAMEWORK_VERSION:
         return True
+    if name == "TPU_LIBRARY_PATH":  # jax sets it to libtpu's own library when libtpu is there
+        return value == _installed_libtpu_library()
     return SET_BY_FRAMEWORK_IMPORT.get(name) == value
+
+
+def _installed_libtpu_library() -> str | None:
+    """Where the installed libtpu's library is (what importing jax sets TPU_LIBRARY_PATH to),
+    found without loading it."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("libtpu")
+    folders = spec.submodule_search_locations if spec is not None else None
+    return os.path.join(list(folders)[0], "libtpu.so") if folders else None
 
 
 def cache_key(

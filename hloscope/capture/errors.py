@@ -38,6 +38,7 @@ Every error here derives from it:
 from __future__ import annotations
 
 __all__ = [
+    "TpuCompileError",
     "CaptureError",
     "CaptureUsageError",
     "ScriptImportError",
@@ -180,3 +181,7 @@ class XlaParseFailed(HloscopeError, RuntimeError):
 
 class XlaCompileFailed(HloscopeError, RuntimeError):
     """XLA's compiler (or its HLO-to-MLIR importer) rejected a module; carries XLA's message."""
+
+
+class TpuCompileError(CaptureError):
+    """XLA:TPU refused to compile the program for the device asked for (its own words)."""

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...devices import DeviceSpec
-from ..errors import CaptureError, CaptureUsageError
+from ..errors import CaptureError, CaptureUsageError, TpuCompileError
 from ._base import Backend, BackendName, Compiled, Lowered
 
 __all__ = ["XlaTpu", "LIBTPU_ENVIRONMENT", "libtpu_installed", "TPU_EXTRA_HINT"]
@@ -121,7 +121,18 @@ class XlaTpu(Backend):
 
         devices = self.topology_devices()
         placed_args, placed_kwargs = _placed(args, kwargs, devices, self.spec, self.mesh)
-        traced, lowered, stages = inprocess.lower_jax(fn, placed_args, placed_kwargs)
+        try:
+            traced, lowered, stages = inprocess.lower_jax(fn, placed_args, placed_kwargs)
+        except ValueError as error:
+            if "incompatible devices" not in str(error) or "CPU" not in str(error):
+                raise
+            raise CaptureUsageError(
+                f"the function uses a Mesh of this machine's devices itself (an out_sharding, "
+                f"a sharding constraint or shard_map(mesh=...) over a module-level mesh): "
+                f"hloscope rebuilds on {self.spec} only the meshes its example arguments carry; "
+                "give the function its mesh as an argument, or write its shardings as "
+                f"PartitionSpecs under jax.set_mesh ({_first_line(error)})"
+            ) from None
         kind = str(devices[0].device_kind)
 
         def compile_(passes: str | None) -> Compiled:
@@ -147,10 +158,6 @@ def does_not_fit(error: BaseException) -> bool:
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
-
-
-class TpuCompileError(CaptureError):
-    """XLA:TPU refused the program; ``message`` is its own words."""
 
 
 def _compile_error(error: BaseException, spec: DeviceSpec) -> Exception:
