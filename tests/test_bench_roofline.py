@@ -210,7 +210,7 @@ def test_a_stream_that_beats_the_memory_roof_raises_only_that_roof(calibrated):
     assert first.recalibrated == [] and set(first.to_dict()["roofline"]["pending"]) == {"memory"}
     result = bench(jax.jit(lambda v: v * 2.0), stream, budget=0.3)
     assert [r["roof"] for r in result.recalibrated] == ["memory"]
-    assert result.roofline.fraction <= 1 + 1e-9
+    _at_most_the_roof_or_said(result)
     assert result.peak.cache_bytes_per_s == record["cache_bytes_per_s"]
     assert result.peak.flops_per_s == record["flops_per_s"]
 
