@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,8 @@ SAMPLES = ROOT / "samples"
 SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
 DATA = ROOT / "tests" / "data"
 CORPUS_CHOICE_ENV = "HLOSCOPE_TEST_CORPUS"
+# One seed for hypothesis, random and numpy, printed in the header (tests/seeding.py).
+pytest_plugins = ["seeding"]
 
 
 def chosen_corpus() -> Path:
@@ -79,7 +82,34 @@ SHARED_ONLY = {
 }
 
 
+DOT_MARKER = "needs_dot"
+DOT_INSTALL = "apt install graphviz / brew install graphviz"
+
+
+def require_program(name: str, install: str) -> None:
+    """Skip the test when the program ``name`` is not on PATH, in a user's clone; under
+    ``CI=true`` (``.ci/run`` installs it) a missing program fails the test instead."""
+    if shutil.which(name) is not None:
+        return
+    why = f"{name!r} is not installed ({install})"
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true but {why}")
+    pytest.skip(why)
+
+
+def have_dot() -> bool:
+    """Whether Graphviz's ``dot`` is here; under ``CI=true`` it must be (the test fails)."""
+    if shutil.which("dot") is None and os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true but Graphviz's 'dot' is not installed ({DOT_INSTALL})")
+    return shutil.which("dot") is not None
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{DOT_MARKER}: the test runs Graphviz's dot; it skips without it, and fails under "
+        "CI=true without it",
+    )
     config.addinivalue_line(
         "markers",
         f"{SHARED_MARKER}(kind): the test needs what only ../shared/corpus has, one of "
@@ -89,6 +119,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker(DOT_MARKER) is not None:
+        require_program("dot", DOT_INSTALL)
     marker = item.get_closest_marker(SHARED_MARKER)
     if marker is not None:
         (kind,) = marker.args

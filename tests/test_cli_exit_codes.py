@@ -22,6 +22,7 @@ from hloscope.errors import ExitStatus
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = str(ROOT / "samples" / "hlo" / "fusion_refactor_fused.after_optimizations.txt")
+CNN = str(ROOT / "samples" / "hlo" / "keras_cnn.after_optimizations.txt")
 
 #: Every command that takes a TARGET (or a file) as its first argument, with the options it
 #: needs besides (an output file).
@@ -84,6 +85,11 @@ BAD_VALUES = [
     ("diff", [SAMPLE, SAMPLE, "--fail-on", "nosuch"], "--fail-on"),
     ("report", [SAMPLE, "-o", "{tmp}/r.html", "--graphs", "-2"], "--graphs"),
     ("capture", [SAMPLE, "-o", "{tmp}/out"], "not a Python script"),
+    # A source line or kernel that matches nothing, in two programs' HLO.
+    ("explain", [SAMPLE, "--line", "fusion_refactor.py:999"], "came from 'fusion_refactor.py:999'"),
+    ("explain", [CNN, "--line", "train.py:999"], "came from 'train.py:999'"),
+    ("explain", [CNN, "--kernel", "nosuch"], "no kernel 'nosuch'"),
+    ("explain", [SAMPLE, "--line", "a.py:1", "--kernel", "fusion"], "exclude each other"),
 ]
 
 
@@ -153,6 +159,26 @@ def test_a_syntax_error_is_said_with_its_position_before_capturing(tmp_path, no_
         result = invoke(*args)
         assert result.exit_code == ExitStatus.USAGE
         assert result.stderr.strip() == f"{script}:{where}: error: SyntaxError: invalid syntax"
+
+
+@pytest.mark.parametrize("missing_side", ["a", "b"])
+def test_diff_says_a_missing_target_before_capturing_the_other(
+    tmp_path, no_child_process, missing_side
+):
+    """``diff crash.py:f missing.txt``: B's absence is said at once, not after A's capture;
+    and the other way round, with a script of another shape on the present side."""
+    if missing_side == "b":
+        script = _script(tmp_path, "import jax\n\ndef f(x):\n    return x / 0\n", "crash.py")
+        args = [f"{script}:f", str(tmp_path / "missing.txt")]
+        said = "missing.txt: no such file or folder"
+    else:
+        script = _script(tmp_path, "import jax.numpy as jnp\n\ndef g(x):\n    return jnp.sin(x)\n")
+        args = [str(tmp_path / "gone.py") + ":g", f"{script}:g"]
+        said = "gone.py: no such file"
+    result = invoke("diff", *args)
+    assert result.exit_code == ExitStatus.USAGE, result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert said in line
 
 
 def test_a_missing_function_is_said_before_capturing(tmp_path, no_child_process):

@@ -233,3 +233,85 @@ def test_recompiles_wide_prints_each_fix_on_one_line(recompiled_dump):
     for text in long_fixes:
         assert text not in narrow  # wrapped at 80 columns
         assert any(line.strip() == f"fix {text}" for line in wide.splitlines())
+
+
+# ---- piped for real: COLUMNS unset, stdout a pipe ------------------------------------------
+
+TF_STRINGS = """
+import tensorflow as tf
+
+@tf.function(jit_compile=True)
+def preprocess(text, x):
+    words = tf.strings.split(text)
+    n = tf.cast(tf.size(tf.strings.lower(words)), tf.float32)
+    return tf.py_function(lambda v: v * 2.0, [x], tf.float32) * n
+
+EXAMPLE_ARGS = {"preprocess": lambda: (tf.constant(["Hello World"]), tf.ones([4]))}
+"""
+TF_HASHING = """
+import numpy as np
+import tensorflow as tf
+
+@tf.function(jit_compile=True)
+def featurize(ids, names):
+    cleaned = tf.strings.regex_replace(names, "[^a-z]", "")
+    buckets = tf.strings.to_hash_bucket_fast(cleaned, 1000)
+    return tf.numpy_function(np.sort, [ids], tf.int64) + buckets
+
+EXAMPLE_ARGS = {
+    "featurize": lambda: (tf.constant([3, 1, 2], tf.int64), tf.constant(["a", "b", "c"]))
+}
+"""
+
+
+def piped(command: str, cwd: Path = ROOT):
+    """Run ``command`` in bash (``pipefail`` on) with COLUMNS unset and stdout a pipe."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    line = command.format(hloscope=f"{sys.executable} -m hloscope")
+    return subprocess.run(
+        ["bash", "-c", f"set -o pipefail; {line}"],
+        capture_output=True, text=True, cwd=cwd, env=env, timeout=300,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "command",
+    [f"fusions {SAMPLE}", f"memory {KERAS}", f"summary {KERAS}", f"check {SAMPLE} --platform tpu"],
+    ids=["fusions", "memory", "summary", "check"],
+)
+def test_piping_into_head_ends_quietly_with_status_0(command):
+    done = piped(f"{{hloscope}} {command} | head -1")
+    assert done.returncode == 0, done.stderr
+    # Nothing but hloscope's own notes on stderr: no error, no traceback.
+    assert all(line.startswith("hloscope: note: ") for line in done.stderr.splitlines())
+    assert len(done.stdout.splitlines()) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("source", "function", "ops"),
+    [
+        (TF_STRINGS, "preprocess", ["StringSplitV2", "EagerPyFunc"]),
+        (TF_HASHING, "featurize", ["StaticRegexReplace", "PyFunc"]),
+    ],
+    ids=["strings", "hashing"],
+)
+def test_check_of_a_tf_function_piped_fits_80_columns_without_startup_lines(
+    tmp_path, source, function, ops
+):
+    pytest.importorskip("tensorflow")
+    script = tmp_path / "prep.py"
+    script.write_text(textwrap.dedent(source))
+    done = piped(f"{{hloscope}} check {script}:{function} --platform tpu | cat")
+    assert done.returncode == 3, done.stdout + done.stderr  # unsupported ops: the check fails
+    assert widest(done.stdout) <= 80, done.stdout
+    for op in ops:
+        assert op in done.stdout
+    # Neither absl's line before its logging starts nor oneDNN's reach the output.
+    assert "absl::InitializeLog" not in done.stderr + done.stdout
+    assert "oneDNN" not in done.stderr + done.stdout

@@ -384,4 +384,4 @@ def test_check_tpu_generation_needs_the_tpu_platform(tmp_path):
     path = write_hlo(tmp_path, layer, (64, 100), (100, 200))
     out = CliRunner().invoke(cli, ["check", str(path), "--platform", "gpu", "--tpu", "v6e"])
     assert out.exit_code == 2
-    assert "--tpu names a TPU generation: use it with --platform tpu" in out.output
+    assert "names a TPU generation: use it with --platform tpu" in out.output

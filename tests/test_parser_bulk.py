@@ -385,6 +385,85 @@ def test_attributes_that_look_like_statements_keep_the_bulk_path(monkeypatch, at
     assert hloscope.parse(text).entry.root.attr_text == attributes
 
 
+def _spliced(path: Path, line: int, column: int, piece: str) -> Path:
+    """A copy of ``path`` with ``piece`` put into line ``line`` (0-based) at ``column``."""
+    lines = path.read_text().split("\n")
+    lines[line] = lines[line][:column] + piece + lines[line][column:]
+    out = Path(pytest.importorskip("tempfile").mkdtemp()) / "m.hlo"
+    out.write_text("\n".join(lines))
+    return out
+
+
+def test_a_stray_comment_opener_in_a_string_keeps_operand_counters_on_both_paths(monkeypatch):
+    """``--hypothesis-seed=131``'s example: a ``/*`` inside a metadata string (the Keras CNN's
+    line 969, column 294) made the careful path blank every comment of that body, the
+    printer's ``/*index=N*/`` counters in a tuple's shape too, where the bulk path keeps them;
+    both now keep them."""
+    path = _spliced(SAMPLES / "hlo" / "keras_cnn.after_optimizations.txt", 968, 293, "/*")
+    (module,) = hloscope.parse_modules(path)
+    shape = module.entry.root._shape_text
+    assert "/*index=5*/f32[8]{0}" in shape
+    assert _parse(path) == _careful(monkeypatch, path)
+
+
+def test_a_comment_left_open_in_attributes_takes_the_careful_path(monkeypatch):
+    """The next example that seed finds: a ``/*`` in the attribute tail (column 98 of that
+    line) opens a comment XLA's lexer reads up to the next ``*/``, fifteen lines on (inside a
+    ``/*index=5*/``), so the text after it is no instruction. The bulk path used to read each
+    line alone and parse the module; now both paths give the careful path's error there."""
+    path = _spliced(SAMPLES / "hlo" / "keras_cnn.after_optimizations.txt", 968, 97, "/*")
+    careful = _careful(monkeypatch, path)
+    assert isinstance(careful, str) and ":984:171: error: expected an instruction" in careful
+    assert _parse(path) == careful
+
+
+def test_a_comment_left_open_in_a_small_module_reads_alike(monkeypatch):
+    """The same in a module of its own: a comment opened in one line's attributes and closed in
+    a later one's swallows the lines between (XLA's lexer); closed on its line it is a blank."""
+
+    def module(tail_a: str, tail_c: str) -> str:
+        return (
+            "HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n"
+            f"  a = f32[4] negate(p), {tail_a}\n  b = f32[4] abs(a)\n"
+            f"  ROOT c = f32[4] exponential(b), {tail_c}\n}}\n"
+        )
+
+    tmp = Path(pytest.importorskip("tempfile").mkdtemp())
+    swallowed = tmp / "open.hlo"
+    swallowed.write_text(module('metadata={op_name="a"} /* open', 'metadata={op_name="c"} */'))
+    closed = tmp / "closed.hlo"
+    closed.write_text(module('metadata={op_name="a"} /* shut */', 'metadata={op_name="c"}'))
+    careful = _careful(monkeypatch, swallowed)
+    assert _parse(swallowed) == careful
+    # Lines b and c are inside the comment: a is the body's last line, its root.
+    entry = hloscope.parse(swallowed.read_text()).entry
+    assert [i.name for i in entry.instructions] == ["p", "a"] and entry.root.name == "a"
+    assert _parse(closed) == _careful(monkeypatch, closed)
+    assert [i.name for i in hloscope.parse(closed.read_text()).entry.instructions] == [
+        "p", "a", "b", "c"
+    ]  # fmt: skip
+
+
+def test_a_real_comment_beside_counters_blanks_only_itself(monkeypatch):
+    """A module of its own with a ``/* c */`` comment between tokens and a tuple long enough
+    for the printer's counters: the comment is a blank, the counters stay, on both paths."""
+    shapes = ", ".join(f"/*index={i}*/f32[{i + 1}]" if i % 5 == 0 and i else f"f32[{i + 1}]"
+                       for i in range(7))  # fmt: skip
+    params = "\n".join(f"  p{i} = f32[{i + 1}] parameter({i})" for i in range(7))
+    names = ", ".join(f"p{i}" for i in range(7))
+    text = (
+        f"HloModule m\n\nENTRY e {{\n{params}\n"
+        f'  n = f32[1] negate(p0), metadata={{op_name="a/*b"}}\n'
+        f"  ROOT /* c */ t = ({shapes}) tuple({names})\n}}\n"
+    )
+    path = Path(pytest.importorskip("tempfile").mkdtemp()) / "m.hlo"
+    path.write_text(text)
+    root = hloscope.parse(text).entry.root
+    assert root.name == "t"
+    assert "/*index=5*/f32[6]" in root._shape_text
+    assert _parse(path) == _careful(monkeypatch, path)
+
+
 # Pieces that make a line look like another statement, or unbalance it, spliced into a sample.
 _LOOKALIKES = [
     "{", "}", " = ", "ROOT ", '"', "\\", "/*", "*/", "//", "%", ",", "(", ")",

@@ -166,3 +166,67 @@ def test_explanations_of_every_form_parse():
     ]
     both = parse_explanation("  * at x, now i32[4] and before f32[3]")
     assert {h.cause for h in both.hints} == {"shape", "dtype"}
+
+
+# Two programs that make a jax.jit of a lambda anew on each turn of a loop, inside a function
+# (the dump's frames then name it 'main.<locals>.<lambda>') and inside a method.
+LAMBDA_IN_A_FUNCTION = """
+import jax, jax.numpy as jnp
+
+def main():
+    x = jnp.ones((8, 32))
+    for _ in range(3):
+        softmax = jax.jit(lambda a: jnp.exp(a) / jnp.sum(jnp.exp(a)))
+        x = softmax(x)
+    return x
+
+main().block_until_ready()
+"""
+LAMBDA_IN_A_METHOD = """
+import jax, jax.numpy as jnp
+
+class Trainer:
+    def fit(self, w, steps):
+        for _ in range(steps):
+            w = jax.jit(lambda v: v - 0.1 * jnp.tanh(v))(w)
+        return w
+
+Trainer().fit(jnp.ones((4, 4)), 4).block_until_ready()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("source", "compiles", "line"),
+    [(LAMBDA_IN_A_FUNCTION, 3, 8), (LAMBDA_IN_A_METHOD, 4, 7)],
+    ids=["function", "method"],
+)
+def test_a_jit_of_a_lambda_made_in_a_loop_reads_alike_from_its_dump(
+    tmp_path, monkeypatch, source, compiles, line
+):
+    """A dump of ``jax.jit(lambda ...)`` made anew in a loop: the lambda is the user's
+    function, compiled once per turn (``ls`` counts it so too), each time a function made
+    anew, called from the loop's line; the fix is to hoist it, as the script's own run
+    (JAX's hooks, the oracle) says."""
+    from hloscope.analysis.recompiles import recompiles_of_script
+
+    script = tmp_path / "loop.py"
+    script.write_text(textwrap.dedent(source))
+    dump = tmp_path / "dump"
+    monkeypatch.setenv("XLA_FLAGS", f"--xla_dump_to={dump}")
+    run = recompiles_of_script(script, out_dir=tmp_path / "run", timeout=300)
+    assert run.ok, run.error_line()
+    live = run.ledger.function("<lambda>")
+
+    index = load_dump(dump)
+    offline = ledger_of_dump(index)
+    (lam,) = [f for f in offline.functions if f.name == "_lambda"]
+    assert not lam.internal
+    dumped = [m for m in index.modules if m.function == "_lambda"]
+    assert lam.compiles == len(dumped) == live.compiles == compiles
+    assert [e.causes for e in lam.events] == [e.causes for e in live.events]
+    assert lam.events[-1].causes == [Cause.FUNCTION_RECREATED]
+    assert {e.call_site for e in lam.events} == {e.call_site for e in live.events}
+    assert f"loop.py:{line}:" in lam.events[0].call_site
+    assert [a.kind for a in lam.advice] == [a.kind for a in live.advice] == ["hoist"]
+    assert lam.advice[0].text == live.advice[0].text

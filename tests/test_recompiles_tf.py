@@ -141,3 +141,49 @@ def test_xla_compiles_per_value_with_one_trace(tmp_path, monkeypatch):
     assert [e.causes for e in shapes.events][1:] == [[Cause.SHAPE], [Cause.SHAPE]]
     bucket = next(a for a in shapes.advice if a.kind in ("bucket", "pad"))
     assert all(any(b >= s for b in bucket.buckets) for s in (3, 4, 5))
+
+
+FLOAT_SCRIPT = """
+import tensorflow as tf
+
+@tf.function(jit_compile=True)
+def sgd_step(w, g, lr):
+    return w - lr * g
+
+@tf.function(jit_compile=True)
+def sharpened(logits, temperature=1.0):
+    return tf.nn.softmax(logits / temperature)
+
+w = tf.ones([8, 4])
+for i in range(3):
+    sgd_step(w, w, 0.5 * (i + 1))
+for t in (0.7, 1.3):
+    sharpened(tf.ones([2, 5]), temperature=t)
+print("tracing", sgd_step.experimental_get_tracing_count(),
+      sharpened.experimental_get_tracing_count())
+"""
+
+
+@pytest.mark.slow
+def test_a_python_float_under_jit_compile_gets_its_fix(tmp_path):
+    """A Python float given to a ``jit_compile=True`` function is no XLA argument (its value
+    is baked into the graph), yet every value is a trace and a compile: each function's
+    argument shows its values and the fix is a tensor or an input_signature."""
+    script = tmp_path / "float_args.py"
+    script.write_text(textwrap.dedent(FLOAT_SCRIPT))
+    run = recompiles_of_script(script, out_dir=tmp_path / "run", timeout=300)
+    assert run.ok, run.error_line()
+    stdout = (tmp_path / "run" / "stdout.txt").read_text().split()
+    assert stdout[:3] == ["tracing", "3", "2"]  # TensorFlow's own tracing counts
+    for name, argument, values in (
+        ("sgd_step", "lr", ["0.5", "1.0", "1.5"]),
+        ("sharpened", "temperature", ["0.7", "1.3"]),
+    ):
+        function = run.ledger.function(name)
+        assert function.compiles == len(values)
+        assert [e.causes for e in function.events][1:] == [[Cause.STATIC_VALUE]] * (len(values) - 1)
+        assert function.argument(argument).values == values
+        assert f"{argument}={values[0]}" in function.events[0].signature
+        (fix,) = [a for a in function.advice if a.argument == argument]
+        assert fix.kind == "static_argument"
+        assert "tf.constant" in fix.text and "input_signature" in fix.text

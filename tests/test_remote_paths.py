@@ -29,6 +29,7 @@ from s3_server import (
     s3_url,
     upload_tree,
 )
+from svg_files import needs_dot
 
 from hloscope.capture.target import Target, TargetKind
 from hloscope.cli import cli
@@ -129,6 +130,27 @@ def test_memory_hlo_file_gives_the_local_output(memory_store, name, command):
     same_up_to_root(here.stdout, str(local), there.stdout, remote)
 
 
+def same_graph(command: list[str], suffix: str, local: str, remote: str, tmp: Path) -> None:
+    """``hloscope graph`` writes the same file of a local target and of its URL."""
+    out_here, out_there = tmp / f"here{suffix}", tmp / f"there{suffix}"
+    here = invoke(*command, local, "-o", str(out_here))
+    there = invoke(*command, remote, "-o", str(out_there))
+    assert here.exit_code == there.exit_code == 0, there.output
+    assert out_there.read_bytes() == out_here.read_bytes()
+
+
+@needs_dot
+def test_graph_draws_a_remote_target_as_the_local_one(memory_store, tmp_path):
+    """An SVG (Graphviz's dot) of a URL, a dump's or a file's, is the local target's."""
+    fs, url_root, prefix = memory_store
+    dump = GENERATED / "jax_mlp_train"
+    put(fs, dump, prefix, "dump")
+    name = "fusion_refactor_split.after_optimizations.txt"
+    put(fs, SAMPLES / "hlo" / name, prefix, name)
+    same_graph(["graph"], ".svg", str(dump), f"{url_root}/dump", tmp_path)
+    same_graph(["graph"], ".svg", str(SAMPLES / "hlo" / name), f"{url_root}/{name}", tmp_path)
+
+
 def test_other_commands_read_remote_targets(memory_store, tmp_path):
     """graph, diff, memory, collectives, check and report take a URL too, with the local
     output."""
@@ -150,12 +172,7 @@ def test_other_commands_read_remote_targets(memory_store, tmp_path):
             here, there = invoke(*command, local), invoke(*command, remote)
             assert there.exit_code == here.exit_code, (command, there.output)
             same_up_to_root(here.stdout, local, there.stdout, remote)
-        for command, suffix in ((["graph"], ".svg"), (["graph", "--format", "dot"], ".dot")):
-            out_here, out_there = tmp_path / f"here{suffix}", tmp_path / f"there{suffix}"
-            here = invoke(*command, local, "-o", str(out_here))
-            there = invoke(*command, remote, "-o", str(out_there))
-            assert here.exit_code == there.exit_code == 0, there.output
-            assert out_there.read_bytes() == out_here.read_bytes()
+        same_graph(["graph", "--format", "dot"], ".dot", local, remote, tmp_path)
     here = invoke("diff", str(SAMPLES / "hlo" / name), str(SAMPLES / "hlo" / other))
     there = invoke("diff", f"{url_root}/{name}", f"{url_root}/{other}")
     assert there.exit_code == here.exit_code

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 from functools import cache
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from frameworks_needed import needs_libtpu
 
 from hloscope.analysis.cost import module_cost
 from hloscope.analysis.fusions import fusion_report
@@ -295,16 +295,8 @@ def test_cli_fusions_on_a_tpu_dump():
 # ---- a fresh XLA:TPU compile -------------------------------------------------------------------
 
 
-def _needs_libtpu() -> None:
-    if importlib.util.find_spec("libtpu") is not None:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI=true but libtpu is not installed (pip install 'jax[tpu]')")
-    pytest.skip("needs libtpu for an XLA:TPU compile")
-
-
 def test_a_fresh_xla_tpu_compile_reads_as_the_committed_one(tmp_path):
-    _needs_libtpu()
+    needs_libtpu()
     # tests/data/tpu/regenerate.py, which runs libtpu in a subprocess, never in this one.
     spec = importlib.util.spec_from_file_location("tpu_regenerate", TPU / "regenerate.py")
     assert spec is not None and spec.loader is not None

@@ -166,6 +166,17 @@ def test_without_libtpu_the_answer_is_an_estimate(tmp_path):
     assert "pip install 'hloscope[tpu]'" in done.stderr
     payload = json.loads(done.stdout)
     assert "compiled_for" not in payload and payload["source"] == "memory_analysis"
+    # Every command still answers, from this machine's compile, labelled.
+    for command in (["fusions"], ["collectives"], ["summary"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "hloscope", *command, target("narrow"), "--device", "tpu-v5e"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert done.returncode == 0, (command, done.stderr)
+        assert "an estimate for tpu-v5e" in done.stderr, command
 
 
 def test_the_python_api_compiles_for_a_device_in_process(tmp_path):

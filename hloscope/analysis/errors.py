@@ -1,8 +1,8 @@
 """The errors of the analyses: a name or a stage the analysed module does not have.
 
-- :class:`ExplainError`: :func:`hloscope.analysis.explain.explain` was asked to focus on a line
-  or a kernel that is not there, on a line and a kernel at once, or given a target with no HLO
-  to explain (exit status 1).
+- :class:`ExplainError`: :func:`hloscope.analysis.explain.explain` was given a target with no
+  HLO to explain (exit status 1); its :class:`FocusNotFound` was asked to focus on a line or a
+  kernel that is not there, or on a line and a kernel at once (a usage error, exit status 2).
 - :class:`PassesError`: :mod:`hloscope.analysis.passes` found no per-pass snapshots to read, or
   was asked for a pass, module or instruction the timeline does not hold (exit status 1).
 - :class:`StageNotInFile`: ``check`` was asked for an explicit stage that an HLO file does not
@@ -14,13 +14,18 @@
 
 from __future__ import annotations
 
-__all__ = ["ExplainError", "PassesError", "StageNotInFile", "OpProfileMismatch"]
+__all__ = ["ExplainError", "FocusNotFound", "PassesError", "StageNotInFile", "OpProfileMismatch"]
 
 from ..errors import HloscopeError, UsageProblem
 
 
 class ExplainError(HloscopeError):
     """A focus that names nothing (no such line or kernel), or a target with no HLO to explain."""
+
+
+class FocusNotFound(ExplainError, UsageProblem):
+    """A ``--line`` or ``--kernel`` that names nothing in the module (or both at once): what
+    was typed cannot be used, like a kernel name that matches nothing elsewhere."""
 
 
 class PassesError(HloscopeError):

@@ -74,6 +74,7 @@ __all__ = [
     "export_for_platform",
     "equation_frames",
     "equation_user_frame",
+    "compile_only",
 ]
 
 #: The jaxlib versions this module supports: from the oldest release (inclusive; CI runs the
@@ -1093,6 +1094,27 @@ def xla_compile(
         return client.compile(mlir, compile_options=options)  # pragma: no cover
     except Exception as error:  # noqa: BLE001 - XLA's status arrives as several types
         raise XlaCompileFailed(_first_line(str(error))) from None
+
+
+def compile_only(text: str, device: Any) -> Any:
+    """Compile the HLO module ``text`` for ``device``, a device of a compile-only client (a TPU
+    topology's: :func:`jax.experimental.topologies.get_topology_desc`), which compiles but
+    cannot load or run: its ``compile`` takes an MLIR module object made in JAX's own MLIR
+    context, not text. Returns jaxlib's ``Executable``; raises what XLA raises (its status
+    message is the answer a caller wants, so it is not wrapped)."""
+    from jax._src.interpreters import mlir as jax_mlir
+    from jax._src.lib.mlir import ir
+
+    computation_type = private_symbol("XlaComputation")
+    to_mlir = _mlir_importer()
+    module = xla_parse(text)
+    source = to_mlir(computation_type(module.as_serialized_hlo_module_proto()))
+    options = private_symbol("CompileOptions")()
+    with jax_mlir.make_ir_context():
+        parsed = ir.Module.parse(source)
+        return device.client.compile(
+            parsed, executable_devices=_executable_devices([device]), compile_options=options
+        )
 
 
 def _prepare_custom_calls(text: str) -> None:

@@ -469,25 +469,48 @@ def _resolve(
     except OSError as error:  # a symlink loop, a path too long...
         raise TargetError(f"{text}: {error.strerror or error}") from None
     found = _FUNCTION_SPEC.match(text)
-    if found is not None:
-        script = Path(found.group("script"))
-        if not script.is_file():
-            raise TargetNotFound(f"{found.group('script')}: no such file")
+    if found is not None and Path(found.group("script")).is_file():
         if args:
             raise TargetError(f"{text}: a SCRIPT.py:FUNCTION target takes no script arguments")
+        script = Path(found.group("script"))
         return _resolve_script(
             text, script, found.group("function"), (), timeout, refresh, progress, compile_for
         )
+    raise _not_found(text)
+
+
+def check_target_exists(spec: str) -> None:
+    """Raise the :class:`TargetNotFound` :meth:`Target.resolve` would raise for a local TARGET
+    that is not there, without capturing or reading anything: a command of two targets
+    (``diff A B``) says B is missing before it spends seconds capturing A. A URL is left to
+    :meth:`Target.resolve` (asking the store is a request)."""
+    if not spec.strip() or storage.is_url(spec):
+        return
+    try:
+        if Path(spec).exists():
+            return
+    except OSError:
+        return  # resolve says what is wrong with it
+    found = _FUNCTION_SPEC.match(spec)
+    if found is not None and Path(found.group("script")).is_file():
+        return
+    raise _not_found(spec)
+
+
+def _not_found(text: str) -> TargetNotFound:
+    """The error for a local TARGET that names nothing: a missing script, a broken link, no
+    such file or folder."""
+    found = _FUNCTION_SPEC.match(text)
+    if found is not None:
+        return TargetNotFound(f"{found.group('script')}: no such file")
     if os.path.islink(text):  # a link that leads nowhere: say which way it fails
         try:
             os.stat(text)
         except OSError as error:
             if error.errno == errno.ELOOP:
-                raise TargetNotFound(f"{text}: a symbolic link loop") from None
-            raise TargetNotFound(
-                f"{text}: a broken symbolic link (to {os.readlink(text)})"
-            ) from None
-    raise TargetNotFound(
+                return TargetNotFound(f"{text}: a symbolic link loop")
+            return TargetNotFound(f"{text}: a broken symbolic link (to {os.readlink(text)})")
+    return TargetNotFound(
         f"{text}: no such file or folder "
         "(a TARGET is an HLO file, a dump folder, SCRIPT.py or SCRIPT.py:FUNCTION)"
     )

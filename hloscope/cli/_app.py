@@ -159,6 +159,8 @@ class _Group(click.Group):
         try:
             result = super().invoke(ctx)
         except SystemExit as done:
+            if isinstance(done.__context__, BrokenPipeError):
+                _quiet_broken_pipe()  # rich's Console exits 1 when its reader goes away
             _report_problems(ctx, done.code)
             raise
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
@@ -198,11 +200,14 @@ def _report_problems(ctx: click.Context, code: object) -> None:
 
 
 def _quiet_broken_pipe() -> NoReturn:
+    """The reader of stdout went away (``hloscope fusions T | head``): it read what it wanted,
+    so the command ends quietly with status 0, as other command-line tools do (a pipeline
+    under ``set -o pipefail`` would otherwise fail)."""
     # Python flushes stdout again at exit and would complain a second time; point it at
     # /dev/null first (the recipe of Python's signal documentation).
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
-    sys.exit(int(ExitStatus.ERROR))
+    sys.exit(int(ExitStatus.OK))
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

@@ -111,11 +111,12 @@ def device_option(
     platform: str | None = None,
     flag: str = "--device",
     dest: str | None = None,
+    aliases: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--device NAME[:SLICE]`` (or ``flag``) as a :class:`DeviceParam`: the command gets a
-    :class:`~hloscope.devices.DeviceSpec` or ``None``. ``lead`` is what the option does; the
-    help goes on with the names it takes."""
-    decls = (flag, dest) if dest else (flag,)
+    """``--device NAME[:SLICE]`` (or ``flag``, also spelled ``aliases``) as a
+    :class:`DeviceParam`: the command gets a :class:`~hloscope.devices.DeviceSpec` or ``None``.
+    ``lead`` is what the option does; the help goes on with the names it takes."""
+    decls = (flag, *aliases, dest) if dest else (flag, *aliases)
     return click.option(
         *decls,
         cls=_DeviceOption,

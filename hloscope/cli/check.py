@@ -82,11 +82,14 @@ _PLATFORMS = ("cpu", "gpu", "tpu")
     "beside it (X.before_optimizations.txt) is read when the file is of the other one.",
 )
 @device_option(
-    "With --platform tpu: the TPU whose matrix unit (MXU) the alignment warnings measure "
-    "against (v6e or tpu-v6e): 128x128 on v2-v5 (the default), 256x256 on v6e and v7.",
+    "The TPU chip or slice to check for (implies --platform tpu): with libtpu installed "
+    "(pip install 'hloscope[tpu]') every finding is confirmed by XLA:TPU compiling the op alone "
+    "for it, or dropped, and the whole program is compiled too; without, the static scan, "
+    "labelled so. Its matrix unit (MXU) is what the alignment warnings measure against: "
+    "128x128 on v2-v5 (the default), 256x256 on v6e and v7. --tpu is its older spelling.",
     needs="mxu",
     platform="tpu",
-    flag="--tpu",
+    aliases=("--tpu",),
     dest="generation",
 )
 @click.option(
@@ -116,25 +119,39 @@ def check(
     a fix. For tpu, dots and convolutions not aligned to the 128x128 MXU are listed too,
     with the padded shape that fills it (speed warnings: the exit status ignores them).
 
+    With --device tpu-v5e (any TPU chip or slice) and libtpu installed, XLA:TPU itself compiles
+    each finding's op alone for that chip: what it refuses is kept with its own message, what it
+    compiles is dropped (a float64 matmul compiles on a v5e), and the whole program is compiled
+    to find what the static scan missed.
+
     Exit status: 3 when anything unsupported is found, 0 when nothing is (warnings alone --
     host callbacks, export blockers -- still exit 0), 1 for an error, 2 for unreadable HLO.
     """
-    if generation is not None and platform.lower() != "tpu":
-        from ._app import CliError
-
-        raise CliError("--tpu names a TPU generation: use it with --platform tpu")
+    if generation is not None:
+        platform = _tpu_platform(platform)
     mxu = generation.device.mxu if generation is not None else None
     mxu = mxu or DEFAULT_MXU
-    report = _report(target, platform.lower(), stage, module, all_modules, mxu)
+    report = _report(target, platform.lower(), stage, module, all_modules, mxu, generation)
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:
         from ..render.check_text import check_lines
 
-        width = shutil.get_terminal_size((100, 24)).columns
+        width = shutil.get_terminal_size((80, 24)).columns
         for line in check_lines(report, width=width, wide=wide):
             click.echo(line)
     sys.exit(int(ExitStatus.OK if report.clean else ExitStatus.CHECK_FAILED))
+
+
+def _tpu_platform(platform: str) -> str:
+    """The platform a ``--device`` check is for: tpu, said or implied (the default cpu)."""
+    ctx = click.get_current_context()
+    given = ctx.get_parameter_source("platform") is not click.core.ParameterSource.DEFAULT
+    if given and platform.lower() != "tpu":
+        from ._app import CliError
+
+        raise CliError("--device (--tpu) names a TPU generation: use it with --platform tpu")
+    return "tpu"
 
 
 def _report(
@@ -144,8 +161,10 @@ def _report(
     module: str | None,
     all_modules: bool,
     mxu: int = DEFAULT_MXU,
+    device: DeviceSpec | None = None,
 ) -> CheckReport:
-    """The report of the framework check (``SCRIPT.py:FUNCTION``) or the offline one."""
+    """The report of the framework check (``SCRIPT.py:FUNCTION``) or the offline one; with a
+    TPU ``device``, confirmed by XLA:TPU (:mod:`hloscope.analysis.unsupported.confirm`)."""
     found = _FUNCTION_SPEC.match(target)
     # A URL is never a script (Target says so in one line); a local folder may end in .py:NAME.
     if found is not None and not os.path.isdir(target) and not is_url(target):
@@ -156,11 +175,21 @@ def _report(
                 "--module and --all-modules apply to HLO targets, not SCRIPT.py:FUNCTION"
             )
         from .._api import check as check_value
+        from ._startup_chatter import startup_chatter_filtered
 
         # The script is imported here: keep TensorFlow's C++ start-up chatter (oneDNN, CPU
-        # features) off the report unless the user asked for its logs.
+        # features, absl's line before its logging starts, which no log level silences) off
+        # the report unless the user asked for its logs.
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-        return check_value(target, platform=platform, mxu=mxu)
+        # The static scan lowers for the platform without its device (and XLA:TPU compiles in
+        # a child): this process runs nothing on a device, and probing for a TPU would load
+        # libtpu here, with its start-up errors on a machine without one.
+        os.environ.setdefault("JAX_PLATFORMS", "cpu")
+        with startup_chatter_filtered():
+            report = check_value(target, platform=platform, mxu=mxu)
+        if device is None:
+            return report
+        return _confirmed(report, device, script=found["script"], function=found["function"])
     from ..analysis.unsupported.hlo_check import check_modules
     from ._target import open_modules
 
@@ -168,15 +197,42 @@ def _report(
         target, stage=stage or "before", module=module, all_modules=all_modules, refresh=False
     )
     if _has_stages(target):
-        return check_modules(modules, platform, stage=stage or "before", program=target, mxu=mxu)
-    from ..analysis.unsupported.hlo_check import file_modules_at_stage
+        staged = list(modules)
+        report = check_modules(staged, platform, stage=stage or "before", program=target, mxu=mxu)
+    else:
+        from ..analysis.unsupported.hlo_check import file_modules_at_stage
 
-    staged, notes = file_modules_at_stage(
-        target if is_url(target) else Path(target), modules, stage
-    )
-    report = check_modules(staged, platform, program=target, mxu=mxu)
-    report.notes[:0] = notes
-    return report
+        staged, notes = file_modules_at_stage(
+            target if is_url(target) else Path(target), modules, stage
+        )
+        report = check_modules(staged, platform, program=target, mxu=mxu)
+        report.notes[:0] = notes
+    if device is None:
+        return report
+    # One module is compiled whole too; of several, each finding's op alone.
+    whole = staged[0].to_text() if len(staged) == 1 else None
+    return _confirmed(report, device, module_text=whole)
+
+
+def _confirmed(
+    report: CheckReport,
+    device: DeviceSpec,
+    *,
+    script: str | None = None,
+    function: str | None = None,
+    module_text: str | None = None,
+) -> CheckReport:
+    """``report`` confirmed by XLA:TPU for ``device`` in a child process, or labelled static
+    (one note) when XLA:TPU cannot be asked or could not answer."""
+    from ..analysis.unsupported.confirm import confirm_with_xla_tpu, label_static
+    from ..capture.errors import CaptureError
+
+    try:
+        return confirm_with_xla_tpu(
+            report, device, script=script, function=function, module_text=module_text
+        )
+    except CaptureError as error:
+        return label_static(report, error.one_line())
 
 
 def _has_stages(target: str) -> bool:

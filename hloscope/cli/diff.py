@@ -136,6 +136,10 @@ def diff_command(
 
     metrics = parse_metrics(fail_on)
     kernel_metrics = [m for m in metrics if m != PEAK_METRIC]
+    from ..capture.target import check_target_exists
+
+    for spec in (a, b):  # both there before either is captured
+        check_target_exists(spec)
     device_a, device_b = device_a or device, device_b or device
     open_side = partial(_open_side, module=module, all_modules=all_modules, refresh=refresh)
     (target_a, modules_a) = open_side(a, device=device_a)

@@ -211,7 +211,9 @@ def _finding_rows(
         lead = f"{_INDENT}{mark} " if i == 0 else _INDENT + "  "
         rows.append(lead + "  ".join(cells))
     tail = f"  [{number}]" if number else ""
-    detail = _clean(finding.detail)
+    # A finding the compiler confirmed shows the compiler's words, not the static guess.
+    said = f"{finding.confirmed_by}: {finding.compiler_message}" if finding.compiler_message else ""
+    detail = _clean(said or finding.detail)
     cut = False
     if detail:
         room = None if width is None else width - len(rows[0]) - len(tail) - 2

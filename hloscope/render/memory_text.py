@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -81,7 +82,10 @@ def render_memory(result: MemoryResult, width: int = 80) -> str:
         )
     lines += ["", spark, "", *_wrapped([live_title], width, "")]
     for b in result.live_at_peak[:TOP]:
-        fields = [_Field(b.name), _Field(str(b.shape), floor=len(str(b.shape)))]
+        shape = _shown_shape(str(b.shape))
+        # An array's shape is kept whole; a tuple's (a pointer table) may be cut in the middle.
+        floor = len(shape) if not shape.startswith("(") else _FIELD_FLOOR
+        fields = [_Field(b.name, floor=12), _Field(shape, floor=floor)]
         if b.source:
             fields.append(_Field(b.source, shorten_source))
         lines.append(_fitted(f"  {format_bytes(b.bytes):>10}  {b.kind:<9} ", fields, width))
@@ -104,6 +108,21 @@ def render_memory(result: MemoryResult, width: int = 80) -> str:
             head = _fitted(prefix, [_Field(f"{s.kind}: {s.target}:")], width)
             lines += _wrapped([f"{head} {s.fix}"], width, "", " " * len(prefix))
     return "\n".join(lines) + "\n"
+
+
+# An array's layout in braces after its dimensions (TPU layouts carry tiles and memory spaces:
+# `bf16[16,64]{1,0:T(8,128)(2,1)S(1)}`): long, and said by --json; the text keeps the space.
+_LAYOUT = re.compile(r"\{[^{}]*:[^{}]*\}")
+_SPACES = {"1": "VMEM", "2": "SMEM"}
+
+
+def _shown_shape(shape: str) -> str:
+    """``bf16[16,64]{1,0:T(8,128)S(1)}`` -> ``bf16[16,64] (VMEM)``: the dimensions, and the
+    on-chip memory a TPU buffer lives in (none: HBM)."""
+    spaces = set(re.findall(r"S\((\d+)\)", shape))
+    short = _LAYOUT.sub("", shape)
+    named = sorted(_SPACES.get(space, f"S({space})") for space in spaces)
+    return short + (f" ({', '.join(named)})" if named else "")
 
 
 #: How each named figure of a result is said.

@@ -62,12 +62,12 @@ The package, in the order :func:`explain` runs:
 from __future__ import annotations
 
 from ...hlo.stablehlo import StableHloOp, stablehlo_ops
+from ..errors import ExplainError, FocusNotFound
 from ._explain import explain
 from ._inputs import before_beside
 from ._results import (
     STAGE_ORDER,
     ExplainedKernel,
-    ExplainError,
     Explanation,
     LinkedOp,
     SourceLine,
@@ -75,6 +75,7 @@ from ._results import (
 
 __all__ = [
     "ExplainError",
+    "FocusNotFound",
     "LinkedOp",
     "SourceLine",
     "ExplainedKernel",

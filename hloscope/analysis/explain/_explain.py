@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from ..errors import FocusNotFound
 from ._inference import _infer
 from ._inputs import _inputs
 from ._linking import (
@@ -17,7 +18,7 @@ from ._linking import (
     _KernelIndex,
     _kernels_and_members,
 )
-from ._results import STAGE_ORDER, ExplainedKernel, ExplainError, Explanation
+from ._results import STAGE_ORDER, ExplainedKernel, Explanation
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...capture.inprocess import Capture
@@ -53,7 +54,7 @@ def explain(
     :meth:`Explanation.focus_kernel`).
     """
     if line is not None and kernel is not None:
-        raise ExplainError("focus on a line or on a kernel, not both")
+        raise FocusNotFound("focus on a line or on a kernel, not both")
     inputs = _inputs(value, module, before, jaxpr)
     builder = _Builder()
     index: _KernelIndex | None = None

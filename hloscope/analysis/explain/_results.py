@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...stages import Stage
-from ..errors import ExplainError
+from ..errors import FocusNotFound
 
 STAGE_ORDER: tuple[Stage, ...] = (Stage.JAXPR, Stage.STABLEHLO, Stage.HLO, Stage.OPTIMIZED_HLO)
 # An op's text is cut to this many characters (the whole text is in the stage itself).
@@ -191,7 +191,7 @@ class Explanation:
                 return kernel
         close = difflib.get_close_matches(wanted, [k.name for k in self.kernels], n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise ExplainError(f"module {self.module} has no kernel {wanted!r}{hint}")
+        raise FocusNotFound(f"module {self.module} has no kernel {wanted!r}{hint}")
 
     def matching_lines(self, spec: str) -> list[SourceLine]:
         """The lines ``spec`` names: ``FILE:N`` (FILE may be the end of the path) or, for
@@ -201,7 +201,7 @@ class Explanation:
             return found
         shown = ", ".join(_short(line.source) for line in self.lines[:6])
         more = f", ... ({len(self.lines)} in all)" if len(self.lines) > 6 else ""
-        raise ExplainError(
+        raise FocusNotFound(
             f"no op of module {self.module} came from {spec!r} (lines with ops: {shown}{more})"
         )
 

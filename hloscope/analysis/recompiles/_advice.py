@@ -410,7 +410,9 @@ def _hoist_advice(ledger: FunctionLedger) -> Advice:
     sites = {_site_line(e.call_site) for e in recreated if e.call_site}
     sites |= {_site_line(ledger.events[0].call_site)} if ledger.events[0].call_site else set()
     what_tf = "the tf.function"
-    what = "the lambda and its jax.jit" if ledger.name == "<lambda>" else "the jax.jit"
+    # A lambda is '<lambda>' in a script's records, '_lambda' in a dump's module names.
+    lambda_ = ledger.name.strip("_<>") == "lambda"
+    what = "the lambda and its jax.jit" if lambda_ else "the jax.jit"
     if ledger.framework == "tensorflow":
         what = what_tf
     if len(sites) == 1:

@@ -259,12 +259,17 @@ def _trace_differences(
 
 def with_trace_names(record: CompileRecord, trace: CompileRecord | None) -> CompileRecord:
     """An XLA compile record whose arguments carry the names (and dtype spelling) of its
-    trace's tensor parameters, when there is one XLA argument per tensor parameter."""
+    trace's tensor parameters, when there is one XLA argument per tensor parameter, followed
+    by the trace's Python values (``jit_compile=True`` with a float ``lr``: XLA sees no
+    argument for it, its value is baked into the graph, yet each value is a trace and a
+    compile, and the argument's history must show it)."""
     arguments = [replace(a, dtype=_TF_DTYPES.get(a.dtype or "", a.dtype)) for a in record.arguments]
     if trace is not None:
         tensors = [a for a in trace.arguments if a.role != "static"]
         if len(tensors) == len(arguments):
             arguments = [replace(a, path=t.path) for a, t in zip(arguments, tensors)]
+        statics = [a for a in trace.arguments if a.role == "static"]
+        arguments += [replace(a, index=len(arguments) + i) for i, a in enumerate(statics)]
     if trace is None:
         return replace(record, arguments=arguments)
     return replace(

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...capture.compile_watch import ArgSignature, CompileRecord
+from ._advice import advice_for
 from ._grouping import build_ledger
-from ._ledger import Ledger
+from ._ledger import Cause, FunctionLedger, Ledger
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...dump.index import DumpIndex, DumpModule
@@ -27,6 +28,7 @@ def ledger_of_dump(index: DumpIndex) -> Ledger:
     records: list[CompileRecord] = []
     notes = []
     modules = sorted(index.modules, key=lambda m: m.key)
+    read: dict[str, tuple[Module, str]] = {}
     for m in modules:
         try:
             module = m.before() or m.after()
@@ -35,10 +37,48 @@ def ledger_of_dump(index: DumpIndex) -> Ledger:
             continue
         if module is None:
             continue
-        records.append(_module_record(module, m.function or module.name, m))
+        record = _module_record(module, m.function or module.name, m)
+        records.append(record)
+        read[record.module or ""] = (module, record.name)
     ledger = build_ledger(records, source="dump")
+    for function in ledger.functions:
+        _recreated_call_sites(function, read)
     ledger.notes.extend(notes)
     return ledger
+
+
+def _recreated_call_sites(function: FunctionLedger, read: dict[str, tuple[Module, str]]) -> None:
+    """A function made anew for each compile (``jax.jit(lambda ...)`` in a loop): its events
+    get the line that called it, from the modules' stack frames, and its advice is given
+    again with them, so that it names the loop to hoist the jit out of, as a script's does."""
+    if not function.cause_counts().get(Cause.FUNCTION_RECREATED):
+        return
+    for event in function.events:
+        module, name = read.get(event.module or "", (None, ""))
+        if event.call_site is None and module is not None:
+            event.call_site = _call_site(module, name)
+    function.advice = advice_for(function)
+
+
+def _call_site(module: Module, function: str) -> str | None:
+    """``file:line (caller)`` of the frame that called ``function``, read from the stack of
+    the first op that has one (frames innermost first: the frame after the function's own)."""
+    entry = module.entry
+    for inst in entry.instructions if entry is not None else ():
+        stack = inst.stack
+        for inner, outer in zip(stack, stack[1:]):
+            own, caller = inner.function, outer.function
+            if _is_frame_of(own, function) and not _is_frame_of(caller, function):
+                column = f":{outer.column}" if outer.column else ""  # as a script's reads
+                return f"{outer.file}:{outer.line}{column} ({caller})"
+    return None
+
+
+def _is_frame_of(frame_function: str, function: str) -> bool:
+    """Whether a stack frame's function (``main.<locals>.<lambda>``, ``Model.step``) is
+    ``function`` as the dump names it (``_lambda`` for a lambda, ``step``)."""
+    own = frame_function.rsplit(".", 1)[-1]
+    return own == function or (function.strip("_") == "lambda" and own == "<lambda>")
 
 
 def ledger_of_modules(modules: Sequence[Module]) -> Ledger:
@@ -119,14 +159,8 @@ def _jax_internal(module: Module, function: str) -> bool:
     if not _JAX_MODULE.match(module.name):
         return False
     frames = set(module.function_names.values())
-    if frames:
-        bare = function.strip("_")
-        return not any(
-            name == function
-            or name.endswith("." + function)
-            or (bare == "lambda" and name == "<lambda>")
-            for name in frames
-        )
+    if frames:  # qualified names: 'main.<locals>.<lambda>' for a lambda made in main
+        return not any(_is_frame_of(name, function) for name in frames)
     entry = module.entry
     parameters = entry.parameters if entry is not None else []
     names = [p.metadata.op_name if p.metadata is not None else None for p in parameters]

@@ -29,6 +29,7 @@ from ...dataframes import require_pandas
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
+    from ...hlo.model import Instruction
     from ..mxu import MxuFinding
 
 __all__ = ["Platform", "Reason", "Finding", "CheckReport", "Verdict", "TOP_LEVEL"]
@@ -116,6 +117,13 @@ class Finding:
     #: dynamic shape already in compiled HLO (``s32[<=4]`` from tf.unique) compiled, while a
     #: shape TF could not make static failed. ``None``: the reason decides.
     warning: bool | None = None
+    #: Who confirmed it by compiling the op for the device (``"XLA:TPU (TPU v5 lite)"``), and
+    #: the compiler's own refusal (:mod:`.confirm`); ``None`` for a static finding.
+    confirmed_by: str | None = None
+    compiler_message: str | None = None
+    #: The HLO instructions the finding is about (the first, and the others it counts): what a
+    #: confirmation compiles alone. Not part of the JSON.
+    instructions: tuple[Instruction, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def is_warning(self) -> bool:
@@ -124,8 +132,10 @@ class Finding:
             return self.warning
         return self.reason in WARNING_REASONS
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self, *, confirmation: bool = False) -> dict[str, Any]:
+        """The JSON fields; ``confirmation`` adds ``confirmed_by`` and ``compiler_message``
+        (a report checked for a device: see :attr:`CheckReport.confirming`)."""
+        data = {
             "op": self.op,
             "node": self.node,
             "function": self.function,
@@ -136,6 +146,10 @@ class Finding:
             "detail": self.detail,
             "warning": self.is_warning,
         }
+        if confirmation:
+            data["confirmed_by"] = self.confirmed_by
+            data["compiler_message"] = self.compiler_message
+        return data
 
 
 @dataclass(slots=True)
@@ -157,6 +171,13 @@ class CheckReport:
     #: (:func:`hloscope.analysis.mxu.mxu_findings`). Performance warnings, not findings: the
     #: verdict and the exit status do not count them.
     mxu: list[MxuFinding] = field(default_factory=list)
+    #: The device asked for (``tpu-v5e``), what compiled the findings' ops for it (JAX's device
+    #: kind, ``"TPU v5 lite"``; ``None``: not compiled, a static answer), and whether a
+    #: confirmation was asked for (then the JSON carries ``compiled_for`` and each finding's
+    #: ``confirmed_by``/``compiler_message``).
+    device: str | None = None
+    compiled_for: str | None = None
+    confirming: bool = False
 
     @property
     def errors(self) -> list[Finding]:
@@ -197,16 +218,24 @@ class CheckReport:
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract: ``{"platform", "proxy", "findings": [...]}`` plus ``program``,
         ``clean``, ``notes`` and ``mxu`` (the TPU MXU alignment warnings)."""
-        return {
+        data: dict[str, Any] = {
             "platform": str(self.platform),
             "proxy": self.proxy,
             "program": self.program,
-            "clean": self.clean,
-            "verdict": self.verdict().text,
-            "notes": list(self.notes),
-            "findings": [f.to_dict() for f in self.findings],
-            "mxu": [f.to_dict() for f in self.mxu],
         }
+        if self.confirming:
+            data["device"] = self.device
+            data["compiled_for"] = self.compiled_for
+        data.update(
+            {
+                "clean": self.clean,
+                "verdict": self.verdict().text,
+                "notes": list(self.notes),
+                "findings": [f.to_dict(confirmation=self.confirming) for f in self.findings],
+                "mxu": [f.to_dict() for f in self.mxu],
+            }
+        )
+        return data
 
     def to_dataframe(self) -> pandas.DataFrame:
         """One row per finding, the JSON fields as columns."""

@@ -339,6 +339,7 @@ class _Scan:
         detail: str,
         dtype: str | None = None,
         warning: bool | None = None,
+        members: Sequence[Instruction] = (),
     ) -> Finding:
         return Finding(
             op=op,
@@ -350,6 +351,7 @@ class _Scan:
             suggestion=suggestion,
             detail=detail,
             warning=warning,
+            instructions=tuple(members) or (instruction,),
         )
 
 
@@ -467,6 +469,7 @@ def _sixty_four_bit(scan: _Scan, instructions: Sequence[Instruction]) -> None:
                 opcode,
                 Reason.DTYPE,
                 dtype=dtype,
+                members=members,
                 suggestion=suggest(dtype, Reason.DTYPE),
                 detail=f"{_instructions(len(members), opcode)} {dtype} "
                 f"({_names(members)}){_from_lines(members)}; {_TPU_SAYS[dtype]}",

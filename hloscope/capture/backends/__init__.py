@@ -20,6 +20,7 @@ with it, recording what compiled the module::
 """
 
 from ._base import Backend, BackendName, Compiled, Lowered
+from ._confirm import CompileVerdict, ConfirmJob, ConfirmResult, OpCandidate, confirm_on_tpu
 from ._local import LocalJax, TensorFlow
 from ._registry import BACKENDS, backend_for, capture_for, estimate_note
 from ._xla_tpu import LIBTPU_ENVIRONMENT, TPU_EXTRA_HINT, XlaTpu, libtpu_installed
@@ -29,6 +30,11 @@ __all__ = [
     "Backend",
     "BackendName",
     "Compiled",
+    "CompileVerdict",
+    "ConfirmJob",
+    "ConfirmResult",
+    "OpCandidate",
+    "confirm_on_tpu",
     "LIBTPU_ENVIRONMENT",
     "LocalJax",
     "Lowered",

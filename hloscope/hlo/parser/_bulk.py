@@ -131,6 +131,8 @@ def _plain_attributes(attrs: Sequence[str]) -> bool:
         unquoted = _LINE_STRING.sub('""', joined)
         if "ROOT" in unquoted or _SQUEEZED.search(unquoted) is not None:
             return False
+    if "/*" in joined and _has_comment(joined):
+        return False
     # As many of each bracket closing as opening on every line: what the careful path tests
     # before it would join a line to the next (_maybe_unbalanced). Counted on the distinct
     # bracket patterns of the lines (a module has a handful), each line's brackets alone.
@@ -138,6 +140,18 @@ def _plain_attributes(attrs: Sequence[str]) -> bool:
         joined.encode("utf-8", "surrogatepass").translate(None, _NOT_A_BRACKET).split(b"\n")
     )
     return all(map(_balanced_counts, patterns))
+
+
+# Read left to right as XLA's lexer does: a string that ends on its line, a printer's
+# '/*index=N*/' counter (tuple shardings have them), or (group 1) any other comment's '/*'.
+_COMMENT_START = re.compile(_lex.quoted('"', newline=False) + r"|/\*index=\d+\*/|(/\*)")
+
+
+def _has_comment(joined: str) -> bool:
+    """Whether ``joined`` holds a ``/*`` comment (outside strings) other than the printer's
+    counters: the careful path makes it a blank (one left open swallows the lines after it up
+    to the next ``*/``, wherever that is), where a line read alone would keep it as text."""
+    return any(m.group(1) for m in _COMMENT_START.finditer(joined))
 
 
 _NOT_A_BRACKET = bytes(c for c in range(256) if c not in b"()[]{}\n")

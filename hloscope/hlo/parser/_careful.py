@@ -131,10 +131,10 @@ class ModuleParser:
     def _blank_comments_from(self, i: int) -> None:
         """Before the careful path reads the body from line i, make the ``/* */`` comments in
         it blanks (:func:`blank_comments`), up to the next line that starts with '}' (where a
-        body ends). The bulk path never needs it (its line pattern refuses a comment anywhere
-        but in an attribute tail, whose readers skip comments), so the bodies it reads never
-        pay for it; a body after a changed line leaves the bulk path (its offsets no longer
-        match the text)."""
+        body ends). The bulk path never needs it (it refuses a body with any comment but the
+        printer's ``/*index=N*/`` counters, which stay as they are here too), so the bodies
+        it reads never pay for it; a body after a changed line leaves the bulk path (its
+        offsets no longer match the text)."""
         lines = self.lines
         j = i
         while j < self.end and not lines[j].startswith("}"):

@@ -45,11 +45,16 @@ _STRING_OR_BLOCK_COMMENT = re.compile(
     _lex.STRING + "|" + _lex.SINGLE_QUOTED + "|" + _lex.BLOCK_COMMENT, re.S
 )
 _NOT_A_LINE_BREAK = re.compile(r"[^\n]")
+_OPERAND_COUNTER = re.compile(r"/\*index=[0-9]+\*/")
 
 
 def _blank_comment_token(m: re.Match) -> str:
+    """A string stays, and so does a printer's ``/*index=N*/`` counter (kept whether or not
+    other comments share the text, so a shape reads alike either way); other comments blank."""
     token = m.group()
-    return token if token[0] in "\"'" else _NOT_A_LINE_BREAK.sub(" ", token)
+    if token[0] in "\"'" or _OPERAND_COUNTER.fullmatch(token):
+        return token
+    return _NOT_A_LINE_BREAK.sub(" ", token)
 
 
 def blank_comments(text: str) -> str:

@@ -1,0 +1,311 @@
+"""A static check's findings, confirmed (or dropped) by XLA:TPU itself.
+
+The static rules reason: "float64 on TPU", "``lapack_*`` is a CPU kernel". They can be wrong
+both ways: a TPU v5e compiles a float64 matmul (XLA emulates it), and a check that reads only
+the lowered module cannot see what the TPU compiler refuses further on. With libtpu installed
+(``pip install 'hloscope[tpu]'``) XLA:TPU compiles for any TPU chip on this machine, so
+:func:`confirm_with_xla_tpu` asks it, in one child process
+(:func:`hloscope.capture.backends.confirm_on_tpu`):
+
+* each **problem** of the report (warnings such as host callbacks compile on a TPU and stay
+  as they are) is compiled **alone** for the chip: its HLO instruction made a module of its own
+  (operands become parameters, called computations come along; for a finding that counts many
+  instructions, each distinct form of them, up to :data:`MAX_FORMS`), or, for a primitive with
+  no lowering, its jaxpr equation applied to arguments of its shapes and dtypes. A finding XLA:TPU
+  refuses is kept, with ``confirmed_by`` ("XLA:TPU (TPU v5 lite)") and ``compiler_message`` (its
+  own words); one it compiles is **dropped**, and a note names it;
+* the **whole program** is compiled too, the refused primitives stood in for: a refusal that no
+  confirmed finding explains becomes a finding of its own, the op named from XLA:TPU's message
+  (what the static scan missed). A finding with no op to compile alone (a tracing error) is
+  confirmed by that refusal, or dropped when the program compiles.
+
+Without libtpu the report stays the static one, labelled so in one note
+(:data:`STATIC_LABEL`), with the same verdict and exit status.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ...hlo.errors import HloParseError
+from ...hlo.model import Instruction
+from ...hlo.rewrite import attributes_without, computations_called_by, entry_module_text
+from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
+from .fixes import suggest
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...capture.backends import ConfirmResult, OpCandidate
+    from ...devices import DeviceSpec
+
+__all__ = ["STATIC_LABEL", "MAX_FORMS", "confirm_with_xla_tpu", "op_module_text", "label_static"]
+
+#: The one line a report carries when XLA:TPU could not be asked.
+STATIC_LABEL = "static scan; pip install 'hloscope[tpu]' to confirm with XLA:TPU"
+#: How many distinct forms (operand and result types) of one finding's instructions compile.
+MAX_FORMS = 8
+
+_NODE_USE = re.compile(r"^(?P<primitive>.+)\.(?P<use>\d+)$")
+# What XLA:TPU's and JAX's refusals name, for an op the static scan did not find.
+_NAMED_OP = (
+    re.compile(r"primitive '(?P<op>[^']+)'"),
+    re.compile(r"Unexpected operand type for (?P<op>\w+)"),
+    re.compile(r"Custom emitter for (?P<op>\S+) not found"),
+    re.compile(r"custom call target (?P<op>\S+)", re.IGNORECASE),
+)
+
+
+def label_static(report: CheckReport, why: str | None = None) -> CheckReport:
+    """Mark ``report`` as the static scan's answer (``why``: the reason XLA:TPU could not
+    be asked, when it is not that libtpu is missing)."""
+    report.confirming = True
+    label = STATIC_LABEL if why is None or "not installed" in why else f"static scan; {why}"
+    report.notes.insert(0, label)
+    return report
+
+
+@dataclass(slots=True)
+class _Plan:
+    """Which candidates each problem finding compiles (by key), and the candidates."""
+
+    keys: dict[int, list[str]] = field(default_factory=dict)  # id(finding) -> candidate keys
+    candidates: list[OpCandidate] = field(default_factory=list)
+    stood_in: dict[str, str] = field(default_factory=dict)  # candidate key -> primitive
+    _by_text: dict[str, str] = field(default_factory=dict)
+
+    def hlo(self, text: str) -> str:
+        from ...capture.backends import OpCandidate
+
+        if text not in self._by_text:
+            key = f"op{len(self.candidates)}"
+            self._by_text[text] = key
+            self.candidates.append(OpCandidate(key, hlo=text))
+        return self._by_text[text]
+
+    def primitive(self, name: str, use: int) -> str:
+        from ...capture.backends import OpCandidate
+
+        key = f"op{len(self.candidates)}"
+        self.candidates.append(OpCandidate(key, primitive=name, use=use))
+        self.stood_in[key] = name
+        return key
+
+
+def confirm_with_xla_tpu(
+    report: CheckReport,
+    device: DeviceSpec,
+    *,
+    script: str | None = None,
+    function: str | None = None,
+    module_text: str | None = None,
+) -> CheckReport:
+    """Confirm ``report``'s problems with XLA:TPU for ``device`` (see the module doc), in place;
+    the whole program is ``script``'s ``function`` or the module ``module_text``. Without
+    libtpu (or for a chip libtpu cannot compile for) the report is labelled static instead."""
+    from ...capture.backends import ConfirmJob, XlaTpu, confirm_on_tpu
+
+    if report.platform is not Platform.TPU:
+        return report
+    report.device = str(device)
+    problem = XlaTpu(device).unavailable()
+    if problem is not None:
+        return label_static(report, problem)
+    plan = _plan(report, with_function=script is not None)
+    job = ConfirmJob(
+        device=str(device),
+        candidates=plan.candidates,
+        script=script,
+        function=function,
+        hlo=module_text,
+        stand_ins=sorted(set(plan.stood_in.values())),
+    )
+    result = confirm_on_tpu(job)
+    _apply(report, plan, result)
+    return report
+
+
+# ---- candidates ---------------------------------------------------------------------------------
+
+
+def _plan(report: CheckReport, *, with_function: bool) -> _Plan:
+    plan = _Plan()
+    for finding in report.findings:
+        if finding.is_warning:
+            continue
+        keys: list[str] = []
+        if finding.instructions:
+            for text in _distinct_modules(finding.instructions):
+                keys.append(plan.hlo(text))
+        elif finding.reason is Reason.NO_LOWERING and with_function:
+            found = _NODE_USE.match(finding.node)
+            if found is not None and found["primitive"] == finding.op:
+                keys.append(plan.primitive(finding.op, int(found["use"])))
+        plan.keys[id(finding)] = keys
+    return plan
+
+
+def _distinct_modules(instructions: Sequence[Instruction]) -> list[str]:
+    texts: dict[str, str] = {}
+    for instruction in instructions:
+        text = op_module_text(instruction)
+        if text is None:
+            continue
+        form = _form(instruction)
+        if form not in texts:
+            texts[form] = text
+        if len(texts) >= MAX_FORMS:
+            break
+    return list(texts.values())
+
+
+def _form(instruction: Instruction) -> str:
+    """What decides whether an op compiles: opcode, operand and result types, attributes
+    (not the names, not the metadata)."""
+    operands = ",".join(op.shape_text for op in instruction.operands)
+    attrs = attributes_without(instruction.attr_text, ("metadata", "control-predecessors"))
+    return f"{instruction.opcode}({operands})->{instruction.shape_text} {attrs}"
+
+
+def op_module_text(instruction: Instruction) -> str | None:
+    """``instruction`` alone as an HLO module: each operand a parameter, the computations it
+    calls copied, its attributes kept; ``None`` for one that cannot stand alone (a
+    tuple-shaped operand, an instruction hloscope cannot re-print)."""
+    module = instruction.computation.module if instruction.computation is not None else None
+    if module is None:
+        return None
+    try:
+        if any(op.shape.is_tuple for op in instruction.operands):
+            return None
+        lines, parameters, signature = [], [], []
+        if instruction.opcode == "parameter":
+            operands = ""
+            shape = instruction.shape
+            parameters.append(shape.to_text())
+            signature.append(f"p0: {shape.to_text(layout=False)}")
+            root = f"ROOT %{instruction.name} = {shape.to_text()} parameter(0)"
+        else:
+            names = []
+            for number, op in enumerate(instruction.operands):
+                name = f"p{number}"
+                names.append(f"%{name}")
+                parameters.append(op.shape.to_text())
+                signature.append(f"{name}: {op.shape.to_text(layout=False)}")
+                lines.append(f"%{name} = {op.shape.to_text()} parameter({number})")
+            operands = ", ".join(names)
+            payload = instruction.payload if instruction.opcode == "constant" else None
+            inside = payload if payload is not None else operands
+            root = f"ROOT %{instruction.name} = {instruction.shape.to_text()} "
+            root += f"{instruction.opcode}({inside})"
+        attrs = attributes_without(instruction.attr_text, ("control-predecessors",))
+        lines.append(root + (f", {attrs}" if attrs else ""))
+        return entry_module_text(
+            module,
+            f"candidate.{instruction.opcode}",
+            computations_called_by(instruction, module),
+            parameters=parameters,
+            signature=signature,
+            lines=lines,
+            result=instruction.shape,
+        )
+    except (HloParseError, AttributeError, ValueError):
+        return None
+
+
+# ---- answers ------------------------------------------------------------------------------------
+
+
+def _apply(report: CheckReport, plan: _Plan, result: ConfirmResult) -> None:
+    who = f"XLA:TPU ({result.compiled_for})"
+    report.compiled_for = result.compiled_for
+    report.confirming = True
+    whole = result.whole
+    refused_alone: set[str] = set()
+    kept: list[Finding] = []
+    dropped: list[Finding] = []
+    pending: list[Finding] = []  # no op of their own: the whole program decides
+    for finding in report.findings:
+        if finding.is_warning:
+            kept.append(finding)
+            continue
+        keys = plan.keys.get(id(finding), [])
+        refusal = _first_refusal(result.ops.get(key) for key in keys)
+        stood_in = any(key in plan.stood_in for key in keys)
+        if refusal is not None and (whole is None or not whole.ok or stood_in):
+            finding.confirmed_by, finding.compiler_message = who, refusal
+            refused_alone.add(_said(refusal))
+            kept.append(finding)
+        elif keys or (whole is not None and whole.ok):
+            dropped.append(finding)
+        else:
+            pending.append(finding)
+    unexplained = whole is not None and not whole.ok and _said(whole.message) not in refused_alone
+    for finding in pending:
+        if unexplained and whole is not None:
+            finding.confirmed_by, finding.compiler_message = who, whole.message
+            kept.append(finding)
+        elif whole is None:
+            kept.append(finding)  # nothing compiled it: the static answer stands
+        else:
+            dropped.append(finding)
+    if unexplained and not pending and whole is not None and whole.message:
+        kept.append(_missed(whole.message, who))
+    report.findings[:] = kept
+    report.notes.insert(0, _summary(who, result, plan, dropped))
+
+
+def _said(message: str | None) -> str:
+    """A refusal as compared with another: its words, spaces collapsed."""
+    return " ".join(str(message or "").split())
+
+
+def _first_refusal(verdicts: object) -> str | None:
+    for verdict in verdicts:  # type: ignore[attr-defined]
+        if verdict is not None and not verdict.ok:
+            return str(verdict.message or "refused")
+    return None
+
+
+def _missed(message: str, who: str) -> Finding:
+    """A refusal of the whole program that no static finding explains, as a finding."""
+    op = "memory" if "RESOURCE_EXHAUSTED" in message else "XLA:TPU"
+    for pattern in _NAMED_OP:
+        found = pattern.search(message)
+        if found:
+            op = found["op"]
+            break
+    if "RESOURCE_EXHAUSTED" in message:
+        reason = Reason.OUT_OF_MEMORY
+    elif message.startswith("NotImplementedError"):
+        reason = Reason.NO_LOWERING
+    else:
+        reason = Reason.COMPILE_ERROR
+    return Finding(
+        op=op,
+        node="",
+        function=TOP_LEVEL,
+        reason=reason,
+        suggestion=suggest(op, reason),
+        detail="found by compiling the whole program for the chip",
+        confirmed_by=who,
+        compiler_message=message,
+    )
+
+
+def _summary(who: str, result: ConfirmResult, plan: _Plan, dropped: list[Finding]) -> str:
+    libtpu = result.versions.get("libtpu")
+    head = f"confirmed by {who}{f', libtpu {libtpu}' if libtpu else ''}: "
+    head += f"{len(plan.candidates)} op{'s' if len(plan.candidates) != 1 else ''} compiled alone "
+    head += "and the whole program"
+    if not dropped:
+        return head
+    names = ", ".join(_named(f) for f in dropped[:4])
+    more = f" and {len(dropped) - 4} more" if len(dropped) > 4 else ""
+    return f"{head}; dropped what it compiled: {names}{more}"
+
+
+def _named(finding: Finding) -> str:
+    dtype = f" {finding.dtype}" if finding.dtype else ""
+    where = f" at {finding.source}" if finding.source else ""
+    return f"{finding.op}{dtype} ({finding.node or finding.reason}{where})"
