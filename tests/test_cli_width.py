@@ -407,3 +407,62 @@ def test_fusions_piped_keeps_kernel_names_whole_while_the_source_has_room(
     kernel_width = len(header[0]) - 1  # the cell before its trailing space
     for row in rows:
         assert row[0] in names or (ELLIPSIS in row[0] and len(row[0]) == kernel_width), row
+
+
+TF_LOOP = """
+import tensorflow as tf
+
+
+@tf.function(jit_compile=True)
+def scaled_update(w, g, lr):
+    return w - lr * g
+
+
+w = tf.ones([4])
+for lr in (0.1, 0.05, 0.025):
+    w = scaled_update(w, tf.ones([4]), lr)
+"""
+JAX_LOOP = """
+import jax
+import jax.numpy as jnp
+
+
+def main():
+    for n in (4, 8, 16):
+        f = jax.jit(lambda v: jnp.tanh(v) * 2.0)
+        f(jnp.ones((n,)))
+
+
+main()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("source", "name", "call_line"),
+    [(TF_LOOP, "tf_loop.py", 12), (JAX_LOOP, "jax_loop.py", 9)],
+    ids=["tensorflow", "jax"],
+)
+def test_recompiles_piped_keeps_headers_and_call_sites_whole(tmp_path, source, name, call_line):
+    if name.startswith("tf"):
+        pytest.importorskip("tensorflow")
+    folder = tmp_path / "projects" / "a_rather_long_folder_name" / "training"
+    folder.mkdir(parents=True)
+    script = folder / name
+    script.write_text(textwrap.dedent(source))
+    for columns in (80, 120):
+        set_columns = f"COLUMNS={columns} " if columns != 80 else ""
+        done = piped(f"{set_columns}{{hloscope}} recompiles {script} | cat", cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+        lines = done.stdout.splitlines()
+        assert max(map(len, lines)) <= columns, done.stdout
+        headers = [ln for ln in lines if ln.startswith(("function ", "#  "))]
+        assert headers, done.stdout
+        for header in headers:
+            assert re.search(r"\bseconds\b", header), header  # never "secon"
+        # Each compile's call site: the file name and line, whatever folder it is in.
+        sites = [ln for ln in lines if re.match(r"\d+  ", ln)]
+        assert len(sites) == 3, done.stdout
+        for row in sites:
+            assert re.search(rf"\b{re.escape(name)}:{call_line}\b", row), row
+            assert ELLIPSIS not in row.split(name)[0][-3:], row
