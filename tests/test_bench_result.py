@@ -31,7 +31,14 @@ def private_cache(tmp_path_factory, monkeypatch):
 def split_result(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HLOSCOPE_CACHE", str(tmp_path_factory.getbasetemp() / "hloscope-cache"))
-        yield bench(str(SPLIT), budget=0.5, per_kernel=True, kernel_budget=0.05)
+        yield bench(str(SPLIT), budget=0.5, per_kernel=True, isolated=True, kernel_budget=0.05)
+
+
+@pytest.fixture(scope="module")
+def traced_result(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HLOSCOPE_CACHE", str(tmp_path_factory.getbasetemp() / "hloscope-cache"))
+        yield bench(str(SPLIT), budget=0.5, per_kernel=True)
 
 
 def test_the_json_has_exactly_the_contract_keys(split_result):
@@ -42,8 +49,10 @@ def test_the_json_has_exactly_the_contract_keys(split_result):
         "peak_bytes_per_s",
         "bound",
         "memory_level",
+        "fraction",
         "calibration",
         "recalibrated",
+        "pending",
     }
     assert data["kernels"] and all(tuple(k) == KERNEL_KEYS for k in data["kernels"])
     assert all(set(s) == {"name", "reason"} for s in data["skipped"])
@@ -51,6 +60,47 @@ def test_the_json_has_exactly_the_contract_keys(split_result):
     assert data["module"] == "jit_split" and data["device"].startswith("cpu:")
     assert data["min_s"] <= data["median_s"] <= data["p90_s"]
     assert data["roofline"]["bound"] in ("compute", "memory")
+    assert data["per_kernel"]["timed"] == "alone"
+
+
+def test_per_kernel_times_come_from_a_trace_of_the_program(traced_result):
+    """The default: each kernel's time inside the program, read from a trace of its steps
+    (XLA:CPU records its kernels on host threads), joined to the module's kernel table."""
+    from hloscope.analysis.fusions import fusion_report
+
+    data = traced_result.to_dict()
+    assert tuple(data) == CONTRACT_KEYS
+    assert data["kernels"] and all(tuple(k) == KERNEL_KEYS for k in data["kernels"])
+    json.dumps(data, allow_nan=False)
+    summary = data["per_kernel"]
+    assert summary["timed"] == "in program" and summary["steps"] == 5
+    assert summary["device_time_s"] == pytest.approx(sum(k["time_s"] for k in data["kernels"]))
+    assert summary["gap_s"] == pytest.approx(summary["wall_s"] - summary["device_time_s"])
+    assert math.isclose(sum(k["share"] for k in data["kernels"]), 1.0, rel_tol=1e-9)
+    optimized = {k.name: k for k in fusion_report(traced_result_module(traced_result)).kernels}
+    for kernel in data["kernels"]:
+        assert kernel["timed"] == "in program" and kernel["time_s"] > 0
+        assert kernel["median_s"] * kernel["executions"] == pytest.approx(kernel["time_s"])
+        row = optimized[kernel["name"]]  # every op of the trace is a kernel of the module
+        assert kernel["flops"] == row.cost.flops and kernel["bytes"] == row.cost.bytes_accessed
+        if kernel["flops"]:
+            assert kernel["flops_per_s"] == pytest.approx(
+                kernel["flops"] * kernel["executions"] / kernel["time_s"]
+            )
+    assert any(note.startswith("kernels: ") for note in traced_result.notes)
+
+
+def traced_result_module(result):
+    from hloscope.bench.program import program_of
+
+    return program_of(str(SPLIT)).optimized
+
+
+def test_no_kernel_is_ever_reported_at_zero_seconds(split_result, traced_result):
+    for result in (split_result, traced_result):
+        for row in result.to_dict()["kernels"]:
+            assert row["median_s"] is None or row["median_s"] > 0
+            assert (row["median_s"] is None) == (row["below_s"] is not None)
 
 
 def test_every_kernel_is_timed_or_skipped_with_a_reason(split_result):
@@ -64,7 +114,7 @@ def test_every_kernel_is_timed_or_skipped_with_a_reason(split_result):
     assert math.isclose(sum(shares), 1.0, rel_tol=1e-9)
     # The sum of per-kernel times, what the summary shows beside the program's time.
     assert split_result.kernels_total_s == pytest.approx(
-        sum(k.median_s * k.executions for k in split_result.kernels)
+        sum((k.median_s or 0.0) * k.executions for k in split_result.kernels)
     )
     assert split_result.launch_s is not None and split_result.launch_s > 0
 
@@ -75,7 +125,7 @@ def test_kernel_costs_are_the_fusion_reports(split_result):
     report = {k.name: k for k in fusion_report(__import__("hloscope").parse(SPLIT)).kernels}
     for kernel in split_result.kernels:
         assert kernel.flops == report[kernel.name].cost.flops
-        assert kernel.bytes == report[kernel.name].cost.bytes_accessed
+        assert kernel.bytes == report[kernel.name].cost.bytes_accessed  # a CPU module: all
         assert kernel.source == report[kernel.name].source
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from hloscope.analysis.peaks import DevicePeak, MemoryLevel, PeakChoice
 from hloscope.analysis.roofline import roofline
-from hloscope.bench.peaks import LLC_MULTIPLE, _llc_from_sysfs, last_level_cache
+from hloscope.bench.peaks import LLC_MULTIPLE, _llc_from_sysfs, cpu_cache_path, last_level_cache
 from tests.frameworks_needed import needs_framework
 
 MIB = 1 << 20
@@ -145,12 +145,21 @@ def test_a_matmul_that_beats_the_peak_raises_it_and_says_so(calibrated):
 
     _underrate(flops_per_s={"f32": 1e6})  # 1 MFLOP/s: any matmul beats it
     x = jnp.ones((384, 384), jnp.float32)
+    # One measurement above the roof raises nothing: it is recorded, and said.
+    first = bench(jax.jit(lambda a, b: a @ b), x, x, budget=0.3)
+    assert first.recalibrated == [] and first.roofline.fraction > 1
+    assert any("above the calibrated compute roof" in note for note in first.notes)
+    assert set(first.to_dict()["roofline"]["pending"]) == {"compute f32"}
+    assert json.loads(cpu_cache_path().read_text())["flops_per_s"]["f32"] == 1e6
+    # A second confirms it: the roof is raised to the lower of the two rates.
     result = bench(jax.jit(lambda a, b: a @ b), x, x, budget=0.5)
     assert result.roofline.bound.value == "compute"
-    assert result.roofline.fraction <= 1 + 1e-9
+    _at_most_the_roof_or_said(result)
     [raised] = result.recalibrated
     assert raised["roof"] == "compute f32" and raised["from"] == 1e6
-    assert raised["to"] == pytest.approx(result.roofline.flops_per_s)
+    assert raised["to"] == pytest.approx(
+        min(result.roofline.flops_per_s, first.roofline.flops_per_s)
+    )
     assert any(note.startswith("recalibrated:") for note in result.notes)
     data = result.to_dict()["roofline"]
     assert data["recalibrated"] == [raised] and data["calibration"]["raised"] == [raised]
@@ -159,7 +168,14 @@ def test_a_matmul_that_beats_the_peak_raises_it_and_says_so(calibrated):
     # The raised peak is the one the next program is judged against.
     again = bench(jax.jit(lambda a, b: a @ b), x, x, budget=0.3)
     assert again.roofline.peak_flops_per_s >= raised["to"]
-    assert again.roofline.fraction <= 1 + 1e-9
+    _at_most_the_roof_or_said(again)
+
+
+def _at_most_the_roof_or_said(result):
+    """A position above 100% of a roof always comes with the note naming the figure in doubt
+    (raised to the lower of two confirming rates, a faster run stays above it until confirmed)."""
+    if result.roofline.fraction > 1 + 1e-9:
+        assert any("above the calibrated" in note for note in result.notes), result.notes
 
 
 def test_a_stream_beyond_the_cache_is_judged_against_the_memory_roof(calibrated):
@@ -174,10 +190,11 @@ def test_a_stream_beyond_the_cache_is_judged_against_the_memory_roof(calibrated)
     assert big.roofline.memory_level is MemoryLevel.MEMORY
     raised = [r["to"] for r in big.recalibrated if r["roof"] == "memory"]
     assert big.roofline.peak_bytes_per_s == max([calibrated.bytes_per_s, *raised])
-    assert big.roofline.fraction <= 1 + 1e-9
     small = bench(scale, jnp.ones(llc // 16 // 4, jnp.float32), budget=0.3)
     assert small.roofline.memory_level is MemoryLevel.CACHE
-    assert small.roofline.fraction <= 1 + 1e-9
+    for result in (big, small):  # above a roof only with a note saying which figure is in doubt
+        if result.roofline.fraction > 1 + 1e-9:
+            assert any("above the calibrated" in note for note in result.notes)
 
 
 def test_a_stream_that_beats_the_memory_roof_raises_only_that_roof(calibrated):
@@ -188,9 +205,12 @@ def test_a_stream_that_beats_the_memory_roof_raises_only_that_roof(calibrated):
 
     record = _underrate(bytes_per_s=1e3)  # 1 kB/s: any stream beats it
     llc = last_level_cache().bytes
-    result = bench(jax.jit(lambda v: v * 2.0), jnp.ones(2 * llc // 4, jnp.float32), budget=0.3)
+    stream = jnp.ones(2 * llc // 4, jnp.float32)
+    first = bench(jax.jit(lambda v: v * 2.0), stream, budget=0.3)
+    assert first.recalibrated == [] and set(first.to_dict()["roofline"]["pending"]) == {"memory"}
+    result = bench(jax.jit(lambda v: v * 2.0), stream, budget=0.3)
     assert [r["roof"] for r in result.recalibrated] == ["memory"]
-    assert result.roofline.fraction <= 1 + 1e-9
+    _at_most_the_roof_or_said(result)
     assert result.peak.cache_bytes_per_s == record["cache_bytes_per_s"]
     assert result.peak.flops_per_s == record["flops_per_s"]
 
@@ -201,8 +221,11 @@ def test_the_cache_keeps_the_latest_raises(calibrated):
     peak = calibrated
     start = peak.flops_per_s["f32"]
     for step in range(RAISES_KEPT + 5):
-        peak, made = raise_cpu_peak(peak, flops=("f32", start * (1.01 + step / 100)), by=f"p{step}")
-        assert [r["by"] for r in made] == [f"p{step}"]
+        rate = start * (1.01 + step / 100)
+        peak, made = raise_cpu_peak(peak, flops=("f32", rate * 1.001), by=f"seen{step}")
+        assert made == []  # recorded, pending
+        peak, made = raise_cpu_peak(peak, flops=("f32", rate), by=f"p{step}")
+        assert [r["by"] for r in made] == [f"p{step}"] and made[0]["to"] == rate
     kept = json.loads(cpu_cache_path().read_text())["raised"]
     assert len(kept) == RAISES_KEPT and kept[-1]["by"] == f"p{RAISES_KEPT + 4}"
     # A rate below the roof raises nothing.
@@ -229,26 +252,25 @@ def test_a_big_fresh_output_far_below_the_memory_roof_is_explained(calibrated):
     assert not any("fresh buffer" in note for note in small.notes)
 
 
-def test_kernels_timed_alone_stay_under_the_roofs_they_raise(calibrated):
+def test_kernels_timed_alone_never_raise_the_peak(calibrated):
     needs_framework("jax")
     from hloscope.bench.api import bench
     from tests.conftest import SAMPLES
 
     _underrate(flops_per_s={"f32": 1e3}, bytes_per_s=1e3, cache_bytes_per_s=1e3)
     fused = SAMPLES / "hlo" / "fusion_refactor_fused.after_optimizations.txt"
-    result = bench(str(fused), budget=0.3, per_kernel=True, kernel_budget=0.05, profile=False)
-    assert result.recalibrated  # nothing runs as slowly as that calibration says
-    assert result.roofline.fraction <= 1 + 1e-9
-    # No kernel is shown above its roof: one that beat it raised it, or (a net time shorter
-    # than the launch overhead taken off it) has its share left out, with a note.
-    shares = [k.roofline.fraction for k in result.kernels]
-    assert all(share is None or share <= 1 + 1e-9 for share in shares)
-    assert all(
-        k.roofline.peak_flops_per_s == result.peak.flops_per_s["f32"] for k in result.kernels
+    result = bench(
+        str(fused), budget=0.3, per_kernel=True, isolated=True, kernel_budget=0.05, profile=False
     )
-    left_out = [k for k in result.kernels if k.roofline.fraction is None]
-    assert all(k.median_s < k.launch_s for k in left_out)
-    assert bool(left_out) == any("share of the roof is left out" in n for n in result.notes)
+    # Nothing runs as slowly as that calibration says, yet nothing raised it: the program's
+    # beat waits for a second one, and kernels timed alone never raise it.
+    assert result.recalibrated == []
+    assert json.loads(cpu_cache_path().read_text())["flops_per_s"] == {"f32": 1e3}
+    pending = result.to_dict()["roofline"]["pending"]
+    assert pending and all(entry["by"] == result.module for entry in pending.values())
+    # No kernel is shown above its roof: its share is left out, with a note.
+    assert all(k.roofline.fraction is None for k in result.kernels)
+    assert any("share of the roof is left out" in n for n in result.notes)
 
 
 def test_a_cache_is_never_judged_slower_than_the_memory_behind_it():

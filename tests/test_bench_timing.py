@@ -145,3 +145,29 @@ def test_progress_is_reported_while_timing():
     stages = {stage for stage, _, _ in seen}
     assert "program" in stages
     assert seen[-1][1] == 1.0 or any(f == 1.0 for s, f, _ in seen if s == "program")
+
+
+class _InFlight:
+    """An input still on its way to the device (as ``jax.device_put`` leaves it): the first
+    wait takes ``seconds``, later ones none, and a call that reads it waits first."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds, self.arrived = seconds, False
+
+    def block_until_ready(self) -> _InFlight:
+        if not self.arrived:
+            import time
+
+            time.sleep(self.seconds)
+            self.arrived = True
+        return self
+
+
+def test_fresh_inputs_are_in_place_before_the_clock_starts():
+    transfer = 0.02
+
+    def call(x: _InFlight) -> None:
+        x.block_until_ready()  # the computation cannot start before its input is there
+
+    timing = measure(call, prepare=lambda: (_InFlight(transfer),), budget=0.5, min_runs=5)
+    assert timing.median_s < transfer / 4

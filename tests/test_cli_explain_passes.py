@@ -101,10 +101,11 @@ def test_explain_line_and_kernel_focus(dump):
 
 
 def test_explain_errors_are_one_line(dump):
+    # A kernel or line that matches nothing is a usage error (README: exit status 2).
     code, _, err = run("explain", dump, "--kernel", "no_such_kernel")
-    assert code == 1 and "no kernel 'no_such_kernel'" in err and "Traceback" not in err
+    assert code == 2 and "no kernel 'no_such_kernel'" in err and "Traceback" not in err
     code, _, err = run("explain", dump, "--line", "nowhere.py:3")
-    assert code == 1 and "came from 'nowhere.py:3'" in err
+    assert code == 2 and "came from 'nowhere.py:3'" in err
     code, _, err = run("explain", dump, "--line", "a.py:1", "--kernel", "k")
     assert code == 2 and "exclude each other" in err  # a usage error (README: exit status)
 

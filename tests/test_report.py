@@ -426,9 +426,10 @@ class FakeBench:
                 }
 
             def kernel_rows(self):
+                cost = {"flops": 4096, "bytes": 2048, "executions": 1}
                 return [
-                    {"name": "multiply_add_fusion", "median_s": 2e-5, "share": 0.75},
-                    {"name": "add_divide_fusion", "median_s": 7e-6, "share": 0.25},
+                    {"name": "multiply_add_fusion", "time_s": 2e-5, "share": 0.75, **cost},
+                    {"name": "add_divide_fusion", "time_s": 7e-6, "share": 0.25, **cost},
                 ]
 
         return Result()
@@ -453,6 +454,8 @@ def test_bench_section_only_when_asked(monkeypatch):
     index = report.kernel_index()["multiply_add_fusion"]
     assert f'href="#hs-k{index}"><code>multiply_add_fusion</code>' in text  # linked to its row
     assert "75.0%" in text and "debug_callback.1" in text
+    # The roofline chart, inline: each kernel a point, its name escaped.
+    assert 'class="hs-svg hs-roofline"' in text and 'data-name="multiply_add_fusion"' in text
 
 
 def test_bench_that_cannot_run_is_a_note(monkeypatch):

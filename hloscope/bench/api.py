@@ -15,31 +15,47 @@
 :func:`bench` loads the program (:mod:`.program`), times it with the harness (:mod:`.timing`),
 costs it with hloscope's cost model on the optimized module XLA made of it (FLOPs and bytes per run,
 loop bodies times their trip counts), finds the device's peaks (:mod:`.peaks`) and places it under
-the roofline (:mod:`hloscope.analysis.roofline`). ``per_kernel=True`` also times every kernel alone
-(:mod:`.kernels`) and, where the profiler records them, reads the kernels' times from a trace of the
-whole program (:mod:`.profile`). :func:`compare` times two programs interleaved and compares them
-(:mod:`.comparison`).
+the roofline (:mod:`hloscope.analysis.roofline`; on a TPU module the bytes are those through HBM,
+:mod:`hloscope.analysis.hbm`). ``per_kernel=True`` also gives every kernel its time: by default
+from a profiler trace of a few steps of the whole program (:mod:`.profile`, :mod:`.traced`: each
+kernel's device time per step as it runs inside the program, joined to the kernel table), where
+the trace holds the program's ops (TPU and GPU devices, XLA:CPU's host threads), with the
+kernels' sum against the program's wall time and the gap said; ``isolated=True`` instead
+extracts every kernel, compiles and times it alone (:mod:`.kernels`). :func:`compare` times two
+programs interleaved and compares them (:mod:`.comparison`).
 
 The JSON contract of :meth:`BenchResult.to_dict` (``hloscope bench --json``)::
 
     {"device", "module", "runs", "median_s", "min_s", "p10_s", "p90_s", "spread",
      "flops_per_s", "bytes_per_s",
-     "roofline": {"peak_flops_per_s", "peak_bytes_per_s", "bound", "memory_level",
-                  "calibration", "recalibrated"},
-     "kernels": [{"name", "median_s", "share", "flops", "bytes", "bound", "source"}],
+     "roofline": {"peak_flops_per_s", "peak_bytes_per_s", "bound", "memory_level", "fraction",
+                  "calibration", "recalibrated", "pending"},
+     "per_kernel": null | {"timed", "steps", "device_time_s", "wall_s", "gap_s", "reason"},
+     "kernels": [{"name", "median_s", "share", "flops", "bytes", "bound", "source", "time_s",
+                  "executions", "flops_per_s", "bytes_per_s", "roofline_fraction", "timed",
+                  "below_s"}],
      "skipped": [{"name", "reason"}]}
 
 Times are seconds, rates per second; a value that is not known (no peak for this device, no
-kernel timed) is ``null``. A kernel's ``median_s`` is one execution with the launch overhead
-taken off, its ``share`` its part of the kernels' summed time per run.
+kernel timed) is ``null``. ``per_kernel.timed`` is ``"in program"`` (a trace of the whole
+program: ``device_time_s`` the kernels' time per step, ``wall_s`` the program's median per
+call, ``gap_s`` their difference: host, launch and idle time) or ``"alone"`` (each kernel
+extracted and timed alone); ``reason`` says why no kernel has a time, when none has. A kernel's
+``time_s`` is its time per program run, ``median_s`` one execution's (launch overhead taken
+off when timed alone), ``executions`` how many per run, ``share`` its part of the kernels'
+summed time per run, ``flops`` and ``bytes`` per execution (bytes through HBM on a TPU
+module). A kernel below the clock's resolution has ``median_s`` and ``time_s`` ``null`` and
+``below_s`` the time it is known to be under; no kernel is ever reported at 0 s.
 
-``roofline.memory_level`` is the memory roof the program was judged against (``cache`` or
+``roofline.fraction`` is the program's position (1.0: at the roof). ``roofline.memory_level``
+is the memory roof the program was judged against (``cache`` or
 ``memory``, see :mod:`hloscope.analysis.roofline`). For a measured CPU peak,
 ``roofline.calibration`` says how it was measured (per roof: rate, ``best_of`` runs, their
 ``spread``; ``llc_bytes``, the last-level cache size the arrays were sized by; the raises measured
 programs caused), else it is ``null``; ``roofline.recalibrated`` lists the roofs this run raised
 because the program (or, with ``--per-kernel``, a kernel) beat them, each ``{"roof", "from", "to",
-"by", "at"}``.
+"by", "at"}``; ``roofline.pending`` the roofs one measurement beat, waiting for a second to
+confirm them before they are raised (:func:`hloscope.bench.peaks.raise_cpu_peak`).
 """
 
 from __future__ import annotations
@@ -66,10 +82,11 @@ from .compile import device_label
 from .errors import BenchError
 from .extract import Skip
 from .kernels import KernelTiming, time_kernels
-from .peaks import peak_for, raise_cpu_peak
-from .profile import KernelProfile, kernel_times
+from .peaks import peak_for, pending_raises, raise_cpu_peak
+from .profile import PROFILE_RUNS, KernelProfile, ProgramProfile, kernel_times, profile_program
 from .program import Program, program_of
 from .timing import DEFAULT_BUDGET, DEFAULT_PRECISION, Timing, measure
+from .traced import TracedKernel
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -83,6 +100,8 @@ __all__ = [
     "CONTRACT_KEYS",
     "KERNEL_KEYS",
     "BenchProgress",
+    "IN_PROGRAM",
+    "ALONE",
 ]
 
 #: The keys of :meth:`BenchResult.to_dict`, in order.
@@ -98,11 +117,29 @@ CONTRACT_KEYS = (
     "flops_per_s",
     "bytes_per_s",
     "roofline",
+    "per_kernel",
     "kernels",
     "skipped",
 )
 #: The keys of one kernel of :meth:`BenchResult.to_dict`.
-KERNEL_KEYS = ("name", "median_s", "share", "flops", "bytes", "bound", "source")
+KERNEL_KEYS = (
+    "name",
+    "median_s",
+    "share",
+    "flops",
+    "bytes",
+    "bound",
+    "source",
+    "time_s",
+    "executions",
+    "flops_per_s",
+    "bytes_per_s",
+    "roofline_fraction",
+    "timed",
+    "below_s",
+)
+#: How per-kernel times were measured.
+IN_PROGRAM, ALONE = "in program", "alone"
 
 #: ``progress(stage, fraction_done, note)``; stage is "program", "kernels", "compare"...
 BenchProgress = Callable[[str, float, str], None]
@@ -125,11 +162,13 @@ class BenchResult:
     bytes: int
     roofline: Roofline
     peak: DevicePeak | None = None
-    kernels: list[KernelTiming] = field(default_factory=list)
+    kernels: list[KernelTiming | TracedKernel] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
     launch_s: float | None = None
     profile: KernelProfile | None = None
     per_kernel: bool = False
+    timed: str = ""  # IN_PROGRAM or ALONE with per_kernel
+    traced: ProgramProfile | None = None
     notes: list[str] = field(default_factory=list)
     recalibrated: list[dict[str, Any]] = field(default_factory=list)
     working_set: int = 0  # the largest kernel's bytes per execution: picks the memory roof
@@ -148,6 +187,25 @@ class BenchResult:
         """The kernels' times summed per program run (executions counted)."""
         return sum(k.total_s for k in self.kernels)
 
+    def per_kernel_summary(self) -> dict[str, Any] | None:
+        """The ``per_kernel`` object of the JSON (see the module docstring)."""
+        if not self.per_kernel:
+            return None
+        traced = self.traced
+        wall = _finite(self.timing.median_s)
+        device = self.kernels_total_s if self.kernels else None
+        reason = ""
+        if self.timed == IN_PROGRAM and traced is not None and not traced.available:
+            reason = traced.reason
+        return {
+            "timed": self.timed,
+            "steps": traced.steps if traced is not None and self.timed == IN_PROGRAM else None,
+            "device_time_s": _finite(device),
+            "wall_s": wall,
+            "gap_s": _finite(wall - device) if wall is not None and device is not None else None,
+            "reason": reason,
+        }
+
     # -- output -------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract (see the module docstring), exactly those keys."""
@@ -164,6 +222,7 @@ class BenchResult:
             "flops_per_s": _finite(self.roofline.flops_per_s),
             "bytes_per_s": _finite(self.roofline.bytes_per_s),
             "roofline": self._roofline_dict(),
+            "per_kernel": self.per_kernel_summary(),
             "kernels": [
                 {k: (_finite(v) if isinstance(v, float) else v) for k, v in kt.contract().items()}
                 for kt in self.kernels
@@ -176,19 +235,25 @@ class BenchResult:
             k: _finite(v) if isinstance(v, float) else v
             for k, v in self.roofline.contract().items()
         }
+        data["fraction"] = _finite(self.roofline.fraction)
         data["calibration"] = calibration_summary(self.peak.calibration) if self.peak else None
         data["recalibrated"] = [dict(r) for r in self.recalibrated]
+        data["pending"] = pending_raises(self.peak)
         return data
 
     def program_row(self) -> dict[str, Any]:
         """The program as one flat row (the CSV of a run without ``--per-kernel``)."""
         data = self.to_dict()
-        row = {k: data[k] for k in CONTRACT_KEYS if k not in ("roofline", "kernels", "skipped")}
+        row = {
+            k: data[k]
+            for k in CONTRACT_KEYS
+            if k not in ("roofline", "per_kernel", "kernels", "skipped")
+        }
         row.update(
             {
                 f"roofline_{k}": v
                 for k, v in data["roofline"].items()
-                if k not in ("calibration", "recalibrated")
+                if k not in ("calibration", "recalibrated", "pending", "fraction")
             }
         )
         row["recalibrated"] = ", ".join(r["roof"] for r in self.recalibrated) or None
@@ -294,6 +359,8 @@ def _result(program: Program, timing: Timing, progress: BenchProgress | None) ->
     if line.memory_level is not None and line.memory_level.value in line.beaten:
         notes.append(above_memory_roof_note(report.summary))
     notes.extend(_raise_note(r, "this program") for r in raises)
+    if peak is not None and line.beaten:
+        notes.append(_still_above_note(line, peak))
     fresh_pages = _fresh_pages_note(program, peak, line)
     if fresh_pages:
         notes.append(fresh_pages)
@@ -358,6 +425,23 @@ def _raise_peak(
     )
 
 
+def _still_above_note(line: Roofline, peak: DevicePeak) -> str:
+    """Why a position above 100% of a roof stands: which figure is in doubt."""
+    roofs = " and ".join(line.beaten)
+    if peak.measured:
+        return (
+            f"above the calibrated {roofs} roof: this CPU's measured peak is the figure in "
+            "doubt (the calibration ran while the machine was busier); one measurement above "
+            "a roof is recorded, and a second confirms it and raises the roof"
+        )
+    if "compute" in line.beaten:
+        return (
+            f"above the {peak.name} compute roof: the FLOP figure (XLA's cost rules) is in "
+            "doubt, or the element type's peak is not the one the device ran at"
+        )
+    return f"above the {peak.name} {roofs} roof: the byte figure is in doubt"
+
+
 def _raise_note(entry: dict[str, Any], who: str) -> str:
     unit = "FLOP/s" if entry["roof"].startswith("compute") else "B/s"
     return (
@@ -368,32 +452,17 @@ def _raise_note(entry: dict[str, Any], who: str) -> str:
 
 
 def _recalibrate_from_kernels(result: BenchResult) -> None:
-    """Raise a measured peak that kernels timed alone beat, then place every kernel and the
-    program under the raised roofs. A kernel counts only when its time is at least the launch
-    overhead taken off it: a net time that is mostly subtraction says little about rates."""
-    peak = result.peak
-    if peak is None:
-        return
-    for kernel in result.kernels if peak.measured else ():
-        if kernel.roofline.beaten and kernel.median_s >= kernel.launch_s:
-            peak, raises = _raise_peak(peak, kernel.roofline, kernel.name)
-            result.recalibrated.extend(raises)
-            result.notes.extend(_raise_note(r, f"kernel {kernel.name}") for r in raises)
-    if peak is not result.peak:
-        result.peak = peak
-        for kernel in result.kernels:
-            choice = peak.choose(kernel.roofline.element_type)
-            kernel.roofline = roofline(kernel.flops, kernel.bytes, kernel.median_s, choice)
-        choice = peak.choose(result.roofline.element_type)
-        result.roofline = roofline(
-            result.flops, result.bytes, result.median_s, choice, result.working_set
-        )
+    """Kernels timed alone never raise a measured peak: a net time is the difference of two
+    noisy medians (the kernel's and the launch's), and letting one kernel's raise the cached
+    peak moved every later program's position (measured: 61%, 36%, 39% across identical
+    runs). A kernel above a roof keeps no share of it (:func:`_drop_untrusted_shares`)."""
     _drop_untrusted_shares(result)
 
 
 def _drop_untrusted_shares(result: BenchResult) -> None:
-    """A kernel above the roofs whose net time is less than the launch overhead taken off it
-    has a rate that is mostly subtraction: its share of the roof is left out, and said so."""
+    """A kernel timed alone above the roofs has a rate that is mostly the launch overhead's
+    subtraction, or a peak that underrates the machine: its share of the roof is left out, and
+    said so."""
     dropped = []
     for kernel in result.kernels:
         if kernel.roofline.beaten:
@@ -402,9 +471,9 @@ def _drop_untrusted_shares(result: BenchResult) -> None:
     if dropped:
         named = ", ".join(dropped[:3]) + (", ..." if len(dropped) > 3 else "")
         result.notes.append(
-            f"{len(dropped)} kernel(s) ({named}) ran alone in less than the launch overhead "
-            "taken off them: their rates are mostly that subtraction, and their share of the "
-            "roof is left out"
+            f"{len(dropped)} kernel(s) ({named}) timed alone ran above a roof: the net time "
+            "(the launch overhead taken off) is the figure in doubt, so their share of the "
+            "roof is left out (kernels timed alone never raise the peak)"
         )
 
 
@@ -446,9 +515,17 @@ def _add_kernels(
         progress=on_kernel,
     )
     result.per_kernel = True
-    result.kernels = run.kernels
+    result.timed = ALONE
+    result.kernels = list(run.kernels)
     result.skipped = run.skipped
     result.launch_s = run.launch_s
+    below = [k.name for k in run.kernels if not k.measurable]
+    if below:
+        result.notes.append(
+            f"{len(below)} kernel(s) ({', '.join(below[:3])}{', ...' if len(below) > 3 else ''}) "
+            f"ran alone within the launch overhead's noise ({_seconds(run.floor_s)}): "
+            "below resolution, so no time is given, only that bound"
+        )
     _recalibrate_from_kernels(result)
     if profile:
         if progress is not None:
@@ -456,18 +533,107 @@ def _add_kernels(
         from .extract import kernel_instructions
 
         names = [inst.name for inst in kernel_instructions(program.optimized)]
-        found = kernel_times(program.work, names)
+        found = kernel_times(program.work, names, module=program.optimized)
         result.profile = found
         if found.available:
-            for kernel in result.kernels:
+            for kernel in run.kernels:
                 kernel.profile_s = found.times.get(kernel.name)
             if program.optimized is not program.kernels_module:
-                matched = sum(k.profile_s is not None for k in result.kernels)
-                if matched < len(result.kernels):
+                matched = sum(k.profile_s is not None for k in run.kernels)
+                if matched < len(run.kernels):
                     result.notes.append(
-                        f"profile: {matched} of {len(result.kernels)} kernels matched by name "
+                        f"profile: {matched} of {len(run.kernels)} kernels matched by name "
                         "(XLA recompiled the program, so some kernels have other names there)"
                     )
+
+
+def _seconds(value: float) -> str:
+    """``0.00123`` -> ``1.23 ms`` (the renderers' wording, for notes)."""
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value / 1e-9:.3g} ns"
+
+
+def _add_traced_kernels(
+    result: BenchResult, program: Program, *, steps: int, progress: BenchProgress | None
+) -> None:
+    """Every kernel's time inside the program, from a trace of ``steps`` steps of it
+    (:mod:`.profile`, :mod:`.traced`), and what the trace says beside the wall time."""
+    from .traced import traced_kernels
+
+    if progress is not None:
+        progress("profile", 0.0, "tracing the program")
+    found = profile_program(program.work, program.optimized, runs=steps)
+    result.per_kernel = True
+    result.timed = IN_PROGRAM
+    result.traced = found
+    if progress is not None:
+        progress("profile", 1.0, "")
+    if not found.available or found.profile is None:
+        result.notes.append(
+            f"no kernel times from the trace: {found.reason} (--isolated times each kernel "
+            "alone instead)"
+        )
+        return
+    kernels = traced_kernels(found.profile, program.optimized, result.peak)
+    result.kernels = list(kernels)
+    result.notes.extend(_trace_notes(result, found))
+    above = [k for k in kernels if k.roofline.beaten]
+    if above:
+        result.notes.append(_kernels_above_note(above, result.peak))
+    below = [k.name for k in kernels if not k.measurable]
+    if below:
+        result.notes.append(
+            f"{len(below)} op(s) ({', '.join(below[:3])}) took no measurable time in the "
+            "trace (below its 1 ns resolution): no time is given for them"
+        )
+
+
+def _trace_notes(result: BenchResult, found: ProgramProfile) -> list[str]:
+    """The kernels' sum against the wall time, and what the trace itself notes."""
+    assert found.profile is not None
+    device = found.device_time_s
+    wall = result.timing.median_s
+    notes = []
+    where = "device" if found.profile.device.startswith("/device:") else "host threads'"
+    if wall > 0 and device <= wall:
+        notes.append(
+            f"kernels: {_seconds(device)} of {where} time per step in a {_seconds(wall)} call "
+            f"({device / wall:.0%}); the other {_seconds(wall - device)} is the host "
+            "dispatching and launching the call, waiting for its result, and the device idle "
+            f"between kernels ({found.steps} steps traced)"
+        )
+    elif wall > 0:
+        traced = f"{_seconds(found.wall_s)} each" if found.wall_s else "longer"
+        notes.append(
+            f"kernels: {_seconds(device)} of {where} time per step, more than the program's "
+            f"{_seconds(wall)} median call: the {found.steps} traced steps took {traced} "
+            "(the profiler's own cost), and kernels may run on several threads at once"
+        )
+    for note in found.profile.notes:
+        if "roof" not in note and "--device" not in note:
+            notes.append(f"trace: {note}")
+    return notes
+
+
+def _kernels_above_note(above: list[Any], peak: DevicePeak | None) -> str:
+    """Kernels above a roof inside the program: which figure is in doubt."""
+    names = ", ".join(k.name for k in above[:3]) + (", ..." if len(above) > 3 else "")
+    memory = [k for k in above if set(k.roofline.beaten) & {"memory", "cache"}]
+    if peak is not None and peak.measured:
+        why = (
+            "this CPU's measured peak is the figure in doubt (kernels inside a program find "
+            "their operands in cache more often than the calibration's streams did)"
+        )
+    elif memory:
+        why = (
+            "their byte figure is in doubt (XLA's cost rules at the kernel boundary, on-chip "
+            "operands already left out, can count bytes read from on-chip memory or cache)"
+        )
+    else:
+        why = "their FLOP figure (XLA's cost rules) is in doubt"
+    return f"{len(above)} kernel(s) ({names}) are above 100% of a roof: {why}"
 
 
 def _loader(
@@ -498,8 +664,10 @@ def bench(
     precision: float = DEFAULT_PRECISION,
     budget: float = DEFAULT_BUDGET,
     per_kernel: bool = False,
+    isolated: bool = False,
     kernel_budget: float | None = None,
     profile: bool = True,
+    profile_steps: int = PROFILE_RUNS,
     module: str | None = None,
     refresh: bool = False,
     seed: int = 0,
@@ -511,10 +679,12 @@ def bench(
     ``target`` is a TARGET string or path, a :class:`~hloscope.capture.target.Target`, a
     parsed :class:`~hloscope.hlo.model.Module`, or a function called with ``*args`` (and
     ``kwargs``). ``precision`` is the relative precision asked of the median (0.02: 2%),
-    ``budget`` the seconds of timed runs allowed for it; ``kernel_budget`` each kernel's with
-    ``per_kernel`` (default ``budget / 100``, between 0.02 and 1 s). ``profile`` reads the
-    kernels' times from a profiler trace too (with ``per_kernel``). ``module`` and
-    ``refresh`` apply to TARGETs. Two programs against each other: :func:`compare`.
+    ``budget`` the seconds of timed runs allowed for it. ``per_kernel`` gives every kernel its
+    time inside the program from a trace of ``profile_steps`` steps; with ``isolated`` each
+    kernel is extracted and timed alone instead, ``kernel_budget`` seconds each (default
+    ``budget / 100``, between 0.02 and 1 s), and ``profile`` adds the trace's times beside
+    them. ``module`` and ``refresh`` apply to TARGETs. Two programs against each other:
+    :func:`compare`.
     """
     program = _loader(device, seed, module, refresh)(target, args, kwargs)
     work = program.work
@@ -527,7 +697,9 @@ def bench(
         progress=_stage(progress, "program"),
     )
     result = _result(program, timing, progress)
-    if per_kernel:
+    if per_kernel and not isolated:
+        _add_traced_kernels(result, program, steps=max(1, profile_steps), progress=progress)
+    elif per_kernel:
         _add_kernels(
             result,
             program,

@@ -148,10 +148,17 @@ def compile_text(
     text: str, parameters: Sequence[ParameterSpec], device: Any, name: str = ""
 ) -> CompiledModule:
     """Compile plain HLO ``text`` (already :func:`runnable_text`) with ``parameters``."""
-    from ..capture.jaxlib_adapter import xla_compile
+    from ..capture.jaxlib_adapter import XlaCompileFailed, xla_compile
+    from ..errors import HloscopeError
 
     layouts = [(spec.dtype, spec.dims, spec.minor_to_major) for spec in parameters]
-    executable = xla_compile(text, device, layouts)
+    try:
+        executable = xla_compile(text, device, layouts)
+    except HloscopeError:
+        raise
+    except Exception as error:  # noqa: BLE001 - XLA's importer raises its runtime's errors
+        # (XLA:TPU's tiled layouts: "UNIMPLEMENTED: Tiled layout is not supported yet").
+        raise XlaCompileFailed(str(error).strip().splitlines()[0]) from None
     return CompiledModule(name, device, executable, tuple(parameters), text)
 
 

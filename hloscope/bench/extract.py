@@ -33,6 +33,7 @@ Nothing here imports jax.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -69,6 +70,7 @@ __all__ = [
     "kernel_instructions",
     "skip_reason",
     "runnable_text",
+    "without_tpu_layouts",
     "droppable_callbacks",
     "HostCallbackInProgram",
     "with_outputs",
@@ -329,7 +331,29 @@ def runnable_text(module: Module) -> str:
     ``is_scheduled`` and ``control-predecessors`` dropped), host callbacks nothing depends on
     left out (:func:`droppable_callbacks`). A module that has none of those comes back as it
     reads."""
-    return plain_text(module, leave_out=droppable_callbacks(module))
+    return without_tpu_layouts(plain_text(module, leave_out=droppable_callbacks(module)))
+
+
+# A layout with a part after its colon: ``{2,1,0:T(8,128)(2,1)S(1)}``, ``{:S(2)}``,
+# ``{0:E(4)}``. Only a layout's minor-to-major list (digits and commas) stands before its colon.
+_LAYOUT_TAIL = re.compile(r"\{([\d,]*):([^{}]*)\}")
+# XLA:TPU's parts of it: tiles (``T(8,128)(2,1)``) and the memory space (``S(1)``).
+_TPU_PARTS = re.compile(r"T(?:\([\d,]*\))+|S\(\d+\)")
+
+
+def _strip_tpu_parts(found: re.Match[str]) -> str:
+    rest = _TPU_PARTS.sub("", found.group(2)).strip()
+    if not found.group(1) and not rest:
+        return ""  # a scalar's ``{:S(2)}``: no layout at all
+    return "{" + found.group(1) + (":" + rest if rest else "") + "}"
+
+
+def without_tpu_layouts(text: str) -> str:
+    """``text`` with XLA:TPU's tiles and memory spaces taken out of every layout
+    (``{1,0:T(8,128)S(1)}`` -> ``{1,0}``; other parts, like a sub-byte type's ``E(4)``, stay):
+    XLA's importer refuses tiled layouts ("Tiled layout is not supported yet"), and the
+    compiler picks tiles and memory spaces again for the device at hand."""
+    return _LAYOUT_TAIL.sub(_strip_tpu_parts, text)
 
 
 # ---- intermediates as outputs -------------------------------------------------------------------

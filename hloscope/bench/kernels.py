@@ -10,9 +10,14 @@ is skipped with XLA's message.
 
 Every run of a standalone kernel also pays a launch: the runtime's fixed cost of starting an
 executable and handing back its result, which inside the whole program is paid once, not once
-per kernel. It is measured on a module that does next to nothing (a copy of one float) with the
-same harness, and taken off each kernel's median (never below zero), so that the sum over the
-kernels compares with the program's own time; both the raw median and the launch time are kept.
+per kernel. It is measured on a module that does next to nothing (one float added to itself;
+not a copy, which XLA's importer reduces to a module with no function at all, and XLA:TPU then
+refuses to compile) with the same harness, and taken off each kernel's median, so that the sum
+over the kernels compares with the program's own time; both the raw median and the launch time
+are kept. A kernel whose median does not rise above the launch's by more than the launch's own
+uncertainty (its median's 95% interval, and at least the clock's resolution) is *below
+resolution*: it has no time (``median_s`` is ``None``), only an upper bound (``below_s``), and
+never a time of 0 s.
 """
 
 from __future__ import annotations
@@ -34,14 +39,23 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.fusions import Kernel
     from ..hlo.model import Module
 
-__all__ = ["KernelTiming", "KernelRun", "time_kernels", "launch_overhead", "EMPTY_MODULE"]
+__all__ = [
+    "KernelTiming",
+    "KernelRun",
+    "time_kernels",
+    "launch_overhead",
+    "launch_timing",
+    "resolution_floor",
+    "EMPTY_MODULE",
+]
 
-#: The module whose time is the launch overhead: one float copied.
+#: The module whose time is the launch overhead: one float added to itself (a real computation:
+#: a lone copy of a parameter imports as an empty module, which XLA:TPU refuses).
 EMPTY_MODULE = """HloModule hloscope_launch, entry_computation_layout={(f32[1]{0})->f32[1]{0}}
 
 ENTRY %main (p: f32[1]) -> f32[1] {
   %p = f32[1]{0} parameter(0)
-  ROOT %copy = f32[1]{0} copy(%p)
+  ROOT %add = f32[1]{0} add(%p, %p)
 }
 """
 
@@ -71,16 +85,29 @@ class KernelTiming:
     compiled_kernels: int = 1  # how many kernels XLA made of it alone
     profile_s: float | None = None
     share: float = 0.0
+    floor_s: float = 0.0  # the least net time told apart from the launch's noise
 
     @property
-    def median_s(self) -> float:
-        """The median time of one execution, launch overhead taken off."""
-        return max(0.0, self.timing.median_s - self.launch_s)
+    def measurable(self) -> bool:
+        """Whether the kernel's median rose above the launch's by more than its noise."""
+        return self.timing.median_s - self.launch_s > self.floor_s
+
+    @property
+    def median_s(self) -> float | None:
+        """The median time of one execution, launch overhead taken off; ``None`` below
+        resolution (see :attr:`below_s`)."""
+        return self.timing.median_s - self.launch_s if self.measurable else None
+
+    @property
+    def below_s(self) -> float | None:
+        """For a kernel below resolution, the time it is known to be under; else ``None``."""
+        return None if self.measurable else max(self.floor_s, self.timing.median_s - self.launch_s)
 
     @property
     def total_s(self) -> float:
-        """Time per program run: one execution's time times the executions per run."""
-        return self.median_s * self.executions
+        """Time per program run: one execution's time times the executions per run (0 for a
+        kernel below resolution, which :attr:`below_s` bounds)."""
+        return (self.median_s or 0.0) * self.executions
 
     def contract(self) -> dict[str, Any]:
         """The kernel's entry in the bench JSON."""
@@ -93,17 +120,22 @@ class KernelTiming:
             "bytes": self.bytes,
             "bound": bound.value if bound is not None else None,
             "source": self.source,
+            "time_s": self.total_s if self.measurable else None,
+            "executions": self.executions,
+            "flops_per_s": self.flops / each if (each := self.median_s) else None,
+            "bytes_per_s": self.bytes / each if each else None,
+            "roofline_fraction": self.roofline.fraction,
+            "timed": "alone",
+            "below_s": self.below_s,
         }
 
     def row(self) -> dict[str, Any]:
         """Every column of the kernel (the DataFrame's row)."""
         t = self.timing
-        r = self.roofline
         return {
             **self.contract(),
             "kind": self.kind,
             "where": self.where,
-            "executions": self.executions,
             "total_s": self.total_s,
             "raw_median_s": t.median_s,
             "min_s": t.min_s,
@@ -112,9 +144,6 @@ class KernelTiming:
             "spread": t.spread,
             "runs": t.runs,
             "launch_s": self.launch_s,
-            "flops_per_s": self.flops / self.median_s if self.median_s > 0 else None,
-            "bytes_per_s": self.bytes / self.median_s if self.median_s > 0 else None,
-            "roofline_fraction": r.fraction,
             "signature": self.signature,
             "compiled_kernels": self.compiled_kernels,
             "profile_s": self.profile_s,
@@ -128,10 +157,27 @@ class KernelRun:
     kernels: list[KernelTiming] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
     launch_s: float = 0.0
+    floor_s: float = 0.0
+
+
+def resolution_floor(launch: Timing) -> float:
+    """The least net time a kernel must show above the launch to count as measured: half the
+    width of the launch median's 95% interval, and at least the clock's resolution."""
+    import math
+    import time
+
+    clock = time.get_clock_info("perf_counter").resolution
+    noise = launch.precision * launch.median_s if math.isfinite(launch.precision) else 0.0
+    return max(clock, noise)
 
 
 def launch_overhead(device: Any, *, budget: float, precision: float) -> float:
     """The median time of running :data:`EMPTY_MODULE` on ``device``."""
+    return launch_timing(device, budget=budget, precision=precision).median_s
+
+
+def launch_timing(device: Any, *, budget: float, precision: float) -> Timing:
+    """The :class:`Timing` of running :data:`EMPTY_MODULE` on ``device``."""
     from ..hlo.parser import parse
 
     entry = parse(EMPTY_MODULE).entry
@@ -139,7 +185,7 @@ def launch_overhead(device: Any, *, budget: float, precision: float) -> float:
     specs = [spec_of_shape(0, "p", entry.parameters[0].shape)]
     compiled = compile_text(EMPTY_MODULE, specs, device, "hloscope_launch")
     work = compiled.workload()
-    return measure(work.fn, work.args, precision=precision, budget=budget).median_s
+    return measure(work.fn, work.args, precision=precision, budget=budget, min_runs=20)
 
 
 def _count_kernels(module: Module) -> int:
@@ -171,7 +217,8 @@ def time_kernels(
 
     report = fusion_report(module)
     rows: dict[str, Kernel] = {k.name: k for k in report.kernels}
-    run = KernelRun(launch_s=launch_overhead(device, budget=budget, precision=precision))
+    launch = launch_timing(device, budget=budget, precision=precision)
+    run = KernelRun(launch_s=launch.median_s, floor_s=resolution_floor(launch))
     instructions = kernel_instructions(module)
     for index, inst in enumerate(instructions):
         if progress is not None:
@@ -205,7 +252,8 @@ def time_kernels(
         nbytes = kernel_roof_bytes(kernel) if kernel else 0  # a TPU's: through HBM
         element = element_type_of(kernel.shape) if kernel else None
         choice = peak.choose(element) if peak is not None else None
-        net = max(0.0, timing.median_s - run.launch_s)
+        net = timing.median_s - run.launch_s
+        net = net if net > run.floor_s else 0.0  # below resolution: no rate, no position
         run.kernels.append(
             KernelTiming(
                 name=inst.name,
@@ -220,6 +268,7 @@ def time_kernels(
                 roofline=roofline(flops, nbytes, net, choice),
                 signature=(kernel.signature if kernel else inst.opcode),
                 compiled_kernels=made,
+                floor_s=run.floor_s,
             )
         )
     if progress is not None:

@@ -31,7 +31,9 @@ process may use and the jaxlib version, with how it was measured (runs, best-of,
 spread, the last-level cache size used); ``refresh=True`` measures again. When a measured
 program runs faster than a roof, the calibration underrated this machine (it ran while the
 machine was busier): :func:`raise_cpu_peak` raises that roof in the cache to what the program
-reached and records it, and the bench output says so. These are *achievable* peaks of XLA's
+reached once a second measurement confirms it (one noisy run moves nothing; kernels timed
+alone, whose net times are differences of two noisy medians, never raise it), records it, and
+the bench output says so. These are *achievable* peaks of XLA's
 own kernels on this machine, not the silicon's theoretical ones, which is what a roofline of
 XLA programs should be drawn against.
 """
@@ -58,6 +60,7 @@ __all__ = [
     "cpu_peak",
     "cpu_cache_path",
     "raise_cpu_peak",
+    "pending_raises",
     "last_level_cache",
     "LastLevelCache",
     "CALIBRATION_MATMULS",
@@ -342,13 +345,19 @@ def raise_cpu_peak(
     cache_bytes_per_s: float | None = None,
     by: str = "",
 ) -> tuple[DevicePeak, list[dict[str, Any]]]:
-    """``peak`` (a measured CPU's) with the roofs a program beat raised to what it reached:
-    ``flops`` as (element type, FLOP/s), the memory or cache bandwidth, and the raises made.
-    Each raise is recorded in the cached calibration (``raised``, the latest
-    :data:`RAISES_KEPT`) and the cache rewritten."""
+    """``peak`` (a measured CPU's) with the roofs a program beat raised, once confirmed:
+    ``flops`` as (element type, FLOP/s), the memory or cache bandwidth; and the raises made.
+
+    One measurement above a roof is not enough: a single noisy run would move every later
+    program's position (measured: 61%, 36%, 39% for one program across identical runs). The
+    first beat of a roof is recorded as *pending* in the cached calibration (``pending``) and
+    changes nothing; a later measurement that beats the roof again confirms it, and the roof is
+    raised to the lower of the two rates (the one both measurements support). Each raise is
+    recorded (``raised``, the latest :data:`RAISES_KEPT`) and the cache rewritten."""
     record = json.loads(json.dumps(peak.calibration or {}))  # a deep copy of plain JSON
     record.setdefault("flops_per_s", dict(peak.flops_per_s))
     record.setdefault("bytes_per_s", peak.bytes_per_s)
+    pending: dict[str, Any] = dict(record.get("pending") or {})
     raised: list[dict[str, Any]] = []
     at = time.strftime("%Y-%m-%dT%H:%M:%S")
 
@@ -357,9 +366,15 @@ def raise_cpu_peak(
         for key in path[:-1]:
             holder = holder.setdefault(key, {})
         before = float(holder.get(path[-1]) or 0.0)
-        if value is not None and value > before:
-            holder[path[-1]] = value
-            raised.append({"roof": roof, "from": before, "to": value, "by": by, "at": at})
+        if value is None or value <= before:
+            return
+        earlier = pending.pop(roof, None)
+        if earlier is None or float(earlier.get("rate") or 0.0) <= before:
+            pending[roof] = {"rate": value, "by": by, "at": at}
+            return
+        to = min(value, float(earlier["rate"]))
+        holder[path[-1]] = to
+        raised.append({"roof": roof, "from": before, "to": to, "by": by, "at": at})
 
     if flops is not None:
         lift(("flops_per_s", flops[0]), flops[1], f"compute {flops[0]}")
@@ -368,9 +383,17 @@ def raise_cpu_peak(
     record["cache_bytes_per_s"] = max(
         float(record.get("cache_bytes_per_s") or 0.0), float(record["bytes_per_s"])
     )
+    record["pending"] = pending
     record["raised"] = [*(record.get("raised") or []), *raised][-RAISES_KEPT:]
     _write_record(record)
     return _cpu_entry(record), raised
+
+
+def pending_raises(peak: DevicePeak | None) -> dict[str, Any]:
+    """The roofs a single measurement beat, waiting for another to confirm them."""
+    if peak is None or not peak.calibration:
+        return {}
+    return dict(peak.calibration.get("pending") or {})
 
 
 def _describe(record: dict[str, Any]) -> str:

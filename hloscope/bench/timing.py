@@ -190,7 +190,9 @@ def measure(
     last_report = clock()
     reached = math.inf
     while len(samples) < max_runs:
-        call_args = prepare() if prepare is not None else args
+        # Fresh inputs are in place before the clock starts: a transfer to the device is
+        # asynchronous, and a call that waited for it would be timed with it.
+        call_args = block(prepare()) if prepare is not None else args
         start = clock()
         block(fn(*call_args))
         took = clock() - start

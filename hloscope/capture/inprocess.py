@@ -393,13 +393,16 @@ def compile_jax(
     stages: dict[str, str],
     passes: str | None,
     keep_refused: Callable[[Exception], bool] | None = None,
+    dumped_after: bool = False,
 ) -> Capture:
     """Compile what :func:`lower_jax` lowered, dumping this compile alone, into a capture.
 
     A compile error propagates unchanged, unless ``keep_refused(error)`` says the compiler's
     refusal is itself the answer (a program that does not fit) and the compiler dumped its
     optimized module before refusing: then the capture holds what was dumped, with the
-    refusal in ``compile_error``."""
+    refusal in ``compile_error``. ``dumped_after``: the optimized stage is the module the
+    compiler dumped after optimizations (the one its buffer assignment and live range name)
+    rather than ``Compiled.as_text()``, which XLA:TPU prints with other instruction names."""
     from . import jaxlib_adapter
 
     with tempfile.TemporaryDirectory(prefix="hloscope-capture-") as folder:
@@ -427,7 +430,9 @@ def compile_jax(
         stages["hlo"] = lowered.compiler_ir("hlo").as_hlo_module().to_string()
     else:
         stages["hlo"] = dumped.before
-    stages["optimized_hlo"] = compiled.as_text()
+    stages["optimized_hlo"] = (
+        dumped.after if dumped_after and dumped.after is not None else compiled.as_text()
+    )
     memory, buffer_proto = _memory_dict(compiled.memory_analysis())
     return Capture(
         frontend="jax",

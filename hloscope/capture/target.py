@@ -44,7 +44,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -173,6 +173,7 @@ class Target:
         progress: bool | None = None,
         device: Any = None,
         mesh: str | None = None,
+        while_running: Callable[[], object] | None = None,
     ) -> Target:
         """Find (and for scripts, capture or reuse from the cache) the HLO a TARGET names.
 
@@ -180,6 +181,8 @@ class Target:
         ``SCRIPT.py:FUNCTION`` for that device through :mod:`hloscope.capture.backends`
         (XLA:TPU when libtpu is installed, else this machine's compile marked as an
         estimate); ``mesh`` (``data=8,model=4``) reshapes its arguments' mesh on a slice.
+        ``while_running`` is called in this process while a script's capture child runs (what
+        the caller needs afterwards, imported meanwhile).
         Other targets are read as they are: their device is the one they were compiled for.
 
         ``args`` are command-line arguments for a ``SCRIPT.py`` target; ``timeout`` stops a
@@ -191,7 +194,7 @@ class Target:
         """
         if isinstance(spec, Target):
             return spec
-        compile_for = _CompileFor.of(device, mesh)
+        compile_for = _CompileFor.of(device, mesh, while_running)
         return _resolve(os.fspath(spec), args, timeout, refresh, progress, compile_for)
 
     @property
@@ -412,16 +415,20 @@ class _CompileFor:
 
     device: str | None = None
     mesh: str | None = None
+    #: Called while a capture child runs (not part of what is compiled).
+    while_running: Callable[[], object] | None = field(default=None, compare=False)
 
     @classmethod
-    def of(cls, device: Any, mesh: str | None) -> _CompileFor:
+    def of(
+        cls, device: Any, mesh: str | None, while_running: Callable[[], object] | None = None
+    ) -> _CompileFor:
         if device is None:
             if mesh is not None:
                 raise TargetError("--mesh reshapes the mesh on a TPU slice: give --device too")
-            return cls()
+            return cls(while_running=while_running)
         from ..devices import parse_device
 
-        return cls(str(parse_device(device)), mesh)
+        return cls(str(parse_device(device)), mesh, while_running)
 
     def key(self) -> dict[str, Any] | None:
         """The cache key's part (``None``: compiled for this machine, as before)."""
@@ -629,6 +636,7 @@ def _resolve_script(
             progress=progress,
             device=device,
             mesh=compile_for.mesh if function else None,
+            while_running=compile_for.while_running,
         )
         if not run.ok:
             failed = folder.with_name(folder.name + ".failed")

@@ -87,24 +87,48 @@ def mesh_option(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
+#: What every command reads a module with, imported while a capture child compiles.
+WARM_IMPORTS = ("hloscope.hlo.parser", "hloscope.analysis.fusions")
+
+
 def open_target(
-    spec: str, *, refresh: bool = False, device: Any = None, mesh: str | None = None
+    spec: str,
+    *,
+    refresh: bool = False,
+    device: Any = None,
+    mesh: str | None = None,
+    warm: tuple[str, ...] = (),
 ) -> Target:
     """Resolve ``spec`` (capturing a script, with a spinner on a terminal); a
-    ``SCRIPT.py:FUNCTION`` is compiled for ``device`` when one is given.
+    ``SCRIPT.py:FUNCTION`` is compiled for ``device`` when one is given. While a capture child
+    runs, the modules the command will read its result with are imported (``warm`` adds to
+    :data:`WARM_IMPORTS`): that time overlaps the compile instead of following it.
 
     The target is remembered for the command group, which reports the module files it had to
     leave out (:attr:`Target.problems`) when the command ends and makes the exit status 1.
     """
     from ..capture.target import Target, TargetKind
 
-    target = Target.resolve(spec, refresh=refresh, device=_function_device(spec, device), mesh=mesh)
+    target = Target.resolve(
+        spec,
+        refresh=refresh,
+        device=_function_device(spec, device),
+        mesh=mesh,
+        while_running=lambda: _import_all((*WARM_IMPORTS, *warm)),
+    )
     if target.kind is TargetKind.FUNCTION and target.device is not None:
         say_note(compiled_line(target.compile_info()))
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.find_root().meta.setdefault(OPENED, []).append(target)
     return target
+
+
+def _import_all(names: tuple[str, ...]) -> None:
+    import importlib
+
+    for name in names:
+        importlib.import_module(name)
 
 
 def compiled_line(info: dict[str, Any]) -> str:

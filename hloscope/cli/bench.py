@@ -1,5 +1,7 @@
 """``hloscope bench TARGET``: time the program on a device, place it under the roofline;
-``--per-kernel`` times every kernel alone; ``--vs B`` compares two programs."""
+``--per-kernel`` gives every kernel its time inside the program (a trace; ``--isolated``: each
+kernel timed alone); ``-o roofline.svg`` draws the roofline chart; ``--vs B`` compares two
+programs."""
 
 from __future__ import annotations
 
@@ -109,11 +111,29 @@ def _progress_bar(enabled: bool) -> Iterator[Callable[[str, float, str], None] |
     metavar="TIME",
     help="At most this much time in timed runs of the program (10s, 500ms, 2m).",
 )
-@click.option("--per-kernel", is_flag=True, help="Also time every kernel alone, ranked by time.")
+@click.option(
+    "--per-kernel",
+    is_flag=True,
+    help="Also give every kernel its time inside the program, from a profiler trace of a few "
+    "steps (device time per step, share, rates, bound), ranked by time.",
+)
+@click.option(
+    "--isolated",
+    is_flag=True,
+    help="With --per-kernel: extract every kernel, compile and time it alone instead.",
+)
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    type=click.Path(dir_okay=False, writable=True),
+    metavar="FILE.svg",
+    help="Write the roofline chart (kernels as points under the two roofs) to FILE.svg.",
+)
 @click.option(
     "--kernel-budget",
     metavar="TIME",
-    help="With --per-kernel: each kernel's budget (default: --budget / 100, 20ms to 1s).",
+    help="With --isolated: each kernel's budget (default: --budget / 100, 20ms to 1s).",
 )
 @click.option("--vs", "vs", metavar="B", help="Compare with a second TARGET B, timed interleaved.")
 @click.option(
@@ -123,7 +143,9 @@ def _progress_bar(enabled: bool) -> Iterator[Callable[[str, float, str], None] |
     metavar="PCT",
     help="With --vs: exit 3 when B is significantly slower than A by more than PCT percent.",
 )
-@click.option("--no-profile", is_flag=True, help="With --per-kernel: skip the profiler trace.")
+@click.option(
+    "--no-profile", is_flag=True, help="With --isolated: skip the profiler trace beside them."
+)
 @click.option(
     "--top", type=click.IntRange(min=0), metavar="N", help="Show the N slowest kernels only."
 )
@@ -139,6 +161,8 @@ def bench_command(
     precision: str,
     budget: str,
     per_kernel: bool,
+    isolated: bool,
+    output: str | None,
     kernel_budget: str | None,
     vs: str | None,
     fail_slower: float | None,
@@ -159,9 +183,12 @@ def bench_command(
     it). Inputs are the script's example arguments for SCRIPT.py:FUNCTION, else random arrays
     of the entry parameters' shapes.
 
-    --per-kernel extracts every kernel of the optimized module, compiles it alone and times
-    it; the kernels' sum is shown beside the program's time, and where the profiler records
-    kernel times, those of the whole program beside them. --vs B times A and B interleaved
+    --per-kernel runs the program a few steps under the profiler and gives each kernel its
+    measured device time per step (XLA:CPU: its host threads' time), share, executions,
+    achieved FLOP/s and bytes/s (through HBM on a TPU), bound and source line; the kernels'
+    sum is shown beside the program's wall time, with the gap (host, launch, idle).
+    --isolated instead extracts every kernel, compiles and times it alone. -o roofline.svg
+    draws the chart: kernels as points under the two roofs. --vs B times A and B interleaved
     and says whether B is faster, slower, or not significantly different: a difference must
     exceed the noise that halves of each program's own runs show.
 
@@ -174,6 +201,10 @@ def bench_command(
         raise CliError("--fail-slower needs --vs B")
     if per_kernel and vs is not None:
         raise CliError("--per-kernel and --vs exclude each other")
+    if isolated and not per_kernel:
+        raise CliError("--isolated goes with --per-kernel")
+    if output is not None and vs is not None:
+        raise CliError("-o and --vs exclude each other")
     options: dict[str, Any] = {
         "precision": parse_fraction(precision, "--precision"),
         "budget": parse_seconds(budget, "--budget"),
@@ -203,11 +234,29 @@ def bench_command(
             spec,
             progress=progress,
             per_kernel=per_kernel,
+            isolated=isolated,
             kernel_budget=kernel_seconds,
             profile=not no_profile,
             **options,
         )
+    if output is not None:
+        _write_chart(result, output)
     _show(result, as_json, as_csv, wide, top)
+
+
+def _write_chart(result: Any, path: str) -> None:
+    from ..errors import HloscopeError
+    from ..render.roofline_svg import bench_roofline_svg
+
+    svg = bench_roofline_svg(result.to_dict(), result.kernel_rows())
+    if svg is None:
+        raise HloscopeError(f"no roofline chart: no peak figures for {result.device}")
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(svg)
+    except OSError as error:
+        raise HloscopeError(f"cannot write {path}: {error.strerror}") from None
+    click.echo(f"wrote {path}", err=True)
 
 
 def _open(spec: str, refresh: bool) -> Any:

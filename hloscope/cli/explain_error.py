@@ -55,7 +55,10 @@ def explain_error_command(log: str, as_json: bool) -> None:
                   TracerBoolConversionError, NonConcreteBooleanIndexError,
                   non-static shapes and slices, ...), "MLIR translation
                   rule for primitive ... not found for platform",
-                  jax.export refusals, Pallas platform errors
+                  jax.export refusals and "Failed to serialize StableHLO"
+                  (the MLIR detail: your file:line, the custom call),
+                  Pallas platform errors, shape errors, TRACING CACHE
+                  MISS explanations; TF retracing warnings
       XLA         status errors: UNIMPLEMENTED and INVALID_ARGUMENT about
                   element types ("Element type C128 is not supported on
                   TPU."), the HLO verifier's custom element sizes
@@ -67,7 +70,12 @@ def explain_error_command(log: str, as_json: bool) -> None:
                   allocate N bytes" with "BufferAssignment OOM Debugging"
                   (GPU), TPU's "Ran out of memory in memory space hbm":
                   what was requested, what filled memory by source line,
-                  and the fixes (donation, remat, bf16, a smaller batch)
+                  and the fixes the numbers support (donation, remat, bf16,
+                  sharding, a capped input length, a smaller batch); TPU
+                  vmem reports (a kernel's blocks over its scoped limit);
+                  runtime allocation failures (TPU HBM, CUDA, TF "OOM when
+                  allocating tensor"); a BFC allocator dump pasted alone
+      start-up    backends that did not start (TPU busy or missing, cuDNN)
 
     TensorFlow reports only the first op it cannot compile; `hloscope check` lists all.
     Colour codes, Windows line ends and pytest's "E   " prefixes are fine.

@@ -94,7 +94,12 @@ def memory_command(
         raise CliError("--scale needs --device: the largest size is the one under its limit")
     if fail_over_limit and device is None:
         raise CliError("--fail-over-limit needs --device")
-    opened = open_target(target, refresh=refresh, device=device)
+    opened = open_target(
+        target,
+        refresh=refresh,
+        device=device,
+        warm=("hloscope.analysis.memory", "hloscope.render.memory_text", "hloscope.dump.buffers"),
+    )
     if scale_spec is not None and opened.function is None:
         raise CliError("--scale compiles a function: give a SCRIPT.py:FUNCTION target")
     results = memory_results(opened, module=module, all_modules=all_modules)

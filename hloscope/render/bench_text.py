@@ -67,14 +67,32 @@ def _kernel_source(row: Mapping[str, Any]) -> str:
     return short_source(row.get("source") or "")
 
 
+def _each(row: Mapping[str, Any]) -> str:
+    """One execution's time, or ``< bound`` for a kernel below resolution (never ``0 s``)."""
+    if row.get("median_s") is None and row.get("below_s") is not None:
+        return "< " + format_seconds(row["below_s"])
+    return format_seconds(row.get("median_s"))
+
+
+def _per_run(row: Mapping[str, Any]) -> str:
+    if row.get("median_s") is None and row.get("below_s") is not None:
+        return "< " + format_seconds(row["below_s"] * (row.get("executions") or 1))
+    return format_seconds(row["total_s"])
+
+
+def _executions(row: Mapping[str, Any]) -> str:
+    return f"{row['executions']:g}"
+
+
 KERNEL_COLUMNS: dict[str, Column] = {
     "kernel": Column("kernel", lambda r: r["name"], min_width=14, comfortable=24),
     "kind": Column("kind", lambda r: r["kind"], min_width=6),
     "where": Column("where", lambda r: r["where"], min_width=10, comfortable=16),
-    "time": Column("time/run", lambda r: format_seconds(r["total_s"]), right=True),
+    "time": Column("time/run", _per_run, right=True),
     "share": Column("share", lambda r: _percent(r["share"]), right=True),
-    "x": Column("×", lambda r: str(r["executions"]), right=True),
-    "each": Column("each", lambda r: format_seconds(r["median_s"]), right=True),
+    "x": Column("×", _executions, right=True),
+    "each": Column("each", _each, right=True),
+    "fps": Column("FLOP/s", lambda r: format_rate(r["flops_per_s"], "FLOP/s"), right=True),
     "flops": Column("flops", lambda r: format_count(r["flops"]), right=True),
     "bytes": Column("bytes", lambda r: format_bytes(r["bytes"]), right=True),
     "bw": Column("bytes/s", lambda r: format_rate(r["bytes_per_s"], "B/s"), right=True),
@@ -86,7 +104,7 @@ KERNEL_COLUMNS: dict[str, Column] = {
     ),
 }
 _ESSENTIAL = ("kernel", "time", "share", "bound", "source")
-_OPTIONAL = ("bw", "bytes", "flops", "roof", "x", "each", "kind", "where")
+_OPTIONAL = ("roof", "bw", "fps", "bytes", "flops", "x", "each", "kind", "where")
 
 
 def _line(console: Any, *parts: tuple[str, str] | str) -> None:
@@ -166,6 +184,9 @@ def _program_summary(result: BenchResult, console: Any) -> None:
 def _kernel_summary(result: BenchResult, console: Any) -> None:
     if not result.per_kernel:
         return
+    if result.timed == "in program":
+        _traced_summary(result, console)
+        return
     total = result.kernels_total_s
     program = result.timing.median_s
     ratio = f" ({total / program:.0%})" if program > 0 else ""
@@ -204,6 +225,30 @@ def _kernel_summary(result: BenchResult, console: Any) -> None:
         )
     else:
         _line(console, ("profile   ", "dim"), (f"not available: {profile.reason}", "yellow"))
+
+
+def _traced_summary(result: BenchResult, console: Any) -> None:
+    """Kernels timed inside the program: their sum against the wall time, and the gap."""
+    summary = result.per_kernel_summary() or {}
+    if not result.kernels:
+        _line(console, ("kernels   ", "dim"), ("no times: " + summary.get("reason", ""), "yellow"))
+        return
+    device, wall = summary.get("device_time_s"), summary.get("wall_s")
+    _line(
+        console,
+        ("kernels   ", "dim"),
+        f"{len(result.kernels)} timed inside the program, from a trace of "
+        f"{summary.get('steps')} steps",
+    )
+    parts: list[tuple[str, str] | str] = [
+        ("          sum ", "dim"),
+        (format_seconds(device), "bold"),
+        (" per step beside the program's ", "dim"),
+        (format_seconds(wall), "bold"),
+    ]
+    if device is not None and wall:
+        parts.append(f" ({device / wall:.0%}); gap {format_seconds(wall - device)}")
+    _line(console, *parts)
 
 
 def _notes(notes: list[str], console: Any) -> None:

@@ -17,12 +17,15 @@ import re
 from ...units import format_bytes
 from ..memory.oom_log import FixKind, OomReport, oom_fixes
 from .advice import AdviceKind
+from .long_input import long_input, shapes_in
 from .sizes import SIZE, bytes_of
 
 __all__ = ["memory_fixes"]
 
 _ARGUMENTS = re.compile(rf"^\s*arguments\s+(?P<size>{SIZE})\s*$", re.M)
 _PROGRAM = re.compile(rf"^\s*program\s+(?P<size>{SIZE})\s*$", re.M)
+# Fixes whose bytes are what must go, not what they free.
+_MUST_GO = (FixKind.SMALLER_BATCH, FixKind.SMALLER_BLOCKS)
 # How much past the device a program may be for a smaller batch to be the first thing to try.
 _FAR_OVER = 1.5
 _KINDS = {
@@ -30,11 +33,35 @@ _KINDS = {
     FixKind.REMAT: AdviceKind.REMAT,
     FixKind.BF16: AdviceKind.LOWER_PRECISION,
     FixKind.SMALLER_BATCH: AdviceKind.SMALLER_BATCH,
+    FixKind.SMALLER_BLOCKS: AdviceKind.SMALLER_BLOCKS,
+    FixKind.RAISE_VMEM_LIMIT: AdviceKind.RAISE_VMEM_LIMIT,
 }
 
 
 def _with_bytes(text: str, freed: int | None, verb: str = "frees up to {}") -> str:
     return f"{text} ({verb.format(format_bytes(freed))})" if freed else text
+
+
+def _long_input_fix(report: OomReport, text: str) -> tuple[AdviceKind, str] | None:
+    """Cap or bucket the input whose length the largest buffer shows far past the others'."""
+    shaped = [b for b in report.buffers if b.shape]
+    if not shaped:
+        return None
+    largest = max(shaped, key=lambda b: b.size_bytes)
+    others = [b.shape or "" for b in shaped if b is not largest] + shapes_in(text)
+    found = long_input(largest.shape or "", others)
+    if found is None:
+        return None
+    axes = ", ".join(map(str, found.axes))
+    return (
+        AdviceKind.SHORTER_INPUT,
+        f"one input is far longer than the rest: buffer {largest.rank} {found.shape} has length "
+        f"{found.length} on axis {axes} where the log's other arrays have {found.typical} "
+        f"({found.ratio}x); cap that input's length (truncate, or split it into windows) or "
+        "bucket inputs by length (pad to a few fixed lengths, one compile each): capping it at "
+        f"{found.typical} frees {format_bytes(found.frees)} of this buffer's "
+        f"{format_bytes(found.bytes)}",
+    )
 
 
 def memory_fixes(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
@@ -45,11 +72,16 @@ def memory_fixes(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
             _with_bytes(
                 fix.fix,
                 fix.bytes,
-                "at least {} must go" if fix.kind is FixKind.SMALLER_BATCH else "frees up to",
+                "at least {} must go" if fix.kind in _MUST_GO else "frees up to {}",
             ),
         )
         for fix in oom_fixes(report)
     ]
+    if report.on_chip:  # a kernel's working set: no device size or batch enters it
+        return base
+    longer = _long_input_fix(report, text)
+    if longer is not None:
+        base.insert(0, longer)
     capacity, used = report.capacity_bytes, report.used_bytes
     arguments_match = _ARGUMENTS.search(text)
     arguments = bytes_of(arguments_match["size"]) if arguments_match else None

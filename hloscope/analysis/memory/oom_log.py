@@ -60,6 +60,7 @@ from enum import StrEnum
 from typing import Any
 
 from ...hlo.metadata import StackFrame
+from ...units import format_bytes
 from ..provenance import is_user_frame
 
 __all__ = [
@@ -78,10 +79,17 @@ __all__ = [
 #: The opening words of each out-of-memory message (one alternation, for a recogniser).
 OOM_OPENING = re.compile(
     r"Out\s+of\s+memory\s+while\s+trying\s+to\s+allocate\s+(?P<requested>\d+)\s+bytes"
-    r"|Ran out of memory in memory space (?P<space>\w+)\."
+    # TPU: "...space hbm. Used ...", "...space vmem while allocating on stack for %f.1 = ...".
+    r"|Ran\s+out\s+of\s+memory\s+in\s+memory\s+space\s+(?P<space>\w+)(?=[.\s])"
+    # XLA:TPU (libtpu 0.0.42) before assigning buffers: "Ran out of memory on HBM, the total
+    # memory required for HLO temporaries (16.50G) exceeds available HBM (15.75G)."
+    r"|Ran out of memory on (?P<on>HBM), the total memory required"
     r"|BufferAssignment OOM Debugging\."
     # TPU's list pasted without the report's first line.
     r"|Largest program allocations in (?P<listed>\w+):"
+    # A kernel's scoped (on-chip) allocation, the second sentence of the vmem message, pasted
+    # alone or after a cut first line.
+    r"|Scoped allocation with size\s+(?P<scoped>[\d.]+[KMGTP]?i?B?)\s+and limit"
 )
 
 # How far after the opening the report may run (characters): a report lists tens of buffers.
@@ -177,6 +185,10 @@ class FixKind(StrEnum):
     REMAT = "remat"
     BF16 = "bf16"
     SMALLER_BATCH = "smaller_batch"
+    #: On-chip memory (VMEM) over its limit: smaller blocks in the kernel.
+    SMALLER_BLOCKS = "smaller_blocks"
+    #: On-chip memory over a limit set below the chip's VMEM: raise the limit.
+    RAISE_VMEM_LIMIT = "raise_vmem_limit"
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +219,12 @@ class OomReport:
     exceeded_bytes: int | None = None
     stats: dict[str, int] = field(default_factory=dict)
     buffers: list[OomBuffer] = field(default_factory=list)
+
+    @property
+    def on_chip(self) -> bool:
+        """Whether the memory that ran out is inside the TPU core (VMEM, SMEM), where a
+        kernel's blocks and XLA's scoped buffers live, not the device's HBM."""
+        return (self.memory_space or "").lower() in ON_CHIP_SPACES
 
     @property
     def buffer_bytes(self) -> int:
@@ -247,13 +265,38 @@ class OomReport:
 
 _TPU_USED = re.compile(
     r"Used (?P<used>[\d.]+\s*[KMGTP]?i?B?) of (?P<capacity>[\d.]+\s*[KMGTP]?i?B?) (?P<space>\w+)\."
-    r"(?:\s*Exceeded \w+ capacity by (?P<exceeded>[\d.]+\s*[KMGTP]?i?B?)\.)?"
+    # The period after the excess is sometimes cut (a pasted line, a wrapped message).
+    r"(?:\s*Exceeded \w+ capacity by (?P<exceeded>[\d.]+\s*[KMGTP]?i?B?)\b)?"
 )
+_TPU_REQUIRED = re.compile(
+    r"Ran out of memory on HBM, the total memory required for HLO temporaries "
+    r"\((?P<used>[\d.]+\s*[KMGTP]?i?B?)\) exceeds available HBM "
+    r"\((?P<capacity>[\d.]+\s*[KMGTP]?i?B?)\)"
+)
+# XLA:TPU's scoped (per-kernel, on-chip) allocation: "Scoped allocation with size 64.00M and
+# limit 16.00M exceeded scoped vmem limit by 48.00M."
+_SCOPED = re.compile(
+    r"Scoped\s+allocation\s+with\s+size\s+(?P<used>[\d.]+\s*[KMGTP]?i?B?)\s+and\s+limit\s+"
+    r"(?P<capacity>[\d.]+\s*[KMGTP]?i?B?)\s+exceeded\s+scoped\s+(?P<space>\w+)\s+limit\s+by\s+"
+    r"(?P<exceeded>[\d.]+\s*[KMGTP]?i?B?)\b"
+)
+# What the scoped allocation was for: "...while allocating on stack for %f.1 = f32[16384,1024]
+# {1,0:T(8,128)} custom-call(%x.1), custom_call_target="tpu_custom_call", ...".
+_STACK_FOR = re.compile(
+    r"while allocating on stack for %(?P<instr>[\w.-]+) = (?P<shape>[a-z]\w*\[[\d,]*\])"
+)
+_CUSTOM_TARGET = re.compile(r'custom_call_target="(?P<target>[^"\n]+)"')
+# The memory spaces inside a TPU core (vector, scalar, common memory): a kernel's working set,
+# not the program's arrays in HBM.
+ON_CHIP_SPACES = frozenset({"vmem", "smem", "cmem", "sflag"})
 _STAT = re.compile(
     r"^[ \t]*(?P<name>[a-z_][a-z_ ]*[a-z]):[ \t]+(?P<size>[\d.]+\s*[KMGTP]?i?B)", re.M
 )
 # `Buffer 3:` (GPU) or `3. Size: 32.00G` (TPU) opens one buffer.
-_BUFFER_HEAD = re.compile(r"^[ \t]*(?:Buffer (?P<gpu>\d+):|(?P<tpu>\d+)\. (?=Size:))", re.M)
+# A logger's prefix may come first (``E0603 ... xla_util.cc:72] ``, ``[core.py:1184] ``).
+_BUFFER_HEAD = re.compile(
+    r"^(?:[^\n]*?\][ \t])?[ \t]*(?:Buffer (?P<gpu>\d+):|(?P<tpu>\d+)\. (?=Size:))", re.M
+)
 _FIELD = re.compile(r"(?P<key>[A-Z][A-Za-z ]*?): (?P<value>[^\n]*)")
 _QUOTED = re.compile(r'(?P<key>op_type|op_name|source_file)="(?P<value>[^"\n]*)"')
 _SOURCE_LINE = re.compile(r"source_line=(?P<line>\d+)")
@@ -288,16 +331,46 @@ def read_oom(text: str, start: int = 0) -> OomReport | None:
         if requested is not None and requested["requested"]:
             report.requested_bytes = int(requested["requested"])
     used = _TPU_USED.search(text, opening.start(), min(end, opening.start() + 2048))
-    if used is not None:
+    required = _TPU_REQUIRED.match(text, opening.start())
+    if required is not None:
+        report.memory_space = "hbm"
+        report.used_bytes = parse_size(required["used"])
+        report.capacity_bytes = parse_size(required["capacity"])
+        if report.used_bytes is not None and report.capacity_bytes is not None:
+            report.exceeded_bytes = report.used_bytes - report.capacity_bytes
+    elif used is not None:
         report.memory_space = used["space"]
         report.used_bytes = parse_size(used["used"])
         report.capacity_bytes = parse_size(used["capacity"])
         report.exceeded_bytes = parse_size(used["exceeded"]) if used["exceeded"] else None
     elif opening["space"] or opening["listed"]:
         report.memory_space = opening["space"] or opening["listed"]
+    _read_scoped(text, opening.start(), min(end, opening.start() + 4096), report)
     _read_stats(text, opening.start(), end, report)
     _read_buffers(text, opening.start(), end, report)
     return report
+
+
+def _read_scoped(text: str, start: int, end: int, report: OomReport) -> None:
+    """A kernel's scoped allocation over its limit (XLA:TPU's vmem message): the size, the
+    limit and the excess as printed, and the instruction it was for as the one buffer."""
+    scoped = _SCOPED.search(text, start, end)
+    if scoped is None:
+        return
+    report.memory_space = scoped["space"]
+    report.used_bytes = parse_size(scoped["used"])
+    report.capacity_bytes = parse_size(scoped["capacity"])
+    report.exceeded_bytes = parse_size(scoped["exceeded"])
+    owner = _STACK_FOR.search(text, start, scoped.start())
+    if report.used_bytes is None or owner is None:
+        return
+    statement = text[owner.start() : scoped.start()]
+    buffer = OomBuffer(1, report.used_bytes, BufferKind.OTHER, shape=owner["shape"])
+    buffer.label, buffer.allocation_type = owner["instr"], "scoped"
+    _read_operator(statement, buffer)
+    target = _CUSTOM_TARGET.search(statement)
+    buffer.op_type = target["target"] if target else None
+    report.buffers.append(buffer)
 
 
 def _read_stats(text: str, start: int, end: int, report: OomReport) -> None:
@@ -318,8 +391,11 @@ def _peak_start(text: str, start: int, end: int) -> int:
 
 def _read_buffers(text: str, start: int, end: int, report: OomReport) -> None:
     peak = _peak_start(text, start, end)
-    if peak < 0:
-        return
+    if peak < 0:  # the list's heading was cut from the paste: its numbered buffers remain
+        first = _BUFFER_HEAD.search(text, start, end)
+        if first is None:
+            return
+        peak = first.start()
     heads = list(_BUFFER_HEAD.finditer(text, peak, end))
     for index, head in enumerate(heads):
         stop = heads[index + 1].start() if index + 1 < len(heads) else end
@@ -391,6 +467,8 @@ def oom_fixes(report: OomReport) -> list[OomFix]:
     most: donating parameters that a result of the same shape replaces, rematerialising
     activations the forward pass keeps for the backward one, f32 temporaries as bf16, and a
     smaller batch (always: the peak grows with it)."""
+    if report.on_chip:
+        return _on_chip_fixes(report)
     fixes: list[OomFix] = []
     temporaries = [b for b in report.buffers if b.kind is BufferKind.TEMPORARY]
     made_shapes = {_plain(b.shape) for b in temporaries if b.shape}
@@ -442,6 +520,42 @@ def oom_fixes(report: OomReport) -> list[OomFix]:
         )
     )
     return fixes
+
+
+# Over by at most this share of the limit, raising the limit is the first thing to try (the
+# kernel nearly fits); past it, the blocks must shrink.
+_NEARLY_FITS = 0.5
+
+
+def _on_chip_fixes(report: OomReport) -> list[OomFix]:
+    """The fixes for a kernel's working set over the on-chip memory limit (VMEM): the batch
+    does not set it, the kernel's blocks do -- Pallas double-buffers each input and output
+    block (two copies of each), and XLA's own fusions take scoped VMEM for their tiles.
+    Smaller blocks free the excess; a limit set below the chip's VMEM can be raised. The
+    excess over the limit and the size needed are the report's own numbers."""
+    space = (report.memory_space or "vmem").upper()
+    over, used, limit = report.exceeded_bytes, report.used_bytes, report.capacity_bytes
+    blocks = OomFix(
+        FixKind.SMALLER_BLOCKS,
+        "kernel block sizes",
+        over,
+        f"smaller blocks: the kernel's {space} working set is its blocks (a Pallas BlockSpec's "
+        "block_shape, each input and output double-buffered) plus scratch; halve the largest "
+        "block dimension, or tile the contracting dimension, until it fits",
+    )
+    raise_limit = OomFix(
+        FixKind.RAISE_VMEM_LIMIT,
+        f"scoped {space} limit",
+        None,
+        f"raise the scoped {space} limit to at least "
+        f"{format_bytes(used) if used else 'the size the message names'}: "
+        "pltpu.CompilerParams(vmem_limit_bytes=...) on the pallas_call, or "
+        "LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=N for XLA's own fusions; it cannot "
+        "pass the chip's physical VMEM",
+    )
+    if over and limit and over <= _NEARLY_FITS * limit:
+        return [raise_limit, blocks]
+    return [blocks, raise_limit]
 
 
 def _plain(shape: str | None) -> str | None:

@@ -8,8 +8,10 @@ instructions of the module; a few unknown names are listed instead.
 
 The figures a kernel row takes from the module come from one place each, so a better source
 can replace one figure without touching the join: :func:`hbm_bytes_of` is the bytes a kernel
-moves (today XLA's cost rules' bytes accessed at the kernel boundary, which on a TPU include
-on-chip traffic; a TPU HBM-traffic figure will replace it).
+moves through memory: on a module XLA:TPU made, its bytes through HBM (operands and results
+in ``S(1)``/``S(2)`` left out, :func:`hloscope.analysis.hbm.kernel_roof_bytes`: XLA's bytes
+accessed count on-chip traffic too, and a roofline drawn from them claimed 139% of the HBM
+roof), elsewhere XLA's cost rules' bytes accessed at the kernel boundary.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from ...hlo.model import Instruction, Module
 from ..errors import OpProfileMismatch
 from ..fusions import ENTRY, UNFUSED, Kernel, fusion_report, op_source
+from ..hbm import kernel_roof_bytes
 from .roof import element_type
 
 __all__ = ["Joined", "ModuleIndex", "check_match", "hbm_bytes_of", "MIN_JOINED"]
@@ -30,8 +33,8 @@ MIN_JOINED = 0.9
 
 def hbm_bytes_of(kernel: Kernel) -> int:
     """The bytes one execution of ``kernel`` moves to and from memory (the one place this
-    figure is chosen)."""
-    return kernel.cost.bytes_accessed
+    figure is chosen): through HBM on a TPU module, else all its bytes."""
+    return kernel_roof_bytes(kernel)
 
 
 @dataclass(frozen=True, slots=True)

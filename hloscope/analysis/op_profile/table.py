@@ -329,8 +329,9 @@ def _roof_notes(kernels: Sequence[KernelTime], chip: Device | None, trace: Trace
     memory = [k for k in above if k.bound == "memory"]
     share = sum(k.share for k in above)
     why = (
-        "their bytes are XLA's bytes accessed, which on a TPU count on-chip (VMEM) traffic "
-        "too: the byte figure is in doubt, not the time"
+        "their bytes are XLA's cost rules at the kernel boundary (on a TPU, on-chip S(1)/S(2) "
+        "operands already left out), which can count bytes a kernel reads from on-chip "
+        "memory or cache rather than from HBM: the byte figure is in doubt, not the time"
         if memory
         else "the chip's peak in the registry is below what they reached"
     )

@@ -138,7 +138,12 @@ class XlaTpu(Backend):
         def compile_(passes: str | None) -> Compiled:
             try:
                 capture = inprocess.compile_jax(
-                    traced, lowered, dict(stages), passes, keep_refused=does_not_fit
+                    traced,
+                    lowered,
+                    dict(stages),
+                    passes,
+                    keep_refused=does_not_fit,
+                    dumped_after=True,
                 )
             except Exception as error:
                 raise _compile_error(error, self.spec) from None

@@ -27,6 +27,7 @@ from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 from ..sizes import SIZE, bytes_of, tensor_bytes
+from .bfc_summary import DUMP_LINE, read_dump
 
 __all__ = ["RECOGNISER"]
 
@@ -44,6 +45,9 @@ _OPENING = re.compile(
     rf"|failed to allocate (?P<fta>{SIZE}) \((?P<fta_bytes>\d+) bytes\) from device"
     r"|CUDA_ERROR_OUT_OF_MEMORY"
 )
+# The opening of a failure message, and any line of a BFC allocator's dump (a dump pasted
+# alone is a GPU memory report of its own: :mod:`.bfc_summary`).
+_FAILURE_OR_DUMP = re.compile(f"{_OPENING.pattern}|{DUMP_LINE.pattern}")
 _ALLOCATED = re.compile(rf"Currently allocated:\s+(?P<size>{SIZE})")
 _CAPACITY = re.compile(rf"HBM capacity (?P<size>{SIZE}):")
 _TPU_WORDS = re.compile(r"HBM\d|/job:tpu_worker|XLA:TPU|\bTPU\b")
@@ -132,6 +136,10 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
 
 
 def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if _OPENING.match(log.text, m.start()) is None:
+        yield from read_dump(log, m, _OPENING)
+        return
+    m = _OPENING.match(log.text, m.start()) or m
     start = log.text.rfind("\n", 0, m.start()) + 1
     stack = log.traceback_before(start) or log.traceback_after(m.end())
     device = _device(log, m)
@@ -163,4 +171,4 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
 
 
-RECOGNISER = Recogniser(Family.DEVICE_ALLOCATION, _OPENING, _device_allocation)
+RECOGNISER = Recogniser(Family.DEVICE_ALLOCATION, _FAILURE_OR_DUMP, _device_allocation)

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
-from ..advice import advise
-from ..build import make_failure
+from ..advice import AdviceKind, advise
+from ..build import UNSET, make_failure
 from ..device import platform_of
 from ..forms import Form, alternation, form_of
 from ..functions import jax_function, paragraph_end
@@ -69,6 +69,14 @@ _EXPORT_FORMS: tuple[Form, ...] = (
         "a program lowered for one platform cannot be compiled by another platform's backend",
     ),
     Form(
+        "serialize",
+        r"Failed to serialize StableHLO;?",
+        "StableHLO serialization",
+        Reason.EXPORT,
+        (),
+        "the program's StableHLO could not be written in its portable (versioned) form",
+    ),
+    Form(
         "persistent_cache",
         r"Not writing persistent cache entry for '(?P<pc_module>[^'\n]+)' because it uses "
         r"host callbacks",
@@ -96,6 +104,85 @@ def _export_targets(log: Log, pos: int) -> list[tuple[str, list[StackFrame]]]:
     return found
 
 
+# The MLIR diagnostic after "Detailed error from MLIR:": where (a file:line:col, a loc(...),
+# or <unknown>) and what.
+_MLIR_ERROR = re.compile(
+    r"(?:(?P<file>[^\s:\"'()]+\.py):(?P<line>\d+):\d+|loc\(\"(?P<lfile>[^\"\n]+)\":"
+    r"(?P<lline>\d+):\d+\)|<unknown>:0|loc\(unknown\)): error: (?P<error>[^\n]+)"
+)
+_LEGALIZE = re.compile(r"failed to legalize operation '(?P<op>[\w.]+)'")
+_TARGET = re.compile(
+    r'call_target_name = "(?P<a>[^"\n]+)"|custom_call_target\s*=\s*"(?P<b>[^"\n]+)"'
+    r"|stablehlo\.custom_call @(?P<c>[\w.$-]+)"
+)
+# How far after "Failed to serialize StableHLO" its MLIR detail may lie.
+_DETAIL_WINDOW = 8192
+
+
+def _serialize_detail(log: Log, pos: int) -> tuple[str, str | None, StackFrame | None]:
+    """What the MLIR detail of a serialization failure names: the error, the custom call
+    target (when a custom call is what failed) and the user's file:line."""
+    end = min(len(log.text), pos + _DETAIL_WINDOW)
+    found = _MLIR_ERROR.search(log.text, pos, end)
+    if found is None:
+        return "", None, None
+    where = None
+    if found["file"] or found["lfile"]:
+        where = StackFrame(found["file"] or found["lfile"], int(found["line"] or found["lline"]))
+    target = _TARGET.search(log.text, found.start(), end)
+    name = next((g for g in target.groups() if g), None) if target else None
+    return found["error"].strip(), name, where
+
+
+def _serialize_advice(error: str, target: str | None) -> list[tuple[AdviceKind, str]]:
+    """The fixes for a serialization failure, best first: a custom call the serializer cannot
+    convert is first a version mismatch (jax, jaxlib and a PJRT plugin from different
+    releases); a custom call jax.export refuses is allowed with ``disabled_checks``."""
+    versions = (
+        AdviceKind.INSTALL,
+        "the serializer (jaxlib, or a PJRT plugin such as jax-cuda12-plugin) refused what this "
+        "jax emitted: install jax, jaxlib and the plugin from one release (pip install -U "
+        '"jax[cuda12]", or the plugin you use); a plugin converts StableHLO more strictly',
+    )
+    if target is None:
+        return [versions]
+    allow = (
+        AdviceKind.DISABLE_CHECK,
+        f"for jax.export, allow the target where it will be registered: jax.export.export(f, "
+        f"disabled_checks=[jax.export.DisabledSafetyCheck.custom_call({target!r})])",
+    )
+    replace = (
+        AdviceKind.REPLACE_OP,
+        f"or replace the custom call {target!r} with jnp/lax ops, which serialize with "
+        "compatibility guarantees",
+    )
+    if _LEGALIZE.search(error):
+        return [versions, allow, replace]
+    return [allow, replace, versions]
+
+
+def _serialize(log: Log, m: re.Match[str], stack: list[StackFrame]) -> Failure:
+    error, target, where = _serialize_detail(log, m.end())
+    legalize = _LEGALIZE.search(error)
+    op = target or (legalize["op"] if legalize else "StableHLO serialization")
+    frames = _joined([where], stack) if where else stack
+    (kind, text), *rest = _serialize_advice(error, target)
+    hints = [f"MLIR: {error}"] if error else []
+    return make_failure(
+        Family.JAX_EXPORT,
+        log,
+        m.start(),
+        op=op,
+        reason=Reason.EXPORT,
+        advice=(text, kind),
+        function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),
+        stack=frames,
+        source=f"{where.file}:{where.line}" if where else UNSET,
+        hints=[*hints, *(fix for _, fix in rest)],
+        more_advice=[(str(k), t) for k, t in rest],
+    )
+
+
 def _platform_list(text: str) -> str:
     """``"('tpu', 'cuda')"`` -> ``"tpu, cuda"``."""
     return ", ".join(re.findall(r"[A-Za-z]\w*", text)) or text
@@ -111,6 +198,9 @@ def _joined(inner: list[StackFrame], outer: list[StackFrame]) -> list[StackFrame
 def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     form = form_of(_EXPORT_FORMS, m)
     stack = log.traceback_before(m.start())
+    if form.group == "serialize":
+        yield _serialize(log, m, stack)
+        return
     device = platform = None
     offenders: list[tuple[str, list[StackFrame]]] = [(form.op, stack)]
     if form.group == "custom_call":

@@ -27,6 +27,12 @@ _LIST_SAME_REPORT = 16 * 1024
 _OOM_PLATFORM = re.compile(r"XLA:(?P<word>TPU|GPU|CPU)\b")
 
 
+_ON_CHIP = (
+    "VMEM is the TPU core's own on-chip memory (tens of MiB), not HBM: a kernel's blocks and "
+    "XLA's scoped buffers live there, so the fix is in the kernel's block sizes or its VMEM "
+    "limit, not the batch size or the device's HBM"
+)
+
 LINE_CLASS = re.compile(r"(?P<cls>[A-Za-z_][\w.]*?(?:Error|Exception)): ")
 
 
@@ -44,10 +50,10 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         log.text, max(0, m.start() - _OOM_SAME_REPORT), m.start()
     ):
         return
-    if m["listed"] and OOM_OPENING.search(
+    if (m["listed"] or m["scoped"]) and OOM_OPENING.search(
         log.text, max(0, m.start() - _LIST_SAME_REPORT), m.start()
     ):
-        return  # the list of a report read from its first line
+        return  # the list or the scoped sentence of a report read from its first line
     report = read_oom(log.text, m.start())
     if report is None:
         return
@@ -57,7 +63,8 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     stack = log.traceback_before(start)
     function = jax_function(log, m.start(), log.region_end(m.start()), stack)
     word = _OOM_PLATFORM.search(log.text, start, log.line_end(m.end()))
-    device = word["word"].lower() if word else ("tpu" if m["space"] or m["listed"] else None)
+    tpu_words = m["space"] or m["listed"] or m["scoped"] or m["on"]
+    device = word["word"].lower() if word else ("tpu" if tpu_words else None)
     if device is None and report.requested_bytes is not None:
         # "Out of memory while trying to allocate N bytes" is the GPU runtime's wording
         # (TPU reports "Ran out of memory in memory space hbm"; CPU allocates from the host).
@@ -79,6 +86,7 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         status="RESOURCE_EXHAUSTED" if "RESOURCE_EXHAUSTED: " in log.headline(start) else None,
         memory=report,
         more_advice=[(str(k), t) for k, t in rest],
+        hints=[_ON_CHIP] if report.on_chip else [],
     )
 
 

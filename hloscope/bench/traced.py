@@ -1,0 +1,147 @@
+"""Kernels measured inside the program: each kernel's row from a profiler trace of the whole.
+
+:func:`traced_kernels` turns the op profile of the program's traced steps
+(:func:`~.profile.profile_program`) into :class:`TracedKernel` rows beside the kernel table of
+the optimized module: time per step (the device's own clock, the program's launch paid once
+per step as in real use), share, occurrences, FLOPs and bytes per execution from the module
+(on a TPU module, bytes through HBM: :func:`hloscope.analysis.hbm.kernel_roof_bytes`), the
+achieved rates and the roofline position under the bench's peak (a measured CPU's included,
+with its cache roof for a kernel whose bytes fit in the last-level cache).
+
+An op the device ran that is no kernel of the fusion report (a loop's control, an async
+wrapper, a prefetch) keeps its row: the device spent that time on it. A kernel whose time in
+the trace is zero ran below the trace's resolution: it has no time, only ``below_s``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..analysis.hbm import kernel_roof_bytes
+from ..analysis.peaks import DevicePeak
+from ..analysis.roofline import Roofline, element_type_of, roofline
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..analysis.op_profile import OpProfile
+    from ..hlo.model import Module
+
+__all__ = ["TracedKernel", "traced_kernels", "TRACE_RESOLUTION_S"]
+
+#: The resolution of a trace's times (the XPlane's nanoseconds).
+TRACE_RESOLUTION_S = 1e-9
+
+
+@dataclass(slots=True)
+class TracedKernel:
+    """One kernel's time inside the program, from a trace (see the module docstring)."""
+
+    name: str
+    kind: str
+    where: str
+    executions: float  # per step
+    occurrences: int  # in the whole trace
+    flops: int  # per execution
+    bytes: int  # per execution (through HBM on a TPU module)
+    source: str
+    time_s: float  # per step
+    roofline: Roofline
+    share: float = 0.0
+    joined: bool = True
+
+    @property
+    def measurable(self) -> bool:
+        return self.time_s > 0
+
+    @property
+    def median_s(self) -> float | None:
+        """One execution's device time (the mean over the trace's executions)."""
+        if not self.measurable or self.executions <= 0:
+            return None
+        return self.time_s / self.executions
+
+    @property
+    def below_s(self) -> float | None:
+        return None if self.measurable else TRACE_RESOLUTION_S
+
+    @property
+    def total_s(self) -> float:
+        return self.time_s
+
+    @property
+    def profile_s(self) -> float | None:
+        return self.time_s
+
+    def contract(self) -> dict[str, Any]:
+        bound = self.roofline.bound
+        return {
+            "name": self.name,
+            "median_s": self.median_s,
+            "share": self.share,
+            "flops": self.flops,
+            "bytes": self.bytes,
+            "bound": bound.value if bound is not None else None,
+            "source": self.source,
+            "time_s": self.time_s,
+            "executions": self.executions,
+            "flops_per_s": self.roofline.flops_per_s,
+            "bytes_per_s": self.roofline.bytes_per_s,
+            "roofline_fraction": self.roofline.fraction,
+            "timed": "in program",
+            "below_s": self.below_s,
+        }
+
+    def row(self) -> dict[str, Any]:
+        return {
+            **self.contract(),
+            "kind": self.kind,
+            "where": self.where,
+            "occurrences": self.occurrences,
+            "total_s": self.total_s,
+            "profile_s": None,
+            "joined": self.joined,
+        }
+
+
+def traced_kernels(
+    found: OpProfile, module: Module | None, peak: DevicePeak | None
+) -> list[TracedKernel]:
+    """The rows of ``found`` (an op profile joined to ``module``) under ``peak``."""
+    from ..analysis.fusions import fusion_report
+
+    report = {k.name: k for k in fusion_report(module).kernels} if module is not None else {}
+    steps = max(1, found.steps)
+    out = []
+    for timed in found.kernels:
+        kernel = report.get(timed.name)
+        executions = timed.occurrences / steps
+        if kernel is not None:
+            flops_each, bytes_each = kernel.cost.flops, kernel_roof_bytes(kernel)
+            element = element_type_of(kernel.shape)
+            flops_step = float(timed.flops if timed.flops is not None else 0.0)
+            bytes_step = float(timed.hbm_bytes if timed.hbm_bytes is not None else 0.0)
+        else:
+            each = max(executions, 1e-12)
+            flops_step = float(timed.flops or 0.0)
+            bytes_step = float(timed.hbm_bytes or 0.0)
+            flops_each, bytes_each = int(flops_step / each), int(bytes_step / each)
+            element = ""
+        choice = peak.choose(element or None) if peak is not None else None
+        line = roofline(flops_step, bytes_step, timed.time_s, choice, working_set=bytes_each)
+        out.append(
+            TracedKernel(
+                name=timed.name,
+                kind=timed.kind,
+                where=kernel.where if kernel is not None else "",
+                executions=executions,
+                occurrences=timed.occurrences,
+                flops=int(flops_each),
+                bytes=int(bytes_each),
+                source=timed.source,
+                time_s=timed.time_s,
+                roofline=line,
+                share=timed.share,
+                joined=timed.joined,
+            )
+        )
+    return out
