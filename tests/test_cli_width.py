@@ -315,3 +315,154 @@ def test_check_of_a_tf_function_piped_fits_80_columns_without_startup_lines(
     # Neither absl's line before its logging starts nor oneDNN's reach the output.
     assert "absl::InitializeLog" not in done.stderr + done.stdout
     assert "oneDNN" not in done.stderr + done.stdout
+
+
+# ---- memory, explain, fusions of two programs in a deep folder, piped ----------------------
+
+
+@pytest.fixture(scope="module")
+def deep_programs(tmp_path_factory) -> list[tuple[Path, str]]:
+    """Two programs of our own (a bf16 transformer step, an MLP with Adam) in a folder whose
+    path alone is wider than a table's source column."""
+    from test_diff_refactor import _EXAMPLE, ADAM_A, TRANSFORMER_A
+
+    folder = tmp_path_factory.mktemp("w") / "projects" / "a_rather_long_folder_name" / "models"
+    folder.mkdir(parents=True)
+    out = []
+    for name, text in (("tstep_a.py", TRANSFORMER_A), ("adam_mlp.py", ADAM_A)):
+        (folder / name).write_text(text + _EXAMPLE)
+        out.append((folder / name, name))
+    return out
+
+
+def _piped_lines(command: str, tmp_path: Path) -> list[str]:
+    done = piped(f"HLOSCOPE_CACHE={tmp_path}/cache {{hloscope}} {command} | cat")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert max(map(len, done.stdout.splitlines())) <= 80, done.stdout
+    return done.stdout.splitlines()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", [0, 1], ids=["transformer", "adam"])
+def test_memory_piped_keeps_file_names_and_lines(deep_programs, tmp_path_factory, which):
+    script, name = deep_programs[which]
+    lines = _piped_lines(f"memory {script}:train_step", tmp_path_factory.getbasetemp())
+    sources = [ln for ln in lines if f"{name[:-3]}" in ln or ".py:" in ln]
+    assert sources
+    for line in sources:
+        # The folders go before the file name does: "tstep_a.py:22", never "/tmp/n…p_a.py:22".
+        assert re.search(rf"\b{re.escape(name)}:\d+", line), line
+        assert "a_rather_long_folder_name" not in line
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", [0, 1], ids=["transformer", "adam"])
+def test_explain_piped_folds_code_and_kernel_names_at_their_boundaries(
+    deep_programs, tmp_path_factory, which
+):
+    script, name = deep_programs[which]
+    lines = _piped_lines(f"explain {script}:train_step", tmp_path_factory.getbasetemp())
+    rows = [ln.split("│") for ln in lines if "│" in ln]
+    code_cells = [cells[1].strip() for cells in rows]
+    assert not any(cell.endswith(ELLIPSIS) for cell in code_cells)  # code is never cut
+    # Every line's code reads whole once its folded pieces are joined.
+    joined = "".join(code_cells).replace(" ", "")
+    text = script.read_text()
+    for number in {int(m) for m in re.findall(rf"{re.escape(name)}:(\d+)", "\n".join(lines))}:
+        code = text.splitlines()[number - 1].strip().replace(" ", "")
+        assert code in joined, code
+    # Each row's kernel pieces joined read as the module's own kernel names: none broken.
+    names = _kernel_names(script, tmp_path_factory.getbasetemp())
+    listed: list[str] = []
+    for cells in rows:
+        if cells[0].strip() or not listed:
+            listed.append("")
+        listed[-1] += cells[-1].strip()
+    for cell in listed:
+        items = re.sub(r"^\d+:", "", cell).split(",")
+        for item in (i for i in items if i.strip() and not re.fullmatch(r" ?\+\d+", i)):
+            assert item.strip().rstrip("*") in names, (item, cell)
+
+
+def _kernel_names(script: Path, base: Path) -> set[str]:
+    done = piped(f"HLOSCOPE_CACHE={base}/cache {{hloscope}} fusions {script}:train_step --json")
+    return {r["name"] for r in json.loads(done.stdout)["rows"]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", [0, 1], ids=["transformer", "adam"])
+def test_fusions_piped_keeps_kernel_names_whole_while_the_source_has_room(
+    deep_programs, tmp_path_factory, which
+):
+    script, _ = deep_programs[which]
+    base = tmp_path_factory.getbasetemp()
+    lines = _piped_lines(f"fusions {script}:train_step", base)
+    rows = [[c.strip() for c in ln.split("│")] for ln in lines if "│" in ln]
+    header = next(ln for ln in lines if "┃" in ln).split("┃")
+    # The source column keeps only the room its cells need (file:line, the function dropped
+    # first) before a kernel name is cut.
+    source_width = len(header[-1]) - 1  # the cell between its leading space and the line end
+    assert source_width <= max(len("source"), *(len(r[-1]) for r in rows)), header
+    names = _kernel_names(script, base)
+    kernel_width = len(header[0]) - 1  # the cell before its trailing space
+    for row in rows:
+        assert row[0] in names or (ELLIPSIS in row[0] and len(row[0]) == kernel_width), row
+
+
+TF_LOOP = """
+import tensorflow as tf
+
+
+@tf.function(jit_compile=True)
+def scaled_update(w, g, lr):
+    return w - lr * g
+
+
+w = tf.ones([4])
+for lr in (0.1, 0.05, 0.025):
+    w = scaled_update(w, tf.ones([4]), lr)
+"""
+JAX_LOOP = """
+import jax
+import jax.numpy as jnp
+
+
+def main():
+    for n in (4, 8, 16):
+        f = jax.jit(lambda v: jnp.tanh(v) * 2.0)
+        f(jnp.ones((n,)))
+
+
+main()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("source", "name", "call_line"),
+    [(TF_LOOP, "tf_loop.py", 12), (JAX_LOOP, "jax_loop.py", 9)],
+    ids=["tensorflow", "jax"],
+)
+def test_recompiles_piped_keeps_headers_and_call_sites_whole(tmp_path, source, name, call_line):
+    if name.startswith("tf"):
+        pytest.importorskip("tensorflow")
+    folder = tmp_path / "projects" / "a_rather_long_folder_name" / "training"
+    folder.mkdir(parents=True)
+    script = folder / name
+    script.write_text(textwrap.dedent(source))
+    for columns in (80, 120):
+        set_columns = f"COLUMNS={columns} " if columns != 80 else ""
+        done = piped(f"{set_columns}{{hloscope}} recompiles {script} | cat", cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+        lines = done.stdout.splitlines()
+        assert max(map(len, lines)) <= columns, done.stdout
+        headers = [ln for ln in lines if ln.startswith(("function ", "#  "))]
+        assert headers, done.stdout
+        for header in headers:
+            assert re.search(r"\bseconds\b", header), header  # never "secon"
+        # Each compile's call site: the file name and line, whatever folder it is in.
+        sites = [ln for ln in lines if re.match(r"\d+  ", ln)]
+        assert len(sites) == 3, done.stdout
+        for row in sites:
+            assert re.search(rf"\b{re.escape(name)}:{call_line}\b", row), row
+            assert ELLIPSIS not in row.split(name)[0][-3:], row

@@ -13,6 +13,13 @@ that produced it and its scope as :func:`~hloscope.analysis.diff.provenance_name
 (the outer ``jit(f)/`` and what ``jax.checkpoint`` adds dropped). Buffers with equal keys are
 paired one to one; the rest left or joined.
 
+Source lines are compared through the line of B each line of A became
+(:func:`~hloscope.analysis.diff.pair_lines`: one to one, by function, code text and op names),
+so that a refactor that moves a function does not make every buffer leave the peak and come
+back under another line number: the kernel diff's pairing (:attr:`KernelDiff.line_pairs
+<hloscope.analysis.diff.KernelDiff.line_pairs>`) when given, else one made from the buffers'
+own lines and scopes.
+
 :func:`memory_of_side` gives the memory result of a module already parsed from a target, with
 XLA's side files where the dump has them, so that ``diff`` and ``report`` do not parse a module
 a second time to learn its memory.
@@ -21,10 +28,11 @@ a second time to learn its memory.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .diff import Regression, provenance_name, without_layout
+from .diff import Regression, pair_lines, provenance_name, source_lines, without_layout
 from .memory import LiveBuffer, MemoryResult, dumped_assignment, memory_of, memory_of_capture
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -41,11 +49,14 @@ _UNKNOWN = "(unknown)"
 
 @dataclass(frozen=True, slots=True)
 class PeakShare:
-    """The bytes one source line (or one scope) holds at A's peak and at B's."""
+    """The bytes one source line (or one scope) holds at A's peak and at B's. For a source
+    line, ``key`` is B's line (A's for a line B no longer has) and ``key_a`` the line of A it
+    continues ("" for a line only B has)."""
 
     key: str
     a: int
     b: int
+    key_a: str = ""
 
     @property
     def delta(self) -> int:
@@ -110,28 +121,41 @@ def _side_dict(result: MemoryResult) -> dict[str, Any]:
 
 
 def _share_dict(share: PeakShare, key: str) -> dict[str, Any]:
-    return {key: share.key, "a": share.a, "b": share.b, "delta": share.delta}
+    out = {key: share.key, "a": share.a, "b": share.b, "delta": share.delta}
+    if key == "source":
+        out["source_a"] = share.key_a
+    return out
 
 
-def buffer_key(buffer: LiveBuffer) -> tuple[str, str, str, str]:
+def buffer_key(buffer: LiveBuffer, source: str | None = None) -> tuple[str, str, str, str]:
     """What a buffer holds, as a key two compilations share: kind, shape without layout,
-    source line and normalized scope."""
+    source line (``source``: the line of B that A's line became) and normalized scope."""
     return (
         buffer.kind,
         without_layout(buffer.shape),
-        buffer.source,
+        buffer.source if source is None else source,
         provenance_name(buffer.scope),
     )
 
 
-def memory_diff(a: MemoryResult, b: MemoryResult) -> MemoryDiff:
-    """Compare the memory of A (before) and B (after)."""
+def memory_diff(
+    a: MemoryResult, b: MemoryResult, lines: Mapping[str, str] | None = None
+) -> MemoryDiff:
+    """Compare the memory of A (before) and B (after). ``lines`` maps a source line of A to
+    the line of B it became (the kernel diff's :attr:`line_pairs
+    <hloscope.analysis.diff.KernelDiff.line_pairs>`); without it the buffers' own lines are
+    paired."""
+    to_b = dict(lines) if lines is not None else buffer_line_pairs(a, b)
+
+    def moved(buffer: LiveBuffer) -> str:
+        return to_b.get(buffer.source, buffer.source)
+
     pending: dict[tuple[str, str, str, str], list[LiveBuffer]] = defaultdict(list)
     for buffer in b.live_at_peak:
         pending[buffer_key(buffer)].append(buffer)
     left = []
     for buffer in a.live_at_peak:
-        partners = pending.get(buffer_key(buffer))
+        partners = pending.get(buffer_key(buffer, moved(buffer)))
         if partners:
             partners.pop(0)
         else:
@@ -142,9 +166,35 @@ def memory_diff(a: MemoryResult, b: MemoryResult) -> MemoryDiff:
         b,
         left=_largest_first(left),
         joined=_largest_first(joined),
-        by_source=_shares(a, b, lambda x: x.source),
+        by_source=_source_shares(a, b, to_b),
         by_scope=_shares(a, b, lambda x: provenance_name(x.scope)),
     )
+
+
+def buffer_line_pairs(a: MemoryResult, b: MemoryResult) -> dict[str, str]:
+    """The source lines of A's peak buffers paired with those of B's
+    (:func:`~hloscope.analysis.diff.pair_lines`, the buffers' scopes as the op names)."""
+    return pair_lines(source_lines(_scopes_by_line(a)), source_lines(_scopes_by_line(b)))
+
+
+def _scopes_by_line(result: MemoryResult) -> dict[str, set[str]]:
+    scopes: dict[str, set[str]] = {}
+    for buffer in result.live_at_peak:
+        if buffer.source:
+            scope = provenance_name(buffer.scope)
+            scopes.setdefault(buffer.source, set()).update((scope,) if scope else ())
+    return scopes
+
+
+def _source_shares(a: MemoryResult, b: MemoryResult, to_b: Mapping[str, str]) -> list[PeakShare]:
+    """:func:`_shares` per source line, A's lines counted under the line of B they became."""
+    shares = _shares(a, b, lambda x: to_b.get(x.source, x.source))
+    from_a = {line_b: line_a for line_a, line_b in to_b.items()}
+    continued = {s.key for s in shares if s.a}
+    return [
+        PeakShare(s.key, s.a, s.b, from_a.get(s.key, s.key if s.key in continued else ""))
+        for s in shares
+    ]
 
 
 def _largest_first(buffers: list[LiveBuffer]) -> list[LiveBuffer]:

@@ -60,6 +60,8 @@ from .script_loader import (
 
 #: Exit status of a child stopped by the parent's timeout (SIGTERM), like coreutils' timeout.
 TIMEOUT_EXIT = 124
+#: Characters of a failing run's error message kept whole in the manifest (``error_text``).
+ERROR_TEXT_CHARS = 20_000
 
 
 class _Terminated(BaseException):
@@ -190,11 +192,20 @@ def _load_function(script: str, name: str) -> tuple[Any, tuple[Any, ...], dict[s
 
 
 def _capture_function(
-    script: str, name: str, save: str, device: str | None = None, mesh: str | None = None
+    script: str,
+    name: str,
+    save: str,
+    device: str | None = None,
+    mesh: str | None = None,
+    info: dict[str, Any] | None = None,
 ) -> None:
     fn, args, kwargs = _load_function(script, name)
     from .backends import capture_for
 
+    if info is not None:
+        # The script and its example arguments loaded: a failure from here on is the
+        # framework's or the compiler's (`hloscope report` writes a page of it).
+        info["compiling"] = True
     capture_for(fn, args, kwargs, device, mesh=parse_mesh(mesh) if mesh else None).save(save)
 
 
@@ -294,7 +305,9 @@ def main(argv: list[str] | None = None) -> int:
     script = os.path.abspath(options.script)
     info: dict[str, Any] = {
         "error": None,
+        "error_text": None,
         "error_location": None,
+        "compiling": False,
         "terminated_at": None,
         "usage_error": False,
     }
@@ -312,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         elif options.function:
             with explain_missing_frameworks():  # the script's own `import jax`, if jax is absent
                 _capture_function(
-                    script, options.function, options.save, options.device, options.mesh
+                    script, options.function, options.save, options.device, options.mesh, info
                 )
         else:
             _run_script(script, options.args)
@@ -334,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     except BaseException as error:  # the script's own failure: report it like Python would
         status = 130 if isinstance(error, KeyboardInterrupt) else 1
         info["error"] = describe_exception(error)
+        # The message whole (a compiler's runs to many lines): a bug report shows all of it.
+        info["error_text"] = f"{type(error).__name__}: {error}"[:ERROR_TEXT_CHARS]
         info["error_location"] = _error_location(error, script)
         traceback.print_exception(type(error), error, error.__traceback__)
     finally:

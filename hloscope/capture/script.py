@@ -584,7 +584,10 @@ def capture_script(
         "exit_status": None,
         "timed_out": False,
         "error": None,
+        "error_text": None,
         "error_location": None,
+        # Whether a function's script and example arguments loaded and its compile began.
+        "compiling": False,
         "terminated_at": None,
         "usage_error": False,
         # Whether the child was started while the command line was read, and adopted
@@ -671,7 +674,16 @@ def _read_info(path: Path) -> dict[str, Any]:
     finally:
         with contextlib.suppress(OSError):
             path.unlink()
-    keep = ("error", "error_location", "terminated_at", "usage_error", "devices", "local_modules")
+    keep = (
+        "error",
+        "error_text",
+        "error_location",
+        "compiling",
+        "terminated_at",
+        "usage_error",
+        "devices",
+        "local_modules",
+    )
     return {key: info.get(key) for key in keep if key in info}
 
 

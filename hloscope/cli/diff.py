@@ -147,7 +147,10 @@ def diff_command(
     pairs, unpaired = _pair(modules_a, modules_b, all_modules)
     labels = None if all_modules else (a, b)  # one pair: the sides are the TARGETs given
     results = [(side_a, side_b, diff(side_a, side_b, labels=labels)) for side_a, side_b in pairs]
-    memories = [_memory(side_a, target_a, side_b, target_b) for side_a, side_b in pairs]
+    memories = [
+        _memory(side_a, target_a, side_b, target_b, result.line_pairs)
+        for side_a, side_b, result in results
+    ]
     communications = [
         _communication(side_a, side_b, device_a, device_b) for side_a, side_b in pairs
     ]
@@ -234,14 +237,20 @@ def _open_side(
 
 
 def _memory(
-    side_a: Module, target_a: Target, side_b: Module, target_b: Target
+    side_a: Module,
+    target_a: Target,
+    side_b: Module,
+    target_b: Target,
+    lines: dict[str, str],
 ) -> tuple[MemoryDiff | None, str]:
-    """The peak memory of the two modules compared, or ``None`` and why it could not be: the
-    kernel diff stands without it."""
+    """The peak memory of the two modules compared (A's source lines through ``lines``, the
+    kernel diff's line pairs), or ``None`` and why it could not be: the kernel diff stands
+    without it."""
     from ..analysis.memory_diff import memory_diff, memory_of_side
 
     try:
-        return memory_diff(memory_of_side(side_a, target_a), memory_of_side(side_b, target_b)), ""
+        memory_a, memory_b = memory_of_side(side_a, target_a), memory_of_side(side_b, target_b)
+        return memory_diff(memory_a, memory_b, lines), ""
     except HloscopeError as error:
         return None, error.one_line()
 

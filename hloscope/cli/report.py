@@ -11,19 +11,25 @@ short summary; notes on what was left out go to stderr.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
+from ..errors import ExitStatus
 from ._app import cli
 from ._device import device_option
 from ._target import module_option, open_target, refresh_option, say_note
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..capture.errors import CaptureError
     from ..devices import DeviceSpec
 
 __all__ = ["report_command"]
+
+# Characters of a compile error's first line the command prints (the page has all of it).
+_ERROR_SHOWN = 160
 
 
 @cli.command("report")
@@ -80,11 +86,23 @@ def report_command(
     """Write one self-contained HTML report of TARGET's optimized module: summary, kernel
     table (click a header to sort, type to filter), graphs of the heaviest kernels, which
     source line became which kernels, and the pass timeline, recompiles and unsupported ops
-    when they apply. Graphs need Graphviz's `dot` (without it the page says so)."""
-    from ..reporting import build_report
+    when they apply. Graphs need Graphviz's `dot` (without it the page says so).
+
+    A SCRIPT.py:FUNCTION that XLA cannot compile still gets its page, the bug report to
+    attach: the unsupported ops `hloscope check` finds first, then the compile error whole
+    and the function's source; the command then exits 3 when the check found problems (1
+    when it found none)."""
+    from ..capture.errors import CaptureError
+    from ..capture.target import is_function_spec
+    from ..reporting import build_report, failed_compile
     from ..units import format_bytes
 
-    resolved = open_target(target, refresh=refresh, device=device)
+    try:
+        resolved = open_target(target, refresh=refresh, device=device)
+    except CaptureError as error:
+        if not is_function_spec(target) or not failed_compile(error):
+            raise  # not a function that ran and failed: a usage error, or a script
+        _failed_page(target, error, out)
     report = build_report(
         resolved, module=module, bench=bench, graphs=graphs, device=device, profile=profile
     )
@@ -95,3 +113,24 @@ def report_command(
     for line in report.summary_lines():
         click.echo(line)
     click.echo(f"open it: file://{Path(path).resolve()}")
+
+
+def _failed_page(target: str, error: CaptureError, out: str) -> NoReturn:
+    """Write the page of a function that did not compile and end the command: 3 when the
+    check found what XLA cannot compile, else the capture's own error (status 1)."""
+    from ..reporting import build_failed_report
+    from ..units import format_bytes
+
+    page = build_failed_report(target, error)
+    path = page.write(out)
+    click.echo(f"wrote {path} ({format_bytes(path.stat().st_size)})")
+    first = page.error.splitlines()[0] if page.error else error.one_line()
+    if len(first) > _ERROR_SHOWN:
+        first = first[: _ERROR_SHOWN - 1] + "…"
+    click.echo(f"{target} did not compile: {first} (the page has the whole message)")
+    for check in page.checks:
+        click.echo(check.verdict)
+    click.echo(f"open it: file://{Path(path).resolve()}")
+    if page.problems:
+        sys.exit(int(ExitStatus.CHECK_FAILED))
+    raise error

@@ -56,6 +56,7 @@ __all__ = [
     "regression_text",
     "kernel_label",
     "kernel_where",
+    "op_name_scope",
     "pair_where",
     "short_signature",
     "source_lines_text",
@@ -135,11 +136,26 @@ def _is_installed(where: str) -> bool:
 
 
 def kernel_where(k: Kernel) -> str:
-    """Where a kernel came from, for a sentence: ``model.py:12-13``, or for TensorFlow (which
-    records only its own ``ops.py`` line) the layer its ``op_name`` names; ``""`` if unknown."""
+    """Where a kernel came from, for a sentence: ``model.py:12-13 (f)`` (the function when its
+    lines are all in one), or for TensorFlow (which records only its own ``ops.py`` line) and
+    for a kernel with no user line, the scope its ``op_name`` names (:func:`op_name_scope`);
+    ``""`` if unknown."""
     if k.sources and not all(_is_installed(s) for s, _ in k.sources):
-        return source_lines_text(k.sources)
-    return without_outer_jit(k.op_name) or source_lines_text(k.sources)
+        parsed = [p for s, _ in k.sources if (p := parse_where(s)) is not None]
+        lines = source_lines_text(k.sources)
+        functions = {(file, function) for file, _, function in parsed}
+        if len(functions) == 1 and (function := functions.pop()[1]):
+            return f"{lines} ({function})"
+        return lines
+    return op_name_scope(k.op_name) or source_lines_text(k.sources)
+
+
+def op_name_scope(op_name: str) -> str:
+    """``jit(step)/jvp()/reshape;jit(step)/jvp()/reshape`` -> ``jvp()/reshape``: an op_name
+    without JAX's outer ``jit(f)/``; XLA joins the names of the instructions it merged with
+    ``;``, and each different one is said once (``, `` between them)."""
+    names = (without_outer_jit(name.strip()) for name in op_name.split(";"))
+    return ", ".join(dict.fromkeys(name for name in names if name))
 
 
 def pair_where(a: Kernel, b: Kernel) -> str:

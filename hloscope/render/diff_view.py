@@ -233,7 +233,12 @@ def render_memory_diff(
         for right in (False, True, True, True):
             grid.add_column(justify="right" if right else "left", no_wrap=True)
         for share in result.by_source[:shown]:
-            label = short_source(share.key) if share.key != "(unknown)" else share.key
+            if share.key == "(unknown)":
+                label = share.key
+            else:
+                label = (
+                    _line_label(share.key_a, share.key) if share.key_a else short_source(share.key)
+                )
             grid.add_row(
                 Text("  " + printable(label)),
                 format_bytes(share.a),

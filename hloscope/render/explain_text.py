@@ -30,7 +30,7 @@ from ..analysis.explain import STAGE_ORDER, ExplainedKernel, Explanation, Linked
 from ..stages import Stage
 from .sources import short_source, shorten_source
 from .table_fit import Column, fitted_table, print_table
-from .terminal import ELLIPSIS, printable, shorten_middle
+from .terminal import printable, shorten_middle
 
 __all__ = ["render_explanation", "STAGE_TITLES"]
 
@@ -143,9 +143,15 @@ def _overview(e: Explanation, console: Any, wide: bool) -> None:
         rows.append(row)
     columns = {
         "source": Column(
-            "source", lambda r: r["source"], min_width=16, shorten=shorten_source, comfortable=24
+            "source",
+            lambda r: r["source"],
+            min_width=16,
+            shorten=shorten_source,
+            comfortable=24,
+            compact=lambda text: text.partition(" (")[0],
         ),
-        "code": Column("code", lambda r: r["code"], min_width=8, shorten=_end_cut, comfortable=24),
+        # Code cut short says nothing either: it folds too, and gets its share of the width.
+        "code": Column("code", lambda r: r["code"], min_width=12, comfortable=24, wrap=True),
         **{
             _SHORT_TITLES[s]: Column(_SHORT_TITLES[s], _row_key(_SHORT_TITLES[s]), True)
             for s in shown
@@ -170,10 +176,6 @@ def _row_key(key: str) -> Callable[[Mapping[str, Any]], str]:
     """A column's reader of one key of a row (a function per key: a lambda in a loop would
     see only the last key)."""
     return lambda row: row[key]
-
-
-def _end_cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(0, width - 1)] + ELLIPSIS
 
 
 # ---- one line, side by side -------------------------------------------------------------------

@@ -67,6 +67,12 @@ def _intensity(row: Mapping[str, Any]) -> str:
     return "-" if row["intensity"] is None else f"{row['intensity']:.2f}"
 
 
+def _without_function(source: str) -> str:
+    """``model.py:12 (f)`` -> ``model.py:12``: what a source cell keeps before a kernel name
+    is shortened for its room."""
+    return source.partition(" (")[0]
+
+
 KERNEL_COLUMNS: dict[str, Column] = {
     "module": Column("module", lambda r: r["module"], min_width=8),
     "computation": Column("computation", lambda r: r["computation"], min_width=10),
@@ -89,6 +95,7 @@ KERNEL_COLUMNS: dict[str, Column] = {
         min_width=20,
         shorten=shorten_source,
         comfortable=28,
+        compact=_without_function,
     ),
 }
 #: The table column that shows each row key a user may sort by (``--sort bytes_in`` shows

@@ -98,9 +98,10 @@ def render_memory(result: MemoryResult, width: int = 80) -> str:
         lines.append(title)
         for row in rows[:TOP]:
             prefix = f"  {format_bytes(row['bytes']):>10}  "
+            count = f" ({row['buffers']})"
             cut = shorten_source if key == "source" else shorten_middle
-            label = _fitted("", [_Field(str(row[key]), cut)], width - len(prefix) - 5)
-            lines.append(f"{prefix}{label} ({row['buffers']})")
+            label = _fitted("", [_Field(str(row[key]), cut)], width - len(prefix) - len(count))
+            lines.append(f"{prefix}{label}{count}")
     if result.savings:
         lines.append("what would free memory:")
         for s in result.savings[:TOP]:

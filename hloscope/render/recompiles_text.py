@@ -17,7 +17,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .terminal import printable, shorten_middle
+from .sources import shorten_source
+from .terminal import printable
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.recompiles import CompileEvent, FunctionLedger, Ledger
@@ -42,12 +43,14 @@ def _cap(width: int, wide: bool) -> int | None:
 
 
 def _where(text: str | None, width: int | None = 48) -> str:
-    """A ``file:line`` shortened for reading: relative to the working folder when inside it."""
+    """A ``file:line`` shortened for reading: relative to the working folder when inside it,
+    and past ``width`` its folders dropped before its file name is cut
+    (:func:`~hloscope.render.sources.shorten_source`)."""
     if not text:
         return "-"
     cwd = os.getcwd() + os.sep
     shown = text[len(cwd) :] if text.startswith(cwd) else text
-    return printable(shown) if width is None else shorten_middle(printable(shown), width)
+    return printable(shown) if width is None else shorten_source(printable(shown), width)
 
 
 def _plural(n: int, word: str) -> str:
@@ -101,7 +104,7 @@ def _summary_table(functions: list[FunctionLedger], wide: bool = False) -> Table
         table.add_column("defined at", no_wrap=True, overflow="ellipsis", max_width=_cap(40, wide))
     table.add_column("compiles", justify="right", no_wrap=True)
     if timed:
-        table.add_column("seconds", justify="right", no_wrap=True)
+        table.add_column("seconds", justify="right", no_wrap=True, min_width=len("seconds"))
     table.add_column("causes", overflow="fold")
     for f in functions:
         style = "bold yellow" if f.compiles > 1 else ""
@@ -179,7 +182,8 @@ def _events_table(function: FunctionLedger, show_all: bool, wide: bool = False) 
     timed = any(e.seconds is not None for e in function.events)
     table = Table(show_edge=False, pad_edge=False, header_style="bold", box=None)
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("cause", no_wrap=True)
+    # Several causes fold at their commas: the seconds keep their column.
+    table.add_column("cause", overflow="fold")
     table.add_column("what changed", overflow="fold", ratio=3, min_width=20)
     sited = any(e.call_site for e in function.events)  # a dump knows modules, not call sites
     table.add_column(
@@ -189,7 +193,7 @@ def _events_table(function: FunctionLedger, show_all: bool, wide: bool = False) 
         max_width=_cap(32, wide),
     )
     if timed:
-        table.add_column("seconds", justify="right", no_wrap=True)
+        table.add_column("seconds", justify="right", no_wrap=True, min_width=len("seconds"))
     events = function.events
     shown: list[CompileEvent | None] = list(events)
     if not show_all and len(events) > HEAD_EVENTS + TAIL_EVENTS + 1:

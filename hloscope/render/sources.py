@@ -29,8 +29,13 @@ def short_source(source: str | None) -> str:
 
 
 def shorten_source(text: str, width: int) -> str:
-    """``model.py:12 (layer_norm)`` cut to ``width``: the function goes first, then the middle
-    of the file name, and the line number stays as long as it can."""
+    """``/long/path/model.py:12 (layer_norm)`` cut to ``width``: the folders go first
+    (:func:`short_source`), then the function, then the middle of the file name; the line
+    number stays as long as it can (``/tmp/n…p_a.py:26`` says nothing, ``tstep_a.py:26``
+    does)."""
+    if len(text) <= width:
+        return text
+    text = short_source(text)
     if len(text) <= width:
         return text
     where, _, _function = text.partition(" (")

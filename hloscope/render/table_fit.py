@@ -11,13 +11,14 @@ rich would measure every cell of a thousand-row table again, which takes seconds
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .terminal import printable, shorten_middle
 
-__all__ = ["Column", "fit_columns", "fitted_table", "print_table", "GAP"]
+__all__ = ["Column", "fit_columns", "fitted_table", "print_table", "fold", "GAP"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +29,10 @@ class Column:
     ``comfortable`` how narrow it may be cut to make room for an optional column; ``shorten``
     cuts a cell to a width (by default in the middle). A ``wrap`` column is never cut: its
     cells fold onto more lines, for lists whose every item matters (the kernels a line ended
-    in), where a cut one says nothing.
+    in), where a cut one says nothing; they fold at spaces, and a name too long for the line
+    after one of ``_ . / ( , : = [`` (:func:`fold`), never in the middle of a word.
+    ``compact`` gives a cell's short form that still says what it must (a source line without
+    its function): such a column is narrowed to its compact cells before any other is cut.
     """
 
     header: str
@@ -38,10 +42,13 @@ class Column:
     shorten: Callable[[str, int], str] = shorten_middle
     comfortable: int = 0
     wrap: bool = False
+    compact: Callable[[str], str] | None = None
 
 
 # How wide a text column is before fitting: past this a name is shortened even on a wide screen.
 _NATURAL_MAX = 48
+# How narrow a folding column may get when nothing else can give.
+_FOLD_FLOOR = 10
 # Between two columns: a space, the rule, a space.
 GAP = 3
 
@@ -52,15 +59,20 @@ def fit_columns(
     columns: Mapping[str, Column],
     available: int,
     optional: Sequence[str] = (),
+    compact: Mapping[str, int] | None = None,
 ) -> list[tuple[str, int]]:
     """Choose the columns and their widths for a table ``available`` characters wide.
 
-    ``names`` are always shown. Each of ``optional`` joins, in order, when it fits at its
+    ``compact`` (column -> the width of its compact cells) is cut first: a source column
+    drops its functions before a kernel name is shortened. ``names`` are always shown. Each
+    of ``optional`` joins, in order, when it fits at its
     natural width, making room by cutting the shrinkable columns no further than their
     ``comfortable`` width. Then, if the table is still too wide, shrinkable columns are cut,
     widest first, down to their ``min_width``. Returns ``(name, width)`` in display order.
     """
     widths = {n: natural[n] for n in names}
+    if compact:
+        _shrink(widths, _total(widths) - available, {n: w for n, w in compact.items() if w})
     comfortable = {n: max(columns[n].min_width, columns[n].comfortable) for n in columns}
     _shrink(widths, _total(widths) - available, comfortable)
     for name in optional:
@@ -70,6 +82,10 @@ def fit_columns(
             _shrink(widths, excess, comfortable)
             widths[name] = natural[name]
     _shrink(widths, _total(widths) - available, {n: c.min_width for n, c in columns.items()})
+    # Still too wide (long file names): a folding column folds onto more lines rather than
+    # push the table past the width.
+    folding = {n: _FOLD_FLOOR for n, c in columns.items() if c.wrap and c.min_width > _FOLD_FLOOR}
+    _shrink(widths, _total(widths) - available, folding)
     order = {n: i for i, n in enumerate(columns)}
     return sorted(widths.items(), key=lambda item: order[item[0]])
 
@@ -79,15 +95,18 @@ def _total(widths: Mapping[str, int]) -> int:
 
 
 def _shrink(widths: dict[str, int], excess: int, floor: Mapping[str, int]) -> None:
-    """Cut ``excess`` characters from the columns that have a floor, widest first."""
+    """Cut ``excess`` characters from the columns that have a floor, the one with the most
+    room above its floor first (a kind column twice its floor gives before a kernel name just
+    over its own), so that the cut is shared as the columns can bear it."""
     while excess > 0:
         cuttable = [n for n in widths if floor.get(n, 0) > 0 and widths[n] > floor[n]]
         if not cuttable:
             return
-        widest = max(cuttable, key=lambda n: widths[n])
-        second = max((widths[n] for n in cuttable if n != widest), default=0)
-        cut = min(excess, max(1, widths[widest] - max(floor[widest], second)))
-        widths[widest] -= cut
+        room = {n: widths[n] - floor[n] for n in cuttable}
+        most = max(cuttable, key=lambda n: room[n])
+        second = max((room[n] for n in cuttable if n != most), default=0)
+        cut = min(excess, max(1, room[most] - second))
+        widths[most] -= cut
         excess -= cut
 
 
@@ -120,7 +139,12 @@ def fitted_table(
         capped = {
             n: min(w, _NATURAL_MAX) if columns[n].min_width else w for n, w in natural.items()
         }
-        chosen = fit_columns(essential, capped, columns, width, optional)
+        compact = {
+            n: max([len(columns[n].header), *(len(c(cell)) for cell in cells[n])])
+            for n in shown
+            if (c := columns[n].compact) is not None
+        }
+        chosen = fit_columns(essential, capped, columns, width, optional, compact)
     table = Table(show_edge=False, pad_edge=False, expand=False)
     for name, w in chosen:
         table.add_column(
@@ -134,13 +158,49 @@ def fitted_table(
         texts = []
         for name, w in chosen:
             cell = cells[name][i]
-            text = Text(cell if columns[name].wrap else columns[name].shorten(cell, w))
+            text = Text(fold(cell, w) if columns[name].wrap else columns[name].shorten(cell, w))
             style = styles(row, name)
             if style:
                 text.stylize(style)
             texts.append(text)
         table.add_row(*texts, end_section=end_section(i))
     return table, sum(w for _, w in chosen) + GAP * (len(chosen) - 1)
+
+
+# A name too long for its line breaks after one of these (``broadcast_subtract_`` /
+# ``fusion.1``), the way a reader splits an identifier.
+_BREAK_AFTER = re.compile(r"[^_./(,:=\[]*[_./(,:=\[]?")
+
+
+def fold(text: str, width: int) -> str:
+    """``text`` folded into lines of at most ``width`` characters: at spaces, and a word too
+    long for a whole line after ``_ . / ( , : = [`` (a piece still longer is cut at the width)."""
+    if width <= 0 or len(text) <= width:
+        return text
+    tokens: list[str] = []  # a word whole, or the pieces of one too long for a line
+    for n, word in enumerate(text.split(" ")):
+        pieces = [word] if len(word) <= width else [p for p in _BREAK_AFTER.findall(word) if p]
+        own: list[str] = []
+        for piece in pieces:
+            while len(piece) > width:
+                own.append(piece[:width])
+                piece = piece[width:]
+            own.append(piece)
+        if n:
+            own = [" " + own[0], *own[1:]] if own else [" "]
+        tokens += own
+    lines: list[str] = []
+    line = ""
+    for token in tokens:
+        if len(line) + len(token) <= width:
+            line += token
+        else:
+            if line:
+                lines.append(line)
+            line = token.lstrip(" ")
+    if line:
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def print_table(console: Any, table: Any, width: int) -> None:

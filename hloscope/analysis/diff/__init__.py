@@ -52,8 +52,10 @@ exactly one change, so the changes' deltas add up to the totals'.
 
 :attr:`KernelDiff.lines` turns it around by source line: for each line whose ops moved, how
 many kernels they were and are in, and which other lines they no longer (or now) share a
-kernel with. Lines of A are mapped to lines of B through the paired ops, so a shifted line
-is followed to where it went.
+kernel with. Lines of A are paired one to one with lines of B by what they are (the same
+function and code text, then the same code text, then the most op names in common within a
+function, then order within a function: :func:`pair_lines`), so a line that moved is
+followed to where it went (:attr:`KernelDiff.line_pairs`).
 
 Inputs are each a parsed :class:`~hloscope.hlo.model.Module` or a
 :class:`~hloscope.analysis.fusions.FusionReport`. A FusionReport carries no op names or op
@@ -77,6 +79,8 @@ The modules of this package, in the order the diff uses them:
 * ``_matching``: :func:`diff` and the matcher that runs steps 1 to 4 above;
 * ``_changes``: a connected group of kernels turned into a :class:`KernelChange` (its status,
   op and shape deltas, the arrays that now go through memory);
+* ``_line_pairing``: which source line of B each line of A became, one to one
+  (:func:`pair_lines`: function and code text, then op names, then order);
 * ``_source_lines``: the same result turned around by source line (:class:`LineChange`);
 * ``_communication``: the collectives of the two sides compared per kind
   (:func:`communication_diff`), for two shardings of one model;
@@ -88,6 +92,7 @@ from __future__ import annotations
 
 from ._communication import CommunicationDiff, KindTotals, communication_diff, kind_totals
 from ._facts import _structure  # noqa: F401  (tests/test_diff_scores.py)
+from ._line_pairing import SourceLine, pair_lines, source_lines
 from ._matching import (
     _Matcher,  # noqa: F401  (tests/test_diff_scores.py checks its scores directly)
     diff,
@@ -128,4 +133,7 @@ __all__ = [
     "without_outer_jit",
     "provenance_name",
     "parse_where",
+    "pair_lines",
+    "source_lines",
+    "SourceLine",
 ]

@@ -24,7 +24,7 @@ from ._facts import _by_opcodes, _by_shapes, _Interned, _KernelFacts, _provenanc
 from ._names import _DIGITS
 from ._results import STATUSES, KernelChange, KernelDiff
 from ._sides import DiffSide, _detailed, _Op, _side, _without_detail
-from ._source_lines import _line_changes
+from ._source_lines import _line_changes, line_pairs
 
 # A link must carry at least this share of one of its two kernels' ops to count.
 _LINK_SHARE = 0.25
@@ -136,8 +136,9 @@ class _Matcher:
                 self._first_index(c),
             )
         )
+        to_b = line_pairs(self.a, self.b)
         return KernelDiff(
-            self.a, self.b, changes, _line_changes(self.a, self.b, self.pair_a, changes)
+            self.a, self.b, changes, _line_changes(self.a, self.b, to_b, changes), to_b
         )
 
     # -- step 1: kernels with the same provenance ---------------------------------------------

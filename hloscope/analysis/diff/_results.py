@@ -196,6 +196,9 @@ class KernelDiff:
     b: DiffSide
     changes: list[KernelChange]
     lines: list[LineChange]
+    #: Each source line of A that continues in B -> the line of B it became, one to one
+    #: (``file:line (function)`` both; the memory part keys A's buffers through it).
+    line_pairs: dict[str, str] = field(default_factory=dict)
 
     @property
     def counts(self) -> dict[ChangeStatus, int]:

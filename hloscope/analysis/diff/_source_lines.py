@@ -1,7 +1,8 @@
 """The diff turned around by source line: for each line whose ops moved, where they went.
 
-:func:`_line_changes` maps each line of A to the line of B most of its paired ops went to (a
-shifted line is followed), then compares the kernels the line's ops are in on each side and
+:func:`line_pairs` pairs each line of A with the line of B it became, one to one, by what
+the line is (``_line_pairing``: function, code text, op names; a moved line is followed),
+and :func:`_line_changes` compares the kernels the line's ops are in on each side and
 the other lines they share those kernels with: more or fewer kernels, separated from or
 joined with other lines, or both (:class:`LineChange`, :class:`LineStatus`). Lines only one
 side has are added or removed.
@@ -9,34 +10,19 @@ side has are added or removed.
 
 from __future__ import annotations
 
-from collections import Counter
-
+from ._line_pairing import pair_lines, source_lines
 from ._names import line_sort_key
 from ._results import ChangeStatus, KernelChange, LineChange, LineStatus
 from ._sides import DiffSide
 
 
 def _line_changes(
-    a: DiffSide, b: DiffSide, pair_a: list[int], changes: list[KernelChange]
+    a: DiffSide, b: DiffSide, to_b: dict[str, str], changes: list[KernelChange]
 ) -> list[LineChange]:
-    """The lines of A and B whose ops are grouped differently, in source order (``pair_a``:
-    op index of A -> op index of B, negative for an op left unpaired)."""
-    a_ops, b_ops = a.ops, b.ops
+    """The lines of A and B whose ops are grouped differently, in source order (``to_b``:
+    :func:`line_pairs`)."""
     lines_a = _lines(a)
     lines_b = _lines(b)
-    # Map each line of A to the line of B most of its paired ops went to.
-    moves = Counter(
-        (a_ops[i].where, b_ops[j].where)
-        for i, j in enumerate(pair_a)
-        if j >= 0 and a_ops[i].where and b_ops[j].where
-    )
-    votes: dict[str, dict[str, int]] = {}
-    for (line_a, line_b), n in moves.items():  # first seen first, as the votes were cast
-        votes.setdefault(line_a, {})[line_b] = n
-    # A line that still exists in B keeps its place if any of its ops are still there.
-    to_b = {
-        la: la if la in c else max(c.items(), key=lambda kv: kv[1])[0] for la, c in votes.items()
-    }
     reached = set(to_b.values())
     unchanged_a = {k.name for c in changes if c.status is ChangeStatus.UNCHANGED for k in c.a}
     table_a, table_b = _kernel_lines(a), _kernel_lines(b)
@@ -73,6 +59,20 @@ def _line_changes(
             out.append(LineChange("", lb, 0, n_b, [], names_b, LineStatus.ADDED))
     out.sort(key=lambda r: line_sort_key(r.source_b or r.source_a))
     return out
+
+
+def line_pairs(a: DiffSide, b: DiffSide) -> dict[str, str]:
+    """Each source line of A that continues in B, and the line of B it became
+    (:func:`._line_pairing.pair_lines`: one to one, by function, code text and op names)."""
+    return pair_lines(source_lines(_op_names(a)), source_lines(_op_names(b)))
+
+
+def _op_names(side: DiffSide) -> dict[str, set[str]]:
+    names: dict[str, set[str]] = {}
+    for op in side.ops:
+        if op.where:
+            names.setdefault(op.where, set()).update((op.name,) if op.name else ())
+    return names
 
 
 def _lines(side: DiffSide) -> dict[str, tuple[int, list[int]]]:
