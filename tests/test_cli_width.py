@@ -466,3 +466,20 @@ def test_recompiles_piped_keeps_headers_and_call_sites_whole(tmp_path, source, n
         for row in sites:
             assert re.search(rf"\b{re.escape(name)}:{call_line}\b", row), row
             assert ELLIPSIS not in row.split(name)[0][-3:], row
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "hlo", ["transformer_train.after_optimizations.txt", "keras_cnn.after_optimizations.txt"]
+)
+def test_bench_wrapped_lines_keep_their_indent(hlo, tmp_path):
+    env = f"HLOSCOPE_CACHE={tmp_path} JAX_PLATFORMS=cpu"
+    done = piped(f"{env} {{hloscope}} bench samples/hlo/{hlo} --budget 0.3")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines and max(map(len, lines)) <= 80
+    # A line that goes on past 80 columns goes on under its text, not at the left edge.
+    for before, after in zip(lines, lines[1:]):
+        if before.startswith(("peak ", "note: ")) and len(before) > 60:
+            label = 10 if before.startswith("peak ") else 6
+            assert after.startswith(" " * label), (before, after)

@@ -14,6 +14,7 @@ rates in decimal units as vendors state them (``12.3 GFLOP/s``, ``819 GB/s``).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -110,7 +111,30 @@ _OPTIONAL = ("roof", "bw", "fps", "bytes", "flops", "x", "each", "kind", "where"
 def _line(console: Any, *parts: tuple[str, str] | str) -> None:
     from rich.text import Text
 
-    console.print(Text.assemble(*((printable(p), "") if isinstance(p, str) else p for p in parts)))
+    _hanging(
+        console, Text.assemble(*((printable(p), "") if isinstance(p, str) else p for p in parts))
+    )
+
+
+# A line's label column: `peak      ...` (a word and two or more spaces), or its own indent.
+_LABEL = re.compile(r"^(?:\s*\S+\s{2,}|\s+|note: )")
+
+
+def _hanging(console: Any, text: Any) -> None:
+    """Print ``text`` wrapped to the console with its continuation lines under its first
+    word after the label (``peak      ...`` goes on 10 columns in), as the table's cells do."""
+    found = _LABEL.match(text.plain)
+    indent = found.end() if found is not None else 0
+    width = console.width
+    if indent >= width // 2 or text.cell_len <= width:
+        console.print(text)
+        return
+    lines = text.wrap(console, width - indent)
+    for number, line in enumerate(lines):
+        if number:
+            line = line.copy()
+            line.pad_left(indent)
+        console.print(line, soft_wrap=True)
 
 
 def _timing_lines(result: BenchResult) -> list[tuple]:
@@ -255,7 +279,7 @@ def _notes(notes: list[str], console: Any) -> None:
     from rich.text import Text
 
     for note in dict.fromkeys(notes):
-        console.print(Text("note: " + printable(note), style="yellow"))
+        _hanging(console, Text("note: " + printable(note), style="yellow"))
 
 
 def render_bench(
