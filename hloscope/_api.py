@@ -174,7 +174,12 @@ _HLO_OPTIONS = ("stage", "module", "all_modules")
 
 
 def check(
-    value: Any, *args: Any, platform: str = "cpu", mxu: int = 128, **kwargs: Any
+    value: Any,
+    *args: Any,
+    platform: str = "cpu",
+    mxu: int = 128,
+    device: Any = None,
+    **kwargs: Any,
 ) -> CheckReport:
     """Will ``value`` compile for ``platform`` (``"cpu"``, ``"gpu"``, ``"tpu"``)? Every op that
     keeps it from compiling, in a :class:`~hloscope.analysis.unsupported.findings.CheckReport`
@@ -199,7 +204,16 @@ def check(
     For ``platform="tpu"`` the report's ``mxu`` lists the dots and convolutions not aligned
     to a ``mxu`` x ``mxu`` matrix unit (128 on TPU v2-v5, 256 on v6e:
     :func:`hloscope.analysis.mxu.mxu_sizes`); ``mxu`` is not passed on to a function.
+
+    ``device`` (a TPU of the registry, ``"tpu-v5e"``, or a :class:`~hloscope.devices.DeviceSpec`)
+    checks for that chip with ``platform="tpu"`` and its MXU, and has XLA:TPU confirm each
+    problem, compiling it alone for the chip in a child process (and the whole program, for
+    what the static rules miss): a problem XLA:TPU compiles is dropped, one it refuses carries
+    its words (:func:`hloscope.analysis.unsupported.confirm.confirm_with_xla_tpu`). Without
+    libtpu the report is the static one, labelled so.
     """
+    if device is not None:
+        return _confirmed_check(value, args, kwargs, device)
     spec = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
     if spec is not None:
         found = _FUNCTION_SPEC.match(spec)
@@ -229,6 +243,65 @@ def check(
     from .analysis.unsupported.jax_check import check_jax
 
     return check_jax(value, *args, platform=platform, mxu=mxu, **kwargs)
+
+
+def _confirmed_check(
+    value: Any, args: tuple[Any, ...], kwargs: dict[str, Any], device: Any
+) -> CheckReport:
+    """:func:`check` for a TPU ``device``, its problems confirmed by XLA:TPU."""
+    from .analysis.unsupported.confirm import confirm_with_xla_tpu, label_static
+    from .capture.errors import CaptureError
+    from .devices import parse_device
+
+    spec = parse_device(device)
+    if not spec.device.is_tpu:
+        raise ValueError(f"check(device=...) names a TPU; {spec.device.name} is not one")
+    mxu = spec.device.mxu or 128
+    report = check(value, *args, platform="tpu", mxu=mxu, **kwargs)
+    where: dict[str, Any] = {}
+    text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
+    found = _FUNCTION_SPEC.match(text) if text is not None else None
+    if found is not None and not os.path.isdir(str(text)):
+        where = {"script": found["script"], "function": found["function"]}
+    elif callable(value) and not isinstance(value, (Module, Target)):
+        from .capture.inprocess import is_tensorflow_function
+
+        if not is_tensorflow_function(value):
+            where = _whole_program(value, args, kwargs)
+    elif isinstance(value, Module):
+        where = {"module_text": value.to_text()}
+    try:
+        return confirm_with_xla_tpu(report, spec, **where)
+    except CaptureError as error:
+        return label_static(report, error.one_line())
+
+
+def _whole_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """How XLA:TPU's child gets a live function: as its script and name when the script
+    defines it at the top with these example arguments (the child then rebuilds every
+    primitive's equation too), else as the module lowered for TPU, when it lowers without a
+    stand-in (a stood-in primitive would compile and be taken for confirmed clean)."""
+    import inspect
+
+    from .capture.jax_lowering import lower_for, same_argument_shapes
+    from .capture.script_loader import load_function
+
+    name = getattr(fn, "__name__", None)
+    try:
+        source = inspect.getsourcefile(inspect.unwrap(fn))
+    except TypeError:
+        source = None
+    if name and source and source.endswith(".py"):
+        try:
+            _, example_args, example_kwargs = load_function(source, name)
+        except Exception:  # noqa: BLE001 - not a script hloscope can load: lower it here
+            example_args, example_kwargs = None, None
+        if example_args is not None and same_argument_shapes(
+            (example_args, example_kwargs), (args, kwargs)
+        ):
+            return {"script": source, "function": name}
+    facts = lower_for(fn, args, kwargs, platform="tpu", export=False)
+    return {"module_text": facts.hlo} if facts.hlo and not facts.missing else {}
 
 
 def _check_hlo(

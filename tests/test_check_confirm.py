@@ -281,3 +281,42 @@ def test_without_libtpu_the_static_answer_is_labelled(cache, function, status):
         static["findings"]
     )
     assert "compiled_for" not in static  # the output without --device is as it was
+
+
+# ---- the Python API: hloscope.check(..., device=) -----------------------------------------------
+
+API = """
+import json, sys
+sys.path.insert(0, {folder!r})
+import hloscope, tpu_check_programs as p
+out = {{}}
+for name in ("matmul_f64", "eig"):
+    fn = getattr(p, name)
+    live = hloscope.check(fn, *fn.example_args, device="tpu-v5e")
+    spec = hloscope.check({programs!r} + ":" + name, device="tpu-v5e")
+    out[name] = [
+        [[f.op, f.confirmed_by, f.compiler_message] for f in r.findings if not f.warning]
+        for r in (live, spec)
+    ]
+print(json.dumps(out))
+"""
+
+
+def test_the_python_api_confirms_with_xla_tpu(xla_tpu, cache):
+    code = API.format(folder=str(PROGRAMS.parent), programs=str(PROGRAMS))
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**_env(), "HLOSCOPE_CACHE": str(cache), "JAX_PLATFORMS": "cpu"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    # A live function and its SCRIPT.py:FUNCTION give the same answer, XLA:TPU's.
+    for live, spec in got.values():
+        assert [f[:2] for f in live] == [f[:2] for f in spec]
+    assert got["matmul_f64"][0] == []  # the v5e compiles a float64 matmul
+    (eig,) = got["eig"][0]
+    assert eig[0] == "eig" and eig[1] == "XLA:TPU (TPU v5 lite)"
+    assert xla_tpu["eig"] in eig[2]

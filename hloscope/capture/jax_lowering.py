@@ -386,3 +386,17 @@ def _qualified_name(fn: Any) -> str:
 
 def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def same_argument_shapes(a: Any, b: Any) -> bool:
+    """Whether two sets of example arguments have the same structure, shapes and dtypes (what
+    a compile depends on; values do not matter)."""
+    jax = require_jax()
+
+    def kind(x: Any) -> Any:
+        shape, dtype = getattr(x, "shape", None), getattr(x, "dtype", None)
+        return (tuple(shape), str(dtype)) if shape is not None else repr(x)
+
+    leaves_a, tree_a = jax.tree_util.tree_flatten(a)
+    leaves_b, tree_b = jax.tree_util.tree_flatten(b)
+    return bool(tree_a == tree_b) and list(map(kind, leaves_a)) == list(map(kind, leaves_b))
