@@ -242,6 +242,10 @@ def cli() -> None:
     captured first and cached. Of a target with several modules, commands read the main one
     (a function's own module, else the largest; --module NAME picks another).
 
+    TPU questions without a TPU: with `pip install 'hloscope[tpu]'`, SCRIPT.py:FUNCTION
+    --device tpu-v5e (any TPU, or a slice such as tpu-v5e:2x4) compiles the function with
+    XLA:TPU itself on this machine, and the command reads that compile.
+
     Exit status: 0 done; 1 the work failed (a script crashed, a capture or compile failed, no
     dump in a folder); 2 the command line cannot be used (a usage error, a bad option value, a
     path that does not exist, a name that matches nothing, text that does not parse); 3 a
