@@ -244,3 +244,16 @@ def test_a_function_closing_over_its_own_mesh_is_told_the_fix(tmp_path):
     assert result.exit_code == 1  # the compile asked for failed, with the fix in one line
     assert "uses a Mesh of this machine's devices itself" in result.output
     assert "Traceback" not in result.output
+
+
+def test_diff_compiles_one_function_for_two_chips():
+    got = hloscope_json(
+        "diff", target("conv_step"), target("conv_step"), "--device-a", "tpu-v5e",
+        "--device-b", "tpu-v6e",
+    )  # fmt: skip
+    v5e, v6e = oracle("conv_step", "v5e:1x1", "1,1,1"), oracle("conv_step", "v6e:1x1", "1,1,1")
+    assert got["compiled_for"] == {"a": v5e["device_kind"], "b": v6e["device_kind"]}
+    # Each side's peak is its own chip's XLA:TPU peak, and the change is their difference.
+    assert got["memory"]["a"]["peak_bytes"] == v5e["peak"]
+    assert got["memory"]["b"]["peak_bytes"] == v6e["peak"]
+    assert got["memory"]["delta_bytes"] == v6e["peak"] - v5e["peak"]
