@@ -139,3 +139,16 @@ def test_once_unregistered_the_name_is_a_one_line_usage_error(command):
     lines = out.output.strip().splitlines()
     assert len(lines) == 1 and f"unknown device {NAME!r}" in lines[0]
     assert "tpu-v5e" in lines[0]  # the names there are
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [["--mesh", "data=2"], ["--device", "tpu-v5e:2x4", "--mesh", "data=x"]],
+    ids=["mesh-without-device", "malformed-mesh"],
+)
+def test_a_mesh_that_cannot_be_used_is_a_usage_error_before_any_capture(extra, tmp_path):
+    script = tmp_path / "never_run.py"
+    script.write_text("raise SystemExit('imported: a capture started')\ndef step(x):\n    return x\n")
+    result = CliRunner().invoke(cli, ["collectives", f"{script}:step", *extra])
+    assert result.exit_code == 2, result.output
+    assert "--mesh" in result.output and "imported" not in result.output

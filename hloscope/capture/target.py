@@ -422,10 +422,18 @@ class _CompileFor:
     def of(
         cls, device: Any, mesh: str | None, while_running: Callable[[], object] | None = None
     ) -> _CompileFor:
+        from .errors import CaptureUsageError
+
         if device is None:
             if mesh is not None:
-                raise TargetError("--mesh reshapes the mesh on a TPU slice: give --device too")
+                raise CaptureUsageError(
+                    "--mesh reshapes the mesh on a TPU slice: give --device too"
+                )
             return cls(while_running=while_running)
+        if mesh is not None:
+            from ._runner import parse_mesh
+
+            parse_mesh(mesh)  # a malformed --mesh is said now, before any child starts
         from ..devices import parse_device
 
         return cls(str(parse_device(device)), mesh, while_running)
