@@ -148,7 +148,9 @@ def test_once_unregistered_the_name_is_a_one_line_usage_error(command):
 )
 def test_a_mesh_that_cannot_be_used_is_a_usage_error_before_any_capture(extra, tmp_path):
     script = tmp_path / "never_run.py"
-    script.write_text("raise SystemExit('imported: a capture started')\ndef step(x):\n    return x\n")
+    script.write_text(
+        "raise SystemExit('imported: a capture started')\ndef step(x):\n    return x\n"
+    )
     result = CliRunner().invoke(cli, ["collectives", f"{script}:step", *extra])
     assert result.exit_code == 2, result.output
     assert "--mesh" in result.output and "imported" not in result.output
