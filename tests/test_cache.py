@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import textwrap
 from pathlib import Path
 
@@ -188,3 +189,29 @@ def test_variables_that_can_change_the_hlo_stay_in_the_key():
     assert relevant_environment(env) == env
     logging_only = {"TF_CPP_MIN_LOG_LEVEL": "3", "TPU_SKIP_MDS_QUERY": "1", "TF2_BEHAVIOR": "1"}
     assert relevant_environment(logging_only) == {}
+
+
+def test_a_pythonpath_folder_with_installed_distributions_is_not_the_users(tmp_path, monkeypatch):
+    """jax installed with ``pip install --target DIR`` and put on PYTHONPATH (an image's own
+    jax): its thousands of modules are an installed package's, not the user's to hash."""
+    site = tmp_path / "image-site"
+    (site / "somepkg").mkdir(parents=True)
+    (site / "somepkg-1.0.dist-info").mkdir()
+    module_file = site / "somepkg" / "__init__.py"
+    module_file.write_text("")
+    plain = tmp_path / "project"
+    plain.mkdir()
+    helper = plain / "helper.py"
+    helper.write_text("")
+
+    class Installed:
+        __file__ = str(module_file)
+
+    class Helper:
+        __file__ = str(helper)
+
+    monkeypatch.setattr(sys, "path", [str(site), str(plain), *sys.path])
+    found = local_module_files([Installed, Helper])
+    assert found == [str(helper.resolve())]
+    # The script's own folder is the user's, whatever metadata it holds.
+    assert str(module_file.resolve()) in local_module_files([Installed], user_folders=[str(site)])

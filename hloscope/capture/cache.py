@@ -210,25 +210,48 @@ def cache_folder(key: str, script: Path, function: str | None) -> Path:
 # ---- what the script imported ----------------------------------------------------------------
 
 
-def _installed_roots() -> tuple[str, ...]:
-    """The standard library and every installed-package folder of this interpreter."""
+def _installed_roots(user_folders: Iterable[str] = ()) -> tuple[str, ...]:
+    """The standard library and every installed-package folder of this interpreter.
+
+    An installed-package folder is a ``site-packages`` or ``dist-packages`` folder on
+    ``sys.path``, or any other folder there that holds a ``*.dist-info`` (packages installed
+    with ``pip install --target`` and put on ``PYTHONPATH``: an image's own jax, say), but
+    for ``user_folders`` (the script's own folder): the user's modules are never taken for
+    installed ones."""
+    users = {os.path.realpath(folder) for folder in user_folders}
     roots = set()
     for name in ("stdlib", "platstdlib", "purelib", "platlib"):
         path = sysconfig.get_paths().get(name)
         if path:
             roots.add(os.path.realpath(path))
     for path in sys.path:
-        if path and ("site-packages" in path or "dist-packages" in path):
-            roots.add(os.path.realpath(path))
+        if not path:
+            continue
+        real = os.path.realpath(path)
+        site = "site-packages" in path or "dist-packages" in path
+        if site or (real not in users and _holds_distributions(real)):
+            roots.add(real)
     roots.add(os.path.realpath(os.path.join(os.path.dirname(__file__), "..")))  # hloscope
     return tuple(sorted(roots))
 
 
-def local_module_files(modules: Iterable[Any] | None = None) -> list[str]:
+def _holds_distributions(folder: str) -> bool:
+    """Whether ``folder`` has an installed distribution's metadata (``NAME-VER.dist-info``)."""
+    try:
+        with os.scandir(folder) as entries:
+            return any(e.name.endswith(".dist-info") and e.is_dir() for e in entries)
+    except OSError:
+        return False
+
+
+def local_module_files(
+    modules: Iterable[Any] | None = None, user_folders: Iterable[str] = ()
+) -> list[str]:
     """The files of the imported modules that belong to the user: not in the standard
     library, an installed package or hloscope itself (``modules`` defaults to
-    ``sys.modules.values()``). Real paths, sorted."""
-    roots = _installed_roots()
+    ``sys.modules.values()``; ``user_folders``, the script's own, are never installed-package
+    folders). Real paths, sorted."""
+    roots = _installed_roots(user_folders)
     found = set()
     for module in list(sys.modules.values()) if modules is None else modules:
         path = getattr(module, "__file__", None)
