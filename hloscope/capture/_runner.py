@@ -28,15 +28,23 @@ the records) are written, before the interpreter shuts down: JAX's and TensorFlo
 exit takes a tenth of a second or more, which the parent then spends reading the results
 instead of waiting.
 
-``_runner --orders-fd N`` (a child :mod:`hloscope.capture.prestart` starts before the command
-has read its own options) imports the runner and the watchers, then reads one of the command
-lines above, as JSON, from that pipe and runs it; an empty pipe (the command needed no child)
-ends it at once.
+``_runner --orders-fd N --warm KIND`` (a child :mod:`hloscope.capture.prestart` starts before
+the command has read its own options) imports the runner and what ``KIND`` needs (the
+watchers; numpy, ml_dtypes and jaxlib for a function), then reads one of the command lines
+above, as JSON, from that pipe and runs it; an empty pipe (the command needed no child) ends it
+at once.
+
+A function capture ends with ``os._exit`` once its capture, its report and its output are
+written: what follows in a normal exit is JAX's and libtpu's own clean-up (a quarter of a
+second and more), which nothing of the capture needs; the script was only imported, never run
+as ``__main__``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
 import importlib.util
 import json
 import os
@@ -49,7 +57,7 @@ from typing import Any
 
 from .errors import CaptureUsageError, ScriptImportError
 from .frameworks import MissingFramework, explain_missing_frameworks
-from .prestart import ORDERS_FLAG
+from .prestart import ORDERS_FLAG, WARM_FLAG, Warm
 from .script_loader import (
     EXAMPLE_ARGS_HELP,  # noqa: F401 - also read from here (target.py, older imports)
     describe_exception,
@@ -279,12 +287,11 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _wait_for_orders(fd: int) -> list[str] | None:
-    """A prestarted child (:mod:`hloscope.capture.prestart`): load what a watched run needs,
-    then read the real command line from ``fd``; ``None`` when the parent gave up on it."""
-    from . import compile_watch, tf_watch  # noqa: F401 - while the parent reads its options
-
+def _wait_for_orders(fd: int, warm: Warm = Warm.WATCHED) -> list[str] | None:
+    """A prestarted child (:mod:`hloscope.capture.prestart`): load what ``warm`` needs, then
+    read the real command line from ``fd``; ``None`` when the parent gave up on it."""
     os.set_inheritable(fd, False)
+    _warm_up(warm)
     chunks = []
     while chunk := os.read(fd, 1 << 16):
         chunks.append(chunk)
@@ -292,10 +299,36 @@ def _wait_for_orders(fd: int) -> list[str] | None:
     return json.loads(b"".join(chunks)) if chunks else None
 
 
+def _warm_up(warm: Warm) -> None:
+    """Import, while the parent reads its options, what the child will need whatever they say.
+
+    For a function: the heavy libraries under ``import jax`` that read no setting a script can
+    still change before its own ``import jax`` (jax itself reads ``JAX_*`` variables when it is
+    imported, so the script imports it, as it would alone); and the runner's own modules."""
+    if warm is Warm.WATCHED:
+        from . import compile_watch, tf_watch  # noqa: F401
+
+        return
+    from . import backends, cache, inprocess  # noqa: F401
+
+    wanted = ["numpy", "ml_dtypes"] + (["jaxlib._jax"] if warm is Warm.FUNCTION else [])
+    for name in wanted:
+        try:
+            importlib.import_module(name)
+        except Exception:  # not installed, or broken: the script's own import says so
+            continue
+
+
+def _orders_argv(argv: list[str]) -> tuple[int, Warm]:
+    """``--orders-fd N [--warm KIND]``: the pipe and the warm-up."""
+    warm = Warm(argv[3]) if argv[2:3] == [WARM_FLAG] else Warm.WATCHED
+    return int(argv[1]), warm
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == [ORDERS_FLAG]:
-        orders = _wait_for_orders(int(argv[1]))
+        orders = _wait_for_orders(*_orders_argv(argv))
         if orders is None:
             return 0
         argv = orders
@@ -361,14 +394,34 @@ def main(argv: list[str] | None = None) -> int:
             if not options.recompiles:
                 from .cache import hash_files, local_module_files
 
-                info["local_modules"] = hash_files(local_module_files())
+                info["local_modules"] = hash_files(
+                    local_module_files(user_folders=(os.path.dirname(script),))
+                )
         finally:
             _write_info(options.info, info)
     sys.stdout.flush()
     sys.stderr.flush()
+    function_capture = bool(options.function and not options.recompiles)
+    if function_capture:
+        _let_go_of_output()  # the parent's readers see the end of the output now
     if options.ready_fd is not None:
         _say_ready(options.ready_fd)
+    if function_capture:
+        os._exit(status)  # everything is written: skip the frameworks' clean-up at exit
     return status
+
+
+def _let_go_of_output() -> None:
+    """Point stdout and stderr at /dev/null: a function capture's output is complete, and
+    what the frameworks still print while the process ends is not part of it."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    for fd in (1, 2):
+        with contextlib.suppress(OSError):
+            os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 #: What the runner writes to ``--ready-fd`` once its results are on disk.

@@ -36,17 +36,18 @@ def new_token() -> str:
     return os.urandom(16).hex()
 
 
-def members(token: str) -> list[int]:
-    """The pids of live processes whose environment carries ``token`` (Linux; else none)."""
+def members(token: str, exclude: Iterable[int] = ()) -> list[int]:
+    """The pids of live processes whose environment carries ``token`` (Linux; else none),
+    but for ``exclude``."""
     needle = f"{FAMILY_ENV}={token}".encode()
     found = []
     try:
         names = os.listdir(_PROC)
     except OSError:  # no /proc: not Linux
         return []
-    own = os.getpid()
+    skip = {os.getpid(), *exclude}
     for name in names:
-        if not name.isdigit() or int(name) == own:
+        if not name.isdigit() or int(name) in skip:
             continue
         try:
             with open(f"{_PROC}/{name}/environ", "rb") as f:
@@ -73,19 +74,21 @@ def _signal_all(pids: Iterable[int], sig: int) -> None:
             os.kill(pid, sig)
 
 
-def stop_family(token: str, group: int | None = None) -> int:
+def stop_family(token: str, group: int | None = None, exclude: Iterable[int] = ()) -> int:
     """Stop every process of the family: SIGTERM, a grace period, then SIGKILL.
 
-    ``group`` is the script's process-group id (its pid), signalled as a whole too. Returns
-    how many processes were still running when this was called.
+    ``group`` is the script's process-group id (its pid), signalled as a whole too.
+    ``exclude``: processes not waited for (a child that is exiting by itself). Returns how many
+    processes were still running when this was called.
     """
-    left = members(token)
+    exclude = tuple(exclude)
+    left = members(token, exclude)
     if group is not None:
         with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
             os.killpg(group, signal.SIGTERM)
     _signal_all(left, signal.SIGTERM)
     deadline = time.monotonic() + _GRACE_S
-    while time.monotonic() < deadline and members(token):
+    while time.monotonic() < deadline and members(token, exclude):
         time.sleep(_POLL_S)
     if group is not None:
         with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
@@ -94,7 +97,7 @@ def stop_family(token: str, group: int | None = None) -> int:
     # environment for a moment: look again, and kill again, until none is left (or time's up).
     deadline = time.monotonic() + 2 * _GRACE_S
     while True:
-        running = members(token)
+        running = members(token, exclude)
         if not running or time.monotonic() > deadline:
             break
         _signal_all(running, signal.SIGKILL)

@@ -1,27 +1,39 @@
-"""Start a watched script's Python while the command line is still being read.
+"""Start a capture's Python while the command line is still being read.
 
-``hloscope recompiles SCRIPT.py`` costs a short script what happens before its first line:
-the command imports click and parses its options (~20 ms), and only then starts the child,
-which starts an interpreter and imports the compile watcher (~40 ms more). :func:`prestart`
-starts the child at once, from the console script's first lines: the child imports the runner
-and the watcher, then waits on a pipe for its orders (the runner's own command line, see
+A capture child spends its first moments on work that does not depend on what the command
+decides: starting an interpreter, importing the runner and, for a function, numpy, ml_dtypes
+and jaxlib's extension (most of ``import jax``: about 0.7 s). The command meanwhile imports
+click, reads its options, checks the cache and hashes the script. :func:`prestart` starts the
+child at once, from the console script's first lines; the child *warms up* (:class:`Warm`),
+then waits on a pipe for its orders (the runner's own command line, see
 :mod:`hloscope.capture._runner`). :func:`hloscope.capture.script.capture_script` *adopts* that
-child when it runs a script under the watcher in the same environment and folder; otherwise it
-starts its own. A command that never adopts it (a dump folder, a usage error, ``--help``)
-closes the pipe with :func:`discard` (or at exit), and the child ends without running
-anything.
+child when it runs the runner in the same environment and folder; otherwise it starts its own.
+A command that never adopts it (a cached target, a dump folder, a usage error, ``--help``)
+ends it with :func:`discard` (or at exit) before it runs anything of the user's.
 
-The child gets what :func:`watched_child_env` says a watched run gets, so an adopted child is
-the child ``capture_script`` would have started, only sooner. This module imports only the
-standard library and :mod:`.family`: it runs before the rest of hloscope is imported.
+Two warm-ups, one per kind of child:
+
+* ``watched`` (``hloscope recompiles SCRIPT.py``): the compile watcher; the child gets what
+  :func:`watched_child_env` says a watched run gets;
+* ``function`` (``hloscope memory SCRIPT.py:FUNCTION [--device tpu-v5e]`` and every command
+  that captures a function): numpy, ml_dtypes and jaxlib's extension, which read no setting a
+  script could still change before its own ``import jax`` (``JAX_*`` variables are read by
+  ``import jax`` itself, which the child leaves to the script); the child gets
+  :func:`function_child_env`, with the device's backend's own variables (libtpu's for a TPU).
+
+Either way an adopted child is the child ``capture_script`` would have started, only further
+along. This module imports only the standard library and :mod:`.family` (and, for a device, the
+backend registry): it runs before the rest of hloscope is imported.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import enum
 import functools
 import os
+import signal
 import subprocess
 import sys
 
@@ -29,17 +41,32 @@ from .family import FAMILY_ENV, new_token
 
 __all__ = [
     "ORDERS_FLAG",
+    "WARM_FLAG",
     "RUNNER",
+    "Warm",
     "Prestarted",
     "prestart",
     "adopt",
     "discard",
     "child_env",
     "watched_child_env",
+    "function_child_env",
 ]
 
-#: How the child is told to wait for its orders: ``_runner --orders-fd N``.
+#: How the child is told to wait for its orders: ``_runner --orders-fd N [--warm KIND]``.
 ORDERS_FLAG = "--orders-fd"
+WARM_FLAG = "--warm"
+
+
+class Warm(enum.StrEnum):
+    """What a waiting child loads before its orders come (see the module's docstring)."""
+
+    WATCHED = "watched"
+    FUNCTION = "function"
+    #: A function of a script that imports no jax (TensorFlow's, say): numpy and ml_dtypes.
+    FUNCTION_NO_JAX = "function-no-jax"
+
+
 #: The module every script child runs (``python -m``).
 RUNNER = "hloscope.capture._runner"
 
@@ -79,6 +106,18 @@ def watched_child_env() -> dict[str, str]:
     return child_env(os.environ.get("XLA_FLAGS"), full_locations=False)
 
 
+def function_child_env(device: str | None = None) -> dict[str, str]:
+    """The environment of a child that captures a function (before its family token): the
+    user's own ``XLA_FLAGS`` (the compile's dump options travel with the compile), full
+    locations, and what ``device``'s backend needs (libtpu's variables for a TPU)."""
+    env = child_env(os.environ.get("XLA_FLAGS"), full_locations=True)
+    if device is not None:
+        from .backends import backend_for
+
+        env = backend_for(device).child_environment(env)
+    return env
+
+
 class Prestarted:
     """A child waiting for its orders, and this process's ends of its pipes.
 
@@ -87,6 +126,7 @@ class Prestarted:
 
     __slots__ = (
         "process",
+        "warm",
         "env",
         "token",
         "cwd",
@@ -100,6 +140,7 @@ class Prestarted:
     def __init__(
         self,
         process: subprocess.Popen[bytes],
+        warm: Warm,
         env: dict[str, str],
         token: str,
         cwd: str,
@@ -107,6 +148,7 @@ class Prestarted:
         ready_in_child: int,
     ) -> None:
         self.process = process
+        self.warm = warm
         self.env = env  # without the family token
         self.token = token
         self.cwd = cwd
@@ -140,13 +182,14 @@ _CLOSED = -1
 _waiting: Prestarted | None = None
 
 
-def prestart() -> None:
-    """Start a watched-run child now, to be adopted by the next :func:`adopt` (once)."""
+def prestart(warm: Warm = Warm.WATCHED, device: str | None = None) -> None:
+    """Start a child now, warmed up for ``warm`` (a function capture for ``device``), to be
+    adopted by the next :func:`adopt` (once)."""
     global _waiting
     if _waiting is not None or os.name != "posix":  # pass_fds and sessions: POSIX only
         return
     token = new_token()
-    env = watched_child_env()
+    env = watched_child_env() if warm is Warm.WATCHED else function_child_env(device)
     cwd = os.getcwd()
     orders_read, orders_write = os.pipe()
     out_read, out_write = os.pipe()
@@ -156,7 +199,7 @@ def prestart() -> None:
     ours = (orders_write, out_read, err_read, ready_read)
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", RUNNER, ORDERS_FLAG, str(orders_read)],
+            [sys.executable, "-m", RUNNER, ORDERS_FLAG, str(orders_read), WARM_FLAG, warm],
             cwd=cwd,
             env={**env, FAMILY_ENV: token},
             stdin=subprocess.DEVNULL,
@@ -171,7 +214,7 @@ def prestart() -> None:
         return
     for fd in child_ends:
         os.close(fd)
-    _waiting = Prestarted(process, env, token, cwd, ours, ready_write)
+    _waiting = Prestarted(process, warm, env, token, cwd, ours, ready_write)
     atexit.register(discard)
 
 
@@ -197,9 +240,17 @@ def discard() -> None:
 
 
 def _end(waiting: Prestarted) -> None:
+    """Close its pipes; a watched child then ends by itself (its warm-up takes milliseconds),
+    a function child still importing is killed: it has run nothing of the user's, and a cached
+    command must not wait for numpy to load in a process it will never use."""
     waiting.close()
+    grace = 2.0 if waiting.warm is Warm.WATCHED else 0.0
     try:
-        waiting.process.wait(timeout=2)
+        waiting.process.wait(timeout=grace)
     except subprocess.TimeoutExpired:
-        waiting.process.kill()
+        with contextlib.suppress(OSError):
+            if hasattr(os, "killpg"):  # its own session: nothing else is in the group yet
+                os.killpg(waiting.process.pid, signal.SIGKILL)
+            else:  # pragma: no cover - POSIX only (prestart)
+                waiting.process.kill()
         waiting.process.wait()

@@ -30,6 +30,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ from typing import Any
 from .capped_output import DEFAULT_HEAD, DEFAULT_TAIL, CappedWriter
 from .errors import CaptureError, CaptureUsageError
 from .family import FAMILY_ENV, new_token, stop_family
-from .prestart import RUNNER, Prestarted, adopt, child_env
+from .prestart import RUNNER, Prestarted, adopt, child_env, function_child_env
 from .script_source import check_script_source
 
 __all__ = [
@@ -395,6 +396,15 @@ class _ReadyPipe:
             self.parent_end = None
 
 
+def _let_go(process: subprocess.Popen[bytes]) -> None:
+    """A child that wrote everything and is exiting: kill what is left of its process group
+    (nothing, normally) and reap it in the background instead of waiting for its end."""
+    if hasattr(os, "killpg"):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+    threading.Thread(target=process.wait, name="hloscope-reap", daemon=True).start()
+
+
 def _stop(process: subprocess.Popen[bytes]) -> None:
     """Stop the child and everything it started: SIGTERM to the group, then SIGKILL."""
     if process.poll() is not None:
@@ -551,11 +561,10 @@ def capture_script(
         mode += ["--mesh", mesh] if mesh is not None else []
         mode += [str(script_path.resolve())]
     work_dir = Path(cwd).absolute() if cwd is not None else Path.cwd()
-    env = child_env(xla_flags, full_locations=not watch_compiles)
-    if device is not None and function is not None:
-        from .backends import backend_for
-
-        env = backend_for(device).child_environment(env)
+    if function is not None and not watch_compiles:
+        env = function_child_env(device)  # what a child prestarted for it got
+    else:
+        env = child_env(xla_flags, full_locations=not watch_compiles)
     command = _runner_command(info_path, None, mode)  # as run by hand: no --ready-fd
 
     manifest: dict[str, Any] = {
@@ -606,7 +615,12 @@ def capture_script(
     )
     with open(out / STDOUT, "wb") as stdout, open(out / STDERR, "wb") as stderr:
         child = _launch(
-            info_path, mode, env, work_dir, adoptable=watch_compiles, ready=when_ready is not None
+            info_path,
+            mode,
+            env,
+            work_dir,
+            adoptable=watch_compiles or function is not None,
+            ready=when_ready is not None or (function is not None and not watch_compiles),
         )
         process, out_read, err_read, ready = child.process, child.stdout, child.stderr, child.ready
         manifest["prestarted"] = child.prestarted
@@ -621,6 +635,11 @@ def capture_script(
             CappedWriter(err_read, stderr, *output_limit),
         ]
         timed_out = False
+        # A function's runner says "ready" once its capture, its report and its output are
+        # written, then only exits: that exit (a process that held XLA:TPU's compile, torn down
+        # by the kernel) is not waited for.
+        done_when_ready = function is not None and not watch_compiles
+        written = False
         exited = _ExitWatch(process)
         try:
             if while_running is not None:
@@ -632,24 +651,39 @@ def capture_script(
                     break
                 ticker.tick()
                 readable = exited.wait(_POLL_S, ready.fds() if ready is not None else ())
-                if ready is not None and ready.said_ready(readable) and when_ready is not None:
-                    when_ready()
+                if ready is not None and ready.said_ready(readable):
+                    if when_ready is not None:
+                        when_ready()
+                    if done_when_ready:
+                        written = True
+                        break
         finally:
             if ready is not None:
                 ready.close()
             exited.close()
             ticker.close()
-            _stop(process)  # no-op when it ended; on KeyboardInterrupt, take the group down
+            if written:
+                _let_go(process)
+            else:
+                _stop(process)  # no-op when it ended; on KeyboardInterrupt, take the group down
             # What it left behind: workers still in its group, daemons that left it.
-            stop_family(child.token, process.pid if hasattr(os, "killpg") else None)
+            stop_family(
+                child.token,
+                process.pid if hasattr(os, "killpg") else None,
+                exclude=(process.pid,) if written else (),
+            )
             for writer in writers:
                 writer.close(timeout=_TERMINATE_GRACE_S)
 
-    manifest.update(_read_info(info_path))
+    info = _read_info(info_path)
+    reported_status = info.pop("exit_status", None)
+    manifest.update(info)
     manifest["end_time"] = _now()
     manifest["duration_s"] = round(time.monotonic() - started, 3)
     manifest["timed_out"] = timed_out
-    manifest["exit_status"] = process.returncode
+    # A child let go of after its "ready" may still be exiting (by its own os._exit): its
+    # status is the one its report gives.
+    manifest["exit_status"] = process.returncode if not written else reported_status
     if (
         process.returncode is not None
         and process.returncode < 0
@@ -683,6 +717,7 @@ def _read_info(path: Path) -> dict[str, Any]:
         "usage_error",
         "devices",
         "local_modules",
+        "exit_status",
     )
     return {key: info.get(key) for key in keep if key in info}
 

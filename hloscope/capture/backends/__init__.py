@@ -19,11 +19,30 @@ with it, recording what compiled the module::
     cap.memory["peak_memory_in_bytes"]  # what the chip reserves for this program
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._base import Backend, BackendName, Compiled, Lowered
-from ._confirm import CompileVerdict, ConfirmJob, ConfirmResult, OpCandidate, confirm_on_tpu
 from ._local import LocalJax, TensorFlow
 from ._registry import BACKENDS, backend_for, capture_for, estimate_note
 from ._xla_tpu import LIBTPU_ENVIRONMENT, TPU_EXTRA_HINT, XlaTpu, libtpu_installed
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._confirm import CompileVerdict, ConfirmJob, ConfirmResult, OpCandidate, confirm_on_tpu
+
+#: Loaded when first asked for: ``check`` needs them, and the console script, which picks a
+#: backend for a capture child's environment before that child starts, does not.
+_CONFIRM_NAMES = frozenset(
+    {"CompileVerdict", "ConfirmJob", "ConfirmResult", "OpCandidate", "confirm_on_tpu"}
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CONFIRM_NAMES:
+        from . import _confirm
+
+        return getattr(_confirm, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BACKENDS",

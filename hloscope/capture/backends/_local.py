@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .. import inprocess
 from ._base import Backend, BackendName, Compiled, Lowered
+
+# ``inprocess`` is imported where a backend lowers, not here: picking a backend (the console
+# script does, for a capture child's environment, before the child starts) needs none of it.
 
 __all__ = ["LocalJax", "TensorFlow"]
 
@@ -28,6 +30,8 @@ class LocalJax(Backend):
     name = BackendName.LOCAL_JAX
 
     def lower(self, fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Lowered:
+        from .. import inprocess
+
         traced, lowered, stages = inprocess.lower_jax(fn, args, kwargs)
 
         def compile_(passes: str | None) -> Compiled:
@@ -43,6 +47,8 @@ class TensorFlow(Backend):
     name = BackendName.TENSORFLOW
 
     def lower(self, fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Lowered:
+        from .. import inprocess
+
         def compile_(passes: str | None) -> Compiled:
             return Compiled(inprocess.capture_tf(fn, args, kwargs, passes), "cpu")
 

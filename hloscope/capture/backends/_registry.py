@@ -42,10 +42,11 @@ def backend_for(
     mesh: Mapping[str, int] | None = None,
 ) -> Backend:
     """The backend that compiles ``fn`` for ``device`` (see the module doc for the rule)."""
-    from ..inprocess import is_tensorflow_function
+    if fn is not None:
+        from ..inprocess import is_tensorflow_function
 
-    if fn is not None and is_tensorflow_function(fn):
-        return BACKENDS[BackendName.TENSORFLOW]()
+        if is_tensorflow_function(fn):
+            return BACKENDS[BackendName.TENSORFLOW]()
     spec = _spec(device)
     if spec is not None and spec.device.platform is Platform.TPU:
         tpu = BACKENDS[BackendName.XLA_TPU](spec, mesh)

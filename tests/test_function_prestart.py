@@ -1,0 +1,242 @@
+"""A function capture's child started early, and let go of early (issue 29, Performance).
+
+``hloscope memory SCRIPT.py:FUNCTION [--device tpu-v5e]`` (and every command that captures a
+function) starts its child from the console script's first lines, warmed up with what ``import
+jax`` loads that reads no setting (:mod:`hloscope.capture.prestart`); the child ends with
+``os._exit`` once its capture is written, and the command does not wait for that end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hloscope.capture import prestart
+from hloscope.capture.script import capture_script
+from hloscope.cli._early import FUNCTION_COMMANDS, names_a_function
+from tests.frameworks_needed import needs_framework, needs_libtpu
+
+ROOT = Path(__file__).resolve().parent.parent
+
+STEP = """
+import jax, jax.numpy as jnp
+
+@jax.jit
+def step(x):
+    return jnp.tanh(x) * 2
+
+def example_args():
+    return {"step": (jnp.ones((8, 8)),)}
+"""
+
+
+@pytest.fixture(autouse=True)
+def _no_child_left():
+    yield
+    prestart.discard()
+
+
+def _script(tmp_path: Path, text: str = STEP, name: str = "prog.py") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+# ---- which command lines start a function child early ----------------------------------------
+
+
+def test_a_function_target_of_a_capturing_command_is_named_with_its_device(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _script(tmp_path)
+    assert names_a_function(["memory", "prog.py:step"]) == ("prog.py", None)
+    assert names_a_function(["memory", "prog.py:step", "--device", "tpu-v5e"]) == (
+        "prog.py",
+        "tpu-v5e",
+    )
+    assert names_a_function(["fusions", "--device=tpu-v5e:2x4", "prog.py:step"]) == (
+        "prog.py",
+        "tpu-v5e:2x4",
+    )
+    # diff: the first target's device, --device-a before --device.
+    assert names_a_function(
+        ["diff", "prog.py:step", "prog.py:step", "--device", "a", "--device-a", "b"]
+    ) == ("prog.py", "b")
+    assert names_a_function(["diff", "prog.py:step", "x.txt", "--device", "a"]) == ("prog.py", "a")
+
+
+def test_no_function_child_for_other_command_lines(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _script(tmp_path)
+    assert names_a_function(["memory", "missing.py:step"]) is None
+    assert names_a_function(["memory", "prog.py"]) is None  # a script run, not a function
+    assert names_a_function(["memory", "--", "prog.py:step"]) is None
+    assert names_a_function(["bench", "prog.py:step", "--device", "tpu"]) is None
+    assert names_a_function(["check", "prog.py:step"]) is None
+    assert names_a_function(["recompiles", "prog.py:step"]) is None
+    assert names_a_function([]) is None
+    assert "bench" not in FUNCTION_COMMANDS and "memory" in FUNCTION_COMMANDS
+
+
+# ---- adoption ----------------------------------------------------------------------------------
+
+
+def test_a_function_capture_adopts_the_child_prestarted_for_it(tmp_path):
+    needs_framework("jax")
+    script = _script(tmp_path)
+    prestart.prestart(prestart.Warm.FUNCTION)
+    waiting = prestart._waiting
+    assert waiting is not None and waiting.process.poll() is None
+    run = capture_script(script, (), tmp_path / "out", function="step", cwd=Path.cwd())
+    assert run.ok, run.error_line()
+    assert run.manifest["prestarted"] is True
+    assert run.manifest["exit_status"] == 0
+    assert (tmp_path / "out" / "capture").is_dir()
+    assert prestart._waiting is None  # adopted once
+
+
+def test_a_watched_child_is_not_adopted_by_a_function_capture(tmp_path):
+    needs_framework("jax")
+    script = _script(tmp_path)
+    prestart.prestart(prestart.Warm.WATCHED)
+    waiting = prestart._waiting
+    assert waiting is not None
+    run = capture_script(script, (), tmp_path / "out", function="step")
+    assert run.ok, run.error_line()
+    assert run.manifest["prestarted"] is False  # another environment (no full locations)
+
+
+def test_a_child_prestarted_for_a_tpu_has_libtpus_environment_and_is_adopted_for_it(tmp_path):
+    needs_libtpu()
+    prestart.prestart(prestart.Warm.FUNCTION, "tpu-v5e:2x4")
+    waiting = prestart._waiting
+    assert waiting is not None
+    assert waiting.env["JAX_PLATFORMS"] == "cpu"
+    assert "--xla_force_host_platform_device_count=8" in waiting.env["XLA_FLAGS"]
+    assert waiting.env != prestart.function_child_env(None)
+    assert prestart.adopt(prestart.function_child_env(None), os.getcwd()) is None  # not for it
+    prestart.prestart(prestart.Warm.FUNCTION, "tpu-v5e:2x4")
+    again = prestart._waiting
+    try:
+        assert prestart.adopt(prestart.function_child_env("tpu-v5e:2x4"), os.getcwd()) is again
+    finally:
+        assert again is not None
+        again.close()  # adopted, then given no orders: it ends
+        again.process.wait(timeout=60)
+
+
+def test_a_function_child_discarded_while_it_warms_up_is_killed_not_waited_for():
+    """A cached target needs no child: the command does not wait for numpy to load in it."""
+    prestart.prestart(prestart.Warm.FUNCTION)
+    waiting = prestart._waiting
+    assert waiting is not None
+    prestart.discard()
+    assert waiting.process.returncode == -signal.SIGKILL
+
+
+# ---- the end of a function's child -------------------------------------------------------------
+
+SLOW_CLEAN_UP = """
+import atexit, time
+import jax, jax.numpy as jnp
+
+def _clean_up():  # what a framework's clean-up at exit stands for here
+    open({marker!r}, "w").write("ran")
+    time.sleep(30)
+
+atexit.register(_clean_up)
+
+@jax.jit
+def step(x):
+    return x + 1
+
+def example_args():
+    return {{"step": (jnp.ones(4),)}}
+"""
+
+
+def test_a_function_capture_does_not_wait_for_the_childs_clean_up_at_exit(tmp_path):
+    """The capture is written, then the child ends with os._exit: clean-up at exit (JAX's,
+    libtpu's: a second on a TPU host) is skipped, and its exit status comes from its report."""
+    needs_framework("jax")
+    marker = tmp_path / "clean-up-ran"
+    script = _script(tmp_path, SLOW_CLEAN_UP.format(marker=str(marker)))
+    run = capture_script(script, (), tmp_path / "out", function="step", timeout=25)
+    assert run.ok, run.error_line()
+    assert not run.manifest["timed_out"]
+    assert run.manifest["exit_status"] == 0
+    assert not marker.exists()
+
+
+def test_a_failing_function_still_reports_its_error_and_status(tmp_path):
+    needs_framework("jax")
+    script = _script(
+        tmp_path,
+        """
+        import jax
+        def step(x):
+            raise ValueError("no such shape")
+        def example_args():
+            return {"step": (jax.numpy.ones(2),)}
+        """,
+    )
+    prestart.prestart(prestart.Warm.FUNCTION)
+    run = capture_script(script, (), tmp_path / "out", function="step", cwd=Path.cwd())
+    assert not run.ok
+    assert run.manifest["exit_status"] == 1
+    assert "no such shape" in (run.error_line() or "")
+    assert "ValueError" in (tmp_path / "out" / "stderr.txt").read_text()
+
+
+# ---- through the console script ----------------------------------------------------------------
+
+
+def _hloscope(args: list[str], cwd: Path, cache: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HLOSCOPE_CACHE": str(cache)}
+    env.pop("HLOSCOPE_PRESTART", None)  # the default
+    return subprocess.run(
+        [sys.executable, "-m", "hloscope", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=300,
+    )
+
+
+def test_the_console_script_adopts_its_early_function_child_then_reads_the_cache(tmp_path):
+    needs_framework("jax")
+    _script(tmp_path)
+    cache = tmp_path / "cache"
+    first = _hloscope(["summary", "prog.py:step", "--json"], tmp_path, cache)
+    assert first.returncode == 0, first.stderr
+    (manifest_path,) = cache.glob("targets/prog.step-*/manifest.json")
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["prestarted"] is True
+    assert manifest["exit_status"] == 0
+    second = _hloscope(["summary", "prog.py:step", "--json"], tmp_path, cache)
+    assert second.returncode == 0, second.stderr
+    assert json.loads(second.stdout) == json.loads(first.stdout)
+    assert _children_waiting_in(tmp_path) == []  # the cached command's early child is gone
+
+
+def _children_waiting_in(folder: Path) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            cwd = os.readlink(entry / "cwd")
+            state = (entry / "stat").read_text().rsplit(") ", 1)[1][:1]
+        except (OSError, IndexError):
+            continue
+        if prestart.ORDERS_FLAG.encode() in command and Path(cwd) == folder and state != "Z":
+            found.append(int(entry.name))
+    return found
