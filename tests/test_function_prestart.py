@@ -17,11 +17,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from frameworks_needed import needs_framework, needs_libtpu
 
 from hloscope.capture import prestart
 from hloscope.capture.script import capture_script
 from hloscope.cli._early import FUNCTION_COMMANDS, names_a_function
-from tests.frameworks_needed import needs_framework, needs_libtpu
 
 ROOT = Path(__file__).resolve().parent.parent
 
