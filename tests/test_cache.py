@@ -215,3 +215,29 @@ def test_a_pythonpath_folder_with_installed_distributions_is_not_the_users(tmp_p
     assert found == [str(helper.resolve())]
     # The script's own folder is the user's, whatever metadata it holds.
     assert str(module_file.resolve()) in local_module_files([Installed], user_folders=[str(site)])
+
+
+def test_cache_clear_also_empties_the_tpu_op_verdicts_and_measured_peaks(tmp_path, monkeypatch):
+    """`check --device` keeps XLA:TPU's verdict per op under tpu-ops/, `bench` a CPU's
+    measured peaks under peaks/: "empty the cache" means them too, and `ls` names them."""
+    from hloscope.bench.peaks import cpu_cache_path  # where bench keeps its measured peaks
+    from hloscope.capture.cache import TPU_OPS_FOLDER
+
+    monkeypatch.setenv("HLOSCOPE_CACHE", str(tmp_path / "cache"))
+    verdicts = tmp_path / "cache" / TPU_OPS_FOLDER
+    verdicts.mkdir(parents=True)
+    for n in range(3):
+        (verdicts / f"{n}.json").write_text('{"compiles": true}')
+    peaks = cpu_cache_path()
+    peaks.parent.mkdir(parents=True, exist_ok=True)
+    peaks.write_text("{}")
+    listed = CliRunner().invoke(cli, ["cache", "ls"])
+    assert listed.exit_code == 0, listed.output
+    assert "3 XLA:TPU op verdicts" in listed.stdout and "1 measured CPU peak " in listed.stdout
+    cleared = CliRunner().invoke(cli, ["cache", "clear"])
+    assert cleared.exit_code == 0, cleared.output
+    assert "removed 0 cached captures" in cleared.stdout
+    assert "3 XLA:TPU op verdicts" in cleared.stdout and "1 measured CPU peak " in cleared.stdout
+    assert not verdicts.exists() and not peaks.exists()
+    again = CliRunner().invoke(cli, ["cache", "ls"])
+    assert "op verdict" not in again.stdout and "CPU peak" not in again.stdout

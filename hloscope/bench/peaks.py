@@ -201,14 +201,14 @@ def last_level_cache() -> LastLevelCache:
 
 def cpu_cache_path() -> Path:
     """Where the CPU calibration of this machine (and jaxlib) is cached."""
-    from ..capture.cache import cache_root
+    from ..capture.cache import PEAKS_FOLDER, cache_root
     from ..capture.jaxlib_adapter import jaxlib_version
 
     key = json.dumps(
         [_CALIBRATION_VERSION, _cpu_model(), _usable_cores(), jaxlib_version(), platform.machine()]
     )
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    return cache_root() / "peaks" / f"cpu-{digest}.json"
+    return cache_root() / PEAKS_FOLDER / f"cpu-{digest}.json"
 
 
 @dataclass(frozen=True, slots=True)

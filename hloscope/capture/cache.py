@@ -50,6 +50,12 @@ __all__ = [
     "is_fresh",
     "entries",
     "clear",
+    "OTHER_CACHES",
+    "TPU_OPS_FOLDER",
+    "PEAKS_FOLDER",
+    "CachedFiles",
+    "other_caches",
+    "clear_others",
 ]
 
 CACHE_ENV = "HLOSCOPE_CACHE"
@@ -366,3 +372,60 @@ def clear() -> tuple[int, int]:
             shutil.rmtree(entry, ignore_errors=True)
             removed += 1
     return removed, freed
+
+
+# ---- what else lives under the cache root ------------------------------------------------------
+
+#: The other results hloscope keeps beside the captures, by folder: what one file holds, in the
+#: singular and the plural. ``tpu-ops``: XLA:TPU's verdict on one op for one chip and libtpu
+#: (``check --device``); ``peaks``: a CPU's measured peaks, which ``bench`` rooflines use (the
+#: next ``bench`` on the CPU measures them again).
+TPU_OPS_FOLDER = "tpu-ops"
+PEAKS_FOLDER = "peaks"
+OTHER_CACHES: dict[str, tuple[str, str]] = {
+    TPU_OPS_FOLDER: ("XLA:TPU op verdict", "XLA:TPU op verdicts"),
+    PEAKS_FOLDER: ("measured CPU peak", "measured CPU peaks"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CachedFiles:
+    """One of :data:`OTHER_CACHES` as it stands: its folder, how many files and their size."""
+
+    folder: Path
+    count: int
+    size: int
+
+    def phrase(self) -> str:
+        """``3 XLA:TPU op verdicts``."""
+        singular, plural = OTHER_CACHES[self.folder.name]
+        return f"{self.count} {singular if self.count == 1 else plural}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"folder": str(self.folder), "count": self.count, "size": self.size}
+
+
+def other_caches() -> list[CachedFiles]:
+    """Each of :data:`OTHER_CACHES` that holds at least one file."""
+    found = []
+    for name in OTHER_CACHES:
+        folder = cache_root() / name
+        files = [f for f in folder.rglob("*") if f.is_file()] if folder.is_dir() else []
+        if files:
+            found.append(CachedFiles(folder, len(files), sum(_size(f) for f in files)))
+    return found
+
+
+def clear_others() -> list[CachedFiles]:
+    """Remove each of :data:`OTHER_CACHES`; returns what was removed."""
+    removed = other_caches()
+    for cached in removed:
+        shutil.rmtree(cached.folder, ignore_errors=True)
+    return removed
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

@@ -13,11 +13,12 @@ __all__ = ["cache_group"]
 
 @cli.group("cache")
 def cache_group() -> None:
-    """Show or empty the cache of script captures ($HLOSCOPE_CACHE, else ~/.cache/hloscope).
+    """Show or empty hloscope's cache ($HLOSCOPE_CACHE, else ~/.cache/hloscope).
 
     A SCRIPT.py[:FUNCTION] target is captured once and reused while the script, its
     arguments, the environment, XLA_FLAGS, the versions and every local module it imported
-    are unchanged; --refresh on any command captures it again."""
+    are unchanged; --refresh on any command captures it again. Beside the captures the cache
+    keeps XLA:TPU's verdicts on single ops (check --device) and a CPU's measured peaks (bench)."""
 
 
 @cache_group.command("ls")
@@ -30,23 +31,24 @@ def cache_ls(as_json: bool, wide: bool) -> None:
     the entry is still fresh (its local modules unchanged)."""
     from rich.console import Console
 
-    from ..capture.cache import cache_root, entries
+    from ..capture.cache import cache_root, entries, other_caches
     from ..render.cache_listing import render_cache_listing
 
     found = entries()
     if as_json:
         click.echo(json.dumps([e.to_dict() for e in found], indent=2))
         return
-    render_cache_listing(str(cache_root()), found, Console(), wide=wide)
+    render_cache_listing(str(cache_root()), found, Console(), wide=wide, others=other_caches())
 
 
 @cache_group.command("clear")
 def cache_clear() -> None:
-    """Remove every cached capture."""
-    from ..capture.cache import clear
+    """Remove everything cached: the captures, XLA:TPU's op verdicts and the measured CPU
+    peaks (measured again by the next bench on the CPU)."""
+    from ..capture.cache import clear, clear_others
     from ..units import format_bytes
 
     removed, freed = clear()
-    click.echo(
-        f"removed {removed} cached capture{'s' if removed != 1 else ''} ({format_bytes(freed)})"
-    )
+    parts = [f"{removed} cached capture{'s' if removed != 1 else ''} ({format_bytes(freed)})"]
+    parts += [f"{c.phrase()} ({format_bytes(c.size)})" for c in clear_others()]
+    click.echo("removed " + ", ".join(parts))

@@ -14,7 +14,7 @@ from .table_fit import Column, fitted_table, print_table
 from .terminal import printable
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..capture.cache import CacheEntry
+    from ..capture.cache import CachedFiles, CacheEntry
 
 __all__ = ["render_cache_listing", "CACHE_COLUMNS"]
 
@@ -47,13 +47,22 @@ def _style(row: Mapping[str, Any], column: str) -> str | None:
 
 
 def render_cache_listing(
-    root: str, entries: Sequence[CacheEntry], console: Any, *, wide: bool = False
+    root: str,
+    entries: Sequence[CacheEntry],
+    console: Any,
+    *,
+    wide: bool = False,
+    others: Sequence[CachedFiles] = (),
 ) -> None:
-    """The cache folder and its entries, fitted to the console (``wide``: one line each)."""
+    """The cache folder and its entries, fitted to the console (``wide``: one line each), and
+    a line for what else it keeps (``others``)."""
     from rich.text import Text
 
     count = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
     console.print(Text.assemble(("cache ", "dim"), printable(root), f": {count}"))
+    if others:
+        kept = ", ".join(f"{c.phrase()} ({format_bytes(c.size)})" for c in others)
+        console.print(Text.assemble(("also ", "dim"), kept))
     if not entries:
         return
     table, needed = fitted_table(

@@ -42,7 +42,6 @@ from ._xla_tpu import XlaTpu, _placed
 
 __all__ = ["OpCandidate", "ConfirmJob", "CompileVerdict", "ConfirmResult", "confirm_on_tpu"]
 
-_CACHE_FOLDER = "tpu-ops"
 # Part of each cache key: a new way of wording verdicts must not read the old ones.
 _VERDICT_FORMAT = 3
 # Lines of a JAX or XLA message that say where, not what.
@@ -277,10 +276,10 @@ class _Child:
     def _cache_path(self, signature: str | None) -> Path | None:
         if signature is None:
             return None
-        from ..cache import cache_root
+        from ..cache import TPU_OPS_FOLDER, cache_root
 
         key = json.dumps([_VERDICT_FORMAT, signature, str(self.spec), self.versions])
-        return cache_root() / _CACHE_FOLDER / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
+        return cache_root() / TPU_OPS_FOLDER / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
 
     @staticmethod
     def _verdict(compile_: Any) -> CompileVerdict:
