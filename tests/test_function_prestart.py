@@ -17,6 +17,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from child_processes import waiting_children_in
 from frameworks_needed import needs_framework, needs_libtpu
 
 from hloscope.capture import prestart
@@ -140,6 +141,34 @@ def test_a_function_child_discarded_while_it_warms_up_is_killed_not_waited_for()
     assert waiting.process.returncode == -signal.SIGKILL
 
 
+X64_BEFORE_IMPORT = """
+import os
+os.environ["JAX_ENABLE_X64"] = "1"  # read by `import jax` itself, so before it
+
+import jax, jax.numpy as jnp
+
+@jax.jit
+def step(x):
+    return x * 2
+
+def example_args():
+    return {"step": (jnp.ones(4, dtype=jnp.float64),)}
+"""
+
+
+def test_a_setting_the_script_makes_before_importing_jax_still_holds_in_an_early_child(tmp_path):
+    """The early child loads numpy and jaxlib, never jax: JAX reads its JAX_* variables when
+    it is imported, and a script that sets one first must get what it asked for."""
+    needs_framework("jax")
+    script = _script(tmp_path, X64_BEFORE_IMPORT)
+    prestart.prestart(prestart.Warm.FUNCTION)
+    run = capture_script(script, (), tmp_path / "out", function="step", cwd=Path.cwd())
+    assert run.ok, run.error_line()
+    assert run.manifest["prestarted"] is True
+    hlo = (tmp_path / "out" / "capture" / "hlo.txt").read_text()
+    assert "f64[4]" in hlo and "f32[4]" not in hlo
+
+
 # ---- the end of a function's child -------------------------------------------------------------
 
 SLOW_CLEAN_UP = """
@@ -223,20 +252,4 @@ def test_the_console_script_adopts_its_early_function_child_then_reads_the_cache
     second = _hloscope(["summary", "prog.py:step", "--json"], tmp_path, cache)
     assert second.returncode == 0, second.stderr
     assert json.loads(second.stdout) == json.loads(first.stdout)
-    assert _children_waiting_in(tmp_path) == []  # the cached command's early child is gone
-
-
-def _children_waiting_in(folder: Path) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().split(b"\0")
-            cwd = os.readlink(entry / "cwd")
-            state = (entry / "stat").read_text().rsplit(") ", 1)[1][:1]
-        except (OSError, IndexError):
-            continue
-        if prestart.ORDERS_FLAG.encode() in command and Path(cwd) == folder and state != "Z":
-            found.append(int(entry.name))
-    return found
+    assert waiting_children_in(tmp_path) == []  # the cached command's early child is gone

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from child_processes import alive, waiting_children_in
 
 from hloscope.capture import prestart
 from hloscope.capture.script import capture_script
@@ -139,18 +140,9 @@ def test_a_prestarted_child_ends_when_its_parent_dies(tmp_path):
     )
     child = int(result.stdout.split()[0])
     deadline = time.monotonic() + 20
-    while _alive(child):
+    while alive(child):
         assert time.monotonic() < deadline, "the prestarted child outlived its parent"
         time.sleep(0.05)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().split(") ")[1].startswith("Z"))
 
 
 def test_the_console_script_adopts_its_early_child(tmp_path):
@@ -187,7 +179,7 @@ def test_a_dump_target_leaves_no_early_child(tmp_path):
     assert "hloscope: error:" in result.stderr
     assert "Traceback" not in result.stderr
     deadline = time.monotonic() + 20
-    while _waiting_children_in(tmp_path):
+    while waiting_children_in(tmp_path):
         assert time.monotonic() < deadline, "an early child is still waiting"
         time.sleep(0.05)
 
@@ -206,26 +198,6 @@ def test_a_recompiles_run_of_a_dump_ends_its_early_child_before_reading_the_dump
     result = CliRunner().invoke(cli, ["recompiles", str(tmp_path), "x.py"])
     assert result.exit_code != 0
     assert waiting.process.returncode == 0
-
-
-def _waiting_children_in(folder: Path) -> list[int]:
-    """Prestarted children (``_runner --orders-fd``) whose working folder is ``folder``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().split(b"\0")
-            cwd = os.readlink(entry / "cwd")
-        except OSError:
-            continue
-        if (
-            prestart.ORDERS_FLAG.encode() in command
-            and Path(cwd) == folder
-            and _alive(int(entry.name))
-        ):
-            found.append(int(entry.name))
-    return found
 
 
 # ---- reading the results while the child shuts down ------------------------------------------
