@@ -29,7 +29,7 @@ HTML = RENDER / "html"
 #: Packages whose entry points (capturing, compiling, timing) a renderer must not reach.
 GATHERING = ("hloscope.capture", "hloscope.bench")
 #: Data classes of those packages that a renderer may name in a type-only import.
-TYPE_ONLY_OK = {"CacheEntry", "BenchResult", "BenchComparison"}
+TYPE_ONLY_OK = {"CacheEntry", "CachedFiles", "BenchResult", "BenchComparison"}
 PROCESS_MODULES = {"subprocess", "multiprocessing", "pty"}
 PROCESS_CALLS = {"system", "popen", "spawnl", "spawnv", "execv", "execvp", "fork"}
 #: Drawing DOT with Graphviz is rendering (text in, picture out).
