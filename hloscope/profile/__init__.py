@@ -11,7 +11,7 @@ that ran is analysis (:mod:`hloscope.analysis.op_profile`).
 
 from .build import build_trace, op_name_of, self_times
 from .chrome import read_chrome_trace
-from .errors import TraceError, TracePathError
+from .errors import TraceDeviceError, TraceError, TracePathError
 from .files import TraceFormat, trace_file, trace_format
 from .model import ModuleRun, OpEvent, RawEvent, StepMark, Trace
 
@@ -21,6 +21,7 @@ __all__ = [
     "RawEvent",
     "StepMark",
     "Trace",
+    "TraceDeviceError",
     "TraceError",
     "TraceFormat",
     "TracePathError",
