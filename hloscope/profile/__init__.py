@@ -9,7 +9,7 @@ reader needs jax and lives in :mod:`hloscope.capture.xplane`; joining a trace to
 that ran is analysis (:mod:`hloscope.analysis.op_profile`).
 """
 
-from .build import build_trace, op_name_of, self_times
+from .build import build_trace, device_ordinal, op_name_of, self_times
 from .chrome import read_chrome_trace
 from .errors import TraceDeviceError, TraceError, TracePathError
 from .files import TraceFormat, trace_file, trace_format
@@ -26,6 +26,7 @@ __all__ = [
     "TraceFormat",
     "TracePathError",
     "build_trace",
+    "device_ordinal",
     "op_name_of",
     "read_chrome_trace",
     "self_times",

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from .errors import TraceDeviceError
 from .model import ModuleRun, OpEvent, RawEvent, StepMark, Trace
 
-__all__ = ["build_trace", "self_times", "op_name_of", "HOST_CPU"]
+__all__ = ["build_trace", "self_times", "op_name_of", "device_ordinal", "HOST_CPU"]
 
 HOST_CPU = "/host:CPU"
 OPS_LINE = "XLA Ops"
@@ -54,7 +54,8 @@ def op_name_of(event_name: str, args: dict | None = None) -> str:
     return event_name.lstrip("%")
 
 
-def _ordinal(process: str) -> int:
+def device_ordinal(process: str) -> int:
+    """N of a device process ``/device:TPU:N`` (``/device:GPU:N``); -1 of any other process."""
     found = _DEVICE.match(process)
     return int(found.group(1)) if found else -1
 
@@ -90,7 +91,7 @@ def build_trace(
             host_ops.append(event)
     devices = sorted(
         (p for p, evs in by_process.items() if _DEVICE.match(p) and any(map(_is_op, evs))),
-        key=_ordinal,
+        key=device_ordinal,
     )
     if trace_device is not None:
         device = _device_of(devices, trace_device, path, bool(host_ops))
@@ -145,7 +146,7 @@ def _busy_ns(events: Sequence[RawEvent]) -> float:
 def _device_of(devices: Sequence[str], ordinal: int, path: str, host_ops: bool) -> str:
     """The device process of ``ordinal``: ``/device:TPU:N`` itself when the trace has it,
     else the first process of that ordinal (a chip's other planes share its number)."""
-    mine = [d for d in devices if _ordinal(d) == ordinal]
+    mine = [d for d in devices if device_ordinal(d) == ordinal]
     exact = [d for d in mine if _DEVICE.fullmatch(d)]
     if mine:
         return (exact or mine)[0]
