@@ -67,7 +67,11 @@ def device_kinds(path: str | Path, data: Any = None) -> dict[str, str]:
     return kinds
 
 
-def read_xplane(path: str | Path) -> Trace:
-    """The :class:`~hloscope.profile.model.Trace` of an ``*.xplane.pb`` file (needs jax)."""
+def read_xplane(path: str | Path, *, trace_device: int | None = None) -> Trace:
+    """The :class:`~hloscope.profile.model.Trace` of an ``*.xplane.pb`` file (needs jax): the
+    device of ordinal ``trace_device`` when given (see
+    :func:`~hloscope.profile.build.build_trace`)."""
     data = _profile_data(Path(path))
-    return build_trace(xplane_events(path, data), str(path), FORMAT, device_kinds(path, data))
+    kinds = device_kinds(path, data)
+    events = xplane_events(path, data)
+    return build_trace(events, str(path), FORMAT, kinds, trace_device=trace_device)

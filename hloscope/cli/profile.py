@@ -18,12 +18,21 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["profile_command"]
 
 
-def _profile(trace_spec: str, target: str | None, module: str | None, device, xplane: bool):
-    """Read one TRACE (and its TARGET) into an :class:`OpProfile`."""
+def _profile(
+    trace_spec: str,
+    target: str | None,
+    module: str | None,
+    device,
+    xplane: bool,
+    trace_device: int | None,
+):
+    """Read one TRACE (its device ``trace_device``, and its TARGET) into an
+    :class:`OpProfile`."""
     from ..analysis.op_profile import op_profile, read_trace
     from ..profile import TraceFormat
 
-    trace = read_trace(trace_spec, TraceFormat.XPLANE if xplane else TraceFormat.CHROME)
+    prefer = TraceFormat.XPLANE if xplane else TraceFormat.CHROME
+    trace = read_trace(trace_spec, prefer, trace_device=trace_device)
     if target is None:
         return op_profile(trace, module_name=module, device=device)
     opened = open_target(target)
@@ -59,6 +68,13 @@ def _profile(trace_spec: str, target: str | None, module: str | None, device, xp
     needs="memory_bytes_per_s",
 )
 @click.option(
+    "--trace-device",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Of a trace of several devices, show the kernels of /device:TPU:N (/device:GPU:N); "
+    "default the first (with --vs, of both traces). Every device's busy time is shown anyway.",
+)
+@click.option(
     "--vs",
     "vs",
     metavar="TRACE_B",
@@ -77,7 +93,8 @@ def _profile(trace_spec: str, target: str | None, module: str | None, device, xp
     "as_json",
     is_flag=True,
     help="Print JSON: {device, steps, device_time_s (per step), kernels: [{name, kind, time_s, "
-    "share, occurrences, flops, hbm_bytes, bound, source}], by_source}.",
+    "share, occurrences, flops, hbm_bytes, bound, source}], by_source}; of a trace of several "
+    "devices, also devices: [{name, ordinal, busy_ns, busy_per_step_ns, shown}].",
 )
 @click.option("--csv", "as_csv", is_flag=True, help="Print the kernel rows as CSV.")
 @click.option("--wide", is_flag=True, help="Show every column at full width.")
@@ -87,6 +104,7 @@ def profile_command(
     top: int | None,
     module: str | None,
     device: DeviceSpec | None,
+    trace_device: int | None,
     vs: str | None,
     vs_target: str | None,
     xplane: bool,
@@ -101,7 +119,9 @@ def profile_command(
     (jax.profiler.StepTraceAnnotation), else the module's executions. With TARGET (the dump or
     HLO file of the module that ran), each op is joined to its instruction by name: fusion
     kind, FLOPs and HBM bytes, bound and roofline position, source line. A TARGET whose module
-    is not the trace's is refused (exit 2), never joined."""
+    is not the trace's is refused (exit 2), never joined. A trace of several devices (an SPMD
+    program's chips) shows the first one's kernels (--trace-device N for another) and every
+    device's busy time per step, with the slowest."""
     from rich.console import Console
 
     from ..render.profile_text import profile_csv, render_profile, render_profile_comparison
@@ -113,11 +133,11 @@ def profile_command(
     if vs is not None and as_csv:
         raise CliError("--csv shows one profile; with --vs use --json")
     chip = device.device if device is not None else None
-    profile = _profile(trace, target, module, chip, xplane)
+    profile = _profile(trace, target, module, chip, xplane, trace_device)
     if vs is not None:
         from ..analysis.op_profile import compare_profiles
 
-        other = _profile(vs, vs_target, module if vs_target else None, chip, xplane)
+        other = _profile(vs, vs_target, module if vs_target else None, chip, xplane, trace_device)
         comparison = compare_profiles(profile, other)
         if as_json:
             json.dump(comparison.to_dict(), sys.stdout, indent=2)

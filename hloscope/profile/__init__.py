@@ -9,9 +9,9 @@ reader needs jax and lives in :mod:`hloscope.capture.xplane`; joining a trace to
 that ran is analysis (:mod:`hloscope.analysis.op_profile`).
 """
 
-from .build import build_trace, op_name_of, self_times
+from .build import build_trace, device_ordinal, op_name_of, self_times
 from .chrome import read_chrome_trace
-from .errors import TraceError, TracePathError
+from .errors import TraceDeviceError, TraceError, TracePathError
 from .files import TraceFormat, trace_file, trace_format
 from .model import ModuleRun, OpEvent, RawEvent, StepMark, Trace
 
@@ -21,10 +21,12 @@ __all__ = [
     "RawEvent",
     "StepMark",
     "Trace",
+    "TraceDeviceError",
     "TraceError",
     "TraceFormat",
     "TracePathError",
     "build_trace",
+    "device_ordinal",
     "op_name_of",
     "read_chrome_trace",
     "self_times",

@@ -27,16 +27,17 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
+from .errors import TraceDeviceError
 from .model import ModuleRun, OpEvent, RawEvent, StepMark, Trace
 
-__all__ = ["build_trace", "self_times", "op_name_of", "HOST_CPU"]
+__all__ = ["build_trace", "self_times", "op_name_of", "device_ordinal", "HOST_CPU"]
 
 HOST_CPU = "/host:CPU"
 OPS_LINE = "XLA Ops"
 MODULES_LINE = "XLA Modules"
 STEPS_LINE = "Steps"
 _END_MARK = "end: "  # XLA:CPU's closing events ("end: fusion.3")
-_DEVICE = re.compile(r"^/device:(?:TPU|GPU):(\d+)")
+_DEVICE = re.compile(r"/device:(?:TPU|GPU):(\d+)")  # match(): a prefix; fullmatch(): a chip
 _MODULE_RUN = re.compile(r"^(.*)\((\d+)\)$")
 
 
@@ -53,7 +54,8 @@ def op_name_of(event_name: str, args: dict | None = None) -> str:
     return event_name.lstrip("%")
 
 
-def _ordinal(process: str) -> int:
+def device_ordinal(process: str) -> int:
+    """N of a device process ``/device:TPU:N`` (``/device:GPU:N``); -1 of any other process."""
     found = _DEVICE.match(process)
     return int(found.group(1)) if found else -1
 
@@ -63,10 +65,18 @@ def build_trace(
     path: str,
     fmt: str,
     device_kinds: Mapping[str, str] | None = None,
+    *,
+    trace_device: int | None = None,
 ) -> Trace:
-    """Sort ``events`` into the ops of the first device that ran any, its module runs and the
-    steps (see the module docstring). ``device_kinds`` maps a process to the chip it is
-    (``TPU v5 Lite``), where the file says (an XPlane's ``device_type_string``)."""
+    """Sort ``events`` into the ops of one device, its module runs and the steps (see the
+    module docstring), and time every device's ops (:attr:`Trace.busy_ns`). The device read is
+    the one of ordinal ``trace_device`` (``/device:TPU:N``'s N) when given, else the first that
+    ran any op. ``device_kinds`` maps a process to the chip it is (``TPU v5 Lite``), where the
+    file says (an XPlane's ``device_type_string``).
+
+    Raises :class:`~hloscope.profile.errors.TraceDeviceError` when the trace has no device
+    process of ordinal ``trace_device``.
+    """
     by_process: dict[str, list[RawEvent]] = defaultdict(list)
     steps: list[StepMark] = []
     host_ops: list[RawEvent] = []
@@ -81,17 +91,14 @@ def build_trace(
             host_ops.append(event)
     devices = sorted(
         (p for p, evs in by_process.items() if _DEVICE.match(p) and any(map(_is_op, evs))),
-        key=_ordinal,
+        key=device_ordinal,
     )
-    if devices:
-        device = devices[0]
+    if trace_device is not None:
+        device = _device_of(devices, trace_device, path, bool(host_ops))
+    else:
+        device = devices[0] if devices else ""
+    if device:
         mine = by_process[device]
-        # The XLA Ops line holds every op once. XLA:TPU's "Async XLA Ops" line draws each
-        # async pair in flight (start to done, named by its done op): time the device was not
-        # busy with it, so not an op. A device without that line (a GPU's streams) has its
-        # ops wherever an event names an HLO op.
-        has_line = any(e.thread == OPS_LINE for e in mine)
-        is_op = (lambda e: e.thread == OPS_LINE) if has_line else _is_op
         runs = [_module_run(e) for e in mine if e.thread == MODULES_LINE]
         runs.sort(key=lambda r: r.start_ns)
         # The device's Steps line names each step by its number ("0", "1"...).
@@ -100,7 +107,7 @@ def build_trace(
             for e in mine
             if e.thread == STEPS_LINE
         ]
-        ops = _ops([e for e in mine if is_op(e)], runs)
+        ops = _ops(_device_ops(mine), runs)
         steps = device_steps or steps
     else:
         device = HOST_CPU if host_ops else ""
@@ -108,7 +115,53 @@ def build_trace(
         ops = _ops(host_ops, runs)
     steps.sort(key=lambda s: s.start_ns)
     kind = (device_kinds or {}).get(device, "")
-    return Trace(path, fmt, device, ops, runs, steps, devices or ([device] if device else []), kind)
+    busy = {d: _busy_ns(by_process[d]) for d in devices}
+    listed = devices or ([device] if device else [])
+    return Trace(path, fmt, device, ops, runs, steps, listed, kind, busy)
+
+
+def _device_ops(events: Sequence[RawEvent]) -> list[RawEvent]:
+    """The op events of one device process.
+
+    The XLA Ops line holds every op once. XLA:TPU's "Async XLA Ops" line draws each async
+    pair in flight (start to done, named by its done op): time the device was not busy with
+    it, so not an op. A device without that line (a GPU's streams) has its ops wherever an
+    event names an HLO op.
+    """
+    if any(e.thread == OPS_LINE for e in events):
+        return [e for e in events if e.thread == OPS_LINE]
+    return [e for e in events if _is_op(e)]
+
+
+def _busy_ns(events: Sequence[RawEvent]) -> float:
+    """The op time of one device process: the self times of its ops (the rule the device read
+    follows, see :func:`_device_ops`), summed, so nested ops count once."""
+    ops = []
+    for event in _device_ops(events):
+        start, duration = _device_times(event)
+        ops.append(OpEvent(event.name, "", start, duration, line=event.thread))
+    return sum(self_times(ops))
+
+
+def _device_of(devices: Sequence[str], ordinal: int, path: str, host_ops: bool) -> str:
+    """The device process of ``ordinal``: ``/device:TPU:N`` itself when the trace has it,
+    else the first process of that ordinal (a chip's other planes share its number)."""
+    mine = [d for d in devices if device_ordinal(d) == ordinal]
+    exact = [d for d in mine if _DEVICE.fullmatch(d)]
+    if mine:
+        return (exact or mine)[0]
+    if devices:
+        has = f"it has {_names(devices)}"
+    else:
+        has = f"its ops ran on {HOST_CPU}, no device" if host_ops else "it holds no device op"
+    raise TraceDeviceError(f"{path}: the trace has no device {ordinal} ({has})")
+
+
+def _names(devices: Sequence[str], most: int = 8) -> str:
+    """``/device:TPU:0, /device:TPU:1``; a long list shortened to its ends and its length."""
+    if len(devices) <= most:
+        return ", ".join(devices)
+    return f"{devices[0]}, {devices[1]} ... {devices[-1]} ({len(devices)} devices)"
 
 
 def _is_op(event: RawEvent) -> bool:

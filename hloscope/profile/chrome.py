@@ -72,8 +72,10 @@ def chrome_events(data: Mapping[str, Any]) -> Iterator[RawEvent]:
         )
 
 
-def read_chrome_trace(path: str | Path) -> Trace:
+def read_chrome_trace(path: str | Path, *, trace_device: int | None = None) -> Trace:
     """The :class:`~hloscope.profile.model.Trace` of a ``*.trace.json.gz`` (or plain
-    ``*.trace.json``) file."""
+    ``*.trace.json``) file: the device of ordinal ``trace_device`` when given (see
+    :func:`~hloscope.profile.build.build_trace`)."""
     path = Path(path)
-    return build_trace(chrome_events(_load(path)), str(path), FORMAT)
+    events = chrome_events(_load(path))
+    return build_trace(events, str(path), FORMAT, trace_device=trace_device)

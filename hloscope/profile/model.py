@@ -95,8 +95,11 @@ class Trace:
 
     ``device`` is the process the ops ran on (``/device:TPU:0``; ``/host:CPU`` for XLA:CPU,
     which records its kernels on host threads), ``devices`` every device process that held ops
-    (the first is the one read), ``device_kind`` what the trace says the chip is
-    (``TPU v5 lite``) when it says. ``path`` and ``format`` name the file read.
+    in ordinal order (the first is read unless another was asked for), ``device_kind`` what the
+    trace says the chip is (``TPU v5 lite``) when it says. ``busy_ns`` is each of ``devices``'
+    op time over the whole trace, every module's ops counted (the sum of their self times, so
+    the time its op line was busy): an SPMD program's chips side by side, a slow one stands
+    out. ``path`` and ``format`` name the file read.
     """
 
     path: str
@@ -107,6 +110,7 @@ class Trace:
     steps: list[StepMark] = field(default_factory=list)
     devices: list[str] = field(default_factory=list)
     device_kind: str = ""
+    busy_ns: dict[str, float] = field(default_factory=dict)
 
     def modules(self) -> list[str]:
         """The modules the ops belong to, in order of first appearance."""

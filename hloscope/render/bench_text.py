@@ -34,7 +34,8 @@ __all__ = [
     "KERNEL_COLUMNS",
 ]
 
-_TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+#: The units times are written in, largest first: (seconds per unit, unit).
+TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 _RATE_UNITS = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 
 
@@ -44,7 +45,7 @@ def format_seconds(seconds: float | None) -> str:
         return "-"
     if seconds == 0:
         return "0 s"
-    for scale, unit in _TIME_UNITS:
+    for scale, unit in TIME_UNITS:
         if abs(seconds) >= scale:
             return f"{seconds / scale:.3g} {unit}"
     return f"{seconds / 1e-9:.3g} ns"

@@ -1,7 +1,8 @@
 """Terminal output of ``hloscope profile``: the op profile of a trace, and two side by side.
 
 First what was read (the trace, the device, the module, the steps and how they were counted,
-the device time per step), then the kernels slowest first (time per step, share, occurrences,
+the device time per step; in a trace of several devices, their busy times, the slowest and
+which one is shown), then the kernels slowest first (time per step, share, occurrences,
 kind, FLOPs and HBM bytes per step, bound and roofline position, source line), then the time
 by kind, by source line and by ``op_name`` scope, and the notes. Tables are fitted to the
 terminal (80 columns when piped) by :func:`~hloscope.render.table_fit.fitted_table`: the
@@ -16,15 +17,21 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..units import format_bytes, format_count
-from .bench_text import format_seconds
+from .bench_text import TIME_UNITS, format_seconds
 from .sources import short_source, shorten_source
 from .table_fit import Column, fitted_table, print_table
 from .terminal import printable, shorten_middle
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..analysis.op_profile import OpProfile, ProfileComparison
+    from ..analysis.op_profile import DeviceSpread, OpProfile, ProfileComparison
 
-__all__ = ["render_profile", "render_profile_comparison", "profile_csv", "KERNEL_COLUMNS"]
+__all__ = [
+    "render_profile",
+    "render_profile_comparison",
+    "profile_csv",
+    "devices_line",
+    "KERNEL_COLUMNS",
+]
 
 
 def _percent(value: float | None) -> str:
@@ -114,6 +121,28 @@ def _head(profile: OpProfile, console: Any) -> None:
             (format_seconds(profile.device_time_s), "bold"),
             f" of device time per step in {len(profile.kernels)} kernels",
         )
+    )
+    if profile.devices is not None:
+        console.print(Text(printable(devices_line(profile.devices))))
+
+
+def _seconds_range(low: float, high: float) -> str:
+    """``12.10-12.61 ms``: two times in the unit of the larger, to a hundredth of it, so a
+    spread of a few percent shows."""
+    scale, unit = next(((s, u) for s, u in TIME_UNITS if high >= s), TIME_UNITS[-1])
+    return f"{low / scale:.2f}-{high / scale:.2f} {unit}"
+
+
+def devices_line(spread: DeviceSpread) -> str:
+    """``8 devices: busy per step 12.10-12.61 ms, /device:TPU:3 slowest (+4.2% over the
+    fastest); /device:TPU:0 shown (--trace-device N for another)``."""
+    fastest, slowest = spread.fastest, spread.slowest
+    busy = "busy per step" if spread.per_step else "busy"
+    times = _seconds_range(fastest.time_ns * 1e-9, slowest.time_ns * 1e-9)
+    return (
+        f"{len(spread.devices)} devices: {busy} {times}, {slowest.name} slowest "
+        f"(+{spread.over_fastest:.1%} over the fastest); {spread.shown.name} shown "
+        "(--trace-device N for another)"
     )
 
 

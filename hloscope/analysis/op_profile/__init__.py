@@ -5,16 +5,21 @@
 * :func:`op_profile` -- kernels by time per step, by kind, source line and scope, with the
   module's FLOPs, bytes, roofline position and source lines joined in (:mod:`.table`,
   :mod:`.join`, :mod:`.roof`);
+* :class:`DeviceSpread` -- in a trace of several devices, each one's busy time and the
+  slowest (:mod:`.devices`; :attr:`OpProfile.devices`);
 * :func:`compare_profiles` -- two profiles side by side, per kernel and per source line
   (:mod:`.compare`).
 """
 
 from .compare import ProfileComparison, compare_profiles
+from .devices import DeviceBusy, DeviceSpread
 from .join import hbm_bytes_of
 from .reading import read_trace
 from .table import GroupTime, KernelTime, OpProfile, op_profile
 
 __all__ = [
+    "DeviceBusy",
+    "DeviceSpread",
     "GroupTime",
     "KernelTime",
     "OpProfile",

@@ -21,6 +21,9 @@ that ran) and returns an :class:`OpProfile`:
   device's op line was busy, so the kernels' shares add up to one.
 * **Groups**: by kind, by source line and by ``op_name`` scope (the op's name with its last
   component, the primitive, taken off: ``jit(step)/Dense_0``).
+* **Devices.** The kernels are of one device (the trace's first, or the one
+  :func:`~hloscope.analysis.op_profile.read_trace` was asked for); a trace of several adds
+  every device's busy time and their spread (:mod:`.devices`).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from ...profile import OpEvent, Trace, self_times
 from ...profile.build import STEPS_LINE
 from ..errors import OpProfileMismatch
 from ..fusions import UNKNOWN_SOURCE
+from .devices import DeviceSpread, device_spread
 from .join import Joined, ModuleIndex, check_match
 from .roof import position
 
@@ -127,20 +131,25 @@ class OpProfile:
     target: str = ""  # the module joined ("" without one)
     unjoined: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    devices: DeviceSpread | None = None  # every device's busy time, in a trace of several
 
     @property
     def kernel_time_s(self) -> float:
         return sum(k.time_s for k in self.kernels)
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``--json`` object: device, steps, device time per step, kernels, by source."""
-        return {
+        """The ``--json`` object: device, steps, device time per step, kernels, by source; and
+        in a trace of several devices, ``devices``: each one's busy time and which is shown."""
+        out = {
             "device": self.device,
             "steps": self.steps,
             "device_time_s": self.device_time_s,
             "kernels": [k.row() for k in self.kernels],
             "by_source": [g.row("source") for g in self.by_source],
         }
+        if self.devices is not None:
+            out["devices"] = self.devices.rows()
+        return out
 
 
 # ------------------------------------------------------------------------------------------
@@ -294,8 +303,7 @@ def op_profile(
             + ", ".join(f"{m or '?'} {t:.3g}" for m, t in sorted(others.items()))
         )
     notes.extend(_roof_notes(kernels, chip, trace))
-    if len(trace.devices) > 1:
-        notes.append(f"{len(trace.devices)} devices in the trace: {trace.device} is shown")
+    counted = bool(trace.steps) or runs > 0
     return OpProfile(
         trace=trace.path,
         format=trace.format,
@@ -314,6 +322,7 @@ def op_profile(
         target=module.name if module is not None else "",
         unjoined=unjoined,
         notes=notes,
+        devices=device_spread(trace, steps if counted else None),
     )
 
 
