@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -104,7 +105,16 @@ def have_dot() -> bool:
     return shutil.which("dot") is not None
 
 
+#: The cache every test and every hloscope it starts uses, one per test process (an xdist
+#: worker each): a test run never reads or fills the developer's own ~/.cache/hloscope (or
+#: their $HLOSCOPE_CACHE). Tests that need a cache of their own set HLOSCOPE_CACHE themselves.
+_TEST_CACHE: str | None = None
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    global _TEST_CACHE
+    _TEST_CACHE = tempfile.mkdtemp(prefix="hloscope-test-cache-")
+    os.environ["HLOSCOPE_CACHE"] = _TEST_CACHE
     config.addinivalue_line(
         "markers",
         f"{DOT_MARKER}: the test runs Graphviz's dot; it skips without it, and fails under "
@@ -116,6 +126,11 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{', '.join(SHARED_ONLY)}; it skips on tests/data, and fails under CI=true without "
         "../shared/corpus",
     )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _TEST_CACHE is not None:
+        shutil.rmtree(_TEST_CACHE, ignore_errors=True)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
