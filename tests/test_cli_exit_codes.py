@@ -203,6 +203,52 @@ def test_a_missing_function_is_said_before_capturing(tmp_path, no_child_process)
     assert result.exit_code == ExitStatus.USAGE and "has no function" in result.stderr
 
 
+def test_a_missing_function_the_child_finds_is_the_same_usage_error(tmp_path, monkeypatch):
+    """A star import hides what the module binds, so the capture's child is the one to find
+    that the function is not there: still exit 2, one line, as when the source says it."""
+    monkeypatch.setenv("HLOSCOPE_CACHE", str(tmp_path / "cache"))
+    script = _script(
+        tmp_path,
+        """
+        from os.path import *
+        import jax
+
+        def train_step(x):
+            return x * 2
+        """,
+    )
+    for command in ("summary", "memory"):
+        result = invoke(command, f"{script}:train_stp")
+        assert result.exit_code == ExitStatus.USAGE, result.output
+        (line,) = result.stderr.strip().splitlines()
+        assert "has no function 'train_stp'" in line and "Traceback" not in result.stderr
+
+
+def test_a_function_without_example_arguments_is_a_usage_error_in_every_command(
+    tmp_path, monkeypatch
+):
+    """bench loads the function in its own process, summary in a capture's child: the same
+    mistake, the same exit status (2) and words."""
+    monkeypatch.setenv("HLOSCOPE_CACHE", str(tmp_path / "cache"))
+    script = _script(tmp_path, "import jax\n\n@jax.jit\ndef step(x):\n    return x + 1\n")
+    lines = set()
+    for command in ("bench", "summary"):
+        result = invoke(command, f"{script}:step")
+        assert result.exit_code == ExitStatus.USAGE, (command, result.output)
+        (line,) = result.stderr.strip().splitlines()
+        lines.add(line)
+        assert "needs example arguments" in line
+    assert len(lines) == 1
+
+
+def test_a_script_that_fails_as_it_imports_is_a_failure_not_a_usage_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("HLOSCOPE_CACHE", str(tmp_path / "cache"))
+    script = _script(tmp_path, "from os.path import *\nraise RuntimeError('no data here')\n")
+    result = invoke("summary", f"{script}:step")
+    assert result.exit_code == ExitStatus.ERROR, result.output
+    assert "no data here" in result.stderr and "Traceback" not in result.stderr
+
+
 @pytest.mark.parametrize(
     "source",
     [

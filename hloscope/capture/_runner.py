@@ -377,6 +377,8 @@ def main(argv: list[str] | None = None) -> int:
         status = 2
         info["error"] = str(error)
         info["usage_error"] = True
+        # Not the command line's mistake but this machine's: the parent says it as a failure.
+        info["missing_framework"] = isinstance(error, MissingFramework)
     except BaseException as error:  # the script's own failure: report it like Python would
         status = 130 if isinstance(error, KeyboardInterrupt) else 1
         info["error"] = describe_exception(error)

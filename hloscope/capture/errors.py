@@ -42,6 +42,7 @@ __all__ = [
     "CaptureError",
     "CaptureUsageError",
     "ScriptImportError",
+    "ScriptTargetError",
     "MissingFramework",
     "UnsupportedFramework",
     "MissingStageError",
@@ -88,6 +89,12 @@ class ScriptImportError(CaptureError):
     exception while it imports, no function of that name, or no usable example arguments
     (:func:`hloscope.capture.script_loader.load_function`). Exceptions the function raises
     later, while it is traced or timed, are not this."""
+
+
+class ScriptTargetError(ScriptImportError, UsageProblem):
+    """A ``SCRIPT.py:FUNCTION`` the script cannot serve as asked: no function of that name, no
+    usable example arguments. The command line's target is wrong (exit status 2), whether
+    the source said so before any capture or the capture's child found it."""
 
 
 class MissingFramework(CaptureError):

@@ -715,6 +715,7 @@ def _read_info(path: Path) -> dict[str, Any]:
         "compiling",
         "terminated_at",
         "usage_error",
+        "missing_framework",
         "devices",
         "local_modules",
         "exit_status",

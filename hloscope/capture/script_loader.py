@@ -31,7 +31,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from ..errors import HloscopeError
-from .errors import ScriptImportError
+from .errors import ScriptImportError, ScriptTargetError
 from .frameworks import explain_missing_frameworks
 
 __all__ = [
@@ -114,7 +114,7 @@ def find_function(module: ModuleType, script: str, name: str) -> Any:
             and getattr(v, "__module__", None) == module.__name__
         )
         listing = f" (functions: {', '.join(public)})" if public else ""
-        raise ScriptImportError(f"{script} has no function {name!r}{listing}")
+        raise ScriptTargetError(f"{script} has no function {name!r}{listing}")
     return fn
 
 
@@ -125,7 +125,7 @@ def _resolve_example(value: Any, where: str) -> tuple[tuple[Any, ...], dict[str,
         return (), dict(value)
     if isinstance(value, (tuple, list)):
         return tuple(value), {}
-    raise ScriptImportError(
+    raise ScriptTargetError(
         f"{where} must be a tuple of positional arguments, a dict of keyword arguments, or a "
         f"callable returning one; got {type(value).__name__}"
     )
@@ -150,7 +150,7 @@ def example_arguments(
             return _resolve_example(tuple(table), "example_args()")
     if _takes_no_arguments(fn):
         return (), {}
-    raise ScriptImportError(
+    raise ScriptTargetError(
         f"{script}:{name} needs example arguments; define {name}.example_args = (...) or "
         f"EXAMPLE_ARGS = {{{name!r}: (...)}} in the script (a tuple of arguments, a dict of "
         "keyword arguments, or a function returning one), or give its parameters defaults"

@@ -55,7 +55,7 @@ from ..dump.errors import DumpFormatError
 from ..hlo.errors import HloParseError
 from ..stages import Stage, UnknownStageError
 from .cache import CACHE_ENV, cache_folder, cache_key, cache_root, is_fresh
-from .errors import CaptureError, TargetError, TargetNotFound
+from .errors import CaptureError, CaptureUsageError, TargetError, TargetNotFound
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dump.index import DumpIndex
@@ -422,8 +422,6 @@ class _CompileFor:
     def of(
         cls, device: Any, mesh: str | None, while_running: Callable[[], object] | None = None
     ) -> _CompileFor:
-        from .errors import CaptureUsageError
-
         if device is None:
             if mesh is not None:
                 raise CaptureUsageError(
@@ -656,8 +654,13 @@ def _resolve_script(
                 ScriptCapture(out_dir=failed, manifest=run.manifest).error_line()
                 or "capture failed"
             )
-            detail = EXAMPLE_ARGS_HELP if run.manifest.get("usage_error") else ""
-            raise CaptureError(message, detail=detail, output_dir=str(failed))
+            usage = run.manifest.get("usage_error") and not run.manifest.get("missing_framework")
+            # No such function, no usable example arguments: the mistake the static check of
+            # the source says before any child starts (exit 2), found here when the source
+            # alone could not tell (a star import, a module __getattr__).
+            error_class = CaptureUsageError if usage else CaptureError
+            detail = EXAMPLE_ARGS_HELP if usage else ""
+            raise error_class(message, detail=detail, output_dir=str(failed))
         if folder.exists():  # --refresh, or a stale entry: the new capture replaces it
             shutil.rmtree(folder, ignore_errors=True)
         try:
