@@ -244,7 +244,7 @@ def test_a_script_that_fails_to_import_is_one_line(tmp_path):
 
 def test_a_missing_function_is_one_line(jax_script):
     code, _, err = run(f"{jax_script}:nowhere", "--platform", "cpu")
-    assert code == 1
+    assert code == 2  # a usage error, as in every command (README: exit status)
     (line,) = err.splitlines()
     assert "nowhere" in line
 
