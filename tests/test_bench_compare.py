@@ -172,3 +172,44 @@ def test_with_few_runs_only_runs_completely_apart_are_a_difference():
     overlap = compare_samples(timing(a), timing(b))
     assert overlap.ci_low > 1 + overlap.min_effect  # the interval would have claimed it
     assert not overlap.significant and "6 runs a side" in overlap.verdict
+
+
+def _bursty_runs(rng: np.random.Generator, rounds: int) -> np.ndarray:
+    """One program's run times on a busy machine: 5% jitter, and one run in four hit by the
+    other worker (1.3x to 2x slower), independently of the other program's runs."""
+    jitter = np.exp(rng.normal(0.0, 0.05, rounds))
+    return jitter * np.where(rng.random(rounds) < 0.25, rng.uniform(1.3, 2.0, rounds), 1.0)
+
+
+def test_a_dozen_rounds_on_a_busy_machine_do_not_make_a_against_a_a_difference():
+    # The bootstrap's interval alone called 1.5% of such A/A comparisons at eight rounds a
+    # difference (and CI once saw "B is 1.19x slower" of a program against itself).
+    rng = np.random.default_rng(2026)
+    called = 0
+    for trial in range(600):
+        rounds = 8 + trial % 5
+        a = summarize(list(_bursty_runs(rng, rounds)), precision_target=0.02)
+        b = summarize(list(_bursty_runs(rng, rounds)), precision_target=0.02)
+        called += compare_samples(a, b, seed=trial).significant
+    assert called == 0
+
+
+def test_the_rounds_interval_covers_the_median_ratio_whatever_the_noise():
+    from hloscope.bench.comparison import _rounds_interval
+
+    rng = np.random.default_rng(7)
+    for rounds in (8, 10, 13, 40):
+        covered = 0
+        for _ in range(400):
+            a = _bursty_runs(rng, rounds)
+            # B is 1.1x A, with noise of its own as skewed as A's.
+            b = 1.1 * _bursty_runs(rng, rounds)
+            low, high = _rounds_interval(a, b)
+            # The rounds' ratios b/a have median 1.1: a and b's noise is identically shaped.
+            covered += low <= 1.1 <= high
+        assert covered / 400 >= 0.94, (rounds, covered)
+    # Ten ratios: the 2nd smallest and 2nd largest, as a sign test's table gives.
+    assert _rounds_interval(np.ones(10), np.arange(1.0, 11.0)) == (2.0, 9.0)
+    assert _rounds_interval(np.ones(20), np.arange(1.0, 21.0)) == (6.0, 15.0)
+    # Five rounds give no 95% interval at all.
+    assert _rounds_interval(np.ones(5), np.arange(1.0, 6.0)) == (0.0, float("inf"))
