@@ -19,7 +19,12 @@ import pytest
 from click.testing import CliRunner
 from frameworks_needed import needs_libtpu
 
-from hloscope.analysis.cost import module_cost
+from hloscope.analysis.cost import (
+    PALLAS_UNKNOWN,
+    instruction_cost,
+    module_cost,
+    unestimated_pallas_kernels,
+)
 from hloscope.analysis.fusions import fusion_report
 from hloscope.analysis.hbm import (
     PREFETCH,
@@ -29,6 +34,7 @@ from hloscope.analysis.hbm import (
     on_chip_bytes,
 )
 from hloscope.analysis.memory.tpu_padding import TileSource, padded_size
+from hloscope.bench.api import _unknown_cost_note
 from hloscope.bench.extract import (
     extract_kernel,
     kernel_instructions,
@@ -42,6 +48,7 @@ from hloscope.hlo.parser import parse
 from hloscope.hlo.printer import module_to_text
 from hloscope.hlo.shape import parse_shape
 from hloscope.hlo.tiling import is_hbm, module_has_tpu_layouts
+from hloscope.render.rows import summary_to_dict
 
 TPU = Path(__file__).resolve().parent / "data" / "tpu"
 PROGRAMS = sorted(p.name for p in TPU.iterdir() if (p / "oracle.json").is_file())
@@ -77,7 +84,7 @@ def _buffer_values(program: str) -> list[tuple[int, int, str]]:
 
 def test_the_corpus_is_small_and_complete():
     assert {"transformer_train", "transformer_remat", "conv_net", "narrow_arrays"} <= set(PROGRAMS)
-    assert {"fused_reduction", "spmd_matmul"} <= set(PROGRAMS)
+    assert {"fused_reduction", "spmd_matmul", "pallas_kernels"} <= set(PROGRAMS)
     assert sum(f.stat().st_size for f in TPU.rglob("*") if f.is_file()) < 3_000_000
     assert all(module_has_tpu_layouts(_module(p)) for p in PROGRAMS)
 
@@ -93,6 +100,38 @@ def test_flops_and_transcendentals_agree_with_xla_tpu(program):
     assert cost.transcendentals == xla.get("transcendentals", 0)
     report = fusion_report(_module(program))
     assert report.summary.flops == cost.flops  # the kernels hold all of it
+
+
+def test_a_pallas_kernel_costs_its_cost_estimate_as_in_xla_tpu():
+    # pallas_kernels: two 1024x512x1024 matmul kernels (tpu_custom_call); the first was given
+    # pallas_call(cost_estimate=...), the second not. XLA:TPU counts the first's estimate and
+    # nothing for the second: test_flops_and_transcendentals_agree_with_xla_tpu holds for it.
+    module = _module("pallas_kernels")
+    kernels = [
+        i
+        for i in module.instructions()
+        if i.opcode == "custom-call" and i.attrs.get("custom_call_target") == "tpu_custom_call"
+    ]
+    assert len(kernels) == 2
+    estimated, plain = sorted(
+        kernels, key=lambda i: "cost_estimate" not in str(i.attrs.get("backend_config"))
+    )
+    matmul_flops = 2 * 1024 * 512 * 1024
+    for rule in ("boundary", "xla"):  # XLA's own rule knows an author's estimate too
+        cost = instruction_cost(estimated, custom_calls=rule)
+        assert (cost.flops, cost.transcendentals, cost.flag) == (matmul_flops, 0, "")
+        assert cost.bytes_accessed == 2 * (1024 * 512 + 512 * 1024 + 1024 * 1024)
+    assert instruction_cost(plain).flops == 0
+    (flagged,) = module_cost(module).flagged
+    assert flagged.name == plain.name and PALLAS_UNKNOWN in flagged.reason
+    assert unestimated_pallas_kernels(module_cost(module).flagged) == 1
+    # fusions says how to give the missing one its cost; bench says the roofline lacks it.
+    notes = " ".join(summary_to_dict(fusion_report(module).summary)["notes"])
+    assert "1 of them Pallas kernel(s) given no cost estimate" in notes
+    assert "cost_estimate=pl.CostEstimate(" in notes
+    bench_note = _unknown_cost_note(fusion_report(module).summary.flagged)
+    assert bench_note is not None and "counts 0 FLOPs for 1 op(s)" in bench_note
+    assert "Pallas kernel(s)" in bench_note
 
 
 def test_matrix_products_in_output_fusions_are_counted():

@@ -338,6 +338,23 @@ def _peak(
     return peak, peak.choose(dominant_element_type(report))
 
 
+def _unknown_cost_note(flagged: Sequence[str]) -> str | None:
+    """What the roofline leaves out when some kernels' cost is unknown (0 FLOPs counted)."""
+    from ..analysis.cost import PALLAS_ESTIMATE_HINT, unestimated_pallas_kernels
+
+    if not flagged:
+        return None
+    pallas = unestimated_pallas_kernels(flagged)
+    note = (
+        f"the roofline counts 0 FLOPs for {len(flagged)} op(s) of unknown cost (custom calls, "
+        "unknown opcodes): the work, the bound and the fraction leave theirs out"
+    )
+    if pallas:
+        note += f"; {pallas} of them Pallas kernel(s) given no cost estimate: "
+        note += PALLAS_ESTIMATE_HINT
+    return note
+
+
 def _result(program: Program, timing: Timing, progress: BenchProgress | None) -> BenchResult:
     from ..analysis.fusions import fusion_report
     from ..analysis.hbm import above_memory_roof_note, executed_roof_bytes
@@ -361,6 +378,9 @@ def _result(program: Program, timing: Timing, progress: BenchProgress | None) ->
     notes.extend(_raise_note(r, "this program") for r in raises)
     if peak is not None and line.beaten:
         notes.append(_still_above_note(line, peak))
+    unknown = _unknown_cost_note(report.summary.flagged)
+    if unknown and choice is not None:
+        notes.append(unknown)
     fresh_pages = _fresh_pages_note(program, peak, line)
     if fresh_pages:
         notes.append(fresh_pages)

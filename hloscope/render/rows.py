@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..analysis.cost import PALLAS_ESTIMATE_HINT, unestimated_pallas_kernels
 from ..analysis.fusions import COLUMNS, FusionSummary
 from ..units import format_bytes
 from .errors import ReportOptionError
@@ -242,9 +243,16 @@ def summary_notes(summary: FusionSummary | Mapping[str, Any]) -> list[str]:
             "round trip between kernels that fusing would avoid"
         )
     if s["flagged"]:
+        pallas = unestimated_pallas_kernels(s["flagged"])
         notes.append(
             f"{len(s['flagged'])} op(s) with unknown cost (custom-calls or unknown opcodes): "
             "counted as their boundary bytes and 0 FLOPs"
+            + (
+                f"; {pallas} of them Pallas kernel(s) given no cost estimate: "
+                f"{PALLAS_ESTIMATE_HINT}"
+                if pallas
+                else ""
+            )
         )
     return notes
 

@@ -55,6 +55,10 @@ Differences from XLA (documented and tested):
   the cost unknown by adding -1 FLOPs and -1 bytes. Here such a custom call costs 0 FLOPs and
   its boundary bytes (operands read, result written) and is listed in
   :attr:`ModuleCost.flagged`. ``module_cost(module, custom_calls="xla")`` reproduces XLA's -1s.
+  A custom call whose backend config carries a ``cost_estimate`` (what JAX writes for
+  ``pallas_call(..., cost_estimate=pl.CostEstimate(...))``) costs that estimate's FLOPs,
+  transcendentals and bytes, unflagged, as XLA:TPU's analysis counts it; a Pallas kernel
+  without one (:data:`PALLAS_TARGETS`) is flagged saying so.
 * Opcodes this XLA does not know (from newer dumps) cost their boundary bytes and 0 FLOPs and
   are flagged; XLA's parser would reject them. Those of them in hloscope's opcode table
   (:data:`NO_XLA_RULE_OPCODES`) cost the same, unflagged.
@@ -99,8 +103,12 @@ from ._results import FMA_FLOPS, ZERO, Cost, CostWarning, FlaggedOp, ModuleCost
 from ._rules import (
     FREE_CUSTOM_CALL_TARGETS,
     NO_XLA_RULE_OPCODES,
+    PALLAS_ESTIMATE_HINT,
+    PALLAS_TARGETS,
+    PALLAS_UNKNOWN,
     TRANSCENDENTAL_OPCODES,
     ZERO_COST_OPCODES,
+    unestimated_pallas_kernels,
 )
 from ._shapes import POINTER_SIZE, SHAPE_CACHE_LIMIT, shape_size
 from ._windows import (
@@ -112,6 +120,10 @@ from ._windows import (
 
 __all__ = [
     "FREE_CUSTOM_CALL_TARGETS",
+    "PALLAS_ESTIMATE_HINT",
+    "PALLAS_TARGETS",
+    "unestimated_pallas_kernels",
+    "PALLAS_UNKNOWN",
     "Cost",
     "CostWarning",
     "FlaggedOp",

@@ -17,7 +17,7 @@ the default silently) or in two (the second would never be asked).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...hlo.opcodes import OPCODES
 from ...hlo.placement import known_trip_count
@@ -26,6 +26,7 @@ from ._shapes import (
     _array_subshapes,
     _elements,
     _elements_of,
+    _output_size_of,
     _prod,
     _size_of,
     shape_size,
@@ -35,6 +36,25 @@ from ._windows import _window, convolution_flops
 # Custom calls that move nothing: XLA:TPU's ConcatBitcast reads its pieces where they lie
 # (hloscope.analysis.hbm names the same set for the fusion report).
 FREE_CUSTOM_CALL_TARGETS = frozenset({"ConcatBitcast"})
+# The custom calls Pallas kernels become: Mosaic on TPU, Triton and Mosaic GPU on GPUs. Their
+# cost is the ``cost_estimate`` given to ``pallas_call``, else unknown to XLA.
+PALLAS_TARGETS = frozenset(
+    {"tpu_custom_call", "__gpu$xla.gpu.triton", "mosaic_gpu", "mosaic_gpu_v2"}
+)
+PALLAS_UNKNOWN = "a Pallas kernel given no cost_estimate, cost unknown (boundary bytes, 0 FLOPs)"
+# How to give one, for the notes that count such kernels.
+PALLAS_ESTIMATE_HINT = (
+    "give pallas_call a cost_estimate=pl.CostEstimate(flops=..., transcendentals=..., "
+    "bytes_accessed=...) (pl.estimate_cost(reference_fn, *args) computes one from plain JAX "
+    "code) and XLA counts the kernel"
+)
+
+
+def unestimated_pallas_kernels(flagged: Iterable[str]) -> int:
+    """How many of the flagged ops (``FlaggedOp`` reasons, or the fusion report's
+    ``"module/computation/name: reason"`` lines) are Pallas kernels given no cost_estimate."""
+    return sum(PALLAS_UNKNOWN in str(getattr(f, "reason", f)) for f in flagged)
+
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...hlo.model import Instruction
@@ -423,12 +443,48 @@ def _fusion(a: _Analysis, inst: Instruction) -> Cost:
     return a.fusion(inst)
 
 
+def _kernel_estimate(inst: Instruction) -> dict[str, Any] | None:
+    """The ``cost_estimate`` a kernel's author gave it (``pallas_call(cost_estimate=...)``),
+    which JAX writes into the custom call's backend config and XLA:TPU's cost analysis uses;
+    None when there is none, or it is not a mapping of numbers."""
+    config = inst.attrs.get("backend_config")
+    if not isinstance(config, dict):
+        return None
+    kernel = config.get("custom_call_config")
+    estimate = (kernel if isinstance(kernel, dict) else config).get("cost_estimate")
+    if not isinstance(estimate, dict):
+        return None
+    try:
+        # Protobuf's JSON prints 64-bit integers as strings: "flops":"8589934592".
+        return {key: int(estimate.get(key, 0)) for key in _ESTIMATE_KEYS}
+    except (TypeError, ValueError):
+        return None
+
+
+_ESTIMATE_KEYS = ("flops", "transcendentals", "bytes_accessed")
+
+
+def _estimated(inst: Instruction, estimate: dict[str, Any]) -> Cost:
+    """A kernel's cost from its author's estimate: XLA has only the total of bytes, so the
+    result's size counts as written (up to that total) and the rest as read."""
+    total = max(0, estimate["bytes_accessed"])
+    written = min(total, _output_size_of(inst))
+    return Cost.of(
+        max(0, estimate["flops"]), max(0, estimate["transcendentals"]), total - written, written
+    )
+
+
 def _custom_call(a: _Analysis, inst: Instruction) -> Cost:
     target = inst.attrs.get("custom_call_target", "")
+    estimate = _kernel_estimate(inst)
+    if estimate is not None:
+        return _estimated(inst, estimate)  # XLA:TPU prices the kernel the same way
     if a.custom_calls == "xla":
         return Cost(-1, 0, 0, -1, -1, f"custom-call {target}: cost unknown to XLA (-1)")
     if target in FREE_CUSTOM_CALL_TARGETS:
         return ZERO  # XLA:TPU reinterprets buffers that already lie side by side
+    if target in PALLAS_TARGETS:
+        return a.default(inst, flag=f"custom-call {target}: {PALLAS_UNKNOWN}")
     return a.default(inst, flag=f"custom-call {target}: cost unknown (boundary bytes, 0 FLOPs)")
 
 

@@ -182,6 +182,48 @@ program(
 )
 
 program(
+    "pallas_kernels",
+    """
+    # Two Pallas (Mosaic) kernels: XLA:TPU knows the cost of the one given a cost_estimate and
+    # of no other; the elementwise ops between them are XLA's own.
+    from jax.experimental import pallas as pl
+
+
+    def matmul_kernel(x_ref, y_ref, o_ref):
+        o_ref[...] = jnp.dot(x_ref[...], y_ref[...], preferred_element_type=jnp.float32).astype(
+            o_ref.dtype
+        )
+
+
+    def matmul(x, y, estimate):
+        (m, k), n = x.shape, y.shape[1]
+        cost = pl.CostEstimate(flops=2 * m * n * k, transcendentals=0,
+                               bytes_accessed=2 * (m * k + k * n + m * n))
+        return pl.pallas_call(
+            matmul_kernel,
+            out_shape=jax.ShapeDtypeStruct((m, n), x.dtype),
+            grid=(m // 256, n // 256),
+            in_specs=[pl.BlockSpec((256, k), lambda i, j: (i, 0)),
+                      pl.BlockSpec((k, 256), lambda i, j: (0, j))],
+            out_specs=pl.BlockSpec((256, 256), lambda i, j: (i, j)),
+            cost_estimate=cost if estimate else None,
+        )(x, y)
+
+
+    def FUNCTION(x, w1, w2):
+        hidden = jnp.tanh(matmul(x, w1, estimate=True))
+        return matmul(hidden, w2, estimate=False).astype(jnp.float32).sum()
+
+
+    ARGS = (
+        spec((1024, 512), jnp.bfloat16),
+        spec((512, 1024), jnp.bfloat16),
+        spec((1024, 512), jnp.bfloat16),
+    )
+    """,
+)
+
+program(
     "spmd_matmul",
     """
     from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
