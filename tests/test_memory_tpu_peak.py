@@ -43,7 +43,12 @@ def test_a_tpu_compiles_peak_is_its_peak_memory_in_bytes(name):
     assert result.source == "xla_tpu"
     named = result.figures
     assert named["peak_memory_in_bytes"] == stats["peak_memory_in_bytes"]
-    assert named["live_range_peak_bytes"] == sum(b.bytes for b in result.live_at_peak)
+    # These dumps keep no live range: the buffers are those of hloscope's simulation, and the
+    # figure says so (never "the live range's peak", never a lower bound).
+    assert named["simulated_peak_bytes"] == sum(b.bytes for b in result.live_at_peak)
+    assert "live_range_peak_bytes" not in named and result.live_at == "simulated_peak_bytes"
+    (note,) = [n for n in result.notes if "peak_memory_in_bytes," in n]
+    assert "hloscope's simulation" in note and "lower bound" not in note
     payload = result.to_dict()
     assert payload["compiled_for"] == "TPU v5 lite" and payload["figures"] == named
 
@@ -57,7 +62,7 @@ def test_the_text_says_the_peak_before_any_note_about_it(name):
     about = next(i for i, line in enumerate(lines) if "peak_memory_in_bytes," in line)
     assert peak < about
     assert "(XLA:TPU's peak_memory_in_bytes)" in lines[peak]
-    assert any(line.startswith("live at the live range's peak") for line in lines)
+    assert any(line.startswith("live at hloscope's simulated peak (") for line in lines)
     assert max(map(len, lines)) <= 80
 
 

@@ -20,11 +20,21 @@ bottom layer: it knows no HLO and imports nothing else of hloscope but its error
 """
 
 from ._model import Device, Interconnect, Platform, TpuTopology
-from ._registry import devices, for_kind, lookup, names, normalize, register, unregister
+from ._registry import (
+    devices,
+    for_kind,
+    is_tpu_kind,
+    lookup,
+    names,
+    normalize,
+    register,
+    unregister,
+)
 from ._spec import DeviceSpec, parse_device
 from .errors import UnknownDeviceError
 
 __all__ = [
+    "is_tpu_kind",
     "Device",
     "DeviceSpec",
     "Interconnect",

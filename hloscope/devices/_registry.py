@@ -79,3 +79,8 @@ def unregister(name: str) -> None:
     """Take the row named ``name`` out of the registry (tests that add one take it out again)."""
     row = lookup(name)
     _ROWS.remove(row)
+
+
+def is_tpu_kind(device_kind: str | None) -> bool:
+    """Whether JAX's ``device_kind`` names a TPU (``TPU v5 lite``, ``TPU7x``)."""
+    return bool(device_kind) and str(device_kind).upper().startswith("TPU")

@@ -77,8 +77,8 @@ def render_memory(result: MemoryResult, width: int = 80) -> str:
     if result.live_at is not None:
         live_peak = result.figures.get(result.live_at, 0)
         live_title = (
-            f"live at the live range's peak ({format_bytes(live_peak)}, schedule index "
-            f"{at['index']}):"
+            f"live at {_LIVE_AT.get(result.live_at, 'that peak')} ({format_bytes(live_peak)}, "
+            f"schedule index {at['index']}):"
         )
     lines += ["", spark, "", *_wrapped([live_title], width, "")]
     for b in result.live_at_peak[:TOP]:
@@ -130,7 +130,14 @@ def _shown_shape(shape: str) -> str:
 _FIGURE_NAMES = {
     "peak_memory_in_bytes": "XLA:TPU's peak_memory_in_bytes",
     "live_range_peak_bytes": "live range's peak",
+    "simulated_peak_bytes": "hloscope's simulated peak",
     "allocation_bytes": "memory-usage report's allocation",
+}
+
+#: Which peak the buffers listed are live at.
+_LIVE_AT = {
+    "live_range_peak_bytes": "the live range's peak",
+    "simulated_peak_bytes": "hloscope's simulated peak",
 }
 
 

@@ -20,8 +20,12 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ...devices import is_tpu_kind
 from ._build import memory_from_assignment, memory_from_simulation, usable_assignment
 from ._result import MemoryResult, MemorySource
+
+# How a result built by simulation says so (``_tpu_peak`` rewords it).
+_SIMULATED = "peak: hloscope's simulation"
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...capture.inprocess import Capture
@@ -70,9 +74,7 @@ def memory_of_compiled(
     else:
         result = memory_from_simulation(module)
         result.source = MemorySource.MEMORY_ANALYSIS.value
-        result.notes.append(
-            "peak: hloscope's simulation of XLA's live range (the compile dumped no live range)"
-        )
+        result.notes.append(f"{_SIMULATED} of XLA's live range (the compile dumped no live range)")
     result.compiled_for = compiled_for
     if stats:
         for key, name in _BREAKDOWN_FIELDS.items():
@@ -90,11 +92,6 @@ def memory_of_compiled(
     return result
 
 
-def is_tpu_kind(device_kind: str | None) -> bool:
-    """Whether JAX's ``device_kind`` names a TPU (``TPU v5 lite``, ``TPU7x``)."""
-    return bool(device_kind) and str(device_kind).upper().startswith("TPU")
-
-
 def allocation_bytes(memory_usage_report: str | None) -> int | None:
     """The ``Total bytes: N`` of a memory-usage report's default memory space (HBM)."""
     from ...dump.buffers import parse_memory_report
@@ -109,19 +106,31 @@ def allocation_bytes(memory_usage_report: str | None) -> int | None:
 def _tpu_peak(result: MemoryResult, reported: int, usage_report: str | None) -> None:
     """Make XLA:TPU's ``peak_memory_in_bytes`` the peak, the live range's peak a figure."""
     live_peak = result.peak_bytes
+    simulated = any(n.startswith(_SIMULATED) for n in result.notes)
+    live_key = "simulated_peak_bytes" if simulated else "live_range_peak_bytes"
     result.figures["peak_memory_in_bytes"] = reported
-    result.figures["live_range_peak_bytes"] = live_peak
+    result.figures[live_key] = live_peak
     allocation = allocation_bytes(usage_report)
     if allocation is not None:
         result.figures["allocation_bytes"] = allocation
     result.peak_bytes = reported
     result.source = MemorySource.XLA_TPU.value
-    result.live_at = "live_range_peak_bytes"
-    result.notes = [n for n in result.notes if not n.startswith("peak: hloscope's simulation")]
+    result.live_at = live_key
+    result.notes = [n for n in result.notes if not n.startswith(_SIMULATED)]
+    if simulated:
+        # No usable live range of XLA's: hloscope's own schedule walk, which knows neither
+        # XLA:TPU's aliasing nor its memory spaces, may land above or below the real one.
+        live = (
+            f"the live range's peak ({live_peak} bytes) is hloscope's simulation (the compile's "
+            "own live range was missing or named other instructions), an estimate"
+        )
+    else:
+        live = (
+            f"the live range's peak ({live_peak} bytes, the values live at once) is a lower bound"
+        )
     result.notes.append(
         f"the peak is XLA:TPU's peak_memory_in_bytes, what the chip reserves for this program "
-        f"(its fit figure); the live range's peak ({live_peak} bytes, the values live at once) is "
-        "a lower bound, and the buffers below are those live there"
+        f"(its fit figure); {live}, and the buffers below are those live there"
     )
 
 

@@ -69,7 +69,8 @@ class MemoryResult:
     #: what the remat advice reads to tell activations held into the backward pass.
     schedule: list[str] = field(default_factory=list, repr=False)
     ends: dict[str, int] = field(default_factory=dict, repr=False)
-    #: Other peaks of the same compile, by name (``live_range_peak_bytes``,
+    #: Other peaks of the same compile, by name (``live_range_peak_bytes``, or
+    #: ``simulated_peak_bytes`` where the compile's live range was unusable,
     #: ``allocation_bytes``), each shown beside the one ``peak_bytes`` the verdict uses.
     figures: dict[str, int] = field(default_factory=dict)
     #: JAX's device kind of the compile (``"TPU v5 lite"``), when known.

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from ..inprocess import Capture
 
-__all__ = ["BackendName", "Backend", "Lowered", "Compiled"]
+__all__ = ["BackendName", "Backend", "Lowered", "Compiled", "does_not_fit"]
 
 
 class BackendName(StrEnum):
@@ -101,3 +101,10 @@ class Backend(ABC):
         compiled = self.lower(fn, args, kwargs).compile(passes)
         compiled.capture.compiled_for = compiled.compiled_for
         return compiled.capture
+
+
+def does_not_fit(error: BaseException) -> bool:
+    """Whether XLA:TPU refused the program for want of memory (its words: ``RESOURCE_EXHAUSTED:
+    Ran out of memory ... exceeds available HBM``): an answer, not a failure."""
+    text = str(error)
+    return "RESOURCE_EXHAUSTED" in text and ("HBM" in text or "memory" in text)

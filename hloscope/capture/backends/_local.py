@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._base import Backend, BackendName, Compiled, Lowered
+from ...devices import is_tpu_kind
+from ._base import Backend, BackendName, Compiled, Lowered, does_not_fit
 
 # ``inprocess`` is imported where a backend lowers, not here: picking a backend (the console
 # script does, for a capture child's environment, before the child starts) needs none of it.
@@ -35,8 +36,20 @@ class LocalJax(Backend):
         traced, lowered, stages = inprocess.lower_jax(fn, args, kwargs)
 
         def compile_(passes: str | None) -> Compiled:
-            capture = inprocess.compile_jax(traced, lowered, dict(stages), passes)
-            return Compiled(capture, local_device_kind(), executable=None)
+            kind = local_device_kind()
+            # On a TPU, as through XLA:TPU offline: the optimized stage is the module XLA
+            # dumped (its buffer assignment and live range name its instructions; the
+            # executable prints other names), and a program that does not fit is an answer.
+            on_tpu = is_tpu_kind(kind)
+            capture = inprocess.compile_jax(
+                traced,
+                lowered,
+                dict(stages),
+                passes,
+                keep_refused=does_not_fit if on_tpu else None,
+                dumped_after=on_tpu,
+            )
+            return Compiled(capture, kind, executable=None)
 
         return Lowered(self, dict(stages), compile_)
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from ...devices import DeviceSpec
 from ..errors import CaptureError, CaptureUsageError, TpuCompileError
-from ._base import Backend, BackendName, Compiled, Lowered
+from ._base import Backend, BackendName, Compiled, Lowered, does_not_fit
 
 __all__ = ["XlaTpu", "LIBTPU_ENVIRONMENT", "libtpu_installed", "TPU_EXTRA_HINT"]
 
@@ -151,13 +151,6 @@ class XlaTpu(Backend):
             return Compiled(capture, kind, executable=None)
 
         return Lowered(self, dict(stages), compile_)
-
-
-def does_not_fit(error: BaseException) -> bool:
-    """Whether XLA:TPU refused the program for want of memory (its words: ``RESOURCE_EXHAUSTED:
-    Ran out of memory ... exceeds available HBM``): an answer, not a failure."""
-    text = str(error)
-    return "RESOURCE_EXHAUSTED" in text and ("HBM" in text or "memory" in text)
 
 
 def _first_line(error: BaseException) -> str:
