@@ -81,6 +81,21 @@ def test_fusions_flops_are_xla_tpus(name):
     assert got["compiled_for"] == "TPU v5 lite"
 
 
+def test_pallas_kernels_without_an_estimate_cost_what_xla_tpu_counts_with_one():
+    # XLA:TPU counts a Pallas kernel's FLOPs only from its cost_estimate. hloscope estimates a
+    # kernel given none from its jaxpr: the same program with the exact estimates is the oracle.
+    got = hloscope_json("fusions", target("pallas_mlp"), "--device", "tpu-v5e")
+    with_estimates = oracle("pallas_mlp_estimated", "v5e:1x1", "1,1,1")
+    without = oracle("pallas_mlp", "v5e:1x1", "1,1,1")
+    assert got["summary"]["flops"] == pytest.approx(with_estimates["flops"], rel=2**-23)
+    assert without["flops"] < with_estimates["flops"] / 100  # XLA:TPU alone counts ~nothing
+    assert any("hloscope's estimate" in note for note in got["summary"]["notes"])
+    # The estimated program: hloscope counts what XLA:TPU counts, and estimates nothing.
+    given = hloscope_json("fusions", target("pallas_mlp_estimated"), "--device", "tpu-v5e")
+    assert given["summary"]["flops"] == pytest.approx(with_estimates["flops"], rel=2**-23)
+    assert not given["summary"]["flagged"]
+
+
 def test_remat_lowers_the_peak_and_costs_flops():
     plain = hloscope_json("memory", target("lm_step"), "--device", "tpu-v5e")
     remat = hloscope_json("memory", target("lm_step_remat"), "--device", "tpu-v5e")

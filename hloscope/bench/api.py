@@ -339,20 +339,36 @@ def _peak(
 
 
 def _unknown_cost_note(flagged: Sequence[str]) -> str | None:
-    """What the roofline leaves out when some kernels' cost is unknown (0 FLOPs counted)."""
-    from ..analysis.cost import PALLAS_ESTIMATE_HINT, unestimated_pallas_kernels
-
-    if not flagged:
-        return None
-    pallas = unestimated_pallas_kernels(flagged)
-    note = (
-        f"the roofline counts 0 FLOPs for {len(flagged)} op(s) of unknown cost (custom calls, "
-        "unknown opcodes): the work, the bound and the fraction leave theirs out"
+    """What the roofline's work leaves out (ops of unknown cost, 0 FLOPs counted) or holds
+    that XLA does not count (hloscope's estimates of Pallas kernels)."""
+    from ..analysis.cost import (
+        PALLAS_ESTIMATE_HINT,
+        estimated_pallas_kernels,
+        unestimated_pallas_kernels,
     )
-    if pallas:
-        note += f"; {pallas} of them Pallas kernel(s) given no cost estimate: "
-        note += PALLAS_ESTIMATE_HINT
-    return note
+
+    estimated = estimated_pallas_kernels(flagged)
+    unknown = len(flagged) - estimated
+    parts = []
+    if unknown:
+        part = (
+            f"the roofline counts 0 FLOPs for {unknown} op(s) of unknown cost (custom calls, "
+            "unknown opcodes): the work, the bound and the fraction leave theirs out"
+        )
+        pallas = unestimated_pallas_kernels(flagged)
+        if pallas:
+            part += f", {pallas} of them Pallas kernel(s) given no cost estimate"
+        parts.append(part)
+    if estimated:
+        parts.append(
+            f"the work includes hloscope's estimate of the FLOPs of {estimated} Pallas kernel(s) "
+            "given no cost estimate (from each kernel's jaxpr times its grid)"
+        )
+    if not parts:
+        return None
+    if unestimated_pallas_kernels(flagged) or estimated:
+        parts.append(PALLAS_ESTIMATE_HINT)
+    return "; ".join(parts)
 
 
 def _result(program: Program, timing: Timing, progress: BenchProgress | None) -> BenchResult:

@@ -116,6 +116,7 @@ def program_from_callable(
     placed_args, placed_kwargs = jax.device_put((call_args, call_kwargs), target)
     compiled = jitted.lower(*placed_args, **placed_kwargs).compile()
     optimized = parse(compiled.as_text())
+    optimized.kernel_estimates = _kernel_estimates(jitted, placed_args, placed_kwargs, optimized)
 
     def call(*positional: Any) -> Any:
         return jitted(*positional, **placed_kwargs)
@@ -134,6 +135,21 @@ def program_from_callable(
         )
     label = name or optimized.name
     return Program(label, target, work, optimized, optimized)
+
+
+def _kernel_estimates(
+    jitted: Any, args: Sequence[Any], kwargs: Mapping[str, Any], optimized: Module
+) -> list[dict[str, Any]]:
+    """The capture's estimates of the Pallas kernels ``optimized`` calls without a
+    cost_estimate (:mod:`hloscope.capture.pallas_kernels`), for the roofline's work."""
+    from ..capture.pallas_kernels import calls_kernels, kernel_estimates
+
+    if optimized.source is None or not calls_kernels(optimized.source.text):
+        return []
+    try:
+        return kernel_estimates(jitted.trace(*args, **kwargs).jaxpr)
+    except Exception:  # noqa: BLE001 - an estimate is a nicety: the program still runs
+        return []
 
 
 def load_script_function(script: str, name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:

@@ -120,6 +120,9 @@ class Capture:
     #: The compiler's refusal when it gave up after optimizing (XLA:TPU's RESOURCE_EXHAUSTED:
     #: the program does not fit); the stages are what it had dumped by then.
     compile_error: str | None = None
+    #: Cost estimates of the Pallas kernels given no ``cost_estimate``, from their jaxprs
+    #: (:func:`hloscope.capture.pallas_kernels.kernel_estimates`); the cost model reads them.
+    kernel_estimates: list[dict[str, Any]] = field(default_factory=list)
     _modules: dict[str, Module] = field(default_factory=dict, repr=False)
 
     def __repr__(self) -> str:  # the texts are megabytes: show their sizes instead
@@ -164,6 +167,7 @@ class Capture:
             module = self._modules[name] = parse(
                 self.stages[name], path=f"<capture {self.name}:{name}>"
             )
+            module.kernel_estimates = list(self.kernel_estimates)
         return module
 
     # -- saving -------------------------------------------------------------------------------
@@ -193,6 +197,7 @@ class Capture:
             "estimate_note": self.estimate_note,
             "backend": self.backend,
             "compile_error": self.compile_error,
+            "kernel_estimates": self.kernel_estimates,
         }
         for stage, text in self.stages.items():
             index["stages"][stage] = _write(root, _stage_filename(stage), text)
@@ -248,6 +253,7 @@ class Capture:
             estimate_note=index.get("estimate_note"),
             backend=index.get("backend"),
             compile_error=index.get("compile_error"),
+            kernel_estimates=list(index.get("kernel_estimates") or []),
         )
 
     @staticmethod
@@ -444,7 +450,18 @@ def compile_jax(
         memory=memory,
         passes=dumped.passes,
         versions=package_versions("jax", "jaxlib"),
+        kernel_estimates=_kernel_estimates(traced, stages),
     )
+
+
+def _kernel_estimates(traced: Any, stages: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The estimates of the program's Pallas kernels without a cost_estimate (the jaxpr is
+    walked only when the lowered module calls such a kernel)."""
+    from .pallas_kernels import calls_kernels, kernel_estimates
+
+    if not calls_kernels(stages.get("stablehlo", "")):
+        return []
+    return kernel_estimates(getattr(traced, "jaxpr", None))
 
 
 def _dump_options(folder: str, passes: str | None) -> dict[str, Any]:

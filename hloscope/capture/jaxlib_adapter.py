@@ -75,6 +75,7 @@ __all__ = [
     "equation_frames",
     "equation_user_frame",
     "compile_only",
+    "pallas_step_cost",
 ]
 
 #: The jaxlib versions this module supports: from the oldest release (inclusive; CI runs the
@@ -1002,6 +1003,55 @@ def equation_user_frame(equation: Any) -> tuple[str, int, str] | None:
     own rule; ``None`` when it has none or jax moved the function."""
     frames = equation_frames(equation)
     return frames[0] if frames else None
+
+
+# ---- Pallas kernels (hloscope.capture.pallas_kernels) -------------------------------------------
+
+
+def pallas_step_cost(kernel: Any) -> tuple[int, int] | None:
+    """FLOPs and transcendentals of one grid step of a Pallas kernel (its jaxpr, as
+    ``pallas_call``'s ``jaxpr`` parameter holds it), by JAX's own Pallas cost rules
+    (``jax._src.pallas.cost_estimate``, what ``pl.estimate_cost`` applies). Those rules skip
+    loops: a ``scan`` here counts its body times its length, a ``while`` its body once, a
+    ``cond`` its costliest branch. ``None`` when this jax has no such rules (before 0.4.36) or
+    they fail on the kernel."""
+    try:
+        rules = importlib.import_module("jax._src.pallas.cost_estimate")
+        from jax._src import core
+    except ImportError:  # pragma: no cover - depends on the jax version
+        return None
+    estimate = getattr(rules, "cost_estimate_jaxpr", None)
+    closed_type = getattr(core, "ClosedJaxpr", None)
+    if estimate is None or closed_type is None or kernel is None:
+        return None  # pragma: no cover - depends on the jax version
+
+    def closed(jaxpr: Any) -> Any:
+        return jaxpr if hasattr(jaxpr, "consts") else closed_type(jaxpr, ())
+
+    def cost(jaxpr: Any) -> tuple[int, int]:
+        jaxpr = closed(jaxpr)
+        base = estimate(jaxpr)
+        flops, transcendentals = int(base.flops), int(base.transcendentals)
+        for equation in jaxpr.jaxpr.eqns:
+            name = str(getattr(equation.primitive, "name", ""))
+            params = equation.params
+            inner: list[tuple[int, int]] = []
+            times = 1
+            if name == "scan":
+                inner, times = [cost(params["jaxpr"])], int(params["length"])
+            elif name == "while":
+                inner = [cost(params["body_jaxpr"])]
+            elif name == "cond":
+                inner = [max((cost(branch) for branch in params["branches"]), default=(0, 0))]
+            for f, t in inner:
+                flops += f * times
+                transcendentals += t * times
+        return flops, transcendentals
+
+    try:
+        return cost(kernel)
+    except Exception:  # noqa: BLE001 - an estimate is a nicety, never a reason to fail
+        return None
 
 
 # ---- the tracing context (recompile diagnosis, hloscope.capture.compile_watch) -------------------

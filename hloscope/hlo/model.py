@@ -800,6 +800,7 @@ class Module:
         "warnings",
         "header_line",
         "_structures",
+        "kernel_estimates",
         "__weakref__",
     )
 
@@ -821,6 +822,9 @@ class Module:
         self._frame_cache: dict[int, list[StackFrame]] = {}
         self._callers: dict[str, list[Instruction]] | None = None
         self.warnings: list[str] = []
+        # Costs of custom-call kernels known from outside the text (a capture's estimates of
+        # its Pallas kernels, by operand and result types); the cost model reads them.
+        self.kernel_estimates: list[dict[str, Any]] = []
         # Key -> number of each distinct computation body (see hloscope.hlo.structure).
         self._structures: dict[Any, int] = {}
 

@@ -26,7 +26,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..analysis.cost import PALLAS_ESTIMATE_HINT, unestimated_pallas_kernels
+from ..analysis.cost import (
+    PALLAS_ESTIMATE_HINT,
+    estimated_pallas_kernels,
+    unestimated_pallas_kernels,
+)
 from ..analysis.fusions import COLUMNS, FusionSummary
 from ..units import format_bytes
 from .errors import ReportOptionError
@@ -242,10 +246,13 @@ def summary_notes(summary: FusionSummary | Mapping[str, Any]) -> list[str]:
             f"({format_bytes(s['unfused_elementwise_bytes'])} in all), a "
             "round trip between kernels that fusing would avoid"
         )
-    if s["flagged"]:
-        pallas = unestimated_pallas_kernels(s["flagged"])
+    flagged = s["flagged"]
+    estimated = estimated_pallas_kernels(flagged)
+    unknown = len(flagged) - estimated
+    if unknown:
+        pallas = unestimated_pallas_kernels(flagged)
         notes.append(
-            f"{len(s['flagged'])} op(s) with unknown cost (custom-calls or unknown opcodes): "
+            f"{unknown} op(s) with unknown cost (custom-calls or unknown opcodes): "
             "counted as their boundary bytes and 0 FLOPs"
             + (
                 f"; {pallas} of them Pallas kernel(s) given no cost estimate: "
@@ -253,6 +260,12 @@ def summary_notes(summary: FusionSummary | Mapping[str, Any]) -> list[str]:
                 if pallas
                 else ""
             )
+        )
+    if estimated:
+        notes.append(
+            f"{estimated} Pallas kernel(s) given no cost estimate: their FLOPs are hloscope's "
+            "estimate from each kernel's jaxpr times its grid (JAX's Pallas cost rules), which "
+            f"XLA's own count leaves out; {PALLAS_ESTIMATE_HINT}"
         )
     return notes
 

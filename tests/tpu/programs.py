@@ -102,6 +102,48 @@ def narrow(points: jax.Array, cells: jax.Array) -> Any:
     return points * 2.0 + jnp.sin(points), cells + jnp.roll(cells, 1, axis=0)
 
 
+def _pallas_matmul(x: jax.Array, y: jax.Array, estimate: bool) -> jax.Array:
+    """A blocked matmul as a Pallas (Mosaic) kernel; ``estimate``: with its exact FLOPs as
+    ``cost_estimate``, which XLA:TPU then counts."""
+    from jax.experimental import pallas as pl
+
+    (m, k), n = x.shape, y.shape[1]
+
+    def kernel(x_ref: Any, y_ref: Any, o_ref: Any) -> None:
+        product = jnp.dot(x_ref[...], y_ref[...], preferred_element_type=jnp.float32)
+        o_ref[...] = product.astype(o_ref.dtype)
+
+    cost = pl.CostEstimate(flops=2 * m * n * k, transcendentals=0, bytes_accessed=0)
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((m, n), x.dtype),
+        grid=(m // 256, n // 256),
+        in_specs=[
+            pl.BlockSpec((256, k), lambda i, j: (i, 0)),
+            pl.BlockSpec((k, 256), lambda i, j: (0, j)),
+        ],
+        out_specs=pl.BlockSpec((256, 256), lambda i, j: (i, j)),
+        cost_estimate=cost if estimate else None,
+    )(x, y)
+
+
+def _pallas_mlp(x: jax.Array, w1: jax.Array, w2: jax.Array, estimate: bool) -> jax.Array:
+    hidden = jax.nn.gelu(_pallas_matmul(x, w1, estimate))
+    return _pallas_matmul(hidden, w2, estimate).astype(jnp.float32).sum()
+
+
+@jax.jit
+def pallas_mlp(x: jax.Array, w1: jax.Array, w2: jax.Array) -> jax.Array:
+    """Two Pallas matmul kernels given no cost_estimate (XLA:TPU counts none of their FLOPs)."""
+    return _pallas_mlp(x, w1, w2, estimate=False)
+
+
+@jax.jit
+def pallas_mlp_estimated(x: jax.Array, w1: jax.Array, w2: jax.Array) -> jax.Array:
+    """The same kernels with their exact FLOPs as cost_estimate: XLA:TPU's count of both."""
+    return _pallas_mlp(x, w1, w2, estimate=True)
+
+
 def _mlp_loss(params: tuple[jax.Array, jax.Array], x: jax.Array) -> jax.Array:
     w1, w2 = params
     y = jax.nn.relu(x @ w1) @ w2
@@ -151,7 +193,13 @@ def _single() -> dict[str, Any]:
             jnp.zeros((8, 32, 32, 3), BF16),
         ),
         "narrow": lambda: (jnp.ones((65536, 6), jnp.float32), jnp.ones((65536, 3), jnp.int32)),
+        "pallas_mlp": _pallas_args,
+        "pallas_mlp_estimated": _pallas_args,
     }
+
+
+def _pallas_args() -> tuple[jax.Array, ...]:
+    return (jnp.ones((1024, 512), BF16), jnp.ones((512, 2048), BF16), jnp.ones((2048, 512), BF16))
 
 
 def example_args() -> dict[str, Any]:

@@ -104,10 +104,12 @@ from ._rules import (
     FREE_CUSTOM_CALL_TARGETS,
     NO_XLA_RULE_OPCODES,
     PALLAS_ESTIMATE_HINT,
+    PALLAS_ESTIMATED,
     PALLAS_TARGETS,
     PALLAS_UNKNOWN,
     TRANSCENDENTAL_OPCODES,
     ZERO_COST_OPCODES,
+    estimated_pallas_kernels,
     unestimated_pallas_kernels,
 )
 from ._shapes import POINTER_SIZE, SHAPE_CACHE_LIMIT, shape_size
@@ -121,6 +123,8 @@ from ._windows import (
 __all__ = [
     "FREE_CUSTOM_CALL_TARGETS",
     "PALLAS_ESTIMATE_HINT",
+    "PALLAS_ESTIMATED",
+    "estimated_pallas_kernels",
     "PALLAS_TARGETS",
     "unestimated_pallas_kernels",
     "PALLAS_UNKNOWN",

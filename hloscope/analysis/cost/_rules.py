@@ -42,6 +42,10 @@ PALLAS_TARGETS = frozenset(
     {"tpu_custom_call", "__gpu$xla.gpu.triton", "mosaic_gpu", "mosaic_gpu_v2"}
 )
 PALLAS_UNKNOWN = "a Pallas kernel given no cost_estimate, cost unknown (boundary bytes, 0 FLOPs)"
+PALLAS_ESTIMATED = (
+    "a Pallas kernel given no cost_estimate: FLOPs estimated from its jaxpr x its grid, which "
+    "XLA does not count (boundary bytes)"
+)
 # How to give one, for the notes that count such kernels.
 PALLAS_ESTIMATE_HINT = (
     "give pallas_call a cost_estimate=pl.CostEstimate(flops=..., transcendentals=..., "
@@ -50,14 +54,20 @@ PALLAS_ESTIMATE_HINT = (
 )
 
 
-def unestimated_pallas_kernels(flagged: Iterable[str]) -> int:
+def unestimated_pallas_kernels(flagged: Iterable[Any]) -> int:
     """How many of the flagged ops (``FlaggedOp`` reasons, or the fusion report's
-    ``"module/computation/name: reason"`` lines) are Pallas kernels given no cost_estimate."""
+    ``"module/computation/name: reason"`` lines) are Pallas kernels whose cost is unknown."""
     return sum(PALLAS_UNKNOWN in str(getattr(f, "reason", f)) for f in flagged)
+
+
+def estimated_pallas_kernels(flagged: Iterable[Any]) -> int:
+    """How many of the flagged ops are Pallas kernels whose FLOPs hloscope estimated."""
+    return sum(PALLAS_ESTIMATED in str(getattr(f, "reason", f)) for f in flagged)
 
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...hlo.model import Instruction
+    from ...hlo.shape import Shape
     from ._analysis import _Analysis
 
 TRANSCENDENTAL_OPCODES: frozenset[str] = frozenset(
@@ -474,6 +484,28 @@ def _estimated(inst: Instruction, estimate: dict[str, Any]) -> Cost:
     )
 
 
+def _types(shape: Shape) -> list[str]:
+    """``["bf16[2048,1024]"]``: an array's type without its layout; a tuple's, one each."""
+    if shape.is_tuple:
+        return [t for element in shape.tuple_shapes for t in _types(element)]
+    return [f"{shape.element_type}[{','.join(str(d) for d in shape.dims)}]"]
+
+
+def _captured_estimate(inst: Instruction) -> dict[str, Any] | None:
+    """The capture's estimate of this kernel (``Module.kernel_estimates``, made from its
+    jaxpr by :mod:`hloscope.capture.pallas_kernels`), found by its operand and result types."""
+    module = inst.computation.module if inst.computation is not None else None
+    estimates = getattr(module, "kernel_estimates", None)
+    if not estimates:
+        return None
+    operands = [t for operand in inst.operands for t in _types(operand.shape)]
+    results = _types(inst.shape)
+    for estimate in estimates:
+        if estimate.get("operands") == operands and estimate.get("results") == results:
+            return estimate
+    return None
+
+
 def _custom_call(a: _Analysis, inst: Instruction) -> Cost:
     target = inst.attrs.get("custom_call_target", "")
     estimate = _kernel_estimate(inst)
@@ -484,6 +516,10 @@ def _custom_call(a: _Analysis, inst: Instruction) -> Cost:
     if target in FREE_CUSTOM_CALL_TARGETS:
         return ZERO  # XLA:TPU reinterprets buffers that already lie side by side
     if target in PALLAS_TARGETS:
+        captured = _captured_estimate(inst)
+        if captured is not None:
+            flops, trans = int(captured["flops"]), int(captured["transcendentals"])
+            return a.default(inst, flops, trans, flag=f"custom-call {target}: {PALLAS_ESTIMATED}")
         return a.default(inst, flag=f"custom-call {target}: {PALLAS_UNKNOWN}")
     return a.default(inst, flag=f"custom-call {target}: cost unknown (boundary bytes, 0 FLOPs)")
 
