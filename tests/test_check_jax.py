@@ -94,7 +94,7 @@ def test_eigh_for_tpu_is_clean_tpu_provides_eigh():
     assert "custom_call @Eigh" in text
     report = hloscope.check(symmetric_eigh, MATRIX, platform="tpu")
     assert report.clean and not report.findings, [f.to_dict() for f in report.findings]
-    assert any("without a TPU" in note for note in report.notes)
+    assert any("by cross-platform lowering (no TPU device used)" in note for note in report.notes)
 
 
 def two_eigs_in_float64(a):

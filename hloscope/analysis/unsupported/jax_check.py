@@ -424,7 +424,8 @@ def _lowering_note(facts: LoweringFacts, platform: Platform) -> str:
     how = (
         "on this machine"
         if platform is Platform.CPU
-        else f"without a {platform.value.upper()} (cross-platform lowering)"
+        # Whether or not this machine has one: the lowering never asks for the device.
+        else f"by cross-platform lowering (no {platform.value.upper()} device used)"
     )
     if facts.error is not None and facts.error.step == "trace":
         return f"tracing {facts.function} failed (jax {facts.jax_version}); nothing was lowered"
