@@ -123,6 +123,9 @@ class Capture:
     #: Cost estimates of the Pallas kernels given no ``cost_estimate``, from their jaxprs
     #: (:func:`hloscope.capture.pallas_kernels.kernel_estimates`); the cost model reads them.
     kernel_estimates: list[dict[str, Any]] = field(default_factory=list)
+    #: The user's source files as they were when it ran (the snapshot beside a cached or saved
+    #: capture, :mod:`hloscope.capture.source_snapshot`; not saved with the capture itself).
+    source_files: dict[str, str] = field(default_factory=dict, repr=False)
     _modules: dict[str, Module] = field(default_factory=dict, repr=False)
 
     def __repr__(self) -> str:  # the texts are megabytes: show their sizes instead
@@ -168,6 +171,7 @@ class Capture:
                 self.stages[name], path=f"<capture {self.name}:{name}>"
             )
             module.kernel_estimates = list(self.kernel_estimates)
+            module.source_files = self.source_files
         return module
 
     # -- saving -------------------------------------------------------------------------------

@@ -532,6 +532,11 @@ def capture_script(
     # A syntax error, a missing function or an HLO file given as a script is said now, not
     # after seconds of starting a Python that imports jax.
     check_script_source(script_path, function)
+    # The script as it runs (the cache's key hashes the same bytes): kept with the capture.
+    try:
+        script_text = {os.path.realpath(script_path): script_path.read_text(errors="replace")}
+    except OSError:
+        script_text = {}
     if passes is not None:
         from .inprocess import _check_pass_regex
 
@@ -695,6 +700,10 @@ def capture_script(
         manifest["error"] = _last_stderr_line(out / STDERR)
     if manifest["dump_dir"]:
         manifest["dump_files"] = _count_files(dump_dir)
+    # The user's files as they ran, for readers of the capture after they have changed.
+    from .source_snapshot import write_snapshot
+
+    write_snapshot(out, manifest.get("local_modules"), also=script_text)
     _write_manifest(out, manifest)
     return ScriptCapture(out_dir=out, manifest=manifest)
 

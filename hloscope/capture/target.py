@@ -161,6 +161,7 @@ class Target:
     # The dump folder's index, made once: its modules cache what they parse, so a command that
     # chooses the main module and then reads it again does not list and parse twice.
     _dump_index: list[DumpIndex] = field(default_factory=list, compare=False, repr=False)
+    _sources: list[dict[str, str]] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def resolve(
@@ -234,21 +235,36 @@ class Target:
     @property
     def manifest(self) -> dict[str, Any] | None:
         """The capture manifest of a script target or ``hloscope capture`` folder, if any."""
-        if self.is_remote:
-            return None  # only script captures, which are local, use it
-        folder = self.output_dir
-        if (
-            folder is None
-            and self.kind is TargetKind.DUMP
-            and (self.path.parent / "manifest.json").is_file()
-        ):
-            folder = self.path.parent
+        folder = self._capture_folder()
         if folder is None:
             return None
         try:
             return json.loads((folder / "manifest.json").read_text())
         except (OSError, ValueError):
             return None
+
+    def _capture_folder(self) -> Path | None:
+        """The folder of the run hloscope captured this target from (its manifest's)."""
+        if self.is_remote:
+            return None  # only script captures, which are local, have one
+        folder = self.output_dir
+        if (
+            folder is None
+            and self.kind in (TargetKind.DUMP, TargetKind.FUNCTION, TargetKind.CAPTURE)
+            and (self.path.parent / "manifest.json").is_file()
+        ):
+            folder = self.path.parent
+        return folder
+
+    def source_files(self) -> dict[str, str]:
+        """The user's source files as they were when this target was captured (``{}`` when
+        hloscope did not capture it, or kept none): see
+        :mod:`hloscope.capture.source_snapshot`. Read once."""
+        if not self._sources:
+            from .source_snapshot import read_snapshot
+
+            self._sources.append(read_snapshot(self._capture_folder()))
+        return self._sources[0]
 
     def dump(self) -> DumpIndex:
         """The dump index of a dump-folder or script target."""
@@ -269,7 +285,9 @@ class Target:
             )
         from .inprocess import Capture
 
-        return Capture.load(self.path)
+        capture = Capture.load(self.path)
+        capture.source_files = self.source_files()
+        return capture
 
     def modules(self, stage: str | Stage = Stage.OPTIMIZED_HLO) -> list[Module]:
         """The target's HLO modules for ``stage`` (``"before"``/``"after"`` or any
@@ -366,9 +384,8 @@ class Target:
             text = stage_files.text_file if stage_files is not None else None
             if text is not None:
                 size = text.size  # from the listing: no request per file for a remote dump
-                entries.append(
-                    _Entry(m.id, m.name, size, m.before if which is Stage.HLO else m.after)
-                )
+                load = m.before if which is Stage.HLO else m.after
+                entries.append(_Entry(m.id, m.name, size, self._with_sources(load)))
         if (
             not entries
             and self.kind is TargetKind.SCRIPT
@@ -385,6 +402,18 @@ class Target:
                 "(was it dumped with --xla_dump_hlo_as_text?)"
             )
         return entries
+
+    def _with_sources(self, load: Callable[[], Module | None]) -> Callable[[], Module | None]:
+        """``load``, then the module gets the capture's snapshot of the source files."""
+
+        def loaded() -> Module | None:
+            module = load()
+            sources = self.source_files() if module is not None else {}
+            if module is not None and sources:
+                module.source_files = sources
+            return module
+
+        return loaded
 
     def _file_entries(self) -> list[_Entry]:
         from ..hlo.parser import parse_modules

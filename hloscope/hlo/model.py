@@ -801,6 +801,7 @@ class Module:
         "header_line",
         "_structures",
         "kernel_estimates",
+        "source_files",
         "__weakref__",
     )
 
@@ -825,6 +826,9 @@ class Module:
         # Costs of custom-call kernels known from outside the text (a capture's estimates of
         # its Pallas kernels, by operand and result types); the cost model reads them.
         self.kernel_estimates: list[dict[str, Any]] = []
+        # The source files its metadata names, as they were when it was compiled (a capture's
+        # snapshot, by real path); empty: read them as they are now.
+        self.source_files: dict[str, str] = {}
         # Key -> number of each distinct computation body (see hloscope.hlo.structure).
         self._structures: dict[Any, int] = {}
 

@@ -18,18 +18,19 @@ continuation of at most one line of A), each step working on the lines the previ
 4. within one function, the lines left in order, when both sides have as many.
 
 Equal keys in steps 1 and 2 pair in line order. A line left over was added (B) or removed
-(A). Code text is read from the files as they are now (:mod:`linecache`); a line whose file
-cannot be read has no text and is paired by steps 3 and 4 only.
+(A). Code text is each side's own: the capture's snapshot of the file as it was when that
+side ran, else the file as it is now (:func:`~hloscope.analysis.source_code.code_line`); a
+line whose file cannot be read has no text and is paired by steps 3 and 4 only.
 """
 
 from __future__ import annotations
 
 import difflib
-import linecache
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 
+from ..source_code import code_line
 from ._names import line_sort_key, parse_where
 
 __all__ = ["SourceLine", "pair_lines", "source_lines"]
@@ -55,14 +56,17 @@ class SourceLine:
     names: frozenset[str]
 
 
-def source_lines(names_by_where: Mapping[str, Iterable[str]]) -> list[SourceLine]:
+def source_lines(
+    names_by_where: Mapping[str, Iterable[str]], snapshot: Mapping[str, str] | None = None
+) -> list[SourceLine]:
     """:class:`SourceLine` records for ``{"file:line (function)": op names}``, in file and
-    line order, each with its code text read from the file."""
+    line order, each with its code text (from ``snapshot``, the side's files as they ran,
+    else the file as it is now)."""
     out = []
     for where in sorted(names_by_where, key=line_sort_key):
         parsed = parse_where(where)
         file, line, function = parsed if parsed is not None else (where, 0, "")
-        code = linecache.getline(file, line).strip() if file and line else ""
+        code = code_line(file, line, snapshot)
         out.append(SourceLine(where, file, line, function, code, frozenset(names_by_where[where])))
     return out
 

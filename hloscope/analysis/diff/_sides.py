@@ -12,7 +12,7 @@ diff knows less, :func:`_without_detail` makes the other side forget the same.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -82,6 +82,8 @@ class DiffSide:
     ops: list[_Op] = field(repr=False)
     # The kernel instructions (None when built from a FusionReport alone).
     instructions: list[Instruction | None] = field(repr=False)
+    # The module's source files as they were when it was captured (``Module.source_files``).
+    source_files: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def totals(self) -> dict[str, int]:
@@ -193,7 +195,9 @@ def _side_from_module(module: Module, label: str) -> DiffSide:
                 _Op(ki, pos, member.opcode, shape, known[0], where, file, line, True, known[1])
             )
     _mark_anchors(ops)
-    return DiffSide(label, module.name, report.kernels, report, ops, instructions)
+    return DiffSide(
+        label, module.name, report.kernels, report, ops, instructions, module.source_files
+    )
 
 
 def _side_from_report(report: FusionReport, label: str) -> DiffSide:
@@ -246,4 +250,12 @@ def _without_detail(side: DiffSide) -> DiffSide:
         _Op(op.kernel, op.pos, op.opcode, "", "", op.where, op.file, op.line, op.anchor, ())
         for op in side.ops
     ]
-    return DiffSide(side.label, side.module, side.kernels, side.report, ops, side.instructions)
+    return DiffSide(
+        side.label,
+        side.module,
+        side.kernels,
+        side.report,
+        ops,
+        side.instructions,
+        side.source_files,
+    )

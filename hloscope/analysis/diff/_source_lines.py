@@ -64,7 +64,9 @@ def _line_changes(
 def line_pairs(a: DiffSide, b: DiffSide) -> dict[str, str]:
     """Each source line of A that continues in B, and the line of B it became
     (:func:`._line_pairing.pair_lines`: one to one, by function, code text and op names)."""
-    return pair_lines(source_lines(_op_names(a)), source_lines(_op_names(b)))
+    return pair_lines(
+        source_lines(_op_names(a), a.source_files), source_lines(_op_names(b), b.source_files)
+    )
 
 
 def _op_names(side: DiffSide) -> dict[str, set[str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import FocusNotFound
 from ._inference import _infer
@@ -77,7 +77,7 @@ def explain(
         frontend=inputs.frontend,
         stages=stages,
         missing=dict(inputs.missing),
-        lines=builder.finish(),
+        lines=builder.finish(_snapshot(inputs)),
         kernels=list(explained.values()),
         unattributed=dict(builder.unattributed),
         notes=_notes(explained.values()),
@@ -87,6 +87,14 @@ def explain(
     if kernel is not None:
         return result.focus_kernel(kernel)
     return result
+
+
+def _snapshot(inputs: Any) -> dict[str, str]:
+    """The source files as the program's capture ran them (``Module.source_files``)."""
+    for module in (inputs.after, inputs.before):
+        if module is not None and module.source_files:
+            return module.source_files
+    return {}
 
 
 def _notes(kernels: Iterable[ExplainedKernel]) -> list[str]:

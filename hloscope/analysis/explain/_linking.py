@@ -11,9 +11,8 @@ bitcast, removed, inlined). A :class:`_Builder` collects the ops into
 
 from __future__ import annotations
 
-import linecache
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...hlo.metadata import StackFrame
@@ -23,6 +22,7 @@ from ...hlo.stablehlo import join_scope, stablehlo_ops
 from ...stages import Stage
 from ..fusions import fusion_report, op_source
 from ..provenance import source_of, user_frame
+from ..source_code import code_line
 from ._results import ExplainedKernel, LinkedOp, SourceLine, _cut
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -211,12 +211,14 @@ class _Builder:
         if kernel not in names:
             names.append(kernel)
 
-    def finish(self) -> list[SourceLine]:
+    def finish(self, snapshot: Mapping[str, str] | None = None) -> list[SourceLine]:
+        """The lines, in source order, each with its code (``snapshot``: the source files
+        as the program's capture ran them, else the files as they are now)."""
         for source, line in self.lines.items():
             frame = self.frames.get(source)
             if frame is not None:
                 line.file, line.line, line.function = frame.file, frame.line, frame.function
-                line.code = _code(frame.file, frame.line)
+                line.code = code_line(frame.file, frame.line, snapshot)
         return sorted(self.lines.values(), key=_line_order)
 
 
@@ -227,16 +229,6 @@ def _line_order(line: SourceLine) -> tuple:
 def _frame_of(source: str, stack: Sequence[StackFrame]) -> StackFrame | None:
     frame = user_frame(stack)
     return frame if frame is not None and str(frame) == source else None
-
-
-def _code(file: str, line: int) -> str:
-    """The text of ``file``'s line ``line``, stripped ("" when the file is not here)."""
-    if not file or line <= 0 or file.startswith("<"):
-        return ""
-    try:
-        return linecache.getline(file, line).strip()
-    except (OSError, UnicodeDecodeError, ValueError):  # pragma: no cover - odd files
-        return ""
 
 
 def _kernels_and_members(
