@@ -57,8 +57,13 @@ def explain_error_command(log: str, as_json: bool) -> None:
                   rule for primitive ... not found for platform",
                   jax.export refusals and "Failed to serialize StableHLO"
                   (the MLIR detail: your file:line, the custom call),
-                  Pallas platform errors, shape errors, TRACING CACHE
-                  MISS explanations; TF retracing warnings
+                  Pallas kernels refused (a platform without Pallas, a
+                  block shape off the (8, 128) tiles, "Mosaic kernels
+                  cannot be automatically partitioned", an op Mosaic
+                  cannot lower, "Mosaic failed to compile TPU kernel"
+                  with its op and line, blocks too big for VMEM), shape
+                  errors, TRACING CACHE MISS explanations; TF retracing
+                  warnings
       XLA         status errors: UNIMPLEMENTED and INVALID_ARGUMENT about
                   element types ("Element type C128 is not supported on
                   TPU."), the HLO verifier's custom element sizes

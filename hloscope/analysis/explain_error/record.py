@@ -37,7 +37,9 @@ class Family(StrEnum):
     #: ``jax.export`` refusals: custom calls without compatibility guarantees, host callbacks,
     #: an artifact exported for another platform.
     JAX_EXPORT = "jax_export"
-    #: Pallas kernels lowered for a platform that cannot run them.
+    #: Pallas kernels that did not lower (a platform that cannot run them, a block shape off
+    #: the TPU's tiles, an op Mosaic cannot lower), partition or compile (Mosaic's refusals,
+    #: blocks too big for VMEM).
     PALLAS = "pallas"
     #: XLA ran out of device memory: ``RESOURCE_EXHAUSTED: Out of memory while trying to
     #: allocate N bytes`` with its "BufferAssignment OOM Debugging" list (GPU, CPU), or TPU's
@@ -68,7 +70,7 @@ FAMILY_TITLES: dict[Family, str] = {
     Family.MISSING_LOWERING: "JAX has no lowering of a primitive for the platform",
     Family.XLA_STATUS: "XLA refused the program",
     Family.JAX_EXPORT: "jax.export refused the program",
-    Family.PALLAS: "a Pallas kernel cannot be lowered for the platform",
+    Family.PALLAS: "a Pallas kernel did not lower, partition or compile",
     Family.OUT_OF_MEMORY: "the program does not fit in device memory",
     Family.DEVICE_ALLOCATION: "the device could not allocate a buffer",
     Family.BACKEND_STARTUP: "the backend did not start",

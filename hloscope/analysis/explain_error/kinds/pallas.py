@@ -1,30 +1,211 @@
-"""Pallas kernels lowered for a platform that cannot run them."""
+"""Pallas kernels that will not lower, partition or compile, in JAX's and Mosaic's words.
+
+One recogniser, one regex alternation, a reader per message:
+
+* ``Cannot lower pallas_call on platform: cpu`` / ``Only interpret mode is supported on CPU
+  backend``: a kernel lowered for a platform that cannot run it;
+* ``The Pallas TPU lowering currently requires that the last two dimensions of your block
+  shape are divisible by 8 and 128 respectively``: a ``BlockSpec`` off the TPU's (8, 128)
+  tiles; the block and array shapes are read from the message, and the advice gives blocks
+  that fit them;
+* ``Mosaic kernels cannot be automatically partitioned``: a kernel called on sharded
+  arrays, which needs ``shard_map``;
+* ``Unimplemented primitive in Pallas TPU lowering for tc: sort``: an op Mosaic has no
+  lowering for, inside the kernel;
+* ``Mosaic failed to compile TPU kernel: <why>``, with ``The MLIR operation involved:`` (the
+  Mosaic op, ``tpu.matmul``, and its vector types) and ``at location: loc(...)`` (the kernel's
+  line): the op is the Mosaic op, the advice follows the reason;
+* ``Allocation (size=N) would exceed memory (size=M) :: ... space=vmem``: a kernel whose
+  blocks do not fit in the core's VMEM.
+
+The texts were made by JAX 0.10.2 and libtpu compiling for a TPU v5e
+(``tests/data/pallas_errors/regenerate.py``) and read in users' threads.
+"""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 
+from ....hlo.metadata import StackFrame
+from ....units import format_bytes
 from ...unsupported.findings import Reason
-from ..advice import advise
+from ..advice import AdviceKind, advise
 from ..build import make_failure
 from ..device import platform_of
 from ..functions import jax_function, paragraph_end
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+from ..user_line import user_source
 
 _PALLAS = re.compile(
     r"Cannot lower pallas_call on platform: ?(?P<platform>\w+)"
     r"|Only interpret mode is supported on CPU backend"
+    r"|(?P<block>The Pallas TPU lowering currently requires that the last two dimensions of "
+    r"your block shape are divisible by (?P<sublanes>\d+) and (?P<lanes>\d+))"
+    r"|(?P<partition>Mosaic\s+kernels\s+cannot\s+be\s+automatically\s+partitioned)"
+    r"|Unimplemented primitive in Pallas (?:TPU |GPU |Mosaic GPU |Triton )?lowering"
+    r"(?: for \w+)?: (?P<primitive>[\w.-]+)"
+    r"|(?P<mosaic>Mosaic failed to compile TPU kernel): (?P<why>[^\n]{0,400})"
+    r"|Allocation \(size=(?P<needed>\d+)\) would exceed memory \(size=(?P<limit>\d+)\)"
+    r"(?P<alloc>[^\n]{0,2000})"
+)
+
+# What follows a message, within this many characters, still belongs to it.
+_AFTER = 4096
+_BLOCK_DETAIL = re.compile(
+    r"in pallas_call (?P<kernel>[\w.<>-]+) at (?P<at>[^\s,]+:\d+) has block shape "
+    r"\((?P<block>[^\n]*?)\), array shape \((?P<array>[\d, ]*)\)"
+)
+_BLOCK_SIZE = re.compile(r"block_size=(\d+)|\b(\d+)\b|None|Squeezed\(\)|squeezed")
+_MLIR_OP = re.compile(
+    r'The MLIR operation involved:\s*\n\s*%[\w#]+ = "(?P<op>[\w.]+)"(?P<rest>[^\n]*)'
+)
+_LOCATION = re.compile(r"at location: loc\((?P<loc>[^\n]*)\)")
+_LOC_FILE = re.compile(r'"(?P<file>[^"\n]+\.py)":(?P<line>\d+)')
+_VMEM_WINDOW = re.compile(
+    r"The window shape is (?P<window>\S+?), while the full shape is (?P<full>\S+?)\."
+)
+
+_ON_ONE_PLATFORM = (
+    "Pallas kernels run on the GPU or TPU they were written for; elsewhere only with interpret=True"
+)
+_PARTITION = (
+    "a Pallas kernel runs on one chip's arrays: call it inside jax.shard_map (mesh=..., "
+    "in_specs=..., out_specs=... as the arguments are sharded), so each chip runs it on its "
+    "own shard, or replicate its inputs"
+)
+_UNIMPLEMENTED = (
+    "Mosaic has no lowering for {primitive} inside a TPU kernel: compute it outside the "
+    "kernel (before or after the pallas_call, in plain JAX), or write it with the ops a kernel "
+    "has (elementwise math, jnp.dot, reductions, iota, where)"
+)
+_VMEM = (
+    "the kernel's blocks need {needed} of VMEM where there is {limit}: give the pallas_call a "
+    "grid and BlockSpecs with smaller blocks (VMEM holds the blocks of one grid step, twice "
+    "over for the pipeline), or raise its limit with compiler_params="
+    "pltpu.CompilerParams(vmem_limit_bytes=...) while it stays below the chip's VMEM"
+)
+_VMEM_WHOLE = "; {window} is the whole array: without a BlockSpec the kernel loads all of it"
+
+# Mosaic's reasons, first match wins: (pattern over reason and op, advice kind, advice).
+_MOSAIC_ADVICE: tuple[tuple[re.Pattern[str], AdviceKind, str], ...] = tuple(
+    (re.compile(pattern, re.I), kind, text)
+    for pattern, kind, text in (
+        (
+            r"Bad lhs/rhs type|tpu\.matmul.*\b[iu](?:4|16|32|64)\b",
+            AdviceKind.CAST_DTYPE,
+            "the TPU's matrix unit multiplies bf16 and f32 operands (and int8 or fp8 on the "
+            "chips that have them): cast the operands of jnp.dot in the kernel (to bf16 or "
+            "f32) and accumulate with preferred_element_type=jnp.float32",
+        ),
+        (
+            r"does not support this comparison|arith\.cmpf.*bf16",
+            AdviceKind.CAST_DTYPE,
+            "this TPU compares bf16 vectors in float32 only: cast both sides to jnp.float32 "
+            "before the comparison in the kernel",
+        ),
+        (
+            r"shape cast|tpu\.reshape|vector\.shape_cast",
+            AdviceKind.FIX_SHAPES,
+            "Mosaic reshapes only what keeps the last two dimensions on (8, 128) tiles: "
+            "reshape outside the kernel (the BlockSpecs can hand the kernel the layout it "
+            "needs), or keep the minor dimension a multiple of 128 and the second-minor one "
+            "of 8",
+        ),
+        (
+            r"layout does not match|Failed to verify layout",
+            AdviceKind.FIX_SHAPES,
+            "the kernel expects another tiling of an operand than the array XLA hands it: "
+            "give that operand a shape whose last two dimensions are multiples of (8, 128), "
+            "or a block that is its whole shape",
+        ),
+        (
+            r"tpu\.matmul|unsupported operand shapes",
+            AdviceKind.FIX_SHAPES,
+            "the matrix product's blocks are off the (8, 128) tiles the matrix unit takes: "
+            "make the dimensions of each jnp.dot in the kernel multiples of 128 (8 for the "
+            "rows), padding the arrays outside the kernel",
+        ),
+    )
+)
+_MOSAIC_DEFAULT = (
+    "Mosaic could not compile the kernel's {op}: the op and its vector types are printed "
+    "above; change that operation in the kernel (shapes on (8, 128) tiles, element types the "
+    "chip's vector units have)"
 )
 
 
 def _pallas(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m["block"]:
+        yield _block_shape(log, m)
+    elif m["partition"]:
+        yield _simple(log, m, "pallas_call", Reason.COMPILE_ERROR, (_PARTITION, AdviceKind.SHARD))
+    elif m["primitive"]:
+        primitive = m["primitive"].rstrip(".")
+        advice = (_UNIMPLEMENTED.format(primitive=primitive), AdviceKind.REPLACE_OP)
+        yield _simple(log, m, primitive, Reason.NO_LOWERING, advice)
+    elif m["mosaic"]:
+        yield _mosaic(log, m)
+    elif m["needed"]:
+        failure = _vmem(log, m)
+        if failure is not None:
+            yield failure
+    else:
+        yield _not_here(log, m)
+
+
+def _simple(
+    log: Log,
+    m: re.Match[str],
+    op: str,
+    reason: Reason,
+    advice: tuple[str, str],
+    source: str | None = None,
+) -> Failure:
+    stack = _kernel_frames(log.traceback_before(m.start()))
+    function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
+    return make_failure(
+        Family.PALLAS,
+        log,
+        m.start(),
+        op=op,
+        reason=reason,
+        advice=advice,
+        function=function,
+        stack=stack,
+        source=source or user_source(stack),
+        device="tpu",
+        platform=platform_of("tpu"),
+    )
+
+
+def _kernel_frames(stack: list[StackFrame]) -> list[StackFrame]:
+    """The traceback with Mosaic's frames made plain: JAX names the frames of a kernel's op
+    after its MLIR location (``in reshape/reshape"(callsite("k``); the function is the last
+    name there (``k``), and the frame that repeats the one before it is dropped."""
+    out: list[StackFrame] = []
+    for frame in stack:
+        if '"' in frame.function:
+            name = frame.function.rsplit('("', 1)[-1].strip('"( ')
+            frame = StackFrame(frame.file, frame.line, name)
+        if out and (out[-1].file, out[-1].line, out[-1].function) == (
+            frame.file,
+            frame.line,
+            frame.function,
+        ):
+            continue
+        out.append(frame)
+    return out
+
+
+def _not_here(log: Log, m: re.Match[str]) -> Failure:
     device = m["platform"] or "cpu"
     stack = log.traceback_before(m.start())
     function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
-    yield make_failure(
+    return make_failure(
         Family.PALLAS,
         log,
         m.start(),
@@ -35,11 +216,106 @@ def _pallas(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         stack=stack,
         device=device,
         platform=platform_of(device),
-        hints=[
-            "Pallas kernels run on the GPU or TPU they were written for; elsewhere only "
-            "with interpret=True"
-        ],
+        hints=[_ON_ONE_PLATFORM],
     )
+
+
+def _sizes(text: str) -> list[int | None]:
+    """The block's sizes as the message prints them (``Blocked(block_size=100)``, ``None``)."""
+    out: list[int | None] = []
+    for found in _BLOCK_SIZE.finditer(text):
+        number = found.group(1) or found.group(2)
+        out.append(int(number) if number else None)
+    return out
+
+
+def _fitting(block: list[int | None], array: list[int], sublanes: int, lanes: int) -> str:
+    """Blocks that fit: the last two sizes rounded up to ``(sublanes, lanes)`` multiples (the
+    array's own size when that is smaller)."""
+    fitted = []
+    for i, size in enumerate(block):
+        whole = array[i] if i < len(array) else None
+        align = {len(block) - 2: sublanes, len(block) - 1: lanes}.get(i)
+        if size is None or align is None or whole is None:
+            fitted.append(str(size if size is not None else whole))
+            continue
+        rounded = math.ceil(size / align) * align
+        fitted.append(str(whole if rounded >= whole else rounded))
+    return f"({', '.join(fitted)})"
+
+
+def _block_shape(log: Log, m: re.Match[str]) -> Failure:
+    sublanes, lanes = int(m["sublanes"]), int(m["lanes"])
+    detail = _BLOCK_DETAIL.search(log.text, m.end(), m.end() + _AFTER)
+    text = (
+        f"make the last two dimensions of each block multiples of {sublanes} and {lanes}, or "
+        "the array's own sizes (pad an array whose size is neither)"
+    )
+    source = None
+    kernel = "pallas_call"
+    if detail is not None:
+        block = _sizes(detail["block"])
+        array = [int(n) for n in re.findall(r"\d+", detail["array"])]
+        shown = ", ".join("None" if b is None else str(b) for b in block)
+        text += (
+            f": the block ({shown}) of the array {tuple(array)} could be "
+            f"{_fitting(block, array, sublanes, lanes)}"
+        )
+        kernel = detail["kernel"]
+        source = detail["at"]
+    failure = _simple(
+        log, m, "pallas_call", Reason.COMPILE_ERROR, (text, AdviceKind.FIX_SHAPES), source=None
+    )
+    failure.finding.node = kernel
+    if failure.finding.source is None and source is not None:
+        failure.finding.source = source  # the kernel's line when no traceback came with it
+    return failure
+
+
+def _mosaic(log: Log, m: re.Match[str]) -> Failure:
+    why = m["why"].strip()
+    window = log.text[m.end() : m.end() + _AFTER]
+    involved = _MLIR_OP.search(window)
+    op = involved["op"] if involved else "tpu_custom_call"
+    described = f"{why} {op} {involved['rest'] if involved else ''}"
+    kind, text = AdviceKind.OTHER, _MOSAIC_DEFAULT.format(op=op)
+    for pattern, rule_kind, rule_text in _MOSAIC_ADVICE:
+        if pattern.search(described):
+            kind, text = rule_kind, rule_text
+            break
+    source = None
+    located = _LOCATION.search(window)
+    if located is not None:
+        files = [f for f in _LOC_FILE.finditer(located["loc"]) if "site-packages" not in f["file"]]
+        if files:
+            source = f"{files[0]['file']}:{files[0]['line']}"
+    reason = Reason.DTYPE if kind is AdviceKind.CAST_DTYPE else Reason.COMPILE_ERROR
+    failure = _simple(log, m, op, reason, (text, kind), source=source)
+    failure.hints.append(f"Mosaic's reason: {why}")
+    return failure
+
+
+def _vmem(log: Log, m: re.Match[str]) -> Failure | None:
+    allocation = m["alloc"] or ""
+    if "space=vmem" not in allocation:
+        return None  # another memory space's allocation: the out-of-memory family reads it
+    needed, limit = int(m["needed"]), int(m["limit"])
+    text = _VMEM.format(needed=format_bytes(needed), limit=format_bytes(limit))
+    window = _VMEM_WINDOW.search(allocation)
+    if window is not None and window["window"] == window["full"]:
+        text += _VMEM_WHOLE.format(window=window["window"])
+    failure = _simple(log, m, "vmem", Reason.OUT_OF_MEMORY, (text, AdviceKind.SMALLER_BLOCKS))
+    failure.status = (
+        "RESOURCE_EXHAUSTED" if "RESOURCE_EXHAUSTED" in log.headline(m.start()) else None
+    )
+    failure.more_advice.append(
+        (
+            str(AdviceKind.RAISE_VMEM_LIMIT),
+            "raise the kernel's VMEM limit (compiler_params=pltpu.CompilerParams("
+            "vmem_limit_bytes=...)) when what it needs is below the chip's VMEM",
+        )
+    )
+    return failure
 
 
 RECOGNISER = Recogniser(Family.PALLAS, _PALLAS, _pallas)

@@ -1,0 +1,26 @@
+import numpy as np
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental import topologies
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+CHIPS = 'v5e:1x1'
+bounds = {"chips_per_host_bounds": (1, 1, 1)} if CHIPS == "v5e:1x1" else {}
+topology = topologies.get_topology_desc(platform="tpu", topology_name=CHIPS, **bounds)
+ONE = jax.sharding.SingleDeviceSharding(topology.devices[0])
+
+
+def spec(shape, dtype=jnp.float32, sharding=ONE):
+    return jax.ShapeDtypeStruct(shape, dtype, sharding=sharding)
+
+
+def sort_rows(x_ref, o_ref):
+    o_ref[...] = jnp.sort(x_ref[...], axis=-1)
+
+
+def step(x):
+    return pl.pallas_call(sort_rows, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+
+jax.jit(step).lower(spec((8, 128))).compile()  # fails here
