@@ -213,6 +213,37 @@ def test_the_whole_compile_finds_what_the_static_scan_misses(xla_tpu, cache, fun
     assert finding["compiler_message"] == words
 
 
+# ---- Pallas kernels: the fix explain-error knows, not "see the message" -------------------------
+
+
+def test_a_kernel_too_big_for_vmem_is_found_with_its_fix(xla_tpu, cache):
+    words = xla_tpu["pallas_whole_array"]
+    assert words is not None and words.startswith("RESOURCE_EXHAUSTED") and "vmem" in words
+    static_code, static = _json("pallas_whole_array", cache)
+    assert static_code == 0 and not _problems(static)
+    code, report = _device("pallas_whole_array", cache)
+    assert code == 3
+    (finding,) = _problems(report)
+    assert (finding["op"], finding["reason"]) == ("vmem", "out_of_memory")
+    assert finding["compiler_message"] == words
+    assert (
+        "256.0 MiB of VMEM" in finding["suggestion"] and "smaller blocks" in finding["suggestion"]
+    )
+
+
+def test_a_block_shape_off_the_tiles_is_found_with_blocks_that_fit(xla_tpu, cache):
+    assert "divisible by 8 and 128" in str(xla_tpu["pallas_block_shape"])  # JAX's own refusal
+    code, report = _json("pallas_block_shape", cache)  # lowering refuses it: no libtpu needed
+    assert code == 3
+    (finding,) = _problems(report)
+    assert finding["reason"] == "compile_error"
+    assert "multiples of 8 and 128" in finding["suggestion"]
+    assert (
+        "the block (100, 100) of the array (1000, 1000) could be (104, 128)"
+        in finding["suggestion"]
+    )
+
+
 # ---- host callbacks compile: warnings stay warnings ---------------------------------------------
 
 

@@ -108,6 +108,36 @@ def debug_print(x):
 debug_print.example_args = (jax.ShapeDtypeStruct((4,), jnp.float32),)
 
 
+def _double(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2
+
+
+def pallas_whole_array(x):
+    """A Pallas kernel without a grid on a 256 MiB array: its one block does not fit in VMEM."""
+    from jax.experimental import pallas as pl
+
+    return pl.pallas_call(_double, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+
+pallas_whole_array.example_args = (jax.ShapeDtypeStruct((8192, 8192), jnp.float32),)
+
+
+def pallas_block_shape(x):
+    """Blocks of (100, 100): neither on the (8, 128) tiles nor the whole (1000, 1000)."""
+    from jax.experimental import pallas as pl
+
+    return pl.pallas_call(
+        _double,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(10, 10),
+        in_specs=[pl.BlockSpec((100, 100), lambda i, j: (i, j))],
+        out_specs=pl.BlockSpec((100, 100), lambda i, j: (i, j)),
+    )(x)
+
+
+pallas_block_shape.example_args = (jax.ShapeDtypeStruct((1000, 1000), jnp.float32),)
+
+
 #: What the tests ask XLA:TPU directly, without hloscope: a function and its argument types.
 ORACLE = {
     "matmul_f64": (lambda a: a @ a, [((128, 128), "float64")]),
@@ -120,4 +150,6 @@ ORACLE = {
     "big_table": (lambda n: jnp.zeros((72000, 72000), jnp.float32) + n, [((), "float32")]),
     "callback": (callback, [((4,), "float32")]),
     "debug_print": (debug_print, [((4,), "float32")]),
+    "pallas_whole_array": (pallas_whole_array, [((8192, 8192), "float32")]),
+    "pallas_block_shape": (pallas_block_shape, [((1000, 1000), "float32")]),
 }

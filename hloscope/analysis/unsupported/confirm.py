@@ -35,6 +35,7 @@ from ...hlo.model import Instruction
 from ...hlo.rewrite import attributes_without, computations_called_by, entry_module_text
 from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
 from .fixes import suggest
+from .message_advice import message_advice
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...capture.backends import ConfirmResult, OpCandidate
@@ -281,12 +282,16 @@ def _missed(message: str, who: str) -> Finding:
         reason = Reason.NO_LOWERING
     else:
         reason = Reason.COMPILE_ERROR
+    known = message_advice(message)  # a message explain-error knows has its own fix
+    if known is not None and op in ("memory", "XLA:TPU"):
+        op = known.op
     return Finding(
         op=op,
         node="",
         function=TOP_LEVEL,
         reason=reason,
-        suggestion=suggest(op, reason),
+        source=known.source if known is not None else None,
+        suggestion=known.suggestion if known is not None else suggest(op, reason),
         detail="found by compiling the whole program for the chip",
         confirmed_by=who,
         compiler_message=message,

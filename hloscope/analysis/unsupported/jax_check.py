@@ -44,6 +44,7 @@ from ..provenance import user_frame
 from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
 from .fixes import suggest
 from .hlo_check import computation_function, scan_module, source_frame
+from .message_advice import message_advice
 
 __all__ = ["check_jax", "report_of", "tracing_trigger"]
 
@@ -215,13 +216,16 @@ def _informative(message: str) -> str:
 def _lowering_finding(error: RaisedError, names: _FunctionNames) -> Finding:
     no_rule = error.kind == "NotImplementedError" or "Cannot lower" in error.message
     reason = Reason.NO_LOWERING if no_rule else Reason.COMPILE_ERROR
+    # A message explain-error knows (a Pallas block shape, a kernel on sharded arrays) has
+    # its own fix; others get the generic one.
+    known = message_advice(f"{error.kind}: {error.message}")
     return Finding(
         op=error.kind,
         node="",
         function=names.where(error.where),
         reason=reason,
         source=_source(error.where),
-        suggestion=suggest(error.kind, reason),
+        suggestion=known.suggestion if known is not None else suggest(error.kind, reason),
         detail=_informative(error.message),
     )
 

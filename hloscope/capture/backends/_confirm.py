@@ -43,13 +43,14 @@ from ._xla_tpu import XlaTpu, _placed
 __all__ = ["OpCandidate", "ConfirmJob", "CompileVerdict", "ConfirmResult", "confirm_on_tpu"]
 
 # Part of each cache key: a new way of wording verdicts must not read the old ones.
-_VERDICT_FORMAT = 3
+_VERDICT_FORMAT = 4
 # Lines of a JAX or XLA message that say where, not what.
 _NOISE = ("Suspected Python Code Location", "<no source information>", "See https://")
 # Exception classes whose message already starts with XLA's status (INVALID_ARGUMENT: ...).
 _STATUS_ERRORS = ("JaxRuntimeError", "XlaRuntimeError")
-# A refusal longer than this is cut (XLA quotes the whole instruction, attributes and all).
-_LONGEST = 240
+# A refusal longer than this is cut (XLA quotes the whole instruction, attributes and all);
+# XLA:TPU's VMEM refusal says what the window is near its 500th character.
+_LONGEST = 640
 # Where a C++ stack trace starts inside a message line (``...; got f64[8,8]:     @  0x7f...``).
 _STACK = re.compile(r":?\s+@\s+0x[0-9a-f]+")
 
