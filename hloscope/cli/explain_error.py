@@ -63,7 +63,10 @@ def explain_error_command(log: str, as_json: bool) -> None:
                   cannot lower, "Mosaic failed to compile TPU kernel"
                   with its op and line, blocks too big for VMEM), shape
                   errors, TRACING CACHE MISS explanations; TF retracing
-                  warnings
+                  warnings; sharding errors (a dimension split into
+                  pieces that do not divide it, arguments on different
+                  devices, a mesh axis the mesh lacks, shard_map
+                  out_specs against what the function computes)
       XLA         status errors: UNIMPLEMENTED and INVALID_ARGUMENT about
                   element types ("Element type C128 is not supported on
                   TPU."), the HLO verifier's custom element sizes

@@ -48,6 +48,7 @@ REASON_WORDS: dict[Reason, str] = {
     Reason.EXPORT: "jax.export refuses it",
     Reason.COMPILE_ERROR: "the compiler refused it",
     Reason.OUT_OF_MEMORY: "the program needs more device memory than there is",
+    Reason.SHARDING: "the shardings do not fit",
 }
 _LABEL_WIDTH = 13
 _FRAMES_SHOWN = 6

@@ -46,6 +46,9 @@ class AdviceKind(StrEnum):
     SEE_RECOMPILES = "see_recompiles"
     REPLACE_OP = "replace_op"
     CAST_DTYPE = "cast_dtype"
+    MESH_AXIS = "mesh_axis"
+    SAME_DEVICES = "same_devices"
+    REDUCE_OR_SPEC = "reduce_or_spec"
     OTHER = "other"
 
 

@@ -58,6 +58,10 @@ class Family(StrEnum):
     #: JAX refused the shapes of an op's operands (``dot_general requires contracting
     #: dimensions to have the same shape``, incompatible broadcasting).
     JAX_SHAPE = "jax_shape"
+    #: JAX could not place arrays as their shardings say: a dimension split into pieces that
+    #: do not divide it, arguments on different devices, a mesh axis the mesh lacks,
+    #: shard_map's out_specs against what the function computes.
+    SHARDING = "sharding"
 
 
 #: What each family means, in words (the headline of the text output).
@@ -76,6 +80,7 @@ FAMILY_TITLES: dict[Family, str] = {
     Family.BACKEND_STARTUP: "the backend did not start",
     Family.RECOMPILE: "a function was traced again and again",
     Family.JAX_SHAPE: "JAX refused the shapes of an op",
+    Family.SHARDING: "JAX could not shard the arrays as asked",
 }
 
 

@@ -18,6 +18,7 @@ from .kinds import (
     out_of_memory,
     pallas,
     recompile,
+    sharding,
     tf1_list,
     tf2xla,
     tf_known_issue,
@@ -43,4 +44,5 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     backend_startup.RECOGNISER,
     recompile.RECOGNISER,
     jax_shape.RECOGNISER,
+    sharding.RECOGNISER,
 )

@@ -84,6 +84,9 @@ class Reason(StrEnum):
     COMPILE_ERROR = "compile_error"
     #: The program needs more device memory than there is (XLA's ``RESOURCE_EXHAUSTED``).
     OUT_OF_MEMORY = "out_of_memory"
+    #: The arrays' shardings do not fit their shapes, the mesh or each other (a dimension
+    #: split into pieces that do not divide it, arguments on different devices).
+    SHARDING = "sharding"
 
 
 #: Reasons that only warn: the program compiles, but something about it deserves attention.

@@ -1,0 +1,152 @@
+"""JAX could not place arrays on devices as their shardings say: the many-chips errors.
+
+* a dimension that the sharding splits into more pieces than divide it: JAX 0.10's
+  ``IndivisibleError: Sharding ... implies that array axis 0 is partitioned 4 times, but the
+  dimension size is 6 (full shape: (6, 16), ...)``, and the older ``One of pjit arguments
+  with pytree key path x was given the sharding of NamedSharding(...), which implies that the
+  global size of its dimension 0 should be divisible by 4, but it is equal to 6``;
+* ``Received incompatible devices for jitted computation. Got argument a of f ... with
+  device ids [0] ... and argument b ... with device ids [1]``;
+* ``Resource axis: batch of P('batch', None) is not found in mesh: ('data', 'model')``;
+* ``shard_map``'s ``out_specs is P() which implies that the corresponding output value is
+  only varying across mesh axes {} and not {data}, but it was inferred to be possibly
+  varying over {data}`` (and the older "... is replicated across mesh axis 'data', but could
+  not infer replication").
+
+Each names what does not fit in the message itself; the advice says which number to change.
+JAX's words may be wrapped over lines (pasted logs are): the patterns allow any blank.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ...unsupported.findings import Reason
+from ..advice import AdviceKind
+from ..build import make_failure
+from ..functions import jax_function, paragraph_end
+from ..log import Log
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+
+__all__ = ["RECOGNISER"]
+
+_S = r"\s+"
+_OPENING = re.compile(
+    # JAX 0.10: IndivisibleError.
+    rf"implies{_S}that{_S}array{_S}axis{_S}(?P<axis>\d+){_S}is{_S}partitioned{_S}"
+    rf"(?P<parts>\d+){_S}times,{_S}but{_S}the{_S}dimension{_S}size{_S}is{_S}(?P<size>\d+)"
+    # Older: "One of pjit arguments ... should be divisible by 4, but it is equal to 6".
+    rf"|the{_S}global{_S}size{_S}of{_S}its{_S}dimension{_S}(?P<axis2>\d+){_S}should{_S}be"
+    rf"{_S}divisible{_S}by{_S}(?P<parts2>\d+),{_S}but{_S}it{_S}is{_S}equal{_S}to{_S}"
+    r"(?P<size2>\d+)"
+    rf"|(?P<devices>Received{_S}incompatible{_S}devices{_S}for{_S}jitted{_S}computation)"
+    rf"|Resource{_S}axis:{_S}(?P<missing>[\w-]+){_S}of{_S}(?P<spec>\S+(?:\([^)\n]*\))?)"
+    rf"{_S}is{_S}not{_S}found{_S}in{_S}mesh:{_S}(?P<mesh>\([^)\n]*\))"
+    rf"|out_specs{_S}is{_S}(?P<out>\S+?){_S}which{_S}implies{_S}that{_S}the{_S}corresponding"
+    rf"{_S}output{_S}value{_S}is{_S}(?:only{_S}varying{_S}across{_S}mesh{_S}axes{_S}"
+    rf"\{{[^}}]*\}}{_S}and{_S}not{_S}(?P<varying>\{{[^}}]*\}})"
+    rf"|replicated{_S}across{_S}mesh{_S}axis{_S}'(?P<axis_name>[\w-]+)')"
+)
+# What the divisibility messages say around the match (within the message's paragraph).
+_FULL_SHAPE = re.compile(r"full\s+shape:\s+(?P<shape>\([\d,\s]*\))")
+_SPEC = re.compile(r"spec=(?P<spec>(?:P|PartitionSpec)\([^\n]*?\))(?:,|\s+memory_kind|\))")
+_KEY_PATH = re.compile(r"with\s+pytree\s+key\s+path\s+(?P<path>\S+)")
+_ARGUMENT = re.compile(
+    r"argument\s+(?P<name>\S+)\s+of\s+\S+\s+with\s+shape\s+(?P<shape>\S+)\s+and\s+with\s+"
+    r"device\s+ids\s+(?P<ids>\[[^\]]*\])"
+)
+# How far back the sharding may be printed before the divisibility words (a long mesh).
+_BEFORE = 2048
+
+
+def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m["size"] or m["size2"]:
+        yield _indivisible(log, m)
+    elif m["devices"]:
+        yield _devices(log, m)
+    elif m["missing"]:
+        axes = m["mesh"]
+        advice = (
+            f"the PartitionSpec {m['spec']} names the mesh axis '{m['missing']}', which the mesh "
+            f"does not have (its axes: {axes}): use one of those names, or build the Mesh with "
+            "that axis",
+            AdviceKind.MESH_AXIS,
+        )
+        yield _failure(log, m, "PartitionSpec", advice)
+    else:
+        axes = m["varying"] or f"{{{m['axis_name']}}}"
+        advice = (
+            f"shard_map's out_specs {m['out']} says the output is the same on every device of "
+            f"the mesh axes {axes}, but the function leaves it different there: reduce it over "
+            "them in the function (jax.lax.psum or jax.lax.pmean over those axes), or name them "
+            "in out_specs to keep one piece per device; check_vma=False only if it is in fact "
+            "the same everywhere",
+            AdviceKind.REDUCE_OR_SPEC,
+        )
+        yield _failure(log, m, "shard_map", advice)
+
+
+def _indivisible(log: Log, m: re.Match[str]) -> Failure:
+    axis = int(m["axis"] or m["axis2"])
+    parts = int(m["parts"] or m["parts2"])
+    size = int(m["size"] or m["size2"])
+    region = log.text[max(0, m.start() - _BEFORE) : paragraph_end(log, m.start())]
+    shape = _FULL_SHAPE.search(log.text, m.end(), paragraph_end(log, m.start()))
+    specs = list(_SPEC.finditer(region))
+    path = _KEY_PATH.search(region)
+    what = f"'{path['path']}'" if path else "an array"
+    whole = f" of shape {shape['shape']}" if shape else ""
+    spec = f" ({specs[-1]['spec']})" if specs else ""
+    padded = -(-size // parts) * parts
+    ways = [f"make that size a multiple of {parts} (pad it to {padded}, or a batch that is one)"]
+    divisors = [d for d in range(parts - 1, 1, -1) if size % d == 0]
+    if divisors:
+        ways.append(f"shard it over a mesh axis whose size divides {size} (such as {divisors[0]})")
+    ways.append("leave that axis unsharded (None in the PartitionSpec)")
+    advice = (
+        f"{what}{whole} has {size} along axis {axis}, which its sharding{spec} splits "
+        f"{parts} ways: {', '.join(ways[:-1])}, or {ways[-1]}",
+        AdviceKind.FIX_SHAPES,
+    )
+    return _failure(log, m, "sharding", advice, hints=[f"axis {axis}: {size} into {parts}"])
+
+
+def _devices(log: Log, m: re.Match[str]) -> Failure:
+    arguments = list(_ARGUMENT.finditer(log.text, m.end(), paragraph_end(log, m.start())))
+    placed = ", ".join(f"{a['name']} on {a['ids']}" for a in arguments[:2])
+    advice = (
+        "the arguments live on different devices"
+        + (f" ({placed})" if placed else "")
+        + ": put them on the same ones before the call (jax.device_put(b, a.sharding)), or "
+        "give every argument a sharding over one Mesh",
+        AdviceKind.SAME_DEVICES,
+    )
+    return _failure(log, m, "jit", advice)
+
+
+def _failure(
+    log: Log,
+    m: re.Match[str],
+    op: str,
+    advice: tuple[str, str],
+    hints: list[str] | None = None,
+) -> Failure:
+    stack = log.traceback_before(m.start())
+    function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
+    return make_failure(
+        Family.SHARDING,
+        log,
+        m.start(),
+        op=op,
+        reason=Reason.SHARDING,
+        advice=advice,
+        function=function,
+        stack=stack,
+        headline_at=log.text.rfind("\n", 0, m.start()) + 1,
+        hints=hints or [],
+    )
+
+
+RECOGNISER = Recogniser(Family.SHARDING, _OPENING, _sharding)
