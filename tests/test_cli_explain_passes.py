@@ -214,7 +214,12 @@ def test_explain_function_target_links_every_stage(cache):
         for eqn in line["jaxpr"]:
             assert set(eqn["kernels"]) <= set(line["kernels"])
         assert any(eqn["kernels"] for eqn in line["jaxpr"]), line["source"]
-    # The child's capture is cached with the target's: a second run says no note.
+    # The function's own capture kept the jaxpr's lines: explain started no second process
+    # (no note, no capture of its own beside the target's), and a second run reads the same.
+    assert "tracing" not in err
+    entry = hloscope.Target.resolve(target).output_dir
+    assert (entry / "capture" / "jaxpr_sources.json").is_file()
+    assert not (entry / "explain").exists()
     code, again, err = run("explain", target, "--json")
     assert code == 0 and json.loads(again) == data and "tracing" not in err
 

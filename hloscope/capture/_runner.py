@@ -214,7 +214,26 @@ def _capture_function(
         # The script and its example arguments loaded: a failure from here on is the
         # framework's or the compiler's (`hloscope report` writes a page of it).
         info["compiling"] = True
-    capture_for(fn, args, kwargs, device, mesh=parse_mesh(mesh) if mesh else None).save(save)
+    captured = capture_for(fn, args, kwargs, device, mesh=parse_mesh(mesh) if mesh else None)
+    _with_jaxpr_sources(captured, fn, args, kwargs).save(save)
+
+
+def _with_jaxpr_sources(captured: Any, fn: Any, args: Any, kwargs: Any) -> Any:
+    """A JAX function's capture with its jaxpr's lines (what ``explain`` and ``report`` put
+    beside each line), traced again here, where JAX's tracing cache has the function: the
+    command then needs no second process (on a TPU host, a second start of the chip). The
+    capture as it is when that fails, or for TensorFlow."""
+    if captured.frontend != "jax":
+        return captured
+    from .inprocess import Capture
+    from .jaxpr_lines import SourcedCapture, jaxpr_sources
+
+    try:
+        sources = jaxpr_sources(fn, *args, **kwargs)
+    except Exception:  # noqa: BLE001 - explain traces it in a child of its own then
+        return captured
+    fields = {name: getattr(captured, name) for name in Capture.__slots__ if name != "_modules"}
+    return SourcedCapture(**fields, jaxpr_sources=sources)
 
 
 def parse_mesh(text: str) -> dict[str, int]:

@@ -31,6 +31,7 @@ Only public attributes of jax objects are read (``eqn.primitive``, ``eqn.params`
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -60,6 +61,7 @@ __all__ = [
     "capture_with_sources",
     "capture_for_target",
     "saved_capture_for_target",
+    "has_jaxpr_sources",
 ]
 
 #: The file a :class:`SourcedCapture` writes its equations to, beside ``capture.json``.
@@ -238,31 +240,45 @@ def _frames(equation: Any, excluded: tuple[str, ...]) -> list[StackFrame]:
     source_info = getattr(equation, "source_info", None)
     traceback = getattr(source_info, "traceback", None)
     frames = getattr(traceback, "frames", None) or []
-    columns = _columns(traceback, len(frames))
+    raw = _raw_frames(traceback, len(frames))
     kept = []
-    for frame, column in zip(frames, columns):
+    for i, frame in enumerate(frames):
         file = str(getattr(frame, "file_name", ""))
         if not file or file.startswith(excluded) or file.startswith("<frozen"):
             continue
         line = int(getattr(frame, "line_num", 0))
+        column = _column(*raw[i]) if raw else 0
         kept.append(StackFrame(file, line, str(frame.function_name), column))
     return kept
 
 
-def _columns(traceback: Any, count: int) -> list[int]:
-    """The 0-based column of each frame's instruction (``code.co_positions()``), else zeros."""
+def _raw_frames(traceback: Any, count: int) -> list[tuple[Any, int]]:
+    """``(code, lasti)`` of each frame, or ``[]`` when the traceback does not give them."""
     raw = getattr(traceback, "raw_frames", None)
     try:
         codes, lastis = raw() if callable(raw) else ((), ())
-        columns = []
-        for code, lasti in zip(codes, lastis):
-            positions = list(code.co_positions())
-            index = lasti // 2
-            column = positions[index][2] if 0 <= index < len(positions) else None
-            columns.append(int(column or 0))
+        pairs = list(zip(codes, lastis))
     except Exception:  # noqa: BLE001 - columns refine a link; never a reason to fail
-        columns = []
-    return columns if len(columns) == count else [0] * count
+        return []
+    return pairs if len(pairs) == count else []
+
+
+def _column(code: Any, lasti: int) -> int:
+    """The 0-based column of the instruction at ``lasti`` (``code.co_positions()``), else 0.
+    Only the user's frames are asked (jax's own code objects are large: their positions are
+    never listed), and each code object's positions are listed once."""
+    try:
+        positions = _positions(code)
+    except Exception:  # noqa: BLE001 - columns refine a link; never a reason to fail
+        return 0
+    index = lasti // 2
+    column = positions[index][2] if 0 <= index < len(positions) else None
+    return int(column or 0)
+
+
+@functools.lru_cache(maxsize=1024)
+def _positions(code: Any) -> tuple[Any, ...]:
+    return tuple(code.co_positions())
 
 
 def _sub_jaxprs(params: dict[str, Any]) -> Iterator[Any]:
@@ -428,17 +444,31 @@ def capture_for_target(
     from .target import TargetError, TargetKind
 
     if target.kind is TargetKind.CAPTURE:
-        return SourcedCapture.load(target.path)
+        return _loaded(target, target.path)
     if target.kind is not TargetKind.FUNCTION or target.output_dir is None:
         raise TargetError(
             f"{target.spec}: jaxpr sources come from a SCRIPT.py:FUNCTION target or a saved "
             f"capture, not from a {target.kind}"
         )
+    if passes is None and has_jaxpr_sources(target.path):
+        return _loaded(target, target.path)  # the function's capture kept them
     folder = target.output_dir / (_PASSES_FOLDER if passes is not None else _EXPLAIN_FOLDER)
     if Capture.is_saved(folder):
-        return SourcedCapture.load(folder)
+        return _loaded(target, folder)
     _run_child(target, folder, passes, timeout)
-    return SourcedCapture.load(folder)
+    return _loaded(target, folder)
+
+
+def has_jaxpr_sources(folder: Path) -> bool:
+    """Whether the capture saved in ``folder`` kept its jaxpr's lines."""
+    return (folder / JAXPR_SOURCES_FILE).is_file()
+
+
+def _loaded(target: Target, folder: Path) -> SourcedCapture:
+    """The capture in ``folder``, with the target's snapshot of the source files as they ran."""
+    loaded = SourcedCapture.load(folder)
+    loaded.source_files = target.source_files()
+    return loaded
 
 
 def saved_capture_for_target(target: Target) -> SourcedCapture:
@@ -448,10 +478,12 @@ def saved_capture_for_target(target: Target) -> SourcedCapture:
     from .target import TargetKind
 
     if target.kind is TargetKind.FUNCTION and target.output_dir is not None:
+        if has_jaxpr_sources(target.path):
+            return _loaded(target, target.path)
         for name in (_EXPLAIN_FOLDER, _PASSES_FOLDER):
             if Capture.is_saved(target.output_dir / name):
-                return SourcedCapture.load(target.output_dir / name)
-    return SourcedCapture.load(target.path)
+                return _loaded(target, target.output_dir / name)
+    return _loaded(target, target.path)
 
 
 def _run_child(target: Target, folder: Path, passes: str | None, timeout: float | None) -> None:

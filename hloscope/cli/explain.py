@@ -78,11 +78,15 @@ def explain_command(
 
 def _sourced_capture(target):
     """The target's capture with jaxpr sources (capturing them in a child the first time)."""
-    from ..capture.jaxpr_lines import capture_for_target
+    from ..capture.jaxpr_lines import capture_for_target, has_jaxpr_sources
     from ..capture.target import TargetKind
 
     folder = target.output_dir
-    first_time = folder is not None and not (folder / "explain" / "capture.json").is_file()
+    first_time = (
+        folder is not None
+        and not (folder / "explain" / "capture.json").is_file()
+        and not has_jaxpr_sources(target.path)
+    )
     if target.kind is TargetKind.FUNCTION and first_time:
         say_note(f"tracing {target.spec} again for each jaxpr equation's line (cached)")
     return capture_for_target(target)
