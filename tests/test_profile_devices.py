@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from frameworks_needed import needs_framework
 
 from hloscope.analysis.op_profile import op_profile, read_trace
 from hloscope.cli import cli
@@ -276,3 +277,180 @@ def test_one_device_of_three_reads_as_the_single_device_trace_plus_one_line(
     three_json = json.loads(invoke("profile", str(multi), "--json").stdout)
     assert list(single_json) == OLD_KEYS
     assert {k: v for k, v in three_json.items() if k != "devices"} == single_json
+
+
+# ---- the same from an XSpace (*.xplane.pb) -----------------------------------------------------
+#
+# The made XSpace: the real v5e trace's XSpace with its /device:TPU:0 plane copied, each copy
+# renamed and every event's offset and duration (picoseconds, in the event and in its
+# device_offset_ps / device_duration_ps stats) scaled by FACTORS, written with
+# protobuf's wire format by hand (XSpace.planes = 1; XPlane.id = 1, .name = 2, .lines = 3;
+# XLine.events = 4; XEvent.offset_ps = 2, .duration_ps = 3). The oracle reads it back with
+# jax.profiler.ProfileData, XLA's own reader.
+
+_XSPACE = next((CASE / "trace").rglob("*.xplane.pb"))
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        low, value = value & 0x7F, value >> 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _read_varint(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, at
+
+
+def _fields(data: bytes):
+    """(number, wire type, value) of each field of a message, in order."""
+    at = 0
+    while at < len(data):
+        key, at = _read_varint(data, at)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, at = _read_varint(data, at)
+        elif wire == 2:
+            size, at = _read_varint(data, at)
+            value, at = data[at : at + size], at + size
+        elif wire == 1:
+            value, at = data[at : at + 8], at + 8
+        else:
+            value, at = data[at : at + 4], at + 4
+        yield number, wire, value
+
+
+def _encode(number: int, wire: int, value: int | bytes) -> bytes:
+    head = _varint(number << 3 | wire)
+    if wire == 0:
+        return head + _varint(int(value))  # type: ignore[arg-type]
+    if wire == 2:
+        return head + _varint(len(value)) + bytes(value)  # type: ignore[arg-type]
+    return head + bytes(value)  # type: ignore[arg-type]
+
+
+def _rewrite(data: bytes, edits: dict[int, Any]) -> bytes:
+    """The message with each field whose number ``edits`` names replaced by what its function
+    returns for the old value."""
+    return b"".join(
+        _encode(number, wire, edits[number](value) if number in edits else value)
+        for number, wire, value in _fields(data)
+    )
+
+
+# XLA:TPU's exact times are event stats too (XStat.metadata_id = 1, .uint64_value = 3,
+# .int64_value = 4), named in the plane's stat metadata (XPlane.stat_metadata = 5: map entries
+# key = 1, value = 2; XStatMetadata.name = 2).
+_TIMED_STATS = (b"device_offset_ps", b"device_duration_ps")
+
+
+def _timed_stat_ids(plane: bytes) -> set[int]:
+    ids = set()
+    for number, _, entry in _fields(plane):
+        if number != 5:
+            continue
+        key = next(v for n, _, v in _fields(entry) if n == 1)
+        metadata = next(v for n, _, v in _fields(entry) if n == 2)
+        if any(n == 2 and v in _TIMED_STATS for n, _, v in _fields(metadata)):
+            ids.add(key)
+    return ids
+
+
+def _scaled_plane(plane: bytes, ordinal: int, factor: float) -> bytes:
+    def scaled(value: int) -> int:
+        return round(value * factor)
+
+    timed = _timed_stat_ids(plane)
+
+    def stat(data: bytes) -> bytes:
+        ident = next((v for n, _, v in _fields(data) if n == 1), None)
+        return _rewrite(data, {3: scaled, 4: scaled}) if ident in timed else data
+
+    event = {2: scaled, 3: scaled, 4: stat}
+    line = {4: lambda e: _rewrite(e, event)}
+    return _rewrite(
+        plane,
+        {
+            1: lambda old: old + 1000 + ordinal,
+            2: lambda old: f"/device:TPU:{ordinal}".encode(),
+            3: lambda found: _rewrite(found, line),
+        },
+    )
+
+
+@pytest.fixture(scope="module")
+def multi_xspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = _XSPACE.read_bytes()
+    (device,) = [
+        value
+        for number, _, value in _fields(data)
+        if number == 1 and any(n == 2 and v == b"/device:TPU:0" for n, _, v in _fields(value))
+    ]
+    copies = b"".join(
+        _encode(1, 2, _scaled_plane(device, ordinal, factor))
+        for ordinal, factor in FACTORS.items()
+        if ordinal
+    )
+    run = tmp_path_factory.mktemp("multi-xspace") / "trace" / "plugins" / "profile" / "run"
+    run.mkdir(parents=True)
+    path = run / "host.xplane.pb"
+    path.write_bytes(data + copies)
+    return path
+
+
+def _xspace_busy_ns(path: Path) -> dict[str, float]:
+    """Each device plane's XLA Ops busy time in ns (the union of its ops' intervals, in
+    XLA:TPU's picoseconds), read with XLA's own ProfileData."""
+    needs_framework("jax")
+    from jax.profiler import ProfileData
+
+    out = {}
+    for plane in ProfileData.from_file(str(path)).planes:
+        if not plane.name.startswith("/device:TPU:"):
+            continue
+        for line in plane.lines:
+            if line.name != "XLA Ops":
+                continue
+            busy, end = 0, -1
+            spans = []
+            for e in line.events:
+                stats = dict(e.stats)
+                start = int(stats["device_offset_ps"])
+                spans.append((start, start + int(stats["device_duration_ps"])))
+            for start, stop in sorted(spans):
+                if stop > end:
+                    busy += stop - max(start, end)
+                    end = stop
+            out[plane.name] = busy / 1000
+    return out
+
+
+def test_an_xspace_of_several_devices_reads_like_its_json(multi_xspace: Path) -> None:
+    expected = _xspace_busy_ns(multi_xspace)
+    assert sorted(expected) == [f"/device:TPU:{n}" for n in FACTORS]
+    for ordinal, factor in FACTORS.items():
+        assert expected[f"/device:TPU:{ordinal}"] == pytest.approx(
+            factor * expected["/device:TPU:0"], rel=1e-6
+        )
+    trace = read_trace(multi_xspace)
+    assert trace.busy_ns == pytest.approx(expected, rel=1e-6)
+    two = op_profile(read_trace(multi_xspace, trace_device=2))
+    assert two.device == "/device:TPU:2"
+    zero = op_profile(read_trace(multi_xspace))
+    times = {k.name: k.time_s for k in zero.kernels}
+    assert {k.name: k.time_s for k in two.kernels} == pytest.approx(
+        {name: FACTORS[2] * t for name, t in times.items()}, rel=1e-5
+    )
+    done = invoke("profile", str(multi_xspace), "--trace-device", "1", "--json")
+    assert done.exit_code == 0, done.output
+    payload = json.loads(done.stdout)
+    assert [d["name"] for d in payload["devices"]] == [f"/device:TPU:{n}" for n in FACTORS]
