@@ -117,6 +117,8 @@ def test_jaxs_own_sharding_errors_are_explained(raised, program, case):
     assert str(failure.finding.reason) == "sharding"
     assert all(w in failure.finding.suggestion for w in words), failure.finding.suggestion
     assert failure.finding.source == f"{program}:{_line_of(program, case)}"
+    if case == "two_devices":  # "... with device ids [0] on platform CPU"
+        assert failure.device == "cpu" and str(failure.platform) == "cpu"
 
 
 PASTED = {

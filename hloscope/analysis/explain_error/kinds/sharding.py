@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
 from ..build import make_failure
+from ..device import platform_of
 from ..functions import jax_function, paragraph_end
 from ..log import Log
 from ..recogniser import Recogniser
@@ -57,6 +58,7 @@ _ARGUMENT = re.compile(
     r"argument\s+(?P<name>\S+)\s+of\s+\S+\s+with\s+shape\s+(?P<shape>\S+)\s+and\s+with\s+"
     r"device\s+ids\s+(?P<ids>\[[^\]]*\])"
 )
+_PLATFORM = re.compile(r"on\s+platform\s+(?P<platform>[A-Za-z]+)")
 # How far back the sharding may be printed before the divisibility words (a long mesh).
 _BEFORE = 2048
 
@@ -123,7 +125,12 @@ def _devices(log: Log, m: re.Match[str]) -> Failure:
         "give every argument a sharding over one Mesh",
         AdviceKind.SAME_DEVICES,
     )
-    return _failure(log, m, "jit", advice)
+    failure = _failure(log, m, "jit", advice)
+    platform = _PLATFORM.search(log.text, m.end(), paragraph_end(log, m.start()))
+    if platform is not None:  # "... with device ids [0] on platform TPU"
+        failure.device = platform["platform"].lower()
+        failure.platform = platform_of(failure.device)
+    return failure
 
 
 def _failure(
