@@ -66,7 +66,12 @@ def explain_error_command(log: str, as_json: bool) -> None:
                   warnings; sharding errors (a dimension split into
                   pieces that do not divide it, arguments on different
                   devices, a mesh axis the mesh lacks, shard_map
-                  out_specs against what the function computes)
+                  out_specs against what the function computes); how
+                  a function was called (a static argument it cannot
+                  hash, a string where an array belongs, a plain array
+                  as a random key) or an array used (after it was
+                  donated; a donation XLA could not use; the NaN
+                  jax_debug_nans caught)
       XLA         status errors: UNIMPLEMENTED and INVALID_ARGUMENT about
                   element types ("Element type C128 is not supported on
                   TPU."), the HLO verifier's custom element sizes

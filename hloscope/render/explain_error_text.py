@@ -49,6 +49,7 @@ REASON_WORDS: dict[Reason, str] = {
     Reason.COMPILE_ERROR: "the compiler refused it",
     Reason.OUT_OF_MEMORY: "the program needs more device memory than there is",
     Reason.SHARDING: "the shardings do not fit",
+    Reason.RUNTIME: "it failed while the program ran",
 }
 _LABEL_WIDTH = 13
 _FRAMES_SHOWN = 6

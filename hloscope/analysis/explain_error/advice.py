@@ -49,6 +49,11 @@ class AdviceKind(StrEnum):
     MESH_AXIS = "mesh_axis"
     SAME_DEVICES = "same_devices"
     REDUCE_OR_SPEC = "reduce_or_spec"
+    HASHABLE_STATIC = "hashable_static"
+    PRNG_KEY = "prng_key"
+    REUSED_DONATION = "reused_donation"
+    UNUSED_DONATION = "unused_donation"
+    FIND_NAN = "find_nan"
     OTHER = "other"
 
 

@@ -62,6 +62,10 @@ class Family(StrEnum):
     #: do not divide it, arguments on different devices, a mesh axis the mesh lacks,
     #: shard_map's out_specs against what the function computes.
     SHARDING = "sharding"
+    #: JAX refused how a jitted function was called or how an array was used: a static
+    #: argument it cannot hash, a string where an array belongs, an array used after it was
+    #: donated, a plain array as a random key, a NaN jax_debug_nans caught.
+    JAX_CALL = "jax_call"
 
 
 #: What each family means, in words (the headline of the text output).
@@ -81,6 +85,7 @@ FAMILY_TITLES: dict[Family, str] = {
     Family.RECOMPILE: "a function was traced again and again",
     Family.JAX_SHAPE: "JAX refused the shapes of an op",
     Family.SHARDING: "JAX could not shard the arrays as asked",
+    Family.JAX_CALL: "JAX refused how a function was called or an array was used",
 }
 
 

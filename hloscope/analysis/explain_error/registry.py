@@ -10,6 +10,7 @@ from __future__ import annotations
 from .kinds import (
     backend_startup,
     device_allocation,
+    jax_call,
     jax_export,
     jax_shape,
     jax_tracing,
@@ -45,4 +46,5 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     recompile.RECOGNISER,
     jax_shape.RECOGNISER,
     sharding.RECOGNISER,
+    jax_call.RECOGNISER,
 )

@@ -87,6 +87,9 @@ class Reason(StrEnum):
     #: The arrays' shardings do not fit their shapes, the mesh or each other (a dimension
     #: split into pieces that do not divide it, arguments on different devices).
     SHARDING = "sharding"
+    #: The program compiled, and failed or warned while it ran (an array used after it was
+    #: donated, a NaN that jax_debug_nans caught).
+    RUNTIME = "runtime"
 
 
 #: Reasons that only warn: the program compiles, but something about it deserves attention.

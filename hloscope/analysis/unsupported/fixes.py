@@ -447,6 +447,7 @@ GENERIC: dict[Reason, str] = {
     Reason.EXPORT: "jax.export would refuse this: use targets with compatibility guarantees, "
     "or jax.export.DisabledSafetyCheck.custom_call(target) if you accept the risk",
     Reason.COMPILE_ERROR: "the compiler refused the program: see the message",
+    Reason.RUNTIME: "the program compiled and failed while it ran: see the message",
     Reason.SHARDING: "the arrays' shardings do not fit their shapes or the mesh: make each "
     "sharded size a multiple of its mesh axis, and use the mesh's own axis names",
 }

@@ -1,0 +1,138 @@
+"""JAX refused how a jitted function was called, or how an array was used after a call.
+
+* ``Non-hashable static arguments are not supported``: a static argument JAX cannot hash
+  (an array or a list), which it needs as a cache key;
+* ``Error interpreting argument to ... as an abstract array. The problematic value is of type
+  <class 'str'> ... at path mode``: a non-array argument that is not marked static;
+* ``JAX encountered invalid PRNG key data``: a plain array where a random key belongs;
+* ``Array has been deleted with shape=float32[1024]``: an input used again after a call that
+  donated it;
+* ``Some donated buffers were not usable``: a donation XLA could not use (no output of that
+  shape and type);
+* ``FloatingPointError: invalid value (nan) encountered in log``: ``jax_debug_nans`` found the
+  first op that made a NaN (or an inf).
+
+JAX says what it refused in the message: the type, the argument's path, the shape, the op.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ...unsupported.findings import Reason
+from ..advice import AdviceKind
+from ..build import make_failure
+from ..functions import jax_function, paragraph_end
+from ..log import Log
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+
+__all__ = ["RECOGNISER"]
+
+_OPENING = re.compile(
+    r"Non-hashable static arguments are not supported\.(?: An error occurred (?:during a call "
+    r"to '[^'\n]*' )?while trying to hash an object of type <class '(?P<unhashable>[^'\n]+)'>)?"
+    r"|Error interpreting argument to (?P<fn><[^\n]{0,300}?>|\S+) as an abstract array\."
+    r" The problematic value is of type <class '(?P<type>[^'\n]+)'>"
+    r"(?: and was passed to the function at path (?P<path>[^\s\n]+?))?\.?(?=\s|$)"
+    r"|JAX encountered invalid PRNG key data: expected key_data\.dtype = (?P<want>\w+); "
+    r"got dtype=(?P<got>\w+)"
+    r"|Array has been deleted with shape=(?P<deleted>\S+?)\.?(?=\s|$)"
+    r"|Some donated buffers were not usable: (?P<unusable>[^\n]+?)\.?[ \t]*$"
+    r"|FloatingPointError: invalid value \((?P<bad>nan|inf)\) encountered in (?P<prim>[\w-]+)",
+    re.M,
+)
+
+
+def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m.group(0).startswith("Non-hashable"):
+        kind = m["unhashable"] or "an unhashable object"
+        yield _failure(
+            log,
+            m,
+            "static argument",
+            Reason.TRACING,
+            f"a static argument is a key of JAX's cache, so it must be hashable; this one is "
+            f"{kind}: pass a tuple (not a list or an array), or make the argument a traced "
+            "one (drop it from static_argnums/static_argnames)",
+            AdviceKind.HASHABLE_STATIC,
+        )
+    elif m["type"]:
+        path = m["path"]
+        named = f"'{path}'" if path else "the argument"
+        static = f"static_argnames=('{path}',)" if path else "static_argnums=..."
+        yield _failure(
+            log,
+            m,
+            "argument",
+            Reason.TRACING,
+            f"{named} is a {m['type']}, which jit cannot trace: mark it static "
+            f"(jax.jit(f, {static})) if it is a setting, or pass an array",
+            AdviceKind.STATIC_ARGS,
+        )
+    elif m["want"]:
+        yield _failure(
+            log,
+            m,
+            "PRNG key",
+            Reason.TRACING,
+            f"a random function got a {m['got']} array where a key belongs: make keys with "
+            "jax.random.key(seed) (or jax.random.PRNGKey(seed)) and new ones with "
+            "jax.random.split, never from data",
+            AdviceKind.PRNG_KEY,
+        )
+    elif m["deleted"]:
+        yield _failure(
+            log,
+            m,
+            "donated array",
+            Reason.RUNTIME,
+            f"the {m['deleted']} array was used after a call that donated it (donate_argnums "
+            "or donate_argnames hand its memory to the result) or after .delete(): use the "
+            "call's result from then on, or stop donating that argument",
+            AdviceKind.REUSED_DONATION,
+        )
+    elif m["unusable"]:
+        yield _failure(
+            log,
+            m,
+            "donation",
+            Reason.RUNTIME,
+            f"XLA reuses a donated input only for an output of the same shape and type; no "
+            f"output matched {m['unusable']}, so that donation saves nothing: drop it from "
+            "donate_argnums, or return the updated value in that shape",
+            AdviceKind.UNUSED_DONATION,
+        )
+    else:
+        yield _failure(
+            log,
+            m,
+            m["prim"],
+            Reason.RUNTIME,
+            f"jax_debug_nans stopped at the first {m['bad']} made, by {m['prim']}: look at "
+            f"its inputs on your line (a log or sqrt of a negative, 0/0, an overflow in a "
+            "low-precision type) and guard them (jnp.where, a clip, an epsilon)",
+            AdviceKind.FIND_NAN,
+        )
+
+
+def _failure(
+    log: Log, m: re.Match[str], op: str, reason: Reason, advice: str, kind: AdviceKind
+) -> Failure:
+    stack = log.traceback_before(m.start())
+    function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
+    return make_failure(
+        Family.JAX_CALL,
+        log,
+        m.start(),
+        op=op,
+        reason=reason,
+        advice=(advice, kind),
+        function=function,
+        stack=stack,
+        headline_at=log.text.rfind("\n", 0, m.start()) + 1,
+    )
+
+
+RECOGNISER = Recogniser(Family.JAX_CALL, _OPENING, _jax_call)
