@@ -3,7 +3,8 @@
 JAX is the oracle: a child process runs six programs that JAX refuses (or warns about, made
 an error) and prints each traceback, which explain-error reads: a static argument it cannot
 hash, a string passed where an array belongs, a float array as a random key, an array used
-after a call donated it, a donation XLA could not use, and a NaN that jax_debug_nans caught.
+after a call donated it, a donation XLA could not use, a transfer jax.transfer_guard stopped,
+and a NaN that jax_debug_nans caught.
 Each case marks the line to fix with ``# fails here: NAME``.
 """
 
@@ -56,6 +57,11 @@ def unusable_donation():
         total(jnp.ones((128, 128)))  # fails here: unusable_donation
 
 
+def guarded():
+    with jax.transfer_guard("disallow"):
+        jax.jit(lambda x: x + 1)(np.ones(3, np.float32))  # fails here: guarded
+
+
 def nans():
     jax.config.update("jax_debug_nans", True)
     try:
@@ -64,7 +70,7 @@ def nans():
         jax.config.update("jax_debug_nans", False)
 
 
-for case in (non_hashable, not_an_array, bad_key, deleted, unusable_donation, nans):
+for case in (non_hashable, not_an_array, bad_key, deleted, unusable_donation, guarded, nans):
     try:
         case()
     except Exception:
@@ -90,6 +96,12 @@ EXPECTED = {
     "deleted": ("donated array", "runtime", "reused_donation", ["float32[1024]", "donated it"]),
     "unusable_donation": ("donation", "runtime", "unused_donation", ["float32[128,128]"]),
     "nans": ("log", "runtime", "find_nan", ["first nan made, by log"]),
+    "guarded": (
+        "host-to-device transfer",
+        "runtime",
+        "explicit_transfer",
+        ["jax.device_put(x)", "jax.transfer_guard"],
+    ),
 }
 
 

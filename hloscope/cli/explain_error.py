@@ -70,8 +70,9 @@ def explain_error_command(log: str, as_json: bool) -> None:
                   a function was called (a static argument it cannot
                   hash, a string where an array belongs, a plain array
                   as a random key) or an array used (after it was
-                  donated; a donation XLA could not use; the NaN
-                  jax_debug_nans caught)
+                  donated; a donation XLA could not use; a transfer
+                  jax.transfer_guard stopped; the NaN jax_debug_nans
+                  caught)
       XLA         status errors: UNIMPLEMENTED and INVALID_ARGUMENT about
                   element types ("Element type C128 is not supported on
                   TPU."), the HLO verifier's custom element sizes

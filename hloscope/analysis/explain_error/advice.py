@@ -54,6 +54,7 @@ class AdviceKind(StrEnum):
     REUSED_DONATION = "reused_donation"
     UNUSED_DONATION = "unused_donation"
     FIND_NAN = "find_nan"
+    EXPLICIT_TRANSFER = "explicit_transfer"
     OTHER = "other"
 
 

@@ -10,7 +10,9 @@
 * ``Some donated buffers were not usable``: a donation XLA could not use (no output of that
   shape and type);
 * ``FloatingPointError: invalid value (nan) encountered in log``: ``jax_debug_nans`` found the
-  first op that made a NaN (or an inf).
+  first op that made a NaN (or an inf);
+* ``Disallowed host-to-device transfer: aval=ShapedArray(float32[3])``: ``jax.transfer_guard``
+  stopped a transfer the program did not ask for.
 
 JAX says what it refused in the message: the type, the argument's path, the shape, the op.
 """
@@ -40,7 +42,9 @@ _OPENING = re.compile(
     r"got dtype=(?P<got>\w+)"
     r"|Array has been deleted with shape=(?P<deleted>\S+?)\.?(?=\s|$)"
     r"|Some donated buffers were not usable: (?P<unusable>[^\n]+?)\.?[ \t]*$"
-    r"|FloatingPointError: invalid value \((?P<bad>nan|inf)\) encountered in (?P<prim>[\w-]+)",
+    r"|FloatingPointError: invalid value \((?P<bad>nan|inf)\) encountered in (?P<prim>[\w-]+)"
+    r"|Disallowed (?P<transfer>host-to-device|device-to-host|device-to-device) transfer"
+    r"(?:: aval=(?P<aval>\S+?),)?",
     re.M,
 )
 
@@ -103,6 +107,19 @@ def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             f"output matched {m['unusable']}, so that donation saves nothing: drop it from "
             "donate_argnums, or return the updated value in that shape",
             AdviceKind.UNUSED_DONATION,
+        )
+    elif m["transfer"]:
+        what = f" of {m['aval']}" if m["aval"] else ""
+        move = "jax.device_get(x)" if m["transfer"] == "device-to-host" else "jax.device_put(x)"
+        yield _failure(
+            log,
+            m,
+            f"{m['transfer']} transfer",
+            Reason.RUNTIME,
+            f"jax.transfer_guard stopped an implicit {m['transfer']} transfer{what}: make it "
+            f"explicit ({move} before the use), or relax the guard for that code "
+            "(jax.transfer_guard('allow'))",
+            AdviceKind.EXPLICIT_TRANSFER,
         )
     else:
         yield _failure(
