@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Self
 from ..dump.passes import PassStep
 from ..stages import Stage, UnknownStageError
 from .errors import CaptureError, CaptureUsageError, MissingStageError, NotHloStageError
+from .traceable import traceable
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.model import Module
@@ -365,11 +366,6 @@ def package_versions(*packages: str) -> dict[str, str]:
 # ---- JAX -----------------------------------------------------------------------------------------
 
 
-def _is_jitted(fn: Any) -> bool:
-    # jax.jit wrappers (and pjit, and equinox's filter_jit-free jit) all expose trace + lower.
-    return callable(getattr(fn, "trace", None)) and callable(getattr(fn, "lower", None))
-
-
 def lower_jax(
     fn: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]
 ) -> tuple[Any, Any, dict[str, str]]:
@@ -378,13 +374,14 @@ def lower_jax(
     from . import jaxlib_adapter
     from .frameworks import require_jax
 
-    jax = require_jax()
+    require_jax()
 
     # A user's jitted function is traced through its own wrapper (so its static_argnums and
     # shardings apply, and the text equals `fn.lower(...).compile().as_text()`); AOT tracing
     # shares JAX's tracing cache but never touches the C++ dispatch cache behind `fn(...)`.
     jaxlib_adapter.hide_hloscope_frames()
-    jitted: Any = fn if _is_jitted(fn) else jax.jit(fn)  # either way, it has .trace
+    # jax.jit's own wrapper, jax.jit(fn), or a function of the array leaves (traceable.py).
+    jitted, args, kwargs = traceable(fn, args, kwargs)
     # Every user frame, however deep the call: JAX's frame limit is lifted while tracing and
     # lowering (the locations are written then), and the user's setting restored after.
     with jaxlib_adapter.full_traceback_locations():

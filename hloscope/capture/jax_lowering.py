@@ -40,6 +40,7 @@ from types import TracebackType
 from typing import Any
 
 from .frameworks import require_jax
+from .traceable import traceable
 
 __all__ = [
     "CALLBACK_PRIMITIVES",
@@ -195,7 +196,7 @@ def lower_for(
     jaxlib_adapter.hide_hloscope_frames()
     target = jax_platform(platform)
     kwargs = dict(kwargs or {})
-    jitted: Any = fn if _is_jitted(fn) else jax.jit(fn)  # either way, it has .trace
+    jitted, args, kwargs = traceable(fn, args, kwargs)  # either way, it has .trace
     facts = LoweringFacts(
         platform=target, function=_qualified_name(fn), jax_version=str(jax.__version__)
     )
@@ -372,10 +373,6 @@ def _is_internal(path: str, prefixes: tuple[str, ...]) -> bool:
 
 
 # ---- small helpers ------------------------------------------------------------------------------
-
-
-def _is_jitted(fn: Any) -> bool:
-    return callable(getattr(fn, "trace", None)) and callable(getattr(fn, "lower", None))
 
 
 def _qualified_name(fn: Any) -> str:

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from ..hlo.metadata import StackFrame
 from .errors import CaptureError
 from .inprocess import Capture
+from .traceable import traceable
 
 if TYPE_CHECKING:  # pragma: no cover
     from .target import Target
@@ -399,9 +400,9 @@ def jaxpr_sources(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> JaxprSou
     from . import jaxlib_adapter
     from .frameworks import require_jax
 
-    jax = require_jax()
+    require_jax()
     jaxlib_adapter.hide_hloscope_frames()
-    jitted: Any = fn if callable(getattr(fn, "trace", None)) else jax.jit(fn)
+    jitted, args, kwargs = traceable(fn, args, kwargs)
     traced = jitted.trace(*args, **kwargs)
     name = getattr(traced, "fun_name", "") or getattr(fn, "__name__", "") or "fn"
     return sources_of_jaxpr(traced.jaxpr, name)

@@ -38,6 +38,7 @@ from typing import Any
 
 from ...devices import DeviceSpec, parse_device
 from ..errors import CaptureError
+from ..traceable import traceable
 from ._xla_tpu import XlaTpu, _placed
 
 __all__ = ["OpCandidate", "ConfirmJob", "CompileVerdict", "ConfirmResult", "confirm_on_tpu"]
@@ -190,7 +191,6 @@ class _Child:
     def load(self) -> None:
         """Import the script, place the example arguments on the slice, trace the function
         (an error is kept: the whole compile reports it)."""
-        import jax
 
         from ..script_loader import load_function
 
@@ -199,8 +199,8 @@ class _Child:
         loaded = load_function(self.job.script, self.job.function)
         args, kwargs = _placed(loaded.args, loaded.kwargs, self.devices, self.spec, None)
         fn = loaded.function
-        jitted = fn if callable(getattr(fn, "trace", None)) else jax.jit(fn)
         try:
+            jitted, args, kwargs = traceable(fn, args, kwargs)
             self.traced = jitted.trace(*args, **kwargs)
         except Exception as error:  # noqa: BLE001 - the program's own error is an answer
             self.error = error
