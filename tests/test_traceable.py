@@ -73,6 +73,10 @@ def test_a_function_jax_jit_takes_is_traced_as_jax_jit_traces_it():
     assert len(jitted.trace(*args).jaxpr.in_avals) == 2
     already = jax.jit(scale, static_argnums=1)
     assert traceable(already, (jnp.ones(3), 2), {})[0] is already
+    # jax.pmap has `lower` but no `trace`: jitted around, its axis kept (psum over it traces).
+    summed = jax.pmap(lambda x: jax.lax.psum(x, "i"), axis_name="i")
+    jitted, args, _ = traceable(summed, (jnp.ones((1, 4)),), {})
+    assert len(args) == 1 and jitted.trace(*args).jaxpr is not None
 
 
 EQX_PROGRAM = """

@@ -8,14 +8,16 @@ fails for two common kinds of program:
 * a function whose arguments hold leaves that are no JAX type: an Equinox or Flax module
   carries its activation functions and settings beside its weights, a config object holds
   strings. ``jax.jit`` refuses them ("Error interpreting argument ... as an abstract array");
-* a function wrapped by a library's own jit that has no ``trace`` (Equinox's
-  ``eqx.filter_jit``): wrapping it in ``jax.jit`` again meets the same refusal.
+* so does a function wrapped by a library's own jit that has no ``trace`` (Equinox's
+  ``eqx.filter_jit``), called with such arguments: wrapping it in ``jax.jit`` meets the same
+  refusal.
 
 Such libraries trace the array leaves and hold every other leaf fixed (Equinox's rule: "all
-arrays are traced, everything else is static"). :func:`traceable` does the same for these two
-kinds only: the function of the array leaves alone, the other leaves closed over, returning
-the array leaves of its result; it keeps the function's name, so the module is still
-``jit_<name>``. Any other function is traced exactly as ``jax.jit`` would.
+arrays are traced, everything else is static"). :func:`traceable` does the same when some leaf
+is no JAX type, and only then: the function of the array leaves alone (the function itself
+called inside, its wrapper included), the other leaves closed over, returning the array leaves
+of its result; it keeps the function's name, so the module is still ``jit_<name>``. Any other
+function is traced exactly as ``jax.jit`` would (a ``jax.pmap`` function inside it).
 """
 
 from __future__ import annotations
@@ -37,21 +39,24 @@ def traceable(
     if callable(getattr(fn, "trace", None)) and callable(getattr(fn, "lower", None)):
         return fn, tuple(args), dict(kwargs)
     leaves, treedef = jax.tree_util.tree_flatten((tuple(args), dict(kwargs)))
-    wrapped = callable(getattr(fn, "lower", None))  # a library's jit, without `trace`
-    if not wrapped and all(_jax_type(leaf, jax) for leaf in leaves):
+    if all(_jax_type(leaf, jax) for leaf in leaves):
+        # jax.jit of the function as it is: a library's wrapper too (jax.pmap, whose `lower`
+        # comes without `trace`; eqx.filter_jit of arrays alone), traced inside.
         return jax.jit(fn), tuple(args), dict(kwargs)
     dynamic = [i for i, leaf in enumerate(leaves) if _array(leaf, jax)]
-    inner = getattr(fn, "__wrapped__", fn) if wrapped else fn
 
     def arrays_only(*values: Any) -> list[Any]:
         filled = list(leaves)
         for i, value in zip(dynamic, values, strict=True):
             filled[i] = value
         call_args, call_kwargs = jax.tree_util.tree_unflatten(treedef, filled)
-        result = inner(*call_args, **call_kwargs)
+        # The function itself, wrapper included: a library's jit (eqx.filter_jit) traces
+        # inside this one as a nested call, which XLA inlines.
+        result = fn(*call_args, **call_kwargs)
         return [leaf for leaf in jax.tree_util.tree_leaves(result) if _array(leaf, jax)]
 
-    name = getattr(inner, "__name__", None) or getattr(fn, "__name__", None) or "fn"
+    inner = getattr(fn, "__wrapped__", fn)
+    name = getattr(fn, "__name__", None) or getattr(inner, "__name__", None) or "fn"
     arrays_only.__name__ = arrays_only.__qualname__ = str(name)
     return jax.jit(arrays_only), tuple(leaves[i] for i in dynamic), {}
 
