@@ -30,7 +30,9 @@ class Config:
 
 
 def _step(params, x, config):
-    act = {"relu": lambda v: v * (v > 0), "tanh": lambda v: v * 0 + v.tanh()}[config.activation]
+    import jax.numpy as jnp
+
+    act = {"relu": lambda v: v * (v > 0), "tanh": jnp.tanh}[config.activation]
     for _ in range(config.layers):
         x = act(x @ params) * config.scale
     return x.sum()
@@ -130,3 +132,29 @@ def test_an_equinox_filter_jit_program_is_captured(tmp_path: Path, monkeypatch):
     assert explained.exit_code == 0, explained.output
     lines = json.loads(explained.stdout)["lines"]
     assert any(line["jaxpr"] and line["kernels"] for line in lines)
+
+
+def test_bench_times_a_function_of_arrays_and_settings():
+    needs_framework("jax")
+    import jax.numpy as jnp
+
+    from hloscope.bench import bench
+
+    params, x = jnp.ones((64, 64)), jnp.ones((8, 64))
+    config = Config("tanh", 0.5, 2)
+    result = bench(_step, params, x, config, budget=0.2, profile=False)
+    assert result.timing.median_s > 0
+    assert result.flops == _cost(functools.partial(_step, config=config), params, x)
+
+
+def test_bench_places_typed_random_keys_afresh_when_a_call_consumes_them():
+    jax = needs_framework("jax")
+    import jax.numpy as jnp
+
+    from hloscope.bench import bench
+
+    # jax.random.key(...) arrays have a key dtype NumPy cannot hold; x is donated, so every
+    # run gets fresh copies of both arguments from the host, the key made a key again.
+    noisy = jax.jit(lambda x, key: x + jax.random.normal(key, x.shape), donate_argnums=0)
+    result = bench(noisy, jnp.ones(1024), jax.random.key(0), budget=0.2, profile=False)
+    assert result.timing.median_s > 0 and len(result.timing.samples) >= 1

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..capture.errors import ScriptImportError
+from ..capture.traceable import traceable
 from .compile import CompiledModule, Workload, compile_module, resolve_device
 from .inputs import random_like
 
@@ -86,12 +87,48 @@ def _any_deleted(tree: Any) -> bool:
     )
 
 
-def _host_copy(tree: Any) -> Any:
+@dataclass(frozen=True, slots=True)
+class _HostKey:
+    """A typed PRNG key array kept on the host: its raw data and its implementation (NumPy
+    cannot hold the key type itself)."""
+
+    data: np.ndarray
+    impl: Any
+
+
+def _is_key(leaf: Any) -> bool:
     import jax
 
-    return jax.tree_util.tree_map(
-        lambda leaf: np.array(leaf) if hasattr(leaf, "__array__") else leaf, tree
-    )
+    dtype = getattr(leaf, "dtype", None)
+    return dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
+
+
+def _host_copy(tree: Any) -> Any:
+    """The arrays of ``tree`` copied to the host, to place afresh when a call consumes them
+    (:func:`_to_device`)."""
+    import jax
+
+    def copy(leaf: Any) -> Any:
+        if _is_key(leaf):  # jax.random.key(...): its data, and how to make it a key again
+            return _HostKey(np.array(jax.random.key_data(leaf)), jax.random.key_impl(leaf))
+        return np.array(leaf) if hasattr(leaf, "__array__") else leaf
+
+    return jax.tree_util.tree_map(copy, tree)
+
+
+def _to_device(tree: Any, target: Any) -> Any:
+    """``jax.device_put(tree, target)``, with the keys :func:`_host_copy` kept made keys."""
+    import jax
+
+    def put(leaf: Any) -> Any:
+        if isinstance(leaf, _HostKey):
+            return jax.device_put(
+                jax.random.wrap_key_data(jax.numpy.asarray(leaf.data), impl=leaf.impl), target
+            )
+        return leaf
+
+    keyed = jax.tree_util.tree_map(put, tree, is_leaf=lambda leaf: isinstance(leaf, _HostKey))
+    return jax.device_put(keyed, target)
 
 
 def program_from_callable(
@@ -111,7 +148,9 @@ def program_from_callable(
     target = resolve_device(device)
     rng = np.random.default_rng(seed)
     call_args, call_kwargs = _concrete((tuple(args), dict(kwargs or {})), rng)
-    jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
+    # As capture traces it: a function of its array leaves when some leaf is no JAX type
+    # (an Equinox module, a config object), which are then the arguments timed.
+    jitted, call_args, call_kwargs = traceable(fn, call_args, call_kwargs)
     host = _host_copy((call_args, call_kwargs))
     placed_args, placed_kwargs = jax.device_put((call_args, call_kwargs), target)
     compiled = jitted.lower(*placed_args, **placed_kwargs).compile()
@@ -130,9 +169,7 @@ def program_from_callable(
             fresh_args, fresh_kwargs = positional
             return jitted(*fresh_args, **fresh_kwargs)
 
-        work = Workload(
-            call_fresh, (), lambda: tuple(jax.device_put((host_args, host_kwargs), target))
-        )
+        work = Workload(call_fresh, (), lambda: tuple(_to_device((host_args, host_kwargs), target)))
     label = name or optimized.name
     return Program(label, target, work, optimized, optimized)
 
