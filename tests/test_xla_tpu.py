@@ -96,6 +96,21 @@ def test_pallas_kernels_without_an_estimate_cost_what_xla_tpu_counts_with_one():
     assert not given["summary"]["flagged"]
 
 
+def test_a_module_xla_tpu_numbers_anew_keeps_its_live_range():
+    # The optimized module's files carry another id than the module before optimizations:
+    # its buffer assignment and live range are still this compile's, not hloscope's
+    # simulation's.
+    got = hloscope_json("memory", target("dropout"), "--device", "tpu-v5e")
+    want = oracle("dropout", "v5e:1x1", "1,1,1")
+    assert got["peak_bytes"] == want["peak"]
+    assert (
+        "live_range_peak_bytes" in got["figures"] and "simulated_peak_bytes" not in got["figures"]
+    )
+    assert 0 < got["figures"]["live_range_peak_bytes"] <= got["peak_bytes"]
+    fusions = hloscope_json("fusions", target("dropout"), "--device", "tpu-v5e")
+    assert fusions["summary"]["flops"] == pytest.approx(want["flops"], rel=2**-23)
+
+
 def test_remat_lowers_the_peak_and_costs_flops():
     plain = hloscope_json("memory", target("lm_step"), "--device", "tpu-v5e")
     remat = hloscope_json("memory", target("lm_step_remat"), "--device", "tpu-v5e")

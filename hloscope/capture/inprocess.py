@@ -524,19 +524,23 @@ def _read_private_dump(folder: str) -> _PrivateDump:
     from ..dump.index import load_dump
 
     index = load_dump(folder)
-    # One compile, one module id; pick the module that has the pre-optimization text in case a
-    # future XLA dumps helper modules alongside.
+    # One compile: the module of the text before optimizations, and the module of the text
+    # after them with its reports. They are one module id mostly, but XLA:TPU may number the
+    # optimized module anew (a Flax train step's `module_0000...before_optimizations` and
+    # `module_0003...after_optimizations`, buffer assignment and live range).
     found = next(((m, m.before_file) for m in index.modules if m.before_file is not None), None)
     if found is None:
         return _PrivateDump(before=None, reports={}, passes=[])
     module, before_file = found
+    optimized = next((m for m in reversed(index.modules) if m.after_file is not None), module)
     reports: dict[str, str] = {}
     for kind, report in _REPORT_KINDS.items():
-        files = module.companions(kind)
+        files = optimized.companions(kind) or module.companions(kind)
         if files:
             reports[report] = files[0].path.read_text()
     passes: list[PassSnapshot] = []
-    for step in module.passes:
+    steps = [*module.passes, *(optimized.passes if optimized is not module else [])]
+    for step in steps:
         text_file = step.text_file
         if text_file is None:
             continue
@@ -550,7 +554,7 @@ def _read_private_dump(folder: str) -> _PrivateDump:
                 filename=text_file.path.name,
             )
         )
-    after_file = module.after_file
+    after_file = optimized.after_file
     return _PrivateDump(
         before=before_file.path.read_text(),
         reports=reports,

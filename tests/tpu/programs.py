@@ -133,6 +133,14 @@ def _pallas_mlp(x: jax.Array, w1: jax.Array, w2: jax.Array, estimate: bool) -> j
 
 
 @jax.jit
+def dropout(x: jax.Array, key: jax.Array) -> jax.Array:
+    """Dropout from a random key: XLA:TPU numbers its optimized module anew (its dump has
+    ``module_0000...before_optimizations`` and ``module_0003...after_optimizations``)."""
+    kept = jax.random.bernoulli(key, 0.9, x.shape)
+    return jnp.where(kept, x / 0.9, 0).sum()
+
+
+@jax.jit
 def pallas_mlp(x: jax.Array, w1: jax.Array, w2: jax.Array) -> jax.Array:
     """Two Pallas matmul kernels given no cost_estimate (XLA:TPU counts none of their FLOPs)."""
     return _pallas_mlp(x, w1, w2, estimate=False)
@@ -193,6 +201,7 @@ def _single() -> dict[str, Any]:
             jnp.zeros((8, 32, 32, 3), BF16),
         ),
         "narrow": lambda: (jnp.ones((65536, 6), jnp.float32), jnp.ones((65536, 3), jnp.int32)),
+        "dropout": lambda: (jnp.ones((128, 128)), jax.random.key(0)),
         "pallas_mlp": _pallas_args,
         "pallas_mlp_estimated": _pallas_args,
     }
