@@ -10,13 +10,11 @@ Each case marks the line to fix with ``# fails here: NAME``.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from frameworks_needed import needs_framework
+from raised_errors import marked_line, run_cases
 
 from hloscope.analysis.explain_error import explain_error
 
@@ -115,28 +113,9 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def raised(program: Path) -> dict[str, str]:
     needs_framework("jax")
-    env = dict(os.environ, JAX_PLATFORMS="cpu")
-    done = subprocess.run(
-        [sys.executable, str(program)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    cases = {}
-    for block in done.stdout.split("@@@ ")[1:]:
-        name, _, text = block.partition("\n")
-        cases[name.strip()] = text
+    cases = run_cases(program)
     assert set(cases) == set(EXPECTED)
     return cases
-
-
-def _line_of(program: Path, case: str) -> int:
-    lines = program.read_text().splitlines()
-    (line,) = [i for i, text in enumerate(lines, 1) if text.endswith(f"# fails here: {case}")]
-    return line
 
 
 @pytest.mark.parametrize("case", sorted(EXPECTED))
@@ -152,4 +131,4 @@ def test_jaxs_own_refusals_are_explained_with_the_line_and_fix(raised, program, 
     )
     assert failure.advice_kind == kind
     assert all(w in failure.finding.suggestion for w in words), failure.finding.suggestion
-    assert failure.finding.source == f"{program}:{_line_of(program, case)}"
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"

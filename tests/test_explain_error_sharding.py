@@ -10,13 +10,11 @@ wrapped over lines) are read the same way.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from frameworks_needed import needs_framework
+from raised_errors import marked_line, run_cases
 
 from hloscope.analysis.explain_error import explain_error
 
@@ -66,30 +64,10 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _line_of(program: Path, case: str) -> int:
-    lines = program.read_text().splitlines()
-    (line,) = [i for i, text in enumerate(lines, 1) if text.endswith(f"# fails here: {case}")]
-    return line
-
-
 @pytest.fixture(scope="module")
 def raised(program: Path) -> dict[str, str]:
     needs_framework("jax")
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
-    env["JAX_PLATFORMS"] = "cpu"
-    done = subprocess.run(
-        [sys.executable, str(program)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    cases = {}
-    for block in done.stdout.split("@@@ ")[1:]:
-        name, _, text = block.partition("\n")
-        cases[name.strip()] = text
+    cases = run_cases(program, XLA_FLAGS="--xla_force_host_platform_device_count=8")
     assert set(cases) == {"indivisible", "two_devices", "unknown_axis", "unreduced"}
     return cases
 
@@ -116,7 +94,7 @@ def test_jaxs_own_sharding_errors_are_explained(raised, program, case):
     assert (str(failure.family), failure.finding.op, failure.advice_kind) == ("sharding", op, kind)
     assert str(failure.finding.reason) == "sharding"
     assert all(w in failure.finding.suggestion for w in words), failure.finding.suggestion
-    assert failure.finding.source == f"{program}:{_line_of(program, case)}"
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
     if case == "two_devices":  # "... with device ids [0] on platform CPU"
         assert failure.device == "cpu" and str(failure.platform) == "cpu"
 

@@ -14,12 +14,12 @@ from typing import Any
 from ...hlo.metadata import StackFrame
 from ..unsupported.findings import Finding, Reason
 from .advice import Advice
-from .functions import function_chain
+from .functions import function_chain, jax_function, paragraph_end
 from .log import Log, class_before
 from .record import Failure, Family
 from .user_line import user_source
 
-__all__ = ["make_failure", "UNSET"]
+__all__ = ["make_failure", "jax_message_failure", "UNSET"]
 
 
 class _Unset:
@@ -67,3 +67,32 @@ def make_failure(
     if error_class is UNSET:
         error_class = class_before(log, start)
     return Failure(family, finding, message=detail, stack=stack, error_class=error_class, **fields)
+
+
+def jax_message_failure(
+    family: Family,
+    log: Log,
+    start: int,
+    *,
+    op: str,
+    reason: Reason,
+    advice: Advice | tuple[str, str],
+    **fields: Any,
+) -> Failure:
+    """The failure of a JAX message whose words may start mid-line (after the exception's
+    class): its traceback is the one before it, its function the one JAX names (or the
+    innermost user frame's), its headline the whole line."""
+    stack = log.traceback_before(start)
+    function = jax_function(log, start, paragraph_end(log, start), stack)
+    return make_failure(
+        family,
+        log,
+        start,
+        op=op,
+        reason=reason,
+        advice=advice,
+        function=function,
+        stack=stack,
+        headline_at=log.text.rfind("\n", 0, start) + 1,
+        **fields,
+    )

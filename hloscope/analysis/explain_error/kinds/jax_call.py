@@ -24,8 +24,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import make_failure
-from ..functions import jax_function, paragraph_end
+from ..build import jax_message_failure
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -137,18 +136,8 @@ def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 def _failure(
     log: Log, m: re.Match[str], op: str, reason: Reason, advice: str, kind: AdviceKind
 ) -> Failure:
-    stack = log.traceback_before(m.start())
-    function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
-    return make_failure(
-        Family.JAX_CALL,
-        log,
-        m.start(),
-        op=op,
-        reason=reason,
-        advice=(advice, kind),
-        function=function,
-        stack=stack,
-        headline_at=log.text.rfind("\n", 0, m.start()) + 1,
+    return jax_message_failure(
+        Family.JAX_CALL, log, m.start(), op=op, reason=reason, advice=(advice, kind)
     )
 
 

@@ -15,8 +15,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import make_failure
-from ..functions import jax_function, paragraph_end
+from ..build import jax_message_failure
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -46,24 +45,19 @@ def _jax_shape(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         detail = f"{m['what']}: {m['a']} vs {m['b']}"
     else:
         detail = f"shapes {m['shapes'] or m['ishapes'] or m['rs']}"
-    stack = log.traceback_before(m.start())
-    function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
     advice = (
         f"the operands of {op} do not fit ({detail}): check the axes the op contracts or "
         "broadcasts (transpose or reshape an operand, or fix the size that differs: a "
         "checkpoint or config from another model, an off-by-one)",
         AdviceKind.FIX_SHAPES,
     )
-    yield make_failure(
+    yield jax_message_failure(
         Family.JAX_SHAPE,
         log,
         m.start(),
         op=op,
         reason=Reason.TRACING,
         advice=advice,
-        function=function,
-        stack=stack,
-        headline_at=log.text.rfind("\n", 0, m.start()) + 1,
         hints=[detail],
     )
 

@@ -24,9 +24,9 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import make_failure
+from ..build import jax_message_failure
 from ..device import platform_of
-from ..functions import jax_function, paragraph_end
+from ..functions import paragraph_end
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -140,18 +140,13 @@ def _failure(
     advice: tuple[str, str],
     hints: list[str] | None = None,
 ) -> Failure:
-    stack = log.traceback_before(m.start())
-    function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
-    return make_failure(
+    return jax_message_failure(
         Family.SHARDING,
         log,
         m.start(),
         op=op,
         reason=Reason.SHARDING,
         advice=advice,
-        function=function,
-        stack=stack,
-        headline_at=log.text.rfind("\n", 0, m.start()) + 1,
         hints=hints or [],
     )
 

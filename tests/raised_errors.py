@@ -1,0 +1,38 @@
+"""Errors JAX itself raises, as text for explain-error: the tests' oracle.
+
+A test writes a program of cases (each a function that fails, its line to fix marked
+``# fails here: NAME``, printed by a loop as ``@@@ NAME`` and its traceback), runs it in a
+child process and hands each traceback to explain-error.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run_cases(program: Path, **env: str) -> dict[str, str]:
+    """Each case's printed traceback, by name, from running ``program`` with ``env`` added."""
+    done = subprocess.run(
+        [sys.executable, str(program)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "JAX_PLATFORMS": "cpu", **env},
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    cases = {}
+    for block in done.stdout.split("@@@ ")[1:]:
+        name, _, text = block.partition("\n")
+        cases[name.strip()] = text
+    return cases
+
+
+def marked_line(program: Path, case: str) -> int:
+    """The line of ``program`` marked ``# fails here: CASE``."""
+    lines = program.read_text().splitlines()
+    (line,) = [i for i, text in enumerate(lines, 1) if text.endswith(f"# fails here: {case}")]
+    return line
