@@ -83,6 +83,8 @@ def test_only_files_unchanged_since_they_ran_are_kept(tmp_path):
     assert read_snapshot(tmp_path) == {str(kept): "x = 1\n"}
     (tmp_path / SOURCES_FILE).write_text("not json")
     assert read_snapshot(tmp_path) == {}
+    # A folder it cannot write to: nothing kept, no error (the capture stands without it).
+    assert write_snapshot(tmp_path / "no such folder", recorded) == 0
 
 
 def test_a_line_comes_from_the_snapshot_before_the_file(tmp_path):

@@ -11,11 +11,10 @@ take a line from the snapshot when there is one, else from the file as it is now
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
-
-from .cache import _file_hash
 
 __all__ = ["SOURCES_FILE", "write_snapshot", "read_snapshot"]
 
@@ -52,12 +51,16 @@ def write_snapshot(
             data = Path(path).read_bytes()
         except OSError:
             continue
-        if _file_hash(path) != digest:  # edited since it ran: that text is not what ran
+        if hashlib.sha256(data).hexdigest() != digest:  # edited since it ran: not what ran
             continue
         texts[path] = data.decode("utf-8", errors="replace")
         total += size
-    if texts:
+    if not texts:
+        return 0
+    try:
         (folder / SOURCES_FILE).write_text(json.dumps(texts))
+    except OSError:  # a full disk: the capture stands without it (readers use the files)
+        return 0
     return len(texts)
 
 
