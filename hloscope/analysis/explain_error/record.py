@@ -66,6 +66,13 @@ class Family(StrEnum):
     #: argument it cannot hash, a string where an array belongs, an array used after it was
     #: donated, a plain array as a random key, a NaN jax_debug_nans caught.
     JAX_CALL = "jax_call"
+    #: A multi-host job whose processes did not meet: a coordination-service barrier timed
+    #: out (``DEADLINE_EXCEEDED: Barrier timed out``), or a process stopped because another
+    #: one died.
+    DISTRIBUTED = "distributed"
+    #: XLA (or Mosaic, or the framework around it) aborted on an internal check: ``Check
+    #: failed:`` with the file:line of its source, ``RET_CHECK failure``: a bug to report.
+    XLA_CRASH = "xla_crash"
 
 
 #: What each family means, in words (the headline of the text output).
@@ -86,6 +93,8 @@ FAMILY_TITLES: dict[Family, str] = {
     Family.JAX_SHAPE: "JAX refused the shapes of an op",
     Family.SHARDING: "JAX could not shard the arrays as asked",
     Family.JAX_CALL: "JAX refused how a function was called or an array was used",
+    Family.DISTRIBUTED: "the processes of a multi-host job did not meet",
+    Family.XLA_CRASH: "XLA aborted on an internal check (a bug in XLA, not the program)",
 }
 
 
