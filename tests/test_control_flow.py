@@ -303,14 +303,15 @@ ENTRY e {
  pred = pred[] parameter(0)
  a = f32[16]{0} parameter(1)
  c = f32[16]{0} conditional(pred, a, a), true_computation=on_true, false_computation=on_false
- zero = s32[] constant(0)
- init = (s32[], f32[16]{0}) tuple(zero, c)
+ start = s32[] parameter(2)
+ init = (s32[], f32[16]{0}) tuple(start, c)
  ROOT w = (s32[], f32[16]{0}) while(init), condition=test, body=step
 }
 """
 
 
 def test_predicate_branches_and_unknown_trip_count() -> None:
+    # The loop counts from a parameter to 7: how many trips depends on the data.
     module = hloscope.parse(PRED_COND)
     report = fusion_report(module)
     where = {r["name"]: r["where"] for r in report.rows()}

@@ -8,9 +8,10 @@ counts) and how deep it is nested. The cost model (:mod:`hloscope.analysis.cost`
 and fusion reports, the graph and ``bench --kernel`` extraction all read it; it knows nothing
 about costs, only about the module's structure, so it lives beside the model.
 
-A while loop's trip count is the ``known_trip_count`` XLA records in its backend config
-(:func:`known_trip_count`); XLA's cost analysis never multiplies by it, the placements and the
-cost model's ``executed`` totals do.
+A while loop's trip count is the ``known_trip_count`` XLA records in its backend config, or
+for a plain counted loop the count its condition and body imply (:func:`known_trip_count`);
+XLA's cost analysis never multiplies by it, the placements and the cost model's ``executed``
+totals do.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
+
+from .trip_count import inferred_trip_count
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Computation, Instruction, Module
@@ -39,11 +42,21 @@ CONTROL_FLOW_OPCODES: frozenset[str] = frozenset({"while", "conditional", "call"
 
 
 def known_trip_count(inst: Instruction) -> int | None:
-    """The ``known_trip_count`` XLA recorded in a while loop's backend config, if any.
+    """A while loop's trip count: the ``known_trip_count`` XLA recorded in its backend config,
+    else the count of a plain counted loop read from its condition and body
+    (:func:`~hloscope.hlo.trip_count.inferred_trip_count`: XLA:TPU records none, even for a
+    ``lax.scan``), else ``None``.
 
     XLA writes ``backend_config={"known_trip_count":{"n":"3"}}`` (a proto int64, hence the
     string); the model decodes backend configs that are JSON objects to dicts.
     """
+    recorded = _recorded_trip_count(inst)
+    if recorded is not None or inst.opcode != "while":
+        return recorded
+    return inferred_trip_count(inst)
+
+
+def _recorded_trip_count(inst: Instruction) -> int | None:
     config = inst.attrs.get("backend_config")
     if not isinstance(config, dict):
         return None
