@@ -278,20 +278,24 @@ def _confirmed_check(
 
 def _whole_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     """How XLA:TPU's child gets a live function: as its script and name when the script
-    defines it at the top with these example arguments (the child then rebuilds every
-    primitive's equation too), else as the module lowered for TPU, when it lowers without a
-    stand-in (a stood-in primitive would compile and be taken for confirmed clean)."""
+    defines it at the top with these example arguments and importing it does not run this
+    call again (the child then rebuilds every primitive's equation too), else as the module
+    lowered for TPU, when it lowers without a stand-in (a stood-in primitive would compile
+    and be taken for confirmed clean)."""
     import inspect
 
     from .capture.jax_lowering import lower_for, same_argument_shapes
     from .capture.script_loader import load_function
+    from .capture.script_reentry import import_would_rerun
 
     name = getattr(fn, "__name__", None)
     try:
         source = inspect.getsourcefile(inspect.unwrap(fn))
     except TypeError:
         source = None
-    if name and source and source.endswith(".py"):
+    # A script whose top level is this call, unguarded, is not imported (that would run this
+    # call again, without end): the program is lowered here instead.
+    if name and source and source.endswith(".py") and import_would_rerun(source) is None:
         try:
             _, example_args, example_kwargs = load_function(source, name)
         except Exception:  # noqa: BLE001 - not a script hloscope can load: lower it here

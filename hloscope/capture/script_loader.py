@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 from ..errors import HloscopeError
 from .errors import ScriptImportError, ScriptTargetError
 from .frameworks import explain_missing_frameworks
+from .script_reentry import refuse_reimport
 
 __all__ = [
     "EXAMPLE_ARGS_HELP",
@@ -88,6 +89,7 @@ def import_script(script: str | os.PathLike[str]) -> ModuleType:
     how to say it (:func:`load_function` makes it one line).
     """
     path = os.path.abspath(script)
+    refuse_reimport(path)  # a script calling hloscope at its top level would import without end
     folder = os.path.dirname(path)
     if not sys.path or sys.path[0] != folder:
         sys.path.insert(0, folder)  # what `python SCRIPT.py` puts first

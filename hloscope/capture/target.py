@@ -56,6 +56,7 @@ from ..hlo.errors import HloParseError
 from ..stages import Stage, UnknownStageError
 from .cache import CACHE_ENV, cache_folder, cache_key, cache_root, is_fresh
 from .errors import CaptureError, CaptureUsageError, TargetError, TargetNotFound
+from .script_reentry import refuse_reimport, refuse_rerun
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dump.index import DumpIndex
@@ -643,6 +644,11 @@ def _resolve_script(
     progress: bool | None,
     compile_for: _CompileFor = _CompileFor(),
 ) -> Target:
+    # The script calling hloscope on itself from a line the capture's child would run again.
+    if function:
+        refuse_reimport(script, function)
+    else:
+        refuse_rerun(script)
     device = compile_for.device if function else None
     folder = _cache_folder(script, args, function, compile_for)
     hlo_path = folder / ("capture" if function else "dump")
