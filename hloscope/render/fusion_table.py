@@ -138,6 +138,8 @@ def _sort_key_column(key: str) -> Column:
 # Always shown, in this order; then the optional ones join, most useful first, while they fit.
 _ESSENTIAL = ("kernel", "kind", "out", "flops", "source")
 _OPTIONAL = ("in", "signature", "ops", "transc", "flop/B", "root")
+# Essential columns a narrow terminal may still lose, in this order, rather than cut numbers.
+_EXPENDABLE = ("out", "kind", "flops")
 
 
 def _kernel_style(row: Mapping[str, Any], name: str) -> str | None:
@@ -200,8 +202,19 @@ def render_fusions(
     optional = [name for name in _OPTIONAL if name not in essential]
     if len({r["module"] for r in rows}) > 1 and "module" not in essential:
         optional.insert(0, "module")
+    # Past 80 columns with a loop's `where` and a sorted column, something must go: the output
+    # bytes first, then the kind; never the sorted column.
+    kept = SORTED_COLUMN.get(sorted_by, sorted_by) if sorted_by is not None else None
+    expendable = [n for n in _EXPENDABLE if n != kept and n in essential]
     table, needed = fitted_table(
-        rows, columns, essential, optional, console.width, wide, _kernel_style
+        rows,
+        columns,
+        essential,
+        optional,
+        console.width,
+        wide,
+        _kernel_style,
+        expendable=expendable,
     )
     console.print()
     print_table(console, table, needed if wide else 0)

@@ -60,6 +60,7 @@ def fit_columns(
     available: int,
     optional: Sequence[str] = (),
     compact: Mapping[str, int] | None = None,
+    expendable: Sequence[str] = (),
 ) -> list[tuple[str, int]]:
     """Choose the columns and their widths for a table ``available`` characters wide.
 
@@ -68,7 +69,10 @@ def fit_columns(
     of ``optional`` joins, in order, when it fits at its
     natural width, making room by cutting the shrinkable columns no further than their
     ``comfortable`` width. Then, if the table is still too wide, shrinkable columns are cut,
-    widest first, down to their ``min_width``. Returns ``(name, width)`` in display order.
+    widest first, down to their ``min_width``. A table still too wide then leaves out the
+    ``expendable`` columns, in order, until it fits: a number cut by the terminal
+    (``384.0 `` for ``384.0 MiB``) would say something false, a missing column says nothing.
+    Returns ``(name, width)`` in display order.
     """
     widths = {n: natural[n] for n in names}
     if compact:
@@ -86,6 +90,10 @@ def fit_columns(
     # push the table past the width.
     folding = {n: _FOLD_FLOOR for n, c in columns.items() if c.wrap and c.min_width > _FOLD_FLOOR}
     _shrink(widths, _total(widths) - available, folding)
+    for name in expendable:
+        if _total(widths) <= available:
+            break
+        widths.pop(name, None)
     order = {n: i for i, n in enumerate(columns)}
     return sorted(widths.items(), key=lambda item: order[item[0]])
 
@@ -119,12 +127,14 @@ def fitted_table(
     wide: bool,
     styles: Callable[[Mapping[str, Any], str], str | None] = lambda row, name: None,
     end_section: Callable[[int], bool] = lambda index: False,
+    expendable: Sequence[str] = (),
 ) -> tuple[Any, int]:
     """A rich table of ``rows``, fitted to ``width`` characters unless ``wide``.
 
     ``essential`` columns are always shown and ``optional`` ones join while they fit (see
     :func:`fit_columns`); ``styles(row, column)`` gives a cell's style, ``end_section(i)``
-    draws a rule under row ``i``. Returns the table and the width it needs, which
+    draws a rule under row ``i``; ``expendable`` essential columns are left out, in order, when
+    the table cannot fit otherwise. Returns the table and the width it needs, which
     :func:`print_table` takes so that a ``wide`` table is not squeezed back to the console.
     """
     from rich.table import Table
@@ -144,7 +154,7 @@ def fitted_table(
             for n in shown
             if (c := columns[n].compact) is not None
         }
-        chosen = fit_columns(essential, capped, columns, width, optional, compact)
+        chosen = fit_columns(essential, capped, columns, width, optional, compact, expendable)
     table = Table(show_edge=False, pad_edge=False, expand=False)
     for name, w in chosen:
         table.add_column(
