@@ -32,6 +32,7 @@ KEYS = [
     "savings",
     "device",
     "notes",
+    "fills",
 ]
 
 

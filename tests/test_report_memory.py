@@ -37,6 +37,15 @@ def _section_html(html: str) -> str:
     return section
 
 
+def _unnamed(buffer: dict) -> str:
+    """How a buffer without a source line is grouped: an argument by the first part of its
+    path, anything else by its kind, as made by XLA."""
+    if buffer["kind"] == "parameter":
+        return "argument " + re.split(r"[\[.]", buffer["scope"])[0]
+    plural = {"temporary": "temporaries"}.get(buffer["kind"], buffer["kind"] + "s")
+    return f"({plural} XLA made: no source line)"
+
+
 def _assert_same_numbers(section: MemorySection, data: dict) -> None:
     """The section says what ``hloscope memory --json`` says of the same target."""
     assert section.source == data["source"]
@@ -53,9 +62,9 @@ def _assert_same_numbers(section: MemorySection, data: dict) -> None:
     # The groups by source line add up to the bytes live at the peak.
     by_line: dict[str, int] = {}
     for b in live:
-        by_line[b["source"] or "(unknown)"] = (
-            by_line.get(b["source"] or "(unknown)", 0) + b["bytes"]
-        )
+        # A buffer without a source line is named (an argument by its name), not "(unknown)".
+        key = b["source"] or _unnamed(b)
+        by_line[key] = by_line.get(key, 0) + b["bytes"]
     assert {g.key: g.bytes for g in section.by_source} == dict(
         sorted(by_line.items(), key=lambda kv: -kv[1])[:MEMORY_TOP]
     )

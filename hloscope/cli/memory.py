@@ -25,7 +25,7 @@ __all__ = ["memory_command"]
     "as_json",
     is_flag=True,
     help="Print JSON: {module, source, peak_bytes, breakdown, peak_at, live_at_peak, timeline, "
-    "savings, device, notes}.",
+    "savings, device, notes, fills}; device.verdict is fits, fits_above_limit or does_not_fit.",
 )
 @module_option
 @all_modules_option
@@ -54,7 +54,8 @@ __all__ = ["memory_command"]
 @click.option(
     "--fail-over-limit",
     is_flag=True,
-    help="Exit with status 3 when the peak does not fit under --limit (default: 0 either way).",
+    help="Exit with status 3 when the peak is above --limit: fits above the limit, or does not "
+    "fit (default: 0 either way; the verdict is in the text and in --json's device.verdict).",
 )
 @click.option(
     "--scale",
@@ -78,10 +79,13 @@ def memory_command(
     fail_over_limit: bool,
     scale_spec: str | None,
 ) -> None:
-    """Show TARGET's peak memory: its breakdown, the buffers live at the peak by source line
-    and scope, a timeline, and what would free memory. The source is said: XLA's buffer
-    assignment when the dump has it, else hloscope's simulation of the module. With --device,
-    whether the peak fits (and, with --scale, how large an argument can grow)."""
+    """Show TARGET's peak memory: what fills it (arguments, outputs, temporaries, XLA:TPU's
+    reservation, each named), the buffers live at the peak by source line and scope, a
+    timeline, and what would free memory, as actions with totals. The source is said: XLA's
+    buffer assignment when the dump has it, else hloscope's simulation of the module. With
+    --device, whether the peak fits: "fits", "fits, above your 80% limit" (a warning), or
+    "does NOT fit" (XLA:TPU refused the compile, or the peak is above the whole memory); and,
+    with --scale, how large an argument can grow."""
     from ..analysis.memory import memory_results
     from ..render.memory_text import render_memory
     from ._app import CliError
@@ -140,7 +144,7 @@ def memory_command(
             from ..render.memory_scale_text import render_scale
 
             sys.stdout.write("\n" + render_scale(scale, str(device)))
-    if fail_over_limit and not all(r.device and r.device["fits"] for r in results):
+    if fail_over_limit and not all(r.device and r.device["within_limit"] for r in results):
         from ..errors import ExitStatus
 
         sys.exit(int(ExitStatus.CHECK_FAILED))

@@ -51,36 +51,28 @@ def render_memory(result: MemoryResult, width: int = 80) -> str:
         head += f"   compiled for: {printable(result.compiled_for)}"
     lines = _wrapped([head], width, "")
     at = result.peak_at
-    kernel = f", kernel {printable(at['kernel'])}" if at.get("kernel") else ""
-    where = f"at schedule index {at['index']} ({printable(at['instruction'])}{kernel})"
-    if result.live_at is not None:
-        where = "(XLA:TPU's peak_memory_in_bytes)"
-    lines += _wrapped(
-        [f"peak {format_bytes(result.peak_bytes)} ({result.peak_bytes} bytes) {where}"],
-        width,
-        "",
-    )
-    if result.refused is not None:
+    refused = result.refused is not None
+    lines += _wrapped([_peak_line(result)], width, "")
+    if refused and result.device is None:
         lines += _wrapped([_does_not_fit(result)], width, "")
-    lines += _wrapped([_figures(result)] if _figures(result) else [], width, "  ")
-    # Notes after the peak they speak of, never before it.
-    lines += _wrapped([str(note) for note in result.notes], width, "  ")
-    lines += _wrapped(
-        [", ".join(f"{k} {format_bytes(v)}" for k, v in result.breakdown.items())], width, "  "
-    )
+    if not refused:  # a refused compile is said with one figure: what XLA:TPU needs
+        lines += _wrapped([_figures(result)] if _figures(result) else [], width, "  ")
     if result.device is not None:
         lines += [
             row for line in render_device(result.device) for row in _wrapped([line], width, "")
         ]
-    spark = sparkline(result.timeline, at["index"], width=max(10, min(60, width - 2)))
-    live_title = "live at the peak:"
-    if result.live_at is not None:
-        live_peak = result.figures.get(result.live_at, 0)
-        live_title = (
-            f"live at {_LIVE_AT.get(result.live_at, 'that peak')} ({format_bytes(live_peak)}, "
-            f"schedule index {at['index']}):"
+    if result.fills:
+        lines += _fills(result, width)
+    else:
+        lines += _wrapped(
+            [", ".join(f"{k} {format_bytes(v)}" for k, v in result.breakdown.items())],
+            width,
+            "  ",
         )
-    lines += ["", spark, "", *_wrapped([live_title], width, "")]
+    # Notes after the peak they speak of, never before it.
+    lines += _wrapped([str(note) for note in result.notes], width, "  ")
+    spark = sparkline(result.timeline, at["index"], width=max(10, min(60, width - 2)))
+    lines += ["", spark, "", *_wrapped([_live_title(result)], width, "")]
     for b in result.live_at_peak[:TOP]:
         shape = _shown_shape(str(b.shape))
         # An array's shape is kept whole; a tuple's (a pointer table) may be cut in the middle.
@@ -102,13 +94,99 @@ def render_memory(result: MemoryResult, width: int = 80) -> str:
             cut = shorten_source if key == "source" else shorten_middle
             label = _fitted("", [_Field(str(row[key]), cut)], width - len(prefix) - len(count))
             lines.append(f"{prefix}{label}{count}")
-    if result.savings:
-        lines.append("what would free memory:")
-        for s in result.savings[:TOP]:
-            prefix = f"  {format_bytes(s.bytes):>10}  "
-            head = _fitted(prefix, [_Field(f"{s.kind}: {s.target}:")], width)
-            lines += _wrapped([f"{head} {s.fix}"], width, "", " " * len(prefix))
+    lines += _savings(result, width)
     return "\n".join(lines) + "\n"
+
+
+def _peak_line(result: MemoryResult) -> str:
+    """The figure: XLA:TPU's needs for a refused compile, else the peak and where it is."""
+    if result.refused is not None and "required_bytes" in result.figures:
+        return (
+            f"needs {_gib(result.peak_bytes)} ({result.peak_bytes} bytes), XLA:TPU's figure: "
+            "it refused the compile for want of memory"
+        )
+    at = result.peak_at
+    kernel = f", kernel {printable(at['kernel'])}" if at.get("kernel") else ""
+    where = f"at schedule index {at['index']} ({printable(at['instruction'])}{kernel})"
+    if result.live_at is not None:
+        where = "(XLA:TPU's peak_memory_in_bytes)"
+    return f"peak {format_bytes(result.peak_bytes)} ({result.peak_bytes} bytes) {where}"
+
+
+def _gib(n: int) -> str:
+    """Bytes as XLA:TPU says them in its refusals, two decimals (``16.81 GiB``)."""
+    return f"{n / (1 << 30):.2f} GiB" if n >= 1 << 30 else format_bytes(n)
+
+
+def _live_title(result: MemoryResult) -> str:
+    if result.refused is not None:
+        return (
+            f"the buffers XLA:TPU had assigned, at their largest moment (schedule index "
+            f"{result.peak_at['index']}):"
+        )
+    if result.live_at is None:
+        return "live at the peak:"
+    live_peak = result.figures.get(result.live_at, 0)
+    return (
+        f"live at {_LIVE_AT.get(result.live_at, 'that peak')} ({format_bytes(live_peak)}, "
+        f"schedule index {result.peak_at['index']}):"
+    )
+
+
+#: Rows of each group of "what fills it" before "... N more".
+FILL_TOP = 5
+
+
+def _fills(result: MemoryResult, width: int) -> list[str]:
+    """What fills the figure: each group with its total, then its largest named rows."""
+    total = sum(g.bytes for g in result.fills)
+    figure = _gib(total) if result.refused is not None else format_bytes(total)
+    lines = [f"what fills it ({figure}):"]
+    for group in result.fills:
+        lines += _wrapped([f"{format_bytes(group.bytes):>10}  {group.title}"], width, "  ")
+        rows = group.rows if len(group.rows) > 1 or group.rows[0].label != group.title else []
+        for row in rows[:FILL_TOP]:
+            prefix = f"    {format_bytes(row.bytes):>10}  "
+            count = f" ({row.buffers})" if row.buffers > 1 else ""
+            label = _fitted(
+                "", [_Field(row.label, shorten_source)], width - len(prefix) - len(count)
+            )
+            lines.append(f"{prefix}{label}{count}")
+        if len(rows) > FILL_TOP:
+            rest = sum(r.bytes for r in rows[FILL_TOP:])
+            lines.append(f"    {format_bytes(rest):>10}  {len(rows) - FILL_TOP} more")
+    return lines
+
+
+def _savings(result: MemoryResult, width: int) -> list[str]:
+    """What would free memory: one line per action, its total, and with ``--device`` the peak
+    after it and whether that is under the limit."""
+    if not result.savings:
+        return []
+    lines = ["what would free memory (each an action, with what it frees at the peak):"]
+    after = (result.device or {}).get("savings") or []
+    for i, s in enumerate(result.savings[:TOP]):
+        prefix = f"  {'-' + format_bytes(s.bytes):>10}  "
+        outcome = _after(result.device, after[i]) if i < len(after) else ""
+        head = _fitted(prefix, [_Field(f"{s.kind}: {s.target}:")], width)
+        lines += _wrapped([f"{head} {s.fix}{outcome}"], width, "", " " * len(prefix))
+    if len(result.savings) > TOP:
+        lines.append(f"  ... {len(result.savings) - TOP} more (--json lists them all)")
+    return lines
+
+
+def _after(device: dict[str, Any] | None, saving: dict[str, Any]) -> str:
+    """``; peak 7.0 GiB after it, under your 80% limit`` (or still over it)."""
+    if device is None:
+        return ""
+    peak = format_bytes(saving["peak_after_bytes"])
+    limit = f"your {device['limit'] * 100:g}% limit"
+    words = {
+        "fits": f"under {limit}",
+        "fits_above_limit": f"still above {limit}",
+        "does_not_fit": "still does not fit",
+    }[saving["verdict_after"]]
+    return f"; peak about {peak} after it, {words}"
 
 
 # An array's layout in braces after its dimensions (TPU layouts carry tiles and memory spaces:
@@ -142,14 +220,15 @@ _LIVE_AT = {
 
 
 def _does_not_fit(result: MemoryResult) -> str:
-    """``does NOT fit: needs 54.8 GiB of 15.8 GiB`` for a program the compiler refused."""
+    """``does NOT fit: XLA:TPU needs 16.81 GiB of the 15.75 GiB it can use`` for a program
+    the compiler refused: its one figure, against the memory it said it has."""
     need = result.figures.get("required_bytes")
     have = result.figures.get("available_bytes")
     if need is None or have is None:
         return "does NOT fit: the compiler refused it (its words are below)"
     return (
-        f"does NOT fit: needs {format_bytes(need)} of {format_bytes(have)} "
-        f"({need / max(have, 1):.1f}x what the device has); what fills it:"
+        f"does NOT fit: XLA:TPU needs {_gib(need)} of the {_gib(have)} it can use "
+        f"({need / max(have, 1):.2f}x); it refused the compile"
     )
 
 
@@ -209,27 +288,15 @@ def _wrapped(paragraphs: list[str], width: int, indent: str, more: str | None = 
 
 
 def render_device(device: dict[str, Any]) -> list[str]:
-    """The verdict of ``--device``: one line, then on a TPU the padded peak and the arrays
-    padding inflates (``device`` is the ``device`` object of ``--json``)."""
-    memory = device["memory_bytes"]
-    peak = device["peak_bytes"]
-    padded = "padded_peak_bytes" in device
-    verdict = "fits" if device["fits"] else "does NOT fit"
-    if device.get("does_not_compile"):
-        verdict = "does NOT fit"
-    headroom = device["headroom_bytes"]
-    room = (
-        f"headroom {format_bytes(headroom)} under"
-        if headroom >= 0
-        else f"{format_bytes(-headroom)} over"
-    )
-    lines = [
-        f"{verdict} on {device['name']} ({format_bytes(memory)}): "
-        f"{'padded peak' if padded else 'peak'} {format_bytes(peak)} = "
-        f"{peak / memory:.0%} of memory, {room} the {device['limit'] * 100:g}% limit"
-    ]
-    if padded:
-        logical = device["logical_peak_bytes"]
+    """The verdict of ``--device``: one line in the words of its verdict (``fits``, ``fits,
+    above your 80% limit``, ``does NOT fit``), the caveat of an estimate, then on a TPU the
+    padded peak and the arrays padding inflates (``device`` is the ``device`` object of
+    ``--json``)."""
+    lines = [_verdict_line(device)]
+    if device.get("estimate"):
+        lines.append(f"  {device['estimate']}")
+    if "padded_peak_bytes" in device:
+        peak, logical = device["peak_bytes"], device["logical_peak_bytes"]
         lines.append(
             f"  TPU tiles: logical peak {format_bytes(logical)}, padded "
             f"{format_bytes(peak)} (+{format_bytes(peak - logical)} of padding)"
@@ -246,3 +313,39 @@ def render_device(device: dict[str, Any]) -> list[str]:
         if len(inflated) > TOP:
             lines.append(f"  ... {len(inflated) - TOP} more")
     return lines
+
+
+def _verdict_line(device: dict[str, Any]) -> str:
+    """The verdict in its own words: a margin is a warning, never a refusal's words."""
+    memory, peak = device["memory_bytes"], device["peak_bytes"]
+    name = device["name"]
+    limit = f"{device['limit'] * 100:g}%"
+    what = "padded peak" if "padded_peak_bytes" in device else "peak"
+    estimate = " (an estimate)" if device.get("estimate") else ""
+    verdict = device.get("verdict", "fits" if device.get("fits") else "does_not_fit")
+    if device.get("does_not_compile"):
+        have = device.get("available_bytes")
+        if have:
+            return (
+                f"does NOT fit on {name}: XLA:TPU needs {_gib(peak)} of the {_gib(have)} it "
+                f"can use ({peak / max(have, 1):.2f}x); it refused the compile"
+            )
+        return f"does NOT fit on {name}: XLA:TPU refused the compile (its words are below)"
+    share = f"{what} {format_bytes(peak)} = {peak / memory:.0%} of memory"
+    if verdict == "fits":
+        room = format_bytes(device["headroom_bytes"])
+        return (
+            f"fits{estimate} on {name} ({format_bytes(memory)}): {share}, headroom {room} "
+            f"under the {limit} limit"
+        )
+    if verdict == "fits_above_limit":
+        over = format_bytes(-device["headroom_bytes"])
+        compiled = "; XLA:TPU compiled it" if device.get("peak_is") else ""
+        return (
+            f"fits{estimate} on {name} ({format_bytes(memory)}), above your {limit} limit: "
+            f"{share}, {over} over the limit (a warning{compiled})"
+        )
+    return (
+        f"does NOT fit{estimate} on {name} ({format_bytes(memory)}): {share}, "
+        f"{format_bytes(peak - memory)} more than the whole memory"
+    )

@@ -250,10 +250,14 @@ def memory_of(
 ) -> MemoryResult:
     """The best result for ``module``: XLA's buffer assignment when usable, else the
     simulation, with a note saying why when side files were there but not usable."""
+    from .fill import fill_of
+
     problem = usable_assignment(module, assignment)
     if problem is None and assignment is not None:
-        return memory_from_assignment(module, assignment)
-    result = memory_from_simulation(module)
-    if has_side_files or assignment is not None:
-        result.notes.insert(0, f"warning: {problem}; falling back to the simulation")
+        result = memory_from_assignment(module, assignment)
+    else:
+        result = memory_from_simulation(module)
+        if has_side_files or assignment is not None:
+            result.notes.insert(0, f"warning: {problem}; falling back to the simulation")
+    result.fills = fill_of(result, module)
     return result

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ...devices import is_tpu_kind
 from ._build import memory_from_assignment, memory_from_simulation, usable_assignment
 from ._result import MemoryResult, MemorySource
+from .fill import fill_of
 
 # How a result built by simulation says so (``_tpu_peak`` rewords it).
 _SIMULATED = "peak: hloscope's simulation"
@@ -89,6 +90,7 @@ def memory_of_compiled(
                 f"memory_analysis()'s peak_memory_in_bytes ({reported}) counts only arguments "
                 "and outputs on this backend: trust the peak"
             )
+    result.fills = fill_of(result, module)
     return result
 
 
@@ -137,11 +139,11 @@ def _tpu_peak(result: MemoryResult, reported: int, usage_report: str | None) -> 
 def memory_of_capture(capture: Capture) -> MemoryResult:
     """The result of a saved capture: its buffer-assignment reports and its memory fields."""
     reports = {kind.replace("_", "-"): text for kind, text in capture.reports.items()}
-    result = memory_of_compiled(
-        capture.module("after"), reports, capture.memory, capture.compiled_for
-    )
+    module = capture.module("after")
+    result = memory_of_compiled(module, reports, capture.memory, capture.compiled_for)
     if capture.compile_error:
         _refused(result, capture.compile_error)
+        result.fills = fill_of(result, module)
     return result
 
 
@@ -155,7 +157,9 @@ _BINARY = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 def _refused(result: MemoryResult, message: str) -> None:
     """A program the compiler refused for want of memory: the result says so, with what it
-    needed and had, and its buffers are what the dump shows filling the memory."""
+    needed and had, and its buffers are what the dump shows filling the memory. What it
+    needed is the one figure: the peak becomes the compiler's own (its words give it to two
+    decimals), and the dump's peak of the values live at once is kept, named, in ``figures``."""
     result.refused = message
     if is_tpu_kind(result.compiled_for):
         result.source = MemorySource.XLA_TPU.value
@@ -165,6 +169,11 @@ def _refused(result: MemoryResult, message: str) -> None:
         have = round(float(found.group("have")) * _BINARY[found.group("hu")])
         result.figures["required_bytes"] = need
         result.figures["available_bytes"] = have
+        if result.live_at is None:
+            simulated = any(n.startswith(_SIMULATED) for n in result.notes)
+            result.live_at = "simulated_peak_bytes" if simulated else "live_range_peak_bytes"
+            result.figures[result.live_at] = result.peak_bytes
+        result.peak_bytes = need
     result.notes.insert(0, f"the compiler's words: {message}")
 
 

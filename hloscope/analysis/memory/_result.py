@@ -80,6 +80,8 @@ class MemoryResult:
     #: The compiler's refusal of a program that does not fit (XLA:TPU's RESOURCE_EXHAUSTED),
     #: in its words; the rest of the result is what its dump shows filling the memory.
     refused: str | None = None
+    #: What fills ``peak_bytes``, in named groups that sum to it (:mod:`.fill`).
+    fills: list[Any] = field(default_factory=list)
 
     def by_source(self) -> list[dict[str, Any]]:
         """Bytes live at the peak per user source line, largest first."""
@@ -107,10 +109,12 @@ class MemoryResult:
             **({"figures": dict(self.figures)} if self.figures else {}),
             **({"compiled_for": self.compiled_for} if self.compiled_for else {}),
             **({"does_not_fit": self.does_not_fit()} if self.refused else {}),
+            **({"fills": [g.to_dict() for g in self.fills]} if self.fills else {}),
         }
 
     def does_not_fit(self) -> dict[str, Any] | None:
-        """``{"needs_bytes", "available_bytes", "message"}`` of a refused compile."""
+        """``{"needs_bytes", "available_bytes", "message"}`` of a refused compile: what it
+        needs is the compiler's own figure (``peak_bytes`` too, when its words give one)."""
         if self.refused is None:
             return None
         return {
@@ -131,8 +135,23 @@ class MemoryResult:
 def _grouped(buffers: list[LiveBuffer], key: str) -> list[dict[str, Any]]:
     totals: dict[str, list[int]] = {}
     for b in buffers:
-        entry = totals.setdefault(getattr(b, key) or "(unknown)", [0, 0])
+        entry = totals.setdefault(getattr(b, key) or _unnamed(b, key), [0, 0])
         entry[0] += b.bytes
         entry[1] += 1
     rows = [{key: k, "bytes": v[0], "buffers": v[1]} for k, v in totals.items()]
     return sorted(rows, key=lambda r: -r["bytes"])
+
+
+def _unnamed(buffer: LiveBuffer, key: str) -> str:
+    """The group of a buffer without a source line (or scope): an argument by its name in the
+    function (JAX's path in its op_name: ``params`` of ``params['w']``), else by its kind and
+    the compiler that made it without metadata."""
+    if buffer.kind == BufferKind.PARAMETER:
+        from .fill import argument_label
+
+        return f"argument {argument_label(buffer.scope, buffer.producer)}"
+    what = "no source line" if key == "source" else "no op_name"
+    return f"({_PLURAL.get(buffer.kind, buffer.kind)} XLA made: {what})"
+
+
+_PLURAL = {"temporary": "temporaries", "output": "outputs", "constant": "constants"}

@@ -1,9 +1,13 @@
-"""What would free memory, each with the bytes it saves at the peak.
+"""What would free memory: actions, each with the total bytes it frees at the peak (one row
+per thing to do, never one per buffer).
 
-* **donate**: an entry parameter with the shape and dtype of an output, not already aliased
-  to one: with ``donate_argnums``/``donate_argnames`` XLA writes the output into the
-  parameter's buffer, so one of the two arrays leaves the peak.
-* **bf16**: a large f32 temporary live at the peak would take half the bytes in bf16.
+* **donate**: the arguments holding entry parameters with the shape and dtype of an output,
+  not already aliased to one: with ``donate_argnames``/``donate_argnums`` XLA writes the
+  outputs into the parameters' buffers, so one of each pair leaves the peak. One action names
+  every such argument by its name in the function (``params``, ``opt_state``).
+* **bf16**: the large f32 temporaries in HBM live at the peak would take half the bytes in
+  bf16 (buffers in on-chip memory, ``S(1)`` VMEM and ``S(2)`` SMEM, are not in HBM, and
+  bf16 ones are half already): one action, with the lines that made the largest.
 * **remat**: a temporary live at the peak that a forward op produced (an op_name under
   ``jvp(...)`` and no ``transpose``) and that stays live into the backward pass (past the first
   op under ``transpose(jvp(...))`` in the schedule) is an activation held from the forward
@@ -13,7 +17,7 @@
   fraction of that back).
 * **replicated**: an entry parameter with ``sharding={replicated}`` in a module with
   ``num_partitions > 1`` holds the whole array on every device; sharded over the devices it
-  would hold ``1/num_partitions`` of it.
+  would hold ``1/num_partitions`` of it (one action for all of them).
 """
 
 from __future__ import annotations
@@ -64,6 +68,8 @@ def savings_of(module: Module, result: MemoryResult) -> list[Saving]:
 
 
 def _donations(module: Module) -> list[Saving]:
+    """One action: donate the arguments whose arrays an output of the same shape and dtype
+    could be written into, with the bytes of those arrays."""
     entry = module.entry
     root = entry.root if entry is not None else None
     if entry is None or root is None:
@@ -76,7 +82,8 @@ def _donations(module: Module) -> list[Saving]:
         [((i,), s) for i, s in enumerate(shape.tuple_shapes)] if shape.is_tuple else [((), shape)]
     )
     free = [(i, s) for i, s in outputs if i not in taken and s.is_array]
-    out = []
+    by_argument: dict[str, list[int]] = {}
+    numbers: dict[str, list[int]] = {}
     for param in entry.parameters:
         number = param.parameter_number
         if number is None or number in donated or not param.shape.is_array:
@@ -85,18 +92,51 @@ def _donations(module: Module) -> list[Saving]:
         if match is None:
             continue
         free.pop(match)
-        size = param.shape.byte_size or 0
+        size = buffer_bytes(param.shape_text)
         if size:
-            out.append(
-                Saving(
-                    kind="donate",
-                    target=f"parameter {number} ({param.name}: {param.shape})",
-                    bytes=size,
-                    fix="donate the argument holding it: jax.jit(..., donate_argnums=...) "
-                    "or donate_argnames",
-                )
-            )
-    return out
+            label = _argument(param.op_name or "", param.name, number)
+            entry_bytes = by_argument.setdefault(label, [0, 0])
+            entry_bytes[0] += size
+            entry_bytes[1] += 1
+            numbers.setdefault(label, []).append(number)
+    if not by_argument:
+        return []
+    names = sorted(by_argument, key=lambda n: (-by_argument[n][0], n))
+    arrays = sum(count for _, count in by_argument.values())
+    named = all(not n.startswith("parameter ") for n in names)
+    quoted = ", ".join(repr(n) for n in names) + ("," if len(names) == 1 else "")
+    how = (
+        f"jax.jit(..., donate_argnames=({quoted}))"
+        if named
+        else "jax.jit(..., donate_argnums=...) for the arguments holding parameters "
+        + ", ".join(str(k) for n in names for k in numbers[n])
+    )
+    return [
+        Saving(
+            kind="donate",
+            target=f"{_joined(names)} ({arrays} array{'s' if arrays != 1 else ''} an output "
+            "of the same shape can reuse)",
+            bytes=sum(b for b, _ in by_argument.values()),
+            fix=f"donate {'it' if len(names) == 1 else 'them'}: {how}, and use the outputs in "
+            "their place",
+        )
+    ]
+
+
+def _argument(op_name: str, name: str, number: int) -> str:
+    from .fill import argument_label
+
+    return argument_label(op_name, name, number)
+
+
+def buffer_bytes(shape_text: str) -> int:
+    from .fill import buffer_bytes as sized
+
+    return sized(shape_text)
+
+
+def _joined(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _same_array(a, b) -> bool:  # noqa: ANN001 - two hlo.shape.Shape
@@ -104,22 +144,36 @@ def _same_array(a, b) -> bool:  # noqa: ANN001 - two hlo.shape.Shape
 
 
 def _bf16(result: MemoryResult) -> list[Saving]:
-    out = []
-    for b in result.live_at_peak:
-        if (
-            b.kind == BufferKind.TEMPORARY
-            and b.shape.startswith("f32[")
-            and b.bytes >= BF16_MIN_BYTES
-        ):
-            out.append(
-                Saving(
-                    kind="bf16",
-                    target=f"{b.name} ({b.shape})",
-                    bytes=b.bytes // 2,
-                    fix="compute or store it in bfloat16 (jnp.bfloat16) if the precision allows",
-                )
-            )
-    return out
+    """One action: the large f32 temporaries in HBM stored in bfloat16 (on-chip buffers, in
+    VMEM or SMEM, are not in HBM, and a bf16 buffer is already half)."""
+    from .fill import on_chip
+
+    found = [
+        b
+        for b in result.live_at_peak
+        if b.kind == BufferKind.TEMPORARY
+        and b.shape.startswith("f32[")
+        and not on_chip(b.shape)
+        and b.bytes >= BF16_MIN_BYTES
+    ]
+    if not found:
+        return []
+    lines: dict[str, int] = {}
+    for b in found:
+        where = b.source or b.scope or b.producer
+        lines[where] = lines.get(where, 0) + b.bytes
+    top = sorted(lines, key=lambda k: -lines[k])[:3]
+    more = f" and {len(lines) - 3} more" if len(lines) > 3 else ""
+    count = len(found)
+    return [
+        Saving(
+            kind="bf16",
+            target=f"{count} f32 temporar{'ies' if count != 1 else 'y'} in HBM live at the peak "
+            f"(made at {'; '.join(top)}{more})",
+            bytes=sum(b.bytes for b in found) // 2,
+            fix="compute or store them in bfloat16 (jnp.bfloat16) if the precision allows",
+        )
+    ]
 
 
 class _OpNames:
@@ -172,6 +226,7 @@ def _remat(module: Module, result: MemoryResult) -> list[Saving]:
 
 
 def _replicated(module: Module) -> list[Saving]:
+    """One action: shard the large parameters replicated on every device."""
     entry = module.entry
     try:
         devices = int(module.header_attrs.get("num_partitions") or 1)
@@ -179,21 +234,27 @@ def _replicated(module: Module) -> list[Saving]:
         devices = 1
     if entry is None or devices < 2:
         return []
-    out = []
+    found = []
     for param in entry.parameters:
         size = param.shape.byte_size or 0
         if size < REPLICATED_MIN_BYTES or "sharding=" not in (param.attr_text or ""):
             continue
         if str(param.attrs.raw("sharding") or "").strip() != "{replicated}":
             continue
-        out.append(
-            Saving(
-                kind="replicated",
-                target=f"parameter {param.parameter_number} ({param.name}: {param.shape}, "
-                f"op_name {param.op_name or '?'}) replicated on {devices} devices",
-                bytes=size - size // devices,
-                fix="shard it over the devices (jax.device_put / in_shardings with a "
-                "PartitionSpec naming one of its dimensions) if each device needs only a part",
-            )
+        found.append((param, size))
+    if not found:
+        return []
+    names = [
+        f"parameter {p.parameter_number} ({p.name}: {p.shape}, op_name {p.op_name or '?'})"
+        for p, _ in found
+    ]
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+    return [
+        Saving(
+            kind="replicated",
+            target=f"{'; '.join(names[:3])}{more} replicated on {devices} devices",
+            bytes=sum(size - size // devices for _, size in found),
+            fix="shard them over the devices (jax.device_put / in_shardings with a "
+            "PartitionSpec naming one of their dimensions) if each device needs only a part",
         )
-    return out
+    ]

@@ -5,6 +5,14 @@ device's memory from :mod:`.fit` (the device registry's), the limit the peak is 
 against (a fraction of that memory, 80% unless told), whether the peak fits under it and the
 headroom left.
 
+The verdict is one of three (:class:`Verdict`), in distinct words: **fits** (under the
+limit), **fits above the limit** (the limit is the user's margin: above it is a warning, and
+for XLA:TPU's own peak the chip runs the program), and **does not fit** -- only for a compile
+XLA:TPU refused for memory, or a peak above the device's whole memory. A refused compile is
+judged by the one figure XLA:TPU gave (what it needs, against the HBM it can use). A peak that
+is not XLA:TPU's compile (a module another backend compiled, judged against a TPU) is an
+estimate, and the report says so (``estimate``) with the way to get XLA:TPU's own.
+
 On a TPU an array takes whole tiles (:mod:`hloscope.analysis.memory.tpu_padding`), so the
 peak a TPU would see is larger than the bytes of data. The padded peak is the logical peak with
 each buffer live at the peak counted at its padded size, at the same moment of the schedule:
@@ -17,9 +25,10 @@ than 25% are listed (name, shape, logical and padded bytes).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from ...devices import Device, DeviceSpec
+from ...devices import Device, DeviceSpec, is_tpu_kind
 from ...hlo.errors import HloParseError
 from ...hlo.shape import Shape, parse_shape
 from ._result import MemorySource
@@ -29,7 +38,27 @@ from .tpu_padding import INFLATION_THRESHOLD, inflated_arrays, padded_size
 if TYPE_CHECKING:  # pragma: no cover
     from ._result import LiveBuffer, MemoryResult
 
-__all__ = ["PaddedPeak", "padded_peak", "verdict_peak", "device_report"]
+__all__ = ["PaddedPeak", "Verdict", "padded_peak", "verdict_peak", "device_report", "verdict_of"]
+
+
+class Verdict(StrEnum):
+    """Whether a peak fits a device: under the limit, above it but in memory, or not."""
+
+    FITS = "fits"
+    FITS_ABOVE_LIMIT = "fits_above_limit"
+    DOES_NOT_FIT = "does_not_fit"
+
+
+def verdict_of(peak: int, memory_bytes: int, limit_bytes: int, refused: bool = False) -> Verdict:
+    """The verdict of a peak: does not fit when refused or above the whole memory, fits above
+    the limit between the two, fits under it."""
+    if refused or peak > memory_bytes:
+        return Verdict.DOES_NOT_FIT
+    return Verdict.FITS if peak <= limit_bytes else Verdict.FITS_ABOVE_LIMIT
+
+
+#: How to get XLA:TPU's own figure when the module is another backend's compile.
+TPU_COMPILE_HINT = "hloscope memory SCRIPT.py:FUNCTION --device {device}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,25 +109,40 @@ def device_report(
     result: MemoryResult, device: str | Device | DeviceSpec, limit: float | str = DEFAULT_LIMIT
 ) -> dict[str, Any]:
     """The ``device`` object of ``hloscope memory --json``: ``name``, ``memory_bytes``,
-    ``limit_bytes``, ``fits``, then ``limit``, ``headroom_bytes``, the
-    capacity's ``source`` and the ``peak_bytes`` judged; on a TPU also ``logical_peak_bytes``,
-    ``padded_peak_bytes`` and ``inflated`` (``name``, ``shape``, ``logical_bytes``,
-    ``padded_bytes`` of each array padding grows by more than 25%)."""
+    ``limit_bytes``, ``verdict`` (``fits``, ``fits_above_limit``, ``does_not_fit``), ``fits``
+    (it fits in memory: the verdict is not ``does_not_fit``), ``within_limit``, then ``limit``,
+    ``headroom_bytes`` (under the limit; negative: over it), the capacity's ``source`` and
+    the ``peak_bytes`` judged; ``estimate`` (why, and how to get XLA:TPU's) when the peak is
+    not XLA:TPU's own compile of a TPU; for a refused compile ``does_not_compile`` and the
+    ``available_bytes`` XLA:TPU said it could use; on a TPU for a module without TPU layouts
+    also ``logical_peak_bytes``, ``padded_peak_bytes`` and ``inflated`` (``name``, ``shape``,
+    ``logical_bytes``, ``padded_bytes`` of each array padding grows by more than 25%); and
+    ``savings``: for each action of ``result.savings``, the peak after it and its verdict."""
     entry = memory_device(device)
+    refused = result.refused is not None
     # XLA:TPU's own peak already holds its layouts' padding: nothing to add to it.
-    exact = result.source == MemorySource.XLA_TPU or result.refused is not None
+    exact = result.source == MemorySource.XLA_TPU or refused
     padded = padded_peak(result) if entry.is_tpu and not exact else None
     peak = padded.padded_bytes if padded is not None else result.peak_bytes
-    if result.refused is not None:  # the compiler's own verdict: it does not fit
-        peak = max(peak, result.figures.get("required_bytes", 0))
-    verdict = fits(peak, entry, parse_limit(limit))
-    report = verdict.to_dict()
+    fraction = parse_limit(limit)
+    fit = fits(peak, entry, fraction)
+    report = fit.to_dict()
     report["peak_bytes"] = peak
-    if result.refused is not None:
-        report["fits"] = False
+    capacity = fit.memory_bytes
+    if refused:  # the compiler's own verdict, against the memory it said it can use
+        capacity = result.figures.get("available_bytes") or capacity
         report["does_not_compile"] = True
-    if exact and result.refused is None:
+        if "available_bytes" in result.figures:
+            report["available_bytes"] = capacity
+    verdict = verdict_of(peak, capacity, fit.limit_bytes, refused)
+    report["verdict"] = verdict.value
+    report["fits"] = verdict != Verdict.DOES_NOT_FIT
+    report["within_limit"] = verdict == Verdict.FITS
+    if exact and not refused:
         report["peak_is"] = "XLA:TPU's peak_memory_in_bytes (its layouts' padding included)"
+    why = _estimate(result, entry)
+    if why is not None:
+        report["estimate"] = why
     if padded is not None:
         report["logical_peak_bytes"] = padded.logical_bytes
         report["padded_peak_bytes"] = padded.padded_bytes
@@ -106,4 +150,32 @@ def device_report(
             {"name": n, "shape": s, "logical_bytes": lo, "padded_bytes": pa}
             for n, s, lo, pa in padded.inflated
         ]
+    report["savings"] = [
+        {
+            "kind": s.kind,
+            "bytes": s.bytes,
+            "peak_after_bytes": max(0, peak - s.bytes),
+            "verdict_after": verdict_of(max(0, peak - s.bytes), capacity, fit.limit_bytes).value,
+        }
+        for s in result.savings
+    ]
     return report
+
+
+def _estimate(result: MemoryResult, device: Device) -> str | None:
+    """Why a TPU verdict is an estimate: the module is not XLA:TPU's compile (its buffers carry
+    no TPU tiles), so its peak is another compiler's against the TPU's HBM."""
+    if not device.is_tpu or result.source == MemorySource.XLA_TPU or _has_tpu_layouts(result):
+        return None
+    hint = TPU_COMPILE_HINT.format(device=device.name)
+    return (
+        f"an estimate: the module was not compiled by XLA:TPU (no TPU layouts), so this is its "
+        f"own compiler's peak, padded to TPU tiles, against {device.name}'s HBM; XLA:TPU "
+        f"lays out, fuses and schedules differently (a CPU compile's peak measured 1.1x to "
+        f"12.5x XLA:TPU's on the same programs). For XLA:TPU's own figure: {hint}"
+    )
+
+
+def _has_tpu_layouts(result: MemoryResult) -> bool:
+    """Whether the result's buffers print TPU tiles (``{1,0:T(8,128)}``): XLA:TPU made them."""
+    return any(":T(" in b.shape for b in result.live_at_peak) or is_tpu_kind(result.compiled_for)
