@@ -1,12 +1,18 @@
-"""Human-readable quantities: bytes in binary units (``1.5 KiB``) and counts (``12.3M``).
+"""Human-readable quantities: bytes in binary units (``1.5 KiB``), counts (``12.3M``) and
+durations (``1.23 ms``).
 
 One place for every report, message and table, so that the same number reads the same way in
-``summary``, ``fusions``, ``diff`` and ``ls``.
+``summary``, ``fusions``, ``diff``, ``ls``, ``bench`` and ``profile``.
 """
 
 from __future__ import annotations
 
-__all__ = ["format_bytes", "format_count"]
+import math
+
+__all__ = ["format_bytes", "format_count", "format_duration", "TIME_UNITS"]
+
+#: The units durations are written in, largest first: (seconds per unit, unit).
+TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "\u00b5s"), (1e-9, "ns"))
 
 
 def _scaled(n: float, base: int, units: tuple[str, ...], top: str) -> str:
@@ -32,3 +38,24 @@ def format_count(n: float | None) -> str:
     if n is None:
         return "-"
     return _scaled(n, 1000, ("", "k", "M", "G"), "T")
+
+
+def format_duration(seconds: float | None) -> str:
+    """A duration in the unit that keeps three figures: ``0.00123`` -> ``1.23 ms``,
+    ``0.0009996`` -> ``1 ms`` (a value that rounds to 1000 of a unit is written in the next
+    one, never ``1e+03 µs``), ``4321.0`` -> ``4321 s``; ``None`` or NaN -> ``-``."""
+    if seconds is None or not math.isfinite(seconds):
+        return "-"
+    if seconds == 0:
+        return "0 s"
+    size = abs(seconds)
+    if size >= 999.5:  # past the largest unit: whole seconds, never an exponent
+        return f"{seconds:.0f} s"
+    for index, (scale, unit) in enumerate(TIME_UNITS):
+        if size >= scale or index == len(TIME_UNITS) - 1:
+            text = f"{seconds / scale:.3g}"
+            if "e" in text:  # 999.7 of a unit rounds to 1e+03: the next unit up says 1
+                larger_scale, larger = TIME_UNITS[index - 1]
+                return f"{seconds / larger_scale:.3g} {larger}"
+            return f"{text} {unit}"
+    raise AssertionError("unreachable: the last unit takes every duration")

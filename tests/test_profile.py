@@ -184,12 +184,14 @@ def test_json_has_exactly_the_documented_keys() -> None:
     done = invoke("profile", str(CPU / "mlp"), str(CPU / "mlp" / "step.hlo"), "--json")
     assert done.exit_code == 0, done.output
     data = json.loads(done.stdout)
-    assert list(data) == ["device", "steps", "device_time_s", "kernels", "by_source"]
+    assert list(data) == [
+        "device", "steps", "device_time_s", "kernels", "by_source", "async", "step_times",
+    ]  # fmt: skip
     assert data["device"] == "/host:CPU" and data["steps"] == 3
     for row in data["kernels"]:
         assert list(row) == [
             "name", "kind", "time_s", "share", "occurrences", "flops", "hbm_bytes", "bound",
-            "source",
+            "source", "async",
         ]  # fmt: skip
     assert sum(r["time_s"] for r in data["by_source"]) == pytest.approx(data["device_time_s"])
     sort = next(r for r in data["kernels"] if r["name"].startswith("sort"))

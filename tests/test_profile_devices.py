@@ -30,7 +30,7 @@ CASE = Path(__file__).resolve().parent / "data" / "profiles" / "tpu" / "conv_ste
 ORIGINAL = next((CASE / "trace").rglob("*.trace.json.gz"))
 #: The ordinal of each device of the made trace -> its times as a factor of device 0's.
 FACTORS = {0: 1.0, 1: 1.05, 2: 0.97}
-OLD_KEYS = ["device", "steps", "device_time_s", "kernels", "by_source"]
+OLD_KEYS = ["device", "steps", "device_time_s", "kernels", "by_source", "async", "step_times"]
 
 
 def invoke(*args: str):

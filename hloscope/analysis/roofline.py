@@ -46,6 +46,8 @@ __all__ = [
     "element_type_of",
     "largest_kernel_bytes",
     "roofline_seconds",
+    "NO_ROOFLINE",
+    "on_chip_roofline",
 ]
 
 
@@ -54,6 +56,9 @@ class Bound(StrEnum):
 
     COMPUTE = "compute"
     MEMORY = "memory"
+    #: Bytes only between on-chip memories (a TPU's ``S(1)``/``S(2)``) and no FLOP: neither
+    #: roof applies, and the registry has no on-chip roof, so no fraction either.
+    ON_CHIP = "on-chip"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +105,17 @@ def _bound(flops: float, nbytes: float, peak_flops: float, peak_bytes: float) ->
     if nbytes <= 0 or peak_bytes <= 0:
         return Bound.COMPUTE
     return Bound.COMPUTE if flops / nbytes >= peak_flops / peak_bytes else Bound.MEMORY
+
+
+#: An async op's line (a start's issue, a done's wait): no rate, no bound, no position; its
+#: transfer is shown as overlap (:mod:`hloscope.analysis.op_profile.overlap`).
+NO_ROOFLINE = Roofline(None, None, None, None, None, None)
+
+
+def on_chip_roofline(peak: PeakChoice) -> Roofline:
+    """The line of a kernel with no FLOP and no HBM byte whose bytes stay on chip: bound
+    :attr:`Bound.ON_CHIP`, no position."""
+    return Roofline(None, None, peak.flops_per_s, None, Bound.ON_CHIP, None, peak.element_type)
 
 
 def memory_roof(roofs: tuple[MemoryRoof, ...], working_set: float) -> MemoryRoof:

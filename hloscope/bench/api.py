@@ -30,10 +30,12 @@ The JSON contract of :meth:`BenchResult.to_dict` (``hloscope bench --json``)::
      "flops_per_s", "bytes_per_s",
      "roofline": {"peak_flops_per_s", "peak_bytes_per_s", "bound", "memory_level", "fraction",
                   "calibration", "recalibrated", "pending"},
-     "per_kernel": null | {"timed", "steps", "device_time_s", "wall_s", "gap_s", "reason"},
+     "per_kernel": null | {"timed", "steps", "device_time_s", "wall_s", "gap_s", "reason",
+                           "async": [{"start", "done", "opcode", "pairs", "span_s", "hidden_s",
+                                      "exposed_s", "hidden_share", "bytes"}]},
      "kernels": [{"name", "median_s", "share", "flops", "bytes", "bound", "source", "time_s",
                   "executions", "flops_per_s", "bytes_per_s", "roofline_fraction", "timed",
-                  "below_s"}],
+                  "below_s", "async"}],
      "skipped": [{"name", "reason"}]}
 
 Times are seconds, rates per second; a value that is not known (no peak for this device, no
@@ -45,7 +47,11 @@ extracted and timed alone); ``reason`` says why no kernel has a time, when none 
 off when timed alone), ``executions`` how many per run, ``share`` its part of the kernels'
 summed time per run, ``flops`` and ``bytes`` per execution (bytes through HBM on a TPU
 module). A kernel below the clock's resolution has ``median_s`` and ``time_s`` ``null`` and
-``below_s`` the time it is known to be under; no kernel is ever reported at 0 s.
+``below_s`` the time it is known to be under; no kernel is ever reported at 0 s. An async
+op (``async``: a ``copy-start``, a ``slice-done``...) has no bound, rates or position: its event
+is the issue of a transfer or the wait for it; ``per_kernel.async`` gives each async pair's
+span from start to done per step, the part other kernels hid and the part exposed. A kernel
+whose bytes all stay on chip and that does no FLOP is bound ``on-chip``, with no position.
 
 ``roofline.fraction`` is the program's position (1.0: at the roof). ``roofline.memory_level``
 is the memory roof the program was judged against (``cache`` or
@@ -76,7 +82,7 @@ from ..analysis.roofline import (
     roofline,
 )
 from ..dataframes import require_pandas
-from ..units import format_bytes, format_count
+from ..units import format_bytes, format_count, format_duration
 from .comparison import Comparison, compare_samples, interleave
 from .compile import device_label
 from .errors import BenchError
@@ -137,6 +143,7 @@ KERNEL_KEYS = (
     "roofline_fraction",
     "timed",
     "below_s",
+    "async",
 )
 #: How per-kernel times were measured.
 IN_PROGRAM, ALONE = "in program", "alone"
@@ -204,7 +211,16 @@ class BenchResult:
             "wall_s": wall,
             "gap_s": _finite(wall - device) if wall is not None and device is not None else None,
             "reason": reason,
+            "async": [o.row() for o in self.overlaps],
         }
+
+    @property
+    def overlaps(self) -> list[Any]:
+        """The async pairs of the traced steps, most exposed first (none timed alone)."""
+        traced = self.traced
+        if self.timed != IN_PROGRAM or traced is None or traced.profile is None:
+            return []
+        return list(traced.profile.overlaps)
 
     # -- output -------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -585,10 +601,7 @@ def _add_kernels(
 
 def _seconds(value: float) -> str:
     """``0.00123`` -> ``1.23 ms`` (the renderers' wording, for notes)."""
-    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
-        if abs(value) >= scale:
-            return f"{value / scale:.3g} {unit}"
-    return f"{value / 1e-9:.3g} ns"
+    return format_duration(value)
 
 
 def _add_traced_kernels(

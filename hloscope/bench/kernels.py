@@ -127,6 +127,7 @@ class KernelTiming:
             "roofline_fraction": self.roofline.fraction,
             "timed": "alone",
             "below_s": self.below_s,
+            "async": False,  # async ops are not timed alone (extract.skip_reason)
         }
 
     def row(self) -> dict[str, Any]:

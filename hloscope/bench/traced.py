@@ -9,7 +9,11 @@ achieved rates and the roofline position under the bench's peak (a measured CPU'
 with its cache roof for a kernel whose bytes fit in the last-level cache).
 
 An op the device ran that is no kernel of the fusion report (a loop's control, an async
-wrapper, a prefetch) keeps its row: the device spent that time on it. A kernel whose time in
+wrapper, a prefetch) keeps its row: the device spent that time on it. An async start or done
+(``copy-start``, ``slice-done``...) has no rate, bound or roofline position: its event is the
+issue of a transfer or the wait for it, and the transfer is shown as overlap instead
+(:attr:`hloscope.analysis.op_profile.OpProfile.overlaps`). A kernel whose bytes all stay on chip
+and that does no FLOP is bound ``on-chip``, with no position. A kernel whose time in
 the trace is zero ran below the trace's resolution: it has no time, only ``below_s``.
 """
 
@@ -20,7 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..analysis.hbm import kernel_roof_bytes
 from ..analysis.peaks import DevicePeak
-from ..analysis.roofline import Roofline, element_type_of, roofline
+from ..analysis.roofline import (
+    NO_ROOFLINE,
+    Roofline,
+    element_type_of,
+    on_chip_roofline,
+    roofline,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.op_profile import OpProfile
@@ -48,6 +58,7 @@ class TracedKernel:
     roofline: Roofline
     share: float = 0.0
     joined: bool = True
+    asynchronous: bool = False  # an async start/done: no roofline, its transfer is overlap
 
     @property
     def measurable(self) -> bool:
@@ -89,6 +100,7 @@ class TracedKernel:
             "roofline_fraction": self.roofline.fraction,
             "timed": "in program",
             "below_s": self.below_s,
+            "async": self.asynchronous,
         }
 
     def row(self) -> dict[str, Any]:
@@ -115,8 +127,10 @@ def traced_kernels(
     for timed in found.kernels:
         kernel = report.get(timed.name)
         executions = timed.occurrences / steps
+        all_bytes = 0
         if kernel is not None:
             flops_each, bytes_each = kernel.cost.flops, kernel_roof_bytes(kernel)
+            all_bytes = kernel.cost.bytes_accessed
             element = element_type_of(kernel.shape)
             flops_step = float(timed.flops if timed.flops is not None else 0.0)
             bytes_step = float(timed.hbm_bytes if timed.hbm_bytes is not None else 0.0)
@@ -127,7 +141,12 @@ def traced_kernels(
             flops_each, bytes_each = int(flops_step / each), int(bytes_step / each)
             element = ""
         choice = peak.choose(element or None) if peak is not None else None
-        line = roofline(flops_step, bytes_step, timed.time_s, choice, working_set=bytes_each)
+        if timed.asynchronous:
+            line = NO_ROOFLINE
+        elif flops_step <= 0 and bytes_step <= 0 and all_bytes > 0 and choice is not None:
+            line = on_chip_roofline(choice)
+        else:
+            line = roofline(flops_step, bytes_step, timed.time_s, choice, working_set=bytes_each)
         out.append(
             TracedKernel(
                 name=timed.name,
@@ -142,6 +161,7 @@ def traced_kernels(
                 roofline=line,
                 share=timed.share,
                 joined=timed.joined,
+                asynchronous=timed.asynchronous,
             )
         )
     return out

@@ -147,8 +147,12 @@ def _progress_bar(enabled: bool) -> Iterator[Callable[[str, float, str], None] |
     "--no-profile", is_flag=True, help="With --isolated: skip the profiler trace beside them."
 )
 @click.option(
-    "--top", type=click.IntRange(min=0), metavar="N", help="Show the N slowest kernels only."
+    "--top",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="With --per-kernel: show the N slowest kernels (default 20; --json gives them all).",
 )
+@click.option("--all", "all_kernels", is_flag=True, help="With --per-kernel: show every kernel.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random inputs.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the kernels (or the program) as CSV.")
@@ -168,6 +172,7 @@ def bench_command(
     fail_slower: float | None,
     no_profile: bool,
     top: int | None,
+    all_kernels: bool,
     seed: int,
     as_json: bool,
     as_csv: bool,
@@ -205,6 +210,8 @@ def bench_command(
         raise CliError("--isolated goes with --per-kernel")
     if output is not None and vs is not None:
         raise CliError("-o and --vs exclude each other")
+    if all_kernels and top is not None:
+        raise CliError("--top N and --all exclude each other")
     options: dict[str, Any] = {
         "precision": parse_fraction(precision, "--precision"),
         "budget": parse_seconds(budget, "--budget"),
@@ -241,7 +248,7 @@ def bench_command(
         )
     if output is not None:
         _write_chart(result, output)
-    _show(result, as_json, as_csv, wide, top)
+    _show(result, as_json, as_csv, wide, top, all_kernels)
 
 
 def _write_chart(result: Any, path: str) -> None:
@@ -268,7 +275,9 @@ def _open(spec: str, refresh: bool) -> Any:
     return open_target(spec, refresh=refresh)
 
 
-def _show(result: Any, as_json: bool, as_csv: bool, wide: bool, top: int | None) -> None:
+def _show(
+    result: Any, as_json: bool, as_csv: bool, wide: bool, top: int | None, all_kernels: bool
+) -> None:
     from ..render.rows import rows_to_csv
 
     if as_json:
@@ -283,9 +292,10 @@ def _show(result: Any, as_json: bool, as_csv: bool, wide: bool, top: int | None)
         return
     from rich.console import Console
 
-    from ..render.bench_text import render_bench
+    from ..render.bench_text import DEFAULT_TOP, render_bench
 
-    render_bench(result, Console(), wide=wide, top=top)
+    shown = None if all_kernels else top if top is not None else DEFAULT_TOP
+    render_bench(result, Console(), wide=wide, top=shown)
 
 
 def _show_comparison(result: Any, labels: tuple[str, str], as_json: bool, as_csv: bool) -> None:

@@ -93,8 +93,10 @@ def _profile(
     "as_json",
     is_flag=True,
     help="Print JSON: {device, steps, device_time_s (per step), kernels: [{name, kind, time_s, "
-    "share, occurrences, flops, hbm_bytes, bound, source}], by_source}; of a trace of several "
-    "devices, also devices: [{name, ordinal, busy_ns, busy_per_step_ns, shown}].",
+    "share, occurrences, flops, hbm_bytes, bound, source, async}], by_source, async: [{start, "
+    "done, opcode, pairs, span_s, hidden_s, exposed_s, hidden_share, bytes}], step_times: "
+    "[{step, wall_s, busy_s, idle_share}]}; of a trace of several devices, also devices: "
+    "[{name, ordinal, busy_ns, busy_per_step_ns, shown}].",
 )
 @click.option("--csv", "as_csv", is_flag=True, help="Print the kernel rows as CSV.")
 @click.option("--wide", is_flag=True, help="Show every column at full width.")
@@ -115,8 +117,12 @@ def profile_command(
     """Read TRACE, a jax.profiler.trace folder, TensorBoard's plugins/profile/<run>/ folder or
     one *.trace.json.gz (read without jax) or *.xplane.pb (needs jax), as XProf's op profile:
     each kernel's device time per step, share and occurrences, then the time by kind, source
-    line and op_name scope. Steps are the trace's step markers
-    (jax.profiler.StepTraceAnnotation), else the module's executions. With TARGET (the dump or
+    line and op_name scope; first, each step's wall time against the device's busy time (a
+    chip idle most of each step: the question is the host, not a kernel). Steps are the
+    trace's step markers (jax.profiler.StepTraceAnnotation) that hold the module's ops, else
+    the module's executions. Async pairs (copy-start/-done, slice-start/-done, collectives'
+    -start/-done) get no bound: their transfer is shown as overlap, the span from start to
+    done, how much other kernels hid and how much was exposed. With TARGET (the dump or
     HLO file of the module that ran), each op is joined to its instruction by name: fusion
     kind, FLOPs and HBM bytes, bound and roofline position, source line. A TARGET whose module
     is not the trace's is refused (exit 2), never joined. A trace of several devices (an SPMD

@@ -103,9 +103,7 @@ def build_trace(
         runs.sort(key=lambda r: r.start_ns)
         # The device's Steps line names each step by its number ("0", "1"...).
         device_steps = [
-            StepMark(STEPS_LINE, e.name, e.start_ns, e.duration_ns)
-            for e in mine
-            if e.thread == STEPS_LINE
+            StepMark(STEPS_LINE, e.name, *_device_times(e)) for e in mine if e.thread == STEPS_LINE
         ]
         ops = _ops(_device_ops(mine), runs)
         steps = device_steps or steps
@@ -174,7 +172,7 @@ def _module_run(event: RawEvent) -> ModuleRun:
     found = _MODULE_RUN.match(event.name)
     name, program = (found.group(1), found.group(2)) if found else (event.name, "")
     run = str(event.args.get("run_id", ""))
-    return ModuleRun(name, program, event.start_ns, event.duration_ns, run)
+    return ModuleRun(name, program, *_device_times(event), run)
 
 
 def _ops(events: Sequence[RawEvent], runs: Sequence[ModuleRun]) -> list[OpEvent]:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..units import format_bytes, format_count
+from ..units import TIME_UNITS, format_bytes, format_count, format_duration
 from .sources import short_source, shorten_source
 from .table_fit import Column, fitted_table, print_table
 from .terminal import printable
@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..bench.api import BenchComparison, BenchResult
 
 __all__ = [
+    "TIME_UNITS",
     "format_seconds",
     "format_rate",
     "render_bench",
@@ -34,21 +35,10 @@ __all__ = [
     "KERNEL_COLUMNS",
 ]
 
-#: The units times are written in, largest first: (seconds per unit, unit).
-TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 _RATE_UNITS = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 
-
-def format_seconds(seconds: float | None) -> str:
-    """``0.00123`` -> ``1.23 ms``; ``None`` or NaN -> ``-``."""
-    if seconds is None or not math.isfinite(seconds):
-        return "-"
-    if seconds == 0:
-        return "0 s"
-    for scale, unit in TIME_UNITS:
-        if abs(seconds) >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
+#: Every duration of bench and profile reads through :func:`hloscope.units.format_duration`.
+format_seconds = format_duration
 
 
 def format_rate(value: float | None, unit: str) -> str:
@@ -98,7 +88,7 @@ KERNEL_COLUMNS: dict[str, Column] = {
     "flops": Column("flops", lambda r: format_count(r["flops"]), right=True),
     "bytes": Column("bytes", lambda r: format_bytes(r["bytes"]), right=True),
     "bw": Column("bytes/s", lambda r: format_rate(r["bytes_per_s"], "B/s"), right=True),
-    "bound": Column("bound", lambda r: r["bound"] or "-"),
+    "bound": Column("bound", lambda r: "async" if r.get("async") else r["bound"] or "-"),
     "roof": Column("roof", lambda r: _percent(r["roofline_fraction"]), right=True),
     "profile": Column("in program", lambda r: format_seconds(r["profile_s"]), right=True),
     "source": Column(
@@ -304,7 +294,8 @@ def render_bench(
         console.print()
         print_table(console, table, needed if wide else 0)
         if len(shown) < len(rows):
-            console.print(Text(f"({len(shown)} of {len(rows)} kernels shown)", style="dim"))
+            console.print(Text(left_out_line(rows, len(shown)), style="dim"))
+        _async_lines(result, console, wide, top)
     if result.skipped:
         console.print()
         console.print(Text(f"skipped {len(result.skipped)}:", style="bold"))
@@ -312,6 +303,65 @@ def render_bench(
             console.print(
                 Text.assemble("  ", printable(skip.name), (": " + printable(skip.reason), "dim"))
             )
+
+
+#: Kernels the text shows without --top or --all (the JSON has them all).
+DEFAULT_TOP = 20
+
+
+def left_out_line(rows: list[dict[str, Any]], shown: int) -> str:
+    """``(20 of 469 kernels shown; the other 449 hold 12.3% of the time: --top N, --all)``."""
+    rest = rows[shown:]
+    share = sum(r.get("share") or 0.0 for r in rest)
+    return (
+        f"({shown} of {len(rows)} kernels shown; the other {len(rest)} hold "
+        f"{share:.1%} of the time: --top N or --all for more)"
+    )
+
+
+_ASYNC_COLUMNS: dict[str, Column] = {
+    "pair": Column("async pair", lambda r: r["start"], min_width=12, comfortable=22),
+    "span": Column("span/step", lambda r: format_seconds(r["span_s"]), right=True),
+    "hidden": Column("hidden", lambda r: format_seconds(r["hidden_s"]), right=True),
+    "exposed": Column("exposed", lambda r: format_seconds(r["exposed_s"]), right=True),
+    "share": Column("hidden %", lambda r: _percent(r["hidden_share"]), right=True),
+    "bytes": Column(
+        "bytes", lambda r: "-" if r["bytes"] is None else format_bytes(r["bytes"]), right=True
+    ),
+    "op": Column("op", lambda r: r["opcode"] or "-", min_width=6, comfortable=12),
+}
+
+
+def _async_lines(result: BenchResult, console: Any, wide: bool, top: int | None) -> None:
+    """The async pairs of the traced steps, most exposed first: the span from start to done,
+    how much of it other kernels hid and how much was exposed (no roofline: see
+    :mod:`hloscope.analysis.op_profile.overlap`)."""
+    from rich.text import Text
+
+    overlaps = result.overlaps
+    if not overlaps:
+        return
+    rows = [o.row() for o in overlaps[:top]]
+    exposed = sum(o.exposed_s for o in overlaps)
+    console.print()
+    _hanging(
+        console,
+        Text(
+            f"async     {len(overlaps)} pairs (start to done, their transfer has no roofline):"
+            f" {format_seconds(exposed)} per step exposed, the rest hidden under other kernels",
+        ),
+    )
+    table, needed = fitted_table(
+        rows,
+        _ASYNC_COLUMNS,
+        ("pair", "span", "hidden", "exposed"),
+        ("share", "bytes", "op"),
+        console.width,
+        wide,
+    )
+    print_table(console, table, needed if wide else 0)
+    if len(rows) < len(overlaps):
+        console.print(Text(f"({len(rows)} of {len(overlaps)} async pairs shown)", style="dim"))
 
 
 def render_comparison(comparison: BenchComparison, console: Any, labels: tuple[str, str]) -> None:

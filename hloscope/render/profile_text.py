@@ -16,11 +16,12 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..units import format_bytes, format_count
-from .bench_text import TIME_UNITS, format_seconds
+from ..units import TIME_UNITS, format_bytes, format_count, format_duration
 from .sources import short_source, shorten_source
 from .table_fit import Column, fitted_table, print_table
 from .terminal import printable, shorten_middle
+
+format_seconds = format_duration  # every duration reads one way (hloscope.units)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.op_profile import DeviceSpread, OpProfile, ProfileComparison
@@ -40,6 +41,8 @@ def _percent(value: float | None) -> str:
 
 def _bound(row: Mapping[str, Any]) -> str:
     bound = row["bound"]
+    if row.get("async"):
+        return "async"  # its transfer is in the async table, not under a roof
     if not bound:
         return "-"
     fraction = row["fraction"]
@@ -124,6 +127,48 @@ def _head(profile: OpProfile, console: Any) -> None:
     )
     if profile.devices is not None:
         console.print(Text(printable(devices_line(profile.devices))))
+    _step_lines(profile, console)
+
+
+#: Steps listed one by one in the text (the JSON has them all).
+SHOWN_STEPS = 8
+
+_STEP_COLUMNS: dict[str, Column] = {
+    "step": Column("step", lambda r: r["step"], right=True),
+    "wall": Column("wall", lambda r: format_seconds(r["wall_s"]), right=True),
+    "busy": Column("device busy", lambda r: format_seconds(r["busy_s"]), right=True),
+    "idle": Column("idle", lambda r: _percent(r["idle_share"]), right=True),
+}
+
+
+def _step_lines(profile: OpProfile, console: Any) -> None:
+    """Step wall time against device busy time, before any kernel: per step, and the host
+    question when the chip is idle most of each step."""
+    from rich.text import Text
+
+    from ..analysis.op_profile.table import host_bound_note
+
+    times = profile.step_times
+    if not times:
+        return
+    wall = sum(t.wall_s for t in times) / len(times)
+    busy = sum(t.busy_s for t in times) / len(times)
+    idle = max(0.0, 1 - busy / wall) if wall > 0 else 0.0
+    console.print(
+        Text.assemble(
+            ("per step ", "dim"),
+            f"wall {format_seconds(wall)}, device busy {format_seconds(busy)}, idle ",
+            (_percent(idle), "bold"),
+        )
+    )
+    rows = [t.row() for t in times[:SHOWN_STEPS]]
+    table, _ = fitted_table(rows, _STEP_COLUMNS, tuple(_STEP_COLUMNS), (), console.width, False)
+    print_table(console, table, 0)
+    if len(times) > SHOWN_STEPS:
+        console.print(Text(f"({SHOWN_STEPS} of {len(times)} steps shown)", style="dim"))
+    note = host_bound_note(times)
+    if note:
+        console.print(Text(printable(note), style="bold yellow"))
 
 
 def _seconds_range(low: float, high: float) -> str:
@@ -167,8 +212,11 @@ def _group_table(
 def render_profile(
     profile: OpProfile, console: Any, *, wide: bool = False, top: int | None = None
 ) -> None:
-    """The op profile: the head, the kernels (the first ``top``), the groups, the notes."""
+    """The op profile: the head (with each step's wall and busy time), the kernels (the first
+    ``top``), the groups, the async pairs, the notes."""
     from rich.text import Text
+
+    from ..analysis.op_profile.table import host_bound_note
 
     _head(profile, console)
     rows = _rows(profile)
@@ -185,8 +233,60 @@ def render_profile(
         (profile.by_scope, "scope", "by op_name scope"),
     ):
         _group_table([g.row(label) for g in groups][:limit], label, header, console, wide)
+    _async_table(profile, console, wide, top)
     console.print()
-    _notes(profile.notes, console)
+    first = host_bound_note(profile.step_times)
+    _notes([n for n in profile.notes if n != first], console)
+
+
+#: Async pairs listed in the text without --top (the JSON has them all).
+SHOWN_ASYNC = 10
+
+_ASYNC_COLUMNS: dict[str, Column] = {
+    "pair": Column("async pair", lambda r: r["start"], min_width=12, comfortable=22),
+    "op": Column("op", lambda r: r["opcode"] or "-", min_width=6, comfortable=12),
+    "span": Column("span/step", lambda r: format_seconds(r["span_s"]), right=True),
+    "hidden": Column("hidden", lambda r: format_seconds(r["hidden_s"]), right=True),
+    "exposed": Column("exposed", lambda r: format_seconds(r["exposed_s"]), right=True),
+    "share": Column("hidden %", lambda r: _percent(r["hidden_share"]), right=True),
+    "bytes": Column(
+        "bytes", lambda r: "-" if r["bytes"] is None else format_bytes(r["bytes"]), right=True
+    ),
+    "n": Column("pairs", lambda r: str(r["pairs"]), right=True),
+}
+
+
+def _async_table(profile: OpProfile, console: Any, wide: bool, top: int | None) -> None:
+    """The async pairs, most exposed first: each one's span from start to done per step, how
+    much of it other ops hid and how much was exposed (their transfer has no roofline)."""
+    from rich.text import Text
+
+    overlaps = profile.overlaps
+    if not overlaps:
+        return
+    limit = top if top is not None else SHOWN_ASYNC
+    rows = [o.row() for o in overlaps[:limit]]
+    span = sum(o.span_s for o in overlaps)
+    exposed = sum(o.exposed_s for o in overlaps)
+    console.print()
+    console.print(
+        Text(
+            f"async transfers: {len(overlaps)} pairs in flight {format_seconds(span)} per "
+            f"step, {format_seconds(exposed)} of it exposed (not hidden under other ops)",
+            style="bold",
+        )
+    )
+    table, needed = fitted_table(
+        rows,
+        _ASYNC_COLUMNS,
+        ("pair", "span", "hidden", "exposed"),
+        ("share", "bytes", "op", "n"),
+        console.width,
+        wide,
+    )
+    print_table(console, table, needed if wide else 0)
+    if len(rows) < len(overlaps):
+        console.print(Text(f"({len(rows)} of {len(overlaps)} async pairs shown)", style="dim"))
 
 
 def _delta_columns(label: str, header: str) -> dict[str, Column]:

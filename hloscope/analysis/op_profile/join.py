@@ -48,6 +48,11 @@ class Joined:
     op_name: str
     element_type: str
     is_kernel: bool
+    #: Every byte one execution reads and writes (on-chip ones too): with no HBM byte and no
+    #: FLOP, what tells a kernel that works on chip from one that does nothing.
+    all_bytes: float = 0.0
+    #: The instruction's opcode (``copy-start``, ``fusion``...).
+    opcode: str = ""
     #: Executions per run of the module when the module fixes it (a kernel of the entry
     #: computation runs once); ``None`` inside loops, where the trace's count is the one to use.
     per_run: int | None = None
@@ -76,6 +81,8 @@ class ModuleIndex:
                 kernel.op_name,
                 element_type(kernel.shape),
                 True,
+                float(kernel.cost.bytes_accessed),
+                kernel.opcode,
                 1 if kernel.where == ENTRY else None,
             )
         inst = self.instructions.get(name)
@@ -84,7 +91,35 @@ class ModuleIndex:
         # Not a kernel of the fusion report (control flow, an async pair, a free op): the
         # device still spent this time on it; its cost lies in the kernels it wraps.
         kind = inst.fusion_kind or inst.opcode
-        return Joined(kind, 0.0, 0.0, op_source(inst), inst.op_name, "", False)
+        return Joined(kind, 0.0, 0.0, op_source(inst), inst.op_name, "", False, opcode=inst.opcode)
+
+    def opcode(self, name: str) -> str:
+        """The opcode of the instruction ``name`` (``""`` when the module has none)."""
+        inst = self.instructions.get(name)
+        return inst.opcode if inst is not None else ""
+
+    def started_by(self, name: str) -> str:
+        """The name of the op a done (``copy-done``...) waits for: its first operand."""
+        inst = self.instructions.get(name)
+        return inst.operands[0].name if inst is not None and inst.operands else ""
+
+    def transfer_bytes(self, name: str) -> float | None:
+        """The bytes one execution of the async start ``name`` moves: its own (a
+        ``copy-start``), else those of the kernels of the computation it calls (the slice an
+        ``async-start`` runs); through HBM on a TPU module."""
+        kernel = self.kernels.get(name)
+        if kernel is not None:
+            return float(hbm_bytes_of(kernel))
+        inst = self.instructions.get(name)
+        if inst is None:
+            return None
+        inner = [
+            self.kernels[i.name]
+            for comp in inst.called_computations
+            for i in comp.instructions
+            if i.name in self.kernels
+        ]
+        return float(sum(map(hbm_bytes_of, inner))) if inner else None
 
 
 def check_match(index: ModuleIndex, trace_module: str, op_times: Mapping[str, float]) -> list[str]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ...devices import Device
 
-__all__ = ["Position", "position", "element_type"]
+__all__ = ["Position", "position", "element_type", "ON_CHIP"]
 
 
 def element_type(shape: str) -> str:
@@ -32,13 +32,28 @@ class Position:
     fraction: float | None
 
 
+#: The bound of a kernel that moves bytes only between on-chip memories (``S(1)``/``S(2)`` on a
+#: TPU) and does no FLOP: neither HBM nor the MXU limits it, and the registry has no roof for
+#: on-chip memory, so it has a bound and no position.
+ON_CHIP = "on-chip"
+
+
 def position(
-    flops: float, nbytes: float, seconds: float, device: Device | None, element: str = ""
+    flops: float,
+    nbytes: float,
+    seconds: float,
+    device: Device | None,
+    element: str = "",
+    all_bytes: float = 0.0,
 ) -> Position | None:
-    """The roofline position of ``flops`` and ``nbytes`` done in ``seconds`` on ``device``
-    (``None`` without a device, or for a kernel that neither computes nor moves bytes)."""
-    if device is None or (flops <= 0 and nbytes <= 0):
+    """The roofline position of ``flops`` and ``nbytes`` (through HBM) done in ``seconds`` on
+    ``device`` (``None`` without a device, or for a kernel that neither computes nor moves
+    bytes). A kernel whose bytes (``all_bytes``) all stay on chip and that does no FLOP is
+    bound :data:`ON_CHIP`, with no fraction: every kernel with bytes or FLOPs has a bound."""
+    if device is None:
         return None
+    if flops <= 0 and nbytes <= 0:
+        return Position(ON_CHIP, None) if all_bytes > 0 else None
     peaks = device.flops_per_s
     peak = peaks.get(element) or max(peaks.values(), default=0.0)
     bandwidth = device.memory_bytes_per_s or 0.0

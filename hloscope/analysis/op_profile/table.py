@@ -36,13 +36,16 @@ from typing import Any
 
 from ...devices import Device, for_kind
 from ...hlo.model import Module
+from ...hlo.tiling import module_has_tpu_layouts
 from ...profile import OpEvent, Trace, self_times
-from ...profile.build import STEPS_LINE
+from ...units import format_duration
 from ..errors import OpProfileMismatch
 from ..fusions import UNKNOWN_SOURCE
 from .devices import DeviceSpread, device_spread
 from .join import Joined, ModuleIndex, check_match
+from .overlap import AsyncOverlap, async_overlaps, is_async, opcode_of_text, operand_of_text
 from .roof import position
+from .steps import HOST_BOUND_IDLE, StepTime, count_steps, step_times
 
 __all__ = ["KernelTime", "GroupTime", "OpProfile", "op_profile", "scope_of", "KERNEL_KEYS"]
 
@@ -57,7 +60,10 @@ KERNEL_KEYS = (
     "hbm_bytes",
     "bound",
     "source",
+    "async",
 )
+# The other TPUs of the device registry a TPU module may have run on.
+_OTHER_TPUS = ("tpu-v4", "tpu-v5p", "tpu-v6e")
 _OPCODE = re.compile(r"(?<![\w.%\-])([a-z][a-z0-9\-]*)\(")
 _FUSION_KIND = re.compile(r"\bkind=(k\w+)")
 
@@ -84,10 +90,14 @@ class KernelTime:
     scope: str
     joined: bool = False
     text: str = ""
+    #: A start, update or done of an async pair: no bound, no roofline (:mod:`.overlap`).
+    asynchronous: bool = False
 
     def row(self) -> dict[str, Any]:
-        """The ``--json`` kernel object (:data:`KERNEL_KEYS`)."""
-        return {key: getattr(self, key) for key in KERNEL_KEYS}
+        """The ``--json`` kernel object (:data:`KERNEL_KEYS`; ``async``: an async op)."""
+        out = {key: getattr(self, key) for key in KERNEL_KEYS if key != "async"}
+        out["async"] = self.asynchronous
+        return out
 
 
 @dataclass(slots=True)
@@ -132,6 +142,8 @@ class OpProfile:
     unjoined: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     devices: DeviceSpread | None = None  # every device's busy time, in a trace of several
+    overlaps: list[AsyncOverlap] = field(default_factory=list)  # async pairs, most exposed first
+    step_times: list[StepTime] = field(default_factory=list)  # each step's wall and busy time
 
     @property
     def kernel_time_s(self) -> float:
@@ -147,6 +159,8 @@ class OpProfile:
             "kernels": [k.row() for k in self.kernels],
             "by_source": [g.row("source") for g in self.by_source],
         }
+        out["async"] = [o.row() for o in self.overlaps]
+        out["step_times"] = [t.row() for t in self.step_times]
         if self.devices is not None:
             out["devices"] = self.devices.rows()
         return out
@@ -200,23 +214,6 @@ def _choose_module(
     return max(times, key=times.__getitem__)
 
 
-def _steps(trace: Trace, ops: Sequence[OpEvent], module: str) -> tuple[int, str, int]:
-    """``(steps, the rule that counted them, executions of the module)``."""
-    runs = len({op.run for op in ops if op.run})
-    if not runs:
-        runs = sum(1 for r in trace.module_runs if r.module == module)
-    if trace.steps:
-        names = Counter(s.name for s in trace.steps)
-        name = names.most_common(1)[0][0]
-        count = len({s.number for s in trace.steps if s.name == name})
-        if name == STEPS_LINE:
-            return count, f"{count} steps on the device's Steps line", runs
-        return count, f"{count} steps marked '{name}' in the trace", runs
-    if runs:
-        return runs, f"{runs} executions of {module or 'the program'} (no step marker)", runs
-    return 1, "no step marker and no module execution in the trace: the whole trace", 0
-
-
 def _group(
     kernels: Iterable[KernelTime], key: Callable[[KernelTime], str], total: float
 ) -> list[GroupTime]:
@@ -253,7 +250,8 @@ def op_profile(
     chosen = _choose_module(trace, by_module, module, module_name)
     picked = [(op, own) for op, own in zip(trace.ops, all_self) if op.module == chosen]
     ops = [op for op, _ in picked]
-    steps, rule, runs = _steps(trace, ops, chosen)
+    counted = count_steps(trace, ops, chosen)
+    steps, rule, runs = counted.steps, counted.rule, counted.runs
     per_name: dict[str, float] = defaultdict(float)
     counts: Counter[str] = Counter()
     first: dict[str, OpEvent] = {}
@@ -275,6 +273,7 @@ def op_profile(
         )
     chip = device or (for_kind(trace.device_kind) if trace.device_kind else None)
     total_s = sum(per_name.values()) * 1e-9 / steps
+    opcode = _opcodes(index)
     kernels = []
     for name, ns in per_name.items():
         joined = index.join(name) if index is not None else None
@@ -291,9 +290,19 @@ def op_profile(
                 trace_flops[name],
                 trace_bytes[name],
                 chip,
+                is_async(opcode(first[name])),
             )
         )
     kernels.sort(key=lambda k: (-k.time_s, k.name))
+    overlaps = async_overlaps(
+        ops,
+        [own for _, own in picked],
+        steps,
+        opcode,
+        _started_by(index, set(per_name)),
+        _transfer_bytes(index, first),
+    )
+    times = step_times(trace, all_self, counted, ops, chosen)
     if runs and trace.steps and runs != steps:
         notes.append(f"{chosen or 'the program'} ran {runs} times in {steps} marked steps")
     others = {m: t * 1e-9 / steps for m, t in by_module.items() if m != chosen}
@@ -302,8 +311,11 @@ def op_profile(
             "other modules in the trace (device s per step): "
             + ", ".join(f"{m or '?'} {t:.3g}" for m, t in sorted(others.items()))
         )
-    notes.extend(_roof_notes(kernels, chip, trace))
-    counted = bool(trace.steps) or runs > 0
+    notes.extend(_roof_notes(kernels, chip, trace, module))
+    idle = host_bound_note(times)
+    if idle:
+        notes.insert(0, idle)
+    has_steps = bool(trace.steps) or runs > 0
     return OpProfile(
         trace=trace.path,
         format=trace.format,
@@ -322,13 +334,78 @@ def op_profile(
         target=module.name if module is not None else "",
         unjoined=unjoined,
         notes=notes,
-        devices=device_spread(trace, steps if counted else None),
+        devices=device_spread(trace, steps if has_steps else None),
+        overlaps=overlaps,
+        step_times=times,
     )
 
 
-def _roof_notes(kernels: Sequence[KernelTime], chip: Device | None, trace: Trace) -> list[str]:
+def host_bound_note(times: Sequence[StepTime]) -> str:
+    """What a reader must know first when the chip is idle most of each step: the question
+    is the host, not a kernel (``""`` otherwise)."""
+    wall = sum(t.wall_s for t in times)
+    busy = sum(t.busy_s for t in times)
+    if not times or wall <= 0:
+        return ""
+    idle = max(0.0, 1 - busy / wall)
+    if idle <= HOST_BOUND_IDLE:
+        return ""
+    return (
+        f"the chip is idle {idle:.0%} of each step ({format_duration(busy / len(times))} busy "
+        f"in {format_duration(wall / len(times))} of wall time per step): the question is the "
+        "host (input pipeline, Python dispatch, host callbacks), not a kernel"
+    )
+
+
+def _opcodes(index: ModuleIndex | None) -> Callable[[OpEvent], str]:
+    """An op's opcode: the module's, else its HLO text's in the trace, else its category
+    (XLA:TPU files async ops under their opcode: ``copy-start``, ``async-done``)."""
+
+    def opcode(op: OpEvent) -> str:
+        found = index.opcode(op.name) if index is not None else ""
+        return found or opcode_of_text(op.text) or op.category
+
+    return opcode
+
+
+def _started_by(index: ModuleIndex | None, names: set[str]) -> Callable[[OpEvent], str]:
+    """A done's start: the module's operand, else its HLO text's, else ``X-start.N`` of
+    ``X-done.N`` when the trace ran such an op."""
+
+    def started_by(op: OpEvent) -> str:
+        found = index.started_by(op.name) if index is not None else ""
+        found = found or operand_of_text(op.text)
+        if found:
+            return found
+        guess = op.name.replace("-done", "-start", 1)
+        return guess if guess in names else ""
+
+    return started_by
+
+
+def _transfer_bytes(
+    index: ModuleIndex | None, first: dict[str, OpEvent]
+) -> Callable[[str], float | None]:
+    def nbytes(start: str) -> float | None:
+        if index is not None:
+            return index.transfer_bytes(start)
+        op = first.get(start)
+        return op.bytes_accessed if op is not None else None
+
+    return nbytes
+
+
+def _roof_notes(
+    kernels: Sequence[KernelTime], chip: Device | None, trace: Trace, module: Module | None
+) -> list[str]:
     """What a reader must know about the bounds: no chip, or kernels above a roof."""
     if chip is None:
+        if module is not None and module_has_tpu_layouts(module):
+            return [
+                "no bounds: the trace names no chip, and TARGET's module is a TPU module "
+                "(tiled T(8,128) layouts): the bounds need the TPU it ran on, --device "
+                f"tpu-v5e (or {', '.join(_OTHER_TPUS)})"
+            ]
         if trace.device.startswith("/device:"):
             return ["the trace does not name its chip: --device NAME gives bounds"]
         return []
@@ -359,6 +436,7 @@ def _kernel(
     trace_flops: float,
     trace_bytes: float,
     chip: Device | None,
+    asynchronous: bool = False,
 ) -> KernelTime:
     if joined is not None:
         # XLA:CPU may record one kernel of the entry as several events (a sort: two); the
@@ -366,6 +444,7 @@ def _kernel(
         executions = joined.per_run * runs if joined.per_run is not None and runs else occurrences
         flops: float | None = joined.flops * executions / steps
         nbytes: float | None = joined.hbm_bytes * executions / steps
+        all_bytes = joined.all_bytes * executions / steps
         kind, source, scope, element = (
             joined.kind,
             joined.source,
@@ -376,7 +455,13 @@ def _kernel(
         flops = trace_flops / steps if op.flops is not None else None
         nbytes = trace_bytes / steps if op.bytes_accessed is not None else None
         kind, source, scope, element = _kind_from_text(op), op.source, scope_of(op.op_name), ""
-    where = position(flops or 0.0, nbytes or 0.0, time_s, chip, element)
+        all_bytes = nbytes or 0.0
+    # An async op's event is its issue or its wait, not its transfer: no roofline (.overlap).
+    where = (
+        None
+        if asynchronous
+        else position(flops or 0.0, nbytes or 0.0, time_s, chip, element, all_bytes)
+    )
     return KernelTime(
         name=name,
         kind=kind,
@@ -391,4 +476,5 @@ def _kernel(
         scope=scope,
         joined=joined is not None,
         text=op.text,
+        asynchronous=asynchronous,
     )
