@@ -23,3 +23,39 @@ def test_counts():
         "-2.5k",
         "-",
     ]
+
+
+def test_durations_print_in_their_unit_never_an_exponent():
+    from hloscope.units import format_duration
+
+    assert [format_duration(s) for s in (999.7e-6, 999.96e-9, 0.99996, 1e-3, 0.00123)] == [
+        "1 ms",
+        "1 µs",
+        "1 s",
+        "1 ms",
+        "1.23 ms",
+    ]
+    assert [format_duration(s) for s in (812e-9, 45.6e-6, 4321.0, -999.7e-6, 0.0, None)] == [
+        "812 ns",
+        "45.6 µs",
+        "4321 s",
+        "-1 ms",
+        "0 s",
+        "-",
+    ]
+    # Every value from 1 ps to an hour, in steps of 0.01%: no exponent, at most 3 figures
+    # (4 for whole seconds past 999 s).
+    value = 1e-12
+    while value < 3600:
+        text = format_duration(value)
+        number = text.split()[0]
+        assert "e" not in number and len(number.replace(".", "").lstrip("0")) <= 4, text
+        value *= 1.0001
+
+
+def test_bench_and_profile_text_format_durations_through_units():
+    from hloscope.render import bench_text, profile_text
+    from hloscope.units import format_duration
+
+    assert bench_text.format_seconds is format_duration
+    assert profile_text.format_seconds is format_duration

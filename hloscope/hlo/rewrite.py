@@ -264,8 +264,6 @@ def plain_text(module: Module, *, leave_out: Collection[Instruction] = ()) -> st
     for comp in module.computations:
         if id(comp) in called_by_fusion and id(comp) not in called_otherwise:
             continue
-        if comp.expanded_from is not None:
-            continue
         body = _Inliner(used, dropped).computation(comp)
         head = ("ENTRY " if comp.is_entry else "") + "%" + comp.name
         closer = "}"

@@ -113,8 +113,18 @@ def check_called_computations(module: Module, source: SourceText) -> None:
                     start = inst._attribute_column()
                     col = start + m.start(2) + 1 if start else 1
                     raise source.error(
-                        f"{m.group(1)} names unknown computation {called!r}", inst.line, col
+                        f"{m.group(1)} names unknown computation {called!r}"
+                        + (_ASYNC_HINT if inst.opcode.startswith("async-") else ""),
+                        inst.line,
+                        col,
                     )
+
+
+# compiled.as_text() leaves out the computations its async ops call: XLA's dump keeps them.
+_ASYNC_HINT = (
+    " (text printed without its async computations, as compiled.as_text() prints it: "
+    "read the module XLA dumps with XLA_FLAGS=--xla_dump_to=DIR instead)"
+)
 
 
 _CALLED_NAMES = re.compile(
