@@ -68,6 +68,8 @@ _REPORT_KINDS = {
     "memory-usage-report": "memory_usage_report",
     # The live range gives `hloscope memory` XLA's own peak for a captured function.
     "live-range": "live_range",
+    # XLA's pass timestamps (--xla_dump_module_metadata): what `compile-time` ranks.
+    "metadata": "module_metadata",
 }
 _CAPTURE_FILE = "capture.json"
 
@@ -124,6 +126,8 @@ class Capture:
     #: Cost estimates of the Pallas kernels given no ``cost_estimate``, from their jaxprs
     #: (:func:`hloscope.capture.pallas_kernels.kernel_estimates`); the cost model reads them.
     kernel_estimates: list[dict[str, Any]] = field(default_factory=list)
+    #: How long tracing, lowering and compiling took (:mod:`hloscope.capture.compile_timing`).
+    compile_time: dict[str, Any] | None = None
     #: The user's source files as they were when it ran (the snapshot beside a cached or saved
     #: capture, :mod:`hloscope.capture.source_snapshot`; not saved with the capture itself).
     source_files: dict[str, str] = field(default_factory=dict, repr=False)
@@ -203,6 +207,7 @@ class Capture:
             "backend": self.backend,
             "compile_error": self.compile_error,
             "kernel_estimates": self.kernel_estimates,
+            "compile_time": self.compile_time,
         }
         for stage, text in self.stages.items():
             index["stages"][stage] = _write(root, _stage_filename(stage), text)
@@ -259,6 +264,7 @@ class Capture:
             backend=index.get("backend"),
             compile_error=index.get("compile_error"),
             kernel_estimates=list(index.get("kernel_estimates") or []),
+            compile_time=index.get("compile_time"),
         )
 
     @staticmethod
@@ -487,6 +493,7 @@ def _dump_options(folder: str, passes: str | None) -> dict[str, Any]:
         "xla_dump_hlo_snapshots": False,
         "xla_dump_include_timestamp": False,
         "xla_dump_hlo_pass_re": passes or "",
+        "xla_dump_module_metadata": True,  # each pass's timestamps (XLA:TPU writes them)
     }
     if passes is not None:
         options["xla_dump_hlo_pipeline_re"] = ".*"

@@ -138,6 +138,7 @@ def _seconds(value: Any) -> str:
 def capture_flags(dump_dir: str | Path, passes: str | None = None) -> list[str]:
     """hloscope's own XLA flags for a capture into ``dump_dir``."""
     flags = [f"--xla_dump_to={_quote_flag_value(str(dump_dir))}", "--xla_dump_hlo_as_text"]
+    flags.append("--xla_dump_module_metadata=true")  # XLA:TPU's pass timestamps (compile-time)
     if passes:
         flags.append(f"--xla_dump_hlo_pass_re={_quote_flag_value(passes)}")
     return flags

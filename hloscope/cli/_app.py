@@ -66,6 +66,7 @@ COMMAND_MODULES = {
     "capture": "capture",
     "check": "check",
     "collectives": "collectives",
+    "compile-time": "compile_time",
     "diff": "diff",
     "explain": "explain",
     "explain-error": "explain_error",

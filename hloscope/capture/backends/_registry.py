@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...devices import DeviceSpec, Platform, parse_device
+from ..compile_timing import CompileClock
 from ._base import Backend, BackendName
 from ._local import LocalJax, TensorFlow
 from ._xla_tpu import TPU_EXTRA_HINT, XlaTpu
@@ -82,7 +83,9 @@ def capture_for(
     compile only stands in for that device, why (``estimate_note``)."""
     spec = _spec(device)
     backend = backend_for(spec, fn, mesh)
-    capture = backend.capture(fn, args, kwargs, passes)
+    with CompileClock() as clock:  # JAX's own stage durations, for `compile-time`
+        capture = backend.capture(fn, args, kwargs, passes)
+    capture.compile_time = clock.to_dict()
     capture.backend = str(backend.name)
     if spec is not None:
         capture.device = str(spec)

@@ -1,0 +1,125 @@
+"""How long one compile took, stage by stage, as JAX itself measures it.
+
+JAX reports three durations per compile through ``jax.monitoring`` (jax 0.4.x to 0.10):
+tracing the function to a jaxpr, lowering the jaxpr to a StableHLO module, and the backend's
+compile (XLA: its HLO passes, then code generation). :class:`CompileClock` listens to them while
+one capture runs and keeps, with each, the wall-clock time it ended (``time.time()``), so that
+the HLO passes XLA dumps with their own timestamps (``--xla_dump_module_metadata``) can be placed
+inside the backend compile. The wall time around the whole call is kept too: what JAX did not
+report (its own bookkeeping between stages, hloscope reading the dump) is that minus the stages.
+
+Only a process that already imported jax listens (a TensorFlow capture never imports it).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import TracebackType
+from typing import Any, Self
+
+__all__ = ["CompileEvent", "CompileClock", "JaxStage", "JAX_EVENTS"]
+
+
+class JaxStage(StrEnum):
+    """The stages JAX times, named as hloscope reports them."""
+
+    TRACE = "trace_s"
+    LOWER = "lower_s"
+    BACKEND = "backend_compile_s"
+
+
+#: jax.monitoring's event names and the stage each measures.
+JAX_EVENTS: dict[str, JaxStage] = {
+    "/jax/core/compile/jaxpr_trace_duration": JaxStage.TRACE,
+    "/jax/core/compile/jaxpr_to_mlir_module_duration": JaxStage.LOWER,
+    "/jax/core/compile/backend_compile_duration": JaxStage.BACKEND,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CompileEvent:
+    """One duration JAX reported: its stage, the function it names, how long, when it ended."""
+
+    stage: JaxStage
+    function: str
+    seconds: float
+    ended_at: float  # time.time()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stage": str(self.stage),
+            "function": self.function,
+            "seconds": self.seconds,
+            "ended_at": self.ended_at,
+        }
+
+
+@dataclass(slots=True)
+class CompileClock:
+    """A context manager around one trace, lower and compile::
+
+    with CompileClock() as clock:
+        capture = backend.capture(fn, args, kwargs)
+    clock.to_dict()  # {"wall_s": ..., "started_at": ..., "events": [...]}
+    """
+
+    events: list[CompileEvent] = field(default_factory=list)
+    started_at: float = 0.0
+    wall_s: float | None = None
+    _perf_start: float = 0.0
+    _listener: Any = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __enter__(self) -> Self:
+        monitoring = _jax_monitoring()
+        if monitoring is not None:
+            self._listener = self._heard
+            monitoring.register_event_duration_secs_listener(self._listener)
+        self.started_at = time.time()
+        self._perf_start = time.perf_counter()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.wall_s = time.perf_counter() - self._perf_start
+        if self._listener is not None:
+            monitoring = _jax_monitoring()
+            unregister = getattr(monitoring, "unregister_event_duration_listener", None)
+            if unregister is not None:
+                unregister(self._listener)
+            self._listener = None
+
+    def _heard(self, event: str, seconds: float, **tags: Any) -> None:
+        stage = JAX_EVENTS.get(event)
+        if stage is None or self.wall_s is not None:  # another event, or after the call
+            return
+        name = str(tags.get("fun_name", ""))
+        with self._lock:
+            self.events.append(CompileEvent(stage, name, float(seconds), time.time()))
+
+    def to_dict(self) -> dict[str, Any]:
+        """What a capture keeps (``Capture.compile_time``)."""
+        return {
+            "started_at": self.started_at,
+            "wall_s": self.wall_s,
+            "events": [e.to_dict() for e in self.events],
+        }
+
+
+def _jax_monitoring() -> Any:
+    """``jax.monitoring`` when jax is already imported here, else ``None`` (never imports it)."""
+    if "jax" not in sys.modules:
+        return None
+    try:
+        from jax import monitoring
+    except ImportError:  # pragma: no cover - a jax without monitoring
+        return None
+    return monitoring
