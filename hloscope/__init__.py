@@ -93,6 +93,8 @@ _LAZY = {
     "explain": "._api",  # the analysis, with a function target's jaxpr lines (as the CLI)
     "PassTimeline": ".analysis.passes",
     "pass_timeline": ".analysis.passes",
+    "CompileTime": ".analysis.compile_time",
+    "compile_time": ".analysis.compile_time",
     "Cause": ".analysis.recompiles",
     "CompileWatch": ".analysis.recompiles",
     "Ledger": ".analysis.recompiles",
@@ -248,6 +250,8 @@ __all__ = [
     "Explanation",
     "pass_timeline",
     "PassTimeline",
+    "compile_time",
+    "CompileTime",
     "capture_with_sources",
     "SourcedCapture",
     "Report",

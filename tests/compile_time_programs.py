@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-LAYERS = 12
+LAYERS = 48
 WIDTH = 128
 
 

@@ -52,8 +52,10 @@ __all__ = [
     "compile_time_of_capture",
     "compile_time_of_dump",
     "compile_time_of_target",
+    "compile_time",
     "NoCompileTimes",
     "pass_times",
+    "stage_times",
     "pipeline_times",
     "BACKEND_REST",
 ]
@@ -268,10 +270,11 @@ def _longest(events: Iterable[Mapping[str, Any]], stage: str) -> Mapping[str, An
     return max(found, key=lambda e: float(e.get("seconds", 0.0))) if found else None
 
 
-def _stages(
+def stage_times(
     timing: Mapping[str, Any] | None, metadata: Sequence[ModuleMetadata]
 ) -> tuple[Stages, float | None, float | None]:
-    """The stages, the total and hloscope's own time, from JAX's events and XLA's passes."""
+    """The stages, the total and hloscope's own time, from JAX's events (``timing``:
+    :meth:`~hloscope.capture.compile_timing.CompileClock.to_dict`) and XLA's passes."""
     starts = [m.start_usec for m in metadata if m.start_usec is not None]
     ends = [m.end_usec for m in metadata if m.end_usec is not None]
     passes_s = (max(ends) - min(starts)) / 1e6 if starts and ends else None
@@ -327,7 +330,7 @@ def _build(
     sources: Mapping[str, str],
     notes: list[str],
 ) -> CompileTime:
-    stages, total, hloscope_s = _stages(timing, metadata)
+    stages, total, hloscope_s = stage_times(timing, metadata)
     runs = [run for m in metadata for run in m.passes]
     if not runs:
         notes.append(
@@ -454,3 +457,43 @@ def compile_time_of_target(target: Target, module: str | None = None) -> Compile
     # XLA:TPU's metadata file carries no module name: the one of the module's own id.
     family += [m for m in index.modules if m.name is None and m.id == found.id]
     return compile_time_of_dump(found, family)
+
+
+def compile_time(
+    target: Any,
+    *args: Any,
+    device: Any = None,
+    module: str | None = None,
+    refresh: bool = False,
+    **kwargs: Any,
+) -> CompileTime:
+    """Where a compile's time went (the Python face of ``hloscope compile-time``).
+
+    ``target`` is a JAX function (compiled here with ``args`` and ``kwargs`` as example
+    inputs; ``device="tpu-v5e"`` compiles it with XLA:TPU in this process, as
+    :func:`hloscope.capture` does), a :class:`~hloscope.capture.inprocess.Capture`, or a TARGET
+    string (``"train.py:step"``, a capture or dump folder; ``device`` compiles a
+    ``SCRIPT.py:FUNCTION`` for that device in a child process, cached; ``refresh`` measures
+    again)::
+
+        report = hloscope.compile_time(step, params, batch, device="tpu-v5e")
+        report.stages.backend_s, report.passes[0].name, report.findings[0].fix
+    """
+    import os
+
+    from ..capture.inprocess import Capture
+    from ..capture.target import Target, TargetKind
+
+    if isinstance(target, Capture):
+        return compile_time_of_capture(target)
+    if isinstance(target, (str, os.PathLike, Target)):
+        if args or kwargs:
+            raise CompileTimeError("example arguments go with a function, not a TARGET string")
+        opened = Target.resolve(target, refresh=refresh, device=device)
+        stale = opened.kind is TargetKind.FUNCTION and not refresh
+        if stale and Capture.read_index(opened.path).get("compile_time") is None:
+            opened = Target.resolve(target, refresh=True, device=device)
+        return compile_time_of_target(opened, module)
+    from ..capture.backends import capture_for
+
+    return compile_time_of_capture(capture_for(target, args, kwargs, device))

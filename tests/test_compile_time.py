@@ -1,0 +1,209 @@
+"""compile-time without a TPU: XLA:TPU's module metadata read from a real dump, the stages of a
+compile on this machine's XLA:CPU (which writes no pass times), the lines and the causes.
+
+The XLA:TPU compiles themselves are in ``test_compile_time_tpu.py`` (slow, libtpu)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hloscope.analysis.compile_lines import Cause
+from hloscope.analysis.compile_time import compile_time, pass_times, pipeline_times
+from hloscope.cli import cli
+from hloscope.dump.errors import DumpFormatError
+from hloscope.dump.metadata import parse_module_metadata, parse_text_proto
+
+HERE = Path(__file__).resolve().parent
+DUMP = HERE / "data" / "compile_time" / "xla_tpu_dump"
+METADATA = DUMP / "module_0000.metadata.textproto"
+PROGRAMS = HERE / "compile_time_programs.py"
+
+
+def metadata_by_regex(text: str) -> list[dict[str, str]]:
+    """The pass_metadata blocks read by a regular expression, independent of the parser."""
+    blocks = re.findall(r"^pass_metadata \{\n(.*?)^\}", text, re.S | re.M)
+    return [dict(re.findall(r'^  (\w+): "?([^"\n]*)"?$', block, re.M)) for block in blocks]
+
+
+def test_the_reader_gives_every_pass_run_of_xla_tpus_metadata():
+    text = METADATA.read_text()
+    runs = parse_module_metadata(text).passes
+    blocks = metadata_by_regex(text)
+    assert len(runs) == len(blocks) == 477
+    assert [(r.name, r.pipeline, r.start_usec, r.end_usec) for r in runs] == [
+        (
+            b["pass_name"],
+            b["pipeline_name"],
+            int(b["start_timestamp_usec"]),
+            int(b["end_timestamp_usec"]),
+        )
+        for b in blocks
+    ]
+    assert sum(r.changed for r in runs) == text.count("module_changed: true")
+
+
+def test_passes_are_the_metadatas_summed_per_pass_name_without_nested_pipelines():
+    text = METADATA.read_text()
+    blocks = metadata_by_regex(text)
+
+    def span(b):
+        return int(b["start_timestamp_usec"]), int(b["end_timestamp_usec"])
+
+    def runs_a_pipeline(b):  # other runs of a pipeline of its name lie inside its time
+        start, end = span(b)
+        return any(
+            o is not b
+            and o["pipeline_name"] == b["pass_name"]
+            and start <= span(o)[0]
+            and span(o)[1] <= end
+            for o in blocks
+        )
+
+    want: dict[str, float] = defaultdict(float)
+    runs: dict[str, int] = defaultdict(int)
+    for b in blocks:
+        # A pipeline-start marker is no pass; a pass that runs a pipeline is that pipeline,
+        # whose passes are counted themselves.
+        if b["pass_name"] == "pipeline-start" or runs_a_pipeline(b):
+            continue
+        want[b["pass_name"]] += (
+            int(b["end_timestamp_usec"]) - int(b["start_timestamp_usec"])
+        ) / 1e6
+        runs[b["pass_name"]] += 1
+    got = pass_times(parse_module_metadata(text).passes)
+    assert {p.name: p.runs for p in got} == runs
+    for p in got:
+        assert p.time_s == pytest.approx(want[p.name], abs=1e-9)
+    assert [p.time_s for p in got] == sorted((p.time_s for p in got), reverse=True)
+    assert got[0].name == "tpu_fusion" and got[0].pipeline in got[0].pipelines
+
+
+def test_a_nested_pipeline_counts_once_in_its_parent():
+    runs = parse_module_metadata(METADATA.read_text()).passes
+    pipelines = {p.name: p for p in pipeline_times(runs)}
+    inner = pipelines["simplification-1"]
+    assert inner.parent == "Phase 1 pre-layout assignment passes"
+    assert inner.time_s <= pipelines[inner.parent].time_s
+    # The top pipelines hold every pass once (a nested pipeline's run, with the gaps between
+    # its passes, inside its parent's), within the span of all passes.
+    metadata = parse_module_metadata(METADATA.read_text())
+    top = sum(p.time_s for p in pipelines.values() if p.parent is None)
+    leaves = sum(p.time_s for p in pass_times(runs))
+    assert leaves <= top <= (metadata.end_usec - metadata.start_usec) / 1e6
+    assert top < 1.05 * leaves
+
+
+def test_text_proto_reader_escapes_nesting_and_errors():
+    parsed = parse_text_proto('a: "x\\"y\\n" b { c: 1 d { e: true } } b { c: 2 } # note\n')
+    assert parsed["a"] == ['x"y\n']
+    assert [block["c"] for block in parsed["b"]] == [["1"], ["2"]]
+    assert parsed["b"][0]["d"] == [{"e": ["true"]}]
+    with pytest.raises(DumpFormatError, match="not closed"):
+        parse_text_proto("b { c: 1")
+    with pytest.raises(DumpFormatError, match="not a number"):
+        parse_module_metadata("pass_metadata { pass_id: x start_timestamp_usec: 1 }")
+
+
+def test_a_dump_folder_gives_xla_tpus_pass_times_and_says_the_rest_is_not_there():
+    result = CliRunner().invoke(cli, ["compile-time", str(DUMP), "--json"])
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    runs = parse_module_metadata(METADATA.read_text())
+    assert got["stages"]["hlo_passes_s"] == pytest.approx((runs.end_usec - runs.start_usec) / 1e6)
+    assert got["stages"]["trace_s"] is None and got["total_s"] is None
+    assert any("pass times only" in note for note in got["notes"])
+    assert {"layout-assignment", "copy-insertion", "tpu_fusion"} <= {
+        p["name"] for p in got["passes"]
+    }
+    # Per line: the four layers' line made most of the program (a dot and the gelu's ops per
+    # layer), before and after; no instruction is counted for two lines.
+    top = got["lines"][0]
+    dots = next(DUMP.glob("*before_optimizations.txt")).read_text().count(" dot(")
+    assert dots == 4 and top["instructions_before"] >= 2 * dots
+    assert top["instructions_before"] > 0.5 * got["instructions_before"]
+    assert sum(line["instructions_before"] for line in got["lines"]) <= got["instructions_before"]
+    assert 0 < top["instructions_after"] <= got["instructions_after"]
+
+
+def test_text_fits_80_columns_when_piped():
+    result = CliRunner().invoke(cli, ["compile-time", str(DUMP)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert "Slowest HLO passes" in result.output and "tpu_fusion" in result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+
+
+def test_an_hlo_file_is_refused_in_one_line():
+    hlo = next(DUMP.glob("*after_optimizations.txt"))
+    result = CliRunner().invoke(cli, ["compile-time", str(hlo)])
+    assert result.exit_code == 2
+    assert len(result.output.strip().splitlines()) == 1
+    assert "holds no compile times" in result.output
+
+
+# ---- a compile on this machine (XLA:CPU: no pass times) -----------------------------------------
+
+
+def _programs():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("compile_time_programs", PROGRAMS)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _line_of(text: str) -> int:
+    return next(i for i, line in enumerate(PROGRAMS.read_text().splitlines(), 1) if text in line)
+
+
+def test_cpu_compile_has_jax_stages_and_the_whole_backend_without_passes():
+    pytest.importorskip("jax")
+    programs = _programs()
+    report = compile_time(programs.layers_scan, *programs.layers_scan.example_args)
+    s = report.stages
+    assert s.trace_s > 0 and s.lower_s > 0 and s.backend_compile_s > 0
+    assert s.hlo_passes_s is None and s.backend_s == s.backend_compile_s  # XLA:CPU: no times
+    assert report.total_s == pytest.approx(s.measured + s.other_s)
+    assert not report.passes and any("XLA:CPU writes none" in n for n in report.notes)
+    assert not [f for f in report.findings if f.cause is Cause.UNROLLED_LOOP]
+
+
+def test_an_unrolled_python_loop_is_named_with_its_share_and_the_scan_fix():
+    pytest.importorskip("jax")
+    programs = _programs()
+    report = compile_time(programs.layers_loop, *programs.layers_loop.example_args)
+    loops = [f for f in report.findings if f.cause is Cause.UNROLLED_LOOP]
+    assert len(loops) == 1
+    loop = loops[0]
+    assert loop.source == f"{PROGRAMS}:{_line_of('for w in ws:')}"
+    assert loop.repeats == programs.LAYERS
+    assert loop.share > 0.5 and loop.instructions <= report.instructions_before
+    assert "lax.scan" in loop.fix
+    # The layer's own line made those instructions.
+    assert report.lines[0].source == f"{PROGRAMS}:{_line_of('return jax.nn.gelu(x @ w)')}"
+
+
+def test_grad_over_the_loop_is_said():
+    jax = pytest.importorskip("jax")
+    programs = _programs()
+    x, ws = programs.layers_loop.example_args
+    report = compile_time(jax.grad(programs.layers_loop, argnums=1), x, ws[:6])
+    loop = next(f for f in report.findings if f.cause is Cause.UNROLLED_LOOP)
+    assert loop.repeats == 6 and "grad" in loop.message and "checkpoint" in loop.fix
+
+
+def test_a_large_numpy_constant_is_found_at_its_line():
+    pytest.importorskip("jax")
+    programs = _programs()
+    report = compile_time(programs.lookup_table, *programs.lookup_table.example_args)
+    constants = [f for f in report.findings if f.cause is Cause.LARGE_CONSTANT]
+    assert len(constants) == 1
+    assert constants[0].bytes == programs.TABLE.nbytes
+    assert constants[0].source == f"{PROGRAMS}:{_line_of('return (x @ TABLE).sum()')}"
+    assert "argument" in constants[0].fix
