@@ -182,3 +182,22 @@ def test_the_roofline_says_how_the_cpu_peak_was_calibrated():
     assert code == 0, err
     flat = " ".join(out.split())
     assert "best of" in flat and f"the {llc >> 20} MiB last-level cache" in flat
+
+
+def test_per_kernel_text_shows_the_top_20_by_default_and_every_kernel_on_request():
+    """A transformer step has 191 kernels on XLA:CPU: the text shows the 20 slowest and says
+    how many were left out and their share; --top N shows N, --all every one; the JSON keeps
+    them all."""
+    program = SAMPLES / "hlo" / "transformer_train.after_optimizations.txt"
+    code, out, err = run("bench", program, "--per-kernel", "--json", *QUICK)
+    assert code == 0, err
+    kernels = json.loads(out)["kernels"]
+    assert len(kernels) > 100
+    code, out, err = run("bench", program, "--per-kernel", *QUICK)
+    assert code == 0, err
+    said = " ".join(out.split())
+    assert f"(20 of {len(kernels)} kernels shown; the other {len(kernels) - 20} hold" in said
+    code, out, err = run("bench", program, "--per-kernel", "--top", "5", *QUICK)
+    assert f"(5 of {len(kernels)} kernels shown" in " ".join(out.split())
+    code, out, err = run("bench", program, "--per-kernel", "--all", *QUICK)
+    assert code == 0 and "kernels shown" not in out
