@@ -292,3 +292,14 @@ def test_bench_per_kernel_shows_the_top_20_and_says_what_is_left_out(case: str) 
 def test_bench_top_and_all_exclude_each_other() -> None:
     done = invoke("bench", "x.hlo", "--per-kernel", "--all", "--top", "3")
     assert done.exit_code != 0 and "exclude each other" in done.output
+
+
+@pytest.mark.parametrize("case", ["lm_step", "conv_step"])
+def test_the_roofline_chart_places_no_async_op(case: str) -> None:
+    from hloscope.render.roofline_svg import bench_points
+
+    _, result = bench_of(case)
+    rows = result.kernel_rows()
+    names = {p.name for p in bench_points(result.to_dict(), rows)}
+    assert not {r["name"] for r in rows if r["async"]} & names
+    assert {r["name"] for r in rows if not r["async"]} <= names

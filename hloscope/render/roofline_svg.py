@@ -220,7 +220,8 @@ def render_roofline_svg(
 def bench_points(data: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> list[RoofPoint]:
     """The points of a bench result: its JSON (``BenchResult.to_dict()``) and kernel rows
     (``BenchResult.kernel_rows()``): each kernel's FLOPs and bytes per run over its time per
-    run, and the program's rates over its median."""
+    run, and the program's rates over its median. An async op (a ``copy-start``'s issue, a
+    ``slice-done``'s wait) is no point: its bytes over its event's time are not a rate."""
     points = [
         RoofPoint(
             str(row["name"]),
@@ -230,6 +231,7 @@ def bench_points(data: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> 
             float(row.get("share") or 0.0),
         )
         for row in rows
+        if not row.get("async")
     ]
     median = data.get("median_s") or 0.0
     if median > 0:
