@@ -1,0 +1,125 @@
+"""compile-time of XLA:TPU compiles made on this machine (offline, for a TPU v5e chip).
+
+The oracles: the wall-clock time measured around JAX's own trace, lower and compile calls
+(``compile_time_around_the_call.py``), and the module metadata file XLA:TPU wrote for the
+compile, read with a regular expression.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from frameworks_needed import needs_libtpu
+from test_compile_time import metadata_by_regex
+
+from hloscope.capture.target import Target
+from hloscope.cli import cli
+
+pytestmark = pytest.mark.slow
+
+HERE = Path(__file__).resolve().parent
+PROGRAMS = HERE / "compile_time_programs.py"
+
+
+@pytest.fixture(autouse=True)
+def _libtpu_and_cache(tmp_path_factory, monkeypatch):
+    needs_libtpu()
+    # One cache for the module's tests: a program is compiled once, then read from the cache.
+    monkeypatch.setenv("HLOSCOPE_CACHE", str(tmp_path_factory.getbasetemp() / "tpu-cache"))
+
+
+def report(name: str) -> dict:
+    result = CliRunner().invoke(
+        cli, ["compile-time", f"{PROGRAMS}:{name}", "--device", "tpu-v5e", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def line_of(text: str) -> int:
+    return next(i for i, line in enumerate(PROGRAMS.read_text().splitlines(), 1) if text in line)
+
+
+def test_the_stages_sum_to_the_time_measured_around_the_compile():
+    done = subprocess.run(
+        [sys.executable, str(HERE / "compile_time_around_the_call.py")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    measured = json.loads(done.stdout.strip().splitlines()[-1])
+    stages = measured["stages"]
+    parts = [stages[k] for k in ("trace_s", "lower_s", "hlo_passes_s", "backend_s")]
+    assert all(part > 0 for part in parts)
+    assert sum(parts) == pytest.approx(measured["wall_s"], rel=0.05)
+    assert measured["total_s"] == pytest.approx(measured["wall_s"], rel=0.05)
+    # The passes are a part of the backend compile, its rest split around them.
+    assert stages["hlo_passes_s"] + stages["backend_s"] == pytest.approx(
+        stages["backend_compile_s"]
+    )
+    assert stages["backend_before_passes_s"] + stages["backend_after_passes_s"] == pytest.approx(
+        stages["backend_s"], abs=1e-3
+    )
+
+
+def test_the_passes_are_those_of_xla_tpus_metadata_summed_per_pass_name():
+    got = report("layers_loop")
+    assert got["compiled_for"] == "TPU v5 lite"
+    capture = Target.resolve(f"{PROGRAMS}:layers_loop", device="tpu-v5e").capture()
+    blocks = metadata_by_regex(capture.reports["module_metadata"])
+    assert blocks, "XLA:TPU wrote no pass_metadata"
+    nested = {b["pass_name"] for b in blocks} & {b["pipeline_name"] for b in blocks}
+    want: dict[str, float] = defaultdict(float)
+    for b in blocks:
+        if b["pass_name"] != "pipeline-start":
+            seconds = (int(b["end_timestamp_usec"]) - int(b["start_timestamp_usec"])) / 1e6
+            want[b["pass_name"]] += seconds
+    passes = {p["name"]: p for p in got["passes"]}
+    # Every pass of the file is there with its summed time, but a run of a pipeline (counted
+    # through its own passes) where a name is both.
+    assert set(passes) | nested == set(want) | nested
+    for name, p in passes.items():
+        if name not in nested:
+            assert p["time_s"] == pytest.approx(want[name], abs=1e-9)
+    starts = [int(b["start_timestamp_usec"]) for b in blocks]
+    ends = [int(b["end_timestamp_usec"]) for b in blocks]
+    assert got["stages"]["hlo_passes_s"] == pytest.approx((max(ends) - min(starts)) / 1e6)
+
+
+@pytest.mark.parametrize("name", ["layers_scan", "lookup_table"])
+def test_passes_every_xla_tpu_compile_runs_are_found(name):
+    got = report(name)
+    runs = {p["name"]: p["runs"] for p in got["passes"]}
+    for must in ("layout-assignment", "copy-insertion", "tpu_fusion"):
+        assert runs.get(must, 0) >= 1, must
+
+
+def test_a_python_loop_is_named_and_scan_compiles_faster():
+    loop = report("layers_loop")
+    scan = report("layers_scan")
+    found = [f for f in loop["findings"] if f["cause"] == "unrolled_loop"]
+    assert len(found) == 1
+    assert found[0]["source"] == f"{PROGRAMS}:{line_of('for w in ws:')}"
+    assert found[0]["share"] > 0.5 and "lax.scan" in found[0]["fix"]
+    assert not [f for f in scan["findings"] if f["cause"] == "unrolled_loop"]
+    # One body compiled instead of every layer's: XLA's passes and the whole compile are
+    # faster (ratios; the times themselves depend on the machine).
+    assert loop["stages"]["hlo_passes_s"] > 2 * scan["stages"]["hlo_passes_s"]
+    assert loop["total_s"] > scan["total_s"]
+    assert loop["instructions_before"] > 4 * scan["instructions_before"]
+
+
+def test_a_large_constant_is_found_in_a_tpu_compile():
+    got = report("lookup_table")
+    found = [f for f in got["findings"] if f["cause"] == "large_constant"]
+    assert len(found) == 1
+    assert found[0]["source"] == f"{PROGRAMS}:{line_of('return (x @ TABLE).sum()')}"
+    assert found[0]["bytes"] == 256 * 1024 * 4
