@@ -173,7 +173,7 @@ def test_a_program_that_does_not_fit_is_an_answer(tmp_path):
         cli, ["memory", f"{script}:big", "--device", "tpu-v5e", "--fail-over-limit"]
     )
     assert failed.exit_code == 3
-    assert "does NOT fit: needs" in failed.stdout
+    assert "does NOT fit on tpu-v5e: XLA:TPU needs" in " ".join(failed.stdout.split())
 
 
 def test_without_libtpu_the_answer_is_an_estimate(tmp_path):

@@ -10,7 +10,8 @@ it is arguments plus outputs, whatever the temporaries.
 **A TPU compile is the exception** (source ``xla_tpu``): there ``peak_memory_in_bytes`` is what
 the chip reserves for the program, padding, fragmentation and reserved regions included, and
 it is the peak (measured equal, to the byte, on a TPU v5e). The live range's peak (every value
-live at once: a lower bound) and the memory-usage report's allocation are kept beside it in
+live at once, on-chip ones included: below the fit figure on most programs, above it on some)
+and the memory-usage report's allocation are kept beside it in
 ``figures``, each named, and the buffers listed are those live at the live range's peak.
 """
 
@@ -128,7 +129,8 @@ def _tpu_peak(result: MemoryResult, reported: int, usage_report: str | None) -> 
         )
     else:
         live = (
-            f"the live range's peak ({live_peak} bytes, the values live at once) is a lower bound"
+            f"the live range's peak ({live_peak} bytes, the values live at once, on-chip ones "
+            "included) is not the fit figure (below it on most programs, above it on some)"
         )
     result.notes.append(
         f"the peak is XLA:TPU's peak_memory_in_bytes, what the chip reserves for this program "
