@@ -40,10 +40,24 @@ def format_count(n: float | None) -> str:
     return _scaled(n, 1000, ("", "k", "M", "G"), "T")
 
 
+def _three_figures(value: float) -> str:
+    """``24.0``, ``1.23``, ``812``: three significant figures, trailing zeros kept, so times in
+    a column read alike (``.3g`` would write ``24`` beside ``22.9``)."""
+    size = abs(value)
+    if size >= 99.95:
+        return f"{value:.0f}"
+    if size >= 9.995:
+        return f"{value:.1f}"
+    if size >= 0.9995:
+        return f"{value:.2f}"
+    return f"{value:.3g}"  # below 1 of the smallest unit: as many places as it needs
+
+
 def format_duration(seconds: float | None) -> str:
     """A duration in the unit that keeps three figures: ``0.00123`` -> ``1.23 ms``,
-    ``0.0009996`` -> ``1 ms`` (a value that rounds to 1000 of a unit is written in the next
-    one, never ``1e+03 µs``), ``4321.0`` -> ``4321 s``; ``None`` or NaN -> ``-``."""
+    ``0.024`` -> ``24.0 ms``, ``0.0009996`` -> ``1.00 ms`` (a value that rounds to 1000 of a
+    unit is written in the next one, never ``1e+03 µs`` or ``1000 µs``), ``4321.0`` ->
+    ``4321 s``; ``None`` or NaN -> ``-``."""
     if seconds is None or not math.isfinite(seconds):
         return "-"
     if seconds == 0:
@@ -53,9 +67,7 @@ def format_duration(seconds: float | None) -> str:
         return f"{seconds:.0f} s"
     for index, (scale, unit) in enumerate(TIME_UNITS):
         if size >= scale or index == len(TIME_UNITS) - 1:
-            text = f"{seconds / scale:.3g}"
-            if "e" in text:  # 999.7 of a unit rounds to 1e+03: the next unit up says 1
-                larger_scale, larger = TIME_UNITS[index - 1]
-                return f"{seconds / larger_scale:.3g} {larger}"
-            return f"{text} {unit}"
+            if index and size / scale >= 999.5:  # rounds to 1000 of it: 1.00 of the next unit
+                scale, unit = TIME_UNITS[index - 1]
+            return f"{_three_figures(seconds / scale)} {unit}"
     raise AssertionError("unreachable: the last unit takes every duration")

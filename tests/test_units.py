@@ -29,27 +29,28 @@ def test_durations_print_in_their_unit_never_an_exponent():
     from hloscope.units import format_duration
 
     assert [format_duration(s) for s in (999.7e-6, 999.96e-9, 0.99996, 1e-3, 0.00123)] == [
-        "1 ms",
-        "1 µs",
-        "1 s",
-        "1 ms",
+        "1.00 ms",
+        "1.00 µs",
+        "1.00 s",
+        "1.00 ms",
         "1.23 ms",
     ]
-    assert [format_duration(s) for s in (812e-9, 45.6e-6, 4321.0, -999.7e-6, 0.0, None)] == [
+    assert [format_duration(s) for s in (812e-9, 45.6e-6, 0.024, 4321.0, -999.7e-6, 0.0)] == [
         "812 ns",
         "45.6 µs",
+        "24.0 ms",
         "4321 s",
-        "-1 ms",
+        "-1.00 ms",
         "0 s",
-        "-",
     ]
-    # Every value from 1 ps to an hour, in steps of 0.01%: no exponent, at most 3 figures
-    # (4 for whole seconds past 999 s).
-    value = 1e-12
+    assert format_duration(None) == format_duration(float("nan")) == "-"
+    # Every value from 1 ns to an hour, in steps of 0.01%: no exponent, three figures (four
+    # for whole seconds past 999 s), never 1000 of a unit.
+    value = 1e-9
     while value < 3600:
-        text = format_duration(value)
-        number = text.split()[0]
-        assert "e" not in number and len(number.replace(".", "").lstrip("0")) <= 4, text
+        number, unit = format_duration(value).split()
+        assert "e" not in number and len(number.replace(".", "")) in (3, 4), (value, number)
+        assert unit == "s" or float(number) < 1000, (value, number)
         value *= 1.0001
 
 

@@ -271,8 +271,9 @@ def _async_table(profile: OpProfile, console: Any, wide: bool, top: int | None) 
     console.print()
     console.print(
         Text(
-            f"async transfers: {len(overlaps)} pairs in flight {format_seconds(span)} per "
-            f"step, {format_seconds(exposed)} of it exposed (not hidden under other ops)",
+            f"async transfers: {len(overlaps)} pairs, {format_seconds(exposed)} per step "
+            f"exposed of their {format_seconds(span)} in flight (the rest hidden under other "
+            "ops; no roofline)",
             style="bold",
         )
     )
