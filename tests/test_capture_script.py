@@ -98,7 +98,7 @@ def test_manifest_records_the_run(ok_capture):
     assert m["user_xla_flags"] == "--xla_cpu_enable_fast_math=false"
     assert m["xla_flags"] == (
         f"--xla_cpu_enable_fast_math=false --xla_dump_to={out / 'dump'} --xla_dump_hlo_as_text "
-        "--xla_dump_hlo_pass_re=fusion"
+        "--xla_dump_module_metadata=true --xla_dump_hlo_pass_re=fusion"
     )
     assert m["exit_status"] == 0 and m["timed_out"] is False and m["error"] is None
     assert m["start_time"] < m["end_time"] and m["duration_s"] > 0
