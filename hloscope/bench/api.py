@@ -360,11 +360,13 @@ def _unknown_cost_note(flagged: Sequence[str]) -> str | None:
     from ..analysis.cost import (
         PALLAS_ESTIMATE_HINT,
         estimated_pallas_kernels,
+        estimated_xla_kernels,
         unestimated_pallas_kernels,
     )
 
     estimated = estimated_pallas_kernels(flagged)
-    unknown = len(flagged) - estimated
+    xla_kernels = estimated_xla_kernels(flagged)  # XLA:TPU's own (online-softmax): estimated
+    unknown = len(flagged) - estimated - xla_kernels
     parts = []
     if unknown:
         part = (
@@ -379,6 +381,11 @@ def _unknown_cost_note(flagged: Sequence[str]) -> str | None:
         parts.append(
             f"the work includes hloscope's estimate of the FLOPs of {estimated} Pallas kernel(s) "
             "given no cost estimate (from each kernel's jaxpr times its grid)"
+        )
+    if xla_kernels:
+        parts.append(
+            f"the work includes hloscope's estimate of the FLOPs of {xla_kernels} kernel(s) "
+            "XLA:TPU wrote itself (from each kernel's Mosaic body times its grid)"
         )
     if not parts:
         return None

@@ -29,6 +29,7 @@ from typing import Any
 from ..analysis.cost import (
     PALLAS_ESTIMATE_HINT,
     estimated_pallas_kernels,
+    estimated_xla_kernels,
     unestimated_pallas_kernels,
 )
 from ..analysis.fusions import COLUMNS, FusionSummary
@@ -248,7 +249,8 @@ def summary_notes(summary: FusionSummary | Mapping[str, Any]) -> list[str]:
         )
     flagged = s["flagged"]
     estimated = estimated_pallas_kernels(flagged)
-    unknown = len(flagged) - estimated
+    xla_kernels = estimated_xla_kernels(flagged)
+    unknown = len(flagged) - estimated - xla_kernels
     if unknown:
         pallas = unestimated_pallas_kernels(flagged)
         notes.append(
@@ -266,6 +268,13 @@ def summary_notes(summary: FusionSummary | Mapping[str, Any]) -> list[str]:
             f"{estimated} Pallas kernel(s) given no cost estimate: their FLOPs are hloscope's "
             "estimate from each kernel's jaxpr times its grid (JAX's Pallas cost rules), which "
             f"XLA's own count leaves out; {PALLAS_ESTIMATE_HINT}"
+        )
+    if xla_kernels:
+        notes.append(
+            f"{xla_kernels} kernel(s) XLA:TPU wrote itself (a tpu_custom_call such as "
+            "online-softmax, not a Pallas kernel of the program): their FLOPs are hloscope's "
+            "estimate from each kernel's Mosaic body times its grid, which XLA's own count "
+            "leaves out"
         )
     return notes
 

@@ -58,7 +58,10 @@ Differences from XLA (documented and tested):
   A custom call whose backend config carries a ``cost_estimate`` (what JAX writes for
   ``pallas_call(..., cost_estimate=pl.CostEstimate(...))``) costs that estimate's FLOPs,
   transcendentals and bytes, unflagged, as XLA:TPU's analysis counts it; a Pallas kernel
-  without one (:data:`PALLAS_TARGETS`) is flagged saying so.
+  without one (:data:`PALLAS_TARGETS`) is flagged saying so. A ``tpu_custom_call`` XLA:TPU
+  wrote itself (``online-softmax``: its Mosaic module as text, not a ``pallas_call``'s
+  bytecode) without one costs the FLOPs its Mosaic body computes times its grid, flagged as
+  hloscope's estimate (:data:`XLA_KERNEL_ESTIMATED`; ``_mosaic``), never as a Pallas kernel.
 * Opcodes this XLA does not know (from newer dumps) cost their boundary bytes and 0 FLOPs and
   are flagged; XLA's parser would reject them. Those of them in hloscope's opcode table
   (:data:`NO_XLA_RULE_OPCODES`) cost the same, unflagged.
@@ -74,7 +77,8 @@ what its shallow equivalent does, in time linear in its size.
 
 The modules of this package: ``_results`` (:class:`Cost`, :class:`ModuleCost`, the warning),
 ``_shapes`` (byte sizes and their one, bounded cache), ``_windows`` (convolution window
-positions), ``_rules`` (which opcode costs what: the opcode sets and one rule per opcode) and
+positions), ``_mosaic`` (XLA:TPU's own Mosaic kernels, told from Pallas kernels and costed
+from their text), ``_rules`` (which opcode costs what: the opcode sets and one rule per opcode) and
 ``_analysis`` (the memoised walk and the public functions). Where computations run
 (:class:`Placement` and the rest) is :mod:`hloscope.hlo.placement`, re-exported here.
 """
@@ -108,8 +112,11 @@ from ._rules import (
     PALLAS_TARGETS,
     PALLAS_UNKNOWN,
     TRANSCENDENTAL_OPCODES,
+    XLA_KERNEL_ESTIMATED,
+    XLA_KERNEL_UNKNOWN,
     ZERO_COST_OPCODES,
     estimated_pallas_kernels,
+    estimated_xla_kernels,
     unestimated_pallas_kernels,
 )
 from ._shapes import POINTER_SIZE, SHAPE_CACHE_LIMIT, shape_size
@@ -125,6 +132,9 @@ __all__ = [
     "PALLAS_ESTIMATE_HINT",
     "PALLAS_ESTIMATED",
     "estimated_pallas_kernels",
+    "estimated_xla_kernels",
+    "XLA_KERNEL_ESTIMATED",
+    "XLA_KERNEL_UNKNOWN",
     "PALLAS_TARGETS",
     "unestimated_pallas_kernels",
     "PALLAS_UNKNOWN",

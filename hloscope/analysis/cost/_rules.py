@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...hlo.opcodes import OPCODES
 from ...hlo.placement import known_trip_count
+from ._mosaic import mosaic_cost, xla_kernel_body
 from ._results import FMA_FLOPS, ZERO, Cost, _Malformed, _max_cost
 from ._shapes import (
     _array_subshapes,
@@ -46,6 +47,13 @@ PALLAS_ESTIMATED = (
     "a Pallas kernel given no cost_estimate: FLOPs estimated from its jaxpr x its grid, which "
     "XLA does not count (boundary bytes)"
 )
+# XLA:TPU's own Mosaic kernels (a tpu_custom_call XLA wrote, online-softmax...; _mosaic.py):
+# no pallas_call to give an estimate to. Their FLOPs are read from the kernel's Mosaic text.
+XLA_KERNEL_ESTIMATED = (
+    "an XLA:TPU kernel of its own (not a Pallas kernel): FLOPs estimated from its Mosaic body "
+    "x its grid, which XLA does not count (boundary bytes)"
+)
+XLA_KERNEL_UNKNOWN = "an XLA:TPU kernel of its own (not a Pallas kernel), cost unknown"
 # How to give one, for the notes that count such kernels.
 PALLAS_ESTIMATE_HINT = (
     "give pallas_call a cost_estimate=pl.CostEstimate(flops=..., transcendentals=..., "
@@ -63,6 +71,12 @@ def unestimated_pallas_kernels(flagged: Iterable[Any]) -> int:
 def estimated_pallas_kernels(flagged: Iterable[Any]) -> int:
     """How many of the flagged ops are Pallas kernels whose FLOPs hloscope estimated."""
     return sum(PALLAS_ESTIMATED in str(getattr(f, "reason", f)) for f in flagged)
+
+
+def estimated_xla_kernels(flagged: Iterable[Any]) -> int:
+    """How many of the flagged ops are XLA:TPU's own kernels whose FLOPs hloscope estimated
+    from their Mosaic body (their cost is known, as an estimate: not an unknown cost)."""
+    return sum(XLA_KERNEL_ESTIMATED in str(getattr(f, "reason", f)) for f in flagged)
 
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -506,6 +520,34 @@ def _captured_estimate(inst: Instruction) -> dict[str, Any] | None:
     return None
 
 
+def _top_k(a: _Analysis, inst: Instruction) -> Cost:
+    """XLA:TPU's ``TopK``: one FLOP per input element for each of the k results kept, as
+    XLA:TPU's cost analysis counts it (tests/data/tpu_xla_kernels: 256x32000 with k=8,
+    64x50000 with k=16)."""
+    kept = inst.shape.tuple_shapes[0] if inst.shape.is_tuple else inst.shape
+    k = kept.dims[-1] if kept.dims else None
+    if not inst.operands or k is None:
+        return a.default(inst, flag="custom-call TopK without an operand or a k")
+    return a.default(inst, _elements(inst.operands[0].shape) * k)
+
+
+def _tiled(inst: Instruction) -> bool:
+    """Whether XLA:TPU made ``inst``: its result prints tiles (``{1,0:T(8,128)}``)."""
+    return any(leaf.layout is not None and leaf.layout.tiles for leaf in inst.shape.leaves())
+
+
+def _no_flops(a: _Analysis, inst: Instruction) -> Cost:
+    return a.default(inst)
+
+
+# XLA:TPU's own custom calls other than kernels, costed as XLA:TPU counts them.
+# AssumeGatherIndicesInBound marks a gather's indices as in bounds (it computes nothing).
+_XLA_TPU_CALLS: dict[str, Callable[[_Analysis, Instruction], Cost]] = {
+    "TopK": _top_k,
+    "AssumeGatherIndicesInBound": _no_flops,
+}
+
+
 def _custom_call(a: _Analysis, inst: Instruction) -> Cost:
     target = inst.attrs.get("custom_call_target", "")
     estimate = _kernel_estimate(inst)
@@ -515,6 +557,16 @@ def _custom_call(a: _Analysis, inst: Instruction) -> Cost:
         return Cost(-1, 0, 0, -1, -1, f"custom-call {target}: cost unknown to XLA (-1)")
     if target in FREE_CUSTOM_CALL_TARGETS:
         return ZERO  # XLA:TPU reinterprets buffers that already lie side by side
+    known = _XLA_TPU_CALLS.get(target)
+    if known is not None and _tiled(inst):  # XLA:CPU's TopK is unknown to its own analysis
+        return known(a, inst)
+    body = xla_kernel_body(inst)
+    if body is not None:  # XLA:TPU's own kernel: no pallas_call, its text says what it does
+        counted = mosaic_cost(body)
+        if counted is not None and (counted.flops or counted.transcendentals):
+            flag = f"custom-call {target} {inst.op_name}: {XLA_KERNEL_ESTIMATED}"
+            return a.default(inst, counted.flops, counted.transcendentals, flag=flag)
+        return a.default(inst, flag=f"custom-call {target} {inst.op_name}: {XLA_KERNEL_UNKNOWN}")
     if target in PALLAS_TARGETS:
         captured = _captured_estimate(inst)
         if captured is not None:
