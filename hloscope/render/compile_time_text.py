@@ -62,10 +62,12 @@ def _lines(report: CompileTime, width: int, top: int) -> list[str]:
 
 
 def _header(report: CompileTime, width: int) -> list[str]:
-    where = report.compiled_for or "this machine (not a TPU compile)"
-    if report.device:
-        where += f" ({report.device})"
     total = f" in {_seconds(report.total_s)}" if report.total_s is not None else ""
+    if report.compiled_for is None:  # a dump, or an estimate: say nothing it does not know
+        where = f" for {report.device} (an estimate)" if report.device else ""
+        head = f"{report.module}: compiled{where}{total}" if where or total else report.module
+        return _wrap(head, width, indent="  ", first="")
+    where = report.compiled_for + (f" ({report.device})" if report.device else "")
     return _wrap(f"{report.module}: compiled for {where}{total}", width, indent="  ", first="")
 
 
@@ -89,6 +91,8 @@ def _stage_lines(report: CompileTime, width: int) -> list[str]:
     for name, value, what in rows:
         if value is None and name == "other":
             continue
+        if value is None:
+            what = "not measured for this target"
         head = f"  {name:<11}{_seconds(value):>9} {_share(value, total):>4}  "
         out += _wrap(what, width, indent=" " * len(head), first=head)
         if name == "backend" and s.before_passes_s is not None and s.after_passes_s is not None:
