@@ -3,7 +3,8 @@ the same device events, moved in time. Read and written with gzip + json alone.
 
 * :func:`interleaved`: two modules run in turn (A's step 0, B's step 0, A's step 1, B's step
   1), one trace with both modules' events and a Steps line of four steps, as a program that
-  alternates a train step and an eval step records;
+  alternates a train step and an eval step records (a program traced without a Steps line
+  gives its module runs as its steps);
 * :func:`host_bound`: one module's steps pulled apart by idle gaps the device waits through
   (a host that feeds the chip slower than it computes), each gap inside its step.
 """
@@ -108,7 +109,7 @@ def interleaved(case_a: str, case_b: str, steps: int = 2) -> dict[str, Any]:
     out: dict[str, list[dict[str, Any]]] = {line: [] for line in LINES}
     clock = 1000.0
     for number, (lines, index) in enumerate(order):
-        step = sorted(lines["Steps"], key=lambda e: e["ts"])[index]
+        step = _frames(lines)[1][index]  # a program without a Steps line: its module run
         by = clock - step["ts"]
         out["Steps"].append(_shifted(step, by, name=str(number)))
         for line, events in _step_events(lines, step).items():

@@ -208,11 +208,14 @@ def test_every_kernel_with_bytes_or_flops_has_a_bound(case: str) -> None:
 # ---- 5. two modules run in turn --------------------------------------------------------------
 
 
-def test_a_trace_of_two_modules_counts_each_modules_own_steps(tmp_path: Path) -> None:
-    """A train step and an eval step run in turn, two steps each (the LM step and the conv
-    step's events, interleaved): four steps on the Steps line, two of each module."""
-    traces.write(traces.interleaved("lm_step", "conv_step"), tmp_path)
-    for case in ("lm_step", "conv_step"):
+@pytest.mark.parametrize("pair", [("lm_step", "conv_step"), ("matmul", "elementwise")])
+def test_a_trace_of_two_modules_counts_each_modules_own_steps(
+    pair: tuple[str, str], tmp_path: Path
+) -> None:
+    """A train step and an eval step run in turn, two steps each (two real traces' events,
+    interleaved): four steps on the Steps line, two of each module."""
+    traces.write(traces.interleaved(*pair), tmp_path)
+    for case in pair:
         alone = profile_of(case)
         mixed = op_profile(read_trace(tmp_path), module_of(case))
         assert mixed.steps == 2 and "2 of the trace's 4 steps" in mixed.step_rule
