@@ -306,3 +306,18 @@ def test_the_roofline_chart_places_no_async_op(case: str) -> None:
     names = {p.name for p in bench_points(result.to_dict(), rows)}
     assert not {r["name"] for r in rows if r["async"]} & names
     assert {r["name"] for r in rows if not r["async"]} <= names
+
+
+@pytest.mark.parametrize("case", ["lm_step", "conv_step"])
+def test_without_target_the_trace_text_pairs_the_async_ops(case: str) -> None:
+    """No module joined: each op's HLO text in the trace names its opcode and a done's start,
+    so the pairs and their overlap are the same as with TARGET."""
+    bare = op_profile(read_trace(TPU / case), device=V5E)
+    joined = profile_of(case, device=V5E)
+    assert [(o.start, o.done, o.pairs, o.span_s, o.hidden_s) for o in bare.overlaps] == [
+        (o.start, o.done, o.pairs, o.span_s, o.hidden_s) for o in joined.overlaps
+    ]
+    assert all(k.bound is None for k in bare.kernels if k.asynchronous)
+    assert {k.name for k in bare.kernels if k.asynchronous} == {
+        k.name for k in joined.kernels if k.asynchronous
+    }
