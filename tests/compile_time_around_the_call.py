@@ -40,7 +40,7 @@ def main() -> None:
     sharding = jax.sharding.SingleDeviceSharding(topology.devices[0])
     args = jax.tree_util.tree_map(
         lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=sharding),
-        programs.layers_loop.example_args,
+        programs.EXAMPLE_ARGS["layers_loop"],
     )
     with tempfile.TemporaryDirectory() as folder:
         options = {"xla_dump_to": folder, "xla_dump_module_metadata": True}

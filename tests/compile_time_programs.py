@@ -38,12 +38,6 @@ def _weights():
     return jnp.zeros((LAYERS, WIDTH, WIDTH), jnp.bfloat16)
 
 
-layers_loop.example_args = (
-    jnp.zeros((64, WIDTH), jnp.bfloat16),
-    [jnp.zeros((WIDTH, WIDTH), jnp.bfloat16) for _ in range(LAYERS)],
-)
-layers_scan.example_args = (jnp.zeros((64, WIDTH), jnp.bfloat16), _weights())
-
 TABLE = np.arange(256 * 1024, dtype=np.float32).reshape(256, 1024) / 7.0
 
 
@@ -51,4 +45,11 @@ def lookup_table(x):
     return (x @ TABLE).sum()
 
 
-lookup_table.example_args = (jnp.zeros((8, 256), jnp.float32),)
+EXAMPLE_ARGS = {
+    "layers_loop": (
+        jnp.zeros((64, WIDTH), jnp.bfloat16),
+        [jnp.zeros((WIDTH, WIDTH), jnp.bfloat16) for _ in range(LAYERS)],
+    ),
+    "layers_scan": (jnp.zeros((64, WIDTH), jnp.bfloat16), _weights()),
+    "lookup_table": (jnp.zeros((8, 256), jnp.float32),),
+}

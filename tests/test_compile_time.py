@@ -165,7 +165,7 @@ def _line_of(text: str) -> int:
 def test_cpu_compile_has_jax_stages_and_the_whole_backend_without_passes():
     pytest.importorskip("jax")
     programs = _programs()
-    report = compile_time(programs.layers_scan, *programs.layers_scan.example_args)
+    report = compile_time(programs.layers_scan, *programs.EXAMPLE_ARGS["layers_scan"])
     s = report.stages
     assert s.trace_s > 0 and s.lower_s > 0 and s.backend_compile_s > 0
     assert s.hlo_passes_s is None and s.backend_s == s.backend_compile_s  # XLA:CPU: no times
@@ -177,7 +177,7 @@ def test_cpu_compile_has_jax_stages_and_the_whole_backend_without_passes():
 def test_an_unrolled_python_loop_is_named_with_its_share_and_the_scan_fix():
     pytest.importorskip("jax")
     programs = _programs()
-    report = compile_time(programs.layers_loop, *programs.layers_loop.example_args)
+    report = compile_time(programs.layers_loop, *programs.EXAMPLE_ARGS["layers_loop"])
     loops = [f for f in report.findings if f.cause is Cause.UNROLLED_LOOP]
     assert len(loops) == 1
     loop = loops[0]
@@ -192,7 +192,7 @@ def test_an_unrolled_python_loop_is_named_with_its_share_and_the_scan_fix():
 def test_grad_over_the_loop_is_said():
     jax = pytest.importorskip("jax")
     programs = _programs()
-    x, ws = programs.layers_loop.example_args
+    x, ws = programs.EXAMPLE_ARGS["layers_loop"]
     report = compile_time(jax.grad(programs.layers_loop, argnums=1), x, ws[:6])
     loop = next(f for f in report.findings if f.cause is Cause.UNROLLED_LOOP)
     assert loop.repeats == 6 and "grad" in loop.message and "checkpoint" in loop.fix
@@ -201,7 +201,7 @@ def test_grad_over_the_loop_is_said():
 def test_a_large_numpy_constant_is_found_at_its_line():
     pytest.importorskip("jax")
     programs = _programs()
-    report = compile_time(programs.lookup_table, *programs.lookup_table.example_args)
+    report = compile_time(programs.lookup_table, *programs.EXAMPLE_ARGS["lookup_table"])
     constants = [f for f in report.findings if f.cause is Cause.LARGE_CONSTANT]
     assert len(constants) == 1
     assert constants[0].bytes == programs.TABLE.nbytes
