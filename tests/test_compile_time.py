@@ -207,3 +207,21 @@ def test_a_large_numpy_constant_is_found_at_its_line():
     assert constants[0].bytes == programs.TABLE.nbytes
     assert constants[0].source == f"{PROGRAMS}:{_line_of('return (x @ TABLE).sum()')}"
     assert "argument" in constants[0].fix
+
+
+def test_a_cached_capture_without_times_is_captured_again(tmp_path, monkeypatch):
+    pytest.importorskip("jax")
+    monkeypatch.setenv("HLOSCOPE_CACHE", str(tmp_path / "cache"))
+    target = f"{PROGRAMS}:lookup_table"
+    first = CliRunner().invoke(cli, ["compile-time", target, "--json"])
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.stdout)["stages"]["trace_s"] > 0
+    # A capture made before hloscope kept the times: its index has none.
+    (index,) = (tmp_path / "cache").rglob("capture/capture.json")
+    saved = json.loads(index.read_text())
+    saved.pop("compile_time")
+    index.write_text(json.dumps(saved))
+    again = CliRunner().invoke(cli, ["compile-time", target, "--json"])
+    assert again.exit_code == 0, again.output
+    assert "capturing it again" in again.stderr
+    assert json.loads(again.stdout)["stages"]["trace_s"] > 0
