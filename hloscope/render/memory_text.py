@@ -15,7 +15,7 @@ from .terminal import printable, shorten_middle
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.memory import MemoryResult
 
-__all__ = ["render_memory", "render_device", "sparkline"]
+__all__ = ["render_memory", "render_device", "sparkline", "without_folders"]
 
 _BARS = "▁▂▃▄▅▆▇█"
 #: Buffers and groups listed before "... N more".
@@ -148,9 +148,8 @@ def _fills(result: MemoryResult, width: int) -> list[str]:
         for row in rows[:FILL_TOP]:
             prefix = f"    {format_bytes(row.bytes):>10}  "
             count = f" ({row.buffers})" if row.buffers > 1 else ""
-            label = _fitted(
-                "", [_Field(row.label, shorten_source)], width - len(prefix) - len(count)
-            )
+            text = without_folders(row.label)
+            label = _fitted("", [_Field(text, shorten_source)], width - len(prefix) - len(count))
             lines.append(f"{prefix}{label}{count}")
         if len(rows) > FILL_TOP:
             rest = sum(r.bytes for r in rows[FILL_TOP:])
@@ -168,17 +167,31 @@ def _savings(result: MemoryResult, width: int) -> list[str]:
     for i, s in enumerate(result.savings[:TOP]):
         prefix = f"  {'-' + format_bytes(s.bytes):>10}  "
         outcome = _after(result.device, after[i]) if i < len(after) else ""
-        head = _fitted(prefix, [_Field(f"{s.kind}: {s.target}:")], width)
-        lines += _wrapped([f"{head} {s.fix}{outcome}"], width, "", " " * len(prefix))
+        # Wrapped whole, never cut (the target names what to change), its files without their
+        # folders (--json keeps them).
+        said = without_folders(f"{s.kind}: {s.target}")
+        lines += _wrapped([f"{said}: {s.fix}{outcome}"], width, prefix, " " * len(prefix))
     if len(result.savings) > TOP:
         lines.append(f"  ... {len(result.savings) - TOP} more (--json lists them all)")
     return lines
+
+
+# A file in a saving's words: `/long/path/model.py` of `.../model.py:12 (f)`.
+_FILE = re.compile(r"(?:[^\s:()]*/)+[^\s/:()]+\.py\b")
+
+
+def without_folders(text: str) -> str:
+    """Every file named in ``text`` without its folders: ``copy XLA made from
+    /long/path/model.py:12 (f)`` -> ``copy XLA made from model.py:12 (f)``."""
+    return _FILE.sub(lambda m: m.group(0).rsplit("/", 1)[-1], text)
 
 
 def _after(device: dict[str, Any] | None, saving: dict[str, Any]) -> str:
     """``; peak 7.0 GiB after it, under your 80% limit`` (or still over it)."""
     if device is None:
         return ""
+    if saving.get("peak_after_bytes") is None:
+        return " (at most: recomputing takes some of it back)"
     peak = format_bytes(saving["peak_after_bytes"])
     limit = f"your {device['limit'] * 100:g}% limit"
     words = {

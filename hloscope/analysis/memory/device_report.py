@@ -36,7 +36,7 @@ from .fit import DEFAULT_LIMIT, fits, memory_device, parse_limit
 from .tpu_padding import INFLATION_THRESHOLD, inflated_arrays, padded_size
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._result import LiveBuffer, MemoryResult
+    from ._result import LiveBuffer, MemoryResult, Saving
 
 __all__ = ["PaddedPeak", "Verdict", "padded_peak", "verdict_peak", "device_report", "verdict_of"]
 
@@ -150,16 +150,24 @@ def device_report(
             {"name": n, "shape": s, "logical_bytes": lo, "padded_bytes": pa}
             for n, s, lo, pa in padded.inflated
         ]
-    report["savings"] = [
-        {
-            "kind": s.kind,
-            "bytes": s.bytes,
-            "peak_after_bytes": max(0, peak - s.bytes),
-            "verdict_after": verdict_of(max(0, peak - s.bytes), capacity, fit.limit_bytes).value,
-        }
-        for s in result.savings
-    ]
+    report["savings"] = [_after(s, peak, capacity, fit.limit_bytes) for s in result.savings]
     return report
+
+
+def _after(saving: Saving, peak: int, capacity: int, limit_bytes: int) -> dict[str, Any]:
+    """A saving's peak after it and that peak's verdict. A rematerialisation's bytes are an
+    upper bound (``jax.checkpoint`` keeps each block's inputs, and recomputing takes some
+    back: measured on XLA:TPU, a checkpoint around every layer of an MLP left its peak as it
+    was), so it gets no peak after it."""
+    if saving.kind == "remat":
+        return {"kind": saving.kind, "bytes": saving.bytes, "peak_after_bytes": None}
+    after = max(0, peak - saving.bytes)
+    return {
+        "kind": saving.kind,
+        "bytes": saving.bytes,
+        "peak_after_bytes": after,
+        "verdict_after": verdict_of(after, capacity, limit_bytes).value,
+    }
 
 
 def _estimate(result: MemoryResult, device: Device) -> str | None:

@@ -742,6 +742,8 @@ MEMORY_SOURCES: dict[str, str] = {
     "with memory_analysis()'s sizes as the breakdown: exact",
     "simulated": "hloscope's live-range simulation of the module text (no XLA buffer "
     "assignment was there to read): an estimate, within 10% of XLA's peak on real modules",
+    "xla_tpu": "XLA:TPU's peak_memory_in_bytes of this compile: what the chip reserves for "
+    "the program, its fit figure",
 }
 #: Buffers live at the peak, and groups by source line or scope, that the page lists.
 MEMORY_TOP = 25
@@ -755,6 +757,26 @@ class MemoryGroup:
     key: str
     bytes: int
     buffers: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFillRow:
+    """One named part of what fills the peak: its whole ``label``, the ``short`` one shown
+    (files without their folders), its bytes and buffers."""
+
+    label: str
+    short: str
+    bytes: int
+    buffers: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFill:
+    """A group of what fills the peak (arguments, outputs, temporaries...) and its rows."""
+
+    title: str
+    bytes: int
+    rows: list[MemoryFillRow]
 
 
 @dataclass(slots=True)
@@ -783,6 +805,9 @@ class MemorySection:
     svg: Markup
     savings_more: int = 0
     notes: list[str] = field(default_factory=list)
+    #: What fills the peak: named groups (arguments, outputs, temporaries, XLA:TPU's own
+    #: reservation) that sum to it, each with its rows (:mod:`hloscope.analysis.memory.fill`).
+    fills: list[MemoryFill] = field(default_factory=list)
 
     @property
     def simulated(self) -> bool:
@@ -809,6 +834,7 @@ def memory_section(result: MemoryResult, top: int = MEMORY_TOP) -> MemorySection
     result ``hloscope memory`` prints), with its timeline drawn and checked like every other
     picture on the page (names in it are free text from HLO)."""
     from ..memory_svg import render_memory_svg
+    from ..memory_text import without_folders
 
     at = result.peak_at
     return MemorySection(
@@ -828,6 +854,17 @@ def memory_section(result: MemoryResult, top: int = MEMORY_TOP) -> MemorySection
         svg=Markup(clean_svg(render_memory_svg(result), "hsm-")),  # checked: drawing only
         savings_more=max(len(result.savings) - top, 0),
         notes=list(result.notes),
+        fills=[
+            MemoryFill(
+                g.title,
+                g.bytes,
+                [
+                    MemoryFillRow(r.label, without_folders(r.label), r.bytes, r.buffers)
+                    for r in g.rows
+                ],
+            )
+            for g in result.fills
+        ],
     )
 
 
