@@ -79,7 +79,13 @@ EXPECTED = {
         "fix_shapes",
         ["(6, 16) has 6 along axis 0", "splits 4 ways", "pad it to 8", "(such as 3)"],
     ),
-    "two_devices": ("jit", "same_devices", ["a on [0], b on [1]", "jax.device_put"]),
+    # The op is the function JAX names ("Got argument a of two_devices.<locals>.<lambda>"),
+    # not the word jit.
+    "two_devices": (
+        "two_devices.<locals>.<lambda>",
+        "same_devices",
+        ["a on [0], b on [1]", "jax.device_put"],
+    ),
     "unknown_axis": ("PartitionSpec", "mesh_axis", ["'batch'", "('data', 'model')"]),
     "unreduced": ("shard_map", "reduce_or_spec", ["{data}", "jax.lax.psum"]),
 }

@@ -27,7 +27,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..analysis.explain_error import FAMILY_TITLES, ErrorExplanation, Failure
+from ..analysis.explain_error import FAMILY_TITLES, Allocation, ErrorExplanation, Failure
 from ..analysis.memory.oom_log import FixKind, OomFix, OomReport, SourceGroup, oom_fixes
 from ..analysis.unsupported.findings import Reason
 from ..hlo.metadata import StackFrame
@@ -104,7 +104,10 @@ def _title(failure: Failure) -> Text:
     finding = failure.finding
     title = Text()
     title.append(printable(finding.op or "(the message names no op)"), style="bold")
-    title.append(f": {_reason_words(failure)}")
+    if finding.warning:  # the reason's words say it failed; a warning did not
+        title.append(": a warning, not a failure (the program went on)")
+    else:
+        title.append(f": {_reason_words(failure)}")
     extras = []
     if failure.status:
         extras.append(failure.status)
@@ -145,6 +148,10 @@ def _rows(failure: Failure) -> Iterator[tuple[str, list[str]]]:
         names = " \u2190 ".join(ref.name for ref in failure.chain)
         yield "chain", [f"{names}  (innermost first)"]
     yield "your code", _where(failure)
+    if failure.source_in_library and finding.source:
+        yield "library line", [f"{finding.source}  (installed code, called from yours)"]
+    if failure.allocation is not None and failure.memory is None:
+        yield "allocation", [_allocation_line(failure.allocation)]
     if failure.memory is not None:
         yield from _memory_rows(failure.memory)
     elif finding.suggestion:
@@ -184,6 +191,29 @@ def _memory_rows(report: OomReport) -> Iterator[tuple[str, list[str]]]:
             ],
         )
     yield "what to do", [_fix_line(fix) for fix in oom_fixes(report)]
+
+
+def _allocation_line(allocation: Allocation) -> str:
+    """The numbers of a failed allocation in one line: what was asked for against what was
+    free, reservable, in use, or the limit."""
+    named = (
+        ("requested", allocation.requested_bytes),
+        ("free", allocation.free_bytes),
+        ("reserved", allocation.reserved_bytes),
+        ("reservable", allocation.reservable_bytes),
+        ("in use", allocation.in_use_bytes),
+        ("limit", allocation.limit_bytes),
+        ("used", allocation.used_bytes),
+        ("capacity", allocation.capacity_bytes),
+        ("over by", allocation.exceeded_bytes),
+    )
+    parts = [f"{label} {format_bytes(value)}" for label, value in named if value is not None]
+    if allocation.memory_space:
+        parts.append(f"in {allocation.memory_space}")
+    line = ", ".join(parts)
+    if allocation.fragmented:
+        line += " (free memory in pieces: less can be reserved at once than is free)"
+    return line
 
 
 def _fix_line(fix: OomFix) -> str:

@@ -15,8 +15,9 @@ traceback, one exception message -- and returns an :class:`ErrorExplanation`: on
   Python traceback around the message, or JAX's "while tracing the function f at file:line";
 * **what to do**: :func:`~.unsupported.fixes.suggest` for the offender.
 
-How it reads a log. The text is first made plain (:func:`normalise_log`: ANSI colour codes
-removed, Windows and old-Mac line ends made ``\\n``, pytest's ``E   `` prefixes dropped). Then
+How it reads a log. The text is first made plain (:func:`normalise_log`: a notebook's JSON
+and the process tags of a multi-process run unwrapped, ANSI colour codes removed, Windows and
+old-Mac line ends made ``\\n``, pytest's ``E   `` prefixes dropped). Then
 every :class:`Recogniser` of :data:`RECOGNISERS` (:mod:`.registry`) -- one per *family* of
 messages, each a module of :mod:`.kinds`, a table
 rather than an if-chain, so a new message form is one row -- scans the whole text with one
@@ -25,7 +26,9 @@ reads what follows the match in a bounded window. No pattern nests quantifiers o
 ``.*`` run to the end of the text, so a log of many megabytes is read in one pass per
 family, without catastrophic backtracking. Repeated messages (a retried compile, a message
 printed by both the exception and the logger) become one failure with ``occurrences`` > 1;
-failures are listed in the order the log shows them.
+failures are listed in the order the log shows them, warnings after failures. What every
+message states in the same words -- a warning's prefix, the status code, a platform named,
+the numbers of a failed allocation -- is read for every failure (:mod:`.complete`).
 
 Only pure text is involved: nothing here imports jax or TensorFlow, so a log from a TPU
 machine is explained on a laptop. Text no recogniser matches gives ``recognised=False``:
@@ -34,6 +37,7 @@ the explanation never guesses.
 
 from __future__ import annotations
 
+from .allocation import Allocation
 from .driver import explain_error
 from .log import clean_message, decode_log, normalise_log
 from .names import clean_function_name
@@ -42,6 +46,7 @@ from .record import FAMILY_TITLES, ErrorExplanation, Failure, Family, FunctionRe
 from .registry import RECOGNISERS
 
 __all__ = [
+    "Allocation",
     "Family",
     "FAMILY_TITLES",
     "FunctionRef",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .complete import complete
 from .log import Log, normalise_log
 from .recogniser import Recogniser
 from .record import ErrorExplanation, Failure
@@ -38,6 +39,10 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
             seen[key] = [_merge(merged, failure) for failure in found]
     failures = sorted((f for kept in merged.values() for f in kept), key=lambda f: f.offset)
     _drop_generic(failures, recognisers)
+    for failure in failures:
+        complete(failure, log)
+    # A warning is no failure: the failures come first, the warnings after them.
+    failures.sort(key=lambda f: bool(f.finding.warning))
     lines = log.text.count("\n") + (bool(log.text) and not log.text.endswith("\n"))
     return ErrorExplanation(failures, lines=lines)
 

@@ -8,6 +8,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 
 from ...hlo.metadata import StackFrame
+from .wrappers import unwrap
 
 # ---- reading the text ---------------------------------------------------------------------------
 
@@ -38,8 +39,12 @@ def decode_log(data: bytes) -> str:
 
 
 def normalise_log(text: str) -> str:
-    """``text`` without ANSI escape sequences, with ``\\n`` line ends and without pytest's
-    ``E   `` prefixes: the form every recogniser reads."""
+    """``text`` out of what wraps it (:func:`~.wrappers.unwrap`: a notebook's JSON, process
+    tags), without ANSI escape sequences, with ``\\n`` line ends and without pytest's ``E   ``
+    prefixes: the form every recogniser reads."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = unwrap(text)
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if "\r" in text:

@@ -10,6 +10,7 @@ from ...hlo.metadata import StackFrame
 from ..memory.oom_log import OomReport
 from ..provenance import is_user_frame
 from ..unsupported.findings import CheckReport, Finding, Platform
+from .allocation import Allocation
 from .names import clean_function_name
 
 
@@ -160,12 +161,27 @@ class Failure:
     #: Further fixes, best first, each ``(kind, sentence)``: what the numbers of a memory
     #: report support besides the first.
     more_advice: list[tuple[str, str]] = field(default_factory=list)
+    #: The numbers of a failed allocation the message states (requested, free, reservable,
+    #: limit bytes, memory space), in whichever words it states them; in the JSON as
+    #: ``"allocation"`` when there are any.
+    allocation: Allocation | None = None
 
     @property
     def user_stack(self) -> list[StackFrame]:
         """The frames of :attr:`stack` in the user's own code, innermost first (not
         site-packages, the standard library or a framework's folder)."""
         return [frame for frame in self.stack if is_user_frame(frame)]
+
+    @property
+    def source_in_library(self) -> bool:
+        """Whether the line given as the one to fix is in installed code (site-packages, a
+        framework's folder), not the user's: a library's line that called the framework."""
+        source = self.finding.source
+        if not source:
+            return False
+        file, _, line = source.rpartition(":")
+        frame = StackFrame(file, int(line), "") if line.isdigit() else StackFrame(source, 0, "")
+        return not is_user_frame(frame)
 
     @property
     def identity(self) -> tuple[str, ...]:
@@ -190,7 +206,16 @@ class Failure:
             self.defined_at = other.defined_at
         known = {ref.id for ref in self.chain}
         self.chain.extend(ref for ref in other.chain if ref.id not in known)
-        for name in ("device", "platform", "graph", "error_class", "status", "count", "layer"):
+        for name in (
+            "device",
+            "platform",
+            "graph",
+            "error_class",
+            "status",
+            "count",
+            "layer",
+            "allocation",
+        ):
             if getattr(self, name) is None:
                 setattr(self, name, getattr(other, name))
 
@@ -216,7 +241,17 @@ class Failure:
             "hints": list(self.hints),
             "advice_kind": self.advice_kind,
             "more_advice": [{"kind": kind, "fix": fix} for kind, fix in self.more_advice],
-        } | ({"memory": self.memory.to_dict()} if self.memory is not None else {})
+            "source_in_library": self.source_in_library,
+        } | self._optional_dicts()
+
+    def _optional_dicts(self) -> dict[str, Any]:
+        """The records only some failures have: an out-of-memory report, allocation numbers."""
+        extra: dict[str, Any] = {}
+        if self.memory is not None:
+            extra["memory"] = self.memory.to_dict()
+        if self.allocation is not None:
+            extra["allocation"] = self.allocation.to_dict()
+        return extra
 
 
 def frame_dict(frame: StackFrame) -> dict[str, Any]:

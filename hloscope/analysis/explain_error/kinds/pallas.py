@@ -36,6 +36,7 @@ from ..build import make_failure
 from ..device import platform_of
 from ..functions import jax_function, paragraph_end
 from ..log import Log
+from ..mlir_location import location_op, location_source
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 from ..user_line import user_source
@@ -43,12 +44,12 @@ from ..user_line import user_source
 _PALLAS = re.compile(
     r"Cannot lower pallas_call on platform: ?(?P<platform>\w+)"
     r"|Only interpret mode is supported on CPU backend"
-    r"|(?P<block>The Pallas TPU lowering currently requires that the last two dimensions of "
+    r"|T(?P<block>he Pallas TPU lowering currently requires that the last two dimensions of "
     r"your block shape are divisible by (?P<sublanes>\d+) and (?P<lanes>\d+))"
-    r"|(?P<partition>Mosaic\s+kernels\s+cannot\s+be\s+automatically\s+partitioned)"
+    r"|M(?P<partition>osaic\s+kernels\s+cannot\s+be\s+automatically\s+partitioned)"
     r"|Unimplemented primitive in Pallas (?:TPU |GPU |Mosaic GPU |Triton )?lowering"
     r"(?: for \w+)?: (?P<primitive>[\w.-]+)"
-    r"|(?P<mosaic>Mosaic failed to compile TPU kernel): (?P<why>[^\n]{0,400})"
+    r"|M(?P<mosaic>osaic failed to compile TPU kernel): (?P<why>[^\n]{0,400})"
     r"|Allocation \(size=(?P<needed>\d+)\) would exceed memory \(size=(?P<limit>\d+)\)"
     r"(?P<alloc>[^\n]{0,2000})"
 )
@@ -63,8 +64,8 @@ _BLOCK_SIZE = re.compile(r"block_size=(\d+)|\b(\d+)\b|None|Squeezed\(\)|squeezed
 _MLIR_OP = re.compile(
     r'The MLIR operation involved:\s*\n\s*%[\w#]+ = "(?P<op>[\w.]+)"(?P<rest>[^\n]*)'
 )
-_LOCATION = re.compile(r"at location: loc\((?P<loc>[^\n]*)\)")
-_LOC_FILE = re.compile(r'"(?P<file>[^"\n]+\.py)":(?P<line>\d+)')
+# The location to the line's end (a pasted log may cut it before its closing bracket).
+_LOCATION = re.compile(r"at location: loc\((?P<loc>[^\n]*)")
 _VMEM_WINDOW = re.compile(
     r"The window shape is (?P<window>\S+?), while the full shape is (?P<full>\S+?)\."
 )
@@ -116,7 +117,8 @@ _MOSAIC_ADVICE: tuple[tuple[re.Pattern[str], AdviceKind, str], ...] = tuple(
             "of 8",
         ),
         (
-            r"layout does not match|Failed to verify layout",
+            r"layout does not match|Failed to verify layout|layouts? unsupported"
+            r"|unsupported layout",
             AdviceKind.FIX_SHAPES,
             "the kernel expects another tiling of an operand than the array XLA hands it: "
             "give that operand a shape whose last two dimensions are multiples of (8, 128), "
@@ -272,8 +274,10 @@ def _block_shape(log: Log, m: re.Match[str]) -> Failure:
     return failure
 
 
-def _mosaic(log: Log, m: re.Match[str]) -> Failure:
-    why = m["why"].strip()
+def _mosaic(log: Log, m: re.Match[str], why: str | None = None) -> Failure:
+    """Mosaic's refusal at ``m``: ``why`` is its reason (the match's own by default; the
+    other wordings of :mod:`.mosaic_names` pass theirs)."""
+    why = (m["why"] if why is None else why).strip()
     window = log.text[m.end() : m.end() + _AFTER]
     involved = _MLIR_OP.search(window)
     op = involved["op"] if involved else "tpu_custom_call"
@@ -286,9 +290,9 @@ def _mosaic(log: Log, m: re.Match[str]) -> Failure:
     source = None
     located = _LOCATION.search(window)
     if located is not None:
-        files = [f for f in _LOC_FILE.finditer(located["loc"]) if "site-packages" not in f["file"]]
-        if files:
-            source = f"{files[0]['file']}:{files[0]['line']}"
+        source = location_source(located["loc"])
+        if involved is None:  # the location's name stack names the op ("/dot_general")
+            op = location_op(located["loc"]) or op
     reason = Reason.DTYPE if kind is AdviceKind.CAST_DTYPE else Reason.COMPILE_ERROR
     failure = _simple(log, m, op, reason, (text, kind), source=source)
     failure.hints.append(f"Mosaic's reason: {why}")

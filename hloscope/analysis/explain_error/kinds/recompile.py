@@ -1,7 +1,8 @@
 """A function traced again and again: TensorFlow's ``WARNING:tensorflow:5 out of the last 5
 calls to <function Model.make_test_function.<locals>.test_function at 0x...> triggered
 tf.function retracing`` and JAX's ``TRACING CACHE MISS at FILE:LINE:COL (where) because:``
-explanations (``jax_explain_cache_misses``).
+explanations (``jax_explain_cache_misses``; later releases add a cost, ``costing 1.2 ms``, or
+put the reasons on the lines below without "because:").
 
 The summary says what retraced, how often, and why where the log says (JAX's reasons, TF's
 own three guesses); the fix is to see every retrace and what changed in it --
@@ -25,8 +26,11 @@ __all__ = ["RECOGNISER"]
 _OPENING = re.compile(
     r"out of the last (?P<m>\d+) calls to <function (?P<fn>\S+?) at 0x[0-9a-fA-F]+>"
     r"\s+triggered\s+tf\.function\s+retracing"
-    r"|TRACING CACHE MISS at (?P<file>[^\n]+?\.py):(?P<line>\d+)(?::\d+)? \((?P<where>[^)\n]*)\)"
-    r" because:"
+    # The header's stable words are "TRACING CACHE MISS at FILE:LINE"; what follows changed
+    # between releases (" (where) because:", " (where) costing 1.2 ms because:", no "because:"
+    # when the explanation is on the lines below).
+    r"|TRACING CACHE MISS at (?P<file>[^\n]+?\.py):(?P<line>\d+)(?::\d+)?"
+    r"(?: \((?P<where>[^)\n]*)\))?"
 )
 # What JAX's explanation says changed, one line each (`never seen function:`, `for f defined
 # at ...`, `* key with different input types:`, `* at x, now f32[8] and before f32[4]`).
@@ -59,7 +63,7 @@ def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         stop = log.text.find("TRACING CACHE MISS", m.end(), end)
         end = stop if stop >= 0 else end
         seen = _NEVER_SEEN.search(log.text, m.end(), end) or _FOR_FN.search(log.text, m.end(), end)
-        op = seen["fn"] if seen else m["where"]
+        op = seen["fn"] if seen else m["where"] or "traced function"
         source = f"{m['file']}:{m['line']}"
         if _NEVER_SEEN.search(log.text, m.end(), end):
             hints.append(f"first trace of {op} (never seen function)")

@@ -54,9 +54,11 @@ _OPENING = re.compile(
 _FULL_SHAPE = re.compile(r"full\s+shape:\s+(?P<shape>\([\d,\s]*\))")
 _SPEC = re.compile(r"spec=(?P<spec>(?:P|PartitionSpec)\([^\n]*?\))(?:,|\s+memory_kind|\))")
 _KEY_PATH = re.compile(r"with\s+pytree\s+key\s+path\s+(?P<path>\S+)")
+# "argument x of f with shape f32[4] and device ids [0]" (older: "and with device ids"); the
+# name is empty for a positional argument of some versions ("Got argument  of f").
 _ARGUMENT = re.compile(
-    r"argument\s+(?P<name>\S+)\s+of\s+\S+\s+with\s+shape\s+(?P<shape>\S+)\s+and\s+with\s+"
-    r"device\s+ids\s+(?P<ids>\[[^\]]*\])"
+    r"argument[ \t]+(?P<name>\S*?)[ \t]*\s*of\s+(?P<fn>\S+)\s+with\s+shape\s+(?P<shape>\S+)\s+"
+    r"and\s+(?:with\s+)?device\s+ids\s+(?P<ids>\[[^\]]*\])"
 )
 _PLATFORM = re.compile(r"on\s+platform\s+(?P<platform>[A-Za-z]+)")
 # How far back the sharding may be printed before the divisibility words (a long mesh).
@@ -117,7 +119,7 @@ def _indivisible(log: Log, m: re.Match[str]) -> Failure:
 
 def _devices(log: Log, m: re.Match[str]) -> Failure:
     arguments = list(_ARGUMENT.finditer(log.text, m.end(), paragraph_end(log, m.start())))
-    placed = ", ".join(f"{a['name']} on {a['ids']}" for a in arguments[:2])
+    placed = ", ".join(f"{a['name'] or 'an argument'} on {a['ids']}" for a in arguments[:2])
     advice = (
         "the arguments live on different devices"
         + (f" ({placed})" if placed else "")
@@ -125,7 +127,8 @@ def _devices(log: Log, m: re.Match[str]) -> Failure:
         "give every argument a sharding over one Mesh",
         AdviceKind.SAME_DEVICES,
     )
-    failure = _failure(log, m, "jit", advice)
+    # The function JAX names ("Got argument x of train_step"), not the word jit.
+    failure = _failure(log, m, arguments[0]["fn"] if arguments else "jit", advice)
     platform = _PLATFORM.search(log.text, m.end(), paragraph_end(log, m.start()))
     if platform is not None:  # "... with device ids [0] on platform TPU"
         failure.device = platform["platform"].lower()

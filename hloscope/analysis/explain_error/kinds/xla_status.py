@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ...unsupported.findings import Platform, Reason
-from ..advice import advise
+from ..advice import Advice, AdviceKind, advise
 from ..build import make_failure
 from ..device import platform_of
 from ..forms import Form, alternation, form_of
@@ -16,6 +16,9 @@ from ..log import Log, class_before, clean_message, status_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
+_COMPLEX_MEANING = (
+    "the op takes real operands only on this backend, and one of its operands is complex"
+)
 _STATUS_FORMS: tuple[Form, ...] = (
     Form(
         "element_type",
@@ -42,9 +45,34 @@ _STATUS_FORMS: tuple[Form, ...] = (
         ("f64",),
         "the TPU driver API has no 64-bit types",
     ),
+    # A complex operand where the op (a decomposition, a comparison) takes real types only
+    # on that backend: the status code, then a complex element type in the message. jax 0.1
+    # `jnp.linalg.qr` of complex64: "Unimplemented: complex comparison 'LT'"; jax 0.2.9
+    # `jnp.linalg.eigh` on TPU: "Invalid argument: Type of the input matrix must be float: got
+    # c64[10,10]".
+    Form(
+        "complex_unimplemented",
+        r"U(?:NIMPLEMENTED|nimplemented): "
+        r"(?P<cu_msg>[^\n]{0,200}?\b(?P<cu_type>c64|c128|complex(?:64|128)?)\b[^\n]{0,200})",
+        "",
+        Reason.DTYPE,
+        ("complex",),
+        _COMPLEX_MEANING,
+    ),
+    Form(
+        "complex_invalid",
+        r"I(?:NVALID_ARGUMENT|nvalid argument): "
+        r"(?P<ci_msg>[^\n]{0,200}?\b(?P<ci_type>c64|c128|complex(?:64|128)?)\b[^\n]{0,200})",
+        "",
+        Reason.DTYPE,
+        ("complex",),
+        _COMPLEX_MEANING,
+    ),
     Form(
         "unimplemented",
-        r"UNIMPLEMENTED: (?!While rewriting computation|Element type)(?P<umsg>[^\n]+)",
+        r"U(?:NIMPLEMENTED|nimplemented): "
+        r"(?!While rewriting computation|Element type|No registered implementation|No FFI handler)"
+        r"(?P<umsg>[^\n]+)",
         "UNIMPLEMENTED",
         Reason.COMPILE_ERROR,
         (),
@@ -86,7 +114,7 @@ _STATUS_FORMS: tuple[Form, ...] = (
     Form(
         "custom_call_not_found",
         r"No registered implementation for (?:(?P<cn_api>untyped|typed) )?custom call to "
-        r"(?P<cn_target>\S+) for (?P<cn_platform>\w+)",
+        r"(?P<cn_target>\S+) for (?:platform )?(?P<cn_platform>\w+)",
         "",
         Reason.CUSTOM_CALL,
         ("xla:custom_call_not_found",),
@@ -206,11 +234,34 @@ def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
         facts.platform, facts.device = Platform.TPU, "TPU driver"
     elif group == "custom_element_size":
         _read_verifier_hlo(log, m, facts)
+    elif group.startswith("complex_"):
+        _read_complex_input(log, m, facts)
     elif group in ("ffi_not_found", "custom_call_not_found"):
         _read_missing_target(m, group, facts)
     elif group in ("ffi_operands", "ffi_arity", "ffi_helpers"):
         _read_ffi_operands(log, m, group, facts)
     return facts
+
+
+_COMPLEX_FIX = (
+    "{op} takes real operands only on this backend: run it on the CPU (jax.jit(f, "
+    "backend='cpu'), or jax.device_put(x, jax.devices('cpu')[0])), or work on the real and "
+    "imaginary parts (a Hermitian n x n eigenproblem is the real symmetric 2n x 2n one "
+    "[[Re, -Im], [Im, Re]])"
+)
+# The complex element type a message names, as JAX spells dtypes.
+_COMPLEX_DTYPES = {"c64": "complex64", "c128": "complex128", "complex": "complex64"}
+# A decomposition or op named in the traceback's functions or source lines around the message.
+_LINALG_OPS = re.compile(r"\b(eigh|eigvalsh|eig|eigvals|svd|qr|cholesky|lu|schur|hessenberg)\b")
+
+
+def _read_complex_input(log: Log, m: re.Match[str], facts: _Status) -> None:
+    kind = m["cu_type"] or m["ci_type"]
+    facts.dtype = _COMPLEX_DTYPES.get(kind, kind)
+    around = log.text[max(0, m.start() - 4096) : paragraph_end(log, m.end()) + 2048]
+    ops = _LINALG_OPS.findall(around)
+    facts.op = ops[-1] if ops else "complex operand"
+    facts.hints.append(clean_message(m["cu_msg"] or m["ci_msg"]))
 
 
 def _read_verifier_hlo(log: Log, m: re.Match[str], facts: _Status) -> None:
@@ -284,6 +335,9 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     keys = (*(facts.dtype or "").split(","), *form.fix_keys)
     if form.group == "custom_element_size":
         keys = form.fix_keys  # the fix is about the sub-byte operand, not the wide type
+    advice = advise(keys, form.reason)
+    if form.group.startswith("complex_"):
+        advice = Advice(_COMPLEX_FIX.format(op=facts.op), AdviceKind.REPLACE_OP)
     status = status_before(log, start)
     if form.group == "unimplemented" or (form.group in _GENERIC_STATUS and form.op.isupper()):
         status = form.op
@@ -293,7 +347,7 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         m.start(),
         op=facts.op,
         reason=form.reason,
-        advice=advise(keys, form.reason),
+        advice=advice,
         node=facts.node,
         function=function,
         dtype=facts.dtype,

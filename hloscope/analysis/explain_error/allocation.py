@@ -1,0 +1,124 @@
+"""The numbers of a failed allocation, in whatever words the message gives them.
+
+Allocators state the same facts in many sentences: what was asked for (``Out of memory while
+trying to allocate 6291456 bytes``, ``Failed to allocate request for 32.00MiB (33554432B)``,
+``Attempting to reserve 6.48G at the bottom of memory``, ``Allocation (size=N) would exceed
+memory (size=M)``), what was free (``There are 142.58M free``, ``6.78G free, 0B reserved, and
+3.33G reservable``), the allocator's limit and use (``Limit: 7455476941``, ``InUse: ...``), a
+memory space's use against its capacity (``Used 29.80G of 7.98G hbm``, ``Exceeded hbm
+capacity by 21.82G``), and which memory (``memory space vmem``, ``space=smem``, a TPU's
+``(0x0x0_HBM0)``). :func:`read_allocation` reads each fact by its own words wherever it is
+in the message, so a new sentence around known words still gives its numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+from .sizes import SIZE, bytes_of
+
+__all__ = ["Allocation", "read_allocation"]
+
+
+def _amount_of(name: str) -> str:
+    """A size, and the exact byte count some messages add in brackets ("176.00MiB
+    (184549376B)"), as groups ``<name>_size`` and ``<name>_exact``."""
+    return (
+        rf"(?P<{name}_size>{SIZE})(?:\s*bytes)?"
+        rf"(?:\s*\(\s*(?P<{name}_exact>[\d,]+)\s*(?:B|bytes)\s*\))?"
+    )
+
+
+_REQUESTED = re.compile(
+    rf"(?:allocate|reserve)\s+(?:request\s+for\s+)?{_amount_of('r')}"
+    r"|Allocation \(size=(?P<a_exact>\d+)\)",
+    re.I,
+)
+_FREE = re.compile(rf"{_amount_of('f')} free\b|\bfree(?: memory)?\s*[:=]\s*{_amount_of('g')}", re.I)
+_RESERVED = re.compile(rf"{_amount_of('s')} reserved\b(?=[,.;\s])")
+_RESERVABLE = re.compile(rf"{_amount_of('v')} reservable\b")
+_LIMIT = re.compile(r"\bLimit:\s+(?P<limit>[\d,]+)\b|would exceed memory \(size=(?P<msize>\d+)\)")
+_IN_USE = re.compile(r"\bInUse:\s+(?P<inuse>[\d,]+)\b")
+_USED_OF = re.compile(rf"Used (?P<used>{SIZE}) of (?P<cap>{SIZE}) (?P<space>[a-z]+)\b", re.I)
+_EXCEEDED = re.compile(rf"Exceeded (?P<space>[a-z]+) capacity by (?P<over>{SIZE})", re.I)
+_SPACE = re.compile(
+    r"memory space (?P<a>[a-z]+)\b|space=(?P<b>[a-z]+)\b|_(?P<c>HBM)\d\)"
+    r"|\b(?P<d>HBM|VMEM|SMEM|CMEM) (?:capacity|limit)\b|\b(?P<e>host) memory\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Allocation:
+    """What a message says of one failed allocation; ``None`` where it says nothing."""
+
+    requested_bytes: int | None = None
+    free_bytes: int | None = None
+    reserved_bytes: int | None = None
+    reservable_bytes: int | None = None
+    limit_bytes: int | None = None
+    in_use_bytes: int | None = None
+    used_bytes: int | None = None
+    capacity_bytes: int | None = None
+    exceeded_bytes: int | None = None
+    memory_space: str | None = None
+
+    @property
+    def fragmented(self) -> bool:
+        """Whether less can be reserved in one piece than is free (TPU's "reservable" below
+        "free"): the free memory is in pieces, not too little."""
+        free, reservable = self.free_bytes, self.reservable_bytes
+        return free is not None and reservable is not None and reservable < free
+
+    def to_dict(self) -> dict[str, int | str | bool | None]:
+        return {**asdict(self), "fragmented": self.fragmented}
+
+
+def read_allocation(text: str) -> Allocation | None:
+    """The allocation facts of a message (its text from the headline to its paragraph's end);
+    ``None`` when it states none."""
+    requested = _REQUESTED.search(text)
+    used, exceeded = _USED_OF.search(text), _EXCEEDED.search(text)
+    found = Allocation(
+        requested_bytes=_amount(requested),
+        free_bytes=_amount(_FREE.search(text)),
+        reserved_bytes=_amount(_RESERVED.search(text)),
+        reservable_bytes=_amount(_RESERVABLE.search(text)),
+        limit_bytes=_number(_LIMIT.search(text), "limit", "msize"),
+        in_use_bytes=_number(_IN_USE.search(text), "inuse"),
+        used_bytes=bytes_of(used["used"]) if used else None,
+        capacity_bytes=bytes_of(used["cap"]) if used else None,
+        exceeded_bytes=bytes_of(exceeded["over"]) if exceeded else None,
+        memory_space=_space(text, used, exceeded),
+    )
+    return None if found == Allocation() else found
+
+
+def _amount(m: re.Match[str] | None) -> int | None:
+    """The bytes of a matched amount: the exact count in brackets when given, else the size."""
+    if m is None:
+        return None
+    groups = {k: v for k, v in m.groupdict().items() if v}
+    exact = next((v for k, v in groups.items() if k.endswith("_exact")), None)
+    if exact:
+        return int(exact.replace(",", ""))
+    size = next((v for k, v in groups.items() if k.endswith("_size")), None)
+    return bytes_of(size)
+
+
+def _number(m: re.Match[str] | None, *groups: str) -> int | None:
+    if m is None:
+        return None
+    value = next((m[g] for g in groups if m[g]), None)
+    return int(value.replace(",", "")) if value else None
+
+
+def _space(text: str, *matches: re.Match[str] | None) -> str | None:
+    for m in matches:
+        if m is not None:
+            return m["space"].lower()
+    found = _SPACE.search(text)
+    if found is None:
+        return None
+    return next(g for g in found.groups() if g).lower()

@@ -1,0 +1,89 @@
+"""What every message states in the same words, read once for every failure.
+
+A recogniser reads its family's message; some facts are stated the same way whatever the
+family, and a failure whose recogniser did not read them would leave them empty though the
+text has them. :func:`complete` fills them from the message's own paragraph:
+
+* whether it is a warning (:mod:`.severity`): the program went on;
+* the status code, canonical (``RESOURCE_EXHAUSTED``), also where an older XLA wrote it in
+  words (``Resource exhausted:``, ``Invalid argument:``, ``Deadline exceeded:``);
+* the platform a message names (``for platform CUDA``, ``on platform TPU``, ``platform: cuda``)
+  where the recogniser found none;
+* the numbers of a failed allocation (:mod:`.allocation`): requested, free, reservable bytes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .allocation import read_allocation
+from .device import platform_of
+from .functions import paragraph_end
+from .log import Log
+from .record import Failure
+from .severity import is_warning_at
+
+__all__ = ["complete", "status_code_in"]
+
+# XLA's status codes, and the words older releases (and TensorFlow) print them as.
+_CODES = (
+    "CANCELLED",
+    "UNKNOWN",
+    "INVALID_ARGUMENT",
+    "DEADLINE_EXCEEDED",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",
+    "ABORTED",
+    "OUT_OF_RANGE",
+    "UNIMPLEMENTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+    "DATA_LOSS",
+    "UNAUTHENTICATED",
+)
+_WORDS = {code.replace("_", " ").capitalize(): code for code in _CODES}
+_STATUS = re.compile(
+    r"\b(?P<code>" + "|".join(_CODES) + r")(?=: )"
+    # The words only where a code would stand: at the line's start, after a class or a tag.
+    r"|(?:^|(?<=: )|(?<=\] ))(?P<words>" + "|".join(sorted(_WORDS, key=len, reverse=True))
+    + r")(?=: )"
+)
+# A platform the message names in so many words.
+_PLATFORM = re.compile(
+    r"\b(?:for|on) platforms?:? '?(?P<a>cuda|rocm|gpu|tpu|cpu|host)\b"
+    r"|\bplatform[:=] ?'?(?P<b>cuda|rocm|gpu|tpu|cpu)\b",
+    re.I,
+)
+# How much of the message's paragraph the facts are read from.
+_PARAGRAPH = 4096
+
+
+def status_code_in(line: str) -> str | None:
+    """The status code a line states, canonical (``Resource exhausted:`` is
+    ``RESOURCE_EXHAUSTED``); the first one when a wrapper repeats it."""
+    found = _STATUS.search(line)
+    if found is None:
+        return None
+    return found["code"] or _WORDS[found["words"]]
+
+
+def complete(failure: Failure, log: Log) -> None:
+    """Fill what ``failure``'s message states and its recogniser left empty."""
+    start = log.text.rfind("\n", 0, failure.offset) + 1
+    line = log.text[start : log.line_end(failure.offset)]
+    region = log.text[start : min(paragraph_end(log, failure.offset), start + _PARAGRAPH)]
+    if not failure.finding.warning and is_warning_at(log.text, failure.offset):
+        failure.finding.warning = True
+    if failure.status is None:
+        failure.status = status_code_in(line)
+    if failure.platform is None:
+        named = _PLATFORM.search(region)
+        if named is not None:
+            word = named["a"] or named["b"]
+            failure.platform = platform_of(word.replace("host", "cpu"))
+            failure.device = failure.device or word
+    if failure.allocation is None:
+        failure.allocation = read_allocation(region)

@@ -1,0 +1,50 @@
+"""What an MLIR location says: the op that failed and the lines that made it.
+
+Mosaic and JAX's lowering print where an op came from as an MLIR location:
+``loc("/dot_general"(callsite("_flash_attention"("/path/kernel.py":204:11) at callsite(...))))``
+-- the op's name stack first (its last component the primitive, ``dot_general``), then the
+call sites, innermost first, each a function and a ``"file":line``. The op is read from the
+name stack, the line to fix is the innermost call site in the user's own code (a call site
+inside an installed library -- site-packages, dist-packages, a framework's folder -- is not).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...hlo.metadata import StackFrame
+from ..provenance import is_user_frame
+
+__all__ = ["location_op", "location_frames", "location_source"]
+
+# The name stack that opens a location: loc("jit(f)/jit(main)/dot_general"(...
+_NAME_STACK = re.compile(r'^\s*"(?P<stack>[^"\n]*)"')
+_CALL_SITE = re.compile(r'callsite\("(?P<fn>[^"\n]*)"\("(?P<file>[^"\n]+)":(?P<line>\d+)')
+_FILE_LINE = re.compile(r'"(?P<file>[^"\n]+\.py)":(?P<line>\d+)')
+# A primitive's name: the name stack's last component, its parameters ([...]) dropped.
+_PRIMITIVE = re.compile(r"[A-Za-z_][\w.-]*")
+
+
+def location_op(loc: str) -> str | None:
+    """The primitive a location's name stack ends with (``dot_general``), if it names one."""
+    stack = _NAME_STACK.match(loc)
+    if stack is None:
+        return None
+    last = stack["stack"].split("[", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    name = _PRIMITIVE.match(last)
+    return name.group() if name else None
+
+
+def location_frames(loc: str) -> list[StackFrame]:
+    """The call sites of a location, innermost first (a bare ``"file":line`` when it has no
+    call sites)."""
+    frames = [StackFrame(m["file"], int(m["line"]), m["fn"]) for m in _CALL_SITE.finditer(loc)]
+    if frames:
+        return frames
+    return [StackFrame(m["file"], int(m["line"]), "") for m in _FILE_LINE.finditer(loc)]
+
+
+def location_source(loc: str) -> str | None:
+    """``file:line`` of the innermost call site in user code, if any."""
+    frame = next((f for f in location_frames(loc) if is_user_frame(f)), None)
+    return f"{frame.file}:{frame.line}" if frame else None

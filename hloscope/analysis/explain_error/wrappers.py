@@ -1,0 +1,104 @@
+"""The text inside what wraps a pasted error: a notebook's JSON, a process tag on every line.
+
+A log reaches explain-error in the container someone copied it from:
+
+* a notebook (``.ipynb``) or its cell outputs as JSON: the error is in an output's
+  ``"traceback"`` list (one string per line, ANSI colours escaped as ``\\u001b[...``), its
+  ``"evalue"``, or a stream's ``"text"`` -- every newline an escaped ``\\n``;
+* a multi-process launcher that tags each line with its worker: Ray's
+  ``(pid=24892, ip=10.128.0.52)`` and ``(train_task pid=24892, ip=...)``, vLLM's
+  ``(VllmWorker rank=0 pid=225)``, and the logger's own prefix after it
+  (``ERROR 06-17 19:23:59 [multiproc_executor.py:527]``).
+
+:func:`unwrap` returns the text those hold, so a traceback's frames start their lines again
+and a message is on one line, as every recogniser reads them. Text that is not wrapped comes
+back unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["unwrap"]
+
+# The keys of a notebook output that hold an error's text, as they appear in its JSON.
+_NOTEBOOK_KEYS = re.compile(r'"(?:traceback|evalue|ename|output_type)"\s*:')
+# One JSON string literal (escapes kept), and an array of them after a key.
+_STRING = r'"(?:[^"\\\n]|\\.)*"'
+_ARRAY_OR_STRING = re.compile(
+    rf'"(?P<key>traceback|text|evalue)"\s*:\s*(?P<value>\[\s*(?:{_STRING}\s*,?\s*)*\]|{_STRING})'
+)
+_ONE_STRING = re.compile(_STRING)
+# A worker's tag before each line: a name and key=value pairs in brackets, one of them the pid.
+_PROCESS_TAG = re.compile(
+    r"^\((?:[\w.:-]+ )?(?:[\w.-]+=[^\s,()]+,? ?)*pid=\d+(?:,? ?[\w.-]+=[^\s,()]+)*\) ?", re.M
+)
+# vLLM's (and similar) logger prefix: level, month-day, time, [file:line].
+_LOGGER_PREFIX = re.compile(
+    r"^(?P<level>ERROR|WARNING|INFO|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
+    r"\[[\w./-]+:\d+\] ",
+    re.M,
+)
+
+
+def unwrap(text: str) -> str:
+    """``text`` with a notebook's JSON replaced by the outputs it holds, and the process tags
+    and logger prefixes of a multi-process run taken off each line."""
+    if _NOTEBOOK_KEYS.search(text):
+        text = _notebook_text(text) or text
+    if _PROCESS_TAG.search(text):
+        text = _PROCESS_TAG.sub("", text)
+    if _LOGGER_PREFIX.search(text):
+        text = _LOGGER_PREFIX.sub(_logger_prefix, text)
+    return text
+
+
+def _logger_prefix(m: re.Match[str]) -> str:
+    """A logger prefix dropped; a warning's level kept as a word (a warning is no failure)."""
+    return "WARNING: " if m["level"] == "WARNING" else ""
+
+
+def _notebook_text(text: str) -> str | None:
+    """The outputs' text of a notebook, or of a fragment of one (a cell's outputs pasted
+    alone, not valid JSON on its own): each traceback, error value and stream text, in order.
+    ``None`` when it holds none."""
+    try:
+        parts = list(_outputs_of(json.loads(text)))
+    except ValueError:
+        parts = list(_fragment_outputs(text))
+    joined = "\n".join(part.rstrip("\n") for part in parts if part.strip())
+    return joined or None
+
+
+def _outputs_of(document: Any) -> Iterator[str]:
+    """The text of every output in a parsed notebook, a cell, or a list of outputs."""
+    if isinstance(document, list):
+        for item in document:
+            yield from _outputs_of(item)
+    elif isinstance(document, dict):
+        if "traceback" in document and isinstance(document["traceback"], list):
+            yield "\n".join(str(line) for line in document["traceback"])
+        elif "evalue" in document:
+            yield f"{document.get('ename', 'Error')}: {document['evalue']}"
+        elif "text" in document and "output_type" in document:
+            text = document["text"]
+            yield "".join(text) if isinstance(text, list) else str(text)
+        for key in ("cells", "outputs"):
+            if key in document:
+                yield from _outputs_of(document[key])
+
+
+def _fragment_outputs(text: str) -> Iterator[str]:
+    """The ``"traceback"``, ``"text"`` and ``"evalue"`` values of JSON that does not parse
+    whole, each string literal decoded on its own. An error's evalue is its traceback's last
+    line again: it is read only where the text holds no traceback."""
+    has_traceback = '"traceback"' in text
+    for found in _ARRAY_OR_STRING.finditer(text):
+        strings = [json.loads(s) for s in _ONE_STRING.findall(found["value"])]
+        if found["key"] == "traceback":
+            yield "\n".join(strings)
+        elif found["key"] == "text" or not has_traceback:
+            yield "".join(strings)

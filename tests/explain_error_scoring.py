@@ -1,0 +1,181 @@
+"""Scoring explain-error against the corpus of real logs in ``tests/data/error_logs/``.
+
+Two corpora share that folder:
+
+* the **first corpus**: logs without a ``date``, split by a hash of the name into ``dev``
+  (read while the recognisers were written) and ``heldout`` (only scored);
+* the **date-split corpus** (issue 35): logs with the thread's ``date``; the older two thirds
+  are ``dev``, the newest third ``test`` (never read to write a rule, only scored).
+
+Scores, per log, on the first failure explained:
+
+* recognised: something was explained, of the thread's kind;
+* device: the platform named is the truth's (no guess where the log names none);
+* op: the truth's op is the failure's op, node, culprit or a buffer's op_name;
+* user line: same file name and line number (paths differ between machines);
+* advice: the fix that worked is the first or second fix offered;
+* fully right: all of the above that the truth states.
+
+Run as a script for the per-family table (``python tests/explain_error_scoring.py``); with
+``PYTHONPATH`` pointing at another checkout it scores that checkout's code on this corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from hloscope.analysis.explain_error import Failure, explain_error
+
+CORPUS = Path(__file__).parent / "data" / "error_logs"
+SCORES = ("recognised", "device", "op", "user_line", "advice", "fully_right")
+TRUTH_KEYS = {"kind", "device", "op", "user_line", "advice"}
+
+
+@dataclass
+class Case:
+    name: str
+    text: str
+    url: str
+    split: str
+    truth: dict[str, str | None]
+    date: str | None = None
+
+    @property
+    def corpus(self) -> str:
+        """``date`` for the date-split corpus, ``first`` for the corpus before it."""
+        return "date" if self.date else "first"
+
+
+def cases(corpus: Path = CORPUS) -> list[Case]:
+    found = []
+    for meta_path in sorted(corpus.glob("*.json")):
+        meta = json.loads(meta_path.read_text())
+        text = meta_path.with_suffix(".log").read_text()
+        found.append(
+            Case(meta_path.stem, text, meta["url"], meta["split"], meta["truth"], meta.get("date"))
+        )
+    return found
+
+
+def _file_line(where: str) -> tuple[str, str]:
+    file, _, line = where.rpartition(":")
+    return re.split(r"[\\/]+", file)[-1], line
+
+
+def score(case: Case) -> dict[str, bool | None]:
+    """Each score of one log: True, False, or None where the truth does not say."""
+    explanation = explain_error(case.text)
+    truth = case.truth
+    if not explanation.failures:
+        return dict.fromkeys(SCORES, False)
+    failure: Failure = explanation.failures[0]
+    result: dict[str, bool | None] = {"recognised": str(failure.family) == truth["kind"]}
+    platform = str(failure.platform) if failure.platform else None
+    result["device"] = platform == truth["device"]
+    result["op"] = None if truth["op"] is None else truth["op"] in _ops(failure)
+    source = failure.finding.source
+    result["user_line"] = None
+    if truth["user_line"] is not None:
+        result["user_line"] = source is not None and _file_line(source) == _file_line(
+            truth["user_line"]
+        )
+    kinds = [failure.advice_kind, *(kind for kind, _ in failure.more_advice)]
+    result["advice"] = None if truth["advice"] is None else truth["advice"] in kinds[:2]
+    result["fully_right"] = all(v is not False for v in result.values())
+    return result
+
+
+def _ops(failure: Failure) -> set[str]:
+    names = {failure.finding.op, failure.finding.node, failure.error_class or ""}
+    names |= {failure.finding.node.rsplit("/", 1)[-1]}
+    if failure.memory is not None:
+        for buffer in failure.memory.buffers:
+            op_name = buffer.op_name or ""
+            names |= set(re.findall(r"\w+", op_name.rsplit("/", 1)[-1])[:1])
+    return names
+
+
+Totals = dict[str, tuple[int, int]]
+
+
+def tally(
+    corpus: str, split: str, found: list[Case] | None = None
+) -> tuple[Totals, dict[str, Totals], list[str]]:
+    """Per score (right, scored) over the logs of ``corpus`` (``date`` or ``first``) and
+    ``split``, the same per family (the truth's kind), and the misses by name."""
+    totals = {name: [0, 0] for name in SCORES}
+    by_family: dict[str, dict[str, list[int]]] = {}
+    misses = []
+    for case in found if found is not None else cases():
+        if case.corpus != corpus or case.split != split:
+            continue
+        result = score(case)
+        family = by_family.setdefault(str(case.truth["kind"]), {n: [0, 0] for n in SCORES})
+        for name, value in result.items():
+            if value is not None:
+                for cell in (totals[name], family[name]):
+                    cell[0] += bool(value)
+                    cell[1] += 1
+        wrong = [name for name, value in result.items() if value is False]
+        if wrong:
+            misses.append(f"{case.name}: {', '.join(wrong)}")
+    frozen = {name: (right, of) for name, (right, of) in totals.items()}
+    families = {
+        kind: {name: (right, of) for name, (right, of) in cells.items()}
+        for kind, cells in sorted(by_family.items())
+    }
+    return frozen, families, misses
+
+
+def line(split: str, totals: Totals) -> str:
+    cells = [f"{name} {right}/{of}" for name, (right, of) in totals.items()]
+    return f"{split:8} " + "  ".join(cells)
+
+
+def _cell(totals: Totals | None, name: str) -> str:
+    if totals is None:
+        return "-"
+    right, of = totals[name]
+    return f"{right}/{of}" if of else "-"
+
+
+def family_table(found: list[Case] | None = None) -> str:
+    """The date-split corpus as a Markdown table: per family, recognised and fully right on
+    ``dev`` and on ``test``, and the totals."""
+    found = found if found is not None else cases()
+    dev_total, dev, _ = tally("date", "dev", found)
+    test_total, test, _ = tally("date", "test", found)
+    rows = [
+        "| family | dev recognised | dev fully right | test recognised | test fully right |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for kind in sorted(set(dev) | set(test)):
+        d, t = dev.get(kind), test.get(kind)
+        cells = [_cell(d, "recognised"), _cell(d, "fully_right")]
+        cells += [_cell(t, "recognised"), _cell(t, "fully_right")]
+        rows.append(f"| {kind} | " + " | ".join(cells) + " |")
+    total_cells = [_cell(dev_total, "recognised"), _cell(dev_total, "fully_right")]
+    total_cells += [_cell(test_total, "recognised"), _cell(test_total, "fully_right")]
+    rows.append("| **all** | " + " | ".join(total_cells) + " |")
+    return "\n".join(rows)
+
+
+def main(argv: list[str]) -> int:
+    found = cases(Path(argv[0]) if argv else CORPUS)
+    print(family_table(found))
+    parts = (("date", "dev"), ("date", "test"), ("first", "dev"), ("first", "heldout"))
+    for corpus, split in parts:
+        totals, _, misses = tally(corpus, split, found)
+        print(f"\n{corpus} corpus " + line(split, totals))
+        if split != "test":  # the test part's misses are not read: no rule is written for them
+            for miss in misses:
+                print(f"  miss {miss}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,325 @@
+"""explain-error reads a message's structure, not its sentence (issue 35): wrappers around
+the text, status codes in either spelling, allocation numbers in prose or ``key: value``,
+warnings, the platform and function a message names, MLIR locations, library frames.
+
+Each behaviour is tested on two wordings from different versions or frameworks, real logs of
+the corpus's dev part (``tests/data/error_logs/``) where there are some.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hloscope.analysis.explain_error import explain_error, normalise_log
+from hloscope.analysis.explain_error.allocation import read_allocation
+from hloscope.analysis.explain_error.complete import status_code_in
+from hloscope.analysis.explain_error.mlir_location import location_op, location_source
+from hloscope.cli import cli
+
+LOGS = Path(__file__).parent / "data" / "error_logs"
+
+
+def _log(name: str) -> str:
+    return (LOGS / f"{name}.log").read_text()
+
+
+def _first(text: str):
+    explanation = explain_error(text)
+    assert explanation.recognised, text[-400:]
+    return explanation.failures[0]
+
+
+# ---- wrappers -----------------------------------------------------------------------------------
+
+
+def _notebook_output(text: str) -> dict:
+    """A Jupyter error output of ``text``: one list entry per line, colours as ANSI codes."""
+    lines = text.rstrip("\n").split("\n")
+    last = lines[-1]
+    return {
+        "output_type": "error",
+        "ename": last.split(":", 1)[0],
+        "evalue": last.split(": ", 1)[-1],
+        "traceback": ["\x1b[0;31m" + lines[0] + "\x1b[0m", *lines[1:]],
+    }
+
+
+@pytest.mark.parametrize("name", ["jax_13428_oom_concatenate", "keras_18681_incompatible_devices"])
+def test_an_error_inside_a_whole_notebook_reads_as_the_plain_log(name):
+    text = _log(name)
+    notebook = {"cells": [{"cell_type": "code", "outputs": [_notebook_output(text)]}]}
+    plain, wrapped = _first(text), _first(json.dumps(notebook, indent=1))
+    assert (wrapped.family, wrapped.finding.op) == (plain.family, plain.finding.op)
+    assert wrapped.finding.source == plain.finding.source
+
+
+def test_a_pasted_cell_output_that_is_no_json_on_its_own_is_unwrapped():
+    # A cell's output copied out of an .ipynb: the object's inside, without its braces.
+    text = _log("jax_5566_complex_eigh_tpu")
+    fragment = json.dumps(_notebook_output(text), indent=1)[1:-1]
+    with pytest.raises(ValueError):
+        json.loads(fragment)
+    assert "\\n" not in normalise_log(fragment) and "\x1b" not in normalise_log(fragment)
+    assert _first(fragment).finding.op == _first(text).finding.op
+
+
+@pytest.mark.parametrize(
+    "tag",
+    ["(pid=24892, ip=10.128.0.52) ", "(inference_worker_task pid=24892, ip=10.128.0.52) "],
+)
+def test_a_ray_workers_tag_on_every_line_leaves_the_traceback_readable(tag):
+    text = _log("keras_18681_incompatible_devices")
+    tagged = "".join(tag + line for line in text.splitlines(keepends=True))
+    failure = _first(tagged)
+    assert failure.finding.source == "/home/colby/jax_test.py:341"
+    assert failure.finding.op == "JAXTrainer.make_test_function.<locals>.compiled_test_step"
+
+
+def test_a_vllm_workers_logger_prefix_is_dropped_and_a_warning_level_kept():
+    prefix = "(VllmWorker rank=0 pid=225) ERROR 06-17 19:23:59 [multiproc_executor.py:527] "
+    text = _log("jax_24486_mosaic_matmul_divisible")
+    failure = _first("".join(prefix + line for line in text.splitlines(keepends=True)))
+    assert (failure.family, failure.finding.op) == ("pallas", "dot_general")
+    warned = "(VllmWorker rank=0 pid=225) WARNING 06-17 19:23:59 [mlir.py:1233] x\n"
+    assert normalise_log(warned) == "WARNING: x\n"
+
+
+# ---- status codes ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line,code",
+    [
+        (
+            "RuntimeError: Resource exhausted: Failed to allocate request for 32.00MiB",
+            "RESOURCE_EXHAUSTED",
+        ),
+        ("XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory", "RESOURCE_EXHAUSTED"),
+        ("RuntimeError: Unimplemented: complex comparison 'LT'", "UNIMPLEMENTED"),
+        (
+            "RuntimeError: Deadline exceeded: Failed to connect to remote server",
+            "DEADLINE_EXCEEDED",
+        ),
+        (
+            "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out",
+            "DEADLINE_EXCEEDED",
+        ),
+        ("ValueError: no status here: at all", None),
+    ],
+)
+def test_status_codes_are_read_in_either_spelling(line, code):
+    assert status_code_in(line) == code
+
+
+@pytest.mark.parametrize(
+    "name,code",
+    [("meshtf_66_request_ordinal", "RESOURCE_EXHAUSTED"), ("jax_1274_complex_qr", "UNIMPLEMENTED")],
+)
+def test_a_failure_carries_the_status_code_its_line_states(name, code):
+    assert _first(_log(name)).status == code
+
+
+# ---- allocation numbers ---------------------------------------------------------------------
+
+
+def test_allocation_numbers_said_in_prose_reach_the_json():
+    # TPU (PyTorch/XLA, 2022): requested, free, reserved and reservable in one sentence.
+    failure = _first(_log("ptxla_3470_reserve_reservable")).to_dict()
+    allocation = failure["allocation"]
+    assert allocation["requested_bytes"] == round(6.48 * 2**30)
+    assert allocation["free_bytes"] == round(6.78 * 2**30)
+    assert allocation["reserved_bytes"] == 0
+    assert allocation["reservable_bytes"] == round(3.33 * 2**30)
+    assert allocation["fragmented"] is True
+
+
+def test_allocation_numbers_of_other_wordings():
+    # GPU (jax 0.2, BFC): the exact bytes in brackets win over the rounded size.
+    request = read_allocation(_log("meshtf_66_request_ordinal"))
+    assert request is not None and request.requested_bytes == 33554432
+    assert request.free_bytes is None and not request.fragmented
+    # XLA:TPU's compile-time report: used against capacity, in a memory space.
+    used = read_allocation(_log("ptxla_3532_hbm_exceeded"))
+    assert used is not None and used.memory_space == "hbm"
+    assert (used.used_bytes, used.capacity_bytes) == (round(29.80 * 2**30), round(7.98 * 2**30))
+    # The BFC allocator's key: value summary, and a Mosaic allocation in SMEM.
+    summary = read_allocation("Limit:        7455476941\nInUse:        7210000000\n")
+    assert summary is not None and (summary.limit_bytes, summary.in_use_bytes) == (
+        7455476941,
+        7210000000,
+    )
+    smem = read_allocation("Allocation (size=2048) would exceed memory (size=1024) :: space=smem")
+    assert smem is not None and (smem.requested_bytes, smem.limit_bytes) == (2048, 1024)
+    assert smem.memory_space == "smem"
+    assert read_allocation("ValueError: nothing about memory") is None
+
+
+def test_the_text_output_shows_the_allocation():
+    result = CliRunner().invoke(
+        cli, ["explain-error", str(LOGS / "ptxla_3470_reserve_reservable.log")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "reservable 3.3 GiB" in result.output and "free memory in pieces" in result.output
+
+
+# ---- warnings -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["jax_9237_donation_warning", "jax_1273_donation_warning_old"])
+def test_a_python_warning_is_said_to_be_a_warning(name):
+    failure = _first(_log(name))
+    assert failure.finding.warning is True
+    assert failure.to_dict()["warning"] is True
+
+
+def test_a_glog_warning_line_is_a_warning_and_an_error_line_is_not():
+    warning = (
+        "2025-05-18 21:59:55.086788: W external/xla/xla/tsl/framework/bfc_allocator.cc:310] "
+        "Allocator (GPU_0_bfc) ran out of memory trying to allocate 3.37GiB with "
+        "freed_by_count=0. The caller indicates that this is not a failure.\n"
+    )
+    error = (
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying "
+        "to allocate 3199993600 bytes.\n"
+    )
+    explained = explain_error(warning + error)
+    # The failure first, the warning after it, though the log printed the warning first.
+    assert [f.finding.warning for f in explained.failures] == [None, True]
+    assert explained.failures[0].allocation.requested_bytes == 3199993600
+
+
+def test_a_warning_class_raised_as_an_exception_is_a_failure():
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/train.py", line 9, in <module>\n'
+        "    step(x)\n"
+        "UserWarning: Some donated buffers were not usable: f32[4]\n"
+    )
+    assert not _first(text).finding.warning
+
+
+def test_the_text_output_says_a_warning_is_no_failure():
+    result = CliRunner().invoke(cli, ["explain-error", str(LOGS / "jax_9237_donation_warning.log")])
+    assert "a warning, not a failure" in result.output
+
+
+# ---- the platform and the function a message names ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name,op",
+    [
+        ("te_1024_custom_call_cuda", "te_scaled_upper_triang_masked_softmax_forward"),
+        ("scvi_1907_incompatible_devices", "JaxTrainingPlan.jit_training_step"),
+    ],
+)
+def test_the_platform_a_message_names_is_the_failures(name, op):
+    failure = _first(_log(name))
+    assert (str(failure.platform), failure.finding.op) == ("gpu", op)
+
+
+def test_a_platform_named_in_words_fills_a_failure_that_had_none():
+    # A generic status error (its recogniser reads no platform) that names one in its words;
+    # written for this test, in the shape of XLA's "... for platform CUDA" messages.
+    for words, platform in (("for platform CUDA", "gpu"), ("on platform: tpu", "tpu")):
+        failure = _first(
+            "jaxlib.xla_extension.XlaRuntimeError: INVALID_ARGUMENT: the executable's "
+            f"parameter 0 has another layout {words}"
+        )
+        assert str(failure.platform) == platform, words
+
+
+@pytest.mark.parametrize(
+    "name,op,source",
+    [
+        # Keras 3 on TPU, 2023: a qualified name with <locals>.
+        (
+            "keras_18681_incompatible_devices",
+            "JAXTrainer.make_test_function.<locals>.compiled_test_step",
+            "/home/colby/jax_test.py:341",
+        ),
+        # jax 0.4.4, 2023: no argument name ("Got argument  of f"), the older "and with".
+        ("scvi_1907_incompatible_devices", "JaxTrainingPlan.jit_training_step", None),
+    ],
+)
+def test_got_argument_of_fn_names_the_function(name, op, source):
+    failure = _first(_log(name))
+    assert failure.finding.op == op and failure.finding.source == source
+
+
+# ---- complex operands, cache-miss headers -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name,op,dtype",
+    [
+        ("jax_1274_complex_qr", "qr", "complex64"),
+        ("jax_5566_complex_eigh_tpu", "eigh", "complex64"),
+    ],
+)
+def test_a_complex_operand_to_a_real_only_op(name, op, dtype):
+    failure = _first(_log(name))
+    assert (str(failure.family), failure.finding.dtype) == ("xla_status", dtype)
+    assert failure.advice_kind == "replace_op"
+    assert failure.finding.op in (op, "complex operand")
+
+
+def test_tracing_cache_miss_headers_with_a_cost_and_without_because():
+    costing = (
+        "WARNING:2025-06-01 10:00:00,000:jax._src.pjit:1400: TRACING CACHE MISS at "
+        "/home/u/train.py:42:8 (train_step) costing 3.1 ms because:\n"
+        "  for train_step defined at /home/u/train.py:30\n"
+        "  * key with different input types:\n"
+    )
+    bare = (
+        "TRACING CACHE MISS at /home/u/loop.py:7:4 (<module>)\n"
+        "  never seen function:\n    step id=1 defined at /home/u/loop.py:3\n"
+    )
+    for text, op, source in (
+        (costing, "train_step", "/home/u/train.py:42"),
+        (bare, "step", "/home/u/loop.py:7"),
+    ):
+        failure = _first(text)
+        assert (str(failure.family), failure.finding.op, failure.finding.source) == (
+            "recompile",
+            op,
+            source,
+        )
+
+
+# ---- MLIR locations, library frames -------------------------------------------------------------
+
+
+def test_a_mosaic_location_names_the_op_and_the_users_line():
+    # MaxText's splash attention, 2024: the kernel's call sites inside dist-packages are not
+    # the line to fix; the first call site in MaxText is.
+    failure = _first(_log("jax_23989_mosaic_matmul_dtype"))
+    assert failure.finding.op == "dot_general"
+    assert (
+        failure.finding.source == "/home/cantonese-gemma2/maxtext/MaxText/layers/attentions.py:352"
+    )
+    # A location cut by the paste before its closing bracket still names the op.
+    assert _first(_log("jax_24415_mosaic_unittest")).finding.op == "repeat"
+
+
+def test_location_helpers():
+    loc = (
+        '"jit(f)/jit(main)/reshape[new_sizes=(4,)]"(callsite("k"("/usr/lib/python3/'
+        'site-packages/lib/k.py":3:0) at callsite("f"("/home/u/m.py":9:2))))'
+    )
+    assert location_op(loc) == "reshape"
+    assert location_source(loc) == "/home/u/m.py:9"
+    assert location_op("unknown") is None
+
+
+@pytest.mark.parametrize(
+    "name,in_library", [("tinygp_85_array_old", True), ("keras_18681_incompatible_devices", False)]
+)
+def test_a_line_inside_an_installed_library_is_not_called_the_users(name, in_library):
+    failure = _first(_log(name))
+    assert failure.source_in_library is in_library
+    assert failure.to_dict()["source_in_library"] is in_library
