@@ -25,6 +25,10 @@ __all__ = ["fusions_command", "TABLE_ROWS"]
 
 #: The most rows the table shows unless --top says otherwise.
 TABLE_ROWS = 500
+#: What ``--top N`` ranks by without ``--sort``, the first column the rows have: a kernel's
+#: bytes (fusions times nothing; a memory-bound kernel's time follows its bytes), a source
+#: line's FLOPs. Never the schedule's order: the top N are the heaviest N.
+TOP_RANKS = ("bytes", "flops")
 
 
 @cli.command("fusions")
@@ -51,8 +55,9 @@ TABLE_ROWS = 500
     "--top",
     type=click.IntRange(min=0),
     metavar="N",
-    help=f"Show the first N rows (after sorting). The table shows at most {TABLE_ROWS} unless "
-    "--top says otherwise; --json and --csv give every row.",
+    help=f"Show the N heaviest rows: by --sort's column, else by bytes (per source line: "
+    f"FLOPs). The table shows at most {TABLE_ROWS} unless --top says otherwise; --json and "
+    "--csv give every row.",
 )
 @click.option(
     "--json",
@@ -108,6 +113,7 @@ def fusions_command(
     reports = []
     communications = []
     capped = False
+    ranked_by: str | None = None
     for each in modules:
         report = fusion_report(each)
         every_row = source_rows(report) if by_source else report.rows()
@@ -115,6 +121,9 @@ def fusions_command(
         total = len(rows)
         if sort:
             rows = sort_rows(rows, sort)
+        elif top is not None and rows:
+            ranked_by = next((c for c in TOP_RANKS if c in rows[0]), None)
+            rows = sort_rows(rows, ranked_by) if ranked_by else rows
         if top is not None:
             rows = rows[:top]
         elif not (as_json or as_csv) and len(rows) > TABLE_ROWS:
@@ -143,7 +152,7 @@ def fusions_command(
         from rich.console import Console
 
         console = Console()
-        sorted_by = sort_column(sort) if sort else None
+        sorted_by = sort_column(sort) if sort else ranked_by
         for i, (name, rows, total, summary, matched) in enumerate(reports):
             title = f"module {name}" if all_modules else ""
             if i:
@@ -166,6 +175,13 @@ def fusions_command(
             shown = communications[i]
             if shown is not None:
                 render_fusion_collectives(shown, console, wide=wide)
+        if ranked_by is not None:
+            console.print(
+                f"(--top {top} ranked by {ranked_by}, heaviest first; by time: hloscope bench "
+                "--per-kernel)",
+                style="dim",
+                markup=False,
+            )
         if capped:
             order = f"sorted by {sort}" if sort else "the kernels moving the most bytes"
             console.print(
