@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from frameworks_needed import needs_libtpu
+from markupsafe import escape
 
 from hloscope.analysis.memory import memory_results
 from hloscope.analysis.memory._function import memory_of_compiled
@@ -143,3 +144,23 @@ def test_a_module_xla_tpu_compiled_is_no_estimate(name):
     out = CliRunner().invoke(cli, ["memory", str(TPU / name), "--device", "tpu-v5e", "--json"])
     assert out.exit_code == 0, out.output
     assert "estimate" not in json.loads(out.stdout)["device"]
+
+
+@pytest.mark.parametrize("target", [CPU_HLO[0], TPU / "conv_net"], ids=["cpu", "tpu"])
+def test_the_report_says_what_fills_the_peak(target, tmp_path):
+    from hloscope.render.html.sections import memory_section
+
+    (result,) = memory_results(Target.resolve(str(target)))[:1]
+    section = memory_section(result)
+    assert [(g.title, g.bytes) for g in section.fills] == [(g.title, g.bytes) for g in result.fills]
+    assert sum(g.bytes for g in section.fills) == section.peak_bytes
+    page = tmp_path / "report.html"
+    out = CliRunner().invoke(cli, ["report", str(target), "-o", str(page), "--graphs", "0"])
+    assert out.exit_code == 0, out.output
+    html = page.read_text()
+    table = html.split("<h3>What fills the peak</h3>")[1].split("</table>")[0]
+    for group in result.fills:
+        assert str(escape(group.title)) in table
+        # Files are shown without their folders; the whole label is the tooltip.
+        for row in group.rows[:10]:
+            assert f'title="{escape(row.label)}"' in table

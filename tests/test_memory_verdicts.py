@@ -177,3 +177,9 @@ def test_no_bf16_advice_for_a_program_already_in_bf16(oracle):
     temporaries = next(g for g in data["fills"] if g["kind"] == "temporaries")
     # Its temporaries are its activations, named by the line that made them.
     assert temporaries["rows"][0]["label"].startswith(str(PROGRAMS))
+    # Rematerialising them frees at most their bytes (a checkpoint around each of these layers
+    # keeps XLA:TPU's peak as it is): no peak after it is claimed.
+    (remat,) = [s for s in data["device"]["savings"] if s["kind"] == "remat"]
+    assert remat["peak_after_bytes"] is None and "verdict_after" not in remat
+    _, text = _memory("activations_above_limit")
+    assert "(at most: recomputing takes some of it back)" in _words(text)
