@@ -9,6 +9,7 @@ the corpus's dev part (``tests/data/error_logs/``) where there are some.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -323,3 +324,42 @@ def test_a_line_inside_an_installed_library_is_not_called_the_users(name, in_lib
     failure = _first(_log(name))
     assert failure.source_in_library is in_library
     assert failure.to_dict()["source_in_library"] is in_library
+
+
+# ---- the framework and the libraries around a message -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name,framework",
+    [
+        ("ptxla_3470_reserve_reservable", "pytorch_xla"),  # PyTorch/XLA's xla_util.cc lines
+        ("ptxla_8020_device_buffer", "pytorch_xla"),
+        ("jax_13428_oom_concatenate", "jax"),
+        ("keras_18681_incompatible_devices", "jax"),  # Keras 3's JAX backend
+        ("tf_4735_inception_oom", "tensorflow"),
+    ],
+)
+def test_the_framework_that_printed_the_log(name, framework):
+    failure = _first(_log(name))
+    assert failure.framework == framework
+    assert failure.to_dict()["framework"] == framework
+
+
+@pytest.mark.parametrize(
+    "name,library",
+    [("keras_18681_incompatible_devices", "keras"), ("weathernext_41_array", "haiku")],
+)
+def test_the_libraries_that_re_raise_jaxs_error_are_named(name, library):
+    failure = _first(_log(name))
+    assert library in failure.libraries and library in failure.to_dict()["libraries"]
+
+
+def test_jax_worded_advice_on_a_pytorch_xla_log_says_so():
+    frame = (
+        '  File "/usr/local/lib/python3.8/site-packages/torch_xla/core/xla_model.py", '
+        "line 776, in mark_step\n"
+    )
+    failure = _first(frame + _log("ptxla_1735_reserve"))
+    assert failure.framework == "pytorch_xla"
+    names_jax = re.search(r"\bjax\.|\bjnp\.|XLA_PYTHON_CLIENT_", failure.finding.suggestion)
+    assert not names_jax or "PyTorch/XLA" in failure.hints[0]

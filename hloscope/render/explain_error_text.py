@@ -141,6 +141,9 @@ def _rows(failure: Failure) -> Iterator[tuple[str, list[str]]]:
     if failure.layer:
         yield "layer", [failure.layer]
     yield "device", [_device(failure)]
+    if failure.framework:
+        through = f"  (through {', '.join(failure.libraries)})" if failure.libraries else ""
+        yield "framework", [f"{failure.framework}{through}"]
     function = _function(failure)
     if function:
         yield "function", [function]
@@ -259,6 +262,9 @@ def _where(failure: Failure) -> list[str]:
     lines = [_frame(frame) for frame in frames[:_FRAMES_SHOWN]]
     if len(frames) > _FRAMES_SHOWN:
         lines.append(f"{ELLIPSIS} {len(frames) - _FRAMES_SHOWN} more frames (outer calls)")
+    source = failure.finding.source
+    if not lines and source and not failure.source_in_library:
+        lines.append(source)  # a line the message names outside a traceback (a location)
     if failure.defined_at is not None:
         lines.append(f"traced function defined at {_frame(failure.defined_at)}")
     if not lines:

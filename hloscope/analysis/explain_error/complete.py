@@ -9,7 +9,9 @@ text has them. :func:`complete` fills them from the message's own paragraph:
   words (``Resource exhausted:``, ``Invalid argument:``, ``Deadline exceeded:``);
 * the platform a message names (``for platform CUDA``, ``on platform TPU``, ``platform: cuda``)
   where the recogniser found none;
-* the numbers of a failed allocation (:mod:`.allocation`): requested, free, reservable bytes.
+* the numbers of a failed allocation (:mod:`.allocation`): requested, free, reservable bytes;
+* the framework that ran and the libraries around its message (:mod:`.framework`); advice in
+  JAX's words on another framework's log says so.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import re
 
 from .allocation import read_allocation
 from .device import platform_of
+from .framework import JAX_NAMES, Framework, framework_of, libraries_in
 from .functions import paragraph_end
 from .log import Log
 from .record import Failure
@@ -48,7 +51,8 @@ _WORDS = {code.replace("_", " ").capitalize(): code for code in _CODES}
 _STATUS = re.compile(
     r"\b(?P<code>" + "|".join(_CODES) + r")(?=: )"
     # The words only where a code would stand: at the line's start, after a class or a tag.
-    r"|(?:^|(?<=: )|(?<=\] ))(?P<words>" + "|".join(sorted(_WORDS, key=len, reverse=True))
+    r"|(?:^|(?<=: )|(?<=\] ))(?P<words>"
+    + "|".join(sorted(_WORDS, key=len, reverse=True))
     + r")(?=: )"
 )
 # A platform the message names in so many words.
@@ -87,3 +91,20 @@ def complete(failure: Failure, log: Log) -> None:
             failure.device = failure.device or word
     if failure.allocation is None:
         failure.allocation = read_allocation(region)
+    _frameworks(failure, log, region)
+
+
+_OTHER_FRAMEWORK = (
+    "this log is {framework}'s, and the advice names JAX's API: the cause is XLA's and the "
+    "same, the calls to change are {framework}'s counterparts"
+)
+
+
+def _frameworks(failure: Failure, log: Log, region: str) -> None:
+    """The framework and libraries of the message's traceback (else of the whole log)."""
+    around = log.text[log.traceback_start(failure.offset) : failure.offset] + region
+    framework = framework_of(around) or framework_of(log.text)
+    failure.framework = str(framework) if framework else None
+    failure.libraries = libraries_in(around)
+    if framework is Framework.PYTORCH_XLA and JAX_NAMES.search(failure.finding.suggestion):
+        failure.hints.insert(0, _OTHER_FRAMEWORK.format(framework="PyTorch/XLA"))

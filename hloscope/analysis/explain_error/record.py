@@ -165,6 +165,11 @@ class Failure:
     #: limit bytes, memory space), in whichever words it states them; in the JSON as
     #: ``"allocation"`` when there are any.
     allocation: Allocation | None = None
+    #: The framework that printed the message (``jax``, ``tensorflow``, ``pytorch_xla``) and
+    #: the libraries over JAX whose frames surround it (``flax``, ``equinox``), as the log's
+    #: frames and wrappers show them.
+    framework: str | None = None
+    libraries: list[str] = field(default_factory=list)
 
     @property
     def user_stack(self) -> list[StackFrame]:
@@ -242,6 +247,8 @@ class Failure:
             "advice_kind": self.advice_kind,
             "more_advice": [{"kind": kind, "fix": fix} for kind, fix in self.more_advice],
             "source_in_library": self.source_in_library,
+            "framework": self.framework,
+            "libraries": list(self.libraries),
         } | self._optional_dicts()
 
     def _optional_dicts(self) -> dict[str, Any]:
