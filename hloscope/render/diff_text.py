@@ -53,6 +53,7 @@ __all__ = [
     "peak_text",
     "peak_buffer_text",
     "regression_lines",
+    "replaced_lines_text",
     "regression_text",
     "kernel_label",
     "kernel_where",
@@ -228,7 +229,28 @@ def describe(change: KernelChange) -> str:
     parts = describe_status(change)
     moving = (ChangeStatus.ADDED, ChangeStatus.REMOVED, ChangeStatus.UNCHANGED)
     flops = _flops_phrase(change) if change.status not in moving else ""
-    return "; ".join(p for p in parts + [flops] if p)
+    return "; ".join(
+        p for p in [*parts, flops, _unrelated_phrase(change), _lines_phrase(change)] if p
+    )
+
+
+def _unrelated_phrase(change: KernelChange) -> str:
+    """``unrelated computations: attention -> normalization (only op names and lines join
+    them)``, for a group whose kernels compute nothing alike."""
+    if not change.unrelated:
+        return ""
+    a = " + ".join(dict.fromkeys(change.computes_a))
+    b = " + ".join(dict.fromkeys(change.computes_b))
+    return f"unrelated computations: {a} -> {b} (only op names and lines join them)"
+
+
+def _lines_phrase(change: KernelChange) -> str:
+    """``lines attention_a.py:17-21 became attention_b.py:16``: the code this group's
+    kernels came from that one side only has (replaced, not moved)."""
+    a, b = change.replaced_a, change.replaced_b
+    if not a or not b or change.status is ChangeStatus.UNCHANGED:  # unchanged: a -> b says it
+        return ""
+    return f"lines {source_lines_text(a)} became {source_lines_text(b)}"
 
 
 def _split_head(a: list[Kernel], b: list[Kernel]) -> str:
@@ -312,6 +334,25 @@ _DESCRIBERS: dict[ChangeStatus, Callable[[KernelChange], list[str]]] = {
     ChangeStatus.CHANGED: _describe_changed,
     ChangeStatus.UNCHANGED: _describe_unchanged,
 }
+
+
+def replaced_lines_text(a: Sequence[str], b: Sequence[str]) -> str:
+    """``attention_a.py:17-21 (attention) -> attention_b.py:16 (attention)``: lines only A
+    has and the lines only B has that took their place."""
+    return f"{_lines_with_function(a)} -> {_lines_with_function(b)}"
+
+
+def _lines_with_function(lines: Sequence[str]) -> str:
+    if not lines:
+        return ""
+    parsed = [p for w in lines if (p := parse_where(w)) is not None]
+    functions = list(dict.fromkeys(f for _, _, f in parsed if f))
+    text = source_lines_text(list(lines))
+    if len(functions) == 1:
+        return f"{text} ({functions[0]})"
+    if functions:
+        return f"{text} ({', '.join(functions[:3])}{', …' if len(functions) > 3 else ''})"
+    return text
 
 
 # ------------------------------------------------------------------------------------------

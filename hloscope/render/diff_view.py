@@ -21,7 +21,14 @@ from ..analysis.diff import (
 )
 from ..analysis.memory_diff import MemoryDiff
 from ..units import format_bytes, format_count
-from .diff_text import describe, peak_buffer_text, peak_text, short_source, signed
+from .diff_text import (
+    describe,
+    peak_buffer_text,
+    peak_text,
+    replaced_lines_text,
+    short_source,
+    signed,
+)
 from .terminal import printable
 
 __all__ = ["render_diff", "render_memory_diff", "DEFAULT_LIMIT", "MEMORY_LIMIT"]
@@ -167,6 +174,8 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
             )
         )
 
+    _render_replaced(result, console, limit)
+
     if result.lines:
         rows = result.lines if limit <= 0 else result.lines[:limit]
         console.print()
@@ -185,6 +194,27 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
         console.print()
     for note in notes:
         console.print(Text("note: " + note, style="yellow"))
+
+
+def _render_replaced(result: KernelDiff, console: Any, limit: int) -> None:
+    """``code replaced (old lines -> new lines)``: each set of lines only A has, and the
+    lines only B has that took their place, joined through the kernels their ops went to."""
+    from rich.table import Table
+    from rich.text import Text
+
+    groups = result.replaced_lines
+    if not groups:
+        return
+    shown = groups if limit <= 0 else groups[:limit]
+    console.print()
+    console.print(Text("code replaced (old lines -> new lines)", style="bold"))
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(overflow="fold")
+    for a, b in shown:
+        grid.add_row(Text("  " + printable(replaced_lines_text(a, b))))
+    console.print(grid)
+    if len(shown) < len(groups):
+        console.print(Text(f"({len(groups) - len(shown)} more)", style="dim"))
 
 
 def _growth_style(delta: int) -> str:

@@ -31,9 +31,18 @@ and ``fusion.3`` in B need not have anything in common. Kernels are matched thro
 3. Two kernels are linked when paired ops join them. Broadcasts, constants, bitcasts and other
    ops XLA freely copies into several kernels only link kernels made of nothing else, and a
    link carrying under a quarter of both kernels' ops is dropped (unless it is a kernel's only
-   one), so that one ambiguous op does not glue unrelated kernels together.
+   one), so that one ambiguous op does not glue unrelated kernels together. Nor is a link
+   kept between kernels that compute different things (``_compute``: an attention or softmax
+   kernel and a layer-norm kernel; a matmul and a norm): ops named ``reduce_sum`` or ``div``
+   on the same line are no evidence that a softmax became a layer norm.
 4. Kernels left without a link are paired by the multiset of their ops (opcodes and shapes,
-   then opcodes alone with the same op names), with the same best-candidate rule as step 1.
+   then opcodes alone with the same op names), within the same computation traits, with the
+   same best-candidate rule as step 1; then by what they compute and where they came from:
+   the same layout-free fingerprint or the same distinctive work (dot, softmax, norm), called
+   through a line both sides share (``_origins``: code replaced by a library call keeps its
+   caller's line), each the other's single best candidate. Kernels that only a link between
+   unlike computations joins, and nothing else paired, become a group of their own, said to
+   be ``unrelated``.
 
 Each connected group of kernels is one :class:`KernelChange`:
 
@@ -44,6 +53,12 @@ Each connected group of kernels is one :class:`KernelChange`:
 ``merged``     several kernels of A fused into one kernel in B;
 ``regrouped``  several kernels of A whose ops are now spread differently over several in B;
 ``added``      a kernel of B with no counterpart in A; ``removed``: the converse.
+
+Each change also says what its kernels compute (``computes_a``, ``computes_b``: attention,
+normalization, matmul...), whether they are ``unrelated``, and which of its source lines only
+one side has: ``replaced_a`` became ``replaced_b`` (:attr:`KernelDiff.replaced_lines` joins
+them over all changes: the five lines of a hand-written attention became the one line that
+calls the library).
 
 Attributes other than shapes (constant values, comparison directions, dimensions) are not
 compared: a kernel with the same ops, shapes and cost is unchanged. Bytes are the boundary
@@ -76,6 +91,10 @@ The modules of this package, in the order the diff uses them:
   a module or a fusion report;
 * ``_facts``: what pairing compares per kernel: provenance keys, op multisets, and the facts
   (operands, neighbours, shapes) that score twin kernels against each other;
+* ``_compute``: what a kernel computes (:class:`Trait`, :class:`KernelCompute`), and which
+  computations may be paired (:func:`compatible`);
+* ``_origins``: every frame of a kernel's call stacks, paired across the sides, and how
+  closely two kernels are related by them;
 * ``_matching``: :func:`diff` and the matcher that runs steps 1 to 4 above;
 * ``_changes``: a connected group of kernels turned into a :class:`KernelChange` (its status,
   op and shape deltas, the arrays that now go through memory);
@@ -91,6 +110,7 @@ The modules of this package, in the order the diff uses them:
 from __future__ import annotations
 
 from ._communication import CommunicationDiff, KindTotals, communication_diff, kind_totals
+from ._compute import KernelCompute, Trait, compatible, kernel_computes
 from ._facts import _structure  # noqa: F401  (tests/test_diff_scores.py)
 from ._line_pairing import SourceLine, pair_lines, source_lines
 from ._matching import (
@@ -136,4 +156,8 @@ __all__ = [
     "pair_lines",
     "source_lines",
     "SourceLine",
+    "KernelCompute",
+    "Trait",
+    "compatible",
+    "kernel_computes",
 ]

@@ -10,9 +10,11 @@ its kernels (:class:`MemoryEdge`; for a merge, those that no longer do).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Container
 
+from ._compute import KernelCompute, compatible
 from ._facts import _structure
-from ._names import _LAYOUT
+from ._names import _LAYOUT, line_sort_key
 from ._results import ChangeStatus, KernelChange, MemoryEdge
 from ._sides import DiffSide, _data_source
 
@@ -28,10 +30,15 @@ class _ChangeBuilder:
         kernel_ops_a: list[list[int]],
         kernel_ops_b: list[list[int]],
         pair_a: list[int],
+        computes: tuple[list[KernelCompute], list[KernelCompute]],
+        line_pairs: dict[str, str],
     ) -> None:
         self.a, self.b = a, b
         self.kernel_ops_a, self.kernel_ops_b = kernel_ops_a, kernel_ops_b
         self.pair_a = pair_a
+        self.compute_a, self.compute_b = computes
+        self.line_pairs = line_pairs
+        self.continued = set(line_pairs.values())
 
     def change(self, ka_list: list[int], kb_list: list[int]) -> KernelChange:
         ka_list, kb_list = sorted(ka_list), sorted(kb_list)
@@ -70,7 +77,36 @@ class _ChangeBuilder:
             ops_removed=dict(sorted((ops_a - ops_b).items())),
             shape_changes=shape_changes,
             through_memory=through,
+            computes_a=[self.compute_a[k].label for k in ka_list],
+            computes_b=[self.compute_b[k].label for k in kb_list],
+            unrelated=self._unrelated(ka_list, kb_list),
+            replaced_a=self._lines(self.a, self.kernel_ops_a, ka_list, self.line_pairs),
+            replaced_b=self._lines(self.b, self.kernel_ops_b, kb_list, self.continued),
         )
+
+    def _unrelated(self, ka_list: list[int], kb_list: list[int]) -> bool:
+        """Whether a kernel of one side computes nothing like any kernel of the other."""
+        if not ka_list or not kb_list:
+            return False
+        ca = [self.compute_a[k] for k in ka_list]
+        cb = [self.compute_b[k] for k in kb_list]
+        return any(not any(compatible(x, y) for y in cb) for x in ca) or any(
+            not any(compatible(x, y) for x in ca) for y in cb
+        )
+
+    @staticmethod
+    def _lines(
+        side: DiffSide, kernel_ops: list[list[int]], kernels: list[int], known: Container[str]
+    ) -> list[str]:
+        """The source lines of the kernels' ops that the other side has no counterpart of
+        (``known``: the lines that continue, or are continued, across the two sides)."""
+        found: dict[str, None] = {}
+        for k in kernels:
+            for i in kernel_ops[k]:
+                where = side.ops[i].where
+                if where and where not in known:
+                    found[where] = None
+        return sorted(found, key=line_sort_key)
 
     def _shape_changes(self, ka_list: list[int], kb_list: list[int]) -> list[tuple[str, str, int]]:
         kb_set = set(kb_list)

@@ -20,8 +20,10 @@ from ...hlo.gc_pause import gc_paused
 from ...hlo.model import Module
 from ..fusions import FusionReport
 from ._changes import _ChangeBuilder
+from ._compute import compatible, kernel_computes
 from ._facts import _by_opcodes, _by_shapes, _Interned, _KernelFacts, _provenance_keys
 from ._names import _DIGITS
+from ._origins import frame_pairs, kernel_frames, origin_score
 from ._results import STATUSES, KernelChange, KernelDiff
 from ._sides import DiffSide, _detailed, _Op, _side, _without_detail
 from ._source_lines import _line_changes, line_pairs
@@ -122,12 +124,24 @@ class _Matcher:
         # Kernels settled one to one (steps 1 and 4): kernel of A -> kernel of B and back.
         self.partner_a: dict[int, int] = {}
         self.partner_b: dict[int, int] = {}
+        # What each kernel computes (traits, fingerprint): kernels that compute different
+        # things (attention, layer norm) are not linked while anything else explains them.
+        self.compute_a, self.compute_b = kernel_computes(a), kernel_computes(b)
 
     def run(self) -> KernelDiff:
         groups = self._pair_by_provenance()
         self._pair_ops()
         groups += self._linked_groups(set(self.partner_a), set(self.partner_b))
-        build = _ChangeBuilder(self.a, self.b, self.kernel_ops_a, self.kernel_ops_b, self.pair_a)
+        to_b = line_pairs(self.a, self.b)
+        build = _ChangeBuilder(
+            self.a,
+            self.b,
+            self.kernel_ops_a,
+            self.kernel_ops_b,
+            self.pair_a,
+            (self.compute_a, self.compute_b),
+            to_b,
+        )
         changes = [build.change(ka_list, kb_list) for ka_list, kb_list in groups]
         changes.sort(
             key=lambda c: (
@@ -136,7 +150,6 @@ class _Matcher:
                 self._first_index(c),
             )
         )
-        to_b = line_pairs(self.a, self.b)
         return KernelDiff(
             self.a, self.b, changes, _line_changes(self.a, self.b, to_b, changes), to_b
         )
@@ -326,6 +339,15 @@ class _Matcher:
         not link it to other kernels in step 3."""
         self.partner_a[ka], self.partner_b[kb] = kb, ka
         ops_a, ops_b = self.a.ops, self.b.ops
+        # Ops paired with ops of other kernels (a link step 3 dropped) are theirs no more.
+        for i in self.kernel_ops_a[ka]:
+            j = self.pair_a[i]
+            if j >= 0 and self.pair_b[j] == i:
+                self.pair_b[j] = _FREE
+        for j in self.kernel_ops_b[kb]:
+            i = self.pair_b[j]
+            if i >= 0 and self.pair_a[i] == j:
+                self.pair_a[i] = _FREE
         free_a = list(self.kernel_ops_a[ka])
         free_b = list(self.kernel_ops_b[kb])
         first = _SETTLE_KEYS[0]
@@ -476,6 +498,10 @@ class _Matcher:
         for kb, (_, ka) in best_b.items():
             if kb not in linked_b:
                 kept.add((ka, kb))
+        # A link between kernels that compute different things (attention and layer norm)
+        # waits: only what nothing else explains is linked by it (see _pair_lone_kernels).
+        unlike = {e for e in kept if not compatible(self.compute_a[e[0]], self.compute_b[e[1]])}
+        kept -= unlike
 
         # Connected components (union-find over ("a", k) / ("b", k) encoded as k / ~k).
         parent: dict[int, int] = {}
@@ -502,26 +528,124 @@ class _Matcher:
         # Step 4: kernels with no link at all, paired by the multiset of their ops.
         lone_a = [ka for ka in range(len(self.a.kernels)) if ka not in done_a and ka not in parent]
         lone_b = [kb for kb in range(len(self.b.kernels)) if kb not in done_b and ~kb not in parent]
-        groups += self._pair_lone_kernels(lone_a, lone_b)
+        groups += self._pair_lone_kernels(lone_a, lone_b, unlike)
         return groups
 
     def _pair_lone_kernels(
-        self, lone_a: list[int], lone_b: list[int]
+        self, lone_a: list[int], lone_b: list[int], unlike: set[tuple[int, int]]
     ) -> list[tuple[list[int], list[int]]]:
         """Kernels with no link at all: paired by the multiset of their ops (opcodes and shapes,
-        then opcodes alone with the same op names), best match first; the rest are added or
-        removed."""
+        then opcodes alone with the same op names, each with the same computation traits),
+        best match first; then by what they compute and where they came from
+        (:meth:`_pair_by_compute`); then by the links between kernels that compute different
+        things (``unlike``), when nothing else paired them; the rest are added or removed."""
         groups: list[tuple[list[int], list[int]]] = []
         for key in (_by_shapes, _by_opcodes):
             keys_a: list[Hashable | None] = [None] * len(self.a.kernels)
             keys_b: list[Hashable | None] = [None] * len(self.b.kernels)
             for ka in lone_a:
-                keys_a[ka] = key(self.a, self.kernel_ops_a, ka)
+                keys_a[ka] = (key(self.a, self.kernel_ops_a, ka), self.compute_a[ka].traits)
             for kb in lone_b:
-                keys_b[kb] = key(self.b, self.kernel_ops_b, kb)
+                keys_b[kb] = (key(self.b, self.kernel_ops_b, kb), self.compute_b[kb].traits)
             groups += self._pair_kernels_by(keys_a, keys_b)
+        groups += self._pair_by_compute(
+            [ka for ka in lone_a if ka not in self.partner_a],
+            [kb for kb in lone_b if kb not in self.partner_b],
+        )
+        left_a = {ka for ka in lone_a if ka not in self.partner_a}
+        left_b = {kb for kb in lone_b if kb not in self.partner_b}
+        groups += self._unlike_groups(
+            {(ka, kb) for ka, kb in unlike if ka in left_a and kb in left_b}
+        )
         groups += [([ka], []) for ka in lone_a if ka not in self.partner_a]
         groups += [([], [kb]) for kb in lone_b if kb not in self.partner_b]
+        return groups
+
+    def _pair_by_compute(
+        self, lone_a: list[int], lone_b: list[int]
+    ) -> list[tuple[list[int], list[int]]]:
+        """Pair kernels that compute alike and came from related code, each the other's
+        single best candidate: code replaced by a library call has new names and lines, but
+        its kernels do the same work (the same fingerprint, or at least the same distinctive
+        traits: dot, softmax, norm) and were called from the same place (a caller's line that
+        both stacks pass through, :func:`._origins.origin_score`). Scores compare the
+        fingerprint (equal first), then how close the shared frame is, then how many
+        fingerprint parts the two share."""
+        if not lone_a or not lone_b:
+            return []
+        frames_a, frames_b = kernel_frames(self.a), kernel_frames(self.b)
+        pairs = frame_pairs(self.a, self.b, frames_a, frames_b)
+        scores: dict[tuple[int, int], tuple[int, ...]] = {}
+        for ka in lone_a:
+            ca = self.compute_a[ka]
+            if ca.fingerprint is None:
+                continue
+            for kb in lone_b:
+                cb = self.compute_b[kb]
+                if cb.fingerprint is None or not compatible(ca, cb):
+                    continue
+                same = ca.fingerprint == cb.fingerprint
+                if not same and not (ca.distinctive & cb.distinctive):
+                    continue
+                origin = origin_score(frames_a[ka], frames_b[kb], pairs)
+                if origin is None and not (same and not frames_a[ka] and not frames_b[kb]):
+                    continue
+                overlap = len(set(ca.fingerprint) & set(cb.fingerprint))
+                scores[(ka, kb)] = (int(same), *(origin or (-1_000, 0)), overlap)
+        groups: list[tuple[list[int], list[int]]] = []
+        while scores:
+            best_a: dict[int, tuple[tuple[int, ...], int]] = {}
+            best_b: dict[int, tuple[tuple[int, ...], int]] = {}
+            for (ka, kb), score in sorted(scores.items()):
+                if ka not in best_a or score > best_a[ka][0]:
+                    best_a[ka] = (score, kb)
+                if kb not in best_b or score > best_b[kb][0]:
+                    best_b[kb] = (score, ka)
+            # Mutual best; ties go to the lowest indices (the schedule order).
+            decided = [(ka, kb) for ka, (_, kb) in best_a.items() if best_b[kb][1] == ka]
+            for ka, kb in decided:
+                self._settle(ka, kb)
+                groups.append(([ka], [kb]))
+            done_a = {ka for ka, _ in decided}
+            done_b = {kb for _, kb in decided}
+            scores = {p: s for p, s in scores.items() if p[0] not in done_a and p[1] not in done_b}
+        return groups
+
+    def _unlike_groups(self, unlike: set[tuple[int, int]]) -> list[tuple[list[int], list[int]]]:
+        """The links between kernels that compute different things, among kernels nothing
+        else paired (``unlike``): groups of their own (their change says the computations
+        are unrelated)."""
+        left = sorted(unlike)
+        members: dict[int, tuple[list[int], list[int]]] = {}
+        owner_a: dict[int, int] = {}
+        owner_b: dict[int, int] = {}
+        for ka, kb in left:
+            ga, gb = owner_a.get(ka), owner_b.get(kb)
+            if ga is None and gb is None:
+                g = len(members)
+                members[g] = ([ka], [kb])
+                owner_a[ka], owner_b[kb] = g, g
+            elif ga is not None and gb is None:
+                members[ga][1].append(kb)
+                owner_b[kb] = ga
+            elif gb is not None and ga is None:
+                members[gb][0].append(ka)
+                owner_a[ka] = gb
+            elif ga != gb:
+                assert ga is not None and gb is not None
+                into, gone = members[ga], members.pop(gb)
+                into[0].extend(gone[0])
+                into[1].extend(gone[1])
+                for k in gone[0]:
+                    owner_a[k] = ga
+                for k in gone[1]:
+                    owner_b[k] = ga
+        groups = list(members.values())
+        for in_a, in_b in groups:
+            for ka in in_a:
+                self.partner_a.setdefault(ka, in_b[0])
+            for kb in in_b:
+                self.partner_b.setdefault(kb, in_a[0])
         return groups
 
     # -- building the changes ----------------------------------------------------------------

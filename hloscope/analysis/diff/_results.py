@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Any
 
 from ..fusions import Kernel
+from ._names import line_sort_key
 from ._sides import DiffSide
 
 
@@ -96,6 +97,16 @@ class KernelChange:
     # Split/regrouped: arrays between B's kernels of this group, now written and read back.
     # Merged: arrays between A's kernels that no longer leave the kernel.
     through_memory: list[MemoryEdge] = field(default_factory=list)
+    # What each kernel computes ("attention", "normalization", "matmul"...), A's and B's.
+    computes_a: list[str] = field(default_factory=list)
+    computes_b: list[str] = field(default_factory=list)
+    # True when a kernel of one side computes nothing like any kernel of the other (attention
+    # against layer norm): only the ops' names and lines put them together.
+    unrelated: bool = False
+    # The source lines of this group's ops that only one side has: A's lines that no line of
+    # B continues (replaced), and B's lines that continue no line of A (what replaced them).
+    replaced_a: list[str] = field(default_factory=list)
+    replaced_b: list[str] = field(default_factory=list)
 
     # Totals of each side (``bytes_a``, ``flops_b``...), summed over its kernels.
     bytes_a = _side_total("a", "bytes_accessed")
@@ -126,6 +137,13 @@ class KernelChange:
             "ops_removed": dict(self.ops_removed),
             "shape_changes": [{"a": a, "b": b, "ops": n} for a, b, n in self.shape_changes],
             "through_memory": [e.to_dict() for e in self.through_memory],
+            # Present only when they say something (the schema's older readers see no change).
+            **({"unrelated": True} if self.unrelated else {}),
+            **(
+                {"replaced_lines": {"a": list(self.replaced_a), "b": list(self.replaced_b)}}
+                if self.replaced_a and self.replaced_b
+                else {}
+            ),
         }
 
 
@@ -201,6 +219,15 @@ class KernelDiff:
     line_pairs: dict[str, str] = field(default_factory=dict)
 
     @property
+    def replaced_lines(self) -> list[tuple[list[str], list[str]]]:
+        """Which old lines became which new ones, where code was replaced rather than moved:
+        ``(lines of A, lines of B)`` for each set of lines that only one side has, joined
+        through the kernels their ops went to (a hand-written attention's lines of A and the
+        one line of B that calls ``jax.nn.dot_product_attention``). Code only removed or only
+        added is not here: :attr:`lines` says it (``removed``, ``added``)."""
+        return replaced_line_groups(self.changes)
+
+    @property
     def counts(self) -> dict[ChangeStatus, int]:
         """How many changes of each status (every status present, zeros included)."""
         counts = Counter(c.status for c in self.changes)
@@ -249,4 +276,44 @@ class KernelDiff:
             "counts": {s.value: n for s, n in self.counts.items()},
             "changes": [c.to_dict() for c in self.changes],
             "lines": [line.to_dict() for line in self.lines],
+            **(
+                {"replaced_lines": [{"a": a, "b": b} for a, b in replaced]}
+                if (replaced := self.replaced_lines)
+                else {}
+            ),
         }
+
+
+def replaced_line_groups(changes: Iterable[KernelChange]) -> list[tuple[list[str], list[str]]]:
+    """:attr:`KernelDiff.replaced_lines`: the replaced lines of the changes, joined where
+    one change's lines meet another's (connected components with lines on both sides, A's
+    and B's lines each in file and line order)."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def find(x: tuple[str, str]) -> tuple[str, str]:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for change in changes:
+        nodes = [("a", w) for w in change.replaced_a] + [("b", w) for w in change.replaced_b]
+        for node in nodes:
+            find(node)
+        for node in nodes[1:]:
+            ra, rb = find(nodes[0]), find(node)
+            if ra != rb:
+                parent[rb] = ra
+    groups: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
+    for node in parent:
+        side, where = node
+        groups.setdefault(find(node), ([], []))[0 if side == "a" else 1].append(where)
+    out = []
+    for a, b in groups.values():
+        if not a or not b:
+            continue
+        a.sort(key=line_sort_key)
+        b.sort(key=line_sort_key)
+        out.append((a, b))
+    out.sort(key=lambda g: line_sort_key((g[0] or g[1])[0]))
+    return out
