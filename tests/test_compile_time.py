@@ -225,3 +225,61 @@ def test_a_cached_capture_without_times_is_captured_again(tmp_path, monkeypatch)
     assert again.exit_code == 0, again.output
     assert "capturing it again" in again.stderr
     assert json.loads(again.stdout)["stages"]["trace_s"] > 0
+
+
+SCRIPT = """
+import json
+import jax
+import jax.numpy as jnp
+
+heard = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, seconds, **tags: heard.append((event, tags.get("fun_name"), seconds))
+)
+
+
+def f(x):
+    return jnp.sin(x) * 2
+
+
+def g(x):
+    for _ in range(6):
+        x = jnp.cos(x) @ x
+    return x
+
+
+jax.jit(f)(jnp.ones(8))
+jax.jit(g)(jnp.ones((16, 16)))
+print(json.dumps(heard))
+"""
+
+
+def test_a_script_runs_every_compile_timed_and_each_module_gets_its_own(tmp_path, monkeypatch):
+    pytest.importorskip("jax")
+    monkeypatch.setenv("HLOSCOPE_CACHE", str(tmp_path / "cache"))
+    script = tmp_path / "two.py"
+    script.write_text(SCRIPT)
+    result = CliRunner().invoke(cli, ["compile-time", str(script), "--module", "jit_g", "--json"])
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    assert got["module"] == "jit_g"
+    # The script's own listener is the oracle: the durations JAX reported for g's compile.
+    from hloscope.capture.target import Target
+
+    folder = Target.resolve(str(script)).output_dir
+    heard = json.loads((folder / "stdout.txt").read_text().strip().splitlines()[-1])
+    want = {
+        "trace_s": next(s for e, name, s in heard if e.endswith("trace_duration") and name == "g"),
+        "lower_s": next(
+            s for e, n, s in heard if e.endswith("mlir_module_duration") and n == "jit(g)"
+        ),
+        "backend_s": next(
+            s for e, n, s in heard if e.endswith("backend_compile_duration") and n == "jit(g)"
+        ),
+    }
+    for stage, seconds in want.items():
+        assert got["stages"][stage] == pytest.approx(seconds)
+    assert not any("pass times only" in note for note in got["notes"])
+    loop = next(f for f in got["findings"] if f["cause"] == "unrolled_loop")
+    line = SCRIPT.splitlines().index("    for _ in range(6):") + 1
+    assert loop["repeats"] == 6 and loop["source"] == f"{script}:{line}"

@@ -27,9 +27,11 @@ or removed (``instructions_delta``); XLA's metadata says in how many runs it cha
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..dump.metadata import ModuleMetadata, PassRun, parse_module_metadata
@@ -39,7 +41,7 @@ from .compile_lines import CompileFinding, LineCount, compile_findings, line_cou
 if TYPE_CHECKING:  # pragma: no cover
     from ..capture.inprocess import Capture
     from ..capture.target import Target
-    from ..dump.index import DumpModule
+    from ..dump.index import DumpIndex, DumpModule
     from ..dump.passes import PassStep
     from ..hlo.model import Module
 
@@ -56,6 +58,7 @@ __all__ = [
     "NoCompileTimes",
     "pass_times",
     "stage_times",
+    "script_compile_timing",
     "pipeline_times",
     "BACKEND_REST",
 ]
@@ -399,11 +402,16 @@ def compile_time_of_capture(capture: Capture) -> CompileTime:
     return result
 
 
-def compile_time_of_dump(module: DumpModule, others: Sequence[DumpModule] = ()) -> CompileTime:
+def compile_time_of_dump(
+    module: DumpModule,
+    others: Sequence[DumpModule] = (),
+    timing: Mapping[str, Any] | None = None,
+) -> CompileTime:
     """The compile time of one module of a dump folder: XLA's pass times only (a dump holds no
     trace, lowering or backend durations). ``others``: the dump's modules of the same name,
     where XLA:TPU may have put this compile's metadata and HLO before optimizations (it may
-    number the optimized module anew)."""
+    number the optimized module anew). ``timing``: JAX's durations of this module's compile
+    (:func:`script_compile_timing`), when the script ran under ``hloscope capture``."""
     family = [module, *(m for m in others if m is not module)]
     files = next((m.companions("metadata") for m in family if m.companions("metadata")), [])
     metadata = _metadata((f.location, f.read_text()) for f in files)
@@ -411,14 +419,16 @@ def compile_time_of_dump(module: DumpModule, others: Sequence[DumpModule] = ()) 
     after = next((m.after() for m in family if m.after_file is not None), None)
     shown = after if after is not None else before
     sources = shown.source_files if shown is not None else {}
-    notes = [
-        "a dump holds XLA's pass times only; `hloscope compile-time SCRIPT.py:FUNCTION` "
-        "measures tracing, lowering and the backend compile too"
-    ]
+    notes = []
+    if timing is None:
+        notes.append(
+            "a dump holds XLA's pass times only; `hloscope compile-time SCRIPT.py:FUNCTION` "
+            "(or a script run by hloscope) measures tracing, lowering and the backend compile too"
+        )
     return _build(
         module.name or f"module_{module.id:04d}",
         None,
-        None,
+        timing,
         metadata,
         before,
         after,
@@ -456,7 +466,56 @@ def compile_time_of_target(target: Target, module: str | None = None) -> Compile
     family = [m for m in index.modules if m.name == found.name and m is not found]
     # XLA:TPU's metadata file carries no module name: the one of the module's own id.
     family += [m for m in index.modules if m.name is None and m.id == found.id]
-    return compile_time_of_dump(found, family)
+    folder = target.output_dir
+    if folder is None and not target.is_remote and (target.path.parent / "manifest.json").is_file():
+        folder = target.path.parent  # an `hloscope capture -o DIR` folder
+    timing = script_compile_timing(folder, index, found, family) if folder is not None else None
+    return compile_time_of_dump(found, family, timing)
+
+
+def _normal(name: str) -> str:
+    """A function's name as JAX reports it (``jit(<lambda>)``) and as its module is named
+    (``jit__lambda_``), compared alike."""
+    return re.sub(r"_+", "_", re.sub(r"\W", "_", name)).strip("_")
+
+
+def _compiles(events: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
+    """JAX's events of a script run, one list per compile: what was traced and lowered since
+    the previous backend compile, and that compile."""
+    compiles, pending = [], []
+    for event in events:
+        pending.append(event)
+        if event.get("stage") == "backend_compile_s":
+            compiles.append(pending)
+            pending = []
+    return compiles
+
+
+def script_compile_timing(
+    folder: Path, index: DumpIndex, module: DumpModule, family: Sequence[DumpModule]
+) -> dict[str, Any] | None:
+    """JAX's durations of ``module``'s compile from a script capture's ``compile_time.json``:
+    the k-th compile of a function is the k-th module of its name that XLA dumped (``None``
+    when the run kept none, or they do not pair)."""
+    import json
+
+    try:
+        events = json.loads((folder / "compile_time.json").read_text())["events"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    compiled = next((m for m in (module, *family) if m.before_file is not None), None)
+    if compiled is None or compiled.name is None:
+        return None
+    name = _normal(compiled.name)
+    same = sorted(
+        (m for m in index.modules if m.name == compiled.name and m.before_file is not None),
+        key=lambda m: m.key,
+    )
+    ours = [c for c in _compiles(events) if _normal(str(c[-1].get("function", ""))) == name]
+    k = next(i for i, m in enumerate(same) if m is compiled)
+    if k >= len(ours):
+        return None
+    return {"events": list(ours[k])}
 
 
 def compile_time(

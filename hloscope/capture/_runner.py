@@ -380,7 +380,10 @@ def main(argv: list[str] | None = None) -> int:
                     script, options.function, options.save, options.device, options.mesh, info
                 )
         else:
-            _run_script(script, options.args)
+            from .compile_timing import ScriptCompileTimes  # each compile's stages: compile-time
+
+            with ScriptCompileTimes(os.path.dirname(os.path.abspath(options.info))):
+                _run_script(script, options.args)
     except _Terminated:
         status = TIMEOUT_EXIT
         info["error"] = "terminated (timeout)"

@@ -13,6 +13,7 @@ Only a process that already imported jax listens (a TensorFlow capture never imp
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 import time
@@ -21,7 +22,14 @@ from enum import StrEnum
 from types import TracebackType
 from typing import Any, Self
 
-__all__ = ["CompileEvent", "CompileClock", "JaxStage", "JAX_EVENTS"]
+__all__ = [
+    "CompileEvent",
+    "CompileClock",
+    "JaxStage",
+    "JAX_EVENTS",
+    "ScriptCompileTimes",
+    "SCRIPT_COMPILE_TIMES",
+]
 
 
 class JaxStage(StrEnum):
@@ -123,3 +131,91 @@ def _jax_monitoring() -> Any:
     except ImportError:  # pragma: no cover - a jax without monitoring
         return None
     return monitoring
+
+
+# ---- a whole script's compiles (``hloscope capture SCRIPT.py``) --------------------------------
+
+#: What a script capture writes beside its dump: every compile's stage durations, in order.
+SCRIPT_COMPILE_TIMES = "compile_time.json"
+_MONITORING = "jax._src.monitoring"
+
+
+class ScriptCompileTimes:
+    """Every duration JAX reports while a script runs, written to ``folder/compile_time.json``
+    when it ends (also when it raised)::
+
+        with ScriptCompileTimes(out_dir):
+            runpy.run_path(script, run_name="__main__")
+
+    The script may set up jax through its environment before importing it, so jax is not
+    imported here: the listener is registered the moment the script's own import of jax loads
+    ``jax._src.monitoring`` (at once when jax is already imported).
+    """
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.events: list[CompileEvent] = []
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> Self:
+        module = sys.modules.get(_MONITORING)
+        if module is not None:
+            self._register(module)
+        else:
+            sys.meta_path.insert(0, _RegisterOnImport(self._register))
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        import json
+        import os
+
+        with self._lock:
+            events = [e.to_dict() for e in self.events]
+        path = os.path.join(self.folder, SCRIPT_COMPILE_TIMES)
+        try:
+            with open(f"{path}.tmp", "w") as out:
+                json.dump({"events": events}, out)
+            os.replace(f"{path}.tmp", path)
+        except OSError:  # the capture stands without its times
+            pass
+
+    def _register(self, monitoring: Any) -> None:
+        monitoring.register_event_duration_secs_listener(self._heard)
+
+    def _heard(self, event: str, seconds: float, **tags: Any) -> None:
+        stage = JAX_EVENTS.get(event)
+        if stage is not None:
+            name = str(tags.get("fun_name", ""))
+            with self._lock:
+                self.events.append(CompileEvent(stage, name, float(seconds), time.time()))
+
+
+class _RegisterOnImport:  # a meta path finder: find_spec is all it needs
+    """Calls ``register(module)`` once ``jax._src.monitoring`` has been executed."""
+
+    def __init__(self, register: Any) -> None:
+        self.register = register
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        if name != _MONITORING:
+            return None
+        import importlib.util
+
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        execute = spec.loader.exec_module
+
+        def exec_then_register(module: Any) -> None:
+            execute(module)
+            with contextlib.suppress(Exception):  # never break the script's import of jax
+                self.register(module)
+
+        spec.loader.exec_module = exec_then_register  # type: ignore[method-assign]
+        return spec

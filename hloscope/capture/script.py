@@ -64,7 +64,7 @@ STDERR = "stderr.txt"
 RECOMPILES = "recompiles.json"
 _INFO = ".runner-info.json"
 # Files a previous capture left in DIR; `force` removes exactly these.
-_OWNED = (MANIFEST, STDOUT, STDERR, _INFO, DUMP_SUBDIR, "capture", RECOMPILES)
+_OWNED = (MANIFEST, STDOUT, STDERR, _INFO, DUMP_SUBDIR, "capture", RECOMPILES, "compile_time.json")
 
 _SPINNER_AFTER_S = 2.0  # show progress only for runs longer than this
 _TERMINATE_GRACE_S = 2.0  # SIGTERM -> SIGKILL
