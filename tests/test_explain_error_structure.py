@@ -363,3 +363,37 @@ def test_jax_worded_advice_on_a_pytorch_xla_log_says_so():
     assert failure.framework == "pytorch_xla"
     names_jax = re.search(r"\bjax\.|\bjnp\.|XLA_PYTHON_CLIENT_", failure.finding.suggestion)
     assert not names_jax or "PyTorch/XLA" in failure.hints[0]
+
+
+# ---- test runners, more allocation prose --------------------------------------------------------
+
+
+def test_a_test_runners_prefixes_leave_the_message():
+    # pytest -v prints the test id before what the test logged on the same line.
+    text = _log("jax_13428_oom_concatenate")
+    verbose = "".join(
+        f"tests/test_model.py::test_step[{i}] {line}"
+        for i, line in enumerate(text.splitlines(True))
+    )
+    # pytest's failure section marks the exception's lines with "E   ".
+    marked = "".join(f"E       {line}" for line in text.splitlines(True))
+    plain = _first(text)
+    for wrapped in (verbose, marked):
+        failure = _first(wrapped)
+        assert (failure.family, failure.finding.op) == (plain.family, plain.finding.op)
+        assert failure.allocation.requested_bytes == 6291456
+    verdicts = "tests/t.py::test_a PASSED\ntests/t.py::test_b FAILED\n"
+    assert normalise_log(verdicts) == verdicts
+
+
+def test_allocation_prose_of_pytorch_and_of_xlas_allocating_wording():
+    torch = read_allocation(
+        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.90 GiB total "
+        "capacity; 14.73 GiB already allocated; 9.75 MiB free; 14.96 GiB reserved in total)"
+    )
+    assert torch is not None
+    assert (torch.requested_bytes, torch.free_bytes) == (20 * 2**20, round(9.75 * 2**20))
+    assert torch.capacity_bytes == round(15.90 * 2**30)
+    assert torch.in_use_bytes == round(14.73 * 2**30)
+    xla = read_allocation("RESOURCE_EXHAUSTED: Out of memory allocating 4000000000 bytes.")
+    assert xla is not None and xla.requested_bytes == 4000000000

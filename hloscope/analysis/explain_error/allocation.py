@@ -4,7 +4,8 @@ Allocators state the same facts in many sentences: what was asked for (``Out of 
 trying to allocate 6291456 bytes``, ``Failed to allocate request for 32.00MiB (33554432B)``,
 ``Attempting to reserve 6.48G at the bottom of memory``, ``Allocation (size=N) would exceed
 memory (size=M)``), what was free (``There are 142.58M free``, ``6.78G free, 0B reserved, and
-3.33G reservable``), the allocator's limit and use (``Limit: 7455476941``, ``InUse: ...``), a
+3.33G reservable``), the allocator's limit and use (``Limit: 7455476941``, ``InUse: ...``,
+PyTorch's ``15.90 GiB total capacity; 14.73 GiB already allocated; 9.75 MiB free``), a
 memory space's use against its capacity (``Used 29.80G of 7.98G hbm``, ``Exceeded hbm
 capacity by 21.82G``), and which memory (``memory space vmem``, ``space=smem``, a TPU's
 ``(0x0x0_HBM0)``). :func:`read_allocation` reads each fact by its own words wherever it is
@@ -31,7 +32,7 @@ def _amount_of(name: str) -> str:
 
 
 _REQUESTED = re.compile(
-    rf"(?:allocate|reserve)\s+(?:request\s+for\s+)?{_amount_of('r')}"
+    rf"(?:allocat(?:e|ing)|reserv(?:e|ing))\s+(?:request\s+for\s+)?{_amount_of('r')}"
     r"|Allocation \(size=(?P<a_exact>\d+)\)",
     re.I,
 )
@@ -39,7 +40,11 @@ _FREE = re.compile(rf"{_amount_of('f')} free\b|\bfree(?: memory)?\s*[:=]\s*{_amo
 _RESERVED = re.compile(rf"{_amount_of('s')} reserved\b(?=[,.;\s])")
 _RESERVABLE = re.compile(rf"{_amount_of('v')} reservable\b")
 _LIMIT = re.compile(r"\bLimit:\s+(?P<limit>[\d,]+)\b|would exceed memory \(size=(?P<msize>\d+)\)")
-_IN_USE = re.compile(r"\bInUse:\s+(?P<inuse>[\d,]+)\b")
+_IN_USE = re.compile(rf"\bInUse:\s+(?P<inuse>[\d,]+)\b|{_amount_of('u')} already allocated\b")
+# A device's whole memory in prose or key: value ("15.90 GiB total capacity", "Total memory:").
+_TOTAL = re.compile(
+    rf"{_amount_of('t')} total capacity\b|\bTotal memory\s*[:=]\s*{_amount_of('m')}", re.I
+)
 _USED_OF = re.compile(rf"Used (?P<used>{SIZE}) of (?P<cap>{SIZE}) (?P<space>[a-z]+)\b", re.I)
 _EXCEEDED = re.compile(rf"Exceeded (?P<space>[a-z]+) capacity by (?P<over>{SIZE})", re.I)
 _SPACE = re.compile(
@@ -86,9 +91,9 @@ def read_allocation(text: str) -> Allocation | None:
         reserved_bytes=_amount(_RESERVED.search(text)),
         reservable_bytes=_amount(_RESERVABLE.search(text)),
         limit_bytes=_number(_LIMIT.search(text), "limit", "msize"),
-        in_use_bytes=_number(_IN_USE.search(text), "inuse"),
+        in_use_bytes=_in_use(_IN_USE.search(text)),
         used_bytes=bytes_of(used["used"]) if used else None,
-        capacity_bytes=bytes_of(used["cap"]) if used else None,
+        capacity_bytes=bytes_of(used["cap"]) if used else _amount(_TOTAL.search(text)),
         exceeded_bytes=bytes_of(exceeded["over"]) if exceeded else None,
         memory_space=_space(text, used, exceeded),
     )
@@ -105,6 +110,12 @@ def _amount(m: re.Match[str] | None) -> int | None:
         return int(exact.replace(",", ""))
     size = next((v for k, v in groups.items() if k.endswith("_size")), None)
     return bytes_of(size)
+
+
+def _in_use(m: re.Match[str] | None) -> int | None:
+    if m is not None and m["inuse"]:
+        return int(m["inuse"].replace(",", ""))
+    return _amount(m)
 
 
 def _number(m: re.Match[str] | None, *groups: str) -> int | None:

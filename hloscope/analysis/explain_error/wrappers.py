@@ -8,7 +8,9 @@ A log reaches explain-error in the container someone copied it from:
 * a multi-process launcher that tags each line with its worker: Ray's
   ``(pid=24892, ip=10.128.0.52)`` and ``(train_task pid=24892, ip=...)``, vLLM's
   ``(VllmWorker rank=0 pid=225)``, and the logger's own prefix after it
-  (``ERROR 06-17 19:23:59 [multiproc_executor.py:527]``).
+  (``ERROR 06-17 19:23:59 [multiproc_executor.py:527]``);
+* a test runner's id before what the test printed (pytest -v's ``tests/t.py::test_x WARNING:...``;
+  pytest's ``E   `` prefixes are dropped by :func:`~.log.normalise_log`).
 
 :func:`unwrap` returns the text those hold, so a traceback's frames start their lines again
 and a message is on one line, as every recogniser reads them. Text that is not wrapped comes
@@ -36,6 +38,11 @@ _ONE_STRING = re.compile(_STRING)
 _PROCESS_TAG = re.compile(
     r"^\((?:[\w.:-]+ )?(?:[\w.-]+=[^\s,()]+,? ?)*pid=\d+(?:,? ?[\w.-]+=[^\s,()]+)*\) ?", re.M
 )
+# pytest -v's test id before what the test printed on the same line ("tests/t.py::T::test_x
+# WARNING:..."); its verdict words alone are not a log line to keep apart.
+_TEST_ID = re.compile(
+    r"^[\w./-]+\.py::[\w.:\[\]-]+ (?!(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b)", re.M
+)
 # vLLM's (and similar) logger prefix: level, month-day, time, [file:line].
 _LOGGER_PREFIX = re.compile(
     r"^(?P<level>ERROR|WARNING|INFO|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
@@ -51,6 +58,8 @@ def unwrap(text: str) -> str:
         text = _notebook_text(text) or text
     if _PROCESS_TAG.search(text):
         text = _PROCESS_TAG.sub("", text)
+    if ".py::" in text:
+        text = _TEST_ID.sub("", text)
     if _LOGGER_PREFIX.search(text):
         text = _LOGGER_PREFIX.sub(_logger_prefix, text)
     return text
