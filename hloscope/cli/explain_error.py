@@ -92,7 +92,11 @@ def explain_error_command(log: str, as_json: bool) -> None:
       start-up    backends that did not start (TPU busy or missing, cuDNN)
 
     TensorFlow reports only the first op it cannot compile; `hloscope check` lists all.
-    Colour codes, Windows line ends and pytest's "E   " prefixes are fine.
+    Colour codes, Windows line ends, pytest's "E   " prefixes and test ids, a notebook's
+    JSON (.ipynb or a pasted cell output) and Ray's or vLLM's worker tags are fine. A
+    warning (W0000 lines, UserWarning) is said to be one, listed after the failures. --json
+    gives every number the message states (requested, free, reservable bytes, the memory
+    space), the framework and the libraries around the message.
 
     Exit status: 0 explained; 2 nothing recognised (one line says so), or LOG cannot be read.
     """

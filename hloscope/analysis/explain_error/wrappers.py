@@ -56,13 +56,23 @@ def unwrap(text: str) -> str:
     and logger prefixes of a multi-process run taken off each line."""
     if _NOTEBOOK_KEYS.search(text):
         text = _notebook_text(text) or text
-    if _PROCESS_TAG.search(text):
+    # Plain substring tests first: a regex anchored at every line start costs a scan of the
+    # whole text, and most logs have neither tags nor prefixes.
+    if "pid=" in text and _PROCESS_TAG.search(text):
         text = _PROCESS_TAG.sub("", text)
     if ".py::" in text:
         text = _TEST_ID.sub("", text)
-    if _LOGGER_PREFIX.search(text):
+    if _has_level_word(text) and _LOGGER_PREFIX.search(text):
         text = _LOGGER_PREFIX.sub(_logger_prefix, text)
     return text
+
+
+_LEVELS = ("ERROR ", "WARNING ", "INFO ", "DEBUG ", "CRITICAL ")
+
+
+def _has_level_word(text: str) -> bool:
+    """Whether some line starts with a logging level and a space (a logger prefix's start)."""
+    return text.startswith(_LEVELS) or any("\n" + level in text for level in _LEVELS)
 
 
 def _logger_prefix(m: re.Match[str]) -> str:
