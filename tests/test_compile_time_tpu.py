@@ -8,6 +8,7 @@ compile, read with a regular expression.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -123,3 +124,47 @@ def test_a_large_constant_is_found_in_a_tpu_compile():
     assert len(found) == 1
     assert found[0]["source"] == f"{PROGRAMS}:{line_of('return (x @ TABLE).sum()')}"
     assert found[0]["bytes"] == 256 * 1024 * 4
+
+
+_INSTRUCTION = re.compile(r"^\s+(?:ROOT )?%?[\w.\-]+ = ", re.M)
+_SNAPSHOT = re.compile(r"\.(\d{4})\.[^.]+\.after_([^.]+)\.before_[^.]+\.txt$")
+
+
+def test_a_script_run_on_xla_tpu_gets_every_stage_and_each_pass_its_instructions(tmp_path):
+    # The script compiles for the TPU itself; hloscope captures it with every pass dumped.
+    out = tmp_path / "run"
+    script = HERE / "compile_time_tpu_script.py"
+    done = CliRunner().invoke(cli, ["capture", str(script), "--passes", ".*", "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    result = CliRunner().invoke(cli, ["compile-time", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    assert got["module"] == "jit_step"
+    stages = got["stages"]
+    assert all(stages[k] > 0 for k in ("trace_s", "lower_s", "hlo_passes_s", "backend_s"))
+    assert stages["hlo_passes_s"] + stages["backend_s"] == pytest.approx(
+        stages["backend_compile_s"]
+    )
+    # Each pass's instructions added or removed: the snapshots XLA wrote after it, counted
+    # here with a regular expression, against the snapshot before.
+    snapshots = sorted(
+        (int(m.group(1)), m.group(2), path)
+        for path in (out / "dump").iterdir()
+        if (m := _SNAPSHOT.search(path.name))
+    )
+    assert snapshots
+    want: dict[str, int] = defaultdict(int)
+    previous = None
+    for _, name, path in snapshots:
+        count = len(_INSTRUCTION.findall(path.read_text()))
+        if previous is not None and name != "pipeline-start":
+            want[name] += count - previous
+        previous = count
+    deltas = {p["name"]: p["instructions_delta"] for p in got["passes"]}
+    pipelines = {p["name"] for p in got["pipelines"]}
+    for name, delta in want.items():
+        if name in deltas:
+            assert deltas[name] == delta, name
+        else:  # a run of a nested pipeline: its passes' snapshots count its changes
+            assert name in pipelines, name
+    assert any(delta != 0 for delta in want.values())
