@@ -397,3 +397,40 @@ def test_allocation_prose_of_pytorch_and_of_xlas_allocating_wording():
     assert torch.in_use_bytes == round(14.73 * 2**30)
     xla = read_allocation("RESOURCE_EXHAUSTED: Out of memory allocating 4000000000 bytes.")
     assert xla is not None and xla.requested_bytes == 4000000000
+
+
+# ---- every log the recognisers were written on reads the same when wrapped ----------------------
+
+
+def _key(text: str) -> tuple[str, str, str | None] | None:
+    explained = explain_error(text)
+    if not explained.failures:
+        return None
+    failure = explained.failures[0]
+    source = failure.finding.source
+    return str(failure.family), failure.finding.op, source and re.split(r"[\\/]", source)[-1]
+
+
+def _in_notebook(text: str) -> str:
+    lines = text.rstrip("\n").split("\n")
+    output = {"output_type": "error", "ename": "E", "evalue": "v", "traceback": lines}
+    return json.dumps({"cells": [{"cell_type": "code", "outputs": [output]}]}, indent=1)
+
+
+def _behind_tags(text: str) -> str:
+    return "".join(f"(pid=7, ip=10.0.0.2) {line}" for line in text.splitlines(keepends=True))
+
+
+def test_every_dev_log_reads_the_same_in_a_notebook_and_behind_worker_tags():
+    # The dev logs of both corpora (the date-split corpus's test part is only scored).
+    from tests.explain_error_scoring import cases
+
+    differ = []
+    for case in cases():
+        if case.split == "test":
+            continue
+        plain = _key(case.text)
+        for how, wrap in (("notebook", _in_notebook), ("tags", _behind_tags)):
+            if _key(wrap(case.text)) != plain:
+                differ.append(f"{case.name} ({how})")
+    assert not differ, differ

@@ -34,9 +34,11 @@ _ARRAY_OR_STRING = re.compile(
     rf'"(?P<key>traceback|text|evalue)"\s*:\s*(?P<value>\[\s*(?:{_STRING}\s*,?\s*)*\]|{_STRING})'
 )
 _ONE_STRING = re.compile(_STRING)
-# A worker's tag before each line: a name and key=value pairs in brackets, one of them the pid.
+# A worker's tag before each line: a name and key=value pairs in brackets, one of them the pid;
+# launchers nest, so a line may carry several ("(pid=1, ip=...) (EngineCore pid=2) ...").
 _PROCESS_TAG = re.compile(
-    r"^\((?:[\w.:-]+ )?(?:[\w.-]+=[^\s,()]+,? ?)*pid=\d+(?:,? ?[\w.-]+=[^\s,()]+)*\) ?", re.M
+    r"^(?:\((?:[\w.:-]+ )?(?:[\w.-]+=[^\s,()]+,? ?)*pid=\d+(?:,? ?[\w.-]+=[^\s,()]+)*\) ?)+",
+    re.M,
 )
 # pytest -v's test id before what the test printed on the same line ("tests/t.py::T::test_x
 # WARNING:..."); its verdict words alone are not a log line to keep apart.
