@@ -329,9 +329,13 @@ def runnable_text(module: Module) -> str:
     """``module`` as plain HLO that XLA's importer keeps whole
     (:func:`hloscope.hlo.rewrite.plain_text`: fusions inlined, bitcasts rewritten,
     ``is_scheduled`` and ``control-predecessors`` dropped), host callbacks nothing depends on
-    left out (:func:`droppable_callbacks`). A module that has none of those comes back as it
-    reads."""
-    return without_tpu_layouts(plain_text(module, leave_out=droppable_callbacks(module)))
+    left out (:func:`droppable_callbacks`), async pairs that wrap one op made that op
+    (:mod:`.synchronous`: XLA's importer keeps no such pair). A module that has none of those
+    comes back as it reads."""
+    from .synchronous import synchronous_text
+
+    text = plain_text(module, leave_out=droppable_callbacks(module))
+    return without_tpu_layouts(synchronous_text(text))
 
 
 # A layout with a part after its colon: ``{2,1,0:T(8,128)(2,1)S(1)}``, ``{:S(2)}``,
