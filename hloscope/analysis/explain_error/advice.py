@@ -16,7 +16,7 @@ from typing import NamedTuple
 from ..unsupported.findings import Reason
 from ..unsupported.fixes import suggest
 
-__all__ = ["AdviceKind", "Advice", "advise", "advice_kind_of"]
+__all__ = ["AdviceKind", "Advice", "advise", "advice_kind_of", "torch_xla_log"]
 
 
 class AdviceKind(StrEnum):
@@ -55,6 +55,16 @@ class AdviceKind(StrEnum):
     UNUSED_DONATION = "unused_donation"
     FIND_NAN = "find_nan"
     EXPLICIT_TRANSFER = "explicit_transfer"
+    #: A multi-host job: every host launched, with the same jax.distributed arguments.
+    CHECK_HOSTS = "check_hosts"
+    #: An internal check of XLA (or Mosaic) failed: a bug to report, with a dump.
+    REPORT_BUG = "report_bug"
+    #: Free memory is there but not in one piece: fragmentation.
+    DEFRAGMENT = "defragment"
+    #: On-chip scalar memory (SMEM) ran out: fewer scalars or a smaller scalar prefetch.
+    FEWER_SCALARS = "fewer_scalars"
+    #: TPU tile padding makes an array many times its size: change its minor dimensions.
+    TILE_PADDING = "tile_padding"
     OTHER = "other"
 
 
@@ -142,3 +152,19 @@ def advise(names: Iterable[str], reason: Reason, platform: str | None = None) ->
     if _for_another_platform(text, platform):
         first, text = "", suggest("", reason)
     return Advice(text, advice_kind_of(first, reason))
+
+
+# What only a PyTorch/XLA log holds: its package and frames, its runtime's variables and calls.
+_TORCH_XLA = re.compile(
+    r"torch_xla|PJRT_DEVICE|XLA_USE_BF16|xla_multiprocessing|xmp\.spawn|xm\.mark_step"
+    r"|XRTCompile|XRTExecute|xla_client/xla_util\.cc"
+    # torch_xla raises the runtime's status as "RuntimeError: Bad StatusOr access: CODE: ...";
+    # JAX raises it as its own XlaRuntimeError/JaxRuntimeError.
+    r"|Bad StatusOr access"
+)
+
+
+def torch_xla_log(text: str) -> bool:
+    """Whether ``text`` is a PyTorch/XLA log (its frames, package or runtime names): its
+    advice is torch_xla's, never JAX's ``jax.jit``/``XLA_PYTHON_CLIENT_*`` settings."""
+    return _TORCH_XLA.search(text) is not None

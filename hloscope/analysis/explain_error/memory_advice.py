@@ -35,7 +35,11 @@ _KINDS = {
     FixKind.SMALLER_BATCH: AdviceKind.SMALLER_BATCH,
     FixKind.SMALLER_BLOCKS: AdviceKind.SMALLER_BLOCKS,
     FixKind.RAISE_VMEM_LIMIT: AdviceKind.RAISE_VMEM_LIMIT,
+    FixKind.TILE_PADDING: AdviceKind.TILE_PADDING,
+    FixKind.FEWER_SCALARS: AdviceKind.FEWER_SCALARS,
 }
+# XLA:TPU's own word that a full SMEM is its bug, not the program's (libtpu of 2020).
+_SMEM_BUG = "It should not be possible to run out of smem"
 
 
 def _with_bytes(text: str, freed: int | None, verb: str = "frees up to {}") -> str:
@@ -65,7 +69,18 @@ def _long_input_fix(report: OomReport, text: str) -> tuple[AdviceKind, str] | No
 
 
 def memory_fixes(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
-    """The fixes for ``report`` (read from ``text``, the report's own lines), best first."""
+    """The fixes for ``report`` (read from ``text``, the report's own lines), best first. Tile
+    padding that alone takes more than the program is over by stays first: no device size or
+    batch is the question then."""
+    fixes = _ranked(report, text)
+    padding = [fix for fix in fixes if fix[0] is AdviceKind.TILE_PADDING]
+    cause = oom_fixes(report)[:1]
+    if padding and cause and cause[0].kind is FixKind.TILE_PADDING:
+        return [*padding, *(fix for fix in fixes if fix[0] is not AdviceKind.TILE_PADDING)]
+    return fixes
+
+
+def _ranked(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
     base = [
         (
             _KINDS[fix.kind],
@@ -78,6 +93,14 @@ def memory_fixes(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
         for fix in oom_fixes(report)
     ]
     if report.on_chip:  # a kernel's working set: no device size or batch enters it
+        if _SMEM_BUG in text:
+            bug = (
+                AdviceKind.REPORT_BUG,
+                "XLA:TPU says a full SMEM is its own bug: report it (with the HLO dump, "
+                "XLA_FLAGS=--xla_dump_to=DIR, or PyTorch/XLA's XLA_SAVE_TENSORS_FILE) and "
+                "meanwhile make the step smaller (fewer layers or a smaller batch per call)",
+            )
+            return [bug, *base]
         return base
     longer = _long_input_fix(report, text)
     if longer is not None:
@@ -95,12 +118,15 @@ def memory_fixes(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
             "needs at least {} more",
         ),
     )
+    torch = report.framework == "torch_xla"
     if capacity and arguments and arguments >= 0.8 * capacity:
         shard = (
             AdviceKind.SHARD,
             f"the arguments alone (the weights: {format_bytes(arguments)}) take "
             f"{arguments * 100 // capacity}% of the device's {format_bytes(capacity)}: no batch "
-            "size helps -- shard them over several chips (jax.sharding, a bigger slice), or "
+            "size helps -- shard them over several chips ("
+            + ("torch_xla's SPMD or FSDP" if torch else "jax.sharding")
+            + ", a bigger slice), or "
             f"store them in bfloat16/int8 (bf16 frees up to {format_bytes(arguments // 2)} of "
             "f32 weights)",
         )

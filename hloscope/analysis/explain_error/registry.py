@@ -2,20 +2,29 @@
 
 A new kind of log is one module under :mod:`.kinds` (its :class:`~.record.Family` value, a
 regex for the message's opening words, a handler that reads it) and one row here. The order is
-the order the families are tried in; each scans the whole text once.
+the order the families are tried in; each scans the whole text once. A family whose messages
+two modules read (an older wording kept apart from the current one's module) is one row that
+:func:`joined` makes of both: still one scan.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 from .kinds import (
     backend_startup,
     device_allocation,
+    distributed,
+    donation,
     jax_call,
     jax_export,
     jax_shape,
     jax_tracing,
+    linalg,
     missing_lowering,
     mlir_bridge,
+    mosaic_names,
     out_of_memory,
     pallas,
     recompile,
@@ -23,11 +32,39 @@ from .kinds import (
     tf1_list,
     tf2xla,
     tf_known_issue,
+    xla_crash,
     xla_status,
 )
+from .log import Log
 from .recogniser import Recogniser
+from .record import Failure
 
-__all__ = ["RECOGNISERS"]
+__all__ = ["RECOGNISERS", "joined"]
+
+
+def joined(*recognisers: Recogniser) -> Recogniser:
+    """One recogniser of one family from several: their patterns as one alternation, each
+    match handed to the handler of the first pattern that matches there (the alternation
+    tries them in that order). Each pattern opens with literal words, so the alternation
+    keeps the scan that skips to them; the modules' group names must differ."""
+    family = recognisers[0].family
+    if any(r.family is not family for r in recognisers):
+        raise ValueError("joined recognisers must be of one family")
+    flags = 0
+    for recogniser in recognisers:
+        flags |= recogniser.pattern.flags
+    pattern = re.compile("|".join(r.pattern.pattern for r in recognisers), flags)
+
+    def handler(log: Log, m: re.Match[str]) -> Iterable[Failure]:
+        for recogniser in recognisers:
+            own = recogniser.pattern.match(log.text, m.start())
+            if own is not None:
+                return recogniser.handler(log, own)
+        return []  # found only under another module's flags: no module's match
+
+    generic = frozenset().union(*(r.generic_ops for r in recognisers))
+    return Recogniser(family, pattern, handler, generic)
+
 
 #: Every family :func:`~.driver.explain_error` knows, tried in this order on the whole text.
 RECOGNISERS: tuple[Recogniser, ...] = (
@@ -36,15 +73,17 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     mlir_bridge.RECOGNISER,
     tf_known_issue.RECOGNISER,
     jax_tracing.RECOGNISER,
-    missing_lowering.RECOGNISER,
+    joined(missing_lowering.RECOGNISER, linalg.RECOGNISER),
     xla_status.RECOGNISER,
     jax_export.RECOGNISER,
-    pallas.RECOGNISER,
+    joined(pallas.RECOGNISER, mosaic_names.RECOGNISER),
     out_of_memory.RECOGNISER,
     device_allocation.RECOGNISER,
     backend_startup.RECOGNISER,
     recompile.RECOGNISER,
     jax_shape.RECOGNISER,
     sharding.RECOGNISER,
-    jax_call.RECOGNISER,
+    joined(donation.RECOGNISER, jax_call.RECOGNISER),
+    distributed.RECOGNISER,
+    xla_crash.RECOGNISER,
 )

@@ -189,6 +189,10 @@ class FixKind(StrEnum):
     SMALLER_BLOCKS = "smaller_blocks"
     #: On-chip memory over a limit set below the chip's VMEM: raise the limit.
     RAISE_VMEM_LIMIT = "raise_vmem_limit"
+    #: TPU tile padding makes buffers many times their data: change their minor dimensions.
+    TILE_PADDING = "tile_padding"
+    #: On-chip scalar memory (SMEM) full: fewer scalars (scalar prefetch, scalar parameters).
+    FEWER_SCALARS = "fewer_scalars"
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +223,9 @@ class OomReport:
     exceeded_bytes: int | None = None
     stats: dict[str, int] = field(default_factory=dict)
     buffers: list[OomBuffer] = field(default_factory=list)
+    #: The framework the log is from when it is not JAX (``"torch_xla"``): the fixes are
+    #: said in its terms.
+    framework: str | None = None
 
     @property
     def on_chip(self) -> bool:
@@ -470,6 +477,7 @@ def oom_fixes(report: OomReport) -> list[OomFix]:
     if report.on_chip:
         return _on_chip_fixes(report)
     fixes: list[OomFix] = []
+    torch = report.framework == "torch_xla"
     temporaries = [b for b in report.buffers if b.kind is BufferKind.TEMPORARY]
     made_shapes = {_plain(b.shape) for b in temporaries if b.shape}
     donatable = [
@@ -483,8 +491,11 @@ def oom_fixes(report: OomReport) -> list[OomFix]:
                 FixKind.DONATE,
                 ", ".join(sorted({_plain(b.shape) or "" for b in donatable})),
                 sum(b.size_bytes for b in donatable),
-                "donate the arguments the step replaces (jax.jit(..., donate_argnums=...) or "
-                "donate_argnames): XLA then writes the new value into the old buffer",
+                "update those tensors in place and keep no other reference to their old values "
+                "(PyTorch/XLA then writes the new value into the old buffer)"
+                if torch
+                else "donate the arguments the step replaces (jax.jit(..., donate_argnums=...) "
+                "or donate_argnames): XLA then writes the new value into the old buffer",
             )
         )
     forward = [b for b in temporaries if b.op_name and _FORWARD.search(b.op_name)]
@@ -495,7 +506,11 @@ def oom_fixes(report: OomReport) -> list[OomFix]:
                 _common_scope([b.op_name or "" for b in forward]),
                 sum(b.size_bytes for b in forward),
                 "recompute these activations in the backward pass instead of keeping them: "
-                "jax.checkpoint (jax.remat) on the layer that makes them",
+                + (
+                    "torch_xla.utils.checkpoint.checkpoint on the layer that makes them"
+                    if torch
+                    else "jax.checkpoint (jax.remat) on the layer that makes them"
+                ),
             )
         )
     wide = [b for b in temporaries if b.shape and _F32.match(b.shape)]
@@ -505,10 +520,29 @@ def oom_fixes(report: OomReport) -> list[OomFix]:
                 FixKind.BF16,
                 f"{len(wide)} f32 buffer{'s' * (len(wide) != 1)}",
                 sum(b.size_bytes for b in wide) // 2,
-                "compute in bfloat16 (params or activations cast to jnp.bfloat16, "
-                "mixed precision): each such buffer takes half the bytes",
+                "compute in bfloat16 ("
+                + (
+                    "model.to(torch.bfloat16), or torch.autocast('xla', dtype=torch.bfloat16)"
+                    if torch
+                    else "params or activations cast to jnp.bfloat16, mixed precision"
+                )
+                + "): each such buffer takes half the bytes",
             )
         )
+    padding = _padding_fix(report)
+    if padding is not None:
+        # Padding that alone exceeds the excess (or a quarter of the memory, or half of what
+        # the list shows) is the cause.
+        padded = padding.bytes or 0
+        cause = (
+            (report.exceeded_bytes and padded >= report.exceeded_bytes)
+            or (report.used_bytes and padded * 4 >= report.used_bytes)
+            or padded * 2 >= report.buffer_bytes
+        )
+        if cause:
+            fixes.insert(0, padding)
+        else:
+            fixes.append(padding)
     over = report.exceeded_bytes or report.requested_bytes
     fixes.append(
         OomFix(
@@ -527,6 +561,59 @@ def oom_fixes(report: OomReport) -> list[OomFix]:
 _NEARLY_FITS = 0.5
 
 
+# A buffer whose tile padding is at least its data: padded to twice its size or more.
+_PADDED_TWICE = 1.0
+_LAYOUT = re.compile(r"\[(?P<dims>[\d,]*)\]\{(?P<order>[\d,]+)(?::T\((?P<tile>\d+(?:,\d+)*)\))?")
+
+
+def _padding_fix(report: OomReport) -> OomFix | None:
+    """Buffers that TPU tile padding makes twice their data or more: the bytes the padding
+    takes, and which minor dimension of the largest one is padded to what."""
+    padded = [
+        b
+        for b in report.buffers
+        if b.padding_bytes
+        and b.unpadded_bytes
+        and b.padding_bytes >= _PADDED_TWICE * b.unpadded_bytes
+    ]
+    if not padded:
+        return None
+    worst = max(padded, key=lambda b: b.padding_bytes or 0)
+    total = sum(b.padding_bytes or 0 for b in padded)
+    where = _padded_dims(worst.shape or "")
+    data = format_bytes(worst.unpadded_bytes or 0)
+    times = worst.size_bytes / (worst.unpadded_bytes or 1)
+    return OomFix(
+        FixKind.TILE_PADDING,
+        ", ".join(f"buffer {b.rank}" for b in padded),
+        total,
+        f"tile padding: buffer {worst.rank} ({_plain(worst.shape)}) holds {data} of data in "
+        f"{format_bytes(worst.size_bytes)} ({times:.0f}x){where}; TPU stores an array's two "
+        "minor dimensions in tiles, so make the long dimensions the minor ones (transpose or "
+        "reshape so the last is a multiple of 128 and the one before of 8)",
+    )
+
+
+def _padded_dims(shape: str) -> str:
+    """`` (its minor dimension 4 is padded to 128)`` from a TPU shape with its layout."""
+    found = _LAYOUT.search(shape)
+    if found is None or not found["tile"]:
+        return ""
+    dims = [int(d) for d in found["dims"].split(",") if d]
+    order = [int(d) for d in found["order"].split(",")]
+    tile = [int(t) for t in found["tile"].split(",")]
+    said = []
+    for dim, size in zip(order[: len(tile)], reversed(tile)):
+        if dim < len(dims) and dims[dim] % size:
+            padded = -(-dims[dim] // size) * size
+            said.append(f"dimension {dim} ({dims[dim]}) is padded to {padded}")
+    return f": {' and '.join(said)} by the ({found['tile']}) tiles" if said else ""
+
+
+# The most VMEM any TPU core has (v5e, v6e: 128 MiB): no limit can be raised past it.
+_LARGEST_VMEM = 128 << 20
+
+
 def _on_chip_fixes(report: OomReport) -> list[OomFix]:
     """The fixes for a kernel's working set over the on-chip memory limit (VMEM): the batch
     does not set it, the kernel's blocks do -- Pallas double-buffers each input and output
@@ -535,6 +622,8 @@ def _on_chip_fixes(report: OomReport) -> list[OomFix]:
     excess over the limit and the size needed are the report's own numbers."""
     space = (report.memory_space or "vmem").upper()
     over, used, limit = report.exceeded_bytes, report.used_bytes, report.capacity_bytes
+    if space in ("SMEM", "SFLAG"):
+        return [_scalar_fix(report)]
     blocks = OomFix(
         FixKind.SMALLER_BLOCKS,
         "kernel block sizes",
@@ -553,9 +642,33 @@ def _on_chip_fixes(report: OomReport) -> list[OomFix]:
         "LIBTPU_INIT_ARGS=--xla_tpu_scoped_vmem_limit_kib=N for XLA's own fusions; it cannot "
         "pass the chip's physical VMEM",
     )
+    if used and used > _LARGEST_VMEM:
+        return [blocks]  # past any chip's VMEM: no limit to raise
     if over and limit and over <= _NEARLY_FITS * limit:
         return [raise_limit, blocks]
     return [blocks, raise_limit]
+
+
+def _scalar_fix(report: OomReport) -> OomFix:
+    """SMEM, the core's scalar memory, full: its size is the chip's (no limit to raise), and
+    what fills it is scalars -- a kernel's scalar-prefetch operands, SMEM scratch, the
+    program's scalar parameters -- not the blocks of arrays."""
+    used, capacity = report.used_bytes, report.capacity_bytes
+    of = (
+        f"used {format_bytes(used)} of {format_bytes(capacity)}, the core's whole SMEM"
+        if used and capacity
+        else "the core's whole SMEM"
+    )
+    return OomFix(
+        FixKind.FEWER_SCALARS,
+        "scalar memory",
+        report.exceeded_bytes,
+        f"SMEM is the TPU core's scalar memory ({of}: no limit to raise): it holds a kernel's "
+        "scalar-prefetch operands (page tables, index arrays), its SMEM scratch and scalar "
+        "parameters. Prefetch fewer scalars per call -- split the batch into sub-batches, "
+        "fewer sequences or pages per kernel call -- or pass large index arrays as VMEM or "
+        "HBM operands instead of scalar prefetch",
+    )
 
 
 def _plain(shape: str | None) -> str | None:

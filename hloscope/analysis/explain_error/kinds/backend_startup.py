@@ -33,13 +33,33 @@ _OPENING = re.compile(
     r"Unable to initialize backend '(?P<ub>\w+)': ?(?P<ub_msg>[^\n]*)"
     r"|Requested backend (?P<rb>\w+), but it failed to initialize: ?(?P<rb_msg>[^\n]*)"
     r"|Backend '(?P<bf>\w+)' failed to initialize: ?(?P<bf_msg>[^\n]*)"
-    r"|(?P<cb>CUDA) backend failed to initialize: ?(?P<cb_msg>[^\n]*)"
-    r"|(?P<ti>TPU) initialization failed: ?(?P<ti_msg>[^\n]*)"
+    r"|CUDA backend failed to initialize: ?(?P<cb_msg>[^\n]*)"
+    r"|TPU initialization failed: ?(?P<ti_msg>[^\n]*)"
     r"|An NVIDIA (?P<nv>GPU) may be present on this machine, but a CUDA-enabled jaxlib is not "
     r"installed"
     r"|ould not create (?P<handle>cudnn|cublas) handle: ?(?P<handle_msg>\w+)"
     r"|failed to create (?P<cublas>cublas) handle: ?(?P<cublas_msg>\w+)"
     r"|DNN library initialization failed"
+    # The TPU held by another process, in the words of libtpu's loader and the driver.
+    r"|l(?P<held>ibtpu\.so already in use by another process)"
+    r"|T(?P<held_tpu>he TPU is already in use by (?:process with pid (?P<held_pid>\d+)|another "
+    r"process))"
+    r"|ould(?:n't| not) open device:? (?P<accel>/dev/(?:accel|vfio/)\d+)"
+    r"(?: \((?P<accel_why>[^)\n]+)\))?"
+    # libtpu failing to bring the chips up, or crashing while it does.
+    r"|Failed to initialize TPU system(?: with error)?: ?(?P<tpu_sys>[^\n]*)"
+    r"|\*\*\* (?P<signal>SIG[A-Z]+) \([^\n]*received by PID"
+    # A plugin or jaxlib of another version than the jax (or jaxlib) installed.
+    r"|JAX plugin (?P<plugin>\w+) version (?P<plugin_v>\S+) is installed,\s+but it is not\s+"
+    r"compatible with the installed jaxlib version (?P<plugin_jaxlib>\d[\w.+-]*?)"
+    r"(?=,|\.?\s|\.?$)"
+    r"|Mismatched PJRT plugin PJRT API version \((?P<pjrt_plugin>[\d.]+)\) and framework PJRT "
+    r"API version \(?(?P<pjrt_framework>[\d.]+)"
+    r"|jaxlib is version (?P<old_jaxlib>\S+), but this version of jax requires version "
+    r">= (?P<min_jaxlib>\d[\w.]*\d)"
+    r"|jaxlib version (?P<new_jaxlib>\S+) is newer than and incompatible with jax version "
+    r"(?P<old_jax>\d[\w.]*\d)",
+    re.M,
 )
 _PID = re.compile(r"in use by process with pid (?P<pid>\d+|\.\.)")
 # A backend JAX tries on the way to another one: its failure is an INFO line, not the error.
@@ -75,15 +95,21 @@ _HANDLE_MEMORY = (
 
 def _backend(m: re.Match[str]) -> tuple[str, str]:
     """The backend's name and the rest of the message."""
-    for name, rest in (("ub", "ub_msg"), ("rb", "rb_msg"), ("bf", "bf_msg"), ("cb", "cb_msg")):
+    for name, rest in (("ub", "ub_msg"), ("rb", "rb_msg"), ("bf", "bf_msg")):
         if m[name]:
             return m[name], m[rest] or ""
-    if m["ti"]:
+    if m["cb_msg"] is not None:
+        return "CUDA", m["cb_msg"]
+    if m["ti_msg"] is not None:
         return "tpu", m["ti_msg"] or ""
     return "gpu", m["handle_msg"] or m["cublas_msg"] or ""
 
 
 def _advice(log: Log, m: re.Match[str], backend: str, message: str) -> tuple[str, AdviceKind]:
+    mismatch = _OPENING.search(message)
+    if mismatch is not None and mismatch["pjrt_plugin"]:
+        text = _PJRT.format(plugin=mismatch["pjrt_plugin"], framework=mismatch["pjrt_framework"])
+        return text, AdviceKind.INSTALL
     pid = _PID.search(message)
     if pid is not None:
         number = "" if pid["pid"] == ".." else f" (pid {pid['pid']})"
@@ -95,7 +121,7 @@ def _advice(log: Log, m: re.Match[str], backend: str, message: str) -> tuple[str
         return _HANDLE_MEMORY, AdviceKind.FREE_MEMORY
     if m.group().startswith(_DNN_FAILED):
         return suggest("xla:cudnn_init"), AdviceKind.INSTALL
-    if m["ti"]:
+    if m["ti_msg"] is not None:
         return (
             "the TPU runtime did not start with this process layout: check the worker "
             "addresses and how many processes share the host (one per host by default)",
@@ -108,7 +134,131 @@ def _advice(log: Log, m: re.Match[str], backend: str, message: str) -> tuple[str
     return _INSTALL, AdviceKind.INSTALL
 
 
+# The forms about the machine rather than a backend's name: each read by _machine_form.
+_MACHINE_FORMS = ("held", "held_tpu", "accel", "tpu_sys", "signal", "plugin", "pjrt_plugin")
+_VERSION_FORMS = ("old_jaxlib", "new_jaxlib")
+_BACKEND_LINE = re.compile(r"Unable to initialize backend|Requested backend|failed to initialize")
+# libtpu's start-up in a crash's stack trace.
+_TPU_START_FRAMES = re.compile(
+    r"TpuPlatform_Initialize|TpuPlatform::Initialize|GetTpuClient|InitializePjRt|GetPjrtApi"
+    r"|TpuClient|tpu_initializer|libtpu"
+)
+_STALE_LOCK = (
+    "; when no process holds it (lsof shows none), a run killed before it let go left "
+    "/tmp/libtpu_lockfile behind: remove it"
+)
+_MMAP_OR_BUSY = re.compile(r"mmap|busy|in use|not permitted|permission", re.I)
+_PLUGIN = (
+    "the {plugin} plugin ({version}) is not of jaxlib's version ({jaxlib}), so JAX does not use "
+    "it and runs without that device: install the plugin of jaxlib's version (pip install "
+    '"{package}-plugin=={jaxlib}" "{package}-pjrt=={jaxlib}"), or upgrade them together '
+    '(pip install -U "jax[{extra}]")'
+)
+_PJRT = (
+    "the PJRT plugin speaks PJRT API {plugin} and jaxlib {framework}: they are of different "
+    'releases; install matching ones together (pip install -U "jax[cuda12]", or '
+    '"jax[tpu]") or uninstall the stale plugin (JAX_PLATFORMS=cpu skips it meanwhile)'
+)
+_JAX_JAXLIB = (
+    "jax and jaxlib are of different releases ({detail}): install them together at one "
+    'version (pip install -U jax jaxlib, or "jax[cuda12]"/"jax[tpu]" with the extras)'
+)
+_TPU_SYSTEM = (
+    "libtpu could not bring the TPU chips up ({detail}): make sure no other process holds "
+    "them (sudo lsof -w /dev/accel0, tpu-info), then restart the TPU VM if it persists; a "
+    'libtpu of another release than jaxlib fails here too (pip install -U "jax[tpu]")'
+)
+_TPU_CRASH = (
+    "libtpu crashed ({signal}) while it started the TPU{frame}: most often a second process "
+    "loading libtpu on chips another one holds (one process per host, or split the chips "
+    "with TPU_VISIBLE_DEVICES and TPU_PROCESS_BOUNDS), or a libtpu of another release than "
+    'jaxlib (pip install -U "jax[tpu]")'
+)
+
+
+def _machine_form(log: Log, m: re.Match[str]) -> tuple[str, str, tuple[str, AdviceKind]] | None:
+    """The op, device and advice of a message about the machine; ``None`` when the match is
+    not one to report (a busy TPU said inside a backend's failure, read from that opening;
+    a crash that is not libtpu's start-up)."""
+    line = log.before_on_line(m.start())
+    if (m["held"] or m["held_tpu"] or m["pjrt_plugin"]) and _BACKEND_LINE.search(line):
+        return None
+    if m["held"] or m["held_tpu"] or m["accel"]:
+        found = _PID.search(log.text, m.start(), log.line_end(m.start()))
+        pid = m["held_pid"] or (found["pid"] if found else None)
+        number = f" (pid {pid})" if pid and pid != ".." else ""
+        why = f" ({m['accel_why']})" if m["accel_why"] else ""
+        text = _RELEASE.format(pid=number + why) + _STALE_LOCK
+        return "backend tpu", "tpu", (text, AdviceKind.RELEASE_DEVICE)
+    if m["tpu_sys"] is not None:
+        detail = m["tpu_sys"].strip() or "no reason given"
+        kind = AdviceKind.RELEASE_DEVICE if _MMAP_OR_BUSY.search(detail) else AdviceKind.INSTALL
+        return "backend tpu", "tpu", (_TPU_SYSTEM.format(detail=detail[:200]), kind)
+    if m["signal"]:
+        window = log.text[m.end() : m.end() + 4096]
+        frame = _TPU_START_FRAMES.search(window)
+        if frame is None:
+            return None
+        text = _TPU_CRASH.format(signal=m["signal"], frame=f" (in {frame.group()})")
+        return "libtpu", "tpu", (text, AdviceKind.INSTALL)
+    if m["plugin"]:
+        package = m["plugin"].removesuffix("_plugin").replace("_", "-")
+        extra = package.removeprefix("jax-")
+        text = _PLUGIN.format(
+            plugin=m["plugin"],
+            version=m["plugin_v"].rstrip(","),
+            jaxlib=m["plugin_jaxlib"],
+            package=package,
+            extra=extra,
+        )
+        device = "tpu" if "tpu" in package else "gpu"
+        return f"plugin {m['plugin']}", device, (text, AdviceKind.INSTALL)
+    if m["pjrt_plugin"]:
+        text = _PJRT.format(plugin=m["pjrt_plugin"], framework=m["pjrt_framework"])
+        return "PJRT plugin", "", (text, AdviceKind.INSTALL)
+    return None
+
+
+def _versions(m: re.Match[str]) -> tuple[str, str, tuple[str, AdviceKind]]:
+    if m["old_jaxlib"]:
+        detail = f"jaxlib {m['old_jaxlib'].rstrip(',')}, jax needs >= {m['min_jaxlib']}"
+    else:
+        detail = f"jaxlib {m['new_jaxlib']} is newer than jax {m['old_jax']}"
+    return "jaxlib", "", (_JAX_JAXLIB.format(detail=detail), AdviceKind.INSTALL)
+
+
+def _machine(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    read = _versions(m) if any(m[g] for g in _VERSION_FORMS) else _machine_form(log, m)
+    if read is None:
+        return
+    op, device, (text, kind) = read
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    stack = log.traceback_before(start)
+    platform = platform_of(device) if device else platform_of(log.headline(start))
+    hints = []
+    if m["plugin"]:
+        hints.append("a RuntimeWarning: the program runs on, without the plugin's device")
+    yield make_failure(
+        Family.BACKEND_STARTUP,
+        log,
+        m.start(),
+        op=op,
+        reason=Reason.COMPILE_ERROR,
+        advice=(text, kind),
+        function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),
+        stack=stack,
+        device=device or None,
+        platform=platform,
+        headline_at=start,
+        status=status_before(log, m.start()),
+        hints=hints,
+    )
+
+
 def _startup(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if any(m[g] is not None for g in (*_MACHINE_FORMS, *_VERSION_FORMS)):
+        yield from _machine(log, m)
+        return
     if (m["handle"] == "cudnn" or m["handle_msg"]) and _DNN_FAILED in log.text[
         m.end() : m.end() + 8192
     ]:

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from ....units import format_bytes
 from ...unsupported.findings import Reason
-from ..advice import AdviceKind
+from ..advice import AdviceKind, torch_xla_log
 from ..build import make_failure
 from ..device import named_accelerator, platform_of
 from ..log import Log
@@ -35,9 +35,16 @@ _OPENING = re.compile(
     rf"Error allocating device buffer: Attempting to allocate (?P<eab>{SIZE})\. That was not "
     rf"possible\.(?: There are (?P<eab_free>{SIZE}) free\.)?(?:; \((?P<eab_mem>[^)\n]+)\))?"
     rf"|Attempting to reserve (?P<res>{SIZE}) at the bottom of memory\. That was not possible\."
-    rf"(?: There are (?P<res_free>{SIZE}) free)?"
-    rf"|Failed to allocate request for (?P<far>{SIZE}) \((?P<far_bytes>\d+)B\) on device "
+    rf"(?: There are (?P<res_free>{SIZE}) free(?:, (?P<res_reserved>{SIZE}) reserved, and "
+    rf"(?P<res_reservable>{SIZE}) reservable)?)?"
+    # The StreamExecutor allocator's wording: JAX on GPUs, and older TPU runtimes (TF's,
+    # jax's tpu_driver) that say it of TPU memory too.
+    rf"|Failed to allocate request for (?P<far>{SIZE})(?: \((?P<far_bytes>\d+)B\))? on device "
     rf"ordinal (?P<ordinal>\d+)"
+    # TF's allocator retrying with less: a warning it says is not a failure.
+    # (`Allocator (GPU_0_bfc) ran out ...`; TF 1.x: `Ran out ...`: read from the "an").
+    rf"|an out of memory trying to allocate (?P<warn>{SIZE})[^\n]{{0,120}}?\s*The caller "
+    r"indicates that this is not a failure"
     r"|RuntimeBufferAllocationFailure"
     r"|Out of memory allocating (?P<oma>\d+) bytes"
     r"|OOM when allocating tensor (?:with|of) shape ?\[(?P<tf_shape>[\d, ]*)\]"
@@ -66,7 +73,12 @@ _FROM_DEVICE = 8 * 1024
 def _device(log: Log, m: re.Match[str]) -> str | None:
     window = log.text[max(0, m.start() - 300) : log.line_end(m.end()) + 200]
     platform = "tpu" if _TPU_WORDS.search(window) or m["res"] else None
-    if platform is None and (_GPU_WORDS.search(window) or m["far"] or m["fta"]):
+    if platform is None and m["far"] and not _GPU_WORDS.search(window):
+        # The same words on both: the log's own words (a TPU VM, Colab's TPU) decide.
+        platform = (
+            "tpu" if _TPU_WORDS.search(log.text) and not _GPU_WORDS.search(log.text) else None
+        )
+    if platform is None and (_GPU_WORDS.search(window) or m["far"] or m["fta"] or m["warn"]):
         platform = "gpu"
     if platform == "gpu":
         name = named_accelerator(log.text[: m.start()])
@@ -93,46 +105,115 @@ def _tf_offender(log: Log, m: re.Match[str]) -> tuple[str, str, str | None]:
     return "tensor allocation", "", None
 
 
+_RELEASE_JAX = (
+    "memory is held by something else{held}: arrays kept from earlier steps or cells "
+    "(del them, jax.clear_caches(), restart the runtime), another process on the device "
+    "(nvidia-smi / tpu-info), or a framework's preallocation (JAX: "
+    "XLA_PYTHON_CLIENT_MEM_FRACTION or XLA_PYTHON_CLIENT_PREALLOCATE=false; TF: "
+    "set_memory_growth)"
+)
+_RELEASE_TORCH = (
+    "memory is held by something else{held}: tensors kept on the device from earlier steps "
+    "(del them; PyTorch/XLA frees device data only when no Python object refers to it), "
+    "graphs compiled again for new shapes, each with its own buffers (pad inputs to fixed "
+    "shapes), or another process on the TPU (tpu-info, sudo lsof -w /dev/accel0)"
+)
+_TOO_BIG = (
+    "the program alone asks for {asked}, more than the device's {capacity}: nothing else "
+    "holds the memory it lacks, the program itself must shrink by at least {over}: a smaller "
+    "batch (or gradient accumulation), rematerialisation ({remat}), or sharding it over "
+    "more chips"
+)
+_FRAGMENTED = (
+    "the free memory is in pieces: {free} is free, more than the {asked} asked for, but only "
+    "{reservable} of it is one region where the program's memory is reserved (the bottom of "
+    "memory); arrays allocated between steps sit in the way. Allocate long-lived arrays "
+    "(weights, optimizer state) before the first step and keep per-step arrays inside the "
+    "compiled step, delete those no longer needed before it, or restart the process; as "
+    "memory is now, a program of up to {reservable} fits (a smaller batch)"
+)
+_NOT_A_FAILURE = (
+    "a warning, not a failure: the allocator could not get {asked} and went on with less "
+    "(a slower algorithm); nothing to fix unless the run then stops with an out-of-memory "
+    "error, which is then the one to read"
+)
+# The program's own requirement, as TPU's reservation report prints it.
+_PROGRAM_NEEDS = re.compile(rf"Program requirement:\s+(?P<size>{SIZE})")
+
+
 def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKind, str]]]:
-    """The bytes asked for and the fixes, best first, as the message's numbers say."""
-    asked = bytes_of(m["eab"] or m["res"] or m["far"] or m["fta"])
+    """The bytes asked for and the fixes, best first, as the message's numbers say: what is
+    free against what was asked (and, on TPU, against what is free in one piece and what the
+    device holds at all); a PyTorch/XLA log gets PyTorch/XLA's advice."""
+    asked = bytes_of(m["eab"] or m["res"] or m["far"] or m["fta"] or m["warn"])
     if m["oma"]:
         asked = int(m["oma"])
+    if m["warn"]:
+        return asked, [(AdviceKind.HARMLESS, _NOT_A_FAILURE.format(asked=m["warn"].strip()))]
     free = bytes_of(m["eab_free"] or m["res_free"])
+    reservable = bytes_of(m["res_reservable"])
     window = log.text[m.end() : m.end() + 2048]
     allocated = _ALLOCATED.search(window)
-    capacity = _CAPACITY.search(window)
-    held = ""
-    if allocated and capacity:
-        held = f" ({allocated['size']} of the device's {capacity['size']} is allocated already)"
-    elif free is not None and asked is not None:
-        held = f" (only {format_bytes(free)} free; {format_bytes(asked - free)} more is needed)"
-    release = (
-        AdviceKind.FREE_MEMORY,
-        f"memory is held by something else{held}: arrays kept from earlier steps or cells "
-        "(del them, jax.clear_caches(), restart the runtime), another process on the device "
-        "(nvidia-smi / tpu-info), or a framework's preallocation (JAX: "
-        "XLA_PYTHON_CLIENT_MEM_FRACTION or XLA_PYTHON_CLIENT_PREALLOCATE=false; TF: "
-        "set_memory_growth)",
-    )
+    capacity_found = _CAPACITY.search(window)
+    capacity = bytes_of(capacity_found["size"]) if capacity_found else None
+    program = _PROGRAM_NEEDS.search(window)
+    needs = bytes_of(program["size"]) if program else asked
+    torch = torch_xla_log(log.text)
     smaller = (
         AdviceKind.SMALLER_BATCH,
         "a smaller batch (or gradient accumulation): the buffers of a step shrink with it",
     )
     if m["tf_shape"] is not None:
-        size = tensor_bytes(m["tf_shape"], m["tf_type"])
-        limit = _BFC_LIMIT.search(log.text, max(0, m.start() - _FROM_DEVICE), m.start())
-        over = ""
-        if limit and size:
-            room = int(limit["limit"]) - int(limit["inuse"])
-            over = f"; the allocator had {format_bytes(max(room, 0))} left of its limit"
-        first = size and f" (this tensor alone is {format_bytes(size)}{over})"
-        batch = (
-            AdviceKind.SMALLER_BATCH,
-            f"a smaller batch: shape[{m['tf_shape']}] leads with the batch dimension{first or ''}",
+        return _tf_tensor(log, m)
+    if capacity and needs and needs > capacity:
+        text = _TOO_BIG.format(
+            asked=format_bytes(needs),
+            capacity=format_bytes(capacity),
+            over=format_bytes(needs - capacity),
+            remat="torch.utils.checkpoint" if torch else "jax.checkpoint",
         )
-        return size, [batch, release]
+        bigger = (
+            AdviceKind.BIGGER_DEVICE,
+            f"a device with more than {format_bytes(needs)} of memory, or more chips with the "
+            "program sharded over them",
+        )
+        return asked, [(AdviceKind.SMALLER_BATCH, text), bigger]
+    if asked and free is not None and reservable is not None and reservable < asked <= free:
+        text = _FRAGMENTED.format(
+            free=format_bytes(free), asked=format_bytes(asked), reservable=format_bytes(reservable)
+        )
+        return asked, [(AdviceKind.DEFRAGMENT, text), smaller]
+    held = ""
+    if allocated and capacity_found:
+        held = (
+            f" ({allocated['size']} of the device's {capacity_found['size']} is allocated already)"
+        )
+    elif free is not None and asked is not None and asked > free:
+        held = f" (only {format_bytes(free)} free; {format_bytes(asked - free)} more is needed)"
+    elif free is not None and asked is not None:
+        held = f" ({format_bytes(free)} is free, more than asked, but not in one piece)"
+    release = (
+        AdviceKind.FREE_MEMORY,
+        (_RELEASE_TORCH if torch else _RELEASE_JAX).format(held=held),
+    )
     return asked, [release, smaller]
+
+
+def _tf_tensor(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKind, str]]]:
+    """A TF tensor that could not be allocated: its size from shape and type, and what its
+    allocator had left."""
+    size = tensor_bytes(m["tf_shape"], m["tf_type"])
+    limit = _BFC_LIMIT.search(log.text, max(0, m.start() - _FROM_DEVICE), m.start())
+    over = ""
+    if limit and size:
+        room = int(limit["limit"]) - int(limit["inuse"])
+        over = f"; the allocator had {format_bytes(max(room, 0))} left of its limit"
+    first = size and f" (this tensor alone is {format_bytes(size)}{over})"
+    batch = (
+        AdviceKind.SMALLER_BATCH,
+        f"a smaller batch: shape[{m['tf_shape']}] leads with the batch dimension{first or ''}",
+    )
+    return size, [batch, (AdviceKind.FREE_MEMORY, _RELEASE_JAX.format(held=""))]
 
 
 def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
@@ -150,6 +231,11 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     hints = [f"{format_bytes(asked)} ({asked} bytes) asked for"] if asked else []
     if m["eab_mem"]:
         hints.append(f"memory {m['eab_mem']} (TPU HBM)")
+    if m["res_reservable"]:
+        hints.append(
+            f"{m['res_free']} free, {m['res_reserved']} reserved, {m['res_reservable']} "
+            "reservable (the largest region the program's memory can take)"
+        )
     (kind, text), *rest = fixes
     extra = {} if source is None else {"source": source}
     yield make_failure(

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...memory.oom_log import OOM_OPENING, read_oom
+from ...memory.oom_log import OOM_OPENING, BufferKind, read_oom
 from ...unsupported.findings import Reason
+from ..advice import torch_xla_log
 from ..build import make_failure
 from ..device import platform_of
 from ..functions import jax_function
@@ -31,6 +32,11 @@ _ON_CHIP = (
     "VMEM is the TPU core's own on-chip memory (tens of MiB), not HBM: a kernel's blocks and "
     "XLA's scoped buffers live there, so the fix is in the kernel's block sizes or its VMEM "
     "limit, not the batch size or the device's HBM"
+)
+_SCALAR = (
+    "SMEM is the TPU core's scalar memory (about 1 MiB), neither VMEM nor HBM: scalars live "
+    "there (a kernel's scalar-prefetch operands, scalar parameters), so the fix is fewer "
+    "scalars per call, not a VMEM limit or the batch's arrays"
 )
 
 LINE_CLASS = re.compile(r"(?P<cls>[A-Za-z_][\w.]*?(?:Error|Exception)): ")
@@ -57,8 +63,14 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     report = read_oom(log.text, m.start())
     if report is None:
         return
+    if torch_xla_log(log.text):
+        report.framework = "torch_xla"
     start = log.text.rfind("\n", 0, m.start()) + 1
-    groups = [g for g in report.by_source() if g.source is not None]
+    # The program's inputs are no line that computes: the line to fix made a temporary.
+    inputs = {b.rank for b in report.buffers if b.kind is BufferKind.PARAMETER}
+    groups = [
+        g for g in report.by_source() if g.source is not None and not set(g.buffers) <= inputs
+    ]
     user = [g.source for g in groups if g.user and g.source is not None]
     stack = log.traceback_before(start)
     function = jax_function(log, m.start(), log.region_end(m.start()), stack)
@@ -86,8 +98,12 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         status="RESOURCE_EXHAUSTED" if "RESOURCE_EXHAUSTED: " in log.headline(start) else None,
         memory=report,
         more_advice=[(str(k), t) for k, t in rest],
-        hints=[_ON_CHIP] if report.on_chip else [],
+        hints=[_on_chip_hint(report.memory_space)] if report.on_chip else [],
     )
+
+
+def _on_chip_hint(space: str | None) -> str:
+    return _SCALAR if (space or "").lower() in ("smem", "sflag") else _ON_CHIP
 
 
 RECOGNISER = Recogniser(Family.OUT_OF_MEMORY, OOM_OPENING, _out_of_memory)

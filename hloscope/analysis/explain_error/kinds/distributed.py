@@ -1,0 +1,132 @@
+"""The processes of a multi-host job did not meet: the coordination service's barriers.
+
+JAX's multi-host runtime (``jax.distributed.initialize``) has one process (task 0) run a
+coordination service that every process registers with, then meets at barriers. When one
+does not come -- it crashed first, was never launched, was given other arguments, or is
+still installing or loading -- the others wait and then fail with ``DEADLINE_EXCEEDED``:
+
+* ``Barrier timed out. Barrier_id: PjRT_Client_Connect. Timed out task names:
+  /job:jax_worker/replica:0/task:1 ...`` (jaxlib 0.4), ``Barrier timed out. Id:
+  [Init]Wait_for_all_tasks_to_register::0. This usually happens because a task triggered the
+  barrier too early or too slowly`` (later ones), the same from a barrier of the program's own
+  (``multihost_broadcast_sync0``);
+* ``Stopping coordination service as cluster registration failed``;
+* ``Terminating process because the JAX distributed service detected fatal errors`` (another
+  task died) and ``Failed to send RPC to coordination service`` (task 0 died or is
+  unreachable).
+
+The barrier, the tasks that did not arrive and the status are read from the message; the
+advice is about the job, not the program: every host launched, the same arguments to
+``jax.distributed.initialize``, the first (or the missing) worker's own log.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ...unsupported.findings import Reason
+from ..advice import AdviceKind
+from ..build import make_failure
+from ..functions import jax_function, paragraph_end
+from ..log import Log, status_before
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+
+__all__ = ["RECOGNISER"]
+
+_OPENING = re.compile(
+    r"Barrier timed out\. (?:Barrier_id|Id): (?P<barrier>[^\s.]+(?:\.[^\s.]+)*?)\.?(?=\s|$)"
+    r"|Stopping coordination service as (?P<registration>cluster registration failed)"
+    r"|Terminating process because the (?P<fatal>JAX distributed service detected fatal "
+    r"errors)"
+    r"|F(?P<rpc>ailed to send RPC to coordination service)",
+    re.M,
+)
+# `/job:jax_worker/replica:0/task:3`: a task the barrier waited for.
+_TASK = re.compile(r"/job:(?P<job>\w+)/replica:\d+/task:(?P<task>\d+)")
+# The task names follow the message, one a line (or `\n`-escaped inside a gRPC payload).
+_TASKS_AFTER = 2048
+# jax.distributed barriers JAX itself opens (the rest are the program's own).
+_RUNTIME_BARRIERS = ("PjRT_Client_Connect", "[Init]", "Wait_for_all_tasks", "RegisterTask")
+_HOSTS = (
+    "check that every host was launched (one process per host, all of them: a TPU pod slice "
+    "runs the script on every worker, e.g. gcloud ... ssh --worker=all), with the same "
+    "jax.distributed.initialize arguments (coordinator_address, num_processes, a distinct "
+    "process_id each), and read the first worker's log{missing} for the error that stopped "
+    "it before the barrier; when some hosts are only slow to start (installing, loading "
+    "data), raise initialization_timeout"
+)
+_OWN_BARRIER = (
+    "the processes did not all reach the program's barrier {barrier}: one crashed or is "
+    "stuck before it{missing} (read its log), or the processes call it a different number of "
+    "times (a barrier inside a branch only some hosts take); check every host was launched "
+    "with the same jax.distributed.initialize arguments"
+)
+_DIED = (
+    "another process of the job died (process 0 runs the coordination service: if it dies, "
+    "all do): read the other workers' logs, the first error in time is the cause; run them "
+    "with python -u so their last lines are not lost"
+)
+
+
+def _missing(tasks: list[str]) -> str:
+    if not tasks:
+        return ""
+    return f" (and those of the tasks that never arrived: {', '.join(tasks)})"
+
+
+def _tasks(log: Log, m: re.Match[str]) -> list[str]:
+    """The tasks the message names after it, each once, in its order."""
+    window = log.text[m.end() : m.end() + _TASKS_AFTER]
+    cut = window.find("Additional GRPC error information")
+    names = [f"task {t['task']}" for t in _TASK.finditer(window if cut < 0 else window[:cut])]
+    return list(dict.fromkeys(names))
+
+
+def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    if m["rpc"] and "Terminating process because" in log.before_on_line(m.start()):
+        return  # the status of the fatal-error line read from its opening
+    if m["registration"] and "Barrier timed out" in log.text[m.end() : m.end() + _TASKS_AFTER]:
+        return  # the barrier's own message follows ("Original error: ..."), naming it
+    tasks = _tasks(log, m) if m["barrier"] else []
+    barrier = m["barrier"] or ""
+    if m["fatal"] or m["rpc"]:
+        op, advice = "coordination service", (_DIED, AdviceKind.CHECK_HOSTS)
+    elif barrier and not barrier.startswith(_RUNTIME_BARRIERS):
+        named = f" ({', '.join(tasks)})" if tasks else ""
+        text = _OWN_BARRIER.format(barrier=barrier, missing=named)
+        op, advice = f"barrier {barrier}", (text, AdviceKind.CHECK_HOSTS)
+    else:
+        op = f"barrier {barrier}" if barrier else "cluster registration"
+        advice = (_HOSTS.format(missing=_missing(tasks)), AdviceKind.CHECK_HOSTS)
+    hints = [f"waited for: {', '.join(tasks)}"] if tasks else []
+    stack = log.traceback_before(start)
+    yield make_failure(
+        Family.DISTRIBUTED,
+        log,
+        m.start(),
+        op=op,
+        reason=Reason.COMPILE_ERROR,
+        advice=advice,
+        node=", ".join(tasks),
+        function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),
+        stack=stack,
+        headline_at=start,
+        status=status_before(log, m.start()) or _status_in(log, start, m.start()),
+        hints=hints,
+    )
+
+
+_STATUS_IN_LINE = re.compile(r"\b(DEADLINE_EXCEEDED|UNAVAILABLE|ABORTED|INTERNAL)\b")
+
+
+def _status_in(log: Log, start: int, end: int) -> str | None:
+    """The status code the message's line gives before the match (``Original error:
+    DEADLINE_EXCEEDED: Barrier ...``, ``absl::Status: UNAVAILABLE: ...``)."""
+    found = _STATUS_IN_LINE.search(log.text, start, log.line_end(end))
+    return found.group(1) if found else None
+
+
+RECOGNISER = Recogniser(Family.DISTRIBUTED, _OPENING, _distributed)

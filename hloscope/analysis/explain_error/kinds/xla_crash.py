@@ -1,0 +1,170 @@
+"""XLA aborted on one of its own checks: a bug in the compiler, not an error in the program.
+
+C++ code states what must hold with ``CHECK(cond)``; when it does not, the process aborts with
+a fatal log line and a stack trace::
+
+    F0912 11:59:01.941641  741969 shape_tree.cc:54] Check failed: result->children_start_id >= 0
+    *** Check failure stack trace: ***
+        @     0x7f0e2076c1f1  xla::internal::IndexTable::operator[]()
+        @     0x7f0e204fd1d4  xla::HloDataflowAnalysis::GetValueSet()
+
+(TensorFlow's logger writes the same as ``2024-02-27 16:32:33.075782: F
+external/xla/xla/service/gpu/nvptx_compiler.cc:614] Check failed: ...``; a ``Non-OK-status:``
+fatal line is a CHECK on a status.) ``RET_CHECK failure (external/xla/xla/service/cpu/
+ir_emitter.cc:1144) cond`` is the same kind of check returned as an ``INTERNAL`` error instead
+of an abort.
+
+The failure names the file and line of the check, the condition, whose code it is (XLA,
+Mosaic -- Pallas's TPU compiler --, PyTorch/XLA, jaxlib), the platform the file is for and the
+first function of the stack trace past the logging machinery (the pass or emitter that
+failed); the advice is how to report it with a dump that reproduces it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ...unsupported.findings import Platform, Reason
+from ..advice import AdviceKind, torch_xla_log
+from ..build import make_failure
+from ..log import Log
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+
+__all__ = ["RECOGNISER"]
+
+_SOURCE = r"[\w.+-]+(?:/[\w.+-]+)*\.(?:cc|h|cpp|hpp|c)"
+_OPENING = re.compile(
+    # glog (`F0912 11:59:01.941641  741969 file.cc:54] `) and TensorFlow's logger
+    # (`2024-02-27 16:32:33.075782: F external/xla/...cc:614] `).
+    rf"F(?:\d{{4}} \d\d:\d\d:[\d.]+\s+\d+|(?<=: F)) (?P<file>{_SOURCE}):"
+    r"(?P<line>\d+)\] (?P<what>(?:Check failed|Non-OK-status)[^\n]{0,400})"
+    rf"|RET_CHECK failure \((?P<rfile>{_SOURCE}):(?P<rline>\d+)\) ?(?P<rcond>[^\n]{{0,400}})"
+    r"|C(?P<bare>heck failed: (?P<cond>[^\n]{0,400}))",
+    re.M,
+)
+_ABSL_FRAME = re.compile(
+    r"^[ \t]*(?:@\s+0x[0-9a-f]+\s+(?:\d+\s+)?|\t)(?P<fn>[A-Za-z_][^\n]*?)\s*$", re.M
+)
+# Frames of the logging and status machinery, not of the code whose check failed.
+_MACHINERY = re.compile(
+    r"^(?:absl::|tsl::|tensorflow::CurrentStackTrace|xla::status_macros::|\(unknown\)"
+    r"|std::|pybind11::|nanobind::|_Py|Py[A-Z]|cfunction_)"
+)
+_STACK_WINDOW = 4096
+_JAX_ISSUES = "https://github.com/jax-ml/jax/issues"
+# Whose code a source path is, first match wins.
+_OWNERS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
+    (re.compile(pattern), owner, where)
+    for pattern, owner, where in (
+        (r"torch_xla", "PyTorch/XLA", "https://github.com/pytorch/xla/issues"),
+        (r"mosaic|jaxlib/tpu|mlir::tpu", "Mosaic (Pallas's TPU compiler)", _JAX_ISSUES),
+        (r"jaxlib/", "jaxlib", _JAX_ISSUES),
+        (r"xla/|xla::|tensorflow/compiler", "XLA", "https://github.com/openxla/xla/issues"),
+    )
+)
+_PLATFORM_PATHS = (
+    (re.compile(r"/gpu/|::gpu::|nvptx|cuda|rocm|triton", re.I), Platform.GPU),
+    (re.compile(r"/cpu/|::cpu::"), Platform.CPU),
+    (re.compile(r"tpu|mosaic", re.I), Platform.TPU),
+)
+_REPORT = (
+    "an internal check of {owner} failed{at}{cond}: a bug in {owner}, not an error in your "
+    "program. Report it ({where}) with the versions ({versions}), this message and a small "
+    "program that triggers it; {dump} Until it is fixed: try another {packages} version, or "
+    "write the failing part of the program another way{component}"
+)
+_XLA_DUMP = (
+    "XLA_FLAGS=--xla_dump_to=/tmp/xla_dump writes the HLO modules, and the "
+    "*before_optimizations.txt one reproduces it without Python (attach it)."
+)
+_TORCH_DUMP = (
+    "XLA_SAVE_TENSORS_FMT=hlo XLA_SAVE_TENSORS_FILE=/tmp/save.hlo (with XLA_IR_DEBUG=1 "
+    "XLA_HLO_DEBUG=1) saves the graphs to attach."
+)
+_MOSAIC_DUMP = "pallas_call(..., debug=True) prints the kernel's Mosaic module to attach."
+
+
+def _owner(text: str) -> tuple[str, str]:
+    for pattern, owner, where in _OWNERS:
+        if pattern.search(text):
+            return owner, where
+    return "XLA", "https://github.com/openxla/xla/issues"
+
+
+def _frames(log: Log, end: int) -> list[str]:
+    """The functions of the stack trace that follows the message, machinery left out."""
+    window = log.text[end : end + _STACK_WINDOW]
+    if "stack trace" not in window[:400].lower():
+        return []
+    return [
+        found["fn"]
+        for found in _ABSL_FRAME.finditer(window)
+        if not _MACHINERY.match(found["fn"]) and "::" in found["fn"]
+    ]
+
+
+def _platform(text: str) -> Platform | None:
+    for pattern, platform in _PLATFORM_PATHS:
+        if pattern.search(text):
+            return platform
+    return None
+
+
+def _short(path: str) -> str:
+    """``external/xla/xla/service/gpu/x.cc`` -> ``xla/service/gpu/x.cc``."""
+    return re.sub(r"^(?:external/[\w-]+/)?", "", path)
+
+
+def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    if m["file"] and m.start() > start and not log.text[m.start() - 1].isspace():
+        return  # an F inside a word, not a fatal log line's severity letter
+    if m["bare"] and re.search(r"\] $|\) $", log.before_on_line(m.start())):
+        return  # the check of a fatal line or RET_CHECK read from its opening
+    path = m["file"] or m["rfile"] or ""
+    line = m["line"] or m["rline"]
+    condition = (m["what"] or m["rcond"] or m["cond"] or "").strip()
+    condition = re.sub(r"^Check failed: ", "", condition)
+    frames = _frames(log, log.line_end(m.end()))
+    context = " ".join([path, *frames[:3]])
+    owner, where = _owner(context)
+    component = f" (it failed in {frames[0]})" if frames else ""
+    torch = owner == "PyTorch/XLA" or torch_xla_log(log.text)
+    dump = _TORCH_DUMP if torch else _XLA_DUMP
+    if owner.startswith("Mosaic"):
+        dump = _MOSAIC_DUMP
+    at = f" at {_short(path)}:{line}" if path else ""
+    text = _REPORT.format(
+        owner=owner,
+        at=at,
+        cond=f" ({condition[:160]})" if condition else "",
+        where=where,
+        dump=dump,
+        component=component,
+        versions="pip show torch torch_xla" if torch else "jax.print_environment_info()",
+        packages="torch/torch_xla" if torch else "jax/jaxlib",
+    )
+    platform = _platform(" ".join([path, *frames]))
+    hints = [f"{owner} source: {_short(path)}:{line}"] if path else []
+    if frames:
+        hints.append(f"failed in {frames[0]}")
+    yield make_failure(
+        Family.XLA_CRASH,
+        log,
+        m.start(),
+        op="Check failed" if not m["rfile"] else "RET_CHECK",
+        reason=Reason.COMPILE_ERROR,
+        advice=(text, AdviceKind.REPORT_BUG),
+        node=f"{_short(path)}:{line}" if path else condition[:80],
+        stack=log.traceback_before(start),
+        device=str(platform) if platform else None,
+        platform=platform,
+        headline_at=start,
+        status="INTERNAL" if m["rfile"] else None,  # an abort returns no status
+        hints=hints,
+    )
+
+
+RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _xla_crash)
