@@ -267,3 +267,17 @@ def test_one_array_donated_twice():
 def test_the_family_table_holds_the_new_families():
     families = [r.family for r in RECOGNISERS]
     assert families[-2:] == [Family.DISTRIBUTED, Family.XLA_CRASH]
+
+
+def test_the_operand_mosaic_refused_is_named_with_its_layouts():
+    # PyTorch/XLA calling a Pallas kernel: INVALID_ARGUMENT through "Bad StatusOr access".
+    layout = only("ptxla_8732_layout")
+    assert layout.family is Family.PALLAS and layout.finding.node == "operand 3 f32[16,3072]"
+    assert "expects {1,0:T(128)S(1)}, XLA gives {1,0:T(8,128)S(1)}" in layout.hints[1]
+    # Its shape already sits on the tiles: no advice to pad it.
+    assert "already sits on (8, 128) tiles" in layout.finding.suggestion
+    assert layout.finding.source == "/mnt/ssd0/vllm/bgmv_torch.py:149"
+    # JAX 0.4.20's wording names no operand; the op's vector types are what it gives.
+    internal = only("jax_18388_internal_tpu_kernel")
+    assert "vector<16x128xf32>" in internal.hints[1]
+    assert "multiples of 128" in internal.finding.suggestion  # 16 rows of a transposed rhs

@@ -296,7 +296,52 @@ def _mosaic(log: Log, m: re.Match[str], why: str | None = None) -> Failure:
     reason = Reason.DTYPE if kind is AdviceKind.CAST_DTYPE else Reason.COMPILE_ERROR
     failure = _simple(log, m, op, reason, (text, kind), source=source)
     failure.hints.append(f"Mosaic's reason: {why}")
+    _name_operand(failure, why, involved["rest"] if involved else "")
+    _already_tiled(failure, why)
     return failure
+
+
+def _already_tiled(failure: Failure, why: str) -> None:
+    """A layout mismatch of an operand whose shape already sits on (8, 128) tiles: the shape
+    is not what to change -- the kernel was compiled for another layout of it than the array
+    passed (so the advice to pad it would contradict the message's own numbers)."""
+    operand, layouts = _OPERAND.search(why), _LAYOUTS.search(why)
+    if operand is None or layouts is None or not operand["shape"]:
+        return
+    dims = [int(d) for d in re.findall(r"\d+", operand["shape"].split("[", 1)[1])]
+    if len(dims) < 2 or dims[-1] % 128 or dims[-2] % 8:
+        return
+    failure.finding.suggestion = (
+        f"operand {operand['index']} ({operand['shape']}) already sits on (8, 128) tiles, so its "
+        f"shape is not the problem: the kernel was compiled for the layout "
+        f"{layouts['expected']} of it and is passed {layouts['got']}; the operand's shape or "
+        "rank when the kernel was traced differs from the array passed (compare the kernel's "
+        "BlockSpecs and shapes with the arrays given to it)"
+    )
+
+
+# What Mosaic's reason says of the operand it refused: `operand 3: XLA layout does not match
+# MLIR layout for an operand of shape f32[16,3072]: expected {1,0:T(128)S(1)}, got {...}`.
+_OPERAND = re.compile(r"operand (?P<index>\d+)\b(?:[^\n]*?of shape (?P<shape>[a-z]\w*\[[\d,]*\]))?")
+_LAYOUTS = re.compile(r"expected (?P<expected>\{[^}\n]*\}), got (?P<got>\{[^}\n]*\})")
+_VECTOR_TYPE = re.compile(r"(?:vector|memref)<[^<>\n]*(?:<[^<>\n]*>[^<>\n]*)*>")
+
+
+def _name_operand(failure: Failure, why: str, involved: str) -> None:
+    """The operand Mosaic refused (its number and shape) as the node, the layouts it expected
+    and got, and the vector types of the op involved, as the message gives them."""
+    operand = _OPERAND.search(why)
+    if operand is not None:
+        shape = f" {operand['shape']}" if operand["shape"] else ""
+        failure.finding.node = f"operand {operand['index']}{shape}"
+    layouts = _LAYOUTS.search(why)
+    if layouts is not None:
+        failure.hints.append(
+            f"layout: the kernel expects {layouts['expected']}, XLA gives {layouts['got']}"
+        )
+    types = list(dict.fromkeys(_VECTOR_TYPE.findall(involved)))
+    if types:
+        failure.hints.append(f"operand types: {', '.join(types)}")
 
 
 def _vmem(log: Log, m: re.Match[str]) -> Failure | None:
