@@ -12,6 +12,7 @@ import pytest
 from hloscope.analysis.explain_error import Family, explain_error
 from hloscope.analysis.explain_error.registry import RECOGNISERS
 from hloscope.analysis.unsupported import Platform
+from hloscope.analysis.unsupported.findings import Reason
 
 LOGS = Path(__file__).parent / "data" / "family_logs"
 
@@ -67,6 +68,7 @@ def test_a_barrier_of_the_programs_own_is_not_called_a_launch_problem():
 def test_a_process_stopped_because_another_died():
     (failure,) = failures("jax_39095_fatal")  # no XLA-bug failure for the F-line either
     assert failure.family is Family.DISTRIBUTED and failure.finding.op == "coordination service"
+    assert failure.finding.reason is Reason.RUNTIME
     assert "other workers' logs" in failure.finding.suggestion
 
 
@@ -149,6 +151,8 @@ def test_xla_check_failures_are_bugs_to_report_with_a_dump(name, where, platform
     assert where in failure.finding.suggestion
     assert "--xla_dump_to" in failure.finding.suggestion
     assert "openxla/xla/issues" in failure.finding.suggestion
+    # Each of the four failed inside the compiler (a pass, an emitter, the partitioner).
+    assert failure.finding.reason is Reason.COMPILE_ERROR
 
 
 def test_an_xla_check_names_the_function_that_failed():

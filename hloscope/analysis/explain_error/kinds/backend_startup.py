@@ -243,7 +243,7 @@ def _machine(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         log,
         m.start(),
         op=op,
-        reason=Reason.COMPILE_ERROR,
+        reason=Reason.RUNTIME,  # nothing was compiled: the machine or its packages failed
         advice=(text, kind),
         function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),
         stack=stack,

@@ -108,7 +108,7 @@ def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         log,
         m.start(),
         op=op,
-        reason=Reason.COMPILE_ERROR,
+        reason=Reason.RUNTIME,
         advice=advice,
         node=", ".join(tasks),
         function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),

@@ -53,6 +53,10 @@ _MACHINERY = re.compile(
     r"|std::|pybind11::|nanobind::|_Py|Py[A-Z]|cfunction_)"
 )
 _STACK_WINDOW = 4096
+# Where XLA's compiler lives: its passes, emitters and autotuners.
+_COMPILER = re.compile(
+    r"xla/service/|Compiler|Emitter|Autotun|Pass\b|Partition|Hlo|BufferAssignment", re.I
+)
 _JAX_ISSUES = "https://github.com/jax-ml/jax/issues"
 # Whose code a source path is, first match wins.
 _OWNERS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
@@ -146,7 +150,8 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         versions="pip show torch torch_xla" if torch else "jax.print_environment_info()",
         packages="torch/torch_xla" if torch else "jax/jaxlib",
     )
-    platform = _platform(" ".join([path, *frames]))
+    everything = " ".join([path, *frames])
+    platform = _platform(everything)
     hints = [f"{owner} source: {_short(path)}:{line}"] if path else []
     if frames:
         hints.append(f"failed in {frames[0]}")
@@ -155,7 +160,8 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         log,
         m.start(),
         op="Check failed" if not m["rfile"] else "RET_CHECK",
-        reason=Reason.COMPILE_ERROR,
+        # A check in a compiler pass is the compiler's; one elsewhere failed as it ran.
+        reason=Reason.COMPILE_ERROR if _COMPILER.search(everything) else Reason.RUNTIME,
         advice=(text, AdviceKind.REPORT_BUG),
         node=f"{_short(path)}:{line}" if path else condition[:80],
         stack=log.traceback_before(start),
