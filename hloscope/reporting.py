@@ -77,6 +77,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .capture.target import Target
     from .devices import DeviceSpec
     from .dump.index import DumpModule
+    from .render.html.compile_time_section import CompileTimeSection
     from .render.html.profile_section import ProfileSection
 
 __all__ = [
@@ -215,6 +216,7 @@ def build_report(
     out.sources = source_rows(origin, out)
     out.memory = _optional(out, "memory", lambda: memory(origin))
     out.collectives = _optional(out, "collectives", lambda: collectives(origin, device))
+    out.compile_time = _optional(out, "compile time", lambda: compile_time_of(origin))
     out.passes = _optional(out, "pass timeline", lambda: timeline(origin))
     out.recompiles = _optional(out, "recompiles", lambda: recompiles(origin))
     out.checks = _optional(out, "unsupported ops", lambda: checks(origin)) or []
@@ -549,6 +551,27 @@ def timeline(origin: _Origin) -> Timeline | None:
     if subject is None:
         return None
     return sections.timeline_from(passes.pass_timeline(subject))
+
+
+def compile_time_of(origin: _Origin) -> CompileTimeSection | None:
+    """Where the module's compile time went (:mod:`hloscope.analysis.compile_time`): of a
+    capture that kept its times, or a dump with XLA's pass times; ``None`` when nothing of
+    the compile was timed."""
+    from .analysis.compile_time import compile_time_of_capture, compile_time_of_target
+    from .render.html.compile_time_section import compile_time_section
+
+    capture = origin.capture
+    if capture is not None:
+        if capture.compile_time is None and "module_metadata" not in capture.reports:
+            return None  # a capture made before hloscope kept the times
+        return compile_time_section(compile_time_of_capture(capture))
+    target = origin.target
+    if target is None or target.kind not in (TargetKind.DUMP, TargetKind.SCRIPT):
+        return None
+    timed = target.output_dir is not None and (target.output_dir / "compile_time.json").is_file()
+    if not timed and not any(m.companions("metadata") for m in target.dump().modules):
+        return None  # neither JAX's durations nor XLA's pass times
+    return compile_time_section(compile_time_of_target(target, origin.module.name))
 
 
 def recompiles(origin: _Origin) -> Recompiles | None:

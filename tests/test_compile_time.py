@@ -283,3 +283,22 @@ def test_a_script_runs_every_compile_timed_and_each_module_gets_its_own(tmp_path
     loop = next(f for f in got["findings"] if f["cause"] == "unrolled_loop")
     line = SCRIPT.splitlines().index("    for _ in range(6):") + 1
     assert loop["repeats"] == 6 and loop["source"] == f"{script}:{line}"
+
+
+def test_the_report_has_a_compile_time_section_with_the_loop_and_its_fix(tmp_path):
+    pytest.importorskip("jax")
+    import hloscope
+
+    programs = _programs()
+    cap = hloscope.capture(programs.layers_loop, *programs.EXAMPLE_ARGS["layers_loop"])
+    report = hloscope.build_report(cap, graphs=0)
+    assert "compile-time" in report.section_names()
+    section = report.compile_time
+    assert [row.name for row in section.stages] == ["trace", "lower", "HLO passes", "backend"]
+    assert section.findings and "lax.scan" in section.findings[0].detail
+    page = tmp_path / "report.html"
+    report.write(page)
+    html = page.read_text()
+    assert "-compile-time" in html and "What makes this compile slow" in html
+    # A module alone says nothing of its compile: no section.
+    assert hloscope.build_report(cap.module("after"), graphs=0).compile_time is None

@@ -60,6 +60,7 @@ from .sections import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .compile_time_section import CompileTimeSection
     from .profile_section import ProfileSection
 
 __all__ = ["Report", "table_rows", "REPORT_SCHEMA", "MAX_TABLE_ROWS"]
@@ -98,6 +99,7 @@ class Report:
     bench: BenchSection | None = None
     bench_asked: bool = False
     profile: ProfileSection | None = None
+    compile_time: CompileTimeSection | None = None
     notes: list[str] = field(default_factory=list)
     hints: list[Hint] = field(default_factory=list)
     version: str = __version__
@@ -118,6 +120,8 @@ class Report:
             names.append("memory")
         if self.collectives is not None:
             names.append("collectives")
+        if self.compile_time is not None:
+            names.append("compile-time")
         if self.passes is not None:
             names.append("passes")
         if self.recompiles is not None:
