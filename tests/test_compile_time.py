@@ -302,3 +302,18 @@ def test_the_report_has_a_compile_time_section_with_the_loop_and_its_fix(tmp_pat
     assert "-compile-time" in html and "What makes this compile slow" in html
     # A module alone says nothing of its compile: no section.
     assert hloscope.build_report(cap.module("after"), graphs=0).compile_time is None
+
+
+def test_a_function_traced_before_says_jax_reported_no_tracing():
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    def twice(x):
+        return jnp.sin(x) * 2
+
+    jitted = jax.jit(twice)
+    x = jnp.ones(8)
+    jitted.trace(x)  # JAX's tracing cache now holds it: the capture's trace is a hit
+    report = compile_time(jitted, x)
+    assert report.stages.trace_s is None and report.stages.backend_compile_s > 0
+    assert any("reused a trace" in note for note in report.notes)

@@ -334,6 +334,11 @@ def _build(
     notes: list[str],
 ) -> CompileTime:
     stages, total, hloscope_s = stage_times(timing, metadata)
+    if stages.backend_compile_s is not None and stages.trace_s is None:
+        notes.append(
+            "JAX reported no tracing: it reused a trace of this function made earlier in the "
+            "same process"
+        )
     runs = [run for m in metadata for run in m.passes]
     if not runs:
         notes.append(
@@ -380,7 +385,9 @@ def compile_time_of_capture(capture: Capture) -> CompileTime:
     notes: list[str] = []
     text = capture.reports.get("module_metadata")
     metadata = _metadata([(f"<capture {capture.name}: module metadata>", text)] if text else [])
-    if capture.compile_time is None:
+    if capture.frontend != "jax":
+        notes.append(f"{capture.frontend} reports no stage times; XLA's pass times only")
+    elif capture.compile_time is None:
         notes.append(
             "this capture kept no stage times (made before hloscope measured them: "
             "--refresh captures it again)"
