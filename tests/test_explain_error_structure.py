@@ -434,3 +434,40 @@ def test_every_dev_log_reads_the_same_in_a_notebook_and_behind_worker_tags():
             if _key(wrap(case.text)) != plain:
                 differ.append(f"{case.name} ({how})")
     assert not differ, differ
+
+
+# ---- status codes no family reads more precisely ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # jaxley (2023), a GPU kernel launch that failed while the program ran.
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime "
+        "executable: run time error: custom call 'xla.gpu.func.launch' failed: Failed to launch "
+        "CUDA kernel: fusion_1560 with block dimensions: 160x1x1 and grid dimensions: 1x1x1: "
+        "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered.",
+        # jax 0.4.25 on an A100 (2024), the GEMM autotuner.
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: All algorithms tried for %dot.128 = "
+        "f32[384,384]{1,0} dot(f32[216000,384]{1,0} %multiply.51, f32[216000,384]{1,0} "
+        "%sine.3), lhs_contracting_dims={0}, rhs_contracting_dims={0} failed. Falling back to "
+        "default algorithm.",
+    ],
+)
+def test_a_status_code_jax_raised_is_explained_by_its_code(text):
+    failure = _first(text)
+    assert (str(failure.family), failure.finding.op, failure.status) == (
+        "xla_status",
+        "INTERNAL",
+        "INTERNAL",
+    )
+    assert "internal error" in failure.hints[0]
+
+
+@pytest.mark.parametrize(
+    "name", ["jax_23989_mosaic_matmul_dtype", "jax_24486_mosaic_matmul_divisible"]
+)
+def test_the_bare_code_gives_way_to_the_family_that_reads_the_message(name):
+    explained = explain_error(_log(name))
+    assert [str(f.family) for f in explained.failures] == ["pallas"]
+    assert explained.failures[0].status == "INTERNAL"

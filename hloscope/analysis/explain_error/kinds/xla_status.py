@@ -178,11 +178,44 @@ _STATUS_FORMS: tuple[Form, ...] = (
         "the runtime was not in the state the call needs (a device library, a buffer)",
     ),
 )
+# XLA's other status codes, read as the code alone where JAX raised them and no other family
+# explained the message: what each says in general, the message's own words say the rest.
+_OTHER_CODES: dict[str, str] = {
+    "INTERNAL": "an internal error of XLA or of a library it called (a compiler pass, a "
+    "kernel launch, an autotuner): a bug to report with the program when it repeats",
+    "UNKNOWN": "the runtime gave the error no category; the message's words say what failed",
+    "ABORTED": "the runtime stopped the operation (a device or process it needed went away)",
+    "DEADLINE_EXCEEDED": "an operation waited longer than its timeout (a collective, a barrier, "
+    "a connection)",
+    "RESOURCE_EXHAUSTED": "a resource ran out (device or host memory, a limit)",
+    "UNAVAILABLE": "a device or service the program needs could not be reached",
+    "OUT_OF_RANGE": "an index, size or value was out of the range the op accepts",
+    "PERMISSION_DENIED": "the process may not use a device or file it needs",
+    "CANCELLED": "the operation was cancelled (often after another one failed first)",
+    "DATA_LOSS": "data was lost or corrupted (a checkpoint, a transfer)",
+}
+_STATUS_FORMS = _STATUS_FORMS + tuple(
+    Form(
+        f"status_{code.lower()}",
+        f"{code}: ",
+        code,
+        Reason.COMPILE_ERROR,
+        (f"xla:{code}",),
+        meaning,
+    )
+    for code, meaning in _OTHER_CODES.items()
+)
 _STATUS = alternation(_STATUS_FORMS)
 # The forms that only say a status code (or a stage): dropped where a specific form explained
 # the same message (see _drop_generic).
 _GENERIC_STATUS = frozenset(
-    {"invalid_argument", "not_found", "failed_precondition", "hlo_verifier"}
+    {
+        "invalid_argument",
+        "not_found",
+        "failed_precondition",
+        "hlo_verifier",
+        *(f"status_{code.lower()}" for code in _OTHER_CODES),
+    }
 )
 _GENERIC_OPS = frozenset(
     {"UNIMPLEMENTED", *(f.op for f in _STATUS_FORMS if f.group in _GENERIC_STATUS)}
