@@ -118,6 +118,30 @@ def test_every_async_pair_is_overlap_measured_from_the_trace(case: str) -> None:
             hidden += covered
         assert overlap.hidden_s == pytest.approx(hidden * 1e-9 / profile.steps, rel=1e-6)
         assert overlap.hidden_s + overlap.exposed_s == pytest.approx(overlap.span_s)
+    # Over all pairs: the union of their spans, and the part no leaf op covered.
+    merged = _union(
+        [
+            (span_ns(begun)[0], span_ns(waited)[1])
+            for done, start in dones.items()
+            for begun, waited in zip(events[start], events[done])
+        ]
+    )
+    in_flight = sum(hi - lo for lo, hi in merged)
+    covered = sum(max(0.0, min(b, hi) - max(a, lo)) for lo, hi in merged for a, b in _union(leaves))
+    assert profile.async_in_flight_s == pytest.approx(in_flight * 1e-9 / profile.steps)
+    assert profile.async_exposed_s == pytest.approx(
+        (in_flight - covered) * 1e-9 / profile.steps, rel=1e-6
+    )
+
+
+def _union(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    out: list[list[float]] = []
+    for lo, hi in sorted(spans):
+        if out and lo <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], hi)
+        else:
+            out.append([lo, hi])
+    return [(a, b) for a, b in out]
 
 
 def test_the_lm_steps_prefetches_are_mostly_hidden_and_carry_their_bytes() -> None:

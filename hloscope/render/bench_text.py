@@ -342,13 +342,15 @@ def _async_lines(result: BenchResult, console: Any, wide: bool, top: int | None)
     if not overlaps:
         return
     rows = [o.row() for o in overlaps[:top]]
-    exposed = sum(o.exposed_s for o in overlaps)
+    assert result.traced is not None and result.traced.profile is not None  # overlaps: traced
+    found = result.traced.profile
     console.print()
     _hanging(
         console,
         Text(
-            f"async     {len(overlaps)} pairs (start to done, their transfer has no roofline):"
-            f" {format_seconds(exposed)} per step exposed, the rest hidden under other kernels",
+            f"async     {len(overlaps)} pairs (start to done; their transfer has no roofline):"
+            f" in flight {format_seconds(found.async_in_flight_s)} per step, "
+            f"{format_seconds(found.async_exposed_s)} of it exposed (no other kernel running)"
         ),
     )
     table, needed = fitted_table(

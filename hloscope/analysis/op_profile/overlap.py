@@ -25,6 +25,7 @@ the ops inside them only, so a done's wait inside a loop is not hidden by the lo
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Sequence
@@ -35,6 +36,7 @@ from ...profile import OpEvent
 
 __all__ = [
     "AsyncOverlap",
+    "AsyncSummary",
     "ASYNC_KEYS",
     "async_overlaps",
     "is_async",
@@ -128,11 +130,22 @@ class AsyncOverlap:
         return {key: getattr(self, key) for key in ASYNC_KEYS}
 
 
-def _covered(busy: Sequence[tuple[float, float]], starts: Sequence[float], lo: float,
-             hi: float) -> float:  # fmt: skip
-    """The length of ``[lo, hi]`` that the merged, sorted intervals ``busy`` cover."""
-    import bisect
+@dataclass(frozen=True, slots=True)
+class AsyncSummary:
+    """The async pairs, and over all of them per step: the time at least one transfer was in
+    flight (the union of their spans: pairs overlap each other) and the part of it the device
+    ran no other op (exposed: waited, or sat idle, with transfers in flight)."""
 
+    pairs: list[AsyncOverlap]
+    in_flight_s: float
+    exposed_s: float
+
+
+def _covered(
+    busy: Sequence[tuple[float, float]], starts: Sequence[float], lo: float, hi: float
+) -> float:
+    """The length of ``[lo, hi]`` that the merged, sorted intervals ``busy`` cover (``starts``
+    their starts)."""
     total = 0.0
     index = max(0, bisect.bisect_right(starts, lo) - 1)
     while index < len(busy) and busy[index][0] < hi:
@@ -160,10 +173,11 @@ def async_overlaps(
     opcode: Callable[[OpEvent], str],
     started_by: Callable[[OpEvent], str],
     nbytes: Callable[[str], float | None],
-) -> list[AsyncOverlap]:
+) -> AsyncSummary:
     """The async pairs of ``ops`` (one module's ops, ``own`` their self times), per step over
-    ``steps``, most exposed first. ``opcode`` gives an op's opcode, ``started_by`` a done's
-    start name, ``nbytes`` a start's bytes per execution."""
+    ``steps``, most exposed first, and the time any transfer was in flight (and exposed).
+    ``opcode`` gives an op's opcode, ``started_by`` a done's start name, ``nbytes`` a start's
+    bytes per execution."""
     kinds = [opcode(op) for op in ops]
     # Time covered by ops that are not async and enclose nothing (see the module docstring).
     busy = _merged(
@@ -175,6 +189,7 @@ def async_overlaps(
     open_: dict[str, deque[OpEvent]] = defaultdict(deque)
     spans: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     start_opcode: dict[str, str] = {}
+    every: list[tuple[float, float]] = []
     order = sorted(range(len(ops)), key=lambda i: ops[i].start_ns)
     for i in order:
         op, kind = ops[i], kinds[i]
@@ -188,6 +203,7 @@ def async_overlaps(
                 continue
             begun = queue.popleft()
             lo, hi = begun.start_ns, max(op.end_ns, begun.end_ns)
+            every.append((lo, hi))
             record = spans[(start, op.name)]
             record[0] += 1
             record[1] += hi - lo
@@ -206,4 +222,7 @@ def async_overlaps(
         for (start, done), (count, span, hidden) in spans.items()
     ]
     out.sort(key=lambda o: (-o.exposed_s, -o.span_s, o.start))
-    return out
+    whole = _merged(every)
+    covered = sum(_covered(busy, starts_at, lo, hi) for lo, hi in whole)
+    in_flight = sum(hi - lo for lo, hi in whole)
+    return AsyncSummary(out, in_flight * scale, max(0.0, in_flight - covered) * scale)

@@ -143,6 +143,9 @@ class OpProfile:
     notes: list[str] = field(default_factory=list)
     devices: DeviceSpread | None = None  # every device's busy time, in a trace of several
     overlaps: list[AsyncOverlap] = field(default_factory=list)  # async pairs, most exposed first
+    #: Per step: the time any async transfer was in flight, and the part no other op covered.
+    async_in_flight_s: float = 0.0
+    async_exposed_s: float = 0.0
     step_times: list[StepTime] = field(default_factory=list)  # each step's wall and busy time
 
     @property
@@ -294,7 +297,7 @@ def op_profile(
             )
         )
     kernels.sort(key=lambda k: (-k.time_s, k.name))
-    overlaps = async_overlaps(
+    transfers = async_overlaps(
         ops,
         [own for _, own in picked],
         steps,
@@ -335,7 +338,9 @@ def op_profile(
         unjoined=unjoined,
         notes=notes,
         devices=device_spread(trace, steps if has_steps else None),
-        overlaps=overlaps,
+        overlaps=transfers.pairs,
+        async_in_flight_s=transfers.in_flight_s,
+        async_exposed_s=transfers.exposed_s,
         step_times=times,
     )
 
