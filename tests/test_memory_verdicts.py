@@ -68,6 +68,7 @@ def _libtpu_and_cache(tmp_path_factory, monkeypatch):
     needs_libtpu()
     # One cache for the module: each program is compiled once, then read from the cache.
     monkeypatch.setenv("HLOSCOPE_CACHE", str(tmp_path_factory.getbasetemp() / "verdict-cache"))
+    monkeypatch.setenv("COLUMNS", "80")
 
 
 def _memory(name: str, *extra: str) -> tuple[int, str]:
@@ -98,7 +99,7 @@ def test_three_verdicts_in_distinct_words_and_json(name, oracle):
     assert device["within_limit"] is (verdict == "fits")
     code, text = _memory(name)
     words = _words(text)
-    assert code == 0
+    assert code == 0 and max(map(len, text.splitlines())) <= 80
     if verdict == "fits":
         assert "fits on tpu-v5e (16.0 GiB): peak " in words and "above your" not in words
     elif verdict == "fits_above_limit":
