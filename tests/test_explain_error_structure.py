@@ -471,3 +471,20 @@ def test_the_bare_code_gives_way_to_the_family_that_reads_the_message(name):
     explained = explain_error(_log(name))
     assert [str(f.family) for f in explained.failures] == ["pallas"]
     assert explained.failures[0].status == "INTERNAL"
+
+
+# ---- a plugin whose initialize() raised ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["envpool_303_plugin_register", "spyx_31_plugin_register"])
+def test_a_plugin_whose_initialize_raised_is_a_start_up_failure(name):
+    # Two jaxlibs' signatures of register_custom_call_target refused by the CUDA plugin
+    # (envpool, May 2024: bytes for the name; spyx, July 2024: a traits argument).
+    failure = _first(_log(name))
+    assert (str(failure.family), failure.finding.op, str(failure.platform)) == (
+        "backend_startup",
+        "plugin xla_cuda12",
+        "gpu",
+    )
+    assert failure.advice_kind == "install"
+    assert "TypeError: register_custom_call_target()" in failure.finding.suggestion

@@ -4,7 +4,8 @@ version 8600, but JAX was built against version 8906``, ``Backend 'cuda' failed 
 initialize``, ``Requested backend tpu_driver, but it failed to initialize``, a CUDA-enabled
 jaxlib that is not installed, TPU initialization failures; cuDNN and cuBLAS that cannot create
 their handles (``Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR``) or initialise
-(``FAILED_PRECONDITION: DNN library initialization failed``).
+(``FAILED_PRECONDITION: DNN library initialization failed``); a PJRT plugin whose
+``initialize()`` raised (``Jax plugin configuration error``).
 
 Nothing was compiled: the advice is about the machine -- the process holding the device, the
 versions installed, the memory a framework took first -- and the device is named back as the
@@ -58,7 +59,12 @@ _OPENING = re.compile(
     r"|jaxlib is version (?P<old_jaxlib>\S+), but this version of jax requires version "
     r">= (?P<min_jaxlib>\d[\w.]*\d)"
     r"|jaxlib version (?P<new_jaxlib>\S+) is newer than and incompatible with jax version "
-    r"(?P<old_jax>\d[\w.]*\d)",
+    r"(?P<old_jax>\d[\w.]*\d)"
+    # A PJRT plugin whose initialize() raised (jax 0.4.26 on): the exception after the
+    # traceback says why -- a registration call of another jaxlib's signature, a CUDA library
+    # its version check could not query.
+    r"|[Jj]ax plugin configuration error: Exception when calling "
+    r"jax_plugins\.(?P<pc_plugin>\w+)\.initialize\(\)",
     re.M,
 )
 _PID = re.compile(r"in use by process with pid (?P<pid>\d+|\.\.)")
@@ -135,7 +141,16 @@ def _advice(log: Log, m: re.Match[str], backend: str, message: str) -> tuple[str
 
 
 # The forms about the machine rather than a backend's name: each read by _machine_form.
-_MACHINE_FORMS = ("held", "held_tpu", "accel", "tpu_sys", "signal", "plugin", "pjrt_plugin")
+_MACHINE_FORMS = (
+    "held",
+    "held_tpu",
+    "accel",
+    "tpu_sys",
+    "signal",
+    "plugin",
+    "pjrt_plugin",
+    "pc_plugin",
+)
 _VERSION_FORMS = ("old_jaxlib", "new_jaxlib")
 _BACKEND_LINE = re.compile(r"Unable to initialize backend|Requested backend|failed to initialize")
 # libtpu's start-up in a crash's stack trace.
@@ -216,7 +231,30 @@ def _machine_form(log: Log, m: re.Match[str]) -> tuple[str, str, tuple[str, Advi
     if m["pjrt_plugin"]:
         text = _PJRT.format(plugin=m["pjrt_plugin"], framework=m["pjrt_framework"])
         return "PJRT plugin", "", (text, AdviceKind.INSTALL)
+    if m["pc_plugin"]:
+        return _plugin_initialize(log, m)
     return None
+
+
+# The exception a plugin's traceback ends with: its last "SomeError: message" line.
+_RAISED_LINE = re.compile(r"^(?P<cls>[A-Za-z_][\w.]*(?:Error|Exception)): (?P<msg>[^\n]+)$", re.M)
+_PLUGIN_INIT = (
+    "the {plugin} plugin failed to initialize ({why}), so JAX runs without its device: its "
+    "version does not match jaxlib's, or a CUDA library it checks is missing or broken; "
+    'install them together at one version (pip install -U "jax[{extra}]"), and check what '
+    "jax.print_environment_info() lists"
+)
+
+
+def _plugin_initialize(log: Log, m: re.Match[str]) -> tuple[str, str, tuple[str, AdviceKind]]:
+    plugin = m["pc_plugin"]
+    window = log.text[m.end() : min(len(log.text), m.end() + 8192)]
+    raised = list(_RAISED_LINE.finditer(window))
+    why = f"{raised[0]['cls'].rsplit('.', 1)[-1]}: {raised[0]['msg'][:160]}" if raised else ""
+    device = "tpu" if "tpu" in plugin else "gpu"
+    extra = plugin.removeprefix("xla_")  # xla_cuda12 -> cuda12
+    text = _PLUGIN_INIT.format(plugin=plugin, why=why or "see its traceback", extra=extra)
+    return f"plugin {plugin}", device, (text, AdviceKind.INSTALL)
 
 
 def _versions(m: re.Match[str]) -> tuple[str, str, tuple[str, AdviceKind]]:
