@@ -5,6 +5,10 @@
 * :func:`op_profile` -- kernels by time per step, by kind, source line and scope, with the
   module's FLOPs, bytes, roofline position and source lines joined in (:mod:`.table`,
   :mod:`.join`, :mod:`.roof`);
+* :class:`AsyncOverlap` -- an async pair's span from start to done, how much of it other ops
+  hid and how much was exposed (:mod:`.overlap`; :attr:`OpProfile.overlaps`);
+* :class:`StepTime` -- each step's wall time against the device's busy time (:mod:`.steps`;
+  :attr:`OpProfile.step_times`);
 * :class:`DeviceSpread` -- in a trace of several devices, each one's busy time and the
   slowest (:mod:`.devices`; :attr:`OpProfile.devices`);
 * :func:`compare_profiles` -- two profiles side by side, per kernel and per source line
@@ -14,16 +18,20 @@
 from .compare import ProfileComparison, compare_profiles
 from .devices import DeviceBusy, DeviceSpread
 from .join import hbm_bytes_of
+from .overlap import AsyncOverlap
 from .reading import read_trace
+from .steps import StepTime
 from .table import GroupTime, KernelTime, OpProfile, op_profile
 
 __all__ = [
+    "AsyncOverlap",
     "DeviceBusy",
     "DeviceSpread",
     "GroupTime",
     "KernelTime",
     "OpProfile",
     "ProfileComparison",
+    "StepTime",
     "compare_profiles",
     "hbm_bytes_of",
     "op_profile",

@@ -6,17 +6,24 @@ that ran) and returns an :class:`OpProfile`:
 * **Which module.** A trace may hold several modules (the program's step and the small modules
   JAX compiles for eager ops). The profile is of one: the TARGET's module, else ``module_name``,
   else the module with the most device time; the others are listed in :attr:`OpProfile.modules`.
-* **Steps** (the rule, in this order): the steps the device's ``Steps`` line holds; else the
+* **Steps** (the rule, :mod:`.steps`): the steps the device's ``Steps`` line holds; else the
   steps the program marked (``jax.profiler.StepTraceAnnotation``, host events with a
   ``step_num``: the number of distinct step numbers of the most used annotation name); else
   the number of executions of the module (distinct ``run_id`` on XLA:CPU, ``XLA Modules``
-  events on a TPU or GPU); else one. :attr:`OpProfile.step_rule` says which one applied.
+  events on a TPU or GPU); else one. In a trace that holds other modules' ops too, only the
+  marked steps that hold an op of the module count. :attr:`OpProfile.step_rule` says which
+  rule applied; :attr:`OpProfile.step_times` gives each step's wall time against the device's
+  busy time, and a chip idle most of each step puts the host question first in the notes.
 * **Kernels.** One row per HLO instruction the device ran: its *self* time (nested ops taken
   out, see :func:`~hloscope.profile.build.self_times`) per step, its share of the device time,
   its occurrences (executions in the whole trace), and, joined from the module
   (:mod:`.join`), its kind, FLOPs and HBM bytes per step, its bound and roofline position on
   the chip (:mod:`.roof`) and its source line. Without a module, what the trace itself says
-  (the op's HLO text on a TPU gives its opcode and fusion kind).
+  (the op's HLO text on a TPU gives its opcode and fusion kind). An async start or done has
+  no bound and no position: :attr:`OpProfile.overlaps` gives each pair's span, hidden and
+  exposed time instead (:mod:`.overlap`). A kernel whose bytes all stay on chip and that does
+  no FLOP is bound ``on-chip``. Without a chip, a TPU module's notes name the ``--device``
+  the bounds need.
 * **Device time per step** is the sum of the kernels' self times over the steps: the time the
   device's op line was busy, so the kernels' shares add up to one.
 * **Groups**: by kind, by source line and by ``op_name`` scope (the op's name with its last
