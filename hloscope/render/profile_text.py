@@ -7,9 +7,10 @@ share (with the host question when the chip is idle most of each step), then the
 slowest first (time per step, share, occurrences, kind, FLOPs and HBM bytes per step, bound
 and roofline position, ``async`` for an async op, source line), then the time by kind, by
 source line and by ``op_name`` scope, the async pairs (span, hidden, exposed), and the notes.
-Tables are fitted to the terminal (80 columns when piped) by :func:`~hloscope.render.table_fit.fitted_table`: the
-essential columns always, the others while they fit. ``--vs`` shows A's and B's time per step
-for each kernel and each source line, largest change first.
+Tables are fitted to the terminal (80 columns when piped) by
+:func:`~hloscope.render.table_fit.fitted_table`: the essential columns always, the others
+while they fit. ``--vs`` shows A's and B's time per step for each kernel and each source line,
+largest change first.
 """
 
 from __future__ import annotations
