@@ -20,6 +20,7 @@ from hloscope.analysis.explain_error.allocation import read_allocation
 from hloscope.analysis.explain_error.complete import status_code_in
 from hloscope.analysis.explain_error.mlir_location import location_op, location_source
 from hloscope.cli import cli
+from tests.explain_error_scoring import cases
 
 LOGS = Path(__file__).parent / "data" / "error_logs"
 
@@ -423,8 +424,6 @@ def _behind_tags(text: str) -> str:
 
 def test_every_dev_log_reads_the_same_in_a_notebook_and_behind_worker_tags():
     # The dev logs of both corpora (the date-split corpus's test part is only scored).
-    from tests.explain_error_scoring import cases
-
     differ = []
     for case in cases():
         if case.split == "test":
