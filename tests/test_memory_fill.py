@@ -164,3 +164,18 @@ def test_the_report_says_what_fills_the_peak(target, tmp_path):
         # Files are shown without their folders; the whole label is the tooltip.
         for row in group.rows[:10]:
             assert f'title="{escape(row.label)}"' in table
+
+
+@pytest.mark.parametrize("target", [CPU_HLO[0], DUMPS[1]], ids=lambda p: p.name)
+def test_by_scope_groups_an_arguments_arrays(target):
+    (result,) = memory_results(Target.resolve(str(target)))[:1]
+    arrays: dict[str, list[int]] = {}
+    for b in result.live_at_peak:
+        if b.kind == "parameter" and "[" in b.scope:
+            arrays.setdefault(b.scope.split("[")[0], []).append(b.bytes)
+    name, sizes = max(arrays.items(), key=lambda kv: len(kv[1]))
+    assert len(sizes) > 1  # an argument with several arrays: params, blocks
+    rows = {row["scope"]: row for row in result.by_scope()}
+    assert rows[f"argument {name}"]["buffers"] == len(sizes)
+    assert rows[f"argument {name}"]["bytes"] == sum(sizes)
+    assert not [key for key in rows if key.startswith(f"{name}[")]

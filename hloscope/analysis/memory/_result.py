@@ -88,7 +88,8 @@ class MemoryResult:
         return _grouped(self.live_at_peak, "source")
 
     def by_scope(self) -> list[dict[str, Any]]:
-        """Bytes live at the peak per op_name scope ("which layer holds the memory")."""
+        """Bytes live at the peak per op_name scope ("which layer holds the memory"); the
+        arrays of one argument (JAX names them by path: ``m[0]``, ``m[1]``) are one group."""
         return _grouped(self.live_at_peak, "scope")
 
     def to_dict(self) -> dict[str, Any]:
@@ -135,11 +136,19 @@ class MemoryResult:
 def _grouped(buffers: list[LiveBuffer], key: str) -> list[dict[str, Any]]:
     totals: dict[str, list[int]] = {}
     for b in buffers:
-        entry = totals.setdefault(getattr(b, key) or _unnamed(b, key), [0, 0])
+        # An argument's arrays are one group (``params``), not one per path.
+        name = _argument(b) if key == "scope" and b.kind == BufferKind.PARAMETER else None
+        entry = totals.setdefault(name or getattr(b, key) or _unnamed(b, key), [0, 0])
         entry[0] += b.bytes
         entry[1] += 1
     rows = [{key: k, "bytes": v[0], "buffers": v[1]} for k, v in totals.items()]
     return sorted(rows, key=lambda r: -r["bytes"])
+
+
+def _argument(buffer: LiveBuffer) -> str | None:
+    from .fill import argument_label
+
+    return f"argument {argument_label(buffer.scope, '')}" if buffer.scope else None
 
 
 def _unnamed(buffer: LiveBuffer, key: str) -> str:
