@@ -145,6 +145,10 @@ def _fills(result: MemoryResult, width: int) -> list[str]:
     for group in result.fills:
         lines += _wrapped([f"{format_bytes(group.bytes):>10}  {group.title}"], width, "  ")
         rows = group.rows if len(group.rows) > 1 or group.rows[0].label != group.title else []
+        if len(rows) == 1 and rows[0].bytes == group.bytes and not rows[0].buffers:
+            # One row saying what the whole group is (XLA:TPU's reservation): said whole.
+            lines += _wrapped([f"({without_folders(rows[0].label)})"], width, " " * 14, " " * 15)
+            continue
         for row in rows[:FILL_TOP]:
             prefix = f"    {format_bytes(row.bytes):>10}  "
             count = f" ({row.buffers})" if row.buffers > 1 else ""
