@@ -487,3 +487,13 @@ def test_a_plugin_whose_initialize_raised_is_a_start_up_failure(name):
     )
     assert failure.advice_kind == "install"
     assert "TypeError: register_custom_call_target()" in failure.finding.suggestion
+
+
+@pytest.mark.parametrize("name", ["brax_227_array_old", "distrax_291_array"])
+def test_the_text_output_calls_a_library_line_a_library_line(name):
+    # dist-packages (brax, 2022) and a venv's site-packages (distrax, 2024).
+    result = CliRunner().invoke(cli, ["explain-error", str(LOGS / f"{name}.log")])
+    assert result.exit_code == 0, result.output
+    library = next(line for line in result.output.splitlines() if "in library" in line)
+    assert "-packages" in library
+    assert "your code   " + library.split("in library", 1)[1].strip() not in result.output

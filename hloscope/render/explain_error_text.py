@@ -152,7 +152,7 @@ def _rows(failure: Failure) -> Iterator[tuple[str, list[str]]]:
         yield "chain", [f"{names}  (innermost first)"]
     yield "your code", _where(failure)
     if failure.source_in_library and finding.source:
-        yield "library line", [f"{finding.source}  (installed code, called from yours)"]
+        yield "in library", [f"{finding.source}  (installed code, called from yours)"]
     if failure.allocation is not None and failure.memory is None:
         yield "allocation", [_allocation_line(failure.allocation)]
     if failure.memory is not None:
