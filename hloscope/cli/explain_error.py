@@ -30,8 +30,8 @@ STDIN = "-"
     "as_json",
     is_flag=True,
     help="Print JSON: recognised, platform, families and one object per failure "
-    "(the fields of `hloscope check --json` findings plus family, device, graph, "
-    "function_chain, user_stack, ...).",
+    "(the fields of `hloscope check --json` findings, warning among them, plus family, "
+    "status, device, graph, function_chain, user_stack, allocation, framework, ...).",
 )
 def explain_error_command(log: str, as_json: bool) -> None:
     """Explain a TensorFlow, JAX or XLA compile or out-of-memory error: what failed, on which
