@@ -179,3 +179,42 @@ def test_by_scope_groups_an_arguments_arrays(target):
     assert rows[f"argument {name}"]["buffers"] == len(sizes)
     assert rows[f"argument {name}"]["bytes"] == sum(sizes)
     assert not [key for key in rows if key.startswith(f"{name}[")]
+
+
+@pytest.mark.parametrize(
+    ("message", "need", "have"),
+    [
+        (  # libtpu 0.0.42 (measured here)
+            "RESOURCE_EXHAUSTED: Ran out of memory on HBM, the total memory required for HLO "
+            "temporaries (16.81G) exceeds available HBM (15.75G).",
+            16.81,
+            15.75,
+        ),
+        (  # the wording of earlier libtpu versions, as users pasted it
+            "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory "
+            "space hbm. Used 21.95G of 15.48G hbm. Exceeded hbm capacity by 6.47G.",
+            21.95,
+            15.48,
+        ),
+    ],
+    ids=["exceeds-available", "used-of"],
+)
+def test_a_refusal_in_either_wording_is_one_figure(message, need, have):
+    from hloscope.analysis.memory._function import refused_for_memory
+    from hloscope.analysis.memory.device_report import device_report
+    from hloscope.analysis.memory.fill import fill_of
+    from hloscope.render.memory_text import render_memory
+
+    result, _ = _tpu_compile("transformer_train")
+    refused_for_memory(result, message)
+    module = parse(next((TPU / "transformer_train").glob("*.after_optimizations.txt")).read_text())
+    result.fills = fill_of(result, module)
+    GiB = 1 << 30
+    assert result.peak_bytes == round(need * GiB)
+    assert sum(g.bytes for g in result.fills) == result.peak_bytes
+    result.device = device_report(result, "tpu-v5e")
+    assert result.device["verdict"] == "does_not_fit"
+    assert result.device["available_bytes"] == round(have * GiB)
+    head = " ".join(render_memory(result).split("what fills it")[0].split())
+    assert f"does NOT fit on tpu-v5e: XLA:TPU needs {need:.2f} GiB of the {have:.2f} GiB" in head
+    assert "16.0 GiB" not in head and "live range" not in head

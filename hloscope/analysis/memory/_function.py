@@ -34,7 +34,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...dump.buffers import BufferAssignment
     from ...hlo.model import Module
 
-__all__ = ["memory_of_capture", "memory_of_compiled", "memory_of_function"]
+__all__ = [
+    "memory_of_capture",
+    "memory_of_compiled",
+    "memory_of_function",
+    "refused_for_memory",
+]
 
 #: ``memory_analysis()`` fields behind each breakdown entry.
 _BREAKDOWN_FIELDS = {
@@ -144,20 +149,28 @@ def memory_of_capture(capture: Capture) -> MemoryResult:
     module = capture.module("after")
     result = memory_of_compiled(module, reports, capture.memory, capture.compiled_for)
     if capture.compile_error:
-        _refused(result, capture.compile_error)
+        refused_for_memory(result, capture.compile_error)
         result.fills = fill_of(result, module)
     return result
 
 
-# XLA:TPU's words: "... required for HLO temporaries (54.77G) exceeds available HBM (15.75G)."
-_EXCEEDS = re.compile(
-    r"\((?P<need>[\d.]+)(?P<nu>[KMGT]?)i?B?\)\s+exceeds\s+available\s+\w+\s+"
-    r"\((?P<have>[\d.]+)(?P<hu>[KMGT]?)i?B?\)"
+# XLA:TPU's words: "... required for HLO temporaries (54.77G) exceeds available HBM (15.75G).",
+# and in other libtpu versions "Ran out of memory in memory space hbm. Used 17.13G of 15.48G hbm."
+_EXCEEDS = (
+    re.compile(
+        r"\((?P<need>[\d.]+)(?P<nu>[KMGT]?)i?B?\)\s+exceeds\s+available\s+\w+\s+"
+        r"\((?P<have>[\d.]+)(?P<hu>[KMGT]?)i?B?\)"
+    ),
+    re.compile(
+        r"\bUsed\s+(?P<need>[\d.]+)(?P<nu>[KMGT]?)i?B?\s+of\s+(?P<have>[\d.]+)(?P<hu>[KMGT]?)i?B?"
+        r"\s+hbm\b",
+        re.IGNORECASE,
+    ),
 )
 _BINARY = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
-def _refused(result: MemoryResult, message: str) -> None:
+def refused_for_memory(result: MemoryResult, message: str) -> None:
     """A program the compiler refused for want of memory: the result says so, with what it
     needed and had, and its buffers are what the dump shows filling the memory. What it
     needed is the one figure: the peak becomes the compiler's own (its words give it to two
@@ -165,7 +178,7 @@ def _refused(result: MemoryResult, message: str) -> None:
     result.refused = message
     if is_tpu_kind(result.compiled_for):
         result.source = MemorySource.XLA_TPU.value
-    found = _EXCEEDS.search(message)
+    found = next((m for m in (p.search(message) for p in _EXCEEDS) if m is not None), None)
     if found is not None:
         need = round(float(found.group("need")) * _BINARY[found.group("nu")])
         have = round(float(found.group("have")) * _BINARY[found.group("hu")])
