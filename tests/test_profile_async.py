@@ -36,6 +36,10 @@ def module_of(case: str):
     return Target.resolve(str(TPU / case / "dump")).choose_module("after", None).module
 
 
+def module_of_file(path: Path):
+    return Target.resolve(str(path)).choose_module("after", None).module
+
+
 def profile_of(case: str, **options):
     return op_profile(read_trace(TPU / case), module_of(case), **options)
 
@@ -261,8 +265,10 @@ def test_a_tpu_module_without_device_names_the_device_bounds_need(case: str) -> 
     bare = profile_of(case)
     assert all(k.bound is None for k in bare.kernels)
     assert any("--device tpu-v5e" in n and "TPU module" in n for n in bare.notes)
+    assert bare.needs_device == "tpu-v5e" and profile_of(case, device=V5E).needs_device == ""
     done = invoke("profile", str(TPU / case), str(TPU / case / "dump"))
-    assert done.exit_code == 0 and "--device tpu-v5e" in " ".join(done.output.split())
+    head = next(line for line in done.output.splitlines() if line.startswith("device "))
+    assert done.exit_code == 0 and "bounds need --device tpu-v5e" in head
 
 
 def test_a_cpu_module_is_not_told_to_use_a_tpu() -> None:
@@ -270,6 +276,7 @@ def test_a_cpu_module_is_not_told_to_use_a_tpu() -> None:
     done = invoke("profile", str(cpu), str(cpu / "step.hlo"))
     assert done.exit_code == 0, done.output
     assert "tpu-v5e" not in done.output
+    assert op_profile(read_trace(cpu), module_of_file(cpu / "step.hlo")).needs_device == ""
 
 
 # ---- 7. step wall time against device busy time ---------------------------------------------

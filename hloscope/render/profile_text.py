@@ -108,13 +108,22 @@ def _rows(profile: OpProfile) -> list[dict[str, Any]]:
     return [{**k.row(), "fraction": k.fraction} for k in profile.kernels]
 
 
+def _chip_words(profile: OpProfile) -> str:
+    """`` (tpu-v5e)``; for a TPU module in a trace that names no chip, the --device to give."""
+    if profile.chip:
+        return f" ({profile.chip})"
+    if profile.needs_device:
+        return f" (no chip named: bounds need --device {profile.needs_device})"
+    return ""
+
+
 def _head(profile: OpProfile, console: Any) -> None:
     from rich.text import Text
 
     joined = ", joined to TARGET" if profile.target else ", no TARGET joined"
     lines = [
         ("trace    ", f"{profile.trace} ({profile.format})"),
-        ("device   ", profile.device + (f" ({profile.chip})" if profile.chip else "")),
+        ("device   ", profile.device + _chip_words(profile)),
         ("module   ", (profile.module or "(not named by the trace)") + joined),
         ("steps    ", f"{profile.steps} ({profile.step_rule})"),
     ]

@@ -69,8 +69,17 @@ KERNEL_KEYS = (
     "source",
     "async",
 )
-# The other TPUs of the device registry a TPU module may have run on.
+# The TPU a TPU module's bounds are asked for first, and the registry's others it may have
+# run on (its layouts do not say which).
+_TPU_HINT = "tpu-v5e"
 _OTHER_TPUS = ("tpu-v4", "tpu-v5p", "tpu-v6e")
+
+
+def _needs_device(chip: Device | None, module: Module | None) -> bool:
+    """Whether the bounds are missing for want of a chip that the module says is a TPU."""
+    return chip is None and module is not None and module_has_tpu_layouts(module)
+
+
 _OPCODE = re.compile(r"(?<![\w.%\-])([a-z][a-z0-9\-]*)\(")
 _FUSION_KIND = re.compile(r"\bkind=(k\w+)")
 
@@ -154,6 +163,9 @@ class OpProfile:
     async_in_flight_s: float = 0.0
     async_exposed_s: float = 0.0
     step_times: list[StepTime] = field(default_factory=list)  # each step's wall and busy time
+    #: The ``--device`` the bounds need when the trace names no chip and TARGET's module says
+    #: which kind it ran on (a TPU module: ``tpu-v5e``, one TPU of several); ``""`` otherwise.
+    needs_device: str = ""
 
     @property
     def kernel_time_s(self) -> float:
@@ -345,6 +357,7 @@ def op_profile(
         unjoined=unjoined,
         notes=notes,
         devices=device_spread(trace, steps if has_steps else None),
+        needs_device=_TPU_HINT if _needs_device(chip, module) else "",
         overlaps=transfers.pairs,
         async_in_flight_s=transfers.in_flight_s,
         async_exposed_s=transfers.exposed_s,
@@ -412,11 +425,11 @@ def _roof_notes(
 ) -> list[str]:
     """What a reader must know about the bounds: no chip, or kernels above a roof."""
     if chip is None:
-        if module is not None and module_has_tpu_layouts(module):
+        if _needs_device(chip, module):
             return [
                 "no bounds: the trace names no chip, and TARGET's module is a TPU module "
                 "(tiled T(8,128) layouts): the bounds need the TPU it ran on, --device "
-                f"tpu-v5e (or {', '.join(_OTHER_TPUS)})"
+                f"{_TPU_HINT} (or {', '.join(_OTHER_TPUS)})"
             ]
         if trace.device.startswith("/device:"):
             return ["the trace does not name its chip: --device NAME gives bounds"]
