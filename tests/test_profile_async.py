@@ -23,6 +23,7 @@ from hloscope.bench.traced import traced_kernels
 from hloscope.capture.target import Target
 from hloscope.cli import cli
 from hloscope.devices import for_kind
+from hloscope.units import format_duration
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import profile_traces as traces  # noqa: E402
@@ -247,6 +248,10 @@ def test_a_trace_of_two_modules_counts_each_modules_own_steps(
         alone = profile_of(case)
         mixed = op_profile(read_trace(tmp_path), module_of(case))
         assert mixed.steps == 2 and "2 of the trace's 4 steps" in mixed.step_rule
+        other = next(c for c in pair if c != case)
+        note = next(n for n in mixed.notes if n.startswith("other modules"))
+        per_step = format_duration(profile_of(other).device_time_s)
+        assert f"jit_{other} {per_step}" in note  # in its unit, like every duration
         own = sum(
             span_ns(e)[1] - span_ns(e)[0]
             for e in traces.device_events(traces.chrome(case))["XLA Ops"]

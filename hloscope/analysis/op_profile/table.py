@@ -330,8 +330,8 @@ def op_profile(
     others = {m: t * 1e-9 / steps for m, t in by_module.items() if m != chosen}
     if others:
         notes.append(
-            "other modules in the trace (device s per step): "
-            + ", ".join(f"{m or '?'} {t:.3g}" for m, t in sorted(others.items()))
+            "other modules in the trace (device time per step): "
+            + ", ".join(f"{m or '?'} {format_duration(t)}" for m, t in sorted(others.items()))
         )
     notes.extend(_roof_notes(kernels, chip, trace, module))
     idle = host_bound_note(times)
