@@ -5,7 +5,8 @@ A log says so in the line's own prefix, not in the message's words: a glog ``W``
 W external/...]``), Python's warnings (``mlir.py:1233: UserWarning: ...`` and the
 ``warnings.warn(...)`` line after it), and the logging module's ``WARNING:root:``,
 ``WARNING:absl:``, ``WARNING:2024-06-25 ...:jax._src.pjit:1365:``. The same words at an ``E``
-or ``F`` level, or raised as an exception, are a failure.
+or ``F`` level, or raised as an exception, are a failure; so is TensorFlow's ``OP_REQUIRES
+failed at`` line, which it logs at the ``W`` level before it raises the op's error.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ _WARNING_PREFIX = re.compile(
     # The logging module: "WARNING:root:", "WARNING:2024-06-25 00:34:55,143:jax._src...:"
     r"|^\s*WARNING:"
 )
+# TensorFlow logs an op's error status at the W level before it raises it ("W
+# .../op_kernel.cc:1841] OP_REQUIRES failed at xla_ops.cc:577 : INVALID_ARGUMENT: ..."): the
+# op failed, whatever the level.
+_FAILED_OP = re.compile(r"OP_REQUIRES failed at ")
 # The source line Python's warnings module shows under a warning it printed.
 _WARN_CALL = re.compile(r"^\s+warnings\.warn\(", re.M)
 # An exception raised from a warning class is a failure (warnings turned into errors).
@@ -37,6 +42,8 @@ def is_warning_at(text: str, pos: int) -> bool:
     end = text.find("\n", pos)
     end = len(text) if end < 0 else end
     if _WARNING_PREFIX.match(text, start, end):
+        if _FAILED_OP.search(text, start, end):
+            return False
         return not _raised_just_before(text, start)
     following = _next_lines(text, end, 2)
     return _WARN_CALL.search(following) is not None
