@@ -285,3 +285,26 @@ def test_the_operand_mosaic_refused_is_named_with_its_layouts():
     internal = only("jax_18388_internal_tpu_kernel")
     assert "vector<16x128xf32>" in internal.hints[1]
     assert "multiples of 128" in internal.finding.suggestion  # 16 rows of a transposed rhs
+
+
+def test_an_xla_crash_without_its_check_line():
+    # absl's signal handler with XLA:TPU's compiler in the stack (jax 0.3, libtpu of 2022).
+    abort = only("jax_9642_sigabrt")
+    assert abort.family is Family.XLA_CRASH and abort.finding.op == "SIGABRT"
+    assert abort.finding.node == "TpuCompiler_RunHloPasses" and abort.platform is Platform.TPU
+    assert abort.advice_kind == "report_bug" and "python -u" in abort.finding.suggestion
+    # Python's faulthandler: the abort came inside jax's backend_compile.
+    fatal = only("nixpkgs_256717_fatal_abort")
+    assert fatal.family is Family.XLA_CRASH and fatal.finding.op == "abort"
+    assert "while JAX compiled the program" in fatal.finding.suggestion
+    # libtpu's start-up crash is a start-up failure, not a compiler bug.
+    assert [f.family for f in failures("jax_13043_sigsegv")] == [Family.BACKEND_STARTUP]
+
+
+def test_the_tpu_allocation_failure_without_its_prefix():
+    # PyTorch/XLA 1.6 on a TPU pod (xla_dist's worker tag before it): "Resource exhausted:
+    # Attempting to allocate 180.59M. That was not possible." -- no "Error allocating".
+    failure = only("ptxla_2569_attempt_alloc")
+    assert failure.family is Family.DEVICE_ALLOCATION and failure.platform is Platform.TPU
+    assert failure.hints[0].startswith("180.6 MiB")
+    assert "38.0 MiB more is needed" in failure.finding.suggestion

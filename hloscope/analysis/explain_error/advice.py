@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from ..unsupported.findings import Reason
 from ..unsupported.fixes import suggest
+from .framework import Framework, framework_of
 
 __all__ = ["AdviceKind", "Advice", "advise", "advice_kind_of", "torch_xla_log"]
 
@@ -165,6 +166,9 @@ _TORCH_XLA = re.compile(
 
 
 def torch_xla_log(text: str) -> bool:
-    """Whether ``text`` is a PyTorch/XLA log (its frames, package or runtime names): its
+    """Whether ``text`` is a PyTorch/XLA log (its frames, package or runtime names, as
+    :func:`~.framework.framework_of` reads them, or its multiprocessing and XRT runtime): its
     advice is torch_xla's, never JAX's ``jax.jit``/``XLA_PYTHON_CLIENT_*`` settings."""
+    if framework_of(text) is Framework.PYTORCH_XLA:
+        return True
     return _TORCH_XLA.search(text) is not None

@@ -32,7 +32,8 @@ from .bfc_summary import DUMP_LINE, read_dump
 __all__ = ["RECOGNISER"]
 
 _OPENING = re.compile(
-    rf"Error allocating device buffer: Attempting to allocate (?P<eab>{SIZE})\. That was not "
+    # With or without "Error allocating device buffer: " before it (older TPU runtimes).
+    rf"Attempting to allocate (?P<eab>{SIZE})\. That was not "
     rf"possible\.(?: There are (?P<eab_free>{SIZE}) free\.)?(?:; \((?P<eab_mem>[^)\n]+)\))?"
     rf"|Attempting to reserve (?P<res>{SIZE}) at the bottom of memory\. That was not possible\."
     rf"(?: There are (?P<res_free>{SIZE}) free(?:, (?P<res_reserved>{SIZE}) reserved, and "

@@ -41,9 +41,21 @@ _OPENING = re.compile(
     rf"F(?:\d{{4}} \d\d:\d\d:[\d.]+\s+\d+|(?<=: F)) (?P<file>{_SOURCE}):"
     r"(?P<line>\d+)\] (?P<what>(?:Check failed|Non-OK-status)[^\n]{0,400})"
     rf"|RET_CHECK failure \((?P<rfile>{_SOURCE}):(?P<rline>\d+)\) ?(?P<rcond>[^\n]{{0,400}})"
-    r"|C(?P<bare>heck failed: (?P<cond>[^\n]{0,400}))",
+    r"|C(?P<bare>heck failed: (?P<cond>[^\n]{0,400}))"
+    # An abort or a crash whose stack is XLA's (the check's own line may be lost): absl's
+    # signal handler, and Python's faulthandler with the frames of jax's compile.
+    r"|\*\*\* (?P<signal>SIG[A-Z]+)(?: \([^)\n]*\))?,?[^\n]{0,60}?received by PID"
+    r"|Fatal Python error: (?P<fatal>Aborted|Segmentation fault)",
     re.M,
 )
+# A crash is XLA's when its frames are XLA's compiler or runtime; libtpu starting up is a
+# start-up failure (read by .backend_startup), not a compiler bug.
+_XLA_FRAMES = re.compile(r"xla::|Tpu\w*Compiler|TpuCompiler_|tensorflow::|mlir::|Pjrt")
+_START_UP_FRAMES = re.compile(
+    r"TpuPlatform_Initialize|TpuPlatform::Initialize|GetTpuClient|InitializePjRt|GetPjrtApi"
+)
+# Python frames of JAX compiling, after "Fatal Python error" (faulthandler's `File "..."`).
+_COMPILING = re.compile(r"in (?:backend_compile|compile_or_get_cached|_cached_compilation)\b")
 _ABSL_FRAME = re.compile(
     r"^[ \t]*(?:@\s+0x[0-9a-f]+\s+(?:\d+\s+)?|\t)(?P<fn>[A-Za-z_][^\n]*?)\s*$", re.M
 )
@@ -122,6 +134,9 @@ def _short(path: str) -> str:
 
 
 def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m["signal"] or m["fatal"]:
+        yield from _crash(log, m)
+        return
     start = log.text.rfind("\n", 0, m.start()) + 1
     if m["file"] and m.start() > start and not log.text[m.start() - 1].isspace():
         return  # an F inside a word, not a fatal log line's severity letter
@@ -171,6 +186,67 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         status="INTERNAL" if m["rfile"] else None,  # an abort returns no status
         hints=hints,
     )
+
+
+_CRASH = (
+    "{what}: a bug in {owner}, not an error in your program (the check that failed, when "
+    "there was one, is printed just before: run with python -u so it is not lost). Report it "
+    "({where}) with the versions ({versions}), this log and a small program that triggers "
+    "it; {dump} Until it is fixed: try another {packages} version, or write the failing part "
+    "of the program another way"
+)
+
+
+def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    """A process XLA aborted or crashed, read from its stack: absl's ``*** SIGABRT received by
+    PID`` with XLA's frames, or ``Fatal Python error: Aborted`` in JAX's compile."""
+    window = log.text[m.end() : m.end() + _STACK_WINDOW]
+    if m["signal"]:
+        if _XLA_FRAMES.search(window) is None or _START_UP_FRAMES.search(window):
+            return
+        frames = [f for f in _frames_of(window) if not f.startswith(("raise", "abort"))]
+        what = f"XLA crashed ({m['signal']})"
+    else:
+        if _COMPILING.search(window) is None:
+            return
+        frames = []
+        what = "XLA aborted the process while JAX compiled the program"
+    everything = " ".join(frames)
+    owner, where = _owner(everything)
+    torch = owner == "PyTorch/XLA" or torch_xla_log(log.text)
+    text = _CRASH.format(
+        what=what + (f" in {frames[0]}" if frames else ""),
+        owner=owner,
+        where=where,
+        versions="pip show torch torch_xla" if torch else "jax.print_environment_info()",
+        dump=_TORCH_DUMP if torch else _XLA_DUMP,
+        packages="torch/torch_xla" if torch else "jax/jaxlib",
+    )
+    platform = _platform(everything)
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    yield make_failure(
+        Family.XLA_CRASH,
+        log,
+        m.start(),
+        op=m["signal"] or "abort",
+        reason=Reason.COMPILE_ERROR
+        if m["fatal"] or _COMPILER.search(everything)
+        else Reason.RUNTIME,
+        advice=(text, AdviceKind.REPORT_BUG),
+        node=frames[0] if frames else "",
+        stack=log.traceback_before(start),
+        device=str(platform) if platform else None,
+        platform=platform,
+        headline_at=start,
+        hints=[f"failed in {frames[0]}"] if frames else [],
+    )
+
+
+def _frames_of(window: str) -> list[str]:
+    """The functions of an absl stack trace, machinery and unknown frames left out."""
+    return [
+        found["fn"] for found in _ABSL_FRAME.finditer(window) if not _MACHINERY.match(found["fn"])
+    ]
 
 
 RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _xla_crash)
