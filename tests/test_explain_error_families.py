@@ -308,3 +308,20 @@ def test_the_tpu_allocation_failure_without_its_prefix():
     assert failure.family is Family.DEVICE_ALLOCATION and failure.platform is Platform.TPU
     assert failure.hints[0].startswith("180.6 MiB")
     assert "38.0 MiB more is needed" in failure.finding.suggestion
+
+
+def test_a_tpu_device_file_held_in_the_kernels_words():
+    # libtpu on a TPU VM whose chips are vfio devices (v5e, v6e): the kernel's EBUSY.
+    failure = only(
+        "RuntimeError: Unable to initialize backend 'tpu': UNKNOWN: TPU initialization failed: "
+        "open(/dev/vfio/0): Device or resource busy: Device or resource busy; Couldn't open "
+        "iommu group /dev/vfio/0\n"
+    )
+    assert failure.platform is Platform.TPU and failure.advice_kind == "release_device"
+    # The same start-up failure for a layout reason is not a held TPU.
+    layout = explain_error(
+        "RuntimeError: Bad StatusOr access: UNKNOWN: TPU initialization failed: Invalid "
+        "--2a886c8_slice_builder_worker_addresses specified. Expected 4 worker addresses, got "
+        "1.\n"
+    ).failures[0]  # Lightning-AI/pytorch-lightning#20244's line
+    assert layout.advice_kind != "release_device"

@@ -120,6 +120,8 @@ def _advice(log: Log, m: re.Match[str], backend: str, message: str) -> tuple[str
     if pid is not None:
         number = "" if pid["pid"] == ".." else f" (pid {pid['pid']})"
         return _RELEASE.format(pid=number), AdviceKind.RELEASE_DEVICE
+    if _BUSY.search(message):  # the device file held, in the kernel's or libtpu's words
+        return _RELEASE.format(pid="") + _STALE_LOCK, AdviceKind.RELEASE_DEVICE
     if m["handle"] or m["cublas"]:
         usage = _MEMORY_USAGE.search(log.text, m.end(), m.end() + 512)
         if usage and int(usage["free"]) > int(usage["total"]) // 2:
@@ -162,6 +164,7 @@ _STALE_LOCK = (
     "; when no process holds it (lsof shows none), a run killed before it let go left "
     "/tmp/libtpu_lockfile behind: remove it"
 )
+_BUSY = re.compile(r"[Dd]evice or resource busy|already in use|/dev/(?:accel|vfio/)\d+[^\n]*busy")
 _MMAP_OR_BUSY = re.compile(r"mmap|busy|in use|not permitted|permission", re.I)
 _PLUGIN = (
     "the {plugin} plugin ({version}) is not of jaxlib's version ({jaxlib}), so JAX does not use "
