@@ -312,11 +312,11 @@ def test_the_tpu_allocation_failure_without_its_prefix():
 
 def test_a_tpu_device_file_held_in_the_kernels_words():
     # libtpu on a TPU VM whose chips are vfio devices (v5e, v6e): the kernel's EBUSY.
-    failure = only(
+    (failure,) = explain_error(
         "RuntimeError: Unable to initialize backend 'tpu': UNKNOWN: TPU initialization failed: "
         "open(/dev/vfio/0): Device or resource busy: Device or resource busy; Couldn't open "
         "iommu group /dev/vfio/0\n"
-    )
+    ).failures
     assert failure.platform is Platform.TPU and failure.advice_kind == "release_device"
     # The same start-up failure for a layout reason is not a held TPU.
     layout = explain_error(
