@@ -60,3 +60,15 @@ def test_bench_and_profile_text_format_durations_through_units():
 
     assert bench_text.format_seconds is format_duration
     assert profile_text.format_seconds is format_duration
+
+
+def test_collective_seconds_never_print_a_thousand_of_a_unit():
+    from hloscope.render.collectives_text import format_seconds
+
+    assert format_seconds(0.00099996) == "1.0 ms"  # was "1000.0 us"
+    assert format_seconds(0.0009999) == "999.9 us"
+    assert format_seconds(0.99996) == "1.0 s"  # was "1000.0 ms"
+    assert format_seconds(9.9996e-7) == "1.0 us"
+    assert format_seconds(0.000999) == "999.0 us"
+    assert format_seconds(12.3e-6) == "12.3 us"
+    assert format_seconds(None) == "-"

@@ -29,11 +29,12 @@ MAX_RESHARDING = 20
 
 
 def format_seconds(s: float | None) -> str:
-    """0.0000123 -> '12.3 us'; None -> '-'."""
+    """0.0000123 -> '12.3 us'; None -> '-'. A value that rounds to 1000 of a unit is written
+    in the next one (0.0009999 -> '1.0 ms', never '1000.0 us')."""
     if s is None:
         return "-"
     for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us")):
-        if s >= scale:
+        if s / scale >= 0.99995:  # 999.95 of the unit below prints as 1000.0 there
             return f"{s / scale:.1f} {unit}"
     return f"{s / 1e-9:.1f} ns"
 
