@@ -538,3 +538,27 @@ def test_tensorflows_op_requires_failed_line_is_a_failure_at_any_level(text):
     failure = _first(text)
     assert not failure.finding.warning
     assert str(failure.platform) == "gpu"
+
+
+@pytest.mark.parametrize(
+    "text,family",
+    [
+        # XLA:TPU (jax 0.10) puts the code and the error's number on one line and the message on
+        # the next; the bare code is no failure of its own.
+        (
+            "JaxRuntimeError: RESOURCE_EXHAUSTED: E1001: CompileTimeScopedVmemOom:\n"
+            "Ran out of memory in memory space vmem while allocating on stack for %f.1 = "
+            "f32[16384,1024]{1,0:T(8,128)} custom-call(%x.1). Scoped allocation with size 64.00M "
+            "and limit 16.00M exceeded scoped vmem limit by 48.00M.\n",
+            "out_of_memory",
+        ),
+        # A status line whose message the next lines continue (written in the same shape).
+        (
+            "jaxlib.xla_extension.XlaRuntimeError: INTERNAL:\n"
+            "Mosaic failed to compile TPU kernel: unsupported shape cast\n",
+            "pallas",
+        ),
+    ],
+)
+def test_a_bare_code_whose_message_goes_on_below_gives_way(text, family):
+    assert [str(f.family) for f in explain_error(text).failures] == [family]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .complete import complete
+from .functions import paragraph_end
 from .log import Log, normalise_log
 from .recogniser import Recogniser
 from .record import ErrorExplanation, Failure
@@ -38,7 +39,7 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
             found = [_placed(f, match.start()) for f in recogniser.handler(log, match)]
             seen[key] = [_merge(merged, failure) for failure in found]
     failures = sorted((f for kept in merged.values() for f in kept), key=lambda f: f.offset)
-    _drop_generic(failures, recognisers)
+    _drop_generic(failures, recognisers, log)
     for failure in failures:
         complete(failure, log)
     # A warning is no failure: the failures come first, the warnings after them.
@@ -67,9 +68,10 @@ def _merge(merged: dict[tuple[str, ...], list[Failure]], failure: Failure) -> Fa
     return failure
 
 
-def _drop_generic(failures: list[Failure], recognisers: tuple[Recogniser, ...]) -> None:
+def _drop_generic(failures: list[Failure], recognisers: tuple[Recogniser, ...], log: Log) -> None:
     """A bare status code (``UNIMPLEMENTED: ...``, ``INVALID_ARGUMENT: ...``) or verifier
-    context whose message another form explained says nothing more: drop it."""
+    context whose message another form explained says nothing more: drop it -- the same
+    headline, or a message that goes on to the lines another family read."""
 
     generic_ops = {r.family: r.generic_ops for r in recognisers}
 
@@ -78,8 +80,21 @@ def _drop_generic(failures: list[Failure], recognisers: tuple[Recogniser, ...]) 
 
     for failure in [f for f in failures if generic(f)]:
         others = [f for f in failures if f is not failure and f.offset >= failure.offset]
-        if any(_same_message(failure.message, other.message) for other in others):
+        said = any(_same_message(failure.message, other.message) for other in others)
+        if said or any(_continues(log, failure, o) for o in others if not generic(o)):
             failures.remove(failure)
+
+
+# How far a message's lines may run on after its status code (XLA:TPU puts the code on one
+# line and the message on the next: "RESOURCE_EXHAUSTED: E1001: CompileTimeScopedVmemOom:").
+_CONTINUATION = 2048
+
+
+def _continues(log: Log, generic: Failure, other: Failure) -> bool:
+    """Whether ``other`` starts in the rest of ``generic``'s message: its paragraph (to the
+    next blank line), at most :data:`_CONTINUATION` characters on."""
+    end = min(paragraph_end(log, generic.offset), generic.offset + _CONTINUATION)
+    return generic.offset < other.offset < end
 
 
 def _same_message(generic: str, other: str) -> bool:
