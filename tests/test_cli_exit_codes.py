@@ -45,6 +45,7 @@ TARGET_COMMANDS = {
     "collectives": [],
     "fleet": [],
     "profile": [],
+    "compile-time": [],
 }
 
 

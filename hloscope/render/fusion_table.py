@@ -204,8 +204,8 @@ def render_fusions(
         optional.insert(0, "module")
     # Past 80 columns with a loop's `where` and a sorted column, something must go: the output
     # bytes first, then the kind; never the sorted column.
-    kept = SORTED_COLUMN.get(sorted_by, sorted_by) if sorted_by is not None else None
-    expendable = [n for n in _EXPENDABLE if n != kept and n in essential]
+    sorted_column = SORTED_COLUMN.get(sorted_by, sorted_by) if sorted_by is not None else None
+    expendable = [n for n in _EXPENDABLE if n != sorted_column and n in essential]
     table, needed = fitted_table(
         rows,
         columns,
