@@ -42,7 +42,9 @@ _OPENING = re.compile(
     rf"|the{_S}global{_S}size{_S}of{_S}its{_S}dimension{_S}(?P<axis2>\d+){_S}should{_S}be"
     rf"{_S}divisible{_S}by{_S}(?P<parts2>\d+),{_S}but{_S}it{_S}is{_S}equal{_S}to{_S}"
     r"(?P<size2>\d+)"
-    rf"|(?P<devices>Received{_S}incompatible{_S}devices{_S}for{_S}jitted{_S}computation)"
+    # The group after the first letter: every alternative opens with a literal, which keeps
+    # the scan fast (see forms.alternation).
+    rf"|R(?P<devices>eceived{_S}incompatible{_S}devices{_S}for{_S}jitted{_S}computation)"
     rf"|Resource{_S}axis:{_S}(?P<missing>[\w-]+){_S}of{_S}(?P<spec>\S+(?:\([^)\n]*\))?)"
     rf"{_S}is{_S}not{_S}found{_S}in{_S}mesh:{_S}(?P<mesh>\([^)\n]*\))"
     rf"|out_specs{_S}is{_S}(?P<out>\S+?){_S}which{_S}implies{_S}that{_S}the{_S}corresponding"
