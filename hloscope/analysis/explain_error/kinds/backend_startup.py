@@ -38,14 +38,15 @@ _OPENING = re.compile(
     r"|TPU initialization failed: ?(?P<ti_msg>[^\n]*)"
     r"|An NVIDIA (?P<nv>GPU) may be present on this machine, but a CUDA-enabled jaxlib is not "
     r"installed"
-    r"|ould not create (?P<handle>cudnn|cublas) handle: ?(?P<handle_msg>\w+)"
-    r"|failed to create (?P<cublas>cublas) handle: ?(?P<cublas_msg>\w+)"
+    # "Could not create cudnn handle: ...", "failed to create cublas handle: ...": keyed on
+    # the library's name (a rarer letter than the sentence's), the verb read back.
+    r"|c(?P<handle_lib>udnn|ublas) handle: ?(?P<handle_msg>\w+)"
     r"|DNN library initialization failed"
     # The TPU held by another process, in the words of libtpu's loader and the driver.
     r"|l(?P<held>ibtpu\.so already in use by another process)"
     r"|T(?P<held_tpu>he TPU is already in use by (?:process with pid (?P<held_pid>\d+)|another "
     r"process))"
-    r"|ould(?:n't| not) open device:? (?P<accel>/dev/(?:accel|vfio/)\d+)"
+    r"|/(?P<accel>dev/(?:accel|vfio/)\d+)"
     r"(?: \((?P<accel_why>[^)\n]+)\))?"
     # libtpu failing to bring the chips up, or crashing while it does.
     r"|Failed to initialize TPU system(?: with error)?: ?(?P<tpu_sys>[^\n]*)"
@@ -60,10 +61,11 @@ _OPENING = re.compile(
     r">= (?P<min_jaxlib>\d[\w.]*\d)"
     r"|jaxlib version (?P<new_jaxlib>\S+) is newer than and incompatible with jax version "
     r"(?P<old_jax>\d[\w.]*\d)"
-    # A PJRT plugin whose initialize() raised (jax 0.4.26 on): the exception after the
+    # A PJRT plugin whose initialize() raised (jax 0.4.26 on; a plain literal start, as every
+    # alternative here, keeps the scan fast): the exception after the
     # traceback says why -- a registration call of another jaxlib's signature, a CUDA library
     # its version check could not query.
-    r"|[Jj]ax plugin configuration error: Exception when calling "
+    r"|Jax plugin configuration error: Exception when calling "
     r"jax_plugins\.(?P<pc_plugin>\w+)\.initialize\(\)",
     re.M,
 )
@@ -108,7 +110,7 @@ def _backend(m: re.Match[str]) -> tuple[str, str]:
         return "CUDA", m["cb_msg"]
     if m["ti_msg"] is not None:
         return "tpu", m["ti_msg"] or ""
-    return "gpu", m["handle_msg"] or m["cublas_msg"] or ""
+    return "gpu", m["handle_msg"] or ""
 
 
 def _advice(log: Log, m: re.Match[str], backend: str, message: str) -> tuple[str, AdviceKind]:
@@ -122,7 +124,7 @@ def _advice(log: Log, m: re.Match[str], backend: str, message: str) -> tuple[str
         return _RELEASE.format(pid=number), AdviceKind.RELEASE_DEVICE
     if _BUSY.search(message):  # the device file held, in the kernel's or libtpu's words
         return _RELEASE.format(pid="") + _STALE_LOCK, AdviceKind.RELEASE_DEVICE
-    if m["handle"] or m["cublas"]:
+    if _handle(m):
         usage = _MEMORY_USAGE.search(log.text, m.end(), m.end() + 512)
         if usage and int(usage["free"]) > int(usage["total"]) // 2:
             return _INSTALL, AdviceKind.INSTALL
@@ -164,6 +166,15 @@ _STALE_LOCK = (
     "; when no process holds it (lsof shows none), a run killed before it let go left "
     "/tmp/libtpu_lockfile behind: remove it"
 )
+_CREATE = re.compile(r"(?:[Cc]ould not|failed to) create $")
+_OPEN_DEVICE = re.compile(r"[Cc]ould(?:n't| not) open device:? $")
+
+
+def _handle(m: re.Match[str]) -> str | None:
+    """``cudnn`` or ``cublas`` when the match is a library that could not create its handle."""
+    return f"c{m['handle_lib']}" if m["handle_lib"] else None
+
+
 _BUSY = re.compile(r"[Dd]evice or resource busy|already in use|/dev/(?:accel|vfio/)\d+[^\n]*busy")
 _MMAP_OR_BUSY = re.compile(r"mmap|busy|in use|not permitted|permission", re.I)
 _PLUGIN = (
@@ -297,12 +308,14 @@ def _machine(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 
 def _startup(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m["handle_lib"] and not _CREATE.search(log.before_on_line(m.start())[-40:]):
+        return  # the library named in another sentence
+    if m["accel"] and not _OPEN_DEVICE.search(log.before_on_line(m.start())[-40:]):
+        return  # a device path named elsewhere ("sudo lsof -w /dev/accel0")
     if any(m[g] is not None for g in (*_MACHINE_FORMS, *_VERSION_FORMS)):
         yield from _machine(log, m)
         return
-    if (m["handle"] == "cudnn" or m["handle_msg"]) and _DNN_FAILED in log.text[
-        m.end() : m.end() + 8192
-    ]:
+    if _handle(m) == "cudnn" and _DNN_FAILED in log.text[m.end() : m.end() + 8192]:
         return  # the DNN failure below says it, with these lines as its causes
     start = log.text.rfind("\n", 0, m.start()) + 1
     backend, message = _backend(m)
@@ -317,7 +330,7 @@ def _startup(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         window = log.text[max(0, m.start() - 8192) : m.start()]
         hints = list(dict.fromkeys(c.group() for c in _CUDNN_CAUSES.finditer(window)))
     stack = log.traceback_before(start)
-    op = {"cudnn": "cuDNN", "cublas": "cuBLAS"}.get(m["handle"] or m["cublas"] or "", "")
+    op = {"cudnn": "cuDNN", "cublas": "cuBLAS"}.get(_handle(m) or "", "")
     if m.group().startswith(_DNN_FAILED):
         op = "cuDNN"
     yield make_failure(

@@ -38,9 +38,10 @@ __all__ = ["RECOGNISER"]
 _OPENING = re.compile(
     r"Barrier timed out\. (?:Barrier_id|Id): (?P<barrier>[^\s.]+(?:\.[^\s.]+)*?)\.?(?=\s|$)"
     r"|Stopping coordination service as (?P<registration>cluster registration failed)"
-    r"|Terminating process because the (?P<fatal>JAX distributed service detected fatal "
-    r"errors)"
-    r"|F(?P<rpc>ailed to send RPC to coordination service)",
+    # ("Terminating process because the JAX distributed ...", "Failed to send RPC to ...":
+    # keyed on their rarer words, so the scan tries few places.)
+    r"|J(?P<fatal>AX distributed service detected fatal errors)"
+    r"|R(?P<rpc>PC to coordination service)",
     re.M,
 )
 # `/job:jax_worker/replica:0/task:3`: a task the barrier waited for.
@@ -86,6 +87,8 @@ def _tasks(log: Log, m: re.Match[str]) -> list[str]:
 
 def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     start = log.text.rfind("\n", 0, m.start()) + 1
+    if m["rpc"] and "Failed to send" not in log.before_on_line(m.start())[-20:]:
+        return  # another sentence about the RPC
     if m["rpc"] and "Terminating process because" in log.before_on_line(m.start()):
         return  # the status of the fatal-error line read from its opening
     if m["registration"] and "Barrier timed out" in log.text[m.end() : m.end() + _TASKS_AFTER]:

@@ -36,17 +36,21 @@ __all__ = ["RECOGNISER"]
 
 _SOURCE = r"[\w.+-]+(?:/[\w.+-]+)*\.(?:cc|h|cpp|hpp|c)"
 _OPENING = re.compile(
-    # glog (`F0912 11:59:01.941641  741969 file.cc:54] `) and TensorFlow's logger
-    # (`2024-02-27 16:32:33.075782: F external/xla/...cc:614] `).
-    rf"F(?:\d{{4}} \d\d:\d\d:[\d.]+\s+\d+|(?<=: F)) (?P<file>{_SOURCE}):"
-    r"(?P<line>\d+)\] (?P<what>(?:Check failed|Non-OK-status)[^\n]{0,400})"
+    # The check's words; the glog line before them (`F0912 11:59:01.941641  741969
+    # file.cc:54] `, TensorFlow's logger: `2024-02-27 16:32:33.075782: F external/...cc:614] `)
+    # is read back from the match (a literal opening keeps the scan fast).
+    r"C(?P<check>heck failed: [^\n]{0,400})"
+    r"|N(?P<nonok>on-OK-status: [^\n]{0,400})"
     rf"|RET_CHECK failure \((?P<rfile>{_SOURCE}):(?P<rline>\d+)\) ?(?P<rcond>[^\n]{{0,400}})"
-    r"|C(?P<bare>heck failed: (?P<cond>[^\n]{0,400}))"
     # An abort or a crash whose stack is XLA's (the check's own line may be lost): absl's
     # signal handler, and Python's faulthandler with the frames of jax's compile.
     r"|\*\*\* (?P<signal>SIG[A-Z]+)(?: \([^)\n]*\))?,?[^\n]{0,60}?received by PID"
-    r"|Fatal Python error: (?P<fatal>Aborted|Segmentation fault)",
+    r"|Python error: (?P<fatal>Aborted|Segmentation fault)",
     re.M,
+)
+_FATAL_LINE = re.compile(
+    rf"(?:^|(?<=\s))F(?:\d{{4}} \d\d:\d\d:[\d.]+\s+\d+|(?<=: F)) (?P<file>{_SOURCE}):"
+    r"(?P<line>\d+)\] $"
 )
 # A crash is XLA's when its frames are XLA's compiler or runtime; libtpu starting up is a
 # start-up failure (read by .backend_startup), not a compiler bug.
@@ -138,14 +142,13 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield from _crash(log, m)
         return
     start = log.text.rfind("\n", 0, m.start()) + 1
-    if m["file"] and m.start() > start and not log.text[m.start() - 1].isspace():
-        return  # an F inside a word, not a fatal log line's severity letter
-    if m["bare"] and re.search(r"\] $|\) $", log.before_on_line(m.start())):
-        return  # the check of a fatal line or RET_CHECK read from its opening
-    path = m["file"] or m["rfile"] or ""
-    line = m["line"] or m["rline"]
-    condition = (m["what"] or m["rcond"] or m["cond"] or "").strip()
-    condition = re.sub(r"^Check failed: ", "", condition)
+    fatal = _FATAL_LINE.search(log.before_on_line(m.start())[-400:])
+    if m["nonok"] and fatal is None:
+        return  # a status CHECK is a crash only on a fatal line; elsewhere it is logged
+    path = (fatal["file"] if fatal else None) or m["rfile"] or ""
+    line = (fatal["line"] if fatal else None) or m["rline"]
+    condition = (m["check"] or m["nonok"] or m["rcond"] or "").strip()
+    condition = re.sub(r"^heck failed: ", "", condition)
     frames = _frames(log, log.line_end(m.end()))
     context = " ".join([path, *frames[:3]])
     owner, where = _owner(context)
@@ -174,7 +177,7 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         Family.XLA_CRASH,
         log,
         m.start(),
-        op="Check failed" if not m["rfile"] else "RET_CHECK",
+        op="RET_CHECK" if m["rfile"] else "Check failed",
         # A check in a compiler pass is the compiler's; one elsewhere failed as it ran.
         reason=Reason.COMPILE_ERROR if _COMPILER.search(everything) else Reason.RUNTIME,
         advice=(text, AdviceKind.REPORT_BUG),
