@@ -18,7 +18,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ._ledger import Advice, AdviceKind, ArgumentHistory, Cause, CompileEvent, FunctionLedger
+from ._ledger import (
+    Advice,
+    AdviceKind,
+    ArgumentHistory,
+    Cause,
+    CompileEvent,
+    FunctionLedger,
+    Ledger,
+)
 
 
 def bucket_sizes(sizes: Iterable[int]) -> list[int]:
@@ -446,13 +454,37 @@ def _site_line(call_site: str | None) -> str | None:
 
 
 def _eager_advice(ledger: FunctionLedger) -> Advice:
-    sites = sorted({e.call_site for e in ledger.events if e.call_site})
+    """Only for the compiles after the program's setup (:func:`mark_setup`): those made
+    while it initialises run once, and moving them into jit would save nothing."""
+    during = ledger.events[ledger.setup_compiles :]
+    sites = sorted({e.call_site for e in during if e.call_site})
     where = f" ({', '.join(sites[:3])})" if sites else ""
+    after = " after the first jitted compile" if ledger.setup_compiles else ""
     return Advice(
         AdviceKind.EAGER,
-        f"jax.numpy ran {ledger.name} op by op outside jit {ledger.compiles} times, once per "
-        f"shape{where}: create these arrays inside the jitted function, or with one fixed shape",
+        f"jax.numpy ran {ledger.name} op by op outside jit {len(during)} times{after}, once "
+        f"per shape{where}: create these arrays inside the jitted function, or with one fixed "
+        "shape",
     )
+
+
+def mark_setup(ledger: Ledger) -> None:
+    """Tell one-time setup from recompiles: JAX's eager-op compiles made before the first
+    compile of any of the program's own functions are its initialisation (parameters made
+    with jax.random and jnp.zeros, one shape each), run once; only the eager compiles after
+    it, while the jitted work runs, are advised. A program with no jitted function of its own
+    gives no such boundary: its eager compiles keep their advice."""
+    user = [e.index for f in ledger.functions if not f.internal for e in f.events]
+    if not user:
+        return
+    start = min(user)
+    for function in ledger.functions:
+        if not function.internal:
+            continue
+        function.setup_compiles = sum(1 for e in function.events if e.index < start)
+        if function.setup_compiles:
+            during = function.compiles - function.setup_compiles
+            function.advice = [_eager_advice(function)] if during > 1 else []
 
 
 #: What to advise one argument, tried in this order for each argument.

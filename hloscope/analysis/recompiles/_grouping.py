@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ...capture.compile_watch import CompileRecord
-from ._advice import advice_for
+from ._advice import advice_for, mark_setup
 from ._differences import causes_of, differences_between, match_traces, with_trace_names
 from ._histories import histories_of
 from ._ledger import Cause, CompileEvent, FunctionLedger, Ledger
@@ -69,6 +69,7 @@ def build_ledger(records: Sequence[CompileRecord], source: str = "watch") -> Led
     for group in groups:
         ledger.functions.append(_function_ledger(group, index_of))
     ledger.functions = [f for f in ledger.functions if f.events]
+    mark_setup(ledger)
     return ledger
 
 

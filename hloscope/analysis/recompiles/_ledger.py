@@ -187,6 +187,9 @@ class FunctionLedger:
     advice: list[Advice] = field(default_factory=list)
     internal: bool = False
     traces: int | None = None
+    # Of JAX's own eager-op compiles, those before the program's first jitted compile: the
+    # program's setup (initialisation), run once, not recompiles (_advice.mark_setup).
+    setup_compiles: int = 0
 
     @property
     def compiles(self) -> int:
