@@ -11,6 +11,7 @@ short summary; notes on what was left out go to stderr.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -111,8 +112,24 @@ def report_command(
         say_note(note)
     click.echo(f"wrote {path} ({format_bytes(path.stat().st_size)})")
     for line in report.summary_lines():
-        click.echo(line)
+        click.echo(_fitted(line))
     click.echo(f"open it: file://{Path(path).resolve()}")
+
+
+# A figure and its unit (6.0 MiB, 20.9M FLOPs, 3.1 ms) stay on one line when a line wraps.
+_FIGURE_UNIT = re.compile(r"(\d[kKMGTPE]?) (?=[A-Za-zµ%])")
+
+
+def _fitted(line: str) -> str:
+    """A summary line within the terminal's width (``COLUMNS``, 80 in a pipe): broken between
+    its words, never inside a figure, the lines after the first indented."""
+    import shutil
+    import textwrap
+
+    width = max(40, shutil.get_terminal_size((80, 24)).columns)
+    kept = _FIGURE_UNIT.sub("\\1\u00a0", line)  # textwrap never breaks a no-break space
+    wrapped = textwrap.wrap(kept, width=width, subsequent_indent="  ", break_long_words=False)
+    return "\n".join(wrapped).replace("\u00a0", " ") if wrapped else line
 
 
 def _failed_page(target: str, error: CaptureError, out: str) -> NoReturn:

@@ -272,6 +272,10 @@ def _line_detail(e: Explanation, line: SourceLine, console: Any, wide: bool) -> 
         max([len(h), *(len(printable(i)) for r in rows for i in r[c])])
         for c, h in enumerate(headers)
     ]
+    if not wide and _too_narrow(widths, console.width):
+        _stacked(headers, rows, console)
+        _line_kernels(line, console)
+        return
     table = Table(show_edge=False, pad_edge=False, expand=not wide, show_lines=True)
     for column, header in enumerate(headers):
         width: int | None
@@ -297,6 +301,47 @@ def _line_detail(e: Explanation, line: SourceLine, console: Any, wide: bool) -> 
         )
     print_table(console, table, sum(widths) + 3 * (len(widths) - 1) if wide else 0)
     _line_kernels(line, console)
+
+
+# Side by side, a stage's column narrower than this cuts code every few characters; the
+# stages are then stacked under each primitive instead, each op's text on lines of its own.
+_NARROWEST_STAGE = 28
+
+
+def _too_narrow(widths: Sequence[int], width: int) -> bool:
+    """Whether the side-by-side table would squeeze a stage's text: it is wider than
+    ``width`` and its stage columns would get fewer than :data:`_NARROWEST_STAGE` each."""
+    natural = sum(widths) + 3 * (len(widths) - 1)
+    if natural <= width:
+        return False
+    stages = len(widths) - 1
+    return (width - widths[0] - 3 * stages) // max(1, stages) < _NARROWEST_STAGE
+
+
+def _stacked(headers: Sequence[str], rows: Sequence[Sequence[Sequence[str]]], console: Any) -> None:
+    """A line's detail for a narrow terminal: each primitive, then under it one labelled
+    block per stage, each op's text whole on its own line (a text longer than the terminal
+    wraps between words, under its own start)."""
+    import textwrap
+
+    from rich.text import Text
+
+    labels = ["op \u2192 kernel" if h.startswith("after") else h for h in headers[1:]]
+    indent = 2 + max(len(label) for label in labels) + 2
+    room = max(20, console.width - indent)
+    for cells in rows:
+        console.print(Text(printable(cells[0][0]), style="magenta bold"))
+        for label, items in zip(labels, cells[1:]):
+            lines: list[str] = []
+            for item in items:
+                lines += textwrap.wrap(
+                    printable(item), width=room, break_on_hyphens=False, subsequent_indent=" "
+                ) or [""]
+            for number, text in enumerate(lines):
+                shown = Text(f"  {label:<{indent - 4}}  " if number == 0 else " " * indent)
+                shown.stylize("dim")
+                shown.append(text, style="dim" if items == ["(none)"] else "")
+                console.print(shown)
 
 
 def _line_kernels(line: SourceLine, console: Any) -> None:

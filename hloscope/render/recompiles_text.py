@@ -11,6 +11,7 @@ summed up in one line. Every string from the watched program goes through
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
@@ -75,6 +76,19 @@ def summary_line(ledger: Ledger) -> str:
     return text
 
 
+_NUMBER_UNIT = re.compile(r"(\d) (s|ms|µs|ns)\b")
+
+
+def _wrapped(text: str, width: int) -> str:
+    """``text`` in lines of ``width`` at most, broken between words but never between a
+    number and its unit (``3.418 s``), the lines after the first indented."""
+    import textwrap
+
+    kept = _NUMBER_UNIT.sub("\\1\u00a0\\2", text)  # textwrap never breaks a no-break space
+    lines = textwrap.wrap(kept, width=max(20, width), subsequent_indent="  ") or [""]
+    return "\n".join(lines).replace("\u00a0", " ")
+
+
 def _phase_totals(functions: list[FunctionLedger]) -> list[tuple[str, float | None]]:
     totals: dict[str, float | None] = {"tracing": None, "lowering": None, "xla": None}
     for f in functions:
@@ -95,29 +109,73 @@ def _causes_text(function: FunctionLedger) -> str:
     return ", ".join(parts)
 
 
-def _summary_table(functions: list[FunctionLedger], wide: bool = False) -> Table:
+def _summary_table(
+    functions: list[FunctionLedger], wide: bool = False, width: int | None = None
+) -> Table:
+    """One row per function. Within ``width`` the numbers are never cut: the compiles and
+    seconds columns keep their whole text, the causes fold onto more lines, and the name and
+    the place it is defined in give way first (shortened in the middle)."""
     located = any(f.defined_at for f in functions)
     timed = any(f.compile_seconds is not None for f in functions)
+    rows = [_summary_cells(f, located, timed, wide) for f in functions]
+    headers = ["function"] + (["defined at"] if located else []) + ["compiles"]
+    headers += (["seconds"] if timed else []) + ["causes"]
+    widths = _column_widths(headers, rows, None if wide else width)
     table = Table(show_edge=False, pad_edge=False, header_style="bold", box=None)
-    table.add_column("function", no_wrap=True, overflow="ellipsis", max_width=_cap(32, wide))
-    if located:
-        table.add_column("defined at", no_wrap=True, overflow="ellipsis", max_width=_cap(40, wide))
-    table.add_column("compiles", justify="right", no_wrap=True)
-    if timed:
-        table.add_column("seconds", justify="right", no_wrap=True, min_width=len("seconds"))
-    table.add_column("causes", overflow="fold")
-    for f in functions:
+    for header, column_width in zip(headers, widths):
+        number = header in ("compiles", "seconds")
+        table.add_column(
+            header,
+            justify="right" if number else "left",
+            no_wrap=header != "causes",
+            overflow="fold" if header == "causes" else "ellipsis",
+            width=column_width,
+        )
+    for f, cells in zip(functions, rows):
         style = "bold yellow" if f.compiles > 1 else ""
-        compiles = str(f.compiles)
-        if f.traces is not None and f.traces != f.compiles:
-            compiles += f" ({_plural(f.traces, 'trace')})"
-        cells: list[Text | str] = [Text(printable(f.name), style=style)]
-        cells += [_where(f.defined_at, _cap(40, wide))] if located else []
-        cells.append(compiles)
-        cells += [_seconds(f.compile_seconds)] if timed else []
-        cells.append(Text(printable(_causes_text(f))))
-        table.add_row(*cells)
+        shown: list[Text | str] = [Text(cells[0], style=style), *cells[1:-1]]
+        shown.append(Text(cells[-1]))
+        if located:  # shortened to its column, folders first (shorten_source)
+            shown[1] = _where(f.defined_at, None if wide else widths[1])
+        table.add_row(*shown)
     return table
+
+
+def _summary_cells(f: FunctionLedger, located: bool, timed: bool, wide: bool) -> list[str]:
+    compiles = str(f.compiles)
+    if f.traces is not None and f.traces != f.compiles:
+        compiles += f" ({_plural(f.traces, 'trace')})"
+    cells = [printable(f.name)]
+    cells += [_where(f.defined_at, _cap(40, wide))] if located else []
+    cells.append(compiles)
+    cells += [_seconds(f.compile_seconds)] if timed else []
+    cells.append(printable(_causes_text(f)))
+    return cells
+
+
+# The narrowest the name, the place and the causes are squeezed to before the table overflows.
+_NARROWEST = {"function": 12, "defined at": 14, "causes": 10}
+_WIDEST = {"function": 32, "defined at": 40}
+
+
+def _column_widths(headers: list[str], rows: list[list[str]], width: int | None) -> list[int]:
+    """Each column's width: its widest text (the name and place capped), then, past
+    ``width``, the place, the name and the causes narrowed in that order; never the numbers."""
+    widths = [
+        max([len(header)] + [len(row[i]) for row in rows]) for i, header in enumerate(headers)
+    ]
+    if width is None:
+        return widths
+    widths = [min(w, _WIDEST.get(h, w)) for h, w in zip(headers, widths)]
+    excess = sum(widths) + 2 * (len(widths) - 1) - width
+    for name in ("defined at", "function", "causes"):
+        if excess <= 0 or name not in headers:
+            continue
+        i = headers.index(name)
+        give = min(excess, max(0, widths[i] - _NARROWEST[name]))
+        widths[i] -= give
+        excess -= give
+    return widths
 
 
 def _eager_line(functions: list[FunctionLedger]) -> Text | None:
@@ -130,8 +188,17 @@ def _eager_line(functions: list[FunctionLedger]) -> Text | None:
         printable(f.name) + (f" \u00d7{f.compiles}" if f.compiles > 1 else "") for f in named[:6]
     )
     more = f", \u2026 ({len(named)} ops)" if len(named) > 6 else ""
+    setup = sum(f.setup_compiles for f in internal)
+    # Made before the first jitted compile: the program's initialisation, run once.
+    if setup == total:
+        said = ": all before the first jitted compile, one-time setup (not recompiles)"
+    elif setup:
+        said = f"; {setup} of them before the first jitted compile, one-time setup"
+    else:
+        said = ""
     return Text(
-        f"+ {_plural(total, 'compile')} of JAX's own ops outside jit ({names}{more})", style="dim"
+        f"+ {_plural(total, 'compile')} of JAX's own ops outside jit ({names}{more}){said}",
+        style="dim",
     )
 
 
@@ -275,15 +342,17 @@ def render_ledger(
     if console is None:
         console = _console_for(out, wide)
     user = [f for f in ledger.functions if not f.internal]
-    console.print(Text(summary_line(ledger), style="bold"))
+    summary = summary_line(ledger)
+    console.print(Text(summary if wide else _wrapped(summary, console.width), style="bold"))
     if user:
-        console.print(_summary_table(user, wide))
+        console.print(_summary_table(user, wide, console.width))
     eager = _eager_line(ledger.functions)
     if eager is not None:
         console.print(eager)
-        busiest = max((f for f in ledger.functions if f.internal), key=lambda f: f.compiles)
-        for advice in busiest.advice[:1]:
-            console.print(_fix(advice.text, console.width))
+        advised = [f for f in ledger.functions if f.internal and f.advice]
+        if advised:
+            busiest = max(advised, key=lambda f: f.compiles - f.setup_compiles)
+            console.print(_fix(busiest.advice[0].text, console.width))
     for function in [f for f in ledger.functions if f.compiles > 1 and not f.internal]:
         console.print()
         head = Text.assemble((printable(function.name), "bold yellow"))
