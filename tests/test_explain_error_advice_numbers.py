@@ -77,6 +77,23 @@ def test_vmem_past_any_chips_vmem_is_no_limit_to_raise():
     assert near.advice_kind == "raise_vmem_limit"
 
 
+def test_a_pallas_kernel_past_any_vmem_gets_no_limit_to_raise():
+    # Mosaic's wording, made by JAX 0.10.2 and libtpu for a v5e (tests/data/pallas_errors):
+    # a whole 8192x8192 f32 array as one block, 256 MiB of the core's 128 MiB.
+    log = Path(__file__).parent / "data" / "pallas_errors" / "vmem.log"
+    whole = next(f for f in explain_error(log.read_text()).failures if f.family is Family.PALLAS)
+    assert advice_kinds(whole) == ["smaller_blocks"] and "vmem_limit_bytes" not in advice(whole)
+    # 24 MiB of blocks on a 16 MiB limit (the same wording, numbers of a kernel that fits a
+    # raised limit): raising stays the second fix.
+    small = only(
+        "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Allocation (size=25165824) would "
+        "exceed memory (size=16777216) :: #allocation2 [shape = 'u8[25165824]{0}', space=vmem, "
+        "size = 0x1800000, scoped, tag = 'input window allocation for operator input 0.'] :: "
+        "step.1\n"
+    )
+    assert advice_kinds(small) == ["smaller_blocks", "raise_vmem_limit"]
+
+
 # ---- tile padding reaches the advice ------------------------------------------------------------
 
 

@@ -86,9 +86,14 @@ _UNIMPLEMENTED = (
 _VMEM = (
     "the kernel's blocks need {needed} of VMEM where there is {limit}: give the pallas_call a "
     "grid and BlockSpecs with smaller blocks (VMEM holds the blocks of one grid step, twice "
-    "over for the pipeline), or raise its limit with compiler_params="
-    "pltpu.CompilerParams(vmem_limit_bytes=...) while it stays below the chip's VMEM"
+    "over for the pipeline){raise_it}"
 )
+_VMEM_RAISE = (
+    ", or raise its limit with compiler_params=pltpu.CompilerParams(vmem_limit_bytes=...) "
+    "while it stays below the chip's VMEM"
+)
+# The most VMEM any TPU core has (v5e, v6e: 128 MiB): a kernel needing more cannot be given it.
+_LARGEST_VMEM = 128 << 20
 _VMEM_WHOLE = "; {window} is the whole array: without a BlockSpec the kernel loads all of it"
 
 # Mosaic's reasons, first match wins: (pattern over reason and op, advice kind, advice).
@@ -349,7 +354,12 @@ def _vmem(log: Log, m: re.Match[str]) -> Failure | None:
     if "space=vmem" not in allocation:
         return None  # another memory space's allocation: the out-of-memory family reads it
     needed, limit = int(m["needed"]), int(m["limit"])
-    text = _VMEM.format(needed=format_bytes(needed), limit=format_bytes(limit))
+    raisable = needed <= _LARGEST_VMEM
+    text = _VMEM.format(
+        needed=format_bytes(needed),
+        limit=format_bytes(limit),
+        raise_it=_VMEM_RAISE if raisable else " (no chip's VMEM holds more than 128 MiB)",
+    )
     window = _VMEM_WINDOW.search(allocation)
     if window is not None and window["window"] == window["full"]:
         text += _VMEM_WHOLE.format(window=window["window"])
@@ -357,13 +367,14 @@ def _vmem(log: Log, m: re.Match[str]) -> Failure | None:
     failure.status = (
         "RESOURCE_EXHAUSTED" if "RESOURCE_EXHAUSTED" in log.headline(m.start()) else None
     )
-    failure.more_advice.append(
-        (
-            str(AdviceKind.RAISE_VMEM_LIMIT),
-            "raise the kernel's VMEM limit (compiler_params=pltpu.CompilerParams("
-            "vmem_limit_bytes=...)) when what it needs is below the chip's VMEM",
+    if raisable:
+        failure.more_advice.append(
+            (
+                str(AdviceKind.RAISE_VMEM_LIMIT),
+                "raise the kernel's VMEM limit (compiler_params=pltpu.CompilerParams("
+                "vmem_limit_bytes=...)) when what it needs is below the chip's VMEM",
+            )
         )
-    )
     return failure
 
 
