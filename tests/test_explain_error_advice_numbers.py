@@ -263,3 +263,19 @@ def test_torch_xla_memory_fixes_are_in_its_terms():
     # The same report from JAX keeps JAX's words.
     jax = only(text.replace("RuntimeError: Bad StatusOr access: ", "jax.errors.JaxRuntimeError: "))
     assert "jax.checkpoint" in advice(jax)
+
+
+def test_a_start_up_failure_under_pytorch_xla_gets_its_packages():
+    # A backend failing in a torch_xla process (its frame above the line): the packages to
+    # line up are torch's, not jax's; the same line in a JAX log keeps JAX's.
+    line = (
+        "RuntimeError: Unable to initialize backend 'tpu': INVALID_ARGUMENT: Mismatched PJRT "
+        "plugin PJRT API version (0.54) and framework PJRT API version 0.51)\n"
+    )
+    torch = only(
+        '  File "/usr/local/lib/python3.10/site-packages/torch_xla/runtime.py", line 95, in '
+        "wrapper\n" + line
+    )
+    assert torch.advice_kind == "install" and "torch_xla" in torch.finding.suggestion
+    assert not _JAX_WORDS.search(advice(torch)) and "jax[" not in advice(torch)
+    assert "jax[cuda12]" in only(line).finding.suggestion

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Reason
 from ...unsupported.fixes import suggest
-from ..advice import AdviceKind
+from ..advice import AdviceKind, torch_xla_log
 from ..build import make_failure
 from ..device import named_accelerator, platform_of
 from ..functions import jax_function, paragraph_end
@@ -84,6 +84,11 @@ _INSTALL = (
     "the installed versions do not match: install the jax/jaxlib build for this machine "
     '(pip install -U "jax[cuda12]" for NVIDIA GPUs, "jax[tpu]" on a TPU VM) and the '
     "CUDA/cuDNN it was built against; check with jax.print_environment_info()"
+)
+_INSTALL_TORCH = (
+    "the installed versions do not match: install torch, torch_xla and the libtpu (or CUDA "
+    "build) torch_xla was built with, all of one release (torch_xla's own install line for "
+    "the device), and check them with pip show torch torch_xla libtpu"
 )
 _RELEASE = (
     "another process holds the TPU{pid}: stop it (a notebook kernel, an earlier run still "
@@ -320,6 +325,8 @@ def _startup(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     start = log.text.rfind("\n", 0, m.start()) + 1
     backend, message = _backend(m)
     text, kind = _advice(log, m, backend, message)
+    if kind is AdviceKind.INSTALL and torch_xla_log(log.text):
+        text = _INSTALL_TORCH  # JAX's packages are not the ones this process loaded
     platform = platform_of(backend) or platform_of("gpu" if backend == "gpu" else None)
     device = str(platform) if platform else backend
     name = named_accelerator(log.text) if platform and platform.value == "gpu" else None
