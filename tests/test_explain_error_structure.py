@@ -562,3 +562,39 @@ def test_tensorflows_op_requires_failed_line_is_a_failure_at_any_level(text):
 )
 def test_a_bare_code_whose_message_goes_on_below_gives_way(text, family):
     assert [str(f.family) for f in explain_error(text).failures] == [family]
+
+
+# ---- a callback or a library's runtime check raised inside the compiled program ----------------
+
+# gbionics/jaxsim#181 (jax 0.4.28 on a GPU, 2024): XLA passes a debug callback's exception on.
+_CALLBACK = (
+    "Compiling...\n"
+    "2024-06-18 14:39:29.711244: W external/xla/xla/service/gpu/runtime/support.cc:58] "
+    "Intercepted XLA runtime error:\n"
+    "INTERNAL: CpuCallback error: ValueError: This is a test exception for 42 data\n"
+    "\n"
+    "At:\n"
+    "  /home/flferretti/jaxsim/src/jaxsim/exceptions.py(31): _raise_exception\n"
+)
+# patrick-kidger/equinox#696 (equinox 0.11, 2024): eqx.error_if's own exception class.
+_EQUINOX = (
+    "jax.pure_callback failed\n"
+    "Traceback (most recent call last):\n"
+    '  File "/home/u/miniconda3/envs/eqx/lib/python3.12/site-packages/equinox/_errors.py", '
+    "line 70, in raises\n"
+    "    raise EqxRuntimeError(msgs[_index.item()])\n"
+    "equinox._errors.EqxRuntimeError: x must be >= 0\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text,op,words",
+    [(_CALLBACK, "ValueError", "42 data"), (_EQUINOX, "EqxRuntimeError", "x must be >= 0")],
+)
+def test_a_callbacks_or_a_checks_error_is_not_called_xlas(text, op, words):
+    explained = explain_error(text)
+    assert [str(f.family) for f in explained.failures] == ["xla_status"]
+    failure = explained.failures[0]
+    assert failure.finding.op == op and not failure.finding.warning
+    assert any(words in hint for hint in failure.hints)
+    assert "bug" not in failure.finding.suggestion  # the program's own check, not XLA's bug

@@ -151,6 +151,28 @@ _STATUS_FORMS: tuple[Form, ...] = (
         ("xla:ffi_operands",),
         "a jaxlib kernel (LAPACK, cuSOLVER, ...) refused the shape of an operand",
     ),
+    # A Python callback inside the compiled program raised (jax.pure_callback,
+    # jax.debug.callback, io_callback; Equinox's error_if and checkify are built on them):
+    # XLA passes the exception on as INTERNAL ("Intercepted XLA runtime error: INTERNAL:
+    # CpuCallback error: ValueError: ..."), which is the callback's error, not XLA's.
+    Form(
+        "callback_raised",
+        r"CpuCallback error: (?P<cb_class>[\w.]*(?:Error|Exception)): ?(?P<cb_msg>[^\n]*)",
+        "",
+        Reason.RUNTIME,
+        ("xla:callback",),
+        "a Python callback in the compiled program raised; the error is the callback's own",
+    ),
+    # Equinox's runtime checks (eqx.error_if, and the libraries on it: diffrax's and
+    # optimistix's step limits) raise their message as EqxRuntimeError.
+    Form(
+        "equinox_check",
+        r"E(?:qx|quinox)RuntimeError: (?P<eq_msg>[^\n]+)",
+        "EqxRuntimeError",
+        Reason.RUNTIME,
+        ("xla:callback",),
+        "a runtime check of the program (eqx.error_if, or a library built on it) failed",
+    ),
     # The status codes of XLA's other refusals, read only where JAX raised them as its XLA
     # runtime error (a TensorFlow FAILED_PRECONDITION is about variables, not XLA).
     Form(
@@ -269,6 +291,11 @@ def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
         _read_verifier_hlo(log, m, facts)
     elif group.startswith("complex_"):
         _read_complex_input(log, m, facts)
+    elif group == "callback_raised":
+        facts.op = m["cb_class"].rsplit(".", 1)[-1]
+        facts.hints.append(f"the callback's error: {m['cb_class']}: {clean_message(m['cb_msg'])}")
+    elif group == "equinox_check":
+        facts.hints.append(f"the check's message: {clean_message(m['eq_msg'])}")
     elif group in ("ffi_not_found", "custom_call_not_found"):
         _read_missing_target(m, group, facts)
     elif group in ("ffi_operands", "ffi_arity", "ffi_helpers"):
@@ -281,6 +308,12 @@ _COMPLEX_FIX = (
     "backend='cpu'), or jax.device_put(x, jax.devices('cpu')[0])), or work on the real and "
     "imaginary parts (a Hermitian n x n eigenproblem is the real symmetric 2n x 2n one "
     "[[Re, -Im], [Im, Re]])"
+)
+_CALLBACK_FIX = (
+    "the error is your program's own check or callback, raised while the compiled program "
+    "ran: read its message above (a solver's step limit, a value out of range) and fix the "
+    "input or the check; with Equinox, eqx.filter_jit shows where it was raised and "
+    "EQX_ON_ERROR=breakpoint stops there"
 )
 # The complex element type a message names, as JAX spells dtypes.
 _COMPLEX_DTYPES = {"c64": "complex64", "c128": "complex128", "complex": "complex64"}
@@ -371,6 +404,8 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     advice = advise(keys, form.reason)
     if form.group.startswith("complex_"):
         advice = Advice(_COMPLEX_FIX.format(op=facts.op), AdviceKind.REPLACE_OP)
+    elif form.group in ("callback_raised", "equinox_check"):
+        advice = Advice(_CALLBACK_FIX, AdviceKind.OTHER)
     status = status_before(log, start)
     if form.group == "unimplemented" or (form.group in _GENERIC_STATUS and form.op.isupper()):
         status = form.op
