@@ -598,3 +598,33 @@ def test_a_callbacks_or_a_checks_error_is_not_called_xlas(text, op, words):
     assert failure.finding.op == op and not failure.finding.warning
     assert any(words in hint for hint in failure.hints)
     assert "bug" not in failure.finding.suggestion  # the program's own check, not XLA's bug
+
+
+@pytest.mark.parametrize(
+    "text,platform",
+    [
+        # JAX's device reprs (jax 0.4.31 on: CudaDevice(id=0); TpuDevice(id=0, ...)) and a TPU
+        # HBM's name in a runtime error (written in those shapes).
+        (
+            "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: copy from CudaDevice(id=0) failed",
+            "gpu",
+        ),
+        (
+            "jaxlib.xla_extension.XlaRuntimeError: UNKNOWN: transfer to TpuDevice(id=0, "
+            "process_index=0, coords=(0,0,0), core_on_chip=0) failed",
+            "tpu",
+        ),
+        ("jaxlib.xla_extension.XlaRuntimeError: UNKNOWN: DMA failed on (0x0x0_HBM0)", "tpu"),
+    ],
+)
+def test_a_device_string_in_the_message_names_its_platform(text, platform):
+    assert str(_first(text).platform) == platform
+
+
+def test_a_device_in_another_log_record_is_not_the_messages():
+    text = (
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: the executable failed\n"
+        "DEBUG:2024-07-04 16:05:36,312:jax._src.compiler:143: get_compile_options: "
+        "device_assignment=[[CpuDevice(id=0)]]\n"
+    )
+    assert _first(text).platform is None

@@ -7,8 +7,8 @@ text has them. :func:`complete` fills them from the message's own paragraph:
 * whether it is a warning (:mod:`.severity`): the program went on;
 * the status code, canonical (``RESOURCE_EXHAUSTED``), also where an older XLA wrote it in
   words (``Resource exhausted:``, ``Invalid argument:``, ``Deadline exceeded:``);
-* the platform a message names (``for platform CUDA``, ``on platform TPU``, ``platform: cuda``)
-  where the recogniser found none;
+* the platform a message names (``for platform CUDA``, ``on platform TPU``, ``platform: cuda``,
+  a device's string: ``CudaDevice(id=0)``, ``(0x0x0_HBM0)``) where the recogniser found none;
 * the numbers of a failed allocation (:mod:`.allocation`): requested, free, reservable bytes;
 * the framework that ran and the libraries around its message (:mod:`.framework`); advice in
   JAX's words on another framework's log says so.
@@ -55,14 +55,36 @@ _STATUS = re.compile(
     + "|".join(sorted(_WORDS, key=len, reverse=True))
     + r")(?=: )"
 )
-# A platform the message names in so many words.
+# A platform the message names in so many words, or by a device's own string: JAX's device
+# reprs (CudaDevice(id=0), TpuDevice(id=0, ...), cuda(id=0)), a TPU's HBM (0x0x0_HBM0).
 _PLATFORM = re.compile(
     r"\b(?:for|on) platforms?:? '?(?P<a>cuda|rocm|gpu|tpu|cpu|host)\b"
-    r"|\bplatform[:=] ?'?(?P<b>cuda|rocm|gpu|tpu|cpu)\b",
+    r"|\bplatform[:=] ?'?(?P<b>cuda|rocm|gpu|tpu|cpu)\b"
+    r"|\b(?P<c>cuda|rocm|tpu|cpu)(?:Device)?\(id=\d"
+    r"|\(0x\d+x\d+(?:x\d+)?_(?P<d>HBM)\d+\)",
     re.I,
 )
+# What a device string's word means.
+_DEVICE_WORDS = {"host": "cpu", "hbm": "tpu"}
 # How much of the message's paragraph the facts are read from.
 _PARAGRAPH = 4096
+
+
+# A line that starts another log record (a logger's level, glog's, a timestamp): the message
+# before it has ended, and what it says (a DEBUG line's device_assignment) is not about it.
+_NEW_RECORD = re.compile(r"(?:[A-Z]+:|[IWEF]\d{4} |\d{4}-\d\d-\d\d[ T]|\[)")
+
+
+def _own_lines(region: str) -> str:
+    """The message's own lines of ``region``: its first, and those after it up to the first
+    that starts another log record."""
+    lines = region.split("\n")
+    own = [lines[0]]
+    for line in lines[1:]:
+        if _NEW_RECORD.match(line):
+            break
+        own.append(line)
+    return "\n".join(own)
 
 
 def status_code_in(line: str) -> str | None:
@@ -84,10 +106,10 @@ def complete(failure: Failure, log: Log) -> None:
     if failure.status is None:
         failure.status = status_code_in(line)
     if failure.platform is None:
-        named = _PLATFORM.search(region)
+        named = _PLATFORM.search(_own_lines(region))
         if named is not None:
-            word = named["a"] or named["b"]
-            failure.platform = platform_of(word.replace("host", "cpu"))
+            word = next(g for g in named.groups() if g)
+            failure.platform = platform_of(_DEVICE_WORDS.get(word.lower(), word))
             failure.device = failure.device or word
     if failure.allocation is None:
         failure.allocation = read_allocation(region)
