@@ -32,16 +32,19 @@ and ``fusion.3`` in B need not have anything in common. Kernels are matched thro
    ops XLA freely copies into several kernels only link kernels made of nothing else, and a
    link carrying under a quarter of both kernels' ops is dropped (unless it is a kernel's only
    one), so that one ambiguous op does not glue unrelated kernels together. Nor is a link
-   kept between kernels that compute different things (``_compute``: an attention or softmax
-   kernel and a layer-norm kernel; a matmul and a norm): ops named ``reduce_sum`` or ``div``
-   on the same line are no evidence that a softmax became a layer norm.
+   kept, for now, between kernels that compute different things (``_compute``: an attention
+   or softmax kernel and a layer-norm kernel; a matmul and a norm): ops named ``reduce_sum``
+   or ``div`` on the same line are no evidence that a softmax became a layer norm; nor one
+   from a kernel with such distinctive work to a kernel with none (often all that is left of
+   the first, whose counterpart is elsewhere).
 4. Kernels left without a link are paired by the multiset of their ops (opcodes and shapes,
    then opcodes alone with the same op names), within the same computation traits, with the
    same best-candidate rule as step 1; then by what they compute and where they came from:
    the same layout-free fingerprint or the same distinctive work (dot, softmax, norm), called
    through a line both sides share (``_origins``: code replaced by a library call keeps its
-   caller's line), each the other's single best candidate. Kernels that only a link between
-   unlike computations joins, and nothing else paired, become a group of their own, said to
+   caller's line), each the other's single best candidate. Kernels still unpaired then
+   follow the links that waited (strongest first): they join the group at the other end, or
+   form one with it. A group joined only by a link between unlike computations is said to
    be ``unrelated``.
 
 Each connected group of kernels is one :class:`KernelChange`:

@@ -501,7 +501,12 @@ class _Matcher:
         # A link between kernels that compute different things (attention and layer norm)
         # waits: only what nothing else explains is linked by it (see _pair_lone_kernels).
         unlike = {e for e in kept if not compatible(self.compute_a[e[0]], self.compute_b[e[1]])}
-        kept -= unlike
+        # A link from a kernel with distinctive work (dot, softmax, norm) to one with none,
+        # when it is all that links the first to anything like it, is loose: its ops are what
+        # is left of that kernel, whose counterpart is elsewhere. It waits too. (Ops moving
+        # between two kernels that each have their counterpart are a regrouping: kept.)
+        loose = self._loose(kept - unlike)
+        kept -= unlike | loose
 
         # Connected components (union-find over ("a", k) / ("b", k) encoded as k / ~k).
         parent: dict[int, int] = {}
@@ -528,17 +533,59 @@ class _Matcher:
         # Step 4: kernels with no link at all, paired by the multiset of their ops.
         lone_a = [ka for ka in range(len(self.a.kernels)) if ka not in done_a and ka not in parent]
         lone_b = [kb for kb in range(len(self.b.kernels)) if kb not in done_b and ~kb not in parent]
-        groups += self._pair_lone_kernels(lone_a, lone_b, unlike)
+        groups += self._pair_lone_kernels(lone_a, lone_b)
+        by_weight = lambda e: (-weight[e], e)  # noqa: E731 - strongest first, then in order
+        self._attach(groups, sorted(loose, key=by_weight) + sorted(unlike, key=by_weight))
+        owned_a = {ka for in_a, _ in groups for ka in in_a}
+        owned_b = {kb for _, in_b in groups for kb in in_b}
+        groups += [([ka], []) for ka in lone_a if ka not in owned_a]
+        groups += [([], [kb]) for kb in lone_b if kb not in owned_b]
         return groups
 
+    def _loose(self, links: set[tuple[int, int]]) -> set[tuple[int, int]]:
+        """The links from a kernel with distinctive work to a kernel without, whose kernel
+        with that work has no other link to a kernel with some."""
+        ca, cb = self.compute_a, self.compute_b
+        mixed = {
+            (ka, kb) for ka, kb in links if bool(ca[ka].distinctive) != bool(cb[kb].distinctive)
+        }
+        alike = links - mixed
+        matched_a = {ka for ka, _ in alike}
+        matched_b = {kb for _, kb in alike}
+        return {
+            (ka, kb)
+            for ka, kb in mixed
+            if (ka not in matched_a if ca[ka].distinctive else kb not in matched_b)
+        }
+
+    @staticmethod
+    def _attach(groups: list[tuple[list[int], list[int]]], links: list[tuple[int, int]]) -> None:
+        """Kernels that nothing paired join the group at the other end of their link (or form
+        one with it), in the order of ``links``: what no better evidence explains, the link
+        does. A group that gains a kernel computing something unlike its own is said to be
+        unrelated (``_changes``)."""
+        owner_a = {ka: g for g, (in_a, _) in enumerate(groups) for ka in in_a}
+        owner_b = {kb: g for g, (_, in_b) in enumerate(groups) for kb in in_b}
+        for ka, kb in links:
+            ga, gb = owner_a.get(ka), owner_b.get(kb)
+            if ga is not None and gb is None:
+                groups[ga][1].append(kb)
+                owner_b[kb] = ga
+            elif gb is not None and ga is None:
+                groups[gb][0].append(ka)
+                owner_a[ka] = gb
+            elif ga is None and gb is None:
+                owner_a[ka] = owner_b[kb] = len(groups)
+                groups.append(([ka], [kb]))
+
     def _pair_lone_kernels(
-        self, lone_a: list[int], lone_b: list[int], unlike: set[tuple[int, int]]
+        self, lone_a: list[int], lone_b: list[int]
     ) -> list[tuple[list[int], list[int]]]:
         """Kernels with no link at all: paired by the multiset of their ops (opcodes and shapes,
         then opcodes alone with the same op names, each with the same computation traits),
         best match first; then by what they compute and where they came from
-        (:meth:`_pair_by_compute`); then by the links between kernels that compute different
-        things (``unlike``), when nothing else paired them; the rest are added or removed."""
+        (:meth:`_pair_by_compute`). What is left is for the links that waited (see
+        :meth:`_attach`), or added or removed."""
         groups: list[tuple[list[int], list[int]]] = []
         for key in (_by_shapes, _by_opcodes):
             keys_a: list[Hashable | None] = [None] * len(self.a.kernels)
@@ -552,13 +599,6 @@ class _Matcher:
             [ka for ka in lone_a if ka not in self.partner_a],
             [kb for kb in lone_b if kb not in self.partner_b],
         )
-        left_a = {ka for ka in lone_a if ka not in self.partner_a}
-        left_b = {kb for kb in lone_b if kb not in self.partner_b}
-        groups += self._unlike_groups(
-            {(ka, kb) for ka, kb in unlike if ka in left_a and kb in left_b}
-        )
-        groups += [([ka], []) for ka in lone_a if ka not in self.partner_a]
-        groups += [([], [kb]) for kb in lone_b if kb not in self.partner_b]
         return groups
 
     def _pair_by_compute(
@@ -609,43 +649,6 @@ class _Matcher:
             done_a = {ka for ka, _ in decided}
             done_b = {kb for _, kb in decided}
             scores = {p: s for p, s in scores.items() if p[0] not in done_a and p[1] not in done_b}
-        return groups
-
-    def _unlike_groups(self, unlike: set[tuple[int, int]]) -> list[tuple[list[int], list[int]]]:
-        """The links between kernels that compute different things, among kernels nothing
-        else paired (``unlike``): groups of their own (their change says the computations
-        are unrelated)."""
-        left = sorted(unlike)
-        members: dict[int, tuple[list[int], list[int]]] = {}
-        owner_a: dict[int, int] = {}
-        owner_b: dict[int, int] = {}
-        for ka, kb in left:
-            ga, gb = owner_a.get(ka), owner_b.get(kb)
-            if ga is None and gb is None:
-                g = len(members)
-                members[g] = ([ka], [kb])
-                owner_a[ka], owner_b[kb] = g, g
-            elif ga is not None and gb is None:
-                members[ga][1].append(kb)
-                owner_b[kb] = ga
-            elif gb is not None and ga is None:
-                members[gb][0].append(ka)
-                owner_a[ka] = gb
-            elif ga != gb:
-                assert ga is not None and gb is not None
-                into, gone = members[ga], members.pop(gb)
-                into[0].extend(gone[0])
-                into[1].extend(gone[1])
-                for k in gone[0]:
-                    owner_a[k] = ga
-                for k in gone[1]:
-                    owner_b[k] = ga
-        groups = list(members.values())
-        for in_a, in_b in groups:
-            for ka in in_a:
-                self.partner_a.setdefault(ka, in_b[0])
-            for kb in in_b:
-                self.partner_b.setdefault(kb, in_a[0])
         return groups
 
     # -- building the changes ----------------------------------------------------------------
