@@ -458,3 +458,104 @@ def test_a_shared_op_does_not_glue_attention_to_layer_norm():
     # The attention's changed lines: the scale's line 2 left it, line 16 (the call) is new.
     (att,) = [c for c in result.changes if c.a[0].name == "att"]
     assert att.computes_a == att.computes_b == ["attention"]
+
+
+# A: the softmax kernel holds the scale multiply of line 3; the mask is a kernel of its own.
+# B: the library's softmax kernel (ops named vmap(...)), and XLA fused the scale multiply into
+# the mask kernel. The only link of A's softmax kernel goes to B's mask kernel; what relates
+# it to B's softmax kernel is the work both do and the line both came from (line 4, the same
+# code in both files, though B's ops there have other names).
+LOOSE_A = """\
+HloModule loose_a, is_scheduled=true
+
+%max (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %m = f32[] maximum(%x, %y)
+}
+
+%soft (p0: f32[8,8]) -> f32[8] {
+  %p0 = f32[8,8]{1,0} parameter(0)
+  %s = f32[8,8]{1,0} multiply(%p0, %p0), metadata={op_name="jit(f)/mul" source_file="FILE" source_line=3}
+  %e = f32[8,8]{1,0} exponential(%s), metadata={op_name="jit(f)/exp" source_file="FILE" source_line=4}
+  %c = f32[] constant(-inf)
+  ROOT %r = f32[8]{0} reduce(%e, %c), dimensions={1}, to_apply=%max, metadata={op_name="jit(f)/reduce_max" source_file="FILE" source_line=4}
+}
+
+%mask (p0.1: f32[8,8]) -> f32[8,8] {
+  %p0.1 = f32[8,8]{1,0} parameter(0)
+  %z = f32[8,8]{1,0} constant({...})
+  %g = pred[8,8]{1,0} compare(%p0.1, %z), direction=GE, metadata={op_name="jit(f)/ge" source_file="FILE" source_line=5}
+  ROOT %w = f32[8,8]{1,0} select(%g, %p0.1, %z), metadata={op_name="jit(f)/select_n" source_file="FILE" source_line=5}
+}
+
+ENTRY %main (a: f32[8,8]) -> (f32[8], f32[8,8]) {
+  %a = f32[8,8]{1,0} parameter(0)
+  %sm = f32[8]{0} fusion(%a), kind=kLoop, calls=%soft
+  %mk = f32[8,8]{1,0} fusion(%a), kind=kLoop, calls=%mask
+  ROOT %t = (f32[8]{0}, f32[8,8]{1,0}) tuple(%sm, %mk)
+}
+"""  # noqa: E501
+
+LOOSE_B = """\
+HloModule loose_b, is_scheduled=true
+
+%max (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %m = f32[] maximum(%x, %y)
+}
+
+%soft (p0: f32[8,8]) -> f32[8] {
+  %p0 = f32[8,8]{1,0} parameter(0)
+  %e = f32[8,8]{1,0} exponential(%p0), metadata={op_name="jit(f)/vmap(exp)" source_file="FILE" source_line=16}
+  %c = f32[] constant(-inf)
+  ROOT %r = f32[8]{0} reduce(%e, %c), dimensions={1}, to_apply=%max, metadata={op_name="jit(f)/vmap(reduce_max)" source_file="FILE" source_line=4}
+}
+
+%mask (p0.1: f32[8,8]) -> f32[8,8] {
+  %p0.1 = f32[8,8]{1,0} parameter(0)
+  %s = f32[8,8]{1,0} multiply(%p0.1, %p0.1), metadata={op_name="jit(f)/mul" source_file="FILE" source_line=3}
+  %z = f32[8,8]{1,0} constant({...})
+  %g = pred[8,8]{1,0} compare(%s, %z), direction=GE, metadata={op_name="jit(f)/ge" source_file="FILE" source_line=5}
+  ROOT %w = f32[8,8]{1,0} select(%g, %s, %z), metadata={op_name="jit(f)/select_n" source_file="FILE" source_line=5}
+}
+
+ENTRY %main (a: f32[8,8]) -> (f32[8], f32[8,8]) {
+  %a = f32[8,8]{1,0} parameter(0)
+  %sm = f32[8]{0} fusion(%a), kind=kLoop, calls=%soft
+  %mk = f32[8,8]{1,0} fusion(%a), kind=kLoop, calls=%mask
+  ROOT %t = (f32[8]{0}, f32[8,8]{1,0}) tuple(%sm, %mk)
+}
+"""  # noqa: E501
+
+LOOSE_CODE = [
+    "def f(x):",
+    "    # the scores",
+    "    s = x * x",
+    "    p = softmax(s)",
+    "    m = jnp.where(s >= 0, s, 0)",
+]
+
+
+def test_a_softmax_kernel_is_paired_by_its_work_not_by_a_leftover_multiply(tmp_path):
+    """Without what kernels compute, A's softmax and mask kernels merge into B's mask kernel
+    and B's softmax kernel is new; with it, each is paired with the kernel doing its work."""
+    file_a, file_b = tmp_path / "a.py", tmp_path / "b.py"
+    file_a.write_text("\n".join(LOOSE_CODE) + "\n")
+    # B: lines inserted above (the library import) and the call at line 16.
+    file_b.write_text("\n".join(["import jax"] * 10 + LOOSE_CODE + ["    return p, m"]) + "\n")
+    a = LOOSE_A.replace("FILE", str(file_a))
+    b = LOOSE_B.replace("FILE", str(file_b))
+    # B's lines: the multiply and the mask moved down by 10, the reduce stays on the same
+    # code (line 14 of B is line 4 of A), the exp is on the call's line 16.
+    for line in (3, 5):
+        b = b.replace(f"source_line={line}}}", f"source_line={line + 10}}}")
+    b = b.replace("source_line=4}", "source_line=14}")
+    result = diff(hloscope.parse(a), hloscope.parse(b))
+    groups = {
+        (c.status, tuple(k.name for k in c.a), tuple(k.name for k in c.b)) for c in result.changes
+    }
+    assert groups == {("changed", ("sm",), ("sm",)), ("changed", ("mk",), ("mk",))}
+    (soft,) = [c for c in result.changes if c.a[0].name == "sm"]
+    assert soft.computes_a == soft.computes_b == ["softmax"] and not soft.unrelated
