@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -35,7 +35,10 @@ def _profile(
     trace = read_trace(trace_spec, prefer, trace_device=trace_device)
     if target is None:
         return op_profile(trace, module_name=module, device=device)
-    opened = open_target(target)
+    # A SCRIPT.py:FUNCTION is compiled for the chip the trace ran on (--device, else the one
+    # the trace names): this machine's own compile names its instructions otherwise, and no
+    # op of the trace would be found in it.
+    opened = open_target(target, device=device or _trace_chip(trace))
     names = [m.name for m in opened.modules("after")] if module is None else []
     ran = [m for m in trace.modules() if m]
     # The module the trace ran, when TARGET holds it; else TARGET's main module, and the
@@ -45,6 +48,20 @@ def _profile(
     if choice.note and wanted is None:
         say_note(choice.note)
     return op_profile(trace, choice.module, device=device)
+
+
+def _trace_chip(trace: Any) -> Any:
+    """The registry's row for the chip the trace names (``TPU v5 Lite``), else ``None``."""
+    from ..devices import parse_device
+    from ..errors import HloscopeError
+
+    kind = getattr(trace, "device_kind", "") or ""
+    if not kind:
+        return None
+    try:
+        return parse_device(kind)
+    except HloscopeError:  # a chip the registry does not know: this machine's compile
+        return None
 
 
 @cli.command("profile")

@@ -34,9 +34,11 @@ from ._shapes import (
 )
 from ._windows import _window, convolution_flops
 
-# Custom calls that move nothing: XLA:TPU's ConcatBitcast reads its pieces where they lie
-# (hloscope.analysis.hbm names the same set for the fusion report).
-FREE_CUSTOM_CALL_TARGETS = frozenset({"ConcatBitcast"})
+# Custom calls that move nothing: XLA:TPU's ConcatBitcast reads its pieces where they lie, and
+# AllocateBuffer reserves a buffer a loop will fill (a scan's stacked outputs) without writing
+# it: on a TPU v5e its 256 MiB took 0.25 ns, which counted as bytes put it at a million times
+# the HBM roof (hloscope.analysis.hbm names the same set for the fusion report).
+FREE_CUSTOM_CALL_TARGETS = frozenset({"ConcatBitcast", "AllocateBuffer"})
 # The custom calls Pallas kernels become: Mosaic on TPU, Triton and Mosaic GPU on GPUs. Their
 # cost is the ``cost_estimate`` given to ``pallas_call``, else unknown to XLA.
 PALLAS_TARGETS = frozenset(
