@@ -559,3 +559,17 @@ def test_a_softmax_kernel_is_paired_by_its_work_not_by_a_leftover_multiply(tmp_p
     assert groups == {("changed", ("sm",), ("sm",)), ("changed", ("mk",), ("mk",))}
     (soft,) = [c for c in result.changes if c.a[0].name == "sm"]
     assert soft.computes_a == soft.computes_b == ["softmax"] and not soft.unrelated
+
+
+def test_the_code_replaced_fits_80_columns(cache, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    out = CliRunner().invoke(cli, ["diff", _target("norm_mlp_a.py"), _target("norm_mlp_b.py")])
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    start = lines.index("code replaced (old lines -> new lines)")
+    section = lines[start + 1 : lines.index("", start)]
+    assert section and all(len(line) <= 80 for line in section)
+    assert section[0].startswith("  norm_mlp_a.py:") and "(layer_norm" in section[0]
+    # A wrapped group goes on indented under its first line.
+    assert all(line.startswith("      ") for line in section[1:])
+    assert "norm_library.py:" in " ".join(section)

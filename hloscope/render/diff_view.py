@@ -11,6 +11,7 @@ peak changed.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from ..analysis.diff import (
@@ -199,7 +200,6 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
 def _render_replaced(result: KernelDiff, console: Any, limit: int) -> None:
     """``code replaced (old lines -> new lines)``: each set of lines only A has, and the
     lines only B has that took their place, joined through the kernels their ops went to."""
-    from rich.table import Table
     from rich.text import Text
 
     groups = result.replaced_lines
@@ -208,11 +208,13 @@ def _render_replaced(result: KernelDiff, console: Any, limit: int) -> None:
     shown = groups if limit <= 0 else groups[:limit]
     console.print()
     console.print(Text("code replaced (old lines -> new lines)", style="bold"))
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(overflow="fold")
+    width = max(console.width, 40)
     for a, b in shown:
-        grid.add_row(Text("  " + printable(replaced_lines_text(a, b))))
-    console.print(grid)
+        text = printable(replaced_lines_text(a, b))
+        for line in textwrap.wrap(
+            text, width, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False
+        ):
+            console.print(Text(line))
     if len(shown) < len(groups):
         console.print(Text(f"({len(groups) - len(shown)} more)", style="dim"))
 
