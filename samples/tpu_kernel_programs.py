@@ -1,4 +1,4 @@
-"""Six kinds of TPU programs whose kernels differ in what bounds them, for ``bench --per-kernel``.
+"""Kinds of TPU programs whose kernels differ in what bounds them, for ``bench --per-kernel``.
 
 Each function is a ``SCRIPT.py:FUNCTION`` target with example arguments (``example_args()``),
 sized for one TPU v5e (15.75 GiB of HBM), so ``hloscope bench
@@ -13,7 +13,10 @@ inside the program, and ``--device tpu-v5e`` compiles it with XLA:TPU anywhere:
 * ``topk_router``: a mixture-of-experts router (logits, ``top_k``, softmax of the chosen,
   one-hot dispatch and combine weights);
 * ``matmul``: one 8192 x 8192 x 8192 bf16 product (compute-bound);
-* ``elementwise``: one f32 elementwise op over 1 GiB (memory-bound).
+* ``elementwise``: one f32 elementwise op over 1 GiB (memory-bound);
+* ``softmax_attention``: ``softmax(QK^T)V`` in bf16 with heads of 64, which XLA:TPU writes as
+  a kernel of its own (an ``online-softmax`` custom call, given no cost estimate: hloscope
+  counts its FLOPs from the kernel's body).
 
 Importing builds nothing; ``example_args()`` makes the arguments on demand.
 """
@@ -108,6 +111,21 @@ def elementwise(x: jax.Array) -> jax.Array:
     return x * 2.0 + 1.0
 
 
+@jax.jit
+def softmax_attention(q: jax.Array, k: jax.Array, v: jax.Array) -> jax.Array:
+    scores = jnp.einsum("bhqd,bhkd->bhqk", q, k) / 8.0
+    return jnp.einsum("bhqk,bhkd->bhqd", jax.nn.softmax(scores, axis=-1), v)
+
+
+def _softmax_attention_args() -> tuple[Any, ...]:
+    key = jax.random.key(4)
+    shape = (8, 16, 2048, 64)
+    return tuple(
+        jax.random.normal(jax.random.fold_in(key, n), shape, jnp.float32).astype(BF16)
+        for n in range(3)
+    )
+
+
 def _attention_args() -> tuple[Any, ...]:
     key = jax.random.key(0)
     shape = (ATTENTION["batch"], ATTENTION["seq"], ATTENTION["width"])
@@ -148,4 +166,5 @@ def example_args() -> dict[str, Any]:
         "topk_router": _router_args,
         "matmul": lambda: (jnp.ones((8192, 8192), BF16), jnp.ones((8192, 8192), BF16)),
         "elementwise": lambda: (jnp.ones((256 * 1024 * 1024,), jnp.float32),),
+        "softmax_attention": _softmax_attention_args,
     }
