@@ -538,9 +538,7 @@ LOOSE_CODE = [
 ]
 
 
-def test_a_softmax_kernel_is_paired_by_its_work_not_by_a_leftover_multiply(tmp_path):
-    """Without what kernels compute, A's softmax and mask kernels merge into B's mask kernel
-    and B's softmax kernel is new; with it, each is paired with the kernel doing its work."""
+def _loose_programs(tmp_path: Path) -> tuple[str, str]:
     file_a, file_b = tmp_path / "a.py", tmp_path / "b.py"
     file_a.write_text("\n".join(LOOSE_CODE) + "\n")
     # B: lines inserted above (the library import) and the call at line 16.
@@ -551,7 +549,13 @@ def test_a_softmax_kernel_is_paired_by_its_work_not_by_a_leftover_multiply(tmp_p
     # code (line 14 of B is line 4 of A), the exp is on the call's line 16.
     for line in (3, 5):
         b = b.replace(f"source_line={line}}}", f"source_line={line + 10}}}")
-    b = b.replace("source_line=4}", "source_line=14}")
+    return a, b.replace("source_line=4}", "source_line=14}")
+
+
+def test_a_softmax_kernel_is_paired_by_its_work_not_by_a_leftover_multiply(tmp_path):
+    """Without what kernels compute, A's softmax and mask kernels merge into B's mask kernel
+    and B's softmax kernel is new; with it, each is paired with the kernel doing its work."""
+    a, b = _loose_programs(tmp_path)
     result = diff(hloscope.parse(a), hloscope.parse(b))
     groups = {
         (c.status, tuple(k.name for k in c.a), tuple(k.name for k in c.b)) for c in result.changes
@@ -573,3 +577,18 @@ def test_the_code_replaced_fits_80_columns(cache, monkeypatch):
     # A wrapped group goes on indented under its first line.
     assert all(line.startswith("      ") for line in section[1:])
     assert "norm_library.py:" in " ".join(section)
+
+
+def test_too_many_candidates_pair_by_fingerprint_only(tmp_path, monkeypatch):
+    """Past the cap, kernels are paired by what they compute only when their fingerprints
+    are equal: the softmax kernels (one has the scale multiply, one not) stay apart, and
+    the waiting link then merges A's softmax kernel into B's mask kernel."""
+    from hloscope.analysis.diff import _matching
+
+    a, b = _loose_programs(tmp_path)
+    monkeypatch.setattr(_matching, "_MAX_COMPUTE_PAIRS", 0)
+    result = diff(hloscope.parse(a), hloscope.parse(b))
+    groups = {
+        (c.status, tuple(k.name for k in c.a), tuple(k.name for k in c.b)) for c in result.changes
+    }
+    assert groups == {("merged", ("sm", "mk"), ("mk",)), ("added", (), ("sm",))}

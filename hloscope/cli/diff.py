@@ -57,7 +57,8 @@ def parse_metrics(text: str | None) -> list[str]:
     "as_json",
     is_flag=True,
     help="Print JSON (schema hloscope.diff/1): module, a and b (their totals), delta, "
-    "no_change, counts, changes, lines, memory (the peaks, the buffers that left and joined "
+    "no_change, counts, changes, lines, replaced_lines (where code was replaced: old lines "
+    "-> new lines), memory (the peaks, the buffers that left and joined "
     "the peak, bytes at the peak by source line and scope); communication (the collectives "
     "per kind, when either side has some or --device is given).",
 )
@@ -119,7 +120,9 @@ def diff_command(
 ) -> None:
     """Compare the kernels XLA made of A (before) and B (after): which kernels split, merged,
     changed, appeared or went away, from which source lines, and the change in kernels, bytes
-    through memory and FLOPs; then the peak memory of each, and the buffers that left or
+    through memory and FLOPs (kernels paired by where they came from and what they compute:
+    an attention kernel is not paired with a layer-norm kernel), and which old lines code
+    replaced became which new ones; then the peak memory of each, and the buffers that left or
     joined the peak (XLA's buffer assignment when a dump has it, else hloscope's simulation,
     as ``hloscope memory``); then, when either side has collectives, how many of each kind
     and their bytes (two shardings of one model), with --device their exposed time and the

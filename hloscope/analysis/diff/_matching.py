@@ -65,6 +65,9 @@ _SETTLED = -2
 # Kernel pairing scores every pair of a bucket; a bucket with more pairs than this is paired in
 # schedule order instead (about 150 kernels a side).
 _MAX_BUCKET_PAIRS = 20_000
+# Kernels paired by what they compute: candidate pairs with a distinctive trait in common are
+# scored up to this many; beyond it, only those of one fingerprint.
+_MAX_COMPUTE_PAIRS = 200_000
 
 
 def _same_everything(op: _Op) -> Hashable:
@@ -542,6 +545,30 @@ class _Matcher:
         groups += [([], [kb]) for kb in lone_b if kb not in owned_b]
         return groups
 
+    def _compute_candidates(self, lone_a: list[int], lone_b: list[int]) -> list[tuple[int, int]]:
+        """The pairs :meth:`_pair_by_compute` scores: the same fingerprint, or a distinctive
+        trait in common; only the first when the second would be more than
+        :data:`_MAX_COMPUTE_PAIRS` (two different models, thousands of kernels a side)."""
+        by_fingerprint: dict[Hashable, list[int]] = {}
+        by_trait: dict[Hashable, list[int]] = {}
+        for kb in lone_b:
+            cb = self.compute_b[kb]
+            if cb.fingerprint is not None:
+                by_fingerprint.setdefault(cb.fingerprint, []).append(kb)
+                for trait in cb.distinctive:
+                    by_trait.setdefault(trait, []).append(kb)
+        same = [
+            (ka, kb)
+            for ka in lone_a
+            for kb in by_fingerprint.get(self.compute_a[ka].fingerprint, ())
+        ]
+        traits = [(ka, self.compute_a[ka].distinctive) for ka in lone_a]
+        # Counted before they are built (an upper bound: a pair may share two traits).
+        if sum(len(by_trait.get(t, ())) for _, ts in traits for t in ts) > _MAX_COMPUTE_PAIRS:
+            return same
+        alike = {(ka, kb) for ka, ts in traits for t in ts for kb in by_trait.get(t, ())}
+        return sorted(alike.union(same))
+
     def _loose(self, links: set[tuple[int, int]]) -> set[tuple[int, int]]:
         """The links from a kernel with distinctive work to a kernel without, whose kernel
         with that work has no other link to a kernel with some."""
@@ -616,17 +643,10 @@ class _Matcher:
         frames_a, frames_b = kernel_frames(self.a), kernel_frames(self.b)
         pairs = frame_pairs(self.a, self.b, frames_a, frames_b)
         scores: dict[tuple[int, int], tuple[int, ...]] = {}
-        for ka in lone_a:
-            ca = self.compute_a[ka]
-            if ca.fingerprint is None:
-                continue
-            for kb in lone_b:
-                cb = self.compute_b[kb]
-                if cb.fingerprint is None or not compatible(ca, cb):
-                    continue
+        for ka, kb in self._compute_candidates(lone_a, lone_b):
+            ca, cb = self.compute_a[ka], self.compute_b[kb]
+            if ca.fingerprint is not None and cb.fingerprint is not None and compatible(ca, cb):
                 same = ca.fingerprint == cb.fingerprint
-                if not same and not (ca.distinctive & cb.distinctive):
-                    continue
                 origin = origin_score(frames_a[ka], frames_b[kb], pairs)
                 if origin is None and not (same and not frames_a[ka] and not frames_b[kb]):
                     continue
