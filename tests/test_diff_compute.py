@@ -592,3 +592,22 @@ def test_too_many_candidates_pair_by_fingerprint_only(tmp_path, monkeypatch):
         (c.status, tuple(k.name for k in c.a), tuple(k.name for k in c.b)) for c in result.changes
     }
     assert groups == {("merged", ("sm", "mk"), ("mk",)), ("added", (), ("sm",))}
+
+
+def test_memory_counts_replaced_lines_under_the_line_that_replaced_them(cache, monkeypatch):
+    """The peak's bytes of the hand-written attention's lines are compared with those of the
+    library call's line, not listed as one line gone and another new."""
+    monkeypatch.setenv("COLUMNS", "80")
+    a, b = _target("attention_a.py"), _target("attention_b.py")
+    data = json.loads(CliRunner().invoke(cli, ["diff", "--json", a, b]).stdout)
+    rows = data["memory"]["by_source"]
+    attention = [r for r in rows if Path(r["source"]).name.startswith("attention_a.py")]
+    assert not [r for r in attention if "(attention)" in r["source"]]
+    call = [r for r in rows if "attention_b.py:16 (attention)" in r["source"]]
+    assert call and all(r["a"] and "attention_a.py:" in r["source_a"] for r in call)
+    # In the text, a long moved-line label folds; the three numbers keep their width.
+    text = CliRunner().invoke(cli, ["diff", a, b]).output.splitlines()
+    start = text.index("bytes at the peak by source line")
+    for line in text[start + 1 :]:
+        if line.startswith("  ") and "KiB" in line:
+            assert "…" not in line and len(line) <= 80

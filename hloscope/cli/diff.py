@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..analysis.diff import KernelDiff
     from ..analysis.memory_diff import MemoryDiff
     from ..capture.target import Target
     from ..devices import DeviceSpec
@@ -151,7 +152,7 @@ def diff_command(
     labels = None if all_modules else (a, b)  # one pair: the sides are the TARGETs given
     results = [(side_a, side_b, diff(side_a, side_b, labels=labels)) for side_a, side_b in pairs]
     memories = [
-        _memory(side_a, target_a, side_b, target_b, result.line_pairs)
+        _memory(side_a, target_a, side_b, target_b, _memory_lines(result))
         for side_a, side_b, result in results
     ]
     communications = [
@@ -237,6 +238,18 @@ def _open_side(
     if all_modules:
         return target, target.modules("after")
     return target, [open_module(target, module=module).module]
+
+
+def _memory_lines(result: KernelDiff) -> dict[str, str]:
+    """Each source line of A -> the line of B its buffers are compared under: the line it
+    became (one to one), and for code replaced by one line of B (a hand-written attention
+    by its library call), that line."""
+    lines = dict(result.line_pairs)
+    for old, new in result.replaced_lines:
+        if len(new) == 1:
+            for where in old:
+                lines.setdefault(where, new[0])
+    return lines
 
 
 def _memory(

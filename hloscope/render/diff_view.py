@@ -262,8 +262,11 @@ def render_memory_diff(
     if result.by_source:
         console.print(Text("bytes at the peak by source line", style="bold"))
         grid = Table.grid(padding=(0, 1))
-        for right in (False, True, True, True):
-            grid.add_column(justify="right" if right else "left", no_wrap=True)
+        # The numbers keep their width; a long line label (a moved line says both places)
+        # folds instead of squeezing them to "…".
+        grid.add_column(overflow="fold")
+        for _ in range(3):
+            grid.add_column(justify="right", no_wrap=True, min_width=9)
         for share in result.by_source[:shown]:
             if share.key == "(unknown)":
                 label = share.key
