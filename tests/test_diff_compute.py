@@ -298,6 +298,7 @@ def test_kernels_that_compute_unrelated_things_are_said_to_be_unrelated():
     assert change.computes_a == ["attention"] and change.computes_b == ["normalization"]
     assert "unrelated computations: attention -> normalization" in describe(change)
     assert change.to_dict()["unrelated"] is True
+    assert change.to_dict()["computes"] == {"a": ["attention"], "b": ["normalization"]}
     # With a kernel of B like A's, the attention kernel goes there, the norm kernel is new.
     both = UNLIKE_B.replace(
         "ROOT %k = f32[8]{0} fusion(%a), kind=kLoop, calls=%norm",

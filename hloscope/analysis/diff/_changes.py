@@ -4,7 +4,9 @@ The matcher decides which kernels of A and of B belong together; this module say
 happened to such a group: its :class:`ChangeStatus` (one kernel each side: unchanged or
 changed; one in A and several in B: split; and so on), the opcodes it gained and lost, the
 shapes that changed under paired ops, and the arrays that now pass through memory between
-its kernels (:class:`MemoryEdge`; for a merge, those that no longer do).
+its kernels (:class:`MemoryEdge`; for a merge, those that no longer do); what each kernel
+computes (``_compute``) and whether the two sides compute anything alike (``unrelated``);
+and the group's source lines that only one side has (``replaced_a`` became ``replaced_b``).
 """
 
 from __future__ import annotations

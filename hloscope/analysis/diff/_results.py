@@ -138,7 +138,11 @@ class KernelChange:
             "shape_changes": [{"a": a, "b": b, "ops": n} for a, b, n in self.shape_changes],
             "through_memory": [e.to_dict() for e in self.through_memory],
             # Present only when they say something (the schema's older readers see no change).
-            **({"unrelated": True} if self.unrelated else {}),
+            **(
+                {"unrelated": True, "computes": {"a": self.computes_a, "b": self.computes_b}}
+                if self.unrelated
+                else {}
+            ),
             **(
                 {"replaced_lines": {"a": list(self.replaced_a), "b": list(self.replaced_b)}}
                 if self.replaced_a and self.replaced_b
