@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..dump.metadata import ModuleMetadata, PassRun, parse_module_metadata
-from ..errors import HloscopeError, UsageProblem
 from .compile_lines import CompileFinding, LineCount, compile_findings, line_counts
+from .errors import CompileTimeError, NoCompileTimes
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..capture.inprocess import Capture
@@ -66,10 +66,6 @@ __all__ = [
 PIPELINE_START = "pipeline-start"
 #: What the backend compile does beyond the HLO passes, in the words every output uses.
 BACKEND_REST = "backend code generation and scheduling (not broken down by XLA)"
-
-
-class CompileTimeError(HloscopeError):
-    """A target whose compile time cannot be told."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -443,10 +439,6 @@ def compile_time_of_dump(
         sources or {},
         notes,
     )
-
-
-class NoCompileTimes(CompileTimeError, UsageProblem):
-    """A target that holds no compile (one HLO file): what was typed cannot be used."""
 
 
 def compile_time_of_target(target: Target, module: str | None = None) -> CompileTime:

@@ -14,7 +14,15 @@
 
 from __future__ import annotations
 
-__all__ = ["ExplainError", "FocusNotFound", "PassesError", "StageNotInFile", "OpProfileMismatch"]
+__all__ = [
+    "CompileTimeError",
+    "ExplainError",
+    "FocusNotFound",
+    "NoCompileTimes",
+    "OpProfileMismatch",
+    "PassesError",
+    "StageNotInFile",
+]
 
 from ..errors import HloscopeError, UsageProblem
 
@@ -38,3 +46,11 @@ class StageNotInFile(UsageProblem):
 
 class OpProfileMismatch(UsageProblem):
     """A trace and a module that do not belong together (or a module the trace lacks)."""
+
+
+class CompileTimeError(HloscopeError):
+    """A target whose compile time cannot be told."""
+
+
+class NoCompileTimes(CompileTimeError, UsageProblem):
+    """A target that holds no compile (one HLO file): what was typed cannot be used."""

@@ -214,9 +214,19 @@ def program_from_module(
     seed: int = 0,
 ) -> Program:
     """A :class:`Program` that runs ``module`` compiled anew (random inputs from ``seed``)."""
+    from ..capture.jaxlib_adapter import XlaCompileFailed
     from .extract import droppable_callbacks
 
-    compiled = compile_module(module, resolve_device(device))
+    try:
+        compiled = compile_module(module, resolve_device(device))
+    except XlaCompileFailed as error:
+        # XLA's text importer cannot take back every module XLA printed (on a TPU host it
+        # refused an attention step's optimized text: "CHLO => [StableHLO+Shape] => StableHLO
+        # failed"); the function itself runs XLA's own executable.
+        raise XlaCompileFailed(
+            f"{error} (XLA could not compile {module.name}'s text again: time the function "
+            "itself, hloscope bench SCRIPT.py:FUNCTION, which runs XLA's own executable)"
+        ) from None
     notes = []
     dropped = droppable_callbacks(module)
     if dropped:

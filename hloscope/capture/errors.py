@@ -42,6 +42,7 @@ __all__ = [
     "CaptureError",
     "CaptureUsageError",
     "ScriptImportError",
+    "ScriptReentryError",
     "ScriptTargetError",
     "MissingFramework",
     "UnsupportedFramework",
@@ -89,6 +90,10 @@ class ScriptImportError(CaptureError):
     exception while it imports, no function of that name, or no usable example arguments
     (:func:`hloscope.capture.script_loader.load_function`). Exceptions the function raises
     later, while it is traced or timed, are not this."""
+
+
+class ScriptReentryError(ScriptImportError):
+    """Loading the script hloscope was asked about would run the calling line again."""
 
 
 class ScriptTargetError(ScriptImportError, UsageProblem):

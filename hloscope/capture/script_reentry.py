@@ -22,7 +22,7 @@ import os
 import sys
 from types import FrameType
 
-from .errors import ScriptImportError
+from .errors import ScriptReentryError
 
 __all__ = [
     "ScriptReentryError",
@@ -33,10 +33,6 @@ __all__ = [
 ]
 
 _GUARD = 'if __name__ == "__main__":'
-
-
-class ScriptReentryError(ScriptImportError):
-    """Loading the script hloscope was asked about would run the calling line again."""
 
 
 def _same_file(a: str, b: str) -> bool:

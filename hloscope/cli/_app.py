@@ -15,6 +15,7 @@ import atexit
 import gc
 import importlib
 import os
+import re
 import sys
 import threading
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
@@ -39,8 +40,13 @@ def fail(message: str, status: int = ExitStatus.ERROR) -> NoReturn:
 
 
 def _has_location(message: str) -> bool:
-    # `file:line:col: error: ...` and `hloscope: error: ...` lines are complete already.
-    return message.startswith(PREFIX) or ": error: " in message.split("\n", 1)[0]
+    # `file:line:col: error: ...` and `hloscope: error: ...` lines are complete already; an
+    # error of XLA's that quotes an MLIR location after its status (`UNKNOWN: f.py:88:11:
+    # error: ...`) is not one.
+    return message.startswith(PREFIX) or _LOCATED.match(message) is not None
+
+
+_LOCATED = re.compile(r"[^\s:][^:\n]*:\d+(?::\d+)?: error: ")
 
 
 class _Command(click.Command):
