@@ -125,6 +125,7 @@ def _line_of(file: str, code: str) -> int:
 # -- the tests ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_no_attention_kernel_is_paired_with_a_norm_kernel(compared):
     name, result = compared
     work_a, work_b = _kernel_work(result.a), _kernel_work(result.b)
@@ -143,6 +144,7 @@ def test_no_attention_kernel_is_paired_with_a_norm_kernel(compared):
     assert pairs >= 0.8 * len(result.a.kernels)
 
 
+@pytest.mark.slow
 def test_every_claim_pairs_kernels_that_do_the_same_kind_of_work(compared):
     """Split, merged, regrouped and changed: a kernel that does softmax, norm or matmul work
     has a kernel on the other side that does some of the same work."""
@@ -160,6 +162,7 @@ def test_every_claim_pairs_kernels_that_do_the_same_kind_of_work(compared):
         assert not change.unrelated, describe(change)
 
 
+@pytest.mark.slow
 def test_replaced_attention_kernels_find_the_library_kernels(results):
     """Every kernel of A's hand-written attention that does softmax or matmul work is paired
     with a kernel of B's library call (none is left removed while B adds its twin)."""
@@ -180,6 +183,7 @@ def test_replaced_attention_kernels_find_the_library_kernels(results):
     assert len(paired) >= 10
 
 
+@pytest.mark.slow
 def test_old_lines_are_said_to_become_the_new_ones(compared):
     name, result = compared
     groups = [
@@ -206,6 +210,7 @@ def test_old_lines_are_said_to_become_the_new_ones(compared):
     assert not head_lines
 
 
+@pytest.mark.slow
 def test_the_changes_name_their_replaced_lines(compared):
     name, result = compared
     said = [
@@ -219,6 +224,7 @@ def test_the_changes_name_their_replaced_lines(compared):
     assert all(" became " not in describe(c) for c in same)
 
 
+@pytest.mark.slow
 def test_cli_prints_the_code_replaced(cache, monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
     a, b = _target("attention_a.py"), _target("attention_b.py")
@@ -566,6 +572,7 @@ def test_a_softmax_kernel_is_paired_by_its_work_not_by_a_leftover_multiply(tmp_p
     assert soft.computes_a == soft.computes_b == ["softmax"] and not soft.unrelated
 
 
+@pytest.mark.slow
 def test_the_code_replaced_fits_80_columns(cache, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     out = CliRunner().invoke(cli, ["diff", _target("norm_mlp_a.py"), _target("norm_mlp_b.py")])
@@ -595,6 +602,7 @@ def test_too_many_candidates_pair_by_fingerprint_only(tmp_path, monkeypatch):
     assert groups == {("merged", ("sm", "mk"), ("mk",)), ("added", (), ("sm",))}
 
 
+@pytest.mark.slow
 def test_memory_counts_replaced_lines_under_the_line_that_replaced_them(cache, monkeypatch):
     """The peak's bytes of the hand-written attention's lines are compared with those of the
     library call's line, not listed as one line gone and another new."""
