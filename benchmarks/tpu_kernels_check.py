@@ -61,23 +61,6 @@ def _out_dir() -> Path:
     return out
 
 
-def _step(fn: Any, args: tuple[Any, ...], donated: bool) -> Any:
-    """A zero-argument step; a donating function is fed its own new parameters back."""
-    import jax
-
-    state = {"args": args}
-    if donated:
-        state["args"] = (jax.tree_util.tree_map(lambda a: a.copy(), args[0]), *args[1:])
-
-    def step() -> Any:
-        out = fn(*state["args"])
-        if donated:
-            state["args"] = (out[1], *state["args"][1:])
-        return out
-
-    return step
-
-
 def profiler_kernels(step: Any, folder: Path, module: str) -> dict[str, float]:
     """Each instruction's device time per execution of ``module``, from a trace of ``step``
     read with jax's ``ProfileData`` alone."""
@@ -112,6 +95,8 @@ def check_program(name: str, programs: Any, out: Path) -> dict[str, Any]:
 
     fn = getattr(programs, name)
     args = programs.example_args()[name]()
+    from tpu_bench_check import _step  # a donating step fed its own outputs back
+
     donated = name == "attention_step"
     theirs = profiler_kernels(_step(fn, args, donated), out / "traces" / name, f"jit_{name}")
     started = time.perf_counter()
@@ -251,6 +236,7 @@ def main() -> None:
     dump = out / "dump"
     os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --xla_dump_to={dump}".strip()
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "samples"))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
     import jax
     import tpu_kernel_programs as programs  # noqa: E402
 
