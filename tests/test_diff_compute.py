@@ -232,6 +232,11 @@ def test_cli_prints_the_code_replaced(cache, monkeypatch):
     assert text.exit_code == 0, text.output
     assert "code replaced (old lines -> new lines)" in text.output
     assert "attention_a.py:17-21 (attention) -> attention_b.py:16 (attention)" in text.output
+    # The line table says it too, line by line (wrapped rows joined back).
+    table = " ".join(" ".join(text.output.split("source lines whose ops")[1].split()).split())
+    for line in range(17, 22):
+        assert f"attention_a.py:{line} (attention): replaced by attention_b.py:16" in table
+    assert "attention_b.py:16 (attention): new, in place of attention_a.py:17-21" in table
     data = json.loads(CliRunner().invoke(cli, ["diff", "--json", a, b]).stdout)
     groups = [(g["a"], g["b"]) for g in data["replaced_lines"]]
     assert any(len(a) == 5 and len(b) == 1 for a, b in groups)

@@ -29,6 +29,7 @@ from .diff_text import (
     replaced_lines_text,
     short_source,
     signed,
+    source_lines_text,
 )
 from .terminal import printable
 
@@ -87,14 +88,19 @@ def _line_label(source_a: str, source_b: str) -> str:
     return f"{a} -> {':' + rest_b if file_a == file_b else b}"
 
 
-def _line_text(row: LineChange) -> str:
+def _line_text(row: LineChange, replaced: dict[str, list[str]] | None = None) -> str:
+    """One row of the line table; ``replaced``: each line only one side has -> the lines of
+    the other side that took its place (:attr:`KernelDiff.replaced_lines`)."""
     label = _line_label(row.source_a, row.source_b)
+    other = (replaced or {}).get(row.source_a or row.source_b, [])
     if row.status == "added":
         ops = f"{row.ops_b} op{'s' if row.ops_b != 1 else ''}"
-        return f"{label}: new, {ops} in {', '.join(row.kernels_b[:4])}"
+        instead = f", in place of {source_lines_text(other)}" if other else ""
+        return f"{label}: new{instead}, {ops} in {', '.join(row.kernels_b[:4])}"
     if row.status == "removed":
         ops = f"its {row.ops_a} ops were" if row.ops_a != 1 else "its op was"
-        return f"{label}: gone ({ops} in {', '.join(row.kernels_a[:4])})"
+        head = f"replaced by {source_lines_text(other)}" if other else "gone"
+        return f"{label}: {head} ({ops} in {', '.join(row.kernels_a[:4])})"
     n_a, n_b = len(row.kernels_a), len(row.kernels_b)
     if n_a == n_b:
         where = f"still in {n_b} kernel{'s' if n_b != 1 else ''}"
@@ -184,8 +190,13 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
         lines = Table.grid(padding=(0, 1))
         lines.add_column(no_wrap=True)
         lines.add_column(overflow="fold")
+        replaced: dict[str, list[str]] = {}
+        for old, new in result.replaced_lines:
+            replaced.update(dict.fromkeys(old, new))
+            replaced.update(dict.fromkeys(new, old))
         for row in rows:
-            lines.add_row(Text(row.status, style="cyan"), Text(printable(_line_text(row))))
+            text = _line_text(row, replaced)
+            lines.add_row(Text(row.status, style="cyan"), Text(printable(text)))
         console.print(lines)
         if len(rows) < len(result.lines):
             console.print(Text(f"({len(result.lines) - len(rows)} more lines)", style="dim"))
