@@ -29,6 +29,9 @@ CONTRACT_FUNCTION = {
 }
 CONTRACT_ARGUMENT = {"path", "varying_dims", "dtypes"}
 CONTRACT_EVENT = {"index", "cause", "signature", "call_site", "seconds"}
+# A JAX compile's event also says what the persistent compilation cache did.
+CONTRACT_CACHE = {"result", "reason", "changed", "key", "fix"}
+CACHE_RESULTS = {"hit", "miss", "not_written", "off", "unknown"}
 CAUSES = {
     "first",
     "shape",
@@ -61,7 +64,10 @@ def check_contract(data: dict) -> None:
             assert set(argument) == CONTRACT_ARGUMENT
             assert all(isinstance(k, str) for k in argument["varying_dims"])
         for event in function["events"]:
-            assert set(event) == CONTRACT_EVENT
+            assert set(event) - {"persistent_cache"} == CONTRACT_EVENT
+            if "persistent_cache" in event:
+                assert set(event["persistent_cache"]) == CONTRACT_CACHE
+                assert event["persistent_cache"]["result"] in CACHE_RESULTS
             assert set(event["cause"]) <= CAUSES and event["cause"]
         indexes = [e["index"] for e in function["events"]]
         assert indexes == sorted(indexes)

@@ -62,6 +62,15 @@ from dataclasses import dataclass, field, fields, replace
 from types import ModuleType
 from typing import Any
 
+from .persistent_cache_watch import (
+    CACHE_KEY_LOGGER,
+    CacheLogReader,
+    CacheObservation,
+    cache_dir,
+    off_observation,
+    static_values_of_explain,
+)
+
 __all__ = [
     "ArgSignature",
     "Hint",
@@ -162,6 +171,11 @@ class CompileRecord:
     cache_clears: int = 0
     reduce_retracing: bool = False  # a tf.function made with reduce_retracing=True
     input_signature: bool = False  # a tf.function made with an input_signature
+    # The static arguments by JAX's path ([0][1], [1]['mode']), read where JAX explains a
+    # tracing-cache miss; what the persistent cache's computation depends on besides arrays.
+    statics: dict[str, str] | None = None
+    # What JAX's persistent compilation cache did (JAX compiles; None for TensorFlow's).
+    persistent_cache: CacheObservation | None = None
 
     @property
     def seconds(self) -> float | None:
@@ -181,6 +195,8 @@ class CompileRecord:
                 value = [_dataclass_dict(a) for a in value]
             elif f.name == "hints":
                 value = [_dataclass_dict(h) for h in value]
+            elif f.name == "persistent_cache" and value is not None:
+                value = value.to_dict()
             data[f.name] = value
         return data
 
@@ -191,6 +207,10 @@ class CompileRecord:
         values["arguments"] = [_arg_from(a) for a in data.get("arguments", ())]
         values["results"] = [_arg_from(a) for a in data.get("results", ())]
         values["hints"] = [Hint(**h) for h in data.get("hints", ())]
+        cache = data.get("persistent_cache")
+        values["persistent_cache"] = (
+            CacheObservation.from_dict(cache) if isinstance(cache, dict) else None
+        )
         return cls(**values)
 
 
@@ -384,6 +404,11 @@ class LogTap(logging.Handler):
         if self.needed_level is not None and logger.getEffectiveLevel() > self.needed_level:
             logger.setLevel(self.needed_level)
 
+    def lower_to(self, level: int) -> None:
+        """Lower the logger's level to ``level`` while installed (put back by uninstall)."""
+        if self._saved is not None and self.logger.getEffectiveLevel() > level:
+            self.logger.setLevel(level)
+
     def uninstall(self) -> None:
         saved, self._saved = self._saved, None
         if saved is None:
@@ -543,7 +568,7 @@ _PARTIAL_EVAL = "jax._src.interpreters.partial_eval"
 _COMPILER = "jax._src.compiler"
 _COMPILATION_CACHE = "jax._src.compilation_cache"
 #: The loggers the JAX watcher reads (and restores).
-JAX_LOGGERS = (_PXLA, _PARTIAL_EVAL, _COMPILER, _COMPILATION_CACHE)
+JAX_LOGGERS = (_PXLA, _PARTIAL_EVAL, _COMPILER, _COMPILATION_CACHE, CACHE_KEY_LOGGER)
 
 _COMPILING = "Compiling %s with global shapes and types"
 _EXPLAIN = "TRACING CACHE MISS"
@@ -579,6 +604,7 @@ class _Pending:
     module: str | None = None
     context: dict[str, str] | None = None
     call_site: str | None = None
+    statics: dict[str, str] | None = None
 
 
 class _Hub:
@@ -650,6 +676,7 @@ class _JaxHub(_Hub):
         self._explain_set = False
         self._jax: ModuleType | None = None
         self._clears = _CacheClearCounter()
+        self._cache = CacheLogReader()
 
     # -- installing ----------------------------------------------------------------------------
     def _install(self) -> None:
@@ -665,8 +692,18 @@ class _JaxHub(_Hub):
                 LogTap(
                     _PARTIAL_EVAL, self._on_partial_eval, level=logging.WARNING, rewrite=self._quiet
                 ),
-                LogTap(_COMPILER, rewrite=self._quiet),
-                LogTap(_COMPILATION_CACHE, rewrite=self._quiet),
+                # The persistent cache's hits, misses and writes are DEBUG records.
+                LogTap(_COMPILER, self._cache.on_record, level=logging.DEBUG, rewrite=self._quiet),
+                LogTap(
+                    _COMPILATION_CACHE,
+                    self._cache.on_record,
+                    level=logging.DEBUG,
+                    rewrite=self._quiet,
+                ),
+                # At DEBUG JAX logs each part of a cache key (and hashes each part once more):
+                # lowered only once a cache directory is set (_on_pxla), as JAX computes keys
+                # without one too.
+                LogTap(CACHE_KEY_LOGGER, self._cache.on_record),
             ]
         installed: list[LogTap] = []
         try:
@@ -728,7 +765,9 @@ class _JaxHub(_Hub):
             return
         explanation = parse_explanation(message)
         if explanation.name:
-            self._pending()[explanation.name] = _Pending(explanation.name, explanation)
+            pending = _Pending(explanation.name, explanation)
+            pending.statics = static_values_of_explain()
+            self._pending()[explanation.name] = pending
 
     def _on_pxla(self, record: logging.LogRecord) -> None:
         if not str(record.msg).startswith(_COMPILING) or not isinstance(record.args, tuple):
@@ -749,6 +788,9 @@ class _JaxHub(_Hub):
         entry.shardings = tuple(shardings) if isinstance(shardings, Iterable) else None
         entry.context = _context_snapshot()
         entry.call_site = user_call_site(2)
+        self._cache.begin()  # the cache key is computed after lowering, in this thread
+        if cache_dir():
+            self._taps[-1].lower_to(logging.DEBUG)
 
     def _on_duration(self, event: str, duration: float, **kwargs: Any) -> None:
         if event not in _EVENTS:
@@ -807,6 +849,8 @@ class _JaxHub(_Hub):
             time=time.time(),
             thread=threading.get_ident(),
             cache_clears=self._clears.count,
+            statics=entry.statics,
+            persistent_cache=self._cache.take() or off_observation(),
         )
 
     def _explaining(self) -> bool:

@@ -49,6 +49,16 @@ _TIMED_OUT = 124  # as `hloscope capture` (GNU timeout's status)
     help="Keep the script's run in DIR: stdout.txt, stderr.txt, manifest.json, the watcher's "
     "records (recompiles.json) and the ledger --json prints (ledger.json).",
 )
+@click.option(
+    "--vs",
+    "compare_with",
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="A run kept with -o DIR: each compile that missed JAX's persistent compilation cache "
+    "names the part of the cache key that changed since (the computation and its first "
+    "differing line, an XLA flag, the devices, compile options, jax/jaxlib/libtpu versions) "
+    "and the fix.",
+)
 @click.option("--all", "show_all", is_flag=True, help="List every compile, not the first and last.")
 @click.option(
     "--wide", is_flag=True, help="Print every cell and fix in full, however long the lines."
@@ -60,13 +70,15 @@ def recompiles_command(
     fail_over: int | None,
     timeout: float | None,
     out_dir: str | None,
+    compare_with: str | None,
     show_all: bool,
     wide: bool,
 ) -> None:
     """Show every compile per function: how often, how long, which argument changed (shape,
     dtype, weak type, static value, pytree, sharding, a function made anew, cleared caches,
     config), and the fix (bucket sizes that cover the sizes seen, static arguments,
-    input_signature...).
+    input_signature...), and what JAX's persistent compilation cache did for each compile: hit,
+    miss, not written and why, or off (no jax_compilation_cache_dir).
 
     TARGET is SCRIPT.py [ARGS...] (run under the watcher; put script options that clash with
     these after `--`), SCRIPT.py:FUNCTION (called with its example arguments), or a dump or
@@ -76,7 +88,7 @@ def recompiles_command(
     missing or a folder holds no dump; 3 more compiles than --fail-over N; 124 the script timed
     out."""
     output = _Output(as_json, show_all, wide)
-    ledger, problem, timed_out = _ledger(target, args, timeout, out_dir, output)
+    ledger, problem, timed_out = _ledger(target, args, timeout, out_dir, output, compare_with)
     sys.stdout.write(output.text(ledger))
     sys.stdout.flush()
     if problem is not None:
@@ -125,6 +137,7 @@ def _ledger(
     timeout: float | None,
     out_dir: str | None,
     output: _Output,
+    compare_with: str | None = None,
 ):
     """The ledger of TARGET, the line saying why a script run failed, and whether it timed out.
 
@@ -147,6 +160,7 @@ def _ledger(
             out_dir=out_dir,
             while_running=output.import_renderer,
             when_ready=output.text,
+            compare_with=compare_with,
         )
         return run.ledger, run.error_line(), run.run.timed_out
     from ..capture.prestart import discard
@@ -154,8 +168,8 @@ def _ledger(
     discard()  # a child started for a script, in case the command line looked like one
     if args:
         raise CliError(f"{target}: only a SCRIPT.py target takes arguments (got {args[0]!r})")
-    if out_dir is not None or timeout is not None:
-        raise CliError("--output and --timeout apply to a script TARGET only")
+    if out_dir is not None or timeout is not None or compare_with is not None:
+        raise CliError("--output, --timeout and --vs apply to a script TARGET only")
     _check_dump_folder(target)
     from ..analysis.recompiles import ledger_of_target
     from ._target import open_target

@@ -370,5 +370,101 @@ def render_ledger(
         console.print(_events_table(function, show_all, wide))
         for advice in function.advice:
             console.print(_fix(advice.text, console.width))
+    _render_cache(ledger, console, show_all, wide)
     for note in ledger.notes:
         console.print(Text(f"note: {printable(note)}", style="dim"))
+
+
+#: Misses and unwritten entries listed one by one unless every one is asked for.
+CACHE_ROWS = 8
+
+
+def _render_cache(ledger: Ledger, console: Console, show_all: bool, wide: bool) -> None:
+    """What JAX's persistent compilation cache did: the results counted, then each miss and
+    unwritten entry of the user's functions with the parts of the key that changed and the
+    fix. Nothing when the cache was off and no earlier run was named."""
+    events = [(f, e) for f in ledger.functions for e in f.events if e.persistent_cache is not None]
+    if not events:
+        return
+    counts: dict[str, int] = {}
+    for _, event in events:
+        assert event.persistent_cache is not None
+        counts[event.persistent_cache.result] = counts.get(event.persistent_cache.result, 0) + 1
+    if set(counts) == {"off"} and ledger.cache_compared_with is None:
+        return
+    width = _WIDE if wide else console.width
+    console.print()
+    console.print(Text(_cache_head(counts, ledger.cache_compared_with, events), style="bold"))
+    shown = [
+        (f, e)
+        for f, e in events
+        if not f.internal
+        and e.persistent_cache is not None
+        and e.persistent_cache.result in _LISTED[ledger.cache_compared_with is not None]
+    ]
+    hidden = 0 if show_all else max(0, len(shown) - CACHE_ROWS)
+    for function, event in shown[: len(shown) - hidden]:
+        for line in _cache_lines(function, event, width):
+            console.print(line)
+    if hidden:
+        console.print(Text(f"  … {hidden} more (--all shows them)", style="dim"))
+
+
+#: The results listed one by one: a miss only when there is an earlier run to explain it by.
+_LISTED = {False: ("not_written", "unknown"), True: ("miss", "not_written", "unknown")}
+
+_RESULT_WORDS = {
+    "hit": ("hit", "hits"),
+    "miss": ("miss", "misses"),
+    "not_written": ("not written", "not written"),
+    "off": ("off", "off"),
+    "unknown": ("unknown", "unknown"),
+}
+
+
+def _cache_head(counts: dict[str, int], against: str | None, events: list) -> str:
+    parts = []
+    for result in ("hit", "miss", "not_written", "off", "unknown"):
+        if counts.get(result):
+            one, many = _RESULT_WORDS[result]
+            parts.append(f"{counts[result]} {one if counts[result] == 1 else many}")
+    text = "persistent cache: " + ", ".join(parts)
+    if set(counts) == {"off"}:
+        first = events[0][1].persistent_cache
+        text += f" ({first.reason})" if first is not None and first.reason else ""
+    if against is not None:
+        text += f"; misses compared with {_where(against, None)}"
+    elif counts.get("miss"):
+        text += " (--vs DIR, a run kept with -o DIR, names what changed)"
+    return text
+
+
+def _indented(text: str, width: int) -> str:
+    """``text`` indented four columns, wrapped at ``width`` (six for the lines after)."""
+    import textwrap
+
+    kept = _NUMBER_UNIT.sub("\\1\u00a0\\2", text)
+    lines = textwrap.wrap(
+        kept,
+        width=max(24, width),
+        initial_indent="    ",
+        subsequent_indent="      ",
+        break_on_hyphens=False,
+    )
+    return "\n".join(lines or [""]).replace("\u00a0", " ")
+
+
+def _cache_lines(function: FunctionLedger, event: CompileEvent, width: int) -> list[Text]:
+    verdict = event.persistent_cache
+    assert verdict is not None
+    head = Text("  ")
+    head.append(f"{printable(function.name)} #{event.number}", style="bold yellow")
+    head.append(f"  {verdict.result.replace('_', ' ')}", style="cyan")
+    lines = [head]
+    if verdict.reason:
+        lines.append(Text(_indented(printable(verdict.reason), width)))
+    for change in verdict.changed:
+        lines.append(Text(_indented(f"{change.part}: {printable(change.detail)}", width)))
+    if verdict.fix:
+        lines.append(_fix(verdict.fix, width))
+    return lines

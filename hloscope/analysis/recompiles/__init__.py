@@ -18,11 +18,18 @@ offline from a dump folder (:func:`ledger_of_dump`) -- and answers, per function
   static, ``input_signature``/``reduce_retracing`` for TensorFlow, hoisting a ``jax.jit`` or a
   lambda out of a loop.
 
+* for each JAX compile, what the persistent compilation cache did (``hit``, ``miss``,
+  ``not_written`` and JAX's reason, ``off``) and, against a kept run, which part of JAX's
+  cache key changed (:mod:`._persistent_cache`; ``persistent_cache`` is absent from
+  TensorFlow's events).
+
 ``Ledger.to_dict()`` is the JSON contract of ``hloscope recompiles --json``::
 
     {"functions": [{"name", "defined_at", "compiles", "compile_seconds",
                     "arguments": [{"path", "varying_dims": {"0": [4, 7, 9, 16]}, "dtypes"}],
-                    "events": [{"index", "cause": [...], "signature", "call_site", "seconds"}],
+                    "events": [{"index", "cause": [...], "signature", "call_site", "seconds",
+                                "persistent_cache": {"result", "reason", "changed": [
+                                    {"part", "detail", "fix"}], "key", "fix"}}],
                     "advice": [{"kind", "text", ...}]}]}
 
 Offline, a dump tells less: weak types are invisible in HLO and static arguments show only as
@@ -33,7 +40,8 @@ TensorFlow compile-time constant).
 The package, one job per module: ``_ledger`` (the data model above), ``_grouping`` (records
 to a ledger), ``_names`` (names of flattened arguments and static values), ``_differences``
 (what changed between two compiles), ``_histories`` (each argument over time), ``_advice``
-(the table of fixes, :data:`RULES`), ``_watch`` (live watching), ``_scripts`` (a script run
+(the table of fixes, :data:`RULES`), ``_persistent_cache`` (the persistent cache's results
+and what changed in its key), ``_watch`` (live watching), ``_scripts`` (a script run
 under the watcher) and ``_dumps`` (the offline ledger of a dump or HLO file).
 """
 
@@ -56,6 +64,7 @@ if TYPE_CHECKING:  # pragma: no cover - the names as mypy sees them; at run time
         Ledger,
         ledger_name,  # hloscope.testing names functions the way the ledger does
     )
+    from ._persistent_cache import CacheVerdict, KeyChange, cache_verdicts
     from ._scripts import LEDGER_FILE as LEDGER_FILE
     from ._scripts import ScriptLedger, recompiles_of_script
     from ._watch import CompileWatch, watch_compiles
@@ -82,6 +91,9 @@ _LAZY = {
     "FunctionLedger": "._ledger",
     "Ledger": "._ledger",
     "ledger_name": "._ledger",
+    "CacheVerdict": "._persistent_cache",
+    "KeyChange": "._persistent_cache",
+    "cache_verdicts": "._persistent_cache",
     "LEDGER_FILE": "._scripts",
     "ScriptLedger": "._scripts",
     "recompiles_of_script": "._scripts",
@@ -103,6 +115,9 @@ __all__ = [
     "Ledger",
     "CompileWatch",
     "ScriptLedger",
+    "CacheVerdict",
+    "KeyChange",
+    "cache_verdicts",
     "build_ledger",
     "watch_compiles",
     "recompiles_of_script",

@@ -17,6 +17,7 @@ from ._differences import causes_of, differences_between, match_traces, with_tra
 from ._histories import histories_of
 from ._ledger import Cause, CompileEvent, FunctionLedger, Ledger
 from ._names import Namer, StaticValues, display_statics
+from ._persistent_cache import CacheVerdict, cache_verdicts
 
 
 @dataclass(slots=True)
@@ -53,9 +54,18 @@ def _group(records: Sequence[CompileRecord]) -> list[_Group]:
     return ordered
 
 
-def build_ledger(records: Sequence[CompileRecord], source: str = "watch") -> Ledger:
-    """The :class:`Ledger` of ``records`` (in the order they happened)."""
-    ledger = Ledger(source=source)
+def build_ledger(
+    records: Sequence[CompileRecord],
+    source: str = "watch",
+    *,
+    previous: Sequence[CompileRecord] | None = None,
+    previous_label: str | None = None,
+) -> Ledger:
+    """The :class:`Ledger` of ``records`` (in the order they happened). With ``previous``
+    (the records of a kept run, named ``previous_label``), each persistent-cache miss names
+    the part of JAX's cache key that changed since."""
+    ledger = Ledger(source=source, cache_compared_with=previous_label)
+    verdicts = cache_verdicts(records, previous, previous_label)
     groups = _group(records)
     order: list[tuple[int, _Group, CompileRecord]] = []
     for group in groups:
@@ -67,13 +77,15 @@ def build_ledger(records: Sequence[CompileRecord], source: str = "watch") -> Led
     order.sort(key=lambda item: item[0])
     index_of = {id(record): i for i, (_, _, record) in enumerate(order)}
     for group in groups:
-        ledger.functions.append(_function_ledger(group, index_of))
+        ledger.functions.append(_function_ledger(group, index_of, verdicts))
     ledger.functions = [f for f in ledger.functions if f.events]
     mark_setup(ledger)
     return ledger
 
 
-def _function_ledger(group: _Group, index_of: dict[int, int]) -> FunctionLedger:
+def _function_ledger(
+    group: _Group, index_of: dict[int, int], verdicts: dict[int, CacheVerdict]
+) -> FunctionLedger:
     has_xla = any(r.kind == "xla" for _, r in group.records)
     chosen = [r for _, r in group.records if not (has_xla and r.kind == "trace")]
     ledger = FunctionLedger(
@@ -124,6 +136,7 @@ def _function_ledger(group: _Group, index_of: dict[int, int]) -> FunctionLedger:
             trace_id=record.trace_id,
             reduce_retracing=record.reduce_retracing,
             input_signature=record.input_signature,
+            persistent_cache=verdicts.get(id(record)),
         )
         if record.kind == "xla":
             trace = trace_of.get(id(record))

@@ -21,6 +21,8 @@ from ...dataframes import require_pandas
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
+    from ._persistent_cache import CacheVerdict
+
 
 class Cause(StrEnum):
     """Why a function compiled again: one way its new compile differs from its previous one."""
@@ -98,6 +100,8 @@ class CompileEvent:
     trace_id: str | None = None
     reduce_retracing: bool = False  # TensorFlow: made with reduce_retracing=True
     input_signature: bool = False  # TensorFlow: made with an input_signature
+    # What JAX's persistent compilation cache did (None: not a JAX compile).
+    persistent_cache: CacheVerdict | None = None
 
     @property
     def seconds(self) -> float | None:
@@ -117,13 +121,16 @@ class CompileEvent:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "index": self.index,
             "cause": [str(c) for c in self.causes],
             "signature": self.signature,
             "call_site": self.call_site,
             "seconds": _rounded(self.seconds),
         }
+        if self.persistent_cache is not None:
+            data["persistent_cache"] = self.persistent_cache.to_dict()
+        return data
 
 
 @dataclass(slots=True)
@@ -239,6 +246,8 @@ class Ledger:
     functions: list[FunctionLedger] = field(default_factory=list)
     source: str = "watch"
     notes: list[str] = field(default_factory=list)
+    # The kept run the persistent cache's misses were compared with (``--vs DIR``).
+    cache_compared_with: str | None = None
 
     @property
     def compiles(self) -> int:

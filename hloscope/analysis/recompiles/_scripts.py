@@ -54,6 +54,7 @@ def recompiles_of_script(
     progress: bool | None = None,
     while_running: Callable[[], object] | None = None,
     when_ready: Callable[[Ledger], object] | None = None,
+    compare_with: str | os.PathLike[str] | None = None,
 ) -> ScriptLedger:
     """Run ``script`` (or call its ``function`` with its example arguments) in a child process
     under the compile watcher, and return the ledger of what it compiled.
@@ -74,10 +75,17 @@ def recompiles_of_script(
     its records, while its interpreter shuts down (JAX's clean-up at exit alone takes a tenth
     of a second): rendering it then costs no time either. The ledger returned is that same
     object, unless the child's XLA log grew after it (then a new one, built from all of it).
+
+    ``compare_with`` is a folder an earlier run was kept in (``out_dir``): each compile that
+    missed JAX's persistent compilation cache names the part of the cache key that changed
+    since that run (:func:`previous_records` reads it; an unreadable folder raises
+    :class:`~hloscope.errors.HloscopeError`).
     """
+    previous = previous_records(compare_with) if compare_with is not None else None
     keep = out_dir is not None
     folder = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix=_TEMP_PREFIX))
-    hooks = _Hooks(while_running, when_ready)
+    label = str(compare_with) if compare_with is not None else None
+    hooks = _Hooks(while_running, when_ready, previous, label)
     try:
         return _run_watched(script, args, folder, function, timeout, progress, keep, hooks)
     finally:
@@ -108,7 +116,7 @@ def _run_watched(
         # The records are complete (the runner wrote them before saying so); the stderr file
         # may still lack the last bytes in the pipe, so its XLA log is read again at the end.
         xla_log = _xla_log(folder)
-        early.append((_build(folder, xla_log), xla_log))
+        early.append((_build(folder, xla_log, hooks), xla_log))
         if hooks.when_ready is not None:
             hooks.when_ready(early[0][0])
 
@@ -128,7 +136,7 @@ def _run_watched(
     from ...capture.script import RECOMPILES
 
     xla_log = _xla_log(folder)
-    ledger = early[0][0] if early and early[0][1] == xla_log else _build(folder, xla_log)
+    ledger = early[0][0] if early and early[0][1] == xla_log else _build(folder, xla_log, hooks)
     if not (folder / RECOMPILES).is_file() and not run.ok:
         ledger.notes.append("the run stopped before the watcher could write its records")
     error = run.error_line()
@@ -145,6 +153,8 @@ class _Hooks:
 
     while_running: Callable[[], object] | None
     when_ready: Callable[[Ledger], object] | None
+    previous: list[CompileRecord] | None = None  # a kept run's records (compare_with)
+    previous_label: str | None = None
 
 
 def _xla_log(folder: Path) -> list[CompileRecord]:
@@ -159,12 +169,29 @@ def _xla_log(folder: Path) -> list[CompileRecord]:
     return parse_xla_log(log)
 
 
-def _build(folder: Path, xla_log: list[CompileRecord]) -> Ledger:
+def _build(folder: Path, xla_log: list[CompileRecord], hooks: _Hooks) -> Ledger:
     from ...capture.script import RECOMPILES
     from ._grouping import build_ledger
 
     records = _merge_by_time(_read_records(folder / RECOMPILES), xla_log)
-    return build_ledger(records, source="script")
+    return build_ledger(
+        records, source="script", previous=hooks.previous, previous_label=hooks.previous_label
+    )
+
+
+def previous_records(folder: str | os.PathLike[str]) -> list[CompileRecord]:
+    """The watcher's records of a run kept with ``out_dir`` (its ``recompiles.json``)."""
+    from ...capture.script import RECOMPILES
+    from ...errors import HloscopeError
+
+    path = Path(folder) / RECOMPILES
+    if not path.is_file():
+        raise HloscopeError(f"{folder}: no {RECOMPILES} here (keep a run with recompiles -o DIR)")
+    try:
+        json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise HloscopeError(f"{path}: unreadable ({error})") from None
+    return _read_records(path)
 
 
 def _import_readers() -> None:
