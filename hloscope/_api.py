@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .capture.script_loader import load_function
 from .capture.target import Target
+from .devices import DEFAULT_MXU
 from .hlo.model import Module
 from .stages import Stage
 
@@ -177,7 +178,7 @@ def check(
     value: Any,
     *args: Any,
     platform: str = "cpu",
-    mxu: int = 128,
+    mxu: int = DEFAULT_MXU,
     device: Any = None,
     **kwargs: Any,
 ) -> CheckReport:
@@ -202,8 +203,9 @@ def check(
       :func:`~hloscope.analysis.unsupported.jax_check.check_jax`.
 
     For ``platform="tpu"`` the report's ``mxu`` lists the dots and convolutions not aligned
-    to a ``mxu`` x ``mxu`` matrix unit (128 on TPU v2-v5, 256 on v6e:
-    :func:`hloscope.analysis.mxu.mxu_sizes`); ``mxu`` is not passed on to a function.
+    to a ``mxu`` x ``mxu`` matrix unit (the default TPU's, :data:`hloscope.devices.DEFAULT_MXU`;
+    each chip's in :func:`hloscope.analysis.mxu.mxu_sizes`); ``mxu`` is not passed on to a
+    function.
 
     ``device`` (a TPU of the registry, ``"tpu-v5e"``, or a :class:`~hloscope.devices.DeviceSpec`)
     checks for that chip with ``platform="tpu"`` and its MXU, and has XLA:TPU confirm each
@@ -256,7 +258,7 @@ def _confirmed_check(
     spec = parse_device(device)
     if not spec.device.is_tpu:
         raise ValueError(f"check(device=...) names a TPU; {spec.device.name} is not one")
-    mxu = spec.device.mxu or 128
+    mxu = spec.device.mxu or DEFAULT_MXU
     report = check(value, *args, platform="tpu", mxu=mxu, **kwargs)
     where: dict[str, Any] = {}
     text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
@@ -312,7 +314,7 @@ def _check_hlo(
     value: Any,
     platform: str,
     *,
-    mxu: int = 128,
+    mxu: int = DEFAULT_MXU,
     stage: str | Stage | None = None,
     module: str | None = None,
     all_modules: bool = False,

@@ -51,6 +51,7 @@ from .analysis.fusions import fusion_report
 from .analysis.mxu import DEFAULT_MXU, mxu_findings
 from .analysis.summary import summarize
 from .capture.target import TargetKind
+from .devices import Platform
 from .errors import HloscopeError
 from .hlo.model import Module
 from .render.html import sections
@@ -97,8 +98,8 @@ __all__ = [
 DEFAULT_GRAPHS = 4
 #: Graphs a capture's notebook view draws (each costs a ``dot`` run).
 CAPTURE_GRAPHS = 2
-#: Platforms the unsupported-ops check runs for.
-PLATFORMS = ("cpu", "gpu", "tpu")
+#: Platforms the unsupported-ops check runs for: every one there is.
+PLATFORMS: tuple[str, ...] = tuple(p.value for p in Platform)
 #: Seconds the framework check of a SCRIPT.py:FUNCTION may take for all platforms together.
 CHECK_TIMEOUT_S = 180.0
 #: Seconds of timed runs for the program, and for each kernel alone (``--bench``).
@@ -627,7 +628,7 @@ def checks(origin: _Origin) -> list[PlatformCheck]:
 
 
 def mxu(origin: _Origin, size: int = DEFAULT_MXU) -> MxuSection | None:
-    """The TPU MXU alignment warnings ``hloscope check --platform tpu`` gives, of the same
+    """The TPU MXU alignment warnings ``hloscope check --device tpu`` gives, of the same
     module the checks read (before optimization where the target has it: the products as
     the program wrote them, not as a CPU or GPU compile tiled them)."""
     module, _stage = _module_to_check(origin)
@@ -635,7 +636,7 @@ def mxu(origin: _Origin, size: int = DEFAULT_MXU) -> MxuSection | None:
 
 
 def _framework_checks(spec: str) -> list[PlatformCheck] | None:
-    """What ``hloscope check SCRIPT.py:FUNCTION --platform P --json`` says for each platform:
+    """What ``hloscope check SCRIPT.py:FUNCTION --device P --json`` says for each platform:
     the function lowered by its own framework for the platform, the very check (and verdict)
     the command gives, where the captured HLO only shows how the function was lowered for the
     machine that captured it (its LAPACK kernels say nothing of what GPU or TPU lowerings
@@ -649,7 +650,7 @@ def _framework_checks(spec: str) -> list[PlatformCheck] | None:
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2")}
     runs = {
         platform: subprocess.Popen(
-            [sys.executable, "-m", "hloscope", "check", spec, "--platform", platform, "--json"],
+            [sys.executable, "-m", "hloscope", "check", spec, "--device", platform, "--json"],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             env=env,

@@ -178,3 +178,46 @@ def test_register_adds_a_row_first_and_unregister_takes_it_out():
     assert "tpu-test9" not in devices.names()
     with pytest.raises(UnknownDeviceError):
         devices.lookup("test9")
+
+
+def test_one_platform_vocabulary_everywhere():
+    from hloscope.analysis.unsupported import findings
+    from hloscope.cli import check
+    from hloscope.reporting import PLATFORMS
+
+    # The check's, the findings' and the report's platforms are the registry's one enum.
+    assert findings.Platform is Platform
+    assert PLATFORMS == check._PLATFORMS == ("cpu", "gpu", "tpu") == tuple(Platform)
+    assert {row.platform for row in devices.devices()} <= set(Platform)
+    assert Platform.parse("XLA_GPU_JIT") is Platform.GPU and Platform.parse("rocm") is Platform.GPU
+    assert Platform.parse(" TPU ") is Platform.TPU
+    with pytest.raises(ValueError, match="choose one of cpu, gpu, tpu"):
+        Platform.parse("ipu")
+
+
+def test_what_a_tpu_means_without_a_chip_is_read_from_the_default_tpus_row():
+    from hloscope.analysis import mxu
+
+    row = devices.lookup(devices.DEFAULT_TPU)
+    assert devices.default_tpu() is row and row.is_tpu
+    assert row.mxu == devices.DEFAULT_MXU and row.mxu == mxu.DEFAULT_MXU
+    assert row.tile == devices.DEFAULT_TILE
+    # Every TPU row states its own MXU size and tile: nothing falls back to a default.
+    for tpu in devices.devices("tpu"):
+        assert tpu.mxu is not None and tpu.tile is not None, tpu.name
+    assert mxu.mxu_sizes()["tpu-v6e"] == 256
+
+
+def test_each_libtpu_row_names_one_hosts_accelerator_type():
+    """``v5litepod-4``: the chip's Cloud TPU name and the size of one host of ``host_bounds``
+    chips (TensorCores for the chips that count them: ``v4-8``, ``v5p-8``)."""
+    for row in devices.devices("tpu"):
+        topology = row.tpu_topology
+        if topology is None:
+            continue
+        family, _, count = topology.accelerator_type.rpartition("-")
+        assert family and count.isdigit(), row.name
+        chips = 1
+        for bound in topology.host_bounds:
+            chips *= bound
+        assert int(count) in (chips, 2 * chips), row.name

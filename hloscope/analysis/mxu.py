@@ -58,6 +58,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from ..dataframes import require_pandas
+from ..devices import DEFAULT_MXU
 from ..devices import devices as registry_rows
 from ..hlo.errors import HloParseError
 from ..hlo.metadata import StackFrame
@@ -78,8 +79,6 @@ __all__ = [
 ]
 
 
-#: The size checked when no generation is named: every TPU before v6e.
-DEFAULT_MXU = 128
 #: The function of a finding in the entry computation (what ``hloscope check`` calls it).
 _TOP_LEVEL = "<top>"
 # How far up the callers of a computation a kernel and a source line are looked for.

@@ -11,11 +11,25 @@ __all__ = ["Platform", "Interconnect", "TpuTopology", "Device"]
 
 
 class Platform(StrEnum):
-    """Which XLA backend compiles for a device."""
+    """Which XLA backend compiles for a device: the one vocabulary of platforms (a device row's,
+    ``check --device cpu|gpu|tpu``'s, a finding's, an error's)."""
 
-    TPU = "tpu"
-    GPU = "gpu"
     CPU = "cpu"
+    GPU = "gpu"
+    TPU = "tpu"
+
+    @classmethod
+    def parse(cls, value: str | Platform) -> Platform:
+        """``"TPU"``, ``"cuda"``, ``"rocm"``, ``"XLA_GPU_JIT"`` ... -> a :class:`Platform`."""
+        name = str(value).strip().lower()
+        name = name.removeprefix("xla_").removesuffix("_jit")
+        if name in ("cuda", "rocm", "gpu"):
+            return cls.GPU
+        try:
+            return cls(name)
+        except ValueError:
+            choices = ", ".join(p.value for p in cls)
+            raise ValueError(f"unknown platform {value!r} (choose one of {choices})") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +51,11 @@ class Interconnect:
 @dataclass(frozen=True, slots=True)
 class TpuTopology:
     """How libtpu names a chip's slices: ``v5e:2x4`` (``prefix`` ``v5e``, ``dims`` 2), the
-    accelerator type Cloud TPU gives its hosts (``v5litepod-8``: ``accelerator_type``), how many
-    TensorCores each chip shows as a JAX device (``cores_per_chip``), and the chips one host
-    holds by default (``host_bounds``)."""
+    accelerator type Cloud TPU gives one host of ``host_bounds`` chips (``accelerator_type``:
+    ``v5litepod-4``; ``v4-8``, ``v5p-8`` count TensorCores), which libtpu is told it runs on
+    when it compiles for the chip on a machine without one, how many TensorCores each chip
+    shows as a JAX device (``cores_per_chip``), and the chips one host holds by default
+    (``host_bounds``)."""
 
     prefix: str
     dims: int

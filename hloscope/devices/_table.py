@@ -18,6 +18,11 @@ How an interconnect's figures are derived:
 * **Latency per hop** is an order of magnitude, not a measurement: about a microsecond on ICI,
   a few on NVLink and PCIe (NCCL's per-step latency).
 
+A TPU's ``accelerator_type`` is one host's as Cloud TPU names it (``v5litepod-4`` counts chips,
+``v4-8`` and ``v5p-8`` TensorCores): libtpu 0.0.42.1 looks its host bounds up by that name
+(``v6e`` alone or ``v2-4`` get "Failed to find host bounds for accelerator type"), and its
+compiles for every chip below were the same, byte for byte, whichever type it was told.
+
 Order matters: a ``device_kind`` is matched against the rows in order and the first match wins,
 so specific patterns (``A100 80GB PCIe``) come before general ones (``A100``).
 """
@@ -36,8 +41,10 @@ _CLOUD_TPU = "https://cloud.google.com/tpu/docs/"
 _SCALING_BOOK = "https://jax-ml.github.io/scaling-book/tpus/"
 _NV = "https://www.nvidia.com/en-us/data-center/"
 _DENSE = "dense Tensor Core figures (the datasheet's with-sparsity figures halved)"
-#: A 32-bit array's last two dimensions are stored in tiles of 8 sublanes x 128 lanes.
+#: A 32-bit array's last two dimensions are stored in tiles of 8 sublanes x 128 lanes (what
+#: the layouts of XLA:TPU's compiles for every chip with a libtpu topology print: T(8,128)).
 _TPU_TILE = (8, 128)
+_MXU_PAGE = _CLOUD_TPU + "system-architecture-tpu-vm (MXU size per generation)"
 
 
 def _ici(ports: int, chip_bidi_gbps: float, topology: str, source: str) -> Interconnect:
@@ -60,9 +67,9 @@ def _tpu(
     memory_kind: str,
     page: str,
     *,
+    mxu: int,
     aliases: tuple[str, ...] = (),
     interconnect: Interconnect | None = None,
-    mxu: int = 128,
     topology: TpuTopology | None = None,
     note: str = "",
 ) -> Device:
@@ -70,7 +77,7 @@ def _tpu(
         "flops_per_s": page,
         "memory_bytes_per_s": page,
         "memory_bytes": page,
-        "mxu": _CLOUD_TPU + "system-architecture-tpu-vm (MXU size per generation)",
+        "mxu": _MXU_PAGE,
     }
     if interconnect is not None:
         sources["interconnect"] = interconnect.source
@@ -175,7 +182,8 @@ BUILT_IN: tuple[Device, ...] = (
         "HBM",
         _CLOUD_TPU + "v2 (peak compute per chip 45 TFLOPs bf16; HBM 16 GiB, 600 GBps)",
         aliases=("v2",),
-        topology=TpuTopology("v2", 2, "v2", cores_per_chip=2),
+        mxu=128,
+        topology=TpuTopology("v2", 2, "v2-8", cores_per_chip=2),
     ),
     _tpu(
         "tpu-v3",
@@ -187,7 +195,8 @@ BUILT_IN: tuple[Device, ...] = (
         "HBM2",
         _CLOUD_TPU + "v3 (peak compute per chip 123 TFLOPs bf16; HBM2 32 GiB, 900 GBps)",
         aliases=("v3",),
-        topology=TpuTopology("v3", 2, "v3", cores_per_chip=2),
+        mxu=128,
+        topology=TpuTopology("v3", 2, "v3-8", cores_per_chip=2),
     ),
     _tpu(
         "tpu-v4",
@@ -199,6 +208,7 @@ BUILT_IN: tuple[Device, ...] = (
         "HBM2",
         _CLOUD_TPU + "v4 (peak compute per chip 275 TFLOPs bf16 or int8; HBM2 32 GiB, 1200 GBps)",
         aliases=("v4",),
+        mxu=128,
         interconnect=Interconnect(
             "3D torus",
             6,
@@ -211,7 +221,7 @@ BUILT_IN: tuple[Device, ...] = (
             + _CLOUD_TPU
             + "v4 (3D mesh / torus)",
         ),
-        topology=TpuTopology("v4", 3, "v4", cores_per_chip=2),
+        topology=TpuTopology("v4", 3, "v4-8", cores_per_chip=2),
     ),
     _tpu(
         "tpu-v5e",
@@ -224,13 +234,14 @@ BUILT_IN: tuple[Device, ...] = (
         _CLOUD_TPU + "v5e (peak compute per chip 197 TFLOPs bf16, 393 TOPs int8; HBM2 16 GB, "
         "819 GBps)",
         aliases=("v5e", "tpu-v5-lite", "tpu-v5litepod", "v5litepod", "v5-lite"),
+        mxu=128,
         interconnect=_ici(
             4,
             400,
             "2D torus",
             _CLOUD_TPU + "v5e (bidirectional ICI 400 GBps per chip, 4 ICI ports, 2D torus)",
         ),
-        topology=TpuTopology("v5e", 2, "v5litepod"),
+        topology=TpuTopology("v5e", 2, "v5litepod-4"),
     ),
     _tpu(
         "tpu-v5p",
@@ -243,13 +254,14 @@ BUILT_IN: tuple[Device, ...] = (
         _CLOUD_TPU + "v5p (peak compute per chip 459 TFLOPs bf16, 918 TOPs int8; HBM2e 95 GiB, "
         "2765 GBps)",
         aliases=("v5p", "tpu-v5"),
+        mxu=128,
         interconnect=_ici(
             6,
             1200,
             "3D torus",
             _CLOUD_TPU + "v5p (bidirectional ICI 1200 GBps per chip, 3D torus: 6 neighbours)",
         ),
-        topology=TpuTopology("v5p", 3, "v5p"),
+        topology=TpuTopology("v5p", 3, "v5p-8"),
     ),
     _tpu(
         "tpu-v6e",
@@ -269,7 +281,7 @@ BUILT_IN: tuple[Device, ...] = (
             _CLOUD_TPU + "v6e (bidirectional ICI 800 GBps per chip, 4 ICI ports, 2D torus)",
         ),
         mxu=256,
-        topology=TpuTopology("v6e", 2, "v6e"),
+        topology=TpuTopology("v6e", 2, "v6e-4"),
     ),
     _tpu(
         "tpu-v7",

@@ -25,6 +25,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from ...dataframes import require_pandas
+from ...devices import Platform  # the one vocabulary of platforms; still importable from here
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -36,27 +37,6 @@ __all__ = ["Platform", "Reason", "Finding", "CheckReport", "Verdict", "TOP_LEVEL
 
 #: The ``function`` of a finding that sits in the checked function itself, not a nested one.
 TOP_LEVEL = "<top>"
-
-
-class Platform(StrEnum):
-    """The platforms a check can target (the names of ``--platform``)."""
-
-    CPU = "cpu"
-    GPU = "gpu"
-    TPU = "tpu"
-
-    @classmethod
-    def parse(cls, value: str | Platform) -> Platform:
-        """``"TPU"``, ``"cuda"``, ``"rocm"``, ``"XLA_GPU_JIT"`` ... -> a :class:`Platform`."""
-        name = str(value).strip().lower()
-        name = name.removeprefix("xla_").removesuffix("_jit")
-        if name in ("cuda", "rocm", "gpu"):
-            return cls.GPU
-        try:
-            return cls(name)
-        except ValueError:
-            choices = ", ".join(p.value for p in cls)
-            raise ValueError(f"unknown platform {value!r} (choose one of {choices})") from None
 
 
 class Reason(StrEnum):
