@@ -1,22 +1,55 @@
 """TPU tile padding: the padded size of f32, bf16 and int8 arrays of awkward shapes follows the
 tiling rule (the minor two physical dimensions padded to (8,128), (16,128), (32,128); rank-1
 arrays to T(256)/T(1024); an explicit T(...) in the layout wins), and the arrays padding
-inflates by more than 25% are the ones listed."""
+inflates by more than 25% are the ones listed. The tile is the chip's, read from its device
+row: a row with another tile pads otherwise, down to ``memory --device``'s padded peak."""
 
 from __future__ import annotations
 
-import pytest
+import json
+from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
+
+from hloscope import devices
 from hloscope.analysis.memory.tpu_padding import (
+    LANES,
     TileSource,
+    chip_tile,
     default_tile,
     inflated_arrays,
     padded_bytes,
     padded_size,
 )
+from hloscope.cli import cli
+from hloscope.devices import DEFAULT_TILE, DEFAULT_TPU, Device, Platform
 from hloscope.hlo.shape import parse_shape
 
 MiB = 1 << 20
+#: A CPU compile (no TPU layouts): ``memory --device`` pads its buffers to the chip's tiles.
+SAMPLE = (
+    Path(__file__).resolve().parent.parent / "samples/hlo/transformer_train.after_optimizations.txt"
+)
+#: A made-up TPU whose 32-bit tile is 16 sublanes x 256 lanes, twice the built-in chips'.
+WIDE = Device(
+    "tpu-wide9",
+    Platform.TPU,
+    "TPU wide9",
+    r"\bTPU wide9\b",
+    aliases=("wide9",),
+    memory_bytes=1 << 30,
+    tile=(16, 256),
+)
+
+
+@pytest.fixture
+def wide():
+    row = devices.register(WIDE)
+    try:
+        yield row
+    finally:
+        devices.unregister(WIDE.name)
 
 
 @pytest.mark.parametrize(
@@ -113,3 +146,61 @@ def test_inflated_arrays_are_those_padding_grows_by_more_than_a_quarter():
         "almost",
         "pair{0}",
     ]
+
+
+def test_the_default_tile_is_the_default_tpus_row():
+    row = devices.lookup(DEFAULT_TPU)
+    assert chip_tile() == DEFAULT_TILE == row.tile and row.tile[1] == LANES
+    for name in ("tpu-v4", "tpu-v5e", "tpu-v6e"):  # every built-in TPU row states its tile
+        chip = devices.lookup(name)
+        assert chip.tile is not None and chip_tile(chip) == chip.tile
+    nameless = Device("tpu-bare9", Platform.TPU, "TPU bare9", r"\bTPU bare9\b")
+    assert chip_tile(nameless) == DEFAULT_TILE  # a row without a tile: the default TPU's
+
+
+@pytest.mark.parametrize(
+    ("text", "default", "wide_padded", "wide_tile"),
+    [
+        ("f32[3,5]", 8 * 128 * 4, 16 * 256 * 4, (16, 256)),
+        ("bf16[17,130]", 32 * 256 * 2, 32 * 256 * 2, (32, 256)),
+        ("s8[33,129]", 64 * 256, 64 * 256, (64, 256)),
+        ("f32[256,64]", 256 * 128 * 4, 256 * 256 * 4, (16, 256)),
+    ],
+)
+def test_a_chips_own_tile_pads_its_arrays(wide, text, default, wide_padded, wide_tile):
+    shape = parse_shape(text)
+    assert default_tile(shape, wide) == wide_tile
+    chip = padded_size(shape, wide)
+    assert chip is not None and (chip.padded_bytes, chip.tile) == (wide_padded, wide_tile)
+    alone = padded_size(shape)
+    assert alone is not None and alone.padded_bytes == default
+    assert padded_size(shape, devices.lookup(DEFAULT_TPU)) == alone
+    assert padded_bytes(shape, wide) == wide_padded
+
+
+def test_a_printed_tile_and_rank_1_arrays_are_the_layouts_not_the_chips(wide):
+    tiled = parse_shape("f32[3,5]{1,0:T(8,128)}")
+    assert padded_size(tiled, wide) == padded_size(tiled)
+    assert padded_size(parse_shape("f32[100]"), wide) == padded_size(parse_shape("f32[100]"))
+
+
+def test_inflated_arrays_are_judged_on_the_chips_tile(wide):
+    arrays = [("half", parse_shape("f32[1024,192]"))]  # 192 -> 256 lanes either way: +33%
+    arrays.append(("even", parse_shape("f32[1024,128]")))  # fills 128 lanes, half of 256
+    assert [a.name for a in inflated_arrays(arrays)] == ["half"]
+    assert [a.name for a in inflated_arrays(arrays, device=wide)] == ["even", "half"]
+
+
+def test_memory_on_a_registered_chip_pads_to_its_tile(wide):
+    def device(name):
+        out = CliRunner().invoke(cli, ["memory", str(SAMPLE), "--json", "--device", name])
+        assert out.exit_code == 0, out.output
+        return json.loads(out.stdout)["device"]
+
+    built_in, registered = device(DEFAULT_TPU), device("wide9")
+    assert built_in["logical_peak_bytes"] == registered["logical_peak_bytes"]
+    assert registered["padded_peak_bytes"] > built_in["padded_peak_bytes"]
+    sizes = {(a["shape"], a["padded_bytes"]) for a in registered["inflated"]}
+    assert ("f32[256,64]{1,0}", 256 * 256 * 4) in sizes
+    sizes = {(a["shape"], a["padded_bytes"]) for a in built_in["inflated"]}
+    assert ("f32[256,64]{1,0}", 256 * 128 * 4) in sizes

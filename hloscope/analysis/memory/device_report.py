@@ -81,28 +81,33 @@ def _array_shape(buffer: LiveBuffer) -> Shape | None:
     return None if shape.is_tuple else shape
 
 
-def padded_peak(result: MemoryResult, threshold: float = INFLATION_THRESHOLD) -> PaddedPeak:
-    """``result``'s peak with each live buffer at its padded size (never below the bytes the
-    result gives it: a TPU dump's sizes are padded already)."""
+def padded_peak(
+    result: MemoryResult, threshold: float = INFLATION_THRESHOLD, device: Device | None = None
+) -> PaddedPeak:
+    """``result``'s peak with each live buffer at its padded size on ``device`` (its row's
+    tile; the default TPU's when ``None``), never below the bytes the result gives it: a TPU
+    dump's sizes are padded already."""
     extra = 0
     arrays: list[tuple[str, Shape]] = []
     for buffer in result.live_at_peak:
         shape = _array_shape(buffer)
-        size = padded_size(shape) if shape is not None else None
+        size = padded_size(shape, device) if shape is not None else None
         if shape is None or size is None:
             continue
         extra += max(0, size.padded_bytes - buffer.bytes)
         arrays.append((buffer.name, shape))
     inflated = [
         (a.name, a.shape, a.size.logical_bytes, a.size.padded_bytes)
-        for a in inflated_arrays(arrays, threshold)
+        for a in inflated_arrays(arrays, threshold, device)
     ]
     return PaddedPeak(result.peak_bytes, result.peak_bytes + extra, inflated)
 
 
 def verdict_peak(result: MemoryResult, device: Device) -> int:
     """The peak a device is judged by: padded to tiles on a TPU, as it is elsewhere."""
-    return padded_peak(result).padded_bytes if device.is_tpu else result.peak_bytes
+    if not device.is_tpu:
+        return result.peak_bytes
+    return padded_peak(result, device=device).padded_bytes
 
 
 def device_report(
@@ -122,7 +127,7 @@ def device_report(
     refused = result.refused is not None
     # XLA:TPU's own peak already holds its layouts' padding: nothing to add to it.
     exact = result.source == MemorySource.XLA_TPU or refused
-    padded = padded_peak(result) if entry.is_tpu and not exact else None
+    padded = padded_peak(result, device=entry) if entry.is_tpu and not exact else None
     peak = padded.padded_bytes if padded is not None else result.peak_bytes
     fraction = parse_limit(limit)
     fit = fits(peak, entry, fraction)

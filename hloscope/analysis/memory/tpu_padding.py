@@ -17,9 +17,10 @@ dumps print):
   dimensions than the array treats the array as having leading dimensions of size 1.
 * an explicit ``T(...)`` in the layout is always honoured (an optimized TPU module prints
   one on every array);
-* without one, the tile TPUs use by default: ``(8,128)`` for 32-bit types, ``(16,128)`` for
-  16-bit, ``(32,128)`` for 8-bit (and sub-byte types, stored one per byte) on arrays of rank 2
-  or more, as many rows more as the narrower type packs into a 32-bit word; rank-1 arrays get
+* without one, the chip's tile (its device row's ``tile``, ``(8,128)`` on every TPU the
+  registry knows; the default TPU's when no chip is named) for 32-bit types on arrays of rank
+  2 or more, as many rows more as a narrower type packs into a 32-bit word: ``(16,128)`` for
+  16-bit, ``(32,128)`` for 8-bit (and sub-byte types, stored one per byte); rank-1 arrays get
   a one-dimensional tile, ``T(256)`` below 1024 elements and ``T(1024)`` from there (what
   TPU dumps print: ``f32[100]{0:T(256)}``, ``s32[2048]{0:T(1024)}``); scalars are left as
   they are.
@@ -34,6 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ...devices import DEFAULT_TILE, Device
 from ...hlo.shape import Shape
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "PaddedSize",
     "LANES",
     "INFLATION_THRESHOLD",
+    "chip_tile",
     "default_tile",
     "padded_size",
     "padded_bytes",
@@ -48,12 +51,11 @@ __all__ = [
     "inflated_arrays",
 ]
 
-#: The minor tile dimension of every TPU array tile: the 128 lanes of a vector register.
-LANES = 128
+#: The minor tile dimension of the default TPU's array tiles: the lanes of a vector register
+#: (a chip's own is its device row's ``tile[1]``).
+LANES = DEFAULT_TILE[1]
 #: Padding that grows an array by more than this fraction of its data is worth reporting.
 INFLATION_THRESHOLD = 0.25
-# Rows of a default 2-D tile for 32-bit values; narrower types pack more rows in a word.
-_ROWS_32BIT = 8
 # Rank-1 arrays: the short and the long one-dimensional tile, and where the long one starts.
 _RANK1_SHORT, _RANK1_LONG = 256, 1024
 
@@ -98,35 +100,45 @@ def _storage_bits(shape: Shape) -> int:
     return shape.dtype.storage_bytes * 8
 
 
-def default_tile(shape: Shape) -> tuple[int, ...]:
-    """The tile a TPU uses for an array whose layout prints none (see the module docstring):
-    ``()`` for a scalar."""
+def chip_tile(device: Device | None = None) -> tuple[int, int]:
+    """The (sublanes, lanes) tile of a 32-bit array on ``device``: its row's ``tile``, the
+    default TPU's when no device is named or its row states none."""
+    if device is not None and device.tile is not None:
+        return device.tile
+    return DEFAULT_TILE
+
+
+def default_tile(shape: Shape, device: Device | None = None) -> tuple[int, ...]:
+    """The tile ``device`` (a TPU's row; the default TPU's when ``None``) uses for an array
+    whose layout prints none (see the module docstring): ``()`` for a scalar."""
     if shape.rank == 0:
         return ()
     if shape.rank == 1:
         count = shape.dims[0] or 0
         return (_RANK1_LONG,) if count >= _RANK1_LONG else (_RANK1_SHORT,)
+    rows, lanes = chip_tile(device)
     bits = min(32, max(8, shape.dtype.storage_bytes * 8))
-    return (_ROWS_32BIT * 32 // bits, LANES)
+    return (rows * 32 // bits, lanes)
 
 
-def _first_tile(shape: Shape) -> tuple[tuple[int | None, ...], TileSource]:
+def _first_tile(shape: Shape, device: Device | None) -> tuple[tuple[int | None, ...], TileSource]:
     if shape.layout is not None and shape.layout.tiles:
         return shape.layout.tiles[0], TileSource.LAYOUT
-    tile = default_tile(shape)
+    tile = default_tile(shape, device)
     return tile, TileSource.DEFAULT if tile else TileSource.NONE
 
 
-def padded_size(shape: Shape) -> PaddedSize | None:
-    """The logical and the tile-padded bytes of one array shape; ``None`` for a tuple, a
-    token or an array with an unbounded (``?``) dimension. Bounded dynamic dimensions
-    (``<=N``) count at their bound, as XLA allocates them."""
+def padded_size(shape: Shape, device: Device | None = None) -> PaddedSize | None:
+    """The logical and the tile-padded bytes of one array shape on ``device`` (a TPU's row,
+    whose tile pads an array without a printed one; the default TPU when ``None``); ``None``
+    for a tuple, a token or an array with an unbounded (``?``) dimension. Bounded dynamic
+    dimensions (``<=N``) count at their bound, as XLA allocates them."""
     if shape.is_tuple or shape.is_buffer or not shape.dtype.is_array_type:
         return None
     logical = shape.byte_size
     if logical is None or any(d is None for d in shape.dims):
         return None
-    tile, source = _first_tile(shape)
+    tile, source = _first_tile(shape, device)
     physical = [shape.dims[axis] or 0 for axis in reversed(shape.minor_to_major)]
     if len(tile) > len(physical):
         physical = [1] * (len(tile) - len(physical)) + physical
@@ -138,14 +150,14 @@ def padded_size(shape: Shape) -> PaddedSize | None:
     return PaddedSize(logical, max(padded, logical), tuple(t or 0 for t in tile), source)
 
 
-def padded_bytes(shape: Shape) -> int | None:
-    """Tile-padded bytes of a shape, the leaves of a tuple summed; ``None`` when an array of
-    it has an unbounded dimension."""
+def padded_bytes(shape: Shape, device: Device | None = None) -> int | None:
+    """Tile-padded bytes of a shape on ``device`` (as :func:`padded_size`), the leaves of a
+    tuple summed; ``None`` when an array of it has an unbounded dimension."""
     total = 0
     for leaf in shape.leaves():
         if leaf.is_tuple or leaf.is_buffer or not leaf.dtype.is_array_type:
             continue
-        size = padded_size(leaf)
+        size = padded_size(leaf, device)
         if size is None:
             return None
         total += size.padded_bytes
@@ -162,16 +174,19 @@ class InflatedArray:
 
 
 def inflated_arrays(
-    arrays: Iterable[tuple[str, Shape]], threshold: float = INFLATION_THRESHOLD
+    arrays: Iterable[tuple[str, Shape]],
+    threshold: float = INFLATION_THRESHOLD,
+    device: Device | None = None,
 ) -> list[InflatedArray]:
-    """The arrays among ``(name, shape)`` pairs whose padded size exceeds their logical size
-    by more than ``threshold`` (a fraction: 0.25 is 25%), most padding bytes first (ties by
-    name). Tuples count by their leaves, each named ``name{i}`` by its leaf index."""
+    """The arrays among ``(name, shape)`` pairs whose padded size on ``device`` (as
+    :func:`padded_size`) exceeds their logical size by more than ``threshold`` (a fraction:
+    0.25 is 25%), most padding bytes first (ties by name). Tuples count by their leaves, each
+    named ``name{i}`` by its leaf index."""
     found: list[InflatedArray] = []
     for name, shape in arrays:
         leaves = shape.leaves()
         for index, leaf in enumerate(leaves):
-            size = padded_size(leaf)
+            size = padded_size(leaf, device)
             if size is None or size.extra_bytes <= threshold * size.logical_bytes:
                 continue
             label = name if len(leaves) == 1 and leaf is shape else f"{name}{{{index}}}"
