@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING, Any
 from ._base import Backend, BackendName, Compiled, Lowered
 from ._local import LocalJax, TensorFlow
 from ._registry import BACKENDS, backend_for, capture_for, estimate_note
-from ._xla_tpu import LIBTPU_ENVIRONMENT, TPU_EXTRA_HINT, XlaTpu, libtpu_installed
+from ._xla_tpu import (
+    LIBTPU_ENVIRONMENT,
+    TPU_EXTRA_HINT,
+    XlaTpu,
+    libtpu_environment,
+    libtpu_installed,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._confirm import CompileVerdict, ConfirmJob, ConfirmResult, OpCandidate, confirm_on_tpu
@@ -63,5 +69,6 @@ __all__ = [
     "backend_for",
     "capture_for",
     "estimate_note",
+    "libtpu_environment",
     "libtpu_installed",
 ]

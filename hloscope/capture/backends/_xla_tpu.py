@@ -5,10 +5,14 @@ machine (``jax.experimental.topologies``): the module, buffer assignment, memory
 analyses are byte for byte those of the same program compiled on the chip. It cannot run.
 What it needs (``../shared/docs/tpu.md``):
 
-* three variables set **before** libtpu loads, or it stops at "unexpected worker hostname"
-  (:data:`LIBTPU_ENVIRONMENT`), and ``JAX_PLATFORMS=cpu`` so that JAX's own default backend
-  stays on the CPU instead of trying a TPU this machine does not have. The command line sets
-  them in the capture's child process only (:meth:`XlaTpu.child_environment`);
+* variables set **before** libtpu loads, or it stops at "unexpected worker hostname"
+  (:func:`libtpu_environment`): the host it should believe it runs on, whose accelerator type
+  is the chip's row's (``v6e-4`` for a v6e: libtpu looks the host's bounds up by it), and
+  ``JAX_PLATFORMS=cpu`` so that JAX's own default backend stays on the CPU instead of trying a
+  TPU this machine does not have. The command line sets them in the capture's child process
+  only (:meth:`XlaTpu.child_environment`); libtpu reads them once, when it loads, so a process
+  that compiles for several chips keeps the first one's type (the compile itself is the
+  topology's: measured, libtpu compiled the same module for every chip whatever type it had);
 * the slice's topology name (``v5e:2x4``) and, for a slice smaller than a host, the chips per
   host (:attr:`~hloscope.devices.DeviceSpec.host_bounds`);
 * example arguments placed on the topology's devices. The script's own arguments were made on
@@ -27,15 +31,21 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...devices import DeviceSpec
+from ...devices import Device, DeviceSpec, default_tpu
 from ..errors import CaptureError, CaptureUsageError, TpuCompileError
 from ._base import Backend, BackendName, Compiled, Lowered, does_not_fit
 
-__all__ = ["XlaTpu", "LIBTPU_ENVIRONMENT", "libtpu_installed", "TPU_EXTRA_HINT"]
+__all__ = [
+    "XlaTpu",
+    "LIBTPU_ENVIRONMENT",
+    "libtpu_environment",
+    "libtpu_installed",
+    "TPU_EXTRA_HINT",
+]
 
-#: What libtpu reads when it loads; without them it looks for TPU hosts and stops.
-LIBTPU_ENVIRONMENT = {
-    "TPU_ACCELERATOR_TYPE": "v5litepod-4",
+# What libtpu reads when it loads, whatever the chip; without them it looks for TPU hosts
+# and stops.
+_HOST_ENVIRONMENT = {
     "TPU_WORKER_HOSTNAMES": "localhost",
     "TPU_SKIP_MDS_QUERY": "1",
     # libtpu takes /tmp/libtpu_lockfile for the chip even when there is none: without this a
@@ -43,6 +53,21 @@ LIBTPU_ENVIRONMENT = {
     # makes the compile fail with "Internal error when accessing libtpu multi-process lockfile".
     "ALLOW_MULTIPLE_LIBTPU_LOAD": "1",
 }
+
+
+def libtpu_environment(device: Device) -> dict[str, str]:
+    """What libtpu must read when it loads to compile for ``device`` on a machine without a
+    TPU: the host variables and ``TPU_ACCELERATOR_TYPE``, the row's type of one host of the chip
+    (a row without libtpu topology names gets the default TPU's, the compile then fails on the
+    topology and says so)."""
+    topology = device.tpu_topology or default_tpu().tpu_topology
+    assert topology is not None  # the default TPU's row names its topology
+    return {"TPU_ACCELERATOR_TYPE": topology.accelerator_type, **_HOST_ENVIRONMENT}
+
+
+#: :func:`libtpu_environment` of the default TPU: for a process that compiles for no chip in
+#: particular (a test's child, a regeneration script).
+LIBTPU_ENVIRONMENT = libtpu_environment(default_tpu())
 TPU_EXTRA_HINT = "pip install 'hloscope[tpu]' for XLA:TPU's own compile"
 
 
@@ -80,7 +105,7 @@ class XlaTpu(Backend):
 
     def child_environment(self, environment: Mapping[str, str]) -> dict[str, str]:
         env = dict(environment)
-        for name, value in LIBTPU_ENVIRONMENT.items():
+        for name, value in libtpu_environment(self.spec.device).items():
             env.setdefault(name, value)
         env["JAX_PLATFORMS"] = "cpu"
         # As many CPU devices as the slice shows JAX devices: a script that builds its Mesh
@@ -97,7 +122,7 @@ class XlaTpu(Backend):
         problem = self.unavailable()
         if problem is not None:
             raise CaptureUsageError(problem)
-        for variable, value in LIBTPU_ENVIRONMENT.items():
+        for variable, value in libtpu_environment(self.spec.device).items():
             os.environ.setdefault(variable, value)  # read once, when libtpu loads
         from jax.experimental import topologies
 
