@@ -97,16 +97,18 @@ def _check(*args: str, cache: Path, block_libtpu: bool = False) -> tuple[int, st
     return done.returncode, done.stdout
 
 
-def _json(function: str, cache: Path, *extra: str, block_libtpu: bool = False) -> tuple[int, dict]:
+def _json(
+    function: str, cache: Path, device: str = "tpu", block_libtpu: bool = False
+) -> tuple[int, dict]:
     code, out = _check(
-        f"{PROGRAMS}:{function}", "--platform", "tpu", "--json", *extra,
+        f"{PROGRAMS}:{function}", "--device", device, "--json",
         cache=cache, block_libtpu=block_libtpu,
     )  # fmt: skip
     return code, json.loads(out[out.index("{") :])
 
 
 def _device(function: str, cache: Path) -> tuple[int, dict]:
-    return _json(function, cache, "--device", "tpu-v5e")
+    return _json(function, cache, "tpu-v5e")
 
 
 def _problems(report: dict) -> list[dict]:
@@ -300,7 +302,7 @@ def test_op_verdicts_are_cached(xla_tpu, cache):
 @pytest.mark.parametrize(("function", "status"), [("matmul_f64", 3), ("callback", 0)])
 def test_without_libtpu_the_static_answer_is_labelled(cache, function, status):
     code, static = _json(function, cache, block_libtpu=True)
-    labelled_code, labelled = _json(function, cache, "--device", "tpu-v5e", block_libtpu=True)
+    labelled_code, labelled = _json(function, cache, "tpu-v5e", block_libtpu=True)
     assert code == labelled_code == status
     assert labelled["notes"][0] == (
         "static scan; pip install 'hloscope[tpu]' to confirm with XLA:TPU"

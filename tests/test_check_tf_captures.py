@@ -257,9 +257,7 @@ def test_the_cli_exits_3_exactly_when_tensorflow_refuses(script, function, refus
     exec(compile(script.read_text(), str(script), "exec"), namespace)
     error = compile_error(namespace[function], X)
     assert (error is not None) == refused, error
-    result = CliRunner().invoke(
-        cli, ["check", f"{script}:{function}", "--platform", "cpu", "--json"]
-    )
+    result = CliRunner().invoke(cli, ["check", f"{script}:{function}", "--device", "cpu", "--json"])
     assert result.exit_code == (3 if refused else 0), result.output
     findings = json.loads(result.stdout)["findings"]
     if refused:

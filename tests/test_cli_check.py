@@ -39,16 +39,16 @@ def callbacks(corpus):
 
 
 def test_unsupported_exits_3_and_clean_exits_0(corpus):
-    code, out, _ = run(linalg(corpus), "--platform", "tpu")
+    code, out, _ = run(linalg(corpus), "--device", "tpu")
     assert code == 3
     assert out.splitlines()[-1].startswith("NOT SUPPORTED on tpu")
-    code, out, _ = run(linalg(corpus), "--platform", "cpu")
+    code, out, _ = run(linalg(corpus), "--device", "cpu")
     assert code == 0
     assert out.splitlines()[-1].startswith("OK for cpu")
 
 
 def test_warnings_alone_exit_0_and_help_says_so(corpus):
-    code, out, _ = run(callbacks(corpus), "--platform", "cpu")
+    code, out, _ = run(callbacks(corpus), "--device", "cpu")
     assert code == 0
     assert "2 warnings" in out.splitlines()[-1]
     code, out, _ = run("--help")
@@ -62,7 +62,7 @@ def test_warnings_alone_exit_0_and_help_says_so(corpus):
 
 
 def test_json_contract(corpus):
-    code, out, _ = run(linalg(corpus), "--platform", "tpu", "--json")
+    code, out, _ = run(linalg(corpus), "--device", "tpu", "--json")
     assert code == 3
     data = json.loads(out)
     assert {"platform", "proxy", "findings"} <= set(data)
@@ -75,13 +75,13 @@ def test_json_contract(corpus):
 
 
 def test_json_of_a_clean_check(corpus):
-    code, out, _ = run(linalg(corpus), "--platform", "cpu", "--json")
+    code, out, _ = run(linalg(corpus), "--device", "cpu", "--json")
     assert code == 0
     assert json.loads(out)["findings"] == []
 
 
 def test_stage_after_is_noted(corpus):
-    code, out, _ = run(linalg(corpus), "--platform", "tpu", "--stage", "after", "--json")
+    code, out, _ = run(linalg(corpus), "--device", "tpu", "--stage", "after", "--json")
     assert code == 3
     assert any("optimized HLO" in note for note in json.loads(out)["notes"])
 
@@ -90,9 +90,9 @@ def test_stage_after_is_noted(corpus):
 
 
 def test_text_is_grouped_by_function_one_line_per_finding(corpus):
-    code, out, _ = run(linalg(corpus), "--platform", "tpu", "--json")
+    code, out, _ = run(linalg(corpus), "--device", "tpu", "--json")
     findings = json.loads(out)["findings"]
-    code, out, _ = run(linalg(corpus), "--platform", "tpu")
+    code, out, _ = run(linalg(corpus), "--device", "tpu")
     lines = out.splitlines()
     functions = list(dict.fromkeys(f["function"] for f in findings))
     headings = [line for line in lines if line in functions]
@@ -119,7 +119,7 @@ def test_text_fits_the_terminal(corpus, tmp_path, depth):
         shutil.copytree(target, deep / target.name)
         target = deep / target.name
     result = CliRunner().invoke(
-        cli, ["check", str(target), "--platform", "tpu"], env={"COLUMNS": "72"}
+        cli, ["check", str(target), "--device", "tpu"], env={"COLUMNS": "72"}
     )
     assert result.exit_code == 0  # callbacks only warn, on TPU too
     lines = result.stdout.splitlines()
@@ -135,7 +135,7 @@ def test_control_characters_in_the_hlo_are_escaped(tmp_path):
         '  ROOT %c = f32[2]{0} custom-call(%x), custom_call_target="lapack_\\033]0;pwned\\007",'
         ' metadata={source_file="/home/user/m\\033[2J.py" source_line=3}\n}\n'
     )
-    code, out, _ = run(path, "--platform", "tpu")
+    code, out, _ = run(path, "--device", "tpu")
     assert code == 3
     assert "\x1b" not in out and "\x07" not in out
     # click drops ANSI sequences from what it echoes to a pipe: look at the lines themselves.
@@ -153,19 +153,19 @@ def test_control_characters_in_the_hlo_are_escaped(tmp_path):
 def test_a_bad_file_is_one_line_and_no_traceback(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("HloModule broken\n\nENTRY %main {\n  %x = f32[2 parameter(0)\n}\n")
-    code, out, err = run(bad, "--platform", "tpu")
+    code, out, err = run(bad, "--device", "tpu")
     assert code == 2
     assert out == ""
     (line,) = err.splitlines()
     assert "bad.txt" in line and "Traceback" not in err
 
-    code, _, err = run(tmp_path / "missing.txt", "--platform", "tpu")
+    code, _, err = run(tmp_path / "missing.txt", "--device", "tpu")
     assert code == ExitStatus.USAGE  # a path that does not exist (hloscope/errors.py's rule)
     assert len(err.splitlines()) == 1 and "Traceback" not in err
 
 
 def test_an_unknown_platform_is_a_usage_error(corpus):
-    code, _, err = run(linalg(corpus), "--platform", "ipu")
+    code, _, err = run(linalg(corpus), "--device", "ipu")
     assert code == 2
     assert err.startswith("hloscope: error: ") and len(err.splitlines()) == 1
 
@@ -206,18 +206,18 @@ def jax_script(tmp_path):
 
 
 def test_jax_function_eig_for_tpu_exits_3_and_cpu_exits_0(jax_script):
-    code, out, _ = run(f"{jax_script}:decompose", "--platform", "tpu", "--json")
+    code, out, _ = run(f"{jax_script}:decompose", "--device", "tpu", "--json")
     assert code == 3
     (finding,) = json.loads(out)["findings"]
     assert (finding["reason"], finding["op"]) == ("no_lowering", "eig")
     assert finding["source"] == f"{jax_script}:5"
     assert "jnp.linalg.eigh" in finding["suggestion"]
-    code, _, _ = run(f"{jax_script}:decompose", "--platform", "cpu")
+    code, _, _ = run(f"{jax_script}:decompose", "--device", "cpu")
     assert code == 0
 
 
 def test_jax_function_text_groups_a_nested_function(jax_script):
-    code, out, _ = run(f"{jax_script}:printing", "--platform", "cpu")
+    code, out, _ = run(f"{jax_script}:printing", "--device", "cpu")
     assert code == 0  # callbacks only warn
     lines = out.splitlines()
     assert "printing.body" in lines
@@ -226,7 +226,7 @@ def test_jax_function_text_groups_a_nested_function(jax_script):
 
 
 def test_jax_tracing_error_is_a_finding_not_an_error(jax_script):
-    code, out, _ = run(f"{jax_script}:masked", "--platform", "tpu", "--json")
+    code, out, _ = run(f"{jax_script}:masked", "--device", "tpu", "--json")
     assert code == 3
     (finding,) = json.loads(out)["findings"]
     assert finding["op"] == "NonConcreteBooleanIndexError"
@@ -236,14 +236,14 @@ def test_jax_tracing_error_is_a_finding_not_an_error(jax_script):
 def test_a_script_that_fails_to_import_is_one_line(tmp_path):
     path = tmp_path / "broken.py"
     path.write_text("x = 1\nraise RuntimeError('no data here')\n")
-    code, out, err = run(f"{path}:f", "--platform", "cpu")
+    code, out, err = run(f"{path}:f", "--device", "cpu")
     assert code == 1 and out == ""
     (line,) = err.splitlines()
     assert "broken.py" in line and "line 2" in line and "no data here" in line
 
 
 def test_a_missing_function_is_one_line(jax_script):
-    code, _, err = run(f"{jax_script}:nowhere", "--platform", "cpu")
+    code, _, err = run(f"{jax_script}:nowhere", "--device", "cpu")
     assert code == 2  # a usage error, as in every command (README: exit status)
     (line,) = err.splitlines()
     assert "nowhere" in line
@@ -270,11 +270,11 @@ def test_a_tf_function_goes_to_the_tensorflow_check(tmp_path):
     needs_framework("tensorflow")
     path = tmp_path / "tf_model.py"
     path.write_text(textwrap.dedent(TF_SCRIPT))
-    code, out, _ = run(f"{path}:strings", "--platform", "cpu", "--json")
+    code, out, _ = run(f"{path}:strings", "--device", "cpu", "--json")
     assert code == 3
     ops = {f["op"] for f in json.loads(out)["findings"]}
     assert {"AsString", "StringLength"} <= ops
-    code, _, _ = run(f"{path}:doubled", "--platform", "cpu")
+    code, _, _ = run(f"{path}:doubled", "--device", "cpu")
     assert code == 0
 
 
@@ -287,17 +287,17 @@ def test_stage_before_of_an_optimized_file_reads_the_file_beside_it(tmp_path):
     after = SAMPLES / "hlo" / "fusion_refactor_split.after_optimizations.txt"
     for stage in ("before", None):  # the default is before, as for dump folders
         args = ["--stage", stage] if stage else []
-        code, out, _ = run(after, "--platform", "tpu", "--json", *args)
+        code, out, _ = run(after, "--device", "tpu", "--json", *args)
         assert code == 0
         notes = json.loads(out)["notes"]
         assert any("fusion_refactor_split.before_optimizations.txt" in n for n in notes)
         assert any(
             n.startswith("checked the HLO before optimizations of module jit_split") for n in notes
         )
-    code, out, _ = run(after, "--platform", "tpu", "--json", "--stage", "after")
+    code, out, _ = run(after, "--device", "tpu", "--json", "--stage", "after")
     assert any("checked the optimized HLO" in n for n in json.loads(out)["notes"])
     before = after.with_name("fusion_refactor_split.before_optimizations.txt")
-    code, out, _ = run(before, "--platform", "tpu", "--json", "--stage", "after")
+    code, out, _ = run(before, "--device", "tpu", "--json", "--stage", "after")
     assert any("checked the optimized HLO" in n for n in json.loads(out)["notes"])
 
 
@@ -306,11 +306,11 @@ def test_stage_that_cannot_be_honoured_is_an_error(tmp_path):
 
     alone = tmp_path / "model.txt"
     shutil.copy(SAMPLES / "hlo" / "fusion_refactor_split.after_optimizations.txt", alone)
-    code, out, err = run(alone, "--platform", "tpu", "--stage", "before")
+    code, out, err = run(alone, "--device", "tpu", "--stage", "before")
     assert code == ExitStatus.USAGE and out == ""  # an option value that cannot be used
     (line,) = err.splitlines()
     assert "--stage before" in line and "optimized HLO" in line and "leave out --stage" in line
-    code, out, _ = run(alone, "--platform", "tpu", "--json")  # no --stage: the file as it is
+    code, out, _ = run(alone, "--device", "tpu", "--json")  # no --stage: the file as it is
     assert code == 0
     assert any("checked the optimized HLO" in n for n in json.loads(out)["notes"])
 
@@ -324,7 +324,7 @@ def test_the_python_api_reads_the_stage_as_the_command_does(tmp_path):
     after = SAMPLES / "hlo" / "fusion_refactor_split.after_optimizations.txt"
     for stage in ("before", "after", None):
         args = ["--stage", stage] if stage else []
-        _, out, _ = run(after, "--platform", "tpu", "--json", *args)
+        _, out, _ = run(after, "--device", "tpu", "--json", *args)
         from_cli = json.loads(out)
         report = hloscope.check(str(after), platform="tpu", stage=stage)
         assert report.notes == from_cli["notes"]
@@ -377,7 +377,7 @@ def test_long_names_wrap_and_are_never_cut(tmp_path, columns):
     if columns:
         env["COLUMNS"] = columns
     piped = subprocess.run(
-        [sys.executable, "-m", "hloscope", "check", str(path), "--platform", "tpu"],
+        [sys.executable, "-m", "hloscope", "check", str(path), "--device", "tpu"],
         capture_output=True,
         text=True,
         env=env,
@@ -387,7 +387,7 @@ def test_long_names_wrap_and_are_never_cut(tmp_path, columns):
     lines = piped.stdout.splitlines()
     limit = int(columns or 100)  # piped without COLUMNS: the 100 columns of the fallback
     assert max(map(len, lines)) <= limit
-    findings = json.loads(run(path, "--platform", "tpu", "--json")[1])["findings"]
+    findings = json.loads(run(path, "--device", "tpu", "--json")[1])["findings"]
     for finding in findings:
         first = next(i for i, line in enumerate(lines) if finding["op"][:10] in line)
         assert column_text(lines, first, finding["op"][:10]) == finding["op"]
@@ -405,10 +405,10 @@ def test_wide_gives_one_line_per_finding_in_full(tmp_path):
     path = tmp_path / "long.txt"
     path.write_text(LONG_NAMES)
     result = CliRunner().invoke(
-        cli, ["check", str(path), "--platform", "tpu", "--wide"], env={"COLUMNS": "80"}
+        cli, ["check", str(path), "--device", "tpu", "--wide"], env={"COLUMNS": "80"}
     )
     assert result.exit_code == 3
-    findings = json.loads(run(path, "--platform", "tpu", "--json")[1])["findings"]
+    findings = json.loads(run(path, "--device", "tpu", "--json")[1])["findings"]
     lines = result.stdout.splitlines()
     for finding in findings:
         (line,) = [line for line in lines if finding["node"] in line]
@@ -417,8 +417,8 @@ def test_wide_gives_one_line_per_finding_in_full(tmp_path):
 
 
 def test_verdict_names_the_reasons_of_warnings_too(corpus):
-    code, out, _ = run(callbacks(corpus), "--platform", "tpu")
+    code, out, _ = run(callbacks(corpus), "--device", "tpu")
     assert code == 0
     assert out.splitlines()[-1] == "OK for tpu: no problems found, 2 warnings (host_callback)"
-    code, out, _ = run(callbacks(corpus), "--platform", "tpu", "--json")
+    code, out, _ = run(callbacks(corpus), "--device", "tpu", "--json")
     assert json.loads(out)["verdict"] == "OK for tpu: no problems found, 2 warnings (host_callback)"

@@ -96,15 +96,13 @@ def test_fusions_diff_and_report_take_it(zz9, tmp_path):
 
 
 def test_check_measures_against_its_mxu(zz9):
-    out = CliRunner().invoke(
-        cli, ["check", str(SAMPLE), "--platform", "tpu", "--tpu", "zz9", "--json"]
-    )
+    out = CliRunner().invoke(cli, ["check", str(SAMPLE), "--device", "zz9", "--json"])
     assert out.exit_code in (0, 3), out.output
-    mxu = json.loads(out.output)["mxu"]
+    mxu = json.loads(out.stdout)["mxu"]
     assert mxu and {f["mxu_size"] for f in mxu} == {256}
 
 
-@pytest.mark.parametrize("command", ["memory", "collectives", "fusions", "diff", "report"])
+@pytest.mark.parametrize("command", ["memory", "collectives", "fusions", "diff", "report", "check"])
 def test_every_device_help_lists_the_registry_and_the_slice_form(zz9, command):
     out = CliRunner(env={"COLUMNS": "200"}).invoke(cli, [command, "--help"])
     assert out.exit_code == 0

@@ -251,7 +251,7 @@ def write_hlo(tmp_path: Path, fn, *shapes) -> Path:
 
 def test_check_for_tpu_lists_them_and_keeps_verdict_and_exit_status(tmp_path):
     path = write_hlo(tmp_path, layer, (64, 100), (100, 200))
-    result = CliRunner().invoke(cli, ["check", str(path), "--platform", "tpu", "--json"])
+    result = CliRunner().invoke(cli, ["check", str(path), "--device", "tpu", "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["findings"] == [] and report["clean"] is True
@@ -260,7 +260,7 @@ def test_check_for_tpu_lists_them_and_keeps_verdict_and_exit_status(tmp_path):
     assert (mxu["m"], mxu["n"], mxu["k"]) == (64, 200, 100)
     assert mxu["source"] == line_of(layer, "jnp.dot")
 
-    text = CliRunner().invoke(cli, ["check", str(path), "--platform", "tpu"], terminal_width=80)
+    text = CliRunner().invoke(cli, ["check", str(path), "--device", "tpu"], terminal_width=80)
     assert text.exit_code == 0
     lines = text.stdout.splitlines()
     assert lines[-1] == "OK for tpu: no problems found"
@@ -271,9 +271,9 @@ def test_check_for_tpu_lists_them_and_keeps_verdict_and_exit_status(tmp_path):
 
 def test_check_for_other_platforms_has_none(tmp_path):
     path = write_hlo(tmp_path, layer, (64, 100), (100, 200))
-    result = CliRunner().invoke(cli, ["check", str(path), "--platform", "gpu", "--json"])
+    result = CliRunner().invoke(cli, ["check", str(path), "--device", "gpu", "--json"])
     assert json.loads(result.stdout)["mxu"] == []
-    assert "MXU" not in CliRunner().invoke(cli, ["check", str(path), "--platform", "gpu"]).stdout
+    assert "MXU" not in CliRunner().invoke(cli, ["check", str(path), "--device", "gpu"]).stdout
 
 
 def test_the_verdict_ignores_them_beside_real_problems():
@@ -363,9 +363,9 @@ def test_check_tpu_v6e_measures_against_256_on_the_command_line_and_in_the_api(t
     # [256,128]x[128,128] fills v5e's 128x128 array and half of v6e's 256x256 one along K and N.
     path = write_hlo(tmp_path, layer, (256, 128), (128, 128))
     runner = CliRunner()
-    v5e = json.loads(runner.invoke(cli, ["check", str(path), "--platform", "tpu", "--json"]).stdout)
+    v5e = json.loads(runner.invoke(cli, ["check", str(path), "--device", "tpu", "--json"]).stdout)
     assert v5e["mxu"] == []
-    out = runner.invoke(cli, ["check", str(path), "--platform", "tpu", "--tpu", "v6e", "--json"])
+    out = runner.invoke(cli, ["check", str(path), "--device", "v6e", "--json"])
     assert out.exit_code == 0, out.output
     (v6e,) = json.loads(out.stdout)["mxu"]
     assert v6e["mxu_size"] == 256 and (v6e["m"], v6e["n"], v6e["k"]) == (256, 128, 128)
@@ -384,4 +384,4 @@ def test_check_tpu_generation_needs_the_tpu_platform(tmp_path):
     path = write_hlo(tmp_path, layer, (64, 100), (100, 200))
     out = CliRunner().invoke(cli, ["check", str(path), "--platform", "gpu", "--tpu", "v6e"])
     assert out.exit_code == 2
-    assert "names a TPU generation: use it with --platform tpu" in out.output
+    assert "--device tpu-v6e checks for tpu, --platform says gpu" in out.output

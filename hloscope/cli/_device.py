@@ -8,6 +8,9 @@ error (exit status 2) that lists the names that would do. :func:`device_option` 
 option with a help text whose list of names is read from the registry when the help is
 shown, so rows added with :func:`hloscope.devices.register` are listed (and taken) too.
 
+``hloscope check --device`` also takes a platform name (``cpu``, ``gpu``, ``tpu``: any
+device of it, ``platforms=True``), where the command asks of a platform what it asks of a chip.
+
 ``hloscope bench --device`` is another thing, the local JAX device to run on
 (``cpu|gpu|tpu|N``), and does not use this.
 """
@@ -47,36 +50,49 @@ def _usable(needs: str | None, platform: str | None) -> list[Device]:
     ]
 
 
-def device_names_help(needs: str | None = None, platform: str | None = None) -> str:
+def device_names_help(
+    needs: str | None = None, platform: str | None = None, platforms: bool = False
+) -> str:
     """The sentence every ``--device`` help ends with: the registry's names (those with the
-    figure ``needs``), and the ``NAME:SLICE`` form of a TPU slice."""
+    figure ``needs``), and the ``NAME:SLICE`` form of a TPU slice; first the platform names
+    when the option takes them (``platforms``)."""
+    from ..devices import Platform
+
     names = ", ".join(row.name for row in _usable(needs, platform))
+    lead = f"Platforms: {', '.join(p.value for p in Platform)}. " if platforms else ""
     return (
-        f"Known devices: {names} (aliases and JAX's device_kind work too); a TPU slice is "
-        "NAME:SLICE, e.g. tpu-v5e:2x4."
+        f"{lead}Known devices: {names} (aliases and JAX's device_kind work too); a TPU slice "
+        "is NAME:SLICE, e.g. tpu-v5e:2x4."
     )
 
 
 class DeviceParam(click.ParamType):
     """A device of the registry, as a :class:`~hloscope.devices.DeviceSpec`; ``needs`` names
     the :class:`~hloscope.devices.Device` field the command cannot do without, ``platform``
-    the platform the chip must be of."""
+    the platform the chip must be of; with ``platforms``, a platform name (``tpu``) too, as a
+    :class:`~hloscope.devices.Platform`."""
 
     name = "device"
 
-    def __init__(self, needs: str | None = None, platform: str | None = None) -> None:
+    def __init__(
+        self, needs: str | None = None, platform: str | None = None, platforms: bool = False
+    ) -> None:
         self.needs = needs
         self.platform = platform
+        self.platforms = platforms
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from ..devices import DeviceSpec, UnknownDeviceError, parse_device
+        from ..devices import DeviceSpec, Platform, UnknownDeviceError, parse_device
 
-        if isinstance(value, DeviceSpec):
+        if isinstance(value, (DeviceSpec, Platform)):
             return value
+        if self.platforms and str(value).strip().lower() in tuple(Platform):
+            return Platform(str(value).strip().lower())
         try:
             spec = parse_device(str(value))
         except UnknownDeviceError as error:
-            self.fail(error.one_line(), param, ctx)
+            also = f"; or a platform: {', '.join(p.value for p in Platform)}" * self.platforms
+            self.fail(error.one_line() + also, param, ctx)
         row = spec.device
         if self.platform is not None and str(row.platform) != self.platform:
             known = ", ".join(r.name for r in _usable(self.needs, self.platform))
@@ -88,7 +104,7 @@ class DeviceParam(click.ParamType):
         return spec
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
-        return "NAME[:SLICE]"
+        return "PLATFORM|NAME[:SLICE]" if self.platforms else "NAME[:SLICE]"
 
 
 class _DeviceOption(click.Option):
@@ -99,8 +115,8 @@ class _DeviceOption(click.Option):
         self.lead = lead
 
     def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
-        device_type = self.type if isinstance(self.type, DeviceParam) else DeviceParam()
-        self.help = f"{self.lead} {device_names_help(device_type.needs, device_type.platform)}"
+        kind = self.type if isinstance(self.type, DeviceParam) else DeviceParam()
+        self.help = f"{self.lead} {device_names_help(kind.needs, kind.platform, kind.platforms)}"
         return super().get_help_record(ctx)
 
 
@@ -112,16 +128,21 @@ def device_option(
     flag: str = "--device",
     dest: str | None = None,
     aliases: tuple[str, ...] = (),
+    platforms: bool = False,
+    hidden: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """``--device NAME[:SLICE]`` (or ``flag``, also spelled ``aliases``) as a
-    :class:`DeviceParam`: the command gets a :class:`~hloscope.devices.DeviceSpec` or ``None``.
-    ``lead`` is what the option does; the help goes on with the names it takes."""
+    :class:`DeviceParam`: the command gets a :class:`~hloscope.devices.DeviceSpec` or ``None``
+    (or a :class:`~hloscope.devices.Platform`, with ``platforms``). ``lead`` is what the option
+    does; the help goes on with the names it takes. ``hidden``: an old spelling kept working
+    and left out of the help."""
     decls = (flag, *aliases, dest) if dest else (flag, *aliases)
     return click.option(
         *decls,
         cls=_DeviceOption,
-        type=DeviceParam(needs, platform),
+        type=DeviceParam(needs, platform, platforms),
         default=None,
         lead=lead,
         help=lead,
+        hidden=hidden,
     )

@@ -1,4 +1,4 @@
-"""``hloscope check TARGET --platform cpu|gpu|tpu``: will it compile there? Find every problem.
+"""``hloscope check TARGET --device cpu|gpu|tpu|NAME``: will it compile there? Find every problem.
 
 Two kinds of TARGET, two ways of checking:
 
@@ -16,11 +16,16 @@ Two kinds of TARGET, two ways of checking:
   walk (:func:`~hloscope.analysis.unsupported.tf_check.check_tf`), anything else by lowering
   it with JAX for the platform (:func:`~hloscope.analysis.unsupported.jax_check.check_jax`).
 
-For ``--platform tpu`` both kinds also list the dots and convolutions whose sizes are not
-multiples of the 128 x 128 MXU of TPU v2-v5 (:mod:`hloscope.analysis.mxu`; for v6e's
-256 x 256 one, ``check_modules(..., mxu=256)`` or ``mxu_findings(module, mxu=256)`` in
-Python), with the share of the array they use and the padded shape that fills it. They cost
-speed, not correctness: the verdict and the exit status leave them out.
+``--device`` names the platform (``cpu``, the default, ``gpu``, ``tpu``) or a device of the
+registry, which checks for its platform; a TPU chip or slice also has XLA:TPU confirm the
+findings. ``--platform`` and ``--tpu`` are its older spellings: hidden, still taken, with one
+note on stderr naming the new one.
+
+For a TPU both kinds also list the dots and convolutions whose sizes are not multiples of
+the MXU (:mod:`hloscope.analysis.mxu`): the named chip's, from its device row (256 x 256 for
+``--device tpu-v6e``), else the default TPU's (:data:`hloscope.devices.DEFAULT_MXU`), with
+the share of the array they use and the padded shape that fills it. They cost speed, not
+correctness: the verdict and the exit status leave them out.
 
 The exit status is for CI: 3 when anything stops the program compiling for the platform, 0
 when nothing does (warnings alone, such as host callbacks or export blockers, are 0), 1 for an
@@ -39,7 +44,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..analysis.mxu import DEFAULT_MXU
+from ..devices import DEFAULT_MXU, DeviceSpec, Platform
 from ..dump.storage import is_url
 from ..errors import ExitStatus
 from ._app import cli
@@ -48,23 +53,29 @@ from ._target import all_modules_option, module_option
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.unsupported.findings import CheckReport
-    from ..devices import DeviceSpec
 
 __all__ = ["check"]
 
 _FUNCTION_SPEC = re.compile(r"^(?P<script>.+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
-_PLATFORMS = ("cpu", "gpu", "tpu")
+_PLATFORMS = tuple(p.value for p in Platform)
 
 
 @cli.command()
 @click.argument("target")
-@click.option(
-    "--platform",
-    type=click.Choice(_PLATFORMS, case_sensitive=False),
-    default="cpu",
-    show_default=True,
-    help="The platform to check for. No device of it is needed.",
+@device_option(
+    "What to check for: a platform (cpu, the default; gpu; tpu), no device of it needed, or a "
+    "device of the registry, which checks for its platform. A TPU chip or slice: with libtpu "
+    "installed (pip install 'hloscope[tpu]') every finding is confirmed by XLA:TPU compiling "
+    "the op alone for it, or dropped, and the whole program is compiled too; without, the "
+    "static scan, labelled so. For a TPU, the alignment warnings measure against the chip's "
+    "matrix unit (MXU): 128x128 on v2-v5 (tpu alone: the default TPU's), 256x256 on v6e, v7.",
+    platforms=True,
 )
+# The older spellings, hidden: --platform P is --device P, --tpu NAME is --device NAME.
+@click.option(
+    "--platform", type=click.Choice(_PLATFORMS, case_sensitive=False), default=None, hidden=True
+)
+@device_option("", needs="mxu", platform="tpu", flag="--tpu", dest="old_tpu", hidden=True)
 @click.option(
     "--json",
     "as_json",
@@ -81,17 +92,6 @@ _PLATFORMS = ("cpu", "gpu", "tpu")
     "rewritten for the backend that compiled it). For an HLO file, the file of that stage "
     "beside it (X.before_optimizations.txt) is read when the file is of the other one.",
 )
-@device_option(
-    "The TPU chip or slice to check for (implies --platform tpu): with libtpu installed "
-    "(pip install 'hloscope[tpu]') every finding is confirmed by XLA:TPU compiling the op alone "
-    "for it, or dropped, and the whole program is compiled too; without, the static scan, "
-    "labelled so. Its matrix unit (MXU) is what the alignment warnings measure against: "
-    "128x128 on v2-v5 (the default), 256x256 on v6e and v7. --tpu is its older spelling.",
-    needs="mxu",
-    platform="tpu",
-    aliases=("--tpu",),
-    dest="generation",
-)
 @click.option(
     "--wide", is_flag=True, help="One line per finding with every field in full, whatever fits."
 )
@@ -99,15 +99,16 @@ _PLATFORMS = ("cpu", "gpu", "tpu")
 @all_modules_option
 def check(
     target: str,
-    platform: str,
+    device: Platform | DeviceSpec | None,
+    platform: str | None,
+    old_tpu: DeviceSpec | None,
     as_json: bool,
     stage: str | None,
-    generation: DeviceSpec | None,
     wide: bool,
     module: str | None,
     all_modules: bool,
 ) -> None:
-    """Find every op that keeps TARGET from compiling for --platform, before compiling.
+    """Find every op that keeps TARGET from compiling for --device, before compiling.
 
     TARGET is an HLO text file or dump folder (checked offline: custom calls of another
     platform such as lapack_* on TPU, host callbacks and send/recv to the host, 64-bit types on
@@ -116,8 +117,9 @@ def check(
     without its device: custom calls, primitives with no lowering such as eig on TPU, host
     callbacks, float64 on TPU, tracing errors such as ConcretizationTypeError, what
     jax.export refuses). Each finding names the op, its function, the line of your code and
-    a fix. For tpu, dots and convolutions not aligned to the 128x128 MXU are listed too,
-    with the padded shape that fills it (speed warnings: the exit status ignores them).
+    a fix. For a TPU, dots and convolutions not aligned to its MXU (128x128 on TPU v2-v5 and
+    for tpu alone, 256x256 on v6e) are listed too, with the padded shape that fills it (speed
+    warnings: the exit status ignores them).
 
     With --device tpu-v5e (any TPU chip or slice) and libtpu installed, XLA:TPU itself compiles
     each finding's op alone for that chip: what it refuses is kept with its own message, what it
@@ -127,11 +129,10 @@ def check(
     Exit status: 3 when anything unsupported is found, 0 when nothing is (warnings alone --
     host callbacks, export blockers -- still exit 0), 1 for an error, 2 for unreadable HLO.
     """
-    if generation is not None:
-        platform = _tpu_platform(platform)
-    mxu = generation.device.mxu if generation is not None else None
-    mxu = mxu or DEFAULT_MXU
-    report = _report(target, platform.lower(), stage, module, all_modules, mxu, generation)
+    chosen, chip = _target_device(device, platform, old_tpu)
+    mxu = chip.device.mxu if chip is not None and chip.device.mxu else DEFAULT_MXU
+    tpu_chip = chip if chip is not None and chip.device.is_tpu else None
+    report = _report(target, chosen.value, stage, module, all_modules, mxu, tpu_chip)
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:
@@ -143,15 +144,37 @@ def check(
     sys.exit(int(ExitStatus.OK if report.clean else ExitStatus.CHECK_FAILED))
 
 
-def _tpu_platform(platform: str) -> str:
-    """The platform a ``--device`` check is for: tpu, said or implied (the default cpu)."""
-    ctx = click.get_current_context()
-    given = ctx.get_parameter_source("platform") is not click.core.ParameterSource.DEFAULT
-    if given and platform.lower() != "tpu":
-        from ._app import CliError
+def _target_device(
+    device: Platform | DeviceSpec | None, platform: str | None, old_tpu: DeviceSpec | None
+) -> tuple[Platform, DeviceSpec | None]:
+    """The platform to check for and the device named, if one was: from ``--device``, or the
+    older ``--platform`` and ``--tpu``, which still work with one note naming the new
+    spelling. A TPU row without an MXU size cannot be measured against: a usage error."""
+    from ._app import CliError
+    from ._target import say_note
 
-        raise CliError("--device (--tpu) names a TPU generation: use it with --platform tpu")
-    return "tpu"
+    if device is not None and old_tpu is not None:
+        raise CliError("--tpu is the older spelling of --device: give --device alone")
+    chosen = device if device is not None else old_tpu
+    if chosen is None:
+        chosen = Platform((platform or Platform.CPU.value).lower())
+    named = chosen if isinstance(chosen, Platform) else chosen.device.platform
+    if platform is not None and platform.lower() != named.value:
+        raise CliError(
+            f"--device {chosen} checks for {named.value}, --platform says {platform.lower()}: "
+            "give --device alone"
+        )
+    old = [flag for flag, value in (("--platform", platform), ("--tpu", old_tpu)) if value]
+    if old:
+        said = " and ".join(old)
+        say_note(f"{said} {'is' if len(old) == 1 else 'are'} deprecated: use --device {chosen}")
+    if isinstance(chosen, Platform):
+        return chosen, None
+    if chosen.device.is_tpu and chosen.device.mxu is None:
+        raise click.BadParameter(
+            f"hloscope has no MXU size for {chosen.device.name}", param_hint="'--device'"
+        )
+    return named, chosen
 
 
 def _report(

@@ -35,7 +35,7 @@ PROJECT_DUMPS = ROOT / "tests" / "data" / "generated"
 DUMP_COMMANDS = {
     "summary": ["summary", "--all-modules", "--json"],
     "fusions": ["fusions", "--all-modules", "--json"],
-    "check": ["check", "--all-modules", "--platform", "tpu", "--json"],
+    "check": ["check", "--all-modules", "--device", "tpu", "--json"],
     "graph": ["graph", "-o", "{out}.json"],
     "recompiles": ["recompiles", "--json"],
     "explain": ["explain", "--json"],
@@ -43,7 +43,7 @@ DUMP_COMMANDS = {
 FILE_COMMANDS = {
     "summary": ["summary", "--json"],
     "fusions": ["fusions", "--json"],
-    "check": ["check", "--platform", "tpu", "--json"],
+    "check": ["check", "--device", "tpu", "--json"],
     "graph": ["graph", "-o", "{out}.json"],
     "explain": ["explain", "--json"],
 }
