@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..devices import DEFAULT_MXU, DeviceSpec, Platform
+from ..devices import DEFAULT_MXU, DEFAULT_TPU, DeviceSpec, Platform
 from ..dump.storage import is_url
 from ..errors import ExitStatus
 from ._app import cli
@@ -68,7 +68,8 @@ _PLATFORMS = tuple(p.value for p in Platform)
     "installed (pip install 'hloscope[tpu]') every finding is confirmed by XLA:TPU compiling "
     "the op alone for it, or dropped, and the whole program is compiled too; without, the "
     "static scan, labelled so. For a TPU, the alignment warnings measure against the chip's "
-    "matrix unit (MXU): 128x128 on v2-v5 (tpu alone: the default TPU's), 256x256 on v6e, v7.",
+    f"matrix unit (MXU): 128x128 on v2-v5 and for tpu alone (the default TPU, {DEFAULT_TPU}), "
+    "256x256 on v6e and v7.",
     platforms=True,
 )
 # The older spellings, hidden: --platform P is --device P, --tpu NAME is --device NAME.
