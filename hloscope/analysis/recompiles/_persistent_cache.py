@@ -280,6 +280,15 @@ def _xla_flags(pair: _Pair) -> tuple[str, str | None]:
 
 def _compile_options(pair: _Pair) -> tuple[str, str | None]:
     changes = _dict_changes(pair.then.compile_options or {}, pair.now.compile_options or {})
+    if changes and all(c.split(":")[0] in _CACHE_PATH_OPTIONS for c in changes):
+        return (
+            f"the cache folder's path: {'; '.join(c.removeprefix('debug.') for c in changes)} "
+            "(JAX writes it into XLA's options, jax_persistent_cache_enable_xla_caches, so the "
+            "same cache at another path misses)",
+            "use the cache at the path it was filled at, or set "
+            "jax_persistent_cache_enable_xla_caches='none' in every run to keep the path out "
+            "of the key",
+        )
     debug = [c for c in changes if c.startswith("debug.")]
     if pair.flags_changed and len(debug) == len(changes):
         shown = "; ".join(c.removeprefix("debug.") for c in debug)
@@ -295,6 +304,13 @@ def _compile_options(pair: _Pair) -> tuple[str, str | None]:
         "a field of XLA's compile options hloscope does not read",
         "keep XLA_FLAGS, jit's compiler_options and the device assignment the same",
     )
+
+
+#: XLA's own caches JAX points into the persistent cache's folder (their paths enter the key).
+_CACHE_PATH_OPTIONS = (
+    "debug.xla_gpu_per_fusion_autotune_cache_dir",
+    "debug.xla_gpu_kernel_cache_file",
+)
 
 
 def _accelerator_config(pair: _Pair) -> tuple[str, str | None]:
