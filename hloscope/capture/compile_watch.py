@@ -573,7 +573,11 @@ JAX_LOGGERS = (_PXLA, _PARTIAL_EVAL, _COMPILER, _COMPILATION_CACHE, CACHE_KEY_LO
 _COMPILING = "Compiling %s with global shapes and types"
 _EXPLAIN = "TRACING CACHE MISS"
 # WARNINGs that JAX logs only because jax_explain_cache_misses is on (else at DEBUG).
-_EXPLAIN_DEPENDENT = ("PERSISTENT COMPILATION CACHE MISS", "Not writing persistent cache entry")
+_EXPLAIN_DEPENDENT = (
+    "PERSISTENT COMPILATION CACHE MISS",
+    "Not writing persistent cache entry",
+    "Writing %s to persistent compilation cache",
+)
 _EXPLAIN_FLAG = "jax_explain_cache_misses"
 
 TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
