@@ -40,13 +40,17 @@ def fail(message: str, status: int = ExitStatus.ERROR) -> NoReturn:
 
 
 def _has_location(message: str) -> bool:
-    # `file:line:col: error: ...` and `hloscope: error: ...` lines are complete already; an
-    # error of XLA's that quotes an MLIR location after its status (`UNKNOWN: f.py:88:11:
-    # error: ...`) is not one.
-    return message.startswith(PREFIX) or _LOCATED.match(message) is not None
+    # `file:line:col: error: ...`, `path: error: ...` and `hloscope: error: ...` lines are
+    # complete already; an error of XLA's that quotes an MLIR location after its status code
+    # (`UNKNOWN: f.py:88:11: error: ...`) is not one.
+    first = message.split("\n", 1)[0]
+    return message.startswith(PREFIX) or (
+        ": error: " in first and _STATUS_CODE.match(first) is None
+    )
 
 
-_LOCATED = re.compile(r"[^\s:][^:\n]*:\d+(?::\d+)?: error: ")
+# XLA's and absl's status codes open their messages: `INVALID_ARGUMENT: `, `UNKNOWN: `.
+_STATUS_CODE = re.compile(r"[A-Z][A-Z_]+: ")
 
 
 class _Command(click.Command):
