@@ -22,7 +22,6 @@ gives them.
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from typing import Any
 
 from ..analysis.memory.device_report import verdict_peak
 from ..analysis.memory.fit import parse_limit
+from ..capture.scaled_arguments import argument_position, resized_array
 from ..devices import Device
 from ..errors import UsageProblem
 
@@ -135,40 +135,7 @@ def _is_int(text: str) -> bool:
 
 def _position(fn: Callable[..., Any], spec: ScaleSpec, args: Sequence[Any], kwargs: dict) -> Any:
     """Where the argument is: an ``int`` position in ``args`` or a ``str`` key of ``kwargs``."""
-    if isinstance(spec.argument, int):
-        if spec.argument >= len(args):
-            raise UsageProblem(
-                f"--scale: argument {spec.argument} does not exist (the example arguments "
-                f"have {len(args)} positional)"
-            )
-        return spec.argument
-    if spec.argument in kwargs:
-        return spec.argument
-    try:
-        names = list(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        names = []
-    if spec.argument in names and names.index(spec.argument) < len(args):
-        return names.index(spec.argument)
-    known = ", ".join([*names[: len(args)], *kwargs]) or "none"
-    raise UsageProblem(f"--scale: no argument {spec.argument!r} (arguments: {known})")
-
-
-def _resized(value: Any, dim: int, size: int, label: str) -> Any:
-    """An abstract array like ``value`` with dimension ``dim`` of size ``size``."""
-    import jax
-
-    shape = getattr(value, "shape", None)
-    dtype = getattr(value, "dtype", None)
-    if shape is None or dtype is None:
-        raise UsageProblem(f"--scale: argument {label} is not an array ({type(value).__name__})")
-    if not -len(shape) <= dim < len(shape):
-        raise UsageProblem(
-            f"--scale: argument {label} has shape {tuple(shape)}: no dimension {dim}"
-        )
-    dims = list(shape)
-    dims[dim] = size
-    return jax.ShapeDtypeStruct(tuple(dims), dtype)
+    return argument_position(fn, spec.argument, args, kwargs)
 
 
 def _peak(fn: Callable[..., Any], args: tuple, kwargs: dict, device: Device) -> int:
@@ -196,12 +163,12 @@ def scale_memory(
     if spec.sizes is not None:
         sizes = spec.sizes
     else:
-        _resized(base, spec.dim, 1, label)  # says a non-array or a bad dimension
+        resized_array(base, spec.dim, 1, label)  # says a non-array or a bad dimension
         n = int(shape[spec.dim]) if shape is not None else 1
         sizes = (n, 2 * n, 3 * n)
 
     def compile_at(size: int) -> ScalePoint:
-        value = _resized(base, spec.dim, size, label)
+        value = resized_array(base, spec.dim, size, label)
         call_args = list(args)
         call_kwargs = dict(kwargs)
         if isinstance(where, int):

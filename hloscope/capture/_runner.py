@@ -6,7 +6,8 @@ Three modes, all started by :mod:`hloscope.capture.script` in a fresh process (w
 * **script** (``_runner --info FILE SCRIPT.py [ARGS...]``): run the script as ``python SCRIPT.py
   ARGS...`` would (``__main__``, ``sys.argv``, ``sys.path[0]`` = the script's folder), via
   :func:`runpy.run_path`;
-* **function** (``_runner --info FILE --function NAME --save DIR SCRIPT.py``): import the script
+* **function** (``_runner --info FILE --function NAME --save DIR [--scale x:0=64] SCRIPT.py``):
+  import the script
   as a module (not as ``__main__``, so its ``if __name__ == "__main__":`` block does not run),
   find ``NAME`` and its example arguments (see :data:`~.script_loader.EXAMPLE_ARGS_HELP`; the
   script is loaded by :mod:`.script_loader`, as every caller loads one), capture it with
@@ -189,13 +190,27 @@ def _enter_script_folder(script: str) -> None:
     sys.path[0] = os.path.dirname(script)
 
 
-def _load_function(script: str, name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+def _load_function(
+    script: str, name: str, scale: str | None = None, info: dict[str, Any] | None = None
+) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
     """The function and its example arguments, by :mod:`.script_loader`'s steps: an exception
-    of the script itself goes up as it is, to be reported as Python would."""
+    of the script itself goes up as it is, to be reported as Python would. ``scale``
+    (``x:0=64``, ``layers*2``) rebuilds them at another size (:mod:`.scaled_arguments`), which
+    ``info["scaled"]`` keeps."""
     _enter_script_folder(script)
     module = import_script(script)
     fn = find_function(module, script, name)
-    args, kwargs = example_arguments(module, name, fn, script)
+    if scale is None:
+        args, kwargs = example_arguments(module, name, fn, script)
+        return fn, args, kwargs
+    from .scaled_arguments import scaled_example
+
+    def load(call: Any) -> tuple[Any, ...]:
+        return example_arguments(module, name, fn, script, call)
+
+    args, kwargs, size = scaled_example(load, fn, scale)
+    if info is not None:
+        info["scaled"] = {"scale": scale, "size": size}
     return fn, args, kwargs
 
 
@@ -206,8 +221,9 @@ def _capture_function(
     device: str | None = None,
     mesh: str | None = None,
     info: dict[str, Any] | None = None,
+    scale: str | None = None,
 ) -> None:
-    fn, args, kwargs = _load_function(script, name)
+    fn, args, kwargs = _load_function(script, name, scale, info)
     from .backends import capture_for
 
     if info is not None:
@@ -300,6 +316,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--recompiles")
     parser.add_argument("--device")
     parser.add_argument("--mesh")
+    parser.add_argument("--scale")
     parser.add_argument("--ready-fd", type=int)
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
@@ -377,7 +394,13 @@ def main(argv: list[str] | None = None) -> int:
         elif options.function:
             with explain_missing_frameworks():  # the script's own `import jax`, if jax is absent
                 _capture_function(
-                    script, options.function, options.save, options.device, options.mesh, info
+                    script,
+                    options.function,
+                    options.save,
+                    options.device,
+                    options.mesh,
+                    info,
+                    options.scale,
                 )
         else:
             from .compile_timing import ScriptCompileTimes  # each compile's stages: compile-time

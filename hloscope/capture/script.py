@@ -489,6 +489,7 @@ def capture_script(
     versions: bool = True,
     device: str | None = None,
     mesh: str | None = None,
+    scale: str | None = None,
 ) -> ScriptCapture:
     """Run ``script`` with ``args`` in a child process; capture what XLA compiles in ``out_dir``.
 
@@ -524,7 +525,9 @@ def capture_script(
     ``device`` (with ``function``): compile for that device of the registry (``tpu-v5e:2x4``)
     through the backend that can (:mod:`hloscope.capture.backends`); the child gets the
     environment that backend needs (libtpu's variables for XLA:TPU), and nothing else does.
-    ``mesh`` (``data=8,model=4``) reshapes the arguments' mesh on a TPU slice.
+    ``mesh`` (``data=8,model=4``) reshapes the arguments' mesh on a TPU slice. ``scale``
+    (``x:0=64``, ``layers*2``) rebuilds the example arguments at another size
+    (:mod:`hloscope.capture.scaled_arguments`); the manifest's ``scaled`` says the size.
     """
     script_path = Path(script)
     if not script_path.is_file():
@@ -565,6 +568,7 @@ def capture_script(
         mode = ["--function", function, "--save", str(out / "capture")]
         mode += ["--device", device] if device is not None else []
         mode += ["--mesh", mesh] if mesh is not None else []
+        mode += ["--scale", scale] if scale is not None else []
         mode += [str(script_path.resolve())]
     work_dir = Path(cwd).absolute() if cwd is not None else Path.cwd()
     if function is not None and not watch_compiles:
@@ -729,6 +733,7 @@ def _read_info(path: Path) -> dict[str, Any]:
         "devices",
         "local_modules",
         "exit_status",
+        "scaled",
     )
     return {key: info.get(key) for key in keep if key in info}
 

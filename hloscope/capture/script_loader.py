@@ -120,9 +120,11 @@ def find_function(module: ModuleType, script: str, name: str) -> Any:
     return fn
 
 
-def _resolve_example(value: Any, where: str) -> tuple[tuple[Any, ...], dict[str, Any]]:
+def _resolve_example(
+    value: Any, where: str, call: Any = None
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
     if callable(value) and not isinstance(value, (tuple, list, dict)):
-        value = value()
+        value = value() if call is None else call(value, where)
     if isinstance(value, dict):
         return (), dict(value)
     if isinstance(value, (tuple, list)):
@@ -134,17 +136,20 @@ def _resolve_example(value: Any, where: str) -> tuple[tuple[Any, ...], dict[str,
 
 
 def example_arguments(
-    module: ModuleType, name: str, fn: Any, script: str
+    module: ModuleType, name: str, fn: Any, script: str, call: Any = None
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """Find the example arguments of ``fn`` by the convention in :data:`EXAMPLE_ARGS_HELP`."""
+    """Find the example arguments of ``fn`` by the convention in :data:`EXAMPLE_ARGS_HELP`.
+
+    ``call(factory, where)``, when given, calls the example-arguments callable in place of
+    ``factory()`` (:mod:`.scaled_arguments` calls it at another size)."""
     if hasattr(fn, "example_args"):
-        return _resolve_example(fn.example_args, f"{name}.example_args")
+        return _resolve_example(fn.example_args, f"{name}.example_args", call)
     table = getattr(module, "EXAMPLE_ARGS", None)
     if isinstance(table, dict) and name in table:
-        return _resolve_example(table[name], f"EXAMPLE_ARGS[{name!r}]")
+        return _resolve_example(table[name], f"EXAMPLE_ARGS[{name!r}]", call)
     factory = getattr(module, "example_args", None)
     if callable(factory):
-        table = factory()
+        table = factory() if call is None else call(factory, "example_args()")
         if isinstance(table, dict) and name in table:
             return _resolve_example(table[name], f"example_args()[{name!r}]")
         if isinstance(table, (tuple, list)):

@@ -176,13 +176,16 @@ class Target:
         device: Any = None,
         mesh: str | None = None,
         while_running: Callable[[], object] | None = None,
+        scale: str | None = None,
     ) -> Target:
         """Find (and for scripts, capture or reuse from the cache) the HLO a TARGET names.
 
         ``device`` (a registry name or TPU slice: ``tpu-v5e``, ``tpu-v5e:2x4``) compiles a
         ``SCRIPT.py:FUNCTION`` for that device through :mod:`hloscope.capture.backends`
         (XLA:TPU when libtpu is installed, else this machine's compile marked as an
-        estimate); ``mesh`` (``data=8,model=4``) reshapes its arguments' mesh on a slice.
+        estimate); ``mesh`` (``data=8,model=4``) reshapes its arguments' mesh on a slice;
+        ``scale`` (``x:0=64``, ``layers*2``) compiles it with its example arguments at
+        another size (:mod:`hloscope.capture.scaled_arguments`), cached apart.
         ``while_running`` is called in this process while a script's capture child runs (what
         the caller needs afterwards, imported meanwhile).
         Other targets are read as they are: their device is the one they were compiled for.
@@ -196,7 +199,7 @@ class Target:
         """
         if isinstance(spec, Target):
             return spec
-        compile_for = _CompileFor.of(device, mesh, while_running)
+        compile_for = _CompileFor.of(device, mesh, while_running, scale)
         return _resolve(os.fspath(spec), args, timeout, refresh, progress, compile_for)
 
     @property
@@ -445,31 +448,41 @@ class _CompileFor:
 
     device: str | None = None
     mesh: str | None = None
+    #: The example arguments at another size (``x:0=64``), ``None``: as the script gives them.
+    scale: str | None = None
     #: Called while a capture child runs (not part of what is compiled).
     while_running: Callable[[], object] | None = field(default=None, compare=False)
 
     @classmethod
     def of(
-        cls, device: Any, mesh: str | None, while_running: Callable[[], object] | None = None
+        cls,
+        device: Any,
+        mesh: str | None,
+        while_running: Callable[[], object] | None = None,
+        scale: str | None = None,
     ) -> _CompileFor:
+        if scale is not None:
+            from .scaled_arguments import parse_scale_at
+
+            parse_scale_at(scale)  # a malformed scale is said now, before any child starts
         if device is None:
             if mesh is not None:
                 raise CaptureUsageError(
                     "--mesh reshapes the mesh on a TPU slice: give --device too"
                 )
-            return cls(while_running=while_running)
+            return cls(scale=scale, while_running=while_running)
         if mesh is not None:
             from ._runner import parse_mesh
 
             parse_mesh(mesh)  # a malformed --mesh is said now, before any child starts
         from ..devices import parse_device
 
-        return cls(str(parse_device(device)), mesh, while_running)
+        return cls(str(parse_device(device)), mesh, scale, while_running)
 
     def key(self) -> dict[str, Any] | None:
         """The cache key's part (``None``: compiled for this machine, as before)."""
         if self.device is None:
-            return None
+            return None if self.scale is None else {"scale": self.scale}
         from .backends import backend_for
         from .inprocess import package_versions
 
@@ -479,12 +492,12 @@ class _CompileFor:
             "mesh": self.mesh,
             "backend": str(backend.name),
             "compiler": package_versions("libtpu"),
+            **({"scale": self.scale} if self.scale is not None else {}),
         }
 
     def label(self, function: str) -> str:
-        if self.device is None:
-            return function
-        return function + "." + re.sub(r"[^A-Za-z0-9_-]", "_", self.device)
+        parts = [p for p in (self.device, self.scale) if p is not None]
+        return ".".join([function, *(re.sub(r"[^A-Za-z0-9_-]", "_", p) for p in parts)])
 
 
 def _resolve(
@@ -678,6 +691,7 @@ def _resolve_script(
             device=device,
             mesh=compile_for.mesh if function else None,
             while_running=compile_for.while_running,
+            scale=compile_for.scale if function else None,
         )
         if not run.ok:
             failed = folder.with_name(folder.name + ".failed")

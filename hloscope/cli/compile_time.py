@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from ._app import cli
+from ._app import CliError, cli
 from ._device import COMPILE_LEAD, device_option
 from ._target import module_option, open_target, refresh_option, say_note
 
@@ -36,6 +36,42 @@ __all__ = ["compile_time_command"]
 @device_option(COMPILE_LEAD)
 @module_option
 @refresh_option
+@click.option(
+    "--scale",
+    metavar="ARG:DIM|NAME",
+    help="How the compile time grows: compile SCRIPT.py:FUNCTION at three sizes of dimension "
+    "DIM of argument ARG (x:0), or of NAME, a parameter of the script's example_args "
+    "(def example_args(layers=4)); fit the total and each stage through two (a line and a "
+    "power law), check them on the third, and predict --at.",
+)
+@click.option(
+    "--sizes",
+    metavar="S1,S2,CHECK",
+    help="With --scale: the two sizes fitted and the one checked (default: the example's n, "
+    "2n and 3n).",
+)
+@click.option(
+    "--slices",
+    metavar="A,B[,CHECK]",
+    help="How the compile time grows with a TPU slice: compile for slices A and B of --device's "
+    "chip (2x2,2x4), fit against the chip count, check on CHECK (default: half of the smaller "
+    "slice's chips), and predict --at (4x4).",
+)
+@click.option(
+    "--at",
+    "at",
+    metavar="SIZE",
+    help="With --scale or --slices: the size (64) or slice (4x4) to predict the compile time "
+    "of: an estimate, said with the fit's error on its check.",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="With --scale or --slices: compile each size this many times (in turn, each in a "
+    "fresh process) and keep the fastest, for a busy machine.",
+)
 def compile_time_command(
     target: str,
     as_json: bool,
@@ -43,6 +79,11 @@ def compile_time_command(
     module: str | None,
     refresh: bool,
     device: Any = None,
+    scale: str | None = None,
+    sizes: str | None = None,
+    slices: str | None = None,
+    at: str | None = None,
+    repeat: int = 1,
 ) -> None:
     """How long TARGET's compile took and why: tracing, lowering, XLA's HLO passes and the
     backend's code generation and scheduling; the slowest passes and pipelines (from XLA:TPU's
@@ -50,7 +91,13 @@ def compile_time_command(
     optimization; and the known causes of a slow compile (an unrolled Python loop, a large
     constant, thousands of tiny ops), each with its line, its share and what to write instead.
     TARGET is SCRIPT.py:FUNCTION (--device tpu-v5e compiles it with XLA:TPU), a capture
-    folder, or a dump folder."""
+    folder, or a dump folder. With --scale or --slices: how the compile time grows, fitted on
+    small compiles, and the time predicted at --at (an estimate, with its error on a check)."""
+    if scale is not None or slices is not None:
+        _growth(target, as_json, refresh, device, (scale, sizes, slices, at), repeat)
+        return
+    if sizes is not None or at is not None:
+        raise CliError("--sizes and --at go with --scale or --slices")
     from ..analysis.compile_time import compile_time_of_target
     from ..capture.target import TargetKind
 
@@ -75,3 +122,61 @@ def _no_times(target: Any) -> bool:
     from ..capture.inprocess import Capture
 
     return Capture.read_index(target.path).get("compile_time") is None
+
+
+def _growth(
+    target: str,
+    as_json: bool,
+    refresh: bool,
+    device: Any,
+    asked: tuple[str | None, str | None, str | None, str | None],
+    repeat: int,
+) -> None:
+    """``--scale``/``--slices``: three compiles, a progress line each on stderr, the fits."""
+    import time
+
+    from ..analysis.compile_growth import compile_growth, plan_scale, plan_slices
+    from ..capture.target import is_function_spec
+    from ..render.compile_growth_text import render_compile_growth, seconds
+
+    scale, sizes, slices, at = asked
+
+    if scale is not None and slices is not None:
+        raise CliError("--scale and --slices exclude each other: one size grows at a time")
+    if not is_function_spec(target):
+        raise CliError(
+            f"{target}: --scale and --slices compile a function: give SCRIPT.py:FUNCTION"
+        )
+    if slices is not None:
+        if sizes is not None:
+            raise CliError("--sizes goes with --scale; --slices names its slices itself")
+        plan = plan_slices(slices, at, None if device is None else str(device))
+    else:
+        assert scale is not None
+        plan = plan_scale(scale, sizes, at, None if device is None else str(device))
+    started, count = [0.0], [0]
+
+    def on_compile(i: int, label: str) -> None:
+        started[0] = time.perf_counter()
+        role = "check" if i == 2 else "fit"
+        count[0] += 1
+        click.echo(
+            f"hloscope: compiling at {label} ({count[0]} of {3 * repeat}, {role})...", err=True
+        )
+
+    def on_done(point: Any) -> None:
+        took = time.perf_counter() - started[0]
+        how = "read from the cache" if point.cached else f"{seconds(took)} here"
+        click.echo(
+            f"hloscope:   size {point.size}: compile {seconds(point.total_s)} ({how})", err=True
+        )
+
+    growth = compile_growth(
+        target, plan, refresh=refresh, repeat=repeat, on_compile=on_compile, on_done=on_done
+    )
+    payload = growth.to_dict()
+    if as_json:
+        json.dump(payload, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return
+    render_compile_growth(payload, click.echo, width=shutil.get_terminal_size().columns)

@@ -1,0 +1,102 @@
+"""``hloscope compile-time --scale/--slices`` for a person: the compiles, the fit of the total
+and of each stage, the check, and the prediction with the error it carries."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["render_compile_growth", "seconds"]
+
+_STAGE_NAMES = {
+    "trace_s": "trace",
+    "lower_s": "lower",
+    "hlo_passes_s": "HLO passes",
+    "backend_s": "backend",
+}
+
+
+def seconds(value: float | None) -> str:
+    """``12.3 s``, ``0.041 s``, ``1.2 h``: a duration at a glance."""
+    if value is None:
+        return "-"
+    if value >= 7200:
+        return f"{value / 3600:.1f} h"
+    if value >= 120:
+        return f"{value / 60:.1f} min"
+    return f"{value:.3g} s"
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _fit_line(fit: dict[str, Any]) -> str:
+    chosen = fit["fit"]
+    kind = "line" if chosen["kind"] == "linear" else "power law"
+    return f"{fit['growth']} ({kind} {chosen['formula']})"
+
+
+def render_compile_growth(
+    growth: dict[str, Any], echo: Callable[[str], object], width: int = 80
+) -> None:
+    """Write ``growth`` (:meth:`~hloscope.analysis.compile_growth.CompileGrowth.to_dict`)."""
+    width = max(width, 60)
+    points = growth["points"]
+    what = "chips" if growth["scale"] == "chips" else growth["scale"]
+    compiled = next((p["compiled_for"] for p in points if p["compiled_for"]), None)
+    where = f", compiled for {compiled}" if compiled else ", this machine's compile"
+    echo(textwrap.fill(f"compile time of {growth['target']} as {what} grows{where}", width))
+    header = f"  {'size':<16}{'total':>10}" + "".join(
+        f"{name:>12}" for name in _STAGE_NAMES.values()
+    )
+    echo(_cut(header, width))
+    roles = ("fit", "fit", "check")
+    for point, role in zip(points, roles, strict=False):
+        label = point["label"] if growth["scale"] == "chips" else str(point["size"])
+        if growth["scale"] == "chips":
+            label = f"{point['size']} ({label.split(':')[-1]})"
+        row = f"  {label + ' ' + role:<16}{seconds(point['total_s']):>10}" + "".join(
+            f"{seconds(point['stages'].get(name)):>12}" for name in _STAGE_NAMES
+        )
+        echo(_cut(row, width))
+    total = growth["total"]
+    check = total["check"]
+    echo(_cut(f"total: {_fit_line(total)}", width))
+    echo(
+        _cut(
+            f"  check at {_size(check['size'])}: predicted {seconds(check['predicted_s'])}, "
+            f"compiled in {seconds(check['measured_s'])} ({check['error']:+.0%})",
+            width,
+        )
+    )
+    other = [f for f in total["fits"] if f["kind"] != total["fit"]["kind"]]
+    for fit in other:
+        kind = "a line" if fit["kind"] == "linear" else "a power law"
+        echo(_cut(f"  ({kind} would have been off by {fit['check_error']:+.0%} there)", width))
+    at = growth.get("at")
+    if at is not None:
+        echo(
+            textwrap.fill(
+                f"at {at['label']}: about {seconds(growth['predicted_at_s'])} (an estimate: the "
+                f"fit was off by {check['error']:+.0%} on its check)",
+                width,
+            )
+        )
+    if growth["stages"]:
+        echo("per stage:")
+        for name, fit in growth["stages"].items():
+            line = (
+                f"  {_STAGE_NAMES.get(name, name):<11}{_fit_line(fit)}, check "
+                f"{fit['check']['error']:+.0%}"
+            )
+            if at is not None:
+                line += f", at {at['label']}: {seconds(fit['predicted_at_s'])}"
+            echo(textwrap.fill(line, width, subsequent_indent=" " * 13))
+    for note in growth.get("notes", []):
+        echo(textwrap.fill(f"note: {note}", width, subsequent_indent="  "))
+
+
+def _size(value: float) -> str:
+    return f"{value:g}"
