@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 from frameworks_needed import needs_framework
 
-from hloscope.analysis.recompiles import build_ledger, cache_verdicts
+from hloscope.analysis.recompiles import build_ledger, cache_notes, cache_verdicts
 from hloscope.capture.compile_watch import CompileRecord
 from hloscope.capture.persistent_cache_watch import CacheObservation
 from hloscope.cli import cli
@@ -345,3 +345,13 @@ def test_a_miss_is_compared_with_the_closest_compile_of_its_module():
     ledger = build_ledger([now], previous=[one, two], previous_label="old")
     [event] = ledger.functions[0].events
     assert event.to_dict()["persistent_cache"]["changed"][0]["part"] == "XLA flags"
+
+
+def test_a_jax_outside_the_checked_releases_is_noted():
+    checked = _record("f", {"computation": "a"}, versions={"jax": "0.10.2"})
+    newer = _record("g", {"computation": "a"}, versions={"jax": "0.12.0"})
+    assert cache_notes([checked]) == []
+    [note] = cache_notes([checked, newer])
+    assert "jax 0.12.0 may log it differently" in note
+    blind = _record("h", {"computation": "a"})  # hashes logged, the key's inputs not readable
+    assert "without the details" in cache_notes([blind])[0]

@@ -64,7 +64,7 @@ if TYPE_CHECKING:  # pragma: no cover - the names as mypy sees them; at run time
         Ledger,
         ledger_name,  # hloscope.testing names functions the way the ledger does
     )
-    from ._persistent_cache import CacheVerdict, KeyChange, cache_verdicts
+    from ._persistent_cache import CacheVerdict, KeyChange, cache_notes, cache_verdicts
     from ._scripts import LEDGER_FILE as LEDGER_FILE
     from ._scripts import ScriptLedger, recompiles_of_script
     from ._watch import CompileWatch, watch_compiles
@@ -94,6 +94,7 @@ _LAZY = {
     "CacheVerdict": "._persistent_cache",
     "KeyChange": "._persistent_cache",
     "cache_verdicts": "._persistent_cache",
+    "cache_notes": "._persistent_cache",
     "LEDGER_FILE": "._scripts",
     "ScriptLedger": "._scripts",
     "recompiles_of_script": "._scripts",
@@ -118,6 +119,7 @@ __all__ = [
     "CacheVerdict",
     "KeyChange",
     "cache_verdicts",
+    "cache_notes",
     "build_ledger",
     "watch_compiles",
     "recompiles_of_script",

@@ -17,7 +17,7 @@ from ._differences import causes_of, differences_between, match_traces, with_tra
 from ._histories import histories_of
 from ._ledger import Cause, CompileEvent, FunctionLedger, Ledger
 from ._names import Namer, StaticValues, display_statics
-from ._persistent_cache import CacheVerdict, cache_verdicts
+from ._persistent_cache import CacheVerdict, cache_notes, cache_verdicts
 
 
 @dataclass(slots=True)
@@ -66,6 +66,7 @@ def build_ledger(
     the part of JAX's cache key that changed since."""
     ledger = Ledger(source=source, cache_compared_with=previous_label)
     verdicts = cache_verdicts(records, previous, previous_label)
+    ledger.notes.extend(cache_notes(records))
     groups = _group(records)
     order: list[tuple[int, _Group, CompileRecord]] = []
     for group in groups:

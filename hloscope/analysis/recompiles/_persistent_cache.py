@@ -21,7 +21,12 @@ from ...capture.compile_watch import CompileRecord
 from ...capture.persistent_cache_watch import CacheObservation, CacheResult, NotWritten
 from ._names import static_name
 
-__all__ = ["KeyChange", "CacheVerdict", "cache_verdicts", "PART_EXPLAINERS"]
+__all__ = ["KeyChange", "CacheVerdict", "cache_verdicts", "cache_notes", "PART_EXPLAINERS"]
+
+#: The jax releases whose cache log and key function hloscope was checked against (the
+#: messages, the part names, ``cache_key.get``'s locals): 0.5.0 (no ``backend version`` part)
+#: to 0.10.2. Outside them the results still come from JAX's messages where it logs the same.
+CHECKED_JAX = ((0, 5), (0, 10))
 
 
 @dataclass(slots=True)
@@ -79,6 +84,39 @@ def cache_verdicts(
             earlier.explain(record, verdict)
         verdicts[id(record)] = verdict
     return verdicts
+
+
+def cache_notes(records: Sequence[CompileRecord]) -> list[str]:
+    """What the ledger should say about how far the cache's results can be trusted: a jax
+    outside :data:`CHECKED_JAX`, keys whose raw facts could not be read, results unknown."""
+    seen = [r.persistent_cache for r in records if r.persistent_cache is not None]
+    used = [s for s in seen if s.result != CacheResult.OFF]
+    notes = []
+    versions = {(s.versions or {}).get("jax") for s in used} - {None}
+    outside = sorted(v for v in versions if v and not _checked(v))
+    if outside:
+        low, high = CHECKED_JAX
+        notes.append(
+            f"the persistent cache was read as jax {low[0]}.{low[1]} to {high[0]}.{high[1]} "
+            f"log it; jax {', '.join(outside)} may log it differently"
+        )
+    if any(s.parts and s.versions is None for s in used):
+        notes.append(
+            "this jax keeps the cache key's inputs elsewhere: misses name the parts that "
+            "changed by JAX's hashes, without the details"
+        )
+    if any(s.result == CacheResult.UNKNOWN for s in used):
+        notes.append("JAX logged cache keys without a hit or miss: results unknown")
+    return notes
+
+
+def _checked(version: str) -> bool:
+    try:
+        major_minor = tuple(int(p) for p in version.split(".")[:2])
+    except ValueError:
+        return False
+    low, high = CHECKED_JAX
+    return low <= major_minor <= high
 
 
 def _verdict(seen: CacheObservation) -> CacheVerdict:
