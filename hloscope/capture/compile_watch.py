@@ -22,6 +22,13 @@ values JAX puts in the key, :func:`~hloscope.capture.jaxlib_adapter.trace_contex
 the full argument signature of every compile, and the ledger diffs each compile against the
 previous compile of the same function itself.
 
+It also reads JAX's persistent compilation cache log (``jax._src.cache_key``,
+``jax._src.compiler``, ``jax._src.compilation_cache`` at DEBUG; the first only once a cache
+folder is set, as it makes JAX hash each key part twice): each record gets a
+:class:`~hloscope.capture.persistent_cache_watch.CacheObservation` (hit, miss, not written and
+why, off; the hash of each key part and the facts behind it) and the static arguments JAX's
+explanation frame holds.
+
 What the watcher changes while it runs, and puts back exactly when it stops (also when the
 watched code raised): the level, handlers, ``propagate`` and ``disabled`` flags of the loggers
 it reads, JAX's ``jax_explain_cache_misses`` flag, and one ``jax.monitoring`` listener. It also

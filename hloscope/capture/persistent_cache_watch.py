@@ -412,7 +412,9 @@ def _settings() -> dict[str, str]:
 # ---- static arguments ----------------------------------------------------------------------------
 
 #: The JAX function that logs a ``TRACING CACHE MISS``; its ``in_avals`` is the call's tree,
-#: static arguments included as ``Static(val=...)`` nodes (jax 0.7 on).
+#: static arguments included as ``Static(val=...)`` nodes (jax 0.9 on; before, in
+#: ``pjit.explain_tracing_cache_miss``, not read: a static argument then shows as the first
+#: differing line of the computation).
 _EXPLAIN_FRAME = "explain"
 
 
