@@ -67,3 +67,19 @@ def test_control_characters_in_names_are_escaped():
     buffer = LiveBuffer("evil\x1b[2Jname", "f32[2]{0}", 8, "temporary", "x", "", "")
     text = render_memory(_result([buffer]), width=200)
     assert "\x1b" not in text and "evil\\e[2Jname" in text
+
+
+def test_lines_by_source_name_files_as_the_rest_of_the_output_does():
+    # Metadata gives some paths whole (/work/.../model.py) and some relative: the section
+    # printed both forms side by side; every row names the file alone (--json keeps the path).
+    wide = _memory_text(250)
+    section = wide.split("by source line:")[1].split("by scope:")[0]
+    rows = [line for line in section.splitlines() if ".py:" in line]
+    assert rows and all("/" not in line.split(".py:")[0] for line in rows), rows
+    assert any("transformer_train.py:" in line for line in rows)
+    buffer = LiveBuffer(
+        "fusion.7", "f32[8]{0}", 32, "temporary", "fusion.7", "/abs/path/to/model.py:12 (f)", ""
+    )
+    text = render_memory(_result([buffer]))
+    by_source = text.split("by source line:")[1].split("by scope:")[0]
+    assert "model.py:12 (f)" in by_source and "/abs/path" not in by_source

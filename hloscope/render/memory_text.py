@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..units import format_bytes
-from .sources import shorten_source
+from .sources import short_source, shorten_source
 from .terminal import printable, shorten_middle
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -92,7 +92,10 @@ def render_memory(result: MemoryResult, width: int = 80) -> str:
             prefix = f"  {format_bytes(row['bytes']):>10}  "
             count = f" ({row['buffers']})"
             cut = shorten_source if key == "source" else shorten_middle
-            label = _fitted("", [_Field(str(row[key]), cut)], width - len(prefix) - len(count))
+            # Files by name, as every other list of this output gives them (the full path is
+            # in --json).
+            text = short_source(str(row[key])) if key == "source" else str(row[key])
+            label = _fitted("", [_Field(text, cut)], width - len(prefix) - len(count))
             lines.append(f"{prefix}{label}{count}")
     lines += _savings(result, width)
     return "\n".join(lines) + "\n"
