@@ -19,15 +19,13 @@ from pathlib import Path
 import pytest
 from frameworks_needed import needs_libtpu
 
+from hloscope import devices
+from hloscope.capture.backends import libtpu_environment
+
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = Path(__file__).resolve().parent / "tpu_check_programs.py"
-LIBTPU_ENV = {
-    "TPU_ACCELERATOR_TYPE": "v5litepod-4",
-    "TPU_WORKER_HOSTNAMES": "localhost",
-    "TPU_SKIP_MDS_QUERY": "1",
-    "ALLOW_MULTIPLE_LIBTPU_LOAD": "1",
-    "JAX_PLATFORMS": "cpu",
-}
+# The oracle compiles for a v5e: libtpu's environment for that chip's row.
+LIBTPU_ENV = {**libtpu_environment(devices.lookup("tpu-v5e")), "JAX_PLATFORMS": "cpu"}
 
 ORACLE = f"""
 import json, sys

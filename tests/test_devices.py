@@ -13,6 +13,7 @@ import pytest
 from frameworks_needed import needs_libtpu
 
 from hloscope import devices
+from hloscope.capture.backends import LIBTPU_ENVIRONMENT
 from hloscope.devices import Device, Platform, UnknownDeviceError, parse_device
 from hloscope.errors import ExitStatus
 
@@ -128,14 +129,8 @@ def test_slices_are_the_topologies_libtpu_builds():
     specs = [
         parse_device(t) for t in ("tpu-v5e", "tpu-v5e:2x4", "tpu-v5p:2x2x2", "v4:2x2x1", "v6e:2x2")
     ]
-    env = {
-        **os.environ,
-        "TPU_ACCELERATOR_TYPE": "v5litepod-4",
-        "TPU_WORKER_HOSTNAMES": "localhost",
-        "TPU_SKIP_MDS_QUERY": "1",
-        "ALLOW_MULTIPLE_LIBTPU_LOAD": "1",  # another test's process may hold libtpu's lock
-        "JAX_PLATFORMS": "cpu",
-    }
+    # One process builds every chip's topologies: libtpu reads one type, the default TPU's.
+    env = {**os.environ, **LIBTPU_ENVIRONMENT, "JAX_PLATFORMS": "cpu"}
     wanted = [[s.topology_name, list(s.host_bounds)] for s in specs]
     run = subprocess.run(
         [sys.executable, "-c", TOPOLOGIES, json.dumps(wanted)],
