@@ -177,8 +177,20 @@ class _Earlier:
         self.seen_here: dict[str, int] = {}
 
     def explain(self, record: CompileRecord, verdict: CacheVerdict) -> None:
+        """Why ``record`` missed, against the earlier run. An entry not written now keeps
+        JAX's reason and its fix (the thing to change first); only ``changed`` is added."""
         seen = record.persistent_cache
         assert seen is not None
+        if seen.result == CacheResult.NOT_WRITTEN:
+            kept = (verdict.reason, verdict.fix)
+            self._explain(record, seen, verdict)
+            verdict.reason, verdict.fix = kept
+            return
+        self._explain(record, seen, verdict)
+
+    def _explain(
+        self, record: CompileRecord, seen: CacheObservation, verdict: CacheVerdict
+    ) -> None:
         name = seen.module_name or record.module or record.name
         position = self.seen_here.get(name, 0)
         self.seen_here[name] = position + 1
