@@ -1,4 +1,4 @@
-"""The report's TPU MXU section lists what ``hloscope check --platform tpu`` lists, worst first,
+"""The report's TPU MXU section lists what ``hloscope check --device tpu`` lists, worst first,
 and is absent when every product fills the unit."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _two_layers(x, w1, w2):
 
 def test_the_section_has_check_s_findings_in_its_order(tmp_path):
     path = _hlo(tmp_path, "mlp", _two_layers, (64, 100), (100, 200), (200, 8))
-    check = CliRunner().invoke(cli, ["check", str(path), "--platform", "tpu", "--json"])
+    check = CliRunner().invoke(cli, ["check", str(path), "--device", "tpu", "--json"])
     expected = [(f["node"], f["padded_shape"]) for f in json.loads(check.stdout)["mxu"]]
     assert len(expected) == 2
     report = build_report(str(path), graphs=0)

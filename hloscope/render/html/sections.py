@@ -577,7 +577,7 @@ class MxuRow:
 
 @dataclass(slots=True)
 class MxuSection:
-    """The TPU MXU alignment warnings of ``hloscope check --platform tpu`` (the same list):
+    """The TPU MXU alignment warnings of ``hloscope check --device tpu`` (the same list):
     ``rows`` worst first, at most :data:`MXU_ROWS` of ``count``, against a ``size`` x ``size``
     array. Speed warnings: they never make the check's verdict."""
 

@@ -32,7 +32,7 @@ _TPU_HINT = re.compile(r"One approach is to outside compile[^\n]*?penalty\.")
 _DETECTED_AT = "Detected at node "
 _FIRST_ONLY = (
     "TensorFlow stops at the first op it cannot compile: `hloscope check SCRIPT.py:FUNCTION "
-    "--platform P` lists every one"
+    "--device P` lists every one"
 )
 
 
