@@ -135,6 +135,30 @@ def test_bad_options_are_one_line(options, said):
     assert "Traceback" not in result.output
 
 
+def test_a_target_that_is_not_a_function_is_one_line(tmp_path):
+    (tmp_path / "m.hlo").write_text("HloModule m\n\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n")
+    result = CliRunner().invoke(cli, ["compile-time", str(tmp_path / "m.hlo"), "--scale", "x:0"])
+    assert result.exit_code == 2, result.output
+    assert "SCRIPT.py:FUNCTION" in result.output
+
+
+def test_slices_take_no_sizes():
+    result = CliRunner().invoke(
+        cli,
+        [
+            "compile-time",
+            f"{PROGRAMS}:sharded_step",
+            "--device",
+            "tpu-v5e",
+            "--slices",
+            "2x2,2x4",
+            "--sizes",
+            "1,2,3",
+        ],
+    )
+    assert result.exit_code == 2 and "--sizes" in result.output
+
+
 def test_a_scale_is_told_to_the_child_as_text():
     assert parse_scale_at("x:0=64") == (ArgumentScale("x", 0), 64, False)
     assert parse_scale_at("layers*2") == (ArgumentScale("layers"), 2, True)
