@@ -38,10 +38,21 @@ def growth(function: str, *options: str) -> dict:
     return json.loads(result.stdout)
 
 
+def checked_growth(function: str, *options: str) -> dict:
+    """:func:`growth`, measured again once (every size compiled anew) when its check misses by
+    25% or more: a burst of load on a 2-core CI machine can slow one size's compiles only."""
+    found = growth(function, *options)
+    if abs(found["total"]["check"]["error"]) >= 0.25:
+        found = growth(function, *options, "--refresh")
+    return found
+
+
 def test_an_unrolled_loop_on_xla_tpu_grows_and_the_fit_predicts_the_check():
     # about half a second of an XLA:TPU compile does not depend on the layers: the layers'
     # share shows from tens of them on
-    found = growth("wide_loop_model", "--scale", "layers", "--sizes", "32,64,128", "--repeat", "2")
+    found = checked_growth(
+        "wide_loop_model", "--scale", "layers", "--sizes", "32,64,128", "--repeat", "2"
+    )
     assert {p["compiled_for"] for p in found["points"]} == {"TPU v5 lite"}
     total = found["total"]
     assert abs(total["check"]["error"]) < 0.25, total
@@ -53,7 +64,9 @@ def test_an_unrolled_loop_on_xla_tpu_grows_and_the_fit_predicts_the_check():
 
 
 def test_a_scan_on_xla_tpu_compiles_flat_and_the_fit_says_so():
-    found = growth("wide_scan_model", "--scale", "layers", "--sizes", "4,32,64", "--repeat", "2")
+    found = checked_growth(
+        "wide_scan_model", "--scale", "layers", "--sizes", "4,32,64", "--repeat", "2"
+    )
     assert found["total"]["growth"] == "flat", found["total"]
     assert abs(found["total"]["check"]["error"]) < 0.25, found["total"]
 
