@@ -94,7 +94,7 @@ _LAZY = {
     "PassTimeline": ".analysis.passes",
     "pass_timeline": ".analysis.passes",
     "CompileTime": ".analysis.compile_time",
-    "compile_time": ".analysis.compile_time",
+    "compile_time": ".drivers.compile_time",
     "Cause": ".analysis.recompiles",
     "CompileWatch": ".analysis.recompiles",
     "Ledger": ".analysis.recompiles",

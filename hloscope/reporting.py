@@ -558,7 +558,8 @@ def compile_time_of(origin: _Origin) -> CompileTimeSection | None:
     """Where the module's compile time went (:mod:`hloscope.analysis.compile_time`): of a
     capture that kept its times, or a dump with XLA's pass times; ``None`` when nothing of
     the compile was timed."""
-    from .analysis.compile_time import compile_time_of_capture, compile_time_of_target
+    from .analysis.compile_time import compile_time_of_capture
+    from .drivers.compile_time import compile_time_of_target
     from .render.html.compile_time_section import compile_time_section
 
     capture = origin.capture

@@ -14,8 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from hloscope.analysis.compile_lines import Cause
-from hloscope.analysis.compile_time import compile_time, pass_times, pipeline_times
+from hloscope.analysis.compile_time import pass_times, pipeline_times
 from hloscope.cli import cli
+from hloscope.drivers.compile_time import compile_time
 from hloscope.dump.errors import DumpFormatError
 from hloscope.dump.metadata import parse_module_metadata, parse_text_proto
 

@@ -38,6 +38,7 @@ LAYERS = [
     {"profile"},  # profiler traces read as data (no HLO, no jax)
     {"capture"},
     {"analysis"},
+    {"drivers"},  # runs programs (compiles for compile time) and hands their data to analysis
     {"bench"},  # compiling and timing: reads the analyses (costs), feeds the renderers
     {"fleet"},  # many dumps at once: rows of the analyses, computed on Dask
     {"render"},

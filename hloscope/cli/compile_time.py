@@ -98,8 +98,8 @@ def compile_time_command(
         return
     if sizes is not None or at is not None:
         raise CliError("--sizes and --at go with --scale or --slices")
-    from ..analysis.compile_time import compile_time_of_target
     from ..capture.target import TargetKind
+    from ..drivers.compile_time import compile_time_of_target
 
     opened = open_target(target, refresh=refresh, device=device)
     if opened.kind is TargetKind.FUNCTION and not refresh and _no_times(opened):
@@ -135,8 +135,8 @@ def _growth(
     """``--scale``/``--slices``: three compiles, a progress line each on stderr, the fits."""
     import time
 
-    from ..analysis.compile_growth import compile_growth, plan_scale, plan_slices
     from ..capture.target import is_function_spec
+    from ..drivers.compile_growth import compile_growth, plan_scale, plan_slices
     from ..render.compile_growth_text import render_compile_growth, seconds
 
     scale, sizes, slices, at = asked

@@ -41,7 +41,7 @@ def _fit_line(fit: dict[str, Any]) -> str:
 def render_compile_growth(
     growth: dict[str, Any], echo: Callable[[str], object], width: int = 80
 ) -> None:
-    """Write ``growth`` (:meth:`~hloscope.analysis.compile_growth.CompileGrowth.to_dict`)."""
+    """Write ``growth`` (:meth:`~hloscope.drivers.compile_growth.CompileGrowth.to_dict`)."""
     width = max(width, 60)
     points = growth["points"]
     what = "chips" if growth["scale"] == "chips" else growth["scale"]

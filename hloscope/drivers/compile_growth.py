@@ -24,9 +24,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..analysis.compile_growth_fit import GrowthFit, fit_growth
+from ..analysis.errors import CompileTimeError
 from ..errors import UsageProblem
-from .compile_growth_fit import GrowthFit, fit_growth
-from .errors import CompileTimeError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..capture.target import Target
@@ -212,9 +212,9 @@ def plan_slices(slices: str, at: str | None, device: str | None) -> GrowthPlan:
 
 
 def _compile_once(target: str, step: _Compile, refresh: bool) -> GrowthPoint:
+    from ..analysis.compile_time import compile_time_of_capture
     from ..capture.inprocess import Capture
     from ..capture.target import Target
-    from .compile_time import compile_time_of_capture
 
     opened = Target.resolve(
         target, device=step.device, scale=step.scale, refresh=refresh, progress=False
