@@ -299,7 +299,7 @@ def test_vs_a_folder_without_a_kept_run_is_one_line(tmp_path):
     script = tmp_path / "s.py"
     script.write_text("print(1)\n")
     result = CliRunner().invoke(cli, ["recompiles", str(script), "--vs", str(tmp_path)])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a folder typed wrong: a usage error
     assert "no recompiles.json here" in result.output
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
 

@@ -19,6 +19,7 @@ __all__ = [
     "ExplainError",
     "FocusNotFound",
     "NoCompileTimes",
+    "NoKeptRun",
     "OpProfileMismatch",
     "PassesError",
     "StageNotInFile",
@@ -54,3 +55,7 @@ class CompileTimeError(HloscopeError):
 
 class NoCompileTimes(CompileTimeError, UsageProblem):
     """A target that holds no compile (one HLO file): what was typed cannot be used."""
+
+
+class NoKeptRun(UsageProblem):
+    """``recompiles --vs DIR`` names a folder that holds no run kept with ``-o DIR``."""

@@ -183,10 +183,11 @@ def previous_records(folder: str | os.PathLike[str]) -> list[CompileRecord]:
     """The watcher's records of a run kept with ``out_dir`` (its ``recompiles.json``)."""
     from ...capture.script import RECOMPILES
     from ...errors import HloscopeError
+    from ..errors import NoKeptRun
 
     path = Path(folder) / RECOMPILES
-    if not path.is_file():
-        raise HloscopeError(f"{folder}: no {RECOMPILES} here (keep a run with recompiles -o DIR)")
+    if not path.is_file():  # a folder typed wrong: a usage error, as every missing path is
+        raise NoKeptRun(f"{folder}: no {RECOMPILES} here (keep a run with recompiles -o DIR)")
     try:
         json.loads(path.read_text())
     except (OSError, ValueError) as error:
