@@ -176,3 +176,14 @@ def test_a_scale_is_told_to_the_child_as_text():
     assert parse_scale_at("1:2=8") == (ArgumentScale(1, 2), 8, False)
     with pytest.raises(UsageProblem):
         parse_scale_at("layers")
+
+
+def test_an_argument_the_function_does_not_take_is_a_usage_error():
+    # Found in the capture's child, said as the command line's mistake (exit 2), as a
+    # SCRIPT.py:FUNCTION the script does not define is: not as the script's own failure.
+    result = CliRunner().invoke(
+        cli, ["compile-time", f"{PROGRAMS}:loop_model", "--scale", "nope:0", "--json"]
+    )
+    assert result.exit_code == 2, result.output
+    assert "--scale: no argument 'nope'" in result.output
+    assert "stderr in" not in result.output and "Traceback" not in result.output

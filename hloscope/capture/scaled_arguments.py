@@ -98,7 +98,7 @@ def argument_position(
     if argument in names and names.index(argument) < len(args):
         return names.index(argument)
     known = ", ".join([*names[: len(args)], *kwargs]) or "none"
-    raise UsageProblem(f"--scale: no argument {argument!r} (arguments: {known})")
+    raise ScriptTargetError(f"--scale: no argument {argument!r} (arguments: {known})")
 
 
 def resized_array(value: Any, dim: int, size: int, label: str) -> Any:
