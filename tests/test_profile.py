@@ -133,6 +133,26 @@ def test_the_json_gz_and_the_xplane_give_the_same_profile() -> None:
         assert folder == chrome
 
 
+def test_one_entry_reads_every_trace_and_loads_jax_only_for_the_xplane() -> None:
+    """hloscope.profile.read_trace reads the *.trace.json.gz without jax; of an *.xplane.pb
+    without jax it says so in one line naming the extra (CLI: exit 1, no traceback)."""
+    xplane = next((CPU / "mlp").rglob("*.xplane.pb"))
+    probe = (
+        "import sys\n"
+        "sys.modules['jax'] = None  # as if jax were not installed\n"
+        "from hloscope.profile import TraceError, TraceFormat, read_trace\n"
+        f"trace = read_trace({str(CPU / 'mlp')!r})\n"
+        "print(len(trace.ops) > 0)\n"
+        "try:\n"
+        f"    read_trace({str(xplane)!r})\n"
+        "except TraceError as error:\n"
+        "    print(error)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["True", "jax is not installed: pip install 'hloscope[jax]'"]
+
+
 # ---- modules ------------------------------------------------------------------------------
 
 

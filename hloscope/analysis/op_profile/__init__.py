@@ -1,7 +1,8 @@
 """XProf's op profile of a user's own trace, read offline and joined to the module that ran.
 
 * :func:`read_trace` -- a TRACE argument (folder or file) read into a
-  :class:`~hloscope.profile.model.Trace` (:mod:`.reading`);
+  :class:`~hloscope.profile.model.Trace` (:func:`hloscope.profile.read_trace`, the one reader
+  of traces, named here too for the op profile's callers);
 * :func:`op_profile` -- kernels by time per step, by kind, source line and scope, with the
   module's FLOPs, bytes, roofline position and source lines joined in (:mod:`.table`,
   :mod:`.join`, :mod:`.roof`);
@@ -15,11 +16,11 @@
   (:mod:`.compare`).
 """
 
+from ...profile import read_trace
 from .compare import ProfileComparison, compare_profiles
 from .devices import DeviceBusy, DeviceSpread
 from .join import hbm_bytes_of
 from .overlap import AsyncOverlap
-from .reading import read_trace
 from .steps import StepTime
 from .table import GroupTime, KernelTime, OpProfile, op_profile
 

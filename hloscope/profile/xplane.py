@@ -7,8 +7,8 @@ events with ``name``, ``start_ns``, ``duration_ns`` and ``stats`` (``hlo_op``, `
 ``run_id``...). :func:`xplane_events` turns them into the
 :class:`~hloscope.profile.model.RawEvent` objects the Chrome reader makes too, so one builder
 (:func:`~hloscope.profile.build.build_trace`) sorts both. This is the only place that imports
-``jax.profiler`` to read a file (inside the functions, as capture does for every jax import);
-``hloscope.bench.profile`` reads its own traces through it too.
+``jax.profiler`` to read a file (inside the functions, so reading a ``*.trace.json.gz`` never
+loads jax); every reader goes through :func:`~hloscope.profile.reading.read_trace`.
 """
 
 from __future__ import annotations
@@ -17,16 +17,22 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..profile import RawEvent, Trace, TraceError, build_trace
-from .frameworks import require_jax
+from .build import build_trace
+from .errors import TraceError
+from .model import RawEvent, Trace
 
 __all__ = ["xplane_events", "read_xplane", "device_kinds", "FORMAT"]
 
 FORMAT = "xplane.pb"
+#: The extra that brings jax (the reader of an ``*.xplane.pb``).
+JAX_EXTRA = "hloscope[jax]"
 
 
 def _profile_data(path: Path):  # -> jax.profiler.ProfileData
-    require_jax()
+    try:
+        import jax  # noqa: F401 - the reader is jax's own
+    except ImportError:  # the words capture's missing jax says, in the trace's error class
+        raise TraceError(f"jax is not installed: pip install '{JAX_EXTRA}'") from None
     try:
         from jax.profiler import ProfileData
     except ImportError as error:  # an older jax: say so in one line
