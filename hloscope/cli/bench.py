@@ -5,7 +5,6 @@ programs."""
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -16,6 +15,7 @@ import click
 
 from ..errors import ExitStatus
 from ._app import CliError, cli
+from ._output import CsvRows, Format, output_format, show
 from ._target import module_option, open_target, refresh_option
 
 __all__ = ["bench_command", "parse_seconds", "parse_fraction"]
@@ -198,20 +198,10 @@ def bench_command(
     exceed the noise that halves of each program's own runs show.
 
     Exit status: 0 done, 1 error, 2 unreadable HLO, 3 --fail-slower tripped."""
-    from ..bench.api import bench, compare
+    from ..bench.api import bench
 
-    if as_json and as_csv:
-        raise CliError("--json and --csv exclude each other")
-    if fail_slower is not None and vs is None:
-        raise CliError("--fail-slower needs --vs B")
-    if per_kernel and vs is not None:
-        raise CliError("--per-kernel and --vs exclude each other")
-    if isolated and not per_kernel:
-        raise CliError("--isolated goes with --per-kernel")
-    if output is not None and vs is not None:
-        raise CliError("-o and --vs exclude each other")
-    if all_kernels and top is not None:
-        raise CliError("--top N and --all exclude each other")
+    chosen = output_format(as_json, as_csv)
+    _refuse_mixed(per_kernel, isolated, top, all_kernels, vs, fail_slower, output)
     options: dict[str, Any] = {
         "precision": parse_fraction(precision, "--precision"),
         "budget": parse_seconds(budget, "--budget"),
@@ -223,18 +213,7 @@ def bench_command(
     kernel_seconds = parse_seconds(kernel_budget, "--kernel-budget") if kernel_budget else None
     spec = _open(target, refresh)
     if vs is not None:
-        other = _open(vs, refresh)
-        with _progress_bar(True) as progress:
-            comparison = compare(spec, other, progress=progress, **options)
-        _show_comparison(comparison, (target, vs), as_json, as_csv)
-        c = comparison.comparison
-        if fail_slower is not None and c.b_slower and c.slower_percent > fail_slower:
-            click.echo(
-                f"hloscope bench: B is {c.slower_percent:.1f}% slower than A "
-                f"(more than --fail-slower {fail_slower:g}%): {c.verdict}",
-                err=True,
-            )
-            sys.exit(int(ExitStatus.CHECK_FAILED))
+        _compare(spec, (target, vs), options, chosen, fail_slower, refresh)
         return
     with _progress_bar(True) as progress:
         result = bench(
@@ -248,7 +227,54 @@ def bench_command(
         )
     if output is not None:
         _write_chart(result, output)
-    _show(result, as_json, as_csv, wide, top, all_kernels)
+    _show(result, chosen, wide, top, all_kernels)
+
+
+def _refuse_mixed(
+    per_kernel: bool,
+    isolated: bool,
+    top: int | None,
+    all_kernels: bool,
+    vs: str | None,
+    fail_slower: float | None,
+    output: str | None,
+) -> None:
+    """A usage error for options that do not go together."""
+    if fail_slower is not None and vs is None:
+        raise CliError("--fail-slower needs --vs B")
+    if per_kernel and vs is not None:
+        raise CliError("--per-kernel and --vs exclude each other")
+    if isolated and not per_kernel:
+        raise CliError("--isolated goes with --per-kernel")
+    if output is not None and vs is not None:
+        raise CliError("-o and --vs exclude each other")
+    if all_kernels and top is not None:
+        raise CliError("--top N and --all exclude each other")
+
+
+def _compare(
+    spec: Any,
+    labels: tuple[str, str],
+    options: dict[str, Any],
+    chosen: Format,
+    fail_slower: float | None,
+    refresh: bool,
+) -> None:
+    """``--vs B``: A and B timed interleaved, the verdict shown; exit 3 past --fail-slower."""
+    from ..bench.api import compare
+
+    other = _open(labels[1], refresh)
+    with _progress_bar(True) as progress:
+        comparison = compare(spec, other, progress=progress, **options)
+    _show_comparison(comparison, labels, chosen)
+    c = comparison.comparison
+    if fail_slower is not None and c.b_slower and c.slower_percent > fail_slower:
+        click.echo(
+            f"hloscope bench: B is {c.slower_percent:.1f}% slower than A "
+            f"(more than --fail-slower {fail_slower:g}%): {c.verdict}",
+            err=True,
+        )
+        sys.exit(int(ExitStatus.CHECK_FAILED))
 
 
 def _write_chart(result: Any, path: str) -> None:
@@ -275,37 +301,26 @@ def _open(spec: str, refresh: bool) -> Any:
     return open_target(spec, refresh=refresh)
 
 
-def _show(
-    result: Any, as_json: bool, as_csv: bool, wide: bool, top: int | None, all_kernels: bool
-) -> None:
-    from ..render.rows import rows_to_csv
-
-    if as_json:
-        json.dump(result.to_dict(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        return
-    if as_csv:
+def _show(result: Any, chosen: Format, wide: bool, top: int | None, all_kernels: bool) -> None:
+    def csv() -> CsvRows:
         rows = result.kernel_rows() if result.per_kernel else [result.program_row()]
         if top is not None and result.per_kernel:
             rows = rows[:top]
-        sys.stdout.write(rows_to_csv(rows, list(rows[0]) if rows else None))
-        return
-    from rich.console import Console
+        return rows, None
 
-    from ..render.bench_text import DEFAULT_TOP, render_bench
+    def text() -> None:
+        from rich.console import Console
 
-    shown = None if all_kernels else top if top is not None else DEFAULT_TOP
-    render_bench(result, Console(), wide=wide, top=shown)
+        from ..render.bench_text import DEFAULT_TOP, render_bench
+
+        shown = None if all_kernels else top if top is not None else DEFAULT_TOP
+        render_bench(result, Console(), wide=wide, top=shown)
+
+    show(chosen, json=result.to_dict, csv=csv, text=text)
 
 
-def _show_comparison(result: Any, labels: tuple[str, str], as_json: bool, as_csv: bool) -> None:
-    from ..render.rows import rows_to_csv
-
-    if as_json:
-        json.dump(result.to_dict(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        return
-    if as_csv:
+def _show_comparison(result: Any, labels: tuple[str, str], chosen: Format) -> None:
+    def csv() -> CsvRows:
         c = result.comparison.to_dict()
         rows = [
             {
@@ -319,10 +334,13 @@ def _show_comparison(result: Any, labels: tuple[str, str], as_json: bool, as_csv
             }
             for side, label, r in (("A", labels[0], result.a), ("B", labels[1], result.b))
         ]
-        sys.stdout.write(rows_to_csv(rows, list(rows[0])))
-        return
-    from rich.console import Console
+        return rows, list(rows[0])
 
-    from ..render.bench_text import render_comparison
+    def text() -> None:
+        from rich.console import Console
 
-    render_comparison(result, Console(), labels)
+        from ..render.bench_text import render_comparison
+
+        render_comparison(result, Console(), labels)
+
+    show(chosen, json=result.to_dict, csv=csv, text=text)

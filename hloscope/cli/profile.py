@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from ._app import CliError, cli
 from ._device import device_option
+from ._output import output_format, show
 from ._target import open_target, say_note
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -147,10 +146,9 @@ def profile_command(
     device's busy time per step, with the slowest."""
     from rich.console import Console
 
-    from ..render.profile_text import profile_csv, render_profile, render_profile_comparison
+    from ..render.profile_text import profile_csv_rows, render_profile, render_profile_comparison
 
-    if as_json and as_csv:
-        raise CliError("--json and --csv exclude each other")
+    chosen_format = output_format(as_json, as_csv)
     if vs_target is not None and vs is None:
         raise CliError("--vs-target needs --vs TRACE_B")
     if vs is not None and as_csv:
@@ -162,16 +160,15 @@ def profile_command(
 
         other = _profile(vs, vs_target, module if vs_target else None, chip, xplane, trace_device)
         comparison = compare_profiles(profile, other)
-        if as_json:
-            json.dump(comparison.to_dict(), sys.stdout, indent=2)
-            sys.stdout.write("\n")
-        else:
-            render_profile_comparison(comparison, Console(), wide=wide, top=top)
+        show(
+            chosen_format,
+            json=comparison.to_dict,
+            text=lambda: render_profile_comparison(comparison, Console(), wide=wide, top=top),
+        )
         return
-    if as_json:
-        json.dump(profile.to_dict(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    elif as_csv:
-        sys.stdout.write(profile_csv(profile))
-    else:
-        render_profile(profile, Console(), wide=wide, top=top)
+    show(
+        chosen_format,
+        json=profile.to_dict,
+        csv=lambda: profile_csv_rows(profile),
+        text=lambda: render_profile(profile, Console(), wide=wide, top=top),
+    )

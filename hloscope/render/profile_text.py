@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "render_profile",
     "render_profile_comparison",
-    "profile_csv",
+    "profile_csv_rows",
     "devices_line",
     "KERNEL_COLUMNS",
 ]
@@ -358,9 +358,9 @@ def render_profile_comparison(
         print_table(console, table, needed if wide else 0)
 
 
-def profile_csv(profile: OpProfile) -> str:
-    """The kernel rows as CSV: the ``--json`` kernel keys, then the roofline ``fraction``."""
+def profile_csv_rows(profile: OpProfile) -> tuple[list[dict[str, Any]], list[str]]:
+    """The kernel rows a CSV prints, and its columns: the ``--json`` kernel keys, then the
+    roofline ``fraction``."""
     from ..analysis.op_profile.table import KERNEL_KEYS
-    from .rows import rows_to_csv
 
-    return rows_to_csv(_rows(profile), [*KERNEL_KEYS, "fraction"])
+    return _rows(profile), [*KERNEL_KEYS, "fraction"]
