@@ -50,6 +50,8 @@ class AdviceKind(StrEnum):
     MESH_AXIS = "mesh_axis"
     SAME_DEVICES = "same_devices"
     REDUCE_OR_SPEC = "reduce_or_spec"
+    #: Explicit sharding (sharding in types): reshard the operand, or give the op out_sharding.
+    RESHARD = "reshard"
     HASHABLE_STATIC = "hashable_static"
     PRNG_KEY = "prng_key"
     REUSED_DONATION = "reused_donation"

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from .kinds import (
     backend_startup,
+    cuda_libraries,
     device_allocation,
     distributed,
     donation,
@@ -79,7 +80,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     joined(pallas.RECOGNISER, mosaic_names.RECOGNISER),
     out_of_memory.RECOGNISER,
     device_allocation.RECOGNISER,
-    backend_startup.RECOGNISER,
+    joined(backend_startup.RECOGNISER, cuda_libraries.RECOGNISER),
     recompile.RECOGNISER,
     jax_shape.RECOGNISER,
     sharding.RECOGNISER,

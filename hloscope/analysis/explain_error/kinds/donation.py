@@ -29,10 +29,14 @@ from ..record import Failure, Family
 
 __all__ = ["RECOGNISER"]
 
+_REFUSED = (
+    r"(?:ion|ed|ing)\b[^\n]{0,120}?\b(?:unavailable|not available|not supported|not usable"
+    r"|could not be used|cannot be used|not be used|unused)"
+)
 _OPENING = re.compile(
     # JAX's warning whose second line says why no donation was usable: the platform takes
     # none. Read whole, before :mod:`.jax_call` reads its first line alone.
-    r"Some donated buffers were not usable: [^\n]{0,2000}\n(?:[^\n]*\n)?Donation is not "
+    r"Some donated buffers were not usable:?[^\n]{0,2000}\n(?:[^\n]*\n){0,3}?Donation is not "
     r"implemented for (?P<don_warned>[(\[]?'?\w+'?)"
     r"|Invalid buffer passed(?: to Execute\(\) as argument (?P<don_arg>\d+) to replica \d+)?: "
     r"(?:INVALID_ARGUMENT: )?(?P<don_why>buffer has been deleted or donated|Donation requested "
@@ -40,7 +44,11 @@ _OPENING = re.compile(
     r"|c(?P<don_call>alled on deleted or donated buffer)"
     r"|Attempt to donate the same buffer twice in Execute\(\) \(flattened argument "
     r"(?P<don_twice>\d+)[^)\n]*?first use: (?P<don_first>\d+)\)"
-    r"|Donation is not implemented for (?P<don_platform>[(\[]?'?\w+'?)",
+    r"|Donation is not implemented for (?P<don_platform>[(\[]?'?\w+'?)"
+    # Other words for a donation the backend or the compiler could not use: "donation is
+    # unavailable", "buffer donation not supported on this platform", "donated buffer ... could
+    # not be used". Keyed on the stem and the refusal on one line.
+    r"|D(?P<don_other>onat" + _REFUSED + r")|d(?P<don_other_low>onat" + _REFUSED + ")",
     re.M,
 )
 _REUSED = (
@@ -62,6 +70,9 @@ _NOT_ON_CPU = (
 
 
 def _donation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m["don_other"] or m["don_other_low"]:
+        yield from _other_words(log, m)
+        return
     said = m["don_platform"] or m["don_warned"]
     if said:
         platform = said.strip("([']").lower()
@@ -96,6 +107,39 @@ def _donation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         advice=(text, AdviceKind.REUSED_DONATION),
         node=node,
         status="INVALID_ARGUMENT",
+    )
+
+
+# A donation refused in other words is JAX's only where the line is a message (a warning, an
+# exception, a log record), not prose around it; the platform it names decides the advice.
+_MESSAGE_LINE = re.compile(r"Warning\b|Error\b|\bWARNING\b|^[WEI]\d{4} |: [WE] \S+\]|^\s*\S+:\d+: ")
+_CPU = re.compile(r"\b(?:cpu|CPU|host)\b")
+_UNUSED = (
+    "a donated buffer was not used: XLA reuses a donated input only for an output of the same "
+    "shape and type (and only on backends that take donations), so that donation saves "
+    "nothing; drop it from donate_argnums, or return the updated value in that shape"
+)
+
+
+def _other_words(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    line = log.text[start : log.line_end(m.start())]
+    if not _MESSAGE_LINE.search(line):
+        return
+    if _CPU.search(line):
+        advice = (_NOT_ON_CPU, AdviceKind.HARMLESS)
+        platform: Platform | None = Platform.CPU
+    else:
+        advice, platform = (_UNUSED, AdviceKind.UNUSED_DONATION), None
+    yield jax_message_failure(
+        Family.JAX_CALL,
+        log,
+        m.start(),
+        op="donation",
+        reason=Reason.RUNTIME,
+        advice=advice,
+        platform=platform,
+        device="cpu" if platform else None,
     )
 
 

@@ -40,7 +40,8 @@ _OPENING = re.compile(
     r"|JAX encountered invalid PRNG key data: expected key_data\.dtype = (?P<want>\w+); "
     r"got dtype=(?P<got>\w+)"
     r"|Array has been deleted with shape=(?P<deleted>\S+?)\.?(?=\s|$)"
-    r"|Some donated buffers were not usable: (?P<unusable>[^\n]+?)\.?[ \t]*$"
+    # The buffers may follow on the same line, on the next (a wrapped paste), or be cut off.
+    r"|Some donated buffers were not usable:?[ \t]*(?P<unusable>[^\n]*?)\.?[ \t]*$"
     r"|FloatingPointError: invalid value \((?P<bad>nan|inf)\) encountered in (?P<prim>[\w-]+)"
     r"|Disallowed (?P<transfer>host-to-device|device-to-host|device-to-device) transfer"
     r"(?:: aval=(?P<aval>\S+?),)?",
@@ -96,14 +97,15 @@ def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             "call's result from then on, or stop donating that argument",
             AdviceKind.REUSED_DONATION,
         )
-    elif m["unusable"]:
+    elif m["unusable"] is not None:
+        what = m["unusable"] or "the donated buffers"
         yield _failure(
             log,
             m,
             "donation",
             Reason.RUNTIME,
             f"XLA reuses a donated input only for an output of the same shape and type; no "
-            f"output matched {m['unusable']}, so that donation saves nothing: drop it from "
+            f"output matched {what}, so that donation saves nothing: drop it from "
             "donate_argnums, or return the updated value in that shape",
             AdviceKind.UNUSED_DONATION,
         )

@@ -10,8 +10,9 @@ One recogniser, one regex alternation, a reader per message:
   that fit them;
 * ``Mosaic kernels cannot be automatically partitioned``: a kernel called on sharded
   arrays, which needs ``shard_map``;
-* ``Unimplemented primitive in Pallas TPU lowering for tc: sort``: an op Mosaic has no
-  lowering for, inside the kernel;
+* ``Unimplemented primitive in Pallas TPU lowering for tc: sort`` (``for KernelType.TC`` in
+  other releases, the kernel type's enum printed whole): an op Mosaic has no lowering for,
+  inside the kernel;
 * ``Mosaic failed to compile TPU kernel: <why>``, with ``The MLIR operation involved:`` (the
   Mosaic op, ``tpu.matmul``, and its vector types) and ``at location: loc(...)`` (the kernel's
   line): the op is the Mosaic op, the advice follows the reason;
@@ -48,7 +49,7 @@ _PALLAS = re.compile(
     r"your block shape are divisible by (?P<sublanes>\d+) and (?P<lanes>\d+))"
     r"|M(?P<partition>osaic\s+kernels\s+cannot\s+be\s+automatically\s+partitioned)"
     r"|Unimplemented primitive in Pallas (?:TPU |GPU |Mosaic GPU |Triton )?lowering"
-    r"(?: for \w+)?: (?P<primitive>[\w.-]+)"
+    r"(?: for [\w.]+)?: (?P<primitive>[\w.-]+)"
     r"|M(?P<mosaic>osaic failed to compile TPU kernel): (?P<why>[^\n]{0,400})"
     r"|Allocation \(size=(?P<needed>\d+)\) would exceed memory \(size=(?P<limit>\d+)\)"
     r"(?P<alloc>[^\n]{0,2000})"

@@ -35,9 +35,13 @@ __all__ = ["RECOGNISER"]
 
 _S = r"\s+"
 _OPENING = re.compile(
-    # JAX 0.10: IndivisibleError.
+    # JAX 0.10: IndivisibleError, and "... but does not evenly divide the dimension size 7".
     rf"implies{_S}that{_S}array{_S}axis{_S}(?P<axis>\d+){_S}is{_S}partitioned{_S}"
-    rf"(?P<parts>\d+){_S}times,{_S}but{_S}the{_S}dimension{_S}size{_S}is{_S}(?P<size>\d+)"
+    rf"(?P<parts>\d+){_S}times,{_S}but{_S}(?:the{_S}dimension{_S}size{_S}is|does{_S}not{_S}evenly"
+    rf"{_S}divide{_S}the{_S}dimension{_S}size){_S}(?P<size>\d+)"
+    # shard_map's in_specs: "maps array axis 0 (of size 10) to mesh axis 'x' (of size 4)".
+    rf"|maps{_S}array{_S}axis{_S}(?P<axis3>\d+){_S}\(of{_S}size{_S}(?P<size3>\d+)\){_S}to"
+    rf"{_S}mesh{_S}ax[ie]s{_S}[^\n]{{0,80}}?\(of{_S}size{_S}(?P<parts3>\d+)\)"
     # Older: "One of pjit arguments ... should be divisible by 4, but it is equal to 6".
     rf"|the{_S}global{_S}size{_S}of{_S}its{_S}dimension{_S}(?P<axis2>\d+){_S}should{_S}be"
     rf"{_S}divisible{_S}by{_S}(?P<parts2>\d+),{_S}but{_S}it{_S}is{_S}equal{_S}to{_S}"
@@ -51,6 +55,31 @@ _OPENING = re.compile(
     rf"{_S}output{_S}value{_S}is{_S}(?:only{_S}varying{_S}across{_S}mesh{_S}axes{_S}"
     rf"\{{[^}}]*\}}{_S}and{_S}not{_S}(?P<varying>\{{[^}}]*\}})"
     rf"|replicated{_S}across{_S}mesh{_S}axis{_S}'(?P<axis_name>[\w-]+)')"
+    # Sharding in types (explicit mesh axes): the class names the family whatever the words.
+    r"|S(?P<stype>hardingTypeError): ?(?P<stype_msg>[^\n]{0,400})"
+    rf"|acts{_S}as{_S}an{_S}assert{_S}when{_S}all{_S}axes{_S}of{_S}mesh{_S}are{_S}of{_S}type"
+    rf"{_S}`?(?P<wsc_explicit>Explicit)"
+    rf"|has{_S}duplicate{_S}entries{_S}for{_S}`(?P<duplicate>[\w-]+)`"
+    # Any other message of explicit sharding: its stable words, read only on a message's line.
+    # (Keyed on their rarer characters: "AxisType.", "_types=(", "_in_types", "`reshard`",
+    # ".reshard(", "_axes(": a common first letter would slow the scan of a big log.)
+    r"|A(?P<ex_type>xisType\.Explicit)|_(?P<ex_repr>types=\((?:Explicit|Auto|Manual))"
+    r"|_(?P<ex_flag>in_types)|`(?P<ex_tick>reshard`)|\.(?P<ex_call>reshard\()"
+    r"|_(?P<ex_axes>axes\()"
+)
+# An exception's or a warning's line: "ValueError: ...", "jax.errors.X: ...".
+_ERROR_LINE = re.compile(r"(?:^|\s)(?:[\w.]+\.)?\w*(?:Error|Exception): ")
+_PRIMITIVE_FIRST = re.compile(
+    r"^(?P<prim>[a-z_][a-z0-9_]*)\b(?= (?:got|requires|operation|on|of|is))"
+)
+# "This reshape is not supported ... argument of jax.lax.reshape": the op named in passing.
+_NAMED_OP = re.compile(r"\bThis (?P<prim>[a-z_]+) is not supported|\bjax\.lax\.(?P<lax>[a-z_]+)")
+_RESHARD = (
+    "{what}: under explicit mesh axes (AxisType.Explicit) a sharding is part of an array's "
+    "type and JAX does not move data for you; reshard the operand first "
+    "(jax.sharding.reshard(x, P(...)) to the sharding the op needs), or give the op the "
+    "result's sharding (out_sharding=P(...)); inside auto_axes(...) (or a mesh of "
+    "AxisType.Auto) XLA chooses instead"
 )
 # What the divisibility messages say around the match (within the message's paragraph).
 _FULL_SHAPE = re.compile(r"full\s+shape:\s+(?P<shape>\([\d,\s]*\))")
@@ -68,7 +97,17 @@ _BEFORE = 2048
 
 
 def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    if m["size"] or m["size2"]:
+    if m["stype"] or m["wsc_explicit"] or _explicit_words(m):
+        yield from _explicit(log, m)
+    elif m["duplicate"]:
+        advice = (
+            f"the PartitionSpec names the mesh axis '{m['duplicate']}' for two dimensions: a "
+            "mesh axis can split one dimension of an array; use another axis for the other "
+            "dimension, or None",
+            AdviceKind.MESH_AXIS,
+        )
+        yield _failure(log, m, "PartitionSpec", advice)
+    elif m["size"] or m["size2"] or m["size3"]:
         yield _indivisible(log, m)
     elif m["devices"]:
         yield _devices(log, m)
@@ -94,10 +133,49 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield _failure(log, m, "shard_map", advice)
 
 
+_EXPLICIT_GROUPS = ("ex_type", "ex_repr", "ex_flag", "ex_tick", "ex_call", "ex_axes")
+
+
+def _explicit_words(m: re.Match[str]) -> bool:
+    """Whether the match is one of explicit sharding's words (not a sentence of its own)."""
+    return any(m[group] for group in _EXPLICIT_GROUPS)
+
+
+def _explicit(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    """A message of sharding in types: ``ShardingTypeError: add got incompatible shardings for
+    broadcasting``, ``with_sharding_constraint`` acting as an assert, and any other error
+    line that names explicit axes or ``reshard``."""
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    line = log.text[start : log.line_end(m.start())]
+    if m["ex_axes"] and not line[: m.start() - start].endswith(("auto", "explicit")):
+        return  # another function's "_axes(": only auto_axes and explicit_axes say it
+    if _explicit_words(m):
+        if not _ERROR_LINE.search(line[: m.start() - start]):
+            return  # the words in a mesh's repr, code or prose: not a message
+        end = min(paragraph_end(log, m.start()), start + _BEFORE)
+        if any(not _explicit_words(o) for o in _OPENING.finditer(log.text, start, end)):
+            return  # a mesh's repr inside a message another form reads
+    op = "sharding"
+    if m["stype_msg"]:
+        first = _PRIMITIVE_FIRST.match(m["stype_msg"]) or _NAMED_OP.search(m["stype_msg"])
+        op = (first["prim"] or first.groupdict().get("lax") or "sharding") if first else "sharding"
+    elif m["wsc_explicit"]:
+        op = "with_sharding_constraint"
+    what = (
+        f"{op} got operands whose shardings do not fit"
+        if op != "sharding"
+        else ("the shardings of the arrays do not fit what the op needs")
+    )
+    if m["wsc_explicit"]:
+        what = "with_sharding_constraint only checks a sharding under explicit axes"
+    advice = (_RESHARD.format(what=what), AdviceKind.RESHARD)
+    yield _failure(log, m, op, advice)
+
+
 def _indivisible(log: Log, m: re.Match[str]) -> Failure:
-    axis = int(m["axis"] or m["axis2"])
-    parts = int(m["parts"] or m["parts2"])
-    size = int(m["size"] or m["size2"])
+    axis = int(m["axis"] or m["axis2"] or m["axis3"])
+    parts = int(m["parts"] or m["parts2"] or m["parts3"])
+    size = int(m["size"] or m["size2"] or m["size3"])
     region = log.text[max(0, m.start() - _BEFORE) : paragraph_end(log, m.start())]
     shape = _FULL_SHAPE.search(log.text, m.end(), paragraph_end(log, m.start()))
     specs = list(_SPEC.finditer(region))

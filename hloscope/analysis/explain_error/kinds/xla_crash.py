@@ -31,6 +31,7 @@ from ..build import make_failure
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+from .cuda_libraries import LIBRARY_CHECK
 
 __all__ = ["RECOGNISER"]
 
@@ -48,6 +49,8 @@ _OPENING = re.compile(
     r"|Python error: (?P<fatal>Aborted|Segmentation fault)",
     re.M,
 )
+# "Check failed: cusolverDnCreate(&h) == CUSOLVER_STATUS_SUCCESS": a library's start-up call.
+_LIBRARY_CALL = re.compile(LIBRARY_CHECK)
 _FATAL_LINE = re.compile(
     rf"(?:^|(?<=\s))F(?:\d{{4}} \d\d:\d\d:[\d.]+\s+\d+|(?<=: F)) (?P<file>{_SOURCE}):"
     r"(?P<line>\d+)\] $"
@@ -87,8 +90,17 @@ _OWNERS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
 _PLATFORM_PATHS = (
     (re.compile(r"/gpu/|::gpu::|nvptx|cuda|rocm|triton", re.I), Platform.GPU),
     (re.compile(r"/cpu/|::cpu::"), Platform.CPU),
-    (re.compile(r"tpu|mosaic", re.I), Platform.TPU),
+    # Not inside a word ("output", "Outputs" hold the letters), except libtpu's and Tpu's.
+    (re.compile(r"(?<![a-z])tpu|libtpu|Tpu|TPU|[Mm]osaic"), Platform.TPU),
 )
+# Where the check's own file and frames name no platform, the log's start-up lines do: XLA's
+# "XLA service 0x... initialized for platform CUDA", StreamExecutor's GPU, JAX's devices.
+_LOG_PLATFORM = re.compile(
+    r"initialized for platform (?P<word>\w+)"
+    r"|StreamExecutor device \(\d+\): (?P<gpu>[^,\n]+)"
+    r"|\b(?P<device>Tpu|Cuda|Rocm)Device\(id="
+)
+_PLATFORM_WORDS = {"host": Platform.CPU, "cuda": Platform.GPU, "rocm": Platform.GPU}
 _REPORT = (
     "an internal check of {owner} failed{at}{cond}: a bug in {owner}, not an error in your "
     "program. Report it ({where}) with the versions ({versions}), this message and a small "
@@ -125,11 +137,18 @@ def _frames(log: Log, end: int) -> list[str]:
     ]
 
 
-def _platform(text: str) -> Platform | None:
+def _platform(text: str, log: Log | None = None) -> Platform | None:
+    """The platform the check's file or frames are for, else the one the log started."""
     for pattern, platform in _PLATFORM_PATHS:
         if pattern.search(text):
             return platform
-    return None
+    found = _LOG_PLATFORM.search(log.text) if log is not None else None
+    if found is None:
+        return None
+    if found["gpu"]:
+        return Platform.GPU
+    word = (found["word"] or found["device"] or "").lower()
+    return _PLATFORM_WORDS.get(word) or (Platform.TPU if word == "tpu" else None)
 
 
 def _short(path: str) -> str:
@@ -145,6 +164,8 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     fatal = _FATAL_LINE.search(log.before_on_line(m.start())[-400:])
     if m["nonok"] and fatal is None:
         return  # a status CHECK is a crash only on a fatal line; elsewhere it is logged
+    if m["check"] and _LIBRARY_CALL.search(m["check"]):
+        return  # a CUDA library that did not start (read by .cuda_libraries), not XLA's bug
     path = (fatal["file"] if fatal else None) or m["rfile"] or ""
     line = (fatal["line"] if fatal else None) or m["rline"]
     condition = (m["check"] or m["nonok"] or m["rcond"] or "").strip()
@@ -169,7 +190,7 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         packages="torch/torch_xla" if torch else "jax/jaxlib",
     )
     everything = " ".join([path, *frames])
-    platform = _platform(everything)
+    platform = _platform(everything, log)
     hints = [f"{owner} source: {_short(path)}:{line}"] if path else []
     if frames:
         hints.append(f"failed in {frames[0]}")
@@ -225,7 +246,7 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         dump=_TORCH_DUMP if torch else _XLA_DUMP,
         packages="torch/torch_xla" if torch else "jax/jaxlib",
     )
-    platform = _platform(everything)
+    platform = _platform(everything, log)
     start = log.text.rfind("\n", 0, m.start()) + 1
     yield make_failure(
         Family.XLA_CRASH,

@@ -1,0 +1,207 @@
+"""The CUDA libraries under XLA did not start: read by their names and status codes, not by
+one sentence each.
+
+A GPU backend loads cuDNN, cuBLAS, cuSOLVER, cuFFT, cuSPARSE and NCCL, and each fails in its
+own words; what they share is the library's name and its status enum, which this module keys
+on:
+
+* ``Loaded runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0`` (TF and XLA's
+  ``cuda_dnn.cc``): the cuDNN found is older than the one the framework was built against;
+  the advice names both versions;
+* ``operation cusolverDnCreate(&handle) failed: cuSolver internal error`` (jaxlib's GPU
+  kernels), ``cusolver error: CUSOLVER_STATUS_INTERNAL_ERROR, when calling
+  `cusolverDnCreate(handle)``` (PyTorch), ``Check failed: cusolverDnCreate(...) ==
+  CUSOLVER_STATUS_SUCCESS``: a library that could not create its handle -- almost always no
+  GPU memory left for its workspace, else a library of another CUDA release;
+* any other ``CU{SOLVER,BLAS,DNN,FFT,SPARSE,RAND}_STATUS_*`` or NCCL error code a message
+  states;
+* ``Unable to register cuBLAS factory: Attempting to register factory for plugin cuBLAS when
+  one has already been registered``: TensorFlow and JAX loaded in one process each register
+  the libraries -- harmless, reported as a warning after any real failure;
+* ``Could not load dynamic library 'libcudnn.so.8'``, ``Unable to load cuSPARSE. Is it
+  installed?``, ``Outdated cuDNN installation found``, ``CUDA driver version is insufficient
+  for CUDA runtime version``, ``CUDA_ERROR_*`` codes other than out-of-memory, ``ptxas``
+  older than the PTX asked of it: libraries or a driver missing or too old.
+
+The device is the GPU; the advice is about what is installed and what holds the memory.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ...unsupported.findings import Platform, Reason
+from ..advice import AdviceKind
+from ..build import make_failure
+from ..device import named_accelerator
+from ..functions import jax_function, paragraph_end
+from ..log import Log, status_before
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+
+__all__ = ["LIBRARY_CHECK", "RECOGNISER"]
+
+_LIBRARY = r"cu(?:solver|blas|dnn|fft|sparse|rand)|gpu(?:solver|blas|dnn|fft|sparse)|nccl"
+#: A check's condition about a CUDA library's start: its status enum, handle or create call.
+LIBRARY_CHECK = (
+    r"(?i:cu(?:solver|blas|dnn|fft|sparse|rand)|nccl)\w*?(?:_STATUS_|Create|Init|handle)"
+)
+_OPENING = re.compile(
+    r"Loaded runtime CuDNN library:? (?P<loaded>\d[\d.]*)(?: \(compatibility version [\d.]+\))?"
+    r" but source was compiled with:? (?P<built>\d[\d.]*\d)"
+    # jaxlib: "operation cusolverDnCreate(&handle) failed: cuSolver internal error".
+    rf"|operation (?P<call>(?i:{_LIBRARY})\w*)\([^)\n]{{0,80}}\) failed: ?(?P<why>[^\n]{{0,200}})"
+    # A CHECK on a library's call or status (TF: "Check failed: cusolverDnCreate(&h) ==
+    # CUSOLVER_STATUS_SUCCESS"; MXNet: "Check failed: err == CUSOLVER_STATUS_SUCCESS (7 vs. 0)").
+    r"|Check failed: (?P<check>[^\n]{0,200}?" + LIBRARY_CHECK + r"[^\n]{0,200})"
+    # The libraries' status enums and NCCL's results, whatever sentence carries them.
+    r"|C(?P<status>U(?:SOLVER|BLAS|DNN|FFT|SPARSE|RAND)_STATUS_(?!SUCCESS\b)[A-Z_]+)"
+    r"|C(?P<cufft>UFFT_(?:INTERNAL_ERROR|ALLOC_FAILED|SETUP_FAILED|EXEC_FAILED|INVALID_PLAN"
+    r"|NOT_SUPPORTED))"
+    r"|n(?P<nccl>ccl(?:Unhandled)?(?:Cuda|System|Internal|InvalidUsage|Remote|InvalidArgument)"
+    r"Error)"
+    r"|Unable to register (?P<factory>\w+) factory: Attempting to register factory for plugin"
+    r"|Could not load dynamic library '(?P<dl>lib\w+)"
+    r"|Unable to load (?P<load>cu\w+|CUDA|NCCL|cuDNN)\. Is it installed\?"
+    r"|Outdated (?P<outdated>\w+) installation found"
+    r"|C(?P<driver>UDA driver version is insufficient for CUDA runtime version)"
+    r"|C(?P<cuda_error>UDA_ERROR_(?!OUT_OF_MEMORY\b|ILLEGAL_ADDRESS\b|LAUNCH_FAILED\b)[A-Z_]+)"
+    r"|T(?P<old_driver>he NVIDIA driver on your system is too old)"
+    r"|p(?P<ptxas>txas[^\n]{0,80}?(?:too old|older than|Unsupported \.version|not supported))"
+    r"|U(?P<ptx_version>nsupported \.version \d+\.\d+; current version is)"
+)
+_MEMORY_USAGE = re.compile(r"Memory usage: (?P<free>\d+) bytes free, (?P<total>\d+) bytes total")
+# The words of a handle that could not be made (the failure is about memory or versions).
+_CREATE = re.compile(r"Create|handle|NOT_INITIALIZED|ALLOC_FAILED|INTERNAL_ERROR", re.I)
+_NAMES = {
+    "solver": "cuSOLVER",
+    "blas": "cuBLAS",
+    "dnn": "cuDNN",
+    "fft": "cuFFT",
+    "sparse": "cuSPARSE",
+    "rand": "cuRAND",
+    "nccl": "NCCL",
+}
+
+_VERSION = (
+    "cuDNN {loaded} is loaded, but the framework was built against cuDNN {built}: the one "
+    "loaded must be of the same major version and at least that minor one. Install cuDNN "
+    "{built} or newer of major {major} (pip install 'nvidia-cudnn-cu12>={built}' or the "
+    "framework's CUDA extra, which brings it), and make sure no older libcudnn comes first "
+    "(LD_LIBRARY_PATH, a conda or torch package of another cuDNN)"
+)
+_HANDLE_MEMORY = (
+    "{library} could not create its handle{why}: almost always no GPU memory was left for its "
+    "workspace -- JAX preallocates 75% of the GPU (XLA_PYTHON_CLIENT_PREALLOCATE=false, or a "
+    "lower XLA_PYTHON_CLIENT_MEM_FRACTION), TensorFlow takes it all unless "
+    "tf.config.experimental.set_memory_growth, or another process holds it (nvidia-smi)"
+)
+_HANDLE_INSTALL = (
+    "{library} does not match the CUDA the framework was built for: install the framework's "
+    'CUDA build and its libraries together (pip install -U "jax[cuda12]", which brings them; '
+    "no other CUDA toolkit first on LD_LIBRARY_PATH), and check with "
+    "jax.print_environment_info() or nvidia-smi"
+)
+_STATUS = (
+    "{library} failed ({code}): a CUDA library of another release than the framework's, a "
+    "driver too old for it, or no GPU memory left for its workspace; install the framework's "
+    "CUDA build with its libraries together and free the GPU (other processes, preallocation)"
+)
+_REGISTERED = (
+    "TensorFlow and JAX (or two TensorFlow builds) loaded in one process each register "
+    "{factory}: the second registration is refused and the first is used -- harmless; import "
+    "one framework per process, or ignore it"
+)
+_MISSING = (
+    "{library} was not found or is older than the framework needs, so the GPU is not used: "
+    'install the framework with its CUDA libraries (pip install -U "jax[cuda12]", or '
+    "tensorflow[and-cuda]) or put the right CUDA/cuDNN on LD_LIBRARY_PATH"
+)
+_DRIVER = (
+    "the NVIDIA driver is older than the CUDA release the framework (or ptxas) needs: update "
+    "the driver (nvidia-smi shows its CUDA version), or install the framework's build for "
+    'an older CUDA; with JAX, pip install -U "jax[cuda12]" brings a ptxas that fits'
+)
+
+
+def _library(word: str) -> str:
+    low = word.lower()
+    for key, name in _NAMES.items():
+        if key in low:
+            return name
+    return word
+
+
+def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]] | None:
+    """The op and the advice, best first, of a match; ``None`` when it is not a message."""
+    if m["loaded"]:
+        built = m["built"]
+        text = _VERSION.format(loaded=m["loaded"], built=built, major=built.split(".")[0])
+        return "cuDNN", [(AdviceKind.INSTALL, text)]
+    if m["factory"]:
+        return m["factory"], [(AdviceKind.HARMLESS, _REGISTERED.format(factory=m["factory"]))]
+    if m["dl"] or m["load"] or m["outdated"]:
+        library = _library(m["dl"] or m["load"] or m["outdated"])
+        return library, [(AdviceKind.INSTALL, _MISSING.format(library=library))]
+    if m["driver"] or m["old_driver"] or m["ptxas"] or m["ptx_version"]:
+        op = "ptxas" if m["ptxas"] or m["ptx_version"] else "CUDA driver"
+        return op, [(AdviceKind.INSTALL, _DRIVER)]
+    if m["cuda_error"]:
+        code = f"C{m['cuda_error']}"
+        return code, [(AdviceKind.INSTALL, _STATUS.format(library="CUDA", code=code))]
+    if m["call"]:
+        library, code = _library(m["call"]), m["why"].strip().rstrip(".")
+        what = m["call"]
+    elif m["check"]:
+        found = re.search(LIBRARY_CHECK, m["check"])
+        library = _library(found.group() if found else "CUDA")
+        code, what = m["check"].strip()[:160], f"Check failed ({library})"
+    else:
+        code = "C" + (m["status"] or m["cufft"] or "") if not m["nccl"] else f"n{m['nccl']}"
+        library, what = _library(code), code
+        line = log.before_on_line(m.start())
+        if re.search(r"handle:? ?$", line) or line.rstrip().endswith("!="):
+            return None  # a handle the start-up reader explains; a comparison in code
+    line = log.text[log.text.rfind("\n", 0, m.start()) + 1 : log.line_end(m.start())]
+    if _CREATE.search(line):
+        why = f" ({code})" if code else ""
+        memory = (AdviceKind.FREE_MEMORY, _HANDLE_MEMORY.format(library=library, why=why))
+        install = (AdviceKind.INSTALL, _HANDLE_INSTALL.format(library=library))
+        usage = _MEMORY_USAGE.search(log.text, m.end(), m.end() + 1024)
+        plenty = usage is not None and int(usage["free"]) > int(usage["total"]) // 2
+        return what, [install, memory] if plenty else [memory, install]
+    return what, [(AdviceKind.INSTALL, _STATUS.format(library=library, code=code))]
+
+
+def _cuda_library(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    read = _read(log, m)
+    if read is None:
+        return
+    op, advice = read
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    stack = log.traceback_before(start)
+    name = named_accelerator(log.text)
+    (kind, text), *more = advice
+    failure = make_failure(
+        Family.BACKEND_STARTUP,
+        log,
+        m.start(),
+        op=op,
+        reason=Reason.RUNTIME,  # nothing was compiled: the machine's libraries failed
+        advice=(text, kind),
+        function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),
+        stack=stack,
+        device=f"gpu ({name})" if name else "gpu",
+        platform=Platform.GPU,
+        headline_at=start,
+        status=status_before(log, m.start()),
+        more_advice=[(str(k), t) for k, t in more],
+    )
+    if m["factory"]:
+        failure.finding.warning = True  # printed at the E level, but nothing failed
+        failure.hints.append("not a failure: look for the error after these lines")
+    yield failure
+
+
+RECOGNISER = Recogniser(Family.BACKEND_STARTUP, _OPENING, _cuda_library)
