@@ -258,4 +258,11 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
 
 
-RECOGNISER = Recogniser(Family.DEVICE_ALLOCATION, _FAILURE_OR_DUMP, _device_allocation)
+# A bare status code of this family's kind (read by .xla_status where no words of this
+# module's are there) gives way to a failure this module read from the same message.
+RECOGNISER = Recogniser(
+    Family.DEVICE_ALLOCATION,
+    _FAILURE_OR_DUMP,
+    _device_allocation,
+    generic_ops=frozenset({"RESOURCE_EXHAUSTED"}),
+)

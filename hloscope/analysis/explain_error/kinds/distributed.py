@@ -132,4 +132,11 @@ def _status_in(log: Log, start: int, end: int) -> str | None:
     return found.group(1) if found else None
 
 
-RECOGNISER = Recogniser(Family.DISTRIBUTED, _OPENING, _distributed)
+# A bare status code of this family's kind (read by .xla_status where no words of this
+# module's are there) gives way to a failure this module read from the same message.
+RECOGNISER = Recogniser(
+    Family.DISTRIBUTED,
+    _OPENING,
+    _distributed,
+    generic_ops=frozenset({"DEADLINE_EXCEEDED", "UNAVAILABLE", "ABORTED", "CANCELLED"}),
+)

@@ -106,4 +106,8 @@ def _on_chip_hint(space: str | None) -> str:
     return _SCALAR if (space or "").lower() in ("smem", "sflag") else _ON_CHIP
 
 
-RECOGNISER = Recogniser(Family.OUT_OF_MEMORY, OOM_OPENING, _out_of_memory)
+# A bare status code of this family's kind (read by .xla_status where no words of this
+# module's are there) gives way to a failure this module read from the same message.
+RECOGNISER = Recogniser(
+    Family.OUT_OF_MEMORY, OOM_OPENING, _out_of_memory, generic_ops=frozenset({"RESOURCE_EXHAUSTED"})
+)

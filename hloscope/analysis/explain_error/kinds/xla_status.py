@@ -15,6 +15,7 @@ from ..functions import jax_function, paragraph_end
 from ..log import Log, class_before, clean_message, status_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+from . import device_allocation, distributed, out_of_memory
 
 _COMPLEX_MEANING = (
     "the op takes real operands only on this backend, and one of its operands is complex"
@@ -393,8 +394,14 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     start = _glued_path_start(log, m.start())
     error_class = class_before(log, start)
     bare_code = form.group in _GENERIC_STATUS and form.group != "hlo_verifier"
-    if bare_code and error_class not in _XLA_RUNTIME_CLASSES:
+    wrapped = _STATUS_WRAPPER.search(log.before_on_line(start)[-80:]) is not None
+    if bare_code and error_class not in _XLA_RUNTIME_CLASSES and not wrapped:
         return  # a status code alone, not raised by JAX as XLA's: not ours to explain
+    if bare_code:
+        moved = _other_family(log, m, form)
+        if moved is not None:
+            yield moved
+            return
     facts = _status_facts(log, m, form)
     stack = log.traceback_before(m.start())
     function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
@@ -425,6 +432,76 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         error_class=error_class,
         status=status,
         hints=[form.meaning, *facts.hints],
+    )
+
+
+# A status raised through another wrapper than JAX's: the runtime's "Bad StatusOr access",
+# PyTorch/XLA's and TensorFlow's RuntimeError around the code.
+_STATUS_WRAPPER = re.compile(
+    r"Bad StatusOr access: $|Intercepted XLA runtime error: ?$|\bRuntimeError: $|\] ?$"
+)
+# What a bare code's message is about, when it is another family's: memory, or the processes of
+# a multi-host job (the coordination service, its barriers and heartbeats).
+_MEMORY_WORDS = re.compile(r"alloc|memory|\bHBM\b|\bbytes\b|\bOOM\b", re.I)
+_COMPILE_WORDS = re.compile(r"compil|program|exceeds|memory space", re.I)
+_HOSTS_WORDS = re.compile(
+    r"coordinat|barrier|heartbeat|\btasks?\b|\bpeer|preempt|distributed|/job:|grpc", re.I
+)
+_MEMORY_FIX = (
+    "the device ran out of memory ({what}): lower the batch (or the sequence length), shard "
+    "the arrays over more devices, and free what else holds the device (another process; "
+    "JAX's preallocation: XLA_PYTHON_CLIENT_PREALLOCATE=false)"
+)
+_HOSTS_FIX = (
+    "a process of the multi-host job did not answer in time ({what}): check that every host "
+    "was launched with the same jax.distributed.initialize arguments and is still alive (the "
+    "first error of the other processes' logs says why one stopped)"
+)
+
+
+# The readers that explain memory and multi-host messages from their own words.
+_MORE_PRECISE = (out_of_memory.RECOGNISER, device_allocation.RECOGNISER, distributed.RECOGNISER)
+
+
+def _other_family(log: Log, m: re.Match[str], form: Form) -> Failure | None:
+    """A bare status whose message is about memory or a multi-host job, as that family's
+    failure; ``None`` when it is XLA's refusal."""
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    message = log.text[m.end() : log.line_end(m.start())][:300]
+    what = f"{form.op}: {clean_message(message)[:120]}"
+    family: Family | None = None
+    if form.op == "RESOURCE_EXHAUSTED" and _MEMORY_WORDS.search(message):
+        family = Family.OUT_OF_MEMORY if _COMPILE_WORDS.search(message) else None
+        family = family or Family.DEVICE_ALLOCATION
+        advice = Advice(_MEMORY_FIX.format(what=what), AdviceKind.SMALLER_BATCH)
+        more = [(str(AdviceKind.FREE_MEMORY), "free the device: another process, preallocation")]
+    elif form.op in ("DEADLINE_EXCEEDED", "UNAVAILABLE", "ABORTED", "CANCELLED") and (
+        _HOSTS_WORDS.search(message)
+    ):
+        family, advice, more = (
+            Family.DISTRIBUTED,
+            Advice(_HOSTS_FIX.format(what=what), AdviceKind.CHECK_HOSTS),
+            [],
+        )
+    if family is None:
+        return None
+    end = min(paragraph_end(log, m.start()), start + 4096)
+    if any(r.pattern.search(log.text, start, end) for r in _MORE_PRECISE):
+        return None  # that family's own reader explains the message (the code is dropped)
+    stack = log.traceback_before(m.start())
+    return make_failure(
+        family,
+        log,
+        m.start(),
+        op=form.op,
+        reason=Reason.RUNTIME,
+        advice=advice,
+        function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),
+        stack=stack,
+        headline_at=start,
+        status=form.op,
+        more_advice=more,
+        hints=[form.meaning],
     )
 
 

@@ -1,0 +1,121 @@
+"""The runtime did not start or could not read the program, because what is installed is not
+of one release: JAX's Cloud TPU set-up, and StableHLO's versioned (VHLO) artifacts.
+
+* ``UserWarning: cloud_tpu_init failed: KeyError('')`` (older JAX) and any exception raised
+  from a frame of ``cloud_tpu_init.py``: JAX's set-up of a Cloud TPU VM (its metadata, its
+  libtpu) failed before the TPU backend could start;
+* ``failed to deserialize portable artifact using StableHLO_v1.7.5`` after ``in bytecode
+  version 6 produced by: StableHLO_v2.0.0``, ``Failed to serialize StableHLO``, an op
+  ``vhlo.X_vN`` that the reader does not know: a program written by a newer StableHLO than the
+  compiler (jaxlib, a PJRT plugin, libtpu) that reads it.
+
+Keyed on the file's and the dialect's names (``_tpu_init``, ``StableHLO``, ``vhlo.``), whatever
+sentence carries them; the versions named go into the advice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ...unsupported.findings import Platform, Reason
+from ..advice import AdviceKind
+from ..build import make_failure
+from ..functions import jax_function, paragraph_end
+from ..log import Log, status_before
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+
+__all__ = ["RECOGNISER"]
+
+_OPENING = re.compile(
+    r"_(?P<ctpu_failed>tpu_init failed: ?(?P<ctpu_msg>[^\n]{0,300}))"
+    r'|_(?P<ctpu_frame>tpu_init\.py"?, line \d+)'
+    r"|S(?P<shlo>tableHLO_v(?P<shlo_v>\d[\d.]*\d))"
+    r"|F(?P<shlo_fail>ailed to (?:de)?serialize (?:StableHLO|portable artifact))"
+    r"|v(?P<vhlo_op>hlo\.\w+_v\d+)"
+)
+# The exception a traceback ends with: its last "SomeError: message" line.
+_RAISED = re.compile(r"^(?P<cls>[A-Za-z_][\w.]*(?:Error|Exception)): ?(?P<msg>[^\n]*)$", re.M)
+_PRODUCED = re.compile(r"produced by:? StableHLO_v(?P<v>\d[\d.]*\d)")
+_READER = re.compile(r"using StableHLO_v(?P<v>\d[\d.]*\d)")
+# A line that is a message (an exception, a log record, MLIR's "error:"/"note:").
+_MESSAGE = re.compile(r"Error\b|error:|note:|Exception|^[EWF]\d{4} |: [EWF] \S+\]|failed", re.I)
+
+_CLOUD_TPU = (
+    "JAX's Cloud TPU set-up failed ({why}), so the TPU backend did not start: on a TPU VM, "
+    'install jax with the libtpu of its release (pip install -U "jax[tpu]") and check the VM '
+    "reaches its metadata server; an old Colab/Kaggle TPU (a TPU Node, not a TPU VM) needs the "
+    "jax release it supports; JAX_PLATFORMS=cpu skips the TPU meanwhile"
+)
+_VHLO = (
+    "the program was serialized by {writer}, which the compiler reading it ({reader}) does "
+    "not know: jaxlib, its PJRT plugin (jax-cuda12-plugin, libtpu) and jax are of different "
+    'releases -- install them together (pip install -U "jax[cuda12]" or "jax[tpu]"); for a '
+    "saved jax.export artifact, read it with a jax at least as new as the one that wrote it"
+)
+
+
+def _cloud_tpu(log: Log, m: re.Match[str]) -> tuple[str, str] | None:
+    before = log.before_on_line(m.start())
+    if not before.endswith("cloud"):
+        return None
+    if m["ctpu_failed"]:
+        return "cloud_tpu_init", _CLOUD_TPU.format(why=m["ctpu_msg"].strip()[:160] or "no reason")
+    window = log.text[m.end() : m.end() + 8192]
+    raised = _RAISED.search(window)
+    if raised is None or "_tpu_init.py" in window[: raised.start()]:
+        return None  # no exception follows, or a deeper cloud_tpu_init frame reads it
+    why = f"{raised['cls'].rsplit('.', 1)[-1]}: {raised['msg'][:140]}"
+    return "cloud_tpu_init", _CLOUD_TPU.format(why=why)
+
+
+def _stablehlo(log: Log, m: re.Match[str]) -> tuple[str, str] | None:
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    line = log.text[start : log.line_end(m.start())]
+    if not _MESSAGE.search(line):
+        return None
+    earlier = log.text[max(0, start - 1024) : m.start()]
+    if _earlier_vhlo(earlier):
+        return None  # the same message, read from its first line
+    region = log.text[max(0, start - 1024) : min(len(log.text), paragraph_end(log, m.start()))]
+    writer = _PRODUCED.search(region)
+    reader = _READER.search(region)
+    text = _VHLO.format(
+        writer=f"StableHLO {writer['v']}" if writer else "a newer StableHLO",
+        reader=f"StableHLO {reader['v']}" if reader else "an older one",
+    )
+    return "StableHLO", text
+
+
+def _earlier_vhlo(text: str) -> bool:
+    return any(
+        found["shlo"] or found["shlo_fail"] or found["vhlo_op"] for found in _OPENING.finditer(text)
+    )
+
+
+def _runtime_versions(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    tpu = bool(m["ctpu_failed"] or m["ctpu_frame"])
+    read = _cloud_tpu(log, m) if tpu else _stablehlo(log, m)
+    if read is None:
+        return
+    op, text = read
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    stack = log.traceback_before(start)
+    yield make_failure(
+        Family.BACKEND_STARTUP,
+        log,
+        m.start(),
+        op=op,
+        reason=Reason.RUNTIME,
+        advice=(text, AdviceKind.INSTALL),
+        function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),
+        stack=stack,
+        device="tpu" if tpu else None,
+        platform=Platform.TPU if tpu else None,
+        headline_at=start,
+        status=status_before(log, m.start()),
+    )
+
+
+RECOGNISER = Recogniser(Family.BACKEND_STARTUP, _OPENING, _runtime_versions)
