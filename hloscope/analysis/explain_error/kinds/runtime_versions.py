@@ -40,7 +40,11 @@ _RAISED = re.compile(r"^(?P<cls>[A-Za-z_][\w.]*(?:Error|Exception)): ?(?P<msg>[^
 _PRODUCED = re.compile(r"produced by:? StableHLO_v(?P<v>\d[\d.]*\d)")
 _READER = re.compile(r"using StableHLO_v(?P<v>\d[\d.]*\d)")
 # A line that is a message (an exception, a log record, MLIR's "error:"/"note:").
-_MESSAGE = re.compile(r"Error\b|error:|note:|Exception|^[EWF]\d{4} |: [EWF] \S+\]|failed", re.I)
+_MESSAGE = re.compile(
+    r"Error\b|error:|note:|Exception|^[EWF]\d{4} |: [EWF] \S+\]|failed|unregistered|unknown"
+    r"|not supported|newer",
+    re.I,
+)
 
 _CLOUD_TPU = (
     "JAX's Cloud TPU set-up failed ({why}), so the TPU backend did not start: on a TPU VM, "
@@ -75,8 +79,7 @@ def _stablehlo(log: Log, m: re.Match[str]) -> tuple[str, str] | None:
     line = log.text[start : log.line_end(m.start())]
     if not _MESSAGE.search(line):
         return None
-    earlier = log.text[max(0, start - 1024) : m.start()]
-    if _earlier_vhlo(earlier):
+    if _earlier_vhlo(log, max(0, start - 1024), start):
         return None  # the same message, read from its first line
     region = log.text[max(0, start - 1024) : min(len(log.text), paragraph_end(log, m.start()))]
     writer = _PRODUCED.search(region)
@@ -88,10 +91,15 @@ def _stablehlo(log: Log, m: re.Match[str]) -> tuple[str, str] | None:
     return "StableHLO", text
 
 
-def _earlier_vhlo(text: str) -> bool:
-    return any(
-        found["shlo"] or found["shlo_fail"] or found["vhlo_op"] for found in _OPENING.finditer(text)
-    )
+def _earlier_vhlo(log: Log, begin: int, end: int) -> bool:
+    """Whether a StableHLO message (on a message's line) starts between ``begin`` and
+    ``end``."""
+    for found in _OPENING.finditer(log.text, begin, end):
+        if found["shlo"] or found["shlo_fail"] or found["vhlo_op"]:
+            first = log.text.rfind("\n", 0, found.start()) + 1
+            if _MESSAGE.search(log.text, first, log.line_end(found.start())):
+                return True
+    return False
 
 
 def _runtime_versions(log: Log, m: re.Match[str]) -> Iterator[Failure]:
