@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import hloscope  # noqa: E402
-from hloscope.capture import jaxlib_adapter  # noqa: E402
+from hloscope.backends import jaxlib_adapter  # noqa: E402
 
 TARGETS = {"summary": 2.0, "fusions": 5.0, "graph": 5.0, "diff A A": 10.0}
 

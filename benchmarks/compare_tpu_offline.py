@@ -25,7 +25,7 @@ FIGURES = (
 
 
 def offline(name: str) -> dict[str, float]:
-    from hloscope.capture.inprocess import Capture
+    from hloscope.backends.record import Capture
     from hloscope.capture.target import Target
 
     target = Target.resolve(f"{ROOT / 'samples' / 'tpu_programs.py'}:{name}", device="tpu-v5e")

@@ -68,8 +68,8 @@ _LAZY = {
     "load_dump": ".dump",
     "PassStep": ".dump.passes",
     "CaptureError": ".capture.errors",
-    "Capture": ".capture.inprocess",
-    "PassSnapshot": ".capture.inprocess",
+    "Capture": ".backends.record",
+    "PassSnapshot": ".backends.record",
     "ModuleChoice": ".capture.target",
     "Target": ".capture.target",
     "TargetError": ".capture.target",
@@ -151,7 +151,7 @@ def fleet(
 _NOTEBOOK_VIEWS = {
     "hloscope.analysis.fusions": ("FusionReport", ".render.html.notebook:fusion_report_html"),
     "hloscope.analysis.diff": ("KernelDiff", ".render.html.notebook:kernel_diff_html"),
-    "hloscope.capture.inprocess": ("Capture", ".reporting:capture_html"),
+    "hloscope.backends.record": ("Capture", ".reporting:capture_html"),
 }
 
 

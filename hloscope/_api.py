@@ -286,7 +286,7 @@ def _whole_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> di
     and be taken for confirmed clean)."""
     import inspect
 
-    from .capture.jax_lowering import lower_for, same_argument_shapes
+    from .backends.jax_lowering import lower_for, same_argument_shapes
     from .capture.script_loader import load_function
     from .capture.script_reentry import import_would_rerun
 

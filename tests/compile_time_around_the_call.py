@@ -31,7 +31,7 @@ def main() -> None:
     from jax.experimental import topologies
 
     from hloscope.analysis.compile_time import stage_times
-    from hloscope.capture.compile_timing import CompileClock
+    from hloscope.backends.compile_timing import CompileClock
     from hloscope.dump.metadata import parse_module_metadata
 
     topology = topologies.get_topology_desc(

@@ -35,7 +35,7 @@ def needs_libtpu() -> None:
     """Skip a test that compiles with XLA:TPU when libtpu (the ``tpu`` extra) is not installed,
     except under ``CI=true``, where ``.[test]`` installs it (unless ``HLOSCOPE_TESTS_WITHOUT``
     names ``libtpu``): there a missing libtpu fails. Nothing is loaded here."""
-    from hloscope.capture.backends import libtpu_installed
+    from hloscope.backends import libtpu_installed
 
     if libtpu_installed():
         return

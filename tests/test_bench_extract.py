@@ -16,6 +16,7 @@ from tests.frameworks_needed import needs_framework
 jax = needs_framework("jax")
 
 import hloscope  # noqa: E402
+from hloscope.backends.jaxlib_adapter import xla_parse  # noqa: E402
 from hloscope.bench.compile import compile_module, compile_text  # noqa: E402
 from hloscope.bench.extract import (  # noqa: E402
     HostCallbackInProgram,
@@ -29,7 +30,6 @@ from hloscope.bench.extract import (  # noqa: E402
     with_outputs,
 )
 from hloscope.bench.inputs import parameter_specs, random_inputs  # noqa: E402
-from hloscope.capture.jaxlib_adapter import xla_parse  # noqa: E402
 
 SAMPLE_MODULES = sorted((SAMPLES / "hlo").glob("*.after_optimizations.txt"))
 

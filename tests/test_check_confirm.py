@@ -20,7 +20,7 @@ import pytest
 from frameworks_needed import needs_libtpu
 
 from hloscope import devices
-from hloscope.capture.backends import libtpu_environment
+from hloscope.backends import libtpu_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = Path(__file__).resolve().parent / "tpu_check_programs.py"

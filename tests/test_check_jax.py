@@ -149,9 +149,9 @@ def spectra_of_two(a):
 
 def _own_frames_are_all_jax(fn, arg, primitive):
     """JAX's own record of the primitive's equation names no line outside jax: the case."""
-    from hloscope.capture import jax_lowering, jaxlib_adapter
+    from hloscope.backends import jax_lowering, jaxlib_adapter
 
-    placed = jax_lowering._equations_with_callers(jax.make_jaxpr(fn)(arg).jaxpr)
+    placed = jax_lowering.equations_with_callers(jax.make_jaxpr(fn)(arg).jaxpr)
     own = [jaxlib_adapter.equation_frames(e) for e, _ in placed if e.primitive.name == primitive]
     return bool(own) and not any(own)
 
@@ -261,7 +261,7 @@ def test_a_frameworks_own_frames_are_skipped_as_kernels_sources_skip_them(tmp_pa
     def norm_of(x):
         return library.host_norm(x) + 1.0  # <- calls the callback
 
-    from hloscope.capture.jax_lowering import lower_for
+    from hloscope.backends.jax_lowering import lower_for
 
     facts = lower_for(features, (MATRIX,), platform="tpu", export=False)
     assert str(facts.missing[0].uses[0].where) == _line_in(

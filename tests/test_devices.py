@@ -13,7 +13,7 @@ import pytest
 from frameworks_needed import needs_libtpu
 
 from hloscope import devices
-from hloscope.capture.backends import LIBTPU_ENVIRONMENT
+from hloscope.backends import LIBTPU_ENVIRONMENT
 from hloscope.devices import Device, Platform, UnknownDeviceError, parse_device
 from hloscope.errors import ExitStatus
 

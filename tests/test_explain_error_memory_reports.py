@@ -22,7 +22,7 @@ from frameworks_needed import needs_libtpu
 from hloscope.analysis.explain_error import Family, explain_error
 from hloscope.analysis.explain_error.long_input import long_input
 from hloscope.analysis.unsupported import Platform
-from hloscope.capture.backends import LIBTPU_ENVIRONMENT
+from hloscope.backends import LIBTPU_ENVIRONMENT
 from hloscope.cli import cli
 
 LOGS = Path(__file__).parent / "data" / "error_logs"

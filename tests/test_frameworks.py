@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from hloscope.capture import frameworks
+from hloscope.backends import frameworks
 from hloscope.capture.errors import CaptureError
 from hloscope.errors import HloscopeError
 
@@ -149,7 +149,7 @@ def test_tf_function_without_tensorflow_is_one_line():
         """
         import sys
         sys.modules["tensorflow"] = None
-        from hloscope.capture import frameworks
+        from hloscope.backends import frameworks
         try:
             frameworks.require_tensorflow()
         except frameworks.MissingFramework as error:
@@ -164,7 +164,7 @@ def test_too_old_jax_is_one_line():
         """
         import sys, types
         sys.modules["jax"] = types.SimpleNamespace(__version__="0.4.26")   # an old jax
-        from hloscope.capture import frameworks
+        from hloscope.backends import frameworks
         try:
             frameworks.require_jax()
         except frameworks.UnsupportedFramework as error:

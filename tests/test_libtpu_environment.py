@@ -14,7 +14,7 @@ import pytest
 from frameworks_needed import needs_libtpu
 
 from hloscope import devices
-from hloscope.capture.backends import LIBTPU_ENVIRONMENT, XlaTpu, libtpu_environment
+from hloscope.backends import LIBTPU_ENVIRONMENT, XlaTpu, libtpu_environment
 from hloscope.devices import DEFAULT_TPU, Device, Platform, TpuTopology, parse_device
 
 #: Every TPU row libtpu has topology names for (the built-in rows; a v7 has none).

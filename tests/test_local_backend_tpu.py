@@ -13,10 +13,9 @@ from __future__ import annotations
 import pytest
 from frameworks_needed import needs_framework
 
-from hloscope.capture import inprocess
-from hloscope.capture.backends import LocalJax
-from hloscope.capture.backends import _local as local_backend
-from hloscope.capture.backends._base import does_not_fit
+from hloscope.backends import LocalJax, jax_compile
+from hloscope.backends import _local as local_backend
+from hloscope.backends._base import does_not_fit
 
 
 def _compile_with_kind(monkeypatch, kind: str):
@@ -24,13 +23,13 @@ def _compile_with_kind(monkeypatch, kind: str):
     import jax.numpy as jnp
 
     calls = []
-    real = inprocess.compile_jax
+    real = jax_compile.compile_jax
 
     def recording(*args, **kwargs):
         calls.append(kwargs)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(inprocess, "compile_jax", recording)
+    monkeypatch.setattr(jax_compile, "compile_jax", recording)
     monkeypatch.setattr(local_backend, "local_device_kind", lambda: kind)
     f = jax.jit(lambda x: jnp.sin(x) @ x.T)
     compiled = LocalJax().lower(f, (jnp.ones((64, 64)),), {}).compile()

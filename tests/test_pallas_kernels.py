@@ -24,8 +24,8 @@ from hloscope.analysis.cost import (
     unestimated_pallas_kernels,
 )
 from hloscope.analysis.fusions import fusion_report
+from hloscope.backends.pallas_kernels import calls_kernels, hlo_type, kernel_estimates
 from hloscope.bench.api import _unknown_cost_note
-from hloscope.capture.pallas_kernels import calls_kernels, hlo_type, kernel_estimates
 from hloscope.hlo.parser import parse
 from hloscope.render.rows import summary_to_dict
 

@@ -65,7 +65,7 @@ def test_the_watched_child_loads_only_the_watcher():
         """
         import hloscope.capture._runner
         from hloscope.capture.compile_watch import CompileWatcher
-        import hloscope.capture.tf_watch, hloscope.capture.jaxlib_adapter
+        import hloscope.capture.tf_watch, hloscope.backends.jaxlib_adapter
         """
     )
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
@@ -93,7 +93,8 @@ def test_every_public_name_still_loads_on_first_use():
 
 def test_notebook_views_are_there_however_the_class_is_imported():
     for module, name in (
-        ("hloscope.capture.inprocess", "Capture"),
+        ("hloscope.capture.inprocess", "Capture"),  # the old home still gives the view
+        ("hloscope.backends.record", "Capture"),
         ("hloscope.analysis.fusions", "FusionReport"),
         ("hloscope.analysis.diff", "KernelDiff"),
     ):
@@ -168,7 +169,7 @@ AFTER_THE_SCRIPT = (
     "rich",
     "rich.console",
     "importlib.metadata",
-    "hloscope.capture.jaxlib_adapter",  # needed only for a capture's locations, never here
+    "hloscope.backends.jaxlib_adapter",  # needed only for a capture's locations, never here
 )
 
 
@@ -284,7 +285,7 @@ def test_a_failing_while_running_stops_the_child(tmp_path):
 def test_a_watched_run_keeps_the_users_traceback_limit(tmp_path, monkeypatch):
     """Captures ask JAX for every frame in each op's location (they are dumped); a watched
     run dumps nothing, so JAX keeps the user's own setting (or its default)."""
-    from hloscope.capture.jaxlib_adapter import TRACEBACK_LIMIT_ENV
+    from hloscope.backends.jaxlib_adapter import TRACEBACK_LIMIT_ENV
     from hloscope.capture.script import capture_script
 
     script = tmp_path / "env.py"

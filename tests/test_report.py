@@ -604,7 +604,7 @@ def test_kernel_diff_repr_html():
 
 
 def test_capture_repr_html():
-    from hloscope.capture.inprocess import Capture
+    from hloscope.backends.record import Capture
 
     cap = Capture(frontend="jax", name="jit_fused", stages={"optimized_hlo": FUSED.read_text()})
     text = cap._repr_html_()

@@ -19,7 +19,7 @@ from frameworks_needed import needs_framework
 
 import hloscope.analysis.explain
 from hloscope.analysis.explain import explain
-from hloscope.capture.inprocess import Capture
+from hloscope.backends.record import Capture
 from hloscope.hlo import stablehlo
 from hloscope.hlo.metadata import StackFrame
 from hloscope.hlo.stablehlo import join_scope, stablehlo_ops
@@ -170,7 +170,7 @@ def test_stablehlo_locations_name_the_op_and_its_line():
     needs_framework("jax")
     import jax.numpy as jnp
 
-    from hloscope.capture.jaxlib_adapter import stablehlo_text
+    from hloscope.backends.jaxlib_adapter import stablehlo_text
 
     lines, first = inspect.getsourcelines(scaled_sine)
     product = first + next(i for i, text in enumerate(lines) if "x * y" in text)

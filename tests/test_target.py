@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import hloscope
+from hloscope.backends.record import Capture
 from hloscope.capture.errors import CaptureError
-from hloscope.capture.inprocess import Capture
 from hloscope.capture.target import Target, cache_root, target_cache_key
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from frameworks_needed import needs_framework
 
 from hloscope.analysis.cost import module_cost
-from hloscope.capture.traceable import traceable
+from hloscope.backends.traceable import traceable
 from hloscope.cli import cli
 
 

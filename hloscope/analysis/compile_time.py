@@ -3,7 +3,7 @@
 The stages, from what the compile left behind:
 
 * ``trace_s``, ``lower_s``: JAX's own durations for tracing the function to a jaxpr and lowering
-  it to StableHLO (``jax.monitoring``, kept by :mod:`hloscope.capture.compile_timing`);
+  it to StableHLO (``jax.monitoring``, kept by :mod:`hloscope.backends.compile_timing`);
 * ``hlo_passes_s``: the span of XLA's HLO passes, from the first pass's start to the last one's
   end, as XLA timestamps them in its module metadata (``--xla_dump_module_metadata``; XLA:TPU
   writes it, XLA:CPU does not);
@@ -37,7 +37,7 @@ from .compile_lines import CompileFinding, LineCount, compile_findings, line_cou
 from .errors import CompileTimeError, NoCompileTimes
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..capture.inprocess import Capture
+    from ..backends.record import Capture
     from ..dump.index import DumpModule
     from ..dump.passes import PassStep
     from ..hlo.model import Module
@@ -267,7 +267,7 @@ def stage_times(
     timing: Mapping[str, Any] | None, metadata: Sequence[ModuleMetadata]
 ) -> tuple[Stages, float | None, float | None]:
     """The stages, the total and hloscope's own time, from JAX's events (``timing``:
-    :meth:`~hloscope.capture.compile_timing.CompileClock.to_dict`) and XLA's passes."""
+    :meth:`~hloscope.backends.compile_timing.CompileClock.to_dict`) and XLA's passes."""
     starts = [m.start_usec for m in metadata if m.start_usec is not None]
     ends = [m.end_usec for m in metadata if m.end_usec is not None]
     passes_s = (max(ends) - min(starts)) / 1e6 if starts and ends else None

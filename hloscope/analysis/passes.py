@@ -45,7 +45,7 @@ from .errors import PassesError
 from .fusions import NOT_KERNELS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..capture.inprocess import Capture
+    from ..backends.record import Capture
     from ..capture.target import Target
     from ..dump.index import DumpIndex, DumpModule
     from ..hlo.model import Instruction
@@ -649,7 +649,7 @@ def pass_timeline(
     ``every_pass=False`` says that not every pass was dumped (a narrower pass regex), so a
     missing snapshot proves nothing and no pass is said to have changed nothing from that.
     """
-    from ..capture.inprocess import Capture
+    from ..backends.record import Capture
     from ..capture.target import Target, TargetError, TargetKind
     from ..dump.index import DumpIndex, DumpModule
 

@@ -7,7 +7,7 @@ device of that platform, ``gpu:1`` or ``1`` a device by index.
 :func:`compile_module` takes a parsed module, makes it plain for XLA's importer
 (:func:`~hloscope.bench.extract.runnable_text`: fusions inlined, bitcasts rewritten), and
 compiles it through the one jaxlib adapter
-(:func:`~hloscope.capture.jaxlib_adapter.xla_compile`), with the entry parameters in the
+(:func:`~hloscope.backends.jaxlib_adapter.xla_compile`), with the entry parameters in the
 layouts the module declares. XLA optimizes it again for that device; what it made of it is
 :meth:`CompiledModule.optimized_module`. :meth:`CompiledModule.workload` gives what the timing
 harness runs: a function, its arguments (random, in the right layouts), and for a module that
@@ -45,7 +45,7 @@ _PLATFORM_ALIASES = {"cuda": "gpu", "rocm": "gpu", "nvidia": "gpu", "host": "cpu
 def resolve_device(spec: str | int | Any | None = None) -> Any:
     """The ``jax.Device`` that ``spec`` names (see the module docstring); a device passes
     through."""
-    from ..capture.frameworks import require_jax
+    from ..backends.frameworks import require_jax
 
     jax = require_jax()
     if spec is None or spec == "":
@@ -101,7 +101,7 @@ class CompiledModule:
 
     def optimized_text(self) -> str:
         """The optimized HLO XLA made of :attr:`text` for this device."""
-        from ..capture.jaxlib_adapter import executable_hlo_text
+        from ..backends.jaxlib_adapter import executable_hlo_text
 
         return executable_hlo_text(self.executable)
 
@@ -115,7 +115,7 @@ class CompiledModule:
 
     def run(self, arrays: Sequence[Any]) -> list[Any]:
         """Launch one run on device ``arrays``; returns the outputs without waiting."""
-        from ..capture.jaxlib_adapter import execute
+        from ..backends.jaxlib_adapter import execute
 
         return execute(self.executable, arrays)
 
@@ -148,7 +148,7 @@ def compile_text(
     text: str, parameters: Sequence[ParameterSpec], device: Any, name: str = ""
 ) -> CompiledModule:
     """Compile plain HLO ``text`` (already :func:`runnable_text`) with ``parameters``."""
-    from ..capture.jaxlib_adapter import XlaCompileFailed, xla_compile
+    from ..backends.jaxlib_adapter import XlaCompileFailed, xla_compile
     from ..errors import HloscopeError
 
     layouts = [(spec.dtype, spec.dims, spec.minor_to_major) for spec in parameters]
@@ -166,7 +166,7 @@ def compile_module(module: Module, device: Any = None) -> CompiledModule:
     """Compile ``module`` (optimized or not) for ``device`` (see the module docstring).
 
     Raises :class:`~hloscope.bench.inputs.UnfeedableModule` when its parameters cannot be fed,
-    and :class:`~hloscope.capture.jaxlib_adapter.XlaCompileFailed` with XLA's message when XLA
+    and :class:`~hloscope.backends.jaxlib_adapter.XlaCompileFailed` with XLA's message when XLA
     refuses it.
     """
     from .extract import runnable_text

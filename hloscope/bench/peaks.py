@@ -201,8 +201,8 @@ def last_level_cache() -> LastLevelCache:
 
 def cpu_cache_path() -> Path:
     """Where the CPU calibration of this machine (and jaxlib) is cached."""
+    from ..backends.jaxlib_adapter import jaxlib_version
     from ..capture.cache import PEAKS_FOLDER, cache_root
-    from ..capture.jaxlib_adapter import jaxlib_version
 
     key = json.dumps(
         [_CALIBRATION_VERSION, _cpu_model(), _usable_cores(), jaxlib_version(), platform.machine()]
@@ -291,7 +291,7 @@ def _measure_stream(jax: Any, cpu: Any, array_bytes: int) -> dict[str, Any]:
 
 def _measure_cpu() -> dict[str, Any]:
     """The calibration record's measured part (see the module docstring)."""
-    from ..capture.frameworks import require_jax
+    from ..backends.frameworks import require_jax
 
     jax = require_jax()
     started = time.perf_counter()

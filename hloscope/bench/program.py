@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..backends.traceable import traceable
 from ..capture.errors import ScriptImportError
-from ..capture.traceable import traceable
 from .compile import CompiledModule, Workload, compile_module, resolve_device
 from .inputs import random_like
 
@@ -141,7 +141,7 @@ def program_from_callable(
     seed: int = 0,
 ) -> Program:
     """A :class:`Program` of ``fn(*args, **kwargs)`` (see the module docstring)."""
-    from ..capture.frameworks import require_jax
+    from ..backends.frameworks import require_jax
     from ..hlo.parser import parse
 
     jax = require_jax()
@@ -178,8 +178,8 @@ def _kernel_estimates(
     jitted: Any, args: Sequence[Any], kwargs: Mapping[str, Any], optimized: Module
 ) -> list[dict[str, Any]]:
     """The capture's estimates of the Pallas kernels ``optimized`` calls without a
-    cost_estimate (:mod:`hloscope.capture.pallas_kernels`), for the roofline's work."""
-    from ..capture.pallas_kernels import calls_kernels, kernel_estimates
+    cost_estimate (:mod:`hloscope.backends.pallas_kernels`), for the roofline's work."""
+    from ..backends.pallas_kernels import calls_kernels, kernel_estimates
 
     if optimized.source is None or not calls_kernels(optimized.source.text):
         return []
@@ -214,7 +214,7 @@ def program_from_module(
     seed: int = 0,
 ) -> Program:
     """A :class:`Program` that runs ``module`` compiled anew (random inputs from ``seed``)."""
-    from ..capture.jaxlib_adapter import XlaCompileFailed
+    from ..backends.jaxlib_adapter import XlaCompileFailed
     from .extract import droppable_callbacks
 
     try:

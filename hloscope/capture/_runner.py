@@ -56,8 +56,8 @@ import traceback
 from types import FrameType, ModuleType, TracebackType
 from typing import Any
 
+from ..backends.frameworks import MissingFramework, explain_missing_frameworks
 from .errors import CaptureUsageError, ScriptImportError
-from .frameworks import MissingFramework, explain_missing_frameworks
 from .prestart import ORDERS_FLAG, WARM_FLAG, Warm
 from .script_loader import (
     EXAMPLE_ARGS_HELP,  # noqa: F401 - also read from here (target.py, older imports)
@@ -165,7 +165,7 @@ class _HideFramesOnJaxImport:  # a meta path finder: find_spec is all it needs
         def exec_then_hide(module: ModuleType) -> None:
             exec_module(module)
             try:
-                from .jaxlib_adapter import hide_hloscope_frames
+                from ..backends.jaxlib_adapter import hide_hloscope_frames
 
                 hide_hloscope_frames(module, also=("<frozen runpy>",))
             except Exception:  # cosmetic: never break the user's import of jax
@@ -224,7 +224,7 @@ def _capture_function(
     scale: str | None = None,
 ) -> None:
     fn, args, kwargs = _load_function(script, name, scale, info)
-    from .backends import capture_for
+    from ..backends import capture_for
 
     if info is not None:
         # The script and its example arguments loaded: a failure from here on is the
@@ -345,7 +345,8 @@ def _warm_up(warm: Warm) -> None:
         from . import compile_watch, tf_watch  # noqa: F401
 
         return
-    from . import backends, cache, inprocess  # noqa: F401
+    from .. import backends  # noqa: F401
+    from . import cache, inprocess  # noqa: F401
 
     wanted = ["numpy", "ml_dtypes"] + (["jaxlib._jax"] if warm is Warm.FUNCTION else [])
     for name in wanted:
@@ -403,7 +404,8 @@ def main(argv: list[str] | None = None) -> int:
                     options.scale,
                 )
         else:
-            from .compile_timing import ScriptCompileTimes  # each compile's stages: compile-time
+            # each compile's stages: compile-time
+            from ..backends.compile_timing import ScriptCompileTimes
 
             with ScriptCompileTimes(os.path.dirname(os.path.abspath(options.info))):
                 _run_script(script, options.args)

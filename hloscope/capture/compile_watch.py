@@ -18,7 +18,7 @@ thread (``../shared/docs/diagnostics-notes.md``, part B, has the verified detail
 :class:`CompileRecord`; :mod:`hloscope.analysis.recompiles` turns records into the ledger.
 JAX's explanation names only one category of difference against the closest earlier key (a
 config change hides a shape change), so the watcher also keeps the tracing context (the config
-values JAX puts in the key, :func:`~hloscope.capture.jaxlib_adapter.trace_context_items`) and
+values JAX puts in the key, :func:`~hloscope.backends.jaxlib_adapter.trace_context_items`) and
 the full argument signature of every compile, and the ledger diffs each compile against the
 previous compile of the same function itself.
 
@@ -693,7 +693,7 @@ class _JaxHub(_Hub):
     def _install(self) -> None:
         jax = self._jax
         if jax is None:  # checked once: the version check costs more than the rest of a start
-            from .frameworks import require_jax
+            from ..backends.frameworks import require_jax
 
             jax = self._jax = require_jax()
         self._explain_before = bool(getattr(jax.config, _EXPLAIN_FLAG))
@@ -967,7 +967,7 @@ def _sharding_text(aval: Any, short: str, in_sharding: Any) -> str | None:
 
 
 def _context_snapshot() -> dict[str, str] | None:
-    from .jaxlib_adapter import trace_context_items
+    from ..backends.jaxlib_adapter import trace_context_items
 
     items = trace_context_items()
     if items is None:

@@ -44,10 +44,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..backends.traceable import traceable
 from ..hlo.metadata import StackFrame
 from .errors import CaptureError
 from .inprocess import Capture
-from .traceable import traceable
 
 if TYPE_CHECKING:  # pragma: no cover
     from .target import Target
@@ -397,8 +397,8 @@ def jaxpr_sources(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> JaxprSou
     :func:`hloscope.capture`. Tracing shares JAX's tracing cache with the capture of the same
     call, so after a capture this costs next to nothing.
     """
-    from . import jaxlib_adapter
-    from .frameworks import require_jax
+    from ..backends import jaxlib_adapter
+    from ..backends.frameworks import require_jax
 
     require_jax()
     jaxlib_adapter.hide_hloscope_frames()
@@ -489,11 +489,11 @@ def saved_capture_for_target(target: Target) -> SourcedCapture:
 
 def _run_child(target: Target, folder: Path, passes: str | None, timeout: float | None) -> None:
     """Capture the target's function in a fresh process into ``folder`` (atomically)."""
-    from .inprocess import _check_pass_regex
+    from .inprocess import check_pass_regex
     from .prestart import child_env
 
     if passes is not None:
-        _check_pass_regex(passes)
+        check_pass_regex(passes)
     manifest = target.manifest or {}
     work = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     command = [sys.executable, "-m", __name__, "--save", str(work / "capture")]
@@ -503,7 +503,7 @@ def _run_child(target: Target, folder: Path, passes: str | None, timeout: float 
     command.append(str(Path(target.script or "").resolve()))
     env = child_env(os.environ.get("XLA_FLAGS"))
     if target.device is not None:
-        from .backends import backend_for
+        from ..backends import backend_for
 
         env = backend_for(target.device).child_environment(env)
     try:
@@ -542,7 +542,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--device")
     parser.add_argument("script")
     options = parser.parse_args(argv)
-    from .frameworks import explain_missing_frameworks
+    from ..backends.frameworks import explain_missing_frameworks
     from .script_loader import load_function
 
     try:

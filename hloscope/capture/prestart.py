@@ -87,7 +87,7 @@ def child_env(xla_flags: str | None, *, full_locations: bool = True) -> dict[str
     # the child is hloscope's, so the user's shell keeps its own setting. A watched run dumps
     # nothing: there the longer locations would only slow every lowering down.
     if full_locations:
-        from .jaxlib_adapter import TRACEBACK_LIMIT_ENV, UNLIMITED_TRACEBACK
+        from ..backends.jaxlib_adapter import TRACEBACK_LIMIT_ENV, UNLIMITED_TRACEBACK
 
         env[TRACEBACK_LIMIT_ENV] = str(UNLIMITED_TRACEBACK)
     return env
@@ -112,7 +112,7 @@ def function_child_env(device: str | None = None) -> dict[str, str]:
     locations, and what ``device``'s backend needs (libtpu's variables for a TPU)."""
     env = child_env(os.environ.get("XLA_FLAGS"), full_locations=True)
     if device is not None:
-        from .backends import backend_for
+        from ..backends import backend_for
 
         env = backend_for(device).child_environment(env)
     return env

@@ -523,7 +523,7 @@ def capture_script(
     them costs tens of milliseconds, wasted on a caller that throws the manifest away.
 
     ``device`` (with ``function``): compile for that device of the registry (``tpu-v5e:2x4``)
-    through the backend that can (:mod:`hloscope.capture.backends`); the child gets the
+    through the backend that can (:mod:`hloscope.backends`); the child gets the
     environment that backend needs (libtpu's variables for XLA:TPU), and nothing else does.
     ``mesh`` (``data=8,model=4``) reshapes the arguments' mesh on a TPU slice. ``scale``
     (``x:0=64``, ``layers*2``) rebuilds the example arguments at another size
@@ -542,9 +542,9 @@ def capture_script(
     except OSError:
         script_text = {}
     if passes is not None:
-        from .inprocess import _check_pass_regex
+        from .inprocess import check_pass_regex
 
-        _check_pass_regex(passes)
+        check_pass_regex(passes)
     if timeout is not None and timeout <= 0:
         raise CaptureUsageError(f"--timeout must be positive, got {timeout:g}")
     out = Path(out_dir).absolute()

@@ -30,9 +30,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
 
+from ..backends.frameworks import explain_missing_frameworks
 from ..errors import HloscopeError
 from .errors import ScriptImportError, ScriptTargetError
-from .frameworks import explain_missing_frameworks
 from .script_reentry import refuse_reimport
 
 __all__ = [
@@ -183,7 +183,7 @@ def load_function(script: str, name: str) -> LoadedFunction:
     Every failure is a :class:`ScriptImportError`: no such file; an exception while the script
     imports (one line naming the script and its line); no function ``name``; no usable example
     arguments. A framework the script imports but that is not installed is said as
-    :func:`~hloscope.capture.frameworks.explain_missing_frameworks` says it.
+    :func:`~hloscope.backends.frameworks.explain_missing_frameworks` says it.
     """
     path = os.path.abspath(script)
     if not os.path.isfile(path):

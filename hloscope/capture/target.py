@@ -181,7 +181,7 @@ class Target:
         """Find (and for scripts, capture or reuse from the cache) the HLO a TARGET names.
 
         ``device`` (a registry name or TPU slice: ``tpu-v5e``, ``tpu-v5e:2x4``) compiles a
-        ``SCRIPT.py:FUNCTION`` for that device through :mod:`hloscope.capture.backends`
+        ``SCRIPT.py:FUNCTION`` for that device through :mod:`hloscope.backends`
         (XLA:TPU when libtpu is installed, else this machine's compile marked as an
         estimate); ``mesh`` (``data=8,model=4``) reshapes its arguments' mesh on a slice;
         ``scale`` (``x:0=64``, ``layers*2``) compiles it with its example arguments at
@@ -483,7 +483,7 @@ class _CompileFor:
         """The cache key's part (``None``: compiled for this machine, as before)."""
         if self.device is None:
             return None if self.scale is None else {"scale": self.scale}
-        from .backends import backend_for
+        from ..backends import backend_for
         from .inprocess import package_versions
 
         backend = backend_for(self.device)

@@ -4,7 +4,7 @@ TensorFlow says when asked to compile.
 
 This module gathers and judges nothing; :mod:`hloscope.analysis.unsupported.tf_check` decides
 what is unsupported, and everything it asks TensorFlow goes through here. TensorFlow is imported
-inside the functions (through :func:`~hloscope.capture.frameworks.require_tensorflow`), never
+inside the functions (through :func:`~hloscope.backends.frameworks.require_tensorflow`), never
 when this module is imported::
 
     program = trace_graph(tf.function(tf.sin), tf.TensorSpec([2], tf.float32))
@@ -43,9 +43,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..backends.frameworks import require_tensorflow
 from ..hlo.metadata import StackFrame
 from .errors import CaptureError
-from .frameworks import require_tensorflow
 
 __all__ = [
     "JIT_DEVICE_TYPES",

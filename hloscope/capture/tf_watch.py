@@ -89,7 +89,7 @@ class _TfHub(_Hub):
         self._clock_lock = threading.Lock()
 
     def _install(self) -> None:
-        from .frameworks import require_tensorflow
+        from ..backends.frameworks import require_tensorflow
 
         require_tensorflow()
         self._clock = _graph_building_clock()

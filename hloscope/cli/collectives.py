@@ -117,7 +117,7 @@ def _device_memory(opened: Any) -> dict[str, Any]:
 
     if opened.kind is not TargetKind.FUNCTION or opened.device is None:
         return {}
-    from ..capture.inprocess import Capture
+    from ..backends.record import Capture
 
     memory = Capture.read_index(opened.path).get("memory") or {}
     peak = memory.get("peak_memory_in_bytes")

@@ -119,7 +119,7 @@ def compile_time_command(
 
 
 def _no_times(target: Any) -> bool:
-    from ..capture.inprocess import Capture
+    from ..backends.record import Capture
 
     return Capture.read_index(target.path).get("compile_time") is None
 

@@ -213,7 +213,7 @@ def plan_slices(slices: str, at: str | None, device: str | None) -> GrowthPlan:
 
 def _compile_once(target: str, step: _Compile, refresh: bool) -> GrowthPoint:
     from ..analysis.compile_time import compile_time_of_capture
-    from ..capture.inprocess import Capture
+    from ..backends.record import Capture
     from ..capture.target import Target
 
     opened = Target.resolve(

@@ -121,7 +121,7 @@ def compile_time(
     """
     import os
 
-    from ..capture.inprocess import Capture
+    from ..backends.record import Capture
     from ..capture.target import Target, TargetKind
 
     if isinstance(target, Capture):
@@ -134,6 +134,6 @@ def compile_time(
         if stale and Capture.read_index(opened.path).get("compile_time") is None:
             opened = Target.resolve(target, refresh=True, device=device)
         return compile_time_of_target(opened, module)
-    from ..capture.backends import capture_for
+    from ..backends import capture_for
 
     return compile_time_of_capture(capture_for(target, args, kwargs, device))

@@ -509,7 +509,7 @@ def _types(shape: Shape) -> list[str]:
 
 def _captured_estimate(inst: Instruction) -> dict[str, Any] | None:
     """The capture's estimate of this kernel (``Module.kernel_estimates``, made from its
-    jaxpr by :mod:`hloscope.capture.pallas_kernels`), found by its operand and result types."""
+    jaxpr by :mod:`hloscope.backends.pallas_kernels`), found by its operand and result types."""
     module = inst.computation.module if inst.computation is not None else None
     estimates = getattr(module, "kernel_estimates", None)
     if not estimates:

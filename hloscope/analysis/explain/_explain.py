@@ -21,7 +21,7 @@ from ._linking import (
 from ._results import STAGE_ORDER, ExplainedKernel, Explanation
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...capture.inprocess import Capture
+    from ...backends.record import Capture
     from ...capture.jaxpr_lines import JaxprSources
     from ...capture.target import Target
     from ...hlo.model import Module

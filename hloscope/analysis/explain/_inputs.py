@@ -14,7 +14,7 @@ from ...stages import Stage
 from ..provenance import tf_function_name
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...capture.inprocess import Capture
+    from ...backends.record import Capture
     from ...capture.jaxpr_lines import JaxprSources
     from ...capture.target import Target
 
@@ -153,7 +153,7 @@ def _from_target(
 
 
 def _inputs(value: Any, module: str | Module | None, before: Module | None, jaxpr: Any) -> _Inputs:
-    from ...capture.inprocess import Capture
+    from ...backends.record import Capture
     from ...capture.target import Target
 
     if isinstance(value, Module):

@@ -30,7 +30,7 @@ from .fill import fill_of
 _SIMULATED = "peak: hloscope's simulation"
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...capture.inprocess import Capture
+    from ...backends.record import Capture
     from ...dump.buffers import BufferAssignment
     from ...hlo.model import Module
 
@@ -195,7 +195,7 @@ def refused_for_memory(result: MemoryResult, message: str) -> None:
 def memory_of_function(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> MemoryResult:
     """Compile ``fn(*args, **kwargs)`` with jax and return its memory result (exact: XLA's own
     live range of this compile, with ``memory_analysis()``'s breakdown)."""
-    from ...capture import jaxlib_adapter
+    from ...backends import jaxlib_adapter
     from ...hlo.parser import parse
 
     text, reports, stats = jaxlib_adapter.compile_with_memory_reports(fn, *args, **kwargs)

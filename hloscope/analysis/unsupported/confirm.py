@@ -5,7 +5,7 @@ both ways: a TPU v5e compiles a float64 matmul (XLA emulates it), and a check th
 the lowered module cannot see what the TPU compiler refuses further on. With libtpu installed
 (``pip install 'hloscope[tpu]'``) XLA:TPU compiles for any TPU chip on this machine, so
 :func:`confirm_with_xla_tpu` asks it, in one child process
-(:func:`hloscope.capture.backends.confirm_on_tpu`):
+(:func:`hloscope.capture.tpu_confirm.confirm_on_tpu`):
 
 * each **problem** of the report (warnings such as host callbacks compile on a TPU and stay
   as they are) is compiled **alone** for the chip: its HLO instruction made a module of its own
@@ -38,7 +38,7 @@ from .fixes import suggest
 from .message_advice import message_advice
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...capture.backends import ConfirmResult, OpCandidate
+    from ...capture.tpu_confirm import ConfirmResult, OpCandidate
     from ...devices import DeviceSpec
 
 __all__ = ["STATIC_LABEL", "MAX_FORMS", "confirm_with_xla_tpu", "op_module_text", "label_static"]
@@ -77,7 +77,7 @@ class _Plan:
     _by_text: dict[str, str] = field(default_factory=dict)
 
     def hlo(self, text: str) -> str:
-        from ...capture.backends import OpCandidate
+        from ...capture.tpu_confirm import OpCandidate
 
         if text not in self._by_text:
             key = f"op{len(self.candidates)}"
@@ -86,7 +86,7 @@ class _Plan:
         return self._by_text[text]
 
     def primitive(self, name: str, use: int) -> str:
-        from ...capture.backends import OpCandidate
+        from ...capture.tpu_confirm import OpCandidate
 
         key = f"op{len(self.candidates)}"
         self.candidates.append(OpCandidate(key, primitive=name, use=use))
@@ -105,7 +105,8 @@ def confirm_with_xla_tpu(
     """Confirm ``report``'s problems with XLA:TPU for ``device`` (see the module doc), in place;
     the whole program is ``script``'s ``function`` or the module ``module_text``. Without
     libtpu (or for a chip libtpu cannot compile for) the report is labelled static instead."""
-    from ...capture.backends import ConfirmJob, XlaTpu, confirm_on_tpu
+    from ...backends import XlaTpu
+    from ...capture.tpu_confirm import ConfirmJob, confirm_on_tpu
 
     if report.platform is not Platform.TPU:
         return report

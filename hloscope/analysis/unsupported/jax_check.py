@@ -4,7 +4,7 @@
     report.clean, [(f.reason, f.op, f.source) for f in report.findings]
 
 :func:`check_jax` lowers the function for the platform without its device
-(:func:`hloscope.capture.jax_lowering.lower_for`) and turns what happened into findings:
+(:func:`hloscope.backends.jax_lowering.lower_for`) and turns what happened into findings:
 
 * an error raised while **tracing** (``ConcretizationTypeError``, ``TracerBoolConversionError``,
   a shape from a traced value ...) is a ``tracing`` finding: ``op`` is the exception class,
@@ -25,7 +25,7 @@
   (``serialization of host_callbacks is not yet implemented``), custom calls without
   compatibility guarantees (``cuhybrid_eig_real``), with the line of each.
 
-This module never imports jax: :mod:`hloscope.capture.jax_lowering` does the lowering.
+This module never imports jax: :mod:`hloscope.backends.jax_lowering` does the lowering.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ...capture.jax_lowering import LoweringFacts, PrimitiveUse, RaisedError, UserLine, lower_for
+from ...backends.jax_lowering import LoweringFacts, PrimitiveUse, RaisedError, UserLine, lower_for
 from ...errors import HloscopeError
 from ...hlo.metadata import StackFrame
 from ...hlo.model import Instruction, Module
@@ -96,7 +96,7 @@ def check_jax(
 def report_of(
     facts: LoweringFacts, platform: Platform | str, *, mxu: int = DEFAULT_MXU
 ) -> CheckReport:
-    """The findings of a :class:`~hloscope.capture.jax_lowering.LoweringFacts`."""
+    """The findings of a :class:`~hloscope.backends.jax_lowering.LoweringFacts`."""
     target = Platform.parse(platform)
     names = _FunctionNames(facts.function)
     report = CheckReport(platform=target, program=facts.function)

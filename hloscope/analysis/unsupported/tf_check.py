@@ -55,8 +55,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...backends.frameworks import installed_version
 from ...capture import tf_graph
-from ...capture.frameworks import installed_version
 from ..provenance import is_user_frame, user_frame
 from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
 from .fixes import CAPTURED_PREFIX, suggest

@@ -14,7 +14,7 @@ job of :mod:`hloscope.analysis.unsupported.jax_check`, which never imports jax.
 Two things make the facts complete rather than "the first error":
 
 * a primitive without a lowering rule is **stood in for** (zeros of its result types, see
-  :func:`hloscope.capture.jaxlib_adapter.stand_in_rule`) and the lowering is tried again, so a
+  :func:`hloscope.backends.jaxlib_adapter.stand_in_rule`) and the lowering is tried again, so a
   function with two unlowerable primitives reports both, and the HLO rules still see the rest;
 * host callbacks (``pure_callback``, ``io_callback``, ``jax.debug.print``/``callback``) lower
   to send/recv host transfers on TPU, which JAX builds with a TPU client; off TPU that lowering
@@ -24,8 +24,8 @@ Two things make the facts complete rather than "the first error":
 Where an error came from is the innermost frame of the user's code in the traceback: not
 jax, jaxlib, hloscope, the standard library or an installed package.
 
-jax is imported only inside functions, through :func:`~hloscope.capture.frameworks.require_jax`;
-private jax APIs only through :mod:`hloscope.capture.jaxlib_adapter`.
+jax is imported only inside functions, through :func:`~hloscope.backends.frameworks.require_jax`;
+private jax APIs only through :mod:`hloscope.backends.jaxlib_adapter`.
 """
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ def lower_for(
     ``args`` are example inputs (arrays or ``jax.ShapeDtypeStruct``). Nothing is compiled
     or run, and no device of ``platform`` is needed. ``export=True`` also asks
     ``jax.export.export`` for the platform. Exceptions of the user's program are facts, not
-    raised; only a missing or too old jax raises (:class:`~hloscope.capture.frameworks.
+    raised; only a missing or too old jax raises (:class:`~hloscope.backends.frameworks.
     MissingFramework`).
     """
     from . import jaxlib_adapter
@@ -206,7 +206,7 @@ def lower_for(
     except Exception as error:  # noqa: BLE001 - the user's tracing error is the finding
         facts.error = _raised(error, "trace")
         return facts
-    placed = list(_equations_with_callers(traced.jaxpr))
+    placed = list(equations_with_callers(traced.jaxpr))
     facts.callbacks = [
         _use(jaxlib_adapter, e, callers) for e, callers in placed if _name(e) in CALLBACK_PRIMITIVES
     ]
@@ -284,7 +284,7 @@ def _primitives_named(equations: list[_Placed], names: set[str]) -> dict[str, An
 _Placed = tuple[Any, tuple[Any, ...]]
 
 
-def _equations_with_callers(jaxpr: Any) -> Iterator[_Placed]:
+def equations_with_callers(jaxpr: Any) -> Iterator[_Placed]:
     """Every equation of a (closed) jaxpr and of the jaxprs in its equations' parameters (jit
     calls, cond branches, scan and while bodies, custom_jvp ...), depth first, iteratively,
     each with its callers. A jaxpr JAX cached and called from two places (one jitted helper

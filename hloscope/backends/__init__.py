@@ -1,4 +1,4 @@
-"""Backends: the one seam between hloscope and the compilers it asks.
+"""Backends: the one door between hloscope and the compilers it asks.
 
 A :class:`Backend` lowers a function and compiles it (:class:`Lowered`, :class:`Compiled`,
 shaped like ``jax.stages``) and hands back the optimized module, XLA's memory and cost
@@ -12,14 +12,21 @@ analyses, the dump's reports and, when it can run here, something runnable. Thre
 :func:`backend_for` picks one from the device asked for, and :func:`capture_for` captures
 with it, recording what compiled the module::
 
-    from hloscope.capture.backends import capture_for
+    from hloscope.backends import capture_for
 
     cap = capture_for(step, (params, batch), {}, device="tpu-v5e")
     cap.compiled_for  # 'TPU v5 lite' (None for an estimate, with cap.estimate_note)
     cap.memory["peak_memory_in_bytes"]  # what the chip reserves for this program
-"""
 
-from typing import TYPE_CHECKING, Any
+The layer sits above the device registry, HLO and dumps and below capture/: everything that
+compiles (a capture, bench, a check's TPU confirm) compiles through it, and it runs no scripts
+itself. Beside the seam it holds what a compile needs: the :class:`~.record.Capture` record,
+the frameworks' loading (:mod:`.frameworks`), JAX's lowering and compile (:mod:`.jax_lowering`,
+:mod:`.jax_compile`), TensorFlow's (:mod:`.tf_compile`), example arguments placed on a
+topology (:mod:`.placement`), Pallas kernels' costs (:mod:`.pallas_kernels`), tracing of
+non-JAX leaves (:mod:`.traceable`), the one reader of jaxlib's private APIs
+(:mod:`.jaxlib_adapter`) and the compile-side errors (:mod:`.errors`).
+"""
 
 from ._base import Backend, BackendName, Compiled, Lowered
 from ._local import LocalJax, TensorFlow
@@ -31,38 +38,18 @@ from ._xla_tpu import (
     libtpu_environment,
     libtpu_installed,
 )
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ._confirm import CompileVerdict, ConfirmJob, ConfirmResult, OpCandidate, confirm_on_tpu
-
-#: Loaded when first asked for: ``check`` needs them, and the console script, which picks a
-#: backend for a capture child's environment before that child starts, does not.
-_CONFIRM_NAMES = frozenset(
-    {"CompileVerdict", "ConfirmJob", "ConfirmResult", "OpCandidate", "confirm_on_tpu"}
-)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _CONFIRM_NAMES:
-        from . import _confirm
-
-        return getattr(_confirm, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+from .record import Capture, PassSnapshot
 
 __all__ = [
     "BACKENDS",
     "Backend",
     "BackendName",
+    "Capture",
     "Compiled",
-    "CompileVerdict",
-    "ConfirmJob",
-    "ConfirmResult",
-    "OpCandidate",
-    "confirm_on_tpu",
     "LIBTPU_ENVIRONMENT",
     "LocalJax",
     "Lowered",
+    "PassSnapshot",
     "TPU_EXTRA_HINT",
     "TensorFlow",
     "XlaTpu",

@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...devices import DeviceSpec, Platform, parse_device
-from ..compile_timing import CompileClock
+from ..devices import DeviceSpec, Platform, parse_device
 from ._base import Backend, BackendName
 from ._local import LocalJax, TensorFlow
 from ._xla_tpu import TPU_EXTRA_HINT, XlaTpu
+from .compile_timing import CompileClock
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..inprocess import Capture
+    from .record import Capture
 
 __all__ = ["backend_for", "capture_for", "estimate_note", "BACKENDS"]
 
@@ -44,7 +44,7 @@ def backend_for(
 ) -> Backend:
     """The backend that compiles ``fn`` for ``device`` (see the module doc for the rule)."""
     if fn is not None:
-        from ..inprocess import is_tensorflow_function
+        from .tf_compile import is_tensorflow_function
 
         if is_tensorflow_function(fn):
             return BACKENDS[BackendName.TENSORFLOW]()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .jax_lowering import _equations_with_callers, _name
+from .jax_lowering import _name, equations_with_callers
 
 __all__ = ["kernel_estimates", "calls_kernels", "hlo_type"]
 
@@ -60,7 +60,7 @@ def kernel_estimates(jaxpr: Any) -> list[dict[str, Any]]:
         return []
 
     found: dict[tuple[tuple[str, ...], tuple[str, ...]], dict[str, Any]] = {}
-    for equation, _ in _equations_with_callers(jaxpr):
+    for equation, _ in equations_with_callers(jaxpr):
         if _name(equation) != "pallas_call" or equation.params.get("cost_estimate") is not None:
             continue
         grid = _grid(equation.params.get("grid_mapping"))

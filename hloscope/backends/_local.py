@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...devices import is_tpu_kind
+from ..devices import is_tpu_kind
 from ._base import Backend, BackendName, Compiled, Lowered, does_not_fit
 
-# ``inprocess`` is imported where a backend lowers, not here: picking a backend (the console
+# ``jax_compile`` is imported where a backend lowers, not here: picking a backend (the console
 # script does, for a capture child's environment, before the child starts) needs none of it.
 
 __all__ = ["LocalJax", "TensorFlow"]
@@ -16,7 +16,7 @@ __all__ = ["LocalJax", "TensorFlow"]
 
 def local_device_kind() -> str | None:
     """JAX's default device kind here (``cpu``, ``TPU v5 lite``, ``NVIDIA H100 80GB HBM3``)."""
-    from ..frameworks import require_jax
+    from .frameworks import require_jax
 
     jax = require_jax()
     try:
@@ -31,9 +31,9 @@ class LocalJax(Backend):
     name = BackendName.LOCAL_JAX
 
     def lower(self, fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Lowered:
-        from .. import inprocess
+        from .jax_compile import compile_jax, lower_jax
 
-        traced, lowered, stages = inprocess.lower_jax(fn, args, kwargs)
+        traced, lowered, stages = lower_jax(fn, args, kwargs)
 
         def compile_(passes: str | None) -> Compiled:
             kind = local_device_kind()
@@ -41,7 +41,7 @@ class LocalJax(Backend):
             # dumped (its buffer assignment and live range name its instructions; the
             # executable prints other names), and a program that does not fit is an answer.
             on_tpu = is_tpu_kind(kind)
-            capture = inprocess.compile_jax(
+            capture = compile_jax(
                 traced,
                 lowered,
                 dict(stages),
@@ -60,9 +60,9 @@ class TensorFlow(Backend):
     name = BackendName.TENSORFLOW
 
     def lower(self, fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Lowered:
-        from .. import inprocess
+        from .tf_compile import capture_tf
 
         def compile_(passes: str | None) -> Compiled:
-            return Compiled(inprocess.capture_tf(fn, args, kwargs, passes), "cpu")
+            return Compiled(capture_tf(fn, args, kwargs, passes), "cpu")
 
         return Lowered(self, {}, compile_)

@@ -31,9 +31,10 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...devices import Device, DeviceSpec, default_tpu
-from ..errors import CaptureError, CaptureUsageError, TpuCompileError
+from ..devices import Device, DeviceSpec, default_tpu
 from ._base import Backend, BackendName, Compiled, Lowered, does_not_fit
+from .errors import CaptureError, CaptureUsageError, TpuCompileError
+from .placement import place_arguments
 
 __all__ = [
     "XlaTpu",
@@ -142,12 +143,13 @@ class XlaTpu(Backend):
         return list(topology.devices)
 
     def lower(self, fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Lowered:
-        from .. import inprocess
+        from .jax_compile import compile_jax, lower_jax
+        from .record import package_versions
 
         devices = self.topology_devices()
-        placed_args, placed_kwargs = _placed(args, kwargs, devices, self.spec, self.mesh)
+        placed_args, placed_kwargs = place_arguments(args, kwargs, devices, self.spec, self.mesh)
         try:
-            traced, lowered, stages = inprocess.lower_jax(fn, placed_args, placed_kwargs)
+            traced, lowered, stages = lower_jax(fn, placed_args, placed_kwargs)
         except ValueError as error:
             if "incompatible devices" not in str(error) or "CPU" not in str(error):
                 raise
@@ -162,7 +164,7 @@ class XlaTpu(Backend):
 
         def compile_(passes: str | None) -> Compiled:
             try:
-                capture = inprocess.compile_jax(
+                capture = compile_jax(
                     traced,
                     lowered,
                     dict(stages),
@@ -172,7 +174,7 @@ class XlaTpu(Backend):
                 )
             except Exception as error:
                 raise _compile_error(error, self.spec) from None
-            capture.versions.update(inprocess.package_versions("libtpu"))
+            capture.versions.update(package_versions("libtpu"))
             return Compiled(capture, kind, executable=None)
 
         return Lowered(self, dict(stages), compile_)
@@ -191,91 +193,3 @@ def _compile_error(error: BaseException, spec: DeviceSpec) -> Exception:
     if not isinstance(error, Exception) or type(error).__module__.startswith("hloscope"):
         return error if isinstance(error, Exception) else CaptureError(text)
     return TpuCompileError(f"XLA:TPU ({spec}) refused the program: {_first_line(error)}")
-
-
-# ---- example arguments on the topology's devices ----------------------------------------------
-
-
-def _placed(
-    args: Sequence[Any],
-    kwargs: Mapping[str, Any],
-    devices: list[Any],
-    spec: DeviceSpec,
-    mesh_shape: Mapping[str, int] | None,
-) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """``args`` and ``kwargs`` with every array made a ``ShapeDtypeStruct`` on ``devices``."""
-    import jax
-
-    meshes: dict[Any, Any] = {}
-    whole = _Whole(devices)
-
-    def place(leaf: Any) -> Any:
-        if not (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
-            return leaf  # a Python scalar, a string, None: as the function takes it
-        sharding = getattr(leaf, "sharding", None)
-        mesh = getattr(sharding, "mesh", None)
-        if mesh is not None and getattr(mesh, "axis_names", None):
-            key = (tuple(mesh.axis_names), tuple(mesh.devices.shape))
-            if key not in meshes:
-                meshes[key] = _rebuilt_mesh(mesh, devices, spec, mesh_shape)
-            partition: Any = getattr(sharding, "spec", None)
-            new = jax.sharding.NamedSharding(meshes[key], partition)
-        else:
-            new = whole.sharding()
-        return jax.ShapeDtypeStruct(
-            leaf.shape, leaf.dtype, sharding=new, weak_type=bool(getattr(leaf, "weak_type", False))
-        )
-
-    placed = jax.tree_util.tree_map(place, (tuple(args), dict(kwargs)))
-    return placed[0], placed[1]
-
-
-class _Whole:
-    """The sharding of an argument that named no mesh: the one chip, or replicated over all."""
-
-    def __init__(self, devices: list[Any]) -> None:
-        self.devices = devices
-        self._made: Any = None
-
-    def sharding(self) -> Any:
-        if self._made is None:
-            import jax
-            import numpy as np
-
-            if len(self.devices) == 1:
-                self._made = jax.sharding.SingleDeviceSharding(self.devices[0])
-            else:
-                mesh = jax.sharding.Mesh(np.array(self.devices), ("chips",))
-                self._made = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
-        return self._made
-
-
-def _rebuilt_mesh(
-    mesh: Any, devices: list[Any], spec: DeviceSpec, mesh_shape: Mapping[str, int] | None
-) -> Any:
-    """``mesh`` (of this machine's devices) on the slice's devices: the same axis names, the
-    same shape unless ``mesh_shape`` gives one; its size must be the slice's."""
-    import jax
-    import numpy as np
-
-    names = tuple(mesh.axis_names)
-    shape = tuple(mesh.devices.shape)
-    if mesh_shape:
-        missing = [n for n in names if n not in mesh_shape]
-        if missing or len(mesh_shape) != len(names):
-            raise CaptureUsageError(
-                f"--mesh {_spell(mesh_shape)}: the arguments' mesh has axes "
-                f"{', '.join(names)}; give a size for each"
-            )
-        shape = tuple(int(mesh_shape[n]) for n in names)
-    if math.prod(shape) != len(devices):
-        raise CaptureUsageError(
-            f"the example arguments' mesh {_spell(dict(zip(names, shape)))} has "
-            f"{math.prod(shape)} devices and {spec} has {len(devices)}: pick a slice of that "
-            f"size or give --mesh with sizes multiplying to {len(devices)}"
-        )
-    return jax.sharding.Mesh(np.array(devices).reshape(shape), names)
-
-
-def _spell(shape: Mapping[str, int]) -> str:
-    return ",".join(f"{k}={v}" for k, v in shape.items())

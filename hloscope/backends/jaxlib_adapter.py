@@ -10,17 +10,17 @@ through this module and nowhere else. When a symbol cannot be found, callers get
 version, instead of an ``AttributeError`` from deep inside a command.
 
 jax and jaxlib are imported only inside functions (through
-:func:`hloscope.capture.frameworks.require_jax`): importing this module is free, so offline
+:func:`hloscope.backends.frameworks.require_jax`): importing this module is free, so offline
 commands may import it and only pay for jax when they actually ask XLA something.
 
-Supported: jaxlib from :data:`~hloscope.capture.frameworks.JAX_MINIMUM` (0.5.0, CI tests it) to
+Supported: jaxlib from :data:`~hloscope.backends.frameworks.JAX_MINIMUM` (0.5.0, CI tests it) to
 the newest tested series (0.10.x). An older jaxlib is an :class:`UnsupportedJaxlib` error; a newer
 one gets a :class:`JaxlibVersionWarning` on first use (or the error when
 ``HLOSCOPE_STRICT_JAXLIB=1``), then works if the symbols are where this module looks. Where a
 public API is newer than the oldest supported jax, the fallback lives here too (see
 :func:`stablehlo_text`).
 
-The compatibility check (:mod:`hloscope.capture.jax_lowering`) comes here for the private
+The compatibility check (:mod:`hloscope.backends.jax_lowering`) comes here for the private
 pieces of cross-platform lowering: override lowering rules that stand in for a primitive JAX
 cannot lower for the platform (:func:`lower_for_platform`, :func:`stand_in_rule`), export with
 the same stand-ins (:func:`export_for_platform`), and the user frame of a jaxpr equation
@@ -694,7 +694,7 @@ def _accepts_keyword(function: Callable[..., Any], keyword: str) -> bool:
         return True
 
 
-# ---- per-compile dumps (used by hloscope.capture.inprocess) --------------------------------------
+# ---- per-compile dumps (used by hloscope.backends.jax_compile) ----------------------------------
 
 _dump_lock = threading.Lock()
 _dump_dirs: dict[str, int] = {}  # folder -> how many captures are using it right now
@@ -779,7 +779,7 @@ def hide_hloscope_frames(source_info_util: Any = None, also: Sequence[str] = ())
     JAX stores the Python stack of every traced operation (``FileNames``/``StackFrames`` in the
     HLO header, ``stack_frame_id`` in metadata), keeping every frame outside jax and the standard
     library. Without this, a function captured through hloscope would carry
-    ``hloscope/capture/inprocess.py`` frames that a direct ``jax.jit(f).lower(x)`` does not.
+    ``hloscope/backends/jax_compile.py`` frames that a direct ``jax.jit(f).lower(x)`` does not.
     Uses ``jax._src.source_info_util.register_exclusion`` (the hook flax and equinox use); pass
     the freshly imported module when calling from an import hook, and in ``also`` other path
     prefixes to hide (the script runner hides ``<frozen runpy>``). Idempotent; silently a no-op
@@ -874,7 +874,7 @@ def lower_afresh(traced: Any) -> Any:
     return traced.lower(_private_parameters=parameters)
 
 
-# ---- cross-platform lowering (used by hloscope.capture.jax_lowering) -----------------------------
+# ---- cross-platform lowering (used by hloscope.backends.jax_lowering) -------------------------
 
 
 def stand_in_rule(ctx: Any, *args: Any, **params: Any) -> list[Any]:
@@ -1005,7 +1005,7 @@ def equation_user_frame(equation: Any) -> tuple[str, int, str] | None:
     return frames[0] if frames else None
 
 
-# ---- Pallas kernels (hloscope.capture.pallas_kernels) -------------------------------------------
+# ---- Pallas kernels (hloscope.backends.pallas_kernels) -------------------------------------------
 
 
 def pallas_step_cost(kernel: Any) -> tuple[int, int] | None:

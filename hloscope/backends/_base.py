@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..inprocess import Capture
+    from .record import Capture
 
 __all__ = ["BackendName", "Backend", "Lowered", "Compiled", "does_not_fit"]
 
@@ -33,7 +33,7 @@ class BackendName(StrEnum):
 
 @dataclass(slots=True)
 class Compiled:
-    """What a backend's compile gives: the :class:`~hloscope.capture.inprocess.Capture` of
+    """What a backend's compile gives: the :class:`~hloscope.backends.record.Capture` of
     every stage (optimized HLO, reports, ``memory``/``cost`` analyses, passes), the device kind
     it was compiled for (``None``: an estimate made for another device than the one asked
     for), and an ``executable`` when this machine can run it."""

@@ -2,13 +2,13 @@
 
 A static check guesses (a float64 matmul "unsupported on TPU"; the v5e compiles it). This
 module asks the compiler instead: :func:`confirm_on_tpu` hands a :class:`ConfirmJob` to one
-child process (``python -m hloscope.capture.backends._confirm JOB OUT``) with libtpu's
+child process (``python -m hloscope.capture.tpu_confirm JOB OUT``) with libtpu's
 environment set there alone (:meth:`XlaTpu.child_environment`; libtpu never loads in the
 caller's process), and the child compiles, for the job's chip, with XLA:TPU:
 
 * each :class:`OpCandidate` **alone**: an HLO module holding just the op (``hlo``), or one
   equation of the function's jaxpr (``primitive``, its ``use``-th equation, counted as
-  :mod:`hloscope.capture.jax_lowering` counts them) applied to arguments of its own shapes and
+  :mod:`hloscope.backends.jax_lowering` counts them) applied to arguments of its own shapes and
   dtypes;
 * the **whole program** (a ``SCRIPT.py:FUNCTION``, imported in the child with its example
   arguments placed on the chip, or an HLO module text), with the primitives named in
@@ -36,10 +36,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...devices import DeviceSpec, parse_device
-from ..errors import CaptureError
-from ..traceable import traceable
-from ._xla_tpu import XlaTpu, _placed
+from ..backends import XlaTpu
+from ..backends.errors import CaptureError
+from ..backends.placement import place_arguments
+from ..backends.traceable import traceable
+from ..devices import DeviceSpec, parse_device
 
 __all__ = ["OpCandidate", "ConfirmJob", "CompileVerdict", "ConfirmResult", "confirm_on_tpu"]
 
@@ -175,7 +176,7 @@ class _Child:
     """The child's state: the topology's device, the versions, the loaded function."""
 
     def __init__(self, job: ConfirmJob) -> None:
-        from ..inprocess import package_versions
+        from ..backends.record import package_versions
 
         self.job = job
         self.spec: DeviceSpec = parse_device(job.device)
@@ -192,12 +193,12 @@ class _Child:
         """Import the script, place the example arguments on the slice, trace the function
         (an error is kept: the whole compile reports it)."""
 
-        from ..script_loader import load_function
+        from .script_loader import load_function
 
         assert self.job.script is not None and self.job.function is not None
         sys.path.insert(0, os.path.dirname(os.path.abspath(self.job.script)))
         loaded = load_function(self.job.script, self.job.function)
-        args, kwargs = _placed(loaded.args, loaded.kwargs, self.devices, self.spec, None)
+        args, kwargs = place_arguments(loaded.args, loaded.kwargs, self.devices, self.spec, None)
         fn = loaded.function
         try:
             jitted, args, kwargs = traceable(fn, args, kwargs)
@@ -215,13 +216,13 @@ class _Child:
         return self._verdict(self._compile_whole)
 
     def _compile_whole(self) -> None:
-        from .. import jaxlib_adapter
-        from ..jax_lowering import _equations_with_callers
+        from ..backends import jaxlib_adapter
+        from ..backends.jax_lowering import equations_with_callers
 
         named = set(self.job.stand_ins)
         primitives = {
             str(e.primitive.name): e.primitive
-            for e, _ in _equations_with_callers(self.traced.jaxpr)
+            for e, _ in equations_with_callers(self.traced.jaxpr)
             if str(e.primitive.name) in named
         }
         if primitives:
@@ -249,13 +250,13 @@ class _Child:
         return CompileVerdict(False, words)
 
     def _equation(self, candidate: OpCandidate) -> Any:
-        from ..jax_lowering import _equations_with_callers
+        from ..backends.jax_lowering import equations_with_callers
 
         if self.traced is None:
             return None
         uses = [
             e
-            for e, _ in _equations_with_callers(self.traced.jaxpr)
+            for e, _ in equations_with_callers(self.traced.jaxpr)
             if str(e.primitive.name) == candidate.primitive
         ]
         return uses[candidate.use - 1] if 0 < candidate.use <= len(uses) else None
@@ -277,7 +278,7 @@ class _Child:
     def _cache_path(self, signature: str | None) -> Path | None:
         if signature is None:
             return None
-        from ..cache import TPU_OPS_FOLDER, cache_root
+        from .cache import TPU_OPS_FOLDER, cache_root
 
         key = json.dumps([_VERDICT_FORMAT, signature, str(self.spec), self.versions])
         return cache_root() / TPU_OPS_FOLDER / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
@@ -292,7 +293,7 @@ class _Child:
 
 
 def _compile_hlo(text: str, device: Any) -> None:
-    from ..jaxlib_adapter import compile_only
+    from ..backends.jaxlib_adapter import compile_only
 
     compile_only(text, device)
 
