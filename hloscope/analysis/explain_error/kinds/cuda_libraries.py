@@ -52,6 +52,8 @@ _OPENING = re.compile(
     r" but source was compiled with:? (?P<built>\d[\d.]*\d)"
     # jaxlib: "operation cusolverDnCreate(&handle) failed: cuSolver internal error".
     rf"|operation (?P<call>(?i:{_LIBRARY})\w*)\([^)\n]{{0,80}}\) failed: ?(?P<why>[^\n]{{0,200}})"
+    # PyTorch: "cusolver error: 7, when calling `cusolverDnCreate(handle)`".
+    rf"|`(?P<tick_call>(?i:{_LIBRARY})\w*)\("
     # A CHECK on a library's call or status (TF: "Check failed: cusolverDnCreate(&h) ==
     # CUSOLVER_STATUS_SUCCESS"; MXNet: "Check failed: err == CUSOLVER_STATUS_SUCCESS (7 vs. 0)").
     r"|Check failed: (?P<check>[^\n]{0,200}?" + LIBRARY_CHECK + r"[^\n]{0,200})"
@@ -153,6 +155,13 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
     if m["call"]:
         library, code = _library(m["call"]), m["why"].strip().rstrip(".")
         what = m["call"]
+    elif m["tick_call"]:
+        said = re.search(
+            r"error: ?(?P<code>[^,\n]+), when calling $", log.before_on_line(m.start())
+        )
+        if said is None or "_STATUS_" in said["code"]:
+            return None  # named in prose or code; or its status code, read already, says it
+        library, code, what = _library(m["tick_call"]), said["code"].strip(), m["tick_call"]
     elif m["check"]:
         found = re.search(LIBRARY_CHECK, m["check"])
         library = _library(found.group() if found else "CUDA")
