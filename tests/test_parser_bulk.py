@@ -17,6 +17,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 import hloscope
+from hloscope.hlo.parser import _driver
 from hloscope.hlo.parser._careful import ModuleParser
 
 
@@ -48,7 +49,14 @@ def _fields(module: hloscope.Module) -> list:
 def _careful(monkeypatch: pytest.MonkeyPatch, path: Path) -> list | str:
     with monkeypatch.context() as patch:
         patch.setattr(ModuleParser, "_parse_body_bulk", lambda *args: None)
+        patch.setattr(_driver, "read_whole_module", _no_whole_module)
         return _parse(path)
+
+
+def _no_whole_module(source: object) -> None:
+    """The whole-module path (tests/test_parser_whole.py) switched off: these tests are about
+    the module parser's bulk path, which reads every module that path declines."""
+    return None
 
 
 def _parse(path: Path) -> list | str:
@@ -70,10 +78,13 @@ def _bulk_bodies(path: Path) -> int:
         return result
 
     ModuleParser._parse_body_bulk = counting
+    whole = _driver.read_whole_module
+    _driver.read_whole_module = _no_whole_module
     try:
         _parse(path)
     finally:
         ModuleParser._parse_body_bulk = original
+        _driver.read_whole_module = whole
     return count
 
 
@@ -176,6 +187,7 @@ def test_attribute_errors_point_at_the_same_column_on_both_paths(monkeypatch):
     bulk = error_position()
     with monkeypatch.context() as patch:
         patch.setattr(ModuleParser, "_parse_body_bulk", lambda *args: None)
+        patch.setattr(_driver, "read_whole_module", _no_whole_module)
         careful = error_position()
     assert bulk == careful and bulk[0] == 4 and bulk[1] > text.split("\n")[3].index("dimensions")
 
@@ -263,6 +275,7 @@ def _watch_parsers(monkeypatch) -> list[bool]:
         made.append(self.deferred_attributes is not None)
 
     monkeypatch.setattr(ModuleParser, "__init__", watching)
+    monkeypatch.setattr(_driver, "read_whole_module", _no_whole_module)
     return made
 
 

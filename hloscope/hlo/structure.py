@@ -103,9 +103,9 @@ def _number(comp: Computation) -> int:
 
 
 def _first_test(comp: Computation) -> tuple[int, Sequence[str], Sequence[str]]:
-    columns = _columns(comp)
-    if columns is not None:
-        return (len(columns[1]), columns[2], columns[3])
+    body = comp._body  # read once: another thread may build it meanwhile
+    if body is not None:
+        return (len(body), body.column(2), body.column(3))
     instructions = comp.instructions
     return (
         len(instructions),
@@ -140,12 +140,10 @@ def _key(comp: Computation) -> Hashable:
 
 def _parts_of_columns(columns: list) -> tuple:
     """The key's parts of a body not built yet, from the parser's columns (ROOT, name, shape,
-    opcode, operands, operands with index comments, attributes), in passes that run in C."""
-    roots, names, shapes, opcodes, inners, others, attrs = columns
+    opcode, operand text, attributes), in passes that run in C."""
+    roots, names, shapes, opcodes, texts, attrs = columns
     n = len(names)
     root = next(compress(range(n), roots), n - 1)
-    # At most one of the two operand columns is set per line: their sum is the one that is.
-    texts = list(map(operator.add, inners, others))
     is_payload = list(map(_IS_PAYLOAD, opcodes))
     payloads = tuple(compress(texts, is_payload))
     operand_text = "\n".join(compress(texts, map(operator.not_, is_payload)))
@@ -226,9 +224,9 @@ def _attribute_text_key(comp: Computation, text: str) -> Hashable:
 
 def _calls_any(comp: Computation) -> bool:
     """Whether any attribute of ``comp`` names a computation (by the test the keys use)."""
-    columns = _columns(comp)
-    if columns is not None:
-        texts: Sequence[str] = columns[6]
+    body = comp._body
+    if body is not None:
+        texts: Sequence[str] = body.attribute_texts()
     else:
         texts = [inst.attr_text for inst in comp.instructions]
     return _CALLEE.search("\n".join(texts)) is not None

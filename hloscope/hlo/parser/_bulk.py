@@ -17,17 +17,16 @@ written in the same column-wise way in :mod:`._names`.
 
 from __future__ import annotations
 
-import operator
 import re
 from collections.abc import Sequence
-from itertools import chain, compress, repeat
+from itertools import chain, compress
 from typing import TYPE_CHECKING
 
 from ...errors import HloscopeError
 from .. import _lex
 from ..model import Computation, Instruction
 from ..opcodes import OPCODES
-from ._statements import NAME, NAME_RUN, PAYLOAD_OPCODES, RHS_START
+from ._statements import NAME_RUN, PAYLOAD_OPCODES, RHS_START
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._careful import ModuleParser
@@ -41,12 +40,11 @@ if TYPE_CHECKING:  # pragma: no cover
 _BULK_LINE = re.compile(
     r"\n[ \t]*+(ROOT[ \t]+)?%?(" + NAME_RUN + r")[ \t]+=[ \t]*+"
     r"([a-z][a-z0-9_]*+\[[^\]\n]*+\](?:\{[^{}\n]*+\})?|\((?:[^()\n]++|\([^()\n]*+\))*+\))"
-    r"[ \t]+(" + NAME_RUN + r")\((?:(%?" + NAME_RUN + r"(?:, ?%?" + NAME_RUN + r")*+)"
-    r"|([^()\"\n]*+))\)(?:,[ \t]*+([^\n]*+))?(?=\n)"
+    r"[ \t]+(" + NAME_RUN + r")\(([^()\"\n]*+)\)(?:,[ \t]*+([^\n]*+))?(?=\n)"
 )
 _KNOWN_OPCODES = frozenset(OPCODES)
 _IS_NOT_PAYLOAD = frozenset(OPCODES).difference(PAYLOAD_OPCODES).__contains__
-_PLAIN_OPERANDS = re.compile(r"%?" + NAME + r"(?:, ?%?" + NAME + r")*")
+_PLAIN_OPERANDS = re.compile(r"%?" + NAME_RUN + r"(?:, ?%?" + NAME_RUN + r")*+")  # possessive: 6x
 _INDEX_COMMENTS = re.compile(r"/\*index=\d+\*/")
 
 
@@ -131,7 +129,7 @@ def _plain_attributes(attrs: Sequence[str]) -> bool:
         unquoted = _LINE_STRING.sub('""', joined)
         if "ROOT" in unquoted or _SQUEEZED.search(unquoted) is not None:
             return False
-    if "/*" in joined and _has_comment(joined):
+    if "*" in joined and "/*" in joined and _has_comment(joined):  # '*' at memchr speed
         return False
     # As many of each bracket closing as opening on every line: what the careful path tests
     # before it would join a line to the next (_maybe_unbalanced). Counted on the distinct
@@ -174,20 +172,47 @@ def all_plain(deferred: list[tuple[str, ...]] | None) -> bool:
     return all(map(_plain_attributes, deferred))
 
 
+def plain_operand_texts(texts: Sequence[str]) -> str | None:
+    """The operand texts (of ops that take operands) joined by ``,``, with the printer's
+    ``/*index=N*/`` counters dropped, if each is a plain list of names (``a, %b``, or empty);
+    None if any holds anything else (operands with shapes, nested ops), which takes the careful
+    path. Joined with ', ', non-empty lists are plain together exactly when each one is (a name
+    holds no ',' nor blank), so one match in C tests them all."""
+    joined = ", ".join(filter(None, texts))
+    if "/*" in joined:
+        joined = _INDEX_COMMENTS.sub("", joined)
+    if joined and _PLAIN_OPERANDS.fullmatch(joined) is None:
+        return None
+    return joined.replace("%", "").replace(" ", "")
+
+
+def all_plain_operands(texts: Sequence[str]) -> bool:
+    """Whether :func:`plain_operand_texts` would take these texts."""
+    joined = ", ".join(filter(None, texts))
+    if "/*" in joined:
+        joined = _INDEX_COMMENTS.sub("", joined)
+    return not joined or _PLAIN_OPERANDS.fullmatch(joined) is not None
+
+
 class BulkBody:
     """A plainly printed body, checked as a whole and built into Instructions on first use.
 
     It keeps the ``_BULK_LINE`` matches as columns, one tuple per group (ROOT, name, shape,
-    opcode, operands, operands in another form, attributes), so that opcodes, names and
-    attribute texts are there without building anything. :meth:`checked` refuses, with None,
-    any body the careful path must read (it alone gives the file:line:column of an error),
-    so building never fails.
+    opcode, operand text, attributes), so that opcodes, names and attribute texts are there
+    without building anything. The columns may be a whole module's (the whole-module path,
+    :mod:`._whole`): the body is then rows ``start:stop`` of them, and nothing is copied until
+    asked for. :meth:`checked` refuses, with None, any body the careful path must read (it
+    alone gives the file:line:column of an error), so building never fails.
     """
 
-    __slots__ = ("columns", "first_line")
+    __slots__ = ("table", "start", "stop", "first_line")
 
-    def __init__(self, columns: list[tuple[str, ...]], first_line: int) -> None:
-        self.columns = columns
+    def __init__(
+        self, table: Sequence[Sequence[str]], start: int, stop: int, first_line: int
+    ) -> None:
+        self.table = table
+        self.start = start
+        self.stop = stop
         self.first_line = first_line
 
     @classmethod
@@ -204,7 +229,7 @@ class BulkBody:
         whole column in C: a loop in Python over the lines cost more than the regex that found
         them."""
         columns = list(zip(*found))
-        roots, names, _, opcodes, inners, others, attrs = columns
+        roots, names, _, opcodes, operands, attrs = columns
         n = len(names)
         if not _KNOWN_OPCODES.issuperset(opcodes):
             return None  # async sugar and unknown opcodes take the careful path
@@ -218,35 +243,37 @@ class BulkBody:
         elif not _plain_attributes(attrs):
             return None
         if "parameter" in opcodes or "constant" in opcodes:
-            not_payload = list(map(_IS_NOT_PAYLOAD, opcodes))
-            used = list(compress(inners, not_payload))
-            others = tuple(compress(others, not_payload))
-        else:
-            used = list(inners)
-        if any(others):
-            # The printer numbers long operand lists ('a, /*index=5*/f, ...'); anything else
-            # (operands with shapes, nested ops) takes the careful path. Joined with ', ', the
-            # lists are plain together exactly when each one is.
-            numbered = list(filter(None, others))
-            if not all(map(operator.contains, numbered, repeat("/*"))):
-                return None
-            plain = _INDEX_COMMENTS.sub("", ", ".join(numbered))
-            if _PLAIN_OPERANDS.fullmatch(plain) is None:
-                return None
-            used.append(plain)
-        operand_lists = ",".join(used).replace("%", "").replace(" ", "").split(",")
-        if not defined.issuperset(filter(None, operand_lists)):
+            operands = tuple(compress(operands, map(_IS_NOT_PAYLOAD, opcodes)))
+        plain = plain_operand_texts(operands)
+        if plain is None:
+            return None
+        if not defined.issuperset(filter(None, plain.split(","))):
             return None  # an undefined operand: the careful path says where
-        return cls(columns, first_line)
+        return cls(columns, 0, n, first_line)
+
+    @property
+    def columns(self) -> list[Sequence[str]]:
+        """This body's rows of each column (ROOT, name, shape, opcode, operands, attributes)."""
+        start, stop = self.start, self.stop
+        if start == 0 and stop == len(self.table[1]):
+            return list(self.table)
+        return [column[start:stop] for column in self.table]
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    def column(self, k: int) -> Sequence[str]:
+        """This body's rows of column ``k`` (see :attr:`columns`)."""
+        return self.table[k][self.start : self.stop]
 
     def opcodes(self) -> list[str]:
-        return list(self.columns[3])
+        return list(self.table[3][self.start : self.stop])
 
-    def attribute_texts(self) -> tuple[str, ...]:
-        return self.columns[6]
+    def attribute_texts(self) -> Sequence[str]:
+        return self.table[5][self.start : self.stop]
 
-    def names(self) -> tuple[str, ...]:
-        return self.columns[1]
+    def names(self) -> Sequence[str]:
+        return self.table[1][self.start : self.stop]
 
     def build(self, comp: Computation) -> None:
         """Make the Instruction objects (with :meth:`Instruction.from_parts`, the fast
@@ -259,22 +286,21 @@ class BulkBody:
         pending: list[tuple[Instruction, list[str]]] = []
         root: Instruction | None = None
         number = self.first_line
-        for is_root, name, shape_text, opcode, inner, other, attr_text in zip(*self.columns):
+        for is_root, name, shape_text, opcode, inner, attr_text in zip(*self.columns):
             payload = None
             operands: list[Instruction] = []
             names: list[str] | None = None
             if opcode in payload_opcodes:
-                payload = inner or other  # no operands
-            else:
-                if other:
-                    inner = _INDEX_COMMENTS.sub("", other)
-                if inner:
-                    names = inner.replace("%", "").replace(" ", "").split(",")
-                    try:
-                        operands = list(map(by_name.__getitem__, names))
-                        names = None
-                    except KeyError:  # used before its line (or by itself): resolved below
-                        pass
+                payload = inner  # no operands
+            elif inner:
+                if "/" in inner:
+                    inner = _INDEX_COMMENTS.sub("", inner)
+                names = inner.replace("%", "").replace(" ", "").split(",")
+                try:
+                    operands = list(map(by_name.__getitem__, names))
+                    names = None
+                except KeyError:  # used before its line (or by itself): resolved below
+                    pass
             # The attributes' column (-1) is worked out only when an error message needs it.
             inst = new(
                 name,

@@ -28,6 +28,7 @@ from ._source import (
     reflow,
 )
 from ._statements import INSTR_START, NAME, OPCODE, PAYLOAD_OPCODES
+from ._whole import read_whole_module
 
 
 def parse(source: Source, *, path: str | None = None) -> Module:
@@ -54,6 +55,9 @@ def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
     text, path = read_source(source, path)
     source_text = SourceText(text, path)
     check_characters(source_text)
+    whole = read_whole_module(source_text)
+    if whole is not None:
+        return [whole]
     lines = text.split("\n")
     modules = []
     for start, end in module_chunks(text, len(lines)):

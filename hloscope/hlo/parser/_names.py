@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import chain, compress
 
 from ..model import Computation, Instruction, Module, SourceText
@@ -95,9 +95,7 @@ def check_called_computations(module: Module, source: SourceText) -> None:
     # Instructions, all in one pass; where a name is unknown, the bodies are looked at one
     # by one, and the instructions made only to say where.
     unbuilt = [comp for comp in module.computations if comp._body is not None]
-    columns = [comp._body.columns for comp in unbuilt]
-    every_opcode = chain.from_iterable(map(_OPCODES_COLUMN, columns))
-    every_text = chain.from_iterable(map(_ATTRIBUTES_COLUMN, columns))
+    every_opcode, every_text = _unbuilt_columns([comp._body for comp in unbuilt])
     callers = compress(every_text, map(operator.not_, map(_NOT_CALLER, every_opcode)))
     if _unknown_callee_in_lines("\n".join(callers), known):
         for comp in unbuilt:
@@ -184,8 +182,21 @@ _CALLED_VALUES = {
 }
 
 
-_OPCODES_COLUMN = operator.itemgetter(3)  # of BulkBody.columns
-_ATTRIBUTES_COLUMN = operator.itemgetter(6)
+_BODY_OPCODES = operator.methodcaller("opcodes")
+_BODY_ATTRIBUTES = operator.methodcaller("attribute_texts")
+
+
+def _unbuilt_columns(bodies: list[BulkBody]) -> tuple[Iterable[str], Iterable[str]]:
+    """The opcodes and the attribute texts of every op of these bodies, in order: the columns
+    themselves when the bodies are all of one module-wide table (:mod:`._whole`), without a
+    copy per body."""
+    if bodies:
+        table = bodies[0].table
+        if all(body.table is table for body in bodies) and sum(map(len, bodies)) == len(table[1]):
+            return table[3], table[5]
+    every_opcode = chain.from_iterable(map(_BODY_OPCODES, bodies))
+    every_text = chain.from_iterable(map(_BODY_ATTRIBUTES, bodies))
+    return every_opcode, every_text
 
 
 def _caller_texts(body: BulkBody) -> list[str]:

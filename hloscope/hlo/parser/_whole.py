@@ -1,0 +1,222 @@
+"""The whole-module path: a module exactly as XLA's printer writes it, read in a few passes over
+the whole text, none of them a loop in Python over bodies or lines.
+
+A dump is one ``HloModule`` line, maybe the stack frame tables, and computations: a header
+line (``%name (signature) -> shape {``), one plainly printed instruction a line, and a ``}``
+line, with blank lines between. The bulk path (:mod:`._bulk`) reads such a body with one
+regular expression pass; a module of a thousand small bodies (a Keras step: 1,170 bodies of
+ten instructions) spent most of its parse on the work around those passes, body by body. Here
+one pass finds every header and ``}`` line, one ``_BULK_LINE`` pass finds every instruction
+line of the module, and the bulk path's tests (known opcodes, one ROOT, operands defined in
+their body, unique names, plain attributes, called computations) run over the module's
+columns at once. The bodies are rows of those columns (:class:`._bulk.BulkBody`), built into
+instructions on first use as before.
+
+It reads a module or declines, with None and nothing changed: anything it does not vouch for
+(a comment, a blank line inside a body, a closer with an execution thread, two modules, a name
+defined twice, an error of any kind) goes to the module parser (:mod:`._careful`), which reads
+it as before and alone reports errors at their ``file:line:column``. The module it makes is the
+one the module parser makes of the same text (``tests/test_parser_whole.py`` compares them).
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from bisect import bisect_right
+from itertools import accumulate, compress, repeat
+
+from ..errors import HloParseError
+from ..model import Computation, Module, SourceText
+from ._bulk import (
+    _BULK_LINE,
+    _INDEX_COMMENTS,
+    _IS_NOT_PAYLOAD,
+    _KNOWN_OPCODES,
+    BulkBody,
+    _plain_attributes,
+    all_plain_operands,
+)
+from ._careful import _COMMENT, _COMP_HEADER, _MODULE_HEADER, ModuleParser, _maybe_unbalanced
+from ._names import check_called_computations, name_computations, uniquify_names
+from ._source import blank_comments
+from ._statements import NAME_RUN, STACK_SECTIONS
+
+# A computation header as the printer writes it (at the line start, the signature in
+# parentheses, '{' ending the line) or a '}' line. Groups: ENTRY, name, signature, '}'. What
+# ModuleParser reads of a header (_COMP_HEADER) is the same on such a line.
+_HEADER_OR_CLOSER = re.compile(
+    r"\n(?:(ENTRY[ \t]+)?%?(" + NAME_RUN + r")[ \t]*+(\([^\n]*[^ \t\n])?[ \t]*\{|(\}))(?=\n)"
+)
+_GROUPS = operator.methodcaller("groups")
+_START = operator.methodcaller("start")
+
+
+def read_whole_module(source: SourceText) -> Module | None:
+    """The module of ``source`` read by the whole-module path, or None to read it the usual
+    way (see the module docstring)."""
+    try:
+        return _read(source)
+    except HloParseError:
+        return None  # the module parser reads it again and says where
+
+
+def _read(source: SourceText) -> Module | None:
+    text = source.text
+    if not text.startswith("HloModule"):
+        return None
+    scan = text if text.endswith("\n") else text + "\n"
+    header_end = scan.find("\n")
+    module = _module_header(scan[:header_end], source)
+    if module is None:
+        return None
+    matches = list(_HEADER_OR_CLOSER.finditer(scan, header_end))
+    n_bodies = len(matches) // 2
+    if n_bodies == 0 or len(matches) != 2 * n_bodies:
+        return None
+    marks = list(map(_GROUPS, matches))
+    headers = marks[0::2]
+    if any(m[3] for m in headers) or not all(m[3] for m in marks[1::2]):
+        return None  # not header, '}', header, '}', ...
+    names = [m[1] for m in headers]
+    if len(set(names)) != n_bodies or "HloModule" in names:
+        return None  # the module parser says what is wrong
+    entries = [n for n, m in enumerate(headers) if m[0]]
+    if len(entries) > 1:
+        return None
+    positions = list(map(_START, matches))
+    starts = positions[0::2]  # the '\n' before each header
+    closes = positions[1::2]  # the '\n' before each '}'
+    ends = [scan.find("\n", s + 1) for s in starts]  # the '\n' after each header
+    if not _blank_between(scan, header_end, starts, closes, source, module):
+        return None
+    counts = list(map(scan.count, repeat("\n"), ends, closes))  # lines of each body
+    if 0 in counts:
+        return None
+    found = _BULK_LINE.findall(scan, ends[0], closes[-1] + 1)
+    if len(found) != sum(counts):
+        return None  # some line is not one plain instruction: the bulk path's refusal
+    table = list(zip(*found))
+    rows = [0, *accumulate(counts)]
+    if not _columns_pass(table, rows):
+        return None
+    # 0-based line index of each header: the line breaks before it.
+    first = scan.count("\n", 0, starts[0] + 1)
+    header_lines = list(
+        accumulate(map(scan.count, repeat("\n"), starts[:-1], starts[1:]), initial=first)
+    )
+    computations = []
+    for n, (entry, name, signature, _) in enumerate(headers):
+        line = header_lines[n]
+        comp = Computation(name, bool(entry), line=line + 1)
+        if signature and "/*" in signature:
+            signature = _header_signature(scan[starts[n] + 1 : ends[n]])
+        comp.signature = signature or None
+        comp._body = BulkBody(table, rows[n], rows[n + 1], line + 2)
+        comp.module = module
+        computations.append(comp)
+    module.computations = computations
+    module.computations_by_name = dict(zip(names, computations))
+    module.entry = computations[entries[0]] if entries else computations[-1]
+    module.entry.is_entry = True
+    if not module.name:
+        module.name = "module_" + module.entry.name
+    check_called_computations(module, source)
+    name_computations(module, {})
+    uniquify_names(module)
+    return module
+
+
+def _header_signature(line: str) -> str | None:
+    """The signature ModuleParser reads in a header line with comments: each made blanks
+    (``/*index=5*/`` counters too), as :meth:`ModuleParser._header_text` does."""
+    blanked = _COMMENT.sub(lambda m: " " * len(m.group()), line)
+    header = _COMP_HEADER.match(blanked)
+    if header is None:
+        raise HloParseError("not a computation header")  # not seen: the line matched before
+    return header.group(3)
+
+
+def _module_header(line: str, source: SourceText) -> Module | None:
+    """The module of an ``HloModule`` line that ModuleParser reads as this one line."""
+    if "/*" in line and blank_comments(line) is not line:
+        return None  # a comment other than the printer's '/*index=N*/' counters
+    if line.rstrip().endswith(",") or _maybe_unbalanced(line):
+        return None
+    m = _MODULE_HEADER.match(line)
+    if m is None:
+        return None
+    module = Module(m.group(1) or "")
+    module.source = source
+    module.header_line = 1
+    module.header_attr_text = m.group(2) or ""
+    return module
+
+
+def _blank_between(
+    scan: str,
+    header_end: int,
+    starts: list[int],
+    closes: list[int],
+    source: SourceText,
+    module: Module,
+) -> bool:
+    """Whether only blank lines lie between the bodies, and only blank lines and the stack
+    frame tables before the first and after the last (read into ``module``)."""
+    close_ends = [c + 2 for c in closes]  # the '\n' after each '}'
+    gaps = "".join(map(scan.__getitem__, map(slice, close_ends[:-1], starts[1:])))
+    if gaps.strip():
+        return False
+    return _outside_bodies(scan[header_end : starts[0]], module, source) and _outside_bodies(
+        scan[close_ends[-1] :], module, source
+    )
+
+
+def _outside_bodies(text: str, module: Module, source: SourceText) -> bool:
+    """Read the stack frame tables in ``text`` (lines outside the bodies) into ``module``;
+    False if it holds anything else but blank lines."""
+    if not text.strip():
+        return True
+    lines = text.split("\n")
+    parser = ModuleParser(lines, 0, len(lines), source)
+    parser.module = module
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        if not stripped:
+            i += 1
+        elif stripped in STACK_SECTIONS:
+            i = parser._parse_stack_section(i, stripped)
+        else:
+            return False
+    return True
+
+
+def _columns_pass(table: list[tuple[str, ...]], rows: list[int]) -> bool:
+    """The bulk path's tests of each body (:meth:`BulkBody.checked`), over the whole module's
+    columns (ROOT, name, shape, opcode, operands, attributes) at once where a test can be,
+    and body by body in one short loop where a test is about one body's names (that loop
+    keeps each body's names in the cache; one table of the module's names made it slower)."""
+    roots, names, _, opcodes, operands, attrs = table
+    if not _KNOWN_OPCODES.issuperset(opcodes):
+        return False
+    root_rows = list(compress(range(len(names)), roots))
+    if len(set(map(bisect_right, repeat(rows), root_rows))) != len(root_rows):
+        return False  # two ROOTs in one body
+    if not _plain_attributes(attrs):
+        return False
+    texts = list(map(operator.mul, operands, map(_IS_NOT_PAYLOAD, opcodes)))  # "" for payloads
+    if not all_plain_operands(texts):
+        return False
+    body_rows = list(map(slice, rows[:-1], rows[1:]))
+    joined = "\n".join(map(",".join, map(texts.__getitem__, body_rows)))
+    if "/*" in joined:
+        joined = _INDEX_COMMENTS.sub("", joined)
+    operand_lists = joined.replace("%", "").replace(" ", "").split("\n")
+    for body, listed in zip(body_rows, operand_lists):
+        defined = set(names[body])
+        if len(defined) != body.stop - body.start:
+            return False  # a name defined twice: the careful path says where
+        if listed and not defined.issuperset(filter(None, listed.split(","))):
+            return False  # an undefined operand
+    return True
