@@ -14,7 +14,12 @@ runs, with the ratio to a peer or baseline measured in the same process:
 * ``diff`` of the MobileNetV2 train step against itself (tests/test_diff.py), against the two
   fusion reports it compares;
 * a script target's second ``Target.resolve`` (a cache hit; tests/test_target.py), against the
-  first (a capture in a subprocess).
+  first (a capture in a subprocess);
+* parsing damaged corpus files (truncated, bytes flipped, lines deleted or duplicated, garbage
+  spliced in; tests/test_fuzz.py) and reading every lazy part, against the intact file: the
+  worst ratio over the cases, so a damage that sends the parser into a slow path shows;
+* every attribute of every corpus module decoded (tests/test_attributes.py), against XLA's
+  parser reading the same files.
 
     python benchmarks/bench_small_speeds.py [--repeat N] [--no-capture]
 
@@ -24,12 +29,15 @@ The bound each test used to assert is printed beside the time, for reference onl
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
+import random
 import sys
 import tempfile
 import textwrap
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -209,6 +217,98 @@ def bench_cache_hit(repeat: int) -> None:
         )
 
 
+def _damaged(data: bytes, rng: random.Random) -> bytes:
+    """One damage of each kind tests/test_fuzz.py draws, picked by ``rng``."""
+    kind = rng.choice(["truncate", "flip", "delete_lines", "duplicate_lines", "garbage"])
+    out = bytearray(data)
+    if kind == "truncate":
+        return bytes(out[: rng.randrange(len(out) + 1)])
+    if kind == "flip":
+        for _ in range(rng.randint(1, 8)):
+            out[rng.randrange(len(out))] = rng.choice(b'(){}[],=%"/*\\ \n:0aZ.-\xff\x00')
+        return bytes(out)
+    if kind == "garbage":
+        at = rng.randrange(len(out) + 1)
+        return bytes(out[:at] + rng.randbytes(rng.randint(1, 64)) + out[at:])
+    lines = bytes(out).split(b"\n")
+    for _ in range(rng.randint(1, 4)):
+        k = rng.randrange(len(lines))
+        if kind == "delete_lines" and len(lines) > 1:
+            del lines[k]
+        else:
+            lines.insert(k, lines[k])
+    return b"\n".join(lines)
+
+
+def _parse_and_touch(data: bytes) -> None:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_fuzz import touch_everything
+
+    with contextlib.suppress(hloscope.HloParseError):
+        touch_everything(hloscope.parse_modules(data))
+
+
+def _corpus_files() -> list[Path]:
+    corpus = ROOT.parent / "shared" / "corpus"
+    if not corpus.is_dir():
+        corpus = ROOT / "tests" / "data"
+    files = sorted((corpus / "generated").glob("*/*.txt"))
+    skip = ("buffer-assignment", "memory-usage-report", "live-range", "error", "debug_options")
+    return [f for f in files if not any(tag in f.name for tag in skip)]
+
+
+def bench_damaged(repeat: int, cases: int = 40) -> None:
+    warnings.simplefilter("ignore")  # damaged attribute names warn, on purpose
+    files = [f for f in _corpus_files() if 2_000 < f.stat().st_size < 400_000][::7][:12]
+    rng = random.Random(0)
+    worst = (0.0, "", 0.0, 0.0)
+    for path in files:
+        data = path.read_bytes()
+        intact = best(lambda data=data: _parse_and_touch(data), repeat)
+        for _ in range(cases // len(files) + 1):
+            broken = _damaged(data, rng)
+            took = best(lambda broken=broken: _parse_and_touch(broken), repeat)
+            if took / intact > worst[0]:
+                worst = (took / intact, path.name, took, intact)
+    ratio, name, took, intact = worst
+    print(f"  damaged files: {len(files)} files, worst case {name}")
+    row("parse + touch, worst damaged case", took, "the intact file", intact, "1 s CPU per case")
+
+
+def bench_attribute_sweep(repeat: int) -> None:
+    xla_parse = xla_parser()
+    texts = [f.read_text() for f in _corpus_files()]
+    if not texts or xla_parse is None:
+        print("  (no corpus or no XLA parser: attribute sweep skipped)")
+        return
+
+    def sweep() -> None:
+        for text in texts:
+            try:
+                modules = hloscope.parse_modules(text)
+            except hloscope.HloParseError:
+                continue
+            for module in modules:
+                for attrs in [module.header_attrs] + [i.attrs for i in module.instructions()]:
+                    for name in attrs:
+                        _ = attrs[name]
+
+    def xla_all() -> None:
+        for text in texts:
+            # A multi-module file or a form XLA refuses: its cost still counts.
+            with contextlib.suppress(Exception):
+                xla_parse(text)
+
+    warnings.simplefilter("ignore")
+    row(
+        f"every attribute of {len(texts)} corpus files",
+        best(sweep, max(1, repeat // 2)),
+        "XLA's parser, same files",
+        best(xla_all, max(1, repeat // 2)),
+        "30 s CPU",
+    )
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -223,6 +323,8 @@ def main(argv: list[str]) -> int:
     bench_split(args.repeat)
     bench_literal(args.repeat)
     bench_mobilenet(args.repeat)
+    bench_damaged(args.repeat)
+    bench_attribute_sweep(args.repeat)
     if not args.no_capture:
         bench_cache_hit(args.repeat)
     return 0
