@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from ._app import cli
+from ._output import output_format, show
 
 __all__ = ["cache_group"]
 
@@ -35,10 +34,13 @@ def cache_ls(as_json: bool, wide: bool) -> None:
     from ..render.cache_listing import render_cache_listing
 
     found = entries()
-    if as_json:
-        click.echo(json.dumps([e.to_dict() for e in found], indent=2))
-        return
-    render_cache_listing(str(cache_root()), found, Console(), wide=wide, others=other_caches())
+    show(
+        output_format(as_json),
+        json=lambda: [e.to_dict() for e in found],
+        text=lambda: render_cache_listing(
+            str(cache_root()), found, Console(), wide=wide, others=other_caches()
+        ),
+    )
 
 
 @cache_group.command("clear")

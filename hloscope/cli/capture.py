@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
 from ..errors import ExitStatus
 from ._app import cli, fail
+from ._output import write_json
 
 __all__ = ["capture_command", "TIMED_OUT"]
 
@@ -59,8 +59,8 @@ def capture_command(
         result = capture_script(script, args, out_dir, passes=passes, timeout=timeout, force=force)
     except CaptureError as error:
         fail(error.one_line(), ExitStatus.BAD_INPUT)
-    if as_json:
-        click.echo(json.dumps(result.manifest, indent=2, default=str))
+    if as_json:  # the manifest first: a failed capture's says what failed
+        write_json(result.manifest, default=str)
     problem = result.error_line()
     if problem is not None:
         fail(problem, TIMED_OUT if result.timed_out else ExitStatus.ERROR)

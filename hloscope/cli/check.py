@@ -13,8 +13,8 @@ Two kinds of TARGET, two ways of checking:
 * ``SCRIPT.py:FUNCTION``: the script is imported in this process (its ``__main__`` block does
   not run), FUNCTION is found with its example arguments (the convention of ``hloscope
   capture``) and checked by its framework: a ``tf.function`` or Keras model by the TF graph
-  walk (:func:`~hloscope.analysis.unsupported.tf_check.check_tf`), anything else by lowering
-  it with JAX for the platform (:func:`~hloscope.analysis.unsupported.jax_check.check_jax`).
+  walk (:func:`~hloscope.drivers.tf_check.check_tf`), anything else by lowering
+  it with JAX for the platform (:func:`~hloscope.drivers.jax_check.check_jax`).
 
 ``--device`` names the platform (``cpu``, the default, ``gpu``, ``tpu``) or a device of the
 registry, which checks for its platform; a TPU chip or slice also has XLA:TPU confirm the
@@ -34,13 +34,12 @@ error (a script that fails to import, a missing function), 2 for unreadable HLO.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -49,6 +48,7 @@ from ..dump.storage import is_url
 from ..errors import ExitStatus
 from ._app import cli
 from ._device import device_option
+from ._output import output_format, show
 from ._target import all_modules_option, module_option
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -134,14 +134,7 @@ def check(
     mxu = chip.device.mxu if chip is not None and chip.device.mxu else DEFAULT_MXU
     tpu_chip = chip if chip is not None and chip.device.is_tpu else None
     report = _report(target, chosen.value, stage, module, all_modules, mxu, tpu_chip)
-    if as_json:
-        click.echo(json.dumps(report.to_dict(), indent=2))
-    else:
-        from ..render.check_text import check_lines
-
-        width = shutil.get_terminal_size((80, 24)).columns
-        for line in check_lines(report, width=width, wide=wide):
-            click.echo(line)
+    show(output_format(as_json), json=report.to_dict, text=lambda: _print_text(report, wide))
     sys.exit(int(ExitStatus.OK if report.clean else ExitStatus.CHECK_FAILED))
 
 
@@ -176,6 +169,14 @@ def _target_device(
             f"hloscope has no MXU size for {chosen.device.name}", param_hint="'--device'"
         )
     return named, chosen
+
+
+def _print_text(report: Any, wide: bool) -> None:
+    from ..render.check_text import check_lines
+
+    width = shutil.get_terminal_size((80, 24)).columns
+    for line in check_lines(report, width=width, wide=wide):
+        click.echo(line)
 
 
 def _report(
@@ -248,7 +249,8 @@ def _confirmed(
 ) -> CheckReport:
     """``report`` confirmed by XLA:TPU for ``device`` in a child process, or labelled static
     (one note) when XLA:TPU cannot be asked or could not answer."""
-    from ..analysis.unsupported.confirm import confirm_with_xla_tpu, label_static
+    from ..analysis.unsupported.confirm import label_static
+    from ..drivers.tpu_confirm import confirm_with_xla_tpu
     from ..capture.errors import CaptureError
 
     try:

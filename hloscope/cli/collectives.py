@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +9,7 @@ import click
 
 from ._app import cli
 from ._device import device_option
+from ._output import output_format, per_module, show
 from ._target import (
     all_modules_option,
     compile_fields,
@@ -67,7 +67,6 @@ def collectives_command(
     that slice: the example arguments' mesh is rebuilt on the slice's chips (same axis names
     and shape, or --mesh), and the collectives, per-device memory and step are XLA:TPU's."""
     from ..analysis.collectives import collectives_results
-    from ..render.collectives_text import render_collectives
     from ._app import CliError
 
     if module is not None and all_modules:
@@ -90,14 +89,19 @@ def collectives_command(
     else:
         for r in results:
             r.notes.append("no --device: estimate_s and exposed_s are null")
-    if as_json:
-        payloads = []
+
+    def payload() -> Any:
         compiled = {**compile_fields(opened), **_device_memory(opened)}
-        for r, step in zip(results, steps):
-            payloads.append({**r.to_dict(), **compiled, "step": step.to_dict() if step else None})
-        json.dump({"modules": payloads} if all_modules else payloads[0], sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
+        return per_module(
+            [
+                {**r.to_dict(), **compiled, "step": step.to_dict() if step else None}
+                for r, step in zip(results, steps)
+            ],
+            all_modules,
+        )
+
+    def text() -> None:
+        from ..render.collectives_text import render_collectives
         from ..render.step_text import render_step
 
         texts = []
@@ -109,6 +113,8 @@ def collectives_command(
                 + (_memory_line(memory) if memory is not None else "")
             )
         sys.stdout.write("\n".join(texts))
+
+    show(output_format(as_json), json=payload, text=text)
 
 
 def _device_memory(opened: Any) -> dict[str, Any]:

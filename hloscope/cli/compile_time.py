@@ -9,15 +9,14 @@ XLA's pass times only.
 
 from __future__ import annotations
 
-import json
 import shutil
-import sys
 from typing import Any
 
 import click
 
 from ._app import CliError, cli
 from ._device import COMPILE_LEAD, device_option
+from ._output import output_format, show
 from ._target import module_option, open_target, refresh_option, say_note
 
 __all__ = ["compile_time_command"]
@@ -108,14 +107,14 @@ def compile_time_command(
     elif opened.kind is TargetKind.FUNCTION and opened.from_cache:
         say_note("the times measured when this capture was made (cached; --refresh measures again)")
     report = compile_time_of_target(opened, module)
-    if as_json:
-        json.dump(report.to_dict(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        return
-    from ..render.compile_time_text import render_compile_time
 
-    width = shutil.get_terminal_size().columns
-    render_compile_time(report, click.echo, width=width, top=top)
+    def text() -> None:
+        from ..render.compile_time_text import render_compile_time
+
+        width = shutil.get_terminal_size().columns
+        render_compile_time(report, click.echo, width=width, top=top)
+
+    show(output_format(as_json), json=report.to_dict, text=text)
 
 
 def _no_times(target: Any) -> bool:
@@ -175,8 +174,10 @@ def _growth(
         target, plan, refresh=refresh, repeat=repeat, on_compile=on_compile, on_done=on_done
     )
     payload = growth.to_dict()
-    if as_json:
-        json.dump(payload, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        return
-    render_compile_growth(payload, click.echo, width=shutil.get_terminal_size().columns)
+    show(
+        output_format(as_json),
+        json=lambda: payload,
+        text=lambda: render_compile_growth(
+            payload, click.echo, width=shutil.get_terminal_size().columns
+        ),
+    )

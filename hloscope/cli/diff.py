@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-import json
 import sys
+from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
 from ..errors import ExitStatus, HloscopeError
 from ._app import CliError, cli
 from ._device import device_option
+from ._output import output_format, per_module, show
 from ._target import (
     all_modules_option,
     compile_fields,
@@ -133,15 +134,10 @@ def diff_command(
 
     Exit status: 0 compared (even if different), 1 error, 2 unreadable HLO, 3 B is worse than
     A on a --fail-on metric (beyond --threshold); use it in CI."""
-    from ..analysis.diff import diff
-    from ..analysis.memory_diff import PEAK_METRIC
-    from ..render.diff_text import diff_to_dict, regression_lines, regression_text
-    from ..render.diff_view import render_diff, render_memory_diff
-
-    metrics = parse_metrics(fail_on)
-    kernel_metrics = [m for m in metrics if m != PEAK_METRIC]
     from ..capture.target import check_target_exists
 
+    chosen = output_format(as_json)
+    metrics = parse_metrics(fail_on)
     for spec in (a, b):  # both there before either is captured
         check_target_exists(spec)
     device_a, device_b = device_a or device, device_b or device
@@ -150,75 +146,119 @@ def diff_command(
     (target_b, modules_b) = open_side(b, device=device_b)
     pairs, unpaired = _pair(modules_a, modules_b, all_modules)
     labels = None if all_modules else (a, b)  # one pair: the sides are the TARGETs given
-    results = [(side_a, side_b, diff(side_a, side_b, labels=labels)) for side_a, side_b in pairs]
-    memories = [
-        _memory(side_a, target_a, side_b, target_b, _memory_lines(result))
-        for side_a, side_b, result in results
+    compared = [
+        _compare(side_a, side_b, (target_a, target_b), (device_a, device_b), labels)
+        for side_a, side_b in pairs
     ]
-    communications = [
-        _communication(side_a, side_b, device_a, device_b) for side_a, side_b in pairs
-    ]
+    for each in compared:
+        each.regressions = _regressions(each, metrics, threshold)
     compiled = {"a": compile_fields(target_a), "b": compile_fields(target_b)}
-    regressions = []
-    for (side_a, _, result), (memory, why) in zip(results, memories):
-        lines = regression_lines(result, kernel_metrics, threshold) if kernel_metrics else []
-        if PEAK_METRIC in metrics:
-            if memory is None:
-                raise CliError(f"--fail-on peak: the peak memory cannot be compared: {why}")
-            grew = memory.regression(threshold)
-            lines += [regression_text(grew)] if grew is not None else []
-        regressions += [(side_a.name, line) for line in lines]
-    if as_json:
-        payloads = []
-        for (side_a, side_b, result), (memory, why), communication in zip(
-            results, memories, communications
-        ):
-            payload = {"module": {"a": side_a.name, "b": side_b.name}, **diff_to_dict(result)}
-            if compiled["a"] or compiled["b"]:
-                payload["compiled_for"] = {
-                    side: fields.get("compiled_for") for side, fields in compiled.items()
-                }
-            payload["memory"] = memory.to_dict() if memory is not None else {"error": why}
-            if communication is not None:
-                payload["communication"] = communication
-            if metrics:
-                payload["fail_on"] = {
-                    "metrics": metrics,
-                    "threshold": threshold,
-                    "regressions": [line for name, line in regressions if name == side_a.name],
-                }
-            payloads.append(payload)
-        if all_modules:
-            json.dump({"modules": payloads, "unpaired": unpaired}, sys.stdout, indent=2)
-        else:
-            json.dump(payloads[0], sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        from rich.console import Console
-
-        from ..render.diff_text import communication_lines
-
-        console = Console()
-        for i, ((side_a, _, result), (memory, why)) in enumerate(zip(results, memories)):
-            if all_modules:
-                if i:
-                    console.print()
-                console.print(f"module {side_a.name}", style="bold", markup=False)
-            render_diff(result, console, limit=limit)
-            render_memory_diff(memory, console, limit=limit, note=why)
-            communication = communications[i]
-            if communication is not None:
-                steps = communication.get("step")
-                pair = (steps["a"], steps["b"]) if steps else None
-                for line in communication_lines(communication, pair):
-                    console.print(line, markup=False, highlight=False)
-        for only in unpaired:
-            console.print(f"only in {only['side']}: module {only['module']}", markup=False)
+    show(
+        chosen,
+        json=lambda: per_module(
+            [_payload(each, compiled, metrics, threshold) for each in compared],
+            all_modules,
+            unpaired=unpaired,
+        ),
+        text=lambda: _print_text(compared, unpaired, all_modules, limit),
+    )
+    regressions = [(each.a.name, line) for each in compared for line in each.regressions]
     if regressions:
         for name, line in regressions:
             where = f" (module {name})" if all_modules else ""
             click.echo(f"hloscope diff: B is worse than A{where}: {line}", err=True)
         sys.exit(int(ExitStatus.CHECK_FAILED))
+
+
+@dataclass
+class _Compared:
+    """One pair of modules compared: the kernel diff, the peak memory (or why it could not be
+    compared), the collectives, and the --fail-on lines B is worse on."""
+
+    a: Module
+    b: Module
+    kernels: KernelDiff
+    memory: MemoryDiff | None
+    why: str
+    communication: dict[str, Any] | None
+    regressions: list[str] = field(default_factory=list)
+
+
+def _compare(
+    side_a: Module,
+    side_b: Module,
+    targets: tuple[Target, Target],
+    devices: tuple[DeviceSpec | None, DeviceSpec | None],
+    labels: tuple[str, str] | None,
+) -> _Compared:
+    from ..analysis.diff import diff
+
+    kernels = diff(side_a, side_b, labels=labels)
+    memory, why = _memory(side_a, targets[0], side_b, targets[1], _memory_lines(kernels))
+    communication = _communication(side_a, side_b, *devices)
+    return _Compared(side_a, side_b, kernels, memory, why, communication)
+
+
+def _regressions(each: _Compared, metrics: list[str], threshold: float) -> list[str]:
+    """What B is worse on than A, of ``metrics``, beyond ``threshold``."""
+    from ..analysis.memory_diff import PEAK_METRIC
+    from ..render.diff_text import regression_lines, regression_text
+
+    kernel_metrics = [m for m in metrics if m != PEAK_METRIC]
+    lines = regression_lines(each.kernels, kernel_metrics, threshold) if kernel_metrics else []
+    if PEAK_METRIC in metrics:
+        if each.memory is None:
+            raise CliError(f"--fail-on peak: the peak memory cannot be compared: {each.why}")
+        grew = each.memory.regression(threshold)
+        lines += [regression_text(grew)] if grew is not None else []
+    return lines
+
+
+def _payload(
+    each: _Compared, compiled: dict[str, dict[str, Any]], metrics: list[str], threshold: float
+) -> dict[str, Any]:
+    from ..render.diff_text import diff_to_dict
+
+    payload = {"module": {"a": each.a.name, "b": each.b.name}, **diff_to_dict(each.kernels)}
+    if compiled["a"] or compiled["b"]:
+        payload["compiled_for"] = {
+            side: fields.get("compiled_for") for side, fields in compiled.items()
+        }
+    payload["memory"] = each.memory.to_dict() if each.memory is not None else {"error": each.why}
+    if each.communication is not None:
+        payload["communication"] = each.communication
+    if metrics:
+        payload["fail_on"] = {
+            "metrics": metrics,
+            "threshold": threshold,
+            "regressions": each.regressions,
+        }
+    return payload
+
+
+def _print_text(
+    compared: list[_Compared], unpaired: list[dict[str, Any]], all_modules: bool, limit: int
+) -> None:
+    from rich.console import Console
+
+    from ..render.diff_text import communication_lines
+    from ..render.diff_view import render_diff, render_memory_diff
+
+    console = Console()
+    for i, each in enumerate(compared):
+        if all_modules:
+            if i:
+                console.print()
+            console.print(f"module {each.a.name}", style="bold", markup=False)
+        render_diff(each.kernels, console, limit=limit)
+        render_memory_diff(each.memory, console, limit=limit, note=each.why)
+        if each.communication is not None:
+            steps = each.communication.get("step")
+            pair = (steps["a"], steps["b"]) if steps else None
+            for line in communication_lines(each.communication, pair):
+                console.print(line, markup=False, highlight=False)
+    for only in unpaired:
+        console.print(f"only in {only['side']}: module {only['module']}", markup=False)
 
 
 def _open_side(

@@ -7,14 +7,13 @@ each jaxpr equation (only a live jaxpr has it); that capture is cached with the 
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Any
 
 import click
 
 from ._app import CliError, cli
 from ._device import COMPILE_LEAD, device_option
+from ._output import output_format, show
 from ._target import module_option, open_module, open_target, refresh_option, say_note
 
 __all__ = ["explain_command"]
@@ -54,9 +53,8 @@ def explain_command(
 
     A SCRIPT.py:FUNCTION target gives every stage; a dump folder the HLO before and after;
     one HLO file what its text allows (kernels and their lines). What is missing is said."""
-    from ..analysis.explain import explain
+    from ..drivers.explain import explain
     from ..capture.target import TargetKind
-    from ..render.explain_text import render_explanation
 
     if line_spec is not None and kernel is not None:
         raise CliError("--line and --kernel exclude each other")
@@ -67,11 +65,13 @@ def explain_command(
         # The module every command reads, with the same note on stderr when it was chosen.
         chosen = open_module(opened, module=module).module
         result = explain(opened, line=line_spec, kernel=kernel, module=chosen)
-    if as_json:
-        json.dump(result.to_dict(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        return
+    show(output_format(as_json), json=result.to_dict, text=lambda: _print_text(result, wide))
+
+
+def _print_text(result: Any, wide: bool) -> None:
     from rich.console import Console
+
+    from ..render.explain_text import render_explanation
 
     render_explanation(result, Console(), wide=wide)
 

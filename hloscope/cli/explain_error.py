@@ -11,11 +11,12 @@ TensorFlow: a log from a TPU machine is explained anywhere.
 
 from __future__ import annotations
 
-import json
+from typing import Any
 
 import click
 
 from ._app import cli
+from ._output import output_format, show
 from .errors import NotRecognisedError
 
 __all__ = ["explain_error_command", "NotRecognisedError"]
@@ -101,18 +102,28 @@ def explain_error_command(log: str, as_json: bool) -> None:
     Exit status: 0 explained; 2 nothing recognised (one line says so), or LOG cannot be read.
     """
     from ..analysis.explain_error import decode_log, explain_error
-    from ..render.explain_error_text import not_recognised_line, render_explanation
+    from ..render.explain_error_text import not_recognised_line
 
     source = "<stdin>" if log == STDIN else log
     explanation = explain_error(decode_log(_read(log)))
-    if as_json:
-        click.echo(json.dumps(explanation.to_dict(), indent=2))
-    elif explanation.recognised:
-        from rich.console import Console
-
-        render_explanation(explanation, Console())
+    show(
+        output_format(as_json),
+        json=explanation.to_dict,
+        text=lambda: _print_text(explanation),
+    )
     if not explanation.recognised:
         raise NotRecognisedError(not_recognised_line(source, explanation.lines))
+
+
+def _print_text(explanation: Any) -> None:
+    """The explanation as text; nothing of a log with nothing recognised (one line says so)."""
+    if not explanation.recognised:
+        return
+    from rich.console import Console
+
+    from ..render.explain_error_text import render_explanation
+
+    render_explanation(explanation, Console())
 
 
 def _read(log: str) -> bytes:

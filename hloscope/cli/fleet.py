@@ -3,7 +3,6 @@ object-storage prefixes, analysed on Dask, and regressions against a baseline ru
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -11,6 +10,7 @@ import click
 
 from ..errors import ExitStatus, MissingExtra
 from ._app import CliError, cli
+from ._output import Format, output_format, show
 
 __all__ = ["fleet_command"]
 
@@ -97,8 +97,7 @@ def fleet_command(
     """
     from ..fleet import Metric, fleet_rows
 
-    if as_json and as_csv:
-        raise CliError("--json and --csv exclude each other")
+    chosen = output_format(as_json, as_csv)
     if fail_on is not None and baseline is None:
         raise CliError("--fail-on needs --vs BASELINE.parquet to compare with")
     metrics = Metric.parse_list(fail_on) if fail_on is not None else []
@@ -108,7 +107,7 @@ def fleet_command(
     if output is not None:
         _write_parquet(rows, output)
     compared = _compare(rows, baseline, metrics, threshold) if baseline else None
-    _print(rows, compared, as_json=as_json, as_csv=as_csv, threshold=threshold, wide=wide)
+    _print(rows, compared, chosen, threshold=threshold, wide=wide)
     for row in rows:
         if row["error"] is not None:
             click.echo(row["error"], err=True)
@@ -148,35 +147,45 @@ def _compare(
 def _print(
     rows: list[dict[str, Any]],
     compared: tuple[Any, list[Any]] | None,
+    chosen: Format,
     *,
-    as_json: bool,
-    as_csv: bool,
     threshold: float,
     wide: bool,
 ) -> None:
-    if as_json:
-        payload: dict[str, Any] = {"rows": rows}
-        if compared is not None:
-            result, failures = compared
-            payload["regressions"] = result.to_dict()["pairs"]
-            payload["failures"] = [
-                {
-                    "label": p.label,
-                    "function": p.function,
-                    "metric": m.value,
-                    "percent": "inf" if pct == float("inf") else pct,
-                }
-                for p, m, pct in failures
-            ]
-        json.dump(payload, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        return
-    if as_csv:
-        from ..fleet import COLUMNS
-        from ..render.rows import rows_to_csv
+    from ..fleet import COLUMNS
 
-        sys.stdout.write(rows_to_csv(rows, COLUMNS))
-        return
+    show(
+        chosen,
+        json=lambda: _payload(rows, compared),
+        csv=lambda: (rows, COLUMNS),
+        text=lambda: _print_text(rows, compared, threshold=threshold, wide=wide),
+    )
+
+
+def _payload(rows: list[dict[str, Any]], compared: tuple[Any, list[Any]] | None) -> Any:
+    payload: dict[str, Any] = {"rows": rows}
+    if compared is not None:
+        result, failures = compared
+        payload["regressions"] = result.to_dict()["pairs"]
+        payload["failures"] = [
+            {
+                "label": p.label,
+                "function": p.function,
+                "metric": m.value,
+                "percent": "inf" if pct == float("inf") else pct,
+            }
+            for p, m, pct in failures
+        ]
+    return payload
+
+
+def _print_text(
+    rows: list[dict[str, Any]],
+    compared: tuple[Any, list[Any]] | None,
+    *,
+    threshold: float,
+    wide: bool,
+) -> None:
     from rich.console import Console
 
     from ..render.fleet_text import render_fleet, render_regressions

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import sys
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ._app import CliError, cli
 from ._device import device_option
+from ._output import Format, output_format, per_module, show
 from ._target import (
     all_modules_option,
     module_option,
@@ -20,6 +20,7 @@ from ._target import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..devices import DeviceSpec
+    from ..hlo.model import Module
 
 __all__ = ["fusions_command", "TABLE_ROWS"]
 
@@ -98,95 +99,145 @@ def fusions_command(
     unfused, with its kind, fused ops, bytes in and out, FLOPs and the source lines it came
     from. The totals under the table follow XLA's own cost analysis. Collectives follow the
     table, with their bytes and, with --device, their estimated time and the step's."""
-    from ..analysis.fusions import COLUMNS, SOURCE_COLUMNS, fusion_report, source_rows
-    from ..analysis.step_estimate import module_communication
-    from ..render.fusion_table import render_by_source, render_fusion_collectives, render_fusions
-    from ..render.rows import filter_rows, rows_to_csv, sort_column, sort_rows, summary_to_dict
+    from ..analysis.fusions import COLUMNS, SOURCE_COLUMNS
 
-    if as_json and as_csv:
-        raise CliError("--json and --csv exclude each other")
+    chosen = output_format(as_json, as_csv)
     if by_source and filters:
         raise CliError("--filter applies to kernel rows, not to --by-source")
     modules = open_modules(
         target, module=module, all_modules=all_modules, refresh=refresh, device=device
     )
-    reports = []
-    communications = []
-    capped = False
+    table = _Table(by_source, filters, sort, top, capped=chosen is Format.TEXT)
+    shown = [table.of(each, device) for each in modules]
+    show(
+        chosen,
+        json=lambda: per_module(_payloads(shown), all_modules),
+        csv=lambda: (
+            [row for each in shown for row in each.rows],
+            SOURCE_COLUMNS if by_source else COLUMNS,
+        ),
+        text=lambda: _print_text(shown, table, all_modules, wide),
+    )
+
+
+@dataclass
+class _Shown:
+    """One module's rows as the command shows them, with what the text says of them."""
+
+    name: str
+    rows: list[dict[str, Any]]
+    total: int
+    summary: dict[str, Any]
+    matched: tuple[int, str] | None
+    communication: dict[str, Any] | None
+
+
+@dataclass
+class _Table:
+    """How the rows are chosen: --by-source, --filter, --sort, --top, and the cap a person's
+    table stops at (``capped``: the text; machines get every row)."""
+
+    by_source: bool
+    filters: tuple[str, ...]
+    sort: str | None
+    top: int | None
+    capped: bool
     ranked_by: str | None = None
-    for each in modules:
-        report = fusion_report(each)
-        every_row = source_rows(report) if by_source else report.rows()
-        rows = every_row if by_source else filter_rows(every_row, filters)
+    was_capped: bool = False
+
+    def of(self, module: Module, device: DeviceSpec | None) -> _Shown:
+        from ..analysis.fusions import fusion_report, source_rows
+        from ..analysis.step_estimate import module_communication
+        from ..render.rows import filter_rows, summary_to_dict
+
+        report = fusion_report(module)
+        every_row = source_rows(report) if self.by_source else report.rows()
+        rows = every_row if self.by_source else filter_rows(every_row, self.filters)
         total = len(rows)
-        if sort:
-            rows = sort_rows(rows, sort)
-        elif top is not None and rows:
-            ranked_by = next((c for c in TOP_RANKS if c in rows[0]), None)
-            rows = sort_rows(rows, ranked_by) if ranked_by else rows
-        if top is not None:
-            rows = rows[:top]
-        elif not (as_json or as_csv) and len(rows) > TABLE_ROWS:
+        rows = self._chosen(rows)
+        matched = (len(every_row), " and ".join(self.filters)) if self.filters else None
+        comm = module_communication(module, device)
+        summary = summary_to_dict(report.summary)
+        shown_comm = comm.to_dict() if comm is not None else None
+        return _Shown(module.name, rows, total, summary, matched, shown_comm)
+
+    def _chosen(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        from ..render.rows import sort_rows
+
+        if self.sort:
+            rows = sort_rows(rows, self.sort)
+        elif self.top is not None and rows:
+            self.ranked_by = next((c for c in TOP_RANKS if c in rows[0]), None)
+            rows = sort_rows(rows, self.ranked_by) if self.ranked_by else rows
+        if self.top is not None:
+            return rows[: self.top]
+        if self.capped and len(rows) > TABLE_ROWS:
             # A person reads the top of a table (and rich takes seconds to lay out thousands
             # of rows): the heaviest kernels, unless --sort chose an order. Machines get all.
-            rows = (rows if sort else sort_rows(rows, "bytes"))[:TABLE_ROWS]
-            capped = True
-        matched = (len(every_row), " and ".join(filters)) if filters else None
-        reports.append((each.name, rows, total, summary_to_dict(report.summary), matched))
-        comm = module_communication(each, device)
-        communications.append(comm.to_dict() if comm is not None else None)
-    if as_json:
-        compiled = opened_fields()
-        payloads = [
-            {"module": name, **compiled, "rows": rows, "summary": summary, **(comm or {})}
-            for (name, rows, _, summary, _), comm in zip(reports, communications)
-        ]
-        json.dump({"modules": payloads} if all_modules else payloads[0], sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    elif as_csv:
-        columns = SOURCE_COLUMNS if by_source else COLUMNS
-        sys.stdout.write(
-            rows_to_csv([row for _, rows, _, _, _ in reports for row in rows], columns)
-        )
-    else:
-        from rich.console import Console
+            self.was_capped = True
+            return (rows if self.sort else sort_rows(rows, "bytes"))[:TABLE_ROWS]
+        return rows
 
-        console = Console()
-        sorted_by = sort_column(sort) if sort else ranked_by
-        for i, (name, rows, total, summary, matched) in enumerate(reports):
-            title = f"module {name}" if all_modules else ""
-            if i:
-                console.print()
-            if by_source:
-                if title:
-                    console.print(title, style="bold", markup=False)
-                render_by_source(rows, console, wide=wide)
-            else:
-                render_fusions(
-                    rows,
-                    summary,
-                    console,
-                    title=title,
-                    total_rows=total,
-                    wide=wide,
-                    sorted_by=sorted_by,
-                    matched=matched,
-                )
-            shown = communications[i]
-            if shown is not None:
-                render_fusion_collectives(shown, console, wide=wide)
-        if ranked_by is not None:
-            console.print(
-                f"(--top {top} ranked by {ranked_by}, heaviest first; by time: hloscope bench "
-                "--per-kernel)",
-                style="dim",
-                markup=False,
+
+def _payloads(shown: list[_Shown]) -> list[dict[str, Any]]:
+    compiled = opened_fields()
+    return [
+        {
+            "module": each.name,
+            **compiled,
+            "rows": each.rows,
+            "summary": each.summary,
+            **(each.communication or {}),
+        }
+        for each in shown
+    ]
+
+
+def _print_text(shown: list[_Shown], table: _Table, all_modules: bool, wide: bool) -> None:
+    from rich.console import Console
+
+    from ..render.fusion_table import render_by_source, render_fusion_collectives, render_fusions
+    from ..render.rows import sort_column
+
+    console = Console()
+    sorted_by = sort_column(table.sort) if table.sort else table.ranked_by
+    for i, each in enumerate(shown):
+        title = f"module {each.name}" if all_modules else ""
+        if i:
+            console.print()
+        if table.by_source:
+            if title:
+                console.print(title, style="bold", markup=False)
+            render_by_source(each.rows, console, wide=wide)
+        else:
+            render_fusions(
+                each.rows,
+                each.summary,
+                console,
+                title=title,
+                total_rows=each.total,
+                wide=wide,
+                sorted_by=sorted_by,
+                matched=each.matched,
             )
-        if capped:
-            order = f"sorted by {sort}" if sort else "the kernels moving the most bytes"
-            console.print(
-                f"(tables stop at {TABLE_ROWS} rows: {order}; --top N shows N, --csv or --json "
-                "every row)",
-                style="dim",
-                markup=False,
-            )
+        if each.communication is not None:
+            render_fusion_collectives(each.communication, console, wide=wide)
+    for note in _table_notes(table):
+        console.print(note, style="dim", markup=False)
+
+
+def _table_notes(table: _Table) -> list[str]:
+    """What the text says under the tables of how their rows were chosen."""
+    notes = []
+    if table.ranked_by is not None:
+        notes.append(
+            f"(--top {table.top} ranked by {table.ranked_by}, heaviest first; by time: "
+            "hloscope bench --per-kernel)"
+        )
+    if table.was_capped:
+        order = f"sorted by {table.sort}" if table.sort else "the kernels moving the most bytes"
+        notes.append(
+            f"(tables stop at {TABLE_ROWS} rows: {order}; --top N shows N, --csv or --json "
+            "every row)"
+        )
+    return notes

@@ -3,13 +3,13 @@ grouped by function."""
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
 from ..errors import ExitStatus
 from ._app import cli
+from ._output import output_format, show
 
 __all__ = ["ls_command"]
 
@@ -45,11 +45,12 @@ def ls_command(dump: str, as_json: bool, no_parse: bool, wide: bool) -> None:
     listing = build_listing(
         index, parse=not no_parse, progress=_progress(index, enabled=not as_json)
     )
-    if as_json:
-        json.dump(listing_json(listing), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    elif index.modules:
-        render_listing(listing, sys.stdout, wide=wide)
+
+    def text() -> None:
+        if index.modules:
+            render_listing(listing, sys.stdout, wide=wide)
+
+    show(output_format(as_json), json=lambda: listing_json(listing), text=text)
     sys.stdout.flush()
     # Problems last, so they are the last thing on a terminal; one line each.
     for line in [*listing.warnings, *listing.errors]:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from ._app import cli
+from ._app import CliError, cli
 from ._device import device_option
+from ._output import Format, output_format, per_module, show
 from ._target import all_modules_option, module_option, open_target, refresh_option
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -87,17 +87,9 @@ def memory_command(
     "does NOT fit" (XLA:TPU refused the compile, or the peak is above the whole memory); and,
     with --scale, how large an argument can grow."""
     from ..analysis.memory import memory_results
-    from ..render.memory_text import render_memory
-    from ._app import CliError
 
-    if module is not None and all_modules:
-        raise CliError("--module and --all-modules exclude each other")
-    if picture is not None and not picture.endswith(".svg"):
-        raise CliError(f"-o {picture}: the timeline picture is SVG; name a .svg file")
-    if scale_spec is not None and device is None:
-        raise CliError("--scale needs --device: the largest size is the one under its limit")
-    if fail_over_limit and device is None:
-        raise CliError("--fail-over-limit needs --device")
+    chosen = output_format(as_json)
+    _refuse_mixed(module, all_modules, picture, scale_spec, device, fail_over_limit)
     opened = open_target(
         target,
         refresh=refresh,
@@ -107,16 +99,7 @@ def memory_command(
     if scale_spec is not None and opened.function is None:
         raise CliError("--scale compiles a function: give a SCRIPT.py:FUNCTION target")
     results = memory_results(opened, module=module, all_modules=all_modules)
-    scale = None
-    if device is not None:
-        from ..analysis.memory.device_report import device_report
-        from ..analysis.memory.fit import memory_device, parse_limit
-
-        entry, fraction = memory_device(device), parse_limit(limit)
-        for r in results:
-            r.device = device_report(r, entry, fraction)
-        if scale_spec is not None:
-            scale = _scale(opened, scale_spec, entry, fraction)
+    scale = _fit_device(opened, results, device, limit, scale_spec) if device is not None else None
     for r in results:
         for note in r.notes:
             if note.startswith("warning: "):
@@ -128,14 +111,62 @@ def memory_command(
 
         # With several modules the picture is the first one's (the main module's).
         Path(picture).write_text(render_memory_svg(results[0]))
-    if as_json:
+    _show(chosen, results, scale, all_modules, device)
+    if fail_over_limit and not all(r.device and r.device["within_limit"] for r in results):
+        from ..errors import ExitStatus
+
+        sys.exit(int(ExitStatus.CHECK_FAILED))
+
+
+def _refuse_mixed(
+    module: str | None,
+    all_modules: bool,
+    picture: str | None,
+    scale_spec: str | None,
+    device: DeviceSpec | None,
+    fail_over_limit: bool,
+) -> None:
+    """A usage error for options that do not go together."""
+    if module is not None and all_modules:
+        raise CliError("--module and --all-modules exclude each other")
+    if picture is not None and not picture.endswith(".svg"):
+        raise CliError(f"-o {picture}: the timeline picture is SVG; name a .svg file")
+    if scale_spec is not None and device is None:
+        raise CliError("--scale needs --device: the largest size is the one under its limit")
+    if fail_over_limit and device is None:
+        raise CliError("--fail-over-limit needs --device")
+
+
+def _fit_device(
+    opened: Any, results: list[Any], device: DeviceSpec, limit: str, scale_spec: str | None
+) -> dict[str, Any] | None:
+    """Each result's verdict on ``device`` under ``limit``; ``--scale``'s object when asked."""
+    from ..analysis.memory.device_report import device_report
+    from ..analysis.memory.fit import memory_device, parse_limit
+
+    entry, fraction = memory_device(device), parse_limit(limit)
+    for r in results:
+        r.device = device_report(r, entry, fraction)
+    return _scale(opened, scale_spec, entry, fraction) if scale_spec is not None else None
+
+
+def _show(
+    chosen: Format,
+    results: list[Any],
+    scale: dict[str, Any] | None,
+    all_modules: bool,
+    device: DeviceSpec | None,
+) -> None:
+    def payload() -> Any:
         payloads = [r.to_dict() for r in results]
         if scale is not None:
             payloads[0]["scale"] = scale
-        json.dump({"modules": payloads} if all_modules else payloads[0], sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
+        return per_module(payloads, all_modules)
+
+    def text() -> None:
         import shutil
+
+        from ..render.memory_text import render_memory
 
         # COLUMNS first, then the terminal's width; 80 when piped (as the tables do).
         width = shutil.get_terminal_size((80, 24)).columns
@@ -144,10 +175,8 @@ def memory_command(
             from ..render.memory_scale_text import render_scale
 
             sys.stdout.write("\n" + render_scale(scale, str(device)))
-    if fail_over_limit and not all(r.device and r.device["within_limit"] for r in results):
-        from ..errors import ExitStatus
 
-        sys.exit(int(ExitStatus.CHECK_FAILED))
+    show(chosen, json=payload, text=text)
 
 
 def _scale(opened: Any, spec: str, device: Any, limit: float) -> dict[str, Any]:

@@ -9,14 +9,13 @@ child process, cached with the target's capture; a dump folder must have been ma
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Any
 
 import click
 
 from ._app import cli
 from ._device import COMPILE_LEAD, device_option
+from ._output import Format, output_format, write_json
 from ._target import module_option, open_module, open_target, refresh_option, say_note
 
 __all__ = ["passes_command", "EVERY_PASS"]
@@ -64,7 +63,7 @@ def passes_command(
     after each, and which passes changed nothing. TARGET is SCRIPT.py:FUNCTION (captured with
     every pass), a capture folder with passes, or a dump folder made with
     --xla_dump_hlo_pass_re."""
-    from ..analysis.passes import pass_timeline
+    from ..drivers.passes import pass_timeline
 
     opened = open_target(target, refresh=refresh, device=device)
     steps = _steps(opened)
@@ -72,14 +71,13 @@ def passes_command(
     timeline = pass_timeline(steps, module=chosen or module, every_pass=_every_pass(opened))
     diffs = timeline.diffs(pass_name) if pass_name is not None else None
     followed = timeline.follow(follow) if follow is not None else None
-    if as_json:
+    if output_format(as_json) is Format.JSON:
         payload = timeline.to_dict()
         if diffs is not None:
             payload["diffs"] = [d.to_dict() for d in diffs]
         if followed is not None:
             payload["follow"] = followed.to_dict()
-        json.dump(payload, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        write_json(payload)
         return
     from rich.console import Console
 

@@ -11,7 +11,6 @@ user's functions compiled more than N times, for CI.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ import click
 
 from ..errors import ExitStatus
 from ._app import CliError, cli, fail
+from ._output import json_text
 
 __all__ = ["recompiles_command"]
 
@@ -122,7 +122,7 @@ class _Output:
         if self._made is not None and self._made[0] is ledger:
             return self._made[1]
         if self.as_json:
-            text = json.dumps(ledger.to_dict(), indent=2) + "\n"
+            text = json_text(ledger.to_dict())
         else:
             from ..render.recompiles_text import rendered_ledger
 
@@ -150,7 +150,7 @@ def _ledger(
     if script is not None:
         if function is not None and args:
             raise CliError(f"{target}: a SCRIPT.py:FUNCTION target takes no script arguments")
-        from ..analysis.recompiles import recompiles_of_script
+        from ..drivers.script_recompiles import recompiles_of_script
 
         run = recompiles_of_script(
             script,
@@ -171,7 +171,7 @@ def _ledger(
     if out_dir is not None or timeout is not None or compare_with is not None:
         raise CliError("--output, --timeout and --vs apply to a script TARGET only")
     _check_dump_folder(target)
-    from ..analysis.recompiles import ledger_of_target
+    from ..drivers.target_recompiles import ledger_of_target
     from ._target import open_target
 
     return ledger_of_target(open_target(target)), None, False

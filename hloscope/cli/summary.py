@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -11,6 +10,7 @@ import click
 from ..errors import ExitStatus, HloscopeError
 from ._app import PREFIX, cli
 from ._device import COMPILE_LEAD, device_option
+from ._output import Format, output_format, write_json
 from ._target import all_modules_option, module_option, open_modules, refresh_option, stage_option
 
 __all__ = ["summary"]
@@ -56,6 +56,7 @@ def summary(
     from ..analysis.summary import summarize
     from ..render.summary import render_summary
 
+    chosen = output_format(as_json)
     console = Console()
     results: list[dict[str, Any]] = []
     status: int = ExitStatus.OK
@@ -76,12 +77,12 @@ def summary(
             continue
         for each in modules:
             info = summarize(each)
-            if as_json:
+            if chosen is Format.JSON:
                 results.append({"file": spec, "module": each.name, **info.to_dict()})
-            else:
+            else:  # a module's text as soon as it is read, a slow target after it
                 render_summary(info, console, source=spec, wide=wide)
-    if as_json:
-        click.echo(json.dumps(results, indent=2))
+    if chosen is Format.JSON:
+        write_json(results)
     sys.exit(int(status))
 
 
