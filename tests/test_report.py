@@ -437,9 +437,11 @@ class FakeBench:
 
 def test_bench_section_only_when_asked(monkeypatch):
     assert "bench" not in build_report(str(SPLIT), graphs=0).section_names()
-    real = reporting._optional_module
+    real = reporting._sections.optional_module
     monkeypatch.setattr(
-        reporting, "_optional_module", lambda n: FakeBench if n == "hloscope.bench.api" else real(n)
+        reporting._sections,
+        "optional_module",
+        lambda n: FakeBench if n == "hloscope.bench.api" else real(n),
     )
     FakeBench.calls.clear()
     report = build_report(str(SPLIT), graphs=0, bench=True)
@@ -459,9 +461,11 @@ def test_bench_section_only_when_asked(monkeypatch):
 
 
 def test_bench_that_cannot_run_is_a_note(monkeypatch):
-    real = reporting._optional_module
+    real = reporting._sections.optional_module
     monkeypatch.setattr(
-        reporting, "_optional_module", lambda n: None if n == "hloscope.bench.api" else real(n)
+        reporting._sections,
+        "optional_module",
+        lambda n: None if n == "hloscope.bench.api" else real(n),
     )
     report = build_report(str(FUSED), graphs=0, bench=True)
     assert report.bench is None and "bench" in report.section_names()
@@ -513,7 +517,7 @@ def test_a_failing_optional_section_is_a_note(monkeypatch):
     def broken(origin):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(reporting, "recompiles", broken)
+    monkeypatch.setattr(reporting._sections, "recompiles", broken)
     report = build_report(str(FUSED), graphs=0)
     assert report.recompiles is None
     assert "recompiles left out: RuntimeError: boom" in report.notes

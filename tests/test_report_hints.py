@@ -1,6 +1,6 @@
 """The report summary's hints (issue 19): computed from the fusion report's numbers by rules
-with documented thresholds (hloscope/render/html/hints.py), for any module. Each hint's evidence
-is compared here with the numbers ``hloscope.fusion_report`` gives for the same module, on
+with documented thresholds (hloscope/analysis/report_hints.py), for any module. Each hint's
+evidence is compared here with the numbers ``hloscope.fusion_report`` gives for the same module, on
 several modules; the notes appear once and the source lines are in line order.
 """
 
@@ -13,8 +13,8 @@ import pytest
 from conftest import SAMPLES
 
 import hloscope
+from hloscope.analysis import report_hints as rules
 from hloscope.analysis.fusions import fusion_report
-from hloscope.render.html import hints as rules
 from hloscope.reporting import build_report
 
 HLO = SAMPLES / "hlo"

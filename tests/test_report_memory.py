@@ -155,7 +155,7 @@ def test_a_failing_memory_section_is_a_note(monkeypatch):
     def broken(origin):
         raise RuntimeError("no memory")
 
-    monkeypatch.setattr(reporting, "memory", broken)
+    monkeypatch.setattr(reporting._sections, "memory", broken)
     report = build_report(str(TRANSFORMER), graphs=0)
     assert report.memory is None
     assert "memory" not in report.section_names()

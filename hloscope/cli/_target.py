@@ -24,7 +24,6 @@ __all__ = [
     "stage_option",
     "open_target",
     "compile_fields",
-    "compiled_line",
     "opened_fields",
     "mesh_option",
     "open_module",
@@ -108,6 +107,7 @@ def open_target(
     leave out (:attr:`Target.problems`) when the command ends and makes the exit status 1.
     """
     from ..capture.target import Target, TargetKind
+    from ..render.compiled_by import compiled_line
 
     target = Target.resolve(
         spec,
@@ -116,8 +116,9 @@ def open_target(
         mesh=mesh,
         while_running=lambda: _import_all((*WARM_IMPORTS, *warm)),
     )
-    if target.kind is TargetKind.FUNCTION and target.device is not None:
-        say_note(compiled_line(target.compile_info()))
+    line = compiled_line(target.compile_info()) if target.kind is TargetKind.FUNCTION else None
+    if line is not None:
+        say_note(line)
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.find_root().meta.setdefault(OPENED, []).append(target)
@@ -129,17 +130,6 @@ def _import_all(names: tuple[str, ...]) -> None:
 
     for name in names:
         importlib.import_module(name)
-
-
-def compiled_line(info: dict[str, Any]) -> str:
-    """The text line that says what compiled a function target for its ``--device``."""
-    if info.get("estimate_note"):
-        return str(info["estimate_note"])
-    backend = "XLA:TPU" if info.get("backend") == "xla-tpu" else "this machine's XLA"
-    line = f"compiled for {info.get('compiled_for')} ({info.get('device')}) by {backend}"
-    if info.get("compile_error"):
-        line += f", which refused it: {info['compile_error']}"
-    return line
 
 
 def compile_fields(target: Target) -> dict[str, Any]:

@@ -41,9 +41,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..._version import __version__
 from ...analysis.fusions import FusionReport
+from ...analysis.report_hints import Hint
 from ...analysis.summary import ModuleSummary
 from ..rows import summary_to_dict
-from .hints import Hint
 from .page import new_uid, render
 from .sections import (
     STAGE_LABELS,

@@ -7,10 +7,10 @@ results to these functions, which turn them into the typed sections
 :class:`~.report.Report` holds and the templates show. Nothing here reads a file, captures,
 benches or looks at what kind of target a report is about.
 
-* :func:`heaviest_graphs` -- :class:`KernelGraph`, SVG pictures of the neighbourhoods of the
-  kernels that move the most bytes, drawn by :mod:`hloscope.render.graphviz` (selection and
-  layout budget are :mod:`hloscope.hlo.graph_selection`'s); without ``dot`` there are none,
-  and a note says why;
+* :func:`kernel_graph` -- :class:`KernelGraph`, the SVG picture of a kernel's neighbourhood
+  (which kernels and which nodes are chosen one layer up, by :mod:`hloscope.reporting`),
+  drawn by :mod:`hloscope.render.graphviz`; without ``dot`` (:func:`dot_installed`) there
+  are none, and :data:`NO_DOT_NOTE` says why;
 * :func:`source_view` -- :class:`ReportSourceRow`, per line of the program the kernels its
   ops ended in (:func:`~hloscope.analysis.fusions.source_rows`), with what
   :func:`explained_from` adds (:class:`Explained`: per line, its jaxpr equations, StableHLO
@@ -39,23 +39,21 @@ from markupsafe import Markup
 
 from ...analysis.diff import parse_where
 from ...analysis.fusions import UNKNOWN_SOURCE, FusionReport, Kernel, source_rows
-from ...hlo.graph import module_graph, neighbourhood, resolve_computation
-from ...hlo.graph_selection import HUB_DEGREE, GraphSelection
-from ..graphviz import GraphRenderError, render_selection
-from .escape import UnsafeSvgError, clean_svg
+from ..graphviz import render_selection
+from .escape import clean_svg
 
 if TYPE_CHECKING:  # pragma: no cover
-    import networkx as nx
-
     from ...analysis.collectives import CollectivesResult
     from ...analysis.explain import Explanation
     from ...analysis.memory import LiveBuffer, MemoryResult, Saving
     from ...analysis.passes import PassTimeline
     from ...analysis.recompiles import FunctionLedger, Ledger
-    from ...hlo.model import Module
+    from ...hlo.graph_selection import GraphSelection
 
 __all__ = [
     "KernelGraph",
+    "kernel_graph",
+    "dot_installed",
     "ReportSourceRow",
     "LineStages",
     "Explained",
@@ -79,7 +77,6 @@ __all__ = [
     "DeviceStep",
     "CollectivesSection",
     "collectives_section",
-    "heaviest_graphs",
     "source_view",
     "explained_from",
     "timeline_from",
@@ -91,14 +88,9 @@ __all__ = [
     "MEMORY_TOP",
     "STAGE_LABELS",
     "NO_DOT_NOTE",
-    "GRAPH_DEPTH",
-    "GRAPH_MAX_NODES",
     "GRAPH_TIMEOUT_S",
 ]
 
-#: Hops drawn around each heavy kernel, and the most nodes one picture may have.
-GRAPH_DEPTH = 2
-GRAPH_MAX_NODES = 30
 #: Seconds ``dot`` gets per picture before it is drawn more simply.
 GRAPH_TIMEOUT_S = 15.0
 NO_DOT_NOTE = (
@@ -128,81 +120,22 @@ class KernelGraph:
     notes: list[str] = field(default_factory=list)
 
 
-def heaviest_graphs(
-    module: Module,
-    report: FusionReport,
-    count: int,
-    *,
-    depth: int = GRAPH_DEPTH,
-    max_nodes: int = GRAPH_MAX_NODES,
-) -> tuple[list[KernelGraph], list[str]]:
-    """Pictures of the ``count`` kernels moving the most bytes, each with what lies within
-    ``depth`` hops of it (at most ``max_nodes`` nodes), and notes on what could not be drawn.
-    """
-    if count <= 0 or not report.kernels:
-        return [], []
-    if shutil.which("dot") is None:
-        return [], [NO_DOT_NOTE]
-    index_of = {id(k): i for i, k in enumerate(report.kernels)}
-    heaviest = _heaviest(report.kernels, count)
-    graphs: list[KernelGraph] = []
-    notes: list[str] = []
-    built: dict[str, nx.DiGraph] = {}  # one graph per computation, shared by its kernels
-    for kernel in heaviest:
-        try:
-            index = index_of[id(kernel)]
-            graphs.append(_kernel_graph(module, kernel, index, depth, max_nodes, built))
-        except (GraphRenderError, UnsafeSvgError) as error:
-            notes.append(f"graph of {kernel.name} left out: {error.one_line()}")
-    return graphs, notes
+def dot_installed() -> bool:
+    """Whether Graphviz's ``dot`` is there to draw graphs (:data:`NO_DOT_NOTE` says when not)."""
+    return shutil.which("dot") is not None
 
 
-def _heaviest(kernels: Sequence[Kernel], count: int) -> list[Kernel]:
-    """The ``count`` kernels moving the most bytes, one per kind of kernel (signature) first:
-    an optimizer's forty alike updates would otherwise fill every picture."""
-    ordered = sorted(kernels, key=lambda k: -k.cost.bytes_accessed)
-    chosen: list[Kernel] = []
-    seen: set[str] = set()
-    for k in ordered:
-        if len(chosen) < count and k.signature not in seen:
-            seen.add(k.signature)
-            chosen.append(k)
-    for k in ordered:
-        if len(chosen) >= count:
-            break
-        if all(k is not c for c in chosen):
-            chosen.append(k)
-    return sorted(chosen, key=lambda k: -k.cost.bytes_accessed)
-
-
-def _kernel_graph(
-    module: Module,
-    kernel: Kernel,
-    index: int,
-    depth: int,
-    max_nodes: int,
-    graphs: dict[str, nx.DiGraph],
-) -> KernelGraph:
-    """One kernel's picture: what lies within ``depth`` hops of it, not searching through hubs
-    (the root tuple of a training step would pull in every other kernel), drawn within the
-    layout budget of :func:`~hloscope.render.graphviz.render_selection`."""
-    comp = resolve_computation(module, kernel.computation)
-    graph = graphs.get(comp.name)
-    if graph is None:
-        graph = graphs[comp.name] = module_graph(module, comp)
-    if kernel.name not in graph:
-        raise GraphRenderError(f"{kernel.name} is not in the graph of {comp.name}")
-    nodes = neighbourhood(graph, [kernel.name], depth, max_nodes, hub_degree=HUB_DEGREE)
-    hops = f"{depth} hop{'s' if depth != 1 else ''}"
-    why = f"{kernel.name} and what lies {hops} from it"
-    selection = GraphSelection(module, comp, graph, nodes, [kernel.name], why)
+def kernel_graph(kernel: Kernel, index: int, selection: GraphSelection) -> KernelGraph:
+    """The picture of ``selection``, the neighbourhood of ``kernel`` (row ``index`` of the
+    kernel table) chosen one layer up, drawn within the layout budget of
+    :func:`~hloscope.render.graphviz.render_selection`."""
     data, plan = render_selection(selection, "svg", GRAPH_TIMEOUT_S)
     return KernelGraph(
         kernel=kernel.name,
-        computation=comp.name,
+        computation=selection.computation.name,
         bytes=kernel.cost.bytes_accessed,
         index=index,
-        why=why,
+        why=selection.why,
         svg=Markup(clean_svg(data, f"hsg{uuid.uuid4().hex[:6]}-")),  # checked: drawing only
         hidden=selection.hidden,
         notes=list(plan.notes),
@@ -472,12 +405,13 @@ class Recompiles:
     notes: list[str] = field(default_factory=list)
 
 
-def recompiles_from(ledger: Ledger) -> Recompiles | None:
-    """:class:`Recompiles` of a :class:`~hloscope.analysis.recompiles.Ledger`: its functions
-    of the user's (not JAX's own) that compiled more than once; ``None`` when none did."""
+def recompiles_from(ledger: Ledger, functions: Sequence[FunctionLedger]) -> Recompiles | None:
+    """:class:`Recompiles` of a :class:`~hloscope.analysis.recompiles.Ledger` and the
+    ``functions`` of it the section is about (chosen one layer down:
+    :func:`~hloscope.analysis.report_hints.recompiled_functions`); ``None`` when there are
+    none."""
     from ..recompiles_text import summary_line  # rich: loaded only for a page that needs it
 
-    functions = [f for f in ledger.functions if not f.internal and f.compiles > 1]
     if not functions:
         return None
     views = [_function_view(f) for f in functions]

@@ -1,8 +1,9 @@
 """What the numbers suggest looking at: the report summary's hints, each with its evidence.
 
-Every hint is computed from the fusion report's own numbers (and the recompiles ledger), for any
-module, by a rule with a documented threshold; a hint whose rule finds nothing is left out, so a
-small clean module gets none. The rules:
+The decisions are made here, in analysis, and the page only shows them: which hints a module
+gets, their thresholds and their words. Every hint is computed from the fusion report's own
+numbers (and the recompiles ledger), for any module, by a rule with a documented threshold;
+a hint whose rule finds nothing is left out, so a small clean module gets none. The rules:
 
 * **memory-bound kernels** (:data:`MEMORY_BOUND_INTENSITY`, :data:`HEAVY_SHARE`): the kernels
   doing fewer than 1 FLOP per byte they move -- below the ridge point of every CPU, GPU and TPU
@@ -15,9 +16,9 @@ small clean module gets none. The rules:
   its operands from memory and writes its result back;
 * **loops dominating the executed FLOPs** (:data:`LOOP_SHARE`): a loop body whose kernels,
   times the loop's trip counts, do at least half of the FLOPs one run of the module executes;
-* **recompiles**: the functions of the target that compiled more than once (JAX's eager-op
-  modules are already left out of the ledger's functions: :attr:`FunctionLedger.internal`),
-  with the causes of their compiles.
+* **recompiles**: the functions of the target that compiled more than once
+  (:func:`recompiled_functions`: JAX's eager-op modules are left out,
+  :attr:`FunctionLedger.internal`), with the causes of their compiles.
 
 Evidence values are the fusion report's numbers, unformatted (bytes, FLOPs, shares), so the
 page formats them and tests compare them with the report.
@@ -31,17 +32,18 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from ...analysis.fusions import FusionReport, Kernel
-from ...hlo.opcodes import category_of
+from ..hlo.opcodes import category_of
+from .fusions import FusionReport, Kernel
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...hlo.model import Module
-    from .sections import Recompiles
+    from ..hlo.model import Module
+    from .recompiles import FunctionLedger, Ledger
 
 __all__ = [
     "HintKind",
     "Hint",
     "hints",
+    "recompiled_functions",
     "MEMORY_BOUND_INTENSITY",
     "HEAVY_SHARE",
     "LOOP_SHARE",
@@ -76,15 +78,15 @@ class Hint:
 
 
 def hints(
-    report: FusionReport, module: Module | None = None, recompiles: Recompiles | None = None
+    report: FusionReport, module: Module | None = None, ledger: Ledger | None = None
 ) -> list[Hint]:
     """The hints of one report (see the module docstring); ``module`` links unfused ops into
-    chains (without it each op is its own), ``recompiles`` is the report's recompiles section."""
+    chains (without it each op is its own), ``ledger`` is the target's recompiles ledger."""
     found = [
         _memory_bound(report),
         _unfused_chains(report, module),
         _loop_flops(report),
-        _recompiles(recompiles),
+        _recompiles(recompiled_functions(ledger) if ledger is not None else []),
     ]
     return [hint for hint in found if hint is not None]
 
@@ -214,14 +216,20 @@ def _loop_flops(report: FusionReport) -> Hint | None:
     return Hint(HintKind.LOOP_FLOPS, title, evidence[:MAX_EVIDENCE])
 
 
-def _recompiles(recompiles: Recompiles | None) -> Hint | None:
-    if recompiles is None or not recompiles.functions:
+def recompiled_functions(ledger: Ledger) -> list[FunctionLedger]:
+    """The functions of the user's (not JAX's own eager-op modules) that compiled more than
+    once: what the report's recompiles section and its hint are about."""
+    return [f for f in ledger.functions if not f.internal and f.compiles > 1]
+
+
+def _recompiles(recompiled: list[FunctionLedger]) -> Hint | None:
+    if not recompiled:
         return None
-    functions = sorted(recompiles.functions, key=lambda f: -f.compiles)
+    functions = sorted(recompiled, key=lambda f: -f.compiles)
     evidence = []
     for f in functions[:MAX_EVIDENCE]:
         # Why each compile after the first happened (the first has nothing to differ from).
-        causes = Counter(c for e in f.events[1:] for c in e.causes)
+        causes = Counter(str(c) for e in f.events[1:] for c in e.causes)
         evidence.append(
             {"function": f.name, "compiles": f.compiles, "causes": dict(causes.most_common())}
         )
