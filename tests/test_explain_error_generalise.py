@@ -189,6 +189,34 @@ def uneven_shard_map():
     f = jax.shard_map(lambda x: x, mesh=m, in_specs=P("x"), out_specs=P("x"))
     f(jnp.ones(10))  # fails here: uneven_shard_map
 
+def scan_pytree():
+    step = lambda c, x: ((c, c), x)
+    jax.lax.scan(step, 0.0, jnp.ones(3))  # fails here: scan_pytree
+
+def cond_pytree():
+    jax.lax.cond(True, lambda: (1.0, 2.0), lambda: 1.0)  # fails here: cond_pytree
+
+def vmap_sizes():
+    jax.vmap(lambda a, b: a + b)(jnp.ones(3), jnp.ones(4))  # fails here: vmap_sizes
+
+def scan_lengths():
+    jax.lax.scan(lambda c, x: (c, x), 0.0, (jnp.ones(3), jnp.ones(4)))  # fails here: scan_lengths
+
+def key_shape():
+    jax.random.normal(jnp.array([1, 2, 3]), (3,))  # fails here: key_shape
+
+def concat_rank():
+    jnp.concatenate([jnp.ones((2, 3)), jnp.ones((2,))])  # fails here: concat_rank
+
+def add_dtypes():
+    jax.lax.add(jnp.ones(3, jnp.float32), jnp.ones(3, jnp.int32))  # fails here: add_dtypes
+
+def grad_int():
+    jax.grad(lambda x: x * 2)(3)  # fails here: grad_int
+
+def grad_vector():
+    jax.grad(lambda x: x * 2)(jnp.ones(3))  # fails here: grad_vector
+
 def unusable_donation():
     g = jax.jit(lambda x: x.sum(), donate_argnums=0)
     g(jnp.ones((4, 4)))
@@ -231,6 +259,70 @@ def test_jaxs_explicit_and_uneven_sharding_errors(raised, case, op, advice):
     assert failure.family is Family.SHARDING
     assert (failure.finding.op, failure.advice_kind) == (op, advice)
     assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+@pytest.mark.parametrize(
+    ("case", "op", "advice"),
+    [
+        ("scan_pytree", "scan", "fix_shapes"),  # carry in and out of other structures
+        ("cond_pytree", "cond", "fix_shapes"),  # branches of other structures
+        ("vmap_sizes", "vmap", "fix_shapes"),
+        ("scan_lengths", "scan", "fix_shapes"),
+        ("concat_rank", "concatenate", "fix_shapes"),
+        ("add_dtypes", "add", "cast_dtype"),
+        ("grad_int", "grad", "cast_dtype"),
+        ("grad_vector", "grad", "fix_shapes"),
+    ],
+)
+def test_jaxs_structure_size_and_type_refusals(raised, case, op, advice):
+    program, texts = raised
+    failures = explain_error(texts[case]).failures
+    assert len(failures) == 1, [f.finding.op for f in failures]  # a message's advice is no 2nd
+    (failure,) = failures
+    assert failure.family is Family.JAX_SHAPE
+    assert (failure.finding.op, failure.advice_kind) == (op, advice)
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+def test_a_random_function_given_other_data_than_a_key(raised):
+    program, texts = raised
+    (failure,) = explain_error(texts["key_shape"]).failures
+    assert (failure.family, failure.advice_kind) == (Family.JAX_CALL, "prng_key")
+    assert failure.finding.source == f"{program}:{marked_line(program, 'key_shape')}"
+    # An older check: a key given where a seed belongs (jax 0.4.10's words).
+    pasted = (FAMILY_LOGS / "jax_16028_prngkey_of_key.log").read_text()
+    (seed,) = explain_error(pasted).failures
+    assert (seed.family, seed.advice_kind) == (Family.JAX_CALL, "prng_key")
+    assert "PRNGKeyArray" in seed.finding.suggestion
+
+
+@pytest.mark.parametrize(
+    ("path", "op"),
+    [
+        (CORPUS / "brax_228_scan_identical_types.log", "scan"),  # jax 0.3's words
+        (FAMILY_LOGS / "jax_22045_body_fun_identical.log", "body_fun"),  # jax 0.4.30's
+    ],
+)
+def test_a_carry_of_other_types_than_it_started_with(path, op):
+    failure = first(path)
+    assert (failure.family, failure.finding.op) == (Family.JAX_SHAPE, op)
+    assert failure.advice_kind == "fix_shapes" and "carry" in failure.finding.suggestion
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        CORPUS / "discs_63_vmap_inconsistent_sizes.log",
+        FAMILY_LOGS / "jax_24406_vmap_sizes_keyword.log",
+    ],
+)
+def test_vmaps_inconsistent_sizes_in_users_pastes(path):
+    failure = first(path)
+    assert (failure.family, failure.finding.op, failure.advice_kind) == (
+        Family.JAX_SHAPE,
+        "vmap",
+        "fix_shapes",
+    )
 
 
 def test_uneven_sharding_advice_uses_the_numbers(raised):

@@ -39,6 +39,11 @@ _OPENING = re.compile(
     r"(?: and was passed to the function at path (?P<path>[^\s\n]+?))?\.?(?=\s|$)"
     r"|JAX encountered invalid PRNG key data: expected key_data\.dtype = (?P<want>\w+); "
     r"got dtype=(?P<got>\w+)"
+    # Other checks of a key's data (its shape, its rank) and a key array where one key belongs.
+    r"|JAX encountered invalid PRNG key data: (?P<keydata>expected key_data[^\n]{0,80}?)"
+    r"(?: for impl=|\.?[ \t]*$)"
+    r"|accepts a (?:single key|scalar seed), but was given (?:a key array of shape "
+    r"(?P<keyarray>\S+?)(?: |,|\.)|(?P<seedbad>an? [^\n.]{0,80}))"
     r"|Array has been deleted with shape=(?P<deleted>\S+?)\.?(?=\s|$)"
     # The buffers may follow on the same line, on the next (a wrapped paste), or be cut off.
     r"|Some donated buffers were not usable:?[ \t]*(?P<unusable>[^\n]*?)\.?[ \t]*$"
@@ -74,6 +79,18 @@ def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             f"{named} is a {m['type']}, which jit cannot trace: mark it static "
             f"(jax.jit(f, {static})) if it is a setting, or pass an array",
             AdviceKind.STATIC_ARGS,
+        )
+    elif m["keydata"] or m["keyarray"] or m["seedbad"]:
+        said = m["keydata"] or m["seedbad"] or f"a key array of shape {m['keyarray']}"
+        yield _failure(
+            log,
+            m,
+            "PRNG key",
+            Reason.TRACING,
+            f"a random function got something other than one key ({said}): make keys with "
+            "jax.random.key(seed) (or jax.random.PRNGKey(seed)) and new ones with "
+            "jax.random.split; pass one key per call (jax.vmap over a batch of keys)",
+            AdviceKind.PRNG_KEY,
         )
     elif m["want"]:
         yield _failure(

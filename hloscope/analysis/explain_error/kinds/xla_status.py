@@ -158,7 +158,10 @@ _STATUS_FORMS: tuple[Form, ...] = (
     # CpuCallback error: ValueError: ..."), which is the callback's error, not XLA's.
     Form(
         "callback_raised",
-        r"CpuCallback error: (?P<cb_class>[\w.]*(?:Error|Exception)): ?(?P<cb_msg>[^\n]*)",
+        # jax 0.5 on: "CpuCallback error calling callback: Traceback ...", the class last.
+        r"CpuCallback error(?: calling callback)?: (?:Traceback \(most recent call last\):"
+        r"[^\n]*\n(?:[ \t][^\n]*\n){0,60}?)?[ \t]*(?P<cb_class>[\w.]*(?:Error|Exception)): ?"
+        r"(?P<cb_msg>[^\n]*)",
         "",
         Reason.RUNTIME,
         ("xla:callback",),
