@@ -168,11 +168,15 @@ _DISTRIBUTIONS = {
     "jaxlib": ("jaxlib",),
     "tensorflow": ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly"),
     "keras": ("keras",),
+    # XLA:TPU's compiler: a libtpu upgrade changes what a TPU compile makes (`diff` of two
+    # environments names it), and a cached capture made with the old one is stale.
+    "libtpu": ("libtpu", "libtpu-nightly"),
 }
 
 
 def framework_versions() -> dict[str, str | None]:
-    """Installed versions of jax, jaxlib, tensorflow and keras, read without importing them."""
+    """Installed versions of jax, jaxlib, tensorflow, keras and libtpu, read without importing
+    them."""
     from importlib import metadata  # slow to import: read while the child starts, not before
 
     found: dict[str, str | None] = {}
