@@ -9,8 +9,9 @@ analyses, the dump's reports and, when it can run here, something runnable. Thre
 * :class:`XlaTpu`: XLA:TPU through libtpu, for any TPU chip or slice of the device registry,
   on a machine without a TPU (``pip install 'hloscope[tpu]'``).
 
-:func:`backend_for` picks one from the device asked for, and :func:`capture_for` captures
-with it, recording what compiled the module::
+:func:`backend_for` picks one from the device asked for (the first row of an ordered table
+that claims it: :func:`backend_rows`; :func:`register_backend` adds one), and
+:func:`capture_for` captures with it, recording what compiled the module::
 
     from hloscope.backends import capture_for
 
@@ -28,9 +29,20 @@ non-JAX leaves (:mod:`.traceable`), the one reader of jaxlib's private APIs
 (:mod:`.jaxlib_adapter`) and the compile-side errors (:mod:`.errors`).
 """
 
-from ._base import Backend, BackendName, Compiled, Lowered
+from ._base import LOCAL_XLA, Backend, BackendName, Compiled, Lowered
 from ._local import LocalJax, TensorFlow
-from ._registry import BACKENDS, backend_for, capture_for, estimate_note
+from ._registry import (
+    ENTRY_POINT_GROUP,
+    BackendRow,
+    backend_for,
+    backend_row,
+    backend_rows,
+    cache_key_for,
+    capture_for,
+    estimate_note,
+    register_backend,
+    unregister_backend,
+)
 from ._xla_tpu import (
     LIBTPU_ENVIRONMENT,
     TPU_EXTRA_HINT,
@@ -41,9 +53,11 @@ from ._xla_tpu import (
 from .record import Capture, PassSnapshot
 
 __all__ = [
-    "BACKENDS",
     "Backend",
     "BackendName",
+    "BackendRow",
+    "ENTRY_POINT_GROUP",
+    "LOCAL_XLA",
     "Capture",
     "Compiled",
     "LIBTPU_ENVIRONMENT",
@@ -54,8 +68,13 @@ __all__ = [
     "TensorFlow",
     "XlaTpu",
     "backend_for",
+    "backend_row",
+    "backend_rows",
+    "cache_key_for",
     "capture_for",
     "estimate_note",
     "libtpu_environment",
     "libtpu_installed",
+    "register_backend",
+    "unregister_backend",
 ]

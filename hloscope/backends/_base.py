@@ -20,11 +20,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from .record import Capture
 
-__all__ = ["BackendName", "Backend", "Lowered", "Compiled", "does_not_fit"]
+__all__ = ["BackendName", "Backend", "Lowered", "Compiled", "does_not_fit", "LOCAL_XLA"]
+
+#: How a compile by this machine's own XLA is worded (what "compiled ... by" says).
+LOCAL_XLA = "this machine's XLA"
 
 
 class BackendName(StrEnum):
-    """The backends hloscope compiles through."""
+    """The labels of the backends hloscope ships (a registered backend brings its own)."""
 
     LOCAL_JAX = "jax"  # the JAX installed here, for the devices it sees
     TENSORFLOW = "tensorflow"  # tf.function(jit_compile=True) and Keras models
@@ -36,11 +39,13 @@ class Compiled:
     """What a backend's compile gives: the :class:`~hloscope.backends.record.Capture` of
     every stage (optimized HLO, reports, ``memory``/``cost`` analyses, passes), the device kind
     it was compiled for (``None``: an estimate made for another device than the one asked
-    for), and an ``executable`` when this machine can run it."""
+    for), and an ``executable`` when this machine can run it: called with the arguments the
+    function was lowered with, it runs the compiled program and returns its outputs without
+    waiting for them (``None`` for a compile for a chip this machine does not have)."""
 
     capture: Capture
     compiled_for: str | None
-    executable: Any = None
+    executable: Callable[..., Any] | None = None
 
     def as_text(self) -> str:
         """The optimized module, as ``jax.stages.Compiled.as_text()``."""
@@ -71,9 +76,13 @@ class Lowered:
 
 
 class Backend(ABC):
-    """One way to turn a function into XLA's optimized module (see the module doc)."""
+    """One way to turn a function into XLA's optimized module (see the module doc).
 
-    name: BackendName
+    ``name`` is the backend's label (recorded in every capture it makes, part of the cache
+    key); ``words`` how people call its compiler ("compiled for ... by XLA:TPU")."""
+
+    name: str
+    words: str = LOCAL_XLA
 
     def unavailable(self) -> str | None:
         """``None`` when this backend can compile here, else one line saying why not and

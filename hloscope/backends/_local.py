@@ -33,7 +33,7 @@ class LocalJax(Backend):
     def lower(self, fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Lowered:
         from .jax_compile import compile_jax, lower_jax
 
-        traced, lowered, stages = lower_jax(fn, args, kwargs)
+        lowering = lower_jax(fn, args, kwargs)
 
         def compile_(passes: str | None) -> Compiled:
             kind = local_device_kind()
@@ -41,17 +41,16 @@ class LocalJax(Backend):
             # dumped (its buffer assignment and live range name its instructions; the
             # executable prints other names), and a program that does not fit is an answer.
             on_tpu = is_tpu_kind(kind)
-            capture = compile_jax(
-                traced,
-                lowered,
-                dict(stages),
+            capture, executable = compile_jax(
+                lowering,
                 passes,
                 keep_refused=does_not_fit if on_tpu else None,
                 dumped_after=on_tpu,
             )
-            return Compiled(capture, kind, executable=None)
+            # The compile is for this machine's device: what it made runs here.
+            return Compiled(capture, kind, executable=executable)
 
-        return Lowered(self, dict(stages), compile_)
+        return Lowered(self, dict(lowering.stages), compile_)
 
 
 class TensorFlow(Backend):

@@ -89,6 +89,7 @@ class XlaTpu(Backend):
     of the mesh the example arguments are rebuilt on (``{"data": 8, "model": 4}``)."""
 
     name = BackendName.XLA_TPU
+    words = "XLA:TPU"
 
     def __init__(self, spec: DeviceSpec, mesh: Mapping[str, int] | None = None) -> None:
         self.spec = spec
@@ -149,7 +150,7 @@ class XlaTpu(Backend):
         devices = self.topology_devices()
         placed_args, placed_kwargs = place_arguments(args, kwargs, devices, self.spec, self.mesh)
         try:
-            traced, lowered, stages = lower_jax(fn, placed_args, placed_kwargs)
+            lowering = lower_jax(fn, placed_args, placed_kwargs)
         except ValueError as error:
             if "incompatible devices" not in str(error) or "CPU" not in str(error):
                 raise
@@ -164,20 +165,17 @@ class XlaTpu(Backend):
 
         def compile_(passes: str | None) -> Compiled:
             try:
-                capture = compile_jax(
-                    traced,
-                    lowered,
-                    dict(stages),
-                    passes,
-                    keep_refused=does_not_fit,
-                    dumped_after=True,
+                capture, _ = compile_jax(
+                    lowering, passes, keep_refused=does_not_fit, dumped_after=True
                 )
             except Exception as error:
                 raise _compile_error(error, self.spec) from None
             capture.versions.update(package_versions("libtpu"))
+            # Compiled for the topology's devices, which this machine does not have: nothing
+            # here can run it.
             return Compiled(capture, kind, executable=None)
 
-        return Lowered(self, dict(stages), compile_)
+        return Lowered(self, dict(lowering.stages), compile_)
 
 
 def _first_line(error: BaseException) -> str:

@@ -21,7 +21,7 @@ from .errors import CaptureError
 from .record import Capture, PassSnapshot, module_name, package_versions
 from .traceable import traceable
 
-__all__ = ["lower_jax", "compile_jax"]
+__all__ = ["JaxLowering", "JaxExecutable", "lower_jax", "compile_jax"]
 
 # XLA report files kept from the private dump, by dump-file kind.
 _REPORT_KINDS = {
@@ -34,11 +34,41 @@ _REPORT_KINDS = {
 }
 
 
+@dataclass(slots=True)
+class JaxLowering:
+    """What :func:`lower_jax` made: JAX's ``Traced`` and ``Lowered``, the jaxpr and StableHLO
+    stages' texts, and the static arguments (positions, names) the executable will not take."""
+
+    traced: Any
+    lowered: Any
+    stages: dict[str, str]
+    static_argnums: tuple[int, ...] = ()
+    static_argnames: tuple[str, ...] = ()
+
+
+class JaxExecutable:
+    """JAX's compiled executable, called as the function was: with every argument it was
+    lowered with, static ones included (``jax.stages.Compiled`` takes the others alone). The
+    call returns the outputs without waiting for them, as a jitted call does."""
+
+    __slots__ = ("compiled", "_numbers", "_names")
+
+    def __init__(self, compiled: Any, numbers: tuple[int, ...], names: tuple[str, ...]) -> None:
+        self.compiled = compiled
+        self._numbers = numbers
+        self._names = frozenset(names)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        static = {n % len(args) for n in self._numbers if -len(args) <= n < len(args)}
+        dynamic = [a for i, a in enumerate(args) if i not in static]
+        named = {k: v for k, v in kwargs.items() if k not in self._names}
+        return self.compiled(*dynamic, **named)
+
+
 def lower_jax(
     fn: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]
-) -> tuple[Any, Any, dict[str, str]]:
-    """Trace and lower ``fn``: JAX's ``Traced`` and ``Lowered``, and the jaxpr and StableHLO
-    stages' texts."""
+) -> JaxLowering:
+    """Trace and lower ``fn`` (see :class:`JaxLowering`)."""
     from . import jaxlib_adapter
     from .frameworks import require_jax
 
@@ -59,18 +89,17 @@ def lower_jax(
         "jaxpr": str(traced.jaxpr),
         "stablehlo": jaxlib_adapter.stablehlo_text(lowered),
     }
-    return traced, lowered, stages
+    return JaxLowering(traced, lowered, stages, *jaxlib_adapter.static_arguments(jitted))
 
 
 def compile_jax(
-    traced: Any,
-    lowered: Any,
-    stages: dict[str, str],
+    lowering: JaxLowering,
     passes: str | None,
     keep_refused: Callable[[Exception], bool] | None = None,
     dumped_after: bool = False,
-) -> Capture:
-    """Compile what :func:`lower_jax` lowered, dumping this compile alone, into a capture.
+) -> tuple[Capture, JaxExecutable | None]:
+    """Compile what :func:`lower_jax` lowered, dumping this compile alone, into a capture,
+    with the executable it made (``None`` when the compiler refused: see below).
 
     A compile error propagates unchanged, unless ``keep_refused(error)`` says the compiler's
     refusal is itself the answer (a program that does not fit) and the compiler dumped its
@@ -80,6 +109,7 @@ def compile_jax(
     rather than ``Compiled.as_text()``, which XLA:TPU prints with other instruction names."""
     from . import jaxlib_adapter
 
+    traced, lowered, stages = lowering.traced, lowering.lowered, dict(lowering.stages)
     with tempfile.TemporaryDirectory(prefix="hloscope-capture-") as folder:
         try:
             with jaxlib_adapter.private_compile_dumps(folder):
@@ -90,7 +120,7 @@ def compile_jax(
             refused = _refused_capture(traced, stages, _read_private_dump(folder), error)
             if refused is None:
                 raise
-            return refused
+            return refused, None
         dumped = _read_private_dump(folder)
     if dumped.before is None:
         # XLA did not compile: JAX's persistent compilation cache answered (its key ignores
@@ -109,7 +139,7 @@ def compile_jax(
         dumped.after if dumped_after and dumped.after is not None else compiled.as_text()
     )
     memory, buffer_proto = _memory_dict(compiled.memory_analysis())
-    return Capture(
+    capture = Capture(
         frontend="jax",
         name=module_name(stages["optimized_hlo"]) or f"jit_{getattr(traced, 'fun_name', 'fn')}",
         stages=stages,
@@ -121,6 +151,7 @@ def compile_jax(
         versions=package_versions("jax", "jaxlib"),
         kernel_estimates=_kernel_estimates(traced, stages),
     )
+    return capture, JaxExecutable(compiled, lowering.static_argnums, lowering.static_argnames)
 
 
 def _kernel_estimates(traced: Any, stages: Mapping[str, str]) -> list[dict[str, Any]]:

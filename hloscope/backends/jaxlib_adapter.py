@@ -67,6 +67,7 @@ __all__ = [
     "hide_hloscope_frames",
     "full_traceback_locations",
     "lower_afresh",
+    "static_arguments",
     "TRACEBACK_LIMIT_ENV",
     "stand_in_rule",
     "lower_for_platform",
@@ -844,6 +845,16 @@ def full_traceback_locations() -> Iterator[None]:
         yield
     finally:
         jax.config.update("jax_traceback_in_locations_limit", current)
+
+
+def static_arguments(jitted: Any) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The positions and names of ``jitted``'s static arguments (``jax.jit(f, static_argnums=,
+    static_argnames=)``), which its compiled executable does not take. jax keeps them in the
+    private ``_jit_info``; a function without it (not a ``jax.jit``) has none."""
+    info = getattr(jitted, "_jit_info", None)
+    numbers = tuple(int(n) for n in getattr(info, "static_argnums", None) or ())
+    names = tuple(str(n) for n in getattr(info, "static_argnames", None) or ())
+    return numbers, names
 
 
 def lower_afresh(traced: Any) -> Any:

@@ -86,8 +86,11 @@ class Capture:
     device: str | None = None
     #: Why the compile is only an estimate for ``device`` and how to get the real one.
     estimate_note: str | None = None
-    #: The backend that compiled it (:class:`~hloscope.backends.BackendName`).
+    #: The label of the backend that compiled it (:class:`~hloscope.backends.BackendName`, or
+    #: a registered backend's own).
     backend: str | None = None
+    #: How people call that backend's compiler (``"XLA:TPU"``, ``"this machine's XLA"``).
+    compiled_by: str | None = None
     #: The compiler's refusal when it gave up after optimizing (XLA:TPU's RESOURCE_EXHAUSTED:
     #: the program does not fit); the stages are what it had dumped by then.
     compile_error: str | None = None
@@ -173,6 +176,7 @@ class Capture:
             "device": self.device,
             "estimate_note": self.estimate_note,
             "backend": self.backend,
+            "compiled_by": self.compiled_by,
             "compile_error": self.compile_error,
             "kernel_estimates": self.kernel_estimates,
             "compile_time": self.compile_time,
@@ -230,6 +234,7 @@ class Capture:
             device=index.get("device"),
             estimate_note=index.get("estimate_note"),
             backend=index.get("backend"),
+            compiled_by=index.get("compiled_by"),
             compile_error=index.get("compile_error"),
             kernel_estimates=list(index.get("kernel_estimates") or []),
             compile_time=index.get("compile_time"),

@@ -211,7 +211,7 @@ def time_kernels(
     ``budget`` is each kernel's."""
     from ..analysis.fusions import fusion_report
     from ..analysis.roofline import element_type_of
-    from ..backends.jaxlib_adapter import XlaCompileFailed, XlaParseFailed
+    from ..backends.errors import XlaCompileFailed, XlaParseFailed
     from ..hlo.errors import HloParseError
     from ..hlo.parser import parse
     from .inputs import UnfeedableModule

@@ -7,8 +7,10 @@ costs and the kernel names come from) and the module whose kernels ``--per-kerne
 It comes from one of three places:
 
 * **a Python callable** and its arguments (:func:`program_from_callable`): jitted (if it is not
-  already), its arguments put on the device, compiled once; it is then called as the user
-  calls it, ``jitted(*args)``, so the time includes JAX's own dispatch. An argument given as
+  already), its arguments put on the device, compiled once through the backends' seam
+  (:class:`~hloscope.backends.LocalJax`); the executable that compile made
+  (:attr:`~hloscope.backends.Compiled.executable`) is then called as the user calls the
+  function, ``run(*args)``, so the time includes JAX's own dispatch. An argument given as
   ``jax.ShapeDtypeStruct`` becomes a random array of that shape and dtype. A function that
   donates its arguments gets fresh copies before every run.
 * **a SCRIPT.py:FUNCTION target**: the script is imported in this process (its ``__main__``
@@ -142,7 +144,6 @@ def program_from_callable(
 ) -> Program:
     """A :class:`Program` of ``fn(*args, **kwargs)`` (see the module docstring)."""
     from ..backends.frameworks import require_jax
-    from ..hlo.parser import parse
 
     jax = require_jax()
     target = resolve_device(device)
@@ -153,12 +154,10 @@ def program_from_callable(
     jitted, call_args, call_kwargs = traceable(fn, call_args, call_kwargs)
     host = _host_copy((call_args, call_kwargs))
     placed_args, placed_kwargs = jax.device_put((call_args, call_kwargs), target)
-    compiled = jitted.lower(*placed_args, **placed_kwargs).compile()
-    optimized = parse(compiled.as_text())
-    optimized.kernel_estimates = _kernel_estimates(jitted, placed_args, placed_kwargs, optimized)
+    run, optimized = _compiled_here(jitted, placed_args, placed_kwargs)
 
     def call(*positional: Any) -> Any:
-        return jitted(*positional, **placed_kwargs)
+        return run(*positional, **placed_kwargs)
 
     work = Workload(call, tuple(placed_args))
     jax.block_until_ready(call(*placed_args))  # the first call: does it consume its inputs?
@@ -167,26 +166,32 @@ def program_from_callable(
 
         def call_fresh(*positional: Any) -> Any:
             fresh_args, fresh_kwargs = positional
-            return jitted(*fresh_args, **fresh_kwargs)
+            return run(*fresh_args, **fresh_kwargs)
 
         work = Workload(call_fresh, (), lambda: tuple(_to_device((host_args, host_kwargs), target)))
     label = name or optimized.name
     return Program(label, target, work, optimized, optimized)
 
 
-def _kernel_estimates(
-    jitted: Any, args: Sequence[Any], kwargs: Mapping[str, Any], optimized: Module
-) -> list[dict[str, Any]]:
-    """The capture's estimates of the Pallas kernels ``optimized`` calls without a
-    cost_estimate (:mod:`hloscope.backends.pallas_kernels`), for the roofline's work."""
-    from ..backends.pallas_kernels import calls_kernels, kernel_estimates
+def _compiled_here(
+    jitted: Any, args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> tuple[Callable[..., Any], Module]:
+    """``jitted`` compiled through the backends' seam for the device its arguments are on:
+    what runs it (the executable JAX compiled, called as ``jitted`` is) and the optimized
+    module that executable runs, with the capture's estimates of its Pallas kernels."""
+    from ..backends import LocalJax
+    from ..backends.errors import TpuCompileError
+    from ..hlo.parser import parse
 
-    if optimized.source is None or not calls_kernels(optimized.source.text):
-        return []
-    try:
-        return kernel_estimates(jitted.trace(*args, **kwargs).jaxpr)
-    except Exception:  # noqa: BLE001 - an estimate is a nicety: the program still runs
-        return []
+    compiled = LocalJax().lower(jitted, args, kwargs).compile()
+    if compiled.executable is None:  # XLA:TPU's refusal kept as an answer: too big for HBM
+        raise TpuCompileError(str(compiled.capture.compile_error))
+    # The executable's own text: the kernels a profile names are the executable's (on a TPU
+    # the capture keeps the module XLA dumped, whose names differ).
+    jax_compiled = getattr(compiled.executable, "compiled", None)
+    optimized = parse(jax_compiled.as_text() if jax_compiled is not None else compiled.as_text())
+    optimized.kernel_estimates = list(compiled.capture.kernel_estimates)
+    return compiled.executable, optimized
 
 
 def load_script_function(script: str, name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
@@ -214,7 +219,7 @@ def program_from_module(
     seed: int = 0,
 ) -> Program:
     """A :class:`Program` that runs ``module`` compiled anew (random inputs from ``seed``)."""
-    from ..backends.jaxlib_adapter import XlaCompileFailed
+    from ..backends.errors import XlaCompileFailed
     from .extract import droppable_callbacks
 
     try:

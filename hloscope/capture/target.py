@@ -220,12 +220,14 @@ class Target:
     def compile_info(self) -> dict[str, Any]:
         """What compiled this target's module: ``compiled_for`` (JAX's device kind, ``None``
         for an estimate or when unknown), ``device`` (the ``--device`` asked for),
-        ``estimate_note`` and ``backend``; read from a capture's index, not its stages."""
+        ``estimate_note``, ``backend`` and ``compiled_by``; read from a capture's index, not
+        its stages."""
         info: dict[str, Any] = {
             "compiled_for": None,
             "device": self.device,
             "estimate_note": None,
             "backend": None,
+            "compiled_by": None,
             "compile_error": None,
         }
         if self.kind in (TargetKind.FUNCTION, TargetKind.CAPTURE) and not self.is_remote:
@@ -483,15 +485,12 @@ class _CompileFor:
         """The cache key's part (``None``: compiled for this machine, as before)."""
         if self.device is None:
             return None if self.scale is None else {"scale": self.scale}
-        from ..backends import backend_for
-        from .inprocess import package_versions
+        from ..backends import cache_key_for
 
-        backend = backend_for(self.device)
         return {
             "device": self.device,
             "mesh": self.mesh,
-            "backend": str(backend.name),
-            "compiler": package_versions("libtpu"),
+            **cache_key_for(self.device),  # the backend's label and compiler
             **({"scale": self.scale} if self.scale is not None else {}),
         }
 

@@ -1,0 +1,179 @@
+"""The backends' registry is a table: a backend added in a few lines is the one every
+``--device`` compile goes through, in this process and in the capture children.
+
+The test backend is the local JAX under another label (its own words for its compiler); it
+claims every GPU device of the registry, which this machine (a CPU in CI) compiles for as an
+estimate. A row registered here reaches :func:`hloscope.capture`; a row a package declares
+in the ``hloscope.backends`` entry-point group (a ``*.dist-info`` on ``PYTHONPATH``, as pip
+installs one) reaches the command line, whose capture runs in a child process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from frameworks_needed import needs_framework
+
+from hloscope.backends import (
+    BackendName,
+    BackendRow,
+    LocalJax,
+    backend_for,
+    backend_rows,
+    cache_key_for,
+    register_backend,
+    unregister_backend,
+)
+from hloscope.devices import Platform
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: The whole backend: a module and one row.
+BACKEND = '''
+from hloscope.backends import BackendRow, LocalJax
+from hloscope.devices import Platform
+
+
+class TestXla(LocalJax):
+    name = "test-xla-gpu"
+    words = "Test XLA"
+
+
+ROW = BackendRow(
+    "test-xla-gpu",
+    claims=lambda spec, fn: spec is not None and spec.device.platform is Platform.GPU,
+    make=lambda spec, mesh: TestXla(),
+    words=TestXla.words,
+)
+'''
+
+
+class _Relabelled(LocalJax):
+    name = "relabelled-jax"
+    words = "Relabelled XLA"
+
+
+def _gpu(spec, fn) -> bool:
+    return spec is not None and spec.device.platform is Platform.GPU
+
+
+ROW = BackendRow("relabelled-jax", _gpu, lambda spec, mesh: _Relabelled(), words="Relabelled XLA")
+
+
+@pytest.fixture
+def registered():
+    register_backend(ROW)
+    yield ROW
+    unregister_backend(ROW.label)
+
+
+def test_a_registered_row_comes_first_for_what_it_claims(registered):
+    assert [row.label for row in backend_rows()][0] == "relabelled-jax"
+    assert backend_for("h100").name == "relabelled-jax"
+    assert backend_for("a100").name == "relabelled-jax"
+    # What it does not claim goes down the table as before.
+    assert backend_for(None).name == BackendName.LOCAL_JAX
+    assert cache_key_for("h100")["backend"] == "relabelled-jax"
+    assert cache_key_for(None)["backend"] == BackendName.LOCAL_JAX
+
+
+def test_unregistered_the_built_in_rows_answer_again(registered):
+    unregister_backend(ROW.label)
+    assert backend_for("h100").name == BackendName.LOCAL_JAX
+    assert [row.label for row in backend_rows()] == [
+        BackendName.TENSORFLOW,
+        BackendName.XLA_TPU,
+        BackendName.LOCAL_JAX,
+    ]
+
+
+def test_capture_with_device_goes_through_the_registered_backend(registered):
+    jax = needs_framework("jax")
+    import hloscope
+
+    x = jax.numpy.ones((16, 32))
+    cap = hloscope.capture(lambda a: jax.numpy.tanh(a @ a.T), x, device="h100")
+    assert cap.backend == "relabelled-jax" and cap.compiled_by == "Relabelled XLA"
+    assert cap.estimate_note is not None and "by Relabelled XLA" in cap.estimate_note
+    assert cap.module("after").name.startswith("jit_")
+    # The built-in table for the same call: the local JAX, worded as before.
+    unregister_backend(ROW.label)
+    plain = hloscope.capture(lambda a: jax.numpy.tanh(a @ a.T), x, device="h100")
+    assert plain.backend == "jax" and plain.estimate_note is not None
+    assert "by " not in plain.estimate_note
+
+
+def test_local_jax_compiles_something_runnable_and_xla_tpu_nothing():
+    """``Compiled.executable`` runs what the local compile made, called as the function is
+    (static arguments included); the answer is JAX's own."""
+    jax = needs_framework("jax")
+    jnp = jax.numpy
+
+    f = jax.jit(lambda n, x, *, scale: jnp.sin(x) * n * scale, static_argnums=0)
+    x = jnp.arange(6.0)
+    compiled = LocalJax().lower(f, (3, x), {"scale": jnp.float32(2)}).compile()
+    assert compiled.runnable
+    out = compiled.executable(3, x, scale=jnp.float32(2))
+    assert jnp.allclose(out, f(3, x, scale=jnp.float32(2)))
+
+
+def _plugin_site(root: Path) -> Path:
+    """A folder holding the backend module and the dist-info declaring its entry point."""
+    site = root / "site"
+    info = site / "hloscope_test_backend-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: hloscope-test-backend\n")
+    (info / "entry_points.txt").write_text(
+        "[hloscope.backends]\ntest-xla-gpu = test_xla_backend:ROW\n"
+    )
+    (site / "test_xla_backend.py").write_text(BACKEND)
+    return site
+
+
+def _hloscope(*args: str, cwd: Path, site: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HLOSCOPE_CACHE": str(cwd / "cache")}
+    env["PYTHONPATH"] = os.pathsep.join([str(site), str(ROOT), env.get("PYTHONPATH", "")])
+    env.pop("HLOSCOPE_DEBUG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "hloscope", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.slow
+def test_commands_with_device_compile_through_a_backend_a_package_declares(tmp_path):
+    needs_framework("jax")
+    site = _plugin_site(tmp_path)
+    script = tmp_path / "model.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import jax.numpy as jnp
+
+            def step(w, x):
+                return jnp.tanh(x @ w).sum()
+
+            EXAMPLE_ARGS = {"step": (jnp.ones((64, 32)), jnp.ones((8, 64)))}
+            """
+        )
+    )
+    target = f"{script}:step"
+    for command, device in (("memory", "h100"), ("fusions", "a100")):
+        run = _hloscope(command, target, "--device", device, cwd=tmp_path, site=site)
+        assert run.returncode == 0, run.stderr
+        note = " ".join(run.stderr.split())  # the note of what compiled it, wrapped at 80
+        assert f"an estimate for {device}" in note and "compile by Test XLA" in note, note
+    # The captures the children saved (one per device) say which backend compiled them.
+    saved = [json.loads(p.read_text()) for p in (tmp_path / "cache").rglob("capture.json")]
+    assert len(saved) == 2 and {index["backend"] for index in saved} == {"test-xla-gpu"}
+    assert {index["compiled_by"] for index in saved} == {"Test XLA"}
