@@ -15,7 +15,7 @@ from conftest import SAMPLES, corpus_path
 from corpus_files import module_files
 
 import hloscope
-from hloscope.hlo.model import SourceText
+from hloscope.hlo.model import Computation, SourceText
 from hloscope.hlo.parser import _driver
 from hloscope.hlo.parser._whole import read_whole_module
 
@@ -135,6 +135,16 @@ VARIANTS = {
         BASE.replace("%mul = ", "%x = ").replace("(%mul)", "(%x)"),
         True,
     ),
+    "computation names that XLA's uniquer renames (x.0 and x)": (
+        BASE.replace("%add.1 (x", "%fused_computation.0 (x").replace(
+            "to_apply=%add.1", "to_apply=%fused_computation.0"
+        ),
+        True,
+    ),
+    "instruction names that XLA's uniquer renames (x and x.0)": (
+        BASE.replace("%mul = ", "%x.0 = ").replace("(%mul)", "(%x.0)"),
+        True,
+    ),
     "computations in another order, no ENTRY": (BASE.replace("ENTRY %main", "%main"), True),
     "stack frame tables at the end": (
         BASE[: BASE.index("FileNames")] + BASE[BASE.index("%add.1") :] + '\nFileNames\n1 "a.py"\n',
@@ -182,9 +192,25 @@ def test_variants_read_as_the_module_parser_reads_them(monkeypatch, name):
     assert whole == module_parser
 
 
+def test_computation_from_parts_sets_every_slot_as_init_does():
+    module = hloscope.parse(BASE)
+    made = Computation.from_parts("c", True, 7, "(a: f32[]) -> f32[]", None, module)
+    init = Computation("c", True, line=7)
+    init.signature = "(a: f32[]) -> f32[]"
+    init.module = module
+    assert [getattr(made, s) for s in _COMPUTATION_SLOTS] == [
+        getattr(init, s) for s in _COMPUTATION_SLOTS
+    ]
+
+
+_COMPUTATION_SLOTS = [s for s in Computation.__slots__ if s != "__weakref__"]
+
+
 def test_renamed_names_and_errors_are_the_module_parsers():
     renamed = hloscope.parse(VARIANTS["names repeated across bodies (XLA renames them)"][0])
     assert [i.name for i in renamed.computation("fused_computation").instructions][2] == "x.1"
+    zero = hloscope.parse(VARIANTS["computation names that XLA's uniquer renames (x.0 and x)"][0])
+    assert [c.name for c in zero.computations][:2] == ["fused_computation.0", "fused_computation.1"]
     with pytest.raises(hloscope.HloParseError) as error:
         hloscope.parse(VARIANTS["an operand of another body"][0])
     assert error.value.line == BASE[: BASE.index("ROOT %neg")].count("\n") + 1

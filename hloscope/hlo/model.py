@@ -33,6 +33,7 @@ _OP_NAME = re.compile(r'\bop_name="([^"\\]*)"')
 # Instruction defines no __new__: Instruction.from_parts makes the bare object with this and
 # sets the slots itself, without __init__.
 _new_instruction = object.__new__
+_new_computation = object.__new__
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx
@@ -645,6 +646,34 @@ class Computation:
         self._body: Any = None
         # Its number among the module's distinct bodies (hloscope.hlo.structure), once asked.
         self._structure: int | None = None
+
+    @classmethod
+    def from_parts(
+        cls,
+        name: str,
+        is_entry: bool,
+        line: int,
+        signature: str | None,
+        body: Any,
+        module: Module,
+    ) -> Computation:
+        """The fast constructor the whole-module parser uses, one call per body: the same
+        computation as ``Computation(name, is_entry, line)`` with ``signature``, ``module`` and
+        an unbuilt ``body`` set, its slots set directly (a module holds thousands)."""
+        comp = _new_computation(cls)
+        comp.name = name
+        comp._instructions = []
+        comp._root = None
+        comp.is_entry = is_entry
+        comp.module = module
+        comp.execution_thread = None
+        comp.signature = signature
+        comp.expanded_from = None
+        comp._by_name = {}
+        comp._line = line
+        comp._body = body
+        comp._structure = None
+        return comp
 
     # --- the body, built on first use ---------------------------------------------------
     # A plainly printed body is checked at parse time as a whole (names, operands, opcodes,

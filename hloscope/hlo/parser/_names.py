@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, compress
 
 from ..model import Computation, Instruction, Module, SourceText
@@ -59,6 +59,11 @@ def name_computations(module: Module, base_names: dict[int, str]) -> None:
     and ``fused_computation`` after ``fused_computation.0`` and ``.1`` becomes
     ``fused_computation.2``. References in attributes follow the new names. ``base_names``:
     ``id(computation)`` -> the base name of each computation the parser made up."""
+    if not base_names:
+        names = [comp.name for comp in module.computations]
+        name_set = set(names)
+        if len(name_set) == len(names) and not _zero_suffix_collision(names, name_set):
+            return  # distinct names, each its own (base, number): the uniquer keeps them all
     uniquer = NameUniquer()
     renamed: dict[str, str] = {}
     for comp in module.computations:
@@ -220,10 +225,12 @@ def _unknown_callee_in_lines(text: str, known: dict[str, Computation]) -> bool:
 _ZERO_SUFFIX = re.compile(r"\.(-?0\d*)$", re.M)
 
 
-def _zero_suffix_collision(names: list[str], name_set: set[str]) -> bool:
+def _zero_suffix_collision(names: Sequence[str], name_set: set[str]) -> bool:
     """Distinct names give distinct (base, number) pairs, except when a numeric suffix starts
     with 0: ``x.0`` is (x, 0) like ``x``, and ``x.05`` is (x, 5) like ``x.5``."""
     joined = "\n".join(names)
+    if ".0" not in joined and ".-0" not in joined:
+        return False  # no suffix starts with 0 (found at memchr speed)
     canonical_seen: set[str] = set()
     # The regex starts at the dot, not at each line (a line-anchored '(.*)' tried at every
     # character cost a twentieth of a parse); the base is the line up to that dot.
@@ -239,15 +246,17 @@ def _zero_suffix_collision(names: list[str], name_set: set[str]) -> bool:
     return False
 
 
-def uniquify_names(module: Module) -> None:
+def uniquify_names(module: Module, names: Sequence[str] | None = None) -> None:
     """Rename instructions exactly as XLA's parser does (``NameUniquer``, one per module).
 
     Instruction names only need to be unique within a computation in the text, but XLA makes
     them unique across the module: a repeated ``c`` becomes ``c.1``, a repeated ``x.5`` becomes
     ``x.0`` (the lowest free number for that base name), and so on. Printed dumps are already
     unique, so this only changes hand-written text; doing it keeps names equal to XLA's.
+    ``names``: every instruction name of the module in order, where the caller has them.
     """
-    names = list(chain.from_iterable(map(_names_of, module.computations)))
+    if names is None:
+        names = list(chain.from_iterable(map(_names_of, module.computations)))
     name_set = set(names)
     if len(name_set) == len(names) and not _zero_suffix_collision(names, name_set):
         return  # nothing would be renamed

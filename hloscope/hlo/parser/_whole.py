@@ -25,6 +25,7 @@ import operator
 import re
 from bisect import bisect_right
 from itertools import accumulate, compress, repeat
+from typing import Any
 
 from ..errors import HloParseError
 from ..model import Computation, Module, SourceText
@@ -37,19 +38,21 @@ from ._bulk import (
     _plain_attributes,
     all_plain_operands,
 )
-from ._careful import _COMMENT, _COMP_HEADER, _MODULE_HEADER, ModuleParser, _maybe_unbalanced
+from ._careful import _COMMENT, _COMP_HEADER, ModuleParser, _maybe_unbalanced
 from ._names import check_called_computations, name_computations, uniquify_names
 from ._source import blank_comments
 from ._statements import NAME_RUN, STACK_SECTIONS
 
-# A computation header as the printer writes it (at the line start, the signature in
-# parentheses, '{' ending the line) or a '}' line. Groups: ENTRY, name, signature, '}'. What
-# ModuleParser reads of a header (_COMP_HEADER) is the same on such a line.
-_HEADER_OR_CLOSER = re.compile(
-    r"\n(?:(ENTRY[ \t]+)?%?(" + NAME_RUN + r")[ \t]*+(\([^\n]*[^ \t\n])?[ \t]*\{|(\}))(?=\n)"
-)
-_GROUPS = operator.methodcaller("groups")
-_START = operator.methodcaller("start")
+# A computation header as the printer writes it: at the line start, the signature in
+# parentheses, '{' ending the line; groups: ENTRY, name, signature. What ModuleParser reads of
+# a header (_COMP_HEADER) is the same on such a line. The first is searched for; each next one
+# must follow the '}' of the body before, after blank lines only.
+_HEADER = r"\n(ENTRY[ \t]+)?%?(" + NAME_RUN + r")[ \t]*+(\([^\n]*[^ \t\n])?[ \t]*\{(?=\n)"
+_FIRST_HEADER = re.compile(_HEADER)
+_NEXT_HEADER = re.compile(r"(?:\n[ \t]*+(?=\n))*+" + _HEADER)
+# The module header, as _MODULE_HEADER reads a line with no '\r' (its lazy '(.*?)' before the
+# trailing blanks tried the end at every character of a long layout; here they are stripped).
+_MODULE_LINE = re.compile(r"[ \t]*HloModule[ \t]+%?(" + NAME_RUN + r")?:?[ \t]*(?:,[ \t]*(.*))?$")
 
 
 def read_whole_module(source: SourceText) -> Module | None:
@@ -70,25 +73,16 @@ def _read(source: SourceText) -> Module | None:
     module = _module_header(scan[:header_end], source)
     if module is None:
         return None
-    matches = list(_HEADER_OR_CLOSER.finditer(scan, header_end))
-    n_bodies = len(matches) // 2
-    if n_bodies == 0 or len(matches) != 2 * n_bodies:
+    bodies = _bodies(scan, header_end, source, module)
+    if bodies is None:
         return None
-    marks = list(map(_GROUPS, matches))
-    headers = marks[0::2]
-    if any(m[3] for m in headers) or not all(m[3] for m in marks[1::2]):
-        return None  # not header, '}', header, '}', ...
+    headers, ends, closes = bodies
     names = [m[1] for m in headers]
+    n_bodies = len(names)
     if len(set(names)) != n_bodies or "HloModule" in names:
         return None  # the module parser says what is wrong
     entries = [n for n, m in enumerate(headers) if m[0]]
     if len(entries) > 1:
-        return None
-    positions = list(map(_START, matches))
-    starts = positions[0::2]  # the '\n' before each header
-    closes = positions[1::2]  # the '\n' before each '}'
-    ends = [scan.find("\n", s + 1) for s in starts]  # the '\n' after each header
-    if not _blank_between(scan, header_end, starts, closes, source, module):
         return None
     counts = list(map(scan.count, repeat("\n"), ends, closes))  # lines of each body
     if 0 in counts:
@@ -100,21 +94,19 @@ def _read(source: SourceText) -> Module | None:
     rows = [0, *accumulate(counts)]
     if not _columns_pass(table, rows):
         return None
-    # 0-based line index of each header: the line breaks before it.
-    first = scan.count("\n", 0, starts[0] + 1)
+    # 0-based line index of each header: the line breaks before the one that ends it.
+    first = scan.count("\n", 0, ends[0])
     header_lines = list(
-        accumulate(map(scan.count, repeat("\n"), starts[:-1], starts[1:]), initial=first)
+        accumulate(map(scan.count, repeat("\n"), ends[:-1], ends[1:]), initial=first)
     )
+    new = Computation.from_parts
     computations = []
-    for n, (entry, name, signature, _) in enumerate(headers):
+    for n, (entry, name, signature) in enumerate(headers):
         line = header_lines[n]
-        comp = Computation(name, bool(entry), line=line + 1)
-        if signature and "/*" in signature:
-            signature = _header_signature(scan[starts[n] + 1 : ends[n]])
-        comp.signature = signature or None
-        comp._body = BulkBody(table, rows[n], rows[n + 1], line + 2)
-        comp.module = module
-        computations.append(comp)
+        if signature is not None and "/*" in signature:
+            signature = _header_signature(scan[scan.rfind("\n", 0, ends[n]) + 1 : ends[n]])
+        body = BulkBody(table, rows[n], rows[n + 1], line + 2)
+        computations.append(new(name, bool(entry), line + 1, signature or None, body, module))
     module.computations = computations
     module.computations_by_name = dict(zip(names, computations))
     module.entry = computations[entries[0]] if entries else computations[-1]
@@ -123,8 +115,37 @@ def _read(source: SourceText) -> Module | None:
         module.name = "module_" + module.entry.name
     check_called_computations(module, source)
     name_computations(module, {})
-    uniquify_names(module)
+    uniquify_names(module, table[1])
     return module
+
+
+def _bodies(
+    scan: str, header_end: int, source: SourceText, module: Module
+) -> tuple[list[tuple[Any, ...]], list[int], list[int]] | None:
+    """Each body's header groups, the '\n' ending its header line and the '\n' before its
+    '}' line, if the text after the module header is blank lines and stack frame tables (read
+    into ``module``), then bodies separated by blank lines, then the same again."""
+    m = _FIRST_HEADER.search(scan, header_end)
+    if m is None or not _outside_bodies(scan[header_end : m.start()], module, source):
+        return None
+    headers: list[tuple[Any, ...]] = []
+    ends = []
+    closes = []
+    find = scan.find
+    next_header = _NEXT_HEADER.match
+    close = -1
+    while m is not None:
+        headers.append(m.groups())
+        end = m.end()
+        ends.append(end)
+        close = find("\n}\n", end)  # a '}' line of its own; any other ends in a refusal
+        if close < 0:
+            return None
+        closes.append(close)
+        m = next_header(scan, close + 2)
+    if not _outside_bodies(scan[close + 2 :], module, source):
+        return None
+    return headers, ends, closes
 
 
 def _header_signature(line: str) -> str | None:
@@ -143,33 +164,14 @@ def _module_header(line: str, source: SourceText) -> Module | None:
         return None  # a comment other than the printer's '/*index=N*/' counters
     if line.rstrip().endswith(",") or _maybe_unbalanced(line):
         return None
-    m = _MODULE_HEADER.match(line)
+    m = _MODULE_LINE.match(line)
     if m is None:
         return None
     module = Module(m.group(1) or "")
     module.source = source
     module.header_line = 1
-    module.header_attr_text = m.group(2) or ""
+    module.header_attr_text = (m.group(2) or "").rstrip(" \t")
     return module
-
-
-def _blank_between(
-    scan: str,
-    header_end: int,
-    starts: list[int],
-    closes: list[int],
-    source: SourceText,
-    module: Module,
-) -> bool:
-    """Whether only blank lines lie between the bodies, and only blank lines and the stack
-    frame tables before the first and after the last (read into ``module``)."""
-    close_ends = [c + 2 for c in closes]  # the '\n' after each '}'
-    gaps = "".join(map(scan.__getitem__, map(slice, close_ends[:-1], starts[1:])))
-    if gaps.strip():
-        return False
-    return _outside_bodies(scan[header_end : starts[0]], module, source) and _outside_bodies(
-        scan[close_ends[-1] :], module, source
-    )
 
 
 def _outside_bodies(text: str, module: Module, source: SourceText) -> bool:
