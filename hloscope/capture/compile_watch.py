@@ -15,7 +15,8 @@ thread (``../shared/docs/diagnostics-notes.md``, part B, has the verified detail
    sharding) and the input shardings.
 
 :class:`CompileWatcher` listens to all three and turns each backend compile into one
-:class:`CompileRecord`; :mod:`hloscope.analysis.recompiles` turns records into the ledger.
+:class:`~hloscope.backends.compile_records.CompileRecord`; :mod:`hloscope.analysis.recompiles`
+turns records into the ledger.
 JAX's explanation names only one category of difference against the closest earlier key (a
 config change hides a shape change), so the watcher also keeps the tracing context (the config
 values JAX puts in the key, :func:`~hloscope.backends.jaxlib_adapter.trace_context_items`) and
@@ -25,7 +26,7 @@ previous compile of the same function itself.
 It also reads JAX's persistent compilation cache log (``jax._src.cache_key``,
 ``jax._src.compiler``, ``jax._src.compilation_cache`` at DEBUG; the first only once a cache
 folder is set, as it makes JAX hash each key part twice): each record gets a
-:class:`~hloscope.capture.persistent_cache_watch.CacheObservation` (hit, miss, not written and
+:class:`~hloscope.backends.compile_records.CacheObservation` (hit, miss, not written and
 why, off; the hash of each key part and the facts behind it) and the static arguments JAX's
 explanation frame holds.
 
@@ -65,14 +66,14 @@ import threading
 import time
 import types
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
 
+from ..backends.compile_records import ArgSignature, CompileRecord, Hint
 from .persistent_cache_watch import (
     CACHE_KEY_LOGGER,
     CacheLogReader,
-    CacheObservation,
     cache_dir,
     off_observation,
     static_values_of_explain,
@@ -91,149 +92,8 @@ __all__ = [
     "JAX_LOGGERS",
 ]
 
-# ---- what a compile looked like ------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class ArgSignature:
-    """One flattened argument (or result) of a compile, as the framework described it.
-
-    ``index`` is its position among the flattened arguments; ``path`` its name where the
-    framework gave one (TensorFlow's parameter names, the names in JAX's explanation, an HLO
-    parameter's name). ``shape`` is ``None`` for a value that is not an array: a static
-    argument or a Python literal (``role="static"``, its ``value`` as text). ``role`` is
-    ``"traced"``, ``"static"``, ``"constant"`` (a TensorFlow argument XLA compiled as a
-    constant: its ``value`` is part of the compile) or ``"result"``.
-    """
-
-    index: int
-    path: str | None = None
-    shape: tuple[int | None, ...] | None = None
-    dtype: str | None = None
-    weak_type: bool = False
-    sharding: str | None = None
-    value: str | None = None
-    role: str = "traced"
-    text: str | None = None
-
-    def type_text(self) -> str:
-        """``f32[8,32]``, ``f32[]{weak}``, ``float32[None,3]`` or ``static 3``."""
-        if self.shape is None:
-            return f"{self.role} {self.value}" if self.value is not None else (self.text or "?")
-        dims = ",".join("None" if d is None else str(d) for d in self.shape)
-        text = f"{self.dtype or '?'}[{dims}]" + ("{weak}" if self.weak_type else "")
-        if self.role == "constant" and self.value is not None:
-            text += f"={self.value}"
-        return text
-
-
-@dataclass(slots=True)
-class Hint:
-    """One difference the framework itself named: a cause (a value of
-    :class:`hloscope.analysis.recompiles.Cause`), where, and the values now and before."""
-
-    cause: str
-    path: str | None = None
-    now: str | None = None
-    before: str | None = None
-    keys: str | None = None  # a tree change: the keys in one tree and not the other ({'c'})
-
-
-@dataclass(slots=True)
-class CompileRecord:
-    """One compilation (JAX) or trace (``tf.function``) the watcher saw.
-
-    ``framework`` is ``"jax"``, ``"tensorflow"`` or ``"xla"`` (read from a dump); ``kind`` is
-    ``"compile"`` (a JAX jit compile), ``"trace"`` (a ``tf.function`` trace), ``"xla"`` (an XLA
-    compile of a TensorFlow function) or ``"module"`` (a dumped module). Seconds are ``None``
-    where unknown. ``context`` holds the tracing-context values (config and context managers)
-    by name; ``hints`` what the framework itself said was different, ``explanation`` its text.
-    ``first_sight`` is true when JAX said it had never seen this function object; ``internal``
-    when JAX compiled one of its own functions (an eager op outside jit). ``cache_clears``
-    counts the ``jax.clear_caches()`` calls seen before this compile.
-    """
-
-    framework: str
-    kind: str
-    name: str
-    module: str | None = None
-    defined_at: str | None = None
-    function_id: str | None = None
-    call_site: str | None = None
-    arguments: list[ArgSignature] = field(default_factory=list)
-    results: list[ArgSignature] = field(default_factory=list)
-    parameter_names: list[str] | None = None
-    context: dict[str, str] | None = None
-    trace_seconds: float | None = None
-    lower_seconds: float | None = None
-    backend_seconds: float | None = None
-    explanation: str | None = None
-    hints: list[Hint] = field(default_factory=list)
-    first_sight: bool = False
-    redefined_hint: bool = False
-    trace_id: str | None = None
-    internal: bool = False
-    time: float = 0.0
-    thread: int = 0
-    cache_clears: int = 0
-    reduce_retracing: bool = False  # a tf.function made with reduce_retracing=True
-    input_signature: bool = False  # a tf.function made with an input_signature
-    # The static arguments by JAX's path ([0][1], [1]['mode']), read where JAX explains a
-    # tracing-cache miss; what the persistent cache's computation depends on besides arrays.
-    statics: dict[str, str] | None = None
-    # What JAX's persistent compilation cache did (JAX compiles; None for TensorFlow's).
-    persistent_cache: CacheObservation | None = None
-
-    @property
-    def seconds(self) -> float | None:
-        """Tracing + lowering + XLA compile time, of the parts that are known."""
-        parts = [s for s in (self.trace_seconds, self.lower_seconds, self.backend_seconds) if s]
-        known = (self.trace_seconds, self.lower_seconds, self.backend_seconds)
-        if all(s is None for s in known):
-            return None
-        return sum(parts)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON data (what ``hloscope recompiles SCRIPT.py``'s child process writes)."""
-        data: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name in ("arguments", "results"):
-                value = [_dataclass_dict(a) for a in value]
-            elif f.name == "hints":
-                value = [_dataclass_dict(h) for h in value]
-            elif f.name == "persistent_cache" and value is not None:
-                value = value.to_dict()
-            data[f.name] = value
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CompileRecord:
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
-        values["arguments"] = [_arg_from(a) for a in data.get("arguments", ())]
-        values["results"] = [_arg_from(a) for a in data.get("results", ())]
-        values["hints"] = [Hint(**h) for h in data.get("hints", ())]
-        cache = data.get("persistent_cache")
-        values["persistent_cache"] = (
-            CacheObservation.from_dict(cache) if isinstance(cache, dict) else None
-        )
-        return cls(**values)
-
-
-def _dataclass_dict(value: Any) -> dict[str, Any]:
-    data = {f.name: getattr(value, f.name) for f in fields(value)}
-    if isinstance(data.get("shape"), tuple):
-        data["shape"] = list(data["shape"])
-    return data
-
-
-def _arg_from(data: dict[str, Any]) -> ArgSignature:
-    values = dict(data)
-    if values.get("shape") is not None:
-        values["shape"] = tuple(values["shape"])
-    return ArgSignature(**values)
-
+# The records (ArgSignature, Hint, CompileRecord) are hloscope.backends.compile_records': the
+# ledger reads them without this watcher. They are named here too, as the watcher's output.
 
 # ---- JAX's explanation ---------------------------------------------------------------------------
 

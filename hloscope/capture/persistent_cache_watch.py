@@ -11,14 +11,16 @@ miss why the entry is not written (``jax._src.compiler``: another process, host 
 a compile under ``jax_persistent_cache_min_compile_time_secs``; ``jax._src.compilation_cache``:
 an entry under ``jax_persistent_cache_min_entry_size_bytes``) or that it is.
 
-:class:`CacheLogReader` turns those records, per thread, into one :class:`CacheObservation`
-per compile: the result, JAX's reason, the per-part hashes exactly as JAX logged them, and the
-raw facts that explain a part when it changes between two runs -- the computation's text
-without locations (what JAX hashes: it strips debug info first), the flags in the key, the
-devices and topology, the readable compile options and the versions. The raw facts are read
-from the locals of ``jax._src.cache_key.get`` (module, devices, compile_options, backend) in
-the frame that logs the first part: private names, read with ``getattr`` and checked; a jax
-that keeps them elsewhere still gets the hashes and results, without the raw facts.
+:class:`CacheLogReader` turns those records, per thread, into one
+:class:`~hloscope.backends.compile_records.CacheObservation` per compile (the record lives below
+capture, where the ledger reads it): the result, JAX's reason, the per-part hashes exactly as
+JAX logged them, and the raw facts that explain a part when it changes between two runs -- the
+computation's text without locations (what JAX hashes: it strips debug info first), the flags
+in the key, the devices and topology, the readable compile options and the versions. The raw
+facts are read from the locals of ``jax._src.cache_key.get`` (module, devices, compile_options,
+backend) in the frame that logs the first part: private names, read with ``getattr`` and
+checked; a jax that keeps them elsewhere still gets the hashes and results, without the raw
+facts.
 
 Everything here is JAX's own debug output, so the answer matches JAX's debug log; a jax that
 logs none of it gives ``unknown`` (cache on, nothing logged) or ``off`` (no cache).
@@ -31,9 +33,9 @@ import functools
 import logging
 import sys
 import types
-from dataclasses import dataclass, field, fields
-from enum import StrEnum
 from typing import Any
+
+from ..backends.compile_records import CacheObservation, CacheResult, NotWritten
 
 __all__ = [
     "CacheResult",
@@ -54,62 +56,6 @@ MAX_COMPUTATION_CHARS = 4_000_000
 #: Constants longer than this print elided (``dense_resource<__elided__>``): a weight baked into
 #: the program would otherwise fill the record.
 _LARGE_ELEMENTS = 64
-
-
-class CacheResult(StrEnum):
-    """What the persistent cache did for one compile."""
-
-    HIT = "hit"  # read from the cache
-    MISS = "miss"  # compiled, and the entry written
-    NOT_WRITTEN = "not_written"  # compiled, and JAX did not write the entry (``reason``)
-    OFF = "off"  # no cache key: no cache directory, or the cache not used
-    UNKNOWN = "unknown"  # a key was logged, no result (a jax that logs differently)
-
-
-class NotWritten(StrEnum):
-    """Why JAX did not write a compile's entry (its log message, classified)."""
-
-    MIN_COMPILE_TIME = "min_compile_time"
-    MIN_ENTRY_SIZE = "min_entry_size"
-    HOST_CALLBACKS = "host_callbacks"
-    PROCESS_ID = "process_id"
-    CACHE_NOT_INITIALIZED = "cache_not_initialized"
-
-
-@dataclass(slots=True)
-class CacheObservation:
-    """One compile as the persistent cache saw it (see the module's docstring).
-
-    ``parts`` maps JAX's name of each key part to the SHA-256 JAX logged for it alone;
-    ``xla_flags`` are the flags JAX put in the key, ``excluded_flags`` those it left out;
-    ``threshold`` and ``measured`` are the two numbers of a ``not_written`` reason (the
-    minimum and this compile's seconds or bytes).
-    """
-
-    result: str = CacheResult.UNKNOWN
-    reason: str | None = None
-    not_written: str | None = None
-    threshold: float | None = None
-    measured: float | None = None
-    key: str | None = None
-    module_name: str | None = None
-    parts: dict[str, str] = field(default_factory=dict)
-    xla_flags: list[str] = field(default_factory=list)
-    excluded_flags: list[str] = field(default_factory=list)
-    computation: str | None = None
-    devices: dict[str, Any] | None = None
-    compile_options: dict[str, str] | None = None
-    versions: dict[str, str] | None = None
-    cache_dir: str | None = None
-    settings: dict[str, str] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CacheObservation:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 # ---- JAX's messages ------------------------------------------------------------------------------

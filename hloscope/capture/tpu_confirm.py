@@ -18,7 +18,8 @@ caller's process), and the child compiles, for the job's chip, with XLA:TPU:
 The answer, a :class:`ConfirmResult`, holds each compile's :class:`CompileVerdict`: compiled,
 or refused with XLA:TPU's own first line. Verdicts of single ops are cached per (op, device,
 jax and libtpu versions) under the hloscope cache (``tpu-ops/``): a second check of the same
-program compiles only the whole program again.
+program compiles only the whole program again. The job and its answers are records of
+:mod:`hloscope.backends.confirm_records`, where the check that plans and reads them finds them.
 """
 
 from __future__ import annotations
@@ -32,11 +33,12 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from ..backends import XlaTpu
+from ..backends.confirm_records import CompileVerdict, ConfirmJob, ConfirmResult, OpCandidate
 from ..backends.errors import CaptureError
 from ..backends.placement import place_arguments
 from ..backends.traceable import traceable
@@ -55,68 +57,6 @@ _STATUS_ERRORS = ("JaxRuntimeError", "XlaRuntimeError")
 _LONGEST = 640
 # Where a C++ stack trace starts inside a message line (``...; got f64[8,8]:     @  0x7f...``).
 _STACK = re.compile(r":?\s+@\s+0x[0-9a-f]+")
-
-
-@dataclass(frozen=True, slots=True)
-class OpCandidate:
-    """One op to compile alone: ``hlo`` (a module whose entry computes just the op) or
-    ``primitive`` and ``use`` (the ``use``-th equation of that primitive in the function's
-    jaxpr, 1-based). ``key`` names it in the answer."""
-
-    key: str
-    hlo: str | None = None
-    primitive: str | None = None
-    use: int = 1
-
-
-@dataclass(slots=True)
-class ConfirmJob:
-    """What one child compiles for ``device``: the candidates, and the whole program when
-    there is one (``script`` and ``function``, or the module text ``hlo``)."""
-
-    device: str
-    candidates: list[OpCandidate] = field(default_factory=list)
-    script: str | None = None
-    function: str | None = None
-    hlo: str | None = None
-    stand_ins: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ConfirmJob:
-        candidates = [OpCandidate(**c) for c in data.pop("candidates", [])]
-        return cls(candidates=candidates, **data)
-
-
-@dataclass(frozen=True, slots=True)
-class CompileVerdict:
-    """Whether XLA:TPU compiled it; ``message`` is its refusal in its own words."""
-
-    ok: bool
-    message: str | None = None
-
-
-@dataclass(slots=True)
-class ConfirmResult:
-    """The child's answers: what compiled (JAX's device kind, ``"TPU v5 lite"``), the
-    versions, the whole program's verdict (``None``: there was none) and each candidate's."""
-
-    compiled_for: str
-    versions: dict[str, str]
-    whole: CompileVerdict | None
-    ops: dict[str, CompileVerdict]
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ConfirmResult:
-        whole = data.get("whole")
-        return cls(
-            compiled_for=str(data["compiled_for"]),
-            versions=dict(data.get("versions") or {}),
-            whole=CompileVerdict(**whole) if whole is not None else None,
-            ops={key: CompileVerdict(**value) for key, value in data["ops"].items()},
-        )
 
 
 # ---- the parent's side --------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from ..source_code import code_line
 from ._results import ExplainedKernel, LinkedOp, SourceLine, _cut
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...capture.jaxpr_lines import JaxprSources
+    from ...backends.jaxpr_records import JaxprSources
     from ...hlo.model import Instruction
 
 # Calls nested deeper than this are not followed (a recursion guard; jax nests a few levels).

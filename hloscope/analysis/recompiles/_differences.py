@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from ...capture.compile_watch import ArgSignature, CompileRecord
+from ...backends.compile_records import ArgSignature, CompileRecord
 from ._ledger import Cause, CompileEvent, Difference
 from ._names import StaticValues, static_name
 

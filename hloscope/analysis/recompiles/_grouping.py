@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ...capture.compile_watch import CompileRecord
+from ...backends.compile_records import CompileRecord
 from ._advice import advice_for, mark_setup
 from ._differences import causes_of, differences_between, match_traces, with_trace_names
 from ._histories import histories_of

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from ...capture.compile_watch import ArgSignature
+from ...backends.compile_records import ArgSignature
 from ...dataframes import require_pandas
 
 if TYPE_CHECKING:  # pragma: no cover

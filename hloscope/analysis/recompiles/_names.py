@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ...capture.compile_watch import ArgSignature, CompileRecord
+from ...backends.compile_records import ArgSignature, CompileRecord
 
 
 class Namer:

@@ -1,7 +1,7 @@
 """Each compile's persistent-cache result, and for a miss the part of JAX's key that changed.
 
 The watcher records what JAX's persistent compilation cache did for every compile
-(:class:`~hloscope.capture.persistent_cache_watch.CacheObservation`: the result, JAX's reason,
+(:class:`~hloscope.backends.compile_records.CacheObservation`: the result, JAX's reason,
 the hash JAX logged for each part of the key, and the raw facts behind them). Against a run
 kept with ``hloscope recompiles -o DIR``, each miss is matched to the previous run's compile of
 the same module (``jit_f``): the one with the same key if there is one (then the key did not
@@ -17,8 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...capture.compile_watch import CompileRecord
-from ...capture.persistent_cache_watch import CacheObservation, CacheResult, NotWritten
+from ...backends.compile_records import CacheObservation, CacheResult, CompileRecord, NotWritten
 from ._names import static_name
 
 __all__ = ["KeyChange", "CacheVerdict", "cache_verdicts", "cache_notes", "PART_EXPLAINERS"]
