@@ -38,8 +38,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hloscope.analysis.memory import memory_from_simulation, memory_results  # noqa: E402
+from hloscope.analysis.memory import memory_from_simulation  # noqa: E402
 from hloscope.capture.target import Target  # noqa: E402
+from hloscope.drivers.memory import memory_results  # noqa: E402
 from hloscope.dump.index import load_dump  # noqa: E402
 from hloscope.hlo.parser import parse  # noqa: E402
 

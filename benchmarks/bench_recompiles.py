@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
-from hloscope.analysis.recompiles import watch_compiles  # noqa: E402
+from hloscope.drivers.compile_watch import watch_compiles  # noqa: E402
 
 
 @jax.jit

@@ -69,7 +69,7 @@ WATCH_COST = """\
 import statistics, sys, tempfile, time
 import jax
 import jax.numpy as jnp
-from hloscope.analysis.recompiles import watch_compiles
+from hloscope.drivers.compile_watch import watch_compiles
 
 jax.config.update("jax_compilation_cache_dir", tempfile.mkdtemp())
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)

@@ -147,7 +147,7 @@ def explain(
     before: Module | None = None,
     jaxpr: JaxprSources | None = None,
 ) -> Explanation:
-    """:func:`hloscope.analysis.explain.explain` of what ``value`` names, every stage included
+    """:func:`hloscope.drivers.explain.explain` of what ``value`` names, every stage included
     as ``hloscope explain`` gives them.
 
     A ``SCRIPT.py:FUNCTION`` target (a string or a :class:`Target`) is traced once more in a
@@ -155,7 +155,7 @@ def explain(
     is cached with the target's, so the jaxpr is there on a cold cache too. Everything else
     (a Capture, a Module, a file, a dump folder) goes to the analysis as it is.
     """
-    from .analysis.explain import explain as link
+    from .drivers.explain import explain as link
     from .capture.target import TargetKind
 
     if isinstance(value, (str, os.PathLike)):
@@ -197,10 +197,10 @@ def check(
     * ``"SCRIPT.py:FUNCTION"``: the script is imported here and FUNCTION checked with its
       example arguments, as below;
     * a ``tf.function`` or Keras model, with example inputs or ``tf.TensorSpec``s:
-      :func:`~hloscope.analysis.unsupported.tf_check.check_tf`;
+      :func:`~hloscope.drivers.tf_check.check_tf`;
     * any other callable, with example inputs (arrays or ``jax.ShapeDtypeStruct``): a JAX
       function, lowered for the platform by
-      :func:`~hloscope.analysis.unsupported.jax_check.check_jax`.
+      :func:`~hloscope.drivers.jax_check.check_jax`.
 
     For ``platform="tpu"`` the report's ``mxu`` lists the dots and convolutions not aligned
     to a ``mxu`` x ``mxu`` matrix unit (the default TPU's, :data:`hloscope.devices.DEFAULT_MXU`;
@@ -211,7 +211,7 @@ def check(
     checks for that chip with ``platform="tpu"`` and its MXU, and has XLA:TPU confirm each
     problem, compiling it alone for the chip in a child process (and the whole program, for
     what the static rules miss): a problem XLA:TPU compiles is dropped, one it refuses carries
-    its words (:func:`hloscope.analysis.unsupported.confirm.confirm_with_xla_tpu`). Without
+    its words (:func:`hloscope.drivers.tpu_confirm.confirm_with_xla_tpu`). Without
     libtpu the report is the static one, labelled so.
     """
     if device is not None:
@@ -239,10 +239,10 @@ def check(
     from .capture.inprocess import is_tensorflow_function
 
     if is_tensorflow_function(value):
-        from .analysis.unsupported.tf_check import check_tf
+        from .drivers.tf_check import check_tf
 
         return check_tf(value, *args, platform=platform, **kwargs)
-    from .analysis.unsupported.jax_check import check_jax
+    from .drivers.jax_check import check_jax
 
     return check_jax(value, *args, platform=platform, mxu=mxu, **kwargs)
 
@@ -251,7 +251,8 @@ def _confirmed_check(
     value: Any, args: tuple[Any, ...], kwargs: dict[str, Any], device: Any
 ) -> CheckReport:
     """:func:`check` for a TPU ``device``, its problems confirmed by XLA:TPU."""
-    from .analysis.unsupported.confirm import confirm_with_xla_tpu, label_static
+    from .analysis.unsupported.confirm import label_static
+    from .drivers.tpu_confirm import confirm_with_xla_tpu
     from .capture.errors import CaptureError
     from .devices import parse_device
 

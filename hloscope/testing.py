@@ -23,7 +23,8 @@ from __future__ import annotations
 import contextlib
 from typing import Any, ClassVar, Literal
 
-from .analysis.recompiles import CompileWatch, Ledger, ledger_name, watch_compiles
+from .analysis.recompiles import Ledger, ledger_name
+from .drivers.compile_watch import CompileWatch, watch_compiles
 from .errors import ExitStatus, HloscopeError
 
 __all__ = ["assert_max_compiles", "CompileLimitExceeded"]
@@ -45,7 +46,7 @@ class CompileLimitExceeded(HloscopeError, AssertionError):
 class assert_max_compiles(contextlib.ContextDecorator):  # noqa: N801 - reads as a function
     """Fail when the block (or each call of the decorated function) compiles more than ``n``
     times; ``function`` (a name, or the jitted / ``tf.function`` object) counts only its own
-    compiles. ``watch`` is the :class:`~hloscope.analysis.recompiles.CompileWatch` of the
+    compiles. ``watch`` is the :class:`~hloscope.drivers.compile_watch.CompileWatch` of the
     last block (``.report()`` for the ledger)."""
 
     def __init__(self, n: int, function: Any = None, *, include_internal: bool = False) -> None:

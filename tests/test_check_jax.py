@@ -22,7 +22,7 @@ jnp = pytest.importorskip("jax.numpy")
 
 import hloscope  # noqa: E402
 from hloscope.analysis.unsupported import TOP_LEVEL, Reason  # noqa: E402
-from hloscope.analysis.unsupported.jax_check import check_jax  # noqa: E402
+from hloscope.drivers.jax_check import check_jax  # noqa: E402
 
 HERE = Path(__file__).resolve()
 SOURCE = HERE.read_text().splitlines()

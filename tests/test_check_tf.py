@@ -29,9 +29,9 @@ from frameworks_needed import needs_framework
 tf = needs_framework("tensorflow")
 
 from hloscope.analysis.unsupported import TOP_LEVEL, Platform, Reason
-from hloscope.analysis.unsupported.tf_check import check_tf
+from hloscope.backends.tf_graph import compile_error, trace_graph, xla_kernels
 from hloscope.capture.errors import CaptureError
-from hloscope.capture.tf_graph import compile_error, trace_graph, xla_kernels
+from hloscope.drivers.tf_check import check_tf
 
 HERE = Path(__file__).resolve()
 X = tf.TensorSpec([2], tf.float32)

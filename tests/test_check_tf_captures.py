@@ -23,9 +23,9 @@ from frameworks_needed import needs_framework
 tf = needs_framework("tensorflow")
 
 from hloscope.analysis.unsupported import TOP_LEVEL, Reason
-from hloscope.analysis.unsupported.tf_check import check_tf
-from hloscope.capture.tf_graph import compile_error, trace_graph
+from hloscope.backends.tf_graph import compile_error, trace_graph
 from hloscope.cli import cli
+from hloscope.drivers.tf_check import check_tf
 
 X = tf.TensorSpec([2], tf.float32)
 

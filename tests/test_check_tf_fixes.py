@@ -26,8 +26,8 @@ tf = needs_framework("tensorflow")
 
 from hloscope.analysis.unsupported import Reason
 from hloscope.analysis.unsupported.fixes import TF_FIXES, suggest
-from hloscope.analysis.unsupported.tf_check import check_tf
-from hloscope.capture.tf_graph import compile_error, xla_kernels
+from hloscope.backends.tf_graph import compile_error, xla_kernels
+from hloscope.drivers.tf_check import check_tf
 
 RNG = np.random.default_rng(18)
 IMAGE = RNG.uniform(size=(1, 8, 8, 1)).astype(np.float32)

@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from frameworks_needed import needs_framework
 
 import hloscope
-from hloscope.analysis.explain import explain
-from hloscope.analysis.passes import pass_timeline
 from hloscope.cli import cli
+from hloscope.drivers.explain import explain
+from hloscope.drivers.passes import pass_timeline
 
 ROOT = Path(__file__).resolve().parent.parent
 HLO = ROOT / "samples" / "hlo"

@@ -20,9 +20,9 @@ from hloscope.analysis.explain import (
     STAGE_ORDER,
     ExplainError,
     Explanation,
-    explain,
 )
 from hloscope.analysis.fusions import UNKNOWN_SOURCE, by_source, fusion_report
+from hloscope.drivers.explain import explain
 from hloscope.stages import Stage
 
 ROOT = Path(__file__).resolve().parent.parent

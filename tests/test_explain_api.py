@@ -49,7 +49,7 @@ def test_the_api_gives_the_jaxpr_on_a_cold_cache_as_the_command_does(tmp_path, m
 
 
 def test_the_api_explain_is_the_analysis_for_what_it_already_has():
-    from hloscope.analysis import explain as analysis
+    from hloscope.drivers import explain as analysis
 
     assert inspect.signature(hloscope.explain).parameters.keys() == (
         inspect.signature(analysis.explain).parameters.keys()

@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 import hloscope
-from hloscope.analysis.explain import explain
 from hloscope.cli import cli
+from hloscope.drivers.explain import explain
 from hloscope.stages import Stage
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -139,8 +139,8 @@ def test_dataframe_has_one_row_per_live_buffer():
 
 def test_dump_result_equals_the_one_from_xlas_whole_joined_assignment():
     # The command leaves the -buffer-assignment-values companion unread: nothing may change.
-    from hloscope.analysis.memory import memory_results
     from hloscope.capture.target import Target
+    from hloscope.drivers.memory import memory_results
 
     folder = ROOT / "data" / "generated" / "jax_transformer_train"
     dumped = next(m for m in load_dump(folder).modules if m.name == "jit_train_step")

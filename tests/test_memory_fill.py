@@ -15,10 +15,10 @@ from click.testing import CliRunner
 from frameworks_needed import needs_libtpu
 from markupsafe import escape
 
-from hloscope.analysis.memory import memory_results
 from hloscope.analysis.memory._function import memory_of_compiled
 from hloscope.capture.target import Target
 from hloscope.cli import cli
+from hloscope.drivers.memory import memory_results
 from hloscope.hlo.parser import parse
 
 HERE = Path(__file__).resolve().parent

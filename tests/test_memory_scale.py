@@ -54,7 +54,7 @@ def test_parse_scale():
 
 
 def test_the_fit_predicts_a_third_compile_within_5_percent():
-    from hloscope.analysis.memory import memory_of_function
+    from hloscope.drivers.memory import memory_of_function
 
     tokens = jax.ShapeDtypeStruct((8, T), jnp.int32)
     h100 = memory_device("h100")

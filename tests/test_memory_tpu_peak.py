@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hloscope.analysis.memory import memory_results
 from hloscope.analysis.memory._function import memory_of_compiled
 from hloscope.capture.target import Target
 from hloscope.cli import cli
+from hloscope.drivers.memory import memory_results
 from hloscope.hlo.parser import parse
 from hloscope.render.memory_text import render_memory
 

@@ -333,7 +333,7 @@ def test_the_text_shows_the_worst_and_counts_the_rest():
 
 
 def test_the_jax_preflight_check_for_tpu_has_them():
-    from hloscope.analysis.unsupported.jax_check import check_jax
+    from hloscope.drivers.jax_check import check_jax
 
     report = check_jax(layer, jnp.ones((64, 100)), jnp.ones((100, 200)), platform="tpu")
     assert report.clean

@@ -24,8 +24,8 @@ from hloscope.analysis.passes import (
     PassesError,
     Quiet,
     instruction_count,
-    pass_timeline,
 )
+from hloscope.drivers.passes import pass_timeline
 
 ROOT = Path(__file__).resolve().parent.parent
 # module_0004.jit_small.0013.HLO_passes_after_layout_assignment.after_fusion.before_fusion-wrapper

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 from frameworks_needed import needs_framework
 
-from hloscope.analysis.passes import pass_timeline
 from hloscope.cli import cli
+from hloscope.drivers.passes import pass_timeline
 
 ELLIPSIS = "\u2026"
 

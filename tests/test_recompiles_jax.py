@@ -1,6 +1,6 @@
 """The JAX compile watcher and the ledger, against JAX's own counts.
 
-Every scenario runs real jitted code under ``hloscope.analysis.recompiles.watch_compiles``; the
+Every scenario runs real jitted code under ``hloscope.drivers.compile_watch.watch_compiles``; the
 oracles are JAX's own: the jitted function's ``_cache_size()`` (one entry per compile) and the
 ``/jax/core/compile/backend_compile_duration`` events of ``jax.monitoring`` (one per XLA
 compile), counted by a listener of the test's own. Each scenario changes one thing between
@@ -19,8 +19,9 @@ from frameworks_needed import needs_framework
 jax = needs_framework("jax")
 import jax.numpy as jnp  # noqa: E402
 
-from hloscope.analysis.recompiles import Cause, watch_compiles  # noqa: E402
+from hloscope.analysis.recompiles import Cause  # noqa: E402
 from hloscope.capture.compile_watch import JAX_LOGGERS  # noqa: E402
+from hloscope.drivers.compile_watch import watch_compiles  # noqa: E402
 from hloscope.testing import CompileLimitExceeded, assert_max_compiles  # noqa: E402
 
 BACKEND = "/jax/core/compile/backend_compile_duration"
@@ -303,7 +304,7 @@ def test_jax_imported_inside_the_block_is_watched():
     probe = textwrap.dedent(
         """
         import sys
-        from hloscope.analysis.recompiles import watch_compiles
+        from hloscope.drivers.compile_watch import watch_compiles
         assert "jax" not in sys.modules
         with watch_compiles() as w:
             import jax, jax.numpy as jnp

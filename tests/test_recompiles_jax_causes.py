@@ -13,7 +13,8 @@ from frameworks_needed import needs_framework
 jax = needs_framework("jax")
 import jax.numpy as jnp  # noqa: E402
 
-from hloscope.analysis.recompiles import Cause, watch_compiles  # noqa: E402
+from hloscope.analysis.recompiles import Cause  # noqa: E402
+from hloscope.drivers.compile_watch import watch_compiles  # noqa: E402
 from hloscope.render.recompiles_text import ledger_text  # noqa: E402
 
 

@@ -19,11 +19,11 @@ from hloscope.analysis.recompiles import (
     bucket_sizes,
     ledger_of_dump,
     ledger_of_modules,
-    ledger_of_target,
 )
 from hloscope.capture import compile_watch
 from hloscope.capture.compile_watch import CacheMissExplanation, parse_explanation
 from hloscope.capture.target import Target
+from hloscope.drivers.target_recompiles import ledger_of_target
 from hloscope.dump.index import load_dump
 from hloscope.hlo.parser import parse_modules
 
@@ -208,7 +208,7 @@ def test_a_jit_of_a_lambda_made_in_a_loop_reads_alike_from_its_dump(
     function, compiled once per turn (``ls`` counts it so too), each time a function made
     anew, called from the loop's line; the fix is to hoist it, as the script's own run
     (JAX's hooks, the oracle) says."""
-    from hloscope.analysis.recompiles import recompiles_of_script
+    from hloscope.drivers.script_recompiles import recompiles_of_script
 
     script = tmp_path / "loop.py"
     script.write_text(textwrap.dedent(source))

@@ -238,7 +238,7 @@ def test_when_ready_is_not_called_for_a_child_that_died_first(tmp_path):
 
 
 def test_the_early_ledger_is_the_one_returned(tmp_path):
-    from hloscope.analysis.recompiles import recompiles_of_script
+    from hloscope.drivers.script_recompiles import recompiles_of_script
 
     script = _script(tmp_path, SLOW_EXIT.format(done=str(tmp_path / "done")))
     early = []
@@ -263,7 +263,7 @@ atexit.register(late_compile)
 
 
 def test_an_xla_log_that_grows_after_the_records_rebuilds_the_ledger(tmp_path):
-    from hloscope.analysis.recompiles import recompiles_of_script
+    from hloscope.drivers.script_recompiles import recompiles_of_script
 
     script = _script(tmp_path, LATE_XLA_LOG)
     early = []
@@ -276,7 +276,7 @@ def test_an_xla_log_that_grows_after_the_records_rebuilds_the_ledger(tmp_path):
 
 def test_the_printed_ledger_is_the_same_with_or_without_the_early_render(tmp_path):
     """The text made while the child shuts down equals the text rendered after it ended."""
-    from hloscope.analysis.recompiles import recompiles_of_script
+    from hloscope.drivers.script_recompiles import recompiles_of_script
     from hloscope.render.recompiles_text import render_ledger, rendered_ledger
 
     script = _script(tmp_path, LATE_XLA_LOG)

@@ -52,7 +52,8 @@ def test_the_command_side_loads_only_what_a_script_run_needs():
     loaded = loaded_after(
         """
         from hloscope.cli import cli
-        from hloscope.analysis.recompiles import recompiles_of_script, build_ledger
+        from hloscope.analysis.recompiles import build_ledger
+        from hloscope.drivers.script_recompiles import recompiles_of_script
         from hloscope.capture.script import capture_script
         from hloscope.render.recompiles_text import render_ledger
         """
@@ -214,7 +215,7 @@ def test_json_output_never_loads_the_renderer(tmp_path):
 def test_a_kept_run_records_the_installed_versions(tmp_path):
     from importlib import metadata
 
-    from hloscope.analysis.recompiles import recompiles_of_script
+    from hloscope.drivers.script_recompiles import recompiles_of_script
 
     script = tmp_path / "quick.py"
     script.write_text("print('hi')\n")

@@ -16,12 +16,9 @@ from frameworks_needed import needs_framework
 
 tf = needs_framework("tensorflow")
 
-from hloscope.analysis.recompiles import (  # noqa: E402
-    Cause,
-    ledger_of_dump,
-    recompiles_of_script,
-    watch_compiles,
-)
+from hloscope.analysis.recompiles import Cause, ledger_of_dump  # noqa: E402
+from hloscope.drivers.compile_watch import watch_compiles  # noqa: E402
+from hloscope.drivers.script_recompiles import recompiles_of_script  # noqa: E402
 from hloscope.dump.index import load_dump  # noqa: E402
 
 

@@ -10,7 +10,7 @@ from frameworks_needed import needs_framework
 
 tf = needs_framework("tensorflow")
 
-from hloscope.analysis.recompiles import watch_compiles  # noqa: E402
+from hloscope.drivers.compile_watch import watch_compiles  # noqa: E402
 
 
 def concrete_shapes(function) -> list[str]:

@@ -20,9 +20,8 @@ back under another line number: the kernel diff's pairing (:attr:`KernelDiff.lin
 <hloscope.analysis.diff.KernelDiff.line_pairs>`) when given, else one made from the buffers'
 own lines and scopes.
 
-:func:`memory_of_side` gives the memory result of a module already parsed from a target, with
-XLA's side files where the dump has them, so that ``diff`` and ``report`` do not parse a module
-a second time to learn its memory.
+The memory result of a module already parsed from a target, with XLA's side files where the
+dump has them, is :func:`hloscope.drivers.memory.memory_of_side` (it opens the target).
 """
 
 from __future__ import annotations
@@ -30,16 +29,12 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .diff import Regression, pair_lines, provenance_name, source_lines, without_layout
-from .memory import LiveBuffer, MemoryResult, dumped_assignment, memory_of, memory_of_capture
+from .memory import LiveBuffer, MemoryResult
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..capture.target import Target
-    from ..hlo.model import Module
-
-__all__ = ["MemoryDiff", "PeakShare", "memory_diff", "memory_of_side", "PEAK_METRIC"]
+__all__ = ["MemoryDiff", "PeakShare", "memory_diff", "PEAK_METRIC"]
 
 #: The ``--fail-on`` metric that compares the peaks.
 PEAK_METRIC = "peak"
@@ -212,27 +207,3 @@ def _shares(a: MemoryResult, b: MemoryResult, key: Any) -> list[PeakShare]:
     keys = list(dict.fromkeys([*totals_a, *totals_b]))
     shares = [PeakShare(k, totals_a[k], totals_b[k]) for k in keys]
     return sorted((s for s in shares if s.delta), key=lambda s: -abs(s.delta))
-
-
-# ------------------------------------------------------------------------------------------
-# The memory of a module already parsed
-# ------------------------------------------------------------------------------------------
-
-
-def memory_of_side(module: Module, target: Target | None = None) -> MemoryResult:
-    """The memory result of ``module``, one of ``target``'s modules: XLA's buffer assignment
-    and live range from the dump's side files when they are there and agree with the module
-    (as ``hloscope memory`` reads them), a function or capture target's own reports, else the
-    simulation of the module text."""
-    from ..capture.target import TargetKind
-
-    if target is None or target.kind is TargetKind.HLO_FILE:
-        return memory_of(module)
-    if target.kind in (TargetKind.FUNCTION, TargetKind.CAPTURE):
-        return memory_of_capture(target.capture())
-    path = str(module.source.path) if module.source is not None else None
-    for dumped in target.dump().modules if path is not None else []:
-        if dumped.after_file is not None and dumped.after_file.location == path:
-            assignment = dumped_assignment(dumped)
-            return memory_of(module, assignment, has_side_files=assignment is not None)
-    return memory_of(module)

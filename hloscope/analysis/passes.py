@@ -30,7 +30,6 @@ last one outside any dumped pass; its row names no pass::
 from __future__ import annotations
 
 import difflib
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -39,14 +38,12 @@ from typing import TYPE_CHECKING, Any
 from ..dump.passes import PassStep
 from ..hlo.errors import HloParseError
 from ..hlo.model import Module
-from ..stages import Stage
 from .cost import placements
 from .errors import PassesError
 from .fusions import NOT_KERNELS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..backends.record import Capture
-    from ..capture.target import Target
     from ..dump.index import DumpIndex, DumpModule
     from ..hlo.model import Instruction
 
@@ -630,7 +627,7 @@ def _dump_module(index: DumpIndex, module: str | None) -> DumpModule:
 
 
 def pass_timeline(
-    steps: Capture | DumpModule | DumpIndex | Target | str | os.PathLike[str] | Iterable[PassStep],
+    steps: Capture | DumpModule | DumpIndex | Iterable[PassStep],
     *,
     module: str | Module | None = None,
     every_pass: bool = True,
@@ -638,40 +635,19 @@ def pass_timeline(
 ) -> PassTimeline:
     """The :class:`PassTimeline` of per-pass snapshots.
 
-    ``steps`` is a :class:`~hloscope.capture.inprocess.Capture` made with ``passes=...``, a
-    dump folder's :class:`~hloscope.dump.index.DumpModule` (or its ``DumpIndex``), a dump
-    folder Target or path, or the snapshots themselves
-    (:class:`~hloscope.capture.inprocess.PassSnapshot`, :class:`~hloscope.dump.index.PassDump`).
-    Of a Target, the module is the one every command reads
-    (:meth:`~hloscope.capture.target.Target.choose_module`: ``module`` names one, else the
-    main module); ``module`` may also be that chosen :class:`Module` itself. Of a bare
-    ``DumpIndex``, ``module`` picks by name, else the module with the most snapshots.
+    ``steps`` is a :class:`~hloscope.backends.record.Capture` made with ``passes=...``, a
+    dump folder's :class:`~hloscope.dump.index.DumpModule` (or its ``DumpIndex``), or the
+    snapshots themselves (:class:`~hloscope.backends.record.PassSnapshot`,
+    :class:`~hloscope.dump.index.PassDump`); a TARGET (a dump folder, a capture, a path) is
+    :func:`hloscope.drivers.passes.pass_timeline`'s (``hloscope.pass_timeline``). Of a bare
+    ``DumpIndex``, ``module`` picks by name (or is the chosen :class:`Module`), else the module
+    with the most snapshots.
     ``every_pass=False`` says that not every pass was dumped (a narrower pass regex), so a
     missing snapshot proves nothing and no pass is said to have changed nothing from that.
     """
     from ..backends.record import Capture
-    from ..capture.target import Target, TargetError, TargetKind
     from ..dump.index import DumpIndex, DumpModule
 
-    if isinstance(steps, (str, os.PathLike)):
-        steps = Target.resolve(steps)
-    if isinstance(steps, Target):
-        if steps.kind in (TargetKind.DUMP, TargetKind.SCRIPT):
-            index = steps.dump()
-            chosen = module
-            if not isinstance(chosen, Module):
-                try:
-                    chosen = steps.main_module(Stage.OPTIMIZED_HLO, chosen)
-                except TargetError:  # snapshots without the optimized module
-                    chosen = None
-            steps = dump_module_of(index, chosen) if chosen is not None else index
-        elif steps.kind in (TargetKind.CAPTURE, TargetKind.FUNCTION):
-            steps = steps.capture()
-        else:
-            raise PassesError(
-                f"{steps.spec}: one HLO file holds one stage, not the module after each pass "
-                "(give a dump folder made with --xla_dump_hlo_pass_re=.* or a capture)"
-            )
     if isinstance(steps, DumpIndex):
         steps = _dump_module(steps, module.name if isinstance(module, Module) else module)
     label: str | None

@@ -7,7 +7,7 @@ far the line is from what XLA does there, and solves the line for the largest si
 stays under the device's limit.
 
 Each peak is the one ``hloscope memory`` gives a function target
-(:func:`hloscope.analysis.memory.memory_of_function`): XLA's own live-range peak of that compile,
+(:func:`hloscope.drivers.memory.memory_of_function`): XLA's own live-range peak of that compile,
 read from the compile's live-range report (hloscope's simulation of the optimized module when the
 compile dumped none), not ``memory_analysis()``'s ``peak_memory_in_bytes``, which on CPU counts
 only arguments and outputs. On a TPU device each peak is padded to TPU tiles first
@@ -139,7 +139,7 @@ def _position(fn: Callable[..., Any], spec: ScaleSpec, args: Sequence[Any], kwar
 
 
 def _peak(fn: Callable[..., Any], args: tuple, kwargs: dict, device: Device) -> int:
-    from ..analysis.memory import memory_of_function
+    from ..drivers.memory import memory_of_function
 
     return verdict_peak(memory_of_function(fn, *args, **kwargs), device)
 

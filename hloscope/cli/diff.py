@@ -302,7 +302,8 @@ def _memory(
     """The peak memory of the two modules compared (A's source lines through ``lines``, the
     kernel diff's line pairs), or ``None`` and why it could not be: the kernel diff stands
     without it."""
-    from ..analysis.memory_diff import memory_diff, memory_of_side
+    from ..analysis.memory_diff import memory_diff
+    from ..drivers.memory import memory_of_side
 
     try:
         memory_a, memory_b = memory_of_side(side_a, target_a), memory_of_side(side_b, target_b)

@@ -39,7 +39,7 @@ along what they read.
 
 For example::
 
-    e = explain(capture_with_sources(step, *args))     # or a Target, or a Module
+    e = explain(capture_with_sources(step, *args))     # or a Module (hloscope.explain: a Target)
     e.lines[0].source, e.lines[0].counts()            # 'model.py:12 (f)', {...}
     e.focus_line("model.py:12").to_dict()
     e.focus_kernel("fusion.3")
@@ -50,8 +50,9 @@ jaxpr or StableHLO, a capture saved without jaxpr sources has the jaxpr text but
 
 The package, in the order :func:`explain` runs:
 
-* ``_inputs``: the stages one program has, from a capture, a target, a dump or modules, and
-  why an absent one is absent;
+* ``_inputs``: the stages one program has, from a capture, an HLO file or modules, and why an
+  absent one is absent (:class:`ProgramStages`; a TARGET's are found by
+  :mod:`hloscope.drivers.explain`, which opens it);
 * ``_linking``: each stage's ops put on their lines and joined to the kernels they ended in;
 * ``_inference``: a line for each kernel that has none of its own;
 * ``_results``: what comes out (:class:`Explanation` and its parts), and the focus on one
@@ -64,7 +65,14 @@ from __future__ import annotations
 from ...hlo.stablehlo import StableHloOp, stablehlo_ops
 from ..errors import ExplainError, FocusNotFound
 from ._explain import explain
-from ._inputs import before_beside
+from ._inputs import (
+    ProgramStages,
+    before_beside,
+    is_optimized,
+    stages_of_capture,
+    stages_of_file,
+    stages_of_modules,
+)
 from ._results import (
     STAGE_ORDER,
     ExplainedKernel,
@@ -84,5 +92,10 @@ __all__ = [
     "explain",
     "stablehlo_ops",
     "before_beside",
+    "is_optimized",
+    "ProgramStages",
+    "stages_of_capture",
+    "stages_of_file",
+    "stages_of_modules",
     "STAGE_ORDER",
 ]

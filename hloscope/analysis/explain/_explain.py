@@ -1,15 +1,15 @@
 """The entry point: :func:`explain` gathers a program's stages, links them and infers the lines
-of the kernels that have none."""
+of the kernels that have none. It takes data (a capture, modules, the stages found); opening a
+TARGET for them is :func:`hloscope.drivers.explain.explain` (``hloscope.explain``)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import FocusNotFound
 from ._inference import _infer
-from ._inputs import _inputs
+from ._inputs import ProgramStages, _inputs
 from ._linking import (
     _add_before,
     _add_jaxpr,
@@ -21,41 +21,36 @@ from ._linking import (
 from ._results import STAGE_ORDER, ExplainedKernel, Explanation
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ...backends.jaxpr_records import JaxprSources
     from ...backends.record import Capture
-    from ...capture.jaxpr_lines import JaxprSources
-    from ...capture.target import Target
     from ...hlo.model import Module
 
 
 def explain(
-    value: Capture | Target | Module | str | os.PathLike[str],
+    value: Capture | Module | ProgramStages,
     *,
     line: str | None = None,
     kernel: str | None = None,
-    module: str | Module | None = None,
     before: Module | None = None,
     jaxpr: JaxprSources | None = None,
 ) -> Explanation:
     """Link every source line of a program to its jaxpr equations, StableHLO ops, HLO
     instructions before optimization and the kernels they ended in.
 
-    ``value`` is a :class:`~hloscope.capture.inprocess.Capture` (a
-    :class:`~hloscope.capture.jaxpr_lines.SourcedCapture` brings the jaxpr's lines), a
-    :class:`~hloscope.capture.target.Target` or TARGET string (resolving a script runs it; a
-    ``SCRIPT.py:FUNCTION`` target's jaxpr lines come from
-    :func:`~hloscope.capture.jaxpr_lines.capture_for_target`, which the CLI calls), or an HLO
-    :class:`Module` (optimized, or with ``before=`` its module before optimization). ``module``
-    picks a module of a multi-module target (a name, or the :class:`Module`
-    :meth:`~hloscope.capture.target.Target.choose_module` chose); ``jaxpr`` gives the jaxpr's
-    sources explicitly. An ``X.after_optimizations.txt`` file is read with the
-    ``X.before_optimizations.txt`` beside it (:func:`before_beside`), a dump's optimized module
-    with the HLO before optimization of the same compilation.
+    ``value`` is a :class:`~hloscope.backends.record.Capture` (a
+    :class:`~hloscope.capture.jaxpr_lines.SourcedCapture` brings the jaxpr's lines), an HLO
+    :class:`Module` (optimized, or with ``before=`` its module before optimization), or the
+    :class:`~._inputs.ProgramStages` found of a program (:func:`~._inputs.stages_of_file`
+    reads an ``X.after_optimizations.txt`` file with the ``X.before_optimizations.txt``
+    beside it; :func:`hloscope.drivers.explain.explain` finds a TARGET's, a dump's optimized
+    module with the HLO before optimization of the same compilation). ``jaxpr`` gives the
+    jaxpr's sources explicitly.
     ``line="FILE:N"`` or ``kernel="NAME"`` narrow the result (:meth:`Explanation.focus_line`,
     :meth:`Explanation.focus_kernel`).
     """
     if line is not None and kernel is not None:
         raise FocusNotFound("focus on a line or on a kernel, not both")
-    inputs = _inputs(value, module, before, jaxpr)
+    inputs = _inputs(value, before, jaxpr)
     builder = _Builder()
     index: _KernelIndex | None = None
     explained: dict[str, ExplainedKernel] = {}
@@ -89,7 +84,7 @@ def explain(
     return result
 
 
-def _snapshot(inputs: Any) -> dict[str, str]:
+def _snapshot(inputs: ProgramStages) -> dict[str, str]:
     """The source files as the program's capture ran them (``Module.source_files``)."""
     for module in (inputs.after, inputs.before):
         if module is not None and module.source_files:

@@ -1,6 +1,7 @@
 """What there is to explain: the stages one program has (jaxpr, StableHLO, HLO before and after
-optimization), found in a capture, a target, a dump or bare modules, and why each absent
-stage is absent (:attr:`~hloscope.analysis.explain.Explanation.missing`)."""
+optimization), found in a capture, an HLO file or bare modules, and why each absent stage is
+absent (:attr:`~hloscope.analysis.explain.Explanation.missing`). A TARGET's stages (its dump,
+its capture) are found by :mod:`hloscope.drivers.explain`, which opens it."""
 
 from __future__ import annotations
 
@@ -14,14 +15,14 @@ from ...stages import Stage
 from ..provenance import tf_function_name
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ...backends.jaxpr_records import JaxprSources
     from ...backends.record import Capture
-    from ...capture.jaxpr_lines import JaxprSources
-    from ...capture.target import Target
 
 
 @dataclass(slots=True)
-class _Inputs:
-    """The stages found for one program (``None``: absent) and why each absent one is."""
+class ProgramStages:
+    """The stages found for one program (``None``: absent) and why each absent one is: what
+    :func:`~hloscope.analysis.explain.explain` links."""
 
     name: str
     frontend: str
@@ -35,7 +36,7 @@ class _Inputs:
 _NEEDS_FUNCTION = "explain SCRIPT.py:FUNCTION, or a capture_with_sources() capture, for it"
 
 
-def _is_optimized(module: Module) -> bool:
+def is_optimized(module: Module) -> bool:
     """An optimized module: scheduled (XLA's header says so) or holding fusions."""
     header = module.header_attrs
     if "is_scheduled" in header and str(header.raw("is_scheduled")).strip().lower() == "true":
@@ -54,10 +55,12 @@ def _frontend_of(module: Module) -> str:
     return "xla"
 
 
-def _from_modules(before: Module | None, after: Module | None, where: str) -> _Inputs:
+def stages_of_modules(before: Module | None, after: Module | None, where: str) -> ProgramStages:
+    """The stages of a module before optimization and/or after it, read from ``where`` (named
+    in what the absent stages say)."""
     some = after if after is not None else before
     assert some is not None
-    inputs = _Inputs(some.name, _frontend_of(some), before=before, after=after)
+    inputs = ProgramStages(some.name, _frontend_of(some), before=before, after=after)
     if inputs.frontend == "tensorflow":
         inputs.missing[str(Stage.JAXPR)] = "TensorFlow has no jaxpr"
         inputs.missing[str(Stage.STABLEHLO)] = "TensorFlow hands XLA HLO, not StableHLO"
@@ -75,11 +78,13 @@ def _from_modules(before: Module | None, after: Module | None, where: str) -> _I
     return inputs
 
 
-def _from_capture(capture: Capture, jaxpr: JaxprSources | None) -> _Inputs:
+def stages_of_capture(capture: Capture, jaxpr: JaxprSources | None = None) -> ProgramStages:
+    """The stages of a capture; ``jaxpr`` gives the jaxpr's sources when the capture lacks
+    them (a :class:`~hloscope.capture.jaxpr_lines.SourcedCapture` has its own)."""
     stages = capture.stages
     before = capture.module(Stage.HLO) if Stage.HLO in stages else None
     after = capture.module(Stage.OPTIMIZED_HLO) if Stage.OPTIMIZED_HLO in stages else None
-    inputs = _from_modules(before, after, f"this {capture.frontend} capture")
+    inputs = stages_of_modules(before, after, f"this {capture.frontend} capture")
     inputs.name = capture.name
     if capture.frontend == "tensorflow":
         return inputs
@@ -112,63 +117,34 @@ def before_beside(path: str | os.PathLike[str], name: str) -> Module | None:
     return next((m for m in parse_modules(sibling) if m.name == name), None)
 
 
-def _dump_before(target: Target, after: Module) -> Module | None:
-    """The module before optimization of the same compilation as ``after`` (the same dump
-    module id, found by the file ``after`` was read from; else the main module of its name)."""
-    from ...capture.target import TargetError
-
-    path = after.source.path if after.source is not None else None
-    for each in target.dump().modules:
-        if each.after_file is not None and each.after_file.location == path:
-            return each.before()
-    try:
-        return target.main_module(Stage.HLO, after.name)
-    except TargetError:
-        return None
-
-
-def _from_target(
-    target: Target, module: str | Module | None, jaxpr: JaxprSources | None
-) -> _Inputs:
-    from ...capture.target import TargetKind
-
-    if target.kind in (TargetKind.FUNCTION, TargetKind.CAPTURE):
-        from ...capture.jaxpr_lines import saved_capture_for_target
-
-        return _from_capture(saved_capture_for_target(target), jaxpr)
-    chosen = module if isinstance(module, Module) else None
-    name = module if isinstance(module, str) else None
-    if target.kind is TargetKind.HLO_FILE:
-        chosen = chosen or target.main_module(Stage.OPTIMIZED_HLO, name)
-        where = f"the file {target.path.name}"
-        if not _is_optimized(chosen):
-            return _from_modules(chosen, None, where)
-        before = before_beside(target.path, chosen.name)
-        if before is not None:
-            beside = target.path.name.replace("after_optimizations", "before_optimizations")
-            return _from_modules(before, chosen, f"the files {target.path.name} and {beside}")
-        return _from_modules(None, chosen, where)
-    after = chosen or target.main_module(Stage.OPTIMIZED_HLO, name)
-    return _from_modules(_dump_before(target, after), after, "a dump folder")
+def stages_of_file(module: Module, path: Path) -> ProgramStages:
+    """The stages of ``module``, read from the HLO file ``path``: an optimized module with the
+    module before optimization from the ``X.before_optimizations.txt`` beside it when there is
+    one (:func:`before_beside`)."""
+    where = f"the file {path.name}"
+    if not is_optimized(module):
+        return stages_of_modules(module, None, where)
+    before = before_beside(path, module.name)
+    if before is not None:
+        beside = path.name.replace("after_optimizations", "before_optimizations")
+        return stages_of_modules(before, module, f"the files {path.name} and {beside}")
+    return stages_of_modules(None, module, where)
 
 
-def _inputs(value: Any, module: str | Module | None, before: Module | None, jaxpr: Any) -> _Inputs:
+def _inputs(value: Any, before: Module | None, jaxpr: Any) -> ProgramStages:
     from ...backends.record import Capture
-    from ...capture.target import Target
 
+    if isinstance(value, ProgramStages):
+        return value
     if isinstance(value, Module):
         if before is not None:
-            return _from_modules(before, value, "a pair of modules")
-        if _is_optimized(value):
-            return _from_modules(None, value, "one module")
-        return _from_modules(value, None, "one module")
+            return stages_of_modules(before, value, "a pair of modules")
+        if is_optimized(value):
+            return stages_of_modules(None, value, "one module")
+        return stages_of_modules(value, None, "one module")
     if isinstance(value, Capture):
-        return _from_capture(value, jaxpr)
-    if isinstance(value, (str, os.PathLike)):
-        value = Target.resolve(value)
-    if isinstance(value, Target):
-        return _from_target(value, module, jaxpr)
+        return stages_of_capture(value, jaxpr)
     raise TypeError(
-        "explain() takes a Capture, a Target, a TARGET string or a Module, "
-        f"not a {type(value).__name__}"
+        "explain() takes a Capture, a Module or the stages found of a program (a Target or "
+        f"TARGET string: hloscope.explain), not a {type(value).__name__}"
     )

@@ -2,15 +2,17 @@
 
 :func:`memory_of` picks the best source for a module (XLA's buffer assignment and live range
 from a dump, else :func:`simulate`, hloscope's live-range simulation that agrees with XLA's);
-the :class:`MemoryResult` says which (``source``).
+the :class:`MemoryResult` says which (``source``). Everything here takes data (modules, dumped
+side files, a capture's reports); opening a TARGET or compiling a function for its memory is
+:mod:`hloscope.drivers.memory` (``hloscope.memory``).
 """
 
 from ._build import memory_from_assignment, memory_from_simulation, memory_of, usable_assignment
-from ._function import memory_of_capture, memory_of_compiled, memory_of_function
+from ._dumped import dumped_assignment, memory_of_dump_module, tpu_allocation
+from ._function import memory_of_capture, memory_of_compiled
 from ._result import BufferKind, LiveBuffer, MemoryResult, MemorySource, Saving
 from ._savings import savings_of
 from ._simulation import SimulatedValue, Simulation, shape_bytes, simulate
-from ._target import dumped_assignment, memory, memory_results
 
 __all__ = [
     "dumped_assignment",
@@ -21,16 +23,15 @@ __all__ = [
     "Saving",
     "SimulatedValue",
     "Simulation",
-    "memory",
     "memory_from_assignment",
-    "memory_results",
     "memory_from_simulation",
     "memory_of",
     "memory_of_capture",
     "memory_of_compiled",
-    "memory_of_function",
+    "memory_of_dump_module",
     "savings_of",
     "shape_bytes",
     "simulate",
+    "tpu_allocation",
     "usable_assignment",
 ]

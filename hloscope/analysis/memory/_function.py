@@ -1,4 +1,5 @@
-"""Memory of a compiled function: a ``SCRIPT.py:FUNCTION`` capture or a jax function.
+"""Memory of a compiled function, from what its compile left: a capture's reports and
+``memory_analysis()`` fields (compiling a jax function is :mod:`hloscope.drivers.memory`'s).
 
 The source is ``memory_analysis``: the breakdown is what ``Compiled.memory_analysis()`` says
 (argument, output, alias and temp sizes), because that is what JAX itself reports for the
@@ -18,8 +19,8 @@ and the memory-usage report's allocation are kept beside it in
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ...devices import is_tpu_kind
 from ._build import memory_from_assignment, memory_from_simulation, usable_assignment
@@ -37,7 +38,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "memory_of_capture",
     "memory_of_compiled",
-    "memory_of_function",
     "refused_for_memory",
 ]
 
@@ -190,13 +190,3 @@ def refused_for_memory(result: MemoryResult, message: str) -> None:
             result.figures[result.live_at] = result.peak_bytes
         result.peak_bytes = need
     result.notes.insert(0, f"the compiler's words: {message}")
-
-
-def memory_of_function(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> MemoryResult:
-    """Compile ``fn(*args, **kwargs)`` with jax and return its memory result (exact: XLA's own
-    live range of this compile, with ``memory_analysis()``'s breakdown)."""
-    from ...backends import jaxlib_adapter
-    from ...hlo.parser import parse
-
-    text, reports, stats = jaxlib_adapter.compile_with_memory_reports(fn, *args, **kwargs)
-    return memory_of_compiled(parse(text, path="<memory>"), reports, stats)

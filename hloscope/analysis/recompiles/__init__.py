@@ -1,9 +1,13 @@
 """The recompile ledger: per function, how often it compiled, why each time, and what to do.
 
 Dynamic shapes make XLA compile again, and on a TPU one compile can take minutes. The ledger
-takes what was compiled -- :class:`~hloscope.capture.compile_watch.CompileRecord` objects from a
-live watch (:func:`watch_compiles`), from a script run (:func:`recompiles_of_script`) or read
-offline from a dump folder (:func:`ledger_of_dump`) -- and answers, per function:
+takes what was compiled -- :class:`~hloscope.backends.compile_records.CompileRecord` objects from a
+live watch (:func:`hloscope.watch_compiles`), from a script run
+(:func:`hloscope.recompiles_of_script`) or read offline from a dump folder
+(:func:`ledger_of_dump`) -- and answers, per function. Watching, running a script and opening a
+TARGET are :mod:`hloscope.drivers`' (:mod:`~hloscope.drivers.compile_watch`,
+:mod:`~hloscope.drivers.script_recompiles`, :mod:`~hloscope.drivers.target_recompiles`); this
+package takes their records:
 
 * how many compiles and how long they took (tracing, lowering and XLA where known);
 * for each argument, the dimensions that varied and the sizes seen, and the dtypes;
@@ -41,8 +45,8 @@ The package, one job per module: ``_ledger`` (the data model above), ``_grouping
 to a ledger), ``_names`` (names of flattened arguments and static values), ``_differences``
 (what changed between two compiles), ``_histories`` (each argument over time), ``_advice``
 (the table of fixes, :data:`RULES`), ``_persistent_cache`` (the persistent cache's results
-and what changed in its key), ``_watch`` (live watching), ``_scripts`` (a script run
-under the watcher) and ``_dumps`` (the offline ledger of a dump or HLO file).
+and what changed in its key) and ``_dumps`` (the offline ledger of a dump or HLO file's
+modules).
 """
 
 from typing import TYPE_CHECKING
@@ -51,7 +55,7 @@ from ...lazy_exports import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover - the names as mypy sees them; at run time, _LAZY
     from ._advice import ARGUMENT_RULES, RULES, ArgumentRule, Rule, advice_for, bucket_sizes
-    from ._dumps import ledger_of_dump, ledger_of_modules, ledger_of_target
+    from ._dumps import ledger_of_dump, ledger_of_modules
     from ._grouping import build_ledger
     from ._ledger import (
         Advice,
@@ -65,12 +69,9 @@ if TYPE_CHECKING:  # pragma: no cover - the names as mypy sees them; at run time
         ledger_name,  # hloscope.testing names functions the way the ledger does
     )
     from ._persistent_cache import CacheVerdict, KeyChange, cache_notes, cache_verdicts
-    from ._scripts import LEDGER_FILE as LEDGER_FILE
-    from ._scripts import ScriptLedger, recompiles_of_script
-    from ._watch import CompileWatch, watch_compiles
 
 # Loaded on first use (PEP 562): ``hloscope recompiles SCRIPT.py`` starts the script from
-# ``_scripts`` alone and imports the rest of the ledger while the script runs.
+# :mod:`hloscope.drivers.script_recompiles` alone and imports the ledger while the script runs.
 _LAZY = {
     "ARGUMENT_RULES": "._advice",
     "RULES": "._advice",
@@ -80,7 +81,6 @@ _LAZY = {
     "bucket_sizes": "._advice",
     "ledger_of_dump": "._dumps",
     "ledger_of_modules": "._dumps",
-    "ledger_of_target": "._dumps",
     "build_ledger": "._grouping",
     "Advice": "._ledger",
     "AdviceKind": "._ledger",
@@ -95,11 +95,6 @@ _LAZY = {
     "KeyChange": "._persistent_cache",
     "cache_verdicts": "._persistent_cache",
     "cache_notes": "._persistent_cache",
-    "LEDGER_FILE": "._scripts",
-    "ScriptLedger": "._scripts",
-    "recompiles_of_script": "._scripts",
-    "CompileWatch": "._watch",
-    "watch_compiles": "._watch",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
@@ -114,18 +109,13 @@ __all__ = [
     "Advice",
     "FunctionLedger",
     "Ledger",
-    "CompileWatch",
-    "ScriptLedger",
     "CacheVerdict",
     "KeyChange",
     "cache_verdicts",
     "cache_notes",
     "build_ledger",
-    "watch_compiles",
-    "recompiles_of_script",
     "ledger_of_dump",
     "ledger_of_modules",
-    "ledger_of_target",
     "bucket_sizes",
     "advice_for",
     "Rule",

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...capture.compile_watch import ArgSignature, CompileRecord
+from ...backends.compile_records import ArgSignature, CompileRecord
 from ._advice import advice_for
 from ._grouping import build_ledger
 from ._ledger import Cause, FunctionLedger, Ledger
@@ -87,22 +87,6 @@ def ledger_of_modules(modules: Sequence[Module]) -> Ledger:
 
     records = [_module_record(m, function_name(m.name), None) for m in modules]
     return build_ledger(records, source="dump")
-
-
-def ledger_of_target(target: Any) -> Ledger:
-    """The offline ledger of a resolved :class:`~hloscope.capture.target.Target` that is a
-    dump folder, a capture folder or an HLO text file (scripts: :func:`recompiles_of_script`)."""
-    from ...capture.target import TargetKind
-
-    if target.kind in (TargetKind.DUMP, TargetKind.SCRIPT):
-        return ledger_of_dump(target.dump())
-    from ...capture.target import TargetError
-
-    try:
-        modules = target.modules("before")
-    except TargetError:  # a saved capture without the unoptimized stage
-        modules = target.modules("after")
-    return ledger_of_modules(modules)
 
 
 _TF_MODULE = re.compile(r"^a?_*inference_(?P<fn>.+?)_(?P<uid>\d+)(?:__|$)")

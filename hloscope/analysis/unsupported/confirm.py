@@ -4,8 +4,10 @@ The static rules reason: "float64 on TPU", "``lapack_*`` is a CPU kernel". They 
 both ways: a TPU v5e compiles a float64 matmul (XLA emulates it), and a check that reads only
 the lowered module cannot see what the TPU compiler refuses further on. With libtpu installed
 (``pip install 'hloscope[tpu]'``) XLA:TPU compiles for any TPU chip on this machine, so
-:func:`confirm_with_xla_tpu` asks it, in one child process
-(:func:`hloscope.capture.tpu_confirm.confirm_on_tpu`):
+:func:`hloscope.drivers.tpu_confirm.confirm_with_xla_tpu` asks it, in one child process
+(:func:`hloscope.capture.tpu_confirm.confirm_on_tpu`). This module takes data: it plans what
+to compile (:func:`plan_confirmation`) and reads XLA:TPU's verdicts into the report
+(:func:`apply_confirmation`):
 
 * each **problem** of the report (warnings such as host callbacks compile on a TPU and stay
   as they are) is compiled **alone** for the chip: its HLO instruction made a module of its own
@@ -28,20 +30,24 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from ...backends.confirm_records import ConfirmResult, OpCandidate
 from ...hlo.errors import HloParseError
 from ...hlo.model import Instruction
 from ...hlo.rewrite import attributes_without, computations_called_by, entry_module_text
-from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
+from .findings import TOP_LEVEL, CheckReport, Finding, Reason
 from .fixes import suggest
 from .message_advice import message_advice
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ...capture.tpu_confirm import ConfirmResult, OpCandidate
-    from ...devices import DeviceSpec
-
-__all__ = ["STATIC_LABEL", "MAX_FORMS", "confirm_with_xla_tpu", "op_module_text", "label_static"]
+__all__ = [
+    "STATIC_LABEL",
+    "MAX_FORMS",
+    "ConfirmPlan",
+    "apply_confirmation",
+    "label_static",
+    "op_module_text",
+    "plan_confirmation",
+]
 
 #: The one line a report carries when XLA:TPU could not be asked.
 STATIC_LABEL = "static scan; pip install 'hloscope[tpu]' to confirm with XLA:TPU"
@@ -68,17 +74,20 @@ def label_static(report: CheckReport, why: str | None = None) -> CheckReport:
 
 
 @dataclass(slots=True)
-class _Plan:
-    """Which candidates each problem finding compiles (by key), and the candidates."""
+class ConfirmPlan:
+    """Which candidates each problem finding compiles (by key), and the candidates; the
+    primitives stood in for in the whole program are :attr:`stand_ins`."""
 
     keys: dict[int, list[str]] = field(default_factory=dict)  # id(finding) -> candidate keys
     candidates: list[OpCandidate] = field(default_factory=list)
     stood_in: dict[str, str] = field(default_factory=dict)  # candidate key -> primitive
     _by_text: dict[str, str] = field(default_factory=dict)
 
-    def hlo(self, text: str) -> str:
-        from ...capture.tpu_confirm import OpCandidate
+    @property
+    def stand_ins(self) -> list[str]:
+        return sorted(set(self.stood_in.values()))
 
+    def hlo(self, text: str) -> str:
         if text not in self._by_text:
             key = f"op{len(self.candidates)}"
             self._by_text[text] = key
@@ -86,53 +95,20 @@ class _Plan:
         return self._by_text[text]
 
     def primitive(self, name: str, use: int) -> str:
-        from ...capture.tpu_confirm import OpCandidate
-
         key = f"op{len(self.candidates)}"
         self.candidates.append(OpCandidate(key, primitive=name, use=use))
         self.stood_in[key] = name
         return key
 
 
-def confirm_with_xla_tpu(
-    report: CheckReport,
-    device: DeviceSpec,
-    *,
-    script: str | None = None,
-    function: str | None = None,
-    module_text: str | None = None,
-) -> CheckReport:
-    """Confirm ``report``'s problems with XLA:TPU for ``device`` (see the module doc), in place;
-    the whole program is ``script``'s ``function`` or the module ``module_text``. Without
-    libtpu (or for a chip libtpu cannot compile for) the report is labelled static instead."""
-    from ...backends import XlaTpu
-    from ...capture.tpu_confirm import ConfirmJob, confirm_on_tpu
-
-    if report.platform is not Platform.TPU:
-        return report
-    report.device = str(device)
-    problem = XlaTpu(device).unavailable()
-    if problem is not None:
-        return label_static(report, problem)
-    plan = _plan(report, with_function=script is not None)
-    job = ConfirmJob(
-        device=str(device),
-        candidates=plan.candidates,
-        script=script,
-        function=function,
-        hlo=module_text,
-        stand_ins=sorted(set(plan.stood_in.values())),
-    )
-    result = confirm_on_tpu(job)
-    _apply(report, plan, result)
-    return report
-
-
 # ---- candidates ---------------------------------------------------------------------------------
 
 
-def _plan(report: CheckReport, *, with_function: bool) -> _Plan:
-    plan = _Plan()
+def plan_confirmation(report: CheckReport, *, with_function: bool) -> ConfirmPlan:
+    """What to compile alone for each of ``report``'s problems: its instructions' distinct forms
+    as modules, or (``with_function``: the function is there to trace) a primitive with no
+    lowering as its jaxpr equation."""
+    plan = ConfirmPlan()
     for finding in report.findings:
         if finding.is_warning:
             continue
@@ -218,7 +194,9 @@ def op_module_text(instruction: Instruction) -> str | None:
 # ---- answers ------------------------------------------------------------------------------------
 
 
-def _apply(report: CheckReport, plan: _Plan, result: ConfirmResult) -> None:
+def apply_confirmation(report: CheckReport, plan: ConfirmPlan, result: ConfirmResult) -> None:
+    """XLA:TPU's verdicts read into ``report``, in place: what it refused kept with its words,
+    what it compiled dropped, a refusal of the whole program no finding explains added."""
     who = f"XLA:TPU ({result.compiled_for})"
     report.compiled_for = result.compiled_for
     report.confirming = True
@@ -299,7 +277,7 @@ def _missed(message: str, who: str) -> Finding:
     )
 
 
-def _summary(who: str, result: ConfirmResult, plan: _Plan, dropped: list[Finding]) -> str:
+def _summary(who: str, result: ConfirmResult, plan: ConfirmPlan, dropped: list[Finding]) -> str:
     libtpu = result.versions.get("libtpu")
     head = f"confirmed by {who}{f', libtpu {libtpu}' if libtpu else ''}: "
     head += f"{len(plan.candidates)} op{'s' if len(plan.candidates) != 1 else ''} compiled alone "

@@ -1,10 +1,11 @@
 """The JAX pre-flight check: will this function compile for that platform? ::
 
-    report = check_jax(f, x, platform="tpu")  # no TPU needed
+    report = check_jax(f, x, platform="tpu")  # no TPU needed (hloscope.drivers.jax_check)
     report.clean, [(f.reason, f.op, f.source) for f in report.findings]
 
-:func:`check_jax` lowers the function for the platform without its device
-(:func:`hloscope.backends.jax_lowering.lower_for`) and turns what happened into findings:
+:func:`hloscope.drivers.jax_check.check_jax` lowers the function for the platform without its
+device (:func:`hloscope.backends.jax_lowering.lower_for`), and :func:`report_of` here turns what
+happened (the :class:`~hloscope.backends.jax_lowering.LoweringFacts`) into findings:
 
 * an error raised while **tracing** (``ConcretizationTypeError``, ``TracerBoolConversionError``,
   a shape from a traced value ...) is a ``tracing`` finding: ``op`` is the exception class,
@@ -25,16 +26,14 @@
   (``serialization of host_callbacks is not yet implemented``), custom calls without
   compatibility guarantees (``cuhybrid_eig_real``), with the line of each.
 
-This module never imports jax: :mod:`hloscope.backends.jax_lowering` does the lowering.
+This module never imports jax and runs nothing: it reads the lowering's facts.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
 
-from ...backends.jax_lowering import LoweringFacts, PrimitiveUse, RaisedError, UserLine, lower_for
+from ...backends.jax_lowering import LoweringFacts, PrimitiveUse, RaisedError, UserLine
 from ...errors import HloscopeError
 from ...hlo.metadata import StackFrame
 from ...hlo.model import Instruction, Module
@@ -46,7 +45,7 @@ from .fixes import suggest
 from .hlo_check import computation_function, scan_module, source_frame
 from .message_advice import message_advice
 
-__all__ = ["check_jax", "report_of", "tracing_trigger"]
+__all__ = ["report_of", "tracing_trigger"]
 
 # Exception classes of Python itself: their class rows in the fixes table are about shapes and
 # slices, so they apply only when the message says it was one.
@@ -70,27 +69,6 @@ _ALREADY_SAID = (
     "MLIR translation rule for primitive",
     "is different from the lowering platform",
 )
-
-
-def check_jax(
-    fn: Callable[..., Any],
-    *args: Any,
-    platform: str = "cpu",
-    mxu: int = DEFAULT_MXU,
-    **kwargs: Any,
-) -> CheckReport:
-    """Check that ``fn(*args, **kwargs)`` compiles for ``platform`` (``cpu``, ``gpu``,
-    ``tpu``), without running it and without that platform's device.
-
-    ``fn`` is a JAX function, plain or jitted (a jitted one keeps its static arguments);
-    ``args`` are example inputs (arrays or ``jax.ShapeDtypeStruct``: only shapes and dtypes
-    matter). Turn on ``jax_enable_x64`` before making 64-bit inputs to check them. Returns a
-    :class:`~.findings.CheckReport`; raises only when jax itself is missing. ``mxu`` is the
-    TPU's matrix unit size the alignment warnings measure against (256 on v6e); like
-    ``platform``, it is hloscope's keyword, not passed on to ``fn``.
-    """
-    target = Platform.parse(platform)
-    return report_of(lower_for(fn, args, kwargs, platform=target.value), target, mxu=mxu)
 
 
 def report_of(

@@ -3,7 +3,9 @@
 TensorFlow's own check (``ValidateGraph`` in ``tensorflow/compiler/tf2xla/xla_compiler.cc``)
 stops at the first bad node, so a function with four unsupported ops costs four compile-fix
 rounds. This check walks the whole function instead, the way ``ValidateGraph`` walks each graph
-it compiles, and reports them all::
+it compiles, and reports them all (:func:`hloscope.drivers.tf_check.check_tf` traces the
+function and reads the installed TensorFlow's kernels; :func:`report_of_graph` here walks
+them and runs nothing)::
 
     report = check_tf(step, images, labels, platform="tpu")
     for finding in report.findings:
@@ -38,9 +40,9 @@ reported under that name, like TensorFlow's message does.
 
 What reading the graph cannot see: failures after the kernel lookup (an input that must be a
 compile-time constant and is not, a TensorList of unknown size). Compiling shows those
-(:func:`hloscope.capture.tf_graph.compile_error`), one at a time.
+(:func:`hloscope.backends.tf_graph.compile_error`), one at a time.
 
-The kernels come from the installed TensorFlow (:mod:`hloscope.capture.tf_graph`), so the check
+The kernels come from the installed TensorFlow (:mod:`hloscope.backends.tf_graph`), so the check
 is as old or new as the TensorFlow that will compile the program: ``Where`` had no CPU kernel
 in TF 2.5 and has one now. For GPU and TPU on a build without their kernels (tensorflow-cpu
 always), the CPU registrations stand in for them: the report says ``proxy=True`` and its notes
@@ -55,13 +57,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...backends.frameworks import installed_version
-from ...capture import tf_graph
+from ...backends import tf_graph
 from ..provenance import is_user_frame, user_frame
 from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
 from .fixes import CAPTURED_PREFIX, suggest
 
-__all__ = ["check_tf", "PROXY_DEVICE_TYPE"]
+__all__ = ["PROXY_DEVICE_TYPE", "kernels_read_for", "report_of_graph"]
 
 #: Whose registrations stand in for a device type this TensorFlow build lacks.
 PROXY_DEVICE_TYPE = "XLA_CPU_JIT"
@@ -89,33 +90,35 @@ _GPU_CONV_REMOVED = frozenset({"DT_INT32"})
 _DETAIL_FRAMES = 6
 
 
-def check_tf(fn: Any, *args: Any, platform: str | Platform = "cpu", **kwargs: Any) -> CheckReport:
-    """Every op of ``fn`` that XLA cannot compile for ``platform``, and why.
+def kernels_read_for(platform: Platform, device_types: frozenset[str]) -> str:
+    """The device type whose XLA kernel registrations the check reads for ``platform``: its
+    own when this TensorFlow build has kernels for it (``device_types``), else the proxy's
+    (:data:`PROXY_DEVICE_TYPE`)."""
+    wanted = tf_graph.JIT_DEVICE_TYPES[platform.value]
+    return wanted if wanted in device_types else PROXY_DEVICE_TYPE
 
-    ``fn`` is a ``tf.function``, a Keras model or a plain Python function, with example inputs
-    (tensors, numpy arrays or ``tf.TensorSpec``s, positional and keyword) as you would call it.
-    The function is traced, never run or compiled. Each :class:`~.findings.Finding` names the
-    op type, node, enclosing function (:data:`~.findings.TOP_LEVEL` or the nested function,
-    while/cond body), the reason (``no_kernel``, or ``dtype`` with the rejected dtype), the line
-    of your code that created the op, and a fix. An empty report means every node has a kernel
-    -- what TensorFlow checks before compiling; failures that come later (a shape that must be
-    a compile-time constant, a TensorList of unknown size) are not found by reading the graph.
-    """
-    target = Platform.parse(platform)
-    program = tf_graph.trace_graph(fn, *args, **kwargs)
-    wanted = tf_graph.JIT_DEVICE_TYPES[target.value]
-    proxy = wanted not in tf_graph.jit_device_types()
-    rules = _Rules.for_platform(target, wanted, proxy)
-    walk = _Walk(
-        program=program,
-        kernels=tf_graph.xla_kernels(rules.kernels_of),
-        host=tf_graph.xla_kernels("CPU"),
-        rules=rules,
-    )
+
+def report_of_graph(
+    program: tf_graph.TfProgram,
+    platform: Platform,
+    *,
+    kernels: tf_graph.XlaKernels,
+    host: tf_graph.XlaKernels,
+    tensorflow: str,
+) -> CheckReport:
+    """Every op of the traced ``program`` that XLA cannot compile for ``platform``, and why
+    (see the module doc), judged against ``kernels`` (the registrations
+    :func:`kernels_read_for` names: a proxy's when they are not ``platform``'s own) and
+    ``host`` (the CPU's, which constant folding runs); ``tensorflow`` is the version they come
+    from, named in the notes."""
+    wanted = tf_graph.JIT_DEVICE_TYPES[platform.value]
+    proxy = kernels.device_type != wanted
+    rules = _Rules.for_platform(platform, wanted, proxy)
+    walk = _Walk(program=program, kernels=kernels, host=host, rules=rules)
     walk.run()
-    report = CheckReport(platform=target, program=program.python_name, proxy=proxy)
+    report = CheckReport(platform=platform, program=program.python_name, proxy=proxy)
     report.extend(walk.findings)
-    report.notes.extend(_notes(walk))
+    report.notes.extend(_notes(walk, tensorflow))
     return report
 
 
@@ -555,9 +558,8 @@ def _created_at(stack: Iterable[Any]) -> str:
 # ---- notes ---------------------------------------------------------------------------------------
 
 
-def _notes(walk: _Walk) -> Iterator[str]:
+def _notes(walk: _Walk, version: str) -> Iterator[str]:
     program, rules = walk.program, walk.rules
-    version = installed_version("tensorflow", "tensorflow-cpu") or "unknown"
     nested = len(walk.functions) - 1
     yield (
         f"checked {len(walk.checked)} nodes of {program.name} and {nested} nested function"

@@ -1,4 +1,6 @@
-"""Watching compiles live in a block or a decorated function (:func:`watch_compiles`)."""
+"""Watching compiles live in a block or a decorated function (:func:`watch_compiles`): the
+watcher hooks the running frameworks, and :mod:`hloscope.analysis.recompiles` builds the ledger
+of its records."""
 
 from __future__ import annotations
 
@@ -6,9 +8,8 @@ import contextlib
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
-from ...capture.compile_watch import CompileRecord, CompileWatcher
-from ._grouping import build_ledger
-from ._ledger import Ledger
+from ..analysis.recompiles import Ledger, build_ledger
+from ..capture.compile_watch import CompileRecord, CompileWatcher
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 

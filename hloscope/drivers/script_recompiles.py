@@ -1,5 +1,6 @@
 """The ledger of a script run in a child process under the compile watcher
-(:func:`recompiles_of_script`), with TensorFlow's XLA compile log read from its stderr."""
+(:func:`recompiles_of_script`), with TensorFlow's XLA compile log read from its stderr: the run
+here, the ledger built from its records by :mod:`hloscope.analysis.recompiles`."""
 
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ from typing import TYPE_CHECKING
 # Nothing else of the ledger at import time: the script starts first, and what reads its
 # records is imported while it runs (_import_readers).
 if TYPE_CHECKING:  # pragma: no cover
-    from ...capture.compile_watch import CompileRecord
-    from ...capture.script import ScriptCapture
-    from ._ledger import Ledger
+    from ..analysis.recompiles import Ledger
+    from ..capture.compile_watch import CompileRecord
+    from ..capture.script import ScriptCapture
 
 
 @dataclass(slots=True)
@@ -103,7 +104,7 @@ def _run_watched(
     keep: bool,
     hooks: _Hooks,
 ) -> ScriptLedger:
-    from ...capture.script import capture_script
+    from ..capture.script import capture_script
 
     def prepare() -> None:
         _import_readers()
@@ -133,7 +134,7 @@ def _run_watched(
         when_ready=read_early,
         versions=keep,  # only a kept manifest is read again
     )
-    from ...capture.script import RECOMPILES
+    from ..capture.script import RECOMPILES
 
     xla_log = _xla_log(folder)
     ledger = early[0][0] if early and early[0][1] == xla_log else _build(folder, xla_log, hooks)
@@ -159,8 +160,8 @@ class _Hooks:
 
 def _xla_log(folder: Path) -> list[CompileRecord]:
     """TensorFlow's XLA compiles, read from the child's stderr as it is now."""
-    from ...capture.script import STDERR
-    from ...capture.tf_watch import parse_xla_log
+    from ..capture.script import STDERR
+    from ..capture.tf_watch import parse_xla_log
 
     try:
         log = (folder / STDERR).read_text(errors="replace")
@@ -170,8 +171,8 @@ def _xla_log(folder: Path) -> list[CompileRecord]:
 
 
 def _build(folder: Path, xla_log: list[CompileRecord], hooks: _Hooks) -> Ledger:
-    from ...capture.script import RECOMPILES
-    from ._grouping import build_ledger
+    from ..analysis.recompiles import build_ledger
+    from ..capture.script import RECOMPILES
 
     records = _merge_by_time(_read_records(folder / RECOMPILES), xla_log)
     return build_ledger(
@@ -181,9 +182,9 @@ def _build(folder: Path, xla_log: list[CompileRecord], hooks: _Hooks) -> Ledger:
 
 def previous_records(folder: str | os.PathLike[str]) -> list[CompileRecord]:
     """The watcher's records of a run kept with ``out_dir`` (its ``recompiles.json``)."""
-    from ...capture.script import RECOMPILES
-    from ...errors import HloscopeError
-    from ..errors import NoKeptRun
+    from ..analysis.errors import NoKeptRun
+    from ..capture.script import RECOMPILES
+    from ..errors import HloscopeError
 
     path = Path(folder) / RECOMPILES
     if not path.is_file():  # a folder typed wrong: a usage error, as every missing path is
@@ -197,12 +198,12 @@ def previous_records(folder: str | os.PathLike[str]) -> list[CompileRecord]:
 
 def _import_readers() -> None:
     """Import what turns the run's records into a ledger (while the script runs)."""
-    from ...capture import compile_watch, tf_watch  # noqa: F401
-    from . import _grouping  # noqa: F401
+    from ..analysis.recompiles import build_ledger  # noqa: F401 - loads the ledger's modules
+    from ..capture import compile_watch, tf_watch  # noqa: F401
 
 
 def _read_records(path: Path) -> list[CompileRecord]:
-    from ...capture.compile_watch import CompileRecord
+    from ..capture.compile_watch import CompileRecord
 
     try:
         data = json.loads(path.read_text())

@@ -43,9 +43,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..backends.frameworks import require_tensorflow
 from ..hlo.metadata import StackFrame
 from .errors import CaptureError
+from .frameworks import require_tensorflow
 
 __all__ = [
     "JIT_DEVICE_TYPES",

@@ -1,0 +1,50 @@
+"""A static check's findings confirmed (or dropped) by XLA:TPU itself: the check's plan of what
+to compile (:func:`hloscope.analysis.unsupported.confirm.plan_confirmation`) compiled for the
+chip in one child process (:func:`hloscope.capture.tpu_confirm.confirm_on_tpu`), and the
+verdicts read back into the report (see :mod:`hloscope.analysis.unsupported.confirm`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..analysis.unsupported.confirm import apply_confirmation, label_static, plan_confirmation
+from ..analysis.unsupported.findings import CheckReport, Platform
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..devices import DeviceSpec
+
+__all__ = ["confirm_with_xla_tpu"]
+
+
+def confirm_with_xla_tpu(
+    report: CheckReport,
+    device: DeviceSpec,
+    *,
+    script: str | None = None,
+    function: str | None = None,
+    module_text: str | None = None,
+) -> CheckReport:
+    """Confirm ``report``'s problems with XLA:TPU for ``device``, in place; the whole program is
+    ``script``'s ``function`` or the module ``module_text``. Without libtpu (or for a chip
+    libtpu cannot compile for) the report is labelled static instead."""
+    from ..backends import XlaTpu
+    from ..backends.confirm_records import ConfirmJob
+    from ..capture.tpu_confirm import confirm_on_tpu
+
+    if report.platform is not Platform.TPU:
+        return report
+    report.device = str(device)
+    problem = XlaTpu(device).unavailable()
+    if problem is not None:
+        return label_static(report, problem)
+    plan = plan_confirmation(report, with_function=script is not None)
+    job = ConfirmJob(
+        device=str(device),
+        candidates=plan.candidates,
+        script=script,
+        function=function,
+        hlo=module_text,
+        stand_ins=plan.stand_ins,
+    )
+    apply_confirmation(report, plan, confirm_on_tpu(job))
+    return report
