@@ -122,6 +122,21 @@ def test_no_module_imports_a_higher_layer():
     assert not wrong, "\n".join(wrong)
 
 
+def test_analysis_imports_no_capture():
+    """analysis takes data and runs nothing: the records it reads (a Capture, compile records,
+    jaxpr sources, lowering facts, XLA:TPU's verdicts) live in backends/, below capture/, and
+    what opens a TARGET, runs a script, watches or compiles a function lives in drivers/, above
+    analysis. So no analysis module imports capture/, a type-only import included."""
+    wrong = [
+        f"{path.relative_to(ROOT)}:{line} imports {target}"
+        for path in sources()
+        if part(module_name(path)) == "analysis"
+        for line, target, _ in imports(path)
+        if target.startswith("hloscope.") and part(target) == "capture"
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
 def test_heavy_frameworks_only_inside_capture_functions():
     wrong = []
     for path in sources():
