@@ -249,7 +249,8 @@ def _confirmed(
 ) -> CheckReport:
     """``report`` confirmed by XLA:TPU for ``device`` in a child process, or labelled static
     (one note) when XLA:TPU cannot be asked or could not answer."""
-    from ..analysis.unsupported.confirm import confirm_with_xla_tpu, label_static
+    from ..analysis.unsupported.confirm import label_static
+    from ..drivers.tpu_confirm import confirm_with_xla_tpu
     from ..capture.errors import CaptureError
 
     try:

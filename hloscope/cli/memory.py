@@ -86,7 +86,7 @@ def memory_command(
     --device, whether the peak fits: "fits", "fits, above your 80% limit" (a warning), or
     "does NOT fit" (XLA:TPU refused the compile, or the peak is above the whole memory); and,
     with --scale, how large an argument can grow."""
-    from ..analysis.memory import memory_results
+    from ..drivers.memory import memory_results
 
     chosen = output_format(as_json)
     _refuse_mixed(module, all_modules, picture, scale_spec, device, fail_over_limit)

@@ -63,7 +63,7 @@ def passes_command(
     after each, and which passes changed nothing. TARGET is SCRIPT.py:FUNCTION (captured with
     every pass), a capture folder with passes, or a dump folder made with
     --xla_dump_hlo_pass_re."""
-    from ..analysis.passes import pass_timeline
+    from ..drivers.passes import pass_timeline
 
     opened = open_target(target, refresh=refresh, device=device)
     steps = _steps(opened)

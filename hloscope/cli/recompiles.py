@@ -150,7 +150,7 @@ def _ledger(
     if script is not None:
         if function is not None and args:
             raise CliError(f"{target}: a SCRIPT.py:FUNCTION target takes no script arguments")
-        from ..analysis.recompiles import recompiles_of_script
+        from ..drivers.script_recompiles import recompiles_of_script
 
         run = recompiles_of_script(
             script,
@@ -171,7 +171,7 @@ def _ledger(
     if out_dir is not None or timeout is not None or compare_with is not None:
         raise CliError("--output, --timeout and --vs apply to a script TARGET only")
     _check_dump_folder(target)
-    from ..analysis.recompiles import ledger_of_target
+    from ..drivers.target_recompiles import ledger_of_target
     from ._target import open_target
 
     return ledger_of_target(open_target(target)), None, False
