@@ -35,7 +35,7 @@ from hloscope.devices import Platform
 ROOT = Path(__file__).resolve().parent.parent
 
 #: The whole backend: a module and one row.
-BACKEND = '''
+BACKEND = """
 from hloscope.backends import BackendRow, LocalJax
 from hloscope.devices import Platform
 
@@ -51,7 +51,7 @@ ROW = BackendRow(
     make=lambda spec, mesh: TestXla(),
     words=TestXla.words,
 )
-'''
+"""
 
 
 class _Relabelled(LocalJax):

@@ -250,7 +250,7 @@ def test_progress_spinner_shows_elapsed_time_and_dump_files(tmp_path):
 
     from rich.console import Console
 
-    from hloscope.capture.script import _Progress
+    from hloscope.capture.runner_child import _Progress
 
     (tmp_path / "module_0001.jit_f.before_optimizations.txt").write_text("")
     out = io.StringIO()
@@ -314,7 +314,7 @@ def test_the_exit_watch_wakes_when_the_child_ends():
     import subprocess
     import sys
 
-    from hloscope.capture.script import _ExitWatch
+    from hloscope.capture.runner_child import _ExitWatch
 
     child = subprocess.Popen(
         [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
@@ -334,3 +334,24 @@ def test_the_exit_watch_wakes_when_the_child_ends():
         watch.close()
         if child.poll() is None:
             child.kill()
+
+
+def test_capture_script_takes_its_settings_as_one_object(tmp_path):
+    """A :class:`ScriptSettings` says how the script runs; a field given by name wins over
+    the object's, and a name that is no field is refused before anything runs."""
+    from hloscope.capture.script import ScriptSettings, capture_script
+
+    script = write(tmp_path, "plain.py", "import sys\nprint('args', sys.argv[1:])\n")
+    settings = ScriptSettings(timeout=60, versions=False)
+    out = tmp_path / "out"
+    (out / "stdout.txt").parent.mkdir()
+    (out / "stdout.txt").write_text("left by an earlier run\n")
+    with pytest.raises(Exception, match="not empty|--force|force"):
+        capture_script(script, ("a",), out, settings)
+    result = capture_script(script, ("a",), out, settings, force=True)
+    assert result.manifest["exit_status"] == 0 and result.manifest["timeout_s"] == 60
+    assert result.manifest["versions"] is None  # versions=False, from the object
+    assert "args ['a']" in (out / "stdout.txt").read_text()
+    with pytest.raises(TypeError, match="colour"):
+        capture_script(script, (), tmp_path / "other", settings, colour="red")
+    assert not (tmp_path / "other").exists()

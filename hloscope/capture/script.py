@@ -25,27 +25,37 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
 import shlex
-import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from .capped_output import DEFAULT_HEAD, DEFAULT_TAIL, CappedWriter
 from .errors import CaptureError, CaptureUsageError
-from .family import FAMILY_ENV, new_token, stop_family
-from .prestart import RUNNER, Prestarted, adopt, child_env, function_child_env
+from .family import stop_family
+from .prestart import child_env, function_child_env
+from .runner_child import (
+    TERMINATE_GRACE_S,
+    _Child,
+    _count_files,
+    _ExitWatch,
+    _launch,
+    _let_go,
+    _Progress,
+    _runner_command,
+    _signal_name,
+    _stop,
+)
 from .script_source import check_script_source
 
 __all__ = [
     "ScriptCapture",
+    "ScriptSettings",
     "capture_script",
     "merge_xla_flags",
     "capture_flags",
@@ -66,10 +76,7 @@ _INFO = ".runner-info.json"
 # Files a previous capture left in DIR; `force` removes exactly these.
 _OWNED = (MANIFEST, STDOUT, STDERR, _INFO, DUMP_SUBDIR, "capture", RECOMPILES, "compile_time.json")
 
-_SPINNER_AFTER_S = 2.0  # show progress only for runs longer than this
-_TERMINATE_GRACE_S = 2.0  # SIGTERM -> SIGKILL
 _POLL_S = 0.1
-_FALLBACK_POLL_S = 0.02  # where no pidfd says when the child ends
 
 
 @dataclass(slots=True)
@@ -232,270 +239,47 @@ def _write_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
     os.replace(tmp, out_dir / MANIFEST)
 
 
-def _count_files(folder: Path) -> int:
-    try:
-        return sum(1 for _ in os.scandir(folder))
-    except OSError:
-        return 0
+@dataclass(frozen=True, slots=True)
+class ScriptSettings:
+    """How :func:`capture_script` runs a script (each field is described there)."""
 
+    passes: str | None = None
+    timeout: float | None = None
+    force: bool = False
+    function: str | None = None
+    progress: bool | None = None
+    cwd: str | os.PathLike[str] | None = None
+    output_limit: tuple[int, int] = (DEFAULT_HEAD, DEFAULT_TAIL)
+    watch_compiles: bool = False
+    while_running: Callable[[], object] | None = None
+    when_ready: Callable[[], object] | None = None
+    versions: bool = True
+    device: str | None = None
+    mesh: str | None = None
+    scale: str | None = None
 
-class _ExitWatch:
-    """Waits for a child to end and wakes the moment it does.
+    @property
+    def captures_function(self) -> bool:
+        """A function captured in the child (its runner says "ready" once it is written)."""
+        return self.function is not None and not self.watch_compiles
 
-    ``Popen.wait(timeout)`` sleeps in steps of up to 50 ms between checks, which a short
-    script pays on every run (``hloscope recompiles`` promises a small cost); a Linux pidfd
-    becomes readable when the process exits, so ``select`` returns at once. Elsewhere (or on
-    a kernel without pidfds) it falls back to ``Popen.wait``.
-    """
-
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
-        self.process = process
-        self.fd: int | None = None
-        if hasattr(os, "pidfd_open"):
-            with contextlib.suppress(OSError):
-                self.fd = os.pidfd_open(process.pid)
-
-    def wait(self, seconds: float, also: Sequence[int] = ()) -> list[int]:
-        """Wait up to ``seconds`` for the exit or for one of ``also`` (pipes) to be readable;
-        return those of ``also`` that are."""
-        if self.fd is not None:
-            readable = select.select([self.fd, *also], [], [], seconds)[0]
-            return [fd for fd in readable if fd != self.fd]
-        if also:  # no pidfd: a short select notices the pipes, the loop's poll() the exit
-            return select.select(list(also), [], [], min(seconds, _FALLBACK_POLL_S))[0]
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=seconds)
-        return []
-
-    def close(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
-
-
-@dataclass(slots=True)
-class _Child:
-    """A running child: its process, the read ends of its stdout and stderr, its ready pipe,
-    the family token in its environment, and whether it was prestarted."""
-
-    process: subprocess.Popen[bytes]
-    stdout: int
-    stderr: int
-    ready: _ReadyPipe | None
-    token: str
-    prestarted: bool
-
-
-def _launch(
-    info_path: Path,
-    mode: list[str],
-    env: dict[str, str],
-    work_dir: Path,
-    *,
-    adoptable: bool,
-    ready: bool,
-) -> _Child:
-    """Run the runner with ``mode``: in the child prestarted while the command line was read,
-    where there is one for this environment and folder (hloscope.capture.prestart: the same
-    runner, only further along), else in a new one. ``ready``: give it a ``--ready-fd``."""
-    waiting = adopt(env, str(work_dir)) if adoptable else None
-    if waiting is not None:
-        theirs = _ReadyPipe.of(waiting)
-        try:
-            waiting.give_orders(_runner_command(info_path, theirs, mode)[3:])
-        except OSError:  # it died before its orders: start one as usual
-            waiting.close()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                waiting.process.wait(timeout=_TERMINATE_GRACE_S)
-        else:
-            return _Child(
-                waiting.process, waiting.stdout, waiting.stderr, theirs, waiting.token, True
-            )
-    token = new_token()
-    pipe = _ReadyPipe() if ready else None
-    command = _runner_command(info_path, pipe, mode)
-    process, out_read, err_read = _start(command, work_dir, {**env, FAMILY_ENV: token}, pipe)
-    return _Child(process, out_read, err_read, pipe, token, False)
-
-
-def _start(
-    command: list[str], work_dir: Path, env: dict[str, str], ready: _ReadyPipe | None
-) -> tuple[subprocess.Popen[bytes], int, int]:
-    """Start the child with its stdout and stderr on pipes; return it and their read ends."""
-    out_read, out_write = os.pipe()
-    err_read, err_write = os.pipe()
-    try:
-        process = subprocess.Popen(
-            command,
-            cwd=work_dir,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out_write,
-            stderr=err_write,
-            start_new_session=hasattr(os, "killpg"),
-            pass_fds=(ready.child_end,) if ready is not None else (),
-        )
-    except BaseException:
-        for fd in (out_read, err_read):
-            os.close(fd)
-        if ready is not None:
-            ready.close()
-        raise
-    finally:
-        os.close(out_write)
-        os.close(err_write)
-    if ready is not None:
-        ready.close_child_end()
-    return process, out_read, err_read
-
-
-def _runner_command(info_path: Path, ready: _ReadyPipe | None, mode: list[str]) -> list[str]:
-    """``python -m hloscope.capture._runner --info FILE [--ready-fd N] MODE...``."""
-    command = [sys.executable, "-m", RUNNER, "--info", str(info_path)]
-    if ready is not None:
-        command += ["--ready-fd", str(ready.child_end)]
-    return command + mode
-
-
-class _ReadyPipe:
-    """The pipe on which the runner says that its results are written (``--ready-fd``)."""
-
-    def __init__(self) -> None:
-        self.parent_end: int | None
-        self.parent_end, self.child_end = os.pipe()
-        self._child_open = True
-
-    @classmethod
-    def of(cls, waiting: Prestarted) -> _ReadyPipe:
-        """The prestarted child's pipe (its write end is open in the child only)."""
-        pipe = cls.__new__(cls)
-        pipe.parent_end, pipe.child_end, pipe._child_open = (
-            waiting.ready,
-            waiting.ready_in_child,
-            False,
-        )
-        return pipe
-
-    def close_child_end(self) -> None:
-        if self._child_open:
-            os.close(self.child_end)
-            self._child_open = False
-
-    def fds(self) -> tuple[int, ...]:
-        return (self.parent_end,) if self.parent_end is not None else ()
-
-    def said_ready(self, readable: Sequence[int]) -> bool:
-        """Whether the runner has just said so (once: the pipe is closed after its line, or
-        after an end without one, a runner that died first)."""
-        if self.parent_end is None or self.parent_end not in readable:
-            return False
-        line = os.read(self.parent_end, 64)
-        os.close(self.parent_end)
-        self.parent_end = None
-        return bool(line)
-
-    def close(self) -> None:
-        self.close_child_end()
-        if self.parent_end is not None:
-            os.close(self.parent_end)
-            self.parent_end = None
-
-
-def _let_go(process: subprocess.Popen[bytes]) -> None:
-    """A child that wrote everything and is exiting: kill what is left of its process group
-    (nothing, normally) and reap it in the background instead of waiting for its end."""
-    if hasattr(os, "killpg"):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-    threading.Thread(target=process.wait, name="hloscope-reap", daemon=True).start()
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop the child and everything it started: SIGTERM to the group, then SIGKILL."""
-    if process.poll() is not None:
-        return
-    group = hasattr(os, "killpg")
-    try:
-        if group:
-            os.killpg(process.pid, signal.SIGTERM)
-        else:  # pragma: no cover - Windows
-            process.terminate()
-        process.wait(timeout=_TERMINATE_GRACE_S)
-    except subprocess.TimeoutExpired:
-        pass
-    except ProcessLookupError:
-        return
-    if group:
-        # Also reaps grandchildren that ignored SIGTERM after the leader exited.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-    elif process.poll() is None:  # pragma: no cover - Windows
-        process.kill()
-    process.wait()
-
-
-class _Progress:
-    """A rich spinner with elapsed time and dump-file count, for runs longer than ~2 s on a TTY."""
-
-    def __init__(
-        self, label: str, dump_dir: Path | None, enabled: bool | None, console: Any = None
-    ) -> None:
-        self.label = label
-        self.dump_dir = dump_dir
-        self.enabled = enabled
-        self.console = console  # a rich Console; default: stderr
-        self.start = time.monotonic()
-        self._status: Any = None
-        self._last_count = 0.0
-        self._files = 0
-
-    def tick(self) -> None:
-        elapsed = time.monotonic() - self.start
-        if elapsed < _SPINNER_AFTER_S:
-            return
-        if self._status is None:
-            if self.console is None:
-                from rich.console import Console
-
-                self.console = Console(stderr=True)
-            console = self.console
-            if self.enabled is None:
-                self.enabled = console.is_terminal
-            if not self.enabled:
-                return
-            self._status = console.status("")
-            self._status.start()
-        if self.dump_dir is not None and elapsed - self._last_count >= 0.5:
-            self._files, self._last_count = _count_files(self.dump_dir), elapsed
-        files = f", {self._files} dump files" if self.dump_dir is not None else ""
-        self._status.update(f"capturing {self.label}: {elapsed:.0f} s{files}")
-
-    def close(self) -> None:
-        if self._status is not None:
-            self._status.stop()
+    @property
+    def dumps(self) -> bool:
+        """The whole script run with XLA dumping into ``DIR/dump``."""
+        return self.function is None and not self.watch_compiles
 
 
 def capture_script(
     script: str | os.PathLike[str],
     args: Sequence[str] = (),
     out_dir: str | os.PathLike[str] = "hloscope-capture",
-    *,
-    passes: str | None = None,
-    timeout: float | None = None,
-    force: bool = False,
-    function: str | None = None,
-    progress: bool | None = None,
-    cwd: str | os.PathLike[str] | None = None,
-    output_limit: tuple[int, int] = (DEFAULT_HEAD, DEFAULT_TAIL),
-    watch_compiles: bool = False,
-    while_running: Callable[[], object] | None = None,
-    when_ready: Callable[[], object] | None = None,
-    versions: bool = True,
-    device: str | None = None,
-    mesh: str | None = None,
-    scale: str | None = None,
+    settings: ScriptSettings | None = None,
+    **options: Any,
 ) -> ScriptCapture:
     """Run ``script`` with ``args`` in a child process; capture what XLA compiles in ``out_dir``.
+
+    How it runs is ``settings`` (a :class:`ScriptSettings`), each of whose fields may also be
+    given by name (``capture_script(s, timeout=30)``), over ``settings``'s.
 
     With ``function``, the child instead imports the script and captures that one function
     in-process (:func:`hloscope.capture.capture`) into ``out_dir/capture`` (see
@@ -533,72 +317,118 @@ def capture_script(
     (``x:0=64``, ``layers*2``) rebuilds the example arguments at another size
     (:mod:`hloscope.capture.scaled_arguments`); the manifest's ``scaled`` says the size.
     """
+    run = replace(settings or ScriptSettings(), **options)
+    script_path, script_text = _checked_script(script, run)
+    out = Path(out_dir).absolute()
+    _prepare_out_dir(out, run.force)
+    plan = _plan_child(script_path, args, out, run)
+    manifest = _first_manifest(script, script_path, args, plan, run)
+    _write_manifest(out, manifest)  # a manifest exists even if this process dies mid-run
+    ended = _run_child(script_path, out, plan, manifest, run)
+    _finish_manifest(out, manifest, ended, run)
+    # The user's files as they ran, for readers of the capture after they have changed.
+    from .source_snapshot import write_snapshot
+
+    write_snapshot(out, manifest.get("local_modules"), also=script_text)
+    _write_manifest(out, manifest)
+    return ScriptCapture(out_dir=out, manifest=manifest)
+
+
+def _checked_script(
+    script: str | os.PathLike[str], run: ScriptSettings
+) -> tuple[Path, dict[str, str]]:
+    """The script's path and text (``{realpath: text}``), once every option that can be
+    checked before a child starts is: the script, the pass pattern, the timeout."""
     script_path = Path(script)
     if not script_path.is_file():
         problem = "is a folder, not a script" if script_path.is_dir() else "no such file"
         raise CaptureUsageError(f"{script}: {problem}")
     # A syntax error, a missing function or an HLO file given as a script is said now, not
     # after seconds of starting a Python that imports jax.
-    check_script_source(script_path, function)
+    check_script_source(script_path, run.function)
     # The script as it runs (the cache's key hashes the same bytes): kept with the capture.
     try:
         script_text = {os.path.realpath(script_path): script_path.read_text(errors="replace")}
     except OSError:
         script_text = {}
-    if passes is not None:
+    if run.passes is not None:
         from .inprocess import check_pass_regex
 
-        check_pass_regex(passes)
-    if timeout is not None and timeout <= 0:
-        raise CaptureUsageError(f"--timeout must be positive, got {timeout:g}")
-    out = Path(out_dir).absolute()
-    _prepare_out_dir(out, force)
-    dump_dir = out / DUMP_SUBDIR
-    info_path = out / _INFO
+        check_pass_regex(run.passes)
+    if run.timeout is not None and run.timeout <= 0:
+        raise CaptureUsageError(f"--timeout must be positive, got {run.timeout:g}")
+    return script_path, script_text
 
-    user_flags = os.environ.get("XLA_FLAGS")
+
+@dataclass(slots=True)
+class _ChildPlan:
+    """What the child runs (the runner's ``mode`` arguments), with which ``XLA_FLAGS`` and
+    environment, where; ``command`` is the same run as typed by hand."""
+
+    mode: list[str]
     xla_flags: str | None
-    if watch_compiles:
-        xla_flags = user_flags
-        mode = ["--recompiles", str(out / RECOMPILES)]
-        mode += ["--function", function] if function is not None else []
-        mode += [str(script_path.resolve()), *args]
-    elif function is None:
-        dump_dir.mkdir()
-        xla_flags = merge_xla_flags(user_flags, capture_flags(dump_dir, passes))
-        mode = [str(script_path.resolve()), *args]
-    else:
-        xla_flags = user_flags
-        mode = ["--function", function, "--save", str(out / "capture")]
-        mode += ["--device", device] if device is not None else []
-        mode += ["--mesh", mesh] if mesh is not None else []
-        mode += ["--scale", scale] if scale is not None else []
-        mode += [str(script_path.resolve())]
-    work_dir = Path(cwd).absolute() if cwd is not None else Path.cwd()
-    if function is not None and not watch_compiles:
-        env = function_child_env(device)  # what a child prestarted for it got
-    else:
-        env = child_env(xla_flags, full_locations=not watch_compiles)
-    command = _runner_command(info_path, None, mode)  # as run by hand: no --ready-fd
+    user_flags: str | None
+    env: dict[str, str]
+    work_dir: Path
+    info_path: Path
+    command: list[str]
 
-    manifest: dict[str, Any] = {
-        "hloscope": None,  # the versions are read while the script starts (below)
+
+def _plan_child(
+    script_path: Path, args: Sequence[str], out: Path, run: ScriptSettings
+) -> _ChildPlan:
+    user_flags = os.environ.get("XLA_FLAGS")
+    xla_flags: str | None = user_flags
+    script = str(script_path.resolve())
+    if run.watch_compiles:
+        mode = ["--recompiles", str(out / RECOMPILES)]
+        mode += ["--function", run.function] if run.function is not None else []
+        mode += [script, *args]
+    elif run.function is None:
+        (out / DUMP_SUBDIR).mkdir()
+        xla_flags = merge_xla_flags(user_flags, capture_flags(out / DUMP_SUBDIR, run.passes))
+        mode = [script, *args]
+    else:
+        mode = ["--function", run.function, "--save", str(out / "capture")]
+        for flag, value in (("--device", run.device), ("--mesh", run.mesh), ("--scale", run.scale)):
+            mode += [flag, value] if value is not None else []
+        mode += [script]
+    if run.captures_function:
+        env = function_child_env(run.device)  # what a child prestarted for it got
+    else:
+        env = child_env(xla_flags, full_locations=not run.watch_compiles)
+    info_path = out / _INFO
+    command = _runner_command(info_path, None, mode)  # as run by hand: no --ready-fd
+    work_dir = Path(run.cwd).absolute() if run.cwd is not None else Path.cwd()
+    return _ChildPlan(mode, xla_flags, user_flags, env, work_dir, info_path, command)
+
+
+def _first_manifest(
+    script: str | os.PathLike[str],
+    script_path: Path,
+    args: Sequence[str],
+    plan: _ChildPlan,
+    run: ScriptSettings,
+) -> dict[str, Any]:
+    """The manifest before the child starts: what runs, where, how; the rest is ``None``."""
+    return {
+        "hloscope": None,  # the versions are read while the script starts (_run_child)
         "script": str(script_path.resolve()),
         "script_arg": str(script),
         "args": list(args),
-        "function": function,
-        "device": device,
-        "command": command,
-        "command_text": shlex.join(command),
-        "cwd": str(work_dir),
+        "function": run.function,
+        "device": run.device,
+        "command": plan.command,
+        "command_text": shlex.join(plan.command),
+        "cwd": str(plan.work_dir),
         "python": {"executable": sys.executable, "version": sys.version.split()[0]},
         "versions": None,
         "devices": None,
-        "xla_flags": xla_flags,
-        "user_xla_flags": user_flags,
-        "passes": passes,
-        "timeout_s": timeout,
-        "dump_dir": DUMP_SUBDIR if function is None and not watch_compiles else None,
+        "xla_flags": plan.xla_flags,
+        "user_xla_flags": plan.user_flags,
+        "passes": run.passes,
+        "timeout_s": run.timeout,
+        "dump_dir": DUMP_SUBDIR if run.dumps else None,
         "stdout": STDOUT,
         "stderr": STDERR,
         "start_time": _now(),
@@ -619,102 +449,127 @@ def capture_script(
         "local_modules": None,
         "dump_files": 0,
     }
-    _write_manifest(out, manifest)  # a manifest exists even if this process dies mid-run
 
+
+@dataclass(slots=True)
+class _Ended:
+    """How the child's run ended: ``written`` when it was let go of after saying "ready"."""
+
+    process: subprocess.Popen[bytes]
+    started: float
+    timed_out: bool = False
+    written: bool = False
+
+
+def _run_child(
+    script_path: Path, out: Path, plan: _ChildPlan, manifest: dict[str, Any], run: ScriptSettings
+) -> _Ended:
+    """Start the child, keep its output, wait for it (or its "ready", or the timeout), and
+    stop what it left behind."""
     started = time.monotonic()
-    ticker = _Progress(
-        script_path.name if function is None else f"{script_path.name}:{function}",
-        dump_dir if function is None and not watch_compiles else None,
-        progress,
-    )
+    label = script_path.name if run.function is None else f"{script_path.name}:{run.function}"
+    ticker = _Progress(label, out / DUMP_SUBDIR if run.dumps else None, run.progress)
     with open(out / STDOUT, "wb") as stdout, open(out / STDERR, "wb") as stderr:
         child = _launch(
-            info_path,
-            mode,
-            env,
-            work_dir,
-            adoptable=watch_compiles or function is not None,
-            ready=when_ready is not None or (function is not None and not watch_compiles),
+            plan.info_path,
+            plan.mode,
+            plan.env,
+            plan.work_dir,
+            adoptable=run.watch_compiles or run.function is not None,
+            ready=run.when_ready is not None or run.captures_function,
         )
-        process, out_read, err_read, ready = child.process, child.stdout, child.stderr, child.ready
         manifest["prestarted"] = child.prestarted
         # Reading installed versions scans the package metadata (tens of milliseconds): done
         # while the child starts its interpreter, not before, so a short script waits less.
-        if versions:
+        if run.versions:
             manifest["hloscope"] = _hloscope_version()
             manifest["versions"] = framework_versions()
             _write_manifest(out, manifest)
         writers = [
-            CappedWriter(out_read, stdout, *output_limit),
-            CappedWriter(err_read, stderr, *output_limit),
+            CappedWriter(child.stdout, stdout, *run.output_limit),
+            CappedWriter(child.stderr, stderr, *run.output_limit),
         ]
-        timed_out = False
-        # A function's runner says "ready" once its capture, its report and its output are
-        # written, then only exits: that exit (a process that held XLA:TPU's compile, torn down
-        # by the kernel) is not waited for.
-        done_when_ready = function is not None and not watch_compiles
-        written = False
-        exited = _ExitWatch(process)
+        ended = _Ended(child.process, started)
+        exited = _ExitWatch(child.process)
         try:
-            if while_running is not None:
-                while_running()
-            while process.poll() is None:
-                if timeout is not None and time.monotonic() - started > timeout:
-                    timed_out = True
-                    _stop(process)
-                    break
-                ticker.tick()
-                readable = exited.wait(_POLL_S, ready.fds() if ready is not None else ())
-                if ready is not None and ready.said_ready(readable):
-                    if when_ready is not None:
-                        when_ready()
-                    if done_when_ready:
-                        written = True
-                        break
+            if run.while_running is not None:
+                run.while_running()
+            _wait(child, exited, ticker, ended, run)
         finally:
-            if ready is not None:
-                ready.close()
-            exited.close()
-            ticker.close()
-            if written:
-                _let_go(process)
-            else:
-                _stop(process)  # no-op when it ended; on KeyboardInterrupt, take the group down
-            # What it left behind: workers still in its group, daemons that left it.
-            stop_family(
-                child.token,
-                process.pid if hasattr(os, "killpg") else None,
-                exclude=(process.pid,) if written else (),
-            )
-            for writer in writers:
-                writer.close(timeout=_TERMINATE_GRACE_S)
+            _clean_up(child, exited, ticker, ended, writers)
+    return ended
 
-    info = _read_info(info_path)
+
+def _wait(
+    child: _Child, exited: _ExitWatch, ticker: _Progress, ended: _Ended, run: ScriptSettings
+) -> None:
+    """Wait for the child to end, to time out, or to say "ready": a function's runner says it
+    once its capture, its report and its output are written, then only exits, and that exit
+    (a process that held XLA:TPU's compile, torn down by the kernel) is not waited for."""
+    process, ready = child.process, child.ready
+    while process.poll() is None:
+        if run.timeout is not None and time.monotonic() - ended.started > run.timeout:
+            ended.timed_out = True
+            _stop(process)
+            return
+        ticker.tick()
+        readable = exited.wait(_POLL_S, ready.fds() if ready is not None else ())
+        if ready is not None and ready.said_ready(readable):
+            if run.when_ready is not None:
+                run.when_ready()
+            if run.captures_function:
+                ended.written = True
+                return
+
+
+def _clean_up(
+    child: _Child,
+    exited: _ExitWatch,
+    ticker: _Progress,
+    ended: _Ended,
+    writers: list[CappedWriter],
+) -> None:
+    """Close the watches, stop the child unless it was let go of, stop what it left behind
+    (workers still in its group, daemons that left it) and finish its output files."""
+    process = child.process
+    if child.ready is not None:
+        child.ready.close()
+    exited.close()
+    ticker.close()
+    if ended.written:
+        _let_go(process)
+    else:
+        _stop(process)  # no-op when it ended; on KeyboardInterrupt, take the group down
+    stop_family(
+        child.token,
+        process.pid if hasattr(os, "killpg") else None,
+        exclude=(process.pid,) if ended.written else (),
+    )
+    for writer in writers:
+        writer.close(timeout=TERMINATE_GRACE_S)
+
+
+def _finish_manifest(
+    out: Path, manifest: dict[str, Any], ended: _Ended, run: ScriptSettings
+) -> None:
+    """The manifest with what the child reported and how it ended."""
+    process = ended.process
+    info = _read_info(out / _INFO)
     reported_status = info.pop("exit_status", None)
     manifest.update(info)
     manifest["end_time"] = _now()
-    manifest["duration_s"] = round(time.monotonic() - started, 3)
-    manifest["timed_out"] = timed_out
+    manifest["duration_s"] = round(time.monotonic() - ended.started, 3)
+    manifest["timed_out"] = ended.timed_out
     # A child let go of after its "ready" may still be exiting (by its own os._exit): its
     # status is the one its report gives.
-    manifest["exit_status"] = process.returncode if not written else reported_status
-    if (
-        process.returncode is not None
-        and process.returncode < 0
-        and not timed_out
-        and not manifest["error"]
-    ):
+    manifest["exit_status"] = process.returncode if not ended.written else reported_status
+    signalled = process.returncode is not None and process.returncode < 0
+    if signalled and not ended.timed_out and not manifest["error"]:
         manifest["error"] = f"killed by signal {_signal_name(-process.returncode)}"
     if process.returncode and not manifest["error"]:
         manifest["error"] = _last_stderr_line(out / STDERR)
     if manifest["dump_dir"]:
-        manifest["dump_files"] = _count_files(dump_dir)
-    # The user's files as they ran, for readers of the capture after they have changed.
-    from .source_snapshot import write_snapshot
-
-    write_snapshot(out, manifest.get("local_modules"), also=script_text)
-    _write_manifest(out, manifest)
-    return ScriptCapture(out_dir=out, manifest=manifest)
+        manifest["dump_files"] = _count_files(out / DUMP_SUBDIR)
 
 
 def _read_info(path: Path) -> dict[str, Any]:
@@ -750,16 +605,6 @@ def _last_stderr_line(path: Path) -> str | None:
     except OSError:
         return None
     return lines[-1][:500] if lines else None
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)
-
-
-# ---- the CLI's view ------------------------------------------------------------------------------
 
 
 def count_modules(dump_dir: Path) -> int:
