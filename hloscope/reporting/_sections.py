@@ -70,7 +70,7 @@ def explained(origin: Origin) -> Explained | None:
 
     An HLO file ``X.after_optimizations.txt`` with its ``X.before_optimizations.txt`` beside
     it (as in ``samples/hlo``) is explained with both."""
-    explain = optional_module("hloscope.analysis.explain")
+    explain = optional_module("hloscope.drivers.explain")
     if explain is None:
         return None
     result = origin.explanation(explain)
