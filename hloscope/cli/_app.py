@@ -31,6 +31,9 @@ __all__ = ["cli", "main", "fail", "PREFIX", "CliError"]
 #: How every error line that has no file position starts.
 PREFIX = "hloscope: error: "
 DEBUG_ENV = "HLOSCOPE_DEBUG"
+#: Where the command context keeps the targets a command opened (``_target.open_target``), so
+#: that the group reports the module files they left out when the command ends.
+OPENED = "hloscope.opened_targets"
 
 
 def fail(message: str, status: int = ExitStatus.ERROR) -> NoReturn:
@@ -200,8 +203,6 @@ class _Group(click.Group):
 
 def _report_problems(ctx: click.Context, code: object) -> None:
     """Say which module files the command left out, and make a clean exit status 1."""
-    from ._target import OPENED
-
     problems = [line for target in ctx.meta.get(OPENED, ()) for line in target.problems]
     ctx.meta.pop(OPENED, None)  # once: SystemExit passes through here on its way out
     for line in dict.fromkeys(problems):

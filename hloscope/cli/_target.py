@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ._app import OPENED, CliError
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..capture.target import ModuleChoice, Target
     from ..hlo.model import Module
@@ -33,8 +35,6 @@ __all__ = [
 ]
 
 STAGE_CHOICES = ("after", "before")
-#: Where the command context keeps the targets a command opened.
-OPENED = "hloscope.opened_targets"
 #: Where it keeps the notes already printed.
 NOTES_SAID = "hloscope.notes_said"
 
@@ -219,8 +219,6 @@ def open_modules(
 ) -> list[Module]:
     """Every module of ``spec`` with ``all_modules``, else the main one (:func:`open_module`)."""
     if all_modules and module is not None:
-        from ._app import CliError
-
         raise CliError("--module and --all-modules exclude each other")
     if all_modules:
         return open_target(spec, refresh=refresh, device=device).modules(stage)

@@ -155,7 +155,7 @@ class TargetOrigin(Origin):
         return explain.explain(self.target, module=self.module.name)
 
     def memory(self) -> MemoryResult:
-        from ..drivers.memory import memory_of_side
+        from ..analysis.memory_diff import memory_of_side
 
         return memory_of_side(self.module, self.target)
 
@@ -174,21 +174,28 @@ class TargetOrigin(Origin):
         return list(dict.fromkeys(dirs))
 
 
-class FunctionOrigin(CaptureOrigin, TargetOrigin):
-    """A ``SCRIPT.py:FUNCTION`` or a saved capture folder: a TARGET with a capture. The
-    capture answers first (its snapshots, times, memory); bench and the source folders go by
-    the target."""
+class SavedCaptureOrigin(CaptureOrigin, TargetOrigin):
+    """A capture folder (``hloscope capture``'s, or a function's in the cache): a TARGET with a
+    capture. The capture answers first (its snapshots, times, memory); bench and the source
+    folders go by the target."""
 
     __slots__ = ()
 
     def explanation(self, explain: ModuleType) -> Explanation | None:
         return explain.explain(_sourced_capture(self.target, self.capture))
 
-    def framework_spec(self) -> str | None:
-        return self.target.spec if self.target.kind == TargetKind.FUNCTION else None
-
     bench_subject = TargetOrigin.bench_subject
     search_dirs = TargetOrigin.search_dirs
+
+
+class FunctionOrigin(SavedCaptureOrigin):
+    """A ``SCRIPT.py:FUNCTION``: its capture, and the function itself, which its framework
+    lowers for each platform for the unsupported-ops check."""
+
+    __slots__ = ()
+
+    def framework_spec(self) -> str | None:
+        return self.target.spec
 
 
 class DumpOrigin(TargetOrigin):
@@ -259,7 +266,7 @@ BY_KIND: dict[TargetKind, type[TargetOrigin]] = {
     TargetKind.HLO_FILE: HloFileOrigin,
     TargetKind.DUMP: DumpOrigin,
     TargetKind.SCRIPT: DumpOrigin,
-    TargetKind.CAPTURE: FunctionOrigin,
+    TargetKind.CAPTURE: SavedCaptureOrigin,
     TargetKind.FUNCTION: FunctionOrigin,
 }
 
