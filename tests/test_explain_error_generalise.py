@@ -414,3 +414,50 @@ def test_a_check_failures_platform_is_not_read_from_the_word_output():
     assert failure.family is Family.XLA_CRASH and failure.platform is None
     started = "XLA service 0x55 initialized for platform CUDA (this does not guarantee)\n"
     assert explain_error(started + log).failures[0].platform is Platform.GPU
+
+
+# ---- the BFC allocator's own failure line ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [CORPUS / "udacity_7_bfc_ran_out.log", FAMILY_LOGS / "endernewton_7_bfc_bins.log"],
+)
+def test_the_bfc_allocator_running_out_is_an_allocation_failure(path):
+    # TF 1.x: "Ran out of memory trying to allocate 144.00MiB. See logs for memory state."
+    (failure,) = explain_error(path.read_text()).failures
+    assert failure.family is Family.DEVICE_ALLOCATION and not failure.finding.warning
+    assert failure.allocation is not None or "MiB" in " ".join(failure.hints)
+
+
+def _allocator_line(size: str, rounded: int) -> str:
+    # The allocator's line as tests/oom_logs/gpu_train_step.log has it (jaxlib on a GPU).
+    return (
+        "2026-03-02 10:14:07.118352: W external/xla/xla/tsl/framework/bfc_allocator.cc:501] "
+        f"Allocator (GPU_0_bfc) ran out of memory trying to allocate {size} (rounded to "
+        f"{rounded})requested by op \n"
+    )
+
+
+def test_a_request_no_device_holds_is_a_shape_to_fix_not_a_batch_to_trim():
+    huge = _allocator_line("1.23TiB", 1352314880000)
+    raised = (
+        "jaxlib._jax.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to "
+        "allocate 1352314880000 bytes.\n"
+    )
+    failures = explain_error(huge + raised).failures
+    assert failures[0].family is Family.DEVICE_ALLOCATION and not failures[0].finding.warning
+    assert kinds(failures[0])[:2] == ["fix_shapes", "smaller_batch"]
+    assert "1.2 TiB" in failures[0].finding.suggestion
+    # A request a device can hold: the memory is the question, not the shapes.
+    small = explain_error(_allocator_line("1.00GiB", 1 << 30) + raised).failures[0]
+    assert small.family is Family.DEVICE_ALLOCATION and small.advice_kind != "fix_shapes"
+    # TF's retry warning in the same words stays a warning ("not a failure").
+    retry = (
+        "W tensorflow/core/common_runtime/bfc_allocator.cc:246] Allocator (GPU_0_bfc) ran out "
+        "of memory trying to allocate 1.02GiB with freed_by_count=0. The caller indicates that "
+        "this is not a failure, but may mean that there could be performance gains if more "
+        "memory were available.\n"
+    )
+    (warned,) = explain_error(retry).failures
+    assert warned.advice_kind == "harmless"

@@ -101,7 +101,9 @@ def complete(failure: Failure, log: Log) -> None:
     start = log.text.rfind("\n", 0, failure.offset) + 1
     line = log.text[start : log.line_end(failure.offset)]
     region = log.text[start : min(paragraph_end(log, failure.offset), start + _PARAGRAPH)]
-    if not failure.finding.warning and is_warning_at(log.text, failure.offset):
+    # A recogniser that knows better (an allocator's failure logged at the W level) has said
+    # False; otherwise the line's prefix decides.
+    if failure.finding.warning is None and is_warning_at(log.text, failure.offset):
         failure.finding.warning = True
     if failure.status is None:
         failure.status = status_code_in(line)

@@ -46,6 +46,11 @@ _OPENING = re.compile(
     # (`Allocator (GPU_0_bfc) ran out ...`; TF 1.x: `Ran out ...`: read from the "an").
     rf"|an out of memory trying to allocate (?P<warn>{SIZE})[^\n]{{0,120}}?\s*The caller "
     r"indicates that this is not a failure"
+    # The BFC allocator's own line, without the retry's "not a failure": JAX's "Allocator
+    # (GPU_0_bfc) ran out of memory trying to allocate 1.23TiB (rounded to N)requested by op",
+    # TF 1.x's "Ran out of memory trying to allocate 144.00MiB. See logs for memory state."
+    rf"|o(?P<bfc>ut of memory trying to allocate (?P<bfc_req>{SIZE}))"
+    r"(?: \(rounded to (?P<bfc_rounded>\d+)\))?"
     r"|RuntimeBufferAllocationFailure"
     r"|Out of memory allocating (?P<oma>\d+) bytes"
     r"|OOM when allocating tensor (?:with|of) shape ?\[(?P<tf_shape>[\d, ]*)\]"
@@ -138,6 +143,16 @@ _NOT_A_FAILURE = (
     "(a slower algorithm); nothing to fix unless the run then stops with an out-of-memory "
     "error, which is then the one to read"
 )
+# How far after the allocator's line XLA's buffer report may start (a traceback between).
+_REPORT_AFTER = 16 * 1024
+# One buffer this big is more than any accelerator holds: a shape bug, not a batch to trim.
+_NO_DEVICE_HOLDS = 1 << 40
+_ABSURD = (
+    "one buffer of {asked} is more than any accelerator holds: an array far larger than "
+    "meant -- an unintended broadcast or outer product ((n,1) against (n,)), a reshape or "
+    "concatenate on the wrong axis, a size read from data; print the shapes of the step "
+    "(jax.eval_shape, or .shape of each intermediate) and fix the one that grew"
+)
 # The program's own requirement, as TPU's reservation report prints it.
 _PROGRAM_NEEDS = re.compile(rf"Program requirement:\s+(?P<size>{SIZE})")
 
@@ -146,7 +161,9 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
     """The bytes asked for and the fixes, best first, as the message's numbers say: what is
     free against what was asked (and, on TPU, against what is free in one piece and what the
     device holds at all); a PyTorch/XLA log gets PyTorch/XLA's advice."""
-    asked = bytes_of(m["eab"] or m["res"] or m["far"] or m["fta"] or m["warn"])
+    asked = bytes_of(m["eab"] or m["res"] or m["far"] or m["fta"] or m["warn"] or m["bfc_req"])
+    if m["bfc_rounded"]:
+        asked = int(m["bfc_rounded"])
     if m["oma"]:
         asked = int(m["oma"])
     if m["warn"]:
@@ -166,6 +183,11 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
     )
     if m["tf_shape"] is not None:
         return _tf_tensor(log, m)
+    if asked and asked >= _NO_DEVICE_HOLDS:
+        return asked, [
+            (AdviceKind.FIX_SHAPES, _ABSURD.format(asked=format_bytes(asked))),
+            smaller,
+        ]
     if capacity and needs and needs > capacity:
         text = _TOO_BIG.format(
             asked=format_bytes(needs),
@@ -222,6 +244,8 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield from read_dump(log, m, _OPENING)
         return
     m = _OPENING.match(log.text, m.start()) or m
+    if m["bfc"] and "BufferAssignment OOM" in log.text[m.end() : m.end() + _REPORT_AFTER]:
+        return  # XLA's buffer report follows: .out_of_memory reads the two as one
     start = log.text.rfind("\n", 0, m.start()) + 1
     stack = log.traceback_before(start) or log.traceback_after(m.end())
     device = _device(log, m)
@@ -239,7 +263,7 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         )
     (kind, text), *rest = fixes
     extra = {} if source is None else {"source": source}
-    yield make_failure(
+    failure = make_failure(
         Family.DEVICE_ALLOCATION,
         log,
         m.start(),
@@ -256,6 +280,10 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         more_advice=[(str(k), t) for k, t in rest],
         **extra,
     )
+    if m["bfc"]:
+        # The allocator logs its failure at the W level, then the program stops: a failure.
+        failure.finding.warning = False
+    yield failure
 
 
 # A bare status code of this family's kind (read by .xla_status where no words of this

@@ -39,6 +39,11 @@ _SCALAR = (
     "scalars per call, not a VMEM limit or the batch's arrays"
 )
 
+# The BFC allocator's report before a bare "Out of memory while trying to allocate": the
+# program ran and one allocation failed (no buffer assignment list follows: not a compile).
+_BFC_BEFORE = re.compile(r"_bfc\) ran out of memory trying to allocate|Sum Total of in-use chunks:")
+_BFC_WINDOW = 1 << 20
+
 LINE_CLASS = re.compile(r"(?P<cls>[A-Za-z_][\w.]*?(?:Error|Exception)): ")
 
 
@@ -63,6 +68,10 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     report = read_oom(log.text, m.start())
     if report is None:
         return
+    if not report.buffers and _BFC_BEFORE.search(
+        log.text, max(0, m.start() - _BFC_WINDOW), m.start()
+    ):
+        return  # the runtime's allocator failed as the program ran: .device_allocation reads it
     if torch_xla_log(log.text):
         report.framework = "torch_xla"
     start = log.text.rfind("\n", 0, m.start()) + 1
