@@ -222,7 +222,10 @@ def _unknown_callee_in_lines(text: str, known: dict[str, Computation]) -> bool:
     return not known.keys() >= set(_NAME_LIST.findall("\n".join(values)))
 
 
-_ZERO_SUFFIX = re.compile(r"\.(-?0\d*)$", re.M)
+# Two patterns that start with a literal ('.0', '.-0'): one starting at every '.' of every
+# name tried each of them.
+_ZERO_SUFFIX = re.compile(r"\.(0\d*)$", re.M)
+_NEGATIVE_ZERO_SUFFIX = re.compile(r"\.(-0\d*)$", re.M)
 
 
 def _zero_suffix_collision(names: Sequence[str], name_set: set[str]) -> bool:
@@ -234,7 +237,7 @@ def _zero_suffix_collision(names: Sequence[str], name_set: set[str]) -> bool:
     canonical_seen: set[str] = set()
     # The regex starts at the dot, not at each line (a line-anchored '(.*)' tried at every
     # character cost a twentieth of a parse); the base is the line up to that dot.
-    for m in _ZERO_SUFFIX.finditer(joined):
+    for m in chain(_ZERO_SUFFIX.finditer(joined), _NEGATIVE_ZERO_SUFFIX.finditer(joined)):
         dot = m.start()
         base = joined[joined.rfind("\n", 0, dot) + 1 : dot]
         digits = m.group(1)

@@ -36,7 +36,6 @@ from ._bulk import (
     _KNOWN_OPCODES,
     BulkBody,
     _plain_attributes,
-    all_plain_operands,
 )
 from ._careful import _COMMENT, _COMP_HEADER, ModuleParser, _maybe_unbalanced
 from ._names import check_called_computations, name_computations, uniquify_names
@@ -52,6 +51,8 @@ _FIRST_HEADER = re.compile(_HEADER)
 _NEXT_HEADER = re.compile(r"(?:\n[ \t]*+(?=\n))*+" + _HEADER)
 # The module header, as _MODULE_HEADER reads a line with no '\r' (its lazy '(.*?)' before the
 # trailing blanks tried the end at every character of a long layout; here they are stripped).
+_PLAIN_LIST = r"%?" + NAME_RUN + r"(?:, ?%?" + NAME_RUN + r")*+"
+_PLAIN_LISTS = re.compile(r"(?:" + _PLAIN_LIST + r")?+(?:[\n\0](?:" + _PLAIN_LIST + r")?+)*+")
 _MODULE_LINE = re.compile(r"[ \t]*HloModule[ \t]+%?(" + NAME_RUN + r")?:?[ \t]*(?:,[ \t]*(.*))?$")
 
 
@@ -208,13 +209,15 @@ def _columns_pass(table: list[tuple[str, ...]], rows: list[int]) -> bool:
     if not _plain_attributes(attrs):
         return False
     texts = list(map(operator.mul, operands, map(_IS_NOT_PAYLOAD, opcodes)))  # "" for payloads
-    if not all_plain_operands(texts):
-        return False
+    # Each body's operand texts, one a line, the bodies split by NUL (no text holds either):
+    # every text is a plain list of names, or empty, exactly when the whole matches.
     body_rows = list(map(slice, rows[:-1], rows[1:]))
-    joined = "\n".join(map(",".join, map(texts.__getitem__, body_rows)))
+    joined = "\0".join(map("\n".join, map(texts.__getitem__, body_rows)))
     if "/*" in joined:
         joined = _INDEX_COMMENTS.sub("", joined)
-    operand_lists = joined.replace("%", "").replace(" ", "").split("\n")
+    if _PLAIN_LISTS.fullmatch(joined) is None:
+        return False  # operands with shapes, nested ops: the careful path
+    operand_lists = joined.replace("%", "").replace(" ", "").replace("\n", ",").split("\0")
     for body, listed in zip(body_rows, operand_lists):
         defined = set(names[body])
         if len(defined) != body.stop - body.start:
