@@ -461,3 +461,61 @@ def test_a_request_no_device_holds_is_a_shape_to_fix_not_a_batch_to_trim():
     )
     (warned,) = explain_error(retry).failures
     assert warned.advice_kind == "harmless"
+
+
+# ---- a TensorFlow op without an XLA kernel, said alone --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "op", "platform"),
+    [
+        ("tf_22216_empty_kernel", "Empty", Platform.CPU),  # TF 1.x on an XLA_CPU device
+        ("tf_43665_iterator_kernel", "IteratorGetNext", Platform.GPU),  # auto-clustering's
+    ],
+)
+def test_an_op_without_an_xla_kernel_said_alone(name, op, platform):
+    (failure,) = explain_error((FAMILY_LOGS / f"{name}.log").read_text()).failures
+    assert (failure.family, failure.finding.op, failure.platform) == (Family.TF2XLA, op, platform)
+    assert failure.finding.reason.value == "no_kernel"
+
+
+def test_the_same_words_inside_tf2xlas_message_are_read_once():
+    log = (
+        "RuntimeError: Compilation failed: Compilation failure: Detected unsupported "
+        "operations when trying to compile graph cluster_1[] on XLA_TPU_JIT: Placeholder (No "
+        "registered 'Placeholder' OpKernel for XLA_TPU_JIT devices compatible with node "
+        "{{node tpu_1/input_2}}\n\t.  Registered:  device='TPU'\n){{node tpu_1/input_2}}\n"
+    )
+    (failure,) = explain_error(log).failures
+    assert (failure.family, failure.finding.op) == (Family.TF2XLA, "Placeholder")
+
+
+# ---- NCCL, by its operations' names ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "op"),
+    [
+        (CORPUS / "jax_15628_nccl_group_end.log", "ncclGroupEnd"),  # XLA runtime, jax 0.4.8
+        (CORPUS / "jax_17399_nccl_comm_init.log", "ncclCommInitRank"),  # "Intercepted" form
+        (FAMILY_LOGS / "jax_22747_nccl_system_error.log", "ncclCommInitRank"),
+        (FAMILY_LOGS / "lwm_44_nccl_not_loaded.log", "ncclGetUniqueId"),
+    ],
+)
+def test_an_nccl_operation_that_failed(path, op):
+    failures = explain_error(path.read_text()).failures
+    assert [f.finding.op for f in failures] == [op]  # repeats and XLA's wrapper: one failure
+    (failure,) = failures
+    assert failure.family is Family.BACKEND_STARTUP and failure.platform is Platform.GPU
+    assert kinds(failure)[:2] == ["install", "check_hosts"]
+    assert "NCCL_DEBUG=INFO" in failure.finding.suggestion
+
+
+def test_nccl_naming_the_network_points_at_the_other_hosts():
+    remote = (
+        "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:305: NCCL operation "
+        "ncclCommInitRank(&comm, nranks, id, rank) failed: remote process exited or there was "
+        "a network error\n"
+    )
+    (failure,) = explain_error(remote).failures
+    assert kinds(failure)[:2] == ["check_hosts", "install"]

@@ -34,6 +34,7 @@ from .kinds import (
     sharding,
     tf1_list,
     tf2xla,
+    tf_kernel,
     tf_known_issue,
     xla_crash,
     xla_status,
@@ -71,7 +72,7 @@ def joined(*recognisers: Recogniser) -> Recogniser:
 
 #: Every family :func:`~.driver.explain_error` knows, tried in this order on the whole text.
 RECOGNISERS: tuple[Recogniser, ...] = (
-    tf2xla.RECOGNISER,
+    joined(tf2xla.RECOGNISER, tf_kernel.RECOGNISER),
     tf1_list.RECOGNISER,
     mlir_bridge.RECOGNISER,
     tf_known_issue.RECOGNISER,

@@ -75,7 +75,9 @@ _OPENING = re.compile(
 )
 _MEMORY_USAGE = re.compile(r"Memory usage: (?P<free>\d+) bytes free, (?P<total>\d+) bytes total")
 # The words of a handle that could not be made (the failure is about memory or versions).
-_CREATE = re.compile(r"Create|handle|NOT_INITIALIZED|ALLOC_FAILED|INTERNAL_ERROR", re.I)
+_CREATE = re.compile(r"Create|\bhandle\b|NOT_INITIALIZED|ALLOC_FAILED|INTERNAL_ERROR", re.I)
+# NCCL's failures between processes or hosts rather than inside one machine's libraries.
+_NCCL_REMOTE = re.compile(r"remote|network|timed? ?out|connection|peer", re.I)
 _NAMES = {
     "solver": "cuSOLVER",
     "blas": "cuBLAS",
@@ -109,6 +111,18 @@ _STATUS = (
     "{library} failed ({code}): a CUDA library of another release than the framework's, a "
     "driver too old for it, or no GPU memory left for its workspace; install the framework's "
     "CUDA build with its libraries together and free the GPU (other processes, preallocation)"
+)
+_NCCL_LOCAL = (
+    "NCCL could not set up or run a collective between the GPUs ({code}): run with "
+    "NCCL_DEBUG=INFO to see why; most often NCCL of another CUDA release than the framework's "
+    '(install them together: pip install -U "jax[cuda12]"), a container\'s /dev/shm too small '
+    "(docker --shm-size=1g or --ipc=host), or peer-to-peer between the GPUs refused "
+    "(NCCL_P2P_DISABLE=1 to test)"
+)
+_NCCL_HOSTS = (
+    "another process of the job stopped or cannot be reached: check that every host runs, "
+    "with the same jax.distributed.initialize arguments, and that the hosts reach each other "
+    "(NCCL_SOCKET_IFNAME names the network interface to use)"
 )
 _REGISTERED = (
     "TensorFlow and JAX (or two TensorFlow builds) loaded in one process each register "
@@ -173,6 +187,8 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
         if re.search(r"handle:? ?$", line) or line.rstrip().endswith("!="):
             return None  # a handle the start-up reader explains; a comparison in code
     line = log.text[log.text.rfind("\n", 0, m.start()) + 1 : log.line_end(m.start())]
+    if library == "NCCL":
+        return what, _nccl(code, line)
     if _CREATE.search(line):
         why = f" ({code})" if code else ""
         memory = (AdviceKind.FREE_MEMORY, _HANDLE_MEMORY.format(library=library, why=why))
@@ -181,6 +197,16 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
         plenty = usage is not None and int(usage["free"]) > int(usage["total"]) // 2
         return what, [install, memory] if plenty else [memory, install]
     return what, [(AdviceKind.INSTALL, _STATUS.format(library=library, code=code))]
+
+
+def _nccl(code: str, line: str) -> list[tuple[AdviceKind, str]]:
+    """NCCL's failure: the job's other processes when it says so, else this machine's set-up."""
+    local = (
+        AdviceKind.INSTALL,
+        _NCCL_LOCAL.format(code=code or "no reason given"),
+    )
+    hosts = (AdviceKind.CHECK_HOSTS, _NCCL_HOSTS)
+    return [hosts, local] if _NCCL_REMOTE.search(line) else [local, hosts]
 
 
 def _cuda_library(log: Log, m: re.Match[str]) -> Iterator[Failure]:
