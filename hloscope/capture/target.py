@@ -578,6 +578,9 @@ def _resolve_folder(text: str, path: Path) -> Target:
         return Target(spec=text, kind=TargetKind.CAPTURE, location=str(path))
     if (path / "manifest.json").is_file() and (path / "dump").is_dir():  # `hloscope capture -o DIR`
         return Target(spec=text, kind=TargetKind.DUMP, location=str(path / "dump"))
+    function_capture = path / "capture"  # `hloscope capture SCRIPT.py:FUNCTION -o DIR`
+    if (path / "manifest.json").is_file() and Capture.is_saved(function_capture):
+        return Target(spec=text, kind=TargetKind.CAPTURE, location=str(function_capture))
     return Target(spec=text, kind=TargetKind.DUMP, location=str(path))
 
 

@@ -1,13 +1,19 @@
-"""``hloscope capture SCRIPT.py [ARGS...] -o DIR``: run a script with XLA dumping switched on."""
+"""``hloscope capture SCRIPT.py [ARGS...] -o DIR``: run a script with XLA dumping switched on;
+``hloscope capture SCRIPT.py:FUNCTION -o DIR``: keep one function's capture."""
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..devices import DeviceSpec
+
 from ..errors import ExitStatus
 from ._app import cli, fail
+from ._device import COMPILE_LEAD, device_option
 from ._output import write_json
 
 __all__ = ["capture_command", "TIMED_OUT"]
@@ -37,6 +43,7 @@ TIMED_OUT = 124
 )
 @click.option("--force", is_flag=True, help="Replace a previous capture in the output folder.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON.")
+@device_option(COMPILE_LEAD)
 def capture_command(
     script: str,
     args: tuple[str, ...],
@@ -45,16 +52,28 @@ def capture_command(
     timeout: float | None,
     force: bool,
     as_json: bool,
+    device: DeviceSpec | None,
 ) -> None:
     """Run SCRIPT.py [ARGS...] and keep everything XLA compiles: DIR/dump (XLA's dump),
     DIR/stdout.txt, DIR/stderr.txt and DIR/manifest.json. Put script options that clash with
     these after `--`.
 
+    SCRIPT.py:FUNCTION instead compiles that function with its example arguments (as every
+    command does) and keeps its capture in DIR/capture, with the versions of jax, jaxlib and
+    libtpu that compiled it and the compile's time per stage: a TARGET for every command, and
+    one side of `hloscope diff OLD_DIR NEW_DIR` across two environments (run this with the
+    old environment's hloscope).
+
     Exit status: 0 captured; 1 the script failed (its partial dump is kept); 2 nothing could
     run (a missing script, a non-empty output folder); 124 the script timed out."""
     from ..capture.errors import CaptureError
     from ..capture.script import capture_script, count_modules
+    from ..capture.target import is_function_spec
 
+    if is_function_spec(script):
+        _capture_function(script, args, out_dir, passes, timeout, force, as_json, device)
+    if device is not None:
+        fail("--device compiles a SCRIPT.py:FUNCTION: give one", ExitStatus.BAD_INPUT)
     try:
         result = capture_script(script, args, out_dir, passes=passes, timeout=timeout, force=force)
     except CaptureError as error:
@@ -70,5 +89,46 @@ def capture_command(
         click.echo(
             f"captured {script}: {modules} module{'s' if modules != 1 else ''}, {files} files in "
             f"{result.dump_dir} ({result.manifest['duration_s']:.1f} s)"
+        )
+    sys.exit(int(ExitStatus.OK))
+
+
+def _capture_function(
+    spec: str,
+    args: tuple[str, ...],
+    out_dir: str,
+    passes: str | None,
+    timeout: float | None,
+    force: bool,
+    as_json: bool,
+    device: DeviceSpec | None,
+) -> None:
+    """``capture SCRIPT.py:FUNCTION -o DIR``: the function's capture in ``DIR/capture`` (the
+    folder a cached ``SCRIPT.py:FUNCTION`` target keeps), then exit."""
+    from ..capture.errors import CaptureError
+    from ..capture.script import capture_script
+
+    if args:
+        fail(f"{spec}: a SCRIPT.py:FUNCTION target takes no script arguments", ExitStatus.USAGE)
+    if passes is not None:
+        fail("--passes dumps a script's passes; for a function: hloscope passes", ExitStatus.USAGE)
+    script, function = spec.rsplit(":", 1)
+    where = str(device) if device is not None else None
+    try:
+        result = capture_script(
+            script, (), out_dir, timeout=timeout, force=force, function=function, device=where
+        )
+    except CaptureError as error:
+        fail(error.one_line(), ExitStatus.BAD_INPUT)
+    if as_json:
+        write_json(result.manifest, default=str)
+    problem = result.error_line()
+    if problem is not None:
+        usage = result.manifest.get("usage_error") and not result.manifest.get("missing_framework")
+        status = ExitStatus.USAGE if usage else ExitStatus.ERROR
+        fail(problem, TIMED_OUT if result.timed_out else status)
+    if not as_json:
+        click.echo(
+            f"captured {spec}: {result.out_dir / 'capture'} ({result.manifest['duration_s']:.1f} s)"
         )
     sys.exit(int(ExitStatus.OK))

@@ -12,6 +12,7 @@ import click
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.diff import KernelDiff
+    from ..analysis.diff.environment import EnvironmentDiff
     from ..analysis.memory_diff import MemoryDiff
     from ..capture.target import Target
     from ..devices import DeviceSpec
@@ -103,6 +104,21 @@ def parse_metrics(text: str | None) -> list[str]:
     flag="--device-b",
     dest="device_b",
 )
+@click.option(
+    "--python-a",
+    "python_a",
+    metavar="PYTHON",
+    help="Capture A, a SCRIPT.py:FUNCTION, with this interpreter's own hloscope, jax, jaxlib "
+    "and libtpu (another virtual environment's bin/python, which needs hloscope installed), "
+    "and put the two environments side by side first: the versions, the compile time per "
+    "stage and the passes whose time changed most.",
+)
+@click.option(
+    "--python-b",
+    "python_b",
+    metavar="PYTHON",
+    help="The same for B.",
+)
 @module_option
 @all_modules_option
 @refresh_option
@@ -119,6 +135,8 @@ def diff_command(
     module: str | None,
     all_modules: bool,
     refresh: bool,
+    python_a: str | None,
+    python_b: str | None,
 ) -> None:
     """Compare the kernels XLA made of A (before) and B (after): which kernels split, merged,
     changed, appeared or went away, from which source lines, and the change in kernels, bytes
@@ -132,6 +150,12 @@ def diff_command(
     main module (--module picks the same-named one on both sides; --all-modules compares
     every module of A with the module of the same name in B, in order).
 
+    When A and B were compiled under other versions of jax, jaxlib or libtpu (two capture
+    folders, each made by `hloscope capture SCRIPT.py:FUNCTION -o DIR` in its environment, or
+    a side captured here by another interpreter with --python-a/--python-b), an environment
+    part comes first: the versions that changed, the compile time per stage (trace, lower,
+    HLO passes, backend) A against B with the ratio, and the passes whose time changed most.
+
     Exit status: 0 compared (even if different), 1 error, 2 unreadable HLO, 3 B is worse than
     A on a --fail-on metric (beyond --threshold); use it in CI."""
     from ..capture.target import check_target_exists
@@ -141,9 +165,11 @@ def diff_command(
     for spec in (a, b):  # both there before either is captured
         check_target_exists(spec)
     device_a, device_b = device_a or device, device_b or device
+    side_a = _in_python(a, python_a, device_a, "--python-a")
+    side_b = _in_python(b, python_b, device_b, "--python-b")
     open_side = partial(_open_side, module=module, all_modules=all_modules, refresh=refresh)
-    (target_a, modules_a) = open_side(a, device=device_a)
-    (target_b, modules_b) = open_side(b, device=device_b)
+    (target_a, modules_a) = open_side(side_a, device=device_a)
+    (target_b, modules_b) = open_side(side_b, device=device_b)
     pairs, unpaired = _pair(modules_a, modules_b, all_modules)
     labels = None if all_modules else (a, b)  # one pair: the sides are the TARGETs given
     compared = [
@@ -152,6 +178,7 @@ def diff_command(
     ]
     for each in compared:
         each.regressions = _regressions(each, metrics, threshold)
+        each.environment = _environment(each, target_a, target_b, bool(python_a or python_b))
     compiled = {"a": compile_fields(target_a), "b": compile_fields(target_b)}
     show(
         chosen,
@@ -182,6 +209,7 @@ class _Compared:
     why: str
     communication: dict[str, Any] | None
     regressions: list[str] = field(default_factory=list)
+    environment: EnvironmentDiff | None = None
 
 
 def _compare(
@@ -220,6 +248,8 @@ def _payload(
     from ..render.diff_text import diff_to_dict
 
     payload = {"module": {"a": each.a.name, "b": each.b.name}, **diff_to_dict(each.kernels)}
+    if each.environment is not None:
+        payload["environment"] = each.environment.to_dict()
     if compiled["a"] or compiled["b"]:
         payload["compiled_for"] = {
             side: fields.get("compiled_for") for side, fields in compiled.items()
@@ -250,6 +280,8 @@ def _print_text(
             if i:
                 console.print()
             console.print(f"module {each.a.name}", style="bold", markup=False)
+        if each.environment is not None:
+            _print_environment(each.environment, console)
         render_diff(each.kernels, console, limit=limit)
         render_memory_diff(each.memory, console, limit=limit, note=each.why)
         if each.communication is not None:
@@ -353,3 +385,46 @@ def _pair(modules_a: list, modules_b: list, by_name: bool) -> tuple[list, list[d
             unpaired.append({"side": "A", "module": m.name})
     unpaired += [{"side": "B", "module": m.name} for ms in pending.values() for m in ms]
     return pairs, unpaired
+
+
+# ---- two environments (--python-a/--python-b, or capture folders of two versions) ---------------
+
+
+def _in_python(spec: str, python: str | None, device: DeviceSpec | None, flag: str) -> str:
+    """``spec`` itself, or with ``python`` the folder that interpreter's hloscope captured the
+    ``SCRIPT.py:FUNCTION`` into (removed when the command ends)."""
+    if python is None:
+        return spec
+    import tempfile
+    from pathlib import Path
+
+    from ..capture.target import is_function_spec
+    from ..drivers.environment import capture_in_python
+
+    if not is_function_spec(spec):
+        raise CliError(f"{flag} compiles a SCRIPT.py:FUNCTION in another environment: {spec}")
+    folder = tempfile.TemporaryDirectory(prefix="hloscope-environment-")
+    click.get_current_context().call_on_close(folder.cleanup)
+    where = str(device) if device is not None else None
+    return str(capture_in_python(python, spec, Path(folder.name) / "side", device=where))
+
+
+def _environment(
+    each: _Compared, target_a: Target, target_b: Target, asked: bool
+) -> EnvironmentDiff | None:
+    """The two sides' environments compared, when asked (another interpreter) or when the
+    versions they recorded differ; ``None`` otherwise."""
+    from ..analysis.diff.environment import versions_differ
+    from ..drivers.environment import compare_environments, environment_of, target_versions
+
+    if not asked and not versions_differ(target_versions(target_a), target_versions(target_b)):
+        return None  # the compile times are read only for the section
+    side_a, side_b = environment_of(target_a, each.a.name), environment_of(target_b, each.b.name)
+    return compare_environments(side_a, side_b)
+
+
+def _print_environment(result: EnvironmentDiff, console: Any) -> None:
+    from ..render.environment_text import environment_lines
+
+    for line in [*environment_lines(result, width=console.width), ""]:
+        console.print(line, markup=False, highlight=False)

@@ -105,8 +105,9 @@ def compare_environments(
 
 
 def _last_line(text: str) -> str:
+    """The last line an hloscope wrote, without its ``hloscope: error:`` prefix."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else ""
+    return lines[-1].removeprefix("hloscope: error: ") if lines else ""
 
 
 def capture_in_python(

@@ -195,6 +195,11 @@ def _pass_changes(a: CompileTime | None, b: CompileTime | None) -> list[PassChan
     return sorted(changes, key=lambda c: (-abs(c.delta_s), c.name))
 
 
+def _known(versions: Mapping[str, str | None]) -> dict[str, str]:
+    """The installed packages' versions, in :data:`PACKAGES` order."""
+    return {n: v for n in _ordered(list(versions)) if (v := versions[n]) is not None}
+
+
 def environment_diff(
     versions_a: Mapping[str, str | None],
     versions_b: Mapping[str, str | None],
@@ -208,8 +213,8 @@ def environment_diff(
     ``notes`` say why). ``top`` passes whose time changed most are kept (0: all)."""
     passes = _pass_changes(time_a, time_b)
     return EnvironmentDiff(
-        versions_a={k: v for k, v in versions_a.items() if v is not None},
-        versions_b={k: v for k, v in versions_b.items() if v is not None},
+        versions_a=_known(versions_a),
+        versions_b=_known(versions_b),
         changed=version_changes(versions_a, versions_b),
         stages=[
             StageChange(s, _stage_value(time_a, s), _stage_value(time_b, s)) for s in CompileStage
