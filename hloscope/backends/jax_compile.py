@@ -122,19 +122,7 @@ def compile_jax(
                 raise
             return refused, None
         dumped = _read_private_dump(folder)
-    if dumped.before is None:
-        # XLA did not compile: JAX's persistent compilation cache answered (its key ignores
-        # dump options). The pre-optimization module is still JAX's own conversion.
-        if passes is not None:
-            raise CaptureError(
-                "XLA did not run its passes for this function: JAX's persistent compilation cache "
-                "returned a compiled executable. Turn the cache off for the capture "
-                "(jax.config.update('jax_enable_compilation_cache', False) before the first "
-                "compile) or use `hloscope capture SCRIPT.py --passes REGEX`"
-            )
-        stages["hlo"] = lowered.compiler_ir("hlo").as_hlo_module().to_string()
-    else:
-        stages["hlo"] = dumped.before
+    stages["hlo"] = _before_optimizations(lowered, dumped, passes)
     stages["optimized_hlo"] = (
         dumped.after if dumped_after and dumped.after is not None else compiled.as_text()
     )
@@ -152,6 +140,22 @@ def compile_jax(
         kernel_estimates=_kernel_estimates(traced, stages),
     )
     return capture, JaxExecutable(compiled, lowering.static_argnums, lowering.static_argnames)
+
+
+def _before_optimizations(lowered: Any, dumped: _PrivateDump, passes: str | None) -> str:
+    """The module XLA was given: as it dumped it, or, when XLA did not compile (JAX's
+    persistent compilation cache answered: its key ignores dump options), JAX's own
+    conversion of the lowered module."""
+    if dumped.before is not None:
+        return dumped.before
+    if passes is not None:
+        raise CaptureError(
+            "XLA did not run its passes for this function: JAX's persistent compilation cache "
+            "returned a compiled executable. Turn the cache off for the capture "
+            "(jax.config.update('jax_enable_compilation_cache', False) before the first "
+            "compile) or use `hloscope capture SCRIPT.py --passes REGEX`"
+        )
+    return str(lowered.compiler_ir("hlo").as_hlo_module().to_string())
 
 
 def _kernel_estimates(traced: Any, stages: Mapping[str, str]) -> list[dict[str, Any]]:

@@ -390,64 +390,86 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_sigterm)
     sys.meta_path.insert(0, _HideFramesOnJaxImport())
     try:
-        if options.recompiles:
-            _watch_compiles(script, options.function, options.args, options.recompiles)
-        elif options.function:
-            with explain_missing_frameworks():  # the script's own `import jax`, if jax is absent
-                _capture_function(
-                    script,
-                    options.function,
-                    options.save,
-                    options.device,
-                    options.mesh,
-                    info,
-                    options.scale,
-                )
-        else:
-            # each compile's stages: compile-time
-            from ..backends.compile_timing import ScriptCompileTimes
+        _run_mode(options, script, info)
+    except BaseException as error:  # noqa: BLE001 - every ending is reported (_failure_status)
+        status = _failure_status(error, script, info)
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        info["exit_status"] = status
+        _write_final_info(options, script, info)
+    return _end(options, status)
 
-            with ScriptCompileTimes(os.path.dirname(os.path.abspath(options.info))):
-                _run_script(script, options.args)
-    except _Terminated:
-        status = TIMEOUT_EXIT
+
+def _run_mode(options: argparse.Namespace, script: str, info: dict[str, Any]) -> None:
+    """Run what the options ask: a watched run, a function's capture, or the whole script."""
+    if options.recompiles:
+        _watch_compiles(script, options.function, options.args, options.recompiles)
+    elif options.function:
+        with explain_missing_frameworks():  # the script's own `import jax`, if jax is absent
+            _capture_function(
+                script,
+                options.function,
+                options.save,
+                options.device,
+                options.mesh,
+                info,
+                options.scale,
+            )
+    else:
+        # each compile's stages: compile-time
+        from ..backends.compile_timing import ScriptCompileTimes
+
+        with ScriptCompileTimes(os.path.dirname(os.path.abspath(options.info))):
+            _run_script(script, options.args)
+
+
+def _failure_status(error: BaseException, script: str, info: dict[str, Any]) -> int:
+    """The exit status of a run that ended in ``error``, which ``info`` records."""
+    if isinstance(error, _Terminated):
         info["error"] = "terminated (timeout)"
-    except SystemExit as exit_:
-        code = exit_.code
+        return TIMEOUT_EXIT
+    if isinstance(error, SystemExit):
+        code = error.code
         status = code if isinstance(code, int) else (0 if code is None else 1)
         if status and not isinstance(code, int):
             info["error"] = f"SystemExit: {code}"
-    except CaptureUsageError as error:  # the compile asked for cannot be made as asked
-        status = 1
+        return status
+    if isinstance(error, CaptureUsageError):  # the compile asked for cannot be made as asked
         info["error"] = str(error)
-    except (ScriptImportError, MissingFramework) as error:
-        status = 2
+        return 1
+    if isinstance(error, (ScriptImportError, MissingFramework)):
         info["error"] = str(error)
         info["usage_error"] = True
         # Not the command line's mistake but this machine's: the parent says it as a failure.
         info["missing_framework"] = isinstance(error, MissingFramework)
-    except BaseException as error:  # the script's own failure: report it like Python would
-        status = 130 if isinstance(error, KeyboardInterrupt) else 1
-        info["error"] = describe_exception(error)
-        # The message whole (a compiler's runs to many lines): a bug report shows all of it.
-        info["error_text"] = f"{type(error).__name__}: {error}"[:ERROR_TEXT_CHARS]
-        info["error_location"] = _error_location(error, script)
-        traceback.print_exception(type(error), error, error.__traceback__)
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        info["exit_status"] = status
-        try:
-            info["devices"] = _devices()
-            # What the cache re-checks before it reuses this capture (hloscope.capture.cache).
-            # (A watched run is never cached: no need to hash what it imported.)
-            if not options.recompiles:
-                from .cache import hash_files, local_module_files
+        return 2
+    # The script's own failure: report it like Python would.
+    info["error"] = describe_exception(error)
+    # The message whole (a compiler's runs to many lines): a bug report shows all of it.
+    info["error_text"] = f"{type(error).__name__}: {error}"[:ERROR_TEXT_CHARS]
+    info["error_location"] = _error_location(error, script)
+    traceback.print_exception(type(error), error, error.__traceback__)
+    return 130 if isinstance(error, KeyboardInterrupt) else 1
 
-                info["local_modules"] = hash_files(
-                    local_module_files(user_folders=(os.path.dirname(script),))
-                )
-        finally:
-            _write_info(options.info, info)
+
+def _write_final_info(options: argparse.Namespace, script: str, info: dict[str, Any]) -> None:
+    """Write ``info`` with the devices and, for the cache, the hashes of the local modules."""
+    try:
+        info["devices"] = _devices()
+        # What the cache re-checks before it reuses this capture (hloscope.capture.cache).
+        # (A watched run is never cached: no need to hash what it imported.)
+        if not options.recompiles:
+            from .cache import hash_files, local_module_files
+
+            info["local_modules"] = hash_files(
+                local_module_files(user_folders=(os.path.dirname(script),))
+            )
+    finally:
+        _write_info(options.info, info)
+
+
+def _end(options: argparse.Namespace, status: int) -> int:
+    """Flush, say "ready" to the parent, and end: a function capture at once."""
     sys.stdout.flush()
     sys.stderr.flush()
     function_capture = bool(options.function and not options.recompiles)

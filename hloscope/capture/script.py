@@ -241,7 +241,40 @@ def _write_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
 
 @dataclass(frozen=True, slots=True)
 class ScriptSettings:
-    """How :func:`capture_script` runs a script (each field is described there)."""
+    """How :func:`capture_script` runs a script.
+
+    ``passes``: a regular expression of XLA pass names to dump after. ``timeout``: seconds
+    before the script is stopped. ``force``: empty a non-empty ``out_dir`` of a previous
+    capture's files. ``progress``: ``None`` shows a spinner only when stderr is a terminal.
+    ``cwd``: where the script runs (default: here). ``output_limit``: ``(head, tail)`` bytes
+    kept of each output.
+
+    ``function``: the child instead imports the script and captures that one function
+    in-process (:func:`hloscope.capture.capture`) into ``out_dir/capture`` (see
+    :data:`hloscope.capture.script_loader.EXAMPLE_ARGS_HELP` for its example arguments).
+    ``device`` (with ``function``): compile for that device of the registry (``tpu-v5e:2x4``)
+    through the backend that can (:mod:`hloscope.backends`); the child gets the environment
+    that backend needs (libtpu's variables for XLA:TPU), and nothing else does. ``mesh``
+    (``data=8,model=4``) reshapes the arguments' mesh on a TPU slice. ``scale`` (``x:0=64``,
+    ``layers*2``) rebuilds the example arguments at another size
+    (:mod:`hloscope.capture.scaled_arguments`); the manifest's ``scaled`` says the size.
+
+    ``watch_compiles``: nothing is dumped: the child runs the script (or ``function``) under
+    :class:`hloscope.capture.compile_watch.CompileWatcher`, with TensorFlow's XLA compile log
+    on in its stderr, and writes every compile it saw to ``out_dir/recompiles.json``.
+
+    ``while_running`` is called once, in this process, as soon as the child has started: what
+    the caller needs only afterwards (importing the code that reads the results, say) then
+    overlaps the script's run instead of adding to it. If it raises, the child is stopped.
+    ``when_ready`` is called at most once, in this process, when the child says that its
+    results (``recompiles.json`` and the runner's report) are written but before its
+    interpreter has shut down: JAX's and TensorFlow's clean-up at exit takes a tenth of a
+    second or more, which reading the results can use. The child's output files may still be
+    growing then; they are complete only when :func:`capture_script` returns. If it raises,
+    the child is stopped. ``versions=False`` leaves the installed versions out of the manifest
+    (``None``): reading them costs tens of milliseconds, wasted on a caller that throws the
+    manifest away.
+    """
 
     passes: str | None = None
     timeout: float | None = None
@@ -278,12 +311,9 @@ def capture_script(
 ) -> ScriptCapture:
     """Run ``script`` with ``args`` in a child process; capture what XLA compiles in ``out_dir``.
 
-    How it runs is ``settings`` (a :class:`ScriptSettings`), each of whose fields may also be
-    given by name (``capture_script(s, timeout=30)``), over ``settings``'s.
-
-    With ``function``, the child instead imports the script and captures that one function
-    in-process (:func:`hloscope.capture.capture`) into ``out_dir/capture`` (see
-    :data:`hloscope.capture._runner.EXAMPLE_ARGS_HELP` for its example arguments).
+    How it runs is ``settings`` (a :class:`ScriptSettings`, whose fields say what each
+    option does), each of whose fields may also be given by name over ``settings``'s
+    (``capture_script(s, timeout=30)``).
 
     ``stdout.txt`` and ``stderr.txt`` keep at most ``output_limit = (head, tail)`` bytes each:
     the first ``head`` and the last ``tail``, with a line between saying how much was left
@@ -292,30 +322,7 @@ def capture_script(
 
     Returns a :class:`ScriptCapture` whether or not the script succeeded (check ``.ok`` and
     ``.error_line()``). Raises :class:`CaptureError` only when nothing could run: a missing
-    script, a non-empty ``out_dir`` without ``force``, a bad ``passes`` pattern. ``progress``:
-    ``None`` shows a spinner only when stderr is a terminal.
-
-    With ``watch_compiles``, nothing is dumped: the child runs the script (or ``function``)
-    under :class:`hloscope.capture.compile_watch.CompileWatcher`, with TensorFlow's XLA compile
-    log on in its stderr, and writes every compile it saw to ``out_dir/recompiles.json``.
-
-    ``while_running`` is called once, in this process, as soon as the child has started: what
-    the caller needs only afterwards (importing the code that reads the results, say) then
-    overlaps the script's run instead of adding to it. If it raises, the child is stopped.
-    ``when_ready`` is called at most once, in this process, when the child says that its
-    results (``recompiles.json`` and the runner's report) are written but before its interpreter
-    has shut down: JAX's and TensorFlow's clean-up at exit takes a tenth of a second or more,
-    which reading the results can use. The child's output files may still be growing then;
-    they are complete only when this function returns. If it raises, the child is stopped.
-    ``versions=False`` leaves the installed versions out of the manifest (``None``): reading
-    them costs tens of milliseconds, wasted on a caller that throws the manifest away.
-
-    ``device`` (with ``function``): compile for that device of the registry (``tpu-v5e:2x4``)
-    through the backend that can (:mod:`hloscope.backends`); the child gets the
-    environment that backend needs (libtpu's variables for XLA:TPU), and nothing else does.
-    ``mesh`` (``data=8,model=4``) reshapes the arguments' mesh on a TPU slice. ``scale``
-    (``x:0=64``, ``layers*2``) rebuilds the example arguments at another size
-    (:mod:`hloscope.capture.scaled_arguments`); the manifest's ``scaled`` says the size.
+    script, a non-empty ``out_dir`` without ``force``, a bad ``passes`` pattern.
     """
     run = replace(settings or ScriptSettings(), **options)
     script_path, script_text = _checked_script(script, run)
