@@ -134,6 +134,8 @@ def string_at(text: str, pos: int) -> tuple[str, int] | None:
 # \x85, \u2028...), so a text holding them outside strings and comments is refused before any
 # pattern of the parser could read them as blanks or line ends.
 _CONTROLS = tuple(chr(c) for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F))
+# Every other byte: deleting these from an ASCII text leaves exactly its control characters.
+_NOT_CONTROLS = bytes(c for c in range(256) if chr(c) not in _CONTROLS)
 # Strings and comments whole (as XLA's lexer reads them: a '//' comment ends at a line break),
 # else one character that is neither printable ASCII nor XLA whitespace.
 _STRINGS_COMMENTS_OR_INVALID = re.compile(
@@ -146,11 +148,13 @@ def invalid_character(text: str) -> int:
     (a control character other than tab, line feed and carriage return, DEL, anything not
     ASCII), or -1 when there is none.
 
-    Printed HLO is ASCII without control characters, which two scans in C tell (``isascii`` is
-    free for a ``str``, each ``in`` a memchr); only other texts are tokenized to see whether
-    such characters sit inside strings or comments, where XLA accepts them.
+    Printed HLO is ASCII without control characters, which scans in C tell (``isascii`` is
+    free for a ``str``; an ASCII ``str`` encodes by a copy, and one ``bytes.translate`` that
+    deletes all but the control characters leaves nothing: a third of the time of a memchr
+    per control character); only other texts are tokenized to see whether such characters
+    sit inside strings or comments, where XLA accepts them.
     """
-    if text.isascii() and not any(map(text.__contains__, _CONTROLS)):
+    if text.isascii() and not text.encode("ascii").translate(None, _NOT_CONTROLS):
         return -1
     for m in _STRINGS_COMMENTS_OR_INVALID.finditer(text):
         if m.end() - m.start() == 1:
