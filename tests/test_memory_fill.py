@@ -148,7 +148,7 @@ def test_a_module_xla_tpu_compiled_is_no_estimate(name):
 
 @pytest.mark.parametrize("target", [CPU_HLO[0], TPU / "conv_net"], ids=["cpu", "tpu"])
 def test_the_report_says_what_fills_the_peak(target, tmp_path):
-    from hloscope.render.html.sections import memory_section
+    from hloscope.render.html.memory_section import memory_section
 
     (result,) = memory_results(Target.resolve(str(target)))[:1]
     section = memory_section(result)

@@ -15,8 +15,8 @@ from conftest import SAMPLES
 
 from hloscope import reporting
 from hloscope.cli import cli
+from hloscope.render.html.memory_section import MEMORY_SOURCES, MEMORY_TOP, MemorySection
 from hloscope.render.html.report import Report
-from hloscope.render.html.sections import MEMORY_SOURCES, MEMORY_TOP, MemorySection
 from hloscope.reporting import build_report
 
 ROOT = Path(__file__).parent
@@ -173,7 +173,7 @@ def test_a_module_without_a_target_is_simulated():
 
 def test_long_lists_are_cut_and_say_how_many_more():
     from hloscope.analysis.memory import LiveBuffer, MemoryResult, Saving
-    from hloscope.render.html.sections import memory_section
+    from hloscope.render.html.memory_section import memory_section
 
     buffers = [
         LiveBuffer(f"b{i}", "f32[4]", 16 - i, "temporary", f"b{i}", "", "") for i in range(5)

@@ -155,7 +155,7 @@ class TargetOrigin(Origin):
         return explain.explain(self.target, module=self.module.name)
 
     def memory(self) -> MemoryResult:
-        from ..analysis.memory_diff import memory_of_side
+        from ..drivers.memory import memory_of_side
 
         return memory_of_side(self.module, self.target)
 

@@ -21,16 +21,12 @@ from ..render.html import sections
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.recompiles import Ledger
     from ..devices import DeviceSpec
+    from ..render.html.bench_section import BenchSection
+    from ..render.html.collectives_section import CollectivesSection
     from ..render.html.compile_time_section import CompileTimeSection
+    from ..render.html.memory_section import MemorySection
     from ..render.html.profile_section import ProfileSection
-    from ..render.html.sections import (
-        BenchSection,
-        CollectivesSection,
-        Explained,
-        MemorySection,
-        Recompiles,
-        Timeline,
-    )
+    from ..render.html.sections import Explained, Recompiles, Timeline
     from ._origins import Origin
 
 __all__ = [
@@ -81,7 +77,9 @@ def memory(origin: Origin) -> MemorySection:
     """The memory section of the report's module: the same result ``hloscope memory`` gives
     for the target (XLA's buffer assignment and live range from a dump's side files or a
     capture, else the simulation of the module text, which the section says it is)."""
-    return sections.memory_section(origin.memory())
+    from ..render.html.memory_section import memory_section
+
+    return memory_section(origin.memory())
 
 
 def collectives(
@@ -93,6 +91,7 @@ def collectives(
     sharding best)."""
     from ..analysis.collectives import interconnect_devices
     from ..analysis.step_estimate import communication_of, has_collectives
+    from ..render.html.collectives_section import collectives_section
 
     module = origin.module
     if not has_collectives(module):
@@ -105,7 +104,7 @@ def collectives(
         step = (shown if row.name == chosen else communication_of(module, row)).step
         if step is not None:
             steps.append({**step.to_dict(), "topology": topology})
-    return sections.collectives_section(shown.result, steps)
+    return collectives_section(shown.result, steps)
 
 
 def timeline(origin: Origin) -> Timeline | None:
@@ -148,6 +147,8 @@ def recompiles_section(ledger: Ledger | None) -> Recompiles | None:
 def bench_of(origin: Origin) -> BenchSection:
     """The program and each of its kernels timed on the device JAX sees
     (:func:`hloscope.bench.api.bench` with ``per_kernel``), only with ``--bench``."""
+    from ..render.html.bench_section import bench_section
+
     api = optional_module("hloscope.bench.api")
     if api is None:
         raise HloscopeError("hloscope.bench is not available in this installation")
@@ -159,7 +160,7 @@ def bench_of(origin: Origin) -> BenchSection:
         kernel_budget=BENCH_KERNEL_BUDGET_S,
         **options,
     )
-    return sections.bench_section(result.to_dict(), result.kernel_rows(), result.notes)
+    return bench_section(result.to_dict(), result.kernel_rows(), result.notes)
 
 
 def profile_of(

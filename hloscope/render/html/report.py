@@ -17,13 +17,14 @@ analyses from a TARGET, a capture or a module); here it is only data in, text ou
   (:class:`~.sections.Recompiles`), **unsupported ops** per platform
   (:class:`~.sections.PlatformCheck`), the **profile** of a trace
   (:class:`~.profile_section.ProfileSection`), and **bench** results
-  (:class:`~.sections.BenchSection`);
-* **memory** (:class:`~.sections.MemorySection`): the peak, what is live there by source line
+  (:class:`~.bench_section.BenchSection`);
+* **memory** (:class:`~.memory_section.MemorySection`): the peak, what is live there by source line
   and scope, what would free memory, and the timeline picture, with where the numbers come
   from (XLA's buffer assignment, or hloscope's simulation, said so);
-* **collectives**, for a module that has some (:class:`~.sections.CollectivesSection`): each
-  with its bytes, groups and runs per call, and the step estimate on every device of the
-  interconnect table (compute, exposed and hidden communication).
+* **collectives**, for a module that has some
+  (:class:`~.collectives_section.CollectivesSection`): each with its bytes, groups and runs
+  per call, and the step estimate on every device of the interconnect table (compute,
+  exposed and hidden communication).
 
 :meth:`Report.to_html` writes the page (every style and script inline, nothing fetched, see
 :mod:`.page`); :meth:`Report._repr_html_` shows the same in Jupyter::
@@ -44,14 +45,14 @@ from ...analysis.fusions import FusionReport
 from ...analysis.report_hints import Hint
 from ...analysis.summary import ModuleSummary
 from ..rows import summary_to_dict
+from .bench_section import BenchSection
+from .collectives_section import CollectivesSection
+from .memory_section import MemorySection
 from .page import new_uid, render
 from .sections import (
     STAGE_LABELS,
-    BenchSection,
-    CollectivesSection,
     Explained,
     KernelGraph,
-    MemorySection,
     MxuSection,
     PlatformCheck,
     Recompiles,
