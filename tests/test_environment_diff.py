@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from frameworks_needed import needs_libtpu
 
 from hloscope.analysis.compile_time import CompileTime, Stages, pass_times
 from hloscope.analysis.diff.environment import (
@@ -211,6 +212,39 @@ def test_a_capture_folder_of_the_oldest_jax_against_one_of_the_newest(tmp_path):
         assert stages["lower_s"][side] == pytest.approx(jax_own["lower_s"])
         # Without pass times the backend stage is JAX's whole backend compile.
         assert stages["backend_s"][side] == pytest.approx(jax_own["backend_compile_s"])
+
+
+@pytest.mark.slow
+def test_two_xla_tpu_compiles_name_libtpu_and_compare_their_passes(tmp_path):
+    """A captured for a TPU v5e into a folder, B by another interpreter (this one) with
+    --python-b and --device-b: libtpu's version on both sides, the HLO passes timed on both,
+    and A's pass times those ``compile-time`` reads from XLA:TPU's own metadata file."""
+    needs_libtpu()
+    spec = f"{PROGRAMS}:norm_mlp"
+    made = _hloscope("capture", spec, "-o", str(tmp_path / "a"), "--device", "tpu-v5e")
+    assert made.returncode == 0, made.stderr
+    done = _hloscope(
+        "diff", str(tmp_path / "a"), spec, "--device-b", "tpu-v5e",
+        "--python-b", sys.executable, "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    environment = json.loads(done.stdout)["environment"]
+    libtpu = metadata.version("libtpu")
+    assert (
+        environment["versions"]["a"]["libtpu"] == environment["versions"]["b"]["libtpu"] == libtpu
+    )
+    assert environment["compiled_for"] == {"a": "TPU v5 lite", "b": "TPU v5 lite"}
+    hlo_passes = _stages(environment)["hlo_passes_s"]
+    assert hlo_passes["a_s"] > 0 and hlo_passes["b_s"] > 0
+    timed = _hloscope("compile-time", str(tmp_path / "a"), "--json")
+    assert timed.returncode == 0, timed.stderr
+    passes_a = {p["name"]: p["time_s"] for p in json.loads(timed.stdout)["passes"]}
+    assert environment["passes"] and environment["pass_names"] >= len(passes_a)
+    for change in environment["passes"]:
+        if change["a_s"] is None:  # a pass that ran in B only
+            assert change["name"] not in passes_a
+        else:
+            assert change["a_s"] == pytest.approx(passes_a[change["name"]])
 
 
 # ---- another interpreter, refused in one line ----------------------------------------------------
