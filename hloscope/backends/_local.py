@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..devices import is_tpu_kind
 from ._base import Backend, BackendName, Compiled, Lowered, does_not_fit
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .hlo_compile import CompiledHlo
 
 # ``jax_compile`` is imported where a backend lowers, not here: picking a backend (the console
 # script does, for a capture child's environment, before the child starts) needs none of it.
@@ -51,6 +54,18 @@ class LocalJax(Backend):
             return Compiled(capture, kind, executable=executable)
 
         return Lowered(self, dict(lowering.stages), compile_)
+
+    def compile_hlo(
+        self,
+        text: str,
+        device: Any,
+        layouts: Sequence[tuple[Any, Sequence[int], Sequence[int]]] | None = None,
+    ) -> CompiledHlo:
+        """An HLO module's ``text`` compiled for ``device`` (a ``jax.Device`` here), runnable
+        (:mod:`.hlo_compile`)."""
+        from .hlo_compile import compile_hlo
+
+        return compile_hlo(text, device, layouts)
 
 
 class TensorFlow(Backend):

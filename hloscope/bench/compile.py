@@ -6,13 +6,13 @@ device of that platform, ``gpu:1`` or ``1`` a device by index.
 
 :func:`compile_module` takes a parsed module, makes it plain for XLA's importer
 (:func:`~hloscope.bench.extract.runnable_text`: fusions inlined, bitcasts rewritten), and
-compiles it through the one jaxlib adapter
-(:func:`~hloscope.backends.jaxlib_adapter.xla_compile`), with the entry parameters in the
-layouts the module declares. XLA optimizes it again for that device; what it made of it is
-:meth:`CompiledModule.optimized_module`. :meth:`CompiledModule.workload` gives what the timing
-harness runs: a function, its arguments (random, in the right layouts), and for a module that
-donates parameters a ``prepare`` that puts fresh copies of the donated ones on the device before
-every run, since a donated buffer is gone after one.
+compiles it through the backends' door (:meth:`hloscope.backends.LocalJax.compile_hlo`), with
+the entry parameters in the layouts the module declares. XLA optimizes it again for that
+device; what it made of it is :meth:`CompiledModule.optimized_module`.
+:meth:`CompiledModule.workload` gives what the timing harness runs: a function, its arguments
+(random, in the right layouts), and for a module that donates parameters a ``prepare`` that
+puts fresh copies of the donated ones on the device before every run, since a donated buffer
+is gone after one.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from .inputs import ParameterSpec, device_arrays, parameter_specs, random_inputs
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
+    from ..backends.hlo_compile import CompiledHlo
     from ..hlo.model import Module
 
 __all__ = [
@@ -94,16 +95,14 @@ class CompiledModule:
 
     name: str
     device: Any
-    executable: Any
+    executable: CompiledHlo
     parameters: tuple[ParameterSpec, ...]
     text: str  # what XLA was given
     _optimized: Module | None = field(default=None, repr=False)
 
     def optimized_text(self) -> str:
         """The optimized HLO XLA made of :attr:`text` for this device."""
-        from ..backends.jaxlib_adapter import executable_hlo_text
-
-        return executable_hlo_text(self.executable)
+        return self.executable.as_text()
 
     def optimized_module(self) -> Module:
         """:meth:`optimized_text`, parsed."""
@@ -115,9 +114,7 @@ class CompiledModule:
 
     def run(self, arrays: Sequence[Any]) -> list[Any]:
         """Launch one run on device ``arrays``; returns the outputs without waiting."""
-        from ..backends.jaxlib_adapter import execute
-
-        return execute(self.executable, arrays)
+        return self.executable(*arrays)
 
     def arrays(self, values: Sequence[np.ndarray]) -> list[Any]:
         """Host ``values`` on this device, in the parameters' layouts."""
@@ -148,17 +145,10 @@ def compile_text(
     text: str, parameters: Sequence[ParameterSpec], device: Any, name: str = ""
 ) -> CompiledModule:
     """Compile plain HLO ``text`` (already :func:`runnable_text`) with ``parameters``."""
-    from ..backends.jaxlib_adapter import XlaCompileFailed, xla_compile
-    from ..errors import HloscopeError
+    from ..backends import LocalJax
 
     layouts = [(spec.dtype, spec.dims, spec.minor_to_major) for spec in parameters]
-    try:
-        executable = xla_compile(text, device, layouts)
-    except HloscopeError:
-        raise
-    except Exception as error:  # noqa: BLE001 - XLA's importer raises its runtime's errors
-        # (XLA:TPU's tiled layouts: "UNIMPLEMENTED: Tiled layout is not supported yet").
-        raise XlaCompileFailed(str(error).strip().splitlines()[0]) from None
+    executable = LocalJax().compile_hlo(text, device, layouts)
     return CompiledModule(name, device, executable, tuple(parameters), text)
 
 
@@ -166,7 +156,7 @@ def compile_module(module: Module, device: Any = None) -> CompiledModule:
     """Compile ``module`` (optimized or not) for ``device`` (see the module docstring).
 
     Raises :class:`~hloscope.bench.inputs.UnfeedableModule` when its parameters cannot be fed,
-    and :class:`~hloscope.backends.jaxlib_adapter.XlaCompileFailed` with XLA's message when XLA
+    and :class:`~hloscope.backends.errors.XlaCompileFailed` with XLA's message when XLA
     refuses it.
     """
     from .extract import runnable_text
