@@ -130,7 +130,17 @@ def test_every_error_lives_in_its_layers_errors_module():
 
 def test_the_layers_have_their_errors_modules():
     modules = {cls.__module__ for cls in HLOSCOPE_ERRORS}
-    layers = ["", "hlo.", "dump.", "capture.", "analysis.", "bench.", "render.", "cli."]
+    layers = [
+        "",
+        "hlo.",
+        "dump.",
+        "backends.",
+        "capture.",
+        "analysis.",
+        "bench.",
+        "render.",
+        "cli.",
+    ]
     assert {f"hloscope.{layer}errors" for layer in layers} <= modules
 
 
