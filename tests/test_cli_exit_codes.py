@@ -46,6 +46,7 @@ TARGET_COMMANDS = {
     "fleet": [],
     "profile": [],
     "compile-time": [],
+    "try": ["--device", "tpu-v5e:2x2", "--shard", "dp"],
 }
 
 

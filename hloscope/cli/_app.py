@@ -94,6 +94,7 @@ COMMAND_MODULES = {
     "recompiles": "recompiles",
     "report": "report",
     "summary": "summary",
+    "try": "try_",
 }
 
 

@@ -1,0 +1,109 @@
+"""``hloscope try`` for a person: the variants ranked best first, each compiled or refused (in
+XLA:TPU's words), whether it fits, its peak per device, FLOPs, HBM and collective bytes and
+step estimate; "no effect" where its module equals the one without that setting; the ones
+that cannot apply with why; then the code change that gives the best."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..units import format_bytes, format_count, format_duration
+
+__all__ = ["render_try"]
+
+_COLUMNS = (("fits", 5), ("peak/dev", 10), ("FLOPs", 8), ("HBM", 9), ("coll.", 9), ("step", 9))
+
+
+def _cell(value: Any, kind: str) -> str:
+    if value is None:
+        return "-"
+    if kind == "bytes":
+        return format_bytes(value)
+    if kind == "count":
+        return format_count(value)
+    return format_duration(value)
+
+
+def _fits(row: Mapping[str, Any]) -> str:
+    if not row["applicable"]:
+        return "n/a"
+    if row["fits"] is None:
+        return "?"
+    return "yes" if row["fits"] else "no"
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_try(result: Mapping[str, Any], echo: Callable[[str], object], width: int = 80) -> None:
+    """Write ``result`` (:meth:`~hloscope.analysis.variants.TryResult.to_dict`)."""
+    width = max(width, 60)
+    rows = {r["name"]: r for r in [result["baseline"], *result["variants"]]}
+    memory = result.get("memory_bytes")
+    head = f"{result['target']} on {result['device']}"
+    if memory:
+        head += f" ({format_bytes(memory)} HBM per chip)"
+    head += f", ranked by {result['goal']}"
+    echo(textwrap.fill(head, width))
+    numbers = sum(w + 1 for _, w in _COLUMNS)
+    name_width = max(12, width - numbers - 3)
+    echo(f"   {'variant':<{name_width}}" + "".join(f" {h:>{w}}" for h, w in _COLUMNS))
+    for index, name in enumerate(result["ranking"], 1):
+        row = rows[name]
+        cells = [
+            _fits(row),
+            _cell(row["peak_bytes"], "bytes"),
+            _cell(row["flops"], "count"),
+            _cell(row["hbm_bytes"], "bytes"),
+            _cell(row["collective_bytes"], "bytes"),
+            _cell(row["step_s"], "time"),
+        ]
+        mark = "*" if name == result.get("winner") else " "
+        label = _cut(name, name_width)
+        echo(
+            f"{mark}{index:<2}{label:<{name_width}}"
+            + "".join(f" {c:>{w}}" for c, (_, w) in zip(cells, _COLUMNS, strict=True))
+        )
+    _details(result, rows, echo, width)
+    change = result.get("change") or []
+    if change:
+        echo("")
+        echo(_cut(f"the change for the best ({result['winner']}):", width))
+        for line in change:
+            echo(_cut(f"  {line}", width))
+    for note in result.get("notes") or []:
+        echo(textwrap.fill(note, width, initial_indent="note: ", subsequent_indent="  "))
+
+
+def _details(
+    result: Mapping[str, Any],
+    rows: Mapping[str, Mapping[str, Any]],
+    echo: Callable[[str], object],
+    width: int,
+) -> None:
+    """One line for each variant with something to say: no effect, refused, cannot apply,
+    what its compile logged."""
+    said = False
+    for name in result["ranking"]:
+        row = rows[name]
+        lines = []
+        if row["no_effect"]:
+            lines.append(
+                f"no effect: its {row['no_effect_of']} left the optimized module as in "
+                f"{row['same_as']}"
+            )
+        if not row["applicable"]:
+            lines.append(f"cannot apply: {row['error']}")
+        elif not row["compiled"] and row["error"]:
+            lines.append(f"refused: {row['error']}")
+        lines += [f"log: {line}" for line in row.get("log") or []][:3]
+        if not lines:
+            continue
+        if not said:
+            echo("")
+            said = True
+        for line in lines:
+            echo(textwrap.fill(line, width, initial_indent=f"{name}: ", subsequent_indent="    "))
