@@ -5,7 +5,7 @@
 
 :func:`hloscope.drivers.jax_check.check_jax` lowers the function for the platform without its
 device (:func:`hloscope.backends.jax_lowering.lower_for`), and :func:`report_of` here turns what
-happened (the :class:`~hloscope.backends.jax_lowering.LoweringFacts`) into findings:
+happened (the :class:`~hloscope.backends.lowering_facts.LoweringFacts`) into findings:
 
 * an error raised while **tracing** (``ConcretizationTypeError``, ``TracerBoolConversionError``,
   a shape from a traced value ...) is a ``tracing`` finding: ``op`` is the exception class,
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 
-from ...backends.jax_lowering import LoweringFacts, PrimitiveUse, RaisedError, UserLine
+from ...backends.lowering_facts import LoweringFacts, PrimitiveUse, RaisedError, UserLine
 from ...errors import HloscopeError
 from ...hlo.metadata import StackFrame
 from ...hlo.model import Instruction, Module
@@ -74,7 +74,7 @@ _ALREADY_SAID = (
 def report_of(
     facts: LoweringFacts, platform: Platform | str, *, mxu: int = DEFAULT_MXU
 ) -> CheckReport:
-    """The findings of a :class:`~hloscope.backends.jax_lowering.LoweringFacts`."""
+    """The findings of a :class:`~hloscope.backends.lowering_facts.LoweringFacts`."""
     target = Platform.parse(platform)
     names = _FunctionNames(facts.function)
     report = CheckReport(platform=target, program=facts.function)
