@@ -600,6 +600,7 @@ class Instruction:
 
 
 _OPCODE_OF = operator.attrgetter("opcode")
+_SHAPE_TEXT_OF = operator.attrgetter("shape_text")
 _LOCATION_OF = vars(Instruction)["location"].fget  # the property's getter, called directly
 _BUILD_LOCK = threading.RLock()  # see Computation._build
 
@@ -724,6 +725,13 @@ class Computation:
         if body is not None:
             return body.opcodes()
         return list(map(_OPCODE_OF, self._instructions))
+
+    def shape_texts(self) -> Sequence[str]:
+        """The shape text of each instruction, in order, without building the instructions."""
+        body = self._body
+        if body is not None:
+            return body.column(2)
+        return list(map(_SHAPE_TEXT_OF, self._instructions))
 
     def location_counts(self) -> Counter[tuple[int, str, int]]:
         """How many instructions have each :attr:`Instruction.location`, counted from the
