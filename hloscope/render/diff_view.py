@@ -121,6 +121,34 @@ def _line_text(row: LineChange, replaced: dict[str, list[str]] | None = None) ->
 
 def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT) -> None:
     """Print ``result`` on a rich console. ``limit`` caps the change and line lists (0: all)."""
+    from rich.text import Text
+
+    _render_totals(result, console)
+    counts = result.counts
+    if result.no_change:
+        renamed = sum(1 for c in result.changes if c.a[0].name != c.b[0].name)
+        extra = f" ({renamed} renamed)" if renamed else ""
+        console.print(
+            Text(
+                f"no change: {counts[ChangeStatus.UNCHANGED]} kernels{extra}, "
+                "the same ops, bytes and FLOPs in A and B",
+                style="bold green",
+            )
+        )
+        return
+    console.print(Text(", ".join(f"{n} {s}" for s, n in counts.items() if n), style="bold"))
+    _render_changes(result, console, limit)
+    _render_replaced(result, console, limit)
+    _render_lines(result, console, limit)
+    notes = [_NOTES[s] for s in STATUSES if s in _NOTES and counts[s]]
+    if notes:
+        console.print()
+    for note in notes:
+        console.print(Text("note: " + note, style="yellow"))
+
+
+def _render_totals(result: KernelDiff, console: Any) -> None:
+    """The two sides' names, then the totals of A and B and their change."""
     from rich.table import Table
     from rich.text import Text
 
@@ -145,19 +173,12 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
     console.print(table)
     console.print()
 
-    counts = result.counts
-    if result.no_change:
-        renamed = sum(1 for c in result.changes if c.a[0].name != c.b[0].name)
-        extra = f" ({renamed} renamed)" if renamed else ""
-        console.print(
-            Text(
-                f"no change: {counts[ChangeStatus.UNCHANGED]} kernels{extra}, "
-                "the same ops, bytes and FLOPs in A and B",
-                style="bold green",
-            )
-        )
-        return
-    console.print(Text(", ".join(f"{n} {s}" for s, n in counts.items() if n), style="bold"))
+
+def _render_changes(result: KernelDiff, console: Any, limit: int) -> None:
+    """Each kernel change, one clause a line: what happened, then bytes, then which arrays go
+    through memory."""
+    from rich.table import Table
+    from rich.text import Text
 
     changed = result.changed()
     shown = changed if limit <= 0 else changed[:limit]
@@ -165,7 +186,6 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
     grid.add_column(no_wrap=True)
     grid.add_column(overflow="fold")
     for change in shown:
-        # One clause a line: what happened, then bytes, then which arrays go through memory.
         grid.add_row(
             Text(change.status, style=_STYLES[change.status]),
             Text(printable(describe(change)).replace("; ", "\n")),
@@ -181,31 +201,30 @@ def render_diff(result: KernelDiff, console: Any, *, limit: int = DEFAULT_LIMIT)
             )
         )
 
-    _render_replaced(result, console, limit)
 
-    if result.lines:
-        rows = result.lines if limit <= 0 else result.lines[:limit]
-        console.print()
-        console.print(Text("source lines whose ops changed kernels", style="bold"))
-        lines = Table.grid(padding=(0, 1))
-        lines.add_column(no_wrap=True)
-        lines.add_column(overflow="fold")
-        replaced: dict[str, list[str]] = {}
-        for old, new in result.replaced_lines:
-            replaced.update(dict.fromkeys(old, new))
-            replaced.update(dict.fromkeys(new, old))
-        for row in rows:
-            text = _line_text(row, replaced)
-            lines.add_row(Text(row.status, style="cyan"), Text(printable(text)))
-        console.print(lines)
-        if len(rows) < len(result.lines):
-            console.print(Text(f"({len(result.lines) - len(rows)} more lines)", style="dim"))
+def _render_lines(result: KernelDiff, console: Any, limit: int) -> None:
+    """The source lines whose ops changed kernels."""
+    from rich.table import Table
+    from rich.text import Text
 
-    notes = [_NOTES[s] for s in STATUSES if s in _NOTES and counts[s]]
-    if notes:
-        console.print()
-    for note in notes:
-        console.print(Text("note: " + note, style="yellow"))
+    if not result.lines:
+        return
+    rows = result.lines if limit <= 0 else result.lines[:limit]
+    console.print()
+    console.print(Text("source lines whose ops changed kernels", style="bold"))
+    lines = Table.grid(padding=(0, 1))
+    lines.add_column(no_wrap=True)
+    lines.add_column(overflow="fold")
+    replaced: dict[str, list[str]] = {}
+    for old, new in result.replaced_lines:
+        replaced.update(dict.fromkeys(old, new))
+        replaced.update(dict.fromkeys(new, old))
+    for row in rows:
+        text = _line_text(row, replaced)
+        lines.add_row(Text(row.status, style="cyan"), Text(printable(text)))
+    console.print(lines)
+    if len(rows) < len(result.lines):
+        console.print(Text(f"({len(result.lines) - len(rows)} more lines)", style="dim"))
 
 
 def _render_replaced(result: KernelDiff, console: Any, limit: int) -> None:
@@ -241,7 +260,6 @@ def render_memory_diff(
     less), where each number comes from, then the largest buffers that left and joined the
     peak and the source lines whose bytes at the peak changed, at most :data:`MEMORY_LIMIT`
     of each (``limit`` lowers it; 0 lists all). ``result`` ``None``: ``note`` says why."""
-    from rich.table import Table
     from rich.text import Text
 
     console.print()
@@ -271,24 +289,30 @@ def render_memory_diff(
         if len(buffers) > shown:
             console.print(Text(f"  ({len(buffers) - shown} more; --json lists all)", style="dim"))
     if result.by_source:
-        console.print(Text("bytes at the peak by source line", style="bold"))
-        grid = Table.grid(padding=(0, 1))
-        # The numbers keep their width; a long line label (a moved line says both places)
-        # folds instead of squeezing them to "…".
-        grid.add_column(overflow="fold")
-        for _ in range(3):
-            grid.add_column(justify="right", no_wrap=True, min_width=9)
-        for share in result.by_source[:shown]:
-            if share.key == "(unknown)":
-                label = share.key
-            else:
-                label = (
-                    _line_label(share.key_a, share.key) if share.key_a else short_source(share.key)
-                )
-            grid.add_row(
-                Text("  " + printable(label)),
-                format_bytes(share.a),
-                format_bytes(share.b),
-                Text(signed(share.delta, format_bytes), style=_growth_style(share.delta)),
-            )
-        console.print(grid)
+        _render_peak_lines(result, console, shown)
+
+
+def _render_peak_lines(result: MemoryDiff, console: Any, shown: int) -> None:
+    """The source lines whose bytes at the peak changed: A's, B's, and the change."""
+    from rich.table import Table
+    from rich.text import Text
+
+    console.print(Text("bytes at the peak by source line", style="bold"))
+    grid = Table.grid(padding=(0, 1))
+    # The numbers keep their width; a long line label (a moved line says both places)
+    # folds instead of squeezing them to "…".
+    grid.add_column(overflow="fold")
+    for _ in range(3):
+        grid.add_column(justify="right", no_wrap=True, min_width=9)
+    for share in result.by_source[:shown]:
+        if share.key == "(unknown)":
+            label = share.key
+        else:
+            label = _line_label(share.key_a, share.key) if share.key_a else short_source(share.key)
+        grid.add_row(
+            Text("  " + printable(label)),
+            format_bytes(share.a),
+            format_bytes(share.b),
+            Text(signed(share.delta, format_bytes), style=_growth_style(share.delta)),
+        )
+    console.print(grid)

@@ -236,18 +236,35 @@ def _groups(line: SourceLine) -> dict[str, dict[Stage, list[LinkedOp]]]:
 
 
 def _line_detail(e: Explanation, line: SourceLine, console: Any, wide: bool) -> None:
-    from rich.table import Table
     from rich.text import Text
 
     console.print(Text(printable(line.source), style="bold"))
     if line.code:
         console.print(Text("  " + printable(line.code), style="cyan"))
-    kinds = {k.name: k.kind for k in e.kernels}
     if not _groups(line):
         # A kernel traced here through a loop or a copy: no op of the line is in it.
         console.print(_text("  no op of this line ended in it (its line is inferred)", "dim"))
         _line_kernels(line, console)
         return
+    headers, rows = _stage_rows(e, line)
+    # Cells wrap instead of ending in an ellipsis: the end of an op's text (its operands, the
+    # kernel after the arrow) is what a reader came for. Wide, each column takes its longest
+    # item.
+    widths = [
+        max([len(h), *(len(printable(i)) for r in rows for i in r[c])])
+        for c, h in enumerate(headers)
+    ]
+    if not wide and _too_narrow(widths, console.width):
+        _stacked(headers, rows, console)
+    else:
+        _stage_table(headers, rows, widths, console, wide)
+    _line_kernels(line, console)
+
+
+def _stage_rows(e: Explanation, line: SourceLine) -> tuple[list[str], list[list[list[str]]]]:
+    """The headers, and one row per primitive of the line: its ops in each stage, and after
+    optimization the kernel each went to."""
+    kinds = {k.name: k.kind for k in e.kernels}
     shown = [s for s in STAGE_ORDER if s in e.stages and s is not Stage.OPTIMIZED_HLO]
     headers = ["op", *(STAGE_TITLES[s] for s in shown)]
     if Stage.OPTIMIZED_HLO in e.stages:
@@ -265,17 +282,15 @@ def _line_detail(e: Explanation, line: SourceLine, console: Any, wide: bool) -> 
                 earlier = [op for s in shown for op in by_stage.get(s, [])]
                 cells.append(_kernel_cell(earlier, kinds) or ["(none)"])
         rows.append(cells)
-    # Cells wrap instead of ending in an ellipsis: the end of an op's text (its operands, the
-    # kernel after the arrow) is what a reader came for. Wide, each column takes its longest
-    # item.
-    widths = [
-        max([len(h), *(len(printable(i)) for r in rows for i in r[c])])
-        for c, h in enumerate(headers)
-    ]
-    if not wide and _too_narrow(widths, console.width):
-        _stacked(headers, rows, console)
-        _line_kernels(line, console)
-        return
+    return headers, rows
+
+
+def _stage_table(
+    headers: list[str], rows: list[list[list[str]]], widths: list[int], console: Any, wide: bool
+) -> None:
+    """The rows side by side, a column per stage."""
+    from rich.table import Table
+
     table = Table(show_edge=False, pad_edge=False, expand=not wide, show_lines=True)
     for column, header in enumerate(headers):
         width: int | None
@@ -300,7 +315,6 @@ def _line_detail(e: Explanation, line: SourceLine, console: Any, wide: bool) -> 
             *(_lines_text(items, "dim" if items == ["(none)"] else None) for items in cells)
         )
     print_table(console, table, sum(widths) + 3 * (len(widths) - 1) if wide else 0)
-    _line_kernels(line, console)
 
 
 # Side by side, a stage's column narrower than this cuts code every few characters; the

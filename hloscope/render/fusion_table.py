@@ -181,6 +181,29 @@ def render_fusions(
         )
     if not rows:
         return
+    columns, essential, optional, expendable = _layout(rows, sorted_by)
+    table, needed = fitted_table(
+        rows,
+        columns,
+        essential,
+        optional,
+        console.width,
+        wide,
+        _kernel_style,
+        expendable=expendable,
+    )
+    console.print()
+    print_table(console, table, needed if wide else 0)
+    if total_rows is not None and total_rows > len(rows):
+        console.print(Text(f"({len(rows)} of {total_rows} kernels shown)", style="dim"))
+
+
+def _layout(
+    rows: Sequence[dict[str, Any]], sorted_by: str | None
+) -> tuple[dict[str, Column], list[str], list[str], list[str]]:
+    """The table's columns, the essential and optional ones, and the essential ones a narrow
+    terminal may still lose: ``sorted_by`` always shows, and where kernels run when they are
+    not all in the entry computation."""
     columns = dict(KERNEL_COLUMNS)
     essential = list(_ESSENTIAL)
     if sorted_by is not None:
@@ -206,20 +229,7 @@ def render_fusions(
     # bytes first, then the kind; never the sorted column.
     sorted_column = SORTED_COLUMN.get(sorted_by, sorted_by) if sorted_by is not None else None
     expendable = [n for n in _EXPENDABLE if n != sorted_column and n in essential]
-    table, needed = fitted_table(
-        rows,
-        columns,
-        essential,
-        optional,
-        console.width,
-        wide,
-        _kernel_style,
-        expendable=expendable,
-    )
-    console.print()
-    print_table(console, table, needed if wide else 0)
-    if total_rows is not None and total_rows > len(rows):
-        console.print(Text(f"({len(rows)} of {total_rows} kernels shown)", style="dim"))
+    return columns, essential, optional, expendable
 
 
 def _render_summary(s: Mapping[str, Any], console: Any) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -37,6 +37,27 @@ def render_summary(
 ) -> None:
     """The summary in a panel as wide as the console; ``wide``: as wide as its longest line
     (long tuple shapes on one line), whatever the console's width."""
+    panel = Panel(
+        Group(*_parts(summary, max_rows)),
+        title=Text(printable(source or summary.name)),
+        title_align="left",
+        expand=not wide,
+    )
+    if not wide:
+        console.print(panel)
+        return
+    narrow = console.width
+    console.width = max(
+        narrow, console.measure(panel, options=console.options.update_width(10**5)).maximum
+    )
+    try:
+        console.print(panel)
+    finally:
+        console.width = narrow
+
+
+def _parts(summary: ModuleSummary, max_rows: int) -> list[RenderableType]:
+    """The panel's contents, top to bottom."""
     head = Text.assemble(
         ("module ", "dim"),
         (printable(summary.name), "bold"),
@@ -47,7 +68,7 @@ def render_summary(
         ("  instructions ", "dim"),
         f"{summary.instructions} ({summary.instructions_outside_fusions} outside fusions)",
     )
-    parts: list = [head]
+    parts: list[RenderableType] = [head]
     parts.append(_counts_table("instructions by category", summary.by_category, "category"))
     if summary.fusions_by_kind:
         parts.append(_counts_table("fusions by kind", summary.fusions_by_kind, "kind"))
@@ -56,18 +77,7 @@ def render_summary(
             f"entry parameters ({len(summary.parameters)}, {format_bytes(summary.parameter_bytes)})"
         )
     )
-    params = Table(show_edge=False, pad_edge=False, box=None)
-    params.add_column("#", justify="right")
-    params.add_column("name")
-    params.add_column("shape")
-    params.add_column("bytes", justify="right")
-    for p in summary.parameters[:max_rows]:
-        params.add_row(str(p.number), Text(printable(p.name)), Text(p.shape), format_bytes(p.bytes))
-    if len(summary.parameters) > max_rows:
-        params.add_row(
-            "", Text(f"... {len(summary.parameters) - max_rows} more", style="dim"), "", ""
-        )
-    parts.append(params)
+    parts.append(_parameters(summary, max_rows))
     parts.append(_section("output"))
     parts.append(
         Text.assemble(Text(summary.output_shape), "  ", format_bytes(summary.output_bytes))
@@ -85,20 +95,19 @@ def render_summary(
                 style="yellow",
             )
         )
-    panel = Panel(
-        Group(*parts),
-        title=Text(printable(source or summary.name)),
-        title_align="left",
-        expand=not wide,
-    )
-    if not wide:
-        console.print(panel)
-        return
-    narrow = console.width
-    console.width = max(
-        narrow, console.measure(panel, options=console.options.update_width(10**5)).maximum
-    )
-    try:
-        console.print(panel)
-    finally:
-        console.width = narrow
+    return parts
+
+
+def _parameters(summary: ModuleSummary, max_rows: int) -> Table:
+    params = Table(show_edge=False, pad_edge=False, box=None)
+    params.add_column("#", justify="right")
+    params.add_column("name")
+    params.add_column("shape")
+    params.add_column("bytes", justify="right")
+    for p in summary.parameters[:max_rows]:
+        params.add_row(str(p.number), Text(printable(p.name)), Text(p.shape), format_bytes(p.bytes))
+    if len(summary.parameters) > max_rows:
+        params.add_row(
+            "", Text(f"... {len(summary.parameters) - max_rows} more", style="dim"), "", ""
+        )
+    return params
