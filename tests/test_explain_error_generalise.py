@@ -217,6 +217,30 @@ def grad_int():
 def grad_vector():
     jax.grad(lambda x: x * 2)(jnp.ones(3))  # fails here: grad_vector
 
+def hash_tracer():
+    jax.jit(lambda x: {x: 1})(1)  # fails here: hash_tracer
+
+def while_cond_vector():
+    jax.lax.while_loop(lambda c: c, lambda c: c, jnp.ones(2))  # fails here: while_cond_vector
+
+def key_reuse():
+    jax.config.update("jax_debug_key_reuse", True)
+    try:
+        k = jax.random.key(0)
+        jax.random.normal(k)
+        jax.random.normal(k)  # fails here: key_reuse
+    finally:
+        jax.config.update("jax_debug_key_reuse", False)
+
+def checkify_failed():
+    from jax.experimental import checkify
+    f = checkify.checkify(lambda x: checkify.check(x > 0, "x > 0"))  # fails here: checkify_failed
+    err, _ = f(-1.0)
+    err.throw()
+
+def no_gpu():
+    jax.devices("gpu")  # fails here: no_gpu
+
 def unusable_donation():
     g = jax.jit(lambda x: x.sum(), donate_argnums=0)
     g(jnp.ones((4, 4)))
@@ -281,6 +305,23 @@ def test_jaxs_structure_size_and_type_refusals(raised, case, op, advice):
     (failure,) = failures
     assert failure.family is Family.JAX_SHAPE
     assert (failure.finding.op, failure.advice_kind) == (op, advice)
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+@pytest.mark.parametrize(
+    ("case", "family", "op", "advice"),
+    [
+        ("hash_tracer", Family.JAX_TRACING, "TypeError", "static_args"),
+        ("while_cond_vector", Family.JAX_SHAPE, "while_loop", "fix_shapes"),
+        ("key_reuse", Family.JAX_CALL, "PRNG key", "prng_key"),
+        ("checkify_failed", Family.XLA_STATUS, "FailedCheckError", "other"),
+        ("no_gpu", Family.BACKEND_STARTUP, "backend gpu", "install"),
+    ],
+)
+def test_more_of_jaxs_own_errors(raised, case, family, op, advice):
+    program, texts = raised
+    failure = explain_error(texts[case]).failures[0]
+    assert (failure.family, failure.finding.op, failure.advice_kind) == (family, op, advice)
     assert failure.finding.source == f"{program}:{marked_line(program, case)}"
 
 
@@ -519,3 +560,37 @@ def test_nccl_naming_the_network_points_at_the_other_hosts():
     )
     (failure,) = explain_error(remote).failures
     assert kinds(failure)[:2] == ["check_hosts", "install"]
+
+
+# ---- a platform this jaxlib lacks, a tracer hashed --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        CORPUS / "dynalang_6_unknown_backend_gpu.log",
+        FAMILY_LOGS / "graphcast_16_unknown_backend.log",
+    ],
+)
+def test_a_platform_the_jaxlib_lacks(path):
+    (failure,) = explain_error(path.read_text()).failures
+    assert (failure.family, failure.finding.op) == (Family.BACKEND_STARTUP, "backend gpu")
+    assert failure.platform is Platform.GPU and failure.advice_kind == "install"
+
+
+def test_the_platforms_present_are_named_across_a_wrapped_line():
+    text = (CORPUS / "dynalang_6_unknown_backend_gpu.log").read_text()
+    assert "(it has: cpu)" in explain_error(text).failures[0].finding.suggestion
+
+
+@pytest.mark.parametrize(
+    ("path", "warning"),
+    [
+        (CORPUS / "jax_648_unhashable_tracer.log", False),  # jax 0.1's JaxprTracer
+        (FAMILY_LOGS / "dynamiqs_627_hash_tracer_warning.log", True),  # 0.4.30's FutureWarning
+    ],
+)
+def test_a_tracer_hashed(path, warning):
+    (failure,) = explain_error(path.read_text()).failures
+    assert (failure.family, failure.advice_kind) == (Family.JAX_TRACING, "static_args")
+    assert bool(failure.finding.warning) is warning

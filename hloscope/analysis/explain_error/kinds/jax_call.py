@@ -47,6 +47,7 @@ _OPENING = re.compile(
     r"|Array has been deleted with shape=(?P<deleted>\S+?)\.?(?=\s|$)"
     # The buffers may follow on the same line, on the next (a wrapped paste), or be cut off.
     r"|Some donated buffers were not usable:?[ \t]*(?P<unusable>[^\n]*?)\.?[ \t]*$"
+    r"|K(?P<key_reuse>eyReuseError): ?(?P<kr_msg>[^\n]{0,200})"
     r"|FloatingPointError: invalid value \((?P<bad>nan|inf)\) encountered in (?P<prim>[\w-]+)"
     r"|Disallowed (?P<transfer>host-to-device|device-to-host|device-to-device) transfer"
     r"(?:: aval=(?P<aval>\S+?),)?",
@@ -79,6 +80,22 @@ def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             f"{named} is a {m['type']}, which jit cannot trace: mark it static "
             f"(jax.jit(f, {static})) if it is a setting, or pass an array",
             AdviceKind.STATIC_ARGS,
+        )
+    elif m["key_reuse"]:
+        if (
+            "first used at the above location" in m["kr_msg"]
+            and "KeyReuseError" in (log.text[m.end() : m.end() + 8192])
+        ):
+            return  # the chained error after it holds the line that reused the key
+        yield _failure(
+            log,
+            m,
+            "PRNG key",
+            Reason.TRACING,
+            "a random key was used twice (jax_debug_key_reuse caught it): the same key gives "
+            "the same numbers; split it before each use (key, sub = jax.random.split(key)) and "
+            "pass the new key on",
+            AdviceKind.PRNG_KEY,
         )
     elif m["keydata"] or m["keyarray"] or m["seedbad"]:
         said = m["keydata"] or m["seedbad"] or f"a key array of shape {m['keyarray']}"

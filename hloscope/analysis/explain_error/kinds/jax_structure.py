@@ -38,6 +38,8 @@ _OPENING = re.compile(
     # "scan carry output and input must have identical types, got ..." (jax 0.3),
     # "body_fun output and input must have identical types", "... must have equal types".
     r"|m(?P<identical>ust have (?:identical|equal|the same) (?:types|type structure))"
+    r"|c(?P<cond_bool>ond_fun must return a boolean scalar, but got output type\(s\) "
+    r"(?P<cond_types>[^\n]{0,160}))"
     r"|g(?P<mapped>ot inconsistent sizes for array axes to be mapped)"
     r"|g(?P<leading>ot values with different leading axis sizes: (?P<sizes>[^\n.]{0,120}))"
     r"|C(?P<concat>annot concatenate arrays with different numbers of dimensions: got "
@@ -88,6 +90,14 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
             "with, and one part differs (the DIFFERENT entry: a float where an int started, "
             "a weak-typed Python number, shape [] against [1]): start the carry with the "
             "type the body returns (jnp.zeros((), jnp.float32), not 0), or cast in the body",
+            AdviceKind.FIX_SHAPES,
+        )
+    if m["cond_bool"]:
+        return (
+            "while_loop",
+            f"while_loop's cond_fun must return one boolean scalar and returned "
+            f"{m['cond_types'].strip()}: reduce it (jnp.any / jnp.all, or compare one "
+            "element), and keep the loop state in the carry",
             AdviceKind.FIX_SHAPES,
         )
     if m["mapped"] or m["leading"]:

@@ -80,6 +80,15 @@ _TRACING_FORMS: tuple[Form, ...] = (
         "a slice bound that is a traced value",
     ),
     Form(
+        "unhashable_tracer",
+        # "unhashable type: 'DynamicJaxprTracer'"; jax 0.4.30's FutureWarning names the class.
+        r"unhashable type: (?:<class )?'[\w.]*Tracer'",
+        "TypeError",
+        Reason.TRACING,
+        ("TypeError",),
+        "a traced value used where Python hashes it (a dict key, a set, a static argument)",
+    ),
+    Form(
         "unexpected_tracer",
         r"Encountered an unexpected tracer",
         "UnexpectedTracerError",

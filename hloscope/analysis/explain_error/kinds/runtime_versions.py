@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
 from ..build import make_failure
+from ..device import platform_of
 from ..functions import jax_function, paragraph_end
 from ..log import Log, status_before
 from ..recogniser import Recogniser
@@ -34,6 +35,9 @@ _OPENING = re.compile(
     r"|S(?P<shlo>tableHLO_v(?P<shlo_v>\d[\d.]*\d))"
     r"|F(?P<shlo_fail>ailed to (?:de)?serialize (?:StableHLO|portable artifact))"
     r"|v(?P<vhlo_op>hlo\.\w+_v\d+)"
+    # No platform of that kind in this jaxlib: "Unknown backend: 'gpu' requested, but no
+    # platforms that are instances of gpu are present. Platforms present are: cpu".
+    r"|U(?P<unknown>nknown backend:? '?(?P<unknown_name>\w+)'?(?: requested)?)"
 )
 # The exception a traceback ends with: its last "SomeError: message" line.
 _RAISED = re.compile(r"^(?P<cls>[A-Za-z_][\w.]*(?:Error|Exception)): ?(?P<msg>[^\n]*)$", re.M)
@@ -103,6 +107,9 @@ def _earlier_vhlo(log: Log, begin: int, end: int) -> bool:
 
 
 def _runtime_versions(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m["unknown"]:
+        yield from _unknown_backend(log, m)
+        return
     tpu = bool(m["ctpu_failed"] or m["ctpu_frame"])
     read = _cloud_tpu(log, m) if tpu else _stablehlo(log, m)
     if read is None:
@@ -123,6 +130,35 @@ def _runtime_versions(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         platform=Platform.TPU if tpu else None,
         headline_at=start,
         status=status_before(log, m.start()),
+    )
+
+
+_PRESENT = re.compile(r"Platforms present are: (?P<present>[\w, ]+)")
+_NO_PLATFORM = (
+    "this jaxlib has no {name} platform{present}: install the build with it "
+    '(pip install -U "jax[cuda12]" for NVIDIA GPUs, "jax[tpu]" on a TPU VM) and check '
+    "jax.devices(); or ask for a platform it has"
+)
+
+
+def _unknown_backend(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    name = m["unknown_name"]
+    present = _PRESENT.search(log.text, m.end(), min(len(log.text), m.end() + 300))
+    said = f" (it has: {present['present'].strip()})" if present else ""
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    stack = log.traceback_before(start)
+    platform = platform_of(name)
+    yield make_failure(
+        Family.BACKEND_STARTUP,
+        log,
+        m.start(),
+        op=f"backend {name}",
+        reason=Reason.RUNTIME,
+        advice=(_NO_PLATFORM.format(name=name, present=said), AdviceKind.INSTALL),
+        stack=stack,
+        device=name,
+        platform=platform,
+        headline_at=start,
     )
 
 

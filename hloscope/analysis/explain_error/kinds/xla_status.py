@@ -169,6 +169,15 @@ _STATUS_FORMS: tuple[Form, ...] = (
     ),
     # Equinox's runtime checks (eqx.error_if, and the libraries on it: diffrax's and
     # optimistix's step limits) raise their message as EqxRuntimeError.
+    # checkify's check (jax.experimental.checkify), thrown after the call.
+    Form(
+        "checkify_check",
+        r"FailedCheckError: (?P<ck_msg>[^\n]+)",
+        "FailedCheckError",
+        Reason.RUNTIME,
+        ("xla:callback",),
+        "a runtime check of the program (checkify.check) failed",
+    ),
     Form(
         "equinox_check",
         r"E(?:qx|quinox)RuntimeError: (?P<eq_msg>[^\n]+)",
@@ -298,8 +307,9 @@ def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
     elif group == "callback_raised":
         facts.op = m["cb_class"].rsplit(".", 1)[-1]
         facts.hints.append(f"the callback's error: {m['cb_class']}: {clean_message(m['cb_msg'])}")
-    elif group == "equinox_check":
-        facts.hints.append(f"the check's message: {clean_message(m['eq_msg'])}")
+    elif group in ("equinox_check", "checkify_check"):
+        said = m["eq_msg"] or m["ck_msg"]
+        facts.hints.append(f"the check's message: {clean_message(said)}")
     elif group in ("ffi_not_found", "custom_call_not_found"):
         _read_missing_target(m, group, facts)
     elif group in ("ffi_operands", "ffi_arity", "ffi_helpers"):
@@ -414,7 +424,7 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     advice = advise(keys, form.reason)
     if form.group.startswith("complex_"):
         advice = Advice(_COMPLEX_FIX.format(op=facts.op), AdviceKind.REPLACE_OP)
-    elif form.group in ("callback_raised", "equinox_check"):
+    elif form.group in ("callback_raised", "equinox_check", "checkify_check"):
         advice = Advice(_CALLBACK_FIX, AdviceKind.OTHER)
     status = status_before(log, start)
     if form.group == "unimplemented" or (form.group in _GENERIC_STATUS and form.op.isupper()):
