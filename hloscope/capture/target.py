@@ -48,7 +48,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..dump import storage
 from ..dump.errors import DumpFormatError
@@ -680,12 +680,9 @@ def _resolve_script(
     folder.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
-        from .script import ScriptCapture, capture_script
+        from .script import ScriptSettings, capture_script
 
-        run = capture_script(
-            script,
-            args,
-            work,
+        settings = ScriptSettings(
             function=function,
             timeout=timeout,
             force=True,
@@ -695,31 +692,40 @@ def _resolve_script(
             while_running=compile_for.while_running,
             scale=compile_for.scale if function else None,
         )
+        run = capture_script(script, args, work, settings)
         if not run.ok:
-            failed = folder.with_name(folder.name + ".failed")
-            shutil.rmtree(failed, ignore_errors=True)
-            os.replace(work, failed)
-            from ._runner import EXAMPLE_ARGS_HELP
-
-            message = (
-                ScriptCapture(out_dir=failed, manifest=run.manifest).error_line()
-                or "capture failed"
-            )
-            usage = run.manifest.get("usage_error") and not run.manifest.get("missing_framework")
-            # No such function, no usable example arguments: the mistake the static check of
-            # the source says before any child starts (exit 2), found here when the source
-            # alone could not tell (a star import, a module __getattr__).
-            error_class = CaptureUsageError if usage else CaptureError
-            detail = EXAMPLE_ARGS_HELP if usage else ""
-            raise error_class(message, detail=detail, output_dir=str(failed))
-        if folder.exists():  # --refresh, or a stale entry: the new capture replaces it
-            shutil.rmtree(folder, ignore_errors=True)
-        try:
-            os.replace(work, folder)
-        except OSError:
-            # Another process finished the same target first (the folder is there, not empty).
-            if not ((folder / "manifest.json").is_file() and hlo_path.is_dir()):
-                raise
+            _refuse_failed(run.manifest, work, folder)
+        _move_into_place(work, folder, hlo_path)
         return resolved(False)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _refuse_failed(manifest: dict[str, Any], work: Path, folder: Path) -> NoReturn:
+    """Keep a failed capture beside the cache's folder (``NAME.failed``) and raise its error."""
+    from ._runner import EXAMPLE_ARGS_HELP
+    from .script import ScriptCapture
+
+    failed = folder.with_name(folder.name + ".failed")
+    shutil.rmtree(failed, ignore_errors=True)
+    os.replace(work, failed)
+    message = ScriptCapture(out_dir=failed, manifest=manifest).error_line() or "capture failed"
+    usage = manifest.get("usage_error") and not manifest.get("missing_framework")
+    # No such function, no usable example arguments: the mistake the static check of the
+    # source says before any child starts (exit 2), found here when the source alone could
+    # not tell (a star import, a module __getattr__).
+    error_class = CaptureUsageError if usage else CaptureError
+    detail = EXAMPLE_ARGS_HELP if usage else ""
+    raise error_class(message, detail=detail, output_dir=str(failed))
+
+
+def _move_into_place(work: Path, folder: Path, hlo_path: Path) -> None:
+    """Rename the finished capture ``work`` to the cache's ``folder``."""
+    if folder.exists():  # --refresh, or a stale entry: the new capture replaces it
+        shutil.rmtree(folder, ignore_errors=True)
+    try:
+        os.replace(work, folder)
+    except OSError:
+        # Another process finished the same target first (the folder is there, not empty).
+        if not ((folder / "manifest.json").is_file() and hlo_path.is_dir()):
+            raise
