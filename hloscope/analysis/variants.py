@@ -74,6 +74,8 @@ class VariantOutcome:
     mesh: dict[str, int] | None = None
     compile_s: float | None = None
     cached: bool = False
+    #: Where the optimized module is kept (the variant's cache entry).
+    module_file: str | None = None
     #: The axes of the mesh the example arguments carry (what ``--meshes all`` factors).
     argument_axes: list[str] = field(default_factory=list)
     #: Lines of the compile's log worth saying (a flag libtpu does not know, the SPMD
@@ -111,6 +113,7 @@ class VariantOutcome:
             "placement": self.placement,
             "compile_s": self.compile_s,
             "cached": self.cached,
+            "module_file": self.module_file,
             "log": self.log,
         }
 

@@ -224,6 +224,8 @@ def compile_variants(
             own = [*(f for f in flags if f not in job.variant.without), *job.variant.flags]
             result = _run_child(job, script, function, spec, own)
         outcome = _outcome(job.variant, result, cached)
+        kept = job.folder / "optimized.hlo.txt"
+        outcome.module_file = str(kept) if kept.is_file() else None
         if on_done is not None:
             on_done(outcome)
         return outcome

@@ -1,0 +1,247 @@
+"""hloscope try: what-if variants compiled by XLA:TPU for a slice, offline (libtpu, no TPU).
+
+The oracles: the same programs compiled directly with plain JAX for the same slice, the
+arguments placed by hand (``tests/try_oracle.py``: ``memory_analysis()``, ``cost_analysis()``),
+and XLA's own parser on each optimized module (its collectives' operand bytes).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from frameworks_needed import needs_libtpu
+
+from hloscope.cli import cli
+from hloscope.drivers.variants import (
+    Variant,
+    VariantOptions,
+    compile_variants,
+    factorisations,
+    try_variants,
+)
+
+pytestmark = pytest.mark.slow
+
+HERE = Path(__file__).resolve().parent
+SAMPLES = HERE.parent / "samples"
+TRANSFORMER = f"{SAMPLES / 'try_transformer.py'}:train_step"
+MESH = f"{SAMPLES / 'try_mesh.py'}:train_step"
+SLICE = "tpu-v5e:2x2"
+HBM = 16 * 1024**3  # the registry's v5e: 16 GiB per chip
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("try-cache")
+
+
+@pytest.fixture(autouse=True)
+def _libtpu_and_cache(cache, monkeypatch):
+    needs_libtpu()
+    # One cache for the module: a variant compiled by one test is read by the next.
+    monkeypatch.setenv("HLOSCOPE_CACHE", str(cache))
+
+
+@pytest.fixture(scope="module")
+def layouts(cache):
+    """dp and fsdp, each with and without the layers rematted (five compiles, two at once)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HLOSCOPE_CACHE", str(cache))
+        needs_libtpu()
+        options = VariantOptions(shard=("dp", "fsdp"), remat=("nothing_saveable@block",))
+        return try_variants(TRANSFORMER, SLICE, options, jobs=2)
+
+
+@pytest.fixture(scope="module")
+def oracle():
+    names = ["fsdp", "fsdp+nothing_saveable", "dp"]
+    done = subprocess.run(
+        [sys.executable, str(HERE / "try_oracle.py"), *names],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _by_name(result):
+    return {v.name: v for v in [result.baseline, *result.variants]}
+
+
+def test_the_transformer_does_not_fit_as_written_and_fsdp_does(layouts):
+    found = _by_name(layouts)
+    assert set(found) == {
+        "baseline",
+        "dp",
+        "fsdp",
+        "dp remat=nothing_saveable@block",
+        "fsdp remat=nothing_saveable@block",
+    }
+    baseline = found["baseline"]
+    # Replicated on every chip, XLA:TPU refuses it in its own words.
+    assert not baseline.compiled and baseline.fits is False
+    assert "RESOURCE_EXHAUSTED" in baseline.error and "exceeds available HBM" in baseline.error
+    fsdp = found["fsdp"]
+    assert fsdp.compiled and fsdp.fits is True and fsdp.peak_bytes < HBM
+    for outcome in found.values():
+        if outcome.compiled:
+            assert outcome.fits == (outcome.peak_bytes <= HBM)
+        else:
+            assert outcome.fits is False and "RESOURCE_EXHAUSTED" in outcome.error
+    # Ranked by fit: every variant that fits comes before every one that does not.
+    ranked = [v.fits is True for v in layouts.ranked]
+    assert ranked == sorted(ranked, reverse=True)
+    assert layouts.winner is not None and layouts.winner.fits
+
+
+def test_each_variants_peak_and_flops_are_xlas_own(layouts, oracle):
+    found = _by_name(layouts)
+    pairs = {
+        "fsdp": "fsdp",
+        "fsdp remat=nothing_saveable@block": "fsdp+nothing_saveable",
+        "dp": "dp",
+    }
+    for name, direct in pairs.items():
+        ours, theirs = found[name], oracle[direct]
+        if "error" in theirs:
+            assert not ours.compiled and ours.error == theirs["error"]
+            continue
+        assert ours.peak_bytes == theirs["peak_bytes"], name
+        assert ours.flops == theirs["flops"], name
+
+
+def test_remat_that_saves_nothing_recomputes(layouts):
+    found = _by_name(layouts)
+    plain, rematted = found["fsdp"], found["fsdp remat=nothing_saveable@block"]
+    assert rematted.compiled and rematted.fits
+    assert rematted.flops > plain.flops
+    assert not rematted.no_effect
+
+
+def test_a_remat_policy_that_saves_everything_has_no_effect(layouts):
+    # Around the whole step (which nothing differentiates), everything_saveable keeps every
+    # value: XLA:TPU's module is the one without it, up to names.
+    options = VariantOptions(shard=("fsdp",), remat=("everything_saveable",))
+    result = try_variants(TRANSFORMER, SLICE, options, jobs=2)
+    found = _by_name(result)
+    saved = found["fsdp remat=everything_saveable"]
+    assert found["fsdp"].cached  # the compile of the first test, from the cache
+    assert saved.compiled and saved.no_effect
+    assert (saved.no_effect_of, saved.same_as) == ("remat", "fsdp")
+    assert saved.peak_bytes == found["fsdp"].peak_bytes and saved.flops == found["fsdp"].flops
+    assert not found["fsdp"].no_effect
+
+
+def _xla_collective_bytes(text: str) -> int:
+    """Per device, the bytes each collective of ``text`` moves, read from XLA's own parse of
+    it: operands as XLA prints them (an all-gather's times its group)."""
+    import jaxlib._hlo as xla_hlo
+
+    options = xla_hlo.HloPrintOptions()
+    options.print_operand_shape = True
+    options.print_metadata = False
+    options.print_backend_config = False
+    printed = xla_hlo.hlo_module_from_text(text).to_string(options)
+    sizes = {"f32": 4, "bf16": 2, "f16": 2, "s32": 4, "u32": 4, "f64": 8, "s8": 1, "u8": 1}
+    total = 0
+    pattern = r"= .*? (all-reduce|all-gather|reduce-scatter|all-to-all)(?:-start)?\((.*?)\)"
+    for line in printed.splitlines():
+        found = re.search(pattern, line)
+        if found is None:
+            continue
+        moved = 0
+        for dtype, dims in re.findall(r"(\w+)\[([\d,]*)\]", found.group(2)):
+            count = 1
+            for d in filter(None, dims.split(",")):
+                count *= int(d)
+            moved += count * sizes[dtype]
+        if found.group(1) == "all-gather":
+            group = re.search(r"replica_groups=\{\{([\d,]+)\}", line)
+            moved *= len(group.group(1).split(","))
+        total += moved
+    return total
+
+
+def test_mesh_search_compiles_every_factorisation_and_ranks_by_step():
+    options = VariantOptions(meshes_all=True)
+    result = try_variants(MESH, "tpu-v5e:2x4", options, goal="step", jobs=2)
+    meshes = [v.mesh for v in result.variants]
+    assert sorted(map(str, meshes)) == sorted(map(str, factorisations(8, ("data", "model"))))
+    assert len(meshes) == 4
+    steps = [v.step_s for v in result.ranked]
+    assert all(s is not None for s in steps) and steps == sorted(steps)
+    for outcome in [result.baseline, *result.variants]:
+        assert outcome.compiled and outcome.module_file is not None
+        text = Path(outcome.module_file).read_text()
+        assert outcome.collective_bytes == _xla_collective_bytes(text), outcome.name
+    # The script's own mesh (data=4, model=2) compiled again is the baseline's module.
+    (same,) = [v for v in result.variants if v.mesh == {"data": 4, "model": 2}]
+    assert same.no_effect and same.same_as == "baseline"
+    # Fewer devices over `data` means less gradient traffic: the factorisations differ.
+    assert len({v.collective_bytes for v in result.variants}) > 1
+
+
+def test_a_variant_that_cannot_apply_says_why():
+    # Four sequences of tokens cannot be split over the eight chips of a 2x4 slice.
+    (outcome,) = compile_variants(TRANSFORMER, "tpu-v5e:2x4", [Variant("dp", {"shard": "dp"})])
+    assert not outcome.applicable and not outcome.compiled
+    assert "dimension 0 (4) is not divisible by data=8" in outcome.error
+    assert outcome.error.startswith("batch.")
+
+
+def test_the_command_prints_the_ranking_and_the_change(layouts):
+    args = ["try", TRANSFORMER, "--device", SLICE, "--shard", "dp", "--shard", "fsdp"]
+    result = CliRunner().invoke(cli, [*args, "--remat", "nothing_saveable@block", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert set(payload) >= {"device", "baseline", "variants"}
+    keys = {
+        "name",
+        "settings",
+        "compiled",
+        "error",
+        "fits",
+        "peak_bytes",
+        "flops",
+        "hbm_bytes",
+        "collective_bytes",
+        "exposed_comm_s",
+        "step_s",
+        "no_effect",
+    }
+    for row in payload["variants"]:
+        assert keys <= set(row)
+    fsdp = next(v for v in payload["variants"] if v["name"] == "fsdp")
+    assert fsdp["peak_bytes"] == _by_name(layouts)["fsdp"].peak_bytes and fsdp["cached"]
+    text = CliRunner().invoke(cli, args + ["--remat", "nothing_saveable@block"])
+    assert text.exit_code == 0, text.output
+    lines = text.stdout.splitlines()
+    assert max(map(len, lines)) <= 80
+    assert any("the change for the best" in line for line in lines)
+    assert any("NamedSharding" in line for line in lines)
+    assert any(line.startswith("baseline: refused: RESOURCE_EXHAUSTED") for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--shard", "dp"], "give --device"),
+        (["--device", SLICE, "--mesh", "data=3"], "3 devices, and the slice has 4"),
+        (["--device", SLICE, "--shard", "w[=data"], "--shard"),
+        (["--device", "h100", "--shard", "dp"], "XLA:TPU"),
+        (["--device", SLICE], "name variants"),
+    ],
+)
+def test_bad_options_are_one_line_usage_errors(args, words):
+    result = CliRunner().invoke(cli, ["try", MESH, *args])
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert words in line
