@@ -199,19 +199,7 @@ def _report(
             raise CliError(
                 "--module and --all-modules apply to HLO targets, not SCRIPT.py:FUNCTION"
             )
-        from .._api import check as check_value
-        from ._startup_chatter import startup_chatter_filtered
-
-        # The script is imported here: keep TensorFlow's C++ start-up chatter (oneDNN, CPU
-        # features, absl's line before its logging starts, which no log level silences) off
-        # the report unless the user asked for its logs.
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-        # The static scan lowers for the platform without its device (and XLA:TPU compiles in
-        # a child): this process runs nothing on a device, and probing for a TPU would load
-        # libtpu here, with its start-up errors on a machine without one.
-        os.environ.setdefault("JAX_PLATFORMS", "cpu")
-        with startup_chatter_filtered():
-            report = check_value(target, platform=platform, mxu=mxu)
+        report = _function_check(target, platform, mxu)
         if device is None:
             return report
         return _confirmed(report, device, script=found["script"], function=found["function"])
@@ -239,6 +227,23 @@ def _report(
     return _confirmed(report, device, module_text=whole)
 
 
+
+def _function_check(target: str, platform: str, mxu: int) -> CheckReport:
+    """The framework check of ``SCRIPT.py:FUNCTION``, the script imported in this process."""
+    from .._api import check as check_value
+    from ._startup_chatter import startup_chatter_filtered
+
+    # The script is imported here: keep TensorFlow's C++ start-up chatter (oneDNN, CPU
+    # features, absl's line before its logging starts, which no log level silences) off
+    # the report unless the user asked for its logs.
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    # The static scan lowers for the platform without its device (and XLA:TPU compiles in
+    # a child): this process runs nothing on a device, and probing for a TPU would load
+    # libtpu here, with its start-up errors on a machine without one.
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    with startup_chatter_filtered():
+        return check_value(target, platform=platform, mxu=mxu)
+
 def _confirmed(
     report: CheckReport,
     device: DeviceSpec,
@@ -250,8 +255,8 @@ def _confirmed(
     """``report`` confirmed by XLA:TPU for ``device`` in a child process, or labelled static
     (one note) when XLA:TPU cannot be asked or could not answer."""
     from ..analysis.unsupported.confirm import label_static
-    from ..drivers.tpu_confirm import confirm_with_xla_tpu
     from ..capture.errors import CaptureError
+    from ..drivers.tpu_confirm import confirm_with_xla_tpu
 
     try:
         return confirm_with_xla_tpu(

@@ -78,43 +78,55 @@ def collectives_command(
         opened.modules("after") if all_modules else [opened.choose_module("after", module).module]
     )
     results = collectives_results(opened, modules=modules)
-    steps: list[StepEstimate | None] = [None] * len(results)
-    if device is not None:
-        from ..analysis.collectives import price
-        from ..analysis.step_estimate import step_estimate
+    steps = _priced(modules, results, device)
+    show(
+        output_format(as_json),
+        json=lambda: _payload(opened, results, steps, all_modules),
+        text=lambda: _print_text(opened, results, steps),
+    )
 
-        for r in results:
-            price(r, device)
-        steps = [step_estimate(m, r, device) for m, r in zip(modules, results)]
-    else:
+
+def _priced(modules: list[Any], results: list[Any], device: Any) -> list[StepEstimate | None]:
+    """Each collective priced on ``device`` and each module's step there (none without one:
+    the results say so)."""
+    if device is None:
         for r in results:
             r.notes.append("no --device: estimate_s and exposed_s are null")
+        return [None] * len(results)
+    from ..analysis.collectives import price
+    from ..analysis.step_estimate import step_estimate
 
-    def payload() -> Any:
-        compiled = {**compile_fields(opened), **_device_memory(opened)}
-        return per_module(
-            [
-                {**r.to_dict(), **compiled, "step": step.to_dict() if step else None}
-                for r, step in zip(results, steps)
-            ],
-            all_modules,
+    for r in results:
+        price(r, device)
+    return [step_estimate(m, r, device) for m, r in zip(modules, results)]
+
+
+def _payload(
+    opened: Any, results: list[Any], steps: list[StepEstimate | None], all_modules: bool
+) -> Any:
+    compiled = {**compile_fields(opened), **_device_memory(opened)}
+    return per_module(
+        [
+            {**r.to_dict(), **compiled, "step": step.to_dict() if step else None}
+            for r, step in zip(results, steps)
+        ],
+        all_modules,
+    )
+
+
+def _print_text(opened: Any, results: list[Any], steps: list[StepEstimate | None]) -> None:
+    from ..render.collectives_text import render_collectives
+    from ..render.step_text import render_step
+
+    texts = []
+    memory = _device_memory(opened).get("per_device_peak_bytes")
+    for r, step in zip(results, steps):
+        texts.append(
+            render_collectives(r)
+            + (render_step(step.to_dict(), r.devices) if step else "")
+            + (_memory_line(memory) if memory is not None else "")
         )
-
-    def text() -> None:
-        from ..render.collectives_text import render_collectives
-        from ..render.step_text import render_step
-
-        texts = []
-        memory = _device_memory(opened).get("per_device_peak_bytes")
-        for r, step in zip(results, steps):
-            texts.append(
-                render_collectives(r)
-                + (render_step(step.to_dict(), r.devices) if step else "")
-                + (_memory_line(memory) if memory is not None else "")
-            )
-        sys.stdout.write("\n".join(texts))
-
-    show(output_format(as_json), json=payload, text=text)
+    sys.stdout.write("\n".join(texts))
 
 
 def _device_memory(opened: Any) -> dict[str, Any]:

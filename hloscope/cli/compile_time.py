@@ -132,46 +132,18 @@ def _growth(
     repeat: int,
 ) -> None:
     """``--scale``/``--slices``: three compiles, a progress line each on stderr, the fits."""
-    import time
+    from ..drivers.compile_growth import compile_growth
+    from ..render.compile_growth_text import render_compile_growth
 
-    from ..capture.target import is_function_spec
-    from ..drivers.compile_growth import compile_growth, plan_scale, plan_slices
-    from ..render.compile_growth_text import render_compile_growth, seconds
-
-    scale, sizes, slices, at = asked
-
-    if scale is not None and slices is not None:
-        raise CliError("--scale and --slices exclude each other: one size grows at a time")
-    if not is_function_spec(target):
-        raise CliError(
-            f"{target}: --scale and --slices compile a function: give SCRIPT.py:FUNCTION"
-        )
-    if slices is not None:
-        if sizes is not None:
-            raise CliError("--sizes goes with --scale; --slices names its slices itself")
-        plan = plan_slices(slices, at, None if device is None else str(device))
-    else:
-        assert scale is not None
-        plan = plan_scale(scale, sizes, at, None if device is None else str(device))
-    started, count = [0.0], [0]
-
-    def on_compile(i: int, label: str) -> None:
-        started[0] = time.perf_counter()
-        role = "check" if i == 2 else "fit"
-        count[0] += 1
-        click.echo(
-            f"hloscope: compiling at {label} ({count[0]} of {3 * repeat}, {role})...", err=True
-        )
-
-    def on_done(point: Any) -> None:
-        took = time.perf_counter() - started[0]
-        how = "read from the cache" if point.cached else f"{seconds(took)} here"
-        click.echo(
-            f"hloscope:   size {point.size}: compile {seconds(point.total_s)} ({how})", err=True
-        )
-
+    plan = _plan(target, device, asked)
+    progress = _Progress(repeat)
     growth = compile_growth(
-        target, plan, refresh=refresh, repeat=repeat, on_compile=on_compile, on_done=on_done
+        target,
+        plan,
+        refresh=refresh,
+        repeat=repeat,
+        on_compile=progress.compiling,
+        on_done=progress.done,
     )
     payload = growth.to_dict()
     show(
@@ -181,3 +153,57 @@ def _growth(
             payload, click.echo, width=shutil.get_terminal_size().columns
         ),
     )
+
+
+def _plan(
+    target: str, device: Any, asked: tuple[str | None, str | None, str | None, str | None]
+) -> Any:
+    """The three sizes ``--scale ARG:DIM`` (with ``--sizes``) or ``--slices`` compile at, and
+    the size ``--at`` predicts; a usage error for options that do not go together."""
+    from ..capture.target import is_function_spec
+    from ..drivers.compile_growth import plan_scale, plan_slices
+
+    scale, sizes, slices, at = asked
+    if scale is not None and slices is not None:
+        raise CliError("--scale and --slices exclude each other: one size grows at a time")
+    if not is_function_spec(target):
+        raise CliError(
+            f"{target}: --scale and --slices compile a function: give SCRIPT.py:FUNCTION"
+        )
+    if slices is not None:
+        if sizes is not None:
+            raise CliError("--sizes goes with --scale; --slices names its slices itself")
+        return plan_slices(slices, at, None if device is None else str(device))
+    assert scale is not None
+    return plan_scale(scale, sizes, at, None if device is None else str(device))
+
+
+class _Progress:
+    """A line on stderr as each compile starts and ends: which size, how long it took here."""
+
+    def __init__(self, repeat: int) -> None:
+        self.repeat = repeat
+        self.started = 0.0
+        self.count = 0
+
+    def compiling(self, i: int, label: str) -> None:
+        import time
+
+        self.started = time.perf_counter()
+        role = "check" if i == 2 else "fit"
+        self.count += 1
+        click.echo(
+            f"hloscope: compiling at {label} ({self.count} of {3 * self.repeat}, {role})...",
+            err=True,
+        )
+
+    def done(self, point: Any) -> None:
+        import time
+
+        from ..render.compile_growth_text import seconds
+
+        took = time.perf_counter() - self.started
+        how = "read from the cache" if point.cached else f"{seconds(took)} here"
+        click.echo(
+            f"hloscope:   size {point.size}: compile {seconds(point.total_s)} ({how})", err=True
+        )

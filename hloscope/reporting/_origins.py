@@ -310,17 +310,12 @@ def sibling_before(location: str, name: str) -> Module | None:
     """The module before optimization of an ``*after_optimizations.txt`` file (a local path
     or a URL), read from the ``*before_optimizations.txt`` beside it when that holds a module
     of the same name."""
+    from ..analysis.explain import before_beside
     from ..dump import storage
     from ..hlo.parser import parse_modules
 
     if not storage.is_url(location):
-        path = Path(location)
-        if "after_optimizations" not in path.name:
-            return None
-        sibling = path.with_name(path.name.replace("after_optimizations", "before_optimizations"))
-        if not sibling.is_file():
-            return None
-        return next((m for m in parse_modules(sibling) if m.name == name), None)
+        return before_beside(location, name)
     base = storage.basename(location)
     if "after_optimizations" not in base:
         return None
