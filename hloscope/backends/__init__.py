@@ -29,28 +29,65 @@ non-JAX leaves (:mod:`.traceable`), the one reader of jaxlib's private APIs
 (:mod:`.jaxlib_adapter`) and the compile-side errors (:mod:`.errors`).
 """
 
-from ._base import LOCAL_XLA, Backend, BackendName, Compiled, Lowered
-from ._local import LocalJax, TensorFlow
-from ._registry import (
-    ENTRY_POINT_GROUP,
-    BackendRow,
-    backend_for,
-    backend_row,
-    backend_rows,
-    cache_key_for,
-    capture_for,
-    estimate_note,
-    register_backend,
-    unregister_backend,
-)
-from ._xla_tpu import (
-    LIBTPU_ENVIRONMENT,
-    TPU_EXTRA_HINT,
-    XlaTpu,
-    libtpu_environment,
-    libtpu_installed,
-)
-from .record import Capture, PassSnapshot
+from typing import TYPE_CHECKING
+
+from ..lazy_exports import lazy_exports
+
+if TYPE_CHECKING:  # pragma: no cover - the names as mypy sees them; at run time, _LAZY
+    from ._base import LOCAL_XLA, Backend, BackendName, Compiled, Lowered
+    from ._local import LocalJax, TensorFlow
+    from ._registry import (
+        ENTRY_POINT_GROUP,
+        BackendRow,
+        backend_for,
+        backend_row,
+        backend_rows,
+        cache_key_for,
+        capture_for,
+        estimate_note,
+        register_backend,
+        unregister_backend,
+    )
+    from ._xla_tpu import (
+        LIBTPU_ENVIRONMENT,
+        TPU_EXTRA_HINT,
+        XlaTpu,
+        libtpu_environment,
+        libtpu_installed,
+    )
+    from .record import Capture, PassSnapshot
+
+# Loaded on first use (PEP 562): a records module of this package (compile_records,
+# jaxpr_records, lowering_facts...) is read by the ledger and the checks without the seam, the
+# registry and the Capture record (which reads dumps) coming along.
+_LAZY = {
+    "LOCAL_XLA": "._base",
+    "Backend": "._base",
+    "BackendName": "._base",
+    "Compiled": "._base",
+    "Lowered": "._base",
+    "LocalJax": "._local",
+    "TensorFlow": "._local",
+    "ENTRY_POINT_GROUP": "._registry",
+    "BackendRow": "._registry",
+    "backend_for": "._registry",
+    "backend_row": "._registry",
+    "backend_rows": "._registry",
+    "cache_key_for": "._registry",
+    "capture_for": "._registry",
+    "estimate_note": "._registry",
+    "register_backend": "._registry",
+    "unregister_backend": "._registry",
+    "LIBTPU_ENVIRONMENT": "._xla_tpu",
+    "TPU_EXTRA_HINT": "._xla_tpu",
+    "XlaTpu": "._xla_tpu",
+    "libtpu_environment": "._xla_tpu",
+    "libtpu_installed": "._xla_tpu",
+    "Capture": ".record",
+    "PassSnapshot": ".record",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 __all__ = [
     "Backend",
