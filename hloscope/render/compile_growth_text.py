@@ -43,6 +43,25 @@ def render_compile_growth(
 ) -> None:
     """Write ``growth`` (:meth:`~hloscope.drivers.compile_growth.CompileGrowth.to_dict`)."""
     width = max(width, 60)
+    _render_points(growth, echo, width)
+    _render_fit(growth, echo, width)
+    at = growth.get("at")
+    if growth["stages"]:
+        echo("per stage:")
+        for name, fit in growth["stages"].items():
+            line = (
+                f"  {_STAGE_NAMES.get(name, name):<11}{_fit_line(fit)}, check "
+                f"{fit['check']['error']:+.0%}"
+            )
+            if at is not None:
+                line += f", at {at['label']}: {seconds(fit['predicted_at_s'])}"
+            echo(textwrap.fill(line, width, subsequent_indent=" " * 13))
+    for note in growth.get("notes", []):
+        echo(textwrap.fill(f"note: {note}", width, subsequent_indent="  "))
+
+
+def _render_points(growth: dict[str, Any], echo: Callable[[str], object], width: int) -> None:
+    """What grew and what compiled it, then a row per size compiled: its total and stages."""
     points = growth["points"]
     what = "chips" if growth["scale"] == "chips" else growth["scale"]
     compiled = next((p["compiled_for"] for p in points if p["compiled_for"]), None)
@@ -61,6 +80,10 @@ def render_compile_growth(
             f"{seconds(point['stages'].get(name)):>12}" for name in _STAGE_NAMES
         )
         echo(_cut(row, width))
+
+
+def _render_fit(growth: dict[str, Any], echo: Callable[[str], object], width: int) -> None:
+    """The total's fit, its check at the third size, the other fit's error, the estimate."""
     total = growth["total"]
     check = total["check"]
     echo(_cut(f"total: {_fit_line(total)}", width))
@@ -84,18 +107,6 @@ def render_compile_growth(
                 width,
             )
         )
-    if growth["stages"]:
-        echo("per stage:")
-        for name, fit in growth["stages"].items():
-            line = (
-                f"  {_STAGE_NAMES.get(name, name):<11}{_fit_line(fit)}, check "
-                f"{fit['check']['error']:+.0%}"
-            )
-            if at is not None:
-                line += f", at {at['label']}: {seconds(fit['predicted_at_s'])}"
-            echo(textwrap.fill(line, width, subsequent_indent=" " * 13))
-    for note in growth.get("notes", []):
-        echo(textwrap.fill(f"note: {note}", width, subsequent_indent="  "))
 
 
 def _size(value: float) -> str:

@@ -73,6 +73,14 @@ def render_memory(result: MemoryResult, width: int = 80) -> str:
     lines += _wrapped([str(note) for note in result.notes], width, "  ")
     spark = sparkline(result.timeline, at["index"], width=max(10, min(60, width - 2)))
     lines += ["", spark, "", *_wrapped([_live_title(result)], width, "")]
+    lines += _live_rows(result, width)
+    lines += _savings(result, width)
+    return "\n".join(lines) + "\n"
+
+
+def _live_rows(result: MemoryResult, width: int) -> list[str]:
+    """The buffers live at the peak, then their bytes by source line and by scope."""
+    lines: list[str] = []
     for b in result.live_at_peak[:TOP]:
         shape = _shown_shape(str(b.shape))
         # An array's shape is kept whole; a tuple's (a pointer table) may be cut in the middle.
@@ -97,8 +105,7 @@ def render_memory(result: MemoryResult, width: int = 80) -> str:
             text = short_source(str(row[key])) if key == "source" else str(row[key])
             label = _fitted("", [_Field(text, cut)], width - len(prefix) - len(count))
             lines.append(f"{prefix}{label}{count}")
-    lines += _savings(result, width)
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _peak_line(result: MemoryResult) -> str:
