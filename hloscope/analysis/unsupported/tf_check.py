@@ -57,7 +57,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...backends import tf_graph
+from ...backends.tf_graph_records import (
+    JIT_DEVICE_TYPES,
+    Edge,
+    TfFunction,
+    TfNode,
+    TfProgram,
+    XlaKernels,
+)
 from ..provenance import is_user_frame, user_frame
 from .findings import TOP_LEVEL, CheckReport, Finding, Platform, Reason
 from .fixes import CAPTURED_PREFIX, suggest
@@ -94,16 +101,16 @@ def kernels_read_for(platform: Platform, device_types: frozenset[str]) -> str:
     """The device type whose XLA kernel registrations the check reads for ``platform``: its
     own when this TensorFlow build has kernels for it (``device_types``), else the proxy's
     (:data:`PROXY_DEVICE_TYPE`)."""
-    wanted = tf_graph.JIT_DEVICE_TYPES[platform.value]
+    wanted = JIT_DEVICE_TYPES[platform.value]
     return wanted if wanted in device_types else PROXY_DEVICE_TYPE
 
 
 def report_of_graph(
-    program: tf_graph.TfProgram,
+    program: TfProgram,
     platform: Platform,
     *,
-    kernels: tf_graph.XlaKernels,
-    host: tf_graph.XlaKernels,
+    kernels: XlaKernels,
+    host: XlaKernels,
     tensorflow: str,
 ) -> CheckReport:
     """Every op of the traced ``program`` that XLA cannot compile for ``platform``, and why
@@ -111,7 +118,7 @@ def report_of_graph(
     :func:`kernels_read_for` names: a proxy's when they are not ``platform``'s own) and
     ``host`` (the CPU's, which constant folding runs); ``tensorflow`` is the version they come
     from, named in the notes."""
-    wanted = tf_graph.JIT_DEVICE_TYPES[platform.value]
+    wanted = JIT_DEVICE_TYPES[platform.value]
     proxy = kernels.device_type != wanted
     rules = _Rules.for_platform(platform, wanted, proxy)
     walk = _Walk(program=program, kernels=kernels, host=host, rules=rules)
@@ -201,21 +208,19 @@ class _Graph:
 
     __slots__ = ("signature", "nodes", "by_name", "consumers", "arg_index")
 
-    def __init__(self, program: tf_graph.TfProgram, function: str | None) -> None:
-        self.signature = program.functions.get(function) or tf_graph.TfFunction(function)
+    def __init__(self, program: TfProgram, function: str | None) -> None:
+        self.signature = program.functions.get(function) or TfFunction(function)
         nodes = program.function_nodes(function)
         self.by_name = {node.name: node for node in nodes}
         self.arg_index = {name: i for i, name in enumerate(self.signature.args)}
-        self.consumers: dict[str, list[tuple[tf_graph.TfNode, int]]] = {}
+        self.consumers: dict[str, list[tuple[TfNode, int]]] = {}
         for node in nodes:
             for source, index in node.inputs:
                 self.consumers.setdefault(source, []).append((node, index))
         self.nodes = _topological(nodes, self.by_name)
 
 
-def _topological(
-    nodes: list[tf_graph.TfNode], by_name: Mapping[str, tf_graph.TfNode]
-) -> list[tf_graph.TfNode]:
+def _topological(nodes: list[TfNode], by_name: Mapping[str, TfNode]) -> list[TfNode]:
     """Producers before consumers (Kahn's algorithm over data and control edges); a node on a
     cycle, which TF2 graphs do not have, keeps its place at the end."""
     waiting = {
@@ -230,7 +235,7 @@ def _topological(
         for source in sources:
             users.setdefault(source, []).append(name)
     ready = deque(node.name for node in nodes if not waiting[node.name])
-    order: list[tf_graph.TfNode] = []
+    order: list[TfNode] = []
     while ready:
         name = ready.popleft()
         order.append(by_name[name])
@@ -264,7 +269,7 @@ class _Body:
             alive = live is None or node.name in live
             self.compiled[node.name] = alive and self._survives_folding(node, live)
 
-    def _is_constant(self, node: tf_graph.TfNode, walk: _Walk) -> bool:
+    def _is_constant(self, node: TfNode, walk: _Walk) -> bool:
         if node.op == "_Arg":
             return self.graph.arg_index.get(node.name, -1) in self.context.const_args
         if node.op == "Const":
@@ -284,7 +289,7 @@ class _Body:
             return False
         return all(self.constant.get(source, False) for source, _ in node.inputs)
 
-    def _static(self, edge: tf_graph.Edge) -> bool:
+    def _static(self, edge: Edge) -> bool:
         source = self.graph.by_name.get(edge[0])
         if source is None:
             return False
@@ -309,7 +314,7 @@ class _Body:
             pending.extend(c for c in node.control_inputs if c in self.graph.by_name)
         return live
 
-    def _survives_folding(self, node: tf_graph.TfNode, live: set[str] | None) -> bool:
+    def _survives_folding(self, node: TfNode, live: set[str] | None) -> bool:
         """A constant node disappears when every consumer takes its value as a Const instead;
         it stays when a compiled-alone function has nothing consuming it (then it still hangs
         off the graph's sink) or when a consumer that stays needs it."""
@@ -324,7 +329,7 @@ class _Body:
             return not self.context.inlined
         return any(self.constant[c.name] and self.compiled.get(c.name, True) for c in consumers)
 
-    def _callee(self, node: tf_graph.TfNode, graphs: Any) -> _Context:
+    def _callee(self, node: TfNode, graphs: Any) -> _Context:
         """The context of an inlined call: which arguments are constants, which outputs used."""
         callee = node.calls[0]
         const_args = frozenset(
@@ -334,7 +339,7 @@ class _Body:
         returns = len(graphs(callee).signature.returns)
         return _Context(callee, True, const_args, frozenset(i for i in used if i < returns))
 
-    def captured_value(self, node: tf_graph.TfNode) -> bool:
+    def captured_value(self, node: TfNode) -> bool:
         """Whether the node is a captured value, or reads a variable the function captured
         (a ``ReadVariableOp`` of a module-level ``tf.Variable``): its fix is where that value
         is made."""
@@ -346,7 +351,7 @@ class _Body:
             for source in sources
         )
 
-    def children(self, node: tf_graph.TfNode, walk: _Walk) -> Iterator[_Context]:
+    def children(self, node: TfNode, walk: _Walk) -> Iterator[_Context]:
         """The bodies a compiled node makes XLA compile, each in its context."""
         if node.is_call:
             if node.calls:
@@ -369,9 +374,9 @@ class _Body:
 class _Walk:
     """The whole check: every compiled body of the program, each node judged once per body."""
 
-    program: tf_graph.TfProgram
-    kernels: tf_graph.XlaKernels
-    host: tf_graph.XlaKernels
+    program: TfProgram
+    kernels: XlaKernels
+    host: XlaKernels
     rules: _Rules
     findings: list[Finding] = field(default_factory=list)
     functions: list[str | None] = field(default_factory=list)
@@ -397,7 +402,7 @@ class _Walk:
         returns = body.graph.signature.returns
         return bool(returns) and all(body.constant.get(source, False) for source, _ in returns)
 
-    def host_can_run(self, node: tf_graph.TfNode) -> bool:
+    def host_can_run(self, node: TfNode) -> bool:
         """Constant folding runs the node with its CPU kernel: is there one for its dtypes?"""
         return any(_rejected(node, r.allowed) is None for r in self.host.registrations(node.op))
 
@@ -429,7 +434,7 @@ class _Walk:
                         seen.add(child)
                         pending.append(child)
 
-    def _visit(self, node: tf_graph.TfNode, body: _Body) -> Iterator[_Context]:
+    def _visit(self, node: TfNode, body: _Body) -> Iterator[_Context]:
         key = (node.function, node.name)
         if self.rules.skip_outside_compilation and node.outside_compilation:
             self.outside.add(key)
@@ -454,10 +459,10 @@ class _Walk:
 
 
 def _judge(
-    node: tf_graph.TfNode,
-    kernels: tf_graph.XlaKernels,
+    node: TfNode,
+    kernels: XlaKernels,
     rules: _Rules,
-    program: tf_graph.TfProgram,
+    program: TfProgram,
     captured: bool = False,
 ) -> Finding | None:
     """The finding for one node, or ``None`` when it passes the kernel lookup; ``captured``:
@@ -489,7 +494,7 @@ def _judge(
 
 
 def _rejected(
-    node: tf_graph.TfNode, allowed: Mapping[str, frozenset[str]], rules: _Rules | None = None
+    node: TfNode, allowed: Mapping[str, frozenset[str]], rules: _Rules | None = None
 ) -> tuple[str, str, frozenset[str]] | None:
     """The first ``(attr, dtype, allowed)`` of the node that a registration's constraints
     reject, as FindKernelDef matches them (every dtype of a ``list(type)`` attr must be
@@ -503,16 +508,16 @@ def _rejected(
     return None
 
 
-def _uses(node: tf_graph.TfNode, dtypes: frozenset[str]) -> bool:
+def _uses(node: TfNode, dtypes: frozenset[str]) -> bool:
     return any(d in dtypes for values in node.type_attrs.values() for d in values)
 
 
 def _finding(
-    node: tf_graph.TfNode,
+    node: TfNode,
     reason: Reason,
     dtype: str | None,
     text: str,
-    program: tf_graph.TfProgram,
+    program: TfProgram,
     captured: bool = False,
 ) -> Finding:
     stack = program.stack(node)
