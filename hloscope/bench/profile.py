@@ -2,7 +2,7 @@
 
 :func:`profile_program` runs a workload a few steps under ``jax.profiler.trace`` (each step
 marked with ``jax.profiler.StepTraceAnnotation``), reads the trace back with the reader of
-``hloscope profile`` (:func:`hloscope.analysis.op_profile.read_trace`, the ``*.xplane.pb``:
+``hloscope profile`` (:func:`hloscope.profile.read_trace`, the ``*.xplane.pb``:
 jax is here, and its times are exact where the Chrome file's are rounded to microseconds) and
 joins it to the module that ran (:func:`hloscope.analysis.op_profile.op_profile`): every
 kernel's device time per step, its share, its occurrences, its FLOPs and HBM bytes per step.

@@ -3,7 +3,7 @@
 An SPMD program runs the same module on every chip, so the chips' busy times should agree; one
 that is busy longer (more work under an uneven sharding, a slower chip, a straggler's
 collectives) holds every step back. The op profile shows one device's kernels
-(:func:`~hloscope.analysis.op_profile.read_trace`'s ``trace_device``); this module gives the
+(:func:`~hloscope.profile.read_trace`'s ``trace_device``); this module gives the
 others' total: each device's op time (:attr:`hloscope.profile.Trace.busy_ns`, every module's
 ops), per step when the steps were counted, and the spread between the fastest and the slowest.
 A trace of one device has no spread to show, and gets none.

@@ -29,7 +29,7 @@ that ran) and returns an :class:`OpProfile`:
 * **Groups**: by kind, by source line and by ``op_name`` scope (the op's name with its last
   component, the primitive, taken off: ``jit(step)/Dense_0``).
 * **Devices.** The kernels are of one device (the trace's first, or the one
-  :func:`~hloscope.analysis.op_profile.read_trace` was asked for); a trace of several adds
+  :func:`~hloscope.profile.read_trace` was asked for); a trace of several adds
   every device's busy time and their spread (:mod:`.devices`).
 """
 
