@@ -63,7 +63,9 @@ def parse_metrics(text: str | None) -> list[str]:
     "no_change, counts, changes, lines, replaced_lines (where code was replaced: old lines "
     "-> new lines), memory (the peaks, the buffers that left and joined "
     "the peak, bytes at the peak by source line and scope); communication (the collectives "
-    "per kind, when either side has some or --device is given).",
+    "per kind, when either side has some or --device is given); environment (the versions, "
+    "the compile time per stage and the passes of each side, when the versions differ or "
+    "--python-a/--python-b is given).",
 )
 @click.option(
     "--fail-on",
