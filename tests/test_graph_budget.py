@@ -15,14 +15,11 @@ import hloscope
 from hloscope.cli import cli
 from hloscope.hlo.graph_selection import GraphOptions, select_graph
 from hloscope.render import graphviz as gv
+from hloscope.render.graph_layout import LayoutPlan, layout_cost, plan_layout, simplest_plan
 from hloscope.render.graphviz import (
     DotTimeout,
     GraphRenderError,
-    LayoutPlan,
-    layout_cost,
-    plan_layout,
     render_selection,
-    simplest_plan,
     to_dot,
     write_graph,
 )
