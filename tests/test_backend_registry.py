@@ -195,3 +195,24 @@ def test_local_jax_compiles_hlo_text_into_something_runnable():
     (out,) = compiled(jax.device_put(a, device), jax.device_put(b, device))
     assert np.allclose(np.asarray(out), (a + b) * b)
     assert "HloModule add_mul" in compiled.as_text()
+
+
+def test_an_entry_point_that_cannot_load_is_one_line(tmp_path, monkeypatch):
+    """A broken plug-in says which entry point and why, as one error line, not a traceback."""
+    import importlib
+
+    from hloscope.backends import _registry
+    from hloscope.backends.errors import CaptureError
+
+    info = tmp_path / "hloscope_broken_backend-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: hloscope-broken-backend\n")
+    (info / "entry_points.txt").write_text("[hloscope.backends]\nbroken = no_such_module:ROW\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    monkeypatch.setattr(_registry, "_plugins_loaded", False)
+    with pytest.raises(CaptureError) as raised:
+        backend_for("h100")
+    line = raised.value.one_line()
+    assert "backend entry point broken (no_such_module:ROW)" in line and "\n" not in line
+    assert "ModuleNotFoundError" in line
