@@ -594,3 +594,63 @@ def test_a_tracer_hashed(path, warning):
     (failure,) = explain_error(path.read_text()).failures
     assert (failure.family, failure.advice_kind) == (Family.JAX_TRACING, "static_args")
     assert bool(failure.finding.warning) is warning
+
+
+# ---- a Pallas kernel whose lowering raised, read from the lowering's frames -------------------
+
+_KERNELS = """
+import sys, traceback
+import jax, jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+def lower_for_tpu(kernel, x):
+    call = lambda x: pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+    jax.jit(call).trace(x).lower(lowering_platforms=("tpu",))
+
+def scan_kernel(x_ref, o_ref):
+    body = lambda c, x: (c + x, c)
+    c, ys = jax.lax.scan(body, jnp.zeros((128,)), x_ref[...])  # fails here: scan_out
+    o_ref[...] = ys
+
+def sort_kernel(x_ref, o_ref):
+    o_ref[...] = jnp.sort(x_ref[...], axis=-1)
+
+for name, kernel in (("scan_out", scan_kernel), ("sort", sort_kernel)):
+    print("@@@", name)
+    try:
+        lower_for_tpu(kernel, jnp.ones((8, 128)))
+    except Exception:
+        traceback.print_exc(file=sys.stdout)
+"""
+
+
+@pytest.fixture(scope="module")
+def lowered(tmp_path_factory):
+    program = tmp_path_factory.mktemp("kernels") / "kernels.py"
+    program.write_text(_KERNELS)
+    return program, run_cases(program)
+
+
+@pytest.mark.parametrize("case", ["scan_out", "sort"])
+def test_a_kernel_mosaic_cannot_lower_names_the_op_and_the_kernels_line(lowered, case):
+    # jax 0.10.2 lowering for a TPU on a CPU machine: a rule's own ValueError (scan with an
+    # extensive output) and the "Unimplemented primitive" message (sort).
+    program, texts = lowered
+    (failure,) = explain_error(texts[case]).failures
+    assert (failure.family, failure.platform) == (Family.PALLAS, Platform.TPU)
+    assert failure.finding.op == ("scan" if case == "scan_out" else "sort")
+    assert failure.advice_kind == "replace_op"
+    if case == "scan_out":  # JAX's first traceback shows the kernel's line
+        assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+    else:  # it shows only jnp.sort's own frame: the program's innermost line is the call
+        assert failure.finding.source is not None
+        assert failure.finding.source.startswith(f"{program}:")
+
+
+def test_a_lowering_exception_in_a_users_paste():
+    # jax 0.4.28: "LoweringException: Exception while lowering eqn:" with the scan below it.
+    (failure,) = explain_error(
+        (FAMILY_LOGS / "jax_21190_pallas_scan_lowering.log").read_text()
+    ).failures
+    assert (failure.family, failure.finding.op) == (Family.PALLAS, "scan")
+    assert failure.finding.source == "/home/allanzhou/pallas/simple_pallas_scan.py:15"

@@ -36,7 +36,7 @@ from ..advice import AdviceKind, advise
 from ..build import make_failure
 from ..device import platform_of
 from ..functions import jax_function, paragraph_end
-from ..log import Log
+from ..log import Log, clean_message
 from ..mlir_location import location_op, location_source
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -51,6 +51,15 @@ _PALLAS = re.compile(
     r"|Unimplemented primitive in Pallas (?:TPU |GPU |Mosaic GPU |Triton )?lowering"
     r"(?: for [\w.]+)?: (?P<primitive>[\w.-]+)"
     r"|M(?P<mosaic>osaic failed to compile TPU kernel): (?P<why>[^\n]{0,400})"
+    # A kernel's lowering that raised (Mosaic's, Triton's): "LoweringException: Exception
+    # while lowering eqn:" and the equation, whose primitive is the op.
+    # (Its message is read by the handler, not matched: Mosaic's words after it are another
+    # form's to match.)
+    r"|L(?P<lowering_exc>owering(?:Exception|Error)): ?"
+    # Any exception raised in a kernel language's lowering, read from its frame (a rule's
+    # own ValueError: "Scan with 1 extensive output(s) is not supported.").
+    r'|/(?P<lowering_frame>pallas/(?P<pl_lang>mosaic_gpu|mosaic|triton)/lowering\.py"?, '
+    r"line \d+, in (?P<pl_rule>\w+))"
     r"|Allocation \(size=(?P<needed>\d+)\) would exceed memory \(size=(?P<limit>\d+)\)"
     r"(?P<alloc>[^\n]{0,2000})"
 )
@@ -155,6 +164,14 @@ def _pallas(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         primitive = m["primitive"].rstrip(".")
         advice = (_UNIMPLEMENTED.format(primitive=primitive), AdviceKind.REPLACE_OP)
         yield _simple(log, m, primitive, Reason.NO_LOWERING, advice)
+    elif m["lowering_frame"]:
+        failure = _raised_in_lowering(log, m)
+        if failure is not None:
+            yield failure
+    elif m["lowering_exc"]:
+        failure = _lowering_exception(log, m)
+        if failure is not None:
+            yield failure
     elif m["mosaic"]:
         yield _mosaic(log, m)
     elif m["needed"]:
@@ -165,6 +182,78 @@ def _pallas(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield _not_here(log, m)
 
 
+# The class path before "LoweringException": the kernel language whose lowering raised.
+_KERNEL_LANGUAGE = re.compile(r"(?i)(?P<lang>mosaic_gpu|mosaic|triton|pallas)[\w.]*$")
+# The equation being lowered: "  c:f32[8,128] = cumsum[axis=1 reverse=False] b".
+_EQUATION = re.compile(r"^\s*[\w:\[\],. ]*?= (?P<prim>[a-z_][\w-]*)(?:\[|\s)", re.M)
+_LOWERING = (
+    "the kernel's lowering ({language}) could not lower {what}: compute it outside the kernel "
+    "(before or after the pallas_call, in plain JAX), or write it with the ops a kernel has "
+    "(elementwise math, jnp.dot, reductions, iota, where); the error after 'Exception while "
+    "lowering eqn' says what it lacks"
+)
+
+
+# The exception line that ends a traceback, and a further frame of the same traceback.
+_RAISED_LINE = re.compile(r"^(?P<cls>[A-Za-z_][\w.]*(?:Error|Exception)): ?(?P<msg>[^\n]*)$", re.M)
+_RULE = re.compile(r"^_?(?P<prim>[a-z]\w*?)_lowering_rule$")
+
+
+def _raised_in_lowering(log: Log, m: re.Match[str]) -> Failure | None:
+    """An exception raised inside Mosaic's (or Triton's) lowering, from its innermost frame
+    there: the rule's primitive is the op, the exception's words the reason."""
+    window = log.text[m.end() : min(len(log.text), m.end() + 4096)]
+    raised = _RAISED_LINE.search(window)
+    if raised is None or "/lowering.py" in window[: raised.start()]:
+        return None  # no exception follows, or a deeper lowering frame reads it
+    said = f"{raised['cls']}: {raised['msg']}"
+    if _PALLAS.search(said) is not None:
+        return None  # a message of its own that another form reads
+    rule = _RULE.match(m["pl_rule"])
+    primitive = rule["prim"] if rule else ""
+    lang = m["pl_lang"]
+    name = {"triton": "Triton", "mosaic_gpu": "Mosaic GPU"}.get(lang, "Mosaic")
+    what = f"{primitive} ({clean_message(raised['msg'])[:160]})" if primitive else said[:200]
+    text = _LOWERING.format(language=name, what=what)
+    # JAX shows the kernel's own line in the traceback it prints first, before the
+    # transformation ("JaxStackTraceBeforeTransformation: <the same error>").
+    before = log.text.rfind(f"JaxStackTraceBeforeTransformation: {said[:60]}", 0, m.start())
+    failure = _simple(
+        log,
+        m,
+        primitive or "pallas_call",
+        Reason.NO_LOWERING,
+        (text, AdviceKind.REPLACE_OP),
+        stack_at=before if before >= 0 else None,
+    )
+    if lang != "mosaic":
+        failure.device, failure.platform = "gpu", platform_of("gpu")
+    return failure
+
+
+def _lowering_exception(log: Log, m: re.Match[str]) -> Failure | None:
+    """``jax._src.pallas.mosaic.lowering.LoweringException: Exception while lowering eqn:``
+    with the equation on the lines after it."""
+    message = log.text[m.end() : log.line_end(m.end())][:300]
+    language = _KERNEL_LANGUAGE.search(log.before_on_line(m.start())[-120:])
+    if language is None and "lowering eqn" not in message:
+        return None  # another library's lowering error
+    if re.search(r"legalize|Mosaic failed", message):
+        return None  # Mosaic's own words after the class: .mosaic_names reads them
+    equation = _EQUATION.search(log.text, m.end(), min(len(log.text), m.end() + 600))
+    primitive = equation["prim"] if equation else ""
+    lang = (language["lang"] if language else "mosaic").lower()
+    gpu = lang in ("triton", "mosaic_gpu")
+    name = {"triton": "Triton", "mosaic_gpu": "Mosaic GPU"}.get(lang, "Mosaic")
+    text = _LOWERING.format(language=name, what=primitive or "an op of the kernel")
+    failure = _simple(
+        log, m, primitive or "pallas_call", Reason.NO_LOWERING, (text, AdviceKind.REPLACE_OP)
+    )
+    if gpu:
+        failure.device, failure.platform = "gpu", platform_of("gpu")
+    return failure
+
+
 def _simple(
     log: Log,
     m: re.Match[str],
@@ -172,8 +261,10 @@ def _simple(
     reason: Reason,
     advice: tuple[str, str],
     source: str | None = None,
+    stack_at: int | None = None,
 ) -> Failure:
-    stack = _kernel_frames(log.traceback_before(m.start()))
+    at = m.start() if stack_at is None else stack_at
+    stack = _kernel_frames(log.traceback_before(at))
     function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
     return make_failure(
         Family.PALLAS,
