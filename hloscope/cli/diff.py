@@ -182,15 +182,19 @@ def diff_command(
         each.regressions = _regressions(each, metrics, threshold)
         each.environment = _environment(each, target_a, target_b, bool(python_a or python_b))
     compiled = {"a": compile_fields(target_a), "b": compile_fields(target_b)}
+    payloads = partial(_payload, compiled=compiled, metrics=metrics, threshold=threshold)
     show(
         chosen,
         json=lambda: per_module(
-            [_payload(each, compiled, metrics, threshold) for each in compared],
-            all_modules,
-            unpaired=unpaired,
+            [payloads(each) for each in compared], all_modules, unpaired=unpaired
         ),
         text=lambda: _print_text(compared, unpaired, all_modules, limit),
     )
+    _exit_on_regressions(compared, all_modules)
+
+
+def _exit_on_regressions(compared: list[_Compared], all_modules: bool) -> None:
+    """Each --fail-on line B is worse on, on stderr, and exit status 3 when there is one."""
     regressions = [(each.a.name, line) for each in compared for line in each.regressions]
     if regressions:
         for name, line in regressions:

@@ -390,35 +390,12 @@ def render_fusion_collectives(
     per collective, and the step estimate when a device priced them."""
     from rich.text import Text
 
-    from .collectives_text import format_seconds
     from .step_text import render_step
 
     totals = communication["communication"]
     rows = communication["collectives"]
-    console.print()
-    if not rows:
-        console.print(Text("no collectives", style="dim"))
-    else:
-        console.print(
-            Text.assemble(
-                ("collectives ", "dim"),
-                str(totals["count"]),
-                ("  bytes per device ", "dim"),
-                format_bytes(totals["bytes"]),
-                ("  executed per call ", "dim"),
-                format_bytes(totals["executed_bytes"]),
-            )
-        )
     priced = totals["device"] is not None
-    if priced and rows:
-        console.print(
-            Text.assemble(
-                (f"communication on {printable(totals['device'])} ", "dim"),
-                format_seconds(totals["estimate_s"]),
-                ("  exposed ", "dim"),
-                format_seconds(totals["exposed_s"]),
-            )
-        )
+    _collective_totals(totals, bool(rows), console)
     if rows:
         essential = ["kind", "bytes", "groups", *(["estimate"] if priced else []), "kernel"]
         optional = ["runs", *(["exposed"] if priced else []), "source"]
@@ -435,3 +412,35 @@ def render_fusion_collectives(
             console.print(Text(line))
     elif not priced:
         console.print(Text("(--device NAME prices them and estimates the step)", style="dim"))
+
+
+def _collective_totals(totals: Mapping[str, Any], rows: bool, console: Any) -> None:
+    """The collectives' count and bytes, and their time on the device that priced them."""
+    from rich.text import Text
+
+    from .collectives_text import format_seconds
+
+    priced = totals["device"] is not None
+    console.print()
+    if not rows:
+        console.print(Text("no collectives", style="dim"))
+    else:
+        console.print(
+            Text.assemble(
+                ("collectives ", "dim"),
+                str(totals["count"]),
+                ("  bytes per device ", "dim"),
+                format_bytes(totals["bytes"]),
+                ("  executed per call ", "dim"),
+                format_bytes(totals["executed_bytes"]),
+            )
+        )
+    if priced and rows:
+        console.print(
+            Text.assemble(
+                (f"communication on {printable(totals['device'])} ", "dim"),
+                format_seconds(totals["estimate_s"]),
+                ("  exposed ", "dim"),
+                format_seconds(totals["exposed_s"]),
+            )
+        )

@@ -64,28 +64,8 @@ def bench_section(
     kernel rows (``BenchResult.kernel_rows()``, slowest first) and its notes."""
     from ..bench_text import format_rate, format_seconds  # rich: only for a page with bench
 
-    roof = data["roofline"]
-    program = [
-        ("device", data["device"]),
-        ("median time per run", format_seconds(data["median_s"])),
-        (
-            "10th to 90th percentile",
-            f"{format_seconds(data['p10_s'])} to {format_seconds(data['p90_s'])}",
-        ),
-        ("timed runs", f"{data['runs']:,}"),
-        ("FLOP rate", format_rate(data["flops_per_s"], "FLOP/s")),
-        ("memory rate", format_rate(data["bytes_per_s"], "B/s")),
-        ("peak FLOP rate", format_rate(roof["peak_flops_per_s"], "FLOP/s")),
-        ("peak memory rate", format_rate(roof["peak_bytes_per_s"], "B/s")),
-        ("bound by", roof["bound"] or "-"),
-        ("position under the roof", _percent(roof.get("fraction"))),
-    ]
+    program = _program_rows(data)
     per_kernel = data.get("per_kernel") or {}
-    if per_kernel.get("timed") == "in program" and per_kernel.get("device_time_s") is not None:
-        program += [
-            ("kernels' time per step", format_seconds(per_kernel["device_time_s"])),
-            ("gap (host, launch, idle)", format_seconds(per_kernel["gap_s"])),
-        ]
     kernels = [
         BenchKernelRow(
             name=row["name"],
@@ -109,6 +89,36 @@ def bench_section(
         chart=_roofline_chart(data, kernel_rows),
         timed=str(per_kernel.get("timed") or ""),
     )
+
+
+def _program_rows(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The program's figures, each a (label, value) row: its times, rates, roofs, and with a
+    per-kernel run the kernels' time and the gap."""
+    from ..bench_text import format_rate, format_seconds
+
+    roof = data["roofline"]
+    program = [
+        ("device", data["device"]),
+        ("median time per run", format_seconds(data["median_s"])),
+        (
+            "10th to 90th percentile",
+            f"{format_seconds(data['p10_s'])} to {format_seconds(data['p90_s'])}",
+        ),
+        ("timed runs", f"{data['runs']:,}"),
+        ("FLOP rate", format_rate(data["flops_per_s"], "FLOP/s")),
+        ("memory rate", format_rate(data["bytes_per_s"], "B/s")),
+        ("peak FLOP rate", format_rate(roof["peak_flops_per_s"], "FLOP/s")),
+        ("peak memory rate", format_rate(roof["peak_bytes_per_s"], "B/s")),
+        ("bound by", roof["bound"] or "-"),
+        ("position under the roof", _percent(roof.get("fraction"))),
+    ]
+    per_kernel = data.get("per_kernel") or {}
+    if per_kernel.get("timed") == "in program" and per_kernel.get("device_time_s") is not None:
+        program += [
+            ("kernels' time per step", format_seconds(per_kernel["device_time_s"])),
+            ("gap (host, launch, idle)", format_seconds(per_kernel["gap_s"])),
+        ]
+    return program
 
 
 def _percent(value: float | None) -> str:
