@@ -16,7 +16,7 @@ from corpus_files import module_files
 
 import hloscope
 from hloscope.hlo.model import Computation, SourceText
-from hloscope.hlo.parser import _driver
+from hloscope.hlo.parser import _driver, _whole
 from hloscope.hlo.parser._whole import read_whole_module
 
 
@@ -190,6 +190,30 @@ def test_variants_read_as_the_module_parser_reads_them(monkeypatch, name):
     assert _takes_whole_path(text) is whole_path
     whole, module_parser = _both_ways(text, monkeypatch)
     assert whole == module_parser
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_variants_read_the_same_when_the_checks_run_body_by_body(monkeypatch, name):
+    # The checks run over chunks of whole bodies; chunks of one body each (a body of 2 rows
+    # or more is a chunk of its own) read every variant as one chunk does.
+    monkeypatch.setattr(_whole, "_CHUNK_ROWS", 2)
+    text, whole_path = VARIANTS[name]
+    assert _takes_whole_path(text) is whole_path
+    whole, module_parser = _both_ways(text, monkeypatch)
+    assert whole == module_parser
+
+
+def test_bodies_share_the_columns_instructions_keep_and_own_their_operand_texts():
+    # Instructions keep names, shapes, opcodes and attribute texts (the same strings), not the
+    # operand texts: a body built must let go of those, as a body with its own columns does.
+    module = hloscope.parse(BASE)
+    bodies = [c._body for c in module.computations]
+    assert all(b.table is bodies[0].table and b.table[4] is None for b in bodies)
+    assert [list(b.column(4)) for b in bodies] == [
+        ["0", "1", "%x, %y"],
+        ["0", "1", "%param_0, %param_1", "%mul"],
+        ["0", "1", "%a, %b", "0", "%fusion, %zero", "%fusion, /*index=1*/%r"],
+    ]
 
 
 def test_computation_from_parts_sets_every_slot_as_init_does():

@@ -205,15 +205,23 @@ class BulkBody:
     alone gives the file:line:column of an error), so building never fails.
     """
 
-    __slots__ = ("table", "start", "stop", "first_line")
+    __slots__ = ("table", "start", "stop", "first_line", "operand_texts")
 
     def __init__(
-        self, table: Sequence[Sequence[str]], start: int, stop: int, first_line: int
+        self,
+        table: Sequence[Sequence[str] | None],
+        start: int,
+        stop: int,
+        first_line: int,
+        operand_texts: Sequence[str] | None = None,
     ) -> None:
         self.table = table
         self.start = start
         self.stop = stop
         self.first_line = first_line
+        # The body's own operand texts where the table has none: the instructions do not keep
+        # them, so a body built lets go of them, as a body with columns of its own does.
+        self.operand_texts = operand_texts
 
     @classmethod
     def checked(
@@ -254,26 +262,29 @@ class BulkBody:
     @property
     def columns(self) -> list[Sequence[str]]:
         """This body's rows of each column (ROOT, name, shape, opcode, operands, attributes)."""
-        start, stop = self.start, self.stop
-        if start == 0 and stop == len(self.table[1]):
-            return list(self.table)
-        return [column[start:stop] for column in self.table]
+        return list(map(self.column, range(6)))
 
     def __len__(self) -> int:
         return self.stop - self.start
 
     def column(self, k: int) -> Sequence[str]:
         """This body's rows of column ``k`` (see :attr:`columns`)."""
-        return self.table[k][self.start : self.stop]
+        column = self.table[k]
+        if column is None:
+            assert self.operand_texts is not None
+            return self.operand_texts
+        if self.start == 0 and self.stop == len(column):
+            return column
+        return column[self.start : self.stop]
 
     def opcodes(self) -> list[str]:
-        return list(self.table[3][self.start : self.stop])
+        return list(self.column(3))
 
     def attribute_texts(self) -> Sequence[str]:
-        return self.table[5][self.start : self.stop]
+        return self.column(5)
 
     def names(self) -> Sequence[str]:
-        return self.table[1][self.start : self.stop]
+        return self.column(1)
 
     def build(self, comp: Computation) -> None:
         """Make the Instruction objects (with :meth:`Instruction.from_parts`, the fast

@@ -197,8 +197,14 @@ def _unbuilt_columns(bodies: list[BulkBody]) -> tuple[Iterable[str], Iterable[st
     copy per body."""
     if bodies:
         table = bodies[0].table
-        if all(body.table is table for body in bodies) and sum(map(len, bodies)) == len(table[1]):
-            return table[3], table[5]
+        opcodes, texts = table[3], table[5]
+        if (
+            opcodes is not None
+            and texts is not None
+            and all(body.table is table for body in bodies)
+            and sum(map(len, bodies)) == len(opcodes)
+        ):
+            return opcodes, texts
     every_opcode = chain.from_iterable(map(_BODY_OPCODES, bodies))
     every_text = chain.from_iterable(map(_BODY_ATTRIBUTES, bodies))
     return every_opcode, every_text

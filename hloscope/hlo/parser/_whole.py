@@ -24,6 +24,7 @@ from __future__ import annotations
 import operator
 import re
 from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from itertools import accumulate, compress, repeat
 from typing import Any
 
@@ -92,7 +93,8 @@ def _read(source: SourceText) -> Module | None:
     found = _BULK_LINE.findall(scan, ends[0], closes[-1] + 1)
     if len(found) != sum(counts):
         return None  # some line is not one plain instruction: the bulk path's refusal
-    table = list(zip(*found))
+    table: list[Sequence[str]] = list(zip(*found))
+    del found  # its tuples, before the checks make their texts
     rows = [0, *accumulate(counts)]
     if not _columns_pass(table, rows):
         return None
@@ -101,13 +103,16 @@ def _read(source: SourceText) -> Module | None:
     header_lines = list(
         accumulate(map(scan.count, repeat("\n"), ends[:-1], ends[1:]), initial=first)
     )
+    # Each body keeps its own operand texts (see BulkBody), the other columns are shared.
+    operands = table[4]
+    shared: list[Sequence[str] | None] = [*table[:4], None, table[5]]
     new = Computation.from_parts
     computations = []
     for n, (entry, name, signature) in enumerate(headers):
         line = header_lines[n]
         if signature is not None and "/*" in signature:
             signature = _header_signature(scan[scan.rfind("\n", 0, ends[n]) + 1 : ends[n]])
-        body = BulkBody(table, rows[n], rows[n + 1], line + 2)
+        body = BulkBody(shared, rows[n], rows[n + 1], line + 2, operands[rows[n] : rows[n + 1]])
         computations.append(new(name, bool(entry), line + 1, signature or None, body, module))
     module.computations = computations
     module.computations_by_name = dict(zip(names, computations))
@@ -197,23 +202,51 @@ def _outside_bodies(text: str, module: Module, source: SourceText) -> bool:
     return True
 
 
-def _columns_pass(table: list[tuple[str, ...]], rows: list[int]) -> bool:
-    """The bulk path's tests of each body (:meth:`BulkBody.checked`), over the whole module's
-    columns (ROOT, name, shape, opcode, operands, attributes) at once where a test can be,
-    and body by body in one short loop where a test is about one body's names (that loop
-    keeps each body's names in the cache; one table of the module's names made it slower)."""
+def _columns_pass(table: list[Sequence[str]], rows: list[int]) -> bool:
+    """The bulk path's tests of each body (:meth:`BulkBody.checked`), over the module's columns
+    (ROOT, name, shape, opcode, operands, attributes): each test over many bodies at once, in
+    C, in chunks of whole bodies of about ``_CHUNK_ROWS`` rows (a whole module's joined texts
+    at once made parsing need a tenth more memory at its peak, and were no faster)."""
     roots, names, _, opcodes, operands, attrs = table
     if not _KNOWN_OPCODES.issuperset(opcodes):
         return False
     root_rows = list(compress(range(len(names)), roots))
     if len(set(map(bisect_right, repeat(rows), root_rows))) != len(root_rows):
         return False  # two ROOTs in one body
-    if not _plain_attributes(attrs):
-        return False
-    texts = list(map(operator.mul, operands, map(_IS_NOT_PAYLOAD, opcodes)))  # "" for payloads
+    for first, last in _chunks(rows):
+        start, stop = rows[first], rows[last]
+        if not _plain_attributes(attrs[start:stop]):
+            return False
+        body_rows = list(map(slice, rows[first:last], rows[first + 1 : last + 1]))
+        if not _operands_defined(names, opcodes, operands, body_rows):
+            return False
+    return True
+
+
+_CHUNK_ROWS = 8192
+
+
+def _chunks(rows: list[int]) -> Iterator[tuple[int, int]]:
+    """Ranges of bodies (first, last + 1) of about ``_CHUNK_ROWS`` rows, a big body alone."""
+    first = 0
+    for k in range(1, len(rows)):
+        if rows[k] - rows[first] >= _CHUNK_ROWS or k == len(rows) - 1:
+            yield first, k
+            first = k
+
+
+def _operands_defined(
+    names: Sequence[str], opcodes: Sequence[str], operands: Sequence[str], body_rows: list[slice]
+) -> bool:
+    """Whether every operand list of these bodies is plain (names, or empty) and names only
+    ops of its own body, whose names are each defined once."""
+    start, stop = body_rows[0].start, body_rows[-1].stop
+    names = names[start:stop]
+    takes_operands = map(_IS_NOT_PAYLOAD, opcodes[start:stop])
+    texts = list(map(operator.mul, operands[start:stop], takes_operands))  # "" for payloads
+    body_rows = [slice(body.start - start, body.stop - start) for body in body_rows]
     # Each body's operand texts, one a line, the bodies split by NUL (no text holds either):
     # every text is a plain list of names, or empty, exactly when the whole matches.
-    body_rows = list(map(slice, rows[:-1], rows[1:]))
     joined = "\0".join(map("\n".join, map(texts.__getitem__, body_rows)))
     if "/*" in joined:
         joined = _INDEX_COMMENTS.sub("", joined)
