@@ -216,3 +216,43 @@ def test_an_entry_point_that_cannot_load_is_one_line(tmp_path, monkeypatch):
     line = raised.value.one_line()
     assert "backend entry point broken (no_such_module:ROW)" in line and "\n" not in line
     assert "ModuleNotFoundError" in line
+
+
+def test_the_compiled_line_names_the_backends_own_words():
+    """A capture's ``compiled_by`` is what the line says compiled it; older captures without
+    it are worded from the backend's name, as before."""
+    from hloscope.render.compiled_by import COMPILE_FIELDS, compiled_line
+
+    assert "compiled_by" in COMPILE_FIELDS
+    info = {"device": "h100", "compiled_for": "NVIDIA H100", "backend": "test-xla-gpu"}
+    assert compiled_line({**info, "compiled_by": "Test XLA"}) == (
+        "compiled for NVIDIA H100 (h100) by Test XLA"
+    )
+    assert compiled_line(info).endswith("by this machine's XLA")
+    assert compiled_line({**info, "backend": "xla-tpu"}).endswith("by XLA:TPU")
+
+
+def test_a_registered_backend_that_compiles_for_the_device_is_named_by_its_words(registered):
+    """A device row this machine is (its CPU) and a backend claiming it: the compile is for the
+    device itself, not an estimate, and the line every view says first names the backend."""
+    jax = needs_framework("jax")
+    import hloscope
+    from hloscope.devices import Device, register, unregister
+    from hloscope.render.compiled_by import COMPILE_FIELDS, compiled_line
+
+    register(Device("test-host-cpu", Platform.CPU, "cpu", r"^cpu$"))
+    row = BackendRow(
+        "relabelled-cpu",
+        lambda spec, fn: spec is not None and spec.device.name == "test-host-cpu",
+        lambda spec, mesh: _Relabelled(),
+        words="Relabelled XLA",
+    )
+    register_backend(row)
+    try:
+        cap = hloscope.capture(lambda a: a * 2 + 1, jax.numpy.ones(8), device="test-host-cpu")
+    finally:
+        unregister_backend(row.label)
+        unregister("test-host-cpu")
+    assert cap.estimate_note is None and cap.compiled_by == "Relabelled XLA"
+    line = compiled_line({key: getattr(cap, key) for key in COMPILE_FIELDS})
+    assert line == f"compiled for {cap.compiled_for} (test-host-cpu) by Relabelled XLA"

@@ -14,8 +14,16 @@ from typing import Any
 __all__ = ["COMPILE_FIELDS", "compiled_line"]
 
 #: The fields of a capture that say what compiled its module.
-COMPILE_FIELDS = ("compiled_for", "device", "estimate_note", "backend", "compile_error")
-#: A backend's name in words; any other compiled with this machine's XLA.
+COMPILE_FIELDS = (
+    "compiled_for",
+    "device",
+    "estimate_note",
+    "backend",
+    "compiled_by",
+    "compile_error",
+)
+#: A backend's name in words, for captures saved before they kept ``compiled_by``; any other
+#: compiled with this machine's XLA.
 _COMPILERS = {"xla-tpu": "XLA:TPU"}
 
 
@@ -29,7 +37,8 @@ def compiled_line(info: Mapping[str, Any]) -> str | None:
         return str(info["estimate_note"])
     if info.get("compiled_for") is None:
         return None
-    by = _COMPILERS.get(str(info.get("backend")), "this machine's XLA")
+    # The backend's own words (a registered backend says its compiler), else its name's.
+    by = info.get("compiled_by") or _COMPILERS.get(str(info.get("backend")), "this machine's XLA")
     line = f"compiled for {info['compiled_for']} ({info['device']}) by {by}"
     if info.get("compile_error"):
         line += f", which refused it: {info['compile_error']}"
