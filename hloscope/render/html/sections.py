@@ -11,8 +11,8 @@ benches or looks at what kind of target a report is about.
   (which kernels and which nodes are chosen one layer up, by :mod:`hloscope.reporting`),
   drawn by :mod:`hloscope.render.graphviz`; without ``dot`` (:func:`dot_installed`) there
   are none, and :data:`NO_DOT_NOTE` says why;
-* :func:`source_view` -- :class:`ReportSourceRow`, per line of the program the kernels its
-  ops ended in (:func:`~hloscope.analysis.fusions.source_rows`), with what
+* :class:`ReportSourceRow` -- per line of the program the kernels its ops ended in (the rows
+  are chosen and ordered one layer up, by :mod:`hloscope.reporting`), with what
   :func:`explained_from` adds (:class:`Explained`: per line, its jaxpr equations, StableHLO
   ops and HLO instructions);
 * :func:`timeline_from` -- :class:`Timeline`, the pass timeline of per-pass snapshots;
@@ -32,13 +32,12 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from ...analysis.diff import parse_where
-from ...analysis.fusions import UNKNOWN_SOURCE, FusionReport, Kernel, source_rows
 from ..graphviz import render_selection
 from .escape import clean_svg
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...analysis.explain import Explanation
+    from ...analysis.fusions import Kernel
     from ...analysis.passes import PassTimeline
     from ...analysis.recompiles import FunctionLedger, Ledger
     from ...hlo.graph_selection import GraphSelection
@@ -61,7 +60,6 @@ __all__ = [
     "MxuSection",
     "mxu_section",
     "MXU_ROWS",
-    "source_view",
     "explained_from",
     "timeline_from",
     "recompiles_from",
@@ -192,55 +190,6 @@ class ReportSourceRow:
     stages: LineStages | None = None
     #: A line whose ops the optimizer removed: in the stages before, in no kernel.
     optimized_away: bool = False
-
-
-def source_view(report: FusionReport, explanation: Explained | None) -> list[ReportSourceRow]:
-    """The source view's rows in the program's order: :func:`~hloscope.analysis.fusions.
-    source_rows`, each with its stages and the text :mod:`hloscope.analysis.explain` gave its
-    line, then the lines whose ops were all optimized away."""
-    index: dict[str, int] = {}
-    for i, k in enumerate(report.kernels):
-        index.setdefault(k.name, i)
-    out = []
-    for row in source_rows(report):
-        source = row["source"]
-        parsed = parse_where(source) if source != UNKNOWN_SOURCE else None
-        file, line, function = parsed if parsed is not None else ("", None, "")
-        stages = explanation.of(source) if explanation is not None else None
-        out.append(
-            ReportSourceRow(
-                source=source,
-                file=file,
-                line=line,
-                function=function,
-                code=stages.code if stages is not None else "",
-                ops=row["ops"],
-                kernels=[(name, index.get(name)) for name in row["kernels"]],
-                flops=row["flops"],
-                transcendentals=row["transcendentals"],
-                stages=stages,
-            )
-        )
-    if explanation is not None:
-        out.extend(_away_lines(explanation))
-    return sorted(out, key=_line_order)
-
-
-def _away_lines(explanation: Explained) -> list[ReportSourceRow]:
-    """The lines whose ops were all optimized away, as rows of the source view."""
-    rows = []
-    for source, code, counts in explanation.away:
-        parsed = parse_where(source)
-        file, line, function = parsed if parsed is not None else ("", None, "")
-        stages = LineStages(counts=dict(counts), code=code)
-        rows.append(ReportSourceRow(source, file, line, function, code, 0, [], 0, 0, stages, True))
-    return rows
-
-
-def _line_order(row: ReportSourceRow) -> tuple[bool, str, int, str]:
-    """The program's order: file by file, line by line; lines of no file (TensorFlow layer
-    paths) by name after them, the ops with no source last."""
-    return (row.source == UNKNOWN_SOURCE, row.file, row.line or 0, row.source)
 
 
 def explained_from(result: Explanation) -> Explained | None:
