@@ -155,8 +155,8 @@ def explain(
     is cached with the target's, so the jaxpr is there on a cold cache too. Everything else
     (a Capture, a Module, a file, a dump folder) goes to the analysis as it is.
     """
-    from .drivers.explain import explain as link
     from .capture.target import TargetKind
+    from .drivers.explain import explain as link
 
     if isinstance(value, (str, os.PathLike)):
         value = Target.resolve(value)
@@ -252,9 +252,9 @@ def _confirmed_check(
 ) -> CheckReport:
     """:func:`check` for a TPU ``device``, its problems confirmed by XLA:TPU."""
     from .analysis.unsupported.confirm import label_static
-    from .drivers.tpu_confirm import confirm_with_xla_tpu
     from .capture.errors import CaptureError
     from .devices import parse_device
+    from .drivers.tpu_confirm import confirm_with_xla_tpu
 
     spec = parse_device(device)
     if not spec.device.is_tpu:

@@ -227,7 +227,6 @@ def _report(
     return _confirmed(report, device, module_text=whole)
 
 
-
 def _function_check(target: str, platform: str, mxu: int) -> CheckReport:
     """The framework check of ``SCRIPT.py:FUNCTION``, the script imported in this process."""
     from .._api import check as check_value
@@ -243,6 +242,7 @@ def _function_check(target: str, platform: str, mxu: int) -> CheckReport:
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     with startup_chatter_filtered():
         return check_value(target, platform=platform, mxu=mxu)
+
 
 def _confirmed(
     report: CheckReport,

@@ -53,8 +53,8 @@ def explain_command(
 
     A SCRIPT.py:FUNCTION target gives every stage; a dump folder the HLO before and after;
     one HLO file what its text allows (kernels and their lines). What is missing is said."""
-    from ..drivers.explain import explain
     from ..capture.target import TargetKind
+    from ..drivers.explain import explain
 
     if line_spec is not None and kernel is not None:
         raise CliError("--line and --kernel exclude each other")
