@@ -1,6 +1,6 @@
 """Parser speed against XLA's own C++ parser, measured in the same process and the same run.
 
-    python benchmarks/bench_parse.py [--rounds N] [--big PATH] [--scale PATH]
+    python benchmarks/bench_parse.py [--rounds N] [--big PATH] [--scale PATH] [--against TREE]
 
 Inputs: (a) the optimized HLO of a deep transformer train step generated from samples/
 (``samples/regenerate.py --big``; generated once and cached in /tmp), (b) the MobileNetV2
@@ -11,8 +11,9 @@ load); it prints the median of each one's time and the median over rounds of the
 hloscope (>= 1.0 means hloscope is at least as fast), in CPU time of this thread (what a busy
 machine disturbs least: other processes take the cores, not this thread's time) and in wall
 time; then the time to build the networkx graph and the peak memory of a parsed module as a
-multiple of the text size. Last, the wall time of ``hloscope summary`` on a 1 MB module in a
-fresh interpreter (start-up included).
+multiple of the text size. ``--against TREE`` times another checkout's ``hloscope.parse``
+(``git worktree add TREE REV``) in the same rounds. Last, the wall time of ``hloscope
+summary`` on a 1 MB module in a fresh interpreter (start-up included).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,46 +68,74 @@ def big_transformer(path: Path) -> Path:
     return path
 
 
-def alternating(ours, theirs, rounds: int) -> dict[str, float]:
-    """Medians over ``rounds`` alternating rounds (ours, then theirs) of each one's thread CPU
-    and wall time and of the per-round ratios theirs / ours."""
-    cpu: dict[str, list[float]] = {"ours": [], "theirs": []}
-    wall: dict[str, list[float]] = {"ours": [], "theirs": []}
+def alternating(fns: dict[str, Callable[[], object]], rounds: int) -> dict[str, dict]:
+    """Rounds of one call of each function in turn; per clock ("cpu": this thread's CPU time,
+    "wall"), the median time of each and the median over rounds of XLA's time / each one's."""
+    times = {clock: {key: [] for key in fns} for clock in ("cpu", "wall")}
     for _ in range(rounds):
-        for key, fn in (("ours", ours), ("theirs", theirs)):
+        for key, fn in fns.items():
             gc.collect()
             start_cpu, start_wall = time.thread_time(), time.perf_counter()
             fn()
-            cpu[key].append(time.thread_time() - start_cpu)
-            wall[key].append(time.perf_counter() - start_wall)
+            times["cpu"][key].append(time.thread_time() - start_cpu)
+            times["wall"][key].append(time.perf_counter() - start_wall)
     median = statistics.median
-    return {
-        "ours_cpu": median(cpu["ours"]),
-        "theirs_cpu": median(cpu["theirs"]),
-        "ratio_cpu": median(t / o for t, o in zip(cpu["theirs"], cpu["ours"])),
-        "ours_wall": median(wall["ours"]),
-        "theirs_wall": median(wall["theirs"]),
-        "ratio_wall": median(t / o for t, o in zip(wall["theirs"], wall["ours"])),
-    }
+    out: dict[str, dict] = {}
+    for clock, by_key in times.items():
+        xla = by_key["xla"]
+        out[clock] = {
+            key: (median(values), median(x / v for x, v in zip(xla, values)))
+            for key, values in by_key.items()
+        }
+    return out
 
 
-def bench_file(label: str, path: Path, rounds: int, graphs: bool = True) -> None:
+def other_tree_parse(tree: Path) -> Callable[[str], object]:
+    """``hloscope.parse`` of another checkout (``git worktree add DIR REV``), loaded beside
+    this tree's in this process: its modules are imported under the same names, kept alive by
+    the function, and this tree's put back."""
+    ours = {k: v for k, v in sys.modules.items() if k == "hloscope" or k.startswith("hloscope.")}
+    for name in ours:
+        del sys.modules[name]
+    sys.path.insert(0, str(tree))
+    try:
+        import hloscope as other  # noqa: PLC0415 - the other tree's, on purpose
+
+        other_parse = other.parse
+    finally:
+        sys.path.remove(str(tree))
+        for name in [k for k in sys.modules if k == "hloscope" or k.startswith("hloscope.")]:
+            del sys.modules[name]
+        sys.modules.update(ours)
+    return other_parse
+
+
+def bench_file(
+    label: str, path: Path, rounds: int, graphs: bool = True, against: Path | None = None
+) -> None:
     text = path.read_text()
     xla_parse = jaxlib_adapter.private_symbol("hlo_module_from_text")
-    hloscope.parse(text)  # warm caches (shape cache, regexes) as a long-running tool would have
-    xla_parse(text)
-    m = alternating(lambda: hloscope.parse(text), lambda: xla_parse(text), rounds)
+    fns: dict[str, Callable[[], object]] = {
+        "hloscope": lambda: hloscope.parse(text),
+        "xla": lambda: xla_parse(text),
+    }
+    if against is not None:
+        old_parse = other_tree_parse(against)
+        fns["other tree"] = lambda: old_parse(text)
+    for fn in fns.values():
+        fn()  # warm caches (shape cache, regexes) as a long-running tool would have
+    m = alternating(fns, rounds)
     module = hloscope.parse(text)
     n = sum(len(c) for c in module.computations)
     print(f"{label}: {len(text) / 1e6:.2f} MB, {n} instructions, {rounds} alternating rounds")
     for clock in ("cpu", "wall"):
-        ours, theirs = m[f"ours_{clock}"], m[f"theirs_{clock}"]
-        print(
-            f"  {clock:4s}: hloscope.parse {ours * 1e3:8.1f} ms "
-            f"({len(text) / ours / 1e6:.1f} MB/s), XLA {theirs * 1e3:8.1f} ms; "
-            f"ratio XLA/hloscope {m[f'ratio_{clock}']:.2f}x "
-            "(median of rounds; target >= 2.5, issue 36)"
-        )
+        for key in fns:
+            seconds, ratio = m[clock][key]
+            speed = len(text) / seconds / 1e6
+            line = f"  {clock:4s}: {key:10s} {seconds * 1e3:8.1f} ms ({speed:5.1f} MB/s)"
+            if key != "xla":
+                line += f"; XLA / {key} {ratio:.2f}x (median of rounds; target >= 2.5, issue 36)"
+            print(line)
     print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if not graphs:
         return
@@ -149,13 +179,23 @@ def main() -> None:
         type=Path,
         help="also the 54 MB module (samples/regenerate.py --big PATH --big-layers 48)",
     )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="TREE",
+        help="also time another checkout's hloscope.parse in the same rounds "
+        "(git worktree add TREE REV)",
+    )
     args = parser.parse_args()
-    bench_file("transformer train step (samples, --big)", big_transformer(args.big), args.rounds)
+    old = args.against
+    big = big_transformer(args.big)
+    bench_file("transformer train step (samples, --big)", big, args.rounds, against=old)
     mobilenet = sorted(CORPUS.glob("tf_keras_mobilenet_train/*cpu_after_optimizations.txt"))
     if mobilenet:
-        bench_file("MobileNetV2 train step (corpus)", mobilenet[-1], args.rounds)
+        bench_file("MobileNetV2 train step (corpus)", mobilenet[-1], args.rounds, against=old)
     if args.scale is not None:
-        bench_file("48-layer transformer (--scale)", args.scale, max(3, args.rounds // 3), False)
+        rounds = max(3, args.rounds // 3)
+        bench_file("48-layer transformer (--scale)", args.scale, rounds, False, against=old)
     bench_summary()
 
 
