@@ -29,9 +29,16 @@ def local_device_kind() -> str | None:
 
 
 class LocalJax(Backend):
-    """The JAX installed here, compiling for its default device (what ``jax.jit`` does)."""
+    """The JAX installed here, compiling for its default device (what ``jax.jit`` does).
+
+    ``keep_refused``: on a TPU host, a program that does not fit is an answer (a capture
+    holding XLA's refusal, no executable), as offline; ``False`` lets XLA's own error through,
+    for a caller that must run what it compiles (bench)."""
 
     name = BackendName.LOCAL_JAX
+
+    def __init__(self, keep_refused: bool = True) -> None:
+        self.keep_refused = keep_refused
 
     def lower(self, fn: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Lowered:
         from .jax_compile import compile_jax, lower_jax
@@ -47,7 +54,7 @@ class LocalJax(Backend):
             capture, executable = compile_jax(
                 lowering,
                 passes,
-                keep_refused=does_not_fit if on_tpu else None,
+                keep_refused=does_not_fit if on_tpu and self.keep_refused else None,
                 dumped_after=on_tpu,
             )
             # The compile is for this machine's device: what it made runs here.

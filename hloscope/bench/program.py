@@ -180,18 +180,35 @@ def _compiled_here(
     what runs it (the executable JAX compiled, called as ``jitted`` is) and the optimized
     module that executable runs, with the capture's estimates of its Pallas kernels."""
     from ..backends import LocalJax
-    from ..backends.errors import TpuCompileError
     from ..hlo.parser import parse
 
-    compiled = LocalJax().lower(jitted, args, kwargs).compile()
-    if compiled.executable is None:  # XLA:TPU's refusal kept as an answer: too big for HBM
-        raise TpuCompileError(str(compiled.capture.compile_error))
+    # bench must run what it compiles: a program XLA refuses (one too big for HBM on a TPU
+    # host) is XLA's own error, in XLA's words, not a capture of the refusal.
+    lowered = LocalJax(keep_refused=False).lower(jitted, args, kwargs)
+    try:
+        compiled = lowered.compile()
+    except Exception as error:
+        raise _refused(error) from error
+    assert compiled.executable is not None  # a compile that returns made an executable
     # The executable's own text: the kernels a profile names are the executable's (on a TPU
     # the capture keeps the module XLA dumped, whose names differ).
     jax_compiled = getattr(compiled.executable, "compiled", None)
     optimized = parse(jax_compiled.as_text() if jax_compiled is not None else compiled.as_text())
     optimized.kernel_estimates = list(compiled.capture.kernel_estimates)
     return compiled.executable, optimized
+
+
+def _refused(error: Exception) -> Exception:
+    """XLA's refusal as the one error line bench prints: XLA's own words (its status and
+    first line: ``RESOURCE_EXHAUSTED: ... Ran out of memory in memory space hbm ...``);
+    an hloscope error is already worded."""
+    from ..backends.errors import XlaCompileFailed
+    from ..errors import HloscopeError
+
+    if isinstance(error, HloscopeError):
+        return error
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return XlaCompileFailed(lines[0] if lines else type(error).__name__)
 
 
 def load_script_function(script: str, name: str) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
