@@ -11,10 +11,11 @@ from ..analysis.compile_time import BACKEND_REST, CompileTime
 from .sources import short_source, shorten_source
 from .terminal import printable, shorten_middle
 
-__all__ = ["render_compile_time"]
+__all__ = ["render_compile_time", "compile_seconds"]
 
 
-def _seconds(value: float | None) -> str:
+def compile_seconds(value: float | None) -> str:
+    """A compile's duration as its report says it: ``12 ms``, ``340 us``, ``2.41 s``."""
     if value is None:
         return "-"
     if value < 1:
@@ -62,7 +63,7 @@ def _lines(report: CompileTime, width: int, top: int) -> list[str]:
 
 
 def _header(report: CompileTime, width: int) -> list[str]:
-    total = f" in {_seconds(report.total_s)}" if report.total_s is not None else ""
+    total = f" in {compile_seconds(report.total_s)}" if report.total_s is not None else ""
     if report.compiled_for is None:  # a dump, or an estimate: say nothing it does not know
         where = f" for {report.device} (an estimate)" if report.device else ""
         head = f"{report.module}: compiled{where}{total}" if where or total else report.module
@@ -93,17 +94,17 @@ def _stage_lines(report: CompileTime, width: int) -> list[str]:
             continue
         if value is None:
             what = "not measured for this target"
-        head = f"  {name:<11}{_seconds(value):>9} {_share(value, total):>4}  "
+        head = f"  {name:<11}{compile_seconds(value):>9} {_share(value, total):>4}  "
         out += _wrap(what, width, indent=" " * len(head), first=head)
         if name == "backend" and s.before_passes_s is not None and s.after_passes_s is not None:
             text = (
-                f"({_seconds(s.before_passes_s)} before the first pass, "
-                f"{_seconds(s.after_passes_s)} after the last)"
+                f"({compile_seconds(s.before_passes_s)} before the first pass, "
+                f"{compile_seconds(s.after_passes_s)} after the last)"
             )
             out += _wrap(text, width, indent=" " * len(head), first=" " * len(head))
     if report.hloscope_s is not None:
         out += _wrap(
-            f"hloscope's own time around the compile: {_seconds(report.hloscope_s)} "
+            f"hloscope's own time around the compile: {compile_seconds(report.hloscope_s)} "
             "(not part of it)",
             width,
             first="  ",
@@ -129,7 +130,7 @@ def _pass_lines(report: CompileTime, width: int, top: int) -> list[str]:
         row = (
             f"  {shorten_middle(p.name, name_w):<{name_w}} "
             f"{shorten_middle(p.pipeline, pipe_w):<{pipe_w}} "
-            f"{_seconds(p.time_s):>9}{p.runs:>6}{p.changed_runs:>8}"
+            f"{compile_seconds(p.time_s):>9}{p.runs:>6}{p.changed_runs:>8}"
         )
         if with_delta:
             delta = p.instructions_delta
@@ -145,7 +146,8 @@ def _pipeline_lines(report: CompileTime, width: int, top: int) -> list[str]:
     name_w = width - 2 - 9 - 6
     for p in report.pipelines[:top]:
         name = p.name if p.parent is None else f"{p.name} (in {p.parent})"
-        out.append(f"  {shorten_middle(name, name_w):<{name_w}}{_seconds(p.time_s):>9}{p.runs:>5}x")
+        time = compile_seconds(p.time_s)
+        out.append(f"  {shorten_middle(name, name_w):<{name_w}}{time:>9}{p.runs:>5}x")
     return out
 
 

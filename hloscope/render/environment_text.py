@@ -7,6 +7,7 @@ from __future__ import annotations
 import textwrap
 
 from ..analysis.diff.environment import CompileStage, EnvironmentDiff
+from .compile_time_text import compile_seconds
 from .terminal import printable, shorten_middle
 
 __all__ = ["environment_lines"]
@@ -19,14 +20,6 @@ _STAGE_LABELS = {
     CompileStage.TOTAL: "total",
 }
 _NUMBERS = 30  # three columns of 9 and a ratio of 7, with their gaps
-
-
-def _seconds(value: float | None) -> str:
-    if value is None:
-        return "-"
-    if value < 1:
-        return f"{value * 1000:.0f} ms" if value >= 0.001 else f"{value * 1e6:.0f} us"
-    return f"{value:.2f} s"
 
 
 def _ratio(value: float | None) -> str:
@@ -66,8 +59,8 @@ def environment_lines(result: EnvironmentDiff, *, width: int = 80) -> list[str]:
         out.append(
             _row(
                 _STAGE_LABELS[stage.stage],
-                _seconds(stage.a_s),
-                _seconds(stage.b_s),
+                compile_seconds(stage.a_s),
+                compile_seconds(stage.b_s),
                 _ratio(stage.ratio),
                 width,
             )
@@ -76,7 +69,7 @@ def environment_lines(result: EnvironmentDiff, *, width: int = 80) -> list[str]:
         out += ["", _row(f"HLO passes changed most ({result.pass_names})", "A", "B", "B/A", width)]
         for change in result.passes:
             label = f"{change.name} ({change.pipeline})" if change.pipeline else change.name
-            a_s, b_s = _seconds(change.a_s), _seconds(change.b_s)
+            a_s, b_s = compile_seconds(change.a_s), compile_seconds(change.b_s)
             out.append(_row(label, a_s, b_s, _ratio(change.ratio), width))
     for note in result.notes:
         out += _wrap(f"note: {note}", width, first="  ")
