@@ -4,15 +4,14 @@ the slice made offline, ranked (:mod:`hloscope.drivers.variants`)."""
 
 from __future__ import annotations
 
-import json
 import shutil
-import sys
 from typing import Any
 
 import click
 
 from ._app import cli
 from ._device import device_option
+from ._output import write_json
 
 __all__ = ["try_command"]
 
@@ -142,8 +141,7 @@ def try_command(
     )
     payload = result.to_dict()
     if as_json:
-        json.dump(payload, sys.stdout, indent=2, default=str)
-        sys.stdout.write("\n")
+        write_json(payload, default=str)
         return
     from ..render.try_text import render_try
 
