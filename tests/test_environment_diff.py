@@ -215,6 +215,36 @@ def test_a_capture_folder_of_the_oldest_jax_against_one_of_the_newest(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.oldest_jax
+def test_script_captures_of_the_oldest_jax_keep_their_stage_times(tmp_path):
+    """jax 0.5 names no function in its compile events: a script capture's k-th compile is
+    paired with the k-th module XLA dumped, so the old side has its stages too."""
+    old = _old_python()
+    script = str(SAMPLE)
+    made = subprocess.run(
+        [str(old), "-m", "hloscope", "capture", script, "-o", str(tmp_path / "old")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**_this_tree_env(), "PYTHONSAFEPATH": "1"},
+    )
+    assert made.returncode == 0, made.stderr
+    assert _hloscope("capture", script, "-o", str(tmp_path / "new")).returncode == 0
+    done = _hloscope(
+        "diff", str(tmp_path / "old"), str(tmp_path / "new"), "--module", "jit_split", "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    environment = json.loads(done.stdout)["environment"]
+    events = json.loads((tmp_path / "old" / "compile_time.json").read_text())["events"]
+    backends = [e["seconds"] for e in events if e["stage"] == "backend_compile_s"]
+    dumped = sorted(p.name for p in (tmp_path / "old" / "dump").glob("*.before_optimizations.txt"))
+    assert len(backends) == len(dumped)
+    k = next(i for i, name in enumerate(dumped) if ".jit_split." in name)
+    assert _stages(environment)["backend_s"]["a_s"] == pytest.approx(backends[k])
+    assert _stages(environment)["trace_s"]["a_s"] > 0
+
+
+@pytest.mark.slow
 def test_two_xla_tpu_compiles_name_libtpu_and_compare_their_passes(tmp_path):
     """A captured for a TPU v5e into a folder, B by another interpreter (this one) with
     --python-b and --device-b: libtpu's version on both sides, the HLO passes timed on both,

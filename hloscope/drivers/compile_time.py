@@ -87,16 +87,32 @@ def script_compile_timing(
     compiled = next((m for m in (module, *family) if m.before_file is not None), None)
     if compiled is None or compiled.name is None:
         return None
+    compiles = _compiles(events)
+    if compiles and not any(c[-1].get("function") for c in compiles):
+        return _paired_in_order(index, compiled, compiles)
     name = _normal(compiled.name)
     same = sorted(
         (m for m in index.modules if m.name == compiled.name and m.before_file is not None),
         key=lambda m: m.key,
     )
-    ours = [c for c in _compiles(events) if _normal(str(c[-1].get("function", ""))) == name]
+    ours = [c for c in compiles if _normal(str(c[-1].get("function", ""))) == name]
     k = next(i for i, m in enumerate(same) if m is compiled)
     if k >= len(ours):
         return None
     return {"events": list(ours[k])}
+
+
+def _paired_in_order(
+    index: DumpIndex, compiled: DumpModule, compiles: Sequence[Sequence[Mapping[str, Any]]]
+) -> dict[str, Any] | None:
+    """The durations of ``compiled`` where JAX named no function in its events (jax 0.5 tags
+    none): the k-th compile is the k-th module XLA dumped, in the order of their ids, when
+    the run compiled as many modules as XLA dumped (else ``None``: no guess)."""
+    dumped = sorted((m for m in index.modules if m.before_file is not None), key=lambda m: m.key)
+    if len(dumped) != len(compiles):
+        return None
+    k = next(i for i, m in enumerate(dumped) if m is compiled)
+    return {"events": list(compiles[k])}
 
 
 def compile_time(
