@@ -202,13 +202,11 @@ def bench_command(
 
     chosen = output_format(as_json, as_csv)
     _refuse_mixed(per_kernel, isolated, top, all_kernels, vs, fail_slower, output)
-    options: dict[str, Any] = {
+    options: dict[str, Any] = {"device": device, "module": module, "refresh": refresh}
+    options |= {
+        "seed": seed,
         "precision": parse_fraction(precision, "--precision"),
         "budget": parse_seconds(budget, "--budget"),
-        "device": device,
-        "module": module,
-        "refresh": refresh,
-        "seed": seed,
     }
     kernel_seconds = parse_seconds(kernel_budget, "--kernel-budget") if kernel_budget else None
     spec = _open(target, refresh)
