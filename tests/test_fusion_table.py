@@ -14,8 +14,8 @@ import pytest
 from rich.console import Console
 
 import hloscope
+from hloscope.analysis.fusion_notes import summary_to_dict
 from hloscope.render.fusion_table import render_by_source, render_fusions
-from hloscope.render.rows import summary_to_dict
 from hloscope.render.terminal import printable, shorten_middle
 
 ROOT = Path(__file__).resolve().parent.parent

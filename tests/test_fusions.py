@@ -18,6 +18,7 @@ from corpus_files import oracle_path, parsed
 
 import hloscope
 from hloscope.analysis.cost import kernel_computations, module_cost
+from hloscope.analysis.fusion_notes import summary_notes, summary_to_dict
 from hloscope.analysis.fusions import (
     COLUMNS,
     SOURCE_COLUMNS,
@@ -30,13 +31,7 @@ from hloscope.analysis.fusions import (
 )
 from hloscope.cli import cli
 from hloscope.render.diff_text import short_signature
-from hloscope.render.rows import (
-    filter_rows,
-    parse_filter,
-    sort_rows,
-    summary_notes,
-    summary_to_dict,
-)
+from hloscope.render.rows import filter_rows, parse_filter, sort_rows
 
 HANDMADE = """\
 HloModule handmade, is_scheduled=true

@@ -23,11 +23,11 @@ from hloscope.analysis.cost import (
     module_cost,
     unestimated_pallas_kernels,
 )
+from hloscope.analysis.fusion_notes import summary_to_dict
 from hloscope.analysis.fusions import fusion_report
 from hloscope.backends.pallas_kernels import calls_kernels, hlo_type, kernel_estimates
 from hloscope.bench.api import _unknown_cost_note
 from hloscope.hlo.parser import parse
-from hloscope.render.rows import summary_to_dict
 
 TPU = Path(__file__).resolve().parent / "data" / "tpu" / "pallas_kernels"
 

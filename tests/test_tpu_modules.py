@@ -25,6 +25,7 @@ from hloscope.analysis.cost import (
     module_cost,
     unestimated_pallas_kernels,
 )
+from hloscope.analysis.fusion_notes import summary_to_dict
 from hloscope.analysis.fusions import fusion_report
 from hloscope.analysis.hbm import (
     PREFETCH,
@@ -48,7 +49,6 @@ from hloscope.hlo.parser import parse
 from hloscope.hlo.printer import module_to_text
 from hloscope.hlo.shape import parse_shape
 from hloscope.hlo.tiling import is_hbm, module_has_tpu_layouts
-from hloscope.render.rows import summary_to_dict
 
 TPU = Path(__file__).resolve().parent / "data" / "tpu"
 PROGRAMS = sorted(p.name for p in TPU.iterdir() if (p / "oracle.json").is_file())

@@ -34,10 +34,10 @@ from hloscope.analysis.cost import (
     unestimated_pallas_kernels,
 )
 from hloscope.analysis.cost._mosaic import mosaic_cost, xla_kernel_body
+from hloscope.analysis.fusion_notes import summary_notes
 from hloscope.analysis.fusions import fusion_report
 from hloscope.hlo.model import Instruction, Module
 from hloscope.hlo.parser import parse
-from hloscope.render.rows import summary_notes
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"

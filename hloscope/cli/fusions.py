@@ -146,9 +146,10 @@ class _Table:
     was_capped: bool = False
 
     def of(self, module: Module, device: DeviceSpec | None) -> _Shown:
+        from ..analysis.fusion_notes import summary_to_dict
         from ..analysis.fusions import fusion_report, source_rows
         from ..analysis.step_estimate import module_communication
-        from ..render.rows import filter_rows, summary_to_dict
+        from ..render.rows import filter_rows
 
         report = fusion_report(module)
         every_row = source_rows(report) if self.by_source else report.rows()

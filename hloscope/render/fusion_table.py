@@ -19,7 +19,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..units import format_bytes, format_count
-from .rows import summary_notes
 from .sources import short_source, shorten_source
 from .table_fit import Column, fit_columns, fitted_table, print_table
 from .terminal import printable, shorten_middle
@@ -263,7 +262,7 @@ def _render_summary(s: Mapping[str, Any], console: Any) -> None:
     ]
     lines.extend(_tpu_lines(s))
     lines.extend(_control_flow_lines(s))
-    for note in summary_notes(s):
+    for note in s["notes"]:
         lines.append(Text("note: " + printable(note), style="yellow"))
     for line in lines:
         console.print(line)

@@ -1,4 +1,4 @@
-"""The fusion report's rows for output: filtering, sorting, CSV, and the summary's notes.
+"""The fusion report's rows for output: filtering, sorting and CSV.
 
 :meth:`~hloscope.analysis.fusions.FusionReport.rows` gives one flat dict per kernel (the keys
 are :data:`~hloscope.analysis.fusions.COLUMNS`). What a user asks of them on the command line
@@ -9,9 +9,10 @@ happens here, after the analysis and before a table is drawn:
   (numbers take ``k``/``M``/``G``/``T`` and ``KiB``/``MiB``/``GiB``), ``source~model.py``;
 * :func:`sort_rows` orders them by a column (numbers largest first, text A-Z, ``-COL``
   flips);
-* :func:`rows_to_csv` writes them as CSV (list cells joined with ``;``);
-* :func:`summary_notes` words what the summary's numbers suggest looking at, and
-  :func:`summary_to_dict` is the summary as JSON prints it (its fields and those notes).
+* :func:`rows_to_csv` writes them as CSV (list cells joined with ``;``).
+
+The summary's notes and its JSON form are analysis findings
+(:mod:`hloscope.analysis.fusion_notes`): the tables print the notes they are given.
 
 A bad expression or column raises :class:`ReportOptionError`, a user error the command line
 shows as one line.
@@ -26,14 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..analysis.cost import (
-    PALLAS_ESTIMATE_HINT,
-    estimated_pallas_kernels,
-    estimated_xla_kernels,
-    unestimated_pallas_kernels,
-)
-from ..analysis.fusions import COLUMNS, FusionSummary
-from ..units import format_bytes
+from ..analysis.fusions import COLUMNS
 from .errors import ReportOptionError
 
 __all__ = [
@@ -44,8 +38,6 @@ __all__ = [
     "sort_rows",
     "sort_column",
     "rows_to_csv",
-    "summary_notes",
-    "summary_to_dict",
 ]
 
 _FILTER_RE = re.compile(r"^\s*([A-Za-z_]+)\s*(!=|>=|<=|=|>|<|~)\s*(.*?)\s*$")
@@ -224,63 +216,3 @@ def _csv_cell(value: Any) -> Any:
     if isinstance(value, float):
         return f"{value:.6g}"
     return value
-
-
-# ------------------------------------------------------------------------------------------
-# The summary in words
-# ------------------------------------------------------------------------------------------
-
-
-def summary_notes(summary: FusionSummary | Mapping[str, Any]) -> list[str]:
-    """What the summary suggests looking at, one sentence each (empty when nothing does).
-
-    ``summary`` is a :class:`~hloscope.analysis.fusions.FusionSummary` or its
-    :meth:`~hloscope.analysis.fusions.FusionSummary.to_dict`.
-    """
-    s = summary.to_dict() if isinstance(summary, FusionSummary) else summary
-    notes: list[str] = []
-    elementwise = s["unfused_elementwise"]
-    if elementwise:
-        notes.append(
-            f"{len(elementwise)} elementwise op(s) left unfused: each reads its inputs from "
-            f"memory and writes its result back "
-            f"({format_bytes(s['unfused_elementwise_bytes'])} in all), a "
-            "round trip between kernels that fusing would avoid"
-        )
-    flagged = s["flagged"]
-    estimated = estimated_pallas_kernels(flagged)
-    xla_kernels = estimated_xla_kernels(flagged)
-    unknown = len(flagged) - estimated - xla_kernels
-    if unknown:
-        pallas = unestimated_pallas_kernels(flagged)
-        notes.append(
-            f"{unknown} op(s) with unknown cost (custom-calls or unknown opcodes): "
-            "counted as their boundary bytes and 0 FLOPs"
-            + (
-                f"; {pallas} of them Pallas kernel(s) given no cost estimate: "
-                f"{PALLAS_ESTIMATE_HINT}"
-                if pallas
-                else ""
-            )
-        )
-    if estimated:
-        notes.append(
-            f"{estimated} Pallas kernel(s) given no cost estimate: their FLOPs are hloscope's "
-            "estimate from each kernel's jaxpr times its grid (JAX's Pallas cost rules), which "
-            f"XLA's own count leaves out; {PALLAS_ESTIMATE_HINT}"
-        )
-    if xla_kernels:
-        notes.append(
-            f"{xla_kernels} kernel(s) XLA:TPU wrote itself (a tpu_custom_call such as "
-            "online-softmax, not a Pallas kernel of the program): their FLOPs are hloscope's "
-            "estimate from each kernel's Mosaic body times its grid, which XLA's own count "
-            "leaves out"
-        )
-    return notes
-
-
-def summary_to_dict(summary: FusionSummary) -> dict[str, Any]:
-    """The summary as ``hloscope fusions --json`` prints it: its fields, then ``notes``."""
-    data = summary.to_dict()
-    data["notes"] = summary_notes(data)
-    return data

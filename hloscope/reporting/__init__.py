@@ -44,6 +44,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..analysis.fusion_notes import summary_to_dict
 from ..analysis.fusions import fusion_report
 from ..analysis.report_hints import hints
 from ..analysis.summary import summarize
@@ -130,6 +131,7 @@ def _kernels(origin: Origin, bench: bool, graphs: int) -> Report:
         module=origin.module.name,
         summary=summarize(origin.module),
         fusions=report,
+        fusion_summary=summary_to_dict(report.summary),
         rows=rows,
         sources=[],
         graphs=[],

@@ -24,7 +24,7 @@ __all__ = ["install", "fusion_report_html", "kernel_diff_html"]
 
 def fusion_report_html(report: Any) -> str:
     """A :class:`~hloscope.analysis.fusions.FusionReport` as HTML: summary and kernel table."""
-    from ..rows import summary_notes
+    from ...analysis.fusion_notes import summary_notes
     from .page import new_uid, render
 
     rows = report.rows()

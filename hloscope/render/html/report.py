@@ -44,7 +44,6 @@ from ..._version import __version__
 from ...analysis.fusions import FusionReport
 from ...analysis.report_hints import Hint
 from ...analysis.summary import ModuleSummary
-from ..rows import summary_to_dict
 from .bench_section import BenchSection
 from .collectives_section import CollectivesSection
 from .memory_section import MemorySection
@@ -87,6 +86,9 @@ class Report:
     module: str
     summary: ModuleSummary
     fusions: FusionReport
+    #: The fusion summary as ``hloscope fusions --json`` prints it, its notes included
+    #: (:func:`hloscope.analysis.fusion_notes.summary_to_dict`).
+    fusion_summary: dict[str, Any]
     rows: list[dict[str, Any]]
     sources: list[ReportSourceRow]
     graphs: list[KernelGraph]
@@ -153,7 +155,7 @@ class Report:
             "target": self.target,
             "module": self.module,
             "sections": self.section_names(),
-            "summary": summary_to_dict(self.fusions.summary),
+            "summary": dict(self.fusion_summary),
             "module_summary": self.summary.to_dict(),
             "kernels_shown": len(self.rows),
             **({"memory": self.memory.to_dict()} if self.memory is not None else {}),
@@ -167,7 +169,7 @@ class Report:
     def summary_notes(self) -> list[str]:
         """The fusion summary's notes the hints do not already say (the unfused elementwise
         ops are a hint of their own, with their chains)."""
-        notes = summary_to_dict(self.fusions.summary)["notes"]
+        notes = list(self.fusion_summary["notes"])
         shown = {h.kind for h in self.hints}
         if self.fusions.summary.unfused_elementwise and "unfused_elementwise" in shown:
             notes = notes[1:]  # summary_notes says the unfused elementwise ops first
