@@ -654,3 +654,14 @@ def test_a_lowering_exception_in_a_users_paste():
     ).failures
     assert (failure.family, failure.finding.op) == (Family.PALLAS, "scan")
     assert failure.finding.source == "/home/allanzhou/pallas/simple_pallas_scan.py:15"
+
+
+def test_a_request_no_device_holds_read_from_the_allocators_dump():
+    # The allocator's line, then its dump (the Bin lines of endernewton_7_bfc_bins.log): the
+    # dump's reader reports it, with the request's size deciding the advice.
+    bins = (FAMILY_LOGS / "endernewton_7_bfc_bins.log").read_text().split("\n", 1)[1]
+    log = _allocator_line("1.23TiB", 1352314880000) + bins
+    (failure,) = explain_error(log).failures
+    assert failure.family is Family.DEVICE_ALLOCATION
+    assert kinds(failure)[:2] == ["fix_shapes", "smaller_batch"]
+    assert any("request that failed 1.2 TiB" in hint for hint in failure.hints)

@@ -42,7 +42,7 @@ from ..log import Log
 from ..record import Failure, Family
 from ..sizes import SIZE, bytes_of
 
-__all__ = ["DUMP_LINE", "read_dump"]
+__all__ = ["ABSURD", "DUMP_LINE", "NO_DEVICE_HOLDS", "read_dump"]
 
 # Any line of a dump (the log prefix before it does not matter).
 DUMP_LINE = re.compile(
@@ -62,12 +62,20 @@ _STAT = re.compile(r"^\s*(?P<name>Limit|InUse|MaxInUse|MaxAllocSize):\s+(?P<n>\d
 _SUM_TOTAL = re.compile(rf"Sum Total of in-use chunks: (?P<size>{SIZE})")
 _BIN_FOR = re.compile(rf"Bin for (?P<asked>{SIZE}) was (?P<bin>{SIZE}), Chunk State:")
 _TRYING = re.compile(
-    rf"ran out of memory trying to allocate (?P<asked>{SIZE})(?: \(rounded to (?P<n>\d+)\))?"
+    rf"[Rr]an out of memory trying to allocate (?P<asked>{SIZE})(?: \(rounded to (?P<n>\d+)\))?"
 )
 _CHUNKS_OF = re.compile(rf"(?P<count>\d+) Chunks of size (?P<size>\d+) totalling (?P<total>{SIZE})")
 _OOM_MESSAGE = re.compile(
     r"Out of memory while trying to allocate|OOM when allocating|failed to allocate "
     r"|Failed to allocate request|RESOURCE_EXHAUSTED"
+)
+#: One buffer this big is more than any accelerator holds: a shape bug, not a batch to trim.
+NO_DEVICE_HOLDS = 1 << 40
+ABSURD = (
+    "one buffer of {asked} is more than any accelerator holds: an array far larger than "
+    "meant -- an unintended broadcast or outer product ((n,1) against (n,)), a reshape or "
+    "concatenate on the wrong axis, a size read from data; print the shapes of the step "
+    "(jax.eval_shape, or .shape of each intermediate) and fix the one that grew"
 )
 # In use at or past this share of the limit, the memory is full of live tensors.
 _FULL = 0.9
@@ -140,6 +148,8 @@ def _fixes(numbers: dict[str, int], group: str | None) -> list[tuple[AdviceKind,
         "XLA_PYTHON_CLIENT_MEM_FRACTION); free space in many small pieces is fragmentation "
         "(TF_GPU_ALLOCATOR=cuda_malloc_async)",
     )
+    if asked is not None and asked >= NO_DEVICE_HOLDS:
+        return [(AdviceKind.FIX_SHAPES, ABSURD.format(asked=format_bytes(asked))), smaller]
     if limit and in_use is not None and in_use < _FULL * limit:
         return [free, smaller]
     return [smaller, free]

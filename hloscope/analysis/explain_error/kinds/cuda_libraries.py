@@ -13,15 +13,16 @@ on:
   `cusolverDnCreate(handle)``` (PyTorch), ``Check failed: cusolverDnCreate(...) ==
   CUSOLVER_STATUS_SUCCESS``: a library that could not create its handle -- almost always no
   GPU memory left for its workspace, else a library of another CUDA release;
-* any other ``CU{SOLVER,BLAS,DNN,FFT,SPARSE,RAND}_STATUS_*`` or NCCL error code a message
-  states;
+* any other ``CU{SOLVER,BLAS,DNN,FFT,SPARSE,RAND}_STATUS_*`` code a message states, ``NCCL
+  operation ncclCommInitRank(...) failed: unhandled cuda error``, PyTorch's ``NCCL error``;
 * ``Unable to register cuBLAS factory: Attempting to register factory for plugin cuBLAS when
   one has already been registered``: TensorFlow and JAX loaded in one process each register
   the libraries -- harmless, reported as a warning after any real failure;
 * ``Could not load dynamic library 'libcudnn.so.8'``, ``Unable to load cuSPARSE. Is it
   installed?``, ``Outdated cuDNN installation found``, ``CUDA driver version is insufficient
-  for CUDA runtime version``, ``CUDA_ERROR_*`` codes other than out-of-memory, ``ptxas``
-  older than the PTX asked of it: libraries or a driver missing or too old.
+  for CUDA runtime version``, ``CUDA_ERROR_*`` codes other than out-of-memory, a ``ptxas``
+  older than the PTX asked of it (``Unsupported .version 8.3; current version is '8.2'``):
+  libraries or a driver missing or too old.
 
 The device is the GPU; the advice is about what is installed and what holds the memory.
 """
@@ -51,7 +52,9 @@ _OPENING = re.compile(
     r"Loaded runtime CuDNN library:? (?P<loaded>\d[\d.]*)(?: \(compatibility version [\d.]+\))?"
     r" but source was compiled with:? (?P<built>\d[\d.]*\d)"
     # jaxlib: "operation cusolverDnCreate(&handle) failed: cuSolver internal error".
-    rf"|operation (?P<call>(?i:{_LIBRARY})\w*)\([^)\n]{{0,80}}\) failed: ?(?P<why>[^\n]{{0,200}})"
+    # Keyed on ") failed: " (a rarer character than the words' first letters); the call is
+    # read back from the line.
+    r"|\)(?P<op_failed> failed: ?(?P<why>[^\n]{0,200}))"
     # PyTorch: "cusolver error: 7, when calling `cusolverDnCreate(handle)`".
     rf"|`(?P<tick_call>(?i:{_LIBRARY})\w*)\("
     # A CHECK on a library's call or status (TF: "Check failed: cusolverDnCreate(&h) ==
@@ -61,8 +64,7 @@ _OPENING = re.compile(
     r"|C(?P<status>U(?:SOLVER|BLAS|DNN|FFT|SPARSE|RAND)_STATUS_(?!SUCCESS\b)[A-Z_]+)"
     r"|C(?P<cufft>UFFT_(?:INTERNAL_ERROR|ALLOC_FAILED|SETUP_FAILED|EXEC_FAILED|INVALID_PLAN"
     r"|NOT_SUPPORTED))"
-    r"|n(?P<nccl>ccl(?:Unhandled)?(?:Cuda|System|Internal|InvalidUsage|Remote|InvalidArgument)"
-    r"Error)"
+    r"|N(?P<nccl>CCL error)"
     r"|Unable to register (?P<factory>\w+) factory: Attempting to register factory for plugin"
     r"|Could not load dynamic library '(?P<dl>lib\w+)"
     r"|Unable to load (?P<load>cu\w+|CUDA|NCCL|cuDNN)\. Is it installed\?"
@@ -70,9 +72,12 @@ _OPENING = re.compile(
     r"|C(?P<driver>UDA driver version is insufficient for CUDA runtime version)"
     r"|C(?P<cuda_error>UDA_ERROR_(?!OUT_OF_MEMORY\b|ILLEGAL_ADDRESS\b|LAUNCH_FAILED\b)[A-Z_]+)"
     r"|T(?P<old_driver>he NVIDIA driver on your system is too old)"
+    # ptxas older than the PTX asked of it.
     r"|p(?P<ptxas>txas[^\n]{0,80}?(?:too old|older than|Unsupported \.version|not supported))"
     r"|U(?P<ptx_version>nsupported \.version \d+\.\d+; current version is)"
 )
+# The call before ") failed: ": "operation cusolverDnCreate(&handle" (jaxlib, XLA's NCCL).
+_CALLED = re.compile(rf"operation (?P<call>(?i:{_LIBRARY})\w*)\([^)\n]{{0,80}}\)$")
 _MEMORY_USAGE = re.compile(r"Memory usage: (?P<free>\d+) bytes free, (?P<total>\d+) bytes total")
 # The words of a handle that could not be made (the failure is about memory or versions).
 _CREATE = re.compile(r"Create|\bhandle\b|NOT_INITIALIZED|ALLOC_FAILED|INTERNAL_ERROR", re.I)
@@ -166,9 +171,12 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
     if m["cuda_error"]:
         code = f"C{m['cuda_error']}"
         return code, [(AdviceKind.INSTALL, _STATUS.format(library="CUDA", code=code))]
-    if m["call"]:
-        library, code = _library(m["call"]), m["why"].strip().rstrip(".")
-        what = m["call"]
+    if m["op_failed"]:
+        called = _CALLED.search(log.before_on_line(m.start() + 1)[-160:])
+        if called is None:
+            return None  # another call that failed
+        library, code = _library(called["call"]), m["why"].strip().rstrip(".")
+        what = called["call"]
     elif m["tick_call"]:
         said = re.search(
             r"error: ?(?P<code>[^,\n]+), when calling $", log.before_on_line(m.start())
@@ -181,7 +189,7 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
         library = _library(found.group() if found else "CUDA")
         code, what = m["check"].strip()[:160], f"Check failed ({library})"
     else:
-        code = "C" + (m["status"] or m["cufft"] or "") if not m["nccl"] else f"n{m['nccl']}"
+        code = "NCCL error" if m["nccl"] else "C" + (m["status"] or m["cufft"] or "")
         library, what = _library(code), code
         line = log.before_on_line(m.start())
         if re.search(r"handle:? ?$", line) or line.rstrip().endswith("!="):

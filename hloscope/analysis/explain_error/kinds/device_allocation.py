@@ -27,10 +27,14 @@ from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 from ..sizes import SIZE, bytes_of, tensor_bytes
-from .bfc_summary import DUMP_LINE, read_dump
+from .bfc_summary import ABSURD, DUMP_LINE, NO_DEVICE_HOLDS, read_dump
 
 __all__ = ["RECOGNISER"]
 
+_BFC_LINE = (
+    rf"|o(?P<bfc>ut of memory trying to allocate (?P<bfc_req>{SIZE}))"
+    r"(?: \(rounded to (?P<bfc_rounded>\d+)\))?"
+)
 _OPENING = re.compile(
     # With or without "Error allocating device buffer: " before it (older TPU runtimes).
     rf"Attempting to allocate (?P<eab>{SIZE})\. That was not "
@@ -49,8 +53,7 @@ _OPENING = re.compile(
     # The BFC allocator's own line, without the retry's "not a failure": JAX's "Allocator
     # (GPU_0_bfc) ran out of memory trying to allocate 1.23TiB (rounded to N)requested by op",
     # TF 1.x's "Ran out of memory trying to allocate 144.00MiB. See logs for memory state."
-    rf"|o(?P<bfc>ut of memory trying to allocate (?P<bfc_req>{SIZE}))"
-    r"(?: \(rounded to (?P<bfc_rounded>\d+)\))?"
+    rf"{_BFC_LINE}"
     r"|RuntimeBufferAllocationFailure"
     r"|Out of memory allocating (?P<oma>\d+) bytes"
     r"|OOM when allocating tensor (?:with|of) shape ?\[(?P<tf_shape>[\d, ]*)\]"
@@ -58,6 +61,8 @@ _OPENING = re.compile(
     rf"|failed to allocate (?P<fta>{SIZE}) \((?P<fta_bytes>\d+) bytes\) from device"
     r"|CUDA_ERROR_OUT_OF_MEMORY"
 )
+# The failure messages a dump is read beside (its own allocator's line is the dump's).
+_BESIDE_A_DUMP = re.compile(_OPENING.pattern.replace(_BFC_LINE, ""))
 # The opening of a failure message, and any line of a BFC allocator's dump (a dump pasted
 # alone is a GPU memory report of its own: :mod:`.bfc_summary`).
 _FAILURE_OR_DUMP = re.compile(f"{_OPENING.pattern}|{DUMP_LINE.pattern}")
@@ -145,14 +150,6 @@ _NOT_A_FAILURE = (
 )
 # How far after the allocator's line XLA's buffer report may start (a traceback between).
 _REPORT_AFTER = 16 * 1024
-# One buffer this big is more than any accelerator holds: a shape bug, not a batch to trim.
-_NO_DEVICE_HOLDS = 1 << 40
-_ABSURD = (
-    "one buffer of {asked} is more than any accelerator holds: an array far larger than "
-    "meant -- an unintended broadcast or outer product ((n,1) against (n,)), a reshape or "
-    "concatenate on the wrong axis, a size read from data; print the shapes of the step "
-    "(jax.eval_shape, or .shape of each intermediate) and fix the one that grew"
-)
 # The program's own requirement, as TPU's reservation report prints it.
 _PROGRAM_NEEDS = re.compile(rf"Program requirement:\s+(?P<size>{SIZE})")
 
@@ -183,9 +180,9 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
     )
     if m["tf_shape"] is not None:
         return _tf_tensor(log, m)
-    if asked and asked >= _NO_DEVICE_HOLDS:
+    if asked and asked >= NO_DEVICE_HOLDS:
         return asked, [
-            (AdviceKind.FIX_SHAPES, _ABSURD.format(asked=format_bytes(asked))),
+            (AdviceKind.FIX_SHAPES, ABSURD.format(asked=format_bytes(asked))),
             smaller,
         ]
     if capacity and needs and needs > capacity:
@@ -241,11 +238,14 @@ def _tf_tensor(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[Advic
 
 def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if _OPENING.match(log.text, m.start()) is None:
-        yield from read_dump(log, m, _OPENING)
+        yield from read_dump(log, m, _BESIDE_A_DUMP)
         return
     m = _OPENING.match(log.text, m.start()) or m
-    if m["bfc"] and "BufferAssignment OOM" in log.text[m.end() : m.end() + _REPORT_AFTER]:
+    after = log.text[m.end() : m.end() + _REPORT_AFTER]
+    if m["bfc"] and "BufferAssignment OOM" in after:
         return  # XLA's buffer report follows: .out_of_memory reads the two as one
+    if m["bfc"] and DUMP_LINE.search(after):
+        return  # the allocator's dump follows: read with its numbers (.bfc_summary)
     start = log.text.rfind("\n", 0, m.start()) + 1
     stack = log.traceback_before(start) or log.traceback_after(m.end())
     device = _device(log, m)

@@ -42,8 +42,11 @@ _OPENING = re.compile(
     # Other checks of a key's data (its shape, its rank) and a key array where one key belongs.
     r"|JAX encountered invalid PRNG key data: (?P<keydata>expected key_data[^\n]{0,80}?)"
     r"(?: for impl=|\.?[ \t]*$)"
-    r"|accepts a (?:single key|scalar seed), but was given (?:a key array of shape "
-    r"(?P<keyarray>\S+?)(?: |,|\.)|(?P<seedbad>an? [^\n.]{0,80}))"
+    # "random.split accepts a single key, but was given a key array of shape (2,)", "PRNGKey
+    # accepts a scalar seed, but was given a PRNGKeyArray": keyed on "was given" (a rarer first
+    # letter), "accepts a" read back.
+    r"|w(?P<given>as given (?:a key array of shape (?P<keyarray>\S+?)(?: |,|\.)"
+    r"|(?P<seedbad>an? [^\n.]{0,80})))"
     r"|Array has been deleted with shape=(?P<deleted>\S+?)\.?(?=\s|$)"
     # The buffers may follow on the same line, on the next (a wrapped paste), or be cut off.
     r"|Some donated buffers were not usable:?[ \t]*(?P<unusable>[^\n]*?)\.?[ \t]*$"
@@ -53,6 +56,9 @@ _OPENING = re.compile(
     r"(?:: aval=(?P<aval>\S+?),)?",
     re.M,
 )
+
+
+_ACCEPTS = re.compile(r"accepts a (?:single key|scalar seed), but $")
 
 
 def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
@@ -97,6 +103,8 @@ def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             "pass the new key on",
             AdviceKind.PRNG_KEY,
         )
+    elif m["given"] is not None and not _ACCEPTS.search(log.before_on_line(m.start())[-80:]):
+        return  # "was given" said of something else
     elif m["keydata"] or m["keyarray"] or m["seedbad"]:
         said = m["keydata"] or m["seedbad"] or f"a key array of shape {m['keyarray']}"
         yield _failure(

@@ -34,27 +34,57 @@ from ..record import Failure, Family
 __all__ = ["RECOGNISER"]
 
 _OPENING = re.compile(
+    # (Some keyed on a rarer letter inside their words, the rest read back: a common first
+    # letter would slow the scan of a big log.)
     r"p(?P<pytree>ytree\)? structure(?: error)?)"
     # "scan carry output and input must have identical types, got ..." (jax 0.3),
     # "body_fun output and input must have identical types", "... must have equal types".
     r"|m(?P<identical>ust have (?:identical|equal|the same) (?:types|type structure))"
-    r"|c(?P<cond_bool>ond_fun must return a boolean scalar, but got output type\(s\) "
+    r"|_(?P<cond_bool>fun must return a boolean scalar, but got output type\(s\) "
     r"(?P<cond_types>[^\n]{0,160}))"
     r"|g(?P<mapped>ot inconsistent sizes for array axes to be mapped)"
     r"|g(?P<leading>ot values with different leading axis sizes: (?P<sizes>[^\n.]{0,120}))"
     r"|C(?P<concat>annot concatenate arrays with different numbers of dimensions: got "
     r"(?P<concat_shapes>[^\n]{0,120}))"
-    r"|f(?P<feature>eature dimension size[^\n]{0,160}?(?P<fa>\d+) // \d+ != (?P<fb>\d+))"
-    r"|r(?P<dtypes>equires arguments to have the same dtypes, got (?P<da>\w+), (?P<db>\w+))"
-    r"|r(?P<real>equires real- or complex-valued inputs)[^\n]{0,200}?got (?P<rdtype>\w+)"
+    r"|!(?P<feature>= (?P<fb>\d+))"
+    r"|q(?P<dtypes>uires arguments to have the same dtypes, got (?P<da>\w+), (?P<db>\w+))"
+    r"|q(?P<real>uires real- or complex-valued inputs)[^\n]{0,200}?got (?P<rdtype>\w+)"
     r"|G(?P<scalar>radient only defined for scalar-output functions\. Output had shape: "
     r"(?P<oshape>\S+?))\.?(?=\s|$)",
     re.M,
 )
+_FEATURES = re.compile(r"(?P<fa>\d+) // \d+ $")
 # The word a message opens with after its class: "scan", "cond", "lax.add", "Custom VJP".
 _FIRST_WORD = re.compile(
     r"(?:Error|Exception): (?:\w+: )?(?P<op>Custom VJP|Custom JVP|[\w.]+)[^:\n]*$"
 )
+
+
+# What stands before each form's key on its line (the words the key sits inside).
+_KEYED_BEFORE = {
+    group: re.compile(pattern)
+    for group, pattern in (
+        ("pytree", r""),
+        ("identical", r""),
+        ("cond_bool", r"cond$"),
+        ("mapped", r""),
+        ("leading", r""),
+        ("concat", r""),
+        ("feature", r"feature dimension size[^\n]{0,160}?\d+ // \d+ $"),
+        ("dtypes", r"re$"),
+        ("real", r"re$"),
+        ("scalar", r""),
+    )
+}
+
+
+def _features(log: Log, m: re.Match[str]) -> str:
+    found = _FEATURES.search(log.before_on_line(m.start()))
+    return found["fa"] if found else "other"
+
+
+def _group(m: re.Match[str]) -> str:
+    return next(name for name in _KEYED_BEFORE if m[name] is not None)
 
 
 def _opening_word(log: Log, pos: int) -> str:
@@ -64,14 +94,17 @@ def _opening_word(log: Log, pos: int) -> str:
 
 def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
     """The op, the advice and its kind; ``None`` when the words are not such a message."""
+    if not _KEYED_BEFORE[_group(m)].search(log.before_on_line(m.start())[-120:]):
+        return None  # the rare letter is not inside the words it keys
     if m["pytree"]:
-        before = log.before_on_line(m.start())
+        word = m.start()
+        before = log.before_on_line(word)
         if not (before.endswith(("same ", "same container (")) or m["pytree"].endswith("error")):
             return None  # "pytree structure" said in passing
-        earlier = log.text.rfind("pytree structure", max(0, m.start() - 2048), m.start())
-        if earlier >= 0 and "Traceback (most" not in log.text[earlier : m.start()]:
+        earlier = log.text.rfind("pytree structure", max(0, word - 2048), word)
+        if earlier >= 0 and "Traceback (most" not in log.text[earlier:word]:
             return None  # the message's advice repeats the words: read from its first line
-        op = _opening_word(log, m.start()) or "pytree"
+        op = _opening_word(log, word) or "pytree"
         return (
             op.split(".")[-1] if op != "pytree" else op,
             f"{op} got two pytrees that must have one structure and do not (a tuple where a "
@@ -121,7 +154,8 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
         op = _opening_word(log, m.start()) or "conv_general_dilated"
         return (
             op,
-            f"the input has {m['fa']} feature channels and the kernel expects {m['fb']}: "
+            f"the input has {_features(log, m)} feature channels and the kernel expects "
+            f"{m['fb']}: "
             "check the layout (dimension_numbers: NCHW vs NHWC) and the kernel's in-channels",
             AdviceKind.FIX_SHAPES,
         )

@@ -40,8 +40,8 @@ _OPENING = re.compile(
     rf"(?P<parts>\d+){_S}times,{_S}but{_S}(?:the{_S}dimension{_S}size{_S}is|does{_S}not{_S}evenly"
     rf"{_S}divide{_S}the{_S}dimension{_S}size){_S}(?P<size>\d+)"
     # shard_map's in_specs: "maps array axis 0 (of size 10) to mesh axis 'x' (of size 4)".
-    rf"|maps{_S}array{_S}axis{_S}(?P<axis3>\d+){_S}\(of{_S}size{_S}(?P<size3>\d+)\){_S}to"
-    rf"{_S}mesh{_S}ax[ie]s{_S}[^\n]{{0,80}}?\(of{_S}size{_S}(?P<parts3>\d+)\)"
+    rf"|\((?P<of_size>of{_S}size{_S}(?P<size3>\d+)\){_S}to{_S}mesh{_S}ax[ie]s{_S}[^\n]{{0,80}}?"
+    rf"\(of{_S}size{_S}(?P<parts3>\d+)\))"
     # Older: "One of pjit arguments ... should be divisible by 4, but it is equal to 6".
     rf"|the{_S}global{_S}size{_S}of{_S}its{_S}dimension{_S}(?P<axis2>\d+){_S}should{_S}be"
     rf"{_S}divisible{_S}by{_S}(?P<parts2>\d+),{_S}but{_S}it{_S}is{_S}equal{_S}to{_S}"
@@ -57,16 +57,18 @@ _OPENING = re.compile(
     rf"|replicated{_S}across{_S}mesh{_S}axis{_S}'(?P<axis_name>[\w-]+)')"
     # Sharding in types (explicit mesh axes): the class names the family whatever the words.
     r"|S(?P<stype>hardingTypeError): ?(?P<stype_msg>[^\n]{0,400})"
-    rf"|acts{_S}as{_S}an{_S}assert{_S}when{_S}all{_S}axes{_S}of{_S}mesh{_S}are{_S}of{_S}type"
-    rf"{_S}`?(?P<wsc_explicit>Explicit)"
-    rf"|has{_S}duplicate{_S}entries{_S}for{_S}`(?P<duplicate>[\w-]+)`"
+    # (Keyed on rare characters -- a backtick, a class's capital -- the words read back.)
+    r"|`(?P<wsc_explicit>Explicit)`"
+    r"|D(?P<duplicate>uplicateSpecError)"
     # Any other message of explicit sharding: its stable words, read only on a message's line.
     # (Keyed on their rarer characters: "AxisType.", "_types=(", "_in_types", "`reshard`",
-    # ".reshard(", "_axes(": a common first letter would slow the scan of a big log.)
+    # "_axes(": a common first letter would slow the scan of a big log.)
     r"|A(?P<ex_type>xisType\.Explicit)|_(?P<ex_repr>types=\((?:Explicit|Auto|Manual))"
-    r"|_(?P<ex_flag>in_types)|`(?P<ex_tick>reshard`)|\.(?P<ex_call>reshard\()"
+    r"|_(?P<ex_flag>in_types)|`(?P<ex_tick>reshard`)"
     r"|_(?P<ex_axes>axes\()"
 )
+_DUPLICATE_AXIS = re.compile(r"duplicate\s+entries\s+for\s+`(?P<axis>[\w-]+)`")
+_MAPS_AXIS = re.compile(r"maps\s+array\s+axis\s+(?P<axis>\d+)\s+$")
 # An exception's or a warning's line: "ValueError: ...", "jax.errors.X: ...".
 _ERROR_LINE = re.compile(r"(?:^|\s)(?:[\w.]+\.)?\w*(?:Error|Exception): ")
 _PRIMITIVE_FIRST = re.compile(
@@ -100,14 +102,20 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["stype"] or m["wsc_explicit"] or _explicit_words(m):
         yield from _explicit(log, m)
     elif m["duplicate"]:
+        named = _DUPLICATE_AXIS.search(log.text, m.end(), log.line_end(m.end()))
+        axis = named["axis"] if named else "?"
         advice = (
-            f"the PartitionSpec names the mesh axis '{m['duplicate']}' for two dimensions: a "
+            f"the PartitionSpec names the mesh axis '{axis}' for two dimensions: a "
             "mesh axis can split one dimension of an array; use another axis for the other "
             "dimension, or None",
             AdviceKind.MESH_AXIS,
         )
         yield _failure(log, m, "PartitionSpec", advice)
-    elif m["size"] or m["size2"] or m["size3"]:
+    elif m["size3"]:
+        axis = _MAPS_AXIS.search(log.before_on_line(m.start())[-80:])
+        if axis is not None:  # shard_map's "maps array axis 0 (of size 10) to mesh axis"
+            yield _indivisible(log, m, axis=int(axis["axis"]))
+    elif m["size"] or m["size2"]:
         yield _indivisible(log, m)
     elif m["devices"]:
         yield _devices(log, m)
@@ -133,7 +141,7 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield _failure(log, m, "shard_map", advice)
 
 
-_EXPLICIT_GROUPS = ("ex_type", "ex_repr", "ex_flag", "ex_tick", "ex_call", "ex_axes")
+_EXPLICIT_GROUPS = ("ex_type", "ex_repr", "ex_flag", "ex_tick", "ex_axes")
 
 
 def _explicit_words(m: re.Match[str]) -> bool:
@@ -160,6 +168,8 @@ def _explicit(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         first = _PRIMITIVE_FIRST.match(m["stype_msg"]) or _NAMED_OP.search(m["stype_msg"])
         op = (first["prim"] or first.groupdict().get("lax") or "sharding") if first else "sharding"
     elif m["wsc_explicit"]:
+        if "acts as an assert" not in line:
+            return  # "`Explicit`" said of something else
         op = "with_sharding_constraint"
     what = (
         f"{op} got operands whose shardings do not fit"
@@ -172,8 +182,8 @@ def _explicit(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     yield _failure(log, m, op, advice)
 
 
-def _indivisible(log: Log, m: re.Match[str]) -> Failure:
-    axis = int(m["axis"] or m["axis2"] or m["axis3"])
+def _indivisible(log: Log, m: re.Match[str], axis: int | None = None) -> Failure:
+    axis = int(m["axis"] or m["axis2"]) if axis is None else axis
     parts = int(m["parts"] or m["parts2"] or m["parts3"])
     size = int(m["size"] or m["size2"] or m["size3"])
     region = log.text[max(0, m.start() - _BEFORE) : paragraph_end(log, m.start())]
