@@ -27,9 +27,11 @@ from tests.explain_error_scoring import TRUTH_KEYS, Case, cases, family_table, l
 # and 0.75 of logs never read; the floor guards what was measured, and no rule may be written
 # for a test log to raise it).
 FLOORS = {
-    ("first", "dev"): {"recognised": 0.90, "fully_right": 0.75},
-    ("first", "heldout"): {"recognised": 0.90, "fully_right": 0.75},
-    ("date", "dev"): {"recognised": 0.97, "fully_right": 0.94},
+    # Measured after the recognisers keyed on stable tokens (49/49 and 48/49, 24/24 and
+    # 24/24; the date corpus's dev part 49/49 and 48/49).
+    ("first", "dev"): {"recognised": 0.97, "fully_right": 0.95},
+    ("first", "heldout"): {"recognised": 0.95, "fully_right": 0.95},
+    ("date", "dev"): {"recognised": 0.97, "fully_right": 0.95},
     ("date", "test"): {"recognised": 0.67, "fully_right": 0.59},
 }
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
