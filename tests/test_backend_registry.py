@@ -25,7 +25,9 @@ from hloscope.backends import (
     BackendRow,
     LocalJax,
     backend_for,
+    backend_row,
     backend_rows,
+    built_in,
     cache_key_for,
     register_backend,
     unregister_backend,
@@ -81,6 +83,8 @@ def test_a_registered_row_comes_first_for_what_it_claims(registered):
     assert backend_for(None).name == BackendName.LOCAL_JAX
     assert cache_key_for("h100")["backend"] == "relabelled-jax"
     assert cache_key_for(None)["backend"] == BackendName.LOCAL_JAX
+    # Commands may ask more of hloscope's own rows than of one they do not know (check).
+    assert not built_in(backend_row("h100")) and built_in(backend_row(None))
 
 
 def test_unregistered_the_built_in_rows_answer_again(registered):
@@ -177,6 +181,90 @@ def test_commands_with_device_compile_through_a_backend_a_package_declares(tmp_p
     saved = [json.loads(p.read_text()) for p in (tmp_path / "cache").rglob("capture.json")]
     assert len(saved) == 2 and {index["backend"] for index in saved} == {"test-xla-gpu"}
     assert {index["compiled_by"] for index in saved} == {"Test XLA"}
+
+
+#: Every command that takes ``--device`` and compiles a ``SCRIPT.py:FUNCTION`` for it, with
+#: the arguments it needs besides (``{out}``: a file it writes). Each opens its target through
+#: the capture every ``--device`` command shares, which the registry's backend compiles, and
+#: says so in its note; ``check`` asks the registry too (a registered backend compiles the whole
+#: program; XLA:TPU confirms a TPU's findings op by op). Not here: ``bench --device`` names the
+#: local JAX device to run on (cpu|gpu|tpu|N), not a registry row, and runs on it;
+#: ``profile --device`` reads a trace and prices it on the row (a SCRIPT.py:FUNCTION module
+#: is opened as these are); ``try`` compiles its variants with XLA:TPU, for TPU rows only.
+DEVICE_COMMANDS = (
+    ("memory",),
+    ("fusions",),
+    ("summary",),
+    ("collectives",),
+    ("graph", "-o", "{out}.svg"),
+    ("passes",),
+    ("explain",),
+    ("compile-time",),
+    ("report", "-o", "{out}.html"),
+    ("diff", "{target}"),
+    ("check",),
+)
+
+
+@pytest.mark.slow
+def test_every_device_command_compiles_through_the_registered_backend(tmp_path):
+    needs_framework("jax")
+    site = _plugin_site(tmp_path)
+    script = tmp_path / "model.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import jax.numpy as jnp
+
+            def layer(w, b, x):
+                return jnp.maximum(x @ w + b, 0.0) * 2.0
+
+            EXAMPLE_ARGS = {"layer": (jnp.ones((32, 16)), jnp.ones(16), jnp.ones((4, 32)))}
+            """
+        )
+    )
+    target = f"{script}:layer"
+    said = "compile by Test XLA"
+    for command, *rest in DEVICE_COMMANDS:
+        extra = [a.format(out=tmp_path / command, target=target) for a in rest]
+        run = _hloscope(command, target, *extra, "--device", "h100", cwd=tmp_path, site=site)
+        assert run.returncode == 0, (command, run.stderr)
+        # The note of what compiled it: on stderr, or among check's notes on stdout.
+        assert said in " ".join((run.stderr + run.stdout).split()), (command, run.stderr)
+    check = _hloscope("check", target, "--device", "h100", "--json", cwd=tmp_path, site=site)
+    answer = json.loads(check.stdout)
+    assert answer["compiled_by"] == "Test XLA" and answer["device"] == "h100"
+    # extract names a kernel of the module the backend compiled.
+    rows = _hloscope("fusions", target, "--device", "h100", "--json", cwd=tmp_path, site=site)
+    kernel = json.loads(rows.stdout)["rows"][0]["name"]
+    out = tmp_path / "kernel.hlo"
+    run = _hloscope(
+        "extract", target, kernel, "--device", "h100", "-o", str(out), cwd=tmp_path, site=site
+    )
+    assert run.returncode == 0 and said in " ".join(run.stderr.split()), run.stderr
+    # capture writes the folder the others read: its index names the backend.
+    folder = tmp_path / "captured"
+    run = _hloscope(
+        "capture", target, "--device", "h100", "-o", str(folder), cwd=tmp_path, site=site
+    )
+    assert run.returncode == 0, run.stderr
+    (index,) = [json.loads(p.read_text()) for p in folder.rglob("capture.json")]
+    assert index["backend"] == "test-xla-gpu" and index["compiled_by"] == "Test XLA"
+
+
+def test_check_without_the_registered_backend_is_unchanged(tmp_path):
+    """The same check with only the built-in table: nothing compiled for a GPU, as before."""
+    needs_framework("jax")
+    script = tmp_path / "model.py"
+    script.write_text(
+        "import jax.numpy as jnp\n\ndef f(x):\n    return jnp.sin(x)\n\n"
+        "EXAMPLE_ARGS = {'f': (jnp.ones(8),)}\n"
+    )
+    run = _hloscope(
+        "check", f"{script}:f", "--device", "h100", "--json", cwd=tmp_path, site=tmp_path
+    )
+    answer = json.loads(run.stdout)
+    assert "compiled_by" not in answer and "device" not in answer, answer
 
 
 def test_local_jax_compiles_hlo_text_into_something_runnable():

@@ -42,9 +42,11 @@ __all__ = [
     "backend_for",
     "backend_row",
     "backend_rows",
+    "built_in",
     "cache_key_for",
     "capture_for",
     "estimate_note",
+    "not_compiled_for",
     "register_backend",
     "unregister_backend",
 ]
@@ -162,6 +164,26 @@ def backend_for(
     """The backend that compiles ``fn`` for ``device`` (see the module doc for the table)."""
     spec = _spec(device)
     return backend_row(spec, fn).make(spec, mesh)
+
+
+def built_in(row: BackendRow) -> bool:
+    """Whether ``row`` is one of hloscope's own rows, not one registered or declared by a
+    package (a command may ask more of a compiler it does not know: ``check`` compiles the
+    whole program with it)."""
+    return row in _BUILT_IN
+
+
+def not_compiled_for(device: DeviceSpec | str) -> str | None:
+    """Why no backend compiles for ``device``'s own chip here, when the table leaves it to the
+    local JAX standing in (libtpu missing, or unable to compile for the chip); ``None`` when
+    the row that claims it compiles for it."""
+    spec = _spec(device)
+    assert spec is not None
+    if backend_row(spec).label != BackendName.LOCAL_JAX:
+        return None
+    if spec.device.platform is Platform.TPU:
+        return XlaTpu(spec).unavailable() or TPU_EXTRA_HINT
+    return f"no {spec.device.name} here"
 
 
 def cache_key_for(device: DeviceSpec | str | None) -> dict[str, Any]:

@@ -37,7 +37,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ..backends import XlaTpu
+from ..backends import XlaTpu, not_compiled_for
 from ..backends.confirm_records import CompileVerdict, ConfirmJob, ConfirmResult, OpCandidate
 from ..backends.errors import CaptureError
 from ..backends.placement import place_arguments
@@ -66,8 +66,12 @@ def confirm_on_tpu(job: ConfirmJob, *, timeout: float = 900.0) -> ConfirmResult:
     """Run ``job`` in a child process with XLA:TPU (libtpu must be installed: see
     :meth:`XlaTpu.unavailable`); one line of :class:`CaptureError` when the child fails for a
     reason of its own (a script that does not import there, libtpu that does not load)."""
+    from ..backends import BackendName, backend_for
+
     spec = parse_device(job.device)
-    tpu = XlaTpu(spec)
+    tpu = backend_for(spec)  # the registry's compiler for the chip: XLA:TPU, or none here
+    if tpu.name != BackendName.XLA_TPU:
+        raise CaptureError(not_compiled_for(spec) or f"{spec} compiles by {tpu.words} here")
     problem = tpu.unavailable()
     if problem is not None:
         raise CaptureError(problem)

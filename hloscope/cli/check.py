@@ -132,8 +132,9 @@ def check(
     """
     chosen, chip = _target_device(device, platform, old_tpu)
     mxu = chip.device.mxu if chip is not None and chip.device.mxu else DEFAULT_MXU
-    tpu_chip = chip if chip is not None and chip.device.is_tpu else None
-    report = _report(target, chosen.value, stage, module, all_modules, mxu, tpu_chip)
+    # Any chip named goes to the compiler the registry picks for it (XLA:TPU confirms a
+    # TPU's findings; a registered backend compiles the whole program for its devices).
+    report = _report(target, chosen.value, stage, module, all_modules, mxu, chip)
     show(output_format(as_json), json=report.to_dict, text=lambda: _print_text(report, wide))
     sys.exit(int(ExitStatus.OK if report.clean else ExitStatus.CHECK_FAILED))
 
@@ -256,10 +257,10 @@ def _confirmed(
     (one note) when XLA:TPU cannot be asked or could not answer."""
     from ..analysis.unsupported.confirm import label_static
     from ..capture.errors import CaptureError
-    from ..drivers.tpu_confirm import confirm_with_xla_tpu
+    from ..drivers.device_check import confirm_for_device
 
-    try:
-        return confirm_with_xla_tpu(
+    try:  # by the compiler the backends' registry picks for the device
+        return confirm_for_device(
             report, device, script=script, function=function, module_text=module_text
         )
     except CaptureError as error:

@@ -27,16 +27,17 @@ def confirm_with_xla_tpu(
     """Confirm ``report``'s problems with XLA:TPU for ``device``, in place; the whole program is
     ``script``'s ``function`` or the module ``module_text``. Without libtpu (or for a chip
     libtpu cannot compile for) the report is labelled static instead."""
-    from ..backends import XlaTpu
+    from ..backends import BackendName, backend_row, not_compiled_for
     from ..backends.confirm_records import ConfirmJob
     from ..capture.tpu_confirm import confirm_on_tpu
 
     if report.platform is not Platform.TPU:
         return report
     report.device = str(device)
-    problem = XlaTpu(device).unavailable()
-    if problem is not None:
-        return label_static(report, problem)
+    # The registry says who compiles for the chip: XLA:TPU when libtpu can, else the local
+    # JAX stands in and the findings stay the static scan's, with the reason.
+    if backend_row(device).label != BackendName.XLA_TPU:
+        return label_static(report, not_compiled_for(device))
     plan = plan_confirmation(report, with_function=script is not None)
     job = ConfirmJob(
         device=str(device),

@@ -164,6 +164,9 @@ class CheckReport:
     device: str | None = None
     compiled_for: str | None = None
     confirming: bool = False
+    #: The words of the backend that compiled the whole program for ``device`` when the
+    #: registry gave it to one hloscope does not know (a registered backend); then in the JSON.
+    compiled_by: str | None = None
 
     @property
     def errors(self) -> list[Finding]:
@@ -212,6 +215,8 @@ class CheckReport:
         if self.confirming:
             data["device"] = self.device
             data["compiled_for"] = self.compiled_for
+            if self.compiled_by is not None:
+                data["compiled_by"] = self.compiled_by
         data.update(
             {
                 "clean": self.clean,
