@@ -152,7 +152,11 @@ def _xla_collective_bytes(text: str) -> int:
     printed = xla_hlo.hlo_module_from_text(text).to_string(options)
     sizes = {"f32": 4, "bf16": 2, "f16": 2, "s32": 4, "u32": 4, "f64": 8, "s8": 1, "u8": 1}
     total = 0
-    pattern = r"= .*? (all-reduce|all-gather|reduce-scatter|all-to-all)(?:-start)?\((.*?)\)"
+    # The operands end where the attributes start (a layout's tiles hold parentheses too).
+    pattern = (
+        r"= .*? (all-reduce|all-gather|reduce-scatter|all-to-all)(?:-start)?\((.*?)\), "
+        r"(?:channel_id|replica_groups)="
+    )
     for line in printed.splitlines():
         found = re.search(pattern, line)
         if found is None:
@@ -228,6 +232,34 @@ def test_the_command_prints_the_ranking_and_the_change(layouts):
     assert any("the change for the best" in line for line in lines)
     assert any("NamedSharding" in line for line in lines)
     assert any(line.startswith("baseline: refused: RESOURCE_EXHAUSTED") for line in lines)
+
+
+def test_the_flag_audit_tells_unknown_from_idle_from_working(tmp_path):
+    flags = tmp_path / "flags.txt"
+    flags.write_text(
+        "--xla_hloscope_no_such_flag=true  # copied from a thread\n"
+        "--xla_cpu_enable_fast_math=false\n"  # XLA:CPU's: nothing to do with a TPU compile
+        "--xla_disable_hlo_passes=algsimp\n"
+    )
+    args = ["try", MESH, "--device", SLICE, "--audit-flags", str(flags), "--json"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    notes = payload["notes"]
+    (unknown,) = [n for n in notes if n.startswith("--xla_hloscope_no_such_flag=true: ")]
+    # XLA's own words, from the compile child that stopped on it.
+    assert "unknown" in unknown and "Unknown flag" in unknown
+    assert "--xla_cpu_enable_fast_math=false: no effect" in "\n".join(notes)
+    (changes,) = [n for n in notes if n.startswith("--xla_disable_hlo_passes=algsimp: ")]
+    assert "changes the module" in changes
+    rows = {v["name"]: v for v in payload["variants"]}
+    assert rows["without --xla_cpu_enable_fast_math=false"]["no_effect"]
+    assert not rows["without --xla_disable_hlo_passes=algsimp"]["no_effect"]
+    # Only the known flags were compiled with: the baseline carries the other two.
+    assert set(rows) == {
+        "without --xla_cpu_enable_fast_math=false",
+        "without --xla_disable_hlo_passes=algsimp",
+    }
 
 
 @pytest.mark.parametrize(

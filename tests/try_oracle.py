@@ -55,6 +55,7 @@ def _figures(name: str, mesh) -> dict:
     import try_transformer as program
 
     variant, _, policy = name.partition("+")
+    jax.clear_caches()  # JAX's tracing cache would keep train_step's jaxpr of another block
     if policy:
         program.block = jax.checkpoint(
             _original_block, policy=getattr(jax.checkpoint_policies, policy)

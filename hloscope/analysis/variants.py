@@ -38,6 +38,7 @@ __all__ = [
     "TryResult",
     "SETTING_KEYS",
     "code_change",
+    "flag_verdicts",
     "judge",
     "module_figures",
 ]
@@ -269,6 +270,56 @@ def rank(outcomes: Sequence[VariantOutcome], goal: Goal) -> list[VariantOutcome]
     return sorted(outcomes, key=key)
 
 
+# ---- the flag audit ------------------------------------------------------------------------
+
+
+def flag_verdicts(baseline: VariantOutcome, variants: Sequence[VariantOutcome]) -> list[str]:
+    """For each variant that left one flag out (``without_flags``), one line: the flag is
+    unknown to this libtpu (its log's words), without effect (the module without it is the
+    baseline's), or what it changes (the baseline, compiled with it, against the one
+    without)."""
+    lines = []
+    for outcome in variants:
+        left_out = outcome.settings.get("without_flags") or []
+        if len(left_out) != 1:
+            continue
+        flag = str(left_out[0])
+        name = flag[2:].partition("=")[0]
+        unknown = next((line for line in baseline.log if name in line and "Unknown" in line), None)
+        if unknown is not None:
+            lines.append(f"{flag}: unknown to this XLA:TPU ({unknown})")
+        elif outcome.no_effect:
+            lines.append(f"{flag}: no effect (the module without it is the same)")
+        elif not (baseline.compiled and outcome.compiled):
+            lines.append(
+                f"{flag}: compiled {baseline.compiled} with it, {outcome.compiled} without"
+            )
+        else:
+            lines.append(f"{flag}: changes the module ({_changes(outcome, baseline)})")
+    return lines
+
+
+def _changes(without: VariantOutcome, with_: VariantOutcome) -> str:
+    from ..units import format_bytes, format_count, format_duration
+
+    parts = []
+    figures = (
+        ("peak", "peak_bytes", format_bytes),
+        ("FLOPs", "flops", format_count),
+        ("HBM", "hbm_bytes", format_bytes),
+        ("collectives", "collective_bytes", format_bytes),
+        ("step", "step_s", format_duration),
+    )
+    for label, attribute, say in figures:
+        before, after = getattr(without, attribute), getattr(with_, attribute)
+        if before is not None and after is not None and before != after:
+            if say(before) == say(after):  # too close for the short form: the numbers
+                parts.append(f"{label} {before:,} -> {after:,}")
+            else:
+                parts.append(f"{label} {say(before)} -> {say(after)}")
+    return "; ".join(parts) or "the same figures, another schedule"
+
+
 # ---- the change to make ---------------------------------------------------------------------
 
 
@@ -282,9 +333,8 @@ def code_change(outcome: VariantOutcome, target: str) -> list[str]:
     lines: list[str] = []
     mesh = outcome.mesh or settings.get("mesh")
     if mesh and (settings.get("shard") or settings.get("mesh")):
-        shape = ", ".join(str(v) for v in mesh.values())
-        names = ", ".join(repr(k) for k in mesh)
-        lines.append(f"mesh = jax.make_mesh(({shape},), ({names},))")
+        shape, names = tuple(mesh.values()), tuple(mesh)
+        lines.append(f"mesh = jax.make_mesh({shape!r}, {names!r})")
     if settings.get("shard") and outcome.placement:
         lines.append("# each argument placed with NamedSharding(mesh, spec):")
         for spec, paths in _specs(outcome.placement).items():

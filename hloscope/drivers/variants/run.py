@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...analysis.variants import Goal, TryResult, VariantOutcome, judge
+from ...analysis.variants import Goal, TryResult, VariantOutcome, flag_verdicts, judge
 from ...errors import UsageProblem
 from .plan import BASELINE, Variant, VariantOptions, audit_variants, plan_variants
 
@@ -38,7 +38,7 @@ TRY_CACHE = "try"
 #: Lines of a compile's log that ``try`` keeps: libtpu's word for a flag it does not know, the
 #: SPMD partitioner's warnings.
 _LOG_WORTH = re.compile(
-    r"Unknown command line flag|Involuntary full rematerialization|"
+    r"Unknown command line flag|Unknown flags? in XLA_FLAGS|Involuntary full rematerialization|"
     r"ERROR: Illegal value|Sharding propagation"
 )
 #: How long one compile may take.
@@ -119,12 +119,32 @@ def _environment(spec: Any, flags: Sequence[str]) -> dict[str, str]:
 
     # hloscope importable as this process has it, and JAX's full source locations.
     env = XlaTpu(spec).child_environment(child_env(None))
-    env["LIBTPU_INIT_ARGS"] = " ".join(flags)
+    tpu = [f for f in flags if _is_libtpu_flag(f)]
+    xla = [f for f in flags if not _is_libtpu_flag(f)]
+    env["LIBTPU_INIT_ARGS"] = " ".join(tpu)
+    env["XLA_FLAGS"] = " ".join([env.get("XLA_FLAGS", ""), *xla]).strip()
     # libtpu's warnings (the SPMD partitioner's) on stderr rather than in /tmp/tpu_logs.
     env.setdefault("TPU_STDERR_LOG_LEVEL", "1")
     env.setdefault("TPU_MIN_LOG_LEVEL", "1")
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
     return env
+
+
+#: Flags libtpu reads itself (``LIBTPU_INIT_ARGS``); XLA's own (``xla_dump_*``,
+#: ``xla_disable_hlo_passes``...) are read by jaxlib from ``XLA_FLAGS`` and handed to the
+#: compile in its options.
+_LIBTPU_PREFIXES = (
+    "xla_tpu_",
+    "xla_jf_",
+    "xla_sc_",
+    "xla_mosaic_",
+    "xla_enable_async_",
+    "megascale_",
+)
+
+
+def _is_libtpu_flag(flag: str) -> bool:
+    return flag.lstrip("-").startswith(_LIBTPU_PREFIXES)
 
 
 def _run_child(
@@ -158,9 +178,12 @@ def _run_child(
         try:
             result = json.loads((work / "result.json").read_text())
         except (OSError, ValueError):
-            tail = (work / "log.txt").read_text(errors="replace").strip().splitlines()[-1:]
-            result = {"compiled": False, "error": tail[0] if tail else "the compile child died"}
-            return result
+            # The child died before its result (libtpu stops at load on a flag it does not
+            # know): its log's words say why.
+            log_text = (work / "log.txt").read_text(errors="replace")
+            said = _worth_saying(log_text) or log_text.strip().splitlines()[-1:]
+            error = said[0] if said else "the compile child died without a word"
+            return {"compiled": False, "error": error, "log": _worth_saying(log_text)}
         log_text = (work / "log.txt").read_text(errors="replace")
         result["log"] = _worth_saying(log_text)
         (work / "result.json").write_text(json.dumps(result, default=str))
@@ -281,12 +304,14 @@ def try_variants(
     """
     options = options or VariantOptions()
     spec = _device(device)
-    script, function = function_target(target)
+    function_target(target)
+    unknown: dict[str, str] = {}
     if audit:
+        audit, unknown = _known_flags(target, spec, audit, jobs, refresh)
         variants = audit_variants(audit)
     else:
         variants = _planned(target, spec, options, jobs, refresh)
-    if not variants:
+    if not variants and not unknown:
         raise UsageProblem(
             "try: name variants (--mesh, --meshes all, --shard, --remat, --donate, --cast, "
             "--flags, --audit-flags)"
@@ -302,12 +327,49 @@ def try_variants(
         refresh=refresh,
         on_done=on_done,
     )
-    notes = []
-    if audit:
-        notes += _audit_notes(audit, everything[0])
     took = time.perf_counter() - started
-    notes.append(f"{len(everything)} compiles in {took:.1f} s")
-    return judge(target, spec, everything[0], everything[1:], goal, notes)
+    result = judge(target, spec, everything[0], everything[1:], goal)
+    if audit is not None:
+        result.notes += [
+            f"{flag}: unknown to this XLA:TPU ({said})" for flag, said in unknown.items()
+        ]
+        result.notes += flag_verdicts(result.baseline, result.variants)
+    result.notes.append(f"{len(everything)} compiles in {took:.1f} s")
+    return result
+
+
+def _known_flags(
+    target: str, spec: Any, flags: Sequence[str], jobs: int | None, refresh: bool
+) -> tuple[list[str], dict[str, str]]:
+    """The flags libtpu knows, and each one it does not with its words: libtpu stops at
+    load on a flag it does not know, so the baseline is compiled with all of them and again
+    without those it named, until it loads."""
+    known, unknown = list(flags), {}
+    while known:
+        (base,) = compile_variants(
+            target, spec, [Variant(BASELINE, {})], flags=known, jobs=jobs, refresh=refresh
+        )
+        named = {
+            flag: line
+            for flag in known
+            for line in [*base.log, base.error or ""]
+            if _names_unknown(line, flag)
+        }
+        if not named:
+            break
+        unknown.update(named)
+        known = [f for f in known if f not in named]
+    return known, unknown
+
+
+def _names_unknown(line: str, flag: str) -> bool:
+    """Whether ``line`` is libtpu's or jaxlib's word that ``flag`` is unknown."""
+    name = flag.lstrip("-").partition("=")[0]
+    if "Unknown command line flag" in line:
+        return f"'{name}'" in line
+    if re.search(r"Unknown flags? in XLA_FLAGS", line):
+        return re.search(rf"--{re.escape(name)}\b", line) is not None
+    return False
 
 
 def _planned(
@@ -321,12 +383,3 @@ def _planned(
         )
         axes = list(base.argument_axes)
     return plan_variants(options, spec.chips, axes)
-
-
-def _audit_notes(flags: Sequence[str], baseline: VariantOutcome) -> list[str]:
-    notes = []
-    for flag in flags:
-        name = flag[2:].partition("=")[0]
-        if any(f"'{name}'" in line and "Unknown" in line for line in baseline.log):
-            notes.append(f"{flag}: unknown to this libtpu (it said: Unknown command line flag)")
-    return notes
