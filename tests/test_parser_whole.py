@@ -216,6 +216,38 @@ def test_bodies_share_the_columns_instructions_keep_and_own_their_operand_texts(
     ]
 
 
+def test_a_module_declined_at_its_first_body_is_not_read_further(monkeypatch):
+    # Operands with shapes (the long format) in the first of many bodies: the path reads that
+    # body alone before it gives up, not the whole module.
+    body = "".join(f"  n{k} = f32[4]{{0}} negate(f32[4]{{0}} %p)\n" for k in range(50))
+    bodies = "".join(
+        f"%c{c} (p: f32[4]) -> f32[4] {{\n  %p = f32[4]{{0}} parameter(0)\n"
+        + body.replace("f32[4]{0} %p", "%p" if c else "f32[4]{0} %p")
+        + f"  ROOT r{c} = f32[4]{{0}} negate(%p)\n}}\n\n"
+        for c in range(200)
+    )
+    text = "HloModule many\n\n" + bodies + "ENTRY %e (a: f32[4]) -> f32[4] {\n"
+    text += "  %a = f32[4]{0} parameter(0)\n  ROOT %z = f32[4]{0} call(%a), to_apply=%c1\n}\n"
+    read: list[int] = []
+    pattern = _whole._BULK_LINE
+
+    class Counting:
+        def findall(self, text: str, start: int, stop: int) -> list:
+            read.append(stop - start)
+            return pattern.findall(text, start, stop)
+
+        def match(self, text: str, pos: int) -> object:
+            return pattern.match(text, pos)
+
+    monkeypatch.setattr(_whole, "_BULK_LINE", Counting())
+    assert not _takes_whole_path(text)
+    assert len(read) == 1 and read[0] < len(text) // 100
+    monkeypatch.undo()
+    whole, module_parser = _both_ways(text, monkeypatch)
+    assert whole == module_parser and isinstance(whole, list)
+    assert _takes_whole_path(text.replace("negate(f32[4]{0} %p)", "negate(%p)"))
+
+
 def test_computation_from_parts_sets_every_slot_as_init_does():
     module = hloscope.parse(BASE)
     made = Computation.from_parts("c", True, 7, "(a: f32[]) -> f32[]", None, module)

@@ -25,7 +25,7 @@ import operator
 import re
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, chain, compress, repeat
 from typing import Any
 
 from ..errors import HloParseError
@@ -87,17 +87,31 @@ def _read(source: SourceText) -> Module | None:
     entries = [n for n, m in enumerate(headers) if m[0]]
     if len(entries) > 1:
         return None
+    last_line = scan.rfind("\n", 0, closes[-1])
+    probe = _BULK_LINE.match(scan, last_line)
+    if probe is None or probe.end() != closes[-1]:
+        return None  # the entry's last line (long operand lists, shapes) says early: not plain
     counts = list(map(scan.count, repeat("\n"), ends, closes))  # lines of each body
     if 0 in counts:
         return None
-    found = _BULK_LINE.findall(scan, ends[0], closes[-1] + 1)
-    if len(found) != sum(counts):
-        return None  # some line is not one plain instruction: the bulk path's refusal
-    table: list[Sequence[str]] = list(zip(*found))
-    del found  # its tuples, before the checks make their texts
     rows = [0, *accumulate(counts)]
-    if not _columns_pass(table, rows):
-        return None
+    # Read and checked in chunks of whole bodies (small first: a module the path declines,
+    # most often at its first body, costs little; then ~8k rows: the whole module's texts at
+    # once took a tenth more peak memory), the chunks' columns joined at the end.
+    parts: list[list[Sequence[str]]] = []
+    for first, last in _chunks(rows):
+        found = _BULK_LINE.findall(scan, ends[first], closes[last - 1] + 1)
+        if len(found) != rows[last] - rows[first]:
+            return None  # some line is not one plain instruction: the bulk path's refusal
+        columns: list[Sequence[str]] = list(zip(*found))
+        del found  # its tuples, before the checks make their texts
+        if not _columns_pass(columns, [r - rows[first] for r in rows[first : last + 1]]):
+            return None
+        parts.append(columns)
+    table: list[Sequence[str]] = (
+        parts[0] if len(parts) == 1 else [tuple(chain.from_iterable(c)) for c in zip(*parts)]
+    )
+    del parts
     # 0-based line index of each header: the line breaks before the one that ends it.
     first = scan.count("\n", 0, ends[0])
     header_lines = list(
@@ -203,36 +217,35 @@ def _outside_bodies(text: str, module: Module, source: SourceText) -> bool:
 
 
 def _columns_pass(table: list[Sequence[str]], rows: list[int]) -> bool:
-    """The bulk path's tests of each body (:meth:`BulkBody.checked`), over the module's columns
-    (ROOT, name, shape, opcode, operands, attributes): each test over many bodies at once, in
-    C, in chunks of whole bodies of about ``_CHUNK_ROWS`` rows (a whole module's joined texts
-    at once made parsing need a tenth more memory at its peak, and were no faster)."""
+    """The bulk path's tests of each body (:meth:`BulkBody.checked`) over the columns (ROOT,
+    name, shape, opcode, operands, attributes) of a chunk of whole bodies, ``rows`` their
+    bounds: each test over all of them at once, in C, where it can be."""
     roots, names, _, opcodes, operands, attrs = table
     if not _KNOWN_OPCODES.issuperset(opcodes):
         return False
     root_rows = list(compress(range(len(names)), roots))
     if len(set(map(bisect_right, repeat(rows), root_rows))) != len(root_rows):
         return False  # two ROOTs in one body
-    for first, last in _chunks(rows):
-        start, stop = rows[first], rows[last]
-        if not _plain_attributes(attrs[start:stop]):
-            return False
-        body_rows = list(map(slice, rows[first:last], rows[first + 1 : last + 1]))
-        if not _operands_defined(names, opcodes, operands, body_rows):
-            return False
-    return True
+    if not _plain_attributes(attrs):
+        return False
+    body_rows = list(map(slice, rows[:-1], rows[1:]))
+    return _operands_defined(names, opcodes, operands, body_rows)
 
 
 _CHUNK_ROWS = 8192
 
 
 def _chunks(rows: list[int]) -> Iterator[tuple[int, int]]:
-    """Ranges of bodies (first, last + 1) of about ``_CHUNK_ROWS`` rows, a big body alone."""
+    """Ranges of bodies (first, last + 1) of about ``_CHUNK_ROWS`` rows, a big body alone; the
+    first ones smaller (the first body alone, then 64 rows, 128...): a module the path
+    declines, most often for its first body, costs little."""
     first = 0
+    size = 0
     for k in range(1, len(rows)):
-        if rows[k] - rows[first] >= _CHUNK_ROWS or k == len(rows) - 1:
+        if rows[k] - rows[first] >= size or k == len(rows) - 1:
             yield first, k
             first = k
+            size = min(max(2 * size, 64), _CHUNK_ROWS)
 
 
 def _operands_defined(
@@ -240,11 +253,8 @@ def _operands_defined(
 ) -> bool:
     """Whether every operand list of these bodies is plain (names, or empty) and names only
     ops of its own body, whose names are each defined once."""
-    start, stop = body_rows[0].start, body_rows[-1].stop
-    names = names[start:stop]
-    takes_operands = map(_IS_NOT_PAYLOAD, opcodes[start:stop])
-    texts = list(map(operator.mul, operands[start:stop], takes_operands))  # "" for payloads
-    body_rows = [slice(body.start - start, body.stop - start) for body in body_rows]
+    takes_operands = map(_IS_NOT_PAYLOAD, opcodes)
+    texts = list(map(operator.mul, operands, takes_operands))  # "" for payloads
     # Each body's operand texts, one a line, the bodies split by NUL (no text holds either):
     # every text is a plain list of names, or empty, exactly when the whole matches.
     joined = "\0".join(map("\n".join, map(texts.__getitem__, body_rows)))
