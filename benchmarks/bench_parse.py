@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import hloscope  # noqa: E402
-from hloscope.backends import jaxlib_adapter  # noqa: E402
+from hloscope.backends import _jaxlib as jaxlib_adapter  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "generated"
 

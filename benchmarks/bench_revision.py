@@ -29,7 +29,7 @@ BIG = Path("/tmp/hloscope_bench_transformer.txt")  # what bench_parse.py generat
 _PROBE = """
 import gc, json, sys, time
 import hloscope
-from hloscope.backends import jaxlib_adapter
+from hloscope.backends import _jaxlib as jaxlib_adapter
 from hloscope.analysis.fusions import fusion_report
 xla = jaxlib_adapter.private_symbol("hlo_module_from_text")
 def best(f, n):

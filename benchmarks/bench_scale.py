@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import hloscope  # noqa: E402
-from hloscope.backends import jaxlib_adapter  # noqa: E402
+from hloscope.backends import _jaxlib as jaxlib_adapter  # noqa: E402
 
 TARGETS = {"summary": 1.0, "fusions": 2.5, "graph": 5.0, "diff A A": 10.0}
 

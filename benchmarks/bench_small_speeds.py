@@ -112,7 +112,7 @@ def bench_split(repeat: int) -> None:
 
 def xla_parser():
     try:
-        from hloscope.backends import jaxlib_adapter
+        from hloscope.backends import _jaxlib as jaxlib_adapter
 
         jaxlib_adapter.xla_parse("HloModule m\nENTRY e {\n  ROOT c = f32[] constant(1)\n}\n")
         return jaxlib_adapter.xla_parse

@@ -88,7 +88,7 @@ def main() -> None:
     print(f"{args.output}: {len(text) / 1e6:.1f} MB, {args.copies} copies of {args.source}")
     if not args.no_check:
         try:
-            from hloscope.backends import jaxlib_adapter
+            from hloscope.backends import _jaxlib as jaxlib_adapter
 
             jaxlib_adapter.private_symbol("hlo_module_from_text")(text)
             print("XLA's parser accepts it")

@@ -37,7 +37,7 @@ BUDGET_S = 20.0  # CPU seconds per analysis of a 10,000-deep module; they take a
 
 
 def xla_costs(text: str) -> dict[str, float]:
-    from hloscope.backends.jaxlib_adapter import xla_cost_analysis
+    from hloscope.backends._jaxlib import xla_cost_analysis
 
     return xla_cost_analysis(text)
 

@@ -50,7 +50,7 @@ def as_text(case: str) -> str:
     """The dump as ``compiled.as_text()`` prints it: XLA's own default printer
     (``HloModule.to_string()``), which leaves out the async computations and sugars their
     calls (see the module docstring)."""
-    adapter = pytest.importorskip("hloscope.backends.jaxlib_adapter")
+    adapter = pytest.importorskip("hloscope.backends._jaxlib")
     pytest.importorskip("jax")
     text = adapter.xla_to_text(dumped(case).read_text())
     assert "%async_computation" not in text and "-start(" in text
@@ -79,7 +79,7 @@ def test_bench_hands_xla_a_module_it_parses(case: str) -> None:
     """The plain text bench starts from prints the async computations the parser made from
     the sugar, so XLA's parser finds what ``calls=`` names (it answered 'computation does not
     exist: async_wrapped'); the runnable text makes each pair the op it wraps."""
-    adapter = pytest.importorskip("hloscope.backends.jaxlib_adapter")
+    adapter = pytest.importorskip("hloscope.backends._jaxlib")
     pytest.importorskip("jax")
     module = parse(as_text(case))
     plain = plain_text(module)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import hloscope
-from hloscope.backends import jaxlib_adapter as adapter
+from hloscope.backends import _jaxlib as adapter
 
 FUSION_START = """
 HloModule m

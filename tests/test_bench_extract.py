@@ -16,7 +16,7 @@ from tests.frameworks_needed import needs_framework
 jax = needs_framework("jax")
 
 import hloscope  # noqa: E402
-from hloscope.backends.jaxlib_adapter import xla_parse  # noqa: E402
+from hloscope.backends._jaxlib import xla_parse  # noqa: E402
 from hloscope.bench.compile import compile_module, compile_text  # noqa: E402
 from hloscope.bench.extract import (  # noqa: E402
     HostCallbackInProgram,

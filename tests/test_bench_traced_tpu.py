@@ -71,7 +71,7 @@ def test_roofline_positions_on_the_v5e():
 
 def test_xla_tpu_kernels_lose_tiles_and_memory_spaces_for_a_compile_alone():
     """XLA's own parser reads every kernel of the LM step once its layouts are plain."""
-    jaxlib_adapter = pytest.importorskip("hloscope.backends.jaxlib_adapter")
+    jaxlib_adapter = pytest.importorskip("hloscope.backends._jaxlib")
     pytest.importorskip("jax")
     module = module_of("lm_step")
     assert module_has_tpu_layouts(module)

@@ -23,7 +23,7 @@ jax = needs_framework("jax")
 import jax.numpy as jnp  # noqa: E402
 
 import hloscope  # noqa: E402
-from hloscope.backends import jaxlib_adapter  # noqa: E402
+from hloscope.backends import _jaxlib as jaxlib_adapter  # noqa: E402
 from hloscope.backends.frameworks import version_tuple  # noqa: E402
 from hloscope.capture.errors import CaptureError  # noqa: E402
 from hloscope.capture.inprocess import JAX_STAGES, Capture, capture  # noqa: E402

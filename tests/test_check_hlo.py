@@ -254,7 +254,7 @@ def test_the_xla_parser_accepts_the_synthetic_modules():
     from frameworks_needed import needs_framework
 
     needs_framework("jax")
-    from hloscope.backends.jaxlib_adapter import xla_accepts
+    from hloscope.backends._jaxlib import xla_accepts
 
     for text in (DYNAMIC, HOST_TRANSFER, OPTIMIZED):
         accepted, message = xla_accepts(text)

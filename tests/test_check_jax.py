@@ -149,7 +149,8 @@ def spectra_of_two(a):
 
 def _own_frames_are_all_jax(fn, arg, primitive):
     """JAX's own record of the primitive's equation names no line outside jax: the case."""
-    from hloscope.backends import jax_lowering, jaxlib_adapter
+    from hloscope.backends import _jaxlib as jaxlib_adapter
+    from hloscope.backends import jax_lowering
 
     placed = jax_lowering.equations_with_callers(jax.make_jaxpr(fn)(arg).jaxpr)
     own = [jaxlib_adapter.equation_frames(e) for e, _ in placed if e.primitive.name == primitive]

@@ -142,7 +142,7 @@ def test_bad_options_are_one_line_errors(args, status, words):
 
 
 def test_extract_writes_a_module_xla_reads(tmp_path):
-    from hloscope.backends.jaxlib_adapter import xla_parse
+    from hloscope.backends._jaxlib import xla_parse
 
     target = tmp_path / "k.hlo"
     code, _, err = run("extract", FUSED, "multiply_add_fusion", "-o", target)

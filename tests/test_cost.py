@@ -45,7 +45,7 @@ OPTIMIZED = optimized_files()
 
 @functools.cache
 def xla_costs(text: str) -> dict[str, float]:
-    from hloscope.backends.jaxlib_adapter import xla_cost_analysis
+    from hloscope.backends._jaxlib import xla_cost_analysis
 
     return xla_cost_analysis(text)
 

@@ -57,7 +57,7 @@ def test_xla_does_not_know_the_opcodes_left_without_a_rule():
     calls unknown; once a jaxlib knows one, it has a cost rule to follow and the list is
     wrong."""
     needs_framework("jax")
-    from hloscope.backends.jaxlib_adapter import xla_parse
+    from hloscope.backends._jaxlib import xla_parse
 
     assert NO_XLA_RULE_OPCODES
     for opcode in sorted(NO_XLA_RULE_OPCODES):
@@ -70,7 +70,7 @@ def test_opcodes_without_a_rule_cost_what_xla_gives_the_default_rule():
     read, the result written, no FLOPs), unflagged; an opcode the table does not know costs
     the same but is flagged."""
     needs_framework("jax")
-    from hloscope.backends.jaxlib_adapter import xla_cost_analysis
+    from hloscope.backends._jaxlib import xla_cost_analysis
 
     shape = "f32[3,5]{1,0}"
     xla = xla_cost_analysis(one_op_module("copy", shape))
@@ -97,7 +97,7 @@ def test_a_scan_costs_what_xla_says(length, body, reverse):
     """``scan`` was on the no-rule list until XLA was asked: this XLA knows it, and prices it
     as its computation once plus the default bytes."""
     needs_framework("jax")
-    from hloscope.backends.jaxlib_adapter import xla_cost_analysis
+    from hloscope.backends._jaxlib import xla_cost_analysis
 
     flags = ", is_reverse=true" if reverse else ""
     text = (

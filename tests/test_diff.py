@@ -346,7 +346,7 @@ ENTRY %main (x: f32[8]) -> (f32[8], f32[8], f32[8], f32[8]) {
 
 
 def test_every_class_of_change_by_hand():
-    from hloscope.backends import jaxlib_adapter as adapter
+    from hloscope.backends import _jaxlib as adapter
 
     for text in (HAND_A, HAND_B):  # real HLO, as XLA reads it
         adapter.xla_parse(text)

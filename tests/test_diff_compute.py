@@ -299,7 +299,7 @@ ENTRY %main (a: f32[8,8], b: f32[8,8]) -> f32[8] {
 
 
 def test_kernels_that_compute_unrelated_things_are_said_to_be_unrelated():
-    from hloscope.backends import jaxlib_adapter as adapter
+    from hloscope.backends import _jaxlib as adapter
 
     for text in (UNLIKE_A, UNLIKE_B):  # real HLO, as XLA reads it
         adapter.xla_parse(text)
@@ -455,7 +455,7 @@ def test_a_shared_op_does_not_glue_attention_to_layer_norm():
     """Without what the kernels compute, the multiply that moved would make one group of
     A's attention and layer norm and B's two kernels (a regrouping of attention into layer
     norm); with it, each kernel is paired with the one that does its work."""
-    from hloscope.backends import jaxlib_adapter as adapter
+    from hloscope.backends import _jaxlib as adapter
 
     for text in (GLUED_A, GLUED_B):
         adapter.xla_parse(text)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from hloscope.backends import _jaxlib as adapter
 from hloscope.backends import frameworks
-from hloscope.backends import jaxlib_adapter as adapter
 from hloscope.hlo.opcodes import OPCODES
 
 pytest.importorskip("jaxlib")

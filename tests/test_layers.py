@@ -318,6 +318,25 @@ def test_the_private_checks_catch_what_they_are_for():
     assert foreign_private_reads(right, set()) == []
 
 
+def test_the_jaxlib_door_is_private_to_backends():
+    """jaxlib's private APIs are read in ``hloscope.backends._jaxlib``, a module of the
+    backends package alone: the layers above take what they need from the package's public
+    seam (``from hloscope.backends import compile_only``), never from the module."""
+    assert private_owner("hloscope.backends._jaxlib.compile_only") == "hloscope.backends"
+    assert not (PACKAGE / "backends" / "jaxlib_adapter.py").exists()
+    here = PACKAGE / "capture" / "probe.py"
+    wrong = ast.parse(
+        "from ..backends._jaxlib import compile_only\n"
+        "from ..backends import _jaxlib\n"
+        "import hloscope.backends._jaxlib\n"
+    )
+    assert len(private_imports(wrong, "hloscope.capture.probe", here)) == 3
+    right = ast.parse("from ..backends import compile_only, hide_hloscope_frames\n")
+    assert private_imports(right, "hloscope.capture.probe", here) == []
+    inside = PACKAGE / "backends" / "probe.py"
+    assert private_imports(wrong, "hloscope.backends.probe", inside) == []
+
+
 # ---- the offline views leave bench/ alone ---------------------------------------------------
 
 # Commands that read HLO and price it on a --device: the device maths is the analysis layer's

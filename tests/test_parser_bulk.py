@@ -342,7 +342,7 @@ def test_strings_that_look_like_statements_keep_the_bulk_path(monkeypatch):
     # Older JAX printed a primitive's parameters in its op name: ' padding=((0, 0), (1, 1))'
     # inside the string looks like a squeezed 'name=(...)' statement, but no statement hides
     # in a string. The body is read in bulk, in one read, and as XLA's parser reads it.
-    from hloscope.backends import jaxlib_adapter
+    from hloscope.backends import _jaxlib as jaxlib_adapter
 
     text = (
         "HloModule old_jax\n\n"

@@ -177,7 +177,7 @@ def test_the_line_breaks_python_knows_do_not_split_a_string():
 
 
 def test_agrees_with_xla_on_each_character_at_each_kind_of_place():
-    adapter = pytest.importorskip("hloscope.backends.jaxlib_adapter")
+    adapter = pytest.importorskip("hloscope.backends._jaxlib")
     pytest.importorskip("jax")
     for pieces in PROGRAMS:
         text = _text(pieces)

@@ -24,7 +24,7 @@ HLO_DIR = Path(__file__).parent / "hlo"
 
 @pytest.fixture(scope="module")
 def xla():
-    from hloscope.backends import jaxlib_adapter
+    from hloscope.backends import _jaxlib as jaxlib_adapter
 
     return jaxlib_adapter
 

@@ -125,7 +125,7 @@ FORMS = {
 
 @pytest.mark.parametrize("text", FORMS.values(), ids=FORMS.keys())
 def test_read_as_xla_reads_it(text):
-    adapter = pytest.importorskip("hloscope.backends.jaxlib_adapter")
+    adapter = pytest.importorskip("hloscope.backends._jaxlib")
     pytest.importorskip("jax")
     ok, message = adapter.xla_accepts(text)
     assert ok, message  # the text is one XLA reads
@@ -184,7 +184,7 @@ def test_a_single_instruction_makes_parameters_of_its_operands():
 def test_what_xla_refuses_as_a_single_instruction_is_an_error(text):
     with pytest.raises(hloscope.HloParseError):
         hloscope.parse(text)
-    adapter = pytest.importorskip("hloscope.backends.jaxlib_adapter")
+    adapter = pytest.importorskip("hloscope.backends._jaxlib")
     pytest.importorskip("jax")
     assert not adapter.xla_accepts(text)[0]
 
@@ -223,7 +223,7 @@ def test_a_statement_cut_between_its_name_and_its_shape():
     ]
     assert entry.root.name == "out"
     assert [o.name for o in entry.root.operands] == ["neg", "p"]
-    adapter = pytest.importorskip("hloscope.backends.jaxlib_adapter")
+    adapter = pytest.importorskip("hloscope.backends._jaxlib")
     pytest.importorskip("jax")
     structure = adapter.xla_structure(CUT_STATEMENTS)
     assert first_difference(hloscope_structure(hloscope.parse(CUT_STATEMENTS)), structure) is None

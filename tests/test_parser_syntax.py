@@ -10,7 +10,7 @@ from hloscope.hlo.attributes import UnknownAttributeWarning
 
 @pytest.fixture(scope="module")
 def xla():
-    from hloscope.backends import jaxlib_adapter
+    from hloscope.backends import _jaxlib as jaxlib_adapter
 
     return jaxlib_adapter
 

@@ -66,7 +66,7 @@ def test_the_watched_child_loads_only_the_watcher():
         """
         import hloscope.capture._runner
         from hloscope.capture.compile_watch import CompileWatcher
-        import hloscope.capture.tf_watch, hloscope.backends.jaxlib_adapter
+        import hloscope.capture.tf_watch, hloscope.backends._jaxlib
         """
     )
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
@@ -170,7 +170,7 @@ AFTER_THE_SCRIPT = (
     "rich",
     "rich.console",
     "importlib.metadata",
-    "hloscope.backends.jaxlib_adapter",  # needed only for a capture's locations, never here
+    "hloscope.backends._jaxlib",  # needed only for a capture's locations, never here
 )
 
 
@@ -286,7 +286,7 @@ def test_a_failing_while_running_stops_the_child(tmp_path):
 def test_a_watched_run_keeps_the_users_traceback_limit(tmp_path, monkeypatch):
     """Captures ask JAX for every frame in each op's location (they are dumped); a watched
     run dumps nothing, so JAX keeps the user's own setting (or its default)."""
-    from hloscope.backends.jaxlib_adapter import TRACEBACK_LIMIT_ENV
+    from hloscope.backends._jaxlib import TRACEBACK_LIMIT_ENV
     from hloscope.capture.script import capture_script
 
     script = tmp_path / "env.py"

@@ -37,7 +37,7 @@ def test_three_copies_have_three_times_the_kernels():
 
 def test_xla_reads_the_copies_as_hloscope_does():
     needs_framework("jax")
-    from hloscope.backends.jaxlib_adapter import xla_parse
+    from hloscope.backends._jaxlib import xla_parse
 
     text = _script().replicate(SAMPLE.read_text(), 2)
     theirs = {c.name: [i.name for i in c.instructions()] for c in xla_parse(text).computations()}

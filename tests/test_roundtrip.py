@@ -44,7 +44,7 @@ def structure(module):
 
 @pytest.fixture(scope="module")
 def xla():
-    from hloscope.backends import jaxlib_adapter
+    from hloscope.backends import _jaxlib as jaxlib_adapter
 
     return jaxlib_adapter
 

@@ -17,7 +17,7 @@ from types import ModuleType
 
 import pytest
 
-from hloscope.backends import jaxlib_adapter as adapter
+from hloscope.backends import _jaxlib as adapter
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = ROOT / "samples"

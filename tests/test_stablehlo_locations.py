@@ -170,7 +170,7 @@ def test_stablehlo_locations_name_the_op_and_its_line():
     needs_framework("jax")
     import jax.numpy as jnp
 
-    from hloscope.backends.jaxlib_adapter import stablehlo_text
+    from hloscope.backends._jaxlib import stablehlo_text
 
     lines, first = inspect.getsourcelines(scaled_sine)
     product = first + next(i for i, text in enumerate(lines) if "x * y" in text)

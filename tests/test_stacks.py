@@ -34,7 +34,7 @@ from hloscope.analysis.provenance import (
     tf_function_name,
     user_frame,
 )
-from hloscope.backends import jaxlib_adapter as adapter
+from hloscope.backends import _jaxlib as adapter
 from hloscope.hlo.metadata import StackFrame
 from hloscope.render.rows import filter_rows, rows_to_csv
 

@@ -241,7 +241,7 @@ def test_text_and_built_keys_agree_on_the_corpus():
 
 
 def test_memoised_costs_equal_xla_and_costing_each_body_alone():
-    from hloscope.backends.jaxlib_adapter import xla_cost_analysis
+    from hloscope.backends._jaxlib import xla_cost_analysis
 
     module = hloscope.parse(ALIKE)
     total = module_cost(module).total

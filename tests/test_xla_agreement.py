@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import hloscope
-from hloscope.backends import jaxlib_adapter as adapter
+from hloscope.backends import _jaxlib as adapter
 
 HLO_DIR = Path(__file__).resolve().parent.parent / "samples" / "hlo"
 TEXTS = sorted(HLO_DIR.glob("*.txt"))

@@ -18,7 +18,7 @@ backend (:mod:`hloscope.backends`) raises:
 - :class:`NotHloStageError`: a stage asked for as HLO whose text is not HLO (jaxpr,
   StableHLO); also a ``ValueError``.
 - :class:`XlaApiUnavailable`: a private jaxlib API hloscope needs is not where any known
-  jaxlib keeps it, raised by :mod:`~hloscope.backends.jaxlib_adapter` (the one module that
+  jaxlib keeps it, raised by :mod:`~hloscope.backends._jaxlib` (the one module that
   reads jaxlib's private APIs).
 - :class:`UnsupportedJaxlib`: the installed jaxlib is older than supported (or newer than
   tested, with ``HLOSCOPE_STRICT_JAXLIB`` set).
@@ -101,7 +101,7 @@ class NotHloStageError(CaptureError, ValueError):
     """A stage asked for as HLO whose text is not HLO (jaxpr, StableHLO)."""
 
 
-# ---- jaxlib's private APIs (raised by jaxlib_adapter.py) ----
+# ---- jaxlib's private APIs (raised by _jaxlib.py) ----
 
 
 class XlaApiUnavailable(HloscopeError, RuntimeError):
@@ -123,7 +123,7 @@ class XlaApiUnavailable(HloscopeError, RuntimeError):
         message = (
             f"XLA API '{symbol}' is unavailable ({installed}; looked in {where}). "
             f"hloscope supports jaxlib {supported or 'the versions in its docs'}; "
-            "install one of those or update hloscope/backends/jaxlib_adapter.py."
+            "install one of those or update hloscope/backends/_jaxlib.py."
         )
         if detail:
             message += f" ({detail})"

@@ -57,7 +57,7 @@ TF_EXTRA = "hloscope[tf]"
 #: XLA's parser rejects the ``frontend_attributes={xla.sdy.meshes=...}`` newer jax prints.
 JAX_MINIMUM: tuple[int, ...] = (0, 5, 0)
 #: The newest jax/jaxlib (major, minor) release series the test suite ran against. Newer ones
-#: are allowed, with a warning from :mod:`~hloscope.backends.jaxlib_adapter`'s private-API door.
+#: are allowed, with a warning from :mod:`~hloscope.backends._jaxlib`'s private-API door.
 JAX_NEWEST_TESTED: tuple[int, int] = (0, 10)
 
 #: The oldest TensorFlow ``hloscope[tf]`` allows: TensorFlow before 2.19 pins ``ml_dtypes<0.5``,

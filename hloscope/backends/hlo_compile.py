@@ -4,7 +4,7 @@ What ``bench`` times when it has a module instead of a function (an HLO file, a 
 kernel cut out of a module): XLA parses the text, compiles it for the ``jax.Device`` with the
 entry parameters in the layouts asked for, and :class:`CompiledHlo` runs it on device arrays.
 :meth:`~hloscope.backends.LocalJax.compile_hlo` is the door; jaxlib's private APIs stay in
-:mod:`.jaxlib_adapter`.
+:mod:`._jaxlib`.
 """
 
 from __future__ import annotations
@@ -29,14 +29,14 @@ class CompiledHlo:
         self.device = device
 
     def __call__(self, *arrays: Any) -> list[Any]:
-        from .jaxlib_adapter import execute
+        from ._jaxlib import execute
 
         return execute(self.loaded, arrays)
 
     def as_text(self) -> str:
         """The optimized HLO XLA made of the module for this device (made when asked: a
         kernel timed alone never needs it)."""
-        from .jaxlib_adapter import executable_hlo_text
+        from ._jaxlib import executable_hlo_text
 
         return executable_hlo_text(self.loaded)
 
@@ -51,7 +51,7 @@ def compile_hlo(
     :class:`~.errors.XlaParseFailed` or :class:`~.errors.XlaCompileFailed` with its first
     line."""
     from ..errors import HloscopeError
-    from .jaxlib_adapter import xla_compile
+    from ._jaxlib import xla_compile
 
     try:
         loaded = xla_compile(text, device, layouts)

@@ -69,7 +69,7 @@ def lower_jax(
     fn: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]
 ) -> JaxLowering:
     """Trace and lower ``fn`` (see :class:`JaxLowering`)."""
-    from . import jaxlib_adapter
+    from . import _jaxlib
     from .frameworks import require_jax
 
     require_jax()
@@ -77,19 +77,19 @@ def lower_jax(
     # A user's jitted function is traced through its own wrapper (so its static_argnums and
     # shardings apply, and the text equals `fn.lower(...).compile().as_text()`); AOT tracing
     # shares JAX's tracing cache but never touches the C++ dispatch cache behind `fn(...)`.
-    jaxlib_adapter.hide_hloscope_frames()
+    _jaxlib.hide_hloscope_frames()
     # jax.jit's own wrapper, jax.jit(fn), or a function of the array leaves (traceable.py).
     jitted, args, kwargs = traceable(fn, args, kwargs)
     # Every user frame, however deep the call: JAX's frame limit is lifted while tracing and
     # lowering (the locations are written then), and the user's setting restored after.
-    with jaxlib_adapter.full_traceback_locations():
+    with _jaxlib.full_traceback_locations():
         traced = jitted.trace(*args, **kwargs)
-        lowered = jaxlib_adapter.lower_afresh(traced)  # not a cached lowering with cut stacks
+        lowered = _jaxlib.lower_afresh(traced)  # not a cached lowering with cut stacks
     stages: dict[str, str] = {
         "jaxpr": str(traced.jaxpr),
-        "stablehlo": jaxlib_adapter.stablehlo_text(lowered),
+        "stablehlo": _jaxlib.stablehlo_text(lowered),
     }
-    return JaxLowering(traced, lowered, stages, *jaxlib_adapter.static_arguments(jitted))
+    return JaxLowering(traced, lowered, stages, *_jaxlib.static_arguments(jitted))
 
 
 def compile_jax(
@@ -107,12 +107,12 @@ def compile_jax(
     refusal in ``compile_error``. ``dumped_after``: the optimized stage is the module the
     compiler dumped after optimizations (the one its buffer assignment and live range name)
     rather than ``Compiled.as_text()``, which XLA:TPU prints with other instruction names."""
-    from . import jaxlib_adapter
+    from . import _jaxlib
 
     traced, lowered, stages = lowering.traced, lowering.lowered, dict(lowering.stages)
     with tempfile.TemporaryDirectory(prefix="hloscope-capture-") as folder:
         try:
-            with jaxlib_adapter.private_compile_dumps(folder):
+            with _jaxlib.private_compile_dumps(folder):
                 compiled = lowered.compile(compiler_options=_dump_options(folder, passes))
         except Exception as error:
             if keep_refused is None or not keep_refused(error):

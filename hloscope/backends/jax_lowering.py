@@ -15,7 +15,7 @@ while tracing (``ConcretizationTypeError`` ...), and what ``jax.export`` refuses
 Two things make the facts complete rather than "the first error":
 
 * a primitive without a lowering rule is **stood in for** (zeros of its result types, see
-  :func:`hloscope.backends.jaxlib_adapter.stand_in_rule`) and the lowering is tried again, so a
+  :func:`hloscope.backends._jaxlib.stand_in_rule`) and the lowering is tried again, so a
   function with two unlowerable primitives reports both, and the HLO rules still see the rest;
 * host callbacks (``pure_callback``, ``io_callback``, ``jax.debug.print``/``callback``) lower
   to send/recv host transfers on TPU, which JAX builds with a TPU client; off TPU that lowering
@@ -26,7 +26,7 @@ Where an error came from is the innermost frame of the user's code in the traceb
 jax, jaxlib, hloscope, the standard library or an installed package.
 
 jax is imported only inside functions, through :func:`~hloscope.backends.frameworks.require_jax`;
-private jax APIs only through :mod:`hloscope.backends.jaxlib_adapter`.
+private jax APIs only through :mod:`hloscope.backends._jaxlib`.
 """
 
 from __future__ import annotations
@@ -107,10 +107,10 @@ def lower_for(
     raised; only a missing or too old jax raises (:class:`~hloscope.backends.frameworks.
     MissingFramework`).
     """
-    from . import jaxlib_adapter
+    from . import _jaxlib
 
     jax = require_jax()
-    jaxlib_adapter.hide_hloscope_frames()
+    _jaxlib.hide_hloscope_frames()
     target = jax_platform(platform)
     kwargs = dict(kwargs or {})
     jitted, args, kwargs = traceable(fn, args, kwargs)  # either way, it has .trace
@@ -118,27 +118,27 @@ def lower_for(
         platform=target, function=_qualified_name(fn), jax_version=str(jax.__version__)
     )
     try:
-        with jaxlib_adapter.full_traceback_locations():
+        with _jaxlib.full_traceback_locations():
             traced = jitted.trace(*args, **kwargs)
     except Exception as error:  # noqa: BLE001 - the user's tracing error is the finding
         facts.error = _raised(error, "trace")
         return facts
     placed = list(equations_with_callers(traced.jaxpr))
     facts.callbacks = [
-        _use(jaxlib_adapter, e, callers) for e, callers in placed if _name(e) in CALLBACK_PRIMITIVES
+        _use(_jaxlib, e, callers) for e, callers in placed if _name(e) in CALLBACK_PRIMITIVES
     ]
-    lowered, stand_ins = _lower_with_stand_ins(jaxlib_adapter, traced, target, placed, facts)
+    lowered, stand_ins = _lower_with_stand_ins(_jaxlib, traced, target, placed, facts)
     if lowered is None:
         return facts
-    facts.stablehlo = jaxlib_adapter.stablehlo_text(lowered)
+    facts.stablehlo = _jaxlib.stablehlo_text(lowered)
     try:
-        facts.hlo = jaxlib_adapter.hlo_text(lowered)
+        facts.hlo = _jaxlib.hlo_text(lowered)
     except Exception as error:  # noqa: BLE001 - StableHLO is still there to read
         facts.hlo_error = f"{type(error).__name__}: {_first_line(str(error))}"
     if export:
         facts.export_checked = True
         try:
-            jaxlib_adapter.export_for_platform(jitted, args, kwargs, target, stand_ins)
+            _jaxlib.export_for_platform(jitted, args, kwargs, target, stand_ins)
         except Exception as error:  # noqa: BLE001 - export's refusal is the fact
             facts.export_error = _raised(error, "export")
     return facts

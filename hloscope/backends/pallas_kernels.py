@@ -54,7 +54,7 @@ def kernel_estimates(jaxpr: Any) -> list[dict[str, Any]]:
     """One estimate per distinct Pallas kernel of ``jaxpr`` given no ``cost_estimate``:
     ``{"operands": [...], "results": [...], "flops", "transcendentals", "grid", "kernel"}``.
     Empty when this JAX has no Pallas cost rules, or no such kernel."""
-    from . import jaxlib_adapter
+    from . import _jaxlib
 
     if jaxpr is None:
         return []
@@ -64,7 +64,7 @@ def kernel_estimates(jaxpr: Any) -> list[dict[str, Any]]:
         if _name(equation) != "pallas_call" or equation.params.get("cost_estimate") is not None:
             continue
         grid = _grid(equation.params.get("grid_mapping"))
-        step = jaxlib_adapter.pallas_step_cost(equation.params.get("jaxpr"))
+        step = _jaxlib.pallas_step_cost(equation.params.get("jaxpr"))
         if grid is None or step is None:
             continue
         operands = tuple(hlo_type(v.aval) for v in equation.invars)

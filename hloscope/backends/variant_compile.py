@@ -82,6 +82,10 @@ REMAT_POLICIES = (
 )
 
 
+#: Short dtype names users write, as numpy spells them.
+_DTYPE_NAMES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "f64": "float64"}
+
+
 class Preset(StrEnum):
     """Shardings known by name. On a mesh of several axes, "all axes" is their tuple."""
 
@@ -197,7 +201,7 @@ def canonical_fingerprint(text: str) -> str:
     """A hash of an optimized module as XLA prints it for fingerprints (instruction names
     made canonical, no metadata), its own name left out: two compiles that differ only in
     names and source lines hash alike."""
-    from .jaxlib_adapter import private_symbol, xla_parse
+    from ._jaxlib import private_symbol, xla_parse
 
     options = private_symbol("HloPrintOptions").fingerprint()
     printed = str(xla_parse(text).to_string(options))
@@ -234,7 +238,7 @@ def _cast(arguments: dict[str, Any], cast: Sequence[tuple[str, str]]) -> dict[st
         if name not in out:
             raise CaptureUsageError(_no_argument("--cast", name, arguments))
         try:
-            dtype = jnp.dtype(dtype_name)
+            dtype = jnp.dtype(_DTYPE_NAMES.get(dtype_name, dtype_name))
         except TypeError:
             raise CaptureUsageError(
                 f"--cast {name}={dtype_name}: not a dtype (bf16, bfloat16, float16, float32)"

@@ -8,7 +8,7 @@ The package exports the two entry points::
 
 The layer sits between the analyses (costs, kernels, sources) and the renderers, and imports
 jax and jaxlib only inside functions; every private jaxlib API it needs goes through
-:mod:`hloscope.backends.jaxlib_adapter`. By concern:
+the seam of :mod:`hloscope.backends` (``jaxlib_version``). By concern:
 
 ===============  ===============================================================================
 ``api``          :func:`~.api.bench` (a program and its kernels timed, costed, under a

@@ -201,7 +201,7 @@ def last_level_cache() -> LastLevelCache:
 
 def cpu_cache_path() -> Path:
     """Where the CPU calibration of this machine (and jaxlib) is cached."""
-    from ..backends.jaxlib_adapter import jaxlib_version
+    from ..backends import jaxlib_version
     from ..capture.cache import PEAKS_FOLDER, cache_root
 
     key = json.dumps(

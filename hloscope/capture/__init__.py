@@ -1,5 +1,6 @@
 """Producing HLO from JAX and TensorFlow programs (in-process, or in a subprocess with XLA_FLAGS).
 
-Every private jax/jaxlib API used here goes through :mod:`hloscope.backends.jaxlib_adapter`, the
-one module that knows where those APIs live in each jaxlib version.
+Every private jax/jaxlib API used here goes through the public seam of :mod:`hloscope.backends`
+(``hide_hloscope_frames``, ``trace_context_items``...), whose private ``_jaxlib`` module is the one
+that knows where those APIs live in each jaxlib version.
 """

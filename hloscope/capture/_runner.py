@@ -165,7 +165,7 @@ class _HideFramesOnJaxImport:  # a meta path finder: find_spec is all it needs
         def exec_then_hide(module: ModuleType) -> None:
             exec_module(module)
             try:
-                from ..backends.jaxlib_adapter import hide_hloscope_frames
+                from ..backends import hide_hloscope_frames
 
                 hide_hloscope_frames(module, also=("<frozen runpy>",))
             except Exception:  # cosmetic: never break the user's import of jax

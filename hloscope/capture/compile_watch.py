@@ -19,7 +19,7 @@ thread (``../shared/docs/diagnostics-notes.md``, part B, has the verified detail
 turns records into the ledger.
 JAX's explanation names only one category of difference against the closest earlier key (a
 config change hides a shape change), so the watcher also keeps the tracing context (the config
-values JAX puts in the key, :func:`~hloscope.backends.jaxlib_adapter.trace_context_items`) and
+values JAX puts in the key, :func:`~hloscope.backends.trace_context_items`) and
 the full argument signature of every compile, and the ledger diffs each compile against the
 previous compile of the same function itself.
 
@@ -827,7 +827,7 @@ def _sharding_text(aval: Any, short: str, in_sharding: Any) -> str | None:
 
 
 def _context_snapshot() -> dict[str, str] | None:
-    from ..backends.jaxlib_adapter import trace_context_items
+    from ..backends import trace_context_items
 
     items = trace_context_items()
     if items is None:

@@ -299,11 +299,11 @@ def jaxpr_sources(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> JaxprSou
     :func:`hloscope.capture`. Tracing shares JAX's tracing cache with the capture of the same
     call, so after a capture this costs next to nothing.
     """
-    from ..backends import jaxlib_adapter
+    from ..backends import hide_hloscope_frames
     from ..backends.frameworks import require_jax
 
     require_jax()
-    jaxlib_adapter.hide_hloscope_frames()
+    hide_hloscope_frames()
     jitted, args, kwargs = traceable(fn, args, kwargs)
     traced = jitted.trace(*args, **kwargs)
     name = getattr(traced, "fun_name", "") or getattr(fn, "__name__", "") or "fn"

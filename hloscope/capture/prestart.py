@@ -87,7 +87,7 @@ def child_env(xla_flags: str | None, *, full_locations: bool = True) -> dict[str
     # the child is hloscope's, so the user's shell keeps its own setting. A watched run dumps
     # nothing: there the longer locations would only slow every lowering down.
     if full_locations:
-        from ..backends.jaxlib_adapter import TRACEBACK_LIMIT_ENV, UNLIMITED_TRACEBACK
+        from ..backends import TRACEBACK_LIMIT_ENV, UNLIMITED_TRACEBACK
 
         env[TRACEBACK_LIMIT_ENV] = str(UNLIMITED_TRACEBACK)
     return env

@@ -160,7 +160,7 @@ class _Child:
         return self._verdict(self._compile_whole)
 
     def _compile_whole(self) -> None:
-        from ..backends import jaxlib_adapter
+        from ..backends import lower_for_platform
         from ..backends.jax_lowering import equations_with_callers
 
         named = set(self.job.stand_ins)
@@ -170,9 +170,7 @@ class _Child:
             if str(e.primitive.name) in named
         }
         if primitives:
-            lowered = jaxlib_adapter.lower_for_platform(
-                self.traced, "tpu", list(primitives.values())
-            )
+            lowered = lower_for_platform(self.traced, "tpu", list(primitives.values()))
         else:
             lowered = self.traced.lower()
         lowered.compile()
@@ -237,7 +235,7 @@ class _Child:
 
 
 def _compile_hlo(text: str, device: Any) -> None:
-    from ..backends.jaxlib_adapter import compile_only
+    from ..backends import compile_only
 
     compile_only(text, device)
 

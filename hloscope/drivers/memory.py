@@ -77,10 +77,10 @@ def memory_of_side(module: Module, target: Target | None = None) -> MemoryResult
 def memory_of_function(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> MemoryResult:
     """Compile ``fn(*args, **kwargs)`` with jax and return its memory result (exact: XLA's own
     live range of this compile, with ``memory_analysis()``'s breakdown)."""
-    from ..backends import jaxlib_adapter
+    from ..backends import compile_with_memory_reports
     from ..hlo.parser import parse
 
-    text, reports, stats = jaxlib_adapter.compile_with_memory_reports(fn, *args, **kwargs)
+    text, reports, stats = compile_with_memory_reports(fn, *args, **kwargs)
     return memory_of_compiled(parse(text, path="<memory>"), reports, stats)
 
 

@@ -598,7 +598,7 @@ def xla_view(text: str) -> dict:
     """What XLA's parser made of one module text: names, counts and opcodes per computation."""
     from tensorflow.compiler.xla.service import hlo_pb2
 
-    from hloscope.backends.jaxlib_adapter import xla_parse
+    from hloscope.backends._jaxlib import xla_parse
 
     parsed = xla_parse(text)
     proto = hlo_pb2.HloModuleProto.FromString(bytes(parsed.as_serialized_hlo_module_proto()))
