@@ -262,6 +262,22 @@ def test_the_flag_audit_tells_unknown_from_idle_from_working(tmp_path):
     }
 
 
+def test_donation_and_a_cast_take_effect_as_xla_tpu_says():
+    options = VariantOptions(donate=("params",), cast=("x=bf16",))
+    result = try_variants(MESH, SLICE, options, jobs=2)
+    found = _by_name(result)
+    assert set(found) == {"baseline", "donate=params", "cast=x=bf16", "donate=params cast=x=bf16"}
+    base, donated, cast = found["baseline"], found["donate=params"], found["cast=x=bf16"]
+    assert base.memory["alias_size_in_bytes"] == 0
+    # The two weights, each split over `model` (2 of the 4 chips): XLA aliased them to the
+    # updated weights it returns.
+    weights = 2 * 1024 * 4096 * 4 // 2
+    assert donated.memory["alias_size_in_bytes"] == weights and not donated.no_effect
+    # The batch in bfloat16: half of its bytes (f32[256,1024] split over `data`, 2 of 4).
+    saved = base.memory["argument_size_in_bytes"] - cast.memory["argument_size_in_bytes"]
+    assert saved == 256 * 1024 * 2 // 2 and not cast.no_effect
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [

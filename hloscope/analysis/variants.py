@@ -75,6 +75,8 @@ class VariantOutcome:
     mesh: dict[str, int] | None = None
     compile_s: float | None = None
     cached: bool = False
+    #: XLA:TPU's ``memory_analysis()`` of the compile (its sizes by name).
+    memory: dict[str, int] = field(default_factory=dict)
     #: Where the optimized module is kept (the variant's cache entry).
     module_file: str | None = None
     #: The axes of the mesh the example arguments carry (what ``--meshes all`` factors).
@@ -115,6 +117,7 @@ class VariantOutcome:
             "compile_s": self.compile_s,
             "cached": self.cached,
             "module_file": self.module_file,
+            "memory": self.memory,
             "log": self.log,
         }
 
