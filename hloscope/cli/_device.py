@@ -13,6 +13,15 @@ device of it, ``platforms=True``), where the command asks of a platform what it 
 
 ``hloscope bench --device`` is another thing, the local JAX device to run on
 (``cpu|gpu|tpu|N``), and does not use this.
+
+What compiles for the device is the backends' registry's choice
+(:func:`hloscope.backends.backend_row`), whatever the command: a ``SCRIPT.py:FUNCTION`` target
+is captured for it through :func:`hloscope.backends.capture_for` (memory, fusions, summary,
+graph, extract, capture, passes, explain, compile-time, report, collectives, diff, profile),
+and ``check`` asks the registry which compiler confirms its findings
+(:mod:`hloscope.drivers.device_check`). A file or dump is read as it was compiled: there the
+device only prices and judges, from its row. Two exceptions: ``memory --scale`` compiles its
+three sizes with the JAX of this process, and ``try`` compiles its variants with XLA:TPU.
 """
 
 from __future__ import annotations
