@@ -665,3 +665,29 @@ def test_a_request_no_device_holds_read_from_the_allocators_dump():
     assert failure.family is Family.DEVICE_ALLOCATION
     assert kinds(failure)[:2] == ["fix_shapes", "smaller_batch"]
     assert any("request that failed 1.2 TiB" in hint for hint in failure.hints)
+
+
+# ---- a GPU kernel out of bounds; a CHECK's device from the log around it ----------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [
+        (CORPUS / "jax_6921_illegal_address.log", None),  # jax 0.2: "Internal:" in words
+        (FAMILY_LOGS / "alphafold_831_illegal_address_cubin.log", "run_alphafold.py:432"),
+    ],
+)
+def test_an_illegal_address_in_a_runtimes_log_line(path, source):
+    # XLA's runtime logs "Execution of replica 0 failed: ..." before the call's traceback.
+    (failure,) = explain_error(path.read_text()).failures
+    assert (failure.family, failure.platform) == (Family.XLA_STATUS, Platform.GPU)
+    assert failure.finding.op == "CUDA_ERROR_ILLEGAL_ADDRESS"
+    assert kinds(failure)[:2] == ["report_bug", "install"]
+    if source is not None:
+        assert failure.finding.source is not None and failure.finding.source.endswith(source)
+
+
+def test_a_check_failure_whose_file_names_no_platform_takes_the_logs():
+    # PyTorch/XLA's XRT client: the file is no device's, the exception names TPU:6.
+    (failure,) = explain_error((FAMILY_LOGS / "ptxla_3078_xrt_check.log").read_text()).failures
+    assert (failure.family, failure.platform) == (Family.XLA_CRASH, Platform.TPU)

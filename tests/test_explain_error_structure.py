@@ -453,14 +453,30 @@ def test_every_dev_log_reads_the_same_in_a_notebook_and_behind_worker_tags():
 # ---- status codes no family reads more precisely ------------------------------------------------
 
 
+# jaxley (2023), a GPU kernel launch that failed while the program ran.
+_ILLEGAL_ADDRESS = (
+    "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime "
+    "executable: run time error: custom call 'xla.gpu.func.launch' failed: Failed to launch "
+    "CUDA kernel: fusion_1560 with block dimensions: 160x1x1 and grid dimensions: 1x1x1: "
+    "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered."
+)
+
+
+def test_a_kernel_out_of_bounds_is_named_under_its_status_code():
+    # The driver's code names what failed inside XLA's INTERNAL: one failure, on the GPU.
+    failure = _first(_ILLEGAL_ADDRESS)
+    assert (str(failure.family), failure.finding.op, failure.status) == (
+        "xla_status",
+        "CUDA_ERROR_ILLEGAL_ADDRESS",
+        "INTERNAL",
+    )
+    assert str(failure.platform) == "gpu" and failure.advice_kind == "report_bug"
+    assert len(explain_error(_ILLEGAL_ADDRESS).failures) == 1
+
+
 @pytest.mark.parametrize(
     "text",
     [
-        # jaxley (2023), a GPU kernel launch that failed while the program ran.
-        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime "
-        "executable: run time error: custom call 'xla.gpu.func.launch' failed: Failed to launch "
-        "CUDA kernel: fusion_1560 with block dimensions: 160x1x1 and grid dimensions: 1x1x1: "
-        "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered.",
         # jax 0.4.25 on an A100 (2024), the GEMM autotuner.
         "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: All algorithms tried for %dot.128 = "
         "f32[384,384]{1,0} dot(f32[216000,384]{1,0} %multiply.51, f32[216000,384]{1,0} "

@@ -79,7 +79,11 @@ def _drop_generic(failures: list[Failure], recognisers: tuple[Recogniser, ...], 
         return failure.finding.op in generic_ops.get(failure.family, ())
 
     for failure in [f for f in failures if generic(f)]:
-        others = [f for f in failures if f is not failure and f.offset >= failure.offset]
+        others = [
+            f
+            for f in failures
+            if f is not failure and max([f.offset, *f.repeats_at]) >= failure.offset
+        ]
         said = any(_same_message(failure.message, other.message) for other in others)
         if said or any(_continues(log, failure, o) for o in others if not generic(o)):
             failures.remove(failure)
@@ -94,7 +98,7 @@ def _continues(log: Log, generic: Failure, other: Failure) -> bool:
     """Whether ``other`` starts in the rest of ``generic``'s message: its paragraph (to the
     next blank line), at most :data:`_CONTINUATION` characters on."""
     end = min(paragraph_end(log, generic.offset), generic.offset + _CONTINUATION)
-    return generic.offset < other.offset < end
+    return any(generic.offset < at < end for at in (other.offset, *other.repeats_at))
 
 
 def _same_message(generic: str, other: str) -> bool:

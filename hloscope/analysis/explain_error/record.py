@@ -152,6 +152,9 @@ class Failure:
     hints: list[str] = field(default_factory=list)
     #: Offset of the message in the normalised text: failures are listed in log order.
     offset: int = 0
+    #: Offsets of the repeats merged into this failure (where else the log says it): a bare
+    #: status code around a repeat is explained by it too.
+    repeats_at: list[int] = field(default_factory=list, repr=False)
     #: What an out-of-memory report said (requested bytes, peak buffers, fixes); only for
     #: :attr:`Family.OUT_OF_MEMORY`, and only then in the JSON (as ``"memory"``).
     memory: OomReport | None = None
@@ -203,6 +206,7 @@ class Failure:
     def absorb(self, other: Failure) -> None:
         """Merge a repeat of this failure: count it, and keep what only the repeat knew."""
         self.occurrences += other.occurrences
+        self.repeats_at.extend([other.offset, *other.repeats_at])
         if not self.finding.function and other.finding.function:
             self.finding.function = other.finding.function
         if not self.user_stack and other.user_stack:

@@ -99,6 +99,8 @@ _LOG_PLATFORM = re.compile(
     r"initialized for platform (?P<word>\w+)"
     r"|StreamExecutor device \(\d+\): (?P<gpu>[^,\n]+)"
     r"|\b(?P<device>Tpu|Cuda|Rocm)Device\(id="
+    # PyTorch/XLA: its device variable and the device an exception names ("device=TPU:6").
+    r"|PJRT_DEVICE=(?P<pjrt>TPU|CUDA|GPU|CPU)\b|\bdevice=(?P<torch>TPU|GPU|CUDA):\d"
 )
 _PLATFORM_WORDS = {"host": Platform.CPU, "cuda": Platform.GPU, "rocm": Platform.GPU}
 _REPORT = (
@@ -147,7 +149,8 @@ def _platform(text: str, log: Log | None = None) -> Platform | None:
         return None
     if found["gpu"]:
         return Platform.GPU
-    word = (found["word"] or found["device"] or "").lower()
+    word = (found["word"] or found["device"] or found["pjrt"] or found["torch"] or "").lower()
+    word = "cuda" if word == "gpu" else word
     return _PLATFORM_WORDS.get(word) or (Platform.TPU if word == "tpu" else None)
 
 

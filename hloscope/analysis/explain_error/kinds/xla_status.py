@@ -169,6 +169,15 @@ _STATUS_FORMS: tuple[Form, ...] = (
     ),
     # Equinox's runtime checks (eqx.error_if, and the libraries on it: diffrax's and
     # optimistix's step limits) raise their message as EqxRuntimeError.
+    # A GPU kernel that read or wrote outside its memory, as the CUDA driver reports it.
+    Form(
+        "illegal_address",
+        r"CUDA_ERROR_ILLEGAL_ADDRESS",
+        "CUDA_ERROR_ILLEGAL_ADDRESS",
+        Reason.RUNTIME,
+        ("xla:illegal_address",),
+        "a GPU kernel accessed memory outside its buffers",
+    ),
     # checkify's check (jax.experimental.checkify), thrown after the call.
     Form(
         "checkify_check",
@@ -323,6 +332,16 @@ _COMPLEX_FIX = (
     "imaginary parts (a Hermitian n x n eigenproblem is the real symmetric 2n x 2n one "
     "[[Re, -Im], [Im, Re]])"
 )
+_ILLEGAL_ADDRESS = (
+    "a GPU kernel read or wrote outside its buffers: in a kernel of your own (Pallas, Triton, "
+    "an FFI call) an index past the end; otherwise a bug in XLA or the driver -- rerun with "
+    "CUDA_LAUNCH_BLOCKING=1 (or under compute-sanitizer) to find the kernel, and report it "
+    "with XLA_FLAGS=--xla_dump_to=/tmp/xla_dump and the versions (jax.print_environment_info())"
+)
+_ILLEGAL_ADDRESS_CUDA = (
+    "older CUDA toolkits' ptxas miscompiles some kernels into exactly this: install a current "
+    'CUDA with the jax build for it (pip install -U "jax[cuda12]") and run again'
+)
 _CALLBACK_FIX = (
     "the error is your program's own check or callback, raised while the compiled program "
     "ran: read its message above (a solver's step limit, a value out of range) and fix the "
@@ -416,14 +435,20 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             yield moved
             return
     facts = _status_facts(log, m, form)
-    stack = log.traceback_before(m.start())
+    # A runtime's log line comes before the traceback of the call that raised it.
+    stack = log.traceback_before(m.start()) or log.traceback_after(m.end())
     function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
+    more: list[tuple[str, str]] = []
     keys = (*(facts.dtype or "").split(","), *form.fix_keys)
     if form.group == "custom_element_size":
         keys = form.fix_keys  # the fix is about the sub-byte operand, not the wide type
     advice = advise(keys, form.reason)
     if form.group.startswith("complex_"):
         advice = Advice(_COMPLEX_FIX.format(op=facts.op), AdviceKind.REPLACE_OP)
+    elif form.group == "illegal_address":
+        advice = Advice(_ILLEGAL_ADDRESS, AdviceKind.REPORT_BUG)
+        facts.platform, facts.device = Platform.GPU, "gpu"
+        more = [(str(AdviceKind.INSTALL), _ILLEGAL_ADDRESS_CUDA)]
     elif form.group in ("callback_raised", "equinox_check", "checkify_check"):
         advice = Advice(_CALLBACK_FIX, AdviceKind.OTHER)
     status = status_before(log, start)
@@ -445,6 +470,7 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         error_class=error_class,
         status=status,
         hints=[form.meaning, *facts.hints],
+        more_advice=more,
     )
 
 
@@ -452,6 +478,8 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 # PyTorch/XLA's and TensorFlow's RuntimeError around the code.
 _STATUS_WRAPPER = re.compile(
     r"Bad StatusOr access: $|Intercepted XLA runtime error: ?$|\bRuntimeError: $|\] ?$"
+    # XLA's runtime logging a step that failed: "Execution of replica 0 failed: INTERNAL: ...".
+    r"|Execution of replica \d+ failed: $|Execution of \w+ failed: $"
 )
 # What a bare code's message is about, when it is another family's: memory, or the processes of
 # a multi-host job (the coordination service, its barriers and heartbeats).
