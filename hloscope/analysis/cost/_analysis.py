@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from ...errors import HloscopeError
 from ...hlo.gc_pause import gc_paused
@@ -37,6 +37,7 @@ from ._rules import (
     _ONE_FLOP_PER_ELEMENT,
     TRANSCENDENTAL_OPCODES,
     ZERO_COST_OPCODES,
+    CustomCallRule,
     _gather,
     _scatter,
     _tuple_index,
@@ -54,8 +55,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...hlo.model import Computation, Instruction, Module
 
 IMMEDIATE_CONSTANT_MAX_ELEMENTS = 1  # larger fused constants are read from memory
-
-CustomCallRule = Literal["boundary", "xla"]
 
 
 class _Analysis:

@@ -17,7 +17,7 @@ the default silently) or in two (the second would never be asked).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ...hlo.opcodes import OPCODES
 from ...hlo.placement import known_trip_count
@@ -82,9 +82,28 @@ def estimated_xla_kernels(flagged: Iterable[Any]) -> int:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...hlo.model import Instruction
+    from ...hlo.model import Computation, Instruction
     from ...hlo.shape import Shape
-    from ._analysis import _Analysis
+
+#: How custom-calls are priced: as a boundary (hloscope's reading) or as XLA does (unknown).
+CustomCallRule = Literal["boundary", "xla"]
+
+
+class _Pricer(Protocol):
+    """What a rule asks of the analysis that prices a module (``_analysis._Analysis``): the
+    rules sit below it, so they name this shape instead of importing it back."""
+
+    custom_calls: CustomCallRule
+    trip_counts: bool
+
+    def computation(self, comp: Computation) -> Cost: ...
+    def sub_ops(self, inst: Instruction, index: int = 0) -> Cost: ...
+    def default_read(self, inst: Instruction) -> int: ...
+    def default(
+        self, inst: Instruction, flops: int = 0, trans: int = 0, flag: str = ""
+    ) -> Cost: ...
+    def fusion(self, inst: Instruction) -> Cost: ...
+
 
 TRANSCENDENTAL_OPCODES: frozenset[str] = frozenset(
     {
@@ -224,11 +243,11 @@ def _tuple_index(inst: Instruction) -> int:
 # --- per-opcode rules ---------------------------------------------------------------------
 
 
-def _dot(a: _Analysis, inst: Instruction) -> Cost:
+def _dot(a: _Pricer, inst: Instruction) -> Cost:
     return a.default(inst, flops=FMA_FLOPS * _elements_of(inst) * _contracted_size(inst))
 
 
-def _ragged_dot(a: _Analysis, inst: Instruction) -> Cost:
+def _ragged_dot(a: _Pricer, inst: Instruction) -> Cost:
     width = _contracted_size(inst)
     dims = list(inst.shape.dims)
     # XLA deletes dimension i of the result for each of the rhs group dimensions.
@@ -252,11 +271,11 @@ def _contracted_size(inst: Instruction) -> int:
     return _prod(dims[d] or 0 for d in contracting)
 
 
-def _convolution(a: _Analysis, inst: Instruction) -> Cost:
+def _convolution(a: _Pricer, inst: Instruction) -> Cost:
     return a.default(inst, flops=convolution_flops(inst))
 
 
-def _reduce(a: _Analysis, inst: Instruction) -> Cost:
+def _reduce(a: _Pricer, inst: Instruction) -> Cost:
     sub = a.sub_ops(inst)
     shape = inst.shape
     out = shape.tuple_shapes[0] if shape.is_tuple else shape
@@ -264,7 +283,7 @@ def _reduce(a: _Analysis, inst: Instruction) -> Cost:
     return a.default(inst, flops=sub.flops * count, trans=sub.transcendentals * count)
 
 
-def _reduce_window(a: _Analysis, inst: Instruction) -> Cost:
+def _reduce_window(a: _Pricer, inst: Instruction) -> Cost:
     sub = a.sub_ops(inst)
     window = _window(inst)
     shape = inst.shape
@@ -291,7 +310,7 @@ def _reduce_window(a: _Analysis, inst: Instruction) -> Cost:
     return a.default(inst, flops=sub.flops * count, trans=sub.transcendentals * count)
 
 
-def _select_and_scatter(a: _Analysis, inst: Instruction) -> Cost:
+def _select_and_scatter(a: _Pricer, inst: Instruction) -> Cost:
     called = inst.called_computations  # [select, scatter], in attribute order
     select = called[0] if called else None
     scatter = called[1] if len(called) > 1 else None
@@ -310,26 +329,26 @@ def _select_and_scatter(a: _Analysis, inst: Instruction) -> Cost:
     return a.default(inst, flops=flops, trans=trans)
 
 
-def _map(a: _Analysis, inst: Instruction) -> Cost:
+def _map(a: _Pricer, inst: Instruction) -> Cost:
     sub = a.sub_ops(inst)
     n = _elements_of(inst)
     return a.default(inst, flops=sub.flops * n, trans=sub.transcendentals * n)
 
 
-def _scan(a: _Analysis, inst: Instruction) -> Cost:
+def _scan(a: _Pricer, inst: Instruction) -> Cost:
     """XLA prices a scan as its ``to_apply`` applied once (not once per step) plus the
     default bytes: tests/test_cost_rules.py asks XLA for scans of several lengths."""
     sub = a.sub_ops(inst)
     return a.default(inst, flops=sub.flops, trans=sub.transcendentals)
 
 
-def _sort(a: _Analysis, inst: Instruction) -> Cost:
+def _sort(a: _Pricer, inst: Instruction) -> Cost:
     n = _elements_of(inst.operands[0])
     log = (n - 1).bit_length() if n > 0 else 0
     return a.default(inst, flops=n * log)
 
 
-def _fft(a: _Analysis, inst: Instruction) -> Cost:
+def _fft(a: _Pricer, inst: Instruction) -> Cost:
     shape = inst.operands[0].shape
     if shape.is_tuple:
         shape = shape.tuple_shapes[0]
@@ -339,33 +358,33 @@ def _fft(a: _Analysis, inst: Instruction) -> Cost:
     return a.default(inst, flops=FMA_FLOPS * 4 * factors * _elements(shape))
 
 
-def _tuple(a: _Analysis, inst: Instruction) -> Cost:
+def _tuple(a: _Pricer, inst: Instruction) -> Cost:
     return Cost.of(written=_size_of(inst))
 
 
-def _slice(a: _Analysis, inst: Instruction) -> Cost:
+def _slice(a: _Pricer, inst: Instruction) -> Cost:
     out = _size_of(inst)
     return Cost.of(read=out, written=out)
 
 
-def _dynamic_slice(a: _Analysis, inst: Instruction) -> Cost:
+def _dynamic_slice(a: _Pricer, inst: Instruction) -> Cost:
     out = _size_of(inst)
     index = _size_of(inst.operands[1]) if len(inst.operands) > 1 else 0
     return Cost.of(read=out + index, written=out)
 
 
-def _dynamic_update_slice(a: _Analysis, inst: Instruction) -> Cost:
+def _dynamic_update_slice(a: _Pricer, inst: Instruction) -> Cost:
     update = _size_of(inst.operands[1])
     index = _size_of(inst.operands[2]) if len(inst.operands) > 2 else 0
     return Cost.of(read=update + index, written=update)
 
 
-def _gather(a: _Analysis, inst: Instruction) -> Cost:
+def _gather(a: _Pricer, inst: Instruction) -> Cost:
     out = _size_of(inst)
     return Cost.of(read=out + _size_of(inst.operands[1]), written=out)
 
 
-def _scatter(a: _Analysis, inst: Instruction) -> Cost:
+def _scatter(a: _Pricer, inst: Instruction) -> Cost:
     n = (len(inst.operands) - 1) // 2
     updates = inst.operands[n + 1 :]
     total = sum(_size_of(u) for u in updates)
@@ -375,7 +394,7 @@ def _scatter(a: _Analysis, inst: Instruction) -> Cost:
     return Cost.of(sub.flops * count, sub.transcendentals * count, 2 * total + indices, total)
 
 
-def _transpose(a: _Analysis, inst: Instruction) -> Cost:
+def _transpose(a: _Pricer, inst: Instruction) -> Cost:
     if len(inst.operands) != 1:
         raise _Malformed(f"transpose needs one operand, has {len(inst.operands)}")
     if _transpose_is_bitcast(inst):
@@ -396,30 +415,30 @@ def _transpose_is_bitcast(inst: Instruction) -> bool:
     return tuple(perm[i] for i in out_m2m) == src.minor_to_major
 
 
-def _all_reduce(a: _Analysis, inst: Instruction) -> Cost:
+def _all_reduce(a: _Pricer, inst: Instruction) -> Cost:
     arrays = _array_subshapes(inst.shape)
     flops = sum(_elements(s) for s in arrays)
     written = sum(shape_size(s) for s in arrays)
     return Cost.of(flops, 0, a.default_read(inst), written)
 
 
-def _rng(a: _Analysis, inst: Instruction) -> Cost:
+def _rng(a: _Pricer, inst: Instruction) -> Cost:
     return a.default(inst, trans=_elements_of(inst))
 
 
-def _rng_bit_generator(a: _Analysis, inst: Instruction) -> Cost:
+def _rng_bit_generator(a: _Pricer, inst: Instruction) -> Cost:
     n = sum(_elements(s) for s in inst.shape.leaves())
     return a.default(inst, trans=n)
 
 
-def _cholesky(a: _Analysis, inst: Instruction) -> Cost:
+def _cholesky(a: _Pricer, inst: Instruction) -> Cost:
     shape = inst.operands[0].shape
     half = _size_of(inst.operands[0]) // 2
     flops = (shape.dims[-1] or 0) * _elements(shape) // 3 if shape.dims else 0
     return Cost.of(flops, 0, half, half)
 
 
-def _triangular_solve(a: _Analysis, inst: Instruction) -> Cost:
+def _triangular_solve(a: _Pricer, inst: Instruction) -> Cost:
     a_shape = inst.operands[0].shape
     b_shape = inst.operands[1].shape
     read = _size_of(inst.operands[0]) // 2 + _size_of(inst.operands[1])
@@ -427,22 +446,22 @@ def _triangular_solve(a: _Analysis, inst: Instruction) -> Cost:
     return Cost.of(flops, 0, read, _size_of(inst))
 
 
-def _infeed(a: _Analysis, inst: Instruction) -> Cost:
+def _infeed(a: _Pricer, inst: Instruction) -> Cost:
     return Cost.of(written=sum(shape_size(s) for s in inst.shape.leaves()))
 
 
-def _outfeed(a: _Analysis, inst: Instruction) -> Cost:
+def _outfeed(a: _Pricer, inst: Instruction) -> Cost:
     read = sum(shape_size(s) for op in inst.operands for s in op.shape.leaves())
     return Cost.of(read=read)
 
 
-def _call(a: _Analysis, inst: Instruction) -> Cost:
+def _call(a: _Pricer, inst: Instruction) -> Cost:
     """A ``call`` or ``async-start``: the cost of its computation."""
     called = inst.called_computations
     return a.computation(called[0]) if called else ZERO
 
 
-def _while(a: _Analysis, inst: Instruction) -> Cost:
+def _while(a: _Pricer, inst: Instruction) -> Cost:
     """The body plus the condition, once (XLA's rule), or times the known trip count when the
     analysis counts executions."""
     cost = ZERO
@@ -455,7 +474,7 @@ def _while(a: _Analysis, inst: Instruction) -> Cost:
     return cost
 
 
-def _conditional(a: _Analysis, inst: Instruction) -> Cost:
+def _conditional(a: _Pricer, inst: Instruction) -> Cost:
     """Each quantity's maximum over the branches (only one of them runs)."""
     called = inst.called_computations
     if not called:
@@ -463,9 +482,9 @@ def _conditional(a: _Analysis, inst: Instruction) -> Cost:
     return _max_cost([a.computation(c) for c in called])
 
 
-def _fusion(a: _Analysis, inst: Instruction) -> Cost:
+def _fusion(a: _Pricer, inst: Instruction) -> Cost:
     """The FLOPs of the fused computation, the bytes at the kernel's boundary (see
-    ``_Analysis.fusion``, which keeps one cost per distinct fused body)."""
+    ``_Pricer.fusion``, which keeps one cost per distinct fused body)."""
     return a.fusion(inst)
 
 
@@ -522,7 +541,7 @@ def _captured_estimate(inst: Instruction) -> dict[str, Any] | None:
     return None
 
 
-def _top_k(a: _Analysis, inst: Instruction) -> Cost:
+def _top_k(a: _Pricer, inst: Instruction) -> Cost:
     """XLA:TPU's ``TopK``: one FLOP per input element for each of the k results kept, as
     XLA:TPU's cost analysis counts it (tests/data/tpu_xla_kernels: 256x32000 with k=8,
     64x50000 with k=16)."""
@@ -538,19 +557,19 @@ def _tiled(inst: Instruction) -> bool:
     return any(leaf.layout is not None and leaf.layout.tiles for leaf in inst.shape.leaves())
 
 
-def _no_flops(a: _Analysis, inst: Instruction) -> Cost:
+def _no_flops(a: _Pricer, inst: Instruction) -> Cost:
     return a.default(inst)
 
 
 # XLA:TPU's own custom calls other than kernels, costed as XLA:TPU counts them.
 # AssumeGatherIndicesInBound marks a gather's indices as in bounds (it computes nothing).
-_XLA_TPU_CALLS: dict[str, Callable[[_Analysis, Instruction], Cost]] = {
+_XLA_TPU_CALLS: dict[str, Callable[[_Pricer, Instruction], Cost]] = {
     "TopK": _top_k,
     "AssumeGatherIndicesInBound": _no_flops,
 }
 
 
-def _custom_call(a: _Analysis, inst: Instruction) -> Cost:
+def _custom_call(a: _Pricer, inst: Instruction) -> Cost:
     target = inst.attrs.get("custom_call_target", "")
     estimate = _kernel_estimate(inst)
     if estimate is not None:
@@ -578,7 +597,7 @@ def _custom_call(a: _Analysis, inst: Instruction) -> Cost:
     return a.default(inst, flag=f"custom-call {target}: cost unknown (boundary bytes, 0 FLOPs)")
 
 
-Rule = Callable[["_Analysis", "Instruction"], Cost]
+Rule = Callable[["_Pricer", "Instruction"], Cost]
 
 _HANDLERS: dict[str, Rule] = {
     "tuple": _tuple,

@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from ._labels import argument_label
+
 __all__ = ["MemorySource", "BufferKind", "LiveBuffer", "Saving", "MemoryResult"]
 
 
@@ -146,8 +148,6 @@ def _grouped(buffers: list[LiveBuffer], key: str) -> list[dict[str, Any]]:
 
 
 def _argument(buffer: LiveBuffer) -> str | None:
-    from .fill import argument_label
-
     return f"argument {argument_label(buffer.scope, '')}" if buffer.scope else None
 
 
@@ -156,8 +156,6 @@ def _unnamed(buffer: LiveBuffer, key: str) -> str:
     function (JAX's path in its op_name: ``params`` of ``params['w']``), else by its kind and
     the compiler that made it without metadata."""
     if buffer.kind == BufferKind.PARAMETER:
-        from .fill import argument_label
-
         return f"argument {argument_label(buffer.scope, buffer.producer)}"
     what = "no source line" if key == "source" else "no op_name"
     return f"({_PLURAL.get(buffer.kind, buffer.kind)} XLA made: {what})"

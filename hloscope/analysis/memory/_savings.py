@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ._labels import argument_label, buffer_bytes, on_chip
 from ._lookup import InstructionIndex
 from ._result import BufferKind, Saving
 
@@ -94,7 +95,7 @@ def _donations(module: Module) -> list[Saving]:
         free.pop(match)
         size = buffer_bytes(param.shape_text)
         if size:
-            label = _argument(param.op_name or "", param.name, number)
+            label = argument_label(param.op_name or "", param.name, number)
             entry_bytes = by_argument.setdefault(label, [0, 0])
             entry_bytes[0] += size
             entry_bytes[1] += 1
@@ -123,18 +124,6 @@ def _donations(module: Module) -> list[Saving]:
     ]
 
 
-def _argument(op_name: str, name: str, number: int) -> str:
-    from .fill import argument_label
-
-    return argument_label(op_name, name, number)
-
-
-def buffer_bytes(shape_text: str) -> int:
-    from .fill import buffer_bytes as sized
-
-    return sized(shape_text)
-
-
 def _joined(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
@@ -146,8 +135,6 @@ def _same_array(a, b) -> bool:  # noqa: ANN001 - two hlo.shape.Shape
 def _bf16(result: MemoryResult) -> list[Saving]:
     """One action: the large f32 temporaries in HBM stored in bfloat16 (on-chip buffers, in
     VMEM or SMEM, are not in HBM, and a bf16 buffer is already half)."""
-    from .fill import on_chip
-
     found = [
         b
         for b in result.live_at_peak

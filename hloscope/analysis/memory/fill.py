@@ -23,15 +23,13 @@ named by the nearest operand that has some, never "(unknown)".
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from ...hlo.errors import HloParseError
-from ...hlo.shape import parse_shape
 from ..provenance import source_of
+from ._labels import argument_label, buffer_bytes, on_chip
 from ._lookup import InstructionIndex
 from ._result import BufferKind, MemorySource
 from ._savings import input_output_alias
@@ -98,27 +96,6 @@ class FillGroup:
             "bytes": self.bytes,
             "rows": [asdict(r) for r in self.rows],
         }
-
-
-# A TPU buffer in an on-chip memory space: `S(1)` (VMEM) or `S(2)` (SMEM). HBM prints none.
-_ON_CHIP = re.compile(r"S\([1-9]\d*\)")
-# The first part of a JAX argument path: `params` of `params['blocks'][0]`, `m` of `m[3]`.
-_FIRST_PART = re.compile(r"^([^\[\].]+)")
-
-
-def on_chip(shape: str) -> bool:
-    """Whether a buffer's shape puts it in on-chip memory (not in HBM)."""
-    return bool(_ON_CHIP.search(shape))
-
-
-def argument_label(op_name: str, name: str, number: int | None = None) -> str:
-    """The argument an entry parameter belongs to: the first part of the path JAX gives it
-    as its op_name (``params['blocks'][0]['w1']`` -> ``params``), else the parameter's own
-    name and number."""
-    found = _FIRST_PART.match(op_name.strip()) if op_name else None
-    if found is not None:
-        return found.group(1)
-    return f"parameter {number}" if number is not None else name
 
 
 def origin_label(instruction: Instruction | None, module: Module, depth: int = 6) -> str:
@@ -199,20 +176,6 @@ def _entry_items(module: Module, result: MemoryResult) -> list[tuple[str, int]]:
         size = buffer_bytes(str(param.shape_text)) or sized.get(param.name, 0)
         out.append((argument_label(param.op_name or "", param.name, param.parameter_number), size))
     return out
-
-
-def buffer_bytes(shape_text: str) -> int:
-    """An array's bytes, at its TPU tile size when its layout has tiles."""
-    from .tpu_padding import padded_size
-
-    try:
-        shape = parse_shape(shape_text)
-    except (HloParseError, ValueError):
-        return 0
-    if shape.is_tuple:
-        return 0
-    padded = padded_size(shape) if ":T(" in shape_text else None
-    return padded.padded_bytes if padded is not None else shape.byte_size or 0
 
 
 def _output_items(module: Module, index: InstructionIndex) -> list[tuple[str, int]]:
