@@ -412,6 +412,10 @@ def _in_python(spec: str, python: str | None, device: DeviceSpec | None, flag: s
     folder = tempfile.TemporaryDirectory(prefix="hloscope-environment-")
     click.get_current_context().call_on_close(folder.cleanup)
     where = str(device) if device is not None else None
+    if sys.stderr.isatty():  # its compile may take minutes, and that interpreter shows nothing
+        from ._target import say_note
+
+        say_note(f"compiling {spec} with {python}")
     return str(capture_in_python(python, spec, Path(folder.name) / "side", device=where))
 
 
