@@ -254,7 +254,7 @@ def _confirmed_check(
     from .analysis.unsupported.confirm import label_static
     from .capture.errors import CaptureError
     from .devices import parse_device
-    from .drivers.tpu_confirm import confirm_with_xla_tpu
+    from .drivers.device_check import confirm_for_device
 
     spec = parse_device(device)
     if not spec.device.is_tpu:
@@ -274,7 +274,7 @@ def _confirmed_check(
     elif isinstance(value, Module):
         where = {"module_text": value.to_text()}
     try:
-        return confirm_with_xla_tpu(report, spec, **where)
+        return confirm_for_device(report, spec, **where)  # the registry's compiler
     except CaptureError as error:
         return label_static(report, error.one_line())
 

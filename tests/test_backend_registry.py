@@ -344,3 +344,49 @@ def test_a_registered_backend_that_compiles_for_the_device_is_named_by_its_words
     assert cap.estimate_note is None and cap.compiled_by == "Relabelled XLA"
     line = compiled_line({key: getattr(cap, key) for key in COMPILE_FIELDS})
     assert line == f"compiled for {cap.compiled_for} (test-host-cpu) by Relabelled XLA"
+
+
+@pytest.fixture
+def tpu_claimed():
+    """A registered backend claiming every TPU chip, ahead of XLA:TPU."""
+    row = BackendRow(
+        "relabelled-tpu",
+        lambda spec, fn: spec is not None and spec.device.platform is Platform.TPU,
+        lambda spec, mesh: _Relabelled(),
+        words="Relabelled XLA",
+    )
+    register_backend(row)
+    yield row
+    unregister_backend(row.label)
+
+
+def test_the_tpu_confirm_asks_the_registry_for_its_compiler(tpu_claimed):
+    """XLA:TPU confirms a TPU's findings only when the registry gives it the chip: a backend
+    registered for TPUs takes the check instead (XLA:TPU's child is never started)."""
+    from hloscope.analysis.unsupported.findings import CheckReport
+    from hloscope.analysis.unsupported.findings import Platform as CheckPlatform
+    from hloscope.backends.confirm_records import ConfirmJob
+    from hloscope.backends.errors import CaptureError
+    from hloscope.capture.tpu_confirm import confirm_on_tpu
+    from hloscope.devices import parse_device
+    from hloscope.drivers.tpu_confirm import confirm_with_xla_tpu
+
+    with pytest.raises(CaptureError, match="tpu-v5e compiles by Relabelled XLA here"):
+        confirm_on_tpu(ConfirmJob(device="tpu-v5e", candidates=[]))
+    report = confirm_with_xla_tpu(CheckReport(CheckPlatform.TPU, "p"), parse_device("tpu-v5e"))
+    assert report.notes[0] == "static scan; tpu-v5e compiles by Relabelled XLA here, not XLA:TPU"
+
+
+def test_check_of_hlo_for_a_registered_tpu_backend_names_it(tpu_claimed):
+    """``hloscope.check(module, device=...)`` goes to the registry's compiler too: one that
+    compiles functions only leaves HLO text to the static scan, and the report names it."""
+    import hloscope
+
+    module = hloscope.parse(
+        "HloModule m\n\nENTRY e {\n  a = f32[4] parameter(0)\n  ROOT s = f32[4] sine(a)\n}\n"
+    )
+    report = hloscope.check(module, device="tpu-v5e")
+    assert report.compiled_by == "Relabelled XLA" and report.to_dict()["compiled_by"] == (
+        "Relabelled XLA"
+    )
+    assert report.notes[0].startswith("static scan; Relabelled XLA compiles for tpu-v5e")

@@ -36,8 +36,10 @@ def confirm_with_xla_tpu(
     report.device = str(device)
     # The registry says who compiles for the chip: XLA:TPU when libtpu can, else the local
     # JAX stands in and the findings stay the static scan's, with the reason.
-    if backend_row(device).label != BackendName.XLA_TPU:
-        return label_static(report, not_compiled_for(device))
+    row = backend_row(device)
+    if row.label != BackendName.XLA_TPU:
+        why = not_compiled_for(device) or f"{device} compiles by {row.words} here, not XLA:TPU"
+        return label_static(report, why)
     plan = plan_confirmation(report, with_function=script is not None)
     job = ConfirmJob(
         device=str(device),
