@@ -317,3 +317,17 @@ def test_same_versions_show_no_environment_unless_asked(tmp_path):
     environment = json.loads(asked.stdout)["environment"]
     assert environment["changed"] == []
     assert {s["stage"] for s in environment["stages"]} == stage_names
+
+
+def test_capturing_a_function_refuses_what_does_not_apply_in_one_line(tmp_path):
+    runner = CliRunner()
+    missing = runner.invoke(cli, ["capture", f"{PROGRAMS}:nope", "-o", str(tmp_path / "a")])
+    assert missing.exit_code == 2 and "has no function 'nope'" in missing.stderr
+    script = runner.invoke(
+        cli, ["capture", str(SAMPLE), "-o", str(tmp_path / "b"), "--device", "tpu-v5e"]
+    )
+    assert script.exit_code == 2 and "SCRIPT.py:FUNCTION" in script.stderr
+    extra = runner.invoke(cli, ["capture", f"{PROGRAMS}:norm_mlp", "x", "-o", str(tmp_path / "c")])
+    assert extra.exit_code == 2 and "takes no script arguments" in extra.stderr
+    for result in (missing, script, extra):
+        assert result.stderr.strip().count("\n") == 0
