@@ -253,16 +253,11 @@ def _with_jaxpr_sources(captured: Any, fn: Any, args: Any, kwargs: Any) -> Any:
 
 
 def parse_mesh(text: str) -> dict[str, int]:
-    """``"data=8,model=4"`` as ``{"data": 8, "model": 4}`` (``--mesh``)."""
-    from .errors import CaptureUsageError
+    """``"data=8,model=4"`` as ``{"data": 8, "model": 4}`` (``--mesh``; read by
+    :func:`hloscope.capture.mesh.parse_mesh`, kept here for older imports)."""
+    from .mesh import parse_mesh as parse
 
-    shape: dict[str, int] = {}
-    for part in text.split(","):
-        name, _, size = part.partition("=")
-        if not name.strip() or not size.strip().isdigit() or int(size) < 1:
-            raise CaptureUsageError(f"--mesh {text!r}: give AXIS=SIZE pairs, like data=8,model=4")
-        shape[name.strip()] = int(size)
-    return shape
+    return parse(text)
 
 
 def _concrete(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict]:

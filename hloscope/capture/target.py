@@ -15,8 +15,8 @@ A TARGET is one of
 * a **function in a script**, ``SCRIPT.py:FUNCTION``: import the script in a child process (its
   ``if __name__ == "__main__":`` block does not run) and capture that one function with example
   arguments the script provides (the convention is in
-  :data:`hloscope.capture._runner.EXAMPLE_ARGS_HELP`: ``FUNCTION.example_args``, a module-level
-  ``EXAMPLE_ARGS`` dict or ``example_args()`` function, or no arguments at all).
+  :data:`hloscope.capture.script_loader.EXAMPLE_ARGS_HELP`: ``FUNCTION.example_args``, a
+  module-level ``EXAMPLE_ARGS`` dict or ``example_args()`` function, or no arguments at all).
 
 Scripts are captured into a cache folder (``$HLOSCOPE_CACHE``, else
 ``$XDG_CACHE_HOME/hloscope`` or ``~/.cache/hloscope``) and reused only while nothing that could
@@ -474,7 +474,7 @@ class _CompileFor:
                 )
             return cls(scale=scale, while_running=while_running)
         if mesh is not None:
-            from ._runner import parse_mesh
+            from .mesh import parse_mesh
 
             parse_mesh(mesh)  # a malformed --mesh is said now, before any child starts
         from ..devices import parse_device
@@ -703,8 +703,8 @@ def _resolve_script(
 
 def _refuse_failed(manifest: dict[str, Any], work: Path, folder: Path) -> NoReturn:
     """Keep a failed capture beside the cache's folder (``NAME.failed``) and raise its error."""
-    from ._runner import EXAMPLE_ARGS_HELP
     from .script import ScriptCapture
+    from .script_loader import EXAMPLE_ARGS_HELP
 
     failed = folder.with_name(folder.name + ".failed")
     shutil.rmtree(failed, ignore_errors=True)

@@ -38,7 +38,8 @@ from collections.abc import Mapping
 from types import FrameType
 from typing import Any
 
-from .compile_watch import ArgSignature, CompileRecord, LogTap, _Hub, user_call_site
+from ..backends.compile_records import ArgSignature, CompileRecord
+from .compile_hub import LogTap, _Hub, user_call_site
 
 __all__ = [
     "TF_HUB",
