@@ -691,3 +691,28 @@ def test_a_check_failure_whose_file_names_no_platform_takes_the_logs():
     # PyTorch/XLA's XRT client: the file is no device's, the exception names TPU:6.
     (failure,) = explain_error((FAMILY_LOGS / "ptxla_3078_xrt_check.log").read_text()).failures
     assert (failure.family, failure.platform) == (Family.XLA_CRASH, Platform.TPU)
+
+
+def test_libtpu_without_the_vms_metadata():
+    # gVisor's container on a TPU VM (2024): one failure for the variables it asked for.
+    log = (CORPUS / "gvisor_10795_tpu_metadata.log").read_text()
+    (failure,) = explain_error(log).failures
+    assert (failure.family, failure.platform) == (Family.BACKEND_STARTUP, Platform.TPU)
+    assert failure.occurrences == 2 and "TPU_SKIP_MDS_QUERY" in failure.finding.suggestion
+    assert kinds(failure)[:2] == ["other", "harmless"]
+    # The same words as a glog record of a libtpu probing on another machine.
+    record = (
+        "E0000 00:00:1700000000.000000 1234 common_lib.cc:1029] Failed to get TPU metadata "
+        "(tpu-env) from instance metadata for variable HOST_BOUNDS: INTERNAL: Couldn't connect\n"
+    )
+    assert explain_error(record).failures[0].finding.op == "TPU metadata"
+
+
+def test_a_bare_unavailable_that_could_not_reach_a_host():
+    log = (
+        "jaxlib.xla_extension.XlaRuntimeError: UNAVAILABLE: failed to connect to all addresses; "
+        "last error: UNKNOWN: ipv4:10.0.0.2:8476: Failed to connect to remote host: Connection "
+        "refused\n"
+    )
+    (failure,) = explain_error(log).failures
+    assert (failure.family, failure.advice_kind) == (Family.DISTRIBUTED, "check_hosts")

@@ -38,6 +38,8 @@ _OPENING = re.compile(
     # No platform of that kind in this jaxlib: "Unknown backend: 'gpu' requested, but no
     # platforms that are instances of gpu are present. Platforms present are: cpu".
     r"|U(?P<unknown>nknown backend:? '?(?P<unknown_name>\w+)'?(?: requested)?)"
+    # libtpu asking the VM's metadata server for the TPU's topology and not getting it.
+    r"|F(?P<tpu_metadata>ailed to get TPU metadata)(?:[^\n]{0,60}?variable (?P<md_var>\w+))?"
 )
 # The exception a traceback ends with: its last "SomeError: message" line.
 _RAISED = re.compile(r"^(?P<cls>[A-Za-z_][\w.]*(?:Error|Exception)): ?(?P<msg>[^\n]*)$", re.M)
@@ -110,6 +112,9 @@ def _runtime_versions(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["unknown"]:
         yield from _unknown_backend(log, m)
         return
+    if m["tpu_metadata"]:
+        yield _tpu_metadata(log, m)
+        return
     tpu = bool(m["ctpu_failed"] or m["ctpu_frame"])
     read = _cloud_tpu(log, m) if tpu else _stablehlo(log, m)
     if read is None:
@@ -139,6 +144,36 @@ _NO_PLATFORM = (
     '(pip install -U "jax[cuda12]" for NVIDIA GPUs, "jax[tpu]" on a TPU VM) and check '
     "jax.devices(); or ask for a platform it has"
 )
+
+
+_METADATA = (
+    "libtpu could not read the TPU's topology{var} from the VM's metadata server: inside a "
+    "container or on GKE without access to it, give the topology in the environment "
+    "(TPU_SKIP_MDS_QUERY=1 with TPU_ACCELERATOR_TYPE, TPU_WORKER_ID and TPU_WORKER_HOSTNAMES) "
+    "or let the container reach metadata.google.internal"
+)
+_METADATA_OFF_TPU = (
+    "on a machine that is no TPU VM, libtpu (installed with jax[tpu]) probes for one: "
+    "harmless; JAX_PLATFORMS=cpu (or uninstalling libtpu) stops it"
+)
+
+
+def _tpu_metadata(log: Log, m: re.Match[str]) -> Failure:
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    var = f" ({m['md_var']})" if m["md_var"] else ""
+    return make_failure(
+        Family.BACKEND_STARTUP,
+        log,
+        m.start(),
+        op="TPU metadata",
+        reason=Reason.RUNTIME,
+        advice=(_METADATA.format(var=var), AdviceKind.OTHER),
+        stack=log.traceback_before(start),
+        device="tpu",
+        platform=Platform.TPU,
+        headline_at=start,
+        more_advice=[(str(AdviceKind.HARMLESS), _METADATA_OFF_TPU)],
+    )
 
 
 def _unknown_backend(log: Log, m: re.Match[str]) -> Iterator[Failure]:

@@ -486,7 +486,9 @@ _STATUS_WRAPPER = re.compile(
 _MEMORY_WORDS = re.compile(r"alloc|memory|\bHBM\b|\bbytes\b|\bOOM\b", re.I)
 _COMPILE_WORDS = re.compile(r"compil|program|exceeds|memory space", re.I)
 _HOSTS_WORDS = re.compile(
-    r"coordinat|barrier|heartbeat|\btasks?\b|\bpeer|preempt|distributed|/job:|grpc", re.I
+    r"coordinat|barrier|heartbeat|\btasks?\b|\bpeer|preempt|distributed|/job:|grpc"
+    r"|failed to connect|remote host",
+    re.I,
 )
 _MEMORY_FIX = (
     "the device ran out of memory ({what}): lower the batch (or the sequence length), shard "
