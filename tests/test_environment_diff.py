@@ -331,3 +331,21 @@ def test_capturing_a_function_refuses_what_does_not_apply_in_one_line(tmp_path):
     assert extra.exit_code == 2 and "takes no script arguments" in extra.stderr
     for result in (missing, script, extra):
         assert result.stderr.strip().count("\n") == 0
+
+
+@pytest.mark.slow
+def test_a_side_without_stage_times_says_why_and_keeps_its_pass_times():
+    """An XLA:TPU dump made without hloscope holds XLA's pass times only: its stage columns
+    stay empty with the reason, its HLO passes span is the metadata file's."""
+    dump = METADATA.parent
+    spec = f"{PROGRAMS}:norm_mlp"
+    done = _hloscope("diff", str(dump), spec, "--python-b", sys.executable, "--json")
+    assert done.returncode == 0, done.stderr
+    environment = json.loads(done.stdout)["environment"]
+    assert environment["versions"]["a"] == {}
+    stages = _stages(environment)
+    assert stages["trace_s"]["a_s"] is None and stages["backend_s"]["a_s"] is None
+    runs = parse_module_metadata(METADATA.read_text()).passes
+    span = (max(r.end_usec for r in runs) - min(r.start_usec for r in runs)) / 1e6
+    assert stages["hlo_passes_s"]["a_s"] == pytest.approx(span)
+    assert any(n.startswith("A: a dump holds XLA's pass times only") for n in environment["notes"])

@@ -89,6 +89,10 @@ def environment_of(target: Target, module: str | None = None) -> SideEnvironment
         side.compile_time = compile_time_of_target(target, module)
     except HloscopeError as error:
         side.note = error.one_line()
+        return side
+    stages = side.compile_time.stages
+    if stages.trace_s is None and stages.backend_compile_s is None and side.compile_time.notes:
+        side.note = side.compile_time.notes[0]  # why JAX's stage times are missing
     return side
 
 
