@@ -8,7 +8,13 @@ Two checks:
 * no circle of module-level imports anywhere in hloscope (an import inside a function or
   under ``if TYPE_CHECKING:`` runs later or never, so it cannot stop the program starting);
 * no circle at all, however deep the import sits, among the top layers that show results:
-  ``cli/``, ``render/`` and ``reporting/`` (data flows one way there: gathered, then shown).
+  ``cli/``, ``render/`` and ``reporting/`` (data flows one way there: gathered, then shown),
+  nor in the layers below them that gather and analyse: ``dump/``, ``profile/``, ``capture/``,
+  ``analysis/``, ``drivers/`` and ``bench/`` (a piece two modules share sits in a lower
+  module, or is passed in, instead of one importing the other back).
+
+``hlo/`` is not in the second check yet: its model, printer and graph, and its parser's
+fast and careful paths, still import one another inside functions.
 """
 
 from __future__ import annotations
@@ -20,7 +26,17 @@ import networkx as nx
 from test_layers import PACKAGE, module_name
 
 #: The packages where no import circle of any depth is allowed.
-ONE_WAY = ("hloscope.cli", "hloscope.render", "hloscope.reporting")
+ONE_WAY = (
+    "hloscope.cli",
+    "hloscope.render",
+    "hloscope.reporting",
+    "hloscope.dump",
+    "hloscope.profile",
+    "hloscope.capture",
+    "hloscope.analysis",
+    "hloscope.drivers",
+    "hloscope.bench",
+)
 
 
 def _edges(
@@ -86,7 +102,7 @@ def test_no_circle_of_module_level_imports():
     assert circles(hloscope_imports(module_level_only=True)) == []
 
 
-def test_no_circle_at_all_where_results_are_shown():
+def test_no_circle_at_all_outside_hlo():
     graph = hloscope_imports(module_level_only=False)
     shown = [c for c in circles(graph) if any(m.startswith(ONE_WAY) for m in c)]
     assert shown == []

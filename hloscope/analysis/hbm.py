@@ -24,7 +24,7 @@ On a CPU or GPU module no layout names a memory space: the HBM bytes are the byt
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..hlo.tiling import is_hbm
 from .cost import FREE_CUSTOM_CALL_TARGETS as _FREE_TARGETS
@@ -32,7 +32,6 @@ from .cost import FREE_CUSTOM_CALL_TARGETS as _FREE_TARGETS
 if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.model import Instruction
     from .cost import Cost
-    from .fusions import FusionSummary, Kernel
 
 __all__ = [
     "PREFETCH",
@@ -111,13 +110,31 @@ def is_free_custom_call(inst: Instruction) -> bool:
 # ---- the byte figure a roofline reads ------------------------------------------------------
 
 
-def kernel_roof_bytes(kernel: Kernel) -> int:
+# A kernel and a module's summary as the roofline's byte figure reads them (fusions.Kernel
+# and fusions.FusionSummary): named by their shape, as fusions sits above this module.
+
+
+class RoofKernel(Protocol):
+    @property
+    def cost(self) -> Cost: ...
+    @property
+    def hbm_bytes(self) -> int | None: ...
+
+
+class RoofSummary(Protocol):
+    @property
+    def executed_bytes(self) -> int: ...
+    @property
+    def executed_hbm_bytes(self) -> int | None: ...
+
+
+def kernel_roof_bytes(kernel: RoofKernel) -> int:
     """The bytes a kernel's roofline position is drawn from: its HBM bytes on a TPU module
     (where the rest stays on chip), else all its bytes."""
     return kernel.cost.bytes_accessed if kernel.hbm_bytes is None else kernel.hbm_bytes
 
 
-def executed_roof_bytes(summary: FusionSummary) -> int:
+def executed_roof_bytes(summary: RoofSummary) -> int:
     """The bytes one run of a program moves, for its roofline: the executed HBM bytes of a
     TPU module, else the executed bytes."""
     hbm = summary.executed_hbm_bytes
@@ -131,7 +148,7 @@ ABOVE_MEMORY_ROOF_NOTE = (
 )
 
 
-def above_memory_roof_note(summary: FusionSummary) -> str:
+def above_memory_roof_note(summary: RoofSummary) -> str:
     """:data:`ABOVE_MEMORY_ROOF_NOTE` worded for the figure ``summary``'s roofline used."""
     figure = "bytes through HBM" if summary.executed_hbm_bytes is not None else "all bytes"
     return ABOVE_MEMORY_ROOF_NOTE.format(figure=figure)
