@@ -26,12 +26,16 @@ backend (:mod:`hloscope.backends`) raises:
   line and column it names.
 - :class:`XlaCompileFailed`: XLA's compiler rejected a module; carries XLA's message.
 - :class:`TpuCompileError`: XLA:TPU refused to compile the program for the device asked for.
+- :class:`VariantNotApplicable`: a change ``hloscope try`` was asked to make cannot be made to
+  the program (a mesh that does not divide a dimension), raised by
+  :mod:`~hloscope.backends.variant_compile`; the message says why.
 """
 
 from __future__ import annotations
 
 __all__ = [
     "TpuCompileError",
+    "VariantNotApplicable",
     "CaptureError",
     "CaptureUsageError",
     "MissingFramework",
@@ -160,3 +164,7 @@ class XlaCompileFailed(HloscopeError, RuntimeError):
 
 class TpuCompileError(CaptureError):
     """XLA:TPU refused to compile the program for the device asked for (its own words)."""
+
+
+class VariantNotApplicable(CaptureUsageError):
+    """A change that cannot be made to this program (the message says why)."""

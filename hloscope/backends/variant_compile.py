@@ -39,6 +39,7 @@ from typing import Any
 
 from ..devices import DeviceSpec
 from .errors import CaptureUsageError
+from .errors import VariantNotApplicable as NotApplicable
 from .record import Capture
 
 __all__ = [
@@ -96,10 +97,6 @@ class Preset(StrEnum):
     @property
     def default_axes(self) -> tuple[str, ...]:
         return ("model",) if self is Preset.TENSOR_PARALLEL else ("data",)
-
-
-class NotApplicable(CaptureUsageError):
-    """A change that cannot be made to this program (the message says why)."""
 
 
 @dataclass(frozen=True, slots=True)
