@@ -716,3 +716,11 @@ def test_a_bare_unavailable_that_could_not_reach_a_host():
     )
     (failure,) = explain_error(log).failures
     assert (failure.family, failure.advice_kind) == (Family.DISTRIBUTED, "check_hosts")
+
+
+def test_backends_jax_probed_for_come_after_the_failure():
+    # JAX's INFO lines about the backends it looked for (harmless) precede the real error.
+    log = (FAMILY_LOGS / "lwm_44_probes_then_nccl.log").read_text()
+    failures = explain_error(log).failures
+    assert failures[0].finding.op == "ncclGetUniqueId"
+    assert [f.advice_kind for f in failures[1:]] == ["harmless", "harmless"]

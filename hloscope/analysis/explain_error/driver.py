@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .advice import AdviceKind
 from .complete import complete
 from .functions import paragraph_end
 from .log import Log, normalise_log
@@ -15,6 +16,7 @@ from .registry import RECOGNISERS
 __all__ = ["explain_error"]
 
 
+_HARMLESS = str(AdviceKind.HARMLESS)
 # Repeats of a message are recognised by this much text from its start (the op, node and
 # function of a TF message; the class and the "while tracing" line of a JAX one).
 _REPEAT_KEY = 600
@@ -42,8 +44,9 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
     _drop_generic(failures, recognisers, log)
     for failure in failures:
         complete(failure, log)
-    # A warning is no failure: the failures come first, the warnings after them.
-    failures.sort(key=lambda f: bool(f.finding.warning))
+    # A warning is no failure, nor is what the advice calls harmless (a backend JAX probed
+    # for and did not find, a registration refused): the failures come first, those after.
+    failures.sort(key=lambda f: bool(f.finding.warning) or f.advice_kind == _HARMLESS)
     lines = log.text.count("\n") + (bool(log.text) and not log.text.endswith("\n"))
     return ErrorExplanation(failures, lines=lines)
 
