@@ -274,17 +274,8 @@ def op_profile(
     ops = [op for op, _ in picked]
     counted = count_steps(trace, ops, chosen)
     steps, rule, runs = counted.steps, counted.rule, counted.runs
-    per_name: dict[str, float] = defaultdict(float)
-    counts: Counter[str] = Counter()
-    first: dict[str, OpEvent] = {}
-    trace_flops: dict[str, float] = defaultdict(float)
-    trace_bytes: dict[str, float] = defaultdict(float)
-    for op, own in picked:
-        per_name[op.name] += own
-        counts[op.name] += 1
-        first.setdefault(op.name, op)
-        trace_flops[op.name] += op.flops or 0.0
-        trace_bytes[op.name] += op.bytes_accessed or 0.0
+    totals = _OpTotals.of(picked)
+    per_name, first = totals.per_name, totals.first
     notes = [f"steps: {rule}"]
     index = ModuleIndex(module) if module is not None else None
     unjoined = check_match(index, chosen, per_name) if index is not None else []
@@ -296,26 +287,7 @@ def op_profile(
     chip = device or (for_kind(trace.device_kind) if trace.device_kind else None)
     total_s = sum(per_name.values()) * 1e-9 / steps
     opcode = _opcodes(index)
-    kernels = []
-    for name, ns in per_name.items():
-        joined = index.join(name) if index is not None else None
-        kernels.append(
-            _kernel(
-                name,
-                ns * 1e-9 / steps,
-                total_s,
-                counts[name],
-                steps,
-                runs,
-                first[name],
-                joined,
-                trace_flops[name],
-                trace_bytes[name],
-                chip,
-                is_async(opcode(first[name])),
-            )
-        )
-    kernels.sort(key=lambda k: (-k.time_s, k.name))
+    kernels = _kernels(totals, index, opcode, total_s, steps, runs, chip)
     transfers = async_overlaps(
         ops,
         [own for _, own in picked],
@@ -325,14 +297,8 @@ def op_profile(
         _transfer_bytes(index, first),
     )
     times = step_times(trace, all_self, counted, ops, chosen)
-    if runs and trace.steps and runs != steps:
-        notes.append(f"{chosen or 'the program'} ran {runs} times in {steps} marked steps")
     others = {m: t * 1e-9 / steps for m, t in by_module.items() if m != chosen}
-    if others:
-        notes.append(
-            "other modules in the trace (device time per step): "
-            + ", ".join(f"{m or '?'} {format_duration(t)}" for m, t in sorted(others.items()))
-        )
+    notes.extend(_run_notes(trace, chosen, runs, steps, others))
     notes.extend(_roof_notes(kernels, chip, trace, module))
     idle = host_bound_note(times)
     if idle:
@@ -363,6 +329,78 @@ def op_profile(
         async_exposed_s=transfers.exposed_s,
         step_times=times,
     )
+
+
+@dataclass(slots=True)
+class _OpTotals:
+    """The chosen module's ops summed by name: own time, count, first event, and the FLOPs
+    and bytes the trace itself gives."""
+
+    per_name: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    counts: Counter[str] = field(default_factory=Counter)
+    first: dict[str, OpEvent] = field(default_factory=dict)
+    flops: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    nbytes: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+
+    @classmethod
+    def of(cls, picked: Iterable[tuple[OpEvent, float]]) -> _OpTotals:
+        totals = cls()
+        for op, own in picked:
+            totals.per_name[op.name] += own
+            totals.counts[op.name] += 1
+            totals.first.setdefault(op.name, op)
+            totals.flops[op.name] += op.flops or 0.0
+            totals.nbytes[op.name] += op.bytes_accessed or 0.0
+        return totals
+
+
+def _kernels(
+    totals: _OpTotals,
+    index: ModuleIndex | None,
+    opcode: Callable[[OpEvent], str],
+    total_s: float,
+    steps: int,
+    runs: int,
+    chip: Device | None,
+) -> list[KernelTime]:
+    """One row per op name, longest first."""
+    kernels = []
+    for name, ns in totals.per_name.items():
+        joined = index.join(name) if index is not None else None
+        first = totals.first[name]
+        kernels.append(
+            _kernel(
+                name,
+                ns * 1e-9 / steps,
+                total_s,
+                totals.counts[name],
+                steps,
+                runs,
+                first,
+                joined,
+                totals.flops[name],
+                totals.nbytes[name],
+                chip,
+                is_async(opcode(first)),
+            )
+        )
+    kernels.sort(key=lambda k: (-k.time_s, k.name))
+    return kernels
+
+
+def _run_notes(
+    trace: Trace, chosen: str, runs: int, steps: int, others: dict[str, float]
+) -> list[str]:
+    """How often the program ran against the marked steps, and the trace's other modules."""
+    notes = []
+    if runs and trace.steps and runs != steps:
+        notes.append(f"{chosen or 'the program'} ran {runs} times in {steps} marked steps")
+    if others:
+        notes.append(
+            "other modules in the trace (device time per step): "
+            + ", ".join(f"{m or '?'} {format_duration(t)}" for m, t in sorted(others.items()))
+        )
+    return notes
 
 
 def host_bound_note(times: Sequence[StepTime]) -> str:
@@ -449,20 +487,17 @@ def _roof_notes(
     return [f"{len(above)} kernels ({share:.0%} of the time) are above 100% of a roof: {why}"]
 
 
-def _kernel(
-    name: str,
-    time_s: float,
-    total_s: float,
+def _kernel_costs(
+    joined: Joined | None,
+    op: OpEvent,
     occurrences: int,
     steps: int,
     runs: int,
-    op: OpEvent,
-    joined: Joined | None,
     trace_flops: float,
     trace_bytes: float,
-    chip: Device | None,
-    asynchronous: bool = False,
-) -> KernelTime:
+) -> tuple[float | None, float | None, float, tuple[str, str, str, str]]:
+    """A kernel's FLOPs, HBM bytes and all bytes per step, and its kind, source, scope and
+    element type: the module's when the op joined it, else the trace's own."""
     if joined is not None:
         # XLA:CPU may record one kernel of the entry as several events (a sort: two); the
         # module knows it ran once per run, so its cost counts once per run.
@@ -481,6 +516,26 @@ def _kernel(
         nbytes = trace_bytes / steps if op.bytes_accessed is not None else None
         kind, source, scope, element = _kind_from_text(op), op.source, scope_of(op.op_name), ""
         all_bytes = nbytes or 0.0
+    return flops, nbytes, all_bytes, (kind, source, scope, element)
+
+
+def _kernel(
+    name: str,
+    time_s: float,
+    total_s: float,
+    occurrences: int,
+    steps: int,
+    runs: int,
+    op: OpEvent,
+    joined: Joined | None,
+    trace_flops: float,
+    trace_bytes: float,
+    chip: Device | None,
+    asynchronous: bool = False,
+) -> KernelTime:
+    flops, nbytes, all_bytes, (kind, source, scope, element) = _kernel_costs(
+        joined, op, occurrences, steps, runs, trace_flops, trace_bytes
+    )
     # An async op's event is its issue or its wait, not its transfer: no roofline (.overlap).
     where = (
         None
