@@ -37,15 +37,21 @@ file that is not text at all.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import DumpFormatError
-from .storage import read_bytes
+from .memory_report import (
+    MemorySpace,
+    MemoryUsageReport,
+    OffsetRange,
+    ReportAllocation,
+    load_memory_report,
+    parse_memory_report,
+)
+from .report_text import _int, parse_human_bytes, read_dump_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.shape import Shape
@@ -71,55 +77,6 @@ __all__ = [
     "parse_human_bytes",
     "read_dump_text",
 ]
-
-# --------------------------------------------------------------------------------------------
-# Reading files
-# --------------------------------------------------------------------------------------------
-
-
-def read_dump_text(path: str | Path) -> str:
-    """Read a dump file (a local path or a URL, :mod:`~hloscope.dump.storage`) as UTF-8
-    text, or raise :class:`DumpFormatError` saying why not, naming the location and line."""
-    where = os.fspath(path)
-    data = read_bytes(where)  # DumpFormatError (no such file, cannot read) with the location
-    nul = data.find(b"\0")
-    if nul >= 0:
-        raise DumpFormatError(
-            "binary data, not a text dump", path=where, line=data.count(b"\n", 0, nul) + 1
-        )
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        raise DumpFormatError("bytes that are not UTF-8 text", path=where, line=line) from None
-
-
-_HUMAN_UNITS = {
-    "B": 1,
-    "KiB": 1 << 10,
-    "MiB": 1 << 20,
-    "GiB": 1 << 30,
-    "TiB": 1 << 40,
-    "PiB": 1 << 50,
-}
-_HUMAN = re.compile(r"^\s*(?P<num>-?[\d.]+)\s*(?P<unit>B|KiB|MiB|GiB|TiB|PiB)\s*$")
-
-
-def parse_human_bytes(text: str) -> int | None:
-    """``"1.2KiB"`` -> 1229, ``"40B"`` -> 40: XLA's ``HumanReadableNumBytes``, rounded back."""
-    m = _HUMAN.match(text)
-    if m is None:
-        return None
-    try:
-        return round(float(m.group("num")) * _HUMAN_UNITS[m.group("unit")])
-    except ValueError:
-        return None
-
-
-def _int(text: str) -> int:
-    """An integer as the live-range printer writes it, with spaces as thousands separators."""
-    return int(text.replace(" ", "").replace("\u202f", "").replace(",", ""))
-
 
 # --------------------------------------------------------------------------------------------
 # Buffer assignment
@@ -697,269 +654,6 @@ def _allocation(m: re.Match[str], lineno: int) -> Allocation:
         else:
             alloc.other_flags.append(flag)
     return alloc
-
-
-# --------------------------------------------------------------------------------------------
-# Memory-usage report
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class OffsetRange:
-    """A row of a per-allocation table: an offset range and the values that share it.
-
-    Sizes in the report are rounded for humans (``1.2KiB``); ``size`` is that text turned back
-    into bytes, so it is approximate. ``shapes`` lists ``(count, shape text)`` as printed
-    (``2×f32[32,256]`` -> ``(2, "f32[32,256]")``).
-    """
-
-    offset: int
-    size: int | None
-    size_text: str
-    cumulative: int | None
-    cumulative_text: str
-    percent: int | None
-    value_count: int
-    shapes: list[tuple[int, str]] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class ReportAllocation:
-    """An allocation in the report: a header line (older XLA) and/or a table of offset ranges.
-
-    Newer XLA prints the tables without headers, one per allocation in decreasing size; then
-    ``index`` and ``size`` are ``None`` and only :attr:`used_bytes` is known.
-    """
-
-    index: int | None
-    size: int | None
-    size_text: str
-    flags: str = ""
-    ranges: list[OffsetRange] = field(default_factory=list)
-    hidden_values: int = 0
-    cumulative: int | None = None
-    percent: int | None = None
-    remaining: int | None = None
-    line: int = 0
-
-    @property
-    def used_bytes(self) -> int | None:
-        """The table's last cumulative size: the sizes of the listed offset ranges added up
-        (rounded as printed; ranges of differently sized values may overlap, hidden values are
-        left out), so it is not the allocation's size."""
-        return self.ranges[-1].cumulative if self.ranges else None
-
-
-@dataclass(slots=True)
-class MemorySpace:
-    """``Memory Space: default (color=0)`` and what follows it."""
-
-    name: str | None
-    color: int
-    total_bytes: int | None = None
-    allocations: list[ReportAllocation] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class MemoryUsageReport:
-    """A parsed ``-memory-usage-report.txt``.
-
-    ``total_bytes`` is the exact total the report states (``Total bytes used`` in older XLA,
-    the sum of the per-memory-space ``Total bytes`` in newer XLA). ``largest`` is the
-    "Allocations sorted by size" top list (older XLA only) and ``hidden_allocations`` the count
-    it leaves out.
-    """
-
-    path: str | None = None
-    total_bytes: int | None = None
-    spaces: list[MemorySpace] = field(default_factory=list)
-    largest: list[ReportAllocation] = field(default_factory=list)
-    hidden_allocations: int = 0
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def allocations(self) -> list[ReportAllocation]:
-        """Every per-allocation entry, over all memory spaces, in file order."""
-        return [a for s in self.spaces for a in s.allocations]
-
-    def largest_rows(self) -> list[dict]:
-        """The top list as flat dicts (falls back to the per-allocation tables)."""
-        source = self.largest or self.allocations
-        return [
-            {
-                "allocation": a.index,
-                "size": a.size,
-                "size_text": a.size_text,
-                "used_bytes": a.used_bytes,
-                "flags": a.flags,
-                "cumulative": a.cumulative,
-                "percent": a.percent,
-                "values": sum(r.value_count for r in a.ranges) or None,
-            }
-            for a in source
-        ]
-
-
-_SPACE = re.compile(r"^Memory Space: (?P<name>.*?) \(color=(?P<color>\d+)\)\s*$")
-_TOTAL = re.compile(r"^Total bytes(?: used)?: (?P<bytes>\d+)")
-_TOP_ROW = re.compile(
-    r"^\s*(?P<cum>[\d.]+\s*\w+)\(\s*(?P<pct>\d+)%\);\s*(?P<rem>[\d.]+\s*\w+);\s*"
-    r"allocation (?P<index>\d+): size (?P<size>[^,:]+)(?P<flags>.*?):?\s*$"
-)
-_REPORT_ALLOC = re.compile(
-    r"^\s*allocation (?P<index>\d+): size (?P<size>[^,:]+)(?P<flags>.*?):?\s*$"
-)
-_RANGE_ROW = re.compile(
-    r"^\s*(?P<cum>[\d.]+\s*\w+)\(\s*(?P<pct>\d+)%\);\s*(?P<size>[\d.]+\s*\w+);\s*(?P<offset>\d+);"
-    r"\s*(?P<n>\d+);\s*(?P<shapes>.*)$"
-)
-_REST_ALLOCS = re.compile(r"^\s*The rest (?P<n>\d+) allocations? ")
-_REST_VALUES = re.compile(r"^\s*The rest (?P<n>\d+) values? ")
-_SHAPE_COUNT = re.compile(r"^(?P<n>\d+)×(?P<shape>.*)$")
-
-
-def parse_memory_report(text: str, path: str | None = None) -> MemoryUsageReport:
-    """Parse the text of a ``-memory-usage-report.txt`` (either XLA generation's layout).
-
-    Never raises; lines it cannot place go to ``.warnings``."""
-    where = path or "<string>"
-    out = MemoryUsageReport(path=path)
-    space: MemorySpace | None = None
-    section: str | None = None  # "top" | "values"
-    current: ReportAllocation | None = None
-    totals_seen = False
-
-    def warn(lineno: int, message: str) -> None:
-        if len(out.warnings) < 50:
-            out.warnings.append(f"{where}:{lineno}: warning: {message}")
-
-    def ensure_space() -> MemorySpace:
-        nonlocal space
-        if space is None:
-            space = MemorySpace(name=None, color=0)
-            out.spaces.append(space)
-        return space
-
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.rstrip()
-        stripped = line.strip()
-        if not stripped or set(stripped) <= {"-"}:
-            continue
-        m = _SPACE.match(line)
-        if m:
-            space = MemorySpace(name=m.group("name"), color=int(m.group("color")))
-            out.spaces.append(space)
-            section, current = "values", None
-            continue
-        m = _TOTAL.match(line)
-        if m:
-            total = int(m.group("bytes"))
-            totals_seen = True
-            if line.startswith("Total bytes used"):
-                out.total_bytes = total
-            else:
-                ensure_space().total_bytes = total
-            continue
-        if stripped.startswith("Allocations sorted by size with their values"):
-            section, current = "values", None
-            continue
-        if stripped.startswith("Allocations sorted by size"):
-            section = "top"
-            continue
-        if stripped.startswith("cumulative_size;"):
-            if section == "values" and (current is None or current.ranges):
-                # Newer XLA: a header-less table per allocation.
-                current = ReportAllocation(index=None, size=None, size_text="", line=lineno)
-                ensure_space().allocations.append(current)
-            continue
-        if section == "top":
-            m = _TOP_ROW.match(line)
-            if m:
-                out.largest.append(
-                    ReportAllocation(
-                        index=int(m.group("index")),
-                        size=parse_human_bytes(m.group("size")),
-                        size_text=m.group("size").strip(),
-                        flags=m.group("flags").lstrip(", "),
-                        cumulative=parse_human_bytes(m.group("cum")),
-                        percent=int(m.group("pct")),
-                        remaining=parse_human_bytes(m.group("rem")),
-                        line=lineno,
-                    )
-                )
-                continue
-            m = _REST_ALLOCS.match(line)
-            if m:
-                out.hidden_allocations = int(m.group("n"))
-                continue
-        if section == "values":
-            m = _REPORT_ALLOC.match(line)
-            if m:
-                current = ReportAllocation(
-                    index=int(m.group("index")),
-                    size=parse_human_bytes(m.group("size")),
-                    size_text=m.group("size").strip(),
-                    flags=m.group("flags").lstrip(", "),
-                    line=lineno,
-                )
-                ensure_space().allocations.append(current)
-                continue
-            m = _RANGE_ROW.match(line)
-            if m and current is not None:
-                current.ranges.append(_offset_range(m))
-                continue
-            m = _REST_VALUES.match(line)
-            if m and current is not None:
-                current.hidden_values = int(m.group("n"))
-                continue
-        warn(lineno, f"unexpected line: {stripped[:80]!r}")
-
-    if out.total_bytes is None and any(s.total_bytes is not None for s in out.spaces):
-        out.total_bytes = sum(s.total_bytes or 0 for s in out.spaces)
-    if not totals_seen:
-        warn(1, "no 'Total bytes' line: not a memory-usage report, or truncated")
-    return out
-
-
-def load_memory_report(path: str | Path) -> MemoryUsageReport:
-    """Read and parse a memory-usage report (:class:`DumpFormatError` if it is not text)."""
-    return parse_memory_report(read_dump_text(path), str(path))
-
-
-def _offset_range(m: re.Match[str]) -> OffsetRange:
-    shapes: list[tuple[int, str]] = []
-    for part in _split_shapes(m.group("shapes")):
-        c = _SHAPE_COUNT.match(part)
-        shapes.append((int(c.group("n")), c.group("shape")) if c else (1, part))
-    return OffsetRange(
-        offset=int(m.group("offset")),
-        size=parse_human_bytes(m.group("size")),
-        size_text=m.group("size").strip(),
-        cumulative=parse_human_bytes(m.group("cum")),
-        cumulative_text=m.group("cum").strip(),
-        percent=int(m.group("pct")),
-        value_count=int(m.group("n")),
-        shapes=shapes,
-    )
-
-
-def _split_shapes(text: str) -> list[str]:
-    """Split ``f32[2], (f32[], s32[3]), 2×f32[4,4]`` at top-level commas only."""
-    parts: list[str] = []
-    depth = 0
-    start = 0
-    for i, ch in enumerate(text):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    tail = text[start:].strip()
-    if tail:
-        parts.append(tail)
-    return [p for p in parts if p]
 
 
 # --------------------------------------------------------------------------------------------
