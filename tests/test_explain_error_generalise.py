@@ -241,6 +241,12 @@ def checkify_failed():
 def no_gpu():
     jax.devices("gpu")  # fails here: no_gpu
 
+def stack_shapes():
+    jnp.stack([jnp.ones(3), jnp.ones(4)])  # fails here: stack_shapes
+
+def static_out_of_range():
+    jax.jit(lambda x, n: x, static_argnums=2)(1, 2)  # fails here: static_out_of_range
+
 def unusable_donation():
     g = jax.jit(lambda x: x.sum(), donate_argnums=0)
     g(jnp.ones((4, 4)))
@@ -316,6 +322,8 @@ def test_jaxs_structure_size_and_type_refusals(raised, case, op, advice):
         ("key_reuse", Family.JAX_CALL, "PRNG key", "prng_key"),
         ("checkify_failed", Family.XLA_STATUS, "FailedCheckError", "other"),
         ("no_gpu", Family.BACKEND_STARTUP, "backend gpu", "install"),
+        ("stack_shapes", Family.JAX_SHAPE, "stack", "fix_shapes"),
+        ("static_out_of_range", Family.JAX_CALL, "static argument", "static_args"),
     ],
 )
 def test_more_of_jaxs_own_errors(raised, case, family, op, advice):

@@ -50,6 +50,7 @@ _OPENING = re.compile(
     r"|Array has been deleted with shape=(?P<deleted>\S+?)\.?(?=\s|$)"
     # The buffers may follow on the same line, on the next (a wrapped paste), or be cut off.
     r"|Some donated buffers were not usable:?[ \t]*(?P<unusable>[^\n]*?)\.?[ \t]*$"
+    r"|J(?P<static_range>itted function has static_arg(?:nums|names)=[^\n]{0,160})"
     r"|K(?P<key_reuse>eyReuseError): ?(?P<kr_msg>[^\n]{0,200})"
     r"|FloatingPointError: invalid value \((?P<bad>nan|inf)\) encountered in (?P<prim>[\w-]+)"
     r"|Disallowed (?P<transfer>host-to-device|device-to-host|device-to-device) transfer"
@@ -85,6 +86,17 @@ def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             Reason.TRACING,
             f"{named} is a {m['type']}, which jit cannot trace: mark it static "
             f"(jax.jit(f, {static})) if it is a setting, or pass an array",
+            AdviceKind.STATIC_ARGS,
+        )
+    elif m["static_range"]:
+        yield _failure(
+            log,
+            m,
+            "static argument",
+            Reason.TRACING,
+            "static_argnums (or static_argnames) names an argument the function does not have "
+            f"(J{m['static_range'].rstrip('.')}): count the positions from 0 over the "
+            "function's own parameters, or name them with static_argnames",
             AdviceKind.STATIC_ARGS,
         )
     elif m["key_reuse"]:

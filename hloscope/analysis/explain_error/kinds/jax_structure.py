@@ -44,6 +44,7 @@ _OPENING = re.compile(
     r"(?P<cond_types>[^\n]{0,160}))"
     r"|g(?P<mapped>ot inconsistent sizes for array axes to be mapped)"
     r"|g(?P<leading>ot values with different leading axis sizes: (?P<sizes>[^\n.]{0,120}))"
+    r"|A(?P<same_shape>ll input arrays must have the same shape\. Got (?P<ss_shapes>[^\n]{0,120}))"
     r"|C(?P<concat>annot concatenate arrays with different numbers of dimensions: got "
     r"(?P<concat_shapes>[^\n]{0,120}))"
     r"|!(?P<feature>= (?P<fb>\d+))"
@@ -70,6 +71,7 @@ _KEYED_BEFORE = {
         ("mapped", r""),
         ("leading", r""),
         ("concat", r""),
+        ("same_shape", r""),
         ("feature", r"feature dimension size[^\n]{0,160}?\d+ // \d+ $"),
         ("dtypes", r"re$"),
         ("real", r"re$"),
@@ -141,6 +143,13 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
             f"{op} maps or scans every argument along one axis, and they are not of one "
             f"size{sizes}: give them the same leading size, or leave an argument unmapped "
             "(in_axes=None for vmap; pass it as a closure or in the carry for scan)",
+            AdviceKind.FIX_SHAPES,
+        )
+    if m["same_shape"]:
+        return (
+            "stack",
+            f"stacking joins arrays of one shape; these are {m['ss_shapes'].strip().rstrip('.')}: "
+            "pad or crop them to one shape first (or concatenate along the axis that differs)",
             AdviceKind.FIX_SHAPES,
         )
     if m["concat"]:
