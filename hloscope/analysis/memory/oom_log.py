@@ -476,59 +476,17 @@ def oom_fixes(report: OomReport) -> list[OomFix]:
     smaller batch (always: the peak grows with it)."""
     if report.on_chip:
         return _on_chip_fixes(report)
-    fixes: list[OomFix] = []
     torch = report.framework == "torch_xla"
     temporaries = [b for b in report.buffers if b.kind is BufferKind.TEMPORARY]
-    made_shapes = {_plain(b.shape) for b in temporaries if b.shape}
-    donatable = [
-        b
-        for b in report.buffers
-        if b.kind is BufferKind.PARAMETER and _plain(b.shape) in made_shapes
+    fixes = [
+        fix
+        for fix in (
+            _donate_fix(report, temporaries, torch),
+            _remat_fix(temporaries, torch),
+            _bf16_fix(temporaries, torch),
+        )
+        if fix is not None
     ]
-    if donatable:
-        fixes.append(
-            OomFix(
-                FixKind.DONATE,
-                ", ".join(sorted({_plain(b.shape) or "" for b in donatable})),
-                sum(b.size_bytes for b in donatable),
-                "update those tensors in place and keep no other reference to their old values "
-                "(PyTorch/XLA then writes the new value into the old buffer)"
-                if torch
-                else "donate the arguments the step replaces (jax.jit(..., donate_argnums=...) "
-                "or donate_argnames): XLA then writes the new value into the old buffer",
-            )
-        )
-    forward = [b for b in temporaries if b.op_name and _FORWARD.search(b.op_name)]
-    if forward:
-        fixes.append(
-            OomFix(
-                FixKind.REMAT,
-                _common_scope([b.op_name or "" for b in forward]),
-                sum(b.size_bytes for b in forward),
-                "recompute these activations in the backward pass instead of keeping them: "
-                + (
-                    "torch_xla.utils.checkpoint.checkpoint on the layer that makes them"
-                    if torch
-                    else "jax.checkpoint (jax.remat) on the layer that makes them"
-                ),
-            )
-        )
-    wide = [b for b in temporaries if b.shape and _F32.match(b.shape)]
-    if wide:
-        fixes.append(
-            OomFix(
-                FixKind.BF16,
-                f"{len(wide)} f32 buffer{'s' * (len(wide) != 1)}",
-                sum(b.size_bytes for b in wide) // 2,
-                "compute in bfloat16 ("
-                + (
-                    "model.to(torch.bfloat16), or torch.autocast('xla', dtype=torch.bfloat16)"
-                    if torch
-                    else "params or activations cast to jnp.bfloat16, mixed precision"
-                )
-                + "): each such buffer takes half the bytes",
-            )
-        )
     padding = _padding_fix(report)
     if padding is not None:
         # Padding that alone exceeds the excess (or a quarter of the memory, or half of what
@@ -554,6 +512,65 @@ def oom_fixes(report: OomReport) -> list[OomFix]:
         )
     )
     return fixes
+
+
+def _donate_fix(report: OomReport, temporaries: list[OomBuffer], torch: bool) -> OomFix | None:
+    """Donating the parameters that a temporary of the same shape replaces."""
+    made_shapes = {_plain(b.shape) for b in temporaries if b.shape}
+    donatable = [
+        b
+        for b in report.buffers
+        if b.kind is BufferKind.PARAMETER and _plain(b.shape) in made_shapes
+    ]
+    if not donatable:
+        return None
+    return OomFix(
+        FixKind.DONATE,
+        ", ".join(sorted({_plain(b.shape) or "" for b in donatable})),
+        sum(b.size_bytes for b in donatable),
+        "update those tensors in place and keep no other reference to their old values "
+        "(PyTorch/XLA then writes the new value into the old buffer)"
+        if torch
+        else "donate the arguments the step replaces (jax.jit(..., donate_argnums=...) "
+        "or donate_argnames): XLA then writes the new value into the old buffer",
+    )
+
+
+def _remat_fix(temporaries: list[OomBuffer], torch: bool) -> OomFix | None:
+    """Rematerialising the activations the forward pass keeps for the backward one."""
+    forward = [b for b in temporaries if b.op_name and _FORWARD.search(b.op_name)]
+    if not forward:
+        return None
+    return OomFix(
+        FixKind.REMAT,
+        _common_scope([b.op_name or "" for b in forward]),
+        sum(b.size_bytes for b in forward),
+        "recompute these activations in the backward pass instead of keeping them: "
+        + (
+            "torch_xla.utils.checkpoint.checkpoint on the layer that makes them"
+            if torch
+            else "jax.checkpoint (jax.remat) on the layer that makes them"
+        ),
+    )
+
+
+def _bf16_fix(temporaries: list[OomBuffer], torch: bool) -> OomFix | None:
+    """The f32 temporaries in bfloat16: half their bytes."""
+    wide = [b for b in temporaries if b.shape and _F32.match(b.shape)]
+    if not wide:
+        return None
+    return OomFix(
+        FixKind.BF16,
+        f"{len(wide)} f32 buffer{'s' * (len(wide) != 1)}",
+        sum(b.size_bytes for b in wide) // 2,
+        "compute in bfloat16 ("
+        + (
+            "model.to(torch.bfloat16), or torch.autocast('xla', dtype=torch.bfloat16)"
+            if torch
+            else "params or activations cast to jnp.bfloat16, mixed precision"
+        )
+        + "): each such buffer takes half the bytes",
+    )
 
 
 # Over by at most this share of the limit, raising the limit is the first thing to try (the
