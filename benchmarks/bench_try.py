@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -29,15 +30,22 @@ TARGET = f"{HERE.parent / 'samples' / 'try_mesh.py'}:train_step"
 DEVICE = "tpu-v5e:2x4"
 
 
-def _run(jobs: int, cache: str) -> tuple[float, list]:
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _run(jobs: int, cache: str) -> tuple[float, float, list]:
+    """Wall seconds, the compile children's CPU seconds, the outcomes."""
     from hloscope.drivers.variants import VariantOptions, try_variants
 
     os.environ["HLOSCOPE_CACHE"] = cache
     options = VariantOptions(meshes_all=True, remat=("nothing_saveable@loss",))
+    cpu = _children_cpu()
     started = time.perf_counter()
     result = try_variants(TARGET, DEVICE, options, jobs=jobs)
     wall = time.perf_counter() - started
-    return wall, [result.baseline, *result.variants]
+    return wall, _children_cpu() - cpu, [result.baseline, *result.variants]
 
 
 def main() -> None:
@@ -45,10 +53,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     jobs = parser.parse_args().jobs
     with tempfile.TemporaryDirectory() as serial, tempfile.TemporaryDirectory() as parallel:
-        serial_wall, alone = _run(1, serial)
+        load = os.getloadavg()[0]
+        serial_wall, serial_cpu, alone = _run(1, serial)
         work = sum(o.compile_s or 0.0 for o in alone)
-        wall, outcomes = _run(jobs, parallel)
-        cached_wall, again = _run(jobs, parallel)
+        wall, parallel_cpu, outcomes = _run(jobs, parallel)
+        cached_wall, _, again = _run(jobs, parallel)
     compiles = len(outcomes)
     ideal = serial_wall / min(jobs, compiles)
     report = {
@@ -57,9 +66,13 @@ def main() -> None:
         "compiles": compiles,
         "jobs": jobs,
         "cores": len(os.sched_getaffinity(0)),
+        "load_average_before": round(load, 2),
+        "load_average_after": round(os.getloadavg()[0], 2),
         "serial_wall_s": round(serial_wall, 2),
+        "serial_children_cpu_s": round(serial_cpu, 2),
         "serial_compile_s_sum": round(work, 2),
         "parallel_wall_s": round(wall, 2),
+        "parallel_children_cpu_s": round(parallel_cpu, 2),
         "parallel_over_ideal": round(wall / ideal, 3),
         "cached_wall_s": round(cached_wall, 2),
         "all_cached": all(o.cached for o in again),
