@@ -37,7 +37,7 @@ from .timing import Timing, measure
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.fusions import Kernel
-    from ..hlo.model import Module
+    from ..hlo.model import Instruction, Module
 
 __all__ = [
     "KernelTiming",
@@ -210,11 +210,6 @@ def time_kernels(
     """Time every kernel of ``module`` alone on ``device`` (see the module docstring);
     ``budget`` is each kernel's."""
     from ..analysis.fusions import fusion_report
-    from ..analysis.roofline import element_type_of
-    from ..backends.errors import XlaCompileFailed, XlaParseFailed
-    from ..hlo.errors import HloParseError
-    from ..hlo.parser import parse
-    from .inputs import UnfeedableModule
 
     report = fusion_report(module)
     rows: dict[str, Kernel] = {k.name: k for k in report.kernels}
@@ -228,53 +223,78 @@ def time_kernels(
         if reason is not None:
             run.skipped.append(Skip(inst.name, reason))
             continue
-        try:
-            extracted = extract_kernel(module, inst.name)
-            text = runnable_text(parse(extracted.text))
-            compiled = compile_text(text, extracted.parameters, device, inst.name)
-            work = compiled.workload(seed=seed)
-            timing = measure(
-                work.fn,
-                work.args,
-                prepare=work.prepare,
-                precision=precision,
-                budget=budget,
-                min_runs=KERNEL_MIN_RUNS,
-            )
-            made = _count_kernels(compiled.optimized_module())
-        except (XlaCompileFailed, XlaParseFailed, HloParseError, UnfeedableModule) as error:
-            run.skipped.append(Skip(inst.name, _xla_refusal(error)))
+        timed = _time_alone(module, inst.name, device, seed, budget, precision)
+        if isinstance(timed, Skip):
+            run.skipped.append(timed)
             continue
-        except HloscopeError as error:  # KernelNotRunnable: an operand no array can stand for
-            run.skipped.append(Skip(inst.name, getattr(error, "reason", error.one_line())))
-            continue
-        kernel = rows.get(inst.name)
-        flops = kernel.cost.flops if kernel else 0
-        nbytes = kernel_roof_bytes(kernel) if kernel else 0  # a TPU's: through HBM
-        element = element_type_of(kernel.shape) if kernel else None
-        choice = peak.choose(element) if peak is not None else None
-        net = timing.median_s - run.launch_s
-        net = net if net > run.floor_s else 0.0  # below resolution: no rate, no position
-        run.kernels.append(
-            KernelTiming(
-                name=inst.name,
-                kind=(kernel.kind if kernel else inst.opcode),
-                where=(kernel.where if kernel else ""),
-                executions=(kernel.executions if kernel else 1),
-                flops=flops,
-                bytes=nbytes,
-                source=(kernel.source if kernel else ""),
-                timing=timing,
-                launch_s=run.launch_s,
-                roofline=roofline(flops, nbytes, net, choice),
-                signature=(kernel.signature if kernel else inst.opcode),
-                compiled_kernels=made,
-                floor_s=run.floor_s,
-            )
-        )
+        run.kernels.append(_kernel_timing(inst, rows.get(inst.name), *timed, run, peak))
     if progress is not None:
         progress(len(instructions), len(instructions), "")
     total = sum(k.total_s for k in run.kernels)
     for k in run.kernels:
         k.share = k.total_s / total if total > 0 else 0.0
     return run
+
+
+def _time_alone(
+    module: Module, name: str, device: Any, seed: int, budget: float, precision: float
+) -> tuple[Timing, int] | Skip:
+    """The timing of kernel ``name`` extracted and compiled alone, and how many kernels XLA
+    made of it; or why it could not run."""
+    from ..backends.errors import XlaCompileFailed, XlaParseFailed
+    from ..hlo.errors import HloParseError
+    from ..hlo.parser import parse
+    from .inputs import UnfeedableModule
+
+    try:
+        extracted = extract_kernel(module, name)
+        text = runnable_text(parse(extracted.text))
+        compiled = compile_text(text, extracted.parameters, device, name)
+        work = compiled.workload(seed=seed)
+        timing = measure(
+            work.fn,
+            work.args,
+            prepare=work.prepare,
+            precision=precision,
+            budget=budget,
+            min_runs=KERNEL_MIN_RUNS,
+        )
+        return timing, _count_kernels(compiled.optimized_module())
+    except (XlaCompileFailed, XlaParseFailed, HloParseError, UnfeedableModule) as error:
+        return Skip(name, _xla_refusal(error))
+    except HloscopeError as error:  # KernelNotRunnable: an operand no array can stand for
+        return Skip(name, getattr(error, "reason", error.one_line()))
+
+
+def _kernel_timing(
+    inst: Instruction,
+    kernel: Kernel | None,
+    timing: Timing,
+    made: int,
+    run: KernelRun,
+    peak: DevicePeak | None,
+) -> KernelTiming:
+    """One kernel's row: its timing, its cost from the module's report, its roofline."""
+    from ..analysis.roofline import element_type_of
+
+    flops = kernel.cost.flops if kernel else 0
+    nbytes = kernel_roof_bytes(kernel) if kernel else 0  # a TPU's: through HBM
+    element = element_type_of(kernel.shape) if kernel else None
+    choice = peak.choose(element) if peak is not None else None
+    net = timing.median_s - run.launch_s
+    net = net if net > run.floor_s else 0.0  # below resolution: no rate, no position
+    return KernelTiming(
+        name=inst.name,
+        kind=(kernel.kind if kernel else inst.opcode),
+        where=(kernel.where if kernel else ""),
+        executions=(kernel.executions if kernel else 1),
+        flops=flops,
+        bytes=nbytes,
+        source=(kernel.source if kernel else ""),
+        timing=timing,
+        launch_s=run.launch_s,
+        roofline=roofline(flops, nbytes, net, choice),
+        signature=(kernel.signature if kernel else inst.opcode),
+        compiled_kernels=made,
+        floor_s=run.floor_s,
+    )
