@@ -247,6 +247,10 @@ def stack_shapes():
 def static_out_of_range():
     jax.jit(lambda x, n: x, static_argnums=2)(1, 2)  # fails here: static_out_of_range
 
+def distributed_late():
+    jnp.ones(1)
+    jax.distributed.initialize("localhost:12355", 1, 0)  # fails here: distributed_late
+
 def unusable_donation():
     g = jax.jit(lambda x: x.sum(), donate_argnums=0)
     g(jnp.ones((4, 4)))
@@ -323,6 +327,7 @@ def test_jaxs_structure_size_and_type_refusals(raised, case, op, advice):
         ("checkify_failed", Family.XLA_STATUS, "FailedCheckError", "other"),
         ("no_gpu", Family.BACKEND_STARTUP, "backend gpu", "install"),
         ("stack_shapes", Family.JAX_SHAPE, "stack", "fix_shapes"),
+        ("distributed_late", Family.DISTRIBUTED, "jax.distributed.initialize", "check_hosts"),
         ("static_out_of_range", Family.JAX_CALL, "static argument", "static_args"),
     ],
 )
@@ -732,3 +737,31 @@ def test_backends_jax_probed_for_come_after_the_failure():
     failures = explain_error(log).failures
     assert failures[0].finding.op == "ncclGetUniqueId"
     assert [f.advice_kind for f in failures[1:]] == ["harmless", "harmless"]
+
+
+def test_jax_distributed_initialized_late_in_older_words():
+    # jax 0.4's words ("... before any JAX computations are executed").
+    log = (
+        "RuntimeError: jax.distributed.initialize() must be called before any JAX "
+        "computations are executed.\n"
+    )
+    (failure,) = explain_error(log).failures
+    assert (failure.family, failure.finding.op) == (
+        Family.DISTRIBUTED,
+        "jax.distributed.initialize",
+    )
+
+
+def test_transparent_hugepages_is_a_warning_about_the_tpu_vm():
+    # The wording of jax/_src/cloud_tpu_init.py (jax 0.4.36 to 0.10), as Python prints it.
+    log = (
+        "/usr/local/lib/python3.10/dist-packages/jax/_src/cloud_tpu_init.py:86: UserWarning: "
+        "Transparent hugepages are not enabled. TPU runtime startup and shutdown time should be "
+        "significantly improved on TPU v5e and newer.\n  warnings.warn(\n"
+    )
+    (failure,) = explain_error(log).failures
+    assert failure.finding.warning and failure.advice_kind == "harmless"
+    assert failure.platform is Platform.TPU
+    # After a real failure it comes second.
+    failures = explain_error(log + (CORPUS / "kohya_2787_cudnn_runtime_version.log").read_text())
+    assert failures.failures[0].finding.op == "cuDNN"

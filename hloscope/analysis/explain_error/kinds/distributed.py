@@ -41,7 +41,9 @@ _OPENING = re.compile(
     # ("Terminating process because the JAX distributed ...", "Failed to send RPC to ...":
     # keyed on their rarer words, so the scan tries few places.)
     r"|J(?P<fatal>AX distributed service detected fatal errors)"
-    r"|R(?P<rpc>PC to coordination service)",
+    r"|R(?P<rpc>PC to coordination service)"
+    # jax.distributed set up after JAX had started its backends.
+    r"|d(?P<init_order>istributed\.initialize\(\) must be called before)",
     re.M,
 )
 # `/job:jax_worker/replica:0/task:3`: a task the barrier waited for.
@@ -63,6 +65,11 @@ _OWN_BARRIER = (
     "stuck before it{missing} (read its log), or the processes call it a different number of "
     "times (a barrier inside a branch only some hosts take); check every host was launched "
     "with the same jax.distributed.initialize arguments"
+)
+_INIT_FIRST = (
+    "jax.distributed.initialize() must run before anything touches a device (jax.devices(), "
+    "an array, a jit call, a library that does so on import): call it first thing in the "
+    "script, on every host, with the same arguments"
 )
 _DIED = (
     "another process of the job died (process 0 runs the coordination service: if it dies, "
@@ -95,7 +102,9 @@ def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return  # the barrier's own message follows ("Original error: ..."), naming it
     tasks = _tasks(log, m) if m["barrier"] else []
     barrier = m["barrier"] or ""
-    if m["fatal"] or m["rpc"]:
+    if m["init_order"]:
+        op, advice = "jax.distributed.initialize", (_INIT_FIRST, AdviceKind.CHECK_HOSTS)
+    elif m["fatal"] or m["rpc"]:
         op, advice = "coordination service", (_DIED, AdviceKind.CHECK_HOSTS)
     elif barrier and not barrier.startswith(_RUNTIME_BARRIERS):
         named = f" ({', '.join(tasks)})" if tasks else ""

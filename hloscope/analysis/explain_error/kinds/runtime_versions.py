@@ -38,6 +38,8 @@ _OPENING = re.compile(
     # No platform of that kind in this jaxlib: "Unknown backend: 'gpu' requested, but no
     # platforms that are instances of gpu are present. Platforms present are: cpu".
     r"|U(?P<unknown>nknown backend:? '?(?P<unknown_name>\w+)'?(?: requested)?)"
+    # JAX's Cloud TPU set-up warning of a VM without transparent hugepages (v5e on).
+    r"|T(?P<thp>ransparent hugepages are not enabled)"
     # libtpu asking the VM's metadata server for the TPU's topology and not getting it.
     r"|F(?P<tpu_metadata>ailed to get TPU metadata)(?:[^\n]{0,60}?variable (?P<md_var>\w+))?"
 )
@@ -112,6 +114,9 @@ def _runtime_versions(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["unknown"]:
         yield from _unknown_backend(log, m)
         return
+    if m["thp"]:
+        yield _hugepages(log, m)
+        return
     if m["tpu_metadata"]:
         yield _tpu_metadata(log, m)
         return
@@ -156,6 +161,30 @@ _METADATA_OFF_TPU = (
     "on a machine that is no TPU VM, libtpu (installed with jax[tpu]) probes for one: "
     "harmless; JAX_PLATFORMS=cpu (or uninstalling libtpu) stops it"
 )
+
+
+_HUGEPAGES = (
+    "a warning: the TPU VM runs without transparent hugepages, so the TPU runtime starts and "
+    'stops slower (v5e and newer); nothing failed. To enable them: sudo sh -c "echo always > '
+    '/sys/kernel/mm/transparent_hugepage/enabled"'
+)
+
+
+def _hugepages(log: Log, m: re.Match[str]) -> Failure:
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    failure = make_failure(
+        Family.BACKEND_STARTUP,
+        log,
+        m.start(),
+        op="transparent hugepages",
+        reason=Reason.RUNTIME,
+        advice=(_HUGEPAGES, AdviceKind.HARMLESS),
+        device="tpu",
+        platform=Platform.TPU,
+        headline_at=start,
+    )
+    failure.finding.warning = True
+    return failure
 
 
 def _tpu_metadata(log: Log, m: re.Match[str]) -> Failure:
