@@ -278,6 +278,31 @@ def test_donation_and_a_cast_take_effect_as_xla_tpu_says():
     assert saved == 256 * 1024 * 2 // 2 and not cast.no_effect
 
 
+def test_an_involuntary_full_rematerialization_is_placed_and_a_variant_removes_it():
+    # `b` is split 4 ways on its last dimension, `a` 2 x 2 on its last two: XLA:TPU's SPMD
+    # partitioner replicates `b` to add them. Sharded as `a` is, nothing is replicated.
+    reshard = f"{SAMPLES / 'try_reshard.py'}:combine"
+    args = ["try", reshard, "--device", SLICE, "--shard", "b=None,x,y"]
+    result = CliRunner().invoke(cli, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    baseline = payload["baseline"]
+    (warning,) = baseline["sharding_warnings"]
+    assert warning["where"] == "argument b"
+    assert warning["from"] == "{devices=[1,1,4]<=[4]}"
+    assert any("Involuntary full rematerialization" in line for line in baseline["log"])
+    (fixed,) = payload["variants"]
+    assert fixed["compiled"] and fixed["sharding_warnings"] == []
+    specs = {row["path"]: row["spec"] for row in fixed["placement"]}
+    # The rule named `b`; `a` kept the sharding the script gave it.
+    assert specs == {"a": "P(None, 'x', 'y')", "b": "P(None, 'x', 'y')"}
+    assert fixed["collective_bytes"] < baseline["collective_bytes"]
+    assert payload["winner"] == fixed["name"]
+    text = CliRunner().invoke(cli, args)
+    assert "involuntary full rematerialization at argument b" in text.stdout
+    assert f"(none in {fixed['name']})" in " ".join(text.stdout.split())
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [

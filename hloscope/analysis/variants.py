@@ -24,6 +24,7 @@ traffic (each kernel's bytes less those on chip, :func:`~hloscope.analysis.hbm.h
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -41,6 +42,7 @@ __all__ = [
     "flag_verdicts",
     "judge",
     "module_figures",
+    "sharding_warnings",
 ]
 
 #: The settings a variant can change, in the order they are spelled.
@@ -119,6 +121,7 @@ class VariantOutcome:
             "module_file": self.module_file,
             "memory": self.memory,
             "log": self.log,
+            "sharding_warnings": sharding_warnings(self),
         }
 
 
@@ -271,6 +274,45 @@ def rank(outcomes: Sequence[VariantOutcome], goal: Goal) -> list[VariantOutcome]
         return (*placed, o.fits is not True, step, peak)
 
     return sorted(outcomes, key=key)
+
+
+# ---- the SPMD partitioner's warnings ----------------------------------------------------------
+
+_INVOLUNTARY = re.compile(
+    r"Involuntary full rematerialization.*?go from sharding (?P<src>\{.*?\}) to "
+    r"(?P<dst>\{.*?\})(?: efficiently)? (?:for|without doing a full rematerialization of the "
+    r"tensor for) HLO operation:? (?P<op>%[\w.-]+) = (?P<rest>.*)"
+)
+
+
+def sharding_warnings(outcome: VariantOutcome) -> list[dict[str, Any]]:
+    """The SPMD partitioner's "Involuntary full rematerialization" lines of ``outcome``'s
+    compile, one per place (``where``: your source line from the op's metadata, an argument
+    by its name, else the op's name), with the sharding it had (``from``), the one it was
+    needed in (``to``: give it that sharding where it is made, and the partitioner has
+    nothing to replicate) and how many times the log said it."""
+    places: dict[str, dict[str, Any]] = {}
+    for line in outcome.log:
+        found = _INVOLUNTARY.search(line)
+        if found is None:
+            continue
+        where = _where(found.group("op"), found.group("rest"))
+        place = places.setdefault(
+            where,
+            {"where": where, "from": found.group("src"), "to": found.group("dst"), "count": 0},
+        )
+        place["count"] += 1
+    return list(places.values())
+
+
+def _where(op: str, rest: str) -> str:
+    source = re.search(r'source_file="([^"]+)" source_line=(\d+)', rest)
+    if source is not None:
+        return f"{source.group(1)}:{source.group(2)}"
+    name = re.search(r'op_name="([^"]+)"', rest)
+    if " parameter(" in rest and name is not None:
+        return f"argument {name.group(1)}"
+    return name.group(1) if name is not None else op
 
 
 # ---- the flag audit ------------------------------------------------------------------------

@@ -171,7 +171,7 @@ def compile_variant(
     mesh_shape: dict[str, int] | None = None
     if changes.shard is not None:
         devices = backend.topology_devices()
-        mesh_shape = _mesh_shape(changes, len(devices))
+        mesh_shape = _mesh_shape(changes, len(devices), _own_mesh(arguments))
         mesh = jax.sharding.Mesh(_grid(devices, mesh_shape), tuple(mesh_shape))
         arguments, placement = _sharded(arguments, mesh, mesh_shape, changes)
     elif changes.mesh:
@@ -320,9 +320,23 @@ def _carries_mesh(arguments: Mapping[str, Any]) -> bool:
 # ---- meshes and shardings -------------------------------------------------------------------
 
 
-def _mesh_shape(changes: Changes, chips: int) -> dict[str, int]:
+def _own_mesh(arguments: Mapping[str, Any]) -> dict[str, int] | None:
+    """The shape of the mesh the arguments carry (``None``: none)."""
+    import jax
+
+    for leaf in jax.tree_util.tree_leaves(arguments):
+        mesh = getattr(getattr(leaf, "sharding", None), "mesh", None)
+        if mesh is not None and getattr(mesh, "axis_names", None):
+            return dict(zip((str(a) for a in mesh.axis_names), mesh.devices.shape, strict=True))
+    return None
+
+
+def _mesh_shape(changes: Changes, chips: int, own: Mapping[str, int] | None) -> dict[str, int]:
+    rule_axes = _rule_axes(changes.shard) if _preset(changes.shard) is None else ()
     if changes.mesh:
         shape = dict(changes.mesh)
+    elif own and rule_axes and set(rule_axes) <= set(own):
+        shape = dict(own)  # the rules name the axes of the arguments' own mesh
     else:
         axes = _rule_axes(changes.shard) if _preset(changes.shard) is None else None
         preset = _preset(changes.shard)
@@ -440,7 +454,9 @@ def _sharded(
             if preset is not None:
                 entries = _preset_spec(preset, shape_, shape, name in batch, where)
             else:
-                entries = next((e for r, e in rules if r.fullmatch(where)), ())
+                matched = [e for r, e in rules if r.fullmatch(where)]
+                # No rule: its own spec, where its own mesh's axes are this mesh's.
+                entries = matched[0] if matched else _own_spec(leaf, shape)
             entries = _checked(entries, shape_, shape, where)
             partition = jax.sharding.PartitionSpec(*entries)
             sharding = jax.sharding.NamedSharding(mesh, partition)
@@ -454,6 +470,15 @@ def _sharded(
             )
         out[name] = jax.tree_util.tree_unflatten(tree, placed)
     return out, rows
+
+
+def _own_spec(leaf: Any, mesh: Mapping[str, int]) -> tuple[Any, ...]:
+    sharding = getattr(leaf, "sharding", None)
+    axes = getattr(getattr(sharding, "mesh", None), "axis_names", None) or ()
+    spec = getattr(sharding, "spec", None)
+    if spec is None or not set(map(str, axes)) <= set(mesh):
+        return ()
+    return tuple(spec)
 
 
 def _all_axes(mesh: Mapping[str, int]) -> Any:

@@ -99,7 +99,16 @@ def _details(
             lines.append(f"cannot apply: {row['error']}")
         elif not row["compiled"] and row["error"]:
             lines.append(f"refused: {row['error']}")
-        lines += [f"log: {line}" for line in row.get("log") or []][:3]
+        warned = row.get("sharding_warnings") or []
+        for warning in warned:
+            times = f" ({warning['count']} times)" if warning["count"] > 1 else ""
+            lines.append(
+                f"involuntary full rematerialization at {warning['where']}{times}: XLA "
+                f"replicates it to go from {warning['from']} to {warning['to']}; give it "
+                f"{warning['to']} where it is made{_avoided(warning, result, rows)}"
+            )
+        others = [line for line in row.get("log") or [] if "Involuntary" not in line]
+        lines += [f"log: {line}" for line in others][:3]
         if not lines:
             continue
         if not said:
@@ -107,3 +116,17 @@ def _details(
             said = True
         for line in lines:
             echo(textwrap.fill(line, width, initial_indent=f"{name}: ", subsequent_indent="    "))
+
+
+def _avoided(
+    warning: Mapping[str, Any],
+    result: Mapping[str, Any],
+    rows: Mapping[str, Mapping[str, Any]],
+) -> str:
+    """`` (not in VARIANT)``: a compiled variant whose partitioner said nothing there."""
+    for name in result["ranking"]:
+        row = rows[name]
+        places = {w["where"] for w in row.get("sharding_warnings") or []}
+        if row["compiled"] and warning["where"] not in places:
+            return f" (none in {name})"
+    return ""
