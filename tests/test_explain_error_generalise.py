@@ -765,3 +765,18 @@ def test_transparent_hugepages_is_a_warning_about_the_tpu_vm():
     # After a real failure it comes second.
     failures = explain_error(log + (CORPUS / "kohya_2787_cudnn_runtime_version.log").read_text())
     assert failures.failures[0].finding.op == "cuDNN"
+
+
+@pytest.mark.parametrize(
+    ("path", "op"),
+    [
+        (CORPUS / "sdtf_61_dst_tensor.log", "_EagerConst"),  # TF 2.11, weights loaded
+        (CORPUS / "tf_55502_dst_tensor_predict.log", "_EagerConst"),  # in backticks, TF 2.8
+        (FAMILY_LOGS / "spleeter_180_dst_tensor_copy.log", "tensor copy"),  # TF 1.x's words
+    ],
+)
+def test_tensorflows_dst_tensor_is_a_gpu_allocation_failure(path, op):
+    (failure,) = explain_error(path.read_text()).failures
+    assert (failure.family, failure.platform) == (Family.DEVICE_ALLOCATION, Platform.GPU)
+    assert failure.finding.op == op
+    assert kinds(failure)[:2] == ["smaller_batch", "free_memory"]

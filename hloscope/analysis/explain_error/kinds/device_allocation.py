@@ -60,6 +60,8 @@ _OPENING = re.compile(
     r"(?: and type (?P<tf_type>\w+))?(?: on (?P<tf_dev>[^\s]+))?"
     rf"|failed to allocate (?P<fta>{SIZE}) \((?P<fta_bytes>\d+) bytes\) from device"
     r"|CUDA_ERROR_OUT_OF_MEMORY"
+    # TensorFlow copying a tensor to a GPU that has no room for it.
+    r"|D(?P<dst>st tensor is not initialized)"
 )
 # The failure messages a dump is read beside (its own allocator's line is the dump's).
 _BESIDE_A_DUMP = re.compile(_OPENING.pattern.replace(_BFC_LINE, ""))
@@ -143,6 +145,14 @@ _FRAGMENTED = (
     "compiled step, delete those no longer needed before it, or restart the process; as "
     "memory is now, a program of up to {reservable} fits (a smaller batch)"
 )
+# "Failed copying input tensor from ... to .../device:GPU:0 in order to run _EagerConst: ".
+_TO_RUN = re.compile(r"in order to run (?P<op>\w+): $")
+_DST = (
+    "TensorFlow could not copy a tensor to the GPU: there was no room for it (its words for "
+    "out of memory). Most often a whole dataset handed to fit/predict as one array: pass a "
+    "tf.data.Dataset (or a generator) so only a batch is on the GPU, or a smaller batch_size; "
+    "else weights larger than the GPU's memory"
+)
 _NOT_A_FAILURE = (
     "a warning, not a failure: the allocator could not get {asked} and went on with less "
     "(a slower algorithm); nothing to fix unless the run then stops with an out-of-memory "
@@ -180,6 +190,11 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
     )
     if m["tf_shape"] is not None:
         return _tf_tensor(log, m)
+    if m["dst"]:
+        return None, [
+            (AdviceKind.SMALLER_BATCH, _DST),
+            (AdviceKind.FREE_MEMORY, _RELEASE_JAX.format(held="")),
+        ]
     if asked and asked >= NO_DEVICE_HOLDS:
         return asked, [
             (AdviceKind.FIX_SHAPES, ABSURD.format(asked=format_bytes(asked))),
@@ -253,6 +268,9 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     op, node, source = "device buffer", "", None
     if m["tf_shape"] is not None:
         op, node, source = _tf_offender(log, m)
+    if m["dst"]:
+        run = _TO_RUN.search(log.text, max(0, m.start() - 400), m.start())
+        op = run["op"] if run else "tensor copy"
     hints = [f"{format_bytes(asked)} ({asked} bytes) asked for"] if asked else []
     if m["eab_mem"]:
         hints.append(f"memory {m['eab_mem']} (TPU HBM)")
