@@ -194,21 +194,7 @@ class _Matcher:
         repeated scoring is also what lets evidence spread along the graph, which a single
         assignment over fixed scores cannot do.
         """
-        buckets: list[tuple[list[int], list[int]]] = []
-        bucket_of_a: dict[int, int] = {}
-        bucket_of_b: dict[int, int] = {}
-        index: dict[Hashable, int] = {}
-        for ka, key in enumerate(keys_a):
-            if key is not None and ka not in self.partner_a and self.kernel_ops_a[ka]:
-                if key not in index:
-                    index[key] = len(buckets)
-                    buckets.append(([], []))
-                buckets[index[key]][0].append(ka)
-                bucket_of_a[ka] = index[key]
-        for kb, key in enumerate(keys_b):
-            if key in index and kb not in self.partner_b and self.kernel_ops_b[kb]:
-                buckets[index[key]][1].append(kb)
-                bucket_of_b[kb] = index[key]
+        buckets, bucket_of_a, bucket_of_b = self._buckets(keys_a, keys_b)
         groups: list[tuple[list[int], list[int]]] = []
         for in_a, in_b in buckets:
             if len(in_a) * len(in_b) > _MAX_BUCKET_PAIRS:
@@ -231,17 +217,47 @@ class _Matcher:
             for ka, kb in decided:
                 self._settle(ka, kb)
                 groups.append(([ka], [kb]))
-                dirty.add(bucket_of_a[ka])
-                fa, fb = self.facts_a, self.facts_b
-                for k in (*fa.producers[ka], *fa.consumers[ka]):
-                    if k in bucket_of_a:
-                        dirty.add(bucket_of_a[k])
-                for k in (*fb.producers[kb], *fb.consumers[kb]):
-                    if k in bucket_of_b:
-                        dirty.add(bucket_of_b[k])
+                dirty |= self._buckets_near(ka, kb, bucket_of_a, bucket_of_b)
             live = {n for n in live if all(self._free_in(buckets[n]))}
             dirty &= live
         return groups
+
+    def _buckets(
+        self, keys_a: list[Hashable | None], keys_b: list[Hashable | None]
+    ) -> tuple[list[tuple[list[int], list[int]]], dict[int, int], dict[int, int]]:
+        """The free kernels with ops of A and of B grouped by equal key (a key of B that no
+        kernel of A has makes no bucket), and each kernel's bucket."""
+        buckets: list[tuple[list[int], list[int]]] = []
+        bucket_of_a: dict[int, int] = {}
+        bucket_of_b: dict[int, int] = {}
+        index: dict[Hashable, int] = {}
+        for ka, key in enumerate(keys_a):
+            if key is not None and ka not in self.partner_a and self.kernel_ops_a[ka]:
+                if key not in index:
+                    index[key] = len(buckets)
+                    buckets.append(([], []))
+                buckets[index[key]][0].append(ka)
+                bucket_of_a[ka] = index[key]
+        for kb, key in enumerate(keys_b):
+            if key in index and kb not in self.partner_b and self.kernel_ops_b[kb]:
+                buckets[index[key]][1].append(kb)
+                bucket_of_b[kb] = index[key]
+        return buckets, bucket_of_a, bucket_of_b
+
+    def _buckets_near(
+        self, ka: int, kb: int, bucket_of_a: dict[int, int], bucket_of_b: dict[int, int]
+    ) -> set[int]:
+        """The buckets a new pair ``ka``/``kb`` may decide more in: its own, and those of
+        each kernel's producers and consumers."""
+        near = {bucket_of_a[ka]}
+        fa, fb = self.facts_a, self.facts_b
+        for k in (*fa.producers[ka], *fa.consumers[ka]):
+            if k in bucket_of_a:
+                near.add(bucket_of_a[k])
+        for k in (*fb.producers[kb], *fb.consumers[kb]):
+            if k in bucket_of_b:
+                near.add(bucket_of_b[k])
+        return near
 
     def _free_in(self, bucket: tuple[list[int], list[int]]) -> tuple[list[int], list[int]]:
         return (
@@ -342,15 +358,7 @@ class _Matcher:
         not link it to other kernels in step 3."""
         self.partner_a[ka], self.partner_b[kb] = kb, ka
         ops_a, ops_b = self.a.ops, self.b.ops
-        # Ops paired with ops of other kernels (a link step 3 dropped) are theirs no more.
-        for i in self.kernel_ops_a[ka]:
-            j = self.pair_a[i]
-            if j >= 0 and self.pair_b[j] == i:
-                self.pair_b[j] = _FREE
-        for j in self.kernel_ops_b[kb]:
-            i = self.pair_b[j]
-            if i >= 0 and self.pair_a[i] == j:
-                self.pair_a[i] = _FREE
+        self._unlink_others(ka, kb)
         free_a = list(self.kernel_ops_a[ka])
         free_b = list(self.kernel_ops_b[kb])
         first = _SETTLE_KEYS[0]
@@ -387,6 +395,17 @@ class _Matcher:
             self.pair_a[i] = _SETTLED
         for j in free_b:
             self.pair_b[j] = _SETTLED
+
+    def _unlink_others(self, ka: int, kb: int) -> None:
+        """Ops paired with ops of other kernels (a link step 3 dropped) are theirs no more."""
+        for i in self.kernel_ops_a[ka]:
+            j = self.pair_a[i]
+            if j >= 0 and self.pair_b[j] == i:
+                self.pair_b[j] = _FREE
+        for j in self.kernel_ops_b[kb]:
+            i = self.pair_b[j]
+            if i >= 0 and self.pair_a[i] == j:
+                self.pair_a[i] = _FREE
 
     # -- step 2: ops ----------------------------------------------------------------------
 
@@ -467,6 +486,33 @@ class _Matcher:
     def _linked_groups(
         self, done_a: set[int], done_b: set[int]
     ) -> list[tuple[list[int], list[int]]]:
+        weight = self._link_weights(done_a)
+        kept = self._kept_links(weight)
+        # A link between kernels that compute different things (attention and layer norm)
+        # waits: only what nothing else explains is linked by it (see _pair_lone_kernels).
+        unlike = {e for e in kept if not compatible(self.compute_a[e[0]], self.compute_b[e[1]])}
+        # A link from a kernel with distinctive work (dot, softmax, norm) to one with none,
+        # when it is all that links the first to anything like it, is loose: its ops are what
+        # is left of that kernel, whose counterpart is elsewhere. It waits too. (Ops moving
+        # between two kernels that each have their counterpart are a regrouping: kept.)
+        loose = self._loose(kept - unlike)
+        kept -= unlike | loose
+        groups, linked = self._components(kept, done_a, done_b)
+
+        # Step 4: kernels with no link at all, paired by the multiset of their ops.
+        lone_a = [ka for ka in range(len(self.a.kernels)) if ka not in done_a and ka not in linked]
+        lone_b = [kb for kb in range(len(self.b.kernels)) if kb not in done_b and ~kb not in linked]
+        groups += self._pair_lone_kernels(lone_a, lone_b)
+        by_weight = lambda e: (-weight[e], e)  # noqa: E731 - strongest first, then in order
+        self._attach(groups, sorted(loose, key=by_weight) + sorted(unlike, key=by_weight))
+        owned_a = {ka for in_a, _ in groups for ka in in_a}
+        owned_b = {kb for _, in_b in groups for kb in in_b}
+        groups += [([ka], []) for ka in lone_a if ka not in owned_a]
+        groups += [([], [kb]) for kb in lone_b if kb not in owned_b]
+        return groups
+
+    def _link_weights(self, done_a: set[int]) -> dict[tuple[int, int], int]:
+        """How many paired anchor ops link each kernel of A (not yet matched) to one of B."""
         a_ops, b_ops = self.a.ops, self.b.ops
         weight: dict[tuple[int, int], int] = {}
         for i, j in enumerate(self.pair_a):
@@ -478,8 +524,13 @@ class _Matcher:
             if oa.anchor or ob.anchor:
                 edge = (oa.kernel, ob.kernel)
                 weight[edge] = weight.get(edge, 0) + 1
-        anchors_a = Counter(op.kernel for op in a_ops if op.anchor)
-        anchors_b = Counter(op.kernel for op in b_ops if op.anchor)
+        return weight
+
+    def _kept_links(self, weight: dict[tuple[int, int], int]) -> set[tuple[int, int]]:
+        """The links that carry a share of either kernel's anchors, plus each kernel's
+        strongest link when all of its links are weak."""
+        anchors_a = Counter(op.kernel for op in self.a.ops if op.anchor)
+        anchors_b = Counter(op.kernel for op in self.b.ops if op.anchor)
         kept = {
             e
             for e, w in weight.items()
@@ -501,17 +552,14 @@ class _Matcher:
         for kb, (_, ka) in best_b.items():
             if kb not in linked_b:
                 kept.add((ka, kb))
-        # A link between kernels that compute different things (attention and layer norm)
-        # waits: only what nothing else explains is linked by it (see _pair_lone_kernels).
-        unlike = {e for e in kept if not compatible(self.compute_a[e[0]], self.compute_b[e[1]])}
-        # A link from a kernel with distinctive work (dot, softmax, norm) to one with none,
-        # when it is all that links the first to anything like it, is loose: its ops are what
-        # is left of that kernel, whose counterpart is elsewhere. It waits too. (Ops moving
-        # between two kernels that each have their counterpart are a regrouping: kept.)
-        loose = self._loose(kept - unlike)
-        kept -= unlike | loose
+        return kept
 
-        # Connected components (union-find over ("a", k) / ("b", k) encoded as k / ~k).
+    def _components(
+        self, kept: set[tuple[int, int]], done_a: set[int], done_b: set[int]
+    ) -> tuple[list[tuple[list[int], list[int]]], set[int]]:
+        """The kernels ``kept`` links, in connected groups, and every kernel a link touches
+        (A's as ``k``, B's as ``~k``)."""
+        # Union-find over ("a", k) / ("b", k) encoded as k / ~k.
         parent: dict[int, int] = {}
 
         def find(x: int) -> int:
@@ -531,19 +579,7 @@ class _Matcher:
         for kb in range(len(self.b.kernels)):
             if kb not in done_b and ~kb in parent:
                 members.setdefault(find(~kb), ([], []))[1].append(kb)
-        groups = list(members.values())
-
-        # Step 4: kernels with no link at all, paired by the multiset of their ops.
-        lone_a = [ka for ka in range(len(self.a.kernels)) if ka not in done_a and ka not in parent]
-        lone_b = [kb for kb in range(len(self.b.kernels)) if kb not in done_b and ~kb not in parent]
-        groups += self._pair_lone_kernels(lone_a, lone_b)
-        by_weight = lambda e: (-weight[e], e)  # noqa: E731 - strongest first, then in order
-        self._attach(groups, sorted(loose, key=by_weight) + sorted(unlike, key=by_weight))
-        owned_a = {ka for in_a, _ in groups for ka in in_a}
-        owned_b = {kb for _, in_b in groups for kb in in_b}
-        groups += [([ka], []) for ka in lone_a if ka not in owned_a]
-        groups += [([], [kb]) for kb in lone_b if kb not in owned_b]
-        return groups
+        return list(members.values()), set(parent)
 
     def _compute_candidates(self, lone_a: list[int], lone_b: list[int]) -> list[tuple[int, int]]:
         """The pairs :meth:`_pair_by_compute` scores: the same fingerprint, or a distinctive
