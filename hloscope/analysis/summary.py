@@ -67,41 +67,88 @@ def summarize(module: Module) -> ModuleSummary:
     """Summarize ``module``: counts by category and opcode, fusions by kind, entry parameters
     with shapes and bytes, custom-call targets, and the source files its ops came from."""
     fused = {c.name for c in module.fusion_computations()}
+    counts = _OpCounts.of(module, fused)
+    by_category, unknown = _categories(counts.by_opcode)
+    entry = module.entry
+    params = _parameters(module)
+    param_bytes = sum(p.bytes or 0 for p in params)
+    root = entry.root if entry is not None else None
+    return ModuleSummary(
+        name=module.name,
+        entry=entry.name if entry is not None else "",
+        computations=len(module.computations),
+        fused_computations=len(fused),
+        instructions=counts.total,
+        instructions_outside_fusions=counts.outside,
+        by_category=dict(by_category.most_common()),
+        by_opcode=dict(counts.by_opcode.most_common()),
+        fusions_by_kind=dict(counts.fusions.most_common()),
+        parameters=params,
+        parameter_bytes=param_bytes,
+        output_shape=_shape_without_index_comments(root.shape_text) if root is not None else "",
+        output_bytes=root.shape.byte_size if root is not None else None,
+        custom_call_targets=dict(counts.targets.most_common()),
+        source_files=dict(_source_files(module, counts.locations).most_common()),
+        unknown_opcodes=sorted(unknown),
+        warnings=list(module.warnings),
+    )
+
+
+@dataclass(slots=True)
+class _OpCounts:
+    """One pass over a module's computations: ops by opcode, fusions by kind, custom-call
+    targets, ops per source location, and how many ops there are, outside fusions too."""
+
+    by_opcode: Counter[str] = field(default_factory=Counter)
+    fusions: Counter[str] = field(default_factory=Counter)
+    targets: Counter[str] = field(default_factory=Counter)
+    locations: Counter[tuple[int, str, int]] = field(default_factory=Counter)
+    total: int = 0
+    outside: int = 0
+
+    @classmethod
+    def of(cls, module: Module, fused: set[str]) -> _OpCounts:
+        # Counting in C (map over the attribute) where a per-op Python loop would take a
+        # second on a 400k-instruction module; the category of an op is its opcode's, so
+        # counted per opcode. Opcodes and locations come from Computation.opcodes()/
+        # location_counts(), which read a body the parser has not built into Instructions yet
+        # without building it; only computations holding a fusion or a custom call are built,
+        # for their attributes.
+        counts = cls()
+        for comp in module.computations:
+            opcodes = comp.opcodes()
+            counts.total += len(opcodes)
+            if comp.name not in fused:
+                counts.outside += len(opcodes)
+            counts.by_opcode.update(opcodes)
+            counts.locations.update(comp.location_counts())
+            if "fusion" not in opcodes and "custom-call" not in opcodes:
+                continue
+            for inst in comp.instructions:
+                opcode = inst.opcode
+                if opcode == "fusion":
+                    counts.fusions[inst.fusion_kind or "?"] += 1
+                elif opcode == "custom-call":
+                    target = inst.attrs.get("custom_call_target")
+                    counts.targets[str(target) if target is not None else "?"] += 1
+        return counts
+
+
+def _categories(by_opcode: Counter[str]) -> tuple[Counter[str], set[str]]:
+    """Ops by category, and the opcodes of no known category."""
     by_category: Counter[str] = Counter()
-    by_opcode: Counter[str] = Counter()
-    fusions: Counter[str] = Counter()
-    targets: Counter[str] = Counter()
-    files: Counter[str] = Counter()
-    locations: Counter[tuple[int, str, int]] = Counter()
     unknown: set[str] = set()
-    outside = 0
-    total = 0
-    # Counting in C (map over the attribute) where a per-op Python loop would take a second on
-    # a 400k-instruction module; the category of an op is its opcode's, so counted per opcode.
-    # Opcodes and locations come from Computation.opcodes()/location_counts(), which read a body
-    # the parser has not built into Instructions yet without building it; only computations
-    # holding a fusion or a custom call are built, for their attributes.
-    for comp in module.computations:
-        opcodes = comp.opcodes()
-        total += len(opcodes)
-        if comp.name not in fused:
-            outside += len(opcodes)
-        by_opcode.update(opcodes)
-        locations.update(comp.location_counts())
-        if "fusion" not in opcodes and "custom-call" not in opcodes:
-            continue
-        for inst in comp.instructions:
-            opcode = inst.opcode
-            if opcode == "fusion":
-                fusions[inst.fusion_kind or "?"] += 1
-            elif opcode == "custom-call":
-                target = inst.attrs.get("custom_call_target")
-                targets[str(target) if target is not None else "?"] += 1
     for opcode, count in by_opcode.items():
         category = category_of(opcode)
         by_category[category] += count
         if category == "unknown":
             unknown.add(opcode)
+    return by_category, unknown
+
+
+def _source_files(module: Module, locations: Counter[tuple[int, str, int]]) -> Counter[str]:
+    """Ops per source file (the first frame's file where a stack frame is given)."""
+    files: Counter[str] = Counter()
     locations.pop(_NO_LOCATION, None)
     # Thousands of ops share a location: resolve each one (frame table, file) once.
     for (frame_id, file, _), count in locations.items():
@@ -109,32 +156,20 @@ def summarize(module: Module) -> ModuleSummary:
         file = frames[0].file if frames else file
         if file:
             files[file] += count
+    return files
+
+
+def _parameters(module: Module) -> list[ParameterInfo]:
+    """The entry's parameters with their shapes (index comments left out) and bytes."""
     entry = module.entry
-    params = []
-    param_bytes = 0
-    if entry is not None:
-        for p in entry.parameters:
-            size = p.shape.byte_size
-            shape = _shape_without_index_comments(p.shape_text)
-            params.append(ParameterInfo(p.parameter_number, p.name, shape, size))
-            param_bytes += size or 0
-    root = entry.root if entry is not None else None
-    return ModuleSummary(
-        name=module.name,
-        entry=entry.name if entry is not None else "",
-        computations=len(module.computations),
-        fused_computations=len(fused),
-        instructions=total,
-        instructions_outside_fusions=outside,
-        by_category=dict(by_category.most_common()),
-        by_opcode=dict(by_opcode.most_common()),
-        fusions_by_kind=dict(fusions.most_common()),
-        parameters=params,
-        parameter_bytes=param_bytes,
-        output_shape=_shape_without_index_comments(root.shape_text) if root is not None else "",
-        output_bytes=root.shape.byte_size if root is not None else None,
-        custom_call_targets=dict(targets.most_common()),
-        source_files=dict(files.most_common()),
-        unknown_opcodes=sorted(unknown),
-        warnings=list(module.warnings),
-    )
+    if entry is None:
+        return []
+    return [
+        ParameterInfo(
+            p.parameter_number,
+            p.name,
+            _shape_without_index_comments(p.shape_text),
+            p.shape.byte_size,
+        )
+        for p in entry.parameters
+    ]
