@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ...backends.compile_records import CompileRecord
+from ...backends.compile_records import ArgSignature, CompileRecord
 from ._advice import advice_for, mark_setup
 from ._differences import causes_of, differences_between, match_traces, with_trace_names
 from ._histories import histories_of
@@ -98,15 +98,9 @@ def _function_ledger(
     )
     # Two passes: what later explanations say (argument names, static values of the first
     # compile) is known before any event is written.
-    trace_of = match_traces(chosen, group.traces) if has_xla else {}
-    if has_xla:  # XLA's arguments get the names of their trace's parameters
-        index_of = dict(index_of)
-        renamed = [with_trace_names(r, trace_of.get(id(r))) for r in chosen]
-        for old, new in zip(chosen, renamed):
-            index_of[id(new)] = index_of.get(id(old), 0)
-            if id(old) in trace_of:
-                trace_of[id(new)] = trace_of[id(old)]
-        chosen = renamed
+    trace_of: dict[int, CompileRecord] = {}
+    if has_xla:
+        chosen, index_of, trace_of = _with_trace_names(chosen, group, index_of)
     namer = Namer()
     statics = StaticValues()
     for record in chosen:
@@ -118,34 +112,10 @@ def _function_ledger(
     timed: set[int] = set()
     for number, record in enumerate(chosen, start=1):
         arguments = namer.name(record, static_positions)
-        known_statics = statics.at(number - 1)
-        event = CompileEvent(
-            index=index_of.get(id(record), number - 1),
-            number=number,
-            kind=record.kind,
-            causes=[],
-            differences=[],
-            arguments=arguments,
-            results=list(record.results),
-            statics=display_statics(known_statics, record.parameter_names),
-            call_site=record.call_site,
-            trace_seconds=record.trace_seconds,
-            lower_seconds=record.lower_seconds,
-            backend_seconds=record.backend_seconds,
-            explanation=record.explanation,
-            module=record.module,
-            trace_id=record.trace_id,
-            reduce_retracing=record.reduce_retracing,
-            input_signature=record.input_signature,
-            persistent_cache=verdicts.get(id(record)),
-        )
+        shown = display_statics(statics.at(number - 1), record.parameter_names)
+        event = _event(record, number, index_of, verdicts, arguments, shown)
         if record.kind == "xla":
-            trace = trace_of.get(id(record))
-            if trace is not None and event.trace_seconds is None and id(trace) not in timed:
-                event.trace_seconds = trace.trace_seconds  # the first compile of a trace
-                timed.add(id(trace))
-            if trace is not None and event.call_site is None:
-                event.call_site = trace.call_site
+            _from_trace(event, trace_of.get(id(record)), timed)
         if previous is None or previous_event is None:
             event.causes = [Cause.FIRST]
         else:
@@ -158,3 +128,59 @@ def _function_ledger(
     ledger.arguments = histories_of(ledger.events)
     ledger.advice = advice_for(ledger)
     return ledger
+
+
+def _with_trace_names(
+    chosen: list[CompileRecord], group: _Group, index_of: dict[int, int]
+) -> tuple[list[CompileRecord], dict[int, int], dict[int, CompileRecord]]:
+    """XLA's records with their arguments named by their trace's parameters, their indexes,
+    and each one's trace (both keyed by the renamed record too)."""
+    trace_of = match_traces(chosen, group.traces)
+    index_of = dict(index_of)
+    renamed = [with_trace_names(r, trace_of.get(id(r))) for r in chosen]
+    for old, new in zip(chosen, renamed):
+        index_of[id(new)] = index_of.get(id(old), 0)
+        if id(old) in trace_of:
+            trace_of[id(new)] = trace_of[id(old)]
+    return renamed, index_of, trace_of
+
+
+def _event(
+    record: CompileRecord,
+    number: int,
+    index_of: dict[int, int],
+    verdicts: dict[int, CacheVerdict],
+    arguments: list[ArgSignature],
+    statics: dict[str, str],
+) -> CompileEvent:
+    """The ledger's event for one compile, before its statics, causes and differences."""
+    return CompileEvent(
+        index=index_of.get(id(record), number - 1),
+        number=number,
+        kind=record.kind,
+        causes=[],
+        differences=[],
+        arguments=arguments,
+        results=list(record.results),
+        statics=statics,
+        call_site=record.call_site,
+        trace_seconds=record.trace_seconds,
+        lower_seconds=record.lower_seconds,
+        backend_seconds=record.backend_seconds,
+        explanation=record.explanation,
+        module=record.module,
+        trace_id=record.trace_id,
+        reduce_retracing=record.reduce_retracing,
+        input_signature=record.input_signature,
+        persistent_cache=verdicts.get(id(record)),
+    )
+
+
+def _from_trace(event: CompileEvent, trace: CompileRecord | None, timed: set[int]) -> None:
+    """An XLA compile's tracing time (the first compile of a trace only) and call site from
+    its trace, where it has none of its own."""
+    if trace is not None and event.trace_seconds is None and id(trace) not in timed:
+        event.trace_seconds = trace.trace_seconds  # the first compile of a trace
+        timed.add(id(trace))
+    if trace is not None and event.call_site is None:
+        event.call_site = trace.call_site
