@@ -46,26 +46,30 @@ def differences_between(
         found += [
             d for d in _trace_differences(before, now, trace_of) if (d.cause, d.path) not in seen
         ]
-    if (
-        now.kind == "module"
-        and not found
-        and _type_texts(before.results) != _type_texts(now.results)
-    ):
-        found.append(
+    if not found and now.kind == "module":
+        found += _module_differences(before, now)
+    if not found:
+        found += _fallback_differences(before, now)
+    return _unique(found)
+
+
+def _module_differences(before: CompileRecord, now: CompileRecord) -> list[Difference]:
+    """What tells two compiles of a TensorFlow module apart when nothing else does: its
+    results' types, else its name."""
+    if _type_texts(before.results) != _type_texts(now.results):
+        return [
             Difference(
                 Cause.STATIC_VALUE,
                 "result",
                 _types_text(before.results),
                 _types_text(now.results),
             )
-        )
-    if not found and now.kind == "module" and _module_name(before) != _module_name(now):
+        ]
+    if _module_name(before) != _module_name(now):
         # Same signature under another module name: other compile attributes or options
         # (TensorFlow puts them in the name: _XlaMustCompile, config_proto...).
-        found.append(Difference(Cause.CONTEXT, "module", _module_name(before), _module_name(now)))
-    if not found:
-        found += _fallback_differences(before, now)
-    return _unique(found)
+        return [Difference(Cause.CONTEXT, "module", _module_name(before), _module_name(now))]
+    return []
 
 
 def _another_function(before: CompileRecord, now: CompileRecord) -> bool:
