@@ -780,3 +780,33 @@ def test_tensorflows_dst_tensor_is_a_gpu_allocation_failure(path, op):
     assert (failure.family, failure.platform) == (Family.DEVICE_ALLOCATION, Platform.GPU)
     assert failure.finding.op == op
     assert kinds(failure)[:2] == ["smaller_batch", "free_memory"]
+
+
+# ---- PyTorch's CUDA allocator, its numbers deciding the advice ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "first_fix", "said"),
+    [
+        # 12 GiB of the GPU is neither PyTorch's nor free: another process holds it.
+        (CORPUS / "one2345_25_torch_cuda_oom.log", "free_memory", "12.2 GiB"),
+        # PyTorch 2.1's words: 2.30 GiB cached, more than the 1.70 GiB asked: fragmentation.
+        (CORPUS / "mgfn_35_torch_unallocated.log", "defragment", "2.3 GiB cached"),
+    ],
+)
+def test_pytorchs_cuda_out_of_memory_advised_by_its_numbers(path, first_fix, said):
+    (failure,) = explain_error(path.read_text()).failures
+    assert (failure.family, failure.platform) == (Family.DEVICE_ALLOCATION, Platform.GPU)
+    assert failure.advice_kind == first_fix and said in failure.finding.suggestion
+
+
+def test_pytorchs_out_of_memory_on_a_full_gpu_asks_for_a_smaller_batch():
+    full = (
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 12.00 MiB (GPU 0; "
+        "2.00 GiB total capacity; 1.68 GiB already allocated; 0 bytes free; 1.71 GiB reserved "
+        "in total by PyTorch)\n"
+    )
+    (failure,) = explain_error(full).failures
+    assert kinds(failure)[:2] == ["smaller_batch", "free_memory"]
+    hip = full.replace("torch.cuda.OutOfMemoryError: CUDA", "RuntimeError: HIP")
+    assert explain_error(hip).failures[0].family is Family.DEVICE_ALLOCATION

@@ -60,6 +60,8 @@ _OPENING = re.compile(
     r"(?: and type (?P<tf_type>\w+))?(?: on (?P<tf_dev>[^\s]+))?"
     rf"|failed to allocate (?P<fta>{SIZE}) \((?P<fta_bytes>\d+) bytes\) from device"
     r"|CUDA_ERROR_OUT_OF_MEMORY"
+    # PyTorch's caching allocator (CUDA or ROCm), as users of both frameworks paste it.
+    rf"|(?:C(?P<t_cuda>UDA)|H(?P<t_hip>IP)) out of memory\. Tried to allocate (?P<toa>{SIZE})"
     # TensorFlow copying a tensor to a GPU that has no room for it.
     r"|D(?P<dst>st tensor is not initialized)"
 )
@@ -91,7 +93,8 @@ def _device(log: Log, m: re.Match[str]) -> str | None:
         platform = (
             "tpu" if _TPU_WORDS.search(log.text) and not _GPU_WORDS.search(log.text) else None
         )
-    if platform is None and (_GPU_WORDS.search(window) or m["far"] or m["fta"] or m["warn"]):
+    said_gpu = m["far"] or m["fta"] or m["warn"] or m["toa"]
+    if platform is None and (_GPU_WORDS.search(window) or said_gpu):
         platform = "gpu"
     if platform == "gpu":
         name = named_accelerator(log.text[: m.start()])
@@ -190,6 +193,8 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
     )
     if m["tf_shape"] is not None:
         return _tf_tensor(log, m)
+    if m["toa"]:
+        return _torch(log, m)
     if m["dst"]:
         return None, [
             (AdviceKind.SMALLER_BATCH, _DST),
@@ -232,6 +237,88 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
         (_RELEASE_TORCH if torch else _RELEASE_JAX).format(held=held),
     )
     return asked, [release, smaller]
+
+
+_BYTES = rf"(?:\d+ bytes|{SIZE})"
+_TORCH_NUMBERS = re.compile(
+    # PyTorch 1.x to 2.0: "(GPU 0; 8.00 GiB total capacity; 6.1 GiB already allocated; 0 bytes
+    # free; 7.2 GiB reserved in total by PyTorch)".
+    rf"(?P<total>{_BYTES}) total capacity; (?P<allocated>{_BYTES}) already allocated; "
+    rf"(?P<free>{_BYTES}) free(?:; (?P<reserved>{_BYTES}) reserved in total by PyTorch)?"
+    # PyTorch 2.1 on: "GPU 0 has a total capac(i)ty of 6.00 GiB of which 0 bytes is free. Of
+    # the allocated memory 2.93 GiB is allocated by PyTorch, and 2.30 GiB is reserved by
+    # PyTorch but unallocated."
+    rf"|total capac\w+ of (?P<total2>{_BYTES}) of which (?P<free2>{_BYTES}) is free\.[^\n]*?"
+    rf"(?P<allocated2>{_BYTES}) is allocated by PyTorch, and (?P<unallocated>{_BYTES}) is "
+    r"reserved by PyTorch but unallocated"
+)
+_TORCH_FRAGMENTED = (
+    "PyTorch holds {cached} cached beyond the {allocated} in tensors, in pieces too small for "
+    "the {asked} asked: fragmentation; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (or "
+    "torch.cuda.empty_cache() between phases) lets it reuse them"
+)
+_TORCH_ELSEWHERE = (
+    "{elsewhere} of the GPU's {total} is held outside this PyTorch's memory: another process "
+    "(nvidia-smi lists it) or another framework in this process (TensorFlow or JAX "
+    "preallocate: set_memory_growth, XLA_PYTHON_CLIENT_PREALLOCATE=false); free it and the "
+    "{asked} fits"
+)
+_TORCH_FULL = (
+    "the GPU's {total} is taken ({allocated} by live tensors, {free} free) and {asked} more was "
+    "asked: a smaller batch (or gradient accumulation, activation checkpointing, bf16); "
+    "tensors kept from earlier steps (a loss not .item()-ed, a list of outputs) also hold it"
+)
+
+
+def _torch(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKind, str]]]:
+    """PyTorch's "CUDA out of memory. Tried to allocate X (GPU 0; T total capacity; A already
+    allocated; F free; R reserved in total by PyTorch)": fragmentation when reserved is far
+    above allocated, else a full GPU."""
+    asked = bytes_of(m["toa"])
+    said = _TORCH_NUMBERS.search(log.text, m.end(), min(len(log.text), log.line_end(m.end()) + 200))
+    free_it = (AdviceKind.FREE_MEMORY, _RELEASE_JAX.format(held=""))
+    if said is None:
+        return asked, [
+            (
+                AdviceKind.SMALLER_BATCH,
+                _TORCH_FULL.format(total="memory", allocated="most", free="little", asked=m["toa"]),
+            ),
+            free_it,
+        ]
+    allocated = bytes_of(said["allocated"] or said["allocated2"])
+    reserved = bytes_of(said["reserved"])
+    cached = bytes_of(said["unallocated"]) if said["unallocated"] else None
+    if cached is None and reserved is not None and allocated is not None:
+        cached = reserved - allocated
+    total = bytes_of(said["total"] or said["total2"])
+    # Fragmentation when the cache could hold the request and is a real share of the GPU
+    # ("reserved >> allocated", as PyTorch puts it), not a few MiB of a full one.
+    if cached is not None and asked and cached >= asked and cached >= (total or 0) // 10:
+        text = _TORCH_FRAGMENTED.format(
+            cached=format_bytes(cached),
+            allocated=said["allocated"] or said["allocated2"],
+            asked=m["toa"],
+        )
+        return asked, [(AdviceKind.DEFRAGMENT, text), (AdviceKind.SMALLER_BATCH, "a smaller batch")]
+    free = bytes_of(said["free"] or said["free2"])
+    held = (reserved or (allocated or 0) + (cached or 0)) if allocated is not None else None
+    if total and free is not None and held is not None and asked:
+        elsewhere = total - held - free
+        if elsewhere > asked and elsewhere > total // 4:
+            text = _TORCH_ELSEWHERE.format(
+                elsewhere=format_bytes(elsewhere), total=format_bytes(total), asked=m["toa"]
+            )
+            return asked, [
+                (AdviceKind.FREE_MEMORY, text),
+                (AdviceKind.SMALLER_BATCH, "a smaller batch"),
+            ]
+    text = _TORCH_FULL.format(
+        total=said["total"] or said["total2"],
+        allocated=said["allocated"] or said["allocated2"],
+        free=said["free"] or said["free2"],
+        asked=m["toa"],
+    )
+    return asked, [(AdviceKind.SMALLER_BATCH, text), free_it]
 
 
 def _tf_tensor(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKind, str]]]:
