@@ -9,6 +9,7 @@ output is split over the devices, flags the large ones left whole on every devic
 the ops on either side of a collective.
 """
 
+from ._endpoints import Endpoint, consumers_of, producer_of
 from ._find import Collective, find_collectives
 from ._formulas import Link, collective_seconds
 from ._groups import DeviceMesh, infer_mesh, mesh_axes_of, module_devices
@@ -25,13 +26,10 @@ from ._sharding import (
     LARGE_BYTES,
     LARGE_FRACTION,
     ArraySharding,
-    Endpoint,
     ReplicatedLarge,
     ShardingSource,
-    consumers_of,
     named_mesh,
     per_device_dims,
-    producer_of,
     sharding_words,
     tile_axes,
 )

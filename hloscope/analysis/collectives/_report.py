@@ -13,19 +13,15 @@ from typing import TYPE_CHECKING, Any
 from ...dataframes import require_pandas
 from ...errors import HloscopeError
 from ...hlo.model import Module
+from ._endpoints import Endpoint, Memo, consumers_of, is_resharding, producer_of
 from ._find import Collective, find_collectives
 from ._groups import DeviceMesh, mesh_axes_of, module_devices
 from ._sharding import (
     ArraySharding,
-    Endpoint,
-    Memo,
     ReplicatedLarge,
-    consumers_of,
-    is_resharding,
     named_mesh,
     outputs_of,
     parameters_of,
-    producer_of,
     replicated_large,
 )
 
