@@ -61,7 +61,10 @@ _OPENING = re.compile(
     rf"|failed to allocate (?P<fta>{SIZE}) \((?P<fta_bytes>\d+) bytes\) from device"
     r"|CUDA_ERROR_OUT_OF_MEMORY"
     # PyTorch's caching allocator (CUDA or ROCm), as users of both frameworks paste it.
-    rf"|(?:C(?P<t_cuda>UDA)|H(?P<t_hip>IP)) out of memory\. Tried to allocate (?P<toa>{SIZE})"
+    # (Each alternative opens with its own literal: a group before it would cost the scan
+    # its skip to the letters that can start one.)
+    rf"|C(?P<t_cuda>UDA out of memory\. Tried to allocate (?P<toa>{SIZE}))"
+    rf"|H(?P<t_hip>IP out of memory\. Tried to allocate (?P<toa_hip>{SIZE}))"
     # TensorFlow copying a tensor to a GPU that has no room for it.
     r"|D(?P<dst>st tensor is not initialized)"
 )
@@ -93,7 +96,7 @@ def _device(log: Log, m: re.Match[str]) -> str | None:
         platform = (
             "tpu" if _TPU_WORDS.search(log.text) and not _GPU_WORDS.search(log.text) else None
         )
-    said_gpu = m["far"] or m["fta"] or m["warn"] or m["toa"]
+    said_gpu = m["far"] or m["fta"] or m["warn"] or m["toa"] or m["toa_hip"]
     if platform is None and (_GPU_WORDS.search(window) or said_gpu):
         platform = "gpu"
     if platform == "gpu":
@@ -193,7 +196,7 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
     )
     if m["tf_shape"] is not None:
         return _tf_tensor(log, m)
-    if m["toa"]:
+    if m["toa"] or m["toa_hip"]:
         return _torch(log, m)
     if m["dst"]:
         return None, [
@@ -274,14 +277,15 @@ def _torch(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
     """PyTorch's "CUDA out of memory. Tried to allocate X (GPU 0; T total capacity; A already
     allocated; F free; R reserved in total by PyTorch)": fragmentation when reserved is far
     above allocated, else a full GPU."""
-    asked = bytes_of(m["toa"])
+    tried = m["toa"] or m["toa_hip"]
+    asked = bytes_of(tried)
     said = _TORCH_NUMBERS.search(log.text, m.end(), min(len(log.text), log.line_end(m.end()) + 200))
     free_it = (AdviceKind.FREE_MEMORY, _RELEASE_JAX.format(held=""))
     if said is None:
         return asked, [
             (
                 AdviceKind.SMALLER_BATCH,
-                _TORCH_FULL.format(total="memory", allocated="most", free="little", asked=m["toa"]),
+                _TORCH_FULL.format(total="memory", allocated="most", free="little", asked=tried),
             ),
             free_it,
         ]
@@ -297,7 +301,7 @@ def _torch(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
         text = _TORCH_FRAGMENTED.format(
             cached=format_bytes(cached),
             allocated=said["allocated"] or said["allocated2"],
-            asked=m["toa"],
+            asked=tried,
         )
         return asked, [(AdviceKind.DEFRAGMENT, text), (AdviceKind.SMALLER_BATCH, "a smaller batch")]
     free = bytes_of(said["free"] or said["free2"])
@@ -306,7 +310,7 @@ def _torch(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
         elsewhere = total - held - free
         if elsewhere > asked and elsewhere > total // 4:
             text = _TORCH_ELSEWHERE.format(
-                elsewhere=format_bytes(elsewhere), total=format_bytes(total), asked=m["toa"]
+                elsewhere=format_bytes(elsewhere), total=format_bytes(total), asked=tried
             )
             return asked, [
                 (AdviceKind.FREE_MEMORY, text),
@@ -316,7 +320,7 @@ def _torch(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
         total=said["total"] or said["total2"],
         allocated=said["allocated"] or said["allocated2"],
         free=said["free"] or said["free2"],
-        asked=m["toa"],
+        asked=tried,
     )
     return asked, [(AdviceKind.SMALLER_BATCH, text), free_it]
 
