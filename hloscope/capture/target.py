@@ -42,21 +42,20 @@ import errno
 import json
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from ..dump import storage
 from ..dump.errors import DumpFormatError
 from ..hlo.errors import HloParseError
 from ..stages import Stage, UnknownStageError
-from .cache import CACHE_ENV, cache_folder, cache_key, cache_root, is_fresh
-from .errors import CaptureError, CaptureUsageError, TargetError, TargetNotFound
+from .cache import CACHE_ENV, cache_root
+from .errors import TargetError, TargetNotFound
 from .script_reentry import refuse_reimport, refuse_rerun
+from .target_cache import _CompileFor, capture_cached, target_cache_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dump.index import DumpIndex
@@ -441,62 +440,10 @@ def _instruction_count(module: Module) -> int:
     return sum(map(len, module.computations))  # counted without building unbuilt bodies
 
 
+#: A target compiled for this machine, as the script gives its arguments.
+_FOR_THIS_MACHINE = _CompileFor()
+
 # ---- resolution ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _CompileFor:
-    """What a function target is compiled for: the device spec's text and the mesh."""
-
-    device: str | None = None
-    mesh: str | None = None
-    #: The example arguments at another size (``x:0=64``), ``None``: as the script gives them.
-    scale: str | None = None
-    #: Called while a capture child runs (not part of what is compiled).
-    while_running: Callable[[], object] | None = field(default=None, compare=False)
-
-    @classmethod
-    def of(
-        cls,
-        device: Any,
-        mesh: str | None,
-        while_running: Callable[[], object] | None = None,
-        scale: str | None = None,
-    ) -> _CompileFor:
-        if scale is not None:
-            from .scaled_arguments import parse_scale_at
-
-            parse_scale_at(scale)  # a malformed scale is said now, before any child starts
-        if device is None:
-            if mesh is not None:
-                raise CaptureUsageError(
-                    "--mesh reshapes the mesh on a TPU slice: give --device too"
-                )
-            return cls(scale=scale, while_running=while_running)
-        if mesh is not None:
-            from .mesh import parse_mesh
-
-            parse_mesh(mesh)  # a malformed --mesh is said now, before any child starts
-        from ..devices import parse_device
-
-        return cls(str(parse_device(device)), mesh, scale, while_running)
-
-    def key(self) -> dict[str, Any] | None:
-        """The cache key's part (``None``: compiled for this machine, as before)."""
-        if self.device is None:
-            return None if self.scale is None else {"scale": self.scale}
-        from ..backends import cache_key_for
-
-        return {
-            "device": self.device,
-            "mesh": self.mesh,
-            **cache_key_for(self.device),  # the backend's label and compiler
-            **({"scale": self.scale} if self.scale is not None else {}),
-        }
-
-    def label(self, function: str) -> str:
-        parts = [p for p in (self.device, self.scale) if p is not None]
-        return ".".join([function, *(re.sub(r"[^A-Za-z0-9_-]", "_", p) for p in parts)])
 
 
 def _resolve(
@@ -505,7 +452,7 @@ def _resolve(
     timeout: float | None,
     refresh: bool,
     progress: bool | None,
-    compile_for: _CompileFor = _CompileFor(),
+    compile_for: _CompileFor = _FOR_THIS_MACHINE,
 ) -> Target:
     if not text.strip():
         raise TargetNotFound(
@@ -610,45 +557,6 @@ def _resolve_url(url: str) -> Target:
     )
 
 
-# ---- the cache -----------------------------------------------------------------------------------
-
-
-def target_cache_key(
-    script: Path,
-    args: Sequence[str],
-    function: str | None,
-    compile_for: dict[str, Any] | None = None,
-) -> str:
-    """The cache key of a script target (see :mod:`hloscope.capture.cache`)."""
-    from .._version import __version__
-    from .script import framework_versions
-
-    try:
-        content = script.read_bytes()
-    except OSError as error:
-        raise TargetError(f"{script}: cannot read ({error.strerror or error})") from None
-    versions = {"hloscope": __version__, **framework_versions()}
-    return cache_key(script, content, args, function, versions, compile_for)
-
-
-def _cache_folder(
-    script: Path, args: Sequence[str], function: str | None, compile_for: _CompileFor
-) -> Path:
-    key = target_cache_key(script, args, function, compile_for.key() if function else None)
-    return cache_folder(key, script, compile_for.label(function) if function else None)
-
-
-def _reusable(folder: Path, hlo_path: Path) -> bool:
-    """A finished capture whose local modules still hash as they did."""
-    if not ((folder / "manifest.json").is_file() and hlo_path.is_dir()):
-        return False
-    try:
-        manifest = json.loads((folder / "manifest.json").read_text())
-    except (OSError, ValueError):
-        return False
-    return is_fresh(manifest)
-
-
 def _resolve_script(
     text: str,
     script: Path,
@@ -657,75 +565,16 @@ def _resolve_script(
     timeout: float | None,
     refresh: bool,
     progress: bool | None,
-    compile_for: _CompileFor = _CompileFor(),
+    compile_for: _CompileFor = _FOR_THIS_MACHINE,
 ) -> Target:
     # The script calling hloscope on itself from a line the capture's child would run again.
     if function:
         refuse_reimport(script, function)
     else:
         refuse_rerun(script)
+    folder, hlo_path, from_cache = capture_cached(
+        script, function, args, timeout, refresh, progress, compile_for
+    )
+    kind = TargetKind.FUNCTION if function else TargetKind.SCRIPT
     device = compile_for.device if function else None
-    folder = _cache_folder(script, args, function, compile_for)
-    hlo_path = folder / ("capture" if function else "dump")
-
-    def resolved(from_cache: bool) -> Target:
-        kind = TargetKind.FUNCTION if function else TargetKind.SCRIPT
-        return Target(text, kind, str(hlo_path), script, function, folder, from_cache, device)
-
-    if not refresh and _reusable(folder, hlo_path):
-        return resolved(True)
-
-    # Capture into a private folder beside the final one, then rename it into place: a reader
-    # never sees a half-written capture, and two processes racing on one target both succeed.
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
-    try:
-        from .script import ScriptSettings, capture_script
-
-        settings = ScriptSettings(
-            function=function,
-            timeout=timeout,
-            force=True,
-            progress=progress,
-            device=device,
-            mesh=compile_for.mesh if function else None,
-            while_running=compile_for.while_running,
-            scale=compile_for.scale if function else None,
-        )
-        run = capture_script(script, args, work, settings)
-        if not run.ok:
-            _refuse_failed(run.manifest, work, folder)
-        _move_into_place(work, folder, hlo_path)
-        return resolved(False)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
-
-def _refuse_failed(manifest: dict[str, Any], work: Path, folder: Path) -> NoReturn:
-    """Keep a failed capture beside the cache's folder (``NAME.failed``) and raise its error."""
-    from .script import ScriptCapture
-    from .script_loader import EXAMPLE_ARGS_HELP
-
-    failed = folder.with_name(folder.name + ".failed")
-    shutil.rmtree(failed, ignore_errors=True)
-    os.replace(work, failed)
-    message = ScriptCapture(out_dir=failed, manifest=manifest).error_line() or "capture failed"
-    usage = manifest.get("usage_error") and not manifest.get("missing_framework")
-    # No such function, no usable example arguments: the mistake the static check of the
-    # source says before any child starts (exit 2), found here when the source alone could
-    # not tell (a star import, a module __getattr__).
-    error_class = CaptureUsageError if usage else CaptureError
-    detail = EXAMPLE_ARGS_HELP if usage else ""
-    raise error_class(message, detail=detail, output_dir=str(failed))
-
-
-def _move_into_place(work: Path, folder: Path, hlo_path: Path) -> None:
-    """Rename the finished capture ``work`` to the cache's ``folder``."""
-    if folder.exists():  # --refresh, or a stale entry: the new capture replaces it
-        shutil.rmtree(folder, ignore_errors=True)
-    try:
-        os.replace(work, folder)
-    except OSError:
-        # Another process finished the same target first (the folder is there, not empty).
-        if not ((folder / "manifest.json").is_file() and hlo_path.is_dir()):
-            raise
+    return Target(text, kind, str(hlo_path), script, function, folder, from_cache, device)
