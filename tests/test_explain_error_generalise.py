@@ -810,3 +810,16 @@ def test_pytorchs_out_of_memory_on_a_full_gpu_asks_for_a_smaller_batch():
     assert kinds(failure)[:2] == ["smaller_batch", "free_memory"]
     hip = full.replace("torch.cuda.OutOfMemoryError: CUDA", "RuntimeError: HIP")
     assert explain_error(hip).failures[0].family is Family.DEVICE_ALLOCATION
+
+
+def test_a_check_failures_device_from_the_cuda_plugins_frames():
+    # A CHECK in XLA's common code (no platform in its file), in a process whose frames
+    # are the CUDA plugin's: a GPU crash.
+    log = (
+        "F0912 11:59:01.941641  741969 hlo_instruction.cc:54] Check failed: operand_count() "
+        "== 1\n*** Check failure stack trace: ***\n"
+        "    @     0x7f0e2076c1f1  (unknown)\n"
+        "    @     0x7f0e2076c1f2  /usr/lib/python3/site-packages/jax_plugins/xla_cuda12/"
+        "xla_cuda_plugin.so\n"
+    )
+    assert explain_error(log).failures[0].platform is Platform.GPU

@@ -101,6 +101,8 @@ _LOG_PLATFORM = re.compile(
     r"|\b(?P<device>Tpu|Cuda|Rocm)Device\(id="
     # PyTorch/XLA: its device variable and the device an exception names ("device=TPU:6").
     r"|PJRT_DEVICE=(?P<pjrt>TPU|CUDA|GPU|CPU)\b|\bdevice=(?P<torch>TPU|GPU|CUDA):\d"
+    # JAX's CUDA plugin in a frame's path: the process ran on a GPU.
+    r"|(?P<cuda_plugin>jax_cuda\d+_plugin|jax_plugins/xla_cuda\d+)"
 )
 _PLATFORM_WORDS = {"host": Platform.CPU, "cuda": Platform.GPU, "rocm": Platform.GPU}
 _REPORT = (
@@ -147,7 +149,7 @@ def _platform(text: str, log: Log | None = None) -> Platform | None:
     found = _LOG_PLATFORM.search(log.text) if log is not None else None
     if found is None:
         return None
-    if found["gpu"]:
+    if found["gpu"] or found["cuda_plugin"]:
         return Platform.GPU
     word = (found["word"] or found["device"] or found["pjrt"] or found["torch"] or "").lower()
     word = "cuda" if word == "gpu" else word
