@@ -18,7 +18,7 @@ from ._savings import savings_of
 from ._simulation import Simulation, simulate
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...dump.buffers import BufferAssignment
+    from ...dump.buffers import BufferAssignment, LiveRange, PeakBuffer
     from ...hlo.model import Instruction, Module
 
 __all__ = ["memory_from_assignment", "memory_from_simulation", "memory_of", "usable_assignment"]
@@ -91,43 +91,10 @@ def memory_from_assignment(
     """The result from XLA's own buffer assignment and live range (exact)."""
     live = assignment.live_range
     assert live is not None and live.peak_time is not None
-    kinds: dict[str, str] = {}
-    sizes: dict[str, int] = {}
-    for allocation, value in assignment.buffer_values():
-        name = re.sub(r"\{.*\}$", "", value.instruction)
-        label = f"{name}{{{','.join(map(str, value.index or ()))}}}"
-        kinds[label] = _allocation_kind(allocation)
-        sizes[label] = value.size
-    buffers = []
+    kinds, sizes = _kinds_and_sizes(assignment)
     by_name = InstructionIndex(module)
-    for peak in live.peak_buffers:
-        name, index = _split_label(peak.buffer)
-        instruction = by_name.get(name)
-        where, scope = _where(instruction, module)
-        shape = ""
-        if instruction is not None:
-            shape = str(_sub_shape(instruction, index))
-        buffers.append(
-            LiveBuffer(
-                name=peak.buffer,
-                shape=shape,
-                bytes=peak.size,
-                kind=kinds.get(peak.buffer, BufferKind.TEMPORARY),
-                producer=name,
-                source=where,
-                scope=scope,
-            )
-        )
-    end = live.max_time if live.max_time is not None else len(live.sequence)
-    delta = [0] * (end + 2)
-    for label, (start, stop) in live.ranges.items():
-        size = sizes.get(label, 0)
-        delta[start] += size
-        delta[min(stop, end) + 1] -= size
-    timeline, running = [], 0
-    for d in delta[: end + 1]:
-        running += d
-        timeline.append(running)
+    buffers = [_live_buffer(peak, kinds, by_name, module) for peak in live.peak_buffers]
+    timeline = _assigned_timeline(live, sizes)
     breakdown = {
         "parameters": assignment.argument_bytes,
         "outputs": assignment.output_bytes,
@@ -148,6 +115,55 @@ def memory_from_assignment(
     )
     result.savings = savings_of(module, result)
     return result
+
+
+def _kinds_and_sizes(assignment: BufferAssignment) -> tuple[dict[str, str], dict[str, int]]:
+    """Each assigned value's kind (from its allocation) and size, by its live-range label
+    (``name{index}``)."""
+    kinds: dict[str, str] = {}
+    sizes: dict[str, int] = {}
+    for allocation, value in assignment.buffer_values():
+        name = re.sub(r"\{.*\}$", "", value.instruction)
+        label = f"{name}{{{','.join(map(str, value.index or ()))}}}"
+        kinds[label] = _allocation_kind(allocation)
+        sizes[label] = value.size
+    return kinds, sizes
+
+
+def _live_buffer(
+    peak: PeakBuffer, kinds: dict[str, str], by_name: InstructionIndex, module: Module
+) -> LiveBuffer:
+    """One buffer XLA lists live at the peak, with its shape, kind and source line."""
+    name, index = _split_label(peak.buffer)
+    instruction = by_name.get(name)
+    where, scope = _where(instruction, module)
+    shape = ""
+    if instruction is not None:
+        shape = str(_sub_shape(instruction, index))
+    return LiveBuffer(
+        name=peak.buffer,
+        shape=shape,
+        bytes=peak.size,
+        kind=kinds.get(peak.buffer, BufferKind.TEMPORARY),
+        producer=name,
+        source=where,
+        scope=scope,
+    )
+
+
+def _assigned_timeline(live: LiveRange, sizes: dict[str, int]) -> list[int]:
+    """The bytes live at each time of the schedule, from each value's live range."""
+    end = live.max_time if live.max_time is not None else len(live.sequence)
+    delta = [0] * (end + 2)
+    for label, (start, stop) in live.ranges.items():
+        size = sizes.get(label, 0)
+        delta[start] += size
+        delta[min(stop, end) + 1] -= size
+    timeline, running = [], 0
+    for d in delta[: end + 1]:
+        running += d
+        timeline.append(running)
+    return timeline
 
 
 def _allocation_kind(allocation) -> str:  # noqa: ANN001 - dump.buffers.Allocation

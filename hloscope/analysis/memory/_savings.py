@@ -29,7 +29,8 @@ from ._lookup import InstructionIndex
 from ._result import BufferKind, Saving
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...hlo.model import Module
+    from ...hlo.model import Instruction, Module
+    from ...hlo.shape import Shape
     from ._result import MemoryResult
 
 __all__ = ["savings_of", "input_output_alias", "BF16_MIN_BYTES", "is_backward", "is_forward"]
@@ -82,24 +83,8 @@ def _donations(module: Module) -> list[Saving]:
     outputs = (
         [((i,), s) for i, s in enumerate(shape.tuple_shapes)] if shape.is_tuple else [((), shape)]
     )
-    free = [(i, s) for i, s in outputs if i not in taken and s.is_array]
-    by_argument: dict[str, list[int]] = {}
-    numbers: dict[str, list[int]] = {}
-    for param in entry.parameters:
-        number = param.parameter_number
-        if number is None or number in donated or not param.shape.is_array:
-            continue
-        match = next((k for k, (_, s) in enumerate(free) if _same_array(s, param.shape)), None)
-        if match is None:
-            continue
-        free.pop(match)
-        size = buffer_bytes(param.shape_text)
-        if size:
-            label = argument_label(param.op_name or "", param.name, number)
-            entry_bytes = by_argument.setdefault(label, [0, 0])
-            entry_bytes[0] += size
-            entry_bytes[1] += 1
-            numbers.setdefault(label, []).append(number)
+    free = [s for i, s in outputs if i not in taken and s.is_array]
+    by_argument, numbers = _donatable(entry.parameters, donated, free)
     if not by_argument:
         return []
     names = sorted(by_argument, key=lambda n: (-by_argument[n][0], n))
@@ -122,6 +107,31 @@ def _donations(module: Module) -> list[Saving]:
             "their place",
         )
     ]
+
+
+def _donatable(
+    parameters: list[Instruction], donated: set[int], free: list[Shape]
+) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """The entry parameters not donated yet that a ``free`` output of the same array could
+    be written into, by argument: ``[bytes, arrays]`` and the parameter numbers."""
+    by_argument: dict[str, list[int]] = {}
+    numbers: dict[str, list[int]] = {}
+    for param in parameters:
+        number = param.parameter_number
+        if number is None or number in donated or not param.shape.is_array:
+            continue
+        match = next((k for k, s in enumerate(free) if _same_array(s, param.shape)), None)
+        if match is None:
+            continue
+        free.pop(match)
+        size = buffer_bytes(param.shape_text)
+        if size:
+            label = argument_label(param.op_name or "", param.name, number)
+            entry_bytes = by_argument.setdefault(label, [0, 0])
+            entry_bytes[0] += size
+            entry_bytes[1] += 1
+            numbers.setdefault(label, []).append(number)
+    return by_argument, numbers
 
 
 def _joined(names: list[str]) -> str:

@@ -228,32 +228,50 @@ def _live_items(
     return out
 
 
+#: What a group's "other" row holds: its total less the rows listed.
+_OTHERS = {
+    FillKind.ARGUMENTS: "argument tuples and padding",
+    FillKind.OUTPUTS: "the output tuple and padding",
+    FillKind.CONSTANTS: "constants",
+    FillKind.TEMPORARIES: "temporaries not live at the live range's peak",
+    FillKind.ON_CHIP: "on-chip buffers",
+}
+
+
+def _assigned_totals(parts: dict[str, int]) -> dict[FillKind, int]:
+    """Each group's bytes from the buffer assignment's exact totals."""
+    return {
+        FillKind.ARGUMENTS: parts.get("parameters", 0),
+        FillKind.OUTPUTS: max(0, parts.get("outputs", 0) - parts.get("aliased", 0)),
+        FillKind.CONSTANTS: parts.get("constants", 0),
+        FillKind.TEMPORARIES: parts.get("temporaries", 0),
+    }
+
+
+def _live_totals(live: list[LiveBuffer]) -> dict[FillKind, int]:
+    """Each group's bytes from the buffers live at the peak (on-chip ones apart)."""
+    totals = {}
+    for buffer_kind, group in (
+        (BufferKind.PARAMETER, FillKind.ARGUMENTS),
+        (BufferKind.OUTPUT, FillKind.OUTPUTS),
+        (BufferKind.CONSTANT, FillKind.CONSTANTS),
+        (BufferKind.TEMPORARY, FillKind.TEMPORARIES),
+    ):
+        totals[group] = sum(b.bytes for b in live if b.kind == buffer_kind and not on_chip(b.shape))
+    totals[FillKind.ON_CHIP] = sum(b.bytes for b in live if on_chip(b.shape))
+    return totals
+
+
 def fill_of(result: MemoryResult, module: Module) -> list[FillGroup]:
     """The groups that make up ``result.peak_bytes`` (see the module docstring)."""
     index = InstructionIndex(module)
     live = result.live_at_peak
     if _exact_totals(result):
-        parts = result.breakdown
-        totals = {
-            FillKind.ARGUMENTS: parts.get("parameters", 0),
-            FillKind.OUTPUTS: max(0, parts.get("outputs", 0) - parts.get("aliased", 0)),
-            FillKind.CONSTANTS: parts.get("constants", 0),
-            FillKind.TEMPORARIES: parts.get("temporaries", 0),
-        }
+        totals = _assigned_totals(result.breakdown)
         arguments = _entry_items(module, result)
         outputs = _output_items(module, index)
     else:
-        totals = {}
-        for buffer_kind, group in (
-            (BufferKind.PARAMETER, FillKind.ARGUMENTS),
-            (BufferKind.OUTPUT, FillKind.OUTPUTS),
-            (BufferKind.CONSTANT, FillKind.CONSTANTS),
-            (BufferKind.TEMPORARY, FillKind.TEMPORARIES),
-        ):
-            totals[group] = sum(
-                b.bytes for b in live if b.kind == buffer_kind and not on_chip(b.shape)
-            )
-        totals[FillKind.ON_CHIP] = sum(b.bytes for b in live if on_chip(b.shape))
+        totals = _live_totals(live)
         arguments = _live_items(live, BufferKind.PARAMETER, module, index)
         outputs = _live_items(live, BufferKind.OUTPUT, module, index)
     items = {
@@ -265,19 +283,12 @@ def fill_of(result: MemoryResult, module: Module) -> list[FillGroup]:
             (origin_label(index.get(b.producer), module), b.bytes) for b in live if on_chip(b.shape)
         ],
     }
-    others = {
-        FillKind.ARGUMENTS: "argument tuples and padding",
-        FillKind.OUTPUTS: "the output tuple and padding",
-        FillKind.CONSTANTS: "constants",
-        FillKind.TEMPORARIES: "temporaries not live at the live range's peak",
-        FillKind.ON_CHIP: "on-chip buffers",
-    }
     groups: list[FillGroup] = []
     left = result.peak_bytes
     for kind, total in totals.items():
         size = max(0, min(total, left))
         if size:
-            rows = _rows(items[kind], size, others[kind])
+            rows = _rows(items[kind], size, _OTHERS[kind])
             groups.append(FillGroup(kind.value, size, rows, TITLES[kind]))
         left -= size
     if left > 0:
