@@ -280,12 +280,7 @@ def compile_growth(
     total = fit_growth(
         (first.size, first.total_s), (second.size, second.total_s), (check.size, check.total_s)
     )
-    stages = {}
-    for name in STAGES:
-        values = [p.stages.get(name) for p in points]
-        if all(v is not None and math.isfinite(v) for v in values):
-            a, b, c = (float(v) for v in values if v is not None)
-            stages[name] = fit_growth((first.size, a), (second.size, b), (check.size, c))
+    stages = _stage_fits(points)
     notes = []
     if any(p.cached for p in points):
         notes.append(
@@ -303,3 +298,15 @@ def compile_growth(
         at_label=plan.at_label,
         notes=notes,
     )
+
+
+def _stage_fits(points: list[GrowthPoint]) -> dict[str, GrowthFit]:
+    """Each stage's growth fitted as the total's, where the three compiles all timed it."""
+    first, second, check = points
+    stages = {}
+    for name in STAGES:
+        values = [p.stages.get(name) for p in points]
+        if all(v is not None and math.isfinite(v) for v in values):
+            a, b, c = (float(v) for v in values if v is not None)
+            stages[name] = fit_growth((first.size, a), (second.size, b), (check.size, c))
+    return stages

@@ -134,6 +134,18 @@ def _run_watched(
         when_ready=read_early,
         versions=keep,  # only a kept manifest is read again
     )
+    return _finished(folder, run, early, hooks, keep)
+
+
+def _finished(
+    folder: Path,
+    run: ScriptCapture,
+    early: list[tuple[Ledger, list[CompileRecord]]],
+    hooks: _Hooks,
+    keep: bool,
+) -> ScriptLedger:
+    """The ledger of a finished run: the one read when the records were ready, unless the
+    XLA log grew since, with the run's error line (kept in ``folder`` when ``keep``)."""
     from ..capture.script import RECOMPILES
 
     xla_log = _xla_log(folder)
