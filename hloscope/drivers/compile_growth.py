@@ -257,21 +257,7 @@ def compile_growth(
     """Compile ``target`` (``SCRIPT.py:FUNCTION``) as ``plan`` says and fit the growth.
     ``on_compile(i, label)`` is called before each size, ``on_done(point)`` after it;
     ``repeat`` compiles each size that many times (in turn) and keeps the fastest."""
-    # With ``repeat``, the sizes are compiled in turn, round after round (each compile in a
-    # fresh child), and each size keeps its fastest: a spell of load on a busy machine then
-    # slows every size's compile alike instead of one size's, and load only ever slows one.
-    best: list[GrowthPoint | None] = [None] * len(plan.compiles)
-    for round_ in range(repeat):
-        for i, step in enumerate(plan.compiles):
-            if on_compile is not None:
-                on_compile(i, step.label)
-            point = _compile_once(target, step, refresh or round_ > 0)
-            kept = best[i]
-            if kept is None or point.total_s < kept.total_s:
-                best[i] = point
-            if on_done is not None:
-                on_done(point)
-    points = [p for p in best if p is not None]
+    points = _fastest_points(target, plan, refresh, repeat, on_compile, on_done)
     first, second, check = points
     if first.size == second.size:
         raise CompileTimeError(
@@ -298,6 +284,32 @@ def compile_growth(
         at_label=plan.at_label,
         notes=notes,
     )
+
+
+def _fastest_points(
+    target: str,
+    plan: GrowthPlan,
+    refresh: bool,
+    repeat: int,
+    on_compile: Callable[[int, str], object] | None,
+    on_done: Callable[[GrowthPoint], object] | None,
+) -> list[GrowthPoint]:
+    """Each size of ``plan`` compiled ``repeat`` times, its fastest compile kept."""
+    # With ``repeat``, the sizes are compiled in turn, round after round (each compile in a
+    # fresh child), and each size keeps its fastest: a spell of load on a busy machine then
+    # slows every size's compile alike instead of one size's, and load only ever slows one.
+    best: list[GrowthPoint | None] = [None] * len(plan.compiles)
+    for round_ in range(repeat):
+        for i, step in enumerate(plan.compiles):
+            if on_compile is not None:
+                on_compile(i, step.label)
+            point = _compile_once(target, step, refresh or round_ > 0)
+            kept = best[i]
+            if kept is None or point.total_s < kept.total_s:
+                best[i] = point
+            if on_done is not None:
+                on_done(point)
+    return [p for p in best if p is not None]
 
 
 def _stage_fits(points: list[GrowthPoint]) -> dict[str, GrowthFit]:
