@@ -181,8 +181,34 @@ def measure(
     seconds of timed runs (warm-up and ``prepare`` not counted).
     """
     check_settings(precision, budget, min_runs)
-    clock = time.perf_counter
     done = warm_up(fn, args, prepare, budget, warmup)
+    samples, spent = _timed_runs(fn, args, prepare, precision, budget, min_runs, max_runs, progress)
+    timing = summarize(
+        samples, warmup_runs=done, precision_target=precision, budget_s=budget, elapsed_s=spent
+    )
+    if not timing.precision_reached:
+        timing.notes.append(
+            f"precision {timing.precision:.1%} (asked {precision:.1%}): the budget of "
+            f"{budget:g} s ran out after {timing.runs} runs"
+        )
+    if progress is not None:
+        progress(1.0, _note(timing.runs, timing.precision))
+    return timing
+
+
+def _timed_runs(
+    fn: Callable[..., Any],
+    args: Sequence[Any],
+    prepare: Callable[[], Sequence[Any]] | None,
+    precision: float,
+    budget: float,
+    min_runs: int,
+    max_runs: int,
+    progress: Progress | None,
+) -> tuple[list[float], float]:
+    """The timed runs' seconds, until ``precision`` is reached or ``budget`` is spent, and
+    the seconds spent."""
+    clock = time.perf_counter
     samples: list[float] = []
     append = samples.append
     spent = 0.0
@@ -209,17 +235,7 @@ def measure(
         if progress is not None and start - last_report > _PROGRESS_EVERY:
             last_report = start
             progress(min(0.99, spent / budget), _note(count, reached))
-    timing = summarize(
-        samples, warmup_runs=done, precision_target=precision, budget_s=budget, elapsed_s=spent
-    )
-    if not timing.precision_reached:
-        timing.notes.append(
-            f"precision {timing.precision:.1%} (asked {precision:.1%}): the budget of "
-            f"{budget:g} s ran out after {timing.runs} runs"
-        )
-    if progress is not None:
-        progress(1.0, _note(timing.runs, timing.precision))
-    return timing
+    return samples, spent
 
 
 def _note(count: int, reached: float) -> str:
