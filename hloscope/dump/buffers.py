@@ -586,6 +586,10 @@ class _BufferAssignmentReader:
             live.breakdown_total = _int(m.group("total"))
             self.live_part = "breakdown"
             return True
+        return self._live_row(live, line)
+
+    def _live_row(self, live: LiveRange, line: str) -> bool:
+        """A row of the live range's part the lines are in."""
         if self.live_part == "sequence":
             m = _SEQ.match(line)
             if m:
@@ -606,21 +610,24 @@ class _BufferAssignmentReader:
         elif self.live_part == "breakdown":
             m = _BREAKDOWN.match(line)
             if m:
-                lead = len(m.group("lead"))
-                # Root at column 4; children's labels at 10, 14, 18... ("      ├── ", "│   ").
-                depth = 0 if lead <= 4 else (lead - 6) // 4
-                live.breakdown.append(
-                    StackBreakdown(
-                        depth=depth,
-                        label=m.group("label"),
-                        percent=float(m.group("pct")),
-                        total=_int(m.group("total")),
-                        current=_int(m.group("current")),
-                        remaining=_int(m.group("remaining")),
-                    )
-                )
+                live.breakdown.append(_breakdown_row(m))
                 return True
         return False
+
+
+def _breakdown_row(m: re.Match[str]) -> StackBreakdown:
+    """One row of the live range's stack breakdown, its depth from its indent."""
+    lead = len(m.group("lead"))
+    # Root at column 4; children's labels at 10, 14, 18... ("      ├── ", "│   ").
+    depth = 0 if lead <= 4 else (lead - 6) // 4
+    return StackBreakdown(
+        depth=depth,
+        label=m.group("label"),
+        percent=float(m.group("pct")),
+        total=_int(m.group("total")),
+        current=_int(m.group("current")),
+        remaining=_int(m.group("remaining")),
+    )
 
 
 def _allocation(m: re.Match[str], lineno: int) -> Allocation:
