@@ -171,42 +171,7 @@ def _guard(row: ListingRow, file: DumpFile | None, get):
 def listing_json(listing: Listing) -> dict:
     """The listing as plain JSON-ready data."""
     index = listing.index
-    modules = []
-    for row in listing.rows:
-        m = row.module
-        modules.append(
-            {
-                "id": m.id,
-                "name": m.name,
-                "function": row.function,
-                "compile": row.compile_number,
-                "folder": m.folder,
-                "timestamp": m.timestamp,
-                "stages": [
-                    {"stage": s.name, "backend": s.backend, "files": [f.location for f in s.files]}
-                    for s in m.stages
-                ],
-                "passes": [
-                    {
-                        "step": p.step,
-                        "pipeline": p.pipeline,
-                        "pass_name": p.pass_name,
-                        "next_pass": p.next_pass,
-                        "label": p.label,
-                        "files": [f.location for f in p.files],
-                    }
-                    for p in m.passes
-                ],
-                "other_files": [f.location for f in m.other_files],
-                "instructions": row.instructions,
-                "fusions": row.fusions,
-                "counted_stage": row.counted_stage,
-                "size_on_disk": m.size_on_disk,
-                **row.memory.as_dict(),
-                "errors": row.errors,
-                "warnings": row.warnings,
-            }
-        )
+    modules = [_row_json(row) for row in listing.rows]
     return {
         "root": str(index.root),
         "modules": modules,
@@ -223,4 +188,40 @@ def listing_json(listing: Listing) -> dict:
         "unknown_files": [str(p) for p in index.unknown_files],
         "errors": listing.errors,
         "warnings": listing.warnings,
+    }
+
+
+def _row_json(row: ListingRow) -> dict:
+    """One module of the listing as JSON-ready data."""
+    m = row.module
+    return {
+        "id": m.id,
+        "name": m.name,
+        "function": row.function,
+        "compile": row.compile_number,
+        "folder": m.folder,
+        "timestamp": m.timestamp,
+        "stages": [
+            {"stage": s.name, "backend": s.backend, "files": [f.location for f in s.files]}
+            for s in m.stages
+        ],
+        "passes": [
+            {
+                "step": p.step,
+                "pipeline": p.pipeline,
+                "pass_name": p.pass_name,
+                "next_pass": p.next_pass,
+                "label": p.label,
+                "files": [f.location for f in p.files],
+            }
+            for p in m.passes
+        ],
+        "other_files": [f.location for f in m.other_files],
+        "instructions": row.instructions,
+        "fusions": row.fusions,
+        "counted_stage": row.counted_stage,
+        "size_on_disk": m.size_on_disk,
+        **row.memory.as_dict(),
+        "errors": row.errors,
+        "warnings": row.warnings,
     }
