@@ -77,18 +77,7 @@ def build_trace(
     Raises :class:`~hloscope.profile.errors.TraceDeviceError` when the trace has no device
     process of ordinal ``trace_device``.
     """
-    by_process: dict[str, list[RawEvent]] = defaultdict(list)
-    steps: list[StepMark] = []
-    host_ops: list[RawEvent] = []
-    for event in events:
-        by_process[event.process].append(event)
-        args = event.args
-        if "step_num" in args and not _DEVICE.match(event.process):
-            steps.append(
-                StepMark(event.name, str(args["step_num"]), event.start_ns, event.duration_ns)
-            )
-        elif "hlo_op" in args and not event.name.startswith(_END_MARK):
-            host_ops.append(event)
+    by_process, steps, host_ops = _sorted_by_process(events)
     devices = sorted(
         (p for p, evs in by_process.items() if _DEVICE.match(p) and any(map(_is_op, evs))),
         key=device_ordinal,
@@ -116,6 +105,25 @@ def build_trace(
     busy = {d: _busy_ns(by_process[d]) for d in devices}
     listed = devices or ([device] if device else [])
     return Trace(path, fmt, device, ops, runs, steps, listed, kind, busy)
+
+
+def _sorted_by_process(
+    events: Iterable[RawEvent],
+) -> tuple[dict[str, list[RawEvent]], list[StepMark], list[RawEvent]]:
+    """The events by process, the host's step marks, and the host's HLO ops (XLA:CPU's)."""
+    by_process: dict[str, list[RawEvent]] = defaultdict(list)
+    steps: list[StepMark] = []
+    host_ops: list[RawEvent] = []
+    for event in events:
+        by_process[event.process].append(event)
+        args = event.args
+        if "step_num" in args and not _DEVICE.match(event.process):
+            steps.append(
+                StepMark(event.name, str(args["step_num"]), event.start_ns, event.duration_ns)
+            )
+        elif "hlo_op" in args and not event.name.startswith(_END_MARK):
+            host_ops.append(event)
+    return by_process, steps, host_ops
 
 
 def _device_ops(events: Sequence[RawEvent]) -> list[RawEvent]:
