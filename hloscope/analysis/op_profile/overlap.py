@@ -186,6 +186,36 @@ def async_overlaps(
         if not is_async(kind) and op.duration_ns > 0 and mine >= op.duration_ns * 0.999
     )
     starts_at = [b[0] for b in busy]
+    spans, start_opcode, every = _pairs(ops, kinds, started_by, busy, starts_at)
+    scale = 1e-9 / max(1, steps)
+    out = [
+        AsyncOverlap(
+            start=start,
+            done=done,
+            opcode=start_opcode.get(start, ""),
+            pairs=int(count),
+            span_s=span * scale,
+            hidden_s=min(hidden, span) * scale,
+            bytes=nbytes(start),
+        )
+        for (start, done), (count, span, hidden) in spans.items()
+    ]
+    out.sort(key=lambda o: (-o.exposed_s, -o.span_s, o.start))
+    whole = _merged(every)
+    covered = sum(_covered(busy, starts_at, lo, hi) for lo, hi in whole)
+    in_flight = sum(hi - lo for lo, hi in whole)
+    return AsyncSummary(out, in_flight * scale, max(0.0, in_flight - covered) * scale)
+
+
+def _pairs(
+    ops: Sequence[OpEvent],
+    kinds: Sequence[str],
+    started_by: Callable[[OpEvent], str],
+    busy: list[tuple[float, float]],
+    starts_at: list[float],
+) -> tuple[dict[tuple[str, str], list[float]], dict[str, str], list[tuple[float, float]]]:
+    """Each start matched to its done in time order: per (start, done) name, the count, the
+    time in flight and the part of it other ops covered; each start's opcode; every span."""
     open_: dict[str, deque[OpEvent]] = defaultdict(deque)
     spans: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     start_opcode: dict[str, str] = {}
@@ -208,21 +238,4 @@ def async_overlaps(
             record[0] += 1
             record[1] += hi - lo
             record[2] += _covered(busy, starts_at, lo, hi)
-    scale = 1e-9 / max(1, steps)
-    out = [
-        AsyncOverlap(
-            start=start,
-            done=done,
-            opcode=start_opcode.get(start, ""),
-            pairs=int(count),
-            span_s=span * scale,
-            hidden_s=min(hidden, span) * scale,
-            bytes=nbytes(start),
-        )
-        for (start, done), (count, span, hidden) in spans.items()
-    ]
-    out.sort(key=lambda o: (-o.exposed_s, -o.span_s, o.start))
-    whole = _merged(every)
-    covered = sum(_covered(busy, starts_at, lo, hi) for lo, hi in whole)
-    in_flight = sum(hi - lo for lo, hi in whole)
-    return AsyncSummary(out, in_flight * scale, max(0.0, in_flight - covered) * scale)
+    return spans, start_opcode, every
