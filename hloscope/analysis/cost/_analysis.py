@@ -323,6 +323,44 @@ class _Analysis:
         return size
 
     @staticmethod
+    def _nested_fusion_bytes(hlo: Instruction, user: Instruction, nested: list[Instruction]) -> int:
+        """The bytes of ``hlo`` read through the nested fusion ``user``: its slices when the
+        fusion only slices it, else the fusion's parameter, appended to ``nested`` to be read
+        in turn."""
+        size = 0
+        nested_comp = user.fused_computation
+        if nested_comp is None:
+            return 0
+        nested_root = nested_comp.root
+        nested_params = nested_comp.parameters
+        for idx, operand in enumerate(user.operands):
+            if operand is not hlo or idx >= len(nested_params):
+                continue
+            nested_param = nested_params[idx]
+            simple = nested_root is not None and (
+                not nested_root.operands or nested_root.operands[0] is nested_param
+            )
+            nested_seen = False
+            for fusion_user in _unique(user.users):
+                fop = fusion_user.opcode
+                if simple and fop == "slice":
+                    size += _size_of(fusion_user)
+                elif simple and fop == "dynamic-slice":
+                    if fusion_user.operands and fusion_user.operands[0] is user:
+                        size += _size_of(fusion_user)
+                    elif not nested_seen:
+                        nested_seen = True
+                        size += _size_of(user)
+                elif simple and fop == "dynamic-update-slice":
+                    if fusion_user.operands[0] is not user and not nested_seen:
+                        nested_seen = True
+                        size += _size_of(user)
+                elif not nested_seen:
+                    nested_seen = True
+                    nested.append(nested_param)
+        return size
+
+    @staticmethod
     def _parameter_own_bytes(hlo: Instruction, nested: list[Instruction]) -> int:
         """The bytes ``hlo``'s users read of it, but for nested fusions whose parameter must be
         read in turn: those parameters are appended to ``nested``."""
@@ -332,36 +370,7 @@ class _Analysis:
         for user in _unique(hlo.users):
             op = user.opcode
             if op == "fusion":
-                nested_comp = user.fused_computation
-                if nested_comp is None:
-                    continue
-                nested_root = nested_comp.root
-                nested_params = nested_comp.parameters
-                for idx, operand in enumerate(user.operands):
-                    if operand is not hlo or idx >= len(nested_params):
-                        continue
-                    nested_param = nested_params[idx]
-                    simple = nested_root is not None and (
-                        not nested_root.operands or nested_root.operands[0] is nested_param
-                    )
-                    nested_seen = False
-                    for fusion_user in _unique(user.users):
-                        fop = fusion_user.opcode
-                        if simple and fop == "slice":
-                            size += _size_of(fusion_user)
-                        elif simple and fop == "dynamic-slice":
-                            if fusion_user.operands and fusion_user.operands[0] is user:
-                                size += _size_of(fusion_user)
-                            elif not nested_seen:
-                                nested_seen = True
-                                size += _size_of(user)
-                        elif simple and fop == "dynamic-update-slice":
-                            if fusion_user.operands[0] is not user and not nested_seen:
-                                nested_seen = True
-                                size += _size_of(user)
-                        elif not nested_seen:
-                            nested_seen = True
-                            nested.append(nested_param)
+                size += _Analysis._nested_fusion_bytes(hlo, user, nested)
             elif op == "slice":
                 size += _size_of(user)
             elif op == "dynamic-slice":
