@@ -52,20 +52,8 @@ def explain(
         raise FocusNotFound("focus on a line or on a kernel, not both")
     inputs = _inputs(value, before, jaxpr)
     builder = _Builder()
-    index: _KernelIndex | None = None
-    explained: dict[str, ExplainedKernel] = {}
-    if inputs.after is not None:
-        index = _KernelIndex()
-        explained = _kernels_and_members(inputs.after, builder, index)
     module_name = inputs.after.name if inputs.after is not None else inputs.name
-    if inputs.before is not None:
-        _add_before(inputs.before, builder, index)
-    if inputs.stablehlo is not None:
-        _add_stablehlo(inputs.stablehlo, module_name, builder, index)
-    if inputs.jaxpr is not None:
-        _add_jaxpr(inputs.jaxpr, builder, index)
-    if inputs.after is not None:
-        _infer(inputs.after, explained, builder)
+    explained = _linked(inputs, module_name, builder)
     stages = [s for s in STAGE_ORDER if str(s) not in inputs.missing]
     result = Explanation(
         module=module_name,
@@ -82,6 +70,27 @@ def explain(
     if kernel is not None:
         return result.focus_kernel(kernel)
     return result
+
+
+def _linked(
+    inputs: ProgramStages, module_name: str, builder: _Builder
+) -> dict[str, ExplainedKernel]:
+    """Every stage ``inputs`` has added to ``builder``, linked through the kernels of the
+    optimized module when there is one; those kernels, explained."""
+    index: _KernelIndex | None = None
+    explained: dict[str, ExplainedKernel] = {}
+    if inputs.after is not None:
+        index = _KernelIndex()
+        explained = _kernels_and_members(inputs.after, builder, index)
+    if inputs.before is not None:
+        _add_before(inputs.before, builder, index)
+    if inputs.stablehlo is not None:
+        _add_stablehlo(inputs.stablehlo, module_name, builder, index)
+    if inputs.jaxpr is not None:
+        _add_jaxpr(inputs.jaxpr, builder, index)
+    if inputs.after is not None:
+        _infer(inputs.after, explained, builder)
+    return explained
 
 
 def _snapshot(inputs: ProgramStages) -> dict[str, str]:
