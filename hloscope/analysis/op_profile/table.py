@@ -50,9 +50,16 @@ from ..errors import OpProfileMismatch
 from ..fusions import UNKNOWN_SOURCE
 from .devices import DeviceSpread, device_spread
 from .join import Joined, ModuleIndex, check_match
-from .overlap import AsyncOverlap, async_overlaps, is_async, opcode_of_text, operand_of_text
+from .overlap import (
+    AsyncOverlap,
+    AsyncSummary,
+    async_overlaps,
+    is_async,
+    opcode_of_text,
+    operand_of_text,
+)
 from .roof import position
-from .steps import HOST_BOUND_IDLE, StepTime, count_steps, step_times
+from .steps import HOST_BOUND_IDLE, StepCount, StepTime, count_steps, step_times
 
 __all__ = ["KernelTime", "GroupTime", "OpProfile", "op_profile", "scope_of", "KERNEL_KEYS"]
 
@@ -265,45 +272,22 @@ def op_profile(
 ) -> OpProfile:
     """The op profile of ``trace`` (joined to ``module`` when given; see the module
     docstring). ``device`` is the chip for the roofline (default: the one the trace names)."""
-    all_self = self_times(trace.ops)
-    by_module: dict[str, float] = defaultdict(float)
-    for op, own in zip(trace.ops, all_self):
-        by_module[op.module] += own
-    chosen = _choose_module(trace, by_module, module, module_name)
-    picked = [(op, own) for op, own in zip(trace.ops, all_self) if op.module == chosen]
-    ops = [op for op, _ in picked]
-    counted = count_steps(trace, ops, chosen)
+    all_self, by_module, chosen, picked, counted = _selected(trace, module, module_name)
     steps, rule, runs = counted.steps, counted.rule, counted.runs
     totals = _OpTotals.of(picked)
-    per_name, first = totals.per_name, totals.first
-    notes = [f"steps: {rule}"]
     index = ModuleIndex(module) if module is not None else None
-    unjoined = check_match(index, chosen, per_name) if index is not None else []
-    if unjoined:
-        notes.append(
-            f"{len(unjoined)} op(s) of the trace are not in TARGET's module: "
-            + ", ".join(unjoined[:5])
-        )
+    unjoined = check_match(index, chosen, totals.per_name) if index is not None else []
+    notes = [f"steps: {rule}", *_unjoined_notes(unjoined)]
     chip = device or (for_kind(trace.device_kind) if trace.device_kind else None)
-    total_s = sum(per_name.values()) * 1e-9 / steps
+    total_s = sum(totals.per_name.values()) * 1e-9 / steps
     opcode = _opcodes(index)
     kernels = _kernels(totals, index, opcode, total_s, steps, runs, chip)
-    transfers = async_overlaps(
-        ops,
-        [own for _, own in picked],
-        steps,
-        opcode,
-        _started_by(index, set(per_name)),
-        _transfer_bytes(index, first),
-    )
-    times = step_times(trace, all_self, counted, ops, chosen)
+    transfers = _transfers(picked, steps, opcode, index, totals)
+    times = step_times(trace, all_self, counted, [op for op, _ in picked], chosen)
     others = {m: t * 1e-9 / steps for m, t in by_module.items() if m != chosen}
     notes.extend(_run_notes(trace, chosen, runs, steps, others))
     notes.extend(_roof_notes(kernels, chip, trace, module))
-    idle = host_bound_note(times)
-    if idle:
-        notes.insert(0, idle)
-    has_steps = bool(trace.steps) or runs > 0
+    notes[:0] = [idle] if (idle := host_bound_note(times)) else []
     return OpProfile(
         trace=trace.path,
         format=trace.format,
@@ -322,13 +306,36 @@ def op_profile(
         target=module.name if module is not None else "",
         unjoined=unjoined,
         notes=notes,
-        devices=device_spread(trace, steps if has_steps else None),
+        devices=device_spread(trace, steps if trace.steps or runs > 0 else None),
         needs_device=_TPU_HINT if _needs_device(chip, module) else "",
         overlaps=transfers.pairs,
         async_in_flight_s=transfers.in_flight_s,
         async_exposed_s=transfers.exposed_s,
         step_times=times,
     )
+
+
+def _selected(
+    trace: Trace, module: Module | None, module_name: str | None
+) -> tuple[list[float], dict[str, float], str, list[tuple[OpEvent, float]], StepCount]:
+    """Every op's own time, each module's device time (ns), the module profiled, its ops
+    with their own times, and its steps."""
+    all_self = self_times(trace.ops)
+    by_module: dict[str, float] = defaultdict(float)
+    for op, own in zip(trace.ops, all_self):
+        by_module[op.module] += own
+    chosen = _choose_module(trace, by_module, module, module_name)
+    picked = [(op, own) for op, own in zip(trace.ops, all_self) if op.module == chosen]
+    return all_self, by_module, chosen, picked, count_steps(trace, [op for op, _ in picked], chosen)
+
+
+def _unjoined_notes(unjoined: list[str]) -> list[str]:
+    """What to say of the trace's ops the module does not have."""
+    if not unjoined:
+        return []
+    return [
+        f"{len(unjoined)} op(s) of the trace are not in TARGET's module: " + ", ".join(unjoined[:5])
+    ]
 
 
 @dataclass(slots=True)
@@ -386,6 +393,24 @@ def _kernels(
         )
     kernels.sort(key=lambda k: (-k.time_s, k.name))
     return kernels
+
+
+def _transfers(
+    picked: list[tuple[OpEvent, float]],
+    steps: int,
+    opcode: Callable[[OpEvent], str],
+    index: ModuleIndex | None,
+    totals: _OpTotals,
+) -> AsyncSummary:
+    """The async pairs of the chosen module's ops and the time transfers were in flight."""
+    return async_overlaps(
+        [op for op, _ in picked],
+        [own for _, own in picked],
+        steps,
+        opcode,
+        _started_by(index, set(totals.per_name)),
+        _transfer_bytes(index, totals.first),
+    )
 
 
 def _run_notes(
