@@ -19,7 +19,10 @@ runs, with the ratio to a peer or baseline measured in the same process:
   spliced in; tests/test_fuzz.py) and reading every lazy part, against the intact file: the
   worst ratio over the cases, so a damage that sends the parser into a slow path shows;
 * every attribute of every corpus module decoded (tests/test_attributes.py), against XLA's
-  parser reading the same files.
+  parser reading the same files;
+* ``explain_error`` on a 5 MB log (tests/test_explain_error.py: step lines, near misses of
+  every opening, a megabyte without a line end, one real failure), against reading the same
+  text as lines and scanning it once with a regular expression for error words.
 
     python benchmarks/bench_small_speeds.py [--repeat N] [--no-capture]
 
@@ -33,6 +36,7 @@ import contextlib
 import gc
 import os
 import random
+import re
 import sys
 import tempfile
 import textwrap
@@ -309,6 +313,33 @@ def bench_attribute_sweep(repeat: int) -> None:
     )
 
 
+def bench_big_log(repeat: int) -> None:
+    from hloscope.analysis.explain_error import explain_error
+
+    failure = (ROOT / "tests" / "data" / "error_logs" / "jax_17730_check_failed.log").read_text()
+    noise = "".join(
+        f'I0000 12:00:{i:05d} step {i} loss=0.{i % 997} File "x.py", line {i}\n'
+        for i in range(20000)
+    )
+    near = (
+        "Detected unsupported operations when trying to compile graph g[ on XLA_\n"
+        "{{node {{function_node ){{ Requested Attributes: T=DT_ The op is created at:\n"
+        "Abstract tracer value encountered where Traceback (most recent call last):\n"
+        "The following operations cannot be legalized: tf.X (count: ; tf.Y (count\n"
+    ) * 5000
+    log = noise + near + "x" * 1_000_000 + "\n" + failure + noise
+    log += "y" * (5_000_000 - len(log))
+    assert explain_error(log).failures
+    words = re.compile(r"(?i)error|failed|exception|traceback")
+    row(
+        "explain_error, a 5 MB log",
+        best(lambda: explain_error(log), repeat),
+        "splitlines + one regex scan",
+        best(lambda: (log.splitlines(), sum(1 for _ in words.finditer(log))), repeat),
+        "1 s",
+    )
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -325,6 +356,7 @@ def main(argv: list[str]) -> int:
     bench_mobilenet(args.repeat)
     bench_damaged(args.repeat)
     bench_attribute_sweep(args.repeat)
+    bench_big_log(args.repeat)
     if not args.no_capture:
         bench_cache_hit(args.repeat)
     return 0

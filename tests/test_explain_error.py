@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast
 import re
-import time
 import traceback
 from pathlib import Path
 
@@ -656,7 +655,8 @@ def test_repeats_merge_and_different_messages_stay_apart(tf_errors, jax_errors):
     ]
 
 
-def test_a_5_mb_log_in_under_a_second(tf_errors):
+def test_a_5_mb_log_is_read_through_to_its_failure(tf_errors):
+    # How fast is a benchmark row (benchmarks/bench_small_speeds.py), not a test's time bound.
     noise = "".join(
         f'I0000 12:00:{i:05d} step {i} loss=0.{i % 997} File "x.py", line {i}\n'
         for i in range(20000)
@@ -670,12 +670,9 @@ def test_a_5_mb_log_in_under_a_second(tf_errors):
     ) * 5000
     log = noise + near + "x" * 1_000_000 + "\n" + tf_errors["as_string"][1] + noise
     log += "y" * (5_000_000 - len(log))
-    start = time.perf_counter()
     explanation = explain_error(log)
-    elapsed = time.perf_counter() - start
     assert [f.finding.op for f in explanation.failures] == ["AsString"]
     assert innermost_here(explanation.failures[0]) == line_of("# OP:as_string")
-    assert elapsed < 1.0, f"{elapsed:.2f} s for {len(log) / 1e6:.1f} MB"
 
 
 def test_decode_log_reads_utf16_and_bad_bytes():
