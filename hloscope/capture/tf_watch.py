@@ -7,7 +7,7 @@ Two layers compile in TensorFlow, and each is seen in its own way:
   so for every trace: ``vlog(1, "Creating new FuncGraph for Python function %r (key: %r,
   %r)", python_function, context, function_type)`` on the ``tensorflow`` logger. The watcher
   (:data:`TF_HUB`, started by :class:`~hloscope.capture.compile_watch.CompileWatcher`) taps that
-  logger the way the JAX watcher taps JAX's (:class:`~hloscope.capture.compile_watch.LogTap`:
+  logger the way the JAX watcher taps JAX's (:class:`~hloscope.capture.compile_hub.LogTap`:
   nothing reaches the console that would not have anyway) and records, per trace, the
   function, where it was defined, the input signature (``TensorSpec`` or ``Literal[3]`` per
   parameter, from the function type), the tracing context and the call site. The count equals
