@@ -11,6 +11,7 @@ reader whose wrapper lines surround JAX's message.
 
 from __future__ import annotations
 
+import functools
 import re
 from enum import StrEnum
 
@@ -57,6 +58,9 @@ _LIBRARIES = re.compile(
 JAX_NAMES = re.compile(r"\bjax\.|\bjnp\.|\bjit\(|donate_argnums|XLA_PYTHON_CLIENT_")
 
 
+# Kept per text: every failure of a log asks about the same (possibly megabytes of) text, and
+# a string's hash is computed once, so a repeat costs a dictionary lookup, not a scan.
+@functools.lru_cache(maxsize=8)
 def framework_of(text: str) -> Framework | None:
     """The framework whose marks ``text`` carries (the first of :data:`_MARKS` found)."""
     for framework, marks in _MARKS:

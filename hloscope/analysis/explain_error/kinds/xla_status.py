@@ -429,6 +429,11 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     wrapped = _STATUS_WRAPPER.search(log.before_on_line(start)[-80:]) is not None
     if bare_code and error_class not in _XLA_RUNTIME_CLASSES and not wrapped:
         return  # a status code alone, not raised by JAX as XLA's: not ours to explain
+    if bare_code and wrapped and _LIBTPU_PROBE.search(log.text, m.end(), log.line_end(m.start())):
+        # libtpu logging that its TPU_* variables are unset, as it does in any process that
+        # imports it on a machine without a TPU: JAX goes on with another device. A TPU that
+        # fails to start says so in words backend_startup reads.
+        return
     if bare_code:
         moved = _other_family(log, m, form)
         if moved is not None:
@@ -481,6 +486,9 @@ _STATUS_WRAPPER = re.compile(
     # XLA's runtime logging a step that failed: "Execution of replica 0 failed: INTERNAL: ...".
     r"|Execution of replica \d+ failed: $|Execution of \w+ failed: $"
 )
+# libtpu's start-up probe of its environment ("unexpected worker hostname 'WARNING: could not
+# determine TPU worker hostnames...' from env var TPU_WORKER_HOSTNAMES").
+_LIBTPU_PROBE = re.compile(r"from env var TPU_\w+|set env var `TPU_\w+` manually")
 # What a bare code's message is about, when it is another family's: memory, or the processes of
 # a multi-host job (the coordination service, its barriers and heartbeats).
 _MEMORY_WORDS = re.compile(r"alloc|memory|\bHBM\b|\bbytes\b|\bOOM\b", re.I)
