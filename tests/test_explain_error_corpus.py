@@ -18,21 +18,34 @@ import re
 
 import pytest
 
-from tests.explain_error_scoring import TRUTH_KEYS, Case, cases, family_table, line, tally
+from tests.explain_error_scoring import (
+    FIRST_TEST,
+    FRESH_TEST,
+    TRUTH_KEYS,
+    Case,
+    cases,
+    family_table,
+    line,
+    tally,
+)
 
 # The floors reached (right, of the logs scored); raise them as recognisers improve. The
-# date-split corpus's test part reached 16/18 recognised and 14/18 fully right on its first 18
-# logs; 19 more test logs (threads from 2024-12-26 on, truths committed before any scoring run,
-# no recogniser changed) brought it to 25/37 and 22/37, the floors below (issue 35 asks 0.90
-# and 0.75 of logs never read; the floor guards what was measured, and no rule may be written
-# for a test log to raise it).
+# date-split corpus's test part: its first 37 logs (threads of 2024-12-26 to 2026-05-05, truths
+# committed before any scoring run) scored 25/37 and 22/37 blind; their families were then
+# named and rules written from other, older threads (dev): 34/37 and 30/37. Then 46 fresh logs
+# (threads of 2024-11-19 to 2026-09-23, taken blind by generic searches, truths committed
+# before anyone ran explain-error on them, never read to write a rule): 21/46 and 17/46 at
+# their first scoring, the honest measure of logs never seen (issue 35 asks 0.90 and 0.75).
+# The floors guard what was measured; no rule may be written for a test log to raise them.
 FLOORS = {
     # Measured after the recognisers keyed on stable tokens (49/49 and 48/49, 24/24 and
-    # 24/24; the date corpus's dev part 49/49 and 48/49).
-    ("first", "dev"): {"recognised": 0.97, "fully_right": 0.95},
-    ("first", "heldout"): {"recognised": 0.95, "fully_right": 0.95},
-    ("date", "dev"): {"recognised": 0.97, "fully_right": 0.95},
-    ("date", "test"): {"recognised": 0.67, "fully_right": 0.59},
+    # 24/24; the date corpus's dev part 55/55 and 54/55).
+    ("first", "dev", None): {"recognised": 0.97, "fully_right": 0.95},
+    ("first", "heldout", None): {"recognised": 0.95, "fully_right": 0.95},
+    ("date", "dev", None): {"recognised": 0.97, "fully_right": 0.95},
+    ("date", "test", None): {"recognised": 0.66, "fully_right": 0.56},
+    ("date", "test", FIRST_TEST): {"recognised": 0.91, "fully_right": 0.81},
+    ("date", "test", FRESH_TEST): {"recognised": 0.45, "fully_right": 0.36},
 }
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
@@ -64,17 +77,17 @@ def test_date_split_is_by_date():
     assert max(d for d in dev if d) <= min(d for d in test if d)
 
 
-@pytest.mark.parametrize("corpus,split", list(FLOORS))
-def test_corpus_scores(corpus, split, capsys):
-    totals, families, misses = tally(corpus, split)
+@pytest.mark.parametrize("corpus,split,part", list(FLOORS))
+def test_corpus_scores(corpus, split, part, capsys):
+    totals, families, misses = tally(corpus, split, part=part)
     with capsys.disabled():
-        print(f"\n{corpus} corpus " + line(split, totals))
+        print(f"\n{corpus} corpus {part or ''} " + line(split, totals))
         for kind, scores in families.items():
             print(f"  {kind:18} " + line("", scores).strip())
         if split != "test":  # the test part's misses are not read: no rule is written for them
             for miss in misses:
                 print(f"  miss {miss}")
-    for name, floor in FLOORS[(corpus, split)].items():
+    for name, floor in FLOORS[(corpus, split, part)].items():
         right, of = totals[name]
         assert right / of >= floor, (name, right, of)
 
