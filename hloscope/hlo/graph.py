@@ -57,7 +57,7 @@ from .gc_pause import gc_paused
 from .opcodes import FREE_OPCODES, category_of
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import Computation, Instruction, Module
+    from .views import C_co, ComputationView, InstructionView, ModuleView
 
 __all__ = ["module_graph", "resolve_computation", "neighbourhood", "default_center", "FUSION_SEP"]
 
@@ -70,8 +70,8 @@ ExpandSpec = bool | Collection[str]
 
 @gc_paused
 def module_graph(
-    module: Module,
-    computation: str | Computation | None = None,
+    module: ModuleView[ComputationView],
+    computation: str | ComputationView | None = None,
     expand_fusions: ExpandSpec = False,
 ) -> nx.DiGraph:
     """The dataflow graph of one computation of ``module`` (the entry when ``computation`` is None).
@@ -88,7 +88,7 @@ def module_graph(
     return graph
 
 
-def resolve_computation(module: Module, computation: str | Computation | None) -> Computation:
+def resolve_computation(module: ModuleView[C_co], computation: str | C_co | None) -> C_co:
     """``None`` -> the entry; a name -> that computation; a Computation -> itself."""
     if computation is None:
         if module.entry is None:
@@ -111,7 +111,7 @@ class _Builder:
         self.graph = graph
         self.expand = expand
 
-    def _expands(self, inst: Instruction, nested: bool) -> bool:
+    def _expands(self, inst: InstructionView, nested: bool) -> bool:
         if inst.opcode != "fusion" or self.expand is False:
             return False
         if self.expand is True or nested:
@@ -120,11 +120,11 @@ class _Builder:
 
     def add_computation(
         self,
-        comp: Computation,
+        comp: ComputationView,
         prefix: str,
         fusion: str | None,
         inputs: list[str] | None,
-    ) -> dict[Instruction, str]:
+    ) -> dict[InstructionView, str]:
         """Add ``comp``'s instructions; return the node id that produces each instruction's value.
 
         ``inputs`` (for an expanded fused computation) are the node ids producing the fusion's
@@ -175,7 +175,7 @@ class _Frame:
     def __init__(
         self,
         builder: _Builder,
-        comp: Computation,
+        comp: ComputationView,
         prefix: str,
         fusion: str | None,
         inputs: list[str] | None,
@@ -185,12 +185,12 @@ class _Frame:
         self.prefix: str | None = prefix
         # The fusion id stands in for the value only when the computation has no root.
         self.fusion = fusion if comp.root is None else None
-        self.produced: dict[Instruction, str] = {}
-        self.owners: list[tuple[Instruction, str]] = []
-        self.pending: list[Instruction] = []
-        self.waiting: list[Instruction] = []
+        self.produced: dict[InstructionView, str] = {}
+        self.owners: list[tuple[InstructionView, str]] = []
+        self.pending: list[InstructionView] = []
+        self.waiting: list[InstructionView] = []
         self.index = 0
-        self.current: Instruction | None = None
+        self.current: InstructionView | None = None
         self._add_nodes(prefix, fusion, inputs)
 
     def _add_nodes(self, prefix: str, fusion: str | None, inputs: list[str] | None) -> None:
@@ -212,7 +212,7 @@ class _Frame:
             produced[inst] = node
             owners.append((inst, node))
 
-    def next_expansion(self) -> Instruction | None:
+    def next_expansion(self) -> InstructionView | None:
         """The next fusion whose operands' producers are known, or ``None`` when all are done.
 
         Text order is normally a topological order, so one pass over the fusions finds them
@@ -237,7 +237,7 @@ class _Frame:
                 )
             self.pending, self.waiting, self.index = self.waiting, [], 0
 
-    def expand(self, inst: Instruction) -> _Frame:
+    def expand(self, inst: InstructionView) -> _Frame:
         """The frame of ``inst``'s fused computation (its nodes added)."""
         prefix = self.prefix
         assert prefix is not None  # let go only once nothing is left to expand
@@ -278,7 +278,7 @@ class _Frame:
                     data["indices"].append(index)
 
 
-def _node_attrs(inst: Instruction, fusion: str | None) -> dict:
+def _node_attrs(inst: InstructionView, fusion: str | None) -> dict:
     shape = inst.shape
     frame = inst.source
     return {
@@ -338,16 +338,9 @@ def neighbourhood(
     training step) are near everything, so walking through them fills a picture with unrelated
     nodes instead of following the dataflow.
     """
-    order: list[str] = []
-    seen: set[str] = set()
-    queue: deque[tuple[str, int]] = deque()
-    for center in centers:
-        if center not in graph:
-            raise KeyError(center)
-        if center not in seen:
-            seen.add(center)
-            order.append(center)
-            queue.append((center, 0))
+    order = _checked_centers(graph, centers)
+    seen = set(order)
+    queue = deque((center, 0) for center in order)
     center_set = set(order)
     limit = max_nodes if max_nodes is not None else len(graph)
     pred, succ = graph._pred, graph._succ
@@ -371,3 +364,14 @@ def neighbourhood(
             if len(order) >= limit:
                 break
     return order
+
+
+def _checked_centers(graph: nx.DiGraph, centers: Iterable[str]) -> list[str]:
+    """``centers`` without repeats, in the order given; :class:`KeyError` for one not in
+    ``graph``."""
+    order: dict[str, None] = {}
+    for center in centers:
+        if center not in graph:
+            raise KeyError(center)
+        order[center] = None
+    return list(order)

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 from .escapes import c_escape
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import Computation, Instruction, Module
+    from .views import ComputationView, InstructionView, ModuleView
 
 __all__ = ["module_to_text", "computation_to_text", "instruction_to_text", "stack_frame_section"]
 
 
-def module_to_text(module: Module) -> str:
+def module_to_text(module: ModuleView[ComputationView]) -> str:
     header = f"HloModule {module.name}"
     if module.header_attr_text:
         header += ", " + module.header_attr_text.replace("\n", " ")
@@ -33,7 +33,7 @@ def module_to_text(module: Module) -> str:
     return "\n".join(parts)
 
 
-def stack_frame_section(module: Module) -> str:
+def stack_frame_section(module: ModuleView[ComputationView]) -> str:
     """The ``FileNames`` ... ``StackFrames`` tables a module prints before its computations
     (empty when it has none): what a module cut from this one must carry for its ``stack_frame_id``
     metadata to keep pointing at source lines."""
@@ -54,7 +54,7 @@ def stack_frame_section(module: Module) -> str:
     return "\n".join(lines) + "\n"
 
 
-def computation_to_text(comp: Computation) -> str:
+def computation_to_text(comp: ComputationView) -> str:
     head = ("ENTRY " if comp.is_entry else "") + "%" + comp.name
     if comp.signature:
         head += " " + comp.signature.replace("\n", " ")
@@ -75,7 +75,7 @@ _ASYNC_OPCODES = {"async-start": "-start", "async-update": "-update", "async-don
 _START_ONLY = ("async_execution_thread", "sharding", "control-predecessors")
 
 
-def instruction_to_text(inst: Instruction, *, percent: bool = True) -> str:
+def instruction_to_text(inst: InstructionView, *, percent: bool = True) -> str:
     """One instruction in XLA's syntax, without the leading ``ROOT``.
 
     An async op whose wrapped computation the parser made from sugar (``fusion-start``)
@@ -98,7 +98,7 @@ def instruction_to_text(inst: Instruction, *, percent: bool = True) -> str:
     return text
 
 
-def _async_sugar(inst: Instruction) -> tuple[str, str] | None:
+def _async_sugar(inst: InstructionView) -> tuple[str, str] | None:
     """``(X-start/-update/-done, attribute text)`` for an async op made from sugar, else None."""
     wrapped = inst.async_wrapped
     if wrapped is None or wrapped.computation is None:

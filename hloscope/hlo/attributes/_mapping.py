@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .. import _lex
 from ..errors import DecodeError, HloParseError
@@ -27,8 +27,29 @@ from ._split import SIMPLE_SEPARATOR, SIMPLE_VALUE, split_attributes
 from ._table import KNOWN_ATTRIBUTE_NAMES, decode_attribute
 from .metadata import FAST_METADATA, metadata_from_match
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..model import Module
+
+class HeaderSource(Protocol):
+    """The text a module was read from (:class:`~hloscope.hlo.model.SourceText`), as far as an
+    error in the module's header needs it."""
+
+    def line_text(self, line: int) -> str: ...
+
+    def error(self, message: str, line: int, column: int = 1) -> HloParseError: ...
+
+
+class ModuleHeader(Protocol):
+    """What :meth:`Attributes.for_module` reads of a :class:`~hloscope.hlo.model.Module`,
+    named here so that attributes, below the model, need not import it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def header_attr_text(self) -> str: ...
+
+    @property
+    def source(self) -> HeaderSource | None: ...
+
 
 __all__ = ["Attributes", "ErrorFactory", "read_metadata"]
 
@@ -138,7 +159,7 @@ class Attributes(Mapping[str, Any]):
         self._values: dict[str, Any] = {}
 
     @classmethod
-    def for_module(cls, module: Module) -> Attributes:
+    def for_module(cls, module: ModuleHeader) -> Attributes:
         """The header attributes of ``module`` (``is_scheduled``, ``entry_computation_layout``)."""
         text = module.header_attr_text or ""
         source = module.source

@@ -29,7 +29,7 @@ from ..opcodes import OPCODES
 from ._statements import NAME_RUN, PAYLOAD_OPCODES, RHS_START
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._careful import ModuleParser
+    from ._state import ParserState
 
 # One whole printed line: it starts at the '\n' before the line (so a match can only begin at a
 # line start) and ends at the line's end; groups: ROOT, name, shape (an array or a tuple),
@@ -54,7 +54,7 @@ class CheckEachBody(HloscopeError):
     same, so that it could never reach a user as a traceback."""
 
 
-def _line_offset(parser: ModuleParser, i: int) -> int:
+def _line_offset(parser: ParserState, i: int) -> int:
     """Offset of line ``i`` in the source text, or -1 if the lines no longer match it."""
     j, offset = parser.cursor
     if i < j:
@@ -65,7 +65,7 @@ def _line_offset(parser: ModuleParser, i: int) -> int:
     return offset if parser.source.text.startswith(lines[i], offset) else -1
 
 
-def read_bulk_body(parser: ModuleParser, comp: Computation, i: int) -> int | None:
+def read_bulk_body(parser: ParserState, comp: Computation, i: int) -> int | None:
     """Read a body whose every line is one plainly printed instruction (what XLA's printer
     writes) with one regex pass, in C; return the index after its '}' line, or None (having
     changed nothing) when any line needs the careful line-by-line path

@@ -196,10 +196,16 @@ class ModuleParser:
                 entry_seen = comp
         if module is None:
             return None
+        return self._finish(module, entry_seen)
+
+    def _finish(self, module: Module, entry_seen: Computation | None) -> Module:
+        """``module`` with all its computations read: its entry set, the checks that need the
+        whole module made, and its made-up and repeated names given as XLA gives them."""
         if not module.computations:
+            end = self.end
             raise self.error(
                 "module has no computations",
-                min(end, len(lines)) - 1 if end > self.start else self.start,
+                min(end, len(self.lines)) - 1 if end > self.start else self.start,
             )
         module.entry = entry_seen if entry_seen is not None else module.computations[-1]
         module.entry.is_entry = True
@@ -394,6 +400,14 @@ class ModuleParser:
         """The body from line i read by the bulk path (:func:`._bulk.read_bulk_body`): the
         index after its '}' line, or None when the careful path must read it."""
         return read_bulk_body(self, comp, i)
+
+    def parse_inline_body(self, comp: Computation, lines: list[str]) -> None:
+        """Read ``lines`` (an inline body and its closing ``}``) into ``comp``, adding to this
+        parser's module and naming made-up computations as this parser does."""
+        sub = type(self)(lines, 0, len(lines), SourceText("\n".join(lines), self.source.path))
+        sub.module = self.module
+        sub.base_names = self.base_names
+        sub.parse_body(comp, 0)
 
     def parse_body(self, comp: Computation, i: int) -> int:
         """Parse instructions from line i up to the closing '}'; return the index after it."""

@@ -17,13 +17,13 @@ from .. import _lex
 from ..attributes import split_attributes
 from ..errors import DecodeError, HloParseError
 from ..escapes import c_unescape
-from ..model import Computation, Instruction, SourceText
+from ..model import Computation, Instruction
 from ..opcodes import CALLED_COMPUTATION_ATTRS, OPCODES
 from ..shape import parse_shape
 from ._statements import NAME
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._careful import ModuleParser
+    from ._state import ParserState
 
 _ASYNC_OPCODE = {"-start": "async-start", "-update": "async-update", "-done": "async-done"}
 # Attributes of a sugared X-start that stay on the async-start (thread first: the printer
@@ -47,7 +47,7 @@ _INLINE_TOKENS = re.compile(
 )
 
 
-def lift_inline_bodies(parser: ModuleParser, attr_text: str, inst_name: str, i: int) -> str:
+def lift_inline_bodies(parser: ParserState, attr_text: str, inst_name: str, i: int) -> str:
     """Turn ``calls={ tmp_0 = ... }`` inline bodies into named computations of the module.
 
     One pass over the text with a stack of open bodies, innermost first: when a body
@@ -82,7 +82,7 @@ def lift_inline_bodies(parser: ModuleParser, attr_text: str, inst_name: str, i: 
     return "".join(frames[0])
 
 
-def _placeholder(parser: ModuleParser, base: str) -> str:
+def _placeholder(parser: ParserState, base: str) -> str:
     """A unique name for a computation the parser makes up; :func:`._names.name_computations`
     gives it XLA's name (``base``, uniquified) once the whole module is read."""
     name = f"{base}.__hloscope_{len(parser.base_names)}"
@@ -90,7 +90,7 @@ def _placeholder(parser: ModuleParser, base: str) -> str:
     return name
 
 
-def _add_made_up(parser: ModuleParser, comp: Computation, base: str) -> None:
+def _add_made_up(parser: ParserState, comp: Computation, base: str) -> None:
     module = parser.module
     assert module is not None
     parser.base_names[id(comp)] = base
@@ -99,20 +99,15 @@ def _add_made_up(parser: ModuleParser, comp: Computation, base: str) -> None:
     module.computations_by_name[comp.name] = comp
 
 
-def _inline_computation(parser: ModuleParser, body: str, i: int) -> str:
+def _inline_computation(parser: ParserState, body: str, i: int) -> str:
     """Parse an anonymous body; XLA names such computations '_' ('_.1', '_.2'... when taken)."""
     module = parser.module
     assert module is not None
     name = _placeholder(parser, "_")
     sub_lines = body.split("\n") + ["}"]
-    sub = type(parser)(
-        sub_lines, 0, len(sub_lines), SourceText("\n".join(sub_lines), parser.source.path)
-    )
-    sub.module = module
-    sub.base_names = parser.base_names
     comp = Computation(name, False, line=i + 1)
     try:
-        sub.parse_body(comp, 0)
+        parser.parse_inline_body(comp, sub_lines)
     except HloParseError as e:
         raise parser.error(f"in inline computation body: {e.message}", i) from None
     for inst in comp.instructions:
@@ -121,7 +116,7 @@ def _inline_computation(parser: ModuleParser, body: str, i: int) -> str:
     return name
 
 
-def expand_async(parser: ModuleParser, inst: Instruction, operand_names: list | None) -> bool:
+def expand_async(parser: ParserState, inst: Instruction, operand_names: list | None) -> bool:
     """Expand ``X-start``/``X-update``/``X-done`` (X any opcode that is not itself an
     async pair, like ``fusion-start``) as XLA's parser does; False if ``inst`` is not one.
 
@@ -155,14 +150,14 @@ def expand_async(parser: ModuleParser, inst: Instruction, operand_names: list | 
     return True
 
 
-def _attributes_of(parser: ModuleParser, inst: Instruction) -> list[tuple[str, str, int]]:
+def _attributes_of(parser: ParserState, inst: Instruction) -> list[tuple[str, str, int]]:
     try:
         return split_attributes(inst.attr_text)
     except DecodeError as e:
         raise parser.error(f"{inst.opcode} {inst.name!r}: {e.message}", inst.line - 1) from None
 
 
-def _wrap_async_start(parser: ModuleParser, inst: Instruction, stem: str, n_operands: int) -> None:
+def _wrap_async_start(parser: ParserState, inst: Instruction, stem: str, n_operands: int) -> None:
     line = inst.line - 1
     try:
         shape = parse_shape(inst.shape_text) if inst.shape_text else None
