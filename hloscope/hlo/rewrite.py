@@ -303,8 +303,21 @@ def with_outputs(
     outside = [inst.name for inst in instructions if inst.computation is not entry]
     if outside:
         raise ValueError(f"not instructions of the entry computation: {', '.join(outside)}")
+    lines, leaves, outputs = _flat_leaves(module, [entry.root, *instructions])
+    shape = "(" + ", ".join(s for _, s in leaves) + ")"
+    tuple_name = "hloscope.outputs"
+    lines.append(f"ROOT %{tuple_name} = {shape} tuple({', '.join('%' + h for h, _ in leaves)})")
+    return _with_entry_lines(module, entry, lines), outputs
+
+
+def _flat_leaves(
+    module: Module, roots: Sequence[Instruction]
+) -> tuple[list[str], list[tuple[str, str]], list[OutputLeaf]]:
+    """Each array the values of ``roots`` hold: the ``get-tuple-element`` lines that take their
+    tuples apart (new names, none taken in ``module``), ``(name holding the array, its shape
+    text)`` and what each array is."""
     lines: list[str] = []
-    leaves: list[tuple[str, str]] = []  # (name holding the array, its shape text)
+    leaves: list[tuple[str, str]] = []
     outputs: list[OutputLeaf] = []
     used = {inst.name for inst in module.instructions()}
 
@@ -322,13 +335,14 @@ def with_outputs(
             lines.append(f"%{name} = {sub.to_text()} get-tuple-element(%{holder}), index={i}")
             take(inst, sub, name, path + (i,))
 
-    root = entry.root
-    take(root, root.shape, root.name, ())
-    for inst in instructions:
-        take(inst, inst.shape, inst.name, ())
-    shape = "(" + ", ".join(s for _, s in leaves) + ")"
-    tuple_name = "hloscope.outputs"
-    lines.append(f"ROOT %{tuple_name} = {shape} tuple({', '.join('%' + h for h, _ in leaves)})")
+    for root in roots:
+        take(root, root.shape, root.name, ())
+    return lines, leaves, outputs
+
+
+def _with_entry_lines(module: Module, entry: Computation, lines: list[str]) -> str:
+    """``module``'s text with ``lines`` (the last a new ROOT) at the end of ``entry``, the old
+    root's marker gone and the header attributes the new result contradicts dropped."""
     text = module.to_text()
     header_end = text.index("\n")
     header = attributes_without(
@@ -344,4 +358,4 @@ def with_outputs(
     # The signature, if written, states the old result: drop it (XLA infers it).
     if entry.signature:
         body = body.replace(" " + entry.signature.replace("\n", " "), "", 1)
-    return text.replace(old, body, 1), outputs
+    return text.replace(old, body, 1)

@@ -463,69 +463,81 @@ def _parse_layout(text: str, pos: int) -> tuple[Layout, int]:
             pos = _match_ws(text, pos + 1).end()
     fields: dict = {}
     if text.startswith(":", pos):
-        pos += 1
-        while True:
-            pos = _match_ws(text, pos).end()
-            if text.startswith("}", pos):
-                break
-            if text.startswith("SC", pos):
-                pos += 2
-                configs = []
-                while text.startswith("(", pos):
-                    dim, pos = _int_at(text, pos + 1)
-                    pos = _expect(text, pos, ":")
-                    idx: list[int] = []
-                    while True:
-                        pos = _match_ws(text, pos).end()
-                        if text.startswith(")", pos):
-                            pos += 1
-                            break
-                        value, pos = _int_at(text, pos)
-                        idx.append(value)
-                        pos = _match_ws(text, pos).end()
-                        if text.startswith(",", pos):
-                            pos += 1
-                    configs.append((dim, tuple(idx)))
-                fields["split_configs"] = tuple(configs)
-            elif text.startswith("D(", pos):
-                close = text.find(")", pos)
-                if close < 0:
-                    raise DecodeError("unterminated D(...) in layout", pos)
-                fields["dim_level_types"] = tuple(
-                    p.strip() for p in text[pos + 2 : close].split(",") if p.strip()
-                )
-                pos = close + 1
-            elif text.startswith("T", pos):
-                pos += 1
-                tiles = []
-                while text.startswith("(", _match_ws(text, pos).end()):
-                    tile, pos = _paren_ints(text, pos, allow_star=True)
-                    tiles.append(tile)
-                fields["tiles"] = tuple(tiles)
-            elif text.startswith("L", pos):
-                value, pos = _one_int(text, pos + 1)
-                fields["tail_padding_alignment"] = value
-            elif text.startswith("#(", pos) or text.startswith("*(", pos):
-                close = text.find(")", pos)
-                if close < 0:
-                    raise DecodeError("unterminated type in layout", pos)
-                key = "index_primitive_type" if text[pos] == "#" else "pointer_primitive_type"
-                fields[key] = text[pos + 2 : close].strip()
-                pos = close + 1
-            elif text.startswith("E", pos):
-                value, pos = _one_int(text, pos + 1)
-                fields["element_size_in_bits"] = value
-            elif text.startswith("S", pos):
-                value, pos = _one_int(text, pos + 1)
-                fields["memory_space"] = value
-            elif text.startswith("P(", pos):
-                physical, pos = parse_shape_prefix(text, pos + 2)
-                pos = _expect(text, pos, ")")
-                fields["physical_shape"] = physical
-            elif text.startswith("M", pos):
-                value, pos = _one_int(text, pos + 1)
-                fields["dynamic_shape_metadata_prefix_bytes"] = value
-            else:
-                raise DecodeError(f"unknown layout field {text[pos : pos + 8]!r}", pos)
+        fields, pos = _layout_fields(text, pos + 1)
     pos = _expect(text, pos, "}")
     return Layout(tuple(minor_to_major), **fields), pos
+
+
+def _layout_fields(text: str, pos: int) -> tuple[dict, int]:
+    """The fields after a layout's ``:`` (tiles, memory space, ...), as :class:`Layout`'s
+    keyword arguments, and the position of the closing ``}``."""
+    fields: dict = {}
+    while True:
+        pos = _match_ws(text, pos).end()
+        if text.startswith("}", pos):
+            break
+        if text.startswith("SC", pos):
+            fields["split_configs"], pos = _split_configs_at(text, pos + 2)
+        elif text.startswith("D(", pos):
+            inside, pos = _paren_text(text, pos, "D(...)")
+            fields["dim_level_types"] = tuple(p.strip() for p in inside.split(",") if p.strip())
+        elif text.startswith("T", pos):
+            pos += 1
+            tiles = []
+            while text.startswith("(", _match_ws(text, pos).end()):
+                tile, pos = _paren_ints(text, pos, allow_star=True)
+                tiles.append(tile)
+            fields["tiles"] = tuple(tiles)
+        elif text.startswith("L", pos):
+            value, pos = _one_int(text, pos + 1)
+            fields["tail_padding_alignment"] = value
+        elif text.startswith("#(", pos) or text.startswith("*(", pos):
+            key = "index_primitive_type" if text[pos] == "#" else "pointer_primitive_type"
+            inside, pos = _paren_text(text, pos, "type")
+            fields[key] = inside.strip()
+        elif text.startswith("E", pos):
+            value, pos = _one_int(text, pos + 1)
+            fields["element_size_in_bits"] = value
+        elif text.startswith("S", pos):
+            value, pos = _one_int(text, pos + 1)
+            fields["memory_space"] = value
+        elif text.startswith("P(", pos):
+            physical, pos = parse_shape_prefix(text, pos + 2)
+            pos = _expect(text, pos, ")")
+            fields["physical_shape"] = physical
+        elif text.startswith("M", pos):
+            value, pos = _one_int(text, pos + 1)
+            fields["dynamic_shape_metadata_prefix_bytes"] = value
+        else:
+            raise DecodeError(f"unknown layout field {text[pos : pos + 8]!r}", pos)
+    return fields, pos
+
+
+def _paren_text(text: str, pos: int, what: str) -> tuple[str, int]:
+    """The text inside the parentheses of a one-letter layout field at ``pos`` (``D(...)``)
+    and the position after them."""
+    close = text.find(")", pos)
+    if close < 0:
+        raise DecodeError(f"unterminated {what} in layout", pos)
+    return text[pos + 2 : close], close + 1
+
+
+def _split_configs_at(text: str, pos: int) -> tuple[tuple[tuple[int, tuple[int, ...]], ...], int]:
+    """``(dim:i,j)(dim:k)``: a layout's split configs, read after ``SC``."""
+    configs = []
+    while text.startswith("(", pos):
+        dim, pos = _int_at(text, pos + 1)
+        pos = _expect(text, pos, ":")
+        idx: list[int] = []
+        while True:
+            pos = _match_ws(text, pos).end()
+            if text.startswith(")", pos):
+                pos += 1
+                break
+            value, pos = _int_at(text, pos)
+            idx.append(value)
+            pos = _match_ws(text, pos).end()
+            if text.startswith(",", pos):
+                pos += 1
+        configs.append((dim, tuple(idx)))
+    return tuple(configs), pos

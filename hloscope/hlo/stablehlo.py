@@ -299,19 +299,13 @@ def stablehlo_ops(text: str) -> list[StableHloOp]:
     ``reducer(...) {``): the keyword's regions are the op's, and so is that location.
     """
     lines = text.splitlines()
-    aliases = {}
-    for raw in lines:
-        if raw.startswith("#loc"):
-            found = _ALIAS.match(raw)
-            if found is not None:
-                aliases[found.group(1)] = found.group(2).strip()
-    locations = _Locations(aliases)
+    locations = _Locations(_location_aliases(lines))
     ops: list[StableHloOp] = []
-    open_ops: list[tuple[str, str, int, str, str] | None] = []  # ops waiting for a location
+    open_ops: list[_Pending | None] = []  # ops waiting for a location
     functions: list[str] = []
     private: set[str] = set()
     # The op on the line before, when it ended with neither a location nor a region's brace.
-    held: tuple[str, str, int, str, str] | None = None
+    held: _Pending | None = None
     for number, raw in enumerate(lines, 1):
         stripped = raw.strip()
         if not stripped or stripped.startswith(("#", "^", "//")):
@@ -319,18 +313,13 @@ def stablehlo_ops(text: str) -> list[StableHloOp]:
         before, held = held, None
         func = _FUNC.match(raw)
         if func is not None:
-            functions.append(func.group("name"))
-            if func.group("visibility") == "private":
-                private.add(func.group("name"))
+            _enter_function(func, functions, private)
         trailing = _trailing_loc(raw)
         if stripped.startswith("}"):
-            if trailing is not None and open_ops:
-                pending = open_ops.pop()
+            if trailing is not None:
+                pending = _closed(open_ops, functions)
                 if func is None and pending is not None:
-                    name, op, start, fn, first = pending
-                    ops.append(_op(locations, trailing[1], name, op, fn, start, first))
-                if pending is None and functions:
-                    functions.pop()
+                    ops.append(_op(locations, trailing[1], *_at_start(pending)))
             continue
         found = _OP_LINE.match(raw)
         if found is None:
@@ -340,16 +329,7 @@ def stablehlo_ops(text: str) -> list[StableHloOp]:
         function = functions[-1] if functions else ""
         if trailing is None:
             here = (name, op, number, function, stripped)
-            # An op with regions (or the module, or a function): its location comes later.
-            if stripped.endswith(("{", "({")) or op in ("module", "func.func"):
-                if op in ("module", "func.func"):
-                    open_ops.append(None)
-                elif before is not None and not found.group("results") and "." not in op:
-                    open_ops.append(before)  # `cond {`: the regions of the op before
-                else:
-                    open_ops.append(here)
-            else:
-                held = here  # its regions open on the next line, after a keyword
+            held = _wait(open_ops, here, before, bool(found.group("results")))
             continue
         if op in _NOT_OPS:
             if op == "func.func":  # a declaration without a body
@@ -358,6 +338,69 @@ def stablehlo_ops(text: str) -> list[StableHloOp]:
         ops.append(_op(locations, trailing[1], name, op, function, number, trailing[0]))
     _scope_private_functions(ops, private)
     return ops
+
+
+def _location_aliases(lines: list[str]) -> dict[str, str]:
+    """``#loc12 = loc(...)`` lines: alias -> the location it stands for."""
+    aliases = {}
+    for raw in lines:
+        if raw.startswith("#loc"):
+            found = _ALIAS.match(raw)
+            if found is not None:
+                aliases[found.group(1)] = found.group(2).strip()
+    return aliases
+
+
+_Pending = tuple[str, str, int, str, str]  # (name, op, line, function, its first line's text)
+
+
+def _enter_function(func: re.Match[str], functions: list[str], private: set[str]) -> None:
+    """A ``func.func`` line: its name the function the next ops are in (and a private one's
+    name kept, see :func:`_scope_private_functions`)."""
+    functions.append(func.group("name"))
+    if func.group("visibility") == "private":
+        private.add(func.group("name"))
+
+
+def _closed(open_ops: list[_Pending | None], functions: list[str]) -> _Pending | None:
+    """The op whose regions a ``}`` with a location closes, taken off ``open_ops``; ``None``
+    for none or for a function or the module (then taken off ``functions``)."""
+    if not open_ops:
+        return None
+    pending = open_ops.pop()
+    if pending is None and functions:
+        functions.pop()
+    return pending
+
+
+def _wait(
+    open_ops: list[_Pending | None], here: _Pending, before: _Pending | None, has_results: bool
+) -> _Pending | None:
+    """An op line without a location: its regions open on this line (what waits for the
+    location goes on ``open_ops``; returns None) or on the next, after a keyword (returns
+    ``here``, held for that line)."""
+    if here[4].endswith(("{", "({")) or here[1] in ("module", "func.func"):
+        open_ops.append(_opened(here, before, has_results))
+        return None
+    return here
+
+
+def _opened(here: _Pending, before: _Pending | None, has_results: bool) -> _Pending | None:
+    """What waits for the location after the ``}`` of regions opened on ``here``'s line: the
+    op itself, the op on the line ``before`` (``cond {``: a keyword opening that op's regions)
+    or nothing (``None``: the module, a function)."""
+    op = here[1]
+    if op in ("module", "func.func"):
+        return None
+    if before is not None and not has_results and "." not in op:
+        return before
+    return here
+
+
+def _at_start(pending: _Pending) -> tuple[str, str, str, int, str]:
+    """``pending``'s fields in :func:`_op`'s order after the location's body."""
+    name, op, start, function, first = pending
+    return name, op, function, start, first
 
 
 def _op(

@@ -240,24 +240,7 @@ def _sharding_at(c: ValueCursor) -> Sharding:
             fields["device"] = c.int()
         elif word == "devices":
             kind = "tiled"
-            c.expect("=")
-            dims = c.int_list("[", "]")
-            if c.at("<="):
-                iota = _iota_at(c, dims)
-                fields["iota"] = iota
-                fields["devices"] = iota.devices()
-            else:
-                devices = [c.int()]
-                while c.accept(","):
-                    devices.append(c.int())
-                if len(devices) != _prod(dims):
-                    raise DecodeError(
-                        f"devices=[{ints(dims)}] needs {_prod(dims)} device ids, "
-                        f"found {len(devices)}",
-                        word_at,
-                    )
-                fields["devices"] = tuple(devices)
-            fields["tile_dims"] = dims
+            fields.update(_tiled_devices_at(c, word_at))
         elif word == "last_tile_dim_replicate":
             fields["last_tile_dim_replicate"] = True
         elif word == "last_tile_dims":
@@ -273,6 +256,25 @@ def _sharding_at(c: ValueCursor) -> Sharding:
     if kind is None:
         raise DecodeError("sharding has no type (replicated, maximal, devices=...)", start)
     return Sharding(kind, **fields)
+
+
+def _tiled_devices_at(c: ValueCursor, word_at: int) -> dict[str, Any]:
+    """The fields of ``devices=[dims]ids`` or ``devices=[dims]<=[reshape]T(perm)`` (an iota
+    list), read after the ``devices`` keyword at ``word_at``."""
+    c.expect("=")
+    dims = c.int_list("[", "]")
+    if c.at("<="):
+        iota = _iota_at(c, dims)
+        return {"iota": iota, "devices": iota.devices(), "tile_dims": dims}
+    devices = [c.int()]
+    while c.accept(","):
+        devices.append(c.int())
+    if len(devices) != _prod(dims):
+        raise DecodeError(
+            f"devices=[{ints(dims)}] needs {_prod(dims)} device ids, found {len(devices)}",
+            word_at,
+        )
+    return {"devices": tuple(devices), "tile_dims": dims}
 
 
 def _sharding_metadata(c: ValueCursor) -> tuple[Metadata, ...]:
@@ -362,48 +364,55 @@ def _mesh_groups(raw: str) -> tuple[tuple[int, ...], ...] | None:
     if any(size <= 0 for size in sizes):
         raise DecodeError("mesh axis sizes must be positive", 0)
     total = _prod(sizes)
-    devices = list(range(total))
-    if c.accept(","):
-        c.expect("device_ids")
-        c.expect("=")
-        c.expect("(")
-        if c.at("["):
-            dims = c.int_list("[", "]")
-            if c.at("<="):
-                devices = list(_iota_at(c, dims).devices())
-            else:
-                perm = c.int_list("(", ")") if c.accept("T") else ()
-                devices = _transposed_offsets(dims, perm)
-        else:
-            devices = [c.int()]
-            while c.accept(","):
-                devices.append(c.int())
-        c.expect(")")
-        if len(devices) != total:
-            raise c.error(f"mesh has {total} devices but device_ids lists {len(devices)}")
-
-    def grouped_axis() -> tuple[int, tuple[int, int] | None]:
-        name_at = c.skip()
-        name = _axis_name(c)
-        if name not in names:
-            raise DecodeError(f"unknown mesh axis {name!r}", name_at)
-        sub = None
-        if c.accept(":"):
-            c.expect("(")
-            pre = c.int()
-            c.expect(")")
-            size = c.int()
-            full = sizes[names.index(name)]
-            if pre < 1 or size < 2 or full % (pre * size):
-                raise DecodeError(
-                    f"bad sub-axis {name}:({pre}){size} of a size-{full} axis", name_at
-                )
-            sub = (pre, size)
-        return names.index(name), sub
-
-    axes = c.comma_list("{", "}", grouped_axis)
+    devices = _mesh_device_ids(c, total) if c.accept(",") else list(range(total))
+    axes = c.comma_list("{", "}", lambda: _grouped_axis(c, names, sizes))
     c.done()
     return _group_mesh_axes(sizes, devices, axes)
+
+
+def _mesh_device_ids(c: ValueCursor, total: int) -> list[int]:
+    """The mesh's devices in order, from ``device_ids=(...)`` (a list, ``[dims]T(perm)`` or
+    an iota ``[dims]<=[reshape]``), read after the comma that follows the axes."""
+    c.expect("device_ids")
+    c.expect("=")
+    c.expect("(")
+    if c.at("["):
+        dims = c.int_list("[", "]")
+        if c.at("<="):
+            devices = list(_iota_at(c, dims).devices())
+        else:
+            perm = c.int_list("(", ")") if c.accept("T") else ()
+            devices = _transposed_offsets(dims, perm)
+    else:
+        devices = [c.int()]
+        while c.accept(","):
+            devices.append(c.int())
+    c.expect(")")
+    if len(devices) != total:
+        raise c.error(f"mesh has {total} devices but device_ids lists {len(devices)}")
+    return devices
+
+
+def _grouped_axis(
+    c: ValueCursor, names: list[str], sizes: list[int]
+) -> tuple[int, tuple[int, int] | None]:
+    """One axis a group runs along: ``'x'`` or the sub-axis ``'x':(pre)size``, as the axis's
+    index and ``(pre, size)`` (None for the whole axis)."""
+    name_at = c.skip()
+    name = _axis_name(c)
+    if name not in names:
+        raise DecodeError(f"unknown mesh axis {name!r}", name_at)
+    sub = None
+    if c.accept(":"):
+        c.expect("(")
+        pre = c.int()
+        c.expect(")")
+        size = c.int()
+        full = sizes[names.index(name)]
+        if pre < 1 or size < 2 or full % (pre * size):
+            raise DecodeError(f"bad sub-axis {name}:({pre}){size} of a size-{full} axis", name_at)
+        sub = (pre, size)
+    return names.index(name), sub
 
 
 def _group_mesh_axes(
@@ -423,29 +432,7 @@ def _group_mesh_axes(
                 pre, size = sub
                 reshape_of[dim] = ([pre, size, full // (pre * size)], [1])
             continue
-        parts = [s for s in subs if s is not None]
-        if len(parts) != len(subs):
-            raise DecodeError("a full mesh axis cannot be combined with its sub-axes", 0)
-        order = sorted(range(len(parts)), key=lambda i: parts[i][0])
-        reshape: list[int] = []
-        aggregate_sorted: list[int] = []
-        prefix = 1
-        for i in order:
-            pre, size = parts[i]
-            if pre % prefix:
-                raise DecodeError("overlapping sub-axes in mesh replica groups", 0)
-            if pre != prefix:
-                reshape.append(pre // prefix)
-                prefix *= pre // prefix
-            reshape.append(size)
-            aggregate_sorted.append(len(reshape) - 1)
-            prefix *= size
-        if prefix != full:
-            reshape.append(full // prefix)
-        aggregate = [0] * len(parts)
-        for k, i in enumerate(order):
-            aggregate[i] = aggregate_sorted[k]
-        reshape_of[dim] = (reshape, aggregate)
+        reshape_of[dim] = _split_by_sub_axes(full, subs)
     new_sizes: list[int] = []
     offsets: list[int] = []
     for dim, size in enumerate(sizes):
@@ -462,6 +449,34 @@ def _group_mesh_axes(
     group_size = _prod(new_sizes[i] for i in grouped)
     flat = [devices[i] for i in order]
     return tuple(tuple(flat[i : i + group_size]) for i in range(0, len(flat), group_size))
+
+
+def _split_by_sub_axes(
+    full: int, subs: list[tuple[int, int] | None]
+) -> tuple[list[int], list[int]]:
+    """A size-``full`` axis that several sub-axes ``(pre, size)`` of it are grouped along:
+    the sizes it reshapes into (each sub-axis its own dimension, the gaps between them too)
+    and, for each sub-axis in the order given, the index of its dimension."""
+    parts = [s for s in subs if s is not None]
+    if len(parts) != len(subs):
+        raise DecodeError("a full mesh axis cannot be combined with its sub-axes", 0)
+    order = sorted(range(len(parts)), key=lambda i: parts[i][0])
+    reshape: list[int] = []
+    aggregate = [0] * len(parts)
+    prefix = 1
+    for i in order:
+        pre, size = parts[i]
+        if pre % prefix:
+            raise DecodeError("overlapping sub-axes in mesh replica groups", 0)
+        if pre != prefix:
+            reshape.append(pre // prefix)
+            prefix *= pre // prefix
+        reshape.append(size)
+        aggregate[i] = len(reshape) - 1
+        prefix *= size
+    if prefix != full:
+        reshape.append(full // prefix)
+    return reshape, aggregate
 
 
 def decode_source_target_pairs(raw: str, opcode: str | None) -> tuple[tuple[int, int], ...]:

@@ -201,6 +201,29 @@ _WINDOW_FIELDS = ("size", "stride", "pad", "lhs_dilate", "rhs_dilate", "rhs_reve
 
 
 def decode_window(raw: str, opcode: str | None) -> Window:
+    fields = _window_fields(raw)
+    if not fields:
+        return Window(())
+    if "size" not in fields:
+        raise DecodeError("window needs size=", 0)
+    columns = _window_columns(fields)
+    n = len(columns["size"])
+    size = columns["size"]
+    stride = columns.get("stride", [1] * n)
+    pad = columns.get("pad", [(0, 0)] * n)
+    lhs = columns.get("lhs_dilate", [1] * n)
+    rhs = columns.get("rhs_dilate", [1] * n)
+    rev = columns.get("rhs_reversal", [0] * n)
+    return Window(
+        tuple(
+            WindowDimension(size[i], stride[i], pad[i][0], pad[i][1], rhs[i], lhs[i], bool(rev[i]))
+            for i in range(n)
+        )
+    )
+
+
+def _window_fields(raw: str) -> dict[str, tuple[str, int]]:
+    """``{size=3x3 stride=2x2 ...}`` as field -> (its value's text, where that starts)."""
     if not raw.startswith("{"):
         raise DecodeError("expected '{' to start a window", 0)
     fields: dict[str, tuple[str, int]] = {}
@@ -221,10 +244,11 @@ def decode_window(raw: str, opcode: str | None) -> Window:
         pos = m.end()
     if _lex.skip_ws(raw, pos + 1) != len(raw):
         raise DecodeError("unexpected text after window", pos + 1)
-    if not fields:
-        return Window(())
-    if "size" not in fields:
-        raise DecodeError("window needs size=", 0)
+    return fields
+
+
+def _window_columns(fields: dict[str, tuple[str, int]]) -> dict[str, list]:
+    """Each field's value per dimension (``pad``: ``(lo, hi)`` pairs), all of one rank."""
     columns: dict[str, list] = {}
     rank = None
     for key, (value, at) in fields.items():
@@ -245,19 +269,7 @@ def decode_window(raw: str, opcode: str | None) -> Window:
             if "_" in value:
                 raise DecodeError(f"bad window {key} {value!r}", at)
             columns[key] = [int(x) for x in items]
-    n = rank or 0
-    size = columns["size"]
-    stride = columns.get("stride", [1] * n)
-    pad = columns.get("pad", [(0, 0)] * n)
-    lhs = columns.get("lhs_dilate", [1] * n)
-    rhs = columns.get("rhs_dilate", [1] * n)
-    rev = columns.get("rhs_reversal", [0] * n)
-    return Window(
-        tuple(
-            WindowDimension(size[i], stride[i], pad[i][0], pad[i][1], rhs[i], lhs[i], bool(rev[i]))
-            for i in range(n)
-        )
-    )
+    return columns
 
 
 _DIM_LABELS_RE = re.compile(r"([0-9bf?]{2,})_([0-9io?]{2,})->([0-9bf?]{2,})")

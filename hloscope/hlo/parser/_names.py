@@ -255,6 +255,17 @@ def _zero_suffix_collision(names: Sequence[str], name_set: set[str]) -> bool:
     return False
 
 
+def _numbered(name: str) -> tuple[str, int, bool]:
+    """``(base, number, True)`` for a name with a numeric suffix (``x.5``, ``x.-1``), as
+    XLA's ``NameUniquer`` splits it; ``(name, 0, False)`` for one without."""
+    dot = name.rfind(".")
+    if 0 < dot < len(name) - 1:
+        tail = name[dot + 1 :]
+        if tail.isdigit() or (tail[0] == "-" and tail[1:].isdigit()):
+            return name[:dot], int(tail), True
+    return name, 0, False
+
+
 def uniquify_names(module: Module, names: Sequence[str] | None = None) -> None:
     """Rename instructions exactly as XLA's parser does (``NameUniquer``, one per module).
 
@@ -274,16 +285,7 @@ def uniquify_names(module: Module, names: Sequence[str] | None = None) -> None:
         renamed = False
         for inst in comp.instructions:
             name = inst.name
-            dot = name.rfind(".")
-            has_suffix = False
-            number = 0
-            base = name
-            if 0 < dot < len(name) - 1:
-                tail = name[dot + 1 :]
-                if tail.isdigit() or (tail[0] == "-" and tail[1:].isdigit()):
-                    has_suffix = True
-                    number = int(tail)
-                    base = name[:dot]
+            base, number, has_suffix = _numbered(name)
             gen = generators.get(base)
             if gen is None:
                 generators[base] = [{number}, 0]
