@@ -18,7 +18,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from frameworks_needed import needs_framework
+from frameworks_needed import needs_framework, needs_libtpu
 
 from hloscope.backends import (
     BackendName,
@@ -190,7 +190,9 @@ def test_commands_with_device_compile_through_a_backend_a_package_declares(tmp_p
 #: program; XLA:TPU confirms a TPU's findings op by op). Not here: ``bench --device`` names the
 #: local JAX device to run on (cpu|gpu|tpu|N), not a registry row, and runs on it;
 #: ``profile --device`` reads a trace and prices it on the row (a SCRIPT.py:FUNCTION module
-#: is opened as these are); ``try`` compiles its variants with XLA:TPU, for TPU rows only.
+#: is opened as these are); ``try`` asks the registry too, but compiles its variants over a
+#: slice's devices, which this test backend (the local JAX) cannot lay out: it refuses it in one
+#: line naming it, and compiles with a registered backend that can (the tests after this one).
 DEVICE_COMMANDS = (
     ("memory",),
     ("fusions",),
@@ -390,3 +392,120 @@ def test_check_of_hlo_for_a_registered_tpu_backend_names_it(tpu_claimed):
         "Relabelled XLA"
     )
     assert report.notes[0].startswith("static scan; Relabelled XLA compiles for tpu-v5e")
+
+
+# ---- try: the registry's backend, when it can lay out a slice ---------------------------------
+
+#: A backend that compiles for a TPU slice: XLA:TPU under another label, which writes each
+#: compile it lowers to the file ``TEST_BACKEND_LOG`` names (a compile child's work is seen).
+SLICE_BACKEND = """
+import os
+
+from hloscope.backends import BackendRow, XlaTpu
+from hloscope.devices import Platform
+
+
+class TestTpu(XlaTpu):
+    name = "test-xla-tpu"
+    words = "Test XLA:TPU"
+
+    def lower(self, fn, args, kwargs):
+        with open(os.environ["TEST_BACKEND_LOG"], "a") as log:
+            log.write(f"{self.spec} {self.mesh}\\n")
+        return super().lower(fn, args, kwargs)
+
+
+ROW = BackendRow(
+    "test-xla-tpu",
+    claims=lambda spec, fn: spec is not None and spec.device.platform is Platform.TPU,
+    make=lambda spec, mesh: TestTpu(spec, mesh),
+    words=TestTpu.words,
+)
+"""
+
+TRY_SCRIPT = """
+import jax.numpy as jnp
+
+def step(w, x):
+    return jnp.tanh(x @ w).sum()
+
+EXAMPLE_ARGS = {"step": (jnp.ones((64, 32)), jnp.ones((8, 64)))}
+"""
+
+
+def test_try_refuses_a_registered_backend_that_cannot_lay_out_a_slice(tmp_path):
+    """The GPU test backend (the local JAX) claims h100: try names it and why, in one line,
+    before any compile; without it, h100 is refused as a device XLA:TPU does not compile."""
+    needs_framework("jax")
+    site = _plugin_site(tmp_path)
+    script = tmp_path / "model.py"
+    script.write_text(TRY_SCRIPT)
+    args = ("try", f"{script}:step", "--device", "h100", "--shard", "dp")
+    run = _hloscope(*args, cwd=tmp_path, site=site)
+    assert run.returncode == 2, run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert "h100 compiles by Test XLA here (backend test-xla-gpu)" in line, line
+    assert "cannot lay out a slice's devices" in line and "Traceback" not in run.stderr
+    plain = _hloscope(*args, cwd=tmp_path, site=tmp_path)
+    assert plain.returncode == 2 and "try compiles with XLA:TPU" in plain.stderr, plain.stderr
+    assert not (tmp_path / "cache" / "try").exists()  # nothing was compiled
+
+
+def test_try_asks_the_registry_for_a_tpus_compiler(tpu_claimed, tmp_path, monkeypatch):
+    """A backend registered for TPUs takes try's compiles from XLA:TPU: the local JAX under
+    another label cannot lay out the slice, so try says so instead of compiling with it."""
+    from hloscope.backends.errors import CaptureUsageError
+    from hloscope.drivers.variants import VariantOptions, try_variants
+
+    monkeypatch.setenv("HLOSCOPE_CACHE", str(tmp_path / "cache"))
+    script = tmp_path / "model.py"
+    script.write_text(TRY_SCRIPT)
+    options = VariantOptions(shard=("dp",))
+    with pytest.raises(CaptureUsageError, match=r"compiles by Relabelled XLA here \(backend "):
+        try_variants(f"{script}:step", "tpu-v5e:2x2", options)
+
+
+@pytest.mark.slow
+def test_try_compiles_with_a_registered_backend_that_lays_out_the_slice(tmp_path):
+    """A package's backend claiming TPUs that lays out slices (XLA:TPU's subclass) compiles
+    every variant in try's children, and try names it; its compiles are XLA:TPU's, so the
+    figures equal the built-in table's, which compiles them again (another cache entry)."""
+    needs_framework("jax")
+    needs_libtpu()
+    site = _plugin_site(tmp_path)
+    (site / "hloscope_test_tpu_backend-0.1.dist-info").mkdir()
+    (site / "hloscope_test_tpu_backend-0.1.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: hloscope-test-tpu-backend\n"
+    )
+    (site / "hloscope_test_tpu_backend-0.1.dist-info" / "entry_points.txt").write_text(
+        "[hloscope.backends]\ntest-xla-tpu = test_tpu_backend:ROW\n"
+    )
+    (site / "test_tpu_backend.py").write_text(SLICE_BACKEND)
+    script = tmp_path / "model.py"
+    script.write_text(TRY_SCRIPT)
+    log = tmp_path / "lowered.txt"
+    os.environ["TEST_BACKEND_LOG"] = str(log)  # the children inherit it
+    try:
+        args = ("try", f"{script}:step", "--device", "tpu-v5e:2x2", "--shard", "dp", "--json")
+        run = _hloscope(*args, cwd=tmp_path, site=site)
+        plain = _hloscope(*args, cwd=tmp_path, site=tmp_path)
+    finally:
+        del os.environ["TEST_BACKEND_LOG"]
+    assert run.returncode == 0, run.stderr
+    assert "compiled for tpu-v5e:2x2 by Test XLA:TPU" in " ".join(run.stderr.split())
+    ours = json.loads(run.stdout)
+    assert ours["compiled_by"] == "Test XLA:TPU"
+    # Both compiles (the script as given, and dp) were lowered by the registered backend.
+    assert sorted(log.read_text().splitlines()) == ["tpu-v5e:2x2 None"] * 2
+    assert plain.returncode == 0, plain.stderr
+    theirs = json.loads(plain.stdout)
+    assert theirs["compiled_by"] == "XLA:TPU"
+    assert "compiled for tpu-v5e:2x2 by XLA:TPU" in " ".join(plain.stderr.split())
+    for mine, built_in_ in zip(
+        [ours["baseline"], *ours["variants"]],
+        [theirs["baseline"], *theirs["variants"]],
+        strict=True,
+    ):
+        assert mine["compiled"] and not built_in_["cached"]  # another backend, another entry
+        for key in ("name", "peak_bytes", "flops", "collective_bytes"):
+            assert mine[key] == built_in_[key], key

@@ -136,6 +136,8 @@ class TryResult:
     baseline: VariantOutcome
     variants: list[VariantOutcome]
     notes: list[str] = field(default_factory=list)
+    #: The words of the backend that compiled every variant ("XLA:TPU", a registered one's).
+    compiled_by: str | None = None
 
     @property
     def ranked(self) -> list[VariantOutcome]:
@@ -156,6 +158,7 @@ class TryResult:
         return {
             "target": self.target,
             "device": self.device,
+            "compiled_by": self.compiled_by,
             "memory_bytes": self.memory_bytes,
             "goal": str(self.goal),
             "baseline": self.baseline.to_dict(),

@@ -2,8 +2,9 @@
 arguments, a remat policy, donated arguments, arguments in another dtype (``hloscope try``).
 
 :class:`Changes` says what to change; :func:`compile_variant` applies it to a function and its
-example arguments (global shapes, as the script gives them) and compiles the result with
-:class:`~hloscope.backends.XlaTpu` for a TPU chip or slice:
+example arguments (global shapes, as the script gives them) and compiles the result for a TPU
+chip or slice with the backend the registry gives the device (:func:`slice_row`: XLA:TPU, or a
+registered backend claiming the device ahead of it, if it lays out the slice's devices):
 
 * **mesh and shardings**: a :class:`jax.sharding.Mesh` of the slice's devices shaped as
   ``mesh`` says, and each argument leaf a ``ShapeDtypeStruct`` with a ``NamedSharding`` on it,
@@ -37,7 +38,9 @@ from enum import StrEnum
 from types import ModuleType
 from typing import Any
 
-from ..devices import DeviceSpec
+from ..devices import DeviceSpec, Platform
+from ._base import Backend, BackendName
+from ._registry import ENTRY_POINT_GROUP, BackendRow, backend_row, backend_rows
 from .errors import CaptureUsageError
 from .errors import VariantNotApplicable as NotApplicable
 from .record import Capture
@@ -51,9 +54,11 @@ __all__ = [
     "VariantCompile",
     "canonical_fingerprint",
     "compile_variant",
+    "compiles_slices",
     "leaf_path",
     "mesh_axes_of",
     "parse_rules",
+    "slice_row",
     "spell_mesh",
 ]
 
@@ -144,6 +149,56 @@ class VariantCompile:
     fingerprint: str | None = None
 
 
+# ---- the backend ----------------------------------------------------------------------------
+
+
+def compiles_slices(backend: Backend) -> bool:
+    """Whether ``backend`` lays out a slice it does not have: ``topology_devices()`` gives the
+    slice's devices (the meshes of the variants are built on them) and its row's
+    ``make(spec, mesh)`` rebuilds the arguments' meshes in the shape ``mesh`` says, as
+    :class:`~hloscope.backends.XlaTpu` does. A backend that compiles for the devices this
+    machine has (the local JAX, under any label) cannot compile for a slice."""
+    return callable(getattr(backend, "topology_devices", None))
+
+
+def slice_row(spec: DeviceSpec, label: str | None = None) -> BackendRow:
+    """The registry's row that compiles the variants for ``spec``: the first that claims the
+    device (``label``: the row the parent chose, which a compile child finds by its label).
+    A usage error, in one line, when that row cannot: the local JAX standing in (no libtpu,
+    or not a TPU), a backend that cannot lay out a slice (:func:`compiles_slices`), or one
+    that cannot compile here."""
+    if label is None:
+        row = backend_row(spec)
+    else:
+        found = [r for r in backend_rows() if r.label == label]
+        if not found:
+            raise CaptureUsageError(
+                f"the backend {label} is not in try's compile child: declare its row in the "
+                f"{ENTRY_POINT_GROUP} entry-point group (register_backend reaches one process)"
+            )
+        row = found[0]
+    if row.label == BackendName.LOCAL_JAX:
+        from ._xla_tpu import TPU_EXTRA_HINT, XlaTpu
+
+        if spec.device.platform is not Platform.TPU:
+            raise CaptureUsageError(
+                f"--device {spec}: try compiles with XLA:TPU; give a TPU chip or slice "
+                "(tpu-v5e:2x2)"
+            )
+        raise CaptureUsageError(XlaTpu(spec).unavailable() or TPU_EXTRA_HINT)
+    backend = row.make(spec, None)
+    if not compiles_slices(backend):
+        raise CaptureUsageError(
+            f"--device {spec} compiles by {row.words} here (backend {row.label}), which "
+            "cannot lay out a slice's devices: try needs a backend with topology_devices(), "
+            "as XLA:TPU"
+        )
+    problem = backend.unavailable()
+    if problem is not None:
+        raise CaptureUsageError(problem)
+    return row
+
+
 # ---- the compile ----------------------------------------------------------------------------
 
 
@@ -154,19 +209,21 @@ def compile_variant(
     kwargs: Mapping[str, Any],
     spec: DeviceSpec,
     changes: Changes,
+    backend_label: str | None = None,
 ) -> VariantCompile:
     """Compile ``fn(*args, **kwargs)`` for ``spec`` with ``changes`` (see the module doc);
-    ``module`` is the script's module, where ``POLICY@NAME`` finds ``NAME``."""
+    ``module`` is the script's module, where ``POLICY@NAME`` finds ``NAME``;
+    ``backend_label``: the registry's row to compile with (default: :func:`slice_row`'s)."""
     import jax
 
-    from ._xla_tpu import XlaTpu
-
+    row = slice_row(spec, backend_label)
     names = _parameter_names(fn, args, kwargs)
     arguments = dict(zip(names, args)) | dict(kwargs)
     arguments = _cast(arguments, changes.cast)
     fn = _rematted(module, fn, changes.remat)
     fn = _donating(fn, names, changes.donate)
-    backend = XlaTpu(spec)
+    # A slice backend (compiles_slices): it has topology_devices().
+    backend: Any = row.make(spec, None)
     placement: list[dict[str, str]] = []
     mesh_shape: dict[str, int] | None = None
     if changes.shard is not None:
@@ -181,7 +238,7 @@ def compile_variant(
                 "the arguments carry no mesh to reshape: give --shard too (dp, fsdp, tp or "
                 "REGEX=SPEC rules)"
             )
-        backend = XlaTpu(spec, mesh_shape)
+        backend = row.make(spec, mesh_shape)
     positional = tuple(arguments[n] for n in names[: len(args)])
     keywords = {n: arguments[n] for n in names[len(args) :]}
     compiled = backend.lower(fn, positional, keywords).compile()

@@ -12,6 +12,7 @@ import click
 from ._app import cli
 from ._device import device_option
 from ._output import write_json
+from ._target import say_note
 
 __all__ = ["try_command"]
 
@@ -139,6 +140,8 @@ def try_command(
         refresh=refresh,
         on_done=on_done,
     )
+    # What compiled the variants, as every --device command says it (the registry's backend).
+    say_note(f"compiled for {result.device} by {result.compiled_by}")
     payload = result.to_dict()
     if as_json:
         write_json(payload, default=str)

@@ -1,6 +1,7 @@
 """The child of one variant's compile: ``python -m hloscope.drivers.variants._child ORDERS``.
 
-``ORDERS`` is a JSON file: ``script``, ``function``, ``device``, ``changes`` (a
+``ORDERS`` is a JSON file: ``script``, ``function``, ``device``, ``backend`` (the label of
+the registry's row the parent chose), ``changes`` (a
 :class:`~hloscope.backends.variant_compile.Changes` as a dict) and ``out``, a folder. The child
 loads the script's function and example arguments (:mod:`hloscope.capture.script_loader`),
 compiles it with the changes (:func:`~hloscope.backends.variant_compile.compile_variant`),
@@ -49,7 +50,8 @@ def compile_one(orders: dict[str, Any]) -> dict[str, Any]:
     module, fn, args, kwargs = _load(orders["script"], orders["function"])
     result["argument_axes"] = _argument_axes(args, kwargs)
     try:
-        made = compile_variant(module, fn, args, kwargs, spec, Changes.from_dict(orders["changes"]))
+        changes = Changes.from_dict(orders["changes"])
+        made = compile_variant(module, fn, args, kwargs, spec, changes, orders.get("backend"))
     except NotApplicable as error:
         result.update(applicable=False, error=str(error))
         return result

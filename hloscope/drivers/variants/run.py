@@ -1,13 +1,16 @@
 """Compiling the variants: each in a child process of its own, as many at once as there are
 cores, each result cached like a capture (the Python face of ``hloscope try``).
 
-A child (:mod:`._child`) gets libtpu's environment for the slice
-(:meth:`~hloscope.backends.XlaTpu.child_environment`) and the variant's flags in
+The compiler is the registry's for the device
+(:func:`~hloscope.backends.variant_compile.slice_row`: XLA:TPU for a TPU chip or slice, unless
+a registered backend that lays out slices claims it first). A child (:mod:`._child`) gets that
+backend's environment for the slice (libtpu's: :meth:`~hloscope.backends.XlaTpu.child_environment`),
+the row's label, and the variant's flags in
 ``LIBTPU_INIT_ARGS`` (read once, when libtpu loads: one process per flag set). Its result is
 kept under the cache's ``try`` folder, keyed as a ``SCRIPT.py:FUNCTION`` capture is
 (:func:`~hloscope.capture.target.target_cache_key`: the script's content, the function, the
-versions, the environment) plus the device, the variant's changes and flags and libtpu's
-version; it is reused while the script's own imported modules hash as they did.
+versions, the environment) plus the device, the variant's changes and flags, the backend's
+label and libtpu's version; it is reused while the script's own imported modules hash as they did.
 """
 
 from __future__ import annotations
@@ -25,16 +28,20 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...analysis.variants import Goal, TryResult, VariantOutcome, flag_verdicts, judge
+from ...capture.cache import TRY_FOLDER
 from ...errors import UsageProblem
 from .plan import BASELINE, Variant, VariantOptions, audit_variants, plan_variants
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ...backends import BackendRow
+
 __all__ = ["try_variants", "compile_variants", "TRY_CACHE", "flags_to_audit", "function_target"]
 
-#: The folder of the cache root the results live in.
-TRY_CACHE = "try"
+#: The folder of the cache root the results live in (``cache ls`` lists it, ``clear`` empties it).
+TRY_CACHE = TRY_FOLDER
 #: Lines of a compile's log that ``try`` keeps: libtpu's word for a flag it does not know, the
 #: SPMD partitioner's warnings.
 _LOG_WORTH = re.compile(
@@ -72,23 +79,26 @@ def function_target(target: str) -> tuple[Path, str]:
 
 
 def _device(device: Any) -> Any:
-    from ...backends import XlaTpu
-    from ...devices import Platform, parse_device
+    """The device spec of ``device``, checked: the registry gives it a backend that compiles
+    for a slice here (:func:`~hloscope.backends.variant_compile.slice_row`)."""
+    from ...backends.variant_compile import slice_row
+    from ...devices import parse_device
 
     if device is None:
         raise UsageProblem("try compiles for a TPU chip or slice: give --device (tpu-v5e:2x2)")
     spec = parse_device(str(device))
-    if spec.device.platform is not Platform.TPU:
-        raise UsageProblem(
-            f"--device {device}: try compiles with XLA:TPU; give a TPU chip or slice (tpu-v5e:2x2)"
-        )
-    problem = XlaTpu(spec).unavailable()
-    if problem is not None:
-        raise UsageProblem(problem)
+    slice_row(spec)
     return spec
 
 
-def _key(script: Path, function: str, device: str, variant: Variant, base_flags: Sequence[str]):
+def _key(
+    script: Path,
+    function: str,
+    device: str,
+    variant: Variant,
+    base_flags: Sequence[str],
+    row: BackendRow,
+) -> str:
     from ...backends.record import package_versions
     from ...capture.target import target_cache_key
 
@@ -99,6 +109,8 @@ def _key(script: Path, function: str, device: str, variant: Variant, base_flags:
             "flags": [*(f for f in base_flags if f not in variant.without), *variant.flags],
         },
         "compiler": package_versions("libtpu", "jax", "jaxlib"),
+        # Another backend's compile of the same variant is another entry.
+        "backend": str(row.label),
     }
     return target_cache_key(script, (), function, compile_for)
 
@@ -113,12 +125,11 @@ def _cached(folder: Path) -> dict[str, Any] | None:
     return result if is_fresh(result) else None
 
 
-def _environment(spec: Any, flags: Sequence[str]) -> dict[str, str]:
-    from ...backends import XlaTpu
+def _environment(spec: Any, row: BackendRow, flags: Sequence[str]) -> dict[str, str]:
     from ...capture.prestart import child_env
 
     # hloscope importable as this process has it, and JAX's full source locations.
-    env = XlaTpu(spec).child_environment(child_env(None))
+    env = row.make(spec, None).child_environment(child_env(None))
     tpu = [f for f in flags if _is_libtpu_flag(f)]
     xla = [f for f in flags if not _is_libtpu_flag(f)]
     env["LIBTPU_INIT_ARGS"] = " ".join(tpu)
@@ -148,7 +159,7 @@ def _is_libtpu_flag(flag: str) -> bool:
 
 
 def _run_child(
-    job: _Job, script: Path, function: str, spec: Any, flags: Sequence[str]
+    job: _Job, script: Path, function: str, spec: Any, row: BackendRow, flags: Sequence[str]
 ) -> dict[str, Any]:
     job.folder.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{job.folder.name}.", dir=job.folder.parent))
@@ -157,6 +168,7 @@ def _run_child(
             "script": str(script.resolve()),
             "function": function,
             "device": str(spec),
+            "backend": str(row.label),
             "changes": job.variant.changes,
             "out": str(work),
         }
@@ -169,7 +181,7 @@ def _run_child(
             subprocess.run(
                 [sys.executable, "-m", "hloscope.drivers.variants._child", "orders.json"],
                 cwd=work,
-                env=_environment(spec, flags),
+                env=_environment(spec, row, flags),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 timeout=TIMEOUT_S,
@@ -227,15 +239,18 @@ def compile_variants(
     """Compile each of ``variants`` of ``target`` for ``device`` (a TPU chip or slice) in
     child processes, ``jobs`` at a time (default: the cores, at most one per variant), each
     with ``flags`` (less its ``without``, plus its own) in ``LIBTPU_INIT_ARGS``."""
+    from ...backends.variant_compile import slice_row
+    from ...capture.cache import cache_root
+
     script, function = function_target(target)
     spec = _device(device)
-    from ...capture.cache import cache_root
+    row = slice_row(spec)
 
     root = cache_root() / TRY_CACHE
     stem = re.sub(r"[^A-Za-z0-9_-]", "_", script.stem)
     todo: list[_Job] = []
     for variant in variants:
-        key = _key(script, function, str(spec), variant, flags)
+        key = _key(script, function, str(spec), variant, flags, row)
         todo.append(_Job(variant, root / f"{stem}.{function}-{key[:24]}", key))
     outcomes: dict[int, VariantOutcome] = {}
 
@@ -245,7 +260,7 @@ def compile_variants(
         cached = result is not None
         if result is None:
             own = [*(f for f in flags if f not in job.variant.without), *job.variant.flags]
-            result = _run_child(job, script, function, spec, own)
+            result = _run_child(job, script, function, spec, row, own)
         outcome = _outcome(job.variant, result, cached)
         kept = job.folder / "optimized.hlo.txt"
         outcome.module_file = str(kept) if kept.is_file() else None
@@ -292,7 +307,8 @@ def try_variants(
 ) -> TryResult:
     """Compile ``target`` (``SCRIPT.py:FUNCTION``) for ``device`` as the script gives it and
     as each variant of ``options`` changes it, with XLA:TPU; judge and rank them by ``goal``
-    (the Python face of ``hloscope try``)::
+    (the Python face of ``hloscope try``); ``compiled_by`` names the registry's backend that
+    compiled them (:func:`~hloscope.backends.variant_compile.slice_row`)::
 
         result = hloscope.try_variants(
             "train.py:step", "tpu-v5e:2x2",
@@ -329,6 +345,7 @@ def try_variants(
     )
     took = time.perf_counter() - started
     result = judge(target, spec, everything[0], everything[1:], goal)
+    result.compiled_by = _compiler_words(spec)
     if audit is not None:
         result.notes += [
             f"{flag}: unknown to this XLA:TPU ({said})" for flag, said in unknown.items()
@@ -336,6 +353,12 @@ def try_variants(
         result.notes += flag_verdicts(result.baseline, result.variants)
     result.notes.append(f"{len(everything)} compiles in {took:.1f} s")
     return result
+
+
+def _compiler_words(spec: Any) -> str:
+    from ...backends.variant_compile import slice_row
+
+    return slice_row(spec).words
 
 
 def _known_flags(
