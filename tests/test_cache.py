@@ -241,3 +241,40 @@ def test_cache_clear_also_empties_the_tpu_op_verdicts_and_measured_peaks(tmp_pat
     assert not verdicts.exists() and not peaks.exists()
     again = CliRunner().invoke(cli, ["cache", "ls"])
     assert "op verdict" not in again.stdout and "CPU peak" not in again.stdout
+
+
+@pytest.mark.slow
+def test_cache_ls_and_clear_know_the_try_variants(tmp_path, monkeypatch):
+    """`try` keeps each compiled variant under try/ (a folder per compile): `cache ls` counts
+    them with their size, `clear` removes them, and the next `try` compiles them again."""
+    from frameworks_needed import needs_libtpu
+
+    from hloscope.capture.cache import TRY_FOLDER
+    from hloscope.units import format_bytes
+
+    needs_libtpu()
+    monkeypatch.setenv("HLOSCOPE_CACHE", str(tmp_path / "cache"))
+    script = tmp_path / "model.py"
+    script.write_text(
+        "import jax.numpy as jnp\n\ndef step(w, x):\n    return jnp.tanh(x @ w).sum()\n\n"
+        "EXAMPLE_ARGS = {'step': (jnp.ones((64, 32)), jnp.ones((8, 64)))}\n"
+    )
+    args = ["try", f"{script}:step", "--device", "tpu-v5e:2x2", "--shard", "dp", "--json"]
+    ran = CliRunner().invoke(cli, args)
+    assert ran.exit_code == 0, ran.output
+    payload = json.loads(ran.stdout)
+    assert not payload["baseline"]["cached"]
+    folder = tmp_path / "cache" / TRY_FOLDER
+    kept = [f for f in folder.rglob("*") if f.is_file()]
+    assert len({f.parent for f in kept}) == 2  # the baseline and dp, one folder each
+    size = format_bytes(sum(f.stat().st_size for f in kept))
+    listed = CliRunner().invoke(cli, ["cache", "ls"])
+    assert listed.exit_code == 0, listed.output
+    assert f"2 compiled try variants ({size})" in " ".join(listed.stdout.split())
+    cleared = CliRunner().invoke(cli, ["cache", "clear"])
+    assert cleared.exit_code == 0, cleared.output
+    assert f"2 compiled try variants ({size})" in " ".join(cleared.stdout.split())
+    assert not folder.exists()
+    assert "try variant" not in CliRunner().invoke(cli, ["cache", "ls"]).stdout
+    again = json.loads(CliRunner().invoke(cli, args).stdout)
+    assert not again["baseline"]["cached"] and not again["variants"][0]["cached"]

@@ -379,18 +379,26 @@ def clear() -> tuple[int, int]:
 #: The other results hloscope keeps beside the captures, by folder: what one file holds, in the
 #: singular and the plural. ``tpu-ops``: XLA:TPU's verdict on one op for one chip and libtpu
 #: (``check --device``); ``peaks``: a CPU's measured peaks, which ``bench`` rooflines use (the
-#: next ``bench`` on the CPU measures them again).
+#: next ``bench`` on the CPU measures them again); ``try``: one folder per compiled variant of
+#: ``hloscope try`` (its ``result.json`` and optimized module).
 TPU_OPS_FOLDER = "tpu-ops"
 PEAKS_FOLDER = "peaks"
+TRY_FOLDER = "try"
 OTHER_CACHES: dict[str, tuple[str, str]] = {
     TPU_OPS_FOLDER: ("XLA:TPU op verdict", "XLA:TPU op verdicts"),
     PEAKS_FOLDER: ("measured CPU peak", "measured CPU peaks"),
+    TRY_FOLDER: ("compiled try variant", "compiled try variants"),
 }
+#: The caches counted by entry, not by file: an entry is a folder holding this file (a
+#: compile child's unfinished work folder, ``.NAME.*``, holds none yet; its files still count
+#: in the size).
+_ENTRY_FILE = {TRY_FOLDER: "result.json"}
 
 
 @dataclass(frozen=True, slots=True)
 class CachedFiles:
-    """One of :data:`OTHER_CACHES` as it stands: its folder, how many files and their size."""
+    """One of :data:`OTHER_CACHES` as it stands: its folder, how many files (or entries, for
+    the caches :data:`_ENTRY_FILE` names) and their size."""
 
     folder: Path
     count: int
@@ -412,8 +420,17 @@ def other_caches() -> list[CachedFiles]:
         folder = cache_root() / name
         files = [f for f in folder.rglob("*") if f.is_file()] if folder.is_dir() else []
         if files:
-            found.append(CachedFiles(folder, len(files), sum(_size(f) for f in files)))
+            count = _entries_in(folder, _ENTRY_FILE[name]) if name in _ENTRY_FILE else len(files)
+            found.append(CachedFiles(folder, count, sum(_size(f) for f in files)))
     return found
+
+
+def _entries_in(folder: Path, marker: str) -> int:
+    return sum(
+        1
+        for entry in folder.iterdir()
+        if not entry.name.startswith(".") and (entry / marker).is_file()
+    )
 
 
 def clear_others() -> list[CachedFiles]:

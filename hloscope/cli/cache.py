@@ -17,7 +17,8 @@ def cache_group() -> None:
     A SCRIPT.py[:FUNCTION] target is captured once and reused while the script, its
     arguments, the environment, XLA_FLAGS, the versions and every local module it imported
     are unchanged; --refresh on any command captures it again. Beside the captures the cache
-    keeps XLA:TPU's verdicts on single ops (check --device) and a CPU's measured peaks (bench)."""
+    keeps XLA:TPU's verdicts on single ops (check --device), a CPU's measured peaks (bench)
+    and the compiled variants of try."""
 
 
 @cache_group.command("ls")
@@ -45,8 +46,8 @@ def cache_ls(as_json: bool, wide: bool) -> None:
 
 @cache_group.command("clear")
 def cache_clear() -> None:
-    """Remove everything cached: the captures, XLA:TPU's op verdicts and the measured CPU
-    peaks (measured again by the next bench on the CPU)."""
+    """Remove everything cached: the captures, XLA:TPU's op verdicts, the measured CPU
+    peaks (measured again by the next bench on the CPU) and try's compiled variants."""
     from ..capture.cache import clear, clear_others
     from ..units import format_bytes
 
