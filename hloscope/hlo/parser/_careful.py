@@ -664,21 +664,7 @@ class ModuleParser:
             # costs time quadratic in the length of a long nested operand.
             m = None if piece.rstrip().endswith(")") else _OPERAND_NAME.search(piece)
             if m is None and piece.rstrip().endswith(")"):
-                # A nested instruction, e.g. reshape(f32[1,8] parameter(0)): XLA names it
-                # '<opcode>.anon'.
-                start = len(piece) - len(piece.lstrip())
-                if self.nest_depth >= _MAX_NESTED_OPERANDS:
-                    raise self.error(
-                        f"operand instructions nested more than {_MAX_NESTED_OPERANDS} deep",
-                        i,
-                        col0 + offset + 1,
-                    )
-                self.nest_depth += 1
-                try:
-                    nested, nested_names = self._instruction_from_text(piece, None, start, i)
-                finally:
-                    self.nest_depth -= 1
-                self.nested.append((nested, nested_names))
+                nested = self._nested_operand(piece, i, col0 + offset + 1)
                 names.append(nested)  # type: ignore[arg-type]  # resolved directly, not by name
                 continue
             if m is None:
@@ -686,20 +672,35 @@ class ModuleParser:
                     f"expected an operand name, found {piece.strip()[:30]!r}", i, col0 + offset + 1
                 )
             before = piece[: m.start()].strip()
-            if before:
-                # A shape precedes the name (long format, before 2025): it must read as a shape.
-                try:
-                    _, end = parse_shape_prefix(before, 0)
-                except DecodeError:
-                    raise self.error(
-                        f"expected an operand, found {piece.strip()[:30]!r}", i, col0 + offset + 1
-                    ) from None
-                if _lex.match_ws(before, end).end() != len(before):
-                    raise self.error(
-                        f"expected an operand, found {piece.strip()[:30]!r}", i, col0 + offset + 1
-                    )
+            if before:  # a shape precedes the name (long format, before 2025)
+                self._check_operand_shape(before, piece, i, col0 + offset + 1)
             names.append(m.group(1))
         return names
+
+    def _nested_operand(self, piece: str, i: int, col: int) -> Instruction:
+        """A nested instruction as an operand, e.g. ``reshape(f32[1,8] parameter(0))``, which
+        XLA names ``<opcode>.anon``; kept in :attr:`nested` with its operand names."""
+        start = len(piece) - len(piece.lstrip())
+        if self.nest_depth >= _MAX_NESTED_OPERANDS:
+            raise self.error(
+                f"operand instructions nested more than {_MAX_NESTED_OPERANDS} deep", i, col
+            )
+        self.nest_depth += 1
+        try:
+            nested, nested_names = self._instruction_from_text(piece, None, start, i)
+        finally:
+            self.nest_depth -= 1
+        self.nested.append((nested, nested_names))
+        return nested
+
+    def _check_operand_shape(self, before: str, piece: str, i: int, col: int) -> None:
+        """``before``, the text before an operand's name in ``piece``, must read as a shape."""
+        try:
+            _, end = parse_shape_prefix(before, 0)
+        except DecodeError:
+            end = -1
+        if end < 0 or _lex.match_ws(before, end).end() != len(before):
+            raise self.error(f"expected an operand, found {piece.strip()[:30]!r}", i, col)
 
     def _slow_instruction(self, i: int) -> tuple[Instruction, list[str], int, bool]:
         """Bracket-aware path for any instruction statement.
@@ -792,25 +793,7 @@ class ModuleParser:
         if close < 0:
             raise self._pos_error("unexpected end of instruction: missing ')'", i, text, len(text))
         inner = text[open_pos + 1 : close]
-        after = text[close + 1 :]
-        attr_text = ""
-        attr_col = 0
-        stripped_after = after.strip()
-        if stripped_after and not stripped_after.startswith("//"):
-            if not stripped_after.startswith(","):
-                raise self._pos_error(
-                    f"expected ',' before attributes, found {stripped_after[:20]!r}",
-                    i,
-                    text,
-                    close + 1 + after.find(stripped_after[0]),
-                )
-            lead = after.find(",") + 1
-            attr_text = after[lead:].strip()
-            if "\n" in attr_text and _CALLED_ATTR.search(attr_text):
-                attr_text = lift_inline_bodies(self, attr_text, name, i)
-            attr_col = close + 1 + lead + (len(after[lead:]) - len(after[lead:].lstrip()))
-            if "\n" in text[: close + 1 + lead]:
-                attr_col = 0  # columns only make sense on the first line
+        attr_text, attr_col = self._attribute_tail(text, close, name, i)
         if opcode in PAYLOAD_OPCODES:
             inst = Instruction(name, opcode, shape_text, attr_text, inner, i + 1, attr_col)
             return inst, []
@@ -819,6 +802,28 @@ class ModuleParser:
             inner = inner.replace("\n", " ")
         names = self._operand_names(inner, i, open_pos + 1) if inner.strip() else []
         return inst, names
+
+    def _attribute_tail(self, text: str, close: int, name: str, i: int) -> tuple[str, int]:
+        """The attribute text after the operands' ``)`` at ``close`` (inline bodies lifted out)
+        and its 0-based column (0 when the statement spans lines before it)."""
+        after = text[close + 1 :]
+        stripped_after = after.strip()
+        if not stripped_after or stripped_after.startswith("//"):
+            return "", 0
+        if not stripped_after.startswith(","):
+            raise self._pos_error(
+                f"expected ',' before attributes, found {stripped_after[:20]!r}",
+                i,
+                text,
+                close + 1 + after.find(stripped_after[0]),
+            )
+        lead = after.find(",") + 1
+        attr_text = after[lead:].strip()
+        if "\n" in attr_text and _CALLED_ATTR.search(attr_text):
+            attr_text = lift_inline_bodies(self, attr_text, name, i)
+        if "\n" in text[: close + 1 + lead]:
+            return attr_text, 0  # columns only make sense on the first line
+        return attr_text, close + 1 + lead + (len(after[lead:]) - len(after[lead:].lstrip()))
 
     def _pos_error(self, message: str, i: int, text: str, offset: int) -> HloParseError:
         line_in_stmt = text.count("\n", 0, offset)
