@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from slow_tests import is_listed, read_list
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -126,6 +127,15 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{', '.join(SHARED_ONLY)}; it skips on tests/data, and fails under CI=true without "
         "../shared/corpus",
     )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The tests a full run measured slow (tests/slow_tests.txt) are marked so, beside those
+    # marked by hand: `-m "not slow"` is then a quick check (see tests/slow_tests.py).
+    entries = read_list()
+    for item in items:
+        if is_listed(item.nodeid, entries):
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
