@@ -317,18 +317,10 @@ def bench_big_log(repeat: int) -> None:
     from hloscope.analysis.explain_error import explain_error
 
     failure = (ROOT / "tests" / "data" / "error_logs" / "jax_17730_check_failed.log").read_text()
-    noise = "".join(
-        f'I0000 12:00:{i:05d} step {i} loss=0.{i % 997} File "x.py", line {i}\n'
-        for i in range(20000)
-    )
-    near = (
-        "Detected unsupported operations when trying to compile graph g[ on XLA_\n"
-        "{{node {{function_node ){{ Requested Attributes: T=DT_ The op is created at:\n"
-        "Abstract tracer value encountered where Traceback (most recent call last):\n"
-        "The following operations cannot be legalized: tf.X (count: ; tf.Y (count\n"
-    ) * 5000
-    log = noise + near + "x" * 1_000_000 + "\n" + failure + noise
-    log += "y" * (5_000_000 - len(log))
+    sys.path.insert(0, str(ROOT / "tests"))
+    from big_logs import noisy_log
+
+    log = noisy_log(failure)
     assert explain_error(log).failures
     words = re.compile(r"(?i)error|failed|exception|traceback")
     row(

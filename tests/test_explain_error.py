@@ -20,6 +20,7 @@ import traceback
 from pathlib import Path
 
 import pytest
+from big_logs import noisy_log
 from conftest import CORPUS, corpus_path
 from frameworks_needed import needs_framework
 
@@ -657,19 +658,7 @@ def test_repeats_merge_and_different_messages_stay_apart(tf_errors, jax_errors):
 
 def test_a_5_mb_log_is_read_through_to_its_failure(tf_errors):
     # How fast is a benchmark row (benchmarks/bench_small_speeds.py), not a test's time bound.
-    noise = "".join(
-        f'I0000 12:00:{i:05d} step {i} loss=0.{i % 997} File "x.py", line {i}\n'
-        for i in range(20000)
-    )
-    # Near misses of every opening, unclosed tags, a megabyte without a line end.
-    near = (
-        "Detected unsupported operations when trying to compile graph g[ on XLA_\n"
-        "{{node {{function_node ){{ Requested Attributes: T=DT_ The op is created at:\n"
-        "Abstract tracer value encountered where Traceback (most recent call last):\n"
-        "The following operations cannot be legalized: tf.X (count: ; tf.Y (count\n"
-    ) * 5000
-    log = noise + near + "x" * 1_000_000 + "\n" + tf_errors["as_string"][1] + noise
-    log += "y" * (5_000_000 - len(log))
+    log = noisy_log(tf_errors["as_string"][1])
     explanation = explain_error(log)
     assert [f.finding.op for f in explanation.failures] == ["AsString"]
     assert innermost_here(explanation.failures[0]) == line_of("# OP:as_string")
