@@ -33,6 +33,7 @@ from ..errors import HloscopeError
 from .compile import compile_text
 from .extract import Skip, extract_kernel, kernel_instructions, runnable_text, skip_reason
 from .inputs import spec_of_shape
+from .kernel_contract import kernel_contract
 from .timing import Timing, measure
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -111,24 +112,15 @@ class KernelTiming:
 
     def contract(self) -> dict[str, Any]:
         """The kernel's entry in the bench JSON."""
-        bound = self.roofline.bound
-        return {
-            "name": self.name,
-            "median_s": self.median_s,
-            "share": self.share,
-            "flops": self.flops,
-            "bytes": self.bytes,
-            "bound": bound.value if bound is not None else None,
-            "source": self.source,
-            "time_s": self.total_s if self.measurable else None,
-            "executions": self.executions,
-            "flops_per_s": self.flops / each if (each := self.median_s) else None,
-            "bytes_per_s": self.bytes / each if each else None,
-            "roofline_fraction": self.roofline.fraction,
-            "timed": "alone",
-            "below_s": self.below_s,
-            "async": False,  # async ops are not timed alone (extract.skip_reason)
-        }
+        each = self.median_s
+        return kernel_contract(
+            self,
+            time_s=self.total_s if self.measurable else None,
+            executions=self.executions,
+            rates=(self.flops / each, self.bytes / each) if each else (None, None),
+            timed="alone",
+            asynchronous=False,  # async ops are not timed alone (extract.skip_reason)
+        )
 
     def row(self) -> dict[str, Any]:
         """Every column of the kernel (the DataFrame's row)."""

@@ -31,6 +31,7 @@ from ..analysis.roofline import (
     on_chip_roofline,
     roofline,
 )
+from .kernel_contract import kernel_contract
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.op_profile import OpProfile
@@ -84,24 +85,14 @@ class TracedKernel:
         return self.time_s
 
     def contract(self) -> dict[str, Any]:
-        bound = self.roofline.bound
-        return {
-            "name": self.name,
-            "median_s": self.median_s,
-            "share": self.share,
-            "flops": self.flops,
-            "bytes": self.bytes,
-            "bound": bound.value if bound is not None else None,
-            "source": self.source,
-            "time_s": self.time_s,
-            "executions": self.executions,
-            "flops_per_s": self.roofline.flops_per_s,
-            "bytes_per_s": self.roofline.bytes_per_s,
-            "roofline_fraction": self.roofline.fraction,
-            "timed": "in program",
-            "below_s": self.below_s,
-            "async": self.asynchronous,
-        }
+        return kernel_contract(
+            self,
+            time_s=self.time_s,
+            executions=self.executions,
+            rates=(self.roofline.flops_per_s, self.roofline.bytes_per_s),
+            timed="in program",
+            asynchronous=self.asynchronous,
+        )
 
     def row(self) -> dict[str, Any]:
         return {
