@@ -143,6 +143,16 @@ def _demoted(record: logging.LogRecord) -> logging.LogRecord:
     return quiet
 
 
+def short_repr(value: Any, limit: int) -> str:
+    """``repr(value)`` cut to ``limit`` characters (an ellipsis at the cut), for the values a
+    watcher records: a value whose ``repr`` raises is named by its type."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
 # ---- where the user's code is --------------------------------------------------------------------
 
 

@@ -65,7 +65,7 @@ from typing import Any
 
 from ..backends.compile_records import ArgSignature, CompileRecord, Hint
 from .cache_miss_text import CacheMissExplanation, parse_explanation
-from .compile_hub import LogTap, _demoted, _Hub, parameter_names, user_call_site
+from .compile_hub import LogTap, _demoted, _Hub, parameter_names, short_repr, user_call_site
 from .persistent_cache_watch import (
     CACHE_KEY_LOGGER,
     CacheLogReader,
@@ -448,17 +448,9 @@ def _context_text(name: str, value: Any) -> str:
     last = _LAST_CONTEXT.get(name)
     if last is not None and last[0] is value:
         return last[1]
-    text = _short_repr(value)
+    text = short_repr(value, 160)
     _LAST_CONTEXT[name] = (value, text)
     return text
-
-
-def _short_repr(value: Any, limit: int = 160) -> str:
-    try:
-        text = repr(value)
-    except Exception:  # noqa: BLE001
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 # ---- the watcher ---------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ import types
 from typing import Any
 
 from ..backends.compile_records import CacheObservation, CacheResult, NotWritten
+from .compile_hub import short_repr
 
 __all__ = [
     "CacheResult",
@@ -392,7 +393,7 @@ def _statics(tree: Any, path: str, found: dict[str, str], depth: int = 0) -> Non
     if data is not None:
         kind, value = data
         if getattr(kind, "__name__", "") == "Static":
-            found[path] = _short(getattr(value, "val", value))
+            found[path] = short_repr(getattr(value, "val", value), 120)
             return
         if kind is dict and isinstance(value, list | tuple):
             for key, child in zip(value, children):
@@ -400,11 +401,3 @@ def _statics(tree: Any, path: str, found: dict[str, str], depth: int = 0) -> Non
             return
     for i, child in enumerate(children):
         _statics(child, f"{path}[{i}]", found, depth + 1)
-
-
-def _short(value: Any, limit: int = 120) -> str:
-    try:
-        text = repr(value)
-    except Exception:  # noqa: BLE001
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
