@@ -140,10 +140,13 @@ def _where(frame: StackFrame) -> str:
     return f"{frame.file}:{frame.line}"
 
 
-def _per_line(module: Module | None) -> tuple[Counter[str], dict[str, StackFrame]]:
+def _per_line(
+    instructions: Iterable[Instruction],
+) -> tuple[Counter[str], dict[str, StackFrame]]:
+    """How many of ``instructions`` each line of the user's code made, and the lines' frames."""
     counts: Counter[str] = Counter()
     frames: dict[str, StackFrame] = {}
-    for inst in _instructions(module):
+    for inst in instructions:
         frame = user_frame(inst.stack)
         if frame is None:
             continue
@@ -156,8 +159,8 @@ def _per_line(module: Module | None) -> tuple[Counter[str], dict[str, StackFrame
 def line_counts(before: Module | None, after: Module | None) -> list[LineCount]:
     """Per line of the user's code (the innermost user frame of each instruction), the
     instructions before and after optimization; most instructions before first."""
-    before_counts, frames = _per_line(before)
-    after_counts, after_frames = _per_line(after)
+    before_counts, frames = _per_line(_instructions(before))
+    after_counts, after_frames = _per_line(_instructions(after))
     for key, frame in after_frames.items():
         frames.setdefault(key, frame)
     shown = before if before is not None else after
@@ -430,21 +433,15 @@ def _constant_finding(
     )
 
 
+def _is_tiny(inst: Instruction) -> bool:
+    if inst.opcode in _PLUMBING or not inst.shape.is_array:
+        return False
+    elements = inst.shape.element_count
+    return elements is not None and elements <= TINY_ELEMENTS
+
+
 def _tiny_ops(before: Module, snapshot: Mapping[str, str], total: int) -> list[CompileFinding]:
-    counts: Counter[str] = Counter()
-    frames: dict[str, StackFrame] = {}
-    for inst in _instructions(before):
-        if inst.opcode in _PLUMBING or not inst.shape.is_array:
-            continue
-        elements = inst.shape.element_count
-        if elements is None or elements > TINY_ELEMENTS:
-            continue
-        frame = user_frame(inst.stack)
-        if frame is None:
-            continue
-        key = _where(frame)
-        counts[key] += 1
-        frames.setdefault(key, frame)
+    counts, frames = _per_line(filter(_is_tiny, _instructions(before)))
     findings = []
     for key, count in counts.items():
         if count < TINY_MIN_OPS:
