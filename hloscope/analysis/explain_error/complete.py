@@ -11,7 +11,9 @@ text has them. :func:`complete` fills them from the message's own paragraph:
   a device's string: ``CudaDevice(id=0)``, ``(0x0x0_HBM0)``) where the recogniser found none;
 * the numbers of a failed allocation (:mod:`.allocation`): requested, free, reservable bytes;
 * the framework that ran and the libraries around its message (:mod:`.framework`); advice in
-  JAX's words on another framework's log says so.
+  JAX's words on another framework's log says so;
+* the user's line, from the frames of the traceback that holds the message
+  (:func:`~.user_line.message_stack`) where its recogniser read none.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from .functions import paragraph_end
 from .log import Log
 from .record import Failure
 from .severity import is_warning_at
+from .user_line import message_stack, user_source
 
 __all__ = ["complete", "status_code_in"]
 
@@ -115,7 +118,18 @@ def complete(failure: Failure, log: Log) -> None:
             failure.device = failure.device or word
     if failure.allocation is None:
         failure.allocation = read_allocation(region)
+    if not failure.finding.source:
+        _user_line(failure, log)
     _frameworks(failure, log, region)
+
+
+def _user_line(failure: Failure, log: Log) -> None:
+    """The innermost user frame of the message's traceback, whatever its shape; its frames
+    become the failure's stack where the recogniser kept none."""
+    stack = failure.stack or message_stack(log, failure.offset)
+    failure.finding.source = user_source(stack)
+    if not failure.stack:
+        failure.stack = stack
 
 
 _OTHER_FRAMEWORK = (

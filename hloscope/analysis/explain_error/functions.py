@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 
 from ...hlo.metadata import StackFrame
-from ..provenance import is_user_frame, layer_path
+from ..provenance import layer_path
 from .log import Log
 from .record import FunctionRef
+from .user_line import is_users
 
 # `jit(NAME)` as JAX names a jitted function (`jit(spectrum)/eig` in a location or an op_name,
 # `jax.jit(step)` in a traceback's source line), and a function that a message names.
@@ -36,7 +37,7 @@ def jax_function(log: Log, start: int, end: int, stack: list[StackFrame]) -> str
     in_message = [m["name"] for m in _JIT_NAME.finditer(log.text, start, end)]
     if in_message and in_message[0] != "<lambda>":
         return in_message[0]
-    user = next((f for f in stack if is_user_frame(f)), None)
+    user = next((f for f in stack if is_users(f)), None)
     if user is not None and user.function and user.function not in _NOT_A_FUNCTION:
         return user.function
     head = log.traceback_start(start)

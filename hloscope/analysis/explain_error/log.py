@@ -58,15 +58,39 @@ def normalise_log(text: str) -> str:
 # A TensorFlow "The op is created at:" frame, and a Python traceback frame (or pytest's).
 TF_FRAME = re.compile(r"[ \t]*File \"(?P<file>[^\"\n]*)\", line (?P<line>\d+)(?:, in (?P<fn>.*))?")
 PY_FRAME = re.compile(
-    r"^[ \t]*File \"(?P<file>[^\"\n]+)\", line (?P<line>\d+)(?:, in (?P<fn>[^\n]*))?$"
+    # Python's frame; without the comma, faulthandler's (`File "x.py", line 3 in f`).
+    r"^[ \t]*File \"(?P<file>[^\"\n]+)\", line (?P<line>\d+)(?:,? in (?P<fn>[^\n]*))?$"
     r"|^(?P<pfile>[^\s:][^:\n]*\.py):(?P<pline>\d+): (?:in (?P<pfn>\S+))?$"
     # IPython 8 and pasted short forms: `File ~/lib/klujax.py:249, in analyze(...)`.
     r"|^[ \t]*(?:File )?(?P<zfile>[^\s:,\"]+\.py):(?P<zline>\d+), in (?P<zfn>[\w<>.]+)"
-    # Older IPython: `/path/x.py in step(self, x)` (or a Colab link), then `---> 110` lines on.
-    r"|^\[?(?P<yfile>[^\s\[\]]+?\.py)\]?(?:\([^)\n]*\))? in (?P<yfn>[\w<>.]+)[^\n]*\n"
-    r"(?:[^\n]*\n){0,12}?-+> ?(?P<yline>\d+)",
+    # IPython 8's notebook cell: `Cell In[3], line 7` (`, in f(x)` inside a function).
+    r"|^[ \t]*(?P<cfile>Cell In ?\[\d*\]), line (?P<cline>\d+)(?:, in (?P<cfn>[\w<>.]+))?"
+    # Older IPython: `/path/x.py in step(self, x)` (or a Colab link, or a cell's
+    # `<ipython-input-3-2a4d1c0e7b5b>`), then `---> 110` lines on.
+    r"|^\[?(?P<yfile>[^\s\[\]]+?\.py|<ipython-input-[\w-]+>)\]?(?:\([^)\n]*\))?"
+    r" in (?P<yfn>[\w<>.]+)[^\n]*\n(?:[^\n]*\n){0,12}?-+> ?(?P<yline>\d+)",
     re.M,
 )
+# faulthandler's dump of the Python stack at a crash (a CHECK failure's abort, a segfault),
+# innermost frame first: `Current thread 0x00007f... (most recent call first):`.
+_CRASH_STACK = re.compile(
+    r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):", re.M
+)
+_CRASH_LOOKAHEAD = 16 * 1024
+# How much of a message is compared to find it again at the end of a later traceback, and the
+# least that counts as the same message.
+_REPEAT_KEY = 120
+_REPEAT_KEY_MIN = 24
+
+
+def frame_of(found: re.Match[str]) -> StackFrame:
+    """The frame a :data:`PY_FRAME` match reads, whichever of its forms matched."""
+    file = found["file"] or found["pfile"] or found["zfile"] or found["cfile"] or found["yfile"]
+    line = found["line"] or found["pline"] or found["zline"] or found["cline"] or found["yline"]
+    fn = found["fn"] or found["pfn"] or found["zfn"] or found["cfn"] or found["yfn"] or ""
+    return StackFrame(file, int(line), fn)
+
+
 # TF's stand-in frame for graphs made without Python (tf.data functions).
 _DUMMY_FILE = "dummy_file_name"
 TRACEBACK_HEADER = "Traceback (most recent call last):"
@@ -160,10 +184,7 @@ class Log:
         begin = max(head, pos - WINDOW) if head >= 0 else max(0, pos - _PYTEST_LOOKBACK)
         frames, last = [], begin
         for found in PY_FRAME.finditer(self.text, begin, pos):
-            file = found["file"] or found["pfile"] or found["zfile"] or found["yfile"]
-            line = found["line"] or found["pline"] or found["zline"] or found["yline"]
-            fn = found["fn"] or found["pfn"] or found["zfn"] or found["yfn"] or ""
-            frames.append(StackFrame(file, int(line), fn))
+            frames.append(frame_of(found))
             last = found.end()
         if not frames or self.text.count("\n", last, pos) > _MAX_GAP_LINES:
             return []
@@ -181,13 +202,39 @@ class Log:
             found = PY_FRAME.match(self.text, at, self.line_end(at))
             if found is None:
                 break
-            file = found["file"] or found["pfile"] or found["zfile"] or ""
-            line = found["line"] or found["pline"] or found["zline"] or "0"
-            frames.append(StackFrame(file, int(line), found["fn"] or found["zfn"] or ""))
+            frames.append(frame_of(found))
             at = self.line_end(found.end()) + 1
             if at < len(self.text) and self.text[at : at + 1].isspace():
                 at = self.line_end(at) + 1  # the frame's source line
         return frames[::-1]
+
+    def crash_stack_after(self, pos: int) -> list[StackFrame]:
+        """The Python frames faulthandler printed when the process died after the message at
+        ``pos`` (a CHECK failure's abort, a segfault), innermost first; none when no such dump
+        starts within :data:`_CRASH_LOOKAHEAD` characters."""
+        heads = list(_CRASH_STACK.finditer(self.text, pos, pos + _CRASH_LOOKAHEAD))
+        if not heads:
+            return []
+        # faulthandler dumps every thread; the one that crashed is the "Current thread".
+        head = next((h for h in heads if h[0].startswith("Current")), heads[0])
+        frames, at = [], self.line_end(head.end()) + 1
+        while at < len(self.text):
+            found = PY_FRAME.match(self.text, at, self.line_end(at))
+            if found is None:
+                break
+            frames.append(frame_of(found))
+            at = self.line_end(found.end()) + 1
+        return frames
+
+    def traceback_repeating(self, pos: int) -> list[StackFrame]:
+        """The frames of a traceback after ``pos`` that ends with the message at ``pos`` again
+        (a logger printed the message, then Python its traceback), innermost first."""
+        key = self.text[pos : self.line_end(pos)][:_REPEAT_KEY]
+        head = self.text.find(TRACEBACK_HEADER, pos, pos + WINDOW)
+        if len(key) < _REPEAT_KEY_MIN or head < 0:
+            return []
+        again = self.text.find(key, head, head + WINDOW)
+        return self.traceback_before(again) if again >= 0 else []
 
     def traceback_start(self, pos: int) -> int:
         """Where the traceback the message at ``pos`` ends begins: its ``Traceback (most

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ...hlo.metadata import StackFrame
-from ..provenance import is_user_frame
+from .user_line import is_users
 
 __all__ = ["location_op", "location_frames", "location_source"]
 
@@ -46,5 +46,5 @@ def location_frames(loc: str) -> list[StackFrame]:
 
 def location_source(loc: str) -> str | None:
     """``file:line`` of the innermost call site in user code, if any."""
-    frame = next((f for f in location_frames(loc) if is_user_frame(f)), None)
+    frame = next((f for f in location_frames(loc) if is_users(f)), None)
     return f"{frame.file}:{frame.line}" if frame else None

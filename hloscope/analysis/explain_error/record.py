@@ -8,10 +8,10 @@ from typing import Any
 
 from ...hlo.metadata import StackFrame
 from ..memory.oom_log import OomReport
-from ..provenance import is_user_frame
 from ..unsupported.findings import CheckReport, Finding, Platform
 from .allocation import Allocation
 from .names import clean_function_name
+from .user_line import is_users
 
 
 class Family(StrEnum):
@@ -178,7 +178,7 @@ class Failure:
     def user_stack(self) -> list[StackFrame]:
         """The frames of :attr:`stack` in the user's own code, innermost first (not
         site-packages, the standard library or a framework's folder)."""
-        return [frame for frame in self.stack if is_user_frame(frame)]
+        return [frame for frame in self.stack if is_users(frame)]
 
     @property
     def source_in_library(self) -> bool:
@@ -189,7 +189,7 @@ class Failure:
             return False
         file, _, line = source.rpartition(":")
         frame = StackFrame(file, int(line), "") if line.isdigit() else StackFrame(source, 0, "")
-        return not is_user_frame(frame)
+        return not is_users(frame)
 
     @property
     def identity(self) -> tuple[str, ...]:

@@ -1,6 +1,13 @@
 """Where in the user's code: the innermost frame of a stack that is the user's own, else the
 line JAX names ("from line FILE:N (fn)"), else the innermost library line outside JAX, NumPy
-and TensorFlow themselves (the line that called into them)."""
+and TensorFlow themselves (the line that called into them).
+
+The user's own frame is read from the structure of whatever traceback holds the message
+(:func:`message_stack`): Python's, JAX's filtered chain, pytest's ``path:N: in fn``, IPython's
+``Cell In[3], line 7`` and ``<ipython-input-..>``, faulthandler's dump after a crash. A frame is
+the user's unless it is installed (``site-packages``, ``dist-packages``), Python's own, inside a
+framework's folder (:data:`~hloscope.analysis.provenance.FRAMEWORK_FOLDERS`) or one of the
+tools that run code (:data:`_RUNNERS`: pytest, IPython, a frozen or generated module)."""
 
 from __future__ import annotations
 
@@ -8,8 +15,16 @@ import re
 
 from ...hlo.metadata import StackFrame
 from ..provenance import is_user_frame
+from .log import Log
 
-__all__ = ["user_source", "best_source", "caller_of_framework", "FROM_LINE"]
+__all__ = [
+    "user_source",
+    "best_source",
+    "caller_of_framework",
+    "message_stack",
+    "is_users",
+    "FROM_LINE",
+]
 
 #: JAX's provenance of a traced value: ``from line /path/model.py:127 (fn)``, ``was created on
 #: line /path/model.py:12 (fn)``.
@@ -24,10 +39,36 @@ _FRAMEWORK = re.compile(
 )
 
 
+# Folders of code that runs the user's (a source checkout of them is no site-packages): never
+# the line to fix.
+_RUNNERS = frozenset(
+    {"torch", "torch_xla", "numpy", "absl", "_pytest", "pluggy", "IPython", "ipykernel"}
+)
+# Files that are no file of the user's: Python's frozen modules, `exec`'s, NumPy's dispatch.
+_NO_FILE = ("<frozen", "<string>", "<__array_function__", "<decorator-gen")
+_SPLIT = re.compile(r"[\\/]")
+
+
+def is_users(frame: StackFrame) -> bool:
+    """Whether ``frame`` is the user's own code: not installed, Python's, a framework's
+    (:func:`~hloscope.analysis.provenance.is_user_frame`), a runner's or generated."""
+    if frame.file.startswith(_NO_FILE) or not is_user_frame(frame):
+        return False
+    return not any(folder in _RUNNERS for folder in _SPLIT.split(frame.file)[:-1])
+
+
 def user_source(stack: list[StackFrame]) -> str | None:
     """``file:line`` of the innermost user frame of ``stack`` (innermost first)."""
-    frame = next((f for f in stack if is_user_frame(f)), None)
+    frame = next((f for f in stack if is_users(f)), None)
     return f"{frame.file}:{frame.line}" if frame else None
+
+
+def message_stack(log: Log, pos: int) -> list[StackFrame]:
+    """The Python frames of the message at ``pos``, innermost first: the traceback it ends
+    (Python's, pytest's, IPython's), else a later traceback that ends with it again (a
+    logger printed it first), else the stack faulthandler dumped when the process died
+    after it."""
+    return log.traceback_before(pos) or log.traceback_repeating(pos) or log.crash_stack_after(pos)
 
 
 def best_source(stack: list[StackFrame], from_lines: list[StackFrame]) -> str | None:

@@ -6,7 +6,6 @@ import re
 from collections.abc import Iterator
 
 from ....hlo.metadata import StackFrame
-from ...provenance import is_user_frame
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind, advise
 from ..build import make_failure
@@ -14,7 +13,7 @@ from ..forms import Form, alternation, form_of
 from ..log import TRACEBACK_HEADER, Log, class_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family, FunctionRef
-from ..user_line import FROM_LINE, best_source, caller_of_framework
+from ..user_line import FROM_LINE, best_source, caller_of_framework, is_users
 
 # ---- JAX tracing errors -------------------------------------------------------------------------
 
@@ -182,7 +181,7 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     elif form.group == "no_tracing":
         defined_at = StackFrame(m["nt_file"], int(m["nt_line"]), m["nt_fn"])
     stack = log.traceback_before(m.start())
-    user = next((f for f in stack if is_user_frame(f)), None)
+    user = next((f for f in stack if is_users(f)), None)
     from_lines = [
         StackFrame(found["file"], int(found["line"]), found["fn"] or "")
         for found in FROM_LINE.finditer(log.text, m.end(), end)
