@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..units import TIME_UNITS, format_bytes, format_count, format_duration
+from .async_table import print_async_table
 from .sources import short_source, shorten_source
 from .table_fit import Column, fitted_table, print_table
 from .terminal import printable
@@ -319,19 +320,6 @@ def left_out_line(rows: list[dict[str, Any]], shown: int) -> str:
     )
 
 
-_ASYNC_COLUMNS: dict[str, Column] = {
-    "pair": Column("async pair", lambda r: r["start"], min_width=12, comfortable=22),
-    "span": Column("span/step", lambda r: format_seconds(r["span_s"]), right=True),
-    "hidden": Column("hidden", lambda r: format_seconds(r["hidden_s"]), right=True),
-    "exposed": Column("exposed", lambda r: format_seconds(r["exposed_s"]), right=True),
-    "share": Column("hidden %", lambda r: _percent(r["hidden_share"]), right=True),
-    "bytes": Column(
-        "bytes", lambda r: "-" if r["bytes"] is None else format_bytes(r["bytes"]), right=True
-    ),
-    "op": Column("op", lambda r: r["opcode"] or "-", min_width=6, comfortable=12),
-}
-
-
 def _async_lines(result: BenchResult, console: Any, wide: bool, top: int | None) -> None:
     """The async pairs of the traced steps, most exposed first: the span from start to done,
     how much of it other kernels hid and how much was exposed (no roofline: see
@@ -353,17 +341,7 @@ def _async_lines(result: BenchResult, console: Any, wide: bool, top: int | None)
             f"{format_seconds(found.async_exposed_s)} of it exposed (no other kernel running)"
         ),
     )
-    table, needed = fitted_table(
-        rows,
-        _ASYNC_COLUMNS,
-        ("pair", "span", "hidden", "exposed"),
-        ("share", "bytes", "op"),
-        console.width,
-        wide,
-    )
-    print_table(console, table, needed if wide else 0)
-    if len(rows) < len(overlaps):
-        console.print(Text(f"({len(rows)} of {len(overlaps)} async pairs shown)", style="dim"))
+    print_async_table(console, rows, len(overlaps), ("share", "bytes", "op"), wide, _percent)
 
 
 def render_comparison(comparison: BenchComparison, console: Any, labels: tuple[str, str]) -> None:

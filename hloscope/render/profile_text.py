@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..units import TIME_UNITS, format_bytes, format_count, format_duration
+from .async_table import print_async_table
 from .sources import short_source, shorten_source
 from .table_fit import Column, fitted_table, print_table
 from .terminal import printable, shorten_middle
@@ -254,19 +255,6 @@ def render_profile(
 #: Async pairs listed in the text without --top (the JSON has them all).
 SHOWN_ASYNC = 10
 
-_ASYNC_COLUMNS: dict[str, Column] = {
-    "pair": Column("async pair", lambda r: r["start"], min_width=12, comfortable=22),
-    "op": Column("op", lambda r: r["opcode"] or "-", min_width=6, comfortable=12),
-    "span": Column("span/step", lambda r: format_seconds(r["span_s"]), right=True),
-    "hidden": Column("hidden", lambda r: format_seconds(r["hidden_s"]), right=True),
-    "exposed": Column("exposed", lambda r: format_seconds(r["exposed_s"]), right=True),
-    "share": Column("hidden %", lambda r: _percent(r["hidden_share"]), right=True),
-    "bytes": Column(
-        "bytes", lambda r: "-" if r["bytes"] is None else format_bytes(r["bytes"]), right=True
-    ),
-    "n": Column("pairs", lambda r: str(r["pairs"]), right=True),
-}
-
 
 def async_line(profile: OpProfile) -> str:
     """``async transfers: 380 pairs, in flight 18.2 ms per step, 1.20 ms of it exposed...``:
@@ -291,17 +279,7 @@ def _async_table(profile: OpProfile, console: Any, wide: bool, top: int | None) 
     rows = [o.row() for o in overlaps[:limit]]
     console.print()
     console.print(Text(printable(async_line(profile)), style="bold"))
-    table, needed = fitted_table(
-        rows,
-        _ASYNC_COLUMNS,
-        ("pair", "span", "hidden", "exposed"),
-        ("share", "bytes", "op", "n"),
-        console.width,
-        wide,
-    )
-    print_table(console, table, needed if wide else 0)
-    if len(rows) < len(overlaps):
-        console.print(Text(f"({len(rows)} of {len(overlaps)} async pairs shown)", style="dim"))
+    print_async_table(console, rows, len(overlaps), ("share", "bytes", "op", "n"), wide, _percent)
 
 
 def _delta_columns(label: str, header: str) -> dict[str, Column]:
