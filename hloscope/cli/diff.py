@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 from ..errors import ExitStatus, HloscopeError
 from ._app import CliError, cli
 from ._device import device_option
+from ._fail_on import fail_on_options
 from ._output import output_format, per_module, show
 from ._target import (
     all_modules_option,
@@ -67,20 +68,10 @@ def parse_metrics(text: str | None) -> list[str]:
     "the compile time per stage and the passes of each side, when the versions differ or "
     "--python-a/--python-b is given).",
 )
-@click.option(
-    "--fail-on",
-    "fail_on",
-    metavar="METRICS",
-    help="Comma-separated kernels,bytes,flops,transcendentals,peak: exit 3 when B has more "
+@fail_on_options(
+    "Comma-separated kernels,bytes,flops,transcendentals,peak: exit 3 when B has more "
     "than A (peak: B's peak memory).",
-)
-@click.option(
-    "--threshold",
-    type=click.FloatRange(min=0),
-    default=0.0,
-    show_default=True,
-    metavar="PCT",
-    help="With --fail-on: tolerate growth up to PCT percent.",
+    "With --fail-on: tolerate growth up to PCT percent.",
 )
 @click.option(
     "--limit",

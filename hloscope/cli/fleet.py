@@ -10,6 +10,7 @@ import click
 
 from ..errors import ExitStatus, MissingExtra
 from ._app import CliError, cli
+from ._fail_on import fail_on_options
 from ._output import Format, output_format, show
 
 __all__ = ["fleet_command"]
@@ -49,19 +50,11 @@ __all__ = ["fleet_command"]
     metavar="BASELINE.parquet",
     help="Compare with an earlier run's -o file: modules paired by label and function.",
 )
-@click.option(
-    "--fail-on",
-    metavar="METRICS",
-    help="With --vs: exit 3 when any of these grew by more than --threshold percent "
+@fail_on_options(
+    "With --vs: exit 3 when any of these grew by more than --threshold percent "
     "(comma-separated: kernels, bytes, flops, peak, compiles).",
-)
-@click.option(
-    "--threshold",
-    type=click.FloatRange(min=0),
-    default=0.0,
-    show_default=True,
-    metavar="PERCENT",
-    help="How much growth --fail-on tolerates, in percent of the baseline.",
+    "How much growth --fail-on tolerates, in percent of the baseline.",
+    threshold_metavar="PERCENT",
 )
 @click.option(
     "--wide", is_flag=True, help="Show every column at full width (by default the table fits)."
