@@ -3,37 +3,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..analysis.roofline import Roofline
+    from .kernels import KernelTiming
+    from .traced import TracedKernel
 
-__all__ = ["TimedKernel", "kernel_contract"]
-
-
-class TimedKernel(Protocol):
-    """What both kinds of kernel row have that the contract reads."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def share(self) -> float: ...
-    @property
-    def flops(self) -> int: ...
-    @property
-    def bytes(self) -> int: ...
-    @property
-    def source(self) -> str: ...
-    @property
-    def roofline(self) -> Roofline: ...
-    @property
-    def median_s(self) -> float | None: ...
-    @property
-    def below_s(self) -> float | None: ...
+__all__ = ["kernel_contract"]
 
 
 def kernel_contract(
-    kernel: TimedKernel,
+    kernel: KernelTiming | TracedKernel,
     *,
     time_s: float | None,
     executions: float,
