@@ -186,15 +186,17 @@ def test_commands_with_device_compile_through_a_backend_a_package_declares(tmp_p
 #: Every command that takes ``--device`` and compiles a ``SCRIPT.py:FUNCTION`` for it, with
 #: the arguments it needs besides (``{out}``: a file it writes). Each opens its target through
 #: the capture every ``--device`` command shares, which the registry's backend compiles, and
-#: says so in its note; ``check`` asks the registry too (a registered backend compiles the whole
-#: program; XLA:TPU confirms a TPU's findings op by op). Not here: ``bench --device`` names the
-#: local JAX device to run on (cpu|gpu|tpu|N), not a registry row, and runs on it;
+#: says so in its note (``memory --scale`` compiles each size so too); ``check`` asks the
+#: registry too (a registered backend compiles the whole program; XLA:TPU confirms a TPU's
+#: findings op by op). Not here: ``bench --device`` names the local JAX device to run on
+#: (cpu|gpu|tpu|N), not a registry row, and runs on it;
 #: ``profile --device`` reads a trace and prices it on the row (a SCRIPT.py:FUNCTION module
 #: is opened as these are); ``try`` asks the registry too, but compiles its variants over a
 #: slice's devices, which this test backend (the local JAX) cannot lay out: it refuses it in one
 #: line naming it, and compiles with a registered backend that can (the tests after this one).
 DEVICE_COMMANDS = (
     ("memory",),
+    ("memory", "--scale", "x:0"),  # each of the three sizes a capture of its own
     ("fusions",),
     ("summary",),
     ("collectives",),
@@ -236,6 +238,12 @@ def test_every_device_command_compiles_through_the_registered_backend(tmp_path):
     check = _hloscope("check", target, "--device", "h100", "--json", cwd=tmp_path, site=site)
     answer = json.loads(check.stdout)
     assert answer["compiled_by"] == "Test XLA" and answer["device"] == "h100"
+    # memory --scale compiled every size with it, and says so.
+    args = ("memory", target, "--device", "h100", "--scale", "x:0", "--json")
+    scale = json.loads(_hloscope(*args, cwd=tmp_path, site=site).stdout)["scale"]
+    assert scale["backend"] == "test-xla-gpu" and scale["compiled_by"] == "Test XLA"
+    assert "by Test XLA" in scale["estimate_note"]
+    assert [p["size"] for p in scale["points"]] == [4, 8] and scale["check"]["size"] == 12
     # extract names a kernel of the module the backend compiled.
     rows = _hloscope("fusions", target, "--device", "h100", "--json", cwd=tmp_path, site=site)
     kernel = json.loads(rows.stdout)["rows"][0]["name"]

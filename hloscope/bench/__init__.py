@@ -27,7 +27,7 @@ the seam of :mod:`hloscope.backends` (``jaxlib_version``). By concern:
 The maths on a device's figures (the roofline, the step estimate, collectives priced on an
 interconnect, the memory fit) is the analysis layer's (:mod:`hloscope.analysis.roofline`...),
 on the rows of :mod:`hloscope.devices`: the offline commands never load this package's
-modules. ``memory_scale`` compiles a function at three sizes for ``memory --scale``.
+modules.
 """
 
 from ..lazy_exports import lazy_exports

@@ -84,7 +84,8 @@ def argument_position(
     """Where the argument is: an ``int`` position in ``args`` or a ``str`` key of ``kwargs``."""
     if isinstance(argument, int):
         if argument >= len(args):
-            raise UsageProblem(
+            # ScriptTargetError: found in a capture's child, said as the command line's mistake
+            raise ScriptTargetError(
                 f"--scale: argument {argument} does not exist (the example arguments "
                 f"have {len(args)} positional)"
             )
@@ -108,9 +109,11 @@ def resized_array(value: Any, dim: int, size: int, label: str) -> Any:
     shape = getattr(value, "shape", None)
     dtype = getattr(value, "dtype", None)
     if shape is None or dtype is None:
-        raise UsageProblem(f"--scale: argument {label} is not an array ({type(value).__name__})")
+        raise ScriptTargetError(
+            f"--scale: argument {label} is not an array ({type(value).__name__})"
+        )
     if not -len(shape) <= dim < len(shape):
-        raise UsageProblem(
+        raise ScriptTargetError(
             f"--scale: argument {label} has shape {tuple(shape)}: no dimension {dim}"
         )
     dims = list(shape)

@@ -13,6 +13,7 @@ from ._output import Format, output_format, per_module, show
 from ._target import all_modules_option, module_option, open_target, refresh_option
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..analysis.memory.scale_fit import ScaleSpec
     from ..devices import DeviceSpec
 
 __all__ = ["memory_command"]
@@ -61,11 +62,11 @@ __all__ = ["memory_command"]
     "--scale",
     "scale_spec",
     metavar="ARG:DIM[:S1,S2,S3]",
-    help="For SCRIPT.py:FUNCTION: compile the function in this process at two sizes of "
-    "dimension DIM of argument ARG (name or position; default the example's size n and 2n), fit "
-    "peak = a + b*size, check it at a third (3n), and print the largest size that fits under "
-    "--limit of --device (required). Each peak is XLA's live-range peak of that compile, as "
-    "for the target itself, on the backend jax has here.",
+    help="For SCRIPT.py:FUNCTION: compile the function for --device (required) at two sizes "
+    "of dimension DIM of argument ARG (name or position; default the example's size n and 2n), "
+    "fit peak = a + b*size, check it at a third (3n), and print the largest size that fits "
+    "under --limit. Each size compiles as the target does, by the backend the device's row "
+    "picks (XLA:TPU for a TPU), and its peak is judged as the target's is.",
 )
 def memory_command(
     target: str,
@@ -90,6 +91,7 @@ def memory_command(
 
     chosen = output_format(as_json)
     _refuse_mixed(module, all_modules, picture, scale_spec, device, fail_over_limit)
+    parsed = _parse_scale(scale_spec)  # a bad --scale is said before anything compiles
     opened = open_target(
         target,
         refresh=refresh,
@@ -99,7 +101,9 @@ def memory_command(
     if scale_spec is not None and opened.function is None:
         raise CliError("--scale compiles a function: give a SCRIPT.py:FUNCTION target")
     results = memory_results(opened, module=module, all_modules=all_modules)
-    scale = _fit_device(opened, results, device, limit, scale_spec) if device is not None else None
+    if device is not None:
+        _fit_device(results, device, limit)
+    scale = _scale(target, parsed, device, limit, refresh) if parsed is not None else None
     for r in results:
         for note in r.notes:
             if note.startswith("warning: "):
@@ -137,17 +141,14 @@ def _refuse_mixed(
         raise CliError("--fail-over-limit needs --device")
 
 
-def _fit_device(
-    opened: Any, results: list[Any], device: DeviceSpec, limit: str, scale_spec: str | None
-) -> dict[str, Any] | None:
-    """Each result's verdict on ``device`` under ``limit``; ``--scale``'s object when asked."""
+def _fit_device(results: list[Any], device: DeviceSpec, limit: str) -> None:
+    """Each result's verdict on ``device`` under ``limit``."""
     from ..analysis.memory.device_report import device_report
     from ..analysis.memory.fit import memory_device, parse_limit
 
     entry, fraction = memory_device(device), parse_limit(limit)
     for r in results:
         r.device = device_report(r, entry, fraction)
-    return _scale(opened, scale_spec, entry, fraction) if scale_spec is not None else None
 
 
 def _show(
@@ -179,12 +180,18 @@ def _show(
     show(chosen, json=payload, text=text)
 
 
-def _scale(opened: Any, spec: str, device: Any, limit: float) -> dict[str, Any]:
-    """``--scale``'s JSON object: the target's function loaded in this process (its script's
-    example arguments) and compiled at three sizes."""
-    from ..bench.memory_scale import parse_scale, scale_memory
-    from ..capture.script_loader import load_function
+def _parse_scale(text: str | None) -> ScaleSpec | None:
+    from ..analysis.memory.scale_fit import parse_scale
 
-    parsed = parse_scale(spec)
-    fn, args, kwargs = load_function(str(opened.script), str(opened.function))
-    return scale_memory(fn, args, kwargs, parsed, device, limit).to_dict()
+    return parse_scale(text) if text is not None else None
+
+
+def _scale(
+    target: str, spec: ScaleSpec, device: DeviceSpec | None, limit: str, refresh: bool
+) -> dict[str, Any]:
+    """``--scale``'s JSON object: the target's function compiled for ``device`` at three
+    sizes, each as the target itself was (the registry's backend, in a capture child)."""
+    from ..drivers.memory_scale import scale_memory
+
+    assert device is not None  # _refuse_mixed said so otherwise
+    return scale_memory(target, spec, device, limit, refresh=refresh).to_dict()

@@ -1,39 +1,21 @@
-"""How large can it get: the peak memory of a function as one argument's dimension grows.
+"""How large can it get, as data: a line ``peak = a + b * size`` through two compiles' peaks,
+its check at a third, and the largest size whose predicted peak stays under a limit.
 
-``hloscope memory SCRIPT.py:FUNCTION --scale ARG:DIM --device NAME`` compiles the function
-(with jax, in this process) at two sizes of dimension ``DIM`` of argument ``ARG``, fits a line
-``peak = a + b * size`` through the two peaks, compiles it once more at a third size to say how
-far the line is from what XLA does there, and solves the line for the largest size whose peak
-stays under the device's limit.
-
-Each peak is the one ``hloscope memory`` gives a function target
-(:func:`hloscope.drivers.memory.memory_of_function`): XLA's own live-range peak of that compile,
-read from the compile's live-range report (hloscope's simulation of the optimized module when the
-compile dumped none), not ``memory_analysis()``'s ``peak_memory_in_bytes``, which on CPU counts
-only arguments and outputs. On a TPU device each peak is padded to TPU tiles first
-(:mod:`hloscope.analysis.memory.device_report`). The compiles run on the backend jax has
-here: a CPU's buffer assignment stands in for the device's, which a TPU's or GPU's compiler
-may lay out differently.
-
-The default sizes are the example argument's own size ``n``, ``2n`` (the two the line goes
-through) and ``3n`` (the check, past both, as the prediction will be); ``ARG:DIM:S1,S2,S3``
-gives them.
+``hloscope memory SCRIPT.py:FUNCTION --scale ARG:DIM --device NAME`` compiles the function at
+three sizes of one argument's dimension (:mod:`hloscope.drivers.memory_scale`, through the
+backend the registry picks for the device); this module takes the three peaks and fits them,
+and compiles nothing.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..analysis.memory.device_report import verdict_peak
-from ..analysis.memory.fit import parse_limit
-from ..capture.scaled_arguments import argument_position, resized_array
-from ..devices import Device
-from ..errors import UsageProblem
+from ...errors import UsageProblem
 
-__all__ = ["ScaleSpec", "ScalePoint", "ScaleResult", "parse_scale", "scale_memory"]
+__all__ = ["ScaleSpec", "ScalePoint", "ScaleResult", "parse_scale", "fit_scale"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,10 +30,20 @@ class ScaleSpec:
 
 @dataclass(frozen=True, slots=True)
 class ScalePoint:
-    """One compile: the dimension's ``size`` and the ``peak_bytes`` XLA gives it."""
+    """One compile: the dimension's ``size`` and the ``peak_bytes`` the device is judged by
+    (as ``hloscope memory`` judges the target's own: XLA:TPU's peak for its compile, a TPU's
+    tiles added to another compiler's); ``refused`` when the compiler refused the program for
+    want of memory (the peak is then what it said it needs)."""
 
     size: int
     peak_bytes: int
+    refused: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        point: dict[str, Any] = {"size": self.size, "peak_bytes": self.peak_bytes}
+        if self.refused:
+            point["does_not_compile"] = True
+        return point
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +53,10 @@ class ScaleResult:
     ``intercept`` and ``slope`` are ``a`` and ``b`` of ``peak = a + b * size`` (bytes, bytes per
     unit of size); ``error`` is ``(predicted - measured) / measured`` at the check;
     ``largest_size`` is ``None`` when the peak does not grow with the size (any size fits if
-    the first does), and 0 when even a size of 1 is over the limit.
+    the first does), and 0 when even a size of 1 is over the limit. ``backend`` is the label of
+    the registry's row that compiled each size, ``compiled_by`` its words for its compiler,
+    ``compiled_for`` the device kind it compiled for (``None``: an estimate standing in for
+    the device, ``estimate_note`` says why).
     """
 
     spec: ScaleSpec
@@ -74,6 +69,9 @@ class ScaleResult:
     limit_bytes: int
     largest_size: int | None
     backend: str
+    compiled_by: str | None = None
+    compiled_for: str | None = None
+    estimate_note: str | None = None
 
     @property
     def error(self) -> float:
@@ -90,12 +88,14 @@ class ScaleResult:
             "argument": self.argument,
             "dim": self.spec.dim,
             "backend": self.backend,
-            "points": [{"size": p.size, "peak_bytes": p.peak_bytes} for p in self.points],
+            "compiled_by": self.compiled_by,
+            "compiled_for": self.compiled_for,
+            "estimate_note": self.estimate_note,
+            "points": [p.to_dict() for p in self.points],
             "intercept_bytes": self.intercept,
             "bytes_per_size": self.slope,
             "check": {
-                "size": self.check.size,
-                "peak_bytes": self.check.peak_bytes,
+                **self.check.to_dict(),
                 "predicted_bytes": self.predicted_check_bytes,
                 "error": self.error,
             },
@@ -133,57 +133,25 @@ def _is_int(text: str) -> bool:
     return text.lstrip("-").isdigit()
 
 
-def _position(fn: Callable[..., Any], spec: ScaleSpec, args: Sequence[Any], kwargs: dict) -> Any:
-    """Where the argument is: an ``int`` position in ``args`` or a ``str`` key of ``kwargs``."""
-    return argument_position(fn, spec.argument, args, kwargs)
-
-
-def _peak(fn: Callable[..., Any], args: tuple, kwargs: dict, device: Device) -> int:
-    from ..drivers.memory import memory_of_function
-
-    return verdict_peak(memory_of_function(fn, *args, **kwargs), device)
-
-
-def scale_memory(
-    fn: Callable[..., Any],
-    args: Sequence[Any],
-    kwargs: dict[str, Any],
+def fit_scale(
     spec: ScaleSpec,
-    device: Device,
-    limit: float | str,
+    points: tuple[ScalePoint, ScalePoint, ScalePoint],
+    limit_bytes: int,
+    compiled: dict[str, Any],
 ) -> ScaleResult:
-    """Compile ``fn`` at three sizes of ``spec``'s dimension and fit the peak (see the module
-    docstring)."""
-    import jax
-
-    where = _position(fn, spec, args, kwargs)
-    label = str(spec.argument)
-    base = args[where] if isinstance(where, int) else kwargs[where]
-    shape = getattr(base, "shape", None)
-    if spec.sizes is not None:
-        sizes = spec.sizes
-    else:
-        resized_array(base, spec.dim, 1, label)  # says a non-array or a bad dimension
-        n = int(shape[spec.dim]) if shape is not None else 1
-        sizes = (n, 2 * n, 3 * n)
-
-    def compile_at(size: int) -> ScalePoint:
-        value = resized_array(base, spec.dim, size, label)
-        call_args = list(args)
-        call_kwargs = dict(kwargs)
-        if isinstance(where, int):
-            call_args[where] = value
-        else:
-            call_kwargs[where] = value
-        return ScalePoint(size, _peak(fn, tuple(call_args), call_kwargs, device))
-
-    first, second, check = (compile_at(s) for s in sizes)
+    """The line through ``points``' first two, checked at the third; ``compiled`` says what
+    compiled them (``backend``, ``compiled_by``, ``compiled_for``, ``estimate_note``)."""
+    first, second, check = points
+    if first.size == second.size:
+        raise UsageProblem(
+            f"--scale {spec.argument}:{spec.dim}: the two fitting compiles have the same size "
+            f"({first.size}): give the sizes (ARG:DIM:S1,S2,S3)"
+        )
     slope = (second.peak_bytes - first.peak_bytes) / (second.size - first.size)
     intercept = first.peak_bytes - slope * first.size
-    limit_bytes = int((device.memory_bytes or 0) * parse_limit(limit))
     return ScaleResult(
         spec=spec,
-        argument=label,
+        argument=str(spec.argument),
         points=(first, second),
         check=check,
         predicted_check_bytes=round(intercept + slope * check.size),
@@ -191,7 +159,10 @@ def scale_memory(
         slope=slope,
         limit_bytes=limit_bytes,
         largest_size=_largest(intercept, slope, limit_bytes),
-        backend=jax.default_backend(),
+        backend=str(compiled.get("backend")),
+        compiled_by=compiled.get("compiled_by"),
+        compiled_for=compiled.get("compiled_for"),
+        estimate_note=compiled.get("estimate_note"),
     )
 
 
