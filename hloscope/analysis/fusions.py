@@ -87,6 +87,7 @@ from .provenance import layer_path, source_of, stack_source, tf_function_name
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
+    from ..hlo.metadata import StackFrame
     from ..hlo.model import Computation
 
 __all__ = [
@@ -364,12 +365,27 @@ class _Sources:
             if where is _UNSEEN:
                 where = by_stack[key] = stack_source(inst.stack)
             if where is None or (not where and self._function):
-                where = self._by_op_name(inst)
+                where = self._by_op_name(inst.op_name)
             out.append(where)
         return out
 
-    def _by_op_name(self, inst: Instruction) -> str:
-        name = inst.op_name
+    def of_members(self, members: _Members) -> list[str]:
+        """:meth:`many` of a kernel's ops read from its fused body's text: the stacks of the
+        locations not seen yet, then each op's from the cache in C; the op names (what
+        TensorFlow's ops need) only where a location does not answer."""
+        by_stack = self._by_stack
+        locations = members.locations
+        for key in set(locations).difference(by_stack):
+            by_stack[key] = stack_source(members.stack_at(locations.index(key)))
+        out: list[str | None] = list(map(by_stack.__getitem__, locations))
+        if None in out or (self._function and "" in out):
+            names = members.op_names()
+            for k, where in enumerate(out):
+                if where is None or (not where and self._function):
+                    out[k] = self._by_op_name(names[k])
+        return out  # type: ignore[return-value]
+
+    def _by_op_name(self, name: str) -> str:
         found = self._by_name.get(name)
         if found is None:
             found = self._by_name[name] = layer_path(name, self._function)
@@ -388,12 +404,52 @@ _OPCODE_OF = operator.attrgetter("opcode")
 _LOCATION_OF: Callable[[Instruction], tuple[int, str, int]] = Instruction.__dict__["location"].fget
 
 
-def _kernel_stack(members: Sequence[Instruction], wheres: Sequence[str], source: str) -> list[str]:
+class _Members:
+    """A kernel's ops: its fused body's but the parameters, or the op itself. Their opcodes,
+    locations and op names are read from the body's text; an Instruction is made (the body
+    built) only where the text cannot answer (see :meth:`Computation.stack_at`). A deep
+    model's kernels repeat a few hundred bodies, whose costs are known by structure: building
+    each of its 400k fused ops cost more than the rest of the report."""
+
+    __slots__ = ("comp", "is_member", "positions", "opcodes", "locations", "_single")
+
+    def __init__(self, comp: Computation | None, single: Instruction | None = None) -> None:
+        self.comp = comp
+        self._single = single
+        if comp is None:
+            self.is_member: list[bool] = [True] if single is not None else []
+            self.positions: list[int] = [0] if single is not None else []
+            self.opcodes: list[str] = [single.opcode] if single is not None else []
+            self.locations: list[tuple[int, str, int]] = (
+                [single.location] if single is not None else []
+            )
+            return
+        opcodes = comp.opcodes()
+        is_member = self.is_member = list(map("parameter".__ne__, opcodes))
+        self.positions = list(compress(range(len(opcodes)), is_member))
+        self.opcodes = list(compress(opcodes, is_member))
+        self.locations = list(compress(comp.locations(), is_member))
+
+    def stack_at(self, k: int) -> list[StackFrame]:
+        """The stack of the ``k``-th op (:attr:`Instruction.stack`)."""
+        if self.comp is None:
+            assert self._single is not None
+            return self._single.stack
+        return self.comp.stack_at(self.positions[k], self.locations[k])
+
+    def op_names(self) -> list[str]:
+        if self.comp is None:
+            return [self._single.op_name] if self._single is not None else []
+        names = self.comp.op_names()
+        return [names[p] for p in self.positions]
+
+
+def _kernel_stack(members: _Members, wheres: Sequence[str], source: str) -> list[str]:
     """The whole call stack (``file:line (function)``, innermost first) of the kernel's first
     op attributed to its ``source``: the chain that line sits in."""
-    for member, where in zip(members, wheres):
+    for k, where in enumerate(wheres):
         if where == source:
-            return [str(frame) for frame in member.stack]
+            return [str(frame) for frame in members.stack_at(k)]
     return []
 
 
@@ -441,26 +497,24 @@ def _kernel(
     cost = cost_of(inst)
     if inst.opcode == "fusion":
         fused = inst.fused_computation
+        members = _Members(fused)
         member_costs = costs_in(fused) if fused is not None else []
-        instructions = fused.instructions if fused is not None else []
-        is_member = list(map("parameter".__ne__, map(_OPCODE_OF, instructions)))
-        members = list(compress(instructions, is_member))
-        member_costs = list(compress(member_costs, is_member))
-        root_inst = fused.root if fused is not None else None
-        root = root_inst.opcode if root_inst is not None else ""
+        member_costs = list(compress(member_costs, members.is_member))
+        root_at = fused.root_position() if fused is not None else -1
+        root = fused.opcodes()[root_at] if fused is not None and root_at >= 0 else ""
         kind = inst.fusion_kind or ""
     else:
-        root_inst = None
-        members = [inst]
+        fused = None
+        members = _Members(None, inst)
         member_costs = [cost]
         root = inst.opcode
         kind = PREFETCH if is_prefetch(inst) else UNFUSED
-    wheres = source_of.many(members)
+    wheres = source_of.of_members(members)
     # The kernel's op_name: its own (XLA gives a fusion its root's), else its root's.
     op_name = own_name
-    if not op_name and root_inst is not None:
-        op_name = root_inst.op_name
-    ops = list(map(_OPCODE_OF, members))
+    if not op_name and fused is not None and fused.root is not None:
+        op_name = fused.root.op_name
+    ops = members.opcodes
     by_opcode = Counter(ops)  # a category per distinct opcode, not per op
     op_counts: Counter[str] = Counter()
     for opcode, n in by_opcode.items():

@@ -14,7 +14,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import repeat
+from itertools import compress, repeat
 from typing import TYPE_CHECKING, Any
 
 # attributes imports only leaf modules (metadata, shape, opcodes), never this one.
@@ -601,6 +601,7 @@ class Instruction:
 
 _OPCODE_OF = operator.attrgetter("opcode")
 _SHAPE_TEXT_OF = operator.attrgetter("shape_text")
+_OP_NAME_OF = operator.attrgetter("op_name")
 _LOCATION_OF = vars(Instruction)["location"].fget  # the property's getter, called directly
 _BUILD_LOCK = threading.RLock()  # see Computation._build
 
@@ -752,6 +753,39 @@ class Computation:
             if None not in quick:
                 return quick  # type: ignore[return-value]
         return list(map(_LOCATION_OF, self.instructions))
+
+    def op_names(self) -> list[str]:
+        """:attr:`Instruction.op_name` of each instruction, in order; read from the text
+        without building the instructions unless some metadata needs the decoder."""
+        body = self._body
+        if body is not None:
+            quick = list(map(quick_op_name, body.attribute_texts()))
+            if None not in quick:
+                return quick  # type: ignore[return-value]
+        return list(map(_OP_NAME_OF, self.instructions))
+
+    def stack_at(self, position: int, location: tuple[int, str, int]) -> list[StackFrame]:
+        """:attr:`Instruction.stack` of the instruction at ``position``, whose
+        :attr:`~Instruction.location` is ``location``: from the module's frame table, without
+        building the body, unless only the decoded metadata can say (a ``source_file``)."""
+        frame_id, file, _ = location
+        if frame_id and self.module is not None:
+            frames = self.module.stack_frames(frame_id)
+            if frames:
+                return frames
+        if not file:
+            return []
+        return self.instructions[position].stack
+
+    def root_position(self) -> int:
+        """The position of :attr:`root` among the instructions (-1 for none), without building
+        the body: its ``ROOT`` line, else its last."""
+        body = self._body
+        if body is not None:
+            roots = body.column(0)
+            return next(compress(range(len(roots)), roots), len(roots) - 1)
+        root = self._root
+        return next((n for n, inst in enumerate(self._instructions) if inst is root), -1)
 
     @property
     def parameters(self) -> list[Instruction]:
