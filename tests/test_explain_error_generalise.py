@@ -7,6 +7,9 @@ corpus's dev logs), or the errors JAX itself raises, run in a child."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -823,3 +826,211 @@ def test_a_check_failures_device_from_the_cuda_plugins_frames():
         "xla_cuda_plugin.so\n"
     )
     assert explain_error(log).failures[0].platform is Platform.GPU
+
+
+# ---- the user's line, from the structure of any traceback (issue 35 d) ---------------------
+
+_CELLS = """
+import sys
+from IPython.core.interactiveshell import InteractiveShell
+
+sys.stderr = sys.stdout
+shell = InteractiveShell.instance(colors="NoColor")
+CELLS = {
+    "shapes": ("def f(x):\\n    return jnp.ones(3) + jnp.ones(4) + x\\n", "y = 1\\nf(y)\\n"),
+    "tracer_bool": (
+        "@jax.jit\\ndef g(x):\\n    if x > 0:\\n        return x\\n    return -x\\n",
+        "g(1.0)\\n",
+    ),
+}
+shell.run_cell("import jax, jax.numpy as jnp", store_history=True)
+for name, (defined, called) in CELLS.items():
+    shell.run_cell(defined, store_history=True)
+    print("@@@", name)
+    shell.run_cell(called, store_history=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def cells(tmp_path_factory):
+    program = tmp_path_factory.mktemp("cells") / "cells.py"
+    program.write_text(_CELLS)
+    return run_cases(program)
+
+
+@pytest.mark.parametrize(
+    ("case", "family", "source"),
+    [
+        # Cell 2 defines f, cell 3 calls it: the line to fix is f's, in cell 2.
+        ("shapes", Family.JAX_SHAPE, "Cell In[2]:2"),
+        ("tracer_bool", Family.JAX_TRACING, "Cell In[4]:3"),
+    ],
+)
+def test_a_notebook_cells_line_is_the_users(cells, case, family, source):
+    """IPython 8 prints a cell's frame as ``Cell In[2], line 2`` and its libraries' as
+    ``File ~/site-packages/...py:732, in fn``: the cell is the user's code."""
+    failure = explain_error(cells[case]).failures[0]
+    assert failure.family is family
+    assert failure.finding.source == source
+
+
+def test_an_old_notebooks_cell_is_the_users():
+    # Colab's older IPython: `[<ipython-input-1-b1e...>](https://localhost:8080/#) in <cell
+    # line: 11>()` and `---> 11` below; the library frames are dist-packages'.
+    failure = first(CORPUS / "whispercolab_4_dnn_colab_cell.log")
+    assert failure.family is Family.BACKEND_STARTUP
+    assert failure.finding.source == "<ipython-input-1-b1e123599bf1>:11"
+    assert [frame.line for frame in failure.user_stack] == [11]
+
+
+_PYTEST_FILE = """
+import jax
+import jax.numpy as jnp
+
+
+def scale(x):
+    return x.reshape(3, 5)  # fails here: reshape
+
+
+def test_reshape():
+    scale(jnp.ones(16))
+
+
+def test_bool():
+    @jax.jit
+    def f(x):
+        return 1 if x > 0 else 0  # fails here: bool
+
+    f(1.0)
+"""
+
+
+@pytest.fixture(scope="module")
+def pytest_reports(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("pytest_report")
+    (folder / "test_user.py").write_text(_PYTEST_FILE)
+    reports = {}
+    for style in ("long", "short"):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-p",
+                "no:cacheprovider",
+                f"--tb={style}",
+                "-q",
+                "test_user.py",
+            ],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+            env={**os.environ, "JAX_PLATFORMS": "cpu"},
+        )
+        reports[style] = done.stdout
+    return folder / "test_user.py", reports
+
+
+@pytest.mark.parametrize("style", ["long", "short"])
+@pytest.mark.parametrize(
+    ("test", "family"), [("reshape", Family.JAX_SHAPE), ("bool", Family.JAX_TRACING)]
+)
+def test_a_pytest_reports_user_line(pytest_reports, style, test, family):
+    """pytest's report gives frames as ``test_user.py:7: in scale`` (short) or after the
+    source as ``test_user.py:7: `` (long), its ``E`` lines the message: each failing test's
+    line is its own, not pytest's or JAX's."""
+    program, reports = pytest_reports
+    section = reports[style].split(f"test_{test} _")[1]
+    failure = explain_error(section).failures[0]
+    assert failure.family is family
+    assert failure.finding.source == f"test_user.py:{marked_line(program, test)}"
+
+
+_CRASHING = """
+import ctypes
+import faulthandler
+import sys
+
+faulthandler.enable()
+CHECK = {
+    "abort": "F0912 11:59:01.941641  741969 shape_tree.cc:54] Check failed: "
+    "result->children_start_id >= 0 (-1 vs. 0)\\n*** Check failure stack trace: ***\\n",
+    "segv": "2024-07-17 11:40:54.103908: E external/xla/xla/status_macros.cc:56] INTERNAL: "
+    "RET_CHECK failure (external/xla/xla/service/cpu/ir_emitter.cc:1144) "
+    "LayoutUtil::IsMonotonicWithDim0Major(operand->shape().layout())\\n",
+}
+
+
+def compile_step(how):
+    sys.stderr.write(CHECK[how])
+    sys.stderr.flush()
+    if how == "abort":
+        import os
+        os.abort()  # fails here: abort
+    ctypes.string_at(0)  # fails here: segv
+
+
+compile_step(sys.argv[1])
+"""
+
+
+@pytest.mark.parametrize("how", ["abort", "segv"])
+def test_a_crashs_user_line_from_faulthandlers_dump(tmp_path, how):
+    """A process XLA ends prints its message, then faulthandler's ``Current thread ... (most
+    recent call first):`` and ``File "x.py", line 21 in fn`` (no comma): the user's line is
+    the innermost of those frames that is the user's, the real dump of a real abort here."""
+    program = tmp_path / "crashing.py"
+    program.write_text(_CRASHING)
+    done = subprocess.run(
+        [sys.executable, str(program), how],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0 and "Current thread" in done.stderr
+    failure = explain_error(done.stderr).failures[0]
+    assert failure.family is Family.XLA_CRASH
+    assert failure.finding.source == f"{program}:{marked_line(program, how)}"
+
+
+@pytest.mark.parametrize(
+    ("frame", "users"),
+    [
+        ('File "/content/train.py", line 3, in <module>', True),  # Colab's own files
+        ('File "/home/u/proj/model.py", line 3, in f', True),
+        ('File "/usr/local/lib/python3.10/dist-packages/flax/core.py", line 3, in f', False),
+        ('File "/opt/jax/jax/_src/compiler.py", line 3, in f', False),  # a source checkout
+        ('File "/home/u/src/torch/nn/module.py", line 3, in f', False),
+        ('File "/home/u/venv/lib/python3.11/site-packages/_pytest/python.py", line 3', False),
+        ('File "<string>", line 8, in <module>', False),  # exec's
+        ('File "<frozen runpy>", line 88, in _run_code', False),
+    ],
+)
+def test_which_frames_are_the_users(frame, users):
+    log = f"Traceback (most recent call last):\n  {frame}\n    x()\nValueError: bad\n"
+    from hloscope.analysis.explain_error.log import Log
+    from hloscope.analysis.explain_error.user_line import is_users, message_stack
+
+    text = Log(log)
+    (found,) = message_stack(text, log.index("ValueError"))
+    assert is_users(found) is users
+
+
+def test_a_message_a_logger_printed_before_its_traceback():
+    # absl logs the status first; Python's traceback ending with it comes after.
+    message = "INTERNAL: RET_CHECK failure (xla/service/cpu/ir_emitter.cc:1144) bad layout"
+    log = (
+        f"2024-07-17 11:40:54.103908: E external/xla/xla/status_macros.cc:56] {message}\n"
+        "*** Begin stack trace ***\n\ttsl::CurrentStackTrace()\n*** End stack trace ***\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/proj/run.py", line 9, in <module>\n    step(x)\n'
+        '  File "/home/u/venv/lib/python3.11/site-packages/jax/_src/pjit.py", line 3, in f\n'
+        "    return g()\n"
+        f"jaxlib.xla_extension.XlaRuntimeError: {message}\n"
+    )
+    failure = explain_error(log).failures[0]
+    assert failure.family is Family.XLA_CRASH
+    assert failure.finding.source == "/home/u/proj/run.py:9"

@@ -77,6 +77,11 @@ _CRASH_STACK = re.compile(
     r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):", re.M
 )
 _CRASH_LOOKAHEAD = 16 * 1024
+# pytest's long report names the frame that raised after the message: `test_x.py:17: Error`;
+# a line of `_ _ _` or `____ test_y ____` starts another entry or another test's report.
+_PYTEST_RAISED = re.compile(r"^(?P<file>[^\s:][^:\n]*\.py):(?P<line>\d+): [A-Z][\w.]*$", re.M)
+_PYTEST_SEPARATOR = re.compile(r"^(?:_ _ _|_{3,} |={3,} )", re.M)
+_PYTEST_LOOKAHEAD = 8 * 1024
 # How much of a message is compared to find it again at the end of a later traceback, and the
 # least that counts as the same message.
 _REPEAT_KEY = 120
@@ -188,7 +193,16 @@ class Log:
             last = found.end()
         if not frames or self.text.count("\n", last, pos) > _MAX_GAP_LINES:
             return []
-        return frames[::-1]
+        raised_at = self._pytest_raised_at(pos) if head < 0 else None
+        return ([raised_at] if raised_at else []) + frames[::-1]
+
+    def _pytest_raised_at(self, pos: int) -> StackFrame | None:
+        """The innermost frame of pytest's long report, which it prints after the message's
+        ``E`` lines (``test_x.py:17: ValueError``); none past the report's next section."""
+        found = _PYTEST_RAISED.search(self.text, pos, pos + _PYTEST_LOOKAHEAD)
+        if found is None or _PYTEST_SEPARATOR.search(self.text, pos, found.start()):
+            return None
+        return StackFrame(found["file"], int(found["line"]), "")
 
     def traceback_after(self, pos: int, within: int = 4096) -> list[StackFrame]:
         """The frames of a traceback that starts within ``within`` characters after ``pos``
