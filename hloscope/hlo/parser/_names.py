@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain, compress
 
 from ..model import Computation, Instruction, Module, SourceText
@@ -164,7 +164,7 @@ def _possible_callers(module: Module, built_only: bool = False) -> Iterator[Inst
     return compress(everything, map(operator.not_, non_callers))
 
 
-def _unknown_callee(text: str, known: dict[str, Computation]) -> bool:
+def _unknown_callee(text: str, known: Mapping[str, object]) -> bool:
     """Does this attribute text name a computation that is not in ``known``?"""
     if not text or "=" not in text:
         return False
@@ -210,13 +210,25 @@ def _unbuilt_columns(bodies: list[BulkBody]) -> tuple[Iterable[str], Iterable[st
     return every_opcode, every_text
 
 
+def calls_unknown(
+    opcodes: Sequence[str], texts: Sequence[str], known: Mapping[str, object]
+) -> bool:
+    """Whether any of these ops (opcodes and attribute texts, a column each) calls a
+    computation not in ``known``: the test :func:`check_called_computations` makes of bodies
+    not built yet, over whole columns in C, and op by op only after a first alarm."""
+    callers = list(compress(texts, map(operator.not_, map(_NOT_CALLER, opcodes))))
+    if not _unknown_callee_in_lines("\n".join(callers), known):
+        return False
+    return any(_unknown_callee(text, known) for text in callers)
+
+
 def _caller_texts(body: BulkBody) -> list[str]:
     """The attribute texts of a body's instructions that may call a computation."""
     opcodes = body.opcodes()
     return list(compress(body.attribute_texts(), map(operator.not_, map(_NOT_CALLER, opcodes))))
 
 
-def _unknown_callee_in_lines(text: str, known: dict[str, Computation]) -> bool:
+def _unknown_callee_in_lines(text: str, known: Mapping[str, object]) -> bool:
     """:func:`_unknown_callee` of every line of ``text`` at once, in C. It may also look at
     names a line-by-line read would skip (``xcalls=f``, an attribute inside a brace list): a
     false alarm only sends the caller to the exact check, and nothing that check finds is

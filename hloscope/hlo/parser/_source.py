@@ -181,12 +181,13 @@ def _could_be_path(source: object) -> bool:
     """Could ``source`` name a file? (One line of reasonable length; a path-like always can.)"""
     if isinstance(source, os.PathLike):
         return True
+    # The length and line tests first: strip() copies a whole module's text that ends in '\n'.
     return (
         isinstance(source, str)
-        and bool(source.strip())
+        and len(source) < 4096
         and "\n" not in source
         and "\r" not in source
-        and len(source) < 4096
+        and bool(source.strip())
     )
 
 

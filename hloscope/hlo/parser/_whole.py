@@ -39,7 +39,7 @@ from ._bulk import (
     _plain_attributes,
 )
 from ._careful import _COMMENT, _COMP_HEADER, ModuleParser, _maybe_unbalanced
-from ._names import check_called_computations, name_computations, uniquify_names
+from ._names import calls_unknown, name_computations, uniquify_names
 from ._source import blank_comments
 from ._statements import NAME_RUN, STACK_SECTIONS
 
@@ -95,10 +95,12 @@ def _read(source: SourceText) -> Module | None:
     if 0 in counts:
         return None
     rows = [0, *accumulate(counts)]
+    known = dict.fromkeys(names)
     # Read and checked in chunks of whole bodies (small first: a module the path declines,
     # most often at its first body, costs little; then ~8k rows: the whole module's texts at
-    # once took a tenth more peak memory), the chunks' columns joined at the end.
-    parts: list[list[Sequence[str]]] = []
+    # once took a tenth more peak memory). Each chunk's columns stay its own: its bodies are
+    # rows of them (joining the chunks' columns into the module's cost a tenth of a parse).
+    chunks: list[tuple[int, int, list[Sequence[str]]]] = []
     for first, last in _chunks(rows):
         found = _BULK_LINE.findall(scan, ends[first], closes[last - 1] + 1)
         if len(found) != rows[last] - rows[first]:
@@ -107,36 +109,37 @@ def _read(source: SourceText) -> Module | None:
         del found  # its tuples, before the checks make their texts
         if not _columns_pass(columns, [r - rows[first] for r in rows[first : last + 1]]):
             return None
-        parts.append(columns)
-    table: list[Sequence[str]] = (
-        parts[0] if len(parts) == 1 else [tuple(chain.from_iterable(c)) for c in zip(*parts)]
-    )
-    del parts
+        if calls_unknown(columns[3], columns[5], known):
+            return None  # the module parser says which computation is missing, and where
+        chunks.append((first, last, columns))
     # 0-based line index of each header: the line breaks before the one that ends it.
-    first = scan.count("\n", 0, ends[0])
+    first_line = scan.count("\n", 0, ends[0])
     header_lines = list(
-        accumulate(map(scan.count, repeat("\n"), ends[:-1], ends[1:]), initial=first)
+        accumulate(map(scan.count, repeat("\n"), ends[:-1], ends[1:]), initial=first_line)
     )
-    # Each body keeps its own operand texts (see BulkBody), the other columns are shared.
-    operands = table[4]
-    shared: list[Sequence[str] | None] = [*table[:4], None, table[5]]
     new = Computation.from_parts
     computations = []
-    for n, (entry, name, signature) in enumerate(headers):
-        line = header_lines[n]
-        if signature is not None and "/*" in signature:
-            signature = _header_signature(scan[scan.rfind("\n", 0, ends[n]) + 1 : ends[n]])
-        body = BulkBody(shared, rows[n], rows[n + 1], line + 2, operands[rows[n] : rows[n + 1]])
-        computations.append(new(name, bool(entry), line + 1, signature or None, body, module))
+    for first, last, table in chunks:
+        # Each body keeps its own operand texts (see BulkBody), the other columns are shared.
+        operands = table[4]
+        shared: list[Sequence[str] | None] = [*table[:4], None, table[5]]
+        base = rows[first]
+        for n in range(first, last):
+            entry, name, signature = headers[n]
+            line = header_lines[n]
+            if signature is not None and "/*" in signature:
+                signature = _header_signature(scan[scan.rfind("\n", 0, ends[n]) + 1 : ends[n]])
+            start, stop = rows[n] - base, rows[n + 1] - base
+            body = BulkBody(shared, start, stop, line + 2, operands[start:stop])
+            computations.append(new(name, bool(entry), line + 1, signature or None, body, module))
     module.computations = computations
     module.computations_by_name = dict(zip(names, computations))
     module.entry = computations[entries[0]] if entries else computations[-1]
     module.entry.is_entry = True
     if not module.name:
         module.name = "module_" + module.entry.name
-    check_called_computations(module, source)
     name_computations(module, {})
-    uniquify_names(module, table[1])
+    uniquify_names(module, list(chain.from_iterable(table[1] for _, _, table in chunks)))
     return module
 
 
