@@ -251,8 +251,6 @@ def _confirmed_check(
     value: Any, args: tuple[Any, ...], kwargs: dict[str, Any], device: Any
 ) -> CheckReport:
     """:func:`check` for a TPU ``device``, its problems confirmed by XLA:TPU."""
-    from .analysis.unsupported.confirm import label_static
-    from .capture.errors import CaptureError
     from .devices import parse_device
     from .drivers.device_check import confirm_for_device
 
@@ -273,10 +271,7 @@ def _confirmed_check(
             where = _whole_program(value, args, kwargs)
     elif isinstance(value, Module):
         where = {"module_text": value.to_text()}
-    try:
-        return confirm_for_device(report, spec, **where)  # the registry's compiler
-    except CaptureError as error:
-        return label_static(report, error.one_line())
+    return confirm_for_device(report, spec, **where)  # the registry's compiler
 
 
 def _whole_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -191,6 +191,8 @@ def _report(
 ) -> CheckReport:
     """The report of the framework check (``SCRIPT.py:FUNCTION``) or the offline one; with a
     TPU ``device``, confirmed by XLA:TPU (:mod:`hloscope.analysis.unsupported.confirm`)."""
+    from ..drivers.device_check import confirm_for_device
+
     found = _FUNCTION_SPEC.match(target)
     # A URL is never a script (Target says so in one line); a local folder may end in .py:NAME.
     if found is not None and not os.path.isdir(target) and not is_url(target):
@@ -203,7 +205,9 @@ def _report(
         report = _function_check(target, platform, mxu)
         if device is None:
             return report
-        return _confirmed(report, device, script=found["script"], function=found["function"])
+        return confirm_for_device(
+            report, device, script=found["script"], function=found["function"]
+        )
     from ..analysis.unsupported.hlo_check import check_modules
     from ._target import open_modules
 
@@ -225,7 +229,7 @@ def _report(
         return report
     # One module is compiled whole too; of several, each finding's op alone.
     whole = staged[0].to_text() if len(staged) == 1 else None
-    return _confirmed(report, device, module_text=whole)
+    return confirm_for_device(report, device, module_text=whole)
 
 
 def _function_check(target: str, platform: str, mxu: int) -> CheckReport:
@@ -243,28 +247,6 @@ def _function_check(target: str, platform: str, mxu: int) -> CheckReport:
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     with startup_chatter_filtered():
         return check_value(target, platform=platform, mxu=mxu)
-
-
-def _confirmed(
-    report: CheckReport,
-    device: DeviceSpec,
-    *,
-    script: str | None = None,
-    function: str | None = None,
-    module_text: str | None = None,
-) -> CheckReport:
-    """``report`` confirmed by XLA:TPU for ``device`` in a child process, or labelled static
-    (one note) when XLA:TPU cannot be asked or could not answer."""
-    from ..analysis.unsupported.confirm import label_static
-    from ..capture.errors import CaptureError
-    from ..drivers.device_check import confirm_for_device
-
-    try:  # by the compiler the backends' registry picks for the device
-        return confirm_for_device(
-            report, device, script=script, function=function, module_text=module_text
-        )
-    except CaptureError as error:
-        return label_static(report, error.one_line())
 
 
 def _has_stages(target: str) -> bool:

@@ -31,16 +31,22 @@ def confirm_for_device(
     function: str | None = None,
     module_text: str | None = None,
 ) -> CheckReport:
-    """``report`` confirmed, in place, by the compiler the registry picks for ``device``; a
-    failure to compile is one :class:`~hloscope.capture.errors.CaptureError` line."""
+    """``report`` confirmed, in place, by the compiler the registry picks for ``device``, or
+    labelled static (one note: the :class:`~hloscope.capture.errors.CaptureError`'s line) when
+    that compiler cannot be asked or could not answer."""
+    from ..analysis.unsupported.confirm import label_static
     from ..backends import backend_row, built_in
+    from ..capture.errors import CaptureError
 
-    row = backend_row(device)
-    if built_in(row):
-        return confirm_with_xla_tpu(
-            report, device, script=script, function=function, module_text=module_text
-        )
-    return _by_registered(report, device, row, script, function)
+    try:
+        row = backend_row(device)
+        if built_in(row):
+            return confirm_with_xla_tpu(
+                report, device, script=script, function=function, module_text=module_text
+            )
+        return _by_registered(report, device, row, script, function)
+    except CaptureError as error:
+        return label_static(report, error.one_line())
 
 
 def _by_registered(
