@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import operator
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import accumulate, chain, compress, repeat
 from typing import Any
@@ -112,26 +112,31 @@ def _read(source: SourceText) -> Module | None:
         if calls_unknown(columns[3], columns[5], known):
             return None  # the module parser says which computation is missing, and where
         chunks.append((first, last, columns))
-    # 0-based line index of each header: the line breaks before the one that ends it.
+    # 0-based line index of each header: the line breaks before the first, then for each next
+    # one the previous body's lines and those between its '}' and the header (short spans: the
+    # bodies' lines are counted already).
     first_line = scan.count("\n", 0, ends[0])
-    header_lines = list(
-        accumulate(map(scan.count, repeat("\n"), ends[:-1], ends[1:]), initial=first_line)
-    )
-    new = Computation.from_parts
-    computations = []
+    gaps = map(scan.count, repeat("\n"), closes[:-1], ends[1:])
+    header_lines = list(accumulate(map(operator.add, counts, gaps), initial=first_line))
+    signatures = [signature or None for _, _, signature in headers]
+    for n, signature in enumerate(signatures):
+        if signature is not None and "/*" in signature:
+            signatures[n] = _header_signature(scan[scan.rfind("\n", 0, ends[n]) + 1 : ends[n]])
+    # The bodies and computations made by map, a call each without a loop in Python around it.
+    made: list[BulkBody] = []
     for first, last, table in chunks:
         # Each body keeps its own operand texts (see BulkBody), the other columns are shared.
-        operands = table[4]
         shared: list[Sequence[str] | None] = [*table[:4], None, table[5]]
         base = rows[first]
-        for n in range(first, last):
-            entry, name, signature = headers[n]
-            line = header_lines[n]
-            if signature is not None and "/*" in signature:
-                signature = _header_signature(scan[scan.rfind("\n", 0, ends[n]) + 1 : ends[n]])
-            start, stop = rows[n] - base, rows[n + 1] - base
-            body = BulkBody(shared, start, stop, line + 2, operands[start:stop])
-            computations.append(new(name, bool(entry), line + 1, signature or None, body, module))
+        starts = [row - base for row in rows[first : last + 1]]
+        spans = list(map(slice, starts[:-1], starts[1:]))
+        first_lines = [line + 2 for line in header_lines[first:last]]
+        operands = map(table[4].__getitem__, spans)
+        made += map(BulkBody, repeat(shared), starts[:-1], starts[1:], first_lines, operands)
+    is_entry = [bool(entry) for entry, _, _ in headers]
+    lines = [line + 1 for line in header_lines]
+    new = Computation.from_parts
+    computations = list(map(new, names, is_entry, lines, signatures, made, repeat(module)))
     module.computations = computations
     module.computations_by_name = dict(zip(names, computations))
     module.entry = computations[entries[0]] if entries else computations[-1]
@@ -241,14 +246,16 @@ _CHUNK_ROWS = 8192
 def _chunks(rows: list[int]) -> Iterator[tuple[int, int]]:
     """Ranges of bodies (first, last + 1) of about ``_CHUNK_ROWS`` rows, a big body alone; the
     first ones smaller (the first body alone, then 64 rows, 128...): a module the path
-    declines, most often for its first body, costs little."""
+    declines, most often for its first body, costs little. Each chunk ends at the first body
+    that reaches its size (found by bisection in the rising row bounds)."""
     first = 0
     size = 0
-    for k in range(1, len(rows)):
-        if rows[k] - rows[first] >= size or k == len(rows) - 1:
-            yield first, k
-            first = k
-            size = min(max(2 * size, 64), _CHUNK_ROWS)
+    end = len(rows) - 1
+    while first < end:
+        last = min(bisect_left(rows, rows[first] + size, first + 1), end)
+        yield first, last
+        first = last
+        size = min(max(2 * size, 64), _CHUNK_ROWS)
 
 
 def _operands_defined(
