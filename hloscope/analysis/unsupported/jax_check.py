@@ -208,46 +208,49 @@ def _lowering_finding(error: RaisedError, names: _FunctionNames) -> Finding:
     )
 
 
+def _use_finding(
+    primitive: str, number: int, use: PrimitiveUse, names: _FunctionNames, why: tuple[Reason, str]
+) -> Finding:
+    """The finding of ``use``, the ``number``-th of ``primitive`` the lowering stood in for;
+    ``why`` is its reason and the detail that says what standing in did."""
+    where = _use_line(use)
+    return Finding(
+        op=primitive,
+        node=f"{primitive}.{number}",
+        function=names.where(where),
+        reason=why[0],
+        source=_source(where),
+        suggestion=suggest(primitive, why[0]),
+        detail=why[1],
+    )
+
+
 def _missing_lowerings(facts: LoweringFacts, names: _FunctionNames) -> list[Finding]:
-    findings = []
-    for missing in facts.missing:
-        uses = missing.uses or ()
-        for number, use in enumerate(uses, 1):
-            where = _use_line(use)
-            findings.append(
-                Finding(
-                    op=missing.primitive,
-                    node=f"{missing.primitive}.{number}",
-                    function=names.where(where),
-                    reason=Reason.NO_LOWERING,
-                    source=_source(where),
-                    suggestion=suggest(missing.primitive, Reason.NO_LOWERING),
-                    detail=f"{missing.message} (stood in for, so the rest of the program "
-                    "was still checked)",
-                )
-            )
-    return findings
+    return [
+        _use_finding(
+            missing.primitive,
+            number,
+            use,
+            names,
+            (
+                Reason.NO_LOWERING,
+                f"{missing.message} (stood in for, so the rest of the program was still checked)",
+            ),
+        )
+        for missing in facts.missing
+        for number, use in enumerate(missing.uses or (), 1)
+    ]
 
 
 def _stood_in_callbacks(
     facts: LoweringFacts, names: _FunctionNames, platform: Platform
 ) -> list[Finding]:
+    why = (Reason.HOST_CALLBACK, _stood_in_detail(platform))
     findings = []
     counts: dict[str, int] = {}
     for use in facts.callbacks:
         counts[use.primitive] = counts.get(use.primitive, 0) + 1
-        where = _use_line(use)
-        findings.append(
-            Finding(
-                op=use.primitive,
-                node=f"{use.primitive}.{counts[use.primitive]}",
-                function=names.where(where),
-                reason=Reason.HOST_CALLBACK,
-                source=_source(where),
-                suggestion=suggest(use.primitive, Reason.HOST_CALLBACK),
-                detail=_stood_in_detail(platform),
-            )
-        )
+        findings.append(_use_finding(use.primitive, counts[use.primitive], use, names, why))
     return findings
 
 
