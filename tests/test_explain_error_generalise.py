@@ -1034,3 +1034,91 @@ def test_a_message_a_logger_printed_before_its_traceback():
     failure = explain_error(log).failures[0]
     assert failure.family is Family.XLA_CRASH
     assert failure.finding.source == "/home/u/proj/run.py:9"
+
+
+# ---- crashes of the process running XLA, read by their structure (issue 35 a) ---------------
+
+
+@pytest.mark.parametrize(
+    ("path", "op", "node"),
+    [
+        # absl's stack at the signal in a Ray worker (its tags and logger prefix on each
+        # line), the "received" line lost: the PC line says where the signal stopped it.
+        (
+            CORPUS / "alpa_819_segv_nccl_thunk.log",
+            "crash",
+            "xla::gpu::CrossMeshNcclAllReduceThunk::ExecuteOnStream()",
+        ),
+        # faulthandler's dump without its "Fatal Python error" line, inside JAX's lowering.
+        (CORPUS / "alphafold_914_faulthandler_lowering.log", "crash", ""),
+        # faulthandler's "Fatal Python error: Aborted" while JAX compiled (its line kept).
+        (CORPUS / "nixpkgs_256717_fatal_abort.log", "abort", ""),
+    ],
+)
+def test_a_crash_inside_the_framework_is_xlas(path, op, node):
+    failure = first(path)
+    assert failure.family is Family.XLA_CRASH and failure.advice_kind == "report_bug"
+    assert (failure.finding.op, failure.finding.node) == (op, node)
+
+
+def test_absls_newer_signal_line_is_read_like_the_older_one():
+    # absl wrote "*** SIGSEGV (@0x10) ... received by PID 1 ..." before 2023 and "*** SIGSEGV
+    # received at time=1700000000 on cpu 3 ***" after; the frames are the alpa log's.
+    frames = (CORPUS / "alpa_819_segv_nccl_thunk.log").read_text()
+    for line in (
+        "*** SIGSEGV received at time=1671479854 on cpu 3 ***\n",
+        "*** SIGSEGV (@0x10), see go/stacktraces#s15 received by PID 10617 (TID 10781) on cpu "
+        "3; stack trace: ***\n",
+    ):
+        failure = explain_error(line + frames).failures[0]
+        assert (failure.family, failure.finding.op) == (Family.XLA_CRASH, "SIGSEGV")
+        assert failure.platform is Platform.GPU
+
+
+def test_a_crash_of_the_users_own_code_is_not_xlas(tmp_path):
+    # faulthandler's real dump of a segfault in the user's own ctypes call: no framework frame.
+    program = tmp_path / "own.py"
+    program.write_text("import ctypes, faulthandler\nfaulthandler.enable()\nctypes.string_at(0)\n")
+    done = subprocess.run(
+        [sys.executable, str(program)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert "Fatal Python error: Segmentation fault" in done.stderr
+    assert not explain_error(done.stderr).recognised
+
+
+@pytest.mark.parametrize(
+    ("log", "recognised"),
+    [
+        (
+            "I0000 xla_bridge.py:884] Unable to initialize backend 'rocm'\nSegmentation fault "
+            "(core dumped)\n",
+            True,
+        ),
+        ("$ ./my_tool --input x\nSegmentation fault (core dumped)\n", False),
+    ],
+)
+def test_the_shells_word_for_a_crash_needs_a_sign_of_xla(log, recognised):
+    explanation = explain_error(log)
+    assert explanation.recognised is recognised
+    if recognised:
+        assert explanation.failures[0].finding.op == "SIGSEGV"
+
+
+@pytest.mark.parametrize(
+    ("log", "op"),
+    [
+        (CORPUS / "jax_6921_illegal_address.log", "CUDA_ERROR_ILLEGAL_ADDRESS"),
+        # XLA's CUDA driver wrapper logging a stream that failed after a kernel faulted.
+        (
+            "2023-05-05 10:00:00.000000: E external/xla/xla/stream_executor/cuda/cuda_driver.cc"
+            ":1234] failed to synchronize the stop event: CUDA_ERROR_LAUNCH_FAILED: "
+            "unspecified launch failure\n",
+            "CUDA_ERROR_LAUNCH_FAILED",
+        ),
+    ],
+)
+def test_a_gpu_kernel_that_faulted_as_it_ran(log, op):
+    text = log.read_text() if isinstance(log, Path) else log
+    failure = explain_error(text).failures[0]
+    assert (failure.family, failure.finding.op) == (Family.XLA_STATUS, op)
+    assert failure.platform is Platform.GPU and failure.advice_kind == "report_bug"

@@ -41,7 +41,13 @@ from ..log import Log, status_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
-__all__ = ["LIBRARY_CHECK", "RECOGNISER"]
+__all__ = ["LIBRARY_CHECK", "KERNEL_FAULTS", "RECOGNISER"]
+
+#: The CUDA driver's codes of a kernel that faulted as it ran (after CUDA_ERROR_).
+KERNEL_FAULTS = (
+    r"ILLEGAL_ADDRESS|LAUNCH_FAILED|ILLEGAL_INSTRUCTION|MISALIGNED_ADDRESS|HARDWARE_STACK_ERROR"
+    r"|ASSERT|LAUNCH_TIMEOUT|ECC_UNCORRECTABLE|INVALID_PC|INVALID_ADDRESS_SPACE"
+)
 
 _LIBRARY = r"cu(?:solver|blas|dnn|fft|sparse|rand)|gpu(?:solver|blas|dnn|fft|sparse)|nccl"
 #: A check's condition about a CUDA library's start: its status enum, handle or create call.
@@ -70,7 +76,8 @@ _OPENING = re.compile(
     r"|Unable to load (?P<load>cu\w+|CUDA|NCCL|cuDNN)\. Is it installed\?"
     r"|Outdated (?P<outdated>\w+) installation found"
     r"|C(?P<driver>UDA driver version is insufficient for CUDA runtime version)"
-    r"|C(?P<cuda_error>UDA_ERROR_(?!OUT_OF_MEMORY\b|ILLEGAL_ADDRESS\b|LAUNCH_FAILED\b)[A-Z_]+)"
+    # Not out of memory (.device_allocation), not a kernel's fault as it ran (.xla_status).
+    r"|C(?P<cuda_error>UDA_ERROR_(?!OUT_OF_MEMORY\b|(?:" + KERNEL_FAULTS + r")\b)[A-Z_]+)"
     r"|T(?P<old_driver>he NVIDIA driver on your system is too old)"
     # ptxas older than the PTX asked of it.
     r"|p(?P<ptxas>txas[^\n]{0,80}?(?:too old|older than|Unsupported \.version|not supported))"

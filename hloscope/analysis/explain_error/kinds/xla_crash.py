@@ -45,9 +45,33 @@ _OPENING = re.compile(
     rf"|RET_CHECK failure \((?P<rfile>{_SOURCE}):(?P<rline>\d+)\) ?(?P<rcond>[^\n]{{0,400}})"
     # An abort or a crash whose stack is XLA's (the check's own line may be lost): absl's
     # signal handler, and Python's faulthandler with the frames of jax's compile.
-    r"|\*\*\* (?P<signal>SIG[A-Z]+)(?: \([^)\n]*\))?,?[^\n]{0,60}?received by PID"
-    r"|Python error: (?P<fatal>Aborted|Segmentation fault)",
+    # absl's handler wrote "received by PID" before 2023, "received at time=" after.
+    r"|\*\*\* (?P<signal>SIG[A-Z]+)(?: \([^)\n]*\))?,?[^\n]{0,60}?received (?:by PID|at time=)"
+    r"|Python error: (?P<fatal>Aborted|Segmentation fault|Bus error|Illegal instruction"
+    r"|Floating point exception)"
+    # The shell's word for a process that died of a signal, all a log may keep of a crash.
+    r"|S(?P<shell_segv>egmentation fault)(?:[ \t]+\(core dumped\))?[ \t]*$"
+    r"|A(?P<shell_abort>borted)[ \t]+\(core dumped\)[ \t]*$"
+    r"|B(?P<shell_bus>us error)[ \t]+\(core dumped\)[ \t]*$"
+    # faulthandler's dump pasted without the "Fatal Python error" line above it, and absl's
+    # program counter at the signal ("PC: @ 0x... (unknown) fn") without its "received" line.
+    r"|C(?P<dump>urrent thread 0x[0-9a-f]+ \(most recent call first\):)"
+    r"|P(?P<pc>C: @\s+0x[0-9a-f]+)",
     re.M,
+)
+# The signal a shell's words mean.
+_SHELL_SIGNALS = {"shell_segv": "SIGSEGV", "shell_abort": "SIGABRT", "shell_bus": "SIGBUS"}
+# A log of a program that ran XLA: its frames, its loggers' files, its exception classes.
+_XLA_CONTEXT = re.compile(
+    r"[\\/](?:jax|jaxlib|torch_xla|tensorflow)[\\/]|external/xla/|xla::|XlaRuntimeError"
+    r"|libtpu|\bTPU\b|xla_bridge|Pjrt|PJRT"
+)
+# faulthandler's frames of the thread that crashed, inside a framework that runs XLA.
+_FRAMEWORK_FRAME = re.compile(r'File "[^"\n]*[\\/](?:jax|jaxlib|torch_xla|tensorflow)[\\/]')
+_CONTEXT_WINDOW = 64 * 1024
+# What a crash printed before the shell's word for it.
+_EARLIER_CRASH = re.compile(
+    r"Check failed: |RET_CHECK failure|\*\*\* SIG[A-Z]+|Python error: |PC: @|Current thread 0x"
 )
 # "Check failed: cusolverDnCreate(&h) == CUSOLVER_STATUS_SUCCESS": a library's start-up call.
 _LIBRARY_CALL = re.compile(LIBRARY_CHECK)
@@ -63,8 +87,13 @@ _START_UP_FRAMES = re.compile(
 )
 # Python frames of JAX compiling, after "Fatal Python error" (faulthandler's `File "..."`).
 _COMPILING = re.compile(r"in (?:backend_compile|compile_or_get_cached|_cached_compilation)\b")
+# absl's frame: `@ 0x7f0e2076c1f1 xla::Fn()`, with the frame's size and `(unknown)` for its
+# file in newer releases, after Ray's logger prefix (`[2024-01-23 ... E 26616 1368] logging.cc:
+# 460: `) where Ray runs it.
 _ABSL_FRAME = re.compile(
-    r"^[ \t]*(?:@\s+0x[0-9a-f]+\s+(?:\d+\s+)?|\t)(?P<fn>[A-Za-z_][^\n]*?)\s*$", re.M
+    r"^(?:\[[^\]\n]*\] logging\.cc:\d+:)?[ \t]*(?:@\s+0x[0-9a-f]+\s+(?:\d+\s+)?|\t)"
+    r"(?:\(unknown\)\s+)?(?P<fn>[A-Za-z_][^\n]*?)\s*$",
+    re.M,
 )
 # Frames of the logging and status machinery, not of the code whose check failed.
 _MACHINERY = re.compile(
@@ -162,7 +191,10 @@ def _short(path: str) -> str:
 
 
 def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    if m["signal"] or m["fatal"]:
+    above = log.text[max(0, m.start() - 300) : m.start()]
+    if (m["dump"] and "Python error: " in above) or (m["pc"] and " received " in above):
+        return  # the dump of a fatal error or a signal read above
+    if m["signal"] or m["fatal"] or m["dump"] or m["pc"] or _shell_signal(m):
         yield from _crash(log, m)
         return
     start = log.text.rfind("\n", 0, m.start()) + 1
@@ -230,16 +262,32 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     """A process XLA aborted or crashed, read from its stack: absl's ``*** SIGABRT received by
     PID`` with XLA's frames, or ``Fatal Python error: Aborted`` in JAX's compile."""
     window = log.text[m.end() : m.end() + _STACK_WINDOW]
-    if m["signal"]:
+    signal = m["signal"] or _shell_signal(m)
+    if m["signal"] or m["pc"]:
+        if m["pc"]:  # the frame the signal stopped in is on the PC line itself
+            window = log.text[m.start() + len("PC: ") : m.end()] + window
         if _XLA_FRAMES.search(window) is None or _START_UP_FRAMES.search(window):
             return
         frames = [f for f in _frames_of(window) if not f.startswith(("raise", "abort"))]
-        what = f"XLA crashed ({m['signal']})"
-    else:
-        if _COMPILING.search(window) is None:
-            return
+        what = f"XLA crashed ({m['signal'] or 'a signal'})"
+    elif signal:
+        before = log.text[max(0, m.start() - _CONTEXT_WINDOW) : m.start()]
+        if _XLA_CONTEXT.search(before) is None:
+            return  # a crash in a log with no sign of XLA is not for this tool to read
+        if _EARLIER_CRASH.search(before[-_STACK_WINDOW * 4 :]):
+            return  # the shell's last word on a crash read above (a check, a signal)
         frames = []
-        what = "XLA aborted the process while JAX compiled the program"
+        what = f"the process running XLA crashed ({signal})"
+    else:
+        compiling = _COMPILING.search(window) is not None
+        if not (compiling or _FRAMEWORK_FRAME.search(window) or _XLA_FRAMES.search(window)):
+            return  # the user's own code crashed, not inside the framework
+        frames = []
+        what = (
+            "XLA aborted the process while JAX compiled the program"
+            if compiling
+            else f"the process crashed inside the framework ({m['fatal'] or 'a signal'})"
+        )
     everything = " ".join(frames)
     owner, where = _owner(everything)
     torch = owner == "PyTorch/XLA" or torch_xla_log(log.text)
@@ -257,9 +305,9 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         Family.XLA_CRASH,
         log,
         m.start(),
-        op=m["signal"] or "abort",
+        op=signal or _FATAL_SIGNALS.get(m["fatal"] or "", "abort" if m["fatal"] else "crash"),
         reason=Reason.COMPILE_ERROR
-        if m["fatal"] or _COMPILER.search(everything)
+        if _COMPILING.search(window) or _COMPILER.search(everything)
         else Reason.RUNTIME,
         advice=(text, AdviceKind.REPORT_BUG),
         node=frames[0] if frames else "",
@@ -269,6 +317,19 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         headline_at=start,
         hints=[f"failed in {frames[0]}"] if frames else [],
     )
+
+
+# faulthandler's words for the signal that ended the process.
+_FATAL_SIGNALS = {
+    "Segmentation fault": "SIGSEGV",
+    "Bus error": "SIGBUS",
+    "Illegal instruction": "SIGILL",
+    "Floating point exception": "SIGFPE",
+}
+
+
+def _shell_signal(m: re.Match[str]) -> str | None:
+    return next((sig for group, sig in _SHELL_SIGNALS.items() if m[group]), None)
 
 
 def _frames_of(window: str) -> list[str]:

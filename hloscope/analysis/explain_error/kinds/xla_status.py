@@ -16,6 +16,7 @@ from ..log import Log, class_before, clean_message, status_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 from . import device_allocation, distributed, out_of_memory
+from .cuda_libraries import KERNEL_FAULTS
 
 _COMPLEX_MEANING = (
     "the op takes real operands only on this backend, and one of its operands is complex"
@@ -169,14 +170,19 @@ _STATUS_FORMS: tuple[Form, ...] = (
     ),
     # Equinox's runtime checks (eqx.error_if, and the libraries on it: diffrax's and
     # optimistix's step limits) raise their message as EqxRuntimeError.
-    # A GPU kernel that read or wrote outside its memory, as the CUDA driver reports it.
+    # A GPU kernel that faulted as it ran (read or wrote outside its memory, an illegal
+    # instruction, a device-side assert), as the CUDA driver or HIP reports it, whatever
+    # sentence (a kernel launch, a stream's synchronisation, an event) carries the code.
     Form(
         "illegal_address",
-        r"CUDA_ERROR_ILLEGAL_ADDRESS",
+        r"C(?:UDA_ERROR_(?P<ia_cuda>"
+        + KERNEL_FAULTS
+        + r"))\b|h(?:ipError(?P<ia_hip>IllegalAddress|LaunchFailure|IllegalInstruction))\b",
         "CUDA_ERROR_ILLEGAL_ADDRESS",
         Reason.RUNTIME,
         ("xla:illegal_address",),
-        "a GPU kernel accessed memory outside its buffers",
+        "a GPU kernel faulted as it ran (memory outside its buffers, an illegal instruction, "
+        "a device-side assert)",
     ),
     # checkify's check (jax.experimental.checkify), thrown after the call.
     Form(
@@ -333,7 +339,8 @@ _COMPLEX_FIX = (
     "[[Re, -Im], [Im, Re]])"
 )
 _ILLEGAL_ADDRESS = (
-    "a GPU kernel read or wrote outside its buffers: in a kernel of your own (Pallas, Triton, "
+    "a GPU kernel faulted ({code}; most often it read or wrote outside its buffers): in a "
+    "kernel of your own (Pallas, Triton, "
     "an FFI call) an index past the end; otherwise a bug in XLA or the driver -- rerun with "
     "CUDA_LAUNCH_BLOCKING=1 (or under compute-sanitizer) to find the kernel, and report it "
     "with XLA_FLAGS=--xla_dump_to=/tmp/xla_dump and the versions (jax.print_environment_info())"
@@ -451,7 +458,8 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if form.group.startswith("complex_"):
         advice = Advice(_COMPLEX_FIX.format(op=facts.op), AdviceKind.REPLACE_OP)
     elif form.group == "illegal_address":
-        advice = Advice(_ILLEGAL_ADDRESS, AdviceKind.REPORT_BUG)
+        facts.op = f"CUDA_ERROR_{m['ia_cuda']}" if m["ia_cuda"] else f"hipError{m['ia_hip']}"
+        advice = Advice(_ILLEGAL_ADDRESS.format(code=facts.op), AdviceKind.REPORT_BUG)
         facts.platform, facts.device = Platform.GPU, "gpu"
         more = [(str(AdviceKind.INSTALL), _ILLEGAL_ADDRESS_CUDA)]
     elif form.group in ("callback_raised", "equinox_check", "checkify_check"):
