@@ -32,9 +32,10 @@ from hloscope.analysis.cost import (
 from hloscope.analysis.fusion_notes import summary_to_dict
 from hloscope.analysis.fusions import COLUMNS, fusion_report
 from hloscope.cli import cli
+from hloscope.cli.graph import write_graph
 from hloscope.hlo.graph_selection import GraphOptions, select_graph
 from hloscope.render.fusion_table import _shorten_where, render_fusions
-from hloscope.render.graphviz import to_dot, write_graph
+from hloscope.render.graphviz import to_dot
 from hloscope.render.rows import rows_to_csv
 
 jax = pytest.importorskip("jax")

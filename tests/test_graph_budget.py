@@ -13,6 +13,7 @@ from svg_files import needs_dot, svg_root, svg_texts, svg_tooltips  # noqa: E402
 
 import hloscope
 from hloscope.cli import cli
+from hloscope.cli.graph import write_graph
 from hloscope.hlo.graph_selection import GraphOptions, select_graph
 from hloscope.render import graphviz as gv
 from hloscope.render.graph_layout import LayoutPlan, layout_cost, plan_layout, simplest_plan
@@ -21,7 +22,6 @@ from hloscope.render.graphviz import (
     GraphRenderError,
     render_selection,
     to_dot,
-    write_graph,
 )
 from hloscope.render.model_explorer import model_explorer_collection, write_model_explorer_json
 

@@ -16,6 +16,7 @@ from test_graph import SMALL  # noqa: E402  (the same small module: nested fusio
 
 import hloscope
 from hloscope.cli import cli
+from hloscope.cli.graph import write_graph
 from hloscope.hlo.graph import FUSION_SEP, module_graph
 from hloscope.hlo.graph_selection import GraphOptions, select_graph
 from hloscope.render import graphviz as gv
@@ -26,7 +27,6 @@ from hloscope.render.graphviz import (
     html_escape,
     render_dot,
     to_dot,
-    write_graph,
 )
 from hloscope.render.model_explorer import model_explorer_collection
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -12,7 +12,11 @@ from ._app import cli
 from ._device import COMPILE_LEAD, device_option
 from ._target import all_modules_option, module_option, open_modules, refresh_option
 
-__all__ = ["graph_command"]
+if TYPE_CHECKING:  # pragma: no cover
+    from ..hlo.graph_selection import GraphOptions, GraphSelection
+    from ..hlo.model import Module
+
+__all__ = ["graph_command", "write_graph"]
 
 
 @cli.command("graph")
@@ -135,11 +139,51 @@ def _numbered(out: str, index: int, name: str) -> str:
     return str(path.with_name(f"{path.stem}.{index}.{safe}{path.suffix}"))
 
 
+def write_graph(
+    module: Module,
+    options: GraphOptions,
+    out: str | Path,
+    fmt: str | None = None,
+    timeout: float | None = None,
+) -> GraphSelection | None:
+    """Choose what of ``module`` to draw as ``options`` say, then have the renderer draw it to
+    ``out``; return what was drawn (``None`` for Model Explorer's JSON, which nothing cuts by
+    size).
+
+    The choice is made here, the drawing is :mod:`hloscope.render.graphviz`'s: for a picture
+    or DOT, :func:`~hloscope.hlo.graph_selection.select_graph` (the computation, the fusion or
+    neighbourhood asked for, cut to ``max_nodes``); for ``json``, the computation the graph is
+    of (a loop named by ``--computation`` is its body; ``--fusion``'s is the one holding it).
+    """
+    from ..hlo.graph_selection import select_graph
+    from ..render.graphviz import LAYOUT_TIMEOUT_S, format_for, write_explorer, write_selection
+
+    fmt = format_for(out, fmt)
+    if fmt == "json":
+        computation = _explorer_computation(module, options)
+        write_explorer(module, computation, out, around=options.around, depth=options.depth)
+        return None
+    selection = select_graph(module, options)
+    return write_selection(selection, out, fmt, LAYOUT_TIMEOUT_S if timeout is None else timeout)
+
+
+def _explorer_computation(module: Module, options: GraphOptions) -> str | None:
+    """The computation Model Explorer's JSON is of: ``--computation`` (a while's body for a
+    loop; ``None``: the entry), or the one that holds the fusion ``--fusion`` names (its ops
+    are a namespace in it)."""
+    from ..hlo.graph_selection import find_fusion, loop_body_name
+
+    name = loop_body_name(module, options.computation)
+    if options.fusion is None:
+        return name
+    holder = find_fusion(module, options.fusion, name).computation
+    assert holder is not None  # a parsed module's instructions each sit in a computation
+    return holder.name
+
+
 def _draw(chosen, options, out: str, fmt: str) -> str:
     """Write one module's picture; return the line that says what was drawn."""
     from rich.console import Console
-
-    from ..render.graphviz import write_graph
 
     console = Console(stderr=True)
     if console.is_terminal:

@@ -28,7 +28,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..analysis.explain_error import FAMILY_TITLES, Allocation, ErrorExplanation, Failure
-from ..analysis.memory.oom_log import FixKind, OomFix, OomReport, SourceGroup, oom_fixes
+from ..analysis.memory.oom_log import FixKind, OomFix, OomReport, SourceGroup
 from ..analysis.unsupported.findings import Reason
 from ..hlo.metadata import StackFrame
 from ..units import format_bytes
@@ -193,7 +193,7 @@ def _memory_rows(report: OomReport) -> Iterator[tuple[str, list[str]]]:
                 for b in padded
             ],
         )
-    yield "what to do", [_fix_line(fix) for fix in oom_fixes(report)]
+    yield "what to do", [_fix_line(fix) for fix in report.fixes]
 
 
 def _allocation_line(allocation: Allocation) -> str:

@@ -7,9 +7,11 @@ The picture is drawn from :func:`hloscope.hlo.graph.module_graph`:
 * edges from operand to user, labelled with the operand's shape;
 * a fusion is either **collapsed** (one box: kind and the ops it fuses) or **expanded** (a
   cluster holding its instructions; nested fusions nest clusters);
-* a graph bigger than ``max_nodes`` is cut to the neighbourhood of one instruction (the one
-  asked for, else the op that moves the most bytes); a note says how much was left out, and
-  boxes whose neighbours were cut get a dashed border;
+* what is drawn is chosen before this module sees it (a
+  :class:`~hloscope.hlo.graph_selection.GraphSelection`: a graph bigger than ``max_nodes`` cut
+  to the neighbourhood of one instruction, the one asked for, else the op that moves the most
+  bytes); a note says how much was left out, and boxes whose neighbours were cut get a dashed
+  border;
 * a **layout budget** (:func:`plan_layout`) keeps ``dot`` to seconds: before calling it, the
   selection's size and shape decide whether to draw an operand read by many ops once per user
   (small dotted stubs), to drop the shapes on edges, or to let ``dot`` minimise crossings less;
@@ -36,17 +38,10 @@ from typing import TYPE_CHECKING
 
 import graphviz
 
-from ..analysis.cost import known_trip_count
 from ..hlo.graph import FUSION_SEP
-from ..hlo.graph_selection import (
-    DEFAULT_MAX_NODES,
-    GraphOptions,
-    GraphSelection,
-    find_fusion,
-    loop_body_name,
-    select_graph,
-)
+from ..hlo.graph_selection import DEFAULT_MAX_NODES, GraphSelection
 from ..hlo.opcodes import CATEGORIES
+from ..hlo.placement import known_trip_count
 from .errors import DotTimeout, GraphFormatError, GraphRenderError
 from .graph_layout import (
     _MAX_STUB_CHARS,
@@ -76,13 +71,13 @@ __all__ = [
     "dot_escape",
     "dot_tooltip",
     "html_escape",
-    "select_graph",
     "to_dot",
     "render_dot",
     "render_selection",
     "plan_layout",
     "simplest_plan",
-    "write_graph",
+    "write_selection",
+    "write_explorer",
     "format_for",
 ]
 
@@ -620,28 +615,22 @@ def format_for(path: str | Path, fmt: str | None = None) -> str:
     return suffix
 
 
-def write_graph(
-    module: Module,
-    options: GraphOptions,
+def write_selection(
+    selection: GraphSelection,
     out: str | Path,
     fmt: str | None = None,
     timeout: float = LAYOUT_TIMEOUT_S,
-) -> GraphSelection | None:
-    """Draw ``module`` as ``options`` say and write it to ``out``; return what was drawn, its
+) -> GraphSelection:
+    """Draw ``selection`` (what the caller chose to draw:
+    :func:`~hloscope.hlo.graph_selection.select_graph`) and write it to ``out``; return it, its
     ``simplified`` listing what the layout budget drew more simply (see :func:`plan_layout`;
     ``timeout``: see :func:`render_selection`).
 
     The format comes from ``fmt`` or the suffix of ``out``: ``svg``/``png``/``pdf`` (rendered
-    by ``dot``), ``dot`` (the source) or ``json``: Model Explorer's graph JSON of the whole
-    computation with fusions as namespaces, cut only when ``options.around`` is given (returns
-    ``None``: nothing is left out by a size limit).
+    by ``dot``) or ``dot`` (the source); Model Explorer's JSON is :func:`write_explorer`'s.
     """
     fmt = format_for(out, fmt)
     out = Path(out)
-    if fmt == "json":
-        _write_model_explorer(module, options, out)
-        return None
-    selection = select_graph(module, options)
     if fmt == "dot":
         plan = plan_layout(selection)
         out.write_text(to_dot(selection, plan).source, encoding="utf-8")
@@ -652,23 +641,27 @@ def write_graph(
     return selection
 
 
-def _write_model_explorer(module: Module, options: GraphOptions, out: Path) -> None:
-    """Stream Model Explorer JSON to ``out`` (see :func:`write_model_explorer_json`).
+def write_explorer(
+    module: Module,
+    computation: str | None,
+    out: str | Path,
+    around: str | None = None,
+    depth: int | None = None,
+) -> None:
+    """Stream Model Explorer's graph JSON of ``computation`` (the caller's choice; ``None``:
+    the entry) to ``out``, with fusions as namespaces, cut only to ``around``'s
+    neighbourhood when given (see :func:`write_model_explorer_json`).
 
     It goes to ``out.partial`` first and is renamed when complete, so a failure halfway never
     leaves a truncated file under the name asked for.
     """
     from .model_explorer import write_model_explorer_json
 
-    comp_name = loop_body_name(module, options.computation)
-    if options.fusion is not None:
-        comp_name = find_fusion(module, options.fusion, comp_name).computation.name  # type: ignore[union-attr]
+    out = Path(out)
     partial = out.with_name(out.name + ".partial")
     try:
         with partial.open("w", encoding="utf-8") as stream:
-            write_model_explorer_json(
-                stream, module, comp_name, around=options.around, depth=options.depth
-            )
+            write_model_explorer_json(stream, module, computation, around=around, depth=depth)
         partial.replace(out)
     except KeyError as e:
         raise GraphRenderError(str(e.args[0]) if e.args else str(e)) from None

@@ -159,8 +159,6 @@ def _step_lines(profile: OpProfile, console: Any) -> None:
     question when the chip is idle most of each step."""
     from rich.text import Text
 
-    from ..analysis.op_profile.table import host_bound_note
-
     times = profile.step_times
     if not times:
         return
@@ -179,7 +177,7 @@ def _step_lines(profile: OpProfile, console: Any) -> None:
     print_table(console, table, 0)
     if len(times) > SHOWN_STEPS:
         console.print(Text(f"({SHOWN_STEPS} of {len(times)} steps shown)", style="dim"))
-    note = host_bound_note(times)
+    note = profile.host_note
     if note:
         console.print(Text(printable(note), style="bold yellow"))
 
@@ -229,8 +227,6 @@ def render_profile(
     ``top``), the groups, the async pairs, the notes."""
     from rich.text import Text
 
-    from ..analysis.op_profile.table import host_bound_note
-
     _head(profile, console)
     rows = _rows(profile)
     shown = rows if top is None else rows[:top]
@@ -248,8 +244,8 @@ def render_profile(
         _group_table([g.row(label) for g in groups][:limit], label, header, console, wide)
     _async_table(profile, console, wide, top)
     console.print()
-    first = host_bound_note(profile.step_times)
-    _notes([n for n in profile.notes if n != first], console)
+    # The host-bound note was said under the steps already.
+    _notes([n for n in profile.notes if n != profile.host_note], console)
 
 
 #: Async pairs listed in the text without --top (the JSON has them all).

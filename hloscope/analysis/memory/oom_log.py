@@ -189,7 +189,7 @@ def read_oom(text: str, start: int = 0) -> OomReport | None:
     _read_scoped(text, opening.start(), min(end, opening.start() + 4096), report)
     _read_stats(text, opening.start(), end, report)
     _read_buffers(text, opening.start(), end, report)
-    return report
+    return report.decide_fixes()
 
 
 def _read_scoped(text: str, start: int, end: int, report: OomReport) -> None:

@@ -160,6 +160,17 @@ class OomReport:
     #: The framework the log is from when it is not JAX (``"torch_xla"``): the fixes are
     #: said in its terms.
     framework: str | None = None
+    #: What would free memory (:func:`oom_fixes`), decided once the report is read
+    #: (:meth:`decide_fixes`): the views only say them.
+    fixes: list[OomFix] = field(default_factory=list)
+
+    def decide_fixes(self, framework: str | None = None) -> OomReport:
+        """The report with its :attr:`fixes`, said in ``framework``'s terms (``None``: JAX's,
+        or the framework already set)."""
+        if framework is not None:
+            self.framework = framework
+        self.fixes = oom_fixes(self)
+        return self
 
     @property
     def on_chip(self) -> bool:
@@ -198,7 +209,7 @@ class OomReport:
             "stats": dict(self.stats),
             "buffers": [buffer.to_dict() for buffer in self.buffers],
             "by_source": [group.to_dict() for group in self.by_source()],
-            "fixes": [fix.to_dict() for fix in oom_fixes(self)],
+            "fixes": [fix.to_dict() for fix in self.fixes],
         }
 
 

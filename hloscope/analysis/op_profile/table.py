@@ -170,6 +170,9 @@ class OpProfile:
     async_in_flight_s: float = 0.0
     async_exposed_s: float = 0.0
     step_times: list[StepTime] = field(default_factory=list)  # each step's wall and busy time
+    #: The note a reader must see first when the chip is idle most of each step (the host is
+    #: the question: :func:`host_bound_note`), also first of :attr:`notes`; ``""`` otherwise.
+    host_note: str = ""
     #: The ``--device`` the bounds need when the trace names no chip and TARGET's module says
     #: which kind it ran on (a TPU module: ``tpu-v5e``, one TPU of several); ``""`` otherwise.
     needs_device: str = ""
@@ -289,6 +292,7 @@ def op_profile(
     notes.extend(_roof_notes(kernels, chip, trace, module))
     notes[:0] = [idle] if (idle := host_bound_note(times)) else []
     return OpProfile(
+        host_note=idle,
         trace=trace.path,
         format=trace.format,
         device=trace.device,
