@@ -1,13 +1,16 @@
-"""XLA:TPU's own figures for variants of ``samples/try_transformer.py``: the oracle of
-``tests/test_try.py``.
+"""XLA:TPU's own figures for variants of the samples: the oracle of ``tests/test_try.py``.
 
-``python tests/try_oracle.py NAME ...`` compiles ``train_step`` for a TPU v5e 2x2 slice with
-plain JAX (``jax.experimental.topologies``, no hloscope), each argument placed by hand as the
-variant NAME says, and prints one JSON object: per name, ``memory_analysis()``'s peak and
-``cost_analysis()``'s FLOPs, or XLA:TPU's refusal. Names: ``fsdp`` (every weight split over
-the four chips on its largest dimension, the batch on its first), ``fsdp+nothing_saveable``
-(the same, each layer under ``jax.checkpoint(policy=nothing_saveable)``), ``dp`` (the batch
-split, the rest replicated).
+``python tests/try_oracle.py NAME ...`` compiles ``samples/try_transformer.py``'s
+``train_step`` for a TPU v5e 2x2 slice with plain JAX (``jax.experimental.topologies``, no
+hloscope), each argument placed by hand as the variant NAME says, and prints one JSON object:
+per name, ``memory_analysis()``'s peak and ``cost_analysis()``'s FLOPs, or XLA:TPU's refusal.
+Names: ``fsdp`` (every weight split over the four chips on its largest dimension, the batch on
+its first), ``fsdp+nothing_saveable`` (the same, each layer under
+``jax.checkpoint(policy=nothing_saveable)``), ``dp`` (the batch split, the rest replicated).
+
+``python tests/try_oracle.py remat SAMPLE FUNCTION LAYER POLICY ...`` does the same for a
+sample of ``samples/`` compiled for one v5e chip, its function LAYER under each remat POLICY
+(written out with ``jax.checkpoint_policies`` in :func:`_remat_policies`).
 """
 
 from __future__ import annotations
@@ -82,6 +85,49 @@ def _figures(name: str, mesh) -> dict:
     }
 
 
+def _remat_policies():
+    """The policies of the remat oracle, written as JAX users write them (no hloscope)."""
+    import jax
+
+    cp = jax.checkpoint_policies
+    return {
+        "nothing_saveable": cp.nothing_saveable,
+        "everything_saveable": cp.everything_saveable,
+        "save_only_these_names(up)": cp.save_only_these_names("up"),
+        "save_any_names_but_these(up)": cp.save_any_names_but_these("up"),
+    }
+
+
+def remat(sample: str, function: str, layer: str, names: list[str]) -> None:
+    """Per policy NAME, ``sample.function`` compiled for one v5e chip with ``sample.layer``
+    under ``jax.checkpoint(policy=NAME)``: its peak and FLOPs."""
+    import importlib
+
+    import jax
+    from jax.experimental import topologies
+
+    program = importlib.import_module(sample)
+    original = getattr(program, layer)
+    topology = topologies.get_topology_desc(
+        platform="tpu", topology_name="v5e:1x1", chips_per_host_bounds=(1, 1, 1)
+    )
+    chip = jax.sharding.SingleDeviceSharding(topology.devices[0])
+    out = {}
+    for name in names:
+        jax.clear_caches()
+        setattr(program, layer, jax.checkpoint(original, policy=_remat_policies()[name]))
+        args = jax.tree.map(
+            lambda leaf: jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=chip),
+            program.example_args()[function],
+        )
+        compiled = jax.jit(getattr(program, function)).lower(*args).compile()
+        out[name] = {
+            "peak_bytes": int(compiled.memory_analysis().peak_memory_in_bytes),
+            "flops": float(compiled.cost_analysis()["flops"]),
+        }
+    print(json.dumps(out))
+
+
 def main(names: list[str]) -> None:
     global _original_block
     import jax
@@ -98,4 +144,7 @@ def main(names: list[str]) -> None:
 _original_block = None
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    if sys.argv[1:2] == ["remat"]:
+        remat(*sys.argv[2:5], sys.argv[5:])
+    else:
+        main(sys.argv[1:])

@@ -14,7 +14,8 @@ registered backend claiming the device ahead of it, if it lays out the slice's d
   first rule whose regular expression matches the whole path wins; a leaf no rule matches is
   replicated). ``SPEC`` is one entry per dimension: an axis name, ``None``, or ``a+b`` for
   several axes. A mesh without ``shard`` reshapes the meshes the arguments already carry;
-* **remat**: ``POLICY`` wraps the function in ``jax.checkpoint(fn, policy=...)``,
+* **remat**: ``POLICY`` wraps the function in ``jax.checkpoint(fn, policy=...)`` (a policy
+  with arguments is read by :mod:`.remat_policy`'s small grammar, never run as Python),
   ``POLICY@NAME`` wraps the script's module-level function ``NAME`` instead (the one the
   program differentiates: a layer, a loss), replaced in the script's module before tracing;
 * **donate**: ``jax.jit(fn, donate_argnames=...)``;
@@ -44,6 +45,7 @@ from ._registry import ENTRY_POINT_GROUP, BackendRow, backend_row, backend_rows
 from .errors import CaptureUsageError
 from .errors import VariantNotApplicable as NotApplicable
 from .record import Capture
+from .remat_policy import POLICIES, parse_policy, split_target
 
 __all__ = [
     "BATCH_NAMES",
@@ -77,15 +79,9 @@ BATCH_NAMES = (
     "input_ids",
 )
 
-#: ``jax.checkpoint_policies`` that take no arguments (what ``--remat`` accepts).
-REMAT_POLICIES = (
-    "everything_saveable",
-    "nothing_saveable",
-    "dots_saveable",
-    "dots_with_no_batch_dims_saveable",
-    "checkpoint_dots",
-    "checkpoint_dots_with_no_batch_dims",
-)
+#: ``jax.checkpoint_policies``' policies ``--remat`` takes (with their arguments: see
+#: :mod:`.remat_policy`).
+REMAT_POLICIES = tuple(POLICIES)
 
 
 #: Short dtype names users write, as numpy spells them.
@@ -321,13 +317,8 @@ def _rematted(module: ModuleType | None, fn: Any, remat: str | None) -> Any:
         return fn
     import jax
 
-    policy_name, _, target = remat.partition("@")
-    policy = getattr(jax.checkpoint_policies, policy_name, None)
-    if policy_name not in REMAT_POLICIES or policy is None:
-        raise CaptureUsageError(
-            f"--remat {remat}: {policy_name!r} is not one of jax.checkpoint_policies' "
-            f"policies without arguments ({', '.join(REMAT_POLICIES)})"
-        )
+    text, target = split_target(remat)
+    policy = parse_policy(text).build()
     if not target:
         return jax.checkpoint(fn, policy=policy)
     inner = getattr(module, target, None) if module is not None else None

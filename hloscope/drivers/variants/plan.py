@@ -154,6 +154,16 @@ def _flag_set(text: str) -> tuple[str, ...]:
     return flags
 
 
+def _remat(text: str) -> str:
+    """``POLICY[@NAME]`` checked (a usage error listing the policies) and in its canonical
+    spelling, so that one policy written two ways is one variant and one cache entry."""
+    from ...backends.remat_policy import parse_policy, split_target
+
+    policy, target = split_target(text)
+    spelled = parse_policy(policy).spelled()
+    return f"{spelled}@{target}" if target else spelled
+
+
 def _short(text: str, limit: int = 28) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -185,7 +195,7 @@ def plan_variants(
         layouts = [(None, s) for s in options.shard]
     else:
         layouts = [(None, None)]
-    remats: list[str | None] = [None, *options.remat]
+    remats: list[str | None] = [None, *(_remat(r) for r in options.remat)]
     donates: list[tuple[str, ...]] = [()] + ([tuple(options.donate)] if options.donate else [])
     casts: list[dict[str, str]] = [{}]
     for text in options.cast:
