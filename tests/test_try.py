@@ -34,6 +34,16 @@ TRANSFORMER = f"{SAMPLES / 'try_transformer.py'}:train_step"
 MESH = f"{SAMPLES / 'try_mesh.py'}:train_step"
 SLICE = "tpu-v5e:2x2"
 HBM = 16 * 1024**3  # the registry's v5e: 16 GiB per chip
+REMAT = f"{SAMPLES / 'try_remat.py'}:train_step"
+PREDICT = f"{SAMPLES / 'try_remat.py'}:predict"
+CHIP = "tpu-v5e"
+#: The remat variants of try_remat's train_step the tests share (one compile each, cached).
+LAYER_POLICIES = (
+    "nothing_saveable@layer",
+    "save_only_these_names( 'up' )@layer",  # written loosely: read as the canonical spelling
+    "everything_saveable@layer",
+)
+ONLY_UP = "remat=save_only_these_names(up)@layer"
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +80,27 @@ def oracle():
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def remat_policies(cache):
+    """try_remat's train_step with its layer under three policies (four compiles, one chip)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HLOSCOPE_CACHE", str(cache))
+        needs_libtpu()
+        return try_variants(REMAT, CHIP, VariantOptions(remat=LAYER_POLICIES), jobs=2)
+
+
+@pytest.fixture(scope="module")
+def remat_oracle():
+    """XLA:TPU's figures for save_only_these_names("up") around the layer, compiled directly."""
+    policy = "save_only_these_names(up)"
+    args = [str(HERE / "try_oracle.py"), "remat", "try_remat", "train_step", "layer", policy]
+    done = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=900, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])[policy]
 
 
 def _by_name(result):
@@ -311,6 +342,9 @@ def test_an_involuntary_full_rematerialization_is_placed_and_a_variant_removes_i
         (["--device", SLICE, "--shard", "w[=data"], "--shard"),
         (["--device", "h100", "--shard", "dp"], "XLA:TPU"),
         (["--device", SLICE], "name variants"),
+        (["--device", SLICE, "--remat", "save_only_these_names()"], "at least one"),
+        (["--device", SLICE, "--remat", "save_from_both_policies(a,b)"], "is a policy"),
+        (["--device", SLICE, "--remat", "__import__('os')"], "the policies: everything_saveable"),
     ],
 )
 def test_bad_options_are_one_line_usage_errors(args, words):
@@ -318,3 +352,133 @@ def test_bad_options_are_one_line_usage_errors(args, words):
     assert result.exit_code == 2, result.output
     (line,) = result.stderr.strip().splitlines()
     assert words in line
+
+
+def test_a_policy_with_names_saves_between_nothing_and_everything(remat_policies, remat_oracle):
+    from hloscope.analysis.variants import code_change
+
+    found = _by_name(remat_policies)
+    assert set(found) == {
+        "baseline",
+        "remat=nothing_saveable@layer",
+        ONLY_UP,
+        "remat=everything_saveable@layer",
+    }
+    nothing, only = found["remat=nothing_saveable@layer"], found[ONLY_UP]
+    everything = found["remat=everything_saveable@layer"]
+    assert all(v.compiled for v in found.values())
+    # XLA:TPU's own figures for the policy built by hand with jax.checkpoint_policies.
+    assert only.peak_bytes == remat_oracle["peak_bytes"]
+    assert only.flops == remat_oracle["flops"]
+    # Saving `up` keeps more than saving nothing and less than saving everything.
+    assert nothing.peak_bytes < only.peak_bytes < everything.peak_bytes
+    assert not only.no_effect
+    # The change to make spells the call as JAX takes it.
+    (line,) = [x for x in code_change(only, REMAT) if "checkpoint" in x]
+    assert line == (
+        "layer = jax.checkpoint(layer, policy=jax.checkpoint_policies.save_only_these_names('up'))"
+    )
+
+
+def _xla_printed(path: str) -> str:
+    """The module as XLA's parser reads and prints it canonically, without metadata."""
+    import jaxlib._hlo as xla_hlo
+
+    options = xla_hlo.HloPrintOptions.canonical()
+    options.print_metadata = False
+    printed = xla_hlo.hlo_module_from_text(Path(path).read_text()).to_string(options)
+    return re.sub(r"^HloModule \S+", "HloModule m", printed)
+
+
+def test_a_layer_rematted_where_nothing_differentiates_it_has_no_effect(remat_policies):
+    # Forward only, jax.checkpoint around the layer has nothing to decide: XLA:TPU's
+    # optimized module is the baseline's, as for a policy around the whole function.
+    options = VariantOptions(remat=("everything_saveable@layer",))
+    result = try_variants(PREDICT, CHIP, options, jobs=2)
+    (saved,) = result.variants
+    assert _xla_printed(saved.module_file) == _xla_printed(result.baseline.module_file)
+    assert saved.no_effect and (saved.no_effect_of, saved.same_as) == ("remat", "baseline")
+    assert saved.effect is None
+
+
+def test_a_layer_rematted_in_a_train_step_shows_what_it_changed(remat_policies):
+    from hloscope.units import format_bytes
+
+    # Differentiated, everything_saveable around one layer is another module for XLA:TPU:
+    # not "no effect", and what changed is said against the module without it.
+    found = _by_name(remat_policies)
+    base, saved = found["baseline"], found["remat=everything_saveable@layer"]
+    assert _xla_printed(saved.module_file) != _xla_printed(base.module_file)
+    assert not saved.no_effect
+    assert (saved.effect_of, saved.compared_to) == ("remat", "baseline")
+    assert saved.peak_bytes != base.peak_bytes
+    assert f"peak {format_bytes(base.peak_bytes)} -> {format_bytes(saved.peak_bytes)}" in (
+        saved.effect
+    )
+    args = ["try", REMAT, "--device", CHIP, "--remat", ",".join(LAYER_POLICIES)]
+    text = CliRunner().invoke(cli, args)
+    assert text.exit_code == 0, text.output
+    said = " ".join(text.stdout.split())
+    assert "remat=everything_saveable@layer: its remat changed the module of baseline" in said
+    assert max(map(len, text.stdout.splitlines())) <= 80
+
+
+def test_the_report_has_a_what_if_section_with_xlas_numbers(remat_policies, remat_oracle, tmp_path):
+    import html
+
+    out = tmp_path / "report.html"
+    asked = "--remat 'nothing_saveable@layer,save_only_these_names(up)@layer' --goal memory"
+    args = ["report", REMAT, "--device", CHIP, "--try", asked, "--graphs", "0", "-o", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert "what-if (3)" in " ".join(result.stdout.split())
+    page = out.read_text()
+    data = json.loads(re.search(r'id="hloscope-data">(.*?)</script>', page).group(1))
+    assert "what-if" in data["sections"]
+    what_if = data["what_if"]
+    rows = {v["name"]: v for v in [what_if["baseline"], *what_if["variants"]]}
+    assert set(rows) == {"baseline", "remat=nothing_saveable@layer", ONLY_UP}
+    # XLA:TPU's numbers: the oracle's direct compile, and try's own compiles of the same.
+    assert rows[ONLY_UP]["peak_bytes"] == remat_oracle["peak_bytes"]
+    assert rows[ONLY_UP]["flops"] == remat_oracle["flops"]
+    shared = _by_name(remat_policies)
+    for name, row in rows.items():
+        assert row["peak_bytes"] == shared[name].peak_bytes, name
+    # Ranked by memory, the smallest peak first; the change for it on the page.
+    assert what_if["ranking"][0] == "remat=nothing_saveable@layer" == what_if["winner"]
+    section = re.search(r'<section id="hs-what-if">(.*?)</section>', page, re.S).group(1)
+    shown = html.unescape(section)
+    for name in rows:
+        assert f'data-variant="{name}"' in shown
+        assert f'data-v="{rows[name]["peak_bytes"]}"' in shown
+    assert "policy=jax.checkpoint_policies.nothing_saveable" in shown
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--try", "--remat nothing_saveable"], "--try: give --device"),
+        (["--device", CHIP, "--try", "--remat save_only_these_names()"], "save_only_these_names"),
+        (["--device", CHIP, "--try", "--remat nope"], "the policies: everything_saveable"),
+        (["--device", CHIP, "--try", "--audit-flags"], "No such option"),
+        (["--device", CHIP, "--try", "--goal"], "--goal"),
+        (["--device", CHIP, "--try", "--remat 'a"], "--try"),
+        (["--device", CHIP, "--try", ""], "name variants"),
+    ],
+)
+def test_report_try_problems_are_one_line_usage_errors(args, words, tmp_path):
+    out = str(tmp_path / "r.html")
+    result = CliRunner().invoke(cli, ["report", REMAT, "-o", out, *args])
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert words in line
+    assert not Path(out).exists()
+
+
+def test_report_try_needs_a_function(tmp_path):
+    hlo = SAMPLES / "hlo" / "transformer_train.after_optimizations.txt"
+    args = ["report", str(hlo), "--device", CHIP, "--try", "--remat nothing_saveable"]
+    result = CliRunner().invoke(cli, [*args, "-o", str(tmp_path / "r.html")])
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert "give SCRIPT.py:FUNCTION" in line

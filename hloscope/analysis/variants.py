@@ -90,6 +90,11 @@ class VariantOutcome:
     no_effect: bool = False
     same_as: str | None = None
     no_effect_of: str | None = None
+    #: What one setting changed where it changed the module: the figures of the compile
+    #: without it (``compared_to``) against this one's (``effect_of``: that setting).
+    effect: str | None = None
+    effect_of: str | None = None
+    compared_to: str | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> VariantOutcome:
@@ -114,6 +119,9 @@ class VariantOutcome:
             "no_effect": self.no_effect,
             "no_effect_of": self.no_effect_of,
             "same_as": self.same_as,
+            "effect": self.effect,
+            "effect_of": self.effect_of,
+            "compared_to": self.compared_to,
             "mesh": self.mesh,
             "placement": self.placement,
             "compile_s": self.compile_s,
@@ -251,16 +259,26 @@ def _key(settings: Mapping[str, Any]) -> str:
 
 
 def _mark_no_effect(outcome: VariantOutcome, by_settings: Mapping[str, VariantOutcome]) -> None:
+    """No effect when the module equals that of the compile without one of its settings;
+    else what the last of its settings (the one a user adds to a layout) changed."""
     if outcome.fingerprint is None:
         return
+    compared = []
     for name in SETTING_KEYS:
         if not outcome.settings.get(name):
             continue
         without = {k: v for k, v in outcome.settings.items() if k != name}
         other = by_settings.get(_key(without))
-        if other is not None and other.fingerprint == outcome.fingerprint:
+        if other is None or other.fingerprint is None:
+            continue
+        if other.fingerprint == outcome.fingerprint:
             outcome.no_effect, outcome.no_effect_of, outcome.same_as = True, name, other.name
             return
+        compared.append((name, other))
+    if compared:
+        name, other = compared[-1]
+        outcome.effect, outcome.effect_of = _changes(other, outcome), name
+        outcome.compared_to = other.name
 
 
 def rank(outcomes: Sequence[VariantOutcome], goal: Goal) -> list[VariantOutcome]:
@@ -392,10 +410,12 @@ def code_change(outcome: VariantOutcome, target: str) -> list[str]:
         lines.append("# the arguments' NamedShardings on this mesh, their specs unchanged")
     remat = settings.get("remat")
     if remat:
-        policy, _, name = str(remat).partition("@")
+        from ..backends.remat_policy import parse_policy, split_target
+
+        policy, name = split_target(str(remat))
         wrapped = name or function
         lines.append(
-            f"{wrapped} = jax.checkpoint({wrapped}, policy=jax.checkpoint_policies.{policy})"
+            f"{wrapped} = jax.checkpoint({wrapped}, policy={parse_policy(policy).python()})"
         )
     jit_options = []
     if settings.get("donate"):

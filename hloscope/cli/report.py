@@ -72,6 +72,14 @@ _ERROR_SHOWN = 160
     help="Add the op profile of a jax.profiler.trace of this module (a folder, a "
     "*.trace.json.gz or a *.xplane.pb), as `hloscope profile TRACE TARGET` shows it.",
 )
+@click.option(
+    "--try",
+    "what_if",
+    metavar="'TRY OPTIONS'",
+    help='Add a "what if" section: the variants `hloscope try` compiles, written as its '
+    "options ('--shard dp --shard fsdp --remat nothing_saveable@block --goal memory'), for "
+    "a SCRIPT.py:FUNCTION and --device a TPU chip or slice.",
+)
 @module_option
 @refresh_option
 def report_command(
@@ -81,6 +89,7 @@ def report_command(
     graphs: int,
     device: DeviceSpec | None,
     profile: str | None,
+    what_if: str | None,
     module: str | None,
     refresh: bool,
 ) -> None:
@@ -97,7 +106,9 @@ def report_command(
     from ..capture.target import is_function_spec
     from ..reporting import build_report, failed_compile
     from ..units import format_bytes
+    from .try_ import checked_variants
 
+    variants, goal = (None, "fit") if what_if is None else checked_variants(what_if, target, device)
     try:
         resolved = open_target(target, refresh=refresh, device=device)
     except CaptureError as error:
@@ -105,7 +116,14 @@ def report_command(
             raise  # not a function that ran and failed: a usage error, or a script
         _failed_page(target, error, out)
     report = build_report(
-        resolved, module=module, bench=bench, graphs=graphs, device=device, profile=profile
+        resolved,
+        module=module,
+        bench=bench,
+        graphs=graphs,
+        device=device,
+        profile=profile,
+        what_if=variants,
+        goal=goal,
     )
     path = report.write(out)
     for note in report.notes:

@@ -5,7 +5,7 @@ the slice made offline, ranked (:mod:`hloscope.drivers.variants`)."""
 from __future__ import annotations
 
 import shutil
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -14,7 +14,10 @@ from ._device import device_option
 from ._output import write_json
 from ._target import say_note
 
-__all__ = ["try_command"]
+if TYPE_CHECKING:  # pragma: no cover
+    from ..drivers.variants import VariantOptions
+
+__all__ = ["try_command", "checked_variants", "variant_options", "variant_options_of"]
 
 _LEAD = (
     "The TPU chip or slice to compile for (tpu-v5e:2x2): each variant is XLA:TPU's own "
@@ -22,52 +25,73 @@ _LEAD = (
 )
 
 
+def variant_options(command: Any) -> Any:
+    """The options that name the variants and the goal, as ``try`` takes them (``report
+    --try`` reads the same from one string)."""
+    for option in reversed(_VARIANT_OPTIONS):
+        command = option(command)
+    return command
+
+
+_VARIANT_OPTIONS = [
+    click.option(
+        "--mesh",
+        "meshes",
+        multiple=True,
+        metavar="AXIS=N[,AXIS=N]",
+        help="A mesh of the slice's devices (data=2,model=2); several: one variant each. Without "
+        "--shard it reshapes the mesh the example arguments carry.",
+    ),
+    click.option(
+        "--meshes",
+        "meshes_all",
+        type=click.Choice(["all"]),
+        help="Every factorisation of the slice over the mesh axes (those --shard names, else the "
+        "example arguments' mesh, else data,model).",
+    ),
+    click.option(
+        "--shard",
+        multiple=True,
+        metavar="PRESET|REGEX=SPEC[;...]",
+        help="The arguments' shardings: dp (data parallel), fsdp, tp (tensor parallel), or rules "
+        "on each leaf's path ('params.*w1=None,model;batch.*=data'); several: one variant each.",
+    ),
+    click.option(
+        "--batch",
+        metavar="ARG[,ARG]",
+        help="The arguments holding the batch, for the presets (default: batch, x, tokens...).",
+    ),
+    click.option(
+        "--remat",
+        metavar="POLICY[@NAME][,...]",
+        help="jax.checkpoint policies (nothing_saveable, dots_saveable, everything_saveable, "
+        "save_only_these_names(a,b), offload_dot_with_no_batch_dims(device,pinned_host)...) "
+        "around FUNCTION, or @NAME around the script's function NAME (a layer): one variant each.",
+    ),
+    click.option("--donate", metavar="ARG[,ARG]", help="Donate these arguments (donate_argnames)."),
+    click.option(
+        "--cast", multiple=True, metavar="ARG=DTYPE", help="Floating leaves of ARG in DTYPE (bf16)."
+    ),
+    click.option(
+        "--flags",
+        multiple=True,
+        metavar="'--A --B'",
+        help="XLA/libtpu flags for the compile (in LIBTPU_INIT_ARGS); several: one variant each.",
+    ),
+    click.option(
+        "--goal",
+        type=click.Choice(["fit", "step", "memory"]),
+        default="fit",
+        show_default=True,
+        help="Rank by: fit (those that fit, fastest step first), step, or memory (peak).",
+    ),
+]
+
+
 @cli.command("try")
 @click.argument("target")
 @device_option(_LEAD)
-@click.option(
-    "--mesh",
-    "meshes",
-    multiple=True,
-    metavar="AXIS=N[,AXIS=N]",
-    help="A mesh of the slice's devices (data=2,model=2); several: one variant each. Without "
-    "--shard it reshapes the mesh the example arguments carry.",
-)
-@click.option(
-    "--meshes",
-    "meshes_all",
-    type=click.Choice(["all"]),
-    help="Every factorisation of the slice over the mesh axes (those --shard names, else the "
-    "example arguments' mesh, else data,model).",
-)
-@click.option(
-    "--shard",
-    multiple=True,
-    metavar="PRESET|REGEX=SPEC[;...]",
-    help="The arguments' shardings: dp (data parallel), fsdp, tp (tensor parallel), or rules "
-    "on each leaf's path ('params.*w1=None,model;batch.*=data'); several: one variant each.",
-)
-@click.option(
-    "--batch",
-    metavar="ARG[,ARG]",
-    help="The arguments holding the batch, for the presets (default: batch, x, tokens...).",
-)
-@click.option(
-    "--remat",
-    metavar="POLICY[@NAME][,...]",
-    help="jax.checkpoint policies (nothing_saveable, dots_saveable, everything_saveable...) "
-    "around FUNCTION, or @NAME around the script's function NAME (a layer): one variant each.",
-)
-@click.option("--donate", metavar="ARG[,ARG]", help="Donate these arguments (donate_argnames).")
-@click.option(
-    "--cast", multiple=True, metavar="ARG=DTYPE", help="Floating leaves of ARG in DTYPE (bf16)."
-)
-@click.option(
-    "--flags",
-    multiple=True,
-    metavar="'--A --B'",
-    help="XLA/libtpu flags for the compile (in LIBTPU_INIT_ARGS); several: one variant each.",
-)
+@variant_options
 @click.option(
     "--audit-flags",
     "audit",
@@ -77,13 +101,6 @@ _LEAD = (
     metavar="[FILE]",
     help="Compile with every flag of FILE (or of XLA_FLAGS and LIBTPU_INIT_ARGS), then "
     "without each in turn: which are unknown to this libtpu, which change nothing.",
-)
-@click.option(
-    "--goal",
-    type=click.Choice(["fit", "step", "memory"]),
-    default="fit",
-    show_default=True,
-    help="Rank by: fit (those that fit, fastest step first), step, or memory (peak).",
 )
 @click.option("--jobs", type=click.IntRange(min=1), help="Compiles at once (default: the cores).")
 @click.option("--refresh", is_flag=True, help="Compile again, ignoring the cache.")
@@ -109,17 +126,17 @@ def try_command(
     changes it, with XLA:TPU, offline; rank the variants (fits or not, peak per device,
     FLOPs, HBM and collective bytes, step estimate), say which changed nothing, and show the
     code change that gives the best."""
-    from ..drivers.variants import VariantOptions, flags_to_audit, try_variants
+    from ..drivers.variants import flags_to_audit, try_variants
     from ..drivers.variants.run import function_target
 
     function_target(target)  # a wrong TARGET is said before anything else
-    options = VariantOptions(
+    options = _options(
         meshes=meshes,
-        meshes_all=meshes_all == "all",
+        meshes_all=meshes_all,
         shard=shard,
-        batch=_names(batch),
-        remat=_names(remat),
-        donate=_names(donate),
+        batch=batch,
+        remat=remat,
+        donate=donate,
         cast=cast,
         flags=flags,
     )
@@ -149,6 +166,71 @@ def try_command(
     from ..render.try_text import render_try
 
     render_try(payload, click.echo, width=shutil.get_terminal_size().columns)
+
+
+def _options(**given: Any) -> VariantOptions:
+    """The variant options as the command line gave them."""
+    from ..drivers.variants import VariantOptions
+
+    return VariantOptions(
+        meshes=tuple(given["meshes"]),
+        meshes_all=given["meshes_all"] == "all",
+        shard=tuple(given["shard"]),
+        batch=_names(given["batch"]),
+        remat=_policies(given["remat"]),
+        donate=_names(given["donate"]),
+        cast=tuple(given["cast"]),
+        flags=tuple(given["flags"]),
+    )
+
+
+#: ``report --try``'s reader of the variant options (never run: only its parser is used).
+_TRY_OPTIONS = variant_options(click.Command("--try", add_help_option=False))
+
+
+def variant_options_of(text: str) -> tuple[VariantOptions, str]:
+    """The variants and the goal of ``text``, written as ``try``'s options (``--shard dp
+    --remat nothing_saveable@block --goal memory``); a usage error in one line for anything
+    ``try`` would refuse."""
+    import shlex
+
+    from ..errors import UsageProblem
+
+    try:
+        words = shlex.split(text)
+        params = _TRY_OPTIONS.make_context("--try", words).params
+    except ValueError as error:
+        raise UsageProblem(f"--try {text!r}: {error}") from None
+    except click.UsageError as error:
+        raise UsageProblem(f"--try {text!r}: {error.format_message()}") from None
+    goal = str(params.pop("goal"))
+    return _options(**params), goal
+
+
+def checked_variants(text: str, target: str, device: Any) -> tuple[VariantOptions, str]:
+    """``report --try TEXT``'s variants and goal, checked before anything compiles: a function
+    target, a TPU chip or slice that a backend here compiles for, and variants ``try`` would
+    plan (each problem a one-line usage error)."""
+    from ..backends.variant_compile import slice_row
+    from ..capture.target import is_function_spec
+    from ..drivers.variants import plan_variants
+    from ..errors import UsageProblem
+
+    options, goal = variant_options_of(text)
+    if not is_function_spec(target):
+        raise UsageProblem("--try: try compiles variants of a function: give SCRIPT.py:FUNCTION")
+    if device is None:
+        raise UsageProblem("--try: give --device, the TPU chip or slice to compile for")
+    slice_row(device)
+    if not options.meshes_all and not plan_variants(options, device.chips):
+        raise UsageProblem(f"--try {text!r}: name variants (--mesh, --shard, --remat...)")
+    return options, goal
+
+
+def _policies(text: str | None) -> tuple[str, ...]:
+    from ..backends.remat_policy import split_policies
+
+    return tuple(split_policies(text or ""))
 
 
 def _names(text: str | None) -> tuple[str, ...]:

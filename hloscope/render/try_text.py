@@ -73,7 +73,16 @@ def render_try(result: Mapping[str, Any], echo: Callable[[str], object], width: 
         echo("")
         echo(_cut(f"the change for the best ({result['winner']}):", width))
         for line in change:
-            echo(_cut(f"  {line}", width))
+            # Code is wrapped, never cut: every character of it is needed.
+            echo(
+                textwrap.fill(
+                    line,
+                    width,
+                    initial_indent="  ",
+                    subsequent_indent="      ",
+                    break_on_hyphens=False,
+                )
+            )
     for note in result.get("notes") or []:
         echo(textwrap.fill(note, width, initial_indent="note: ", subsequent_indent="  "))
 
@@ -94,6 +103,11 @@ def _details(
             lines.append(
                 f"no effect: its {row['no_effect_of']} left the optimized module as in "
                 f"{row['same_as']}"
+            )
+        elif row.get("effect"):
+            lines.append(
+                f"its {row['effect_of']} changed the module of {row['compared_to']}: "
+                f"{row['effect']}"
             )
         if not row["applicable"]:
             lines.append(f"cannot apply: {row['error']}")

@@ -22,7 +22,9 @@ runs the analyses that apply to it, and returns the typed
   (:mod:`hloscope.analysis.passes`), the recompiles of a dump
   (:mod:`hloscope.analysis.recompiles`), the unsupported ops of each platform
   (:mod:`hloscope.analysis.unsupported`, or ``hloscope check`` of a function in a child
-  process), and bench results when asked for (:mod:`hloscope.bench`).
+  process), and bench results when asked for (:mod:`hloscope.bench`);
+* "what if", when asked: ``hloscope try``'s variants of a function compiled for a TPU chip or
+  slice and ranked (:mod:`hloscope.drivers.variants`).
 
 What kind of subject a report is about is looked at once, in :mod:`._origins` (one class per
 kind: where its capture, dump, side files are); the sections (:mod:`._sections`,
@@ -52,6 +54,7 @@ from ..errors import HloscopeError
 from ..hlo.model import Module
 from ..render.html.failed_report import FailedReport
 from ..render.html.report import Report, table_rows
+from ..render.html.try_section import try_section
 from . import _checks, _sections
 from ._checks import CHECK_TIMEOUT_S, PLATFORMS
 from ._failed import build_failed_report, failed_compile
@@ -63,6 +66,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..backends.record import Capture
     from ..capture.target import Target
     from ..devices import DeviceSpec
+    from ..drivers.variants import VariantOptions
 
 __all__ = [
     "Report",
@@ -97,6 +101,8 @@ def build_report(
     refresh: bool = False,
     device: str | DeviceSpec | None = None,
     profile: str | os.PathLike[str] | None = None,
+    what_if: VariantOptions | None = None,
+    goal: str = "fit",
 ) -> Report:
     """The :class:`~hloscope.render.html.report.Report` of ``value``: a TARGET string or
     path, a :class:`~hloscope.capture.target.Target`, a
@@ -108,7 +114,9 @@ def build_report(
     device JAX sees: it needs jax and takes seconds to minutes); ``refresh`` captures a script
     target again; ``device`` (``tpu-v5e``, ``h100``...) prices each collective on that
     device's interconnect (the step on every device is shown either way); ``profile`` (a
-    ``jax.profiler.trace`` folder or file of this module) adds its op profile.
+    ``jax.profiler.trace`` folder or file of this module) adds its op profile; ``what_if``
+    (of a function target, for a TPU chip or slice ``device``) adds ``hloscope try``'s
+    variants of it, ranked by ``goal``.
     """
     origin = origin_of(value, module, refresh)
     out = _kernels(origin, bench, graphs)
@@ -119,7 +127,23 @@ def build_report(
         )
     if bench:
         out.bench = _optional(out, "bench", lambda: _sections.bench_of(origin))
+    if what_if is not None:
+        _add_what_if(out, origin, device, what_if, goal)
     return out
+
+
+def _add_what_if(
+    out: Report,
+    origin: Origin,
+    device: str | DeviceSpec | None,
+    options: VariantOptions,
+    goal: str,
+) -> None:
+    """The "what if" section, and the same data as ``try --json`` in the page's JSON."""
+    result = _optional(out, "what if", lambda: _sections.what_if(origin, device, options, goal))
+    if result is not None:
+        out.what_if = try_section(result)
+        out.what_if_data = result.to_dict()
 
 
 def _kernels(origin: Origin, bench: bool, graphs: int) -> Report:

@@ -24,7 +24,9 @@ analyses from a TARGET, a capture or a module); here it is only data in, text ou
 * **collectives**, for a module that has some
   (:class:`~.collectives_section.CollectivesSection`): each with its bytes, groups and runs
   per call, and the step estimate on every device of the interconnect table (compute,
-  exposed and hidden communication).
+  exposed and hidden communication);
+* **what if** (:class:`~.try_section.TrySection`), when asked: ``hloscope try``'s variants of
+  the function, each XLA's compile for the target, ranked, with the change for the best.
 
 :meth:`Report.to_html` writes the page (every style and script inline, nothing fetched, see
 :mod:`.page`); :meth:`Report._repr_html_` shows the same in Jupyter::
@@ -62,6 +64,7 @@ from .sections import (
 if TYPE_CHECKING:  # pragma: no cover
     from .compile_time_section import CompileTimeSection
     from .profile_section import ProfileSection
+    from .try_section import TrySection
 
 __all__ = ["Report", "table_rows", "REPORT_SCHEMA", "MAX_TABLE_ROWS"]
 
@@ -103,6 +106,10 @@ class Report:
     bench_asked: bool = False
     profile: ProfileSection | None = None
     compile_time: CompileTimeSection | None = None
+    #: ``hloscope try``'s variants of the function, when asked (``report --try``).
+    what_if: TrySection | None = None
+    #: The same as ``hloscope try --json`` prints it, for the page's machine-readable part.
+    what_if_data: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     hints: list[Hint] = field(default_factory=list)
     version: str = __version__
@@ -123,6 +130,8 @@ class Report:
             names.append("memory")
         if self.collectives is not None:
             names.append("collectives")
+        if self.what_if is not None:
+            names.append("what-if")
         if self.compile_time is not None:
             names.append("compile-time")
         if self.passes is not None:
@@ -160,6 +169,7 @@ class Report:
             "kernels_shown": len(self.rows),
             **({"memory": self.memory.to_dict()} if self.memory is not None else {}),
             **({"collectives": self.collectives.to_dict()} if self.collectives is not None else {}),
+            **({"what_if": self.what_if_data} if self.what_if_data is not None else {}),
             "hints": [
                 {"kind": str(h.kind), "title": h.title, "evidence": h.evidence} for h in self.hints
             ],
@@ -197,6 +207,7 @@ class Report:
             "passes": len(self.passes.steps) if self.passes is not None else 0,
             "unsupported": sum(len(c.findings) for c in self.checks),
             "mxu": self.mxu.count if self.mxu is not None else 0,
+            "what-if": len(self.what_if.rows) if self.what_if is not None else 0,
         }
         return [f"{n} ({counts[n]})" if n in counts else n for n in self.section_names()]
 
