@@ -55,7 +55,7 @@ from ..stages import Stage, UnknownStageError
 from .cache import CACHE_ENV, cache_root
 from .errors import TargetError, TargetNotFound
 from .script_reentry import refuse_reimport, refuse_rerun
-from .target_cache import _CompileFor, capture_cached, target_cache_key
+from .target_cache import _CompileFor, _ScriptRun, capture_cached, target_cache_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dump.index import DumpIndex
@@ -199,7 +199,8 @@ class Target:
         if isinstance(spec, Target):
             return spec
         compile_for = _CompileFor.of(device, mesh, while_running, scale)
-        return _resolve(os.fspath(spec), args, timeout, refresh, progress, compile_for)
+        run = _ScriptRun(args, timeout, refresh, progress)
+        return _resolve(os.fspath(spec), run, compile_for)
 
     @property
     def is_remote(self) -> bool:
@@ -446,14 +447,7 @@ _FOR_THIS_MACHINE = _CompileFor()
 # ---- resolution ----------------------------------------------------------------------------------
 
 
-def _resolve(
-    text: str,
-    args: Sequence[str],
-    timeout: float | None,
-    refresh: bool,
-    progress: bool | None,
-    compile_for: _CompileFor = _FOR_THIS_MACHINE,
-) -> Target:
+def _resolve(text: str, run: _ScriptRun, compile_for: _CompileFor = _FOR_THIS_MACHINE) -> Target:
     if not text.strip():
         raise TargetNotFound(
             "empty TARGET (give an HLO file, a dump folder, SCRIPT.py or SCRIPT.py:FUNCTION)"
@@ -466,18 +460,16 @@ def _resolve(
             return _resolve_folder(text, path)
         if path.is_file():
             if path.suffix == ".py":
-                return _resolve_script(text, path, None, args, timeout, refresh, progress)
+                return _resolve_script(text, path, None, run)
             return Target(spec=text, kind=TargetKind.HLO_FILE, location=text)
     except OSError as error:  # a symlink loop, a path too long...
         raise TargetError(f"{text}: {error.strerror or error}") from None
     found = _FUNCTION_SPEC.match(text)
     if found is not None and Path(found.group("script")).is_file():
-        if args:
+        if run.args:
             raise TargetError(f"{text}: a SCRIPT.py:FUNCTION target takes no script arguments")
         script = Path(found.group("script"))
-        return _resolve_script(
-            text, script, found.group("function"), (), timeout, refresh, progress, compile_for
-        )
+        return _resolve_script(text, script, found.group("function"), run, compile_for)
     raise _not_found(text)
 
 
@@ -561,10 +553,7 @@ def _resolve_script(
     text: str,
     script: Path,
     function: str | None,
-    args: Sequence[str],
-    timeout: float | None,
-    refresh: bool,
-    progress: bool | None,
+    run: _ScriptRun,
     compile_for: _CompileFor = _FOR_THIS_MACHINE,
 ) -> Target:
     # The script calling hloscope on itself from a line the capture's child would run again.
@@ -572,9 +561,7 @@ def _resolve_script(
         refuse_reimport(script, function)
     else:
         refuse_rerun(script)
-    folder, hlo_path, from_cache = capture_cached(
-        script, function, args, timeout, refresh, progress, compile_for
-    )
+    folder, hlo_path, from_cache = capture_cached(script, function, run, compile_for)
     kind = TargetKind.FUNCTION if function else TargetKind.SCRIPT
     device = compile_for.device if function else None
     return Target(text, kind, str(hlo_path), script, function, folder, from_cache, device)

@@ -28,6 +28,18 @@ __all__ = ["capture_cached", "target_cache_key"]
 
 
 @dataclass(frozen=True, slots=True)
+class _ScriptRun:
+    """How a script target's capture runs: the script's command-line ``args``, the child's
+    ``timeout`` (seconds), ``refresh`` (capture again, ignoring the cache) and ``progress``
+    (a spinner; ``None``: when stderr is a terminal)."""
+
+    args: Sequence[str] = ()
+    timeout: float | None = None
+    refresh: bool = False
+    progress: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class _CompileFor:
     """What a function target is compiled for: the device spec's text and the mesh."""
 
@@ -119,21 +131,15 @@ def _reusable(folder: Path, hlo_path: Path) -> bool:
 
 
 def capture_cached(
-    script: Path,
-    function: str | None,
-    args: Sequence[str],
-    timeout: float | None,
-    refresh: bool,
-    progress: bool | None,
-    compile_for: _CompileFor,
+    script: Path, function: str | None, run: _ScriptRun, compile_for: _CompileFor
 ) -> tuple[Path, Path, bool]:
     """The cache folder of a script target, its capture's folder inside, and whether the
     capture was already there: captured now (into a private folder, then renamed into place)
-    when it was not, or when ``refresh``."""
+    when it was not, or when ``run.refresh``."""
     device = compile_for.device if function else None
-    folder = _cache_folder(script, args, function, compile_for)
+    folder = _cache_folder(script, run.args, function, compile_for)
     hlo_path = folder / ("capture" if function else "dump")
-    if not refresh and _reusable(folder, hlo_path):
+    if not run.refresh and _reusable(folder, hlo_path):
         return folder, hlo_path, True
 
     # Capture into a private folder beside the final one, then rename it into place: a reader
@@ -145,17 +151,17 @@ def capture_cached(
 
         settings = ScriptSettings(
             function=function,
-            timeout=timeout,
+            timeout=run.timeout,
             force=True,
-            progress=progress,
+            progress=run.progress,
             device=device,
             mesh=compile_for.mesh if function else None,
             while_running=compile_for.while_running,
             scale=compile_for.scale if function else None,
         )
-        run = capture_script(script, args, work, settings)
-        if not run.ok:
-            _refuse_failed(run.manifest, work, folder)
+        captured = capture_script(script, run.args, work, settings)
+        if not captured.ok:
+            _refuse_failed(captured.manifest, work, folder)
         _move_into_place(work, folder, hlo_path)
         return folder, hlo_path, False
     finally:
