@@ -297,16 +297,21 @@ class BulkBody:
         pending: list[tuple[Instruction, list[str]]] = []
         root: Instruction | None = None
         number = self.first_line
-        for is_root, name, shape_text, opcode, inner, attr_text in zip(*self.columns):
+        columns = self.columns
+        # The operand names of every op, '%', blanks and the printer's counters dropped in one
+        # pass over the body's operand texts (no text holds a line break), not three per op.
+        joined = "\n".join(columns[4])
+        if "/" in joined:
+            joined = _INDEX_COMMENTS.sub("", joined)
+        plain = joined.replace("%", "").replace(" ", "").split("\n")
+        for is_root, name, shape_text, opcode, inner, attr_text, listed in zip(*columns, plain):
             payload = None
             operands: list[Instruction] = []
             names: list[str] | None = None
             if opcode in payload_opcodes:
                 payload = inner  # no operands
-            elif inner:
-                if "/" in inner:
-                    inner = _INDEX_COMMENTS.sub("", inner)
-                names = inner.replace("%", "").replace(" ", "").split(",")
+            elif listed:
+                names = listed.split(",")
                 try:
                     operands = list(map(by_name.__getitem__, names))
                     names = None

@@ -33,7 +33,6 @@ from ..model import Computation, Module, SourceText
 from ._bulk import (
     _BULK_LINE,
     _INDEX_COMMENTS,
-    _IS_NOT_PAYLOAD,
     _KNOWN_OPCODES,
     BulkBody,
     _plain_attributes,
@@ -41,7 +40,7 @@ from ._bulk import (
 from ._careful import _COMMENT, _COMP_HEADER, ModuleParser, _maybe_unbalanced
 from ._names import calls_unknown, name_computations, uniquify_names
 from ._source import blank_comments
-from ._statements import NAME_RUN, STACK_SECTIONS
+from ._statements import NAME_RUN, PAYLOAD_OPCODES, STACK_SECTIONS
 
 # A computation header as the printer writes it: at the line start, the signature in
 # parentheses, '{' ending the line; groups: ENTRY, name, signature. What ModuleParser reads of
@@ -263,8 +262,7 @@ def _operands_defined(
 ) -> bool:
     """Whether every operand list of these bodies is plain (names, or empty) and names only
     ops of its own body, whose names are each defined once."""
-    takes_operands = map(_IS_NOT_PAYLOAD, opcodes)
-    texts = list(map(operator.mul, operands, takes_operands))  # "" for payloads
+    texts = list(map(_PAYLOADS_BLANK.get, opcodes, operands))  # "" for payloads
     # Each body's operand texts, one a line, the bodies split by NUL (no text holds either):
     # every text is a plain list of names, or empty, exactly when the whole matches.
     joined = "\0".join(map("\n".join, map(texts.__getitem__, body_rows)))
@@ -277,6 +275,12 @@ def _operands_defined(
         defined = set(names[body])
         if len(defined) != body.stop - body.start:
             return False  # a name defined twice: the careful path says where
-        if listed and not defined.issuperset(filter(None, listed.split(","))):
+        defined.add("")  # what an op without operands leaves between the commas
+        if not defined.issuperset(listed.split(",")):
             return False  # an undefined operand
     return True
+
+
+# An op's operand text, or "" for a payload (a parameter number, a literal): one dict lookup
+# per op with the text as the default.
+_PAYLOADS_BLANK = dict.fromkeys(PAYLOAD_OPCODES, "")
