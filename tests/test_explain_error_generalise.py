@@ -1122,3 +1122,73 @@ def test_a_gpu_kernel_that_faulted_as_it_ran(log, op):
     failure = explain_error(text).failures[0]
     assert (failure.family, failure.finding.op) == (Family.XLA_STATUS, op)
     assert failure.platform is Platform.GPU and failure.advice_kind == "report_bug"
+
+
+# ---- Pallas/Mosaic in newer JAX's words (issue 35 b) ---------------------------------------
+
+_MOSAIC_RERAISED = """
+import sys, traceback
+from jax._src.lib import _jax
+from jax._src.pallas.mosaic import error_handling
+
+LOC = ('loc("/dot_general"(callsite("kernel"("/home/u/proj/kernels.py":12:0) at callsite('
+       '"matmul"("/home/u/proj/kernels.py":30:0) at "<module>"("/home/u/proj/run.py":8:0)))))')
+WHY = {
+    "dtype": "Unsupported input data type in matrix multiplication.",
+    "layout": "Failed to verify layout for Mosaic kernel operand 0: XLA layout does not match "
+    "MLIR layout for an operand of shape f32[1000]: expected {0:T(1024)}, got {0:T(256)}",
+}
+for name, why in WHY.items():
+    print("@@@", name)
+    message = f"INTERNAL: Mosaic failed to compile TPU kernel: {why}\\n\\nat location: {LOC}\\n"
+    try:
+        raise error_handling._handle_xla_runtime_error(_jax.JaxRuntimeError(message))
+    except Exception:
+        traceback.print_exc(file=sys.stdout)
+print("@@@ verify")
+try:
+    raise error_handling.VerificationError("'tpu.matmul' op Expected matching lhs and rhs dtypes")
+except Exception:
+    traceback.print_exc(file=sys.stdout)
+"""
+
+
+@pytest.fixture(scope="module")
+def mosaic_reraised(tmp_path_factory):
+    program = tmp_path_factory.mktemp("mosaic") / "reraise.py"
+    program.write_text(_MOSAIC_RERAISED)
+    return run_cases(program)
+
+
+@pytest.mark.parametrize(
+    ("case", "op", "advice", "source"),
+    [
+        # JAX 0.4.3x on re-raise Mosaic's refusal as MosaicError: its location line (and the
+        # op's name in it) is gone, the traceback ends at the kernel's line instead.
+        ("dtype", "tpu_custom_call", "cast_dtype", "/home/u/proj/kernels.py:12"),
+        ("layout", "tpu_custom_call", "fix_shapes", "/home/u/proj/kernels.py:12"),
+        # MLIR's verifier refusing the kernel's module, the op in its details.
+        ("verify", "tpu.matmul", "cast_dtype", None),
+    ],
+)
+def test_mosaic_refusals_as_newer_jax_raises_them(mosaic_reraised, case, op, advice, source):
+    failure = explain_error(mosaic_reraised[case]).failures[0]
+    assert failure.family is Family.PALLAS and failure.platform is Platform.TPU
+    assert failure.error_class in ("MosaicError", "VerificationError")
+    assert (failure.finding.op, failure.advice_kind) == (op, advice)
+    if source is not None:
+        assert failure.finding.source == source
+
+
+def test_a_matmul_of_integer_vectors_is_a_dtype_refusal():
+    # Mosaic prints element types inside vector types (`vector<128x128xi32>`).
+    text = (CORPUS / "jax_23989_mosaic_matmul_dtype.log").read_text()
+    failure = explain_error(text).failures[0]
+    assert failure.advice_kind == "cast_dtype"
+    int_matmul = (
+        "XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: Bad operand types\n\n"
+        "The MLIR operation involved:\n"
+        '  %12 = "tpu.matmul"(%9, %10, %11) : (vector<128x128xi32>, vector<128x128xi32>, '
+        "vector<128x128xi32>) -> vector<128x128xi32>\n"
+    )
+    assert explain_error(int_matmul).failures[0].advice_kind == "cast_dtype"

@@ -111,7 +111,9 @@ _MOSAIC_ADVICE: tuple[tuple[re.Pattern[str], AdviceKind, str], ...] = tuple(
     (re.compile(pattern, re.I), kind, text)
     for pattern, kind, text in (
         (
-            r"Bad lhs/rhs type|tpu\.matmul.*\b[iu](?:4|16|32|64)\b",
+            # The element type as Mosaic prints it in a vector type: `vector<128x128xi32>`.
+            r"Bad lhs/rhs type|data type in matrix multiplication"
+            r"|tpu\.matmul.*(?:\b|(?<=\dx))[iu](?:4|16|32|64)\b",
             AdviceKind.CAST_DTYPE,
             "the TPU's matrix unit multiplies bf16 and f32 operands (and int8 or fp8 on the "
             "chips that have them): cast the operands of jnp.dot in the kernel (to bf16 or "
@@ -122,6 +124,17 @@ _MOSAIC_ADVICE: tuple[tuple[re.Pattern[str], AdviceKind, str], ...] = tuple(
             AdviceKind.CAST_DTYPE,
             "this TPU compares bf16 vectors in float32 only: cast both sides to jnp.float32 "
             "before the comparison in the kernel",
+        ),
+        (
+            # Types that do not match or that the op does not take, in Mosaic's and its
+            # verifier's words ("Expected matching lhs and rhs dtypes", "unsupported element
+            # type"); not a layout's words.
+            r"(?:matching|unsupported|mismatched)\s[\w ]{0,20}(?:dtypes?|element types?)\b"
+            r"|(?:dtypes?|element types?) (?:do not|must) match",
+            AdviceKind.CAST_DTYPE,
+            "the op is given element types it does not take together on this chip: cast its "
+            "operands in the kernel to one type the chip's units have (f32, or bf16 for a "
+            "matrix product with preferred_element_type=jnp.float32)",
         ),
         (
             r"shape cast|tpu\.reshape|vector\.shape_cast",
