@@ -12,14 +12,25 @@ The CPU time of the subprocess is printed too: on a shared machine wall time inc
 for a core, CPU time does not.
 
     python benchmarks/bench_fusions.py [HLO_FILE] [--check]
+    python benchmarks/bench_fusions.py --scale /tmp/big48.txt [--rounds N] [--against TREE]
 
 ``--check`` exits 1 when a target is missed.
+
+``--scale PATH``: the 54 MB module of ``samples/regenerate.py --big PATH --big-layers 48``
+(issue 36: ``hloscope summary`` under 1 s, ``hloscope fusions`` under 2.5 s). Each command
+runs as a user runs it, in a fresh interpreter, ``--rounds`` times; with ``--against TREE``
+(another checkout: ``git worktree add TREE REV``) that tree's commands run in the same rounds,
+one after the other, so both see the same load. It prints the best and median wall time and
+CPU time (user + sys) of each, the peak memory, and the CPU ratio of the other tree to this
+one. On a busy machine the CPU time is what compares; on an idle one wall is CPU plus nothing.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -30,6 +41,8 @@ CORPUS = ROOT.parent / "shared" / "corpus" / "generated" / "tf_keras_mobilenet_t
 CLI_TARGET_S = 2.0
 REPORT_TARGET_S = 0.5
 RUNS = 3
+# Issue 36 on the 54 MB module: wall time of each command, start-up included.
+SCALE_TARGETS_S = {"summary": 1.0, "fusions": 2.5}
 
 
 def default_file() -> Path:
@@ -79,9 +92,71 @@ def time_report(path: Path) -> tuple[float, float, int]:
     return best, parse_best, kernels
 
 
+def run_command(tree: Path, command: str, path: Path) -> tuple[float, float, int]:
+    """Wall time, CPU time (user + sys) and peak memory (MB) of ``hloscope COMMAND PATH`` run
+    from ``tree`` in a fresh interpreter."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    start = time.perf_counter()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "hloscope", command, str(path)],
+        cwd=tree,
+        env=env,
+        stdout=subprocess.DEVNULL,
+    )
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    if status != 0:
+        sys.exit(f"hloscope {command} {path} failed in {tree} (status {status})")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024
+
+
+def bench_scale(path: Path, rounds: int, against: Path | None) -> bool:
+    """The 54 MB module's summary and fusions, this tree (and ``against``) in alternating
+    rounds; True when this tree's best wall times meet the targets."""
+    trees = {"this tree": ROOT, **({"other tree": against} if against is not None else {})}
+    times: dict[tuple[str, str], list[tuple[float, float, int]]] = {}
+    for _ in range(rounds):
+        for command in SCALE_TARGETS_S:
+            for label, tree in trees.items():
+                times.setdefault((command, label), []).append(run_command(tree, command, path))
+    size = path.stat().st_size / 1e6
+    print(f"{path} ({size:.1f} MB), {rounds} rounds, load average {os.getloadavg()[0]:.1f}")
+    met = True
+    for command, target in SCALE_TARGETS_S.items():
+        for label in trees:
+            runs = times[(command, label)]
+            walls, cpus, peaks = zip(*runs)
+            line = (
+                f"  {command:8s} {label:10s} wall best {min(walls):5.2f} s median "
+                f"{statistics.median(walls):5.2f} s; CPU best {min(cpus):5.2f} s median "
+                f"{statistics.median(cpus):5.2f} s; peak {max(peaks)} MB"
+            )
+            if label == "this tree":
+                ok = min(walls) < target
+                met = met and ok
+                line += f"  [target < {target} s wall: {'ok' if ok else 'MISSED'}]"
+            else:
+                ours = [cpu for _, cpu, _ in times[(command, "this tree")]]
+                ratio = statistics.median(o / t for o, t in zip(cpus, ours))
+                line += f"  [its CPU / this tree's: {ratio:.2f}x, median of rounds]"
+            print(line)
+    return met
+
+
 def main(argv: list[str]) -> int:
-    args = [a for a in argv[1:] if not a.startswith("--")]
-    path = Path(args[0]) if args else default_file()
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("hlo_file", nargs="?", type=Path)
+    parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--scale", type=Path, metavar="PATH", help="the 54 MB module instead")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--against", type=Path, metavar="TREE")
+    args = parser.parse_args(argv[1:])
+    if args.scale is not None:
+        met = bench_scale(args.scale, args.rounds, args.against)
+        return 1 if args.check and not met else 0
+    path = args.hlo_file or default_file()
     size = path.stat().st_size / 2**20
     report_s, parse_s, kernels = time_report(path)
     cli_s, cli_cpu = time_cli(path)
@@ -97,7 +172,7 @@ def main(argv: list[str]) -> int:
         f"  [target < {REPORT_TARGET_S} s: {'ok' if ok_report else 'MISSED'}]"
     )
     print(f"  (parse alone: {parse_s:.3f} s)")
-    if "--check" in argv and not (ok_cli and ok_report):
+    if args.check and not (ok_cli and ok_report):
         return 1
     return 0
 
