@@ -14,6 +14,7 @@ from svg_files import needs_dot, svg_root, svg_texts, svg_tooltips  # noqa: E402
 import hloscope
 from hloscope.cli import cli
 from hloscope.cli.graph import write_graph
+from hloscope.hlo.explorer_choice import choose_explorer
 from hloscope.hlo.graph_selection import GraphOptions, select_graph
 from hloscope.render import graphviz as gv
 from hloscope.render.graph_layout import LayoutPlan, layout_cost, plan_layout, simplest_plan
@@ -270,7 +271,7 @@ def check_streamed(module: hloscope.Module, **kwargs) -> None:
 def test_model_explorer_json_is_streamed_one_node_at_a_time():
     module = hloscope.parse(chain_text(40))
     check_streamed(module)
-    check_streamed(module, around="a20", depth=2)
+    check_streamed(module, keep=choose_explorer(module, GraphOptions(around="a20", depth=2)).keep)
 
 
 def test_model_explorer_json_of_mobilenet_matches_the_dict_export(corpus, tmp_path):

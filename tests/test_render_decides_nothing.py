@@ -1,6 +1,7 @@
-"""The renderers take data and decide nothing: what a graph shows, which fixes an out-of-memory
-report gets and which note a profile says first are decided below them (the hlo and analysis
-layers) or by their caller, and the renderer says what it is handed.
+"""The renderers take data and decide nothing: what a graph shows (a picture's selection, Model
+Explorer's computation and neighbourhood), which fixes an out-of-memory report gets and which
+note a profile says first are decided below them (the hlo and analysis layers) or by their
+caller, and the renderer says what it is handed.
 
 Checked twice: by reading the source (no module of ``hloscope/render`` imports a function that
 decides), and by handing a renderer data it could not have decided itself and seeing it said.
@@ -23,10 +24,13 @@ from hloscope.render.graphviz import write_selection
 
 RENDER = Path(__file__).resolve().parent.parent / "hloscope" / "render"
 
-#: Functions that decide what is shown: the part of a graph drawn and the computation Model
-#: Explorer's JSON is of, an out-of-memory report's fixes, a profile's host-bound note.
+#: Functions that decide what is shown: the part of a graph drawn, the computation Model
+#: Explorer's JSON is of and the neighbourhood it keeps, an out-of-memory report's fixes, a
+#: profile's host-bound note.
 DECIDERS = {
     "select_graph",
+    "choose_explorer",
+    "neighbourhood",
     "find_fusion",
     "loop_body_name",
     "oom_fixes",
@@ -138,3 +142,17 @@ def test_a_host_bound_profile_carries_its_note_and_the_text_says_it_once(tmp_pat
     profile.host_note = profile.notes[0] = "the chip waits on the host"
     text = said()
     assert "question is the host" not in text and text.count("the chip waits on the host") == 1
+
+
+def test_model_explorers_json_holds_the_nodes_the_caller_kept():
+    from hloscope.hlo.explorer_choice import choose_explorer
+    from hloscope.render.model_explorer import model_explorer_collection
+
+    module = parse(SMALL)
+    chosen = choose_explorer(module, GraphOptions(around="sub", depth=0)).keep
+    assert chosen == {"sub"}
+    (graph,) = model_explorer_collection(module, keep=chosen)["graphs"]
+    assert [node["id"] for node in graph["nodes"]] == ["sub"]
+    # Any set the caller hands it, chosen by no rule of the writer's.
+    (graph,) = model_explorer_collection(module, keep={"x", "y"})["graphs"]
+    assert sorted(node["id"] for node in graph["nodes"]) == ["x", "y"]

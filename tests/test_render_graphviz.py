@@ -17,6 +17,7 @@ from test_graph import SMALL  # noqa: E402  (the same small module: nested fusio
 import hloscope
 from hloscope.cli import cli
 from hloscope.cli.graph import write_graph
+from hloscope.hlo.explorer_choice import ExplorerChoice, choose_explorer
 from hloscope.hlo.graph import FUSION_SEP, module_graph
 from hloscope.hlo.graph_selection import GraphOptions, select_graph
 from hloscope.render import graphviz as gv
@@ -396,15 +397,24 @@ def test_model_explorer_json_of_corpus_modules(corpus, mobilenet, tmp_path):
 
 
 def test_model_explorer_around(small):
-    collection = model_explorer_collection(small, around="sub", depth=1)
+    chosen = choose_explorer(small, GraphOptions(around="sub", depth=1))
+    assert chosen == ExplorerChoice(None, frozenset({"sub", "y", "fused/sq", "out"}))
+    collection = model_explorer_collection(small, keep=chosen.keep)
     nodes = {n["id"]: n for n in collection["graphs"][0]["nodes"]}
     assert set(nodes) == {"sub", "y", "fused/sq", "out"}
     assert nodes["out"]["incomingEdges"] == [
         {"sourceNodeId": "sub", "sourceNodeOutputId": "0", "targetNodeInputId": "0"},
         {"sourceNodeId": "fused/sq", "sourceNodeOutputId": "0", "targetNodeInputId": "1"},
     ]
-    with pytest.raises(KeyError):
-        model_explorer_collection(small, around="missing")
+    with pytest.raises(GraphRenderError, match="no instruction named 'missing'"):
+        choose_explorer(small, GraphOptions(around="missing"))
+    # A fusion's name keeps every op inside it; the depth defaults to 3 hops.
+    inside = choose_explorer(small, GraphOptions(around="fused", depth=0)).keep
+    assert inside is not None and inside == {n for n in inside if n.startswith("fused/")}
+    by_default = choose_explorer(small, GraphOptions(around="sub"))
+    assert by_default == choose_explorer(small, GraphOptions(around="sub", depth=3))
+    # --fusion: the computation holding it (nothing is cut without --around).
+    assert choose_explorer(small, GraphOptions(fusion="fused")) == ExplorerChoice("main")
 
 
 # --- the command line -----------------------------------------------------------------------------

@@ -152,33 +152,20 @@ def write_graph(
 
     The choice is made here, the drawing is :mod:`hloscope.render.graphviz`'s: for a picture
     or DOT, :func:`~hloscope.hlo.graph_selection.select_graph` (the computation, the fusion or
-    neighbourhood asked for, cut to ``max_nodes``); for ``json``, the computation the graph is
-    of (a loop named by ``--computation`` is its body; ``--fusion``'s is the one holding it).
+    neighbourhood asked for, cut to ``max_nodes``); for ``json``,
+    :func:`~hloscope.hlo.explorer_choice.choose_explorer` (the computation, and ``--around``'s
+    neighbourhood in it).
     """
+    from ..hlo.explorer_choice import choose_explorer
     from ..hlo.graph_selection import select_graph
     from ..render.graphviz import LAYOUT_TIMEOUT_S, format_for, write_explorer, write_selection
 
     fmt = format_for(out, fmt)
     if fmt == "json":
-        computation = _explorer_computation(module, options)
-        write_explorer(module, computation, out, around=options.around, depth=options.depth)
+        write_explorer(module, choose_explorer(module, options), out)
         return None
     selection = select_graph(module, options)
     return write_selection(selection, out, fmt, LAYOUT_TIMEOUT_S if timeout is None else timeout)
-
-
-def _explorer_computation(module: Module, options: GraphOptions) -> str | None:
-    """The computation Model Explorer's JSON is of: ``--computation`` (a while's body for a
-    loop; ``None``: the entry), or the one that holds the fusion ``--fusion`` names (its ops
-    are a namespace in it)."""
-    from ..hlo.graph_selection import find_fusion, loop_body_name
-
-    name = loop_body_name(module, options.computation)
-    if options.fusion is None:
-        return name
-    holder = find_fusion(module, options.fusion, name).computation
-    assert holder is not None  # a parsed module's instructions each sit in a computation
-    return holder.name
 
 
 def _draw(chosen, options, out: str, fmt: str) -> str:

@@ -56,6 +56,7 @@ from .graph_layout import (
 from .terminal import shorten_middle
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..hlo.explorer_choice import ExplorerChoice
     from ..hlo.model import Computation, Instruction, Module
 
 __all__ = [
@@ -641,16 +642,10 @@ def write_selection(
     return selection
 
 
-def write_explorer(
-    module: Module,
-    computation: str | None,
-    out: str | Path,
-    around: str | None = None,
-    depth: int | None = None,
-) -> None:
-    """Stream Model Explorer's graph JSON of ``computation`` (the caller's choice; ``None``:
-    the entry) to ``out``, with fusions as namespaces, cut only to ``around``'s
-    neighbourhood when given (see :func:`write_model_explorer_json`).
+def write_explorer(module: Module, choice: ExplorerChoice, out: str | Path) -> None:
+    """Stream Model Explorer's graph JSON of what ``choice`` holds (the caller's:
+    :func:`~hloscope.hlo.explorer_choice.choose_explorer`) to ``out``, fusions as namespaces
+    (see :func:`write_model_explorer_json`).
 
     It goes to ``out.partial`` first and is renamed when complete, so a failure halfway never
     leaves a truncated file under the name asked for.
@@ -661,7 +656,7 @@ def write_explorer(
     partial = out.with_name(out.name + ".partial")
     try:
         with partial.open("w", encoding="utf-8") as stream:
-            write_model_explorer_json(stream, module, computation, around=around, depth=depth)
+            write_model_explorer_json(stream, module, choice.computation, keep=choice.keep)
         partial.replace(out)
     except KeyError as e:
         raise GraphRenderError(str(e.args[0]) if e.args else str(e)) from None

@@ -36,10 +36,10 @@ at a time, so that a module of 100,000 instructions never becomes one giant stri
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..hlo.graph import FUSION_SEP, module_graph, neighbourhood, resolve_computation
+from ..hlo.graph import FUSION_SEP, module_graph, resolve_computation
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -55,20 +55,19 @@ def model_explorer_collection(
     module: Module,
     computation: str | Computation | None = None,
     *,
-    around: str | None = None,
-    depth: int | None = None,
+    keep: Collection[str] | None = None,
     label: str | None = None,
 ) -> dict[str, Any]:
     """A Model Explorer graph collection (a JSON-ready dict) for one computation and its callees.
 
-    ``around``/``depth``: keep only the nodes within ``depth`` hops (default 3) of instruction
-    ``around`` of the first graph (an expanded-fusion id such as ``fusion.3/add.2`` works; a
-    fusion name keeps all its inner nodes). Raises :class:`KeyError` for an unknown name.
+    ``keep``: the nodes of the first graph to write (``None``: all), as the caller chose them
+    (:func:`~hloscope.hlo.explorer_choice.choose_explorer`: ``--around``'s neighbourhood).
+    Raises :class:`KeyError` for an unknown computation.
     """
     comp = resolve_computation(module, computation)
     graphs: list[dict[str, Any]] = []
-    for graph, current, keep, called in _graphs(module, comp, around, depth):
-        me_graph, callees = model_explorer_graph(graph, current, keep=keep)
+    for graph, current, kept, called in _graphs(module, comp, keep):
+        me_graph, callees = model_explorer_graph(graph, current, keep=kept)
         graphs.append(me_graph)
         called.extend(callees)
     return {"label": label or _label(module, comp), "graphs": graphs}
@@ -79,26 +78,24 @@ def write_model_explorer_json(
     module: Module,
     computation: str | Computation | None = None,
     *,
-    around: str | None = None,
-    depth: int | None = None,
+    keep: Collection[str] | None = None,
     label: str | None = None,
 ) -> None:
     """Write :func:`model_explorer_collection`'s JSON to ``out`` as it is made, one node per
     ``write``: the text is the same as ``json.dumps(collection, ensure_ascii=False)``, but no
     more than one node's JSON (and one computation's graph) is in memory at a time.
 
-    Raises :class:`KeyError` for an unknown ``around`` before anything is written.
+    Raises :class:`KeyError` for an unknown computation before anything is written.
     """
     comp = resolve_computation(module, computation)
-    graphs = _graphs(module, comp, around, depth)
-    first = next(graphs)  # computes ``around``'s neighbourhood: an unknown name fails here
+    graphs = _graphs(module, comp, keep)
     out.write(f'{{"label": {_dumps(label or _label(module, comp))}, "graphs": [')
-    for i, (graph, current, keep, called) in enumerate(_chain(first, graphs)):
+    for i, (graph, current, kept, called) in enumerate(graphs):
         if i:
             out.write(", ")
         groups: dict[str, dict[str, str]] = {}
         out.write(f'{{"id": {_dumps(_graph_id(graph))}, "nodes": [')
-        for j, node in enumerate(_node_records(graph, current, keep, groups, called)):
+        for j, node in enumerate(_node_records(graph, current, kept, groups, called)):
             out.write(", " + _dumps(node) if j else _dumps(node))
         groups[""] = _top_group(graph)
         out.write(f'], "groupNodeAttributes": {_dumps(groups)}}}')
@@ -111,11 +108,6 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _chain(first, rest):
-    yield first
-    yield from rest
-
-
 def _label(module: Module, comp: Computation) -> str:
     return f"{module.name} ({comp.name})"
 
@@ -124,12 +116,12 @@ _GraphStep = tuple["nx.DiGraph", "Computation", "set[str] | None", "list[Computa
 
 
 def _graphs(
-    module: Module, comp: Computation, around: str | None, depth: int | None
+    module: Module, comp: Computation, keep: Collection[str] | None
 ) -> Iterator[_GraphStep]:
     """The computations to export, breadth first from ``comp``: each as its expanded graph, the
-    nodes to keep (``None``: all) and an empty list that the consumer fills with the
-    computations the graph's nodes call before asking for the next one (they are exported
-    after the ones already waiting, each once)."""
+    nodes to keep (``keep`` for ``comp``; ``None``, all, for the others) and an empty list
+    that the consumer fills with the computations the graph's nodes call before asking for
+    the next one (they are exported after the ones already waiting, each once)."""
     todo = [comp]
     done: set[str] = set()
     while todo:
@@ -138,25 +130,10 @@ def _graphs(
             continue
         done.add(current.name)
         graph = module_graph(module, current, expand_fusions=True)
-        keep = None
-        if around is not None and current is comp:
-            keep = set(
-                neighbourhood(graph, _centers(graph, around), depth=3 if depth is None else depth)
-            )
+        kept = set(keep) if keep is not None and current is comp else None
         called: list[Computation] = []
-        yield graph, current, keep, called
+        yield graph, current, kept, called
         todo.extend(c for c in called if c.name not in done)
-
-
-def _centers(graph: nx.DiGraph, name: str) -> list[str]:
-    if name in graph:
-        return [name]
-    inner = [n for n in graph if n.startswith(name + FUSION_SEP)]
-    if not inner:
-        raise KeyError(
-            f"no instruction named {name!r} in computation {graph.graph.get('computation')}"
-        )
-    return inner
 
 
 def model_explorer_graph(
