@@ -31,6 +31,7 @@ LAYERS = [
         "_version",
         "dataframes",
         "lazy_exports",
+        "json_fields",
     },  # root modules below everything
     {"devices"},  # the device registry: facts about chips, no HLO
     {"hlo"},

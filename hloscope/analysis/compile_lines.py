@@ -35,6 +35,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..hlo.metadata import StackFrame
+from ..json_fields import json_fields
 from .provenance import is_user_frame, user_frame
 from .source_code import code_line
 
@@ -88,13 +89,7 @@ class LineCount:
     instructions_after: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "function": self.function,
-            "code": self.code,
-            "instructions_before": self.instructions_before,
-            "instructions_after": self.instructions_after,
-        }
+        return json_fields(self, "source function code instructions_before instructions_after")
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,18 +108,10 @@ class CompileFinding:
     bytes: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "cause": str(self.cause),
-            "source": self.source,
-            "code": self.code,
-            "instructions": self.instructions,
-            "share": self.share,
-            "repeats": self.repeats,
-            "instructions_after": self.instructions_after,
-            "bytes": self.bytes,
-            "message": self.message,
-            "fix": self.fix,
-        }
+        return json_fields(
+            self,
+            "cause source code instructions share repeats instructions_after bytes message fix",
+        )
 
 
 # ---- per line -----------------------------------------------------------------------------------

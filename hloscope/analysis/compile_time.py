@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..dump.metadata import ModuleMetadata, PassRun, parse_module_metadata
+from ..json_fields import json_fields
 from .compile_lines import CompileFinding, LineCount, compile_findings, line_counts
 from .errors import CompileTimeError, NoCompileTimes
 
@@ -79,16 +80,12 @@ class Stages:
     other_s: float | None = None
 
     def to_dict(self) -> dict[str, float | None]:
-        return {
-            "trace_s": self.trace_s,
-            "lower_s": self.lower_s,
-            "hlo_passes_s": self.hlo_passes_s,
-            "backend_s": self.backend_s,
-            "backend_compile_s": self.backend_compile_s,
-            "backend_before_passes_s": self.before_passes_s,
-            "backend_after_passes_s": self.after_passes_s,
-            "other_s": self.other_s,
-        }
+        return json_fields(
+            self,
+            "trace_s lower_s hlo_passes_s backend_s backend_compile_s "
+            "backend_before_passes_s=before_passes_s backend_after_passes_s=after_passes_s "
+            "other_s",
+        )
 
     @property
     def measured(self) -> float:
@@ -110,15 +107,10 @@ class PassTime:
     instructions_delta: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "pipeline": self.pipeline,
-            "time_s": self.time_s,
-            "runs": self.runs,
-            "changed_runs": self.changed_runs,
-            "pipelines": self.pipelines,
-            "instructions_delta": self.instructions_delta,
-        }
+        return json_fields(
+            self,
+            "name pipeline time_s runs changed_runs pipelines instructions_delta",
+        )
 
 
 @dataclass(slots=True)
@@ -132,7 +124,7 @@ class PipelineTime:
     parent: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "time_s": self.time_s, "runs": self.runs, "parent": self.parent}
+        return json_fields(self, "name time_s runs parent")
 
 
 @dataclass(slots=True)

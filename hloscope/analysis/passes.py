@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from ..dump.passes import PassStep
 from ..hlo.errors import HloParseError
 from ..hlo.model import Module
+from ..json_fields import json_fields
 from .cost import placements
 from .errors import PassesError
 from .fusions import NOT_KERNELS
@@ -152,25 +153,11 @@ class PassRow:
         ) or (self.next_pass is None and name == f"{self.pipeline}:{self.pass_name}")
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "step": self.step,
-            "pipeline": self.pipeline,
-            "pass_name": self.pass_name,
-            "next_pass": self.next_pass,
-            "ran": self.ran,
-            "label": self.label,
-            "filename": self.filename,
-            "instructions": self.instructions,
-            "computations": self.computations,
-            "fusions": self.fusions,
-            "kernels": self.kernels,
-            "changed": self.changed,
-            "d_instructions": self.d_instructions,
-            "d_fusions": self.d_fusions,
-            "d_kernels": self.d_kernels,
-            "unchanged_after": list(self.unchanged_after),
-            "error": self.error,
-        }
+        return json_fields(
+            self,
+            "step pipeline pass_name next_pass ran label filename instructions computations "
+            "fusions kernels changed d_instructions d_fusions d_kernels unchanged_after error",
+        )
 
 
 @dataclass(slots=True)
@@ -208,12 +195,7 @@ class QuietPass:
     reason: Quiet
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "pass": self.pass_name,
-            "pipeline": self.pipeline,
-            "step": self.step,
-            "reason": str(self.reason),
-        }
+        return json_fields(self, "pass=pass_name pipeline step reason")
 
 
 class FollowEventKind(StrEnum):
@@ -248,17 +230,10 @@ class FollowEvent:
     after: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": str(self.kind),
-            "step": self.step,
-            "pass": self.ran,
-            "label": self.pass_label,
-            "name": self.name,
-            "computation": self.computation,
-            "fusion": self.fusion,
-            "before": self.before,
-            "after": self.after,
-        }
+        return json_fields(
+            self,
+            "kind step pass=ran label=pass_label name computation fusion before after",
+        )
 
 
 @dataclass(slots=True)

@@ -44,6 +44,7 @@ from typing import Any
 
 from ..devices import Device, DeviceSpec
 from ..hlo.model import Module
+from ..json_fields import json_fields
 from .collectives import (
     DONE_OPCODES,
     START_OPCODES,
@@ -108,17 +109,11 @@ class StepEstimate:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "device": self.device,
-            "compute_peak": self.compute_peak,
-            "kernels": self.kernels,
-            "compute_s": self.compute_s,
-            "exposed_s": self.exposed_s,
-            "hidden_s": self.hidden_s,
-            "communication_s": self.communication_s,
-            "total_s": self.total_s,
-            "split": self.split,
-        }
+        return json_fields(
+            self,
+            "device compute_peak kernels compute_s exposed_s hidden_s communication_s total_s "
+            "split",
+        )
 
 
 def compute_seconds(module: Module, peak: DevicePeak) -> tuple[float, int]:

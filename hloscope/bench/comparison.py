@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from ..json_fields import json_fields
 from .compile import Workload
 from .timing import (
     DEFAULT_BUDGET,
@@ -95,12 +96,7 @@ class NoiseFloor:
         return max(self.precision, self.a_halves, self.b_halves)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "effect": self.effect,
-            "precision": self.precision,
-            "a_halves": self.a_halves,
-            "b_halves": self.b_halves,
-        }
+        return json_fields(self, "effect precision a_halves b_halves")
 
 
 @dataclass(frozen=True, slots=True)

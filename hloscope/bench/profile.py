@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..json_fields import json_fields
 from .compile import Workload
 from .timing import block
 
@@ -72,13 +73,7 @@ class KernelProfile:
     runs: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "available": self.available,
-            "reason": self.reason,
-            "runs": self.runs,
-            "planes": list(self.planes),
-            "times": dict(self.times),
-        }
+        return json_fields(self, "available reason runs planes times")
 
 
 def _call(work: Workload) -> Any:

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ..json_fields import json_fields
 from .errors import TimingError
 
 __all__ = [
@@ -124,14 +125,7 @@ class Timing:
         return self.precision <= self.precision_target
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "runs": self.runs,
-            "median_s": self.median_s,
-            "min_s": self.min_s,
-            "p10_s": self.p10_s,
-            "p90_s": self.p90_s,
-            "spread": self.spread,
-        }
+        return json_fields(self, "runs median_s min_s p10_s p90_s spread")
 
 
 def summarize(samples: Sequence[float], **settings: Any) -> Timing:

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..json_fields import json_fields
+
 __all__ = [
     "CACHE_ENV",
     "IGNORED_ENV",
@@ -312,16 +314,7 @@ class CacheEntry:
     fresh: bool
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "folder": str(self.folder),
-            "script": self.script,
-            "function": self.function,
-            "args": list(self.args),
-            "start_time": self.start_time,
-            "size": self.size,
-            "ok": self.ok,
-            "fresh": self.fresh,
-        }
+        return json_fields(self, "folder script function args start_time size ok fresh")
 
 
 def _folder_size(folder: Path) -> int:
@@ -410,7 +403,7 @@ class CachedFiles:
         return f"{self.count} {singular if self.count == 1 else plural}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"folder": str(self.folder), "count": self.count, "size": self.size}
+        return json_fields(self, "folder count size")
 
 
 def other_caches() -> list[CachedFiles]:

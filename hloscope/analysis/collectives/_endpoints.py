@@ -14,6 +14,7 @@ from typing import Any
 
 from ...hlo.model import Computation, Instruction
 from ...hlo.placement import kernel_computations
+from ...json_fields import json_fields
 from ..provenance import source_of
 from ._kinds import DONE_OPCODES, START_OPCODES, CollectiveKind, kind_of_opcode
 
@@ -33,13 +34,7 @@ class Endpoint:
     output: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "opcode": self.opcode,
-            "op_name": self.op_name,
-            "source": self.source,
-            "output": self.output,
-        }
+        return json_fields(self, "name opcode op_name source output")
 
 
 #: Ops that move or relabel data without computing it: a resharding is traced through them.

@@ -8,6 +8,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ...json_fields import json_fields
+
 if TYPE_CHECKING:  # pragma: no cover
     from ...hlo.model import Instruction
 
@@ -64,15 +66,11 @@ class Cost:
         return (self.flops + self.transcendentals) / self.bytes_accessed
 
     def to_dict(self) -> dict:
-        return {
-            "flops": self.flops,
-            "transcendentals": self.transcendentals,
-            "bytes_read": self.bytes_read,
-            "bytes_written": self.bytes_written,
-            "bytes_accessed": self.bytes_accessed,
-            "arithmetic_intensity": self.arithmetic_intensity,
-            "flag": self.flag,
-        }
+        return json_fields(
+            self,
+            "flops transcendentals bytes_read bytes_written bytes_accessed arithmetic_intensity "
+            "flag",
+        )
 
 
 ZERO = Cost()

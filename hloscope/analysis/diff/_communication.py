@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...json_fields import json_fields
 from ..collectives import CollectivesResult
 
 __all__ = ["CommunicationDiff", "KindTotals", "communication_diff", "kind_totals"]
@@ -33,13 +34,7 @@ class KindTotals:
     exposed_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "count": self.count,
-            "bytes": self.bytes,
-            "executed_bytes": self.executed_bytes,
-            "estimate_s": self.estimate_s,
-            "exposed_s": self.exposed_s,
-        }
+        return json_fields(self, "count bytes executed_bytes estimate_s exposed_s")
 
 
 def kind_totals(result: CollectivesResult) -> dict[str, KindTotals]:

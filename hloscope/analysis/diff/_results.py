@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from ...json_fields import json_fields
 from ..fusions import Kernel
 from ._names import line_sort_key
 from ._sides import DiffSide
@@ -65,12 +66,7 @@ class MemoryEdge:
     bytes: int | None  # None when a dimension is unbounded (``?``): Shape.byte_size
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "producer": self.producer,
-            "consumer": self.consumer,
-            "shape": self.shape,
-            "bytes": self.bytes,
-        }
+        return json_fields(self, "producer consumer shape bytes")
 
 
 def _side_total(side: str, cost_field: str) -> property:

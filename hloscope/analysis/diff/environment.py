@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from ...json_fields import json_fields
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..compile_time import CompileTime
 
@@ -60,7 +62,7 @@ class VersionChange:
     b: str | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"package": self.package, "a": self.a, "b": self.b}
+        return json_fields(self, "package a b")
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -83,7 +85,7 @@ class StageChange:
         return _ratio(self.a_s, self.b_s)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"stage": str(self.stage), "a_s": self.a_s, "b_s": self.b_s, "ratio": self.ratio}
+        return json_fields(self, "stage a_s b_s ratio")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,16 +109,7 @@ class PassChange:
         return _ratio(self.a_s, self.b_s)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "pipeline": self.pipeline,
-            "a_s": self.a_s,
-            "b_s": self.b_s,
-            "delta_s": self.delta_s,
-            "ratio": self.ratio,
-            "runs_a": self.runs_a,
-            "runs_b": self.runs_b,
-        }
+        return json_fields(self, "name pipeline a_s b_s delta_s ratio runs_a runs_b")
 
 
 @dataclass(slots=True)

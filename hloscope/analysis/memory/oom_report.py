@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from ...hlo.metadata import StackFrame
+from ...json_fields import json_fields
 from ...units import format_bytes
 from ..provenance import is_user_frame
 
@@ -141,7 +142,7 @@ class OomFix:
     fix: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": str(self.kind), "target": self.target, "bytes": self.bytes, "fix": self.fix}
+        return json_fields(self, "kind target bytes fix")
 
 
 @dataclass(slots=True)

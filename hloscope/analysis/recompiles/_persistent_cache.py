@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...backends.compile_records import CacheObservation, CacheResult, CompileRecord, NotWritten
+from ...json_fields import json_fields
 from ._names import static_name
 
 __all__ = ["KeyChange", "CacheVerdict", "cache_verdicts", "cache_notes", "PART_EXPLAINERS"]
@@ -38,7 +39,7 @@ class KeyChange:
     fix: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"part": self.part, "detail": self.detail, "fix": self.fix}
+        return json_fields(self, "part detail fix")
 
 
 @dataclass(slots=True)
