@@ -146,11 +146,12 @@ def fleet(
 
 
 #: Result classes that display as HTML in Jupyter, by the module that defines each, with the
-#: ``module:function`` that shows one (:mod:`hloscope.render.html.notebook`; a capture shows
-#: its whole report, which :mod:`hloscope.reporting` gathers above the renderers). Their
+#: ``module:function`` that shows one (:mod:`hloscope.render.html.notebook`; a fusion report's
+#: notes and a capture's whole report are gathered above the renderers, in
+#: :mod:`hloscope.reporting`). Their
 #: ``_repr_html_`` is set when the module is imported.
 _NOTEBOOK_VIEWS = {
-    "hloscope.analysis.fusions": ("FusionReport", ".render.html.notebook:fusion_report_html"),
+    "hloscope.analysis.fusions": ("FusionReport", ".reporting.notebook_views:fusion_report_view"),
     "hloscope.analysis.diff": ("KernelDiff", ".render.html.notebook:kernel_diff_html"),
     "hloscope.backends.record": ("Capture", ".reporting:capture_html"),
 }

@@ -26,7 +26,7 @@ RENDER = Path(__file__).resolve().parent.parent / "hloscope" / "render"
 
 #: Functions that decide what is shown: the part of a graph drawn, the computation Model
 #: Explorer's JSON is of and the neighbourhood it keeps, an out-of-memory report's fixes, a
-#: profile's host-bound note.
+#: profile's host-bound note, a fusion report's notes.
 DECIDERS = {
     "select_graph",
     "choose_explorer",
@@ -35,6 +35,7 @@ DECIDERS = {
     "loop_body_name",
     "oom_fixes",
     "host_bound_note",
+    "summary_notes",
 }
 
 
@@ -156,3 +157,22 @@ def test_model_explorers_json_holds_the_nodes_the_caller_kept():
     # Any set the caller hands it, chosen by no rule of the writer's.
     (graph,) = model_explorer_collection(module, keep={"x", "y"})["graphs"]
     assert sorted(node["id"] for node in graph["nodes"]) == ["x", "y"]
+
+
+def test_a_fusion_reports_notebook_view_says_the_notes_it_is_handed():
+    import html
+
+    import hloscope
+    from hloscope.analysis.fusion_notes import summary_notes
+    from hloscope.render.html.notebook import fusion_report_html
+
+    sample = (
+        RENDER.parent.parent / "samples" / "hlo" / "fusion_refactor_split.after_optimizations.txt"
+    )
+    report = hloscope.fusion_report(str(sample))
+    decided = summary_notes(report.summary)
+    assert decided  # the sample leaves an elementwise op unfused
+    shown = html.unescape(report._repr_html_())
+    assert all(note in shown for note in decided)
+    mine = html.unescape(fusion_report_html(report, ["a note the caller chose"]))
+    assert "a note the caller chose" in mine and decided[0] not in mine

@@ -2,11 +2,12 @@
 
 Jupyter shows an object as HTML when its class has a ``_repr_html_`` method. The classes
 that deserve one live in lower layers (:mod:`hloscope.capture`, :mod:`hloscope.analysis`),
-which must not import the renderers above them, so the methods are not written there: the
-top of the package calls :func:`install` (``import hloscope`` does), which sets them on the
-classes. Each one imports the HTML renderer only when a notebook asks for it.
+which must not import the renderers above them, so the methods are not written there:
+``import hloscope`` sets them on the classes when their modules load. Each one imports the
+HTML renderer only when a notebook asks for it.
 
-* a :class:`~hloscope.analysis.fusions.FusionReport` shows its summary and the sortable,
+* a :class:`~hloscope.analysis.fusions.FusionReport` shows its summary, the notes it is
+  given (decided above: :mod:`hloscope.reporting.notebook_views`) and the sortable,
   filterable kernel table;
 * a :class:`~hloscope.analysis.diff.KernelDiff` shows the totals of A and B, each change with
   its sentence (:func:`~hloscope.render.diff_text.describe`) and the source lines that moved;
@@ -19,12 +20,13 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["install", "fusion_report_html", "kernel_diff_html"]
+__all__ = ["fusion_report_html", "kernel_diff_html"]
 
 
-def fusion_report_html(report: Any) -> str:
-    """A :class:`~hloscope.analysis.fusions.FusionReport` as HTML: summary and kernel table."""
-    from ...analysis.fusion_notes import summary_notes
+def fusion_report_html(report: Any, notes: list[str]) -> str:
+    """A :class:`~hloscope.analysis.fusions.FusionReport` as HTML: summary, the ``notes`` it
+    was given (:func:`hloscope.reporting.notebook_views.fusion_report_view` decides them) and
+    the kernel table."""
     from .page import new_uid, render
 
     rows = report.rows()
@@ -33,7 +35,7 @@ def fusion_report_html(report: Any) -> str:
     return render(
         "fusions_fragment.html.j2",
         summary=report.summary,
-        notes=summary_notes(report.summary),
+        notes=notes,
         rows=rows,
         uid=new_uid(),
     )
@@ -56,13 +58,3 @@ def kernel_diff_html(result: Any) -> str:
         lines=[line.to_dict() for line in result.lines],
         uid=new_uid(),
     )
-
-
-def install() -> None:
-    """Give the result classes their ``_repr_html_`` (idempotent; ``import hloscope`` calls
-    it). A class attribute, so instances of ``slots`` dataclasses get it too."""
-    from ...analysis.diff import KernelDiff
-    from ...analysis.fusions import FusionReport
-
-    FusionReport._repr_html_ = fusion_report_html  # type: ignore[attr-defined]
-    KernelDiff._repr_html_ = kernel_diff_html  # type: ignore[attr-defined]
