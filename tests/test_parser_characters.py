@@ -188,3 +188,43 @@ def test_agrees_with_xla_on_each_character_at_each_kind_of_place():
                 xla_ok, _ = adapter.xla_accepts(changed)
                 ours = _parse_in_time(changed)
                 assert xla_ok == (not isinstance(ours, HloParseError)), (pos, char, xla_ok)
+
+
+def _verdict(result: object) -> object:
+    if isinstance(result, HloParseError):
+        return (str(result).split(": ", 1)[-1], result.line, result.column)
+    return [[len(c.instructions) for c in m.computations] for m in result]  # type: ignore[attr-defined]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_bytes_are_checked_as_their_text(data):
+    # The bytes of a file are tested for refused characters as they are (plain ASCII needs no
+    # scan of its text): every insertion, in code or not, reads as the same text does.
+    pieces = data.draw(st.sampled_from(PROGRAMS))
+    char = data.draw(st.sampled_from([c for c in REFUSED_OUTSIDE + XLA_WHITESPACE if c != "\0"]))
+    text = _text(pieces)
+    pos = data.draw(st.sampled_from(_slots(pieces, inside=data.draw(st.booleans()))))
+    changed = text[:pos] + char + text[pos:]
+    with _time_limit(1.0):
+        try:
+            from_bytes: object = hloscope.parse_modules(changed.encode("utf-8"))
+        except HloParseError as error:
+            from_bytes = error
+    assert _verdict(from_bytes) == _verdict(_parse_in_time(changed))
+
+
+def test_a_file_is_checked_as_its_text(tmp_path):
+    text = _text(PROGRAMS[0])
+    pos = text.index("ROOT r.8")
+    for char, refused in (("\x1f", True), ("\r", False), (" ", False)):
+        path = tmp_path / "m.hlo"
+        path.write_bytes((text[:pos] + char + text[pos:]).encode())
+        result: object
+        try:
+            result = hloscope.parse_modules(path)
+        except HloParseError as error:
+            result = error
+        assert isinstance(result, HloParseError) is refused
+        if refused:
+            assert (result.line, result.column) == (text.count("\n", 0, pos) + 1, 3)

@@ -42,6 +42,7 @@ __all__ = [
     "skip_ws",
     "string_at",
     "invalid_character",
+    "is_plain_ascii",
     "BRACKET_TOKENS",
     "VALUE_TOKENS",
     "find_closing",
@@ -143,6 +144,13 @@ _STRINGS_COMMENTS_OR_INVALID = re.compile(
 )
 
 
+def is_plain_ascii(data: bytes) -> bool:
+    """Whether ``data`` is ASCII with no character XLA's lexer refuses anywhere (what printed
+    HLO is): the text of such bytes needs no :func:`invalid_character` scan. The bytes read
+    from a file are tested as they are, without a second copy of a 50 MB text to test."""
+    return data.isascii() and not data.translate(None, _NOT_CONTROLS)
+
+
 def invalid_character(text: str) -> int:
     """Offset of the first character outside strings and comments that XLA's lexer rejects
     (a control character other than tab, line feed and carriage return, DEL, anything not
@@ -154,7 +162,7 @@ def invalid_character(text: str) -> int:
     per control character); only other texts are tokenized to see whether such characters
     sit inside strings or comments, where XLA accepts them.
     """
-    if text.isascii() and not text.encode("ascii").translate(None, _NOT_CONTROLS):
+    if text.isascii() and is_plain_ascii(text.encode("ascii")):
         return -1
     for m in _STRINGS_COMMENTS_OR_INVALID.finditer(text):
         if m.end() - m.start() == 1:

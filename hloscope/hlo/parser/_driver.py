@@ -52,9 +52,10 @@ def parse(source: Source, *, path: str | None = None) -> Module:
 @gc_paused
 def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
     """Parse every module in a text: split at ``// -----`` lines and ``HloModule`` headers."""
-    text, path = read_source(source, path)
+    text, path, plain = read_source(source, path)
     source_text = SourceText(text, path)
-    check_characters(source_text)
+    if not plain:
+        check_characters(source_text)
     whole = read_whole_module(source_text)
     if whole is not None:
         return [whole]

@@ -224,15 +224,21 @@ def _read_file(source: Source, path: str) -> bytes:
         raise HloParseError(f"cannot read file: {e.strerror or e}", path=path) from None
 
 
-def read_source(source: Source, path: str | None) -> tuple[str, str | None]:
+def read_source(source: Source, path: str | None) -> tuple[str, str | None, bool]:
     """The text of ``source`` (read from the file when it is a path; bytes decoded as UTF-8;
-    line ends made '\\n') and the path to name in errors."""
+    line ends made '\\n'), the path to name in errors, and whether the bytes were found
+    plain ASCII (:func:`_lex.is_plain_ascii`: :func:`check_characters` has nothing to find)."""
     data: str | bytes
     if looks_like_path(source):
         path = path or str(source)
         data = _read_file(source, path)
     else:
         data = source  # type: ignore[assignment]
+    if isinstance(data, bytes) and _lex.is_plain_ascii(data):
+        text = data.decode("ascii")  # no NUL, no other control character, no decoding error
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        return text, path, True
     if isinstance(data, bytes):
         raw = data
         nul = raw.find(b"\0", 0, 1 << 16)
@@ -254,7 +260,7 @@ def read_source(source: Source, path: str | None) -> tuple[str, str | None]:
     if "\r" in data:
         # XLA's lexer takes '\r' as whitespace; old Mac files end lines with it alone.
         data = data.replace("\r\n", "\n").replace("\r", "\n")
-    return data, path
+    return data, path, False
 
 
 def _marker_lines(text: str, marker: str, at_line_start: bool) -> list[int]:
