@@ -147,10 +147,7 @@ class CompileTime:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "module": self.module,
-            "compiled_for": self.compiled_for,
-            "device": self.device,
-            "total_s": self.total_s,
+            **json_fields(self, "module compiled_for device total_s"),
             "stages": self.stages.to_dict(),
             "backend_s_is": BACKEND_REST,
             "hloscope_s": self.hloscope_s,

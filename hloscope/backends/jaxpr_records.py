@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..hlo.metadata import StackFrame
+from ..json_fields import json_fields
 from .errors import CaptureError
 
 __all__ = ["JAXPR_SOURCES_FILE", "JaxprEquation", "JaxprSources"]
@@ -50,12 +51,7 @@ class JaxprEquation:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "index": self.index,
-            "text": self.text,
-            "primitive": self.primitive,
-            "depth": self.depth,
-            "parent": self.parent,
-            "name_stack": self.name_stack,
+            **json_fields(self, "index text primitive depth parent name_stack"),
             "stack": [[f.file, f.line, f.function, f.column] for f in self.stack],
         }
 

@@ -31,6 +31,7 @@ from ..analysis.roofline import (
     on_chip_roofline,
     roofline,
 )
+from ..json_fields import json_fields
 from .kernel_contract import kernel_contract
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -97,10 +98,7 @@ class TracedKernel:
     def row(self) -> dict[str, Any]:
         return {
             **self.contract(),
-            "kind": self.kind,
-            "where": self.where,
-            "occurrences": self.occurrences,
-            "total_s": self.total_s,
+            **json_fields(self, "kind where occurrences total_s"),
             "profile_s": None,
             "joined": self.joined,
         }

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..dump.index import DumpFile, DumpIndex, DumpModule, index_entries
+from ..json_fields import json_fields
 from ._discovery import FoundDump
 
 __all__ = ["ModuleTask", "tasks_of"]
@@ -45,16 +46,7 @@ class ModuleTask:
 
     def identity(self) -> dict[str, object]:
         """The row's first columns: which module this is."""
-        return {
-            "label": self.label,
-            "dump": self.dump,
-            "module": self.module,
-            "id": self.id,
-            "function": self.function,
-            "compile": self.compile,
-            "compiles": self.compiles,
-            "stage": self.stage,
-        }
+        return json_fields(self, "label dump module id function compile compiles stage")
 
 
 def tasks_of(found: FoundDump) -> list[ModuleTask]:

@@ -49,6 +49,7 @@ from ...hlo.attributes.sharding import Sharding, decode_sharding
 from ...hlo.errors import DecodeError
 from ...hlo.model import Instruction, Module
 from ...hlo.shape import Shape
+from ...json_fields import json_fields
 from ._endpoints import Memo, producer_of
 from ._groups import DeviceMesh, _sharding_text
 
@@ -247,19 +248,11 @@ class ArraySharding:
     source: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "shape": self.shape,
-            "sharding": self.sharding,
-            "per_device_shape": self.per_device_shape,
-            "per_device_bytes": self.per_device_bytes,
-            "replicated": self.replicated,
-            "role": self.role.value,
-            "op_name": self.op_name,
-            "mesh_text": self.mesh_text,
-            "sharding_source": self.sharding_source.value,
-            "source": self.source,
-        }
+        return json_fields(
+            self,
+            "name shape sharding per_device_shape per_device_bytes replicated role op_name "
+            "mesh_text sharding_source source",
+        )
 
 
 class _Shardings:

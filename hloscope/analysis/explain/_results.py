@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...json_fields import json_fields
 from ...stages import Stage
 from ..errors import FocusNotFound
 
@@ -146,15 +147,9 @@ class ExplainedKernel:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name,
-            "computation": self.computation,
-            "where": self.where,
-            "opcode": self.opcode,
-            "kind": self.kind,
-            "backend_kind": self.backend_kind,
-            "signature": self.signature,
-            "op_name": self.op_name,
-            "n_ops": self.n_ops,
+            **json_fields(
+                self, "name computation where opcode kind backend_kind signature op_name n_ops"
+            ),
             "sources": [[s, n] for s, n in self.sources],
             "inferred_sources": list(self.inferred_sources),
             "inferred_how": self.inferred_how,

@@ -202,12 +202,9 @@ class OomReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "requested_bytes": self.requested_bytes,
-            "memory_space": self.memory_space,
-            "used_bytes": self.used_bytes,
-            "capacity_bytes": self.capacity_bytes,
-            "exceeded_bytes": self.exceeded_bytes,
-            "stats": dict(self.stats),
+            **json_fields(
+                self, "requested_bytes memory_space used_bytes capacity_bytes exceeded_bytes stats"
+            ),
             "buffers": [buffer.to_dict() for buffer in self.buffers],
             "by_source": [group.to_dict() for group in self.by_source()],
             "fixes": [fix.to_dict() for fix in self.fixes],
