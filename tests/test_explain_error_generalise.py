@@ -1192,3 +1192,96 @@ def test_a_matmul_of_integer_vectors_is_a_dtype_refusal():
         "vector<128x128xi32>) -> vector<128x128xi32>\n"
     )
     assert explain_error(int_matmul).failures[0].advice_kind == "cast_dtype"
+
+
+# ---- the explicit-sharding era's errors, raised by JAX itself (issue 35 c) -----------------
+
+_SHARDING_ERA = """
+import os, sys, traceback
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
+import jax, jax.numpy as jnp
+from jax.sharding import PartitionSpec as P, AxisType
+
+auto = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto, AxisType.Auto))
+
+def reshard_no_mesh():
+    jax.sharding.reshard(jnp.ones(4), P("x"))  # fails here: reshard_no_mesh
+
+def out_sharding_no_mesh():
+    jnp.zeros(8, out_sharding=P("x"))  # fails here: out_sharding_no_mesh
+
+def device_put_no_mesh():
+    jax.device_put(jnp.ones(8), P("x"))  # fails here: device_put_no_mesh
+
+def jit_no_mesh():
+    jax.jit(lambda a: a, in_shardings=P("x"))(jnp.ones(8))  # fails here: jit_no_mesh
+
+def shard_map_axis():
+    f = jax.shard_map(lambda a: a, mesh=auto, in_specs=P("z"), out_specs=P("z"))
+    f(jnp.ones(8))  # fails here: shard_map_axis
+
+def shard_map_rank():
+    f = jax.shard_map(lambda a: a.sum(), mesh=auto, in_specs=P("x"), out_specs=P("x"))
+    f(jnp.ones(8))  # fails here: shard_map_rank
+
+def reshard_auto():
+    with jax.set_mesh(auto):
+        jax.sharding.reshard(jnp.ones(8), P("x"))  # fails here: reshard_auto
+
+def axis_index_unbound():
+    jax.jit(lambda a: a + jax.lax.axis_index("x"))(jnp.ones(4))  # fails here: axis_index_unbound
+
+def psum_unbound():
+    jax.jit(lambda a: jax.lax.psum(a, "x"))(jnp.ones(4))  # fails here: psum_unbound
+
+for name, case in list(globals().items()):
+    if callable(case) and getattr(case, "__module__", "") == "__main__":
+        print("@@@", name)
+        try:
+            case()
+        except Exception:
+            traceback.print_exc(file=sys.stdout)
+"""
+
+
+@pytest.fixture(scope="module")
+def sharding_era(tmp_path_factory):
+    program = tmp_path_factory.mktemp("sharding_era") / "cases.py"
+    program.write_text(_SHARDING_ERA)
+    return program, run_cases(program)
+
+
+@pytest.mark.parametrize(
+    ("case", "op", "advice"),
+    [
+        # A PartitionSpec with no mesh in context, in three wordings of JAX 0.10.
+        ("reshard_no_mesh", "PartitionSpec", "mesh_axis"),  # "not under a mesh context"
+        ("out_sharding_no_mesh", "PartitionSpec", "mesh_axis"),
+        ("device_put_no_mesh", "device_put", "mesh_axis"),  # "Please set a mesh via ..."
+        ("jit_no_mesh", "jit", "mesh_axis"),  # "jit requires a non-empty mesh in context"
+        # shard_map's own refusals of its specs.
+        ("shard_map_axis", "shard_map", "mesh_axis"),  # "must refer to an axis marked manual"
+        ("shard_map_rank", "shard_map", "fix_shapes"),  # "an out_specs entry which is too long"
+        # reshard of an axis of type Auto: sharding in types needs Explicit axes.
+        ("reshard_auto", "sharding", "reshard"),
+        # A collective outside shard_map: "Found an unbound axis name: x".
+        ("axis_index_unbound", "axis_index", "mesh_axis"),
+        ("psum_unbound", "psum", "mesh_axis"),
+    ],
+)
+def test_the_explicit_sharding_eras_errors(sharding_era, case, op, advice):
+    program, texts = sharding_era
+    failures = explain_error(texts[case]).failures
+    assert len(failures) == 1, [(f.family, f.finding.op) for f in failures]
+    (failure,) = failures
+    assert failure.family is Family.SHARDING
+    assert (failure.finding.op, failure.advice_kind) == (op, advice)
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+def test_an_unbound_axis_in_older_words_and_a_chain_pasted_without_its_cause():
+    # jax 0.4.14 (xmap): "NameError: unbound axis name: a. The following axis names ...",
+    # pasted from the cause's message on: the user's line is in the traceback it caused.
+    failure = first(CORPUS / "jax_17201_unbound_axis_cell.log")
+    assert (failure.family, failure.advice_kind) == (Family.SHARDING, "mesh_axis")
+    assert failure.finding.source == "Cell In[2]:1"

@@ -82,6 +82,11 @@ _CRASH_LOOKAHEAD = 16 * 1024
 _PYTEST_RAISED = re.compile(r"^(?P<file>[^\s:][^:\n]*\.py):(?P<line>\d+): [A-Z][\w.]*$", re.M)
 _PYTEST_SEPARATOR = re.compile(r"^(?:_ _ _|_{3,} |={3,} )", re.M)
 _PYTEST_LOOKAHEAD = 8 * 1024
+# A chained exception: the cause's message, then this line, then the traceback of the one it
+# caused, which ends at that one's message (`NameError: ...`, no spaces before the colon).
+_CAUSED = "The above exception was the direct cause of the following exception:"
+_CAUSE_LOOKAHEAD = 4096
+_MESSAGE_LINE = re.compile(r"^[\w.]*(?:Error|Exception|Exit|Interrupt)\b:", re.M)
 # How much of a message is compared to find it again at the end of a later traceback, and the
 # least that counts as the same message.
 _REPEAT_KEY = 120
@@ -249,6 +254,18 @@ class Log:
             return []
         again = self.text.find(key, head, head + WINDOW)
         return self.traceback_before(again) if again >= 0 else []
+
+    def traceback_caused(self, pos: int) -> list[StackFrame]:
+        """The frames of the traceback of the exception the message at ``pos`` caused (Python's
+        "The above exception was the direct cause of the following exception:" and the
+        traceback after it, up to its message), innermost first: where a chain was pasted
+        without the cause's own traceback."""
+        cause = self.text.find(_CAUSED, pos, pos + _CAUSE_LOOKAHEAD)
+        if cause < 0:
+            return []
+        end = _MESSAGE_LINE.search(self.text, cause + len(_CAUSED), cause + WINDOW)
+        stop = end.start() if end else min(len(self.text), cause + WINDOW)
+        return [frame_of(f) for f in PY_FRAME.finditer(self.text, cause, stop)][::-1]
 
     def traceback_start(self, pos: int) -> int:
         """Where the traceback the message at ``pos`` ends begins: its ``Traceback (most

@@ -66,9 +66,15 @@ def user_source(stack: list[StackFrame]) -> str | None:
 def message_stack(log: Log, pos: int) -> list[StackFrame]:
     """The Python frames of the message at ``pos``, innermost first: the traceback it ends
     (Python's, pytest's, IPython's), else a later traceback that ends with it again (a
-    logger printed it first), else the stack faulthandler dumped when the process died
+    logger printed it first), else the traceback of the exception it caused (a chain pasted
+    without the cause's own), else the stack faulthandler dumped when the process died
     after it."""
-    return log.traceback_before(pos) or log.traceback_repeating(pos) or log.crash_stack_after(pos)
+    return (
+        log.traceback_before(pos)
+        or log.traceback_repeating(pos)
+        or log.traceback_caused(pos)
+        or log.crash_stack_after(pos)
+    )
 
 
 def best_source(stack: list[StackFrame], from_lines: list[StackFrame]) -> str | None:

@@ -63,9 +63,44 @@ _OPENING = re.compile(
     # Any other message of explicit sharding: its stable words, read only on a message's line.
     # (Keyed on their rarer characters: "AxisType.", "_types=(", "_in_types", "`reshard`",
     # "_axes(": a common first letter would slow the scan of a big log.)
-    r"|A(?P<ex_type>xisType\.Explicit)|_(?P<ex_repr>types=\((?:Explicit|Auto|Manual))"
+    r"|A(?P<ex_type>xisType\.(?:Explicit|Auto|Manual))"
+    r"|_(?P<ex_repr>types=\((?:Explicit|Auto|Manual))"
     r"|_(?P<ex_flag>in_types)|`(?P<ex_tick>reshard`)"
     r"|_(?P<ex_axes>axes\()"
+    # A PartitionSpec with no mesh to name axes of: JAX asks for a mesh in context
+    # (`jax.set_mesh`, `use_mesh`, "not under a mesh context"), on an error's line.
+    r"|_(?P<mesh_ctx>mesh\b)"
+    # A collective or axis_index outside shard_map/pmap: "NameError: unbound axis name: x"
+    # (older), "NameError: Found an unbound axis name: x. To fix this, please call psum
+    # under `jax.shard_map`." (newer).
+    r"|N(?P<unbound>ameError: (?:Found an )?unbound axis name:? (?P<unbound_axis>[\w-]+))"
+    # shard_map's own refusals of its specs: "shard_map applied to the function 'f' was
+    # given an out_specs entry which is too long ...", "shard_map in_specs argument must
+    # refer to an axis marked as manual ...".
+    r"|_(?P<smap>map (?:applied to the function|in_specs|out_specs))"
+)
+# The words of a spec of the wrong rank, and of an axis the mesh (or shard_map) lacks.
+_TOO_LONG = re.compile(r"too\s+long|rank|dimensions?\s+of", re.I)
+_NOT_MANUAL = re.compile(r"marked\s+as\s+manual|not\s+found\s+in\s+mesh|not\s+in\s+the\s+mesh")
+_NO_MESH = (
+    "{what} names mesh axes but no mesh is in context to give them devices: enter one "
+    "around the code (with jax.set_mesh(mesh): ..., jax.sharding.use_mesh in some releases), "
+    "or pass a NamedSharding(mesh, P(...)) instead of the bare PartitionSpec"
+)
+_UNBOUND = (
+    "{op} names the mesh axis '{axis}' outside any function that binds it: call it inside "
+    "jax.shard_map(f, mesh=mesh, in_specs=..., out_specs=...) (or pmap with "
+    "axis_name='{axis}'), where the axis exists; under plain jit, reduce over the array's "
+    "dimension instead (jnp.sum) and let its sharding place the work"
+)
+_SPEC_RANK = (
+    "shard_map's in_specs or out_specs give a PartitionSpec with more entries than the array "
+    "(or output) has dimensions: give each spec at most one entry per dimension of the value "
+    "it describes (P() for a scalar)"
+)
+_SPEC_AXIS = (
+    "shard_map's specs name a mesh axis that is not among the mesh's (manual) axes: use the "
+    "axis names of the mesh given to shard_map (or add that axis to the mesh)"
 )
 _DUPLICATE_AXIS = re.compile(r"duplicate\s+entries\s+for\s+`(?P<axis>[\w-]+)`")
 _MAPS_AXIS = re.compile(r"maps\s+array\s+axis\s+(?P<axis>\d+)\s+$")
@@ -99,7 +134,11 @@ _BEFORE = 2048
 
 
 def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    if m["stype"] or m["wsc_explicit"] or _explicit_words(m):
+    if m["mesh_ctx"] or m["smap"]:
+        yield from _context_or_specs(log, m)
+    elif m["unbound"]:
+        yield _unbound(log, m)
+    elif m["stype"] or m["wsc_explicit"] or _explicit_words(m):
         yield from _explicit(log, m)
     elif m["duplicate"]:
         named = _DUPLICATE_AXIS.search(log.text, m.end(), log.line_end(m.end()))
@@ -142,6 +181,50 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 
 _EXPLICIT_GROUPS = ("ex_type", "ex_repr", "ex_flag", "ex_tick", "ex_axes")
+# The calls an error about a missing mesh names: the op of the failure.
+_MESH_CALLERS = re.compile(r"\b(?P<call>device_put|reshard|jit|pjit|shard_map|out_sharding)\b")
+# The collective named in an unbound-axis error ("please call psum under").
+_COLLECTIVE = re.compile(r"please\s+call\s+(?P<op>\w+)")
+
+
+def _error_line(log: Log, m: re.Match[str]) -> tuple[int, str] | None:
+    """The start and text of the error line holding ``m``; ``None`` when ``m`` is not on
+    one (code, a repr, prose)."""
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    line = log.text[start : log.line_end(m.start())]
+    return (start, line) if _ERROR_LINE.search(line[: m.start() - start]) else None
+
+
+def _context_or_specs(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    """A PartitionSpec with no mesh in context, and shard_map's refusals of its specs."""
+    found = _error_line(log, m)
+    if found is None:
+        return
+    start, line = found
+    before = line[: m.start() - start]
+    if m["mesh_ctx"]:
+        if not before.endswith(("set", "use")) and "mesh context" not in line:
+            return  # another "_mesh" (make_mesh, abstract_mesh) named in passing
+        call = _MESH_CALLERS.search(line)
+        op = call["call"] if call else "PartitionSpec"
+        what = f"the PartitionSpec given to {op}" if call else "a PartitionSpec"
+        yield _failure(log, m, op, (_NO_MESH.format(what=what), AdviceKind.MESH_AXIS))
+        return
+    if not before.endswith("shard"):
+        return
+    message = log.text[m.start() : min(paragraph_end(log, m.start()), m.start() + _BEFORE)]
+    if _NOT_MANUAL.search(message):
+        yield _failure(log, m, "shard_map", (_SPEC_AXIS, AdviceKind.MESH_AXIS))
+    elif _TOO_LONG.search(message):
+        yield _failure(log, m, "shard_map", (_SPEC_RANK, AdviceKind.FIX_SHAPES))
+
+
+def _unbound(log: Log, m: re.Match[str]) -> Failure:
+    axis = m["unbound_axis"].rstrip(".")
+    named = _COLLECTIVE.search(log.text, m.end(), log.line_end(m.end()))
+    op = named["op"] if named else "collective"
+    advice = (_UNBOUND.format(op=op, axis=axis), AdviceKind.MESH_AXIS)
+    return _failure(log, m, op, advice, hints=[f"unbound axis name: {axis}"])
 
 
 def _explicit_words(m: re.Match[str]) -> bool:
