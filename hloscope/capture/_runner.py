@@ -29,11 +29,12 @@ the records) are written, before the interpreter shuts down: JAX's and TensorFlo
 exit takes a tenth of a second or more, which the parent then spends reading the results
 instead of waiting.
 
-``_runner --orders-fd N --warm KIND`` (a child :mod:`hloscope.capture.prestart` starts before
-the command has read its own options) imports the runner and what ``KIND`` needs (the
-watchers; numpy, ml_dtypes and jaxlib for a function), then reads one of the command lines
-above, as JSON, from that pipe and runs it; an empty pipe (the command needed no child) ends it
-at once.
+``_runner --orders-fd N --warm KIND [--device DEVICE]`` (a child
+:mod:`hloscope.capture.prestart` starts before the command has read its own options) takes, for
+a function, the environment of a function capture for ``DEVICE`` (the backend's: libtpu's for a
+TPU), imports the runner and what ``KIND`` needs (the watchers; numpy, ml_dtypes and jaxlib for
+a function), then reads one of the command lines above, as JSON, from that pipe and runs it; an
+empty pipe (the command needed no child) ends it at once.
 
 A function capture ends with ``os._exit`` once its capture, its report and its output are
 written: what follows in a normal exit is JAX's and libtpu's own clean-up (a quarter of a
@@ -58,7 +59,7 @@ from typing import Any
 
 from ..backends.frameworks import MissingFramework, explain_missing_frameworks
 from .errors import CaptureUsageError, ScriptImportError
-from .prestart import ORDERS_FLAG, WARM_FLAG, Warm
+from .prestart import DEVICE_FLAG, ORDERS_FLAG, RUNNER, WARM_FLAG, Warm, enter_function_env
 from .script_loader import (
     EXAMPLE_ARGS_HELP,  # noqa: F401 - also read from here (target.py, older imports)
     describe_exception,
@@ -318,9 +319,14 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _wait_for_orders(fd: int, warm: Warm = Warm.WATCHED) -> list[str] | None:
-    """A prestarted child (:mod:`hloscope.capture.prestart`): load what ``warm`` needs, then
-    read the real command line from ``fd``; ``None`` when the parent gave up on it."""
+def _wait_for_orders(
+    fd: int, warm: Warm = Warm.WATCHED, device: str | None = None
+) -> list[str] | None:
+    """A prestarted child (:mod:`hloscope.capture.prestart`): take a function capture's
+    environment (for ``device``), load what ``warm`` needs, then read the real command line
+    from ``fd``; ``None`` when the parent gave up on it."""
+    if warm is not Warm.WATCHED:
+        _take_function_env(fd, warm, device)
     os.set_inheritable(fd, False)
     _warm_up(warm)
     chunks = []
@@ -351,10 +357,29 @@ def _warm_up(warm: Warm) -> None:
             continue
 
 
-def _orders_argv(argv: list[str]) -> tuple[int, Warm]:
-    """``--orders-fd N [--warm KIND]``: the pipe and the warm-up."""
+def _take_function_env(fd: int, warm: Warm, device: str | None) -> None:
+    """Make this child's environment the one a function capture for ``device`` gets (its
+    parent started it with the variables read at start only): in place, or, when the device's
+    backend changes one the interpreter read as it started, by executing this child anew with
+    it (the pipes are inherited; the new one finds nothing left to change)."""
+    try:
+        restart = enter_function_env(device)
+    except Exception as error:  # noqa: BLE001 - the command itself says what is wrong with it
+        print(
+            f"hloscope: the early child cannot take {device}'s environment: {error}",
+            file=sys.stderr,
+        )
+        os._exit(1)
+    if restart is not None:
+        argv = [sys.executable, "-m", RUNNER, ORDERS_FLAG, str(fd), WARM_FLAG, warm]
+        os.execve(sys.executable, argv, restart)
+
+
+def _orders_argv(argv: list[str]) -> tuple[int, Warm, str | None]:
+    """``--orders-fd N [--warm KIND [--device DEVICE]]``: the pipe, the warm-up, the device."""
     warm = Warm(argv[3]) if argv[2:3] == [WARM_FLAG] else Warm.WATCHED
-    return int(argv[1]), warm
+    device = argv[5] if argv[4:5] == [DEVICE_FLAG] else None
+    return int(argv[1]), warm, device
 
 
 def main(argv: list[str] | None = None) -> int:

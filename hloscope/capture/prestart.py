@@ -22,8 +22,13 @@ Two warm-ups, one per kind of child:
   :func:`function_child_env`, with the device's backend's own variables (libtpu's for a TPU).
 
 Either way an adopted child is the child ``capture_script`` would have started, only further
-along. This module imports only the standard library and :mod:`.family` (and, for a device, the
-backend registry): it runs before the rest of hloscope is imported.
+along. This module imports only the standard library and :mod:`.family`: it runs before the rest
+of hloscope is imported. A function child is started with the environment every child gets at
+its start (:func:`startup_env`: what the interpreter reads as it starts) and takes the rest of
+:func:`function_child_env` itself, first thing (:func:`enter_function_env`), before it imports
+anything that reads it: finding the device's backend loads the backend registry and its
+plug-ins' entry points (a tenth of a second and more, the more packages are installed), which
+the command would otherwise spend before its child could even start.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Mapping
 
 from .family import FAMILY_ENV, new_token
 
@@ -51,11 +57,17 @@ __all__ = [
     "child_env",
     "watched_child_env",
     "function_child_env",
+    "startup_env",
+    "enter_function_env",
+    "DEVICE_FLAG",
 ]
 
 #: How the child is told to wait for its orders: ``_runner --orders-fd N [--warm KIND]``.
 ORDERS_FLAG = "--orders-fd"
 WARM_FLAG = "--warm"
+#: The device a function child takes its backend's environment for (``--warm function
+#: --device tpu-v5e``).
+DEVICE_FLAG = "--device"
 
 
 class Warm(enum.StrEnum):
@@ -71,11 +83,13 @@ class Warm(enum.StrEnum):
 RUNNER = "hloscope.capture._runner"
 
 
-def child_env(xla_flags: str | None, *, full_locations: bool = True) -> dict[str, str]:
-    """The environment of a script's child: this one, with ``xla_flags`` as ``XLA_FLAGS``,
-    hloscope importable, unbuffered output and (``full_locations``) every frame in JAX's
-    locations."""
-    env = dict(os.environ)
+def child_env(
+    xla_flags: str | None, *, full_locations: bool = True, base: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment of a script's child: this one (or ``base``), with ``xla_flags`` as
+    ``XLA_FLAGS``, hloscope importable, unbuffered output and (``full_locations``) every frame
+    in JAX's locations."""
+    env = dict(os.environ if base is None else base)
     if xla_flags is not None:
         env["XLA_FLAGS"] = xla_flags
     paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
@@ -106,16 +120,50 @@ def watched_child_env() -> dict[str, str]:
     return child_env(os.environ.get("XLA_FLAGS"), full_locations=False)
 
 
-def function_child_env(device: str | None = None) -> dict[str, str]:
-    """The environment of a child that captures a function (before its family token): the
-    user's own ``XLA_FLAGS`` (the compile's dump options travel with the compile), full
-    locations, and what ``device``'s backend needs (libtpu's variables for a TPU)."""
-    env = child_env(os.environ.get("XLA_FLAGS"), full_locations=True)
+def function_child_env(
+    device: str | None = None, base: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment of a child that captures a function (before its family token): this one
+    (or ``base``) with the user's own ``XLA_FLAGS`` (the compile's dump options travel with the
+    compile), full locations, and what ``device``'s backend needs (libtpu's variables for a
+    TPU)."""
+    base = os.environ if base is None else base
+    env = child_env(base.get("XLA_FLAGS"), full_locations=True, base=base)
     if device is not None:
         from ..backends import backend_for
 
         env = backend_for(device).child_environment(env)
     return env
+
+
+def startup_env() -> dict[str, str]:
+    """What every early child is started with: :func:`watched_child_env`, which holds all that
+    the interpreter itself reads as it starts (``PYTHONPATH``, unbuffered output); a function
+    child adds the rest of :func:`function_child_env` itself (:func:`enter_function_env`)."""
+    return watched_child_env()
+
+
+#: Variables the interpreter reads only as it starts: a child whose function environment
+#: changes one cannot take it in place.
+_READ_AT_START = ("PYTHON", "LD_")
+
+
+def enter_function_env(device: str | None) -> dict[str, str] | None:
+    """In a function child started with :func:`startup_env`: make this process's environment
+    :func:`function_child_env` of ``device`` (as this child's parent computes it from the same
+    variables), before anything that reads it is imported. Returns the environment when it
+    changes a variable the interpreter read as it started (a backend's own ``PYTHONPATH``, say):
+    the caller then executes itself anew with it; else ``None``."""
+    wanted = function_child_env(device)  # from this environment: the family token stays
+    changed = {k for k in wanted.keys() | os.environ.keys() if wanted.get(k) != os.environ.get(k)}
+    if any(name.startswith(_READ_AT_START) for name in changed):
+        return wanted
+    for name in changed:
+        if name in wanted:
+            os.environ[name] = wanted[name]
+        else:
+            del os.environ[name]
+    return None
 
 
 class Prestarted:
@@ -127,7 +175,9 @@ class Prestarted:
     __slots__ = (
         "process",
         "warm",
-        "env",
+        "device",
+        "startup",
+        "_env",
         "token",
         "cwd",
         "orders",
@@ -141,7 +191,8 @@ class Prestarted:
         self,
         process: subprocess.Popen[bytes],
         warm: Warm,
-        env: dict[str, str],
+        device: str | None,
+        startup: dict[str, str],
         token: str,
         cwd: str,
         pipes: tuple[int, int, int, int],
@@ -149,7 +200,9 @@ class Prestarted:
     ) -> None:
         self.process = process
         self.warm = warm
-        self.env = env  # without the family token
+        self.device = device
+        self.startup = startup  # what it was started with, without the family token
+        self._env: dict[str, str] | None = None
         self.token = token
         self.cwd = cwd
         # This process's ends: the orders pipe's write end (the runner's command line, as
@@ -157,6 +210,19 @@ class Prestarted:
         # runner's --ready-fd pipe, whose write end is numbered ready_in_child in the child.
         self.orders, self.stdout, self.stderr, self.ready = pipes
         self.ready_in_child = ready_in_child
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The child's environment (without the family token): for a function child, the one it
+        took itself from what it was started with (:func:`enter_function_env`), computed here
+        the same way when first asked, after the child has started (the backend registry loads
+        here then, not before)."""
+        if self._env is None:
+            if self.warm is Warm.WATCHED:
+                self._env = self.startup
+            else:
+                self._env = function_child_env(self.device, base=self.startup)
+        return self._env
 
     def give_orders(self, runner_args: list[str]) -> None:
         """Send the runner's command line (``--info FILE ... SCRIPT.py ARGS``)."""
@@ -189,7 +255,7 @@ def prestart(warm: Warm = Warm.WATCHED, device: str | None = None) -> None:
     if _waiting is not None or os.name != "posix":  # pass_fds and sessions: POSIX only
         return
     token = new_token()
-    env = watched_child_env() if warm is Warm.WATCHED else function_child_env(device)
+    env = startup_env()
     cwd = os.getcwd()
     orders_read, orders_write = os.pipe()
     out_read, out_write = os.pipe()
@@ -197,9 +263,12 @@ def prestart(warm: Warm = Warm.WATCHED, device: str | None = None) -> None:
     ready_read, ready_write = os.pipe()
     child_ends = (orders_read, out_write, err_write, ready_write)
     ours = (orders_write, out_read, err_read, ready_read)
+    command = [sys.executable, "-m", RUNNER, ORDERS_FLAG, str(orders_read), WARM_FLAG, warm]
+    if warm is not Warm.WATCHED and device is not None:
+        command += [DEVICE_FLAG, device]
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", RUNNER, ORDERS_FLAG, str(orders_read), WARM_FLAG, warm],
+            command,
             cwd=cwd,
             env={**env, FAMILY_ENV: token},
             stdin=subprocess.DEVNULL,
@@ -214,7 +283,7 @@ def prestart(warm: Warm = Warm.WATCHED, device: str | None = None) -> None:
         return
     for fd in child_ends:
         os.close(fd)
-    _waiting = Prestarted(process, warm, env, token, cwd, ours, ready_write)
+    _waiting = Prestarted(process, warm, device, env, token, cwd, ours, ready_write)
     atexit.register(discard)
 
 
@@ -225,10 +294,17 @@ def adopt(env: dict[str, str], cwd: str) -> Prestarted | None:
     waiting, _waiting = _waiting, None
     if waiting is None:
         return None
-    if waiting.env == env and waiting.cwd == cwd and waiting.process.poll() is None:
+    if _fits(waiting, env) and waiting.cwd == cwd and waiting.process.poll() is None:
         return waiting
     _end(waiting)
     return None
+
+
+def _fits(waiting: Prestarted, env: dict[str, str]) -> bool:
+    try:
+        return waiting.env == env
+    except Exception:  # noqa: BLE001 - a device no backend knows: the command says so itself
+        return False
 
 
 def discard() -> None:

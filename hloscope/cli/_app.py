@@ -290,7 +290,8 @@ def _exit_now(done: SystemExit) -> NoReturn:
     millions of them: a second after ``fusions`` on a 54 MB module has printed its last line,
     and two for ``diff``. Nothing is lost by skipping that: output is flushed here and the
     ``atexit`` handlers (temporary folders, library clean-ups) still run. Where another
-    thread is still running, the normal exit waits for it as usual.
+    thread is still running, the normal exit waits for it as usual; a daemon thread (the
+    capture's reaper of a child that is still exiting) is not waited for by either way out.
     """
     code = done.code
     if code is not None and not isinstance(code, int):
@@ -300,7 +301,7 @@ def _exit_now(done: SystemExit) -> NoReturn:
         sys.stderr.flush()
     except BrokenPipeError:
         _quiet_broken_pipe()
-    if threading.active_count() > 1:
+    if any(not thread.daemon for thread in threading.enumerate()[1:]):
         raise done
     atexit._run_exitfuncs()
     os._exit(code or 0)

@@ -9,8 +9,9 @@ command does its own (:mod:`hloscope.capture.prestart`):
 * ``recompiles SCRIPT.py`` or ``recompiles SCRIPT.py:FUNCTION``: a child that runs it under the
   compile watcher;
 * a command that reads a ``SCRIPT.py:FUNCTION`` target (``memory``, ``fusions``, ``report``...,
-  see :data:`FUNCTION_COMMANDS`), with its ``--device`` if it has one: a child that captures a
-  function, with the device's backend's environment (libtpu's for a TPU).
+  see :data:`FUNCTION_COMMANDS`) or captures one (``capture SCRIPT.py:FUNCTION -o DIR``), with
+  its ``--device`` if it has one: a child that captures a function, with the device's
+  backend's environment (libtpu's for a TPU), which the child takes itself.
 
 The guess is cheap to get wrong: a command that runs no script (a cached target, a dump folder,
 a usage error, ``--help``) ends the waiting child before it runs anything of the user's.
@@ -32,12 +33,13 @@ __all__ = [
 
 _COMMAND = "recompiles"
 
-#: Commands whose ``SCRIPT.py:FUNCTION`` target is captured through ``Target`` in a child, with
-#: the device of ``--device`` (``diff``: of ``--device-a``, else ``--device``, for its first
-#: target). ``bench`` (its ``--device`` is a local device), ``check`` and ``passes`` capture
-#: otherwise.
+#: Commands whose ``SCRIPT.py:FUNCTION`` target is captured in a child, with the device of
+#: ``--device`` (``diff``: of ``--device-a``, else ``--device``, for its first target):
+#: through ``Target``, or, for ``capture SCRIPT.py:FUNCTION -o DIR``, straight into DIR.
+#: ``bench`` (its ``--device`` is a local device), ``check`` and ``passes`` capture otherwise.
 FUNCTION_COMMANDS = frozenset(
     {
+        "capture",
         "summary",
         "fusions",
         "graph",
