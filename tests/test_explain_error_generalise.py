@@ -1285,3 +1285,44 @@ def test_an_unbound_axis_in_older_words_and_a_chain_pasted_without_its_cause():
     failure = first(CORPUS / "jax_17201_unbound_axis_cell.log")
     assert (failure.family, failure.advice_kind) == (Family.SHARDING, "mesh_axis")
     assert failure.finding.source == "Cell In[2]:1"
+
+
+# ---- what wraps a traceback's lines; a status pasted without its class ----------------------
+
+
+def test_a_traceback_relayed_with_glog_prefixes_keeps_its_frames():
+    # AlphaFold's run_docker.py relays the container's output through absl logging: every
+    # line of the traceback starts "I1213 13:02:06.025225 140646328219456 run_docker.py:222]".
+    failure = first(CORPUS / "alphafold_306_cusolver_handle.log")
+    assert [(f.file.rsplit("/", 1)[-1], f.line) for f in failure.stack] == [("cusolver.py", 272)]
+
+
+@pytest.mark.parametrize("case", ["stack_shapes", "static_out_of_range"])
+def test_a_traceback_tagged_by_torch_distributed_rank(raised, case):
+    # torchrun (and PyTorch/XLA's launcher) print "[rank0]: " before each line of a worker.
+    program, texts = raised
+    tagged = "".join(f"[rank0]: {line}\n" for line in texts[case].splitlines())
+    failure = explain_error(tagged).failures[0]
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+_JAX_FRAMES = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/u/proj/train.py", line 40, in <module>\n    step(state)\n'
+    '  File "/home/u/venv/lib/python3.11/site-packages/jax/_src/pjit.py", line 9, in f\n'
+    "    return g()\n"
+)
+
+
+@pytest.mark.parametrize(
+    "status", ["INTERNAL: Core halted unexpectedly", "UNKNOWN: the runtime lost the device"]
+)
+def test_a_status_pasted_without_its_class(status):
+    with_class = explain_error(f"{_JAX_FRAMES}jax.errors.JaxRuntimeError: {status}\n")
+    alone = explain_error(f"{_JAX_FRAMES}{status}\n")
+    for explanation in (with_class, alone):
+        failure = explanation.failures[0]
+        assert (failure.family, failure.status) == (Family.XLA_STATUS, status.split(":")[0])
+        assert failure.finding.source == "/home/u/proj/train.py:40"
+    # The same words in a log with no sign of XLA are not XLA's status.
+    assert not explain_error(f"{status}\n").recognised

@@ -10,7 +10,10 @@ A log reaches explain-error in the container someone copied it from:
   ``(VllmWorker rank=0 pid=225)``, and the logger's own prefix after it
   (``ERROR 06-17 19:23:59 [multiproc_executor.py:527]``);
 * a test runner's id before what the test printed (pytest -v's ``tests/t.py::test_x WARNING:...``;
-  pytest's ``E   `` prefixes are dropped by :func:`~.log.normalise_log`).
+  pytest's ``E   `` prefixes are dropped by :func:`~.log.normalise_log`);
+* torch.distributed's ``[rank0]: `` before each line, and a glog prefix before the lines of a
+  Python traceback a launcher relayed (``I1213 13:02:06.025116 1406 run_docker.py:222] File
+  "..."``), so the traceback's frames are read.
 
 :func:`unwrap` returns the text those hold, so a traceback's frames start their lines again
 and a message is on one line, as every recogniser reads them. Text that is not wrapped comes
@@ -66,7 +69,23 @@ def unwrap(text: str) -> str:
         text = _TEST_ID.sub("", text)
     if _has_level_word(text) and _LOGGER_PREFIX.search(text):
         text = _LOGGER_PREFIX.sub(_logger_prefix, text)
+    if "[rank" in text:
+        text = _RANK_TAG.sub("", text)
+    if "] " in text and _GLOG_TRACEBACK.search(text):
+        text = _GLOG_TRACEBACK.sub("", text)
     return text
+
+
+# torch.distributed's rank before each line a worker printed: "[rank0]: Traceback ...".
+_RANK_TAG = re.compile(r"^\[rank\d+\]: ?", re.M)
+# A glog prefix (absl's, a launcher relaying a child's output) before a line of a Python
+# traceback: "I1213 13:02:06.025116 140646328219456 run_docker.py:222] File ...". Taken off
+# only there -- a glog line of XLA's own is read with its prefix (a fatal check's file).
+_GLOG_TRACEBACK = re.compile(
+    r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.-]+:\d+\] "
+    r"(?=[ \t]*(?:File \"|Traceback \(most recent call last\)))",
+    re.M,
+)
 
 
 _LEVELS = ("ERROR ", "WARNING ", "INFO ", "DEBUG ", "CRITICAL ")

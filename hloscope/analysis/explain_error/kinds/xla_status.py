@@ -433,7 +433,11 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     start = _glued_path_start(log, m.start())
     error_class = class_before(log, start)
     bare_code = form.group in _GENERIC_STATUS and form.group != "hlo_verifier"
-    wrapped = _STATUS_WRAPPER.search(log.before_on_line(start)[-80:]) is not None
+    before = log.before_on_line(start)
+    # A code at a line's start is the message pasted alone (the class left out), in a log of
+    # a program that ran XLA.
+    alone = not before.strip() and _XLA_LOG.search(log.text, 0, _XLA_LOG_SCAN) is not None
+    wrapped = alone or _STATUS_WRAPPER.search(before[-80:]) is not None
     if bare_code and error_class not in _XLA_RUNTIME_CLASSES and not wrapped:
         return  # a status code alone, not raised by JAX as XLA's: not ours to explain
     if bare_code and wrapped and _LIBTPU_PROBE.search(log.text, m.end(), log.line_end(m.start())):
@@ -494,6 +498,13 @@ _STATUS_WRAPPER = re.compile(
     # XLA's runtime logging a step that failed: "Execution of replica 0 failed: INTERNAL: ...".
     r"|Execution of replica \d+ failed: $|Execution of \w+ failed: $"
 )
+# Signs that a log is of a program that ran XLA (its frames, loggers, classes, devices),
+# looked for in its first part.
+_XLA_LOG = re.compile(
+    r"[\\/](?:jax|jaxlib|torch_xla)[\\/]|external/xla/|xla::|XlaRuntimeError|JaxRuntimeError"
+    r"|libtpu|\bTPU\b|\bjax\b|\bXLA\b"
+)
+_XLA_LOG_SCAN = 1 << 20
 # libtpu's start-up probe of its environment ("unexpected worker hostname 'WARNING: could not
 # determine TPU worker hostnames...' from env var TPU_WORKER_HOSTNAMES").
 _LIBTPU_PROBE = re.compile(r"from env var TPU_\w+|set env var `TPU_\w+` manually")
