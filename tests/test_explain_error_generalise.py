@@ -1326,3 +1326,31 @@ def test_a_status_pasted_without_its_class(status):
         assert failure.finding.source == "/home/u/proj/train.py:40"
     # The same words in a log with no sign of XLA are not XLA's status.
     assert not explain_error(f"{status}\n").recognised
+
+
+@pytest.mark.parametrize(
+    ("text", "frame"),
+    [
+        # IPython 8.1's cell (ipython/ipython#13608): its `<cell line: 1>` is wrong, the
+        # arrow's line is right.
+        (
+            "ZeroDivisionError                         Traceback (most recent call last)\n"
+            "Input In [1], in <cell line: 1>()\n      2 x=1\n      3 y=2\n----> 4 z=1/0\n\n"
+            "ZeroDivisionError: division by zero\n",
+            ("Input In [1]", 4),
+        ),
+        # IPython 8.5 on: `Cell In[3], line 7`.
+        (
+            "ZeroDivisionError                         Traceback (most recent call last)\n"
+            "Cell In[3], line 7\n      5 y=2\n----> 7 z=1/0\n\n"
+            "ZeroDivisionError: division by zero\n",
+            ("Cell In[3]", 7),
+        ),
+    ],
+)
+def test_ipython_cells_of_each_release_are_frames(text, frame):
+    from hloscope.analysis.explain_error.log import Log
+    from hloscope.analysis.explain_error.user_line import message_stack
+
+    (found,) = message_stack(Log(text), text.rindex("ZeroDivisionError:"))
+    assert (found.file, found.line) == frame

@@ -65,6 +65,9 @@ PY_FRAME = re.compile(
     r"|^[ \t]*(?:File )?(?P<zfile>[^\s:,\"]+\.py):(?P<zline>\d+), in (?P<zfn>[\w<>.]+)"
     # IPython 8's notebook cell: `Cell In[3], line 7` (`, in f(x)` inside a function).
     r"|^[ \t]*(?P<cfile>Cell In ?\[\d*\]), line (?P<cline>\d+)(?:, in (?P<cfn>[\w<>.]+))?"
+    # IPython 8.0 to 8.4's cell: `Input In [5], in <cell line: 1>()`, then `----> 1` lines on.
+    r"|^[ \t]*(?P<ifile>Input In ?\[\d*\]), in (?P<ifn>[\w<>.]+)[^\n]*\n"
+    r"(?:[^\n]*\n){0,12}?-+> ?(?P<iline>\d+)"
     # Older IPython: `/path/x.py in step(self, x)` (or a Colab link, or a cell's
     # `<ipython-input-3-2a4d1c0e7b5b>`), then `---> 110` lines on.
     r"|^\[?(?P<yfile>[^\s\[\]]+?\.py|<ipython-input-[\w-]+>)\]?(?:\([^)\n]*\))?"
@@ -95,9 +98,10 @@ _REPEAT_KEY_MIN = 24
 
 def frame_of(found: re.Match[str]) -> StackFrame:
     """The frame a :data:`PY_FRAME` match reads, whichever of its forms matched."""
-    file = found["file"] or found["pfile"] or found["zfile"] or found["cfile"] or found["yfile"]
-    line = found["line"] or found["pline"] or found["zline"] or found["cline"] or found["yline"]
-    fn = found["fn"] or found["pfn"] or found["zfn"] or found["cfn"] or found["yfn"] or ""
+    forms = ("", "p", "z", "c", "i", "y")
+    file = next(found[f"{x}file"] for x in forms if found[f"{x}file"])
+    line = next(found[f"{x}line"] for x in forms if found[f"{x}line"])
+    fn = next((found[f"{x}fn"] for x in forms if found[f"{x}fn"]), "")
     return StackFrame(file, int(line), fn)
 
 
