@@ -143,12 +143,21 @@ class Capture:
         if module is None:
             from ..hlo.parser import parse
 
-            module = self._modules[name] = parse(
-                self.stages[name], path=f"<capture {self.name}:{name}>"
-            )
-            module.kernel_estimates = list(self.kernel_estimates)
-            module.source_files = self.source_files
+            module = parse(self.stages[name], path=self.parse_path(name))
+            self.use_module(name, module)
         return module
+
+    def parse_path(self, stage: str | Stage) -> str:
+        """The path :meth:`module` parses ``stage``'s text with (what its errors name)."""
+        return f"<capture {self.name}:{self.stage_name(stage)}>"
+
+    def use_module(self, stage: str | Stage, module: Module) -> None:
+        """Take ``module`` as :meth:`module`'s parse of ``stage``: this capture's text of it,
+        parsed with :meth:`parse_path` (by the caller, earlier: while the compile still ran)."""
+        name = self.stage_name(stage)
+        module.kernel_estimates = list(self.kernel_estimates)
+        module.source_files = self.source_files
+        self._modules[name] = module
 
     # -- saving -------------------------------------------------------------------------------
 

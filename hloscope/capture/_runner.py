@@ -54,6 +54,7 @@ import runpy
 import signal
 import sys
 import traceback
+from collections.abc import Iterator
 from types import FrameType, ModuleType, TracebackType
 from typing import Any
 
@@ -223,6 +224,7 @@ def _capture_function(
     mesh: str | None = None,
     info: dict[str, Any] | None = None,
     scale: str | None = None,
+    scratch: str | None = None,
 ) -> None:
     fn, args, kwargs = _load_function(script, name, scale, info)
     from ..backends import capture_for
@@ -231,8 +233,27 @@ def _capture_function(
         # The script and its example arguments loaded: a failure from here on is the
         # framework's or the compiler's (`hloscope report` writes a page of it).
         info["compiling"] = True
-    captured = capture_for(fn, args, kwargs, device, mesh=parse_mesh(mesh) if mesh else None)
+    with _private_dumps_in(scratch):
+        captured = capture_for(fn, args, kwargs, device, mesh=parse_mesh(mesh) if mesh else None)
     _with_jaxpr_sources(captured, fn, args, kwargs).save(save)
+
+
+@contextlib.contextmanager
+def _private_dumps_in(folder: str | None) -> Iterator[None]:
+    """While the compile runs, the temporary folders this process makes (the compile's private
+    dump among them) go into ``folder`` (``--scratch``), which the parent watches for the
+    optimized module (:mod:`.parse_ahead`); then as before."""
+    if folder is None:
+        yield
+        return
+    import tempfile
+
+    before = tempfile.tempdir
+    tempfile.tempdir = folder
+    try:
+        yield
+    finally:
+        tempfile.tempdir = before
 
 
 def _with_jaxpr_sources(captured: Any, fn: Any, args: Any, kwargs: Any) -> Any:
@@ -313,6 +334,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--device")
     parser.add_argument("--mesh")
     parser.add_argument("--scale")
+    parser.add_argument("--scratch")
     parser.add_argument("--ready-fd", type=int)
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
@@ -434,6 +456,7 @@ def _run_mode(options: argparse.Namespace, script: str, info: dict[str, Any]) ->
                 options.mesh,
                 info,
                 options.scale,
+                options.scratch,
             )
     else:
         # each compile's stages: compile-time

@@ -274,6 +274,10 @@ class ScriptSettings:
     the child is stopped. ``versions=False`` leaves the installed versions out of the manifest
     (``None``): reading them costs tens of milliseconds, wasted on a caller that throws the
     manifest away.
+
+    ``parse_ahead`` (with ``function``): the optimized module the child's compile dumps is
+    parsed in this process while the compile still runs, for whoever reads the capture next
+    (:mod:`hloscope.capture.parse_ahead`).
     """
 
     passes: str | None = None
@@ -290,6 +294,7 @@ class ScriptSettings:
     device: str | None = None
     mesh: str | None = None
     scale: str | None = None
+    parse_ahead: bool = False
 
     @property
     def captures_function(self) -> bool:
@@ -379,6 +384,15 @@ class _ChildPlan:
     work_dir: Path
     info_path: Path
     command: list[str]
+    #: Where the child's compile dumps, watched here (``parse_ahead``); not in ``command``: the
+    #: folder lives only while the child runs.
+    scratch: Path | None = None
+
+    def run_mode(self) -> list[str]:
+        """``mode`` as this run passes it: with ``--scratch`` when there is one."""
+        if self.scratch is None:
+            return self.mode
+        return [*self.mode[:-1], "--scratch", str(self.scratch), self.mode[-1]]
 
 
 def _plan_child(
@@ -407,7 +421,12 @@ def _plan_child(
     info_path = out / _INFO
     command = _runner_command(info_path, None, mode)  # as run by hand: no --ready-fd
     work_dir = Path(run.cwd).absolute() if run.cwd is not None else Path.cwd()
-    return _ChildPlan(mode, xla_flags, user_flags, env, work_dir, info_path, command)
+    scratch = None
+    if run.parse_ahead and run.captures_function:
+        from .parse_ahead import scratch_folder
+
+        scratch = scratch_folder()
+    return _ChildPlan(mode, xla_flags, user_flags, env, work_dir, info_path, command, scratch)
 
 
 def _first_manifest(
@@ -479,7 +498,7 @@ def _run_child(
     with open(out / STDOUT, "wb") as stdout, open(out / STDERR, "wb") as stderr:
         child = _launch(
             plan.info_path,
-            plan.mode,
+            plan.run_mode(),
             plan.env,
             plan.work_dir,
             adoptable=run.watch_compiles or run.function is not None,
@@ -498,13 +517,29 @@ def _run_child(
         ]
         ended = _Ended(child.process, started)
         exited = _ExitWatch(child.process)
+        watch = _watch_dumps(plan.scratch)
         try:
             if run.while_running is not None:
                 run.while_running()
             _wait(child, exited, ticker, ended, run)
         finally:
+            if watch is not None:
+                watch.stop()
             _clean_up(child, exited, ticker, ended, writers)
+            if plan.scratch is not None:
+                import shutil
+
+                shutil.rmtree(plan.scratch, ignore_errors=True)
     return ended
+
+
+def _watch_dumps(scratch: Path | None) -> Any:
+    """The watch of the child's compile's dumps that parses its optimized module meanwhile."""
+    if scratch is None:
+        return None
+    from .parse_ahead import DumpWatch, parse_ahead
+
+    return DumpWatch(scratch, parse_ahead)
 
 
 def _wait(

@@ -290,9 +290,11 @@ class Target:
                 f"{self.spec}: only SCRIPT.py:FUNCTION and saved-capture targets hold a capture"
             )
         from .inprocess import Capture
+        from .parse_ahead import use_parsed_ahead
 
         capture = Capture.load(self.path)
         capture.source_files = self.source_files()
+        use_parsed_ahead(capture)  # its optimized module, when parsed while it compiled
         return capture
 
     def modules(self, stage: str | Stage = Stage.OPTIMIZED_HLO) -> list[Module]:

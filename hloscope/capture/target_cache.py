@@ -89,6 +89,17 @@ class _CompileFor:
             **({"scale": self.scale} if self.scale is not None else {}),
         }
 
+    def parses_dumped_module(self) -> bool:
+        """Whether the compile's capture keeps the optimized module its compile dumps (XLA:TPU's
+        does: the module its buffer assignment names; the local JAX keeps ``Compiled.as_text()``,
+        another text): that module can then be parsed while the compile runs
+        (:mod:`.parse_ahead`)."""
+        if self.device is None:
+            return False
+        from ..backends import BackendName, cache_key_for
+
+        return cache_key_for(self.device).get("backend") == BackendName.XLA_TPU
+
     def label(self, function: str) -> str:
         parts = [p for p in (self.device, self.scale) if p is not None]
         return ".".join([function, *(re.sub(r"[^A-Za-z0-9_-]", "_", p) for p in parts)])
@@ -158,6 +169,8 @@ def capture_cached(
             mesh=compile_for.mesh if function else None,
             while_running=compile_for.while_running,
             scale=compile_for.scale if function else None,
+            # The target is read next, here: its module parsed while it compiles.
+            parse_ahead=bool(function) and compile_for.parses_dumped_module(),
         )
         captured = capture_script(script, run.args, work, settings)
         if not captured.ok:
