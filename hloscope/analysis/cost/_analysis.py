@@ -9,6 +9,7 @@ worked out with an explicit stack.
 
 from __future__ import annotations
 
+import operator
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
@@ -148,17 +149,15 @@ class _Analysis:
         return costs
 
     def _sum(self, comp: Computation) -> Cost:
-        flops = trans = read = written = accessed = 0
+        # Each op's cost, then each field summed in C (a fused body holds thousands of ops);
+        # the list is the body's costs for body_costs as well, which need not cost it again.
+        costs = list(map(self.instruction, comp.instructions))
         flag = ""
-        for inst in comp.instructions:
-            c = self.instruction(inst)
-            flops += c.flops
-            trans += c.transcendentals
-            read += c.bytes_read
-            written += c.bytes_written
-            accessed += c.bytes_accessed
-            if c.flag:
-                flag = _join_flags(flag, c.flag)
+        for each in filter(None, map(_FLAG, costs)):
+            flag = _join_flags(flag, each)
+        if not flag and not comp.is_entry:
+            self._alike_bodies.setdefault(structure_id(comp), costs)
+        flops, trans, read, written, accessed = (sum(map(field, costs)) for field in _SUMMED)
         return Cost(flops, trans, read, written, accessed, flag)
 
     def sub_ops(self, inst: Instruction, index: int = 0) -> Cost:
@@ -390,6 +389,16 @@ class _Analysis:
                 seen_trivial_user = True
                 size += hlo_size
         return size
+
+
+# The fields a sum of costs adds up, in Cost's order, and its flag.
+_SUMMED = tuple(
+    map(
+        operator.attrgetter,
+        ("flops", "transcendentals", "bytes_read", "bytes_written", "bytes_accessed"),
+    )
+)
+_FLAG = operator.attrgetter("flag")
 
 
 def _unique(items: list) -> list:
