@@ -105,3 +105,21 @@ def test_fusion_report_leaves_a_body_alike_to_one_costed_unbuilt() -> None:
     assert rows["f.2"]["root"] == "negate" and rows["f.2"]["op_name"] == "b"
     assert rows["f.1"]["sources"] == ["/home/u/model.py:3 (f)", "/x/y.py:7"]
     assert rows["f.1"]["stack"] == ["/home/u/model.py:3 (f)"]
+
+
+@pytest.mark.parametrize("text", _texts(), ids=[*MODULES, "hand-written"])
+def test_a_computations_sum_and_its_body_costs_agree_with_each_op(text: str) -> None:
+    # The sum of a computation keeps its ops' costs as the body's list: whichever is asked
+    # first, both are each op's own cost, and the sum adds them up field by field.
+    from hloscope.analysis.cost import body_costs, computation_cost, instruction_costs
+
+    module = hloscope.parse(text)
+    for comp in module.computations:
+        total = computation_cost(comp)
+        costs = body_costs(module)(comp)
+        fresh = hloscope.parse(text).computations_by_name[comp.name]
+        each = list(map(instruction_costs(fresh.module), fresh.instructions))
+        assert costs == each
+        fields = ("flops", "transcendentals", "bytes_read", "bytes_written", "bytes_accessed")
+        for name in fields:
+            assert getattr(total, name) == sum(getattr(c, name) for c in each)
