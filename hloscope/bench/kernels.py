@@ -30,6 +30,7 @@ from ..analysis.hbm import kernel_roof_bytes
 from ..analysis.peaks import DevicePeak
 from ..analysis.roofline import Roofline, roofline
 from ..errors import HloscopeError
+from ..json_fields import json_fields
 from .compile import compile_text
 from .extract import Skip, extract_kernel, kernel_instructions, runnable_text, skip_reason
 from .inputs import spec_of_shape
@@ -124,22 +125,11 @@ class KernelTiming:
 
     def row(self) -> dict[str, Any]:
         """Every column of the kernel (the DataFrame's row)."""
-        t = self.timing
         return {
             **self.contract(),
-            "kind": self.kind,
-            "where": self.where,
-            "total_s": self.total_s,
-            "raw_median_s": t.median_s,
-            "min_s": t.min_s,
-            "p10_s": t.p10_s,
-            "p90_s": t.p90_s,
-            "spread": t.spread,
-            "runs": t.runs,
-            "launch_s": self.launch_s,
-            "signature": self.signature,
-            "compiled_kernels": self.compiled_kernels,
-            "profile_s": self.profile_s,
+            **json_fields(self, "kind where total_s"),
+            **json_fields(self.timing, "raw_median_s=median_s min_s p10_s p90_s spread runs"),
+            **json_fields(self, "launch_s signature compiled_kernels profile_s"),
         }
 
 
