@@ -122,31 +122,23 @@ class Report:
 
     def section_names(self) -> list[str]:
         """The sections the page shows, in page order."""
-        names = ["summary", "kernels"]
-        if self.graphs:
-            names.append("graphs")
-        names.append("source")
-        if self.memory is not None:
-            names.append("memory")
-        if self.collectives is not None:
-            names.append("collectives")
-        if self.what_if is not None:
-            names.append("what-if")
-        if self.compile_time is not None:
-            names.append("compile-time")
-        if self.passes is not None:
-            names.append("passes")
-        if self.recompiles is not None:
-            names.append("recompiles")
-        if self.checks:
-            names.append("unsupported")
-        if self.mxu is not None:
-            names.append("mxu")
-        if self.profile is not None:
-            names.append("profile")
-        if self.bench_asked:
-            names.append("bench")
-        return names
+        shown = (
+            ("summary", True),
+            ("kernels", True),
+            ("graphs", bool(self.graphs)),
+            ("source", True),
+            ("memory", self.memory is not None),
+            ("collectives", self.collectives is not None),
+            ("what-if", self.what_if is not None),
+            ("compile-time", self.compile_time is not None),
+            ("passes", self.passes is not None),
+            ("recompiles", self.recompiles is not None),
+            ("unsupported", bool(self.checks)),
+            ("mxu", self.mxu is not None),
+            ("profile", self.profile is not None),
+            ("bench", self.bench_asked),
+        )
+        return [name for name, present in shown if present]
 
     def kernel_index(self) -> dict[str, int]:
         """Each kernel's name -> its row number in the kernel table (the first of a name)."""
