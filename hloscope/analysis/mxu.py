@@ -63,6 +63,7 @@ from ..devices import devices as registry_rows
 from ..hlo.errors import HloParseError
 from ..hlo.metadata import StackFrame
 from ..hlo.model import Computation, Instruction, Module
+from ..json_fields import json_fields
 from .provenance import is_user_frame
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -204,27 +205,13 @@ class MxuFinding:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "op": str(self.op),
-            "node": self.node,
-            "kernel": self.kernel,
-            "function": self.function,
-            "module": self.module,
-            "source": self.source,
-            "dtype": self.dtype,
-            "mxu_size": self.mxu,
-            "batch": self.batch,
-            "window": self.window,
-            "m": self.m,
-            "n": self.n,
-            "k": self.k,
-            "misaligned": list(self.misaligned),
-            "padded": {"m": self.padded_m, "n": self.padded_n, "k": self.padded_k},
-            "padded_shape": self.padded_shape,
-            "array_use": self.array_use,
-            "use": self.use,
-            "flops": self.flops,
-            "wasted_flops": self.wasted_flops,
-            "suggestion": self.suggestion,
+            **json_fields(
+                self,
+                "op node kernel function module source dtype mxu_size=mxu batch window m n k "
+                "misaligned",
+            ),
+            "padded": json_fields(self, "m=padded_m n=padded_n k=padded_k"),
+            **json_fields(self, "padded_shape array_use use flops wasted_flops suggestion"),
         }
 
 
