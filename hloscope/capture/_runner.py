@@ -56,11 +56,15 @@ import sys
 import traceback
 from collections.abc import Iterator
 from types import FrameType, ModuleType, TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..backends.frameworks import MissingFramework, explain_missing_frameworks
 from .errors import CaptureUsageError, ScriptImportError
 from .prestart import DEVICE_FLAG, ORDERS_FLAG, RUNNER, WARM_FLAG, Warm, enter_function_env
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .while_compiling import WhileCompiling
+
 from .script_loader import (
     EXAMPLE_ARGS_HELP,  # noqa: F401 - also read from here (target.py, older imports)
     describe_exception,
@@ -225,7 +229,9 @@ def _capture_function(
     info: dict[str, Any] | None = None,
     scale: str | None = None,
     scratch: str | None = None,
-) -> None:
+) -> WhileCompiling | None:
+    """Capture the function into ``save``; what was done while it compiled, with ``scratch``
+    (:mod:`.while_compiling`)."""
     fn, args, kwargs = _load_function(script, name, scale, info)
     from ..backends import capture_for
 
@@ -233,9 +239,26 @@ def _capture_function(
         # The script and its example arguments loaded: a failure from here on is the
         # framework's or the compiler's (`hloscope report` writes a page of it).
         info["compiling"] = True
-    with _private_dumps_in(scratch):
-        captured = capture_for(fn, args, kwargs, device, mesh=parse_mesh(mesh) if mesh else None)
-    _with_jaxpr_sources(captured, fn, args, kwargs).save(save)
+    meanwhile = None
+    if scratch is not None:
+        from .while_compiling import WhileCompiling
+
+        def trace() -> Any:
+            return _jaxpr_sources_of(fn, args, kwargs)
+
+        meanwhile = WhileCompiling(scratch, trace, (os.path.dirname(script),))
+    placed = parse_mesh(mesh) if mesh else None
+    try:
+        with _private_dumps_in(scratch):
+            captured = capture_for(fn, args, kwargs, device, mesh=placed)
+    finally:
+        if meanwhile is not None:
+            meanwhile.stop()
+    sources = _NOT_YET
+    if meanwhile is not None and meanwhile.sources_done:
+        sources = meanwhile.jaxpr_sources
+    _with_jaxpr_sources(captured, fn, args, kwargs, sources).save(save)
+    return meanwhile
 
 
 @contextlib.contextmanager
@@ -256,19 +279,39 @@ def _private_dumps_in(folder: str | None) -> Iterator[None]:
         tempfile.tempdir = before
 
 
-def _with_jaxpr_sources(captured: Any, fn: Any, args: Any, kwargs: Any) -> Any:
+_NOT_YET = object()  # the jaxpr's sources are still to be traced
+
+
+def _jaxpr_sources_of(fn: Any, args: Any, kwargs: Any) -> Any:
+    """The jaxpr's sources of a JAX function (``None`` for another, or when tracing fails)."""
+    from ..backends.tf_compile import is_tensorflow_function
+
+    if "jax" not in sys.modules or is_tensorflow_function(fn):
+        return None
+    from .jaxpr_lines import jaxpr_sources
+
+    try:
+        return jaxpr_sources(fn, *args, **kwargs)
+    except Exception:  # noqa: BLE001 - explain traces it in a child of its own then
+        return None
+
+
+def _with_jaxpr_sources(
+    captured: Any, fn: Any, args: Any, kwargs: Any, sources: Any = _NOT_YET
+) -> Any:
     """A JAX function's capture with its jaxpr's lines (what ``explain`` and ``report`` put
     beside each line), traced again here, where JAX's tracing cache has the function: the
     command then needs no second process (on a TPU host, a second start of the chip). The
-    capture as it is when that fails, or for TensorFlow."""
+    capture as it is when that fails, or for TensorFlow. ``sources``: traced already, while
+    the compile ran (:mod:`.while_compiling`)."""
     if captured.frontend != "jax":
         return captured
     from .inprocess import Capture
-    from .jaxpr_lines import SourcedCapture, jaxpr_sources
+    from .jaxpr_lines import SourcedCapture
 
-    try:
-        sources = jaxpr_sources(fn, *args, **kwargs)
-    except Exception:  # noqa: BLE001 - explain traces it in a child of its own then
+    if sources is _NOT_YET:
+        sources = _jaxpr_sources_of(fn, args, kwargs)
+    if sources is None:
         return captured
     fields = {name: getattr(captured, name) for name in Capture.__slots__ if name != "_modules"}
     return SourcedCapture(**fields, jaxpr_sources=sources)
@@ -424,6 +467,7 @@ def main(argv: list[str] | None = None) -> int:
         "usage_error": False,
     }
     status = 0
+    meanwhile = None
 
     def on_sigterm(signum: int, frame: FrameType | None) -> None:
         info["terminated_at"] = _stack_location(frame, script)
@@ -432,23 +476,26 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_sigterm)
     sys.meta_path.insert(0, _HideFramesOnJaxImport())
     try:
-        _run_mode(options, script, info)
+        meanwhile = _run_mode(options, script, info)
     except BaseException as error:  # noqa: BLE001 - every ending is reported (_failure_status)
         status = _failure_status(error, script, info)
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         info["exit_status"] = status
-        _write_final_info(options, script, info)
+        _write_final_info(options, script, info, meanwhile)
     return _end(options, status)
 
 
-def _run_mode(options: argparse.Namespace, script: str, info: dict[str, Any]) -> None:
-    """Run what the options ask: a watched run, a function's capture, or the whole script."""
+def _run_mode(
+    options: argparse.Namespace, script: str, info: dict[str, Any]
+) -> WhileCompiling | None:
+    """Run what the options ask: a watched run, a function's capture, or the whole script;
+    what a function's capture did while it compiled."""
     if options.recompiles:
         _watch_compiles(script, options.function, options.args, options.recompiles)
     elif options.function:
         with explain_missing_frameworks():  # the script's own `import jax`, if jax is absent
-            _capture_function(
+            return _capture_function(
                 script,
                 options.function,
                 options.save,
@@ -464,6 +511,7 @@ def _run_mode(options: argparse.Namespace, script: str, info: dict[str, Any]) ->
 
         with ScriptCompileTimes(os.path.dirname(os.path.abspath(options.info))):
             _run_script(script, options.args)
+    return None
 
 
 def _failure_status(error: BaseException, script: str, info: dict[str, Any]) -> int:
@@ -495,18 +543,24 @@ def _failure_status(error: BaseException, script: str, info: dict[str, Any]) -> 
     return 130 if isinstance(error, KeyboardInterrupt) else 1
 
 
-def _write_final_info(options: argparse.Namespace, script: str, info: dict[str, Any]) -> None:
-    """Write ``info`` with the devices and, for the cache, the hashes of the local modules."""
+def _write_final_info(
+    options: argparse.Namespace,
+    script: str,
+    info: dict[str, Any],
+    meanwhile: WhileCompiling | None = None,
+) -> None:
+    """Write ``info`` with the devices and, for the cache, the hashes of the local modules
+    (most of them hashed while the compile ran, with ``meanwhile``)."""
     try:
         info["devices"] = _devices()
         # What the cache re-checks before it reuses this capture (hloscope.capture.cache).
         # (A watched run is never cached: no need to hash what it imported.)
         if not options.recompiles:
-            from .cache import hash_files, local_module_files
+            from .while_compiling import local_modules
 
-            info["local_modules"] = hash_files(
-                local_module_files(user_folders=(os.path.dirname(script),))
-            )
+            user_folders = (os.path.dirname(script),)
+            found = meanwhile.local_modules() if meanwhile is not None else None
+            info["local_modules"] = found if found is not None else local_modules(user_folders)
     finally:
         _write_info(options.info, info)
 

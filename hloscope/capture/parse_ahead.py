@@ -139,14 +139,18 @@ class DumpWatch:
         """The optimized-module files in the private dump folders under :attr:`folder`."""
         from ..dump.filenames import AFTER_OPTIMIZATIONS, parse_dump_filename
 
-        found = []
+        found: list[str] = []
         try:
-            folders = [e.path for e in os.scandir(self.folder) if e.is_dir()]
+            with os.scandir(self.folder) as entries:
+                folders = [e.path for e in entries if e.is_dir()]
             for folder in folders:
-                for entry in os.scandir(folder):
-                    name = parse_dump_filename(entry.name)
-                    if name is not None and name.stage == AFTER_OPTIMIZATIONS and name.is_hlo_text:
-                        found.append(entry.path)
+                with os.scandir(folder) as entries:
+                    names = [(e.path, parse_dump_filename(e.name)) for e in entries]
+                found.extend(
+                    path
+                    for path, name in names
+                    if name is not None and name.stage == AFTER_OPTIMIZATIONS and name.is_hlo_text
+                )
         except OSError:  # the child removed its folder as it ended
             return found
         return found

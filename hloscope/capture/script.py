@@ -384,7 +384,8 @@ class _ChildPlan:
     work_dir: Path
     info_path: Path
     command: list[str]
-    #: Where the child's compile dumps, watched here (``parse_ahead``); not in ``command``: the
+    #: Where a function's child compiles with its private dump (watched there by the child
+    #: itself, :mod:`.while_compiling`, and here with ``parse_ahead``); not in ``command``: the
     #: folder lives only while the child runs.
     scratch: Path | None = None
 
@@ -422,7 +423,7 @@ def _plan_child(
     command = _runner_command(info_path, None, mode)  # as run by hand: no --ready-fd
     work_dir = Path(run.cwd).absolute() if run.cwd is not None else Path.cwd()
     scratch = None
-    if run.parse_ahead and run.captures_function:
+    if run.captures_function:  # the child's compile dumps there (while_compiling, parse_ahead)
         from .parse_ahead import scratch_folder
 
         scratch = scratch_folder()
@@ -517,7 +518,7 @@ def _run_child(
         ]
         ended = _Ended(child.process, started)
         exited = _ExitWatch(child.process)
-        watch = _watch_dumps(plan.scratch)
+        watch = _watch_dumps(plan.scratch if run.parse_ahead else None)
         try:
             if run.while_running is not None:
                 run.while_running()
