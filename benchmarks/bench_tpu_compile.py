@@ -7,15 +7,20 @@ Measured the way a user runs it, fresh processes each round, the order alternati
   arguments there and ``jax.jit(f).lower(...).compile()``;
 * **hloscope cold**: ``hloscope memory SCRIPT.py:FUNCTION --device tpu-v5e --refresh`` (the
   same compile in its capture child, plus the dump, the memory analysis and the text);
-* **hloscope cached**: the same command again without ``--refresh``: it reads the cache.
+* **hloscope cached**: the same command again without ``--refresh``: it reads the cache;
+* **hloscope capture**: ``hloscope capture SCRIPT.py:FUNCTION --device tpu-v5e -o DIR`` (a
+  fresh cache and folder each run): the compile and what hloscope keeps of it, without the
+  memory analysis ``memory`` then does, which a bare compile does not.
 
-``--command capture`` times ``hloscope capture SCRIPT.py:FUNCTION --device tpu-v5e -o DIR``
-instead (a fresh cache and folder each run): the compile and what hloscope keeps of it, without
-the memory analysis ``memory`` then does, which a bare compile does not.
+``--command memory|capture`` runs one of the two (default: both, in the same rounds, against
+the same bare runs). ``--against TREE`` runs each command from another tree of hloscope too
+(a checkout of an earlier commit), in the same rounds: before and after, alternating.
 
-Printed: the medians, hloscope's own time around the compile (cold minus bare) as a share of
-the compile itself (the bare run's ``lowered.compile()``; budget: under 5%) and of the whole
-bare run, and the cached command (budget: under 1 s).
+Printed, for each command: the medians, hloscope's own time around the compile (cold minus
+bare) as a share of the compile itself (the bare run's ``lowered.compile()``; budget: under
+5%: issue 37's ratio) and of the whole bare run, the same per round, and the cached command
+(budget: under 1 s). hloscope runs from this tree (first on ``PYTHONPATH``) through this
+interpreter's ``hloscope`` console script.
 
 Each run's **CPU time** is measured too, of its whole process tree (user plus system, the
 capture's child included: this process is a child subreaper on Linux, so a child that outlives
@@ -30,7 +35,7 @@ first, as ``pip install`` does; otherwise every hloscope process there compiles 
 modules from source, which no installed copy does.
 
     python benchmarks/bench_tpu_compile.py [--rounds N (3)] [--target SCRIPT.py:FUNCTION]
-        [--command memory|capture]
+        [--command memory|capture|both] [--against TREE]
 """
 
 from __future__ import annotations
@@ -73,8 +78,11 @@ print(f"compile_s {time.perf_counter() - start:.3f}")
 
 
 def _hloscope() -> list[str]:
-    found = shutil.which("hloscope")
-    return [found] if found else [sys.executable, "-m", "hloscope"]
+    """The ``hloscope`` console script of this interpreter (what ``pip install`` puts beside
+    it, and what a user types), else ``python -m hloscope``: never a shim of another program
+    (pyenv's adds a tenth of a second of bash to every run that the bare run does not pay)."""
+    beside = Path(sys.executable).with_name("hloscope")
+    return [str(beside)] if beside.is_file() else [sys.executable, "-m", "hloscope"]
 
 
 def _become_subreaper() -> None:
@@ -110,13 +118,19 @@ def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     return wall, _children_cpu() - cpu, done.stdout
 
 
-def _cold(options: argparse.Namespace, env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+def _cold(command: str, target: str, env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
     """The hloscope command that compiles afresh, and its environment."""
-    if options.command == "memory":
-        return [*_hloscope(), "memory", options.target, "--device", "tpu-v5e", "--refresh"], env
+    if command == "memory":
+        return [*_hloscope(), "memory", target, "--device", "tpu-v5e", "--refresh"], env
     fresh = tempfile.mkdtemp(prefix="hloscope-bench-capture-")
-    command = [*_hloscope(), "capture", options.target, "--device", "tpu-v5e", "-o", fresh + "/out"]
-    return command, {**env, "HLOSCOPE_CACHE": fresh + "/cache"}
+    line = [*_hloscope(), "capture", target, "--device", "tpu-v5e", "-o", fresh + "/out"]
+    return line, {**env, "HLOSCOPE_CACHE": fresh + "/cache"}
+
+
+def _tree_env(tree: Path, cache: str) -> dict[str, str]:
+    """The environment that runs hloscope from ``tree`` (first on ``PYTHONPATH``)."""
+    paths = [str(tree), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "HLOSCOPE_CACHE": cache}
 
 
 def _compile_seconds(stdout: str) -> float:
@@ -127,65 +141,101 @@ def _compile_seconds(stdout: str) -> float:
     sys.exit("the bare run printed no compile_s line")
 
 
+def _runs(commands: list[str], trees: list[Path]) -> list[tuple[str, Path | None]]:
+    """What one round runs: the bare compile, then each command from each tree."""
+    return [("bare", None), *((c, t) for t in trees for c in commands)]
+
+
+def _label(command: str, tree: Path | None, trees: list[Path]) -> str:
+    return command if tree is None or len(trees) == 1 else f"{command}@{tree.name}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--target", default="samples/tpu_programs.py:lm_step")
-    parser.add_argument("--command", choices=("memory", "capture"), default="memory")
+    parser.add_argument("--command", choices=("memory", "capture", "both"), default="both")
+    parser.add_argument(
+        "--against", type=Path, help="another tree of hloscope, measured in the same rounds"
+    )
     options = parser.parse_args()
     _become_subreaper()
     script, name = options.target.rsplit(":", 1)
-    cache = tempfile.mkdtemp(prefix="hloscope-bench-tpu-")
-    env = {**os.environ, "HLOSCOPE_CACHE": cache}
-    memory = [*_hloscope(), "memory", options.target, "--device", "tpu-v5e"]
+    commands = ["memory", "capture"] if options.command == "both" else [options.command]
+    trees = [ROOT, *([options.against.resolve()] if options.against else [])]
+    caches = {tree: tempfile.mkdtemp(prefix="hloscope-bench-tpu-") for tree in trees}
     bare_command = [sys.executable, "-c", BARE, script, name]
-    times: dict[str, list[float]] = {"bare": [], "compile": [], "cold": [], "cached": []}
-    if options.command == "capture":
-        del times["cached"]
-    cpu: dict[str, list[float]] = {"bare": [], "cold": []}
+    runs = _runs(commands, trees)
+    wall: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
+    compile_s: list[float] = []
     for round_ in range(options.rounds):
-        order = ["bare", "cold"] if round_ % 2 == 0 else ["cold", "bare"]
-        for which in order:
-            command, run_env = (bare_command, env) if which == "bare" else _cold(options, env)
-            seconds, cpu_seconds, stdout = _timed(command, run_env)
-            times[which].append(seconds)
-            cpu[which].append(cpu_seconds)
-            if which == "bare":
-                times["compile"].append(_compile_seconds(stdout))
-        if options.command == "memory":
-            times["cached"].append(_timed(memory, env)[0])
-        print(
-            f"round {round_ + 1}: "
-            + ", ".join(f"{k} {v[-1]:.2f} s" for k, v in times.items())
-            + f"; CPU bare {cpu['bare'][-1]:.2f} s, cold {cpu['cold'][-1]:.2f} s "
-            + f"({cpu['cold'][-1] / cpu['bare'][-1] - 1:+.1%})",
-            flush=True,
-        )
-    shutil.rmtree(cache, ignore_errors=True)
-    bare, compile_, cold = (statistics.median(times[k]) for k in ("bare", "compile", "cold"))
-    cached = statistics.median(times["cached"]) if "cached" in times else None
-    own = cold - bare
+        shift = round_ % len(runs)  # each run in each place of the order, round by round
+        for command, tree in runs[shift:] + runs[:shift]:
+            label = _label(command, tree, trees)
+            if tree is None:
+                line, env = bare_command, _tree_env(ROOT, caches[ROOT])
+            else:
+                line, env = _cold(command, options.target, _tree_env(tree, caches[tree]))
+            seconds, cpu_seconds, stdout = _timed(line, env)
+            if command == "capture":  # its fresh cache and folder
+                shutil.rmtree(Path(env["HLOSCOPE_CACHE"]).parent, ignore_errors=True)
+            wall.setdefault(label, []).append(seconds)
+            cpu.setdefault(label, []).append(cpu_seconds)
+            if tree is None:
+                compile_s.append(_compile_seconds(stdout))
+        if "memory" in commands:
+            for tree in trees:
+                line = [*_hloscope(), "memory", options.target, "--device", "tpu-v5e"]
+                cached = _timed(line, _tree_env(tree, caches[tree]))[0]
+                wall.setdefault(_label("cached", tree, trees), []).append(cached)
+        shown = ", ".join(f"{k} {v[-1]:.2f} s" for k, v in wall.items())
+        print(f"round {round_ + 1}: compile() {compile_s[-1]:.2f} s, {shown}", flush=True)
+    for cache in caches.values():
+        shutil.rmtree(cache, ignore_errors=True)
+    _summary(options, commands, trees, wall, cpu, compile_s)
+
+
+def _summary(
+    options: argparse.Namespace,
+    commands: list[str],
+    trees: list[Path],
+    wall: dict[str, list[float]],
+    cpu: dict[str, list[float]],
+    compile_s: list[float],
+) -> None:
+    median = statistics.median
+    bare, compile_ = median(wall["bare"]), median(compile_s)
     print(f"target {options.target}, {options.rounds} rounds, medians:")
     print(f"  bare run: jit(f).lower(...).compile() for v5e:1x1  {bare:8.2f} s")
     print(f"    of which lowered.compile() itself                  {compile_:8.2f} s")
-    label = f"hloscope {options.command} --device tpu-v5e"
-    print(f"  {label + ' (cold)':<52}{cold:8.2f} s")
-    if cached is not None:
-        print(f"  {label + ' (cached)':<52}{cached:8.2f} s")
-    print(
-        f"  hloscope's own time around the compile: {own:+.2f} s = {own / compile_:+.1%} of "
-        f"the compile itself, {own / bare:+.1%} of the bare run (budget < 5%)"
-    )
-    if cached is not None:
-        print(f"  cached command: {cached:.2f} s (budget < 1 s)")
-    cpu_bare, cpu_cold = statistics.median(cpu["bare"]), statistics.median(cpu["cold"])
-    ratios = [cold / bare - 1 for cold, bare in zip(cpu["cold"], cpu["bare"])]
-    print(
-        f"  CPU time of the whole process tree: bare {cpu_bare:.2f} s, cold {cpu_cold:.2f} s: "
-        f"hloscope's own {cpu_cold - cpu_bare:+.2f} s = {cpu_cold / cpu_bare - 1:+.1%} of the bare "
-        f"run; per round {', '.join(f'{r:+.1%}' for r in ratios)} "
-        f"(median {statistics.median(ratios):+.1%})"
-    )
+    for tree in trees:
+        for command in commands:
+            label = _label(command, tree, trees)
+            cold = median(wall[label])
+            print(f"  {'hloscope ' + label + ' --device tpu-v5e (cold)':<52}{cold:8.2f} s")
+            own = cold - bare
+            # Per round too: that round's own time over that round's compile.
+            rounds = [
+                (c - b) / s for c, b, s in zip(wall[label], wall["bare"], compile_s, strict=True)
+            ]
+            print(
+                f"    hloscope's own time around the compile: {own:+.2f} s = "
+                f"{own / compile_:+.1%} of the compile itself, {own / bare:+.1%} of the bare run "
+                f"(budget < 5%); per round {', '.join(f'{r:+.1%}' for r in rounds)}"
+            )
+            cpu_bare, cpu_cold = median(cpu["bare"]), median(cpu[label])
+            ratios = [c / b - 1 for c, b in zip(cpu[label], cpu["bare"], strict=True)]
+            print(
+                f"    CPU time of the whole process tree: bare {cpu_bare:.2f} s, cold "
+                f"{cpu_cold:.2f} s: hloscope's own {cpu_cold - cpu_bare:+.2f} s = "
+                f"{cpu_cold / cpu_bare - 1:+.1%} of the bare run; per round "
+                f"{', '.join(f'{r:+.1%}' for r in ratios)}"
+            )
+        cached_label = _label("cached", tree, trees)
+        if cached_label in wall:
+            cached = median(wall[cached_label])
+            print(f"  hloscope {cached_label} (cached): {cached:.2f} s (budget < 1 s)")
 
 
 if __name__ == "__main__":
