@@ -1354,3 +1354,55 @@ def test_ipython_cells_of_each_release_are_frames(text, frame):
 
     (found,) = message_stack(Log(text), text.rindex("ZeroDivisionError:"))
     assert (found.file, found.line) == frame
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        # jax on an A100 with a CUDA 11.0 ptxas, XLA's fatal line (dqn_zoo#14, 2022).
+        (CORPUS / "dqnzoo_14_ptxas_gpu_name.log").read_text(),
+        # XLA's runtime status on an H100 whose ptxas targets sm_90 (openxla/xla#4970, 2023).
+        "external/xla/xla/pjrt/pjrt_stream_executor_client.cc:2537] Execution of replica 0 "
+        "failed: INTERNAL: Failed to execute XLA Runtime executable: run time error: custom "
+        "call 'xla.gpu.custom_call' failed: ptxas exited with non-zero error code 65280, "
+        "output: ptxas fatal: PTX with .target 'sm_90a' cannot be compiled for architecture "
+        "'sm_90'\n",
+    ],
+)
+def test_a_ptxas_that_does_not_know_the_gpu(log):
+    failures = explain_error(log).failures
+    assert len(failures) == 1  # the abort after XLA's fatal line is the same failure
+    (failure,) = failures
+    assert (failure.family, failure.finding.op) == (Family.BACKEND_STARTUP, "ptxas")
+    assert failure.platform is Platform.GPU and failure.advice_kind == "install"
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        (CORPUS / "jax_18514_no_kernel_image.log").read_text(),  # jaxlib's GPU kernel
+        # PyTorch's words for the same CUDA error.
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+        "CUDA kernel errors might be asynchronously reported at some other API call, so the "
+        "stacktrace below might be incorrect.\n",
+    ],
+)
+def test_a_build_without_code_for_the_gpu(log):
+    failure = explain_error(log).failures[0]
+    assert (failure.family, failure.finding.op) == (Family.BACKEND_STARTUP, "no kernel image")
+    assert failure.platform is Platform.GPU and failure.advice_kind == "install"
+
+
+@pytest.mark.parametrize(
+    "status",
+    [
+        "INTERNAL: Core halted unexpectedly: An unrecoverable error occurred",
+        "INTERNAL: Autotuning failed for HLO: %cublas-gemm.1 with error: All algorithms "
+        "tried for %cublas-gemm.1 failed",
+    ],
+)
+def test_xlas_own_internal_error_is_a_bug_to_report(status):
+    failure = explain_error(f"{_JAX_FRAMES}jaxlib.xla_extension.XlaRuntimeError: {status}\n")
+    failure = failure.failures[0]
+    assert (failure.family, failure.status) == (Family.XLA_STATUS, "INTERNAL")
+    assert failure.advice_kind == "report_bug"

@@ -80,7 +80,14 @@ _OPENING = re.compile(
     r"|C(?P<cuda_error>UDA_ERROR_(?!OUT_OF_MEMORY\b|(?:" + KERNEL_FAULTS + r")\b)[A-Z_]+)"
     r"|T(?P<old_driver>he NVIDIA driver on your system is too old)"
     # ptxas older than the PTX asked of it.
-    r"|p(?P<ptxas>txas[^\n]{0,80}?(?:too old|older than|Unsupported \.version|not supported))"
+    # ptxas older than the PTX or the GPU asked of it ("Value 'sm_80' is not defined for
+    # option 'gpu-name'": a ptxas that does not know this GPU; "PTX with .target 'sm_90a'
+    # cannot be compiled for architecture 'sm_90'").
+    r"|p(?P<ptxas>txas[^\n]{0,160}?(?:too old|older than|Unsupported \.version|not supported"
+    r"|is not defined for option 'gpu-name'|cannot be compiled for architecture))"
+    # A build with no code for this GPU's architecture (the words of CUDA's
+    # cudaErrorNoKernelImageForDevice, whatever call reported it).
+    r"|n(?P<no_image>o kernel image is available for execution on the device)"
     r"|U(?P<ptx_version>nsupported \.version \d+\.\d+; current version is)"
 )
 # The call before ") failed: ": "operation cusolverDnCreate(&handle" (jaxlib, XLA's NCCL).
@@ -100,6 +107,13 @@ _NAMES = {
     "nccl": "NCCL",
 }
 
+_NO_IMAGE_WORDS = "no kernel image is available for execution on the device"
+_NO_IMAGE = (
+    "the installed build has no GPU code for this GPU's architecture (compute capability): "
+    'install the framework\'s build for your CUDA and GPU (pip install -U "jax[cuda12]"; an '
+    "older jaxlib may not know a newer GPU), and check nvidia-smi's GPU against the build's "
+    "supported architectures"
+)
 _VERSION = (
     "cuDNN {loaded} is loaded, but the framework was built against cuDNN {built}: the one "
     "loaded must be of the same major version and at least that minor one. Install cuDNN "
@@ -175,6 +189,8 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
     if m["driver"] or m["old_driver"] or m["ptxas"] or m["ptx_version"]:
         op = "ptxas" if m["ptxas"] or m["ptx_version"] else "CUDA driver"
         return op, [(AdviceKind.INSTALL, _DRIVER)]
+    if m["no_image"] or (m["op_failed"] and _NO_IMAGE_WORDS in m["why"]):
+        return "no kernel image", [(AdviceKind.INSTALL, _NO_IMAGE)]
     if m["cuda_error"]:
         code = f"C{m['cuda_error']}"
         return code, [(AdviceKind.INSTALL, _STATUS.format(library="CUDA", code=code))]

@@ -72,6 +72,8 @@ _CONTEXT_WINDOW = 64 * 1024
 # What a crash printed before the shell's word for it.
 _EARLIER_CRASH = re.compile(
     r"Check failed: |RET_CHECK failure|\*\*\* SIG[A-Z]+|Python error: |PC: @|Current thread 0x"
+    # A fatal glog line: "F0123 06:16:37.7 ...] ", TensorFlow's "2022-01-23 06:16:37: F ".
+    r"|(?:^|\n)F\d{4} \d\d:|\d: F (?:external/|tensorflow/|xla/)"
 )
 # "Check failed: cusolverDnCreate(&h) == CUSOLVER_STATUS_SUCCESS": a library's start-up call.
 _LIBRARY_CALL = re.compile(LIBRARY_CHECK)
@@ -282,6 +284,9 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         compiling = _COMPILING.search(window) is not None
         if not (compiling or _FRAMEWORK_FRAME.search(window) or _XLA_FRAMES.search(window)):
             return  # the user's own code crashed, not inside the framework
+        before = log.text[max(0, m.start() - _STACK_WINDOW) : m.start()]
+        if not compiling and _EARLIER_CRASH.search(before):
+            return  # the abort of a fatal line or a check read above
         frames = []
         what = (
             "XLA aborted the process while JAX compiled the program"

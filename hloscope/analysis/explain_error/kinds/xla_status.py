@@ -349,6 +349,13 @@ _ILLEGAL_ADDRESS_CUDA = (
     "older CUDA toolkits' ptxas miscompiles some kernels into exactly this: install a current "
     'CUDA with the jax build for it (pip install -U "jax[cuda12]") and run again'
 )
+_INTERNAL_REPORT = (
+    "XLA (or a library it called) failed inside with no error of the program's named: if it "
+    "repeats, report it (https://github.com/openxla/xla/issues, or jax-ml/jax's) with the "
+    "versions (jax.print_environment_info()), this message and a small program; "
+    "XLA_FLAGS=--xla_dump_to=/tmp/xla_dump writes the modules that reproduce it. Until it is "
+    "fixed, try another jax/jaxlib version"
+)
 _CALLBACK_FIX = (
     "the error is your program's own check or callback, raised while the compiled program "
     "ran: read its message above (a solver's step limit, a value out of range) and fix the "
@@ -468,6 +475,9 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         more = [(str(AdviceKind.INSTALL), _ILLEGAL_ADDRESS_CUDA)]
     elif form.group in ("callback_raised", "equinox_check", "checkify_check"):
         advice = Advice(_CALLBACK_FIX, AdviceKind.OTHER)
+    elif form.group == "status_internal":
+        # XLA's own INTERNAL that no family explains: what the code means is a bug to report.
+        advice = Advice(_INTERNAL_REPORT, AdviceKind.REPORT_BUG)
     status = status_before(log, start)
     if form.group == "unimplemented" or (form.group in _GENERIC_STATUS and form.op.isupper()):
         status = form.op
