@@ -228,3 +228,20 @@ def test_a_file_is_checked_as_its_text(tmp_path):
         assert isinstance(result, HloParseError) is refused
         if refused:
             assert (result.line, result.column) == (text.count("\n", 0, pos) + 1, 3)
+
+
+def test_a_refused_character_is_found_in_any_slice_of_the_text(monkeypatch):
+    # The text is tested a slice at a time: with slices of 7 characters, a character refused
+    # at any place in code, at a slice's first or last character too, is still found.
+    from hloscope.hlo import _lex
+
+    monkeypatch.setattr(_lex, "_SLICE", 7)
+    text = _text(PROGRAMS[0])
+    for pos in _slots(PROGRAMS[0], inside=False):
+        result = _parse_in_time(text[:pos] + "\x1f" + text[pos:])
+        assert isinstance(result, HloParseError), pos
+        assert (result.line, result.column) == (
+            text.count("\n", 0, pos) + 1,
+            pos - (text.rfind("\n", 0, pos) + 1) + 1,
+        )
+    assert not isinstance(_parse_in_time(text), HloParseError)
