@@ -1406,3 +1406,19 @@ def test_xlas_own_internal_error_is_a_bug_to_report(status):
     failure = failure.failures[0]
     assert (failure.family, failure.status) == (Family.XLA_STATUS, "INTERNAL")
     assert failure.advice_kind == "report_bug"
+
+
+def test_a_line_the_message_names_when_no_traceback_came_with_it(sharding_era):
+    # JAX 0.10's "This error occurs at source:  /path/cases.py:30:8 (fn)", its message alone.
+    program, texts = sharding_era
+    (message,) = [line for line in texts["reshard_auto"].splitlines() if "occurs at source" in line]
+    failure = explain_error(message + "\n").failures[0]
+    assert failure.finding.source == f"{program}:{marked_line(program, 'reshard_auto')}"
+    # TensorFlow 1.x's node with the line that defined it, its message alone.
+    tf_oom = (
+        "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating "
+        "tensor with shape[64,512,64,64] and type float on /job:localhost/replica:0/task:0/"
+        "device:GPU:0 by allocator GPU_0_bfc\n\t [[node G/conv1/Conv2D (defined at "
+        "/home/u/proj/model.py:45) ]]\n"
+    )
+    assert explain_error(tf_oom).failures[0].finding.source == "/home/u/proj/model.py:45"

@@ -13,7 +13,8 @@ text has them. :func:`complete` fills them from the message's own paragraph:
 * the framework that ran and the libraries around its message (:mod:`.framework`); advice in
   JAX's words on another framework's log says so;
 * the user's line, from the frames of the traceback that holds the message
-  (:func:`~.user_line.message_stack`) where its recogniser read none.
+  (:func:`~.user_line.message_stack`) where its recogniser read none, else from a line the
+  message names in words (``defined at x.py:45``, ``occurs at source: x.py:30:8``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from .functions import paragraph_end
 from .log import Log
 from .record import Failure
 from .severity import is_warning_at
-from .user_line import message_stack, user_source
+from .user_line import message_stack, named_source, user_source
 
 __all__ = ["complete", "status_code_in"]
 
@@ -130,6 +131,9 @@ def _user_line(failure: Failure, log: Log) -> None:
     failure.finding.source = user_source(stack)
     if not failure.stack:
         failure.stack = stack
+    if failure.finding.source is None:  # a line the message names in words, no traceback
+        end = min(paragraph_end(log, failure.offset), failure.offset + _PARAGRAPH)
+        failure.finding.source = named_source(log.text[failure.offset : end])
 
 
 _OTHER_FRAMEWORK = (

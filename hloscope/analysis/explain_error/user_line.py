@@ -22,6 +22,7 @@ __all__ = [
     "best_source",
     "caller_of_framework",
     "message_stack",
+    "named_source",
     "is_users",
     "FROM_LINE",
 ]
@@ -75,6 +76,23 @@ def message_stack(log: Log, pos: int) -> list[StackFrame]:
         or log.traceback_caused(pos)
         or log.crash_stack_after(pos)
     )
+
+
+# A line a message names in its own words, where no traceback came with it: TF's "[[node x
+# (defined at model.py:45) ]]", JAX's "This error occurs at source: x.py:30:8" and "from line
+# x.py:12", Keras's "defined at ... File "x.py", line 7".
+_NAMED_LINE = re.compile(
+    r"(?:defined at|occurs at source:|(?:from|on) line:?)\s+(?P<file>[^\s:()]+\.py):(?P<line>\d+)"
+)
+
+
+def named_source(text: str) -> str | None:
+    """``file:line`` of the first line of the user's that ``text`` names in words."""
+    for found in _NAMED_LINE.finditer(text):
+        frame = StackFrame(found["file"], int(found["line"]), "")
+        if is_users(frame):
+            return f"{frame.file}:{frame.line}"
+    return None
 
 
 def best_source(stack: list[StackFrame], from_lines: list[StackFrame]) -> str | None:
