@@ -42,7 +42,9 @@ FLOORS = {
     # 24/24; the date corpus's dev part 55/55 and 54/55).
     ("first", "dev", None): {"recognised": 0.97, "fully_right": 0.95},
     ("first", "heldout", None): {"recognised": 0.95, "fully_right": 0.95},
-    ("date", "dev", None): {"recognised": 0.97, "fully_right": 0.95},
+    # The date corpus's dev part after the structural user line and the crash, Pallas and
+    # explicit-sharding families (issue 35, second round): 61/61 and 60/61.
+    ("date", "dev", None): {"recognised": 0.98, "fully_right": 0.98},
     ("date", "test", None): {"recognised": 0.66, "fully_right": 0.56},
     ("date", "test", FIRST_TEST): {"recognised": 0.91, "fully_right": 0.81},
     ("date", "test", FRESH_TEST): {"recognised": 0.45, "fully_right": 0.36},
