@@ -271,14 +271,13 @@ def _operands_defined(
     if _PLAIN_LISTS.fullmatch(joined) is None:
         return False  # operands with shapes, nested ops: the careful path
     operand_lists = joined.replace("%", "").replace(" ", "").replace("\n", ",").split("\0")
-    for body, listed in zip(body_rows, operand_lists):
-        defined = set(names[body])
-        if len(defined) != body.stop - body.start:
-            return False  # a name defined twice: the careful path says where
-        defined.add("")  # what an op without operands leaves between the commas
-        if not defined.issuperset(listed.split(",")):
-            return False  # an undefined operand
-    return True
+    # Each body's names and "" (what an op without operands leaves between the commas), the
+    # sets made and tested by map, without a loop in Python over the bodies.
+    defined = list(map(set, map(chain, map(names.__getitem__, body_rows), repeat(("",)))))
+    if list(map(len, defined)) != [row.stop - row.start + 1 for row in body_rows]:
+        return False  # a name defined twice: the careful path says where
+    # Every operand a name of its body (an undefined one: the careful path says where).
+    return all(map(set.issuperset, defined, map(str.split, operand_lists, repeat(","))))
 
 
 # An op's operand text, or "" for a payload (a parameter number, a literal): one dict lookup
