@@ -17,10 +17,10 @@ import jax
 import jax.numpy as jnp
 from jax.ad_checkpoint import checkpoint_name
 
-BATCH = 2048
-D_MODEL = 512
-D_FF = 2048
-LAYERS = 8
+BATCH = 512
+D_MODEL = 256
+D_FF = 1024
+LAYERS = 4
 
 
 def layer(weights, h):

@@ -23,6 +23,7 @@ from hloscope.drivers.variants import (
     VariantOptions,
     compile_variants,
     factorisations,
+    plan_variants,
     try_variants,
 )
 
@@ -65,6 +66,11 @@ def layouts(cache):
         patch.setenv("HLOSCOPE_CACHE", str(cache))
         needs_libtpu()
         options = VariantOptions(shard=("dp", "fsdp"), remat=("nothing_saveable@block",))
+        # The fsdp variant a later test adds compiles in the same batch, into the cache the
+        # tests share: two at once from the first compile to the last, no core left idle.
+        later = VariantOptions(shard=("fsdp",), remat=("everything_saveable",))
+        planned = {v.name: v for v in [*plan_variants(options, 4), *plan_variants(later, 4)]}
+        compile_variants(TRANSFORMER, SLICE, [Variant("baseline"), *planned.values()], jobs=2)
         return try_variants(TRANSFORMER, SLICE, options, jobs=2)
 
 
