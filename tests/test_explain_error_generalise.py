@@ -1115,6 +1115,9 @@ def test_the_shells_word_for_a_crash_needs_a_sign_of_xla(log, recognised):
             "unspecified launch failure\n",
             "CUDA_ERROR_LAUNCH_FAILED",
         ),
+        # The CUDA runtime API's and HIP's names of the same faults.
+        ("RuntimeError: CUDA error: cudaErrorIllegalAddress\n", "cudaErrorIllegalAddress"),
+        ("RuntimeError: HIP error: hipErrorLaunchFailure\n", "hipErrorLaunchFailure"),
     ],
 )
 def test_a_gpu_kernel_that_faulted_as_it_ran(log, op):

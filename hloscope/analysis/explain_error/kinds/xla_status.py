@@ -18,6 +18,10 @@ from ..record import Failure, Family
 from . import device_allocation, distributed, out_of_memory
 from .cuda_libraries import KERNEL_FAULTS
 
+_KERNEL_FAULT_MEANING = (
+    "a GPU kernel faulted as it ran (memory outside its buffers, an illegal instruction, a "
+    "device-side assert)"
+)
 _COMPLEX_MEANING = (
     "the op takes real operands only on this backend, and one of its operands is complex"
 )
@@ -175,14 +179,29 @@ _STATUS_FORMS: tuple[Form, ...] = (
     # sentence (a kernel launch, a stream's synchronisation, an event) carries the code.
     Form(
         "illegal_address",
-        r"C(?:UDA_ERROR_(?P<ia_cuda>"
-        + KERNEL_FAULTS
-        + r"))\b|h(?:ipError(?P<ia_hip>IllegalAddress|LaunchFailure|IllegalInstruction))\b",
+        r"CUDA_ERROR_(?P<ia_cuda>" + KERNEL_FAULTS + r")\b",
         "CUDA_ERROR_ILLEGAL_ADDRESS",
         Reason.RUNTIME,
         ("xla:illegal_address",),
-        "a GPU kernel faulted as it ran (memory outside its buffers, an illegal instruction, "
-        "a device-side assert)",
+        _KERNEL_FAULT_MEANING,
+    ),
+    # The same faults in the CUDA runtime API's names and in HIP's (ROCm).
+    Form(
+        "kernel_fault_runtime",
+        r"cudaError(?P<ia_rt>IllegalAddress|LaunchFailure|IllegalInstruction|MisalignedAddress"
+        r"|Assert|HardwareStackError)\b",
+        "cudaErrorIllegalAddress",
+        Reason.RUNTIME,
+        ("xla:illegal_address",),
+        _KERNEL_FAULT_MEANING,
+    ),
+    Form(
+        "kernel_fault_hip",
+        r"hipError(?P<ia_hip>IllegalAddress|LaunchFailure|IllegalInstruction|Assert)\b",
+        "hipErrorIllegalAddress",
+        Reason.RUNTIME,
+        ("xla:illegal_address",),
+        _KERNEL_FAULT_MEANING,
     ),
     # checkify's check (jax.experimental.checkify), thrown after the call.
     Form(
@@ -435,6 +454,16 @@ def _glued_path_start(log: Log, pos: int) -> int:
     return pos - len(glued.group()) if glued else pos
 
 
+# The forms of a GPU kernel's fault as it ran, and the code each names.
+_KERNEL_FAULTS = ("illegal_address", "kernel_fault_runtime", "kernel_fault_hip")
+
+
+def _fault_code(m: re.Match[str]) -> str:
+    if m["ia_cuda"]:
+        return f"CUDA_ERROR_{m['ia_cuda']}"
+    return f"cudaError{m['ia_rt']}" if m["ia_rt"] else f"hipError{m['ia_hip']}"
+
+
 def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     form = form_of(_STATUS_FORMS, m)
     start = _glued_path_start(log, m.start())
@@ -468,8 +497,8 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     advice = advise(keys, form.reason)
     if form.group.startswith("complex_"):
         advice = Advice(_COMPLEX_FIX.format(op=facts.op), AdviceKind.REPLACE_OP)
-    elif form.group == "illegal_address":
-        facts.op = f"CUDA_ERROR_{m['ia_cuda']}" if m["ia_cuda"] else f"hipError{m['ia_hip']}"
+    elif form.group in _KERNEL_FAULTS:
+        facts.op = _fault_code(m)
         advice = Advice(_ILLEGAL_ADDRESS.format(code=facts.op), AdviceKind.REPORT_BUG)
         facts.platform, facts.device = Platform.GPU, "gpu"
         more = [(str(AdviceKind.INSTALL), _ILLEGAL_ADDRESS_CUDA)]
