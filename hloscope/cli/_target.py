@@ -8,18 +8,23 @@ one-line note that says which module was chosen when the user did not name one.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from ._app import OPENED, CliError
+from ._device import COMPILE_LEAD, device_option
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..capture.target import ModuleChoice, Target
     from ..hlo.model import Module
 
 __all__ = [
+    "TargetOptions",
+    "target_options",
     "module_option",
     "all_modules_option",
     "refresh_option",
@@ -84,6 +89,39 @@ def mesh_option(command: Callable[..., Any]) -> Callable[..., Any]:
         help="With --device on a TPU slice: rebuild the example arguments' mesh with these "
         "axis sizes (data=8,model=4; default: the shape the script made).",
     )(command)
+
+
+@dataclass(frozen=True, slots=True)
+class TargetOptions:
+    """What ``--module``, ``--refresh`` and ``--device`` said to a command that reads one
+    TARGET: opened, and its module chosen, the one way every such command does."""
+
+    module: str | None = None
+    refresh: bool = False
+    device: Any = None
+
+    def open(self, spec: str) -> Target:
+        """:func:`open_target` with these options."""
+        return open_target(spec, refresh=self.refresh, device=self.device)
+
+    def main_module(self, spec: str | Target) -> Module:
+        """The module ``--module`` names, else the main one (:func:`open_module`, its note)."""
+        return open_module(
+            spec, module=self.module, refresh=self.refresh, device=self.device
+        ).module
+
+
+def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--device`` (compile a ``SCRIPT.py:FUNCTION`` for it), ``--module`` and ``--refresh``,
+    handed to ``command`` as one ``options`` (:class:`TargetOptions`) argument."""
+
+    @functools.wraps(command)
+    def with_options(
+        *args: Any, module: str | None, refresh: bool, device: Any = None, **kwargs: Any
+    ) -> Any:
+        return command(*args, options=TargetOptions(module, refresh, device), **kwargs)
+
+    return device_option(COMPILE_LEAD)(module_option(refresh_option(with_options)))
 
 
 #: What every command reads a module with, imported while a capture child compiles.

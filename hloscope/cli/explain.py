@@ -12,9 +12,8 @@ from typing import Any
 import click
 
 from ._app import CliError, cli
-from ._device import COMPILE_LEAD, device_option
 from ._output import output_format, show
-from ._target import module_option, open_module, open_target, refresh_option, say_note
+from ._target import TargetOptions, say_note, target_options
 
 __all__ = ["explain_command"]
 
@@ -35,18 +34,14 @@ __all__ = ["explain_command"]
     is_flag=True,
     help="Print the tables at full width (by default they fit the terminal; cells wrap).",
 )
-@device_option(COMPILE_LEAD)
-@module_option
-@refresh_option
+@target_options
 def explain_command(
     target: str,
     line_spec: str | None,
     kernel: str | None,
     as_json: bool,
     wide: bool,
-    module: str | None,
-    refresh: bool,
-    device: Any = None,
+    options: TargetOptions,
 ) -> None:
     """Link every line of TARGET's source to its jaxpr equations, StableHLO ops, HLO
     instructions before optimization and the kernels (fusions) they ended in after it.
@@ -58,12 +53,12 @@ def explain_command(
 
     if line_spec is not None and kernel is not None:
         raise CliError("--line and --kernel exclude each other")
-    opened = open_target(target, refresh=refresh, device=device)
+    opened = options.open(target)
     if opened.kind in (TargetKind.FUNCTION, TargetKind.CAPTURE):
         result = explain(_sourced_capture(opened), line=line_spec, kernel=kernel)
     else:
         # The module every command reads, with the same note on stderr when it was chosen.
-        chosen = open_module(opened, module=module).module
+        chosen = options.main_module(opened)
         result = explain(opened, line=line_spec, kernel=kernel, module=chosen)
     show(output_format(as_json), json=result.to_dict, text=lambda: _print_text(result, wide))
 

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
 from ._app import cli
-from ._device import COMPILE_LEAD, device_option
-from ._target import module_option, open_module, refresh_option
+from ._target import TargetOptions, target_options
 
 __all__ = ["extract_command"]
 
@@ -30,17 +28,9 @@ __all__ = ["extract_command"]
     help="Write the plain form hloscope compiles (fusions inlined, bitcasts as transposes and "
     "reshapes) instead of the kernel as it is.",
 )
-@device_option(COMPILE_LEAD)
-@module_option
-@refresh_option
+@target_options
 def extract_command(
-    target: str,
-    kernel: str,
-    output: Path | None,
-    runnable: bool,
-    module: str | None,
-    refresh: bool,
-    device: Any = None,
+    target: str, kernel: str, output: Path | None, runnable: bool, options: TargetOptions
 ) -> None:
     """Write KERNEL of TARGET's optimized module (a fusion, or an op outside fusions, by its
     instruction name as `hloscope fusions` lists it) as a standalone HLO module: its operands
@@ -50,7 +40,7 @@ def extract_command(
     from ..bench.extract import extract_kernel, runnable_text
     from ..hlo.parser import parse
 
-    chosen = open_module(target, module=module, refresh=refresh, device=device).module
+    chosen = options.main_module(target)
     extracted = extract_kernel(chosen, kernel)
     text = runnable_text(parse(extracted.text)) if runnable else extracted.text
     if output is None:

@@ -9,14 +9,11 @@ child process, cached with the target's capture; a dump folder must have been ma
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from ._app import cli
-from ._device import COMPILE_LEAD, device_option
 from ._output import Format, output_format, write_json
-from ._target import module_option, open_module, open_target, refresh_option, say_note
+from ._target import TargetOptions, open_module, say_note, target_options
 
 __all__ = ["passes_command", "EVERY_PASS"]
 
@@ -46,18 +43,14 @@ EVERY_PASS = ".*"
     is_flag=True,
     help="Print the tables at full width (by default they fit the terminal; names wrap).",
 )
-@device_option(COMPILE_LEAD)
-@module_option
-@refresh_option
+@target_options
 def passes_command(
     target: str,
     pass_name: str | None,
     follow: str | None,
     as_json: bool,
     wide: bool,
-    module: str | None,
-    refresh: bool,
-    device: Any = None,
+    options: TargetOptions,
 ) -> None:
     """Show XLA's passes over TARGET's module in order: instruction, fusion and kernel counts
     after each, and which passes changed nothing. TARGET is SCRIPT.py:FUNCTION (captured with
@@ -65,10 +58,10 @@ def passes_command(
     --xla_dump_hlo_pass_re."""
     from ..drivers.passes import pass_timeline
 
-    opened = open_target(target, refresh=refresh, device=device)
+    opened = options.open(target)
     steps = _steps(opened)
-    chosen = _main_module(opened, module) if steps is opened else None
-    timeline = pass_timeline(steps, module=chosen or module, every_pass=_every_pass(opened))
+    chosen = _main_module(opened, options.module) if steps is opened else None
+    timeline = pass_timeline(steps, module=chosen or options.module, every_pass=_every_pass(opened))
     diffs = timeline.diffs(pass_name) if pass_name is not None else None
     followed = timeline.follow(follow) if follow is not None else None
     if output_format(as_json) is Format.JSON:
