@@ -1227,6 +1227,11 @@ def shard_map_rank():
     f = jax.shard_map(lambda a: a.sum(), mesh=auto, in_specs=P("x"), out_specs=P("x"))
     f(jnp.ones(8))  # fails here: shard_map_rank
 
+def shard_map_vma():
+    f = jax.shard_map(lambda a: a * jax.lax.axis_index("x"), mesh=auto, in_specs=P(),
+                      out_specs=P())
+    f(jnp.ones(4))  # fails here: shard_map_vma
+
 def reshard_auto():
     with jax.set_mesh(auto):
         jax.sharding.reshard(jnp.ones(8), P("x"))  # fails here: reshard_auto
@@ -1265,6 +1270,8 @@ def sharding_era(tmp_path_factory):
         # shard_map's own refusals of its specs.
         ("shard_map_axis", "shard_map", "mesh_axis"),  # "must refer to an axis marked manual"
         ("shard_map_rank", "shard_map", "fix_shapes"),  # "an out_specs entry which is too long"
+        # check_vma: out_specs P() of a value that varies over an axis.
+        ("shard_map_vma", "shard_map", "reduce_or_spec"),
         # reshard of an axis of type Auto: sharding in types needs Explicit axes.
         ("reshard_auto", "sharding", "reshard"),
         # A collective outside shard_map: "Found an unbound axis name: x".
