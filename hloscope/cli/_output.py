@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Any
 
+import click
+
 from ._app import CliError
 
 __all__ = [
@@ -25,6 +27,7 @@ __all__ = [
     "write_csv",
     "per_module",
     "show",
+    "wide_tables_option",
 ]
 
 #: Rows and their columns (``None``: the first row's keys), as a CSV is made of.
@@ -37,6 +40,16 @@ class Format(StrEnum):
     TEXT = "text"
     JSON = "json"
     CSV = "csv"
+
+
+def wide_tables_option(wrapping: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--wide``: a command's tables at full width instead of fitted to the terminal, where
+    its ``wrapping`` (``cells``, ``names``) wrap."""
+    return click.option(
+        "--wide",
+        is_flag=True,
+        help=f"Print the tables at full width (by default they fit the terminal; {wrapping} wrap).",
+    )
 
 
 def output_format(as_json: bool, as_csv: bool = False) -> Format:

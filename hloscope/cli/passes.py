@@ -12,7 +12,7 @@ from __future__ import annotations
 import click
 
 from ._app import cli
-from ._output import Format, output_format, write_json
+from ._output import Format, output_format, wide_tables_option, write_json
 from ._target import TargetOptions, open_module, say_note, target_options
 
 __all__ = ["passes_command", "EVERY_PASS"]
@@ -38,11 +38,7 @@ EVERY_PASS = ".*"
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the timeline (and diff, follow) as JSON."
 )
-@click.option(
-    "--wide",
-    is_flag=True,
-    help="Print the tables at full width (by default they fit the terminal; names wrap).",
-)
+@wide_tables_option("names")
 @target_options
 def passes_command(
     target: str,
