@@ -106,11 +106,16 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+#: Where every run runs: a folder holding no tree of hloscope (a capture's child, ``python -m``,
+#: puts its working folder first on ``sys.path``: in a checkout it would import that tree).
+_NEUTRAL = tempfile.mkdtemp(prefix="hloscope-bench-cwd-")
+
+
 def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     """The command's wall time, the CPU time of its whole process tree, its standard output."""
     cpu = _children_cpu()
     start = time.perf_counter()
-    done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(command, env=env, cwd=_NEUTRAL, capture_output=True, text=True)
     wall = time.perf_counter() - start
     _reap_orphans()  # the capture's child, when the command did not wait for it
     if done.returncode != 0:
@@ -161,6 +166,8 @@ def main() -> None:
     options = parser.parse_args()
     _become_subreaper()
     script, name = options.target.rsplit(":", 1)
+    script = str((ROOT / script).resolve())  # run from a neutral folder (_NEUTRAL)
+    target = f"{script}:{name}"
     commands = ["memory", "capture"] if options.command == "both" else [options.command]
     trees = [ROOT, *([options.against.resolve()] if options.against else [])]
     caches = {tree: tempfile.mkdtemp(prefix="hloscope-bench-tpu-") for tree in trees}
@@ -176,7 +183,7 @@ def main() -> None:
             if tree is None:
                 line, env = bare_command, _tree_env(ROOT, caches[ROOT])
             else:
-                line, env = _cold(command, options.target, _tree_env(tree, caches[tree]))
+                line, env = _cold(command, target, _tree_env(tree, caches[tree]))
             seconds, cpu_seconds, stdout = _timed(line, env)
             if command == "capture":  # its fresh cache and folder
                 shutil.rmtree(Path(env["HLOSCOPE_CACHE"]).parent, ignore_errors=True)
@@ -186,12 +193,12 @@ def main() -> None:
                 compile_s.append(_compile_seconds(stdout))
         if "memory" in commands:
             for tree in trees:
-                line = [*_hloscope(), "memory", options.target, "--device", "tpu-v5e"]
+                line = [*_hloscope(), "memory", target, "--device", "tpu-v5e"]
                 cached = _timed(line, _tree_env(tree, caches[tree]))[0]
                 wall.setdefault(_label("cached", tree, trees), []).append(cached)
         shown = ", ".join(f"{k} {v[-1]:.2f} s" for k, v in wall.items())
         print(f"round {round_ + 1}: compile() {compile_s[-1]:.2f} s, {shown}", flush=True)
-    for cache in caches.values():
+    for cache in [*caches.values(), _NEUTRAL]:
         shutil.rmtree(cache, ignore_errors=True)
     _summary(options, commands, trees, wall, cpu, compile_s)
 
