@@ -880,7 +880,7 @@ def test_an_old_notebooks_cell_is_the_users():
     failure = first(CORPUS / "whispercolab_4_dnn_colab_cell.log")
     assert failure.family is Family.BACKEND_STARTUP
     assert failure.finding.source == "<ipython-input-1-b1e123599bf1>:11"
-    assert [frame.line for frame in failure.user_stack] == [11]
+    assert [(f.line, f.function) for f in failure.user_stack] == [(11, "<cell line: 11>")]
 
 
 _PYTEST_FILE = """

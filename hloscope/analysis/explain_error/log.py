@@ -66,12 +66,12 @@ PY_FRAME = re.compile(
     # IPython 8's notebook cell: `Cell In[3], line 7` (`, in f(x)` inside a function).
     r"|^[ \t]*(?P<cfile>Cell In ?\[\d*\]), line (?P<cline>\d+)(?:, in (?P<cfn>[\w<>.]+))?"
     # IPython 8.0 to 8.4's cell: `Input In [5], in <cell line: 1>()`, then `----> 1` lines on.
-    r"|^[ \t]*(?P<ifile>Input In ?\[\d*\]), in (?P<ifn>[\w<>.]+)[^\n]*\n"
+    r"|^[ \t]*(?P<ifile>Input In ?\[\d*\]), in (?P<ifn><cell line: \d+>|[\w<>.]+)[^\n]*\n"
     r"(?:[^\n]*\n){0,12}?-+> ?(?P<iline>\d+)"
     # Older IPython: `/path/x.py in step(self, x)` (or a Colab link, or a cell's
     # `<ipython-input-3-2a4d1c0e7b5b>`), then `---> 110` lines on.
     r"|^\[?(?P<yfile>[^\s\[\]]+?\.py|<ipython-input-[\w-]+>)\]?(?:\([^)\n]*\))?"
-    r" in (?P<yfn>[\w<>.]+)[^\n]*\n(?:[^\n]*\n){0,12}?-+> ?(?P<yline>\d+)",
+    r" in (?P<yfn><cell line: \d+>|[\w<>.]+)[^\n]*\n(?:[^\n]*\n){0,12}?-+> ?(?P<yline>\d+)",
     re.M,
 )
 # faulthandler's dump of the Python stack at a crash (a CHECK failure's abort, a segfault),
