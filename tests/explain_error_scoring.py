@@ -181,11 +181,19 @@ def family_table(found: list[Case] | None = None) -> str:
     return "\n".join(rows)
 
 
+def blind_parts(found: list[Case]) -> list[str]:
+    """The date corpus's test parts, :data:`FIRST_TEST` first, then each later part (a
+    ``part`` of its own: ``fresh-2026-12-06``, ``fresh2-2026-12-06``) in name order."""
+    later = {c.part for c in found if c.corpus == "date" and c.split == "test" and c.part}
+    return [FIRST_TEST, *sorted(later)]
+
+
 def main(argv: list[str]) -> int:
     found = cases(Path(argv[0]) if argv else CORPUS)
     print(family_table(found))
-    print("\nthe fresh blind test part alone:\n")
-    print(family_table([c for c in found if c.split != "test" or c.part == FRESH_TEST]))
+    for blind in blind_parts(found)[1:]:  # each part taken after the first, alone
+        print(f"\nthe blind test part {blind} alone:\n")
+        print(family_table([c for c in found if c.split != "test" or c.part == blind]))
     parts = (("date", "dev"), ("date", "test"), ("first", "dev"), ("first", "heldout"))
     for corpus, split in parts:
         totals, _, misses = tally(corpus, split, found)
@@ -194,7 +202,7 @@ def main(argv: list[str]) -> int:
             for miss in misses:
                 print(f"  miss {miss}")
         else:
-            for part in (FIRST_TEST, FRESH_TEST):
+            for part in blind_parts(found):
                 totals, _, _ = tally(corpus, split, found, part)
                 print(f"  {part:18} " + line("", totals).strip())
     return 0
