@@ -7,7 +7,9 @@ and XLA's own parser on each optimized module (its collectives' operand bytes).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -49,7 +51,43 @@ ONLY_UP = "remat=save_only_these_names(up)@layer"
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
+    """The try cache of the module's tests. Under xdist, one for the whole run, which every
+    worker's tests of this module share: `-n 2` splits them over two workers, and each would
+    otherwise compile the module fixtures' variants again."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "try-cache"
+        shared.mkdir(exist_ok=True)
+        return shared
     return tmp_path_factory.mktemp("try-cache")
+
+
+@contextlib.contextmanager
+def _once(cache, name):
+    """One worker at a time makes the module fixture ``name`` (the other waits, idle, and then
+    reads every compile from the shared cache)."""
+    import fcntl
+
+    with open(cache / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _oracle_figures(cache, name, args):
+    """The oracle's JSON for ``args``, run once per cache (one worker's run read by the other)."""
+    needs_libtpu()
+    kept = cache / f"{name}.json"
+    with _once(cache, name):
+        if not kept.is_file():
+            done = subprocess.run(
+                [sys.executable, str(HERE / "try_oracle.py"), *args],
+                capture_output=True,
+                text=True,
+                timeout=900,
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr[-3000:]
+            kept.write_text(done.stdout.strip().splitlines()[-1])
+        return json.loads(kept.read_text())
 
 
 @pytest.fixture(autouse=True)
@@ -62,7 +100,7 @@ def _libtpu_and_cache(cache, monkeypatch):
 @pytest.fixture(scope="module")
 def layouts(cache):
     """dp and fsdp, each with and without the layers rematted (five compiles, two at once)."""
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, _once(cache, "layouts"):
         patch.setenv("HLOSCOPE_CACHE", str(cache))
         needs_libtpu()
         options = VariantOptions(shard=("dp", "fsdp"), remat=("nothing_saveable@block",))
@@ -75,38 +113,25 @@ def layouts(cache):
 
 
 @pytest.fixture(scope="module")
-def oracle():
-    names = ["fsdp", "fsdp+nothing_saveable", "dp"]
-    done = subprocess.run(
-        [sys.executable, str(HERE / "try_oracle.py"), *names],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def oracle(cache):
+    return _oracle_figures(cache, "oracle", ["fsdp", "fsdp+nothing_saveable", "dp"])
 
 
 @pytest.fixture(scope="module")
 def remat_policies(cache):
     """try_remat's train_step with its layer under three policies (four compiles, one chip)."""
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, _once(cache, "remat_policies"):
         patch.setenv("HLOSCOPE_CACHE", str(cache))
         needs_libtpu()
         return try_variants(REMAT, CHIP, VariantOptions(remat=LAYER_POLICIES), jobs=2)
 
 
 @pytest.fixture(scope="module")
-def remat_oracle():
+def remat_oracle(cache):
     """XLA:TPU's figures for save_only_these_names("up") around the layer, compiled directly."""
     policy = "save_only_these_names(up)"
-    args = [str(HERE / "try_oracle.py"), "remat", "try_remat", "train_step", "layer", policy]
-    done = subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, timeout=900, check=False
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])[policy]
+    args = ["remat", "try_remat", "train_step", "layer", policy]
+    return _oracle_figures(cache, "remat_oracle", args)[policy]
 
 
 def _by_name(result):
