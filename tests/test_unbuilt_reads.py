@@ -52,11 +52,24 @@ ENTRY %main (x: f32[4]) -> f32[4] {
 """
 
 
+# The same as a TensorFlow function's module: ops without a location are named by the layer
+# path of their op_name (what the report reads of a body's op names).
+TF_NAMED = HAND_WRITTEN.replace("HloModule m", "HloModule a_inference_step_12__.3").replace(
+    "exponential(%p.2)", 'exponential(%p.2), metadata={op_name="model/dense_1/Exp"}'
+)
+IDS = [*MODULES, "hand-written", "tf-named"]
+
+
 def _texts() -> list[str]:
-    return [(SAMPLES / name).read_text() for name in MODULES] + [HAND_WRITTEN]
+    return [(SAMPLES / name).read_text() for name in MODULES] + [HAND_WRITTEN, TF_NAMED]
 
 
-@pytest.mark.parametrize("text", _texts(), ids=[*MODULES, "hand-written"])
+def test_a_tf_module_names_the_sources_of_ops_without_a_location_by_their_op_names() -> None:
+    rows = {row["name"]: row for row in fusion_report(hloscope.parse(TF_NAMED)).rows()}
+    assert rows["f.2"]["sources"] == ["/home/u/model.py:3 (f)", "model/dense_1"]
+
+
+@pytest.mark.parametrize("text", _texts(), ids=IDS)
 def test_reads_of_an_unbuilt_body_are_the_instructions(text: str) -> None:
     unbuilt = hloscope.parse(text)
     built = hloscope.parse(text)
@@ -83,7 +96,7 @@ def test_a_source_file_column_comes_from_the_decoded_metadata() -> None:
     assert [(f.file, f.line, f.function) for f in frame_of_table] == [("/home/u/model.py", 3, "f")]
 
 
-@pytest.mark.parametrize("text", _texts(), ids=[*MODULES, "hand-written"])
+@pytest.mark.parametrize("text", _texts(), ids=IDS)
 def test_fusion_report_from_the_text_is_the_report_from_instructions(text: str) -> None:
     lazy = hloscope.parse(text)
     report = fusion_report(lazy)
@@ -107,7 +120,7 @@ def test_fusion_report_leaves_a_body_alike_to_one_costed_unbuilt() -> None:
     assert rows["f.1"]["stack"] == ["/home/u/model.py:3 (f)"]
 
 
-@pytest.mark.parametrize("text", _texts(), ids=[*MODULES, "hand-written"])
+@pytest.mark.parametrize("text", _texts(), ids=IDS)
 def test_a_computations_sum_and_its_body_costs_agree_with_each_op(text: str) -> None:
     # The sum of a computation keeps its ops' costs as the body's list: whichever is asked
     # first, both are each op's own cost, and the sum adds them up field by field.
