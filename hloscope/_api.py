@@ -253,6 +253,7 @@ def _confirmed_check(
     """:func:`check` for a TPU ``device``, its problems confirmed by XLA:TPU."""
     from .devices import parse_device
     from .drivers.device_check import confirm_for_device
+    from .drivers.tpu_confirm import WholeProgram
 
     spec = parse_device(device)
     if not spec.device.is_tpu:
@@ -271,7 +272,7 @@ def _confirmed_check(
             where = _whole_program(value, args, kwargs)
     elif isinstance(value, Module):
         where = {"module_text": value.to_text()}
-    return confirm_for_device(report, spec, **where)  # the registry's compiler
+    return confirm_for_device(report, spec, WholeProgram(**where))  # the registry's compiler
 
 
 def _whole_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:

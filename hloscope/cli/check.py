@@ -192,6 +192,7 @@ def _report(
     """The report of the framework check (``SCRIPT.py:FUNCTION``) or the offline one; with a
     TPU ``device``, confirmed by XLA:TPU (:mod:`hloscope.analysis.unsupported.confirm`)."""
     from ..drivers.device_check import confirm_for_device
+    from ..drivers.tpu_confirm import WholeProgram
 
     found = _FUNCTION_SPEC.match(target)
     # A URL is never a script (Target says so in one line); a local folder may end in .py:NAME.
@@ -205,9 +206,7 @@ def _report(
         report = _function_check(target, platform, mxu)
         if device is None:
             return report
-        return confirm_for_device(
-            report, device, script=found["script"], function=found["function"]
-        )
+        return confirm_for_device(report, device, WholeProgram(found["script"], found["function"]))
     from ..analysis.unsupported.hlo_check import check_modules
     from ._target import open_modules
 
@@ -229,7 +228,7 @@ def _report(
         return report
     # One module is compiled whole too; of several, each finding's op alone.
     whole = staged[0].to_text() if len(staged) == 1 else None
-    return confirm_for_device(report, device, module_text=whole)
+    return confirm_for_device(report, device, WholeProgram(module_text=whole))
 
 
 def _function_check(target: str, platform: str, mxu: int) -> CheckReport:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .tpu_confirm import confirm_with_xla_tpu
+from .tpu_confirm import NO_PROGRAM, WholeProgram, confirm_with_xla_tpu
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.unsupported.findings import CheckReport
@@ -24,14 +24,10 @@ __all__ = ["confirm_for_device"]
 
 
 def confirm_for_device(
-    report: CheckReport,
-    device: DeviceSpec,
-    *,
-    script: str | None = None,
-    function: str | None = None,
-    module_text: str | None = None,
+    report: CheckReport, device: DeviceSpec, program: WholeProgram = NO_PROGRAM
 ) -> CheckReport:
-    """``report`` confirmed, in place, by the compiler the registry picks for ``device``, or
+    """``report`` confirmed, in place, by the compiler the registry picks for ``device`` (in
+    the whole ``program`` too, when there is one), or
     labelled static (one note: the :class:`~hloscope.capture.errors.CaptureError`'s line) when
     that compiler cannot be asked or could not answer."""
     from ..analysis.unsupported.confirm import label_static
@@ -41,10 +37,8 @@ def confirm_for_device(
     try:
         row = backend_row(device)
         if built_in(row):
-            return confirm_with_xla_tpu(
-                report, device, script=script, function=function, module_text=module_text
-            )
-        return _by_registered(report, device, row, script, function)
+            return confirm_with_xla_tpu(report, device, program)
+        return _by_registered(report, device, row, program.script, program.function)
     except CaptureError as error:
         return label_static(report, error.one_line())
 

@@ -5,6 +5,7 @@ verdicts read back into the report (see :mod:`hloscope.analysis.unsupported.conf
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..analysis.unsupported.confirm import apply_confirmation, label_static, plan_confirmation
@@ -13,20 +14,29 @@ from ..analysis.unsupported.findings import CheckReport, Platform
 if TYPE_CHECKING:  # pragma: no cover
     from ..devices import DeviceSpec
 
-__all__ = ["confirm_with_xla_tpu"]
+__all__ = ["WholeProgram", "NO_PROGRAM", "confirm_with_xla_tpu"]
+
+
+@dataclass(frozen=True, slots=True)
+class WholeProgram:
+    """The program a check's findings are confirmed in, when there is one: ``script``'s
+    ``function``, or the HLO module ``module_text`` (none: each finding's op alone)."""
+
+    script: str | None = None
+    function: str | None = None
+    module_text: str | None = None
+
+
+#: No whole program: each finding's op is compiled alone.
+NO_PROGRAM = WholeProgram()
 
 
 def confirm_with_xla_tpu(
-    report: CheckReport,
-    device: DeviceSpec,
-    *,
-    script: str | None = None,
-    function: str | None = None,
-    module_text: str | None = None,
+    report: CheckReport, device: DeviceSpec, program: WholeProgram = NO_PROGRAM
 ) -> CheckReport:
-    """Confirm ``report``'s problems with XLA:TPU for ``device``, in place; the whole program is
-    ``script``'s ``function`` or the module ``module_text``. Without libtpu (or for a chip
-    libtpu cannot compile for) the report is labelled static instead."""
+    """Confirm ``report``'s problems with XLA:TPU for ``device``, in place, compiled in the
+    whole ``program`` too. Without libtpu (or for a chip libtpu cannot compile for) the report
+    is labelled static instead."""
     from ..backends import BackendName, backend_row, not_compiled_for
     from ..backends.confirm_records import ConfirmJob
     from ..capture.tpu_confirm import confirm_on_tpu
@@ -40,13 +50,13 @@ def confirm_with_xla_tpu(
     if row.label != BackendName.XLA_TPU:
         why = not_compiled_for(device) or f"{device} compiles by {row.words} here, not XLA:TPU"
         return label_static(report, why)
-    plan = plan_confirmation(report, with_function=script is not None)
+    plan = plan_confirmation(report, with_function=program.script is not None)
     job = ConfirmJob(
         device=str(device),
         candidates=plan.candidates,
-        script=script,
-        function=function,
-        hlo=module_text,
+        script=program.script,
+        function=program.function,
+        hlo=program.module_text,
         stand_ins=plan.stand_ins,
     )
     apply_confirmation(report, plan, confirm_on_tpu(job))
