@@ -1432,3 +1432,21 @@ def test_a_line_the_message_names_when_no_traceback_came_with_it(sharding_era):
         "/home/u/proj/model.py:45) ]]\n"
     )
     assert explain_error(tf_oom).failures[0].finding.source == "/home/u/proj/model.py:45"
+
+
+@pytest.mark.parametrize("header", ["The op is created at:", "Stack trace for op definition:"])
+def test_tensorflows_op_frames_after_a_message_give_the_users_line(header):
+    # TensorFlow prints where an op was made after the runtime's message, innermost last.
+    log = (
+        "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating "
+        "tensor with shape[64,512,64,64] and type float on /job:localhost/replica:0/task:0/"
+        f"device:GPU:0 by allocator GPU_0_bfc\n{header}\n"
+        'File "/usr/lib/python3.8/runpy.py", line 194, in _run_module_as_main\n'
+        'File "/home/u/proj/train.py", line 12, in <module>\n'
+        'File "/home/u/proj/model.py", line 40, in step\n'
+        'File "/usr/local/lib/python3.8/dist-packages/keras/engine/base_layer.py", line 1000, '
+        "in __call__\n"
+    )
+    failure = explain_error(log).failures[0]
+    assert failure.family is Family.DEVICE_ALLOCATION
+    assert failure.finding.source == "/home/u/proj/model.py:40"

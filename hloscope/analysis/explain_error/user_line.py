@@ -69,12 +69,13 @@ def message_stack(log: Log, pos: int) -> list[StackFrame]:
     (Python's, pytest's, IPython's), else a later traceback that ends with it again (a
     logger printed it first), else the traceback of the exception it caused (a chain pasted
     without the cause's own), else the stack faulthandler dumped when the process died
-    after it."""
+    after it, else TensorFlow's "The op is created at:" frames after it."""
     return (
         log.traceback_before(pos)
         or log.traceback_repeating(pos)
         or log.traceback_caused(pos)
         or log.crash_stack_after(pos)
+        or log.frames_after(pos, log.region_end(pos))
     )
 
 
