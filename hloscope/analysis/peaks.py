@@ -22,6 +22,7 @@ from typing import Any
 
 from ..devices import Device, for_kind
 from ..devices import devices as registry_rows
+from ..json_fields import json_fields
 
 __all__ = [
     "DevicePeak",
@@ -105,14 +106,10 @@ class DevicePeak:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name,
-            "flops_per_s": dict(self.flops_per_s),
-            "bytes_per_s": self.bytes_per_s,
-            "source": self.source,
-            "note": self.note,
-            "measured": self.measured,
-            "cache_bytes_per_s": self.cache_bytes_per_s,
-            "cache_bytes": self.cache_bytes,
+            **json_fields(
+                self,
+                "name flops_per_s bytes_per_s source note measured cache_bytes_per_s cache_bytes",
+            ),
             "calibration": calibration_summary(self.calibration),
         }
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ...json_fields import json_fields
 from .table import OpProfile
 
 __all__ = ["Delta", "ProfileComparison", "compare_profiles"]
@@ -37,13 +38,7 @@ class Delta:
         return self.b_s / self.a_s
 
     def row(self, label: str) -> dict[str, Any]:
-        return {
-            label: self.key,
-            "a_s": self.a_s,
-            "b_s": self.b_s,
-            "delta_s": self.delta_s,
-            "ratio": self.ratio,
-        }
+        return {label: self.key, **json_fields(self, "a_s b_s delta_s ratio")}
 
 
 @dataclass(slots=True)

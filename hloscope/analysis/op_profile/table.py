@@ -44,6 +44,7 @@ from typing import Any
 from ...devices import Device, for_kind
 from ...hlo.model import Module
 from ...hlo.tiling import module_has_tpu_layouts
+from ...json_fields import json_fields
 from ...profile import OpEvent, Trace, self_times
 from ...units import format_duration
 from ..errors import OpProfileMismatch
@@ -134,13 +135,7 @@ class GroupTime:
     kernels: list[str]
 
     def row(self, label: str) -> dict[str, Any]:
-        return {
-            label: self.key,
-            "time_s": self.time_s,
-            "share": self.share,
-            "occurrences": self.occurrences,
-            "kernels": list(self.kernels),
-        }
+        return {label: self.key, **json_fields(self, "time_s share occurrences kernels")}
 
 
 @dataclass(slots=True)
