@@ -114,6 +114,9 @@ Totals = dict[str, tuple[int, int]]
 #: them); the later test parts carry a ``part`` of their own, taken after that scoring.
 FIRST_TEST = "first-37"
 FRESH_TEST = "fresh-2026-12-06"
+#: The second fresh part (45 logs, threads of 2024-11-19 to 2026-08-26), collected blind by two
+#: helpers who wrote no code while the rules were written elsewhere; scored once, 10:10 UTC.
+FRESH2_TEST = "fresh2-2026-12-06"
 
 
 def tally(

@@ -20,6 +20,7 @@ import pytest
 
 from tests.explain_error_scoring import (
     FIRST_TEST,
+    FRESH2_TEST,
     FRESH_TEST,
     TRUTH_KEYS,
     Case,
@@ -36,6 +37,9 @@ from tests.explain_error_scoring import (
 # (threads of 2024-11-19 to 2026-09-23, taken blind by generic searches, truths committed
 # before anyone ran explain-error on them, never read to write a rule): 21/46 and 17/46 at
 # their first scoring, the honest measure of logs never seen (issue 35 asks 0.90 and 0.75).
+# Then a second fresh part, 45 logs (threads of 2024-11-19 to 2026-08-26, collected blind while
+# the second round of rules was written from older threads): 27/45 and 18/45 at its first
+# scoring (the first fresh part, not read since, moved to 22/46 and 17/46).
 # The floors guard what was measured; no rule may be written for a test log to raise them.
 FLOORS = {
     # Measured after the recognisers keyed on stable tokens (49/49 and 48/49, 24/24 and
@@ -45,9 +49,10 @@ FLOORS = {
     # The date corpus's dev part after the structural user line and the crash, Pallas and
     # explicit-sharding families (issue 35, second round): 61/61 and 60/61.
     ("date", "dev", None): {"recognised": 0.98, "fully_right": 0.98},
-    ("date", "test", None): {"recognised": 0.66, "fully_right": 0.56},
+    ("date", "test", None): {"recognised": 0.64, "fully_right": 0.50},
     ("date", "test", FIRST_TEST): {"recognised": 0.91, "fully_right": 0.81},
-    ("date", "test", FRESH_TEST): {"recognised": 0.45, "fully_right": 0.36},
+    ("date", "test", FRESH_TEST): {"recognised": 0.47, "fully_right": 0.36},
+    ("date", "test", FRESH2_TEST): {"recognised": 0.60, "fully_right": 0.40},
 }
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
