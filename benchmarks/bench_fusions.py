@@ -95,7 +95,11 @@ def time_report(path: Path) -> tuple[float, float, int]:
 def run_command(tree: Path, command: str, path: Path) -> tuple[float, float, int]:
     """Wall time, CPU time (user + sys) and peak memory (MB) of ``hloscope COMMAND PATH`` run
     from ``tree`` in a fresh interpreter."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
+    # The tree first; the rest of PYTHONPATH kept for dependencies installed beside it (a
+    # TPU host's wheels go to a --target folder).
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")])
+    )
     start = time.perf_counter()
     child = subprocess.Popen(
         [sys.executable, "-m", "hloscope", command, str(path)],
