@@ -1450,3 +1450,142 @@ def test_tensorflows_op_frames_after_a_message_give_the_users_line(header):
     failure = explain_error(log).failures[0]
     assert failure.family is Family.DEVICE_ALLOCATION
     assert failure.finding.source == "/home/u/proj/model.py:40"
+
+
+# ---- the device a log ran on, read from the log as a whole (issue 35, round 3) ------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "platform"),
+    [
+        # XLA:GPU's own source paths in a status's trace (the CHECK line names no platform).
+        ((CORPUS / "xla_18825_autotuner_check.log").read_text(), Platform.GPU),
+        # NCCL's clique in XLA's rendezvous.
+        ((CORPUS / "jax_22740_rendezvous_stuck.log").read_text(), Platform.GPU),
+        # libtpu and a TPU device string before a CHECK whose file names no platform.
+        (
+            "I0000 00:00:1700000000.000000  1234 tpu_initializer_helper.cc:275] Successfully"
+            " opened /usr/lib/python3/site-packages/libtpu/libtpu.so\n"
+            "devices: [TpuDevice(id=0, process_index=0, coords=(0,0,0), core_on_chip=0)]\n"
+            "F0000 00:00:1700000001.000000  1234 shape_util.cc:1012] Check failed: "
+            "dimensions_size() == 2\n",
+            Platform.TPU,
+        ),
+        # cuDNN and a BFC allocator's name in a TF log whose failure line names no device.
+        (
+            "I tensorflow/stream_executor/platform/default/dso_loader.cc:53] Successfully "
+            "opened dynamic library libcudnn.so.8\n"
+            "W tensorflow/core/common_runtime/bfc_allocator.cc:457] Allocator (GPU_0_bfc) ran "
+            "out of memory trying to allocate 1.00GiB (rounded to 1073741824)\n"
+            "F0000 00:00:1700000001.000000  1234 shape_util.cc:1012] Check failed: "
+            "dimensions_size() == 2\n",
+            Platform.GPU,
+        ),
+    ],
+)
+def test_the_platform_comes_from_the_log_when_the_failing_message_names_none(text, platform):
+    failures = [f for f in explain_error(text).failures if f.family is Family.XLA_CRASH]
+    failures = failures or explain_error(text).failures
+    assert failures[0].platform is platform
+
+
+@pytest.mark.parametrize(
+    "probe",
+    [
+        # TF on a machine without CUDA: the library it could not load is no sign of a GPU.
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "
+        "dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared "
+        "object file: No such file or directory",
+        # JAX probing for a TPU it did not find.
+        "INFO:jax._src.xla_bridge:Unable to initialize backend 'tpu': INTERNAL: Failed to open "
+        "libtpu.so: libtpu.so: cannot open shared object file: No such file or directory",
+    ],
+)
+def test_a_platform_named_only_as_absent_is_no_sign_of_where_the_program_ran(probe):
+    text = probe + "\nF0000 00:00:1700000001.000000  1234 shape_util.cc:1012] Check failed: x\n"
+    crash = [f for f in explain_error(text).failures if f.family is Family.XLA_CRASH]
+    assert crash and crash[0].platform is None
+
+
+def test_jax_falling_back_to_the_cpu_is_a_cpu_run():
+    text = (
+        "WARNING:jax._src.xla_bridge:No GPU/TPU found, falling back to CPU. (Set "
+        "TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n"
+        "F0000 00:00:1700000001.000000  1234 shape_util.cc:1012] Check failed: x\n"
+    )
+    crash = [f for f in explain_error(text).failures if f.family is Family.XLA_CRASH]
+    assert crash[0].platform is Platform.CPU
+
+
+# ---- multi-host jobs in other words: heartbeats, the agent's status, a stuck rendezvous ---------
+
+
+HEARTBEAT_NEWER = (
+    "E0000 00:00:1730000000.000000  4321 coordination_service.cc:1200] "
+    "/job:jax_worker/replica:0/task:3 has been set to ERROR in coordination service: "
+    "UNAVAILABLE: Task /job:jax_worker/replica:0/task:3 heartbeat timeout. This indicates "
+    "that the remote task has failed, got preempted, or crashed unexpectedly.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ((CORPUS / "jax_23599_heartbeat_timeout.log").read_text(), "task 0"),
+        (HEARTBEAT_NEWER, "task 3"),
+    ],
+)
+def test_a_task_whose_heartbeat_timed_out_is_a_multi_host_failure(text, task):
+    failure = explain_error(text).failures[0]
+    assert failure.family is Family.DISTRIBUTED and failure.advice_kind == "check_hosts"
+    assert failure.status == "UNAVAILABLE"
+    assert task in failure.finding.suggestion and "heartbeat" in failure.finding.suggestion
+
+
+AGENT_PLAIN = (CORPUS / "paxml_77_agent_deadline.log").read_text().replace("> > ", "")
+AGENT_PLAIN = AGENT_PLAIN.replace("> ", "")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [(CORPUS / "paxml_77_agent_deadline.log").read_text(), AGENT_PLAIN],  # quoted, and not
+)
+def test_the_coordination_agent_in_error_status_is_a_multi_host_failure(text):
+    failure = explain_error(text).failures[0]
+    assert failure.family is Family.DISTRIBUTED and failure.advice_kind == "check_hosts"
+    assert failure.status == "DEADLINE_EXCEEDED"
+    assert failure.finding.op == "coordination service"
+
+
+def test_a_pytest_report_with_source_lines_is_not_a_quote():
+    # pytest's ">" marks the source line of a frame, not the whole text.
+    text = (
+        "    def test_x():\n"
+        ">       raise ValueError('Coordination service agent in error status: x')\n"
+        "E       ValueError: boom\n"
+    )
+    assert not any(f.family is Family.DISTRIBUTED for f in explain_error(text).failures)
+
+
+RENDEZVOUS_ACQUIRE = (
+    "E0000 00:00:1720000000.000000  777 rendezvous.cc:38] This thread has been waiting for "
+    "`acquire clique for rank 1; clique=devices=[0,1]; stream=0; run_id=42` for 20 seconds "
+    "and may be stuck. Expected 2 threads to join the rendezvous, but not all of them arrived "
+    "on time.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ((CORPUS / "jax_22740_rendezvous_stuck.log").read_text(), "initialize clique"),
+        (RENDEZVOUS_ACQUIRE, "acquire clique"),
+    ],
+)
+def test_a_rendezvous_not_every_participant_reached_is_a_multi_host_failure(text, name):
+    failures = explain_error(text).failures
+    assert len(failures) == 1  # the same wait, rank after rank, is one failure
+    failure = failures[0]
+    assert failure.family is Family.DISTRIBUTED and failure.platform is Platform.GPU
+    assert failure.finding.op == f"rendezvous {name}"
+    assert "same collectives" in failure.finding.suggestion

@@ -8,7 +8,8 @@ text has them. :func:`complete` fills them from the message's own paragraph:
 * the status code, canonical (``RESOURCE_EXHAUSTED``), also where an older XLA wrote it in
   words (``Resource exhausted:``, ``Invalid argument:``, ``Deadline exceeded:``);
 * the platform a message names (``for platform CUDA``, ``on platform TPU``, ``platform: cuda``,
-  a device's string: ``CudaDevice(id=0)``, ``(0x0x0_HBM0)``) where the recogniser found none;
+  a device's string: ``CudaDevice(id=0)``, ``(0x0x0_HBM0)``) where the recogniser found none,
+  else the one the log as a whole shows (its libraries, device strings: :mod:`.device`);
 * the numbers of a failed allocation (:mod:`.allocation`): requested, free, reservable bytes;
 * the framework that ran and the libraries around its message (:mod:`.framework`); advice in
   JAX's words on another framework's log says so;
@@ -22,7 +23,7 @@ from __future__ import annotations
 import re
 
 from .allocation import read_allocation
-from .device import platform_of
+from .device import platform_in_log, platform_of
 from .framework import JAX_NAMES, Framework, framework_of, libraries_in
 from .functions import paragraph_end
 from .log import Log
@@ -117,6 +118,8 @@ def complete(failure: Failure, log: Log) -> None:
             word = next(g for g in named.groups() if g)
             failure.platform = platform_of(_DEVICE_WORDS.get(word.lower(), word))
             failure.device = failure.device or word
+    if failure.platform is None:  # the message names none: the log as a whole may
+        failure.platform = platform_in_log(log.text)
     if failure.allocation is None:
         failure.allocation = read_allocation(region)
     if not failure.finding.source:

@@ -1,5 +1,7 @@
-"""Which device a message is about: the platform a word means, and the accelerator a log names
-(``found GPU Tesla K80``, ``name: Tesla V100-SXM2-16GB, pci bus id``, TPU's ``HBM0``)."""
+"""Which device a message is about: the platform a word means, the accelerator a log names
+(``found GPU Tesla K80``, ``name: Tesla V100-SXM2-16GB, pci bus id``, TPU's ``HBM0``), and the
+platform a log as a whole ran on, read from its structure where the failing message names none
+(the libraries it loaded, its device strings, the backend it compiled for)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import re
 
 from ..unsupported.findings import Platform
 
-__all__ = ["platform_of", "named_accelerator"]
+__all__ = ["platform_of", "named_accelerator", "platform_in_log"]
 
 _PLATFORM_WORD = re.compile(r"\b(XLA_[A-Z]+_JIT|cpu|gpu|tpu|cuda|rocm)(?:\b|_)", re.I)
 
@@ -37,3 +39,58 @@ def named_accelerator(text: str) -> str | None:
         return None
     name = next(g for g in found.groups() if g).strip()
     return name if name and name != "<undefined>" else None
+
+
+# Signs of the platform a log ran on, whatever sentence carries them: a GPU's libraries (CUDA,
+# cuDNN, cuBLAS, cuSOLVER, cuFFT, NCCL, ROCm, HIP, Triton, ptxas), its device strings (cuda:0,
+# gpu:0, /device:GPU:0, CudaDevice, the BFC allocator GPU_0_bfc); a TPU's (libtpu, TPU_0,
+# TpuDevice, Mosaic's TPU compiler, XLA_TPU_JIT); XLA's own source paths in a backtrace or a
+# status's trace (xla/service/gpu/..., stream_executor/cuda/..., backends/tpu/...); a CPU only
+# where JAX says it fell back to one (a CpuDevice or TFRT_CPU_0 is no sign: JAX and TF hold
+# host arrays on one beside any GPU).
+_LOG_SIGNS = re.compile(
+    r"(?P<gpu>\b(?:lib)?(?:cudart|cudnn|cublas(?:Lt)?|cusolver|cufft|cusparse|nccl|nvrtc|"
+    r"nvjitlink|rccl|miopen|rocblas|amdhip\d*)"
+    r"|\b(?:CUDA|cuDNN|NCCL|ROCm|HIP|ptxas|nvptx|Triton|triton_gemm|CudaDevice|RocmDevice)\b"
+    r"|\bCUDA_ERROR_|\bcuda(?:Error|Malloc)|\bhipError|\bsm_\d{2,3}\b"
+    r"|\b(?:cuda|gpu|rocm):\d\b|/device:GPU:\d|\bGPU_\d+_bfc\b|\bjax_(?:cuda|rocm)\d*_plugin"
+    r"|(?:xla|service|backends|pjrt|stream_executor)/(?:gpu|cuda|rocm)/"
+    # XLA:GPU's NCCL communicators ("initialize clique for rank 6", "acquire clique").
+    r"|\b(?:initialize|acquire) clique\b)"
+    r"|(?P<tpu>\blibtpu|\bTPU_\d|\bTpuDevice\b|\bXLA_TPU_JIT\b|\btpu:\d\b|/device:TPU:\d"
+    r"|\bMosaic(?! ?GPU)\b|\bTPU v\d|\bTPU_VISIBLE_CHIPS\b|\bTensorCore\b"
+    r"|(?:xla|service|backends|pjrt|stream_executor)/tpu/)"
+    r"|(?P<cpu>\bfalling back to cpu\b)",
+    re.I,
+)
+# Words that are case-sensitive in the log (``HIP`` the runtime, not "hip"; ``Mosaic`` the
+# compiler; ``TensorCore`` the TPU's core): the pattern ignores case, these are re-checked.
+_EXACT = ("HIP", "Mosaic", "TensorCore", "Triton")
+# A line that names a platform to say it is absent (a library a CPU-only machine could not
+# load, a backend JAX probed for and did not find): no sign of where the program ran.
+_ABSENT = re.compile(
+    r"could not load|unable to (?:initialize|load)|not found|no such file|cannot open"
+    r"|not installed|failed to (?:load|initialize)|is not available|no (?:gpu|tpu)",
+    re.I,
+)
+
+
+def platform_in_log(text: str) -> Platform | None:
+    """The platform ``text`` as a whole ran on: the accelerator with more signs (GPU or TPU),
+    or the CPU where the log names only it; None where it names none or both alike."""
+    counts = {"gpu": 0, "tpu": 0, "cpu": 0}
+    absent_lines: dict[int, bool] = {}
+    for found in _LOG_SIGNS.finditer(text):
+        word = found.group(0)
+        if any(word.lower() == e.lower() and word != e for e in _EXACT):
+            continue
+        start = text.rfind("\n", 0, found.start()) + 1
+        if start not in absent_lines:
+            end = text.find("\n", found.end())
+            absent_lines[start] = bool(_ABSENT.search(text[start : end if end >= 0 else None]))
+        if not absent_lines[start] or found.lastgroup == "cpu":
+            counts[str(found.lastgroup)] += 1
+    gpu, tpu = counts["gpu"], counts["tpu"]
+    if gpu != tpu:
+        return Platform.GPU if gpu > tpu else Platform.TPU
+    return Platform.CPU if not gpu and counts["cpu"] else None

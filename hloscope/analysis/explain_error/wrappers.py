@@ -56,11 +56,27 @@ _LOGGER_PREFIX = re.compile(
 )
 
 
+# A reply's quote of a log (Markdown's "> ", nested "> > "), on every line of the text.
+_QUOTE = re.compile(r"^(?:> ?)+", re.M)
+
+
+def _unquoted(text: str) -> str:
+    """``text`` out of a Markdown quote when every line of it is quoted (pytest's ``>`` lines
+    are some lines of a report, never all of them)."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    if lines and all(line.startswith(">") for line in lines):
+        return _QUOTE.sub("", text)
+    return text
+
+
 def unwrap(text: str) -> str:
-    """``text`` with a notebook's JSON replaced by the outputs it holds, and the process tags
-    and logger prefixes of a multi-process run taken off each line."""
+    """``text`` with a notebook's JSON replaced by the outputs it holds, out of a reply's
+    quote, and the process tags and logger prefixes of a multi-process run taken off each
+    line."""
     if _NOTEBOOK_KEYS.search(text):
         text = _notebook_text(text) or text
+    if text.lstrip().startswith(">"):
+        text = _unquoted(text)
     # Plain substring tests first: a regex anchored at every line start costs a scan of the
     # whole text, and most logs have neither tags nor prefixes.
     if "pid=" in text and _PROCESS_TAG.search(text):

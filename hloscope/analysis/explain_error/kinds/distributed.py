@@ -13,7 +13,13 @@ still installing or loading -- the others wait and then fail with ``DEADLINE_EXC
 * ``Stopping coordination service as cluster registration failed``;
 * ``Terminating process because the JAX distributed service detected fatal errors`` (another
   task died) and ``Failed to send RPC to coordination service`` (task 0 died or is
-  unreachable).
+  unreachable);
+* a task's ``heartbeat timeout`` (the service marked it dead: crashed, preempted, or stalled
+  longer than the heartbeat allows) and ``Coordination service agent in error status: CODE``
+  (this process's agent gave up: registration or a barrier timed out);
+* XLA's rendezvous that waits for the threads of a collective (``This thread has been waiting
+  for `initialize clique ...` ... may be stuck. Expected 8 threads to join the rendezvous``):
+  the processes did not all run the same collective.
 
 The barrier, the tasks that did not arrive and the status are read from the message; the
 advice is about the job, not the program: every host launched, the same arguments to
@@ -43,7 +49,10 @@ _OPENING = re.compile(
     r"|J(?P<fatal>AX distributed service detected fatal errors)"
     r"|R(?P<rpc>PC to coordination service)"
     # jax.distributed set up after JAX had started its backends.
-    r"|d(?P<init_order>istributed\.initialize\(\) must be called before)",
+    r"|d(?P<init_order>istributed\.initialize\(\) must be called before)"
+    r"|(?P<heartbeat>heartbeat timeout)\b"
+    r"|C(?P<agent>oordination service agent in error status)"
+    r"|E(?P<rendezvous>xpected \d+ threads to join the rendezvous)",
     re.M,
 )
 # `/job:jax_worker/replica:0/task:3`: a task the barrier waited for.
@@ -70,6 +79,19 @@ _INIT_FIRST = (
     "jax.distributed.initialize() must run before anything touches a device (jax.devices(), "
     "an array, a jit call, a library that does so on import): call it first thing in the "
     "script, on every host, with the same arguments"
+)
+_HEARTBEAT = (
+    "the coordination service stopped hearing from a task{missing}: it crashed, was "
+    "preempted, or stalled longer than the heartbeat allows (a long allocation or host-side "
+    "step): read that task's log for an earlier error; if it was only slow, raise the "
+    "heartbeat timeout (jax.distributed.initialize's heartbeat_timeout_seconds, or the "
+    "coordination service's heartbeat settings in older JAX)"
+)
+_RENDEZVOUS = (
+    "a collective ({name}) waits for devices that never join: every process (and every "
+    "device of the mesh) must run the same collectives in the same order; a process that "
+    "skips one (a pmap/psum only process 0 runs, a branch on process_index), crashed, or was "
+    "never launched leaves the others stuck here"
 )
 _DIED = (
     "another process of the job died (process 0 runs the coordination service: if it dies, "
@@ -102,10 +124,20 @@ def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return  # the barrier's own message follows ("Original error: ..."), naming it
     tasks = _tasks(log, m) if m["barrier"] else []
     barrier = m["barrier"] or ""
+    if m["rendezvous"]:
+        yield from _rendezvous(log, m, start)
+        return
     if m["init_order"]:
         op, advice = "jax.distributed.initialize", (_INIT_FIRST, AdviceKind.CHECK_HOSTS)
     elif m["fatal"] or m["rpc"]:
         op, advice = "coordination service", (_DIED, AdviceKind.CHECK_HOSTS)
+    elif m["heartbeat"]:
+        dead = _tasks_on_line(log, start)
+        text = _HEARTBEAT.format(missing=f" ({', '.join(dead)})" if dead else "")
+        op, advice = "coordination service", (text, AdviceKind.CHECK_HOSTS)
+    elif m["agent"]:
+        op = "coordination service"
+        advice = (_HOSTS.format(missing=""), AdviceKind.CHECK_HOSTS)
     elif barrier and not barrier.startswith(_RUNTIME_BARRIERS):
         named = f" ({', '.join(tasks)})" if tasks else ""
         text = _OWN_BARRIER.format(barrier=barrier, missing=named)
@@ -128,6 +160,34 @@ def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         headline_at=start,
         status=status_before(log, m.start()) or _status_in(log, start, m.start()),
         hints=hints,
+    )
+
+
+def _tasks_on_line(log: Log, start: int) -> list[str]:
+    """The tasks the message's own line names (``Task /job:jax_worker/replica:0/task:0
+    heartbeat timeout``)."""
+    line = log.text[start : log.line_end(start)]
+    return list(dict.fromkeys(f"task {t['task']}" for t in _TASK.finditer(line)))
+
+
+# The rendezvous XLA waits at: `initialize clique for rank 6; clique=devices=[...]; ...`.
+_RENDEZVOUS_NAME = re.compile(r"waiting for `(?P<name>[^`;]+)")
+
+
+def _rendezvous(log: Log, m: re.Match[str], start: int) -> Iterator[Failure]:
+    """A collective whose rendezvous not every participant reached."""
+    named = _RENDEZVOUS_NAME.search(log.text, start, m.start())
+    name = named["name"].strip() if named else "a collective"
+    # "initialize clique for rank 6": the rank is this thread's, the same for every repeat.
+    name = re.sub(r" for rank \d+$", "", name)
+    yield make_failure(
+        Family.DISTRIBUTED,
+        log,
+        m.start(),
+        op=f"rendezvous {name}",
+        reason=Reason.RUNTIME,
+        advice=(_RENDEZVOUS.format(name=name), AdviceKind.CHECK_HOSTS),
+        headline_at=start,
     )
 
 
