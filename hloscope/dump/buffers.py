@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..json_fields import json_fields
 from .memory_report import (
     MemorySpace,
     MemoryUsageReport,
@@ -180,17 +181,11 @@ class Allocation:
     def as_row(self) -> dict:
         """A flat, JSON-ready row (no nested objects) for tables."""
         return {
-            "index": self.index,
-            "size": self.size,
-            "kind": self.kind,
-            "color": self.color,
-            "parameter": self.parameter,
-            "parameter_shape": self.parameter_shape,
-            "output_shape": self.output_shape,
-            "constant": self.constant,
-            "thread_local": self.thread_local,
-            "maybe_live_out": self.maybe_live_out,
-            "preallocated_temp": self.preallocated_temp,
+            **json_fields(
+                self,
+                "index size kind color parameter parameter_shape output_shape constant "
+                "thread_local maybe_live_out preallocated_temp",
+            ),
             "values": len(self.values),
         }
 
@@ -711,12 +706,8 @@ class MemorySummary:
         return s
 
     def as_dict(self) -> dict:
-        return {
-            "peak_bytes": self.peak_bytes,
-            "peak_source": self.peak_source,
-            "allocated_bytes": self.allocated_bytes,
-            "argument_bytes": self.argument_bytes,
-            "output_bytes": self.output_bytes,
-            "alias_bytes": self.alias_bytes,
-            "temp_bytes": self.temp_bytes,
-        }
+        return json_fields(
+            self,
+            "peak_bytes peak_source allocated_bytes argument_bytes output_bytes alias_bytes "
+            "temp_bytes",
+        )
