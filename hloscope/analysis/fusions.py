@@ -69,6 +69,7 @@ from ..hlo.gc_pause import gc_paused
 from ..hlo.model import Instruction, Module
 from ..hlo.opcodes import FREE_OPCODES, category_of
 from ..hlo.tiling import module_has_tpu_layouts
+from ..json_fields import json_fields
 from .cost import (
     ZERO,
     Cost,
@@ -206,47 +207,24 @@ class Kernel:
     def row(self) -> dict[str, Any]:
         """The kernel as a flat dict with the :data:`COLUMNS` keys (and ``hbm_bytes`` after
         ``bytes`` for a TPU module's kernel)."""
-        row = self._row()
-        if self.hbm_bytes is None:
-            return row
-        keys = list(row)
-        at = keys.index("bytes") + 1
-        return {
-            **dict(zip(keys[:at], [row[k] for k in keys[:at]])),
-            "hbm_bytes": self.hbm_bytes,
-            **{k: row[k] for k in keys[at:]},
-        }
-
-    def _row(self) -> dict[str, Any]:
         c = self.cost
+        hbm = {} if self.hbm_bytes is None else {"hbm_bytes": self.hbm_bytes}
         return {
-            "module": self.module,
-            "computation": self.computation,
-            "where": self.where,
-            "trip_count": self.trip_count,
-            "executions": self.executions,
-            "name": self.name,
-            "opcode": self.opcode,
-            "kind": self.kind,
-            "backend_kind": self.backend_kind,
-            "root": self.root,
-            "shape": self.shape,
+            **json_fields(
+                self,
+                "module computation where trip_count executions name opcode kind backend_kind "
+                "root shape",
+            ),
             "n_ops": len(self.ops),
             "signature": self.signature,
-            "bytes_in": c.bytes_read,
-            "bytes_out": c.bytes_written,
-            "bytes": c.bytes_accessed,
-            "flops": c.flops,
-            "transcendentals": c.transcendentals,
-            "intensity": c.arithmetic_intensity,
-            "source": self.source,
-            "op_name": self.op_name,
+            **json_fields(c, "bytes_in=bytes_read bytes_out=bytes_written bytes=bytes_accessed"),
+            **hbm,
+            **json_fields(c, "flops transcendentals intensity=arithmetic_intensity"),
+            **json_fields(self, "source op_name"),
             "flag": c.flag,
-            "ops": list(self.ops),
-            "op_counts": dict(self.op_counts),
+            **json_fields(self, "ops op_counts"),
             "sources": [s for s, _ in self.sources],
-            "stack": list(self.stack),
-            "line": self.line,
+            **json_fields(self, "stack line"),
         }
 
 
