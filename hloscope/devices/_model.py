@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from ..json_fields import json_fields
+
 __all__ = ["Platform", "Interconnect", "TpuTopology", "Device"]
 
 
@@ -121,17 +123,11 @@ class Device:
     def to_dict(self) -> dict[str, Any]:
         """The row as JSON-ready values (what ``--json`` outputs name a device by)."""
         return {
-            "name": self.name,
-            "platform": str(self.platform),
-            "device_kind": self.device_kind,
-            "aliases": list(self.aliases),
-            "flops_per_s": dict(self.flops_per_s),
-            "memory_bytes_per_s": self.memory_bytes_per_s,
-            "memory_bytes": self.memory_bytes,
-            "memory_kind": self.memory_kind,
-            "mxu": self.mxu,
-            "tile": list(self.tile) if self.tile else None,
+            **json_fields(
+                self,
+                "name platform device_kind aliases flops_per_s memory_bytes_per_s memory_bytes "
+                "memory_kind mxu tile",
+            ),
             "topology": self.tpu_topology.prefix if self.tpu_topology else None,
-            "sources": dict(self.sources),
-            "note": self.note,
+            **json_fields(self, "sources note"),
         }
