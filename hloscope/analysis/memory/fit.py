@@ -22,6 +22,7 @@ from typing import Any
 from ...devices import Device, DeviceSpec, UnknownDeviceError, parse_device
 from ...devices import devices as registry_rows
 from ...errors import UsageProblem
+from ...json_fields import json_fields
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -88,11 +89,7 @@ class FitResult:
         """The ``device`` object of ``hloscope memory --json``."""
         return {
             "name": self.device.name,
-            "memory_bytes": self.memory_bytes,
-            "limit_bytes": self.limit_bytes,
-            "fits": self.fits,
-            "limit": self.limit,
-            "headroom_bytes": self.headroom_bytes,
+            **json_fields(self, "memory_bytes limit_bytes fits limit headroom_bytes"),
             "source": self.device.source("memory_bytes"),
         }
 

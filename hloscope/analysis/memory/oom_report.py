@@ -80,17 +80,9 @@ class OomBuffer:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "rank": self.rank,
-            "bytes": self.size_bytes,
-            "kind": str(self.kind),
-            "shape": self.shape,
-            "op_name": self.op_name,
-            "op_type": self.op_type,
+            **json_fields(self, "rank bytes=size_bytes kind shape op_name op_type"),
             "source": f"{self.source.file}:{self.source.line}" if self.source else None,
-            "label": self.label,
-            "unpadded_bytes": self.unpadded_bytes,
-            "padding_bytes": self.padding_bytes,
-            "allocation_type": self.allocation_type,
+            **json_fields(self, "label unpadded_bytes padding_bytes allocation_type"),
         }
 
 
