@@ -60,6 +60,11 @@ class BufferKind(StrEnum):
     OTHER = "other"
 
 
+def _source_text(source: StackFrame | None) -> str | None:
+    """A buffer's (or a group's) line as the JSON gives it: ``file:line``, or None."""
+    return f"{source.file}:{source.line}" if source else None
+
+
 @dataclass(slots=True)
 class OomBuffer:
     """One buffer of the report's peak list, as printed; ``rank`` is its number there."""
@@ -81,7 +86,7 @@ class OomBuffer:
     def to_dict(self) -> dict[str, Any]:
         return {
             **json_fields(self, "rank bytes=size_bytes kind shape op_name op_type"),
-            "source": f"{self.source.file}:{self.source.line}" if self.source else None,
+            "source": _source_text(self.source),
             **json_fields(self, "label unpadded_bytes padding_bytes allocation_type"),
         }
 
@@ -98,10 +103,8 @@ class SourceGroup:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "source": f"{self.source.file}:{self.source.line}" if self.source else None,
-            "bytes": self.bytes,
-            "buffers": list(self.buffers),
-            "user": self.user,
+            "source": _source_text(self.source),
+            **json_fields(self, "bytes buffers user"),
         }
 
 
