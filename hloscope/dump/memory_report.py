@@ -226,15 +226,12 @@ class _ReportReader:
         m = _TOP_ROW.match(line)
         if m:
             self.out.largest.append(
-                ReportAllocation(
-                    index=int(m.group("index")),
-                    size=parse_human_bytes(m.group("size")),
-                    size_text=m.group("size").strip(),
-                    flags=m.group("flags").lstrip(", "),
+                _report_allocation(
+                    m,
+                    lineno,
                     cumulative=parse_human_bytes(m.group("cum")),
                     percent=int(m.group("pct")),
                     remaining=parse_human_bytes(m.group("rem")),
-                    line=lineno,
                 )
             )
             return True
@@ -248,13 +245,7 @@ class _ReportReader:
         """An allocation's heading, one of its offset ranges, or the count of values left out."""
         m = _REPORT_ALLOC.match(line)
         if m:
-            self.current = ReportAllocation(
-                index=int(m.group("index")),
-                size=parse_human_bytes(m.group("size")),
-                size_text=m.group("size").strip(),
-                flags=m.group("flags").lstrip(", "),
-                line=lineno,
-            )
+            self.current = _report_allocation(m, lineno)
             self.ensure_space().allocations.append(self.current)
             return True
         m = _RANGE_ROW.match(line)
@@ -271,6 +262,27 @@ class _ReportReader:
 def load_memory_report(path: str | Path) -> MemoryUsageReport:
     """Read and parse a memory-usage report (:class:`DumpFormatError` if it is not text)."""
     return parse_memory_report(read_dump_text(path), str(path))
+
+
+def _report_allocation(
+    m: re.Match[str],
+    lineno: int,
+    cumulative: int | None = None,
+    percent: int | None = None,
+    remaining: int | None = None,
+) -> ReportAllocation:
+    """An allocation's ``allocation N: size S, flags`` as both tables print it, with what the
+    table of the largest adds (cumulative, percent, remaining)."""
+    return ReportAllocation(
+        index=int(m.group("index")),
+        size=parse_human_bytes(m.group("size")),
+        size_text=m.group("size").strip(),
+        flags=m.group("flags").lstrip(", "),
+        cumulative=cumulative,
+        percent=percent,
+        remaining=remaining,
+        line=lineno,
+    )
 
 
 def _offset_range(m: re.Match[str]) -> OffsetRange:
