@@ -114,7 +114,7 @@ def synchronous_text(text: str) -> str:
     if "async-start(" not in text and "copy-start(" not in text:
         return text
     from ..hlo.parser import parse
-    from ..hlo.printer import stack_frame_section
+    from ..hlo.printer import module_text
 
     module = parse(text)
     pairs = _pairs(module)
@@ -122,11 +122,5 @@ def synchronous_text(text: str) -> str:
         return text
     gone = {id(c) for sync in pairs.values() for c in sync.start.called_computations}
     header = module.header_attr_text.replace("\n", " ")
-    parts = [f"HloModule {module.name}" + (f", {header}" if header else ""), ""]
-    frames = stack_frame_section(module)
-    if frames:
-        parts += [frames, ""]
-    for comp in module.computations:
-        if id(comp) not in gone:
-            parts += [_computation(comp, pairs), ""]
-    return "\n".join(parts)
+    kept = (_computation(c, pairs) for c in module.computations if id(c) not in gone)
+    return module_text(module.name, header, module, kept)

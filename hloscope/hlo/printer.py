@@ -12,24 +12,44 @@ from typing import TYPE_CHECKING
 from .escapes import c_escape
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterable
+
     from .views import ComputationView, InstructionView, ModuleView
 
-__all__ = ["module_to_text", "computation_to_text", "instruction_to_text", "stack_frame_section"]
+__all__ = [
+    "module_to_text",
+    "module_text",
+    "computation_to_text",
+    "instruction_to_text",
+    "stack_frame_section",
+]
 
 
 def module_to_text(module: ModuleView[ComputationView]) -> str:
-    header = f"HloModule {module.name}"
-    if module.header_attr_text:
-        header += ", " + module.header_attr_text.replace("\n", " ")
-    parts = [header, ""]
+    return module_text(
+        module.name,
+        module.header_attr_text.replace("\n", " "),
+        module,
+        # A computation made from sugar prints as the sugared X-start; XLA makes it again.
+        (computation_to_text(c) for c in module.computations if c.expanded_from is None),
+    )
+
+
+def module_text(
+    name: str,
+    attributes: str,
+    module: ModuleView[ComputationView],
+    computations: Iterable[str],
+) -> str:
+    """A module's whole text: the ``HloModule name, attributes`` line, ``module``'s
+    stack-frame tables, then the ``computations`` (each one's text), a blank line after each
+    part: what every printer of a whole module (as it is, rewritten, or cut) shares."""
+    parts = [f"HloModule {name}" + (f", {attributes}" if attributes else ""), ""]
     frames = stack_frame_section(module)
     if frames:
         parts += [frames, ""]
-    for comp in module.computations:
-        if comp.expanded_from is not None:
-            continue  # printed as the sugared X-start it came from; XLA makes it again
-        parts.append(computation_to_text(comp))
-        parts.append("")
+    for text in computations:
+        parts += [text, ""]
     return "\n".join(parts)
 
 

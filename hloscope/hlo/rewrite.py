@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .attributes import split_attributes
-from .printer import computation_to_text, stack_frame_section
+from .printer import computation_to_text, module_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Computation, Instruction, Module
@@ -100,20 +100,13 @@ def entry_module_text(
     the header's ``entry_computation_layout``; ``signature`` the same as ``name: shape``
     without layouts, for the entry's own signature; ``result`` the root's shape.
     """
-    header = (
-        f"HloModule {name}, entry_computation_layout={{({', '.join(parameters)})"
-        f"->{result.to_text()}}}"
-    )
-    parts = [header, ""]
-    frames = stack_frame_section(module)
-    if frames:
-        parts += [frames, ""]
-    for comp in computations:
-        parts += [computation_to_text(comp), ""]
+    layout = f"entry_computation_layout={{({', '.join(parameters)})->{result.to_text()}}}"
     entry_signature = f"({', '.join(signature)}) -> {result.to_text(layout=False)}"
     body = "\n".join("  " + line for line in lines)
-    parts += [f"ENTRY %main {entry_signature} {{\n{body}\n}}", ""]
-    return "\n".join(parts)
+    entry = f"ENTRY %main {entry_signature} {{\n{body}\n}}"
+    return module_text(
+        name, layout, module, [*(computation_to_text(c) for c in computations), entry]
+    )
 
 
 # ---- plain HLO: fusions inlined, bitcasts made logical ------------------------------------------
@@ -257,10 +250,7 @@ def plain_text(module: Module, *, leave_out: Collection[Instruction] = ()) -> st
         for inst in comp.instructions
     }
     header = attributes_without(module.header_attr_text.replace("\n", " "), ("is_scheduled",))
-    parts = [f"HloModule {module.name}" + (f", {header}" if header else ""), ""]
-    frames = stack_frame_section(module)
-    if frames:
-        parts += [frames, ""]
+    texts = []
     for comp in module.computations:
         if id(comp) in called_by_fusion and id(comp) not in called_otherwise:
             continue
@@ -269,8 +259,8 @@ def plain_text(module: Module, *, leave_out: Collection[Instruction] = ()) -> st
         closer = "}"
         if comp.execution_thread is not None:
             closer += f', execution_thread="{comp.execution_thread}"'
-        parts += [head + " {", *("  " + line for line in body), closer, ""]
-    return "\n".join(parts)
+        texts.append("\n".join([head + " {", *("  " + line for line in body), closer]))
+    return module_text(module.name, header, module, texts)
 
 
 # ---- intermediates as outputs -------------------------------------------------------------------
