@@ -88,23 +88,17 @@ def _done_as_op(done: Instruction, sync: _Sync) -> str:
 
 
 def _computation(comp: Computation, pairs: dict[int, _Sync]) -> str:
-    from ..hlo.printer import instruction_to_text
+    from ..hlo.printer import computation_text, instruction_to_text
 
     starts = {id(sync.start) for sync in pairs.values()}
-    head = ("ENTRY " if comp.is_entry else "") + "%" + comp.name
-    if comp.signature:
-        head += " " + comp.signature.replace("\n", " ")
-    lines = [head + " {"]
+    lines = []
     for inst in comp.instructions:
         if id(inst) in starts:
             continue
         sync = pairs.get(id(inst))
         text = _done_as_op(inst, sync) if sync is not None else instruction_to_text(inst)
-        lines.append(("  ROOT " if inst is comp.root else "  ") + text)
-    closer = "}"
-    if comp.execution_thread is not None:
-        closer += f', execution_thread="{comp.execution_thread}"'
-    return "\n".join([*lines, closer])
+        lines.append(("ROOT " if inst is comp.root else "") + text)
+    return computation_text(comp, lines)
 
 
 def synchronous_text(text: str) -> str:

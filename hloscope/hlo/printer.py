@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "module_to_text",
     "module_text",
+    "computation_text",
     "computation_to_text",
     "instruction_to_text",
     "stack_frame_section",
@@ -75,19 +76,27 @@ def stack_frame_section(module: ModuleView[ComputationView]) -> str:
 
 
 def computation_to_text(comp: ComputationView) -> str:
-    head = ("ENTRY " if comp.is_entry else "") + "%" + comp.name
-    if comp.signature:
-        head += " " + comp.signature.replace("\n", " ")
-    lines = [head + " {"]
     root = comp.root
-    for inst in comp.instructions:
-        text = instruction_to_text(inst)
-        lines.append(("  ROOT " if inst is root else "  ") + text)
+    return computation_text(
+        comp,
+        (
+            ("ROOT " if inst is root else "") + instruction_to_text(inst)
+            for inst in comp.instructions
+        ),
+    )
+
+
+def computation_text(comp: ComputationView, lines: Iterable[str], *, signature: bool = True) -> str:
+    """``comp``'s text around the instruction ``lines`` (each without its indent, the root's
+    with its ``ROOT``): the ``ENTRY``/name/signature head, the ``execution_thread`` closer;
+    what the printer and the rewrites that print instructions their own way share."""
+    head = ("ENTRY " if comp.is_entry else "") + "%" + comp.name
+    if signature and comp.signature:
+        head += " " + comp.signature.replace("\n", " ")
     closer = "}"
     if comp.execution_thread is not None:
         closer += f', execution_thread="{c_escape(comp.execution_thread)}"'
-    lines.append(closer)
-    return "\n".join(lines)
+    return "\n".join([head + " {", *("  " + line for line in lines), closer])
 
 
 _ASYNC_OPCODES = {"async-start": "-start", "async-update": "-update", "async-done": "-done"}

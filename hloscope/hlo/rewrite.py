@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .attributes import split_attributes
-from .printer import computation_to_text, module_text
+from .printer import computation_text, computation_to_text, module_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Computation, Instruction, Module
@@ -255,11 +255,7 @@ def plain_text(module: Module, *, leave_out: Collection[Instruction] = ()) -> st
         if id(comp) in called_by_fusion and id(comp) not in called_otherwise:
             continue
         body = _Inliner(used, dropped).computation(comp)
-        head = ("ENTRY " if comp.is_entry else "") + "%" + comp.name
-        closer = "}"
-        if comp.execution_thread is not None:
-            closer += f', execution_thread="{comp.execution_thread}"'
-        texts.append("\n".join([head + " {", *("  " + line for line in body), closer]))
+        texts.append(computation_text(comp, body, signature=False))
     return module_text(module.name, header, module, texts)
 
 
