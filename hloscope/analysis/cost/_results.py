@@ -145,15 +145,7 @@ class ModuleCost:
             "total": self.total.to_dict(),
             "executed": self.executed.to_dict(),
             "computations": {k: v.to_dict() for k, v in self.computations.items()},
-            "flagged": [
-                {
-                    "name": f.name,
-                    "opcode": f.opcode,
-                    "computation": f.computation,
-                    "reason": f.reason,
-                }
-                for f in self.flagged
-            ],
+            "flagged": [json_fields(f, "name opcode computation reason") for f in self.flagged],
             "unknown_trip_counts": list(self.unknown_trip_counts),
         }
 
