@@ -181,3 +181,10 @@ def test_every_policy_of_this_jax_is_known():
 
     offered = {n for n in dir(jax.checkpoint_policies) if not n.startswith("_")}
     assert offered <= set(POLICIES)
+
+
+@pytest.mark.parametrize("text", ["nothing_saveable@", "nothing_saveable@a b", "dots_saveable@1x"])
+def test_a_target_after_at_is_a_function_name(text):
+    with pytest.raises(UsageProblem) as raised:
+        split_target(text)
+    assert "after @, the name of the script's function" in raised.value.one_line()

@@ -352,4 +352,8 @@ def split_target(text: str) -> tuple[str, str]:
     policy, at, target = text.rpartition("@")
     if not at or ")" in target or "'" in target or '"' in target:
         return text, ""
+    if not target.strip().isidentifier():
+        raise CaptureUsageError(
+            f"--remat {text}: after @, the name of the script's function to wrap (a layer)"
+        )
     return policy, target.strip()
