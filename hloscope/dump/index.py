@@ -566,11 +566,7 @@ def _add_listed(
     if parsed is None:
         index.unknown_files.append(_as_listed(e.location))
         return
-    key = (rel, parsed.timestamp if parsed.timestamp is not None else -1, parsed.module_id)
-    module = modules.get(key)
-    if module is None:
-        module = modules[key] = DumpModule(parsed.module_id, parsed.timestamp, rel)
-    module.files.append(DumpFile(directory, parsed, e.size, rel))
+    _attach(modules, DumpFile(directory, parsed, e.size, rel))
 
 
 def _scan(folder: Path, rel: str, index: DumpIndex, modules: dict, depth: int) -> None:
@@ -618,11 +614,18 @@ def _add(
     except OSError as e:  # a dangling link, a file removed while listing
         index.warnings.append(f"{entry.path}: warning: cannot stat: {e.strerror or e}")
         return
-    key = (rel, parsed.timestamp if parsed.timestamp is not None else -1, parsed.module_id)
+    _attach(modules, DumpFile(directory, parsed, size, rel))
+
+
+def _attach(modules: dict, file: DumpFile) -> None:
+    """Add ``file`` to its module in ``modules`` (keyed by folder, timestamp and module id),
+    making the module on its first file: what a listed (remote) and a scanned file share."""
+    parsed = file.name
+    key = (file.folder, parsed.timestamp if parsed.timestamp is not None else -1, parsed.module_id)
     module = modules.get(key)
     if module is None:
-        module = modules[key] = DumpModule(parsed.module_id, parsed.timestamp, rel)
-    module.files.append(DumpFile(directory, parsed, size, rel))
+        module = modules[key] = DumpModule(parsed.module_id, parsed.timestamp, file.folder)
+    module.files.append(file)
 
 
 def _is_module_folder(name: str) -> bool:
