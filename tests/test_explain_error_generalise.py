@@ -1589,3 +1589,157 @@ def test_a_rendezvous_not_every_participant_reached_is_a_multi_host_failure(text
     assert failure.family is Family.DISTRIBUTED and failure.platform is Platform.GPU
     assert failure.finding.op == f"rendezvous {name}"
     assert "same collectives" in failure.finding.suggestion
+
+
+# ---- a lax primitive's refusal of its operands, in the words every rule shares ------------------
+
+
+_OPERANDS = """
+import sys, traceback
+import jax, jax.numpy as jnp
+from jax import lax
+
+def float_index():
+    x = jnp.arange(5.0)
+    return x[jnp.array([1.0])]  # fails here: float_index
+
+def float_scatter():
+    return jnp.zeros(5).at[jnp.array([1.5])].set(1.0)  # fails here: float_scatter
+
+def take_float():
+    return jnp.take(jnp.arange(5.0), jnp.array([0.5]))  # fails here: take_float
+
+def dynamic_slice_float():
+    return lax.dynamic_slice(jnp.arange(5.0), (1.0,), (2,))  # fails here: dynamic_slice_float
+
+def vjp_shape():
+    @jax.custom_vjp
+    def f(x):
+        return x
+    f.defvjp(lambda x: (x, ()), lambda _, g: (jnp.ones((10,), g.dtype),))
+    return jax.grad(f)(3.14)  # fails here: vjp_shape
+
+def vjp_second():
+    @jax.custom_vjp
+    def f(x, w):
+        return x @ w
+    f.defvjp(lambda x, w: (x @ w, (x, w)), lambda r, g: (g @ r[1].T, g))
+    x, w = jnp.ones((2, 3)), jnp.ones((3, 4))
+    return jax.grad(lambda x, w: f(x, w).sum(), 1)(x, w)  # fails here: vjp_second
+
+def update_bigger():
+    return lax.dynamic_update_slice(jnp.zeros(3), jnp.zeros(5), (0,))  # fails here: update_bigger
+
+def select_shapes():
+    which = jnp.array([True, False])
+    return lax.select(which, jnp.zeros(2), jnp.zeros(3))  # fails here: select_shapes
+
+def cond_branches():
+    return lax.cond(True, lambda: jnp.zeros(2), lambda: jnp.zeros(3))  # fails here: cond_branches
+
+def broadcast_dims():
+    return lax.broadcast_in_dim(jnp.zeros(3), (4,), (0,))  # fails here: broadcast_dims
+
+def axis_sum():
+    return jnp.sum(jnp.zeros((2, 3)), axis=4)  # fails here: axis_sum
+
+def axis_sort():
+    return jnp.sort(jnp.zeros((2, 3)), axis=-3)  # fails here: axis_sort
+
+def value_type():
+    return jax.jit(lambda: lambda x: x)()  # fails here: value_type
+
+for name, case in list(globals().items()):
+    if callable(case) and getattr(case, "__module__", "") == "__main__":
+        print("@@@", name)
+        try:
+            case()
+        except Exception:
+            traceback.print_exc(file=sys.stdout)
+"""
+
+
+@pytest.fixture(scope="module")
+def operands(tmp_path_factory):
+    program = tmp_path_factory.mktemp("operands") / "operands.py"
+    program.write_text(_OPERANDS)
+    return program, run_cases(program)
+
+
+@pytest.mark.parametrize(
+    ("case", "op", "advice"),
+    [
+        # Float indices, in four wordings: x[i], x.at[i], gather's (jnp.take), dynamic_slice's.
+        ("float_index", "index", "cast_dtype"),
+        ("float_scatter", "index", "cast_dtype"),
+        ("take_float", "gather", "cast_dtype"),
+        ("dynamic_slice_float", "dynamic_slice", "cast_dtype"),
+        # A custom VJP's cotangent of another shape: its only input's, its second input's.
+        ("vjp_shape", "Custom VJP", "fix_shapes"),
+        ("vjp_second", "Custom VJP", "fix_shapes"),
+        # Any primitive's rule: its name, then what must hold.
+        ("update_bigger", "dynamic_update_slice", "fix_shapes"),
+        ("select_shapes", "select", "fix_shapes"),
+        ("cond_branches", "cond", "fix_shapes"),
+        ("broadcast_dims", "broadcast_in_dim", "fix_shapes"),
+        # An axis argument out of range, from two jnp functions.
+        ("axis_sum", "axis", "fix_shapes"),
+        ("axis_sort", "axis", "fix_shapes"),
+    ],
+)
+def test_a_primitives_refusal_of_its_operands_is_a_shape_error(operands, case, op, advice):
+    program, texts = operands
+    failures = explain_error(texts[case]).failures
+    assert len(failures) == 1, [f.finding.op for f in failures]
+    failure = failures[0]
+    assert failure.family is Family.JAX_SHAPE
+    assert (failure.finding.op, failure.advice_kind) == (op, advice)
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+def test_a_custom_vjps_cotangent_names_the_output_and_both_types(operands):
+    _, texts = operands
+    failure = explain_error(texts["vjp_shape"]).failures[0]
+    assert "output 0 is float32[10], its input float32[]" in failure.finding.suggestion
+    second = explain_error(texts["vjp_second"]).failures[0]
+    assert "output 1 is float32[2,4], its input float32[3,4]" in second.finding.suggestion
+
+
+# ---- a non-array given to (or returned by) a jitted function, in older words --------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        (CORPUS / "flax_1492_string_array_arg.log", "numpy.ndarray"),  # repr over two lines
+        (CORPUS / "jax_4416_device_arg.log", "jaxlib.xla_extension.CpuDevice"),  # jax 0.2
+        (FAMILY_LOGS / "jax_14740_cannot_interpret.log", "__main__.A"),  # jax 0.4
+        (FAMILY_LOGS / "jax_2152_value_not_jax_type.log", "function"),  # a returned value
+    ],
+)
+def test_a_value_that_is_no_jax_type_is_a_call_error(path, kind):
+    failure = first(path)
+    assert failure.family is Family.JAX_CALL and failure.advice_kind == "static_args"
+    assert f"is a {kind}," in failure.finding.suggestion
+
+
+def test_jaxs_own_value_that_is_no_jax_type(operands):
+    # JAX 0.10 says the function returned it ("traced for jit returned a value of type").
+    program, texts = operands
+    failure = explain_error(texts["value_type"]).failures[0]
+    assert failure.family is Family.JAX_CALL and failure.advice_kind == "static_args"
+    assert failure.finding.op == "return value" and "returns a function" in (
+        failure.finding.suggestion
+    )
+    assert failure.finding.source == f"{program}:{marked_line(program, 'value_type')}"
+
+
+def test_the_function_a_jitted_call_refused_an_argument_of_is_named(raised):
+    # JAX 0.4.34+'s "Error interpreting argument to <function f at 0x...>": the node is f.
+    text = (
+        "TypeError: Error interpreting argument to <function train_step at 0x7f0> as an "
+        "abstract array. The problematic value is of type <class 'str'> and was passed to "
+        "the function at path mode.\n"
+    )
+    failure = explain_error(text).failures[0]
+    assert failure.finding.node == "train_step" and "'mode'" in failure.finding.suggestion

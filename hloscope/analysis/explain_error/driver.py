@@ -42,6 +42,7 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
             seen[key] = [_merge(merged, failure) for failure in found]
     failures = sorted((f for kept in merged.values() for f in kept), key=lambda f: f.offset)
     _drop_generic(failures, recognisers, log)
+    _drop_fallbacks(failures, log)
     for failure in failures:
         complete(failure, log)
     # A warning is no failure, nor is what the advice calls harmless (a backend JAX probed
@@ -64,6 +65,8 @@ def _merge(merged: dict[tuple[str, ...], list[Failure]], failure: Failure) -> Fa
     function = failure.finding.function
     same = merged.setdefault(failure.identity_without_function, [])
     for kept in same:
+        if kept.fallback != failure.fallback:
+            continue  # a fallback's reading is no repeat of a precise one: it gives way later
         if function in (kept.finding.function, "") or not kept.finding.function:
             kept.absorb(failure)
             return kept
@@ -90,6 +93,17 @@ def _drop_generic(failures: list[Failure], recognisers: tuple[Recogniser, ...], 
         said = any(_same_message(failure.message, other.message) for other in others)
         if said or any(_continues(log, failure, o) for o in others if not generic(o)):
             failures.remove(failure)
+
+
+def _drop_fallbacks(failures: list[Failure], log: Log) -> None:
+    """A fallback failure (:attr:`Failure.fallback`) on a line where another was read gives
+    way to it."""
+
+    def line_of(offset: int) -> int:
+        return log.text.rfind("\n", 0, offset)
+
+    read = {line_of(at) for f in failures if not f.fallback for at in (f.offset, *f.repeats_at)}
+    failures[:] = [f for f in failures if not f.fallback or line_of(f.offset) not in read]
 
 
 # How far a message's lines may run on after its status code (XLA:TPU puts the code on one

@@ -155,6 +155,9 @@ class Failure:
     #: Offsets of the repeats merged into this failure (where else the log says it): a bare
     #: status code around a repeat is explained by it too.
     repeats_at: list[int] = field(default_factory=list, repr=False)
+    #: Read by a form general enough to hold other families' messages (a primitive's name,
+    #: then "must"): dropped where another failure was read on the same line.
+    fallback: bool = field(default=False, repr=False)
     #: What an out-of-memory report said (requested bytes, peak buffers, fixes); only for
     #: :attr:`Family.OUT_OF_MEMORY`, and only then in the JSON (as ``"memory"``).
     memory: OomReport | None = None

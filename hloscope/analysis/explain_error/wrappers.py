@@ -75,8 +75,6 @@ def unwrap(text: str) -> str:
     line."""
     if _NOTEBOOK_KEYS.search(text):
         text = _notebook_text(text) or text
-    if text.lstrip().startswith(">"):
-        text = _unquoted(text)
     # Plain substring tests first: a regex anchored at every line start costs a scan of the
     # whole text, and most logs have neither tags nor prefixes.
     if "pid=" in text and _PROCESS_TAG.search(text):
@@ -89,6 +87,8 @@ def unwrap(text: str) -> str:
         text = _RANK_TAG.sub("", text)
     if "] " in text and _GLOG_TRACEBACK.search(text):
         text = _GLOG_TRACEBACK.sub("", text)
+    if text.lstrip().startswith(">"):  # after the tags: a worker's line may quote a log
+        text = _unquoted(text)
     return text
 
 

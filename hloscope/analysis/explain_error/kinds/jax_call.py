@@ -3,7 +3,13 @@
 * ``Non-hashable static arguments are not supported``: a static argument JAX cannot hash
   (an array or a list), which it needs as a cache key;
 * ``Error interpreting argument to ... as an abstract array. The problematic value is of type
-  <class 'str'> ... at path mode``: a non-array argument that is not marked static;
+  <class 'str'> ... at path mode``: a non-array argument that is not marked static; in older
+  words ``Cannot interpret value of type <class 'A'> as an abstract array`` (jax 0.4),
+  ``Argument 'cpu:0' of type <class 'CpuDevice'> is not a valid JAX type`` (jax 0.2, the
+  argument's repr may span lines), ``<class 'function'> is not a valid JAX type``, ``Value
+  <function ...> with type <class 'function'> is not a valid JAX type``; a jitted function
+  that returned such a value (``... traced for jit returned a value of type <class
+  'function'>, which is not a valid JAX type``, JAX 0.10);
 * ``JAX encountered invalid PRNG key data``: a plain array where a random key belongs;
 * ``Array has been deleted with shape=float32[1024]``: an input used again after a call that
   donated it;
@@ -37,6 +43,11 @@ _OPENING = re.compile(
     r"|Error interpreting argument to (?P<fn><[^\n]{0,300}?>|\S+) as an abstract array\."
     r" The problematic value is of type <class '(?P<type>[^'\n]+)'>"
     r"(?: and was passed to the function at path (?P<path>[^\s\n]+?))?\.?(?=\s|$)"
+    # The same refusal in older words: keyed on the type's "<class '...'>" and what follows.
+    r"|Cannot interpret value of type <class '(?P<ctype>[^'\n]+)'> as an abstract array"
+    r"|(?:(?P<argword>Argument|Value) [\s\S]{0,600}?(?:of|with) type |TypeError: "
+    r"|(?P<returned>traced for \w+ returned) a value of type )"
+    r"'?<(?:class|enum) '(?P<otype>[^'\n]+)'>'?(?:, which)? is not a valid JAX type"
     r"|JAX encountered invalid PRNG key data: expected key_data\.dtype = (?P<want>\w+); "
     r"got dtype=(?P<got>\w+)"
     # Other checks of a key's data (its shape, its rank) and a key array where one key belongs.
@@ -50,7 +61,8 @@ _OPENING = re.compile(
     r"|Array has been deleted with shape=(?P<deleted>\S+?)\.?(?=\s|$)"
     # The buffers may follow on the same line, on the next (a wrapped paste), or be cut off.
     r"|Some donated buffers were not usable:?[ \t]*(?P<unusable>[^\n]*?)\.?[ \t]*$"
-    r"|J(?P<static_range>itted function has static_arg(?:nums|names)=[^\n]{0,160})"
+    r"|J(?P<static_range>itted function has (?:static_arg(?:nums|names)=|invalid arg(?:nums|names)"
+    r" )[^\n]{0,160})"
     r"|K(?P<key_reuse>eyReuseError): ?(?P<kr_msg>[^\n]{0,200})"
     r"|FloatingPointError: invalid value \((?P<bad>nan|inf)\) encountered in (?P<prim>[\w-]+)"
     r"|Disallowed (?P<transfer>host-to-device|device-to-host|device-to-device) transfer"
@@ -75,19 +87,37 @@ def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             "one (drop it from static_argnums/static_argnames)",
             AdviceKind.HASHABLE_STATIC,
         )
-    elif m["type"]:
+    elif m["type"] or m["ctype"] or m["otype"]:
         path = m["path"]
         named = f"'{path}'" if path else "the argument"
         static = f"static_argnames=('{path}',)" if path else "static_argnums=..."
-        yield _failure(
+        kind = m["type"] or m["ctype"] or m["otype"]
+        if m["returned"]:
+            yield _failure(
+                log,
+                m,
+                "return value",
+                Reason.TRACING,
+                f"the jitted function returns a {kind}, and what jit returns must be arrays "
+                "(or pytrees of them): return the arrays, and keep functions, settings and "
+                "other objects outside (build them from the result, or pass them as static "
+                "arguments)",
+                AdviceKind.STATIC_ARGS,
+            )
+            return
+        failure = _failure(
             log,
             m,
             "argument",
             Reason.TRACING,
-            f"{named} is a {m['type']}, which jit cannot trace: mark it static "
-            f"(jax.jit(f, {static})) if it is a setting, or pass an array",
+            f"{named} is a {kind}, which jit cannot trace: mark it static "
+            f"(jax.jit(f, {static})) if it is a setting, or pass an array (a function, a "
+            "device, strings: static, or closed over; a value the function returns must be "
+            "an array too)",
             AdviceKind.STATIC_ARGS,
         )
+        failure.finding.node = _function_name(m["fn"]) if m["fn"] else ""
+        yield failure
     elif m["static_range"]:
         yield _failure(
             log,
@@ -187,6 +217,16 @@ def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             "low-precision type) and guard them (jnp.where, a clip, an epsilon)",
             AdviceKind.FIND_NAN,
         )
+
+
+# "<function f at 0x106ad5120>", "<function train.<locals>.step at 0x...>": the name.
+_FUNCTION_REPR = re.compile(r"<function (?P<name>[\w.<>]+) at 0x")
+
+
+def _function_name(fn: str) -> str:
+    """The name inside a function's repr (its last part), else the words as they are."""
+    found = _FUNCTION_REPR.match(fn)
+    return found["name"].rsplit(".", 1)[-1] if found else fn
 
 
 def _failure(
