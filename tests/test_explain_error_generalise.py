@@ -1743,3 +1743,61 @@ def test_the_function_a_jitted_call_refused_an_argument_of_is_named(raised):
     )
     failure = explain_error(text).failures[0]
     assert failure.finding.node == "train_step" and "'mode'" in failure.finding.suggestion
+
+
+# ---- a GPU kernel launch the driver refused; the kernel or instruction a message names ----------
+
+
+LAUNCH_OLDER = (  # jaxlib 0.4's format (no shared memory size), a refused launch
+    "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable: "
+    "run time error: custom call 'xla.gpu.func.launch' failed: Failed to launch CUDA kernel: "
+    "loop_broadcast_fusion with block dimensions: 1024x1x1 and grid dimensions: 1x70000x1: "
+    "CUDA_ERROR_INVALID_VALUE: invalid argument\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "kernel", "grid"),
+    [
+        (
+            (CORPUS / "xla_3524_triton_grid_launch.log").read_text(),
+            "triton_gemm_dot_0",
+            "4x1x102400",
+        ),
+        (LAUNCH_OLDER, "loop_broadcast_fusion", "1x70000x1"),
+    ],
+)
+def test_a_kernel_launch_the_driver_refused_is_xlas_bug(text, kernel, grid):
+    failures = explain_error(text).failures
+    assert len(failures) == 1  # not also a CUDA library's start-up failure
+    failure = failures[0]
+    assert failure.family is Family.XLA_CRASH and failure.platform is Platform.GPU
+    assert failure.finding.op == kernel and failure.advice_kind == "report_bug"
+    assert f"its grid {grid} passes the 65535" in failure.finding.suggestion
+
+
+@pytest.mark.parametrize(
+    ("text", "node"),
+    [
+        # A kernel that ran and faulted: still a runtime fault, its kernel named.
+        ((CORPUS / "jaxley_53_launch_illegal_address.log").read_text(), "fusion_1560"),
+        # An HLO instruction the message prints (the GPU's algorithm search found none).
+        (
+            "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: There are no algorithm candidates "
+            "for computing: \n  %add.0 = f32[2,16,16]{2,1,0} add(f32[2,16,16]{2,1,0} "
+            "%convert.1, f32[2,16,16]{2,1,0} %Arg_2.0)\n",
+            "add.0",
+        ),
+    ],
+)
+def test_the_kernel_or_instruction_a_message_names_is_the_failures_node(text, node):
+    failure = explain_error(text).failures[0]
+    assert failure.finding.node == node
+    assert failure.family is not Family.XLA_CRASH  # named, not reclassified
+
+
+def test_a_launch_with_no_kernel_name_reads_no_code_as_the_kernel():
+    text = (CORPUS / "jax_6921_illegal_address.log").read_text()
+    failure = explain_error(text).failures[0]
+    assert failure.family is Family.XLA_STATUS
+    assert not failure.finding.node.startswith("CUDA_ERROR_")

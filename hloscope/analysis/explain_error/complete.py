@@ -11,6 +11,8 @@ text has them. :func:`complete` fills them from the message's own paragraph:
   a device's string: ``CudaDevice(id=0)``, ``(0x0x0_HBM0)``) where the recogniser found none,
   else the one the log as a whole shows (its libraries, device strings: :mod:`.device`);
 * the numbers of a failed allocation (:mod:`.allocation`): requested, free, reservable bytes;
+* the HLO instruction or kernel the message names (``%cublas-gemm.1 = ...``, ``Failed to
+  launch CUDA kernel: fusion_1560``) as the failure's node where the recogniser named none;
 * the framework that ran and the libraries around its message (:mod:`.framework`); advice in
   JAX's words on another framework's log says so;
 * the user's line, from the frames of the traceback that holds the message
@@ -69,6 +71,13 @@ _PLATFORM = re.compile(
     r"|\(0x\d+x\d+(?:x\d+)?_(?P<d>HBM)\d+\)",
     re.I,
 )
+# The instruction or kernel a message names: an HLO instruction it prints (`%fusion.3 = f32[...]`
+# or `%fusion.3 = (f32[...], ...)`), a GPU kernel it launched.
+_NODE = re.compile(
+    r"(?:^|[\s:(])%(?P<hlo>[\w.-]+) = [(\w]"
+    r"|launch (?:CUDA |ROCm |HIP |GPU )?kernel:? (?!CUDA_ERROR_|hipError)(?P<kernel>[\w.$-]+)",
+    re.I,
+)
 # What a device string's word means.
 _DEVICE_WORDS = {"host": "cpu", "hbm": "tpu"}
 # How much of the message's paragraph the facts are read from.
@@ -122,6 +131,10 @@ def complete(failure: Failure, log: Log) -> None:
         failure.platform = platform_in_log(log.text)
     if failure.allocation is None:
         failure.allocation = read_allocation(region)
+    if not failure.finding.node:
+        named_node = _NODE.search(_own_lines(region))
+        if named_node is not None:
+            failure.finding.node = named_node["hlo"] or named_node["kernel"]
     if not failure.finding.source:
         _user_line(failure, log)
     _frameworks(failure, log, region)

@@ -24,6 +24,7 @@ from .kinds import (
     jax_shape,
     jax_structure,
     jax_tracing,
+    kernel_launch,
     linalg,
     missing_lowering,
     mlir_bridge,
@@ -95,5 +96,5 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     sharding.RECOGNISER,
     joined(donation.RECOGNISER, jax_call.RECOGNISER),
     distributed.RECOGNISER,
-    xla_crash.RECOGNISER,
+    joined(xla_crash.RECOGNISER, kernel_launch.RECOGNISER),
 )

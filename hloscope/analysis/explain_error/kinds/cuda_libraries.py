@@ -192,6 +192,8 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
     if m["no_image"] or (m["op_failed"] and _NO_IMAGE_WORDS in m["why"]):
         return "no kernel image", [(AdviceKind.INSTALL, _NO_IMAGE)]
     if m["cuda_error"]:
+        if "Failed to launch" in log.before_on_line(m.start()):
+            return None  # a launch XLA set up and the driver refused: kernel_launch's
         code = f"C{m['cuda_error']}"
         return code, [(AdviceKind.INSTALL, _STATUS.format(library="CUDA", code=code))]
     if m["op_failed"]:
