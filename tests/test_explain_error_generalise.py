@@ -1801,3 +1801,53 @@ def test_a_launch_with_no_kernel_name_reads_no_code_as_the_kernel():
     failure = explain_error(text).failures[0]
     assert failure.family is Family.XLA_STATUS
     assert not failure.finding.node.startswith("CUDA_ERROR_")
+
+
+# ---- the user's line in a Julia stack trace (Reactant.jl runs XLA from Julia) -------------------
+
+
+_JULIA_PACKAGES = (
+    "  [1] reactant_err(msg::Cstring)\n"
+    "    @ Reactant.XLA ~/.julia/packages/Reactant/k9g9w/src/xla/Utils.jl:12\n"
+    "  [2] compile_xla(f::Function, args::Tuple{ConcretePJRTArray{Float64, 1, 1}})\n"
+    "    @ Reactant.Compiler ~/.julia/packages/Reactant/k9g9w/src/Compiler.jl:2006\n"
+    "  [3] macro expansion\n"
+    "    @ ~/.julia/packages/Reactant/k9g9w/src/Compiler.jl:3065 [inlined]\n"
+)
+_JULIA_BASE = (
+    "  [9] eval\n"
+    "    @ ./boot.jl:385 [inlined]\n"
+    " [10] include_string(mapexpr::typeof(REPL.softscope), mod::Module, code::String)\n"
+    "    @ Base ./loading.jl:2146\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("frame", "line"),
+    [
+        # A script's top level: the frame names no module.
+        (" [4] top-level scope\n   @ ~/Software/model/train.jl:102\n", "train.jl:102"),
+        # A function of the user's module, inlined.
+        (
+            " [4] step!(model::Chain, x::Reactant.TracedRArray{Float32, 2})\n"
+            "   @ Main /home/u/sim/step.jl:17 [inlined]\n",
+            "step.jl:17",
+        ),
+    ],
+)
+def test_the_users_line_of_a_julia_stack_trace(frame, line):
+    text = (
+        "ERROR: UNIMPLEMENTED: No registered implementation for custom call to my_target for "
+        "platform CUDA\nStacktrace:\n" + _JULIA_PACKAGES + frame + _JULIA_BASE
+    )
+    failure = explain_error(text).failures[0]
+    assert failure.family is Family.XLA_STATUS
+    assert failure.finding.source is not None and failure.finding.source.endswith(line)
+
+
+def test_a_julia_stack_of_packages_only_names_no_users_line():
+    text = (
+        "ERROR: UNIMPLEMENTED: No registered implementation for custom call to my_target for "
+        "platform CUDA\nStacktrace:\n" + _JULIA_PACKAGES + _JULIA_BASE
+    )
+    assert explain_error(text).failures[0].finding.source is None

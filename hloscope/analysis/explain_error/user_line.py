@@ -55,6 +55,8 @@ def is_users(frame: StackFrame) -> bool:
     (:func:`~hloscope.analysis.provenance.is_user_frame`), a runner's or generated."""
     if frame.file.startswith(_NO_FILE) or not is_user_frame(frame):
         return False
+    if frame.file.endswith(".jl") and _JULIA_INSTALLED.search(frame.file):
+        return False  # a Julia package's, or Julia's own
     return not any(folder in _RUNNERS for folder in _SPLIT.split(frame.file)[:-1])
 
 
@@ -69,14 +71,45 @@ def message_stack(log: Log, pos: int) -> list[StackFrame]:
     (Python's, pytest's, IPython's), else a later traceback that ends with it again (a
     logger printed it first), else the traceback of the exception it caused (a chain pasted
     without the cause's own), else the stack faulthandler dumped when the process died
-    after it, else TensorFlow's "The op is created at:" frames after it."""
+    after it, else TensorFlow's "The op is created at:" frames after it, else the Julia
+    stack trace after it (Reactant.jl runs XLA from Julia)."""
     return (
         log.traceback_before(pos)
         or log.traceback_repeating(pos)
         or log.traceback_caused(pos)
         or log.crash_stack_after(pos)
         or log.frames_after(pos, log.region_end(pos))
+        or julia_stack_after(log, pos)
     )
+
+
+# Julia's stack trace: "Stacktrace:", then each frame as "[3] fn(args...)" and, on the next
+# line, "@ Module ~/path/file.jl:56" (innermost first, the module left out for a script's).
+_JULIA_HEAD = "Stacktrace:"
+_JULIA_FRAME = re.compile(
+    r"^[ \t]*\[(?P<n>\d+)\] (?P<fn>[^\n]*)\n[ \t]*@ (?:[\w.]+ )?"
+    r"(?P<file>[^\s:]+\.jl):(?P<line>\d+)",
+    re.M,
+)
+# Where Julia keeps what is no user's code: packages, artifacts, Base and the stdlib ("./boot.jl").
+_JULIA_INSTALLED = re.compile(
+    r"[\\/]\.julia[\\/](?:packages|artifacts|compiled)[\\/]|[\\/]share[\\/]julia[\\/]|^\./"
+)
+# How far after a message its stack trace may start.
+_JULIA_LOOKAHEAD = 8192
+
+
+def julia_stack_after(log: Log, pos: int) -> list[StackFrame]:
+    """The frames of the Julia stack trace that follows the message at ``pos``, innermost
+    first; none where no ``Stacktrace:`` follows within :data:`_JULIA_LOOKAHEAD`
+    characters."""
+    head = log.text.find(_JULIA_HEAD, pos, pos + _JULIA_LOOKAHEAD)
+    if head < 0:
+        return []
+    return [
+        StackFrame(found["file"], int(found["line"]), found["fn"].split("(", 1)[0])
+        for found in _JULIA_FRAME.finditer(log.text, head, log.region_end(head + 1))
+    ]
 
 
 # A line a message names in its own words, where no traceback came with it: TF's "[[node x
