@@ -1851,3 +1851,35 @@ def test_a_julia_stack_of_packages_only_names_no_users_line():
         "platform CUDA\nStacktrace:\n" + _JULIA_PACKAGES + _JULIA_BASE
     )
     assert explain_error(text).failures[0].finding.source is None
+
+
+# ---- a TPU device file another process holds, whatever wraps the kernel's refusal ----------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # PyTorch/XLA's CHECK on the server's status: the status, not "a bug", is the failure.
+        (FAMILY_LOGS / "ptxla_3947_accel_not_permitted.log").read_text(),
+        # TSL's fatal StatusOr line, then the abort.
+        (FAMILY_LOGS / "ptxla_5616_accel_statusor.log").read_text(),
+        # JAX's backend start-up.
+        "RuntimeError: Unable to initialize backend 'tpu': INTERNAL: Failed to open libtpu.so: "
+        "TPU initialization failed: open(/dev/accel0): Operation not permitted: Operation not "
+        "permitted; Couldn't open device: /dev/accel0; could not create driver instance\n",
+    ],
+)
+def test_a_tpu_device_file_refused_to_a_second_opener_is_a_held_tpu(text):
+    failures = explain_error(text).failures
+    assert [f.family for f in failures] == [Family.BACKEND_STARTUP]
+    assert failures[0].platform is Platform.TPU
+    assert failures[0].advice_kind == "release_device"
+
+
+def test_a_check_on_a_status_no_family_reads_stays_a_crash():
+    text = (
+        "F0829 10:00:00.000000  1234 xrt_local_service.cc:56] Check failed: "
+        "NewServer(server_def, &server_) == Status::OK() (INTERNAL: something odd vs. OK)\n"
+    )
+    failures = explain_error(text).failures
+    assert failures and failures[0].family is Family.XLA_CRASH

@@ -180,7 +180,12 @@ def _handle(m: re.Match[str]) -> str | None:
     return f"c{m['handle_lib']}" if m["handle_lib"] else None
 
 
-_BUSY = re.compile(r"[Dd]evice or resource busy|already in use|/dev/(?:accel|vfio/)\d+[^\n]*busy")
+# The TPU's device file held: busy, in use, or refused to a second opener ("open(/dev/accel0):
+# Operation not permitted", what the kernel says when another process holds the chip).
+_BUSY = re.compile(
+    r"[Dd]evice or resource busy|already in use|/dev/(?:accel|vfio/)\d+[^\n]*busy"
+    r"|open\(/dev/(?:accel|vfio/)\d+\): Operation not permitted"
+)
 _MMAP_OR_BUSY = re.compile(r"mmap|busy|in use|not permitted|permission", re.I)
 _PLUGIN = (
     "the {plugin} plugin ({version}) is not of jaxlib's version ({jaxlib}), so JAX does not use "

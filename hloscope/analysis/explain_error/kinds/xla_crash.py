@@ -233,7 +233,7 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     hints = [f"{owner} source: {_short(path)}:{line}"] if path else []
     if frames:
         hints.append(f"failed in {frames[0]}")
-    yield make_failure(
+    failure = make_failure(
         Family.XLA_CRASH,
         log,
         m.start(),
@@ -249,6 +249,15 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         status="INTERNAL" if m["rfile"] else None,  # an abort returns no status
         hints=hints,
     )
+    # A CHECK that a call returned OK, failing with the call's own status ("... == OK()
+    # (PERMISSION_DENIED: open(/dev/accel0): ... vs. OK)"): the status says what failed, and
+    # whichever family reads it on this line explains the failure better than "a bug".
+    failure.fallback = _CHECKED_STATUS.search(log.text, start, log.line_end(start)) is not None
+    yield failure
+
+
+# The status a CHECK on a call's result printed beside OK: "(PERMISSION_DENIED: ... vs. OK)".
+_CHECKED_STATUS = re.compile(r"\([A-Z][A-Z_]{3,}: [^\n]* vs\. OK\)")
 
 
 _CRASH = (
