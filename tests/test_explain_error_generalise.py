@@ -1883,3 +1883,18 @@ def test_a_check_on_a_status_no_family_reads_stays_a_crash():
     )
     failures = explain_error(text).failures
     assert failures and failures[0].family is Family.XLA_CRASH
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # PyTorch/XLA's words, and XLA's status raised by jaxlib: no backend line around it.
+        "RuntimeError: Bad StatusOr access: INTERNAL: Failed to get global TPU topology.",
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to get global TPU topology.",
+    ],
+)
+def test_a_tpu_topology_libtpu_could_not_read_is_a_start_up_failure(text):
+    failures = explain_error(text).failures
+    assert [f.family for f in failures] == [Family.BACKEND_STARTUP]
+    assert failures[0].platform is Platform.TPU and failures[0].advice_kind == "install"
+    assert "global TPU topology" in failures[0].finding.suggestion

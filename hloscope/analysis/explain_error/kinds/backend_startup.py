@@ -49,7 +49,8 @@ _OPENING = re.compile(
     r"|/(?P<accel>dev/(?:accel|vfio/)\d+)"
     r"(?: \((?P<accel_why>[^)\n]+)\))?"
     # libtpu failing to bring the chips up, or crashing while it does.
-    r"|Failed to initialize TPU system(?: with error)?: ?(?P<tpu_sys>[^\n]*)"
+    r"|Failed to (?:initialize TPU system(?: with error)?: ?|get global TPU topology\.? ?)"
+    r"(?P<tpu_sys>[^\n]*)"
     r"|\*\*\* (?P<signal>SIG[A-Z]+) \([^\n]*received by PID"
     # A plugin or jaxlib of another version than the jax (or jaxlib) installed.
     r"|JAX plugin (?P<plugin>\w+) version (?P<plugin_v>\S+) is installed,\s+but it is not\s+"
@@ -230,7 +231,11 @@ def _machine_form(log: Log, m: re.Match[str]) -> tuple[str, str, tuple[str, Advi
         text = _RELEASE.format(pid=number + why) + _STALE_LOCK
         return "backend tpu", "tpu", (text, AdviceKind.RELEASE_DEVICE)
     if m["tpu_sys"] is not None:
-        detail = m["tpu_sys"].strip() or "no reason given"
+        detail = m["tpu_sys"].strip().lstrip(".").strip() or (
+            "it could not read the global TPU topology"
+            if "topology" in m.group()
+            else "no reason given"
+        )
         kind = AdviceKind.RELEASE_DEVICE if _MMAP_OR_BUSY.search(detail) else AdviceKind.INSTALL
         return "backend tpu", "tpu", (_TPU_SYSTEM.format(detail=detail[:200]), kind)
     if m["signal"]:
