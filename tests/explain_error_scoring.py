@@ -117,6 +117,9 @@ FRESH_TEST = "fresh-2026-12-06"
 #: The second fresh part (45 logs, threads of 2024-11-19 to 2026-08-26), collected blind by two
 #: helpers who wrote no code while the rules were written elsewhere; scored once, 10:10 UTC.
 FRESH2_TEST = "fresh2-2026-12-06"
+#: The third (30 logs, threads of 2024-12-23 to 2026-09-16), collected blind while the third round
+#: of rules was written from older threads; scored once, 10:40 UTC.
+FRESH3_TEST = "fresh3-2026-12-06"
 
 
 def tally(

@@ -21,6 +21,7 @@ import pytest
 from tests.explain_error_scoring import (
     FIRST_TEST,
     FRESH2_TEST,
+    FRESH3_TEST,
     FRESH_TEST,
     TRUTH_KEYS,
     Case,
@@ -39,7 +40,9 @@ from tests.explain_error_scoring import (
 # their first scoring, the honest measure of logs never seen (issue 35 asks 0.90 and 0.75).
 # Then a second fresh part, 45 logs (threads of 2024-11-19 to 2026-08-26, collected blind while
 # the second round of rules was written from older threads): 27/45 and 18/45 at its first
-# scoring (the first fresh part, not read since, moved to 22/46 and 17/46).
+# scoring (the first fresh part, not read since, moved to 22/46 and 17/46). A third fresh part,
+# 30 logs (threads of 2024-12-23 to 2026-09-16, collected blind during the third round of rules):
+# 16/30 and 10/30 at its first scoring.
 # The floors guard what was measured; no rule may be written for a test log to raise them.
 FLOORS = {
     # Measured after the recognisers keyed on stable tokens (49/49 and 48/49, 24/24 and
@@ -49,10 +52,11 @@ FLOORS = {
     # The date corpus's dev part after the structural user line and the crash, Pallas and
     # explicit-sharding families (issue 35, second round): 61/61 and 60/61.
     ("date", "dev", None): {"recognised": 0.98, "fully_right": 0.98},
-    ("date", "test", None): {"recognised": 0.64, "fully_right": 0.50},
+    ("date", "test", None): {"recognised": 0.63, "fully_right": 0.48},
     ("date", "test", FIRST_TEST): {"recognised": 0.91, "fully_right": 0.81},
     ("date", "test", FRESH_TEST): {"recognised": 0.47, "fully_right": 0.36},
     ("date", "test", FRESH2_TEST): {"recognised": 0.60, "fully_right": 0.40},
+    ("date", "test", FRESH3_TEST): {"recognised": 0.53, "fully_right": 0.33},
 }
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
