@@ -19,7 +19,7 @@ from .log import Log, class_before
 from .record import Failure, Family
 from .user_line import user_source
 
-__all__ = ["make_failure", "jax_message_failure", "UNSET"]
+__all__ = ["make_failure", "traced_failure", "jax_message_failure", "UNSET"]
 
 
 class _Unset:
@@ -69,6 +69,33 @@ def make_failure(
     return Failure(family, finding, message=detail, stack=stack, error_class=error_class, **fields)
 
 
+def traced_failure(
+    family: Family,
+    log: Log,
+    start: int,
+    *,
+    stack: list[StackFrame],
+    op: str,
+    reason: Reason,
+    advice: Advice | tuple[str, str],
+    **fields: Any,
+) -> Failure:
+    """The failure of a message raised from Python with ``stack`` for its traceback: its
+    function is the one JAX names in the message's paragraph, or the innermost user frame's."""
+    function = jax_function(log, start, paragraph_end(log, start), stack)
+    return make_failure(
+        family,
+        log,
+        start,
+        op=op,
+        reason=reason,
+        advice=advice,
+        function=function,
+        stack=stack,
+        **fields,
+    )
+
+
 def jax_message_failure(
     family: Family,
     log: Log,
@@ -80,19 +107,15 @@ def jax_message_failure(
     **fields: Any,
 ) -> Failure:
     """The failure of a JAX message whose words may start mid-line (after the exception's
-    class): its traceback is the one before it, its function the one JAX names (or the
-    innermost user frame's), its headline the whole line."""
-    stack = log.traceback_before(start)
-    function = jax_function(log, start, paragraph_end(log, start), stack)
-    return make_failure(
+    class): its traceback is the one before it, its headline the whole line."""
+    return traced_failure(
         family,
         log,
         start,
+        stack=log.traceback_before(start),
         op=op,
         reason=reason,
         advice=advice,
-        function=function,
-        stack=stack,
         headline_at=log.text.rfind("\n", 0, start) + 1,
         **fields,
     )

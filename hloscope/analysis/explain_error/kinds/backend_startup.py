@@ -20,9 +20,8 @@ from collections.abc import Iterator
 from ...unsupported.findings import Reason
 from ...unsupported.fixes import suggest
 from ..advice import AdviceKind, torch_xla_log
-from ..build import make_failure
+from ..build import traced_failure
 from ..device import named_accelerator, platform_of
-from ..functions import jax_function, paragraph_end
 from ..log import Log, status_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -305,15 +304,14 @@ def _machine(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     hints = []
     if m["plugin"]:
         hints.append("a RuntimeWarning: the program runs on, without the plugin's device")
-    yield make_failure(
+    yield traced_failure(
         Family.BACKEND_STARTUP,
         log,
         m.start(),
+        stack=stack,
         op=op,
         reason=Reason.RUNTIME,  # nothing was compiled: the machine or its packages failed
         advice=(text, kind),
-        function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),
-        stack=stack,
         device=device or None,
         platform=platform,
         headline_at=start,
@@ -350,15 +348,14 @@ def _startup(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     op = {"cudnn": "cuDNN", "cublas": "cuBLAS"}.get(_handle(m) or "", "")
     if m.group().startswith(_DNN_FAILED):
         op = "cuDNN"
-    yield make_failure(
+    yield traced_failure(
         Family.BACKEND_STARTUP,
         log,
         m.start(),
+        stack=stack,
         op=op or f"backend {backend}",
         reason=Reason.COMPILE_ERROR,
         advice=(text, kind),
-        function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),
-        stack=stack,
         source=user_source(stack),
         device=device,
         platform=platform,

@@ -34,9 +34,8 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
-from ..build import make_failure
+from ..build import traced_failure
 from ..device import named_accelerator
-from ..functions import jax_function, paragraph_end
 from ..log import Log, status_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -251,15 +250,14 @@ def _cuda_library(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     stack = log.traceback_before(start)
     name = named_accelerator(log.text)
     (kind, text), *more = advice
-    failure = make_failure(
+    failure = traced_failure(
         Family.BACKEND_STARTUP,
         log,
         m.start(),
+        stack=stack,
         op=op,
         reason=Reason.RUNTIME,  # nothing was compiled: the machine's libraries failed
         advice=(text, kind),
-        function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),
-        stack=stack,
         device=f"gpu ({name})" if name else "gpu",
         platform=Platform.GPU,
         headline_at=start,

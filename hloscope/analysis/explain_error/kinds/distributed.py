@@ -33,8 +33,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import make_failure
-from ..functions import jax_function, paragraph_end
+from ..build import make_failure, traced_failure
 from ..log import Log, status_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -147,16 +146,15 @@ def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         advice = (_HOSTS.format(missing=_missing(tasks)), AdviceKind.CHECK_HOSTS)
     hints = [f"waited for: {', '.join(tasks)}"] if tasks else []
     stack = log.traceback_before(start)
-    yield make_failure(
+    yield traced_failure(
         Family.DISTRIBUTED,
         log,
         m.start(),
+        stack=stack,
         op=op,
         reason=Reason.RUNTIME,
         advice=advice,
         node=", ".join(tasks),
-        function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),
-        stack=stack,
         headline_at=start,
         status=status_before(log, m.start()) or _status_in(log, start, m.start()),
         hints=hints,

@@ -7,10 +7,9 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import advise
-from ..build import make_failure
+from ..build import traced_failure
 from ..device import platform_of
 from ..forms import Form, alternation, form_of
-from ..functions import jax_function, paragraph_end
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -67,17 +66,14 @@ def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     else:
         platform = Platform.TPU if form.group.startswith("tpu") else None
         device = "tpu" if platform else None
-    stack = log.traceback_before(m.start())
-    function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
-    yield make_failure(
+    yield traced_failure(
         Family.MISSING_LOWERING,
         log,
         m.start(),
+        stack=log.traceback_before(m.start()),
         op=op,
         reason=form.reason,
         advice=advise((op, *form.fix_keys), form.reason),
-        function=function,
-        stack=stack,
         device=device,
         platform=platform,
         hints=[form.meaning],

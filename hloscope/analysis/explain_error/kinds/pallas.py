@@ -33,9 +33,8 @@ from ....hlo.metadata import StackFrame
 from ....units import format_bytes
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind, advise
-from ..build import make_failure
+from ..build import traced_failure
 from ..device import platform_of
-from ..functions import jax_function, paragraph_end
 from ..log import Log, clean_message
 from ..mlir_location import location_op, location_source
 from ..recogniser import Recogniser
@@ -278,16 +277,14 @@ def _simple(
 ) -> Failure:
     at = m.start() if stack_at is None else stack_at
     stack = _kernel_frames(log.traceback_before(at))
-    function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
-    return make_failure(
+    return traced_failure(
         Family.PALLAS,
         log,
         m.start(),
+        stack=stack,
         op=op,
         reason=reason,
         advice=advice,
-        function=function,
-        stack=stack,
         source=source or user_source(stack),
         device="tpu",
         platform=platform_of("tpu"),
@@ -315,17 +312,14 @@ def _kernel_frames(stack: list[StackFrame]) -> list[StackFrame]:
 
 def _not_here(log: Log, m: re.Match[str]) -> Failure:
     device = m["platform"] or "cpu"
-    stack = log.traceback_before(m.start())
-    function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
-    return make_failure(
+    return traced_failure(
         Family.PALLAS,
         log,
         m.start(),
+        stack=log.traceback_before(m.start()),
         op="pallas_call",
         reason=Reason.NO_LOWERING,
         advice=advise(("pallas_call", "tpu_custom_call"), Reason.NO_LOWERING),
-        function=function,
-        stack=stack,
         device=device,
         platform=platform_of(device),
         hints=[_ON_ONE_PLATFORM],

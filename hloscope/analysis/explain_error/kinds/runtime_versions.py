@@ -20,9 +20,9 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
-from ..build import make_failure
+from ..build import make_failure, traced_failure
 from ..device import platform_of
-from ..functions import jax_function, paragraph_end
+from ..functions import paragraph_end
 from ..log import Log, status_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -127,15 +127,14 @@ def _runtime_versions(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     op, text = read
     start = log.text.rfind("\n", 0, m.start()) + 1
     stack = log.traceback_before(start)
-    yield make_failure(
+    yield traced_failure(
         Family.BACKEND_STARTUP,
         log,
         m.start(),
+        stack=stack,
         op=op,
         reason=Reason.RUNTIME,
         advice=(text, AdviceKind.INSTALL),
-        function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),
-        stack=stack,
         device="tpu" if tpu else None,
         platform=Platform.TPU if tpu else None,
         headline_at=start,

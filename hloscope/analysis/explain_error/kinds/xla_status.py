@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import Advice, AdviceKind, advise
-from ..build import make_failure
+from ..build import make_failure, traced_failure
 from ..device import platform_of
 from ..forms import Form, alternation, form_of
 from ..functions import jax_function, paragraph_end
@@ -598,15 +598,14 @@ def _other_family(log: Log, m: re.Match[str], form: Form) -> Failure | None:
     if any(r.pattern.search(log.text, start, end) for r in _MORE_PRECISE):
         return None  # that family's own reader explains the message (the code is dropped)
     stack = log.traceback_before(m.start())
-    return make_failure(
+    return traced_failure(
         family,
         log,
         m.start(),
+        stack=stack,
         op=form.op,
         reason=Reason.RUNTIME,
         advice=advice,
-        function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),
-        stack=stack,
         headline_at=start,
         status=form.op,
         more_advice=more,
