@@ -220,16 +220,7 @@ class Log:
         head = self.text.find(TRACEBACK_HEADER, pos, pos + within)
         if head < 0:
             return []
-        frames, at = [], self.line_end(head) + 1
-        while at < len(self.text):
-            found = PY_FRAME.match(self.text, at, self.line_end(at))
-            if found is None:
-                break
-            frames.append(frame_of(found))
-            at = self.line_end(found.end()) + 1
-            if at < len(self.text) and self.text[at : at + 1].isspace():
-                at = self.line_end(at) + 1  # the frame's source line
-        return frames[::-1]
+        return self._frame_lines(self.line_end(head) + 1, with_source=True)[::-1]
 
     def crash_stack_after(self, pos: int) -> list[StackFrame]:
         """The Python frames faulthandler printed when the process died after the message at
@@ -240,13 +231,21 @@ class Log:
             return []
         # faulthandler dumps every thread; the one that crashed is the "Current thread".
         head = next((h for h in heads if h[0].startswith("Current")), heads[0])
-        frames, at = [], self.line_end(head.end()) + 1
+        return self._frame_lines(self.line_end(head.end()) + 1, with_source=False)
+
+    def _frame_lines(self, at: int, *, with_source: bool) -> list[StackFrame]:
+        """The frames of the ``File "...", line N`` lines that follow each other from ``at``,
+        outermost first; ``with_source``: each may be followed by its indented source line (a
+        traceback's; faulthandler prints none, and indents the frames themselves)."""
+        frames = []
         while at < len(self.text):
             found = PY_FRAME.match(self.text, at, self.line_end(at))
             if found is None:
                 break
             frames.append(frame_of(found))
             at = self.line_end(found.end()) + 1
+            if with_source and at < len(self.text) and self.text[at : at + 1].isspace():
+                at = self.line_end(at) + 1  # the frame's source line
         return frames
 
     def traceback_repeating(self, pos: int) -> list[StackFrame]:
