@@ -25,12 +25,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import jax_message_failure
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+from .jax_shape import shape_failure
 
 __all__ = ["GENERAL", "RECOGNISER"]
 
@@ -128,14 +127,7 @@ def _read_general(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
 
 def _jax_operands(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     op, text, kind = _read(m)
-    failure = jax_message_failure(
-        Family.JAX_SHAPE,
-        log,
-        m.start(),
-        op=op,
-        reason=Reason.TRACING,
-        advice=(text, kind),
-    )
+    failure = shape_failure(log, m, op, (text, kind))
     failure.fallback = m.re is _GENERAL
     yield failure
 

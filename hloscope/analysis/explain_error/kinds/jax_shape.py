@@ -20,7 +20,7 @@ from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
-__all__ = ["RECOGNISER"]
+__all__ = ["RECOGNISER", "shape_failure"]
 
 _OPENING = re.compile(
     r"requires (?P<what>[a-z ]+?) to have the same shape, "
@@ -51,14 +51,16 @@ def _jax_shape(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         "checkpoint or config from another model, an off-by-one)",
         AdviceKind.FIX_SHAPES,
     )
-    yield jax_message_failure(
-        Family.JAX_SHAPE,
-        log,
-        m.start(),
-        op=op,
-        reason=Reason.TRACING,
-        advice=advice,
-        hints=[detail],
+    yield shape_failure(log, m, op, advice, hints=[detail])
+
+
+def shape_failure(
+    log: Log, m: re.Match[str], op: str, advice: tuple[str, str], **fields: object
+) -> Failure:
+    """The failure of an op that refused its operands (their shapes, ranks or structure)
+    while JAX traced it: the same on every platform, the user's line the innermost of theirs."""
+    return jax_message_failure(
+        Family.JAX_SHAPE, log, m.start(), op=op, reason=Reason.TRACING, advice=advice, **fields
     )
 
 

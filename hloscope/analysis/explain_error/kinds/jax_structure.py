@@ -24,12 +24,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import jax_message_failure
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+from .jax_shape import shape_failure
 
 __all__ = ["RECOGNISER"]
 
@@ -198,14 +197,7 @@ def _jax_structure(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if read is None:
         return
     op, text, kind = read
-    yield jax_message_failure(
-        Family.JAX_SHAPE,
-        log,
-        m.start(),
-        op=op,
-        reason=Reason.TRACING,
-        advice=(text, kind),
-    )
+    yield shape_failure(log, m, op, (text, kind))
 
 
 RECOGNISER = Recogniser(Family.JAX_SHAPE, _OPENING, _jax_structure)
