@@ -15,11 +15,11 @@ from ...hlo.metadata import StackFrame
 from ..unsupported.findings import Finding, Reason
 from .advice import Advice
 from .functions import function_chain, jax_function, paragraph_end
-from .log import Log, class_before
+from .log import Log, class_before, status_before
 from .record import Failure, Family
 from .user_line import user_source
 
-__all__ = ["make_failure", "traced_failure", "jax_message_failure", "UNSET"]
+__all__ = ["make_failure", "traced_failure", "jax_message_failure", "line_failure", "UNSET"]
 
 
 class _Unset:
@@ -117,5 +117,34 @@ def jax_message_failure(
         reason=reason,
         advice=advice,
         headline_at=log.text.rfind("\n", 0, start) + 1,
+        **fields,
+    )
+
+
+def line_failure(
+    family: Family,
+    log: Log,
+    start: int,
+    *,
+    op: str,
+    reason: Reason,
+    advice: Advice | tuple[str, str],
+    **fields: Any,
+) -> Failure:
+    """The failure of a runtime's message on a log line of its own, after the logger's prefix:
+    its traceback is the one before the line, its headline the whole line, its status the
+    code named before ``start`` unless ``status`` is given."""
+    line = log.text.rfind("\n", 0, start) + 1
+    if "status" not in fields:
+        fields["status"] = status_before(log, start)
+    return traced_failure(
+        family,
+        log,
+        start,
+        stack=log.traceback_before(line),
+        op=op,
+        reason=reason,
+        advice=advice,
+        headline_at=line,
         **fields,
     )

@@ -20,12 +20,11 @@ from collections.abc import Iterator
 from ...unsupported.findings import Reason
 from ...unsupported.fixes import suggest
 from ..advice import AdviceKind, torch_xla_log
-from ..build import traced_failure
+from ..build import line_failure
 from ..device import named_accelerator, platform_of
-from ..log import Log, status_before
+from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
-from ..user_line import user_source
 
 __all__ = ["RECOGNISER"]
 
@@ -299,23 +298,19 @@ def _machine(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return
     op, device, (text, kind) = read
     start = log.text.rfind("\n", 0, m.start()) + 1
-    stack = log.traceback_before(start)
     platform = platform_of(device) if device else platform_of(log.headline(start))
     hints = []
     if m["plugin"]:
         hints.append("a RuntimeWarning: the program runs on, without the plugin's device")
-    yield traced_failure(
+    yield line_failure(
         Family.BACKEND_STARTUP,
         log,
         m.start(),
-        stack=stack,
         op=op,
         reason=Reason.RUNTIME,  # nothing was compiled: the machine or its packages failed
         advice=(text, kind),
         device=device or None,
         platform=platform,
-        headline_at=start,
-        status=status_before(log, m.start()),
         hints=hints,
     )
 
@@ -330,7 +325,6 @@ def _startup(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return
     if _handle(m) == "cudnn" and _DNN_FAILED in log.text[m.end() : m.end() + 8192]:
         return  # the DNN failure below says it, with these lines as its causes
-    start = log.text.rfind("\n", 0, m.start()) + 1
     backend, message = _backend(m)
     text, kind = _advice(log, m, backend, message)
     if kind is AdviceKind.INSTALL and torch_xla_log(log.text):
@@ -344,23 +338,18 @@ def _startup(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m.group().startswith(_DNN_FAILED):
         window = log.text[max(0, m.start() - 8192) : m.start()]
         hints = list(dict.fromkeys(c.group() for c in _CUDNN_CAUSES.finditer(window)))
-    stack = log.traceback_before(start)
     op = {"cudnn": "cuDNN", "cublas": "cuBLAS"}.get(_handle(m) or "", "")
     if m.group().startswith(_DNN_FAILED):
         op = "cuDNN"
-    yield traced_failure(
+    yield line_failure(
         Family.BACKEND_STARTUP,
         log,
         m.start(),
-        stack=stack,
         op=op or f"backend {backend}",
         reason=Reason.COMPILE_ERROR,
         advice=(text, kind),
-        source=user_source(stack),
         device=device,
         platform=platform,
-        headline_at=start,
-        status=status_before(log, m.start()),
         hints=hints,
     )
 

@@ -34,9 +34,9 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
-from ..build import traced_failure
+from ..build import line_failure
 from ..device import named_accelerator
-from ..log import Log, status_before
+from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
@@ -246,22 +246,17 @@ def _cuda_library(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if read is None:
         return
     op, advice = read
-    start = log.text.rfind("\n", 0, m.start()) + 1
-    stack = log.traceback_before(start)
     name = named_accelerator(log.text)
     (kind, text), *more = advice
-    failure = traced_failure(
+    failure = line_failure(
         Family.BACKEND_STARTUP,
         log,
         m.start(),
-        stack=stack,
         op=op,
         reason=Reason.RUNTIME,  # nothing was compiled: the machine's libraries failed
         advice=(text, kind),
         device=f"gpu ({name})" if name else "gpu",
         platform=Platform.GPU,
-        headline_at=start,
-        status=status_before(log, m.start()),
         more_advice=[(str(k), t) for k, t in more],
     )
     if m["factory"]:

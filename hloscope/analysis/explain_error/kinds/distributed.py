@@ -33,7 +33,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import make_failure, traced_failure
+from ..build import line_failure, make_failure
 from ..log import Log, status_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -145,17 +145,14 @@ def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         op = f"barrier {barrier}" if barrier else "cluster registration"
         advice = (_HOSTS.format(missing=_missing(tasks)), AdviceKind.CHECK_HOSTS)
     hints = [f"waited for: {', '.join(tasks)}"] if tasks else []
-    stack = log.traceback_before(start)
-    yield traced_failure(
+    yield line_failure(
         Family.DISTRIBUTED,
         log,
         m.start(),
-        stack=stack,
         op=op,
         reason=Reason.RUNTIME,
         advice=advice,
         node=", ".join(tasks),
-        headline_at=start,
         status=status_before(log, m.start()) or _status_in(log, start, m.start()),
         hints=hints,
     )

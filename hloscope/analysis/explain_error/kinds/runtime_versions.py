@@ -20,10 +20,10 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
-from ..build import make_failure, traced_failure
+from ..build import line_failure, make_failure
 from ..device import platform_of
 from ..functions import paragraph_end
-from ..log import Log, status_before
+from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
@@ -125,20 +125,15 @@ def _runtime_versions(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if read is None:
         return
     op, text = read
-    start = log.text.rfind("\n", 0, m.start()) + 1
-    stack = log.traceback_before(start)
-    yield traced_failure(
+    yield line_failure(
         Family.BACKEND_STARTUP,
         log,
         m.start(),
-        stack=stack,
         op=op,
         reason=Reason.RUNTIME,
         advice=(text, AdviceKind.INSTALL),
         device="tpu" if tpu else None,
         platform=Platform.TPU if tpu else None,
-        headline_at=start,
-        status=status_before(log, m.start()),
     )
 
 
