@@ -32,6 +32,7 @@ from typing import Any
 
 from ..devices import DeviceSpec
 from ..hlo.model import Module
+from ..json_fields import json_fields
 
 __all__ = [
     "Goal",
@@ -104,31 +105,12 @@ class VariantOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name,
-            "settings": self.settings,
-            "applicable": self.applicable,
-            "compiled": self.compiled,
-            "error": self.error,
-            "fits": self.fits,
-            "peak_bytes": self.peak_bytes,
-            "flops": self.flops,
-            "hbm_bytes": self.hbm_bytes,
-            "collective_bytes": self.collective_bytes,
-            "exposed_comm_s": self.exposed_comm_s,
-            "step_s": self.step_s,
-            "no_effect": self.no_effect,
-            "no_effect_of": self.no_effect_of,
-            "same_as": self.same_as,
-            "effect": self.effect,
-            "effect_of": self.effect_of,
-            "compared_to": self.compared_to,
-            "mesh": self.mesh,
-            "placement": self.placement,
-            "compile_s": self.compile_s,
-            "cached": self.cached,
-            "module_file": self.module_file,
-            "memory": self.memory,
-            "log": self.log,
+            **json_fields(
+                self,
+                "name settings applicable compiled error fits peak_bytes flops hbm_bytes "
+                "collective_bytes exposed_comm_s step_s no_effect no_effect_of same_as effect "
+                "effect_of compared_to mesh placement compile_s cached module_file memory log",
+            ),
             "sharding_warnings": sharding_warnings(self),
         }
 
