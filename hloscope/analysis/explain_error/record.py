@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from ...hlo.metadata import StackFrame
+from ...json_fields import json_fields
 from ..memory.oom_log import OomReport
 from ..unsupported.findings import CheckReport, Finding, Platform
 from .allocation import Allocation
@@ -235,27 +236,16 @@ class Failure:
         """:meth:`Finding.to_dict` plus what the message said about where and how."""
         return {
             **self.finding.to_dict(),
-            "family": str(self.family),
-            "message": self.message,
-            "error_class": self.error_class,
-            "status": self.status,
-            "device": self.device,
-            "platform": str(self.platform) if self.platform else None,
+            **json_fields(self, "family message error_class status device platform"),
             "graph": self.graph.name if self.graph else None,
             "graph_id": self.graph.id if self.graph else None,
             "function_chain": [ref.name for ref in self.chain],
             "function_ids": [ref.id for ref in self.chain],
             "user_stack": [frame_dict(frame) for frame in self.user_stack],
             "defined_at": frame_dict(self.defined_at) if self.defined_at else None,
-            "count": self.count,
-            "layer": self.layer,
-            "occurrences": self.occurrences,
-            "hints": list(self.hints),
-            "advice_kind": self.advice_kind,
+            **json_fields(self, "count layer occurrences hints advice_kind"),
             "more_advice": [{"kind": kind, "fix": fix} for kind, fix in self.more_advice],
-            "source_in_library": self.source_in_library,
-            "framework": self.framework,
-            "libraries": list(self.libraries),
+            **json_fields(self, "source_in_library framework libraries"),
         } | self._optional_dicts()
 
     def _optional_dicts(self) -> dict[str, Any]:
