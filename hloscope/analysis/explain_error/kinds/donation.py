@@ -22,10 +22,10 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
-from ..build import jax_message_failure
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+from .jax_call import call_failure
 
 __all__ = ["RECOGNISER"]
 
@@ -76,13 +76,12 @@ def _donation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     said = m["don_platform"] or m["don_warned"]
     if said:
         platform = said.strip("([']").lower()
-        yield jax_message_failure(
-            Family.JAX_CALL,
+        yield call_failure(
             log,
-            m.start(),
-            op="donation",
-            reason=Reason.RUNTIME,
-            advice=(_NOT_ON_CPU, AdviceKind.HARMLESS),
+            m,
+            "donation",
+            Reason.RUNTIME,
+            (_NOT_ON_CPU, AdviceKind.HARMLESS),
             device=platform,
             platform=Platform.CPU if platform == "cpu" else None,
             hints=["a warning, not a failure: the call ran"],
@@ -98,13 +97,12 @@ def _donation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     else:
         node = f"argument {m['don_arg']}" if m["don_arg"] else ""
         text = _REUSED.format(what=f"argument {m['don_arg']}" if m["don_arg"] else "the array")
-    yield jax_message_failure(
-        Family.JAX_CALL,
+    yield call_failure(
         log,
-        m.start(),
-        op="donated array",
-        reason=Reason.RUNTIME,
-        advice=(text, AdviceKind.REUSED_DONATION),
+        m,
+        "donated array",
+        Reason.RUNTIME,
+        (text, AdviceKind.REUSED_DONATION),
         node=node,
         status="INVALID_ARGUMENT",
     )
@@ -131,13 +129,12 @@ def _other_words(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         platform: Platform | None = Platform.CPU
     else:
         advice, platform = (_UNUSED, AdviceKind.UNUSED_DONATION), None
-    yield jax_message_failure(
-        Family.JAX_CALL,
+    yield call_failure(
         log,
-        m.start(),
-        op="donation",
-        reason=Reason.RUNTIME,
-        advice=advice,
+        m,
+        "donation",
+        Reason.RUNTIME,
+        advice,
         platform=platform,
         device="cpu" if platform else None,
     )

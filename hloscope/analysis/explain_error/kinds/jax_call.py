@@ -35,7 +35,7 @@ from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
-__all__ = ["RECOGNISER"]
+__all__ = ["RECOGNISER", "call_failure"]
 
 _OPENING = re.compile(
     r"Non-hashable static arguments are not supported\.(?: An error occurred (?:during a call "
@@ -232,8 +232,16 @@ def _function_name(fn: str) -> str:
 def _failure(
     log: Log, m: re.Match[str], op: str, reason: Reason, advice: str, kind: AdviceKind
 ) -> Failure:
+    return call_failure(log, m, op, reason, (advice, kind))
+
+
+def call_failure(
+    log: Log, m: re.Match[str], op: str, reason: Reason, advice: tuple[str, str], **fields: object
+) -> Failure:
+    """The failure of a JAX message about how a function was called (its arguments, keys,
+    static settings, donations), raised from the call."""
     return jax_message_failure(
-        Family.JAX_CALL, log, m.start(), op=op, reason=reason, advice=(advice, kind)
+        Family.JAX_CALL, log, m.start(), op=op, reason=reason, advice=advice, **fields
     )
 
 
