@@ -13,13 +13,20 @@ from typing import Any
 
 from ...hlo.metadata import StackFrame
 from ..unsupported.findings import Finding, Reason
-from .advice import Advice
+from .advice import Advice, advise
 from .functions import function_chain, jax_function, paragraph_end
 from .log import Log, class_before, status_before
 from .record import Failure, Family
 from .user_line import user_source
 
-__all__ = ["make_failure", "traced_failure", "jax_message_failure", "line_failure", "UNSET"]
+__all__ = [
+    "make_failure",
+    "traced_failure",
+    "jax_message_failure",
+    "line_failure",
+    "no_kernel_failure",
+    "UNSET",
+]
 
 
 class _Unset:
@@ -148,3 +155,18 @@ def line_failure(
         headline_at=line,
         **fields,
     )
+
+
+def no_kernel_failure(
+    family: Family,
+    log: Log,
+    start: int,
+    *,
+    op: str,
+    advice_platform: str | None = None,
+    **fields: Any,
+) -> Failure:
+    """The failure of a TensorFlow op that XLA has no kernel for: the advice is the op's own
+    row (one about ``advice_platform`` when that is known), else the generic one."""
+    advice = advise((op,), Reason.NO_KERNEL, advice_platform)
+    return make_failure(family, log, start, op=op, reason=Reason.NO_KERNEL, advice=advice, **fields)

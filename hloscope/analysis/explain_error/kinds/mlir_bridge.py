@@ -5,9 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from ...unsupported.findings import Reason
-from ..advice import advise
-from ..build import make_failure
+from ..build import no_kernel_failure
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -43,13 +41,11 @@ def _mlir_bridge(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return
     for name, count in items:
         op = name.removeprefix("tf.")
-        yield make_failure(
+        yield no_kernel_failure(
             Family.MLIR_BRIDGE,
             log,
             m.start(),
             op=op,
-            reason=Reason.NO_KERNEL,
-            advice=advise((op,), Reason.NO_KERNEL),
             count=count,
             hints=[_MLIR_HINT],
             error_class=None,

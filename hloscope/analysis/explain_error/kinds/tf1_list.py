@@ -6,9 +6,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from ...unsupported.findings import Reason
-from ..advice import advise
-from ..build import make_failure
+from ..build import no_kernel_failure
 from ..device import platform_of
 from ..log import Log
 from ..recogniser import Recogniser
@@ -23,13 +21,11 @@ def _tf1_list(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     graph = FunctionRef.of(m["graph"])
     counts = Counter(op.strip() for op in m["ops"].split(","))
     for op, count in counts.items():
-        yield make_failure(
+        yield no_kernel_failure(
             Family.TF1_LIST,
             log,
             m.start(),
             op=op,
-            reason=Reason.NO_KERNEL,
-            advice=advise((op,), Reason.NO_KERNEL),
             function=graph.name,
             stack=stack,
             device=m["device"],

@@ -13,9 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...unsupported.findings import Reason
-from ..advice import advise
-from ..build import make_failure
+from ..build import no_kernel_failure
 from ..device import platform_of
 from ..log import Log
 from ..recogniser import Recogniser
@@ -40,13 +38,12 @@ def _tf_kernel(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return  # inside "Detected unsupported operations ...": .tf2xla reads it whole
     op, device = m["kernel_op"], m["kernel_device"]
     platform = platform_of(device.removeprefix("XLA_").removesuffix("_JIT"))
-    yield make_failure(
+    yield no_kernel_failure(
         Family.TF2XLA,
         log,
         m.start(),
         op=op,
-        reason=Reason.NO_KERNEL,
-        advice=advise((op,), Reason.NO_KERNEL, str(platform or "")),
+        advice_platform=str(platform or ""),
         node=m["kernel_tagged"] or m["kernel_node"] or "",
         stack=log.traceback_before(start),
         device=device,
