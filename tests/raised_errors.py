@@ -12,6 +12,24 @@ import subprocess
 import sys
 from pathlib import Path
 
+#: The loop a program of cases ends with: each case's name, then its traceback (or nothing).
+EVERY_CASE = """
+for name, case in list(globals().items()):
+    if callable(case) and getattr(case, "__module__", "") == "__main__":
+        print("@@@", name)
+        try:
+            case()
+        except Exception:
+            traceback.print_exc(file=sys.stdout)
+"""
+
+
+def cases_of(program: Path, source: str, **env: str) -> tuple[Path, dict[str, str]]:
+    """Write ``source`` (the cases, without the loop) and :data:`EVERY_CASE` to ``program``,
+    run it, and return the program with each case's traceback by name."""
+    program.write_text(source + EVERY_CASE)
+    return program, run_cases(program, **env)
+
 
 def run_cases(program: Path, **env: str) -> dict[str, str]:
     """Each case's printed traceback, by name, from running ``program`` with ``env`` added."""

@@ -17,7 +17,7 @@ import pytest
 
 from hloscope.analysis.explain_error import Family, explain_error
 from hloscope.analysis.unsupported import Platform
-from tests.raised_errors import marked_line, run_cases
+from tests.raised_errors import cases_of, marked_line, run_cases
 
 FAMILY_LOGS = Path(__file__).parent / "data" / "family_logs"
 CORPUS = Path(__file__).parent / "data" / "error_logs"
@@ -1241,22 +1241,12 @@ def axis_index_unbound():
 
 def psum_unbound():
     jax.jit(lambda a: jax.lax.psum(a, "x"))(jnp.ones(4))  # fails here: psum_unbound
-
-for name, case in list(globals().items()):
-    if callable(case) and getattr(case, "__module__", "") == "__main__":
-        print("@@@", name)
-        try:
-            case()
-        except Exception:
-            traceback.print_exc(file=sys.stdout)
 """
 
 
 @pytest.fixture(scope="module")
 def sharding_era(tmp_path_factory):
-    program = tmp_path_factory.mktemp("sharding_era") / "cases.py"
-    program.write_text(_SHARDING_ERA)
-    return program, run_cases(program)
+    return cases_of(tmp_path_factory.mktemp("sharding_era") / "cases.py", _SHARDING_ERA)
 
 
 @pytest.mark.parametrize(
@@ -1648,22 +1638,12 @@ def axis_sort():
 
 def value_type():
     return jax.jit(lambda: lambda x: x)()  # fails here: value_type
-
-for name, case in list(globals().items()):
-    if callable(case) and getattr(case, "__module__", "") == "__main__":
-        print("@@@", name)
-        try:
-            case()
-        except Exception:
-            traceback.print_exc(file=sys.stdout)
 """
 
 
 @pytest.fixture(scope="module")
 def operands(tmp_path_factory):
-    program = tmp_path_factory.mktemp("operands") / "operands.py"
-    program.write_text(_OPERANDS)
-    return program, run_cases(program)
+    return cases_of(tmp_path_factory.mktemp("operands") / "operands.py", _OPERANDS)
 
 
 @pytest.mark.parametrize(
