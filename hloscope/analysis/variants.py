@@ -24,7 +24,6 @@ traffic (each kernel's bytes less those on chip, :func:`~hloscope.analysis.hbm.h
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -145,19 +144,33 @@ class TryResult:
 
     def to_dict(self) -> dict[str, Any]:
         winner = self.winner
+        baseline, variants = self.baseline.to_dict(), [v.to_dict() for v in self.variants]
+        ranking = [v.name for v in self.ranked]
+        _prove(ranking, [baseline, *variants])
         return {
             "target": self.target,
             "device": self.device,
             "compiled_by": self.compiled_by,
             "memory_bytes": self.memory_bytes,
             "goal": str(self.goal),
-            "baseline": self.baseline.to_dict(),
-            "variants": [v.to_dict() for v in self.variants],
-            "ranking": [v.name for v in self.ranked],
+            "baseline": baseline,
+            "variants": variants,
+            "ranking": ranking,
             "winner": None if winner is None else winner.name,
             "change": self.change(),
             "notes": self.notes,
         }
+
+
+def _prove(ranking: Sequence[str], rows: Sequence[dict[str, Any]]) -> None:
+    """Give each warning ``proven_by``: the best-ranked variant without it (``None``: none)."""
+    from .variant_warnings import proven_by
+
+    by_name = {row["name"]: row for row in rows}
+    ranked = [by_name[name] for name in ranking if name in by_name]
+    for row in rows:
+        for warning in row["sharding_warnings"]:
+            warning["proven_by"] = proven_by(warning, ranked, row["name"])
 
 
 # ---- one module's figures -------------------------------------------------------------------
@@ -281,41 +294,20 @@ def rank(outcomes: Sequence[VariantOutcome], goal: Goal) -> list[VariantOutcome]
 
 # ---- the SPMD partitioner's warnings ----------------------------------------------------------
 
-_INVOLUNTARY = re.compile(
-    r"Involuntary full rematerialization.*?go from sharding (?P<src>\{.*?\}) to "
-    r"(?P<dst>\{.*?\})(?: efficiently)? (?:for|without doing a full rematerialization of the "
-    r"tensor for) HLO operation:? (?P<op>%[\w.-]+) = (?P<rest>.*)"
-)
-
 
 def sharding_warnings(outcome: VariantOutcome) -> list[dict[str, Any]]:
-    """The SPMD partitioner's "Involuntary full rematerialization" lines of ``outcome``'s
-    compile, one per place (``where``: your source line from the op's metadata, an argument
-    by its name, else the op's name), with the sharding it had (``from``), the one it was
-    needed in (``to``: give it that sharding where it is made, and the partitioner has
-    nothing to replicate) and how many times the log said it."""
-    places: dict[str, dict[str, Any]] = {}
-    for line in outcome.log:
-        found = _INVOLUNTARY.search(line)
-        if found is None:
-            continue
-        where = _where(found.group("op"), found.group("rest"))
-        place = places.setdefault(
-            where,
-            {"where": where, "from": found.group("src"), "to": found.group("dst"), "count": 0},
-        )
-        place["count"] += 1
-    return list(places.values())
+    """What the compile of ``outcome`` warns of, one entry per place and kind
+    (:mod:`~hloscope.analysis.variant_warnings`): the SPMD partitioner's "Involuntary full
+    rematerialization" lines (``where``, the sharding it had, ``from``, the one it was needed
+    in, ``to``, and ``count``), then, from its optimized module, the large arrays replicated
+    on every device and the collectives in loop bodies."""
+    from .variant_warnings import log_warnings, read_module_warnings
 
-
-def _where(op: str, rest: str) -> str:
-    source = re.search(r'source_file="([^"]+)" source_line=(\d+)', rest)
-    if source is not None:
-        return f"{source.group(1)}:{source.group(2)}"
-    name = re.search(r'op_name="([^"]+)"', rest)
-    if " parameter(" in rest and name is not None:
-        return f"argument {name.group(1)}"
-    return name.group(1) if name is not None else op
+    out = log_warnings(outcome.log)
+    if outcome.compiled and outcome.module_file:
+        mesh = tuple(sorted((outcome.mesh or {}).items()))
+        out += [dict(w) for w in read_module_warnings(outcome.module_file, mesh)]
+    return out
 
 
 # ---- the flag audit ------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..units import format_bytes, format_count, format_duration
 
-__all__ = ["render_try"]
+__all__ = ["render_try", "warning_words"]
 
 _COLUMNS = (("fits", 5), ("peak/dev", 10), ("FLOPs", 8), ("HBM", 9), ("coll.", 9), ("step", 9))
 
@@ -114,13 +114,7 @@ def _details(
         elif not row["compiled"] and row["error"]:
             lines.append(f"refused: {row['error']}")
         warned = row.get("sharding_warnings") or []
-        for warning in warned:
-            times = f" ({warning['count']} times)" if warning["count"] > 1 else ""
-            lines.append(
-                f"involuntary full rematerialization at {warning['where']}{times}: XLA "
-                f"replicates it to go from {warning['from']} to {warning['to']}; give it "
-                f"{warning['to']} where it is made{_avoided(warning, result, rows)}"
-            )
+        lines += [f"{warning_words(w)}{_avoided(w, result, rows)}" for w in warned]
         others = [line for line in row.get("log") or [] if "Involuntary" not in line]
         lines += [f"log: {line}" for line in others][:3]
         if not lines:
@@ -132,12 +126,40 @@ def _details(
             echo(textwrap.fill(line, width, initial_indent=f"{name}: ", subsequent_indent="    "))
 
 
+def warning_words(warning: Mapping[str, Any]) -> str:
+    """One warning of :func:`~hloscope.analysis.variants.sharding_warnings` in words: what,
+    where, and the change that avoids it."""
+    kind = warning.get("kind", "involuntary_remat")
+    times = f" ({warning['count']} times)" if warning["count"] > 1 else ""
+    if kind == "replicated_large":
+        return (
+            f"replicated on every device: {warning['where']}, {warning['shape']}, "
+            f"{format_bytes(warning['bytes'])} per device; shard it: {warning['to']}"
+        )
+    if kind == "all_gather_in_loop":
+        runs = warning.get("executions")
+        total = f" x{runs} = {format_bytes(warning['bytes'] * runs)}" if runs else ""
+        return (
+            f"{warning['op']} in a loop body at {warning['where']}{times}: "
+            f"{format_bytes(warning['bytes'])} per iteration{total} ({warning['from']}); "
+            "shard it so the loop needs no gather, or gather once outside it"
+        )
+    return (
+        f"involuntary full rematerialization at {warning['where']}{times}: XLA "
+        f"replicates it to go from {warning['from']} to {warning['to']}; give it "
+        f"{warning['to']} where it is made"
+    )
+
+
 def _avoided(
     warning: Mapping[str, Any],
     result: Mapping[str, Any],
     rows: Mapping[str, Mapping[str, Any]],
 ) -> str:
-    """`` (not in VARIANT)``: a compiled variant whose partitioner said nothing there."""
+    """`` (none in VARIANT)``: the best-ranked compiled variant without that warning."""
+    if "proven_by" in warning:
+        name = warning["proven_by"]
+        return f" (none in {name})" if name else " (none of the variants removes it)"
     for name in result["ranking"]:
         row = rows[name]
         places = {w["where"] for w in row.get("sharding_warnings") or []}

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...units import format_bytes, format_count, format_duration
+from ..try_text import warning_words
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...analysis.variants import TryResult
@@ -78,10 +79,7 @@ def _details(row: Mapping[str, Any]) -> list[str]:
     if row["error"]:
         lines.append(row["error"] if row["applicable"] else f"cannot apply: {row['error']}")
     for warning in row.get("sharding_warnings") or []:
-        lines.append(
-            f"involuntary full rematerialization at {warning['where']}: from {warning['from']} "
-            f"to {warning['to']}"
-        )
+        lines.append(warning_words(warning))
     return lines
 
 
