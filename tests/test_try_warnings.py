@@ -209,3 +209,18 @@ def test_data_parallel_replicates_the_weights_and_fsdp_proves_the_fix(tmp_path, 
     flat = " ".join(" ".join(lines).split())
     assert "dp: replicated on every device: argument params['w1']" in flat
     assert "(none in fsdp)" in flat
+
+
+def test_the_reports_what_if_section_shows_each_warning_and_its_proof(tmp_path):
+    from hloscope.render.html.try_section import try_section
+
+    (tmp_path / "dp.hlo").write_text(_scan(gather=False))
+    (tmp_path / "fsdp.hlo").write_text(_scan(replicated=False, gather=False))
+    base = _outcome("dp", tmp_path / "dp.hlo", 2.0)
+    fsdp = _outcome("fsdp", tmp_path / "fsdp.hlo", 1.0)
+    section = try_section(TryResult("m.py:f", "tpu-v5e:2x2", None, Goal.STEP, base, [fsdp]))
+    rows = {row.name: row for row in section.rows}
+    assert rows["fsdp"].details == []
+    (line,) = rows["dp"].details
+    assert line.startswith("replicated on every device: argument params['w'], f32[1024,1024]")
+    assert line.endswith("shard it: P('data', None) (none in fsdp)")

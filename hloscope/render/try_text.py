@@ -11,7 +11,7 @@ from typing import Any
 
 from ..units import format_bytes, format_count, format_duration
 
-__all__ = ["render_try", "warning_words"]
+__all__ = ["proof_words", "render_try", "warning_words"]
 
 _COLUMNS = (("fits", 5), ("peak/dev", 10), ("FLOPs", 8), ("HBM", 9), ("coll.", 9), ("step", 9))
 
@@ -151,6 +151,12 @@ def warning_words(warning: Mapping[str, Any]) -> str:
     )
 
 
+def proof_words(warning: Mapping[str, Any]) -> str:
+    """`` (none in VARIANT)``: the warning's ``proven_by``, the best variant without it."""
+    name = warning.get("proven_by")
+    return f" (none in {name})" if name else " (none of the variants removes it)"
+
+
 def _avoided(
     warning: Mapping[str, Any],
     result: Mapping[str, Any],
@@ -158,8 +164,7 @@ def _avoided(
 ) -> str:
     """`` (none in VARIANT)``: the best-ranked compiled variant without that warning."""
     if "proven_by" in warning:
-        name = warning["proven_by"]
-        return f" (none in {name})" if name else " (none of the variants removes it)"
+        return proof_words(warning)
     for name in result["ranking"]:
         row = rows[name]
         places = {w["where"] for w in row.get("sharding_warnings") or []}

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...units import format_bytes, format_count, format_duration
-from ..try_text import warning_words
+from ..try_text import proof_words, warning_words
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...analysis.variants import TryResult
@@ -79,7 +79,8 @@ def _details(row: Mapping[str, Any]) -> list[str]:
     if row["error"]:
         lines.append(row["error"] if row["applicable"] else f"cannot apply: {row['error']}")
     for warning in row.get("sharding_warnings") or []:
-        lines.append(warning_words(warning))
+        proof = proof_words(warning) if "proven_by" in warning else ""
+        lines.append(warning_words(warning) + proof)
     return lines
 
 
