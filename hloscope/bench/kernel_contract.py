@@ -3,17 +3,35 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .kernels import KernelTiming
-    from .traced import TracedKernel
+__all__ = ["TimedKernel", "kernel_contract"]
 
-__all__ = ["kernel_contract"]
+
+class TimedKernel(Protocol):
+    """What the entry reads of a kernel, timed alone or in the program (a protocol, so that
+    this module imports neither kind of kernel: each of them imports it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def median_s(self) -> float | None: ...
+    @property
+    def share(self) -> float | None: ...
+    @property
+    def flops(self) -> float: ...
+    @property
+    def bytes(self) -> float: ...
+    @property
+    def source(self) -> str | None: ...
+    @property
+    def below_s(self) -> float | None: ...
+    @property
+    def roofline(self) -> Any: ...
 
 
 def kernel_contract(
-    kernel: KernelTiming | TracedKernel,
+    kernel: TimedKernel,
     *,
     time_s: float | None,
     executions: float,
