@@ -166,14 +166,19 @@ PROGRAMS = {
     "scan": """
         import jax, jax.numpy as jnp
 
+        # A scan whose body holds enough kernels that XLA:TPU's code generation outlasts the
+        # watch's two looks (with one matmul a layer it ended 30 ms after the dump).
         def step(ws, x):
             def layer(h, w):
-                return jnp.maximum(h @ w, 0.0), h.sum()
+                a = jax.nn.gelu(h @ w)
+                b = jax.nn.softmax(a @ w.T, axis=-1)
+                return (b @ w).astype(h.dtype), a.sum()
             out, sums = jax.lax.scan(layer, x, ws)
-            return out, sums
+            return jnp.tanh(out) @ ws[0], sums
 
         def example_args():
-            return {"step": (jnp.ones((4, 128, 128)), jnp.ones((64, 128)))}
+            f = jnp.bfloat16
+            return {"step": (jnp.ones((4, 512, 512), f), jnp.ones((256, 512), f))}
         """,
 }
 
@@ -203,8 +208,16 @@ def test_an_xla_tpu_target_reads_the_module_its_compile_dumped_with_the_same_ans
     use = parse_ahead.use_parsed_ahead
     monkeypatch.setattr(parse_ahead, "use_parsed_ahead", lambda c: taken.append(use(c)) or True)
 
-    fresh = Target.resolve(f"{script}:step", device="tpu-v5e", refresh=True)
-    ahead = memory_results(fresh)[0].to_dict()
+    # Parsing ahead is a race the command usually wins (XLA:TPU's code generation outlasts two
+    # looks at the file); a small program on a loaded machine can end first, and then the
+    # module is parsed after, as always. What is tested is what happens when it is won, so a
+    # lost race compiles again (at most three times).
+    for _ in range(3):
+        fresh = Target.resolve(f"{script}:step", device="tpu-v5e", refresh=True)
+        ahead = memory_results(fresh)[0].to_dict()
+        if offered:
+            break
+        taken.clear()
     cached = Target.resolve(f"{script}:step", device="tpu-v5e")
     assert cached.from_cache
     after = memory_results(cached)[0].to_dict()
