@@ -1,9 +1,10 @@
 """Names a package exports but loads on first use (PEP 562 module ``__getattr__``).
 
 ``import hloscope`` must stay cheap: every command and a watched script pay for it, and most
-use one corner of the library. A package lists what it exports and the module that defines
-each name; :func:`lazy_exports` gives it the ``__getattr__`` and ``__dir__`` that import that
-module when a name is first read and keep the value, so the next read is a plain lookup.
+use one corner of the library. A package lists, once, each module it exports names from and
+those names; :func:`lazy_exports` gives it the ``__getattr__`` and ``__dir__`` that import that
+module when a name is first read and keep the value, so the next read is a plain lookup, and
+the names themselves for its ``__all__`` (so that no second list can drift from the first).
 """
 
 from __future__ import annotations
@@ -19,14 +20,16 @@ __all__ = ["lazy_exports"]
 
 
 def lazy_exports(
-    package: str, namespace: MutableMapping[str, Any], table: Mapping[str, str]
-) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``(__getattr__, __dir__)`` for ``package``, whose globals are ``namespace``; ``table``
-    maps each exported name to the module that defines it, relative to ``package``
-    (``".diff"``)."""
+    package: str, namespace: MutableMapping[str, Any], table: Mapping[str, tuple[str, ...]]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
+    """``(__getattr__, __dir__, names)`` for ``package``, whose globals are ``namespace``;
+    ``table`` maps each module, relative to ``package`` (``".diff"``), to the names of it the
+    package exports, and ``names`` lists them all in the table's order (the package's
+    ``__all__``, less the names it imports at once)."""
+    home = {name: module for module, names in table.items() for name in names}
 
     def __getattr__(name: str) -> Any:
-        module = table.get(name)
+        module = home.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module, package), name)
@@ -34,6 +37,6 @@ def lazy_exports(
         return value
 
     def __dir__() -> list[str]:
-        return sorted({*namespace, *table})
+        return sorted({*namespace, *home})
 
-    return __getattr__, __dir__
+    return __getattr__, __dir__, list(home)

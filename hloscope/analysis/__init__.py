@@ -22,42 +22,13 @@ scripts to modules before calling in here.
 from ..lazy_exports import lazy_exports
 
 # Loaded on first use (PEP 562), so that importing one submodule does not import them all.
-_LAZY = {
-    "Cost": ".cost",
-    "ModuleCost": ".cost",
-    "module_cost": ".cost",
-    "ChangeStatus": ".diff",
-    "KernelChange": ".diff",
-    "KernelDiff": ".diff",
-    "LineStatus": ".diff",
-    "Regression": ".diff",
-    "FusionReport": ".fusions",
-    "FusionSummary": ".fusions",
-    "Kernel": ".fusions",
-    "by_source": ".fusions",
-    "fusion_report": ".fusions",
-    "ModuleSummary": ".summary",
-    "summarize": ".summary",
-}
-
-
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
-
-
-__all__ = [
-    "Cost",
-    "ModuleCost",
-    "module_cost",
-    "Kernel",
-    "FusionSummary",
-    "FusionReport",
-    "fusion_report",
-    "by_source",
-    "ChangeStatus",
-    "LineStatus",
-    "KernelChange",
-    "KernelDiff",
-    "Regression",
-    "ModuleSummary",
-    "summarize",
-]
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        ".cost": ("Cost", "ModuleCost", "module_cost"),
+        ".fusions": ("Kernel", "FusionSummary", "FusionReport", "fusion_report", "by_source"),
+        ".diff": ("ChangeStatus", "LineStatus", "KernelChange", "KernelDiff", "Regression"),
+        ".summary": ("ModuleSummary", "summarize"),
+    },
+)

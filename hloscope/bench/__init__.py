@@ -34,13 +34,6 @@ from ..lazy_exports import lazy_exports
 
 # Loaded on first use: ``import hloscope`` imports this package, and the harness pulls in
 # numpy and the cost model, which a command that does not time anything never needs.
-_LAZY = {
-    "bench": ".api",
-    "compare": ".api",
-    "BenchResult": ".api",
-    "BenchComparison": ".api",
-}
-
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
-
-__all__ = ["bench", "compare", "BenchResult", "BenchComparison"]
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__, globals(), {".api": ("bench", "compare", "BenchResult", "BenchComparison")}
+)

@@ -13,31 +13,16 @@ so that ``hloscope.fleet`` can be the function).
 
 from ..lazy_exports import lazy_exports
 
-_LAZY = {
-    "COLUMNS": "._analyse",
-    "FUSION_KINDS": "._analyse",
-    "METRIC_COLUMNS": "._analyse",
-    "analyse": "._analyse",
-    "FoundDump": "._discovery",
-    "discover": "._discovery",
-    "ModuleTask": "._tasks",
-    "tasks_of": "._tasks",
-    "run_tasks": "._dask",
-    "scheduler_address": "._dask",
-    "SYNC": "._dask",
-    "fleet": "._api",
-    "fleet_rows": "._api",
-    "fleet_tasks": "._api",
-    "to_frame": "._api",
-    "read_fleet": "._regressions",
-    "Metric": "._regressions",
-    "PairDelta": "._regressions",
-    "Regressions": "._regressions",
-    "regressions": "._regressions",
-    "FleetError": ".errors",
-    "FleetUsageError": ".errors",
-}
-
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
-
-__all__ = sorted(_LAZY)
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._api": ("fleet", "fleet_rows", "fleet_tasks", "to_frame"),
+        "._analyse": ("COLUMNS", "FUSION_KINDS", "METRIC_COLUMNS", "analyse"),
+        "._discovery": ("FoundDump", "discover"),
+        "._tasks": ("ModuleTask", "tasks_of"),
+        "._dask": ("run_tasks", "scheduler_address", "SYNC"),
+        "._regressions": ("read_fleet", "Metric", "PairDelta", "Regressions", "regressions"),
+        ".errors": ("FleetError", "FleetUsageError"),
+    },
+)

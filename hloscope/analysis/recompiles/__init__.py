@@ -72,54 +72,31 @@ if TYPE_CHECKING:  # pragma: no cover - the names as mypy sees them; at run time
 
 # Loaded on first use (PEP 562): ``hloscope recompiles SCRIPT.py`` starts the script from
 # :mod:`hloscope.drivers.script_recompiles` alone and imports the ledger while the script runs.
-_LAZY = {
-    "ARGUMENT_RULES": "._advice",
-    "RULES": "._advice",
-    "ArgumentRule": "._advice",
-    "Rule": "._advice",
-    "advice_for": "._advice",
-    "bucket_sizes": "._advice",
-    "ledger_of_dump": "._dumps",
-    "ledger_of_modules": "._dumps",
-    "build_ledger": "._grouping",
-    "Advice": "._ledger",
-    "AdviceKind": "._ledger",
-    "ArgumentHistory": "._ledger",
-    "Cause": "._ledger",
-    "CompileEvent": "._ledger",
-    "Difference": "._ledger",
-    "FunctionLedger": "._ledger",
-    "Ledger": "._ledger",
-    "ledger_name": "._ledger",
-    "CacheVerdict": "._persistent_cache",
-    "KeyChange": "._persistent_cache",
-    "cache_verdicts": "._persistent_cache",
-    "cache_notes": "._persistent_cache",
-}
-
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
-
-__all__ = [
-    "ledger_name",
-    "Cause",
-    "AdviceKind",
-    "Difference",
-    "CompileEvent",
-    "ArgumentHistory",
-    "Advice",
-    "FunctionLedger",
-    "Ledger",
-    "CacheVerdict",
-    "KeyChange",
-    "cache_verdicts",
-    "cache_notes",
-    "build_ledger",
-    "ledger_of_dump",
-    "ledger_of_modules",
-    "bucket_sizes",
-    "advice_for",
-    "Rule",
-    "ArgumentRule",
-    "RULES",
-    "ARGUMENT_RULES",
-]
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    globals(),
+    {
+        "._ledger": (
+            "ledger_name",
+            "Cause",
+            "AdviceKind",
+            "Difference",
+            "CompileEvent",
+            "ArgumentHistory",
+            "Advice",
+            "FunctionLedger",
+            "Ledger",
+        ),
+        "._persistent_cache": ("CacheVerdict", "KeyChange", "cache_verdicts", "cache_notes"),
+        "._grouping": ("build_ledger",),
+        "._dumps": ("ledger_of_dump", "ledger_of_modules"),
+        "._advice": (
+            "bucket_sizes",
+            "advice_for",
+            "Rule",
+            "ArgumentRule",
+            "RULES",
+            "ARGUMENT_RULES",
+        ),
+    },
+)
