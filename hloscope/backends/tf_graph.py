@@ -45,7 +45,6 @@ from ..hlo.metadata import StackFrame
 from .errors import CaptureError
 from .frameworks import require_tensorflow
 from .tf_graph_records import (
-    JIT_DEVICE_TYPES,
     Edge,
     KernelRegistration,
     TfFunction,
@@ -54,14 +53,8 @@ from .tf_graph_records import (
     XlaKernels,
 )
 
+# The records it builds (TfProgram, XlaKernels...) are imported from tf_graph_records.
 __all__ = [
-    "JIT_DEVICE_TYPES",
-    "Edge",
-    "TfNode",
-    "TfFunction",
-    "TfProgram",
-    "KernelRegistration",
-    "XlaKernels",
     "trace_graph",
     "concrete_function",
     "jit_device_types",
