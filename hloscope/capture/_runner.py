@@ -60,7 +60,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..backends.frameworks import MissingFramework, explain_missing_frameworks
 from .errors import CaptureUsageError, ScriptImportError
-from .prestart import DEVICE_FLAG, ORDERS_FLAG, RUNNER, WARM_FLAG, Warm, enter_function_env
+from .prestart import (
+    DEVICE_FLAG,
+    ORDERS_FLAG,
+    RUN_REPORT_START,
+    RUNNER,
+    WARM_FLAG,
+    Warm,
+    enter_function_env,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .while_compiling import WhileCompiling
@@ -458,14 +466,7 @@ def main(argv: list[str] | None = None) -> int:
     if options.ready_fd is not None:  # the parent's, not for what the script starts
         os.set_inheritable(options.ready_fd, False)
     script = os.path.abspath(options.script)
-    info: dict[str, Any] = {
-        "error": None,
-        "error_text": None,
-        "error_location": None,
-        "compiling": False,
-        "terminated_at": None,
-        "usage_error": False,
-    }
+    info: dict[str, Any] = dict(RUN_REPORT_START)
     status = 0
     meanwhile = None
 

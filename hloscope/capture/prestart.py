@@ -60,6 +60,7 @@ __all__ = [
     "startup_env",
     "enter_function_env",
     "DEVICE_FLAG",
+    "RUN_REPORT_START",
 ]
 
 #: How the child is told to wait for its orders: ``_runner --orders-fd N [--warm KIND]``.
@@ -81,6 +82,18 @@ class Warm(enum.StrEnum):
 
 #: The module every script child runs (``python -m``).
 RUNNER = "hloscope.capture._runner"
+
+#: What the runner reports of how the script's run went, each as it stands until the runner
+#: says otherwise: the runner's report starts as this, and so does the capture's manifest.
+RUN_REPORT_START: dict[str, object] = {
+    "error": None,
+    "error_text": None,
+    "error_location": None,
+    # Whether a function's script and example arguments loaded and its compile began.
+    "compiling": False,
+    "terminated_at": None,
+    "usage_error": False,
+}
 
 
 def child_env(

@@ -38,7 +38,7 @@ from typing import Any
 from .capped_output import DEFAULT_HEAD, DEFAULT_TAIL, CappedWriter
 from .errors import CaptureError, CaptureUsageError
 from .family import stop_family
-from .prestart import child_env, function_child_env
+from .prestart import RUN_REPORT_START, child_env, function_child_env
 from .runner_child import (
     TERMINATE_GRACE_S,
     _Child,
@@ -463,13 +463,7 @@ def _first_manifest(
         "duration_s": None,
         "exit_status": None,
         "timed_out": False,
-        "error": None,
-        "error_text": None,
-        "error_location": None,
-        # Whether a function's script and example arguments loaded and its compile began.
-        "compiling": False,
-        "terminated_at": None,
-        "usage_error": False,
+        **RUN_REPORT_START,
         # Whether the child was started while the command line was read, and adopted
         # (hloscope.capture.prestart).
         "prestarted": False,
