@@ -1322,7 +1322,9 @@ def test_a_status_pasted_without_its_class(status):
     alone = explain_error(f"{_JAX_FRAMES}{status}\n")
     for explanation in (with_class, alone):
         failure = explanation.failures[0]
-        assert (failure.family, failure.status) == (Family.XLA_STATUS, status.split(":")[0])
+        code = status.split(":")[0]
+        family = Family.XLA_CRASH if code == "INTERNAL" else Family.XLA_STATUS
+        assert (failure.family, failure.status) == (family, code)
         assert failure.finding.source == "/home/u/proj/train.py:40"
     # The same words in a log with no sign of XLA are not XLA's status.
     assert not explain_error(f"{status}\n").recognised
@@ -1404,7 +1406,8 @@ def test_a_build_without_code_for_the_gpu(log):
 def test_xlas_own_internal_error_is_a_bug_to_report(status):
     failure = explain_error(f"{_JAX_FRAMES}jaxlib.xla_extension.XlaRuntimeError: {status}\n")
     failure = failure.failures[0]
-    assert (failure.family, failure.status) == (Family.XLA_STATUS, "INTERNAL")
+    # XLA failing inside is a crash of XLA's, as a CHECK is (round 4: the fresh parts' truths).
+    assert (failure.family, failure.status) == (Family.XLA_CRASH, "INTERNAL")
     assert failure.advice_kind == "report_bug"
 
 
@@ -1757,23 +1760,28 @@ def test_a_kernel_launch_the_driver_refused_is_xlas_bug(text, kernel, grid):
 
 
 @pytest.mark.parametrize(
-    ("text", "node"),
+    ("text", "node", "family"),
     [
         # A kernel that ran and faulted: still a runtime fault, its kernel named.
-        ((CORPUS / "jaxley_53_launch_illegal_address.log").read_text(), "fusion_1560"),
+        (
+            (CORPUS / "jaxley_53_launch_illegal_address.log").read_text(),
+            "fusion_1560",
+            Family.XLA_STATUS,
+        ),
         # An HLO instruction the message prints (the GPU's algorithm search found none).
         (
             "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: There are no algorithm candidates "
             "for computing: \n  %add.0 = f32[2,16,16]{2,1,0} add(f32[2,16,16]{2,1,0} "
             "%convert.1, f32[2,16,16]{2,1,0} %Arg_2.0)\n",
             "add.0",
+            Family.XLA_CRASH,  # XLA's own INTERNAL
         ),
     ],
 )
-def test_the_kernel_or_instruction_a_message_names_is_the_failures_node(text, node):
+def test_the_kernel_or_instruction_a_message_names_is_the_failures_node(text, node, family):
     failure = explain_error(text).failures[0]
     assert failure.finding.node == node
-    assert failure.family is not Family.XLA_CRASH  # named, not reclassified
+    assert failure.family is family  # the status's reading, not changed by the name
 
 
 def test_a_launch_with_no_kernel_name_reads_no_code_as_the_kernel():
@@ -1878,3 +1886,118 @@ def test_a_tpu_topology_libtpu_could_not_read_is_a_start_up_failure(text):
     assert [f.family for f in failures] == [Family.BACKEND_STARTUP]
     assert failures[0].platform is Platform.TPU and failures[0].advice_kind == "install"
     assert "global TPU topology" in failures[0].finding.suggestion
+
+
+# ---- round 4: causes read from the spent fresh parts, each on a second, older wording -----------
+
+
+@pytest.mark.parametrize(
+    ("text", "platform"),
+    [
+        # XLA:GPU's Triton tiling (fresh2 jax_40237's words, 2025).
+        (
+            "jax.errors.JaxRuntimeError: INTERNAL: Failed to analyze the computation (Failed "
+            "to compute symbolic tile for (d0, d1) -> (d1 floordiv 4, d0)\n",
+            Platform.GPU,
+        ),
+        # XLA:GPU's autotuner (jax-ml/jax#33715, 2025-12-04).
+        (
+            "jax.errors.JaxRuntimeError: INTERNAL: Autotuning failed for HLO: %fusion.12 = "
+            "f32[8,64]{1,0} fusion(%p0), kind=kCustom\n",
+            Platform.GPU,
+        ),
+        # XLA:TPU's lowering (fresh jax_36691's words).
+        (
+            "jax.errors.JaxRuntimeError: INTERNAL: Encountered Call op during TPU lowering that "
+            "should have been eliminated during an earlier phase of compilation.\n",
+            Platform.TPU,
+        ),
+    ],
+)
+def test_xlas_own_internal_error_is_a_crash_to_report(text, platform):
+    failures = explain_error(text).failures
+    assert [f.family for f in failures] == [Family.XLA_CRASH]
+    assert failures[0].advice_kind == "report_bug" and failures[0].platform is platform
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: during context [hlo verifier]: "
+        "Expected instruction to have shape equal to f32[4]",
+        "XlaRuntimeError: INTERNAL: during context [hlo verifier]: Binary op compare with "
+        "different element types: s64[] and s32[].",
+    ],
+)
+def test_the_hlo_verifier_refusing_xlas_own_passes_is_a_crash(text):
+    failures = explain_error(text).failures
+    assert [f.family for f in failures] == [Family.XLA_CRASH]
+    assert failures[0].advice_kind == "report_bug"
+
+
+def test_a_gpu_kernel_fault_stays_a_status_of_the_gpu():
+    text = (
+        "XlaRuntimeError: INTERNAL: Failed to launch CUDA kernel: fusion_3 with block "
+        "dimensions: 128x1x1: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access\n"
+    )
+    failures = explain_error(text).failures
+    assert failures and failures[0].family is Family.XLA_STATUS
+
+
+@pytest.mark.parametrize(
+    ("text", "platform"),
+    [
+        # What a message says ran on the GPU (alphafold3#341's words).
+        ("XlaRuntimeError: INTERNAL: the function failed to launch on the GPU\n", Platform.GPU),
+        # XLA:GPU's buffer comparator (its own source file), any message of it.
+        (
+            "E0116 21:53:35.782328  160376 buffer_comparator.cc:157] Difference at 2: 0.85, "
+            "expected 1.09\nXlaRuntimeError: INTERNAL: Failed to get configs\n",
+            Platform.GPU,
+        ),
+        # The backend named as XLA names it.
+        ("XlaRuntimeError: INTERNAL: XLA:TPU compile permanent error. Ran into a bug\n", None),
+    ],
+)
+def test_the_platform_a_log_names_by_its_compilers_parts(text, platform):
+    failure = explain_error(text).failures[0]
+    assert failure.platform is (platform or Platform.TPU)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # jax-metal 0.0.x (jax-ml/jax#20375, 2024) and 0.1 (fresh3 jax_28786).
+        "NotImplementedError: MLIR translation rule for primitive 'eigh' not found for "
+        "platform METAL",
+        "NotImplementedError: MLIR translation rule for primitive 'debug_callback' not found "
+        "for platform METAL",
+    ],
+)
+def test_apples_metal_plugin_is_a_gpu(text):
+    failure = explain_error(text).failures[0]
+    assert failure.family is Family.MISSING_LOWERING and failure.platform is Platform.GPU
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # jax-ml/jax#17317 (2023) and fresh jax_31876 (2025): Pallas's GPU (Triton) lowering.
+        (
+            "NotImplementedError: Unimplemented primitive in Pallas GPU lowering: sign. Please "
+            "file an issue on https://github.com/google/jax/issues.",
+            "sign",
+        ),
+        ("Unimplemented primitive in Pallas GPU lowering: scatter.", "scatter"),
+    ],
+)
+def test_a_pallas_gpu_kernel_is_the_gpus(text, op):
+    failure = explain_error(text).failures[0]
+    assert failure.family is Family.PALLAS and failure.platform is Platform.GPU
+    assert failure.finding.op == op
+
+
+def test_a_pallas_tpu_kernel_stays_the_tpus():
+    text = "NotImplementedError: Unimplemented primitive in Pallas TPU lowering for tc: sort."
+    failure = explain_error(text).failures[0]
+    assert failure.family is Family.PALLAS and failure.platform is Platform.TPU

@@ -65,7 +65,7 @@ _STATUS = re.compile(
 # A platform the message names in so many words, or by a device's own string: JAX's device
 # reprs (CudaDevice(id=0), TpuDevice(id=0, ...), cuda(id=0)), a TPU's HBM (0x0x0_HBM0).
 _PLATFORM = re.compile(
-    r"\b(?:for|on) platforms?:? '?(?P<a>cuda|rocm|gpu|tpu|cpu|host)\b"
+    r"\b(?:for|on) platforms?:? '?(?P<a>cuda|rocm|gpu|tpu|cpu|host|metal)\b"
     r"|\bplatform[:=] ?'?(?P<b>cuda|rocm|gpu|tpu|cpu)\b"
     r"|\b(?P<c>cuda|rocm|tpu|cpu)(?:Device)?\(id=\d"
     r"|\(0x\d+x\d+(?:x\d+)?_(?P<d>HBM)\d+\)",
@@ -79,7 +79,7 @@ _NODE = re.compile(
     re.I,
 )
 # What a device string's word means.
-_DEVICE_WORDS = {"host": "cpu", "hbm": "tpu"}
+_DEVICE_WORDS = {"host": "cpu", "hbm": "tpu", "metal": "gpu"}  # METAL: Apple's GPU plugin
 # How much of the message's paragraph the facts are read from.
 _PARAGRAPH = 4096
 

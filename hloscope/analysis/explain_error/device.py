@@ -56,10 +56,19 @@ _LOG_SIGNS = re.compile(
     r"|\b(?:cuda|gpu|rocm):\d\b|/device:GPU:\d|\bGPU_\d+_bfc\b|\bjax_(?:cuda|rocm)\d*_plugin"
     r"|(?:xla|service|backends|pjrt|stream_executor)/(?:gpu|cuda|rocm)/"
     # XLA:GPU's NCCL communicators ("initialize clique for rank 6", "acquire clique").
-    r"|\b(?:initialize|acquire) clique\b)"
+    r"|\b(?:initialize|acquire) clique\b"
+    # The GPU compiler's own parts (its autotuner and the buffer comparator that checks it,
+    # Triton's symbolic tiling), the backend or kernel language named for the GPU, Apple's GPU
+    # plugin (jax-metal, platform METAL), and a message that says what ran "on the GPU".
+    r"|\bautotun(?:er|ing)\b|\bbuffer_comparator\b|\bsymbolic tile\b"
+    r"|\b(?:XLA:|Pallas |Mosaic ?)GPU\b|\bjax[-_]metal\b|\bplatform METAL\b"
+    r"|\bon (?:the )?GPUs?\b)"
     r"|(?P<tpu>\blibtpu|\bTPU_\d|\bTpuDevice\b|\bXLA_TPU_JIT\b|\btpu:\d\b|/device:TPU:\d"
     r"|\bMosaic(?! ?GPU)\b|\bTPU v\d|\bTPU_VISIBLE_CHIPS\b|\bTensorCore\b"
-    r"|(?:xla|service|backends|pjrt|stream_executor)/tpu/)"
+    r"|(?:xla|service|backends|pjrt|stream_executor)/tpu/"
+    # The backend or kernel language named for the TPU, or what the TPU compiler did.
+    r"|\b(?:XLA:|Pallas )TPU\b|\bTPU (?:lowering|kernel|compil(?:er|ation))\b"
+    r"|\bon (?:the )?TPUs?\b)"
     r"|(?P<cpu>\bfalling back to cpu\b)",
     re.I,
 )

@@ -79,10 +79,12 @@ def _drop_generic(failures: list[Failure], recognisers: tuple[Recogniser, ...], 
     context whose message another form explained says nothing more: drop it -- the same
     headline, or a message that goes on to the lines another family read."""
 
-    generic_ops = {r.family: r.generic_ops for r in recognisers}
+    # Any recogniser's: a reader may file a bare code under another family (XLA's INTERNAL
+    # as a crash, a timeout as a multi-host failure), and it says no more there.
+    generic_ops = frozenset().union(*(r.generic_ops for r in recognisers))
 
     def generic(failure: Failure) -> bool:
-        return failure.finding.op in generic_ops.get(failure.family, ())
+        return failure.finding.op in generic_ops
 
     for failure in [f for f in failures if generic(f)]:
         others = [

@@ -286,9 +286,21 @@ def _simple(
         reason=reason,
         advice=advice,
         source=source or user_source(stack),
-        device="tpu",
-        platform=platform_of("tpu"),
+        device=_kernel_platform(log, m),
+        platform=platform_of(_kernel_platform(log, m)),
     )
+
+
+# The GPU's Pallas backends as a message names them ("Unimplemented primitive in Pallas GPU
+# lowering", "Mosaic GPU", Triton): a kernel for the GPU; every other Pallas message is TPU's.
+_GPU_BACKEND = re.compile(r"\bPallas (?:GPU|Mosaic GPU|Triton)\b|\bMosaic ?GPU\b|\bTriton\b")
+
+
+def _kernel_platform(log: Log, m: re.Match[str]) -> str:
+    """The platform of the kernel whose message ``m`` opens: the GPU where its line names a
+    GPU backend of Pallas, else the TPU."""
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    return "gpu" if _GPU_BACKEND.search(log.text, start, log.line_end(m.start())) else "tpu"
 
 
 def _kernel_frames(stack: list[StackFrame]) -> list[StackFrame]:

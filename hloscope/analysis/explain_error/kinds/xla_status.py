@@ -454,6 +454,9 @@ def _glued_path_start(log: Log, pos: int) -> int:
     return pos - len(glued.group()) if glued else pos
 
 
+# The forms that say XLA failed inside (INTERNAL with no other family's reading, the HLO
+# verifier refusing a module its own passes made): a bug of XLA's, as a CHECK is.
+_CRASH_FORMS = ("status_internal", "hlo_verifier")
 # The forms of a GPU kernel's fault as it ran, and the code each names.
 _KERNEL_FAULTS = ("illegal_address", "kernel_fault_runtime", "kernel_fault_hip")
 
@@ -504,14 +507,15 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         more = [(str(AdviceKind.INSTALL), _ILLEGAL_ADDRESS_CUDA)]
     elif form.group in ("callback_raised", "equinox_check", "checkify_check"):
         advice = Advice(_CALLBACK_FIX, AdviceKind.OTHER)
-    elif form.group == "status_internal":
-        # XLA's own INTERNAL that no family explains: what the code means is a bug to report.
+    elif form.group in _CRASH_FORMS:
+        # XLA's own INTERNAL that no family explains, or its verifier refusing what its own
+        # passes made: what the code means is a bug to report, a crash of the compiler's.
         advice = Advice(_INTERNAL_REPORT, AdviceKind.REPORT_BUG)
     status = status_before(log, start)
     if form.group == "unimplemented" or (form.group in _GENERIC_STATUS and form.op.isupper()):
         status = form.op
     yield make_failure(
-        Family.XLA_STATUS,
+        Family.XLA_CRASH if form.group in _CRASH_FORMS else Family.XLA_STATUS,
         log,
         m.start(),
         op=facts.op,
