@@ -2001,3 +2001,72 @@ def test_a_pallas_tpu_kernel_stays_the_tpus():
     text = "NotImplementedError: Unimplemented primitive in Pallas TPU lowering for tc: sort."
     failure = explain_error(text).failures[0]
     assert failure.family is Family.PALLAS and failure.platform is Platform.TPU
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # XLA:GPU's collective, its arguments expressions of their own (fresh2 jax_34918).
+        (
+            "jax.errors.JaxRuntimeError: INTERNAL: NCCL operation ncclAllReduce( "
+            "send_buffer.opaque(), recv_buffer.opaque(), ToNcclCount(dtype, count), nccl_dtype, "
+            "ToNcclReduction(reduction_kind), comm_, AsCudaStream(stream)) failed: invalid "
+            "argument (run with NCCL_DEBUG=WARN for details).\n",
+            "ncclAllReduce",
+        ),
+        # XLA's older communicator set-up, plain arguments (jax_17399's words).
+        (
+            "XlaRuntimeError: INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:297: NCCL "
+            "operation ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled cuda error\n",
+            "ncclCommInitRank",
+        ),
+    ],
+)
+def test_an_nccl_call_that_failed_whatever_its_arguments(text, op):
+    failure = explain_error(text).failures[0]
+    assert (failure.family, failure.finding.op) == (Family.BACKEND_STARTUP, op)
+    assert failure.platform is Platform.GPU and failure.advice_kind == "install"
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # gRPC's RPC line under a bare code (jax-ml/jax#35905, 2026).
+        (
+            "DEADLINE_EXCEEDED: Deadline Exceeded\nRPC: /tensorflow.CoordinationService/"
+            "RegisterTask\n",
+            "coordination service RegisterTask",
+        ),
+        # The agent that could not reach the service at shutdown (vwxyzjn/cleanrl#338, 2023).
+        (
+            "2023-02-17 06:08:24.084633: E external/org_tensorflow/tensorflow/tsl/"
+            "distributed_runtime/coordination/coordination_service_agent.cc:481] Failed to "
+            "disconnect from coordination service with status: DEADLINE_EXCEEDED: Deadline "
+            "Exceeded\n",
+            "coordination service",
+        ),
+        # The key-value store a collective's clique waits on (fresh2 enzymejax_623).
+        (
+            "E0000 00:00:1743713172.513857  698835 pjrt_stream_executor_client.cc:3072] "
+            "Execution of replica 0 failed: DEADLINE_EXCEEDED: GetKeyValue() timed out with "
+            "key: devices=[0,1,2,3]; stream=0\n",
+            "coordination service",
+        ),
+    ],
+)
+def test_the_coordination_service_named_by_its_rpcs_is_a_multi_host_failure(text, op):
+    failures = explain_error(text).failures
+    assert [(f.family, f.finding.op) for f in failures] == [(Family.DISTRIBUTED, op)]
+    assert failures[0].advice_kind == "check_hosts"
+
+
+def test_the_grpc_detail_of_a_barrier_is_not_a_second_failure():
+    text = (
+        "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. "
+        "Barrier_id: PjRT_Client_Connect. Timed out task names:\n"
+        "/job:jax_worker/replica:0/task:1\n\n"
+        "Additional GRPC error information from remote target "
+        "unknown_target_for_coordination_leader while calling "
+        "/tensorflow.CoordinationService/Barrier:\n"
+    )
+    assert len(explain_error(text).failures) == 1

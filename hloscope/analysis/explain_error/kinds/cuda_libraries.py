@@ -89,8 +89,11 @@ _OPENING = re.compile(
     r"|n(?P<no_image>o kernel image is available for execution on the device)"
     r"|U(?P<ptx_version>nsupported \.version \d+\.\d+; current version is)"
 )
-# The call before ") failed: ": "operation cusolverDnCreate(&handle" (jaxlib, XLA's NCCL).
-_CALLED = re.compile(rf"operation (?P<call>(?i:{_LIBRARY})\w*)\([^)\n]{{0,80}}\)$")
+# The call before ") failed: ": "operation cusolverDnCreate(&handle" (jaxlib, XLA's NCCL),
+# its arguments any expressions (XLA's NCCL calls pass "ToNcclCount(dtype, count)").
+_CALLED = re.compile(
+    rf"operation (?P<call>(?i:{_LIBRARY})\w*)\((?:[^()\n]|\([^()\n]*\)){{0,400}}\)$"
+)
 _MEMORY_USAGE = re.compile(r"Memory usage: (?P<free>\d+) bytes free, (?P<total>\d+) bytes total")
 # The words of a handle that could not be made (the failure is about memory or versions).
 _CREATE = re.compile(r"Create|\bhandle\b|NOT_INITIALIZED|ALLOC_FAILED|INTERNAL_ERROR", re.I)
@@ -196,7 +199,7 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
         code = f"C{m['cuda_error']}"
         return code, [(AdviceKind.INSTALL, _STATUS.format(library="CUDA", code=code))]
     if m["op_failed"]:
-        called = _CALLED.search(log.before_on_line(m.start() + 1)[-160:])
+        called = _CALLED.search(log.before_on_line(m.start() + 1)[-480:])
         if called is None:
             return None  # another call that failed
         library, code = _library(called["call"]), m["why"].strip().rstrip(".")

@@ -51,7 +51,16 @@ _OPENING = re.compile(
     r"|d(?P<init_order>istributed\.initialize\(\) must be called before)"
     r"|(?P<heartbeat>heartbeat timeout)\b"
     r"|C(?P<agent>oordination service agent in error status)"
-    r"|E(?P<rendezvous>xpected \d+ threads to join the rendezvous)",
+    r"|E(?P<rendezvous>xpected \d+ threads to join the rendezvous)"
+    # The coordination service named by its RPCs, whatever sentence carries the code: gRPC's
+    # "RPC: /tensorflow.CoordinationService/RegisterTask" under a bare DEADLINE_EXCEEDED, the
+    # key-value store a collective's clique waits on ("GetKeyValue() timed out with key"), the
+    # agent's task watch ("WatchTasksAsync failed for task 3: UNAVAILABLE"), and the agent that
+    # could not reach it ("Failed to disconnect from coordination service with status").
+    r"|C(?P<coord>oordinationService/(?P<coord_rpc>\w+))"
+    r"|K(?P<kv>eyValue(?:Get)?\(\) timed out)"
+    r"|W(?P<watch>atchTasks\w* failed)"
+    r"|(?P<agent_rpc>(?:dis)?connect (?:from|to) coordination service)\b",
     re.M,
 )
 # `/job:jax_worker/replica:0/task:3`: a task the barrier waited for.
@@ -117,6 +126,13 @@ def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     start = log.text.rfind("\n", 0, m.start()) + 1
     if m["rpc"] and "Failed to send" not in log.before_on_line(m.start())[-20:]:
         return  # another sentence about the RPC
+    if m["coord"] and (
+        "error information" in log.before_on_line(m.start())
+        or not log.before_on_line(m.start()).rstrip().endswith(("RPC: /tensorflow.", "calling"))
+    ):
+        return  # the gRPC detail of a message read from its own words, or code naming it
+    if m["agent_rpc"] and not log.before_on_line(m.start()).rstrip().endswith("Failed to"):
+        return  # prose about connecting
     if m["rpc"] and "Terminating process because" in log.before_on_line(m.start()):
         return  # the status of the fatal-error line read from its opening
     if m["registration"] and "Barrier timed out" in log.text[m.end() : m.end() + _TASKS_AFTER]:
@@ -134,8 +150,10 @@ def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         dead = _tasks_on_line(log, start)
         text = _HEARTBEAT.format(missing=f" ({', '.join(dead)})" if dead else "")
         op, advice = "coordination service", (text, AdviceKind.CHECK_HOSTS)
-    elif m["agent"]:
+    elif m["agent"] or m["coord"] or m["kv"] or m["watch"] or m["agent_rpc"]:
         op = "coordination service"
+        if m["coord_rpc"]:
+            op = f"coordination service {m['coord_rpc']}"
         advice = (_HOSTS.format(missing=""), AdviceKind.CHECK_HOSTS)
     elif barrier and not barrier.startswith(_RUNTIME_BARRIERS):
         named = f" ({', '.join(tasks)})" if tasks else ""
