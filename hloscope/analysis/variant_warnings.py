@@ -1,17 +1,28 @@
 """Sharding warnings of one variant's compile, each placed and with what avoids it.
 
-Three kinds (:class:`WarningKind`), one entry per place (``where``: the user's source line
+The kinds (:class:`WarningKind`), one entry per place (``where``: the user's source line
 from the op's metadata, an argument by its name, else the op's name):
 
 * **involuntary_remat**: the SPMD partitioner's "Involuntary full rematerialization" log
   lines: the sharding the value had (``from``) and the one it was needed in (``to``);
+* **gspmd_propagation**: XLA's sharding propagation saying the program was propagated by
+  GSPMD, which is to be deprecated (JAX's ``jax_use_shardy_partitioner`` turned off);
 * **replicated_large**: a large array held whole on every device of a multi-device slice
   (:func:`~hloscope.analysis.collectives.collectives_of`'s ``replicated_large``): its
   ``bytes`` per device, and ``to``, the spec that avoids it (its largest dimension split over
   the largest mesh axis that divides it);
 * **all_gather_in_loop**: an all-gather (or all-reduce, reduce-scatter: ``op``) in a while
-  body: its ``bytes`` per iteration and per device, and ``executions``, the product of the
-  loops' trip counts (``None`` where one is not known).
+  body, XLA:TPU's fused ones included (an all-reduce fused with the slice after it): its
+  ``bytes`` per iteration and per device, and ``executions``, the product of the loops' trip
+  counts (``None`` where one is not known).
+
+The log's lines are read by the tokens XLA has kept across its wordings (``[spmd] ... was not
+able to go from sharding A to B without doing a full rematerialization of the tensor for HLO
+operation: %op = ...`` before 2025, ``[SPMD] ... cannot go from sharding A to B efficiently
+for HLO operation %op = ...`` in libtpu 0.0.42), not whole sentences. A line's op is placed by
+its own metadata (``source_file``/``source_line``, or ``stack_frame_id`` resolved in the
+variant's optimized module, whose frame table the compile keeps), else as the argument it is,
+else by the module's instruction with the same ``op_name``.
 
 :func:`proven_by` names, for each warning, the best-ranked compiled variant whose module no
 longer has it: the variant that proves the fix.
@@ -21,67 +32,136 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from ..hlo.model import Module
-from .collectives import CollectiveKind, collectives_of
+from ..hlo.model import Instruction, Module
+from ..hlo.placement import Placement, Role, placements
+from .collectives import CollectiveKind, collectives_of, kind_of_opcode
+from .provenance import source_of
 
-__all__ = ["WarningKind", "log_warnings", "module_warnings", "proven_by", "spec_avoiding"]
+__all__ = [
+    "LOG_KINDS",
+    "WarningKind",
+    "log_warnings",
+    "module_warnings",
+    "proven_by",
+    "read_module",
+    "read_module_warnings",
+    "spec_avoiding",
+]
 
 
 class WarningKind(StrEnum):
     INVOLUNTARY_REMAT = "involuntary_remat"
+    GSPMD_PROPAGATION = "gspmd_propagation"
     REPLICATED_LARGE = "replicated_large"
     ALL_GATHER_IN_LOOP = "all_gather_in_loop"
 
+
+#: The kinds read from the compile's log; the others are read from its optimized module.
+LOG_KINDS = frozenset({WarningKind.INVOLUNTARY_REMAT, WarningKind.GSPMD_PROPAGATION})
 
 #: The collectives that move a whole array each trip when left in a loop body.
 _LOOPED = frozenset(
     {CollectiveKind.ALL_GATHER, CollectiveKind.ALL_REDUCE, CollectiveKind.REDUCE_SCATTER}
 )
 
-_INVOLUNTARY = re.compile(
-    r"Involuntary full rematerialization.*?go from sharding (?P<src>\{.*?\}) to "
-    r"(?P<dst>\{.*?\})(?: efficiently)? (?:for|without doing a full rematerialization of the "
-    r"tensor for) HLO operation:? (?P<op>%[\w.-]+) = (?P<rest>.*)"
-)
+_INVOLUNTARY = "Involuntary full rematerialization"
+#: ``from sharding {A} to {B}``: each sharding read up to its matching brace.
+_FROM = re.compile(r"go from sharding (?=\{)")
+_OPERATION = re.compile(r"HLO operation:? (?P<op>%[\w.-]+) = ")
+#: XLA's sharding_propagation.cc (libtpu 0.0.42: line 3132), once per propagation pass.
+_GSPMD = "GSPMD sharding propagation is going to be deprecated"
+#: The setting that avoids GSPMD: Shardy, JAX's default partitioner.
+SHARDY = "jax.config.update('jax_use_shardy_partitioner', True)"
 _DIMS = re.compile(r"\[([\d,\s]*)\]")
 
 
-def log_warnings(log: Sequence[str]) -> list[dict[str, Any]]:
-    """The partitioner's "Involuntary full rematerialization" lines, one per place, with how
-    many times the log said it (``count``)."""
-    places: dict[str, dict[str, Any]] = {}
+def log_warnings(log: Sequence[str], module: Module | None = None) -> list[dict[str, Any]]:
+    """The partitioner's and sharding propagation's lines of a compile's ``log``, one entry
+    per kind and place, with how many times the log said it (``count``); ``module`` (the
+    variant's optimized module) places an op its line gives no source line for."""
+    places: dict[tuple[str, str], dict[str, Any]] = {}
     for line in log:
-        found = _INVOLUNTARY.search(line)
+        found = _read_line(line, module)
         if found is None:
             continue
-        where = _where(found.group("op"), found.group("rest"))
-        place = places.setdefault(
-            where,
-            {
-                "kind": WarningKind.INVOLUNTARY_REMAT.value,
-                "where": where,
-                "from": found.group("src"),
-                "to": found.group("dst"),
-                "count": 0,
-            },
-        )
+        place = places.setdefault((found["kind"], found["where"]), found)
         place["count"] += 1
     return list(places.values())
 
 
-def _where(op: str, rest: str) -> str:
+def _read_line(line: str, module: Module | None) -> dict[str, Any] | None:
+    if _GSPMD in line:
+        where = "sharding propagation (GSPMD)"
+        return _entry(WarningKind.GSPMD_PROPAGATION, where, "GSPMD", f"Shardy: {SHARDY}")
+    if _INVOLUNTARY not in line:
+        return None
+    start = _FROM.search(line)
+    if start is None:
+        return None
+    src = _braced(line, start.end())
+    rest = line[start.end() + len(src) :]
+    to = re.match(r" to (?=\{)", rest)
+    if to is None:
+        return None
+    dst = _braced(rest, to.end())
+    operation = _OPERATION.search(rest, to.end() + len(dst))
+    if operation is None:
+        return None
+    after = rest[operation.end() :]
+    where = _where(operation.group("op"), after, module)
+    return _entry(WarningKind.INVOLUNTARY_REMAT, where, src, dst)
+
+
+def _entry(kind: WarningKind, where: str, src: str, dst: str) -> dict[str, Any]:
+    return {"kind": kind.value, "where": where, "from": src, "to": dst, "count": 0}
+
+
+def _braced(text: str, start: int) -> str:
+    """The ``{...}`` at ``start`` of ``text``, to its matching brace (a sharding holds braces:
+    a tuple's, its metadata's); what is left where the line ends first."""
+    depth = 0
+    for index in range(start, len(text)):
+        char = text[index]
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start : index + 1]
+    return text[start:]
+
+
+def _where(op: str, rest: str, module: Module | None) -> str:
     source = re.search(r'source_file="([^"]+)" source_line=(\d+)', rest)
     if source is not None:
         return f"{source.group(1)}:{source.group(2)}"
     name = re.search(r'op_name="([^"]+)"', rest)
-    if " parameter(" in rest and name is not None:
-        return f"argument {name.group(1)}"
-    return name.group(1) if name is not None else op
+    op_name = name.group(1) if name is not None else ""
+    frame = re.search(r"stack_frame_id=(\d+)", rest)
+    if frame is not None and module is not None:
+        placed = source_of(module.stack_frames(int(frame.group(1))), op_name, module.name)
+        if placed:
+            return placed
+    if " parameter(" in rest.partition(", metadata=")[0] and op_name:
+        return f"argument {op_name}"
+    same = _named_op(module, op_name) if module is not None and op_name else None
+    if same is not None and same.source is not None:
+        return source_of(same.stack, op_name, module.name if module else "")
+    return op_name or op
+
+
+def _named_op(module: Module, op_name: str) -> Instruction | None:
+    """The first instruction of ``module`` with the metadata ``op_name`` and a source."""
+    for computation in module.computations:
+        for inst in computation.instructions:
+            if inst.op_name == op_name and inst.source is not None:
+                return inst
+    return None
 
 
 def module_warnings(module: Module, mesh: Mapping[str, int] | None) -> list[dict[str, Any]]:
@@ -105,29 +185,65 @@ def module_warnings(module: Module, mesh: Mapping[str, int] | None) -> list[dict
                 "devices": array.devices,
             }
         )
+    looped = [
+        (c.kind.value, c.source or c.op_name or c.name, c.where, c.bytes, c.executions)
+        for c in found.collectives
+        if c.kind in _LOOPED and " body x" in c.where
+    ]
     places: dict[tuple[str, str], dict[str, Any]] = {}
-    for c in found.collectives:
-        if c.kind not in _LOOPED or " body x" not in c.where:
-            continue
-        where = c.source or c.op_name or c.name
-        known = " x?" not in c.where
+    for kind, where, path, moved, executions in [*looped, *_fused_in_loops(module)]:
         place = places.setdefault(
-            (c.kind.value, where),
+            (kind, where),
             {
                 "kind": WarningKind.ALL_GATHER_IN_LOOP.value,
-                "op": c.kind.value,
+                "op": kind,
                 "where": where,
-                "from": c.where,
+                "from": path,
                 "to": "outside the loop",
                 "count": 0,
                 "bytes": 0,
-                "executions": c.executions if known else None,
+                "executions": None if " x?" in path else executions,
             },
         )
         place["count"] += 1
-        place["bytes"] += c.bytes
+        place["bytes"] += moved
     out += list(places.values())
     return out
+
+
+def _fused_in_loops(module: Module) -> Iterator[tuple[str, str, str, int, int]]:
+    """The all-reduces (all-gathers, reduce-scatters) XLA:TPU fused into a kernel of a loop
+    body (``fusion(...), kind=kCustom, calls=%all-reduce-scatter...``: an all-reduce and the
+    slice of its result each device keeps), which
+    :func:`~hloscope.analysis.collectives.collectives_of` does not list: ``(op, where, path,
+    bytes per device, executions)``, bytes as it counts them (an all-reduce's operand; an
+    all-gather's result)."""
+    for placement in placements(module).values():
+        if not any(step.role is Role.BODY for step in placement.path):
+            continue
+        for fusion in placement.computation.instructions:
+            if fusion.opcode != "fusion":
+                continue
+            for inner in (i for c in fusion.called_computations for i in c.instructions):
+                kind = kind_of_opcode(inner.opcode)
+                if kind not in _LOOPED:
+                    continue
+                moved = inner.shape if kind is CollectiveKind.ALL_GATHER else None
+                shapes = [moved] if moved is not None else [o.shape for o in inner.operands]
+                size = sum(leaf.byte_size or 0 for s in shapes for leaf in s.leaves())
+                where = source_of(fusion.stack, fusion.op_name, module.name) or fusion.name
+                yield kind.value, where, _path_words(placement), size, placement.executions
+
+
+def _path_words(placement: Placement) -> str:
+    """``while.9 body x6``: the loops around ``placement``, as collectives_of writes them."""
+    parts = []
+    for step in placement.path:
+        known = "?" if step.trip_count is None else step.trip_count
+        trips = f" x{known}" if step.in_loop else ""
+        branch = f" {step.branch}" if step.role is Role.BRANCH else ""
+        parts.append(f"{step.instruction.name} {step.role.value}{branch}{trips}")
+    return " > ".join(parts)
 
 
 def _named(mesh: Any) -> dict[str, int]:
@@ -151,17 +267,25 @@ def spec_avoiding(shape: str, axes: Mapping[str, int], devices: int) -> str:
     return "no mesh axis divides its dimensions"
 
 
-@functools.lru_cache(maxsize=32)
-def read_module_warnings(path: str, mesh: tuple[tuple[str, int], ...]) -> tuple[dict, ...]:
-    """:func:`module_warnings` of the module kept at ``path`` (a variant's cache entry, never
-    rewritten: read once); ``()`` where it cannot be read."""
+@functools.lru_cache(maxsize=8)
+def read_module(path: str) -> Module | None:
+    """The module kept at ``path`` (a variant's cache entry, never rewritten: parsed once);
+    ``None`` where it cannot be read."""
     from ..hlo.parser import parse
 
     try:
         text = Path(path).read_text()
     except OSError:
-        return ()
-    return tuple(module_warnings(parse(text), dict(mesh)))
+        return None
+    return parse(text)
+
+
+@functools.lru_cache(maxsize=32)
+def read_module_warnings(path: str, mesh: tuple[tuple[str, int], ...]) -> tuple[dict, ...]:
+    """:func:`module_warnings` of the module kept at ``path``; ``()`` where it cannot be
+    read."""
+    module = read_module(path)
+    return () if module is None else tuple(module_warnings(module, dict(mesh)))
 
 
 def proven_by(
@@ -170,7 +294,7 @@ def proven_by(
     """The first of ``ranked`` (variants' dicts, best first) other than ``own`` that compiled
     and whose warnings lack ``warning``'s kind at its place; a variant without its module
     read cannot say for the kinds read from the module."""
-    from_log = warning.get("kind", WarningKind.INVOLUNTARY_REMAT) == WarningKind.INVOLUNTARY_REMAT
+    from_log = warning.get("kind", WarningKind.INVOLUNTARY_REMAT) in LOG_KINDS
     for row in ranked:
         if row["name"] == own or not row.get("compiled"):
             continue

@@ -297,13 +297,15 @@ def rank(outcomes: Sequence[VariantOutcome], goal: Goal) -> list[VariantOutcome]
 
 def sharding_warnings(outcome: VariantOutcome) -> list[dict[str, Any]]:
     """What the compile of ``outcome`` warns of, one entry per place and kind
-    (:mod:`~hloscope.analysis.variant_warnings`): the SPMD partitioner's "Involuntary full
-    rematerialization" lines (``where``, the sharding it had, ``from``, the one it was needed
-    in, ``to``, and ``count``), then, from its optimized module, the large arrays replicated
-    on every device and the collectives in loop bodies."""
-    from .variant_warnings import log_warnings, read_module_warnings
+    (:mod:`~hloscope.analysis.variant_warnings`): the SPMD partitioner's and sharding
+    propagation's log lines ("Involuntary full rematerialization": ``where``, the sharding it
+    had, ``from``, the one it was needed in, ``to``, and ``count``; GSPMD's deprecation), each
+    op placed with the help of its optimized module's frame table, then, from that module, the
+    large arrays replicated on every device and the collectives in loop bodies."""
+    from .variant_warnings import log_warnings, read_module, read_module_warnings
 
-    out = log_warnings(outcome.log)
+    module = read_module(outcome.module_file) if outcome.module_file else None
+    out = log_warnings(outcome.log, module)
     if outcome.compiled and outcome.module_file:
         mesh = tuple(sorted((outcome.mesh or {}).items()))
         out += [dict(w) for w in read_module_warnings(outcome.module_file, mesh)]

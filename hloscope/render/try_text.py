@@ -115,7 +115,7 @@ def _details(
             lines.append(f"refused: {row['error']}")
         warned = row.get("sharding_warnings") or []
         lines += [f"{warning_words(w)}{_avoided(w, result, rows)}" for w in warned]
-        others = [line for line in row.get("log") or [] if "Involuntary" not in line]
+        others = [line for line in row.get("log") or [] if not _read_as_warning(line)]
         lines += [f"log: {line}" for line in others][:3]
         if not lines:
             continue
@@ -124,6 +124,25 @@ def _details(
             said = True
         for line in lines:
             echo(textwrap.fill(line, width, initial_indent=f"{name}: ", subsequent_indent="    "))
+
+
+#: What avoids each collective in a loop body: the array it gathers, or the partial sums it
+#: adds, made outside the loop or not needed at all.
+_LOOP_FIX = {
+    "all-gather": "shard it so the loop needs no gather, or gather once outside it",
+    "all-reduce": (
+        "keep the contracted dimension whole on each device, so no trip leaves partial "
+        "sums to add, or add them once outside the loop"
+    ),
+    "reduce-scatter": (
+        "keep the contracted dimension whole on each device, or reduce once outside the loop"
+    ),
+}
+
+
+def _read_as_warning(line: str) -> bool:
+    """Whether ``line`` of the log is said as a sharding warning already."""
+    return "Involuntary" in line or "GSPMD sharding propagation" in line
 
 
 def warning_words(warning: Mapping[str, Any]) -> str:
@@ -142,7 +161,11 @@ def warning_words(warning: Mapping[str, Any]) -> str:
         return (
             f"{warning['op']} in a loop body at {warning['where']}{times}: "
             f"{format_bytes(warning['bytes'])} per iteration{total} ({warning['from']}); "
-            "shard it so the loop needs no gather, or gather once outside it"
+            f"{_LOOP_FIX.get(warning['op'], _LOOP_FIX['all-gather'])}"
+        )
+    if kind == "gspmd_propagation":
+        return (
+            f"sharding propagated by GSPMD{times}, which XLA is to deprecate: use {warning['to']}"
         )
     return (
         f"involuntary full rematerialization at {warning['where']}{times}: XLA "

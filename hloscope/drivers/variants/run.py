@@ -43,10 +43,10 @@ __all__ = ["try_variants", "compile_variants", "TRY_CACHE", "flags_to_audit", "f
 #: The folder of the cache root the results live in (``cache ls`` lists it, ``clear`` empties it).
 TRY_CACHE = TRY_FOLDER
 #: Lines of a compile's log that ``try`` keeps: libtpu's word for a flag it does not know, the
-#: SPMD partitioner's warnings.
+#: SPMD partitioner's warnings and sharding propagation's (GSPMD's deprecation).
 _LOG_WORTH = re.compile(
     r"Unknown command line flag|Unknown flags? in XLA_FLAGS|Involuntary full rematerialization|"
-    r"ERROR: Illegal value|Sharding propagation"
+    r"ERROR: Illegal value|[Ss]harding propagation"
 )
 #: How long one compile may take.
 TIMEOUT_S = 900.0
@@ -258,6 +258,11 @@ def compile_variants(
         job = todo[index]
         result = None if refresh else _cached(job.folder)
         cached = result is not None
+        if result is not None:
+            # The log's lines worth saying as this version of try reads them.
+            with contextlib.suppress(OSError):
+                log_text = (job.folder / "log.txt").read_text(errors="replace")
+                result["log"] = _worth_saying(log_text)
         if result is None:
             own = [*(f for f in flags if f not in job.variant.without), *job.variant.flags]
             result = _run_child(job, script, function, spec, row, own)

@@ -1,0 +1,260 @@
+"""`try`'s sharding warnings from real XLA:TPU compiles for a v5e 2x2 slice (libtpu offline):
+the partitioner's and sharding propagation's log lines beyond the argument case of
+``tests/test_try.py`` (an op placed on the user's line through the module's frame table,
+GSPMD's deprecation), and the collectives a compiled scan and a ``fori_loop`` run every trip,
+each counted against XLA's own parse of the module and proved gone by a variant.
+
+What libtpu 0.0.42 prints about sharding, read from every compile of ``samples/try_*.py`` at
+``TPU_STDERR_LOG_LEVEL=0``: ``spmd_partitioner.cc:654`` "[SPMD] Involuntary full
+rematerialization", ``sharding_propagation.cc:3132`` "GSPMD sharding propagation is going to
+be deprecated" (only with Shardy off), and two lines printed by every compile that no program
+changes (``tpu_spmd_partitioner.cc:459`` "Collective matmul V1 is enabled",
+``shardy_xla_pass.cc:378`` "Module contains sdy shardings ... HloShardingV3"): left unread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from pathlib import Path
+
+import pytest
+from frameworks_needed import needs_libtpu
+
+from hloscope.analysis.variant_warnings import log_warnings
+from hloscope.analysis.variants import sharding_warnings
+from hloscope.drivers.variants import Variant, VariantOptions, compile_variants, try_variants
+from hloscope.render.try_text import render_try
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+PROGRAMS = SAMPLES / "try_partitioner.py"
+GSPMD = SAMPLES / "try_gspmd.py"
+SLICE = "tpu-v5e:2x2"
+#: The variant that replicates the callback's argument (no rule names a mesh: --mesh does).
+REPLICATED = VariantOptions(meshes=("data=4",), shard=("x=None,None",))
+
+
+def _line(path: Path, text: str) -> str:
+    """``path:N``, N the line of ``path`` holding ``text``."""
+    (number,) = [n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line]
+    return f"{path}:{number}"
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    """One try cache for the module; under xdist one for the run, which both workers share."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "try-partitioner-cache"
+        shared.mkdir(exist_ok=True)
+        return shared
+    return tmp_path_factory.mktemp("try-partitioner-cache")
+
+
+@contextlib.contextmanager
+def _once(cache, name):
+    """One worker at a time compiles ``name``; the other then reads it from the cache."""
+    import fcntl
+
+    with open(cache / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _tried(cache, function, options, path=PROGRAMS):
+    needs_libtpu()
+    with pytest.MonkeyPatch.context() as patch, _once(cache, function):
+        patch.setenv("HLOSCOPE_CACHE", str(cache))
+        return try_variants(f"{path}:{function}", SLICE, options, jobs=2).to_dict()
+
+
+@pytest.fixture(scope="module")
+def scanned(cache):
+    return _tried(cache, "scanned_stack", VariantOptions(shard=("dp",)))
+
+
+@pytest.fixture(scope="module")
+def looped(cache):
+    return _tried(cache, "looped_matmul", VariantOptions(shard=("dp",)))
+
+
+@pytest.fixture(scope="module")
+def callback(cache):
+    return _tried(cache, "host_callback", REPLICATED)
+
+
+def _rows(payload):
+    return {row["name"]: row for row in [payload["baseline"], *payload["variants"]]}
+
+
+def _xla_text(path: str) -> str:
+    """The module as XLA's own parser reads and prints it, operand shapes written out."""
+    import jaxlib._hlo as xla_hlo
+
+    options = xla_hlo.HloPrintOptions()
+    options.print_operand_shape = True
+    options.print_metadata = False
+    options.print_backend_config = False
+    return xla_hlo.hlo_module_from_text(Path(path).read_text()).to_string(options)
+
+
+def _computations(text: str) -> dict[str, str]:
+    """Each computation of XLA's printed module by name: its text."""
+    blocks = re.split(r"\n(?=(?:ENTRY )?%[\w.-]+ \()", text)
+    return {re.match(r"(?:ENTRY )?%([\w.-]+)", b.strip()).group(1): b for b in blocks[1:]}
+
+
+def _bytes(shape: str) -> int:
+    sizes = {"f32": 4, "bf16": 2, "s32": 4}
+    dtype, dims = re.match(r"(\w+)\[([\d,]*)\]", shape).groups()
+    count = 1
+    for d in filter(None, dims.split(",")):
+        count *= int(d)
+    return count * sizes[dtype]
+
+
+def _loop_of(text: str) -> tuple[str, int]:
+    """The body of the module's one while loop and its trip count, as XLA's parse says: the
+    constant its condition compares the counter with."""
+    computations = _computations(text)
+    (loop,) = re.findall(r" while\(.*?condition=%([\w.-]+), body=%([\w.-]+)", text)
+    condition, body = loop
+    (limit,) = re.findall(r"s32\[\]\S* constant\((\d+)\)", computations[condition])
+    return computations[body], int(limit)
+
+
+@pytest.mark.slow
+def test_a_compiled_scan_gathers_each_layer_every_trip_and_dp_proves_it(scanned):
+    # FSDP over a scanned stack: XLA:TPU gathers one layer per trip inside the loop body.
+    rows = _rows(scanned)
+    (warning,) = [w for w in rows["baseline"]["sharding_warnings"] if w["op"] == "all-gather"]
+    assert warning["kind"] == "all_gather_in_loop"
+    # The scan's body, the line of the matmul the gather feeds.
+    assert warning["where"].startswith(_line(PROGRAMS, "return jnp.tanh(h @ w), None"))
+    body, trips = _loop_of(_xla_text(rows["baseline"]["module_file"]))
+    gathered = re.findall(r"= (\w+\[[\d,]*\])\S* all-gather(?:-start)?\(", body)
+    assert gathered, body
+    # Per trip, what XLA's module gathers (each device ends with the whole layer); six trips.
+    assert warning["bytes"] == sum(_bytes(s) for s in gathered)
+    assert warning["executions"] == trips == 6
+    # Data parallel keeps the stack whole on every chip: nothing gathered in the loop.
+    assert warning["proven_by"] == "dp"
+    assert all(w["kind"] != "all_gather_in_loop" for w in rows["dp"]["sharding_warnings"])
+    lines: list[str] = []
+    render_try(scanned, lines.append, 80)
+    flat = " ".join(" ".join(lines).split())
+    assert f"all-gather in a loop body at {warning['where']}" in flat
+    assert "x6 = " in flat and "(none in dp)" in flat
+    assert all(len(line) <= 80 for line in "\n".join(lines).splitlines())
+
+
+@pytest.mark.slow
+def test_a_fori_loop_adds_partial_sums_every_trip_in_a_fused_all_reduce(looped):
+    # The weight's contracted rows split: each trip's matmul leaves partial sums, which
+    # XLA:TPU adds with an all-reduce fused with the slice each chip keeps (a kCustom fusion
+    # in the loop body).
+    rows = _rows(looped)
+    (warning,) = [w for w in rows["baseline"]["sharding_warnings"] if w.get("op")]
+    assert (warning["kind"], warning["op"]) == ("all_gather_in_loop", "all-reduce")
+    assert warning["where"].startswith(_line(PROGRAMS, "jax.lax.fori_loop(0, TRIPS"))
+    text = _xla_text(rows["baseline"]["module_file"])
+    body, trips = _loop_of(text)
+    computations = _computations(text)
+    fused = re.findall(r" fusion\(.*?calls=%([\w.-]+)", body)
+    summed = [
+        shape
+        for name in fused
+        for shape in re.findall(r" all-reduce\((\w+\[[\d,]*\])", computations[name])
+    ]
+    assert summed and " all-reduce(" not in body.replace("fusion(", "")
+    assert warning["bytes"] == sum(_bytes(s) for s in summed)
+    assert warning["executions"] == trips == 5
+    assert warning["proven_by"] == "dp"
+    assert [w for w in rows["dp"]["sharding_warnings"] if w.get("op")] == []
+    lines: list[str] = []
+    render_try(looped, lines.append, 80)
+    flat = " ".join(" ".join(lines).split())
+    assert "all-reduce in a loop body at" in flat and "partial sums" in flat
+
+
+@pytest.mark.slow
+def test_a_callbacks_rematerializations_are_placed_on_the_users_line(callback):
+    # A pure_callback runs on device 0: the partitioner replicates its sharded argument to
+    # get there, and its result to split it again. The second op's line gives only a
+    # stack_frame_id, which the variant's optimized module resolves.
+    rows = _rows(callback)
+    base = rows["baseline"]
+    said = [line for line in base["log"] if "Involuntary full rematerialization" in line]
+    assert len(said) == 2 and any("stack_frame_id=" in line for line in said)
+    assert not any("source_file=" in line for line in said)
+    warned = {w["where"]: w for w in base["sharding_warnings"]}
+    user_line = _line(PROGRAMS, "y = jax.pure_callback(")
+    (placed,) = [w for w in warned if w.startswith(user_line)]
+    assert set(warned) == {"argument x", placed}
+    assert warned["argument x"]["to"] == "{maximal device=0}"
+    assert warned[placed]["from"] == "{maximal device=0}"
+    # Replicated, the argument reaches device 0 without a rematerialization.
+    (fixed,) = [n for n in rows if n != "baseline"]
+    assert rows[fixed]["compiled"]
+    assert all(w["kind"] != "involuntary_remat" for w in rows[fixed]["sharding_warnings"])
+    assert {w["proven_by"] for w in warned.values()} == {fixed}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("function", ["mlp", "norms"])
+def test_gspmds_deprecation_is_read_with_the_setting_that_avoids_it(cache, function):
+    # The script turns Shardy off: XLA's sharding propagation says GSPMD is to go.
+    needs_libtpu()
+    with pytest.MonkeyPatch.context() as patch, _once(cache, f"gspmd-{function}"):
+        patch.setenv("HLOSCOPE_CACHE", str(cache))
+        (base,) = compile_variants(f"{GSPMD}:{function}", SLICE, [Variant("baseline")])
+    assert base.compiled
+    assert any("GSPMD sharding propagation" in line for line in base.log)
+    (warning,) = [w for w in sharding_warnings(base) if w["kind"] == "gspmd_propagation"]
+    assert warning["count"] >= 1
+    assert "jax_use_shardy_partitioner', True" in warning["to"]
+
+
+#: The partitioner's line before 2025 (XLA's spmd_partitioner.cc, ``LOG(ERROR) << "[spmd]
+#: Involuntary full rematerialization. The compiler was not able to go from sharding " ...
+#: " without doing a full rematerialization of the tensor for HLO operation: " ...), with a
+#: sharding that holds braces of its own.
+_OLD = (
+    "E0412 09:01:02.000 1 spmd_partitioner.cc:612] [spmd] Involuntary full "
+    "rematerialization. The compiler was not able to go from sharding {{devices=[2,2]<=[4]}, "
+    "{replicated}} to {{replicated}, {replicated}} without doing a full rematerialization of "
+    "the tensor for HLO operation: %tuple.3 = (f32[8,8]{1,0}, f32[4]{0}) tuple(%a, %b), "
+    'sharding={{devices=[2,2]<=[4]}, {replicated}}, metadata={op_name="jit(f)/tuple" '
+    'source_file="/home/me/train.py" source_line=88}. You probably want to enrich the sharding '
+    "annotations to prevent this from happening."
+)
+#: libtpu 0.0.42's wording, a sharding with a replicated last tile dimension.
+_NEW = (
+    "W1206 12:31:45.487702 10878 spmd_partitioner.cc:654] [SPMD] Involuntary full "
+    "rematerialization. The compiler cannot go from sharding {devices=[1,1,4]<=[4]} to "
+    "{devices=[1,2,1,2]<=[4] last_tile_dim_replicate} efficiently for HLO operation %param = "
+    "f32[8,64,16]{2,1,0} parameter(1), sharding={devices=[1,1,4]<=[4]}, "
+    'metadata={op_name="b"}. As the last resort, SPMD will replicate the tensor and then '
+    "partition it to obtain the target sharding, which is inefficient."
+)
+
+
+def test_both_wordings_are_read_by_their_stable_tokens():
+    old, new = log_warnings([_OLD, _NEW, _NEW])
+    assert old["where"] == "/home/me/train.py:88"
+    assert old["from"] == "{{devices=[2,2]<=[4]}, {replicated}}"
+    assert old["to"] == "{{replicated}, {replicated}}"
+    assert (new["where"], new["count"]) == ("argument b", 2)
+    assert new["to"] == "{devices=[1,2,1,2]<=[4] last_tile_dim_replicate}"
+
+
+def test_lines_printed_by_every_compile_are_not_warnings():
+    every = [
+        "W1206 12:31:45.474331 10878 tpu_spmd_partitioner.cc:459] Collective matmul V1 is "
+        "enabled. Please consider migrating to V2 since V1 will be deprecated soon.",
+        "W1206 12:31:45.484861 10878 shardy_xla_pass.cc:378] Module contains sdy shardings or "
+        "meshes in frontend_attributes even when HloShardingV3 is enabled.",
+        # Cut short where the sharding should start: nothing to place.
+        "[SPMD] Involuntary full rematerialization. The compiler cannot go from sharding",
+    ]
+    assert log_warnings(every) == []
