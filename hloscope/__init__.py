@@ -24,13 +24,12 @@ error hloscope raises on purpose derives from :class:`HloscopeError`.
 from __future__ import annotations
 
 import importlib
-import importlib.machinery
-import sys
 
 # Not `from typing import TYPE_CHECKING`: every command imports this package first, and typing
 # (with what it imports) costs a fresh interpreter ~5 ms before any work can start.
 TYPE_CHECKING = False
 
+from .after_import import after_import
 from .errors import HloscopeError
 from .lazy_exports import lazy_exports
 from .stages import Stage
@@ -140,48 +139,24 @@ _NOTEBOOK_VIEWS = {
 }
 
 
-def _notebook_view(renderer: str) -> Any:
+def _view_installer(class_name: str, renderer: str) -> Any:
+    """What gives a result class its ``_repr_html_`` once its module is executed (the
+    classes live in lower layers, which must not import the renderers)."""
     where, name = renderer.split(":")
 
     def _repr_html_(self: Any) -> str:
         return getattr(importlib.import_module(where, __name__), name)(self)
 
     _repr_html_.__name__ = name
-    return _repr_html_
+
+    def install(module: Any) -> None:
+        getattr(module, class_name)._repr_html_ = _repr_html_
+
+    return install
 
 
-def _install_view(module: Any) -> None:
-    class_name, renderer = _NOTEBOOK_VIEWS[module.__name__]
-    getattr(module, class_name)._repr_html_ = _notebook_view(renderer)
-
-
-class _ViewsOnImport:
-    """Gives a result class its ``_repr_html_`` right after its module is executed (the
-    classes live in lower layers, which must not import the renderers). A meta path finder
-    needs only ``find_spec``: ``importlib.abc`` would cost every command ~15 ms of imports
-    (``importlib.resources``, ``pathlib``, ``tempfile``, ``zipfile``)."""
-
-    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
-        if name not in _NOTEBOOK_VIEWS:
-            return None
-        spec = importlib.machinery.PathFinder.find_spec(name, path)
-        loader = getattr(spec, "loader", None)
-        if loader is None or not hasattr(loader, "exec_module"):
-            return spec
-        execute = loader.exec_module
-
-        def exec_then_install(module: Any) -> None:
-            execute(module)
-            _install_view(module)
-
-        loader.exec_module = exec_then_install
-        return spec
-
-
-for _name in _NOTEBOOK_VIEWS:
-    if _name in sys.modules:
-        _install_view(sys.modules[_name])
-sys.meta_path.insert(0, _ViewsOnImport())
+for _module_name, _view in _NOTEBOOK_VIEWS.items():
+    after_import(_module_name, _view_installer(*_view))
 
 
 # The eager names and the functions defined here (over the subpackages of the same names),

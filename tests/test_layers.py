@@ -31,6 +31,7 @@ LAYERS = [
         "_version",
         "dataframes",
         "lazy_exports",
+        "after_import",
         "json_fields",
     },  # root modules below everything
     {"devices"},  # the device registry: facts about chips, no HLO

@@ -13,7 +13,6 @@ Only a process that already imported jax listens (a TensorFlow capture never imp
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import threading
 import time
@@ -21,6 +20,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from types import TracebackType
 from typing import Any, Self
+
+from ..after_import import after_import
 
 __all__ = [
     "CompileEvent",
@@ -158,11 +159,7 @@ class ScriptCompileTimes:
         self._lock = threading.Lock()
 
     def __enter__(self) -> Self:
-        module = sys.modules.get(_MONITORING)
-        if module is not None:
-            self._register(module)
-        else:
-            sys.meta_path.insert(0, _RegisterOnImport(self._register))
+        after_import(_MONITORING, self._register)
         return self
 
     def __exit__(
@@ -193,29 +190,3 @@ class ScriptCompileTimes:
             name = str(tags.get("fun_name", ""))
             with self._lock:
                 self.events.append(CompileEvent(stage, name, float(seconds), time.time()))
-
-
-class _RegisterOnImport:  # a meta path finder: find_spec is all it needs
-    """Calls ``register(module)`` once ``jax._src.monitoring`` has been executed."""
-
-    def __init__(self, register: Any) -> None:
-        self.register = register
-
-    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
-        if name != _MONITORING:
-            return None
-        import importlib.util
-
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        execute = spec.loader.exec_module
-
-        def exec_then_register(module: Any) -> None:
-            execute(module)
-            with contextlib.suppress(Exception):  # never break the script's import of jax
-                self.register(module)
-
-        spec.loader.exec_module = exec_then_register  # type: ignore[method-assign]
-        return spec

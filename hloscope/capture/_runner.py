@@ -58,6 +58,7 @@ from collections.abc import Iterator
 from types import FrameType, ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any
 
+from ..after_import import after_import
 from ..backends.frameworks import MissingFramework, explain_missing_frameworks
 from .errors import CaptureUsageError, ScriptImportError
 from .prestart import (
@@ -156,37 +157,18 @@ def _write_info(path: str, info: dict[str, Any]) -> None:
 # ---- keeping the runner's own frames out of HLO source locations ---------------------------------
 
 
-class _HideFramesOnJaxImport:  # a meta path finder: find_spec is all it needs
-    """When the script imports jax, tell JAX that hloscope's frames are not user code.
+def _hide_frames(source_info_util: ModuleType) -> None:
+    """Tell JAX that hloscope's frames are not user code, once the script imports jax.
 
     JAX records each traced op's Python stack, minus jax and stdlib frames; the runner's frame
     would otherwise sit at the bottom of every stack in the dump. The runner cannot import jax
     up front (the script may configure jax through the environment before importing it), so it
-    waits for jax's ``source_info_util`` module to load and registers the exclusion then.
+    waits for jax's ``source_info_util`` module to load and registers the exclusion then
+    (cosmetic: a failure is dropped, never breaking the user's import of jax).
     """
+    from ..backends import hide_hloscope_frames
 
-    target = "jax._src.source_info_util"
-
-    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
-        if name != self.target:
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        exec_module = spec.loader.exec_module
-
-        def exec_then_hide(module: ModuleType) -> None:
-            exec_module(module)
-            try:
-                from ..backends import hide_hloscope_frames
-
-                hide_hloscope_frames(module, also=("<frozen runpy>",))
-            except Exception:  # cosmetic: never break the user's import of jax
-                pass
-
-        spec.loader.exec_module = exec_then_hide  # type: ignore[method-assign]
-        return spec
+    hide_hloscope_frames(source_info_util, also=("<frozen runpy>",))
 
 
 # ---- the two modes -------------------------------------------------------------------------------
@@ -475,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
         raise _Terminated()
 
     signal.signal(signal.SIGTERM, on_sigterm)
-    sys.meta_path.insert(0, _HideFramesOnJaxImport())
+    after_import("jax._src.source_info_util", _hide_frames)
     try:
         meanwhile = _run_mode(options, script, info)
     except BaseException as error:  # noqa: BLE001 - every ending is reported (_failure_status)
