@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 
 from .kinds import (
+    api_mismatch,
     backend_startup,
     cuda_libraries,
     device_allocation,
@@ -94,7 +95,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         jax_operands.GENERAL,
     ),
     sharding.RECOGNISER,
-    joined(donation.RECOGNISER, jax_call.RECOGNISER),
+    joined(donation.RECOGNISER, jax_call.RECOGNISER, api_mismatch.RECOGNISER),
     distributed.RECOGNISER,
     joined(xla_crash.RECOGNISER, kernel_launch.RECOGNISER),
 )

@@ -1,0 +1,123 @@
+"""A library and the installed JAX of releases that do not go together: the library calls an
+API JAX has removed or changed.
+
+JAX says so in its own words when a removed name is touched (its deprecation module:
+``AttributeError: jax.core.JaxprEqn was removed in JAX v0.6.0. Use jax.extend.core.JaxprEqn
+instead``, ``register_custom_call_target has been removed in JAX v0.6.0``); otherwise Python
+does, in the same few shapes whatever the name:
+
+* ``module 'jax' has no attribute 'tree_map'`` (a name gone from a JAX module);
+* ``cannot import name 'JaxprEqn' from 'jax.core'``;
+* ``jit() got an unexpected keyword argument 'abstracted_axes'``, raised where a library's
+  frame called JAX's public function (the innermost frames are JAX's).
+
+The fix is the pair of versions, not the program: the library's release for this JAX, or the
+JAX release the library was written for. A JAX that could not finish importing itself
+(``partially initialized module 'jax' has no attribute 'version'``) is a broken install: the
+backend never started.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ....hlo.metadata import StackFrame
+from ...unsupported.findings import Reason
+from ..advice import AdviceKind
+from ..build import jax_message_failure
+from ..log import Log
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+
+__all__ = ["RECOGNISER"]
+
+_OPENING = re.compile(
+    # Keyed on a rarer first letter each; the removed name is read back from the line.
+    r"r(?P<removed>emoved in JAX v?(?P<version>\d[\w.]*\d))"
+    r"|m(?P<noattr>odule '(?P<module>jax(?:lib)?(?:\.\w+)*)' has no attribute '(?P<attr>\w+)')"
+    r"|c(?P<noimport>annot import name '(?P<name>\w+)' from '(?P<from>jax(?:lib)?(?:\.\w+)*)')"
+    r"|\(\) got an unexpected keyword argument '(?P<kwarg>\w+)'"
+)
+# The name before "was removed in JAX" / "has been removed in JAX".
+_REMOVED_NAME = re.compile(r"(?P<name>[\w.]+) (?:was|has been) $")
+# The function before "() got an unexpected keyword argument".
+_CALLED = re.compile(r"(?P<fn>[A-Za-z]\w*)$")
+# A frame of JAX's own code, and the package a frame belongs to (site-packages/<pkg>/...).
+_JAX_FILE = re.compile(r"[\\/]jax(?:lib)?[\\/]")
+_PACKAGE = re.compile(r"(?:site|dist)-packages[\\/](?P<pkg>[A-Za-z_]\w*)")
+_FIX = (
+    "{what}: {library} was written for another JAX release than the one installed. Install "
+    "versions that go together -- a release of {library} made for this JAX (pip install -U "
+    "{pkg}), or the JAX release {library} supports (its requirements pin it; {when}) -- rather "
+    "than changing your code"
+)
+_BROKEN = (
+    "JAX could not start ({what}): the installed jax and jaxlib are broken "
+    "or of releases that do not go together -- reinstall them as a pair (pip install -U "
+    '"jax[cuda12]" or "jax[tpu]", or plain jax for the CPU) in a fresh environment'
+)
+
+
+def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    before = log.before_on_line(m.start())
+    stack = log.traceback_before(m.start())
+    if m["removed"]:
+        named = _REMOVED_NAME.search(before)
+        if named is None:
+            return  # prose about a removal
+        what = f"{named['name']} was removed in JAX {m['version']}"
+        when = f"one before {m['version']}"
+    elif m["noattr"]:
+        what = f"module '{m['module']}' has no attribute '{m['attr']}'"
+        if before.rstrip().endswith("partially initialized") or m["module"].startswith("jaxlib"):
+            # JAX half imported, or jax asking its jaxlib for what that release lacks: the
+            # pair installed does not go together.
+            yield _failure(log, m, "import jax", (_BROKEN.format(what=what), AdviceKind.INSTALL))
+            return
+        when = "an older one, where the name still exists"
+    elif m["noimport"]:
+        what = f"cannot import name '{m['name']}' from '{m['from']}'"
+        when = "an older one, where the name still exists"
+    else:
+        called = _CALLED.search(before)
+        if called is None or not _called_into_jax(log, m, stack, called["fn"]):
+            return  # a function of the program's own, not JAX's
+        what = f"{called['fn']}() no longer takes '{m['kwarg']}'"
+        when = "an older one that took the argument"
+    library = _caller_package(stack)
+    text = _FIX.format(
+        what=what, library=library or "the library", pkg=library or "<library>", when=when
+    )
+    yield _failure(log, m, what, (text, AdviceKind.INSTALL))
+
+
+def _called_into_jax(log: Log, m: re.Match[str], stack: list[StackFrame], fn: str) -> bool:
+    """Whether the refused call was into JAX: raised inside JAX's frames (its API boundary
+    re-raises), or the innermost frame's printed line calls ``jax.<...>.fn(`` itself."""
+    if not stack:
+        return False
+    if _JAX_FILE.search(stack[0].file):
+        return True
+    last = log.text.rfind('File "', 0, m.start())
+    call = re.compile(rf"\b(?:jax|jnp|lax)\.(?:\w+\.)*{re.escape(fn)}\(")
+    return last >= 0 and call.search(log.text, last, m.start()) is not None
+
+
+def _caller_package(stack: list[StackFrame]) -> str | None:
+    """The installed package (not JAX) whose frame called into JAX last (``stack`` is
+    innermost first)."""
+    for frame in stack:
+        if _JAX_FILE.search(frame.file):
+            continue
+        found = _PACKAGE.search(frame.file)
+        return found["pkg"] if found else None
+    return None
+
+
+def _failure(log: Log, m: re.Match[str], op: str, advice: tuple[str, str]) -> Failure:
+    family = Family.BACKEND_STARTUP if op == "import jax" else Family.JAX_CALL
+    return jax_message_failure(family, log, m.start(), op=op, reason=Reason.RUNTIME, advice=advice)
+
+
+RECOGNISER = Recogniser(Family.JAX_CALL, _OPENING, _api_mismatch)
