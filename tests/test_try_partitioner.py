@@ -4,12 +4,16 @@ the partitioner's and sharding propagation's log lines beyond the argument case 
 GSPMD's deprecation), and the collectives a compiled scan and a ``fori_loop`` run every trip,
 each counted against XLA's own parse of the module and proved gone by a variant.
 
-What libtpu 0.0.42 prints about sharding, read from every compile of ``samples/try_*.py`` at
+What XLA:TPU (libtpu 0.0.42.1, jaxlib 0.10.2) prints about sharding, read from compiles of
+these programs and others (reshapes, sorts, gathers, FFTs, eigh, Cholesky, approximate
+top-k, conflicting sharding constraints, under Shardy and under GSPMD) at
 ``TPU_STDERR_LOG_LEVEL=0``: ``spmd_partitioner.cc:654`` "[SPMD] Involuntary full
 rematerialization", ``sharding_propagation.cc:3132`` "GSPMD sharding propagation is going to
-be deprecated" (only with Shardy off), and two lines printed by every compile that no program
-changes (``tpu_spmd_partitioner.cc:459`` "Collective matmul V1 is enabled",
-``shardy_xla_pass.cc:378`` "Module contains sdy shardings ... HloShardingV3"): left unread.
+be deprecated" (only with Shardy off), jaxlib's ``mlir_to_hlo.cc:111`` "Module has GSPMD attrs
+or ops, but Shardy is enabled" (an exported GSPMD module called under Shardy), and two lines
+printed by every compile that no program changes (``tpu_spmd_partitioner.cc:459``
+"Collective matmul V1 is enabled", ``shardy_xla_pass.cc:378`` "Module contains sdy shardings
+... HloShardingV3"): left unread.
 """
 
 from __future__ import annotations
@@ -23,13 +27,14 @@ import pytest
 from frameworks_needed import needs_libtpu
 
 from hloscope.analysis.variant_warnings import log_warnings
-from hloscope.analysis.variants import sharding_warnings
+from hloscope.analysis.variants import Goal, TryResult, sharding_warnings
 from hloscope.drivers.variants import Variant, VariantOptions, compile_variants, try_variants
 from hloscope.render.try_text import render_try
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 PROGRAMS = SAMPLES / "try_partitioner.py"
 GSPMD = SAMPLES / "try_gspmd.py"
+EXPORTED = SAMPLES / "try_exported.py"
 SLICE = "tpu-v5e:2x2"
 #: The variant that replicates the callback's argument (no rule names a mesh: --mesh does).
 REPLICATED = VariantOptions(meshes=("data=4",), shard=("x=None,None",))
@@ -171,6 +176,10 @@ def test_a_fori_loop_adds_partial_sums_every_trip_in_a_fused_all_reduce(looped):
     assert warning["executions"] == trips == 5
     assert warning["proven_by"] == "dp"
     assert [w for w in rows["dp"]["sharding_warnings"] if w.get("op")] == []
+    # The batch left whole on every chip: the spec that splits it names the script's own
+    # mesh axis, not the `axis_0` XLA's module calls it.
+    (whole,) = [w for w in rows["baseline"]["sharding_warnings"] if not w.get("op")]
+    assert (whole["where"], whole["to"]) == ("argument x", "P(None, 'data')")
     lines: list[str] = []
     render_try(looped, lines.append, 80)
     flat = " ".join(" ".join(lines).split())
@@ -213,6 +222,37 @@ def test_gspmds_deprecation_is_read_with_the_setting_that_avoids_it(cache, funct
     (warning,) = [w for w in sharding_warnings(base) if w["kind"] == "gspmd_propagation"]
     assert warning["count"] >= 1
     assert "jax_use_shardy_partitioner', True" in warning["to"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("function", "line"),
+    [
+        # The call of the exported module, where an op of the program's own is at its line.
+        ("scaled", 'return _exported("sine").call(x) + 1'),
+        # Else the exported function's own line, which the exported ops keep.
+        ("projected", "lambda a, w: jnp.tanh(a @ w)"),
+    ],
+)
+def test_an_exported_gspmd_module_turns_shardy_off_and_is_placed(cache, function, line):
+    # Exported while JAX used GSPMD, called under Shardy: XLA falls back to GSPMD for the
+    # whole program, and then says GSPMD is to be deprecated.
+    needs_libtpu()
+    with pytest.MonkeyPatch.context() as patch, _once(cache, f"exported-{function}"):
+        patch.setenv("HLOSCOPE_CACHE", str(cache))
+        (base,) = compile_variants(f"{EXPORTED}:{function}", SLICE, [Variant("baseline")])
+    assert base.compiled
+    assert any("Module has GSPMD attrs or ops, but Shardy is enabled" in x for x in base.log)
+    warned = {w["kind"]: w for w in sharding_warnings(base)}
+    assert set(warned) == {"gspmd_fallback", "gspmd_propagation"}
+    assert warned["gspmd_fallback"]["where"].startswith(_line(EXPORTED, line))
+    assert warned["gspmd_fallback"]["count"] == 1
+    result = TryResult(f"{EXPORTED}:{function}", SLICE, None, Goal.FIT, base, [])
+    lines: list[str] = []
+    render_try(result.to_dict(), lines.append, 80)
+    flat = " ".join(" ".join(lines).split())
+    assert "Shardy turned off for the whole program: the exported module at" in flat
+    assert "export it again with Shardy on" in flat
 
 
 #: The partitioner's line before 2025 (XLA's spmd_partitioner.cc, ``LOG(ERROR) << "[spmd]

@@ -7,6 +7,9 @@ from the op's metadata, an argument by its name, else the op's name):
   lines: the sharding the value had (``from``) and the one it was needed in (``to``);
 * **gspmd_propagation**: XLA's sharding propagation saying the program was propagated by
   GSPMD, which is to be deprecated (JAX's ``jax_use_shardy_partitioner`` turned off);
+* **gspmd_fallback**: XLA turning Shardy off for a whole program because part of it carries
+  GSPMD's shardings: a module ``jax.export`` made with Shardy off, called under Shardy
+  (placed at each ``call_exported``: the call's line, else the exported function's);
 * **replicated_large**: a large array held whole on every device of a multi-device slice
   (:func:`~hloscope.analysis.collectives.collectives_of`'s ``replicated_large``): its
   ``bytes`` per device, and ``to``, the spec that avoids it (its largest dimension split over
@@ -57,12 +60,15 @@ __all__ = [
 class WarningKind(StrEnum):
     INVOLUNTARY_REMAT = "involuntary_remat"
     GSPMD_PROPAGATION = "gspmd_propagation"
+    GSPMD_FALLBACK = "gspmd_fallback"
     REPLICATED_LARGE = "replicated_large"
     ALL_GATHER_IN_LOOP = "all_gather_in_loop"
 
 
 #: The kinds read from the compile's log; the others are read from its optimized module.
-LOG_KINDS = frozenset({WarningKind.INVOLUNTARY_REMAT, WarningKind.GSPMD_PROPAGATION})
+LOG_KINDS = frozenset(
+    {WarningKind.INVOLUNTARY_REMAT, WarningKind.GSPMD_PROPAGATION, WarningKind.GSPMD_FALLBACK}
+)
 
 #: The collectives that move a whole array each trip when left in a loop body.
 _LOOPED = frozenset(
@@ -77,6 +83,11 @@ _OPERATION = re.compile(r"HLO operation:? (?P<op>%[\w.-]+) = ")
 _GSPMD = "GSPMD sharding propagation is going to be deprecated"
 #: The setting that avoids GSPMD: Shardy, JAX's default partitioner.
 SHARDY = "jax.config.update('jax_use_shardy_partitioner', True)"
+#: XLA's mlir_to_hlo.cc (jaxlib 0.10.2: line 111): Shardy off for a module with GSPMD's
+#: shardings in it.
+_FALLBACK = "Module has GSPMD attrs or ops, but Shardy is enabled"
+#: The op name JAX gives the call of an exported module (``jit(f)/call_exported/...``).
+_EXPORTED = re.compile(r"^(.*?/call_exported)(?:/|$)")
 _DIMS = re.compile(r"\[([\d,\s]*)\]")
 
 
@@ -86,18 +97,45 @@ def log_warnings(log: Sequence[str], module: Module | None = None) -> list[dict[
     variant's optimized module) places an op its line gives no source line for."""
     places: dict[tuple[str, str], dict[str, Any]] = {}
     for line in log:
-        found = _read_line(line, module)
-        if found is None:
-            continue
-        place = places.setdefault((found["kind"], found["where"]), found)
-        place["count"] += 1
+        for found in _read_line(line, module):
+            place = places.setdefault((found["kind"], found["where"]), found)
+            place["count"] += 1
     return list(places.values())
 
 
-def _read_line(line: str, module: Module | None) -> dict[str, Any] | None:
+def _read_line(line: str, module: Module | None) -> list[dict[str, Any]]:
     if _GSPMD in line:
         where = "sharding propagation (GSPMD)"
-        return _entry(WarningKind.GSPMD_PROPAGATION, where, "GSPMD", f"Shardy: {SHARDY}")
+        return [_entry(WarningKind.GSPMD_PROPAGATION, where, "GSPMD", f"Shardy: {SHARDY}")]
+    if _FALLBACK in line:
+        to = "export it again with Shardy on"
+        return [
+            _entry(WarningKind.GSPMD_FALLBACK, where, "GSPMD", to)
+            for where in _exported_calls(module) or ["the program"]
+        ]
+    found = _involuntary(line, module)
+    return [] if found is None else [found]
+
+
+def _exported_calls(module: Module | None) -> list[str]:
+    """Where ``module`` calls an exported module: per call (its op name up to
+    ``call_exported``), the source of the call's own op, else of the first op inside it."""
+    if module is None:
+        return []
+    calls: dict[str, tuple[bool, str]] = {}
+    for computation in module.computations:
+        for inst in computation.instructions:
+            call = _EXPORTED.match(inst.op_name)
+            source = source_of(inst.stack, inst.op_name, module.name) if call else ""
+            if call is None or not source:
+                continue
+            own = inst.op_name == call.group(1)
+            if call.group(1) not in calls or (own and not calls[call.group(1)][0]):
+                calls[call.group(1)] = (own, source)
+    return list(dict.fromkeys(source for _, source in calls.values()))
+
+
+def _involuntary(line: str, module: Module | None) -> dict[str, Any] | None:
     if _INVOLUNTARY not in line:
         return None
     start = _FROM.search(line)
@@ -164,11 +202,15 @@ def _named_op(module: Module, op_name: str) -> Instruction | None:
     return None
 
 
-def module_warnings(module: Module, mesh: Mapping[str, int] | None) -> list[dict[str, Any]]:
+def module_warnings(
+    module: Module, mesh: Mapping[str, int] | None, axis_names: Sequence[str] = ()
+) -> list[dict[str, Any]]:
     """The replicated large arrays and the collectives in loop bodies of ``module`` (an
-    optimized SPMD module); ``mesh`` names the axes for the spec that avoids the first."""
+    optimized SPMD module); ``mesh`` names the axes for the spec that avoids the first, else
+    ``axis_names`` (the script's own mesh's) name the module's axes of more than one device,
+    in order, where there are as many."""
     found = collectives_of(module)
-    axes = dict(mesh) if mesh else _named(found.mesh)
+    axes = dict(mesh) if mesh else _named(found.mesh, axis_names)
     out: list[dict[str, Any]] = []
     for array in found.replicated_large:
         name = array.op_name or array.name
@@ -246,10 +288,16 @@ def _path_words(placement: Placement) -> str:
     return " > ".join(parts)
 
 
-def _named(mesh: Any) -> dict[str, int]:
+def _named(mesh: Any, axis_names: Sequence[str]) -> dict[str, int]:
+    """The module's mesh by axis: XLA names them ``axis_0``, ``axis_1``... (and keeps axes of
+    one device), the script's names where they match its axes of more than one device."""
     if mesh is None:
         return {}
-    return dict(zip(mesh.names, mesh.shape, strict=True))
+    sizes = dict(zip(mesh.names, mesh.shape, strict=True))
+    split = [size for size in sizes.values() if size > 1]
+    if axis_names and len(split) == len(axis_names):
+        return dict(zip(axis_names, split, strict=True))
+    return sizes
 
 
 def spec_avoiding(shape: str, axes: Mapping[str, int], devices: int) -> str:
@@ -281,11 +329,15 @@ def read_module(path: str) -> Module | None:
 
 
 @functools.lru_cache(maxsize=32)
-def read_module_warnings(path: str, mesh: tuple[tuple[str, int], ...]) -> tuple[dict, ...]:
+def read_module_warnings(
+    path: str, mesh: tuple[tuple[str, int], ...], axis_names: tuple[str, ...] = ()
+) -> tuple[dict, ...]:
     """:func:`module_warnings` of the module kept at ``path``; ``()`` where it cannot be
     read."""
     module = read_module(path)
-    return () if module is None else tuple(module_warnings(module, dict(mesh)))
+    if module is None:
+        return ()
+    return tuple(module_warnings(module, dict(mesh), axis_names))
 
 
 def proven_by(

@@ -308,7 +308,8 @@ def sharding_warnings(outcome: VariantOutcome) -> list[dict[str, Any]]:
     out = log_warnings(outcome.log, module)
     if outcome.compiled and outcome.module_file:
         mesh = tuple(sorted((outcome.mesh or {}).items()))
-        out += [dict(w) for w in read_module_warnings(outcome.module_file, mesh)]
+        names = tuple(outcome.argument_axes)  # the script's own mesh, where it has no other
+        out += [dict(w) for w in read_module_warnings(outcome.module_file, mesh, names)]
     return out
 
 

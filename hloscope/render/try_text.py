@@ -140,9 +140,13 @@ _LOOP_FIX = {
 }
 
 
+#: The log's words that :func:`warning_words` says in its own.
+_SAID_AS_WARNINGS = ("Involuntary", "GSPMD sharding propagation", "Module has GSPMD attrs")
+
+
 def _read_as_warning(line: str) -> bool:
     """Whether ``line`` of the log is said as a sharding warning already."""
-    return "Involuntary" in line or "GSPMD sharding propagation" in line
+    return any(words in line for words in _SAID_AS_WARNINGS)
 
 
 def warning_words(warning: Mapping[str, Any]) -> str:
@@ -162,6 +166,12 @@ def warning_words(warning: Mapping[str, Any]) -> str:
             f"{warning['op']} in a loop body at {warning['where']}{times}: "
             f"{format_bytes(warning['bytes'])} per iteration{total} ({warning['from']}); "
             f"{_LOOP_FIX.get(warning['op'], _LOOP_FIX['all-gather'])}"
+        )
+    if kind == "gspmd_fallback":
+        return (
+            f"Shardy turned off for the whole program{times}: the exported module at "
+            f"{warning['where']} carries GSPMD's shardings (jax.export'ed with Shardy off); "
+            f"{warning['to']}"
         )
     if kind == "gspmd_propagation":
         return (

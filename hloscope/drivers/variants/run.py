@@ -43,10 +43,11 @@ __all__ = ["try_variants", "compile_variants", "TRY_CACHE", "flags_to_audit", "f
 #: The folder of the cache root the results live in (``cache ls`` lists it, ``clear`` empties it).
 TRY_CACHE = TRY_FOLDER
 #: Lines of a compile's log that ``try`` keeps: libtpu's word for a flag it does not know, the
-#: SPMD partitioner's warnings and sharding propagation's (GSPMD's deprecation).
+#: SPMD partitioner's warnings and sharding propagation's (GSPMD's deprecation, Shardy turned
+#: off for a module with GSPMD's shardings).
 _LOG_WORTH = re.compile(
     r"Unknown command line flag|Unknown flags? in XLA_FLAGS|Involuntary full rematerialization|"
-    r"ERROR: Illegal value|[Ss]harding propagation"
+    r"ERROR: Illegal value|[Ss]harding propagation|Module has GSPMD attrs"
 )
 #: How long one compile may take.
 TIMEOUT_S = 900.0
