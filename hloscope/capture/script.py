@@ -102,6 +102,12 @@ class ScriptCapture:
     def ok(self) -> bool:
         return self.exit_status == 0 and not self.timed_out
 
+    @property
+    def usage_error(self) -> bool:
+        """Whether the run failed on how it was asked for (no such function, no usable
+        example arguments), not on this machine: a missing framework is this machine's."""
+        return bool(self.manifest.get("usage_error")) and not self.manifest.get("missing_framework")
+
     def error_line(self) -> str | None:
         """One line saying why the run failed (``None`` when it succeeded)."""
         if self.ok:

@@ -189,8 +189,9 @@ def _refuse_failed(manifest: dict[str, Any], work: Path, folder: Path) -> NoRetu
     failed = folder.with_name(folder.name + ".failed")
     shutil.rmtree(failed, ignore_errors=True)
     os.replace(work, failed)
-    message = ScriptCapture(out_dir=failed, manifest=manifest).error_line() or "capture failed"
-    usage = manifest.get("usage_error") and not manifest.get("missing_framework")
+    kept = ScriptCapture(out_dir=failed, manifest=manifest)
+    message = kept.error_line() or "capture failed"
+    usage = kept.usage_error
     # No such function, no usable example arguments: the mistake the static check of the
     # source says before any child starts (exit 2), found here when the source alone could
     # not tell (a star import, a module __getattr__).

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..capture.script import ScriptCapture
     from ..devices import DeviceSpec
 
 from ..errors import ExitStatus
@@ -67,68 +68,60 @@ def capture_command(
     Exit status: 0 captured; 1 the script failed (its partial dump is kept); 2 nothing could
     run (a missing script, a non-empty output folder); 124 the script timed out."""
     from ..capture.errors import CaptureError
-    from ..capture.script import capture_script, count_modules
+    from ..capture.script import capture_script
     from ..capture.target import is_function_spec
 
+    function = None
     if is_function_spec(script):
-        _capture_function(script, args, out_dir, passes, timeout, force, as_json, device)
-    if device is not None:
+        script_path, function = _function_of(script, args, passes)
+    elif device is not None:
         fail("--device compiles a SCRIPT.py:FUNCTION: give one", ExitStatus.BAD_INPUT)
+    else:
+        script_path = script
+    where = str(device) if device is not None else None
     try:
-        result = capture_script(script, args, out_dir, passes=passes, timeout=timeout, force=force)
+        result = capture_script(
+            script_path,
+            args,
+            out_dir,
+            passes=passes,
+            timeout=timeout,
+            force=force,
+            function=function,
+            device=where,
+        )
     except CaptureError as error:
         fail(error.one_line(), ExitStatus.BAD_INPUT)
     if as_json:  # the manifest first: a failed capture's says what failed
         write_json(result.manifest, default=str)
     problem = result.error_line()
     if problem is not None:
-        fail(problem, TIMED_OUT if result.timed_out else ExitStatus.ERROR)
+        status = ExitStatus.USAGE if result.usage_error else ExitStatus.ERROR
+        fail(problem, TIMED_OUT if result.timed_out else status)
     if not as_json:
-        modules = count_modules(result.dump_dir)
-        files = result.manifest["dump_files"]
-        click.echo(
-            f"captured {script}: {modules} module{'s' if modules != 1 else ''}, {files} files in "
-            f"{result.dump_dir} ({result.manifest['duration_s']:.1f} s)"
-        )
+        seconds = result.manifest["duration_s"]
+        click.echo(f"captured {script}: {_what_was_kept(result, function)} ({seconds:.1f} s)")
     sys.exit(int(ExitStatus.OK))
 
 
-def _capture_function(
-    spec: str,
-    args: tuple[str, ...],
-    out_dir: str,
-    passes: str | None,
-    timeout: float | None,
-    force: bool,
-    as_json: bool,
-    device: DeviceSpec | None,
-) -> None:
-    """``capture SCRIPT.py:FUNCTION -o DIR``: the function's capture in ``DIR/capture`` (the
-    folder a cached ``SCRIPT.py:FUNCTION`` target keeps), then exit."""
-    from ..capture.errors import CaptureError
-    from ..capture.script import capture_script
-
+def _function_of(spec: str, args: tuple[str, ...], passes: str | None) -> tuple[str, str]:
+    """``SCRIPT.py:FUNCTION``'s script and function, when nothing asked is a script's alone:
+    the function's capture goes to ``DIR/capture`` (the folder a cached ``SCRIPT.py:FUNCTION``
+    target keeps)."""
     if args:
         fail(f"{spec}: a SCRIPT.py:FUNCTION target takes no script arguments", ExitStatus.USAGE)
     if passes is not None:
         fail("--passes dumps a script's passes; for a function: hloscope passes", ExitStatus.USAGE)
     script, function = spec.rsplit(":", 1)
-    where = str(device) if device is not None else None
-    try:
-        result = capture_script(
-            script, (), out_dir, timeout=timeout, force=force, function=function, device=where
-        )
-    except CaptureError as error:
-        fail(error.one_line(), ExitStatus.BAD_INPUT)
-    if as_json:
-        write_json(result.manifest, default=str)
-    problem = result.error_line()
-    if problem is not None:
-        usage = result.manifest.get("usage_error") and not result.manifest.get("missing_framework")
-        status = ExitStatus.USAGE if usage else ExitStatus.ERROR
-        fail(problem, TIMED_OUT if result.timed_out else status)
-    if not as_json:
-        click.echo(
-            f"captured {spec}: {result.out_dir / 'capture'} ({result.manifest['duration_s']:.1f} s)"
-        )
-    sys.exit(int(ExitStatus.OK))
+    return script, function
+
+
+def _what_was_kept(result: ScriptCapture, function: str | None) -> str:
+    """Where the capture is: a function's folder, or a script's modules and dump files."""
+    if function is not None:
+        return str(result.out_dir / "capture")
+    from ..capture.script import count_modules
+
+    modules = count_modules(result.dump_dir)
+    files = result.manifest["dump_files"]
+    return f"{modules} module{'s' if modules != 1 else ''}, {files} files in {result.dump_dir}"
