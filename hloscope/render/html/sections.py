@@ -27,7 +27,7 @@ from __future__ import annotations
 import shutil
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
@@ -403,19 +403,9 @@ class PlatformCheck:
 def platform_check(data: Mapping[str, Any], supported: bool, stage: str) -> PlatformCheck:
     """:class:`PlatformCheck` from the JSON of one platform's check (:meth:`~hloscope.analysis.
     unsupported.findings.CheckReport.to_dict`, the shape ``hloscope check --json`` prints)."""
-    findings = [
-        CheckFinding(
-            op=f["op"],
-            node=f["node"],
-            function=f["function"],
-            reason=f["reason"],
-            dtype=f["dtype"],
-            source=f["source"],
-            suggestion=f["suggestion"],
-            warning=f["warning"],
-        )
-        for f in data["findings"]
-    ]
+    # A finding's fields are its JSON's keys of the same names.
+    shown = [each.name for each in fields(CheckFinding)]
+    findings = [CheckFinding(**{name: f[name] for name in shown}) for f in data["findings"]]
     return PlatformCheck(
         data["platform"], data["verdict"], supported, stage, findings, list(data["notes"])
     )
