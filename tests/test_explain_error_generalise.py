@@ -2159,3 +2159,49 @@ def test_a_jax_that_could_not_import_itself_is_a_broken_install():
     )
     failure = explain_error(text).failures[0]
     assert failure.family is Family.BACKEND_STARTUP and failure.advice_kind == "install"
+
+
+# ---- sharding's vocabulary on an error's line, no sentence of the family's -------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # shard_map's varying manual axes (jax-ml/jax#28334, fresh2).
+        (
+            "JaxStackTraceBeforeTransformation: ValueError: Primitive reduce requires varying "
+            "manual axes to match, but got [frozenset({'model', 'data'}), frozenset()].",
+            "reduce",
+        ),
+        # A context mesh against an aval's (fresh jax_40907), wrapped over lines.
+        (
+            "ValueError: For primitive broadcast_in_dim, context mesh AbstractMesh('a': 2, "
+            "'b': 2,\n   axis_types=(Auto, Auto), ...) should match the aval mesh\n",
+            "broadcast_in_dim",
+        ),
+        # Shardy's verifier, its refusal listed under the error's line (jax-ml/jax#40907's
+        # second case, and fresh3 jax_30619's MLIR location naming the op).
+        (
+            "ValueError: Cannot lower jaxpr with verifier errors:\n\t'sdy.manual_computation' "
+            "op result sharding at index 0 must have all manual axes come before free axes\n",
+            "sharding",
+        ),
+        (
+            "ValueError: Cannot lower jaxpr with verifier errors:\n\t'stablehlo.custom_call' op "
+            "result shardings don't match number of values: 1 shardings vs 2 values\n"
+            '\t\tat loc("jit(f)/pure_callback"(callsite("per_shard"("x.py":16:11))))\n',
+            "pure_callback",
+        ),
+    ],
+)
+def test_an_error_in_shardings_vocabulary_is_a_sharding_failure(text, op):
+    failures = explain_error(text).failures
+    assert [(f.family, f.finding.op) for f in failures] == [(Family.SHARDING, op)]
+
+
+def test_sharding_words_in_prose_or_a_repr_are_no_failure():
+    text = (
+        "mesh = AbstractMesh('a': 2, axis_types=(Auto,))\n"
+        "We pass check_vma=False and name only manual axes here.\n"
+    )
+    assert not explain_error(text).recognised

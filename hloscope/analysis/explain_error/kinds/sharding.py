@@ -78,6 +78,12 @@ _OPENING = re.compile(
     # given an out_specs entry which is too long ...", "shard_map in_specs argument must
     # refer to an axis marked as manual ...".
     r"|_(?P<smap>map (?:applied to the function|in_specs|out_specs))"
+    # Any other error in sharding's own vocabulary, on an error's line or the line after
+    # one that ends with a colon (a verifier's list): manual axes (shard_map's), an
+    # AbstractMesh, check_vma, an op's shardings against its values. A fallback: another
+    # family's reading of the line comes first.
+    r"|m(?P<vocab_manual>anual axes)|A(?P<vocab_mesh>bstractMesh\()|c(?P<vocab_vma>heck_vma\b)"
+    r"|s(?P<vocab_shardings>hardings don't match)"
 )
 # The words of a spec of the wrong rank, and of an axis the mesh (or shard_map) lacks.
 _TOO_LONG = re.compile(r"too\s+long|rank|dimensions?\s+of", re.I)
@@ -134,7 +140,9 @@ _BEFORE = 2048
 
 
 def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    if m["mesh_ctx"] or m["smap"]:
+    if any(m[group] for group in _VOCABULARY):
+        yield from _vocabulary(log, m)
+    elif m["mesh_ctx"] or m["smap"]:
         yield from _context_or_specs(log, m)
     elif m["unbound"]:
         yield _unbound(log, m)
@@ -181,6 +189,37 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 
 _EXPLICIT_GROUPS = ("ex_type", "ex_repr", "ex_flag", "ex_tick", "ex_axes")
+_VOCABULARY = ("vocab_manual", "vocab_mesh", "vocab_vma", "vocab_shardings")
+# The primitive a message names ("For primitive broadcast_in_dim,", "Primitive reduce
+# requires"), or the op of an MLIR location (loc("jit(f)/pure_callback"(...)).
+_PRIMITIVE_NAMED = re.compile(
+    r"\b[Pp]rimitive (?P<prim>[a-z_][a-z0-9_]*)\b|loc\(\"[^\"\n]*/(?P<loc>[a-z_][a-z0-9_]*)\""
+)
+_VOCABULARY_FIX = (
+    "the sharding{op} is not one this context allows: inside shard_map the mesh axes are "
+    "manual (a PartitionSpec or with_sharding_constraint there may name only the axes left "
+    "automatic, and values must vary over the same manual axes), and an array's mesh must be "
+    "the one in context; name other axes, reshard first, or move the op out of the shard_map"
+)
+
+
+def _vocabulary(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    """An error in sharding's words that no sentence of this module's reads (a fallback)."""
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    previous = log.text.rfind("\n", 0, max(start - 1, 0)) + 1
+    on_error = _ERROR_LINE.search(log.text[start : m.start()]) is not None
+    listed = start > 0 and log.text[previous : start - 1].rstrip().endswith(":")
+    if not on_error and not (listed and _ERROR_LINE.search(log.text[previous : start - 1])):
+        return  # a mesh's repr, code or prose
+    head = previous if listed and not on_error else start
+    named = _PRIMITIVE_NAMED.search(log.text, head, min(paragraph_end(log, start), start + 4096))
+    op = (named["prim"] or named["loc"]) if named else "sharding"
+    what = f" of {op}" if named else ""
+    failure = _failure(log, m, op, (_VOCABULARY_FIX.format(op=what), AdviceKind.MESH_AXIS))
+    failure.fallback = True
+    yield failure
+
+
 # The calls an error about a missing mesh names: the op of the failure.
 _MESH_CALLERS = re.compile(r"\b(?P<call>device_put|reshard|jit|pjit|shard_map|out_sharding)\b")
 # The collective named in an unbound-axis error ("please call psum under").
