@@ -134,8 +134,9 @@ def test_a_compiled_scan_gathers_each_layer_every_trip_and_dp_proves_it(scanned)
     rows = _rows(scanned)
     (warning,) = [w for w in rows["baseline"]["sharding_warnings"] if w["op"] == "all-gather"]
     assert warning["kind"] == "all_gather_in_loop"
-    # The scan's body, the line of the matmul the gather feeds.
+    # The scan's body, the line of the matmul the gather feeds, and the scan's own line.
     assert warning["where"].startswith(_line(PROGRAMS, "return jnp.tanh(h @ w), None"))
+    assert warning["loop"].startswith(_line(PROGRAMS, "jax.lax.scan(layer"))
     body, trips = _loop_of(_xla_text(rows["baseline"]["module_file"]))
     gathered = re.findall(r"= (\w+\[[\d,]*\])\S* all-gather(?:-start)?\(", body)
     assert gathered, body
@@ -149,6 +150,7 @@ def test_a_compiled_scan_gathers_each_layer_every_trip_and_dp_proves_it(scanned)
     render_try(scanned, lines.append, 80)
     flat = " ".join(" ".join(lines).split())
     assert f"all-gather in a loop body at {warning['where']}" in flat
+    assert f"the loop written at {warning['loop']}" in flat
     assert "x6 = " in flat and "(none in dp)" in flat
     assert all(len(line) <= 80 for line in "\n".join(lines).splitlines())
 
@@ -162,6 +164,7 @@ def test_a_fori_loop_adds_partial_sums_every_trip_in_a_fused_all_reduce(looped):
     (warning,) = [w for w in rows["baseline"]["sharding_warnings"] if w.get("op")]
     assert (warning["kind"], warning["op"]) == ("all_gather_in_loop", "all-reduce")
     assert warning["where"].startswith(_line(PROGRAMS, "jax.lax.fori_loop(0, TRIPS"))
+    assert warning["loop"].startswith(_line(PROGRAMS, "jax.lax.fori_loop(0, TRIPS"))
     text = _xla_text(rows["baseline"]["module_file"])
     body, trips = _loop_of(text)
     computations = _computations(text)

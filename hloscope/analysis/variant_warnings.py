@@ -16,8 +16,9 @@ from the op's metadata, an argument by its name, else the op's name):
   the largest mesh axis that divides it);
 * **all_gather_in_loop**: an all-gather (or all-reduce, reduce-scatter: ``op``) in a while
   body, XLA:TPU's fused ones included (an all-reduce fused with the slice after it): its
-  ``bytes`` per iteration and per device, and ``executions``, the product of the loops' trip
-  counts (``None`` where one is not known).
+  ``bytes`` per iteration and per device, ``executions``, the product of the loops' trip
+  counts (``None`` where one is not known), and ``loop``, the line of the innermost loop
+  (the ``jax.lax.scan`` or ``fori_loop`` call).
 
 The log's lines are read by the tokens XLA has kept across its wordings (``[spmd] ... was not
 able to go from sharding A to B without doing a full rematerialization of the tensor for HLO
@@ -227,24 +228,27 @@ def module_warnings(
                 "devices": array.devices,
             }
         )
+    placed = placements(module)
     looped = [
-        (c.kind.value, c.source or c.op_name or c.name, c.where, c.bytes, c.executions)
+        (c.kind.value, c.source or c.op_name or c.name, placed[c.computation], c.bytes)
         for c in found.collectives
-        if c.kind in _LOOPED and " body x" in c.where
+        if c.kind in _LOOPED and " body x" in c.where and c.computation in placed
     ]
     places: dict[tuple[str, str], dict[str, Any]] = {}
-    for kind, where, path, moved, executions in [*looped, *_fused_in_loops(module)]:
+    for kind, where, placement, moved in [*looped, *_fused_in_loops(module, placed)]:
+        path = _path_words(placement)
         place = places.setdefault(
             (kind, where),
             {
                 "kind": WarningKind.ALL_GATHER_IN_LOOP.value,
                 "op": kind,
                 "where": where,
+                "loop": _loop_source(placement, module),
                 "from": path,
                 "to": "outside the loop",
                 "count": 0,
                 "bytes": 0,
-                "executions": None if " x?" in path else executions,
+                "executions": None if " x?" in path else placement.executions,
             },
         )
         place["count"] += 1
@@ -253,14 +257,16 @@ def module_warnings(
     return out
 
 
-def _fused_in_loops(module: Module) -> Iterator[tuple[str, str, str, int, int]]:
+def _fused_in_loops(
+    module: Module, placed: Mapping[str, Placement]
+) -> Iterator[tuple[str, str, Placement, int]]:
     """The all-reduces (all-gathers, reduce-scatters) XLA:TPU fused into a kernel of a loop
     body (``fusion(...), kind=kCustom, calls=%all-reduce-scatter...``: an all-reduce and the
     slice of its result each device keeps), which
-    :func:`~hloscope.analysis.collectives.collectives_of` does not list: ``(op, where, path,
-    bytes per device, executions)``, bytes as it counts them (an all-reduce's operand; an
+    :func:`~hloscope.analysis.collectives.collectives_of` does not list: ``(op, where,
+    placement, bytes per device)``, bytes as it counts them (an all-reduce's operand; an
     all-gather's result)."""
-    for placement in placements(module).values():
+    for placement in placed.values():
         if not any(step.role is Role.BODY for step in placement.path):
             continue
         for fusion in placement.computation.instructions:
@@ -274,7 +280,14 @@ def _fused_in_loops(module: Module) -> Iterator[tuple[str, str, str, int, int]]:
                 shapes = [moved] if moved is not None else [o.shape for o in inner.operands]
                 size = sum(leaf.byte_size or 0 for s in shapes for leaf in s.leaves())
                 where = source_of(fusion.stack, fusion.op_name, module.name) or fusion.name
-                yield kind.value, where, _path_words(placement), size, placement.executions
+                yield kind.value, where, placement, size
+
+
+def _loop_source(placement: Placement, module: Module) -> str:
+    """Where the innermost loop around ``placement`` was written: the ``while``'s own source
+    (a ``jax.lax.scan``'s or ``fori_loop``'s line; ``""`` where it has none)."""
+    bodies = [step.instruction for step in placement.path if step.role is Role.BODY]
+    return source_of(bodies[-1].stack, bodies[-1].op_name, module.name) if bodies else ""
 
 
 def _path_words(placement: Placement) -> str:

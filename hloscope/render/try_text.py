@@ -162,8 +162,9 @@ def warning_words(warning: Mapping[str, Any]) -> str:
     if kind == "all_gather_in_loop":
         runs = warning.get("executions")
         total = f" x{runs} = {format_bytes(warning['bytes'] * runs)}" if runs else ""
+        loop = f", the loop written at {warning['loop']}" if warning.get("loop") else ""
         return (
-            f"{warning['op']} in a loop body at {warning['where']}{times}: "
+            f"{warning['op']} in a loop body at {warning['where']}{times}{loop}: "
             f"{format_bytes(warning['bytes'])} per iteration{total} ({warning['from']}); "
             f"{_LOOP_FIX.get(warning['op'], _LOOP_FIX['all-gather'])}"
         )
