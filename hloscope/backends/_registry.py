@@ -36,20 +36,7 @@ from .errors import CaptureError
 if TYPE_CHECKING:  # pragma: no cover
     from .record import Capture
 
-__all__ = [
-    "BackendRow",
-    "ENTRY_POINT_GROUP",
-    "backend_for",
-    "backend_row",
-    "backend_rows",
-    "built_in",
-    "cache_key_for",
-    "capture_for",
-    "estimate_note",
-    "not_compiled_for",
-    "register_backend",
-    "unregister_backend",
-]
+# What it exports is listed once, in the package's lazy-export table (hloscope.backends).
 
 #: The entry-point group a package declares its backend rows in.
 ENTRY_POINT_GROUP = "hloscope.backends"
