@@ -13,14 +13,9 @@ from pathlib import Path
 import pytest
 
 from hloscope.dump import DumpFormatError, load_dump
-from hloscope.dump.buffers import (
-    MemorySummary,
-    load_buffer_assignment,
-    load_memory_report,
-    parse_buffer_assignment,
-    parse_human_bytes,
-    parse_memory_report,
-)
+from hloscope.dump.buffers import MemorySummary, load_buffer_assignment, parse_buffer_assignment
+from hloscope.dump.memory_report import load_memory_report, parse_memory_report
+from hloscope.dump.report_text import parse_human_bytes
 
 
 @pytest.fixture(scope="module")

@@ -10,11 +10,8 @@ from .buffers import (
     BufferValue,
     LiveRange,
     MemorySummary,
-    MemoryUsageReport,
     load_buffer_assignment,
-    load_memory_report,
     parse_buffer_assignment,
-    parse_memory_report,
 )
 from .errors import DumpFormatError
 from .filenames import DumpFileName, function_name, parse_dump_filename
@@ -28,6 +25,7 @@ from .index import (
     index_entries,
     load_dump,
 )
+from .memory_report import MemoryUsageReport, load_memory_report, parse_memory_report
 
 __all__ = [
     "DumpFormatError",

@@ -44,15 +44,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..json_fields import json_fields
-from .memory_report import (
-    MemorySpace,
-    MemoryUsageReport,
-    OffsetRange,
-    ReportAllocation,
-    load_memory_report,
-    parse_memory_report,
-)
-from .report_text import _int, parse_human_bytes, read_dump_text
+from .memory_report import MemoryUsageReport
+from .report_text import _int, read_dump_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.shape import Shape
@@ -66,17 +59,9 @@ __all__ = [
     "PeakBuffer",
     "StackBreakdown",
     "BufferAssignment",
-    "OffsetRange",
-    "ReportAllocation",
-    "MemorySpace",
-    "MemoryUsageReport",
     "MemorySummary",
     "parse_buffer_assignment",
     "load_buffer_assignment",
-    "parse_memory_report",
-    "load_memory_report",
-    "parse_human_bytes",
-    "read_dump_text",
 ]
 
 # --------------------------------------------------------------------------------------------

@@ -40,15 +40,7 @@ from typing import TYPE_CHECKING
 
 from ..stages import Stage, UnknownStageError
 from . import storage
-from .buffers import (
-    BufferAssignment,
-    LiveRange,
-    MemorySummary,
-    MemoryUsageReport,
-    load_buffer_assignment,
-    load_memory_report,
-    read_dump_text,
-)
+from .buffers import BufferAssignment, LiveRange, MemorySummary, load_buffer_assignment
 from .errors import DumpFormatError
 from .filenames import (
     AFTER_OPTIMIZATIONS,
@@ -58,7 +50,9 @@ from .filenames import (
     parse_dump_filename,
     parse_module_folder_entry,
 )
+from .memory_report import MemoryUsageReport, load_memory_report
 from .passes import PassStep
+from .report_text import read_dump_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..hlo.model import Module

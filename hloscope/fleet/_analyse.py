@@ -109,7 +109,7 @@ def _failed(row: dict[str, Any], message: str) -> None:
 
 
 def _parse(location: str) -> Module:
-    from ..dump.buffers import read_dump_text
+    from ..dump.report_text import read_dump_text
     from ..hlo.parser import parse
 
     # Read here (not by the parser from a path) so that a URL is read through its store; the

@@ -30,7 +30,7 @@ def tpu_allocation(result: MemoryResult, module: Any, dump_module: Any) -> None:
     the peak. A dump holds no ``peak_memory_in_bytes`` (what the chip reserves), and neither
     figure stands in for it (measured: the allocation 3.5% above it on one program, 63% below
     on another), so the note says how to get the exact one."""
-    from ...dump.buffers import load_memory_report
+    from ...dump.memory_report import load_memory_report
     from ...hlo.tiling import module_has_tpu_layouts
 
     files = dump_module.companions("memory-usage-report")

@@ -102,7 +102,7 @@ def memory_of_compiled(
 
 def allocation_bytes(memory_usage_report: str | None) -> int | None:
     """The ``Total bytes: N`` of a memory-usage report's default memory space (HBM)."""
-    from ...dump.buffers import parse_memory_report
+    from ...dump.memory_report import parse_memory_report
 
     if not memory_usage_report:
         return None
