@@ -44,51 +44,39 @@ STAGE_CHOICES = ("after", "before")
 NOTES_SAID = "hloscope.notes_said"
 
 
-def module_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--module NAME|ID``: which module of a target with several."""
-    return click.option(
-        "--module",
-        metavar="NAME|ID",
-        help="Which module of a multi-module TARGET: a module name, a dump module id, or part "
-        "of a name (default: the function's own module, else the largest).",
-    )(command)
-
-
-def all_modules_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--all-modules``: one report per module instead of the main module's."""
-    return click.option(
-        "--all-modules",
-        is_flag=True,
-        help="Report every module of the TARGET, each under its own name.",
-    )(command)
-
-
-def refresh_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--refresh``: capture a script target again instead of using the cache."""
-    return click.option(
-        "--refresh", is_flag=True, help="Capture a SCRIPT.py target again, ignoring the cache."
-    )(command)
-
-
-def stage_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--stage after|before``."""
-    return click.option(
-        "--stage",
-        type=click.Choice(STAGE_CHOICES),
-        default="after",
-        show_default=True,
-        help="For dump folders and scripts: the optimized modules or what XLA was given.",
-    )(command)
-
-
-def mesh_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--mesh AXIS=SIZE,...``: the arguments' mesh reshaped for a TPU slice."""
-    return click.option(
-        "--mesh",
-        metavar="AXIS=N,...",
-        help="With --device on a TPU slice: rebuild the example arguments' mesh with these "
-        "axis sizes (data=8,model=4; default: the shape the script made).",
-    )(command)
+# One decorator per shared option, made once and applied by every command that takes it.
+#: ``--module NAME|ID``: which module of a target with several.
+module_option = click.option(
+    "--module",
+    metavar="NAME|ID",
+    help="Which module of a multi-module TARGET: a module name, a dump module id, or part "
+    "of a name (default: the function's own module, else the largest).",
+)
+#: ``--all-modules``: one report per module instead of the main module's.
+all_modules_option = click.option(
+    "--all-modules",
+    is_flag=True,
+    help="Report every module of the TARGET, each under its own name.",
+)
+#: ``--refresh``: capture a script target again instead of using the cache.
+refresh_option = click.option(
+    "--refresh", is_flag=True, help="Capture a SCRIPT.py target again, ignoring the cache."
+)
+#: ``--stage after|before``.
+stage_option = click.option(
+    "--stage",
+    type=click.Choice(STAGE_CHOICES),
+    default="after",
+    show_default=True,
+    help="For dump folders and scripts: the optimized modules or what XLA was given.",
+)
+#: ``--mesh AXIS=SIZE,...``: the arguments' mesh reshaped for a TPU slice.
+mesh_option = click.option(
+    "--mesh",
+    metavar="AXIS=N,...",
+    help="With --device on a TPU slice: rebuild the example arguments' mesh with these "
+    "axis sizes (data=8,model=4; default: the shape the script made).",
+)
 
 
 @dataclass(frozen=True, slots=True)
