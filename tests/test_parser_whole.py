@@ -180,6 +180,24 @@ VARIANTS = {
         BASE.replace("\n\nENTRY", "\n  %z = f32[] constant(1)\nENTRY"),
         False,
     ),
+    # Headers and '}' lines pair up: each '}' the first after its header, blank lines only
+    # before the next header.
+    "blank lines with blanks between bodies": (
+        BASE.replace("}\n\nENTRY", "}\n \n\t\n\nENTRY"),
+        True,
+    ),
+    "no blank line between bodies": (BASE.replace("}\n\nENTRY", "}\nENTRY"), True),
+    "a '}' line twice": (BASE.replace("add(%x, %y)\n}\n", "add(%x, %y)\n}\n}\n"), False),
+    "a '}' line in a body": (BASE.replace("  %zero", "}\n  %zero"), False),
+    "a '}' line after the last body": (BASE + "}\n", False),
+    "a header line in a body": (
+        BASE.replace("  %zero", "%h (x: f32[]) -> f32[] {\n  %zero"),
+        False,
+    ),
+    "an empty body": (BASE.replace("\nENTRY", "%empty () -> f32[] {\n}\n\nENTRY"), False),
+    "a stray character between bodies": (BASE.replace("}\n\nENTRY", "}\n;\nENTRY"), False),
+    "a carriage return between bodies": (BASE.replace("}\n\nENTRY", "}\n\r\nENTRY"), False),
+    "a body without its '}' line": (BASE.replace("add(%x, %y)\n}\n", "add(%x, %y)\n"), False),
 }
 
 
