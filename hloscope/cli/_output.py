@@ -28,6 +28,7 @@ __all__ = [
     "per_module",
     "show",
     "wide_tables_option",
+    "json_option",
 ]
 
 #: Rows and their columns (``None``: the first row's keys), as a CSV is made of.
@@ -50,6 +51,11 @@ def wide_tables_option(wrapping: str) -> Callable[[Callable[..., Any]], Callable
         is_flag=True,
         help=f"Print the tables at full width (by default they fit the terminal; {wrapping} wrap).",
     )
+
+
+def json_option(help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--json``, handed to the command as ``as_json``; ``help`` says what it prints."""
+    return click.option("--json", "as_json", is_flag=True, help=help)
 
 
 def output_format(as_json: bool, as_csv: bool = False) -> Format:

@@ -15,7 +15,7 @@ import click
 
 from ..errors import ExitStatus
 from ._app import CliError, cli
-from ._output import CsvRows, Format, output_format, show
+from ._output import CsvRows, Format, json_option, output_format, show
 from ._target import module_option, open_target, refresh_option
 
 __all__ = ["bench_command", "parse_seconds", "parse_fraction"]
@@ -154,7 +154,7 @@ def _progress_bar(enabled: bool) -> Iterator[Callable[[str, float, str], None] |
 )
 @click.option("--all", "all_kernels", is_flag=True, help="With --per-kernel: show every kernel.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random inputs.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the kernels (or the program) as CSV.")
 @click.option("--wide", is_flag=True, help="Show every kernel column at full width.")
 @module_option

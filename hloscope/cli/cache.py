@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ._app import cli
-from ._output import output_format, show
+from ._output import json_option, output_format, show
 
 __all__ = ["cache_group"]
 
@@ -22,7 +22,7 @@ def cache_group() -> None:
 
 
 @cache_group.command("ls")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON: a list of entries.")
+@json_option("Print JSON: a list of entries.")
 @click.option(
     "--wide", is_flag=True, help="One line per entry, however long (by default paths wrap)."
 )

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
 from ..errors import ExitStatus
 from ._app import cli, fail
 from ._device import COMPILE_LEAD, device_option
-from ._output import write_json
+from ._output import json_option, write_json
 
 __all__ = ["capture_command", "TIMED_OUT"]
 
@@ -43,7 +43,7 @@ TIMED_OUT = 124
     "--timeout", type=float, metavar="S", help="Stop the script (and its children) after S seconds."
 )
 @click.option("--force", is_flag=True, help="Replace a previous capture in the output folder.")
-@click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON.")
+@json_option("Print the manifest as JSON.")
 @device_option(COMPILE_LEAD)
 def capture_command(
     script: str,

@@ -48,7 +48,7 @@ from ..dump.storage import is_url
 from ..errors import ExitStatus
 from ._app import cli
 from ._device import device_option
-from ._output import output_format, show
+from ._output import json_option, output_format, show
 from ._target import all_modules_option, module_option
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -77,13 +77,10 @@ _PLATFORMS = tuple(p.value for p in Platform)
     "--platform", type=click.Choice(_PLATFORMS, case_sensitive=False), default=None, hidden=True
 )
 @device_option("", needs="mxu", platform="tpu", flag="--tpu", dest="old_tpu", hidden=True)
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help='Print JSON: {"platform", "proxy", "program", "clean", "notes", "findings": [{"op", '
+@json_option(
+    'Print JSON: {"platform", "proxy", "program", "clean", "notes", "findings": [{"op", '
     '"node", "function", "reason", "dtype", "source", "suggestion", "detail"}], "mxu": [{"op", '
-    '"node", "kernel", "source", "m", "n", "k", "padded_shape", "use", "wasted_flops", ...}]}.',
+    '"node", "kernel", "source", "m", "n", "k", "padded_shape", "use", "wasted_flops", ...}]}.'
 )
 @click.option(
     "--stage",

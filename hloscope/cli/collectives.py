@@ -9,7 +9,7 @@ import click
 
 from ._app import cli
 from ._device import device_option
-from ._output import output_format, per_module, show
+from ._output import json_option, output_format, per_module, show
 from ._target import (
     all_modules_option,
     compile_fields,
@@ -28,16 +28,13 @@ __all__ = ["collectives_command"]
 
 @cli.command("collectives")
 @click.argument("target")
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print JSON: {module, devices, mesh, collectives: [{name, kind, async, shapes, bytes, "
+@json_option(
+    "Print JSON: {module, devices, mesh, collectives: [{name, kind, async, shapes, bytes, "
     "group_size, groups, num_groups, channel_id, executions, where, mesh_axes, op_name, "
     "source, done, estimate_s, exposed_s, resharding, producer, consumers}], totals: {count, "
     "bytes, executed_bytes, estimate_s, exposed_s}, parameters, outputs, replicated_large, "
     "device, notes, step: {compute_s, exposed_s, hidden_s, total_s, split} with --device, "
-    "else null}.",
+    "else null}."
 )
 @module_option
 @all_modules_option

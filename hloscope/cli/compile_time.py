@@ -16,7 +16,7 @@ import click
 
 from ._app import CliError, cli
 from ._device import COMPILE_LEAD, device_option
-from ._output import output_format, show
+from ._output import json_option, output_format, show
 from ._target import module_option, open_target, refresh_option, say_note
 
 __all__ = ["compile_time_command"]
@@ -24,7 +24,7 @@ __all__ = ["compile_time_command"]
 
 @cli.command("compile-time")
 @click.argument("target")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option("Print the report as JSON.")
 @click.option(
     "--top",
     type=click.IntRange(min=1),

@@ -22,7 +22,7 @@ from ..errors import ExitStatus, HloscopeError
 from ._app import CliError, cli
 from ._device import device_option
 from ._fail_on import fail_on_options
-from ._output import output_format, per_module, show
+from ._output import json_option, output_format, per_module, show
 from ._target import (
     all_modules_option,
     compile_fields,
@@ -56,17 +56,14 @@ def parse_metrics(text: str | None) -> list[str]:
 @cli.command("diff")
 @click.argument("a")
 @click.argument("b")
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print JSON (schema hloscope.diff/1): module, a and b (their totals), delta, "
+@json_option(
+    "Print JSON (schema hloscope.diff/1): module, a and b (their totals), delta, "
     "no_change, counts, changes, lines, replaced_lines (where code was replaced: old lines "
     "-> new lines), memory (the peaks, the buffers that left and joined "
     "the peak, bytes at the peak by source line and scope); communication (the collectives "
     "per kind, when either side has some or --device is given); environment (the versions, "
     "the compile time per stage and the passes of each side, when the versions differ or "
-    "--python-a/--python-b is given).",
+    "--python-a/--python-b is given)."
 )
 @fail_on_options(
     "Comma-separated kernels,bytes,flops,transcendentals,peak: exit 3 when B has more "

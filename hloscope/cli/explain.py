@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from ._app import CliError, cli
-from ._output import output_format, show, wide_tables_option
+from ._output import json_option, output_format, show, wide_tables_option
 from ._target import TargetOptions, say_note, target_options
 
 __all__ = ["explain_command"]
@@ -28,7 +28,7 @@ __all__ = ["explain_command"]
     "TensorFlow a layer path).",
 )
 @click.option("--kernel", metavar="NAME", help="Show one kernel and the lines it came from.")
-@click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
+@json_option("Print the explanation as JSON.")
 @wide_tables_option("cells")
 @target_options
 def explain_command(

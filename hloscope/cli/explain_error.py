@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from ._app import cli
-from ._output import output_format, show
+from ._output import json_option, output_format, show
 from .errors import NotRecognisedError
 
 __all__ = ["explain_error_command", "NotRecognisedError"]
@@ -26,13 +26,10 @@ STDIN = "-"
 
 @cli.command("explain-error")
 @click.argument("log", required=False, default=STDIN, metavar="[LOG]")
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print JSON: recognised, platform, families and one object per failure "
+@json_option(
+    "Print JSON: recognised, platform, families and one object per failure "
     "(the fields of `hloscope check --json` findings, warning among them, plus family, "
-    "status, device, graph, function_chain, user_stack, allocation, framework, ...).",
+    "status, device, graph, function_chain, user_stack, allocation, framework, ...)."
 )
 def explain_error_command(log: str, as_json: bool) -> None:
     """Explain a TensorFlow, JAX or XLA compile or out-of-memory error: what failed, on which

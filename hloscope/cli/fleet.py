@@ -11,7 +11,7 @@ import click
 from ..errors import ExitStatus, MissingExtra
 from ._app import CliError, cli
 from ._fail_on import fail_on_options
-from ._output import Format, output_format, show
+from ._output import Format, json_option, output_format, show
 
 __all__ = ["fleet_command"]
 
@@ -24,12 +24,7 @@ __all__ = ["fleet_command"]
     help="Name each dump by the first group (or the group named 'label') of REGEX searched in "
     "its location, e.g. 'host-(\\d+)'. Default: its path below the folder given.",
 )
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help='Print JSON: {"rows": [...]}, with --vs also "regressions" and "failures".',
-)
+@json_option('Print JSON: {"rows": [...]}, with --vs also "regressions" and "failures".')
 @click.option("--csv", "as_csv", is_flag=True, help="Print the rows as CSV.")
 @click.option(
     "-o",

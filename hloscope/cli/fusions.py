@@ -9,7 +9,7 @@ import click
 
 from ._app import CliError, cli
 from ._device import device_option
-from ._output import Format, output_format, per_module, show
+from ._output import Format, json_option, output_format, per_module, show
 from ._target import (
     all_modules_option,
     module_option,
@@ -60,12 +60,9 @@ TOP_RANKS = ("bytes", "flops")
     f"FLOPs). The table shows at most {TABLE_ROWS} unless --top says otherwise; --json and "
     "--csv give every row.",
 )
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print JSON: {module, rows, summary}; a module with collectives (or any, with "
-    "--device) adds collectives (one row each), communication (totals) and step.",
+@json_option(
+    "Print JSON: {module, rows, summary}; a module with collectives (or any, with "
+    "--device) adds collectives (one row each), communication (totals) and step."
 )
 @click.option("--csv", "as_csv", is_flag=True, help="Print the rows as CSV.")
 @click.option(

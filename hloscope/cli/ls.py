@@ -9,7 +9,7 @@ import click
 
 from ..errors import ExitStatus
 from ._app import cli
-from ._output import output_format, show
+from ._output import json_option, output_format, show
 
 __all__ = ["ls_command"]
 
@@ -19,7 +19,7 @@ _PROGRESS_FROM = 20
 
 @cli.command("ls")
 @click.argument("dump", type=click.Path())
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@json_option("Print JSON instead of a table.")
 @click.option(
     "--no-parse", is_flag=True, help="Only list files; read no module (fast, no counts or memory)."
 )

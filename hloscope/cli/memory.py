@@ -9,7 +9,7 @@ import click
 
 from ._app import CliError, cli
 from ._device import device_option
-from ._output import Format, output_format, per_module, show
+from ._output import Format, json_option, output_format, per_module, show
 from ._target import all_modules_option, module_option, open_target, refresh_option
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -21,12 +21,9 @@ __all__ = ["memory_command"]
 
 @cli.command("memory")
 @click.argument("target")
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print JSON: {module, source, peak_bytes, breakdown, peak_at, live_at_peak, timeline, "
-    "savings, device, notes, fills}; device.verdict is fits, fits_above_limit or does_not_fit.",
+@json_option(
+    "Print JSON: {module, source, peak_bytes, breakdown, peak_at, live_at_peak, timeline, "
+    "savings, device, notes, fills}; device.verdict is fits, fits_above_limit or does_not_fit."
 )
 @module_option
 @all_modules_option

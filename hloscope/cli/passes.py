@@ -12,7 +12,7 @@ from __future__ import annotations
 import click
 
 from ._app import cli
-from ._output import Format, output_format, wide_tables_option, write_json
+from ._output import Format, json_option, output_format, wide_tables_option, write_json
 from ._target import TargetOptions, open_module, say_note, target_options
 
 __all__ = ["passes_command", "EVERY_PASS"]
@@ -35,9 +35,7 @@ EVERY_PASS = ".*"
     metavar="NAME",
     help="Follow one instruction: the pass where it was created, changed, fused or removed.",
 )
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print the timeline (and diff, follow) as JSON."
-)
+@json_option("Print the timeline (and diff, follow) as JSON.")
 @wide_tables_option("names")
 @target_options
 def passes_command(

@@ -8,7 +8,7 @@ import click
 
 from ._app import CliError, cli
 from ._device import device_option
-from ._output import output_format, show
+from ._output import json_option, output_format, show
 from ._target import open_target, say_note
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -104,15 +104,12 @@ def _trace_chip(trace: Any) -> Any:
     help="Of a folder holding both, read the *.xplane.pb (needs jax) instead of the "
     "*.trace.json.gz.",
 )
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print JSON: {device, steps, device_time_s (per step), kernels: [{name, kind, time_s, "
+@json_option(
+    "Print JSON: {device, steps, device_time_s (per step), kernels: [{name, kind, time_s, "
     "share, occurrences, flops, hbm_bytes, bound, source, async}], by_source, async: [{start, "
     "done, opcode, pairs, span_s, hidden_s, exposed_s, hidden_share, bytes}], step_times: "
     "[{step, wall_s, busy_s, idle_share}]}; of a trace of several devices, also devices: "
-    "[{name, ordinal, busy_ns, busy_per_step_ns, shown}].",
+    "[{name, ordinal, busy_ns, busy_per_step_ns, shown}]."
 )
 @click.option("--csv", "as_csv", is_flag=True, help="Print the kernel rows as CSV.")
 @click.option("--wide", is_flag=True, help="Show every column at full width.")

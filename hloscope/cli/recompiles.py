@@ -19,7 +19,7 @@ import click
 
 from ..errors import ExitStatus
 from ._app import CliError, cli, fail
-from ._output import json_text
+from ._output import json_option, json_text
 
 __all__ = ["recompiles_command"]
 
@@ -30,7 +30,7 @@ _TIMED_OUT = 124  # as `hloscope capture` (GNU timeout's status)
 @cli.command("recompiles", context_settings={"ignore_unknown_options": True})
 @click.argument("target")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-@click.option("--json", "as_json", is_flag=True, help="Print the ledger as JSON.")
+@json_option("Print the ledger as JSON.")
 @click.option(
     "--fail-over",
     type=click.IntRange(min=0),
