@@ -17,7 +17,8 @@ text has them. :func:`complete` fills them from the message's own paragraph:
   JAX's words on another framework's log says so;
 * the user's line, from the frames of the traceback that holds the message
   (:func:`~.user_line.message_stack`) where its recogniser read none, else from a line the
-  message names in words (``defined at x.py:45``, ``occurs at source: x.py:30:8``).
+  message names in words (``defined at x.py:45``, ``occurs at source: x.py:30:8``), else
+  from the call sites of an MLIR location it quotes (``loc(callsite("f"("x.py":16:11) ...``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from .device import platform_in_log, platform_of
 from .framework import JAX_NAMES, Framework, framework_of, libraries_in
 from .functions import paragraph_end
 from .log import Log
+from .mlir_location import source_in_locations
 from .record import Failure
 from .severity import is_warning_at
 from .user_line import message_stack, named_source, user_source
@@ -149,7 +151,9 @@ def _user_line(failure: Failure, log: Log) -> None:
         failure.stack = stack
     if failure.finding.source is None:  # a line the message names in words, no traceback
         end = min(paragraph_end(log, failure.offset), failure.offset + _PARAGRAPH)
-        failure.finding.source = named_source(log.text[failure.offset : end])
+        message = log.text[failure.offset : end]
+        # else the op's MLIR location, whose call sites are the lines that made it.
+        failure.finding.source = named_source(message) or source_in_locations(message)
 
 
 _OTHER_FRAMEWORK = (

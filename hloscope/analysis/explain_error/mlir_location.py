@@ -15,7 +15,7 @@ import re
 from ...hlo.metadata import StackFrame
 from .user_line import is_users
 
-__all__ = ["location_op", "location_frames", "location_source"]
+__all__ = ["location_op", "location_frames", "location_source", "source_in_locations"]
 
 # The name stack that opens a location: loc("jit(f)/jit(main)/dot_general"(...
 _NAME_STACK = re.compile(r'^\s*"(?P<stack>[^"\n]*)"')
@@ -48,3 +48,20 @@ def location_source(loc: str) -> str | None:
     """``file:line`` of the innermost call site in user code, if any."""
     frame = next((f for f in location_frames(loc) if is_users(f)), None)
     return f"{frame.file}:{frame.line}" if frame else None
+
+
+# Where an MLIR location opens in a message: `at loc("jit(f)/add"(callsite(...`, or, as
+# MLIR's own diagnostics print it, without `loc`: `error: "jit(f)/add"(callsite(...`.
+_LOC = re.compile(r"\bloc\(|\(callsite\(")
+
+
+def source_in_locations(text: str) -> str | None:
+    """``file:line`` of the first user call site of an MLIR location ``text`` prints (a
+    verifier's or a lowering's message quoting the op with its location), each location
+    read to its line's end."""
+    for found in _LOC.finditer(text):
+        end = text.find("\n", found.end())
+        source = location_source(text[found.start() : end if end >= 0 else len(text)])
+        if source:
+            return source
+    return None

@@ -29,8 +29,11 @@ __all__ = [
 
 #: JAX's provenance of a traced value: ``from line /path/model.py:127 (fn)``, ``was created on
 #: line /path/model.py:12 (fn)``.
+# A file a message names: a Python file (a Windows drive's too), or a notebook cell's stand-in
+# name, which older IPython gives the code it runs (`<ipython-input-8-ba96c25111b3>`).
+_FILE = r"(?:[^\s:()]+(?::[\\/][^\s:()]+)?\.py|<ipython-input-[\w-]+>)"
 FROM_LINE = re.compile(
-    r"(?:from|on) line:?\s+(?P<file>[^\s:]+(?::[\\/][^\s:]+)?\.py):(?P<line>\d+)(?::\d+)?"
+    rf"(?:from|on) line:?\s+(?P<file>{_FILE}):(?P<line>\d+)(?::\d+)?"
     r"(?: \((?P<fn>[^)\n]*)\))?"
 )
 # Frames inside the frameworks themselves: never the line to fix.
@@ -61,9 +64,36 @@ def is_users(frame: StackFrame) -> bool:
 
 
 def user_source(stack: list[StackFrame]) -> str | None:
-    """``file:line`` of the innermost user frame of ``stack`` (innermost first)."""
-    frame = next((f for f in stack if is_users(f)), None)
+    """``file:line`` of the innermost user frame of ``stack`` (innermost first), else of the
+    script Python ran (:func:`_entry_script`)."""
+    frame = next((f for f in stack if is_users(f)), None) or _entry_script(stack)
     return f"{frame.file}:{frame.line}" if frame else None
+
+
+# Installed code and Python's own: never the script the user ran, whatever folder holds it.
+_INSTALLED_OR_PYTHON = re.compile(
+    r"[\\/](?:site|dist)-packages[\\/]|[\\/]python3\.\d+[\\/]|[\\/]Lib[\\/]"
+)
+# A package's own module-level files: run when it is imported, never the script itself.
+_PACKAGE_FILES = ("__init__.py", "__main__.py")
+
+
+def _entry_script(stack: list[StackFrame]) -> StackFrame | None:
+    """The script the user ran, where no frame of ``stack`` passes :func:`is_users`: the
+    outermost frame when it is module-level code (``in <module>``) of a file neither installed,
+    Python's, a runner's nor generated. It is the user's even inside a folder named after a
+    framework (a script at the root of a checkout of jax: ``~/packages/jax/repro.py``): Python
+    runs the outermost ``<module>`` as ``__main__``, and a framework's modules run only when
+    imported, under the line that imported them. Of that file's frames, the innermost."""
+    if not stack or stack[-1].function != "<module>":
+        return None
+    script = stack[-1].file
+    folders = _SPLIT.split(script)
+    if script.startswith(_NO_FILE) or folders[-1] in _PACKAGE_FILES:
+        return None
+    if _INSTALLED_OR_PYTHON.search(script) or any(f in _RUNNERS for f in folders[:-1]):
+        return None
+    return next(f for f in stack if f.file == script)
 
 
 def message_stack(log: Log, pos: int) -> list[StackFrame]:
@@ -116,7 +146,7 @@ def julia_stack_after(log: Log, pos: int) -> list[StackFrame]:
 # (defined at model.py:45) ]]", JAX's "This error occurs at source: x.py:30:8" and "from line
 # x.py:12", Keras's "defined at ... File "x.py", line 7".
 _NAMED_LINE = re.compile(
-    r"(?:defined at|occurs at source:|(?:from|on) line:?)\s+(?P<file>[^\s:()]+\.py):(?P<line>\d+)"
+    rf"(?:defined at|occurs at source:|(?:from|on) line:?)\s+(?P<file>{_FILE}):(?P<line>\d+)"
 )
 
 

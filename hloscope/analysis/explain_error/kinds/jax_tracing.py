@@ -13,7 +13,7 @@ from ..forms import Form, alternation, form_of
 from ..log import TRACEBACK_HEADER, Log, class_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family, FunctionRef
-from ..user_line import FROM_LINE, best_source, caller_of_framework, is_users
+from ..user_line import FROM_LINE, best_source, caller_of_framework, is_users, user_source
 
 # ---- JAX tracing errors -------------------------------------------------------------------------
 
@@ -139,7 +139,9 @@ _SECOND = {
 }
 _GENERIC_CLASSES = frozenset({"TypeError", "IndexError", "RuntimeError"})
 _TRACING_CLASSES = frozenset(form.op for form in _TRACING_FORMS) | {"JAXTypeError"}
-_TRACING_END = ("\nSee https://", "\n--------------------", TRACEBACK_HEADER)
+# (JAX's separator before its filtered traceback is 20 dashes on a line of its own; the 30 of
+# a leak's message part its own paragraphs, the line that made the value among them.)
+_TRACING_END = ("\nSee https://", "\n--------------------\n", TRACEBACK_HEADER)
 
 
 # What raised the error when the message names no API: the fixes table keys tracing errors
@@ -187,6 +189,10 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         for found in FROM_LINE.finditer(log.text, m.end(), end)
     ]
     source = best_source(stack, from_lines)
+    if form.group == "unexpected_tracer":
+        # The line that made the leaked value is the one to change (return it instead of
+        # keeping it); the traceback's is only where it was used later.
+        source = user_source(from_lines) or source
     if form.group in _CONVERSIONS and stack:
         source = caller_of_framework(stack) or source
     if source is None and defined_at is not None:
