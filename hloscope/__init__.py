@@ -72,9 +72,8 @@ __getattr__, __dir__, _LAZY_NAMES = lazy_exports(
         ".capture.errors": ("CaptureError",),
         ".capture.target": ("Target", "TargetKind", "TargetError", "ModuleChoice"),
         ".analysis.cost": ("module_cost",),
-        # The analyses on a TARGET (resolved to modules first), and explain with a function
-        # target's jaxpr lines, as the CLI.
-        "._api": ("fusion_report", "fusions", "collectives", "diff", "check", "explain"),
+        # The analyses on a TARGET (resolved to modules first).
+        "._api": ("fusion_report", "fusions", "collectives", "diff", "check"),
         ".analysis.collectives": ("CollectivesResult",),
         ".analysis.diff": ("KernelDiff",),
         ".analysis.unsupported": ("CheckReport", "Finding"),
@@ -85,6 +84,7 @@ __getattr__, __dir__, _LAZY_NAMES = lazy_exports(
         ".drivers.script_recompiles": ("recompiles_of_script",),
         ".drivers.target_recompiles": ("ledger_of_target",),
         ".analysis.explain": ("Explanation",),
+        ".drivers.explain": ("explain",),
         ".drivers.passes": ("pass_timeline",),
         ".analysis.passes": ("PassTimeline",),
         ".drivers.compile_time": ("compile_time",),

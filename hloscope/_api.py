@@ -30,10 +30,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .analysis.collectives import CollectivesResult
     from .analysis.diff import KernelDiff
-    from .analysis.explain import Explanation
     from .analysis.fusions import FusionReport
     from .analysis.unsupported.findings import CheckReport
-    from .capture.jaxpr_lines import JaxprSources
 
 __all__ = [
     "as_module",
@@ -41,7 +39,6 @@ __all__ = [
     "fusions",
     "collectives",
     "diff",
-    "explain",
     "check",
     "load_function",
 ]
@@ -136,35 +133,6 @@ def diff(a: Any, b: Any, *, module: str | None = None) -> KernelDiff:
         as_module(b, module=module),
         labels=(label_a, label_b) if label_a and label_b else None,
     )
-
-
-def explain(
-    value: Any,
-    *,
-    line: str | None = None,
-    kernel: str | None = None,
-    module: str | Module | None = None,
-    before: Module | None = None,
-    jaxpr: JaxprSources | None = None,
-) -> Explanation:
-    """:func:`hloscope.drivers.explain.explain` of what ``value`` names, every stage included
-    as ``hloscope explain`` gives them.
-
-    A ``SCRIPT.py:FUNCTION`` target (a string or a :class:`Target`) is traced once more in a
-    child process for the line of each jaxpr equation, as the command does, and that capture
-    is cached with the target's, so the jaxpr is there on a cold cache too. Everything else
-    (a Capture, a Module, a file, a dump folder) goes to the analysis as it is.
-    """
-    from .capture.target import TargetKind
-    from .drivers.explain import explain as link
-
-    if isinstance(value, (str, os.PathLike)):
-        value = Target.resolve(value)
-    if isinstance(value, Target) and value.kind is TargetKind.FUNCTION and jaxpr is None:
-        from .capture.jaxpr_lines import capture_for_target
-
-        value = capture_for_target(value)
-    return link(value, line=line, kernel=kernel, module=module, before=before, jaxpr=jaxpr)
 
 
 # ---- compatibility checks ------------------------------------------------------------------------

@@ -41,8 +41,9 @@ def explain(
     ``value`` is a :class:`~hloscope.backends.record.Capture` (a
     :class:`~hloscope.capture.jaxpr_lines.SourcedCapture` brings the jaxpr's lines), a
     :class:`~hloscope.capture.target.Target` or TARGET string (resolving a script runs it; a
-    ``SCRIPT.py:FUNCTION`` target's jaxpr lines come from
-    :func:`~hloscope.capture.jaxpr_lines.capture_for_target`, which the CLI calls), or an HLO
+    ``SCRIPT.py:FUNCTION`` target without ``jaxpr`` is traced once more in a child process
+    for the line of each jaxpr equation, :func:`~hloscope.capture.jaxpr_lines.capture_for_target`,
+    cached with the target's capture, so the jaxpr is there on a cold cache too), or an HLO
     :class:`Module` (optimized, or with ``before=`` its module before optimization). ``module``
     picks a module of a multi-module target (a name, or the :class:`Module`
     :meth:`~hloscope.capture.target.Target.choose_module` chose); ``jaxpr`` gives the jaxpr's
@@ -51,10 +52,14 @@ def explain(
     optimization of the same compilation. ``line="FILE:N"`` or ``kernel="NAME"`` narrow the
     result (:meth:`Explanation.focus_line`, :meth:`Explanation.focus_kernel`).
     """
-    from ..capture.target import Target
+    from ..capture.target import Target, TargetKind
 
     if isinstance(value, (str, os.PathLike)):
         value = Target.resolve(value)
+    if isinstance(value, Target) and value.kind is TargetKind.FUNCTION and jaxpr is None:
+        from ..capture.jaxpr_lines import capture_for_target
+
+        value = capture_for_target(value)
     if isinstance(value, Target):
         stages = stages_of_target(value, module, jaxpr)
         return link(stages, line=line, kernel=kernel)
