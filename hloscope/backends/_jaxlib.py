@@ -1251,21 +1251,15 @@ def compile_with_memory_reports(
     import tempfile
 
     from ..dump.index import load_dump
+    from .dump_options import compile_dumping
 
     jax = require_jax()
     jitted: Any = fn if hasattr(fn, "lower") else jax.jit(fn)
     lowered = jitted.lower(*args, **kwargs)
-    options = {
-        "xla_dump_to": "",
-        "xla_dump_hlo_as_text": True,
-        "xla_dump_hlo_module_re": ".*",
-        "xla_dump_hlo_pass_re": "",
-        "xla_dump_include_timestamp": False,
-    }
     with tempfile.TemporaryDirectory(prefix="hloscope-memory-") as folder:
-        options["xla_dump_to"] = folder
         with private_compile_dumps(folder):
-            compiled = lowered.compile(compiler_options=options)
+            # A capture's options: the live range is written whatever XLA_FLAGS says.
+            compiled = compile_dumping(lowered, folder, None)
         reports: dict[str, str] = {}
         for module in load_dump(folder).modules:
             if module.after_file is None:

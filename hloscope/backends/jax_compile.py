@@ -2,7 +2,8 @@
 
 How the JAX capture stays out of the user's way: the function is traced, lowered and compiled
 once through JAX's ahead-of-time API, with *per-compile* XLA options
-(``Lowered.compile(compiler_options={"xla_dump_to": <private temp folder>, ...})``), so it works
+(``Lowered.compile(compiler_options={"xla_dump_to": <private temp folder>, ...})``, the options
+of :mod:`.dump_options`), so it works
 after XLA is initialised, never reads or writes ``os.environ["XLA_FLAGS"]``, never writes into a
 dump folder the user configured, and never clears or fills the user's jit dispatch cache. The
 temp folder is read with the dump-file grammar of :mod:`hloscope.dump` and deleted.
@@ -17,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .dump_options import compile_dumping
 from .errors import CaptureError
 from .record import Capture, PassSnapshot, module_name, package_versions
 from .traceable import traceable
@@ -113,7 +115,7 @@ def compile_jax(
     with tempfile.TemporaryDirectory(prefix="hloscope-capture-") as folder:
         try:
             with _jaxlib.private_compile_dumps(folder):
-                compiled = lowered.compile(compiler_options=_dump_options(folder, passes))
+                compiled = compile_dumping(lowered, folder, passes)
         except Exception as error:
             if keep_refused is None or not keep_refused(error):
                 raise
@@ -166,35 +168,6 @@ def _kernel_estimates(traced: Any, stages: Mapping[str, str]) -> list[dict[str, 
     if not calls_kernels(stages.get("stablehlo", "")):
         return []
     return kernel_estimates(getattr(traced, "jaxpr", None))
-
-
-def _dump_options(folder: str, passes: str | None) -> dict[str, Any]:
-    """Per-compile XLA options that send this compile's dumps, and only them, to ``folder``.
-
-    Everything the user's XLA_FLAGS might set to change *what* gets dumped is pinned, so a
-    ``--xla_dump_hlo_module_re`` or ``--xla_dump_disable_metadata`` there cannot empty or strip
-    the capture, and a ``--xla_dump_hlo_pass_re=.*`` there cannot slow down a capture that did
-    not ask for passes.
-    """
-    options: dict[str, Any] = {
-        "xla_dump_to": folder,
-        "xla_dump_hlo_as_text": True,
-        "xla_dump_hlo_as_long_text": True,
-        "xla_dump_hlo_module_re": ".*",
-        "xla_dump_max_hlo_modules": -1,
-        "xla_dump_disable_metadata": False,
-        "xla_dump_hlo_as_proto": False,
-        "xla_dump_hlo_as_dot": False,
-        "xla_dump_hlo_as_html": False,
-        "xla_dump_hlo_as_url": False,
-        "xla_dump_hlo_snapshots": False,
-        "xla_dump_include_timestamp": False,
-        "xla_dump_hlo_pass_re": passes or "",
-        "xla_dump_module_metadata": True,  # each pass's timestamps (XLA:TPU writes them)
-    }
-    if passes is not None:
-        options["xla_dump_hlo_pipeline_re"] = ".*"
-    return options
 
 
 def _refused_capture(
