@@ -35,6 +35,11 @@ def scanned_stack(params, x):
     return h
 
 
+def scanned_grads(params, x):
+    """The gradient of the stack's mean output with respect to its layers."""
+    return jax.grad(lambda p: jnp.mean(scanned_stack(p, x)))(params)
+
+
 def looped_matmul(w, x):
     """The same matmul ``TRIPS`` times, each trip on the last one's result."""
     return jax.lax.fori_loop(0, TRIPS, lambda i, h: jnp.tanh(h @ w), x)
@@ -59,6 +64,10 @@ def example_args():
     return {
         # FSDP: each layer's rows over the chips; the batch too.
         "scanned_stack": (
+            {"layers": array((LAYERS, D_MODEL, D_MODEL), P(None, "data", None))},
+            array((BATCH, D_MODEL), P("data", None)),
+        ),
+        "scanned_grads": (
             {"layers": array((LAYERS, D_MODEL, D_MODEL), P(None, "data", None))},
             array((BATCH, D_MODEL), P("data", None)),
         ),

@@ -79,6 +79,11 @@ def scanned(cache):
 
 
 @pytest.fixture(scope="module")
+def grads(cache):
+    return _tried(cache, "scanned_grads", VariantOptions(shard=("dp",)))
+
+
+@pytest.fixture(scope="module")
 def looped(cache):
     return _tried(cache, "looped_matmul", VariantOptions(shard=("dp",)))
 
@@ -118,14 +123,34 @@ def _bytes(shape: str) -> int:
     return count * sizes[dtype]
 
 
-def _loop_of(text: str) -> tuple[str, int]:
-    """The body of the module's one while loop and its trip count, as XLA's parse says: the
-    constant its condition compares the counter with."""
+def _xla_loops(path: str, op: str) -> dict[str, tuple[int, int]]:
+    """Per while loop of the module at ``path`` (by name) that runs ``op`` each trip: its
+    bytes per trip and per device, and its trips, as XLA's own parse says. Each ``op`` of
+    the body counts, and each of the computations its fusions call (XLA:TPU fuses an
+    all-reduce with its slice, and runs an async all-gather in the three fusions that start,
+    run and end it: one channel, counted once); bytes are its result's (what each device
+    ends with); trips the constant the loop's condition compares the counter with."""
+    text = _xla_text(path)
     computations = _computations(text)
-    (loop,) = re.findall(r" while\(.*?condition=%([\w.-]+), body=%([\w.-]+)", text)
-    condition, body = loop
-    (limit,) = re.findall(r"s32\[\]\S* constant\((\d+)\)", computations[condition])
-    return computations[body], int(limit)
+    loops = re.findall(r"%([\w.-]+) = .* while\(.*?condition=%([\w.-]+), body=%([\w.-]+)", text)
+    out = {}
+    for name, condition, body in loops:
+        called = re.findall(r" fusion\(.*?calls=%([\w.-]+)", computations[body])
+        moved: dict[str, int] = {}
+        for block in [computations[body], *(computations[c] for c in called)]:
+            pattern = rf"= (\w+\[[\d,]*\])\S* {op}\(.*?channel_id=(\d+)"
+            for shape, channel in re.findall(pattern, block):
+                moved.setdefault(channel, _bytes(shape))
+        if moved:
+            (limit,) = re.findall(r"s32\[\]\S* constant\((\d+)\)", computations[condition])
+            out[name] = (sum(moved.values()), int(limit))
+    return out
+
+
+def _warned(row, op: str) -> dict[str, tuple[int, int]]:
+    """``row``'s warnings of ``op`` in loop bodies by loop: bytes per trip, and trips."""
+    found = [w for w in row["sharding_warnings"] if w.get("op") == op]
+    return {w["from"].split()[0]: (w["bytes"], w["executions"]) for w in found}
 
 
 @pytest.mark.slow
@@ -137,12 +162,10 @@ def test_a_compiled_scan_gathers_each_layer_every_trip_and_dp_proves_it(scanned)
     # The scan's body, the line of the matmul the gather feeds, and the scan's own line.
     assert warning["where"].startswith(_line(PROGRAMS, "return jnp.tanh(h @ w), None"))
     assert warning["loop"].startswith(_line(PROGRAMS, "jax.lax.scan(layer"))
-    body, trips = _loop_of(_xla_text(rows["baseline"]["module_file"]))
-    gathered = re.findall(r"= (\w+\[[\d,]*\])\S* all-gather(?:-start)?\(", body)
-    assert gathered, body
     # Per trip, what XLA's module gathers (each device ends with the whole layer); six trips.
-    assert warning["bytes"] == sum(_bytes(s) for s in gathered)
-    assert warning["executions"] == trips == 6
+    (loop,) = _xla_loops(rows["baseline"]["module_file"], "all-gather").values()
+    assert _warned(rows["baseline"], "all-gather") == {warning["from"].split()[0]: loop}
+    assert loop[1] == 6
     # Data parallel keeps the stack whole on every chip: nothing gathered in the loop.
     assert warning["proven_by"] == "dp"
     assert all(w["kind"] != "all_gather_in_loop" for w in rows["dp"]["sharding_warnings"])
@@ -165,18 +188,13 @@ def test_a_fori_loop_adds_partial_sums_every_trip_in_a_fused_all_reduce(looped):
     assert (warning["kind"], warning["op"]) == ("all_gather_in_loop", "all-reduce")
     assert warning["where"].startswith(_line(PROGRAMS, "jax.lax.fori_loop(0, TRIPS"))
     assert warning["loop"].startswith(_line(PROGRAMS, "jax.lax.fori_loop(0, TRIPS"))
-    text = _xla_text(rows["baseline"]["module_file"])
-    body, trips = _loop_of(text)
-    computations = _computations(text)
-    fused = re.findall(r" fusion\(.*?calls=%([\w.-]+)", body)
-    summed = [
-        shape
-        for name in fused
-        for shape in re.findall(r" all-reduce\((\w+\[[\d,]*\])", computations[name])
-    ]
-    assert summed and " all-reduce(" not in body.replace("fusion(", "")
-    assert warning["bytes"] == sum(_bytes(s) for s in summed)
-    assert warning["executions"] == trips == 5
+    module = rows["baseline"]["module_file"]
+    # Not in the body itself: in the computation a fusion of the body calls.
+    (body,) = re.findall(r" while\(.*?body=%([\w.-]+)", _xla_text(module))
+    assert " all-reduce(" not in _computations(_xla_text(module))[body]
+    (loop,) = _xla_loops(module, "all-reduce").values()
+    assert _warned(rows["baseline"], "all-reduce") == {warning["from"].split()[0]: loop}
+    assert loop[1] == 5
     assert warning["proven_by"] == "dp"
     assert [w for w in rows["dp"]["sharding_warnings"] if w.get("op")] == []
     # The batch left whole on every chip: the spec that splits it names the script's own
@@ -187,6 +205,26 @@ def test_a_fori_loop_adds_partial_sums_every_trip_in_a_fused_all_reduce(looped):
     render_try(looped, lines.append, 80)
     flat = " ".join(" ".join(lines).split())
     assert "all-reduce in a loop body at" in flat and "partial sums" in flat
+
+
+@pytest.mark.slow
+def test_a_scanned_train_step_gathers_forward_and_backward_and_dp_proves_both(grads):
+    # The gradient of the FSDP stack: XLA:TPU gathers each layer in the forward scan and
+    # again in the backward one (there as an async collective fusion: one all-gather in the
+    # three fusions that start, run and end it), and adds each layer's gradient.
+    rows = _rows(grads)
+    for name, row in rows.items():
+        for op in ("all-gather", "all-reduce"):
+            assert _warned(row, op) == _xla_loops(row["module_file"], op), (name, op)
+    gathers = [w for w in rows["baseline"]["sharding_warnings"] if w.get("op") == "all-gather"]
+    # Two loops, each gathering one layer a trip, on the line of the matmul that uses it.
+    assert len({w["from"] for w in gathers}) == 2
+    matmul = _line(PROGRAMS, "return jnp.tanh(h @ w), None")
+    assert all(w["where"].startswith(matmul) for w in gathers)
+    # Data parallel gathers nothing (its gradients' all-reduce stays: nothing proves it gone).
+    assert {w["proven_by"] for w in gathers} == {"dp"}
+    assert _warned(rows["dp"], "all-gather") == {}
+    assert {w["proven_by"] for w in rows["dp"]["sharding_warnings"] if w.get("op")} == {None}
 
 
 @pytest.mark.slow
@@ -301,3 +339,17 @@ def test_lines_printed_by_every_compile_are_not_warnings():
         "[SPMD] Involuntary full rematerialization. The compiler cannot go from sharding",
     ]
     assert log_warnings(every) == []
+
+
+def test_a_module_not_yet_in_place_is_read_when_it_is(tmp_path):
+    # Another try may be moving the same cache entry into place: a failed read is not kept.
+    from hloscope.analysis.variant_warnings import read_module, read_module_warnings
+
+    path = tmp_path / "optimized.hlo.txt"
+    assert read_module(str(path)) is None
+    assert read_module_warnings(str(path), ()) == ()
+    path.write_text(
+        "HloModule m, num_partitions=4\n\nENTRY main {\n  ROOT p = f32[8] parameter(0)\n}\n"
+    )
+    assert read_module(str(path)).name == "m"
+    assert read_module_warnings(str(path), ()) == ()

@@ -39,7 +39,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..hlo.model import Instruction, Module
 from ..hlo.placement import Placement, Role, placements
@@ -230,15 +230,25 @@ def module_warnings(
         )
     placed = placements(module)
     looped = [
-        (c.kind.value, c.source or c.op_name or c.name, placed[c.computation], c.bytes)
+        _Looped(
+            c.kind.value,
+            c.source or c.op_name,
+            c.name,
+            placed[c.computation],
+            c.bytes,
+            c.channel_id,
+        )
         for c in found.collectives
         if c.kind in _LOOPED and " body x" in c.where and c.computation in placed
     ]
-    places: dict[tuple[str, str], dict[str, Any]] = {}
-    for kind, where, placement, moved in [*looped, *_fused_in_loops(module, placed)]:
+    places: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for kind, where, placement, moved in _once_each(
+        [*looped, *_fused_in_loops(module, placed)], module
+    ):
         path = _path_words(placement)
+        # One entry per line and loop: a forward scan's gather and its backward's are two.
         place = places.setdefault(
-            (kind, where),
+            (kind, where, path),
             {
                 "kind": WarningKind.ALL_GATHER_IN_LOOP.value,
                 "op": kind,
@@ -257,15 +267,43 @@ def module_warnings(
     return out
 
 
-def _fused_in_loops(
-    module: Module, placed: Mapping[str, Placement]
+class _Looped(NamedTuple):
+    """One collective in a loop body: its kind, its source (``""``: none), its name, where it
+    runs, its bytes per device, and its channel (``None``: none)."""
+
+    kind: str
+    source: str
+    name: str
+    placement: Placement
+    bytes: int
+    channel: int | None = None
+
+
+def _once_each(
+    found: Sequence[_Looped], module: Module
 ) -> Iterator[tuple[str, str, Placement, int]]:
+    """``(op, where, placement, bytes)`` of each collective of ``found`` once: XLA:TPU's async
+    collective fusions repeat one all-gather (one channel) in the fusions that start, run and
+    end it. Its place is the first source one of them has, else the loop's line and its name."""
+    groups: dict[tuple[str, Any], list[_Looped]] = {}
+    for one in found:
+        channel = one.channel if one.channel is not None else one.name
+        groups.setdefault((one.placement.computation.name, channel), []).append(one)
+    for group in groups.values():
+        first = group[0]
+        source = next((one.source for one in group if one.source), "")
+        if not source:
+            loop = _loop_source(first.placement, module)
+            source = f"{loop} ({first.name})" if loop else first.name
+        yield first.kind, source, first.placement, first.bytes
+
+
+def _fused_in_loops(module: Module, placed: Mapping[str, Placement]) -> Iterator[_Looped]:
     """The all-reduces (all-gathers, reduce-scatters) XLA:TPU fused into a kernel of a loop
     body (``fusion(...), kind=kCustom, calls=%all-reduce-scatter...``: an all-reduce and the
     slice of its result each device keeps), which
-    :func:`~hloscope.analysis.collectives.collectives_of` does not list: ``(op, where,
-    placement, bytes per device)``, bytes as it counts them (an all-reduce's operand; an
-    all-gather's result)."""
+    :func:`~hloscope.analysis.collectives.collectives_of` does not list, bytes as it counts
+    them (an all-reduce's operand; an all-gather's result)."""
     for placement in placed.values():
         if not any(step.role is Role.BODY for step in placement.path):
             continue
@@ -279,8 +317,11 @@ def _fused_in_loops(
                 moved = inner.shape if kind is CollectiveKind.ALL_GATHER else None
                 shapes = [moved] if moved is not None else [o.shape for o in inner.operands]
                 size = sum(leaf.byte_size or 0 for s in shapes for leaf in s.leaves())
-                where = source_of(fusion.stack, fusion.op_name, module.name) or fusion.name
-                yield kind.value, where, placement, size
+                op_name = inner.op_name or fusion.op_name
+                source = source_of(inner.stack or fusion.stack, op_name, module.name)
+                channel = inner.attrs.get("channel_id")
+                channel = channel if isinstance(channel, int) else None
+                yield _Looped(kind.value, source, fusion.name, placement, size, channel)
 
 
 def _loop_source(placement: Placement, module: Module) -> str:
@@ -328,49 +369,60 @@ def spec_avoiding(shape: str, axes: Mapping[str, int], devices: int) -> str:
     return "no mesh axis divides its dimensions"
 
 
-@functools.lru_cache(maxsize=8)
 def read_module(path: str) -> Module | None:
     """The module kept at ``path`` (a variant's cache entry, never rewritten: parsed once);
-    ``None`` where it cannot be read."""
-    from ..hlo.parser import parse
-
+    ``None`` where it cannot be read, which is not remembered: another ``try`` may be moving
+    the same entry into place."""
     try:
-        text = Path(path).read_text()
+        return _parsed(path)
     except OSError:
         return None
-    return parse(text)
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=8)
+def _parsed(path: str) -> Module:
+    from ..hlo.parser import parse
+
+    return parse(Path(path).read_text())
+
+
 def read_module_warnings(
     path: str, mesh: tuple[tuple[str, int], ...], axis_names: tuple[str, ...] = ()
 ) -> tuple[dict, ...]:
     """:func:`module_warnings` of the module kept at ``path``; ``()`` where it cannot be
     read."""
-    module = read_module(path)
-    if module is None:
+    try:
+        return _module_warnings(path, mesh, axis_names)
+    except OSError:
         return ()
-    return tuple(module_warnings(module, dict(mesh), axis_names))
+
+
+@functools.lru_cache(maxsize=32)
+def _module_warnings(
+    path: str, mesh: tuple[tuple[str, int], ...], axis_names: tuple[str, ...]
+) -> tuple[dict, ...]:
+    return tuple(module_warnings(_parsed(path), dict(mesh), axis_names))
 
 
 def proven_by(
     warning: Mapping[str, Any], ranked: Sequence[Mapping[str, Any]], own: str
 ) -> str | None:
     """The first of ``ranked`` (variants' dicts, best first) other than ``own`` that compiled
-    and whose warnings lack ``warning``'s kind at its place; a variant without its module
-    read cannot say for the kinds read from the module."""
+    and whose warnings lack ``warning``'s kind (and collective) at its place; a variant
+    without its module read cannot say for the kinds read from the module."""
     from_log = warning.get("kind", WarningKind.INVOLUNTARY_REMAT) in LOG_KINDS
     for row in ranked:
         if row["name"] == own or not row.get("compiled"):
             continue
         if not from_log and not row.get("module_file"):
             continue
-        places = {
-            (w.get("kind", WarningKind.INVOLUNTARY_REMAT.value), w["where"])
-            for w in row.get("sharding_warnings") or []
-        }
-        if (warning.get("kind", WarningKind.INVOLUNTARY_REMAT.value), warning["where"]) not in (
-            places
-        ):
+        if _key(warning) not in {_key(w) for w in row.get("sharding_warnings") or []}:
             return str(row["name"])
     return None
+
+
+def _key(warning: Mapping[str, Any]) -> tuple[str, str, str]:
+    """What a warning is across variants: its kind, its collective and its place (a loop's
+    name is each module's own: left out)."""
+    kind = warning.get("kind", WarningKind.INVOLUNTARY_REMAT.value)
+    return (kind, warning.get("op") or "", warning["where"])
