@@ -27,11 +27,14 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..devices import DeviceSpec
 from ..hlo.model import Module
 from ..json_fields import json_fields
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .flag_audit import FlagVerdict
 
 __all__ = [
     "Goal",
@@ -39,7 +42,6 @@ __all__ = [
     "TryResult",
     "SETTING_KEYS",
     "code_change",
-    "flag_verdicts",
     "judge",
     "module_figures",
     "sharding_warnings",
@@ -127,6 +129,8 @@ class TryResult:
     notes: list[str] = field(default_factory=list)
     #: The words of the backend that compiled every variant ("XLA:TPU", a registered one's).
     compiled_by: str | None = None
+    #: Each flag's verdict, when the variants were a flag audit (:mod:`.flag_audit`).
+    audit: list[FlagVerdict] | None = None
 
     @property
     def ranked(self) -> list[VariantOutcome]:
@@ -159,6 +163,7 @@ class TryResult:
             "winner": None if winner is None else winner.name,
             "change": self.change(),
             "notes": self.notes,
+            **({} if self.audit is None else {"audit": [v.to_dict() for v in self.audit]}),
         }
 
 
@@ -311,35 +316,6 @@ def sharding_warnings(outcome: VariantOutcome) -> list[dict[str, Any]]:
         names = tuple(outcome.argument_axes)  # the script's own mesh, where it has no other
         out += [dict(w) for w in read_module_warnings(outcome.module_file, mesh, names)]
     return out
-
-
-# ---- the flag audit ------------------------------------------------------------------------
-
-
-def flag_verdicts(baseline: VariantOutcome, variants: Sequence[VariantOutcome]) -> list[str]:
-    """For each variant that left one flag out (``without_flags``), one line: the flag is
-    unknown to this libtpu (its log's words), without effect (the module without it is the
-    baseline's), or what it changes (the baseline, compiled with it, against the one
-    without)."""
-    lines = []
-    for outcome in variants:
-        left_out = outcome.settings.get("without_flags") or []
-        if len(left_out) != 1:
-            continue
-        flag = str(left_out[0])
-        name = flag[2:].partition("=")[0]
-        unknown = next((line for line in baseline.log if name in line and "Unknown" in line), None)
-        if unknown is not None:
-            lines.append(f"{flag}: unknown to this XLA:TPU ({unknown})")
-        elif outcome.no_effect:
-            lines.append(f"{flag}: no effect (the module without it is the same)")
-        elif not (baseline.compiled and outcome.compiled):
-            lines.append(
-                f"{flag}: compiled {baseline.compiled} with it, {outcome.compiled} without"
-            )
-        else:
-            lines.append(f"{flag}: changes the module ({_changes(outcome, baseline)})")
-    return lines
 
 
 def _changes(without: VariantOutcome, with_: VariantOutcome) -> str:

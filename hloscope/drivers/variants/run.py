@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...analysis.variants import Goal, TryResult, VariantOutcome, flag_verdicts, judge
+from ...analysis.flag_audit import flag_audit
+from ...analysis.variants import Goal, TryResult, VariantOutcome, judge
 from ...capture.cache import TRY_FOLDER
 from ...errors import UsageProblem
 from .plan import BASELINE, Variant, VariantOptions, audit_variants, plan_variants
@@ -353,10 +354,8 @@ def try_variants(
     result = judge(target, spec, everything[0], everything[1:], goal)
     result.compiled_by = _compiler_words(spec)
     if audit is not None:
-        result.notes += [
-            f"{flag}: unknown to this XLA:TPU ({said})" for flag, said in unknown.items()
-        ]
-        result.notes += flag_verdicts(result.baseline, result.variants)
+        result.audit = flag_audit(result.baseline, result.variants, unknown)
+        result.notes += [verdict.line() for verdict in result.audit]
     result.notes.append(f"{len(everything)} compiles in {took:.1f} s")
     return result
 
