@@ -248,6 +248,12 @@ def test_a_callbacks_rematerializations_are_placed_on_the_users_line(callback):
     assert rows[fixed]["compiled"]
     assert all(w["kind"] != "involuntary_remat" for w in rows[fixed]["sharding_warnings"])
     assert {w["proven_by"] for w in warned.values()} == {fixed}
+    lines: list[str] = []
+    render_try(callback, lines.append, 80)
+    flat = " ".join(" ".join(lines).split())
+    assert f"involuntary full rematerialization at {placed}" in flat
+    assert "give it P() (whole on every device) before the op that needs it" in flat
+    assert "keep the one-device op's result P() (whole on every device) after it" in flat
 
 
 @pytest.mark.slow

@@ -180,9 +180,21 @@ def warning_words(warning: Mapping[str, Any]) -> str:
         )
     return (
         f"involuntary full rematerialization at {warning['where']}{times}: XLA "
-        f"replicates it to go from {warning['from']} to {warning['to']}; give it "
-        f"{warning['to']} where it is made"
+        f"replicates it to go from {warning['from']} to {warning['to']}; "
+        f"{_remat_fix(warning['from'], warning['to'])}"
     )
+
+
+def _remat_fix(src: str, dst: str) -> str:
+    """What avoids one involuntary rematerialization: the sharding it is needed in, given
+    where it is made; around an op held on one device (a host callback's ``{maximal
+    device=0}``), the array whole on every device, which reaches that device and leaves it
+    without a reshard."""
+    if "maximal" in dst:
+        return "give it P() (whole on every device) before the op that needs it on one device"
+    if "maximal" in src:
+        return "keep the one-device op's result P() (whole on every device) after it"
+    return f"give it {dst} where it is made"
 
 
 def proof_words(warning: Mapping[str, Any]) -> str:
