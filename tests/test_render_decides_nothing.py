@@ -176,3 +176,28 @@ def test_a_fusion_reports_notebook_view_says_the_notes_it_is_handed():
     assert all(note in shown for note in decided)
     mine = html.unescape(fusion_report_html(report, ["a note the caller chose"]))
     assert "a note the caller chose" in mine and decided[0] not in mine
+
+
+def test_a_reports_summary_says_the_notes_the_report_was_handed(tmp_path):
+    import html
+
+    from test_report_hints import UNFUSED  # four elementwise ops left unfused, in two chains
+
+    from hloscope.analysis.report_hints import HintKind
+    from hloscope.reporting import build_report
+
+    sample = tmp_path / "unfused.txt"
+    sample.write_text(UNFUSED)
+    report = build_report(str(sample), graphs=0)
+    every = report.fusion_summary["notes"]
+    # Decided where the report is gathered: the unfused elementwise ops are a hint of their
+    # own, so the summary's first note (the same ops) is not said twice.
+    assert HintKind.UNFUSED_CHAIN in {h.kind for h in report.hints}
+    assert report.summary_notes == every[1:]
+    body = html.unescape(report.to_html())
+    assert every[0] not in body.split('id="hloscope-data"')[0]
+    # The page says what it is handed, and nothing of its own choosing.
+    report.summary_notes = ["a note the caller chose", every[0]]
+    body = html.unescape(report.to_html()).split('id="hloscope-data"')[0]
+    assert "a note the caller chose" in body and every[0] in body
+    assert all(note not in body for note in every[1:] if note != every[0])

@@ -89,7 +89,7 @@ def test_unfused_elementwise_chains(tmp_path: Path):
     assert single["bytes"] == cost["n"]
     assert fusions.summary.unfused_elementwise_bytes == chain["bytes"] + single["bytes"]
     # Said once: the summary's own note on the same ops is not repeated under the hint.
-    assert not any("left unfused" in n for n in report.summary_notes())
+    assert not any("left unfused" in n for n in report.summary_notes)
     body = re.sub(r'<script type="application/json".*?</script>', "", report.to_html(), flags=re.S)
     assert body.count("elementwise ops left unfused") == 1
 

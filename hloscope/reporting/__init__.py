@@ -47,8 +47,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..analysis.fusion_notes import summary_to_dict
-from ..analysis.fusions import fusion_report
-from ..analysis.report_hints import hints
+from ..analysis.fusions import FusionReport, fusion_report
+from ..analysis.report_hints import Hint, HintKind, hints
 from ..analysis.summary import summarize
 from ..errors import HloscopeError
 from ..hlo.model import Module
@@ -189,6 +189,17 @@ def _add_sections(out: Report, origin: Origin, device: str | DeviceSpec | None) 
     out.checks = _optional(out, "unsupported ops", lambda: _checks.checks(origin)) or []
     out.mxu = _optional(out, "TPU MXU alignment", lambda: _checks.mxu(origin))
     out.hints = hints(out.fusions, origin.module, ledger)
+    out.summary_notes = summary_notes_shown(out.fusion_summary["notes"], out.fusions, out.hints)
+
+
+def summary_notes_shown(notes: list[str], fusions: FusionReport, shown: list[Hint]) -> list[str]:
+    """The fusion summary's ``notes`` the page says under the summary: those the hints do not
+    already say. The unfused elementwise ops are a hint of their own, with their chains, and
+    :func:`~hloscope.analysis.fusion_notes.summary_notes` says them first."""
+    said = {h.kind for h in shown}
+    if fusions.summary.unfused_elementwise and HintKind.UNFUSED_CHAIN in said:
+        return list(notes[1:])
+    return list(notes)
 
 
 def write_report(

@@ -112,6 +112,9 @@ class Report:
     what_if_data: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     hints: list[Hint] = field(default_factory=list)
+    #: The fusion summary's notes the page says under the summary: those the hints do not
+    #: already say (chosen by :func:`hloscope.reporting.build_report`).
+    summary_notes: list[str] = field(default_factory=list)
     version: str = __version__
 
     # -- what it holds ---------------------------------------------------------------------
@@ -167,15 +170,6 @@ class Report:
             ],
             "notes": list(self.notes),
         }
-
-    def summary_notes(self) -> list[str]:
-        """The fusion summary's notes the hints do not already say (the unfused elementwise
-        ops are a hint of their own, with their chains)."""
-        notes = list(self.fusion_summary["notes"])
-        shown = {h.kind for h in self.hints}
-        if self.fusions.summary.unfused_elementwise and "unfused_elementwise" in shown:
-            notes = notes[1:]  # summary_notes says the unfused elementwise ops first
-        return notes
 
     def summary_lines(self) -> list[str]:
         """A few lines for the terminal: the module, its kernels and costs, the sections."""
