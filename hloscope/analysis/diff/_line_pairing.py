@@ -81,8 +81,10 @@ def pair_lines(a: Iterable[SourceLine], b: Iterable[SourceLine]) -> dict[str, st
     free_a, free_b = _pair_equal(free_a, free_b, _function_and_code, pairs)
     free_a, free_b = _pair_equal(free_a, free_b, _code, pairs, unique=True)
     rename = _function_map(pairs, a, b)
-    free_a, free_b = _pair_alike_in_order(free_a, free_b, pairs, rename)
-    _pair_in_order(free_a, free_b, pairs, rename)
+    # Step 3, the lines most alike in order (a line edited in place keeps its place among its
+    # neighbours), then step 4, the lines left in order.
+    free_a, free_b = _pair_per_function(free_a, free_b, pairs, rename, _aligned)
+    _pair_per_function(free_a, free_b, pairs, rename, _in_order)
     return pairs
 
 
@@ -154,19 +156,20 @@ def _alike(la: SourceLine, lb: SourceLine) -> float:
     return shared + text if shared or text >= _TEXT_ALIKE else 0.0
 
 
-def _pair_alike_in_order(
+def _pair_per_function(
     free_a: list[SourceLine],
     free_b: list[SourceLine],
     pairs: dict[str, str],
     rename: dict[str, str],
+    pair: Callable[[list[SourceLine], list[SourceLine]], dict[str, str]],
 ) -> tuple[list[SourceLine], list[SourceLine]]:
-    """Within each function, the order-keeping pairing of its lines that is most alike in
-    all (a line edited in place keeps its place among its neighbours)."""
+    """Within each function (of A, as ``rename`` names it in B), the pairs ``pair`` makes of
+    its lines on both sides; return the lines left."""
     groups_b = _by_function(free_b)
     for function, lines_a in _by_function(free_a, rename).items():
         lines_b = groups_b.get(function, [])
         if function and lines_b:
-            pairs.update(_aligned(lines_a, lines_b))
+            pairs.update(pair(lines_a, lines_b))
     taken = set(pairs.values())
     return (
         [line for line in free_a if line.where not in pairs],
@@ -199,21 +202,8 @@ def _aligned(lines_a: list[SourceLine], lines_b: list[SourceLine]) -> dict[str, 
     return out
 
 
-def _pair_in_order(
-    free_a: list[SourceLine],
-    free_b: list[SourceLine],
-    pairs: dict[str, str],
-    rename: dict[str, str],
-) -> tuple[list[SourceLine], list[SourceLine]]:
-    """The lines left of a function, in order, where both sides have as many."""
-    by_function_b = _by_function(free_b)
-    for function, lines_a in _by_function(free_a, rename).items():
-        lines_b = by_function_b.get(function, [])
-        if function and len(lines_a) == len(lines_b):
-            for la, lb in zip(lines_a, lines_b):
-                pairs[la.where] = lb.where
-    taken = set(pairs.values())
-    return (
-        [line for line in free_a if line.where not in pairs],
-        [line for line in free_b if line.where not in taken],
-    )
+def _in_order(lines_a: list[SourceLine], lines_b: list[SourceLine]) -> dict[str, str]:
+    """The lines in order, where both sides have as many."""
+    if len(lines_a) != len(lines_b):
+        return {}
+    return {la.where: lb.where for la, lb in zip(lines_a, lines_b)}
