@@ -491,7 +491,7 @@ def test_the_report_has_a_what_if_section_with_xlas_numbers(remat_policies, rema
         (["--try", "--remat nothing_saveable"], "--try: give --device"),
         (["--device", CHIP, "--try", "--remat save_only_these_names()"], "save_only_these_names"),
         (["--device", CHIP, "--try", "--remat nope"], "the policies: everything_saveable"),
-        (["--device", CHIP, "--try", "--audit-flags"], "No such option"),
+        (["--device", CHIP, "--try", "--audit-flags /no/such/file"], "/no/such/file: No such"),
         (["--device", CHIP, "--try", "--goal"], "--goal"),
         (["--device", CHIP, "--try", "--remat 'a"], "--try"),
         (["--device", CHIP, "--try", ""], "name variants"),

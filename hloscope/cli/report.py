@@ -26,6 +26,8 @@ from ._target import module_option, open_target, refresh_option, say_note
 if TYPE_CHECKING:  # pragma: no cover
     from ..capture.errors import CaptureError
     from ..devices import DeviceSpec
+    from ..render.html.failed_report import FailedReport
+    from ..render.html.try_section import TrySection
 
 __all__ = ["report_command"]
 
@@ -77,8 +79,9 @@ _ERROR_SHOWN = 160
     "what_if",
     metavar="'TRY OPTIONS'",
     help='Add a "what if" section: the variants `hloscope try` compiles, written as its '
-    "options ('--shard dp --shard fsdp --remat nothing_saveable@block --goal memory'), for "
-    "a SCRIPT.py:FUNCTION and --device a TPU chip or slice.",
+    "options ('--shard dp --shard fsdp --remat nothing_saveable@block --goal memory'), or "
+    "its flag audit ('--audit-flags FILE'), for a SCRIPT.py:FUNCTION and --device a TPU chip "
+    "or slice. A function that does not compile gets it too: which variants do.",
 )
 @module_option
 @refresh_option
@@ -100,21 +103,25 @@ def report_command(
 
     A SCRIPT.py:FUNCTION that XLA cannot compile still gets its page, the bug report to
     attach: the unsupported ops `hloscope check` finds first, then the compile error whole
-    and the function's source; the command then exits 3 when the check found problems (1
-    when it found none)."""
+    and the function's source, and with --try the variants that compile; the command then
+    exits 3 when the check found problems (1 when it found none)."""
     from ..capture.errors import CaptureError
     from ..capture.target import is_function_spec
-    from ..reporting import build_report, failed_compile
+    from ..reporting import build_failed_report, build_report, failed_compile
     from ..units import format_bytes
     from .try_ import checked_variants
 
-    variants, goal = (None, "fit") if what_if is None else checked_variants(what_if, target, device)
+    asked = None if what_if is None else checked_variants(what_if, target, device)
+    variants, goal, audit = asked or (None, "fit", None)
     try:
         resolved = open_target(target, refresh=refresh, device=device)
     except CaptureError as error:
         if not is_function_spec(target) or not failed_compile(error):
             raise  # not a function that ran and failed: a usage error, or a script
-        _failed_page(target, error, out)
+        page = build_failed_report(
+            target, error, device=device, what_if=variants, goal=goal, audit=audit
+        )
+        _failed_page(page, error, out)
     report = build_report(
         resolved,
         module=module,
@@ -124,6 +131,7 @@ def report_command(
         profile=profile,
         what_if=variants,
         goal=goal,
+        audit=audit,
     )
     path = report.write(out)
     for note in report.notes:
@@ -150,22 +158,34 @@ def _fitted(line: str) -> str:
     return "\n".join(wrapped).replace("\u00a0", " ") if wrapped else line
 
 
-def _failed_page(target: str, error: CaptureError, out: str) -> NoReturn:
+def _failed_page(page: FailedReport, error: CaptureError, out: str) -> NoReturn:
     """Write the page of a function that did not compile and end the command: 3 when the
     check found what XLA cannot compile, else the capture's own error (status 1)."""
-    from ..reporting import build_failed_report
     from ..units import format_bytes
 
-    page = build_failed_report(target, error)
     path = page.write(out)
     click.echo(f"wrote {path} ({format_bytes(path.stat().st_size)})")
     first = page.error.splitlines()[0] if page.error else error.one_line()
     if len(first) > _ERROR_SHOWN:
         first = first[: _ERROR_SHOWN - 1] + "…"
-    click.echo(f"{target} did not compile: {first} (the page has the whole message)")
+    click.echo(f"{page.target} did not compile: {first} (the page has the whole message)")
     for check in page.checks:
         click.echo(check.verdict)
+    if page.what_if is not None:
+        click.echo(_fitted(_what_if_line(page.what_if)))
     click.echo(f"open it: file://{Path(path).resolve()}")
     if page.problems:
         sys.exit(int(ExitStatus.CHECK_FAILED))
     raise error
+
+
+def _what_if_line(section: TrySection) -> str:
+    """The failed page's what-if in one line: how many variants compiled and the best."""
+    from ..drivers.variants.plan import BASELINE
+
+    variants = [r for r in section.rows if r.name != BASELINE]
+    compiled = [r.name for r in variants if r.state == "compiled"]
+    line = f"what if: {len(compiled)} of {len(variants)} variants compile"
+    if section.winner is not None:
+        line += f"; the best: {section.winner}"
+    return line

@@ -88,11 +88,8 @@ _VARIANT_OPTIONS = [
 ]
 
 
-@cli.command("try")
-@click.argument("target")
-@device_option(_LEAD)
-@variant_options
-@click.option(
+#: ``--audit-flags [FILE]``, as ``try`` and ``report --try`` take it.
+_AUDIT_OPTION = click.option(
     "--audit-flags",
     "audit",
     is_flag=False,
@@ -102,6 +99,13 @@ _VARIANT_OPTIONS = [
     help="Compile with every flag of FILE (or of XLA_FLAGS and LIBTPU_INIT_ARGS), then "
     "without each in turn: which are unknown to this libtpu, which change nothing.",
 )
+
+
+@cli.command("try")
+@click.argument("target")
+@device_option(_LEAD)
+@variant_options
+@_AUDIT_OPTION
 @click.option("--jobs", type=click.IntRange(min=1), help="Compiles at once (default: the cores).")
 @click.option("--refresh", is_flag=True, help="Compile again, ignoring the cache.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -185,13 +189,14 @@ def _options(**given: Any) -> VariantOptions:
 
 
 #: ``report --try``'s reader of the variant options (never run: only its parser is used).
-_TRY_OPTIONS = variant_options(click.Command("--try", add_help_option=False))
+_TRY_OPTIONS = _AUDIT_OPTION(variant_options(click.Command("--try", add_help_option=False)))
 
 
-def variant_options_of(text: str) -> tuple[VariantOptions, str]:
-    """The variants and the goal of ``text``, written as ``try``'s options (``--shard dp
-    --remat nothing_saveable@block --goal memory``); a usage error in one line for anything
-    ``try`` would refuse."""
+def variant_options_of(text: str) -> tuple[VariantOptions, str, str | None]:
+    """The variants, the goal and ``--audit-flags``' FILE (``""``: the environment's flags;
+    ``None``: no audit) of ``text``, written as ``try``'s options (``--shard dp --remat
+    nothing_saveable@block --goal memory``); a usage error in one line for anything ``try``
+    would refuse."""
     import shlex
 
     from ..errors import UsageProblem
@@ -204,27 +209,33 @@ def variant_options_of(text: str) -> tuple[VariantOptions, str]:
     except click.UsageError as error:
         raise UsageProblem(f"--try {text!r}: {error.format_message()}") from None
     goal = str(params.pop("goal"))
-    return _options(**params), goal
+    audit = params.pop("audit")
+    return _options(**params), goal, audit
 
 
-def checked_variants(text: str, target: str, device: Any) -> tuple[VariantOptions, str]:
-    """``report --try TEXT``'s variants and goal, checked before anything compiles: a function
-    target, a TPU chip or slice that a backend here compiles for, and variants ``try`` would
-    plan (each problem a one-line usage error)."""
+def checked_variants(
+    text: str, target: str, device: Any
+) -> tuple[VariantOptions, str, list[str] | None]:
+    """``report --try TEXT``'s variants, goal and flags to audit, checked before anything
+    compiles: a function target, a TPU chip or slice that a backend here compiles for, and
+    variants ``try`` would plan or flags to audit (each problem a one-line usage error)."""
     from ..backends.variant_compile import slice_row
     from ..capture.target import is_function_spec
-    from ..drivers.variants import plan_variants
+    from ..drivers.variants import flags_to_audit, plan_variants
     from ..errors import UsageProblem
 
-    options, goal = variant_options_of(text)
+    options, goal, audit = variant_options_of(text)
     if not is_function_spec(target):
         raise UsageProblem("--try: try compiles variants of a function: give SCRIPT.py:FUNCTION")
     if device is None:
         raise UsageProblem("--try: give --device, the TPU chip or slice to compile for")
     slice_row(device)
-    if not options.meshes_all and not plan_variants(options, device.chips):
-        raise UsageProblem(f"--try {text!r}: name variants (--mesh, --shard, --remat...)")
-    return options, goal
+    audited = flags_to_audit(audit or None) if audit is not None else None
+    if audited is None and not options.meshes_all and not plan_variants(options, device.chips):
+        raise UsageProblem(
+            f"--try {text!r}: name variants (--mesh, --shard, --remat... or --audit-flags)"
+        )
+    return options, goal, audited
 
 
 def _policies(text: str | None) -> tuple[str, ...]:

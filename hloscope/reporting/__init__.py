@@ -43,24 +43,23 @@ through::
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ..analysis.fusion_notes import summary_to_dict
 from ..analysis.fusions import FusionReport, fusion_report
 from ..analysis.report_hints import Hint, HintKind, hints
 from ..analysis.summary import summarize
-from ..errors import HloscopeError
 from ..hlo.model import Module
 from ..render.html.failed_report import FailedReport
 from ..render.html.report import Report, table_rows
-from ..render.html.try_section import try_section
 from . import _checks, _sections
 from ._checks import CHECK_TIMEOUT_S, PLATFORMS
 from ._failed import build_failed_report, failed_compile
 from ._graphs import heaviest_graphs
+from ._optional import optional as _optional
 from ._origins import Origin, origin_of
 from ._sources import CODE_CHARS, source_rows
+from ._what_if import add_what_if
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..backends.record import Capture
@@ -87,9 +86,6 @@ __all__ = [
 DEFAULT_GRAPHS = 4
 #: Graphs a capture's notebook view draws (each costs a ``dot`` run).
 CAPTURE_GRAPHS = 2
-DEBUG_ENV = "HLOSCOPE_DEBUG"
-
-T = TypeVar("T")
 
 
 def build_report(
@@ -103,6 +99,7 @@ def build_report(
     profile: str | os.PathLike[str] | None = None,
     what_if: VariantOptions | None = None,
     goal: str = "fit",
+    audit: list[str] | None = None,
 ) -> Report:
     """The :class:`~hloscope.render.html.report.Report` of ``value``: a TARGET string or
     path, a :class:`~hloscope.capture.target.Target`, a
@@ -116,7 +113,7 @@ def build_report(
     device's interconnect (the step on every device is shown either way); ``profile`` (a
     ``jax.profiler.trace`` folder or file of this module) adds its op profile; ``what_if``
     (of a function target, for a TPU chip or slice ``device``) adds ``hloscope try``'s
-    variants of it, ranked by ``goal``.
+    variants of it, ranked by ``goal``; ``audit`` (flags) its flag audit instead.
     """
     origin = origin_of(value, module, refresh)
     out = _kernels(origin, bench, graphs)
@@ -127,23 +124,9 @@ def build_report(
         )
     if bench:
         out.bench = _optional(out, "bench", lambda: _sections.bench_of(origin))
-    if what_if is not None:
-        _add_what_if(out, origin, device, what_if, goal)
+    if what_if is not None or audit is not None:
+        add_what_if(out, origin.framework_spec(), device, what_if, goal, audit)
     return out
-
-
-def _add_what_if(
-    out: Report,
-    origin: Origin,
-    device: str | DeviceSpec | None,
-    options: VariantOptions,
-    goal: str,
-) -> None:
-    """The "what if" section, and the same data as ``try --json`` in the page's JSON."""
-    result = _optional(out, "what if", lambda: _sections.what_if(origin, device, options, goal))
-    if result is not None:
-        out.what_if = try_section(result)
-        out.what_if_data = result.to_dict()
 
 
 def _kernels(origin: Origin, bench: bool, graphs: int) -> Report:
@@ -217,21 +200,3 @@ def capture_html(capture: Capture) -> str:
     """A capture in a Jupyter cell: the report of its optimized module (pass timeline
     included), with :data:`CAPTURE_GRAPHS` graphs."""
     return build_report(capture, graphs=CAPTURE_GRAPHS)._repr_html_()
-
-
-def _optional(report: Report, what: str, build: Callable[[], T]) -> T | None:
-    """``build()``, or ``None`` with a note on the report when it fails: an optional section
-    that cannot be made must not cost the user the rest of the page (``HLOSCOPE_DEBUG=1``
-    lets the error through)."""
-    try:
-        return build()
-    except Exception as error:  # noqa: BLE001 - reported as a note, see above
-        if os.environ.get(DEBUG_ENV):
-            raise
-        if isinstance(error, HloscopeError):
-            text = error.one_line()
-        else:
-            first = str(error).splitlines()[0] if str(error) else ""
-            text = f"{type(error).__name__}: {first}" if first else type(error).__name__
-        report.notes.append(f"{what} left out: {text}")
-        return None

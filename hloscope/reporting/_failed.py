@@ -1,6 +1,6 @@
 """The page of a function whose compile failed: what ``hloscope report`` writes instead of
 the report when the framework refused to lower or compile it (see
-:mod:`hloscope.render.html.failed_report`)."""
+:mod:`hloscope.render.html.failed_report`), with ``report --try``'s variants when asked."""
 
 from __future__ import annotations
 
@@ -9,19 +9,33 @@ from typing import TYPE_CHECKING, Any
 
 from ..render.html.failed_report import FailedReport
 from ._checks import framework_checks
+from ._what_if import add_what_if
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..capture.errors import CaptureError
+    from ..devices import DeviceSpec
+    from ..drivers.variants import VariantOptions
 
 __all__ = ["build_failed_report", "failed_compile"]
 
 
-def build_failed_report(spec: str, error: CaptureError) -> FailedReport:
+def build_failed_report(
+    spec: str,
+    error: CaptureError,
+    *,
+    device: str | DeviceSpec | None = None,
+    what_if: VariantOptions | None = None,
+    goal: str = "fit",
+    audit: list[str] | None = None,
+) -> FailedReport:
     """The page of a ``SCRIPT.py:FUNCTION`` whose compile failed with ``error`` (see
     :mod:`hloscope.render.html.failed_report`): ``hloscope check`` of the function for each
     platform (the platforms that find something), the compile error whole (the capture's
     manifest keeps it, else the one line ``error`` says), the function's source read from the
-    script without importing it, and the framework versions that ran."""
+    script without importing it, and the framework versions that ran. ``what_if`` (for a TPU
+    chip or slice ``device``) adds ``hloscope try``'s variants of the function ranked by
+    ``goal``, or ``audit`` its flag audit: the baseline refused, and which variants compile
+    and fit."""
     from ..capture.target import is_function_spec
 
     manifest = _failed_manifest(error)
@@ -41,6 +55,8 @@ def build_failed_report(spec: str, error: CaptureError) -> FailedReport:
         out.source = _function_source(Path(script), function)
     if error.output_dir:
         out.notes.append(f"the capture's files (stderr.txt, manifest.json): {error.output_dir}")
+    if what_if is not None or audit is not None:
+        add_what_if(out, spec, device, what_if, goal, audit)
     return out
 
 

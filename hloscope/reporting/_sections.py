@@ -20,9 +20,7 @@ from ..render.html import sections
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.recompiles import Ledger
-    from ..analysis.variants import TryResult
     from ..devices import DeviceSpec
-    from ..drivers.variants import VariantOptions
     from ..render.html.bench_section import BenchSection
     from ..render.html.collectives_section import CollectivesSection
     from ..render.html.compile_time_section import CompileTimeSection
@@ -41,7 +39,6 @@ __all__ = [
     "recompiles_section",
     "bench_of",
     "profile_of",
-    "what_if",
     "BENCH_BUDGET_S",
     "BENCH_KERNEL_BUDGET_S",
 ]
@@ -177,19 +174,3 @@ def profile_of(
 
     chip = parse_device(device).device if device is not None else None
     return profile_section(op_profile(read_trace(trace), origin.module, device=chip))
-
-
-def what_if(
-    origin: Origin, device: str | DeviceSpec | None, options: VariantOptions, goal: str
-) -> TryResult:
-    """``hloscope try``'s variants of the report's function for ``device`` (a TPU chip or
-    slice), each compiled by XLA:TPU in a child process and cached, ranked by ``goal``
-    (:func:`hloscope.drivers.variants.try_variants`)."""
-    from ..drivers.variants import try_variants
-
-    function = origin.framework_spec()
-    if function is None:
-        raise HloscopeError("what if: try compiles variants of a SCRIPT.py:FUNCTION target")
-    if device is None:
-        raise HloscopeError("what if: give --device, the TPU chip or slice to compile for")
-    return try_variants(function, device, options, goal=goal)

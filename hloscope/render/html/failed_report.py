@@ -11,7 +11,10 @@ asks for first, in this order:
 2. the **compile error**, whole: the compiler's message runs to many lines and names the
    node, the device and the graph, where the command line says only its first;
 3. the **function's source**, as the file holds it now;
-4. the versions of the frameworks that ran, and notes on what was left out.
+4. the versions of the frameworks that ran, and notes on what was left out;
+5. **what if**, when asked (``report --try``): ``hloscope try``'s variants of the function,
+   the baseline refused in the compiler's words, and which variants compile and fit (the same
+   section as the report's, :class:`~.try_section.TrySection`).
 
 :class:`FailedReport` is data in, text out, like :class:`~.report.Report`; it is built one
 layer up by :func:`hloscope.reporting.build_failed_report`.
@@ -22,11 +25,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..._version import __version__
 from .page import render
 from .sections import PlatformCheck
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .try_section import TrySection
 
 __all__ = ["FailedReport", "FAILED_REPORT_SCHEMA"]
 
@@ -47,6 +53,10 @@ class FailedReport:
     source: list[tuple[int, str]] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: ``hloscope try``'s variants of the function, when asked (``report --try``).
+    what_if: TrySection | None = None
+    #: The same as ``hloscope try --json`` prints it, for the page's machine-readable part.
+    what_if_data: dict[str, Any] | None = None
     version: str = __version__
 
     @property
@@ -72,6 +82,7 @@ class FailedReport:
             ],
             "problems": self.problems,
             "versions": dict(self.versions),
+            **({"what_if": self.what_if_data} if self.what_if_data is not None else {}),
             "notes": list(self.notes),
         }
 

@@ -19,7 +19,7 @@ from ..try_text import proof_words, warning_words
 if TYPE_CHECKING:  # pragma: no cover
     from ...analysis.variants import TryResult
 
-__all__ = ["TrySection", "TryRow", "try_section"]
+__all__ = ["TrySection", "TryRow", "AuditRow", "try_section"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,16 +47,28 @@ class TryRow:
     step_s: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class AuditRow:
+    """One flag of a flag audit: its verdict (unknown, no effect, compile, changes the module),
+    the words that say it, and the variant compiled without it (``""``: none)."""
+
+    flag: str
+    verdict: str
+    words: str
+    without: str
+
+
 @dataclass(slots=True)
 class TrySection:
     """The head (what was compiled, for what, by what, ranked how), the ranked rows, the code
-    change that gives the best, and the notes."""
+    change that gives the best, the notes, and a flag audit's rows when it was one."""
 
     head: str
     rows: list[TryRow]
     winner: str | None
     change: list[str]
     notes: list[str] = field(default_factory=list)
+    audit: list[AuditRow] = field(default_factory=list)
 
 
 def _text(value: Any, say: Any) -> str:
@@ -121,4 +133,9 @@ def try_section(result: TryResult) -> TrySection:
         head += f" ({format_bytes(data['memory_bytes'])} of HBM per chip)"
     head += f", as the script gives it and as each variant changes it, ranked by {data['goal']}"
     ranked = [_row(i, rows[name], data["winner"]) for i, name in enumerate(data["ranking"], 1)]
-    return TrySection(head, ranked, data["winner"], list(data["change"]), list(data["notes"]))
+    audit = [
+        AuditRow(v["flag"], v["verdict"], v["words"], v["without"] or "")
+        for v in data.get("audit") or []
+    ]
+    notes = list(data["notes"])
+    return TrySection(head, ranked, data["winner"], list(data["change"]), notes, audit)
