@@ -73,6 +73,16 @@ def _tried(cache, function, options, path=PROGRAMS):
         return try_variants(f"{path}:{function}", SLICE, options, jobs=2).to_dict()
 
 
+def _baseline(cache, path, function):
+    """``path``'s ``function`` compiled as the script gives it, once per cache."""
+    needs_libtpu()
+    with pytest.MonkeyPatch.context() as patch, _once(cache, f"{path.stem}-{function}"):
+        patch.setenv("HLOSCOPE_CACHE", str(cache))
+        (base,) = compile_variants(f"{path}:{function}", SLICE, [Variant("baseline")])
+    assert base.compiled, base.error
+    return base
+
+
 @pytest.fixture(scope="module")
 def scanned(cache):
     return _tried(cache, "scanned_stack", VariantOptions(shard=("dp",)))
@@ -260,11 +270,7 @@ def test_a_callbacks_rematerializations_are_placed_on_the_users_line(callback):
 @pytest.mark.parametrize("function", ["mlp", "norms"])
 def test_gspmds_deprecation_is_read_with_the_setting_that_avoids_it(cache, function):
     # The script turns Shardy off: XLA's sharding propagation says GSPMD is to go.
-    needs_libtpu()
-    with pytest.MonkeyPatch.context() as patch, _once(cache, f"gspmd-{function}"):
-        patch.setenv("HLOSCOPE_CACHE", str(cache))
-        (base,) = compile_variants(f"{GSPMD}:{function}", SLICE, [Variant("baseline")])
-    assert base.compiled
+    base = _baseline(cache, GSPMD, function)
     assert any("GSPMD sharding propagation" in line for line in base.log)
     (warning,) = [w for w in sharding_warnings(base) if w["kind"] == "gspmd_propagation"]
     assert warning["count"] >= 1
@@ -284,11 +290,7 @@ def test_gspmds_deprecation_is_read_with_the_setting_that_avoids_it(cache, funct
 def test_an_exported_gspmd_module_turns_shardy_off_and_is_placed(cache, function, line):
     # Exported while JAX used GSPMD, called under Shardy: XLA falls back to GSPMD for the
     # whole program, and then says GSPMD is to be deprecated.
-    needs_libtpu()
-    with pytest.MonkeyPatch.context() as patch, _once(cache, f"exported-{function}"):
-        patch.setenv("HLOSCOPE_CACHE", str(cache))
-        (base,) = compile_variants(f"{EXPORTED}:{function}", SLICE, [Variant("baseline")])
-    assert base.compiled
+    base = _baseline(cache, EXPORTED, function)
     assert any("Module has GSPMD attrs or ops, but Shardy is enabled" in x for x in base.log)
     warned = {w["kind"]: w for w in sharding_warnings(base)}
     assert set(warned) == {"gspmd_fallback", "gspmd_propagation"}
@@ -341,8 +343,10 @@ def test_lines_printed_by_every_compile_are_not_warnings():
         "enabled. Please consider migrating to V2 since V1 will be deprecated soon.",
         "W1206 12:31:45.484861 10878 shardy_xla_pass.cc:378] Module contains sdy shardings or "
         "meshes in frontend_attributes even when HloShardingV3 is enabled.",
-        # Cut short where the sharding should start: nothing to place.
+        # Cut short where the sharding should start, or inside it: nothing to place.
         "[SPMD] Involuntary full rematerialization. The compiler cannot go from sharding",
+        "[SPMD] Involuntary full rematerialization. The compiler cannot go from sharding "
+        "{devices=[1,1,4]<=[4]} to {devices=[1,2",
     ]
     assert log_warnings(every) == []
 

@@ -41,6 +41,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..hlo.attributes import value_end
+from ..hlo.errors import DecodeError
 from ..hlo.model import Instruction, Module
 from ..hlo.placement import Placement, Role, placements
 from .collectives import CollectiveKind, collectives_of, kind_of_opcode
@@ -143,11 +145,11 @@ def _involuntary(line: str, module: Module | None) -> dict[str, Any] | None:
     if start is None:
         return None
     src = _braced(line, start.end())
-    rest = line[start.end() + len(src) :]
+    rest = line[start.end() + len(src or "") :]
     to = re.match(r" to (?=\{)", rest)
-    if to is None:
+    dst = _braced(rest, to.end()) if src is not None and to is not None else None
+    if src is None or to is None or dst is None:
         return None
-    dst = _braced(rest, to.end())
     operation = _OPERATION.search(rest, to.end() + len(dst))
     if operation is None:
         return None
@@ -160,19 +162,13 @@ def _entry(kind: WarningKind, where: str, src: str, dst: str) -> dict[str, Any]:
     return {"kind": kind.value, "where": where, "from": src, "to": dst, "count": 0}
 
 
-def _braced(text: str, start: int) -> str:
+def _braced(text: str, start: int) -> str | None:
     """The ``{...}`` at ``start`` of ``text``, to its matching brace (a sharding holds braces:
-    a tuple's, its metadata's); what is left where the line ends first."""
-    depth = 0
-    for index in range(start, len(text)):
-        char = text[index]
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start : index + 1]
-    return text[start:]
+    a tuple's, its metadata's); ``None`` where the line ends first."""
+    try:
+        return text[start : value_end(text, start)]
+    except DecodeError:
+        return None
 
 
 def _where(op: str, rest: str, module: Module | None) -> str:
