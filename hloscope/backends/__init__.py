@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING
 
 from ..lazy_exports import lazy_exports
 
-if TYPE_CHECKING:  # pragma: no cover - the names as mypy sees them; at run time, _LAZY
-    from ._base import LOCAL_XLA, Backend, BackendName, Compiled, Lowered
-    from ._jaxlib import (
+if TYPE_CHECKING:  # pragma: no cover - the names as mypy sees them; at run time, the table
+    # below. Re-exports (F401): ruff cannot read the __all__ that the table gives.
+    from ._base import LOCAL_XLA, Backend, BackendName, Compiled, Lowered  # noqa: F401
+    from ._jaxlib import (  # noqa: F401
         TRACEBACK_LIMIT_ENV,
         UNLIMITED_TRACEBACK,
         compile_only,
@@ -45,8 +46,8 @@ if TYPE_CHECKING:  # pragma: no cover - the names as mypy sees them; at run time
         lower_for_platform,
         trace_context_items,
     )
-    from ._local import LocalJax, TensorFlow
-    from ._registry import (
+    from ._local import LocalJax, TensorFlow  # noqa: F401
+    from ._registry import (  # noqa: F401
         ENTRY_POINT_GROUP,
         BackendRow,
         backend_for,
@@ -60,14 +61,14 @@ if TYPE_CHECKING:  # pragma: no cover - the names as mypy sees them; at run time
         register_backend,
         unregister_backend,
     )
-    from ._xla_tpu import (
+    from ._xla_tpu import (  # noqa: F401
         LIBTPU_ENVIRONMENT,
         TPU_EXTRA_HINT,
         XlaTpu,
         libtpu_environment,
         libtpu_installed,
     )
-    from .record import Capture, PassSnapshot
+    from .record import Capture, PassSnapshot  # noqa: F401
 
 # Loaded on first use (PEP 562): a records module of this package (compile_records,
 # jaxpr_records, lowering_facts...) is read by the ledger and the checks without the seam, the
