@@ -131,3 +131,115 @@ def test_a_message_with_no_traceback_takes_its_line_from_the_ops_mlir_location()
     spent = CORPUS / "fresh3_a_jax_30619_shardy_pure_callback_verifier.log"
     # Its call sites: the cell's function, then the cell that called it, then IPython's.
     assert first(spent.read_text()).finding.source == "<ipython-input-3-ee5dbf344464>:16"
+
+
+# ---- the op -----------------------------------------------------------------------------------
+
+_EXPLICIT_MESH = """
+import jax, jax.numpy as jnp
+from jax.sharding import PartitionSpec as P, AxisType
+mesh = jax.make_mesh((4,), ("X",), axis_types=(AxisType.{axes},))
+jax.set_mesh(mesh)
+"""
+
+
+def run_on_mesh(tmp_path: Path, body: str, axes: str = "Explicit", **env: str) -> str:
+    """JAX's error for ``body`` on a mesh of 4 CPU devices with axes of type ``axes``."""
+    program = tmp_path / "mesh.py"
+    program.write_text(_EXPLICIT_MESH.format(axes=axes) + textwrap.dedent(body))
+    done = subprocess.run(
+        [sys.executable, str(program)],
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "JAX_PLATFORMS": "cpu",
+            "XLA_FLAGS": "--xla_force_host_platform_device_count=4",
+            **env,
+        },
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode != 0, done.stdout[-2000:]
+    return done.stderr
+
+
+def test_a_primitive_without_a_sharding_rule_is_the_op(tmp_path):
+    spent = first((CORPUS / "fresh2_a_jax_28538_repeat_scatter_add_rule.log").read_text())
+    assert spent.finding.op == "scatter-add"
+    # JAX 0.10.2's own refusal, for a primitive of this test's without a sharding rule.
+    text = run_on_mesh(
+        tmp_path,
+        """
+        from jax._src.lax import utils
+        from jax._src.interpreters import mlir
+        halve_p = utils.standard_primitive(lambda x: x.shape, lambda x: x.dtype, "halve")
+        mlir.register_lowering(halve_p, mlir.lower_fun(lambda x: x / 2, multiple_results=False))
+        jax.jit(halve_p.bind)(jax.device_put(jnp.arange(8.0), P("X")))
+        """,
+    )
+    assert first(text).finding.op == "halve"
+
+
+@pytest.mark.parametrize(
+    ("call", "op"),
+    [
+        (
+            "jax.lax.broadcast_in_dim(jnp.ones(8), (2, 8), (1,), out_sharding=P('X', None))",
+            "broadcast_in_dim",
+        ),
+        ("jnp.zeros((8,), out_sharding=P('X'))", "zeros"),
+    ],
+)
+def test_the_op_a_partition_spec_was_passed_to_is_the_op(tmp_path, call, op):
+    text = run_on_mesh(tmp_path, f"jax.jit(lambda: {call})()", axes="Auto")
+    assert first(text).finding.op == op
+    spent = first((CORPUS / "fresh_jax_29839_pspec_broadcast.log").read_text())
+    assert spent.finding.op == "broadcast_in_dim"
+
+
+@pytest.mark.parametrize(
+    ("call", "op"),
+    [
+        # The rule that raised, in a traceback JAX did not filter: the primitive it is of.
+        (
+            "a = jax.device_put(jnp.ones((8, 4)), P('X', None))\n"
+            "b = jax.device_put(jnp.ones((4, 8)), P(None, None))\n"
+            "jax.jit(lambda a, b: jnp.einsum('ij,jk->ik', a, b,"
+            " out_sharding=P(None, None, unreduced={'X'})))(a, b)",
+            "dot_general",
+        ),
+        (
+            "x = jax.device_put(jnp.ones((8,), jnp.complex64), P('X'))\n"
+            "jax.jit(lambda x: x.view(jnp.float32))(x)",
+            "scatter",
+        ),
+        # The message's own words: "Input 0 to qr must be unsharded".
+        ("jax.jit(jnp.linalg.qr)(jax.device_put(jnp.ones((8, 4)), P('X')))", "qr"),
+    ],
+)
+def test_a_sharding_refusal_names_the_primitive_whose_rule_raised(tmp_path, call, op):
+    text = run_on_mesh(tmp_path, call, JAX_TRACEBACK_FILTERING="off")
+    assert first(text).finding.op == op
+
+
+def test_a_pasted_traceback_names_the_rule_that_raised():
+    spent = first((CORPUS / "fresh3_a_jax_31918_unreduced_contracting_dim.log").read_text())
+    assert spent.finding.op == "dot_general"
+
+
+@pytest.mark.parametrize(
+    ("path", "op"),
+    [
+        # HLO's opcode printed after the instruction's shape (a spent fresh3 log), and the
+        # name without XLA's unique suffix where the line was cut before it (a spent fresh).
+        (CORPUS / "fresh3_a_xla_26995_tpu_x64_rewrite_c64.log", "all-reduce"),
+        (CORPUS / "fresh_tpuinference_2458_scoped_vmem_flash.log", "flash_attention"),
+        # Another thread's, its message wrapped before the instruction (tpu-inference#3407),
+        # and a CHECK naming the instruction it is about (a spent fresh2 log).
+        (CORPUS / "tpuinf_3407_scoped_vmem.log", "flash_attention"),
+        (CORPUS / "fresh2_a_xla_47378_hoist_fused_bitcasts_check.log", "parameter"),
+    ],
+)
+def test_the_hlo_instruction_a_message_prints_gives_the_op(path, op):
+    assert first(path.read_text()).finding.op == op

@@ -1265,8 +1265,9 @@ def sharding_era(tmp_path_factory):
         ("shard_map_rank", "shard_map", "fix_shapes"),  # "an out_specs entry which is too long"
         # check_vma: out_specs P() of a value that varies over an axis.
         ("shard_map_vma", "shard_map", "reduce_or_spec"),
-        # reshard of an axis of type Auto: sharding in types needs Explicit axes.
-        ("reshard_auto", "sharding", "reshard"),
+        # reshard of an axis of type Auto: sharding in types needs Explicit axes (the op
+        # the PartitionSpec was passed to).
+        ("reshard_auto", "reshard", "reshard"),
         # A collective outside shard_map: "Found an unbound axis name: x".
         ("axis_index_unbound", "axis_index", "mesh_axis"),
         ("psum_unbound", "psum", "mesh_axis"),

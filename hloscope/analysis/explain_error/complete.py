@@ -80,6 +80,24 @@ _NODE = re.compile(
     r"|launch (?:CUDA |ROCm |HIP |GPU )?kernel:? (?!CUDA_ERROR_|hipError)(?P<kernel>[\w.$-]+)",
     re.I,
 )
+# An op's name (`dot_general`, `all-reduce`, `tpu.load`, `CropAndResize`), not a description of
+# the failure (`out of memory`, `complex operand`) that a recogniser put where none was named.
+_IDENTIFIER = re.compile(r"[\w.-]+\Z")
+# The opcode HLO prints after an instruction's shape: `%all-reduce.0 = c64[16]{0} all-reduce(`.
+_OPCODE = re.compile(r"[^\n]*?\s(?P<opcode>[a-z][\w-]*)\(")
+# XLA's suffix that makes an instruction's name unique (`fusion.27`, `flash_attention.3`).
+_UNIQUE_SUFFIX = re.compile(r"\.\d+\Z")
+
+
+def _opcode(named: re.Match[str]) -> str:
+    """The op of the HLO instruction ``named``: the opcode printed after its shape, else
+    (the line cut there) its name without XLA's unique suffix, which names an instruction
+    after its opcode or the custom call's target (``%flash_attention.27``)."""
+    end = named.string.find("\n", named.end())
+    after = _OPCODE.match(named.string, named.end(), end if end >= 0 else len(named.string))
+    return after["opcode"] if after else _UNIQUE_SUFFIX.sub("", named["hlo"])
+
+
 # What a device string's word means.
 _DEVICE_WORDS = {"host": "cpu", "hbm": "tpu", "metal": "gpu"}  # METAL: Apple's GPU plugin
 # How much of the message's paragraph the facts are read from.
@@ -133,10 +151,15 @@ def complete(failure: Failure, log: Log) -> None:
         failure.platform = platform_in_log(log.text)
     if failure.allocation is None:
         failure.allocation = read_allocation(region)
-    if not failure.finding.node:
-        named_node = _NODE.search(_own_lines(region))
-        if named_node is not None:
-            failure.finding.node = named_node["hlo"] or named_node["kernel"]
+    named_node = _NODE.search(_own_lines(region))
+    if named_node is not None and not failure.finding.node:
+        failure.finding.node = named_node["hlo"] or named_node["kernel"]
+    # The instruction on the message's own line (or opening the next, the line wrapped before
+    # it) is what failed; one printed further below, as a check's dump of the module, may be
+    # any.
+    on_line = named_node is not None and named_node.start() <= len(line) + 1
+    if on_line and named_node["hlo"] and not _IDENTIFIER.match(failure.finding.op):
+        failure.finding.op = _opcode(named_node)
     if not failure.finding.source:
         _user_line(failure, log)
     _frameworks(failure, log, region)

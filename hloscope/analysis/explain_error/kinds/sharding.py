@@ -28,6 +28,7 @@ from ..build import jax_message_failure
 from ..device import platform_of
 from ..functions import paragraph_end
 from ..log import Log
+from ..named_op import op_named, op_of_rule_frames
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
@@ -190,11 +191,6 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 _EXPLICIT_GROUPS = ("ex_type", "ex_repr", "ex_flag", "ex_tick", "ex_axes")
 _VOCABULARY = ("vocab_manual", "vocab_mesh", "vocab_vma", "vocab_shardings")
-# The primitive a message names ("For primitive broadcast_in_dim,", "Primitive reduce
-# requires"), or the op of an MLIR location (loc("jit(f)/pure_callback"(...)).
-_PRIMITIVE_NAMED = re.compile(
-    r"\b[Pp]rimitive (?P<prim>[a-z_][a-z0-9_]*)\b|loc\(\"[^\"\n]*/(?P<loc>[a-z_][a-z0-9_]*)\""
-)
 _VOCABULARY_FIX = (
     "the sharding{op} is not one this context allows: inside shard_map the mesh axes are "
     "manual (a PartitionSpec or with_sharding_constraint there may name only the axes left "
@@ -212,8 +208,10 @@ def _vocabulary(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if not on_error and not (listed and _ERROR_LINE.search(log.text[previous : start - 1])):
         return  # a mesh's repr, code or prose
     head = previous if listed and not on_error else start
-    named = _PRIMITIVE_NAMED.search(log.text, head, min(paragraph_end(log, start), start + 4096))
-    op = (named["prim"] or named["loc"]) if named else "sharding"
+    # The primitive the message names ("For primitive broadcast_in_dim,", "Primitive reduce
+    # requires"), or the op of an MLIR location (loc("jit(f)/pure_callback"(...)).
+    named = op_named(log.text[head : min(paragraph_end(log, start), start + 4096)])
+    op = named or "sharding"
     what = f" of {op}" if named else ""
     failure = _failure(log, m, op, (_VOCABULARY_FIX.format(op=what), AdviceKind.MESH_AXIS))
     failure.fallback = True
@@ -293,6 +291,9 @@ def _explicit(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         if "acts as an assert" not in line:
             return  # "`Explicit`" said of something else
         op = "with_sharding_constraint"
+    if op == "sharding":  # the op named in passing, else the rule of JAX's that raised
+        message = log.text[start : min(paragraph_end(log, start), start + _BEFORE)]
+        op = op_named(message) or op_of_rule_frames(log.traceback_before(start)) or op
     what = (
         f"{op} got operands whose shardings do not fit"
         if op != "sharding"

@@ -1,0 +1,52 @@
+"""The op a JAX message names in passing, where its family's sentence names none.
+
+JAX's messages about an op's rules name the op in a few stable shapes whatever the sentence
+around them: ``sharding rule for scatter-add is not implemented``, ``For primitive
+broadcast_in_dim``, ``PartitionSpec passed to broadcast_in_dim``, ``Input 0 to qr must be
+unsharded``, an MLIR location's name stack (``loc("jit(f)/pure_callback"(...``). Where the
+message says none, the traceback does: the rule that raised it is a function of JAX's named
+after its primitive (``_dot_general_unreduced_rule``, ``_sort_abstract_eval``,
+``_scatter_sharding_rule``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...hlo.metadata import StackFrame
+
+__all__ = ["op_named", "op_of_rule_frames"]
+
+_NAMED = re.compile(
+    r"\bsharding rule for (?P<rule>[a-z][\w-]*[a-z0-9])"
+    r"|\b[Pp]rimitive (?P<prim>[a-z_][a-z0-9_]*)\b"
+    # "PartitionSpec passed to broadcast_in_dim", "passed to jnp.zeros" (its last name).
+    r"|\b(?:passed|given) to (?:[a-z_]+\.)*(?P<passed>[a-z_][a-z0-9_]*)\b(?![.(])"
+    # "Input 0 to qr must be unsharded", "Arguments to sort must be unsharded".
+    r"|\b(?:[Ii]nputs?(?: \d+)?|[Aa]rguments?) to (?P<to>[a-z_][a-z0-9_]*) must\b"
+    r"|loc\(\"[^\"\n]*/(?P<loc>[a-z_][a-z0-9_]*)\""
+)
+# A JAX rule's function: `_<primitive>[_<kind>]_rule`, `_<primitive>_abstract_eval`.
+_RULE = re.compile(
+    r"_(?P<prim>[a-z][a-z0-9_]*?)_(?:(?:sharding|unreduced|reduced|shape|dtype|weak_type"
+    r"|batch(?:ing)?|transpose|jvp|vma|memory_space)_)?rule"
+    r"|_(?P<eval>[a-z][a-z0-9_]*?)_abstract_eval"
+)
+_JAX_FILE = re.compile(r"[\\/]jax[\\/]")
+
+
+def op_named(text: str) -> str | None:
+    """The op ``text`` names in one of JAX's stable shapes, the first one."""
+    found = _NAMED.search(text)
+    return next(g for g in found.groups() if g) if found else None
+
+
+def op_of_rule_frames(stack: list[StackFrame]) -> str | None:
+    """The primitive whose rule raised, from the innermost frame of JAX's (``stack``
+    innermost first) that is one of its rules."""
+    for frame in stack:
+        if _JAX_FILE.search(frame.file):
+            rule = _RULE.fullmatch(frame.function)
+            if rule is not None:
+                return rule["prim"] or rule["eval"]
+    return None
