@@ -363,3 +363,28 @@ def test_a_module_not_yet_in_place_is_read_when_it_is(tmp_path):
     )
     assert read_module(str(path)).name == "m"
     assert read_module_warnings(str(path), ()) == ()
+
+
+def test_an_op_without_a_line_of_its_own_is_placed_by_the_modules_op_of_that_name():
+    # The line names the op only by its op_name (a GSPMD-era line, no frame id): the variant's
+    # module has an op of that name with a source line.
+    from hloscope.hlo.parser import parse
+
+    module = parse(
+        "HloModule m, num_partitions=4\n\nENTRY main {\n"
+        "  p = f32[8,8] parameter(0)\n"
+        '  ROOT t = f32[8,8] transpose(p), dimensions={1,0}, metadata={op_name="jit(f)/transpose"'
+        ' source_file="/home/me/model.py" source_line=12}\n}\n'
+    )
+    line = _NEW.replace(
+        "%param = f32[8,64,16]{2,1,0} parameter(1), sharding={devices=[1,1,4]<=[4]}, "
+        'metadata={op_name="b"}',
+        "%transpose.3 = f32[8,8]{1,0} transpose(%p), dimensions={1,0}, "
+        'metadata={op_name="jit(f)/transpose"}',
+    )
+    assert line != _NEW
+    (placed,) = log_warnings([line], module)
+    assert placed["where"] == "/home/me/model.py:12"
+    # Without the module, its op_name is all there is.
+    (unplaced,) = log_warnings([line])
+    assert unplaced["where"] == "jit(f)/transpose"
