@@ -243,3 +243,35 @@ def test_a_pasted_traceback_names_the_rule_that_raised():
 )
 def test_the_hlo_instruction_a_message_prints_gives_the_op(path, op):
     assert first(path.read_text()).finding.op == op
+
+
+# ---- known failures in other words ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "free"),
+    [
+        # On a logger's E line, its message cut after the size (a spent fresh log: marin#2387).
+        (
+            (CORPUS / "fresh_marin_2387_vllm_hbm_fragmentation.log").read_text(),
+            None,
+        ),
+        # A project's notes quoting it cut before the period, and XLA:TPU's error E0100
+        # wrapped over three lines (as public notes quote them).
+        (
+            "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 12.00G\n",
+            None,
+        ),
+        (
+            "ValueError: RESOURCE_EXHAUSTED: E0100: RuntimeBufferAllocationFailure:\n"
+            "Error allocating device buffer: Attempting to allocate 16.00M.\n"
+            "That was not possible. There are 15.47M free.; (0x1x0_HBM0)\n",
+            16221471,
+        ),
+    ],
+)
+def test_a_tpu_buffer_that_could_not_be_allocated_in_any_cut_of_its_words(text, free):
+    failure = first(text)
+    assert str(failure.family) == "device_allocation" and str(failure.platform) == "tpu"
+    assert failure.allocation.requested_bytes and failure.allocation.free_bytes == free
+    assert failure.advice_kind == "free_memory"

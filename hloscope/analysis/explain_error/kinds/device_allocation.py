@@ -36,9 +36,11 @@ _BFC_LINE = (
     r"(?: \(rounded to (?P<bfc_rounded>\d+)\))?"
 )
 _OPENING = re.compile(
-    # With or without "Error allocating device buffer: " before it (older TPU runtimes).
-    rf"Attempting to allocate (?P<eab>{SIZE})\. That was not "
-    rf"possible\.(?: There are (?P<eab_free>{SIZE}) free\.)?(?:; \((?P<eab_mem>[^)\n]+)\))?"
+    # With or without "Error allocating device buffer: " before it (older TPU runtimes); after
+    # it, the rest ("That was not possible. ...") may be cut off (a logger's line, a paste).
+    rf"(?:Error allocating device buffer: |(?=Attempting to allocate {SIZE}\. That was not))"
+    rf"Attempting to allocate (?P<eab>{SIZE})\.?(?:\s?That was not "
+    rf"possible\.)?(?:\s?There are (?P<eab_free>{SIZE}) free\.)?(?:; \((?P<eab_mem>[^)\n]+)\))?"
     rf"|Attempting to reserve (?P<res>{SIZE}) at the bottom of memory\. That was not possible\."
     rf"(?: There are (?P<res_free>{SIZE}) free(?:, (?P<res_reserved>{SIZE}) reserved, and "
     rf"(?P<res_reservable>{SIZE}) reservable)?)?"
@@ -75,7 +77,9 @@ _BESIDE_A_DUMP = re.compile(_OPENING.pattern.replace(_BFC_LINE, ""))
 _FAILURE_OR_DUMP = re.compile(f"{_OPENING.pattern}|{DUMP_LINE.pattern}")
 _ALLOCATED = re.compile(rf"Currently allocated:\s+(?P<size>{SIZE})")
 _CAPACITY = re.compile(rf"HBM capacity (?P<size>{SIZE}):")
-_TPU_WORDS = re.compile(r"HBM\d|/job:tpu_worker|XLA:TPU|\bTPU\b")
+# (The TPU runtime's classes and files name it too: `TpuClient::AllocateBuffer`,
+# `tpu_pjrt_client.cc`.)
+_TPU_WORDS = re.compile(r"HBM\d|/job:tpu_worker|XLA:TPU|\bTPU\b|\bTpu[A-Z]\w*::|\btpu_\w+\.cc\b")
 _GPU_WORDS = re.compile(r"device ordinal|device:GPU|/gpu:|hipError|CUDA_ERROR|GPU_\d_bfc", re.I)
 # The TF node an OOM names: `[[{{node a/b/Op}}]]`, `[[Node: a/b/Op_1 = Op[...`, `[[node a/b/Tile
 # (defined at FILE:LINE) ]]`, or the kernel file `OP_REQUIRES failed at tile_ops.cc:123`.
@@ -90,7 +94,9 @@ _FROM_DEVICE = 8 * 1024
 
 def _device(log: Log, m: re.Match[str]) -> str | None:
     window = log.text[max(0, m.start() - 300) : log.line_end(m.end()) + 200]
-    platform = "tpu" if _TPU_WORDS.search(window) or m["res"] else None
+    # The reservation's words and "Attempting to allocate" are XLA:TPU's runtime's alone (its
+    # error E0100, RuntimeBufferAllocationFailure).
+    platform = "tpu" if _TPU_WORDS.search(window) or m["res"] or m["eab"] else None
     if platform is None and m["far"] and not _GPU_WORDS.search(window):
         # The same words on both: the log's own words (a TPU VM, Colab's TPU) decide.
         platform = (
