@@ -38,6 +38,7 @@ from ._bulk import (
     _plain_attributes,
 )
 from ._careful import _COMMENT, _COMP_HEADER, ModuleParser, _maybe_unbalanced
+from ._forked import ForkedChecks, fork_checks
 from ._names import calls_unknown, name_computations, uniquify_names
 from ._source import blank_comments
 from ._statements import NAME_RUN, PAYLOAD_OPCODES, STACK_SECTIONS
@@ -99,18 +100,29 @@ def _read(source: SourceText) -> Module | None:
     # most often at its first body, costs little; then ~8k rows: the whole module's texts at
     # once took a tenth more peak memory). Each chunk's columns stay its own: its bodies are
     # rows of them (joining the chunks' columns into the module's cost a tenth of a parse).
+    # Past the first chunk, a big module's checks may run in forked children while this
+    # process only makes the columns (:mod:`._forked`); a "no" from any declines the module.
+    bounds = list(_chunks(rows))
+    read = _Chunks(scan, ends, closes, rows, known)
     chunks: list[tuple[int, int, list[Sequence[str]]]] = []
-    for first, last in _chunks(rows):
-        found = _BULK_LINE.findall(scan, ends[first], closes[last - 1] + 1)
-        if len(found) != rows[last] - rows[first]:
-            return None  # some line is not one plain instruction: the bulk path's refusal
-        columns: list[Sequence[str]] = list(zip(*found))
-        del found  # its tuples, before the checks make their texts
-        if not _columns_pass(columns, [r - rows[first] for r in rows[first : last + 1]]):
+    forked: ForkedChecks | None = None
+    try:
+        for first, last in bounds:
+            columns = read.columns(first, last)
+            if columns is None:
+                return None  # some line is not one plain instruction: the bulk path's refusal
+            if forked is None:
+                if not read.passes(columns, first, last):
+                    return None
+                if not chunks:  # the first chunk passed: the others' checks may be forked
+                    rest = bounds[1:]
+                    forked = fork_checks(read.check, rest, [rows[b] - rows[a] for a, b in rest])
+            chunks.append((first, last, columns))
+        if forked is not None and not forked.passed():
             return None
-        if calls_unknown(columns[3], columns[5], known):
-            return None  # the module parser says which computation is missing, and where
-        chunks.append((first, last, columns))
+    finally:
+        if forked is not None:
+            forked.close()
     # 0-based line index of each header: the line breaks before the first, then for each next
     # one the previous body's lines and those between its '}' and the header (short spans: the
     # bodies' lines are counted already).
@@ -221,6 +233,43 @@ def _outside_bodies(text: str, module: Module, source: SourceText) -> bool:
         else:
             return False
     return True
+
+
+class _Chunks:
+    """Reading and checking chunks of whole bodies ``first:last`` of a module's text: the
+    columns of their lines, and the bulk path's checks of them."""
+
+    __slots__ = ("scan", "ends", "closes", "rows", "known")
+
+    def __init__(
+        self, scan: str, ends: list[int], closes: list[int], rows: list[int], known: dict
+    ) -> None:
+        self.scan = scan
+        self.ends = ends
+        self.closes = closes
+        self.rows = rows
+        self.known = known
+
+    def columns(self, first: int, last: int) -> list[Sequence[str]] | None:
+        """The columns of the bodies' lines, or None if some line is not one instruction."""
+        rows = self.rows
+        found = _BULK_LINE.findall(self.scan, self.ends[first], self.closes[last - 1] + 1)
+        if len(found) != rows[last] - rows[first]:
+            return None
+        return list(zip(*found))
+
+    def passes(self, columns: list[Sequence[str]], first: int, last: int) -> bool:
+        """Whether the bodies pass the bulk path's checks (known callees among them)."""
+        rows = self.rows
+        if not _columns_pass(columns, [r - rows[first] for r in rows[first : last + 1]]):
+            return False
+        # An unknown callee: the module parser says which computation is missing, and where.
+        return not calls_unknown(columns[3], columns[5], self.known)
+
+    def check(self, bounds: tuple[int, int]) -> bool:
+        """Both of the above for the bodies ``first:last`` (what a forked child runs)."""
+        columns = self.columns(*bounds)
+        return columns is not None and self.passes(columns, *bounds)
 
 
 def _columns_pass(table: list[Sequence[str]], rows: list[int]) -> bool:

@@ -1,0 +1,136 @@
+"""The whole-module path's checks run in forked children (hloscope/hlo/parser/_forked.py): the
+module is the one the serial checks and the module parser make, a "no" or a failure in any
+child declines the module (the module parser then reads it and reports errors), and forking
+is used only where it is asked for or pays.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from test_parser_whole import BASE, SAMPLE_FILES, VARIANTS, _both_ways, _takes_whole_path
+
+import hloscope
+from hloscope.hlo.parser import _forked, _whole
+
+
+@pytest.fixture
+def forking(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Checks forked for modules of any size, each body a chunk of its own; the list counts
+    the forks made in this process."""
+    monkeypatch.setenv(_forked.WORKERS_ENV, "3")
+    monkeypatch.setattr(_forked, "MIN_ROWS", 0)
+    monkeypatch.setattr(_whole, "_CHUNK_ROWS", 2)
+    forks: list[int] = []
+    fork = os.fork
+
+    def counted() -> int:
+        pid = fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    monkeypatch.setattr(_forked.os, "fork", counted)
+    return forks
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_variants_read_as_the_module_parser_reads_them_with_forked_checks(
+    forking, monkeypatch, name
+):
+    text, whole_path = VARIANTS[name]
+    assert _takes_whole_path(text) is whole_path
+    whole, module_parser = _both_ways(text, monkeypatch)
+    assert whole == module_parser
+
+
+def test_the_checks_of_all_but_the_first_chunk_are_forked(forking, monkeypatch):
+    assert _takes_whole_path(BASE)
+    assert len(forking) == 2  # three bodies, the first checked here: two children
+    whole, module_parser = _both_ways(BASE, monkeypatch)
+    assert whole == module_parser
+
+
+def test_a_child_that_finds_a_fault_declines_the_module(forking):
+    # The fault is in the last body, which a child checks: the parent alone made its columns.
+    text = BASE.replace("tuple(%fusion, /*index=1*/%r)", "tuple(%fusion, /*index=1*/%nothing)")
+    assert not _takes_whole_path(text)
+    assert forking  # the children ran, and one of them said no
+    with pytest.raises(hloscope.HloParseError) as error:
+        hloscope.parse(text)
+    assert "nothing" in str(error.value) and error.value.line == text.count("\n") - 1
+
+
+def test_a_child_that_fails_declines_the_module_which_reads_the_same(forking, monkeypatch):
+    def broken(self, bounds):
+        raise MemoryError("a child out of memory")
+
+    monkeypatch.setattr(_whole._Chunks, "check", broken)
+    assert not _takes_whole_path(BASE)
+    assert forking
+    whole, module_parser = _both_ways(BASE, monkeypatch)
+    assert isinstance(whole, list) and whole == module_parser
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.name)
+def test_samples_read_the_same_with_forked_checks(forking, monkeypatch, path: Path):
+    text = path.read_text()
+    whole, module_parser = _both_ways(text, monkeypatch)
+    assert whole == module_parser
+
+
+def test_no_fork_for_a_small_module_or_beside_another_thread(monkeypatch):
+    monkeypatch.setenv(_forked.WORKERS_ENV, "3")
+    monkeypatch.setattr(_whole, "_CHUNK_ROWS", 2)
+    assert _forked.fork_checks(bool, [1, 2], [10, 10]) is None  # under MIN_ROWS
+    monkeypatch.setattr(_forked, "MIN_ROWS", 0)
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert _forked.fork_checks(bool, [1, 2], [10, 10]) is None
+    finally:
+        stop.set()
+        thread.join()
+    forked = _forked.fork_checks(bool, [1, 2], [10, 10])
+    assert forked is not None and forked.passed()
+    forked = _forked.fork_checks(bool, [1, 0], [10, 10])
+    assert forked is not None and not forked.passed()
+
+
+def test_workers_from_the_environment_or_the_cpus(monkeypatch):
+    for setting, expected in (("0", 0), ("5", 5), ("-2", 0), ("many", 0)):
+        monkeypatch.setenv(_forked.WORKERS_ENV, setting)
+        assert _forked.workers() == expected
+    monkeypatch.delenv(_forked.WORKERS_ENV)
+    monkeypatch.setattr(_forked.sys, "platform", "linux")
+    for cpus, expected in ((1, 0), (3, 0), (4, 3), (13, 8)):
+        monkeypatch.setattr(_forked.os, "sched_getaffinity", lambda _, n=cpus: set(range(n)))
+        assert _forked.workers() == expected
+    monkeypatch.setattr(_forked.sys, "platform", "darwin")
+    assert _forked.workers() == 0
+
+
+def test_close_stops_children_not_waited_for(monkeypatch):
+    monkeypatch.setenv(_forked.WORKERS_ENV, "2")
+    monkeypatch.setattr(_forked, "MIN_ROWS", 0)
+    forked = _forked.fork_checks(lambda _: threading.Event().wait(60) or True, [1, 2], [1, 1])
+    assert forked is not None
+    pids = [pid for pid, _ in forked._children]
+    forked.close()
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # reaped already
+
+
+def test_shares_are_runs_in_order_of_about_equal_weight():
+    items = list(range(10))
+    shares = _forked._shares(items, [1] * 10, 3)
+    assert [x for share in shares for x in share] == items
+    assert [len(share) for share in shares] == [3, 3, 4]
+    heavy = _forked._shares(items[:4], [100, 1, 1, 1], 3)
+    assert heavy[0] == [0] and [x for share in heavy for x in share] == [0, 1, 2, 3]
+    assert len(_forked._shares([7], [5], 4)) == 1
