@@ -275,3 +275,60 @@ def test_a_tpu_buffer_that_could_not_be_allocated_in_any_cut_of_its_words(text, 
     assert str(failure.family) == "device_allocation" and str(failure.platform) == "tpu"
     assert failure.allocation.requested_bytes and failure.allocation.free_bytes == free
     assert failure.advice_kind == "free_memory"
+
+
+@pytest.mark.parametrize(
+    ("text", "op", "reason"),
+    [
+        # A wrapper's lower-case "mosaic failed ..." with the op's MLIR line after it, without
+        # "The MLIR operation involved:" (a spent fresh log: helion#3204).
+        (
+            (CORPUS / "fresh_helion_3204_mosaic_f16_load.log").read_text(),
+            "tpu.load",
+            "Invalid vector type for load",
+        ),
+        # Its usual form, the op after "The MLIR operation involved:" (jax#30104).
+        (
+            "XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: Target does not "
+            'support this comparison\n\nThe MLIR operation involved:\n  %13060 = "arith.cmpf"'
+            "(%11789, %283) <{predicate = 1 : i64}> : (vector<8x128x2xbf16>, "
+            "vector<8x128x2xbf16>) -> vector<8x128x2xi1>\n",
+            "arith.cmpf",
+            "Target does not support this comparison",
+        ),
+        # Under INVALID_ARGUMENT, its reason on the lines after the colon (a spent fresh log:
+        # sgl-jax#1546), and on the same line (tpu-inference#2506).
+        (
+            (CORPUS / "fresh_sglangjax_1546_mla_block_tiling.log").read_text(),
+            "tpu_custom_call",
+            "CompileTimeMosaicMisalignedBlockAndTiling: Operand of shape (..., 16, 256)",
+        ),
+        (
+            "INVALID_ARGUMENT: Mosaic failed to compile TPU kernel: Failed to verify layout for "
+            "Mosaic kernel operand 9: XLA layout ({0:S(1)}) does not match Mosaic layout "
+            "({0:T(128)S(1)}) for an operand of shape s32[0].\n",
+            "tpu_custom_call",
+            "Failed to verify layout for Mosaic kernel operand 9",
+        ),
+    ],
+)
+def test_mosaics_refusal_in_other_cuts_of_its_words_is_a_pallas_kernels(text, op, reason):
+    failure = first(text)
+    assert str(failure.family) == "pallas" and str(failure.platform) == "tpu"
+    assert failure.finding.op == op
+    assert any(reason in hint for hint in failure.hints)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A spent fresh log's (maxtext#1330), and JAX 0.10.2's own words (its
+        # pallas/mosaic/lowering.py) with the version string it prints after them.
+        (CORPUS / "fresh_maxtext_1330_pallas_libtpu_age.log").read_text(),
+        "RuntimeError: Pallas TPU requires a libtpu version that's at most a month old. Found "
+        "version string:\nPJRT C API\nTFRT TPU v5 lite\n",
+    ],
+)
+def test_a_libtpu_older_than_pallas_allows_is_a_version_to_install(text):
+    failure = first(text)
+    assert str(failure.family) == "pallas" and failure.advice_kind == "install"

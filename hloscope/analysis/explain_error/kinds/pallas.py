@@ -16,6 +16,8 @@ One recogniser, one regex alternation, a reader per message:
 * ``Mosaic failed to compile TPU kernel: <why>``, with ``The MLIR operation involved:`` (the
   Mosaic op, ``tpu.matmul``, and its vector types) and ``at location: loc(...)`` (the kernel's
   line): the op is the Mosaic op, the advice follows the reason;
+* ``Pallas TPU requires a libtpu version that's at most a month old``: a jax newer than its
+  libtpu;
 * ``Allocation (size=N) would exceed memory (size=M) :: ... space=vmem``: a kernel whose
   blocks do not fit in the core's VMEM.
 
@@ -49,7 +51,9 @@ _PALLAS = re.compile(
     r"|M(?P<partition>osaic\s+kernels\s+cannot\s+be\s+automatically\s+partitioned)"
     r"|Unimplemented primitive in Pallas (?:TPU |GPU |Mosaic GPU |Triton )?lowering"
     r"(?: for [\w.]+)?: (?P<primitive>[\w.-]+)"
-    r"|M(?P<mosaic>osaic failed to compile TPU kernel): (?P<why>[^\n]{0,400})"
+    # (Lower-case where a wrapper starts its message with it; the reason on the next line
+    # where the message breaks after the colon.)
+    r"|[Mm](?P<mosaic>osaic failed to compile TPU kernel):[ \t]*(?P<why>[^\n]{0,400})"
     # A kernel's lowering that raised (Mosaic's, Triton's): "LoweringException: Exception
     # while lowering eqn:" and the equation, whose primitive is the op.
     # (Its message is read by the handler, not matched: Mosaic's words after it are another
@@ -59,10 +63,14 @@ _PALLAS = re.compile(
     # own ValueError: "Scan with 1 extensive output(s) is not supported.").
     r'|/(?P<lowering_frame>pallas/(?P<pl_lang>mosaic_gpu|mosaic|triton)/lowering\.py"?, '
     r"line \d+, in (?P<pl_rule>\w+))"
+    # Pallas's TPU lowering refusing a libtpu older than the jax it runs with.
+    r"|P(?P<libtpu_age>allas TPU requires a lib(?:tpu|TPU) version)"
     r"|Allocation \(size=(?P<needed>\d+)\) would exceed memory \(size=(?P<limit>\d+)\)"
     r"(?P<alloc>[^\n]{0,2000})"
 )
 
+# The most lines a reason that breaks after a colon is read on.
+_REASON_LINES = 4
 # What follows a message, within this many characters, still belongs to it.
 _AFTER = 4096
 _BLOCK_DETAIL = re.compile(
@@ -70,8 +78,11 @@ _BLOCK_DETAIL = re.compile(
     r"\((?P<block>[^\n]*?)\), array shape \((?P<array>[\d, ]*)\)"
 )
 _BLOCK_SIZE = re.compile(r"block_size=(\d+)|\b(\d+)\b|None|Squeezed\(\)|squeezed")
+# The op Mosaic refused: after "The MLIR operation involved:", or an MLIR op's line of its own
+# (`%424 = "tpu.load"(...) : ...`) where a wrapper printed it without those words.
 _MLIR_OP = re.compile(
-    r'The MLIR operation involved:\s*\n\s*%[\w#]+ = "(?P<op>[\w.]+)"(?P<rest>[^\n]*)'
+    r'(?:The MLIR operation involved:\s*\n\s*|^[ \t]*)%[\w#]+ = "(?P<op>[\w.]+)"(?P<rest>[^\n]*)',
+    re.M,
 )
 # The location to the line's end (a pasted log may cut it before its closing bracket).
 _LOCATION = re.compile(r"at location: loc\((?P<loc>[^\n]*)")
@@ -160,6 +171,11 @@ _MOSAIC_ADVICE: tuple[tuple[re.Pattern[str], AdviceKind, str], ...] = tuple(
         ),
     )
 )
+_LIBTPU_AGE = (
+    "the libtpu installed is older than the jax it runs with allows for Pallas kernels: "
+    'install the pair jax pins (pip install -U "jax[tpu]"), or a jax of the libtpu\'s own '
+    "release; a package that pulled in a newer jax alone (pip show jax libtpu) causes it"
+)
 _MOSAIC_DEFAULT = (
     "Mosaic could not compile the kernel's {op}: the op and its vector types are printed "
     "above; change that operation in the kernel (shapes on (8, 128) tiles, element types the "
@@ -186,6 +202,9 @@ def _pallas(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             yield failure
     elif m["mosaic"]:
         yield _mosaic(log, m)
+    elif m["libtpu_age"]:
+        advice = (_LIBTPU_AGE, AdviceKind.INSTALL)
+        yield _simple(log, m, "pallas_call", Reason.COMPILE_ERROR, advice)
     elif m["needed"]:
         failure = _vmem(log, m)
         if failure is not None:
@@ -395,6 +414,12 @@ def _mosaic(log: Log, m: re.Match[str], why: str | None = None) -> Failure:
     other wordings of :mod:`.mosaic_names` pass theirs)."""
     why = (m["why"] if why is None else why).strip()
     window = log.text[m.end() : m.end() + _AFTER]
+    lines = iter(window.lstrip("\n").split("\n")[:_REASON_LINES])
+    while not why or why.endswith(":"):  # the message went on after a colon: so does its reason
+        more = next(lines, "").strip()
+        if not more:
+            break
+        why = f"{why} {clean_message(more)}".strip()
     involved = _MLIR_OP.search(window)
     op = involved["op"] if involved else "tpu_custom_call"
     described = f"{why} {op} {involved['rest'] if involved else ''}"
