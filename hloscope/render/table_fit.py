@@ -138,23 +138,14 @@ def fitted_table(
     :func:`print_table` takes so that a ``wide`` table is not squeezed back to the console.
     """
     from rich.table import Table
-    from rich.text import Text
 
     shown = [*essential, *optional]
     cells = {n: [printable(columns[n].cell(r)) for r in rows] for n in shown}
-    natural = {n: max([len(columns[n].header), *map(len, cells[n])]) for n in shown}
     if wide:
+        natural = _natural_widths(cells, columns)
         chosen = [(n, natural[n]) for n in columns if n in natural]
     else:
-        capped = {
-            n: min(w, _NATURAL_MAX) if columns[n].min_width else w for n, w in natural.items()
-        }
-        compact = {
-            n: max([len(columns[n].header), *(len(c(cell)) for cell in cells[n])])
-            for n in shown
-            if (c := columns[n].compact) is not None
-        }
-        chosen = fit_columns(essential, capped, columns, width, optional, compact, expendable)
+        chosen = _fitted_widths(cells, columns, essential, optional, width, expendable)
     table = Table(show_edge=False, pad_edge=False, expand=False)
     for name, w in chosen:
         table.add_column(
@@ -165,16 +156,61 @@ def fitted_table(
             overflow="fold" if columns[name].wrap else "crop",
         )
     for i, row in enumerate(rows):
-        texts = []
-        for name, w in chosen:
-            cell = cells[name][i]
-            text = Text(fold(cell, w) if columns[name].wrap else columns[name].shorten(cell, w))
-            style = styles(row, name)
-            if style:
-                text.stylize(style)
-            texts.append(text)
-        table.add_row(*texts, end_section=end_section(i))
+        table.add_row(
+            *_row_texts(row, i, cells, columns, chosen, styles), end_section=end_section(i)
+        )
     return table, sum(w for _, w in chosen) + GAP * (len(chosen) - 1)
+
+
+def _natural_widths(
+    cells: Mapping[str, list[str]], columns: Mapping[str, Column]
+) -> dict[str, int]:
+    """Each column's width with nothing cut: its header's or its longest cell's."""
+    return {n: max([len(columns[n].header), *map(len, cells[n])]) for n in cells}
+
+
+def _fitted_widths(
+    cells: Mapping[str, list[str]],
+    columns: Mapping[str, Column],
+    essential: Sequence[str],
+    optional: Sequence[str],
+    width: int,
+    expendable: Sequence[str],
+) -> list[tuple[str, int]]:
+    """The columns shown and their widths within ``width`` (see :func:`fit_columns`): a
+    column with a minimum width starts from at most ``_NATURAL_MAX``, one with a compact form
+    may fall back to its compact cells' width."""
+    natural = _natural_widths(cells, columns)
+    capped = {n: min(w, _NATURAL_MAX) if columns[n].min_width else w for n, w in natural.items()}
+    compact = {
+        n: max([len(columns[n].header), *(len(c(cell)) for cell in cells[n])])
+        for n in cells
+        if (c := columns[n].compact) is not None
+    }
+    return fit_columns(essential, capped, columns, width, optional, compact, expendable)
+
+
+def _row_texts(
+    row: Mapping[str, Any],
+    index: int,
+    cells: Mapping[str, list[str]],
+    columns: Mapping[str, Column],
+    chosen: Sequence[tuple[str, int]],
+    styles: Callable[[Mapping[str, Any], str], str | None],
+) -> list[Any]:
+    """Row ``index``'s cells as rich texts, each cut or folded to its column's width and
+    styled by ``styles``."""
+    from rich.text import Text
+
+    texts = []
+    for name, w in chosen:
+        cell = cells[name][index]
+        text = Text(fold(cell, w) if columns[name].wrap else columns[name].shorten(cell, w))
+        style = styles(row, name)
+        if style:
+            text.stylize(style)
+        texts.append(text)
+    return texts
 
 
 # A name too long for its line breaks after one of these (``broadcast_subtract_`` /
