@@ -101,22 +101,32 @@ def memory_command(
     if device is not None:
         _fit_device(results, device, limit)
     scale = _scale(target, parsed, device, limit, refresh) if parsed is not None else None
-    for r in results:
-        for note in r.notes:
-            if note.startswith("warning: "):
-                click.echo(f"hloscope: {note}", err=True)
+    _echo_warnings(results)
     if picture is not None:
-        from pathlib import Path
-
-        from ..render.memory_svg import render_memory_svg
-
-        # With several modules the picture is the first one's (the main module's).
-        Path(picture).write_text(render_memory_svg(results[0]))
+        _write_picture(results, picture)
     _show(chosen, results, scale, all_modules, device)
     if fail_over_limit and not all(r.device and r.device["within_limit"] for r in results):
         from ..errors import ExitStatus
 
         sys.exit(int(ExitStatus.CHECK_FAILED))
+
+
+def _echo_warnings(results: list[Any]) -> None:
+    """Each result's warning notes on stderr, whatever the output format."""
+    for r in results:
+        for note in r.notes:
+            if note.startswith("warning: "):
+                click.echo(f"hloscope: {note}", err=True)
+
+
+def _write_picture(results: list[Any], picture: str) -> None:
+    """The memory picture as SVG at ``picture``; with several modules, the first one's (the
+    main module's)."""
+    from pathlib import Path
+
+    from ..render.memory_svg import render_memory_svg
+
+    Path(picture).write_text(render_memory_svg(results[0]))
 
 
 def _refuse_mixed(
