@@ -7,7 +7,8 @@ places it, and prints one JSON object: per case, ``memory_analysis()``'s peak an
 ``cost_analysis()``'s FLOPs, or XLA's (or JAX's) refusal in one line. Cases: ``solve`` with
 the system in float64 (as written), float32 and bfloat16, replicated on the four chips (the
 arguments name no mesh); ``mean_step`` on its own mesh (data=4, model=1, as written) and on a
-2x2 mesh of the same axes.
+2x2 mesh of the same axes; ``adam_step`` replicated (as written) and fully sharded (each
+weight and moment split over the four chips on its largest dimension, the batch on its first).
 """
 
 from __future__ import annotations
@@ -58,7 +59,29 @@ def main() -> None:
         params = {"w1": on((width, width), P(None, "model")), "w2": on((width, width), P())}
         x = on((batch, width), P("data", None))
         out[f"mean_step {shape[0]}x{shape[1]}"] = _compiled(programs.mean_step, (params, x))
+    out.update(_adam(programs, devices))
     print(json.dumps(out))
+
+
+def _adam(programs, devices) -> dict:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    mesh = jax.sharding.Mesh(np.array(devices), ("data",))
+    out = {}
+    for name, fsdp in (("replicated", False), ("fsdp", True)):
+
+        def on(dims, spec):
+            return jax.ShapeDtypeStruct(dims, jnp.float32, sharding=NamedSharding(mesh, spec))
+
+        specs = {"w1": P(None, "data"), "w2": P("data", None)} if fsdp else {"w1": P(), "w2": P()}
+        weights = {k: on(shape, specs[k]) for k, shape in programs.adam_shapes().items()}
+        x = on((programs.ADAM_BATCH, programs.D_IN), P("data", None) if fsdp else P())
+        out[f"adam_step {name}"] = _compiled(programs.adam_step, (weights, weights, weights, x))
+    return out
 
 
 if __name__ == "__main__":
