@@ -8,7 +8,7 @@ import click
 
 from ._app import CliError, cli
 from ._device import device_option
-from ._output import json_option, output_format, show
+from ._output import Format, json_option, output_format, show
 from ._target import open_target, say_note
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -141,10 +141,6 @@ def profile_command(
     is not the trace's is refused (exit 2), never joined. A trace of several devices (an SPMD
     program's chips) shows the first one's kernels (--trace-device N for another) and every
     device's busy time per step, with the slowest."""
-    from rich.console import Console
-
-    from ..render.profile_text import profile_csv_rows, render_profile, render_profile_comparison
-
     chosen_format = output_format(as_json, as_csv)
     if vs_target is not None and vs is None:
         raise CliError("--vs-target needs --vs TRACE_B")
@@ -153,19 +149,38 @@ def profile_command(
     chip = device.device if device is not None else None
     profile = _profile(trace, target, module, chip, xplane, trace_device)
     if vs is not None:
-        from ..analysis.op_profile import compare_profiles
-
         other = _profile(vs, vs_target, module if vs_target else None, chip, xplane, trace_device)
-        comparison = compare_profiles(profile, other)
-        show(
-            chosen_format,
-            json=comparison.to_dict,
-            text=lambda: render_profile_comparison(comparison, Console(), wide=wide, top=top),
-        )
+        _show_comparison(profile, other, chosen_format, wide, top)
         return
+    _show_profile(profile, chosen_format, wide, top)
+
+
+def _show_profile(profile: Any, chosen_format: Format, wide: bool, top: int | None) -> None:
+    """One profile as JSON, CSV (its kernel rows) or text."""
+    from rich.console import Console
+
+    from ..render.profile_text import profile_csv_rows, render_profile
+
     show(
         chosen_format,
         json=profile.to_dict,
         csv=lambda: profile_csv_rows(profile),
         text=lambda: render_profile(profile, Console(), wide=wide, top=top),
+    )
+
+
+def _show_comparison(
+    profile: Any, other: Any, chosen_format: Format, wide: bool, top: int | None
+) -> None:
+    """Two profiles of one program (TRACE against --vs TRACE_B) joined, as JSON or text."""
+    from rich.console import Console
+
+    from ..analysis.op_profile import compare_profiles
+    from ..render.profile_text import render_profile_comparison
+
+    comparison = compare_profiles(profile, other)
+    show(
+        chosen_format,
+        json=comparison.to_dict,
+        text=lambda: render_profile_comparison(comparison, Console(), wide=wide, top=top),
     )
