@@ -49,8 +49,33 @@ def test_variants_read_as_the_module_parser_reads_them_with_forked_checks(
 
 def test_the_checks_of_all_but_the_first_chunk_are_forked(forking, monkeypatch):
     assert _takes_whole_path(BASE)
-    assert len(forking) == 2  # three bodies, the first checked here: two children
+    # Three bodies, the first checked here: two children, and one for the names' uniqueness.
+    assert len(forking) == 3
     whole, module_parser = _both_ways(BASE, monkeypatch)
+    assert whole == module_parser
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "names repeated across bodies (XLA renames them)",
+        "instruction names that XLA's uniquer renames (x and x.0)",
+    ],
+)
+def test_names_a_child_finds_repeated_are_renamed_here(forking, monkeypatch, name):
+    renamed: list[int] = []
+    uniquify = _whole.uniquify_names
+
+    def counted(module, names=None):
+        renamed.append(1)
+        uniquify(module, names)
+
+    monkeypatch.setattr(_whole, "uniquify_names", counted)
+    text = VARIANTS[name][0]
+    assert _takes_whole_path(text) and renamed and forking
+    renamed.clear()
+    assert _takes_whole_path(BASE) and not renamed  # the child found nothing to rename
+    whole, module_parser = _both_ways(text, monkeypatch)
     assert whole == module_parser
 
 
@@ -73,6 +98,17 @@ def test_a_child_that_fails_declines_the_module_which_reads_the_same(forking, mo
     assert forking
     whole, module_parser = _both_ways(BASE, monkeypatch)
     assert isinstance(whole, list) and whole == module_parser
+
+
+def test_a_names_child_that_fails_leaves_the_renaming_to_the_parent(forking, monkeypatch):
+    def broken(self, chunks):
+        raise MemoryError("a child out of memory")
+
+    monkeypatch.setattr(_whole._Chunks, "names_distinct", broken)
+    text = VARIANTS["names repeated across bodies (XLA renames them)"][0]
+    assert _takes_whole_path(text) and forking
+    whole, module_parser = _both_ways(text, monkeypatch)
+    assert whole == module_parser
 
 
 @pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.name)

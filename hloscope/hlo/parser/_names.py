@@ -281,6 +281,13 @@ def _numbered(name: str) -> tuple[str, int, bool]:
     return name, 0, False
 
 
+def names_distinct(names: Sequence[str]) -> bool:
+    """Whether XLA's uniquer keeps every one of these instruction names (all of a module's,
+    in order): distinct names, each its own (base, number)."""
+    name_set = set(names)
+    return len(name_set) == len(names) and not _zero_suffix_collision(names, name_set)
+
+
 def uniquify_names(module: Module, names: Sequence[str] | None = None) -> None:
     """Rename instructions exactly as XLA's parser does (``NameUniquer``, one per module).
 
@@ -292,8 +299,7 @@ def uniquify_names(module: Module, names: Sequence[str] | None = None) -> None:
     """
     if names is None:
         names = list(chain.from_iterable(map(_names_of, module.computations)))
-    name_set = set(names)
-    if len(name_set) == len(names) and not _zero_suffix_collision(names, name_set):
+    if names_distinct(names):
         return  # nothing would be renamed
     generators: dict[str, list] = {}  # base name -> [used suffix numbers, next candidate]
     for comp in module.computations:

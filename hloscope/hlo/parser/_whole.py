@@ -39,7 +39,7 @@ from ._bulk import (
 )
 from ._careful import _COMMENT, _COMP_HEADER, ModuleParser, _maybe_unbalanced
 from ._forked import ForkedChecks, fork_checks
-from ._names import calls_unknown, name_computations, uniquify_names
+from ._names import calls_unknown, name_computations, names_distinct, uniquify_names
 from ._source import blank_comments
 from ._statements import NAME_RUN, PAYLOAD_OPCODES, STACK_SECTIONS
 
@@ -106,6 +106,8 @@ def _read(source: SourceText) -> Module | None:
     read = _Chunks(scan, ends, closes, rows, known)
     chunks: list[tuple[int, int, list[Sequence[str]]]] = []
     forked: ForkedChecks | None = None
+    # Whether no instruction would be renamed (uniquify_names' first test), forked likewise.
+    distinct: ForkedChecks | None = None
     try:
         for first, last in bounds:
             columns = read.columns(first, last)
@@ -117,12 +119,16 @@ def _read(source: SourceText) -> Module | None:
                 if not chunks:  # the first chunk passed: the others' checks may be forked
                     rest = bounds[1:]
                     forked = fork_checks(read.check, rest, [rows[b] - rows[a] for a, b in rest])
+                    if forked is not None:
+                        distinct = fork_checks(read.names_distinct, [bounds], [rows[-1]])
             chunks.append((first, last, columns))
         if forked is not None and not forked.passed():
             return None
+        renames = distinct is None or not distinct.passed()
     finally:
-        if forked is not None:
-            forked.close()
+        for each in (forked, distinct):
+            if each is not None:
+                each.close()
     # 0-based line index of each header: the line breaks before the first, then for each next
     # one the previous body's lines and those between its '}' and the header (short spans: the
     # bodies' lines are counted already).
@@ -155,7 +161,8 @@ def _read(source: SourceText) -> Module | None:
     if not module.name:
         module.name = "module_" + module.entry.name
     name_computations(module, {})
-    uniquify_names(module, list(chain.from_iterable(table[1] for _, _, table in chunks)))
+    if renames:
+        uniquify_names(module, list(chain.from_iterable(table[1] for _, _, table in chunks)))
     return module
 
 
@@ -270,6 +277,17 @@ class _Chunks:
         """Both of the above for the bodies ``first:last`` (what a forked child runs)."""
         columns = self.columns(*bounds)
         return columns is not None and self.passes(columns, *bounds)
+
+    def names_distinct(self, chunks: list[tuple[int, int]]) -> bool:
+        """Whether :func:`uniquify_names` would rename no instruction of these chunks' bodies
+        (what a forked child runs: the columns read again for their names)."""
+        names: list[str] = []
+        for bounds in chunks:
+            columns = self.columns(*bounds)
+            if columns is None:
+                return False
+            names += columns[1]
+        return names_distinct(names)
 
 
 def _columns_pass(table: list[Sequence[str]], rows: list[int]) -> bool:
