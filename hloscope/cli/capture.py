@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..capture.script import ScriptCapture
+    from ..capture.script import ScriptCapture, ScriptSettings
     from ..devices import DeviceSpec
 
 from ..errors import ExitStatus
@@ -67,8 +67,7 @@ def capture_command(
 
     Exit status: 0 captured; 1 the script failed (its partial dump is kept); 2 nothing could
     run (a missing script, a non-empty output folder); 124 the script timed out."""
-    from ..capture.errors import CaptureError
-    from ..capture.script import capture_script
+    from ..capture.script import ScriptSettings
     from ..capture.target import is_function_spec
 
     function = None
@@ -79,19 +78,31 @@ def capture_command(
     else:
         script_path = script
     where = str(device) if device is not None else None
+    settings = ScriptSettings(
+        passes=passes, timeout=timeout, force=force, function=function, device=where
+    )
+    result = _captured(script_path, args, out_dir, settings)
+    _say_result(result, script, function, as_json)
+
+
+def _captured(
+    script_path: str, args: tuple[str, ...], out_dir: str, settings: ScriptSettings
+) -> ScriptCapture:
+    """The script run (or the function captured); nothing able to run is one line, exit 2."""
+    from ..capture.errors import CaptureError
+    from ..capture.script import capture_script
+
     try:
-        result = capture_script(
-            script_path,
-            args,
-            out_dir,
-            passes=passes,
-            timeout=timeout,
-            force=force,
-            function=function,
-            device=where,
-        )
+        return capture_script(script_path, args, out_dir, settings)
     except CaptureError as error:
         fail(error.one_line(), ExitStatus.BAD_INPUT)
+
+
+def _say_result(
+    result: ScriptCapture, script: str, function: str | None, as_json: bool
+) -> NoReturn:
+    """The manifest (--json) or one line of what was kept, and the exit status: a failed
+    run's line on stderr with 1, 2 for how it was asked for, or 124 when it timed out."""
     if as_json:  # the manifest first: a failed capture's says what failed
         write_json(result.manifest, default=str)
     problem = result.error_line()
