@@ -332,3 +332,56 @@ def test_mosaics_refusal_in_other_cuts_of_its_words_is_a_pallas_kernels(text, op
 def test_a_libtpu_older_than_pallas_allows_is_a_version_to_install(text):
     failure = first(text)
     assert str(failure.family) == "pallas" and failure.advice_kind == "install"
+
+
+@pytest.mark.parametrize(
+    ("text", "op", "first_fix"),
+    [
+        # jaxlib's words for cuSOLVER's status, no call named (a spent fresh log: ksim-gym#46).
+        ((CORPUS / "fresh_ksimgym_46_cusolver_4090.log").read_text(), "cuSOLVER", "free_memory"),
+        # XLA's and jaxlib's for ROCm's hipSOLVER (their ConvertStatus tables).
+        ("INTERNAL: hipSolver allocation failed\n", "hipSolver", "free_memory"),
+        # cuBLAS's own status string, under JAX (a spent fresh log: flax#5010) and
+        # TransformerEngine's "cuBLAS Error:" (a public project's notes).
+        (
+            (CORPUS / "fresh_flax_5010_cublas_unsupported_value.log").read_text(),
+            "cuBLAS/cuSOLVER/cuSPARSE",
+            "install",
+        ),
+        (
+            "cublaslt_gemm.cu:412 in function cublas_gemm:\ncuBLAS Error: an unsupported value "
+            "or parameter was passed to the function\n",
+            "cuBLAS/cuSOLVER/cuSPARSE",
+            "install",
+        ),
+    ],
+)
+def test_a_gpu_math_librarys_status_in_words_without_its_call(text, op, first_fix):
+    failure = first(text)
+    assert str(failure.family) == "backend_startup" and str(failure.platform) == "gpu"
+    assert failure.finding.op == op and failure.advice_kind == first_fix
+
+
+@pytest.mark.parametrize(
+    ("text", "call"),
+    [
+        # jaxlib's ROCm solver kernel (a spent fresh3 log: ROCm/jax#718), and a CUDA
+        # allocation's own call (public notes: "cudaMallocAsync(...) failed: out of memory").
+        (
+            (CORPUS / "fresh3_b_rocmjax_718_hipsolver_potrf_oom.log").read_text(),
+            "hipGetLastError",
+        ),
+        (
+            "RuntimeError: cudaMallocAsync(&data, size, stream) failed: out of memory\n",
+            "cudaMallocAsync",
+        ),
+    ],
+)
+def test_a_gpu_call_that_found_no_memory_is_memory_held_elsewhere(text, call):
+    failure = first(text)
+    assert str(failure.family) == "device_allocation" and str(failure.platform) == "gpu"
+    assert failure.finding.op == call and failure.advice_kind == "free_memory"
+
+
+def test_a_c_programs_call_out_of_memory_is_no_gpus():
+    assert not explain_error("init_list() failed: out of memory\n").recognised

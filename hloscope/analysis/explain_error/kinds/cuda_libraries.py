@@ -40,7 +40,7 @@ from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
-__all__ = ["LIBRARY_CHECK", "KERNEL_FAULTS", "RECOGNISER"]
+__all__ = ["LIBRARY_CHECK", "LIBRARY_NAMES", "KERNEL_FAULTS", "RECOGNISER"]
 
 #: The CUDA driver's codes of a kernel that faulted as it ran (after CUDA_ERROR_).
 KERNEL_FAULTS = (
@@ -48,7 +48,9 @@ KERNEL_FAULTS = (
     r"|ASSERT|LAUNCH_TIMEOUT|ECC_UNCORRECTABLE|INVALID_PC|INVALID_ADDRESS_SPACE"
 )
 
-_LIBRARY = r"cu(?:solver|blas|dnn|fft|sparse|rand)|gpu(?:solver|blas|dnn|fft|sparse)|nccl"
+#: The names of the CUDA libraries' calls (``cusolverDnCreate``, jaxlib's ``gpusolverDnCreate``).
+LIBRARY_NAMES = r"cu(?:solver|blas|dnn|fft|sparse|rand)|gpu(?:solver|blas|dnn|fft|sparse)|nccl"
+_LIBRARY = LIBRARY_NAMES
 #: A check's condition about a CUDA library's start: its status enum, handle or create call.
 LIBRARY_CHECK = (
     r"(?i:cu(?:solver|blas|dnn|fft|sparse|rand)|nccl)\w*?(?:_STATUS_|Create|Init|handle)"
@@ -70,6 +72,17 @@ _OPENING = re.compile(
     r"|C(?P<cufft>UFFT_(?:INTERNAL_ERROR|ALLOC_FAILED|SETUP_FAILED|EXEC_FAILED|INVALID_PLAN"
     r"|NOT_SUPPORTED))"
     r"|N(?P<nccl>CCL error)"
+    # A library's status in words where no call is named: jaxlib's and XLA's own strings
+    # ("cuSolver internal error", "cuBlas allocation failure", hipSolver's), and the
+    # libraries' own (cublasGetStatusString's "an unsupported value or parameter was passed
+    # to the function"). A call's failure (") failed: ...") is its reader's.
+    r"|(?P<lib_words>(?:cu|hip|roc)(?:Solver|SOLVER|solver|Blas|BLAS|blas|Sparse|SPARSE|FFT)) "
+    r"(?P<lib_status>has not been initialized|allocation fail(?:ed|ure)|invalid value error"
+    r"|architecture mismatch error|mapping error|execution failed|internal error"
+    r"|matrix type not supported error|not supported error|zero pivot error"
+    r"|invalid license error)"
+    r"|a(?P<lib_doc>n unsupported value or parameter was passed to the function"
+    r"|n internal cu\w+ operation failed)"
     r"|Unable to register (?P<factory>\w+) factory: Attempting to register factory for plugin"
     r"|Could not load dynamic library '(?P<dl>lib\w+)"
     r"|Unable to load (?P<load>cu\w+|CUDA|NCCL|cuDNN)\. Is it installed\?"
@@ -97,6 +110,9 @@ _CALLED = re.compile(
 _MEMORY_USAGE = re.compile(r"Memory usage: (?P<free>\d+) bytes free, (?P<total>\d+) bytes total")
 # The words of a handle that could not be made (the failure is about memory or versions).
 _CREATE = re.compile(r"Create|\bhandle\b|NOT_INITIALIZED|ALLOC_FAILED|INTERNAL_ERROR", re.I)
+# The same codes in jaxlib's words, where no call is named: most often its handle's creation,
+# the first call a library makes.
+_CREATE_WORDS = re.compile(r"internal error|not been initialized|allocation fail")
 # NCCL's failures between processes or hosts rather than inside one machine's libraries.
 _NCCL_REMOTE = re.compile(r"remote|network|timed? ?out|connection|peer", re.I)
 _NAMES = {
@@ -171,6 +187,8 @@ _DRIVER = (
 
 def _library(word: str) -> str:
     low = word.lower()
+    if low.startswith(("hip", "roc")):
+        return word  # ROCm's own (hipSOLVER, rocBLAS)
     for key, name in _NAMES.items():
         if key in low:
             return name
@@ -198,7 +216,13 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
             return None  # a launch XLA set up and the driver refused: kernel_launch's
         code = f"C{m['cuda_error']}"
         return code, [(AdviceKind.INSTALL, _STATUS.format(library="CUDA", code=code))]
-    if m["op_failed"]:
+    if m["lib_words"] or m["lib_doc"]:
+        if ") failed: " in log.before_on_line(m.start()):
+            return None  # the call that failed, read with it
+        library = _library(m["lib_words"]) if m["lib_words"] else "a CUDA math library"
+        code = f"{m['lib_words']} {m['lib_status']}" if m["lib_words"] else m[0]
+        what = library if m["lib_words"] else "cuBLAS/cuSOLVER/cuSPARSE"
+    elif m["op_failed"]:
         called = _CALLED.search(log.before_on_line(m.start() + 1)[-480:])
         if called is None:
             return None  # another call that failed
@@ -224,7 +248,7 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
     line = log.text[log.text.rfind("\n", 0, m.start()) + 1 : log.line_end(m.start())]
     if library == "NCCL":
         return what, _nccl(code, line)
-    if _CREATE.search(line):
+    if _CREATE.search(line) or (m["lib_words"] and _CREATE_WORDS.search(code)):
         why = f" ({code})" if code else ""
         memory = (AdviceKind.FREE_MEMORY, _HANDLE_MEMORY.format(library=library, why=why))
         install = (AdviceKind.INSTALL, _HANDLE_INSTALL.format(library=library))

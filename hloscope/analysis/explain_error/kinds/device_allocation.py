@@ -28,6 +28,7 @@ from ..recogniser import Recogniser
 from ..record import Failure, Family
 from ..sizes import SIZE, bytes_of, tensor_bytes
 from .bfc_summary import ABSURD, DUMP_LINE, NO_DEVICE_HOLDS, read_dump
+from .cuda_libraries import LIBRARY_NAMES
 
 __all__ = ["RECOGNISER"]
 
@@ -69,12 +70,18 @@ _OPENING = re.compile(
     rf"|H(?P<t_hip>IP out of memory\. Tried to allocate (?P<toa_hip>{SIZE}))"
     # TensorFlow copying a tensor to a GPU that has no room for it.
     r"|D(?P<dst>st tensor is not initialized)"
+    # A GPU runtime's or library's own call that found no memory (jaxlib's solver kernels:
+    # "operation hipGetLastError() failed: out of memory"; "cudaMallocAsync(&data, size,
+    # stream) failed: out of memory"): the call is read back from the line.
+    r"|\)(?P<call_oom> failed: out of memory)\b"
 )
 # The failure messages a dump is read beside (its own allocator's line is the dump's).
 _BESIDE_A_DUMP = re.compile(_OPENING.pattern.replace(_BFC_LINE, ""))
 # The opening of a failure message, and any line of a BFC allocator's dump (a dump pasted
 # alone is a GPU memory report of its own: :mod:`.bfc_summary`).
 _FAILURE_OR_DUMP = re.compile(f"{_OPENING.pattern}|{DUMP_LINE.pattern}")
+# The GPU call before ") failed: out of memory", its arguments any expressions.
+_GPU_CALL = re.compile(r"(?P<call>(?:cuda|cu|hip|gpu|roc)\w*)\((?:[^()\n]|\([^()\n]*\))*\)$")
 _ALLOCATED = re.compile(rf"Currently allocated:\s+(?P<size>{SIZE})")
 _CAPACITY = re.compile(rf"HBM capacity (?P<size>{SIZE}):")
 # (The TPU runtime's classes and files name it too: `TpuClient::AllocateBuffer`,
@@ -102,7 +109,7 @@ def _device(log: Log, m: re.Match[str]) -> str | None:
         platform = (
             "tpu" if _TPU_WORDS.search(log.text) and not _GPU_WORDS.search(log.text) else None
         )
-    said_gpu = m["far"] or m["fta"] or m["warn"] or m["toa"] or m["toa_hip"]
+    said_gpu = m["far"] or m["fta"] or m["warn"] or m["toa"] or m["toa_hip"] or m["call_oom"]
     if platform is None and (_GPU_WORDS.search(window) or said_gpu):
         platform = "gpu"
     if platform == "gpu":
@@ -157,6 +164,10 @@ _FRAGMENTED = (
     "compiled step, delete those no longer needed before it, or restart the process; as "
     "memory is now, a program of up to {reservable} fits (a smaller batch)"
 )
+_OUTSIDE = (
+    " (a GPU library's own allocation, outside the framework's memory pool, found none left: "
+    "leave it room)"
+)
 # "Failed copying input tensor from ... to .../device:GPU:0 in order to run _EagerConst: ".
 _TO_RUN = re.compile(r"in order to run (?P<op>\w+): $")
 _DST = (
@@ -209,6 +220,8 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
             (AdviceKind.SMALLER_BATCH, _DST),
             (AdviceKind.FREE_MEMORY, _RELEASE_JAX.format(held="")),
         ]
+    if m["call_oom"]:  # a library allocating outside the framework's pool, however small
+        return None, [(AdviceKind.FREE_MEMORY, _RELEASE_JAX.format(held=_OUTSIDE)), smaller]
     if asked and asked >= NO_DEVICE_HOLDS:
         return asked, [
             (AdviceKind.FIX_SHAPES, ABSURD.format(asked=format_bytes(asked))),
@@ -368,6 +381,11 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["dst"]:
         run = _TO_RUN.search(log.text, max(0, m.start() - 400), m.start())
         op = run["op"] if run else "tensor copy"
+    if m["call_oom"]:
+        call = _GPU_CALL.search(log.before_on_line(m.start() + 1)[-480:])
+        if call is None or re.match(LIBRARY_NAMES, call["call"], re.I):
+            return  # another program's call; a CUDA library's (read by .cuda_libraries)
+        op = call["call"]
     hints = [f"{format_bytes(asked)} ({asked} bytes) asked for"] if asked else []
     if m["eab_mem"]:
         hints.append(f"memory {m['eab_mem']} (TPU HBM)")
