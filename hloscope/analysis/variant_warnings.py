@@ -15,7 +15,9 @@ from the op's metadata, an argument by its name, else the op's name):
   ``bytes`` per device, and ``to``, the spec that avoids it (its largest dimension split over
   the largest mesh axis that divides it);
 * **all_gather_in_loop**: an all-gather (or all-reduce, reduce-scatter: ``op``) in a while
-  body, XLA:TPU's fused ones included (an all-reduce fused with the slice after it): its
+  body, XLA:TPU's fused ones included (an all-reduce fused with the slice after it, an
+  async collective fusion: as :func:`~hloscope.analysis.collectives.find_collectives`
+  finds them, each once): its
   ``bytes`` per iteration and per device, ``executions``, the product of the loops' trip
   counts (``None`` where one is not known), and ``loop``, the line of the innermost loop
   (the ``jax.lax.scan`` or ``fori_loop`` call).
@@ -39,13 +41,13 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..hlo.attributes import value_end
 from ..hlo.errors import DecodeError
 from ..hlo.model import Instruction, Module
-from ..hlo.placement import Placement, Role, placements
-from .collectives import CollectiveKind, collectives_of, kind_of_opcode
+from ..hlo.placement import Placement, Role
+from .collectives import Collective, CollectiveKind, collectives_of
 from .provenance import source_of
 
 __all__ = [
@@ -224,23 +226,8 @@ def module_warnings(
                 "devices": array.devices,
             }
         )
-    placed = placements(module)
-    looped = [
-        _Looped(
-            c.kind.value,
-            c.source or c.op_name,
-            c.name,
-            placed[c.computation],
-            c.bytes,
-            c.channel_id,
-        )
-        for c in found.collectives
-        if c.kind in _LOOPED and " body x" in c.where and c.computation in placed
-    ]
     places: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for kind, where, placement, moved in _once_each(
-        [*looped, *_fused_in_loops(module, placed)], module
-    ):
+    for kind, where, placement, moved in _in_loops(found.collectives, module):
         path = _path_words(placement)
         # One entry per line and loop: a forward scan's gather and its backward's are two.
         place = places.setdefault(
@@ -263,61 +250,27 @@ def module_warnings(
     return out
 
 
-class _Looped(NamedTuple):
-    """One collective in a loop body: its kind, its source (``""``: none), its name, where it
-    runs, its bytes per device, and its channel (``None``: none)."""
-
-    kind: str
-    source: str
-    name: str
-    placement: Placement
-    bytes: int
-    channel: int | None = None
-
-
-def _once_each(
-    found: Sequence[_Looped], module: Module
+def _in_loops(
+    collectives: Sequence[Collective], module: Module
 ) -> Iterator[tuple[str, str, Placement, int]]:
-    """``(op, where, placement, bytes)`` of each collective of ``found`` once: XLA:TPU's async
-    collective fusions repeat one all-gather (one channel) in the fusions that start, run and
-    end it. Its place is the first source one of them has, else the loop's line and its name."""
-    groups: dict[tuple[str, Any], list[_Looped]] = {}
-    for one in found:
-        channel = one.channel if one.channel is not None else one.name
-        groups.setdefault((one.placement.computation.name, channel), []).append(one)
-    for group in groups.values():
-        first = group[0]
-        source = next((one.source for one in group if one.source), "")
-        if not source:
-            loop = _loop_source(first.placement, module)
-            source = f"{loop} ({first.name})" if loop else first.name
-        yield first.kind, source, first.placement, first.bytes
-
-
-def _fused_in_loops(module: Module, placed: Mapping[str, Placement]) -> Iterator[_Looped]:
-    """The all-reduces (all-gathers, reduce-scatters) XLA:TPU fused into a kernel of a loop
-    body (``fusion(...), kind=kCustom, calls=%all-reduce-scatter...``: an all-reduce and the
-    slice of its result each device keeps), which
-    :func:`~hloscope.analysis.collectives.collectives_of` does not list, bytes as it counts
-    them (an all-reduce's operand; an all-gather's result)."""
-    for placement in placed.values():
+    """``(op, where, placement, bytes)`` of each collective of ``collectives`` (each listed
+    once, XLA:TPU's fused ones included: see
+    :func:`~hloscope.analysis.collectives.find_collectives`) that moves a whole array in a
+    while body. Its place is its source, else the loop's line and the kernel that runs it."""
+    for c in collectives:
+        placement = c.placement
+        if c.kind not in _LOOPED or placement is None:
+            continue
         if not any(step.role is Role.BODY for step in placement.path):
             continue
-        for fusion in placement.computation.instructions:
-            if fusion.opcode != "fusion":
-                continue
-            for inner in (i for c in fusion.called_computations for i in c.instructions):
-                kind = kind_of_opcode(inner.opcode)
-                if kind not in _LOOPED:
-                    continue
-                moved = inner.shape if kind is CollectiveKind.ALL_GATHER else None
-                shapes = [moved] if moved is not None else [o.shape for o in inner.operands]
-                size = sum(leaf.byte_size or 0 for s in shapes for leaf in s.leaves())
-                op_name = inner.op_name or fusion.op_name
-                source = source_of(inner.stack or fusion.stack, op_name, module.name)
-                channel = inner.attrs.get("channel_id")
-                channel = channel if isinstance(channel, int) else None
-                yield _Looped(kind.value, source, fusion.name, placement, size, channel)
+        # A kernel of its own is named by its op where it has no source (as before fused
+        # ones were found); a fused one by its loop and kernel.
+        source = c.source or ("" if c.fusion else c.op_name)
+        if not source:
+            loop = _loop_source(placement, module)
+            kernel = c.fusion or c.name
+            source = f"{loop} ({kernel})" if loop else kernel
+        yield c.kind.value, source, placement, c.bytes
 
 
 def _loop_source(placement: Placement, module: Module) -> str:

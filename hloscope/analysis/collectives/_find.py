@@ -25,7 +25,11 @@ the bundle of its operand and result).
 **Overlap**: for an asynchronous collective, the instructions scheduled between its start and
 its done in the same computation (other collectives left out) are compute that can hide it;
 their cost (:func:`~hloscope.analysis.cost.instruction_costs`) is summed in ``overlap``, and
-pricing that cost on a device is :mod:`._pricing`'s job.
+pricing that cost on a device is :mod:`._pricing`'s job. A fused collective is asynchronous
+only in an async collective fusion: then its start and done are the fusions that start and
+end it, and the overlap is the instructions scheduled between those two fusions (the fusion
+computing while it moves among them). Any other fused collective runs to its end inside its
+kernel: synchronous, no overlap (the compute fused with it waits for it or feeds it).
 """
 
 from __future__ import annotations
@@ -61,6 +65,14 @@ _CHANNEL_AT = re.compile(r"(?:^|[\s,])channel_id=(\d+)(?=,|\s*$)")
 _BUNDLED_STARTS = frozenset({"all-gather-start", "collective-permute-start"})
 #: The kinds whose groups are ``(source, target)`` pairs: two devices take part in each.
 _PAIRED = frozenset({CollectiveKind.COLLECTIVE_PERMUTE, CollectiveKind.SEND, CollectiveKind.RECV})
+#: The opcodes that make a fused computation worth building: a collective, or a fusion that
+#: may hold one.
+_LOOKED_INTO = frozenset(
+    {*(kind.value for kind in CollectiveKind), *START_OPCODES, "async-start", "fusion"}
+)
+#: The roots of the fusions that start and end an XLA:TPU async collective fusion.
+_ASYNC_START = "AsyncCollectiveStart"
+_ASYNC_DONE = "AsyncCollectiveDone"
 
 
 @dataclass(slots=True)
@@ -94,6 +106,11 @@ class Collective:
     estimate_s: float | None = None
     #: Seconds of the overlapping compute on the chosen device's roofline (async only).
     hidden_s: float | None = None
+    #: The fusion (an instruction of a kernel computation) that runs it; ``""`` when the
+    #: collective is a kernel of its own.
+    fusion: str = ""
+    #: Where the kernel that runs it is placed (``None`` for a collective made by hand).
+    placement: Placement | None = field(default=None, repr=False, compare=False)
 
     @property
     def exposed_s(self) -> float | None:
@@ -133,24 +150,127 @@ class Collective:
 
 
 def find_collectives(module: Module) -> tuple[list[Collective], DeviceMesh | None, int]:
-    """The collectives of ``module`` in the order they run, its device mesh (when the
-    module names one) and its number of devices."""
+    """The collectives of ``module`` in the order they run (fused ones included, each once),
+    its device mesh (when the module names one) and its number of devices."""
     devices = module_devices(module)
     where = placements(module)
     mesh = infer_mesh(module, [p.computation for p in where.values()])
     reading = _Reading(mesh, devices, instruction_costs(module))
     found: list[Collective] = []
+    fused: dict[object, Collective] = {}  # by channel (or instruction): each listed once
     for placement in where.values():
         if _inside_async(placement):
             continue  # the async-start that calls it lists the collective it wraps
         comp = placement.computation
         for index, inst in enumerate(comp.instructions):
             op = _collective_op(inst)
-            if op is None:
-                continue
-            kind, core = op
-            found.append(_collective(inst, core, kind, comp, index, placement, reading))
+            if op is not None:
+                kind, core = op
+                found.append(_collective(inst, core, kind, comp, index, placement, reading))
+            elif inst.opcode == "fusion":
+                found += _fused(inst, index, placement, reading, fused)
     return found, mesh, devices
+
+
+def _fused(
+    fusion: Instruction,
+    index: int,
+    placement: Placement,
+    reading: _Reading,
+    seen: dict[object, Collective],
+) -> list[Collective]:
+    """The collectives first found in ``fusion`` (instruction ``index`` of a kernel
+    computation); a copy of one already found (its channel) gives it a source it lacks."""
+    out = []
+    for core, kind in _fused_collectives(fusion):
+        channel = _channel(core)
+        key: object = (kind, channel) if channel is not None else id(core)
+        known = seen.get(key)
+        if known is not None:
+            if not known.source:
+                known.source = _source(core, fusion)
+                known.op_name = known.op_name or core.op_name
+            continue
+        found = _collective(
+            core, core, kind, placement.computation, index, placement, reading, fused=True
+        )
+        found.op_name = found.op_name or fusion.op_name
+        found.computation = core.computation.name if core.computation is not None else ""
+        found.source = found.source or _source(core, fusion)
+        found.fusion = fusion.name
+        found.where = " > ".join(filter(None, [found.where, f"{fusion.name} fused"]))
+        done = _fused_done(fusion, index, placement.computation, key)
+        if done is not None:
+            found.is_async = True
+            _overlap(found, fusion, placement.computation, index, reading.cost_of, done)
+        seen[key] = found
+        out.append(found)
+    return out
+
+
+def _fused_collectives(fusion: Instruction) -> list[tuple[Instruction, CollectiveKind]]:
+    """The collectives in ``fusion``'s fused computations, nested fusions' included. A body
+    is built only where its opcodes (read without building it) hold a collective or a
+    fusion: the fusions of a large module are mostly neither."""
+    out = []
+    todo = list(fusion.called_computations)
+    seen: set[int] = set()
+    while todo:
+        comp = todo.pop(0)
+        if id(comp) in seen:
+            continue
+        seen.add(id(comp))
+        if _LOOKED_INTO.isdisjoint(comp.opcodes()):
+            continue
+        for inst in comp.instructions:
+            op = _collective_op(inst)
+            if op is not None:
+                out.append((op[1], op[0]))
+            elif inst.opcode == "fusion":
+                todo += inst.called_computations
+    return out
+
+
+def _fused_done(
+    fusion: Instruction, index: int, comp: Computation, key: object
+) -> Instruction | None:
+    """The fusion that ends the async collective fusion ``fusion`` starts (the first later in
+    ``comp`` whose root is ``AsyncCollectiveDone`` and that holds the same collective);
+    ``None`` when ``fusion`` starts none."""
+    if _root_target(fusion) != _ASYNC_START:
+        return None
+    for later in comp.instructions[index + 1 :]:
+        if later.opcode != "fusion" or _root_target(later) != _ASYNC_DONE:
+            continue
+        for core, kind in _fused_collectives(later):
+            channel = _channel(core)
+            if ((kind, channel) if channel is not None else id(core)) == key:
+                return later
+    return None
+
+
+def _root_target(fusion: Instruction) -> str:
+    """The ``custom_call_target`` of the root of ``fusion``'s computation (``""``: none)."""
+    fused = fusion.fused_computation
+    if fused is None:
+        return ""
+    at = fused.root_position()
+    if at < 0 or fused.opcodes()[at] != "custom-call":
+        return ""  # known without building the body, which most fusions never need
+    root = fused.root
+    if root is None or root.opcode != "custom-call":
+        return ""
+    target = root.attrs.get("custom_call_target")
+    return target if isinstance(target, str) else ""
+
+
+def _source(core: Instruction, fusion: Instruction) -> str:
+    module = fusion.computation.module if fusion.computation is not None else None
+    return source_of(
+        core.stack or fusion.stack,
+        core.op_name or fusion.op_name,
+        module.name if module is not None else "",
+    )
 
 
 @dataclass(slots=True)
@@ -201,6 +321,7 @@ def _collective(
     index: int,
     placement: Placement,
     reading: _Reading,
+    fused: bool = False,
 ) -> Collective:
     groups = _groups(core, kind, reading)
     # A permute is between two devices even when its pairs are not written; so are a send
@@ -208,7 +329,8 @@ def _collective(
     pairs = kind is CollectiveKind.COLLECTIVE_PERMUTE or (kind in _PAIRED and groups)
     size = 2 if pairs else (len(groups[0]) if groups else 1)
     operand_shapes = [o.shape_text for o in core.operands]
-    is_async = inst is not core or inst.opcode in START_OPCODES
+    # A fused one is asynchronous only as its kernels say (see _fused).
+    is_async = not fused and (inst is not core or inst.opcode in START_OPCODES)
     found = Collective(
         name=inst.name,
         kind=kind,
@@ -229,9 +351,10 @@ def _collective(
         ),
         computation=comp.name,
         where=_where(placement),
+        placement=placement,
     )
     if is_async:
-        _overlap(found, inst, comp, index, reading.cost_of)
+        _overlap(found, inst, comp, index, reading.cost_of, _done_of(inst))
     return found
 
 
@@ -362,8 +485,14 @@ def _done_of(start: Instruction) -> Instruction | None:
     return None
 
 
-def _overlap(found: Collective, start: Instruction, comp: Computation, index: int, cost_of) -> None:
-    done = _done_of(start)
+def _overlap(
+    found: Collective,
+    start: Instruction,
+    comp: Computation,
+    index: int,
+    cost_of: Callable[[Instruction], Cost],
+    done: Instruction | None,
+) -> None:
     if done is None:
         return
     found.done = done.name
