@@ -34,7 +34,7 @@ from ..hlo.model import Module
 from ..json_fields import json_fields
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .flag_audit import FlagVerdict
+    from .flag_verdict import FlagVerdict
 
 __all__ = [
     "Goal",
