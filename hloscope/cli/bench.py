@@ -198,23 +198,45 @@ def bench_command(
     exceed the noise that halves of each program's own runs show.
 
     Exit status: 0 done, 1 error, 2 unreadable HLO, 3 --fail-slower tripped."""
-    from ..bench.api import bench
-
     chosen = output_format(as_json, as_csv)
     _refuse_mixed(per_kernel, isolated, top, all_kernels, vs, fail_slower, output)
-    options: dict[str, Any] = {"device": device, "module": module, "refresh": refresh}
-    options |= {
-        "seed": seed,
-        "precision": parse_fraction(precision, "--precision"),
-        "budget": parse_seconds(budget, "--budget"),
-    }
+    options = _timing_options(device, module, refresh, seed, precision, budget)
     kernel_seconds = parse_seconds(kernel_budget, "--kernel-budget") if kernel_budget else None
     spec = _open(target, refresh)
     if vs is not None:
         _compare(spec, (target, vs), options, chosen, fail_slower, refresh)
         return
+    result = _timed(spec, options, per_kernel, isolated, kernel_seconds, no_profile)
+    _show(result, chosen, wide, top, all_kernels, chart=output)
+
+
+def _timing_options(
+    device: str | None, module: str | None, refresh: bool, seed: int, precision: str, budget: str
+) -> dict[str, Any]:
+    """The options one run and a --vs comparison share, --precision and --budget parsed."""
+    return {
+        "device": device,
+        "module": module,
+        "refresh": refresh,
+        "seed": seed,
+        "precision": parse_fraction(precision, "--precision"),
+        "budget": parse_seconds(budget, "--budget"),
+    }
+
+
+def _timed(
+    spec: Any,
+    options: dict[str, Any],
+    per_kernel: bool,
+    isolated: bool,
+    kernel_seconds: float | None,
+    no_profile: bool,
+) -> Any:
+    """One program timed (with --per-kernel, its kernels too), a progress bar on a terminal."""
+    from ..bench.api import bench
+
     with _progress_bar(True) as progress:
-        result = bench(
+        return bench(
             spec,
             progress=progress,
             per_kernel=per_kernel,
@@ -223,9 +245,6 @@ def bench_command(
             profile=not no_profile,
             **options,
         )
-    if output is not None:
-        _write_chart(result, output)
-    _show(result, chosen, wide, top, all_kernels)
 
 
 def _refuse_mixed(
@@ -299,7 +318,19 @@ def _open(spec: str, refresh: bool) -> Any:
     return open_target(spec, refresh=refresh)
 
 
-def _show(result: Any, chosen: Format, wide: bool, top: int | None, all_kernels: bool) -> None:
+def _show(
+    result: Any,
+    chosen: Format,
+    wide: bool,
+    top: int | None,
+    all_kernels: bool,
+    chart: str | None = None,
+) -> None:
+    """One program's result: the roofline chart written to ``chart`` (-o) first, then the
+    result as JSON, CSV or text."""
+    if chart is not None:
+        _write_chart(result, chart)
+
     def csv() -> CsvRows:
         rows = result.kernel_rows() if result.per_kernel else [result.program_row()]
         if top is not None and result.per_kernel:
