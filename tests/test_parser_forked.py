@@ -7,6 +7,7 @@ is used only where it is asked for or pays.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -118,7 +119,7 @@ def test_samples_read_the_same_with_forked_checks(forking, monkeypatch, path: Pa
     assert whole == module_parser
 
 
-def test_no_fork_for_a_small_module_or_beside_another_thread(monkeypatch):
+def test_no_fork_for_a_small_module_beside_another_thread_or_with_jax(monkeypatch):
     monkeypatch.setenv(_forked.WORKERS_ENV, "3")
     monkeypatch.setattr(_whole, "_CHUNK_ROWS", 2)
     assert _forked.fork_checks(bool, [1, 2], [10, 10]) is None  # under MIN_ROWS
@@ -131,6 +132,9 @@ def test_no_fork_for_a_small_module_or_beside_another_thread(monkeypatch):
     finally:
         stop.set()
         thread.join()
+    monkeypatch.setitem(sys.modules, "jax", sys)  # JAX would warn at the fork
+    assert _forked.fork_checks(bool, [1, 2], [10, 10]) is None
+    monkeypatch.delitem(sys.modules, "jax")
     forked = _forked.fork_checks(bool, [1, 2], [10, 10])
     assert forked is not None and forked.passed()
     forked = _forked.fork_checks(bool, [1, 0], [10, 10])

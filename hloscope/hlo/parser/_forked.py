@@ -11,12 +11,14 @@ as a failed check in the parent would: the module parser reads it again and repo
 
 Forking is used only where it is safe and pays: Linux, no other Python thread (the child runs
 nothing but regular expressions and set operations, which take no lock another thread could
-hold), at least :data:`MIN_CPUS` CPUs this process may run on, and a module of at least
-:data:`MIN_ROWS` instructions (on smaller ones the fork cost what the checks took: a 12k-op
-module's parse was no faster). ``HLOSCOPE_PARSE_WORKERS`` sets the number of children (0:
-never fork; on any POSIX system); by default one per spare CPU, at most :data:`MAX_WORKERS`.
-On the 54 MB module (402k ops) the parse of this process took 0.66-0.79 s of CPU with one to
-four children instead of 0.97 s, the children 0.7-1.0 s more (benchmarks/RESULTS.md).
+hold), no JAX, TensorFlow or PyTorch imported (:data:`_FRAMEWORKS`), at least
+:data:`MIN_CPUS` CPUs this process may run on, and a module of at least :data:`MIN_ROWS`
+instructions (on smaller ones the fork cost what the checks took: a 12k-op module's parse was
+no faster). ``HLOSCOPE_PARSE_WORKERS`` sets the number of children (0: never fork; on any
+POSIX system); by default one per spare CPU, at most :data:`MAX_WORKERS`. One more child
+answers whether any instruction would be renamed (:func:`._names.names_distinct`). On the
+54 MB module (402k ops) the parse of this process took 0.58 s of CPU with three check children
+instead of 0.95 s; the children took 1.5 s (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -107,7 +109,7 @@ def fork_checks(
     equal total weight), or None where forking is not used (see the module docstring): the
     caller then checks the items itself."""
     count = min(workers(), len(items))
-    if count < 1 or sum(weights) < MIN_ROWS or threading.active_count() > 1:
+    if count < 1 or sum(weights) < MIN_ROWS or not _quiet_process():
         return None
     children: list[tuple[int, int]] = []
     for share in _shares(items, weights, count):
@@ -117,6 +119,17 @@ def fork_checks(
             return None
         children.append(child)
     return ForkedChecks(children)
+
+
+# Frameworks whose runtimes object to a fork: JAX warns at every fork once its backends run
+# (its threads would deadlock a child that used them; ours never does, but the warning would
+# reach the user all the same). Their programs parse without forking.
+_FRAMEWORKS = ("jax", "tensorflow", "torch")
+
+
+def _quiet_process() -> bool:
+    """No other Python thread, and no framework of :data:`_FRAMEWORKS` imported."""
+    return threading.active_count() == 1 and not any(map(sys.modules.__contains__, _FRAMEWORKS))
 
 
 def _fork(check: Callable[[T], bool], share: Sequence[T]) -> tuple[int, int] | None:
