@@ -385,3 +385,47 @@ def test_a_gpu_call_that_found_no_memory_is_memory_held_elsewhere(text, call):
 
 def test_a_c_programs_call_out_of_memory_is_no_gpus():
     assert not explain_error("init_list() failed: out of memory\n").recognised
+
+
+_CUSTOM_RULES = {
+    "vjp": """
+        import jax, jax.numpy as jnp
+
+        @jax.custom_vjp
+        def f(x):
+            return jnp.sin(x)
+
+        f.defvjp(lambda x: (f(x), x), lambda x, g: (jnp.ones(10),))
+        jax.grad(f)(3.14)  # fails here
+        """,
+    "jvp": """
+        import jax, jax.numpy as jnp
+
+        @jax.custom_jvp
+        def f(x):
+            return jnp.sin(x)
+
+        f.defjvp(lambda primals, tangents: (f(primals[0]), jnp.ones(10)))
+        jax.jvp(f, (3.14,), (1.0,))  # fails here
+        """,
+}
+
+
+@pytest.mark.parametrize("rule", ["vjp", "jvp"])
+def test_a_custom_rules_outputs_that_do_not_fit_are_its_shapes(tmp_path, rule):
+    # JAX 0.10.2's words ("... of type float32[10] ..., so the shapes do not match").
+    script = tmp_path / "rule.py"
+    text = run_jax(script, _CUSTOM_RULES[rule])
+    failure = first(text)
+    assert str(failure.family) == "jax_shape" and failure.finding.op == f"custom_{rule}"
+    assert failure.advice_kind == "fix_shapes"
+    line = [i for i, t in enumerate(script.read_text().splitlines(), 1) if "# fails here" in t]
+    assert failure.finding.source == f"{script}:{line[0]}"
+
+
+def test_a_custom_vjp_rule_in_an_older_releases_words():
+    # jax#28757's "Before" ("the same shape/dtypes as the args tuple"), its script at the
+    # root of a checkout of jax.
+    failure = first((CORPUS / "fresh2_a_jax_28757_custom_vjp_bwd_shape.log").read_text())
+    assert (str(failure.family), failure.finding.op) == ("jax_shape", "custom_vjp")
+    assert failure.finding.source == "/usr/local/google/home/mattjj/packages/jax/rahul11.py:16"
