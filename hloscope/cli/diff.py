@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,7 @@ from ..errors import ExitStatus, HloscopeError
 from ._app import CliError, cli
 from ._device import device_option
 from ._fail_on import fail_on_options
-from ._output import json_option, output_format, per_module, show
+from ._output import Format, json_option, output_format, per_module, show
 from ._target import (
     all_modules_option,
     compile_fields,
@@ -148,28 +149,53 @@ def diff_command(
 
     Exit status: 0 compared (even if different), 1 error, 2 unreadable HLO, 3 B is worse than
     A on a --fail-on metric (beyond --threshold); use it in CI."""
-    from ..capture.target import check_target_exists
-
     chosen = output_format(as_json)
     metrics = parse_metrics(fail_on)
-    for spec in (a, b):  # both there before either is captured
-        check_target_exists(spec)
-    device_a, device_b = device_a or device, device_b or device
-    side_a = _in_python(a, python_a, device_a, "--python-a")
-    side_b = _in_python(b, python_b, device_b, "--python-b")
-    open_side = partial(_open_side, module=module, all_modules=all_modules, refresh=refresh)
-    (target_a, modules_a) = open_side(side_a, device=device_a)
-    (target_b, modules_b) = open_side(side_b, device=device_b)
+    devices = (device_a or device, device_b or device)
+    opened = partial(_open_side, module=module, all_modules=all_modules, refresh=refresh)
+    targets, (modules_a, modules_b) = _open_sides((a, b), (python_a, python_b), devices, opened)
     pairs, unpaired = _pair(modules_a, modules_b, all_modules)
     labels = None if all_modules else (a, b)  # one pair: the sides are the TARGETs given
-    compared = [
-        _compare(side_a, side_b, (target_a, target_b), (device_a, device_b), labels)
-        for side_a, side_b in pairs
-    ]
+    compared = [_compare(side_a, side_b, targets, devices, labels) for side_a, side_b in pairs]
     for each in compared:
         each.regressions = _regressions(each, metrics, threshold)
-        each.environment = _environment(each, target_a, target_b, bool(python_a or python_b))
-    compiled = {"a": compile_fields(target_a), "b": compile_fields(target_b)}
+        each.environment = _environment(each, *targets, bool(python_a or python_b))
+    _show(chosen, compared, unpaired, targets, (metrics, threshold), all_modules, limit)
+    _exit_on_regressions(compared, all_modules)
+
+
+def _open_sides(
+    specs: tuple[str, str],
+    pythons: tuple[str | None, str | None],
+    devices: tuple[DeviceSpec | None, DeviceSpec | None],
+    opened: Callable[..., tuple[Target, list[Module]]],
+) -> tuple[tuple[Target, Target], tuple[list[Module], list[Module]]]:
+    """A's and B's targets, and their modules: both checked to be there before either is captured,
+    a side with --python-a/--python-b captured first by that interpreter."""
+    from ..capture.target import check_target_exists
+
+    for spec in specs:
+        check_target_exists(spec)
+    side_a = _in_python(specs[0], pythons[0], devices[0], "--python-a")
+    side_b = _in_python(specs[1], pythons[1], devices[1], "--python-b")
+    target_a, modules_a = opened(side_a, device=devices[0])
+    target_b, modules_b = opened(side_b, device=devices[1])
+    return (target_a, target_b), (modules_a, modules_b)
+
+
+def _show(
+    chosen: Format,
+    compared: list[_Compared],
+    unpaired: list[dict[str, Any]],
+    targets: tuple[Target, Target],
+    fail_on: tuple[list[str], float],
+    all_modules: bool,
+    limit: int,
+) -> None:
+    """The pairs compared as JSON (one object, or one per module with --all-modules, with
+    what compiled each side and the --fail-on metrics) or text."""
+    compiled = {"a": compile_fields(targets[0]), "b": compile_fields(targets[1])}
+    metrics, threshold = fail_on
     payloads = partial(_payload, compiled=compiled, metrics=metrics, threshold=threshold)
     show(
         chosen,
@@ -178,7 +204,6 @@ def diff_command(
         ),
         text=lambda: _print_text(compared, unpaired, all_modules, limit),
     )
-    _exit_on_regressions(compared, all_modules)
 
 
 def _exit_on_regressions(compared: list[_Compared], all_modules: bool) -> None:
