@@ -147,8 +147,13 @@ def test_workers_from_the_environment_or_the_cpus(monkeypatch):
         assert _forked.workers() == expected
     monkeypatch.delenv(_forked.WORKERS_ENV)
     monkeypatch.setattr(_forked.sys, "platform", "linux")
+    monkeypatch.setattr(_forked.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     for cpus, expected in ((1, 0), (3, 0), (4, 3), (13, 8)):
         monkeypatch.setattr(_forked.os, "sched_getaffinity", lambda _, n=cpus: set(range(n)))
+        assert _forked.workers() == expected
+    # Busy CPUs are none to spare: 13 CPUs under a load of 9.5 leave 3 idle, 2 children.
+    for load, expected in ((9.5, 2), (12.0, 0), (20.0, 0)):
+        monkeypatch.setattr(_forked.os, "getloadavg", lambda n=load: (n, n, n))
         assert _forked.workers() == expected
     monkeypatch.setattr(_forked.sys, "platform", "darwin")
     assert _forked.workers() == 0

@@ -15,7 +15,7 @@ hold), no JAX, TensorFlow or PyTorch imported (:data:`_FRAMEWORKS`), at least
 :data:`MIN_CPUS` CPUs this process may run on, and a module of at least :data:`MIN_ROWS`
 instructions (on smaller ones the fork cost what the checks took: a 12k-op module's parse was
 no faster). ``HLOSCOPE_PARSE_WORKERS`` sets the number of children (0: never fork; on any
-POSIX system); by default one per spare CPU, at most :data:`MAX_WORKERS`. One more child
+POSIX system); by default one per idle CPU but one, at most :data:`MAX_WORKERS`. One more child
 answers whether any instruction would be renamed (:func:`._names.names_distinct`). On the
 54 MB module (402k ops) the parse of this process took 0.58 s of CPU with three check children
 instead of 0.95 s; the children took 1.5 s (benchmarks/RESULTS.md).
@@ -46,8 +46,8 @@ MIN_ROWS = 65536
 
 def workers() -> int:
     """How many children to fork for the checks: ``HLOSCOPE_PARSE_WORKERS`` if set (0 or a
-    value that is not a number: none), else one per CPU beyond the first where there are at
-    least :data:`MIN_CPUS`, at most :data:`MAX_WORKERS`."""
+    value that is not a number: none), else one per idle CPU (by the load average) beyond the
+    first, on Linux with at least :data:`MIN_CPUS` CPUs, at most :data:`MAX_WORKERS`."""
     if not hasattr(os, "fork"):
         return 0
     setting = os.environ.get(WORKERS_ENV)
@@ -62,7 +62,12 @@ def workers() -> int:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not Linux: the machine's count
         cpus = os.cpu_count() or 1
-    return min(cpus - 1, MAX_WORKERS) if cpus >= MIN_CPUS else 0
+    if cpus < MIN_CPUS:
+        return 0
+    # CPUs other programs keep busy are none to spare: children there would only slow this
+    # process down (on a 2-core machine under a load of 12 the parse's wall time tripled).
+    idle = int(cpus - os.getloadavg()[0])
+    return max(0, min(idle - 1, MAX_WORKERS))
 
 
 class ForkedChecks:
