@@ -118,6 +118,10 @@ def test_a_program_xla_tpu_refuses_gets_the_variants_that_compile(
     data = _data(page)
     assert data["compiled"] is False and LU_REFUSED in data["error"]
     rows = _rows(data["what_if"])
+    # XLA's words without the C++ stack it appends, and no hloscope file named as the place.
+    told = " ".join([result.output, data["error"], rows["baseline"]["error"] or ""])
+    assert not re.search(r"@\s+0x[0-9a-fA-F]+", told), told
+    assert "hloscope/backends" not in told and "hloscope/capture" not in told, told
     # The baseline refused in XLA:TPU's words, as the direct compile of the same program.
     baseline = rows["baseline"]
     assert not baseline["compiled"] and LU_REFUSED in baseline["error"]

@@ -28,6 +28,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -178,9 +179,15 @@ class XlaTpu(Backend):
         return Lowered(self, dict(lowering.stages), compile_)
 
 
+#: Where XLA's status text turns into its C++ stack (absl's frames ``@ 0x7f...`` or a
+#: ``*** Begin stack trace ***`` block): addresses a user cannot act on.
+_STACK_START = re.compile(r"\s*(?:@\s+0x[0-9a-fA-F]+|\*\*\* Begin stack trace)")
+
+
 def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
+    """The refusal's first line, without the C++ stack XLA may append to it."""
+    text = _STACK_START.split(str(error).strip(), maxsplit=1)[0].strip()
+    return text.splitlines()[0].rstrip(" :;") if text else type(error).__name__
 
 
 def _compile_error(error: BaseException, spec: DeviceSpec) -> Exception:

@@ -53,6 +53,7 @@ import os
 import runpy
 import signal
 import sys
+import sysconfig
 import traceback
 from collections.abc import Iterator
 from types import FrameType, ModuleType, TracebackType
@@ -86,6 +87,9 @@ from .script_loader import (
 TIMEOUT_EXIT = 124
 #: Characters of a failing run's error message kept whole in the manifest (``error_text``).
 ERROR_TEXT_CHARS = 20_000
+#: hloscope's own package and Python's standard library: frames there are never the user's.
+_HLOSCOPE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_STDLIB_DIR = os.path.abspath(sysconfig.get_paths()["stdlib"]) + os.sep
 
 
 class _Terminated(BaseException):
@@ -96,12 +100,27 @@ class _Terminated(BaseException):
 
 
 def _innermost_location(tb: TracebackType | None, prefer: str) -> str | None:
-    """``file:line`` of the innermost frame in ``prefer`` (the script), else the innermost frame."""
+    """``file:line`` of the innermost frame in ``prefer`` (the script), else of the innermost
+    frame in the user's other code; ``None`` (the script is named) where every frame is
+    hloscope's, an installed library's or Python's: a function target compiled by hloscope
+    fails in hloscope's frames, and naming one would send the user to the wrong file."""
     frames = traceback.extract_tb(tb) if tb is not None else []
     for frame in reversed(frames):
         if os.path.abspath(frame.filename) == prefer:
             return f"{frame.filename}:{frame.lineno}"
-    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else None
+    for frame in reversed(frames):
+        if _users_file(frame.filename):
+            return f"{frame.filename}:{frame.lineno}"
+    return None
+
+
+def _users_file(filename: str) -> bool:
+    """Whether ``filename`` is the user's: not hloscope's, not installed, not the stdlib's."""
+    path = os.path.abspath(filename)
+    if filename.startswith("<") or path.startswith(_HLOSCOPE_DIR):
+        return False
+    parts = path.split(os.sep)
+    return not ({"site-packages", "dist-packages"} & set(parts) or path.startswith(_STDLIB_DIR))
 
 
 def _error_location(error: BaseException, script: str) -> str | None:
