@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .capture.script_loader import load_function
+from .capture.script_loader import LoadedFunction, load_function
 from .capture.target import Target
 from .devices import DEFAULT_MXU
 from .hlo.model import Module
@@ -184,21 +184,51 @@ def check(
     """
     if device is not None:
         return _confirmed_check(value, args, kwargs, device)
+    loaded = _script_function(value)
+    if loaded is not None:
+        fn, example_args, example_kwargs = loaded
+        return check(fn, *example_args, platform=platform, mxu=mxu, **example_kwargs)
+    if _names_hlo(value):
+        _refuse_hlo_arguments(args, kwargs)
+        return _check_hlo(value, platform, mxu=mxu, **kwargs)
+    return _check_function(value, args, kwargs, platform, mxu)
+
+
+def _script_function(value: Any) -> LoadedFunction | None:
+    """For a ``"SCRIPT.py:FUNCTION"`` (not a folder of that name): the function, imported
+    from the script, and its example arguments and keywords; else ``None``."""
     spec = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
-    if spec is not None:
-        found = _FUNCTION_SPEC.match(spec)
-        if found is not None and not os.path.isdir(spec):
-            fn, example_args, example_kwargs = load_function(found["script"], found["function"])
-            return check(fn, *example_args, platform=platform, mxu=mxu, **example_kwargs)
+    if spec is None:
+        return None
+    found = _FUNCTION_SPEC.match(spec)
+    if found is None or os.path.isdir(spec):
+        return None
+    return load_function(found["script"], found["function"])
+
+
+def _names_hlo(value: Any) -> bool:
+    """Whether ``value`` is HLO or names it: a path or TARGET string, a Target, a Module or
+    a Capture."""
     from .capture.inprocess import Capture
 
-    if isinstance(value, (str, os.PathLike, Target, Module, Capture)):
-        if args:
-            raise TypeError("a check of HLO takes no example arguments")
-        unknown = sorted(set(kwargs) - set(_HLO_OPTIONS))
-        if unknown:
-            raise TypeError(f"unexpected keyword argument(s) for a check of HLO: {unknown}")
-        return _check_hlo(value, platform, mxu=mxu, **kwargs)
+    return isinstance(value, (str, os.PathLike, Target, Module, Capture))
+
+
+def _refuse_hlo_arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """A ``TypeError`` for example arguments, or keywords other than ``_HLO_OPTIONS``, given
+    with HLO (they belong to a function)."""
+    if args:
+        raise TypeError("a check of HLO takes no example arguments")
+    unknown = sorted(set(kwargs) - set(_HLO_OPTIONS))
+    if unknown:
+        raise TypeError(f"unexpected keyword argument(s) for a check of HLO: {unknown}")
+
+
+def _check_function(
+    value: Any, args: tuple[Any, ...], kwargs: dict[str, Any], platform: str, mxu: int
+) -> CheckReport:
+    """:func:`check` of a callable: a ``tf.function`` or Keras model by TensorFlow's rules,
+    anything else as a JAX function lowered for ``platform``."""
     if not callable(value):
         raise TypeError(
             "expected a function, a tf.function or Keras model, a Module, a Target or a TARGET "
