@@ -271,6 +271,9 @@ def test_the_collectives_command_and_try_show_the_fused_ones(cache):
     (fused,) = [c for c in data["collectives"] if c["where"].endswith(" fused")]
     assert (fused["kind"], fused["async"], fused["executions"]) == ("all-gather", True, 6)
     assert fused["done"] and fused["source"]
+    # Its result used by the backward matmul (past the fusion that ends it), not by the
+    # custom-call that ends it inside its kernel.
+    assert [e["op_name"].rsplit("/", 1)[-1] for e in fused["consumers"]] == ["dot_general"]
     text = CliRunner().invoke(cli, ["collectives", base.module_file], env={"COLUMNS": "80"})
     assert text.exit_code == 0, text.output
     assert "48.0 MiB" in text.output or "48 MiB" in text.output

@@ -246,8 +246,11 @@ def _traces(module: Module, found: list[Collective]) -> dict[str, CollectiveTrac
         inst = comp.get(c.name) if comp is not None else None
         if inst is None:
             continue
+        # A fused async collective's result leaves by the fusion that ends it (inside its own
+        # kernel it only feeds the custom-call that starts or ends it).
+        done = c.placement.computation.get(c.done) if c.fusion and c.done and c.placement else None
         out[c.name] = CollectiveTrace(
-            producer_of(inst, memo), consumers_of(inst, memo=memo), is_resharding(inst)
+            producer_of(inst, memo), consumers_of(done or inst, memo=memo), is_resharding(inst)
         )
     return out
 
