@@ -130,18 +130,36 @@ def lower_for(
     lowered, stand_ins = _lower_with_stand_ins(_jaxlib, traced, target, placed, facts)
     if lowered is None:
         return facts
-    facts.stablehlo = _jaxlib.stablehlo_text(lowered)
+    _read_texts(_jaxlib, lowered, facts)
+    if export:
+        _check_export(_jaxlib, (jitted, args, kwargs), stand_ins, facts)
+    return facts
+
+
+def _read_texts(adapter: Any, lowered: Any, facts: LoweringFacts) -> None:
+    """The lowered program's StableHLO and HLO text into ``facts``; HLO that cannot be had is
+    ``facts.hlo_error``, one line."""
+    facts.stablehlo = adapter.stablehlo_text(lowered)
     try:
-        facts.hlo = _jaxlib.hlo_text(lowered)
+        facts.hlo = adapter.hlo_text(lowered)
     except Exception as error:  # noqa: BLE001 - StableHLO is still there to read
         facts.hlo_error = f"{type(error).__name__}: {_first_line(str(error))}"
-    if export:
-        facts.export_checked = True
-        try:
-            _jaxlib.export_for_platform(jitted, args, kwargs, target, stand_ins)
-        except Exception as error:  # noqa: BLE001 - export's refusal is the fact
-            facts.export_error = _raised(error, "export")
-    return facts
+
+
+def _check_export(
+    adapter: Any,
+    call: tuple[Any, Sequence[Any], dict[str, Any]],
+    stand_ins: list[Any],
+    facts: LoweringFacts,
+) -> None:
+    """``jax.export`` asked for ``facts.platform`` with the jitted function and its
+    arguments (``call``); its refusal is ``facts.export_error``."""
+    facts.export_checked = True
+    jitted, args, kwargs = call
+    try:
+        adapter.export_for_platform(jitted, args, kwargs, facts.platform, stand_ins)
+    except Exception as error:  # noqa: BLE001 - export's refusal is the fact
+        facts.export_error = _raised(error, "export")
 
 
 def _lower_with_stand_ins(
