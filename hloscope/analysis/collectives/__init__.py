@@ -1,7 +1,8 @@
 """Collectives of an SPMD module: what each moves, between which devices, how often.
 
 :func:`collectives_of` lists every collective of an optimized module (sync ones, start/done
-pairs and ``async-start`` wrappers, in while bodies with their trip counts and in branches)
+pairs and ``async-start`` wrappers, in while bodies with their trip counts and in branches,
+inside XLA:TPU's fusions once per channel)
 with its bytes per device, groups, mesh axes and source line; :func:`collective_seconds`
 holds the cost formulas, and :func:`price` prices each collective with them on a device's
 interconnect (the device registry's figures); :mod:`._sharding` reads how each parameter and
