@@ -19,7 +19,7 @@ from frameworks_needed import needs_libtpu
 
 from hloscope.backends import dump_options
 from hloscope.backends.dump_options import (
-    PINNED_IF_KNOWN,
+    PINNED_WHEN_SET,
     capture_dump_options,
     compile_dumping,
     refused_option,
@@ -94,12 +94,14 @@ def test_an_option_xla_does_not_know_is_left_out_once(tmp_path, monkeypatch):
     import jax
     import jax.numpy as jnp
 
+    lowered = jax.jit(lambda x: jnp.sin(x) * 2).lower(jnp.ones(8))  # XLA has read XLA_FLAGS
     # XLA itself refuses the name (as jaxlib 0.5 refuses xla_dump_buffer_assignment_analysis).
     monkeypatch.setattr(dump_options, "_refused", set())
-    monkeypatch.setitem(PINNED_IF_KNOWN, "xla_dump_no_such_option", True)
-    lowered = jax.jit(lambda x: jnp.sin(x) * 2).lower(jnp.ones(8))
+    monkeypatch.setitem(PINNED_WHEN_SET, "xla_dump_no_such_option", True)
+    monkeypatch.setenv("XLA_FLAGS", "--xla_dump_no_such_option=false")
     folder = tmp_path / "dump"
     folder.mkdir()
+    assert "xla_dump_no_such_option" in capture_dump_options(str(folder), None)
     compiled = compile_dumping(lowered, str(folder), None)
     assert compiled.as_text()
     assert "xla_dump_no_such_option" not in capture_dump_options(str(folder), None)
@@ -110,16 +112,29 @@ def test_an_option_xla_does_not_know_is_left_out_once(tmp_path, monkeypatch):
     assert refused_option(raised.value) == "xla_dump_no_such_option"
 
 
-def test_the_pinned_options_are_the_same_across_calls():
-    # The folder and the passes are the only things a capture's options depend on.
-    assert capture_dump_options("/a", None) == {
-        **capture_dump_options("/b", None),
-        "xla_dump_to": "/a",
-    }
+def test_without_users_flags_the_options_leave_jaxs_persistent_cache_key_alone(monkeypatch):
+    # JAX's own list of the options its cache key ignores: a capture of a function the user's
+    # program compiled finds that compile's entry (tests/test_capture_inprocess.py).
+    from jax._src import cache_key
+
+    monkeypatch.delenv("XLA_FLAGS", raising=False)
+    ignored = cache_key.env_override_flags_to_exclude_from_cache_key
+    for passes in (None, "fusion"):
+        assert set(capture_dump_options("/a", passes)) <= ignored
+
+
+def test_a_users_flag_is_pinned_only_when_named(monkeypatch):
+    monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
+    plain = capture_dump_options("/a", None)
+    assert not set(plain) & set(PINNED_WHEN_SET)
+    # The folder and the passes are the only other things the options depend on.
+    assert plain == {**capture_dump_options("/b", None), "xla_dump_to": "/a"}
     with_passes = capture_dump_options("/a", "fusion")
     assert with_passes["xla_dump_hlo_pass_re"] == "fusion"
     assert with_passes["xla_dump_hlo_pipeline_re"] == ".*"
-    assert capture_dump_options("/a", None)["xla_dump_large_constants"] is False
+    monkeypatch.setenv("XLA_FLAGS", "--xla_dump_large_constants=true  --xla_dump_to=/x")
+    named = capture_dump_options("/a", None)
+    assert named == {**plain, "xla_dump_large_constants": False}
 
 
 @pytest.mark.slow

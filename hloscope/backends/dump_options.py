@@ -30,7 +30,8 @@ What XLA:TPU writes there (libtpu 0.0.42.1, jaxlib 0.10.2, one module; the names
 
 Options that older XLA does not know (jaxlib 0.5 refuses ``xla_dump_buffer_assignment_analysis``
 and ``xla_dump_hlo_to_subfolder``: it writes the live range inside the buffer assignment and has
-no subfolders) are left out once XLA refused them: :func:`compile_dumping`.
+no subfolders) are left out once XLA refused them: :func:`compile_dumping`. XLA reads
+``XLA_FLAGS`` once, when it starts; the flags it names are read here when a capture compiles.
 """
 
 from __future__ import annotations
@@ -40,10 +41,16 @@ import re
 import shutil
 from typing import Any
 
-__all__ = ["capture_dump_options", "compile_dumping", "PINNED_IF_KNOWN"]
+__all__ = ["capture_dump_options", "compile_dumping", "refused_option", "PINNED_WHEN_SET"]
 
-#: Pinned where the installed XLA knows them; each guards against one user flag.
-PINNED_IF_KNOWN: dict[str, Any] = {
+#: Pinned when the user's ``XLA_FLAGS`` names them, each against what that flag does; left
+#: alone otherwise: JAX's persistent cache key counts them (``jax._src.cache_key`` excludes the
+#: other dump options), so pinning them always would make every capture miss the entries of the
+#: user's own compiles.
+PINNED_WHEN_SET: dict[str, Any] = {
+    # --xla_dump_large_constants=true prints every constant's values: a program's tables,
+    # megabytes of text, slower, in the capture's `hlo` stage.
+    "xla_dump_large_constants": False,
     # --xla_dump_buffer_assignment_analysis=false drops the live range: `memory` loses the peak.
     "xla_dump_buffer_assignment_analysis": True,
     # --xla_dump_hlo_to_subfolder=true moves the dump into <name>/vm_<pid>/: the capture then
@@ -63,14 +70,15 @@ def capture_dump_options(folder: str, passes: str | None) -> dict[str, Any]:
     ``--xla_dump_hlo_module_re`` or ``--xla_dump_disable_metadata`` there cannot empty or strip
     the capture, a ``--xla_dump_large_constants=true`` cannot make XLA print every constant's
     values (a program's tables, megabytes of text, slower), and a ``--xla_dump_hlo_pass_re=.*``
-    there cannot slow down a capture that did not ask for passes.
+    there cannot slow down a capture that did not ask for passes. Without such flags the
+    options hold only what JAX's persistent cache key leaves out: a capture finds the entries
+    of the user's own compiles there.
     """
     options: dict[str, Any] = {
         "xla_dump_to": folder,
         "xla_dump_hlo_as_text": True,
         # The long form: operand shapes, metadata and backend configs, which the analyses read.
         "xla_dump_hlo_as_long_text": True,
-        "xla_dump_large_constants": False,
         "xla_dump_hlo_module_re": ".*",
         "xla_dump_max_hlo_modules": -1,
         "xla_dump_disable_metadata": False,
@@ -84,7 +92,8 @@ def capture_dump_options(folder: str, passes: str | None) -> dict[str, Any]:
         "xla_dump_hlo_pass_re": passes or "",
         "xla_dump_module_metadata": True,  # each pass's timestamps (XLA:TPU writes them)
     }
-    options.update({k: v for k, v in PINNED_IF_KNOWN.items() if k not in _refused})
+    named = _flags_named()
+    options.update({k: v for k, v in PINNED_WHEN_SET.items() if k in named and k not in _refused})
     if passes is not None:
         options["xla_dump_hlo_pipeline_re"] = ".*"
     return options
@@ -92,14 +101,14 @@ def capture_dump_options(folder: str, passes: str | None) -> dict[str, Any]:
 
 def compile_dumping(lowered: Any, folder: str, passes: str | None) -> Any:
     """``lowered.compile(...)`` with :func:`capture_dump_options`; an option of
-    :data:`PINNED_IF_KNOWN` the installed XLA refuses is left out, here and from then on (the
+    :data:`PINNED_WHEN_SET` the installed XLA refuses is left out, here and from then on (the
     refusal comes before the compile: nothing is compiled twice)."""
     while True:
         try:
             return lowered.compile(compiler_options=capture_dump_options(folder, passes))
         except Exception as error:
             name = refused_option(error)
-            if name not in PINNED_IF_KNOWN or name in _refused:
+            if name not in PINNED_WHEN_SET or name in _refused:
                 raise
             _refused.add(name)
             _empty(folder)
@@ -109,6 +118,11 @@ def refused_option(error: BaseException) -> str | None:
     """The option XLA named in a ``No such compile option`` error (``None`` for another)."""
     found = _REFUSED.search(str(error))
     return found.group(1) if found else None
+
+
+def _flags_named() -> set[str]:
+    """The options the ``XLA_FLAGS`` of this process names (XLA read it when it started)."""
+    return {flag.lstrip("-").split("=", 1)[0] for flag in os.environ.get("XLA_FLAGS", "").split()}
 
 
 def _empty(folder: str) -> None:
