@@ -273,12 +273,10 @@ def op_profile(
     all_self, by_module, chosen, picked, counted = _selected(trace, module, module_name)
     steps, rule, runs = counted.steps, counted.rule, counted.runs
     totals = _OpTotals.of(picked)
-    index = ModuleIndex(module) if module is not None else None
-    unjoined = check_match(index, chosen, totals.per_name) if index is not None else []
+    index, unjoined, opcode = _joined(module, chosen, totals)
     notes = [f"steps: {rule}", *_unjoined_notes(unjoined)]
     chip = device or (for_kind(trace.device_kind) if trace.device_kind else None)
     total_s = sum(totals.per_name.values()) * 1e-9 / steps
-    opcode = _opcodes(index)
     kernels = _kernels(totals, index, opcode, total_s, steps, runs, chip)
     transfers = _transfers(picked, steps, opcode, index, totals)
     times = step_times(trace, all_self, counted, [op for op, _ in picked], chosen)
@@ -312,6 +310,17 @@ def op_profile(
         async_exposed_s=transfers.exposed_s,
         step_times=times,
     )
+
+
+def _joined(
+    module: Module | None, chosen: str, totals: _OpTotals
+) -> tuple[ModuleIndex | None, list[str], Callable[[OpEvent], str]]:
+    """The trace's ops joined to ``module``'s instructions by name: the module's index (``None``
+    without a module), the op names it lacks (``check_match`` refuses a module that is not the
+    trace's), and each op's opcode."""
+    index = ModuleIndex(module) if module is not None else None
+    unjoined = check_match(index, chosen, totals.per_name) if index is not None else []
+    return index, unjoined, _opcodes(index)
 
 
 def _selected(
