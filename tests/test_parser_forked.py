@@ -24,6 +24,7 @@ def forking(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     the forks made in this process."""
     monkeypatch.setenv(_forked.WORKERS_ENV, "3")
     monkeypatch.setattr(_forked, "MIN_ROWS", 0)
+    monkeypatch.setattr(_forked, "_quiet_process", lambda: True)  # whatever other tests left
     monkeypatch.setattr(_whole, "_CHUNK_ROWS", 2)
     forks: list[int] = []
     fork = os.fork
@@ -119,26 +120,30 @@ def test_samples_read_the_same_with_forked_checks(forking, monkeypatch, path: Pa
     assert whole == module_parser
 
 
-def test_no_fork_for_a_small_module_beside_another_thread_or_with_jax(monkeypatch):
+def test_no_fork_for_a_small_module_or_a_busy_process(monkeypatch):
     monkeypatch.setenv(_forked.WORKERS_ENV, "3")
-    monkeypatch.setattr(_whole, "_CHUNK_ROWS", 2)
+    monkeypatch.setattr(_forked, "_quiet_process", lambda: True)
     assert _forked.fork_checks(bool, [1, 2], [10, 10]) is None  # under MIN_ROWS
     monkeypatch.setattr(_forked, "MIN_ROWS", 0)
-    stop = threading.Event()
-    thread = threading.Thread(target=stop.wait)
-    thread.start()
-    try:
-        assert _forked.fork_checks(bool, [1, 2], [10, 10]) is None
-    finally:
-        stop.set()
-        thread.join()
-    monkeypatch.setitem(sys.modules, "jax", sys)  # JAX would warn at the fork
-    assert _forked.fork_checks(bool, [1, 2], [10, 10]) is None
-    monkeypatch.delitem(sys.modules, "jax")
     forked = _forked.fork_checks(bool, [1, 2], [10, 10])
     assert forked is not None and forked.passed()
     forked = _forked.fork_checks(bool, [1, 0], [10, 10])
     assert forked is not None and not forked.passed()
+    monkeypatch.setattr(_forked, "_quiet_process", lambda: False)
+    assert _forked.fork_checks(bool, [1, 2], [10, 10]) is None
+
+
+def test_a_process_is_quiet_without_other_threads_and_frameworks(monkeypatch):
+    # What other tests of the same process left (threads, jax) is set aside: only the rule.
+    monkeypatch.setattr(_forked, "_FRAMEWORKS", ("jax",))
+    monkeypatch.delitem(sys.modules, "jax", raising=False)
+    monkeypatch.setattr(_forked.threading, "active_count", lambda: 1)
+    assert _forked._quiet_process()
+    monkeypatch.setitem(sys.modules, "jax", sys)  # JAX would warn at the fork
+    assert not _forked._quiet_process()
+    monkeypatch.delitem(sys.modules, "jax")
+    monkeypatch.setattr(_forked.threading, "active_count", lambda: 2)
+    assert not _forked._quiet_process()
 
 
 def test_workers_from_the_environment_or_the_cpus(monkeypatch):
@@ -162,6 +167,7 @@ def test_workers_from_the_environment_or_the_cpus(monkeypatch):
 def test_close_stops_children_not_waited_for(monkeypatch):
     monkeypatch.setenv(_forked.WORKERS_ENV, "2")
     monkeypatch.setattr(_forked, "MIN_ROWS", 0)
+    monkeypatch.setattr(_forked, "_quiet_process", lambda: True)
     forked = _forked.fork_checks(lambda _: threading.Event().wait(60) or True, [1, 2], [1, 1])
     assert forked is not None
     pids = [pid for pid, _ in forked._children]
