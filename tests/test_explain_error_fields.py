@@ -429,3 +429,31 @@ def test_a_custom_vjp_rule_in_an_older_releases_words():
     failure = first((CORPUS / "fresh2_a_jax_28757_custom_vjp_bwd_shape.log").read_text())
     assert (str(failure.family), failure.finding.op) == ("jax_shape", "custom_vjp")
     assert failure.finding.source == "/usr/local/google/home/mattjj/packages/jax/rahul11.py:16"
+
+
+@pytest.mark.parametrize(
+    ("text", "node"),
+    [
+        # XLA:GPU's verifier on an op it made (a spent fresh log: jax#39157), JAX's verifier
+        # under "Cannot lower jaxpr" (jax#25419) and MLIR's "Verification failed:" with the
+        # location before the op (jax#28095): the primitive the location names, else the op.
+        ((CORPUS / "fresh_jax_39157_scf_if_verifier.log").read_text(), "scf.if"),
+        ((FAMILY_LOGS / "jax_25419_verifier_add_ipython.log").read_text(), "add"),
+        ((FAMILY_LOGS / "jax_28095_debug_callback_key_layout.log").read_text(), "debug_callback"),
+    ],
+)
+def test_a_module_the_compilers_own_verifier_refused_is_a_bug_to_report(text, node):
+    failure = first(text)
+    assert str(failure.family) == "xla_crash" and failure.advice_kind == "report_bug"
+    assert failure.finding.node == node
+
+
+def test_a_verifier_refusal_another_family_reads_is_that_familys():
+    # The verifier counted a custom call's shardings: the sharding family's reading stands
+    # (a spent fresh3 log: jax#30619).
+    text = (CORPUS / "fresh3_a_jax_30619_shardy_pure_callback_verifier.log").read_text()
+    assert [str(f.family) for f in explain_error(text).failures] == ["sharding"]
+
+
+def test_a_quoted_op_in_prose_is_no_verifiers_refusal():
+    assert not explain_error("The 'scf.if' op takes a region for each branch.\n").recognised

@@ -1662,8 +1662,8 @@ def operands(tmp_path_factory):
         ("take_float", "gather", "cast_dtype"),
         ("dynamic_slice_float", "dynamic_slice", "cast_dtype"),
         # A custom VJP's cotangent of another shape: its only input's, its second input's.
-        ("vjp_shape", "Custom VJP", "fix_shapes"),
-        ("vjp_second", "Custom VJP", "fix_shapes"),
+        ("vjp_shape", "custom_vjp", "fix_shapes"),
+        ("vjp_second", "custom_vjp", "fix_shapes"),
         # Any primitive's rule: its name, then what must hold.
         ("update_bigger", "dynamic_update_slice", "fix_shapes"),
         ("select_shapes", "select", "fix_shapes"),

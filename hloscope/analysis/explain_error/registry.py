@@ -29,6 +29,7 @@ from .kinds import (
     linalg,
     missing_lowering,
     mlir_bridge,
+    mlir_verifier,
     mosaic_names,
     out_of_memory,
     pallas,
@@ -97,5 +98,5 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     sharding.RECOGNISER,
     joined(donation.RECOGNISER, jax_call.RECOGNISER, api_mismatch.RECOGNISER),
     distributed.RECOGNISER,
-    joined(xla_crash.RECOGNISER, kernel_launch.RECOGNISER),
+    joined(xla_crash.RECOGNISER, kernel_launch.RECOGNISER, mlir_verifier.RECOGNISER),
 )

@@ -14,7 +14,10 @@ primitive's name, then what ``must`` hold, then (mostly) ``got`` what it was giv
   ``jnp.take``), ``index arguments to dynamic_slice must be integers of the same type``;
 * a custom VJP's backward rule whose output is of another shape or dtype than the primal's
   inputs (``Custom VJP bwd rule must produce an output with the same type as the args tuple
-  of the primal function, but at output[0] ...``; its pytree form is :mod:`.jax_structure`'s);
+  of the primal function, but at output[0] ...``; older: ``the same shape/dtypes``), a custom
+  JVP's tangent unlike its primal output (``... with corresponding shapes and dtypes``); the
+  op is JAX's API (``custom_vjp``, ``custom_jvp``); their pytree form is
+  :mod:`.jax_structure`'s;
 * ``axis 5 is out of bounds for array of dimension 2`` (a jnp function's axis argument).
 
 Raised while tracing, on any platform; the user's line is the innermost frame of theirs.
@@ -44,8 +47,11 @@ _OPENING = re.compile(
     r"(?P<itype>\w+))"
     r"|(?P<indices>indices must have an integer type)"
     r"|index arguments to (?P<dprim>\w+) must be integers[^\n]*?(?:got:? (?P<dtype>\w+))?$"
-    r"|(?P<vjp>Custom VJP bwd rule must produce an output with the same "
-    r"type as the args tuple)(?P<vjp_rest>[^\n]*)"
+    # A custom rule's outputs of other shapes or dtypes than the function's, in any
+    # release's words ("the same type as", older "the same shape/dtypes as", a JVP rule's
+    # "corresponding shapes and dtypes"); the pytree's form is .jax_structure's.
+    r"|(?P<vjp>Custom (?P<rule>VJP|JVP) (?:fwd |bwd )?rule\b[^\n]{0,80}? must produce[^\n]*?"
+    r"(?:the same (?:type|shape/dtypes?) as|corresponding shapes and dtypes))(?P<vjp_rest>[^\n]*)"
     r"|(?P<axis>axis (?P<ax>-?\d+) is out of bounds for array of dimension (?P<ndim>\d+))",
     re.M,
 )
@@ -63,8 +69,8 @@ _SHAPE_WORDS = re.compile(r"\b(?:shapes?|dimensions?|rank|sizes?|permutation)\b"
 # "at output[0] the bwd rule produced an output of type float32[10] corresponding to an input
 # of type float32[]"
 _VJP_AT = re.compile(
-    r"at output\[(?P<i>\d+)\][^\n]*?of type (?P<got>\w+\[[^\]\n]*\]) corresponding to an "
-    r"input of type (?P<want>\w+\[[^\]\n]*\])"
+    r"at output\[(?P<i>\d+)\][^\n]*?of (?:type|shape/dtype) (?P<got>\w+\[[^\]\n]*\]) "
+    r"corresponding to an input of (?:type|shape/dtype) (?P<want>\w+\[[^\]\n]*\])"
 )
 
 
@@ -87,8 +93,15 @@ def _read(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
         which = (
             f" (output {at['i']} is {at['got']}, its input {at['want']})" if at is not None else ""
         )
+        if m["rule"] == "JVP":
+            return (
+                "custom_jvp",
+                "a custom_jvp's rule must return (primal_out, tangent_out), the tangent of the "
+                "primal output's shape and dtype: reshape or cast the tangent it computes",
+                AdviceKind.FIX_SHAPES,
+            )
         return (
-            "Custom VJP",
+            "custom_vjp",
             f"a custom_vjp's bwd rule must return one cotangent per primal input, each of that "
             f"input's shape and dtype{which}: reduce or reshape the cotangent to the input's "
             "shape (sum over the axes broadcasting added), cast it to the input's dtype",

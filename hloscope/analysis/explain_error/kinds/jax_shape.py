@@ -2,8 +2,7 @@
 dimensions to have the same shape, got (4,) and (5,).``, ``... requires lhs batch dimensions
 and rhs batch dimensions to have the same shape``, ``add got incompatible shapes for
 broadcasting: (3,), (4,)``, ``Incompatible shapes for broadcasting``, ``cannot reshape array
-of shape``; a custom_jvp's or custom_vjp's rule whose outputs do not fit the function's
-(``Custom VJP bwd rule must produce an output with the same shape/dtypes ...``).
+of shape``.
 
 These are raised while tracing, on any platform: the op and the two shapes are named, and the
 user's line is the innermost frame of theirs.
@@ -28,10 +27,7 @@ _OPENING = re.compile(
     r"got (?P<a>[^\n]+?) and (?P<b>[^\n]+?)\.?[ \t]*$"
     r"|got incompatible shapes for broadcasting: (?P<shapes>[^\n]+)"
     r"|Incompatible shapes for broadcasting: (?P<ishapes>[^\n]+)"
-    r"|cannot reshape array of shape (?P<rs>\([^)\n]*\))"
-    # A custom_jvp's or custom_vjp's rule whose outputs do not fit the function's ("Custom VJP
-    # bwd rule must produce an output with the same shape/dtypes as the args tuple ...").
-    r"|C(?P<custom>ustom (?P<rule>JVP|VJP) (?:fwd |bwd )?rule)\b(?=[^\n]{0,200}?produc)",
+    r"|cannot reshape array of shape (?P<rs>\([^)\n]*\))",
     re.M,
 )
 
@@ -40,21 +36,7 @@ _OPENING = re.compile(
 _PRIMITIVE = re.compile(r"(?P<prim>[a-z_]+) $")
 
 
-_CUSTOM_RULE = (
-    "the {op} rule's outputs do not fit what JAX expects of them ({detail}): a JVP rule "
-    "returns (primal_out, tangent_out) shaped like the function's output, a VJP bwd rule one "
-    "cotangent per argument of the function, each of that argument's shape and dtype (reduce "
-    "or reshape what it computed to fit)"
-)
-
-
 def _jax_shape(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    if m["custom"]:
-        op = f"custom_{m['rule'].lower()}"
-        detail = log.headline(m.start())
-        advice = (_CUSTOM_RULE.format(op=op, detail=detail[:200]), AdviceKind.FIX_SHAPES)
-        yield shape_failure(log, m, op, advice, hints=[detail])
-        return
     named = _PRIMITIVE.search(log.before_on_line(m.start())[-64:])
     if named is None and not (m["ishapes"] or m["rs"]):
         return  # "requires ... to have the same shape" from something that is not an op

@@ -1,0 +1,93 @@
+"""JAX's or XLA's own MLIR verifier refused a module they made: a bug to report.
+
+MLIR checks every op it builds; a module that fails the check is the compiler's mistake, not
+the program's (the program was traced and lowered by them). The refusal has one structure
+whatever the op: a quoted op and its reason, ``'scf.if' op along control flow edge from
+Operation scf.yield ...``, ``'stablehlo.custom_call' op incorrect layout ...``, under JAX's
+``Cannot lower jaxpr with verifier errors:`` or MLIR's ``Verification failed:``, often with the
+op's location (``loc("jit(f)/add"(callsite(...)))``, whose name stack names the primitive:
+the failure's node, else the op refused).
+
+It is a fallback: where another family reads the refusal (a sharding the verifier counted
+wrong is the sharding family's), that reading stands; the header alone is a stage, dropped
+where another failure explains the lines after it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ...unsupported.findings import Reason
+from ..advice import AdviceKind
+from ..build import make_failure
+from ..log import Log
+from ..mlir_location import location_op
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+
+__all__ = ["RECOGNISER"]
+
+_OPENING = re.compile(
+    r"C(?P<jax>annot lower jaxpr with verifier errors:)"
+    r"|V(?P<mlir>erification failed:)"
+    # The quoted op of MLIR's diagnostic, on an error's line: `error: ... 'scf.if' op ...`.
+    r"|'(?P<op>[a-z_]+\.[a-z_][\w.]*)' op (?=[a-z])"
+)
+# A line that reports an error (a class, a status, MLIR's `error:`, "compile error").
+_ERROR_LINE = re.compile(r"[Ee]rror\b|\b[A-Z][A-Z_]+[A-Z]: ")
+_QUOTED_OP = re.compile(r"'(?P<op>[a-z_]+\.[a-z_][\w.]*)' op (?P<why>[^\n]*)")
+# The op's location in the lines under the header: `loc("jit(add)/jit(main)/add"(...`, or
+# MLIR's own `error: "jit(f)/debug_callback"(callsite(...`.
+_LOCATION = re.compile(r'(?:loc\(|error: )(?P<loc>"[^\n]*)')
+_LOOKAHEAD = 2048
+# The op reported: a stage, which gives way where another family reads the lines after it.
+_STAGE = "MLIR verifier"
+_REPORT = (
+    "{who}'s MLIR verifier refused a module {who} made itself{what}: a bug in {who}, not an "
+    "error in your program. Report it ({where}) with the versions "
+    "(jax.print_environment_info()) and a small program that triggers it; until it is fixed, "
+    "try another jax/jaxlib version or write the failing part of the program another way"
+)
+
+
+def _mlir_verifier(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    start = log.text.rfind("\n", 0, m.start()) + 1
+    if m["op"]:
+        before = log.text[start : m.start()]
+        previous = log.text[log.text.rfind("\n", 0, max(start - 1, 0)) + 1 : start]
+        if not _ERROR_LINE.search(before) or _OPENING.search(previous + before):
+            return  # quoted in prose or code; or listed under a header read as its own
+    window = log.text[m.start() : min(len(log.text), m.start() + _LOOKAHEAD)]
+    quoted = _QUOTED_OP.search(window)
+    located = _LOCATION.search(window)
+    primitive = location_op(located["loc"]) if located else None
+    quoted_op = quoted["op"] if quoted else ""
+    what = f" ({quoted_op}: {quoted['why'][:120]})" if quoted else ""
+    jaxs = bool(m["jax"]) or primitive is not None or "jit(" in window[:400]
+    who, where = (
+        ("JAX", "https://github.com/jax-ml/jax/issues")
+        if jaxs
+        else (
+            "XLA",
+            "https://github.com/openxla/xla/issues",
+        )
+    )
+    failure = make_failure(
+        Family.XLA_CRASH,
+        log,
+        m.start(),
+        op=_STAGE,
+        reason=Reason.COMPILE_ERROR,
+        advice=(_REPORT.format(who=who, what=what, where=where), AdviceKind.REPORT_BUG),
+        # The primitive the op was lowered from (the location's), else the op refused.
+        node=primitive or quoted_op,
+        stack=log.traceback_before(start),
+        headline_at=start,
+        hints=[f"{quoted_op} refused: {quoted['why'][:200]}"] if quoted else [],
+    )
+    failure.fallback = True
+    yield failure
+
+
+RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _mlir_verifier, generic_ops=frozenset({_STAGE}))
