@@ -99,6 +99,8 @@ The modules of this package, in the order the diff uses them:
 * ``_origins``: every frame of a kernel's call stacks, paired across the sides, and how
   closely two kernels are related by them;
 * ``_matching``: :func:`diff` and the matcher that runs steps 1 to 4 above;
+* ``_links``: step 3's link graph: kernels linked through paired ops, weighed, kept or
+  set aside to wait, grouped into connected components;
 * ``_changes``: a connected group of kernels turned into a :class:`KernelChange` (its status,
   op and shape deltas, the arrays that now go through memory);
 * ``_line_pairing``: which source line of B each line of A became, one to one

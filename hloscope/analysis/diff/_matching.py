@@ -4,15 +4,15 @@
 ones left: kernels of the same provenance paired one to one (:meth:`_Matcher._pair_kernels_by`,
 scored with the facts of ``_facts``), their ops settled with them (:meth:`_Matcher._settle`);
 the other ops paired by provenance (:meth:`_Matcher._pair_ops`); kernels linked through paired
-ops grouped into connected components (:meth:`_Matcher._linked_groups`); kernels with no link
-paired by their op multisets. Each group then becomes a change (``_changes``), and the source
+ops grouped into connected components (:meth:`_Matcher._linked_groups`, the link graph's steps
+in :mod:`._links`); kernels with no link paired by their op multisets. Each group then becomes a change (``_changes``), and the source
 lines are compared last (``_source_lines``).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from itertools import repeat
 
@@ -22,14 +22,12 @@ from ..fusions import FusionReport
 from ._changes import _ChangeBuilder
 from ._compute import compatible, kernel_computes
 from ._facts import _by_opcodes, _by_shapes, _Interned, _KernelFacts, _provenance_keys
+from ._links import attach, components, kept_links, link_weights, loose_links
 from ._names import _DIGITS
 from ._origins import frame_pairs, kernel_frames, origin_score
 from ._results import STATUSES, KernelChange, KernelDiff
 from ._sides import DiffSide, _detailed, _Op, _side, _without_detail
 from ._source_lines import _line_changes, line_pairs
-
-# A link must carry at least this share of one of its two kernels' ops to count.
-_LINK_SHARE = 0.25
 
 
 @gc_paused
@@ -486,8 +484,8 @@ class _Matcher:
     def _linked_groups(
         self, done_a: set[int], done_b: set[int]
     ) -> list[tuple[list[int], list[int]]]:
-        weight = self._link_weights(done_a)
-        kept = self._kept_links(weight)
+        weight = link_weights(self.a, self.b, self.pair_a, done_a)
+        kept = kept_links(self.a, self.b, weight)
         # A link between kernels that compute different things (attention and layer norm)
         # waits: only what nothing else explains is linked by it (see _pair_lone_kernels).
         unlike = {e for e in kept if not compatible(self.compute_a[e[0]], self.compute_b[e[1]])}
@@ -495,91 +493,23 @@ class _Matcher:
         # when it is all that links the first to anything like it, is loose: its ops are what
         # is left of that kernel, whose counterpart is elsewhere. It waits too. (Ops moving
         # between two kernels that each have their counterpart are a regrouping: kept.)
-        loose = self._loose(kept - unlike)
+        loose = loose_links(kept - unlike, self.compute_a, self.compute_b)
         kept -= unlike | loose
-        groups, linked = self._components(kept, done_a, done_b)
+        groups, linked = components(
+            kept, (len(self.a.kernels), len(self.b.kernels)), done_a, done_b
+        )
 
         # Step 4: kernels with no link at all, paired by the multiset of their ops.
         lone_a = [ka for ka in range(len(self.a.kernels)) if ka not in done_a and ka not in linked]
         lone_b = [kb for kb in range(len(self.b.kernels)) if kb not in done_b and ~kb not in linked]
         groups += self._pair_lone_kernels(lone_a, lone_b)
         by_weight = lambda e: (-weight[e], e)  # noqa: E731 - strongest first, then in order
-        self._attach(groups, sorted(loose, key=by_weight) + sorted(unlike, key=by_weight))
+        attach(groups, sorted(loose, key=by_weight) + sorted(unlike, key=by_weight))
         owned_a = {ka for in_a, _ in groups for ka in in_a}
         owned_b = {kb for _, in_b in groups for kb in in_b}
         groups += [([ka], []) for ka in lone_a if ka not in owned_a]
         groups += [([], [kb]) for kb in lone_b if kb not in owned_b]
         return groups
-
-    def _link_weights(self, done_a: set[int]) -> dict[tuple[int, int], int]:
-        """How many paired anchor ops link each kernel of A (not yet matched) to one of B."""
-        a_ops, b_ops = self.a.ops, self.b.ops
-        weight: dict[tuple[int, int], int] = {}
-        for i, j in enumerate(self.pair_a):
-            if j < 0:
-                continue
-            oa, ob = a_ops[i], b_ops[j]
-            if oa.kernel in done_a:
-                continue
-            if oa.anchor or ob.anchor:
-                edge = (oa.kernel, ob.kernel)
-                weight[edge] = weight.get(edge, 0) + 1
-        return weight
-
-    def _kept_links(self, weight: dict[tuple[int, int], int]) -> set[tuple[int, int]]:
-        """The links that carry a share of either kernel's anchors, plus each kernel's
-        strongest link when all of its links are weak."""
-        anchors_a = Counter(op.kernel for op in self.a.ops if op.anchor)
-        anchors_b = Counter(op.kernel for op in self.b.ops if op.anchor)
-        kept = {
-            e
-            for e, w in weight.items()
-            if w >= _LINK_SHARE * anchors_a[e[0]] or w >= _LINK_SHARE * anchors_b[e[1]]
-        }
-        # A kernel whose links are all weak keeps its strongest: its ops did go somewhere.
-        best_a: dict[int, tuple[int, int]] = {}
-        best_b: dict[int, tuple[int, int]] = {}
-        for e, w in weight.items():
-            if w > best_a.get(e[0], (0, 0))[0]:
-                best_a[e[0]] = (w, e[1])
-            if w > best_b.get(e[1], (0, 0))[0]:
-                best_b[e[1]] = (w, e[0])
-        linked_a = {ka for ka, _ in kept}
-        linked_b = {kb for _, kb in kept}
-        for ka, (_, kb) in best_a.items():
-            if ka not in linked_a:
-                kept.add((ka, kb))
-        for kb, (_, ka) in best_b.items():
-            if kb not in linked_b:
-                kept.add((ka, kb))
-        return kept
-
-    def _components(
-        self, kept: set[tuple[int, int]], done_a: set[int], done_b: set[int]
-    ) -> tuple[list[tuple[list[int], list[int]]], set[int]]:
-        """The kernels ``kept`` links, in connected groups, and every kernel a link touches
-        (A's as ``k``, B's as ``~k``)."""
-        # Union-find over ("a", k) / ("b", k) encoded as k / ~k.
-        parent: dict[int, int] = {}
-
-        def find(x: int) -> int:
-            while parent.setdefault(x, x) != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        for ka, kb in sorted(kept):
-            ra, rb = find(ka), find(~kb)
-            if ra != rb:
-                parent[rb] = ra
-        members: dict[int, tuple[list[int], list[int]]] = {}
-        for ka in range(len(self.a.kernels)):
-            if ka not in done_a and ka in parent:
-                members.setdefault(find(ka), ([], []))[0].append(ka)
-        for kb in range(len(self.b.kernels)):
-            if kb not in done_b and ~kb in parent:
-                members.setdefault(find(~kb), ([], []))[1].append(kb)
-        return list(members.values()), set(parent)
 
     def _compute_candidates(self, lone_a: list[int], lone_b: list[int]) -> list[tuple[int, int]]:
         """The pairs :meth:`_pair_by_compute` scores: the same fingerprint, or a distinctive
@@ -605,42 +535,6 @@ class _Matcher:
         alike = {(ka, kb) for ka, ts in traits for t in ts for kb in by_trait.get(t, ())}
         return sorted(alike.union(same))
 
-    def _loose(self, links: set[tuple[int, int]]) -> set[tuple[int, int]]:
-        """The links from a kernel with distinctive work to a kernel without, whose kernel
-        with that work has no other link to a kernel with some."""
-        ca, cb = self.compute_a, self.compute_b
-        mixed = {
-            (ka, kb) for ka, kb in links if bool(ca[ka].distinctive) != bool(cb[kb].distinctive)
-        }
-        alike = links - mixed
-        matched_a = {ka for ka, _ in alike}
-        matched_b = {kb for _, kb in alike}
-        return {
-            (ka, kb)
-            for ka, kb in mixed
-            if (ka not in matched_a if ca[ka].distinctive else kb not in matched_b)
-        }
-
-    @staticmethod
-    def _attach(groups: list[tuple[list[int], list[int]]], links: list[tuple[int, int]]) -> None:
-        """Kernels that nothing paired join the group at the other end of their link (or form
-        one with it), in the order of ``links``: what no better evidence explains, the link
-        does. A group that gains a kernel computing something unlike its own is said to be
-        unrelated (``_changes``)."""
-        owner_a = {ka: g for g, (in_a, _) in enumerate(groups) for ka in in_a}
-        owner_b = {kb: g for g, (_, in_b) in enumerate(groups) for kb in in_b}
-        for ka, kb in links:
-            ga, gb = owner_a.get(ka), owner_b.get(kb)
-            if ga is not None and gb is None:
-                groups[ga][1].append(kb)
-                owner_b[kb] = ga
-            elif gb is not None and ga is None:
-                groups[gb][0].append(ka)
-                owner_a[ka] = gb
-            elif ga is None and gb is None:
-                owner_a[ka] = owner_b[kb] = len(groups)
-                groups.append(([ka], [kb]))
-
     def _pair_lone_kernels(
         self, lone_a: list[int], lone_b: list[int]
     ) -> list[tuple[list[int], list[int]]]:
@@ -648,7 +542,7 @@ class _Matcher:
         then opcodes alone with the same op names, each with the same computation traits),
         best match first; then by what they compute and where they came from
         (:meth:`_pair_by_compute`). What is left is for the links that waited (see
-        :meth:`_attach`), or added or removed."""
+        :func:`._links.attach`), or added or removed."""
         groups: list[tuple[list[int], list[int]]] = []
         for key in (_by_shapes, _by_opcodes):
             keys_a: list[Hashable | None] = [None] * len(self.a.kernels)
