@@ -5,8 +5,8 @@ ones left: kernels of the same provenance paired one to one (:meth:`_Matcher._pa
 scored with the facts of ``_facts``), their ops settled with them (:meth:`_Matcher._settle`);
 the other ops paired by provenance (:meth:`_Matcher._pair_ops`); kernels linked through paired
 ops grouped into connected components (:meth:`_Matcher._linked_groups`, the link graph's steps
-in :mod:`._links`); kernels with no link paired by their op multisets. Each group then becomes a change (``_changes``), and the source
-lines are compared last (``_source_lines``).
+in :mod:`._links`); kernels with no link paired by their op multisets. Each group then becomes
+a change (``_changes``), and the source lines are compared last (``_source_lines``).
 """
 
 from __future__ import annotations
