@@ -15,10 +15,10 @@ hold), no JAX, TensorFlow or PyTorch imported (:data:`_FRAMEWORKS`), at least
 :data:`MIN_CPUS` CPUs this process may run on, and a module of at least :data:`MIN_ROWS`
 instructions (on smaller ones the fork cost what the checks took: a 12k-op module's parse was
 no faster). ``HLOSCOPE_PARSE_WORKERS`` sets the number of children (0: never fork; on any
-POSIX system); by default one per idle CPU but one, at most :data:`MAX_WORKERS`. One more child
+POSIX system); by default one per idle CPU but one, at most :data:`MAX_WORKERS`. One of them
 answers whether any instruction would be renamed (:func:`._names.names_distinct`). On the
-54 MB module (402k ops) the parse of this process took 0.58 s of CPU with three check children
-instead of 0.95 s; the children took 1.5 s (benchmarks/RESULTS.md).
+54 MB module (402k ops) the parse of this process took 0.58-0.65 s of CPU with 2 to 4 children
+instead of 0.95-1.06 s; the children took 1.5-1.7 s (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -108,12 +108,13 @@ def _reap(pid: int) -> None:
 
 
 def fork_checks(
-    check: Callable[[T], bool], items: Sequence[T], weights: Sequence[int]
+    check: Callable[[T], bool], items: Sequence[T], weights: Sequence[int], spare: int = 0
 ) -> ForkedChecks | None:
     """``check`` of every item, run in forked children (each a share of the items of about
-    equal total weight), or None where forking is not used (see the module docstring): the
-    caller then checks the items itself."""
-    count = min(workers(), len(items))
+    equal total weight), as many as :func:`workers` but ``spare`` (kept for other checks), or
+    None where forking is not used (see the module docstring): the caller then checks the
+    items itself."""
+    count = min(workers() - spare, len(items))
     if count < 1 or sum(weights) < MIN_ROWS or not _quiet_process():
         return None
     children: list[tuple[int, int]] = []

@@ -118,8 +118,9 @@ def _read(source: SourceText) -> Module | None:
                     return None
                 if not chunks:  # the first chunk passed: the others' checks may be forked
                     rest = bounds[1:]
-                    forked = fork_checks(read.check, rest, [rows[b] - rows[a] for a, b in rest])
-                    if forked is not None:
+                    weights = [rows[b] - rows[a] for a, b in rest]
+                    forked = fork_checks(read.check, rest, weights, spare=1)
+                    if forked is not None:  # and the spare child:
                         distinct = fork_checks(read.names_distinct, [bounds], [rows[-1]])
             chunks.append((first, last, columns))
         if forked is not None and not forked.passed():
