@@ -457,3 +457,35 @@ def test_a_verifier_refusal_another_family_reads_is_that_familys():
 
 def test_a_quoted_op_in_prose_is_no_verifiers_refusal():
     assert not explain_error("The 'scf.if' op takes a region for each branch.\n").recognised
+
+
+def test_a_reused_keys_op_is_the_function_it_was_passed_to(tmp_path):
+    spent = first((CORPUS / "fresh2_a_jax_25953_key_reuse_device_put.log").read_text())
+    assert spent.finding.op == "random_split"
+    text = run_jax(
+        tmp_path / "keys.py",
+        """
+        import jax
+        jax.config.update("jax_debug_key_reuse", True)
+        key = jax.random.key(0)
+        jax.random.normal(key, (2,))
+        jax.random.uniform(key, (2,))
+        """,
+    )
+    # JAX 0.10.2 names no function ("Previously-consumed key passed to jit-compiled
+    # function at index 0"): the op stays the key, not a word of that phrase.
+    assert "Previously-consumed key passed to jit-compiled" in text
+    assert first(text).finding.op == "PRNG key"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # The op after "The MLIR operation involved:" printed without a result (`"func.func"()
+        # <{...}>`): a spent fresh2 log (jax#34936) and an older thread (jax#32639).
+        CORPUS / "fresh2_a_jax_34936_mosaic_export_legalize.log",
+        CORPUS / "jax_32639_mosaic_sparsecore.log",
+    ],
+)
+def test_mosaics_op_printed_without_a_result_is_the_op(path):
+    assert first(path.read_text()).finding.op == "func.func"

@@ -31,6 +31,7 @@ from .framework import JAX_NAMES, Framework, framework_of, libraries_in
 from .functions import paragraph_end
 from .log import Log
 from .mlir_location import source_in_locations
+from .named_op import op_named
 from .record import Failure
 from .severity import is_warning_at
 from .user_line import message_stack, named_source, user_source
@@ -82,7 +83,7 @@ _NODE = re.compile(
 )
 # An op's name (`dot_general`, `all-reduce`, `tpu.load`, `CropAndResize`), not a description of
 # the failure (`out of memory`, `complex operand`) that a recogniser put where none was named.
-_IDENTIFIER = re.compile(r"[\w.-]+\Z")
+_IDENTIFIER = re.compile(r"[\w./-]+\Z")
 # The opcode HLO prints after an instruction's shape: `%all-reduce.0 = c64[16]{0} all-reduce(`.
 _OPCODE = re.compile(r"[^\n]*?\s(?P<opcode>[a-z][\w-]*)\(")
 # XLA's suffix that makes an instruction's name unique (`fusion.27`, `flash_attention.3`).
@@ -160,6 +161,8 @@ def complete(failure: Failure, log: Log) -> None:
     on_line = named_node is not None and named_node.start() <= len(line) + 1
     if on_line and named_node["hlo"] and not _IDENTIFIER.match(failure.finding.op):
         failure.finding.op = _opcode(named_node)
+    if not _IDENTIFIER.match(failure.finding.op):  # else the op the line names in passing
+        failure.finding.op = op_named(line) or failure.finding.op
     if not failure.finding.source:
         _user_line(failure, log)
     _frameworks(failure, log, region)

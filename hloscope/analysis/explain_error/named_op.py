@@ -21,7 +21,8 @@ _NAMED = re.compile(
     r"\bsharding rule for (?P<rule>[a-z][\w-]*[a-z0-9])"
     r"|\b[Pp]rimitive (?P<prim>[a-z_][a-z0-9_]*)\b"
     # "PartitionSpec passed to broadcast_in_dim", "passed to jnp.zeros" (its last name).
-    r"|\b(?:passed|given) to (?:[a-z_]+\.)*(?P<passed>[a-z_][a-z0-9_]*)\b(?![.(])"
+    r"|\b(?:passed|given) to (?!(?:the|a|an|this|that|it)\b)(?:[a-z_]+\.)*"
+    r"(?P<passed>[a-z_][a-z0-9_]*)\b(?![.(-])"
     # "Input 0 to qr must be unsharded", "Arguments to sort must be unsharded".
     r"|\b(?:[Ii]nputs?(?: \d+)?|[Aa]rguments?) to (?P<to>[a-z_][a-z0-9_]*) must\b"
     r"|loc\(\"[^\"\n]*/(?P<loc>[a-z_][a-z0-9_]*)\""

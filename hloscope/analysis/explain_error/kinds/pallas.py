@@ -80,8 +80,10 @@ _BLOCK_DETAIL = re.compile(
 _BLOCK_SIZE = re.compile(r"block_size=(\d+)|\b(\d+)\b|None|Squeezed\(\)|squeezed")
 # The op Mosaic refused: after "The MLIR operation involved:", or an MLIR op's line of its own
 # (`%424 = "tpu.load"(...) : ...`) where a wrapper printed it without those words.
+# (After the words, the op may be printed without a result: `"func.func"() <{...}>`.)
 _MLIR_OP = re.compile(
-    r'(?:The MLIR operation involved:\s*\n\s*|^[ \t]*)%[\w#]+ = "(?P<op>[\w.]+)"(?P<rest>[^\n]*)',
+    r'(?:The MLIR operation involved:\s*\n\s*(?:%[\w#]+ = )?|^[ \t]*%[\w#]+ = )"(?P<op>[\w.]+)"'
+    r"(?P<rest>[^\n]*)",
     re.M,
 )
 # The location to the line's end (a pasted log may cut it before its closing bracket).
