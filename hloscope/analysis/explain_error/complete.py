@@ -158,9 +158,9 @@ def complete(failure: Failure, log: Log) -> None:
     # The instruction on the message's own line (or opening the next, the line wrapped before
     # it) is what failed; one printed further below, as a check's dump of the module, may be
     # any.
-    on_line = named_node is not None and named_node.start() <= len(line) + 1
-    if on_line and named_node["hlo"] and not _IDENTIFIER.match(failure.finding.op):
-        failure.finding.op = _opcode(named_node)
+    on_line = named_node if named_node and named_node.start() <= len(line) + 1 else None
+    if on_line and on_line["hlo"] and not _IDENTIFIER.match(failure.finding.op):
+        failure.finding.op = _opcode(on_line)
     if not _IDENTIFIER.match(failure.finding.op):  # else the op the line names in passing
         failure.finding.op = op_named(line) or failure.finding.op
     if not failure.finding.source:
