@@ -130,6 +130,14 @@ class Log:
         end = self.text.find("\n", pos)
         return len(self.text) if end < 0 else end
 
+    def line_start(self, pos: int) -> int:
+        """Where the line holding ``pos`` starts."""
+        return self.text.rfind("\n", 0, pos) + 1
+
+    def previous_line_start(self, pos: int) -> int:
+        """Where the line before ``pos``'s starts (its own start on the first line)."""
+        return self.line_start(max(self.line_start(pos) - 1, 0))
+
     def before_on_line(self, pos: int) -> str:
         """The text from the start of ``pos``'s line up to ``pos``."""
         return self.text[self.text.rfind("\n", 0, pos) + 1 : pos]

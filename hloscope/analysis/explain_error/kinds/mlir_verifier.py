@@ -52,11 +52,10 @@ _REPORT = (
 
 
 def _mlir_verifier(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     if m["op"]:
-        before = log.text[start : m.start()]
-        previous = log.text[log.text.rfind("\n", 0, max(start - 1, 0)) + 1 : start]
-        if not _ERROR_LINE.search(before) or _OPENING.search(previous + before):
+        above = log.text[log.previous_line_start(m.start()) : m.start()]
+        if not _ERROR_LINE.search(log.text[start : m.start()]) or _OPENING.search(above):
             return  # quoted in prose or code; or listed under a header read as its own
     window = log.text[m.start() : min(len(log.text), m.start() + _LOOKAHEAD)]
     quoted = _QUOTED_OP.search(window)

@@ -201,8 +201,7 @@ _VOCABULARY_FIX = (
 
 def _vocabulary(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     """An error in sharding's words that no sentence of this module's reads (a fallback)."""
-    start = log.text.rfind("\n", 0, m.start()) + 1
-    previous = log.text.rfind("\n", 0, max(start - 1, 0)) + 1
+    start, previous = log.line_start(m.start()), log.previous_line_start(m.start())
     on_error = _ERROR_LINE.search(log.text[start : m.start()]) is not None
     listed = start > 0 and log.text[previous : start - 1].rstrip().endswith(":")
     if not on_error and not (listed and _ERROR_LINE.search(log.text[previous : start - 1])):
