@@ -120,6 +120,10 @@ FRESH2_TEST = "fresh2-2026-12-06"
 #: The third (30 logs, threads of 2024-12-23 to 2026-09-16), collected blind while the third round
 #: of rules was written from older threads; scored once, 10:40 UTC.
 FRESH3_TEST = "fresh3-2026-12-06"
+#: The fourth (37 logs, threads of 2024-11-22 to 2026-09-15, from wider repositories: pytorch/xla,
+#: Reactant.jl, MuJoCo, AlphaFold 3, WeatherNext, marin...), collected blind during rounds 4 and 5
+#: of rules (those read the spent parts, never this one); scored once, 13:42 UTC: 19/37, 12/37.
+FRESH4_TEST = "fresh4-2026-12-06"
 
 
 def tally(
