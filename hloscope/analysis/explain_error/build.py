@@ -144,11 +144,14 @@ def line_failure(
     line = log.text.rfind("\n", 0, start) + 1
     if "status" not in fields:
         fields["status"] = status_before(log, start)
+    # A logger's line is often printed before the traceback of the exception it reports
+    # (``ERROR:__main__:Training failed ...`` then ``Traceback ...``): the one after it then.
+    stack = log.traceback_before(line) or log.traceback_after(line)
     return traced_failure(
         family,
         log,
         start,
-        stack=log.traceback_before(line),
+        stack=stack,
         op=op,
         reason=reason,
         advice=advice,

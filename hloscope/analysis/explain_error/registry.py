@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from .kinds import (
     api_mismatch,
     backend_startup,
+    cuda_graph,
     cuda_libraries,
     device_allocation,
     distributed,
@@ -98,5 +99,10 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     sharding.RECOGNISER,
     joined(donation.RECOGNISER, jax_call.RECOGNISER, api_mismatch.RECOGNISER),
     distributed.RECOGNISER,
-    joined(xla_crash.RECOGNISER, kernel_launch.RECOGNISER, mlir_verifier.RECOGNISER),
+    joined(
+        xla_crash.RECOGNISER,
+        kernel_launch.RECOGNISER,
+        mlir_verifier.RECOGNISER,
+        cuda_graph.RECOGNISER,
+    ),
 )

@@ -39,6 +39,7 @@ from ..device import named_accelerator
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+from .cuda_graph import GRAPH_WORDS
 
 __all__ = ["LIBRARY_CHECK", "LIBRARY_NAMES", "KERNEL_FAULTS", "RECOGNISER"]
 
@@ -107,6 +108,7 @@ _OPENING = re.compile(
 _CALLED = re.compile(
     rf"operation (?P<call>(?i:{_LIBRARY})\w*)\((?:[^()\n]|\([^()\n]*\)){{0,400}}\)$"
 )
+_GRAPH = re.compile(GRAPH_WORDS, re.I)
 _MEMORY_USAGE = re.compile(r"Memory usage: (?P<free>\d+) bytes free, (?P<total>\d+) bytes total")
 # The words of a handle that could not be made (the failure is about memory or versions).
 _CREATE = re.compile(r"Create|\bhandle\b|NOT_INITIALIZED|ALLOC_FAILED|INTERNAL_ERROR", re.I)
@@ -214,6 +216,8 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
     if m["cuda_error"]:
         if "Failed to launch" in log.before_on_line(m.start()):
             return None  # a launch XLA set up and the driver refused: kernel_launch's
+        if _GRAPH.search(log.text, log.text.rfind("\n", 0, m.start()) + 1, log.line_end(m.start())):
+            return None  # a CUDA graph failing as the program ran: cuda_graph's
         code = f"C{m['cuda_error']}"
         return code, [(AdviceKind.INSTALL, _STATUS.format(library="CUDA", code=code))]
     if m["lib_words"] or m["lib_doc"]:

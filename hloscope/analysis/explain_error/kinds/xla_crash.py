@@ -56,8 +56,21 @@ _OPENING = re.compile(
     # faulthandler's dump pasted without the "Fatal Python error" line above it, and absl's
     # program counter at the signal ("PC: @ 0x... (unknown) fn") without its "received" line.
     r"|C(?P<dump>urrent thread 0x[0-9a-f]+ \(most recent call first\):)"
-    r"|P(?P<pc>C: @\s+0x[0-9a-f]+)",
+    r"|P(?P<pc>C: @\s+0x[0-9a-f]+)"
+    # LLVM, XLA's code generator for CPUs and GPUs, aborting on what XLA handed it ("LLVM
+    # ERROR: Cannot select: X86ISD::...", "LLVM ERROR: Do not know how to split ..."): no
+    # program error reaches LLVM, so it is XLA's bug whatever the sentence.
+    r"|LLVM ERROR: (?P<llvm>[^\n]{0,400})",
     re.M,
+)
+# LLVM's target of the code it failed to generate: its instruction-selection nodes
+# (X86ISD::, AArch64ISD::), its backends' names.
+_LLVM_TARGETS = (
+    (
+        re.compile(r"\b(?:X86|AArch64|ARM|PPC|SystemZ|RISCV)(?:ISD)?::|\bx86|aarch64", re.I),
+        Platform.CPU,
+    ),
+    (re.compile(r"\b(?:NVPTX|AMDGPU)(?:ISD)?::|nvptx|amdgcn|\bsm_\d+", re.I), Platform.GPU),
 )
 # The signal a shell's words mean.
 _SHELL_SIGNALS = {"shell_segv": "SIGSEGV", "shell_abort": "SIGABRT", "shell_bus": "SIGBUS"}
@@ -72,6 +85,7 @@ _CONTEXT_WINDOW = 64 * 1024
 # What a crash printed before the shell's word for it.
 _EARLIER_CRASH = re.compile(
     r"Check failed: |RET_CHECK failure|\*\*\* SIG[A-Z]+|Python error: |PC: @|Current thread 0x"
+    r"|LLVM ERROR: "
     # A fatal glog line: "F0123 06:16:37.7 ...] ", TensorFlow's "2022-01-23 06:16:37: F ".
     r"|(?:^|\n)F\d{4} \d\d:|\d: F (?:external/|tensorflow/|xla/)"
 )
@@ -187,6 +201,11 @@ def _platform(text: str, log: Log | None = None) -> Platform | None:
     return _PLATFORM_WORDS.get(word) or (Platform.TPU if word == "tpu" else None)
 
 
+def _llvm_target(message: str) -> Platform | None:
+    """The platform of the code LLVM could not generate, from its target's names."""
+    return next((platform for pattern, platform in _LLVM_TARGETS if pattern.search(message)), None)
+
+
 def _short(path: str) -> str:
     """``external/xla/xla/service/gpu/x.cc`` -> ``xla/service/gpu/x.cc``."""
     return re.sub(r"^(?:external/[\w-]+/)?", "", path)
@@ -207,7 +226,7 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return  # a CUDA library that did not start (read by .cuda_libraries), not XLA's bug
     path = (fatal["file"] if fatal else None) or m["rfile"] or ""
     line = (fatal["line"] if fatal else None) or m["rline"]
-    condition = (m["check"] or m["nonok"] or m["rcond"] or "").strip()
+    condition = (m["check"] or m["nonok"] or m["rcond"] or m["llvm"] or "").strip()
     condition = re.sub(r"^heck failed: ", "", condition)
     frames = _frames(log, log.line_end(m.end()))
     context = " ".join([path, *frames[:3]])
@@ -229,7 +248,8 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         packages="torch/torch_xla" if torch else "jax/jaxlib",
     )
     everything = " ".join([path, *frames])
-    platform = _platform(everything, log)
+    platform = _llvm_target(m["llvm"]) if m["llvm"] else None
+    platform = platform or _platform(everything, log)
     hints = [f"{owner} source: {_short(path)}:{line}"] if path else []
     if frames:
         hints.append(f"failed in {frames[0]}")
@@ -237,7 +257,7 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         Family.XLA_CRASH,
         log,
         m.start(),
-        op="RET_CHECK" if m["rfile"] else "Check failed",
+        op="RET_CHECK" if m["rfile"] else ("LLVM ERROR" if m["llvm"] else "Check failed"),
         # A check in a compiler pass is the compiler's; one elsewhere failed as it ran.
         reason=Reason.COMPILE_ERROR if _COMPILER.search(everything) else Reason.RUNTIME,
         advice=(text, AdviceKind.REPORT_BUG),

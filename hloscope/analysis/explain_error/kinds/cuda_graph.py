@@ -1,0 +1,68 @@
+"""A CUDA graph, or the stream capture that records one, failed while the program ran: XLA:GPU
+records its command buffers as CUDA graphs, and a kernel an FFI call runs inside them (Warp,
+a custom CUDA library) may do what a capture forbids.
+
+``INTERNAL: CUDA error: Failed to end stream capture: CUDA_ERROR_STREAM_CAPTURE_INVALIDATED``,
+``Failed to create a child graph node and add it to a CUDA graph: CUDA_ERROR_NOT_SUPPORTED``,
+Warp's ``Warp CUDA error 900: operation not permitted when stream is capturing (in function
+wp_cuda_unload_module, ...)``, EXLA's ``Command buffer has to have a graph executable to be
+updated``: read by the words of graphs and captures on a CUDA error's line, whatever the code
+(the code alone, without them, is a CUDA library or driver failing to start: that is
+:mod:`.cuda_libraries`'). Nothing in the program is wrong: a bug in XLA's command buffers or
+in the FFI kernel, to report; XLA_FLAGS=--xla_gpu_enable_command_buffer= turns the graphs off
+meanwhile.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ...unsupported.findings import Platform, Reason
+from ..advice import AdviceKind
+from ..build import line_failure
+from ..log import Log
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+
+__all__ = ["GRAPH_WORDS", "RECOGNISER"]
+
+#: What a CUDA error's line says of graphs and captures (CUDA's own words and codes).
+GRAPH_WORDS = (
+    r"stream (?:is )?captur|stream capture|CUDA graph|graph node|graph exec|command buffer"
+    r"|_STREAM_CAPTURE_|_GRAPH_EXEC_|uncaptured work|wp_cuda_graph|cuda_command_buffer"
+)
+_GRAPH = re.compile(GRAPH_WORDS, re.I)
+_OPENING = re.compile(
+    # A CUDA error in any runtime's words ("CUDA error: ", Warp's "Warp CUDA error 900: ").
+    r"CUDA error(?P<number> \d+)?: (?P<message>[^\n]{0,400})"
+    r"|C(?P<exla>ommand buffer has to have a graph executable to be updated)"
+)
+_ADVICE = (
+    "a CUDA graph failed as the program ran ({what}): XLA:GPU records its command buffers as "
+    "CUDA graphs, and a kernel run inside one (an FFI call's, such as Warp's, or XLA's own) "
+    "did what a capture forbids. Not an error in your program: report it to the FFI "
+    "library's or XLA's tracker with the versions (jax.print_environment_info()); meanwhile "
+    "XLA_FLAGS=--xla_gpu_enable_command_buffer= runs without CUDA graphs (or the library's "
+    "own graph mode off)"
+)
+
+
+def _cuda_graph(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    line = log.text[log.text.rfind("\n", 0, m.start()) + 1 : log.line_end(m.start())]
+    if not m["exla"] and _GRAPH.search(line) is None:
+        return  # a CUDA error of another kind: a library's, the driver's
+    what = (m["message"] or m[0]).strip()[:160]
+    yield line_failure(
+        Family.XLA_CRASH,
+        log,
+        m.start(),
+        op="CUDA graph",
+        reason=Reason.RUNTIME,
+        advice=(_ADVICE.format(what=what), AdviceKind.REPORT_BUG),
+        device="gpu",
+        platform=Platform.GPU,
+    )
+
+
+RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _cuda_graph)
