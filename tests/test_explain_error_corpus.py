@@ -64,8 +64,10 @@ FLOORS = {
     ("date", "test", FRESH_TEST): {"recognised": 0.76, "fully_right": 0.56},
     ("date", "test", FRESH2_TEST): {"recognised": 0.84, "fully_right": 0.62},
     ("date", "test", FRESH3_TEST): {"recognised": 0.70, "fully_right": 0.50},
-    # The fourth fresh part, blind at its first scoring (after round 5): 19/37 and 12/37.
-    ("date", "test", FRESH4_TEST): {"recognised": 0.51, "fully_right": 0.32},
+    # The fourth fresh part, blind at its first scoring (after round 5): 19/37 and 12/37; then
+    # spent and read (round 6: LLVM's aborts, CUDA graphs at run time, a logger's traceback
+    # after its line; tuned on since e28cae4): 24/37 and 17/37.
+    ("date", "test", FRESH4_TEST): {"recognised": 0.64, "fully_right": 0.45},
 }
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
