@@ -2,7 +2,10 @@
 the partitioner's and sharding propagation's log lines beyond the argument case of
 ``tests/test_try.py`` (an op placed on the user's line through the module's frame table,
 GSPMD's deprecation), and the collectives a compiled scan and a ``fori_loop`` run every trip,
-each counted against XLA's own parse of the module and proved gone by a variant.
+each counted against XLA's own parse of the module and proved gone by a variant. A
+rematerialization's shardings are said as the ``P(...)`` a JAX user writes on the script's own
+mesh (two axes on four chips, three on eight), each checked against the HLO sharding JAX
+lowers that spec with.
 
 What XLA:TPU (libtpu 0.0.42.1, jaxlib 0.10.2) prints about sharding, read from compiles of
 these programs and others (reshapes, sorts, gathers, FFTs, eigh, Cholesky, approximate
@@ -29,7 +32,7 @@ from frameworks_needed import needs_libtpu
 from hloscope.analysis.variant_warnings import log_warnings
 from hloscope.analysis.variants import Goal, TryResult, sharding_warnings
 from hloscope.drivers.variants import Variant, VariantOptions, compile_variants, try_variants
-from hloscope.render.try_text import render_try
+from hloscope.render.try_text import render_try, warning_words
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 PROGRAMS = SAMPLES / "try_partitioner.py"
@@ -66,11 +69,11 @@ def _once(cache, name):
         yield
 
 
-def _tried(cache, function, options, path=PROGRAMS):
+def _tried(cache, function, options, path=PROGRAMS, device=SLICE):
     needs_libtpu()
-    with pytest.MonkeyPatch.context() as patch, _once(cache, function):
+    with pytest.MonkeyPatch.context() as patch, _once(cache, f"{path.stem}-{function}"):
         patch.setenv("HLOSCOPE_CACHE", str(cache))
-        return try_variants(f"{path}:{function}", SLICE, options, jobs=2).to_dict()
+        return try_variants(f"{path}:{function}", device, options, jobs=2).to_dict()
 
 
 def _baseline(cache, path, function):
@@ -253,6 +256,10 @@ def test_a_callbacks_rematerializations_are_placed_on_the_users_line(callback):
     assert set(warned) == {"argument x", placed}
     assert warned["argument x"]["to"] == "{maximal device=0}"
     assert warned[placed]["from"] == "{maximal device=0}"
+    # The argument's sharding as the script wrote it, on its own mesh; device 0 has no spec.
+    assert warned["argument x"]["from_spec"] == "P(None, 'data')"
+    assert warned["argument x"]["spec_mesh"] == {"data": 4}
+    assert warned["argument x"]["to_spec"] is None
     # Replicated, the argument reaches device 0 without a rematerialization.
     (fixed,) = [n for n in rows if n != "baseline"]
     assert rows[fixed]["compiled"]
@@ -262,8 +269,63 @@ def test_a_callbacks_rematerializations_are_placed_on_the_users_line(callback):
     render_try(callback, lines.append, 80)
     flat = " ".join(" ".join(lines).split())
     assert f"involuntary full rematerialization at {placed}" in flat
+    assert "go from P(None, 'data') to device 0 alone" in flat and "{devices=" not in flat
     assert "give it P() (whole on every device) before the op that needs it" in flat
     assert "keep the one-device op's result P() (whole on every device) after it" in flat
+
+
+def _hlo_of(spec: str, mesh: dict[str, int], ndim: int):
+    """The HLO sharding JAX lowers ``spec`` (text) with on a mesh of ``mesh``'s axes."""
+    from jax.sharding import AbstractMesh, NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    abstract = AbstractMesh(tuple(mesh.values()), tuple(mesh))
+    return NamedSharding(abstract, eval(spec, {"P": P}))._to_xla_hlo_sharding(ndim)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("path", "device", "mesh", "fix"),
+    [
+        # Two axes on four chips.
+        (SAMPLES / "try_reshard.py", SLICE, {"x": 2, "y": 2}, "b=None,x,y"),
+        # Three on eight, `pipe` replicating both arguments (a transposed iota in XLA's text).
+        (
+            SAMPLES / "try_respec.py",
+            "tpu-v5e:2x4",
+            {"pipe": 2, "data": 2, "model": 2},
+            "b=None,data,model",
+        ),
+    ],
+)
+def test_a_rematerializations_shardings_are_the_specs_a_user_writes(cache, path, device, mesh, fix):
+    # XLA:TPU prints each sharding in its device-list notation; try says them as specs on the
+    # script's own mesh, each checked against the HLO sharding JAX lowers that spec with.
+    from jax._src.lib import xla_client as xc
+    from jax.sharding import PartitionSpec as P
+
+    payload = _tried(cache, "combine", VariantOptions(shard=(fix,)), path, device)
+    rows = _rows(payload)
+    (warning,) = rows["baseline"]["sharding_warnings"]
+    assert warning["kind"] == "involuntary_remat" and warning["where"] == "argument b"
+    assert warning["spec_mesh"] == mesh  # the script's own mesh, its axes in order
+    for key in ("from", "to"):
+        spec = warning[f"{key}_spec"]
+        assert spec is not None and spec.startswith("P("), warning
+        xla = xc.HloSharding.from_string(warning[key])  # XLA's notation, kept beside it
+        ndim = len(eval(spec, {"P": P}))
+        assert _hlo_of(spec, mesh, ndim) == xla, (key, spec, warning[key])
+    # What it had is what the script gave `b`: its last dimension over both split axes.
+    split = tuple(axis for axis in mesh if axis != "pipe")
+    assert eval(warning["from_spec"], {"P": P}) == P(None, None, split)
+    assert warning["proven_by"] == fix and rows[fix]["sharding_warnings"] == []
+    lines: list[str] = []
+    render_try(payload, lines.append, 80)
+    flat = " ".join(" ".join(lines).split())
+    said = f"go from {warning['from_spec']} to {warning['to_spec']}"
+    assert said in flat and f"give it {warning['to_spec']} where it is made" in flat
+    assert "{devices=" not in flat
+    assert all(len(line) <= 80 for line in "\n".join(lines).splitlines())
 
 
 @pytest.mark.slow
@@ -388,3 +450,63 @@ def test_an_op_without_a_line_of_its_own_is_placed_by_the_modules_op_of_that_nam
     # Without the module, its op_name is all there is.
     (unplaced,) = log_warnings([line])
     assert unplaced["where"] == "jit(f)/transpose"
+
+
+def test_a_lines_shardings_are_read_as_specs_on_the_mesh_given():
+    mesh = {"x": 2, "y": 2}
+    (new,) = log_warnings([_NEW], mesh=mesh)
+    assert (new["from_spec"], new["to_spec"]) == ("P(None, None, ('x', 'y'))", "P(None, 'x', None)")
+    assert new["spec_mesh"] == mesh
+    # XLA's notation stays beside them.
+    assert new["to"] == "{devices=[1,2,1,2]<=[4] last_tile_dim_replicate}"
+    # The mesh's order is the devices' order: with `y` major the same devices name `y` first.
+    (swapped,) = log_warnings([_NEW], mesh={"y": 2, "x": 2})
+    assert swapped["from_spec"] == "P(None, None, ('y', 'x'))"
+    assert swapped["to_spec"] == "P(None, 'y', None)"
+    # A tuple's sharding per element.
+    (old,) = log_warnings([_OLD], mesh=mesh)
+    assert (old["from_spec"], old["to_spec"]) == ("(P('x', 'y'), P())", "(P(), P())")
+    # No mesh known: no spec, XLA's notation only.
+    (bare,) = log_warnings([_NEW])
+    assert (bare["from_spec"], bare["to_spec"], bare["spec_mesh"]) == (None, None, None)
+    text = warning_words(bare)
+    assert "go from {devices=[1,1,4]<=[4]} to {devices=[1,2,1,2]<=[4]" in text
+
+
+def test_without_a_mesh_the_modules_is_named_by_the_scripts_axes():
+    # A result kept before the script's mesh was recorded: the module's shardings give the
+    # mesh's shape ([2,2] in an iota), the script's axis names name it where they fit.
+    from hloscope.hlo.parser import parse
+
+    module = parse(
+        "HloModule m, num_partitions=4\n\nENTRY main {\n  ROOT p = f32[8,8] parameter(0), "
+        "sharding={devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}\n}\n"
+    )
+    (named,) = log_warnings([_NEW], module, axis_names=("data", "model"))
+    assert named["spec_mesh"] == {"data": 2, "model": 2}
+    assert named["to_spec"] == "P(None, 'data', None)"
+    # Names that do not fit its axes name nothing.
+    (unnamed,) = log_warnings([_NEW], module, axis_names=("pipe", "data", "model"))
+    assert unnamed["to_spec"] is None and unnamed["spec_mesh"] is None
+
+
+def test_a_sharding_no_spec_gives_is_said_in_xlas_notation_with_why():
+    line = _NEW.replace(
+        "to {devices=[1,2,1,2]<=[4] last_tile_dim_replicate}", "to {devices=[1,2,2]3,2,1,0}"
+    )
+    (warning,) = log_warnings([line], mesh={"x": 2, "y": 2})
+    assert warning["to_spec"] is None and warning["from_spec"] == "P(None, None, ('x', 'y'))"
+    text = warning_words(warning)
+    assert "to {devices=[1,2,2]3,2,1,0} (no P(...) over the mesh x=2, y=2 gives it)" in text
+
+
+def test_the_reports_try_section_says_the_specs_too():
+    from hloscope.analysis.variants import VariantOutcome
+    from hloscope.render.html.try_section import try_section
+
+    base = VariantOutcome("baseline", {}, compiled=True, log=[_NEW], mesh={"x": 2, "y": 2})
+    section = try_section(TryResult("m.py:f", SLICE, None, Goal.FIT, base, []))
+    (row,) = section.rows
+    (said,) = [line for line in row.details if "rematerialization" in line]
+    assert "go from P(None, None, ('x', 'y')) to P(None, 'x', None)" in said
+    assert "{devices=" not in said

@@ -4,7 +4,12 @@ The kinds (:class:`WarningKind`), one entry per place (``where``: the user's sou
 from the op's metadata, an argument by its name, else the op's name):
 
 * **involuntary_remat**: the SPMD partitioner's "Involuntary full rematerialization" log
-  lines: the sharding the value had (``from``) and the one it was needed in (``to``);
+  lines: the sharding the value had (``from``) and the one it was needed in (``to``), in
+  XLA's notation, and beside them as the ``PartitionSpec`` a JAX user writes (``from_spec``,
+  ``to_spec``: ``P(None, 'x', None)``; ``None`` where no spec over the mesh gives it, see
+  :mod:`~hloscope.hlo.partition_spec`) on ``spec_mesh``, the mesh they name (the variant's,
+  else the script's own, else the module's where the script's axis names fit it; ``None``:
+  not known);
 * **gspmd_propagation**: XLA's sharding propagation saying the program was propagated by
   GSPMD, which is to be deprecated (JAX's ``jax_use_shardy_partitioner`` turned off);
 * **gspmd_fallback**: XLA turning Shardy off for a whole program because part of it carries
@@ -44,10 +49,12 @@ from pathlib import Path
 from typing import Any
 
 from ..hlo.attributes import value_end
+from ..hlo.attributes.sharding import decode_sharding
 from ..hlo.errors import DecodeError
 from ..hlo.model import Instruction, Module
+from ..hlo.partition_spec import spec_of
 from ..hlo.placement import Placement, Role
-from .collectives import Collective, CollectiveKind, collectives_of
+from .collectives import Collective, CollectiveKind, collectives_of, infer_mesh
 from .provenance import source_of
 
 __all__ = [
@@ -96,19 +103,44 @@ _EXPORTED = re.compile(r"^(.*?/call_exported)(?:/|$)")
 _DIMS = re.compile(r"\[([\d,\s]*)\]")
 
 
-def log_warnings(log: Sequence[str], module: Module | None = None) -> list[dict[str, Any]]:
+def log_warnings(
+    log: Sequence[str],
+    module: Module | None = None,
+    mesh: Mapping[str, int] | None = None,
+    axis_names: Sequence[str] = (),
+) -> list[dict[str, Any]]:
     """The partitioner's and sharding propagation's lines of a compile's ``log``, one entry
     per kind and place, with how many times the log said it (``count``); ``module`` (the
-    variant's optimized module) places an op its line gives no source line for."""
+    variant's optimized module) places an op its line gives no source line for. A
+    rematerialization's shardings are also given as specs on ``mesh`` (its axes in the
+    mesh's order), else on ``module``'s mesh named by ``axis_names`` (the script's mesh's)."""
+    remat = any(_INVOLUNTARY in line for line in log)
+    axes = _spec_mesh(mesh, module, axis_names) if remat else ()
     places: dict[tuple[str, str], dict[str, Any]] = {}
     for line in log:
-        for found in _read_line(line, module):
+        for found in _read_line(line, module, axes):
             place = places.setdefault((found["kind"], found["where"]), found)
             place["count"] += 1
     return list(places.values())
 
 
-def _read_line(line: str, module: Module | None) -> list[dict[str, Any]]:
+def _spec_mesh(
+    mesh: Mapping[str, int] | None, module: Module | None, axis_names: Sequence[str]
+) -> tuple[tuple[str, int], ...]:
+    """The mesh the specs name: ``mesh``, else ``module``'s (as its shardings' device lists
+    give it, axes of one device left out) where ``axis_names`` name as many axes; ``()``:
+    not known (the names cannot be guessed: a ``P('axis_0')`` is no spec the user wrote)."""
+    if mesh:
+        return tuple((str(name), int(size)) for name, size in mesh.items())
+    found = infer_mesh(module) if module is not None and axis_names else None
+    if found is None or len(found.shape) != len(axis_names):
+        return ()
+    return tuple(zip(axis_names, found.shape, strict=True))
+
+
+def _read_line(
+    line: str, module: Module | None, mesh: tuple[tuple[str, int], ...]
+) -> list[dict[str, Any]]:
     if _GSPMD in line:
         where = "sharding propagation (GSPMD)"
         return [_entry(WarningKind.GSPMD_PROPAGATION, where, "GSPMD", f"Shardy: {SHARDY}")]
@@ -119,7 +151,7 @@ def _read_line(line: str, module: Module | None) -> list[dict[str, Any]]:
             for where in _exported_calls(module) or ["the program"]
         ]
     found = _involuntary(line, module)
-    return [] if found is None else [found]
+    return [] if found is None else [_with_specs(found, mesh)]
 
 
 def _exported_calls(module: Module | None) -> list[str]:
@@ -158,6 +190,17 @@ def _involuntary(line: str, module: Module | None) -> dict[str, Any] | None:
     after = rest[operation.end() :]
     where = _where(operation.group("op"), after, module)
     return _entry(WarningKind.INVOLUNTARY_REMAT, where, src, dst)
+
+
+def _with_specs(entry: dict[str, Any], mesh: tuple[tuple[str, int], ...]) -> dict[str, Any]:
+    """``entry`` with its ``from`` and ``to`` as specs on ``mesh`` (``spec_mesh``)."""
+    for key in ("from", "to"):
+        try:
+            entry[f"{key}_spec"] = spec_of(decode_sharding(entry[key], None), mesh)
+        except DecodeError:  # a form this version does not read: XLA's text is all there is
+            entry[f"{key}_spec"] = None
+    entry["spec_mesh"] = dict(mesh) if mesh else None
+    return entry
 
 
 def _entry(kind: WarningKind, where: str, src: str, dst: str) -> dict[str, Any]:

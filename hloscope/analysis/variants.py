@@ -85,6 +85,8 @@ class VariantOutcome:
     module_file: str | None = None
     #: The axes of the mesh the example arguments carry (what ``--meshes all`` factors).
     argument_axes: list[str] = field(default_factory=list)
+    #: That mesh's axes and sizes, in its order (``None``: not known).
+    argument_mesh: dict[str, int] | None = None
     #: Lines of the compile's log worth saying (a flag libtpu does not know, the SPMD
     #: partitioner's warnings).
     log: list[str] = field(default_factory=list)
@@ -304,13 +306,15 @@ def sharding_warnings(outcome: VariantOutcome) -> list[dict[str, Any]]:
     """What the compile of ``outcome`` warns of, one entry per place and kind
     (:mod:`~hloscope.analysis.variant_warnings`): the SPMD partitioner's and sharding
     propagation's log lines ("Involuntary full rematerialization": ``where``, the sharding it
-    had, ``from``, the one it was needed in, ``to``, and ``count``; GSPMD's deprecation), each
+    had, ``from``, the one it was needed in, ``to``, both also as specs on the variant's mesh,
+    else the script's own, and ``count``; GSPMD's deprecation), each
     op placed with the help of its optimized module's frame table, then, from that module, the
     large arrays replicated on every device and the collectives in loop bodies."""
     from .variant_warnings import log_warnings, read_module, read_module_warnings
 
     module = read_module(outcome.module_file) if outcome.module_file else None
-    out = log_warnings(outcome.log, module)
+    spec_mesh = outcome.mesh or outcome.argument_mesh  # the mesh the compile placed arrays on
+    out = log_warnings(outcome.log, module, spec_mesh, outcome.argument_axes)
     if outcome.compiled and outcome.module_file:
         mesh = tuple(sorted((outcome.mesh or {}).items()))
         names = tuple(outcome.argument_axes)  # the script's own mesh, where it has no other

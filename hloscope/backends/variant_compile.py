@@ -59,6 +59,7 @@ __all__ = [
     "compiles_slices",
     "leaf_path",
     "mesh_axes_of",
+    "mesh_of",
     "parse_rules",
     "slice_row",
     "spell_mesh",
@@ -224,7 +225,7 @@ def compile_variant(
     mesh_shape: dict[str, int] | None = None
     if changes.shard is not None:
         devices = backend.topology_devices()
-        mesh_shape = _mesh_shape(changes, len(devices), _own_mesh(arguments))
+        mesh_shape = _mesh_shape(changes, len(devices), mesh_of(arguments))
         mesh = jax.sharding.Mesh(_grid(devices, mesh_shape), tuple(mesh_shape))
         arguments, placement = _sharded(arguments, mesh, mesh_shape, changes)
     elif changes.mesh:
@@ -368,11 +369,12 @@ def _carries_mesh(arguments: Mapping[str, Any]) -> bool:
 # ---- meshes and shardings -------------------------------------------------------------------
 
 
-def _own_mesh(arguments: Mapping[str, Any]) -> dict[str, int] | None:
-    """The shape of the mesh the arguments carry (``None``: none)."""
+def mesh_of(tree: Any) -> dict[str, int] | None:
+    """The shape of the first mesh a leaf of ``tree`` is sharded over, its axes in order
+    (``None``: none)."""
     import jax
 
-    for leaf in jax.tree_util.tree_leaves(arguments):
+    for leaf in jax.tree_util.tree_leaves(tree):
         mesh = getattr(getattr(leaf, "sharding", None), "mesh", None)
         if mesh is not None and getattr(mesh, "axis_names", None):
             return dict(zip((str(a) for a in mesh.axis_names), mesh.devices.shape, strict=True))

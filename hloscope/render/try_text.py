@@ -9,6 +9,7 @@ import textwrap
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..hlo.partition_spec import sharding_words
 from ..units import format_bytes, format_count, format_duration
 
 __all__ = ["proof_words", "render_try", "warning_words"]
@@ -178,23 +179,31 @@ def warning_words(warning: Mapping[str, Any]) -> str:
         return (
             f"sharding propagated by GSPMD{times}, which XLA is to deprecate: use {warning['to']}"
         )
+    src, dst = _spec_words(warning, "from"), _spec_words(warning, "to")
     return (
         f"involuntary full rematerialization at {warning['where']}{times}: XLA "
-        f"replicates it to go from {warning['from']} to {warning['to']}; "
-        f"{_remat_fix(warning['from'], warning['to'])}"
+        f"replicates it to go from {src} to {dst}; "
+        f"{_remat_fix(warning['from'], warning['to'], dst)}"
     )
 
 
-def _remat_fix(src: str, dst: str) -> str:
-    """What avoids one involuntary rematerialization: the sharding it is needed in, given
-    where it is made; around an op held on one device (a host callback's ``{maximal
-    device=0}``), the array whole on every device, which reaches that device and leaves it
-    without a reshard."""
+def _spec_words(warning: Mapping[str, Any], key: str) -> str:
+    """The warning's sharding ``key`` (``from``, ``to``: XLA's notation) as the spec a JAX
+    user writes on the mesh it names (``spec_mesh``), else XLA's notation, saying why."""
+    mesh = tuple((warning.get("spec_mesh") or {}).items())
+    return sharding_words(warning[key], mesh)
+
+
+def _remat_fix(src: str, dst: str, needed: str) -> str:
+    """What avoids one involuntary rematerialization: the sharding it is needed in
+    (``needed``: ``dst`` in a user's words), given where it is made; around an op held on
+    one device (a host callback's ``{maximal device=0}``), the array whole on every device,
+    which reaches that device and leaves it without a reshard."""
     if "maximal" in dst:
         return "give it P() (whole on every device) before the op that needs it on one device"
     if "maximal" in src:
         return "keep the one-device op's result P() (whole on every device) after it"
-    return f"give it {dst} where it is made"
+    return f"give it {needed} where it is made"
 
 
 def proof_words(warning: Mapping[str, Any]) -> str:

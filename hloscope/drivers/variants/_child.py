@@ -35,6 +35,14 @@ def _argument_axes(args: Any, kwargs: Any) -> list[str]:
     return mesh_axes_of((args, kwargs))
 
 
+def _argument_mesh(args: Any, kwargs: Any) -> dict[str, int] | None:
+    """That mesh's axes and sizes, in its order (the specs of the partitioner's warnings name
+    them; ``None``: no mesh)."""
+    from ...backends.variant_compile import mesh_of
+
+    return mesh_of((args, kwargs))
+
+
 def compile_one(orders: dict[str, Any]) -> dict[str, Any]:
     """The result of one variant's compile, as ``result.json`` holds it."""
     from ...analysis.variants import module_figures
@@ -49,6 +57,7 @@ def compile_one(orders: dict[str, Any]) -> dict[str, Any]:
     started = time.perf_counter()
     module, fn, args, kwargs = _load(orders["script"], orders["function"])
     result["argument_axes"] = _argument_axes(args, kwargs)
+    result["argument_mesh"] = _argument_mesh(args, kwargs)
     try:
         changes = Changes.from_dict(orders["changes"])
         made = compile_variant(module, fn, args, kwargs, spec, changes, orders.get("backend"))
