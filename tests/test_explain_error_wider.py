@@ -8,6 +8,7 @@ import pytest
 
 from hloscope.analysis.explain_error import Family, explain_error
 from hloscope.analysis.unsupported import Platform
+from tests.raised_errors import cases_of
 
 
 def only(text: str):
@@ -99,3 +100,64 @@ def test_a_cuda_error_code_without_graph_words_is_still_a_library_failing_to_sta
 )
 def test_a_loggers_line_takes_the_traceback_printed_after_it(text, line):
     assert only(text).finding.source.endswith(line)
+
+
+@pytest.mark.parametrize(
+    ("text", "graph"),
+    [
+        # TF 2.19: no graph named, the reason on the next line (tensorflow#99385, fresh4).
+        (
+            "InvalidArgumentError: Detected unsupported operations when trying to compile graph "
+            "on XLA_GPU_JIT: CudnnRNNV3\n(No registered 'CudnnRNNV3' OpKernel for XLA_GPU_JIT "
+            "devices)\n",
+            None,
+        ),
+        # Keras 3's words with the graph (keras-team/keras#18456, an older thread).
+        (
+            "Detected unsupported operations when trying to compile graph __inference_one_step_"
+            "on_data_993[] on XLA_GPU_JIT: CudnnRNNV3 (No registered 'CudnnRNNV3' OpKernel for "
+            "XLA_GPU_JIT devices compatible with node {{node CudnnRNNV3}}){{node CudnnRNNV3}}\n",
+            "one_step_on_data",
+        ),
+    ],
+)
+def test_tensorflows_unsupported_op_is_read_with_or_without_its_graph(text, graph):
+    failures = explain_error(text).failures
+    assert len(failures) == 1
+    failure = failures[0]
+    assert (failure.family, failure.finding.op) == (Family.TF2XLA, "CudnnRNNV3")
+    assert failure.platform == Platform.GPU
+    assert (failure.graph.name if failure.graph else None) == graph
+
+
+_LEAK = """
+import sys, traceback
+import jax
+
+kept = []
+
+
+def keeps_its_argument(x):
+    kept.append(x)
+    return x + 1
+
+
+def leak():
+    with jax.checking_leaks():
+        jax.jit(keeps_its_argument)(1.0)
+"""
+
+
+def test_the_leak_checkers_words_are_a_leaked_tracer(tmp_path):
+    # pytest's summary of NumPyro's suite under JAX_CHECK_TRACER_LEAKS (numpyro#1981, fresh4).
+    summary = only(
+        "FAILED test/infer/test_autoguide.py::test_autosldais - Exception: Leaked trace "
+        "MainTrace(1,DynamicJaxprTrace). Leaked tracer(s):\n"
+    )
+    assert (summary.family, summary.advice_kind) == (Family.JAX_TRACING, "no_leaked_tracer")
+    # JAX 0.10.2's own words in a child: the function whose trace leaked, in the user's file.
+    program, found = cases_of(tmp_path / "leaks.py", _LEAK)
+    failure = only(found["leak"])
+    assert (failure.family, failure.advice_kind) == (Family.JAX_TRACING, "no_leaked_tracer")
+    assert failure.finding.function == "keeps_its_argument"
+    assert failure.finding.source.startswith(f"{program}:")

@@ -96,6 +96,17 @@ _TRACING_FORMS: tuple[Form, ...] = (
         "a traced value leaked out of the function that made it (a side effect)",
     ),
     Form(
+        # The leak checker's words (JAX_CHECK_TRACER_LEAKS, jax.checking_leaks()), raised as a
+        # plain Exception: "Leaked trace MainTrace(1,DynamicJaxprTrace). Leaked tracer(s):"
+        # in older releases, "Leaked trace DynamicJaxprTrace. Leaked tracer(s):" in newer ones.
+        "leaked_trace",
+        r"Leaked trace (?:MainTrace\([^)\n]*\)|\w+)\. Leaked tracer\(s\)",
+        "Exception",
+        Reason.TRACING,
+        ("UnexpectedTracerError",),
+        "a traced value outlived the trace that made it (kept in a list, a global, an object)",
+    ),
+    Form(
         "no_tracing",
         r"re-tracing function (?P<nt_fn>\S+) at (?P<nt_file>[^\n]+?):(?P<nt_line>\d+) for "
         r"`(?P<nt_api>\w+)`, but 'no_tracing' is set",
@@ -189,7 +200,7 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         for found in FROM_LINE.finditer(log.text, m.end(), end)
     ]
     source = best_source(stack, from_lines)
-    if form.group == "unexpected_tracer":
+    if form.group in ("unexpected_tracer", "leaked_trace"):
         # The line that made the leaked value is the one to change (return it instead of
         # keeping it); the traceback's is only where it was used later.
         source = user_source(from_lines) or source

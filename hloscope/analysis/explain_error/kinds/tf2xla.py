@@ -20,7 +20,12 @@ from ..record import Failure, Family, FunctionRef
 
 TF_OPENING = r"Detected unsupported operations when trying to compile graph "
 TF_GRAPH = r"(?P<graph>[^\s\[]+)(?:\[[^\]\n]*\])? on (?P<device>XLA_\w+?_JIT):"
-_TF2XLA = re.compile(TF_OPENING + TF_GRAPH + r" ?(?P<op>[\w.]+) \(")
+# The graph's name may be missing ("compile graph on XLA_GPU_JIT: CudnnRNNV3"), and the op's
+# reason may open the next line: both as TF 2.19 words them.
+_TF2XLA = re.compile(
+    TF_OPENING + r"(?:" + TF_GRAPH.removesuffix(r" on (?P<device>XLA_\w+?_JIT):") + r" )?"
+    r"on (?P<device>XLA_\w+?_JIT): ?(?P<op>[\w.]+)[ \t]*\n?\("
+)
 _TAGS = re.compile(r"(?:\{\{(?:function_)?node [^}\n]+\}\})+")
 _TAG = re.compile(r"\{\{(function_node|node) ([^}\n]+)\}\}")
 _ATTR_MISMATCH = "(OpKernel was found, but attributes didn't match)"
@@ -83,7 +88,7 @@ def _tf2xla(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     stack = log.frames_after(after, end) or _detected_at_frames(log, m.start())
     if not stack:
         stack = log.traceback_before(m.start())
-    chain = tf_chain(log, after, end, [*nested, m["graph"]])
+    chain = tf_chain(log, after, end, [*nested, *([m["graph"]] if m["graph"] else [])])
     hints = [_FIRST_ONLY]
     tpu_hint = _TPU_HINT.search(text, after, min(end, after + 2048))
     if tpu_hint:
@@ -99,12 +104,12 @@ def _tf2xla(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         reason=reason,
         advice=advise((op, dtype or ""), reason, str(platform_of(m["device"]) or "")),
         node=node,
-        function=chain[0].name,
+        function=chain[0].name if chain else "",
         dtype=dtype,
         stack=stack,
         device=m["device"],
         platform=platform_of(m["device"]),
-        graph=FunctionRef.of(m["graph"]),
+        graph=FunctionRef.of(m["graph"]) if m["graph"] else None,
         chain=chain,
         layer=tf_layer(node),
         hints=hints,
