@@ -161,3 +161,41 @@ def test_the_leak_checkers_words_are_a_leaked_tracer(tmp_path):
     assert (failure.family, failure.advice_kind) == (Family.JAX_TRACING, "no_leaked_tracer")
     assert failure.finding.function == "keeps_its_argument"
     assert failure.finding.source.startswith(f"{program}:")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # libtpu newer than jaxlib, aborting a GraphCast notebook (weathernext#185, fresh4).
+        "pjrt_c_api_helpers.cc:258: Unexpected PJRT_Plugin_Attributes_Args size: expected 32, "
+        "got 24. The plugin is likely built with a later version than the framework. This "
+        "plugin is built with PJRT API version 0.75\n",
+        # A Colab CUDA plugin of another JAX release (a public project's notes on it).
+        "JaxRuntimeError: INVALID_ARGUMENT: Unexpected PJRT_FFI_UserData_Add_Args\nsize: "
+        "expected 48, got 40. The plugin is likely built with a later version\nthan the "
+        "framework.\n",
+        # An option the plugin does not know (ai-foundations#9, fresh4).
+        "XlaRuntimeError: INVALID_ARGUMENT: Unexpected option name passed to "
+        "PJRT_Client_Create: use_tfrt_\n",
+    ],
+)
+def test_the_pjrt_c_apis_refusals_are_a_plugin_of_another_release(text):
+    failure = only(text)
+    assert failure.family == Family.BACKEND_STARTUP
+    assert failure.advice_kind == "install"
+    assert failure.platform is None  # no device named: no guess
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # torch_xla's libtpu older than the jax writing the kernel (pytorch/xla#9614, fresh4).
+        "ValueError: Failed to deserialize the Mosaic module: INTERNAL: Unsupported version: "
+        "expected <= 7 but got 8\n",
+        # The same in a bare status, no class (a public Colab notebook's notes on Colab's pin).
+        "Failed to deserialize the Mosaic module: Unsupported version: expected <= 7 but got 8\n",
+    ],
+)
+def test_a_mosaic_module_of_a_newer_version_is_a_jax_libtpu_pair_to_install(text):
+    failure = only(text)
+    assert (failure.family, failure.advice_kind) == (Family.PALLAS, "install")

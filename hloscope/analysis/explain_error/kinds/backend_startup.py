@@ -56,6 +56,11 @@ _OPENING = re.compile(
     r"(?=,|\.?\s|\.?$)"
     r"|Mismatched PJRT plugin PJRT API version \((?P<pjrt_plugin>[\d.]+)\) and framework PJRT "
     r"API version \(?(?P<pjrt_framework>[\d.]+)"
+    # The PJRT C API's own checks of what the other side passed: a struct of another size
+    # (XLA's "Unexpected PJRT_X_Args size: expected 32, got 24. The plugin is likely built
+    # with a later version than the framework", wrapped anywhere), an option it does not know.
+    r"|Unexpected (?P<pjrt_struct>PJRT_\w+)\s+size:\s+expected \d+, got \d+"
+    r"|Unexpected option name passed to (?P<pjrt_option>PJRT_Client_Create)"
     r"|jaxlib is version (?P<old_jaxlib>\S+), but this version of jax requires version "
     r">= (?P<min_jaxlib>\d[\w.]*\d)"
     r"|jaxlib version (?P<new_jaxlib>\S+) is newer than and incompatible with jax version "
@@ -157,6 +162,8 @@ _MACHINE_FORMS = (
     "signal",
     "plugin",
     "pjrt_plugin",
+    "pjrt_struct",
+    "pjrt_option",
     "pc_plugin",
 )
 _VERSION_FORMS = ("old_jaxlib", "new_jaxlib")
@@ -196,6 +203,11 @@ _PJRT = (
     "the PJRT plugin speaks PJRT API {plugin} and jaxlib {framework}: they are of different "
     'releases; install matching ones together (pip install -U "jax[cuda12]", or '
     '"jax[tpu]") or uninstall the stale plugin (JAX_PLATFORMS=cpu skips it meanwhile)'
+)
+_PJRT_ABI = (
+    "the PJRT plugin and the framework that loads it (jaxlib, torch_xla) were built against "
+    "different PJRT C APIs ({what} refused): install them as one release (pip install -U "
+    '"jax[tpu]" or "jax[cuda12]"; libtpu of torch_xla\'s pin) or uninstall the stale plugin'
 )
 _JAX_JAXLIB = (
     "jax and jaxlib are of different releases ({detail}): install them together at one "
@@ -257,6 +269,9 @@ def _machine_form(log: Log, m: re.Match[str]) -> tuple[str, str, tuple[str, Advi
         return f"plugin {m['plugin']}", device, (text, AdviceKind.INSTALL)
     if m["pjrt_plugin"]:
         text = _PJRT.format(plugin=m["pjrt_plugin"], framework=m["pjrt_framework"])
+        return "PJRT plugin", "", (text, AdviceKind.INSTALL)
+    if m["pjrt_struct"] or m["pjrt_option"]:
+        text = _PJRT_ABI.format(what=m["pjrt_struct"] or f"an option of {m['pjrt_option']}")
         return "PJRT plugin", "", (text, AdviceKind.INSTALL)
     if m["pc_plugin"]:
         return _plugin_initialize(log, m)

@@ -65,6 +65,9 @@ _PALLAS = re.compile(
     r"line \d+, in (?P<pl_rule>\w+))"
     # Pallas's TPU lowering refusing a libtpu older than the jax it runs with.
     r"|P(?P<libtpu_age>allas TPU requires a lib(?:tpu|TPU) version)"
+    # A kernel serialized by a newer Pallas than the compiler reading it accepts: "Failed to
+    # deserialize the Mosaic module: Unsupported version: expected <= 7 but got 8".
+    r"|F(?P<mosaic_version>ailed to deserialize the Mosaic module)"
     r"|Allocation \(size=(?P<needed>\d+)\) would exceed memory \(size=(?P<limit>\d+)\)"
     r"(?P<alloc>[^\n]{0,2000})"
 )
@@ -173,6 +176,12 @@ _MOSAIC_ADVICE: tuple[tuple[re.Pattern[str], AdviceKind, str], ...] = tuple(
         ),
     )
 )
+_MOSAIC_VERSION = (
+    "the kernel's Mosaic module is of a newer version than the TPU compiler (libtpu) reading "
+    "it: the jax that wrote the kernel and the libtpu are of different releases. Install "
+    'them together (pip install -U "jax[tpu]"), or, where another framework pins libtpu '
+    "(torch_xla), the jax of its pin"
+)
 _LIBTPU_AGE = (
     "the libtpu installed is older than the jax it runs with allows for Pallas kernels: "
     'install the pair jax pins (pip install -U "jax[tpu]"), or a jax of the libtpu\'s own '
@@ -206,6 +215,9 @@ def _pallas(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield _mosaic(log, m)
     elif m["libtpu_age"]:
         advice = (_LIBTPU_AGE, AdviceKind.INSTALL)
+        yield _simple(log, m, "pallas_call", Reason.COMPILE_ERROR, advice)
+    elif m["mosaic_version"]:
+        advice = (_MOSAIC_VERSION, AdviceKind.INSTALL)
         yield _simple(log, m, "pallas_call", Reason.COMPILE_ERROR, advice)
     elif m["needed"]:
         failure = _vmem(log, m)
