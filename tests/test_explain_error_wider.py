@@ -199,3 +199,47 @@ def test_the_pjrt_c_apis_refusals_are_a_plugin_of_another_release(text):
 def test_a_mosaic_module_of_a_newer_version_is_a_jax_libtpu_pair_to_install(text):
     failure = only(text)
     assert (failure.family, failure.advice_kind) == (Family.PALLAS, "install")
+
+
+@pytest.mark.parametrize(
+    ("text", "op", "advice"),
+    [
+        # A kernel's DMA past its buffer, under Ray's prefixes (marin#1886, fresh4).
+        (
+            "(pid=14407) ERROR :: Error in chat completion: INTERNAL: Core halted unexpectedly: "
+            "INTERNAL: Accelerator device halted prematurely, perhaps due to an on-device "
+            "check-failure. Node 0 halted unexpectedly at tag:pc TensorCoreSequencer:2:0x4828 "
+            "(from TensorCoreSequencer:2:0x8ff8): BoundsCheck 4 [deref of %s140] for %151 = "
+            "dma.hbm_to_vmem [thread:$0]\n(pid=14407) hlo: ragged_paged_attention.64\n"
+            "(pid=14407) HLO: ragged_paged_attention.64, while.107; HLO computation: main\n",
+            "ragged_paged_attention.64",
+            "report_bug",
+        ),
+        # Hosts out of step (Cloud TPU's troubleshooting page, error code 03xx).
+        (
+            "XlaRuntimeError: INTERNAL: Core halted unexpectedly: INTERNAL: Accelerator device "
+            "halted prematurely, perhaps due to an on-device check-failure. Node 0 halted "
+            "unexpectedly at tag:pc TensorCoreSequencer:1:0x175 (from TensorCoreSequencer:1:"
+            "0x21f): scheckne: \n***************\nAn unexpected peer shows up in the launch group "
+            "with a different launch id than the current group leader.\n",
+            "TPU core halt",
+            "check_hosts",
+        ),
+        # A Pallas kernel's own pl.debug_check (JAX's Pallas TPU documentation).
+        (
+            "E1001 15:22:33.275768    4353 real_program_continuator.cc:1350] 0x0x0_TC0: "
+            "generic::internal: Core halted unexpectedly: INTERNAL: Accelerator device halted "
+            "prematurely, perhaps due to an on-device check-failure. Node 0 halted unexpectedly "
+            "at tag:pc TensorCoreSequencer:1:0x169 (from TensorCoreSequencer:1:0x213): Check x > "
+            "y failed HLO: main; HLO computation: main.3\n",
+            "main",
+            "report_bug",
+        ),
+    ],
+)
+def test_a_tpu_core_halted_by_an_on_device_check(text, op, advice):
+    failures = explain_error(text).failures
+    assert len(failures) == 1
+    failure = failures[0]
+    assert (failure.family, failure.platform) == (Family.XLA_CRASH, Platform.TPU)
+    assert (failure.finding.op, failure.advice_kind) == (op, advice)

@@ -18,6 +18,7 @@ from .kinds import (
     cuda_graph,
     cuda_libraries,
     device_allocation,
+    device_halt,
     distributed,
     donation,
     jax_call,
@@ -104,5 +105,6 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         kernel_launch.RECOGNISER,
         mlir_verifier.RECOGNISER,
         cuda_graph.RECOGNISER,
+        device_halt.RECOGNISER,
     ),
 )
