@@ -243,3 +243,28 @@ def test_a_tpu_core_halted_by_an_on_device_check(text, op, advice):
     failure = failures[0]
     assert (failure.family, failure.platform) == (Family.XLA_CRASH, Platform.TPU)
     assert (failure.finding.op, failure.advice_kind) == (op, advice)
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # Reactant.jl called with a partial last batch (Lux.jl#1317, fresh4).
+        (
+            "ERROR: INVALID_ARGUMENT: Executable expected shape f64[256,4]{1,0} for argument 0 "
+            "but got incompatible shape f64[16,4]{1,0}\n\nStacktrace:\n  [1] reactant_err(msg::"
+            "Cstring)\n    @ Reactant.XLA ~/.julia/packages/Reactant/zl31G/src/xla/Utils.jl:12\n",
+            "argument 0",
+        ),
+        # Zig's zml (zml#170), glog's line repeated per replica.
+        (
+            "E0125 15:22:55.460935 1310419 pjrt_stream_executor_client.cc:3086] Execution of "
+            "replica 0 failed: INVALID_ARGUMENT: Executable expected shape u32[1,256]{1,0} for "
+            "argument 291 but got incompatible shape u32[256]{0}\n",
+            "argument 291",
+        ),
+    ],
+)
+def test_an_executable_called_with_another_shape_is_a_call_of_a_fixed_size(text, op):
+    failure = only(text)
+    assert (failure.family, failure.finding.op) == (Family.JAX_CALL, op)
+    assert failure.advice_kind == "fixed_size"

@@ -66,7 +66,11 @@ _OPENING = re.compile(
     r"|K(?P<key_reuse>eyReuseError): ?(?P<kr_msg>[^\n]{0,200})"
     r"|FloatingPointError: invalid value \((?P<bad>nan|inf)\) encountered in (?P<prim>[\w-]+)"
     r"|Disallowed (?P<transfer>host-to-device|device-to-host|device-to-device) transfer"
-    r"(?:: aval=(?P<aval>\S+?),)?",
+    r"(?:: aval=(?P<aval>\S+?),)?"
+    # PJRT refusing an argument of another shape than the executable was compiled for (any
+    # frontend that calls a compiled executable itself: Reactant.jl, zml, alpa).
+    r"|Executable expected shape (?P<compiled>\S+?) for argument (?P<arg_no>\d+) but got "
+    r"incompatible shape (?P<passed>[^\s}]+\}?)",
     re.M,
 )
 
@@ -192,6 +196,18 @@ def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             f"output matched {what}, so that donation saves nothing: drop it from "
             "donate_argnums, or return the updated value in that shape",
             AdviceKind.UNUSED_DONATION,
+        )
+    elif m["compiled"]:
+        yield _failure(
+            log,
+            m,
+            f"argument {m['arg_no']}",
+            Reason.RUNTIME,
+            f"the executable was compiled for argument {m['arg_no']} of shape {m['compiled']} "
+            f"and called with {m['passed']}: a compiled function runs one shape only. Give it "
+            "that shape (a partial last batch: drop it or pad it, e.g. a data loader's "
+            "partial=false / drop_last=True), or compile it again for the new shape",
+            AdviceKind.FIXED_SIZE,
         )
     elif m["transfer"]:
         what = f" of {m['aval']}" if m["aval"] else ""
