@@ -262,9 +262,30 @@ def test_a_tpu_core_halted_by_an_on_device_check(text, op, advice):
             "argument 291 but got incompatible shape u32[256]{0}\n",
             "argument 291",
         ),
+        # Older XLA's words under Elixir's EXLA (elixir-nx/nx#1471).
+        (
+            "** (RuntimeError) Executable expected parameter 2 of size 1 but got buffer with "
+            "incompatible size 2\n    (exla 0.7.1) lib/exla/executable.ex:123: "
+            "EXLA.Executable.unwrap!/1\n",
+            "argument 2",
+        ),
     ],
 )
 def test_an_executable_called_with_another_shape_is_a_call_of_a_fixed_size(text, op):
     failure = only(text)
     assert (failure.family, failure.finding.op) == (Family.JAX_CALL, op)
     assert failure.advice_kind == "fixed_size"
+
+
+def test_a_bare_status_in_a_log_of_another_frontend_of_xla_is_xlas():
+    # Reactant.jl quoting the module it handed XLA, then XLA's bare status (Reactant#2677,
+    # fresh4): a log of a program that ran XLA, though no word of JAX is in it.
+    failure = only(
+        "\u250c Error: Compilation failed, MLIR module written to /tmp/reactant_ePDSqc/m.mlir\n"
+        "ERROR: LoadError: module @reactant_f attributes {mhlo.num_partitions = 1 : i64} {\n"
+        "  func.func @main(%arg0: tensor<16xf32>) {\n    return\n  }\n}\n"
+        "NOT_FOUND: Cannot find key: sm_89\n"
+    )
+    assert failure.family == Family.XLA_STATUS
+    # The same status alone, in a log with no sign of XLA, is not this tool's to explain.
+    assert not explain_error("NOT_FOUND: Cannot find key: sm_89\n").failures

@@ -69,8 +69,11 @@ _OPENING = re.compile(
     r"(?:: aval=(?P<aval>\S+?),)?"
     # PJRT refusing an argument of another shape than the executable was compiled for (any
     # frontend that calls a compiled executable itself: Reactant.jl, zml, alpa).
-    r"|Executable expected shape (?P<compiled>\S+?) for argument (?P<arg_no>\d+) but got "
-    r"incompatible shape (?P<passed>[^\s}]+\}?)",
+    # Older XLA: "Executable expected parameter 2 of size 1 but got buffer with incompatible
+    # size 2" (Elixir's EXLA).
+    r"|Executable expected (?:shape (?P<compiled>\S+?) for argument (?P<arg_no>\d+)"
+    r"|parameter (?P<param_no>\d+) of size (?P<size>\d+)) but got (?:incompatible shape "
+    r"(?P<passed>[^\s}]+\}?)|buffer with incompatible size (?P<passed_size>\d+))",
     re.M,
 )
 
@@ -197,14 +200,17 @@ def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             "donate_argnums, or return the updated value in that shape",
             AdviceKind.UNUSED_DONATION,
         )
-    elif m["compiled"]:
+    elif m["compiled"] or m["param_no"]:
+        number = m["arg_no"] or m["param_no"]
+        compiled = m["compiled"] or f"size {m['size']}"
+        passed = m["passed"] or f"size {m['passed_size']}"
         yield _failure(
             log,
             m,
-            f"argument {m['arg_no']}",
+            f"argument {number}",
             Reason.RUNTIME,
-            f"the executable was compiled for argument {m['arg_no']} of shape {m['compiled']} "
-            f"and called with {m['passed']}: a compiled function runs one shape only. Give it "
+            f"the executable was compiled for argument {number} of shape {compiled} "
+            f"and called with {passed}: a compiled function runs one shape only. Give it "
             "that shape (a partial last batch: drop it or pad it, e.g. a data loader's "
             "partial=false / drop_last=True), or compile it again for the new shape",
             AdviceKind.FIXED_SIZE,

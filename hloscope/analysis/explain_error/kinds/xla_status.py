@@ -546,6 +546,9 @@ _STATUS_WRAPPER = re.compile(
 _XLA_LOG = re.compile(
     r"[\\/](?:jax|jaxlib|torch_xla)[\\/]|external/xla/|xla::|XlaRuntimeError|JaxRuntimeError"
     r"|libtpu|\bTPU\b|\bjax\b|\bXLA\b"
+    # XLA's other frontends (Julia's Reactant, Elixir's EXLA, Zig's zml) and the dialects of
+    # the modules they hand it (a quoted `module @f attributes {mhlo.num_partitions = 1}`).
+    r"|\bReactant\b|\bEXLA\b|\bzml\b|\b(?:mhlo|stablehlo|sdy)\.\w"
 )
 _XLA_LOG_SCAN = 1 << 20
 # libtpu's start-up probe of its environment ("unexpected worker hostname 'WARNING: could not
