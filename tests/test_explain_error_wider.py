@@ -289,3 +289,35 @@ def test_a_bare_status_in_a_log_of_another_frontend_of_xla_is_xlas():
     assert failure.family == Family.XLA_STATUS
     # The same status alone, in a log with no sign of XLA, is not this tool's to explain.
     assert not explain_error("NOT_FOUND: Cannot find key: sm_89\n").failures
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # Reactant's module with an operand id missing (Reactant#1170, fresh4).
+        (
+            "E0000 00:00:1744468941.340699  734898 status_macros.cc:57] INTERNAL: RET_CHECK "
+            "failure (external/xla/xla/hlo/ir/hlo_instruction.cc:361) absl::c_all_of(proto."
+            "operand_ids(), [&](int64_t id) { return instruction_map.contains(id); }) "
+            "compare.5758 instruction contains invalid operand id(s)\n",
+            "compare.5758",
+        ),
+        # The sibling check in XLA's hlo_instruction.cc, its message as the source builds it
+        # (`proto.name() << " instruction references invalid computation id(s)"`).
+        (
+            "INTERNAL: RET_CHECK failure (xla/hlo/ir/hlo_instruction.cc:365) absl::c_all_of("
+            "proto.called_computation_ids(), [&](int64_t id) { return computation_map.contains"
+            "(id); }) while.12 instruction references invalid computation id(s)\n",
+            "while.12",
+        ),
+        # A condition naming no instruction keeps the check's own name (tensorflow#46614).
+        (
+            "F0212 16:11:17.079444    7826 shape_util.cc:536] Check failed: shape.IsArray() "
+            "(f64[6], f64[6])\n*** Check failure stack trace: ***\n",
+            "Check failed",
+        ),
+    ],
+)
+def test_the_instruction_a_failed_check_names_is_its_op(text, op):
+    failure = only(text)
+    assert (failure.family, failure.finding.op) == (Family.XLA_CRASH, op)

@@ -253,11 +253,15 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     hints = [f"{owner} source: {_short(path)}:{line}"] if path else []
     if frames:
         hints.append(f"failed in {frames[0]}")
+    # The HLO instruction the check's condition names ("compare.5758 instruction contains
+    # invalid operand id(s)", "%fusion.3"): the op it failed on.
+    instruction = _INSTRUCTION.search(condition)
+    check = "RET_CHECK" if m["rfile"] else ("LLVM ERROR" if m["llvm"] else "Check failed")
     failure = make_failure(
         Family.XLA_CRASH,
         log,
         m.start(),
-        op="RET_CHECK" if m["rfile"] else ("LLVM ERROR" if m["llvm"] else "Check failed"),
+        op=instruction["hlo"] if instruction else check,
         # A check in a compiler pass is the compiler's; one elsewhere failed as it ran.
         reason=Reason.COMPILE_ERROR if _COMPILER.search(everything) else Reason.RUNTIME,
         advice=(text, AdviceKind.REPORT_BUG),
@@ -276,6 +280,10 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     yield failure
 
 
+# An HLO instruction's name (its opcode or target, XLA's unique suffix): not a file, a version
+# or a member (`x.cc`, `0.4.26`, `shape.rank()`). (One printed whole, `%x = f32[] fusion(`,
+# gives its opcode when the failure is completed.)
+_INSTRUCTION = re.compile(r"(?<![\w./-])%?(?P<hlo>[a-z][a-z_-]*\.\d+)(?![\w.(/:-]| =)")
 # The status a CHECK on a call's result printed beside OK: "(PERMISSION_DENIED: ... vs. OK)".
 _CHECKED_STATUS = re.compile(r"\([A-Z][A-Z_]{3,}: [^\n]* vs\. OK\)")
 
