@@ -321,3 +321,19 @@ def test_a_bare_status_in_a_log_of_another_frontend_of_xla_is_xlas():
 def test_the_instruction_a_failed_check_names_is_its_op(text, op):
     failure = only(text)
     assert (failure.family, failure.finding.op) == (Family.XLA_CRASH, op)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Newer runtimes give the size in units (event-ssm#3, fresh4).
+        "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
+        "1.00GiB.\n",
+        # A public note's stress test of a GPU's memory (the status as its script printed it).
+        "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2.00GiB.\n",
+    ],
+)
+def test_the_runtimes_out_of_memory_with_its_size_in_units(text):
+    failure = only(text)
+    assert failure.family == Family.OUT_OF_MEMORY
+    assert failure.memory is not None and failure.memory.requested_bytes in (1 << 30, 2 << 30)

@@ -83,7 +83,9 @@ __all__ = [
 
 #: The opening words of each out-of-memory message (one alternation, for a recogniser).
 OOM_OPENING = re.compile(
-    r"Out\s+of\s+memory\s+while\s+trying\s+to\s+allocate\s+(?P<requested>\d+)\s+bytes"
+    r"Out\s+of\s+memory\s+while\s+trying\s+to\s+allocate\s+(?:(?P<requested>\d+)\s+bytes"
+    # Newer runtimes give the size in units ("... allocate 1.00GiB.").
+    r"|(?P<requested_size>\d[\d.]*\s*[KMGTP]i?B)\b)"
     # TPU: "...space hbm. Used ...", "...space vmem while allocating on stack for %f.1 = ...".
     r"|Ran\s+out\s+of\s+memory\s+in\s+memory\s+space\s+(?P<space>\w+)(?=[.\s])"
     # XLA:TPU (libtpu 0.0.42) before assigning buffers: "Ran out of memory on HBM, the total
@@ -165,12 +167,12 @@ def read_oom(text: str, start: int = 0) -> OomReport | None:
         return None
     end = _report_end(text, opening.start())
     report = OomReport()
-    if opening["requested"]:
-        report.requested_bytes = int(opening["requested"])
-    else:
-        requested = OOM_OPENING.search(text, opening.start(), end)
-        if requested is not None and requested["requested"]:
-            report.requested_bytes = int(requested["requested"])
+    requested = opening if opening["requested"] or opening["requested_size"] else None
+    requested = requested or OOM_OPENING.search(text, opening.start(), end)
+    if requested is not None and requested["requested"]:
+        report.requested_bytes = int(requested["requested"])
+    elif requested is not None and requested["requested_size"]:
+        report.requested_bytes = parse_size(requested["requested_size"])
     used = _TPU_USED.search(text, opening.start(), min(end, opening.start() + 2048))
     required = _TPU_REQUIRED.match(text, opening.start())
     if required is not None:
