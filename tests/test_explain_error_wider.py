@@ -337,3 +337,34 @@ def test_the_runtimes_out_of_memory_with_its_size_in_units(text):
     failure = only(text)
     assert failure.family == Family.OUT_OF_MEMORY
     assert failure.memory is not None and failure.memory.requested_bytes in (1 << 30, 2 << 30)
+
+
+_NNX_MISS = (
+    "TRACING CACHE MISS at .../flax/nnx/transforms/transforms.py:623:19 (cond):\n"
+    "  never seen function:\n"
+    "    true_fn id=17864732047504 defined at .../repro_cond_miss.py:15\n"
+    "  but seen another function defined on the same line; maybe the function is\n"
+    "  being re-defined repeatedly, preventing caching?\n"
+)
+_JAX_MISS = (
+    "TRACING CACHE MISS at /home/u/code/ml_scratch/compile.py:17:4 (<module>) because:\n"
+    "  never seen function:\n"
+    "    convert_element_type id=139717684748640 defined at /nix/store/x-python3-3.11.9-env/"
+    "lib/python3.11/site-packages/jax/_src/dispatch.py:94\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        # The trace asked for inside flax.nnx.cond: the user's branch (flax#5512, fresh4).
+        (_NNX_MISS, "repro_cond_miss.py:15"),
+        # Asked for on the user's line, of a function JAX defined: the user's line stays
+        # (jax-ml/jax#22281).
+        (_JAX_MISS, "compile.py:17"),
+    ],
+)
+def test_a_cache_miss_inside_a_library_points_at_the_users_function(text, line):
+    failure = only(text)
+    assert failure.family == Family.RECOMPILE
+    assert failure.finding.source.endswith(line)

@@ -14,12 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
 from ..build import make_failure
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+from ..user_line import is_users
 
 __all__ = ["RECOGNISER"]
 
@@ -36,6 +38,7 @@ _OPENING = re.compile(
 # at ...`, `* key with different input types:`, `* at x, now f32[8] and before f32[4]`).
 _NEVER_SEEN = re.compile(r"never seen function:\s*\n\s*(?P<fn>[\w.<>]+) id=")
 _FOR_FN = re.compile(r"for (?P<fn>[\w.<>]+) defined at (?P<at>\S+)")
+_DEFINED = re.compile(r"defined at (?P<file>[^\s:]+\.py):(?P<line>\d+)")
 _CHANGE = re.compile(r"^\s*\*\s+(?P<what>[^\n]+)$", re.M)
 _RECOMPILES = (
     "run `hloscope recompiles SCRIPT.py` to see every retrace and exactly what changed "
@@ -65,6 +68,12 @@ def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         seen = _NEVER_SEEN.search(log.text, m.end(), end) or _FOR_FN.search(log.text, m.end(), end)
         op = seen["fn"] if seen else m["where"] or "traced function"
         source = f"{m['file']}:{m['line']}"
+        if not is_users(StackFrame(m["file"], int(m["line"]), "")):
+            # The trace was asked for inside a library (flax.nnx.cond calling lax.cond): the
+            # user's line is where the function that missed was defined, when that is theirs.
+            defined = _DEFINED.search(log.text, m.end(), end)
+            if defined and is_users(StackFrame(defined["file"], int(defined["line"]), "")):
+                source = f"{defined['file']}:{defined['line']}"
         if _NEVER_SEEN.search(log.text, m.end(), end):
             hints.append(f"first trace of {op} (never seen function)")
         hints.extend(c["what"].strip() for c in _CHANGE.finditer(log.text, m.end(), end))
