@@ -368,3 +368,35 @@ def test_a_cache_miss_inside_a_library_points_at_the_users_function(text, line):
     failure = only(text)
     assert failure.family == Family.RECOMPILE
     assert failure.finding.source.endswith(line)
+
+
+@pytest.mark.parametrize(
+    ("probe", "error", "line"),
+    [
+        # glog's INFO line of JAX's probe before a ptxas refusal (jax-triton#336, fresh4).
+        (
+            "I0322 18:38:41.512128 140431339419456 xla_bridge.py:895] Unable to initialize "
+            "backend 'rocm': module 'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'\n",
+            "E0322 18:38:41.729012  571093 pjrt_stream_executor_client.cc:3084] Execution of "
+            "replica 0 failed: INTERNAL: CustomCall failed: ptxas exited with non-zero error "
+            "code 65280, output: ptxas /tmp/t, line 5; fatal   : Unsupported .version 8.4; "
+            "current version is '8.3'\n\nTraceback (most recent call last):\n"
+            '  File "/home/amax/mcts-code/temp.py", line 61, in <module>\n    app.run(main)\n',
+            "temp.py:61",
+        ),
+        # Python's logging of the same probe (a notebook's output in a public repository).
+        (
+            "INFO:jax._src.xla_bridge:Unable to initialize backend 'cuda': module "
+            "'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'\n",
+            "Traceback (most recent call last):\n"
+            '  File "/work/fit.py", line 12, in <module>\n    run()\n'
+            "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while "
+            "trying to allocate 1073741824 bytes.\n",
+            "fit.py:12",
+        ),
+    ],
+)
+def test_an_attribute_a_probed_backend_lacked_is_not_the_failure(probe, error, line):
+    failure = only(probe + error)
+    assert failure.finding.op != "import jax"
+    assert failure.finding.source.endswith(line)

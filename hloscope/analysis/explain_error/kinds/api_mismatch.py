@@ -69,6 +69,8 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         what = f"{named['name']} was removed in JAX {m['version']}"
         when = f"one before {m['version']}"
     elif m["noattr"]:
+        if "Unable to initialize backend '" in before:
+            return  # a backend JAX tried that failed so: .backend_startup reads the line
         what = f"module '{m['module']}' has no attribute '{m['attr']}'"
         if before.rstrip().endswith("partially initialized") or m["module"].startswith("jaxlib"):
             # JAX half imported, or jax asking its jaxlib for what that release lacks: the
