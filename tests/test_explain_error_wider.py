@@ -400,3 +400,29 @@ def test_an_attribute_a_probed_backend_lacked_is_not_the_failure(probe, error, l
     failure = only(probe + error)
     assert failure.finding.op != "import jax"
     assert failure.finding.source.endswith(line)
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # A Pallas kernel's VMEM (sglang-jax#408, fresh4).
+        (
+            "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space "
+            "vmem while allocating on stack for %kv_cache_update.1 = bf16[710080,64,128]{2,1,0:"
+            "T(8,128)(2,1)} custom-call(%select_n.2, %copy-done.1, %copy-done, %copy.5), "
+            'custom_call_target="tpu_custom_call"\n',
+            "kv_cache_update",
+        ),
+        # XLA's own page for error E1001 (its sample message).
+        (
+            "RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on stack "
+            "for %ragged_latency_optimized_all_gather_lhs_contracting_gated_matmul_kernel.18 = "
+            "bf16[2048,4096]{1,0:T(8,128)(2,1)} custom-call(...) ...\n",
+            "ragged_latency_optimized_all_gather_lhs_contracting_gated_matmul_kernel",
+        ),
+    ],
+)
+def test_a_custom_calls_op_is_its_kernels_name_not_custom_call(text, op):
+    failure = only(text)
+    assert failure.family == Family.OUT_OF_MEMORY
+    assert failure.finding.op == op

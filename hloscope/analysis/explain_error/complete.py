@@ -96,7 +96,10 @@ def _opcode(named: re.Match[str]) -> str:
     after its opcode or the custom call's target (``%flash_attention.27``)."""
     end = named.string.find("\n", named.end())
     after = _OPCODE.match(named.string, named.end(), end if end >= 0 else len(named.string))
-    return after["opcode"] if after else _UNIQUE_SUFFIX.sub("", named["hlo"])
+    if after and after["opcode"] != "custom-call":
+        return after["opcode"]
+    # A custom call's opcode says nothing of what ran: its name, the kernel's, does.
+    return _UNIQUE_SUFFIX.sub("", named["hlo"])
 
 
 # What a device string's word means.
