@@ -17,6 +17,11 @@ from test_parser_whole import BASE, SAMPLE_FILES, VARIANTS, _both_ways, _takes_w
 import hloscope
 from hloscope.hlo.parser import _forked, _whole
 
+# These tests force the forked checks on, also in a test process where other tests imported jax:
+# JAX then warns at every fork (its threads), which the parse avoids unless forced. The children
+# only read text and answer one byte, so the warning is expected here, not a fault.
+pytestmark = pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")
+
 
 @pytest.fixture
 def forking(monkeypatch: pytest.MonkeyPatch) -> list[int]:
