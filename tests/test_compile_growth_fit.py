@@ -1,5 +1,5 @@
-"""The fits of ``compile-time --scale``: a line and a power law through two points, chosen by a
-third (synthetic numbers: the maths alone)."""
+"""The fits of ``compile-time --scale``: a constant, a line and a power law through two points,
+chosen by a third (synthetic numbers: the maths alone)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from hloscope.analysis.compile_growth_fit import (
     FitKind,
     Growth,
+    fit_constant,
     fit_growth,
     fit_line,
     fit_power,
@@ -35,7 +36,7 @@ def test_the_power_law_through_two_points_recovers_its_exponent() -> None:
 def test_a_power_law_needs_positive_times() -> None:
     assert fit_power(1, 0.0, 2, 1.0) is None
     only_line = fit_growth((1, 0.0), (2, 1.0), (3, 2.0))
-    assert [f.kind for f in only_line.fits] == [FitKind.LINEAR]
+    assert [f.kind for f in only_line.fits] == [FitKind.CONSTANT, FitKind.LINEAR]
 
 
 def test_linear_growth_is_fitted_by_the_line_and_checked_exactly() -> None:
@@ -92,11 +93,27 @@ def test_the_json_says_the_check_and_both_fits() -> None:
     payload = growth.to_dict(at=8)
     assert payload["check"]["measured_s"] == 5.5
     assert payload["check"]["predicted_s"] == pytest.approx(growth.chosen.at(4))
-    assert {f["kind"] for f in payload["fits"]} == {"linear", "power"}
+    assert {f["kind"] for f in payload["fits"]} == {"constant", "linear", "power"}
     assert math.isfinite(payload["predicted_at_s"])
 
 
 def test_a_time_that_fell_with_the_size_is_said_to_fall() -> None:
-    growth = fit_growth((4, 1.4), (8, 0.9), (16, 1.0))
+    growth = fit_growth((4, 1.4), (8, 0.9), (16, 0.55))
+    assert growth.chosen.kind is FitKind.POWER
     assert growth.exponent < 0
     assert growth.growth is Growth.FALLING
+
+
+def test_noise_between_two_flat_compiles_is_not_extrapolated() -> None:
+    # A scan compiled at 25, 200 and 400 steps on a busy 2-core machine (CI, 2026-12-06): the
+    # first size's compile was the slowest. A power law through the first two predicts the
+    # time falling by a third at 400; the time does not depend on the length, and the mean of
+    # the two does not fall.
+    growth = fit_growth((25, 0.306), (200, 0.210), (400, 0.268))
+    assert growth.chosen == fit_constant(0.306, 0.210)
+    assert growth.growth is Growth.FLAT and growth.exponent == 0.0
+    assert abs(growth.error()) < 0.05
+    power = next(f for f in growth.fits if f.kind is FitKind.POWER)
+    assert growth.error(power) < -0.25
+    assert growth.to_dict(at=10_000)["predicted_at_s"] == pytest.approx(0.258)
+    assert growth.chosen.formula() == "0.258 s"

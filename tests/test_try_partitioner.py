@@ -265,13 +265,16 @@ def test_a_callbacks_rematerializations_are_placed_on_the_users_line(callback):
     assert rows[fixed]["compiled"]
     assert all(w["kind"] != "involuntary_remat" for w in rows[fixed]["sharding_warnings"])
     assert {w["proven_by"] for w in warned.values()} == {fixed}
-    lines: list[str] = []
-    render_try(callback, lines.append, 80)
-    flat = " ".join(" ".join(lines).split())
-    assert f"involuntary full rematerialization at {placed}" in flat
-    assert "go from P(None, 'data') to device 0 alone" in flat and "{devices=" not in flat
-    assert "give it P() (whole on every device) before the op that needs it" in flat
-    assert "keep the one-device op's result P() (whole on every device) after it" in flat
+    # Every width, as the script's path is as long as the clone's folder (CI's failed once on
+    # "one- device": a line wrapped at a hyphen, a word split in two).
+    for width in range(60, 121):
+        lines: list[str] = []
+        render_try(callback, lines.append, width)
+        flat = " ".join(" ".join(lines).split())
+        assert f"involuntary full rematerialization at {placed}" in flat
+        assert "go from P(None, 'data') to device 0 alone" in flat and "{devices=" not in flat
+        assert "give it P() (whole on every device) before the op that needs it" in flat
+        assert "keep the one-device op's result P() (whole on every device) after it" in flat
 
 
 def _hlo_of(spec: str, mesh: dict[str, int], ndim: int):

@@ -3,10 +3,13 @@ third.
 
 Through the two points ``(n1, t1)``, ``(n2, t2)`` go a line ``t = a + b*n`` (a fixed cost and
 a cost per unit of size) and a power law ``t = a * n**k`` (``k`` near 1: linear, above: faster
-than linear, near 0: flat). Both pass through both points exactly; the third compile, the
-check, says which one extrapolates: the fit whose prediction there is nearer what was measured
-is the one used for the prediction, and its error there is the honest measure of how far to
-trust it.
+than linear, near 0: flat). Both pass through both points exactly. Beside them stands a
+constant, the two times' mean: a compile whose time does not depend on the size (a scan's
+length) differs between the two points by noise alone, and a line or power law drawn through
+noise extrapolates it, most often as a time that falls with the size. The third compile, the
+check, says which of the three extrapolates: the fit whose prediction there is nearest what
+was measured is the one used for the prediction, and its error there is the honest measure of
+how far to trust it.
 
 The growth is named from the chosen fit's exponent ``d log t / d log n`` at the larger fitting
 size (a power law's ``k``; a line's ``b*n / (a + b*n)``): below :data:`FLAT` the time does not
@@ -21,7 +24,17 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["FitKind", "Growth", "Fit", "GrowthFit", "fit_line", "fit_power", "fit_growth", "FLAT"]
+__all__ = [
+    "FitKind",
+    "Growth",
+    "Fit",
+    "GrowthFit",
+    "fit_constant",
+    "fit_line",
+    "fit_power",
+    "fit_growth",
+    "FLAT",
+]
 
 #: Below this exponent the compile time is called flat in the size.
 FLAT = 0.25
@@ -30,8 +43,9 @@ _LINEAR = 1.2
 
 
 class FitKind(StrEnum):
-    """The two shapes of growth fitted."""
+    """The shapes of growth fitted."""
 
+    CONSTANT = "constant"
     LINEAR = "linear"
     POWER = "power"
 
@@ -58,31 +72,43 @@ class Growth(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Fit:
-    """``a + b*n`` (:attr:`FitKind.LINEAR`) or ``a * n**b`` (:attr:`FitKind.POWER`)."""
+    """``a`` (:attr:`FitKind.CONSTANT`, ``b`` 0), ``a + b*n`` (:attr:`FitKind.LINEAR`) or
+    ``a * n**b`` (:attr:`FitKind.POWER`)."""
 
     kind: FitKind
     a: float
     b: float
 
     def at(self, n: float) -> float:
+        if self.kind is FitKind.CONSTANT:
+            return self.a
         if self.kind is FitKind.LINEAR:
             return self.a + self.b * n
         return self.a * n**self.b
 
     def exponent(self, n: float) -> float:
         """``d log t / d log n`` at ``n``: how many times faster than the size the time grows."""
+        if self.kind is FitKind.CONSTANT:
+            return 0.0
         if self.kind is FitKind.POWER:
             return self.b
         value = self.at(n)
         return self.b * n / value if value > 0 else 0.0
 
     def formula(self) -> str:
+        if self.kind is FitKind.CONSTANT:
+            return f"{self.a:.3g} s"
         if self.kind is FitKind.LINEAR:
             return f"{self.a:.3g} s + {self.b:.3g} s * n"
         return f"{self.a:.3g} s * n^{self.b:.2f}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": str(self.kind), "a": self.a, "b": self.b, "formula": self.formula()}
+
+
+def fit_constant(t1: float, t2: float) -> Fit:
+    """The time that does not depend on the size: the mean of the two measured."""
+    return Fit(FitKind.CONSTANT, (t1 + t2) / 2, 0.0)
 
 
 def fit_line(n1: float, t1: float, n2: float, t2: float) -> Fit:
@@ -151,11 +177,11 @@ class GrowthFit:
 def fit_growth(
     first: tuple[float, float], second: tuple[float, float], check: tuple[float, float]
 ) -> GrowthFit:
-    """Fit ``(size, seconds)`` ``first`` and ``second`` both ways; choose by ``check``."""
+    """Fit ``(size, seconds)`` ``first`` and ``second`` each way; choose by ``check``."""
     (n1, t1), (n2, t2) = first, second
     if n1 == n2:
         raise ValueError("the two fitting sizes must differ")
-    fits: list[Fit] = [fit_line(n1, t1, n2, t2)]
+    fits: list[Fit] = [fit_constant(t1, t2), fit_line(n1, t1, n2, t2)]
     power = fit_power(n1, t1, n2, t2)
     if power is not None:
         fits.append(power)

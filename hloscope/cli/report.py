@@ -154,7 +154,9 @@ def _fitted(line: str) -> str:
 
     width = max(40, shutil.get_terminal_size((80, 24)).columns)
     kept = _FIGURE_UNIT.sub("\\1\u00a0", line)  # textwrap never breaks a no-break space
-    wrapped = textwrap.wrap(kept, width=width, subsequent_indent="  ", break_long_words=False)
+    wrapped = textwrap.wrap(
+        kept, width=width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+    )
     return "\n".join(wrapped).replace("\u00a0", " ") if wrapped else line
 
 

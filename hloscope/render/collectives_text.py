@@ -194,7 +194,9 @@ def _pack(text: str, room: int) -> list[str]:
         else:
             if lines:
                 lines[-1] += ","
-            lines.extend(textwrap.wrap(clause, room, break_long_words=False) or [""])
+            lines.extend(
+                textwrap.wrap(clause, room, break_long_words=False, break_on_hyphens=False) or [""]
+            )
     return lines or [""]
 
 

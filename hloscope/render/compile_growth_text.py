@@ -28,14 +28,17 @@ def seconds(value: float | None) -> str:
     return f"{value:.3g} s"
 
 
+#: Each fit's kind (:class:`~hloscope.analysis.compile_growth_fit.FitKind`) in words.
+_FIT_NAMES = {"constant": "constant", "linear": "line", "power": "power law"}
+
+
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _fit_line(fit: dict[str, Any]) -> str:
     chosen = fit["fit"]
-    kind = "line" if chosen["kind"] == "linear" else "power law"
-    return f"{fit['growth']} ({kind} {chosen['formula']})"
+    return f"{fit['growth']} ({_FIT_NAMES[chosen['kind']]} {chosen['formula']})"
 
 
 def render_compile_growth(
@@ -55,9 +58,9 @@ def render_compile_growth(
             )
             if at is not None:
                 line += f", at {at['label']}: {seconds(fit['predicted_at_s'])}"
-            echo(textwrap.fill(line, width, subsequent_indent=" " * 13))
+            echo(textwrap.fill(line, width, subsequent_indent=" " * 13, break_on_hyphens=False))
     for note in growth.get("notes", []):
-        echo(textwrap.fill(f"note: {note}", width, subsequent_indent="  "))
+        echo(textwrap.fill(f"note: {note}", width, subsequent_indent="  ", break_on_hyphens=False))
 
 
 def _render_points(growth: dict[str, Any], echo: Callable[[str], object], width: int) -> None:
@@ -66,7 +69,13 @@ def _render_points(growth: dict[str, Any], echo: Callable[[str], object], width:
     what = "chips" if growth["scale"] == "chips" else growth["scale"]
     compiled = next((p["compiled_for"] for p in points if p["compiled_for"]), None)
     where = f", compiled for {compiled}" if compiled else ", this machine's compile"
-    echo(textwrap.fill(f"compile time of {growth['target']} as {what} grows{where}", width))
+    echo(
+        textwrap.fill(
+            f"compile time of {growth['target']} as {what} grows{where}",
+            width,
+            break_on_hyphens=False,
+        )
+    )
     header = f"  {'size':<16}{'total':>10}" + "".join(
         f"{name:>12}" for name in _STAGE_NAMES.values()
     )
@@ -96,8 +105,8 @@ def _render_fit(growth: dict[str, Any], echo: Callable[[str], object], width: in
     )
     other = [f for f in total["fits"] if f["kind"] != total["fit"]["kind"]]
     for fit in other:
-        kind = "a line" if fit["kind"] == "linear" else "a power law"
-        echo(_cut(f"  ({kind} would have been off by {fit['check_error']:+.0%} there)", width))
+        kind = _FIT_NAMES[fit["kind"]]
+        echo(_cut(f"  (a {kind} would have been off by {fit['check_error']:+.0%} there)", width))
     at = growth.get("at")
     if at is not None:
         echo(
@@ -105,6 +114,7 @@ def _render_fit(growth: dict[str, Any], echo: Callable[[str], object], width: in
                 f"at {at['label']}: about {seconds(growth['predicted_at_s'])} (an estimate: the "
                 f"fit was off by {check['error']:+.0%} on its check)",
                 width,
+                break_on_hyphens=False,
             )
         )
 

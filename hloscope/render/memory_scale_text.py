@@ -37,7 +37,9 @@ def render_scale(scale: dict[str, Any], device: str) -> str:
             f"(predicted peak {format_bytes(scale['largest_size_peak_bytes'])})"
         )
     # 80 columns, as the rest of memory's text when piped: a long note wraps under its line.
-    wrapped = (textwrap.fill(line, 80, subsequent_indent="    ") for line in lines)
+    wrapped = (
+        textwrap.fill(line, 80, subsequent_indent="    ", break_on_hyphens=False) for line in lines
+    )
     return "\n".join(wrapped) + "\n"
 
 

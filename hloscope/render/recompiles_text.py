@@ -85,7 +85,9 @@ def _wrapped(text: str, width: int) -> str:
     import textwrap
 
     kept = _NUMBER_UNIT.sub("\\1\u00a0\\2", text)  # textwrap never breaks a no-break space
-    lines = textwrap.wrap(kept, width=max(20, width), subsequent_indent="  ") or [""]
+    lines = textwrap.wrap(
+        kept, width=max(20, width), subsequent_indent="  ", break_on_hyphens=False
+    ) or [""]
     return "\n".join(lines).replace("\u00a0", " ")
 
 

@@ -48,7 +48,7 @@ def render_try(result: Mapping[str, Any], echo: Callable[[str], object], width: 
     if memory:
         head += f" ({format_bytes(memory)} HBM per chip)"
     head += f", ranked by {result['goal']}"
-    echo(textwrap.fill(head, width))
+    echo(textwrap.fill(head, width, break_on_hyphens=False))
     numbers = sum(w + 1 for _, w in _COLUMNS)
     name_width = max(12, width - numbers - 3)
     echo(f"   {'variant':<{name_width}}" + "".join(f" {h:>{w}}" for h, w in _COLUMNS))
@@ -85,7 +85,11 @@ def render_try(result: Mapping[str, Any], echo: Callable[[str], object], width: 
                 )
             )
     for note in result.get("notes") or []:
-        echo(textwrap.fill(note, width, initial_indent="note: ", subsequent_indent="  "))
+        echo(
+            textwrap.fill(
+                note, width, initial_indent="note: ", subsequent_indent="  ", break_on_hyphens=False
+            )
+        )
 
 
 def _details(
@@ -124,7 +128,15 @@ def _details(
             echo("")
             said = True
         for line in lines:
-            echo(textwrap.fill(line, width, initial_indent=f"{name}: ", subsequent_indent="    "))
+            echo(
+                textwrap.fill(
+                    line,
+                    width,
+                    initial_indent=f"{name}: ",
+                    subsequent_indent="    ",
+                    break_on_hyphens=False,
+                )
+            )
 
 
 #: What avoids each collective in a loop body: the array it gathers, or the partial sums it
