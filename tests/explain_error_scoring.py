@@ -23,6 +23,7 @@ Run as a script for the per-family table (``python tests/explain_error_scoring.p
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -31,6 +32,16 @@ from pathlib import Path
 from hloscope.analysis.explain_error import Failure, explain_error
 
 CORPUS = Path(__file__).parent / "data" / "error_logs"
+#: Test parts being collected blind: left out of every score (and so of every aggregate a rule
+#: writer could read) until their one blind scoring names them in ``HLOSCOPE_UNSEAL``
+#: (comma-separated parts). A part leaves this set once it has been scored and is spent.
+SEALED_PARTS = frozenset({"fresh5-2026-12-06"})
+
+
+def _unsealed() -> set[str]:
+    return {part for part in os.environ.get("HLOSCOPE_UNSEAL", "").split(",") if part}
+
+
 SCORES = ("recognised", "device", "op", "user_line", "advice", "fully_right")
 TRUTH_KEYS = {"kind", "device", "op", "user_line", "advice"}
 
@@ -52,9 +63,13 @@ class Case:
 
 
 def cases(corpus: Path = CORPUS) -> list[Case]:
+    """Every log of ``corpus`` but those of a :data:`SEALED_PARTS` part not unsealed."""
     found = []
+    sealed = SEALED_PARTS - _unsealed()
     for meta_path in sorted(corpus.glob("*.json")):
         meta = json.loads(meta_path.read_text())
+        if meta.get("part") in sealed:
+            continue
         text = meta_path.with_suffix(".log").read_text()
         found.append(
             Case(

@@ -14,6 +14,7 @@ the per-family table: ``python tests/explain_error_scoring.py``.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -24,6 +25,7 @@ from tests.explain_error_scoring import (
     FRESH3_TEST,
     FRESH4_TEST,
     FRESH_TEST,
+    SEALED_PARTS,
     TRUTH_KEYS,
     Case,
     cases,
@@ -121,3 +123,21 @@ def test_family_table_lists_every_family_of_the_date_corpus():
     for kind in kinds:
         assert f"| {kind} |" in table
     assert table.splitlines()[-1].startswith("| **all** |")
+
+
+def test_a_part_collected_blind_is_left_out_until_unsealed(tmp_path, monkeypatch):
+    # A part still being collected must reach no score a rule writer prints (not even the
+    # whole test split's line), until its one blind scoring unseals it.
+    import tests.explain_error_scoring as scoring
+
+    assert isinstance(SEALED_PARTS, frozenset)
+    sealed = "fresh9-being-collected"
+    monkeypatch.setattr(scoring, "SEALED_PARTS", SEALED_PARTS | {sealed})
+    for name, part in (("open", None), ("blind", sealed)):
+        meta = {"url": "https://github.com/o/r/issues/1", "split": "test", "truth": {}}
+        (tmp_path / f"{name}.json").write_text(json.dumps({**meta, "part": part}))
+        (tmp_path / f"{name}.log").write_text("RESOURCE_EXHAUSTED: out of memory")
+    monkeypatch.delenv("HLOSCOPE_UNSEAL", raising=False)
+    assert [c.name for c in cases(tmp_path)] == ["open"]
+    monkeypatch.setenv("HLOSCOPE_UNSEAL", f"other,{sealed}")
+    assert [c.name for c in cases(tmp_path)] == ["blind", "open"]
