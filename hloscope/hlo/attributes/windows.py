@@ -7,7 +7,9 @@ so the flat forms are read with one regular expression each.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from .. import _lex
 from ..errors import DecodeError
@@ -21,6 +23,8 @@ __all__ = [
     "PaddingConfig",
     "SliceRange",
 ]
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +43,18 @@ class WindowDimension:
     window_reversal: bool = False
 
 
+class _EachDimension(Generic[_T]):
+    """One field of a window, read off each of its dimensions."""
+
+    __slots__ = ("read",)
+
+    def __init__(self, read: Callable[[WindowDimension], _T]) -> None:
+        self.read = read
+
+    def __get__(self, window: Window, owner: object = None) -> tuple[_T, ...]:
+        return tuple(self.read(d) for d in window.dimensions)
+
+
 @dataclass(frozen=True, slots=True)
 class Window:
     """A convolution / reduce-window window: ``{size=3x3 stride=2x2 pad=0_1x0_1}``.
@@ -48,29 +64,13 @@ class Window:
 
     dimensions: tuple[WindowDimension, ...] = ()
 
-    @property
-    def size(self) -> tuple[int, ...]:
-        return tuple(d.size for d in self.dimensions)
-
-    @property
-    def stride(self) -> tuple[int, ...]:
-        return tuple(d.stride for d in self.dimensions)
-
-    @property
-    def padding(self) -> tuple[tuple[int, int], ...]:
-        return tuple((d.padding_low, d.padding_high) for d in self.dimensions)
-
-    @property
-    def lhs_dilate(self) -> tuple[int, ...]:
-        return tuple(d.base_dilation for d in self.dimensions)
-
-    @property
-    def rhs_dilate(self) -> tuple[int, ...]:
-        return tuple(d.window_dilation for d in self.dimensions)
-
-    @property
-    def rhs_reversal(self) -> tuple[bool, ...]:
-        return tuple(d.window_reversal for d in self.dimensions)
+    #: One figure of every dimension, in dimension order, as the text's fields list them.
+    size = _EachDimension(lambda d: d.size)
+    stride = _EachDimension(lambda d: d.stride)
+    padding = _EachDimension(lambda d: (d.padding_low, d.padding_high))
+    lhs_dilate = _EachDimension(lambda d: d.base_dilation)
+    rhs_dilate = _EachDimension(lambda d: d.window_dilation)
+    rhs_reversal = _EachDimension(lambda d: d.window_reversal)
 
     def __len__(self) -> int:
         return len(self.dimensions)
@@ -95,6 +95,32 @@ class Window:
         return "{" + " ".join(parts) + "}"
 
 
+class _LabelPosition:
+    """A dimension of one convolution operand: where its label character stands."""
+
+    __slots__ = ("operand", "label")
+
+    def __init__(self, operand: str, label: str) -> None:
+        self.operand = operand
+        self.label = label
+
+    def __get__(self, labels: ConvDimLabels, owner: object = None) -> int:
+        return str(getattr(labels, self.operand)).index(self.label)
+
+
+class _SpatialPositions:
+    """One convolution operand's spatial dimensions: where the digits 0, 1, ... stand."""
+
+    __slots__ = ("operand",)
+
+    def __init__(self, operand: str) -> None:
+        self.operand = operand
+
+    def __get__(self, labels: ConvDimLabels, owner: object = None) -> tuple[int, ...]:
+        text = str(getattr(labels, self.operand))
+        return tuple(text.index(str(k)) for k in range(labels.num_spatial_dimensions))
+
+
 @dataclass(frozen=True, slots=True)
 class ConvDimLabels:
     """``dim_labels=b01f_01io->b01f``: which dimension of each convolution operand is what.
@@ -113,44 +139,17 @@ class ConvDimLabels:
     def num_spatial_dimensions(self) -> int:
         return sum(ch.isdigit() for ch in self.input)
 
-    def _spatial(self, labels: str) -> tuple[int, ...]:
-        return tuple(labels.index(str(k)) for k in range(self.num_spatial_dimensions))
-
-    @property
-    def input_batch_dimension(self) -> int:
-        return self.input.index("b")
-
-    @property
-    def input_feature_dimension(self) -> int:
-        return self.input.index("f")
-
-    @property
-    def input_spatial_dimensions(self) -> tuple[int, ...]:
-        return self._spatial(self.input)
-
-    @property
-    def kernel_input_feature_dimension(self) -> int:
-        return self.kernel.index("i")
-
-    @property
-    def kernel_output_feature_dimension(self) -> int:
-        return self.kernel.index("o")
-
-    @property
-    def kernel_spatial_dimensions(self) -> tuple[int, ...]:
-        return self._spatial(self.kernel)
-
-    @property
-    def output_batch_dimension(self) -> int:
-        return self.output.index("b")
-
-    @property
-    def output_feature_dimension(self) -> int:
-        return self.output.index("f")
-
-    @property
-    def output_spatial_dimensions(self) -> tuple[int, ...]:
-        return self._spatial(self.output)
+    #: Each operand's batch and feature dimensions, and its spatial ones in order (XLA's
+    #: ConvolutionDimensionNumbers), read off its labels.
+    input_batch_dimension = _LabelPosition("input", "b")
+    input_feature_dimension = _LabelPosition("input", "f")
+    input_spatial_dimensions = _SpatialPositions("input")
+    kernel_input_feature_dimension = _LabelPosition("kernel", "i")
+    kernel_output_feature_dimension = _LabelPosition("kernel", "o")
+    kernel_spatial_dimensions = _SpatialPositions("kernel")
+    output_batch_dimension = _LabelPosition("output", "b")
+    output_feature_dimension = _LabelPosition("output", "f")
+    output_spatial_dimensions = _SpatialPositions("output")
 
     def __str__(self) -> str:
         return f"{self.input}_{self.kernel}->{self.output}"
