@@ -38,7 +38,7 @@ file that is not text at all.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -247,6 +247,18 @@ class LiveRange:
         return self.breakdown_total
 
 
+class _BytesOf:
+    """The total size of an assignment's allocations of one kind (``which`` says if one is)."""
+
+    __slots__ = ("which",)
+
+    def __init__(self, which: Callable[[Allocation], bool]) -> None:
+        self.which = which
+
+    def __get__(self, assignment: BufferAssignment, owner: object = None) -> int:
+        return sum(a.size for a in assignment.allocations if self.which(a))
+
+
 @dataclass(slots=True)
 class BufferAssignment:
     """A parsed ``-buffer-assignment.txt`` (possibly merged with its ``-values`` and
@@ -267,38 +279,18 @@ class BufferAssignment:
     # argument/output/alias/temp follow XLA's CompiledMemoryStats::
     # PopulateBufferStatsFromAllocations, i.e. what jax's `compiled.memory_analysis()` reports
     # as argument_size_in_bytes, output_size_in_bytes, alias_size_in_bytes, temp_size_in_bytes.
-    @property
-    def allocated_bytes(self) -> int:
-        """Sum of all allocation sizes (parameters, constants and thread-locals included)."""
-        return sum(a.size for a in self.allocations)
-
-    @property
-    def argument_bytes(self) -> int:
-        """Entry-parameter allocations."""
-        return sum(a.size for a in self.allocations if a.is_parameter)
-
-    @property
-    def output_bytes(self) -> int:
-        """Allocations that may hold (part of) the result: every ``maybe-live-out`` one."""
-        return sum(a.size for a in self.allocations if a.maybe_live_out)
-
-    @property
-    def alias_bytes(self) -> int:
-        """Parameters that may also be live out (donated buffers reused for the result)."""
-        return sum(a.size for a in self.allocations if a.is_parameter and a.maybe_live_out)
-
-    @property
-    def temp_bytes(self) -> int:
-        """The preallocated temp buffer(s) the executable carves intermediates out of."""
-        return sum(a.size for a in self.allocations if a.preallocated_temp)
-
-    @property
-    def constant_bytes(self) -> int:
-        return sum(a.size for a in self.allocations if a.constant)
-
-    @property
-    def thread_local_bytes(self) -> int:
-        return sum(a.size for a in self.allocations if a.thread_local)
+    #: Sum of all allocation sizes (parameters, constants and thread-locals included).
+    allocated_bytes = _BytesOf(lambda a: True)
+    #: Entry-parameter allocations.
+    argument_bytes = _BytesOf(lambda a: a.is_parameter)
+    #: Allocations that may hold (part of) the result: every ``maybe-live-out`` one.
+    output_bytes = _BytesOf(lambda a: a.maybe_live_out)
+    #: Parameters that may also be live out (donated buffers reused for the result).
+    alias_bytes = _BytesOf(lambda a: a.is_parameter and a.maybe_live_out)
+    #: The preallocated temp buffer(s) the executable carves intermediates out of.
+    temp_bytes = _BytesOf(lambda a: a.preallocated_temp)
+    constant_bytes = _BytesOf(lambda a: a.constant)
+    thread_local_bytes = _BytesOf(lambda a: a.thread_local)
 
     @property
     def peak_bytes(self) -> int | None:
