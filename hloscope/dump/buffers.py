@@ -369,6 +369,9 @@ _USE = re.compile(
     r"^  (?P<name>[^\s,{}]+), operand (?P<operand>\d+)(?: (?P<index>\{[\d,]*\}))?\s*$"
 )
 
+# The headings that open a part of a used value and of the live range, and the part they open.
+_VALUE_PARTS = {"positions:": "positions", "uses:": "uses"}
+_LIVE_PARTS = {"InstructionSequence:": "sequence", "BufferLiveRange:": "ranges"}
 _LIVE_HEADER = re.compile(r"^HloLiveRange \(max (?P<max>\d+)\):")
 _SEQ = re.compile(r"^    (?P<time>\d+):(?P<name>\S+)\s*$")
 _RANGE = re.compile(r"^    (?P<buffer>\S+):(?P<start>\d+)-(?P<end>\d+)\s*$")
@@ -510,11 +513,9 @@ class _BufferAssignmentReader:
         if self.value is None:
             return False
         stripped = line.strip()
-        if stripped == "positions:":
-            self.value_part = "positions"
-            return True
-        if stripped == "uses:":
-            self.value_part = "uses"
+        part = _VALUE_PARTS.get(stripped)
+        if part is not None:
+            self.value_part = part
             return True
         if line.startswith(" from instruction: "):
             self.value.from_instruction = line[len(" from instruction: ") :]
@@ -541,12 +542,9 @@ class _BufferAssignmentReader:
     def _live_line(self, line: str) -> bool:
         live = self.live
         assert live is not None
-        stripped = line.strip()
-        if stripped == "InstructionSequence:":
-            self.live_part = "sequence"
-            return True
-        if stripped == "BufferLiveRange:":
-            self.live_part = "ranges"
+        part = _LIVE_PARTS.get(line.strip())
+        if part is not None:
+            self.live_part = part
             return True
         m = _PEAK_HEADER.match(line)
         if m:
