@@ -15,6 +15,7 @@ import click
 
 from ..errors import ExitStatus
 from ._app import CliError, cli
+from ._count import count_option
 from ._output import CsvRows, Format, json_option, output_format, show
 from ._target import module_option, open_target, refresh_option
 
@@ -146,11 +147,10 @@ def _progress_bar(enabled: bool) -> Iterator[Callable[[str, float, str], None] |
 @click.option(
     "--no-profile", is_flag=True, help="With --isolated: skip the profiler trace beside them."
 )
-@click.option(
+@count_option(
     "--top",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="With --per-kernel: show the N slowest kernels (default 20; --json gives them all).",
+    "With --per-kernel: show the N slowest kernels (default 20; --json gives them all).",
+    least=1,
 )
 @click.option("--all", "all_kernels", is_flag=True, help="With --per-kernel: show every kernel.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random inputs.")

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from ._app import CliError, cli
+from ._count import count_option
 from ._device import COMPILE_LEAD, device_option
 from ._output import json_option, output_format, show
 from ._target import module_option, open_target, refresh_option, say_note
@@ -25,12 +26,11 @@ __all__ = ["compile_time_command"]
 @cli.command("compile-time")
 @click.argument("target")
 @json_option("Print the report as JSON.")
-@click.option(
+@count_option(
     "--top",
-    type=click.IntRange(min=1),
+    "Passes and lines shown in the text (--json has them all).",
+    least=1,
     default=10,
-    show_default=True,
-    help="Passes and lines shown in the text (--json has them all).",
 )
 @device_option(COMPILE_LEAD)
 @module_option
@@ -63,13 +63,12 @@ __all__ = ["compile_time_command"]
     help="With --scale or --slices: the size (64) or slice (4x4) to predict the compile time "
     "of: an estimate, said with the fit's error on its check.",
 )
-@click.option(
+@count_option(
     "--repeat",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="With --scale or --slices: compile each size this many times (in turn, each in a "
+    "With --scale or --slices: compile each size this many times (in turn, each in a "
     "fresh process) and keep the fastest, for a busy machine.",
+    least=1,
+    default=1,
 )
 def compile_time_command(
     target: str,

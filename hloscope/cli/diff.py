@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 from ..errors import ExitStatus, HloscopeError
 from ._app import CliError, cli
+from ._count import count_option
 from ._device import device_option
 from ._fail_on import fail_on_options
 from ._output import Format, json_option, output_format, per_module, show
@@ -71,13 +72,10 @@ def parse_metrics(text: str | None) -> list[str]:
     "than A (peak: B's peak memory).",
     "With --fail-on: tolerate growth up to PCT percent.",
 )
-@click.option(
+@count_option(
     "--limit",
-    type=click.IntRange(min=0),
+    "List at most N changes and N source lines (0: all).",
     default=30,
-    show_default=True,
-    metavar="N",
-    help="List at most N changes and N source lines (0: all).",
 )
 @device_option(
     "Compile SCRIPT.py:FUNCTION sides for this device and price both sides' collectives on "

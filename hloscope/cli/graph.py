@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ._app import cli
+from ._count import count_option
 from ._device import COMPILE_LEAD, device_option
 from ._target import all_modules_option, module_option, open_modules, refresh_option
 
@@ -41,20 +42,16 @@ __all__ = ["graph_command", "write_graph"]
     "--fusion", metavar="F", help="Draw fusion F opened up, with its producers and users."
 )
 @click.option("--around", metavar="INSTR", help="Draw the instructions near INSTR.")
-@click.option(
+@count_option(
     "--depth",
-    type=click.IntRange(0),
-    metavar="N",
-    help="With --around/--fusion: how many hops to draw (default 3 / 1).",
+    "With --around/--fusion: how many hops to draw (default 3 / 1).",
 )
 @click.option("--expand-fusions", is_flag=True, help="Draw every fusion as a cluster of its ops.")
-@click.option(
+@count_option(
     "--max-nodes",
-    type=click.IntRange(1),
+    "Cut bigger graphs to the N nodes nearest the focus.",
+    least=1,
     default=150,
-    show_default=True,
-    metavar="N",
-    help="Cut bigger graphs to the N nodes nearest the focus.",
 )
 @device_option(COMPILE_LEAD)
 @module_option

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ._app import CliError, cli
+from ._count import count_option
 from ._device import device_option
 from ._output import Format, json_option, output_format, show
 from ._target import open_target, say_note
@@ -66,12 +67,10 @@ def _trace_chip(trace: Any) -> Any:
 @cli.command("profile")
 @click.argument("trace")
 @click.argument("target", required=False)
-@click.option(
+@count_option(
     "--top",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="Show the N slowest kernels (and N "
-    "rows of each group); --json and --csv give every kernel.",
+    "Show the N slowest kernels (and N rows of each group); --json and --csv give every kernel.",
+    least=1,
 )
 @click.option(
     "--module",
@@ -83,11 +82,9 @@ def _trace_chip(trace: Any) -> Any:
     "The chip for the roofline (default: the one the trace names).",
     needs="memory_bytes_per_s",
 )
-@click.option(
+@count_option(
     "--trace-device",
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Of a trace of several devices, show the kernels of /device:TPU:N (/device:GPU:N); "
+    "Of a trace of several devices, show the kernels of /device:TPU:N (/device:GPU:N); "
     "default the first (with --vs, of both traces). Every device's busy time is shown anyway.",
 )
 @click.option(

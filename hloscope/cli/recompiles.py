@@ -19,6 +19,7 @@ import click
 
 from ..errors import ExitStatus
 from ._app import CliError, cli, fail
+from ._count import count_option
 from ._output import json_option, json_text
 
 __all__ = ["recompiles_command"]
@@ -31,11 +32,9 @@ _TIMED_OUT = 124  # as `hloscope capture` (GNU timeout's status)
 @click.argument("target")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @json_option("Print the ledger as JSON.")
-@click.option(
+@count_option(
     "--fail-over",
-    type=click.IntRange(min=0),
-    metavar="N",
-    help="Exit 3 when the user's functions compiled more than N times (JAX's eager ops "
+    "Exit 3 when the user's functions compiled more than N times (JAX's eager ops "
     "outside jit do not count).",
 )
 @click.option(

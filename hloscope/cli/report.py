@@ -20,6 +20,7 @@ import click
 
 from ..errors import ExitStatus
 from ._app import cli
+from ._count import count_option
 from ._device import device_option
 from ._target import module_option, open_target, refresh_option, say_note
 
@@ -53,13 +54,10 @@ _ERROR_SHOWN = 160
     help="Also time the program and each of its kernels alone on this machine "
     "(hloscope.bench: needs jax, and takes a while).",
 )
-@click.option(
+@count_option(
     "--graphs",
-    type=click.IntRange(0),
+    "Draw the neighbourhoods of the N kernels moving the most bytes (0: none).",
     default=4,
-    show_default=True,
-    metavar="N",
-    help="Draw the neighbourhoods of the N kernels moving the most bytes (0: none).",
 )
 @device_option(
     "Price the collectives section's rows on this device's interconnect (as `hloscope "

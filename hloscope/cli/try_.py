@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ._app import cli
+from ._count import count_option
 from ._device import device_option
 from ._output import write_json
 from ._target import say_note
@@ -106,7 +107,7 @@ _AUDIT_OPTION = click.option(
 @device_option(_LEAD)
 @variant_options
 @_AUDIT_OPTION
-@click.option("--jobs", type=click.IntRange(min=1), help="Compiles at once (default: the cores).")
+@count_option("--jobs", "Compiles at once (default: the cores).", least=1)
 @click.option("--refresh", is_flag=True, help="Compile again, ignoring the cache.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def try_command(
