@@ -4,29 +4,26 @@ Every recogniser says the same things about a message -- its offender, the reaso
 the stack -- and the rest follows from them the same way each time: the headline is the
 message's first line, the source is the innermost user frame, the function chain is the
 function, the exception class is the one named before the match. :func:`make_failure` does
-that once.
+that once. Where the headline, traceback and function are depends on how a kind's messages
+stand in a log (a :data:`Reading`): a kind's module declares its :class:`Kind` once (family,
+usual reason, reading) and its handler builds each failure from that row.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ...hlo.metadata import StackFrame
 from ..unsupported.findings import Finding, Reason
-from .advice import Advice, advise
+from .advice import Advice
 from .functions import function_chain, jax_function, paragraph_end
 from .log import Log, class_before, status_before
 from .record import Failure, Family
 from .user_line import user_source
 
-__all__ = [
-    "make_failure",
-    "traced_failure",
-    "jax_message_failure",
-    "line_failure",
-    "no_kernel_failure",
-    "UNSET",
-]
+__all__ = ["Kind", "Reading", "make_failure", "traced", "jax_message", "log_line", "UNSET"]
 
 
 class _Unset:
@@ -76,100 +73,66 @@ def make_failure(
     return Failure(family, finding, message=detail, stack=stack, error_class=error_class, **fields)
 
 
-def traced_failure(
-    family: Family,
-    log: Log,
-    start: int,
-    *,
-    stack: list[StackFrame],
-    op: str,
-    reason: Reason,
-    advice: Advice | tuple[str, str],
-    **fields: Any,
-) -> Failure:
-    """The failure of a message raised from Python with ``stack`` for its traceback: its
+#: How a kind's messages stand in a log: what fills in a failure's headline, traceback and
+#: function (the fields :func:`make_failure` takes) from the message at ``start``, unless the
+#: handler gave them. ``None``: as the handler says (the headline from the match).
+Reading = Callable[[Log, int, dict[str, Any]], None]
+
+
+def traced(log: Log, start: int, fields: dict[str, Any]) -> None:
+    """A message raised from Python whose traceback the handler gives (``stack``): its
     function is the one JAX names in the message's paragraph, or the innermost user frame's."""
-    function = jax_function(log, start, paragraph_end(log, start), stack)
-    return make_failure(
-        family,
-        log,
-        start,
-        op=op,
-        reason=reason,
-        advice=advice,
-        function=function,
-        stack=stack,
-        **fields,
-    )
+    fields["function"] = jax_function(log, start, paragraph_end(log, start), fields["stack"])
 
 
-def jax_message_failure(
-    family: Family,
-    log: Log,
-    start: int,
-    *,
-    op: str,
-    reason: Reason,
-    advice: Advice | tuple[str, str],
-    **fields: Any,
-) -> Failure:
-    """The failure of a JAX message whose words may start mid-line (after the exception's
-    class): its traceback is the one before it, its headline the whole line."""
-    return traced_failure(
-        family,
-        log,
-        start,
-        stack=log.traceback_before(start),
-        op=op,
-        reason=reason,
-        advice=advice,
-        headline_at=log.text.rfind("\n", 0, start) + 1,
-        **fields,
-    )
+def jax_message(log: Log, start: int, fields: dict[str, Any]) -> None:
+    """A JAX message whose words may start mid-line (after the exception's class): its
+    traceback is the one before it, its headline the whole line; :func:`traced`."""
+    fields["headline_at"] = log.line_start(start)
+    fields["stack"] = log.traceback_before(start)
+    traced(log, start, fields)
 
 
-def line_failure(
-    family: Family,
-    log: Log,
-    start: int,
-    *,
-    op: str,
-    reason: Reason,
-    advice: Advice | tuple[str, str],
-    **fields: Any,
-) -> Failure:
-    """The failure of a runtime's message on a log line of its own, after the logger's prefix:
-    its traceback is the one before the line, its headline the whole line, its status the
-    code named before ``start`` unless ``status`` is given."""
-    line = log.text.rfind("\n", 0, start) + 1
+def log_line(log: Log, start: int, fields: dict[str, Any]) -> None:
+    """A runtime's message on a log line of its own, after the logger's prefix: its headline
+    is the whole line, its status the code named before ``start`` unless given, its traceback
+    the one before the line; :func:`traced`."""
+    line = log.line_start(start)
+    fields["headline_at"] = line
     if "status" not in fields:
         fields["status"] = status_before(log, start)
     # A logger's line is often printed before the traceback of the exception it reports
     # (``ERROR:__main__:Training failed ...`` then ``Traceback ...``): the one after it then.
-    stack = log.traceback_before(line) or log.traceback_after(line)
-    return traced_failure(
-        family,
-        log,
-        start,
-        stack=stack,
-        op=op,
-        reason=reason,
-        advice=advice,
-        headline_at=line,
-        **fields,
-    )
+    fields["stack"] = log.traceback_before(line) or log.traceback_after(line)
+    traced(log, start, fields)
 
 
-def no_kernel_failure(
-    family: Family,
-    log: Log,
-    start: int,
-    *,
-    op: str,
-    advice_platform: str | None = None,
-    **fields: Any,
-) -> Failure:
-    """The failure of a TensorFlow op that XLA has no kernel for: the advice is the op's own
-    row (one about ``advice_platform`` when that is known), else the generic one."""
-    advice = advise((op,), Reason.NO_KERNEL, advice_platform)
-    return make_failure(family, log, start, op=op, reason=Reason.NO_KERNEL, advice=advice, **fields)
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """What every failure of one kind of message shares: its family, its usual reason (a
+    handler may name another) and how its messages stand in a log (a :data:`Reading`:
+    :func:`traced`, :func:`jax_message`, :func:`log_line`). A kind's module declares it once;
+    its handler then says only what it read."""
+
+    family: Family
+    reason: Reason | None = None
+    reading: Reading | None = None
+
+    def failure(
+        self,
+        log: Log,
+        start: int,
+        *,
+        op: str,
+        advice: Advice | tuple[str, str],
+        reason: Reason | None = None,
+        **fields: Any,
+    ) -> Failure:
+        """The failure of this kind's message at ``start``: ``fields`` as
+        :func:`make_failure` takes them, the rest as :attr:`reading` says."""
+        reason = self.reason if reason is None else reason
+        if reason is None:
+            raise ValueError(f"a failure of {self.family} needs a reason")
+        if self.reading is not None:
+            self.reading(log, start, fields)
+        return make_failure(self.family, log, start, op=op, reason=reason, advice=advice, **fields)

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import jax_message_failure
+from ..build import Kind, jax_message
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -118,8 +118,11 @@ def _caller_package(stack: list[StackFrame]) -> str | None:
 
 
 def _failure(log: Log, m: re.Match[str], op: str, advice: tuple[str, str]) -> Failure:
-    family = Family.BACKEND_STARTUP if op == "import jax" else Family.JAX_CALL
-    return jax_message_failure(family, log, m.start(), op=op, reason=Reason.RUNTIME, advice=advice)
+    kind = _BROKEN_KIND if op == "import jax" else _KIND
+    return kind.failure(log, m.start(), op=op, advice=advice)
 
 
+_KIND = Kind(Family.JAX_CALL, Reason.RUNTIME, jax_message)
+# A JAX that could not import itself: the backend never started.
+_BROKEN_KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, jax_message)
 RECOGNISER = Recogniser(Family.JAX_CALL, _OPENING, _api_mismatch)

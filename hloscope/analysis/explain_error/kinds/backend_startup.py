@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from ...unsupported.findings import Reason
 from ...unsupported.fixes import suggest
 from ..advice import AdviceKind, torch_xla_log
-from ..build import line_failure
+from ..build import Kind, log_line
 from ..device import named_accelerator, platform_of
 from ..log import Log
 from ..recogniser import Recogniser
@@ -317,12 +317,10 @@ def _machine(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     hints = []
     if m["plugin"]:
         hints.append("a RuntimeWarning: the program runs on, without the plugin's device")
-    yield line_failure(
-        Family.BACKEND_STARTUP,
+    yield _KIND.failure(
         log,
         m.start(),
         op=op,
-        reason=Reason.RUNTIME,  # nothing was compiled: the machine or its packages failed
         advice=(text, kind),
         device=device or None,
         platform=platform,
@@ -356,8 +354,7 @@ def _startup(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     op = {"cudnn": "cuDNN", "cublas": "cuBLAS"}.get(_handle(m) or "", "")
     if m.group().startswith(_DNN_FAILED):
         op = "cuDNN"
-    yield line_failure(
-        Family.BACKEND_STARTUP,
+    yield _KIND.failure(
         log,
         m.start(),
         op=op or f"backend {backend}",
@@ -369,4 +366,6 @@ def _startup(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
 
 
+# Nothing was compiled: the machine or its packages failed (a plugin refused, a cuDNN missing).
+_KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, log_line)
 RECOGNISER = Recogniser(Family.BACKEND_STARTUP, _OPENING, _startup)

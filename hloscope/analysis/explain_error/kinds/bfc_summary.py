@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from ....units import format_bytes
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import make_failure
+from ..build import Kind
 from ..device import named_accelerator, platform_of
 from ..log import Log
 from ..record import Failure, Family
@@ -187,12 +187,10 @@ def read_dump(log: Log, m: re.Match[str], failure: re.Pattern[str]) -> Iterator[
     (kind, text), *rest = _fixes(numbers, _biggest_group(dump))
     name = named_accelerator(log.text[:start])
     device = f"gpu ({name})" if name else "gpu"
-    yield make_failure(
-        Family.DEVICE_ALLOCATION,
+    yield _KIND.failure(
         log,
         m.start(),
         op="device buffer",
-        reason=Reason.OUT_OF_MEMORY,
         advice=(text, kind),
         device=device,
         platform=platform_of(device),
@@ -201,3 +199,6 @@ def read_dump(log: Log, m: re.Match[str], failure: re.Pattern[str]) -> Iterator[
         more_advice=[(str(k), t) for k, t in rest],
         source=None,
     )
+
+
+_KIND = Kind(Family.DEVICE_ALLOCATION, Reason.OUT_OF_MEMORY)

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
-from ..build import line_failure
+from ..build import Kind, log_line
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -53,16 +53,15 @@ def _cuda_graph(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if not m["exla"] and _GRAPH.search(line) is None:
         return  # a CUDA error of another kind: a library's, the driver's
     what = (m["message"] or m[0]).strip()[:160]
-    yield line_failure(
-        Family.XLA_CRASH,
+    yield _KIND.failure(
         log,
         m.start(),
         op="CUDA graph",
-        reason=Reason.RUNTIME,
         advice=(_ADVICE.format(what=what), AdviceKind.REPORT_BUG),
         device="gpu",
         platform=Platform.GPU,
     )
 
 
+_KIND = Kind(Family.XLA_CRASH, Reason.RUNTIME, log_line)
 RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _cuda_graph)

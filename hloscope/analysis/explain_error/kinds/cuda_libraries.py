@@ -34,7 +34,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
-from ..build import line_failure
+from ..build import Kind, log_line
 from ..device import named_accelerator
 from ..log import Log
 from ..recogniser import Recogniser
@@ -279,12 +279,10 @@ def _cuda_library(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     op, advice = read
     name = named_accelerator(log.text)
     (kind, text), *more = advice
-    failure = line_failure(
-        Family.BACKEND_STARTUP,
+    failure = _KIND.failure(
         log,
         m.start(),
         op=op,
-        reason=Reason.RUNTIME,  # nothing was compiled: the machine's libraries failed
         advice=(text, kind),
         device=f"gpu ({name})" if name else "gpu",
         platform=Platform.GPU,
@@ -296,4 +294,6 @@ def _cuda_library(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     yield failure
 
 
+# Nothing was compiled: the machine's libraries failed.
+_KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, log_line)
 RECOGNISER = Recogniser(Family.BACKEND_STARTUP, _OPENING, _cuda_library)

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from ....units import format_bytes
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind, torch_xla_log
-from ..build import make_failure
+from ..build import UNSET, Kind
 from ..device import named_accelerator, platform_of
 from ..log import Log
 from ..recogniser import Recogniser
@@ -395,13 +395,10 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             "reservable (the largest region the program's memory can take)"
         )
     (kind, text), *rest = fixes
-    extra = {} if source is None else {"source": source}
-    failure = make_failure(
-        Family.DEVICE_ALLOCATION,
+    failure = _KIND.failure(
         log,
         m.start(),
         op=op,
-        reason=Reason.OUT_OF_MEMORY,
         advice=(text, kind),
         node=node,
         stack=stack,
@@ -411,7 +408,7 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         status="RESOURCE_EXHAUSTED" if "RESOURCE_EXHAUSTED" in log.headline(start) else None,
         hints=hints,
         more_advice=[(str(k), t) for k, t in rest],
-        **extra,
+        source=UNSET if source is None else source,
     )
     if m["bfc"]:
         # The allocator logs its failure at the W level, then the program stops: a failure.
@@ -421,6 +418,7 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 # A bare status code of this family's kind (read by .xla_status where no words of this
 # module's are there) gives way to a failure this module read from the same message.
+_KIND = Kind(Family.DEVICE_ALLOCATION, Reason.OUT_OF_MEMORY)
 RECOGNISER = Recogniser(
     Family.DEVICE_ALLOCATION,
     _FAILURE_OR_DUMP,

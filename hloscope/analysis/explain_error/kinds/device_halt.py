@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
-from ..build import line_failure
+from ..build import Kind, log_line
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -61,16 +61,15 @@ def _device_halt(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         said = f" ({check['check']})" if check else ""
         at = f" in {op}" if hlo else ""
         advice = (_ADVICE.format(check=said, at=at), AdviceKind.REPORT_BUG)
-    yield line_failure(
-        Family.XLA_CRASH,
+    yield _KIND.failure(
         log,
         m.start(),
         op=op,
-        reason=Reason.RUNTIME,
         advice=advice,
         device="tpu",
         platform=Platform.TPU,
     )
 
 
+_KIND = Kind(Family.XLA_CRASH, Reason.RUNTIME, log_line)
 RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _device_halt)

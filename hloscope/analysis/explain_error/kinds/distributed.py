@@ -33,7 +33,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import line_failure, make_failure
+from ..build import Kind, log_line
 from ..log import Log, status_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -163,12 +163,10 @@ def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         op = f"barrier {barrier}" if barrier else "cluster registration"
         advice = (_HOSTS.format(missing=_missing(tasks)), AdviceKind.CHECK_HOSTS)
     hints = [f"waited for: {', '.join(tasks)}"] if tasks else []
-    yield line_failure(
-        Family.DISTRIBUTED,
+    yield _KIND.failure(
         log,
         m.start(),
         op=op,
-        reason=Reason.RUNTIME,
         advice=advice,
         node=", ".join(tasks),
         status=status_before(log, m.start()) or _status_in(log, start, m.start()),
@@ -193,12 +191,10 @@ def _rendezvous(log: Log, m: re.Match[str], start: int) -> Iterator[Failure]:
     name = named["name"].strip() if named else "a collective"
     # "initialize clique for rank 6": the rank is this thread's, the same for every repeat.
     name = re.sub(r" for rank \d+$", "", name)
-    yield make_failure(
-        Family.DISTRIBUTED,
+    yield _RENDEZVOUS_KIND.failure(
         log,
         m.start(),
         op=f"rendezvous {name}",
-        reason=Reason.RUNTIME,
         advice=(_RENDEZVOUS.format(name=name), AdviceKind.CHECK_HOSTS),
         headline_at=start,
     )
@@ -216,6 +212,9 @@ def _status_in(log: Log, start: int, end: int) -> str | None:
 
 # A bare status code of this family's kind (read by .xla_status where no words of this
 # module's are there) gives way to a failure this module read from the same message.
+_KIND = Kind(Family.DISTRIBUTED, Reason.RUNTIME, log_line)
+# A rendezvous's message: its headline from the line's start, the handler's.
+_RENDEZVOUS_KIND = Kind(Family.DISTRIBUTED, Reason.RUNTIME)
 RECOGNISER = Recogniser(
     Family.DISTRIBUTED,
     _OPENING,

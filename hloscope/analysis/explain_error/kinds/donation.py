@@ -22,10 +22,10 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
+from ..build import Kind, jax_message
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
-from .jax_call import call_failure
 
 __all__ = ["RECOGNISER"]
 
@@ -76,12 +76,11 @@ def _donation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     said = m["don_platform"] or m["don_warned"]
     if said:
         platform = said.strip("([']").lower()
-        yield call_failure(
+        yield _KIND.failure(
             log,
-            m,
-            "donation",
-            Reason.RUNTIME,
-            (_NOT_ON_CPU, AdviceKind.HARMLESS),
+            m.start(),
+            op="donation",
+            advice=(_NOT_ON_CPU, AdviceKind.HARMLESS),
             device=platform,
             platform=Platform.CPU if platform == "cpu" else None,
             hints=["a warning, not a failure: the call ran"],
@@ -97,12 +96,11 @@ def _donation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     else:
         node = f"argument {m['don_arg']}" if m["don_arg"] else ""
         text = _REUSED.format(what=f"argument {m['don_arg']}" if m["don_arg"] else "the array")
-    yield call_failure(
+    yield _KIND.failure(
         log,
-        m,
-        "donated array",
-        Reason.RUNTIME,
-        (text, AdviceKind.REUSED_DONATION),
+        m.start(),
+        op="donated array",
+        advice=(text, AdviceKind.REUSED_DONATION),
         node=node,
         status="INVALID_ARGUMENT",
     )
@@ -129,15 +127,16 @@ def _other_words(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         platform: Platform | None = Platform.CPU
     else:
         advice, platform = (_UNUSED, AdviceKind.UNUSED_DONATION), None
-    yield call_failure(
+    yield _KIND.failure(
         log,
-        m,
-        "donation",
-        Reason.RUNTIME,
-        advice,
+        m.start(),
+        op="donation",
+        advice=advice,
         platform=platform,
         device="cpu" if platform else None,
     )
 
 
+# A donation JAX refused or warned of, raised from (or printed by) the call.
+_KIND = Kind(Family.JAX_CALL, Reason.RUNTIME, jax_message)
 RECOGNISER = Recogniser(Family.JAX_CALL, _OPENING, _donation)

@@ -30,12 +30,12 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import jax_message_failure
+from ..build import Kind, jax_message
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
-__all__ = ["RECOGNISER", "call_failure"]
+__all__ = ["RECOGNISER"]
 
 _OPENING = re.compile(
     r"Non-hashable static arguments are not supported\.(?: An error occurred (?:during a call "
@@ -254,17 +254,10 @@ def _function_name(fn: str) -> str:
 def _failure(
     log: Log, m: re.Match[str], op: str, reason: Reason, advice: str, kind: AdviceKind
 ) -> Failure:
-    return call_failure(log, m, op, reason, (advice, kind))
+    return _KIND.failure(log, m.start(), op=op, reason=reason, advice=(advice, kind))
 
 
-def call_failure(
-    log: Log, m: re.Match[str], op: str, reason: Reason, advice: tuple[str, str], **fields: object
-) -> Failure:
-    """The failure of a JAX message about how a function was called (its arguments, keys,
-    static settings, donations), raised from the call."""
-    return jax_message_failure(
-        Family.JAX_CALL, log, m.start(), op=op, reason=reason, advice=advice, **fields
-    )
-
-
+# A JAX message about how a function was called (its arguments, keys, static settings,
+# donations), raised from the call.
+_KIND = Kind(Family.JAX_CALL, reading=jax_message)
 RECOGNISER = Recogniser(Family.JAX_CALL, _OPENING, _jax_call)

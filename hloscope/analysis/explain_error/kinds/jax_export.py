@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind, advise
-from ..build import UNSET, make_failure
+from ..build import UNSET, Kind
 from ..device import platform_of
 from ..forms import Form, alternation, form_of
 from ..functions import jax_function, paragraph_end
@@ -168,12 +168,10 @@ def _serialize(log: Log, m: re.Match[str], stack: list[StackFrame]) -> Failure:
     frames = _joined([where], stack) if where else stack
     (kind, text), *rest = _serialize_advice(error, target)
     hints = [f"MLIR: {error}"] if error else []
-    return make_failure(
-        Family.JAX_EXPORT,
+    return _KIND.failure(
         log,
         m.start(),
         op=op,
-        reason=Reason.EXPORT,
         advice=(text, kind),
         function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),
         stack=frames,
@@ -215,8 +213,7 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         platform = platform_of(m["bm_platform"])
     function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
     for op, frames in offenders:
-        yield make_failure(
-            Family.JAX_EXPORT,
+        yield _KIND.failure(
             log,
             m.start(),
             op=op,
@@ -230,4 +227,5 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         )
 
 
+_KIND = Kind(Family.JAX_EXPORT, Reason.EXPORT)
 RECOGNISER = Recogniser(Family.JAX_EXPORT, _EXPORT, _jax_export)

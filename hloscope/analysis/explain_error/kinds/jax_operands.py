@@ -32,7 +32,7 @@ from ..advice import AdviceKind
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
-from .jax_shape import shape_failure
+from .jax_shape import SHAPE
 
 __all__ = ["GENERAL", "RECOGNISER"]
 
@@ -140,7 +140,7 @@ def _read_general(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
 
 def _jax_operands(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     op, text, kind = _read(m)
-    failure = shape_failure(log, m, op, (text, kind))
+    failure = SHAPE.failure(log, m.start(), op=op, advice=(text, kind))
     failure.fallback = m.re is _GENERAL
     yield failure
 

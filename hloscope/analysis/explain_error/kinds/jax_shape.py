@@ -15,12 +15,16 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import jax_message_failure
+from ..build import Kind, jax_message
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
-__all__ = ["RECOGNISER", "shape_failure"]
+__all__ = ["RECOGNISER", "SHAPE"]
+
+#: An op that refused its operands (their shapes, ranks or structure) while JAX traced it:
+#: the same on every platform, the user's line the innermost of theirs.
+SHAPE = Kind(Family.JAX_SHAPE, Reason.TRACING, jax_message)
 
 _OPENING = re.compile(
     r"requires (?P<what>[a-z ]+?) to have the same shape, "
@@ -51,17 +55,7 @@ def _jax_shape(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         "checkpoint or config from another model, an off-by-one)",
         AdviceKind.FIX_SHAPES,
     )
-    yield shape_failure(log, m, op, advice, hints=[detail])
-
-
-def shape_failure(
-    log: Log, m: re.Match[str], op: str, advice: tuple[str, str], **fields: object
-) -> Failure:
-    """The failure of an op that refused its operands (their shapes, ranks or structure)
-    while JAX traced it: the same on every platform, the user's line the innermost of theirs."""
-    return jax_message_failure(
-        Family.JAX_SHAPE, log, m.start(), op=op, reason=Reason.TRACING, advice=advice, **fields
-    )
+    yield SHAPE.failure(log, m.start(), op=op, advice=advice, hints=[detail])
 
 
 RECOGNISER = Recogniser(Family.JAX_SHAPE, _OPENING, _jax_shape)

@@ -28,7 +28,7 @@ from ..advice import AdviceKind
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
-from .jax_shape import shape_failure
+from .jax_shape import SHAPE
 
 __all__ = ["RECOGNISER"]
 
@@ -197,7 +197,7 @@ def _jax_structure(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if read is None:
         return
     op, text, kind = read
-    yield shape_failure(log, m, op, (text, kind))
+    yield SHAPE.failure(log, m.start(), op=op, advice=(text, kind))
 
 
 RECOGNISER = Recogniser(Family.JAX_SHAPE, _OPENING, _jax_structure)

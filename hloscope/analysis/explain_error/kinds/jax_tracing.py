@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind, advise
-from ..build import make_failure
+from ..build import Kind
 from ..forms import Form, alternation, form_of
 from ..log import TRACEBACK_HEADER, Log, class_before
 from ..recogniser import Recogniser
@@ -213,12 +213,10 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     depends = _DEPENDS_ON.search(log.text, m.end(), end)
     if depends:
         hints.append(f"the value depends on argument {depends['arg']}")
-    yield make_failure(
-        Family.JAX_TRACING,
+    yield _KIND.failure(
         log,
         m.start(),
         op=error_class,
-        reason=Reason.TRACING,
         advice=advise((*_trigger_keys(error_class, trigger), *form.fix_keys), Reason.TRACING),
         node=culprit_name,
         function=function,
@@ -240,4 +238,5 @@ def _second(error_class: str) -> list[tuple[str, str]]:
     return [(str(second[0]), second[1])] if second else []
 
 
+_KIND = Kind(Family.JAX_TRACING, Reason.TRACING)
 RECOGNISER = Recogniser(Family.JAX_TRACING, _TRACING, _jax_tracing)

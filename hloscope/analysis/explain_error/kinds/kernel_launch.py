@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
-from ..build import make_failure
+from ..build import Kind
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -69,16 +69,15 @@ def _kernel_launch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         code=code["code"] if code else "refused",
         over=over,
     )
-    yield make_failure(
-        Family.XLA_CRASH,
+    yield _KIND.failure(
         log,
         m.start(),
         op=m["kernel"],
-        reason=Reason.RUNTIME,
         advice=(advice, AdviceKind.REPORT_BUG),
         platform=Platform.GPU,
         headline_at=log.text.rfind("\n", 0, m.start()) + 1,
     )
 
 
+_KIND = Kind(Family.XLA_CRASH, Reason.RUNTIME)
 RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _kernel_launch)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import jax_message_failure
+from ..build import Kind, jax_message
 from ..device import platform_of
 from ..log import Log
 from ..recogniser import Recogniser
@@ -39,12 +39,10 @@ _ADVICE = (
 def _eig(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     named = _ON_DEVICE.findall(log.text, max(0, m.start() - _LOOK_BACK), m.start())
     device = named[-1].lower() if named else None
-    yield jax_message_failure(
-        Family.MISSING_LOWERING,
+    yield _KIND.failure(
         log,
         m.start(),
         op="eig",
-        reason=Reason.NO_LOWERING,
         advice=(_ADVICE, AdviceKind.REPLACE_OP),
         device=device,
         platform=platform_of(device),
@@ -52,4 +50,5 @@ def _eig(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
 
 
+_KIND = Kind(Family.MISSING_LOWERING, Reason.NO_LOWERING, jax_message)
 RECOGNISER = Recogniser(Family.MISSING_LOWERING, _OPENING, _eig)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import advise
-from ..build import traced_failure
+from ..build import Kind, traced
 from ..device import platform_of
 from ..forms import Form, alternation, form_of
 from ..log import Log
@@ -66,8 +66,7 @@ def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     else:
         platform = Platform.TPU if form.group.startswith("tpu") else None
         device = "tpu" if platform else None
-    yield traced_failure(
-        Family.MISSING_LOWERING,
+    yield _KIND.failure(
         log,
         m.start(),
         stack=log.traceback_before(m.start()),
@@ -80,4 +79,5 @@ def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
 
 
+_KIND = Kind(Family.MISSING_LOWERING, reading=traced)
 RECOGNISER = Recogniser(Family.MISSING_LOWERING, _LOWERING, _missing_lowering)

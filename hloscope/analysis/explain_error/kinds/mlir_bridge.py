@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from ..build import no_kernel_failure
+from ...unsupported.findings import Reason
+from ..advice import advise
+from ..build import Kind
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -41,15 +43,16 @@ def _mlir_bridge(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return
     for name, count in items:
         op = name.removeprefix("tf.")
-        yield no_kernel_failure(
-            Family.MLIR_BRIDGE,
+        yield _KIND.failure(
             log,
             m.start(),
             op=op,
+            advice=advise((op,), Reason.NO_KERNEL),
             count=count,
             hints=[_MLIR_HINT],
             error_class=None,
         )
 
 
+_KIND = Kind(Family.MLIR_BRIDGE, Reason.NO_KERNEL)
 RECOGNISER = Recogniser(Family.MLIR_BRIDGE, _MLIR, _mlir_bridge)

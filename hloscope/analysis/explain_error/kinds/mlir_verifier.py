@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import make_failure
+from ..build import Kind
 from ..log import Log
 from ..mlir_location import location_op
 from ..recogniser import Recogniser
@@ -72,12 +72,10 @@ def _mlir_verifier(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             "https://github.com/openxla/xla/issues",
         )
     )
-    failure = make_failure(
-        Family.XLA_CRASH,
+    failure = _KIND.failure(
         log,
         m.start(),
         op=_STAGE,
-        reason=Reason.COMPILE_ERROR,
         advice=(_REPORT.format(who=who, what=what, where=where), AdviceKind.REPORT_BUG),
         # The primitive the op was lowered from (the location's), else the op refused.
         node=primitive or quoted_op,
@@ -89,4 +87,5 @@ def _mlir_verifier(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     yield failure
 
 
+_KIND = Kind(Family.XLA_CRASH, Reason.COMPILE_ERROR)
 RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _mlir_verifier, generic_ops=frozenset({_STAGE}))

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from ...memory.oom_log import OOM_OPENING, BufferKind, read_oom
 from ...unsupported.findings import Reason
 from ..advice import torch_xla_log
-from ..build import make_failure
+from ..build import Kind
 from ..device import platform_of
 from ..functions import jax_function
 from ..log import Log
@@ -91,12 +91,10 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         # (TPU reports "Ran out of memory in memory space hbm"; CPU allocates from the host).
         device = "gpu"
     (kind, first), *rest = memory_fixes(report, log.text[start : start + 16 * 1024])
-    yield make_failure(
-        Family.OUT_OF_MEMORY,
+    yield _KIND.failure(
         log,
         start,
         op="out of memory",
-        reason=Reason.OUT_OF_MEMORY,
         advice=(first, kind),
         function=function,
         stack=stack,
@@ -117,6 +115,7 @@ def _on_chip_hint(space: str | None) -> str:
 
 # A bare status code of this family's kind (read by .xla_status where no words of this
 # module's are there) gives way to a failure this module read from the same message.
+_KIND = Kind(Family.OUT_OF_MEMORY, Reason.OUT_OF_MEMORY)
 RECOGNISER = Recogniser(
     Family.OUT_OF_MEMORY, OOM_OPENING, _out_of_memory, generic_ops=frozenset({"RESOURCE_EXHAUSTED"})
 )

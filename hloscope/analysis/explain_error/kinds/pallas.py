@@ -35,7 +35,7 @@ from ....hlo.metadata import StackFrame
 from ....units import format_bytes
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind, advise
-from ..build import traced_failure
+from ..build import Kind, traced
 from ..device import platform_of
 from ..log import Log, clean_message
 from ..mlir_location import location_op, location_source
@@ -310,8 +310,7 @@ def _simple(
 ) -> Failure:
     at = m.start() if stack_at is None else stack_at
     stack = _kernel_frames(log.traceback_before(at))
-    return traced_failure(
-        Family.PALLAS,
+    return _KIND.failure(
         log,
         m.start(),
         stack=stack,
@@ -357,8 +356,7 @@ def _kernel_frames(stack: list[StackFrame]) -> list[StackFrame]:
 
 def _not_here(log: Log, m: re.Match[str]) -> Failure:
     device = m["platform"] or "cpu"
-    return traced_failure(
-        Family.PALLAS,
+    return _KIND.failure(
         log,
         m.start(),
         stack=log.traceback_before(m.start()),
@@ -528,4 +526,5 @@ def _vmem(log: Log, m: re.Match[str]) -> Failure | None:
     return failure
 
 
+_KIND = Kind(Family.PALLAS, reading=traced)
 RECOGNISER = Recogniser(Family.PALLAS, _PALLAS, _pallas)

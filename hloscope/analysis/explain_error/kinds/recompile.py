@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import make_failure
+from ..build import Kind
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -77,12 +77,10 @@ def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         if _NEVER_SEEN.search(log.text, m.end(), end):
             hints.append(f"first trace of {op} (never seen function)")
         hints.extend(c["what"].strip() for c in _CHANGE.finditer(log.text, m.end(), end))
-    yield make_failure(
-        Family.RECOMPILE,
+    yield _KIND.failure(
         log,
         m.start(),
         op=op,
-        reason=Reason.TRACING,
         advice=(_RECOMPILES, AdviceKind.SEE_RECOMPILES),
         function=op,
         source=source,
@@ -92,4 +90,5 @@ def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
 
 
+_KIND = Kind(Family.RECOMPILE, Reason.TRACING)
 RECOGNISER = Recogniser(Family.RECOMPILE, _OPENING, _recompile)

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
-from ..build import line_failure, make_failure
+from ..build import Kind, log_line
 from ..device import platform_of
 from ..functions import paragraph_end
 from ..log import Log
@@ -125,12 +125,10 @@ def _runtime_versions(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if read is None:
         return
     op, text = read
-    yield line_failure(
-        Family.BACKEND_STARTUP,
+    yield _KIND.failure(
         log,
         m.start(),
         op=op,
-        reason=Reason.RUNTIME,
         advice=(text, AdviceKind.INSTALL),
         device="tpu" if tpu else None,
         platform=Platform.TPU if tpu else None,
@@ -166,12 +164,10 @@ _HUGEPAGES = (
 
 def _hugepages(log: Log, m: re.Match[str]) -> Failure:
     start = log.text.rfind("\n", 0, m.start()) + 1
-    failure = make_failure(
-        Family.BACKEND_STARTUP,
+    failure = _OWN_LINE_KIND.failure(
         log,
         m.start(),
         op="transparent hugepages",
-        reason=Reason.RUNTIME,
         advice=(_HUGEPAGES, AdviceKind.HARMLESS),
         device="tpu",
         platform=Platform.TPU,
@@ -184,12 +180,10 @@ def _hugepages(log: Log, m: re.Match[str]) -> Failure:
 def _tpu_metadata(log: Log, m: re.Match[str]) -> Failure:
     start = log.text.rfind("\n", 0, m.start()) + 1
     var = f" ({m['md_var']})" if m["md_var"] else ""
-    return make_failure(
-        Family.BACKEND_STARTUP,
+    return _OWN_LINE_KIND.failure(
         log,
         m.start(),
         op="TPU metadata",
-        reason=Reason.RUNTIME,
         advice=(_METADATA.format(var=var), AdviceKind.OTHER),
         stack=log.traceback_before(start),
         device="tpu",
@@ -206,12 +200,10 @@ def _unknown_backend(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     start = log.text.rfind("\n", 0, m.start()) + 1
     stack = log.traceback_before(start)
     platform = platform_of(name)
-    yield make_failure(
-        Family.BACKEND_STARTUP,
+    yield _OWN_LINE_KIND.failure(
         log,
         m.start(),
         op=f"backend {name}",
-        reason=Reason.RUNTIME,
         advice=(_NO_PLATFORM.format(name=name, present=said), AdviceKind.INSTALL),
         stack=stack,
         device=name,
@@ -220,4 +212,7 @@ def _unknown_backend(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
 
 
+_KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, log_line)
+# A warning or refusal whose headline and traceback the handler finds (its line's start).
+_OWN_LINE_KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME)
 RECOGNISER = Recogniser(Family.BACKEND_STARTUP, _OPENING, _runtime_versions)

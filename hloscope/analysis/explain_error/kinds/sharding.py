@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import jax_message_failure
+from ..build import Kind, jax_message
 from ..device import platform_of
 from ..functions import paragraph_end
 from ..log import Log
@@ -355,15 +355,14 @@ def _failure(
     advice: tuple[str, str],
     hints: list[str] | None = None,
 ) -> Failure:
-    return jax_message_failure(
-        Family.SHARDING,
+    return _KIND.failure(
         log,
         m.start(),
         op=op,
-        reason=Reason.SHARDING,
         advice=advice,
         hints=hints or [],
     )
 
 
+_KIND = Kind(Family.SHARDING, Reason.SHARDING, jax_message)
 RECOGNISER = Recogniser(Family.SHARDING, _OPENING, _sharding)

@@ -6,13 +6,16 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from ..build import no_kernel_failure
+from ...unsupported.findings import Reason
+from ..advice import advise
+from ..build import Kind
 from ..device import platform_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family, FunctionRef
 from .tf2xla import TF_GRAPH, TF_OPENING
 
+_KIND = Kind(Family.TF1_LIST, Reason.NO_KERNEL)
 _TF1_LIST = re.compile(TF_OPENING + TF_GRAPH + r" ?(?P<ops>[\w.]+(?:, ?[\w.]+)*)[ \t]*$", re.M)
 
 
@@ -21,11 +24,11 @@ def _tf1_list(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     graph = FunctionRef.of(m["graph"])
     counts = Counter(op.strip() for op in m["ops"].split(","))
     for op, count in counts.items():
-        yield no_kernel_failure(
-            Family.TF1_LIST,
+        yield _KIND.failure(
             log,
             m.start(),
             op=op,
+            advice=advise((op,), Reason.NO_KERNEL),
             function=graph.name,
             stack=stack,
             device=m["device"],

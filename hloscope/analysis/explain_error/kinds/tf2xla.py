@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
 from ..advice import advise
-from ..build import make_failure
+from ..build import Kind
 from ..device import platform_of
 from ..functions import tf_chain, tf_layer
 from ..log import TF_FRAME, Log
@@ -96,8 +96,7 @@ def _tf2xla(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if node and mismatch and op == "_Arg":
         arg = _ARG_NAME.search(reason_text)
         hints.insert(0, f"argument {arg['name'] if arg else node!r} has dtype {dtype}")
-    yield make_failure(
-        Family.TF2XLA,
+    yield _KIND.failure(
         log,
         m.start(),
         op=op,
@@ -116,4 +115,5 @@ def _tf2xla(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
 
 
+_KIND = Kind(Family.TF2XLA)
 RECOGNISER = Recogniser(Family.TF2XLA, _TF2XLA, _tf2xla)

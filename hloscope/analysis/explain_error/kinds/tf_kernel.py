@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..build import no_kernel_failure
+from ...unsupported.findings import Reason
+from ..advice import advise
+from ..build import Kind
 from ..device import platform_of
 from ..log import Log
 from ..recogniser import Recogniser
@@ -22,6 +24,7 @@ from .tf2xla import TF_OPENING
 
 __all__ = ["RECOGNISER"]
 
+_KIND = Kind(Family.TF2XLA, Reason.NO_KERNEL)
 _OPENING = re.compile(
     r"No registered '(?P<kernel_op>[\w.>]+)' OpKernel for (?P<kernel_device>XLA_\w+) devices "
     r"compatible "
@@ -38,12 +41,11 @@ def _tf_kernel(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return  # inside "Detected unsupported operations ...": .tf2xla reads it whole
     op, device = m["kernel_op"], m["kernel_device"]
     platform = platform_of(device.removeprefix("XLA_").removesuffix("_JIT"))
-    yield no_kernel_failure(
-        Family.TF2XLA,
+    yield _KIND.failure(
         log,
         m.start(),
         op=op,
-        advice_platform=str(platform or ""),
+        advice=advise((op,), Reason.NO_KERNEL, str(platform or "")),
         node=m["kernel_tagged"] or m["kernel_node"] or "",
         stack=log.traceback_before(start),
         device=device,

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Reason
 from ..advice import advise
-from ..build import make_failure
+from ..build import Kind
 from ..device import platform_of
 from ..forms import Form, alternation, form_of
 from ..functions import tf_chain, tf_layer
@@ -92,8 +92,7 @@ def _tf_known_issue(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     hints = [form.meaning]
     if form.group == "resource_device":
         hints.append(f"{m['resource']} is on {m['res_on']}")
-    yield make_failure(
-        Family.TF_KNOWN_ISSUE,
+    yield _KIND.failure(
         log,
         m.start(),
         op=op,
@@ -111,4 +110,5 @@ def _tf_known_issue(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
 
 
+_KIND = Kind(Family.TF_KNOWN_ISSUE)
 RECOGNISER = Recogniser(Family.TF_KNOWN_ISSUE, _KNOWN, _tf_known_issue)

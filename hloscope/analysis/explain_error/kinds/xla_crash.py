@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind, torch_xla_log
-from ..build import make_failure
+from ..build import Kind
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -257,8 +257,7 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     # invalid operand id(s)", "%fusion.3"): the op it failed on.
     instruction = _INSTRUCTION.search(condition)
     check = "RET_CHECK" if m["rfile"] else ("LLVM ERROR" if m["llvm"] else "Check failed")
-    failure = make_failure(
-        Family.XLA_CRASH,
+    failure = _KIND.failure(
         log,
         m.start(),
         op=instruction["hlo"] if instruction else check,
@@ -343,8 +342,7 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
     platform = _platform(everything, log)
     start = log.text.rfind("\n", 0, m.start()) + 1
-    yield make_failure(
-        Family.XLA_CRASH,
+    yield _KIND.failure(
         log,
         m.start(),
         op=signal or _FATAL_SIGNALS.get(m["fatal"] or "", "abort" if m["fatal"] else "crash"),
@@ -381,4 +379,5 @@ def _frames_of(window: str) -> list[str]:
     ]
 
 
+_KIND = Kind(Family.XLA_CRASH)
 RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _xla_crash)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import Advice, AdviceKind, advise
-from ..build import make_failure, traced_failure
+from ..build import Kind, traced
 from ..device import platform_of
 from ..forms import Form, alternation, form_of
 from ..functions import jax_function, paragraph_end
@@ -514,8 +514,7 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     status = status_before(log, start)
     if form.group == "unimplemented" or (form.group in _GENERIC_STATUS and form.op.isupper()):
         status = form.op
-    yield make_failure(
-        Family.XLA_CRASH if form.group in _CRASH_FORMS else Family.XLA_STATUS,
+    yield (_CRASH_KIND if form.group in _CRASH_FORMS else _KIND).failure(
         log,
         m.start(),
         op=facts.op,
@@ -605,13 +604,12 @@ def _other_family(log: Log, m: re.Match[str], form: Form) -> Failure | None:
     if any(r.pattern.search(log.text, start, end) for r in _MORE_PRECISE):
         return None  # that family's own reader explains the message (the code is dropped)
     stack = log.traceback_before(m.start())
-    return traced_failure(
-        family,
+    # A status of another family's (memory, hosts) that the family's own reader left.
+    return Kind(family, Reason.RUNTIME, traced).failure(
         log,
         m.start(),
         stack=stack,
         op=form.op,
-        reason=Reason.RUNTIME,
         advice=advice,
         headline_at=start,
         status=form.op,
@@ -620,4 +618,7 @@ def _other_family(log: Log, m: re.Match[str], form: Form) -> Failure | None:
     )
 
 
+_KIND = Kind(Family.XLA_STATUS)
+# XLA's own INTERNAL no family explains, or its verifier refusing what its passes made.
+_CRASH_KIND = Kind(Family.XLA_CRASH)
 RECOGNISER = Recogniser(Family.XLA_STATUS, _STATUS, _xla_status, generic_ops=_GENERIC_OPS)
