@@ -41,6 +41,9 @@ def named_accelerator(text: str) -> str | None:
     return name if name and name != "<undefined>" else None
 
 
+# A keyword given a platform as its value, in code or a repr: `platform='gpu'`, `backend="tpu"`,
+# `device_kind=cpu` (an AbstractMesh's), `platforms=["cuda"]`.
+_ASSIGNED = r"\b(?:platforms?|backend|device_kind|device_type)\s*[=:]\s*[\[(]?['\"]?"
 # Signs of the platform a log ran on, whatever sentence carries them: a GPU's libraries (CUDA,
 # cuDNN, cuBLAS, cuSOLVER, cuFFT, NCCL, ROCm, HIP, Triton, ptxas), its device strings (cuda:0,
 # gpu:0, /device:GPU:0, CudaDevice, the BFC allocator GPU_0_bfc); a TPU's (libtpu, TPU_0,
@@ -54,6 +57,10 @@ _LOG_SIGNS = re.compile(
     r"|\b(?:CUDA|cuDNN|NCCL|ROCm|HIP|ptxas|nvptx|Triton|triton_gemm|CudaDevice|RocmDevice)\b"
     r"|\bCUDA_ERROR_|\bcuda(?:Error|Malloc)|\bhipError|\bsm_\d{2,3}\b"
     r"|\b(?:cuda|gpu|rocm):\d\b|/device:GPU:\d|\bGPU_\d+_bfc\b|\bjax_(?:cuda|rocm)\d*_plugin"
+    # The PJRT plugin's own files (jax_plugins/xla_cuda12/xla_cuda_plugin.so).
+    r"|\bxla_(?:cuda|rocm)(?:\d+\b|_plugin)"
+    # A platform given as a value in code or a repr ("platform='gpu'", "device_kind=cuda").
+    rf"|{_ASSIGNED}(?:gpu|cuda|rocm)\b"
     r"|(?:xla|service|backends|pjrt|stream_executor)/(?:gpu|cuda|rocm)/"
     # XLA:GPU's NCCL communicators ("initialize clique for rank 6", "acquire clique").
     r"|\b(?:initialize|acquire) clique\b"
@@ -68,8 +75,11 @@ _LOG_SIGNS = re.compile(
     r"|(?:xla|service|backends|pjrt|stream_executor)/tpu/"
     # The backend or kernel language named for the TPU, or what the TPU compiler did.
     r"|\b(?:XLA:|Pallas )TPU\b|\bTPU (?:lowering|kernel|compil(?:er|ation))\b"
-    r"|\bon (?:the )?TPUs?\b)"
-    r"|(?P<cpu>\bfalling back to cpu\b)",
+    r"|\bon (?:the )?TPUs?\b"
+    rf"|{_ASSIGNED}tpu\b)"
+    # A CPU where JAX says it fell back to one, or where it is the platform a value names
+    # (an AbstractMesh's "device_kind=cpu", "platform='cpu'").
+    rf"|(?P<cpu>\bfalling back to cpu\b|{_ASSIGNED}cpu\b)",
     re.I,
 )
 # Words that are case-sensitive in the log (``HIP`` the runtime, not "hip"; ``Mosaic`` the
@@ -83,6 +93,11 @@ _ABSENT = re.compile(
     re.I,
 )
 
+# A Python comment on a line of source a traceback or pytest quotes ("    # Mosaic-friendly
+# dot_general", "x = f(y)  # on TPU this pads"): a '#' after a blank and before one. Not a
+# Markdown heading at the line's start, nor a C++ backtrace's "#3 0x7f...".
+_COMMENT = re.compile(r"[ \t]#(?:[ \t]|$)")
+
 
 def platform_in_log(text: str) -> Platform | None:
     """The platform ``text`` as a whole ran on: the accelerator with more signs (GPU or TPU),
@@ -94,6 +109,8 @@ def platform_in_log(text: str) -> Platform | None:
         if any(word.lower() == e.lower() and word != e for e in _EXACT):
             continue
         start = text.rfind("\n", 0, found.start()) + 1
+        if _COMMENT.search(text, start, found.start()):
+            continue  # a comment of the source a traceback quotes: no sign of where it ran
         if start not in absent_lines:
             end = text.find("\n", found.end())
             absent_lines[start] = bool(_ABSENT.search(text[start : end if end >= 0 else None]))

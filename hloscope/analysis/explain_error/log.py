@@ -208,10 +208,13 @@ class Log:
         for found in PY_FRAME.finditer(self.text, begin, pos):
             frames.append(frame_of(found))
             last = found.end()
-        if not frames or self.text.count("\n", last, pos) > _MAX_GAP_LINES:
-            return []
         raised_at = self._pytest_raised_at(pos) if head < 0 else None
-        return ([raised_at] if raised_at else []) + frames[::-1]
+        own = [raised_at] if raised_at else []
+        if not frames or self.text.count("\n", last, pos) > _MAX_GAP_LINES:
+            # pytest's report of an exception with one entry (a chain's cause, a test that
+            # raised itself) names its frame only after the message.
+            return own
+        return own + frames[::-1]
 
     def _pytest_raised_at(self, pos: int) -> StackFrame | None:
         """The innermost frame of pytest's long report, which it prints after the message's

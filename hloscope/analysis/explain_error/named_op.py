@@ -26,6 +26,9 @@ _NAMED = re.compile(
     # "Input 0 to qr must be unsharded", "Arguments to sort must be unsharded".
     r"|\b(?:[Ii]nputs?(?: \d+)?|[Aa]rguments?) to (?P<to>[a-z_][a-z0-9_]*) must\b"
     r"|loc\(\"[^\"\n]*/(?P<loc>[a-z_][a-z0-9_]*)\""
+    # The instruction a compiler was compiling when it failed, as XLA names it: "Failure
+    # occured when compiling fusion gemm_fusion_dot.1", "while compiling %call.1 = ...".
+    r"|\b(?:while|when) compiling (?:(?:fusion|instruction|kernel) %?|%)(?P<hlo>[\w.-]*\w)"
 )
 # A JAX rule's function: `_<primitive>[_<kind>]_rule`, `_<primitive>_abstract_eval`.
 _RULE = re.compile(
@@ -36,10 +39,19 @@ _RULE = re.compile(
 _JAX_FILE = re.compile(r"[\\/]jax[\\/]")
 
 
+# One of those rules named in a message's own words, called: "_psum_invariant_abstract_eval()
+# got an unexpected keyword argument" (a jax and jaxlib, or a library and jax, out of step).
+_RULE_CALLED = re.compile(rf"(?<![\w.])(?:{_RULE.pattern})\(\)")
+
+
 def op_named(text: str) -> str | None:
-    """The op ``text`` names in one of JAX's stable shapes, the first one."""
+    """The op ``text`` names in one of JAX's stable shapes, the first one; else the primitive
+    of a rule of JAX's it names as called."""
     found = _NAMED.search(text)
-    return next(g for g in found.groups() if g) if found else None
+    if found:
+        return next(g for g in found.groups() if g)
+    called = _RULE_CALLED.search(text)
+    return (called["prim"] or called["eval"]) if called else None
 
 
 def op_of_rule_frames(stack: list[StackFrame]) -> str | None:

@@ -1,0 +1,234 @@
+"""explain-error's fields read from the structure of a log, whatever wraps the message (issue
+35, round 7): the user's line in pytest's report of a chained exception, the platform of a
+log read from what it names (a platform given as a value, the PJRT plugin's files) and not
+from the comments of the source a traceback quotes, the op a message names in passing. Each
+rule on two wordings: a spent corpus log or a public thread, and JAX 0.10.2's own output run
+in a child (pytest's report of it too)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hloscope.analysis.explain_error import explain_error
+from hloscope.analysis.explain_error.device import platform_in_log
+from hloscope.analysis.explain_error.log import Log, normalise_log
+from hloscope.analysis.explain_error.named_op import op_named
+from hloscope.analysis.explain_error.user_line import message_stack, user_source
+from hloscope.analysis.unsupported import Platform
+
+CORPUS = Path(__file__).parent / "data" / "error_logs"
+
+# A Pallas kernel called on the CPU without interpret mode (refused where it is lowered), a
+# LAPACK decomposition of a dtype LAPACK lacks (refused where it is lowered), and a dot of
+# shapes that do not contract, whose source carries comments that name a TPU.
+_PALLAS = """
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] * 2
+
+
+def double(x):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)  # here
+
+
+def test_pallas():
+    jax.jit(double)(jnp.ones((8, 128)))
+"""
+_EIGH = """
+import jax
+import jax.numpy as jnp
+
+
+def spectrum(a):
+    return jax.lax.linalg.eigh(a)  # here
+
+
+def test_eigh():
+    jax.jit(spectrum)(jnp.eye(4, dtype=jnp.float16))
+"""
+_COMMENTED = """
+import jax
+import jax.numpy as jnp
+
+
+def layer(w, x):
+    # On a TPU v5e this dot is padded to 128 lanes by XLA:TPU.
+    return jnp.dot(w, x)  # Mosaic tiles it on TPU
+
+
+def test_commented():
+    layer(jnp.ones((3, 4)), jnp.ones((5, 2)))
+
+
+if __name__ == "__main__":
+    test_commented()
+"""
+
+
+def _run(args: list[str], cwd: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "JAX_PLATFORMS": "cpu"},
+        timeout=300,
+        check=False,
+    )
+    return done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory) -> dict[str, tuple[Path, str]]:
+    """Each program's file and pytest's report of its failing test (one run of pytest for
+    all), and Python's own traceback of the commented one."""
+    here = tmp_path_factory.mktemp("shapes")
+    programs = {"pallas": _PALLAS, "eigh": _EIGH, "commented": _COMMENTED}
+    for name, source in programs.items():
+        (here / f"test_{name}.py").write_text(textwrap.dedent(source))
+    report = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"], here)
+    parts = re.split(r"^_{3,} (test_\w+) _{3,}$", report, flags=re.M)
+    by_test = dict(zip(parts[1::2], parts[2::2], strict=True))
+    found = {name: (here / f"test_{name}.py", by_test[f"test_{name}"]) for name in programs}
+    found["commented-python"] = (here / "test_commented.py", _run(["test_commented.py"], here))
+    return found
+
+
+def _marked(program: Path) -> int:
+    lines = program.read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if line.endswith("# here"))
+
+
+# ---- the user's line: pytest's report of a chain's cause -------------------------------------
+
+
+def test_pytests_report_of_a_lowering_error_names_the_kernels_line(reports):
+    """pytest reports the cause JAX chains before a lowering error (its stack before the
+    transformation) as one entry whose frame follows the message (``test_x.py:11:
+    JaxStackTraceBeforeTransformation``): that frame is the user's line, not the test's call
+    into jit in the report of the error it caused."""
+    program, report = reports["pallas"]
+    failure = explain_error(report).failures[0]
+    assert failure.finding.source == f"{program.name}:{_marked(program)}"
+
+
+def test_a_one_entry_report_of_another_lowering_error(reports):
+    """The same shape around another primitive's lowering (LAPACK lacks float16): the frames
+    of the message pytest reported in one entry are that entry's."""
+    program, report = reports["eigh"]
+    log = Log(normalise_log(report))
+    pos = log.text.index("JaxStackTraceBeforeTransformation: NotImplementedError")
+    assert user_source(message_stack(log, pos)) == f"{program.name}:{_marked(program)}"
+
+
+# ---- the platform: not the comments of quoted source ----------------------------------------
+
+
+@pytest.mark.parametrize("run", ["commented", "commented-python"])
+def test_a_comment_in_quoted_source_is_no_sign_of_a_tpu(reports, run):
+    """A CPU run whose quoted source has comments naming the TPU (pytest quotes the function,
+    Python the failing line with its trailing comment) names no platform: what a comment says
+    is no sign of where the program ran."""
+    _, report = reports[run]
+    assert "TPU" in report
+    failure = explain_error(report).failures[0]
+    assert failure.platform is None
+
+
+def test_a_markdown_heading_or_a_native_frame_still_counts():
+    """Only a '#' between blanks is a comment: a heading at a line's start and gdb's frame
+    numbers keep their signs (jax#29373's backtrace)."""
+    assert platform_in_log("# Fails on TPU v4\nValueError: bad") is Platform.TPU
+    gdb = "#3  0x00007ffec549482d in tsl::CurrentStackTrace() () from /x/libtpu.so\n"
+    assert platform_in_log(gdb) is Platform.TPU
+
+
+# ---- the platform: a value that names it, the PJRT plugin's files ---------------------------
+
+
+def test_a_platform_given_as_a_value_in_a_spent_log():
+    """jaxDecomp's ``register_custom_call_target(name, fn, platform='gpu')`` in its traceback
+    and an AbstractMesh's ``device_kind=cpu`` in Equinox's explicit-mesh error."""
+    decomp = (CORPUS / "fresh_jaxdecomp_66_custom_call_removed.log").read_text()
+    assert platform_in_log(decomp) is Platform.GPU
+    mesh = (CORPUS / "equinox_1171_explicit_mesh.log").read_text()
+    assert platform_in_log(mesh) is Platform.CPU
+
+
+def test_jaxs_own_repr_of_a_mesh_names_its_device_kind(tmp_path):
+    """JAX 0.10.2's own repr of an explicit sharding (``AbstractMesh(..., device_kind=cpu``)."""
+    code = (
+        "import jax, jax.numpy as jnp\n"
+        "mesh = jax.make_mesh((1,), ('i',), axis_types=(jax.sharding.AxisType.Explicit,))\n"
+        "jax.set_mesh(mesh)\n"
+        "print(jax.device_put(jnp.ones(8), jax.P('i')).aval.sharding)\n"
+    )
+    printed = _run(["-c", code], tmp_path)
+    assert "device_kind=cpu" in printed
+    assert platform_in_log(printed) is Platform.CPU
+
+
+def test_the_pjrt_plugins_files_are_a_gpu_sign():
+    """The CUDA plugin's shared object in a spent log's crash (xla#22604) and its module as
+    JAX's DEBUG log names it (jax#28692: ``Discovered path based JAX plugin:
+    jax_plugins.xla_cuda12``)."""
+    crash = (CORPUS / "fresh2_a_xla_22604_double_donation_segfault.log").read_text()
+    assert platform_in_log(crash) is Platform.GPU
+    debug = (
+        "DEBUG:2025-05-13 10:09:03,591:jax._src.xla_bridge:536: Discovered path based JAX "
+        "plugin: jax_plugins.xla_cuda12\nFatal Python error: Segmentation fault\n"
+    )
+    assert platform_in_log(debug) is Platform.GPU
+
+
+def test_a_platform_probed_and_absent_is_still_no_sign():
+    """A value naming a platform on a line that says it is absent counts for nothing."""
+    assert platform_in_log("Unable to initialize backend 'cuda': platform='cuda' not found") is None
+
+
+# ---- the op a message names in passing -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # XLA:GPU's autotuner (spent jax#33679) and XLA:TPU's compile (spent jax#36691).
+        (
+            "Status: INTERNAL: ptxas exited with non-zero error code 139, output:  - Failure "
+            "occured when compiling fusion gemm_fusion_dot.1 with config '{block_m:64}'",
+            "gemm_fusion_dot.1",
+        ),
+        ("Error encountered while compiling %call.1 = bf16[2,2]{1,0} call(%param.2)", "call.1"),
+    ],
+)
+def test_the_instruction_being_compiled(text, op):
+    assert op_named(text) == op
+
+
+def test_a_rule_function_a_message_names(tmp_path):
+    """A JAX rule named in the message itself (``_psum_invariant_abstract_eval() got an
+    unexpected keyword argument``, spent jax#34249) and JAX 0.10.2's own TypeError calling a
+    shape rule with an argument it lacks."""
+    spent = (CORPUS / "fresh2_a_jax_34249_vmap_shard_map_psum.log").read_text()
+    assert op_named(spent) == "psum_invariant"
+    code = (
+        "from jax._src.lax import lax\n"
+        "try:\n"
+        "    lax._dot_general_shape_rule(None, None, bogus=1)\n"
+        "except TypeError as e:\n"
+        "    print(f'TypeError: {e}')\n"
+    )
+    printed = _run(["-c", code], tmp_path)
+    assert "_dot_general_shape_rule()" in printed
+    assert op_named(printed) == "dot_general"
