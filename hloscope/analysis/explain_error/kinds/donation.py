@@ -62,6 +62,7 @@ _TWICE = (
     " a buffer can be donated once per call -- pass a copy (jnp.copy) to one of them, or "
     "donate only one"
 )
+_WARNED = ("a warning, not a failure: the call ran",)
 _NOT_ON_CPU = (
     "this jaxlib's CPU backend takes no donations: JAX warns and copies instead, so the "
     "program is right and only uses more memory; harmless on CPU (donation saves memory on "
@@ -75,16 +76,8 @@ def _donation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return
     said = m["don_platform"] or m["don_warned"]
     if said:
-        platform = said.strip("([']").lower()
-        yield _KIND.failure(
-            log,
-            m.start(),
-            op="donation",
-            advice=(_NOT_ON_CPU, AdviceKind.HARMLESS),
-            device=platform,
-            platform=Platform.CPU if platform == "cpu" else None,
-            hints=["a warning, not a failure: the call ran"],
-        )
+        advice = (_NOT_ON_CPU, AdviceKind.HARMLESS)
+        yield _not_taken(log, m, advice, said.strip("([']").lower(), _WARNED)
         return
     if m["don_call"]:  # `BlockHostUntilReady() called on ...`: the call is named before
         called = re.search(r"(\w+)\(\) $", log.before_on_line(m.start()))
@@ -123,17 +116,29 @@ def _other_words(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if not _MESSAGE_LINE.search(line):
         return
     if _CPU.search(line):
-        advice = (_NOT_ON_CPU, AdviceKind.HARMLESS)
-        platform: Platform | None = Platform.CPU
+        yield _not_taken(log, m, (_NOT_ON_CPU, AdviceKind.HARMLESS), "cpu")
     else:
-        advice, platform = (_UNUSED, AdviceKind.UNUSED_DONATION), None
-    yield _KIND.failure(
+        yield _not_taken(log, m, (_UNUSED, AdviceKind.UNUSED_DONATION), None)
+
+
+def _not_taken(
+    log: Log,
+    m: re.Match[str],
+    advice: tuple[str, str],
+    device: str | None,
+    hints: tuple[str, ...] = (),
+) -> Failure:
+    """A donation the backend did not take (one that takes none: the CPU's) or that saved
+    nothing: the call ran."""
+    platform = Platform.CPU if device == "cpu" else None
+    return _KIND.failure(
         log,
         m.start(),
         op="donation",
         advice=advice,
+        device=device,
         platform=platform,
-        device="cpu" if platform else None,
+        hints=list(hints),
     )
 
 
