@@ -1,7 +1,8 @@
 """The table of recognisers: one row per kind of log.
 
-A new kind of log is one module under :mod:`.kinds` (its :class:`~.record.Family` value, a
-regex for the message's opening words, a handler that reads it) and one row here. The order is
+A new kind of log is one module under :mod:`.kinds` (its :class:`~.build.Kind` row: family,
+usual reason, how its messages stand in a log; a regex for the message's opening words; a
+handler that reads it into failures of that kind) and one row here. The order is
 the order the families are tried in; each scans the whole text once. A family whose messages
 two modules read (an older wording kept apart from the current one's module) is one row that
 :func:`joined` makes of both: still one scan.
