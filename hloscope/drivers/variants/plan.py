@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...capture.mesh import parse_mesh
 from ...errors import UsageProblem
 
 __all__ = [
@@ -72,19 +73,6 @@ class VariantOptions:
     donate: tuple[str, ...] = ()
     cast: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
-
-
-def parse_mesh(text: str) -> dict[str, int]:
-    """``"data=8,model=4"`` as ``{"data": 8, "model": 4}``."""
-    shape: dict[str, int] = {}
-    for part in text.split(","):
-        name, _, size = part.partition("=")
-        if not name.strip() or not size.strip().isdigit() or int(size) < 1:
-            raise UsageProblem(f"--mesh {text!r}: give AXIS=SIZE pairs, like data=8,model=4")
-        if name.strip() in shape:
-            raise UsageProblem(f"--mesh {text!r}: axis {name.strip()!r} given twice")
-        shape[name.strip()] = int(size)
-    return shape
 
 
 def factorisations(chips: int, axes: Sequence[str]) -> list[dict[str, int]]:
