@@ -734,6 +734,14 @@ class Computation:
             return body.column(2)
         return list(map(_SHAPE_TEXT_OF, self._instructions))
 
+    def text_columns(self) -> list[Sequence[str]] | None:
+        """The body as the parser read it, while not built: one column per field (ROOT, name,
+        shape, opcode, operand text, attributes), one row per instruction in order, for an
+        analysis that reads a whole body column by column (the cost of a fused body). None
+        once built, and for a body read any other way."""
+        body = self._body
+        return getattr(body, "columns", None) if body is not None else None
+
     def location_counts(self) -> Counter[tuple[int, str, int]]:
         """How many instructions have each :attr:`Instruction.location`, counted from the
         text where the body is not built yet (a tenth of the time of reading each op)."""

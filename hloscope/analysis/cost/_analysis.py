@@ -20,6 +20,8 @@ from ...hlo.gc_pause import gc_paused
 from ...hlo.opcodes import category_of
 from ...hlo.placement import CONTROL_FLOW_OPCODES, kernel_computations, known_trip_count
 from ...hlo.structure import structure_id
+from ._columns import BodyColumns, fusion_bytes
+from ._columns import body_costs as column_costs
 from ._results import (
     ZERO,
     Cost,
@@ -72,6 +74,7 @@ class _Analysis:
         "_alike",
         "_alike_fusions",
         "_alike_bodies",
+        "_read",
         "__weakref__",
     )
 
@@ -96,6 +99,9 @@ class _Analysis:
         self._alike: dict[int, Cost] = {}  # computation costs
         self._alike_fusions: dict[tuple[str, str, int], Cost] = {}  # (shape, kind, body)
         self._alike_bodies: dict[int, list[Cost]] = {}  # the cost of each instruction
+        # Bodies costed from the parser's columns (._columns), kept for the fusion that asked
+        # for their cost to read its boundary bytes from the same columns.
+        self._read: dict[Computation, BodyColumns] = {}
 
     # --- computations ---------------------------------------------------------------------
     def computation(self, comp: Computation) -> Cost:
@@ -143,15 +149,24 @@ class _Analysis:
         sid = structure_id(comp)
         costs = self._alike_bodies.get(sid)
         if costs is None:
-            costs = list(map(self.instruction, comp.instructions))
+            costs = self._costs_of(comp)
             if not any(c.flag for c in costs):
                 self._alike_bodies[sid] = costs
+        return costs
+
+    def _costs_of(self, comp: Computation) -> list[Cost]:
+        """Each op's cost: from the body's columns where they can say (a fused body of
+        thousands of ops, never built), else op by op."""
+        read = column_costs(comp, self._priced)
+        if read is None:
+            return list(map(self.instruction, comp.instructions))
+        costs, self._read[comp] = read
         return costs
 
     def _sum(self, comp: Computation) -> Cost:
         # Each op's cost, then each field summed in C (a fused body holds thousands of ops);
         # the list is the body's costs for body_costs as well, which need not cost it again.
-        costs = list(map(self.instruction, comp.instructions))
+        costs = self._costs_of(comp)
         flag = ""
         for each in filter(None, map(_FLAG, costs)):
             flag = _join_flags(flag, each)
@@ -255,7 +270,7 @@ class _Analysis:
         return cost
 
     def _fusion_of(self, inst: Instruction, fused: Computation) -> Cost:
-        if inst.fusion_kind == "kCustom":
+        if inst.fusion_kind == "kCustom" and not {"gather", "scatter"}.isdisjoint(fused.opcodes()):
             # XLA prices a custom fusion holding a gather or scatter as that op alone.
             for sub in fused.instructions:
                 if sub.opcode == "gather":
@@ -263,6 +278,16 @@ class _Analysis:
                 if sub.opcode == "scatter":
                     return _scatter(self, sub)
         inner = self.computation(fused)
+        body = self._read.pop(fused, None)
+        if body is None:  # its cost was known (a body alike): its bytes are its own
+            columns = fused.text_columns()
+            body = BodyColumns(columns) if columns is not None else None
+        boundary = fusion_bytes(inst, body) if body is not None else None
+        if boundary is not None:
+            read, written = boundary
+            return Cost(
+                inner.flops, inner.transcendentals, read, written, read + written, inner.flag
+            )
         written = self._fusion_output_bytes(inst, fused)
         read = 0
         for sub in fused.instructions:
@@ -453,6 +478,8 @@ def _callees_first(
 
 
 def _callees(comp: Computation, opcodes: frozenset[str]) -> list[Computation]:
+    if opcodes.isdisjoint(comp.opcodes()):
+        return []  # no body built to learn it calls nothing
     return [
         c for inst in comp.instructions if inst.opcode in opcodes for c in inst.called_computations
     ]

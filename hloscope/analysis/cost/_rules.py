@@ -16,7 +16,7 @@ the default silently) or in two (the second would never be asked).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ...hlo.opcodes import OPCODES
@@ -403,12 +403,13 @@ def _transpose(a: _Pricer, inst: Instruction) -> Cost:
 
 
 def _transpose_is_bitcast(inst: Instruction) -> bool:
+    return transpose_is_bitcast(inst.operands[0].shape, inst.shape, _ints(inst, "dimensions"))
+
+
+def transpose_is_bitcast(src: Shape, dst: Shape, perm: Sequence[int]) -> bool:
     """``ShapeUtil::TransposeIsBitcast``: the permutation only renames dimensions in memory."""
-    src = inst.operands[0].shape
-    dst = inst.shape
     if src.element_type != dst.element_type:
         return False
-    perm = _ints(inst, "dimensions")
     out_m2m = dst.minor_to_major
     if len(perm) != len(out_m2m):
         return False

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from ...hlo.shape import parse_shape
+
 if TYPE_CHECKING:  # pragma: no cover
     from ...hlo.model import Instruction
     from ...hlo.shape import Shape
@@ -48,18 +50,36 @@ _shape_cache: dict[str, tuple[int, int, int]] = {}
 
 def _measured(inst: Instruction) -> tuple[int, int, int]:
     """``inst``'s (size, bytes written by default, elements), kept in the shape cache."""
-    shape = inst.shape
+    entry = _measures(inst.shape)
+    text = inst.shape_text
+    if text:
+        _keep(text, entry)
+    return entry
+
+
+def measured_text(text: str) -> tuple[int, int, int]:
+    """(size, bytes written by default, elements) of the shape written ``text``, from the
+    shape cache (what an instruction of that shape text measures; raises the shape parser's
+    DecodeError for text that is no shape)."""
+    entry = _shape_cache.get(text)
+    if entry is None:
+        entry = _keep(text, _measures(parse_shape(text)))
+    return entry
+
+
+def _measures(shape: Shape) -> tuple[int, int, int]:
     size = shape_size(shape)
     if shape.is_tuple:
         written = sum(shape_size(leaf) for leaf in shape.leaves() if not leaf.is_tuple)
     else:
         written = size
-    entry = (size, written, _elements(shape))
-    text = inst.shape_text
-    if text:
-        if len(_shape_cache) >= SHAPE_CACHE_LIMIT:
-            del _shape_cache[next(iter(_shape_cache))]  # dicts keep insertion order
-        _shape_cache[text] = entry
+    return (size, written, _elements(shape))
+
+
+def _keep(text: str, entry: tuple[int, int, int]) -> tuple[int, int, int]:
+    if len(_shape_cache) >= SHAPE_CACHE_LIMIT:
+        del _shape_cache[next(iter(_shape_cache))]  # dicts keep insertion order
+    _shape_cache[text] = entry
     return entry
 
 

@@ -1,0 +1,250 @@
+"""Costs of a body read from the parser's columns, without building its instructions.
+
+A deep model's optimized module keeps nearly all its instructions in a few hundred large
+fused bodies (the 54 MB module: 367k of 402k in 298 bodies), each distinct, so costing each
+once still makes an Instruction per fused op, and reading its operands and users takes as
+long again. What the rules ask of most fused ops is only their opcode, their shape and their
+operands' shapes; this module reads them off the columns of a body the parser has not built
+(:meth:`~hloscope.hlo.model.Computation.text_columns`): an op's operands' shapes by joining and
+splitting whole columns in C, each distinct (opcode, shape, operand shapes) form priced once,
+and a fusion's boundary bytes from its parameters' users counted the same way.
+
+It answers only where the answer is sure to be the rules' own: a body with any op another rule
+prices (a dot, a reduce, a nested fusion...), a transpose of other than one operand, a tuple
+parameter, a shape that does not parse, gets None, and the caller builds the body and asks
+the rules op by op. tests/test_cost_columns.py checks both ways agree on every corpus module.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Iterable, Sequence
+from itertools import compress, repeat
+from typing import TYPE_CHECKING
+
+from ...errors import HloscopeError
+from ...hlo.shape import parse_shape
+from ._results import ZERO, Cost
+from ._rules import (
+    _DEFAULT_OPCODES,
+    _ONE_FLOP_PER_ELEMENT,
+    TRANSCENDENTAL_OPCODES,
+    ZERO_COST_OPCODES,
+    transpose_is_bitcast,
+)
+from ._shapes import (
+    _ELEMENTS,
+    _SIZE,
+    _WRITTEN,
+    _array_subshapes,
+    _size_of,
+    measured_text,
+    shape_size,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+
+    from ...hlo.model import Computation, Instruction
+
+# Opcodes priced here: by the three plain rules, transpose (a bitcast's zero, else the
+# default: its dimensions read off its attribute text), and the rules of a fused body's data
+# movement that read shapes alone (a multi-output fusion's tuple root, a scan body's slices).
+_SLICE_RULES = frozenset({"tuple", "slice", "dynamic-slice", "dynamic-update-slice"})
+_PRICED_HERE = (
+    ZERO_COST_OPCODES | _ONE_FLOP_PER_ELEMENT | _DEFAULT_OPCODES | _SLICE_RULES | {"transpose"}
+)
+# Users through which a fused parameter is read other than whole once (XLA's
+# FusionParameterReadBytes): each broadcast or reshape reads it whole again, a slice reads
+# what it outputs, a dynamic slice (of it) likewise, a dynamic-update-slice into it nothing.
+_REREAD = frozenset({"broadcast", "reshape"})
+_READ_APART_ONCE = frozenset({"slice", "dynamic-slice", "dynamic-update-slice", "fusion"})
+_READ_APART = _REREAD | _READ_APART_ONCE
+_PAYLOAD = frozenset({"parameter", "constant"})
+_IS_PAYLOAD = _PAYLOAD.__contains__
+_INDEX_COMMENTS = re.compile(r"/\*index=\d+\*/")
+# XLA prints an attribute list as 'name=value, name=value': the dimensions of a transpose are
+# read before the first string of its text (metadata), where no other text can imitate them.
+_DIMENSIONS = re.compile(r"(?:^|, )dimensions=\{([0-9, ]*)\}")
+_SEP = "\0"  # joins an op's operands' shape texts: no shape text holds it
+
+
+class BodyColumns:
+    """One unbuilt body as columns: names, shapes, opcodes, each op's operand names."""
+
+    __slots__ = ("names", "shapes", "opcodes", "root", "operand_lists")
+
+    def __init__(self, columns: list[Sequence[str]]) -> None:
+        roots, self.names, self.shapes, opcodes, operand_texts, _ = columns
+        texts: Iterable[str] = operand_texts
+        self.opcodes = opcodes
+        n = len(opcodes)
+        self.root = next(compress(range(n), roots), n - 1)
+        if not _PAYLOAD.isdisjoint(opcodes):
+            # A parameter's number, a constant's literal: no operands. Blanked in C (a text
+            # times False is "").
+            texts = map(operator.mul, texts, map(operator.not_, map(_IS_PAYLOAD, opcodes)))
+        joined = "\n".join(texts)
+        if "/*" in joined:
+            joined = _INDEX_COMMENTS.sub("", joined)
+        joined = joined.replace("%", "").replace(" ", "").replace("\t", "")
+        # Each op's operand names ("a,b"; "" for none).
+        self.operand_lists = joined.split("\n")
+
+    def operand_shapes(self) -> list[str]:
+        """Each op's operands' shape texts joined by NUL, from whole columns in C."""
+        shape_of = dict(zip(self.names, self.shapes))
+        # Every op's operands in one list, a "\n" between two ops' ("" where one has none).
+        flat = "\n".join(self.operand_lists).replace("\n", ",\n,").split(",")
+        return _SEP.join(map(shape_of.get, flat, flat)).split(_SEP + "\n" + _SEP)
+
+
+def body_costs(
+    comp: Computation, price: Callable[[int, int, int, int], Cost]
+) -> tuple[list[Cost], BodyColumns] | None:
+    """The rules' cost of each op of ``comp``, in order, read from its columns; None where the
+    body is built or holds anything this module does not price (see the module docstring).
+    ``price(flops, transcendentals, read, written)`` gives the analysis' pooled Cost."""
+    columns = comp.text_columns()
+    if columns is None or not _PRICED_HERE.issuperset(columns[3]):
+        return None
+    body = BodyColumns(columns)
+    forms: list[tuple[str, ...]] = list(zip(body.opcodes, body.shapes, body.operand_shapes()))
+    if "transpose" in body.opcodes:
+        attrs = columns[5]
+        for k in compress(range(len(forms)), map("transpose".__eq__, body.opcodes)):
+            found = _DIMENSIONS.search(attrs[k].partition('"')[0])
+            if found is None:
+                return None
+            forms[k] = (*forms[k], found.group(1))
+    priced: dict[tuple[str, ...], Cost] = {}
+    try:
+        for form in dict.fromkeys(forms):
+            cost = _form_cost(form, price)
+            if cost is None:
+                return None
+            priced[form] = cost
+    except HloscopeError:
+        return None  # a shape that does not parse: the instruction says where
+    return list(map(priced.__getitem__, forms)), body
+
+
+def _form_cost(form: tuple[str, ...], price: Callable[[int, int, int, int], Cost]) -> Cost | None:
+    opcode, shape, operands = form[0], form[1], form[2]
+    if opcode in ZERO_COST_OPCODES:
+        return ZERO
+    own = measured_text(shape)
+    sizes = [measured_text(s)[_SIZE] for s in operands.split(_SEP)] if operands else []
+    if opcode in _ONE_FLOP_PER_ELEMENT:
+        n = own[_ELEMENTS]
+        if opcode in TRANSCENDENTAL_OPCODES:
+            return price(0, n, sum(sizes), own[_WRITTEN])
+        return price(n, 0, sum(sizes), own[_WRITTEN])
+    if opcode in _SLICE_RULES:
+        return _moved(opcode, own[_SIZE], sizes, price)
+    if opcode == "transpose":
+        if len(sizes) != 1:
+            return None  # malformed: the rule flags it, naming the instruction
+        perm = tuple(int(d) for d in form[3].replace(" ", "").split(",") if d)
+        if transpose_is_bitcast(parse_shape(operands), parse_shape(shape), perm):
+            return ZERO
+    return price(0, 0, sum(sizes), own[_WRITTEN])
+
+
+def _moved(
+    opcode: str, out: int, operands: list[int], price: Callable[[int, int, int, int], Cost]
+) -> Cost | None:
+    """The rules of ``_rules`` for tuple, slice, dynamic-slice and dynamic-update-slice (the
+    operands' sizes in order); None for a dynamic-update-slice without its update (malformed:
+    the rule flags it)."""
+    if opcode == "tuple":  # its table of pointers
+        return price(0, 0, 0, out)
+    if opcode == "slice":
+        return price(0, 0, out, out)
+    if opcode == "dynamic-slice":
+        index = operands[1] if len(operands) > 1 else 0
+        return price(0, 0, out + index, out)
+    if len(operands) < 2:
+        return None
+    update = operands[1]
+    index = operands[2] if len(operands) > 2 else 0
+    return price(0, 0, update + index, update)
+
+
+def fusion_bytes(inst: Instruction, body: BodyColumns) -> tuple[int, int] | None:
+    """(bytes read, bytes written) at the boundary of fusion ``inst`` whose fused body's
+    columns are ``body``, by XLA's rules (``_Analysis._fusion_of``: each parameter's users
+    say what of it is read); None where a parameter is a tuple or a nested fusion reads one.
+    Whole columns are joined and split in C: a loop in Python runs over the slicing ops only.
+    """
+    names, shapes, opcodes, lists = body.names, body.shapes, body.opcodes, body.operand_lists
+    is_param = list(map("parameter".__eq__, opcodes))
+    param_shapes = list(compress(shapes, is_param))
+    if "\n(" in "\n" + "\n".join(param_shapes):
+        return None  # a tuple, read through its get-tuple-elements: the rules walk them
+    size = {text: measured_text(text)[_SIZE] for text in set(param_shapes)}
+    size_of = dict(zip(compress(names, is_param), map(size.__getitem__, param_shapes)))
+    read = 0
+    # Each broadcast or reshape of a parameter reads it whole again.
+    reread = list(compress(lists, map(_REREAD.__contains__, opcodes)))
+    joined = ",".join(reread)
+    if joined.count(",") == len(reread) - 1:  # one operand each, as XLA makes them
+        read += sum(map(size_of.get, joined.split(","), repeat(0)))
+    else:
+        for text in reread:
+            read += sum(map(size_of.get, dict.fromkeys(text.split(",")), repeat(0)))
+    # Any other user reads it whole, once for all of them.
+    others = compress(lists, map(operator.not_, map(_READ_APART.__contains__, opcodes)))
+    trivial = size_of.keys() & ",".join(others).split(",")
+    for k in compress(range(len(opcodes)), map(_READ_APART_ONCE.__contains__, opcodes)):
+        op = opcodes[k]
+        operands = dict.fromkeys(lists[k].split(","))
+        if op == "fusion":
+            if not size_of.keys().isdisjoint(operands):
+                return None  # read through the nested fusion's own parameter: the rules
+            continue
+        first = next(iter(operands))
+        for name in size_of.keys() & operands.keys():
+            if op == "slice" or (op == "dynamic-slice" and first == name):
+                read += measured_text(shapes[k])[_SIZE]
+            elif first != name:  # an index of a dynamic slice, the update of a DUS
+                trivial.add(name)
+    read += sum(map(size_of.__getitem__, trivial))
+    for k in compress(range(len(opcodes)), map("constant".__eq__, opcodes)):
+        entry = measured_text(shapes[k])
+        if entry[_ELEMENTS] > 1:  # IMMEDIATE_CONSTANT_MAX_ELEMENTS
+            read += entry[_SIZE]
+    written = _written(inst, body)
+    return None if written is None else (read, written)
+
+
+def _written(inst: Instruction, body: BodyColumns) -> int | None:
+    """The bytes fusion ``inst`` writes: each array it outputs, a dynamic-update-slice's
+    update only (the rest is updated in place); None for a dynamic-update-slice without one
+    (malformed: the rule flags it)."""
+    shape = inst.shape
+    root = body.root
+    if not shape.is_tuple:
+        return _output_array_bytes(body, root, _size_of(inst))
+    position = dict(zip(body.names, range(len(body.names))))
+    outputs = body.operand_lists[root].split(",") if body.opcodes[root] == "tuple" else None
+    total = 0
+    for i, sub in enumerate(shape.tuple_shapes):
+        if outputs is not None and not sub.is_tuple and i < len(outputs) and outputs[i]:
+            written = _output_array_bytes(body, position[outputs[i]], shape_size(sub))
+            if written is None:
+                return None
+            total += written
+        else:
+            total += sum(shape_size(leaf) for leaf in _array_subshapes(sub))
+    return total
+
+
+def _output_array_bytes(body: BodyColumns, producer: int, size: int) -> int | None:
+    if body.opcodes[producer] != "dynamic-update-slice":
+        return size
+    operands = body.operand_lists[producer].split(",")
+    if len(operands) < 2:
+        return None
+    return measured_text(body.shapes[body.names.index(operands[1])])[_SIZE]
