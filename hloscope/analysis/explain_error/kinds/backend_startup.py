@@ -25,6 +25,7 @@ from ..device import named_accelerator, platform_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+from .cuda_libraries import memory_was_free
 
 __all__ = ["RECOGNISER"]
 
@@ -76,7 +77,6 @@ _OPENING = re.compile(
 _PID = re.compile(r"in use by process with pid (?P<pid>\d+|\.\.)")
 # A backend JAX tries on the way to another one: its failure is an INFO line, not the error.
 _PROBED = re.compile(r"\bINFO\b|^I\d{4} |xla_bridge\.py:\d+\]", re.M)
-_MEMORY_USAGE = re.compile(r"Memory usage: (?P<free>\d+) bytes free, (?P<total>\d+) bytes total")
 _DNN_FAILED = "DNN library initialization failed"
 _CUDNN_CAUSES = re.compile(
     r"Loaded runtime CuDNN library: [^\n]*?compiled with: [\d.]+"
@@ -134,8 +134,7 @@ def _advice(log: Log, m: re.Match[str], backend: str, message: str) -> tuple[str
     if _BUSY.search(message):  # the device file held, in the kernel's or libtpu's words
         return _RELEASE.format(pid="") + _STALE_LOCK, AdviceKind.RELEASE_DEVICE
     if _handle(m):
-        usage = _MEMORY_USAGE.search(log.text, m.end(), m.end() + 512)
-        if usage and int(usage["free"]) > int(usage["total"]) // 2:
+        if memory_was_free(log, m.end(), 512):
             return _INSTALL, AdviceKind.INSTALL
         return _HANDLE_MEMORY, AdviceKind.FREE_MEMORY
     if m.group().startswith(_DNN_FAILED):

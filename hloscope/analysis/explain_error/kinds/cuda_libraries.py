@@ -41,7 +41,7 @@ from ..recogniser import Recogniser
 from ..record import Failure, Family
 from .cuda_graph import GRAPH_WORDS
 
-__all__ = ["LIBRARY_CHECK", "LIBRARY_NAMES", "KERNEL_FAULTS", "RECOGNISER"]
+__all__ = ["LIBRARY_CHECK", "LIBRARY_NAMES", "KERNEL_FAULTS", "RECOGNISER", "memory_was_free"]
 
 #: The CUDA driver's codes of a kernel that faulted as it ran (after CUDA_ERROR_).
 KERNEL_FAULTS = (
@@ -256,10 +256,17 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
         why = f" ({code})" if code else ""
         memory = (AdviceKind.FREE_MEMORY, _HANDLE_MEMORY.format(library=library, why=why))
         install = (AdviceKind.INSTALL, _HANDLE_INSTALL.format(library=library))
-        usage = _MEMORY_USAGE.search(log.text, m.end(), m.end() + 1024)
-        plenty = usage is not None and int(usage["free"]) > int(usage["total"]) // 2
+        plenty = memory_was_free(log, m.end(), 1024)
         return what, [install, memory] if plenty else [memory, install]
     return what, [(AdviceKind.INSTALL, _STATUS.format(library=library, code=code))]
+
+
+def memory_was_free(log: Log, pos: int, within: int) -> bool:
+    """Whether the device had more than half its memory free by the ``Memory usage: N bytes
+    free, M bytes total`` a library printed within ``within`` characters after ``pos``, where
+    a handle could not be made: then memory was not what failed, the versions were."""
+    usage = _MEMORY_USAGE.search(log.text, pos, pos + within)
+    return usage is not None and int(usage["free"]) > int(usage["total"]) // 2
 
 
 def _nccl(code: str, line: str) -> list[tuple[AdviceKind, str]]:
