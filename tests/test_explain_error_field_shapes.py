@@ -232,3 +232,52 @@ def test_a_rule_function_a_message_names(tmp_path):
     printed = _run(["-c", code], tmp_path)
     assert "_dot_general_shape_rule()" in printed
     assert op_named(printed) == "dot_general"
+
+
+# ---- the user's line: a collector's prefix on every line -------------------------------------
+
+# rust-lang/rust PR 70776's CI log (Azure Pipelines: an ISO time before every line; the
+# frames' function cut to fit the line).
+_PIPELINE_LOG = """\
+2020-04-04T19:03:56.6356391Z Cloning into 'rust-toolstate'...
+2020-04-04T19:03:57.3242892Z Traceback (most recent call last):
+2020-04-04T19:03:57.3243649Z   File "../../src/tools/publish_toolstate.py", line 305, in <module>
+2020-04-04T19:03:57.3243880Z     cur_datetime
+2020-04-04T19:03:57.3244135Z   File "../../src/tools/publish_toolstate.py", line 205, in update
+2020-04-04T19:03:57.3245266Z     maintainers = ' '.join('@'+name for name in MAINTAINERS[tool])
+2020-04-04T19:03:57.3245676Z KeyError: u'rustc-dev-guide'
+2020-04-04T19:03:59.0454924Z ##[error]Bash exited with code '1'.
+"""
+
+
+def test_a_time_before_every_line_of_a_ci_log():
+    log = Log(normalise_log(_PIPELINE_LOG))
+    stack = message_stack(log, log.text.index("KeyError"))
+    assert user_source(stack) == "../../src/tools/publish_toolstate.py:205"
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    ["0: ", "[1,0]<stderr>:", "trainer-1  | ", "2025-03-01T12:00:{n:02d}.123456789Z stderr F "],
+)
+def test_a_collectors_prefix_on_jaxs_own_traceback(reports, prefix):
+    """JAX 0.10.2's own traceback as srun, Open MPI, docker compose and Kubernetes relay it,
+    each line prefixed (the time counting up): the user's line is read as without it."""
+    program, plain = reports["commented-python"]
+    lines = plain.splitlines()
+    relayed = "\n".join(prefix.format(n=n % 60) + line for n, line in enumerate(lines))
+    failure = explain_error(relayed).failures[0]
+    assert failure.finding.source == f"{program}:{_marked_commented(program)}"
+
+
+def _marked_commented(program: Path) -> int:
+    lines = program.read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if "return jnp.dot" in line)
+
+
+def test_a_loggers_prefix_on_the_opening_line_alone_stays():
+    """A logger that wrote its fields before ``Traceback`` only (spent pytorch/xla#8671): its
+    frames carry none, so no line is stripped."""
+    text = (CORPUS / "fresh2_b_ptxla_8671_flash_block_divisible.log").read_text()
+    assert normalise_log(text) == normalise_log(text.replace("\r", ""))
+    assert "execution.py:399 - ERROR - Traceback" in normalise_log(text)

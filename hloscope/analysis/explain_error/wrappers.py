@@ -89,6 +89,46 @@ def unwrap(text: str) -> str:
         text = _GLOG_TRACEBACK.sub("", text)
     if text.lstrip().startswith(">"):  # after the tags: a worker's line may quote a log
         text = _unquoted(text)
+    if _HEADER in text:
+        text = _without_line_prefix(text)
+    return text
+
+
+# A prefix a log collector writes before every line, whatever its words: a timestamp (Docker's
+# and GitHub Actions' ISO time, Kubernetes' "... stderr F "), a rank (srun's "0: ", Open MPI's
+# "[1,0]<stderr>:"), a service (docker compose's "trainer-1  | "), a logger's fields. It is read
+# off the line that opens a Python traceback, and taken off every line that starts the same way
+# (its digits any digits), when the traceback's next line carries it too.
+_HEADER = "Traceback (most recent call last):"
+_PREFIX_MAX = 100
+_DIGITS = re.compile(r"\d+")
+
+
+def _prefix_pattern(prefix: str) -> re.Pattern[str]:
+    """``prefix`` as a pattern of every line's prefix: its digits any digits, its blanks any
+    run of blanks."""
+    parts = [re.escape(part) for part in _DIGITS.split(prefix)]
+    pattern = r"\d+".join(parts).replace(r"\ ", " ")
+    return re.compile("^" + re.sub(r" +", " +", pattern), re.M)
+
+
+def _without_line_prefix(text: str) -> str:
+    """``text`` with the prefix before its tracebacks' opening lines (:data:`_HEADER`) taken
+    off every line that carries it; unchanged where the traceback's lines do not."""
+    seen: set[str] = set()
+    at = text.find(_HEADER)
+    while at >= 0 and len(seen) < 4:
+        start = text.rfind("\n", 0, at) + 1
+        prefix = text[start:at]
+        at = text.find(_HEADER, at + len(_HEADER))
+        if not prefix.strip() or len(prefix) > _PREFIX_MAX or prefix in seen:
+            continue
+        seen.add(prefix)
+        pattern = _prefix_pattern(prefix)
+        next_line = text.find("\n", start) + 1
+        if next_line and pattern.match(text, next_line):
+            text = pattern.sub("", text)
+            at = text.find(_HEADER)
     return text
 
 
