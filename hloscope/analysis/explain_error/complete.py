@@ -136,7 +136,7 @@ def status_code_in(line: str) -> str | None:
 
 def complete(failure: Failure, log: Log) -> None:
     """Fill what ``failure``'s message states and its recogniser left empty."""
-    start = log.text.rfind("\n", 0, failure.offset) + 1
+    start = log.line_start(failure.offset)
     line = log.text[start : log.line_end(failure.offset)]
     region = log.text[start : min(paragraph_end(log, failure.offset), start + _PARAGRAPH)]
     # A recogniser that knows better (an allocator's failure logged at the W level) has said

@@ -311,7 +311,7 @@ def _machine(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if read is None:
         return
     op, device, (text, kind) = read
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     platform = platform_of(device) if device else platform_of(log.headline(start))
     hints = []
     if m["plugin"]:

@@ -173,7 +173,7 @@ def _hints(numbers: dict[str, int]) -> list[str]:
 def read_dump(log: Log, m: re.Match[str], failure: re.Pattern[str]) -> Iterator[Failure]:
     """The failure a dump whose line ``m`` matched describes, read once from the dump's first
     line, and only where no allocation-failure message (``failure``) sits beside it."""
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     if DUMP_LINE.search(log.text, max(0, start - _SAME_DUMP), start):
         return  # not the dump's first line: the dump was read from there
     end = _dump_end(log, m.start())

@@ -49,7 +49,7 @@ _ADVICE = (
 
 
 def _cuda_graph(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    line = log.text[log.text.rfind("\n", 0, m.start()) + 1 : log.line_end(m.start())]
+    line = log.text[log.line_start(m.start()) : log.line_end(m.start())]
     if not m["exla"] and _GRAPH.search(line) is None:
         return  # a CUDA error of another kind: a library's, the driver's
     what = (m["message"] or m[0]).strip()[:160]

@@ -216,7 +216,7 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
     if m["cuda_error"]:
         if "Failed to launch" in log.before_on_line(m.start()):
             return None  # a launch XLA set up and the driver refused: kernel_launch's
-        if _GRAPH.search(log.text, log.text.rfind("\n", 0, m.start()) + 1, log.line_end(m.start())):
+        if _GRAPH.search(log.text, log.line_start(m.start()), log.line_end(m.start())):
             return None  # a CUDA graph failing as the program ran: cuda_graph's
         code = f"C{m['cuda_error']}"
         return code, [(AdviceKind.INSTALL, _STATUS.format(library="CUDA", code=code))]
@@ -249,7 +249,7 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
         line = log.before_on_line(m.start())
         if re.search(r"handle:? ?$", line) or line.rstrip().endswith("!="):
             return None  # a handle the start-up reader explains; a comparison in code
-    line = log.text[log.text.rfind("\n", 0, m.start()) + 1 : log.line_end(m.start())]
+    line = log.text[log.line_start(m.start()) : log.line_end(m.start())]
     if library == "NCCL":
         return what, _nccl(code, line)
     if _CREATE.search(line) or (m["lib_words"] and _CREATE_WORDS.search(code)):

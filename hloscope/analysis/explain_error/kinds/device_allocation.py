@@ -371,7 +371,7 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return  # XLA's buffer report follows: .out_of_memory reads the two as one
     if m["bfc"] and DUMP_LINE.search(after):
         return  # the allocator's dump follows: read with its numbers (.bfc_summary)
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     stack = log.traceback_before(start) or log.traceback_after(m.end())
     device = _device(log, m)
     asked, fixes = _fixes(log, m)

@@ -123,7 +123,7 @@ def _tasks(log: Log, m: re.Match[str]) -> list[str]:
 
 
 def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     if m["rpc"] and "Failed to send" not in log.before_on_line(m.start())[-20:]:
         return  # another sentence about the RPC
     if m["coord"] and (

@@ -111,7 +111,7 @@ _UNUSED = (
 
 
 def _other_words(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     line = log.text[start : log.line_end(m.start())]
     if not _MESSAGE_LINE.search(line):
         return

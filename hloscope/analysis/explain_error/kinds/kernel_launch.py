@@ -75,7 +75,7 @@ def _kernel_launch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         op=m["kernel"],
         advice=(advice, AdviceKind.REPORT_BUG),
         platform=Platform.GPU,
-        headline_at=log.text.rfind("\n", 0, m.start()) + 1,
+        headline_at=log.line_start(m.start()),
     )
 
 

@@ -74,7 +74,7 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return  # the runtime's allocator failed as the program ran: .device_allocation reads it
     if torch_xla_log(log.text):
         report.decide_fixes("torch_xla")  # its fixes in PyTorch/XLA's terms
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     # The program's inputs are no line that computes: the line to fix made a temporary.
     inputs = {b.rank for b in report.buffers if b.kind is BufferKind.PARAMETER}
     groups = [

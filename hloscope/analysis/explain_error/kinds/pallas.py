@@ -331,7 +331,7 @@ _GPU_BACKEND = re.compile(r"\bPallas (?:GPU|Mosaic GPU|Triton)\b|\bMosaic ?GPU\b
 def _kernel_platform(log: Log, m: re.Match[str]) -> str:
     """The platform of the kernel whose message ``m`` opens: the GPU where its line names a
     GPU backend of Pallas, else the TPU."""
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     return "gpu" if _GPU_BACKEND.search(log.text, start, log.line_end(m.start())) else "tpu"
 
 

@@ -85,7 +85,7 @@ def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         function=op,
         source=source,
         error_class=None,
-        headline_at=log.text.rfind("\n", 0, m.start()) + 1,
+        headline_at=log.line_start(m.start()),
         hints=hints,
     )
 

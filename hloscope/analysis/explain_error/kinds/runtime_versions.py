@@ -83,7 +83,7 @@ def _cloud_tpu(log: Log, m: re.Match[str]) -> tuple[str, str] | None:
 
 
 def _stablehlo(log: Log, m: re.Match[str]) -> tuple[str, str] | None:
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     line = log.text[start : log.line_end(m.start())]
     if not _MESSAGE.search(line):
         return None
@@ -104,7 +104,7 @@ def _earlier_vhlo(log: Log, begin: int, end: int) -> bool:
     ``end``."""
     for found in _OPENING.finditer(log.text, begin, end):
         if found["shlo"] or found["shlo_fail"] or found["vhlo_op"]:
-            first = log.text.rfind("\n", 0, found.start()) + 1
+            first = log.line_start(found.start())
             if _MESSAGE.search(log.text, first, log.line_end(found.start())):
                 return True
     return False
@@ -163,7 +163,7 @@ _HUGEPAGES = (
 
 
 def _hugepages(log: Log, m: re.Match[str]) -> Failure:
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     failure = _OWN_LINE_KIND.failure(
         log,
         m.start(),
@@ -178,7 +178,7 @@ def _hugepages(log: Log, m: re.Match[str]) -> Failure:
 
 
 def _tpu_metadata(log: Log, m: re.Match[str]) -> Failure:
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     var = f" ({m['md_var']})" if m["md_var"] else ""
     return _OWN_LINE_KIND.failure(
         log,
@@ -197,7 +197,7 @@ def _unknown_backend(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     name = m["unknown_name"]
     present = _PRESENT.search(log.text, m.end(), min(len(log.text), m.end() + 300))
     said = f" (it has: {present['present'].strip()})" if present else ""
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     stack = log.traceback_before(start)
     platform = platform_of(name)
     yield _OWN_LINE_KIND.failure(

@@ -226,7 +226,7 @@ _COLLECTIVE = re.compile(r"please\s+call\s+(?P<op>\w+)")
 def _error_line(log: Log, m: re.Match[str]) -> tuple[int, str] | None:
     """The start and text of the error line holding ``m``; ``None`` when ``m`` is not on
     one (code, a repr, prose)."""
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     line = log.text[start : log.line_end(m.start())]
     return (start, line) if _ERROR_LINE.search(line[: m.start() - start]) else None
 
@@ -272,7 +272,7 @@ def _explicit(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     """A message of sharding in types: ``ShardingTypeError: add got incompatible shardings for
     broadcasting``, ``with_sharding_constraint`` acting as an assert, and any other error
     line that names explicit axes or ``reshard``."""
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     line = log.text[start : log.line_end(m.start())]
     if m["ex_axes"] and not line[: m.start() - start].endswith(("auto", "explicit")):
         return  # another function's "_axes(": only auto_axes and explicit_axes say it

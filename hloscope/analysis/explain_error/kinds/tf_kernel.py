@@ -35,7 +35,7 @@ _SAME_MESSAGE = 2048
 
 
 def _tf_kernel(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     earlier = log.text.rfind(TF_OPENING, max(0, start - _SAME_MESSAGE), m.start())
     if earlier >= 0 and "\n\n" not in log.text[earlier : m.start()]:
         return  # inside "Detected unsupported operations ...": .tf2xla reads it whole

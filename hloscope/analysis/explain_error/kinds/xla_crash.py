@@ -218,7 +218,7 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["signal"] or m["fatal"] or m["dump"] or m["pc"] or _shell_signal(m):
         yield from _crash(log, m)
         return
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     fatal = _FATAL_LINE.search(log.before_on_line(m.start())[-400:])
     if m["nonok"] and fatal is None:
         return  # a status CHECK is a crash only on a fatal line; elsewhere it is logged
@@ -341,7 +341,7 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         packages="torch/torch_xla" if torch else "jax/jaxlib",
     )
     platform = _platform(everything, log)
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     yield _KIND.failure(
         log,
         m.start(),

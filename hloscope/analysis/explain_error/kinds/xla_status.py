@@ -581,7 +581,7 @@ _MORE_PRECISE = (out_of_memory.RECOGNISER, device_allocation.RECOGNISER, distrib
 def _other_family(log: Log, m: re.Match[str], form: Form) -> Failure | None:
     """A bare status whose message is about memory or a multi-host job, as that family's
     failure; ``None`` when it is XLA's refusal."""
-    start = log.text.rfind("\n", 0, m.start()) + 1
+    start = log.line_start(m.start())
     message = log.text[m.end() : log.line_end(m.start())][:300]
     what = f"{form.op}: {clean_message(message)[:120]}"
     family: Family | None = None
