@@ -15,7 +15,9 @@ import pytest
 from test_parser_whole import BASE, SAMPLE_FILES, VARIANTS, _both_ways, _takes_whole_path
 
 import hloscope
+from hloscope.analysis.summary import summarize
 from hloscope.hlo.parser import _forked, _whole
+from hloscope.hlo.parser._bulk import TextBody
 
 # These tests force the forked checks on, also in a test process where other tests imported jax:
 # JAX then warns at every fork (its threads), which the parse avoids unless forced. The children
@@ -100,7 +102,7 @@ def test_a_child_that_fails_declines_the_module_which_reads_the_same(forking, mo
     def broken(self, bounds):
         raise MemoryError("a child out of memory")
 
-    monkeypatch.setattr(_whole._Chunks, "check", broken)
+    monkeypatch.setattr(_whole._Chunks, "check_and_count", broken)
     assert not _takes_whole_path(BASE)
     assert forking
     whole, module_parser = _both_ways(BASE, monkeypatch)
@@ -108,7 +110,7 @@ def test_a_child_that_fails_declines_the_module_which_reads_the_same(forking, mo
 
 
 def test_a_names_child_that_fails_leaves_the_renaming_to_the_parent(forking, monkeypatch):
-    def broken(self, chunks):
+    def broken(self, _=None):
         raise MemoryError("a child out of memory")
 
     monkeypatch.setattr(_whole._Chunks, "names_distinct", broken)
@@ -190,3 +192,41 @@ def test_shares_are_runs_in_order_of_about_equal_weight():
     heavy = _forked._shares(items[:4], [100, 1, 1, 1], 3)
     assert heavy[0] == [0] and [x for share in heavy for x in share] == [0, 1, 2, 3]
     assert len(_forked._shares([7], [5], 4)) == 1
+
+
+def test_fork_checks_bring_back_what_each_check_returned_in_order(monkeypatch):
+    monkeypatch.setenv(_forked.WORKERS_ENV, "3")
+    monkeypatch.setattr(_forked, "MIN_ROWS", 0)
+    monkeypatch.setattr(_forked, "_quiet_process", lambda: True)
+    items = list(range(1, 8))
+    forked = _forked.fork_checks(lambda n: {"n": n, "at": (n, "x" * n)}, items, [1] * 7)
+    assert forked is not None and len(forked._children) == 3
+    assert forked.results() == [{"n": n, "at": (n, "x" * n)} for n in items]
+    # What marshal cannot carry is a failed child: a "no", as any other failure.
+    forked = _forked.fork_checks(lambda n: object(), items, [1] * 7)
+    assert forked is not None and forked.results() is None
+
+
+def _text_bodies(module: hloscope.Module) -> list:
+    return [c._body for c in module.computations if isinstance(c._body, TextBody)]
+
+
+@pytest.mark.parametrize("path", [SAMPLE_FILES[0], SAMPLE_FILES[-1]], ids=lambda p: p.name)
+def test_a_summary_reads_no_body_a_child_checked(forking, monkeypatch, path: Path):
+    text = path.read_text()
+    module = hloscope.parse(text)
+    assert _text_bodies(module) and forking  # the children's bodies: their text, not columns
+    summary = summarize(module)
+    # Those it did not build (it builds the ones with fusions and custom calls, for their
+    # attributes) were counted by the children and read by none.
+    unbuilt = _text_bodies(module)
+    assert unbuilt and not any(body.table for body in unbuilt)
+    monkeypatch.setenv(_forked.WORKERS_ENV, "0")
+    serial = hloscope.parse(text)
+    assert not _text_bodies(serial)
+    assert summary == summarize(serial)
+    # Read on first use: the same instructions as the serial parse's.
+    for forked_comp, serial_comp in zip(module.computations, serial.computations):
+        assert len(forked_comp) == len(serial_comp)
+        assert forked_comp.opcodes() == serial_comp.opcodes()
+        assert [i.to_text() for i in forked_comp] == [i.to_text() for i in serial_comp]

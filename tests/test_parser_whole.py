@@ -36,6 +36,9 @@ def _snapshot(modules: list[hloscope.Module]) -> list:
             list(m.computations_by_name),
         ]
         for c in m.computations:
+            # Counted before the body is read or built (a body a forked child checked is
+            # counted by the child), in the order each opcode and location first appears.
+            fields.append((list(c.opcode_counts().items()), list(c.location_counts().items())))
             root = c.root
             fields.append(
                 (c.name, c.is_entry, c.line, c.signature, c.execution_thread, len(c), c.opcodes())

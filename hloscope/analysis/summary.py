@@ -108,18 +108,19 @@ class _OpCounts:
 
     @classmethod
     def of(cls, module: Module, fused: set[str]) -> _OpCounts:
-        # Counting in C (map over the attribute) where a per-op Python loop would take a
-        # second on a 400k-instruction module; the category of an op is its opcode's, so
-        # counted per opcode. Opcodes and locations come from Computation.opcodes()/
-        # location_counts(), which read a body the parser has not built into Instructions yet
-        # without building it; only computations holding a fusion or a custom call are built,
-        # for their attributes.
+        # Counting in C where a per-op Python loop would take a second on a 400k-instruction
+        # module; the category of an op is its opcode's, so counted per opcode. Opcodes and
+        # locations come from Computation.opcode_counts()/location_counts(), which count a
+        # body the parser has not built into Instructions yet without building it (nor reading
+        # it, where a forked child of the parse counted it); only computations holding a
+        # fusion or a custom call are built, for their attributes.
         counts = cls()
         for comp in module.computations:
-            opcodes = comp.opcodes()
-            counts.total += len(opcodes)
+            opcodes = comp.opcode_counts()
+            size = opcodes.total()
+            counts.total += size
             if comp.name not in fused:
-                counts.outside += len(opcodes)
+                counts.outside += size
             counts.by_opcode.update(opcodes)
             counts.locations.update(comp.location_counts())
             if "fusion" not in opcodes and "custom-call" not in opcodes:

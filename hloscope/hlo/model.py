@@ -643,8 +643,10 @@ class Computation:
         self._by_name: dict[str, Instruction] = {}
         self._line = line
         # A body the parser has read and checked but not turned into Instruction objects yet
-        # (see ``instructions``): anything with ``build(computation)``, ``opcodes()`` and
-        # ``attribute_texts()``. None once built, and for bodies made some other way.
+        # (see ``instructions``): anything with ``build(computation)``, ``opcodes()``,
+        # ``opcode_counts()``, ``location_counts()`` (None: count op by op), ``column(k)``
+        # and ``attribute_texts()`` (hloscope.hlo.parser._bulk.BulkBody). None once built, and
+        # for bodies made some other way.
         self._body: Any = None
         # Its number among the module's distinct bodies (hloscope.hlo.structure), once asked.
         self._structure: int | None = None
@@ -727,6 +729,14 @@ class Computation:
             return body.opcodes()
         return list(map(_OPCODE_OF, self._instructions))
 
+    def opcode_counts(self) -> Counter[str]:
+        """How many instructions have each opcode, in the order each first appears, without
+        building the instructions (nor, for a body a forked child checked, reading its text)."""
+        body = self._body
+        if body is not None:
+            return body.opcode_counts()
+        return Counter(map(_OPCODE_OF, self._instructions))
+
     def shape_texts(self) -> Sequence[str]:
         """The shape text of each instruction, in order, without building the instructions."""
         body = self._body
@@ -747,7 +757,7 @@ class Computation:
         text where the body is not built yet (a tenth of the time of reading each op)."""
         body = self._body
         if body is not None:
-            counts = quick_location_counts(body.attribute_texts())
+            counts = body.location_counts()
             if counts is not None:
                 return counts
         return Counter(self.locations())
@@ -837,7 +847,7 @@ class Computation:
     def __len__(self) -> int:
         body = self._body
         if body is not None:
-            return len(body.names())  # counted without building
+            return len(body)  # counted without building (nor reading its text)
         return len(self._instructions)
 
     @property
@@ -940,7 +950,7 @@ class Module:
         """Computations called by ``fusion`` instructions."""
         seen: dict[str, Computation] = {}
         for comp in self.computations:
-            if "fusion" not in comp.opcodes():
+            if "fusion" not in comp.opcode_counts():
                 continue  # most computations (the fused ones) are not built to find that out
             for inst in comp.instructions:
                 if inst.opcode == "fusion":

@@ -18,13 +18,14 @@ written in the same column-wise way in :mod:`._names`.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from itertools import chain, compress
 from typing import TYPE_CHECKING
 
 from ...errors import HloscopeError
 from .. import _lex
-from ..model import Computation, Instruction
+from ..model import Computation, Instruction, quick_location_counts
 from ..opcodes import OPCODES
 from ._statements import NAME_RUN, PAYLOAD_OPCODES, RHS_START
 
@@ -280,6 +281,14 @@ class BulkBody:
     def opcodes(self) -> list[str]:
         return list(self.column(3))
 
+    def opcode_counts(self) -> Counter[str]:
+        """How many instructions have each opcode, in the order each first appears."""
+        return Counter(self.column(3))
+
+    def location_counts(self) -> Counter[tuple[int, str, int]] | None:
+        """:func:`~hloscope.hlo.model.quick_location_counts` of the attribute texts."""
+        return quick_location_counts(self.column(5))
+
     def attribute_texts(self) -> Sequence[str]:
         return self.column(5)
 
@@ -341,3 +350,55 @@ class BulkBody:
         comp._instructions = instructions
         comp._by_name = by_name
         comp._root = root if root is not None else instructions[-1]
+
+
+class TextBody(BulkBody):
+    """A plainly printed body whose checks ran in a forked child (:mod:`._forked`), read into
+    columns from its text only when first asked for: its place in the text, its number of
+    instructions, and what the child counted of it (opcodes, and locations where their quick
+    count holds), which answer a summary without reading it. Its lines are the ones the child
+    read, so the columns are the ones it checked."""
+
+    __slots__ = ("text", "text_start", "text_stop", "_opcodes", "_locations")
+
+    def __init__(
+        self,
+        text: str,
+        span: tuple[int, int],
+        rows: int,
+        first_line: int,
+        counts: tuple[dict[str, int], dict[tuple[int, str, int], int] | None],
+    ) -> None:
+        super().__init__((), 0, rows, first_line)
+        self.text = text
+        self.text_start, self.text_stop = span  # from the '\n' before its first line
+        self._opcodes, self._locations = counts
+
+    def column(self, k: int) -> Sequence[str]:
+        if not self.table:
+            found = _BULK_LINE.findall(self.text, self.text_start, self.text_stop)
+            self.table = list(zip(*found))
+        return super().column(k)
+
+    def opcode_counts(self) -> Counter[str]:
+        return Counter(self._opcodes)
+
+    def location_counts(self) -> Counter[tuple[int, str, int]] | None:
+        if self._locations is None:
+            return super().location_counts()
+        return Counter(self._locations)
+
+
+def body_counts(
+    columns: Sequence[Sequence[str]], rows: Sequence[int]
+) -> list[tuple[dict[str, int], dict[tuple[int, str, int], int] | None]]:
+    """What :class:`TextBody` keeps of each body ``rows[n]:rows[n + 1]`` of a chunk's columns:
+    its opcode counts and its quick location counts (None where they do not hold)."""
+    opcodes, texts = columns[3], columns[5]
+    out = []
+    for start, stop in zip(rows, rows[1:]):
+        locations = quick_location_counts(texts[start:stop])
+        out.append(
+            (dict(Counter(opcodes[start:stop])), dict(locations) if locations is not None else None)
+        )
+    return out

@@ -1,29 +1,29 @@
-"""The checks of a big module's text, run in forked processes while this one reads it.
+"""The checks of a big module's text, run in forked processes while this one waits.
 
 The whole-module path (:mod:`._whole`) reads a printed module in chunks of bodies: one regex
 pass makes each chunk's columns (names, shapes, opcodes...), then the bulk path's checks run
-over them (known opcodes, one ROOT, defined operands, plain attributes, known callees). The
-checks are a third of the parse and only answer yes or no, so on a machine with cores to
-spare they run elsewhere: each forked child reads a share of the chunks again and checks it,
-and says one byte; the parent meanwhile only makes the columns, and keeps the module only if
-every child said yes. A child that says no, or fails in any way, declines the module exactly
-as a failed check in the parent would: the module parser reads it again and reports errors.
+over them (known opcodes, one ROOT, defined operands, plain attributes, known callees). On a
+machine with cores to spare, all chunks but the first go to forked children: each reads a share
+of the chunks, checks it, and sends back what it found of each body in a few bytes (its opcode
+and location counts, :mod:`marshal`'s format), or a "no". The parent makes no columns of those
+bodies at all: they are read from their text on first use (:class:`._bulk.TextBody`), and a
+summary that only counts is answered from what the children sent. A child that says no, or
+fails in any way, declines the module exactly as a failed check in the parent would: the module
+parser reads it again and reports errors.
 
 Forking is used only where it is safe and pays: Linux, no other Python thread (the child runs
 nothing but regular expressions and set operations, which take no lock another thread could
 hold), no JAX, TensorFlow or PyTorch imported (:data:`_FRAMEWORKS`), at least
 :data:`MIN_CPUS` CPUs this process may run on, and a module of at least :data:`MIN_ROWS`
-instructions (on smaller ones the fork cost what the checks took: a 12k-op module's parse was
-no faster). ``HLOSCOPE_PARSE_WORKERS`` sets the number of children (0: never fork; on any
-POSIX system); by default one per idle CPU but one, at most :data:`MAX_WORKERS`. One of them
-answers whether any instruction would be renamed (:func:`._names.names_distinct`). On the
-54 MB module (402k ops) the parse of this process took 0.58-0.65 s of CPU with 2 to 4 children
-instead of 0.95-1.06 s; the children took 1.5-1.7 s (benchmarks/RESULTS.md).
+instructions. ``HLOSCOPE_PARSE_WORKERS`` sets the number of children (0: never fork; on any
+POSIX system); by default one per idle CPU but one, at most :data:`MAX_WORKERS`
+(benchmarks/RESULTS.md has the times).
 """
 
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
 import signal
 import sys
@@ -31,7 +31,7 @@ import threading
 import warnings
 from collections.abc import Callable, Sequence
 from itertools import accumulate
-from typing import TypeVar
+from typing import Any, TypeVar
 
 __all__ = ["ForkedChecks", "fork_checks", "workers"]
 
@@ -71,25 +71,32 @@ def workers() -> int:
 
 
 class ForkedChecks:
-    """Children running checks: :meth:`passed` waits for their answers, :meth:`close` ends any
-    still running (on the parent's way out for another reason)."""
+    """Children running checks: :meth:`results` waits for their answers, :meth:`close` ends
+    any still running (on the parent's way out for another reason)."""
 
     __slots__ = ("_children",)
 
     def __init__(self, children: list[tuple[int, int]]) -> None:
-        self._children = children  # (pid, the read end of the child's pipe)
+        self._children = children  # (pid, the read end of the child's pipe), in share order
+
+    def results(self) -> list[Any] | None:
+        """What ``check`` returned for each item, in order, if every child checked its share
+        and found nothing wrong; else None."""
+        answers: list[Any] | None = []
+        while self._children:
+            pid, fd = self._children.pop(0)
+            try:
+                with os.fdopen(fd, "rb") as pipe:  # b"" from a child that died before it said
+                    answer = pipe.read()
+            finally:
+                _reap(pid)
+            if answers is not None and not _add_answer(answer, answers):
+                answers = None  # the others are still read and reaped
+        return answers
 
     def passed(self) -> bool:
         """Whether every child checked its share and found nothing wrong."""
-        answers = []
-        while self._children:
-            pid, fd = self._children.pop()
-            try:
-                answers.append(os.read(fd, 1))  # b"" from a child that died before it said
-            finally:
-                os.close(fd)
-                _reap(pid)
-        return all(answer == b"1" for answer in answers)
+        return self.results() is not None
 
     def close(self) -> None:
         """Stop and reap the children not waited for yet."""
@@ -101,6 +108,17 @@ class ForkedChecks:
             _reap(pid)
 
 
+def _add_answer(answer: bytes, answers: list[Any]) -> bool:
+    """Add a child's results to ``answers``; False for its "no" (or an answer cut short)."""
+    if answer[:1] != b"1":
+        return False
+    try:
+        answers += marshal.loads(answer[1:])
+    except (EOFError, ValueError, TypeError):  # cut short: the child died as it wrote
+        return False
+    return True
+
+
 def _reap(pid: int) -> None:
     # A program's own SIGCHLD handler may have reaped the child already.
     with contextlib.suppress(ChildProcessError):
@@ -108,12 +126,13 @@ def _reap(pid: int) -> None:
 
 
 def fork_checks(
-    check: Callable[[T], bool], items: Sequence[T], weights: Sequence[int], spare: int = 0
+    check: Callable[[T], Any], items: Sequence[T], weights: Sequence[int], spare: int = 0
 ) -> ForkedChecks | None:
     """``check`` of every item, run in forked children (each a share of the items of about
-    equal total weight), as many as :func:`workers` but ``spare`` (kept for other checks), or
-    None where forking is not used (see the module docstring): the caller then checks the
-    items itself."""
+    equal total weight), as many as :func:`workers` but ``spare``, or None where forking is not
+    used (see the module docstring): the caller then checks the items itself. ``check`` says
+    no with a false value; anything else it returns comes back from :meth:`ForkedChecks.results`
+    (``True``, or what :mod:`marshal` can carry: the answers travel in its format)."""
     count = min(workers() - spare, len(items))
     if count < 1 or sum(weights) < MIN_ROWS or not _quiet_process():
         return None
@@ -138,7 +157,7 @@ def _quiet_process() -> bool:
     return threading.active_count() == 1 and not any(map(sys.modules.__contains__, _FRAMEWORKS))
 
 
-def _fork(check: Callable[[T], bool], share: Sequence[T]) -> tuple[int, int] | None:
+def _fork(check: Callable[[T], Any], share: Sequence[T]) -> tuple[int, int] | None:
     read_end, write_end = os.pipe()
     try:
         with warnings.catch_warnings():
@@ -150,21 +169,28 @@ def _fork(check: Callable[[T], bool], share: Sequence[T]) -> tuple[int, int] | N
         os.close(read_end)
         os.close(write_end)
         return None
-    if pid == 0:  # the child: one byte, then gone without running any clean-up of the parent's
+    if pid == 0:  # the child: its answer, then gone without running any clean-up of the parent's
         answer = b"0"
         try:
             os.close(read_end)
-            if all(map(check, share)):
-                answer = b"1"
+            results = list(map(check, share))
+            if all(results):
+                answer = b"1" + marshal.dumps(results)
         except BaseException:  # noqa: BLE001 - any failure is a "no", said to the parent
             pass
         finally:
             try:
-                os.write(write_end, answer)
+                _write_all(write_end, answer)
             finally:
                 os._exit(0)
     os.close(write_end)
     return pid, read_end
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _shares(items: Sequence[T], weights: Sequence[int], count: int) -> list[Sequence[T]]:
