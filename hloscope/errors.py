@@ -30,6 +30,9 @@ errors of the root modules:
 - :class:`HloscopeError`: the base class; exit status 1 unless a subclass says otherwise.
 - :class:`UsageProblem`: the base of every "the command line cannot be used as given" error,
   exit status 2.
+- :class:`FileFormatError`: a file (or text) that cannot be read as what it should be, at a
+  place in it (``path:line:column``): the base of the HLO parser's and the dump readers' errors,
+  exit status 2.
 - :class:`UnknownStageError`: :meth:`hloscope.stages.Stage.parse` was given a name that is no
   stage's name or alias.
 - :class:`MissingExtra`: a feature needs an optional extra that is not installed (``s3://``
@@ -47,6 +50,7 @@ __all__ = [
     "HloscopeError",
     "UsageProblem",
     "ExitStatus",
+    "FileFormatError",
     "UnknownStageError",
     "MissingExtra",
     "MissingPandas",
@@ -56,7 +60,7 @@ from enum import IntEnum
 
 TYPE_CHECKING = False  # typing itself costs every command's start ~5 ms
 if TYPE_CHECKING:
-    from typing import ClassVar
+    from typing import Any, ClassVar
 
 
 class ExitStatus(IntEnum):
@@ -94,6 +98,77 @@ class UsageProblem(HloscopeError):
     """
 
     exit_code: ClassVar[int] = ExitStatus.USAGE
+
+
+class FileFormatError(HloscopeError, ValueError):
+    """A file (or text) that cannot be read as what it should be, at a place in it: ``path``
+    and, where known, the 1-based ``line`` and ``column``, said as a compiler does, with the
+    offending ``source_line`` and a caret under the column when it is given::
+
+        model.hlo:12:17: error: expected ')' after operands
+          %add.3 = f32[4]{0} add(%x, %y
+                          ^
+    """
+
+    exit_code: ClassVar[int] = ExitStatus.BAD_INPUT
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        source_line: str | None = None,
+    ) -> None:
+        self.message = message
+        self.path = path
+        self.line = line
+        self.column = column
+        self.source_line = source_line
+        super().__init__(self.render())
+
+    @property
+    def location(self) -> str:
+        """``path:line:column`` with whatever parts are known."""
+        parts = [self.path or "<string>"]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.column is not None:
+                parts.append(str(self.column))
+        return ":".join(parts)
+
+    def one_line(self) -> str:
+        """The message on a single line, for CLIs and logs."""
+        return f"{self.location}: error: {' '.join(self.message.split())}"
+
+    def render(self) -> str:
+        """What the error says (``str(error)``): its one line, then the source line and a caret
+        where it has one."""
+        text = self.one_line()
+        if self.source_line is not None:
+            shown = self.source_line.rstrip("\r\n")
+            if len(shown) > 200:  # keep megabyte constants out of error messages
+                start = max(0, (self.column or 1) - 100)
+                shown = shown[start : start + 200]
+                caret_col = (self.column or 1) - start
+            else:
+                caret_col = self.column or 1
+            text += "\n  " + shown + "\n  " + " " * (caret_col - 1) + "^"
+        return text
+
+    def keywords(self) -> dict[str, Any]:
+        """The keywords the error was made with besides its message."""
+        return {k: getattr(self, k) for k in ("path", "line", "column", "source_line")}
+
+    def __reduce__(self):  # picklable across processes (multiprocessing, pytest-xdist)
+        return (_rebuild_file_format_error, (type(self), self.message, self.keywords()))
+
+
+def _rebuild_file_format_error(
+    cls: type[FileFormatError], message: str, keywords: dict[str, Any]
+) -> FileFormatError:
+    return cls(message, **keywords)
 
 
 class UnknownStageError(HloscopeError, ValueError):
