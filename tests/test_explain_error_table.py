@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hloscope.analysis.explain_error.build import Kind, jax_message, log_line, traced
+from hloscope.analysis.explain_error.build import Kind, jax_message, log_line, own_line, traced
 from hloscope.analysis.explain_error.log import Log, normalise_log
 from hloscope.analysis.explain_error.record import Family
 from hloscope.analysis.unsupported.findings import Reason
@@ -99,3 +99,19 @@ def test_log_line_reads_the_status_and_a_traceback_printed_after_the_line() -> N
     # A status the handler read itself stands.
     given = kind.failure(log, start, op="barrier init", advice=("a", "b"), status="ABORTED")
     assert given.status == "ABORTED"
+
+
+def test_own_line_reads_the_whole_line_and_only_a_traceback_before_it() -> None:
+    kind = Kind(Family.XLA_CRASH, Reason.RUNTIME, own_line)
+    log = _log(_RUNTIME_LOG)
+    start = log.text.index("Barrier timed out")
+    after = kind.failure(log, start, op="x", advice=("a", "b"))
+    assert after.message.startswith("E1206 10:00:00")
+    assert after.stack == []  # the traceback printed after the line is not this line's
+    assert after.status is None and after.finding.function == ""
+    log = _log(_JAX_LOG)
+    start = log.text.index("dot_general")
+    before = kind.failure(log, start, op="x", advice=("a", "b"))
+    assert before.message.startswith("TypeError: dot_general")
+    assert [frame.line for frame in before.stack] == [8, 12]
+    assert before.finding.function == ""  # not traced: no function worked out

@@ -23,7 +23,16 @@ from .log import Log, class_before, status_before
 from .record import Failure, Family
 from .user_line import user_source
 
-__all__ = ["Kind", "Reading", "make_failure", "traced", "jax_message", "log_line", "UNSET"]
+__all__ = [
+    "Kind",
+    "Reading",
+    "make_failure",
+    "traced",
+    "jax_message",
+    "own_line",
+    "log_line",
+    "UNSET",
+]
 
 
 class _Unset:
@@ -93,17 +102,25 @@ def jax_message(log: Log, start: int, fields: dict[str, Any]) -> None:
     traced(log, start, fields)
 
 
-def log_line(log: Log, start: int, fields: dict[str, Any]) -> None:
-    """A runtime's message on a log line of its own, after the logger's prefix: its headline
-    is the whole line, its status the code named before ``start`` unless given, its traceback
-    the one before the line; :func:`traced`."""
+def own_line(log: Log, start: int, fields: dict[str, Any]) -> None:
+    """A message on a line of its own (a check that failed, a runtime's refusal), whatever
+    prefix stands before ``start``: its headline is the whole line, its traceback the one
+    before the line."""
     line = log.line_start(start)
     fields["headline_at"] = line
+    fields["stack"] = log.traceback_before(line)
+
+
+def log_line(log: Log, start: int, fields: dict[str, Any]) -> None:
+    """A runtime's message on a log line of its own, after the logger's prefix:
+    :func:`own_line`, its status the code named before ``start`` unless given;
+    :func:`traced`."""
+    own_line(log, start, fields)
     if "status" not in fields:
         fields["status"] = status_before(log, start)
     # A logger's line is often printed before the traceback of the exception it reports
     # (``ERROR:__main__:Training failed ...`` then ``Traceback ...``): the one after it then.
-    fields["stack"] = log.traceback_before(line) or log.traceback_after(line)
+    fields["stack"] = fields["stack"] or log.traceback_after(fields["headline_at"])
     traced(log, start, fields)
 
 
@@ -111,8 +128,8 @@ def log_line(log: Log, start: int, fields: dict[str, Any]) -> None:
 class Kind:
     """What every failure of one kind of message shares: its family, its usual reason (a
     handler may name another) and how its messages stand in a log (a :data:`Reading`:
-    :func:`traced`, :func:`jax_message`, :func:`log_line`). A kind's module declares it once;
-    its handler then says only what it read."""
+    :func:`traced`, :func:`jax_message`, :func:`own_line`, :func:`log_line`). A kind's module
+    declares it once; its handler then says only what it read."""
 
     family: Family
     reason: Reason | None = None

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
-from ..build import Kind
+from ..build import Kind, own_line
 from ..log import Log
 from ..mlir_location import location_op
 from ..recogniser import Recogniser
@@ -79,13 +79,11 @@ def _mlir_verifier(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         advice=(_REPORT.format(who=who, what=what, where=where), AdviceKind.REPORT_BUG),
         # The primitive the op was lowered from (the location's), else the op refused.
         node=primitive or quoted_op,
-        stack=log.traceback_before(start),
-        headline_at=start,
         hints=[f"{quoted_op} refused: {quoted['why'][:200]}"] if quoted else [],
     )
     failure.fallback = True
     yield failure
 
 
-_KIND = Kind(Family.XLA_CRASH, Reason.COMPILE_ERROR)
+_KIND = Kind(Family.XLA_CRASH, Reason.COMPILE_ERROR, own_line)
 RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _mlir_verifier, generic_ops=frozenset({_STAGE}))

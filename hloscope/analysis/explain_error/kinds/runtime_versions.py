@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
-from ..build import Kind, log_line
+from ..build import Kind, log_line, own_line
 from ..device import platform_of
 from ..functions import paragraph_end
 from ..log import Log
@@ -163,32 +163,28 @@ _HUGEPAGES = (
 
 
 def _hugepages(log: Log, m: re.Match[str]) -> Failure:
-    start = log.line_start(m.start())
-    failure = _OWN_LINE_KIND.failure(
+    failure = _WARNING_KIND.failure(
         log,
         m.start(),
         op="transparent hugepages",
         advice=(_HUGEPAGES, AdviceKind.HARMLESS),
         device="tpu",
         platform=Platform.TPU,
-        headline_at=start,
+        headline_at=log.line_start(m.start()),
     )
     failure.finding.warning = True
     return failure
 
 
 def _tpu_metadata(log: Log, m: re.Match[str]) -> Failure:
-    start = log.line_start(m.start())
     var = f" ({m['md_var']})" if m["md_var"] else ""
     return _OWN_LINE_KIND.failure(
         log,
         m.start(),
         op="TPU metadata",
         advice=(_METADATA.format(var=var), AdviceKind.OTHER),
-        stack=log.traceback_before(start),
         device="tpu",
         platform=Platform.TPU,
-        headline_at=start,
         more_advice=[(str(AdviceKind.HARMLESS), _METADATA_OFF_TPU)],
     )
 
@@ -197,22 +193,19 @@ def _unknown_backend(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     name = m["unknown_name"]
     present = _PRESENT.search(log.text, m.end(), min(len(log.text), m.end() + 300))
     said = f" (it has: {present['present'].strip()})" if present else ""
-    start = log.line_start(m.start())
-    stack = log.traceback_before(start)
     platform = platform_of(name)
     yield _OWN_LINE_KIND.failure(
         log,
         m.start(),
         op=f"backend {name}",
         advice=(_NO_PLATFORM.format(name=name, present=said), AdviceKind.INSTALL),
-        stack=stack,
         device=name,
         platform=platform,
-        headline_at=start,
     )
 
 
 _KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, log_line)
-# A warning or refusal whose headline and traceback the handler finds (its line's start).
-_OWN_LINE_KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME)
+_OWN_LINE_KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, own_line)
+# A warning: its headline the whole line, no traceback (nothing was raised).
+_WARNING_KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME)
 RECOGNISER = Recogniser(Family.BACKEND_STARTUP, _OPENING, _runtime_versions)

@@ -15,7 +15,6 @@ from ..recogniser import Recogniser
 from ..record import Failure, Family, FunctionRef
 from .tf2xla import TF_GRAPH, TF_OPENING
 
-_KIND = Kind(Family.TF1_LIST, Reason.NO_KERNEL)
 _TF1_LIST = re.compile(TF_OPENING + TF_GRAPH + r" ?(?P<ops>[\w.]+(?:, ?[\w.]+)*)[ \t]*$", re.M)
 
 
@@ -40,4 +39,5 @@ def _tf1_list(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         )
 
 
+_KIND = Kind(Family.TF1_LIST, Reason.NO_KERNEL)
 RECOGNISER = Recogniser(Family.TF1_LIST, _TF1_LIST, _tf1_list)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Reason
 from ..advice import advise
-from ..build import Kind
+from ..build import Kind, own_line
 from ..device import platform_of
 from ..log import Log
 from ..recogniser import Recogniser
@@ -24,7 +24,6 @@ from .tf2xla import TF_OPENING
 
 __all__ = ["RECOGNISER"]
 
-_KIND = Kind(Family.TF2XLA, Reason.NO_KERNEL)
 _OPENING = re.compile(
     r"No registered '(?P<kernel_op>[\w.>]+)' OpKernel for (?P<kernel_device>XLA_\w+) devices "
     r"compatible "
@@ -47,11 +46,10 @@ def _tf_kernel(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         op=op,
         advice=advise((op,), Reason.NO_KERNEL, str(platform or "")),
         node=m["kernel_tagged"] or m["kernel_node"] or "",
-        stack=log.traceback_before(start),
         device=device,
         platform=platform,
-        headline_at=start,
     )
 
 
+_KIND = Kind(Family.TF2XLA, Reason.NO_KERNEL, own_line)
 RECOGNISER = Recogniser(Family.TF2XLA, _OPENING, _tf_kernel)

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind, torch_xla_log
-from ..build import Kind
+from ..build import Kind, own_line
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -265,10 +265,8 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         reason=Reason.COMPILE_ERROR if _COMPILER.search(everything) else Reason.RUNTIME,
         advice=(text, AdviceKind.REPORT_BUG),
         node=f"{_short(path)}:{line}" if path else condition[:80],
-        stack=log.traceback_before(start),
         device=str(platform) if platform else None,
         platform=platform,
-        headline_at=start,
         status="INTERNAL" if m["rfile"] else None,  # an abort returns no status
         hints=hints,
     )
@@ -341,7 +339,6 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         packages="torch/torch_xla" if torch else "jax/jaxlib",
     )
     platform = _platform(everything, log)
-    start = log.line_start(m.start())
     yield _KIND.failure(
         log,
         m.start(),
@@ -351,10 +348,8 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         else Reason.RUNTIME,
         advice=(text, AdviceKind.REPORT_BUG),
         node=frames[0] if frames else "",
-        stack=log.traceback_before(start),
         device=str(platform) if platform else None,
         platform=platform,
-        headline_at=start,
         hints=[f"failed in {frames[0]}"] if frames else [],
     )
 
@@ -379,5 +374,6 @@ def _frames_of(window: str) -> list[str]:
     ]
 
 
-_KIND = Kind(Family.XLA_CRASH)
+# A crash is printed on a line of its own, after the logger's prefix (absl's `F... file:line]`).
+_KIND = Kind(Family.XLA_CRASH, reading=own_line)
 RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _xla_crash)
