@@ -68,7 +68,7 @@ def layer(w, x):
 
 
 def test_commented():
-    layer(jnp.ones((3, 4)), jnp.ones((5, 2)))
+    return layer(jnp.ones((3, 4)), jnp.ones((5, 2)))
 
 
 if __name__ == "__main__":
@@ -281,3 +281,19 @@ def test_a_loggers_prefix_on_the_opening_line_alone_stays():
     text = (CORPUS / "fresh2_b_ptxla_8671_flash_block_divisible.log").read_text()
     assert normalise_log(text) == normalise_log(text.replace("\r", ""))
     assert "execution.py:399 - ERROR - Traceback" in normalise_log(text)
+
+
+# ---- the user's line: Python 3.11's markers in a traceback read after its message ------------
+
+
+def test_a_traceback_after_its_message_is_read_past_311s_markers(reports):
+    """Where the message comes first (XLA's E-level line, then Python's traceback), every frame
+    is read, past the ``^^^^`` lines Python 3.11 puts under a frame's code: JAX 0.10.2's own
+    traceback, and the spent AlphaFold 3 log (alphafold3#213, cut after the user's frame)."""
+    program, plain = reports["commented-python"]
+    assert "^^^^" in plain
+    log = Log(normalise_log("E0000 00:00:1.0 client.cc:1] Execution failed\n" + plain))
+    assert user_source(log.traceback_after(0)) == f"{program}:{_marked_commented(program)}"
+    af3 = Log(normalise_log((CORPUS / "fresh4_a_af3_213_oom_47gib_single_gpu.log").read_text()))
+    user = user_source(af3.traceback_after(0, within=len(af3.text)))
+    assert user is not None and user.endswith("run_alphafold_exit.py:674")

@@ -85,6 +85,8 @@ _CRASH_LOOKAHEAD = 16 * 1024
 _PYTEST_RAISED = re.compile(r"^(?P<file>[^\s:][^:\n]*\.py):(?P<line>\d+): [A-Z][\w.]*$", re.M)
 _PYTEST_SEPARATOR = re.compile(r"^(?:_ _ _|_{3,} |={3,} )", re.M)
 _PYTEST_LOOKAHEAD = 8 * 1024
+# The most lines of source (and markers under it) a traceback shows for one frame.
+_SOURCE_LINES_MAX = 8
 # A chained exception: the cause's message, then this line, then the traceback of the one it
 # caused, which ends at that one's message (`NameError: ...`, no spaces before the colon).
 _CAUSED = "The above exception was the direct cause of the following exception:"
@@ -255,9 +257,21 @@ class Log:
                 break
             frames.append(frame_of(found))
             at = self.line_end(found.end()) + 1
-            if with_source and at < len(self.text) and self.text[at : at + 1].isspace():
-                at = self.line_end(at) + 1  # the frame's source line
+            if with_source:
+                at = self._past_source(at)
         return frames
+
+    def _past_source(self, at: int) -> int:
+        """Where the next frame may start after a frame's source at ``at``: its indented lines
+        (the code, Python 3.11's ``^^^^`` markers under it, a statement over several lines)
+        up to the next frame."""
+        for _ in range(_SOURCE_LINES_MAX):
+            if at >= len(self.text) or not self.text[at : at + 1].isspace():
+                break
+            if PY_FRAME.match(self.text, at, self.line_end(at)):
+                break
+            at = self.line_end(at) + 1
+        return at
 
     def traceback_repeating(self, pos: int) -> list[StackFrame]:
         """The frames of a traceback after ``pos`` that ends with the message at ``pos`` again
