@@ -33,6 +33,7 @@ LAYERS = [
         "lazy_exports",
         "after_import",
         "json_fields",
+        "derived",
     },  # root modules below everything
     {"devices"},  # the device registry: facts about chips, no HLO
     {"hlo"},

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..derived import Derived
 from ..json_fields import json_fields
 from .memory_report import MemoryUsageReport
 from .report_text import _int, read_dump_text
@@ -247,7 +248,7 @@ class LiveRange:
         return self.breakdown_total
 
 
-class _BytesOf:
+class _BytesOf(Derived["BufferAssignment", int]):
     """The total size of an assignment's allocations of one kind (``which`` says if one is)."""
 
     __slots__ = ("which",)
@@ -255,8 +256,8 @@ class _BytesOf:
     def __init__(self, which: Callable[[Allocation], bool]) -> None:
         self.which = which
 
-    def __get__(self, assignment: BufferAssignment, owner: object = None) -> int:
-        return sum(a.size for a in assignment.allocations if self.which(a))
+    def of(self, obj: BufferAssignment) -> int:
+        return sum(a.size for a in obj.allocations if self.which(a))
 
 
 @dataclass(slots=True)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TypeVar
 
+from ...derived import Derived
 from .. import _lex
 from ..errors import DecodeError
 from ._grammar import ValueCursor, parse_or_raise
@@ -43,7 +44,7 @@ class WindowDimension:
     window_reversal: bool = False
 
 
-class _EachDimension(Generic[_T]):
+class _EachDimension(Derived["Window", tuple[_T, ...]]):
     """One field of a window, read off each of its dimensions."""
 
     __slots__ = ("read",)
@@ -51,8 +52,8 @@ class _EachDimension(Generic[_T]):
     def __init__(self, read: Callable[[WindowDimension], _T]) -> None:
         self.read = read
 
-    def __get__(self, window: Window, owner: object = None) -> tuple[_T, ...]:
-        return tuple(self.read(d) for d in window.dimensions)
+    def of(self, obj: Window) -> tuple[_T, ...]:
+        return tuple(self.read(d) for d in obj.dimensions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +96,7 @@ class Window:
         return "{" + " ".join(parts) + "}"
 
 
-class _LabelPosition:
+class _LabelPosition(Derived["ConvDimLabels", int]):
     """A dimension of one convolution operand: where its label character stands."""
 
     __slots__ = ("operand", "label")
@@ -104,11 +105,11 @@ class _LabelPosition:
         self.operand = operand
         self.label = label
 
-    def __get__(self, labels: ConvDimLabels, owner: object = None) -> int:
-        return str(getattr(labels, self.operand)).index(self.label)
+    def of(self, obj: ConvDimLabels) -> int:
+        return str(getattr(obj, self.operand)).index(self.label)
 
 
-class _SpatialPositions:
+class _SpatialPositions(Derived["ConvDimLabels", tuple[int, ...]]):
     """One convolution operand's spatial dimensions: where the digits 0, 1, ... stand."""
 
     __slots__ = ("operand",)
@@ -116,9 +117,9 @@ class _SpatialPositions:
     def __init__(self, operand: str) -> None:
         self.operand = operand
 
-    def __get__(self, labels: ConvDimLabels, owner: object = None) -> tuple[int, ...]:
-        text = str(getattr(labels, self.operand))
-        return tuple(text.index(str(k)) for k in range(labels.num_spatial_dimensions))
+    def of(self, obj: ConvDimLabels) -> tuple[int, ...]:
+        text = str(getattr(obj, self.operand))
+        return tuple(text.index(str(k)) for k in range(obj.num_spatial_dimensions))
 
 
 @dataclass(frozen=True, slots=True)
