@@ -13,9 +13,7 @@ its counter with: XLA:TPU records none).
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -23,6 +21,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from frameworks_needed import needs_libtpu
+from shared_cache import once, shared_cache
 
 from hloscope.analysis.collectives import collectives_of, find_collectives
 from hloscope.hlo.parser import parse
@@ -45,21 +44,7 @@ IDS = [function for _, function, _ in PROGRAMS]
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
     """One compile cache for the module; under xdist one for the run, shared by workers."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = tmp_path_factory.getbasetemp().parent / "collectives-fused-cache"
-        shared.mkdir(exist_ok=True)
-        return shared
-    return tmp_path_factory.mktemp("collectives-fused-cache")
-
-
-@contextlib.contextmanager
-def _once(cache: Path, name: str):
-    """One worker at a time compiles ``name``; the other then reads it from the cache."""
-    import fcntl
-
-    with open(cache / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
+    return shared_cache(tmp_path_factory, "collectives-fused-cache")
 
 
 def _compiled(cache: Path, script: Path, function: str, slice_: str):
@@ -67,7 +52,7 @@ def _compiled(cache: Path, script: Path, function: str, slice_: str):
     needs_libtpu()
     from hloscope.drivers.variants import Variant, compile_variants
 
-    with pytest.MonkeyPatch.context() as patch, _once(cache, function):
+    with pytest.MonkeyPatch.context() as patch, once(cache, function):
         patch.setenv("HLOSCOPE_CACHE", str(cache))
         (base,) = compile_variants(f"{script}:{function}", slice_, [Variant("baseline")])
     assert base.compiled, base.error
@@ -281,7 +266,7 @@ def test_the_collectives_command_and_try_show_the_fused_ones(cache):
     # each its module's as XLA's parse counts them.
     from hloscope.drivers.variants import VariantOptions, try_variants
 
-    with pytest.MonkeyPatch.context() as patch, _once(cache, "scanned_grads"):
+    with pytest.MonkeyPatch.context() as patch, once(cache, "scanned_grads"):
         patch.setenv("HLOSCOPE_CACHE", str(cache))
         payload = try_variants(
             f"{SAMPLES}:scanned_grads", "tpu-v5e:2x2", VariantOptions(shard=("dp",)), jobs=1

@@ -12,7 +12,6 @@ for a flag it does not know.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import subprocess
@@ -23,6 +22,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from frameworks_needed import needs_libtpu
+from shared_cache import once, shared_cache
 
 from hloscope.analysis.flag_audit import flag_audit
 from hloscope.analysis.variants import VariantOutcome, judge
@@ -45,22 +45,7 @@ def cache(tmp_path_factory):
     """The capture and try cache of the module's tests. Under xdist, the one tests/test_try.py
     shares between its workers: its flag audit compiles the same variants of the same sample
     with the same flags, read here from that cache when both modules run."""
-    import os
-
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = tmp_path_factory.getbasetemp().parent / "try-cache"
-        shared.mkdir(exist_ok=True)
-        return shared
-    return tmp_path_factory.mktemp("report-try-cache")
-
-
-@contextlib.contextmanager
-def _once(cache, name):
-    import fcntl
-
-    with open(cache / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
+    return shared_cache(tmp_path_factory, "try-cache")
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +55,7 @@ def oracle(cache):
     # Named apart from tests/test_try.py's oracles, which keep theirs in the same shared cache
     # ("oracle.json" there holds other programs' figures).
     kept = cache / "report_try_oracle.json"
-    with _once(cache, "report_try_oracle"):
+    with once(cache, "report_try_oracle"):
         if not kept.is_file():
             done = subprocess.run(
                 [sys.executable, str(HERE / "report_try_oracle.py")],

@@ -7,9 +7,7 @@ and XLA's own parser on each optimized module (its collectives' operand bytes).
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
 import subprocess
 import sys
@@ -18,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from frameworks_needed import needs_libtpu
+from shared_cache import once, shared_cache
 
 from hloscope.cli import cli
 from hloscope.drivers.variants import (
@@ -54,29 +53,14 @@ def cache(tmp_path_factory):
     """The try cache of the module's tests. Under xdist, one for the whole run, which every
     worker's tests of this module share: `-n 2` splits them over two workers, and each would
     otherwise compile the module fixtures' variants again."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = tmp_path_factory.getbasetemp().parent / "try-cache"
-        shared.mkdir(exist_ok=True)
-        return shared
-    return tmp_path_factory.mktemp("try-cache")
-
-
-@contextlib.contextmanager
-def _once(cache, name):
-    """One worker at a time makes the module fixture ``name`` (the other waits, idle, and then
-    reads every compile from the shared cache)."""
-    import fcntl
-
-    with open(cache / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
+    return shared_cache(tmp_path_factory, "try-cache")
 
 
 def _oracle_figures(cache, name, args):
     """The oracle's JSON for ``args``, run once per cache (one worker's run read by the other)."""
     needs_libtpu()
     kept = cache / f"{name}.json"
-    with _once(cache, name):
+    with once(cache, name):
         if not kept.is_file():
             done = subprocess.run(
                 [sys.executable, str(HERE / "try_oracle.py"), *args],
@@ -100,7 +84,7 @@ def _libtpu_and_cache(cache, monkeypatch):
 @pytest.fixture(scope="module")
 def layouts(cache):
     """dp and fsdp, each with and without the layers rematted (five compiles, two at once)."""
-    with pytest.MonkeyPatch.context() as patch, _once(cache, "layouts"):
+    with pytest.MonkeyPatch.context() as patch, once(cache, "layouts"):
         patch.setenv("HLOSCOPE_CACHE", str(cache))
         needs_libtpu()
         options = VariantOptions(shard=("dp", "fsdp"), remat=("nothing_saveable@block",))
@@ -120,7 +104,7 @@ def oracle(cache):
 @pytest.fixture(scope="module")
 def remat_policies(cache):
     """try_remat's train_step with its layer under three policies (four compiles, one chip)."""
-    with pytest.MonkeyPatch.context() as patch, _once(cache, "remat_policies"):
+    with pytest.MonkeyPatch.context() as patch, once(cache, "remat_policies"):
         patch.setenv("HLOSCOPE_CACHE", str(cache))
         needs_libtpu()
         return try_variants(REMAT, CHIP, VariantOptions(remat=LAYER_POLICIES), jobs=2)

@@ -21,13 +21,12 @@ printed by every compile that no program changes (``tpu_spmd_partitioner.cc:459`
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 from pathlib import Path
 
 import pytest
 from frameworks_needed import needs_libtpu
+from shared_cache import once, shared_cache
 
 from hloscope.analysis.variant_warnings import log_warnings
 from hloscope.analysis.variants import Goal, TryResult, sharding_warnings
@@ -52,26 +51,12 @@ def _line(path: Path, text: str) -> str:
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
     """One try cache for the module; under xdist one for the run, which both workers share."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = tmp_path_factory.getbasetemp().parent / "try-partitioner-cache"
-        shared.mkdir(exist_ok=True)
-        return shared
-    return tmp_path_factory.mktemp("try-partitioner-cache")
-
-
-@contextlib.contextmanager
-def _once(cache, name):
-    """One worker at a time compiles ``name``; the other then reads it from the cache."""
-    import fcntl
-
-    with open(cache / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
+    return shared_cache(tmp_path_factory, "try-partitioner-cache")
 
 
 def _tried(cache, function, options, path=PROGRAMS, device=SLICE):
     needs_libtpu()
-    with pytest.MonkeyPatch.context() as patch, _once(cache, f"{path.stem}-{function}"):
+    with pytest.MonkeyPatch.context() as patch, once(cache, f"{path.stem}-{function}"):
         patch.setenv("HLOSCOPE_CACHE", str(cache))
         return try_variants(f"{path}:{function}", device, options, jobs=2).to_dict()
 
@@ -79,7 +64,7 @@ def _tried(cache, function, options, path=PROGRAMS, device=SLICE):
 def _baseline(cache, path, function):
     """``path``'s ``function`` compiled as the script gives it, once per cache."""
     needs_libtpu()
-    with pytest.MonkeyPatch.context() as patch, _once(cache, f"{path.stem}-{function}"):
+    with pytest.MonkeyPatch.context() as patch, once(cache, f"{path.stem}-{function}"):
         patch.setenv("HLOSCOPE_CACHE", str(cache))
         (base,) = compile_variants(f"{path}:{function}", SLICE, [Variant("baseline")])
     assert base.compiled, base.error
