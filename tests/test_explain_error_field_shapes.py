@@ -297,3 +297,37 @@ def test_a_traceback_after_its_message_is_read_past_311s_markers(reports):
     af3 = Log(normalise_log((CORPUS / "fresh4_a_af3_213_oom_47gib_single_gpu.log").read_text()))
     user = user_source(af3.traceback_after(0, within=len(af3.text)))
     assert user is not None and user.endswith("run_alphafold_exit.py:674")
+
+
+# ---- the platform: a TPU's device files, a GPU's vendor, architecture and TF device ----------
+
+
+@pytest.mark.parametrize(
+    ("path", "platform"),
+    [
+        # JAX's TPU start-up (levanter#1127) and PyTorch/XLA's (pytorch/xla#3883) on /dev/accel.
+        (CORPUS / "levanter_1127_tpu_init_accel.log", Platform.TPU),
+        (Path(__file__).parent / "data" / "family_logs" / "ptxla_3883_accel0.log", Platform.TPU),
+        # A Pallas kernel for an AMD GPU's architecture (jax PR 34689, gfx942).
+        (CORPUS / "fresh4_a_jax_pr34689_rocm_pallas_mosaic_arch.log", Platform.GPU),
+    ],
+)
+def test_device_files_and_architectures_in_threads(path, platform):
+    assert platform_in_log(path.read_text()) is platform
+
+
+@pytest.mark.parametrize(
+    ("text", "platform"),
+    [
+        # nvidia-smi -L's line, TF's list of physical devices, a ROCm library's refusal by
+        # architecture, a TPU slice's accelerator type as gcloud names it.
+        ("GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-5d1c)\nValueError: bad", Platform.GPU),
+        ("[PhysicalDevice(name='/physical_device:GPU:0', device_type='GPU')]", Platform.GPU),
+        ("ValueError: Quantization 'bitsandbytes' is not supported on gfx906", Platform.GPU),
+        ("ERROR: accelerator type v5litepod-16 has no capacity in zone", Platform.TPU),
+        # The vendor's name in lower case is a package's, a word of prose: no sign.
+        ("pip install nvidia-ml-py\nValueError: bad", None),
+    ],
+)
+def test_device_words_of_other_tools(text, platform):
+    assert platform_in_log(text) is platform

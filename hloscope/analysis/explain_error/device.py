@@ -69,13 +69,19 @@ _LOG_SIGNS = re.compile(
     # plugin (jax-metal, platform METAL), and a message that says what ran "on the GPU".
     r"|\bautotun(?:er|ing)\b|\bbuffer_comparator\b|\bsymbolic tile\b"
     r"|\b(?:XLA:|Pallas |Mosaic ?)GPU\b|\bjax[-_]metal\b|\bplatform METAL\b"
-    r"|\bon (?:the )?GPUs?\b)"
+    r"|\bon (?:the )?GPUs?\b"
+    # The vendor and its driver's library, TF's physical device, an AMD GPU's architecture
+    # (gfx90a) or product line, Apple's Metal device.
+    r"|\bNVIDIA\b|\blibcuda\b|physical_device:GPU:\d|\bgfx\d{3,4}[a-z]?\b|\bAMD Instinct\b"
+    r"|\bMetal device\b)"
     r"|(?P<tpu>\blibtpu|\bTPU_\d|\bTpuDevice\b|\bXLA_TPU_JIT\b|\btpu:\d\b|/device:TPU:\d"
     r"|\bMosaic(?! ?GPU)\b|\bTPU v\d|\bTPU_VISIBLE_CHIPS\b|\bTensorCore\b"
     r"|(?:xla|service|backends|pjrt|stream_executor)/tpu/"
     # The backend or kernel language named for the TPU, or what the TPU compiler did.
     r"|\b(?:XLA:|Pallas )TPU\b|\bTPU (?:lowering|kernel|compil(?:er|ation))\b"
     r"|\bon (?:the )?TPUs?\b"
+    # The TPU's device files and a slice's accelerator type (v4-8, v5litepod-16, v6e-256).
+    r"|/dev/(?:accel|vfio/)\d|\bv(?:2|3|4|5p|5e|5litepod|6e)-\d{1,4}\b"
     rf"|{_ASSIGNED}tpu\b)"
     # A CPU where JAX says it fell back to one, or where it is the platform a value names
     # (an AbstractMesh's "device_kind=cpu", "platform='cpu'").
@@ -84,7 +90,7 @@ _LOG_SIGNS = re.compile(
 )
 # Words that are case-sensitive in the log (``HIP`` the runtime, not "hip"; ``Mosaic`` the
 # compiler; ``TensorCore`` the TPU's core): the pattern ignores case, these are re-checked.
-_EXACT = ("HIP", "Mosaic", "TensorCore", "Triton")
+_EXACT = ("HIP", "Mosaic", "TensorCore", "Triton", "NVIDIA")
 # A line that names a platform to say it is absent (a library a CPU-only machine could not
 # load, a backend JAX probed for and did not find): no sign of where the program ran.
 _ABSENT = re.compile(
