@@ -105,6 +105,7 @@ def test_the_counted_read_counts_frames_and_ops_without_metadata():
         "backend_config={a=1, calls=f, b=2}",  # inside braces
         "condition=c, body=b",  # two callees
         'calls=f, metadata={op_name="to_apply=g"}',  # the word again, in a string
+        "calls=f, frontend_attributes={xto_apply=g}",  # inside another word (counted alike)
     ],
 )
 def test_the_single_callee_read_steps_aside(text):

@@ -166,9 +166,14 @@ def _single_called_name(text: str) -> str | None:
     before = text[: m.start()]
     if '"' in before or before.count("{") != before.count("}") or "(" in before:
         return None
-    if sum(text.count(key + "=") for key in CALLED_COMPUTATION_ATTRS) != 1:
+    if len(_CALLEE_KEYS.findall(text)) != 1:
         return None  # another callee attribute (or the word in a string): split them all
     return m.group(1)
+
+
+# Every 'calls=', 'to_apply=', ... anywhere in a text: as many as the texts' counts of each
+# added up (no key is another's suffix, so no two can overlap), in one pass in C.
+_CALLEE_KEYS = re.compile("(?:" + "|".join(CALLED_COMPUTATION_ATTRS) + ")=")
 
 
 _FRAME_ID = re.compile(r"stack_frame_id=(\d+)")  # a literal start: searched at memchr speed

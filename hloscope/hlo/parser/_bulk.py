@@ -367,12 +367,19 @@ class TextBody(BulkBody):
         span: tuple[int, int],
         rows: int,
         first_line: int,
-        counts: tuple[dict[str, int], dict[tuple[int, str, int], int] | None],
     ) -> None:
         super().__init__((), 0, rows, first_line)
         self.text = text
         self.text_start, self.text_stop = span  # from the '\n' before its first line
-        self._opcodes, self._locations = counts
+        self._opcodes: dict[str, int] | None = None
+        self._locations: dict[tuple[int, str, int], int] | None = None
+
+    def counted(
+        self, opcodes: dict[str, int], locations: dict[tuple[int, str, int], int] | None
+    ) -> None:
+        """What the child counted of it (:func:`body_counts`), once it said yes."""
+        self._opcodes = opcodes
+        self._locations = locations
 
     def column(self, k: int) -> Sequence[str]:
         if not self.table:
@@ -381,6 +388,8 @@ class TextBody(BulkBody):
         return super().column(k)
 
     def opcode_counts(self) -> Counter[str]:
+        if self._opcodes is None:
+            return super().opcode_counts()
         return Counter(self._opcodes)
 
     def location_counts(self) -> Counter[tuple[int, str, int]] | None:

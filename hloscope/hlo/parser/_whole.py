@@ -40,7 +40,7 @@ from ._bulk import (
     body_counts,
 )
 from ._careful import _COMMENT, _COMP_HEADER, ModuleParser, _maybe_unbalanced
-from ._forked import fork_checks
+from ._forked import ForkedChecks, fork_checks
 from ._names import calls_unknown, name_computations, names_distinct, uniquify_names
 from ._source import blank_comments
 from ._statements import NAME_RUN, PAYLOAD_OPCODES, STACK_SECTIONS
@@ -110,7 +110,29 @@ def _read(source: SourceText) -> Module | None:
     checked = _read_chunks(read, list(_chunks(rows)))
     if checked is None:
         return None
-    chunks, counted, renames, op_names = checked
+    children = checked[1]
+    try:  # the module made while forked children (if any) still read and check
+        return _assemble(module, source, read, headers, counts, checked)
+    finally:
+        if children is not None:
+            children.close()
+
+
+def _assemble(
+    module: Module,
+    source: SourceText,
+    read: _Chunks,
+    headers: list[tuple[Any, ...]],
+    counts: list[int],
+    checked: _Checked,
+) -> Module | None:
+    """The module's computations, from the bodies' header groups, line counts and what
+    :func:`_read_chunks` made of them: the bodies of the chunks read here rows of their
+    columns, the others (read by forked children) their text, once the children said yes."""
+    chunks, children, renames, op_names = checked
+    scan, ends, closes, rows = read.scan, read.ends, read.closes, read.rows
+    names = [m[1] for m in headers]
+    entries = [n for n, m in enumerate(headers) if m[0]]
     # 0-based line index of each header: the line breaks before the first, then for each next
     # one the previous body's lines and those between its '}' and the header (short spans: the
     # bodies' lines are counted already).
@@ -132,17 +154,27 @@ def _read(source: SourceText) -> Module | None:
         first_lines = [line + 2 for line in header_lines[first:last]]
         operands = map(table[4].__getitem__, spans)
         made += map(BulkBody, repeat(shared), starts[:-1], starts[1:], first_lines, operands)
-    if counted is not None:  # the bodies the children read: their text, lines and counts
+    text_bodies: list[TextBody] = []
+    if children is not None:  # the bodies the children read: their text and lines
         done = len(made)
         text_spans = zip(ends[done:], map(operator.add, closes[done:], repeat(1)))
         first_lines = [line + 2 for line in header_lines[done:]]
         text = source.text  # the same offsets as in scan (at most a '\n' added at its end)
-        per_body = chain.from_iterable(counted)  # each chunk's list of its bodies' counts
-        made += map(TextBody, repeat(text), text_spans, counts[done:], first_lines, per_body)
+        text_bodies = list(map(TextBody, repeat(text), text_spans, counts[done:], first_lines))
+        made += text_bodies
     is_entry = [bool(entry) for entry, _, _ in headers]
     lines = [line + 1 for line in header_lines]
     new = Computation.from_parts
     computations = list(map(new, names, is_entry, lines, signatures, made, repeat(module)))
+    if children is not None:
+        answers = children.wait()
+        if answers is None:
+            return None
+        per_body, renames = answers
+        if len(per_body) != len(text_bodies):
+            return None  # not seen: each child counts every body of its chunks
+        for body, body_counts in zip(text_bodies, per_body):
+            body.counted(*body_counts)
     module.computations = computations
     module.computations_by_name = dict(zip(names, computations))
     module.entry = computations[entries[0]] if entries else computations[-1]
@@ -155,16 +187,40 @@ def _read(source: SourceText) -> Module | None:
     return module
 
 
+class _Children:
+    """The forked children reading and checking a module's chunks past the first, and the one
+    testing its names (None where it could not be forked)."""
+
+    __slots__ = ("checks", "names")
+
+    def __init__(self, checks: ForkedChecks, names: ForkedChecks | None) -> None:
+        self.checks = checks
+        self.names = names
+
+    def wait(self) -> tuple[list[Any], bool] | None:
+        """What the checking children counted of each body, in order, and whether any
+        instruction would be renamed; None if any of them said no."""
+        counted = self.checks.results()
+        # No answer, or a "no": whether and how to rename is worked out from the bodies.
+        renames = self.names is None or self.names.results() is None
+        return None if counted is None else (list(chain.from_iterable(counted)), renames)
+
+    def close(self) -> None:
+        self.checks.close()
+        if self.names is not None:
+            self.names.close()
+
+
 _Checked = tuple[
-    list[tuple[int, int, list[Sequence[str]]]], list[Any] | None, bool, list[str] | None
+    list[tuple[int, int, list[Sequence[str]]]], _Children | None, bool, list[str] | None
 ]
 
 
 def _read_chunks(read: _Chunks, bounds: list[tuple[int, int]]) -> _Checked | None:
     """The chunks ``bounds`` read and checked, or None if any fails: the columns of those read
-    here, what forked children counted of the others' bodies (None if none forked), whether
-    any instruction would be renamed, and every instruction name where they were all read
-    here (else None: the bodies are read again for them if so, which is rare)."""
+    here; the forked children reading and checking the others (None if none forked: all were
+    read here); whether any instruction would be renamed and every instruction name, where
+    they were all read here (else False and None: the children say, see :class:`_Children`)."""
     first, last = bounds[0]
     columns = read.columns(first, last)
     if columns is None or not read.passes(columns, first, last):
@@ -174,27 +230,17 @@ def _read_chunks(read: _Chunks, bounds: list[tuple[int, int]]) -> _Checked | Non
     rows = read.rows
     weights = [rows[b] - rows[a] for a, b in rest]
     forked = fork_checks(read.check_and_count, rest, weights, spare=1)
-    if forked is None:
-        for first, last in rest:
-            columns = read.columns(first, last)
-            if columns is None or not read.passes(columns, first, last):
-                return None
-            chunks.append((first, last, columns))
-        names = list(chain.from_iterable(table[1] for _, _, table in chunks))
-        return chunks, None, not names_distinct(names), names
-    # And one more child for the names' test (a set of every name: a fifth of the work).
-    distinct = fork_checks(read.names_distinct, [0], [rows[-1]])
-    try:
-        counted = forked.results()
-        # No answer, or a "no": whether and how to rename is worked out from the bodies.
-        renames = distinct is None or distinct.results() is None
-    finally:
-        forked.close()
-        if distinct is not None:
-            distinct.close()
-    if counted is None:
-        return None
-    return chunks, counted, renames, None
+    if forked is not None:
+        # And one more child for the names' test (a set of every name: a fifth of the work).
+        names_child = fork_checks(read.names_distinct, [0], [rows[-1]])
+        return chunks, _Children(forked, names_child), False, None
+    for first, last in rest:
+        columns = read.columns(first, last)
+        if columns is None or not read.passes(columns, first, last):
+            return None
+        chunks.append((first, last, columns))
+    names = list(chain.from_iterable(table[1] for _, _, table in chunks))
+    return chunks, None, not names_distinct(names), names
 
 
 def _bodies(
