@@ -331,3 +331,27 @@ def test_device_files_and_architectures_in_threads(path, platform):
 )
 def test_device_words_of_other_tools(text, platform):
     assert platform_in_log(text) is platform
+
+
+# ---- the user's line: a place a message names "at file:line", no traceback pasted -------------
+
+
+def test_a_leaked_tracers_function_named_at_its_line(tmp_path):
+    """A user who pasted only the message: JAX 0.10.2's own leaked tracer names the function
+    being traced "at FILE:N" (and its creation line empty), older JAX (jax PR 5477's example)
+    "The function being traced was f at FILE:N"."""
+    program = tmp_path / "leak.py"
+    program.write_text(
+        "import jax, jax.numpy as jnp\nsaved = []\n\n\n@jax.jit\ndef keep(x):\n"
+        "    saved.append(x)\n    return x\n\n\nkeep(jnp.ones(3))\nprint(saved[0] + 1)\n"
+    )
+    printed = _run([str(program)], tmp_path)
+    message = printed[printed.index("jax.errors.UnexpectedTracerError") :]
+    failure = explain_error(message).failures[0]
+    assert failure.finding.source == f"{program}:5"  # the decorated function's first line
+    older = (
+        "jax.core.UnexpectedTracerError: Encountered an unexpected tracer. Perhaps this tracer "
+        "escaped through global state from a previously traced function.\n"
+        "The function being traced was f at tests/api_test.py:1985."
+    )
+    assert explain_error(older).failures[0].finding.source == "tests/api_test.py:1985"

@@ -144,9 +144,10 @@ def julia_stack_after(log: Log, pos: int) -> list[StackFrame]:
 
 # A line a message names in its own words, where no traceback came with it: TF's "[[node x
 # (defined at model.py:45) ]]", JAX's "This error occurs at source: x.py:30:8" and "from line
-# x.py:12", Keras's "defined at ... File "x.py", line 7".
+# x.py:12", Keras's "defined at ... File "x.py", line 7", and any function or place named
+# "at x.py:7" (JAX's "The function being traced when the value leaked was keep at x.py:7").
 _NAMED_LINE = re.compile(
-    rf"(?:defined at|occurs at source:|(?:from|on) line:?)\s+(?P<file>{_FILE}):(?P<line>\d+)"
+    rf"(?:\bat|occurs at source:|(?:from|on) line:?)\s+(?P<file>{_FILE}):(?P<line>\d+)"
 )
 
 
