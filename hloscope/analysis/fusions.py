@@ -68,6 +68,7 @@ from ..dataframes import require_pandas
 from ..hlo.gc_pause import gc_paused
 from ..hlo.model import Instruction, Module
 from ..hlo.opcodes import FREE_OPCODES, category_of
+from ..hlo.structure import structure_id
 from ..hlo.tiling import module_has_tpu_layouts
 from ..json_fields import json_fields
 from .cost import (
@@ -321,13 +322,14 @@ class _Sources:
     parents and testing each file, so each stack is worded once (and each TF op name once).
     """
 
-    __slots__ = ("_module", "_function", "_by_stack", "_by_name")
+    __slots__ = ("_module", "_function", "_by_stack", "_by_name", "_stacks")
 
     def __init__(self, module: Module) -> None:
         self._module = module
         self._function = tf_function_name(module.name)
         self._by_stack: dict[tuple[int, str, int], str | None] = {}
         self._by_name: dict[str, str] = {}
+        self._stacks: dict[int, list[str]] = {}  # frame id -> its stack, worded
 
     def __call__(self, inst: Instruction) -> str:
         return self.many((inst,))[0]
@@ -363,6 +365,22 @@ class _Sources:
                     out[k] = self._by_op_name(names[k])
         return out  # type: ignore[return-value]
 
+    def stack(self, members: _Members, wheres: Sequence[str], source: str) -> list[str]:
+        """The whole call stack (``file:line (function)``, innermost first) of the kernel's
+        first op attributed to its ``source``: the chain that line sits in. A stack of the
+        module's frame table is worded once per frame id."""
+        k = wheres.index(source)
+        frame_id = members.locations[k][0]
+        if frame_id:
+            known = self._stacks.get(frame_id)
+            if known is None:
+                frames = self._module.stack_frames(frame_id)
+                if not frames:  # an id the table lacks: the op's own metadata says
+                    return [str(frame) for frame in members.stack_at(k)]
+                known = self._stacks[frame_id] = [str(frame) for frame in frames]
+            return list(known)
+        return [str(frame) for frame in members.stack_at(k)]
+
     def _by_op_name(self, name: str) -> str:
         found = self._by_name.get(name)
         if found is None:
@@ -377,9 +395,45 @@ class _Unseen(Enum):
 
 
 _UNSEEN = _Unseen.UNSEEN
+_SHOWN = {"": UNKNOWN_SOURCE}
 _OPCODE_OF = operator.attrgetter("opcode")
 # The property's getter itself: called per kernel member without the attribute lookup.
 _LOCATION_OF: Callable[[Instruction], tuple[int, str, int]] = Instruction.__dict__["location"].fget
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """What a kernel's row reads of its fused body's structure alone: which ops are members
+    (all but the parameters) and where, their opcodes, counted and signed, and the root's.
+    Alike bodies (:func:`~hloscope.hlo.structure.structure_id`) share one: a deep model's
+    thousands of fusions run a few hundred bodies."""
+
+    is_member: list[bool]
+    positions: list[int]
+    opcodes: list[str]
+    root: str
+    op_counts: dict[str, int]
+    signature: str
+
+    @classmethod
+    def of(cls, comp: Computation) -> _Layout:
+        opcodes = comp.opcodes()
+        is_member = list(map("parameter".__ne__, opcodes))
+        members = list(compress(opcodes, is_member))
+        root_at = comp.root_position()
+        root = opcodes[root_at] if root_at >= 0 else ""
+        by_opcode = Counter(members)  # a category per distinct opcode, not per op
+        op_counts: Counter[str] = Counter()
+        for opcode, n in by_opcode.items():
+            op_counts[category_of(opcode)] += n
+        return cls(
+            is_member,
+            list(compress(range(len(opcodes)), is_member)),
+            members,
+            root,
+            dict(op_counts),
+            _signature(by_opcode, root),
+        )
 
 
 class _Members:
@@ -389,24 +443,27 @@ class _Members:
     model's kernels repeat a few hundred bodies, whose costs are known by structure: building
     each of its 400k fused ops cost more than the rest of the report."""
 
-    __slots__ = ("comp", "is_member", "positions", "opcodes", "locations", "_single")
+    __slots__ = ("comp", "positions", "opcodes", "locations", "_single")
 
-    def __init__(self, comp: Computation | None, single: Instruction | None = None) -> None:
+    def __init__(
+        self,
+        comp: Computation | None,
+        single: Instruction | None = None,
+        layout: _Layout | None = None,
+    ) -> None:
         self.comp = comp
         self._single = single
         if comp is None:
-            self.is_member: list[bool] = [True] if single is not None else []
             self.positions: list[int] = [0] if single is not None else []
             self.opcodes: list[str] = [single.opcode] if single is not None else []
             self.locations: list[tuple[int, str, int]] = (
                 [single.location] if single is not None else []
             )
             return
-        opcodes = comp.opcodes()
-        is_member = self.is_member = list(map("parameter".__ne__, opcodes))
-        self.positions = list(compress(range(len(opcodes)), is_member))
-        self.opcodes = list(compress(opcodes, is_member))
-        self.locations = list(compress(comp.locations(), is_member))
+        assert layout is not None
+        self.positions = layout.positions
+        self.opcodes = layout.opcodes
+        self.locations = list(compress(comp.locations(), layout.is_member))
 
     def stack_at(self, k: int) -> list[StackFrame]:
         """The stack of the ``k``-th op (:attr:`Instruction.stack`)."""
@@ -420,15 +477,6 @@ class _Members:
             return [self._single.op_name] if self._single is not None else []
         names = self.comp.op_names()
         return [names[p] for p in self.positions]
-
-
-def _kernel_stack(members: _Members, wheres: Sequence[str], source: str) -> list[str]:
-    """The whole call stack (``file:line (function)``, innermost first) of the kernel's first
-    op attributed to its ``source``: the chain that line sits in."""
-    for k, where in enumerate(wheres):
-        if where == source:
-            return [str(frame) for frame in members.stack_at(k)]
-    return []
 
 
 def _backend_kind(inst: Instruction) -> str:
@@ -467,42 +515,47 @@ def _kernel(
     cost_of: Callable[[Instruction], Cost],
     costs_in: Callable[[Computation], list[Cost]],
     op_sources: list[tuple[str, str, str, str, Cost]],
+    layouts: dict[int, _Layout],
 ) -> Kernel:
     # Metadata first: the model reads it fastest before anything (here: finding the fused
     # computation, the cost) has decoded the instruction's other attributes.
     own_name = inst.op_name
     # The costs before the body is built: a body alike to one costed already is not walked.
     cost = cost_of(inst)
-    if inst.opcode == "fusion":
-        fused = inst.fused_computation
-        members = _Members(fused)
-        member_costs = costs_in(fused) if fused is not None else []
-        member_costs = list(compress(member_costs, members.is_member))
-        root_at = fused.root_position() if fused is not None else -1
-        root = fused.opcodes()[root_at] if fused is not None and root_at >= 0 else ""
+    fused = inst.fused_computation if inst.opcode == "fusion" else None
+    if fused is not None:
+        sid = structure_id(fused)
+        layout = layouts.get(sid)
+        if layout is None:
+            layout = layouts[sid] = _Layout.of(fused)
+        members = _Members(fused, layout=layout)
+        member_costs = list(compress(costs_in(fused), layout.is_member))
+        root, ops, op_counts = layout.root, list(layout.opcodes), dict(layout.op_counts)
+        signature = layout.signature
+        kind = inst.fusion_kind or ""
+    elif inst.opcode == "fusion":  # without a fused computation: no ops
+        members = _Members(None)
+        member_costs, root, ops, op_counts, signature = [], "", [], {}, ""
         kind = inst.fusion_kind or ""
     else:
-        fused = None
         members = _Members(None, inst)
         member_costs = [cost]
         root = inst.opcode
+        ops = members.opcodes
+        op_counts = {category_of(root): 1}
+        signature = _signature(ops, root)
         kind = PREFETCH if is_prefetch(inst) else UNFUSED
     wheres = source_of.of_members(members)
     # The kernel's op_name: its own (XLA gives a fusion its root's), else its root's.
     op_name = own_name
     if not op_name and fused is not None and fused.root is not None:
         op_name = fused.root.op_name
-    ops = members.opcodes
-    by_opcode = Counter(ops)  # a category per distinct opcode, not per op
-    op_counts: Counter[str] = Counter()
-    for opcode, n in by_opcode.items():
-        op_counts[category_of(opcode)] += n
     sources: Counter[str] = Counter(filter(None, wheres))
     ranked = sorted(sources.items(), key=lambda kv: -kv[1])  # stable: ties keep op order
     # One row per op, zipped in C: this runs for every fused op of the module.
     op_sources.extend(
         zip(
-            [where or UNKNOWN_SOURCE for where in wheres],
+            map(_SHOWN.get, wheres, wheres),  # "" (no source) shown as UNKNOWN_SOURCE
             repeat(inst.name),
             repeat(comp.name),
             repeat(module_name),
@@ -517,11 +570,11 @@ def _kernel(
         backend_kind=_backend_kind(inst),
         root=root,
         ops=ops,
-        op_counts=dict(op_counts),
-        signature=_signature(by_opcode, root),
+        op_counts=op_counts,
+        signature=signature,
         cost=cost,
         sources=ranked,
-        stack=_kernel_stack(members, wheres, ranked[0][0]) if ranked else [],
+        stack=source_of.stack(members, wheres, ranked[0][0]) if ranked else [],
         op_name=op_name,
         line=inst.line,
         shape=inst.shape_text or str(inst.shape),  # XLA text may leave the shape out
@@ -530,20 +583,22 @@ def _kernel(
     )
 
 
-def _kernels_of(module: Module, op_sources: list) -> list[Kernel]:
+def _kernels_of(module: Module, op_sources: list, tpu: bool) -> list[Kernel]:
     out: list[Kernel] = []
     source_of = _Sources(module)
     where_of = _Wheres(source_of)
     cost_of = instruction_costs(module)
     costs_in = body_costs(module)
-    tpu = module_has_tpu_layouts(module)
+    layouts: dict[int, _Layout] = {}
     for placement in placements(module).values():
         comp = placement.computation
         where = where_of(placement)
         for inst in comp.instructions:
             if not is_kernel(inst):
                 continue
-            kernel = _kernel(inst, comp, module.name, source_of, cost_of, costs_in, op_sources)
+            kernel = _kernel(
+                inst, comp, module.name, source_of, cost_of, costs_in, op_sources, layouts
+            )
             if tpu:
                 kernel.hbm_bytes = hbm_bytes(inst, kernel.cost)
             kernel.where = where
@@ -759,8 +814,9 @@ def fusion_report(module: Module | Iterable[Module]) -> FusionReport:
     op_sources: list[tuple[str, str, str, str, Cost]] = []
     totals = _Totals()
     for m in modules:
-        kernels.extend(_kernels_of(m, op_sources))
-        totals.add(m)
+        tpu = module_has_tpu_layouts(m)
+        kernels.extend(_kernels_of(m, op_sources, tpu))
+        totals.add(m, tpu)
     summary = _summarize([m.name for m in modules], kernels, totals)
     return FusionReport(kernels, summary, op_sources)
 
@@ -779,8 +835,9 @@ class _Totals:
     loops: list[dict[str, Any]] = field(default_factory=list)
     unknown_trip_counts: list[str] = field(default_factory=list)
 
-    def add(self, m: Module) -> None:
+    def add(self, m: Module, tpu: bool) -> None:
         cost_of = instruction_costs(m)
+        loops = loop_rows(m)
 
         def kernel_cost(inst: Instruction) -> Cost:
             # Ops that only name buffers are no kernel: their bytes (tuple tables) stay out.
@@ -789,19 +846,24 @@ class _Totals:
         def kernel_hbm(inst: Instruction) -> Cost:
             return Cost.of(read=hbm_bytes(inst, kernel_cost(inst)))
 
-        if module_has_tpu_layouts(m):
-            hbm = control_flow_cost(m, kernel_hbm).bytes_accessed
-            self.hbm = hbm + (self.hbm or 0)
-            executed = control_flow_cost(m, kernel_hbm, trip_counts=True).bytes_accessed
-            self.executed_hbm = executed + (self.executed_hbm or 0)
+        def totals(cost_of: Callable[[Instruction], Cost]) -> tuple[Cost, Cost]:
+            # Without a loop the entry reaches, what runs is what is counted: one walk.
+            once = control_flow_cost(m, cost_of)
+            return once, control_flow_cost(m, cost_of, trip_counts=True) if loops else once
+
+        if tpu:
+            hbm, executed_hbm = totals(kernel_hbm)
+            self.hbm = hbm.bytes_accessed + (self.hbm or 0)
+            self.executed_hbm = executed_hbm.bytes_accessed + (self.executed_hbm or 0)
 
         # Not a sum of the rows: a conditional's branches are rows, but only one of them runs.
-        self.kernels = self.kernels + control_flow_cost(m, kernel_cost)
-        self.executed = self.executed + control_flow_cost(m, kernel_cost, trip_counts=True)
+        kernels, executed = totals(kernel_cost)
+        self.kernels = self.kernels + kernels
+        self.executed = self.executed + executed
         mc = module_cost(m)
         self.xla = self.xla + mc.total
         self.flagged.extend(f"{m.name}/{f.computation}/{f.name}: {f.reason}" for f in mc.flagged)
-        self.loops.extend(loop_rows(m))
+        self.loops.extend(loops)
         self.unknown_trip_counts.extend(mc.unknown_trip_counts)
 
 

@@ -160,20 +160,23 @@ class _Analysis:
         read = column_costs(comp, self._priced)
         if read is None:
             return list(map(self.instruction, comp.instructions))
-        costs, self._read[comp] = read
+        costs, self._read[comp], _ = read
         return costs
 
     def _sum(self, comp: Computation) -> Cost:
         # Each op's cost, then each field summed in C (a fused body holds thousands of ops);
         # the list is the body's costs for body_costs as well, which need not cost it again.
-        costs = self._costs_of(comp)
-        flag = ""
-        for each in filter(None, map(_FLAG, costs)):
-            flag = _join_flags(flag, each)
-        if not flag and not comp.is_entry:
+        read = column_costs(comp, self._priced)
+        if read is not None:  # no op of it is flagged: the columns price no such op
+            costs, self._read[comp], total = read
+            if not comp.is_entry:
+                self._alike_bodies.setdefault(structure_id(comp), costs)
+            return total
+        costs = list(map(self.instruction, comp.instructions))
+        total = _total(costs)
+        if not total.flag and not comp.is_entry:
             self._alike_bodies.setdefault(structure_id(comp), costs)
-        flops, trans, read, written, accessed = (sum(map(field, costs)) for field in _SUMMED)
-        return Cost(flops, trans, read, written, accessed, flag)
+        return total
 
     def sub_ops(self, inst: Instruction, index: int = 0) -> Cost:
         """FLOPs of a scalar computation applied per element (reduce's ``to_apply``...)."""
@@ -426,6 +429,15 @@ _SUMMED = tuple(
 _FLAG = operator.attrgetter("flag")
 
 
+def _total(costs: list[Cost]) -> Cost:
+    """The sum of ``costs`` (``Cost.__add__`` over them, in order), each field summed in C."""
+    flag = ""
+    for each in filter(None, map(_FLAG, costs)):
+        flag = _join_flags(flag, each)
+    flops, trans, read, written, accessed = (sum(map(field, costs)) for field in _SUMMED)
+    return Cost(flops, trans, read, written, accessed, flag)
+
+
 def _unique(items: list) -> list:
     """``items`` without repeats, in order (XLA keeps each user once)."""
     if len(items) < 2:
@@ -582,10 +594,7 @@ def control_flow_cost(
         return called[0] if called else ZERO
 
     for comp in _callees_first(entry, lambda c: False, CONTROL_FLOW_OPCODES):
-        out = ZERO
-        for inst in comp.instructions:
-            out = out + priced(inst)
-        totals[id(comp)] = out
+        totals[id(comp)] = _total(list(map(priced, comp.instructions)))
     return totals[id(entry)]
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import operator
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import compress, repeat
 from typing import TYPE_CHECKING
@@ -102,10 +103,11 @@ class BodyColumns:
 
 def body_costs(
     comp: Computation, price: Callable[[int, int, int, int], Cost]
-) -> tuple[list[Cost], BodyColumns] | None:
-    """The rules' cost of each op of ``comp``, in order, read from its columns; None where the
-    body is built or holds anything this module does not price (see the module docstring).
-    ``price(flops, transcendentals, read, written)`` gives the analysis' pooled Cost."""
+) -> tuple[list[Cost], BodyColumns, Cost] | None:
+    """The rules' cost of each op of ``comp``, in order, read from its columns, the columns
+    and the sum of the costs; None where the body is built or holds anything this module does
+    not price (see the module docstring). ``price(flops, transcendentals, read, written)``
+    gives the analysis' pooled Cost."""
     columns = comp.text_columns()
     if columns is None or not _PRICED_HERE.issuperset(columns[3]):
         return None
@@ -119,15 +121,22 @@ def body_costs(
                 return None
             forms[k] = (*forms[k], found.group(1))
     priced: dict[tuple[str, ...], Cost] = {}
+    total = [0, 0, 0, 0, 0]  # the sum, each form's cost times how many ops have it
     try:
-        for form in dict.fromkeys(forms):
+        for form, n in Counter(forms).items():
             cost = _form_cost(form, price)
             if cost is None:
                 return None
             priced[form] = cost
+            total[0] += n * cost.flops
+            total[1] += n * cost.transcendentals
+            total[2] += n * cost.bytes_read
+            total[3] += n * cost.bytes_written
+            total[4] += n * cost.bytes_accessed
     except HloscopeError:
         return None  # a shape that does not parse: the instruction says where
-    return list(map(priced.__getitem__, forms)), body
+    flops, trans, read, written, accessed = total
+    return list(map(priced.__getitem__, forms)), body, Cost(flops, trans, read, written, accessed)
 
 
 def _form_cost(form: tuple[str, ...], price: Callable[[int, int, int, int], Cost]) -> Cost | None:
