@@ -76,13 +76,13 @@ if __name__ == "__main__":
 """
 
 
-def _run(args: list[str], cwd: Path) -> str:
+def _run(args: list[str], cwd: Path, **env: str) -> str:
     done = subprocess.run(
         [sys.executable, *args],
         cwd=cwd,
         capture_output=True,
         text=True,
-        env={**os.environ, "JAX_PLATFORMS": "cpu"},
+        env={**os.environ, "JAX_PLATFORMS": "cpu", **env},
         timeout=300,
         check=False,
     )
@@ -355,3 +355,57 @@ def test_a_leaked_tracers_function_named_at_its_line(tmp_path):
         "The function being traced was f at tests/api_test.py:1985."
     )
     assert explain_error(older).failures[0].finding.source == "tests/api_test.py:1985"
+
+
+# ---- the user's line: a chain whose cause's frames are all a library's -----------------------
+
+_EXPLICIT = """
+import jax
+import jax.numpy as jnp
+from jax.sharding import AxisType, PartitionSpec as P
+
+jax.set_mesh(jax.make_mesh((2,), ("x",), axis_types=(AxisType.Explicit,)))
+
+
+@jax.jit
+def f(a, b):
+    return a @ b  # here
+
+
+f(jax.device_put(jnp.ones((8, 4)), P("x", None)), jax.device_put(jnp.ones((4, 8)), P(None, "x")))
+"""
+_LAPACK = """
+import jax
+import jax.numpy as jnp
+
+
+def spectrum(a):
+    return jax.lax.linalg.eigh(a)  # here
+
+
+jax.jit(spectrum)(jnp.eye(4, dtype=jnp.float16))
+"""
+
+
+def test_a_cause_raised_in_jax_is_placed_at_the_users_call(tmp_path):
+    """JAX 0.10.2's sharding rule raises inside JAX (DuplicateSpecError, every frame JAX's),
+    and JAX raises it again from the user's ``a @ b``: the frames of the exception it caused
+    are the outer part of the same stack, and the user's line is there."""
+    program = tmp_path / "explicit.py"
+    program.write_text(textwrap.dedent(_EXPLICIT))
+    printed = _run([str(program)], tmp_path, XLA_FLAGS="--xla_force_host_platform_device_count=2")
+    assert "The above exception was the direct cause" in printed
+    failure = explain_error(printed).failures[0]
+    assert failure.finding.source == f"{program}:{_marked(program)}"
+
+
+def test_a_cause_raised_in_jaxlib_reads_the_chain_after_it(tmp_path):
+    """Another chain: LAPACK's KeyError inside jaxlib, then JAX's stack before the
+    transformation, then the NotImplementedError: the KeyError's frames read on into the
+    chain reach the user's line."""
+    program = tmp_path / "lapack.py"
+    program.write_text(textwrap.dedent(_LAPACK))
+    log = Log(normalise_log(_run([str(program)], tmp_path)))
+    stack = log.traceback_before(log.text.index("KeyError: <class"))
+    assert "jaxlib" in stack[0].file
+    assert user_source(stack) == f"{program}:{_marked(program)}"

@@ -62,7 +62,11 @@ PY_FRAME = re.compile(
     r"^[ \t]*File \"(?P<file>[^\"\n]+)\", line (?P<line>\d+)(?:,? in (?P<fn>[^\n]*))?$"
     r"|^(?P<pfile>[^\s:][^:\n]*\.py):(?P<pline>\d+): (?:in (?P<pfn>\S+))?$"
     # IPython 8 and pasted short forms: `File ~/lib/klujax.py:249, in analyze(...)`.
-    r"|^[ \t]*(?:File )?(?P<zfile>[^\s:,\"]+\.py):(?P<zline>\d+), in (?P<zfn>[\w<>.]+)"
+    r"|^[ \t]*(?:File )?(?P<zfile>(?:[A-Za-z]:)?[^\s:,\"]+\.py):(?P<zline>\d+)"
+    r", in (?P<zfn>[\w<>.]+)"
+    # IPython 8's frame of module-level code (a script run with %run or `ipython x.py`):
+    # `File ~/proj/train.py:5`, nothing after it.
+    r"|^[ \t]*File (?P<wfile>(?:[A-Za-z]:)?[^\s:,\"]+\.py):(?P<wline>\d+)[ \t]*$"
     # IPython 8's notebook cell: `Cell In[3], line 7` (`, in f(x)` inside a function).
     r"|^[ \t]*(?P<cfile>Cell In ?\[\d*\]), line (?P<cline>\d+)(?:, in (?P<cfn>[\w<>.]+))?"
     # IPython 8.0 to 8.4's cell: `Input In [5], in <cell line: 1>()`, then `----> 1` lines on.
@@ -100,10 +104,11 @@ _REPEAT_KEY_MIN = 24
 
 def frame_of(found: re.Match[str]) -> StackFrame:
     """The frame a :data:`PY_FRAME` match reads, whichever of its forms matched."""
-    forms = ("", "p", "z", "c", "i", "y")
+    forms = ("", "p", "z", "w", "c", "i", "y")
     file = next(found[f"{x}file"] for x in forms if found[f"{x}file"])
     line = next(found[f"{x}line"] for x in forms if found[f"{x}line"])
-    fn = next((found[f"{x}fn"] for x in forms if found[f"{x}fn"]), "")
+    groups = found.groupdict()
+    fn = next((groups[f"{x}fn"] for x in forms if groups.get(f"{x}fn")), "")
     return StackFrame(file, int(line), fn)
 
 
@@ -203,7 +208,23 @@ class Log:
     def traceback_before(self, pos: int) -> list[StackFrame]:
         """The frames of the Python traceback the message at ``pos`` ends, innermost first;
         none when the last traceback before it belongs to something else (it ended more
-        than :data:`_MAX_GAP_LINES` lines earlier)."""
+        than :data:`_MAX_GAP_LINES` lines earlier). Where the exception caused the next one
+        (``raise ... from``: JAX re-raising a rule's error at the user's call), that one's
+        frames follow as the outer ones: the cause's own frames may all be a library's."""
+        own = self._own_traceback(pos)
+        return own + self._caused_frames(pos) if own else own
+
+    def _caused_frames(self, pos: int) -> list[StackFrame]:
+        """The frames of the exception the message at ``pos`` directly caused, innermost
+        first; none where another traceback starts before the chain's line."""
+        cause = self.text.find(_CAUSED, pos, pos + _CAUSE_LOOKAHEAD)
+        if cause < 0 or self.text.find(TRACEBACK_HEADER, pos, cause) >= 0:
+            return []
+        return self.traceback_caused(pos)
+
+    def _own_traceback(self, pos: int) -> list[StackFrame]:
+        """The frames of the traceback the message at ``pos`` ends (see
+        :meth:`traceback_before`), without the chain after it."""
         head = self._last_head(pos)
         begin = max(head, pos - WINDOW) if head >= 0 else max(0, pos - _PYTEST_LOOKBACK)
         frames, last = [], begin
@@ -293,6 +314,10 @@ class Log:
             return []
         end = _MESSAGE_LINE.search(self.text, cause + len(_CAUSED), cause + WINDOW)
         stop = end.start() if end else min(len(self.text), cause + WINDOW)
+        # A message of another shape (JAX's "JaxStackTraceBeforeTransformation: ...") ends
+        # it where that one caused the next in turn.
+        further = self.text.find(_CAUSED, cause + len(_CAUSED), stop)
+        stop = further if further >= 0 else stop
         return [frame_of(f) for f in PY_FRAME.finditer(self.text, cause, stop)][::-1]
 
     def traceback_start(self, pos: int) -> int:
