@@ -409,3 +409,50 @@ def test_a_cause_raised_in_jaxlib_reads_the_chain_after_it(tmp_path):
     stack = log.traceback_before(log.text.index("KeyError: <class"))
     assert "jaxlib" in stack[0].file
     assert user_source(stack) == f"{program}:{_marked(program)}"
+
+
+# ---- the user's line: IPython 8's frame of module-level code ---------------------------------
+
+# `ipython p_top.py` (IPython 8.12, JAX 0.10.2; a frame's signature cut to fit): the script's
+# own frame has no function.
+_IPYTHON_SCRIPT = """\
+---------------------------------------------------------------------------
+TypeError                                 Traceback (most recent call last)
+File /home/u/proj/p_top.py:5
+      3 x = jnp.ones((3, 4))
+      4 y = jnp.ones((5, 2))
+----> 5 z = x @ y
+
+File ~/.venv/lib/python3.11/site-packages/jax/_src/numpy/array_methods.py:880, in _matmul(self)
+    879 if isinstance(other, _accepted_binop_types):
+--> 880   return tensor_contractions.matmul(self, cast(ArrayLike, other))
+
+TypeError: dot_general requires contracting dimensions to have the same shape, got (4,) and (5,).
+"""
+# A notebook's run of a script in a public chat (nautilus_trader's example, its message line
+# as the header names it).
+_NOTEBOOK_SCRIPT = """\
+ModuleNotFoundError                       Traceback (most recent call last)
+File ~/anaconda_projects/nautilus/examples/backtest/run_example.py:21
+     19 from strategy import DemoStrategy
+---> 21 from examples.utils.data_provider import prepare_demo_data_eurusd_futures_1min
+     22 from nautilus_trader.backtest.engine import BacktestEngine
+
+ModuleNotFoundError: No module named 'examples'
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line"),
+    [
+        (_IPYTHON_SCRIPT, "TypeError: dot_general", "/home/u/proj/p_top.py:5"),
+        (
+            _NOTEBOOK_SCRIPT,
+            "ModuleNotFoundError: No module",
+            "~/anaconda_projects/nautilus/examples/backtest/run_example.py:21",
+        ),
+    ],
+)
+def test_ipythons_frame_of_module_level_code(text, message, line):
+    log = Log(normalise_log(text))
+    assert user_source(message_stack(log, log.text.index(message))) == line
