@@ -18,6 +18,12 @@ import hloscope
 from hloscope.analysis.summary import summarize
 from hloscope.hlo.parser import _forked, _whole
 from hloscope.hlo.parser._bulk import TextBody
+from hloscope.hlo.parser._names import (
+    NameSet,
+    fingerprints_distinct,
+    name_fingerprint,
+    names_distinct,
+)
 
 # These tests force the forked checks on, also in a test process where other tests imported jax:
 # JAX then warns at every fork (its threads), which the parse avoids unless forced. The children
@@ -58,8 +64,8 @@ def test_variants_read_as_the_module_parser_reads_them_with_forked_checks(
 
 def test_the_checks_of_all_but_the_first_chunk_are_forked(forking, monkeypatch):
     assert _takes_whole_path(BASE)
-    # Three bodies, the first checked here: two children, and one for the names' uniqueness.
-    assert len(forking) == 3
+    # Three bodies, the first checked here: two children.
+    assert len(forking) == 2
     whole, module_parser = _both_ways(BASE, monkeypatch)
     assert whole == module_parser
 
@@ -109,15 +115,35 @@ def test_a_child_that_fails_declines_the_module_which_reads_the_same(forking, mo
     assert isinstance(whole, list) and whole == module_parser
 
 
-def test_a_names_child_that_fails_leaves_the_renaming_to_the_parent(forking, monkeypatch):
-    def broken(self, _=None):
-        raise MemoryError("a child out of memory")
-
-    monkeypatch.setattr(_whole._Chunks, "names_distinct", broken)
-    text = VARIANTS["names repeated across bodies (XLA renames them)"][0]
+@pytest.mark.parametrize(
+    "text",
+    [VARIANTS["names repeated across bodies (XLA renames them)"][0], BASE],
+    ids=["names repeated", "none repeated"],
+)
+def test_a_false_alarm_of_the_names_fingerprints_leaves_the_test_to_the_names(
+    forking, monkeypatch, text
+):
+    # Two names of one hash (a collision) look repeated: the names themselves are tested.
+    monkeypatch.setattr(NameSet, "distinct", lambda self, count: False)
     assert _takes_whole_path(text) and forking
     whole, module_parser = _both_ways(text, monkeypatch)
     assert whole == module_parser
+
+
+def test_names_fingerprints_tell_what_names_distinct_tells():
+    cases = [
+        ["a", "b", "c.1"],
+        ["a", "b", "a"],  # repeated
+        ["x", "x.0"],  # x.0 is (x, 0), as x is
+        ["x.5", "x.05"],  # both (x, 5)
+        ["x.0", "y.00"],  # canonical forms x and y, neither taken
+        ["x.-0", "x"],
+        ["x.1", "x.01", "y"],
+    ]
+    for names in cases:
+        halves = [names[: len(names) // 2], names[len(names) // 2 :]]
+        parts = [name_fingerprint(half) for half in halves]
+        assert fingerprints_distinct(parts, len(names)) is names_distinct(names), names
 
 
 @pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.name)
@@ -160,7 +186,7 @@ def test_workers_from_the_environment_or_the_cpus(monkeypatch):
     monkeypatch.delenv(_forked.WORKERS_ENV)
     monkeypatch.setattr(_forked.sys, "platform", "linux")
     monkeypatch.setattr(_forked.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    for cpus, expected in ((1, 0), (3, 0), (4, 3), (13, 8)):
+    for cpus, expected in ((1, 0), (3, 0), (4, 3), (20, 12), (13, 12)):
         monkeypatch.setattr(_forked.os, "sched_getaffinity", lambda _, n=cpus: set(range(n)))
         assert _forked.workers() == expected
     # Busy CPUs are none to spare: 13 CPUs under a load of 9.5 leave 3 idle, 2 children.

@@ -25,12 +25,13 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
+import select
 import signal
 import sys
 import threading
 import warnings
 from collections.abc import Callable, Sequence
-from itertools import accumulate
+from itertools import accumulate, chain
 from typing import Any, TypeVar
 
 __all__ = ["ForkedChecks", "fork_checks", "workers"]
@@ -39,7 +40,7 @@ T = TypeVar("T")
 
 WORKERS_ENV = "HLOSCOPE_PARSE_WORKERS"
 MIN_CPUS = 4
-MAX_WORKERS = 8
+MAX_WORKERS = 12
 # Below this many instructions (rows) a fork costs about what the checks it saves took.
 MIN_ROWS = 65536
 
@@ -79,20 +80,37 @@ class ForkedChecks:
     def __init__(self, children: list[tuple[int, int]]) -> None:
         self._children = children  # (pid, the read end of the child's pipe), in share order
 
-    def results(self) -> list[Any] | None:
+    def results(self, take: Callable[[list[Any]], object] | None = None) -> list[Any] | None:
         """What ``check`` returned for each item, in order, if every child checked its share
-        and found nothing wrong; else None."""
-        answers: list[Any] | None = []
-        while self._children:
-            pid, fd = self._children.pop(0)
-            try:
-                with os.fdopen(fd, "rb") as pipe:  # b"" from a child that died before it said
-                    answer = pipe.read()
-            finally:
-                _reap(pid)
-            if answers is not None and not _add_answer(answer, answers):
-                answers = None  # the others are still read and reaped
-        return answers
+        and found nothing wrong; else None (the children still running are stopped). Each
+        child's results are read as soon as it has sent them, whichever child that is, and
+        handed to ``take`` then (work on them overlaps the slower children's)."""
+        pending: dict[int, tuple[int, int, list[bytes]]] = {
+            fd: (n, pid, []) for n, (pid, fd) in enumerate(self._children)
+        }
+        shares: list[list[Any]] = [[] for _ in self._children]
+        try:
+            while pending:
+                ready, _, _ = select.select(list(pending), [], [])
+                for fd in ready:
+                    n, pid, parts = pending[fd]
+                    data = os.read(fd, 1 << 20)
+                    if data:
+                        parts.append(data)
+                        continue
+                    del pending[fd]  # b"" at once from a child that died before it said
+                    os.close(fd)
+                    _reap(pid)
+                    answer = _answer(b"".join(parts))
+                    if answer is None:
+                        return None
+                    shares[n] = answer
+                    if take is not None:
+                        take(answer)
+        finally:
+            self._children = [(pid, fd) for fd, (_, pid, _) in pending.items()]
+            self.close()
+        return list(chain.from_iterable(shares))
 
     def passed(self) -> bool:
         """Whether every child checked its share and found nothing wrong."""
@@ -108,15 +126,14 @@ class ForkedChecks:
             _reap(pid)
 
 
-def _add_answer(answer: bytes, answers: list[Any]) -> bool:
-    """Add a child's results to ``answers``; False for its "no" (or an answer cut short)."""
+def _answer(answer: bytes) -> list[Any] | None:
+    """A child's results; None for its "no" (or an answer cut short)."""
     if answer[:1] != b"1":
-        return False
+        return None
     try:
-        answers += marshal.loads(answer[1:])
+        return marshal.loads(answer[1:])
     except (EOFError, ValueError, TypeError):  # cut short: the child died as it wrote
-        return False
-    return True
+        return None
 
 
 def _reap(pid: int) -> None:
@@ -126,15 +143,21 @@ def _reap(pid: int) -> None:
 
 
 def fork_checks(
-    check: Callable[[T], Any], items: Sequence[T], weights: Sequence[int], spare: int = 0
+    check: Callable[[T], Any],
+    items: Sequence[T],
+    weights: Sequence[int],
+    rows: int | None = None,
 ) -> ForkedChecks | None:
     """``check`` of every item, run in forked children (each a share of the items of about
-    equal total weight), as many as :func:`workers` but ``spare``, or None where forking is not
-    used (see the module docstring): the caller then checks the items itself. ``check`` says
-    no with a false value; anything else it returns comes back from :meth:`ForkedChecks.results`
-    (``True``, or what :mod:`marshal` can carry: the answers travel in its format)."""
-    count = min(workers() - spare, len(items))
-    if count < 1 or sum(weights) < MIN_ROWS or not _quiet_process():
+    equal total weight: their text's length, say), as many as :func:`workers`, or None where
+    forking is not used (see the module docstring; ``rows``: the instructions the items hold,
+    by default the weights' sum): the caller then checks the items itself. ``check`` says no
+    with a false value; anything else it returns comes back from
+    :meth:`ForkedChecks.results` (``True``, or what :mod:`marshal` can carry: the answers
+    travel in its format)."""
+    count = min(workers(), len(items))
+    rows = sum(weights) if rows is None else rows
+    if count < 1 or rows < MIN_ROWS or not _quiet_process():
         return None
     children: list[tuple[int, int]] = []
     for share in _shares(items, weights, count):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import operator
 import re
+from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain, compress
 
@@ -268,6 +269,64 @@ def _zero_suffix_collision(names: Sequence[str], name_set: set[str]) -> bool:
             return True
         canonical_seen.add(canonical)
     return False
+
+
+def _zero_suffix_canonicals(names: Sequence[str]) -> Iterator[str]:
+    """The (base, number) each name with a numeric suffix starting with 0 stands for, as the
+    name that suffix-less or without the zeros would be (``x.0`` -> ``x``, ``x.05`` -> ``x.5``):
+    what :func:`_zero_suffix_collision` compares."""
+    joined = "\n".join(names)
+    if ".0" not in joined and ".-0" not in joined:
+        return  # no suffix starts with 0 (found at memchr speed)
+    for m in chain(_ZERO_SUFFIX.finditer(joined), _NEGATIVE_ZERO_SUFFIX.finditer(joined)):
+        dot = m.start()
+        base = joined[joined.rfind("\n", 0, dot) + 1 : dot]
+        number = int(m.group(1))
+        yield f"{base}.{number}" if number else base
+
+
+# A fingerprint of some instruction names: each name's hash (8 bytes each, machine order),
+# and the hash of each canonical form :func:`_zero_suffix_canonicals` gives. Forked children
+# share this process's string hashes, so theirs compare with each other's and this one's.
+NameFingerprint = tuple[bytes, list[int]]
+
+
+def name_fingerprint(names: Sequence[str]) -> NameFingerprint:
+    """The :data:`NameFingerprint` of ``names`` (a share of a module's, made in a child)."""
+    return array("q", map(hash, names)).tobytes(), list(map(hash, _zero_suffix_canonicals(names)))
+
+
+class NameSet:
+    """The fingerprints of a module's names, merged as they come (from forked children)."""
+
+    __slots__ = ("hashes", "canonicals")
+
+    def __init__(self) -> None:
+        self.hashes: set[int] = set()
+        self.canonicals: list[int] = []
+
+    def add(self, fingerprint: NameFingerprint) -> None:
+        packed, canonicals = fingerprint
+        self.hashes.update(array("q", packed))
+        self.canonicals += canonicals
+
+    def distinct(self, count: int) -> bool:
+        """Whether the ``count`` names added (all of a module's) are surely what
+        :func:`names_distinct` says yes to: distinct hashes (so distinct names) and no
+        canonical form's hash among them or repeated. False may be a hash collision (1 in
+        10^9 for a million names): the caller then tests the names themselves."""
+        if len(self.hashes) != count:
+            return False
+        canonicals = self.canonicals
+        return self.hashes.isdisjoint(canonicals) and len(set(canonicals)) == len(canonicals)
+
+
+def fingerprints_distinct(parts: Iterable[NameFingerprint], count: int) -> bool:
+    """:meth:`NameSet.distinct` of the names of these fingerprints."""
+    names = NameSet()
+    for part in parts:
+        names.add(part)
+    return names.distinct(count)
 
 
 def _numbered(name: str) -> tuple[str, int, bool]:

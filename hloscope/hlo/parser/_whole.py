@@ -41,7 +41,15 @@ from ._bulk import (
 )
 from ._careful import _COMMENT, _COMP_HEADER, ModuleParser, _maybe_unbalanced
 from ._forked import ForkedChecks, fork_checks
-from ._names import calls_unknown, name_computations, names_distinct, uniquify_names
+from ._names import (
+    NameFingerprint,
+    NameSet,
+    calls_unknown,
+    name_computations,
+    name_fingerprint,
+    names_distinct,
+    uniquify_names,
+)
 from ._source import blank_comments
 from ._statements import NAME_RUN, PAYLOAD_OPCODES, STACK_SECTIONS
 
@@ -103,9 +111,9 @@ def _read(source: SourceText) -> Module | None:
     # once took a tenth more peak memory). Each chunk's columns stay its own: its bodies are
     # rows of them (joining the chunks' columns into the module's cost a tenth of a parse).
     # Past the first chunk, a big module's chunks may be read and checked in forked children
-    # (:mod:`._forked`), which send back what they counted of each body; this process then
-    # makes no columns of them (their bodies read their text on first use) and meanwhile
-    # finds whether any instruction would be renamed. A "no" from any declines the module.
+    # (:mod:`._forked`), which send back what they counted of each body and a fingerprint of
+    # its names; this process makes no columns of them (their bodies read their text on first
+    # use) and meanwhile makes the module. A "no" from any declines the module.
     read = _Chunks(scan, ends, closes, rows, known)
     checked = _read_chunks(read, list(_chunks(rows)))
     if checked is None:
@@ -167,6 +175,11 @@ def _assemble(
     new = Computation.from_parts
     computations = list(map(new, names, is_entry, lines, signatures, made, repeat(module)))
     if children is not None:
+        # While the children work: the entry's columns, which nearly every reader asks for
+        # (built into instructions only on first use, once the children vouched for it).
+        entry_body = made[entries[0] if entries else -1]
+        if isinstance(entry_body, TextBody):
+            entry_body.column(0)
         answers = children.wait()
         if answers is None:
             return None
@@ -188,27 +201,34 @@ def _assemble(
 
 
 class _Children:
-    """The forked children reading and checking a module's chunks past the first, and the one
-    testing its names (None where it could not be forked)."""
+    """The forked children reading and checking a module's chunks past the first."""
 
-    __slots__ = ("checks", "names")
+    __slots__ = ("checks", "names", "rows")
 
-    def __init__(self, checks: ForkedChecks, names: ForkedChecks | None) -> None:
+    def __init__(self, checks: ForkedChecks, names: Sequence[str], rows: int) -> None:
         self.checks = checks
-        self.names = names
+        self.names = names  # those of the chunk read here
+        self.rows = rows  # of the whole module
 
     def wait(self) -> tuple[list[Any], bool] | None:
-        """What the checking children counted of each body, in order, and whether any
-        instruction would be renamed; None if any of them said no."""
-        counted = self.checks.results()
-        # No answer, or a "no": whether and how to rename is worked out from the bodies.
-        renames = self.names is None or self.names.results() is None
-        return None if counted is None else (list(chain.from_iterable(counted)), renames)
+        """What the children counted of each body, in order, and whether any instruction
+        might be renamed (then :func:`uniquify_names` tests the names themselves); None if
+        any child said no. Their names' fingerprints are merged as each child answers."""
+        names = NameSet()
+        names.add(name_fingerprint(self.names))
+
+        def take(answer: list[tuple[list[Any], NameFingerprint]]) -> None:
+            for _, fingerprint in answer:
+                names.add(fingerprint)
+
+        answers = self.checks.results(take)
+        if answers is None:
+            return None
+        renames = not names.distinct(self.rows)
+        return list(chain.from_iterable(counts for counts, _ in answers)), renames
 
     def close(self) -> None:
         self.checks.close()
-        if self.names is not None:
-            self.names.close()
 
 
 _Checked = tuple[
@@ -228,12 +248,12 @@ def _read_chunks(read: _Chunks, bounds: list[tuple[int, int]]) -> _Checked | Non
     chunks = [(first, last, columns)]
     rest = bounds[1:]
     rows = read.rows
-    weights = [rows[b] - rows[a] for a, b in rest]
-    forked = fork_checks(read.check_and_count, rest, weights, spare=1)
+    # Shares of about equal text: a row of the entry (long operand lists) weighs many of a
+    # fused body's, and the share that held it took twice as long as the others.
+    weights = [read.closes[b - 1] - read.ends[a] for a, b in rest]
+    forked = fork_checks(read.check_and_count, rest, weights, rows=rows[-1] - rows[last])
     if forked is not None:
-        # And one more child for the names' test (a set of every name: a fifth of the work).
-        names_child = fork_checks(read.names_distinct, [0], [rows[-1]])
-        return chunks, _Children(forked, names_child), False, None
+        return chunks, _Children(forked, columns[1], rows[-1]), False, None
     for first, last in rest:
         columns = read.columns(first, last)
         if columns is None or not read.passes(columns, first, last):
@@ -350,27 +370,17 @@ class _Chunks:
         # An unknown callee: the module parser says which computation is missing, and where.
         return not calls_unknown(columns[3], columns[5], self.known)
 
-    def check_and_count(self, bounds: tuple[int, int]) -> list[Any] | None:
+    def check_and_count(self, bounds: tuple[int, int]) -> tuple[list[Any], NameFingerprint] | None:
         """What a forked child runs for the bodies ``first:last``: their columns and checks as
-        above, then what :class:`._bulk.TextBody` keeps of each (:func:`._bulk.body_counts`);
-        None if they fail."""
+        above, then what :class:`._bulk.TextBody` keeps of each (:func:`._bulk.body_counts`)
+        and the fingerprint of their instruction names (for :func:`uniquify_names`' test over
+        the whole module, :func:`._names.fingerprints_distinct`); None if they fail."""
         first, last = bounds
         columns = self.columns(first, last)
         if columns is None or not self.passes(columns, first, last):
             return None
-        return body_counts(columns, [r - self.rows[first] for r in self.rows[first : last + 1]])
-
-    def names_distinct(self, _: object = None) -> bool:
-        """Whether :func:`uniquify_names` would rename no instruction of the module (what a
-        forked child runs once the checks vouch for every line): the names read by a pattern
-        that matches what ``_BULK_LINE`` reads up to its ``=``, so the same names where every
-        line is one plain instruction, at a fifth of its cost."""
-        found = _NAMES.findall(self.scan, self.ends[0], self.closes[-1] + 1)
-        return len(found) == self.rows[-1] and names_distinct(found)
-
-
-# The start of _BULK_LINE, through the '=' after the name; group: the name.
-_NAMES = re.compile(r"\n[ \t]*+(?:ROOT[ \t]+)?%?(" + NAME_RUN + r")[ \t]+=")
+        rows = [r - self.rows[first] for r in self.rows[first : last + 1]]
+        return body_counts(columns, rows), name_fingerprint(columns[1])
 
 
 def _columns_pass(table: list[Sequence[str]], rows: list[int]) -> bool:
