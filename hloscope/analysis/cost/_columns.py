@@ -74,7 +74,7 @@ _SEP = "\0"  # joins an op's operands' shape texts: no shape text holds it
 class BodyColumns:
     """One unbuilt body as columns: names, shapes, opcodes, each op's operand names."""
 
-    __slots__ = ("names", "shapes", "opcodes", "root", "operand_lists")
+    __slots__ = ("names", "shapes", "opcodes", "root", "operand_lists", "_joined")
 
     def __init__(self, columns: list[Sequence[str]]) -> None:
         roots, self.names, self.shapes, opcodes, operand_texts, _ = columns
@@ -89,7 +89,7 @@ class BodyColumns:
         joined = "\n".join(texts)
         if "/*" in joined:
             joined = _INDEX_COMMENTS.sub("", joined)
-        joined = joined.replace("%", "").replace(" ", "").replace("\t", "")
+        joined = self._joined = joined.replace("%", "").replace(" ", "").replace("\t", "")
         # Each op's operand names ("a,b"; "" for none).
         self.operand_lists = joined.split("\n")
 
@@ -97,7 +97,7 @@ class BodyColumns:
         """Each op's operands' shape texts joined by NUL, from whole columns in C."""
         shape_of = dict(zip(self.names, self.shapes))
         # Every op's operands in one list, a "\n" between two ops' ("" where one has none).
-        flat = "\n".join(self.operand_lists).replace("\n", ",\n,").split(",")
+        flat = self._joined.replace("\n", ",\n,").split(",")
         return _SEP.join(map(shape_of.get, flat, flat)).split(_SEP + "\n" + _SEP)
 
 
