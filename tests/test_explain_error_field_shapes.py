@@ -456,3 +456,45 @@ ModuleNotFoundError: No module named 'examples'
 def test_ipythons_frame_of_module_level_code(text, message, line):
     log = Log(normalise_log(text))
     assert user_source(message_stack(log, log.text.index(message))) == line
+
+
+# ---- the user's line: Rich's boxed traceback --------------------------------------------------
+
+_RICH = """
+import jax
+import jax.numpy as jnp
+from rich.console import Console
+
+
+def layer(w, x):
+    return jnp.dot(w, x)  # here: shapes
+
+
+@jax.jit
+def take_first(x, n):
+    return x[: int(n)]  # here: tracing
+
+
+console = Console(width=100, file=open("rich.txt", "w"))
+for case in (lambda: layer(jnp.ones((3, 4)), jnp.ones((5, 2))), lambda: take_first(jnp.ones(4), 2)):
+    try:
+        case()
+    except Exception:
+        console.print("@" * 3 + "case")  # the marker itself is not in this source
+        console.print_exception()
+"""
+
+
+def test_richs_boxed_frames(tmp_path):
+    """Rich's traceback (typer's CLIs, ``rich.traceback.install()``) draws each frame in a box,
+    ``│ /path/x.py:6 in layer │``: JAX 0.10.2's shape error and its tracing error, each at
+    the user's line."""
+    program = tmp_path / "boxed.py"
+    program.write_text(textwrap.dedent(_RICH))
+    _run([str(program)], tmp_path)
+    shapes, tracing = (tmp_path / "rich.txt").read_text().split("@@@case")[1:]
+    lines = program.read_text().splitlines()
+    for text, mark in ((shapes, "shapes"), (tracing, "tracing")):
+        assert "╭" in text and "Traceback (most recent call last):" not in text
+        line = next(i for i, code in enumerate(lines, 1) if code.endswith(f"# here: {mark}"))
+        assert explain_error(text).failures[0].finding.source == f"{program}:{line}"

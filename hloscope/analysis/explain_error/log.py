@@ -67,6 +67,10 @@ PY_FRAME = re.compile(
     # IPython 8's frame of module-level code (a script run with %run or `ipython x.py`):
     # `File ~/proj/train.py:5`, nothing after it.
     r"|^[ \t]*File (?P<wfile>(?:[A-Za-z]:)?[^\s:,\"]+\.py):(?P<wline>\d+)[ \t]*$"
+    # Rich's traceback (typer's CLIs, `rich.traceback.install()`), each frame in its box:
+    # `│ /home/u/proj/train.py:12 in main        │`.
+    r"|^[│|] (?P<rfile>(?:[A-Za-z]:)?[^\s:│|]+\.py):(?P<rline>\d+) in (?P<rfn>[\w<>.]+)"
+    r"[ \t]*[│|]?[ \t]*$"
     # IPython 8's notebook cell: `Cell In[3], line 7` (`, in f(x)` inside a function).
     r"|^[ \t]*(?P<cfile>Cell In ?\[\d*\]), line (?P<cline>\d+)(?:, in (?P<cfn>[\w<>.]+))?"
     # IPython 8.0 to 8.4's cell: `Input In [5], in <cell line: 1>()`, then `----> 1` lines on.
@@ -104,7 +108,7 @@ _REPEAT_KEY_MIN = 24
 
 def frame_of(found: re.Match[str]) -> StackFrame:
     """The frame a :data:`PY_FRAME` match reads, whichever of its forms matched."""
-    forms = ("", "p", "z", "w", "c", "i", "y")
+    forms = ("", "p", "z", "w", "r", "c", "i", "y")
     file = next(found[f"{x}file"] for x in forms if found[f"{x}file"])
     line = next(found[f"{x}line"] for x in forms if found[f"{x}line"])
     groups = found.groupdict()
