@@ -498,3 +498,62 @@ def test_richs_boxed_frames(tmp_path):
         assert "╭" in text and "Traceback (most recent call last):" not in text
         line = next(i for i, code in enumerate(lines, 1) if code.endswith(f"# here: {mark}"))
         assert explain_error(text).failures[0].finding.source == f"{program}:{line}"
+
+
+# ---- the user's line: a traceback inside a structured log line's string -----------------------
+
+_JSON_LOGGED = """
+import json
+import logging
+import sys
+
+import jax.numpy as jnp
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record):
+        entry = {"severity": record.levelname, "message": record.getMessage()}
+        if record.exc_info:
+            entry["exc_info"] = self.formatException(record.exc_info)
+        return json.dumps(entry)
+
+
+handler = logging.StreamHandler(sys.stdout)
+handler.setFormatter(JsonFormatter())
+log = logging.getLogger("trainer")
+log.addHandler(handler)
+
+
+def flatten(x):
+    return jnp.reshape(x, (7,))  # here
+
+
+try:
+    flatten(jnp.ones((3, 4)))
+except Exception:
+    log.exception("step failed")
+"""
+
+
+def test_a_traceback_in_a_json_log_lines_string(tmp_path):
+    """A JSON logger's line (JAX 0.10.2's own error under the standard library's logging with
+    a JSON formatter) holds the traceback in one string, its newlines escaped: it is read as
+    the traceback it holds."""
+    program = tmp_path / "json_logged.py"
+    program.write_text(textwrap.dedent(_JSON_LOGGED))
+    printed = _run([str(program)], tmp_path)
+    assert printed.lstrip().startswith("{") and "\\n  File" in printed
+    failure = explain_error(printed).failures[0]
+    assert failure.finding.source == f"{program}:{_marked(program)}"
+
+
+def test_a_traceback_in_a_string_literal_of_another_tools_code():
+    """A problem matcher's test in a public repository holds Python's traceback in a string
+    literal of its own code (``let py = "Traceback ...\\n  File \\"/w/app.py\\" ..."``)."""
+    text = (
+        'let py = "Traceback (most recent call last):\\n  File \\"/w/app.py\\", line 3, in '
+        '<module>\\n    main()\\n  File \\"/w/lib.py\\", line 7, in main\\n    x = y\\n'
+        "NameError: name 'y' is not defined\\n\";"
+    )
+    log = Log(normalise_log(text))
+    assert user_source(message_stack(log, log.text.index("NameError"))) == "/w/lib.py:7"

@@ -89,9 +89,29 @@ def unwrap(text: str) -> str:
         text = _GLOG_TRACEBACK.sub("", text)
     if text.lstrip().startswith(">"):  # after the tags: a worker's line may quote a log
         text = _unquoted(text)
+    if _ESCAPED_HEADER in text:
+        text = _ESCAPED_LITERAL.sub(_decoded_literal, text)
     if _HEADER in text:
         text = _without_line_prefix(text)
     return text
+
+
+# A traceback held in a string of a structured log line (a JSON logger's "exc_info", Cloud
+# Logging's "textPayload", a dict's repr): its newlines escaped, every frame on one line.
+_ESCAPED_HEADER = "Traceback (most recent call last):\\n"
+_ESCAPED_LITERAL = re.compile(
+    r'"(?:[^"\\\n]|\\.)*Traceback \(most recent call last\):\\n(?:[^"\\\n]|\\.)*"'
+    r"|'(?:[^'\\\n]|\\.)*Traceback \(most recent call last\):\\n(?:[^'\\\n]|\\.)*'"
+)
+_ESCAPE = re.compile(r"\\(.)")
+_ESCAPED = {"n": "\n", "t": "\t", "r": ""}
+
+
+def _decoded_literal(m: re.Match[str]) -> str:
+    """The string literal ``m`` decoded (its escapes as the characters they stand for), on
+    lines of its own."""
+    body = _ESCAPE.sub(lambda e: _ESCAPED.get(e[1], e[1]), m[0][1:-1])
+    return f"\n{body}\n"
 
 
 # A prefix a log collector writes before every line, whatever its words: a timestamp (Docker's
