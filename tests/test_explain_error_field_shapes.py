@@ -557,3 +557,25 @@ def test_a_traceback_in_a_string_literal_of_another_tools_code():
     )
     log = Log(normalise_log(text))
     assert user_source(message_stack(log, log.text.index("NameError"))) == "/w/lib.py:7"
+
+
+@pytest.mark.parametrize(
+    ("log", "op"),
+    [
+        # The spent jax#33679: glog's F-level line, its status on the next line of the message.
+        ((CORPUS / "jax_33679_ptxas_check.log").read_text(), "gemm_fusion_dot.1"),
+        # XLA:GPU's compile refusing an instruction, the same two-line shape.
+        (
+            "2026-01-04 10:00:01.000000: F external/xla/xla/service/gpu/gpu_compiler.cc:1500] "
+            "Non-OK-status: status\nStatus: INTERNAL: Failed to compile the module: Error "
+            "encountered while compiling %triton_softmax.7 = f32[64,128]{1,0} fusion(%p0), "
+            "kind=kCustom\n*** Check failure stack trace: ***\n",
+            "triton_softmax.7",
+        ),
+    ],
+)
+def test_the_op_named_on_a_line_the_message_wrapped_onto(log, op):
+    """The op a message names in passing is read from its own lines, not its first alone: a
+    CHECK's ``Non-OK-status`` line is followed by the status that names the instruction."""
+    (failure, *_) = explain_error(log).failures
+    assert failure.finding.op == op

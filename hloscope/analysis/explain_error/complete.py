@@ -164,8 +164,9 @@ def complete(failure: Failure, log: Log) -> None:
     on_line = named_node if named_node and named_node.start() <= len(line) + 1 else None
     if on_line and on_line["hlo"] and not _IDENTIFIER.match(failure.finding.op):
         failure.finding.op = _opcode(on_line)
-    if not _IDENTIFIER.match(failure.finding.op):  # else the op the line names in passing
-        failure.finding.op = op_named(line) or failure.finding.op
+    # Else the op the message names in passing, on its line or those it wrapped onto.
+    if not _IDENTIFIER.match(failure.finding.op):
+        failure.finding.op = op_named(_own_lines(region)) or failure.finding.op
     if not failure.finding.source:
         _user_line(failure, log)
     _frameworks(failure, log, region)
