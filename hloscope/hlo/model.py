@@ -17,8 +17,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress, repeat
 from typing import TYPE_CHECKING, Any
 
-# attributes imports only leaf modules (metadata, shape, opcodes), never this one.
-from .attributes import Attributes, read_metadata
 from .errors import DecodeError, HloParseError
 from .gc_pause import paused_gc
 from .metadata import EMPTY_METADATA, Metadata, StackFrame
@@ -37,6 +35,12 @@ _new_computation = object.__new__
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx
+
+    from .attributes import Attributes
+
+# The attribute decoders (a fifth of this package's import time) load on first use: a summary
+# of a module reads its fusion kinds and locations from the text and may never decode one.
+# attributes imports only leaf modules (metadata, shape, opcodes), never this one.
 
 __all__ = [
     "Module",
@@ -351,6 +355,8 @@ class Instruction:
     def attrs(self) -> Attributes:
         attrs = self._attrs
         if attrs is None:
+            from .attributes import Attributes
+
             attrs = self._attrs = Attributes(self._attr_text, self.opcode, self._attr_error)
         return attrs
 
@@ -415,6 +421,8 @@ class Instruction:
             # Metadata is what most reports read from every instruction: take the one-pass
             # reader first, and the attribute mapping (which also reports errors) otherwise.
             if self._attrs is None:
+                from .attributes import read_metadata
+
                 md = read_metadata(self._attr_text)
             if md is None:
                 md = self.attrs.get("metadata") or EMPTY_METADATA
@@ -939,6 +947,8 @@ class Module:
     def header_attrs(self) -> Attributes:
         """Module attributes (``is_scheduled``, ``entry_computation_layout``...), decoded lazily."""
         if self._header_attrs is None:
+            from .attributes import Attributes
+
             self._header_attrs = Attributes.for_module(self)
         return self._header_attrs
 

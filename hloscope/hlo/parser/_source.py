@@ -15,7 +15,6 @@ import re
 from pathlib import Path
 
 from .. import _lex
-from ..attributes import value_end
 from ..errors import DecodeError, HloParseError
 from ..model import SourceText
 from ._statements import INSTR_START, NAME, STACK_SECTIONS
@@ -108,6 +107,8 @@ _ATTR_NAME = re.compile(r"\s*,\s*" + NAME + r"\s*=\s*")
 def _header_end(chunk: str) -> int:
     """Where the ``HloModule name, attr=value...`` header of ``chunk`` ends (0 if none): after
     its last attribute value, wherever line breaks fall (a whole module may be one line)."""
+    from ..attributes import value_end  # the decoders load on first use (see hlo/model.py)
+
     m = _HEADER_NAME.match(chunk)
     if m is None:
         return 0

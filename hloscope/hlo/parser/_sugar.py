@@ -14,7 +14,6 @@ import re
 from typing import TYPE_CHECKING
 
 from .. import _lex
-from ..attributes import split_attributes
 from ..errors import DecodeError, HloParseError
 from ..escapes import c_unescape
 from ..model import Computation, Instruction
@@ -151,6 +150,8 @@ def expand_async(parser: ParserState, inst: Instruction, operand_names: list | N
 
 
 def _attributes_of(parser: ParserState, inst: Instruction) -> list[tuple[str, str, int]]:
+    from ..attributes import split_attributes  # loaded on first use (see hlo/model.py)
+
     try:
         return split_attributes(inst.attr_text)
     except DecodeError as e:
