@@ -84,22 +84,31 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def minor_faults() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
 def alternating(fns: dict[str, Callable[[], object]], rounds: int) -> dict[str, dict]:
     """Rounds of one call of each function in turn; per clock (:data:`CLOCKS`), the median
-    time of each and the median over rounds of XLA's time / each one's."""
-    times = {clock: {key: [] for key in fns} for clock in CLOCKS}
+    time of each and the median over rounds of XLA's time / each one's; under "faults", the
+    median number of minor page faults of each call (pages of memory touched for the first
+    time: on a virtual machine each may cost time that no CPU clock of the thread shows)."""
+    times = {clock: {key: [] for key in fns} for clock in (*CLOCKS, "faults")}
     for _ in range(rounds):
         for key, fn in fns.items():
             gc.collect()
             start_children = children_cpu()
+            start_faults = minor_faults()
             start_cpu, start_wall = time.thread_time(), time.perf_counter()
             fn()
             cpu = time.thread_time() - start_cpu
             times["wall"][key].append(time.perf_counter() - start_wall)
+            times["faults"][key].append(minor_faults() - start_faults)
             times["cpu"][key].append(cpu)
             times["cpu+forked"][key].append(cpu + children_cpu() - start_children)
     median = statistics.median
     out: dict[str, dict] = {}
+    out["faults"] = {key: median(values) for key, values in times.pop("faults").items()}
     for clock, by_key in times.items():
         xla = by_key["xla"]
         out[clock] = {
@@ -158,6 +167,8 @@ def bench_file(
             if key != "xla":
                 line += f"; XLA / {key} {ratio:.2f}x (median of rounds; target >= 2.5, issue 36)"
             print(line)
+    faults = ", ".join(f"{key} {count:.0f}" for key, count in m["faults"].items())
+    print(f"  minor page faults per parse (median): {faults}")
     print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if graphs:
         graph_and_memory(module, text, rounds)
