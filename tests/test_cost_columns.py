@@ -256,3 +256,21 @@ def test_the_columns_change_no_cost_in_the_corpus() -> None:
             checked += 1
     assert checked >= 20
     assert unbuilt >= 100  # the columns answered for many bodies: the test tests them
+
+
+def test_a_kernel_table_costs_no_fused_op_on_its_own() -> None:
+    # The kernels' costs and the module's totals come from each fused body's columns; each
+    # fused op's own cost is worked out only when a report's op_sources are asked for.
+    from hloscope.analysis.cost import _analysis as cost_module
+    from hloscope.analysis.fusions import fusion_report
+
+    module = hloscope.parse(REREAD)
+    report = fusion_report(module)
+    report.rows()
+    module_cost(module)
+    analysis = cost_module._analysis_for(module)
+    assert not analysis._alike_bodies and not analysis._inst.keys() - {*module.entry}
+    per_op = [row[4] for row in report.op_sources]
+    assert analysis._alike_bodies  # asked for now
+    assert sum(c.flops for c in per_op) == sum(k.cost.flops for k in report.kernels) == 384
+    assert report.op_sources == fusion_report(_built(REREAD)).op_sources

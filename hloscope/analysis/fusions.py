@@ -55,10 +55,12 @@ a dump folder or a script, resolve the TARGET first (``hloscope.fusions("model.t
 
 from __future__ import annotations
 
+import functools
 import operator
 import os
+import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from itertools import compress, repeat
@@ -118,6 +120,8 @@ NOT_KERNELS: frozenset[str] = FREE_OPCODES | frozenset(
 # Left out of a signature: they rename or feed data without computing.
 _SIGNATURE_SKIP = frozenset({"parameter", "constant", "bitcast", "tuple", "get-tuple-element"})
 UNFUSED = "unfused"
+# What FusionReport.op_sources holds per op: (source, kernel name, computation, module, cost).
+OpSource = tuple[str, str, str, str, Cost]
 UNKNOWN_SOURCE = "<unknown>"
 ENTRY = Role.ENTRY.value  # the ``where`` of a kernel outside any loop, branch or call
 
@@ -293,14 +297,59 @@ class FusionSummary:
         return out
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
+class _OpRows:
+    """One kernel's rows of :attr:`FusionReport.op_sources`, made when first asked for."""
+
+    wheres: list[str]  # each op's source ("" for none)
+    kernel: str
+    computation: str
+    module: str
+    costs: Callable[[], list[Cost]]  # each op's cost: a fused body's asked for only then
+
+    def rows(self) -> Iterator[OpSource]:
+        return zip(
+            map(_SHOWN.get, self.wheres, self.wheres),  # "" shown as UNKNOWN_SOURCE
+            repeat(self.kernel),
+            repeat(self.computation),
+            repeat(self.module),
+            self.costs(),
+        )
+
+
+_OP_ROWS_LOCK = threading.Lock()
+
+
+@dataclass(slots=True, eq=False)
 class FusionReport:
     """The kernels of one or more modules and their summary."""
 
     kernels: list[Kernel]
     summary: FusionSummary
-    # Per-op attribution for by_source(): (source, kernel name, computation, module, cost).
-    op_sources: list[tuple[str, str, str, str, Cost]] = field(default_factory=list, repr=False)
+    _op_sources: list[OpSource] = field(default_factory=list, repr=False)
+    _pending: list[_OpRows] = field(default_factory=list, repr=False)
+
+    @property
+    def op_sources(self) -> list[OpSource]:
+        """Per-op attribution for :func:`by_source`: (source, kernel name, computation, module,
+        cost) of each op of each kernel, in order. Made on first use: it is the one part of a
+        report that costs every fused op on its own, which the kernel table never needs (a
+        deep model's 400k fused ops are costed per body, at the kernel's boundary)."""
+        with _OP_ROWS_LOCK:
+            if self._pending:
+                for chunk in self._pending:
+                    self._op_sources.extend(chunk.rows())
+                self._pending.clear()
+        return self._op_sources
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FusionReport):
+            return NotImplemented
+        return (self.kernels, self.summary, self.op_sources) == (
+            other.kernels,
+            other.summary,
+            other.op_sources,
+        )
 
     def rows(self) -> list[dict[str, Any]]:
         return [k.row() for k in self.kernels]
@@ -495,6 +544,12 @@ class _Members:
         return [names[p] for p in self.positions]
 
 
+def _member_costs(
+    costs_in: Callable[[Computation], list[Cost]], fused: Computation, is_member: list[bool]
+) -> list[Cost]:
+    return list(compress(costs_in(fused), is_member))
+
+
 def _backend_kind(inst: Instruction) -> str:
     """``fusion_config.kind`` from a fusion's backend config; a custom-call's target."""
     attrs = inst.attrs
@@ -530,7 +585,7 @@ def _kernel(
     source_of: _Sources,
     cost_of: Callable[[Instruction], Cost],
     costs_in: Callable[[Computation], list[Cost]],
-    op_sources: list[tuple[str, str, str, str, Cost]],
+    op_sources: list[_OpRows],
     layouts: dict[int, _Layout],
 ) -> Kernel:
     # Metadata first: the model reads it fastest before anything (here: finding the fused
@@ -539,23 +594,24 @@ def _kernel(
     # The costs before the body is built: a body alike to one costed already is not walked.
     cost = cost_of(inst)
     fused = inst.fused_computation if inst.opcode == "fusion" else None
+    member_costs: Callable[[], list[Cost]]
     if fused is not None:
         sid = structure_id(fused)
         layout = layouts.get(sid)
         if layout is None:
             layout = layouts[sid] = _Layout.of(fused)
         members = _Members(fused, layout=layout)
-        member_costs = list(compress(costs_in(fused), layout.is_member))
+        member_costs = functools.partial(_member_costs, costs_in, fused, layout.is_member)
         root, ops, op_counts = layout.root, list(layout.opcodes), dict(layout.op_counts)
         signature = layout.signature
         kind = inst.fusion_kind or ""
     elif inst.opcode == "fusion":  # without a fused computation: no ops
         members = _Members(None)
-        member_costs, root, ops, op_counts, signature = [], "", [], {}, ""
+        member_costs, root, ops, op_counts, signature = list, "", [], {}, ""
         kind = inst.fusion_kind or ""
     else:
         members = _Members(None, inst)
-        member_costs = [cost]
+        member_costs = functools.partial(list, (cost,))
         root = inst.opcode
         ops = members.opcodes
         op_counts = {category_of(root): 1}
@@ -568,16 +624,7 @@ def _kernel(
         op_name = fused.root.op_name
     sources: Counter[str] = Counter(filter(None, wheres))
     ranked = sorted(sources.items(), key=lambda kv: -kv[1])  # stable: ties keep op order
-    # One row per op, zipped in C: this runs for every fused op of the module.
-    op_sources.extend(
-        zip(
-            map(_SHOWN.get, wheres, wheres),  # "" (no source) shown as UNKNOWN_SOURCE
-            repeat(inst.name),
-            repeat(comp.name),
-            repeat(module_name),
-            member_costs,
-        )
-    )
+    op_sources.append(_OpRows(wheres, inst.name, comp.name, module_name, member_costs))
     return Kernel(
         name=inst.name,
         computation=comp.name,
@@ -599,7 +646,7 @@ def _kernel(
     )
 
 
-def _kernels_of(module: Module, op_sources: list, tpu: bool) -> list[Kernel]:
+def _kernels_of(module: Module, op_sources: list[_OpRows], tpu: bool) -> list[Kernel]:
     out: list[Kernel] = []
     source_of = _Sources(module)
     where_of = _Wheres(source_of)
@@ -827,14 +874,14 @@ def fusion_report(module: Module | Iterable[Module]) -> FusionReport:
     """
     modules = report_modules(module)
     kernels: list[Kernel] = []
-    op_sources: list[tuple[str, str, str, str, Cost]] = []
+    op_sources: list[_OpRows] = []
     totals = _Totals()
     for m in modules:
         tpu = module_has_tpu_layouts(m)
         kernels.extend(_kernels_of(m, op_sources, tpu))
         totals.add(m, tpu)
     summary = _summarize([m.name for m in modules], kernels, totals)
-    return FusionReport(kernels, summary, op_sources)
+    return FusionReport(kernels, summary, [], op_sources)
 
 
 @dataclass(slots=True)

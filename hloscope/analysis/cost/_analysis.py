@@ -22,6 +22,7 @@ from ...hlo.placement import CONTROL_FLOW_OPCODES, kernel_computations, known_tr
 from ...hlo.structure import structure_id
 from ._columns import BodyColumns, fusion_bytes
 from ._columns import body_costs as column_costs
+from ._columns import fusion_cost as column_fusion_cost
 from ._results import (
     ZERO,
     Cost,
@@ -75,6 +76,7 @@ class _Analysis:
         "_alike_fusions",
         "_alike_bodies",
         "_read",
+        "_leaves",
         "__weakref__",
     )
 
@@ -102,6 +104,10 @@ class _Analysis:
         # Bodies costed from the parser's columns (._columns), kept for the fusion that asked
         # for their cost to read its boundary bytes from the same columns.
         self._read: dict[Computation, BodyColumns] = {}
+        # Per structure, whether its computations call nothing: a walk from a caller need not
+        # cost them first (whoever needs the cost of one asks for it, a walk of one step),
+        # and a fusion of an unbuilt one is costed at its boundary from its columns.
+        self._leaves: dict[int, bool] = {}
 
     # --- computations ---------------------------------------------------------------------
     def computation(self, comp: Computation) -> Cost:
@@ -142,7 +148,16 @@ class _Analysis:
         return hit
 
     def _is_known(self, comp: Computation) -> bool:
-        return self._known(comp) is not None
+        """Whether a walk from a caller need not cost ``comp`` first: its cost is known, or
+        it calls nothing (a body the columns price), so asking for it later recurses no
+        deeper."""
+        if self._known(comp) is not None:
+            return True
+        sid = structure_id(comp)
+        found = self._leaves.get(sid)
+        if found is None:
+            found = self._leaves[sid] = _CALLING_RULES.isdisjoint(comp.opcodes())
+        return found
 
     def body_costs(self, comp: Computation) -> list[Cost]:
         """The cost of each instruction of ``comp``, in order; one list per distinct body."""
@@ -280,6 +295,12 @@ class _Analysis:
                     return _gather(self, sub)
                 if sub.opcode == "scatter":
                     return _scatter(self, sub)
+        if self._known(fused) is None:
+            # Its ops not costed yet: the FLOPs and boundary bytes from its columns, no op
+            # costed one by one (a report that lists them asks for them: body_costs).
+            cost = column_fusion_cost(inst, fused)
+            if cost is not None:
+                return cost
         inner = self.computation(fused)
         body = self._read.pop(fused, None)
         if body is None:  # its cost was known (a body alike): its bytes are its own

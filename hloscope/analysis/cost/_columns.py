@@ -22,9 +22,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import compress, repeat
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...errors import HloscopeError
+from ...hlo.attributes import Attributes
 from ...hlo.shape import parse_shape
 from ._results import ZERO, Cost
 from ._rules import (
@@ -45,7 +46,7 @@ from ._shapes import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from ...hlo.model import Computation, Instruction
 
@@ -65,9 +66,6 @@ _READ_APART = _REREAD | _READ_APART_ONCE
 _PAYLOAD = frozenset({"parameter", "constant"})
 _IS_PAYLOAD = _PAYLOAD.__contains__
 _INDEX_COMMENTS = re.compile(r"/\*index=\d+\*/")
-# XLA prints an attribute list as 'name=value, name=value': the dimensions of a transpose are
-# read before the first string of its text (metadata), where no other text can imitate them.
-_DIMENSIONS = re.compile(r"(?:^|, )dimensions=\{([0-9, ]*)\}")
 _SEP = "\0"  # joins an op's operands' shape texts: no shape text holds it
 
 
@@ -89,7 +87,10 @@ class BodyColumns:
         joined = "\n".join(texts)
         if "/*" in joined:
             joined = _INDEX_COMMENTS.sub("", joined)
-        joined = self._joined = joined.replace("%", "").replace(" ", "").replace("\t", "")
+        joined = joined.replace("%", "").replace(" ", "")
+        if "\t" in joined:
+            joined = joined.replace("\t", "")
+        self._joined = joined
         # Each op's operand names ("a,b"; "" for none).
         self.operand_lists = joined.split("\n")
 
@@ -112,15 +113,13 @@ def body_costs(
     if columns is None or not _PRICED_HERE.issuperset(columns[3]):
         return None
     body = BodyColumns(columns)
-    forms: list[tuple[str, ...]] = list(zip(body.opcodes, body.shapes, body.operand_shapes()))
+    forms: list[tuple[Any, ...]] = list(zip(body.opcodes, body.shapes, body.operand_shapes()))
     if "transpose" in body.opcodes:
-        attrs = columns[5]
-        for k in compress(range(len(forms)), map("transpose".__eq__, body.opcodes)):
-            found = _DIMENSIONS.search(attrs[k].partition('"')[0])
-            if found is None:
+        for k, perm in _transposes(body, columns[5]):
+            if perm is None:
                 return None
-            forms[k] = (*forms[k], found.group(1))
-    priced: dict[tuple[str, ...], Cost] = {}
+            forms[k] = (*forms[k], perm)
+    priced: dict[tuple[Any, ...], Cost] = {}
     total = [0, 0, 0, 0, 0]  # the sum, each form's cost times how many ops have it
     try:
         for form, n in Counter(forms).items():
@@ -139,7 +138,21 @@ def body_costs(
     return list(map(priced.__getitem__, forms)), body, Cost(flops, trans, read, written, accessed)
 
 
-def _form_cost(form: tuple[str, ...], price: Callable[[int, int, int, int], Cost]) -> Cost | None:
+def _transposes(
+    body: BodyColumns, attrs: Sequence[str]
+) -> Iterator[tuple[int, tuple[int, ...] | None]]:
+    """Each transpose's position and ``dimensions`` as the rule reads them (its attributes
+    decoded as the instruction's are), None where they do not decode: the rule raises the
+    parse error there, naming the instruction."""
+    for k in _positions(body.opcodes, "transpose"):
+        try:
+            perm = tuple(Attributes(attrs[k], "transpose").get("dimensions") or ())
+        except HloscopeError:
+            perm = None
+        yield k, perm
+
+
+def _form_cost(form: tuple[Any, ...], price: Callable[[int, int, int, int], Cost]) -> Cost | None:
     opcode, shape, operands = form[0], form[1], form[2]
     if opcode in ZERO_COST_OPCODES:
         return ZERO
@@ -155,8 +168,7 @@ def _form_cost(form: tuple[str, ...], price: Callable[[int, int, int, int], Cost
     if opcode == "transpose":
         if len(sizes) != 1:
             return None  # malformed: the rule flags it, naming the instruction
-        perm = tuple(int(d) for d in form[3].replace(" ", "").split(",") if d)
-        if transpose_is_bitcast(parse_shape(operands), parse_shape(shape), perm):
+        if transpose_is_bitcast(parse_shape(operands), parse_shape(shape), form[3]):
             return ZERO
     return price(0, 0, sum(sizes), own[_WRITTEN])
 
@@ -179,6 +191,62 @@ def _moved(
     update = operands[1]
     index = operands[2] if len(operands) > 2 else 0
     return price(0, 0, update + index, update)
+
+
+def fusion_cost(inst: Instruction, fused: Computation) -> Cost | None:
+    """The cost of fusion ``inst`` (XLA's: the FLOPs of its fused ops, the bytes at its
+    boundary) read from the columns of ``fused`` without costing each fused op: the FLOPs
+    come from each (opcode, shape) pair, counted in C. None where the columns cannot say
+    (see :func:`body_costs`; a fused op the rules would flag), or the body is built."""
+    columns = fused.text_columns()
+    if columns is None or not _PRICED_HERE.issuperset(columns[3]):
+        return None
+    body = BodyColumns(columns)
+    work = _work(body, columns[5])
+    if work is None:
+        return None
+    boundary = fusion_bytes(inst, body)
+    if boundary is None:
+        return None
+    read, written = boundary
+    return Cost(work[0], work[1], read, written, read + written)
+
+
+def _work(body: BodyColumns, attrs: Sequence[str]) -> tuple[int, int] | None:
+    """(FLOPs, transcendentals) of the body's ops, which :func:`body_costs` would sum: one
+    per output element of each elementwise op, none for the others. None wherever
+    :func:`body_costs` would be: a shape that does not parse (an operand's included: operands
+    are the body's ops), a transpose of other than one operand or whose dimensions do not
+    decode, a dynamic-update-slice without its update."""
+    opcodes, shapes, lists = body.opcodes, body.shapes, body.operand_lists
+    if "transpose" in opcodes:
+        for k, perm in _transposes(body, attrs):
+            if perm is None or lists[k].count(",") or not lists[k]:
+                return None
+    for k in _positions(opcodes, "dynamic-update-slice"):
+        if not lists[k].count(","):
+            return None
+    flops = trans = 0
+    try:
+        # Every shape measured (each op's is some op's operand's): one that does not parse
+        # is the rules' to report.
+        for (opcode, shape), n in Counter(zip(opcodes, shapes)).items():
+            elements = measured_text(shape)[_ELEMENTS]
+            if opcode in _ONE_FLOP_PER_ELEMENT:
+                if opcode in TRANSCENDENTAL_OPCODES:
+                    trans += n * elements
+                else:
+                    flops += n * elements
+    except HloscopeError:
+        return None
+    return flops, trans
+
+
+def _positions(opcodes: Sequence[str], opcode: str) -> Iterable[int]:
+    """Where ``opcode`` is among ``opcodes`` (most bodies have none: one test in C)."""
+    if opcode not in opcodes:
+        return ()
+    return compress(range(len(opcodes)), map(opcode.__eq__, opcodes))
 
 
 def fusion_bytes(inst: Instruction, body: BodyColumns) -> tuple[int, int] | None:
@@ -206,7 +274,8 @@ def fusion_bytes(inst: Instruction, body: BodyColumns) -> tuple[int, int] | None
     # Any other user reads it whole, once for all of them.
     others = compress(lists, map(operator.not_, map(_READ_APART.__contains__, opcodes)))
     trivial = size_of.keys() & ",".join(others).split(",")
-    for k in compress(range(len(opcodes)), map(_READ_APART_ONCE.__contains__, opcodes)):
+    apart = () if _READ_APART_ONCE.isdisjoint(opcodes) else range(len(opcodes))
+    for k in compress(apart, map(_READ_APART_ONCE.__contains__, opcodes)):
         op = opcodes[k]
         operands = dict.fromkeys(lists[k].split(","))
         if op == "fusion":
@@ -220,7 +289,7 @@ def fusion_bytes(inst: Instruction, body: BodyColumns) -> tuple[int, int] | None
             elif first != name:  # an index of a dynamic slice, the update of a DUS
                 trivial.add(name)
     read += sum(map(size_of.__getitem__, trivial))
-    for k in compress(range(len(opcodes)), map("constant".__eq__, opcodes)):
+    for k in _positions(opcodes, "constant"):
         entry = measured_text(shapes[k])
         if entry[_ELEMENTS] > 1:  # IMMEDIATE_CONSTANT_MAX_ELEMENTS
             read += entry[_SIZE]
