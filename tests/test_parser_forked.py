@@ -37,6 +37,7 @@ def forking(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     the forks made in this process."""
     monkeypatch.setenv(_forked.WORKERS_ENV, "3")
     monkeypatch.setattr(_forked, "MIN_ROWS", 0)
+    monkeypatch.setattr(_forked, "ROWS_PER_CHILD", 1)
     monkeypatch.setattr(_forked, "_quiet_process", lambda: True)  # whatever other tests left
     monkeypatch.setattr(_whole, "_CHUNK_ROWS", 2)
     forks: list[int] = []
@@ -223,6 +224,7 @@ def test_shares_are_runs_in_order_of_about_equal_weight():
 def test_fork_checks_bring_back_what_each_check_returned_in_order(monkeypatch):
     monkeypatch.setenv(_forked.WORKERS_ENV, "3")
     monkeypatch.setattr(_forked, "MIN_ROWS", 0)
+    monkeypatch.setattr(_forked, "ROWS_PER_CHILD", 1)
     monkeypatch.setattr(_forked, "_quiet_process", lambda: True)
     items = list(range(1, 8))
     forked = _forked.fork_checks(lambda n: {"n": n, "at": (n, "x" * n)}, items, [1] * 7)
@@ -256,3 +258,25 @@ def test_a_summary_reads_no_body_a_child_checked(forking, monkeypatch, path: Pat
         assert len(forked_comp) == len(serial_comp)
         assert forked_comp.opcodes() == serial_comp.opcodes()
         assert [i.to_text() for i in forked_comp] == [i.to_text() for i in serial_comp]
+
+
+def test_children_get_a_share_of_some_size(monkeypatch):
+    monkeypatch.setenv(_forked.WORKERS_ENV, "8")
+    monkeypatch.setattr(_forked, "_quiet_process", lambda: True)
+    assert _forked.planned_children(_forked.MIN_ROWS - 1) == 0
+    assert _forked.planned_children(5 * _forked.ROWS_PER_CHILD) == 5
+    assert _forked.planned_children(100 * _forked.ROWS_PER_CHILD) == 8
+    monkeypatch.setattr(_forked, "_quiet_process", lambda: False)
+    assert _forked.planned_children(100 * _forked.ROWS_PER_CHILD) == 0
+
+
+def test_chunks_are_smaller_where_children_will_read_them(monkeypatch):
+    rows = list(range(0, 12_001, 3))  # 4,000 bodies of 3 rows
+    serial = list(_whole._chunks(rows))
+    forked = list(_whole._chunks(rows, 500))
+    for bounds in (serial, forked):
+        assert bounds[0] == (0, 1) and bounds[-1][1] == len(rows) - 1
+        assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
+    assert (
+        max(rows[b] - rows[a] for a, b in forked) <= 501 < max(rows[b] - rows[a] for a, b in serial)
+    )

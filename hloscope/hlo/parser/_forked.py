@@ -41,8 +41,10 @@ T = TypeVar("T")
 WORKERS_ENV = "HLOSCOPE_PARSE_WORKERS"
 MIN_CPUS = 4
 MAX_WORKERS = 12
-# Below this many instructions (rows) a fork costs about what the checks it saves took.
-MIN_ROWS = 65536
+# Below this many instructions (rows) a fork costs about what the work it takes off this
+# process took; and each child gets at least ROWS_PER_CHILD of them.
+MIN_ROWS = 8192
+ROWS_PER_CHILD = 2048
 
 
 def workers() -> int:
@@ -69,6 +71,15 @@ def workers() -> int:
     # process down (on a 2-core machine under a load of 12 the parse's wall time tripled).
     idle = int(cpus - os.getloadavg()[0])
     return max(0, min(idle - 1, MAX_WORKERS))
+
+
+def planned_children(rows: int) -> int:
+    """How many children :func:`fork_checks` would fork for items of ``rows`` instructions:
+    none below :data:`MIN_ROWS` or where forking is not safe, else as many as
+    :func:`workers`, at most one per :data:`ROWS_PER_CHILD` rows."""
+    if rows < MIN_ROWS or not _quiet_process():
+        return 0
+    return min(workers(), max(1, rows // ROWS_PER_CHILD))
 
 
 class ForkedChecks:
@@ -155,9 +166,9 @@ def fork_checks(
     with a false value; anything else it returns comes back from
     :meth:`ForkedChecks.results` (``True``, or what :mod:`marshal` can carry: the answers
     travel in its format)."""
-    count = min(workers(), len(items))
     rows = sum(weights) if rows is None else rows
-    if count < 1 or rows < MIN_ROWS or not _quiet_process():
+    count = min(planned_children(rows), len(items))
+    if count < 1:
         return None
     children: list[tuple[int, int]] = []
     for share in _shares(items, weights, count):

@@ -40,7 +40,7 @@ from ._bulk import (
     body_counts,
 )
 from ._careful import _COMMENT, _COMP_HEADER, ModuleParser, _maybe_unbalanced
-from ._forked import ForkedChecks, fork_checks
+from ._forked import ForkedChecks, fork_checks, planned_children
 from ._names import (
     NameFingerprint,
     NameSet,
@@ -115,7 +115,11 @@ def _read(source: SourceText) -> Module | None:
     # its names; this process makes no columns of them (their bodies read their text on first
     # use) and meanwhile makes the module. A "no" from any declines the module.
     read = _Chunks(scan, ends, closes, rows, known)
-    checked = _read_chunks(read, list(_chunks(rows)))
+    # Chunks of at most a quarter of a child's share where children will read them: the
+    # shares are runs of whole chunks, and a few big chunks would make them uneven.
+    planned = planned_children(rows[-1])
+    most = min(_CHUNK_ROWS, max(256, rows[-1] // (4 * planned))) if planned else _CHUNK_ROWS
+    checked = _read_chunks(read, list(_chunks(rows, most)))
     if checked is None:
         return None
     children = checked[1]
@@ -404,8 +408,8 @@ def _columns_pass(table: list[Sequence[str]], rows: list[int]) -> bool:
 _CHUNK_ROWS = 8192
 
 
-def _chunks(rows: list[int]) -> Iterator[tuple[int, int]]:
-    """Ranges of bodies (first, last + 1) of about ``_CHUNK_ROWS`` rows, a big body alone; the
+def _chunks(rows: list[int], most: int = _CHUNK_ROWS) -> Iterator[tuple[int, int]]:
+    """Ranges of bodies (first, last + 1) of about ``most`` rows, a big body alone; the
     first ones smaller (the first body alone, then 64 rows, 128...): a module the path
     declines, most often for its first body, costs little. Each chunk ends at the first body
     that reaches its size (found by bisection in the rising row bounds)."""
@@ -416,7 +420,7 @@ def _chunks(rows: list[int]) -> Iterator[tuple[int, int]]:
         last = min(bisect_left(rows, rows[first] + size, first + 1), end)
         yield first, last
         first = last
-        size = min(max(2 * size, 64), _CHUNK_ROWS)
+        size = min(max(2 * size, 64), most)
 
 
 def _operands_defined(
