@@ -51,7 +51,15 @@ def normalise_log(text: str) -> str:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\nE   " in text or text.startswith("E   "):
         text = _PYTEST_E.sub("", text)
+    if "](" in text:
+        text = _EDITOR_LINK.sub(r"\g<text>", text)
     return text
+
+
+# A notebook run in VS Code links a traceback's line numbers to the editor (`x.py:[2](https://
+# vscode-remote+...)`, `Cell In[1], [line 3](vscode-notebook-cell:?...)`, `----> [3](...)`):
+# the number is the frame's, the link the editor's.
+_EDITOR_LINK = re.compile(r"\[(?P<text>(?:line )?\d+)\]\((?:vscode[\w+-]*:|https?://)[^)\s]*\)")
 
 
 # `__inference_train_step_53` (tf.function), `__forward_f_12`, `__wrapped__IteratorGetNext_...`

@@ -219,6 +219,8 @@ class Failure:
             self.defined_at = other.defined_at
         known = {ref.id for ref in self.chain}
         self.chain.extend(ref for ref in other.chain if ref.id not in known)
+        # A later repeat may say more (JAX's second cache miss of a function made anew).
+        self.hints.extend(hint for hint in other.hints if hint not in self.hints)
         for name in (
             "device",
             "platform",

@@ -34,6 +34,7 @@ from .kinds import (
     mlir_bridge,
     mlir_verifier,
     mosaic_names,
+    native_import,
     out_of_memory,
     pallas,
     recompile,
@@ -90,7 +91,12 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     joined(pallas.RECOGNISER, mosaic_names.RECOGNISER),
     out_of_memory.RECOGNISER,
     device_allocation.RECOGNISER,
-    joined(backend_startup.RECOGNISER, cuda_libraries.RECOGNISER, runtime_versions.RECOGNISER),
+    joined(
+        backend_startup.RECOGNISER,
+        cuda_libraries.RECOGNISER,
+        runtime_versions.RECOGNISER,
+        native_import.RECOGNISER,
+    ),
     recompile.RECOGNISER,
     joined(
         jax_shape.RECOGNISER,

@@ -101,6 +101,10 @@ _OPENING = re.compile(
     # A build with no code for this GPU's architecture (the words of CUDA's
     # cudaErrorNoKernelImageForDevice, whatever call reported it).
     r"|n(?P<no_image>o kernel image is available for execution on the device)"
+    # The same for a kernel looked up in a build for other GPUs: CUDA's and HIP's
+    # InvalidDeviceFunction (code 98 in both), by name, by words or by number.
+    r"|(?:cuda|hip)(?P<no_function>Error_?t?\(98\)|ErrorInvalidDeviceFunction)"
+    r"|(?:CUDA|HIP) error: (?P<no_function_words>invalid device function)"
     r"|U(?P<ptx_version>nsupported \.version \d+\.\d+; current version is)"
 )
 # The call before ") failed: ": "operation cusolverDnCreate(&handle" (jaxlib, XLA's NCCL),
@@ -132,7 +136,7 @@ _NO_IMAGE = (
     "the installed build has no GPU code for this GPU's architecture (compute capability): "
     'install the framework\'s build for your CUDA and GPU (pip install -U "jax[cuda12]"; an '
     "older jaxlib may not know a newer GPU), and check nvidia-smi's GPU against the build's "
-    "supported architectures"
+    "supported architectures (on an AMD GPU: a ROCm build that lists this GPU's gfx target)"
 )
 _VERSION = (
     "cuDNN {loaded} is loaded, but the framework was built against cuDNN {built}: the one "
@@ -211,7 +215,9 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
     if m["driver"] or m["old_driver"] or m["ptxas"] or m["ptx_version"]:
         op = "ptxas" if m["ptxas"] or m["ptx_version"] else "CUDA driver"
         return op, [(AdviceKind.INSTALL, _DRIVER)]
-    if m["no_image"] or (m["op_failed"] and _NO_IMAGE_WORDS in m["why"]):
+    if m["no_image"] or m["no_function"] or m["no_function_words"]:
+        return "no kernel image", [(AdviceKind.INSTALL, _NO_IMAGE)]
+    if m["op_failed"] and _NO_IMAGE_WORDS in m["why"]:
         return "no kernel image", [(AdviceKind.INSTALL, _NO_IMAGE)]
     if m["cuda_error"]:
         if "Failed to launch" in log.before_on_line(m.start()):

@@ -96,6 +96,34 @@ _TRACING_FORMS: tuple[Form, ...] = (
         "a traced value leaked out of the function that made it (a side effect)",
     ),
     Form(
+        # The same error where only its explanation was pasted, its first line cut off (the
+        # traceback above it, then JAX's sentences): read from JAX's own second sentence.
+        "leak_explained",
+        r"JAX transformations require that functions explicitly return their outputs,? and "
+        r"disallow saving intermediate values to global state",
+        "UnexpectedTracerError",
+        Reason.TRACING,
+        ("UnexpectedTracerError",),
+        "a traced value leaked out of the function that made it (a side effect)",
+    ),
+    Form(
+        # A traced value handed to code that is not JAX's (a probabilistic library's type
+        # check, NumPy's ufunc dispatch, an array wrapper): the exception's message names the
+        # tracer's class or repr ("value JitTracer(float32[6]) passed to a
+        # DeterministicVariable", "'DynamicJaxprTracer', 'JaxArrayWrapper'"), on its line or
+        # the lines of the message after it. JAX's own messages name tracers too: each of
+        # their forms reads its line first, this one is a fallback.
+        "foreign_tracer",
+        # (A look ahead: the match ends at the message's start, so JAX's own form on the line
+        # is still read by the scan.)
+        r"Error: (?=(?:[^\n]|\n(?!\n|\s*File )){0,800}?\b(?:Jit|DynamicJaxpr|JVP|Batch"
+        r"|Linearize)Tracer\b)",
+        "TypeError",
+        Reason.TRACING,
+        ("TracerArrayConversionError",),
+        "a traced value handed to code that is not JAX's, which wants a concrete array",
+    ),
+    Form(
         # The leak checker's words (JAX_CHECK_TRACER_LEAKS, jax.checking_leaks()), raised as a
         # plain Exception: "Leaked trace MainTrace(1,DynamicJaxprTrace). Leaked tracer(s):"
         # in older releases, "Leaked trace DynamicJaxprTrace. Leaked tracer(s):" in newer ones.
@@ -174,8 +202,26 @@ def _tracing_region(log: Log, pos: int) -> int:
     return end
 
 
+# The classes a foreign library raises a tracer it was handed with, the whole line before
+# "Error: " ("ValueError", "TypeError", "numpyro.TypeError").
+_FOREIGN_CLASS = re.compile(r"^\s*(?:[\w.]+\.)?(?:Type|Value|Attribute|Runtime)$")
+_LEAK_HEADLINE = "Encountered an unexpected tracer"
+
+
+def _not_its_own(log: Log, m: re.Match[str], form: Form) -> bool:
+    """Whether a form read from the middle of a message is not one of its own: a foreign
+    tracer's that is no exception's line, a leak's explanation after its own first line."""
+    if form.group == "foreign_tracer":
+        return _FOREIGN_CLASS.match(log.before_on_line(m.start())) is None
+    if form.group == "leak_explained":
+        return log.text.find(_LEAK_HEADLINE, max(0, m.start() - 4096), m.start()) >= 0
+    return False
+
+
 def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     form = form_of(_TRACING_FORMS, m)
+    if _not_its_own(log, m, form):
+        return
     named = class_before(log, m.start())
     # The form names the error more precisely than a generic class JAX raised it as
     # (`IndexError: Array boolean indices must be concrete` is a boolean mask).
@@ -200,7 +246,7 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         for found in FROM_LINE.finditer(log.text, m.end(), end)
     ]
     source = best_source(stack, from_lines)
-    if form.group in ("unexpected_tracer", "leaked_trace"):
+    if form.group in ("unexpected_tracer", "leaked_trace", "leak_explained"):
         # The line that made the leaked value is the one to change (return it instead of
         # keeping it); the traceback's is only where it was used later.
         source = user_source(from_lines) or source
@@ -229,6 +275,7 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         more_advice=[(str(k), t) for k, t in [_SECOND[error_class]]]
         if error_class in _SECOND
         else [],
+        fallback=form.group == "foreign_tracer",
     )
 
 

@@ -8,6 +8,10 @@ Operation scf.yield ...``, ``'stablehlo.custom_call' op incorrect layout ...``, 
 op's location (``loc("jit(f)/add"(callsite(...)))``, whose name stack names the primitive:
 the failure's node, else the op refused).
 
+An op of Shardy's dialect (``'sdy.collective_permute' op requires the same type for all
+operands and results``, ``'sdy.sharding_constraint' op unknown mesh``) is a sharding the
+frontend or the partitioner wrote wrong: the sharding family's, still a bug to report.
+
 It is a fallback: where another family reads the refusal (a sharding the verifier counted
 wrong is the sharding family's), that reading stands; the header alone is a stage, dropped
 where another failure explains the lines after it.
@@ -72,7 +76,10 @@ def _mlir_verifier(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             "https://github.com/openxla/xla/issues",
         )
     )
-    failure = _KIND.failure(
+    # An op of Shardy's dialect (sdy.) is a sharding: its mesh, axes or collectives as the
+    # frontend or the partitioner wrote them.
+    kind = _SHARDY if quoted_op.startswith("sdy.") else _KIND
+    failure = kind.failure(
         log,
         m.start(),
         op=_STAGE,
@@ -86,4 +93,5 @@ def _mlir_verifier(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 
 _KIND = Kind(Family.XLA_CRASH, Reason.COMPILE_ERROR, own_line)
+_SHARDY = Kind(Family.SHARDING, Reason.COMPILE_ERROR, own_line)
 RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _mlir_verifier, generic_ops=frozenset({_STAGE}))

@@ -91,10 +91,12 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         # (TPU reports "Ran out of memory in memory space hbm"; CPU allocates from the host).
         device = "gpu"
     (kind, first), *rest = memory_fixes(report, log.text[start : start + 16 * 1024])
+    named = _ALLOCATED_FOR.search(log.headline(start))
     yield _KIND.failure(
         log,
         start,
         op="out of memory",
+        node=named["name"] if named else "",
         advice=(first, kind),
         function=function,
         stack=stack,
@@ -107,6 +109,12 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         more_advice=[(str(k), t) for k, t in rest],
         hints=[_on_chip_hint(report.memory_space)] if report.on_chip else [],
     )
+
+
+# The instruction an allocation was for, as XLA names it on the message's line ("while
+# allocating on stack for %qmm_kernel.18 = bf16[...] custom-call(...)", "for
+# ragged_paged_attention"): the kernel or fusion whose scratch memory did not fit.
+_ALLOCATED_FOR = re.compile(r"\ballocating (?:on (?:the )?stack )?for %?(?P<name>[A-Za-z_][\w.-]*)")
 
 
 def _on_chip_hint(space: str | None) -> str:

@@ -53,7 +53,11 @@ _PALLAS = re.compile(
     r"(?: for [\w.]+)?: (?P<primitive>[\w.-]+)"
     # (Lower-case where a wrapper starts its message with it; the reason on the next line
     # where the message breaks after the colon.)
-    r"|[Mm](?P<mosaic>osaic failed to compile TPU kernel):[ \t]*(?P<why>[^\n]{0,400})"
+    # (Newer releases name the kernel's module and HLO instruction before the colon: "...
+    # TPU kernel with MLIR module name `<no name>` HLO name `qmm_kernel.499`: <why>".)
+    r"|[Mm](?P<mosaic>osaic failed to compile TPU kernel)"
+    r"(?: with MLIR module name `[^`\n]*`(?: HLO name `(?P<mosaic_hlo>[^`\n]+)`)?)?"
+    r":[ \t]*(?P<why>[^\n]{0,400})"
     # A kernel's lowering that raised (Mosaic's, Triton's): "LoweringException: Exception
     # while lowering eqn:" and the equation, whose primitive is the op.
     # (Its message is read by the handler, not matched: Mosaic's words after it are another
@@ -449,6 +453,7 @@ def _mosaic(log: Log, m: re.Match[str], why: str | None = None) -> Failure:
     reason = Reason.DTYPE if kind is AdviceKind.CAST_DTYPE else Reason.COMPILE_ERROR
     failure = _simple(log, m, op, reason, (text, kind), source=source)
     failure.hints.append(f"Mosaic's reason: {why}")
+    failure.finding.node = m.groupdict().get("mosaic_hlo") or ""  # the kernel's instruction
     _name_operand(failure, why, involved["rest"] if involved else "")
     _already_tiled(failure, why)
     return failure

@@ -31,7 +31,8 @@ _OPENING = re.compile(
     # The header's stable words are "TRACING CACHE MISS at FILE:LINE"; what follows changed
     # between releases (" (where) because:", " (where) costing 1.2 ms because:", no "because:"
     # when the explanation is on the lines below).
-    r"|TRACING CACHE MISS at (?P<file>[^\n]+?\.py):(?P<line>\d+)(?::\d+)?"
+    # (The place is left out where a log elides it: "TRACING CACHE MISS ... because:".)
+    r"|TRACING CACHE MISS(?: at (?P<file>[^\n]+?\.py):(?P<line>\d+)(?::\d+)?)?"
     r"(?: \((?P<where>[^)\n]*)\))?"
 )
 # What JAX's explanation says changed, one line each (`never seen function:`, `for f defined
@@ -39,6 +40,8 @@ _OPENING = re.compile(
 _NEVER_SEEN = re.compile(r"never seen function:\s*\n\s*(?P<fn>[\w.<>]+) id=")
 _FOR_FN = re.compile(r"for (?P<fn>[\w.<>]+) defined at (?P<at>\S+)")
 _DEFINED = re.compile(r"defined at (?P<file>[^\s:]+\.py):(?P<line>\d+)")
+# JAX's words for a function made anew at each call: a miss no cache can save.
+_REDEFINED = re.compile(r"seen another function defined on the same line")
 _CHANGE = re.compile(r"^\s*\*\s+(?P<what>[^\n]+)$", re.M)
 _RECOMPILES = (
     "run `hloscope recompiles SCRIPT.py` to see every retrace and exactly what changed "
@@ -67,8 +70,8 @@ def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         end = stop if stop >= 0 else end
         seen = _NEVER_SEEN.search(log.text, m.end(), end) or _FOR_FN.search(log.text, m.end(), end)
         op = seen["fn"] if seen else m["where"] or "traced function"
-        source = f"{m['file']}:{m['line']}"
-        if not is_users(StackFrame(m["file"], int(m["line"]), "")):
+        source = f"{m['file']}:{m['line']}" if m["file"] else None
+        if not m["file"] or not is_users(StackFrame(m["file"], int(m["line"]), "")):
             # The trace was asked for inside a library (flax.nnx.cond calling lax.cond): the
             # user's line is where the function that missed was defined, when that is theirs.
             defined = _DEFINED.search(log.text, m.end(), end)
@@ -76,6 +79,8 @@ def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
                 source = f"{defined['file']}:{defined['line']}"
         if _NEVER_SEEN.search(log.text, m.end(), end):
             hints.append(f"first trace of {op} (never seen function)")
+        if _REDEFINED.search(log.text, m.end(), end):
+            hints.append(f"{op} is made anew on every call (defined inside a loop or function)")
         hints.extend(c["what"].strip() for c in _CHANGE.finditer(log.text, m.end(), end))
     yield _KIND.failure(
         log,

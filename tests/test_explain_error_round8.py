@@ -1,0 +1,286 @@
+"""explain-error round 8 (issue 35): the causes behind the fifth blind part's misses, each rule
+tested on two wordings: one from the spent part (``tests/data/error_logs/fresh5_*``), one from
+elsewhere (an older public thread, another framework, or JAX 0.10.2's own error run in a
+child here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hloscope.analysis.explain_error import explain_error
+from tests.test_explain_error_fields import run_jax
+
+CORPUS = Path(__file__).parent / "data" / "error_logs"
+
+
+def first(text: str):
+    explanation = explain_error(text)
+    assert explanation.recognised, text[:200]
+    return explanation.failures[0]
+
+
+def spent(name: str):
+    return first((CORPUS / f"{name}.log").read_text())
+
+
+# ---- a framework's compiled code the loader refused ------------------------------------------
+
+
+def test_an_extension_built_against_another_torch_is_an_install_to_fix():
+    failure = spent("fresh5_b_ttforge_pr377_xlac_undefined_symbol_torch28")
+    assert (str(failure.family), failure.advice_kind, failure.finding.op) == (
+        "backend_startup",
+        "install",
+        "_XLAC",
+    )
+    assert "torch_xla" in failure.finding.suggestion
+    assert failure.platform is None  # the loader names no device
+
+
+def test_jaxlib_refused_by_the_loader_on_linux_and_macos_is_an_install_to_fix():
+    # conda-forge/jaxlib-feedstock#139 (pytest's "E   " margin) and jax#6118 (macOS's dyld).
+    linux = (
+        ">   from . import xla_extension as _xla\n"
+        "E   ImportError: /home/runner/envs/t/lib/python3.10/site-packages/jaxlib/"
+        "xla_extension.so: undefined symbol: _ZN4absl12lts_202206235MutexD1Ev\n"
+    )
+    macos = (
+        "ImportError: dlopen(/Users/u/miniconda3/lib/python3.8/site-packages/jaxlib/"
+        "xla_extension.so, 2): Symbol not found: __ZN10tensorflow8profiler11MonitorGrpcE\n"
+        "  Referenced from: /Users/u/miniconda3/lib/python3.8/site-packages/jaxlib/"
+        "xla_extension.so\n  Expected in: flat namespace\n"
+    )
+    for text in (linux, macos):
+        failure = first(text)
+        assert str(failure.family) == "backend_startup"
+        assert failure.finding.op == "xla_extension"
+        assert failure.advice_kind == "install"
+        assert "jax" in failure.finding.suggestion
+
+
+def test_a_cuda_function_the_dso_loader_cannot_find_is_the_gpu_libraries_install():
+    # Reactant.jl's XLA (spent) and cuDNN's own loader under CTranslate2 (another framework).
+    reactant = spent("fresh5_b_reactant_2370_cublaslt_symbol")
+    ctranslate = first(
+        "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, "
+        "libcudnn_ops.so}\nInvalid handle. Cannot load symbol cudnnCreateTensorDescriptor\n"
+    )
+    for failure in (reactant, ctranslate):
+        assert (str(failure.family), str(failure.platform), failure.advice_kind) == (
+            "backend_startup",
+            "gpu",
+            "install",
+        )
+    assert ctranslate.finding.op == "cudnnCreateTensorDescriptor"
+
+
+def test_another_programs_missing_symbol_is_not_explained():
+    text = (
+        "symbol lookup error: /usr/lib/libchromium-efl.so: undefined symbol: "
+        "_ZNK6google8protobuf7Message11GetTypeNameEv\n"
+    )
+    assert not explain_error(text).recognised
+
+
+# ---- Mosaic's refusal naming its kernel's instruction -------------------------------------------
+
+
+def test_mosaic_naming_the_kernels_module_and_instruction_is_a_pallas_kernel_to_fix():
+    failure = spent("fresh5_b_sglangjax_pr1643_qmm_block_tiling_e2002")
+    assert str(failure.family) == "pallas"
+    assert failure.finding.node == "quantized_matmul_kernel_8_256_2048.499"
+    assert str(failure.platform) == "tpu"
+    # jax#30104's older wording (no module or instruction named) is still read, its op the
+    # MLIR operation involved.
+    older = first(
+        "XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: Target does not "
+        'support this comparison\n\nThe MLIR operation involved:\n  %13060 = "arith.cmpf"'
+        "(%11789, %283) <{predicate = 1 : i64}> : (vector<8x128x2xbf16>, "
+        "vector<8x128x2xbf16>) -> vector<8x128x2xi1>\n"
+    )
+    assert (str(older.family), older.finding.op, older.finding.node) == (
+        "pallas",
+        "arith.cmpf",
+        "",
+    )
+
+
+# ---- a traced value in code that is not JAX's ---------------------------------------------------
+
+
+def test_a_tracer_handed_to_another_library_is_a_tracing_error(tmp_path):
+    # A probabilistic library's type check and xarray's ufunc dispatch (spent), and Python's
+    # own decimal and %-formatting under JAX 0.10.2's jit (run here).
+    for name in (
+        "fresh5_b_cfaforecasting_864_deterministic_variable_jittracer",
+        "fresh5_b_weathernext_203_xarray_jax_tracer_array_ufunc",
+    ):
+        assert str(spent(name).family) == "jax_tracing"
+    stderr = run_jax(
+        tmp_path / "foreign.py",
+        """
+        import decimal
+        import jax
+        import jax.numpy as jnp
+
+        def price(x):
+            return decimal.Decimal(x)
+
+        jax.jit(price)(jnp.float32(1.5))
+        """,
+    )
+    failure = first(stderr)
+    assert str(failure.family) == "jax_tracing"
+    assert failure.finding.source.endswith("foreign.py:7")
+    formatted = first("TypeError: %d format: a real number is required, not DynamicJaxprTracer")
+    assert str(formatted.family) == "jax_tracing"
+
+
+def test_jaxs_own_message_naming_a_tracer_stays_its_own_form():
+    # The unhashable tracer's form reads the line; the foreign fallback on it gives way.
+    failures = explain_error("TypeError: unhashable type: 'DynamicJaxprTracer'\n").failures
+    assert len(failures) == 1
+    assert not failures[0].fallback
+
+
+# ---- a leaked tracer whose first line was not pasted --------------------------------------------
+
+
+def test_a_leaks_explanation_without_its_first_line_is_an_unexpected_tracer(tmp_path):
+    failure = spent("fresh5_a_mjplayground_41_dr_wrapper_leaked_tracer")
+    assert failure.finding.op == "UnexpectedTracerError"
+    assert failure.finding.source.endswith("train_jax_ppo.py:393")
+    stderr = run_jax(
+        tmp_path / "leak.py",
+        """
+        import jax
+        import jax.numpy as jnp
+
+        kept = []
+
+        def step(x):
+            kept.append(x * 2)
+            return x
+
+        jax.jit(step)(jnp.ones(3))
+        print(kept[0] + 1)
+        """,
+    )
+    whole = first(stderr)
+    assert whole.finding.op == "UnexpectedTracerError"
+    # The same message with its first line cut, as a paste from the middle of a log.
+    cut = stderr.replace("Encountered an unexpected tracer.", "", 1)
+    cut = "\n".join(line for line in cut.splitlines() if "unexpected tracer" not in line)
+    failure = first(cut)
+    assert (str(failure.family), failure.finding.op) == ("jax_tracing", "UnexpectedTracerError")
+    assert len(explain_error(stderr).failures) == 1  # not read twice where the first line is
+
+
+# ---- a cache miss whose place was elided --------------------------------------------------------
+
+
+def test_a_cache_miss_without_its_place_is_a_recompile(tmp_path):
+    failure = spent("fresh5_b_vajax_17_cache_miss_redefined_function")
+    assert (str(failure.family), failure.advice_kind) == ("recompile", "see_recompiles")
+    assert any("made anew" in hint for hint in failure.hints)
+    stderr = run_jax(
+        tmp_path / "remake.py",
+        """
+        import jax
+        import jax.numpy as jnp
+
+        jax.config.update("jax_explain_cache_misses", True)
+        for i in range(3):
+            def f(x):
+                return x + 1
+            jax.jit(f)(jnp.ones(2))
+        raise SystemExit(1)
+        """,
+    )
+    own = first(stderr)
+    assert (str(own.family), own.finding.op) == ("recompile", "f")
+    # The first miss is a first trace; the repeats folded into it say the function was made
+    # anew, and the one failure keeps that.
+    assert any("made anew" in hint for hint in own.hints)
+
+
+# ---- a kernel looked up in a build for other GPUs -----------------------------------------------
+
+
+def test_an_invalid_device_function_is_a_build_without_this_gpus_code():
+    # jax's ROCm plugin's HIP code 98 (spent), PyTorch's ROCm words and a CUDA runtime's name.
+    texts = (
+        (CORPUS / "fresh5_b_rocmjax_489_hipgetfuncbysymbol_98.log").read_text(),
+        "RuntimeError: HIP error: invalid device function\nHIP kernel errors might be "
+        "asynchronously reported at some other API call, so the stacktrace below might be "
+        "incorrect.\n",
+        "XlaRuntimeError: INTERNAL: Failed to load in-memory CUBIN: "
+        "cudaErrorInvalidDeviceFunction\n",
+    )
+    for text in texts:
+        failure = first(text)
+        assert (str(failure.family), str(failure.platform), failure.advice_kind) == (
+            "backend_startup",
+            "gpu",
+            "install",
+        )
+        assert failure.finding.op == "no kernel image"
+
+
+# ---- the instruction an on-chip allocation was for ----------------------------------------------
+
+
+def test_an_allocation_on_the_stack_names_the_instruction_it_was_for():
+    # PyTorch/XLA's Pallas kernel (spent) and XLA's own page for error E1001.
+    failure = spent("fresh5_b_ptxla_pr9470_vmem_stack_quantized_matmul")
+    assert (str(failure.family), failure.finding.node) == ("out_of_memory", "quantized_matmul_int8")
+    xla = first(
+        "RESOURCE_EXHAUSTED: E1001: CompileTimeScopedVmemOom:\nRan out of memory in memory "
+        "space vmem while allocating on stack for %ragged_latency_optimized_all_gather_lhs_"
+        "contracting_gated_matmul_kernel.18 = bf16[2048,4096]{1,0:T(8,128)(2,1)} custom-call"
+        "(...) ...\nScoped allocation with size 18.00M and limit 16.00M exceeded scoped vmem "
+        "limit by 2.00M.\n"
+    )
+    assert str(xla.family) == "out_of_memory"
+    assert xla.finding.node.startswith("ragged_latency_optimized_all_gather")
+
+
+# ---- an op of Shardy's dialect the verifier refused ---------------------------------------------
+
+
+def test_a_shardy_op_the_verifier_refused_is_a_sharding():
+    # tt-forge-models' collective permute (spent) and Shardy's own verifier test's words.
+    failure = spent("fresh5_b_ttforgemodels_pr780_sdy_collective_permute_type")
+    assert (str(failure.family), failure.finding.node) == ("sharding", "sdy.collective_permute")
+    shardy = first(
+        "test.mlir:5:8: error: 'sdy.sharding_constraint' op cannot change the reduction "
+        "operator of kept unreduced axes from max to sum.\n"
+    )
+    assert (str(shardy.family), shardy.finding.node) == ("sharding", "sdy.sharding_constraint")
+    # Another dialect's refusal stays a crash of the compiler's own.
+    other = first("error: 'stablehlo.custom_call' op incorrect layout {1, 0} for type\n")
+    assert str(other.family) == "xla_crash"
+
+
+# ---- a traceback whose line numbers an editor turned into links ---------------------------------
+
+
+def test_line_numbers_linked_by_vs_code_are_the_frames_lines():
+    # keypoint-MoSeq run as a VS Code interactive script (spent): `kpms_test.py:[2](https://
+    # vscode-remote+...)`; a notebook cell the same way (the cell shape of a public geokit
+    # thread: `Cell In[1], [line 3](vscode-notebook-cell:?...)`) with JAX 0.10.2's words.
+    failure = spent("fresh5_b_keypointmoseq_247_oom_fit_model_45gb")
+    assert failure.finding.source.endswith("keypoint-moseq/kpms_test.py:2")
+    link = "vscode-notebook-cell:?execution_count=1&line={}"
+    cell = "\n".join(
+        [
+            "TracerBoolConversionError                 Traceback (most recent call last)",
+            f"Cell In[1], [line 7]({link.format(7)})",
+            f"      [4]({link.format(4)})     if x > 0:",
+            f"----> [7]({link.format(7)}) jax.jit(f)(1.0)",
+            "",
+            "TracerBoolConversionError: Attempted boolean conversion of traced array with "
+            "shape bool[].",
+        ]
+    )
+    assert first(cell).finding.source == "Cell In[1]:7"
