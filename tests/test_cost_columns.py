@@ -262,7 +262,7 @@ def test_a_kernel_table_costs_no_fused_op_on_its_own() -> None:
     # The kernels' costs and the module's totals come from each fused body's columns; each
     # fused op's own cost is worked out only when a report's op_sources are asked for.
     from hloscope.analysis.cost import _analysis as cost_module
-    from hloscope.analysis.fusions import fusion_report
+    from hloscope.analysis.fusions import FusionReport, fusion_report
 
     module = hloscope.parse(REREAD)
     report = fusion_report(module)
@@ -274,3 +274,8 @@ def test_a_kernel_table_costs_no_fused_op_on_its_own() -> None:
     assert analysis._alike_bodies  # asked for now
     assert sum(c.flops for c in per_op) == sum(k.cost.flops for k in report.kernels) == 384
     assert report.op_sources == fusion_report(_built(REREAD)).op_sources
+    # Made once, then kept; a report made from given rows keeps them as they are.
+    assert report.op_sources is report.op_sources
+    rows = report.op_sources[:2]
+    assert FusionReport(report.kernels, report.summary, op_sources=rows).op_sources is rows
+    assert FusionReport(report.kernels, report.summary, rows) != report

@@ -320,14 +320,27 @@ class _OpRows:
 _OP_ROWS_LOCK = threading.Lock()
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, init=False)
 class FusionReport:
     """The kernels of one or more modules and their summary."""
 
     kernels: list[Kernel]
     summary: FusionSummary
-    _op_sources: list[OpSource] = field(default_factory=list, repr=False)
-    _pending: list[_OpRows] = field(default_factory=list, repr=False)
+    _op_sources: list[OpSource] = field(repr=False)
+    _pending: list[_OpRows] = field(repr=False)
+
+    def __init__(
+        self,
+        kernels: list[Kernel],
+        summary: FusionSummary,
+        op_sources: list[OpSource] | None = None,
+        *,
+        pending: list[_OpRows] | None = None,
+    ) -> None:
+        self.kernels = kernels
+        self.summary = summary
+        self._op_sources = [] if op_sources is None else op_sources
+        self._pending = [] if pending is None else pending  # op_sources' rows still to make
 
     @property
     def op_sources(self) -> list[OpSource]:
@@ -881,7 +894,7 @@ def fusion_report(module: Module | Iterable[Module]) -> FusionReport:
         kernels.extend(_kernels_of(m, op_sources, tpu))
         totals.add(m, tpu)
     summary = _summarize([m.name for m in modules], kernels, totals)
-    return FusionReport(kernels, summary, [], op_sources)
+    return FusionReport(kernels, summary, pending=op_sources)
 
 
 @dataclass(slots=True)
