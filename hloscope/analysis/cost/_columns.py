@@ -5,14 +5,20 @@ fused bodies (the 54 MB module: 367k of 402k in 298 bodies), each distinct, so c
 once still makes an Instruction per fused op, and reading its operands and users takes as
 long again. What the rules ask of most fused ops is only their opcode, their shape and their
 operands' shapes; this module reads them off the columns of a body the parser has not built
-(:meth:`~hloscope.hlo.model.Computation.text_columns`): an op's operands' shapes by joining and
-splitting whole columns in C, each distinct (opcode, shape, operand shapes) form priced once,
-and a fusion's boundary bytes from its parameters' users counted the same way.
+(:meth:`~hloscope.hlo.model.Computation.text_columns`), at two depths:
+
+* :func:`fusion_cost`, a kernel's cost: the FLOPs of its ops from each (opcode, shape) pair,
+  counted in C, and the bytes at its boundary from its parameters' users, found by joining
+  and splitting whole columns (:func:`fusion_bytes`). No fused op is costed on its own.
+* :func:`body_costs`, each op's own cost (what a report's per-op sources list): an op's
+  operands' shapes by joining and splitting whole columns, each distinct (opcode, shape,
+  operand shapes) form priced once.
 
 It answers only where the answer is sure to be the rules' own: a body with any op another rule
-prices (a dot, a reduce, a nested fusion...), a transpose of other than one operand, a tuple
-parameter, a shape that does not parse, gets None, and the caller builds the body and asks
-the rules op by op. tests/test_cost_columns.py checks both ways agree on every corpus module.
+prices (a dot, a reduce, a nested fusion...), a transpose of other than one operand or whose
+attributes do not decode, a tuple parameter, a shape that does not parse, gets None, and the
+caller builds the body and asks the rules op by op. tests/test_cost_columns.py checks both ways
+agree on every corpus module, and XLA's own analysis on bodies made to reach each rule here.
 """
 
 from __future__ import annotations
@@ -51,7 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...hlo.model import Computation, Instruction
 
 # Opcodes priced here: by the three plain rules, transpose (a bitcast's zero, else the
-# default: its dimensions read off its attribute text), and the rules of a fused body's data
+# default: its dimensions decoded as the instruction's are), and the rules of a fused body's data
 # movement that read shapes alone (a multi-output fusion's tuple root, a scan body's slices).
 _SLICE_RULES = frozenset({"tuple", "slice", "dynamic-slice", "dynamic-update-slice"})
 _PRICED_HERE = (
