@@ -284,3 +284,117 @@ def test_line_numbers_linked_by_vs_code_are_the_frames_lines():
         ]
     )
     assert first(cell).finding.source == "Cell In[1]:7"
+
+
+# ---- a removed API met while a library imports --------------------------------------------------
+
+
+def test_a_removed_api_met_while_a_library_imports_is_a_start_up_install():
+    # jax-triton importing under AlphaFold 3 (spent) and chex#158's plain traceback: every
+    # frame but JAX's runs a module's top level, so nothing ran: the packages do not fit.
+    af3 = spent("fresh5_a_af3_394_jax_triton_core_primitive_removed")
+    assert (str(af3.family), af3.advice_kind) == ("backend_startup", "install")
+    # "jax.core.Primitive was removed" names a class, not a primitive called "was".
+    assert af3.finding.op.startswith("jax.core.Primitive was removed")
+    chex = first(
+        "Traceback (most recent call last):\n"
+        '  File "<stdin>", line 1, in <module>\n'
+        '  File "/home/u/env/lib/python3.8/site-packages/chex/__init__.py", line 17, in '
+        "<module>\n    from chex._src.asserts import assert_axis_dimension\n"
+        '  File "/home/u/env/lib/python3.8/site-packages/chex/_src/pytypes.py", line 36, in '
+        "<module>\n    PRNGKey = jax.random.KeyArray\n"
+        "AttributeError: module 'jax.random' has no attribute 'KeyArray'\n"
+    )
+    assert (str(chex.family), chex.advice_kind) == ("backend_startup", "install")
+    assert "chex" in chex.finding.suggestion
+    # The same removal met as a library's function runs stays a call of JAX's API.
+    running = first(
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/train.py", line 9, in main\n    step(x)\n'
+        '  File "/home/u/env/lib/python3.11/site-packages/mylib/ops.py", line 30, in step\n'
+        "    eqn = jax.core.JaxprEqn(...)\n"
+        "AttributeError: jax.core.JaxprEqn was removed in JAX v0.6.0. Use "
+        "jax.extend.core.JaxprEqn instead\n"
+    )
+    assert str(running.family) == "jax_call"
+
+
+# ---- Triton's compiler refusing a kernel --------------------------------------------------------
+
+
+def test_tritons_compilation_error_is_a_gpu_kernel_that_did_not_compile():
+    # AlphaFold 3's flash attention through jax-triton (spent): the op is the primitive bound;
+    # a kernel torch's inductor generated (Comfy-WaveSpeed#26) names none.
+    af3 = spent("fresh5_a_af3_486_triton_compilation_error_fwd_kernel")
+    assert (str(af3.family), af3.finding.op, str(af3.platform)) == (
+        "pallas",
+        "triton_kernel_call",
+        "gpu",
+    )
+    inductor = first(
+        '  File "D:\\python\\lib\\site-packages\\triton\\compiler\\code_generator.py", line '
+        "1124, in visit_Call\n    raise CompilationError(self.jit_fn.src, node, None) from e\n"
+        "triton.compiler.errors.CompilationError: at 8:11:\n"
+        "def triton_(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):\n"
+        "    tmp1 = tmp0.to(tl.float32)\n           ^\n"
+    )
+    assert (str(inductor.family), inductor.finding.op, str(inductor.platform)) == (
+        "pallas",
+        "triton kernel",
+        "gpu",
+    )
+    assert "8:11" in inductor.finding.suggestion
+
+
+# ---- a serialized module of a version its reader does not take ----------------------------------
+
+
+def test_a_serialized_modules_version_out_of_the_readers_range_is_an_install(tmp_path):
+    # TF's XlaCallModule reading flax's export (spent) and JAX 0.10.2's own range of calling
+    # conventions, run here.
+    tf = spent("fresh5_a_flax_5054_xlacallmodule_serialization_version")
+    assert (str(tf.family), tf.finding.op, tf.advice_kind) == (
+        "jax_export",
+        "XlaCallModule",
+        "install",
+    )
+    assert "10" in tf.finding.suggestion and "9" in tf.finding.suggestion
+    stderr = run_jax(
+        tmp_path / "convention.py",
+        """
+        import jax
+        import jax.numpy as jnp
+        from jax import export
+
+        jax.config.update("jax_export_calling_convention_version", 99)
+        export.export(jax.jit(jnp.sin))(jnp.ones(3))
+        """,
+    )
+    own = first(stderr)
+    assert (str(own.family), own.advice_kind) == ("jax_export", "install")
+    assert own.finding.source.endswith("convention.py:7")
+
+
+# ---- a pass pipeline naming a pass the build lacks ----------------------------------------------
+
+
+def test_a_pipeline_naming_an_unregistered_pass_is_a_compiler_of_another_release(tmp_path):
+    # Reactant.jl's TPU pipeline (spent) and the MLIR bundled with JAX 0.10.2, run here.
+    reactant = spent("fresh5_b_reactant_1482_tpu_strip_debuginfo_pass")
+    assert (str(reactant.family), reactant.finding.op, reactant.advice_kind) == (
+        "xla_crash",
+        "strip-debuginfo",
+        "install",
+    )
+    stderr = run_jax(
+        tmp_path / "pipeline.py",
+        """
+        from jax._src.interpreters import mlir
+        from jax._src.lib.mlir import passmanager
+
+        with mlir.make_ir_context():
+            passmanager.PassManager.parse("builtin.module(strip-debug-info-v2)")
+        """,
+    )
+    own = first(stderr)
+    assert (str(own.family), own.finding.op) == ("xla_crash", "strip-debug-info-v2")

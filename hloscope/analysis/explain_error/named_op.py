@@ -19,7 +19,8 @@ __all__ = ["op_named", "op_of_rule_frames"]
 
 _NAMED = re.compile(
     r"\bsharding rule for (?P<rule>[a-z][\w-]*[a-z0-9])"
-    r"|\b[Pp]rimitive (?P<prim>[a-z_][a-z0-9_]*)\b"
+    # (Not a qualified name's last part: "jax.core.Primitive was removed" names a class.)
+    r"|(?<![\w.])[Pp]rimitive (?P<prim>[a-z_][a-z0-9_]*)\b"
     # "PartitionSpec passed to broadcast_in_dim", "passed to jnp.zeros" (its last name).
     r"|\b(?:passed|given) to (?!(?:the|a|an|this|that|it)\b)(?:[a-z_]+\.)*"
     r"(?P<passed>[a-z_][a-z0-9_]*)\b(?![.(-])"

@@ -37,6 +37,7 @@ from .kinds import (
     native_import,
     out_of_memory,
     pallas,
+    pass_pipeline,
     recompile,
     runtime_versions,
     sharding,
@@ -113,5 +114,6 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         mlir_verifier.RECOGNISER,
         cuda_graph.RECOGNISER,
         device_halt.RECOGNISER,
+        pass_pipeline.RECOGNISER,
     ),
 )

@@ -11,7 +11,10 @@ does, in the same few shapes whatever the name:
 * ``jit() got an unexpected keyword argument 'abstracted_axes'``, raised where a library's
   frame called JAX's public function (the innermost frames are JAX's).
 
-The fix is the pair of versions, not the program: the library's release for this JAX, or the
+Where the mismatch stops an installed library's import (every frame but JAX's runs a module's
+top-level code), nothing was traced or called: the packages installed do not start together
+(the family of a backend that did not start). The fix is the pair of versions, not the
+program: the library's release for this JAX, or the
 JAX release the library was written for. A JAX that could not finish importing itself
 (``partially initialized module 'jax' has no attribute 'version'``) is a broken install: the
 backend never started.
@@ -91,7 +94,22 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     text = _FIX.format(
         what=what, library=library or "the library", pkg=library or "<library>", when=when
     )
+    if _while_importing(stack):
+        yield _IMPORT_KIND.failure(log, m.start(), op=what, advice=(text, AdviceKind.INSTALL))
+        return
     yield _failure(log, m, what, (text, AdviceKind.INSTALL))
+
+
+def _while_importing(stack: list[StackFrame]) -> bool:
+    """Whether the mismatch stopped an installed library's import: every frame but JAX's runs
+    a module's top-level code (``in <module>``), one of them an installed package's. Nothing
+    was traced or called: the packages installed do not import together."""
+    outside = [frame for frame in stack if not _JAX_FILE.search(frame.file)]
+    return (
+        bool(outside)
+        and all(frame.function.startswith("<module>") for frame in outside)
+        and any(_PACKAGE.search(frame.file) for frame in outside)
+    )
 
 
 def _called_into_jax(log: Log, m: re.Match[str], stack: list[StackFrame], fn: str) -> bool:
@@ -125,4 +143,6 @@ def _failure(log: Log, m: re.Match[str], op: str, advice: tuple[str, str]) -> Fa
 _KIND = Kind(Family.JAX_CALL, Reason.RUNTIME, jax_message)
 # A JAX that could not import itself: the backend never started.
 _BROKEN_KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, jax_message)
+# A library that could not import against this JAX: nothing ran, the packages do not fit.
+_IMPORT_KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, jax_message)
 RECOGNISER = Recogniser(Family.JAX_CALL, _OPENING, _api_mismatch)

@@ -76,6 +76,28 @@ _EXPORT_FORMS: tuple[Form, ...] = (
         (),
         "the program's StableHLO could not be written in its portable (versioned) form",
     ),
+    # An artifact serialized by a newer producer than its consumer reads: TF's XlaCallModule
+    # ("XlaCallModule from your TensorFlow installation supports up to serialization version 9
+    # but the serialized module needs version 10"), JAX's own range of calling conventions.
+    Form(
+        "module_version",
+        r"from your (?P<mv_from>\w+) installation supports up to "
+        r"serialization version (?P<mv_max>\d+) but the serialized module needs version "
+        r"(?P<mv_need>\d+)",
+        "serialization version",
+        Reason.EXPORT,
+        (),
+        "the serialized module is of a newer version than the installed consumer reads",
+    ),
+    Form(
+        "convention_version",
+        r"The requested export calling convention version (?P<cv_need>\d+) is outside the "
+        r"range of supported versions \[(?P<cv_range>\d+\.\.\d+)\]",
+        "calling convention version",
+        Reason.EXPORT,
+        (),
+        "the export calling convention asked for is not one this JAX supports",
+    ),
     Form(
         "persistent_cache",
         r"Not writing persistent cache entry for '(?P<pc_module>[^'\n]+)' because it uses "
@@ -181,6 +203,40 @@ def _serialize(log: Log, m: re.Match[str], stack: list[StackFrame]) -> Failure:
     )
 
 
+_MODULE_VERSION = (
+    "{op} reads serialization versions up to {most}, and the module was serialized at "
+    "version {need} by a newer jax: upgrade {consumer} (a release that reads version {need}, "
+    "e.g. a nightly), or serialize with the jax release that matches it"
+)
+_CONVENTION_VERSION = (
+    "this JAX exports calling convention versions {range} only, and {need} was asked for "
+    "(jax_export_calling_convention_version): leave the flag at its default, or install the "
+    "jax release whose range holds the version the consumer reads"
+)
+
+
+def _version(log: Log, m: re.Match[str], stack: list[StackFrame]) -> Failure:
+    """A serialized module's version that the consumer does not read: the versions to
+    install, both named."""
+    if m["mv_from"]:
+        named = re.search(r"(?P<op>\w+) $", log.before_on_line(m.start()))
+        op = named["op"] if named else f"{m['mv_from']}'s reader"  # the op that read it
+        text = _MODULE_VERSION.format(
+            op=op, most=m["mv_max"], need=m["mv_need"], consumer=m["mv_from"]
+        )
+    else:
+        op = "jax.export"
+        text = _CONVENTION_VERSION.format(range=m["cv_range"], need=m["cv_need"])
+    return _KIND.failure(
+        log,
+        m.start(),
+        op=op,
+        advice=(text, AdviceKind.INSTALL),
+        function=jax_function(log, m.start(), paragraph_end(log, m.start()), stack),
+        stack=stack,
+    )
+
+
 def _platform_list(text: str) -> str:
     """``"('tpu', 'cuda')"`` -> ``"tpu, cuda"``."""
     return ", ".join(re.findall(r"[A-Za-z]\w*", text)) or text
@@ -198,6 +254,9 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     stack = log.traceback_before(m.start())
     if form.group == "serialize":
         yield _serialize(log, m, stack)
+        return
+    if form.group in ("module_version", "convention_version"):
+        yield _version(log, m, stack)
         return
     device = platform = None
     offenders: list[tuple[str, list[StackFrame]]] = [(form.op, stack)]

@@ -33,7 +33,7 @@ from collections.abc import Iterator
 
 from ....hlo.metadata import StackFrame
 from ....units import format_bytes
-from ...unsupported.findings import Reason
+from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind, advise
 from ..build import Kind, traced
 from ..device import platform_of
@@ -72,6 +72,10 @@ _PALLAS = re.compile(
     # A kernel serialized by a newer Pallas than the compiler reading it accepts: "Failed to
     # deserialize the Mosaic module: Unsupported version: expected <= 7 but got 8".
     r"|F(?P<mosaic_version>ailed to deserialize the Mosaic module)"
+    # Triton's compiler refusing a kernel's source, at its line and column ("triton.compiler.
+    # errors.CompilationError: at 219:6:", the source and a caret under it after): a GPU
+    # kernel (jax-triton's, Pallas's Triton backend) that did not compile.
+    r"|C(?P<triton_compile>ompilationError: at (?P<triton_at>\d+:\d+):)"
     r"|Allocation \(size=(?P<needed>\d+)\) would exceed memory \(size=(?P<limit>\d+)\)"
     r"(?P<alloc>[^\n]{0,2000})"
 )
@@ -223,6 +227,8 @@ def _pallas(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     elif m["mosaic_version"]:
         advice = (_MOSAIC_VERSION, AdviceKind.INSTALL)
         yield _simple(log, m, "pallas_call", Reason.COMPILE_ERROR, advice)
+    elif m["triton_compile"]:
+        yield _triton_compile(log, m)
     elif m["needed"]:
         failure = _vmem(log, m)
         if failure is not None:
@@ -325,6 +331,33 @@ def _simple(
         device=_kernel_platform(log, m),
         platform=platform_of(_kernel_platform(log, m)),
     )
+
+
+# The primitive a frame's line binds (jax-triton's "out_flat = triton_kernel_call_p.bind(").
+_BOUND = re.compile(r"\b(?P<prim>[a-z_]\w*)_p\.bind\(")
+_TRITON_COMPILE = (
+    "Triton could not compile the kernel: its source at {at} (printed under the message, a "
+    "caret under the place) is code this Triton refuses. Fix the kernel there; where the "
+    "kernel is a library's and worked before, install the Triton (and jax-triton) release the "
+    "library was written for"
+)
+
+
+def _triton_compile(log: Log, m: re.Match[str]) -> Failure:
+    """Triton's CompilationError: the op is the primitive the frames before it bound (the
+    kernel's call into JAX), else Triton's kernel."""
+    # The last one before the message: the innermost bind.
+    bound = [b["prim"] for b in _BOUND.finditer(log.text, max(0, m.start() - _AFTER), m.start())]
+    op = bound[-1] if bound else "triton kernel"
+    failure = _simple(
+        log,
+        m,
+        op,
+        Reason.COMPILE_ERROR,
+        (_TRITON_COMPILE.format(at=m["triton_at"]), AdviceKind.OTHER),
+    )
+    failure.platform, failure.device = Platform.GPU, "gpu"  # Triton compiles for GPUs alone
+    return failure
 
 
 # The GPU's Pallas backends as a message names them ("Unimplemented primitive in Pallas GPU
