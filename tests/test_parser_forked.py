@@ -264,6 +264,7 @@ def test_children_get_a_share_of_some_size(monkeypatch):
     monkeypatch.setenv(_forked.WORKERS_ENV, "8")
     monkeypatch.setattr(_forked, "_quiet_process", lambda: True)
     assert _forked.planned_children(_forked.MIN_ROWS - 1) == 0
+    monkeypatch.setattr(_forked, "MIN_ROWS", 0)
     assert _forked.planned_children(5 * _forked.ROWS_PER_CHILD) == 5
     assert _forked.planned_children(100 * _forked.ROWS_PER_CHILD) == 8
     monkeypatch.setattr(_forked, "_quiet_process", lambda: False)
