@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from itertools import chain, compress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ...errors import HloscopeError
 from .. import _lex
@@ -31,6 +31,8 @@ from ._statements import NAME_RUN, PAYLOAD_OPCODES, RHS_START
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._state import ParserState
+
+T = TypeVar("T")
 
 # One whole printed line: it starts at the '\n' before the line (so a match can only begin at a
 # line start) and ends at the line's end; groups: ROOT, name, shape (an array or a tuple),
@@ -390,12 +392,23 @@ class TextBody(BulkBody):
     def opcode_counts(self) -> Counter[str]:
         if self._opcodes is None:
             return super().opcode_counts()
-        return Counter(self._opcodes)
+        return _counter(self._opcodes)
 
     def location_counts(self) -> Counter[tuple[int, str, int]] | None:
         if self._locations is None:
             return super().location_counts()
-        return Counter(self._locations)
+        return _counter(self._locations)
+
+
+_NEW_COUNTER = Counter.__new__
+
+
+def _counter(counts: dict[T, int]) -> Counter[T]:
+    """A Counter holding ``counts``, made without Counter's own update (its loop and its test
+    for a mapping: a fifth of the time of a copy, and a summary asks for 10,000 of them)."""
+    out: Counter[T] = _NEW_COUNTER(Counter)
+    dict.update(out, counts)
+    return out
 
 
 def body_counts(
