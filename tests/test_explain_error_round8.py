@@ -398,3 +398,67 @@ def test_a_pipeline_naming_an_unregistered_pass_is_a_compiler_of_another_release
     )
     own = first(stderr)
     assert (str(own.family), own.finding.op) == ("xla_crash", "strip-debug-info-v2")
+
+
+# ---- a library or package the framework loads, not installed at all ------------------------------
+
+
+def test_a_library_or_package_not_found_at_all_is_an_install_to_fix():
+    # jax#602's import of an old jaxlib (a traceback of <module> frames), jax#1377's IPython
+    # form, Python's own Windows words for an extension, JAX 0.10.2's own words for a missing
+    # jaxlib (jax/_src/lib/__init__.py, after the ModuleNotFoundError it raises from).
+    jax602 = (
+        "Traceback (most recent call last):\n"
+        '  File "<stdin>", line 1, in <module>\n'
+        '  File "/home/r/miniconda3/envs/jax/lib/python3.6/site-packages/jaxlib/xla_client.py",'
+        " line 38, in <module>\n    from . import pywrap_xla as c_api\n"
+        "ImportError: libcusolver.so.9.0: cannot open shared object file: No such file or "
+        "directory\n"
+    )
+    jax1377 = (
+        "---> 37 from . import xla_extension as _xla\n\n"
+        "ImportError: libcusolver.so.10.0: cannot open shared object file: No such file or "
+        "directory\n"
+    )
+    for text, library in ((jax602, "libcusolver.so.9.0"), (jax1377, "libcusolver.so.10.0")):
+        failure = first(text)
+        assert (str(failure.family), failure.finding.op, str(failure.platform)) == (
+            "backend_startup",
+            library,
+            "gpu",
+        )
+        assert failure.advice_kind == "install"
+    windows = first(
+        "ImportError: DLL load failed while importing xla_extension: The specified module "
+        "could not be found.\n"
+    )
+    assert (str(windows.family), windows.finding.op) == ("backend_startup", "xla_extension")
+    no_jaxlib = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3/site-packages/jax/_src/lib/__init__.py", line 26, in '
+        "<module>\n    import jaxlib as jaxlib\nModuleNotFoundError: No module named 'jaxlib'\n\n"
+        "During handling of the above exception, another exception occurred:\n\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/run.py", line 1, in <module>\n    import jax\n'
+        "ModuleNotFoundError: jax requires jaxlib to be installed. See "
+        "https://github.com/jax-ml/jax#installation for installation instructions.\n"
+    )
+    failures = explain_error(no_jaxlib).failures
+    assert [(str(f.family), f.finding.op) for f in failures] == [("backend_startup", "jaxlib")]
+
+
+def test_the_dso_loaders_line_and_other_programs_libraries_are_not_read_here():
+    # TF's DSO loader names the file in its own sentence (jax#5464): read once, as cuDNN.
+    dso = (
+        "2021-01-19 21:40:57.616373: W tensorflow/stream_executor/platform/default/"
+        "dso_loader.cc:60] Could not load dynamic library 'libcudnn.so.8'; dlerror: "
+        "libcudnn.so.8: cannot open shared object file: No such file or directory; "
+        "LD_LIBRARY_PATH: /opt/cudnn/lib64\n"
+    )
+    failures = explain_error(dso).failures
+    assert [f.finding.op for f in failures] == ["cuDNN"]
+    assert not explain_error(
+        "OSError: libfoo.so: cannot open shared object file: No such file or directory\n"
+    ).recognised
+    removed = "ModuleNotFoundError: No module named 'jax.experimental.maps'\n"
+    assert not explain_error(removed).recognised

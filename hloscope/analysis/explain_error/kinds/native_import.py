@@ -9,7 +9,10 @@ anything runs, in its own words, not the framework's:
   (glibc's loader), ``ImportError: dlopen(.../xla_extension.so, 2): Symbol not found:
   __ZN3jax...`` (macOS);
 * ``Invalid handle. Cannot load symbol cublasLtCreate`` (XLA's DSO loader, which opens CUDA's
-  libraries itself and looks their functions up).
+  libraries itself and looks their functions up);
+* ``ImportError: libcusolver.so.10.0: cannot open shared object file``, ``DLL load failed
+  while importing xla_extension``, ``No module named 'jaxlib'``: a library or package the
+  framework loads not installed at all.
 
 Kind :attr:`~.record.Family.BACKEND_STARTUP`: nothing was compiled; the advice is one matching
 set of packages. Only the libraries of XLA's frameworks and of the accelerators' runtimes are
@@ -37,7 +40,20 @@ _OPENING = re.compile(
     r"|S(?P<ni_dyld>ymbol not found): ?(?P<ni_dyld_symbol>\S+)"
     # XLA's (TSL's) DSO loader looking a function up in a library it opened.
     r"|C(?P<ni_dso>annot load symbol) (?P<ni_dso_symbol>\w+)"
+    # A library the loader did not find at all (glibc's words; Windows' for an extension),
+    # and a framework's package not installed.
+    r"|c(?P<ni_missing>annot open shared object file)"
+    r"|D(?P<ni_dll>LL load failed while importing (?P<ni_dll_module>\w+))"
+    r"|N(?P<ni_package>o module named '(?P<ni_module>jax|jaxlib|libtpu|torch_xla|_XLAC"
+    r"|jax_(?:cuda|rocm)\d+_(?:plugin|pjrt))')"
+    # JAX's own words for the same, raised from the ModuleNotFoundError above.
+    r"|j(?P<ni_jaxlib>ax requires jaxlib to be installed)"
 )
+# The file before glibc's "cannot open shared object file" ("libcusolver.so.10.0: cannot...").
+_MISSING_FILE = re.compile(r"(?P<name>[\w.+-]+?\.so[\w.]*): $")
+# The DSO loader's own line: "Could not load dynamic library 'libcudnn.so.8'; dlerror: ...",
+# read as a whole by .cuda_libraries.
+_DSO_LINE = "Could not load dynamic library"
 # The library a loader names on the message's line: a shared object's file name.
 _LIBRARY = re.compile(r"(?P<name>[\w.+-]+?)(?:\.cpython[\w.-]*|\.abi3)?\.(?:so|dylib|pyd)\b")
 # The compiled parts of XLA's frameworks and of the accelerators' runtimes, by file or symbol.
@@ -60,8 +76,32 @@ _INSTALL_TORCH = (
 )
 
 
+_MISSING = (
+    "{library} is not installed where the loader looks, so the framework cannot start: "
+    "install the framework with the libraries it loads, as one release (pip install -U "
+    '"jax[cuda12]" brings CUDA\'s; torch_xla\'s own install line; "jax[tpu]" on a TPU VM), '
+    "or put the folder that holds it on LD_LIBRARY_PATH"
+)
+
+
 def _symbol(m: re.Match[str]) -> str:
-    return m["ni_symbol"] or m["ni_dyld_symbol"] or m["ni_dso_symbol"]
+    return m["ni_symbol"] or m["ni_dyld_symbol"] or m["ni_dso_symbol"] or ""
+
+
+def _missing(log: Log, m: re.Match[str]) -> str | None:
+    """The library or package not found at all, when it is one of ours."""
+    if m["ni_package"]:
+        return m["ni_module"]
+    if m["ni_jaxlib"]:
+        return "jaxlib"
+    if m["ni_dll"]:
+        module = m["ni_dll_module"]
+        return module if _OURS.search(module) else None
+    before = log.before_on_line(m.start())
+    named = _MISSING_FILE.search(before)
+    if named is None or _DSO_LINE in before or not _OURS.search(named["name"]):
+        return None
+    return named["name"]
 
 
 def _loaded(log: Log, m: re.Match[str]) -> str | None:
@@ -86,10 +126,15 @@ def _platform(log: Log, library: str, symbol: str) -> tuple[Platform | None, str
         return Platform.GPU, f"gpu ({name})" if name else "gpu"
     if _ROCM_LIBRARY.search(library) or _ROCM_LIBRARY.search(symbol):
         return Platform.GPU, "gpu"
+    if "libtpu" in library:
+        return Platform.TPU, "tpu"
     return None, None
 
 
 def _native_import(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m["ni_missing"] or m["ni_dll"] or m["ni_package"] or m["ni_jaxlib"]:
+        yield from _not_found(log, m)
+        return
     library = _loaded(log, m)
     if library is None:
         return
@@ -105,6 +150,21 @@ def _native_import(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         device=device,
         platform=platform,
         hints=[f"the loader could not find {symbol}"],
+    )
+
+
+def _not_found(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    library = _missing(log, m)
+    if library is None:
+        return
+    platform, device = _platform(log, library, "")
+    yield _KIND.failure(
+        log,
+        m.start(),
+        op=library,
+        advice=(_MISSING.format(library=library), AdviceKind.INSTALL),
+        device=device,
+        platform=platform,
     )
 
 
