@@ -462,3 +462,33 @@ def test_the_dso_loaders_line_and_other_programs_libraries_are_not_read_here():
     ).recognised
     removed = "ModuleNotFoundError: No module named 'jax.experimental.maps'\n"
     assert not explain_error(removed).recognised
+
+
+# ---- a Tenstorrent device's memory, in tt-metal's words -----------------------------------------
+
+
+def test_tt_metals_allocator_refusing_a_buffer_is_out_of_memory():
+    # tt-xla's circular buffers beyond a core's L1 (spent fresh part) and tt-metal's bank
+    # allocator as a public test log prints it (pytest's margin, wrapped), for L1 and DRAM.
+    circular = spent("fresh_ttxla_1066_l1_circular_buffers")
+    assert (str(circular.family), circular.finding.op, circular.advice_kind) == (
+        "out_of_memory",
+        "circular buffers",
+        "smaller_blocks",
+    )
+    assert circular.platform is None  # none of XLA's three platforms
+    l1 = first(
+        "E   RuntimeError: TT_FATAL @ tt_metal/impl/allocator/bank_manager.cpp:462\n"
+        "E   Out of Memory: Not enough space to allocate 55444480 B L1 buffer across 70\n"
+        "E   banks, where each bank needs to store 792064 B, but bank size is 1393472 B\n"
+    )
+    assert (str(l1.family), l1.finding.op, l1.advice_kind) == (
+        "out_of_memory",
+        "L1 buffer",
+        "smaller_blocks",
+    )
+    dram = first(
+        "RuntimeError: Out of Memory: Not enough space to allocate 570425344 B DRAM buffer "
+        "across 8 banks\n"
+    )
+    assert (dram.finding.op, dram.advice_kind) == ("DRAM buffer", "smaller_batch")

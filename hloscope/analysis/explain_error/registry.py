@@ -45,6 +45,7 @@ from .kinds import (
     tf2xla,
     tf_kernel,
     tf_known_issue,
+    tt_memory,
     xla_crash,
     xla_status,
 )
@@ -90,7 +91,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     xla_status.RECOGNISER,
     jax_export.RECOGNISER,
     joined(pallas.RECOGNISER, mosaic_names.RECOGNISER),
-    out_of_memory.RECOGNISER,
+    joined(out_of_memory.RECOGNISER, tt_memory.RECOGNISER),
     device_allocation.RECOGNISER,
     joined(
         backend_startup.RECOGNISER,
