@@ -380,7 +380,7 @@ class _Chunks:
         """What a forked child runs for the bodies ``first:last``: their columns and checks as
         above, then what :class:`._bulk.TextBody` keeps of each (:func:`._bulk.body_counts`)
         and the fingerprint of their instruction names (for :func:`uniquify_names`' test over
-        the whole module, :func:`._names.fingerprints_distinct`); None if they fail."""
+        the whole module, :class:`._names.NameSet`); None if they fail."""
         first, last = bounds
         columns = self.columns(first, last)
         if columns is None or not self.passes(columns, first, last):
