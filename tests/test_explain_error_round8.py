@@ -492,3 +492,32 @@ def test_tt_metals_allocator_refusing_a_buffer_is_out_of_memory():
         "across 8 banks\n"
     )
     assert (dram.finding.op, dram.advice_kind) == ("DRAM buffer", "smaller_batch")
+
+
+# ---- a GPU kernel's blocks over the shared memory a block may use --------------------------------
+
+
+def test_a_kernel_over_the_gpus_shared_memory_is_a_kernel_to_retile():
+    # jax's ROCm Pallas kernel (spent fresh3), AlphaFold 3's tokamax kernel as a public note
+    # quotes it, and Triton's own OutOfResources (a torch kernel's words).
+    texts = (
+        (CORPUS / "fresh3_b_rocmjax_404_shared_memory_lds.log").read_text(),
+        "RESOURCE_EXHAUSTED: Shared memory size limit exceeded: requested 110592, available: "
+        "101376\n",
+        "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: "
+        "131072, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.\n",
+    )
+    for text in texts:
+        failure = first(text)
+        assert (str(failure.family), str(failure.platform), failure.advice_kind) == (
+            "pallas",
+            "gpu",
+            "smaller_blocks",
+        )
+    assert "101376 bytes" in first(texts[2]).finding.suggestion
+    # XLA's own fusion, tiled by the compiler, is no kernel of the program's.
+    fusion = (
+        "RESOURCE_EXHAUSTED: Shared memory size limit exceeded: requested 131072, available: "
+        "101376, context: [Fusion: f32[32,128,32,128]]\n"
+    )
+    assert all(str(f.family) != "pallas" for f in explain_error(fusion).failures)

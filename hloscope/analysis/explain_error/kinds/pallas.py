@@ -76,6 +76,14 @@ _PALLAS = re.compile(
     # errors.CompilationError: at 219:6:", the source and a caret under it after): a GPU
     # kernel (jax-triton's, Pallas's Triton backend) that did not compile.
     r"|C(?P<triton_compile>ompilationError: at (?P<triton_at>\d+:\d+):)"
+    # A GPU kernel's blocks asking more shared memory than the GPU gives a block: XLA's and
+    # jaxlib's Triton path ("Shared memory size limit exceeded: requested 73728, available:
+    # 65536"), Triton's own ("out of resource: shared memory, Required: 131072, Hardware
+    # limit: 101376").
+    r"|S(?P<smem>hared memory size limit exceeded)(?:[.:]? ?requested (?P<smem_need>\d+), "
+    r"available:? (?P<smem_have>\d+))?"
+    r"|o(?P<tsmem>ut of resource: shared memory), Required: (?P<tsmem_need>\d+), Hardware "
+    r"limit: (?P<tsmem_have>\d+)"
     r"|Allocation \(size=(?P<needed>\d+)\) would exceed memory \(size=(?P<limit>\d+)\)"
     r"(?P<alloc>[^\n]{0,2000})"
 )
@@ -229,6 +237,10 @@ def _pallas(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield _simple(log, m, "pallas_call", Reason.COMPILE_ERROR, advice)
     elif m["triton_compile"]:
         yield _triton_compile(log, m)
+    elif m["smem"] or m["tsmem"]:
+        failure = _shared_memory(log, m)
+        if failure is not None:
+            yield failure
     elif m["needed"]:
         failure = _vmem(log, m)
         if failure is not None:
@@ -357,6 +369,35 @@ def _triton_compile(log: Log, m: re.Match[str]) -> Failure:
         (_TRITON_COMPILE.format(at=m["triton_at"]), AdviceKind.OTHER),
     )
     failure.platform, failure.device = Platform.GPU, "gpu"  # Triton compiles for GPUs alone
+    return failure
+
+
+_SHARED_MEMORY = (
+    "the kernel's blocks need {need} of shared memory, and the GPU gives a block {have}: use "
+    "smaller block sizes (BLOCK_M/N/K, a Pallas BlockSpec's block_shape) or fewer pipeline "
+    "stages (num_stages); a library's kernel tuned for a bigger GPU needs its smaller tiling"
+)
+
+
+def _shared_memory(log: Log, m: re.Match[str]) -> Failure | None:
+    """A GPU kernel over the shared memory a block may use; XLA's own fusion (``context:
+    [Fusion``) is the compiler's tiling, not a kernel of the program's: not read here."""
+    if "[Fusion" in log.text[m.end() : log.line_end(m.start())]:
+        return None
+    need = m["smem_need"] or m["tsmem_need"]
+    have = m["smem_have"] or m["tsmem_have"]
+    text = _SHARED_MEMORY.format(
+        need=f"{need} bytes" if need else "more", have=f"{have} bytes" if have else "less"
+    )
+    bound = [b["prim"] for b in _BOUND.finditer(log.text, max(0, m.start() - _AFTER), m.start())]
+    failure = _simple(
+        log,
+        m,
+        bound[-1] if bound else "gpu kernel",
+        Reason.OUT_OF_MEMORY,
+        (text, AdviceKind.SMALLER_BLOCKS),
+    )
+    failure.platform, failure.device = Platform.GPU, "gpu"  # shared memory is a GPU's
     return failure
 
 
