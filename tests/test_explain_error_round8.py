@@ -521,3 +521,22 @@ def test_a_kernel_over_the_gpus_shared_memory_is_a_kernel_to_retile():
         "101376, context: [Fusion: f32[32,128,32,128]]\n"
     )
     assert all(str(f.family) != "pallas" for f in explain_error(fusion).failures)
+
+
+def test_a_tracer_that_is_only_the_leaf_a_structure_got_is_no_tracing_error(tmp_path):
+    # flax's nnx.jit reading out_shardings=(None,) against one output (spent fresh part):
+    # "Expected tuple, got JitTracer(...)" is a structure that did not fit, not a tracer
+    # misused; JAX 0.10.2's own jit says the same as a pytree error, run here.
+    flax = explain_error((CORPUS / "fresh_flax_5411_out_shardings_tuple.log").read_text())
+    assert all(str(f.family) != "jax_tracing" for f in flax.failures)
+    stderr = run_jax(
+        tmp_path / "prefix.py",
+        """
+        import jax
+        import jax.numpy as jnp
+
+        jax.jit(lambda x: x * 2, out_shardings=(None,))(jnp.ones(2))
+        """,
+    )
+    failures = explain_error(stderr).failures
+    assert [str(f.family) for f in failures] == ["jax_shape"]

@@ -206,12 +206,17 @@ def _tracing_region(log: Log, pos: int) -> int:
 # "Error: " ("ValueError", "TypeError", "numpyro.TypeError").
 _FOREIGN_CLASS = re.compile(r"^\s*(?:[\w.]+\.)?(?:Type|Value|Attribute|Runtime)$")
 _LEAK_HEADLINE = "Encountered an unexpected tracer"
+# JAX's pytree words for a structure that did not fit ("Expected tuple, got JitTracer(...)":
+# a prefix such as out_shardings=(None,) read against a single output).
+_STRUCTURE = re.compile(r"Expected [\w.]+, got ")
 
 
 def _not_its_own(log: Log, m: re.Match[str], form: Form) -> bool:
     """Whether a form read from the middle of a message is not one of its own: a foreign
     tracer's that is no exception's line, a leak's explanation after its own first line."""
     if form.group == "foreign_tracer":
+        if _STRUCTURE.match(log.text, m.end()):
+            return True  # a pytree's structure refused, the tracer only the leaf it got
         return _FOREIGN_CLASS.match(log.before_on_line(m.start())) is None
     if form.group == "leak_explained":
         return log.text.find(_LEAK_HEADLINE, max(0, m.start() - 4096), m.start()) >= 0
