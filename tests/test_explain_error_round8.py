@@ -307,6 +307,18 @@ def test_a_removed_api_met_while_a_library_imports_is_a_start_up_install():
     )
     assert (str(chex.family), chex.advice_kind) == ("backend_startup", "install")
     assert "chex" in chex.finding.suggestion
+    # Python's import machinery between the frames (as older releases print it) runs no one's
+    # code: still an import.
+    frozen = first(
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/run.py", line 1, in <module>\n    import optax\n'
+        '  File "<frozen importlib._bootstrap>", line 1027, in _find_and_load\n'
+        '  File "<frozen importlib._bootstrap_external>", line 883, in exec_module\n'
+        '  File "/home/u/env/lib/python3.10/site-packages/optax/__init__.py", line 17, in '
+        "<module>\n    ArrayDType = jax._src.numpy.lax_numpy._ScalarMeta\n"
+        "AttributeError: module 'jax' has no attribute '_src'\n"
+    )
+    assert str(frozen.family) == "backend_startup"
     # The same removal met as a library's function runs stays a call of JAX's API.
     running = first(
         "Traceback (most recent call last):\n"

@@ -104,7 +104,12 @@ def _while_importing(stack: list[StackFrame]) -> bool:
     """Whether the mismatch stopped an installed library's import: every frame but JAX's runs
     a module's top-level code (``in <module>``), one of them an installed package's. Nothing
     was traced or called: the packages installed do not import together."""
-    outside = [frame for frame in stack if not _JAX_FILE.search(frame.file)]
+    # (Python's own import machinery, `<frozen importlib._bootstrap>`, runs no one's code.)
+    outside = [
+        frame
+        for frame in stack
+        if not _JAX_FILE.search(frame.file) and not frame.file.startswith("<frozen")
+    ]
     return (
         bool(outside)
         and all(frame.function.startswith("<module>") for frame in outside)
