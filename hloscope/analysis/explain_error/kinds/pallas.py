@@ -355,12 +355,17 @@ _TRITON_COMPILE = (
 )
 
 
+def _bound_primitive(log: Log, m: re.Match[str]) -> str | None:
+    """The primitive the frames before ``m`` bound last (the innermost bind: the kernel's
+    call into JAX), if any."""
+    bound = [b["prim"] for b in _BOUND.finditer(log.text, max(0, m.start() - _AFTER), m.start())]
+    return bound[-1] if bound else None
+
+
 def _triton_compile(log: Log, m: re.Match[str]) -> Failure:
     """Triton's CompilationError: the op is the primitive the frames before it bound (the
     kernel's call into JAX), else Triton's kernel."""
-    # The last one before the message: the innermost bind.
-    bound = [b["prim"] for b in _BOUND.finditer(log.text, max(0, m.start() - _AFTER), m.start())]
-    op = bound[-1] if bound else "triton kernel"
+    op = _bound_primitive(log, m) or "triton kernel"
     failure = _simple(
         log,
         m,
@@ -389,11 +394,10 @@ def _shared_memory(log: Log, m: re.Match[str]) -> Failure | None:
     text = _SHARED_MEMORY.format(
         need=f"{need} bytes" if need else "more", have=f"{have} bytes" if have else "less"
     )
-    bound = [b["prim"] for b in _BOUND.finditer(log.text, max(0, m.start() - _AFTER), m.start())]
     failure = _simple(
         log,
         m,
-        bound[-1] if bound else "gpu kernel",
+        _bound_primitive(log, m) or "gpu kernel",
         Reason.OUT_OF_MEMORY,
         (text, AdviceKind.SMALLER_BLOCKS),
     )
