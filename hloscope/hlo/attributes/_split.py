@@ -90,13 +90,43 @@ def split_attributes(text: str) -> list[tuple[str, str, int]]:
     match = _SIMPLE_ATTR.match
     while True:
         m = match(text, pos)
-        if m is None:
-            break
-        out.append((m.group(1), m.group(2), m.start(2)))
-        pos = m.end()
+        if m is not None:
+            out.append((m.group(1), m.group(2), m.start(2)))
+            pos = m.end()
+        else:
+            # A JSON backend_config (nested braces and brackets: not the simple form) is one
+            # LexJsonDict value, as the general path reads it: a fusion's config after its
+            # metadata would otherwise send the whole line there.
+            pos = _json_item(text, pos, out)
+            if pos < 0:
+                return _split_general(text)
         if pos == end:
             return out
-    return _split_general(text)
+
+
+_JSON_ITEM = "backend_config={"
+
+
+def _json_item(text: str, pos: int, out: list[tuple[str, str, int]]) -> int:
+    """Read ``backend_config={...}`` at ``pos`` into ``out`` and return where the next item
+    starts (the end of the text, or past the ``", "`` before it); -1 where the text there is
+    anything else, which the general path reads (or refuses)."""
+    if not text.startswith(_JSON_ITEM, pos):
+        return -1
+    start = pos + len(_JSON_ITEM) - 1
+    try:
+        stop = json_dict_end(text, start)
+    except DecodeError:
+        return -1
+    end = len(text)
+    if stop == end:
+        out.append(("backend_config", text[start:stop], start))
+        return stop
+    # Then ", " and the next item, as SIMPLE_SEPARATOR has it.
+    if not text.startswith(", ", stop) or stop + 2 == end or text[stop + 2].isspace():
+        return -1
+    out.append(("backend_config", text[start:stop], start))
+    return stop + 2
 
 
 def _split_general(text: str) -> list[tuple[str, str, int]]:
