@@ -51,13 +51,15 @@ def summary(
     not parse, 1 for a capture that failed). Reading text files never imports jax or
     tensorflow.
     """
-    from rich.console import Console
-
     from ..analysis.summary import summarize
-    from ..render.summary import render_summary
 
     chosen = output_format(as_json)
-    console = Console()
+    if chosen is not Format.JSON:  # rich and the panels: ~25 ms of imports JSON never uses
+        from rich.console import Console
+
+        from ..render.summary import render_summary
+
+        console = Console()
     results: list[dict[str, Any]] = []
     status: int = ExitStatus.OK
     for spec in targets:

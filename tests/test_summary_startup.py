@@ -1,0 +1,90 @@
+"""What `hloscope summary FILE` imports before it answers (issue 36): a text file's summary
+loads none of the dump folder readers, and `--json` none of rich; `hloscope.dump` still
+exports every name it did, each from its own module."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hloscope.dump
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "samples" / "hlo" / "transformer_train.after_optimizations.txt"
+DUMP_READERS = ("buffers", "index", "memory_report", "filenames", "passes")
+
+
+def _summary_modules(*args: str) -> tuple[str, list[str]]:
+    """The command's stdout and the modules it had loaded when it exited (a fresh
+    interpreter: nothing this test process imported stands in for a load)."""
+    probe = (
+        "import sys, atexit, json\n"
+        "atexit.register(lambda: sys.stderr.write('LOADED ' + json.dumps(sorted(sys.modules))))\n"
+        "from hloscope.cli import main\n"
+        f"sys.argv = ['hloscope', 'summary', *{list(args)!r}]\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    loaded = done.stderr.rsplit("LOADED ", 1)[1]
+    return done.stdout, json.loads(loaded)
+
+
+def test_a_text_files_summary_loads_no_dump_folder_reader() -> None:
+    out, loaded = _summary_modules(str(SAMPLE))
+    assert "transformer" in out.lower()
+    assert "hloscope.dump.storage" in loaded  # what resolving a TARGET does use
+    assert not [m for m in DUMP_READERS if f"hloscope.dump.{m}" in loaded]
+
+
+def test_summary_json_loads_no_rich() -> None:
+    out, loaded = _summary_modules("--json", str(SAMPLE))
+    assert json.loads(out)[0]["instructions"] > 0
+    assert not [m for m in loaded if m.split(".")[0] == "rich"]
+    _, text_loaded = _summary_modules(str(SAMPLE))
+    assert "rich.console" in text_loaded  # the panels still print through rich
+
+
+@pytest.mark.parametrize("name", hloscope.dump.__all__)
+def test_dump_exports_each_name_from_its_module(name: str) -> None:
+    value = getattr(hloscope.dump, name)
+    home = next(
+        importlib.import_module(f"hloscope.dump.{m}")
+        for m in (*DUMP_READERS, "errors")
+        if name in vars(importlib.import_module(f"hloscope.dump.{m}"))
+    )
+    assert getattr(home, name) is value
+    assert name in dir(hloscope.dump)
+
+
+def test_dump_exports_the_names_it_always_did() -> None:
+    assert set(hloscope.dump.__all__) == {
+        "DumpFormatError",
+        "DumpFileName",
+        "parse_dump_filename",
+        "function_name",
+        "DumpIndex",
+        "DumpModule",
+        "DumpFunction",
+        "DumpStage",
+        "DumpFile",
+        "PassDump",
+        "load_dump",
+        "index_entries",
+        "BufferAssignment",
+        "Allocation",
+        "BufferValue",
+        "LiveRange",
+        "MemoryUsageReport",
+        "MemorySummary",
+        "parse_buffer_assignment",
+        "load_buffer_assignment",
+        "parse_memory_report",
+        "load_memory_report",
+    }
