@@ -88,3 +88,24 @@ def test_dump_exports_the_names_it_always_did() -> None:
         "parse_memory_report",
         "load_memory_report",
     }
+
+
+def test_a_printed_modules_parse_loads_no_async_sugar_until_text_has_some() -> None:
+    """The async sugar (``add-start``/``add-done``) is hand-written text's: the parser loads
+    its reader on first use, and that text is still expanded as XLA's parser does."""
+    probe = (
+        "import sys, hloscope\n"
+        f"hloscope.parse({str(SAMPLE)!r})\n"
+        "print('AFTER_PRINTED', 'hloscope.hlo.parser._sugar' in sys.modules)\n"
+        "m = hloscope.parse('HloModule m\\nENTRY e {\\n  p = f32[4] parameter(0)\\n'\n"
+        "    '  st = ((f32[4]), f32[4], s32[]) negate-start(p)\\n'\n"
+        "    '  ROOT d = f32[4] negate-done(st)\\n}\\n')\n"
+        "print('AFTER_SUGAR', 'hloscope.hlo.parser._sugar' in sys.modules)\n"
+        "print('OPCODES', sorted(i.opcode for i in m.entry.instructions))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout
+    assert "AFTER_PRINTED False" in out
+    assert "AFTER_SUGAR True" in out
+    assert "OPCODES ['async-done', 'async-start', 'parameter']" in out

@@ -35,7 +35,6 @@ from ._statements import (
     RHS_START,
     STACK_SECTIONS,
 )
-from ._sugar import expand_async, lift_inline_bodies
 
 # name = array-shape opcode(rest            (the common case: most lines XLA prints)
 _FAST_INSTR = re.compile(
@@ -495,7 +494,7 @@ class ModuleParser:
                     f"duplicate instruction name {name!r} in computation {comp.name!r}",
                     inst.line - 1,
                 )
-            if inst.opcode not in opcodes and not expand_async(self, inst, operand_names):
+            if inst.opcode not in opcodes and not _expand_async(self, inst, operand_names):
                 warnings.append(f"line {inst.line}: unknown opcode {inst.opcode!r} kept as is")
             by_name[name] = inst
             instructions.append(inst)
@@ -820,6 +819,8 @@ class ModuleParser:
         lead = after.find(",") + 1
         attr_text = after[lead:].strip()
         if "\n" in attr_text and _CALLED_ATTR.search(attr_text):
+            from ._sugar import lift_inline_bodies  # inline bodies: hand-written text only
+
             attr_text = lift_inline_bodies(self, attr_text, name, i)
         if "\n" in text[: close + 1 + lead]:
             return attr_text, 0  # columns only make sense on the first line
@@ -915,3 +916,11 @@ def _maybe_unbalanced(text: str) -> bool:
         or text.count("(") != text.count(")")
         or text.count("[") != text.count("]")
     ) and _balance(text) != 0
+
+
+def _expand_async(parser: ModuleParser, inst: Instruction, operand_names: list | None) -> bool:
+    """:func:`._sugar.expand_async`, loaded on first use: the async sugar (and the escapes it
+    reads) is hand-written text's, and a printed module's parse never imports it."""
+    from ._sugar import expand_async
+
+    return expand_async(parser, inst, operand_names)
