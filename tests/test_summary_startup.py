@@ -109,3 +109,22 @@ def test_a_printed_modules_parse_loads_no_async_sugar_until_text_has_some() -> N
     assert "AFTER_PRINTED False" in out
     assert "AFTER_SUGAR True" in out
     assert "OPCODES ['async-done', 'async-start', 'parameter']" in out
+
+
+def test_resolving_a_targets_modules_load_no_hash_until_a_script_is_keyed(tmp_path) -> None:
+    """hashlib (~3 ms) is for a script target's cache key: a text file's TARGET never hashes."""
+    script = tmp_path / "s.py"
+    script.write_text("x = 1\n")
+    probe = (
+        "import sys, pathlib\n"
+        "import hloscope.capture.target\n"
+        "from hloscope.capture.cache import cache_key\n"
+        "print('BEFORE', 'hashlib' in sys.modules)\n"
+        f"key = cache_key(pathlib.Path({str(script)!r}), b'x = 1', [], 'f', {{}})\n"
+        "print('AFTER', 'hashlib' in sys.modules, len(key))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout
+    assert "BEFORE False" in out
+    assert "AFTER True 64" in out

@@ -23,13 +23,11 @@ What a cached capture depends on, and how each part is checked:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import shutil
 import sys
-import sysconfig
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,6 +192,8 @@ def cache_key(
     ``compile_for`` names what a ``SCRIPT.py:FUNCTION`` is compiled for when a device was
     asked for (the device spec, the mesh, the compiler's version): one function compiled for
     two chips is two entries."""
+    import hashlib  # here: resolving a text file's TARGET imports this module, never hashes
+
     payload = {
         "script": str(script.resolve()),
         "content": hashlib.sha256(content).hexdigest(),
@@ -226,6 +226,8 @@ def _installed_roots(user_folders: Iterable[str] = ()) -> tuple[str, ...]:
     with ``pip install --target`` and put on ``PYTHONPATH``: an image's own jax, say), but
     for ``user_folders`` (the script's own folder): the user's modules are never taken for
     installed ones."""
+    import sysconfig
+
     users = {os.path.realpath(folder) for folder in user_folders}
     roots = set()
     for name in ("stdlib", "platstdlib", "purelib", "platlib"):
@@ -274,6 +276,8 @@ def local_module_files(
 
 
 def _file_hash(path: str) -> str | None:
+    import hashlib
+
     digest = hashlib.sha256()
     try:
         with open(path, "rb") as f:
