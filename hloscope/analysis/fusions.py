@@ -84,7 +84,7 @@ from .cost import (
     module_cost,
     placements,
 )
-from .hbm import PREFETCH, hbm_bytes, is_free_custom_call, is_prefetch
+from .hbm import _PREFETCH_OPCODES, PREFETCH, hbm_bytes, is_free_custom_call, is_prefetch
 from .provenance import layer_path, source_of, stack_source, tf_function_name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -600,6 +600,7 @@ def _kernel(
     costs_in: Callable[[Computation], list[Cost]],
     op_sources: list[_OpRows],
     layouts: dict[int, _Layout],
+    async_called: frozenset[str],
 ) -> Kernel:
     # Metadata first: the model reads it fastest before anything (here: finding the fused
     # computation, the cost) has decoded the instruction's other attributes.
@@ -629,7 +630,12 @@ def _kernel(
         ops = members.opcodes
         op_counts = {category_of(root): 1}
         signature = _signature(ops, root)
-        kind = PREFETCH if is_prefetch(inst) else UNFUSED
+        # Only an op of a computation an async-start calls may be a move XLA runs apart;
+        # asking is_prefetch elsewhere would find the module's callers, building every body.
+        prefetch = inst.opcode in _PREFETCH_OPCODES or (
+            comp.name in async_called and is_prefetch(inst)
+        )
+        kind = PREFETCH if prefetch else UNFUSED
     wheres = source_of.of_members(members)
     # The kernel's op_name: its own (XLA gives a fusion its root's), else its root's.
     op_name = own_name
@@ -666,6 +672,7 @@ def _kernels_of(module: Module, op_sources: list[_OpRows], tpu: bool) -> list[Ke
     cost_of = instruction_costs(module)
     costs_in = body_costs(module)
     layouts: dict[int, _Layout] = {}
+    async_called = _called_by_async(module)
     for placement in placements(module).values():
         comp = placement.computation
         where = where_of(placement)
@@ -673,7 +680,15 @@ def _kernels_of(module: Module, op_sources: list[_OpRows], tpu: bool) -> list[Ke
             if not is_kernel(inst):
                 continue
             kernel = _kernel(
-                inst, comp, module.name, source_of, cost_of, costs_in, op_sources, layouts
+                inst,
+                comp,
+                module.name,
+                source_of,
+                cost_of,
+                costs_in,
+                op_sources,
+                layouts,
+                async_called,
             )
             if tpu:
                 kernel.hbm_bytes = hbm_bytes(inst, kernel.cost)
@@ -682,6 +697,18 @@ def _kernels_of(module: Module, op_sources: list[_OpRows], tpu: bool) -> list[Ke
             kernel.executions = placement.executions
             out.append(kernel)
     return out
+
+
+def _called_by_async(module: Module) -> frozenset[str]:
+    """The names of the computations an ``async-start`` calls (what is_prefetch asks of a
+    move's computation), found from each body's opcode counts: no other body read."""
+    names: set[str] = set()
+    for comp in module.computations:
+        if "async-start" in comp.opcode_counts():
+            for inst in comp.instructions:
+                if inst.opcode == "async-start":
+                    names.update(called.name for called in inst.called_computations)
+    return frozenset(names)
 
 
 def is_kernel(inst: Instruction) -> bool:

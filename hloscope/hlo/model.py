@@ -757,6 +757,14 @@ class Computation:
             return body.column(2)
         return list(map(_SHAPE_TEXT_OF, self._instructions))
 
+    def shape_texts_hold(self, char: str) -> bool:
+        """Whether some instruction's shape text holds ``char``: told without reading a
+        body whose text does not hold it at all (a forked parse's body is read on first use)."""
+        body = self._body
+        if body is not None and not body.holds(char):
+            return False
+        return any(char in text for text in self.shape_texts())
+
     def text_columns(self) -> list[Sequence[str]] | None:
         """The body as the parser read it, while not built: one column per field (ROOT, name,
         shape, opcode, operand text, attributes), one row per instruction in order, for an
@@ -780,9 +788,9 @@ class Computation:
         without building the instructions unless some metadata needs the decoder."""
         body = self._body
         if body is not None:
-            quick = list(map(quick_location, body.attribute_texts()))
+            quick = body.quick_locations()
             if None not in quick:
-                return quick  # type: ignore[return-value]
+                return quick
         return list(map(_LOCATION_OF, self.instructions))
 
     def op_names(self) -> list[str]:

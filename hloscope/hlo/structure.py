@@ -14,25 +14,26 @@ two computations whose bodies are the same but for
 
 Everything else (shapes with their layouts, opcodes, operand order, attributes, constants,
 the root, the execution thread) must be the same, character for character. Two computations
-with one number are alike in all of that; two alike computations may still get two numbers
-(a callee that calls others is compared by name), which costs a memo a miss, never a wrong
-answer.
+with one number are alike in all of that (unless a 128-bit BLAKE2 digest collides: odds of
+2**-128 a pair); two alike computations may still get two numbers (a callee that calls others
+is compared by name), which costs a memo a miss, never a wrong answer.
 
-Most bodies of a module have no twin at all, so the full comparison is made only where two
-bodies agree on a quick first test (their length, shapes and opcodes, tuples the parser has
-already made); a body alone with its first test gets a number of its own without more work.
-Keys are read from the body's text where it is not built yet (a few passes in C over the
-parser's columns), else from its instructions, and both ways give the same key.
+Bodies are told apart by a digest of that key (:func:`text_digest`), the callees aside: a
+forked parse's children work it out for the bodies they read, so that a report asking every
+fused body's number reads none of them here. Other bodies' keys are read from the text where
+the body is not built yet (a few passes in C over the parser's columns), else from its
+instructions, and both ways give the same key and digest.
 """
 
 from __future__ import annotations
 
+import hashlib
 import operator
 import re
 import threading
 from collections.abc import Hashable, Sequence
 from itertools import compress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import _lex
 from .opcodes import SINGLE_COMPUTATION_ATTRS
@@ -40,7 +41,7 @@ from .opcodes import SINGLE_COMPUTATION_ATTRS
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Computation
 
-__all__ = ["structure_id"]
+__all__ = ["structure_id", "text_digest", "TextDigest"]
 
 # Ops whose parentheses hold a payload (a parameter number, a literal), not operand names.
 _PAYLOAD_OPCODES = frozenset({"parameter", "constant"})
@@ -85,33 +86,15 @@ def _number(comp: Computation) -> int:
     if module is None:  # a computation on its own: alike only to itself
         sid = comp._structure = -id(comp) - 1
         return sid
-    # A first test seen once maps to [number, computation, keyed]; every other key to a number.
-    table: dict[tuple[object, ...], Any] = module._structures
-    first_test = ("first test", *_first_test(comp))
-    entry = table.get(first_test)
-    if entry is None:
-        # Alone so far: a number of its own, its key worked out only if a twin candidate shows.
-        sid = len(table)
-        table[first_test] = [sid, comp, False]
-    else:
-        if not entry[2]:
-            table[("key", _key(entry[1]))] = entry[0]
-            entry[2] = True
-        sid = table.setdefault(("key", _key(comp)), len(table))
-    comp._structure = sid
+    table: dict[tuple[object, ...], int] = module._structures
+    # A forked parse's child sent the digest of a body it read (not read here); any other
+    # body's is worked out here the same way, so the two kinds of bodies meet in one table.
+    digest: TextDigest | None = getattr(comp._body, "digest", None)
+    if digest is None:
+        digest = _digest_of(_parts(comp))
+    key = ("digest", comp.execution_thread, digest[0], _callee_tokens(comp, digest[1]))
+    sid = comp._structure = table.setdefault(key, len(table))
     return sid
-
-
-def _first_test(comp: Computation) -> tuple[int, Sequence[str], Sequence[str]]:
-    body = comp._body  # read once: another thread may build it meanwhile
-    if body is not None:
-        return (len(body), body.column(2), body.column(3))
-    instructions = comp.instructions
-    return (
-        len(instructions),
-        tuple(map(_SHAPE_TEXT, instructions)),
-        tuple(map(_OPCODE, instructions)),
-    )
 
 
 def _columns(comp: Computation) -> list | None:
@@ -122,11 +105,7 @@ def _columns(comp: Computation) -> list | None:
 def _key(comp: Computation) -> Hashable:
     """Everything that makes the body what it is but its names (see the module docstring):
     (thread, root position, shapes, opcodes, operand positions, payloads, attributes)."""
-    columns = _columns(comp)
-    if columns is not None:
-        root, shapes, opcodes, operands, payloads, attributes = _parts_of_columns(columns)
-    else:
-        root, shapes, opcodes, operands, payloads, attributes = _parts_of_instructions(comp)
+    root, shapes, opcodes, operands, payloads, attributes = _parts(comp)
     return (
         comp.execution_thread,
         root,
@@ -136,6 +115,14 @@ def _key(comp: Computation) -> Hashable:
         payloads,
         _attributes_key(comp, attributes),
     )
+
+
+def _parts(comp: Computation) -> tuple:
+    """(root position, shapes, opcodes, operand positions, payloads, attribute texts)."""
+    columns = _columns(comp)
+    if columns is not None:
+        return _parts_of_columns(columns)
+    return _parts_of_instructions(comp)
 
 
 def _parts_of_columns(columns: list) -> tuple:
@@ -200,26 +187,45 @@ def _attributes_key(comp: Computation, texts: Sequence[str]) -> Hashable:
 
 
 def _attribute_text_key(comp: Computation, text: str) -> Hashable:
-    if "metadata=" in text:
-        stripped = _METADATA.sub("", _LAST_METADATA.sub("", text))
-        if '"' not in stripped:
-            text = stripped
+    text = _no_metadata(text)
     if "=" not in text or _CALLEE.search(text) is None:
         return text
-    module = comp.module
-    callees: list[Hashable] = []
+    callees: list[str] = []
+    stripped = _without_callees(text, callees)
+    return (stripped, _callee_tokens(comp, callees))
 
-    def callee_token(match: re.Match[str]) -> str:
-        name = match.group(2)
+
+def _without_callees(text: str, callees: list[str]) -> str:
+    """``text`` with each callee's name (appended to ``callees``) taken out."""
+
+    def callee_name(match: re.Match[str]) -> str:
+        callees.append(match.group(2))
+        # NUL: a character no attribute text of a checked body holds, so no two texts tie.
+        return match.group(1) + "=\0"
+
+    return _CALLEE.sub(callee_name, text)
+
+
+def _callee_tokens(comp: Computation, names: Sequence[str]) -> tuple[Hashable, ...]:
+    """Each callee of ``comp`` by its structure where it is a leaf, else by its name."""
+    module = comp.module
+    tokens: list[Hashable] = []
+    for name in names:
         callee = module.computations_by_name.get(name) if module is not None else None
         token: Hashable = name
         if callee is not None and callee is not comp and not _calls_any(callee):
             token = _number(callee)  # a leaf: one level deep, no recursion on nesting
-        callees.append(token)
-        # NUL: a character no attribute text of a checked body holds, so no two texts tie.
-        return match.group(1) + "=\0"
+        tokens.append(token)
+    return tuple(tokens)
 
-    return (_CALLEE.sub(callee_token, text), tuple(callees))
+
+def _no_metadata(text: str) -> str:
+    """``text`` without its ``metadata={...}`` where that is sure (see _METADATA)."""
+    if "metadata=" in text:
+        stripped = _METADATA.sub("", _LAST_METADATA.sub("", text))
+        if '"' not in stripped:
+            return stripped
+    return text
 
 
 def _calls_any(comp: Computation) -> bool:
@@ -230,3 +236,33 @@ def _calls_any(comp: Computation) -> bool:
     else:
         texts = [inst.attr_text for inst in comp.instructions]
     return _CALLEE.search("\n".join(texts)) is not None
+
+
+#: What :func:`text_digest` gives: the digest and the callees' names, in order.
+TextDigest = tuple[bytes, tuple[str, ...]]
+
+
+def text_digest(columns: Sequence[Sequence[str]], start: int, stop: int) -> TextDigest:
+    """The digest of the body in rows ``start:stop`` of the parser's columns (ROOT, name,
+    shape, opcode, operand text, attributes): what a forked parse's child sends instead of the
+    body (see :func:`_digest_of`)."""
+    return _digest_of(_parts_of_columns([column[start:stop] for column in columns]))
+
+
+def _digest_of(parts: tuple) -> TextDigest:
+    """A 128-bit BLAKE2 digest of everything :func:`_key` holds but the thread and the
+    callees, and the callees' names, in order, which :func:`_number` turns into their
+    structures as :func:`_key` does. The same parts from a body's text or its instructions
+    give the same digest; two bodies with one digest are alike unless BLAKE2 collides (odds
+    of 2**-128 a pair)."""
+    root, shapes, opcodes, operands, payloads, attributes = parts
+    callees: list[str] = []
+    joined = "\n".join(attributes)
+    texts: Hashable
+    if joined.count("\n") != max(len(attributes) - 1, 0):
+        texts = tuple(_without_callees(_no_metadata(t), callees) for t in attributes)
+    else:
+        texts = _without_callees(_no_metadata(joined), callees)
+    key = repr((root, tuple(shapes), tuple(opcodes), tuple(operands), tuple(payloads), texts))
+    digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return digest, tuple(callees)

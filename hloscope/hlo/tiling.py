@@ -17,7 +17,6 @@ print neither, so their analyses keep their own rules.
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
@@ -34,11 +33,7 @@ __all__ = [
 ]
 
 
-_SHAPE_TEXTS = operator.methodcaller("shape_texts")
-
-
-def _has_colon(texts: Sequence[str]) -> bool:
-    return ":" in "".join(texts)
+_HOLDS_COLON = operator.methodcaller("shape_texts_hold", ":")
 
 
 class MemorySpace(IntEnum):
@@ -72,7 +67,7 @@ def module_has_tpu_layouts(module: Module) -> bool:
     Both sit after a ':' in a layout (``{1,0:T(8,128)S(1)}``): a module none of whose shape
     texts holds a ':' has neither, which the texts tell without building or decoding any
     instruction (a CPU module of 400k instructions spent a second here)."""
-    if not any(map(_has_colon, map(_SHAPE_TEXTS, module.computations))):
+    if not any(map(_HOLDS_COLON, module.computations)):
         return False
     for inst in module.instructions():
         for leaf in inst.shape.leaves():

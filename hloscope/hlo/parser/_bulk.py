@@ -21,12 +21,13 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from itertools import chain, compress
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...errors import HloscopeError
 from .. import _lex
-from ..model import Computation, Instruction, quick_location_counts
+from ..model import Computation, Instruction, quick_location, quick_location_counts
 from ..opcodes import OPCODES
+from ..structure import TextDigest, text_digest
 from ._statements import NAME_RUN, PAYLOAD_OPCODES, RHS_START
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -294,6 +295,14 @@ class BulkBody:
     def attribute_texts(self) -> Sequence[str]:
         return self.column(5)
 
+    def quick_locations(self) -> list[tuple[int, str, int] | None]:
+        """:func:`~hloscope.hlo.model.quick_location` of each attribute text, in order."""
+        return list(map(quick_location, self.attribute_texts()))
+
+    def holds(self, char: str) -> bool:
+        """Whether ``char`` may be in some instruction's text (True where unsure)."""
+        return True
+
     def names(self) -> Sequence[str]:
         return self.column(1)
 
@@ -361,7 +370,15 @@ class TextBody(BulkBody):
     count holds), which answer a summary without reading it. Its lines are the ones the child
     read, so the columns are the ones it checked."""
 
-    __slots__ = ("text", "text_start", "text_stop", "_opcodes", "_locations")
+    __slots__ = (
+        "text",
+        "text_start",
+        "text_stop",
+        "_opcodes",
+        "_locations",
+        "digest",
+        "_quick_locations",
+    )
 
     def __init__(
         self,
@@ -375,13 +392,31 @@ class TextBody(BulkBody):
         self.text_start, self.text_stop = span  # from the '\n' before its first line
         self._opcodes: dict[str, int] | None = None
         self._locations: dict[tuple[int, str, int], int] | None = None
+        # Its structure's key as the child read it (hlo.structure.text_digest), and each
+        # instruction's quick location: a fusion report reads neither from the text.
+        self.digest: TextDigest | None = None
+        self._quick_locations: list[tuple[int, str, int] | None] | None = None
 
     def counted(
-        self, opcodes: dict[str, int], locations: dict[tuple[int, str, int], int] | None
+        self,
+        opcodes: dict[str, int],
+        locations: dict[tuple[int, str, int], int] | None,
+        digest: TextDigest | None = None,
+        quick_locations: list[tuple[int, str, int] | None] | None = None,
     ) -> None:
         """What the child counted of it (:func:`body_counts`), once it said yes."""
         self._opcodes = opcodes
         self._locations = locations
+        self.digest = digest
+        self._quick_locations = quick_locations
+
+    def quick_locations(self) -> list[tuple[int, str, int] | None]:
+        known = self._quick_locations
+        return list(known) if known is not None else super().quick_locations()
+
+    def holds(self, char: str) -> bool:
+        # str.find over the body's text: no column made.
+        return self.text.find(char, self.text_start, self.text_stop) >= 0
 
     def column(self, k: int) -> Sequence[str]:
         if not self.table:
@@ -411,16 +446,22 @@ def _counter(counts: dict[T, int]) -> Counter[T]:
     return out
 
 
-def body_counts(
-    columns: Sequence[Sequence[str]], rows: Sequence[int]
-) -> list[tuple[dict[str, int], dict[tuple[int, str, int], int] | None]]:
+def body_counts(columns: Sequence[Sequence[str]], rows: Sequence[int]) -> list[tuple[Any, ...]]:
     """What :class:`TextBody` keeps of each body ``rows[n]:rows[n + 1]`` of a chunk's columns:
-    its opcode counts and its quick location counts (None where they do not hold)."""
+    its opcode counts and its quick location counts (None where they do not hold), its
+    structure's digest and each op's quick location (what a fusion report reads of each fused
+    body: read here by the children, in parallel, not by the parent on first use)."""
     opcodes, texts = columns[3], columns[5]
-    out = []
+    out: list[tuple[Any, ...]] = []
     for start, stop in zip(rows, rows[1:]):
-        locations = quick_location_counts(texts[start:stop])
+        body = texts[start:stop]
+        locations = quick_location_counts(body)
         out.append(
-            (dict(Counter(opcodes[start:stop])), dict(locations) if locations is not None else None)
+            (
+                dict(Counter(opcodes[start:stop])),
+                dict(locations) if locations is not None else None,
+                text_digest(columns, start, stop),
+                list(map(quick_location, body)),
+            )
         )
     return out

@@ -1,0 +1,182 @@
+"""A forked parse's children send each body's structure digest and its ops' quick locations
+(hlo/structure.py text_digest, hlo/parser/_bulk.py body_counts): structure ids, locations,
+the TPU-layout test and the fusion report are the serial parse's, and a fusion report reads
+one body per structure, not every fused body (issue 36)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_parser_forked import forking  # noqa: F401  (the fixture)
+from test_parser_whole import SAMPLE_FILES
+from test_structure import ALIKE
+
+import hloscope
+from hloscope.analysis.fusions import fusion_report
+from hloscope.hlo.parser import _forked
+from hloscope.hlo.parser._bulk import TextBody
+from hloscope.hlo.structure import structure_id, text_digest
+from hloscope.hlo.tiling import module_has_tpu_layouts
+
+pytestmark = pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")
+
+# ALIKE with metadata on the fusions (their op names: no fused body read for them), and a
+# second module of another form: a loop fusion pair with a broadcast, alike but for names and
+# metadata, and a third differing in a shape.
+LOOPS = """HloModule loops
+
+first {
+  ROOT z = f32[] parameter(0)
+}
+
+fused.a {
+  p.a = f32[4,8]{1,0} parameter(0)
+  q.a = f32[8]{0} parameter(1)
+  b.a = f32[4,8]{1,0} broadcast(q.a), dimensions={1}, metadata={op_name="g/a/bc" stack_frame_id=1}
+  ROOT m.a = f32[4,8]{1,0} multiply(p.a, b.a), metadata={op_name="jit(g)/a/mul" stack_frame_id=2}
+}
+
+fused.b {
+  p.b = f32[4,8]{1,0} parameter(0)
+  q.b = f32[8]{0} parameter(1)
+  b.b = f32[4,8]{1,0} broadcast(q.b), dimensions={1}, metadata={op_name="g/b/bc" stack_frame_id=3}
+  ROOT m.b = f32[4,8]{1,0} multiply(p.b, b.b), metadata={op_name="jit(g)/b/mul" stack_frame_id=4}
+}
+
+fused.c {
+  p.c = f32[4,8]{0,1} parameter(0)
+  q.c = f32[8]{0} parameter(1)
+  b.c = f32[4,8]{0,1} broadcast(q.c), dimensions={1}
+  ROOT m.c = f32[4,8]{0,1} multiply(p.c, b.c)
+}
+
+ENTRY main {
+  x = f32[4,8]{1,0} parameter(0)
+  y = f32[8]{0} parameter(1)
+  xt = f32[4,8]{0,1} copy(x)
+  k1 = f32[4,8]{1,0} fusion(x, y), kind=kLoop, calls=fused.a, metadata={op_name="jit(g)/a"}
+  k2 = f32[4,8]{1,0} fusion(k1, y), kind=kLoop, calls=fused.b, metadata={op_name="jit(g)/b"}
+  k3 = f32[4,8]{0,1} fusion(xt, y), kind=kLoop, calls=fused.c, metadata={op_name="jit(g)/c"}
+  ROOT t = (f32[4,8]{1,0}, f32[4,8]{0,1}) tuple(k2, k3)
+}
+"""
+NAMED = (
+    ALIKE.replace("add.1 {", "first {\n  ROOT z = f32[] parameter(0)\n}\n\nadd.1 {")
+    .replace("calls=fused.1", 'calls=fused.1, metadata={op_name="k1"}')
+    .replace("calls=fused.2", 'calls=fused.2, metadata={op_name="k2"}')
+)
+TEXTS = {"alike": ALIKE, "named": NAMED, "loops": LOOPS}
+
+
+def _serial(text: str, monkeypatch: pytest.MonkeyPatch) -> hloscope.Module:
+    with monkeypatch.context() as patch:
+        patch.setenv(_forked.WORKERS_ENV, "0")
+        return hloscope.parse(text)
+
+
+def _groups(module: hloscope.Module) -> list[list[str]]:
+    ids = {c.name: structure_id(c) for c in module.computations}
+    return sorted(sorted(n for n in ids if ids[n] == v) for v in set(ids.values()))
+
+
+def _report(module: hloscope.Module) -> str:
+    return json.dumps(fusion_report(module).rows(), sort_keys=True, default=str)
+
+
+def _texts() -> list[tuple[str, str]]:
+    return [*TEXTS.items(), *((p.name, p.read_text()) for p in SAMPLE_FILES)]
+
+
+@pytest.mark.parametrize(("name", "text"), _texts(), ids=lambda v: v if len(v) < 60 else "")
+def test_forked_bodies_carry_digests_and_answer_as_the_serial_parse(
+    forking,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    text: str,
+) -> None:
+    forked = hloscope.parse(text)
+    serial = _serial(text, monkeypatch)
+    bodies = [c._body for c in forked.computations if isinstance(c._body, TextBody)]
+    # Some samples the whole path declines: read by the module parser, no child involved.
+    assert bodies or name not in TEXTS
+    assert all(body.digest is not None for body in bodies)
+    assert [c.locations() for c in forked.computations] == [
+        c.locations() for c in serial.computations
+    ]
+    assert _groups(forked) == _groups(serial)
+    assert module_has_tpu_layouts(forked) == module_has_tpu_layouts(serial)
+    assert _report(hloscope.parse(text)) == _report(_serial(text, monkeypatch))
+
+
+def test_alike_bodies_share_a_number_and_differences_do_not(forking) -> None:  # noqa: F811
+    ids = {c.name: structure_id(c) for c in hloscope.parse(ALIKE).computations}
+    assert isinstance(hloscope.parse(ALIKE).computations[-2]._body, TextBody)
+    assert ids["fused.1"] == ids["fused.2"] == ids["fused.plain"]
+    others = [ids[f"fused.{o}"] for o in ("callee", "order", "constant", "layout")]
+    assert len({*others, ids["fused.1"]}) == 5
+    loops = {c.name: structure_id(c) for c in hloscope.parse(LOOPS).computations}
+    assert loops["fused.a"] == loops["fused.b"] != loops["fused.c"]
+
+
+def test_a_fusion_report_reads_one_body_per_structure(forking) -> None:  # noqa: F811
+    # (An op whose metadata names its source file inline is built for its stack: not here.)
+    named = NAMED.replace(' source_file="m.py" source_line=3', "")
+    for text, twins in ((named, ("fused.1", "fused.2")), (LOOPS, ("fused.a", "fused.b"))):
+        module = hloscope.parse(text)
+        assert not module_has_tpu_layouts(module)
+        fusion_report(module)
+        bodies = [module.computations_by_name[name]._body for name in twins]
+        read = [body is None or bool(body.table) for body in bodies]  # built, or read
+        assert read.count(True) == 1, read
+
+
+def test_the_digest_leaves_out_names_metadata_and_callees_only() -> None:
+    def digest(body: str) -> tuple[bytes, tuple[str, ...]]:
+        columns = list(zip(*(_row(line) for line in body.strip().splitlines())))
+        return text_digest(columns, 0, len(columns[0]))
+
+    one = digest(
+        'a = f32[2] parameter(0)\nROOT b = f32[2] negate(a), metadata={op_name="x"}\n'
+        "c = f32[] reduce(b), to_apply=add.1"
+    )
+    two = digest(
+        "p = f32[2] parameter(0)\nROOT q = f32[2] negate(p)\nr = f32[] reduce(q), to_apply=g"
+    )
+    assert one[0] == two[0] and one[1] == ("add.1",) and two[1] == ("g",)
+    assert (
+        digest("a = f32[2] parameter(1)\nROOT b = f32[2] negate(a)")[0]
+        != digest("a = f32[2] parameter(0)\nROOT b = f32[2] negate(a)")[0]
+    )
+    assert (
+        digest("a = f32[2] parameter(0)\nROOT b = f32[2] abs(a)")[0]
+        != digest("a = f32[2] parameter(0)\nROOT b = f32[2] negate(a)")[0]
+    )
+
+
+def _row(line: str) -> tuple[str, str, str, str, str, str]:
+    """A body line as the parser's columns have it (ROOT, name, shape, opcode, operands,
+    attributes), for these simple lines."""
+    root = "ROOT " if line.startswith("ROOT ") else ""
+    name, rest = line.removeprefix("ROOT ").split(" = ", 1)
+    shape, call = rest.split(" ", 1)
+    opcode, tail = call.split("(", 1)
+    operands, _, attrs = tail.partition(")")
+    return root, name, shape, opcode, operands, attrs.removeprefix(", ")
+
+
+def test_a_body_without_a_colon_is_not_read_to_tell_its_layouts(forking) -> None:  # noqa: F811
+    module = hloscope.parse(LOOPS)
+    fused = module.computations_by_name["fused.a"]
+    assert not fused.shape_texts_hold(":")
+    assert not fused._body.table  # told from the text, no column made
+    tiled = LOOPS.replace("f32[8]{0} parameter(1)", "f32[8]{0:T(128)} parameter(1)")
+    module = hloscope.parse(tiled)
+    assert module.computations_by_name["fused.a"].shape_texts_hold(":")
+    assert module_has_tpu_layouts(module)
+
+
+def test_digest_path_has_no_samples_left_out() -> None:
+    # The samples above are the parser tests' own list: the test reads every one of them.
+    assert SAMPLE_FILES and all(isinstance(p, Path) for p in SAMPLE_FILES)
