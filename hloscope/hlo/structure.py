@@ -18,10 +18,13 @@ with one number are alike in all of that (unless a 128-bit BLAKE2 digest collide
 2**-128 a pair); two alike computations may still get two numbers (a callee that calls others
 is compared by name), which costs a memo a miss, never a wrong answer.
 
-Bodies are told apart by a digest of that key (:func:`text_digest`), the callees aside: a
-forked parse's children work it out for the bodies they read, so that a report asking every
-fused body's number reads none of them here. Other bodies' keys are read from the text where
-the body is not built yet (a few passes in C over the parser's columns), else from its
+After a forked parse, bodies are told apart by a digest of that key (:func:`text_digest`),
+the callees aside: the children work it out for the bodies they read, so that a report asking
+every fused body's number reads none of them here. Otherwise most bodies of a module have no
+twin at all, so the full comparison is made only where two bodies agree on a quick first test
+(their length, shapes and opcodes, tuples the parser has already made); a body alone with its
+first test gets a number of its own without more work. Keys are read from the body's text
+where it is not built yet (a few passes in C over the parser's columns), else from its
 instructions, and both ways give the same key and digest.
 """
 
@@ -33,7 +36,7 @@ import re
 import threading
 from collections.abc import Hashable, Sequence
 from itertools import compress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import _lex
 from .opcodes import SINGLE_COMPUTATION_ATTRS
@@ -63,6 +66,8 @@ _CALLEE = re.compile(
     r"\b(" + "|".join(SINGLE_COMPUTATION_ATTRS) + r")=%?(" + _lex.NAME + r")(?![\w.\-])"
 )
 _INDEX_COMMENTS = re.compile(r"/\*index=\d+\*/")
+# The entry of a module's table saying whether its bodies are keyed by digest (see _number).
+_BY_DIGEST = ("by digest",)
 
 # Numbers are handed out under one lock: two threads interning at once could otherwise give
 # two different bodies one number.
@@ -86,15 +91,47 @@ def _number(comp: Computation) -> int:
     if module is None:  # a computation on its own: alike only to itself
         sid = comp._structure = -id(comp) - 1
         return sid
-    table: dict[tuple[object, ...], int] = module._structures
-    # A forked parse's child sent the digest of a body it read (not read here); any other
-    # body's is worked out here the same way, so the two kinds of bodies meet in one table.
-    digest: TextDigest | None = getattr(comp._body, "digest", None)
-    if digest is None:
-        digest = _digest_of(_parts(comp))
-    key = ("digest", comp.execution_thread, digest[0], _callee_tokens(comp, digest[1]))
-    sid = comp._structure = table.setdefault(key, len(table))
+    table: dict[tuple[object, ...], Any] = module._structures
+    by_digest = table.get(_BY_DIGEST)
+    if by_digest is None:
+        # After a forked parse the children sent digests (text_digest) of the bodies they read:
+        # every body is keyed by its digest then, those the children did not read too, so
+        # that all meet in one table. Else the digest would cost more than the first test.
+        bodies = (comp._body for comp in module.computations)
+        by_digest = table[_BY_DIGEST] = any(getattr(b, "digest", None) for b in bodies)
+    if by_digest:
+        digest: TextDigest | None = getattr(comp._body, "digest", None)
+        if digest is None:
+            digest = _digest_of(_parts(comp))
+        key = ("digest", comp.execution_thread, digest[0], _callee_tokens(comp, digest[1]))
+        sid = comp._structure = table.setdefault(key, len(table))
+        return sid
+    # A first test seen once maps to [number, computation, keyed]; every other key to a number.
+    first_test = ("first test", *_first_test(comp))
+    entry = table.get(first_test)
+    if entry is None:
+        # Alone so far: a number of its own, its key worked out only if a twin candidate shows.
+        sid = len(table)
+        table[first_test] = [sid, comp, False]
+    else:
+        if not entry[2]:
+            table[("key", _key(entry[1]))] = entry[0]
+            entry[2] = True
+        sid = table.setdefault(("key", _key(comp)), len(table))
+    comp._structure = sid
     return sid
+
+
+def _first_test(comp: Computation) -> tuple[int, Sequence[str], Sequence[str]]:
+    body = comp._body  # read once: another thread may build it meanwhile
+    if body is not None:
+        return (len(body), body.column(2), body.column(3))
+    instructions = comp.instructions
+    return (
+        len(instructions),
+        tuple(map(_SHAPE_TEXT, instructions)),
+        tuple(map(_OPCODE, instructions)),
+    )
 
 
 def _columns(comp: Computation) -> list | None:
