@@ -43,6 +43,9 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
     failures = sorted((f for kept in merged.values() for f in kept), key=lambda f: f.offset)
     _drop_generic(failures, recognisers, log)
     _drop_fallbacks(failures, log)
+    if any(not f.last_resort for f in failures):
+        # A reading from structure alone says less than any recogniser of the family's words.
+        failures[:] = [f for f in failures if not f.last_resort]
     for failure in failures:
         complete(failure, log)
     # A warning is no failure, nor is what the advice calls harmless (a backend JAX probed

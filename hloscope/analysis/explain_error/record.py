@@ -159,6 +159,9 @@ class Failure:
     #: Read by a form general enough to hold other families' messages (a primitive's name,
     #: then "must"): dropped where another failure was read on the same line.
     fallback: bool = field(default=False, repr=False)
+    #: Read from the message's structure alone (the class a traceback ends with, a fatal log
+    #: line) where no recogniser knew its words: dropped where any other failure was read.
+    last_resort: bool = field(default=False, repr=False)
     #: What an out-of-memory report said (requested bytes, peak buffers, fixes); only for
     #: :attr:`Family.OUT_OF_MEMORY`, and only then in the JSON (as ``"memory"``).
     memory: OomReport | None = None

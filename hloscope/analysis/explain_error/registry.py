@@ -29,6 +29,7 @@ from .kinds import (
     jax_structure,
     jax_tracing,
     kernel_launch,
+    last_resort,
     linalg,
     missing_lowering,
     mlir_bridge,
@@ -116,5 +117,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         cuda_graph.RECOGNISER,
         device_halt.RECOGNISER,
         pass_pipeline.RECOGNISER,
+        # Read last; kept only where no recogniser read a failure (its families vary).
+        last_resort.RECOGNISER,
     ),
 )
