@@ -128,3 +128,45 @@ def test_resolving_a_targets_modules_load_no_hash_until_a_script_is_keyed(tmp_pa
     ).stdout
     assert "BEFORE False" in out
     assert "AFTER True 64" in out
+
+
+def test_a_serial_parse_loads_no_structure_digest() -> None:
+    """hlo.structure (and hashlib) digests the bodies a forked parse's children read: a
+    serial parse, and the summary after it, never load it; a parse that forks loads it once,
+    before its children start, and its fusions' digests still come back."""
+    probe = (
+        "import sys, hloscope\n"
+        "from hloscope.analysis.summary import summarize\n"
+        f"summarize(hloscope.parse({str(SAMPLE)!r}))\n"
+        "print('SERIAL', 'hloscope.hlo.structure' in sys.modules, 'hashlib' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout
+    assert "SERIAL False False" in out
+    forked = (
+        "import os, sys, hloscope\n"
+        "from hloscope.hlo.parser import _forked, _whole\n"
+        "os.environ[_forked.WORKERS_ENV] = '3'\n"
+        "_forked.MIN_ROWS, _forked.ROWS_PER_CHILD, _whole._CHUNK_ROWS = 0, 1, 64\n"
+        "_forked._quiet_process = lambda: True\n"
+        "forks = []\n"
+        "fork = os.fork\n"
+        "def counted():\n"
+        "    pid = fork()\n"
+        "    if pid:\n"
+        "        forks.append(pid)\n"
+        "    return pid\n"
+        "_forked.os.fork = counted\n"
+        f"m = hloscope.parse({str(SAMPLE)!r})\n"
+        "fused = [c for c in m.computations if c.name.startswith('fused')]\n"
+        "print('FORKED', bool(forks), 'hloscope.hlo.structure' in sys.modules, len(fused) > 0)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", forked],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    ).stdout
+    assert "FORKED True True True" in out

@@ -27,10 +27,10 @@ from ...errors import HloscopeError
 from .. import _lex
 from ..model import Computation, Instruction, quick_location, quick_location_counts
 from ..opcodes import OPCODES
-from ..structure import TextDigest, text_digest
 from ._statements import NAME_RUN, PAYLOAD_OPCODES, RHS_START
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..structure import TextDigest
     from ._state import ParserState
 
 T = TypeVar("T")
@@ -451,6 +451,10 @@ def body_counts(columns: Sequence[Sequence[str]], rows: Sequence[int]) -> list[t
     its opcode counts and its quick location counts (None where they do not hold), its
     structure's digest and each op's quick location (what a fusion report reads of each fused
     body: read here by the children, in parallel, not by the parent on first use)."""
+    # Here, not at the top: a serial parse never digests (structure imports hashlib, ~3 ms of
+    # every command's start-up); a parse that forks loads it before the fork (see _whole).
+    from ..structure import text_digest
+
     opcodes, texts = columns[3], columns[5]
     out: list[tuple[Any, ...]] = []
     for start, stop in zip(rows, rows[1:]):

@@ -118,6 +118,8 @@ def _read(source: SourceText) -> Module | None:
     # Chunks of at most a quarter of a child's share where children will read them: the
     # shares are runs of whole chunks, and a few big chunks would make them uneven.
     planned = planned_children(rows[-1])
+    if planned:  # what the children digest each body with, loaded once before they fork
+        from .. import structure  # noqa: F401
     most = min(_CHUNK_ROWS, max(256, rows[-1] // (4 * planned))) if planned else _CHUNK_ROWS
     checked = _read_chunks(read, list(_chunks(rows, most)))
     if checked is None:
