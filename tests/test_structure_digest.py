@@ -180,3 +180,28 @@ def test_a_body_without_a_colon_is_not_read_to_tell_its_layouts(forking) -> None
 def test_digest_path_has_no_samples_left_out() -> None:
     # The samples above are the parser tests' own list: the test reads every one of them.
     assert SAMPLE_FILES and all(isinstance(p, Path) for p in SAMPLE_FILES)
+
+
+def test_a_backend_config_text_is_decoded_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hloscope.analysis import fusions
+    from hloscope.hlo.attributes import _mapping
+
+    decoded: list[str] = []
+    decode = _mapping.decode_attribute
+
+    def counted(name: str, raw: str, opcode: str | None) -> object:
+        if name == "backend_config":
+            decoded.append(raw)
+        return decode(name, raw, opcode)
+
+    monkeypatch.setattr(_mapping, "decode_attribute", counted)
+    monkeypatch.setattr(fusions, "_KIND_OF_CONFIG", {})
+    config = ', backend_config={"outer_dimension_partitions":[],"fusion_config":{"kind":"__ynn"}}'
+    text = LOOPS.replace('op_name="jit(g)/a"}', 'op_name="jit(g)/a"}' + config)
+    text = text.replace('op_name="jit(g)/b"}', 'op_name="jit(g)/b"}' + config)
+    text = text.replace('op_name="jit(g)/c"}', 'op_name="jit(g)/c"}, backend_config="x"')
+    kinds = {
+        row["name"]: row["backend_kind"] for row in fusion_report(_serial(text, monkeypatch)).rows()
+    }
+    assert kinds == {"k1": "__ynn", "k2": "__ynn", "k3": "", "xt": ""}
+    assert sorted(decoded) == sorted({config.split("=", 1)[1], '"x"'})

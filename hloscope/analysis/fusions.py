@@ -568,8 +568,25 @@ def _backend_kind(inst: Instruction) -> str:
     attrs = inst.attrs
     if inst.opcode == "custom-call":
         return attrs.get("custom_call_target", "")
-    config = attrs.get("backend_config")
-    if not isinstance(config, dict):  # absent, or not JSON
+    if "backend_config" not in attrs:
+        return ""
+    # Most kernels' configs repeat a few texts: each decoded and read once.
+    raw = attrs.raw("backend_config")
+    kind = _KIND_OF_CONFIG.get(raw)
+    if kind is None:
+        kind = _config_kind(attrs.get("backend_config"))
+        if len(_KIND_OF_CONFIG) < _KINDS_KEPT:
+            _KIND_OF_CONFIG[raw] = kind
+    return kind
+
+
+# The kind of each backend config text seen (a decoded config depends on its text alone).
+_KIND_OF_CONFIG: dict[str, str] = {}
+_KINDS_KEPT = 4096
+
+
+def _config_kind(config: object) -> str:
+    if not isinstance(config, dict):  # not JSON
         return ""
     # GPU: {"fusion_backend_config":{"kind":"__triton_gemm",...}}; CPU: {"fusion_config":{...}}.
     fusion = config.get("fusion_backend_config")
