@@ -259,7 +259,7 @@ def _zero_suffix_collision(names: Sequence[str], name_set: set[str]) -> bool:
     canonical_seen: set[str] = set()
     # The regex starts at the dot, not at each line (a line-anchored '(.*)' tried at every
     # character cost a twentieth of a parse); the base is the line up to that dot.
-    for m in chain(_ZERO_SUFFIX.finditer(joined), _NEGATIVE_ZERO_SUFFIX.finditer(joined)):
+    for m in _zero_suffixes(joined):
         dot = m.start()
         base = joined[joined.rfind("\n", 0, dot) + 1 : dot]
         digits = m.group(1)
@@ -271,6 +271,15 @@ def _zero_suffix_collision(names: Sequence[str], name_set: set[str]) -> bool:
     return False
 
 
+def _zero_suffixes(joined: str) -> Iterator[re.Match[str]]:
+    """Each ``.0``/``.-0``-started numeric suffix of the names joined by line breaks; the
+    negative ones' pattern runs only where ``.-0`` occurs (a whole scan of the names: 0.26 ms
+    of the transformer step's 52 ms parse, that finds nothing in a printed module)."""
+    yield from _ZERO_SUFFIX.finditer(joined)
+    if ".-0" in joined:
+        yield from _NEGATIVE_ZERO_SUFFIX.finditer(joined)
+
+
 def _zero_suffix_canonicals(names: Sequence[str]) -> Iterator[str]:
     """The (base, number) each name with a numeric suffix starting with 0 stands for, as the
     name that suffix-less or without the zeros would be (``x.0`` -> ``x``, ``x.05`` -> ``x.5``):
@@ -278,7 +287,7 @@ def _zero_suffix_canonicals(names: Sequence[str]) -> Iterator[str]:
     joined = "\n".join(names)
     if ".0" not in joined and ".-0" not in joined:
         return  # no suffix starts with 0 (found at memchr speed)
-    for m in chain(_ZERO_SUFFIX.finditer(joined), _NEGATIVE_ZERO_SUFFIX.finditer(joined)):
+    for m in _zero_suffixes(joined):
         dot = m.start()
         base = joined[joined.rfind("\n", 0, dot) + 1 : dot]
         number = int(m.group(1))
