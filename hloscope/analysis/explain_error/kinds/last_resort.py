@@ -31,11 +31,13 @@ from dataclasses import dataclass
 
 from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
-from ..advice import AdviceKind
+from ..advice import Advice, AdviceKind, advise
 from ..build import Kind, own_line
+from ..complete import status_code_in
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+from .xla_status import STATUS_MEANINGS
 
 __all__ = ["RECOGNISER"]
 
@@ -46,8 +48,9 @@ _OPENING = re.compile(
     # start, then its message.
     r"(?<![^\n])(?=(?P<lr_cls>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)):"
     r"(?:[ \t]+(?P<lr_msg>[^\n]*))?(?:\n|\Z))"
-    # glog's fatal line, and TensorFlow's logger's: a file of C++ code and its line.
-    r"|(?<![^\n])(?=(?:F\d{4} [\d:.]+[ \t]+\d+|\d{4}-\d\d-\d\d [\d:.]+: F) "
+    # glog's fatal line (its date with or without the year), and TensorFlow's logger's: a
+    # file of C++ code and its line.
+    r"|(?<![^\n])(?=(?:F\d{4}(?:\d{4})? [\d:.]+[ \t]+\d+|\d{4}-\d\d-\d\d [\d:.]+: F) "
     r"(?P<lr_file>[\w./+-]+\.(?:cc|cpp|h)):(?P<lr_line>\d+)\] (?P<lr_fatal>[^\n]+))",
 )
 
@@ -57,36 +60,49 @@ class _Meaning:
     """What a class says of a failure: its family and reason, and the fix in general."""
 
     kind: Kind
-    advice: str
-    advice_kind: AdviceKind
+    advice: Advice
+    #: Whether the class alone says it, so an exception pasted without its traceback (the
+    #: log's last line) is read too; else its frames must say where it was raised.
+    alone: bool = True
 
 
-_STARTUP = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, own_line)
 _INSTALL = _Meaning(
-    _STARTUP,
-    "a package did not import: it is missing, or built for another release of the packages "
-    "around it (jax, jaxlib and its plugins, the framework). Install releases that go "
-    "together (pip install -U with the versions each one asks for)",
-    AdviceKind.INSTALL,
+    Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, own_line),
+    Advice(
+        "a package did not import: it is missing, or built for another release of the "
+        "packages around it (jax, jaxlib and its plugins, the framework). Install releases "
+        "that go together (pip install -U with the versions each one asks for)",
+        AdviceKind.INSTALL,
+    ),
 )
 _CALL = _Meaning(
     Kind(Family.JAX_CALL, Reason.RUNTIME, own_line),
-    "JAX refused an argument of the call (a TypeError: of a type it does not take; a "
-    "ValueError: of a value it does not take). Check the arguments your line passes against "
-    "the function's documentation",
-    AdviceKind.OTHER,
+    Advice(
+        "JAX refused an argument of the call (a TypeError: of a type it does not take; a "
+        "ValueError: of a value it does not take). Check the arguments your line passes "
+        "against the function's documentation",
+        AdviceKind.OTHER,
+    ),
+    alone=False,
 )
+_STATUS_KIND = Kind(Family.XLA_STATUS, Reason.RUNTIME, own_line)
 _RUNTIME = _Meaning(
-    Kind(Family.XLA_STATUS, Reason.RUNTIME, own_line),
-    "XLA refused the program as it compiled or ran it; the message says what. Run again "
-    "with the versions (jax.print_environment_info()) at hand to report it if it repeats",
-    AdviceKind.OTHER,
+    _STATUS_KIND,
+    Advice(
+        "XLA refused the program as it compiled or ran it; the message says what. Report it "
+        "with the versions (jax.print_environment_info()) if it repeats",
+        AdviceKind.OTHER,
+    ),
 )
+_TRACING_KIND = Kind(Family.JAX_TRACING, Reason.TRACING, own_line)
 _FATAL = _Meaning(
     Kind(Family.XLA_CRASH, Reason.COMPILE_ERROR, own_line),
-    "the C++ code that wrote this fatal log line aborted the process: a bug in it, not an "
-    "error in your program. Report it with the versions and a small program that repeats it",
-    AdviceKind.REPORT_BUG,
+    Advice(
+        "the C++ code that wrote this fatal log line aborted the process: a bug in it, not an "
+        "error in your program. Report it with the versions and a small program that repeats "
+        "it",
+        AdviceKind.REPORT_BUG,
+    ),
 )
 # Python's import classes (ModuleNotFoundError is an ImportError).
 _IMPORT_CLASSES = frozenset({"ImportError", "ModuleNotFoundError"})
@@ -94,10 +110,28 @@ _IMPORT_CLASSES = frozenset({"ImportError", "ModuleNotFoundError"})
 _ARGUMENT_CLASSES = frozenset({"TypeError", "ValueError"})
 # JAX's exception for XLA's errors (XlaRuntimeError before jax 0.4.36).
 _RUNTIME_CLASSES = frozenset({"JaxRuntimeError", "XlaRuntimeError"})
+# jax.errors' classes of a traced value used where a concrete one is needed (jax 0.10.2).
+_TRACING_CLASSES = frozenset(
+    {
+        "ConcretizationTypeError",
+        "NonConcreteBooleanIndexError",
+        "TracerArrayConversionError",
+        "TracerBoolConversionError",
+        "TracerIntegerConversionError",
+        "UnexpectedTracerError",
+    }
+)
 # `module 'jax.numpy' has no attribute 'foo'`: a module lacks a name its caller expects.
 _MODULE_ATTRIBUTE = re.compile(r"(?:partially initialized )?module '[\w.]+' has no attribute ")
-# A file of JAX's or jaxlib's own code, as a traceback names it.
-_JAX_FILE = re.compile(r"(?:^|[\\/])(?:jax|jaxlib)[\\/]")
+# XLA's status as a binding without a class of its own raises it (jaxlib before
+# XlaRuntimeError, PyTorch/XLA): "RuntimeError: Bad StatusOr access: INTERNAL: ...", older
+# releases in words: "RuntimeError: Failed precondition: ...".
+_STATUS_WRAPPER = "Bad StatusOr access: "
+# A file of JAX's or jaxlib's own code as a traceback names it: the installed package, or
+# JAX's sources (a user's own folder named jax is neither).
+_JAX_FILE = re.compile(
+    r"(?:site|dist)-packages[\\/](?:jax|jaxlib)[\\/]|(?:^|[\\/])jax[\\/]_src[\\/]"
+)
 
 
 def _meaning(cls: str, message: str, stack: list[StackFrame]) -> _Meaning | None:
@@ -106,11 +140,23 @@ def _meaning(cls: str, message: str, stack: list[StackFrame]) -> _Meaning | None
         return _INSTALL
     if cls == "AttributeError" and _MODULE_ATTRIBUTE.match(message):
         return _INSTALL
-    if cls in _ARGUMENT_CLASSES and stack and _JAX_FILE.search(stack[0].file):
-        return _CALL
+    if cls in _TRACING_CLASSES:
+        return _Meaning(_TRACING_KIND, advise((cls,), Reason.TRACING))
     if cls in _RUNTIME_CLASSES:
         return _RUNTIME
+    code = _leading_code(message)
+    if cls == "RuntimeError" and code in STATUS_MEANINGS:
+        return _Meaning(_STATUS_KIND, Advice(f"{code}: {STATUS_MEANINGS[code]}", AdviceKind.OTHER))
+    if cls in _ARGUMENT_CLASSES and stack and _JAX_FILE.search(stack[0].file):
+        return _CALL
     return None
+
+
+def _leading_code(message: str) -> str | None:
+    """The status code ``message`` opens with (after PyTorch/XLA's wrapper), canonical."""
+    message = message.removeprefix(_STATUS_WRAPPER)
+    colon = message.find(": ")
+    return status_code_in(message[: colon + 2]) if colon > 0 else None
 
 
 def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
@@ -118,18 +164,20 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         meaning, op = _FATAL, m["lr_file"].rsplit("/", 1)[-1]
     else:
         stack = log.traceback_before(m.start())
-        if not stack:
-            return  # no traceback ends here: prose, or a logger's line, not a raised class
         cls = m["lr_cls"].rsplit(".", 1)[-1]
         found = _meaning(cls, m["lr_msg"] or "", stack)
-        if found is None:
-            return
+        if found is None or not (stack or (found.alone and _last_line(log, m.start()))):
+            return  # no traceback ends here: prose, or a logger's line, not a raised class
         meaning, op = found, cls
-    failure = meaning.kind.failure(
-        log, m.start(), op=op, advice=(meaning.advice, meaning.advice_kind)
-    )
+    failure = meaning.kind.failure(log, m.start(), op=op, advice=meaning.advice)
     failure.last_resort = True
     yield failure
+
+
+def _last_line(log: Log, start: int) -> bool:
+    """Whether the line at ``start`` is the log's last but blank ones: an exception pasted
+    alone."""
+    return not log.text[log.line_end(start) :].strip()
 
 
 #: Its failures are of several families; :func:`~.driver.explain_error` keeps them only where
