@@ -205,3 +205,36 @@ def test_a_backend_config_text_is_decoded_once(monkeypatch: pytest.MonkeyPatch) 
     }
     assert kinds == {"k1": "__ynn", "k2": "__ynn", "k3": "", "xt": ""}
     assert sorted(decoded) == sorted({config.split("=", 1)[1], '"x"'})
+
+
+CALLEE_TEXTS = [
+    "to_apply=%a",
+    "xto_apply=%a, calls=%b",
+    "x-calls=%c.1",
+    "dimensions={1}, to_apply=add.1",
+    "body=%b, condition=%c",
+    "select=%s,scatter=%t",
+    "atrue_computation=%x true_computation=y",
+    "to_apply=%a.b-",
+    "éto_apply=%a",
+    "_calls=%a",
+    "to_apply=%a\nto_apply=b",
+    "kind=kLoop",
+]
+
+
+@pytest.mark.parametrize("text", CALLEE_TEXTS)
+def test_callees_are_found_as_a_leading_word_boundary_finds_them(text: str) -> None:
+    import re
+
+    from hloscope.hlo import _lex, structure
+    from hloscope.hlo.opcodes import SINGLE_COMPUTATION_ATTRS
+
+    names = "|".join(SINGLE_COMPUTATION_ATTRS)
+    oracle = re.compile(r"\b(" + names + r")=%?(" + _lex.NAME + r")(?![\w.\-])")
+    found: list[str] = []
+    expected = oracle.sub(lambda m: found.append(m.group(2)) or m.group(1) + "=\0", text)
+    callees: list[str] = []
+    assert structure._without_callees(text, callees) == expected
+    assert callees == found
+    assert structure._names_callee(text) is bool(found)
