@@ -193,3 +193,6 @@ def test_the_last_resort_gives_way_to_any_recogniser():
 def test_a_class_in_prose_is_not_read():
     prose = "ModuleNotFoundError: No module named 'x' is what I saw\nthen it worked again\n"
     assert _alone(prose) == []
+    # A failed import pasted without its frames names no importer: a library's (a backend
+    # that did not start) or the user's own (a call of an API gone); no family is claimed.
+    assert _alone(_MAPS_GONE.splitlines()[-1] + "\n") == []

@@ -74,6 +74,9 @@ _INSTALL = _Meaning(
         "that go together (pip install -U with the versions each one asks for)",
         AdviceKind.INSTALL,
     ),
+    # Pasted alone, a removed module names no importer: a library's import is a backend
+    # that did not start, the user's own a call of an API gone (api_mismatch's two families).
+    alone=False,
 )
 _CALL = _Meaning(
     Kind(Family.JAX_CALL, Reason.RUNTIME, own_line),
