@@ -190,6 +190,17 @@ def test_the_last_resort_gives_way_to_any_recogniser():
     assert [str(f.family) for f in explain_error(check + _MAPS_GONE).failures] == ["xla_crash"]
 
 
+def test_the_last_resort_takes_no_fallbacks_line():
+    # jax 0.10.2: lax.select of operands of two shapes, a TypeError in JAX's frames: the last
+    # resort reads the call's arguments, the primitive's general rule (a fallback) the shapes.
+    child = _jax_error(
+        "import jax.numpy as jnp\nfrom jax import lax\n"
+        "lax.select(jnp.array([True, False]), jnp.zeros(2), jnp.zeros(3))\n"
+    )
+    assert _alone(child) == [("jax_call", "TypeError", "other")]
+    assert [str(f.family) for f in explain_error(child).failures] == ["jax_shape"]
+
+
 def test_a_class_in_prose_is_not_read():
     prose = "ModuleNotFoundError: No module named 'x' is what I saw\nthen it worked again\n"
     assert _alone(prose) == []

@@ -42,10 +42,11 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
             seen[key] = [_merge(merged, failure) for failure in found]
     failures = sorted((f for kept in merged.values() for f in kept), key=lambda f: f.offset)
     _drop_generic(failures, recognisers, log)
-    _drop_fallbacks(failures, log)
     if any(not f.last_resort for f in failures):
-        # A reading from structure alone says less than any recogniser of the family's words.
+        # A reading from structure alone says less than any recogniser of the family's words,
+        # a fallback's included: dropped first, so that it takes no fallback's line.
         failures[:] = [f for f in failures if not f.last_resort]
+    _drop_fallbacks(failures, log)
     for failure in failures:
         complete(failure, log)
     # A warning is no failure, nor is what the advice calls harmless (a backend JAX probed
