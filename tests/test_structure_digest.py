@@ -15,12 +15,19 @@ from test_structure import ALIKE
 
 import hloscope
 from hloscope.analysis.fusions import fusion_report
-from hloscope.hlo.parser import _forked
+from hloscope.hlo.parser import _bulk, _forked, send_structure
 from hloscope.hlo.parser._bulk import TextBody
 from hloscope.hlo.structure import structure_id, text_digest
 from hloscope.hlo.tiling import module_has_tpu_layouts
 
 pytestmark = pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")
+
+
+@pytest.fixture(autouse=True)
+def sending(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The children send structure (what `hloscope fusions` asks for), this test only."""
+    monkeypatch.setitem(_bulk._SENDS_STRUCTURE, "on", True)
+
 
 # ALIKE with metadata on the fusions (their op names: no fused body read for them), and a
 # second module of another form: a loop fusion pair with a broadcast, alike but for names and
@@ -238,3 +245,21 @@ def test_callees_are_found_as_a_leading_word_boundary_finds_them(text: str) -> N
     assert structure._without_callees(text, callees) == expected
     assert callees == found
     assert structure._names_callee(text) is bool(found)
+
+
+def test_without_send_structure_the_children_send_counts_only(
+    forking,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # What a summary parses: no digest made for it; the report still reads the same.
+    send_structure(False)
+    module = hloscope.parse(LOOPS)
+    bodies = [c._body for c in module.computations if isinstance(c._body, TextBody)]
+    assert bodies and all(body.digest is None for body in bodies)
+    assert _groups(module) == _groups(_serial(LOOPS, monkeypatch))
+    assert _report(hloscope.parse(LOOPS)) == _report(_serial(LOOPS, monkeypatch))
+    send_structure(True)
+    assert all(
+        isinstance(c._body, TextBody) and c._body.digest is not None
+        for c in hloscope.parse(LOOPS).computations[1:]
+    )

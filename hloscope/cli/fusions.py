@@ -97,6 +97,9 @@ def fusions_command(
     from. The totals under the table follow XLA's own cost analysis. Collectives follow the
     table, with their bytes and, with --device, their estimated time and the step's."""
     from ..analysis.fusions import COLUMNS, SOURCE_COLUMNS
+    from ..hlo.parser import send_structure
+
+    send_structure()  # a forked parse's children send what the report reads of each body
 
     chosen = output_format(as_json, as_csv)
     if by_source and filters:

@@ -27,7 +27,8 @@ The parts, by job:
 
 from __future__ import annotations
 
+from ._bulk import send_structure
 from ._driver import parse, parse_modules
 from ._source import Source
 
-__all__ = ["parse", "parse_modules", "Source"]
+__all__ = ["parse", "parse_modules", "Source", "send_structure"]

@@ -446,26 +446,39 @@ def _counter(counts: dict[T, int]) -> Counter[T]:
     return out
 
 
+# Whether a forked parse's children also send each body's structure digest and quick
+# locations: only where a fusion report follows (send_structure), for they cost the children
+# about 0.5 s of CPU on a 400k-instruction module that a summary would pay for nothing.
+_SENDS_STRUCTURE = {"on": False}
+
+
+def send_structure(on: bool = True) -> None:
+    """Have the children of the parses after this call send what a fusion report reads of
+    every body (:func:`body_counts`), so that the report reads one body per structure."""
+    _SENDS_STRUCTURE["on"] = on
+
+
 def body_counts(columns: Sequence[Sequence[str]], rows: Sequence[int]) -> list[tuple[Any, ...]]:
     """What :class:`TextBody` keeps of each body ``rows[n]:rows[n + 1]`` of a chunk's columns:
-    its opcode counts and its quick location counts (None where they do not hold), its
-    structure's digest and each op's quick location (what a fusion report reads of each fused
-    body: read here by the children, in parallel, not by the parent on first use)."""
+    its opcode counts and its quick location counts (None where they do not hold); after
+    :func:`send_structure`, its structure's digest and each op's quick location too (what a
+    fusion report reads of each fused body: read by the children, in parallel, not by the
+    parent on first use)."""
     # Here, not at the top: a serial parse never digests (structure imports hashlib, ~3 ms of
     # every command's start-up); a parse that forks loads it before the fork (see _whole).
     from ..structure import text_digest
 
     opcodes, texts = columns[3], columns[5]
+    structure = _SENDS_STRUCTURE["on"]
     out: list[tuple[Any, ...]] = []
     for start, stop in zip(rows, rows[1:]):
         body = texts[start:stop]
         locations = quick_location_counts(body)
-        out.append(
-            (
-                dict(Counter(opcodes[start:stop])),
-                dict(locations) if locations is not None else None,
-                text_digest(columns, start, stop),
-                list(map(quick_location, body)),
-            )
+        counts: tuple[Any, ...] = (
+            dict(Counter(opcodes[start:stop])),
+            dict(locations) if locations is not None else None,
         )
+        if structure:
+            counts += (text_digest(columns, start, stop), list(map(quick_location, body)))
+        out.append(counts)
     return out
