@@ -90,54 +90,39 @@ def test_jax_tracing_classes_are_tracing_with_their_own_advice():
     assert _alone(leaked) == [("jax_tracing", "UnexpectedTracerError", "no_leaked_tracer")]
 
 
-def test_a_status_code_a_binding_raised_as_runtime_error_is_xla_status():
+def test_runtime_errors_and_status_codes_say_no_family():
+    """Rows removed after measuring: the class of a runtime's error (and its status code)
+    spans families; the message's words say which, the class does not."""
     # pytorch/xla#2650 (XRT, 2020) and jax-ml/jax#16546 (jaxlib before XlaRuntimeError):
-    # the code in words after the class.
+    # the code in words after the class; jax-ml/jax#29065 (jax 0.6.1): JAX's class.
     xrt = (
         "Traceback (most recent call last):\n"
         '  File "/content/train.py", line 40, in <module>\n'
         "    xm.optimizer_step(optimizer)\n"
         "RuntimeError: Failed precondition: From /job:tpu_worker/replica:0/task:0:\n"
     )
-    old_jaxlib = (
-        "Traceback (most recent call last):\n"
-        '  File "stage1.py", line 325, in <module>\n'
-        "    write_floatpoint_image(images[0])\n"
-        "RuntimeError: Internal: Could not find the corresponding function\n"
+    old_jaxlib = xrt.replace(
+        "Failed precondition: From /job:tpu_worker/replica:0/task:0:",
+        "Internal: Could not find the corresponding function",
     )
-    torch_xla = (
-        "RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: ioctl failed for the mapping\n"
-    )
-    for text, code in (
-        (xrt, "FAILED_PRECONDITION"),
-        (old_jaxlib, "INTERNAL"),
-        (torch_xla, "RESOURCE_EXHAUSTED"),
-    ):
-        failures = explain_error(text, (last_resort.RECOGNISER,)).failures
-        assert [str(f.family) for f in failures] == ["xla_status"]
-        assert failures[0].finding.suggestion.startswith(f"{code}: ")
-    # A RuntimeError without a code (jax 0.10.2: an unknown backend) says no family.
+    cusolver = "jaxlib.xla_extension.XlaRuntimeError: cuSolver internal error\n"
+    # jax 0.10.2: an unknown backend, a RuntimeError without a code.
     child = _jax_error("import jax\njax.devices('no_such_backend')\n")
     assert child.rstrip().endswith("Available backends are ['cpu']")
-    assert _alone(child) == []
+    for text in (xrt, old_jaxlib, cusolver, child):
+        assert _alone(text) == []
 
 
-def test_jax_runtime_error_without_a_code_is_xla_status():
-    # jax-ml/jax#29065 (jax 0.6.1) and the same class under its jax 0.4.36 name.
-    for text in (
-        "jaxlib.xla_extension.XlaRuntimeError: cuSolver internal error\n",
-        "jax.errors.JaxRuntimeError: cuSolver internal error\n",
-    ):
-        assert _alone(text) == [("xla_status", text.split(":")[0].rsplit(".", 1)[-1], "other")]
-
-
-def test_type_and_value_errors_raised_in_jax_frames_are_the_calls_arguments():
+def test_type_and_value_errors_raised_in_jax_frames_say_no_family():
+    # jax 0.10.2: a shape JAX cannot read, a dtype numpy cannot; both TypeErrors raised in
+    # JAX's own frames (a row removed after measuring: such errors span families).
     for program in (
         "import jax.numpy as jnp\njnp.zeros('abc')\n",
         "import jax.numpy as jnp\njnp.ones(3).astype('no_such_dtype')\n",
     ):
         child = _jax_error(program)
-        assert _alone(child) == [("jax_call", "TypeError", "other")]
+        assert "site-packages/jax/_src/" in child
+        assert _alone(child) == []
 
 
 def test_type_errors_raised_elsewhere_say_no_family():
@@ -147,7 +132,7 @@ def test_type_errors_raised_elsewhere_say_no_family():
         "    step(batch)\n"
         "TypeError: step() missing 1 required positional argument: 'state'\n"
     )
-    # A user's own folder named jax is not JAX's code.
+    # Nor where the user's file sits in a folder named jax.
     folder = own.replace("/home/me/train.py", "/home/me/packages/jax/rahul.py")
     pasted = own.splitlines()[-1] + "\n"  # no frames to say who raised it
     for text in (own, folder, pasted):
@@ -188,17 +173,6 @@ def test_the_last_resort_gives_way_to_any_recogniser():
     # An import that failed after a failure another family read: only that one is kept.
     assert _alone(_MAPS_GONE) != []
     assert [str(f.family) for f in explain_error(check + _MAPS_GONE).failures] == ["xla_crash"]
-
-
-def test_the_last_resort_takes_no_fallbacks_line():
-    # jax 0.10.2: lax.select of operands of two shapes, a TypeError in JAX's frames: the last
-    # resort reads the call's arguments, the primitive's general rule (a fallback) the shapes.
-    child = _jax_error(
-        "import jax.numpy as jnp\nfrom jax import lax\n"
-        "lax.select(jnp.array([True, False]), jnp.zeros(2), jnp.zeros(3))\n"
-    )
-    assert _alone(child) == [("jax_call", "TypeError", "other")]
-    assert [str(f.family) for f in explain_error(child).failures] == ["jax_shape"]
 
 
 def test_a_class_in_prose_is_not_read():

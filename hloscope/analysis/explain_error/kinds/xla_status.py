@@ -286,12 +286,6 @@ _GENERIC_STATUS = frozenset(
         *(f"status_{code.lower()}" for code in _OTHER_CODES),
     }
 )
-#: What each status code means in general: the meaning of the form that reads the code alone.
-STATUS_MEANINGS: dict[str, str] = {
-    f.op: f.meaning
-    for f in _STATUS_FORMS
-    if f.group == "unimplemented" or (f.group in _GENERIC_STATUS and f.op.isupper())
-}
 _GENERIC_OPS = frozenset(
     {"UNIMPLEMENTED", *(f.op for f in _STATUS_FORMS if f.group in _GENERIC_STATUS)}
 )
