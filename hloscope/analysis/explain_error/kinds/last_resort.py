@@ -81,7 +81,7 @@ _INSTALL = _Meaning(
 )
 _TRACING_KIND = Kind(Family.JAX_TRACING, Reason.TRACING, own_line)
 _FATAL = _Meaning(
-    Kind(Family.XLA_CRASH, Reason.COMPILE_ERROR, own_line),
+    Kind(Family.XLA_CRASH, Reason.RUNTIME, own_line),
     Advice(
         "the C++ code that wrote this fatal log line aborted the process: a bug in it, not an "
         "error in your program. Report it with the versions and a small program that repeats "
