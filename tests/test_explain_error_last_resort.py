@@ -155,6 +155,7 @@ def test_glogs_fatal_line_is_a_crash_and_its_other_levels_are_not_failures():
             file,
             "report_bug",
         )
+        assert answer.finding.reason == "runtime"  # a fatal line says nothing of a compile
     # pytorch/xla#6771: an E-level line of XLA (and a W-level one) goes on; no failure.
     logged = (
         "2024-03-25 01:37:01.894809: E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:540] "
