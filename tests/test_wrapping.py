@@ -27,6 +27,12 @@ def _wrapping_calls(tree: ast.AST) -> list[ast.Call]:
     ]
 
 
+def _states_long_words(call: ast.Call) -> bool:
+    """Whether the call says what becomes of a word longer than the line (a path, a name):
+    kept whole (the line runs over) or split."""
+    return any(keyword.arg == "break_long_words" for keyword in call.keywords)
+
+
 def _breaks_on_hyphens(call: ast.Call) -> bool:
     for keyword in call.keywords:
         if keyword.arg == "break_on_hyphens":
@@ -46,6 +52,20 @@ def test_every_wrap_in_the_package_breaks_at_spaces_only() -> None:
             if _breaks_on_hyphens(call)
         ]
     assert not found, f"textwrap without break_on_hyphens=False: {found}"
+
+
+def test_every_wrap_says_whether_a_word_longer_than_the_line_is_split() -> None:
+    # textwrap splits such a word by default: a script's path longer than the line was cut in
+    # two ("host_c allback") in a clone with a long folder name, and a test failed with it.
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found += [
+            f"{path.relative_to(PACKAGE)}:{call.lineno}"
+            for call in _wrapping_calls(tree)
+            if not _states_long_words(call)
+        ]
+    assert not found, f"textwrap without break_long_words: {found}"
 
 
 def test_the_guard_sees_a_wrap_that_would_split_a_name() -> None:

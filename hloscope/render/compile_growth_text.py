@@ -58,9 +58,25 @@ def render_compile_growth(
             )
             if at is not None:
                 line += f", at {at['label']}: {seconds(fit['predicted_at_s'])}"
-            echo(textwrap.fill(line, width, subsequent_indent=" " * 13, break_on_hyphens=False))
+            echo(
+                textwrap.fill(
+                    line,
+                    width,
+                    subsequent_indent=" " * 13,
+                    break_on_hyphens=False,
+                    break_long_words=False,
+                )
+            )
     for note in growth.get("notes", []):
-        echo(textwrap.fill(f"note: {note}", width, subsequent_indent="  ", break_on_hyphens=False))
+        echo(
+            textwrap.fill(
+                f"note: {note}",
+                width,
+                subsequent_indent="  ",
+                break_on_hyphens=False,
+                break_long_words=False,
+            )
+        )
 
 
 def _render_points(growth: dict[str, Any], echo: Callable[[str], object], width: int) -> None:
@@ -74,6 +90,7 @@ def _render_points(growth: dict[str, Any], echo: Callable[[str], object], width:
             f"compile time of {growth['target']} as {what} grows{where}",
             width,
             break_on_hyphens=False,
+            break_long_words=False,
         )
     )
     header = f"  {'size':<16}{'total':>10}" + "".join(
@@ -115,6 +132,7 @@ def _render_fit(growth: dict[str, Any], echo: Callable[[str], object], width: in
                 f"fit was off by {check['error']:+.0%} on its check)",
                 width,
                 break_on_hyphens=False,
+                break_long_words=False,
             )
         )
 

@@ -477,6 +477,10 @@ def communication_lines(
     for text in texts:
         indent = " " * (len(text) - len(text.lstrip()))
         lines += textwrap.wrap(
-            text, COMMUNICATION_WIDTH, subsequent_indent=indent + "    ", break_on_hyphens=False
+            text,
+            COMMUNICATION_WIDTH,
+            subsequent_indent=indent + "    ",
+            break_on_hyphens=False,
+            break_long_words=False,
         )
     return lines

@@ -242,7 +242,12 @@ def _render_replaced(result: KernelDiff, console: Any, limit: int) -> None:
     for a, b in shown:
         text = printable(replaced_lines_text(a, b))
         for line in textwrap.wrap(
-            text, width, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False
+            text,
+            width,
+            initial_indent="  ",
+            subsequent_indent="      ",
+            break_on_hyphens=False,
+            break_long_words=False,
         ):
             console.print(Text(line))
     if len(shown) < len(groups):

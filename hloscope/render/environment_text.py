@@ -32,7 +32,12 @@ def _versions(versions: dict[str, str]) -> str:
 
 def _wrap(text: str, width: int, first: str = "", indent: str = "    ") -> list[str]:
     return textwrap.wrap(
-        text, width=width, initial_indent=first, subsequent_indent=indent, break_on_hyphens=False
+        text,
+        width=width,
+        initial_indent=first,
+        subsequent_indent=indent,
+        break_on_hyphens=False,
+        break_long_words=False,
     ) or [first]
 
 

@@ -349,7 +349,11 @@ def _stacked(headers: Sequence[str], rows: Sequence[Sequence[Sequence[str]]], co
             lines: list[str] = []
             for item in items:
                 lines += textwrap.wrap(
-                    printable(item), width=room, break_on_hyphens=False, subsequent_indent=" "
+                    printable(item),
+                    width=room,
+                    break_on_hyphens=False,
+                    subsequent_indent=" ",
+                    break_long_words=False,
                 ) or [""]
             for number, text in enumerate(lines):
                 shown = Text(f"  {label:<{indent - 4}}  " if number == 0 else " " * indent)

@@ -38,7 +38,10 @@ def render_scale(scale: dict[str, Any], device: str) -> str:
         )
     # 80 columns, as the rest of memory's text when piped: a long note wraps under its line.
     wrapped = (
-        textwrap.fill(line, 80, subsequent_indent="    ", break_on_hyphens=False) for line in lines
+        textwrap.fill(
+            line, 80, subsequent_indent="    ", break_on_hyphens=False, break_long_words=False
+        )
+        for line in lines
     )
     return "\n".join(wrapped) + "\n"
 

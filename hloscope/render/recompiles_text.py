@@ -86,7 +86,11 @@ def _wrapped(text: str, width: int) -> str:
 
     kept = _NUMBER_UNIT.sub("\\1\u00a0\\2", text)  # textwrap never breaks a no-break space
     lines = textwrap.wrap(
-        kept, width=max(20, width), subsequent_indent="  ", break_on_hyphens=False
+        kept,
+        width=max(20, width),
+        subsequent_indent="  ",
+        break_on_hyphens=False,
+        break_long_words=False,
     ) or [""]
     return "\n".join(lines).replace("\u00a0", " ")
 
@@ -296,6 +300,7 @@ def _fix(text: str, width: int) -> Text:
         printable(text),
         width=max(20, width - len(_FIX)),
         break_on_hyphens=False,
+        break_long_words=False,
     ) or [""]
     shown = Text(_FIX, style="green bold")
     shown.append(lines[0])
@@ -452,6 +457,7 @@ def _indented(text: str, width: int) -> str:
         initial_indent="    ",
         subsequent_indent="      ",
         break_on_hyphens=False,
+        break_long_words=False,
     )
     return "\n".join(lines or [""]).replace("\u00a0", " ")
 

@@ -48,7 +48,7 @@ def render_try(result: Mapping[str, Any], echo: Callable[[str], object], width: 
     if memory:
         head += f" ({format_bytes(memory)} HBM per chip)"
     head += f", ranked by {result['goal']}"
-    echo(textwrap.fill(head, width, break_on_hyphens=False))
+    echo(textwrap.fill(head, width, break_on_hyphens=False, break_long_words=False))
     numbers = sum(w + 1 for _, w in _COLUMNS)
     name_width = max(12, width - numbers - 3)
     echo(f"   {'variant':<{name_width}}" + "".join(f" {h:>{w}}" for h, w in _COLUMNS))
@@ -82,12 +82,18 @@ def render_try(result: Mapping[str, Any], echo: Callable[[str], object], width: 
                     initial_indent="  ",
                     subsequent_indent="      ",
                     break_on_hyphens=False,
+                    break_long_words=False,
                 )
             )
     for note in result.get("notes") or []:
         echo(
             textwrap.fill(
-                note, width, initial_indent="note: ", subsequent_indent="  ", break_on_hyphens=False
+                note,
+                width,
+                initial_indent="note: ",
+                subsequent_indent="  ",
+                break_on_hyphens=False,
+                break_long_words=False,
             )
         )
 
@@ -135,6 +141,7 @@ def _details(
                     initial_indent=f"{name}: ",
                     subsequent_indent="    ",
                     break_on_hyphens=False,
+                    break_long_words=False,
                 )
             )
 
