@@ -36,6 +36,13 @@ def _summary_modules(*args: str) -> tuple[str, list[str]]:
     return done.stdout, json.loads(loaded)
 
 
+def _run_probe(code: str) -> str:
+    """What ``code`` prints, run in a fresh interpreter from the repository's root."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout
+
+
 def test_a_text_files_summary_loads_no_dump_folder_reader() -> None:
     out, loaded = _summary_modules(str(SAMPLE))
     assert "transformer" in out.lower()
@@ -103,9 +110,7 @@ def test_a_printed_modules_parse_loads_no_async_sugar_until_text_has_some() -> N
         "print('AFTER_SUGAR', 'hloscope.hlo.parser._sugar' in sys.modules)\n"
         "print('OPCODES', sorted(i.opcode for i in m.entry.instructions))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
-    ).stdout
+    out = _run_probe(probe)
     assert "AFTER_PRINTED False" in out
     assert "AFTER_SUGAR True" in out
     assert "OPCODES ['async-done', 'async-start', 'parameter']" in out
@@ -123,9 +128,7 @@ def test_resolving_a_targets_modules_load_no_hash_until_a_script_is_keyed(tmp_pa
         f"key = cache_key(pathlib.Path({str(script)!r}), b'x = 1', [], 'f', {{}})\n"
         "print('AFTER', 'hashlib' in sys.modules, len(key))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
-    ).stdout
+    out = _run_probe(probe)
     assert "BEFORE False" in out
     assert "AFTER True 64" in out
 
@@ -140,9 +143,7 @@ def test_a_serial_parse_loads_no_structure_digest() -> None:
         f"summarize(hloscope.parse({str(SAMPLE)!r}))\n"
         "print('SERIAL', 'hloscope.hlo.structure' in sys.modules, 'hashlib' in sys.modules)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
-    ).stdout
+    out = _run_probe(probe)
     assert "SERIAL False False" in out
     forked = (
         "import os, sys, hloscope\n"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "hloscope"
@@ -42,29 +43,28 @@ def _breaks_on_hyphens(call: ast.Call) -> bool:
     return True
 
 
-def test_every_wrap_in_the_package_breaks_at_spaces_only() -> None:
+def _wraps_where(fault: Callable[[ast.Call], bool]) -> list[str]:
+    """``path:line`` of each wrapping call in the package for which ``fault`` holds."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         found += [
             f"{path.relative_to(PACKAGE)}:{call.lineno}"
             for call in _wrapping_calls(tree)
-            if _breaks_on_hyphens(call)
+            if fault(call)
         ]
+    return found
+
+
+def test_every_wrap_in_the_package_breaks_at_spaces_only() -> None:
+    found = _wraps_where(_breaks_on_hyphens)
     assert not found, f"textwrap without break_on_hyphens=False: {found}"
 
 
 def test_every_wrap_says_whether_a_word_longer_than_the_line_is_split() -> None:
     # textwrap splits such a word by default: a script's path longer than the line was cut in
     # two ("host_c allback") in a clone with a long folder name, and a test failed with it.
-    found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        found += [
-            f"{path.relative_to(PACKAGE)}:{call.lineno}"
-            for call in _wrapping_calls(tree)
-            if not _states_long_words(call)
-        ]
+    found = _wraps_where(lambda call: not _states_long_words(call))
     assert not found, f"textwrap without break_long_words: {found}"
 
 
