@@ -111,6 +111,13 @@ def test_the_text_says_the_fit_its_check_and_the_estimate(monkeypatch):
     assert result.stderr.count("compiling at") == 3  # --repeat 1
 
 
+def test_a_missing_script_is_one_line_before_any_compile_is_announced(tmp_path):
+    missing = tmp_path / "gone.py"
+    result = CliRunner().invoke(cli, ["compile-time", f"{missing}:f", "--scale", "layers"])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"hloscope: error: {missing}: no such file"
+
+
 def test_a_size_the_script_cannot_build_is_one_line(tmp_path):
     script = tmp_path / "fixed.py"
     script.write_text(

@@ -10,6 +10,7 @@ XLA's pass times only.
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 from typing import Any
 
 import click
@@ -169,6 +170,9 @@ def _plan(
         raise CliError(
             f"{target}: --scale and --slices compile a function: give SCRIPT.py:FUNCTION"
         )
+    script = Path(target.rpartition(":")[0])
+    if not script.is_file():  # before any compile is announced
+        raise CliError(f"{script}: no such file")
     if slices is not None:
         if sizes is not None:
             raise CliError("--sizes goes with --scale; --slices names its slices itself")
