@@ -19,48 +19,30 @@ from collections.abc import Iterator
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
 from ..build import Kind, log_line
+from ..catalogue import words_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
 __all__ = ["RECOGNISER"]
 
-# The runtime's own words for the halt (a bare "Core halted unexpectedly" is a status that
-# .xla_status reads where the log is XLA's).
-_OPENING = re.compile(r"Accelerator device halted prematurely")
-# The HLO instruction the halt names, on its line or the next few: "hlo: X", "HLO: X, while.1".
-_HLO = re.compile(r"\b(?:hlo|HLO): (?P<hlo>[\w.-]+)")
+_RE, _TEXT = words_of(__name__)
+# How far after the halt its HLO instruction is looked for.
 _HLO_WINDOW = 1024
-_HOSTS = re.compile(r"unexpected peer|launch group|different launch id")
-_CHECK = re.compile(r"(?P<check>BoundsCheck|scheckne|Check [^\n]{0,80}? failed)")
-_ADVICE = (
-    "the TPU stopped on a check compiled into the program{check}{at}: a bounds check means an "
-    "op (most often a Pallas kernel's DMA) was handed an index past its buffer -- check the "
-    "indices passed to it (page tables, offsets) before the call, or run it with "
-    "jax_pallas_enable_debug_checks / on CPU (interpret=True) to see which; where the indices "
-    "are right, it is a bug in the kernel or XLA to report with the versions "
-    "(jax.print_environment_info())"
-)
-_HOSTS_ADVICE = (
-    "the TPU's launch group went out of step: one host ran a different program (or none) "
-    "while the others waited, as when only host 0 runs a collective (a print of a sharded "
-    "array, a checkpoint under `if process_index == 0`). Make every host run the same "
-    "computations in the same order"
-)
 
 
 def _device_halt(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     end = log.line_end(m.start())
     line = log.text[m.start() : end]
-    hlo = _HLO.search(log.text, m.start(), min(len(log.text), m.end() + _HLO_WINDOW))
+    hlo = _RE.hlo.search(log.text, m.start(), min(len(log.text), m.end() + _HLO_WINDOW))
     op = hlo["hlo"] if hlo else "TPU core halt"
-    check = _CHECK.search(line)
-    if _HOSTS.search(log.text, m.start(), min(len(log.text), end + 400)):
-        advice = (_HOSTS_ADVICE, AdviceKind.CHECK_HOSTS)
+    check = _RE.check.search(line)
+    if _RE.hosts.search(log.text, m.start(), min(len(log.text), end + 400)):
+        advice = (_TEXT.hosts, AdviceKind.CHECK_HOSTS)
     else:
         said = f" ({check['check']})" if check else ""
         at = f" in {op}" if hlo else ""
-        advice = (_ADVICE.format(check=said, at=at), AdviceKind.REPORT_BUG)
+        advice = (_TEXT.advice.format(check=said, at=at), AdviceKind.REPORT_BUG)
     yield _KIND.failure(
         log,
         m.start(),
@@ -72,4 +54,4 @@ def _device_halt(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 
 _KIND = Kind(Family.XLA_CRASH, Reason.RUNTIME, log_line)
-RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _device_halt)
+RECOGNISER = Recogniser(Family.XLA_CRASH, _RE.opening, _device_halt)

@@ -1,0 +1,136 @@
+"""A kind's words as data: the patterns it reads and the texts it writes, beside its code.
+
+Each module of :mod:`.kinds` reads one family of messages. What it looks for (regular
+expressions) and what it tells the user (advice, with ``{placeholders}``) are words, not logic:
+they change whenever a framework rewords a message or the advice is sharpened, and they are
+reviewed by reading, not by stepping through code. So they live in a TOML file of the same name
+beside the module (``kinds/pallas.toml`` for ``kinds/pallas.py``), as sqlglot keeps a dialect's
+tokens in tables, and the module keeps only how a match is read::
+
+    # kinds/device_halt.toml
+    [patterns]
+    # The runtime's own words for the halt.
+    opening = 'Accelerator device halted prematurely'
+    hlo = ['\\b(?:hlo|HLO): ', '(?P<hlo>[\\w.-]+)']    # an array is joined
+
+    [texts]
+    hosts = "the TPU's launch group went out of step: ..."
+
+    # kinds/device_halt.py
+    _RE, _TEXT = words_of(__name__)
+    ... _RE.hlo.search(log.text) ... _TEXT.hosts ...
+
+A pattern is one string or an array of strings joined without separators (TOML allows a
+comment between the parts, where a long alternation wants one per branch); flags are written
+inline (``(?m)`` at the start). Literal strings (``'...'``, ``'''...'''``) keep backslashes as
+they are, so a pattern reads as it would in an ``r"..."`` string. A name the module asks for
+and the file lacks is an error at import, never a silent empty match; a test checks that every
+name a module uses is in its file and every name in the file is used.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from importlib import resources
+from typing import NamedTuple
+
+from ...errors import HloscopeError
+
+__all__ = ["CatalogueError", "Patterns", "Texts", "Words", "words_of"]
+
+
+class CatalogueError(HloscopeError):
+    """A kind's word file is missing, malformed, or lacks a name its module uses."""
+
+
+class Patterns:
+    """A kind's regular expressions by name, compiled on first use."""
+
+    __slots__ = ("_compiled", "_file", "_sources")
+
+    def __init__(self, sources: dict[str, str], file: str) -> None:
+        self._sources = sources
+        self._file = file
+        self._compiled: dict[str, re.Pattern[str]] = {}
+
+    def __getattr__(self, name: str) -> re.Pattern[str]:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        found = self._compiled.get(name)
+        if found is None:
+            found = self._compiled[name] = _compile(self._sources, name, self._file)
+        return found
+
+    def names(self) -> frozenset[str]:
+        """Every pattern's name in the file."""
+        return frozenset(self._sources)
+
+
+class Texts:
+    """A kind's texts for the user by name (``str.format`` templates where they take values)."""
+
+    __slots__ = ("_file", "_texts")
+
+    def __init__(self, texts: dict[str, str], file: str) -> None:
+        self._texts = texts
+        self._file = file
+
+    def __getattr__(self, name: str) -> str:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self._texts[name]
+        except KeyError:
+            raise CatalogueError(f"{self._file}: no text named {name!r}") from None
+
+    def names(self) -> frozenset[str]:
+        """Every text's name in the file."""
+        return frozenset(self._texts)
+
+
+class Words(NamedTuple):
+    """One kind's patterns and texts."""
+
+    patterns: Patterns
+    texts: Texts
+
+
+def words_of(module: str) -> Words:
+    """The words of the kind whose module is named ``module`` (pass ``__name__``)."""
+    package, _, stem = module.rpartition(".")
+    file = f"{stem}.toml"
+    try:
+        data = tomllib.loads(resources.files(package).joinpath(file).read_text("utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise CatalogueError(f"{package}/{file}: {error}") from None
+    where = f"{package.replace('.', '/')}/{file}"
+    patterns = _strings(data, "patterns", where)
+    return Words(Patterns(patterns, where), Texts(_strings(data, "texts", where), where))
+
+
+def _strings(data: dict[str, object], key: str, where: str) -> dict[str, str]:
+    table = data.get(key, {})
+    if not isinstance(table, dict):
+        raise CatalogueError(f"{where}: [{key}] is not a table")
+    return {name: _joined(value, where, name) for name, value in table.items()}
+
+
+def _joined(value: object, where: str, name: str) -> str:
+    # An array lets a long pattern or text carry a comment per part; its parts join as they are.
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(part, str) for part in value):
+        return "".join(value)
+    raise CatalogueError(f"{where}: {name} is neither a string nor an array of strings")
+
+
+def _compile(sources: dict[str, str], name: str, where: str) -> re.Pattern[str]:
+    try:
+        source = sources[name]
+    except KeyError:
+        raise CatalogueError(f"{where}: no pattern named {name!r}") from None
+    try:
+        return re.compile(source)
+    except re.error as error:
+        raise CatalogueError(f"{where}: pattern {name}: {error}") from None
