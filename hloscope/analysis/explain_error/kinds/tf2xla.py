@@ -10,49 +10,36 @@ from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
 from ..advice import advise
 from ..build import Kind
+from ..catalogue import words_of
 from ..device import platform_of
 from ..functions import tf_chain, tf_layer
 from ..log import TF_FRAME, Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family, FunctionRef
 
-# ---- TensorFlow: "Detected unsupported operations ..." ------------------------------------------
+__all__ = ["RECOGNISER", "TF_GRAPH", "TF_OPENING"]
 
-TF_OPENING = r"Detected unsupported operations when trying to compile graph "
-TF_GRAPH = r"(?P<graph>[^\s\[]+)(?:\[[^\]\n]*\])? on (?P<device>XLA_\w+?_JIT):"
-# The graph's name may be missing ("compile graph on XLA_GPU_JIT: CudnnRNNV3"), and the op's
-# reason may open the next line: both as TF 2.19 words them.
-_TF2XLA = re.compile(
-    TF_OPENING + r"(?:" + TF_GRAPH.removesuffix(r" on (?P<device>XLA_\w+?_JIT):") + r" )?"
-    r"on (?P<device>XLA_\w+?_JIT): ?(?P<op>[\w.]+)[ \t]*\n?\("
-)
-_TAGS = re.compile(r"(?:\{\{(?:function_)?node [^}\n]+\}\})+")
-_TAG = re.compile(r"\{\{(function_node|node) ([^}\n]+)\}\}")
+_RE, _TEXT = words_of(__name__)
+# The message's opening and its graph, as regex sources that tf1_list and tf_kernel build on.
+TF_OPENING = _RE.tf_opening.pattern
+TF_GRAPH = _RE.tf_graph.pattern
+# Words found as they are (str.find, `in`), not regexes.
 _ATTR_MISMATCH = "(OpKernel was found, but attributes didn't match)"
-_REQUESTED = re.compile(r"Requested Attributes: (?P<attrs>[^\n]*)")
-_TYPE_ATTR = re.compile(r"\b(?:T|dtype|Tin|Tout|SrcT|DstT)=\[?(?P<dtype>DT_[A-Z0-9_]+)")
-_ANY_DT = re.compile(r"DT_[A-Z0-9_]+")
-_ARG_NAME = re.compile(r"_user_specified_name=\"(?P<name>[^\"]*)\"")
-_TPU_HINT = re.compile(r"One approach is to outside compile[^\n]*?penalty\.")
 _DETECTED_AT = "Detected at node "
-_FIRST_ONLY = (
-    "TensorFlow stops at the first op it cannot compile: `hloscope check SCRIPT.py:FUNCTION "
-    "--device P` lists every one"
-)
 
 
 def _requested_dtype(reason_text: str) -> str | None:
     """The dtype a kernel was asked for (``Requested Attributes: T=DT_STRING, ...``); of a
     list (``Tin=[DT_FLOAT, DT_STRING]``) the string or the first unusual one."""
-    requested = _REQUESTED.search(reason_text)
+    requested = _RE.requested.search(reason_text)
     if not requested:
         return None
     attrs = requested.group("attrs")
-    dtypes = _ANY_DT.findall(attrs)
+    dtypes = _RE.any_dt.findall(attrs)
     for suspect in ("DT_STRING", "DT_VARIANT", "DT_RESOURCE"):
         if suspect in dtypes:
             return suspect
-    typed = _TYPE_ATTR.search(attrs)
+    typed = _RE.type_attr.search(attrs)
     return typed.group("dtype") if typed else (dtypes[0] if dtypes else None)
 
 
@@ -73,12 +60,12 @@ def _tf2xla(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     close = text.find("){{", after_op, min(log.region_end(after_op), after_op + 8 * 1024))
     if close >= 0:
         reason_text = text[after_op:close]
-        tags = _TAGS.match(text, close + 1)
+        tags = _RE.tags.match(text, close + 1)
         tag_text, after = (tags.group(), tags.end()) if tags else ("", close + 1)
     else:  # cut off: read the tags inside the reason
         after = log.line_end(after_op)
         reason_text = tag_text = text[after_op:after]
-    found_tags = _TAG.findall(tag_text)
+    found_tags = _RE.tag.findall(tag_text)
     node = next((name for kind, name in reversed(found_tags) if kind == "node"), "")
     nested = [name for kind, name in found_tags if kind == "function_node"][::-1]
     mismatch = _ATTR_MISMATCH in reason_text
@@ -89,12 +76,12 @@ def _tf2xla(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if not stack:
         stack = log.traceback_before(m.start())
     chain = tf_chain(log, after, end, [*nested, *([m["graph"]] if m["graph"] else [])])
-    hints = [_FIRST_ONLY]
-    tpu_hint = _TPU_HINT.search(text, after, min(end, after + 2048))
+    hints = [_TEXT.first_only]
+    tpu_hint = _RE.tpu_hint.search(text, after, min(end, after + 2048))
     if tpu_hint:
         hints.insert(0, tpu_hint.group())
     if node and mismatch and op == "_Arg":
-        arg = _ARG_NAME.search(reason_text)
+        arg = _RE.arg_name.search(reason_text)
         hints.insert(0, f"argument {arg['name'] if arg else node!r} has dtype {dtype}")
     yield _KIND.failure(
         log,
@@ -116,4 +103,4 @@ def _tf2xla(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 
 _KIND = Kind(Family.TF2XLA)
-RECOGNISER = Recogniser(Family.TF2XLA, _TF2XLA, _tf2xla)
+RECOGNISER = Recogniser(Family.TF2XLA, _RE.tf2xla, _tf2xla)
