@@ -130,7 +130,20 @@ def _compile(sources: dict[str, str], name: str, where: str) -> re.Pattern[str]:
         source = sources[name]
     except KeyError:
         raise CatalogueError(f"{where}: no pattern named {name!r}") from None
+    # A leading "(?m)" (or "(?ms)", ...) becomes the flags: the pattern then is what
+    # re.compile(source, re.M) made, and its .pattern can be joined into one alternation
+    # (registry.joined), where a global flag past the start is an error.
+    flags = 0
+    lead = _GLOBAL_FLAGS.match(source)
+    if lead is not None:
+        for letter in lead["flags"]:
+            flags |= _FLAGS[letter]
+        source = source[lead.end() :]
     try:
-        return re.compile(source)
+        return re.compile(source, flags)
     except re.error as error:
         raise CatalogueError(f"{where}: pattern {name}: {error}") from None
+
+
+_GLOBAL_FLAGS = re.compile(r"\(\?(?P<flags>[aimsux]+)\)")
+_FLAGS = {"a": re.A, "i": re.I, "m": re.M, "s": re.S, "u": re.U, "x": re.X}
