@@ -37,6 +37,7 @@ from ....units import format_bytes
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
 from ..build import Kind
+from ..catalogue import words_of
 from ..device import named_accelerator, platform_of
 from ..log import Log
 from ..record import Failure, Family
@@ -44,39 +45,24 @@ from ..sizes import SIZE, bytes_of
 
 __all__ = ["ABSURD", "DUMP_LINE", "NO_DEVICE_HOLDS", "read_dump"]
 
+_RE, _TEXT = words_of(__name__)
 # Any line of a dump (the log prefix before it does not matter).
-DUMP_LINE = re.compile(
-    # Every alternative opens with a literal (see forms.alternation: the engine then skips
-    # ahead to the letters that can start one).
-    r"Bin \(\d+\):\s+Total Chunks:|Bin for \S+ was \S+, Chunk State:"
-    r"|Chunk at [0-9a-fA-Fx]+ of size \d+|InUse at [0-9a-fA-Fx]+ (?:next \d+ )?of size \d+"
-    r"|Free at [0-9a-fA-Fx]+ (?:next \d+ )?of size \d+"
-    r"|Summary of in-use Chunks by size:|Sum Total of in-use chunks:"
-    r"|Stats: *\n\s*Limit:\s+\d+"
-)
+DUMP_LINE = _RE.dump_line
 # Lines of one dump lie this close together; a dump further on is another one.
 _SAME_DUMP = 4096
 # How far a dump may run (a dump lists every chunk: tens of thousands of lines).
 _DUMP_WINDOW = 4 << 20
-_STAT = re.compile(r"^\s*(?P<name>Limit|InUse|MaxInUse|MaxAllocSize):\s+(?P<n>\d+)\s*$", re.M)
+# Built on sizes.SIZE, a size as every allocator prints it, so they stay beside it in code.
 _SUM_TOTAL = re.compile(rf"Sum Total of in-use chunks: (?P<size>{SIZE})")
 _BIN_FOR = re.compile(rf"Bin for (?P<asked>{SIZE}) was (?P<bin>{SIZE}), Chunk State:")
 _TRYING = re.compile(
     rf"[Rr]an out of memory trying to allocate (?P<asked>{SIZE})(?: \(rounded to (?P<n>\d+)\))?"
 )
 _CHUNKS_OF = re.compile(rf"(?P<count>\d+) Chunks of size (?P<size>\d+) totalling (?P<total>{SIZE})")
-_OOM_MESSAGE = re.compile(
-    r"Out of memory while trying to allocate|OOM when allocating|failed to allocate "
-    r"|Failed to allocate request|RESOURCE_EXHAUSTED"
-)
 #: One buffer this big is more than any accelerator holds: a shape bug, not a batch to trim.
 NO_DEVICE_HOLDS = 1 << 40
-ABSURD = (
-    "one buffer of {asked} is more than any accelerator holds: an array far larger than "
-    "meant -- an unintended broadcast or outer product ((n,1) against (n,)), a reshape or "
-    "concatenate on the wrong axis, a size read from data; print the shapes of the step "
-    "(jax.eval_shape, or .shape of each intermediate) and fix the one that grew"
-)
+#: The advice for such a buffer (also :mod:`.device_allocation`'s).
+ABSURD = _TEXT.absurd
 # In use at or past this share of the limit, the memory is full of live tensors.
 _FULL = 0.9
 
@@ -89,10 +75,10 @@ def _dump_end(log: Log, start: int) -> int:
         if found.start() - end > _SAME_DUMP:
             break
         end = log.line_end(found.end())
-        stats = _STAT.search(log.text, end, end + 512)
+        stats = _RE.stat.search(log.text, end, end + 512)
         while stats is not None and stats.start() - end < 64:  # the Stats block's lines
             end = stats.end()
-            stats = _STAT.search(log.text, end, end + 512)
+            stats = _RE.stat.search(log.text, end, end + 512)
     return end
 
 
@@ -102,12 +88,12 @@ def _beside_an_error(log: Log, start: int, end: int, failure: re.Pattern[str]) -
     before = log.text[max(0, start - _SAME_DUMP) : start]
     after = log.text[end : end + _SAME_DUMP]
     near = before + "\n" + after
-    return bool(_OOM_MESSAGE.search(near) or failure.search(near))
+    return bool(_RE.oom_message.search(near) or failure.search(near))
 
 
 def _numbers(text: str) -> dict[str, int]:
     """The dump's Stats (bytes), its in-use total and the largest request it names."""
-    numbers = {found["name"]: int(found["n"]) for found in _STAT.finditer(text)}
+    numbers = {found["name"]: int(found["n"]) for found in _RE.stat.finditer(text)}
     total = _SUM_TOTAL.search(text)
     if total is not None and (size := bytes_of(total["size"])) is not None:
         numbers.setdefault("InUse", size)
@@ -141,13 +127,7 @@ def _fixes(numbers: dict[str, int], group: str | None) -> list[tuple[AdviceKind,
         + (f" (at least {format_bytes(must_go)} must go)" if must_go else ""),
     )
     limit_words = f"the allocator may use {format_bytes(limit)}" if limit else "its limit"
-    free = (
-        AdviceKind.FREE_MEMORY,
-        f"{limit_words}: if the GPU has more, another process holds it (nvidia-smi) or a "
-        "memory fraction caps it (TF: per_process_gpu_memory_fraction, set_memory_growth; JAX: "
-        "XLA_PYTHON_CLIENT_MEM_FRACTION); free space in many small pieces is fragmentation "
-        "(TF_GPU_ALLOCATOR=cuda_malloc_async)",
-    )
+    free = (AdviceKind.FREE_MEMORY, _TEXT.free.format(limit=limit_words))
     if asked is not None and asked >= NO_DEVICE_HOLDS:
         return [(AdviceKind.FIX_SHAPES, ABSURD.format(asked=format_bytes(asked))), smaller]
     if limit and in_use is not None and in_use < _FULL * limit:
