@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterator
 
 from ..advice import AdviceKind
+from ..catalogue import words_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -32,32 +33,7 @@ from .jax_shape import SHAPE
 
 __all__ = ["RECOGNISER"]
 
-_OPENING = re.compile(
-    # (Some keyed on a rarer letter inside their words, the rest read back: a common first
-    # letter would slow the scan of a big log.)
-    r"p(?P<pytree>ytree\)? structure(?: error)?)"
-    # "scan carry output and input must have identical types, got ..." (jax 0.3),
-    # "body_fun output and input must have identical types", "... must have equal types".
-    r"|m(?P<identical>ust have (?:identical|equal|the same) (?:types|type structure))"
-    r"|_(?P<cond_bool>fun must return a boolean scalar, but got output type\(s\) "
-    r"(?P<cond_types>[^\n]{0,160}))"
-    r"|g(?P<mapped>ot inconsistent sizes for array axes to be mapped)"
-    r"|g(?P<leading>ot values with different leading axis sizes: (?P<sizes>[^\n.]{0,120}))"
-    r"|A(?P<same_shape>ll input arrays must have the same shape\. Got (?P<ss_shapes>[^\n]{0,120}))"
-    r"|C(?P<concat>annot concatenate arrays with different numbers of dimensions: got "
-    r"(?P<concat_shapes>[^\n]{0,120}))"
-    r"|!(?P<feature>= (?P<fb>\d+))"
-    r"|q(?P<dtypes>uires arguments to have the same dtypes, got (?P<da>\w+), (?P<db>\w+))"
-    r"|q(?P<real>uires real- or complex-valued inputs)[^\n]{0,200}?got (?P<rdtype>\w+)"
-    r"|G(?P<scalar>radient only defined for scalar-output functions\. Output had shape: "
-    r"(?P<oshape>\S+?))\.?(?=\s|$)",
-    re.M,
-)
-_FEATURES = re.compile(r"(?P<fa>\d+) // \d+ $")
-# The word a message opens with after its class: "scan", "cond", "lax.add", "Custom VJP".
-_FIRST_WORD = re.compile(
-    r"(?:Error|Exception): (?:\w+: )?(?P<op>Custom VJP|Custom JVP|[\w.]+)[^:\n]*$"
-)
+_RE, _TEXT = words_of(__name__)
 
 
 # What stands before each form's key on its line (the words the key sits inside).
@@ -80,7 +56,7 @@ _KEYED_BEFORE = {
 
 
 def _features(log: Log, m: re.Match[str]) -> str:
-    found = _FEATURES.search(log.before_on_line(m.start()))
+    found = _RE.features.search(log.before_on_line(m.start()))
     return found["fa"] if found else "other"
 
 
@@ -89,7 +65,7 @@ def _group(m: re.Match[str]) -> str:
 
 
 def _opening_word(log: Log, pos: int) -> str:
-    found = _FIRST_WORD.search(log.before_on_line(pos)[-200:])
+    found = _RE.first_word.search(log.before_on_line(pos)[-200:])
     return found["op"] if found else ""
 
 
@@ -108,88 +84,52 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
         op = _opening_word(log, word) or "pytree"
         return (
             op.split(".")[-1] if op != "pytree" else op,
-            f"{op} got two pytrees that must have one structure and do not (a tuple where a "
-            "single array is, a dict with other keys, a None): return the same containers "
-            "from both sides -- the carry out as the carry in, every branch the same, a "
-            "custom rule's output as its inputs -- and compare them with "
-            "jax.tree.structure(x)",
+            _TEXT.pytree.format(op=op),
             AdviceKind.FIX_SHAPES,
         )
     if m["identical"]:
         op = _opening_word(log, m.start()) or "loop"
         op = "scan" if op == "Scanned" else op
-        return (
-            op,
-            f"{op}'s carry must come out with the shapes, dtypes and structure it went in "
-            "with, and one part differs (the DIFFERENT entry: a float where an int started, "
-            "a weak-typed Python number, shape [] against [1]): start the carry with the "
-            "type the body returns (jnp.zeros((), jnp.float32), not 0), or cast in the body",
-            AdviceKind.FIX_SHAPES,
-        )
+        return (op, _TEXT.identical.format(op=op), AdviceKind.FIX_SHAPES)
     if m["cond_bool"]:
         return (
             "while_loop",
-            f"while_loop's cond_fun must return one boolean scalar and returned "
-            f"{m['cond_types'].strip()}: reduce it (jnp.any / jnp.all, or compare one "
-            "element), and keep the loop state in the carry",
+            _TEXT.cond_bool.format(types=m["cond_types"].strip()),
             AdviceKind.FIX_SHAPES,
         )
     if m["mapped"] or m["leading"]:
         op = "vmap" if m["mapped"] else (_opening_word(log, m.start()) or "scan")
         sizes = f" ({m['sizes'].strip()})" if m["sizes"] else ""
-        return (
-            op,
-            f"{op} maps or scans every argument along one axis, and they are not of one "
-            f"size{sizes}: give them the same leading size, or leave an argument unmapped "
-            "(in_axes=None for vmap; pass it as a closure or in the carry for scan)",
-            AdviceKind.FIX_SHAPES,
-        )
+        return (op, _TEXT.mapped.format(op=op, sizes=sizes), AdviceKind.FIX_SHAPES)
     if m["same_shape"]:
         return (
             "stack",
-            f"stacking joins arrays of one shape; these are {m['ss_shapes'].strip().rstrip('.')}: "
-            "pad or crop them to one shape first (or concatenate along the axis that differs)",
+            _TEXT.same_shape.format(shapes=m["ss_shapes"].strip().rstrip(".")),
             AdviceKind.FIX_SHAPES,
         )
     if m["concat"]:
         return (
             "concatenate",
-            f"concatenate joins arrays of one rank; these are {m['concat_shapes'].strip()}: "
-            "add the missing axis (x[:, None] or jnp.expand_dims) or reshape first",
+            _TEXT.concat.format(shapes=m["concat_shapes"].strip()),
             AdviceKind.FIX_SHAPES,
         )
     if m["feature"]:
         op = _opening_word(log, m.start()) or "conv_general_dilated"
         return (
             op,
-            f"the input has {_features(log, m)} feature channels and the kernel expects "
-            f"{m['fb']}: "
-            "check the layout (dimension_numbers: NCHW vs NHWC) and the kernel's in-channels",
+            _TEXT.feature.format(features=_features(log, m), kernel=m["fb"]),
             AdviceKind.FIX_SHAPES,
         )
     if m["dtypes"]:
         op = _opening_word(log, m.start()) or "lax op"
         return (
             op.removeprefix("lax."),
-            f"{op} takes operands of one dtype and got {m['da']} and {m['db']}: cast one "
-            "(x.astype(...)), or use the jnp function, which promotes types",
+            _TEXT.dtypes.format(op=op, a=m["da"], b=m["db"]),
             AdviceKind.CAST_DTYPE,
         )
     if m["real"]:
-        return (
-            "grad",
-            f"grad differentiates with respect to float (or complex) inputs and got "
-            f"{m['rdtype']}: pass floats (jnp.asarray(x, jnp.float32)), or mark the integer "
-            "argument as not differentiated (argnums) or allow_int=True",
-            AdviceKind.CAST_DTYPE,
-        )
-    return (
-        "grad",
-        f"grad needs a function with one scalar output and this one returns shape "
-        f"{m['oshape']}: reduce it (.sum() or .mean() of the loss), or use jax.jacobian or "
-        "jax.vjp for a vector output",
-        AdviceKind.FIX_SHAPES,
-    )
+        return ("grad", _TEXT.real.format(dtype=m["rdtype"]), AdviceKind.CAST_DTYPE)
+    return ("grad", _TEXT.scalar.format(shape=m["oshape"]), AdviceKind.FIX_SHAPES)
 
 
 def _jax_structure(log: Log, m: re.Match[str]) -> Iterator[Failure]:
@@ -200,4 +140,4 @@ def _jax_structure(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     yield SHAPE.failure(log, m.start(), op=op, advice=(text, kind))
 
 
-RECOGNISER = Recogniser(Family.JAX_SHAPE, _OPENING, _jax_structure)
+RECOGNISER = Recogniser(Family.JAX_SHAPE, _RE.opening, _jax_structure)
