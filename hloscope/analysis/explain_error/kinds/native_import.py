@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind, torch_xla_log
 from ..build import Kind, own_line
+from ..catalogue import words_of
 from ..device import named_accelerator
 from ..log import Log
 from ..recogniser import Recogniser
@@ -34,54 +35,7 @@ from ..record import Failure, Family
 
 __all__ = ["RECOGNISER"]
 
-_OPENING = re.compile(
-    # glibc: "<library>: undefined symbol: <symbol>"; macOS's dyld: "Symbol not found: <symbol>".
-    r"u(?P<ni_undefined>ndefined symbol): ?(?P<ni_symbol>\S+)"
-    r"|S(?P<ni_dyld>ymbol not found): ?(?P<ni_dyld_symbol>\S+)"
-    # XLA's (TSL's) DSO loader looking a function up in a library it opened.
-    r"|C(?P<ni_dso>annot load symbol) (?P<ni_dso_symbol>\w+)"
-    # A library the loader did not find at all (glibc's words; Windows' for an extension),
-    # and a framework's package not installed.
-    r"|c(?P<ni_missing>annot open shared object file)"
-    r"|D(?P<ni_dll>LL load failed while importing (?P<ni_dll_module>\w+))"
-    r"|N(?P<ni_package>o module named '(?P<ni_module>jax|jaxlib|libtpu|torch_xla|_XLAC"
-    r"|jax_(?:cuda|rocm)\d+_(?:plugin|pjrt))')"
-    # JAX's own words for the same, raised from the ModuleNotFoundError above.
-    r"|j(?P<ni_jaxlib>ax requires jaxlib to be installed)"
-)
-# The file before glibc's "cannot open shared object file" ("libcusolver.so.10.0: cannot...").
-_MISSING_FILE = re.compile(r"(?P<name>[\w.+-]+?\.so[\w.]*): $")
-# The DSO loader's own line: "Could not load dynamic library 'libcudnn.so.8'; dlerror: ...",
-# read as a whole by .cuda_libraries.
-_DSO_LINE = "Could not load dynamic library"
-# The library a loader names on the message's line: a shared object's file name.
-_LIBRARY = re.compile(r"(?P<name>[\w.+-]+?)(?:\.cpython[\w.-]*|\.abi3)?\.(?:so|dylib|pyd)\b")
-# The compiled parts of XLA's frameworks and of the accelerators' runtimes, by file or symbol.
-_OURS = re.compile(
-    r"_XLAC|xla_extension|jaxlib|/jax/|_jax\b|libtpu|torch_xla|tensorflow|_pywrap|pjrt|Reactant"
-    r"|(?i:cu(?:blas|dnn|fft|solver|sparse|rand|da)|nccl|hip|roc|libdevice|nvrtc|nvjitlink)"
-)
-_GPU_LIBRARY = re.compile(r"(?i)cu(?:blas|dnn|fft|solver|sparse|rand|da)|nccl|nvrtc|nvjitlink")
-_ROCM_LIBRARY = re.compile(r"(?i)\bhip|\broc")
-_INSTALL = (
-    "{library} was built against other releases of the libraries it loads ({symbol} is not in "
-    "the ones installed): install the framework's packages as one release (jax with its own "
-    'jaxlib and CUDA extra: pip install -U "jax[cuda12]"), or the CUDA libraries it was '
-    "built for; a source build needs its own matching set"
-)
-_INSTALL_TORCH = (
-    "{library} was built against another torch than the one installed ({symbol} is not in "
-    "it): install torch and torch_xla of one release (torch_xla's own install line, a nightly "
-    "torch_xla with the nightly torch it names), and check them with pip show torch torch_xla"
-)
-
-
-_MISSING = (
-    "{library} is not installed where the loader looks, so the framework cannot start: "
-    "install the framework with the libraries it loads, as one release (pip install -U "
-    '"jax[cuda12]" brings CUDA\'s; torch_xla\'s own install line; "jax[tpu]" on a TPU VM), '
-    "or put the folder that holds it on LD_LIBRARY_PATH"
-)
+_RE, _TEXT = words_of(__name__)
 
 
 def _symbol(m: re.Match[str]) -> str:
@@ -96,10 +50,10 @@ def _missing(log: Log, m: re.Match[str]) -> str | None:
         return "jaxlib"
     if m["ni_dll"]:
         module = m["ni_dll_module"]
-        return module if _OURS.search(module) else None
+        return module if _RE.ours.search(module) else None
     before = log.before_on_line(m.start())
-    named = _MISSING_FILE.search(before)
-    if named is None or _DSO_LINE in before or not _OURS.search(named["name"]):
+    named = _RE.missing_file.search(before)
+    if named is None or _RE.dso_line.search(before) or not _RE.ours.search(named["name"]):
         return None
     return named["name"]
 
@@ -111,9 +65,9 @@ def _loaded(log: Log, m: re.Match[str]) -> str | None:
     symbol = _symbol(m)
     if m["ni_dyld"]:  # dyld names the library on its "Referenced from:" line, or the dlopen
         line += log.text[m.end() : m.end() + 400]
-    files = [found["name"] for found in _LIBRARY.finditer(line)]
+    files = [found["name"] for found in _RE.library.finditer(line)]
     library = files[-1].rsplit("/", 1)[-1] if files else None
-    if not _OURS.search(" ".join([*files, symbol])):
+    if not _RE.ours.search(" ".join([*files, symbol])):
         return None
     if m["ni_dso"]:
         return symbol  # the library is its function's (cublasLtCreate: cuBLASLt)
@@ -121,10 +75,10 @@ def _loaded(log: Log, m: re.Match[str]) -> str | None:
 
 
 def _platform(log: Log, library: str, symbol: str) -> tuple[Platform | None, str | None]:
-    if _GPU_LIBRARY.search(library) or _GPU_LIBRARY.search(symbol):
+    if _RE.gpu_library.search(library) or _RE.gpu_library.search(symbol):
         name = named_accelerator(log.text)
         return Platform.GPU, f"gpu ({name})" if name else "gpu"
-    if _ROCM_LIBRARY.search(library) or _ROCM_LIBRARY.search(symbol):
+    if _RE.rocm_library.search(library) or _RE.rocm_library.search(symbol):
         return Platform.GPU, "gpu"
     if "libtpu" in library:
         return Platform.TPU, "tpu"
@@ -140,7 +94,7 @@ def _native_import(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return
     symbol = _symbol(m)
     torch = torch_xla_log(log.text) or library == "_XLAC"
-    text = (_INSTALL_TORCH if torch else _INSTALL).format(library=library, symbol=symbol)
+    text = (_TEXT.install_torch if torch else _TEXT.install).format(library=library, symbol=symbol)
     platform, device = _platform(log, library, symbol)
     yield _KIND.failure(
         log,
@@ -162,7 +116,7 @@ def _not_found(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         log,
         m.start(),
         op=library,
-        advice=(_MISSING.format(library=library), AdviceKind.INSTALL),
+        advice=(_TEXT.missing.format(library=library), AdviceKind.INSTALL),
         device=device,
         platform=platform,
     )
@@ -170,4 +124,4 @@ def _not_found(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 # Nothing was compiled: the packages installed do not fit together.
 _KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, own_line)
-RECOGNISER = Recogniser(Family.BACKEND_STARTUP, _OPENING, _native_import)
+RECOGNISER = Recogniser(Family.BACKEND_STARTUP, _RE.opening, _native_import)
