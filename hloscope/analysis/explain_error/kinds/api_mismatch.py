@@ -29,44 +29,21 @@ from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
 from ..build import Kind, jax_message
+from ..catalogue import words_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
 __all__ = ["RECOGNISER"]
 
-_OPENING = re.compile(
-    # Keyed on a rarer first letter each; the removed name is read back from the line.
-    r"r(?P<removed>emoved in JAX v?(?P<version>\d[\w.]*\d))"
-    r"|m(?P<noattr>odule '(?P<module>jax(?:lib)?(?:\.\w+)*)' has no attribute '(?P<attr>\w+)')"
-    r"|c(?P<noimport>annot import name '(?P<name>\w+)' from '(?P<from>jax(?:lib)?(?:\.\w+)*)')"
-    r"|\(\) got an unexpected keyword argument '(?P<kwarg>\w+)'"
-)
-# The name before "was removed in JAX" / "has been removed in JAX".
-_REMOVED_NAME = re.compile(r"(?P<name>[\w.]+) (?:was|has been) $")
-# The function before "() got an unexpected keyword argument".
-_CALLED = re.compile(r"(?P<fn>[A-Za-z]\w*)$")
-# A frame of JAX's own code, and the package a frame belongs to (site-packages/<pkg>/...).
-_JAX_FILE = re.compile(r"[\\/]jax(?:lib)?[\\/]")
-_PACKAGE = re.compile(r"(?:site|dist)-packages[\\/](?P<pkg>[A-Za-z_]\w*)")
-_FIX = (
-    "{what}: {library} was written for another JAX release than the one installed. Install "
-    "versions that go together -- a release of {library} made for this JAX (pip install -U "
-    "{pkg}), or the JAX release {library} supports (its requirements pin it; {when}) -- rather "
-    "than changing your code"
-)
-_BROKEN = (
-    "JAX could not start ({what}): the installed jax and jaxlib are broken "
-    "or of releases that do not go together -- reinstall them as a pair (pip install -U "
-    '"jax[cuda12]" or "jax[tpu]", or plain jax for the CPU) in a fresh environment'
-)
+_RE, _TEXT = words_of(__name__)
 
 
 def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     before = log.before_on_line(m.start())
     stack = log.traceback_before(m.start())
     if m["removed"]:
-        named = _REMOVED_NAME.search(before)
+        named = _RE.removed_name.search(before)
         if named is None:
             return  # prose about a removal
         what = f"{named['name']} was removed in JAX {m['version']}"
@@ -78,20 +55,22 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         if before.rstrip().endswith("partially initialized") or m["module"].startswith("jaxlib"):
             # JAX half imported, or jax asking its jaxlib for what that release lacks: the
             # pair installed does not go together.
-            yield _failure(log, m, "import jax", (_BROKEN.format(what=what), AdviceKind.INSTALL))
+            yield _failure(
+                log, m, "import jax", (_TEXT.broken.format(what=what), AdviceKind.INSTALL)
+            )
             return
         when = "an older one, where the name still exists"
     elif m["noimport"]:
         what = f"cannot import name '{m['name']}' from '{m['from']}'"
         when = "an older one, where the name still exists"
     else:
-        called = _CALLED.search(before)
+        called = _RE.called.search(before)
         if called is None or not _called_into_jax(log, m, stack, called["fn"]):
             return  # a function of the program's own, not JAX's
         what = f"{called['fn']}() no longer takes '{m['kwarg']}'"
         when = "an older one that took the argument"
     library = _caller_package(stack)
-    text = _FIX.format(
+    text = _TEXT.fix.format(
         what=what, library=library or "the library", pkg=library or "<library>", when=when
     )
     if _while_importing(stack):
@@ -108,12 +87,12 @@ def _while_importing(stack: list[StackFrame]) -> bool:
     outside = [
         frame
         for frame in stack
-        if not _JAX_FILE.search(frame.file) and not frame.file.startswith("<frozen")
+        if not _RE.jax_file.search(frame.file) and not frame.file.startswith("<frozen")
     ]
     return (
         bool(outside)
         and all(frame.function.startswith("<module>") for frame in outside)
-        and any(_PACKAGE.search(frame.file) for frame in outside)
+        and any(_RE.package.search(frame.file) for frame in outside)
     )
 
 
@@ -122,7 +101,7 @@ def _called_into_jax(log: Log, m: re.Match[str], stack: list[StackFrame], fn: st
     re-raises), or the innermost frame's printed line calls ``jax.<...>.fn(`` itself."""
     if not stack:
         return False
-    if _JAX_FILE.search(stack[0].file):
+    if _RE.jax_file.search(stack[0].file):
         return True
     last = log.text.rfind('File "', 0, m.start())
     call = re.compile(rf"\b(?:jax|jnp|lax)\.(?:\w+\.)*{re.escape(fn)}\(")
@@ -133,9 +112,9 @@ def _caller_package(stack: list[StackFrame]) -> str | None:
     """The installed package (not JAX) whose frame called into JAX last (``stack`` is
     innermost first)."""
     for frame in stack:
-        if _JAX_FILE.search(frame.file):
+        if _RE.jax_file.search(frame.file):
             continue
-        found = _PACKAGE.search(frame.file)
+        found = _RE.package.search(frame.file)
         return found["pkg"] if found else None
     return None
 
@@ -150,4 +129,4 @@ _KIND = Kind(Family.JAX_CALL, Reason.RUNTIME, jax_message)
 _BROKEN_KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, jax_message)
 # A library that could not import against this JAX: nothing ran, the packages do not fit.
 _IMPORT_KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, jax_message)
-RECOGNISER = Recogniser(Family.JAX_CALL, _OPENING, _api_mismatch)
+RECOGNISER = Recogniser(Family.JAX_CALL, _RE.opening, _api_mismatch)
