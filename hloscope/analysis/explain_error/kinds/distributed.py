@@ -34,78 +34,18 @@ from collections.abc import Iterator
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
 from ..build import Kind, log_line
+from ..catalogue import words_of
 from ..log import Log, status_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
 __all__ = ["RECOGNISER"]
 
-_OPENING = re.compile(
-    r"Barrier timed out\. (?:Barrier_id|Id): (?P<barrier>[^\s.]+(?:\.[^\s.]+)*?)\.?(?=\s|$)"
-    r"|Stopping coordination service as (?P<registration>cluster registration failed)"
-    # ("Terminating process because the JAX distributed ...", "Failed to send RPC to ...":
-    # keyed on their rarer words, so the scan tries few places.)
-    r"|J(?P<fatal>AX distributed service detected fatal errors)"
-    r"|R(?P<rpc>PC to coordination service)"
-    # jax.distributed set up after JAX had started its backends.
-    r"|d(?P<init_order>istributed\.initialize\(\) must be called before)"
-    r"|(?P<heartbeat>heartbeat timeout)\b"
-    r"|C(?P<agent>oordination service agent in error status)"
-    r"|E(?P<rendezvous>xpected \d+ threads to join the rendezvous)"
-    # The coordination service named by its RPCs, whatever sentence carries the code: gRPC's
-    # "RPC: /tensorflow.CoordinationService/RegisterTask" under a bare DEADLINE_EXCEEDED, the
-    # key-value store a collective's clique waits on ("GetKeyValue() timed out with key"), the
-    # agent's task watch ("WatchTasksAsync failed for task 3: UNAVAILABLE"), and the agent that
-    # could not reach it ("Failed to disconnect from coordination service with status").
-    r"|C(?P<coord>oordinationService/(?P<coord_rpc>\w+))"
-    r"|K(?P<kv>eyValue(?:Get)?\(\) timed out)"
-    r"|W(?P<watch>atchTasks\w* failed)"
-    r"|(?P<agent_rpc>(?:dis)?connect (?:from|to) coordination service)\b",
-    re.M,
-)
-# `/job:jax_worker/replica:0/task:3`: a task the barrier waited for.
-_TASK = re.compile(r"/job:(?P<job>\w+)/replica:\d+/task:(?P<task>\d+)")
+_RE, _TEXT = words_of(__name__)
 # The task names follow the message, one a line (or `\n`-escaped inside a gRPC payload).
 _TASKS_AFTER = 2048
 # jax.distributed barriers JAX itself opens (the rest are the program's own).
 _RUNTIME_BARRIERS = ("PjRT_Client_Connect", "[Init]", "Wait_for_all_tasks", "RegisterTask")
-_HOSTS = (
-    "check that every host was launched (one process per host, all of them: a TPU pod slice "
-    "runs the script on every worker, e.g. gcloud ... ssh --worker=all), with the same "
-    "jax.distributed.initialize arguments (coordinator_address, num_processes, a distinct "
-    "process_id each), and read the first worker's log{missing} for the error that stopped "
-    "it before the barrier; when some hosts are only slow to start (installing, loading "
-    "data), raise initialization_timeout"
-)
-_OWN_BARRIER = (
-    "the processes did not all reach the program's barrier {barrier}: one crashed or is "
-    "stuck before it{missing} (read its log), or the processes call it a different number of "
-    "times (a barrier inside a branch only some hosts take); check every host was launched "
-    "with the same jax.distributed.initialize arguments"
-)
-_INIT_FIRST = (
-    "jax.distributed.initialize() must run before anything touches a device (jax.devices(), "
-    "an array, a jit call, a library that does so on import): call it first thing in the "
-    "script, on every host, with the same arguments"
-)
-_HEARTBEAT = (
-    "the coordination service stopped hearing from a task{missing}: it crashed, was "
-    "preempted, or stalled longer than the heartbeat allows (a long allocation or host-side "
-    "step): read that task's log for an earlier error; if it was only slow, raise the "
-    "heartbeat timeout (jax.distributed.initialize's heartbeat_timeout_seconds, or the "
-    "coordination service's heartbeat settings in older JAX)"
-)
-_RENDEZVOUS = (
-    "a collective ({name}) waits for devices that never join: every process (and every "
-    "device of the mesh) must run the same collectives in the same order; a process that "
-    "skips one (a pmap/psum only process 0 runs, a branch on process_index), crashed, or was "
-    "never launched leaves the others stuck here"
-)
-_DIED = (
-    "another process of the job died (process 0 runs the coordination service: if it dies, "
-    "all do): read the other workers' logs, the first error in time is the cause; run them "
-    "with python -u so their last lines are not lost"
-)
 
 
 def _missing(tasks: list[str]) -> str:
@@ -118,7 +58,7 @@ def _tasks(log: Log, m: re.Match[str]) -> list[str]:
     """The tasks the message names after it, each once, in its order."""
     window = log.text[m.end() : m.end() + _TASKS_AFTER]
     cut = window.find("Additional GRPC error information")
-    names = [f"task {t['task']}" for t in _TASK.finditer(window if cut < 0 else window[:cut])]
+    names = [f"task {t['task']}" for t in _RE.task.finditer(window if cut < 0 else window[:cut])]
     return list(dict.fromkeys(names))
 
 
@@ -143,25 +83,25 @@ def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield from _rendezvous(log, m, start)
         return
     if m["init_order"]:
-        op, advice = "jax.distributed.initialize", (_INIT_FIRST, AdviceKind.CHECK_HOSTS)
+        op, advice = "jax.distributed.initialize", (_TEXT.init_first, AdviceKind.CHECK_HOSTS)
     elif m["fatal"] or m["rpc"]:
-        op, advice = "coordination service", (_DIED, AdviceKind.CHECK_HOSTS)
+        op, advice = "coordination service", (_TEXT.died, AdviceKind.CHECK_HOSTS)
     elif m["heartbeat"]:
         dead = _tasks_on_line(log, start)
-        text = _HEARTBEAT.format(missing=f" ({', '.join(dead)})" if dead else "")
+        text = _TEXT.heartbeat.format(missing=f" ({', '.join(dead)})" if dead else "")
         op, advice = "coordination service", (text, AdviceKind.CHECK_HOSTS)
     elif m["agent"] or m["coord"] or m["kv"] or m["watch"] or m["agent_rpc"]:
         op = "coordination service"
         if m["coord_rpc"]:
             op = f"coordination service {m['coord_rpc']}"
-        advice = (_HOSTS.format(missing=""), AdviceKind.CHECK_HOSTS)
+        advice = (_TEXT.hosts.format(missing=""), AdviceKind.CHECK_HOSTS)
     elif barrier and not barrier.startswith(_RUNTIME_BARRIERS):
         named = f" ({', '.join(tasks)})" if tasks else ""
-        text = _OWN_BARRIER.format(barrier=barrier, missing=named)
+        text = _TEXT.own_barrier.format(barrier=barrier, missing=named)
         op, advice = f"barrier {barrier}", (text, AdviceKind.CHECK_HOSTS)
     else:
         op = f"barrier {barrier}" if barrier else "cluster registration"
-        advice = (_HOSTS.format(missing=_missing(tasks)), AdviceKind.CHECK_HOSTS)
+        advice = (_TEXT.hosts.format(missing=_missing(tasks)), AdviceKind.CHECK_HOSTS)
     hints = [f"waited for: {', '.join(tasks)}"] if tasks else []
     yield _KIND.failure(
         log,
@@ -178,16 +118,12 @@ def _tasks_on_line(log: Log, start: int) -> list[str]:
     """The tasks the message's own line names (``Task /job:jax_worker/replica:0/task:0
     heartbeat timeout``)."""
     line = log.text[start : log.line_end(start)]
-    return list(dict.fromkeys(f"task {t['task']}" for t in _TASK.finditer(line)))
-
-
-# The rendezvous XLA waits at: `initialize clique for rank 6; clique=devices=[...]; ...`.
-_RENDEZVOUS_NAME = re.compile(r"waiting for `(?P<name>[^`;]+)")
+    return list(dict.fromkeys(f"task {t['task']}" for t in _RE.task.finditer(line)))
 
 
 def _rendezvous(log: Log, m: re.Match[str], start: int) -> Iterator[Failure]:
     """A collective whose rendezvous not every participant reached."""
-    named = _RENDEZVOUS_NAME.search(log.text, start, m.start())
+    named = _RE.rendezvous_name.search(log.text, start, m.start())
     name = named["name"].strip() if named else "a collective"
     # "initialize clique for rank 6": the rank is this thread's, the same for every repeat.
     name = re.sub(r" for rank \d+$", "", name)
@@ -195,18 +131,15 @@ def _rendezvous(log: Log, m: re.Match[str], start: int) -> Iterator[Failure]:
         log,
         m.start(),
         op=f"rendezvous {name}",
-        advice=(_RENDEZVOUS.format(name=name), AdviceKind.CHECK_HOSTS),
+        advice=(_TEXT.rendezvous.format(name=name), AdviceKind.CHECK_HOSTS),
         headline_at=start,
     )
-
-
-_STATUS_IN_LINE = re.compile(r"\b(DEADLINE_EXCEEDED|UNAVAILABLE|ABORTED|INTERNAL)\b")
 
 
 def _status_in(log: Log, start: int, end: int) -> str | None:
     """The status code the message's line gives before the match (``Original error:
     DEADLINE_EXCEEDED: Barrier ...``, ``absl::Status: UNAVAILABLE: ...``)."""
-    found = _STATUS_IN_LINE.search(log.text, start, log.line_end(end))
+    found = _RE.status_in_line.search(log.text, start, log.line_end(end))
     return found.group(1) if found else None
 
 
@@ -217,7 +150,7 @@ _KIND = Kind(Family.DISTRIBUTED, Reason.RUNTIME, log_line)
 _RENDEZVOUS_KIND = Kind(Family.DISTRIBUTED, Reason.RUNTIME)
 RECOGNISER = Recogniser(
     Family.DISTRIBUTED,
-    _OPENING,
+    _RE.opening,
     _distributed,
     generic_ops=frozenset({"DEADLINE_EXCEEDED", "UNAVAILABLE", "ABORTED", "CANCELLED"}),
 )
