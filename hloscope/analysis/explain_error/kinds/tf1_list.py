@@ -9,13 +9,16 @@ from collections.abc import Iterator
 from ...unsupported.findings import Reason
 from ..advice import advise
 from ..build import Kind
+from ..catalogue import words_of
 from ..device import platform_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family, FunctionRef
 from .tf2xla import TF_GRAPH, TF_OPENING
 
-_TF1_LIST = re.compile(TF_OPENING + TF_GRAPH + r" ?(?P<ops>[\w.]+(?:, ?[\w.]+)*)[ \t]*$", re.M)
+_RE, _TEXT = words_of(__name__)
+# tf2xla's opening and graph, then this form's own list of ops.
+_TF1_LIST = re.compile(TF_OPENING + TF_GRAPH + _RE.ops.pattern, re.M)
 
 
 def _tf1_list(log: Log, m: re.Match[str]) -> Iterator[Failure]:
@@ -35,7 +38,7 @@ def _tf1_list(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             graph=graph,
             chain=[graph],
             count=count,
-            hints=["TensorFlow 1.x names the op types only: no node, no Python stack"],
+            hints=[_TEXT.types_only],
         )
 
 

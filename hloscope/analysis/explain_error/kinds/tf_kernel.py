@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from ...unsupported.findings import Reason
 from ..advice import advise
 from ..build import Kind, own_line
+from ..catalogue import words_of
 from ..device import platform_of
 from ..log import Log
 from ..recogniser import Recogniser
@@ -24,11 +25,7 @@ from .tf2xla import TF_OPENING
 
 __all__ = ["RECOGNISER"]
 
-_OPENING = re.compile(
-    r"No registered '(?P<kernel_op>[\w.>]+)' OpKernel for (?P<kernel_device>XLA_\w+) devices "
-    r"compatible "
-    r"with node (?:\{\{node (?P<kernel_tagged>[^}\n]+)\}\}|(?P<kernel_node>\S+))"
-)
+_RE, _TEXT = words_of(__name__)
 # How far back the message this one may be part of can start (its graph, its ops).
 _SAME_MESSAGE = 2048
 
@@ -52,4 +49,4 @@ def _tf_kernel(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 
 _KIND = Kind(Family.TF2XLA, Reason.NO_KERNEL, own_line)
-RECOGNISER = Recogniser(Family.TF2XLA, _OPENING, _tf_kernel)
+RECOGNISER = Recogniser(Family.TF2XLA, _RE.opening, _tf_kernel)
