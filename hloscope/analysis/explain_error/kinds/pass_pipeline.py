@@ -20,21 +20,14 @@ from collections.abc import Iterator
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
 from ..build import Kind, own_line
+from ..catalogue import words_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
 __all__ = ["RECOGNISER"]
 
-_OPENING = re.compile(
-    r"'(?P<unregistered_pass>[\w.-]+)' does not refer to a registered pass or pass pipeline"
-)
-_INSTALL = (
-    "the compiler's pass pipeline names '{name}', a pass the compiler library loaded does not "
-    "have: the framework and the compiler library it loads (Reactant_jll, jaxlib, libtpu, "
-    "a plugin) are of different releases; install one release of them (a framework update "
-    "that fixed its pipeline, or the library it was built with)"
-)
+_RE, _TEXT = words_of(__name__)
 
 
 def _pass_pipeline(log: Log, m: re.Match[str]) -> Iterator[Failure]:
@@ -43,11 +36,11 @@ def _pass_pipeline(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         log,
         m.start(),
         op=name,
-        advice=(_INSTALL.format(name=name), AdviceKind.INSTALL),
-        hints=[f"MLIR could not parse the pipeline: no pass '{name}' is registered"],
+        advice=(_TEXT.install.format(name=name), AdviceKind.INSTALL),
+        hints=[_TEXT.unregistered.format(name=name)],
     )
 
 
 # The compiler stack failed on its own before compiling: a bug of its install or release.
 _KIND = Kind(Family.XLA_CRASH, Reason.COMPILE_ERROR, own_line)
-RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _pass_pipeline)
+RECOGNISER = Recogniser(Family.XLA_CRASH, _RE.opening, _pass_pipeline)
