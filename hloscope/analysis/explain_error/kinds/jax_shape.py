@@ -16,32 +16,22 @@ from collections.abc import Iterator
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
 from ..build import Kind, jax_message
+from ..catalogue import words_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
 __all__ = ["RECOGNISER", "SHAPE"]
 
+_RE, _TEXT = words_of(__name__)
+
 #: An op that refused its operands (their shapes, ranks or structure) while JAX traced it:
 #: the same on every platform, the user's line the innermost of theirs.
 SHAPE = Kind(Family.JAX_SHAPE, Reason.TRACING, jax_message)
 
-_OPENING = re.compile(
-    r"requires (?P<what>[a-z ]+?) to have the same shape, "
-    r"got (?P<a>[^\n]+?) and (?P<b>[^\n]+?)\.?[ \t]*$"
-    r"|got incompatible shapes for broadcasting: (?P<shapes>[^\n]+)"
-    r"|Incompatible shapes for broadcasting: (?P<ishapes>[^\n]+)"
-    r"|cannot reshape array of shape (?P<rs>\([^)\n]*\))",
-    re.M,
-)
-
-
-# The primitive named before the opening words (`dot_general requires ...`).
-_PRIMITIVE = re.compile(r"(?P<prim>[a-z_]+) $")
-
 
 def _jax_shape(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    named = _PRIMITIVE.search(log.before_on_line(m.start())[-64:])
+    named = _RE.primitive.search(log.before_on_line(m.start())[-64:])
     if named is None and not (m["ishapes"] or m["rs"]):
         return  # "requires ... to have the same shape" from something that is not an op
     op = named["prim"] if named else ("reshape" if m["rs"] else "broadcast")
@@ -49,13 +39,8 @@ def _jax_shape(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         detail = f"{m['what']}: {m['a']} vs {m['b']}"
     else:
         detail = f"shapes {m['shapes'] or m['ishapes'] or m['rs']}"
-    advice = (
-        f"the operands of {op} do not fit ({detail}): check the axes the op contracts or "
-        "broadcasts (transpose or reshape an operand, or fix the size that differs: a "
-        "checkpoint or config from another model, an off-by-one)",
-        AdviceKind.FIX_SHAPES,
-    )
+    advice = (_TEXT.advice.format(op=op, detail=detail), AdviceKind.FIX_SHAPES)
     yield SHAPE.failure(log, m.start(), op=op, advice=advice, hints=[detail])
 
 
-RECOGNISER = Recogniser(Family.JAX_SHAPE, _OPENING, _jax_shape)
+RECOGNISER = Recogniser(Family.JAX_SHAPE, _RE.opening, _jax_shape)

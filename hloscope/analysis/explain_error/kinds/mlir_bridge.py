@@ -8,24 +8,19 @@ from collections.abc import Iterable, Iterator
 from ...unsupported.findings import Reason
 from ..advice import advise
 from ..build import Kind
+from ..catalogue import words_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
 # ---- TensorFlow's MLIR bridge -------------------------------------------------------------------
 
-_MLIR = re.compile(
-    r"The following operations cannot be legalized(?P<listed>: )?"
-    r"|'(?P<single>tf\.[\w.]+)' op is not legalizable"
-    r"|failed to legalize operation '(?P<failed>tf\.[\w.]+)'"
-)
-_MLIR_ITEM = re.compile(r"[ \t]*(?P<op>[\w.]+) \(count: (?P<count>\d+)\)(?P<more>;)?")
-_MLIR_HINT = "the MLIR bridge (TPU, tf-opt -xla-legalize-tf) names every op it could not lower"
+_RE, _TEXT = words_of(__name__)
 
 
 def _mlir_items(log: Log, pos: int) -> Iterator[tuple[str, int]]:
     while True:
-        item = _MLIR_ITEM.match(log.text, pos, log.line_end(pos))
+        item = _RE.mlir_item.match(log.text, pos, log.line_end(pos))
         if not item:
             return
         yield item["op"], int(item["count"])
@@ -49,10 +44,10 @@ def _mlir_bridge(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             op=op,
             advice=advise((op,), Reason.NO_KERNEL),
             count=count,
-            hints=[_MLIR_HINT],
+            hints=[_TEXT.mlir_hint],
             error_class=None,
         )
 
 
 _KIND = Kind(Family.MLIR_BRIDGE, Reason.NO_KERNEL)
-RECOGNISER = Recogniser(Family.MLIR_BRIDGE, _MLIR, _mlir_bridge)
+RECOGNISER = Recogniser(Family.MLIR_BRIDGE, _RE.mlir, _mlir_bridge)
