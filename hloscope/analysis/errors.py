@@ -8,6 +8,8 @@
 - :class:`StageNotInFile`: ``check`` was asked for an explicit stage that an HLO file does not
   hold and no file beside it does, raised by ``file_modules_at_stage`` of
   :mod:`hloscope.analysis.unsupported.hlo_check` (exit status 2).
+- :class:`CatalogueError`: an explain-error kind's word file (``kinds/NAME.toml``) is missing,
+  malformed, or lacks a pattern or text its module uses: a fault of the installed package.
 - :class:`OpProfileMismatch`: ``profile TRACE TARGET`` was given a TARGET whose module is not
   the one the trace recorded, or a module name the trace does not hold (exit status 2).
 """
@@ -15,6 +17,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "CatalogueError",
     "CompileTimeError",
     "ExplainError",
     "FocusNotFound",
@@ -35,6 +38,10 @@ class ExplainError(HloscopeError):
 class FocusNotFound(ExplainError, UsageProblem):
     """A ``--line`` or ``--kernel`` that names nothing in the module (or both at once): what
     was typed cannot be used, like a kernel name that matches nothing elsewhere."""
+
+
+class CatalogueError(HloscopeError):
+    """A kind's word file is missing, malformed, or lacks a name its module uses."""
 
 
 class PassesError(HloscopeError):

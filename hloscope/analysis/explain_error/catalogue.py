@@ -35,13 +35,9 @@ import tomllib
 from importlib import resources
 from typing import NamedTuple
 
-from ...errors import HloscopeError
+from ..errors import CatalogueError
 
 __all__ = ["CatalogueError", "Patterns", "Texts", "Words", "words_of"]
-
-
-class CatalogueError(HloscopeError):
-    """A kind's word file is missing, malformed, or lacks a name its module uses."""
 
 
 class Patterns:
