@@ -9,12 +9,17 @@ from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind, advise
 from ..build import UNSET, Kind
+from ..catalogue import words_of
 from ..device import platform_of
 from ..forms import Form, alternation, form_of
 from ..functions import jax_function, paragraph_end
 from ..log import WINDOW, Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+
+__all__ = ["RECOGNISER"]
+
+_RE, _TEXT = words_of(__name__)
 
 _EXPORT_FORMS: tuple[Form, ...] = (
     Form(
@@ -109,8 +114,6 @@ _EXPORT_FORMS: tuple[Form, ...] = (
     ),
 )
 _EXPORT = alternation(_EXPORT_FORMS)
-_CUSTOM_CALL_TARGET = re.compile(r"stablehlo\.custom_call @(?P<target>[\w.$-]+)")
-_MLIR_LOC = re.compile(r"\"(?P<file>[^\"\n]+)\":(?P<line>\d+):\d+")
 
 
 def _export_targets(log: Log, pos: int) -> list[tuple[str, list[StackFrame]]]:
@@ -119,24 +122,13 @@ def _export_targets(log: Log, pos: int) -> list[tuple[str, list[StackFrame]]]:
     end = log.text.find("\n\n", pos, pos + WINDOW)
     end = pos + WINDOW if end < 0 else end
     found: list[tuple[str, list[StackFrame]]] = []
-    for target in _CUSTOM_CALL_TARGET.finditer(log.text, pos, end):
+    for target in _RE.custom_call_target.finditer(log.text, pos, end):
         line_end = min(log.line_end(target.end()), end)
-        locs = _MLIR_LOC.findall(log.text, target.end(), line_end)
+        locs = _RE.mlir_loc.findall(log.text, target.end(), line_end)
         found.append((target["target"], [StackFrame(f, int(n)) for f, n in locs]))
     return found
 
 
-# The MLIR diagnostic after "Detailed error from MLIR:": where (a file:line:col, a loc(...),
-# or <unknown>) and what.
-_MLIR_ERROR = re.compile(
-    r"(?:(?P<file>[^\s:\"'()]+\.py):(?P<line>\d+):\d+|loc\(\"(?P<lfile>[^\"\n]+)\":"
-    r"(?P<lline>\d+):\d+\)|<unknown>:0|loc\(unknown\)): error: (?P<error>[^\n]+)"
-)
-_LEGALIZE = re.compile(r"failed to legalize operation '(?P<op>[\w.]+)'")
-_TARGET = re.compile(
-    r'call_target_name = "(?P<a>[^"\n]+)"|custom_call_target\s*=\s*"(?P<b>[^"\n]+)"'
-    r"|stablehlo\.custom_call @(?P<c>[\w.$-]+)"
-)
 # How far after "Failed to serialize StableHLO" its MLIR detail may lie.
 _DETAIL_WINDOW = 8192
 
@@ -145,13 +137,13 @@ def _serialize_detail(log: Log, pos: int) -> tuple[str, str | None, StackFrame |
     """What the MLIR detail of a serialization failure names: the error, the custom call
     target (when a custom call is what failed) and the user's file:line."""
     end = min(len(log.text), pos + _DETAIL_WINDOW)
-    found = _MLIR_ERROR.search(log.text, pos, end)
+    found = _RE.mlir_error.search(log.text, pos, end)
     if found is None:
         return "", None, None
     where = None
     if found["file"] or found["lfile"]:
         where = StackFrame(found["file"] or found["lfile"], int(found["line"] or found["lline"]))
-    target = _TARGET.search(log.text, found.start(), end)
+    target = _RE.target.search(log.text, found.start(), end)
     name = next((g for g in target.groups() if g), None) if target else None
     return found["error"].strip(), name, where
 
@@ -160,32 +152,19 @@ def _serialize_advice(error: str, target: str | None) -> list[tuple[AdviceKind, 
     """The fixes for a serialization failure, best first: a custom call the serializer cannot
     convert is first a version mismatch (jax, jaxlib and a PJRT plugin from different
     releases); a custom call jax.export refuses is allowed with ``disabled_checks``."""
-    versions = (
-        AdviceKind.INSTALL,
-        "the serializer (jaxlib, or a PJRT plugin such as jax-cuda12-plugin) refused what this "
-        "jax emitted: install jax, jaxlib and the plugin from one release (pip install -U "
-        '"jax[cuda12]", or the plugin you use); a plugin converts StableHLO more strictly',
-    )
+    versions = (AdviceKind.INSTALL, _TEXT.versions)
     if target is None:
         return [versions]
-    allow = (
-        AdviceKind.DISABLE_CHECK,
-        f"for jax.export, allow the target where it will be registered: jax.export.export(f, "
-        f"disabled_checks=[jax.export.DisabledSafetyCheck.custom_call({target!r})])",
-    )
-    replace = (
-        AdviceKind.REPLACE_OP,
-        f"or replace the custom call {target!r} with jnp/lax ops, which serialize with "
-        "compatibility guarantees",
-    )
-    if _LEGALIZE.search(error):
+    allow = (AdviceKind.DISABLE_CHECK, _TEXT.allow.format(target=target))
+    replace = (AdviceKind.REPLACE_OP, _TEXT.replace.format(target=target))
+    if _RE.legalize.search(error):
         return [versions, allow, replace]
     return [allow, replace, versions]
 
 
 def _serialize(log: Log, m: re.Match[str], stack: list[StackFrame]) -> Failure:
     error, target, where = _serialize_detail(log, m.end())
-    legalize = _LEGALIZE.search(error)
+    legalize = _RE.legalize.search(error)
     op = target or (legalize["op"] if legalize else "StableHLO serialization")
     frames = _joined([where], stack) if where else stack
     (kind, text), *rest = _serialize_advice(error, target)
@@ -203,30 +182,18 @@ def _serialize(log: Log, m: re.Match[str], stack: list[StackFrame]) -> Failure:
     )
 
 
-_MODULE_VERSION = (
-    "{op} reads serialization versions up to {most}, and the module was serialized at "
-    "version {need} by a newer jax: upgrade {consumer} (a release that reads version {need}, "
-    "e.g. a nightly), or serialize with the jax release that matches it"
-)
-_CONVENTION_VERSION = (
-    "this JAX exports calling convention versions {range} only, and {need} was asked for "
-    "(jax_export_calling_convention_version): leave the flag at its default, or install the "
-    "jax release whose range holds the version the consumer reads"
-)
-
-
 def _version(log: Log, m: re.Match[str], stack: list[StackFrame]) -> Failure:
     """A serialized module's version that the consumer does not read: the versions to
     install, both named."""
     if m["mv_from"]:
         named = re.search(r"(?P<op>\w+) $", log.before_on_line(m.start()))
         op = named["op"] if named else f"{m['mv_from']}'s reader"  # the op that read it
-        text = _MODULE_VERSION.format(
+        text = _TEXT.module_version.format(
             op=op, most=m["mv_max"], need=m["mv_need"], consumer=m["mv_from"]
         )
     else:
         op = "jax.export"
-        text = _CONVENTION_VERSION.format(range=m["cv_range"], need=m["cv_need"])
+        text = _TEXT.convention_version.format(range=m["cv_range"], need=m["cv_need"])
     return _KIND.failure(
         log,
         m.start(),
