@@ -9,11 +9,16 @@ from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind, advise
 from ..build import Kind
+from ..catalogue import words_of
 from ..forms import Form, alternation, form_of
 from ..log import TRACEBACK_HEADER, Log, class_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family, FunctionRef
 from ..user_line import FROM_LINE, best_source, caller_of_framework, is_users, user_source
+
+__all__ = ["RECOGNISER"]
+
+_RE, _TEXT = words_of(__name__)
 
 # ---- JAX tracing errors -------------------------------------------------------------------------
 
@@ -145,36 +150,13 @@ _TRACING_FORMS: tuple[Form, ...] = (
     ),
 )
 _TRACING = alternation(_TRACING_FORMS)
-# The lines after a tracing error's first line that name the culprit, the function, the argument.
-_CULPRIT = re.compile(
-    r"It arose in the (?P<a>[\w.]+) argument"
-    r"|The size argument of (?P<b>[\w.]+) must be statically specified"
-    r"|The error arose for the first argument of (?P<c>[\w.]+)\(\)"
-    r"|The problem arose with the `(?P<d>\w+)` function"
-)
-_TRACED_AT = re.compile(
-    r"(?:The error occurred while tracing|While tracing) the function (?P<fn>\S+) at\s+"
-    r"(?P<file>[^\n]+?):(?P<line>\d+)(?:\s+for\s+(?P<api>\w+)|,)"
-)
-_DEPENDS_ON = re.compile(r"depends on the value of the argument (?P<arg>[^\s.]+)")
 # Errors raised where NumPy or Python converted a tracer: the line to fix is the one that called.
 _CONVERSIONS = frozenset({"array_conversion", "integer_conversion"})
 # The second fix JAX's documentation gives for an error, after the first.
 _SECOND = {
-    "TracerBoolConversionError": (
-        AdviceKind.STATIC_ARGS,
-        "when the value is a setting rather than data, pass it as a static argument "
-        "(jax.jit(f, static_argnames=...)) or leave it out of the traced arguments",
-    ),
-    "ConcretizationTypeError": (
-        AdviceKind.LAX_CONTROL_FLOW,
-        "when the value is data, replace the Python branch or size with jax.lax.cond, "
-        "jnp.where or a fixed size",
-    ),
-    "TracerIntegerConversionError": (
-        AdviceKind.JNP_NOT_NP,
-        "index a jnp array instead of a Python list or NumPy array: jnp.asarray(obj)[i]",
-    ),
+    "TracerBoolConversionError": (AdviceKind.STATIC_ARGS, _TEXT.static_setting),
+    "ConcretizationTypeError": (AdviceKind.LAX_CONTROL_FLOW, _TEXT.lax_control_flow),
+    "TracerIntegerConversionError": (AdviceKind.JNP_NOT_NP, _TEXT.jnp_index),
 }
 _GENERIC_CLASSES = frozenset({"TypeError", "IndexError", "RuntimeError"})
 _TRACING_CLASSES = frozenset(form.op for form in _TRACING_FORMS) | {"JAXTypeError"}
@@ -202,22 +184,16 @@ def _tracing_region(log: Log, pos: int) -> int:
     return end
 
 
-# The classes a foreign library raises a tracer it was handed with, the whole line before
-# "Error: " ("ValueError", "TypeError", "numpyro.TypeError").
-_FOREIGN_CLASS = re.compile(r"^\s*(?:[\w.]+\.)?(?:Type|Value|Attribute|Runtime)$")
 _LEAK_HEADLINE = "Encountered an unexpected tracer"
-# JAX's pytree words for a structure that did not fit ("Expected tuple, got JitTracer(...)":
-# a prefix such as out_shardings=(None,) read against a single output).
-_STRUCTURE = re.compile(r"Expected [\w.]+, got ")
 
 
 def _not_its_own(log: Log, m: re.Match[str], form: Form) -> bool:
     """Whether a form read from the middle of a message is not one of its own: a foreign
     tracer's that is no exception's line, a leak's explanation after its own first line."""
     if form.group == "foreign_tracer":
-        if _STRUCTURE.match(log.text, m.end()):
+        if _RE.structure.match(log.text, m.end()):
             return True  # a pytree's structure refused, the tracer only the leaf it got
-        return _FOREIGN_CLASS.match(log.before_on_line(m.start())) is None
+        return _RE.foreign_class.match(log.before_on_line(m.start())) is None
     if form.group == "leak_explained":
         return log.text.find(_LEAK_HEADLINE, max(0, m.start() - 4096), m.start()) >= 0
     return False
@@ -235,10 +211,10 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     else:
         error_class = form.op
     end = _tracing_region(log, m.end())
-    culprit = _CULPRIT.search(log.text, m.end(), end)
+    culprit = _RE.culprit.search(log.text, m.end(), end)
     culprit_name = next((g for g in culprit.groups() if g), "") if culprit else ""
     trigger = culprit_name.rsplit(".", 1)[-1] or _FORM_TRIGGERS.get(form.group, "")
-    traced = _TRACED_AT.search(log.text, m.end(), end)
+    traced = _RE.traced_at.search(log.text, m.end(), end)
     defined_at = None
     if traced:
         defined_at = StackFrame(traced["file"], int(traced["line"]), traced["fn"])
@@ -261,7 +237,7 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         source = f"{defined_at.file}:{defined_at.line}"
     function = defined_at.function if defined_at else (user.function if user else "")
     hints = [form.meaning]
-    depends = _DEPENDS_ON.search(log.text, m.end(), end)
+    depends = _RE.depends_on.search(log.text, m.end(), end)
     if depends:
         hints.append(f"the value depends on argument {depends['arg']}")
     yield _KIND.failure(
