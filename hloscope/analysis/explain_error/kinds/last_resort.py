@@ -36,24 +36,14 @@ from dataclasses import dataclass
 from ...unsupported.findings import Reason
 from ..advice import Advice, AdviceKind, advise
 from ..build import Kind, own_line
+from ..catalogue import words_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
 __all__ = ["RECOGNISER"]
 
-_OPENING = re.compile(
-    # Each a lookahead that consumes nothing: the words of a line it reads stay for the
-    # recognisers joined before it (a fatal line's "Check failed:").
-    # The exception a traceback ends with: a class (its module's path before it) at a line's
-    # start, then its message.
-    r"(?<![^\n])(?=(?P<lr_cls>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)):"
-    r"(?:[ \t]+(?P<lr_msg>[^\n]*))?(?:\n|\Z))"
-    # glog's fatal line (its date with or without the year), and TensorFlow's logger's: a
-    # file of C++ code and its line.
-    r"|(?<![^\n])(?=(?:F\d{4}(?:\d{4})? [\d:.]+[ \t]+\d+|\d{4}-\d\d-\d\d [\d:.]+: F) "
-    r"(?P<lr_file>[\w./+-]+\.(?:cc|cpp|h)):(?P<lr_line>\d+)\] (?P<lr_fatal>[^\n]+))",
-)
+_RE, _TEXT = words_of(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,12 +59,7 @@ class _Meaning:
 
 _INSTALL = _Meaning(
     Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, own_line),
-    Advice(
-        "a package did not import: it is missing, or built for another release of the "
-        "packages around it (jax, jaxlib and its plugins, the framework). Install releases "
-        "that go together (pip install -U with the versions each one asks for)",
-        AdviceKind.INSTALL,
-    ),
+    Advice(_TEXT.install, AdviceKind.INSTALL),
     # Pasted alone, a removed module names no importer: a library's import is a backend
     # that did not start, the user's own a call of an API gone (api_mismatch's two families).
     alone=False,
@@ -82,12 +67,7 @@ _INSTALL = _Meaning(
 _TRACING_KIND = Kind(Family.JAX_TRACING, Reason.TRACING, own_line)
 _FATAL = _Meaning(
     Kind(Family.XLA_CRASH, Reason.RUNTIME, own_line),
-    Advice(
-        "the C++ code that wrote this fatal log line aborted the process: a bug in it, not an "
-        "error in your program. Report it with the versions and a small program that repeats "
-        "it",
-        AdviceKind.REPORT_BUG,
-    ),
+    Advice(_TEXT.fatal, AdviceKind.REPORT_BUG),
 )
 # Python's import classes (ModuleNotFoundError is an ImportError).
 _IMPORT_CLASSES = frozenset({"ImportError", "ModuleNotFoundError"})
@@ -102,15 +82,13 @@ _TRACING_CLASSES = frozenset(
         "UnexpectedTracerError",
     }
 )
-# `module 'jax.numpy' has no attribute 'foo'`: a module lacks a name its caller expects.
-_MODULE_ATTRIBUTE = re.compile(r"(?:partially initialized )?module '[\w.]+' has no attribute ")
 
 
 def _meaning(cls: str, message: str) -> _Meaning | None:
     """What the class says, or ``None`` where it says no family."""
     if cls in _IMPORT_CLASSES:
         return _INSTALL
-    if cls == "AttributeError" and _MODULE_ATTRIBUTE.match(message):
+    if cls == "AttributeError" and _RE.module_attribute.match(message):
         return _INSTALL
     if cls in _TRACING_CLASSES:
         return _Meaning(_TRACING_KIND, advise((cls,), Reason.TRACING))
@@ -140,4 +118,4 @@ def _last_line(log: Log, start: int) -> bool:
 
 #: Its failures are of several families; :func:`~.driver.explain_error` keeps them only where
 #: no other recogniser read one.
-RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _last_resort)
+RECOGNISER = Recogniser(Family.XLA_CRASH, _RE.opening, _last_resort)
