@@ -9,6 +9,7 @@ from ...memory.oom_log import OOM_OPENING, BufferKind, read_oom
 from ...unsupported.findings import Reason
 from ..advice import torch_xla_log
 from ..build import Kind
+from ..catalogue import words_of
 from ..device import platform_of
 from ..functions import jax_function
 from ..log import Log
@@ -17,6 +18,8 @@ from ..recogniser import Recogniser
 from ..record import Failure, Family
 from ..user_line import user_source
 
+_RE, _TEXT = words_of(__name__)
+
 # ---- out of memory ------------------------------------------------------------------------------
 
 # GPU prints "Out of memory while trying to allocate" and, a line on, "BufferAssignment OOM
@@ -24,33 +27,14 @@ from ..user_line import user_source
 _OOM_SAME_REPORT = 512
 # TPU's report lists its largest allocations a few KiB after its first line.
 _LIST_SAME_REPORT = 16 * 1024
-# The device a report names: XLA:TPU in its status, or the TPU compiler's own wording.
-_OOM_PLATFORM = re.compile(r"XLA:(?P<word>TPU|GPU|CPU)\b")
-
-
-_ON_CHIP = (
-    "VMEM is the TPU core's own on-chip memory (tens of MiB), not HBM: a kernel's blocks and "
-    "XLA's scoped buffers live there, so the fix is in the kernel's block sizes or its VMEM "
-    "limit, not the batch size or the device's HBM"
-)
-_SCALAR = (
-    "SMEM is the TPU core's scalar memory (about 1 MiB), neither VMEM nor HBM: scalars live "
-    "there (a kernel's scalar-prefetch operands, scalar parameters), so the fix is fewer "
-    "scalars per call, not a VMEM limit or the batch's arrays"
-)
-
-# The BFC allocator's report before a bare "Out of memory while trying to allocate": the
-# program ran and one allocation failed (no buffer assignment list follows: not a compile).
-_BFC_BEFORE = re.compile(r"_bfc\) ran out of memory trying to allocate|Sum Total of in-use chunks:")
+# How far before the report the BFC allocator's own report is looked for.
 _BFC_WINDOW = 1 << 20
-
-LINE_CLASS = re.compile(r"(?P<cls>[A-Za-z_][\w.]*?(?:Error|Exception)): ")
 
 
 def _oom_class(line: str) -> str | None:
     """The exception class that opens the message's line (``XlaRuntimeError: RESOURCE_EX...``);
     the opening words may sit mid-line (TPU: "...compile permanent error. Ran out of ...")."""
-    found = LINE_CLASS.match(line)
+    found = _RE.line_class.match(line)
     return found["cls"].rsplit(".", 1)[-1] if found else None
 
 
@@ -68,7 +52,7 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     report = read_oom(log.text, m.start())
     if report is None:
         return
-    if not report.buffers and _BFC_BEFORE.search(
+    if not report.buffers and _RE.bfc_before.search(
         log.text, max(0, m.start() - _BFC_WINDOW), m.start()
     ):
         return  # the runtime's allocator failed as the program ran: .device_allocation reads it
@@ -83,7 +67,7 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     user = [g.source for g in groups if g.user and g.source is not None]
     stack = log.traceback_before(start)
     function = jax_function(log, m.start(), log.region_end(m.start()), stack)
-    word = _OOM_PLATFORM.search(log.text, start, log.line_end(m.end()))
+    word = _RE.oom_platform.search(log.text, start, log.line_end(m.end()))
     tpu_words = m["space"] or m["listed"] or m["scoped"] or m["on"]
     device = word["word"].lower() if word else ("tpu" if tpu_words else None)
     if device is None and report.requested_bytes is not None:
@@ -91,7 +75,7 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         # (TPU reports "Ran out of memory in memory space hbm"; CPU allocates from the host).
         device = "gpu"
     (kind, first), *rest = memory_fixes(report, log.text[start : start + 16 * 1024])
-    named = _ALLOCATED_FOR.search(log.headline(start))
+    named = _RE.allocated_for.search(log.headline(start))
     yield _KIND.failure(
         log,
         start,
@@ -111,14 +95,8 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
 
 
-# The instruction an allocation was for, as XLA names it on the message's line ("while
-# allocating on stack for %qmm_kernel.18 = bf16[...] custom-call(...)", "for
-# ragged_paged_attention"): the kernel or fusion whose scratch memory did not fit.
-_ALLOCATED_FOR = re.compile(r"\ballocating (?:on (?:the )?stack )?for %?(?P<name>[A-Za-z_][\w.-]*)")
-
-
 def _on_chip_hint(space: str | None) -> str:
-    return _SCALAR if (space or "").lower() in ("smem", "sflag") else _ON_CHIP
+    return _TEXT.scalar if (space or "").lower() in ("smem", "sflag") else _TEXT.on_chip
 
 
 # A bare status code of this family's kind (read by .xla_status where no words of this
