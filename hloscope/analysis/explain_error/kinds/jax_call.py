@@ -43,149 +43,97 @@ _RE, _TEXT = words_of(__name__)
 _OPENING = re.compile(_RE.opening.pattern, re.M)
 
 
+# What a match reads as: the op, the reason, the advice and its kind.
+_Read = tuple[str, Reason, str, AdviceKind]
+
+
 def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    if m.group(0).startswith("Non-hashable"):
-        kind = m["unhashable"] or "an unhashable object"
-        yield _failure(
-            log,
-            m,
-            "static argument",
-            Reason.TRACING,
-            _TEXT.unhashable.format(kind=kind),
-            AdviceKind.HASHABLE_STATIC,
-        )
-    elif m["type"] or m["ctype"] or m["otype"]:
-        path = m["path"]
-        named = f"'{path}'" if path else "the argument"
-        static = f"static_argnames=('{path}',)" if path else "static_argnums=..."
-        kind = m["type"] or m["ctype"] or m["otype"]
-        if m["returned"]:
-            yield _failure(
-                log,
-                m,
-                "return value",
-                Reason.TRACING,
-                _TEXT.returned.format(kind=kind),
-                AdviceKind.STATIC_ARGS,
-            )
-            return
-        failure = _failure(
-            log,
-            m,
-            "argument",
-            Reason.TRACING,
-            _TEXT.not_traceable.format(named=named, kind=kind, static=static),
-            AdviceKind.STATIC_ARGS,
-        )
+    read = _read(log, m)
+    if read is None:
+        return
+    op, reason, text, kind = read
+    failure = _KIND.failure(log, m.start(), op=op, reason=reason, advice=(text, kind))
+    if op == "argument":
         failure.finding.node = _function_name(m["fn"]) if m["fn"] else ""
-        yield failure
-    elif m["static_range"]:
-        yield _failure(
-            log,
-            m,
-            "static argument",
-            Reason.TRACING,
-            _TEXT.static_range.format(said=f"J{m['static_range'].rstrip('.')}"),
-            AdviceKind.STATIC_ARGS,
-        )
-    elif m["key_reuse"]:
+    yield failure
+
+
+def _read(log: Log, m: re.Match[str]) -> _Read | None:
+    """What the match says, by the group that matched; ``None`` where it is not this
+    module's message after all."""
+    if m.group(0).startswith("Non-hashable"):
+        text = _TEXT.unhashable.format(kind=m["unhashable"] or "an unhashable object")
+        return "static argument", Reason.TRACING, text, AdviceKind.HASHABLE_STATIC
+    if m["type"] or m["ctype"] or m["otype"]:
+        return _argument(m)
+    if m["static_range"]:
+        text = _TEXT.static_range.format(said=f"J{m['static_range'].rstrip('.')}")
+        return "static argument", Reason.TRACING, text, AdviceKind.STATIC_ARGS
+    if m["key_reuse"] or m["given"] is not None or m["keydata"] or m["want"]:
+        return _key(log, m)
+    return _runtime(m)
+
+
+def _argument(m: re.Match[str]) -> _Read:
+    """An argument (or a return value) jit cannot trace."""
+    kind = m["type"] or m["ctype"] or m["otype"]
+    if m["returned"]:
+        text = _TEXT.returned.format(kind=kind)
+        return "return value", Reason.TRACING, text, AdviceKind.STATIC_ARGS
+    path = m["path"]
+    named = f"'{path}'" if path else "the argument"
+    static = f"static_argnames=('{path}',)" if path else "static_argnums=..."
+    text = _TEXT.not_traceable.format(named=named, kind=kind, static=static)
+    return "argument", Reason.TRACING, text, AdviceKind.STATIC_ARGS
+
+
+def _key(log: Log, m: re.Match[str]) -> _Read | None:
+    """A random key used twice, or something other than one key where one belongs."""
+    if m["key_reuse"]:
         if (
             "first used at the above location" in m["kr_msg"]
             and "KeyReuseError" in (log.text[m.end() : m.end() + 8192])
         ):
-            return  # the chained error after it holds the line that reused the key
-        yield _failure(
-            log,
-            m,
-            "PRNG key",
-            Reason.TRACING,
-            _TEXT.key_reuse,
-            AdviceKind.PRNG_KEY,
-        )
-    elif m["given"] is not None and not _RE.accepts.search(log.before_on_line(m.start())[-80:]):
-        return  # "was given" said of something else
-    elif m["keydata"] or m["keyarray"] or m["seedbad"]:
+            return None  # the chained error after it holds the line that reused the key
+        return "PRNG key", Reason.TRACING, _TEXT.key_reuse, AdviceKind.PRNG_KEY
+    if m["given"] is not None and not _RE.accepts.search(log.before_on_line(m.start())[-80:]):
+        return None  # "was given" said of something else
+    if m["keydata"] or m["keyarray"] or m["seedbad"]:
         said = m["keydata"] or m["seedbad"] or f"a key array of shape {m['keyarray']}"
-        yield _failure(
-            log,
-            m,
-            "PRNG key",
-            Reason.TRACING,
-            _TEXT.not_one_key.format(said=said),
-            AdviceKind.PRNG_KEY,
-        )
-    elif m["want"]:
-        yield _failure(
-            log,
-            m,
-            "PRNG key",
-            Reason.TRACING,
-            _TEXT.key_data.format(dtype=m["got"]),
-            AdviceKind.PRNG_KEY,
-        )
-    elif m["deleted"]:
-        yield _failure(
-            log,
-            m,
-            "donated array",
-            Reason.RUNTIME,
-            _TEXT.deleted.format(shape=m["deleted"]),
-            AdviceKind.REUSED_DONATION,
-        )
-    elif m["unusable"] is not None:
-        what = m["unusable"] or "the donated buffers"
-        yield _failure(
-            log,
-            m,
-            "donation",
-            Reason.RUNTIME,
-            _TEXT.unusable.format(what=what),
-            AdviceKind.UNUSED_DONATION,
-        )
-    elif m["compiled"] or m["param_no"]:
+        text = _TEXT.not_one_key.format(said=said)
+    else:
+        text = _TEXT.key_data.format(dtype=m["got"])
+    return "PRNG key", Reason.TRACING, text, AdviceKind.PRNG_KEY
+
+
+def _runtime(m: re.Match[str]) -> _Read:
+    """A call that ran: a donated array, an argument of another shape than compiled, a
+    transfer the guard stopped, a NaN."""
+    if m["deleted"]:
+        text = _TEXT.deleted.format(shape=m["deleted"])
+        return "donated array", Reason.RUNTIME, text, AdviceKind.REUSED_DONATION
+    if m["unusable"] is not None:
+        text = _TEXT.unusable.format(what=m["unusable"] or "the donated buffers")
+        return "donation", Reason.RUNTIME, text, AdviceKind.UNUSED_DONATION
+    if m["compiled"] or m["param_no"]:
         number = m["arg_no"] or m["param_no"]
         compiled = m["compiled"] or f"size {m['size']}"
         passed = m["passed"] or f"size {m['passed_size']}"
-        yield _failure(
-            log,
-            m,
-            f"argument {number}",
-            Reason.RUNTIME,
-            _TEXT.shape.format(number=number, compiled=compiled, passed=passed),
-            AdviceKind.FIXED_SIZE,
-        )
-    elif m["transfer"]:
+        text = _TEXT.shape.format(number=number, compiled=compiled, passed=passed)
+        return f"argument {number}", Reason.RUNTIME, text, AdviceKind.FIXED_SIZE
+    if m["transfer"]:
         what = f" of {m['aval']}" if m["aval"] else ""
         move = "jax.device_get(x)" if m["transfer"] == "device-to-host" else "jax.device_put(x)"
-        yield _failure(
-            log,
-            m,
-            f"{m['transfer']} transfer",
-            Reason.RUNTIME,
-            _TEXT.transfer.format(transfer=m["transfer"], what=what, move=move),
-            AdviceKind.EXPLICIT_TRANSFER,
-        )
-    else:
-        yield _failure(
-            log,
-            m,
-            m["prim"],
-            Reason.RUNTIME,
-            _TEXT.nan.format(bad=m["bad"], prim=m["prim"]),
-            AdviceKind.FIND_NAN,
-        )
+        text = _TEXT.transfer.format(transfer=m["transfer"], what=what, move=move)
+        return f"{m['transfer']} transfer", Reason.RUNTIME, text, AdviceKind.EXPLICIT_TRANSFER
+    text = _TEXT.nan.format(bad=m["bad"], prim=m["prim"])
+    return m["prim"], Reason.RUNTIME, text, AdviceKind.FIND_NAN
 
 
 def _function_name(fn: str) -> str:
     """The name inside a function's repr (its last part), else the words as they are."""
     found = _RE.function_repr.match(fn)
     return found["name"].rsplit(".", 1)[-1] if found else fn
-
-
-def _failure(
-    log: Log, m: re.Match[str], op: str, reason: Reason, advice: str, kind: AdviceKind
-) -> Failure:
-    return _KIND.failure(log, m.start(), op=op, reason=reason, advice=(advice, kind))
 
 
 # A JAX message about how a function was called (its arguments, keys, static settings,
