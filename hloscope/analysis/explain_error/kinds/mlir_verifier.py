@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
 from ..build import Kind, own_line
+from ..catalogue import words_of
 from ..log import Log
 from ..mlir_location import location_op
 from ..recogniser import Recogniser
@@ -32,38 +33,22 @@ from ..record import Failure, Family
 
 __all__ = ["RECOGNISER"]
 
-_OPENING = re.compile(
-    r"C(?P<jax>annot lower jaxpr with verifier errors:)"
-    r"|V(?P<mlir>erification failed:)"
-    # The quoted op of MLIR's diagnostic, on an error's line: `error: ... 'scf.if' op ...`.
-    r"|'(?P<op>[a-z_]+\.[a-z_][\w.]*)' op (?=[a-z])"
-)
-# A line that reports an error (a class, a status, MLIR's `error:`, "compile error").
-_ERROR_LINE = re.compile(r"[Ee]rror\b|\b[A-Z][A-Z_]+[A-Z]: ")
-_QUOTED_OP = re.compile(r"'(?P<op>[a-z_]+\.[a-z_][\w.]*)' op (?P<why>[^\n]*)")
-# The op's location in the lines under the header: `loc("jit(add)/jit(main)/add"(...`, or
-# MLIR's own `error: "jit(f)/debug_callback"(callsite(...`.
-_LOCATION = re.compile(r'(?:loc\(|error: )(?P<loc>"[^\n]*)')
+_RE, _TEXT = words_of(__name__)
+
 _LOOKAHEAD = 2048
 # The op reported: a stage, which gives way where another family reads the lines after it.
 _STAGE = "MLIR verifier"
-_REPORT = (
-    "{who}'s MLIR verifier refused a module {who} made itself{what}: a bug in {who}, not an "
-    "error in your program. Report it ({where}) with the versions "
-    "(jax.print_environment_info()) and a small program that triggers it; until it is fixed, "
-    "try another jax/jaxlib version or write the failing part of the program another way"
-)
 
 
 def _mlir_verifier(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     start = log.line_start(m.start())
     if m["op"]:
         above = log.text[log.previous_line_start(m.start()) : m.start()]
-        if not _ERROR_LINE.search(log.text[start : m.start()]) or _OPENING.search(above):
+        if not _RE.error_line.search(log.text[start : m.start()]) or _RE.opening.search(above):
             return  # quoted in prose or code; or listed under a header read as its own
     window = log.text[m.start() : min(len(log.text), m.start() + _LOOKAHEAD)]
-    quoted = _QUOTED_OP.search(window)
-    located = _LOCATION.search(window)
+    quoted = _RE.quoted_op.search(window)
+    located = _RE.location.search(window)
     primitive = location_op(located["loc"]) if located else None
     quoted_op = quoted["op"] if quoted else ""
     what = f" ({quoted_op}: {quoted['why'][:120]})" if quoted else ""
@@ -83,7 +68,7 @@ def _mlir_verifier(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         log,
         m.start(),
         op=_STAGE,
-        advice=(_REPORT.format(who=who, what=what, where=where), AdviceKind.REPORT_BUG),
+        advice=(_TEXT.report.format(who=who, what=what, where=where), AdviceKind.REPORT_BUG),
         # The primitive the op was lowered from (the location's), else the op refused.
         node=primitive or quoted_op,
         hints=[f"{quoted_op} refused: {quoted['why'][:200]}"] if quoted else [],
@@ -94,4 +79,6 @@ def _mlir_verifier(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 _KIND = Kind(Family.XLA_CRASH, Reason.COMPILE_ERROR, own_line)
 _SHARDY = Kind(Family.SHARDING, Reason.COMPILE_ERROR, own_line)
-RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _mlir_verifier, generic_ops=frozenset({_STAGE}))
+RECOGNISER = Recogniser(
+    Family.XLA_CRASH, _RE.opening, _mlir_verifier, generic_ops=frozenset({_STAGE})
+)
