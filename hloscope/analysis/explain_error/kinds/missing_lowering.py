@@ -8,11 +8,14 @@ from collections.abc import Iterator
 from ...unsupported.findings import Platform, Reason
 from ..advice import advise
 from ..build import Kind, traced
+from ..catalogue import words_of
 from ..device import platform_of
 from ..forms import Form, alternation, form_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+
+_RE, _TEXT = words_of(__name__)
 
 # ---- JAX lowering, XLA status, export, Pallas ---------------------------------------------------
 
@@ -52,7 +55,6 @@ _LOWERING_FORMS: tuple[Form, ...] = (
     ),
 )
 _LOWERING = alternation(_LOWERING_FORMS)
-_PLATFORM_NAMES = re.compile(r"[A-Za-z][\w-]*")
 
 
 def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
@@ -61,7 +63,7 @@ def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     device: str | None = None
     if form.group == "translation_rule":
         device = m["plats"]
-        names = _PLATFORM_NAMES.findall(device)
+        names = _RE.platform_names.findall(device)
         platform = platform_of(names[0]) if len(names) == 1 else None
     else:
         platform = Platform.TPU if form.group.startswith("tpu") else None

@@ -8,12 +8,15 @@ from collections.abc import Iterator
 from ...unsupported.findings import Reason
 from ..advice import advise
 from ..build import Kind
+from ..catalogue import words_of
 from ..device import platform_of
 from ..forms import Form, alternation, form_of
 from ..functions import tf_chain, tf_layer
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+
+_RE, _TEXT = words_of(__name__)
 
 _KNOWN_ISSUES: tuple[Form, ...] = (
     Form(
@@ -69,7 +72,6 @@ _KNOWN_ISSUES: tuple[Form, ...] = (
     ),
 )
 _KNOWN = alternation(_KNOWN_ISSUES)
-_NODE_IN_BRACKETS = re.compile(r"\[\[\{\{node (?P<node>[^}\n]+)\}\}\]\]")
 
 
 def _tf_known_issue(log: Log, m: re.Match[str]) -> Iterator[Failure]:
@@ -84,7 +86,7 @@ def _tf_known_issue(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if form.group == "must_be_constant":
         op, node = m["const_op"], m["const_node"]
     else:
-        tagged = _NODE_IN_BRACKETS.search(log.text, m.end(), end)
+        tagged = _RE.node_in_brackets.search(log.text, m.end(), end)
         node = tagged["node"] if tagged else ""
     stack = log.frames_after(m.end(), end) or log.traceback_before(m.start())
     chain = tf_chain(log, m.end(), end, [])
