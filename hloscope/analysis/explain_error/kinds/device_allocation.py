@@ -22,6 +22,7 @@ from ....units import format_bytes
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind, torch_xla_log
 from ..build import UNSET, Kind
+from ..catalogue import words_of
 from ..device import named_accelerator, platform_of
 from ..log import Log
 from ..recogniser import Recogniser
@@ -32,6 +33,10 @@ from .cuda_libraries import LIBRARY_NAMES
 
 __all__ = ["RECOGNISER"]
 
+_RE, _TEXT = words_of(__name__)
+
+# The patterns built on sizes.SIZE, a size as every allocator prints it, stay beside it in code
+# (the module's other words are in device_allocation.toml).
 _BFC_LINE = (
     rf"|o(?P<bfc>ut of memory trying to allocate (?P<bfc_req>{SIZE}))"
     r"(?: \(rounded to (?P<bfc_rounded>\d+)\))?"
@@ -80,22 +85,8 @@ _BESIDE_A_DUMP = re.compile(_OPENING.pattern.replace(_BFC_LINE, ""))
 # The opening of a failure message, and any line of a BFC allocator's dump (a dump pasted
 # alone is a GPU memory report of its own: :mod:`.bfc_summary`).
 _FAILURE_OR_DUMP = re.compile(f"{_OPENING.pattern}|{DUMP_LINE.pattern}")
-# The GPU call before ") failed: out of memory", its arguments any expressions.
-_GPU_CALL = re.compile(r"(?P<call>(?:cuda|cu|hip|gpu|roc)\w*)\((?:[^()\n]|\([^()\n]*\))*\)$")
 _ALLOCATED = re.compile(rf"Currently allocated:\s+(?P<size>{SIZE})")
 _CAPACITY = re.compile(rf"HBM capacity (?P<size>{SIZE}):")
-# (The TPU runtime's classes and files name it too: `TpuClient::AllocateBuffer`,
-# `tpu_pjrt_client.cc`.)
-_TPU_WORDS = re.compile(r"HBM\d|/job:tpu_worker|XLA:TPU|\bTPU\b|\bTpu[A-Z]\w*::|\btpu_\w+\.cc\b")
-_GPU_WORDS = re.compile(r"device ordinal|device:GPU|/gpu:|hipError|CUDA_ERROR|GPU_\d_bfc", re.I)
-# The TF node an OOM names: `[[{{node a/b/Op}}]]`, `[[Node: a/b/Op_1 = Op[...`, `[[node a/b/Tile
-# (defined at FILE:LINE) ]]`, or the kernel file `OP_REQUIRES failed at tile_ops.cc:123`.
-_TF_NODE = re.compile(
-    r"\[\[\{\{node (?P<a>[^}\n]+)\}\}\]\]|\[\[Node: (?P<b>\S+) = (?P<optype>\w+)\["
-    r"|\[\[node (?P<c>\S+)(?: \(defined at (?P<file>[^\n]+?):(?P<line>\d+)\))?"
-)
-_KERNEL_FILE = re.compile(r"OP_REQUIRES failed at (?P<kernel>[a-z_]+?)_ops?\.cc")
-_BFC_LIMIT = re.compile(r"^Limit:\s+(?P<limit>\d+)\s*\n\s*InUse:\s+(?P<inuse>\d+)", re.M)
 _FROM_DEVICE = 8 * 1024
 
 
@@ -103,14 +94,14 @@ def _device(log: Log, m: re.Match[str]) -> str | None:
     window = log.text[max(0, m.start() - 300) : log.line_end(m.end()) + 200]
     # The reservation's words and "Attempting to allocate" are XLA:TPU's runtime's alone (its
     # error E0100, RuntimeBufferAllocationFailure).
-    platform = "tpu" if _TPU_WORDS.search(window) or m["res"] or m["eab"] else None
-    if platform is None and m["far"] and not _GPU_WORDS.search(window):
+    platform = "tpu" if _RE.tpu_words.search(window) or m["res"] or m["eab"] else None
+    if platform is None and m["far"] and not _RE.gpu_words.search(window):
         # The same words on both: the log's own words (a TPU VM, Colab's TPU) decide.
         platform = (
-            "tpu" if _TPU_WORDS.search(log.text) and not _GPU_WORDS.search(log.text) else None
+            "tpu" if _RE.tpu_words.search(log.text) and not _RE.gpu_words.search(log.text) else None
         )
     said_gpu = m["far"] or m["fta"] or m["warn"] or m["toa"] or m["toa_hip"] or m["call_oom"]
-    if platform is None and (_GPU_WORDS.search(window) or said_gpu):
+    if platform is None and (_RE.gpu_words.search(window) or said_gpu):
         platform = "gpu"
     if platform == "gpu":
         name = named_accelerator(log.text[: m.start()])
@@ -126,61 +117,17 @@ def _op_of_node(node: str) -> str:
 def _tf_offender(log: Log, m: re.Match[str]) -> tuple[str, str, str | None]:
     """The op, node and ``file:line`` a TF OOM names (nearby, after the message)."""
     after = log.text[m.end() : m.end() + 2048]
-    node = _TF_NODE.search(after)
+    node = _RE.tf_node.search(after)
     if node is not None:
         name = node["a"] or node["b"] or node["c"]
         where = f"{node['file']}:{node['line']}" if node["file"] else None
         return node["optype"] or _op_of_node(name), name, where
-    kernel = _KERNEL_FILE.search(log.before_on_line(m.start()))
+    kernel = _RE.kernel_file.search(log.before_on_line(m.start()))
     if kernel is not None:
         return "".join(part.title() for part in kernel["kernel"].split("_")), "", None
     return "tensor allocation", "", None
 
 
-_RELEASE_JAX = (
-    "memory is held by something else{held}: arrays kept from earlier steps or cells "
-    "(del them, jax.clear_caches(), restart the runtime), another process on the device "
-    "(nvidia-smi / tpu-info), or a framework's preallocation (JAX: "
-    "XLA_PYTHON_CLIENT_MEM_FRACTION or XLA_PYTHON_CLIENT_PREALLOCATE=false; TF: "
-    "set_memory_growth)"
-)
-_RELEASE_TORCH = (
-    "memory is held by something else{held}: tensors kept on the device from earlier steps "
-    "(del them; PyTorch/XLA frees device data only when no Python object refers to it), "
-    "graphs compiled again for new shapes, each with its own buffers (pad inputs to fixed "
-    "shapes), or another process on the TPU (tpu-info, sudo lsof -w /dev/accel0)"
-)
-_TOO_BIG = (
-    "the program alone asks for {asked}, more than the device's {capacity}: nothing else "
-    "holds the memory it lacks, the program itself must shrink by at least {over}: a smaller "
-    "batch (or gradient accumulation), rematerialisation ({remat}), or sharding it over "
-    "more chips"
-)
-_FRAGMENTED = (
-    "the free memory is in pieces: {free} is free, more than the {asked} asked for, but only "
-    "{reservable} of it is one region where the program's memory is reserved (the bottom of "
-    "memory); arrays allocated between steps sit in the way. Allocate long-lived arrays "
-    "(weights, optimizer state) before the first step and keep per-step arrays inside the "
-    "compiled step, delete those no longer needed before it, or restart the process; as "
-    "memory is now, a program of up to {reservable} fits (a smaller batch)"
-)
-_OUTSIDE = (
-    " (a GPU library's own allocation, outside the framework's memory pool, found none left: "
-    "leave it room)"
-)
-# "Failed copying input tensor from ... to .../device:GPU:0 in order to run _EagerConst: ".
-_TO_RUN = re.compile(r"in order to run (?P<op>\w+): $")
-_DST = (
-    "TensorFlow could not copy a tensor to the GPU: there was no room for it (its words for "
-    "out of memory). Most often a whole dataset handed to fit/predict as one array: pass a "
-    "tf.data.Dataset (or a generator) so only a batch is on the GPU, or a smaller batch_size; "
-    "else weights larger than the GPU's memory"
-)
-_NOT_A_FAILURE = (
-    "a warning, not a failure: the allocator could not get {asked} and went on with less "
-    "(a slower algorithm); nothing to fix unless the run then stops with an out-of-memory "
-    "error, which is then the one to read"
-)
 # How far after the allocator's line XLA's buffer report may start (a traceback between).
 _REPORT_AFTER = 16 * 1024
 # The program's own requirement, as TPU's reservation report prints it.
@@ -197,7 +144,7 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
     if m["oma"]:
         asked = int(m["oma"])
     if m["warn"]:
-        return asked, [(AdviceKind.HARMLESS, _NOT_A_FAILURE.format(asked=m["warn"].strip()))]
+        return asked, [(AdviceKind.HARMLESS, _TEXT.not_a_failure.format(asked=m["warn"].strip()))]
     free = bytes_of(m["eab_free"] or m["res_free"])
     reservable = bytes_of(m["res_reservable"])
     window = log.text[m.end() : m.end() + 2048]
@@ -217,18 +164,21 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
         return _torch(log, m)
     if m["dst"]:
         return None, [
-            (AdviceKind.SMALLER_BATCH, _DST),
-            (AdviceKind.FREE_MEMORY, _RELEASE_JAX.format(held="")),
+            (AdviceKind.SMALLER_BATCH, _TEXT.dst),
+            (AdviceKind.FREE_MEMORY, _TEXT.release_jax.format(held="")),
         ]
     if m["call_oom"]:  # a library allocating outside the framework's pool, however small
-        return None, [(AdviceKind.FREE_MEMORY, _RELEASE_JAX.format(held=_OUTSIDE)), smaller]
+        return None, [
+            (AdviceKind.FREE_MEMORY, _TEXT.release_jax.format(held=_TEXT.outside)),
+            smaller,
+        ]
     if asked and asked >= NO_DEVICE_HOLDS:
         return asked, [
             (AdviceKind.FIX_SHAPES, ABSURD.format(asked=format_bytes(asked))),
             smaller,
         ]
     if capacity and needs and needs > capacity:
-        text = _TOO_BIG.format(
+        text = _TEXT.too_big.format(
             asked=format_bytes(needs),
             capacity=format_bytes(capacity),
             over=format_bytes(needs - capacity),
@@ -241,7 +191,7 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
         )
         return asked, [(AdviceKind.SMALLER_BATCH, text), bigger]
     if asked and free is not None and reservable is not None and reservable < asked <= free:
-        text = _FRAGMENTED.format(
+        text = _TEXT.fragmented.format(
             free=format_bytes(free), asked=format_bytes(asked), reservable=format_bytes(reservable)
         )
         return asked, [(AdviceKind.DEFRAGMENT, text), smaller]
@@ -256,7 +206,7 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
         held = f" ({format_bytes(free)} is free, more than asked, but not in one piece)"
     release = (
         AdviceKind.FREE_MEMORY,
-        (_RELEASE_TORCH if torch else _RELEASE_JAX).format(held=held),
+        (_TEXT.release_torch if torch else _TEXT.release_jax).format(held=held),
     )
     return asked, [release, smaller]
 
@@ -274,22 +224,6 @@ _TORCH_NUMBERS = re.compile(
     rf"(?P<allocated2>{_BYTES}) is allocated by PyTorch, and (?P<unallocated>{_BYTES}) is "
     r"reserved by PyTorch but unallocated"
 )
-_TORCH_FRAGMENTED = (
-    "PyTorch holds {cached} cached beyond the {allocated} in tensors, in pieces too small for "
-    "the {asked} asked: fragmentation; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (or "
-    "torch.cuda.empty_cache() between phases) lets it reuse them"
-)
-_TORCH_ELSEWHERE = (
-    "{elsewhere} of the GPU's {total} is held outside this PyTorch's memory: another process "
-    "(nvidia-smi lists it) or another framework in this process (TensorFlow or JAX "
-    "preallocate: set_memory_growth, XLA_PYTHON_CLIENT_PREALLOCATE=false); free it and the "
-    "{asked} fits"
-)
-_TORCH_FULL = (
-    "the GPU's {total} is taken ({allocated} by live tensors, {free} free) and {asked} more was "
-    "asked: a smaller batch (or gradient accumulation, activation checkpointing, bf16); "
-    "tensors kept from earlier steps (a loss not .item()-ed, a list of outputs) also hold it"
-)
 
 
 def _torch(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKind, str]]]:
@@ -299,12 +233,14 @@ def _torch(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
     tried = m["toa"] or m["toa_hip"]
     asked = bytes_of(tried)
     said = _TORCH_NUMBERS.search(log.text, m.end(), min(len(log.text), log.line_end(m.end()) + 200))
-    free_it = (AdviceKind.FREE_MEMORY, _RELEASE_JAX.format(held=""))
+    free_it = (AdviceKind.FREE_MEMORY, _TEXT.release_jax.format(held=""))
     if said is None:
         return asked, [
             (
                 AdviceKind.SMALLER_BATCH,
-                _TORCH_FULL.format(total="memory", allocated="most", free="little", asked=tried),
+                _TEXT.torch_full.format(
+                    total="memory", allocated="most", free="little", asked=tried
+                ),
             ),
             free_it,
         ]
@@ -317,7 +253,7 @@ def _torch(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
     # Fragmentation when the cache could hold the request and is a real share of the GPU
     # ("reserved >> allocated", as PyTorch puts it), not a few MiB of a full one.
     if cached is not None and asked and cached >= asked and cached >= (total or 0) // 10:
-        text = _TORCH_FRAGMENTED.format(
+        text = _TEXT.torch_fragmented.format(
             cached=format_bytes(cached),
             allocated=said["allocated"] or said["allocated2"],
             asked=tried,
@@ -328,14 +264,14 @@ def _torch(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
     if total and free is not None and held is not None and asked:
         elsewhere = total - held - free
         if elsewhere > asked and elsewhere > total // 4:
-            text = _TORCH_ELSEWHERE.format(
+            text = _TEXT.torch_elsewhere.format(
                 elsewhere=format_bytes(elsewhere), total=format_bytes(total), asked=tried
             )
             return asked, [
                 (AdviceKind.FREE_MEMORY, text),
                 (AdviceKind.SMALLER_BATCH, "a smaller batch"),
             ]
-    text = _TORCH_FULL.format(
+    text = _TEXT.torch_full.format(
         total=said["total"] or said["total2"],
         allocated=said["allocated"] or said["allocated2"],
         free=said["free"] or said["free2"],
@@ -348,7 +284,7 @@ def _tf_tensor(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[Advic
     """A TF tensor that could not be allocated: its size from shape and type, and what its
     allocator had left."""
     size = tensor_bytes(m["tf_shape"], m["tf_type"])
-    limit = _BFC_LIMIT.search(log.text, max(0, m.start() - _FROM_DEVICE), m.start())
+    limit = _RE.bfc_limit.search(log.text, max(0, m.start() - _FROM_DEVICE), m.start())
     over = ""
     if limit and size:
         room = int(limit["limit"]) - int(limit["inuse"])
@@ -358,7 +294,7 @@ def _tf_tensor(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[Advic
         AdviceKind.SMALLER_BATCH,
         f"a smaller batch: shape[{m['tf_shape']}] leads with the batch dimension{first or ''}",
     )
-    return size, [batch, (AdviceKind.FREE_MEMORY, _RELEASE_JAX.format(held=""))]
+    return size, [batch, (AdviceKind.FREE_MEMORY, _TEXT.release_jax.format(held=""))]
 
 
 def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
@@ -379,10 +315,10 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["tf_shape"] is not None:
         op, node, source = _tf_offender(log, m)
     if m["dst"]:
-        run = _TO_RUN.search(log.text, max(0, m.start() - 400), m.start())
+        run = _RE.to_run.search(log.text, max(0, m.start() - 400), m.start())
         op = run["op"] if run else "tensor copy"
     if m["call_oom"]:
-        call = _GPU_CALL.search(log.before_on_line(m.start() + 1)[-480:])
+        call = _RE.gpu_call.search(log.before_on_line(m.start() + 1)[-480:])
         if call is None or re.match(LIBRARY_NAMES, call["call"], re.I):
             return  # another program's call; a CUDA library's (read by .cuda_libraries)
         op = call["call"]
