@@ -21,47 +21,33 @@ from collections.abc import Iterator
 from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
 from ..build import Kind, log_line
+from ..catalogue import words_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
 __all__ = ["GRAPH_WORDS", "RECOGNISER"]
 
-#: What a CUDA error's line says of graphs and captures (CUDA's own words and codes).
-GRAPH_WORDS = (
-    r"stream (?:is )?captur|stream capture|CUDA graph|graph node|graph exec|command buffer"
-    r"|_STREAM_CAPTURE_|_GRAPH_EXEC_|uncaptured work|wp_cuda_graph|cuda_command_buffer"
-)
-_GRAPH = re.compile(GRAPH_WORDS, re.I)
-_OPENING = re.compile(
-    # A CUDA error in any runtime's words ("CUDA error: ", Warp's "Warp CUDA error 900: ").
-    r"CUDA error(?P<number> \d+)?: (?P<message>[^\n]{0,400})"
-    r"|C(?P<exla>ommand buffer has to have a graph executable to be updated)"
-)
-_ADVICE = (
-    "a CUDA graph failed as the program ran ({what}): XLA:GPU records its command buffers as "
-    "CUDA graphs, and a kernel run inside one (an FFI call's, such as Warp's, or XLA's own) "
-    "did what a capture forbids. Not an error in your program: report it to the FFI "
-    "library's or XLA's tracker with the versions (jax.print_environment_info()); meanwhile "
-    "XLA_FLAGS=--xla_gpu_enable_command_buffer= runs without CUDA graphs (or the library's "
-    "own graph mode off)"
-)
+_RE, _TEXT = words_of(__name__)
+#: What a CUDA error's line says of graphs and captures (CUDA's own words and codes), as a
+#: regex source: any case (compile it with re.I).
+GRAPH_WORDS = _RE.graph.pattern
 
 
 def _cuda_graph(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     line = log.text[log.line_start(m.start()) : log.line_end(m.start())]
-    if not m["exla"] and _GRAPH.search(line) is None:
+    if not m["exla"] and _RE.graph.search(line) is None:
         return  # a CUDA error of another kind: a library's, the driver's
     what = (m["message"] or m[0]).strip()[:160]
     yield _KIND.failure(
         log,
         m.start(),
         op="CUDA graph",
-        advice=(_ADVICE.format(what=what), AdviceKind.REPORT_BUG),
+        advice=(_TEXT.advice.format(what=what), AdviceKind.REPORT_BUG),
         device="gpu",
         platform=Platform.GPU,
     )
 
 
 _KIND = Kind(Family.XLA_CRASH, Reason.RUNTIME, log_line)
-RECOGNISER = Recogniser(Family.XLA_CRASH, _OPENING, _cuda_graph)
+RECOGNISER = Recogniser(Family.XLA_CRASH, _RE.opening, _cuda_graph)

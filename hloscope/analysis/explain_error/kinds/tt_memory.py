@@ -24,28 +24,14 @@ from collections.abc import Iterator
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
 from ..build import Kind, own_line
+from ..catalogue import words_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
 __all__ = ["RECOGNISER"]
 
-_OPENING = re.compile(
-    # (Wrapped anywhere by a test runner's or terminal's width.)
-    r"N(?P<tt_banks>ot\s+enough\s+space\s+to\s+allocate\s+(?P<tt_bytes>\d+)\s+B\s+"
-    r"(?P<tt_space>[A-Z][A-Z0-9_]*)\s+buffer\s+across\s+\d+\s+banks)"
-    r"|S(?P<tt_cbs>tatically allocated circular buffers on core range [^\n]{0,200}? grow to "
-    r"(?P<tt_cb_bytes>\d+) B which is beyond max (?P<tt_cb_space>\w+) size of (?P<tt_max>\d+) B)"
-)
-_ON_CORE = (
-    "the kernel's buffers on each core need {need} B of its {space}, more than it has{limit}: "
-    "use smaller tiles or blocks (a smaller shard per core, fewer buffers in flight), or "
-    "spread the op over more cores"
-)
-_ON_CARD = (
-    "the tensors need {need} B of the card's {space}, more than is free: a smaller batch or "
-    "sequence, fewer tensors kept alive (deallocate what is no longer used), or more cards"
-)
+_RE, _TEXT = words_of(__name__)
 
 
 def _tt_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
@@ -56,11 +42,14 @@ def _tt_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         space, need, limit = m["tt_cb_space"], m["tt_cb_bytes"], f" ({m['tt_max']} B)"
         op = "circular buffers"
     if space.startswith("DRAM"):
-        advice = (_ON_CARD.format(need=need, space=space), AdviceKind.SMALLER_BATCH)
+        advice = (_TEXT.on_card.format(need=need, space=space), AdviceKind.SMALLER_BATCH)
     else:
-        advice = (_ON_CORE.format(need=need, space=space, limit=limit), AdviceKind.SMALLER_BLOCKS)
+        advice = (
+            _TEXT.on_core.format(need=need, space=space, limit=limit),
+            AdviceKind.SMALLER_BLOCKS,
+        )
     yield _KIND.failure(log, m.start(), op=op, advice=advice)
 
 
 _KIND = Kind(Family.OUT_OF_MEMORY, Reason.OUT_OF_MEMORY, own_line)
-RECOGNISER = Recogniser(Family.OUT_OF_MEMORY, _OPENING, _tt_memory)
+RECOGNISER = Recogniser(Family.OUT_OF_MEMORY, _RE.opening, _tt_memory)
