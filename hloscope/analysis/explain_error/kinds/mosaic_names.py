@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 
 from ..advice import AdviceKind
+from ..catalogue import words_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -30,20 +31,11 @@ from .pallas import _mosaic
 
 __all__ = ["RECOGNISER"]
 
-_OPENING = re.compile(
-    r"Internal TPU kernel compiler error: (?P<tkc_why>[^\n]{0,400})"
-    r"|failed to legalize operation '(?P<legal_op>[a-z_]+\.[\w.]+)'"
-    r"|NotImplementedError: (?P<layout_why>unsupported layout change[^\n]{0,200})"
-    r"|P(?:allas encountered an internal verification error\.[^\n]{0,200}?Error details: "
-    r"(?P<verify_why>[^\n]{0,400}))"
-)
-# The op MLIR's verifier names: `'tpu.matmul' op Expected matching lhs and rhs dtypes`.
-_VERIFIED_OP = re.compile(r"'(?P<op>[a-z_]+\.[\w.]+)' op\b")
+_RE, _TEXT = words_of(__name__)
 # Mosaic's own dialect: its ops are a kernel's wherever they are named.
 _MOSAIC_DIALECT = "tpu."
 # Dialects a kernel's module shares with other MLIR users: a kernel's only in a Pallas log.
 _KERNEL_DIALECTS = ("vector.", "arith.", "math.", "memref.", "scf.", "func.")
-_PALLAS_WORDS = re.compile(r"pallas|Mosaic|tpu_custom_call")
 
 
 def _mosaic_names(log: Log, m: re.Match[str]) -> Iterator[Failure]:
@@ -52,7 +44,7 @@ def _mosaic_names(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         if "Mosaic failed to compile TPU kernel" in log.before_on_line(m.start()):
             return  # Mosaic's own message, read by .pallas
         ours = op.startswith(_MOSAIC_DIALECT) or (
-            op.startswith(_KERNEL_DIALECTS) and _PALLAS_WORDS.search(log.text) is not None
+            op.startswith(_KERNEL_DIALECTS) and _RE.pallas_words.search(log.text) is not None
         )
         if not ours:
             return
@@ -60,20 +52,14 @@ def _mosaic_names(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return
     if m["verify_why"] is not None:
         failure = _mosaic(log, m, why=m["verify_why"])
-        named = _VERIFIED_OP.search(m["verify_why"])
+        named = _RE.verified_op.search(m["verify_why"])
         if named is not None and failure.finding.op == "tpu_custom_call":
             failure.finding.op = named["op"]
         # Pallas asks for a bug report: it made a module its own verifier refuses.
-        failure.more_advice.append((str(AdviceKind.REPORT_BUG), _VERIFY_REPORT))
+        failure.more_advice.append((str(AdviceKind.REPORT_BUG), _TEXT.verify_report))
         yield failure
         return
     yield _mosaic(log, m, why=m["tkc_why"] or m["layout_why"] or "")
 
 
-_VERIFY_REPORT = (
-    "Pallas made a kernel module MLIR's verifier refuses: report it (https://github.com/"
-    "jax-ml/jax/issues) with the kernel and jax.print_environment_info()"
-)
-
-
-RECOGNISER = Recogniser(Family.PALLAS, _OPENING, _mosaic_names)
+RECOGNISER = Recogniser(Family.PALLAS, _RE.opening, _mosaic_names)
