@@ -135,6 +135,8 @@ def _reason_words(failure: Failure) -> str:
 def _rows(failure: Failure) -> Iterator[tuple[str, list[str]]]:
     """The labelled lines of a failure's block, each label with one or more lines."""
     finding = failure.finding
+    if failure.read_from == "words" and failure.confidence is not None:
+        yield "read from", [_words_line(failure.confidence)]
     if finding.node and finding.node != finding.op:
         label = "culprit" if failure.family == "jax_tracing" else "node"
         yield label, [finding.node]
@@ -162,6 +164,14 @@ def _rows(failure: Failure) -> Iterator[tuple[str, list[str]]]:
     for hint in failure.hints:
         yield "note", [hint]
     yield "message", [_short(failure.message)]
+
+
+def _words_line(confidence: float) -> str:
+    """How a family read from the message's words alone was read, and how far to trust it."""
+    return (
+        f"the message's words alone ({confidence:.0%} sure): no reader knows this wording, "
+        "so the family is a likely one, not a certain one"
+    )
 
 
 def _memory_rows(report: OomReport) -> Iterator[tuple[str, list[str]]]:

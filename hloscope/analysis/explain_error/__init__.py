@@ -31,8 +31,9 @@ message states in the same words -- a warning's prefix, the status code, a platf
 the numbers of a failed allocation -- is read for every failure (:mod:`.complete`).
 
 Only pure text is involved: nothing here imports jax or TensorFlow, so a log from a TPU
-machine is explained on a laptop. Text no recogniser matches gives ``recognised=False``:
-the explanation never guesses.
+machine is explained on a laptop. Text no recogniser matches is read last by its words
+(:mod:`.family_words`): a family only where they make it likely enough, marked as read from
+the words with its confidence; else ``recognised=False``.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from .advice import AdviceKind
 from .complete import complete
+from .family_words import words_failure
 from .functions import paragraph_end
 from .log import Log, normalise_log
 from .recogniser import Recogniser
@@ -25,6 +26,8 @@ _REPEAT_KEY = 600
 def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) -> ErrorExplanation:
     """Explain every TensorFlow, JAX or XLA compile error in ``text`` (see the module
     docstring); ``recognised`` is False when none is there."""
+    # The words are read (:mod:`.family_words`) only after the whole table found nothing.
+    whole_table = recognisers is RECOGNISERS
     recognisers = tuple(recognisers)
     log = Log(normalise_log(text))
     merged: dict[tuple[str, ...], list[Failure]] = {}
@@ -47,6 +50,9 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
         # a fallback's included: dropped first, so that it takes no fallback's line.
         failures[:] = [f for f in failures if not f.last_resort]
     _drop_fallbacks(failures, log)
+    if not failures and whole_table:
+        # No recogniser knew the message: the family its words say, where the table is sure.
+        failures.extend(f for f in (words_failure(log),) if f is not None)
     for failure in failures:
         complete(failure, log)
     # A warning is no failure, nor is what the advice calls harmless (a backend JAX probed

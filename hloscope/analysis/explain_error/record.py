@@ -162,6 +162,11 @@ class Failure:
     #: Read from the message's structure alone (the class a traceback ends with, a fatal log
     #: line) where no recogniser knew its words: dropped where any other failure was read.
     last_resort: bool = field(default=False, repr=False)
+    #: ``"words"`` where the family was read from the message's words alone
+    #: (:mod:`.family_words`), with the reader's ``confidence`` (its probability, 0 to 1);
+    #: both in the JSON then.
+    read_from: str | None = None
+    confidence: float | None = None
     #: What an out-of-memory report said (requested bytes, peak buffers, fixes); only for
     #: :attr:`Family.OUT_OF_MEMORY`, and only then in the JSON (as ``"memory"``).
     memory: OomReport | None = None
@@ -254,12 +259,15 @@ class Failure:
         } | self._optional_dicts()
 
     def _optional_dicts(self) -> dict[str, Any]:
-        """The records only some failures have: an out-of-memory report, allocation numbers."""
+        """The records only some failures have: an out-of-memory report, allocation numbers,
+        how a family read from words alone was read."""
         extra: dict[str, Any] = {}
         if self.memory is not None:
             extra["memory"] = self.memory.to_dict()
         if self.allocation is not None:
             extra["allocation"] = self.allocation.to_dict()
+        if self.read_from is not None:
+            extra |= json_fields(self, "read_from confidence")
         return extra
 
 

@@ -35,7 +35,8 @@ def message_advice(message: str) -> MessageAdvice | None:
     if not explained.recognised or not explained.failures:
         return None
     failure = explained.failures[0]
-    if failure.advice_kind in (None, "other"):
+    # A family read from the words alone is a likely one, not a message explain-error knows.
+    if failure.advice_kind in (None, "other") or failure.read_from is not None:
         return None
     finding = failure.finding
     return MessageAdvice(finding.suggestion, finding.op, finding.source)
