@@ -91,3 +91,13 @@ def test_a_file_that_is_not_toml_is_a_catalogue_error(tmp_path: Path, monkeypatc
         words_of("fakekinds.broken")
     with pytest.raises(CatalogueError, match="missing.toml"):
         words_of("fakekinds.missing")
+
+
+def test_leading_flags_become_the_patterns_flags_so_patterns_join_into_one_alternation():
+    # registry.joined puts recognisers' .pattern texts side by side with "|": a global flag
+    # past the start of the joined text is an error, so the file's "(?m)" must become flags.
+    patterns = Patterns({"lines": "(?ms)^a.b", "plain": "c"}, "f.toml")
+    assert patterns.lines.pattern == "^a.b"
+    assert patterns.lines.flags & re.M and patterns.lines.flags & re.S
+    joined = re.compile(f"{patterns.plain.pattern}|{patterns.lines.pattern}", patterns.lines.flags)
+    assert joined.findall("x\na\nb") == ["a\nb"]
