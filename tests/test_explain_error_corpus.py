@@ -69,14 +69,17 @@ FLOORS = {
     # round 7 (the fields' structure, tuned on since f113984): fresh2 30/45 fully right;
     # round 8 (from fresh5; tuned on since 1102b09): fresh 37/46 and 28/46, fresh3 22/30 and
     # 16/30.
+    # The family read from the words where no recogniser reads (issue 35; its table fitted on
+    # every unsealed log, these included, so in-sample here): fresh2 39/45 and 31/45, fresh3
+    # 23/30 and 17/30, fresh4 34/37 recognised.
     ("date", "test", FRESH_TEST): {"recognised": 0.80, "fully_right": 0.60},
-    ("date", "test", FRESH2_TEST): {"recognised": 0.84, "fully_right": 0.66},
-    ("date", "test", FRESH3_TEST): {"recognised": 0.73, "fully_right": 0.53},
+    ("date", "test", FRESH2_TEST): {"recognised": 0.86, "fully_right": 0.68},
+    ("date", "test", FRESH3_TEST): {"recognised": 0.76, "fully_right": 0.56},
     # The fourth fresh part, blind at its first scoring (after round 5): 19/37 and 12/37; then
     # spent and read (round 6: other frontends' and runtimes' words, the TPU's on-device
     # checks, CUDA graphs, LLVM, the op of checks and custom calls, the user's line past a
     # library or a probe; tuned on since e28cae4): 33/37 and 27/37.
-    ("date", "test", FRESH4_TEST): {"recognised": 0.89, "fully_right": 0.72},
+    ("date", "test", FRESH4_TEST): {"recognised": 0.91, "fully_right": 0.72},
     # The fifth fresh part, blind: 16/33 and 13/33 before round 7 and after it (its rules of
     # the fields' structure moved nothing here); then spent and read (round 8: a framework's
     # compiled code the loader refused, tracers in other libraries' code, Mosaic's and

@@ -1,6 +1,6 @@
 """explain-error's family read from a message's words where no recogniser knows them (issue 35):
 the table is what ``tests/family_words_fit.py`` makes from today's corpus and never holds a
-sealed part; the threshold holds on logs the model was not fitted on; wordings of eight
+sealed part; the threshold holds on logs the model was not fitted on; wordings of six
 families that are in no log of the corpus are read to their family; a message of no family
 gives no failure; a failure read so says so, in the text and in the JSON."""
 
