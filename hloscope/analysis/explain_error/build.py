@@ -11,7 +11,7 @@ usual reason, reading) and its handler builds each failure from that row.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,12 +141,22 @@ class Kind:
         start: int,
         *,
         op: str,
-        advice: Advice | tuple[str, str],
+        advice: Advice | tuple[str, str] | None = None,
+        fixes: Sequence[tuple[str, str]] = (),
         reason: Reason | None = None,
         **fields: Any,
     ) -> Failure:
         """The failure of this kind's message at ``start``: ``fields`` as
-        :func:`make_failure` takes them, the rest as :attr:`reading` says."""
+        :func:`make_failure` takes them, the rest as :attr:`reading` says.
+
+        Its advice is ``advice`` (a text and its kind), or the first of ``fixes`` (each
+        ``(kind, text)``, best first), the others then the failure's further advice."""
+        if fixes:
+            (kind, text), *others = fixes
+            advice = (text, kind)
+            fields["more_advice"] = [(str(other), fix) for other, fix in others]
+        if advice is None:
+            raise ValueError(f"a failure of {self.family} needs advice or fixes")
         reason = self.reason if reason is None else reason
         if reason is None:
             raise ValueError(f"a failure of {self.family} needs a reason")

@@ -164,19 +164,17 @@ def read_dump(log: Log, m: re.Match[str], failure: re.Pattern[str]) -> Iterator[
     trying = _TRYING.search(dump)
     if trying is not None:
         numbers["Asked"] = int(trying["n"]) if trying["n"] else bytes_of(trying["asked"]) or 0
-    (kind, text), *rest = _fixes(numbers, _biggest_group(dump))
     name = named_accelerator(log.text[:start])
     device = f"gpu ({name})" if name else "gpu"
     yield _KIND.failure(
         log,
         m.start(),
         op="device buffer",
-        advice=(text, kind),
+        fixes=_fixes(numbers, _biggest_group(dump)),
         device=device,
         platform=platform_of(device),
         headline_at=start,
         hints=_hints(numbers),
-        more_advice=[(str(k), t) for k, t in rest],
         source=None,
     )
 

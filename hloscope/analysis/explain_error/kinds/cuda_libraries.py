@@ -165,15 +165,13 @@ def _cuda_library(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return
     op, advice = read
     name = named_accelerator(log.text)
-    (kind, text), *more = advice
     failure = _KIND.failure(
         log,
         m.start(),
         op=op,
-        advice=(text, kind),
+        fixes=advice,
         device=f"gpu ({name})" if name else "gpu",
         platform=Platform.GPU,
-        more_advice=[(str(k), t) for k, t in more],
     )
     if m["factory"]:
         failure.finding.warning = True  # printed at the E level, but nothing failed

@@ -330,12 +330,11 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             f"{m['res_free']} free, {m['res_reserved']} reserved, {m['res_reservable']} "
             "reservable (the largest region the program's memory can take)"
         )
-    (kind, text), *rest = fixes
     failure = _KIND.failure(
         log,
         m.start(),
         op=op,
-        advice=(text, kind),
+        fixes=fixes,
         node=node,
         stack=stack,
         device=device,
@@ -343,7 +342,6 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         headline_at=start,
         status="RESOURCE_EXHAUSTED" if "RESOURCE_EXHAUSTED" in log.headline(start) else None,
         hints=hints,
-        more_advice=[(str(k), t) for k, t in rest],
         source=UNSET if source is None else source,
     )
     if m["bfc"]:

@@ -74,14 +74,13 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         # "Out of memory while trying to allocate N bytes" is the GPU runtime's wording
         # (TPU reports "Ran out of memory in memory space hbm"; CPU allocates from the host).
         device = "gpu"
-    (kind, first), *rest = memory_fixes(report, log.text[start : start + 16 * 1024])
     named = _RE.allocated_for.search(log.headline(start))
     yield _KIND.failure(
         log,
         start,
         op="out of memory",
         node=named["name"] if named else "",
-        advice=(first, kind),
+        fixes=memory_fixes(report, log.text[start : start + 16 * 1024]),
         function=function,
         stack=stack,
         source=f"{user[0].file}:{user[0].line}" if user else user_source(stack),
@@ -90,7 +89,6 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         error_class=_oom_class(log.headline(start)),
         status="RESOURCE_EXHAUSTED" if "RESOURCE_EXHAUSTED: " in log.headline(start) else None,
         memory=report,
-        more_advice=[(str(k), t) for k, t in rest],
         hints=[_on_chip_hint(report.memory_space)] if report.on_chip else [],
     )
 
