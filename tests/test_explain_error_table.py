@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from hloscope.analysis.explain_error.advice import AdviceKind
 from hloscope.analysis.explain_error.build import Kind, jax_message, log_line, own_line, traced
 from hloscope.analysis.explain_error.log import Log, normalise_log
 from hloscope.analysis.explain_error.record import Family
@@ -115,3 +116,15 @@ def test_own_line_reads_the_whole_line_and_only_a_traceback_before_it() -> None:
     assert before.message.startswith("TypeError: dot_general")
     assert [frame.line for frame in before.stack] == [8, 12]
     assert before.finding.function == ""  # not traced: no function worked out
+
+
+def test_fixes_best_first_make_the_advice_and_the_further_advice() -> None:
+    log = _log(_JAX_LOG)
+    start = log.text.index("dot_general")
+    kind = Kind(Family.JAX_SHAPE, Reason.TRACING, jax_message)
+    fixes = [(AdviceKind.FIX_SHAPES, "make the shapes agree"), (AdviceKind.OTHER, "or reshape b")]
+    failure = kind.failure(log, start, op="dot_general", fixes=fixes)
+    assert failure.advice_kind == AdviceKind.FIX_SHAPES
+    assert failure.more_advice == [(str(AdviceKind.OTHER), "or reshape b")]
+    with pytest.raises(ValueError, match="needs advice or fixes"):
+        kind.failure(log, start, op="dot_general")
