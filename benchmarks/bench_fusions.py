@@ -178,9 +178,9 @@ imported = clock()
 with open(sys.argv[1], encoding="utf-8") as f:
     text = f.read()
 read = clock()
-if sys.argv[2] == "fusions":  # as the command asks: the parse's children send structure
-    from hloscope.hlo.parser import send_structure
-    send_structure()
+if sys.argv[2] == "fusions":  # as the command asks: the parse's children read the bodies
+    from hloscope.analysis.fusions import read_bodies_in_children
+    read_bodies_in_children()
 module = hloscope.parse(text)
 parsed = clock()
 if sys.argv[2] == "summary":

@@ -80,6 +80,7 @@ from .cost import (
     Step,
     body_costs,
     control_flow_cost,
+    fused_body_cost,
     instruction_costs,
     module_cost,
     placements,
@@ -98,6 +99,7 @@ __all__ = [
     "FusionSummary",
     "FusionReport",
     "fusion_report",
+    "read_bodies_in_children",
     "fusions",
     "by_source",
     "source_rows",
@@ -495,10 +497,15 @@ class _Layout:
 
     @classmethod
     def of(cls, comp: Computation) -> _Layout:
-        opcodes = comp.opcodes()
+        ahead = comp.read_ahead(_opcodes_and_root)
+        if ahead is not None:  # a forked parse's child read the body
+            joined, count, root_at = ahead[0]
+            opcodes = joined.split("\n") if count else []
+        else:
+            opcodes = comp.opcodes()
+            root_at = comp.root_position()
         is_member = list(map("parameter".__ne__, opcodes))
         members = list(compress(opcodes, is_member))
-        root_at = comp.root_position()
         root = opcodes[root_at] if root_at >= 0 else ""
         by_opcode = Counter(members)  # a category per distinct opcode, not per op
         op_counts: Counter[str] = Counter()
@@ -512,6 +519,16 @@ class _Layout:
             dict(op_counts),
             _signature(by_opcode, root),
         )
+
+
+def _opcodes_and_root(columns: list[Sequence[str]]) -> tuple[str, int, int]:
+    """What :meth:`_Layout.of` reads of a body, from its parser's columns (ROOT, name, shape,
+    opcode, ...), as a forked parse's child sends it: the opcodes joined by line breaks (one
+    string: sent and split again in C; no opcode holds one), how many, and the position of
+    the root (:meth:`~hloscope.hlo.model.Computation.root_position`)."""
+    roots, opcodes = columns[0], columns[3]
+    count = len(opcodes)
+    return "\n".join(opcodes), count, next(compress(range(count), roots), count - 1)
 
 
 class _Members:
@@ -920,6 +937,19 @@ def report_modules(value: Any, what: str = "fusion_report") -> list[Module]:
             return modules
     kind = type(value).__name__
     raise TypeError(f"{what}() takes a Module or an iterable of Modules, not a {kind}")
+
+
+def read_bodies_in_children() -> None:
+    """Have the forked children of the parses after this call (a big module's, on idle cores)
+    send what :func:`fusion_report` reads of each body they read: its structure's digest, its
+    ops' quick locations, its cost as a fused body (:func:`~.cost.fused_body_cost`) and its
+    opcodes and root (what a kernel's row lists: :func:`_opcodes_and_root`). The
+    report then reads none of the fused bodies' text here: on a deep model's module nearly
+    every instruction is in one of a few hundred large fused bodies, each of its own structure,
+    and reading them was most of the report's time."""
+    from ..hlo.parser import send_structure
+
+    send_structure(readers=(fused_body_cost, _opcodes_and_root))
 
 
 @gc_paused

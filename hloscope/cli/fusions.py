@@ -96,10 +96,9 @@ def fusions_command(
     unfused, with its kind, fused ops, bytes in and out, FLOPs and the source lines it came
     from. The totals under the table follow XLA's own cost analysis. Collectives follow the
     table, with their bytes and, with --device, their estimated time and the step's."""
-    from ..analysis.fusions import COLUMNS, SOURCE_COLUMNS
-    from ..hlo.parser import send_structure
+    from ..analysis.fusions import COLUMNS, SOURCE_COLUMNS, read_bodies_in_children
 
-    send_structure()  # a forked parse's children send what the report reads of each body
+    read_bodies_in_children()  # a forked parse's children send what the report reads
 
     chosen = output_format(as_json, as_csv)
     if by_source and filters:

@@ -13,7 +13,7 @@ import operator
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import compress, repeat
 from typing import TYPE_CHECKING, Any
 
@@ -772,6 +772,14 @@ class Computation:
         once built, and for a body read any other way."""
         body = self._body
         return getattr(body, "columns", None) if body is not None else None
+
+    def read_ahead(self, reader: Callable[[list[Sequence[str]]], Any]) -> tuple[Any] | None:
+        """``(reader(columns),)`` where a forked parse's child worked it out from this body's
+        columns (:func:`~hloscope.hlo.parser.send_structure` names the reader), so that an
+        analysis asks for it without reading the body's text here; None otherwise (and once
+        the body is built): the caller reads :meth:`text_columns` itself."""
+        body = self._body
+        return body.read_ahead(reader) if body is not None else None
 
     def location_counts(self) -> Counter[tuple[int, str, int]]:
         """How many instructions have each :attr:`Instruction.location`, counted from the

@@ -103,6 +103,7 @@ from ._analysis import (
     instruction_costs,
     module_cost,
 )
+from ._columns import fused_body_cost
 from ._results import FMA_FLOPS, ZERO, Cost, CostWarning, FlaggedOp, ModuleCost
 from ._rules import (
     FREE_CUSTOM_CALL_TARGETS,
@@ -146,6 +147,7 @@ __all__ = [
     "instruction_cost",
     "instruction_costs",
     "body_costs",
+    "fused_body_cost",
     "computation_cost",
     "control_flow_cost",
     "kernel_computations",

@@ -156,7 +156,9 @@ class _Analysis:
         sid = structure_id(comp)
         found = self._leaves.get(sid)
         if found is None:
-            found = self._leaves[sid] = _CALLING_RULES.isdisjoint(comp.opcodes())
+            # The opcodes counted, not listed: a forked parse's child counted them already,
+            # and the body's text is not read here for them.
+            found = self._leaves[sid] = _CALLING_RULES.isdisjoint(comp.opcode_counts())
         return found
 
     def body_costs(self, comp: Computation) -> list[Cost]:

@@ -203,19 +203,47 @@ def fusion_cost(inst: Instruction, fused: Computation) -> Cost | None:
     """The cost of fusion ``inst`` (XLA's: the FLOPs of its fused ops, the bytes at its
     boundary) read from the columns of ``fused`` without costing each fused op: the FLOPs
     come from each (opcode, shape) pair, counted in C. None where the columns cannot say
-    (see :func:`body_costs`; a fused op the rules would flag), or the body is built."""
-    columns = fused.text_columns()
-    if columns is None or not _PRICED_HERE.issuperset(columns[3]):
+    (see :func:`body_costs`; a fused op the rules would flag), or the body is built. What it
+    reads of the body (:func:`fused_body_cost`) comes from a forked parse's child where one
+    read the body (see :func:`~hloscope.hlo.parser.send_structure`): the body's text is then
+    not read here at all."""
+    ahead = fused.read_ahead(fused_body_cost)
+    if ahead is not None:
+        part = ahead[0]
+    else:
+        columns = fused.text_columns()
+        if columns is None:
+            return None
+        part = fused_body_cost(columns)
+    if part is None:
+        return None
+    flops, trans, read, root_writes, outputs_write = part
+    written = _written_from(inst, root_writes, outputs_write)
+    if written is None:
+        return None
+    return Cost(flops, trans, read, written, read + written)
+
+
+#: What :func:`fused_body_cost` says of a fused body: its FLOPs, transcendentals, the bytes
+#: read at its boundary, and what its root writes (see :func:`_root_writes`).
+BodyCost = tuple[int, int, int, int, list[int | None] | None]
+
+
+def fused_body_cost(columns: list[Sequence[str]]) -> BodyCost | None:
+    """All that :func:`fusion_cost` reads of a fused body, from its parser's columns (ROOT,
+    name, shape, opcode, operand text, attributes), and nothing of the fusion instruction:
+    so that a forked parse's child can work it out for the bodies it reads. None where the
+    columns cannot say (see :func:`fusion_cost`)."""
+    if not _PRICED_HERE.issuperset(columns[3]):
         return None
     body = BodyColumns(columns)
     work = _work(body, columns[5])
     if work is None:
         return None
-    boundary = fusion_bytes(inst, body)
-    if boundary is None:
+    read = _read_bytes(body)
+    if read is None:
         return None
-    read, written = boundary
-    return Cost(work[0], work[1], read, written, read + written)
+    return (work[0], work[1], read, *_root_writes(body))
 
 
 def _work(body: BodyColumns, attrs: Sequence[str]) -> tuple[int, int] | None:
@@ -261,6 +289,16 @@ def fusion_bytes(inst: Instruction, body: BodyColumns) -> tuple[int, int] | None
     say what of it is read); None where a parameter is a tuple or a nested fusion reads one.
     Whole columns are joined and split in C: a loop in Python runs over the slicing ops only.
     """
+    read = _read_bytes(body)
+    if read is None:
+        return None
+    written = _written_from(inst, *_root_writes(body))
+    return None if written is None else (read, written)
+
+
+def _read_bytes(body: BodyColumns) -> int | None:
+    """The bytes read at the boundary of the fusion whose fused body is ``body`` (see
+    :func:`fusion_bytes`)."""
     names, shapes, opcodes, lists = body.names, body.shapes, body.opcodes, body.operand_lists
     is_param = list(map("parameter".__eq__, opcodes))
     param_shapes = list(compress(shapes, is_param))
@@ -299,24 +337,55 @@ def fusion_bytes(inst: Instruction, body: BodyColumns) -> tuple[int, int] | None
         entry = measured_text(shapes[k])
         if entry[_ELEMENTS] > 1:  # IMMEDIATE_CONSTANT_MAX_ELEMENTS
             read += entry[_SIZE]
-    written = _written(inst, body)
-    return None if written is None else (read, written)
+    return read
 
 
-def _written(inst: Instruction, body: BodyColumns) -> int | None:
-    """The bytes fusion ``inst`` writes: each array it outputs, a dynamic-update-slice's
-    update only (the rest is updated in place); None for a dynamic-update-slice without one
-    (malformed: the rule flags it)."""
-    shape = inst.shape
+# What an array output of a fused body writes, as _root_writes says it: the whole array
+# (WHOLE), nothing that can be priced (MALFORMED: a dynamic-update-slice without its update,
+# which the rule flags), else the bytes of a dynamic-update-slice's update (updated in place).
+_WHOLE = -2
+_MALFORMED = -1
+
+
+def _root_writes(body: BodyColumns) -> tuple[int, list[int | None] | None]:
+    """What the body's root writes, read from the body alone so that the fusion's own shape
+    can be applied later (:func:`_written_from`): as one array (a code, see _WHOLE), and,
+    where the root is a tuple, as each of its operands (None for an operand without a name:
+    the fusion's output is counted whole there), else None."""
+    opcodes, lists = body.opcodes, body.operand_lists
     root = body.root
-    if not shape.is_tuple:
-        return _output_array_bytes(body, root, _size_of(inst))
+    as_array = _array_writes(body, root)
+    if opcodes[root] != "tuple":
+        return as_array, None
+    outputs = lists[root].split(",")
+    if "dynamic-update-slice" not in opcodes:
+        return as_array, [_WHOLE if name else None for name in outputs]
     position = dict(zip(body.names, range(len(body.names))))
-    outputs = body.operand_lists[root].split(",") if body.opcodes[root] == "tuple" else None
+    return as_array, [_array_writes(body, position[name]) if name else None for name in outputs]
+
+
+def _array_writes(body: BodyColumns, producer: int) -> int:
+    """What an array output made by op ``producer`` writes (a code, see _WHOLE)."""
+    if body.opcodes[producer] != "dynamic-update-slice":
+        return _WHOLE
+    operands = body.operand_lists[producer].split(",")
+    if len(operands) < 2:
+        return _MALFORMED
+    return measured_text(body.shapes[body.names.index(operands[1])])[_SIZE]
+
+
+def _written_from(inst: Instruction, as_array: int, outputs: list[int | None] | None) -> int | None:
+    """The bytes fusion ``inst`` writes, from what its body's root writes (_root_writes): each
+    array it outputs, a dynamic-update-slice's update only (the rest is updated in place);
+    None for a dynamic-update-slice without one (malformed: the rule flags it)."""
+    shape = inst.shape
+    if not shape.is_tuple:
+        return _bytes_of(as_array, _size_of(inst))
     total = 0
     for i, sub in enumerate(shape.tuple_shapes):
-        if outputs is not None and not sub.is_tuple and i < len(outputs) and outputs[i]:
-            written = _output_array_bytes(body, position[outputs[i]], shape_size(sub))
+        code = outputs[i] if outputs is not None and i < len(outputs) else None
+        if code is not None and not sub.is_tuple:
+            written = _bytes_of(code, shape_size(sub))
             if written is None:
                 return None
             total += written
@@ -325,10 +394,10 @@ def _written(inst: Instruction, body: BodyColumns) -> int | None:
     return total
 
 
-def _output_array_bytes(body: BodyColumns, producer: int, size: int) -> int | None:
-    if body.opcodes[producer] != "dynamic-update-slice":
+def _bytes_of(code: int, size: int) -> int | None:
+    """The bytes an array output of ``size`` bytes writes, by its code (see _WHOLE)."""
+    if code == _WHOLE:
         return size
-    operands = body.operand_lists[producer].split(",")
-    if len(operands) < 2:
+    if code == _MALFORMED:
         return None
-    return measured_text(body.shapes[body.names.index(operands[1])])[_SIZE]
+    return code

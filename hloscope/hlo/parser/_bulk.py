@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain, compress
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -303,6 +303,10 @@ class BulkBody:
         """Whether ``char`` may be in some instruction's text (True where unsure)."""
         return True
 
+    def read_ahead(self, reader: Callable[[list[Sequence[str]]], Any]) -> tuple[Any] | None:
+        """What ``reader`` made of this body's columns in a forked child: none read here."""
+        return None
+
     def names(self) -> Sequence[str]:
         return self.column(1)
 
@@ -378,6 +382,7 @@ class TextBody(BulkBody):
         "_locations",
         "digest",
         "_quick_locations",
+        "_ahead",
     )
 
     def __init__(
@@ -396,6 +401,9 @@ class TextBody(BulkBody):
         # instruction's quick location: a fusion report reads neither from the text.
         self.digest: TextDigest | None = None
         self._quick_locations: list[tuple[int, str, int] | None] | None = None
+        # What each reader of send_structure made of its columns in the child: (answer,),
+        # or None where it failed there.
+        self._ahead: dict[Callable[..., Any], tuple[Any] | None] | None = None
 
     def counted(
         self,
@@ -403,12 +411,19 @@ class TextBody(BulkBody):
         locations: dict[tuple[int, str, int], int] | None,
         digest: TextDigest | None = None,
         quick_locations: list[tuple[int, str, int] | None] | None = None,
+        ahead: tuple[tuple[Any] | None, ...] | None = None,
     ) -> None:
         """What the child counted of it (:func:`body_counts`), once it said yes."""
         self._opcodes = opcodes
         self._locations = locations
         self.digest = digest
         self._quick_locations = quick_locations
+        if ahead is not None:
+            self._ahead = dict(zip(_SENDS_STRUCTURE["readers"], ahead))
+
+    def read_ahead(self, reader: Callable[[list[Sequence[str]]], Any]) -> tuple[Any] | None:
+        ahead = self._ahead
+        return ahead.get(reader) if ahead is not None else None
 
     def quick_locations(self) -> list[tuple[int, str, int] | None]:
         known = self._quick_locations
@@ -448,14 +463,24 @@ def _counter(counts: dict[T, int]) -> Counter[T]:
 
 # Whether a forked parse's children also send each body's structure digest and quick
 # locations: only where a fusion report follows (send_structure), for they cost the children
-# about 0.5 s of CPU on a 400k-instruction module that a summary would pay for nothing.
-_SENDS_STRUCTURE = {"on": False}
+# about 0.5 s of CPU on a 400k-instruction module that a summary would pay for nothing; and
+# the readers whose answers for each body they send with them.
+_SENDS_STRUCTURE: dict[str, Any] = {"on": False, "readers": ()}
 
 
-def send_structure(on: bool = True) -> None:
+def send_structure(
+    on: bool = True, readers: Sequence[Callable[[list[Sequence[str]]], Any]] = ()
+) -> None:
     """Have the children of the parses after this call send what a fusion report reads of
-    every body (:func:`body_counts`), so that the report reads one body per structure."""
+    every body (:func:`body_counts`), so that the report reads one body per structure; with
+    ``readers``, also what each makes of each body's columns (ROOT, name, shape, opcode,
+    operand text, attributes; a picklable answer), which
+    :meth:`~hloscope.hlo.model.Computation.read_ahead` gives back without reading the body
+    here. The readers run in the children, which fork after this call: an analysis above the
+    parser hands down its own functions (the cost of a fused body), which the parser never
+    imports."""
     _SENDS_STRUCTURE["on"] = on
+    _SENDS_STRUCTURE["readers"] = tuple(readers) if on else ()
 
 
 def body_counts(columns: Sequence[Sequence[str]], rows: Sequence[int]) -> list[tuple[Any, ...]]:
@@ -470,6 +495,7 @@ def body_counts(columns: Sequence[Sequence[str]], rows: Sequence[int]) -> list[t
 
     opcodes, texts = columns[3], columns[5]
     structure = _SENDS_STRUCTURE["on"]
+    readers = _SENDS_STRUCTURE["readers"]
     out: list[tuple[Any, ...]] = []
     for start, stop in zip(rows, rows[1:]):
         body = texts[start:stop]
@@ -480,5 +506,20 @@ def body_counts(columns: Sequence[Sequence[str]], rows: Sequence[int]) -> list[t
         )
         if structure:
             counts += (text_digest(columns, start, stop), list(map(quick_location, body)))
+            if readers:
+                own = [column[start:stop] for column in columns]
+                counts += (tuple(_read_ahead(reader, own) for reader in readers),)
         out.append(counts)
     return out
+
+
+def _read_ahead(
+    reader: Callable[[list[Sequence[str]]], Any], columns: list[Sequence[str]]
+) -> tuple[Any] | None:
+    """``(reader(columns),)``, or None where the reader fails on them: then the parent asks it
+    again itself on first use, and fails there, where a failure would have come without
+    the children, not in a child, where it would turn the whole module down."""
+    try:
+        return (reader(columns),)
+    except Exception:  # any failure is the parent's to meet, as it is without children
+        return None
