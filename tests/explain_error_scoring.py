@@ -35,7 +35,7 @@ CORPUS = Path(__file__).parent / "data" / "error_logs"
 #: Test parts being collected blind: left out of every score (and so of every aggregate a rule
 #: writer could read) until their one blind scoring names them in ``HLOSCOPE_UNSEAL``
 #: (comma-separated parts). A part leaves this set once it has been scored and is spent.
-SEALED_PARTS: frozenset[str] = frozenset({"fresh6-2026-12-06"})
+SEALED_PARTS: frozenset[str] = frozenset()
 
 
 def _unsealed() -> set[str]:
@@ -144,6 +144,13 @@ FRESH4_TEST = "fresh4-2026-12-06"
 #: collected blind during round 7 and sealed out of every score until scored, twice, on the
 #: aggregate alone: 16/33 and 13/33 before round 7 (af3d0bd) and the same after it (88a99dc).
 FRESH5_TEST = "fresh5-2026-12-06"
+#: The sixth (44 logs, 2023-03 to 2026-08): the first from outside GitHub's issues (forums,
+#: blogs, Hugging Face pages, GitHub Discussions: 14) and GitHub threads of repositories new
+#: to the corpus (optimistix, kfac-jax, netket, vllm, EasyDeL, PennyLane...: 30), collected
+#: by four helpers who wrote no code and sealed out of every score until scored, twice, on the
+#: aggregate alone: 19/44 and 9/44 before the family read from words (82d0e50), 21/44 and 9/44
+#: after it (8fcc0fe).
+FRESH6_TEST = "fresh6-2026-12-06"
 
 
 def tally(

@@ -52,6 +52,7 @@ from tests.explain_error_scoring import (  # noqa: E402
     FRESH3_TEST,
     FRESH4_TEST,
     FRESH5_TEST,
+    FRESH6_TEST,
     FRESH_TEST,
     SEALED_PARTS,
 )
@@ -80,6 +81,7 @@ FIRST_SIGHT = {
     FRESH3_TEST: "dbb6bdd",
     FRESH4_TEST: "e81afcd",
     FRESH5_TEST: "af3d0bd",
+    FRESH6_TEST: "82d0e50",
 }
 #: The family logs' families and advice, as the tests that read them assert (those that are
 #: warnings only -- factories registered twice, a BFC report that is no failure, a hash of a

@@ -325,6 +325,29 @@ def words_failure(log: Log) -> Failure | None:
 #: chooses, per family, the two its truths name most often: ``tests/family_words_fit.py``).
 #: General on purpose: read from words alone, the message's numbers and names are unknown.
 FIX_WORDS: dict[AdviceKind, str] = {
+    AdviceKind.SHARD: (
+        "the program is larger than one device: shard its parameters and activations over "
+        "more devices (a mesh and shardings), or use a slice with more chips"
+    ),
+    AdviceKind.LOWER_PRECISION: "keep the large arrays in a smaller type (bfloat16, int8)",
+    AdviceKind.DONATE: (
+        "donate the inputs the step replaces (donate_argnums) so their memory is reused"
+    ),
+    AdviceKind.SHORTER_INPUT: (
+        "shorten the input (sequence or context length) the program is built for"
+    ),
+    AdviceKind.DISABLE_CHECK: "turn off the check that fired (the flag the message names)",
+    AdviceKind.DYNAMIC_SLICE: (
+        "index with lax.dynamic_slice / dynamic_update_slice (fixed sizes, traced starts)"
+    ),
+    AdviceKind.MESH_AXIS: "name only axes the mesh has, each at most once per spec",
+    AdviceKind.REDUCE_OR_SPEC: (
+        "reduce over the sharded axis first, or give a spec the result's shape allows"
+    ),
+    AdviceKind.FIND_NAN: "find the first NaN: jax.config.update('jax_debug_nans', True)",
+    AdviceKind.EXPLICIT_TRANSFER: (
+        "move arrays between devices and the host explicitly (jax.device_put / device_get)"
+    ),
     AdviceKind.INSTALL: (
         "install releases that go together (jax, jaxlib and its plugins, CUDA or libtpu, the "
         "framework): pip install -U with the versions each one asks for"
