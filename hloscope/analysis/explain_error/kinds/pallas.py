@@ -63,45 +63,46 @@ _MOSAIC_ADVICE: tuple[tuple[re.Pattern[str], AdviceKind, str], ...] = (
 )
 
 
+# The forms whose failure is the pallas_call refused, with one advice whatever the message says
+# (by the group that marks the form).
+_PLAIN_ADVICE: dict[str, tuple[str, str]] = {
+    "partition": (_TEXT.partition, AdviceKind.SHARD),
+    "libtpu_age": (_TEXT.libtpu_age, AdviceKind.INSTALL),
+    "mosaic_version": (_TEXT.mosaic_version, AdviceKind.INSTALL),
+}
+
+
 def _pallas(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    failure = _read(log, m)
+    if failure is not None:
+        yield failure
+
+
+def _read(log: Log, m: re.Match[str]) -> Failure | None:
+    """The failure the form that matched says, by its reader; ``None`` where the reader finds
+    the message is another's."""
+    plain = next((group for group in _PLAIN_ADVICE if m[group]), None)
+    if plain is not None:
+        return _simple(log, m, "pallas_call", Reason.COMPILE_ERROR, _PLAIN_ADVICE[plain])
     if m["block"]:
-        yield _block_shape(log, m)
-    elif m["partition"]:
-        yield _simple(
-            log, m, "pallas_call", Reason.COMPILE_ERROR, (_TEXT.partition, AdviceKind.SHARD)
-        )
-    elif m["primitive"]:
+        return _block_shape(log, m)
+    if m["primitive"]:
         primitive = m["primitive"].rstrip(".")
         advice = (_TEXT.unimplemented.format(primitive=primitive), AdviceKind.REPLACE_OP)
-        yield _simple(log, m, primitive, Reason.NO_LOWERING, advice)
-    elif m["lowering_frame"]:
-        failure = _raised_in_lowering(log, m)
-        if failure is not None:
-            yield failure
-    elif m["lowering_exc"]:
-        failure = _lowering_exception(log, m)
-        if failure is not None:
-            yield failure
-    elif m["mosaic"]:
-        yield _mosaic(log, m)
-    elif m["libtpu_age"]:
-        advice = (_TEXT.libtpu_age, AdviceKind.INSTALL)
-        yield _simple(log, m, "pallas_call", Reason.COMPILE_ERROR, advice)
-    elif m["mosaic_version"]:
-        advice = (_TEXT.mosaic_version, AdviceKind.INSTALL)
-        yield _simple(log, m, "pallas_call", Reason.COMPILE_ERROR, advice)
-    elif m["triton_compile"]:
-        yield _triton_compile(log, m)
-    elif m["smem"] or m["tsmem"]:
-        failure = _shared_memory(log, m)
-        if failure is not None:
-            yield failure
-    elif m["needed"]:
-        failure = _vmem(log, m)
-        if failure is not None:
-            yield failure
-    else:
-        yield _not_here(log, m)
+        return _simple(log, m, primitive, Reason.NO_LOWERING, advice)
+    if m["lowering_frame"]:
+        return _raised_in_lowering(log, m)
+    if m["lowering_exc"]:
+        return _lowering_exception(log, m)
+    if m["mosaic"]:
+        return _mosaic(log, m)
+    if m["triton_compile"]:
+        return _triton_compile(log, m)
+    if m["smem"] or m["tsmem"]:
+        return _shared_memory(log, m)
+    if m["needed"]:
+        return _vmem(log, m)
+    return _not_here(log, m)
 
 
 def _raised_in_lowering(log: Log, m: re.Match[str]) -> Failure | None:
