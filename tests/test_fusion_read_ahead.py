@@ -16,6 +16,7 @@ import hloscope
 from hloscope.analysis.cost import fused_body_cost, module_cost
 from hloscope.analysis.fusion_notes import summary_to_dict
 from hloscope.analysis.fusions import fusion_report, read_bodies_in_children
+from hloscope.analysis.step_estimate import has_collectives
 from hloscope.hlo.parser import _bulk, _forked
 from hloscope.hlo.parser._bulk import TextBody
 
@@ -186,3 +187,21 @@ def test_a_summary_parse_sends_no_reader_answers(forking) -> None:  # noqa: F811
     module = hloscope.parse(WRITES)
     bodies = _fused_bodies(module)
     assert bodies and all(body.read_ahead(fused_body_cost) is None for body in bodies.values())
+
+
+def test_whether_a_module_has_collectives_is_told_without_reading_a_body(
+    forking,  # noqa: F811
+) -> None:
+    # What `hloscope fusions` asks before its table: from the children's opcode counts.
+    module = hloscope.parse(WRITES)
+    assert not has_collectives(module)
+    assert not [name for name, body in _fused_bodies(module).items() if body.table]
+    reducing = WRITES.replace(
+        "  ROOT first.p = f32[] parameter(0)",
+        "  first.q = f32[] parameter(0)\n  ROOT first.p = f32[] all-reduce(first.q), to_apply=add",
+    ).replace(
+        "f.dus {",
+        "add {\n  a.0 = f32[] parameter(0)\n  b.0 = f32[] parameter(1)\n"
+        "  ROOT s.0 = f32[] add(a.0, b.0)\n}\n\nf.dus {",
+    )
+    assert has_collectives(hloscope.parse(reducing))
