@@ -24,8 +24,9 @@ one after the other, so both see the same load. It prints the best and median wa
 CPU time (user + sys) of each, the peak memory, and the CPU ratio of the other tree to this
 one. On a busy machine the CPU time is what compares; on an idle one wall is CPU plus nothing.
 Last, where the time goes: imports, reading the text, the parse, ``summarize`` and, for
-``fusions``, ``fusion_report`` and the table it prints (rows, the heaviest 500 in a table 80
-columns wide), in CPU time, each command in fresh interpreters of its own.
+``fusions``, ``fusion_report`` and the table it prints (whether the module has collectives,
+rows, the heaviest 500 in a table 80 columns wide), in CPU time, each command in fresh
+interpreters of its own.
 """
 
 from __future__ import annotations
@@ -169,6 +170,7 @@ start = clock()
 import hloscope
 from hloscope.analysis.fusion_notes import summary_to_dict
 from hloscope.analysis.fusions import fusion_report
+from hloscope.analysis.step_estimate import module_communication
 from hloscope.analysis.summary import summarize
 from hloscope.cli.fusions import TABLE_ROWS
 from hloscope.render.fusion_table import render_fusions
@@ -191,7 +193,9 @@ else:
     report = fusion_report(module)
     reported = clock()
     # What `hloscope fusions` shows of the report: every row, the heaviest TABLE_ROWS in a
-    # table 80 columns wide (piped), the summary above it.
+    # table 80 columns wide (piped), the summary above it; and before it, whether the module
+    # has collectives to list after it.
+    module_communication(module, None)
     rows = report.rows()
     console = Console(file=io.StringIO(), width=80)
     shown = sort_rows(rows, "bytes")[:TABLE_ROWS]
