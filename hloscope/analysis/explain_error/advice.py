@@ -102,6 +102,8 @@ _KIND_RULES: tuple[tuple[re.Pattern[str], AdviceKind], ...] = tuple(
         ),
         (r"^TracerArrayConversionError$", AdviceKind.JNP_NOT_NP),
         (r"^TracerIntegerConversionError$", AdviceKind.STATIC_ARGS),
+        # TF's shape operand known only at run time: its first fix is a Python value.
+        (r"^tf:compile_time_constant$", AdviceKind.STATIC_ARGS),
         (r"^NonConcreteBooleanIndexError$", AdviceKind.FIXED_SIZE),
         (
             r"^ConcretizationTypeError:(nonzero|where|argwhere|flatnonzero|unique)$",
