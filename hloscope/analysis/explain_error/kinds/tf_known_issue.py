@@ -21,12 +21,26 @@ _RE, _TEXT = words_of(__name__)
 _KNOWN_ISSUES: tuple[Form, ...] = (
     Form(
         "must_be_constant",
-        r"Input (?P<input>\d+) to node `(?P<const_node>[^`\n]+)` with op (?P<const_op>\w+) "
-        r"must\s+be\s+a\s+compile-time\s+constant",
+        # The node in backticks as TF writes it, or bare where markdown ate them (an issue's
+        # title); the words wrapped anywhere when a thread quotes the message.
+        r"Input\s+(?P<input>\d+)\s+to\s+node\s+`?(?P<const_node>[^`\s]+)`?\s+with\s+op\s+"
+        r"(?P<const_op>\w+)\s+must\s+be\s+a\s+compile-time\s+constant",
         "",
         Reason.DYNAMIC_SHAPE,
         ("tf:compile_time_constant",),
         "a shape or size input depends on a value known only at run time",
+    ),
+    # XLA's value inference, asked for a shape operand's value, meeting an op it cannot
+    # evaluate (a custom call's result: "Dynamic inferencing on custom call ... is not
+    # supported"; TF 2.21 puts the call's whole proto between the two halves).
+    Form(
+        "value_inference",
+        r"while evaluating input (?P<vi_input>\d+) of (?P<vi_op>\w+) operator as a "
+        r"compile-time constant",
+        "",
+        Reason.DYNAMIC_SHAPE,
+        ("tf:compile_time_constant",),
+        "a shape or size input is computed by an op XLA cannot evaluate while compiling",
     ),
     Form(
         "shapes_concrete",
@@ -86,6 +100,7 @@ def _tf_known_issue(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if form.group == "must_be_constant":
         op, node = m["const_op"], m["const_node"]
     else:
+        op = m["vi_op"] or op
         tagged = _RE.node_in_brackets.search(log.text, m.end(), end)
         node = tagged["node"] if tagged else ""
     stack = log.frames_after(m.end(), end) or log.traceback_before(m.start())
