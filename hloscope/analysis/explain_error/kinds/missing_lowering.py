@@ -53,13 +53,25 @@ _LOWERING_FORMS: tuple[Form, ...] = (
         ("svd",),
         "TPU's SVD takes no algorithm parameter",
     ),
+    # A compiler that takes StableHLO in (a PJRT plugin's: tt-mlir, IREE) and has no
+    # conversion for one of the program's ops: MLIR's dialect conversion names the op, quoted
+    # either way. (Mosaic's kernel dialects are Pallas's, TF's `tf.` ops the MLIR bridge's.)
+    Form(
+        "stablehlo_legalize",
+        r"failed to legalize operation [`'](?P<legal>(?:stablehlo|mhlo|chlo)\.[\w.]+)[`']",
+        "",
+        Reason.NO_LOWERING,
+        (),
+        "the backend's compiler has no conversion for this op of the program (a compiler "
+        "that takes StableHLO in, such as a PJRT plugin's or IREE's, not XLA's)",
+    ),
 )
 _LOWERING = alternation(_LOWERING_FORMS)
 
 
 def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     form = form_of(_LOWERING_FORMS, m)
-    op = m["prim"] or form.op
+    op = m["prim"] or m["legal"] or form.op
     device: str | None = None
     if form.group == "translation_rule":
         device = m["plats"]
