@@ -91,6 +91,7 @@ _MACHINE_FORMS = (
     "pjrt_struct",
     "pjrt_option",
     "pc_plugin",
+    "llvm_cpu",
 )
 _VERSION_FORMS = ("old_jaxlib", "new_jaxlib")
 
@@ -149,6 +150,9 @@ def _machine_form(log: Log, m: re.Match[str]) -> tuple[str, str, tuple[str, Advi
         return "PJRT plugin", "", (text, AdviceKind.INSTALL)
     if m["pc_plugin"]:
         return _plugin_initialize(log, m)
+    if m["llvm_cpu"]:
+        text = _TEXT.llvm_target.format(cpu=m["llvm_cpu"])
+        return f"LLVM target {m['llvm_cpu']}", "gpu", (text, AdviceKind.INSTALL)
     return None
 
 
