@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...unsupported.findings import Reason
+from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
 from ..build import Kind, log_line
 from ..catalogue import words_of
@@ -77,6 +77,11 @@ def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return  # the status of the fatal-error line read from its opening
     if m["registration"] and "Barrier timed out" in log.text[m.end() : m.end() + _TASKS_AFTER]:
         return  # the barrier's own message follows ("Original error: ..."), naming it
+    if m["coord_payload"] and _read_before(log, m):
+        return  # the payload of a message read from its own words
+    if m["tpu_wait"]:
+        yield _tpu_wait(log, m)
+        return
     tasks = _tasks(log, m) if m["barrier"] else []
     barrier = m["barrier"] or ""
     if m["rendezvous"]:
@@ -90,7 +95,7 @@ def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         dead = _tasks_on_line(log, start)
         text = _TEXT.heartbeat.format(missing=f" ({', '.join(dead)})" if dead else "")
         op, advice = "coordination service", (text, AdviceKind.CHECK_HOSTS)
-    elif m["agent"] or m["coord"] or m["kv"] or m["watch"] or m["agent_rpc"]:
+    elif any(m[g] for g in ("agent", "coord", "kv", "watch", "agent_rpc", "coord_payload")):
         op = "coordination service"
         if m["coord_rpc"]:
             op = f"coordination service {m['coord_rpc']}"
@@ -111,6 +116,24 @@ def _distributed(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         node=", ".join(tasks),
         status=status_before(log, m.start()) or _status_in(log, start, m.start()),
         hints=hints,
+    )
+
+
+def _read_before(log: Log, m: re.Match[str]) -> bool:
+    """Whether words of this family open a message shortly before ``m`` (its payload's)."""
+    window = log.text[max(0, m.start() - _TASKS_AFTER) : m.start()]
+    return any(not found["coord_payload"] for found in _RE.opening.finditer(window))
+
+
+def _tpu_wait(log: Log, m: re.Match[str]) -> Failure:
+    return _KIND.failure(
+        log,
+        m.start(),
+        op="TPU backend initialization",
+        advice=(_TEXT.tpu_wait, AdviceKind.CHECK_HOSTS),
+        device="tpu",
+        platform=Platform.TPU,
+        hints=["JAX warns and waits: the hosts that did not start their TPU runtime"],
     )
 
 
