@@ -1,0 +1,203 @@
+"""explain-error round 9 (issue 35): the causes behind the sixth blind part's misses, each rule
+tested on two wordings: one from the spent part (``tests/data/error_logs/fresh6_*``), one from
+elsewhere (an older public thread, another compiler, or TensorFlow 2.21's own error made in a
+child process)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hloscope.analysis.explain_error import explain_error
+
+CORPUS = Path(__file__).parent / "data" / "error_logs"
+
+
+def first(text: str):
+    explanation = explain_error(text)
+    assert explanation.recognised, text[:200]
+    return explanation.failures[0]
+
+
+def spent(name: str):
+    return first((CORPUS / f"{name}.log").read_text())
+
+
+# ---- a compiler that takes StableHLO in and has no conversion for an op -----------------------
+
+
+def test_a_stablehlo_op_another_compiler_cannot_legalize_is_a_missing_lowering():
+    # tt-mlir (backticks, the fresh6 log) and IREE's "explicitly marked illegal"
+    # (iree-org/iree#13650), a CHLO op; tt-torch's with the op's source line after it.
+    iree = (
+        "error: failed to legalize operation 'chlo.erf' that was explicitly marked illegal\n"
+        'stablehlo.mlir:574:12: note: see current operation: %1562 = "chlo.erf"(%1561) : '
+        "(tensor<1x384x4096xf32>) -> tensor<1x384x4096xf32>\n"
+    )
+    tt_torch = (
+        "results/mlir_tests/stable_hlo/aten::round.decimals_0.mlir:3:10: error: failed to "
+        "legalize operation 'stablehlo.round_nearest_even'\n"
+        "    %0 = stablehlo.round_nearest_even %arg0 : tensor<1x512x512x3xf32>\n"
+    )
+    failures = [
+        spent("fresh6_d_ttmlir_5305_jax_training_legalize_stablehlo_pad"),
+        first(iree),
+        first(tt_torch),
+    ]
+    assert [f.finding.op for f in failures] == [
+        "stablehlo.pad",
+        "chlo.erf",
+        "stablehlo.round_nearest_even",
+    ]
+    for failure in failures:
+        assert str(failure.family) == "missing_lowering"
+        assert failure.platform is None  # neither compiler is XLA's, nor names a device
+
+
+def test_a_mosaic_or_tf_op_that_failed_to_legalize_stays_its_own_familys():
+    mosaic = "Pallas kernel: error: failed to legalize operation 'tpu.matmul'\n"
+    bridge = "error: failed to legalize operation 'tf.XlaSharding'\n"
+    assert str(first(mosaic).family) == "pallas"
+    assert str(first(bridge).family) != "missing_lowering"
+
+
+# ---- TF's shape operand known only at run time, however the message is quoted ---------------
+
+
+# TF 2.21.0's own message (tf.sequence_mask of cumprod'ed lengths under jit_compile=True, made
+# in a child process here), node in backticks.
+TF221_MUST_BE_CONSTANT = (
+    "InvalidArgumentError: Input 1 to node `SequenceMask/Range` with op Range must be a "
+    "compile-time constant.\n\n"
+    "XLA compilation requires that operator arguments that represent shapes or dimensions be "
+    "evaluated to concrete values at compile time. This error means that a shape or dimension "
+    "argument could not be evaluated at compile time, usually because the value of the "
+    "argument depends on a parameter to the computation, on a variable, or on a stateful "
+    "operation such as a random number generator.\n\n"
+    "\t [[{{node SequenceMask/Range}}]]\n"
+)
+# keras-hub#1049: the same message quoted wrapped at 72 columns.
+WRAPPED_MUST_BE_CONSTANT = (
+    "tensorflow.python.framework.errors_impl.InvalidArgumentError: Input 1 to\n"
+    "node `while/transformer_layer_0/cached_multi_head_attention/TensorStridedSliceUpdate`\n"
+    "with op TensorStridedSliceUpdate must be a compile-time constant.\n\n"
+    "XLA compilation requires that operator arguments that represent shapes\n"
+    "or dimensions be evaluated to concrete values at compile time.\n"
+)
+
+
+def test_a_shape_operand_not_constant_is_read_with_or_without_backticks_and_wrapped():
+    title = spent("fresh6_d_tf_122057_sequence_mask_range_compile_time_constant")
+    tf221 = first(TF221_MUST_BE_CONSTANT)
+    wrapped = first(WRAPPED_MUST_BE_CONSTANT)
+    assert (title.finding.op, title.finding.node) == ("Range", "SequenceMask/Range")
+    assert (tf221.finding.op, tf221.finding.node) == ("Range", "SequenceMask/Range")
+    assert wrapped.finding.op == "TensorStridedSliceUpdate"
+    assert wrapped.finding.node.endswith("cached_multi_head_attention/TensorStridedSliceUpdate")
+    for failure in (title, tf221, wrapped):
+        assert str(failure.family) == "tf_known_issue"
+        # The fix's first words: pass the size as a Python value (a static argument).
+        assert failure.advice_kind == "static_args"
+        assert "Python int" in failure.finding.suggestion
+    assert len(explain_error(TF221_MUST_BE_CONSTANT).failures) == 1  # its paragraph not again
+
+
+# TF 2.21.0's own message (tf.zeros sized by tf.linalg.qr's R under jit_compile=True, made in a
+# child process here; the custom call's proto cut short).
+TF221_VALUE_INFERENCE = (
+    "InvalidArgumentError: Dynamic inferencing on custom call goo.gle/debugstr    \n"
+    'name: "Qr.1"\n'
+    'opcode: "custom-call"\n'
+    "custom_call_api_version: API_VERSION_ORIGINAL\n"
+    "\twhile evaluating input 0 of Fill operator as a compile-time constant.\n\n"
+    "Stack trace for op definition: \n"
+    'File "<string>", line 9, in <module>\n'
+    'File "<string>", line 7, in h\n\n'
+    "\t [[{{node zeros}}]]\n"
+    "\ttf2xla conversion failed while converting __inference_h_23[_XlaMustCompile=true]. "
+    "[Op:__inference_h_23]\n"
+)
+
+
+def test_a_shape_operand_xla_could_not_evaluate_names_the_op_that_needed_it():
+    older = spent("fresh2_a_xla_45839_tf_qr_sequence_mask_constant")  # XLA of 2020
+    tf221 = first(TF221_VALUE_INFERENCE)
+    assert older.finding.op == "Range"
+    assert (tf221.finding.op, tf221.finding.node) == ("Fill", "zeros")
+    for failure in (older, tf221):
+        assert str(failure.family) == "tf_known_issue"
+        assert failure.advice_kind == "static_args"
+
+
+# ---- a GPU newer than the compiler's LLVM ---------------------------------------------------
+
+
+def test_a_gpu_llvm_does_not_know_is_a_toolchain_to_install():
+    # AF3's Triton on a GB10 (the fresh6 log), triton-windows#93 (an RTX 5090, the warning
+    # repeated before ptxas fails), AMDGPU.jl#522 (an AMD GPU's gfx name).
+    windows = (
+        "'sm_120' is not a recognized processor for this target (ignoring processor)\n"
+        * 3
+        + "Traceback (most recent call last):\n"
+        '  File "E:\\ComfyUI\\python_embeded\\Lib\\site-packages\\triton\\backends\\nvidia\\'
+        'compiler.py", line 376, in make_cubin\n'
+        "    subprocess.run(ptxas_cmd, check=True, close_fds=False, stdout=flog, stderr=flog)\n"
+    )
+    amd = "'gfx1100' is not a recognized processor for this target (ignoring processor)\n"
+    failures = [
+        spent("fresh6_b_ramith_gb10_af3_sm121a_not_recognized"),
+        first(windows),
+        first(amd),
+    ]
+    assert [f.finding.op for f in failures] == [
+        "LLVM target sm_121a",
+        "LLVM target sm_120",
+        "LLVM target gfx1100",
+    ]
+    assert failures[1].occurrences == 3
+    for failure in failures:
+        assert str(failure.family) == "backend_startup"
+        assert failure.advice_kind == "install"
+        assert str(failure.platform) == "gpu"
+
+
+def test_a_cpu_llvm_does_not_know_is_not_a_gpu_toolchain():
+    # ispc#221: a CPU name mistyped on a command line.
+    text = "'pentryn' is not a recognized processor for this target (ignoring processor)\n"
+    assert not any(str(f.family) == "backend_startup" for f in explain_error(text).failures)
+
+
+# ---- the hosts of a job that did not all start -----------------------------------------------
+
+
+def test_jax_waiting_for_the_tpu_hosts_is_a_job_to_launch_on_every_host():
+    # jax#19971 (a v4-32, jax of early 2024) and the fresh6 discussion (a session on one VM).
+    older = (
+        "/home/alberta/.local/lib/python3.10/site-packages/jax/_src/xla_bridge.py:146: "
+        "UserWarning: TPU backend initialization is taking more than 60.0 seconds. Did you run "
+        "your code on all TPU hosts? See https://jax.readthedocs.io/en/latest/multi_process.html "
+        "for more information.\n  warnings.warn(\n"
+    )
+    for failure in (spent("fresh6_a_ghdisc_jax_20928_tpu_init_60s_all_hosts"), first(older)):
+        assert str(failure.family) == "distributed"
+        assert failure.advice_kind == "check_hosts"
+        assert str(failure.platform) == "tpu"
+        assert "--worker=all" in failure.finding.suggestion
+
+
+def test_the_coordination_services_payload_alone_is_a_job_whose_tasks_did_not_meet():
+    # The fresh6 title keeps only the tail of TF's WaitForAllTasks error.
+    failure = spent("fresh6_d_tf_98217_mwms_waitforalltasks_one_worker")
+    assert (str(failure.family), failure.advice_kind) == ("distributed", "check_hosts")
+    assert failure.finding.op == "coordination service"
+
+
+def test_the_payload_after_a_message_read_from_its_words_is_not_read_again():
+    # JAX's multi-process guide: the RPC's name read, its payload on the same line not again.
+    text = (
+        "absl::Status: UNAVAILABLE: The following tasks are unhealthy (stopped sending "
+        "heartbeats):\n   /job:jax_worker/replica:0/task:3\n   The tasks have crashed. Check "
+        "the task logs for an earlier error.\n\n   RPC: /tensorflow.CoordinationService/"
+        "PollForError [type.googleapis.com/tensorflow.CoordinationServiceError='']\n"
+    )
+    failures = explain_error(text).failures
+    assert [f.finding.op for f in failures] == ["coordination service PollForError"]
