@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from hloscope.analysis.explain_error import explain_error
+from hloscope.analysis.explain_error.device import platform_in_log
+from hloscope.analysis.unsupported.findings import Platform
 
 CORPUS = Path(__file__).parent / "data" / "error_logs"
 
@@ -201,3 +203,38 @@ def test_the_payload_after_a_message_read_from_its_words_is_not_read_again():
     )
     failures = explain_error(text).failures
     assert [f.finding.op for f in failures] == ["coordination service PollForError"]
+
+
+# ---- the device a log names indirectly -------------------------------------------------------
+
+
+def test_nvidias_llvm_intrinsics_and_a_triton_kernels_decorator_are_gpu_signs():
+    # AF3's Triton kernels on a GB10 (fresh6, two logs), fish-speech#907 (torch's Triton on an
+    # RTX 5090), triton#566 (Triton's older frontend wording).
+    for name in (
+        "fresh6_b_ramith_gb10_af3_llvm_cannot_select",
+        "fresh6_b_ramith_gb10_af3_triton_semantic_api",
+    ):
+        assert str(spent(name).platform) == "gpu"
+    fish = "LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.shfl.sync.bfly.i32\n"
+    assert str(first(fish).platform) == "gpu"
+    older = (
+        "ValueError: Did you forget to add @triton.jit ? (`_builder` argument must be provided "
+        "outside of JIT functions.)\n"
+    )
+    assert platform_in_log(older) is Platform.GPU
+    assert platform_in_log("LLVM ERROR: Cannot select: X86ISD::VPERMV3\n") is not Platform.GPU
+
+
+def test_a_failed_cuinit_is_no_sign_of_a_gpu():
+    # MaxText on a TPU v6e slice (fresh6: the CUDA plugin probed on a TPU host) and
+    # tensorflow#37689 (a machine without a GPU, "spurious error").
+    maxview = (CORPUS / "fresh6_b_maxview_maxtext_tpu_v6e_cuinit_harmless.log").read_text()
+    assert platform_in_log(maxview) is Platform.TPU
+    cpu_only = (
+        "2020-03-18 08:16:50.221103: W tensorflow/stream_executor/platform/default/"
+        "dso_loader.cc:55] Could not load dynamic library 'libnvinfer.so.6'\n"
+        "2020-03-18 08:16:50.512345: E tensorflow/stream_executor/cuda/cuda_driver.cc:351] "
+        "failed call to cuInit: UNKNOWN ERROR (303)\n"
+    )
+    assert platform_in_log(cpu_only) is None

@@ -73,7 +73,10 @@ _LOG_SIGNS = re.compile(
     # The vendor and its driver's library, TF's physical device, an AMD GPU's architecture
     # (gfx90a) or product line, Apple's Metal device.
     r"|\bNVIDIA\b|\blibcuda\b|physical_device:GPU:\d|\bgfx\d{3,4}[a-z]?\b|\bAMD Instinct\b"
-    r"|\bMetal device\b)"
+    r"|\bMetal device\b"
+    # NVIDIA's LLVM IR (an intrinsic LLVM could not select: %llvm.nvvm.cp.async...) and a
+    # Triton kernel's decorator named in its frontend's message.
+    r"|\bllvm\.nvvm\.|@triton\.jit\b)"
     r"|(?P<tpu>\blibtpu|\bTPU_\d|\bTpuDevice\b|\bXLA_TPU_JIT\b|\btpu:\d\b|/device:TPU:\d"
     r"|\bMosaic(?! ?GPU)\b|\bTPU v\d|\bTPU_VISIBLE_CHIPS\b|\bTensorCore\b"
     r"|(?:xla|service|backends|pjrt|stream_executor)/tpu/"
@@ -95,7 +98,9 @@ _EXACT = ("HIP", "Mosaic", "TensorCore", "Triton", "NVIDIA")
 # load, a backend JAX probed for and did not find): no sign of where the program ran.
 _ABSENT = re.compile(
     r"could not load|unable to (?:initialize|load)|not found|no such file|cannot open"
-    r"|not installed|failed to (?:load|initialize)|is not available|no (?:gpu|tpu)",
+    r"|not installed|failed to (?:load|initialize)|is not available|no (?:gpu|tpu)"
+    # The CUDA driver's first call failing: no NVIDIA driver (or device) answered.
+    r"|failed call to cuInit",
     re.I,
 )
 
