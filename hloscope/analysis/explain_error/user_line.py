@@ -44,9 +44,9 @@ _FRAMEWORK = re.compile(
 
 
 # Folders of code that runs the user's (a source checkout of them is no site-packages): never
-# the line to fix.
+# the line to fix. (torchax runs PyTorch code on JAX, as torch_xla does on XLA.)
 _RUNNERS = frozenset(
-    {"torch", "torch_xla", "numpy", "absl", "_pytest", "pluggy", "IPython", "ipykernel"}
+    {"torch", "torch_xla", "torchax", "numpy", "absl", "_pytest", "pluggy", "IPython", "ipykernel"}
 )
 # Files that are no file of the user's: Python's frozen modules, `exec`'s, NumPy's dispatch.
 _NO_FILE = ("<frozen", "<string>", "<__array_function__", "<decorator-gen")
