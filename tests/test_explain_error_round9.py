@@ -5,11 +5,14 @@ child process)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from hloscope.analysis.explain_error import explain_error
 from hloscope.analysis.explain_error.device import platform_in_log
+from hloscope.analysis.explain_error.user_line import is_users
 from hloscope.analysis.unsupported.findings import Platform
+from hloscope.hlo.metadata import StackFrame
 
 CORPUS = Path(__file__).parent / "data" / "error_logs"
 
@@ -238,3 +241,55 @@ def test_a_failed_cuinit_is_no_sign_of_a_gpu():
         "failed call to cuInit: UNKNOWN ERROR (303)\n"
     )
     assert platform_in_log(cpu_only) is None
+
+
+# ---- a framework that found no device it was built for --------------------------------------
+
+
+def test_vllm_finding_no_device_it_was_built_for_is_an_install():
+    # vLLM on a TPU VM with a torch_xla nightly that does not load (fresh6, behind vLLM's
+    # "ERROR <date> engine.py:387]" prefix) and ai-dynamo/dynamo#391 (vLLM in a GPU container,
+    # Python 3.12's carets; fixed by installing pynvml).
+    dynamo = (
+        '  File "/usr/local/lib/python3.12/dist-packages/vllm/engine/arg_utils.py", line 1074, '
+        "in create_engine_config\n"
+        "    device_config = DeviceConfig(device=self.device)\n"
+        "                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+        '  File "/usr/local/lib/python3.12/dist-packages/vllm/config.py", line 1626, in __init__\n'
+        '    raise RuntimeError("Failed to infer device type")\n'
+        "RuntimeError: Failed to infer device type\n"
+    )
+    tpu = spent("fresh6_d_vllm_12451_xla_nightly_failed_infer_device")
+    gpu = first(dynamo)
+    for failure in (tpu, gpu):
+        assert (str(failure.family), failure.advice_kind) == ("backend_startup", "install")
+        assert failure.finding.op == "device type"
+        assert failure.platform is None  # neither log says which device it looked for
+    assert gpu.occurrences == 1  # the raise statement's source line is no second message
+
+
+# ---- the user's line: a checkout of a framework that runs the user's code --------------------
+
+
+def test_a_torchax_checkout_is_no_users_code():
+    # torchax run from its pytorch/xla checkout (fresh6) and installed (vllm-project/
+    # tpu-inference#76, the user's runner first).
+    checkout = spent("fresh6_b_hfblog_qihqi03_torchax_staticcache_abstract_array")
+    assert checkout.finding.source.endswith("jax-huggingface/jax_hg_03.py:177")
+    installed = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/commons/tpu_commons/tpu_commons/runner/tpu_torchax_runner.py", '
+        "line 1627, in select_hidden_states\n"
+        "    return hidden_states[indices_do_sample]\n"
+        '  File "/home/u/miniconda3/envs/commons/lib/python3.11/site-packages/torchax/'
+        'tensor.py", line 111, in __torch_dispatch__\n'
+        "    raise AssertionError(\n"
+        "AssertionError: torchax Tensors can only do math within the torchax environment.\n"
+    )
+    frames = [StackFrame(f, int(n), "") for f, n in _FRAMES.findall(installed)]
+    assert [is_users(f) for f in frames] == [True, False]
+    in_checkout = StackFrame("/home/u/pytorch/xla/torchax/torchax/interop.py", 220, "call_jax")
+    assert not is_users(in_checkout)
+
+
+_FRAMES = re.compile(r'File "([^"]+)", line (\d+)')

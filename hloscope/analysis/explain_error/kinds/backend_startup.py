@@ -92,6 +92,7 @@ _MACHINE_FORMS = (
     "pjrt_option",
     "pc_plugin",
     "llvm_cpu",
+    "infer_device",
 )
 _VERSION_FORMS = ("old_jaxlib", "new_jaxlib")
 
@@ -150,6 +151,8 @@ def _machine_form(log: Log, m: re.Match[str]) -> tuple[str, str, tuple[str, Advi
         return "PJRT plugin", "", (text, AdviceKind.INSTALL)
     if m["pc_plugin"]:
         return _plugin_initialize(log, m)
+    if m["infer_device"]:
+        return "device type", "", (_TEXT.infer_device, AdviceKind.INSTALL)
     if m["llvm_cpu"]:
         text = _TEXT.llvm_target.format(cpu=m["llvm_cpu"])
         return f"LLVM target {m['llvm_cpu']}", "gpu", (text, AdviceKind.INSTALL)
