@@ -68,6 +68,10 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield _indivisible(log, m)
     elif m["devices"]:
         yield _devices(log, m)
+    elif m["not_xla"]:
+        kind = f" (a {m['not_xla_type']})" if m["not_xla_type"] else ""
+        advice = (_TEXT.not_xla.format(kind=kind), AdviceKind.SAME_DEVICES)
+        yield _failure(log, m, "XLA tensor", advice)
     elif m["missing"]:
         axes = m["mesh"]
         advice = (

@@ -169,7 +169,12 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     # A CHECK that a call returned OK, failing with the call's own status ("... == OK()
     # (PERMISSION_DENIED: open(/dev/accel0): ... vs. OK)"): the status says what failed, and
     # whichever family reads it on this line explains the failure better than "a bug".
-    failure.fallback = _RE.checked_status.search(log.text, start, log.line_end(start)) is not None
+    # So is a check whose own message says what it found ("Check failed: xtensor: Input
+    # tensor is not an XLA tensor: CPUFloatType", CHECK(cond) << "message").
+    failure.fallback = (
+        _RE.checked_status.search(log.text, start, log.line_end(start)) is not None
+        or ": " in condition
+    )
     yield failure
 
 
