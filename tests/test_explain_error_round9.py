@@ -293,3 +293,68 @@ def test_a_torchax_checkout_is_no_users_code():
 
 
 _FRAMES = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+# ---- PyTorch/XLA handed a tensor that is not on its device -----------------------------------
+
+
+def test_an_operand_left_off_the_xla_device_is_one_to_move_there():
+    # A convolution's weight left on the CPU (fresh6, pytorch/xla#8532) and a Neuron trace's
+    # CPU tensor (aws-neuron/aws-neuron-sdk#901, the older C++ type name).
+    neuron = (
+        "RuntimeError: torch_xla/csrc/aten_xla_bridge.cpp:102 : Check failed: xtensor: Input "
+        "tensor is not an XLA tensor: CPUFloatType\n"
+    )
+    cpu_weight = spent("fresh6_d_ptxla_8532_conv_weight_not_xla_tensor")
+    neuron_failures = [f for f in explain_error(neuron).failures if str(f.family) == "sharding"]
+    assert neuron_failures, "the check's own message read"
+    for failure, kind in ((cpu_weight, "torch.FloatTensor"), (neuron_failures[0], "CPUFloatType")):
+        assert failure.advice_kind == "same_devices"
+        assert kind in failure.finding.suggestion
+        assert "model.to(xm.xla_device())" in failure.finding.suggestion
+
+
+def test_a_check_whose_message_another_family_reads_gives_way_to_it():
+    # The Neuron wording above: torch_xla's CHECK(xtensor) << "Input tensor is not ...", all
+    # on one line; a check whose message no family reads stays XLA's crash (tt-xla#5021's
+    # "Unknown device SPMD:0", the fifth part).
+    neuron = (
+        "RuntimeError: torch_xla/csrc/aten_xla_bridge.cpp:102 : Check failed: xtensor: Input "
+        "tensor is not an XLA tensor: CPUFloatType\n"
+    )
+    assert [str(f.family) for f in explain_error(neuron).failures] == ["sharding"]
+    spmd = spent("fresh5_b_ttxla_5021_unknown_device_spmd0")
+    assert (str(spmd.family), spmd.advice_kind) == ("xla_crash", "report_bug")
+
+
+# ---- a program XLA could not bring under the device's memory ---------------------------------
+
+
+def test_an_allocation_after_rematerialization_fell_short_is_the_programs_size():
+    # AlphaFold 3 on OSC's GPUs (fresh6) and GraphCast on a V100 (google-deepmind/weathernext#7);
+    # the fourth part's AF3 log too, its traceback after the runtime's line.
+    weathernext = (
+        "2023-09-15 15:37:29.263873: W external/xla/xla/service/hlo_rematerialization.cc:2202] "
+        "Can't reduce memory use below 23.81GiB (25567444992 bytes) by rematerialization; only "
+        "reduced to 86.14GiB (92489619062 bytes), down from 95.71GiB (102770769072 bytes) "
+        "originally\n"
+        "2023-09-15 15:37:48.396554: W external/tsl/tsl/framework/bfc_allocator.cc:485] "
+        "Allocator (GPU_0_bfc) ran out of memory trying to allocate 85.87GiB (rounded to "
+        "92198188544)requested by op\n"
+        "2023-09-15 15:37:48.404245: E external/xla/xla/pjrt/pjrt_stream_executor_client.cc:2593]"
+        " Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to "
+        "allocate 92198188384 bytes.\n"
+    )
+    af3 = spent("fresh4_a_af3_213_oom_47gib_single_gpu")
+    for failure in (spent("fresh6_b_osc_af3_gpu_oom_rematerialization"), first(weathernext), af3):
+        assert str(failure.family) == "out_of_memory"
+        assert str(failure.platform) == "gpu"
+        kinds = [failure.advice_kind, *(k for k, _ in failure.more_advice)]
+        assert "bigger_device" in kinds[:2]
+    assert af3.finding.source.endswith("run_alphafold_exit.py:674")
+
+
+def test_an_allocation_after_a_limit_xla_did_not_know_stays_the_runtimes():
+    # jax#27354: rematerialization "below 0B", no limit known; the allocator's failure is read
+    # as the runtime's, as before.
+    assert str(spent("jax_27354_bfc_tib").family) == "device_allocation"

@@ -30,6 +30,7 @@ from ..record import Failure, Family
 from ..sizes import SIZE, bytes_of, tensor_bytes
 from .bfc_summary import ABSURD, DUMP_LINE, NO_DEVICE_HOLDS, read_dump
 from .cuda_libraries import LIBRARY_NAMES
+from .out_of_memory import program_over_limit
 
 __all__ = ["RECOGNISER"]
 
@@ -305,6 +306,8 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     after = log.text[m.end() : m.end() + _REPORT_AFTER]
     if m["bfc"] and "BufferAssignment OOM" in after:
         return  # XLA's buffer report follows: .out_of_memory reads the two as one
+    if m["bfc"] and program_over_limit(log, m.start()):
+        return  # the compiled program is over the device's limit: .out_of_memory reads it
     if m["bfc"] and DUMP_LINE.search(after):
         return  # the allocator's dump follows: read with its numbers (.bfc_summary)
     start = log.line_start(m.start())

@@ -52,8 +52,10 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     report = read_oom(log.text, m.start())
     if report is None:
         return
-    if not report.buffers and _RE.bfc_before.search(
-        log.text, max(0, m.start() - _BFC_WINDOW), m.start()
+    if (
+        not report.buffers
+        and _RE.bfc_before.search(log.text, max(0, m.start() - _BFC_WINDOW), m.start())
+        and not program_over_limit(log, m.start())
     ):
         return  # the runtime's allocator failed as the program ran: .device_allocation reads it
     if torch_xla_log(log.text):
@@ -65,7 +67,8 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         g for g in report.by_source() if g.source is not None and not set(g.buffers) <= inputs
     ]
     user = [g.source for g in groups if g.user and g.source is not None]
-    stack = log.traceback_before(start)
+    # (A runtime's line, logged before the exception that carries it up: its traceback after.)
+    stack = log.traceback_before(start) or log.traceback_after(m.end())
     function = jax_function(log, m.start(), log.region_end(m.start()), stack)
     word = _RE.oom_platform.search(log.text, start, log.line_end(m.end()))
     tpu_words = m["space"] or m["listed"] or m["scoped"] or m["on"]
@@ -91,6 +94,14 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         memory=report,
         hints=[_on_chip_hint(report.memory_space)] if report.on_chip else [],
     )
+
+
+def program_over_limit(log: Log, pos: int) -> bool:
+    """Whether XLA said, before ``pos``, that rematerialization could not bring the compiled
+    program under the device's memory limit: an allocation that fails after it is the
+    program's size, not memory something else holds."""
+    window = log.text[max(0, pos - _BFC_WINDOW) : pos]
+    return any(int(found["limit"]) > 0 for found in _RE.remat_over.finditer(window))
 
 
 def _on_chip_hint(space: str | None) -> str:
