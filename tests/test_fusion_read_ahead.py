@@ -205,3 +205,19 @@ def test_whether_a_module_has_collectives_is_told_without_reading_a_body(
         "  ROOT s.0 = f32[] add(a.0, b.0)\n}\n\nf.dus {",
     )
     assert has_collectives(hloscope.parse(reducing))
+
+
+def test_a_bodys_opcode_set_is_its_opcodes_however_it_was_read(
+    forking,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    forked = hloscope.parse(WRITES)
+    serial = _serial(WRITES, monkeypatch)
+    for comp, alike in zip(forked.computations, serial.computations):
+        body = comp._body
+        assert comp.opcode_set() == set(alike.opcodes()) == set(alike.opcode_set())
+        if isinstance(body, TextBody) and not comp.is_entry:  # (the parse reads the entry)
+            assert not body.table  # from the children's counts: no text read
+        assert comp.opcode_set() == set(comp.opcodes())
+        assert alike.instructions  # built: from the instructions
+        assert alike.opcode_set() == set(comp.opcodes())

@@ -162,8 +162,8 @@ def has_collectives(module: Module) -> bool:
     """Whether any computation of ``module`` holds a collective (read from the opcodes alone,
     without building instructions: most modules have none, and views skip them quickly)."""
     # Each distinct opcode once: a call per op of a 400k-op module cost a tenth of a second.
-    # Counted, not listed: a forked parse's children counted them, and no body's text is read.
-    opcodes = set(chain.from_iterable(comp.opcode_counts() for comp in module.computations))
+    # Each body's set: a forked parse's children counted them, and no body's text is read.
+    opcodes = set(chain.from_iterable(comp.opcode_set() for comp in module.computations))
     return any(map(is_collective_opcode, opcodes))
 
 

@@ -14,6 +14,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from itertools import compress, repeat
 from typing import TYPE_CHECKING, Any
 
@@ -749,6 +750,15 @@ class Computation:
         if body is not None:
             return body.opcode_counts()
         return Counter(map(_OPCODE_OF, self._instructions))
+
+    def opcode_set(self) -> AbstractSet[str]:
+        """The distinct opcodes of its instructions, without building them (nor, for a body a
+        forked child counted, reading its text): what a test for an opcode asks, a third of
+        the time of counting them."""
+        body = self._body
+        if body is not None:
+            return body.opcode_set()
+        return set(map(_OPCODE_OF, self._instructions))
 
     def shape_texts(self) -> Sequence[str]:
         """The shape text of each instruction, in order, without building the instructions."""

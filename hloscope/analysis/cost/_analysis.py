@@ -156,9 +156,9 @@ class _Analysis:
         sid = structure_id(comp)
         found = self._leaves.get(sid)
         if found is None:
-            # The opcodes counted, not listed: a forked parse's child counted them already,
-            # and the body's text is not read here for them.
-            found = self._leaves[sid] = _CALLING_RULES.isdisjoint(comp.opcode_counts())
+            # The distinct opcodes: a forked parse's child counted them already, and the
+            # body's text is not read here for them.
+            found = self._leaves[sid] = _CALLING_RULES.isdisjoint(comp.opcode_set())
         return found
 
     def body_costs(self, comp: Computation) -> list[Cost]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from itertools import chain, compress
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -288,6 +289,10 @@ class BulkBody:
         """How many instructions have each opcode, in the order each first appears."""
         return Counter(self.column(3))
 
+    def opcode_set(self) -> AbstractSet[str]:
+        """The distinct opcodes."""
+        return set(self.column(3))
+
     def location_counts(self) -> Counter[tuple[int, str, int]] | None:
         """:func:`~hloscope.hlo.model.quick_location_counts` of the attribute texts."""
         return quick_location_counts(self.column(5))
@@ -443,6 +448,11 @@ class TextBody(BulkBody):
         if self._opcodes is None:
             return super().opcode_counts()
         return _counter(self._opcodes)
+
+    def opcode_set(self) -> AbstractSet[str]:
+        if self._opcodes is None:
+            return super().opcode_set()
+        return self._opcodes.keys()
 
     def location_counts(self) -> Counter[tuple[int, str, int]] | None:
         if self._locations is None:
