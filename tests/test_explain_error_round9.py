@@ -10,7 +10,8 @@ from pathlib import Path
 
 from hloscope.analysis.explain_error import explain_error
 from hloscope.analysis.explain_error.device import platform_in_log
-from hloscope.analysis.explain_error.user_line import is_users
+from hloscope.analysis.explain_error.log import Log, normalise_log
+from hloscope.analysis.explain_error.user_line import is_users, user_source
 from hloscope.analysis.unsupported.findings import Platform
 from hloscope.hlo.metadata import StackFrame
 
@@ -358,3 +359,32 @@ def test_an_allocation_after_a_limit_xla_did_not_know_stays_the_runtimes():
     # jax#27354: rematerialization "below 0B", no limit known; the allocator's failure is read
     # as the runtime's, as before.
     assert str(spent("jax_27354_bfc_tib").family) == "device_allocation"
+
+
+# ---- a traceback whose line breaks were lost -------------------------------------------------
+
+
+def test_a_traceback_flattened_onto_one_line_reads_as_python_printed_it():
+    # A Hugging Face Space's start-up failure ("Reason: Traceback ... File ...", fresh6) and a
+    # Flask app's traceback pasted on one line in a deployment guide (a K3s backend image).
+    space = spent("fresh6_a_hfspaces_dallemini_jaxlib_newer_than_jax")
+    assert (str(space.family), space.advice_kind) == ("backend_startup", "install")
+    assert space.finding.source == "app.py:15"
+    flask = (
+        'Traceback (most recent call last): File "/app/main.py", line 13, in <module> '
+        'db.init_app(app) File "/usr/local/lib/python3.7/site-packages/flask_sqlalchemy/'
+        "extension.py\", line 256, in init_app \"A 'SQLAlchemy' instance has already been "
+        "registered on this Flask app.\" RuntimeError: A 'SQLAlchemy' instance has already "
+        "been registered on this Flask app."
+    )
+    text = normalise_log(flask)
+    assert text.splitlines()[-1].startswith("RuntimeError: A 'SQLAlchemy' instance")
+    log = Log(text)
+    stack = log.traceback_before(text.index("RuntimeError: A"))
+    assert [(f.file.rsplit("/", 1)[-1], f.line) for f in stack] == [
+        ("extension.py", 256),
+        ("main.py", 13),
+    ]
+    assert user_source(stack) == "/app/main.py:13"
+    printed = 'Traceback (most recent call last):\n  File "/app/main.py", line 13, in <module>\n'
+    assert normalise_log(printed) == printed  # a traceback as Python prints it is left alone

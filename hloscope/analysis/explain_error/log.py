@@ -53,7 +53,29 @@ def normalise_log(text: str) -> str:
         text = _PYTEST_E.sub("", text)
     if "](" in text:
         text = _EDITOR_LINK.sub(r"\g<text>", text)
+    if _FLAT_TRACEBACK in text:
+        text = _FLAT_LINE.sub(lambda m: _unflattened(m.group()), text)
     return text
+
+
+# A traceback whose line breaks were lost (a hosting page's "Reason: Traceback (most recent
+# call last): File ..." on one line, a forum's paste): its frames, source lines and final
+# exception restored to lines of their own, so that it reads as Python printed it.
+_FLAT_TRACEBACK = 'Traceback (most recent call last): File "'
+_FLAT_LINE = re.compile(r"[^\n]*Traceback \(most recent call last\): File \"[^\n]*")
+_FLAT_FRAME = re.compile(r' ?File "(?P<file>[^"\n]+)", line (?P<line>\d+), in (?P<fn>[\w.<>]+) ?')
+# The exception after the last frame's source: `... raise RuntimeError(msg) RuntimeError: x`.
+_FLAT_RAISED = re.compile(r" (?=(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit): )")
+
+
+def _unflattened(line: str) -> str:
+    head, _, frames = line.partition("Traceback (most recent call last):")
+    body = _FLAT_FRAME.sub(
+        lambda m: f'\n  File "{m["file"]}", line {m["line"]}, in {m["fn"]}\n    ', frames
+    )
+    last = body.rfind("\n  File ")
+    tail = _FLAT_RAISED.sub("\n", body[last:], count=1) if last >= 0 else body
+    return f"{head}Traceback (most recent call last):{body[:last] if last >= 0 else ''}{tail}"
 
 
 # A notebook run in VS Code links a traceback's line numbers to the editor (`x.py:[2](https://
