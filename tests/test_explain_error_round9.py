@@ -388,3 +388,17 @@ def test_a_traceback_flattened_onto_one_line_reads_as_python_printed_it():
     assert user_source(stack) == "/app/main.py:13"
     printed = 'Traceback (most recent call last):\n  File "/app/main.py", line 13, in <module>\n'
     assert normalise_log(printed) == printed  # a traceback as Python prints it is left alone
+
+
+def test_devices_a_message_lists_as_options_are_no_sign_of_the_device():
+    # accelerate under transformers on a TPU VM (fresh6) and PyTorch's device-string parser
+    # (its list of every device type it accepts, "tpu" refused).
+    hf = (CORPUS / "fresh6_d_hftransformers_34176_tpu_no_available_devices_445.log").read_text()
+    torch = (
+        "RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, "
+        "ve, fpga, ort, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at "
+        "start of device string: tpu\n"
+    )
+    assert platform_in_log(hf) is None
+    assert platform_in_log(torch) is None
+    assert explain_error(hf).failures[0].platform is None

@@ -100,7 +100,11 @@ _ABSENT = re.compile(
     r"could not load|unable to (?:initialize|load)|not found|no such file|cannot open"
     r"|not installed|failed to (?:load|initialize)|is not available|no (?:gpu|tpu)"
     # The CUDA driver's first call failing: no NVIDIA driver (or device) answered.
-    r"|failed call to cuInit",
+    r"|failed call to cuInit"
+    # A list of the devices a framework looked for or accepts ("no available devices found,
+    # must be one of 'XPU', 'CUDA', or 'NPU'"; torch's "Expected one of cpu, cuda, ... device
+    # type"): options named, none of them the one the program ran on.
+    r"|no available devices|(?:must be|expected) one of",
     re.I,
 )
 
