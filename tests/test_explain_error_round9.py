@@ -402,3 +402,39 @@ def test_devices_a_message_lists_as_options_are_no_sign_of_the_device():
     assert platform_in_log(hf) is None
     assert platform_in_log(torch) is None
     assert explain_error(hf).failures[0].platform is None
+
+
+# ---- an op's kernel refusing an element type -------------------------------------------------
+
+
+# TF 2.21.0's own message (tf.sequence_mask of float16 lengths under jit_compile=True, made in a
+# child process here).
+TF221_INVALID_TYPE = (
+    "InvalidArgumentError: Invalid type for Range half\n\n"
+    "Stack trace for op definition: \n"
+    'File "<string>", line 17, in <module>\n'
+    'File "<string>", line 15, in g\n\n'
+    "\t [[{{node SequenceMask/Range}}]]\n"
+    "\ttf2xla conversion failed while converting __inference_g_28[_XlaMustCompile=true]. "
+    "[Op:__inference_g_28]\n"
+)
+
+
+def test_a_kernel_refusing_an_element_type_is_a_cast_to_make():
+    # The fresh6 title, TF 2.21's own message, and XLA:GPU's Cholesky thunk in XLA's type names
+    # (cholesky_thunk.cc: InvalidArgument("Invalid type for cholesky %s", ...)).
+    xla = "jaxlib.xla_extension.XlaRuntimeError: INVALID_ARGUMENT: Invalid type for cholesky F16\n"
+    failures = [
+        spent("fresh6_d_tf_122049_sequence_mask_range_half"),
+        first(TF221_INVALID_TYPE),
+        first(xla),
+    ]
+    assert [(f.finding.op, f.finding.dtype) for f in failures] == [
+        ("Range", "half"),
+        ("Range", "half"),
+        ("cholesky", "f16"),
+    ]
+    for failure in failures:
+        assert (str(failure.family), failure.advice_kind) == ("xla_status", "cast_dtype")
+    # Other programs' "Invalid type for ..." (a validator's parameter) are not read.
+    assert not explain_error("ValueError: Invalid type for parameter x\n").failures

@@ -24,6 +24,7 @@ _RE, _TEXT = words_of(__name__)
 _STATUS_FORMS: tuple[Form, ...] = (
     Form("element_type", _RE.element_type.pattern, "", Reason.DTYPE, (), _TEXT.element_type),
     Form("x64_rewrite", _RE.x64_rewrite.pattern, "", Reason.DTYPE, (), _TEXT.x64_rewrite),
+    Form("invalid_type", _RE.invalid_type.pattern, "", Reason.DTYPE, (), _TEXT.invalid_type),
     Form(
         "tpu_driver_x64",
         _RE.tpu_driver_x64.pattern,
@@ -278,6 +279,8 @@ def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
     if group == "element_type":
         facts.dtype, facts.op, facts.device = m["etype"].lower(), m["etype"], m["eplat"]
         facts.platform = platform_of(facts.device)
+    elif group == "invalid_type":
+        facts.op, facts.dtype = m["it_op"], m["it_type"].lower()
     elif group == "x64_rewrite":
         hlo = m["hlo"][:2048]
         opcode = _RE.hlo_op.search(hlo)
