@@ -14,6 +14,7 @@ from hloscope.analysis.explain_error.log import Log, normalise_log
 from hloscope.analysis.explain_error.user_line import is_users, user_source
 from hloscope.analysis.unsupported.findings import Platform
 from hloscope.hlo.metadata import StackFrame
+from tests.test_explain_error_fields import run_jax
 
 CORPUS = Path(__file__).parent / "data" / "error_logs"
 
@@ -438,3 +439,32 @@ def test_a_kernel_refusing_an_element_type_is_a_cast_to_make():
         assert (str(failure.family), failure.advice_kind) == ("xla_status", "cast_dtype")
     # Other programs' "Invalid type for ..." (a validator's parameter) are not read.
     assert not explain_error("ValueError: Invalid type for parameter x\n").failures
+
+
+# ---- a wrapped function called with keywords it cannot bind ----------------------------------
+
+
+def test_keyword_only_arguments_of_a_wrapped_function_are_a_call_to_fix(tmp_path):
+    # Flax NNX's vmap of a LayerNorm with its keyword-only mask (fresh6, the older bare
+    # words) and JAX 0.10.2's own custom_jvp, run here (the newer words name the keyword).
+    older = spent("fresh6_c_flax_4570_nnx_vmap_layernorm_kwargs_positions")
+    stderr = run_jax(
+        tmp_path / "kwonly.py",
+        """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.custom_jvp
+        def f(x, *, mask=None):
+            return x
+
+        f.defjvp(lambda primals, tangents: (primals[0], tangents[0]))
+        f(jnp.ones(2), mask=None)
+        """,
+    )
+    newer = first(stderr)
+    for failure in (older, newer):
+        assert (str(failure.family), failure.finding.op) == ("jax_call", "keyword arguments")
+        assert "keyword-only" in failure.finding.suggestion
+    assert "(mask)" in newer.finding.suggestion
+    assert newer.finding.source.endswith("kwonly.py:10")

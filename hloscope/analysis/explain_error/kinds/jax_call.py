@@ -71,6 +71,10 @@ def _read(log: Log, m: re.Match[str]) -> _Read | None:
         return "static argument", Reason.TRACING, text, AdviceKind.STATIC_ARGS
     if m["key_reuse"] or m["given"] is not None or m["keydata"] or m["want"]:
         return _key(log, m)
+    if m["kwpos"]:
+        names = f" ({m['kw_names'].strip()})" if m["kw_names"] else ""
+        text = _TEXT.kwargs_positions.format(names=names)
+        return "keyword arguments", Reason.TRACING, text, AdviceKind.OTHER
     return _runtime(m)
 
 
