@@ -10,7 +10,7 @@ from pathlib import Path
 
 from hloscope.analysis.explain_error import explain_error
 from hloscope.analysis.explain_error.device import platform_in_log
-from hloscope.analysis.explain_error.log import Log, normalise_log
+from hloscope.analysis.explain_error.log import Log, unflatten_tracebacks
 from hloscope.analysis.explain_error.user_line import is_users, user_source
 from hloscope.analysis.unsupported.findings import Platform
 from hloscope.hlo.metadata import StackFrame
@@ -378,7 +378,7 @@ def test_a_traceback_flattened_onto_one_line_reads_as_python_printed_it():
         "registered on this Flask app.\" RuntimeError: A 'SQLAlchemy' instance has already "
         "been registered on this Flask app."
     )
-    text = normalise_log(flask)
+    text = unflatten_tracebacks(flask)
     assert text.splitlines()[-1].startswith("RuntimeError: A 'SQLAlchemy' instance")
     log = Log(text)
     stack = log.traceback_before(text.index("RuntimeError: A"))
@@ -388,7 +388,7 @@ def test_a_traceback_flattened_onto_one_line_reads_as_python_printed_it():
     ]
     assert user_source(stack) == "/app/main.py:13"
     printed = 'Traceback (most recent call last):\n  File "/app/main.py", line 13, in <module>\n'
-    assert normalise_log(printed) == printed  # a traceback as Python prints it is left alone
+    assert unflatten_tracebacks(printed) == printed  # as Python prints it: left alone
 
 
 def test_devices_a_message_lists_as_options_are_no_sign_of_the_device():

@@ -9,7 +9,7 @@ from .advice import AdviceKind
 from .complete import complete
 from .family_words import words_failure
 from .functions import paragraph_end
-from .log import Log, normalise_log
+from .log import Log, normalise_log, unflatten_tracebacks
 from .recogniser import Recogniser
 from .record import ErrorExplanation, Failure
 from .registry import RECOGNISERS
@@ -29,7 +29,7 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
     # The words are read (:mod:`.family_words`) only after the whole table found nothing.
     whole_table = recognisers is RECOGNISERS
     recognisers = tuple(recognisers)
-    log = Log(normalise_log(text))
+    log = Log(unflatten_tracebacks(normalise_log(text)))
     merged: dict[tuple[str, ...], list[Failure]] = {}
     for recogniser in recognisers:
         seen: dict[str, list[Failure]] = {}

@@ -53,14 +53,19 @@ def normalise_log(text: str) -> str:
         text = _PYTEST_E.sub("", text)
     if "](" in text:
         text = _EDITOR_LINK.sub(r"\g<text>", text)
-    if _FLAT_TRACEBACK in text:
-        text = _FLAT_LINE.sub(lambda m: _unflattened(m.group()), text)
     return text
 
 
-# A traceback whose line breaks were lost (a hosting page's "Reason: Traceback (most recent
-# call last): File ..." on one line, a forum's paste): its frames, source lines and final
-# exception restored to lines of their own, so that it reads as Python printed it.
+def unflatten_tracebacks(text: str) -> str:
+    """``text`` with each traceback whose line breaks were lost (a hosting page's "Reason:
+    Traceback (most recent call last): File ..." on one line, a forum's paste) restored to
+    lines of their own -- frames, source lines, the exception -- as Python printed it. (Kept
+    apart from :func:`normalise_log`, whose lines the words' table was fitted on.)"""
+    if _FLAT_TRACEBACK not in text:
+        return text
+    return _FLAT_LINE.sub(lambda m: _unflattened(m.group()), text)
+
+
 _FLAT_TRACEBACK = 'Traceback (most recent call last): File "'
 _FLAT_LINE = re.compile(r"[^\n]*Traceback \(most recent call last\): File \"[^\n]*")
 _FLAT_FRAME = re.compile(r' ?File "(?P<file>[^"\n]+)", line (?P<line>\d+), in (?P<fn>[\w.<>]+) ?')
