@@ -468,3 +468,49 @@ def test_keyword_only_arguments_of_a_wrapped_function_are_a_call_to_fix(tmp_path
         assert "keyword-only" in failure.finding.suggestion
     assert "(mask)" in newer.finding.suggestion
     assert newer.finding.source.endswith("kwonly.py:10")
+
+
+# ---- an IPython traceback whose message was cut ----------------------------------------------
+
+
+# JAX's own tutorial (jit: control flow), its notebook output quoted as far as the frames.
+JAX_DOCS_CUT = """\
+    ---------------------------------------------------------------------------
+    TracerBoolConversionError                 Traceback (most recent call last)
+    Cell In[4], line 9
+          5   else:
+          6     return -4 * x
+          7
+          8 # This will fail!
+    ----> 9 f(2)
+
+        [... skipping hidden 5 frame]
+
+    Cell In[4], line 3, in f(x)
+          1 @jit
+          2 def f(x):
+    ----> 3   if x < 3:
+          4     return 3. * x ** 2
+
+        [... skipping hidden 1 frame]
+
+    File ~/checkouts/readthedocs.org/user_builds/jax/envs/latest/lib/python3.12/site-pac"""
+
+
+def test_a_tracer_errors_class_in_ipythons_header_names_a_cut_message():
+    # PennyLane's qml.exp under jit (fresh6: cut inside PennyLane's frames) and JAX's tutorial.
+    for failure in (spent("fresh6_d_pennylane_6932_qml_exp_jit_tracer_bool"), first(JAX_DOCS_CUT)):
+        assert str(failure.family) == "jax_tracing"
+        assert failure.finding.op == "TracerBoolConversionError"
+        kinds = [failure.advice_kind, *(k for k, _ in failure.more_advice)]
+        assert kinds == ["lax_control_flow", "static_args"]
+    assert first(JAX_DOCS_CUT).finding.source == "Cell In[4]:3"
+    whole = (
+        JAX_DOCS_CUT
+        + "ackages/jax/_src/core.py:1945, in concretization_function_error.<locals>.error\n\n"
+        "TracerBoolConversionError: Attempted boolean conversion of traced array with shape "
+        "bool[].\n"
+    )
+    failures = explain_error(whole).failures
+    assert len(failures) == 1  # the message read from its words, the header not again
+    assert "Attempted boolean conversion" in failures[0].message

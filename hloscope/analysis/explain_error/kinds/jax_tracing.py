@@ -148,8 +148,30 @@ _TRACING_FORMS: tuple[Form, ...] = (
         ("RuntimeError",),
         "the function was traced again while jax.no_tracing(True) forbids it (a recompile)",
     ),
+    # IPython's header of a traceback whose message was cut from the log (a post quoting the
+    # frames only): "TracerBoolConversionError    Traceback (most recent call last)". The
+    # class alone names the error; read only where no message of it follows.
+    Form(
+        "ipython_tracer",
+        r"Tracer(?P<ip_kind>Bool|Integer|Array)ConversionError {2,}Traceback \(most recent "
+        r"call last\)",
+        "",
+        Reason.TRACING,
+        (),
+        "a traced value converted to a Python value (the message is cut: IPython's header)",
+    ),
+    Form(
+        "ipython_concrete",
+        r"ConcretizationTypeError {2,}Traceback \(most recent call last\)",
+        "ConcretizationTypeError",
+        Reason.TRACING,
+        (),
+        "a concrete value needed where a traced one was given (the message is cut: IPython's "
+        "header)",
+    ),
 )
 _TRACING = alternation(_TRACING_FORMS)
+_HEADERS = ("ipython_tracer", "ipython_concrete")
 # Errors raised where NumPy or Python converted a tracer: the line to fix is the one that called.
 _CONVERSIONS = frozenset({"array_conversion", "integer_conversion"})
 # The second fix JAX's documentation gives for an error, after the first.
@@ -202,6 +224,9 @@ def _not_its_own(log: Log, m: re.Match[str], form: Form) -> bool:
 def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     form = form_of(_TRACING_FORMS, m)
     if _not_its_own(log, m, form):
+        return
+    if form.group in _HEADERS:
+        yield from _header_only(log, m, form)
         return
     named = class_before(log, m.start())
     # The form names the error more precisely than a generic class JAX raised it as
@@ -257,6 +282,29 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         if error_class in _SECOND
         else [],
         fallback=form.group == "foreign_tracer",
+    )
+
+
+def _header_only(log: Log, m: re.Match[str], form: Form) -> Iterator[Failure]:
+    """An IPython traceback whose message was cut: the class from its header, the frames
+    below it; nothing where the message follows (read from its own words)."""
+    end = log.region_end(m.end())
+    if any(
+        form_of(_TRACING_FORMS, later).group not in _HEADERS
+        for later in _TRACING.finditer(log.text, m.end(), end)
+    ):
+        return
+    error_class = f"Tracer{m['ip_kind']}ConversionError" if m["ip_kind"] else form.op
+    stack = log.traceback_before(end)
+    yield _KIND.failure(
+        log,
+        m.start(),
+        op=error_class,
+        advice=advise(_trigger_keys(error_class, ""), Reason.TRACING),
+        stack=stack,
+        error_class=error_class,
+        hints=[form.meaning],
+        more_advice=_second(error_class),
     )
 
 
