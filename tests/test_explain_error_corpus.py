@@ -88,8 +88,13 @@ FLOORS = {
     # ops, an editor's links; tuned on since 1102b09): 30/33 and 28/33.
     ("date", "test", FRESH5_TEST): {"recognised": 0.90, "fully_right": 0.84},
     # The sixth fresh part (forums, blogs and new repositories), blind: 19/44 and 9/44 before
-    # the words (82d0e50), 21/44 and 9/44 after them (8fcc0fe); spent since.
-    ("date", "test", FRESH6_TEST): {"recognised": 0.47, "fully_right": 0.20},
+    # the words (82d0e50), 21/44 and 9/44 after them (8fcc0fe); spent since, and read (round
+    # 9: messages no reader knew -- StableHLO ops another compiler cannot legalize, LLVM not
+    # knowing the GPU, JAX waiting for the TPU hosts, TF's constants and element types, a
+    # wrapped function's keywords, an IPython header, a flattened traceback -- devices named
+    # indirectly or only as options, the program over the limit rematerialization reported;
+    # tuned on since c6f185b): 37/44 and 21/44.
+    ("date", "test", FRESH6_TEST): {"recognised": 0.84, "fully_right": 0.47},
 }
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
