@@ -514,3 +514,23 @@ def test_a_tracer_errors_class_in_ipythons_header_names_a_cut_message():
     failures = explain_error(whole).failures
     assert len(failures) == 1  # the message read from its words, the header not again
     assert "Attempted boolean conversion" in failures[0].message
+
+
+def test_a_library_checkout_called_from_the_users_cell_is_not_the_users_line():
+    # PennyLane run from its source checkout (~/Prog/pennylane/pennylane/...) by a notebook
+    # cell (fresh6): the cell is the line to fix.
+    assert spent("fresh6_d_pennylane_6932_qml_exp_jit_tracer_bool").finding.source == (
+        "Cell In[8]:6"
+    )
+    # A project checked out the same way (GitHub Actions: /home/runner/work/REPO/REPO/) whose
+    # own frames are all inside it keeps its innermost one.
+    ci = [
+        StackFrame("/home/runner/work/proj/proj/src/model.py", 41, "step"),
+        StackFrame("/home/runner/work/proj/proj/tests/test_model.py", 12, "test_step"),
+        StackFrame(
+            "/opt/hostedtoolcache/Python/3.11.9/x64/lib/python3.11/site-packages/_pytest/python.py",
+            159,
+            "pytest_pyfunc_call",
+        ),
+    ]
+    assert user_source(ci) == "/home/runner/work/proj/proj/src/model.py:41"

@@ -64,10 +64,29 @@ def is_users(frame: StackFrame) -> bool:
 
 
 def user_source(stack: list[StackFrame]) -> str | None:
-    """``file:line`` of the innermost user frame of ``stack`` (innermost first), else of the
-    script Python ran (:func:`_entry_script`)."""
-    frame = next((f for f in stack if is_users(f)), None) or _entry_script(stack)
+    """``file:line`` of the innermost user frame of ``stack`` (innermost first) that is no
+    library's checkout called from outside it (:func:`_called_checkout`), else of the script
+    Python ran (:func:`_entry_script`)."""
+    users = [(i, f) for i, f in enumerate(stack) if is_users(f)]
+    frame = next((f for i, f in users if not _called_checkout(f, stack[i + 1 :])), None)
+    frame = frame or (users[0][1] if users else None) or _entry_script(stack)
     return f"{frame.file}:{frame.line}" if frame else None
+
+
+# A library's source checkout: the repository's folder and, inside it, the package's of the
+# same name (`~/Prog/pennylane/pennylane/workflow/qnode.py`, `xla/torchax/torchax/`).
+_CHECKOUT = re.compile(r"[\\/](?P<name>[A-Za-z_][\w-]*)[\\/](?P=name)[\\/]")
+
+
+def _called_checkout(frame: StackFrame, outer: list[StackFrame]) -> bool:
+    """Whether ``frame`` is inside a library's checkout that an outer user frame outside it
+    called into (a notebook's cell, a script): that one is the user's line, not the
+    library's."""
+    found = _CHECKOUT.search(frame.file)
+    if found is None:
+        return False
+    root = frame.file[: found.end()]
+    return any(is_users(f) and not f.file.startswith(root) for f in outer)
 
 
 # Installed code and Python's own: never the script the user ran, whatever folder holds it.
