@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from .kinds import (
     api_mismatch,
+    api_spec,
     backend_startup,
     cuda_graph,
     cuda_libraries,
@@ -22,6 +23,7 @@ from .kinds import (
     device_halt,
     distributed,
     donation,
+    export_artifact,
     jax_call,
     jax_export,
     jax_operands,
@@ -38,6 +40,7 @@ from .kinds import (
     native_import,
     out_of_memory,
     pallas,
+    pallas_specs,
     pass_pipeline,
     recompile,
     runtime_versions,
@@ -90,8 +93,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     jax_tracing.RECOGNISER,
     joined(missing_lowering.RECOGNISER, linalg.RECOGNISER),
     xla_status.RECOGNISER,
-    jax_export.RECOGNISER,
-    joined(pallas.RECOGNISER, mosaic_names.RECOGNISER),
+    joined(jax_export.RECOGNISER, export_artifact.RECOGNISER),
+    joined(pallas.RECOGNISER, mosaic_names.RECOGNISER, pallas_specs.RECOGNISER),
     joined(out_of_memory.RECOGNISER, tt_memory.RECOGNISER),
     device_allocation.RECOGNISER,
     joined(
@@ -108,7 +111,12 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         jax_operands.GENERAL,
     ),
     sharding.RECOGNISER,
-    joined(donation.RECOGNISER, jax_call.RECOGNISER, api_mismatch.RECOGNISER),
+    joined(
+        donation.RECOGNISER,
+        jax_call.RECOGNISER,
+        api_mismatch.RECOGNISER,
+        api_spec.RECOGNISER,
+    ),
     distributed.RECOGNISER,
     joined(
         xla_crash.RECOGNISER,

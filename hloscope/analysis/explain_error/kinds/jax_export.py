@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
-from ..advice import AdviceKind, advise
+from ..advice import Advice, AdviceKind, advise
 from ..build import UNSET, Kind
 from ..catalogue import words_of
 from ..device import platform_of
@@ -216,6 +216,12 @@ def _joined(inner: list[StackFrame], outer: list[StackFrame]) -> list[StackFrame
     return inner + [frame for frame in outer if (frame.file, frame.line) not in known]
 
 
+#: Offenders jax.export can never hold: the fix is to take them out of the exported function
+#: (compute with jnp, or call them around the exported call), a kind of fix the table's
+#: generic "export" reason does not say.
+_TAKEN_OUT = frozenset({"host_callback"})
+
+
 def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     form = form_of(_EXPORT_FORMS, m)
     stack = log.traceback_before(m.start())
@@ -238,13 +244,16 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         device = f"{m['bm_platform']} (backend {m['bm_backend']})"
         platform = platform_of(m["bm_platform"])
     function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
+    advice = advise(form.fix_keys, form.reason)
+    if form.op in _TAKEN_OUT and advice.kind is AdviceKind.OTHER:
+        advice = Advice(advice.text, AdviceKind.REPLACE_OP)
     for op, frames in offenders:
         yield _KIND.failure(
             log,
             m.start(),
             op=op,
             reason=form.reason,
-            advice=advise(form.fix_keys, form.reason),
+            advice=advice,
             function=function,
             stack=frames,
             device=device,

@@ -76,14 +76,19 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
     if m["pytree"]:
         word = m.start()
         before = log.before_on_line(word)
-        if not (before.endswith(("same ", "same container (")) or m["pytree"].endswith("error")):
+        # "the same container (pytree) structure" (custom_vjp), "equal container (pytree)
+        # structures" (custom_jvp): two structures compared.
+        compared = ("same ", "same container (", "equal container (")
+        if not (before.endswith(compared) or m["pytree"].endswith("error")):
             return None  # "pytree structure" said in passing
         earlier = log.text.rfind("pytree structure", max(0, word - 2048), word)
         if earlier >= 0 and "Traceback (most" not in log.text[earlier:word]:
             return None  # the message's advice repeats the words: read from its first line
         op = _opening_word(log, word) or "pytree"
+        # "Custom VJP bwd rule ...": the API's own name (custom_vjp), as users write it.
+        name = op.lower().replace(" ", "_") if op.startswith("Custom") else op.split(".")[-1]
         return (
-            op.split(".")[-1] if op != "pytree" else op,
+            name,
             _TEXT.pytree.format(op=op),
             AdviceKind.FIX_SHAPES,
         )

@@ -1,0 +1,12 @@
+import jax
+import jax.numpy as jnp
+
+from jax.sharding import PartitionSpec as P
+
+mesh = jax.make_mesh((8,), ("x",))
+
+def local_sum(a):
+    return a.sum(keepdims=True)
+
+f = jax.shard_map(local_sum, mesh=mesh, in_specs=P("x"), out_specs=P())
+jax.jit(f)(jnp.arange(16.0))
