@@ -7,7 +7,7 @@ committed files are what make.py makes, and scores explain-error on them.
 
 NOT blind: the logs were read while this round's rules were written (a corpus to be right on,
 not a measure of logs nobody has seen). Scores on the 70 logs, recognised / fully right: on
-the code before this round's rules (e7b407a) 58/70 and 50/70; after them 70/70 and 64/70.
+the code before this round's rules (e7b407a) 58/70 and 52/70; after them 70/70 and 66/70.
 The floors below are the scores reached, per family.
 """
 
@@ -87,12 +87,12 @@ FLOORS: dict[str, tuple[int, int]] = {
     "missing_lowering": (1, 1),
     "pallas": (3, 3),
     "recompile": (2, 2),
-    "sharding": (7, 5),
+    "sharding": (7, 7),
     "tf2xla": (2, 2),
     "xla_status": (1, 0),
 }
 #: The whole corpus: (recognised, fully right) reached, and before this round's rules.
-TOTAL, BEFORE = (70, 64), (58, 50)
+TOTAL, BEFORE = (70, 66), (58, 52)
 
 
 def _per_family() -> dict[str, Counter[str]]:

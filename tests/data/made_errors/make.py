@@ -344,7 +344,7 @@ mesh = jax.make_mesh((8,), ("x",))
 x = jax.device_put(jnp.ones((6, 4)), NamedSharding(mesh, P("x")))  #!
 """, device="cpu", env=EIGHT_CPUS),
     Case("sharding_shard_map_out_specs", "sharding", "shard_map", "reduce_or_spec", J + """
-from jax.sharding import PartitionSpec as P
+from jax.sharding import NamedSharding, PartitionSpec as P
 
 mesh = jax.make_mesh((8,), ("x",))
 
@@ -352,7 +352,8 @@ def local_sum(a):
     return a.sum(keepdims=True)
 
 f = jax.shard_map(local_sum, mesh=mesh, in_specs=P("x"), out_specs=P())
-jax.jit(f)(jnp.arange(16.0))  #!
+x = jax.device_put(jnp.arange(16.0), NamedSharding(mesh, P("x")))
+jax.jit(f)(x)  #!
 """, env=EIGHT_CPUS),
     Case("sharding_shard_map_rank", "sharding", "shard_map", "fix_shapes", J + """
 from jax.sharding import PartitionSpec as P
@@ -367,14 +368,14 @@ a = jax.device_put(jnp.ones(3), devices[0])
 b = jax.device_put(jnp.ones(3), devices[1])
 jax.jit(lambda x, y: x + y)(a, b)  #!
 """, device="cpu", env=EIGHT_CPUS),
-    Case("sharding_shard_map_unknown_axis", "sharding", "psum", "mesh_axis", J + """
-from jax.sharding import PartitionSpec as P
+    Case("sharding_shard_map_unknown_axis", "sharding", None, "mesh_axis", J + """
+from jax.sharding import NamedSharding, PartitionSpec as P
 
 mesh = jax.make_mesh((8,), ("x",))
 f = jax.shard_map(
-    lambda a: jax.lax.psum(a, "batch"), mesh=mesh, in_specs=P("x"), out_specs=P()
+    lambda a: jax.lax.all_gather(a, "batch"), mesh=mesh, in_specs=P("x"), out_specs=P("x")  #!
 )
-f(jnp.ones(8))  #!
+f(jax.device_put(jnp.ones(8), NamedSharding(mesh, P("x"))))
 """, env=EIGHT_CPUS),
     # ---- out_of_memory / xla_status ------------------------------------------------------------
     Case("oom_huge_array", "device_allocation", None, "fix_shapes", J + """

@@ -1,7 +1,7 @@
 import jax
 import jax.numpy as jnp
 
-from jax.sharding import PartitionSpec as P
+from jax.sharding import NamedSharding, PartitionSpec as P
 
 mesh = jax.make_mesh((8,), ("x",))
 
@@ -9,4 +9,5 @@ def local_sum(a):
     return a.sum(keepdims=True)
 
 f = jax.shard_map(local_sum, mesh=mesh, in_specs=P("x"), out_specs=P())
-jax.jit(f)(jnp.arange(16.0))
+x = jax.device_put(jnp.arange(16.0), NamedSharding(mesh, P("x")))
+jax.jit(f)(x)

@@ -1,10 +1,10 @@
 import jax
 import jax.numpy as jnp
 
-from jax.sharding import PartitionSpec as P
+from jax.sharding import NamedSharding, PartitionSpec as P
 
 mesh = jax.make_mesh((8,), ("x",))
 f = jax.shard_map(
-    lambda a: jax.lax.psum(a, "batch"), mesh=mesh, in_specs=P("x"), out_specs=P()
+    lambda a: jax.lax.all_gather(a, "batch"), mesh=mesh, in_specs=P("x"), out_specs=P("x")
 )
-f(jnp.ones(8))
+f(jax.device_put(jnp.ones(8), NamedSharding(mesh, P("x"))))
