@@ -127,3 +127,19 @@ def test_the_total_holds(per_family: dict[str, Counter[str]]) -> None:
     fully = sum(cell["fully_right"] for cell in per_family.values())
     assert (recognised, fully) >= TOTAL
     assert recognised > BEFORE[0] and fully > BEFORE[1]
+
+
+def main() -> int:
+    """The per-family table (``python tests/test_explain_error_made.py``; with ``PYTHONPATH``
+    at another checkout, that checkout's code)."""
+    tally = _per_family()
+    print("| family | logs | recognised | fully right |\n| --- | --- | --- | --- |")
+    for family, cell in sorted(tally.items()):
+        print(f"| {family} | {cell['n']} | {cell['recognised']} | {cell['fully_right']} |")
+    total = {k: sum(c[k] for c in tally.values()) for k in ("n", "recognised", "fully_right")}
+    print(f"| **all** | {total['n']} | {total['recognised']} | {total['fully_right']} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
