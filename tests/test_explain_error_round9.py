@@ -534,3 +534,18 @@ def test_a_library_checkout_called_from_the_users_cell_is_not_the_users_line():
         ),
     ]
     assert user_source(ci) == "/home/runner/work/proj/proj/src/model.py:41"
+
+
+# ---- the executable whose run failed ---------------------------------------------------------
+
+
+def test_the_executable_a_runtime_error_is_tagged_with_is_its_node():
+    # NetKet's jit_equal whose CUDA graph could not be built (fresh6) and a Gemma fine-tune's
+    # NCCL all-reduce under jit_greater (a cluster's notes, the message wrapped).
+    nccl = (
+        "jax.errors.JaxRuntimeError: INTERNAL: NCCL operation ncclAllReduce(...) failed:\n"
+        "invalid argument (run with NCCL_DEBUG=WARN for details). "
+        "[executable_name='jit_greater']\n"
+    )
+    assert spent("fresh6_d_netket_2248_cuda_graph_memset_jit_equal").finding.node == "jit_equal"
+    assert first(nccl).finding.node == "jit_greater"

@@ -12,7 +12,8 @@ text has them. :func:`complete` fills them from the message's own paragraph:
   else the one the log as a whole shows (its libraries, device strings: :mod:`.device`);
 * the numbers of a failed allocation (:mod:`.allocation`): requested, free, reservable bytes;
 * the HLO instruction or kernel the message names (``%cublas-gemm.1 = ...``, ``Failed to
-  launch CUDA kernel: fusion_1560``) as the failure's node where the recogniser named none;
+  launch CUDA kernel: fusion_1560``), else the executable whose run failed
+  (``[executable_name='jit_equal']``), as the failure's node where the recogniser named none;
 * the framework that ran and the libraries around its message (:mod:`.framework`); advice in
   JAX's words on another framework's log says so;
 * the user's line, from the frames of the traceback that holds the message
@@ -75,10 +76,12 @@ _PLATFORM = re.compile(
     re.I,
 )
 # The instruction or kernel a message names: an HLO instruction it prints (`%fusion.3 = f32[...]`
-# or `%fusion.3 = (f32[...], ...)`), a GPU kernel it launched.
+# or `%fusion.3 = (f32[...], ...)`), a GPU kernel it launched; else the compiled program whose
+# run failed, as newer JAX tags its runtime errors (`[executable_name='jit_train_step']`).
 _NODE = re.compile(
     r"(?:^|[\s:(])%(?P<hlo>[\w.-]+) = [(\w]"
-    r"|launch (?:CUDA |ROCm |HIP |GPU )?kernel:? (?!CUDA_ERROR_|hipError)(?P<kernel>[\w.$-]+)",
+    r"|launch (?:CUDA |ROCm |HIP |GPU )?kernel:? (?!CUDA_ERROR_|hipError)(?P<kernel>[\w.$-]+)"
+    r"|\[executable_name='(?P<executable>[^'\n]+)'\]",
     re.I,
 )
 # An op's name (`dot_general`, `all-reduce`, `tpu.load`, `CropAndResize`), not a description of
@@ -157,7 +160,7 @@ def complete(failure: Failure, log: Log) -> None:
         failure.allocation = read_allocation(region)
     named_node = _NODE.search(_own_lines(region))
     if named_node is not None and not failure.finding.node:
-        failure.finding.node = named_node["hlo"] or named_node["kernel"]
+        failure.finding.node = named_node["hlo"] or named_node["kernel"] or named_node["executable"]
     # The instruction on the message's own line (or opening the next, the line wrapped before
     # it) is what failed; one printed further below, as a check's dump of the module, may be
     # any.
