@@ -25,8 +25,11 @@ pytestmark = pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:Runtime
 
 @pytest.fixture(autouse=True)
 def sending(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The children send structure (what `hloscope fusions` asks for), this test only."""
+    """The children send structure (what `hloscope fusions` asks for), this test only; no
+    readers (a fusions command run earlier in this process may have left its own): what is
+    tested here is the digest's one body per structure, not the read-ahead of every body."""
     monkeypatch.setitem(_bulk._SENDS_STRUCTURE, "on", True)
+    monkeypatch.setitem(_bulk._SENDS_STRUCTURE, "readers", ())
 
 
 # ALIKE with metadata on the fusions (their op names: no fused body read for them), and a
