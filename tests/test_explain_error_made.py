@@ -6,8 +6,8 @@ with the truth known by construction. This test never re-runs them (CI time): it
 committed files are what make.py makes, and scores explain-error on them.
 
 NOT blind: the logs were read while this round's rules were written (a corpus to be right on,
-not a measure of logs nobody has seen). Scores on the 70 logs, recognised / fully right: on
-the code before this round's rules (e7b407a) 58/70 and 52/70; after them 70/70 and 66/70.
+not a measure of logs nobody has seen). Scores on the 77 logs, recognised / fully right: on
+the code before this round's rules (e7b407a) 63/77 and 56/77; after them 77/77 and 73/77.
 The floors below are the scores reached, per family.
 """
 
@@ -80,19 +80,19 @@ def test_the_logs_are_neutral_and_raised_what_they_were_built_to() -> None:
 #: Per family, (recognised, fully right) reached: the floors.
 FLOORS: dict[str, tuple[int, int]] = {
     "device_allocation": (3, 2),
-    "jax_call": (12, 12),
-    "jax_export": (4, 4),
-    "jax_shape": (17, 17),
+    "jax_call": (13, 13),
+    "jax_export": (5, 5),
+    "jax_shape": (19, 19),
     "jax_tracing": (18, 16),
-    "missing_lowering": (1, 1),
+    "missing_lowering": (2, 2),
     "pallas": (3, 3),
-    "recompile": (2, 2),
+    "recompile": (3, 3),
     "sharding": (7, 7),
-    "tf2xla": (2, 2),
+    "tf2xla": (3, 3),
     "xla_status": (1, 0),
 }
 #: The whole corpus: (recognised, fully right) reached, and before this round's rules.
-TOTAL, BEFORE = (70, 66), (58, 52)
+TOTAL, BEFORE = (77, 73), (63, 56)
 
 
 def _per_family() -> dict[str, Counter[str]]:

@@ -295,3 +295,121 @@ Traceback (most recent call last):
 TypeError: step() takes 1 positional argument but 2 were given
 """
     assert all(str(f.family) != "pallas" for f in explain_error(text).failures)
+
+
+# ---- a compiled executable called with other types (compiled_call) -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "detail"),
+    [
+        # JAX 0.10 (made: call_compiled_other_shape).
+        (
+            "TypeError: Argument types differ from the types for which this computation was "
+            "compiled. Perhaps you are calling the compiled executable with a different "
+            "enable_x64 mode than when it was AOT compiled? The mismatches are:\n"
+            "Argument 'x' compiled with float32[3] and called with float32[4]",
+            "argument 'x': compiled for float32[3], called with float32[4]",
+        ),
+        # JAX 0.3-0.4 (its source and tests).
+        (
+            "TypeError: Computation was compiled for different input types and called with "
+            "different types. One of the mismatches is:\nCompiled with:\n ShapedArray(float32[])"
+            "\ncalled with:\n ShapedArray(int32[])",
+            "compiled for ShapedArray(float32[]), called with ShapedArray(int32[])",
+        ),
+        (
+            "TypeError: Computation was compiled for different input types and called with "
+            "different types. Here are the 2 mismatches:\nCompiled with float32[8,8] and called "
+            "with int32[8,8] for arg x\nCompiled with float32[8,8] and called with int32[8,8] "
+            "for arg y",
+            "argument 'x': compiled for float32[8,8], called with int32[8,8]",
+        ),
+        ("TypeError: Computation compiled for 2 inputs but called with 1", "2 inputs"),
+    ],
+)
+def test_a_compiled_executable_called_with_other_types(text: str, detail: str) -> None:
+    failure = _first(text)
+    assert (str(failure.family), failure.advice_kind) == ("jax_call", "fix_shapes")
+    assert detail in failure.finding.suggestion
+
+
+# ---- a primitive's dtype rule (jax_operands) ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "op", "accepted"),
+    [
+        # JAX 0.10 (made: linalg_qr_integer).
+        (
+            "TypeError: qr does not accept dtype int32 at position 0. Accepted dtypes at "
+            "position 0 are subtypes of floating, complexfloating.",
+            "qr",
+            "floating, complexfloating",
+        ),
+        # JAX's older rule, without positions (its cumulative reductions' source).
+        (
+            "TypeError: cumsum does not accept dtype bool. Accepted dtypes are subtypes of number.",
+            "cumsum",
+            "number",
+        ),
+        # Quoted without the accepted ones (a user's notes on complex max, 2026).
+        ("TypeError: gt does not accept dtype complex64 at position 0.", "gt", "complex64"),
+    ],
+)
+def test_a_dtype_a_primitive_does_not_accept(text: str, op: str, accepted: str) -> None:
+    failure = _first(text)
+    assert (str(failure.family), failure.finding.op, failure.advice_kind) == (
+        "jax_shape",
+        op,
+        "cast_dtype",
+    )
+    assert accepted in failure.finding.suggestion
+
+
+def test_a_prng_key_dtype_is_not_a_cast() -> None:
+    failures = explain_error("TypeError: add does not accept dtype key<fry>.").failures
+    assert all(f.advice_kind != "cast_dtype" for f in failures)
+
+
+# ---- a custom call jax.export refuses (jax_export) ----------------------------------------------
+
+
+def test_a_named_custom_call_export_refuses_is_allowed_or_replaced() -> None:
+    failure = _made("export_eig_for_cuda")
+    assert str(failure.family) == "jax_export" and str(failure.platform) == "gpu"
+    kinds = [failure.advice_kind, *(kind for kind, _ in failure.more_advice)]
+    assert kinds[:2] == ["disable_check", "replace_op"]
+    assert failure.finding.op in failure.finding.suggestion
+    # the same refusal from an older JAX's log (jax.experimental.export, a TPU target)
+    older = (
+        "ValueError: Cannot serialize code with custom calls whose targets have no "
+        "compatibility guarantees: tpu_custom_call. See https://github.com/google/jax/blob/"
+        "main/jax/experimental/jax2tf/README.md#native-serialization-custom-call-targets\n"
+        "Examples are:\n"
+        "%0 = stablehlo.custom_call @tpu_custom_call(%arg0) : (tensor<8xf32>) -> "
+        "tensor<8xf32>\n"
+    )
+    failure = _first(older)
+    assert failure.finding.op == "tpu_custom_call"
+    assert [failure.advice_kind, *(k for k, _ in failure.more_advice)][:2] == [
+        "disable_check",
+        "replace_op",
+    ]
+
+
+def test_does_not_accept_dtype_in_prose_is_no_primitive() -> None:
+    failures = explain_error("the old kernel: it does not accept dtype int32 here").failures
+    assert all(f.finding.op != "it" for f in failures)
+
+
+def test_the_dtype_rule_is_read_in_linear_time_on_a_long_word() -> None:
+    # keyed on its words, not a word class at every position: a 400 kB token costs no more
+    # than a scan (it took 2 s at 20 kB when the primitive's class opened the pattern)
+    import time
+
+    text = "x" * 400_000 + "\nTypeError: qr does not accept dtype int32 at position 0.\n"
+    start = time.perf_counter()
+    failures = explain_error(text).failures
+    assert time.perf_counter() - start < 5.0
+    assert failures and failures[0].finding.op == "qr"

@@ -17,6 +17,7 @@ from .kinds import (
     api_mismatch,
     api_spec,
     backend_startup,
+    compiled_call,
     cuda_graph,
     cuda_libraries,
     device_allocation,
@@ -116,6 +117,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         jax_call.RECOGNISER,
         api_mismatch.RECOGNISER,
         api_spec.RECOGNISER,
+        compiled_call.RECOGNISER,
     ),
     distributed.RECOGNISER,
     joined(

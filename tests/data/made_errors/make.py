@@ -524,6 +524,41 @@ def scaled(x, scale):
 for step in range(3):
     scaled(jnp.ones(4), scale=0.1 * step)  #!
 """),
+    Case("linalg_schur_for_tpu", "missing_lowering", "schur", "replace_op", J + """
+import jax.scipy.linalg
+from jax import export
+
+exp = export.export(jax.jit(jax.scipy.linalg.schur), platforms=["tpu"])(jnp.eye(4))  #!
+""", device="tpu"),
+    Case("linalg_qr_integer", "jax_shape", "qr", "cast_dtype", J + """
+counts = jnp.arange(9, dtype=jnp.int32).reshape(3, 3)
+q, r = jax.lax.linalg.qr(counts)  #!
+"""),
+    Case("shape_dynamic_slice_size", "jax_shape", None, "fix_shapes", J + """
+@jax.jit
+def window(x, start):
+    return jax.lax.dynamic_slice(x, (start,), (5,))  #!
+
+window(jnp.arange(3.0), 0)
+"""),
+    Case("export_eig_for_cuda", "jax_export", None, "disable_check", J + """
+from jax import export
+
+exp = export.export(jax.jit(jnp.linalg.eig), platforms=["cuda"])(jnp.eye(3))  #!
+""", device="gpu"),
+    Case("call_compiled_other_shape", "jax_call", None, "fix_shapes", J + """
+compiled = jax.jit(jnp.sin).lower(jnp.ones(3)).compile()
+compiled(jnp.ones(4))  #!
+"""),
+    Case("recompile_new_closure", "recompile", None, "see_recompiles", J + """
+jax.config.update("jax_explain_cache_misses", True)
+
+def scale_by(k):
+    return jax.jit(lambda x: x * k)
+
+for k in (1.0, 2.0, 3.0):
+    scale_by(k)(jnp.ones(3))  #!
+"""),
     # ---- TensorFlow ---------------------------------------------------------------------------
     Case("tf_py_function_jit", "tf2xla", "EagerPyFunc", "replace_op", """import tensorflow as tf
 
@@ -541,6 +576,16 @@ def labels(x):
     return tf.strings.join([tf.strings.as_string(x), "!"])  #!
 
 labels(tf.constant([1, 2, 3]))
+""", device="cpu"),
+    Case("tf_numpy_function_jit", "tf2xla", "PyFunc", "replace_op", """import numpy as np
+import tensorflow as tf
+
+@tf.function(jit_compile=True)
+def normalised(x):
+    y = tf.numpy_function(lambda v: v / np.linalg.norm(v), [x], tf.float32)  #!
+    return y * 2
+
+normalised(tf.ones(4))
 """, device="cpu"),
     Case("tf_oom_cpu", "device_allocation", None, "smaller_batch", """import tensorflow as tf
 

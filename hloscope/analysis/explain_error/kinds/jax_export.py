@@ -216,6 +216,16 @@ def _joined(inner: list[StackFrame], outer: list[StackFrame]) -> list[StackFrame
     return inner + [frame for frame in outer if (frame.file, frame.line) not in known]
 
 
+def _custom_call_fixes(target: str) -> list[tuple[AdviceKind, str]]:
+    """A named custom call jax.export refuses: allow it where it will be registered (often
+    the only way: ``eig`` on GPU, a library's kernel have no stable replacement), or replace
+    it with jnp/lax ops."""
+    return [
+        (AdviceKind.DISABLE_CHECK, _TEXT.allow.format(target=target)),
+        (AdviceKind.REPLACE_OP, _TEXT.replace.format(target=target)),
+    ]
+
+
 #: Offenders jax.export can never hold: the fix is to take them out of the exported function
 #: (compute with jnp, or call them around the exported call), a kind of fix the table's
 #: generic "export" reason does not say.
@@ -248,12 +258,14 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if form.op in _TAKEN_OUT and advice.kind is AdviceKind.OTHER:
         advice = Advice(advice.text, AdviceKind.REPLACE_OP)
     for op, frames in offenders:
+        fixes = _custom_call_fixes(op) if form.group == "custom_call" and op != form.op else ()
         yield _KIND.failure(
             log,
             m.start(),
             op=op,
             reason=form.reason,
             advice=advice,
+            fixes=fixes,
             function=function,
             stack=frames,
             device=device,

@@ -40,8 +40,8 @@ __all__ = ["GENERAL", "RECOGNISER"]
 _RE, _TEXT = words_of(__name__)
 
 
-def _read(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
-    """The op, the advice and its kind."""
+def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
+    """The op, the advice and its kind; ``None`` where the words are not such a message."""
     if m.re is _RE.general:
         return _read_general(m)
     if m["indexer"] or m["indices"] or m["dprim"]:
@@ -60,6 +60,14 @@ def _read(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
         if m["rule"] == "JVP":
             return ("custom_jvp", _TEXT.jvp, AdviceKind.FIX_SHAPES)
         return ("custom_vjp", _TEXT.vjp.format(which=which), AdviceKind.FIX_SHAPES)
+    if m["accepts"]:
+        named = _RE.accepts_prim.search(log.before_on_line(m.start())[-48:])
+        if named is None:
+            return None  # "does not accept dtype" with no primitive before it
+        op = named["prim"].removeprefix("lax.")
+        accepted = m["accepted"] or _TEXT.other_than.format(dtype=m["adtype"])
+        text = _TEXT.accepts.format(op=op, accepted=accepted, dtype=m["adtype"])
+        return (op, text, AdviceKind.CAST_DTYPE)
     if m["axis"]:
         return ("axis", _TEXT.axis.format(axis=m["ax"], ndim=m["ndim"]), AdviceKind.FIX_SHAPES)
     raise AssertionError(m.group(0))  # every specific form is read above
@@ -75,7 +83,10 @@ def _read_general(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
 
 
 def _jax_operands(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    op, text, kind = _read(m)
+    read = _read(log, m)
+    if read is None:
+        return
+    op, text, kind = read
     failure = SHAPE.failure(log, m.start(), op=op, advice=(text, kind))
     failure.fallback = m.re is _RE.general
     yield failure

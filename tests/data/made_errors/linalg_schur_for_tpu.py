@@ -1,0 +1,7 @@
+import jax
+import jax.numpy as jnp
+
+import jax.scipy.linalg
+from jax import export
+
+exp = export.export(jax.jit(jax.scipy.linalg.schur), platforms=["tpu"])(jnp.eye(4))
