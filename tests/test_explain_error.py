@@ -362,7 +362,9 @@ def test_jax_tracing_errors(jax_errors, case, error_class, culprit):
     failure = only(explain_error(jax_errors[case]))
     finding = failure.finding
     assert failure.family == Family.JAX_TRACING and finding.reason == Reason.TRACING
-    assert (finding.op, failure.error_class, finding.node) == (error_class, error_class, culprit)
+    # The function JAX names as needing a concrete value is the op; else the error's class.
+    op = culprit.rsplit(".", 1)[-1] or error_class
+    assert (finding.op, failure.error_class, finding.node) == (op, error_class, culprit)
     assert innermost_here(failure) == line_of(f"# OP:{case}")
     assert finding.source.endswith(f"{HERE.name}:{line_of(f'# OP:{case}')}")
     if failure.defined_at is not None:  # the classes that say "while tracing the function"
@@ -381,7 +383,8 @@ def test_jax_tracing_errors(jax_errors, case, error_class, culprit):
 def test_jax_tracing_message_alone_still_names_the_class(jax_errors, case, error_class, culprit):
     # str(error): no traceback and no class name, so the form of the message decides.
     failure = only(explain_error(jax_errors[f"{case}.message"]))
-    assert failure.finding.op == error_class and failure.finding.node == culprit
+    assert failure.error_class == error_class and failure.finding.node == culprit
+    assert failure.finding.op == (culprit.rsplit(".", 1)[-1] or error_class)
     if failure.defined_at is not None:  # no traceback: the traced function's line is the source
         assert failure.finding.source.endswith(f"{HERE.name}:{line_of(f'# DEF:{case}')}")
 

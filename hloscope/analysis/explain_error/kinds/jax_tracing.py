@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
-from ..advice import AdviceKind, advise
+from ..advice import Advice, AdviceKind, advise
 from ..build import Kind
 from ..catalogue import words_of
 from ..forms import Form, alternation, form_of
@@ -172,6 +172,7 @@ _TRACING_FORMS: tuple[Form, ...] = (
 )
 _TRACING = alternation(_TRACING_FORMS)
 _HEADERS = ("ipython_tracer", "ipython_concrete")
+_LEAKS = ("unexpected_tracer", "leaked_trace", "leak_explained")
 # Errors raised where NumPy or Python converted a tracer: the line to fix is the one that called.
 _CONVERSIONS = frozenset({"array_conversion", "integer_conversion"})
 # The second fix JAX's documentation gives for an error, after the first.
@@ -252,10 +253,17 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         for found in FROM_LINE.finditer(log.text, m.end(), end)
     ]
     source = best_source(stack, from_lines)
-    if form.group in ("unexpected_tracer", "leaked_trace", "leak_explained"):
-        # The line that made the leaked value is the one to change (return it instead of
-        # keeping it); the traceback's is only where it was used later.
-        source = user_source(from_lines) or source
+    advice = advise((*_trigger_keys(error_class, trigger), *form.fix_keys), Reason.TRACING)
+    if form.group in _LEAKS:
+        # JAX's words: transformed functions must return their outputs, not save them to
+        # global state. The line that made (and kept) the leaked value is the one to change;
+        # the traceback's is only where it was used later, which the advice names too.
+        made, used = user_source(from_lines), user_source(stack)
+        source = made or source
+        if made and used and made != used:
+            advice = Advice(
+                advice.text + _TEXT.leak_lines.format(made=made, used=used), advice.kind
+            )
     if form.group in _CONVERSIONS and stack:
         source = caller_of_framework(stack) or source
     if source is None and defined_at is not None:
@@ -268,8 +276,10 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     yield _KIND.failure(
         log,
         m.start(),
-        op=error_class,
-        advice=advise((*_trigger_keys(error_class, trigger), *form.fix_keys), Reason.TRACING),
+        # The function JAX names as the one that needed a concrete value (`The size argument
+        # of jnp.nonzero must be statically specified`) is the op; else the error's class.
+        op=culprit_name.rsplit(".", 1)[-1] or error_class,
+        advice=advice,
         node=culprit_name,
         function=function,
         stack=stack,
