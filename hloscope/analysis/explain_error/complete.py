@@ -72,7 +72,9 @@ _PLATFORM = re.compile(
     r"\b(?:for|on) platforms?:? '?(?P<a>cuda|rocm|gpu|tpu|cpu|host|metal)\b"
     r"|\bplatform[:=] ?'?(?P<b>cuda|rocm|gpu|tpu|cpu)\b"
     r"|\b(?P<c>cuda|rocm|tpu|cpu)(?:Device)?\(id=\d"
-    r"|\(0x\d+x\d+(?:x\d+)?_(?P<d>HBM)\d+\)",
+    r"|\(0x\d+x\d+(?:x\d+)?_(?P<d>HBM)\d+\)"
+    # TensorFlow's device names (`/job:localhost/replica:0/task:0/device:CPU:0`, `device:GPU:0`).
+    r"|\bdevice:(?P<e>CPU|GPU|TPU):\d",
     re.I,
 )
 # The instruction or kernel a message names: an HLO instruction it prints (`%fusion.3 = f32[...]`
