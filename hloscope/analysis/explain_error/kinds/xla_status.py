@@ -434,6 +434,12 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         more = [(str(AdviceKind.INSTALL), _TEXT.illegal_address_cuda)]
     elif form.group in ("callback_raised", "equinox_check", "checkify_check"):
         advice = Advice(_TEXT.callback_fix, AdviceKind.OTHER)
+    elif _unregistered_target(form, m):
+        # No handler of that name on this platform: most often the package that registers
+        # it was not imported or installed (a JAX extension registers its handlers when
+        # imported, a build for CUDA only has none for the host); else the call is replaced.
+        more = [(str(AdviceKind.REPLACE_OP), advice.text)]
+        advice = Advice(_TEXT.load_target.format(target=facts.op), AdviceKind.INSTALL)
     elif form.group in _CRASH_FORMS:
         # XLA's own INTERNAL that no family explains, or its verifier refusing what its own
         # passes made: what the code means is a bug to report, a crash of the compiler's.
@@ -461,6 +467,15 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 
 _XLA_LOG_SCAN = 1 << 20
+
+
+def _unregistered_target(form: Form, m: re.Match[str]) -> bool:
+    """Whether the message says no handler of the target's name is registered for the
+    platform, with no API version named (an untyped or typed call names the version that did
+    not match, a registration to redo rather than a library to load)."""
+    if form.group == "ffi_not_found":
+        return True
+    return form.group == "custom_call_not_found" and not m["cn_api"]
 
 
 # The readers that explain memory and multi-host messages from their own words.
