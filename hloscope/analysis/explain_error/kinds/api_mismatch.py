@@ -69,7 +69,7 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             return  # a function of the program's own, not JAX's
         what = f"{called['fn']}() no longer takes '{m['kwarg']}'"
         when = "an older one that took the argument"
-    library = _caller_package(stack)
+    library = _caller_package(stack) or _vendored_package(stack)
     text = _TEXT.fix.format(
         what=what, library=library or "the library", pkg=library or "<library>", when=when
     )
@@ -89,11 +89,29 @@ def _while_importing(stack: list[StackFrame]) -> bool:
         for frame in stack
         if not _RE.jax_file.search(frame.file) and not frame.file.startswith("<frozen")
     ]
-    return (
+    installed = (
         bool(outside)
         and all(frame.function.startswith("<module>") for frame in outside)
         and any(_RE.package.search(frame.file) for frame in outside)
     )
+    return installed or _vendored_package(outside) is not None
+
+
+def _vendored_package(stack: list[StackFrame]) -> str | None:
+    """The package a program carries a copy of (``app/whisper_jax/__init__.py``, outside
+    site-packages) whose import stopped: every frame outside JAX runs a module's top-level
+    code, one of them the package's ``__init__.py``, imported by a module outside it. Its
+    code is a library's, met at import as an installed one's would be."""
+    outside = [frame for frame in stack if not _RE.jax_file.search(frame.file)]
+    if len(outside) < 2 or not all(f.function.startswith("<module>") for f in outside):
+        return None
+    for i, frame in enumerate(outside[:-1]):
+        init = _RE.package_init.search(frame.file)
+        if init and not _RE.package.search(frame.file):
+            folder = frame.file[: init.start("pkg")]
+            if not any(f.file.startswith(folder + init["pkg"]) for f in outside[i + 1 :]):
+                return init["pkg"]  # imported from outside the package: the app's copy
+    return None
 
 
 def _called_into_jax(log: Log, m: re.Match[str], stack: list[StackFrame], fn: str) -> bool:
