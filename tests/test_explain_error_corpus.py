@@ -93,8 +93,9 @@ FLOORS = {
     # knowing the GPU, JAX waiting for the TPU hosts, TF's constants and element types, a
     # wrapped function's keywords, an IPython header, a flattened traceback -- devices named
     # indirectly or only as options, the program over the limit rematerialization reported;
-    # tuned on since c6f185b): 37/44 and 22/44.
-    ("date", "test", FRESH6_TEST): {"recognised": 0.84, "fully_right": 0.50},
+    # tuned on since c6f185b): 37/44 and 22/44; round 10 (an app's own copy of a library
+    # importing a removed JAX name, met at import): 38/44 and 22/44.
+    ("date", "test", FRESH6_TEST): {"recognised": 0.86, "fully_right": 0.50},
 }
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
 

@@ -7,7 +7,12 @@ committed files are what make.py makes, and scores explain-error on them.
 
 NOT blind: the logs were read while this round's rules were written (a corpus to be right on,
 not a measure of logs nobody has seen). Scores on the 77 logs, recognised / fully right: on
-the code before this round's rules (e7b407a) 63/77 and 56/77; after them 77/77 and 73/77.
+the code before this round's rules (e7b407a) 63/77 and 56/77; after them 77/77 and 73/77;
+after round 10 (the op JAX names as needing a concrete value, TF's device names, a target no
+handler is registered for as a library to load) 77/77 and 76/77. The one miss left,
+tracing_leaked_global, is read on purpose as line 8 (JAX's own words: the function must
+return the value, not keep it; line 8 made and kept it) where its truth says 12 (the line
+that raised, which the advice names too).
 The floors below are the scores reached, per family.
 """
 
@@ -79,20 +84,20 @@ def test_the_logs_are_neutral_and_raised_what_they_were_built_to() -> None:
 
 #: Per family, (recognised, fully right) reached: the floors.
 FLOORS: dict[str, tuple[int, int]] = {
-    "device_allocation": (3, 2),
+    "device_allocation": (3, 3),
     "jax_call": (13, 13),
     "jax_export": (5, 5),
     "jax_shape": (19, 19),
-    "jax_tracing": (18, 16),
+    "jax_tracing": (18, 17),
     "missing_lowering": (2, 2),
     "pallas": (3, 3),
     "recompile": (3, 3),
     "sharding": (7, 7),
     "tf2xla": (3, 3),
-    "xla_status": (1, 0),
+    "xla_status": (1, 1),
 }
 #: The whole corpus: (recognised, fully right) reached, and before this round's rules.
-TOTAL, BEFORE = (77, 73), (63, 56)
+TOTAL, BEFORE = (77, 76), (63, 56)
 
 
 def _per_family() -> dict[str, Counter[str]]:
