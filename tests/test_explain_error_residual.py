@@ -12,10 +12,14 @@ an app's own copy of a library imports is the library's API mismatch at import.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
+
+from rich.console import Console
 
 from hloscope.analysis.explain_error import Failure, Family, explain_error
 from hloscope.analysis.explain_error.advice import AdviceKind
+from hloscope.render.explain_error_text import explanation_view
 
 MADE = Path(__file__).parent / "data" / "made_errors"
 LOGS = Path(__file__).parent / "data" / "error_logs"
@@ -76,6 +80,21 @@ def test_the_function_named_as_needing_a_concrete_value_is_the_op() -> None:
     assert unique.finding.op == "unique" and unique.advice_kind == AdviceKind.FIXED_SIZE
     old = _first(_NONZERO_OLD)
     assert old.finding.op == "nonzero" and old.family == Family.JAX_TRACING
+
+
+def _said(text: str) -> str:
+    console = Console(width=80, record=True, color_system=None, file=io.StringIO())
+    console.print(explanation_view(explain_error(text)))
+    return console.export_text()
+
+
+def test_the_title_keeps_the_class_beside_the_function() -> None:
+    said = _said((MADE / "tracing_nonzero.log").read_text())
+    assert "nonzero: JAX tracing error  (ConcretizationTypeError)" in said
+    assert "unique: JAX tracing error  (ConcretizationTypeError)" in _said(_UNIQUE_0_10)
+    # A status code says the kind already: the runtime's class is not repeated.
+    ffi = _said((MADE / "status_ffi_unknown_target.log").read_text())
+    assert "(NOT_FOUND)" in ffi and "JaxRuntimeError," not in ffi
 
 
 def test_without_a_function_named_the_op_stays_the_class() -> None:

@@ -109,6 +109,10 @@ def _title(failure: Failure) -> Text:
     else:
         title.append(f": {_reason_words(failure)}")
     extras = []
+    # The exception's class where the op is another name (jnp.nonzero's ConcretizationTypeError):
+    # the word users search for. A status code says it already where there is one.
+    if failure.error_class and failure.error_class != finding.op and not failure.status:
+        extras.append(failure.error_class)
     if failure.status:
         extras.append(failure.status)
     if finding.dtype:
