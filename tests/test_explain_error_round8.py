@@ -5,23 +5,9 @@ child here)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from hloscope.analysis.explain_error import explain_error
+from tests.explain_error_reading import CORPUS, first, spent
 from tests.test_explain_error_fields import run_jax
-
-CORPUS = Path(__file__).parent / "data" / "error_logs"
-
-
-def first(text: str):
-    explanation = explain_error(text)
-    assert explanation.recognised, text[:200]
-    return explanation.failures[0]
-
-
-def spent(name: str):
-    return first((CORPUS / f"{name}.log").read_text())
-
 
 # ---- a framework's compiled code the loader refused ------------------------------------------
 

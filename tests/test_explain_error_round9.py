@@ -6,7 +6,6 @@ child process)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from hloscope.analysis.explain_error import explain_error
 from hloscope.analysis.explain_error.device import platform_in_log
@@ -14,20 +13,8 @@ from hloscope.analysis.explain_error.log import Log, unflatten_tracebacks
 from hloscope.analysis.explain_error.user_line import is_users, user_source
 from hloscope.analysis.unsupported.findings import Platform
 from hloscope.hlo.metadata import StackFrame
+from tests.explain_error_reading import CORPUS, first, spent
 from tests.test_explain_error_fields import run_jax
-
-CORPUS = Path(__file__).parent / "data" / "error_logs"
-
-
-def first(text: str):
-    explanation = explain_error(text)
-    assert explanation.recognised, text[:200]
-    return explanation.failures[0]
-
-
-def spent(name: str):
-    return first((CORPUS / f"{name}.log").read_text())
-
 
 # ---- a compiler that takes StableHLO in and has no conversion for an op -----------------------
 
