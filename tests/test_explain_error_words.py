@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from hloscope.analysis.explain_error import explain_error
 from hloscope.analysis.explain_error import family_words as words
 from hloscope.analysis.explain_error.kinds import last_resort
+from hloscope.analysis.explain_error.log import normalise_log
 from hloscope.analysis.unsupported.message_advice import message_advice
 from hloscope.cli import cli
 from tests import family_words_fit as fit
@@ -313,3 +314,29 @@ def test_the_threshold_is_the_lowest_probability_that_stays_right_often_enough()
     # Sorted: 0.99 right, 0.97 right, 0.95 wrong (2/3 < 0.85): the threshold stops at 0.97.
     found = [reading(0.99, True), reading(0.97, True), reading(0.95, False), reading(0.9, True)]
     assert math.isclose(fit.threshold_of(found), 0.97)
+
+
+def _error_lines_by_one_pass(text: str) -> list[tuple[object, ...]]:
+    # The reading error_lines must give: every match of the whole text, the last 40 kept.
+    found = []
+    for match in words._ERROR_LINE.finditer(text):
+        lines = [match["line"]]
+        cls, code = match["cls"] or "", match["code"] or ""
+        if cls or code:
+            lines += words._continuation(text, match.end())
+        found.append((match.start(), "\n".join(lines), cls, code))
+    return found[-words._LAST_LINES :]
+
+
+def test_the_error_lines_read_from_the_end_are_those_of_one_pass_over_the_text():
+    many = "".join(f"step {n} loss 0.{n}\nValueError: bad value {n}\n" for n in range(60))
+    texts = [path.read_text(errors="replace") for path in sorted(CORPUS.glob("*.log"))[:150]] + [
+        many,  # more than 40: the last 40, in order
+        "Check failed without a colon\nF1206 10:00:00.000000 1 a.cc:3] Check failed: x\n",
+        "no error here\njust words\n",
+        "",
+        'RuntimeError: INTERNAL: oops\n  more words of it\nFile "x.py"\n',
+    ]
+    for text in texts:
+        text = normalise_log(text)
+        assert [tuple(line) for line in words.error_lines(text)] == _error_lines_by_one_pass(text)

@@ -69,6 +69,9 @@ _ERROR_LINE = re.compile(
     r")[^\n]*)$",
     re.M,
 )
+# What every line :data:`_ERROR_LINE` reads holds: a colon (after a class, a code, "error",
+# a glog line's time) or "check failed".
+_MAYBE = re.compile(r":|(?i:check failed)")
 # A line that ends a message's continuation: a Python frame, a native frame, a separator.
 _NOT_MESSAGE = re.compile(
     r'^\s*(?:File "|at |@ |#\d+ |-{4,}|={4,}|Traceback \(|The above exception|\^)'
@@ -116,14 +119,21 @@ def names_the_stack(text: str) -> bool:
 def error_lines(text: str) -> list[ErrorLine]:
     """The lines of ``text`` that look like an error (see the module docstring), each with the
     lines its message runs on to; the last :data:`_LAST_LINES` of them."""
+    # Read from the last line back, and only lines that could be one (:data:`_MAYBE`): the
+    # message that stopped a program is last, and a long training log is mostly other lines.
     found: list[ErrorLine] = []
-    for match in _ERROR_LINE.finditer(text):
-        lines = [match["line"]]
-        cls, code = match["cls"] or "", match["code"] or ""
-        if cls or code:
-            lines += _continuation(text, match.end())
-        found.append(ErrorLine(match.start(), "\n".join(lines), cls, code))
-    return found[-_LAST_LINES:]
+    end = len(text)
+    while end >= 0 and len(found) < _LAST_LINES:
+        start = text.rfind("\n", 0, end) + 1
+        match = _ERROR_LINE.match(text, start, end) if _MAYBE.search(text, start, end) else None
+        if match is not None:
+            lines = [match["line"]]
+            cls, code = match["cls"] or "", match["code"] or ""
+            if cls or code:
+                lines += _continuation(text, match.end())
+            found.append(ErrorLine(start, "\n".join(lines), cls, code))
+        end = start - 1
+    return found[::-1]
 
 
 def _continuation(text: str, end: int) -> list[str]:
