@@ -18,7 +18,6 @@ import threading
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
-from types import TracebackType
 from typing import Any, Self
 
 from ..after_import import after_import
@@ -92,12 +91,7 @@ class CompileClock:
         self._perf_start = time.perf_counter()
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.wall_s = time.perf_counter() - self._perf_start
         if self._listener is not None:
             monitoring = _jax_monitoring()
@@ -107,12 +101,8 @@ class CompileClock:
             self._listener = None
 
     def _heard(self, event: str, seconds: float, **tags: Any) -> None:
-        stage = JAX_EVENTS.get(event)
-        if stage is None or self.wall_s is not None:  # another event, or after the call
-            return
-        name = str(tags.get("fun_name", ""))
-        with self._lock:
-            self.events.append(CompileEvent(stage, name, float(seconds), time.time()))
+        if self.wall_s is None:  # not after the call
+            _keep(self.events, self._lock, event, seconds, tags)
 
     def to_dict(self) -> dict[str, Any]:
         """What a capture keeps (``Capture.compile_time``)."""
@@ -162,12 +152,7 @@ class ScriptCompileTimes:
         after_import(_MONITORING, self._register)
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         import json
         import os
 
@@ -185,8 +170,20 @@ class ScriptCompileTimes:
         monitoring.register_event_duration_secs_listener(self._heard)
 
     def _heard(self, event: str, seconds: float, **tags: Any) -> None:
-        stage = JAX_EVENTS.get(event)
-        if stage is not None:
-            name = str(tags.get("fun_name", ""))
-            with self._lock:
-                self.events.append(CompileEvent(stage, name, float(seconds), time.time()))
+        _keep(self.events, self._lock, event, seconds, tags)
+
+
+def _keep(
+    events: list[CompileEvent],
+    lock: threading.Lock,
+    event: str,
+    seconds: float,
+    tags: dict[str, Any],
+) -> None:
+    """Append one of jax.monitoring's durations to ``events`` when it is a compile stage (a
+    listener hears every duration JAX reports), stamped with the time it ended."""
+    stage = JAX_EVENTS.get(event)
+    if stage is not None:
+        name = str(tags.get("fun_name", ""))
+        with lock:
+            events.append(CompileEvent(stage, name, float(seconds), time.time()))
