@@ -15,11 +15,11 @@ libtpu names its slices. Every command's ``--device`` reads the same spelling in
     devices.for_kind("TPU v5 lite").name  # 'tpu-v5e'
 
 A new chip is one row: :func:`register` adds it for this process (``hloscope`` then takes it
-in every ``--device``), and a row in :mod:`._table` adds it for everyone. When a TPU is meant
-and no chip is named, :func:`default_tpu`'s row answers (:data:`DEFAULT_MXU`,
-:data:`DEFAULT_TILE`): every chip figure is read from a row, none is written elsewhere. This
-package is the bottom layer: it knows no HLO and imports nothing else of hloscope but its
-errors.
+in every ``--device``), and a row in ``chips.toml`` (read by :mod:`._table`) adds it for
+everyone. When a TPU is meant and no chip is named, :func:`default_tpu`'s row answers
+(:data:`DEFAULT_MXU`, :data:`DEFAULT_TILE`): every chip figure is read from a row, none is
+written elsewhere. This package is the bottom layer: it knows no HLO and imports nothing else
+of hloscope but its errors.
 """
 
 from ._defaults import DEFAULT_MXU, DEFAULT_TILE, DEFAULT_TPU, default_tpu

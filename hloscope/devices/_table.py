@@ -1,417 +1,268 @@
-"""The rows of the device registry: one per chip (TPU) or GPU model, each figure sourced.
+"""The rows of the device registry, read from ``chips.toml`` beside this module.
 
-TPU figures are Google's Cloud TPU pages (per chip); the v4 interconnect is the scaling book's.
-GPU figures are NVIDIA's datasheets; their Tensor Core peaks are stated *with* 2:4 structured
-sparsity, and the rows hold the dense figures (half of those), what a dense matmul can reach.
-TPU pages state bf16 (and int8/fp8) peaks only: an f32 matmul on a TPU runs as several bf16
-passes. Capacities are in binary units (``16 GiB`` is ``16 * 2**30`` bytes), as the runtimes
-report them.
+The rows are facts about chips, one row per chip, each figure sourced; they are data, so they
+live in a data file (``chips.toml``, which says where its figures come from), and this module
+keeps only how a row becomes a :class:`Device`:
 
-How an interconnect's figures are derived:
+* units: ``tflops`` are 1e12 per second, ``bandwidth_gbps`` 1e9 bytes per second,
+  ``memory_gib`` binary gigabytes;
+* interconnects: a ``torus`` (TPU ICI) has a ring bandwidth of twice one link's one-way, the
+  link's being the chip's bidirectional total over its links and two directions (or given);
+  through a ``switch`` (NVLink, PCIe) every GPU reaches every other at its full one-way
+  bandwidth, which is the ring bandwidth;
+* sources: a row's ``page`` sources its peaks, bandwidth and capacity, an interconnect's own
+  ``source`` the interconnect, and a TPU's MXU size the one page that lists them;
+* what every row of a platform shares (``[tpu]``, ``[gpu]``): a TPU's tile, a GPU's note that
+  its peaks are the dense ones.
 
-* **TPU ICI**: the page gives each chip's bidirectional ICI bandwidth and its ports; one link's
-  one-way bandwidth is that total over ports and two directions, and a collective along one
-  torus axis uses that axis' two directions, so the ring bandwidth is twice a link's one-way.
-* **GPUs**: the per-GPU NVLink total (both directions) through NVSwitch, or PCIe (Gen5 x16 128
-  GB/s, Gen4 x16 64 GB/s both directions); through a switch every GPU reaches every other at
-  its full one-way bandwidth, which is the ring bandwidth.
-* **Latency per hop** is an order of magnitude, not a measurement: about a microsecond on ICI,
-  a few on NVLink and PCIe (NCCL's per-step latency).
-
-A TPU's ``accelerator_type`` is one host's as Cloud TPU names it (``v5litepod-4`` counts chips,
-``v4-8`` and ``v5p-8`` TensorCores): libtpu 0.0.42.1 looks its host bounds up by that name
-(``v6e`` alone or ``v2-4`` get "Failed to find host bounds for accelerator type"), and its
-compiles for every chip below were the same, byte for byte, whichever type it was told.
-
-Order matters: a ``device_kind`` is matched against the rows in order and the first match wins,
-so specific patterns (``A100 80GB PCIe``) come before general ones (``A100``).
+Every table is read field by field: a missing field, one of the wrong type and one nothing
+reads are each a :class:`DeviceTableError` naming the chip (or the shared table) and the field,
+so a typo in the file fails at once rather than leaving a figure out.
 """
 
 from __future__ import annotations
 
-from ._model import Device, Interconnect, Platform, TpuTopology
+import re
+import tomllib
+from enum import StrEnum
+from importlib import resources
+from typing import Any
 
-__all__ = ["BUILT_IN"]
+from ._model import Device, Interconnect, Platform, TpuTopology
+from .errors import DeviceTableError
+
+__all__ = ["BUILT_IN", "read_table"]
 
 TERA = 1e12
 GIGA = 1e9
 GiB = 1 << 30
 
-_CLOUD_TPU = "https://cloud.google.com/tpu/docs/"
-_SCALING_BOOK = "https://jax-ml.github.io/scaling-book/tpus/"
-_NV = "https://www.nvidia.com/en-us/data-center/"
-_DENSE = "dense Tensor Core figures (the datasheet's with-sparsity figures halved)"
-#: A 32-bit array's last two dimensions are stored in tiles of 8 sublanes x 128 lanes (what
-#: the layouts of XLA:TPU's compiles for every chip with a libtpu topology print: T(8,128)).
-_TPU_TILE = (8, 128)
-_MXU_PAGE = _CLOUD_TPU + "system-architecture-tpu-vm (MXU size per generation)"
+_FILE = "chips.toml"
+_WHERE = f"hloscope/devices/{_FILE}"
 
 
-def _ici(ports: int, chip_bidi_gbps: float, topology: str, source: str) -> Interconnect:
-    one_way = chip_bidi_gbps * GIGA / ports / 2
-    return Interconnect(topology, ports, one_way, 2 * one_way, 1e-6, False, source)
+class _Link(StrEnum):
+    """How an interconnect joins the chips (its ``kind``)."""
+
+    TORUS = "torus"
+    SWITCH = "switch"
 
 
-def _switched(links: int, bidi_gbps: float, topology: str, source: str, latency_s: float = 3e-6):
-    one_way = bidi_gbps * GIGA / 2
-    return Interconnect(topology, links, one_way / links, one_way, latency_s, True, source)
+#: Latency per hop when an interconnect does not state its own.
+_LATENCY_S = {_Link.TORUS: 1e-6, _Link.SWITCH: 3e-6}
 
 
-def _tpu(
-    name: str,
-    kind: str,
-    pattern: str,
-    flops: dict[str, float],
-    bandwidth_gbps: float,
-    memory_gib: int,
-    memory_kind: str,
-    page: str,
-    *,
-    mxu: int,
-    aliases: tuple[str, ...] = (),
-    interconnect: Interconnect | None = None,
-    topology: TpuTopology | None = None,
-    note: str = "",
-) -> Device:
-    sources = {
-        "flops_per_s": page,
-        "memory_bytes_per_s": page,
-        "memory_bytes": page,
-        "mxu": _MXU_PAGE,
-    }
-    if interconnect is not None:
-        sources["interconnect"] = interconnect.source
-    return Device(
-        name,
-        Platform.TPU,
-        kind,
-        pattern,
-        aliases,
-        flops,
-        bandwidth_gbps * GIGA,
-        memory_gib * GiB,
-        memory_kind,
-        interconnect,
-        mxu,
-        _TPU_TILE,
-        topology,
-        sources,
-        note,
+class _Fields:
+    """One table of the file, read a field at a time; :meth:`done` refuses the fields left."""
+
+    def __init__(self, table: object, owner: str, where: str) -> None:
+        self.owner = owner
+        self.where = where
+        if not isinstance(table, dict):
+            raise self.error(f"must be a table, not {table!r}")
+        self._left: dict[str, Any] = dict(table)
+
+    def error(self, message: str) -> DeviceTableError:
+        return DeviceTableError(f"{self.owner}: {message}", path=self.where)
+
+    def has(self, field: str) -> bool:
+        return field in self._left
+
+    def names(self) -> list[str]:
+        return list(self._left)
+
+    def peek(self, field: str) -> Any:
+        return self._left.get(field)
+
+    def take(self, field: str, kinds: tuple[type, ...], what: str) -> Any:
+        if field not in self._left:
+            raise self.error(f"{field} is missing")
+        value = self._left.pop(field)
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise self.error(f"{field} must be {what}, not {value!r}")
+        return value
+
+    def text(self, field: str, default: str | None = None) -> str:
+        if default is not None and field not in self._left:
+            return default
+        return str(self.take(field, (str,), "a string"))
+
+    def integer(self, field: str) -> int:
+        return int(self.take(field, (int,), "an integer"))
+
+    def number(self, field: str, default: float | None = None) -> float:
+        if default is not None and field not in self._left:
+            return default
+        value: float = self.take(field, (int, float), "a number")
+        return value
+
+    def texts(self, field: str) -> tuple[str, ...]:
+        if field not in self._left:
+            return ()
+        values = self.take(field, (list,), "an array of strings")
+        if not all(isinstance(value, str) for value in values):
+            raise self.error(f"{field} must be an array of strings, not {values!r}")
+        return tuple(values)
+
+    def table(self, field: str) -> Any:
+        return self.take(field, (dict,), "a table")
+
+    def done(self) -> None:
+        if self._left:
+            raise self.error(f"unknown field {next(iter(self._left))!r}")
+
+
+def read_table(text: str, where: str = _WHERE) -> tuple[Device, ...]:
+    """The rows of a chips file's ``text`` (``where`` names it in errors), in its order."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise DeviceTableError(str(error), path=where) from None
+    top = _Fields(data, "the file", where)
+    shared = _Shared(top)
+    chips = top.take("chip", (list,), "an array of [[chip]] tables")
+    top.done()
+    return tuple(_chip(table, number, shared) for number, table in enumerate(chips, 1))
+
+
+class _Shared:
+    """The tables rows refer to: the platforms' shared facts, named peaks and interconnects."""
+
+    def __init__(self, top: _Fields) -> None:
+        self.where = top.where
+        tpu = _Fields(top.table("tpu"), "[tpu]", top.where)
+        tile = tpu.take("tile", (list,), "two integers")
+        if len(tile) != 2 or not all(isinstance(n, int) and n > 0 for n in tile):
+            raise tpu.error(f"tile must be two positive integers, not {tile!r}")
+        self.tpu_tile: tuple[int, int] = (tile[0], tile[1])
+        self.mxu_source = tpu.text("mxu_source")
+        tpu.done()
+        gpu = _Fields(top.table("gpu"), "[gpu]", top.where)
+        self.gpu_note = gpu.text("note")
+        gpu.done()
+        self.tflops = {
+            name: _peaks(_Fields(table, f"[tflops.{name}]", top.where))
+            for name, table in top.table("tflops").items()
+        }
+        self.links = {
+            name: _link(_Fields(table, f"[interconnect.{name}]", top.where))
+            for name, table in top.table("interconnect").items()
+        }
+
+
+def _peaks(fields: _Fields) -> dict[str, float]:
+    # Any element type may have a peak: each field is one, in 1e12 per second.
+    peaks = {kind: fields.number(kind) * TERA for kind in fields.names()}
+    fields.done()
+    return peaks
+
+
+def _link(fields: _Fields) -> Interconnect:
+    try:
+        kind = _Link(fields.text("kind"))
+    except ValueError:
+        raise fields.error(f"kind must be one of {', '.join(_Link)}") from None
+    topology, links = fields.text("topology"), fields.integer("links")
+    latency_s = fields.number("latency_s", _LATENCY_S[kind])
+    if kind is _Link.SWITCH:
+        one_way = fields.number("chip_gbps") * GIGA / 2
+        link_one_way, ring = one_way / links, one_way
+    else:
+        if fields.has("link_gbps") == fields.has("chip_gbps"):
+            raise fields.error("a torus states one of link_gbps and chip_gbps")
+        if fields.has("link_gbps"):
+            link_one_way = fields.number("link_gbps") * GIGA
+        else:
+            link_one_way = fields.number("chip_gbps") * GIGA / links / 2
+        ring = 2 * link_one_way
+    source = fields.text("source")
+    fields.done()
+    return Interconnect(
+        topology, links, link_one_way, ring, latency_s, kind is _Link.SWITCH, source
     )
 
 
-def _gpu(
-    name: str,
-    kind: str,
-    pattern: str,
-    flops: dict[str, float],
-    bandwidth_gbps: float,
-    memory_gib: int | None,
-    memory_kind: str,
-    page: str,
-    *,
-    aliases: tuple[str, ...] = (),
-    interconnect: Interconnect | None = None,
-    note: str = "",
-) -> Device:
+def _chip(table: object, number: int, shared: _Shared) -> Device:
+    name = table.get("name") if isinstance(table, dict) else None
+    owner = f"chip {name!r}" if isinstance(name, str) else f"[[chip]] number {number}"
+    fields = _Fields(table, owner, shared.where)
+    row: dict[str, Any] = {"name": fields.text("name")}
+    row["platform"] = _platform(fields)
+    row["device_kind"] = fields.text("device_kind")
+    row["kind_pattern"] = _pattern(fields)
+    row["aliases"] = fields.texts("aliases")
+    row["flops_per_s"] = _row_peaks(fields, shared)
+    row["memory_bytes_per_s"] = fields.number("bandwidth_gbps") * GIGA
+    memory_gib = fields.integer("memory_gib") if fields.has("memory_gib") else None
+    row["memory_bytes"] = memory_gib * GiB if memory_gib is not None else None
+    row["memory_kind"] = fields.text("memory_kind")
+    page = fields.text("page")
     sources = {"flops_per_s": page, "memory_bytes_per_s": page}
     if memory_gib is not None:
         sources["memory_bytes"] = page
-    if interconnect is not None:
-        sources["interconnect"] = interconnect.source
-    return Device(
-        name,
-        Platform.GPU,
-        kind,
-        pattern,
-        aliases,
-        flops,
-        bandwidth_gbps * GIGA,
-        memory_gib * GiB if memory_gib is not None else None,
-        memory_kind,
-        interconnect,
-        sources=sources,
-        note=(note + "; " if note else "") + _DENSE,
+    note = fields.text("note", "")
+    if row["platform"] is Platform.TPU:
+        sources["mxu"] = shared.mxu_source
+        row.update(mxu=fields.integer("mxu"), tile=shared.tpu_tile, tpu_topology=_topology(fields))
+    else:
+        note = (note + "; " if note else "") + shared.gpu_note
+    row["interconnect"] = _row_link(fields, shared)
+    if row["interconnect"] is not None:
+        sources["interconnect"] = row["interconnect"].source
+    fields.done()
+    return Device(**row, sources=sources, note=note)
+
+
+def _platform(fields: _Fields) -> Platform:
+    spelled = fields.text("platform")
+    if spelled not in (Platform.TPU, Platform.GPU):
+        raise fields.error(f"platform must be tpu or gpu, not {spelled!r}")
+    return Platform(spelled)
+
+
+def _pattern(fields: _Fields) -> str:
+    pattern = fields.text("kind_pattern")
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        raise fields.error(f"kind_pattern is not a regular expression: {error}") from None
+    return pattern
+
+
+def _row_peaks(fields: _Fields, shared: _Shared) -> dict[str, float]:
+    # A row's peaks are a table of its own or the name of a shared one (several GPU models).
+    if not fields.has("tflops") or isinstance(fields.peek("tflops"), dict):
+        return _peaks(_Fields(fields.table("tflops"), f"{fields.owner}'s tflops", fields.where))
+    named = fields.text("tflops")
+    if named not in shared.tflops:
+        raise fields.error(f"tflops {named!r} is no [tflops] table ({', '.join(shared.tflops)})")
+    return dict(shared.tflops[named])
+
+
+def _row_link(fields: _Fields, shared: _Shared) -> Interconnect | None:
+    if not fields.has("interconnect"):
+        return None
+    named = fields.text("interconnect")
+    if named not in shared.links:
+        raise fields.error(
+            f"interconnect {named!r} is no [interconnect] table ({', '.join(shared.links)})"
+        )
+    return shared.links[named]
+
+
+def _topology(fields: _Fields) -> TpuTopology | None:
+    if not fields.has("topology"):
+        return None
+    spelled = _Fields(fields.table("topology"), f"{fields.owner}'s topology", fields.where)
+    cores = spelled.integer("cores_per_chip") if spelled.has("cores_per_chip") else 1
+    topology = TpuTopology(
+        spelled.text("prefix"), spelled.integer("dims"), spelled.text("accelerator_type"), cores
     )
+    spelled.done()
+    return topology
 
-
-_A100 = {
-    "f64": 9.7 * TERA,
-    "f32": 19.5 * TERA,
-    "tf32": 156 * TERA,
-    "bf16": 312 * TERA,
-    "f16": 312 * TERA,
-    "s8": 624 * TERA,
-}
-_H100_SXM = {
-    "f64": 34 * TERA,
-    "f32": 67 * TERA,
-    "tf32": 494.5 * TERA,
-    "bf16": 989.5 * TERA,
-    "f16": 989.5 * TERA,
-    "f8": 1979 * TERA,
-    "s8": 1979 * TERA,
-}
-_H100_PCIE = {
-    "f64": 26 * TERA,
-    "f32": 51 * TERA,
-    "tf32": 378 * TERA,
-    "bf16": 756 * TERA,
-    "f16": 756 * TERA,
-    "f8": 1513 * TERA,
-    "s8": 1513 * TERA,
-}
-_NVLINK3 = _switched(
-    12, 600, "NVLink 3 + NVSwitch", _NV + "a100/ (NVLink 600 GB/s per GPU, 12 links)"
-)
-_NVLINK4 = _switched(
-    18, 900, "NVLink 4 + NVSwitch", _NV + "h100/ (NVLink 900 GB/s per GPU, 18 links)"
-)
-_PCIE4 = _switched(1, 64, "PCIe Gen4 x16", _NV + "a100/ (PCIe Gen4 64 GB/s)", 5e-6)
-_PCIE5 = _switched(1, 128, "PCIe Gen5 x16", _NV + "h100/ (PCIe Gen5 128 GB/s)", 5e-6)
 
 #: The rows hloscope ships with (:func:`hloscope.devices.register` adds more).
-BUILT_IN: tuple[Device, ...] = (
-    _tpu(
-        "tpu-v2",
-        "TPU v2",
-        r"\bTPU v2\b",
-        {"bf16": 45 * TERA},
-        600,
-        16,
-        "HBM",
-        _CLOUD_TPU + "v2 (peak compute per chip 45 TFLOPs bf16; HBM 16 GiB, 600 GBps)",
-        aliases=("v2",),
-        mxu=128,
-        topology=TpuTopology("v2", 2, "v2-8", cores_per_chip=2),
-    ),
-    _tpu(
-        "tpu-v3",
-        "TPU v3",
-        r"\bTPU v3\b",
-        {"bf16": 123 * TERA},
-        900,
-        32,
-        "HBM2",
-        _CLOUD_TPU + "v3 (peak compute per chip 123 TFLOPs bf16; HBM2 32 GiB, 900 GBps)",
-        aliases=("v3",),
-        mxu=128,
-        topology=TpuTopology("v3", 2, "v3-8", cores_per_chip=2),
-    ),
-    _tpu(
-        "tpu-v4",
-        "TPU v4",
-        r"\bTPU v4\b",
-        {"bf16": 275 * TERA, "s8": 275 * TERA},
-        1200,
-        32,
-        "HBM2",
-        _CLOUD_TPU + "v4 (peak compute per chip 275 TFLOPs bf16 or int8; HBM2 32 GiB, 1200 GBps)",
-        aliases=("v4",),
-        mxu=128,
-        interconnect=Interconnect(
-            "3D torus",
-            6,
-            45 * GIGA,
-            90 * GIGA,
-            1e-6,
-            False,
-            _SCALING_BOOK
-            + " (v4p ICI: 4.5e10 bytes/s one way per link, 6 links); "
-            + _CLOUD_TPU
-            + "v4 (3D mesh / torus)",
-        ),
-        topology=TpuTopology("v4", 3, "v4-8", cores_per_chip=2),
-    ),
-    _tpu(
-        "tpu-v5e",
-        "TPU v5 lite",
-        r"\bTPU v5 ?(lite|e)\b",
-        {"bf16": 197 * TERA, "s8": 393 * TERA},
-        819,
-        16,
-        "HBM2",
-        _CLOUD_TPU + "v5e (peak compute per chip 197 TFLOPs bf16, 393 TOPs int8; HBM2 16 GB, "
-        "819 GBps)",
-        aliases=("v5e", "tpu-v5-lite", "tpu-v5litepod", "v5litepod", "v5-lite"),
-        mxu=128,
-        interconnect=_ici(
-            4,
-            400,
-            "2D torus",
-            _CLOUD_TPU + "v5e (bidirectional ICI 400 GBps per chip, 4 ICI ports, 2D torus)",
-        ),
-        topology=TpuTopology("v5e", 2, "v5litepod-4"),
-    ),
-    _tpu(
-        "tpu-v5p",
-        "TPU v5",
-        r"\bTPU v5p?$|\bTPU v5p\b",
-        {"bf16": 459 * TERA, "s8": 918 * TERA},
-        2765,
-        95,
-        "HBM2e",
-        _CLOUD_TPU + "v5p (peak compute per chip 459 TFLOPs bf16, 918 TOPs int8; HBM2e 95 GiB, "
-        "2765 GBps)",
-        aliases=("v5p", "tpu-v5"),
-        mxu=128,
-        interconnect=_ici(
-            6,
-            1200,
-            "3D torus",
-            _CLOUD_TPU + "v5p (bidirectional ICI 1200 GBps per chip, 3D torus: 6 neighbours)",
-        ),
-        topology=TpuTopology("v5p", 3, "v5p-8"),
-    ),
-    _tpu(
-        "tpu-v6e",
-        "TPU v6 lite",
-        r"\bTPU v6 ?(lite|e)\b",
-        {"bf16": 918 * TERA, "s8": 1836 * TERA},
-        1640,
-        32,
-        "HBM",
-        _CLOUD_TPU + "v6e (Trillium: peak compute per chip 918 TFLOPs bf16, 1836 TOPs int8; "
-        "HBM 32 GB, 1640 GBps)",
-        aliases=("v6e", "trillium", "tpu-v6-lite"),
-        interconnect=_ici(
-            4,
-            800,
-            "2D torus",
-            _CLOUD_TPU + "v6e (bidirectional ICI 800 GBps per chip, 4 ICI ports, 2D torus)",
-        ),
-        mxu=256,
-        topology=TpuTopology("v6e", 2, "v6e-4"),
-    ),
-    _tpu(
-        "tpu-v7",
-        "TPU7x",
-        r"\bTPU ?v?7x?\b",
-        {"bf16": 2307 * TERA, "f8": 4614 * TERA},
-        7380,
-        192,
-        "HBM",
-        _CLOUD_TPU + "tpu7x (Ironwood: peak compute per chip 2307 TFLOPs bf16, 4614 TFLOPs fp8; "
-        "HBM 192 GiB, 7380 GBps)",
-        aliases=("v7", "tpu7x", "ironwood"),
-        mxu=256,
-        note="the libtpu the tpu extra installs does not compile for this chip",
-    ),
-    _gpu(
-        "a100-80gb-pcie",
-        "NVIDIA A100 80GB PCIe",
-        r"A100.*80GB.*PCIe|A100.*PCIe.*80GB",
-        _A100,
-        1935,
-        80,
-        "HBM2e",
-        _NV + "a100/ (A100 datasheet: 80GB PCIe, 1,935 GB/s)",
-        aliases=("a100-pcie",),
-        interconnect=_PCIE4,
-    ),
-    _gpu(
-        "a100-80gb",
-        "NVIDIA A100-SXM4-80GB",
-        r"A100.*80GB",
-        _A100,
-        2039,
-        80,
-        "HBM2e",
-        _NV + "a100/ (A100 datasheet: 80GB SXM, 2,039 GB/s, 80GB HBM2e)",
-        aliases=("a100-sxm",),
-        interconnect=_NVLINK3,
-    ),
-    _gpu(
-        "a100-40gb",
-        "NVIDIA A100-SXM4-40GB",
-        r"A100",
-        _A100,
-        1555,
-        40,
-        "HBM2",
-        _NV + "a100/ (A100 datasheet: 40GB, 1,555 GB/s, 40GB HBM2)",
-        aliases=("a100",),
-        interconnect=_NVLINK3,
-        note="a bare 'a100' is the 40 GB model: pass a100-80gb for the larger one",
-    ),
-    _gpu(
-        "h100-pcie",
-        "NVIDIA H100 PCIe",
-        r"H100.*PCIe",
-        _H100_PCIE,
-        2000,
-        80,
-        "HBM2e",
-        _NV + "h100/ (H100 datasheet: PCIe, 80GB, 2 TB/s)",
-        interconnect=_PCIE5,
-    ),
-    _gpu(
-        "h100-nvl",
-        "NVIDIA H100 NVL",
-        r"H100.*NVL",
-        _H100_SXM,
-        3350,
-        94,
-        "HBM3",
-        _NV + "h100/ (H100 datasheet: NVL, 94GB; SXM figures for compute and bandwidth)",
-        interconnect=_NVLINK4,
-    ),
-    _gpu(
-        "h100",
-        "NVIDIA H100 80GB HBM3",
-        r"H100",
-        _H100_SXM,
-        3350,
-        80,
-        "HBM3",
-        _NV + "h100/ (H100 datasheet: SXM, 80GB, 3.35 TB/s)",
-        aliases=("h100-sxm",),
-        interconnect=_NVLINK4,
-    ),
-    _gpu(
-        "h200",
-        "NVIDIA H200",
-        r"H200",
-        _H100_SXM,
-        4800,
-        141,
-        "HBM3e",
-        _NV + "h200/ (H200 datasheet: SXM, 141 GB HBM3e, 4.8 TB/s)",
-        interconnect=_NVLINK4,
-    ),
-    _gpu(
-        "b200",
-        "NVIDIA B200",
-        r"B200",
-        {
-            "f64": 40 * TERA,
-            "f32": 80 * TERA,
-            "tf32": 1100 * TERA,
-            "bf16": 2250 * TERA,
-            "f16": 2250 * TERA,
-            "f8": 4500 * TERA,
-            "s8": 4500 * TERA,
-        },
-        8000,
-        None,
-        "HBM3e",
-        _NV + "hgx/ (HGX B200 datasheet, per GPU: 8 TB/s HBM3e)",
-    ),
-    _gpu(
-        "l4",
-        "NVIDIA L4",
-        r"\bL4\b",
-        {
-            "f32": 30.3 * TERA,
-            "tf32": 60 * TERA,
-            "bf16": 121 * TERA,
-            "f16": 121 * TERA,
-            "f8": 242.5 * TERA,
-            "s8": 242.5 * TERA,
-        },
-        300,
-        24,
-        "GDDR6",
-        _NV + "l4/ (L4 datasheet: 24 GB GDDR6, 300 GB/s)",
-    ),
+BUILT_IN: tuple[Device, ...] = read_table(
+    resources.files(__package__).joinpath(_FILE).read_text("utf-8")
 )
