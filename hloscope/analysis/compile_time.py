@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from ..dump.metadata import ModuleMetadata, PassRun, parse_module_metadata
@@ -45,6 +46,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "CompileTimeError",
+    "CompileStage",
+    "STAGE_PARTS",
     "Stages",
     "PassTime",
     "PipelineTime",
@@ -61,6 +64,21 @@ __all__ = [
 PIPELINE_START = "pipeline-start"
 #: What the backend compile does beyond the HLO passes, in the words every output uses.
 BACKEND_REST = "backend code generation and scheduling (not broken down by XLA)"
+
+
+class CompileStage(StrEnum):
+    """A compile's stages and its whole, as ``compile-time --json`` names them (the keys of
+    ``stages``, and ``total_s``)."""
+
+    TRACE = "trace_s"
+    LOWER = "lower_s"
+    HLO_PASSES = "hlo_passes_s"
+    BACKEND = "backend_s"
+    TOTAL = "total_s"
+
+
+#: The four stages a compile's time is split into: every one but the whole.
+STAGE_PARTS = tuple(stage for stage in CompileStage if stage is not CompileStage.TOTAL)
 
 
 @dataclass(frozen=True, slots=True)

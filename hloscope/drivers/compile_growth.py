@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..analysis.compile_growth_fit import GrowthFit, fit_growth
+from ..analysis.compile_time import STAGE_PARTS
 from ..analysis.errors import CompileTimeError
 from ..errors import UsageProblem
 
@@ -38,11 +39,8 @@ __all__ = [
     "plan_scale",
     "plan_slices",
     "compile_growth",
-    "STAGES",
 ]
 
-#: The stages fitted, as ``compile-time --json`` names them.
-STAGES = ("trace_s", "lower_s", "hlo_passes_s", "backend_s")
 #: Multiples of the example's own size: two fitted, then the check.
 DEFAULT_FACTORS = (1, 2, 3)
 
@@ -231,7 +229,7 @@ def _compile_once(target: str, step: _Compile, refresh: bool) -> GrowthPoint:
         label=step.label,
         size=step.size if step.size is not None else _scaled_size(opened),
         total_s=report.total_s,
-        stages={name: stages.get(name) for name in STAGES},
+        stages={name: stages.get(name) for name in STAGE_PARTS},
         compiled_for=report.compiled_for,
         cached=opened.from_cache,
     )
@@ -315,8 +313,8 @@ def _fastest_points(
 def _stage_fits(points: list[GrowthPoint]) -> dict[str, GrowthFit]:
     """Each stage's growth fitted as the total's, where the three compiles all timed it."""
     first, second, check = points
-    stages = {}
-    for name in STAGES:
+    stages: dict[str, GrowthFit] = {}
+    for name in STAGE_PARTS:
         values = [p.stages.get(name) for p in points]
         if all(v is not None and math.isfinite(v) for v in values):
             a, b, c = (float(v) for v in values if v is not None)

@@ -7,13 +7,15 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
+from ..analysis.compile_time import CompileStage
+
 __all__ = ["render_compile_growth", "seconds"]
 
 _STAGE_NAMES = {
-    "trace_s": "trace",
-    "lower_s": "lower",
-    "hlo_passes_s": "HLO passes",
-    "backend_s": "backend",
+    CompileStage.TRACE: "trace",
+    CompileStage.LOWER: "lower",
+    CompileStage.HLO_PASSES: "HLO passes",
+    CompileStage.BACKEND: "backend",
 }
 
 

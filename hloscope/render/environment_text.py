@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import textwrap
 
-from ..analysis.diff.environment import CompileStage, EnvironmentDiff
+from ..analysis.compile_time import CompileStage
+from ..analysis.diff.environment import EnvironmentDiff
 from .compile_time_text import compile_seconds
 from .terminal import printable, shorten_middle
 

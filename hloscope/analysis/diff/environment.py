@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from ...json_fields import json_fields
+from ..compile_time import CompileStage
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compile_time import CompileTime
@@ -41,16 +41,6 @@ __all__ = [
 #: The packages whose versions decide a compile, in the order they are shown; others a side
 #: recorded follow in name order.
 PACKAGES: tuple[str, ...] = ("jax", "jaxlib", "libtpu", "tensorflow", "keras", "python")
-
-
-class CompileStage(StrEnum):
-    """The stages compared, as ``compile-time --json`` names them."""
-
-    TRACE = "trace_s"
-    LOWER = "lower_s"
-    HLO_PASSES = "hlo_passes_s"
-    BACKEND = "backend_s"
-    TOTAL = "total_s"
 
 
 @dataclass(frozen=True, slots=True)
