@@ -503,17 +503,11 @@ class ReplicatedLarge:
     reduce_scatter_bytes: int | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "role": self.role.value,
-            "op_name": self.op_name,
-            "shape": self.shape,
-            "bytes": self.bytes,
-            "devices": self.devices,
-            "saving_bytes": self.saving_bytes,
-            "all_reduce_bytes": self.all_reduce_bytes,
-            "reduce_scatter_bytes": self.reduce_scatter_bytes,
-        }
+        return json_fields(
+            self,
+            "name role op_name shape bytes devices saving_bytes all_reduce_bytes "
+            "reduce_scatter_bytes",
+        )
 
 
 def replicated_large(arrays: list[ArraySharding], devices: int) -> list[ReplicatedLarge]:
