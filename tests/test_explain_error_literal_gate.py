@@ -1,5 +1,6 @@
 """explain-error skips a recogniser whose regex cannot match the log (``literal_gate.py``): the
-texts every match must contain, read from the regex's parse tree, none of them in the log."""
+texts every match must contain, read from the regex's parse tree, none of them in the log; and
+where it runs, without the branches whose texts the log lacks (the same matches, faster)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from hloscope.analysis.explain_error import explain_error
-from hloscope.analysis.explain_error.literal_gate import literal_gate, may_match
+from hloscope.analysis.explain_error.literal_gate import literal_gate, may_match, narrowed
 from hloscope.analysis.explain_error.recogniser import Recogniser
 from hloscope.analysis.explain_error.record import Family
 from hloscope.analysis.explain_error.registry import RECOGNISERS
@@ -25,11 +28,22 @@ DATA = Path(__file__).parent / "data"
         (r"C(?P<check>heck failed)|N(?P<nonok>on-OK-status)", ("Check failed", "Non-OK-status")),
         (r"!(?P<op>= (?P<n>\d+))", ("!= ",)),
         # zero-width items leave the text whole; a lookahead's text stands in the log too
-        (r"(?<![^\n])(?=Attempting to allocate )\w+", ("Attempting to allocate ",)),
-        (r"^\bfailed to \w+ (?:buffer|array)s?", ("failed to ",)),
+        (r"(?<![^\n])(?=Attempting to allocate )\w+", ("\nAttempting to allocate ",)),
+        (r"^\bfailed to \w+ (?:buffer|array)s?", ("\nfailed to ",)),
+        (r"\bfailed to \w+ (?:buffer|array)s?", ("failed to ",)),
         # a repeat of at least one holds its text; the longest text of the sequence is kept
         (r"(?:ab)?x(?:defgh)+", ("defgh",)),
         (r"\w+Error: ", ("Error: ",)),  # what stands before the text need not be text
+        # a line's start is a line end before the text (counted as one character)
+        (r"(?m)^Foo", ("\nFoo",)),
+        (r"(?<![^\n])(?=F\d{4} )\w+", ("\nF",)),
+        (r"x+^Foo", ("\nFoo",)),
+        # a lookahead's text runs on from the text before it, and so does what follows it
+        (r"ab(?=cde)", ("abcde",)),
+        (r"Error(?=:)\w*", ("Error:",)),
+        # each branch runs on from the text before the alternation
+        (r"Error: (?:foo|barbaz)\d", ("Error: foo", "Error: barbaz")),
+        (r"(?<![^\n])(?=F\d|\d+: Fatal)", ("\nF", ": Fatal")),
     ],
 )
 def test_the_gate_is_the_text_every_match_holds(pattern: str, gate: tuple[str, ...]) -> None:
@@ -43,6 +57,7 @@ def test_the_gate_is_the_text_every_match_holds(pattern: str, gate: tuple[str, .
         r"Barrier|(?i:timed out)",
         r"ab|(?:x)?\d+",  # a branch that holds no text
         r"cu|hip",  # texts too short to be worth a search
+        r"(?m)^\d+: ",  # a line's start alone, two characters: too short
     ],
 )
 def test_no_gate_where_some_match_need_hold_no_text(pattern: str) -> None:
@@ -78,14 +93,134 @@ def test_the_table_asks_the_gate_before_it_runs_a_regex(monkeypatch) -> None:
 
     asked: list[str] = []
 
-    def no_match(pattern: re.Pattern[str], text: str) -> bool:
-        asked.append(pattern.pattern)
-        return False
-
     def handler(log, match):  # pragma: no cover - the point is that it never runs
         raise AssertionError("the regex ran though its gate said it could not match")
 
     words = Recogniser(Family.XLA_CRASH, re.compile(r"all is well"), handler)
-    monkeypatch.setattr(driver, "may_match", no_match)
+
+    def none(pattern: re.Pattern[str], text: str) -> None:
+        asked.append(pattern.pattern)
+        return None
+
+    monkeypatch.setattr(driver, "narrowed", none)
     assert not explain_error("INFO: all is well\n", [words]).recognised
     assert asked == ["all is well"]
+
+
+def test_a_text_at_a_line_start_is_found_at_the_log_start_too() -> None:
+    pattern = re.compile(r"(?m)^Fatal: ")
+    assert may_match(pattern, "Fatal: x")  # no line end before the log's first line
+    assert may_match(pattern, "ok\nFatal: x")
+    assert not may_match(pattern, "ok Fatal: x")  # not at a line's start: cannot match
+    assert pattern.search("ok Fatal: x") is None
+
+
+def test_narrowing_drops_the_branches_whose_text_the_log_lacks() -> None:
+    # The second branch opens at a line's start (no literal first character: it slows the
+    # scan of the whole pattern); a log with no line that opens with "F" cannot hold its match.
+    pattern = re.compile(r"(?m)Barrier (?P<id>\d+)|^F(?P<glog>\d{4}) ")
+    text = "INFO ok\nBarrier 12 timed out\n"
+    fast = narrowed(pattern, text)
+    assert fast is not None and fast is not pattern
+    assert fast.search("F1234 ") is None  # the branch is gone ...
+    assert pattern.search("F1234 ") is not None
+    assert fast.groupindex == pattern.groupindex  # ... and its group still there, unset
+    (found,) = fast.finditer(text)
+    assert (found.span(), found.groups()) == ((8, 18), ("12", None))
+    # the log has the branch's text: it stays; the pattern cannot match: nothing runs
+    assert narrowed(pattern, "F1234 x\n") is pattern
+    assert narrowed(pattern, "INFO ok\n") is None
+
+
+def _matches(pattern: re.Pattern[str] | None, text: str) -> list[tuple[object, ...]]:
+    if pattern is None:
+        return []
+    return [(m.span(), m.groups(), m.lastindex) for m in pattern.finditer(text)]
+
+
+def test_every_recogniser_narrowed_finds_the_same_matches_in_every_log() -> None:
+    logs = _logs()
+    narrowed_some = 0
+    for recogniser in RECOGNISERS:
+        for text in logs:
+            fast = narrowed(recogniser.pattern, text)
+            narrowed_some += fast is not None and fast is not recogniser.pattern
+            assert _matches(fast, text) == _matches(recogniser.pattern, text), (
+                recogniser.family,
+                text[:200],
+            )
+    assert narrowed_some > 100
+
+
+# Regexes of the shapes the gate reads (runs, branches, lookaheads, line starts, repeats,
+# groups) over a few letters, and texts over those letters: ``re`` itself says what matches.
+_ATOMS = st.sampled_from(
+    ["aba", "bab", "xab", "aba", "bab", "F1", "F", r"\d", "[ab]", r"\n", "a", r"\w", " "]
+)
+_ANCHORS = st.sampled_from(["^", r"(?<![^\n])", "$", r"\b", r"\A"])
+
+
+def _pieces(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.tuples(inner, st.sampled_from(["", "+", "*", "?", "{2}"])).map("".join),
+        st.tuples(inner, inner).map(lambda p: f"(?:{p[0]}|{p[1]})"),
+        inner.map(lambda p: f"(?={p})"),
+        inner.map(lambda p: f"({p})"),
+        inner.map(lambda p: f"(?!{p})"),
+    )
+
+
+_PIECE = st.recursive(st.one_of(_ATOMS, _ATOMS, _ANCHORS), _pieces, max_leaves=4)
+_SEQUENCE = st.lists(_PIECE, min_size=1, max_size=4).map("".join)
+_PATTERN = st.tuples(
+    st.sampled_from(["", "(?m)"]), st.lists(_SEQUENCE, min_size=1, max_size=3)
+).map(lambda p: p[0] + "|".join(p[1]))
+# Texts made of the atoms' own words, so that the regexes match them often.
+_TEXT = st.lists(
+    st.sampled_from(["aba", "bab", "xab", "F1", "F", "1", "\n", " ", "a", "b"]), max_size=12
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_PATTERN, st.lists(_TEXT, min_size=1, max_size=4))
+def test_the_gate_and_the_narrowing_are_exact_on_generated_regexes(
+    source: str, texts: list[str]
+) -> None:
+    _assert_exact(source, texts)
+
+
+def _assert_exact(source: str, texts: list[str]) -> None:
+    """Every text ``source`` matches passes its gate; narrowed, it finds the same matches."""
+    try:
+        pattern = re.compile(source)
+    except re.error:
+        assume(False)  # a repeat of an anchor ("^+"): no regex
+        return
+    for text in texts:
+        if pattern.search(text) is not None:
+            assert may_match(pattern, text), (source, text, literal_gate(pattern))
+        assert _matches(narrowed(pattern, text), text) == _matches(pattern, text), (source, text)
+
+
+# Branches that open with a line's start (or none) and a word, as a lookahead or not, then any
+# piece: the gates of line starts, lookaheads and branches, on texts of those words.
+_BRANCH = st.tuples(
+    st.sampled_from(["", "^", r"(?<![^\n])", r"\A", r"\b", r"\n"]),
+    st.text(alphabet="abF1", min_size=2, max_size=4),
+    st.booleans(),
+    st.one_of(st.just(""), _PIECE),
+).map(lambda b: f"{b[0]}(?={b[1]}){b[3]}" if b[2] else f"{b[0]}{b[1]}{b[3]}")
+_WORDS_TEXT = st.lists(
+    st.sampled_from(["ab", "ba", "F1", "aF", "1b", "\n", " ", "a", "F"]), max_size=10
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.tuples(st.sampled_from(["", "(?m)"]), st.lists(_BRANCH, min_size=1, max_size=4)).map(
+        lambda p: p[0] + "|".join(p[1])
+    ),
+    st.lists(_WORDS_TEXT, min_size=1, max_size=4),
+)
+def test_line_start_gates_are_exact_on_generated_regexes(source: str, texts: list[str]) -> None:
+    _assert_exact(source, texts)

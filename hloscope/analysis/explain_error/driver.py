@@ -9,7 +9,7 @@ from .advice import AdviceKind
 from .complete import complete
 from .family_words import words_failure
 from .functions import paragraph_end
-from .literal_gate import may_match
+from .literal_gate import narrowed
 from .log import Log, normalise_log, unflatten_tracebacks
 from .recogniser import Recogniser
 from .record import ErrorExplanation, Failure
@@ -33,10 +33,12 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
     log = Log(unflatten_tracebacks(normalise_log(text)))
     merged: dict[tuple[str, ...], list[Failure]] = {}
     for recogniser in recognisers:
-        if not may_match(recogniser.pattern, log.text):
+        # Without the branches whose text the log lacks: the same matches, scanned faster.
+        pattern = narrowed(recogniser.pattern, log.text)
+        if pattern is None:
             continue  # it cannot match: no text all its matches hold is in the log
         seen: dict[str, list[Failure]] = {}
-        for match in recogniser.pattern.finditer(log.text):
+        for match in pattern.finditer(log.text):
             if log.in_source_line(match.start()) or log.in_test_summary(match.start()):
                 continue
             key = log.text[match.start() : match.start() + _REPEAT_KEY]

@@ -7,28 +7,46 @@ it must contain (``Barrier timed out`` in ``Barrier timed out\\. Id: (\\S+)``), 
 search for it is fast: where no branch's text is anywhere in the log, the regex cannot match and
 need not run. The gate is exact, never a guess: it is read from the regex's own parse tree, and
 where some branch has no such text (or ignores case), there is no gate and the regex runs.
+
+A text may open at a line's start (``^``, ``(?<![^\\n])``): it is written with a ``\\n`` first,
+found after a line end or at the log's start (``\\nF`` for glog's fatal line ``F0912 ...``).
+
+Where the regex runs, :func:`narrowed` drops the branches whose text the log lacks. That is
+more than a branch saved: ``re`` skips quickly to the positions where some branch's first
+character stands only while every branch opens with a literal character, and one branch that
+opens otherwise (at a line's start, with a case-folded word) makes it try every branch at every
+position of the log. Dropped, the rest is scanned as fast as a literal; a dropped branch could
+match nowhere in this log, so the matches are the same, their groups numbered and named alike.
 """
 
 from __future__ import annotations
 
 import re
-from functools import cache
+from dataclasses import dataclass
+from functools import cache, lru_cache
 
-# The parser the ``re`` module itself uses (public as ``sre_parse`` until Python 3.11, which
-# deprecated that name): its tree says exactly what every match must contain.
+# The parser and compiler the ``re`` module itself uses (public as ``sre_parse`` and
+# ``sre_compile`` until Python 3.11, which deprecated those names): the parser's tree says
+# exactly what every match must contain, and the compiler makes a regex of a pruned tree.
+from re import _compiler as _sre_compiler  # type: ignore[attr-defined]
 from re import _constants as _sre  # type: ignore[attr-defined]
 from re import _parser as _sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
-__all__ = ["literal_gate", "may_match"]
+__all__ = ["literal_gate", "may_match", "narrowed"]
 
-#: The shortest text worth a gate: one or two letters stand nearly everywhere.
+#: The shortest text worth a gate: one or two letters stand nearly everywhere (a line's start
+#: counts as one: ``\nF`` is a line that opens with an F).
 _SHORTEST = 3
 #: Ops that match nothing themselves: the text on either side of them stands together.
 _ZERO_WIDTH = frozenset({_sre.AT, _sre.ASSERT_NOT})
+#: Anchors that hold only at the text's or a line's start (``^``, ``\A``).
+_LINE_STARTS = frozenset({_sre.AT_BEGINNING, _sre.AT_BEGINNING_LINE, _sre.AT_BEGINNING_STRING})
+_NEWLINE = ord("\n")
 
 # A gate: texts one of which every match contains (None: no such texts are known).
 Gate = tuple[str, ...] | None
+Items = list[tuple[Any, Any]]
 
 
 @cache
@@ -46,11 +64,84 @@ def literal_gate(pattern: re.Pattern[str]) -> Gate:
 
 def may_match(pattern: re.Pattern[str], text: str) -> bool:
     """False only where ``pattern`` cannot match anywhere in ``text``."""
-    gate = literal_gate(pattern)
-    return gate is None or any(word in text for word in gate)
+    return _holds(literal_gate(pattern), text)
 
 
-def _sequence(items: list[tuple[Any, Any]]) -> Gate:
+def narrowed(pattern: re.Pattern[str], text: str) -> re.Pattern[str] | None:
+    """``pattern`` as it can match in ``text``: ``None`` where it cannot match anywhere; else
+    a regex of the same matches and groups over ``text``, without the branches that open
+    with no literal character and whose text ``text`` lacks (see the module docstring)."""
+    if not may_match(pattern, text):
+        return None
+    shape = _shape(pattern)
+    if shape is None:
+        return pattern
+    dead = frozenset(i for i in shape.slow if not _holds(shape.gates[i], text))
+    if not dead:
+        return pattern
+    return _without(pattern, dead)
+
+
+def _holds(gate: Gate, text: str) -> bool:
+    """Whether some text of ``gate`` is in ``text`` (one opening at a line's start also at the
+    start of ``text``); always where there is no gate."""
+    if gate is None:
+        return True
+    return any(word in text or (word[0] == "\n" and text.startswith(word[1:])) for word in gate)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """A regex that is one alternation: each branch's gate, and which branches open with
+    something other than a literal character (the ones that slow the scan)."""
+
+    gates: tuple[Gate, ...]
+    slow: tuple[int, ...]
+
+
+@cache
+def _shape(pattern: re.Pattern[str]) -> _Shape | None:
+    """The branches of ``pattern`` worth dropping where a log lacks their text; ``None`` where
+    there are none (or ``pattern`` is not one alternation, or folds case everywhere)."""
+    branches = _top_branches(pattern)
+    if branches is None:
+        return None
+    slow = tuple(i for i, items in enumerate(branches) if not _opens_with_literal(items))
+    if not slow:
+        return None
+    return _Shape(tuple(_sequence(list(items)) for items in branches), slow)
+
+
+def _top_branches(pattern: re.Pattern[str]) -> list[Items] | None:
+    """The branches of ``pattern``'s top alternation; ``None`` where it is not one."""
+    if pattern.flags & re.IGNORECASE:
+        return None
+    tree = _sre_parse.parse(pattern.pattern, pattern.flags)
+    if len(tree.data) != 1 or tree.data[0][0] is not _sre.BRANCH:
+        return None
+    return [list(items) for items in tree.data[0][1][1]]
+
+
+def _opens_with_literal(items: Items) -> bool:
+    # What ``re``'s compiler asks of every branch before it scans for their first characters.
+    return bool(items) and items[0][0] is _sre.LITERAL
+
+
+@lru_cache(maxsize=64)
+def _without(pattern: re.Pattern[str], dead: frozenset[int]) -> re.Pattern[str] | None:
+    """``pattern`` compiled without the branches ``dead`` (``None`` where none is left): the
+    parse tree keeps every group, so the groups' numbers and names stay those of ``pattern``."""
+    tree = _sre_parse.parse(pattern.pattern, pattern.flags)
+    branches = tree.data[0][1][1]
+    kept = [items for i, items in enumerate(branches) if i not in dead]
+    if not kept:
+        return None
+    tree.data[0] = (_sre.BRANCH, (None, kept))
+    compiled: re.Pattern[str] = _sre_compiler.compile(tree, pattern.flags)
+    return compiled
+
+
+def _sequence(items: Items) -> Gate:
     """The best gate of a sequence: every item of it is in every match, so any one item's gate
     (or a run of literal characters) will do; the one whose shortest text is longest."""
     candidates: list[tuple[str, ...]] = []
@@ -59,24 +150,63 @@ def _sequence(items: list[tuple[Any, Any]]) -> Gate:
         if op is _sre.LITERAL:
             run += chr(value)
             continue
+        if _line_start(op, value):
+            # What stands before this is no text of the match's line: a new run, from a line
+            # end (or the text's start, which :func:`_holds` also accepts).
+            if run:
+                candidates.append((run,))
+            run = "\n"
+            continue
         if op in _ZERO_WIDTH:
             continue  # the characters on both sides stand together in the match
+        if op is _sre.ASSERT and value[0] == 1:
+            # A lookahead's text stands in the log right after the run, and so does what
+            # follows the lookahead: the run goes on.
+            inner = _sequence(_literals(run) + list(value[1]))
+            if inner is not None:
+                candidates.append(inner)
+            continue
+        if op is _sre.BRANCH and run:
+            # Each branch runs on from the text before it ("\nF" of "^(?:F\d|...)").
+            inner = _branch(value, _literals(run))
+        else:
+            inner = _item(op, value)
         if run:
             candidates.append((run,))
         run = ""
-        inner = _item(op, value)
         if inner is not None:
             candidates.append(inner)
     if run:
         candidates.append((run,))
-    good = [gate for gate in candidates if min(map(len, gate)) >= _SHORTEST]
-    return max(good, key=lambda gate: min(map(len, gate))) if good else None
+    good = [gate for gate in candidates if min(map(_worth, gate)) >= _SHORTEST]
+    return max(good, key=lambda gate: min(map(_worth, gate))) if good else None
 
 
-def _inlined(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+def _worth(word: str) -> int:
+    """How long a text counts: a line's start is rare enough to count as a character."""
+    return len(word) + (word[0] == "\n")
+
+
+def _literals(run: str) -> Items:
+    return [(_sre.LITERAL, ord(c)) for c in run]
+
+
+def _line_start(op: Any, value: Any) -> bool:
+    """Whether the op holds only at the text's start or after a line end: ``^``, ``\\A``, or a
+    lookbehind that no character but a line end stands before (``(?<![^\\n])``)."""
+    if op is _sre.AT:
+        return value in _LINE_STARTS
+    return (
+        op is _sre.ASSERT_NOT
+        and value[0] == -1
+        and list(value[1]) == [(_sre.NOT_LITERAL, _NEWLINE)]
+    )
+
+
+def _inlined(items: Items) -> Items:
     """``items`` with each group that matches once and keeps the case spliced in: a group's
     text runs on from the text before it (``!(?P<op>= )`` holds ``!= ``)."""
-    flat: list[tuple[Any, Any]] = []
+    flat: Items = []
     for op, value in items:
         if op is _sre.SUBPATTERN and not value[1] & re.IGNORECASE:
             flat += _inlined(list(value[3]))
@@ -85,16 +215,21 @@ def _inlined(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
     return flat
 
 
+def _branch(value: Any, prefix: Items) -> Gate:
+    """An alternation's gate: a text of each branch's gate (each read after ``prefix``)."""
+    gates = [_sequence(prefix + list(branch)) for branch in value[1]]
+    if any(gate is None for gate in gates):
+        return None
+    return tuple(dict.fromkeys(word for gate in gates if gate for word in gate))
+
+
 def _item(op: Any, value: Any) -> Gate:
     """The gate of one item that every match holds once or more."""
     if op is _sre.SUBPATTERN:
         _group, add_flags, _del_flags, inner = value
         return None if add_flags & re.IGNORECASE else _sequence(list(inner))
     if op is _sre.BRANCH:
-        gates = [_sequence(list(branch)) for branch in value[1]]
-        if any(gate is None for gate in gates):
-            return None
-        return tuple(dict.fromkeys(word for gate in gates if gate for word in gate))
+        return _branch(value, [])
     if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT) and value[0] >= 1:
         return _sequence(list(value[2]))
     if op is _sre.ASSERT and value[0] == 1:
