@@ -21,10 +21,18 @@ class MemorySource(StrEnum):
 
 
 class BufferKind(StrEnum):
+    """What a buffer holds (of a module's memory, or of an out-of-memory message's list)."""
+
+    #: An argument of the program ("Entry Parameter Subshape", allocation type "parameter").
     PARAMETER = "parameter"
+    #: The program's result (an out-of-memory message counts it among the temporaries).
     OUTPUT = "output"
+    #: A value the program makes (an op's result, a fusion's output, XLA's "HLO temp").
     TEMPORARY = "temporary"
+    #: A constant baked into the program.
     CONSTANT = "constant"
+    #: Other allocations an out-of-memory message names (TPU's "scoped", "reserved", ...).
+    OTHER = "other"
 
 
 @dataclass(slots=True)

@@ -17,6 +17,7 @@ from ...hlo.metadata import StackFrame
 from ...json_fields import json_fields
 from ...units import format_bytes
 from ..provenance import is_user_frame
+from ._result import BufferKind
 
 __all__ = [
     "ON_CHIP_SPACES",
@@ -45,19 +46,6 @@ def parse_size(text: str) -> int | None:
     if found is None:
         return None
     return round(float(found["number"]) * _UNITS[found["unit"]])
-
-
-class BufferKind(StrEnum):
-    """What a buffer of the report holds."""
-
-    #: An argument of the program ("Entry Parameter Subshape", allocation type "parameter").
-    PARAMETER = "parameter"
-    #: A value the program makes (an op's result, a fusion's output, XLA's "HLO temp").
-    TEMPORARY = "temporary"
-    #: A constant baked into the program.
-    CONSTANT = "constant"
-    #: Other allocations the report names (TPU's "scoped", "reserved", ...).
-    OTHER = "other"
 
 
 def _source_text(source: StackFrame | None) -> str | None:
