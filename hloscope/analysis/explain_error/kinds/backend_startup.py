@@ -61,7 +61,10 @@ def _advice(log: Log, m: re.Match[str], backend: str, message: str) -> tuple[str
     if _RE.busy.search(message):  # the device file held, in the kernel's or libtpu's words
         return _TEXT.release.format(pid="") + _TEXT.stale_lock, AdviceKind.RELEASE_DEVICE
     if _handle(m):
-        if memory_was_free(log, m.end(), 512):
+        # A CUDA runtime error met before the library's handle (cudaErrorSymbolNotFound,
+        # cudaErrorInsufficientDriver): the driver and the CUDA the framework brings do not
+        # go together; memory was never asked for.
+        if memory_was_free(log, m.end(), 512) or m["handle_msg"].startswith("cudaError"):
             return _TEXT.install, AdviceKind.INSTALL
         return _TEXT.handle_memory, AdviceKind.FREE_MEMORY
     if m.group().startswith(_DNN_FAILED):
