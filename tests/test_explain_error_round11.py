@@ -36,3 +36,25 @@ def test_a_cuda_error_before_the_cudnn_handle_is_an_install_to_fix():
 def test_a_cudnn_handle_named_in_another_sentence_is_not_read():
     text = "We log: there was an error before creating cudnn handle objects, then retried.\n"
     assert not explain_error(text).recognised
+
+
+# ---- a constant the GPU runtime could not load onto the device --------------------------------
+
+
+def test_a_new_constant_the_device_cannot_hold_is_an_allocation_failure_under_any_code():
+    # octo#22 (fresh7): INTERNAL, which alone would be read as a crash.
+    failure = spent("fresh7_c_octo_22_failed_to_allocate_new_constant_a100")
+    assert str(failure.family) == "device_allocation"
+    # kalininalab/alphafold_non_docker#55: the PJRT client's own line, then the traceback.
+    other = first(
+        "2023-01-01 07:07:23.507834: E external/org_tensorflow/tensorflow/compiler/xla/pjrt/"
+        "pjrt_stream_executor_client.cc:2130] Execution of replica 0 failed: INTERNAL: Failed "
+        "to allocate 50331648 bytes for new constant\n"
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 216, in main\n'
+        "    state = jax.pmap(updater.init)(rng_pmap, data)\n"
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to allocate 50331648 bytes "
+        "for new constant\n"
+    )
+    assert (str(other.family), other.finding.source) == ("device_allocation", "train.py:216")
+    assert other.allocation is not None and other.allocation.requested_bytes == 50331648

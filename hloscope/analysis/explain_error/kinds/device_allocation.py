@@ -65,6 +65,9 @@ _OPENING = re.compile(
     rf"{_BFC_LINE}"
     r"|RuntimeBufferAllocationFailure"
     r"|Out of memory allocating (?P<oma>\d+) bytes"
+    # The GPU runtime loading an executable's constants onto the device (under any status
+    # code: INTERNAL, RESOURCE_EXHAUSTED).
+    r"|Failed to allocate (?P<ftc>\d+) bytes for new constant"
     r"|OOM when allocating tensor (?:with|of) shape ?\[(?P<tf_shape>[\d, ]*)\]"
     r"(?: and type (?P<tf_type>\w+))?(?: on (?P<tf_dev>[^\s]+))?"
     rf"|failed to allocate (?P<fta>{SIZE}) \((?P<fta_bytes>\d+) bytes\) from device"
@@ -142,8 +145,8 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
     asked = bytes_of(m["eab"] or m["res"] or m["far"] or m["fta"] or m["warn"] or m["bfc_req"])
     if m["bfc_rounded"]:
         asked = int(m["bfc_rounded"])
-    if m["oma"]:
-        asked = int(m["oma"])
+    if m["oma"] or m["ftc"]:
+        asked = int(m["oma"] or m["ftc"])
     if m["warn"]:
         return asked, [(AdviceKind.HARMLESS, _TEXT.not_a_failure.format(asked=m["warn"].strip()))]
     free = bytes_of(m["eab_free"] or m["res_free"])
