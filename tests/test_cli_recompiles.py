@@ -257,3 +257,21 @@ def test_errors_are_one_line(tmp_path, corpus):
     extra = run(dump, "more")
     assert extra.exit_code == 2 and "only a SCRIPT.py target takes arguments" in extra.stderr
     assert run(dump, "--timeout", "5").exit_code == 2
+
+
+def test_a_script_past_its_timeout_exits_124_as_capture_does(tmp_path):
+    """``--timeout`` stops the script and ends with GNU timeout's status, the one ``hloscope
+    capture`` gives a script that ran too long (the two commands share the option)."""
+    script = write(
+        tmp_path,
+        "hang.py",
+        """
+        import time
+        print("started", flush=True)
+        while True:
+            time.sleep(0.05)
+        """,
+    )
+    result = run(str(script), "--timeout", "2")
+    assert result.exit_code == 124
+    assert result.stderr.startswith(f"hloscope: error: {script} timed out after 2 s at {script}:")

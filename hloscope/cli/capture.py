@@ -16,11 +16,9 @@ from ..errors import ExitStatus
 from ._app import cli, fail
 from ._device import COMPILE_LEAD, device_option
 from ._output import json_option, write_json
+from ._script_run import TIMED_OUT, timeout_option
 
 __all__ = ["capture_command", "TIMED_OUT"]
-
-#: Exit status when the script ran past ``--timeout`` (the status GNU timeout uses).
-TIMED_OUT = 124
 
 
 @cli.command("capture", context_settings={"ignore_unknown_options": True})
@@ -39,9 +37,7 @@ TIMED_OUT = 124
     metavar="REGEX",
     help="Also dump the module after every XLA pass matching REGEX ('.*': all).",
 )
-@click.option(
-    "--timeout", type=float, metavar="S", help="Stop the script (and its children) after S seconds."
-)
+@timeout_option
 @click.option("--force", is_flag=True, help="Replace a previous capture in the output folder.")
 @json_option("Print the manifest as JSON.")
 @device_option(COMPILE_LEAD)

@@ -21,11 +21,11 @@ from ..errors import ExitStatus
 from ._app import CliError, cli, fail
 from ._count import count_option
 from ._output import json_option, json_text
+from ._script_run import TIMED_OUT, timeout_option
 
 __all__ = ["recompiles_command"]
 
 _FUNCTION_SPEC = re.compile(r"^(?P<script>.+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
-_TIMED_OUT = 124  # as `hloscope capture` (GNU timeout's status)
 
 
 @cli.command("recompiles", context_settings={"ignore_unknown_options": True})
@@ -37,9 +37,7 @@ _TIMED_OUT = 124  # as `hloscope capture` (GNU timeout's status)
     "Exit 3 when the user's functions compiled more than N times (JAX's eager ops "
     "outside jit do not count).",
 )
-@click.option(
-    "--timeout", type=float, metavar="S", help="Stop the script (and its children) after S seconds."
-)
+@timeout_option
 @click.option(
     "-o",
     "--output",
@@ -91,7 +89,7 @@ def recompiles_command(
     sys.stdout.write(output.text(ledger))
     sys.stdout.flush()
     if problem is not None:
-        fail(problem, _TIMED_OUT if timed_out else ExitStatus.ERROR)
+        fail(problem, TIMED_OUT if timed_out else ExitStatus.ERROR)
     if fail_over is not None and ledger.user_compiles > fail_over:
         fail(
             f"{ledger.user_compiles} compiles, more than --fail-over {fail_over}",
