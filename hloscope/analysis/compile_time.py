@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from ..backends.compile_timing import JaxStage
 from ..dump.metadata import ModuleMetadata, PassRun, parse_module_metadata
 from ..json_fields import json_fields
 from .compile_lines import CompileFinding, LineCount, compile_findings, line_counts
@@ -279,9 +280,7 @@ def stage_times(
     ends = [m.end_usec for m in metadata if m.end_usec is not None]
     passes_s = (max(ends) - min(starts)) / 1e6 if starts and ends else None
     events = list((timing or {}).get("events") or [])
-    trace, lower, backend = (
-        _longest(events, s) for s in ("trace_s", "lower_s", "backend_compile_s")
-    )
+    trace, lower, backend = (_longest(events, s) for s in JaxStage)
     trace_s = float(trace["seconds"]) if trace else None
     lower_s = float(lower["seconds"]) if lower else None
     if backend is None:
