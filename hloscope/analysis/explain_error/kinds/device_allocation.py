@@ -2,8 +2,7 @@
 buffer: Attempting to allocate 196.00M. That was not possible. There are 134.44M free.;
 (0x0x0_HBM0)``, ``Attempting to reserve 3.95G at the bottom of memory``,
 ``RuntimeBufferAllocationFailure``; JAX's GPU ``Failed to allocate request for 176.00MiB
-(184549376B) on device ordinal 0``, ``Out of memory allocating N bytes``,
-``CUDA_ERROR_OUT_OF_MEMORY``; TensorFlow's ``OOM when allocating tensor with shape[...]`` and its
+(184549376B) on device ordinal 0``, ``CUDA_ERROR_OUT_OF_MEMORY``; TensorFlow's ``OOM when allocating tensor with shape[...]`` and its
 allocator's ``failed to allocate 7.35G (7889485824 bytes) from device``.
 
 Unlike a compile-time report, these happen while the program loads or runs: what was asked
@@ -11,6 +10,9 @@ for may be small, and the memory is held by something else -- arrays of earlier 
 another process, a framework's preallocation. The advice follows the numbers the message
 gives: the bytes asked for against the bytes free (or allocated already), and for a TF tensor
 its size from shape and type.
+
+XLA:CPU's ``Out of memory allocating N bytes.`` is read here too, but as the program not
+fitting (out of memory): its buffers are the host's memory, which nothing holds in advance.
 """
 
 from __future__ import annotations
@@ -99,6 +101,8 @@ def _device(log: Log, m: re.Match[str]) -> str | None:
     # The reservation's words and "Attempting to allocate" are XLA:TPU's runtime's alone (its
     # error E0100, RuntimeBufferAllocationFailure).
     platform = "tpu" if _RE.tpu_words.search(window) or m["res"] or m["eab"] else None
+    if m["oma"]:
+        platform = "cpu"  # XLA:CPU's client's words: its buffers are the host's memory
     if platform is None and m["far"] and not _RE.gpu_words.search(window):
         # The same words on both: the log's own words (a TPU VM, Colab's TPU) decide.
         platform = (
@@ -181,6 +185,10 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
             (AdviceKind.FIX_SHAPES, ABSURD.format(asked=format_bytes(asked))),
             smaller,
         ]
+    if m["oma"]:
+        # XLA:CPU's buffers are the host's memory, which no framework holds in advance: the
+        # program's buffers are more than the machine can give.
+        return asked, [smaller, (AdviceKind.BIGGER_DEVICE, _TEXT.host_bigger)]
     if capacity and needs and needs > capacity:
         text = _TEXT.too_big.format(
             asked=format_bytes(needs),
@@ -212,6 +220,8 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
         AdviceKind.FREE_MEMORY,
         (_TEXT.release_torch if torch else _TEXT.release_jax).format(held=held),
     )
+    if m["ftc"]:  # a constant of the program's own: its size is the program's, then the rest
+        return asked, [smaller, release]
     return asked, [release, smaller]
 
 
@@ -336,7 +346,9 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             f"{m['res_free']} free, {m['res_reserved']} reserved, {m['res_reservable']} "
             "reservable (the largest region the program's memory can take)"
         )
-    failure = _KIND.failure(
+    # XLA:CPU's own words (its CpuDeviceMemory::Allocate): the host's memory, too small for
+    # the program's buffers.
+    failure = (_HOST_KIND if m["oma"] else _KIND).failure(
         log,
         m.start(),
         op=op,
@@ -359,6 +371,8 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 # A bare status code of this family's kind (read by .xla_status where no words of this
 # module's are there) gives way to a failure this module read from the same message.
 _KIND = Kind(Family.DEVICE_ALLOCATION, Reason.OUT_OF_MEMORY)
+# The host out of memory for XLA:CPU's buffers: the program does not fit in the machine.
+_HOST_KIND = Kind(Family.OUT_OF_MEMORY, Reason.OUT_OF_MEMORY)
 RECOGNISER = Recogniser(
     Family.DEVICE_ALLOCATION,
     _FAILURE_OR_DUMP,
