@@ -82,3 +82,27 @@ def test_xla_cpus_allocation_failure_is_the_program_not_fitting_the_host():
         other = first(line)
         assert (str(other.family), str(other.platform)) == ("out_of_memory", "cpu")
         assert other.allocation is not None
+
+
+# ---- a pass of Mosaic's pipeline refusing an op -------------------------------------------------
+
+
+def test_a_pass_pipeline_failure_under_pallas_frames_is_mosaics_refusal():
+    # jax#18370 (fresh7): JAX 0.4.2x ran Mosaic's passes in Python; MLIR's words, then the op.
+    failure = spent("fresh7_a_jax_18370_pallas_tpu_padded_transpose")
+    assert (str(failure.family), str(failure.platform)) == ("pallas", "tpu")
+    assert any("Padded transposes unsupported" in hint for hint in failure.hints)
+    # The same words from another MLIR user's pipeline (NVIDIA's CuTe DSL compiling a kernel,
+    # as a vLLM user pasted it): no Pallas frame, not a Pallas kernel.
+    cutlass = (
+        "Traceback (most recent call last):\n"
+        '  File ".../nvidia_cutlass_dsl/python_packages/cutlass/base_dsl/compiler.py", '
+        "line 145, in compile\n"
+        "    pm.run(module.operation)\n"
+        "cutlass._mlir._mlir_libs._site_initialize.<locals>.MLIRError: Failure while executing "
+        "pass pipeline:\n"
+        "error: unknown: NVPTX compiler invocation failed, error log: ptxas application ptx "
+        "input, line 969; error : Unexpected instruction types specified for '_mma'\n"
+    )
+    explained = explain_error(cutlass)
+    assert all(str(f.family) != "pallas" for f in explained.failures)

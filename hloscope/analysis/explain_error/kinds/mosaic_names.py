@@ -11,7 +11,11 @@ same refusal reads otherwise elsewhere:
 * ``NotImplementedError: unsupported layout change``: the older Python layout pass;
 * ``VerificationError: Pallas encountered an internal verification error. ... Error details:
   'tpu.matmul' op ...`` (JAX 0.4.3x on): MLIR's verifier refused the kernel's module, the op
-  named in the details.
+  named in the details;
+* ``MLIRError: Failure while executing pass pipeline:`` with ``error: <loc>: 'vector.transpose'
+  op Padded transposes unsupported`` after it (JAX 0.4.2x ran Mosaic's passes in Python): a
+  pass refused an op -- Mosaic's only where the traceback runs through Pallas's TPU lowering
+  or Mosaic's driver (any MLIR user's pipeline fails in these words).
 
 Each is read as :mod:`.pallas` reads Mosaic's own message -- the op involved, the kernel's
 line, a fix by the reason -- so the failure and its advice are the same whatever the wording.
@@ -49,6 +53,12 @@ def _mosaic_names(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         if not ours:
             return
         yield _mosaic(log, m, why=f"failed to legalize operation '{op}'")
+        return
+    if m["pipeline"]:
+        stack = log.traceback_before(m.start())
+        if not any(_RE.mosaic_frame.search(frame.file) for frame in stack):
+            return  # another MLIR user's pass pipeline (a DSL's, torch-mlir's)
+        yield _mosaic(log, m, why="")  # the reason is on the "error:" line after
         return
     if m["verify_why"] is not None:
         failure = _mosaic(log, m, why=m["verify_why"])
