@@ -7,6 +7,7 @@ a name spelt two ways would otherwise fail only when a log reaches that line.
 from __future__ import annotations
 
 import re
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -14,6 +15,8 @@ import pytest
 
 from hloscope.analysis.explain_error import catalogue
 from hloscope.analysis.explain_error.catalogue import CatalogueError, Patterns, Texts, words_of
+from hloscope.analysis.explain_error.forms import Form, alternation, form_of
+from hloscope.analysis.unsupported.findings import Reason
 
 KINDS = Path(catalogue.__file__).parent / "kinds"
 _USE = {"_RE": re.compile(r"\b_RE\.(\w+)"), "_TEXT": re.compile(r"\b_TEXT\.(\w+)")}
@@ -101,3 +104,75 @@ def test_leading_flags_become_the_patterns_flags_so_patterns_join_into_one_alter
     assert patterns.lines.flags & re.M and patterns.lines.flags & re.S
     joined = re.compile(f"{patterns.plain.pattern}|{patterns.lines.pattern}", patterns.lines.flags)
     assert joined.findall("x\na\nb") == ["a\nb"]
+
+
+def _kind_file(tmp_path: Path, monkeypatch, name: str, text: str) -> str:
+    package = tmp_path / "formkinds"
+    package.mkdir(exist_ok=True)
+    (package / "__init__.py").write_text("")
+    (package / f"{name}.toml").write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "formkinds", raising=False)  # another test's package
+    return f"formkinds.{name}"
+
+
+def test_forms_are_read_whole_in_the_files_order(tmp_path: Path, monkeypatch):
+    module = _kind_file(
+        tmp_path,
+        monkeypatch,
+        "two",
+        "[forms.later_first]\n"
+        "pattern = ['Z(?P<z>\\d+)', ' zed']\n"
+        "reason = 'dtype'\n"
+        "[forms.alpha]\n"
+        "pattern = 'A(?P<a>\\w)'\n"
+        "op = 'alpha op'\n"
+        "reason = 'export'\n"
+        "fixes = ['one', 'two']\n"
+        "meaning = ['what ', 'it means']\n",
+    )
+    later, alpha = catalogue.forms_of(module)
+    assert (later.group, later.pattern, later.op, later.reason) == (
+        "later_first",
+        r"Z(?P<z>\d+) zed",
+        "",
+        Reason.DTYPE,
+    )
+    assert (later.fix_keys, later.meaning) == ((), "")
+    assert alpha == Form(
+        "alpha", r"A(?P<a>\w)", "alpha op", Reason.EXPORT, ("one", "two"), "what it means"
+    )
+    matched = alternation((later, alpha)).search("xx Ab Z12 zed")
+    assert matched is not None and form_of((later, alpha), matched) is alpha
+
+
+@pytest.mark.parametrize(
+    ("table", "says"),
+    [
+        ("pattern = 'A'\nreason = 'exprot'\n", "[forms.f]: reason 'exprot' is none of"),
+        ("pattern = 'A'\n", "[forms.f]: no reason"),
+        ("reason = 'export'\n", "[forms.f]: no pattern"),
+        ("pattern = 'A'\nreason = 'export'\nfix = ['k']\n", "[forms.f]: unknown field 'fix'"),
+        ("pattern = 'A'\nreason = 'export'\nfixes = 'k'\n", "[forms.f]: fixes is not an array"),
+        ("pattern = 3\nreason = 'export'\n", "[forms.f]: pattern is neither a string"),
+    ],
+)
+def test_a_bad_form_is_an_error_naming_the_file_and_the_form(tmp_path, monkeypatch, table, says):
+    module = _kind_file(tmp_path, monkeypatch, "bad", "[forms.f]\n" + table)
+    with pytest.raises(CatalogueError) as caught:
+        catalogue.forms_of(module)
+    assert str(caught.value).startswith("formkinds/bad.toml: ")
+    assert says in str(caught.value)
+
+
+def test_every_kind_with_forms_reads_them_from_its_file():
+    # A module whose messages come in forms keeps none of them in code: forms_of reads them.
+    # (xla_status builds its forms from its patterns and from XLA's list of status codes.)
+    with_forms = [path for path in _CONVERTED if "alternation(" in path.read_text()]
+    assert len(with_forms) == 5
+    for path in with_forms:
+        if path.stem == "xla_status":
+            continue
+        source = path.read_text()
+        assert "Form(" not in source and "= forms_of(__name__)" in source, path.name
+        assert catalogue.forms_of(f"hloscope.analysis.explain_error.kinds.{path.stem}")

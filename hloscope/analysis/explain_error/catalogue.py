@@ -20,6 +20,17 @@ tokens in tables, and the module keeps only how a match is read::
     _RE, _TEXT = words_of(__name__)
     ... _RE.hlo.search(log.text) ... _TEXT.hosts ...
 
+A family whose messages come in several forms (one regex alternation, one named group a form:
+:mod:`.forms`) keeps each form whole in the file, one table a form in the order the alternation
+tries them, and the module reads them with ``forms_of(__name__)``::
+
+    [forms.tensor_list_size]
+    pattern = 'XLA compilation requires a fixed tensor list size'
+    op = "TensorListReserve"          # the op to report when the message names none
+    reason = "dynamic_shape"          # a Reason's value
+    fixes = ["TensorListReserve"]     # fixes keys, most specific first
+    meaning = "a TensorArray/TensorList without a static size ..."
+
 A pattern is one string or an array of strings joined without separators (TOML allows a
 comment between the parts, where a long alternation wants one per branch); flags are written
 inline (``(?m)`` at the start). Literal strings (``'...'``, ``'''...'''``) keep backslashes as
@@ -36,8 +47,10 @@ from importlib import resources
 from typing import NamedTuple
 
 from ..errors import CatalogueError
+from ..unsupported.findings import Reason
+from .forms import Form
 
-__all__ = ["CatalogueError", "Patterns", "Texts", "Words", "words_of"]
+__all__ = ["CatalogueError", "Patterns", "Texts", "Words", "forms_of", "words_of"]
 
 
 class Patterns:
@@ -94,15 +107,61 @@ class Words(NamedTuple):
 
 def words_of(module: str) -> Words:
     """The words of the kind whose module is named ``module`` (pass ``__name__``)."""
+    data, where = _read(module)
+    patterns = _strings(data, "patterns", where)
+    return Words(Patterns(patterns, where), Texts(_strings(data, "texts", where), where))
+
+
+def forms_of(module: str) -> tuple[Form, ...]:
+    """The message forms of the kind whose module is named ``module`` (pass ``__name__``): its
+    file's ``[forms.GROUP]`` tables, in the file's order (the order the alternation tries)."""
+    data, where = _read(module)
+    table = data.get("forms", {})
+    if not isinstance(table, dict):
+        raise CatalogueError(f"{where}: [forms] is not a table")
+    return tuple(
+        _form(group, fields, f"{where}: [forms.{group}]") for group, fields in table.items()
+    )
+
+
+def _read(module: str) -> tuple[dict[str, object], str]:
     package, _, stem = module.rpartition(".")
     file = f"{stem}.toml"
     try:
         data = tomllib.loads(resources.files(package).joinpath(file).read_text("utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as error:
         raise CatalogueError(f"{package}/{file}: {error}") from None
-    where = f"{package.replace('.', '/')}/{file}"
-    patterns = _strings(data, "patterns", where)
-    return Words(Patterns(patterns, where), Texts(_strings(data, "texts", where), where))
+    return data, f"{package.replace('.', '/')}/{file}"
+
+
+_FORM_FIELDS = ("pattern", "op", "reason", "fixes", "meaning")
+
+
+def _form(group: str, fields: object, where: str) -> Form:
+    if not isinstance(fields, dict):
+        raise CatalogueError(f"{where} is not a table")
+    unknown = [name for name in fields if name not in _FORM_FIELDS]
+    if unknown:
+        raise CatalogueError(f"{where}: unknown field {unknown[0]!r}")
+    missing = [name for name in ("pattern", "reason") if name not in fields]
+    if missing:
+        raise CatalogueError(f"{where}: no {missing[0]}")
+    try:
+        reason = Reason(fields["reason"])
+    except ValueError:
+        choices = ", ".join(Reason)
+        raise CatalogueError(f"{where}: reason {fields['reason']!r} is none of {choices}") from None
+    fixes = fields.get("fixes", [])
+    if not isinstance(fixes, list) or not all(isinstance(key, str) for key in fixes):
+        raise CatalogueError(f"{where}: fixes is not an array of strings")
+    return Form(
+        group,
+        _joined(fields["pattern"], where, "pattern"),
+        _joined(fields.get("op", ""), where, "op"),
+        reason,
+        tuple(fixes),
+        _joined(fields.get("meaning", ""), where, "meaning"),
+    )
 
 
 def _strings(data: dict[str, object], key: str, where: str) -> dict[str, str]:

@@ -9,9 +9,9 @@ from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
 from ..advice import Advice, AdviceKind, advise
 from ..build import UNSET, Kind
-from ..catalogue import words_of
+from ..catalogue import forms_of, words_of
 from ..device import platform_of
-from ..forms import Form, alternation, form_of
+from ..forms import alternation, form_of
 from ..functions import jax_function, paragraph_end
 from ..log import WINDOW, Log
 from ..recogniser import Recogniser
@@ -21,98 +21,7 @@ __all__ = ["RECOGNISER"]
 
 _RE, _TEXT = words_of(__name__)
 
-_EXPORT_FORMS: tuple[Form, ...] = (
-    Form(
-        "custom_call",
-        r"Cannot serialize code with custom calls whose targets have no compatibility "
-        r"guarantees",
-        "custom_call",
-        Reason.EXPORT,
-        ("jax.export:custom_call",),
-        "jax.export only serializes custom calls with compatibility guarantees",
-    ),
-    Form(
-        "host_callbacks",
-        r"serialization of host_callbacks is not yet implemented",
-        "host_callback",
-        Reason.EXPORT,
-        ("host_callbacks", "xla_ffi_python_cpu_callback"),
-        "a host callback (pure_callback, io_callback, debug.print) cannot be serialized",
-    ),
-    Form(
-        "compile_args",
-        r"serialization error, unimplemented lowered\.compile_args:",
-        "host_callback",
-        Reason.EXPORT,
-        ("host_callbacks", "xla_ffi_python_cpu_callback"),
-        "the lowering keeps host callbacks or objects alive, which cannot be serialized",
-    ),
-    Form(
-        "multi_platform_callback",
-        r"multi-platform lowering for python_callback",
-        "host_callback",
-        Reason.HOST_CALLBACK,
-        ("host_callbacks", "xla_ffi_python_cpu_callback"),
-        "a host callback cannot be lowered for several platforms at once",
-    ),
-    Form(
-        "platform_mismatch",
-        r"Function '(?P<pm_fn>[^'\n]+)' was (?:exported|lowered) for platforms "
-        r"'(?P<pm_for>[^\n]+?)' but it is used on '(?P<pm_on>[^\n]+)'\.?[ \t]*(?=\n|\Z)",
-        "",
-        Reason.EXPORT,
-        ("jax.export:platforms",),
-        "the artifact was exported for other platforms than the one running it",
-    ),
-    Form(
-        "backend_mismatch",
-        r"the platform for the specified backend (?P<bm_backend>\w+) is different from the "
-        r"lowering platform (?P<bm_platform>\w+)",
-        "lowering platform",
-        Reason.EXPORT,
-        ("jax.export:platforms",),
-        "a program lowered for one platform cannot be compiled by another platform's backend",
-    ),
-    Form(
-        "serialize",
-        r"Failed to serialize StableHLO;?",
-        "StableHLO serialization",
-        Reason.EXPORT,
-        (),
-        "the program's StableHLO could not be written in its portable (versioned) form",
-    ),
-    # An artifact serialized by a newer producer than its consumer reads: TF's XlaCallModule
-    # ("XlaCallModule from your TensorFlow installation supports up to serialization version 9
-    # but the serialized module needs version 10"), JAX's own range of calling conventions.
-    Form(
-        "module_version",
-        r"from your (?P<mv_from>\w+) installation supports up to "
-        r"serialization version (?P<mv_max>\d+) but the serialized module needs version "
-        r"(?P<mv_need>\d+)",
-        "serialization version",
-        Reason.EXPORT,
-        (),
-        "the serialized module is of a newer version than the installed consumer reads",
-    ),
-    Form(
-        "convention_version",
-        r"The requested export calling convention version (?P<cv_need>\d+) is outside the "
-        r"range of supported versions \[(?P<cv_range>\d+\.\.\d+)\]",
-        "calling convention version",
-        Reason.EXPORT,
-        (),
-        "the export calling convention asked for is not one this JAX supports",
-    ),
-    Form(
-        "persistent_cache",
-        r"Not writing persistent cache entry for '(?P<pc_module>[^'\n]+)' because it uses "
-        r"host callbacks",
-        "host_callback",
-        Reason.HOST_CALLBACK,
-        ("xla_ffi_python_cpu_callback",),
-        "programs with host callbacks are not written to the persistent compilation cache",
-    ),
-)
+_EXPORT_FORMS = forms_of(__name__)
 _EXPORT = alternation(_EXPORT_FORMS)
 
 

@@ -9,7 +9,7 @@ from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
 from ..advice import Advice, AdviceKind, advise
 from ..build import Kind
-from ..catalogue import words_of
+from ..catalogue import forms_of, words_of
 from ..forms import Form, alternation, form_of
 from ..log import TRACEBACK_HEADER, Log, class_before
 from ..recogniser import Recogniser
@@ -22,154 +22,9 @@ _RE, _TEXT = words_of(__name__)
 
 # ---- JAX tracing errors -------------------------------------------------------------------------
 
-# The message forms of jax 0.10.2 (diagnostics notes, table A3.1): the class each one is
-# raised as, and what it means.
-_TRACING_FORMS: tuple[Form, ...] = (
-    Form(
-        "bool_conversion",
-        r"Attempted boolean conversion of traced array",
-        "TracerBoolConversionError",
-        Reason.TRACING,
-        ("TracerBoolConversionError",),
-        "Python control flow (if/while/and/or) on a traced value",
-    ),
-    Form(
-        "integer_conversion",
-        r"The __index__(?:\(\))? method was called on\s+(?:traced array|the JAX Tracer object)",
-        "TracerIntegerConversionError",
-        Reason.TRACING,
-        ("TracerIntegerConversionError",),
-        "a traced value used as a Python int (range, indexing a list)",
-    ),
-    Form(
-        "array_conversion",
-        r"The numpy\.ndarray conversion method __array__\(\) was called on\s+"
-        r"(?:traced array|the JAX Tracer object)",
-        "TracerArrayConversionError",
-        Reason.TRACING,
-        ("TracerArrayConversionError",),
-        "numpy called on a traced array",
-    ),
-    Form(
-        "boolean_index",
-        r"Array boolean indices must be concrete",
-        "NonConcreteBooleanIndexError",
-        Reason.TRACING,
-        ("NonConcreteBooleanIndexError",),
-        "boolean-mask indexing: the result's size depends on the data",
-    ),
-    Form(
-        "concretization",
-        r"Abstract\s+tracer\s+value\s+encountered\s+where\s+(?:a\s+)?concrete\s+value\s+is\s+"
-        r"expected",
-        "ConcretizationTypeError",
-        Reason.TRACING,
-        ("ConcretizationTypeError",),
-        "a traced value where a concrete (static) one is needed",
-    ),
-    Form(
-        "invalid_shape",
-        r"Shapes must be 1D sequences of concrete values of integer type",
-        "TypeError",
-        Reason.TRACING,
-        ("TypeError",),
-        "a shape built from a traced value",
-    ),
-    Form(
-        "static_slice",
-        r"Slice entries must be static integers",
-        "IndexError",
-        Reason.TRACING,
-        ("IndexError",),
-        "a slice bound that is a traced value",
-    ),
-    Form(
-        "unhashable_tracer",
-        # "unhashable type: 'DynamicJaxprTracer'"; jax 0.4.30's FutureWarning names the class.
-        r"unhashable type: (?:<class )?'[\w.]*Tracer'",
-        "TypeError",
-        Reason.TRACING,
-        ("TypeError",),
-        "a traced value used where Python hashes it (a dict key, a set, a static argument)",
-    ),
-    Form(
-        "unexpected_tracer",
-        r"Encountered an unexpected tracer",
-        "UnexpectedTracerError",
-        Reason.TRACING,
-        ("UnexpectedTracerError",),
-        "a traced value leaked out of the function that made it (a side effect)",
-    ),
-    Form(
-        # The same error where only its explanation was pasted, its first line cut off (the
-        # traceback above it, then JAX's sentences): read from JAX's own second sentence.
-        "leak_explained",
-        r"JAX transformations require that functions explicitly return their outputs,? and "
-        r"disallow saving intermediate values to global state",
-        "UnexpectedTracerError",
-        Reason.TRACING,
-        ("UnexpectedTracerError",),
-        "a traced value leaked out of the function that made it (a side effect)",
-    ),
-    Form(
-        # A traced value handed to code that is not JAX's (a probabilistic library's type
-        # check, NumPy's ufunc dispatch, an array wrapper): the exception's message names the
-        # tracer's class or repr ("value JitTracer(float32[6]) passed to a
-        # DeterministicVariable", "'DynamicJaxprTracer', 'JaxArrayWrapper'"), on its line or
-        # the lines of the message after it. JAX's own messages name tracers too: each of
-        # their forms reads its line first, this one is a fallback.
-        "foreign_tracer",
-        # (A look ahead: the match ends at the message's start, so JAX's own form on the line
-        # is still read by the scan.)
-        r"Error: (?=(?:[^\n]|\n(?!\n|\s*File )){0,800}?\b(?:Jit|DynamicJaxpr|JVP|Batch"
-        r"|Linearize)Tracer\b)",
-        "TypeError",
-        Reason.TRACING,
-        ("TracerArrayConversionError",),
-        "a traced value handed to code that is not JAX's, which wants a concrete array",
-    ),
-    Form(
-        # The leak checker's words (JAX_CHECK_TRACER_LEAKS, jax.checking_leaks()), raised as a
-        # plain Exception: "Leaked trace MainTrace(1,DynamicJaxprTrace). Leaked tracer(s):"
-        # in older releases, "Leaked trace DynamicJaxprTrace. Leaked tracer(s):" in newer ones.
-        "leaked_trace",
-        r"Leaked trace (?:MainTrace\([^)\n]*\)|\w+)\. Leaked tracer\(s\)",
-        "Exception",
-        Reason.TRACING,
-        ("UnexpectedTracerError",),
-        "a traced value outlived the trace that made it (kept in a list, a global, an object)",
-    ),
-    Form(
-        "no_tracing",
-        r"re-tracing function (?P<nt_fn>\S+) at (?P<nt_file>[^\n]+?):(?P<nt_line>\d+) for "
-        r"`(?P<nt_api>\w+)`, but 'no_tracing' is set",
-        "RuntimeError",
-        Reason.TRACING,
-        ("RuntimeError",),
-        "the function was traced again while jax.no_tracing(True) forbids it (a recompile)",
-    ),
-    # IPython's header of a traceback whose message was cut from the log (a post quoting the
-    # frames only): "TracerBoolConversionError    Traceback (most recent call last)". The
-    # class alone names the error; read only where no message of it follows.
-    Form(
-        "ipython_tracer",
-        r"Tracer(?P<ip_kind>Bool|Integer|Array)ConversionError {2,}Traceback \(most recent "
-        r"call last\)",
-        "",
-        Reason.TRACING,
-        (),
-        "a traced value converted to a Python value (the message is cut: IPython's header)",
-    ),
-    Form(
-        "ipython_concrete",
-        r"ConcretizationTypeError {2,}Traceback \(most recent call last\)",
-        "ConcretizationTypeError",
-        Reason.TRACING,
-        (),
-        "a concrete value needed where a traced one was given (the message is cut: IPython's "
-        "header)",
-    ),
-)
+# The message forms of jax 0.10.2 (diagnostics notes, table A3.1), in jax_tracing.toml: the
+# class each one is raised as, and what it means.
+_TRACING_FORMS = forms_of(__name__)
 _TRACING = alternation(_TRACING_FORMS)
 _HEADERS = ("ipython_tracer", "ipython_concrete")
 _LEAKS = ("unexpected_tracer", "leaked_trace", "leak_explained")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...unsupported.findings import Platform, Reason
+from ...unsupported.findings import Platform
 from ..advice import advise
 from ..build import Kind, traced
-from ..catalogue import words_of
+from ..catalogue import forms_of, words_of
 from ..device import platform_of
-from ..forms import Form, alternation, form_of
+from ..forms import alternation, form_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -19,53 +19,7 @@ _RE, _TEXT = words_of(__name__)
 
 # ---- JAX lowering, XLA status, export, Pallas ---------------------------------------------------
 
-_LOWERING_FORMS: tuple[Form, ...] = (
-    Form(
-        "translation_rule",
-        r"MLIR translation rule for primitive '(?P<prim>[^'\n]+)' not found for "
-        r"platforms? (?P<plats>\[[^\]\n]*\]|[\w-]+)",
-        "",
-        Reason.NO_LOWERING,
-        (),
-        "the primitive has lowering rules for other platforms only",
-    ),
-    Form(
-        "gpu_only_collective",
-        r"psend is currently only implemented on GPU",
-        "psend",
-        Reason.NO_LOWERING,
-        (),
-        "the collective is implemented for GPU only",
-    ),
-    Form(
-        "tpu_qr",
-        r"QR algorithm is not supported on TPU",
-        "qr",
-        Reason.NO_LOWERING,
-        ("qr",),
-        "the requested QR algorithm has no TPU implementation",
-    ),
-    Form(
-        "tpu_svd",
-        r"The SVD algorithm parameter is not implemented on TPU",
-        "svd",
-        Reason.NO_LOWERING,
-        ("svd",),
-        "TPU's SVD takes no algorithm parameter",
-    ),
-    # A compiler that takes StableHLO in (a PJRT plugin's: tt-mlir, IREE) and has no
-    # conversion for one of the program's ops: MLIR's dialect conversion names the op, quoted
-    # either way. (Mosaic's kernel dialects are Pallas's, TF's `tf.` ops the MLIR bridge's.)
-    Form(
-        "stablehlo_legalize",
-        r"failed to legalize operation [`'](?P<legal>(?:stablehlo|mhlo|chlo)\.[\w.]+)[`']",
-        "",
-        Reason.NO_LOWERING,
-        (),
-        "the backend's compiler has no conversion for this op of the program (a compiler "
-        "that takes StableHLO in, such as a PJRT plugin's or IREE's, not XLA's)",
-    ),
-)
+_LOWERING_FORMS = forms_of(__name__)
 _LOWERING = alternation(_LOWERING_FORMS)
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...unsupported.findings import Reason
 from ..advice import advise
 from ..build import Kind
-from ..catalogue import words_of
+from ..catalogue import forms_of, words_of
 from ..device import platform_of
-from ..forms import Form, alternation, form_of
+from ..forms import alternation, form_of
 from ..functions import tf_chain, tf_layer
 from ..log import Log
 from ..recogniser import Recogniser
@@ -18,73 +17,7 @@ from ..record import Failure, Family
 
 _RE, _TEXT = words_of(__name__)
 
-_KNOWN_ISSUES: tuple[Form, ...] = (
-    Form(
-        "must_be_constant",
-        # The node in backticks as TF writes it, or bare where markdown ate them (an issue's
-        # title); the words wrapped anywhere when a thread quotes the message.
-        r"Input\s+(?P<input>\d+)\s+to\s+node\s+`?(?P<const_node>[^`\s]+)`?\s+with\s+op\s+"
-        r"(?P<const_op>\w+)\s+must\s+be\s+a\s+compile-time\s+constant",
-        "",
-        Reason.DYNAMIC_SHAPE,
-        ("tf:compile_time_constant",),
-        "a shape or size input depends on a value known only at run time",
-    ),
-    # XLA's value inference, asked for a shape operand's value, meeting an op it cannot
-    # evaluate (a custom call's result: "Dynamic inferencing on custom call ... is not
-    # supported"; TF 2.21 puts the call's whole proto between the two halves).
-    Form(
-        "value_inference",
-        r"while evaluating input (?P<vi_input>\d+) of (?P<vi_op>\w+) operator as a "
-        r"compile-time constant",
-        "",
-        Reason.DYNAMIC_SHAPE,
-        ("tf:compile_time_constant",),
-        "a shape or size input is computed by an op XLA cannot evaluate while compiling",
-    ),
-    Form(
-        "shapes_concrete",
-        r"XLA compilation requires that operator arguments that represent shapes or "
-        r"dimensions be evaluated to concrete values at compile time",
-        "shape argument",
-        Reason.DYNAMIC_SHAPE,
-        ("tf:compile_time_constant",),
-        "a shape or size input depends on a value known only at run time",
-    ),
-    Form(
-        "tensor_list_size",
-        r"XLA compilation requires a fixed tensor list size",
-        "TensorListReserve",
-        Reason.DYNAMIC_SHAPE,
-        ("TensorListReserve",),
-        "a TensorArray/TensorList without a static size (or a loop without maximum_iterations)",
-    ),
-    Form(
-        "tensor_list_boundary",
-        r"Support for TensorList crossing the XLA/TF boundary is not implemented",
-        "TensorList",
-        Reason.COMPILE_ERROR,
-        ("tf:tensor_list_boundary", "TensorListFromTensor"),
-        "a TensorArray/TensorList passed into or out of the compiled function",
-    ),
-    Form(
-        "resource_device",
-        r"Trying to access resource (?P<resource>\S+)[^\n]*? located in device "
-        r"(?P<res_on>\S+) from device (?P<res_from>[^\s,]+)",
-        "resource",
-        Reason.COMPILE_ERROR,
-        ("tf:resource_device",),
-        "a variable or resource lives on another device than the compiled function",
-    ),
-    Form(
-        "maxpool_determinism",
-        r"GPU MaxPool gradient ops do not yet have a deterministic XLA implementation",
-        "MaxPoolGrad",
-        Reason.NO_KERNEL,
-        ("tf:maxpool_determinism", "MaxPoolGrad"),
-        "op determinism is on, and XLA's GPU MaxPool gradient is not deterministic",
-    ),
-)
+_KNOWN_ISSUES = forms_of(__name__)
 _KNOWN = alternation(_KNOWN_ISSUES)
 
 
