@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from hloscope.analysis.explain_error import explain_error
 from tests.explain_error_reading import first, spent
+from tests.test_explain_error_fields import run_jax
 
 # ---- a CUDA runtime error met before cuDNN's handle -------------------------------------------
 
@@ -106,3 +107,25 @@ def test_a_pass_pipeline_failure_under_pallas_frames_is_mosaics_refusal():
     )
     explained = explain_error(cutlass)
     assert all(str(f.family) != "pallas" for f in explained.failures)
+
+
+# ---- a mesh of more devices than there are ------------------------------------------------------
+
+
+def _fix_kinds(failure):
+    return [failure.advice_kind, *(kind for kind, _ in failure.more_advice)]
+
+
+def test_a_mesh_needing_more_devices_than_there_are_is_a_sharding_failure(tmp_path):
+    # grok-1#38 (fresh7): the model's runner builds a (1, 8) mesh on one GPU.
+    failure = spent("fresh7_b_grok1_38_mesh_shape_needs_8_devices")
+    assert (str(failure.family), _fix_kinds(failure)[:2]) == (
+        "sharding",
+        ["bigger_device", "mesh_axis"],
+    )
+    assert "8 devices" in failure.finding.suggestion
+    # JAX 0.10.2's own jax.make_mesh in a child on one CPU device: "must be >=".
+    made = run_jax(tmp_path / "mesh.py", 'import jax\njax.make_mesh((2, 4), ("a", "b"))\n')
+    other = first(made)
+    assert (str(other.family), other.advice_kind) == ("sharding", "bigger_device")
+    assert "8 devices" in other.finding.suggestion and "sees 1" in other.finding.suggestion

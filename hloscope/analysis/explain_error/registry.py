@@ -34,6 +34,7 @@ from .kinds import (
     kernel_launch,
     last_resort,
     linalg,
+    mesh_devices,
     missing_lowering,
     mlir_bridge,
     mlir_verifier,
@@ -111,7 +112,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         jax_operands.RECOGNISER,
         jax_operands.GENERAL,
     ),
-    sharding.RECOGNISER,
+    joined(sharding.RECOGNISER, mesh_devices.RECOGNISER),
     joined(
         donation.RECOGNISER,
         jax_call.RECOGNISER,

@@ -1,0 +1,50 @@
+"""A device mesh asking for more devices than the process sees.
+
+JAX lays a mesh's shape over the devices present and refuses where their count does not
+fit, in the words of whichever helper built the mesh (JAX 0.10.2's own):
+
+* ``Number of devices 1 must equal the product of mesh_shape (1, 8)``
+  (``jax.experimental.mesh_utils.create_device_mesh`` and the hybrid mesh a model's runner
+  builds with it);
+* ``Number of devices 1 must be >= the product of mesh_shape (2, 4)`` (``jax.make_mesh``).
+
+Kind :attr:`~.record.Family.SHARDING`: the arrays cannot be laid out as the program asks.
+The mesh is most often the program's or the library's fixed layout (a model written for
+eight chips); the fix is the devices it was written for -- more, or larger ones -- or a mesh
+of the devices there are, where the model still fits them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from math import prod
+
+from ...unsupported.findings import Reason
+from ..advice import AdviceKind
+from ..build import Kind, jax_message
+from ..catalogue import words_of
+from ..log import Log
+from ..recogniser import Recogniser
+from ..record import Failure, Family
+
+__all__ = ["RECOGNISER"]
+
+_RE, _TEXT = words_of(__name__)
+
+
+def _mesh_devices(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    shape = [int(n) for n in re.findall(r"\d+", m["md_shape"])]
+    have, need = int(m["md_count"]), prod(shape)
+    if need <= have and m["md_rel"] != "equal":
+        return  # enough devices: another sentence than the refusal
+    words = {"have": have, "need": need, "shape": f"({m['md_shape']})"}
+    fixes = [
+        (AdviceKind.BIGGER_DEVICE, _TEXT.more_devices.format(**words)),
+        (AdviceKind.MESH_AXIS, _TEXT.smaller_mesh.format(**words)),
+    ]
+    yield _KIND.failure(log, m.start(), op="mesh", fixes=fixes)
+
+
+_KIND = Kind(Family.SHARDING, Reason.SHARDING, jax_message)
+RECOGNISER = Recogniser(Family.SHARDING, _RE.opening, _mesh_devices)
