@@ -129,3 +129,29 @@ def test_a_mesh_needing_more_devices_than_there_are_is_a_sharding_failure(tmp_pa
     other = first(made)
     assert (str(other.family), other.advice_kind) == ("sharding", "bigger_device")
     assert "8 devices" in other.finding.suggestion and "sees 1" in other.finding.suggestion
+
+
+# ---- CUDA's libdevice not where XLA looks -------------------------------------------------------
+
+
+def test_libdevice_not_found_is_a_gpu_install_to_fix():
+    # conda-forge/tensorflow-feedstock#420 (fresh7): XLA's log lines, the directories searched.
+    failure = spent("fresh7_b_tffeedstock_420_libdevice_not_found_xla_gpu")
+    assert (str(failure.family), failure.advice_kind, str(failure.platform)) == (
+        "backend_startup",
+        "install",
+        "gpu",
+    )
+    assert any("/usr/local/cuda" in hint for hint in failure.hints)
+    # jax#14198: the status JAX raises, in a notebook's traceback.
+    other = first(
+        "UnfilteredStackTrace: jaxlib.xla_extension.XlaRuntimeError: INTERNAL: libdevice not "
+        "found at /usr/local/lib/python3.8/dist-packages/jaxlib/cuda/nvvm/libdevice/"
+        "libdevice.10.bc\n"
+    )
+    assert (str(other.family), other.advice_kind, other.finding.op) == (
+        "backend_startup",
+        "install",
+        "libdevice",
+    )
+    assert "xla_gpu_cuda_data_dir" in other.finding.suggestion

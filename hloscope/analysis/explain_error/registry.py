@@ -25,6 +25,7 @@ from .kinds import (
     distributed,
     donation,
     export_artifact,
+    gpu_toolkit,
     jax_call,
     jax_export,
     jax_operands,
@@ -104,6 +105,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         cuda_libraries.RECOGNISER,
         runtime_versions.RECOGNISER,
         native_import.RECOGNISER,
+        gpu_toolkit.RECOGNISER,
     ),
     recompile.RECOGNISER,
     joined(
