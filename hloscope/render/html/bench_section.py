@@ -5,17 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from markupsafe import Markup
 
 from .escape import clean_svg
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ...bench.extract import Skip
-
 __all__ = [
     "BenchKernelRow",
+    "BenchSkip",
     "BenchSection",
     "bench_section",
 ]
@@ -39,13 +37,21 @@ class BenchKernelRow:
 
 
 @dataclass(slots=True)
+class BenchSkip:
+    """A kernel that was not timed alone, and why."""
+
+    name: str
+    reason: str
+
+
+@dataclass(slots=True)
 class BenchSection:
     """The bench section: the program's numbers as ``(label, value)`` rows, the kernels
     slowest first, the kernels that could not be timed alone, and the notes."""
 
     program: list[tuple[str, str]]
     kernels: list[BenchKernelRow]
-    skipped: list[Skip]  # the kernels bench did not time alone, and why
+    skipped: list[BenchSkip]
     notes: list[str] = field(default_factory=list)
     chart: Markup | None = None  # the roofline chart, a checked <svg> element
     timed: str = ""  # "in program" or "alone"
@@ -56,7 +62,6 @@ def bench_section(
 ) -> BenchSection:
     """:class:`BenchSection` from a bench result's JSON (``BenchResult.to_dict()``), its
     kernel rows (``BenchResult.kernel_rows()``, slowest first) and its notes."""
-    from ...bench.extract import Skip
     from ..bench_text import format_rate, format_seconds  # rich: only for a page with bench
 
     program = _program_rows(data)
@@ -75,7 +80,7 @@ def bench_section(
         )
         for row in kernel_rows
     ]
-    skipped = [Skip(s["name"], s["reason"]) for s in data["skipped"]]
+    skipped = [BenchSkip(s["name"], s["reason"]) for s in data["skipped"]]
     return BenchSection(
         program,
         kernels,
