@@ -155,3 +155,27 @@ def test_libdevice_not_found_is_a_gpu_install_to_fix():
         "libdevice",
     )
     assert "xla_gpu_cuda_data_dir" in other.finding.suggestion
+
+
+# ---- a job whose processes never joined the distributed runtime ---------------------------------
+
+
+def test_a_distributed_runtime_never_initialised_is_a_job_start_up_to_fix(tmp_path):
+    # orbax#731 (fresh7): Orbax's barrier on a multi-host TPU job without initialize().
+    failure = spent("fresh7_a_orbax_731_distributed_not_initialized_barrier")
+    assert (str(failure.family), failure.advice_kind) == ("distributed", "check_hosts")
+    # JAX 0.10.2's own, in a child: live_devices without the runtime, and initialize too late.
+    live = run_jax(
+        tmp_path / "live.py",
+        "import jax\nfrom jax.experimental import multihost_utils\n"
+        "with multihost_utils.live_devices(jax.devices()):\n    pass\n",
+    )
+    late = run_jax(
+        tmp_path / "late.py",
+        "import jax\njax.devices()\njax.distributed.initialize("
+        "coordinator_address='localhost:12345', num_processes=1, process_id=0)\n",
+    )
+    for made in (live, late):
+        other = first(made)
+        assert (str(other.family), other.advice_kind) == ("distributed", "check_hosts")
+    assert "first thing" in first(late).finding.suggestion

@@ -23,6 +23,7 @@ from .kinds import (
     device_allocation,
     device_halt,
     distributed,
+    distributed_init,
     donation,
     export_artifact,
     gpu_toolkit,
@@ -122,7 +123,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         api_spec.RECOGNISER,
         compiled_call.RECOGNISER,
     ),
-    distributed.RECOGNISER,
+    joined(distributed.RECOGNISER, distributed_init.RECOGNISER),
     joined(
         xla_crash.RECOGNISER,
         kernel_launch.RECOGNISER,
