@@ -18,6 +18,7 @@ from ..model import Module, SourceText
 from ..shape import parse_shape_prefix
 from ._bulk import CheckEachBody, all_plain
 from ._careful import ModuleParser
+from ._early import start_early
 from ._source import (
     Source,
     check_characters,
@@ -52,11 +53,24 @@ def parse(source: Source, *, path: str | None = None) -> Module:
 @gc_paused
 def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
     """Parse every module in a text: split at ``// -----`` lines and ``HloModule`` headers."""
-    text, path, plain = read_source(source, path)
-    source_text = SourceText(text, path)
-    if not plain:
-        check_characters(source_text)
-    whole = read_whole_module(source_text)
+    # A big file: children read its stretches while this process reads it (see ._early).
+    early = start_early(source)
+    try:
+        data = early.read() if early is not None else None
+        if data is not None:
+            text, path, plain = read_source(data, path or str(source))
+        else:
+            text, path, plain = read_source(source, path)
+        source_text = SourceText(text, path)
+        if not plain:
+            check_characters(source_text)
+        if data is not None:
+            whole = read_whole_module(source_text, early)
+        else:
+            whole = read_whole_module(source_text)
+    finally:
+        if early is not None:
+            early.close()
     if whole is not None:
         return [whole]
     lines = text.split("\n")

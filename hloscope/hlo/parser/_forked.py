@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from itertools import accumulate, chain
 from typing import Any, TypeVar
 
-__all__ = ["ForkedChecks", "fork_checks", "workers"]
+__all__ = ["ForkedChecks", "fork_checks", "fork_each", "workers"]
 
 T = TypeVar("T")
 
@@ -176,6 +176,20 @@ def fork_checks(
     for share in _shares(items, weights, count):
         child = _fork(check, share)
         if child is None:  # no more processes: the parent checks everything itself
+            ForkedChecks(children).close()
+            return None
+        children.append(child)
+    return ForkedChecks(children)
+
+
+def fork_each(check: Callable[[T], Any], items: Sequence[T]) -> ForkedChecks | None:
+    """``check`` of each item in a forked child of its own (the caller has asked
+    :func:`planned_children` how many), or None where a fork failed: the caller then does the
+    work itself. The answers come back as from :func:`fork_checks`."""
+    children: list[tuple[int, int]] = []
+    for item in items:
+        child = _fork(check, [item])
+        if child is None:
             ForkedChecks(children).close()
             return None
         children.append(child)

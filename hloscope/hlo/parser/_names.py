@@ -254,8 +254,20 @@ def _unknown_callee_in_lines(text: str, known: Mapping[str, object]) -> bool:
     names a line-by-line read would skip (``xcalls=f``, an attribute inside a brace list): a
     false alarm only sends the caller to the exact check, and nothing that check finds is
     missed."""
+    return not known.keys() >= _callee_names_in_lines(text)
+
+
+def _callee_names_in_lines(text: str) -> set[str]:
     values = _CALLED_ANY.findall(text)
-    return not known.keys() >= set(_NAME_LIST.findall("\n".join(values)))
+    return set(_NAME_LIST.findall("\n".join(values)))
+
+
+def callee_names(opcodes: Sequence[str], texts: Sequence[str]) -> set[str]:
+    """Every name the first test of :func:`calls_unknown` reads as a callee of these ops
+    (opcodes and attribute texts, a column each): where a module holds a computation of each
+    name, that test passes. A forked child that does not know the module's names sends them
+    (:mod:`._early`)."""
+    return _callee_names_in_lines("\n".join(map(_NON_CALLER_BLANK.get, opcodes, texts)))
 
 
 # Two patterns that start with a literal ('.0', '.-0'): one starting at every '.' of every

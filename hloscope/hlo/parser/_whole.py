@@ -26,7 +26,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import accumulate, chain, compress, repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import HloParseError
 from ..model import Computation, Module, SourceText
@@ -53,6 +53,9 @@ from ._names import (
 from ._source import blank_comments
 from ._statements import NAME_RUN, PAYLOAD_OPCODES, STACK_SECTIONS
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ._early import EarlyChildren
+
 # A computation header as the printer writes it: at the line start, the signature in
 # parentheses, '{' ending the line; groups: ENTRY, name, signature. What ModuleParser reads of
 # a header (_COMP_HEADER) is the same on such a line. The first is searched for; each next one
@@ -68,16 +71,17 @@ _PLAIN_LISTS = re.compile(r"(?:" + _PLAIN_LIST + r")?+(?:[\n\0](?:" + _PLAIN_LIS
 _MODULE_LINE = re.compile(r"[ \t]*HloModule[ \t]+%?(" + NAME_RUN + r")?:?[ \t]*(?:,[ \t]*(.*))?$")
 
 
-def read_whole_module(source: SourceText) -> Module | None:
+def read_whole_module(source: SourceText, early: EarlyChildren | None = None) -> Module | None:
     """The module of ``source`` read by the whole-module path, or None to read it the usual
-    way (see the module docstring)."""
+    way (see the module docstring). ``early``: children that read the file's stretches while
+    this process read it (:mod:`._early`); their answers are used where they fit."""
     try:
-        return _read(source)
+        return _read(source, early)
     except HloParseError:
         return None  # the module parser reads it again and says where
 
 
-def _read(source: SourceText) -> Module | None:
+def _read(source: SourceText, early: EarlyChildren | None = None) -> Module | None:
     text = source.text
     if not text.startswith("HloModule"):
         return None
@@ -115,6 +119,15 @@ def _read(source: SourceText) -> Module | None:
     # its names; this process makes no columns of them (their bodies read their text on first
     # use) and meanwhile makes the module. A "no" from any declines the module.
     read = _Chunks(scan, ends, closes, rows, known)
+    if early is not None and len(text) == early.size:
+        waiting = early.checked(ends, closes, counts, known, rows[-1])
+        try:  # every body read by the early children: none here
+            made = _assemble(module, source, read, headers, counts, ([], waiting, False, None))
+        finally:
+            waiting.close()
+        if made is not None:
+            return made
+        # Their answers do not fit (the module is untouched): checked as if never started.
     # Chunks of at most a quarter of a child's share where children will read them: the
     # shares are runs of whole chunks, and a few big chunks would make them uneven.
     planned = planned_children(rows[-1])
@@ -239,9 +252,16 @@ class _Children:
         self.checks.close()
 
 
-_Checked = tuple[
-    list[tuple[int, int, list[Sequence[str]]]], _Children | None, bool, list[str] | None
-]
+class _Waits(Protocol):
+    """Children whose answers :func:`_assemble` waits on (:class:`_Children`, or the early
+    children's, :mod:`._early`): None where they said no or do not fit."""
+
+    def wait(self) -> tuple[list[Any], bool] | None: ...
+
+    def close(self) -> None: ...
+
+
+_Checked = tuple[list[tuple[int, int, list[Sequence[str]]]], _Waits | None, bool, list[str] | None]
 
 
 def _read_chunks(read: _Chunks, bounds: list[tuple[int, int]]) -> _Checked | None:
@@ -354,13 +374,13 @@ class _Chunks:
     __slots__ = ("scan", "ends", "closes", "rows", "known")
 
     def __init__(
-        self, scan: str, ends: list[int], closes: list[int], rows: list[int], known: dict
+        self, scan: str, ends: list[int], closes: list[int], rows: list[int], known: dict | None
     ) -> None:
         self.scan = scan
         self.ends = ends
         self.closes = closes
         self.rows = rows
-        self.known = known
+        self.known = known  # None: the callees are sent (see ._early), not checked
 
     def columns(self, first: int, last: int) -> list[Sequence[str]] | None:
         """The columns of the bodies' lines, or None if some line is not one instruction."""
@@ -376,7 +396,7 @@ class _Chunks:
         if not _columns_pass(columns, [r - rows[first] for r in rows[first : last + 1]]):
             return False
         # An unknown callee: the module parser says which computation is missing, and where.
-        return not calls_unknown(columns[3], columns[5], self.known)
+        return self.known is None or not calls_unknown(columns[3], columns[5], self.known)
 
     def check_and_count(self, bounds: tuple[int, int]) -> tuple[list[Any], NameFingerprint] | None:
         """What a forked child runs for the bodies ``first:last``: their columns and checks as
