@@ -179,3 +179,28 @@ def test_a_distributed_runtime_never_initialised_is_a_job_start_up_to_fix(tmp_pa
         other = first(made)
         assert (str(other.family), other.advice_kind) == ("distributed", "check_hosts")
     assert "first thing" in first(late).finding.suggestion
+
+
+# ---- the class IPython's traceback header names -------------------------------------------------
+
+
+def test_ipythons_header_names_a_tracing_class_where_the_paste_stops_early():
+    # PennyLane#6466 (fresh7): the paste stops at "[... skipping", before the message.
+    failure = spent("fresh7_c_pennylane_6466_metric_tensor_jit_tracer_bool")
+    assert (str(failure.family), failure.finding.op) == ("jax_tracing", "TracerBoolConversionError")
+    # JAX 0.10.2 under IPython 8.12 here (`ipython -c "%run f.py"`, a Python `if` on a traced
+    # sum), its first lines as it printed them.
+    header = (
+        "-" * 75 + "\n"
+        "TracerBoolConversionError                 Traceback (most recent call last)\n"
+        "File /tmp/r11/ipy.py:7\n"
+        "      5         return x\n"
+        "      6     return -x\n"
+        "----> 7 f(jnp.ones(3))\n"
+        "\n"
+        "    [... skipping hidden 5 frame]\n"
+    )
+    assert str(first(header).family) == "jax_tracing"
+    # A class of no narrow meaning in the same header says no family.
+    other = header.replace("TracerBoolConversionError", "XlaRuntimeError          ")
+    assert not explain_error(other).recognised

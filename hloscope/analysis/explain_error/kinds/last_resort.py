@@ -5,7 +5,8 @@ what failed by its shape, and the shape's meaning is fixed by Python and by the 
 XLA's C++ code, not by any one message:
 
 * the exception a traceback ends with, ``Class: message`` at a line's start right after the
-  traceback's frames; its class says the family where the class's meaning is narrow enough:
+  traceback's frames, or the class IPython's header names before them (``Class   Traceback
+  (most recent call last)``); its class says the family where the class's meaning is narrow enough:
   an :class:`ImportError` (or ``module 'x' has no attribute``) at import is a package that
   did not import, missing or of another release than the packages around it (they do not
   start together); jax.errors' tracing classes are a traced value used where a concrete one
@@ -98,6 +99,13 @@ def _meaning(cls: str, message: str) -> _Meaning | None:
 def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["lr_fatal"]:
         meaning, op = _FATAL, m["lr_file"].rsplit("/", 1)[-1]
+    elif m["lr_ipy"]:
+        # IPython names the class before its frames: a meaning the class says alone.
+        cls = m["lr_ipy"].rsplit(".", 1)[-1]
+        found = _meaning(cls, "")
+        if found is None or not found.alone:
+            return
+        meaning, op = found, cls
     else:
         stack = log.traceback_before(m.start())
         cls = m["lr_cls"].rsplit(".", 1)[-1]
