@@ -3,7 +3,8 @@ buffer: Attempting to allocate 196.00M. That was not possible. There are 134.44M
 (0x0x0_HBM0)``, ``Attempting to reserve 3.95G at the bottom of memory``,
 ``RuntimeBufferAllocationFailure``; JAX's GPU ``Failed to allocate request for 176.00MiB
 (184549376B) on device ordinal 0``, ``CUDA_ERROR_OUT_OF_MEMORY``; TensorFlow's ``OOM when
-allocating tensor with shape[...]`` and its allocator's ``failed to allocate 7.35G (7889485824 bytes) from device``.
+allocating tensor with shape[...]`` and its allocator's ``failed to allocate 7.35G
+(7889485824 bytes) from device``.
 
 Unlike a compile-time report, these happen while the program loads or runs: what was asked
 for may be small, and the memory is held by something else -- arrays of earlier steps,
