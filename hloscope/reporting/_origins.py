@@ -13,6 +13,7 @@ alone, has the least).
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -35,27 +36,18 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Origin", "origin_of", "BY_KIND"]
 
 
+@dataclass(slots=True, eq=False)  # eq=False: an origin is itself, hashed by identity
 class Origin:
     """A parsed module alone: a label, the optimized module, and nothing beside it to read.
 
     The subclasses add what their kind of subject has: a capture, a dump folder, the files
     beside an HLO file."""
 
-    __slots__ = ("label", "module", "target", "capture", "note")
-
-    def __init__(
-        self,
-        label: str,
-        module: Module,
-        target: Target | None = None,
-        capture: Capture | None = None,
-        note: str | None = None,
-    ) -> None:
-        self.label = label
-        self.module = module
-        self.target = target
-        self.capture = capture
-        self.note = note
+    label: str
+    module: Module
+    target: Target | None = None
+    capture: Capture | None = None
+    note: str | None = None
 
     def explanation(self, explain: ModuleType) -> Explanation | None:
         """What :mod:`hloscope.drivers.explain` (given) links to the module's source lines;
