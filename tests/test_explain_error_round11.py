@@ -204,3 +204,27 @@ def test_ipythons_header_names_a_tracing_class_where_the_paste_stops_early():
     # A class of no narrow meaning in the same header says no family.
     other = header.replace("TracerBoolConversionError", "XlaRuntimeError          ")
     assert not explain_error(other).recognised
+
+
+# ---- a name JAX's deprecation module no longer serves -------------------------------------------
+
+
+def test_an_attribute_error_raised_by_jaxs_deprecation_module_is_a_version_mismatch(tmp_path):
+    # EnvPool#313 (fresh7): EnvPool registering through a translation table JAX 0.4.29 removed.
+    failure = spent("fresh7_b_envpool_313_xla_backend_specific_translations_removed")
+    assert (str(failure.family), failure.advice_kind) == ("jax_call", "install")
+    assert "envpool" in failure.finding.suggestion
+    # JAX 0.10.2 in a child: an installed library still calling jax.core.get_aval.
+    library = tmp_path / "site-packages" / "oldlib"
+    library.mkdir(parents=True)
+    (library / "__init__.py").write_text(
+        "import jax\n\ndef shape_of(x):\n    return jax.core.get_aval(x).shape\n"
+    )
+    made = run_jax(
+        tmp_path / "main.py",
+        f"import sys\nsys.path.insert(0, {str(library.parent)!r})\n"
+        "import jax.numpy as jnp\nimport oldlib\noldlib.shape_of(jnp.ones(3))\n",
+    )
+    other = first(made)
+    assert (str(other.family), other.advice_kind) == ("jax_call", "install")
+    assert "jax.core.get_aval" in other.finding.op and "oldlib" in other.finding.suggestion

@@ -42,7 +42,17 @@ _RE, _TEXT = words_of(__name__)
 def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     before = log.before_on_line(m.start())
     stack = log.traceback_before(m.start())
-    if m["removed"]:
+    if m["deprecations"]:
+        raised = _RE.deprecated_raised.search(log.text, m.end(), m.end() + 600)
+        if raised is None or _RE.opening.search(raised["msg"]):
+            return  # nothing raised here, or words of the forms below, read where they stand
+        named = _RE.deprecated_name.search(raised["msg"])
+        what = named["name"] if named else raised["msg"].strip()
+        what = f"{what} is gone from this JAX (its deprecation module raised)"
+        when = "one from before the name was removed"
+        m = raised  # the failure stands at the message, its traceback the one before it
+        stack = log.traceback_before(m.start())
+    elif m["removed"]:
         named = _RE.removed_name.search(before)
         if named is None:
             return  # prose about a removal
