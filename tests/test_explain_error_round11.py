@@ -228,3 +228,32 @@ def test_an_attribute_error_raised_by_jaxs_deprecation_module_is_a_version_misma
     other = first(made)
     assert (str(other.family), other.advice_kind) == ("jax_call", "install")
     assert "jax.core.get_aval" in other.finding.op and "oldlib" in other.finding.suggestion
+
+
+# ---- a JAX-internal class without what a library expects of it ----------------------------------
+
+
+def test_a_jax_internal_class_lacking_an_attribute_is_a_library_of_another_jax():
+    # NetKet#2236 (fresh7): NetKet 3.21 on JAX 0.10, the line pasted alone.
+    failure = spent("fresh7_b_netket_2236_jax010_shapedarray_no_vma")
+    assert (str(failure.family), failure.advice_kind) == ("jax_call", "install")
+    # google/neural-tangents#74: the library's own frame asks an old ConcreteArray's .val.
+    frames = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/NNGP/test.py", line 25, in <module>\n'
+        "    kernel = kernel_fn(x1, x2, 'nngp')\n"
+        '  File "/home/u/.conda/envs/ntk/lib/python3.7/site-packages/neural_tangents/stax.py", '
+        "line 2770, in <lambda>\n"
+        "    out_shape = tree_map(lambda x: int(x.val), out_shape)\n"
+        "AttributeError: 'ShapedArray' object has no attribute 'val'\n"
+    )
+    other = first(frames)
+    assert (str(other.family), other.advice_kind) == ("jax_call", "install")
+    assert "neural_tangents" in other.finding.suggestion
+    # jax#3864: the program's own frame asks (`element.ndims`, a typo): no version to blame.
+    own = frames.replace(
+        '  File "/home/u/.conda/envs/ntk/lib/python3.7/site-packages/neural_tangents/stax.py", '
+        "line 2770, in <lambda>\n",
+        '  File "/home/u/NNGP/model.py", line 12, in _call_one\n',
+    ).replace("'val'", "'ndims'")
+    assert all(f.advice_kind != "install" for f in explain_error(own).failures)

@@ -9,7 +9,11 @@ does, in the same few shapes whatever the name:
 * ``module 'jax' has no attribute 'tree_map'`` (a name gone from a JAX module);
 * ``cannot import name 'JaxprEqn' from 'jax.core'``;
 * ``jit() got an unexpected keyword argument 'abstracted_axes'``, raised where a library's
-  frame called JAX's public function (the innermost frames are JAX's).
+  frame called JAX's public function (the innermost frames are JAX's);
+* ``'ShapedArray' object has no attribute 'vma'``: one of JAX's internal classes (abstract
+  values, jaxprs) without what a library expects of it -- read where a library's frame
+  asked, or where the line is pasted alone (programs rarely hold these classes), never
+  where the program's own frame did (its own slip).
 
 Where the mismatch stops an installed library's import (every frame but JAX's runs a module's
 top-level code), nothing was traced or called: the packages installed do not start together
@@ -52,6 +56,12 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         when = "one from before the name was removed"
         m = raised  # the failure stands at the message, its traceback the one before it
         stack = log.traceback_before(m.start())
+    elif m["jax_class"]:
+        caller = next((f for f in stack if not _RE.jax_file.search(f.file)), None)
+        if caller is not None and not _RE.package.search(caller.file):
+            return  # the program's own code asked: its own slip, not another release
+        what = f"JAX's {m['jax_class']} has no attribute '{m['class_attr']}'"
+        when = "the one it was written for, whose classes still have it"
     elif m["removed"]:
         named = _RE.removed_name.search(before)
         if named is None:
