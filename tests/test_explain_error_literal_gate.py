@@ -12,6 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from hloscope.analysis.explain_error import explain_error
+from hloscope.analysis.explain_error.line_scan import LineStartScan
 from hloscope.analysis.explain_error.literal_gate import literal_gate, may_match, narrowed
 from hloscope.analysis.explain_error.recogniser import Recogniser
 from hloscope.analysis.explain_error.record import Family
@@ -127,9 +128,38 @@ def test_narrowing_drops_the_branches_whose_text_the_log_lacks() -> None:
     assert fast.groupindex == pattern.groupindex  # ... and its group still there, unset
     (found,) = fast.finditer(text)
     assert (found.span(), found.groups()) == ((8, 18), ("12", None))
-    # the log has the branch's text: it stays; the pattern cannot match: nothing runs
-    assert narrowed(pattern, "F1234 x\n") is pattern
+    # the log has the branch's text: it stays (tried at the lines it can open, below); the
+    # pattern cannot match: nothing runs
+    assert isinstance(narrowed(pattern, "F1234 x\n"), LineStartScan)
     assert narrowed(pattern, "INFO ok\n") is None
+    assert narrowed(re.compile(r"Barrier (\d+)|Fatal"), "Barrier 1") is not None
+
+
+def test_line_start_branches_are_tried_only_at_the_lines_they_can_open() -> None:
+    pattern = re.compile(
+        r"(?m)Barrier (?P<id>\d+)|^F(?P<glog>\d{4}) |(?<![^\n])(?=(?P<cls>\w+Error):)"
+    )
+    text = "F1234 boot\nBarrier 7\nINFO F9999 \nValueError: x\nF0001 y\nF12 no\n"
+    scan = narrowed(pattern, text)
+    assert isinstance(scan, LineStartScan)
+    assert _matches(scan, text) == _matches(pattern, text)
+    assert [m.group() or m["cls"] for m in scan.finditer(text)] == [
+        "F1234 ",
+        "Barrier 7",
+        "ValueError",  # an empty match (a lookahead), its class in the group
+        "F0001 ",
+    ]
+
+
+def test_after_an_empty_match_only_a_longer_one_at_the_same_place() -> None:
+    # finditer's rule: an empty match at a place, then a match that is not empty there.
+    pattern = re.compile(r"(?m)(?<![^\n])(?=ab)|^ab|cd")
+    text = "ab\nab cd\nxab"
+    expected = [(0, 0), (0, 2), (3, 3), (3, 5), (6, 8)]
+    assert [m.span() for m in pattern.finditer(text)] == expected
+    scan = narrowed(pattern, text)
+    assert isinstance(scan, LineStartScan)
+    assert [m.span() for m in scan.finditer(text)] == expected
 
 
 def _matches(pattern: re.Pattern[str] | None, text: str) -> list[tuple[object, ...]]:
@@ -223,4 +253,31 @@ _WORDS_TEXT = st.lists(
     st.lists(_WORDS_TEXT, min_size=1, max_size=4),
 )
 def test_line_start_gates_are_exact_on_generated_regexes(source: str, texts: list[str]) -> None:
+    _assert_exact(source, texts)
+
+
+# Alternations of branches that open with a word, and branches that open at a line's start
+# (some matching only an empty text: a lookahead): what a LineStartScan reads, on texts of
+# those words' lines.
+_TAIL = st.sampled_from(["", "a", "[ab]", "(F)", r"\d", "b+", "(?=a)", " ", r"(\w)", "1?"])
+_OPENING = st.tuples(st.text(alphabet="abF1", min_size=1, max_size=3), _TAIL).map("".join)
+_AT_LINE_START = st.tuples(
+    st.sampled_from(["^", r"(?<![^\n])"]),
+    st.text(alphabet="abF1", min_size=1, max_size=2),
+    st.booleans(),
+    _TAIL,
+).map(lambda b: f"{b[0]}(?=({b[1]}){b[3]})" if b[2] else f"{b[0]}{b[1]}{b[3]}")
+_LINES_TEXT = st.lists(
+    st.sampled_from(["ab", "ba", "F1", "aF", "1b", "\n", "\n", " ", "a", "F", "b"]), max_size=14
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.one_of(_OPENING, _AT_LINE_START), min_size=1, max_size=4).map(
+        lambda branches: "(?m)" + "|".join(branches)
+    ),
+    st.lists(_LINES_TEXT, min_size=1, max_size=4),
+)
+def test_line_start_scans_are_exact_on_generated_regexes(source: str, texts: list[str]) -> None:
     _assert_exact(source, texts)

@@ -33,6 +33,8 @@ from re import _constants as _sre  # type: ignore[attr-defined]
 from re import _parser as _sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
+from .line_scan import Finder, LineStartScan
+
 __all__ = ["literal_gate", "may_match", "narrowed"]
 
 #: The shortest text worth a gate: one or two letters stand nearly everywhere (a line's start
@@ -67,19 +69,17 @@ def may_match(pattern: re.Pattern[str], text: str) -> bool:
     return _holds(literal_gate(pattern), text)
 
 
-def narrowed(pattern: re.Pattern[str], text: str) -> re.Pattern[str] | None:
+def narrowed(pattern: re.Pattern[str], text: str) -> Finder | None:
     """``pattern`` as it can match in ``text``: ``None`` where it cannot match anywhere; else
-    a regex of the same matches and groups over ``text``, without the branches that open
-    with no literal character and whose text ``text`` lacks (see the module docstring)."""
+    what finds the same matches and groups in ``text``: ``pattern`` without the branches that
+    open with no literal character and whose text ``text`` lacks, those left that open at a
+    line's start tried only at the lines they can open (see the module docstring)."""
     if not may_match(pattern, text):
         return None
     shape = _shape(pattern)
     if shape is None:
         return pattern
-    dead = frozenset(i for i in shape.slow if not _holds(shape.gates[i], text))
-    if not dead:
-        return pattern
-    return _without(pattern, dead)
+    return _finder(pattern, frozenset(i for i in shape.slow if not _holds(shape.gates[i], text)))
 
 
 def _holds(gate: Gate, text: str) -> bool:
@@ -122,23 +122,55 @@ def _top_branches(pattern: re.Pattern[str]) -> list[Items] | None:
     return [list(items) for items in tree.data[0][1][1]]
 
 
-def _opens_with_literal(items: Items) -> bool:
+def _opens_with_literal(items: Any) -> bool:
     # What ``re``'s compiler asks of every branch before it scans for their first characters.
     return bool(items) and items[0][0] is _sre.LITERAL
 
 
 @lru_cache(maxsize=64)
-def _without(pattern: re.Pattern[str], dead: frozenset[int]) -> re.Pattern[str] | None:
-    """``pattern`` compiled without the branches ``dead`` (``None`` where none is left): the
-    parse tree keeps every group, so the groups' numbers and names stay those of ``pattern``."""
+def _finder(pattern: re.Pattern[str], dead: frozenset[int]) -> Finder | None:
+    """``pattern`` without the branches ``dead`` (``None`` where none is left), compiled from
+    its parse tree, which keeps every group: their numbers and names stay those of
+    ``pattern``. Where the branches left that open with no literal character all open at a
+    line's start, a :class:`~.line_scan.LineStartScan` of them."""
     tree = _sre_parse.parse(pattern.pattern, pattern.flags)
-    branches = tree.data[0][1][1]
-    kept = [items for i, items in enumerate(branches) if i not in dead]
-    if not kept:
+    state = tree.state
+
+    def compiled(*data: tuple[Any, Any]) -> re.Pattern[str]:
+        regex: re.Pattern[str] = _sre_compiler.compile(
+            _sre_parse.SubPattern(state, list(data)), pattern.flags
+        )
+        return regex
+
+    def branches(items: list[Any]) -> tuple[Any, Any]:
+        return (_sre.BRANCH, (None, items))
+
+    def width(items: Any) -> tuple[int, int]:
+        low, high = items.getwidth()  # each branch is a tree of its own
+        return low, high
+
+    live = [items for i, items in enumerate(tree.data[0][1][1]) if i not in dead]
+    if not live:
         return None
-    tree.data[0] = (_sre.BRANCH, (None, kept))
-    compiled: re.Pattern[str] = _sre_compiler.compile(tree, pattern.flags)
-    return compiled
+    slow = [items for items in live if not _opens_with_literal(items)]
+    # A branch that may match an empty text or not is read after an empty match as ``re``
+    # alone can: no scan of line starts then.
+    one_width = all(low > 0 or high == 0 for low, high in map(width, live))
+    if not slow or not all(map(_opens_at_line_start, slow)) or not one_width:
+        return pattern if not dead else compiled(branches(live))
+    fast = [items for items in live if _opens_with_literal(items)]
+    starting = [items for items in live if width(items)[0] > 0]
+    lookahead = _sre_parse.SubPattern(state, [branches(slow)])
+    return LineStartScan(
+        whole=compiled(branches(live)),
+        rest=compiled(branches(fast)) if fast else None,
+        lines=compiled((_sre.LITERAL, _NEWLINE), (_sre.ASSERT, (1, lookahead))),
+        starting=compiled(branches(starting)) if starting else None,
+    )
+
+
+def _opens_at_line_start(items: Any) -> bool:
+    return bool(items) and _line_start(*items[0])
 
 
 def _sequence(items: Items) -> Gate:
