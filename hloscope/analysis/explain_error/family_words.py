@@ -297,11 +297,11 @@ REASONS: dict[Family, Reason] = {
 def read_family(text: str) -> tuple[Family, float] | None:
     """The family ``text``'s error lines say and its probability, where it reaches the
     threshold; else ``None``."""
-    if not names_the_stack(text):
-        return None
     shipped = table()
     found = shipped.model.best(message_words(text))
-    if found is None or found[1] < shipped.threshold:
+    # The stack's names last: a search of the whole text, where the error lines are a few read
+    # from the end (a long log of no error has none: 1 s -> 0.05 s on 4 MB).
+    if found is None or found[1] < shipped.threshold or not names_the_stack(text):
         return None
     return Family(found[0]), found[1]
 
