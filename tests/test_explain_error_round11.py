@@ -257,3 +257,18 @@ def test_a_jax_internal_class_lacking_an_attribute_is_a_library_of_another_jax()
         '  File "/home/u/NNGP/model.py", line 12, in _call_one\n',
     ).replace("'val'", "'ndims'")
     assert all(f.advice_kind != "install" for f in explain_error(own).failures)
+
+
+# ---- a JAX transformation refusing a library's keyword, pasted alone ----------------------------
+
+
+def test_a_jax_transformation_refusing_a_keyword_pasted_alone_is_another_release():
+    # optimistix#10 (fresh7): a JAX older than the library (linearize gained has_aux later).
+    failure = spent("fresh7_a_optimistix_10_linearize_has_aux_old_jax")
+    assert (str(failure.family), failure.advice_kind) == ("jax_call", "install")
+    # JAX 0.10.2's own, in a child here: shard_map's check_rep is check_vma now.
+    other = first("TypeError: shard_map() got an unexpected keyword argument 'check_rep'\n")
+    assert (str(other.family), other.advice_kind) == ("jax_call", "install")
+    # A function of no JAX name, pasted alone: the program's own, not read as a release.
+    own = "TypeError: train_step() got an unexpected keyword argument 'lr'\n"
+    assert all(f.advice_kind != "install" for f in explain_error(own).failures)

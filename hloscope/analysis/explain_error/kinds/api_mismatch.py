@@ -85,8 +85,15 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         when = "an older one, where the name still exists"
     else:
         called = _RE.called.search(before)
-        if called is None or not _called_into_jax(log, m, stack, called["fn"]):
-            return  # a function of the program's own, not JAX's
+        if called is None:
+            return
+        if not _called_into_jax(log, m, stack, called["fn"]) and (
+            stack or not _RE.jax_api.match(called["fn"])
+        ):
+            # A function of the program's own, not JAX's. (Pasted alone, without frames, a
+            # JAX transformation's name is JAX's: "linearize() got an unexpected keyword
+            # argument 'has_aux'".)
+            return
         what = f"{called['fn']}() no longer takes '{m['kwarg']}'"
         when = "an older one that took the argument"
     library = _caller_package(stack) or _vendored_package(stack)
