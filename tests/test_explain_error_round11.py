@@ -272,3 +272,23 @@ def test_a_jax_transformation_refusing_a_keyword_pasted_alone_is_another_release
     # A function of no JAX name, pasted alone: the program's own, not read as a release.
     own = "TypeError: train_step() got an unexpected keyword argument 'lr'\n"
     assert all(f.advice_kind != "install" for f in explain_error(own).failures)
+
+
+# ---- a serialized JAX module on a platform it was not exported for ------------------------------
+
+
+def test_an_xla_call_module_on_another_platform_is_an_export_for_other_platforms():
+    # google-research#1848 (fresh7): a CPU-only export served on CUDA.
+    failure = spent("fresh7_c_googleresearch_1848_dito_xlacallmodule_cpu_module_on_cuda")
+    assert (str(failure.family), failure.finding.op, str(failure.platform)) == (
+        "jax_export",
+        "XlaCallModule",
+        "gpu",
+    )
+    # The other way (Perch v2, a CUDA-only SavedModel on a CPU node; the jax2tf docs' form).
+    other = first(
+        "tensorflow.python.framework.errors_impl.NotFoundError: The current platform CPU is "
+        "not among the platforms required by the module: [CUDA]\n"
+    )
+    assert (str(other.family), str(other.platform)) == ("jax_export", "cpu")
+    assert "[CUDA]" in other.finding.suggestion
