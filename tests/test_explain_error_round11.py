@@ -292,3 +292,24 @@ def test_an_xla_call_module_on_another_platform_is_an_export_for_other_platforms
     )
     assert (str(other.family), str(other.platform)) == ("jax_export", "cpu")
     assert "[CUDA]" in other.finding.suggestion
+
+
+# ---- a GPU kernel's dot below Triton's smallest tile --------------------------------------------
+
+
+def test_a_dot_under_tritons_sixteen_is_a_pallas_shape_to_fix():
+    # jax#20051 (fresh7): a Pallas matrix-vector product, y of (32, 1).
+    failure = spent("fresh7_a_jax_20051_pallas_gpu_matvec_dims_16")
+    assert (str(failure.family), failure.finding.op, str(failure.platform)) == (
+        "pallas",
+        "dot_general",
+        "gpu",
+    )
+    assert failure.advice_kind == "fix_shapes"
+    # Triton's own check in tl.dot, under jax-triton or PyTorch alike.
+    other = first("AssertionError: Input shapes should have M >= 16, N >= 16 and K >= 16\n")
+    assert (str(other.family), other.advice_kind, str(other.platform)) == (
+        "pallas",
+        "fix_shapes",
+        "gpu",
+    )

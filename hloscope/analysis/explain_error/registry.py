@@ -54,6 +54,7 @@ from .kinds import (
     tf2xla,
     tf_kernel,
     tf_known_issue,
+    triton_dot,
     tt_memory,
     xla_crash,
     xla_status,
@@ -99,7 +100,12 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     joined(missing_lowering.RECOGNISER, linalg.RECOGNISER),
     xla_status.RECOGNISER,
     joined(jax_export.RECOGNISER, export_artifact.RECOGNISER, call_module_platform.RECOGNISER),
-    joined(pallas.RECOGNISER, mosaic_names.RECOGNISER, pallas_specs.RECOGNISER),
+    joined(
+        pallas.RECOGNISER,
+        mosaic_names.RECOGNISER,
+        pallas_specs.RECOGNISER,
+        triton_dot.RECOGNISER,
+    ),
     joined(out_of_memory.RECOGNISER, tt_memory.RECOGNISER),
     device_allocation.RECOGNISER,
     joined(
