@@ -44,6 +44,9 @@ def named_accelerator(text: str) -> str | None:
 # A keyword given a platform as its value, in code or a repr: `platform='gpu'`, `backend="tpu"`,
 # `device_kind=cpu` (an AbstractMesh's), `platforms=["cuda"]`.
 _ASSIGNED = r"\b(?:platforms?|backend|device_kind|device_type)\s*[=:]\s*[\[(]?['\"]?"
+# JAX's DeviceIdSet repr, a platform's name and device ids: "{CPU 0, 1}" (doubled braces:
+# a str.format template).
+_ID_SET = r"(?-i:\{{{0} \d+(?:, \d+)*\}})"
 # Signs of the platform a log ran on, whatever sentence carries them: a GPU's libraries (CUDA,
 # cuDNN, cuBLAS, cuSOLVER, cuFFT, NCCL, ROCm, HIP, Triton, ptxas), its device strings (cuda:0,
 # gpu:0, /device:GPU:0, CudaDevice, the BFC allocator GPU_0_bfc); a TPU's (libtpu, TPU_0,
@@ -76,7 +79,10 @@ _LOG_SIGNS = re.compile(
     r"|\bMetal device\b"
     # NVIDIA's LLVM IR (an intrinsic LLVM could not select: %llvm.nvvm.cp.async...) and a
     # Triton kernel's decorator named in its frontend's message.
-    r"|\bllvm\.nvvm\.|@triton\.jit\b)"
+    r"|\bllvm\.nvvm\.|@triton\.jit\b"
+    # JAX's set of device ids in a sharding's repr, under the platform's name in capitals
+    # (PositionalSharding([{GPU 0} {GPU 1}]), "{CPU 0, 1}", "{TPU 0, 1, 2, 3}").
+    rf"|{_ID_SET.format('GPU')})"
     r"|(?P<tpu>\blibtpu|\bTPU_\d|\bTpuDevice\b|\bXLA_TPU_JIT\b|\btpu:\d\b|/device:TPU:\d"
     r"|\bMosaic(?! ?GPU)\b|\bTPU v\d|\bTPU_VISIBLE_CHIPS\b|\bTensorCore\b"
     r"|(?:xla|service|backends|pjrt|stream_executor)/tpu/"
@@ -85,11 +91,31 @@ _LOG_SIGNS = re.compile(
     r"|\bon (?:the )?TPUs?\b"
     # The TPU's device files and a slice's accelerator type (v4-8, v5litepod-16, v6e-256).
     r"|/dev/(?:accel|vfio/)\d|\bv(?:2|3|4|5p|5e|5litepod|6e)-\d{1,4}\b"
-    rf"|{_ASSIGNED}tpu\b)"
+    rf"|{_ASSIGNED}tpu\b|{_ID_SET.format('TPU')})"
     # A CPU where JAX says it fell back to one, or where it is the platform a value names
-    # (an AbstractMesh's "device_kind=cpu", "platform='cpu'").
-    rf"|(?P<cpu>\bfalling back to cpu\b|{_ASSIGNED}cpu\b)",
+    # (an AbstractMesh's "device_kind=cpu", "platform='cpu'"; "Host" is XLA's own name of
+    # the CPU platform: run_hlo_module's "--platform=Host", hlo_runner_main's
+    # "--device_type=host", "Running HLO module with runner Host"); XLA's CPU backend's own
+    # source paths (xla/service/cpu/..., xla/backends/cpu/...); a binary refusing the host
+    # CPU it was started on for an instruction set it was built for (jaxlib's "built using
+    # AVX instructions, which your CPU ... do not support", TensorFlow's "compiled to use
+    # AVX instructions, but these aren't available on your machine").
+    rf"|(?P<cpu>\bfalling back to cpu\b|{_ASSIGNED}(?:cpu|host)\b|\brunner Host\b"
+    rf"|{_ID_SET.format('CPU')}"
+    r"|(?:xla|service|backends)/cpu/"
+    r"|\b(?:built|compiled) (?:using|to use) [A-Z][\w.]*(?:(?:,| and|/) ?[A-Z][\w.]*)*"
+    r" instructions\b)",
     re.I,
+)
+# Signs of a binary built inside Google's own tree, as on a public machine only libtpu is
+# (jaxlib and XLA's GPU plugins are built from GitHub: "external/xla/xla/...", "xla/..."):
+# XLA's sources under google3's "third_party/" in a status's trace, and Google's crash
+# handler that prints on a fatal signal (coredump_hook, "Coroner", the symbolizer's
+# stripped_domain link). Weak signs: a TPU only where the log has no other sign at all (a
+# Googler's own build of XLA:GPU prints the same paths beside the GPU's signs).
+_GOOGLE_BUILD = re.compile(
+    r"\bthird_party/(?:tensorflow/compiler/)?xla/|\bcoredump_hook\.cc\b|\bCoroner\b"
+    r"|\bsymbolize\.stripped_domain/"
 )
 # Words that are case-sensitive in the log (``HIP`` the runtime, not "hip"; ``Mosaic`` the
 # compiler; ``TensorCore`` the TPU's core): the pattern ignores case, these are re-checked.
@@ -116,7 +142,8 @@ _COMMENT = re.compile(r"[ \t]#(?:[ \t]|$)")
 
 def platform_in_log(text: str) -> Platform | None:
     """The platform ``text`` as a whole ran on: the accelerator with more signs (GPU or TPU),
-    or the CPU where the log names only it; None where it names none or both alike."""
+    or the CPU where the log names only it, or the TPU where it shows only a binary of
+    Google's own build (:data:`_GOOGLE_BUILD`); None where it names none or both alike."""
     counts = {"gpu": 0, "tpu": 0, "cpu": 0}
     absent_lines: dict[int, bool] = {}
     for found in _LOG_SIGNS.finditer(text):
@@ -134,4 +161,6 @@ def platform_in_log(text: str) -> Platform | None:
     gpu, tpu = counts["gpu"], counts["tpu"]
     if gpu != tpu:
         return Platform.GPU if gpu > tpu else Platform.TPU
-    return Platform.CPU if not gpu and counts["cpu"] else None
+    if not gpu and counts["cpu"]:
+        return Platform.CPU
+    return Platform.TPU if not gpu and _GOOGLE_BUILD.search(text) else None
