@@ -281,3 +281,28 @@ _LINES_TEXT = st.lists(
 )
 def test_line_start_scans_are_exact_on_generated_regexes(source: str, texts: list[str]) -> None:
     _assert_exact(source, texts)
+
+
+class _Searched(str):
+    """A text that notes each text searched for in it."""
+
+    def __new__(cls, text: str) -> _Searched:
+        made = super().__new__(cls, text)
+        made.searched = []
+        return made
+
+    searched: list[str]
+
+    def __contains__(self, word: object) -> bool:
+        self.searched.append(str(word))
+        return super().__contains__(word)
+
+
+def test_a_text_with_a_character_the_log_lacks_is_not_searched_for() -> None:
+    pattern = re.compile(r"Check failed: (\w+)|Non-OK-status: (\w+)")
+    quiet = _Searched("INFO step 1 loss 0.5 lr 3e-4\n" * 100)  # no capital C or N, no colon
+    assert not may_match(pattern, quiet)
+    assert quiet.searched == []
+    failed = _Searched("INFO step 1\nCheck failed: x == y\n")
+    assert may_match(pattern, failed)
+    assert failed.searched == ["Check failed: "]

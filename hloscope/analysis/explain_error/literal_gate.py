@@ -87,7 +87,20 @@ def _holds(gate: Gate, text: str) -> bool:
     start of ``text``); always where there is no gate."""
     if gate is None:
         return True
-    return any(word in text or (word[0] == "\n" and text.startswith(word[1:])) for word in gate)
+    # A text with a character the log lacks is not in it: known without a search (the most of
+    # them, on a training log of few characters).
+    chars = _characters(text)
+    return any(
+        chars.issuperset(word[1:] if word[0] == "\n" else word)
+        and (word in text or (word[0] == "\n" and text.startswith(word[1:])))
+        for word in gate
+    )
+
+
+@lru_cache(maxsize=1)
+def _characters(text: str) -> frozenset[str]:
+    """The characters of ``text`` (kept for the last text: every recogniser asks of one log)."""
+    return frozenset(text)
 
 
 @dataclass(frozen=True, slots=True)
