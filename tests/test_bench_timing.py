@@ -169,5 +169,9 @@ def test_fresh_inputs_are_in_place_before_the_clock_starts():
     def call(x: _InFlight) -> None:
         x.block_until_ready()  # the computation cannot start before its input is there
 
-    timing = measure(call, prepare=lambda: (_InFlight(transfer),), budget=0.5, min_runs=5)
+    # Each run waits `transfer` untimed: the runs are capped at a hundred (a call this short
+    # would otherwise run until its median is known to 2%, a thousand runs and more, 30 s of
+    # waits); a wait inside the clock would put every one of them over transfer / 4.
+    prepare = lambda: (_InFlight(transfer),)  # noqa: E731
+    timing = measure(call, prepare=prepare, budget=0.5, min_runs=5, max_runs=100)
     assert timing.median_s < transfer / 4
