@@ -93,6 +93,7 @@ def test_a_pass_pipeline_failure_under_pallas_frames_is_mosaics_refusal():
     failure = spent("fresh7_a_jax_18370_pallas_tpu_padded_transpose")
     assert (str(failure.family), str(failure.platform)) == ("pallas", "tpu")
     assert any("Padded transposes unsupported" in hint for hint in failure.hints)
+    assert failure.finding.op == "transpose"  # the primitive MLIR's location names
     # The same words from another MLIR user's pipeline (NVIDIA's CuTe DSL compiling a kernel,
     # as a vLLM user pasted it): no Pallas frame, not a Pallas kernel.
     cutlass = (

@@ -31,6 +31,7 @@ from ..catalogue import words_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+from ..mlir_location import location_op
 from .pallas import _mosaic
 
 __all__ = ["RECOGNISER"]
@@ -58,7 +59,13 @@ def _mosaic_names(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         stack = log.traceback_before(m.start())
         if not any(_RE.mosaic_frame.search(frame.file) for frame in stack):
             return  # another MLIR user's pass pipeline (a DSL's, torch-mlir's)
-        yield _mosaic(log, m, why="")  # the reason is on the "error:" line after
+        failure = _mosaic(log, m, why="")  # the reason is on the "error:" line after
+        said = _RE.pipeline_error.search(log.text, m.end(), m.end() + 2048)
+        if said is not None and failure.finding.op == "tpu_custom_call":
+            # MLIR's diagnostic names the op's location first: the kernel's primitive there
+            # ("/transpose[...]"), else the MLIR op it names.
+            failure.finding.op = location_op(said["loc"]) or said["op"]
+        yield failure
         return
     if m["verify_why"] is not None:
         failure = _mosaic(log, m, why=m["verify_why"])
