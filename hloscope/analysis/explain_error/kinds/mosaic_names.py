@@ -29,9 +29,9 @@ from collections.abc import Iterator
 from ..advice import AdviceKind
 from ..catalogue import words_of
 from ..log import Log
+from ..mlir_location import location_op
 from ..recogniser import Recogniser
 from ..record import Failure, Family
-from ..mlir_location import location_op
 from .pallas import _mosaic
 
 __all__ = ["RECOGNISER"]
