@@ -107,6 +107,17 @@ def _opcode(named: re.Match[str]) -> str:
     return _UNIQUE_SUFFIX.sub("", named["hlo"])
 
 
+# A driver's error code (CUDA's CUDA_ERROR_NOT_FOUND, ROCm's hipErrorNotFound).
+_ERROR_CODE = re.compile(r"CUDA_ERROR_\w+|hipError\w+|cudaError\w+")
+
+
+def _no_op(failure: Failure) -> bool:
+    """Whether the op a recogniser read is no op but the message's exception class
+    (``ValueError``), a status code or a driver's error code: what failed, not where."""
+    op = failure.finding.op
+    return op == failure.error_class or op in _CODES or bool(_ERROR_CODE.fullmatch(op))
+
+
 # What a device string's word means.
 _DEVICE_WORDS = {"host": "cpu", "hbm": "tpu", "metal": "gpu"}  # METAL: Apple's GPU plugin
 # How much of the message's paragraph the facts are read from.
@@ -169,8 +180,9 @@ def complete(failure: Failure, log: Log) -> None:
     on_line = named_node if named_node and named_node.start() <= len(line) + 1 else None
     if on_line and on_line["hlo"] and not _IDENTIFIER.match(failure.finding.op):
         failure.finding.op = _opcode(on_line)
-    # Else the op the message names in passing, on its line or those it wrapped onto.
-    if not _IDENTIFIER.match(failure.finding.op):
+    # Else the op the message names in passing, on its line or those it wrapped onto; also
+    # where the recogniser's op is only the message's exception or error code.
+    if not _IDENTIFIER.match(failure.finding.op) or _no_op(failure):
         failure.finding.op = op_named(_own_lines(region)) or failure.finding.op
     if not failure.finding.source:
         _user_line(failure, log)
@@ -184,6 +196,10 @@ def _user_line(failure: Failure, log: Log) -> None:
     failure.finding.source = user_source(stack)
     if not failure.stack:
         failure.stack = stack
+    elif failure.finding.source is None:
+        # The recogniser's frames (TF's "The op is created at:", cut before the user's)
+        # hold none of the user's: the traceback the message ends may.
+        failure.finding.source = user_source(message_stack(log, failure.offset))
     if failure.finding.source is None:  # a line the message names in words, no traceback
         end = min(paragraph_end(log, failure.offset), failure.offset + _PARAGRAPH)
         message = log.text[failure.offset : end]

@@ -3,7 +3,9 @@
 JAX's messages about an op's rules name the op in a few stable shapes whatever the sentence
 around them: ``sharding rule for scatter-add is not implemented``, ``For primitive
 broadcast_in_dim``, ``PartitionSpec passed to broadcast_in_dim``, ``Input 0 to qr must be
-unsharded``, an MLIR location's name stack (``loc("jit(f)/pure_callback"(...``). Where the
+unsharded``, an MLIR location's name stack (``loc("jit(f)/pure_callback"(...``), the API a
+message refuses by name at its start (```jax.make_mesh` does not support ...``); a GPU driver
+names the kernel it could not find (``failed to get PTX kernel "x" from module``). Where the
 message says none, the traceback does: the rule that raised it is a function of JAX's named
 after its primitive (``_dot_general_unreduced_rule``, ``_sort_abstract_eval``,
 ``_scatter_sharding_rule``).
@@ -30,6 +32,19 @@ _NAMED = re.compile(
     # The instruction a compiler was compiling when it failed, as XLA names it: "Failure
     # occured when compiling fusion gemm_fusion_dot.1", "while compiling %call.1 = ...".
     r"|\b(?:while|when) compiling (?:(?:fusion|instruction|kernel) %?|%)(?P<hlo>[\w.-]*\w)"
+    # A kernel a GPU driver could not find in the module XLA loaded, quoted: CUDA's "failed
+    # to get PTX kernel "shift_right_logical" from module", ROCm's "failed to get kernel
+    # "fusion_3" from module".
+    r"|\bkernel \"(?P<kernel>[\w.$-]+)\" from module"
+    # The op a sharding-in-types rule could not give an output sharding: "to provide output
+    # PartitionSpec for the scatter update", "... for the gather indexing".
+    r"|\bPartitionSpec\s+for\s+the\s+(?P<spec_for>[a-z_][a-z0-9_]*)\s+"
+    r"(?:update|indexing|operation)\b"
+    # A message whose subject is the API it refuses, quoted at its start: "`jax.make_mesh`
+    # does not support multi-slice topologies", "`jax.pmap` is not supported ...".
+    r"|^(?:[\w.]+(?:Error|Exception): )?`(?P<api>[a-z_]\w*(?:\.[a-z_]\w*)+)` "
+    r"(?:does not|doesn't|is not|cannot|can't|only)\b",
+    re.M,
 )
 # A JAX rule's function: `_<primitive>[_<kind>]_rule`, `_<primitive>_abstract_eval`.
 _RULE = re.compile(

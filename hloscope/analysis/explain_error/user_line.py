@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ...hlo.metadata import StackFrame
-from ..provenance import is_user_frame
+from ..provenance import FRAMEWORK_FOLDERS, is_user_frame
 from .log import Log
 
 __all__ = [
@@ -56,11 +56,38 @@ _SPLIT = re.compile(r"[\\/]")
 def is_users(frame: StackFrame) -> bool:
     """Whether ``frame`` is the user's own code: not installed, Python's, a framework's
     (:func:`~hloscope.analysis.provenance.is_user_frame`), a runner's or generated."""
-    if frame.file.startswith(_NO_FILE) or not is_user_frame(frame):
+    if frame.file.startswith(_NO_FILE):
+        return False
+    if not is_user_frame(frame) and not _project_subpackage(frame):
         return False
     if frame.file.endswith(".jl") and _JULIA_INSTALLED.search(frame.file):
         return False  # a Julia package's, or Julia's own
     return not any(folder in _RUNNERS for folder in _SPLIT.split(frame.file)[:-1])
+
+
+# A tree's folder of other projects' code kept in it, as site-packages is installed code
+# (Google's `third_party/py/jax/...`): never the project's own package.
+_VENDORED = frozenset({"third_party", "vendor", "external"})
+# A path that starts at the machine's root, a home, a drive, or a tool's stand-in name.
+_ROOTED = re.compile(r"[\\/~<]|[A-Za-z]:")
+
+
+def _project_subpackage(frame: StackFrame) -> bool:
+    """Whether ``frame``'s path is relative to the project a tool ran in (pytest's
+    ``netket/jax/sharding.py``, relative to the repository it tests) and a framework's name
+    is only a folder deeper in it: a subpackage of the project's own (NetKet's
+    ``netket/jax/``, Acme's ``acme/agents/jax/``), not the framework. The path's first folder
+    is the project's package; a framework's own relative paths (``jax/_src/core.py``) start
+    with the framework's name."""
+    folders = _SPLIT.split(frame.file)[:-1]
+    if len(folders) < 2 or _ROOTED.match(frame.file):
+        return False
+    if _INSTALLED_OR_PYTHON.search("/" + frame.file):
+        return False
+    top = folders[0]
+    if top in _VENDORED or top in FRAMEWORK_FOLDERS or top in _RUNNERS:
+        return False
+    return not top.startswith(".")  # a hidden folder: a virtual environment's, a tool's
 
 
 def user_source(stack: list[StackFrame]) -> str | None:
@@ -74,8 +101,9 @@ def user_source(stack: list[StackFrame]) -> str | None:
 
 
 # A library's source checkout: the repository's folder and, inside it, the package's of the
-# same name (`~/Prog/pennylane/pennylane/workflow/qnode.py`, `xla/torchax/torchax/`).
-_CHECKOUT = re.compile(r"[\\/](?P<name>[A-Za-z_][\w-]*)[\\/](?P=name)[\\/]")
+# same name (`~/Prog/pennylane/pennylane/workflow/qnode.py`, `xla/torchax/torchax/`), or of
+# the "src layout" (`~/dev/levanter/src/levanter/compat/hf_checkpoints.py`).
+_CHECKOUT = re.compile(r"[\\/](?P<name>[A-Za-z_][\w-]*)[\\/](?:src[\\/])?(?P=name)[\\/]")
 
 
 def _called_checkout(frame: StackFrame, outer: list[StackFrame]) -> bool:
