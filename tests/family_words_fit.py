@@ -53,6 +53,7 @@ from tests.explain_error_scoring import (  # noqa: E402
     FRESH4_TEST,
     FRESH5_TEST,
     FRESH6_TEST,
+    FRESH7_TEST,
     FRESH_TEST,
     SEALED_PARTS,
 )
@@ -82,6 +83,7 @@ FIRST_SIGHT = {
     FRESH4_TEST: "e81afcd",
     FRESH5_TEST: "af3d0bd",
     FRESH6_TEST: "82d0e50",
+    FRESH7_TEST: "4b96a0f",
 }
 #: The family logs' families and advice, as the tests that read them assert (those that are
 #: warnings only -- factories registered twice, a BFC report that is no failure, a hash of a
@@ -323,8 +325,13 @@ def table_text(docs: Sequence[Doc], sight: FirstSight) -> str:
 
 
 def read_at_first_sight(part: str, names: Sequence[str]) -> dict[str, str | None]:
-    """Each log's first failure's family as the code of ``part``'s blind scoring read it
-    (``None``: no failure), from a worktree of that commit in ``/tmp/wt_<part>``."""
+    """Each log's first failure's family as the recognisers of ``part``'s blind scoring read
+    it (``None``: no failure), from a worktree of that commit in ``/tmp/wt_<part>``.
+
+    The recognisers' answer alone: the table is passed as a list of its rows, not as the
+    table itself, so a commit that already had the words reader (4b96a0f, the seventh part's)
+    reads no family from words where no recogniser read one -- what the earlier parts'
+    commits, before the words, did anyway."""
     tree = Path(f"/tmp/wt_{part.split('-2026', 1)[0].replace('-', '')}")
     if not tree.exists():
         subprocess.run(
@@ -333,10 +340,12 @@ def read_at_first_sight(part: str, names: Sequence[str]) -> dict[str, str | None
             capture_output=True,
         )
     program = (
-        "import json, sys\nfrom pathlib import Path\n"
+        "import inspect, json, sys\nfrom pathlib import Path\n"
         "from hloscope.analysis.explain_error import explain_error\n"
+        "rows = list(inspect.signature(explain_error).parameters['recognisers'].default)\n"
         "out = {}\nfor name in sys.argv[2:]:\n"
-        "    f = explain_error((Path(sys.argv[1]) / (name + '.log')).read_text()).failures\n"
+        "    text = (Path(sys.argv[1]) / (name + '.log')).read_text()\n"
+        "    f = explain_error(text, rows).failures\n"
         "    out[name] = str(f[0].family) if f else None\nprint(json.dumps(out))\n"
     )
     done = subprocess.run(
