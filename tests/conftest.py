@@ -129,6 +129,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # The tests a full run measured slow (tests/slow_tests.txt) are marked so, beside those
     # marked by hand: `-m "not slow"` is then a quick check (see tests/slow_tests.py).
@@ -136,6 +137,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if is_listed(item.nodeid, entries):
             item.add_marker(pytest.mark.slow)
+    items[:] = slowest_modules_first(items, entries)
+
+
+def slowest_modules_first(items: list[pytest.Item], entries: frozenset[str]) -> list[pytest.Item]:
+    """``items`` with the modules measured slow as a whole first, then those with slow tests,
+    then the rest; each module's tests together and in their own order. .ci/run hands whole
+    modules to its two workers (``--dist loadfile``, in this order): the long ones start
+    first, and the last minutes are the short ones, shared by both workers."""
+
+    with_slow_tests = {entry.split("::")[0] for entry in entries}
+
+    def rank(item: pytest.Item) -> int:
+        module = item.nodeid.split("::")[0]
+        return 0 if module in entries else 1 if module in with_slow_tests else 2
+
+    return sorted(items, key=rank)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
