@@ -113,19 +113,12 @@ _AUDIT_OPTION = click.option(
 def try_command(
     target: str,
     device: Any,
-    meshes: tuple[str, ...],
-    meshes_all: str | None,
-    shard: tuple[str, ...],
-    batch: str | None,
-    remat: str | None,
-    donate: str | None,
-    cast: tuple[str, ...],
-    flags: tuple[str, ...],
     audit: str | None,
     goal: str,
     jobs: int | None,
     refresh: bool,
     as_json: bool,
+    **variants: Any,
 ) -> None:
     """Compile SCRIPT.py:FUNCTION for a TPU slice as the script gives it and as each variant
     changes it, with XLA:TPU, offline; rank the variants (fits or not, peak per device,
@@ -135,16 +128,7 @@ def try_command(
     from ..drivers.variants.run import function_target
 
     function_target(target)  # a wrong TARGET is said before anything else
-    options = _options(
-        meshes=meshes,
-        meshes_all=meshes_all,
-        shard=shard,
-        batch=batch,
-        remat=remat,
-        donate=donate,
-        cast=cast,
-        flags=flags,
-    )
+    options = _options(**variants)  # read as report --try reads them
     audited = flags_to_audit(audit or None) if audit is not None else None
 
     def on_done(outcome: Any) -> None:
@@ -174,7 +158,8 @@ def try_command(
 
 
 def _options(**given: Any) -> VariantOptions:
-    """The variant options as the command line gave them."""
+    """The variant options as the command line gave them (click's values of
+    :func:`variant_options`, ``--goal`` aside)."""
     from ..drivers.variants import VariantOptions
 
     return VariantOptions(
