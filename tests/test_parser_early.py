@@ -143,10 +143,32 @@ def test_an_error_keeps_its_place(early, monkeypatch, tmp_path):
         found = _from_file(tmp_path, text)
         assert isinstance(found, str) and "line" in found
         assert found == _module_parser(tmp_path, text, monkeypatch)
-    # The control character is met before the module is read, the '}' line when this process
-    # finds the bodies: neither asks the children.
+    # The '}' line is met when this process finds the bodies: the children are not asked.
     assert early.used == 0
-    assert early.missed == ["a child said no", "a callee not among the computations"]
+    assert early.missed == [
+        "a child said no",
+        "a callee not among the computations",
+        "a child said no",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        BASE.replace('op_name="m"', 'op_name="m\x01"'),  # in a string: XLA reads it
+        BASE.replace('op_name="m"', 'op_name="m" \x7f'),  # outside: refused
+        BASE.replace("kind=kLoop", "kind=kLoop\x0b"),
+    ],
+)
+def test_control_characters_are_looked_for_by_the_children(early, monkeypatch, tmp_path, text):
+    # This process does not look for them where the children vouch for every stretch.
+    assert _from_file(tmp_path, text) == _module_parser(tmp_path, text, monkeypatch)
+    assert _from_file(tmp_path, BASE) == _read(BASE)
+    plain = []
+    checked = _driver.check_characters
+    monkeypatch.setattr(_driver, "check_characters", lambda source: plain.append(checked(source)))
+    _from_file(tmp_path, BASE)
+    assert plain == [] and early.used >= 1
 
 
 def test_a_callee_no_child_holds_is_looked_up_here(early, monkeypatch, tmp_path):

@@ -57,17 +57,23 @@ def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
     early = start_early(source)
     try:
         data = early.read() if early is not None else None
-        if data is not None:
+        plain: bool | None
+        if data is not None and data.isascii() and b"\r" not in data:
+            # Its control characters are looked for by the early children, in their stretches.
+            text, path, plain = data.decode("ascii"), path or str(source), None
+        elif data is not None:
             text, path, plain = read_source(data, path or str(source))
         else:
             text, path, plain = read_source(source, path)
         source_text = SourceText(text, path)
-        if not plain:
+        if plain is False:
             check_characters(source_text)
         if data is not None:
             whole = read_whole_module(source_text, early)
         else:
             whole = read_whole_module(source_text)
+        if plain is None and (whole is None or early is None or not early.plain):
+            check_characters(source_text)  # the error it finds comes before any other
     finally:
         if early is not None:
             early.close()

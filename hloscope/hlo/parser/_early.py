@@ -33,6 +33,7 @@ from functools import partial
 from itertools import accumulate, chain, repeat
 from typing import Any
 
+from .. import _lex
 from ._bulk import body_counts
 from ._forked import ForkedChecks, _write_all, fork_each, planned_children
 from ._names import NameSet, callee_names, name_fingerprint
@@ -91,12 +92,15 @@ def start_early(source: object) -> EarlyChildren | None:
 class EarlyChildren:
     """The children started by :func:`start_early`, and the file they read."""
 
-    __slots__ = ("fd", "size", "checks")
+    __slots__ = ("fd", "size", "checks", "plain")
 
     def __init__(self, fd: int, size: int, checks: ForkedChecks) -> None:
         self.fd = fd
         self.size = size
         self.checks = checks
+        # Whether the children found the file plain ASCII (:func:`._lex.is_plain_ascii`),
+        # where their answers were taken: this process need not look again.
+        self.plain = False
 
     def read(self) -> bytes | None:
         """The whole file, as the children read it (the same open file); None where reading
@@ -122,7 +126,7 @@ class EarlyChildren:
         """What :func:`._whole._assemble` waits on for the module's bodies (``ends``,
         ``closes``, ``counts``: each body's place and lines, found here; ``known``: the
         computations' names; ``rows``: the instructions)."""
-        return _Waiting(self.checks, (ends, closes, counts), known, rows)
+        return _Waiting(self, (ends, closes, counts), known, rows)
 
     def close(self) -> None:
         """Stop the children not waited for yet, and close the file."""
@@ -135,16 +139,17 @@ class EarlyChildren:
 class _Waiting:
     """The early children's answers, taken when they fit the bodies found here."""
 
-    __slots__ = ("checks", "bodies", "known", "rows", "miss")
+    __slots__ = ("early", "checks", "bodies", "known", "rows", "miss")
 
     def __init__(
         self,
-        checks: ForkedChecks,
+        early: EarlyChildren,
         bodies: tuple[list[int], list[int], list[int]],
         known: dict,
         rows: int,
     ) -> None:
-        self.checks = checks
+        self.early = early
+        self.checks = early.checks
         self.bodies = bodies
         self.known = known
         self.rows = rows
@@ -170,6 +175,7 @@ class _Waiting:
             self.miss = "a callee not among the computations"  # the usual checks say which
         else:
             per_body = list(chain.from_iterable(answer[3] for answer in answers))
+            self.early.plain = all(answer[5] for answer in answers)
             return per_body, not distinct
         return None
 
@@ -233,7 +239,7 @@ def _read_stretch(fd: int, bounds: Sequence[int], names_to: int, k: int) -> tupl
     found = _stretch_text(fd, bounds, k)
     if found is None:
         return None
-    scan, base, end = found
+    scan, base, end, plain = found
     if k == 0:
         m = _FIRST_HEADER.search(scan, scan.find("\n"))
     else:
@@ -272,15 +278,17 @@ def _read_stretch(fd: int, bounds: Sequence[int], names_to: int, k: int) -> tupl
     os.close(names_to)
     callees.difference_update(own)
     at = partial(operator.add, base)
-    return list(map(at, ends)), list(map(at, closes)), counts, per_body, sorted(callees)
+    answer = list(map(at, ends)), list(map(at, closes)), counts, per_body, sorted(callees)
+    return (*answer, plain)
 
 
-def _stretch_text(fd: int, bounds: Sequence[int], k: int) -> tuple[str, int, int] | None:
+def _stretch_text(fd: int, bounds: Sequence[int], k: int) -> tuple[str, int, int, bool] | None:
     """Child ``k``'s text: from its first byte to past the first '}' line at or after the
     next child's first byte (or to the file's end), a '\\n' added at the file's end where it
     has none (as :func:`._whole._read` does); the file offset of its first character; and
     where its stretch ends in it (after that '}' line's '}'; the text's length at the end
-    of the file). None where it is not plain ASCII without '\\r'."""
+    of the file); and whether its bytes hold no control character (:func:`._lex.is_plain_ascii`:
+    the children's bytes cover the file). None where it is not ASCII or holds a '\\r'."""
     size = bounds[-1]
     start = bounds[k]
     data = _pread(fd, start, size if k == len(bounds) - 2 else min(size, bounds[k + 1] + _SLACK))
@@ -293,11 +301,12 @@ def _stretch_text(fd: int, bounds: Sequence[int], k: int) -> tuple[str, int, int
         end = close + 2 if close >= 0 else len(data)
     if not data.isascii() or b"\r" in data:
         return None  # offsets in the text would not be the file's
+    plain = _lex.is_plain_ascii(data)
     text = data.decode("ascii")
     at_end = start + len(data) == size
     if at_end and not text.endswith("\n"):
         text += "\n"
-    return text, start, len(text) if at_end and end == len(data) else end
+    return text, start, len(text) if at_end and end == len(data) else end, plain
 
 
 def _pread(fd: int, start: int, stop: int) -> bytes:
