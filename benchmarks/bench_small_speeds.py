@@ -316,7 +316,11 @@ def bench_attribute_sweep(repeat: int) -> None:
 
 def bench_big_log(repeat: int) -> None:
     from hloscope.analysis.explain_error import explain_error
+    from hloscope.analysis.explain_error.framework import framework_of
 
+    # framework_of keeps its answer per text: cleared before each run (out of the time), each
+    # run reads the log as the first one (a command's only one) does.
+    first_read = framework_of.cache_clear
     failure = (ROOT / "tests" / "data" / "error_logs" / "jax_17730_check_failed.log").read_text()
     sys.path.insert(0, str(ROOT / "tests"))
     from big_logs import noisy_log
@@ -326,7 +330,7 @@ def bench_big_log(repeat: int) -> None:
     words = re.compile(r"(?i)error|failed|exception|traceback")
     row(
         "explain_error, a 5 MB log",
-        best(lambda: explain_error(log), repeat),
+        best(lambda _: explain_error(log), repeat, first_read),
         "splitlines + one regex scan",
         best(lambda: (log.splitlines(), sum(1 for _ in words.finditer(log))), repeat),
         "1 s",
@@ -339,7 +343,7 @@ def bench_big_log(repeat: int) -> None:
     assert not explain_error(quiet).failures
     row(
         f"explain_error, {len(quiet) / 1e6:.1f} MB of a log with no error",
-        best(lambda: explain_error(quiet), repeat),
+        best(lambda _: explain_error(quiet), repeat, first_read),
         "splitlines + one regex scan",
         best(lambda: (quiet.splitlines(), sum(1 for _ in words.finditer(quiet))), repeat),
         "-",
