@@ -66,9 +66,10 @@ def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
         else:
             text, path, plain = read_source(source, path)
         source_text = SourceText(text, path)
+        read_early, data = data is not None, None  # the bytes let go: a copy of the text
         if plain is False:
             check_characters(source_text)
-        if data is not None:
+        if read_early:
             whole = read_whole_module(source_text, early)
         else:
             whole = read_whole_module(source_text)
