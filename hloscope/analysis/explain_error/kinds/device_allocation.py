@@ -12,8 +12,10 @@ another process, a framework's preallocation. The advice follows the numbers the
 gives: the bytes asked for against the bytes free (or allocated already), and for a TF tensor
 its size from shape and type.
 
-XLA:CPU's ``Out of memory allocating N bytes.`` is read here too, but as the program not
-fitting (out of memory): its buffers are the host's memory, which nothing holds in advance.
+XLA:CPU's ``Out of memory allocating N bytes.`` (its CpuDeviceMemory::Allocate, as the program
+runs) is the host's memory, which no framework holds in advance: the program's buffers are
+more than the machine has -- a smaller program or a bigger machine, not memory to free. (Its
+platform is not named: the words are XLA:CPU's, but the log does not say CPU.)
 """
 
 from __future__ import annotations
@@ -102,8 +104,6 @@ def _device(log: Log, m: re.Match[str]) -> str | None:
     # The reservation's words and "Attempting to allocate" are XLA:TPU's runtime's alone (its
     # error E0100, RuntimeBufferAllocationFailure).
     platform = "tpu" if _RE.tpu_words.search(window) or m["res"] or m["eab"] else None
-    if m["oma"]:
-        platform = "cpu"  # XLA:CPU's client's words: its buffers are the host's memory
     if platform is None and m["far"] and not _RE.gpu_words.search(window):
         # The same words on both: the log's own words (a TPU VM, Colab's TPU) decide.
         platform = (
@@ -347,9 +347,7 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             f"{m['res_free']} free, {m['res_reserved']} reserved, {m['res_reservable']} "
             "reservable (the largest region the program's memory can take)"
         )
-    # XLA:CPU's own words (its CpuDeviceMemory::Allocate): the host's memory, too small for
-    # the program's buffers.
-    failure = (_HOST_KIND if m["oma"] else _KIND).failure(
+    failure = _KIND.failure(
         log,
         m.start(),
         op=op,
@@ -372,8 +370,6 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 # A bare status code of this family's kind (read by .xla_status where no words of this
 # module's are there) gives way to a failure this module read from the same message.
 _KIND = Kind(Family.DEVICE_ALLOCATION, Reason.OUT_OF_MEMORY)
-# The host out of memory for XLA:CPU's buffers: the program does not fit in the machine.
-_HOST_KIND = Kind(Family.OUT_OF_MEMORY, Reason.OUT_OF_MEMORY)
 RECOGNISER = Recogniser(
     Family.DEVICE_ALLOCATION,
     _FAILURE_OR_DUMP,
