@@ -223,8 +223,9 @@ def test_a_failure_read_from_words_says_so_with_its_confidence():
     assert str(failure.family) == "sharding" and failure.read_from == "words"
     assert failure.last_resort and failure.confidence is not None
     assert words.table().threshold <= failure.confidence <= 1.0
-    # The fields every kind reads: the class, the user's line, the framework.
-    assert failure.error_class == "ValueError" and failure.finding.op == "ValueError"
+    # The fields every kind reads: the class, the op the message names ("the mesh passed to
+    # shard_map"), the user's line, the framework.
+    assert failure.error_class == "ValueError" and failure.finding.op == "shard_map"
     assert failure.finding.source == "/home/u/proj/train.py:41"
     # The family's usual fixes, as the corpus's truths name them most often.
     assert [failure.advice_kind, *(k for k, _ in failure.more_advice)] == words.table().advice[
