@@ -73,8 +73,9 @@ def start_early(source: object) -> EarlyChildren | None:
             from .. import structure  # noqa: F401 - what the children digest bodies with
 
             bounds = [size * k // count for k in range(count + 1)]
-            pipes = [os.pipe() for _ in range(count)]  # each stretch's names to the merger
+            pipes: list[tuple[int, int]] = []  # each stretch's names to the merger
             try:
+                pipes += (os.pipe() for _ in range(count))
                 work = partial(_child, fd, bounds, pipes)
                 checks = fork_each(work, [*range(count), _MERGER])
             finally:
