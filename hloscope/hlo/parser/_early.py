@@ -121,13 +121,10 @@ class EarlyChildren:
             return None
         return parts[0] if len(parts) == 1 else b"".join(parts)
 
-    def checked(
-        self, ends: list[int], closes: list[int], counts: list[int], known: dict, rows: int
-    ) -> _Waiting:
-        """What :func:`._whole._assemble` waits on for the module's bodies (``ends``,
-        ``closes``, ``counts``: each body's place and lines, found here; ``known``: the
-        computations' names; ``rows``: the instructions)."""
-        return _Waiting(self, (ends, closes, counts), known, rows)
+    def checked(self, ends: list[int], closes: list[int], known: dict) -> _Waiting:
+        """What :func:`._whole._read_early` waits on for the module's bodies (``ends``,
+        ``closes``: each body's place, found here; ``known``: the computations' names)."""
+        return _Waiting(self, (ends, closes), known)
 
     def close(self) -> None:
         """Stop the children not waited for yet, and close the file."""
@@ -140,32 +137,28 @@ class EarlyChildren:
 class _Waiting:
     """The early children's answers, taken when they fit the bodies found here."""
 
-    __slots__ = ("early", "checks", "bodies", "known", "rows", "miss")
+    __slots__ = ("early", "checks", "bodies", "known", "miss")
 
     def __init__(
-        self,
-        early: EarlyChildren,
-        bodies: tuple[list[int], list[int], list[int]],
-        known: dict,
-        rows: int,
+        self, early: EarlyChildren, bodies: tuple[list[int], list[int]], known: dict
     ) -> None:
         self.early = early
         self.checks = early.checks
         self.bodies = bodies
         self.known = known
-        self.rows = rows
         self.miss = ""  # why the answers were not taken
 
-    def wait(self) -> tuple[list[Any], bool] | None:
-        """What the children counted of each body, in order, and whether any instruction
-        might be renamed (see :class:`._whole._Children`); None where their answers do not
-        fit (:attr:`miss` says why)."""
+    def wait(self) -> tuple[list[Any], bool, list[int]] | None:
+        """What the children counted of each body, in order, whether any instruction might
+        be renamed (see :class:`._whole._Children`), and each body's lines (counted by them);
+        None where their answers do not fit (:attr:`miss` says why)."""
         answers = self.checks.results()
         if answers is None:
             self.miss = "a child said no"
             return None
         rows, distinct = answers.pop()  # the names' merger's
-        if rows != self.rows:
+        counts = list(chain.from_iterable(answer[2] for answer in answers))
+        if rows != sum(counts):
             self.miss = "the merger had other names"
         elif any(
             list(chain.from_iterable(answer[n] for answer in answers)) != found
@@ -177,7 +170,7 @@ class _Waiting:
         else:
             per_body = list(chain.from_iterable(answer[3] for answer in answers))
             self.early.plain = all(answer[5] for answer in answers)
-            return per_body, not distinct
+            return per_body, not distinct, counts
         return None
 
     def close(self) -> None:

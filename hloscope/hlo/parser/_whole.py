@@ -105,11 +105,16 @@ def _read(source: SourceText, early: EarlyChildren | None = None) -> Module | No
     probe = _BULK_LINE.match(scan, last_line)
     if probe is None or probe.end() != closes[-1]:
         return None  # the entry's last line (long operand lists, shapes) says early: not plain
+    known = dict.fromkeys(names)
+    if early is not None and len(text) == early.size:
+        made = _read_early(module, source, scan, headers, (ends, closes), known, early)
+        if made is not None:
+            return made
+        # Their answers do not fit (the module is untouched): checked as if never started.
     counts = list(map(scan.count, repeat("\n"), ends, closes))  # lines of each body
     if 0 in counts:
         return None
     rows = [0, *accumulate(counts)]
-    known = dict.fromkeys(names)
     # Read and checked in chunks of whole bodies (small first: a module the path declines,
     # most often at its first body, costs little; then ~8k rows: the whole module's texts at
     # once took a tenth more peak memory). Each chunk's columns stay its own: its bodies are
@@ -119,15 +124,6 @@ def _read(source: SourceText, early: EarlyChildren | None = None) -> Module | No
     # its names; this process makes no columns of them (their bodies read their text on first
     # use) and meanwhile makes the module. A "no" from any declines the module.
     read = _Chunks(scan, ends, closes, rows, known)
-    if early is not None and len(text) == early.size:
-        waiting = early.checked(ends, closes, counts, known, rows[-1])
-        try:  # every body read by the early children: none here
-            made = _assemble(module, source, read, headers, counts, ([], waiting, False, None))
-        finally:
-            waiting.close()
-        if made is not None:
-            return made
-        # Their answers do not fit (the module is untouched): checked as if never started.
     # Chunks of at most a quarter of a child's share where children will read them: the
     # shares are runs of whole chunks, and a few big chunks would make them uneven.
     planned = planned_children(rows[-1])
@@ -143,6 +139,47 @@ def _read(source: SourceText, early: EarlyChildren | None = None) -> Module | No
     finally:
         if children is not None:
             children.close()
+
+
+def _read_early(
+    module: Module,
+    source: SourceText,
+    scan: str,
+    headers: list[tuple[Any, ...]],
+    bodies: tuple[list[int], list[int]],
+    known: dict,
+    early: EarlyChildren,
+) -> Module | None:
+    """The module made of the early children's answers (:mod:`._early`): every body read
+    by them, its lines counted by them too; None where the answers do not fit."""
+    ends, closes = bodies
+    waiting = early.checked(ends, closes, known)
+    try:
+        answers = waiting.wait()
+    finally:
+        waiting.close()
+    if answers is None:
+        return None
+    per_body, renames, counts = answers
+    rows = [0, *accumulate(counts)]
+    read = _Chunks(scan, ends, closes, rows, known)
+    answered = _Answered(per_body, renames)
+    return _assemble(module, source, read, headers, counts, ([], answered, False, None))
+
+
+class _Answered:
+    """Children's answers already taken (:func:`_read_early`), for :func:`_assemble`."""
+
+    __slots__ = ("answers",)
+
+    def __init__(self, per_body: list[Any], renames: bool) -> None:
+        self.answers = per_body, renames
+
+    def wait(self) -> tuple[list[Any], bool]:
+        return self.answers
+
+    def close(self) -> None:
+        pass
 
 
 def _assemble(
