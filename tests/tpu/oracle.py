@@ -4,6 +4,10 @@
 topology with plain JAX (``jax.experimental.topologies``, no hloscope) and prints JSON: XLA's
 ``memory_analysis()`` peak, ``cost_analysis()`` FLOPs and bytes, and the collectives XLA's own
 parser finds in the compiled module (opcode counts over every computation).
+
+``python tests/tpu/oracle.py --each FUNCTION/TOPOLOGY[/HOST_BOUNDS] ...`` answers for several in
+one process (one JAX start-up, not one per answer) and prints one JSON object on its last line:
+each spec, as written, to that JSON.
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ COLLECTIVES = (
 )
 
 
-def main(name: str, topology: str, bounds: str | None) -> None:
+def figures(name: str, topology: str, bounds: str | None = None) -> dict:
+    """XLA:TPU's figures for the function ``name`` of ``programs.py`` compiled for ``topology``."""
     import programs
     from jax.experimental import topologies
 
@@ -56,18 +61,27 @@ def main(name: str, topology: str, bounds: str | None) -> None:
     opcodes = collections.Counter(
         re.findall(r"^\s*(?:ROOT )?\S+ = .*? ([a-z][a-z0-9-]*)\(", printed, re.M)
     )
-    print(
-        json.dumps(
-            {
-                "device_kind": devices[0].device_kind,
-                "peak": compiled.memory_analysis().peak_memory_in_bytes,
-                "flops": cost["flops"],
-                "bytes": cost["bytes accessed"],
-                "collectives": {op: opcodes[op] for op in COLLECTIVES if opcodes[op]},
-            }
-        )
-    )
+    return {
+        "device_kind": devices[0].device_kind,
+        "peak": compiled.memory_analysis().peak_memory_in_bytes,
+        "flops": cost["flops"],
+        "bytes": cost["bytes accessed"],
+        "collectives": {op: opcodes[op] for op in COLLECTIVES if opcodes[op]},
+    }
+
+
+def spec(name: str, topology: str, bounds: str | None = None) -> str:
+    """The ``--each`` spelling of one answer: ``FUNCTION/TOPOLOGY[/HOST_BOUNDS]``."""
+    return "/".join([name, topology, *([bounds] if bounds else [])])
+
+
+def main(argv: list[str]) -> None:
+    if argv[0] == "--each":
+        each = {one: figures(*one.split("/")) for one in argv[1:]}
+        print(json.dumps(each))
+    else:
+        print(json.dumps(figures(argv[0], argv[1], argv[2] if len(argv) > 2 else None)))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
+    main(sys.argv[1:])
