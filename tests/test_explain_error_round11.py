@@ -319,3 +319,20 @@ def test_a_dot_under_tritons_sixteen_is_a_pallas_shape_to_fix():
         "fix_shapes",
         "gpu",
     )
+
+
+# ---- a Triton builtin with no kernel being built ------------------------------------------------
+
+
+def test_a_triton_builtin_outside_a_kernel_build_is_a_gpu_kernel_that_did_not_build():
+    # AlphaFold 3's Triton helpers on Triton 3.5 (fresh6): '_semantic' asked, '_builder' given.
+    failure = spent("fresh6_b_ramith_gb10_af3_triton_semantic_api")
+    assert (str(failure.family), str(failure.platform)) == ("pallas", "gpu")
+    assert "_semantic" in failure.finding.suggestion
+    # The same check in Triton's releases before 3.5 (its language/core.py's builtin wrapper).
+    other = first(
+        "ValueError: Did you forget to add @triton.jit ? (`_builder` argument must be provided "
+        "outside of JIT functions.)\n"
+    )
+    assert (str(other.family), str(other.platform)) == ("pallas", "gpu")
+    assert "_builder" in other.finding.suggestion
