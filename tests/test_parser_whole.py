@@ -16,7 +16,7 @@ from corpus_files import module_files
 
 import hloscope
 from hloscope.hlo.model import Computation, SourceText
-from hloscope.hlo.parser import _driver, _whole
+from hloscope.hlo.parser import _chunks, _driver, _whole
 from hloscope.hlo.parser._whole import read_whole_module
 
 
@@ -262,7 +262,9 @@ def test_a_module_declined_at_its_first_body_is_not_read_further(monkeypatch):
         def match(self, text: str, pos: int) -> object:
             return pattern.match(text, pos)
 
+    # The module-level probe reads through _whole, the chunks' columns through _chunks.
     monkeypatch.setattr(_whole, "_BULK_LINE", Counting())
+    monkeypatch.setattr(_chunks, "_BULK_LINE", Counting())
     assert not _takes_whole_path(text)
     assert len(read) == 1 and read[0] < len(text) // 100
     monkeypatch.undo()

@@ -35,10 +35,10 @@ from typing import Any
 
 from .. import _lex
 from ._bulk import body_counts
+from ._chunks import _CLOSER, _FIRST_HEADER, _NEXT_HEADER, _Chunks, _chunks
 from ._forked import ForkedChecks, _write_all, fork_each, planned_children
 from ._names import NameSet, callee_names, name_fingerprint
 from ._source import looks_like_path
-from ._whole import _CLOSER, _FIRST_HEADER, _NEXT_HEADER, _Chunks, _chunks
 
 __all__ = ["EarlyChildren", "start_early"]
 
