@@ -152,6 +152,18 @@ def test_an_error_keeps_its_place(early, monkeypatch, tmp_path):
     ]
 
 
+@pytest.mark.parametrize("blank_lines", [3, 70_000])
+def test_a_nul_byte_is_binary_data_as_in_a_serial_read(early, monkeypatch, tmp_path, blank_lines):
+    # Near the start (its line named) and past the first 64 KiB (the file named): the same
+    # error whether or not children read the file first.
+    text = BASE + "\n" * blank_lines + "\0\n"
+    found = _from_file(tmp_path, text)
+    monkeypatch.setenv(_forked.WORKERS_ENV, "0")
+    serial = _from_file(tmp_path, text)
+    assert isinstance(found, str) and "error: binary data, not HLO text" in found
+    assert found == serial
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -58,8 +58,9 @@ def parse_modules(source: Source, *, path: str | None = None) -> list[Module]:
     try:
         data = early.read() if early is not None else None
         plain: bool | None
-        if data is not None and data.isascii() and b"\r" not in data:
-            # Its control characters are looked for by the early children, in their stretches.
+        if data is not None and data.isascii() and b"\r" not in data and b"\0" not in data:
+            # Its control characters are looked for by the early children, in their stretches;
+            # a NUL byte is read_source's "binary data" error, as in a serial read.
             text, path, plain = data.decode("ascii"), path or str(source), None
         elif data is not None:
             text, path, plain = read_source(data, path or str(source))
