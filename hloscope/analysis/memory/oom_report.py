@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import StrEnum, auto
 from typing import Any
 
 from ...hlo.metadata import StackFrame
@@ -99,18 +99,18 @@ class SourceGroup:
 class FixKind(StrEnum):
     """The fixes an out-of-memory report can point to."""
 
-    DONATE = "donate"
-    REMAT = "remat"
-    BF16 = "bf16"
-    SMALLER_BATCH = "smaller_batch"
+    DONATE = auto()
+    REMAT = auto()
+    BF16 = auto()
+    SMALLER_BATCH = auto()
     #: On-chip memory (VMEM) over its limit: smaller blocks in the kernel.
-    SMALLER_BLOCKS = "smaller_blocks"
+    SMALLER_BLOCKS = auto()
     #: On-chip memory over a limit set below the chip's VMEM: raise the limit.
-    RAISE_VMEM_LIMIT = "raise_vmem_limit"
+    RAISE_VMEM_LIMIT = auto()
     #: TPU tile padding makes buffers many times their data: change their minor dimensions.
-    TILE_PADDING = "tile_padding"
+    TILE_PADDING = auto()
     #: On-chip scalar memory (SMEM) full: fewer scalars (scalar prefetch, scalar parameters).
-    FEWER_SCALARS = "fewer_scalars"
+    FEWER_SCALARS = auto()
 
 
 @dataclass(frozen=True, slots=True)
