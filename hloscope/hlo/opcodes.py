@@ -28,7 +28,7 @@ unknown           an opcode this table does not know (a newer XLA); kept, never 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import StrEnum, auto
 
 __all__ = [
     "Category",
@@ -48,25 +48,26 @@ __all__ = [
 class Category(StrEnum):
     """The category vocabulary (see the table above).
 
-    A :class:`~enum.StrEnum`: each member *is* its string, so ``category == "elementwise"``,
-    dict keys, JSON and ``f"{category}"`` all behave as the plain strings did before.
+    A :class:`~enum.StrEnum` whose values are the names in lower case (``auto()``): each
+    member *is* its string, so ``category == "elementwise"``, dict keys, JSON and
+    ``f"{category}"`` all behave as the plain strings did before.
     """
 
-    ELEMENTWISE = "elementwise"
-    REDUCTION = "reduction"
-    LINEAR_ALGEBRA = "linear_algebra"
-    DATA_MOVEMENT = "data_movement"
-    SORT = "sort"
-    CONTROL_FLOW = "control_flow"
-    FUSION = "fusion"
-    COLLECTIVE = "collective"
-    CUSTOM_CALL = "custom_call"
-    SOURCE = "source"
-    RNG = "rng"
-    IO = "io"
-    ASYNC_MEMORY = "async_memory"
-    MISC = "misc"
-    UNKNOWN = "unknown"
+    ELEMENTWISE = auto()
+    REDUCTION = auto()
+    LINEAR_ALGEBRA = auto()
+    DATA_MOVEMENT = auto()
+    SORT = auto()
+    CONTROL_FLOW = auto()
+    FUSION = auto()
+    COLLECTIVE = auto()
+    CUSTOM_CALL = auto()
+    SOURCE = auto()
+    RNG = auto()
+    IO = auto()
+    ASYNC_MEMORY = auto()
+    MISC = auto()
+    UNKNOWN = auto()
 
 
 @dataclass(frozen=True, slots=True)
