@@ -13,7 +13,7 @@ below both. ``CompileRecord.to_dict`` is what a watched script's child writes
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from enum import StrEnum
+from enum import StrEnum, auto
 from typing import Any
 
 __all__ = [
@@ -175,21 +175,21 @@ def _arg_from(data: dict[str, Any]) -> ArgSignature:
 class CacheResult(StrEnum):
     """What the persistent cache did for one compile."""
 
-    HIT = "hit"  # read from the cache
-    MISS = "miss"  # compiled, and the entry written
-    NOT_WRITTEN = "not_written"  # compiled, and JAX did not write the entry (``reason``)
-    OFF = "off"  # no cache key: no cache directory, or the cache not used
-    UNKNOWN = "unknown"  # a key was logged, no result (a jax that logs differently)
+    HIT = auto()  # read from the cache
+    MISS = auto()  # compiled, and the entry written
+    NOT_WRITTEN = auto()  # compiled, and JAX did not write the entry (``reason``)
+    OFF = auto()  # no cache key: no cache directory, or the cache not used
+    UNKNOWN = auto()  # a key was logged, no result (a jax that logs differently)
 
 
 class NotWritten(StrEnum):
     """Why JAX did not write a compile's entry (its log message, classified)."""
 
-    MIN_COMPILE_TIME = "min_compile_time"
-    MIN_ENTRY_SIZE = "min_entry_size"
-    HOST_CALLBACKS = "host_callbacks"
-    PROCESS_ID = "process_id"
-    CACHE_NOT_INITIALIZED = "cache_not_initialized"
+    MIN_COMPILE_TIME = auto()
+    MIN_ENTRY_SIZE = auto()
+    HOST_CALLBACKS = auto()
+    PROCESS_ID = auto()
+    CACHE_NOT_INITIALIZED = auto()
 
 
 @dataclass(slots=True)

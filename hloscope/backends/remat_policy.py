@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import StrEnum, auto
 from typing import Any
 
 from .errors import CaptureUsageError
@@ -44,10 +44,10 @@ __all__ = [
 class Kind(StrEnum):
     """What one argument of a policy is."""
 
-    NAME = "name"  # a checkpoint_name (a word or a quoted string)
-    NAMES = "names"  # a list of them: [a, b]
-    MEMORY = "memory"  # a memory kind: device, pinned_host
-    POLICY = "policy"  # another policy
+    NAME = auto()  # a checkpoint_name (a word or a quoted string)
+    NAMES = auto()  # a list of them: [a, b]
+    MEMORY = auto()  # a memory kind: device, pinned_host
+    POLICY = auto()  # another policy
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import StrEnum, auto
 from typing import Any
 
 from ..json_fields import json_fields
@@ -16,9 +16,9 @@ class Platform(StrEnum):
     """Which XLA backend compiles for a device: the one vocabulary of platforms (a device row's,
     ``check --device cpu|gpu|tpu``'s, a finding's, an error's)."""
 
-    CPU = "cpu"
-    GPU = "gpu"
-    TPU = "tpu"
+    CPU = auto()
+    GPU = auto()
+    TPU = auto()
 
     @classmethod
     def parse(cls, value: str | Platform) -> Platform:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from enum import StrEnum
+from enum import StrEnum, auto
 from importlib import resources
 from typing import Any
 
@@ -44,8 +44,8 @@ _WHERE = f"hloscope/devices/{_FILE}"
 class _Link(StrEnum):
     """How an interconnect joins the chips (its ``kind``)."""
 
-    TORUS = "torus"
-    SWITCH = "switch"
+    TORUS = auto()
+    SWITCH = auto()
 
 
 #: Latency per hop when an interconnect does not state its own.

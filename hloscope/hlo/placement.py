@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import StrEnum, auto
 from typing import TYPE_CHECKING
 
 from .trip_count import inferred_trip_count
@@ -71,11 +71,11 @@ def _recorded_trip_count(inst: Instruction) -> int | None:
 class Role(StrEnum):
     """What part of a control-flow instruction a computation is."""
 
-    ENTRY = "entry"
-    BODY = "body"  # a while's body
-    CONDITION = "condition"  # a while's condition
-    BRANCH = "branch"  # one branch of a conditional
-    CALL = "call"  # the target of a call or async-start
+    ENTRY = auto()
+    BODY = auto()  # a while's body
+    CONDITION = auto()  # a while's condition
+    BRANCH = auto()  # one branch of a conditional
+    CALL = auto()  # the target of a call or async-start
 
 
 @dataclass(frozen=True, slots=True)
