@@ -22,7 +22,12 @@ on:
   installed?``, ``Outdated cuDNN installation found``, ``CUDA driver version is insufficient
   for CUDA runtime version``, ``CUDA_ERROR_*`` codes other than out-of-memory, a ``ptxas``
   older than the PTX asked of it (``Unsupported .version 8.3; current version is '8.2'``):
-  libraries or a driver missing or too old.
+  libraries or a driver missing or too old;
+* a library that started and whose call then failed on the device as the program ran
+  (``UNKNOWN: CUDNN_STATUS_EXECUTION_FAILED ... while running replica 0``, TF's ``failed to run
+  cuBLAS routine cublasSgemm_v2: CUBLAS_STATUS_EXECUTION_FAILED``, jaxlib's ``operation
+  cusolverDnXsyevBatched(...) failed: cuSolver invalid value error``): nothing is missing, the
+  call was refused or faulted -- XLA's or the framework's bug (``xla_crash``), install second.
 
 The device is the GPU; the advice is about what is installed and what holds the memory.
 """
@@ -132,13 +137,20 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
     line = log.text[log.line_start(m.start()) : log.line_end(m.start())]
     if library == "NCCL":
         return what, _nccl(code, line)
+    status = (AdviceKind.INSTALL, _TEXT.status.format(library=library, code=code))
+    if _RE.ran_failed.search(code) and not _RE.create.search(f"{what} {code}"):
+        # The library ran: its call failed on the device (XLA's crash, see _cuda_library).
+        return what, [
+            (AdviceKind.REPORT_BUG, _TEXT.ran_failed.format(library=library, code=code)),
+            status,
+        ]
     if _RE.create.search(line) or (m["lib_words"] and _RE.create_words.search(code)):
         why = f" ({code})" if code else ""
         memory = (AdviceKind.FREE_MEMORY, _TEXT.handle_memory.format(library=library, why=why))
         install = (AdviceKind.INSTALL, _TEXT.handle_install.format(library=library))
         plenty = memory_was_free(log, m.end(), 1024)
         return what, [install, memory] if plenty else [memory, install]
-    return what, [(AdviceKind.INSTALL, _TEXT.status.format(library=library, code=code))]
+    return what, [status]
 
 
 def memory_was_free(log: Log, pos: int, within: int) -> bool:
@@ -165,7 +177,9 @@ def _cuda_library(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return
     op, advice = read
     name = named_accelerator(log.text)
-    failure = _KIND.failure(
+    # Only a library that ran and failed is advised to report a bug first (_read).
+    kind = _RAN if advice[0][0] is AdviceKind.REPORT_BUG else _KIND
+    failure = kind.failure(
         log,
         m.start(),
         op=op,
@@ -181,4 +195,6 @@ def _cuda_library(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 # Nothing was compiled: the machine's libraries failed.
 _KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, log_line)
+# The libraries started, and one's call failed on the device as the program ran.
+_RAN = Kind(Family.XLA_CRASH, Reason.RUNTIME, log_line)
 RECOGNISER = Recogniser(Family.BACKEND_STARTUP, _RE.opening, _cuda_library)
