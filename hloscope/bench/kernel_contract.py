@@ -1,33 +1,38 @@
-"""A kernel's entry in the bench JSON, the same keys whether it was timed alone
-(:class:`~.kernels.KernelTiming`) or inside the program (:class:`~.traced.TracedKernel`)."""
+"""What a kernel of the bench is, timed alone (:class:`~.kernels.KernelTiming`) or inside the
+program (:class:`~.traced.TracedKernel`), and its entry in the bench JSON, the same keys both
+ways."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
+
+from ..analysis.roofline import Roofline
 
 __all__ = ["TimedKernel", "kernel_contract"]
 
 
-class TimedKernel(Protocol):
-    """What the entry reads of a kernel, timed alone or in the program (a protocol, so that
-    this module imports neither kind of kernel: each of them imports it)."""
+@dataclass(slots=True, kw_only=True)
+class TimedKernel:
+    """The fields both kinds of timed kernel have; each says how it has its time
+    (:attr:`median_s`) or, below resolution, the time it is known to be under (:attr:`below_s`)."""
+
+    name: str
+    kind: str
+    where: str
+    flops: int  # per execution
+    bytes: int  # per execution (through HBM on a TPU module)
+    source: str
+    roofline: Roofline
+    share: float = 0.0
 
     @property
-    def name(self) -> str: ...
+    def median_s(self) -> float | None:
+        raise NotImplementedError
+
     @property
-    def median_s(self) -> float | None: ...
-    @property
-    def share(self) -> float | None: ...
-    @property
-    def flops(self) -> float: ...
-    @property
-    def bytes(self) -> float: ...
-    @property
-    def source(self) -> str | None: ...
-    @property
-    def below_s(self) -> float | None: ...
-    @property
-    def roofline(self) -> Any: ...
+    def below_s(self) -> float | None:
+        raise NotImplementedError
 
 
 def kernel_contract(

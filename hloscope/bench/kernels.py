@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..analysis.hbm import kernel_roof_bytes
 from ..analysis.peaks import DevicePeak
-from ..analysis.roofline import Roofline, roofline
+from ..analysis.roofline import roofline
 from ..errors import HloscopeError
 from ..json_fields import json_fields
 from .compile import compile_text
 from .extract import Skip, extract_kernel, kernel_instructions, runnable_text, skip_reason
 from .inputs import spec_of_shape
-from .kernel_contract import kernel_contract
+from .kernel_contract import TimedKernel, kernel_contract
 from .timing import Timing, measure
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -69,24 +69,16 @@ KERNEL_MIN_RUNS = 20
 KernelProgress = Callable[[int, int, str], None]
 
 
-@dataclass(slots=True)
-class KernelTiming:
+@dataclass(slots=True, kw_only=True)
+class KernelTiming(TimedKernel):
     """One kernel timed alone: its timing, cost, roofline and where it came from."""
 
-    name: str
-    kind: str
-    where: str
     executions: int
-    flops: int
-    bytes: int
-    source: str
     timing: Timing
     launch_s: float
-    roofline: Roofline
     signature: str = ""
     compiled_kernels: int = 1  # how many kernels XLA made of it alone
     profile_s: float | None = None
-    share: float = 0.0
     floor_s: float = 0.0  # the least net time told apart from the launch's noise
 
     @property

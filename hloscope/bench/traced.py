@@ -26,13 +26,12 @@ from ..analysis.hbm import kernel_roof_bytes
 from ..analysis.peaks import DevicePeak
 from ..analysis.roofline import (
     NO_ROOFLINE,
-    Roofline,
     element_type_of,
     on_chip_roofline,
     roofline,
 )
 from ..json_fields import json_fields
-from .kernel_contract import kernel_contract
+from .kernel_contract import TimedKernel, kernel_contract
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.op_profile import OpProfile
@@ -44,21 +43,13 @@ __all__ = ["TracedKernel", "traced_kernels", "TRACE_RESOLUTION_S"]
 TRACE_RESOLUTION_S = 1e-9
 
 
-@dataclass(slots=True)
-class TracedKernel:
+@dataclass(slots=True, kw_only=True)
+class TracedKernel(TimedKernel):
     """One kernel's time inside the program, from a trace (see the module docstring)."""
 
-    name: str
-    kind: str
-    where: str
     executions: float  # per step
     occurrences: int  # in the whole trace
-    flops: int  # per execution
-    bytes: int  # per execution (through HBM on a TPU module)
-    source: str
     time_s: float  # per step
-    roofline: Roofline
-    share: float = 0.0
     joined: bool = True
     asynchronous: bool = False  # an async start/done: no roofline, its transfer is overlap
 
