@@ -262,12 +262,12 @@ def _refused_result():
 
 
 def test_the_failed_page_says_the_what_if_it_is_handed(monkeypatch):
-    import hloscope.reporting._what_if as what_if
+    import hloscope.drivers.variants as variants
 
     page = FailedReport(target="solve.py:solve", error="XLA refused it")
     plain = page.to_html()
     assert 'id="hs-what-if"' not in plain and "<script>" not in plain
-    monkeypatch.setattr(what_if, "what_if", lambda *args: _refused_result())
+    monkeypatch.setattr(variants, "try_variants", lambda *args, **kwargs: _refused_result())
     add_what_if(page, "solve.py:solve", "tpu-v5e:2x2", None, "fit")
     html = page.to_html()
     section = re.search(r'<section id="hs-what-if">(.*?)</section>', html, re.S).group(1)
@@ -283,14 +283,14 @@ def test_the_failed_page_says_the_what_if_it_is_handed(monkeypatch):
 
 
 def test_a_what_if_that_cannot_be_made_is_a_note_on_the_failed_page(monkeypatch):
-    import hloscope.reporting._what_if as what_if
+    import hloscope.drivers.variants as variants
     from hloscope.errors import HloscopeError
 
-    def refuse(*args):
+    def refuse(*args, **kwargs):
         raise HloscopeError("no compiler for it here")
 
     monkeypatch.delenv("HLOSCOPE_DEBUG", raising=False)
-    monkeypatch.setattr(what_if, "what_if", refuse)
+    monkeypatch.setattr(variants, "try_variants", refuse)
     page = FailedReport(target="solve.py:solve", error="XLA refused it")
     add_what_if(page, "solve.py:solve", "tpu-v5e:2x2", None, "fit")
     assert page.what_if is None and "what_if" not in page.to_dict()

@@ -23,32 +23,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..drivers.variants import VariantOptions
     from ..render.html.try_section import TrySection
 
-__all__ = ["add_what_if", "what_if"]
+__all__ = ["add_what_if"]
 
 
 class _Page(Protocol):
     notes: list[str]
     what_if: TrySection | None
     what_if_data: dict[str, Any] | None
-
-
-def what_if(
-    function: str | None,
-    device: str | DeviceSpec | None,
-    options: VariantOptions | None,
-    goal: str,
-    audit: list[str] | None = None,
-) -> TryResult:
-    """``hloscope try``'s variants of ``function`` (``SCRIPT.py:FUNCTION``) for ``device``
-    (a TPU chip or slice), each compiled in a child process and cached, ranked by ``goal``;
-    with ``audit``, the flag audit of those flags instead."""
-    from ..drivers.variants import try_variants
-
-    if function is None:
-        raise HloscopeError("what if: try compiles variants of a SCRIPT.py:FUNCTION target")
-    if device is None:
-        raise HloscopeError("what if: give --device, the TPU chip or slice to compile for")
-    return try_variants(function, device, options, goal=goal, audit=audit)
 
 
 def add_what_if(
@@ -59,9 +40,22 @@ def add_what_if(
     goal: str,
     audit: list[str] | None = None,
 ) -> None:
-    """The "what if" section of ``page``, and the same data as ``try --json`` in its JSON (a
-    note instead, saying why, when it cannot be made)."""
-    result = optional(page, "what if", lambda: what_if(function, device, options, goal, audit))
+    """The "what if" section of ``page``: ``hloscope try``'s variants of ``function``
+    (``SCRIPT.py:FUNCTION``) for ``device`` (a TPU chip or slice), each compiled in a child
+    process and cached, ranked by ``goal`` (with ``audit``, the flag audit of those flags
+    instead); and the same data as ``try --json`` in its JSON (a note instead, saying why, when
+    it cannot be made)."""
+
+    def variants() -> TryResult:
+        from ..drivers.variants import try_variants
+
+        if function is None:
+            raise HloscopeError("what if: try compiles variants of a SCRIPT.py:FUNCTION target")
+        if device is None:
+            raise HloscopeError("what if: give --device, the TPU chip or slice to compile for")
+        return try_variants(function, device, options, goal=goal, audit=audit)
+
+    result = optional(page, "what if", variants)
     if result is None:
         return
     section = try_section(result)
