@@ -56,3 +56,48 @@ def test_a_handle_that_could_not_be_made_is_still_the_start_up():
         "failed: cuSolver internal error\n"
     )
     assert (str(failure.family), failure.advice_kind) == ("backend_startup", "free_memory")
+
+
+# ---- XLA:GPU's own words for LLVM's fatal error --------------------------------------------
+
+
+def test_xla_gpus_llvm_fatal_error_handler_is_a_compiler_crash():
+    # openxla/xla#47982 (fresh3): the reason on the next line, the target an sm_ name.
+    failure = spent("fresh3_a_xla_47982_sm107_ptx_version")
+    assert (str(failure.family), str(failure.platform), failure.advice_kind) == (
+        "xla_crash",
+        "gpu",
+        "report_bug",
+    )
+    # The handler's line as XLA's gpu_compiler.cc writes it: module and reason on one line.
+    other = first(
+        "E0412 10:11:12.345678    1234 gpu_compiler.cc:2021] LLVM Fatal Error while compiling "
+        "target binary for module: jit_matmul Reason: Cannot select: intrinsic "
+        "%llvm.nvvm.wgmma.fence.sync.aligned\n"
+    )
+    assert (str(other.family), str(other.platform)) == ("xla_crash", "gpu")
+    assert "jit_matmul" in other.finding.node
+
+
+# ---- a crash after TensorFlow said XLA compiled a cluster ------------------------------------
+
+
+def test_a_shell_crash_after_tensorflow_compiled_a_cluster_with_xla_is_xlas():
+    # openxla/xla#44942 (fresh2): the executable segfaults right after it was compiled.
+    failure = spent("fresh2_a_xla_44942_tf_rot90_cumsum_segfault")
+    assert (str(failure.family), failure.advice_kind) == ("xla_crash", "report_bug")
+    # TensorFlow 2.15's longer line (tensorflow#63209), then the shell's word for an abort.
+    other = first(
+        "I0000 00:00:1709832534.134273     948 device_compiler.h:186] Compiled cluster using "
+        "XLA!  This line is logged at most once for the lifetime of the process.\n"
+        " 13/250 [>.............................] - ETA: 3s - loss: 0.7202\n"
+        "Aborted (core dumped)\n"
+    )
+    assert (str(other.family), other.finding.op) == ("xla_crash", "SIGABRT")
+
+
+def test_a_shell_crash_with_no_sign_of_xla_is_still_not_read():
+    from hloscope.analysis.explain_error import explain_error
+
+    text = "Epoch 1/3\nloading the model from disk\nSegmentation fault (core dumped)\n"
+    assert not explain_error(text).recognised
