@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.explain_error_reading import first, spent
+from tests.explain_error_reading import CORPUS, first, spent
 
 # ---- a CUDA library that started, and whose call failed as the program ran ------------------
 
@@ -101,3 +101,41 @@ def test_a_shell_crash_with_no_sign_of_xla_is_still_not_read():
 
     text = "Epoch 1/3\nloading the model from disk\nSegmentation fault (core dumped)\n"
     assert not explain_error(text).recognised
+
+
+# ---- the TPU runtime's words for a halt, where the device's are not printed ----------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # pytorch/xla#8459: a Pallas paged-attention kernel under JAX, on one line.
+        "jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: The program continuator "
+        "has halted unexpectedly.\n",
+        # jax#9642: the core's words with no compiler metadata.
+        "RuntimeError: INTERNAL: Core halted unexpectedly: No error message available as no "
+        "compiler metadata was provided.\n",
+        # tensorflow/tpu#785: TF 1.15's TPU estimator, the words alone on their line.
+        "ERROR:tensorflow:Error recorded from training_loop: From /job:worker/replica:0/task:0:"
+        "\nCore halted unexpectedly:\n",
+    ],
+)
+def test_a_tpu_halt_in_the_runtimes_words_is_a_tpu_crash(text):
+    failure = first(text)
+    assert (str(failure.family), str(failure.platform), failure.advice_kind) == (
+        "xla_crash",
+        "tpu",
+        "report_bug",
+    )
+
+
+def test_the_halt_split_over_two_lines_and_the_devices_words_read_once():
+    # sglang-jax#1216 (fresh3): the status and the halt on two lines.
+    failure = spent("fresh3_b_sglangjax_1216_continuator_halted_cache")
+    assert (str(failure.family), str(failure.platform)) == ("xla_crash", "tpu")
+    # marin#1886 (fresh4): the core's words then the device's, one failure naming the HLO.
+    from hloscope.analysis.explain_error import explain_error
+
+    text = (CORPUS / "fresh4_b_marin_1886_tpu_core_halt_boundscheck.log").read_text()
+    failures = explain_error(text).failures
+    assert [f.finding.op for f in failures] == ["ragged_paged_attention.64"]

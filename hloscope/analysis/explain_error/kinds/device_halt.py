@@ -8,7 +8,10 @@ check compiled into the program -- a DMA's bounds check (a kernel handed indices
 buffers), a Pallas kernel's own ``pl.debug_check``, or the launch group out of step between
 hosts (``scheckne: An unexpected peer shows up in the launch group``). Read by the runtime's
 words, whatever wraps them; the HLO instruction it names (``hlo: X``, ``HLO: X, ...``) is the
-op; the platform is the TPU (its TensorCore's sequencer).
+op; the platform is the TPU (its TensorCore's sequencer). The runtime's words around the
+device's stand alone where the device said nothing more: ``INTERNAL: Core halted unexpectedly:
+No error message available as no compiler metadata was provided.``, ``FAILED_PRECONDITION: The
+program continuator has halted unexpectedly.``: the same halt, with no check to name.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ def _device_halt(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     check = _RE.check.search(line)
     if _RE.hosts.search(log.text, m.start(), min(len(log.text), end + 400)):
         advice = (_TEXT.hosts, AdviceKind.CHECK_HOSTS)
+    elif m["bare"] and hlo is None and check is None:
+        advice = (_TEXT.bare.format(said=m["bare"]), AdviceKind.REPORT_BUG)
     else:
         said = f" ({check['check']})" if check else ""
         at = f" in {op}" if hlo else ""
