@@ -30,7 +30,7 @@ import os
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import StrEnum, auto
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -72,9 +72,9 @@ _PLUMBING = frozenset({"parameter", "constant", "get-tuple-element", "tuple", "b
 class Cause(StrEnum):
     """The known causes of a large program."""
 
-    UNROLLED_LOOP = "unrolled_loop"
-    LARGE_CONSTANT = "large_constant"
-    TINY_OPS = "tiny_ops"
+    UNROLLED_LOOP = auto()
+    LARGE_CONSTANT = auto()
+    TINY_OPS = auto()
 
 
 @dataclass(frozen=True, slots=True)
