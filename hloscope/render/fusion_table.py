@@ -231,32 +231,37 @@ def _layout(
     return columns, essential, optional, expendable
 
 
+def _figures(*parts: str) -> Any:
+    """One line of figures and their labels, ``label, figure, label, figure, ...``: the
+    labels dim, the figures plain."""
+    from rich.text import Text
+
+    return Text.assemble(*((p, "dim") if i % 2 == 0 else p for i, p in enumerate(parts)))
+
+
 def _render_summary(s: Mapping[str, Any], console: Any) -> None:
     from rich.text import Text
 
     kinds = ", ".join(f"{k} {n}" for k, n in s["fusions_by_kind"].items()) or "none"
     unfused = ", ".join(f"{k} {n}" for k, n in s["unfused_by_opcode"].items()) or "none"
     lines = [
-        Text.assemble(
-            ("kernels ", "dim"),
-            str(s["kernel_count"]),
-            ("  fusions ", "dim"),
-            f"{s['fusion_count']} ({kinds})",
+        _figures(
+            "kernels ", str(s["kernel_count"]), "  fusions ", f"{s['fusion_count']} ({kinds})"
         ),
-        Text.assemble(("unfused ", "dim"), f"{s['unfused_count']} ({unfused})"),
-        Text.assemble(
-            ("bytes at kernel boundaries ", "dim"),
+        _figures("unfused ", f"{s['unfused_count']} ({unfused})"),
+        _figures(
+            "bytes at kernel boundaries ",
             format_bytes(s["bytes"]),
-            ("  (in ", "dim"),
+            "  (in ",
             format_bytes(s["bytes_in"]),
-            (", out ", "dim"),
+            ", out ",
             format_bytes(s["bytes_out"]),
-            (")", "dim"),
+            ")",
         ),
-        Text.assemble(
-            ("flops ", "dim"),
+        _figures(
+            "flops ",
             format_count(s["flops"]),
-            ("  transcendentals ", "dim"),
+            "  transcendentals ",
             format_count(s["transcendentals"]),
         ),
     ]
@@ -271,17 +276,15 @@ def _render_summary(s: Mapping[str, Any], console: Any) -> None:
 def _tpu_lines(s: Mapping[str, Any]) -> list[Any]:
     """A TPU module's bytes through HBM (the rest of the bytes stay on chip, in VMEM or SMEM)
     and its prefetches (asynchronous copies between HBM and VMEM, not counted as unfused)."""
-    from rich.text import Text
-
     if s.get("hbm_bytes") is None:
         return []
     return [
-        Text.assemble(
-            ("bytes through HBM ", "dim"),
+        _figures(
+            "bytes through HBM ",
             format_bytes(s["hbm_bytes"]),
-            ("  (the rest on chip)  prefetches ", "dim"),
+            "  (the rest on chip)  prefetches ",
             str(s.get("prefetch_count") or 0),
-            (" (async HBM<->VMEM moves)", "dim"),
+            " (async HBM<->VMEM moves)",
         )
     ]
 
@@ -309,17 +312,16 @@ def _control_flow_lines(s: Mapping[str, Any]) -> list[Any]:
     if len(loops) > _LOOPS_SHOWN:
         named.append(f"+{len(loops) - _LOOPS_SHOWN} more")
     lines = [
-        Text.assemble(
-            ("executed per run ", "dim"),
-            ("flops ", "dim"),
+        _figures(
+            "executed per run flops ",
             format_count(s["executed_flops"]),
-            ("  transcendentals ", "dim"),
+            "  transcendentals ",
             format_count(s["executed_transcendentals"]),
-            ("  bytes ", "dim"),
+            "  bytes ",
             format_bytes(s["executed_bytes"]),
-            ("  (loop bodies \u00d7 trip counts; above: once each, as XLA counts)", "dim"),
+            "  (loop bodies \u00d7 trip counts; above: once each, as XLA counts)",
         ),
-        Text.assemble(("loops ", "dim"), printable(", ".join(named))),
+        _figures("loops ", printable(", ".join(named))),
     ]
     unknown = s.get("unknown_trip_counts") or []
     if unknown:
@@ -425,21 +427,21 @@ def _collective_totals(totals: Mapping[str, Any], rows: bool, console: Any) -> N
         console.print(Text("no collectives", style="dim"))
     else:
         console.print(
-            Text.assemble(
-                ("collectives ", "dim"),
+            _figures(
+                "collectives ",
                 str(totals["count"]),
-                ("  bytes per device ", "dim"),
+                "  bytes per device ",
                 format_bytes(totals["bytes"]),
-                ("  executed per call ", "dim"),
+                "  executed per call ",
                 format_bytes(totals["executed_bytes"]),
             )
         )
     if priced and rows:
         console.print(
-            Text.assemble(
-                (f"communication on {printable(totals['device'])} ", "dim"),
+            _figures(
+                f"communication on {printable(totals['device'])} ",
                 format_seconds(totals["estimate_s"]),
-                ("  exposed ", "dim"),
+                "  exposed ",
                 format_seconds(totals["exposed_s"]),
             )
         )
