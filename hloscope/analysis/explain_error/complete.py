@@ -184,6 +184,13 @@ def complete(failure: Failure, log: Log) -> None:
     # where the recogniser's op is only the message's exception or error code.
     if not _IDENTIFIER.match(failure.finding.op) or _no_op(failure):
         failure.finding.op = op_named(_own_lines(region)) or failure.finding.op
+    # The line an MLIR location in the message gives its op (a Mosaic or lowering
+    # diagnostic's) is where the op was made: the traceback's user frame only called the
+    # compiler.
+    end = min(paragraph_end(log, failure.offset), failure.offset + _PARAGRAPH)
+    failure.finding.source = (
+        source_in_locations(log.text[failure.offset : end]) or failure.finding.source
+    )
     if not failure.finding.source:
         _user_line(failure, log)
     _frameworks(failure, log, region)

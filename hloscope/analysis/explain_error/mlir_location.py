@@ -51,8 +51,11 @@ def location_source(loc: str) -> str | None:
 
 
 # Where an MLIR location opens in a message: `at loc("jit(f)/add"(callsite(...`, or, as
-# MLIR's own diagnostics print it, without `loc`: `error: "jit(f)/add"(callsite(...`.
-_LOC = re.compile(r"\bloc\(|\(callsite\(")
+# MLIR's own diagnostics print it, without `loc`: `error: "jit(f)/add"(callsite(...`, or a
+# name location around one file location, the op's own line with no call sites (Mosaic's
+# `error: "/transpose[permutation=(1, 0)]"("/root/k.py":16:0): ...`, JAX's with one frame
+# kept: `"jit(f)/add"("f"("/x.py":13:11 to :20))`).
+_LOC = re.compile(r'\bloc\(|\(callsite\(|"[^"\n]*"\("[^"\n]+":\d+')
 
 
 def source_in_locations(text: str) -> str | None:
