@@ -139,3 +139,29 @@ def test_the_halt_split_over_two_lines_and_the_devices_words_read_once():
     text = (CORPUS / "fresh4_b_marin_1886_tpu_core_halt_boundscheck.log").read_text()
     failures = explain_error(text).failures
     assert [f.finding.op for f in failures] == ["ragged_paged_attention.64"]
+
+
+# ---- a kernel's block size that does not divide the dimension it tiles ----------------------
+
+
+def test_a_block_that_does_not_divide_the_sequence_is_a_kernel_to_give_smaller_blocks():
+    # pytorch/xla#8671 (fresh2): JAX's Pallas flash attention under PyTorch/XLA, in ComfyUI's
+    # logger, with no Pallas frame in the log.
+    failure = spent("fresh2_b_ptxla_8671_flash_block_divisible")
+    assert (str(failure.family), failure.advice_kind, failure.finding.op) == (
+        "pallas",
+        "smaller_blocks",
+        "block_k_major",
+    )
+    assert "(128," in failure.finding.suggestion  # 4992 = 39 x 128
+    # The backward pass's check, as another project quotes it (q_seq_len=T+1).
+    other = first("ValueError: q_seq_len=8193 should be divisible by block_q_dq=1024\n")
+    assert (str(other.family), other.advice_kind) == ("pallas", "smaller_blocks")
+    assert "pad q_seq_len to a multiple of 1024" in other.finding.suggestion
+
+
+def test_sizes_that_divide_or_a_block_without_its_dimension_are_not_read():
+    from hloscope.analysis.explain_error import explain_error
+
+    assert not explain_error("note: q_seq_len=8192 should be divisible by block_q=1024\n").failures
+    assert not explain_error("the length should be divisible by block_q=128 here\n").failures
