@@ -34,26 +34,26 @@ class CollectiveKind(StrEnum):
     RECV = "recv"
 
 
-#: The first half of a start/done pair, by the kind it starts (``send`` and ``recv`` are their
-#: own start: XLA's ``send``/``recv`` always pair with ``send-done``/``recv-done``).
+#: The first half of a start/done pair, by the kind it starts: ``KIND-start`` (``send`` and
+#: ``recv`` are their own start: XLA's ``send``/``recv`` always pair with ``send-done``/
+#: ``recv-done``).
 START_OPCODES: dict[str, CollectiveKind] = {
-    "all-reduce-start": CollectiveKind.ALL_REDUCE,
-    "all-gather-start": CollectiveKind.ALL_GATHER,
-    "collective-permute-start": CollectiveKind.COLLECTIVE_PERMUTE,
+    **{
+        f"{kind}-start": kind
+        for kind in (
+            CollectiveKind.ALL_REDUCE,
+            CollectiveKind.ALL_GATHER,
+            CollectiveKind.COLLECTIVE_PERMUTE,
+        )
+    },
     "send": CollectiveKind.SEND,
     "recv": CollectiveKind.RECV,
 }
 
-#: The opcodes that end an asynchronous collective.
+#: The opcodes that end an asynchronous collective: each pair's ``KIND-done``, and an async
+#: wrapper's ``async-done``.
 DONE_OPCODES: frozenset[str] = frozenset(
-    {
-        "all-reduce-done",
-        "all-gather-done",
-        "collective-permute-done",
-        "send-done",
-        "recv-done",
-        "async-done",
-    }
+    {f"{kind}-done" for kind in START_OPCODES.values()} | {"async-done"}
 )
 
 _SYNC: dict[str, CollectiveKind] = {
