@@ -39,8 +39,10 @@ _REQUESTED = re.compile(
 _FREE = re.compile(rf"{_amount_of('f')} free\b|\bfree(?: memory)?\s*[:=]\s*{_amount_of('g')}", re.I)
 _RESERVED = re.compile(rf"{_amount_of('s')} reserved\b(?=[,.;\s])")
 _RESERVABLE = re.compile(rf"{_amount_of('v')} reservable\b")
-_LIMIT = re.compile(r"\bLimit:\s+(?P<limit>[\d,]+)\b|would exceed memory \(size=(?P<msize>\d+)\)")
-_IN_USE = re.compile(rf"\bInUse:\s+(?P<inuse>[\d,]+)\b|{_amount_of('u')} already allocated\b")
+_LIMIT = re.compile(
+    r"\bLimit:\s+(?P<l_exact>[\d,]+)\b|would exceed memory \(size=(?P<m_exact>\d+)\)"
+)
+_IN_USE = re.compile(rf"\bInUse:\s+(?P<i_exact>[\d,]+)\b|{_amount_of('u')} already allocated\b")
 # A device's whole memory in prose or key: value ("15.90 GiB total capacity", "Total memory:").
 _TOTAL = re.compile(
     rf"{_amount_of('t')} total capacity\b|\bTotal memory\s*[:=]\s*{_amount_of('m')}", re.I
@@ -52,6 +54,17 @@ _SPACE = re.compile(
     r"|\b(?P<d>HBM|VMEM|SMEM|CMEM) (?:capacity|limit)\b|\b(?P<e>host) memory\b",
     re.I,
 )
+
+
+#: The figures a message gives in words of their own, each read by :func:`_amount`.
+_AMOUNTS = {
+    "requested_bytes": _REQUESTED,
+    "free_bytes": _FREE,
+    "reserved_bytes": _RESERVED,
+    "reservable_bytes": _RESERVABLE,
+    "limit_bytes": _LIMIT,
+    "in_use_bytes": _IN_USE,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,15 +96,9 @@ class Allocation:
 def read_allocation(text: str) -> Allocation | None:
     """The allocation facts of a message (its text from the headline to its paragraph's end);
     ``None`` when it states none."""
-    requested = _REQUESTED.search(text)
     used, exceeded = _USED_OF.search(text), _EXCEEDED.search(text)
     found = Allocation(
-        requested_bytes=_amount(requested),
-        free_bytes=_amount(_FREE.search(text)),
-        reserved_bytes=_amount(_RESERVED.search(text)),
-        reservable_bytes=_amount(_RESERVABLE.search(text)),
-        limit_bytes=_number(_LIMIT.search(text), "limit", "msize"),
-        in_use_bytes=_in_use(_IN_USE.search(text)),
+        **{name: _amount(pattern.search(text)) for name, pattern in _AMOUNTS.items()},
         used_bytes=bytes_of(used["used"]) if used else None,
         capacity_bytes=bytes_of(used["cap"]) if used else _amount(_TOTAL.search(text)),
         exceeded_bytes=bytes_of(exceeded["over"]) if exceeded else None,
@@ -101,7 +108,8 @@ def read_allocation(text: str) -> Allocation | None:
 
 
 def _amount(m: re.Match[str] | None) -> int | None:
-    """The bytes of a matched amount: the exact count in brackets when given, else the size."""
+    """The bytes of a matched amount: the exact count (a group ``*_exact``: in brackets after a
+    size, or a count alone) when given, else the size (``*_size``)."""
     if m is None:
         return None
     groups = {k: v for k, v in m.groupdict().items() if v}
@@ -110,19 +118,6 @@ def _amount(m: re.Match[str] | None) -> int | None:
         return int(exact.replace(",", ""))
     size = next((v for k, v in groups.items() if k.endswith("_size")), None)
     return bytes_of(size)
-
-
-def _in_use(m: re.Match[str] | None) -> int | None:
-    if m is not None and m["inuse"]:
-        return int(m["inuse"].replace(",", ""))
-    return _amount(m)
-
-
-def _number(m: re.Match[str] | None, *groups: str) -> int | None:
-    if m is None:
-        return None
-    value = next((m[g] for g in groups if m[g]), None)
-    return int(value.replace(",", "")) if value else None
 
 
 def _space(text: str, *matches: re.Match[str] | None) -> str | None:
