@@ -112,7 +112,9 @@ def test_a_shell_crash_with_no_sign_of_xla_is_still_not_read():
         # pytorch/xla#8459: a Pallas paged-attention kernel under JAX, on one line.
         "jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: The program continuator "
         "has halted unexpectedly.\n",
-        # jax#9642: the core's words with no compiler metadata.
+        # jax#9642: the core's words with no compiler metadata, under JAX's dispatch.
+        '  File "/home/u/.local/lib/python3.8/site-packages/jax/_src/dispatch.py", line 444, '
+        "in _execute_compiled\n"
         "RuntimeError: INTERNAL: Core halted unexpectedly: No error message available as no "
         "compiler metadata was provided.\n",
         # tensorflow/tpu#785: TF 1.15's TPU estimator, the words alone on their line.
@@ -127,6 +129,12 @@ def test_a_tpu_halt_in_the_runtimes_words_is_a_tpu_crash(text):
         "tpu",
         "report_bug",
     )
+
+
+def test_the_runtimes_words_alone_with_no_sign_of_xla_are_not_read():
+    from hloscope.analysis.explain_error import explain_error
+
+    assert not explain_error("INTERNAL: Core halted unexpectedly\n").recognised
 
 
 def test_the_halt_split_over_two_lines_and_the_devices_words_read_once():
@@ -165,3 +173,31 @@ def test_sizes_that_divide_or_a_block_without_its_dimension_are_not_read():
 
     assert not explain_error("note: q_seq_len=8192 should be divisible by block_q=1024\n").failures
     assert not explain_error("the length should be divisible by block_q=128 here\n").failures
+
+
+# ---- a framework's check that caught operands on two devices ---------------------------------
+
+
+def test_a_check_comparing_device_types_advises_one_device_first():
+    # pytorch/xla#9544 (fresh2): a CUDA tensor where torch_xla wanted a CPU one.
+    failure = spent("fresh2_b_ptxla_9544_check_cuda_vs_cpu")
+    assert str(failure.family) == "xla_crash"
+    assert [failure.advice_kind, *(k for k, _ in failure.more_advice)] == [
+        "same_devices",
+        "report_bug",
+    ]
+    # UCSC-VLAA/CLIPA#6: torch_xla's bridge wanting an XLA tensor and given a CPU one.
+    other = first(
+        "RuntimeError: /pytorch/xla/torch_xla/csrc/aten_xla_bridge.cpp:276 : Check failed: "
+        "device.type() == at::kXLA (cpu vs. xla)\n*** Begin stack trace ***\n"
+    )
+    assert (other.advice_kind, "cpu" in other.finding.suggestion) == ("same_devices", True)
+
+
+def test_a_check_comparing_other_values_is_still_a_bug_to_report():
+    # pytorch/xla#9004: glog's "(a vs. b)" of two numbers.
+    failure = first(
+        "F0000 00:00:1745001283.205982     796 concurrent_vector.h:70] Check failed: index < "
+        "state.size (65534 vs. 10)\n"
+    )
+    assert (failure.advice_kind, failure.more_advice) == ("report_bug", [])

@@ -32,9 +32,13 @@ __all__ = ["RECOGNISER"]
 _RE, _TEXT = words_of(__name__)
 # How far after the halt its HLO instruction is looked for.
 _HLO_WINDOW = 1024
+# How much of the log is searched for a sign of XLA.
+_XLA_LOG_SCAN = 1 << 20
 
 
 def _device_halt(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m["bare"] and _RE.xla_log.search(log.text, 0, _XLA_LOG_SCAN) is None:
+        return  # the runtime's words with no sign of XLA around them: not ours to read
     end = log.line_end(m.start())
     line = log.text[m.start() : end]
     hlo = _RE.hlo.search(log.text, m.start(), min(len(log.text), m.end() + _HLO_WINDOW))

@@ -153,13 +153,18 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     # invalid operand id(s)", "%fusion.3"): the op it failed on.
     instruction = _RE.instruction.search(condition)
     check = "RET_CHECK" if m["rfile"] else ("LLVM ERROR" if m["llvm"] else "Check failed")
+    fixes = [(AdviceKind.REPORT_BUG, text)]
+    devices = _RE.device_compare.search(condition)
+    if devices:  # the check caught the program's operands on two devices: that first
+        said = _TEXT.devices.format(got=devices["got"], want=devices["want"])
+        fixes.insert(0, (AdviceKind.SAME_DEVICES, said))
     failure = _KIND.failure(
         log,
         m.start(),
         op=instruction["hlo"] if instruction else check,
         # A check in a compiler pass is the compiler's; one elsewhere failed as it ran.
         reason=Reason.COMPILE_ERROR if _RE.compiler.search(everything) else Reason.RUNTIME,
-        advice=(text, AdviceKind.REPORT_BUG),
+        fixes=fixes,
         node=f"{_short(path)}:{line}" if path else condition[:80],
         device=str(platform) if platform else None,
         platform=platform,
