@@ -72,10 +72,6 @@ class TracedKernel(TimedKernel):
     def total_s(self) -> float:
         return self.time_s
 
-    @property
-    def profile_s(self) -> float | None:
-        return self.time_s
-
     def contract(self) -> dict[str, Any]:
         return kernel_contract(
             self,
