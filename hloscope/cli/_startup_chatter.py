@@ -33,11 +33,6 @@ _CHATTER = re.compile(
 )
 
 
-def is_chatter(line: str) -> bool:
-    """Whether ``line`` is one of TensorFlow's native start-up lines."""
-    return _CHATTER.search(line) is not None
-
-
 @contextlib.contextmanager
 def startup_chatter_filtered() -> Iterator[None]:
     """Run the block with file descriptor 2 caught, then pass on all but the start-up lines."""
@@ -59,7 +54,7 @@ def startup_chatter_filtered() -> Iterator[None]:
             kept = [
                 line
                 for line in caught.read().decode("utf-8", "replace").splitlines(keepends=True)
-                if not is_chatter(line)
+                if not _CHATTER.search(line)
             ]
             if kept:
                 sys.stderr.write("".join(kept))
