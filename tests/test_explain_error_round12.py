@@ -201,3 +201,29 @@ def test_a_check_comparing_other_values_is_still_a_bug_to_report():
         "state.size (65534 vs. 10)\n"
     )
     assert (failure.advice_kind, failure.more_advice) == ("report_bug", [])
+
+
+# ---- Flax NNX's guard against a leaked tracer -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "fresh8_a_flax_3997_nnx_jit_counter_trace_context_error",  # a Count mutated in nnx.jit
+        "fresh2_a_flax_5050_tracecontext_merge_grad",  # an RngStream under plain jax.grad
+    ],
+)
+def test_flax_trace_context_error_is_a_leaked_tracer(name):
+    failure = spent(name)
+    assert (str(failure.family), failure.advice_kind, failure.finding.op) == (
+        "jax_tracing",
+        "no_leaked_tracer",
+        "TraceContextError",
+    )
+
+
+def test_flax_trace_context_error_in_its_rngs_wording():
+    # Flax's own test of Rngs under jax.jit (tests/nnx/rngs_test.py).
+    failure = first("flax.errors.TraceContextError: Cannot use Rngs from a different trace level\n")
+    assert (str(failure.family), failure.advice_kind) == ("jax_tracing", "no_leaked_tracer")
+    assert "argument" in failure.finding.suggestion

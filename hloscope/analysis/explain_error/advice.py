@@ -90,6 +90,11 @@ _OWN_ROWS: dict[str, str] = {
         "a traced value escaped its transformation (kept in a global, on self, in a list "
         "appended inside jit/scan): return it from the function instead of storing it"
     ),
+    "TraceContextError": (
+        "state made outside the transform (a module's variable, an Rngs stream) was changed or "
+        "used inside it, which would leak a tracer: pass the module or Rngs in as an argument "
+        "of the transformed function (nnx.jit, nnx.grad, nnx.scan) instead of closing over it"
+    ),
 }
 
 # Which kind a fixes key means, first match wins (keys as advise() receives them).
@@ -109,7 +114,7 @@ _KIND_RULES: tuple[tuple[re.Pattern[str], AdviceKind], ...] = tuple(
             r"^ConcretizationTypeError:(nonzero|where|argwhere|flatnonzero|unique)$",
             AdviceKind.FIXED_SIZE,
         ),
-        (r"^UnexpectedTracerError$", AdviceKind.NO_LEAKED_TRACER),
+        (r"^(?:UnexpectedTracerError|TraceContextError)$", AdviceKind.NO_LEAKED_TRACER),
         (r"^(ConcretizationTypeError|TypeError|InvalidShape|RuntimeError)", AdviceKind.STATIC_ARGS),
         (r"^IndexError", AdviceKind.DYNAMIC_SLICE),
         (
