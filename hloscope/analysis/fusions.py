@@ -56,7 +56,6 @@ a dump folder or a script, resolve the TARGET first (``hloscope.fusions("model.t
 from __future__ import annotations
 
 import functools
-import operator
 import os
 import threading
 from collections import Counter
@@ -476,7 +475,6 @@ class _Unseen(Enum):
 
 _UNSEEN = _Unseen.UNSEEN
 _SHOWN = {"": UNKNOWN_SOURCE}
-_OPCODE_OF = operator.attrgetter("opcode")
 # The property's getter itself: called per kernel member without the attribute lookup.
 _LOCATION_OF: Callable[[Instruction], tuple[int, str, int]] = Instruction.__dict__["location"].fget
 

@@ -86,8 +86,6 @@ SIXTY_FOUR_BIT: tuple[str, ...] = ("c128", "f64", "s64", "u64")
 #: emulates them on TPU with pairs of 32-bit integers).
 FLOAT64: tuple[str, ...] = ("c128", "f64")
 
-_CALLBACK = re.compile(r"^xla_(ffi_)?(partitioned_)?python_(cpu|gpu)_callback$")
-
 
 @dataclass(frozen=True, slots=True)
 class TargetRule:
