@@ -227,3 +227,41 @@ def test_flax_trace_context_error_in_its_rngs_wording():
     failure = first("flax.errors.TraceContextError: Cannot use Rngs from a different trace level\n")
     assert (str(failure.family), failure.advice_kind) == ("jax_tracing", "no_leaked_tracer")
     assert "argument" in failure.finding.suggestion
+
+
+# ---- a release mismatch met at import, in IPython's traceback ---------------------------------
+
+
+def test_a_mismatch_in_an_installed_librarys_import_in_a_notebook_is_the_start_up():
+    # blackjax#787 (fresh8): VS Code's notebook, `import blackjax` stops in its __init__.
+    failure = spent("fresh8_c_blackjax_787_import_jax_core_shape_removed_jax060_notebook")
+    assert (str(failure.family), failure.advice_kind) == ("backend_startup", "install")
+    # jax-md#305 in Jupyter's plain format: IPython names no function for module-level code.
+    other = first(
+        "AttributeError                            Traceback (most recent call last)\n"
+        "Cell In[3], line 3\n"
+        "      1 import sys\n"
+        "      2 import jax\n"
+        "----> 3 import jax_md\n"
+        "\n"
+        "File ~/anaconda3/envs/lgnn/lib/python3.11/site-packages/jax_md/__init__.py:16\n"
+        "     15 # limitations under the License.\n"
+        "---> 16 from jax_md import space\n"
+        "\n"
+        "AttributeError: module 'jax' has no attribute 'linear_util'\n"
+    )
+    assert (str(other.family), other.advice_kind) == ("backend_startup", "install")
+
+
+def test_the_same_mismatch_in_a_function_ipython_names_is_a_call():
+    failure = first(
+        "AttributeError                            Traceback (most recent call last)\n"
+        "Cell In[4], line 2\n"
+        "----> 2 state = md.simulate(x)\n"
+        "\n"
+        "File ~/envs/lib/python3.11/site-packages/jax_md/simulate.py:40, in simulate(x)\n"
+        "---> 40     return jax.tree_map(f, x)\n"
+        "\n"
+        "AttributeError: module 'jax' has no attribute 'tree_map'\n"
+    )
+    assert (str(failure.family), failure.advice_kind) == ("jax_call", "install")

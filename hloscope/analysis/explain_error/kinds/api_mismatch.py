@@ -118,10 +118,17 @@ def _while_importing(stack: list[StackFrame]) -> bool:
     ]
     installed = (
         bool(outside)
-        and all(frame.function.startswith("<module>") for frame in outside)
+        and all(_module_level(frame) for frame in outside)
         and any(_RE.package.search(frame.file) for frame in outside)
     )
     return installed or _vendored_package(outside) is not None
+
+
+def _module_level(frame: StackFrame) -> bool:
+    """Whether a frame runs a module's top-level code: Python's ``in <module>``, or a frame of
+    IPython's tracebacks with no function named (``Cell In[1], line 7``, ``File
+    .../blackjax/__init__.py:6``: IPython names the function of every other frame)."""
+    return frame.function.startswith("<module>") or not frame.function
 
 
 def _vendored_package(stack: list[StackFrame]) -> str | None:
@@ -130,7 +137,7 @@ def _vendored_package(stack: list[StackFrame]) -> str | None:
     code, one of them the package's ``__init__.py``, imported by a module outside it. Its
     code is a library's, met at import as an installed one's would be."""
     outside = [frame for frame in stack if not _RE.jax_file.search(frame.file)]
-    if len(outside) < 2 or not all(f.function.startswith("<module>") for f in outside):
+    if len(outside) < 2 or not all(_module_level(f) for f in outside):
         return None
     for i, frame in enumerate(outside[:-1]):
         init = _RE.package_init.search(frame.file)
