@@ -73,6 +73,16 @@ _STATUS_FORMS: tuple[Form, ...] = (
         ("xla:custom_element_size",),
         _TEXT.custom_element_size,
     ),
+    # XLA's verifier refusing an op that mixes float widths (torch_xla's autocast, TF's
+    # mixed_float16): the frontend's module, not a pass of XLA's, made it.
+    Form(
+        "mixed_precision",
+        _RE.mixed_precision.pattern,
+        "HLO instruction",
+        Reason.DTYPE,
+        (),
+        _TEXT.mixed_precision,
+    ),
     Form(
         "hlo_verifier",
         _RE.hlo_verifier.pattern,
@@ -293,6 +303,8 @@ def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
         facts.platform, facts.device = Platform.TPU, "TPU driver"
     elif group == "custom_element_size":
         _read_verifier_hlo(log, m, facts)
+    elif group == "mixed_precision":
+        _read_mixed_instruction(m["mp_hlo"], facts)
     elif group.startswith("complex_"):
         _read_complex_input(log, m, facts)
     elif group == "callback_raised":
@@ -336,6 +348,16 @@ def _read_verifier_hlo(log: Log, m: re.Match[str], facts: _Status) -> None:
     after = _RE.failed_after.search(log.text, m.end(), paragraph_end(log, m.end()) + 256)
     if after:
         facts.hints.append(_TEXT.verifier_after.format(pass_name=after["pass"]))
+
+
+def _read_mixed_instruction(hlo: str, facts: _Status) -> None:
+    """The op and instruction a mixed-precision refusal prints, and the float types it mixes
+    (``%add.281 = f32[16384,768]{1,0} add(f32[...] %dot.276, bf16[...] %broadcast.280)``)."""
+    instruction = _RE.hlo_instruction.match(hlo.strip())
+    if instruction:
+        facts.op, facts.node = instruction["opcode"], instruction["name"]
+    types = list(dict.fromkeys(_RE.float_types.findall(hlo)))
+    facts.dtype = ",".join(types) or None
 
 
 def _read_missing_target(m: re.Match[str], group: str, facts: _Status) -> None:
@@ -440,6 +462,12 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         # imported, a build for CUDA only has none for the host); else the call is replaced.
         more = [(str(AdviceKind.REPLACE_OP), advice.text)]
         advice = Advice(_TEXT.load_target.format(target=facts.op), AdviceKind.INSTALL)
+    elif form.group == "mixed_precision":
+        said = _TEXT.mixed_precision_fix.format(
+            op=facts.op, types=" and ".join((facts.dtype or "").split(",")) or "mixed"
+        )
+        advice = Advice(said, AdviceKind.CAST_DTYPE)
+        more = [(str(AdviceKind.REPORT_BUG), _TEXT.internal_report)]
     elif form.group in _CRASH_FORMS:
         # XLA's own INTERNAL that no family explains, or its verifier refusing what its own
         # passes made: what the code means is a bug to report, a crash of the compiler's.

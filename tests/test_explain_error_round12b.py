@@ -1,0 +1,81 @@
+"""explain-error round 12b (issue 35): the causes behind the ninth part's misses (fresh9, spent),
+each rule tested on two wordings: one from the spent part (``tests/data/error_logs/fresh9_*``),
+one from elsewhere (an older public thread, a library's own source, another framework, or
+JAX 0.10.2's own error)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.explain_error_reading import first, spent
+
+# ---- PyTorch/XLA's check on the status an XLA call returned ----------------------------------
+# Before its error-handling rework (pytorch/xla#9457) torch_xla ended on XLA_CHECK_OK for every
+# status XLA returned: the status inside is XLA's answer to the program, not a check of XLA's.
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        # fresh9 ptxla_6002: XLA's builder refused a transpose torch_xla's lowering made.
+        (
+            "fresh9_c_ptxla_6002_diagonal_view_update_transpose_not_permutation_tpu",
+            "INVALID_ARGUMENT",
+        ),
+        # pytorch/xla's own while_loop test (glog's prefix, the message on the next line).
+        (
+            "F0516 21:59:47.227707 1514341 debug_macros.h:20] Non-OK-status: status.status() "
+            "status: INVALID_ARGUMENT: \nThe parameter of condition and body, the result of the "
+            "body, and init must all have the same shape; got \n*** Begin stack trace ***\n"
+            "        tsl::CurrentStackTrace()\n"
+            "        torch_xla::ShapeHelper::ShapeOfXlaOp(xla::XlaOp)\n",
+            "INVALID_ARGUMENT",
+        ),
+    ],
+)
+def test_a_frontends_check_on_xlas_status_is_the_status(text, code):
+    failure = spent(text) if text.startswith("fresh9_") else first(text)
+    assert str(failure.family) == "xla_status"
+    assert failure.status == code
+
+
+def test_xlas_own_check_on_its_own_status_stays_a_crash():
+    # XLA's autotuner checking a status of its own (jax#33679's wording): a bug of XLA's.
+    failure = first(
+        "2025-12-03 08:05:18.241212: F external/xla/xla/service/gpu/autotuning/"
+        "gemm_fusion_autotuner.cc:1136] Non-OK-status: executable.status()\n"
+        "Status: INTERNAL: ptxas exited with non-zero error code 139, output: \n"
+        "*** Check failure stack trace: ***\n"
+    )
+    assert (str(failure.family), failure.advice_kind) == ("xla_crash", "report_bug")
+
+
+# ---- XLA's verifier refusing an op that mixes float widths ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "op", "dtypes"),
+    [
+        # fresh9 ptxla_8496: torch_xla's autocast gave batch norm a bf16 input, f32 scale.
+        (
+            "fresh9_c_ptxla_8496_autocast_bf16_batchnorm_mixed_precision_disallowed",
+            "batch-norm-training",
+            "bf16,f32",
+        ),
+        # TensorFlow under mixed_float16 (a Keras model's residual Add), TF's own class.
+        (
+            "tensorflow.python.framework.errors_impl.InternalError: Seen floating point types "
+            "of different precisions in %add.51337 = f32[8,48,48,320]{3,2,1,0} add(f32[8,48,48,"
+            "320]{3,2,1,0} %scatter.36858, f16[8,48,48,320]{3,2,1,0} %convolution.51336), but "
+            "mixed precision is disallowed. [Op:__inference_train_function_5231]\n",
+            "add",
+            "f32,f16",
+        ),
+    ],
+)
+def test_mixed_float_widths_in_one_op_are_the_programs_types(text, op, dtypes):
+    failure = spent(text) if text.startswith("fresh9_") else first(text)
+    assert (str(failure.family), failure.finding.op) == ("xla_status", op)
+    assert failure.finding.dtype == dtypes
+    assert failure.advice_kind == "cast_dtype"
+    assert [kind for kind, _ in failure.more_advice] == ["report_bug"]
