@@ -265,3 +265,91 @@ def test_the_same_mismatch_in_a_function_ipython_names_is_a_call():
         "AttributeError: module 'jax' has no attribute 'tree_map'\n"
     )
     assert (str(failure.family), failure.advice_kind) == ("jax_call", "install")
+
+
+_PYTEST_COLLECTING = (  # pytest's collection frames, as keras#22724 shows them
+    "_______ ERROR collecting tests/test_model.py ________\n"
+    "ImportError while importing test module '/home/u/proj/tests/test_model.py'.\n"
+    "Hint: make sure your test modules/packages have valid Python names.\n"
+    "Traceback:\n"
+    "/usr/lib/python3/dist-packages/_pytest/python.py:617: in _importtestmodule\n"
+    "    mod = import_path(self.path, mode=importmode, root=self.config.rootpath)\n"
+    "/usr/lib/python3/dist-packages/_pytest/pathlib.py:567: in import_path\n"
+    "    importlib.import_module(module_name)\n"
+    "/usr/lib/python3.12/importlib/__init__.py:90: in import_module\n"
+    "    return _bootstrap._gcd_import(name[level:], package, level)\n"
+    "<frozen importlib._bootstrap>:1387: in _gcd_import\n"
+    "    ???\n"
+    "tests/test_model.py:3: in <module>\n"
+    "    import jax_md\n"
+    "/home/u/.venv/lib/python3.12/site-packages/jax_md/__init__.py:16: in <module>\n"
+    "    from jax_md import space\n"
+    "/home/u/.venv/lib/python3.12/site-packages/jax_md/space.py:20: in <module>\n"
+    "    from jax import linear_util as lu\n"
+    "E   ImportError: cannot import name 'linear_util' from 'jax' "
+    "(/home/u/.venv/lib/python3.12/site-packages/jax/__init__.py)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # optax#568 (fresh9): pytest collecting a test module that imports an old flax.
+        (CORPUS / "fresh9_b_optax_568_pytest_collect_flax053_shapedarray_jax0414.log").read_text(),
+        _PYTEST_COLLECTING,
+    ],
+)
+def test_pytests_and_importlibs_frames_run_no_ones_code(text):
+    failure = first(text)
+    assert (str(failure.family), failure.advice_kind) == ("backend_startup", "install")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # flax#3239 (fresh9): Colab's traceback names a cell's own code <cell line: 2>.
+        (
+            CORPUS / "fresh9_b_flax_3239_colab_tpu_jax0325_register_pytree_with_keys_class.log"
+        ).read_text(),
+        # whisper-jax's removed NamedShape, in the same Colab format.
+        "AttributeError                            Traceback (most recent call last)\n"
+        "<ipython-input-1-3b1f0a2c9d8e> in <cell line: 3>()\n"
+        "      1 import jax\n"
+        "----> 3 from whisper_jax import FlaxWhisperPipline\n"
+        "\n"
+        "/usr/local/lib/python3.10/dist-packages/whisper_jax/__init__.py in <module>\n"
+        "---> 17 from .layers import FlaxWhisperAttention\n"
+        "\n"
+        "AttributeError: module 'jax.core' has no attribute 'NamedShape'\n",
+    ],
+)
+def test_an_ipython_cells_own_code_is_module_level(text):
+    failure = first(text)
+    assert (str(failure.family), failure.advice_kind) == ("backend_startup", "install")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # folx#30 (fresh9): the statement and the error, nothing else.
+        (CORPUS / "fresh9_b_folx_30_import_primitive_from_jax_core_jax060.log").read_text(),
+        # pertpy#675: the error alone, `import pertpy as pt` in the thread.
+        "ImportError: cannot import name 'maps' from 'jax.experimental'\n",
+    ],
+)
+def test_a_failed_import_with_no_frame_shown_is_the_start_up(text):
+    failure = first(text)
+    assert (str(failure.family), failure.advice_kind) == ("backend_startup", "install")
+
+
+def test_an_import_inside_a_function_is_still_a_call():
+    failure = first(
+        "Traceback (most recent call last):\n"
+        '  File "/app/train.py", line 119, in main\n'
+        "    mesh = get_mesh()\n"
+        '  File "/opt/lib/python3.10/site-packages/haliax/partitioning.py", line 606, in '
+        "get_mesh\n"
+        "    from jax.experimental.maps import thread_resources\n"
+        "ImportError: cannot import name 'thread_resources' from 'jax.experimental.maps'\n"
+    )
+    assert (str(failure.family), failure.advice_kind) == ("jax_call", "install")

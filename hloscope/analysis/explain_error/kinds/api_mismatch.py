@@ -46,6 +46,7 @@ _RE, _TEXT = words_of(__name__)
 def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     before = log.before_on_line(m.start())
     stack = log.traceback_before(m.start())
+    statement = m["noimport"] is not None  # an import statement failed (m is reread below)
     if m["deprecations"]:
         raised = _RE.deprecated_raised.search(log.text, m.end(), m.end() + 600)
         if raised is None or _RE.opening.search(raised["msg"]):
@@ -100,7 +101,8 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     text = _TEXT.fix.format(
         what=what, library=library or "the library", pkg=library or "<library>", when=when
     )
-    if _while_importing(stack):
+    # An import statement that failed with no frame shown is all that ran: the import.
+    if _while_importing(stack) or (statement and not stack):
         yield _IMPORT_KIND.failure(log, m.start(), op=what, advice=(text, AdviceKind.INSTALL))
         return
     yield _failure(log, m, what, (text, AdviceKind.INSTALL))
@@ -110,11 +112,10 @@ def _while_importing(stack: list[StackFrame]) -> bool:
     """Whether the mismatch stopped an installed library's import: every frame but JAX's runs
     a module's top-level code (``in <module>``), one of them an installed package's. Nothing
     was traced or called: the packages installed do not import together."""
-    # (Python's own import machinery, `<frozen importlib._bootstrap>`, runs no one's code.)
     outside = [
         frame
         for frame in stack
-        if not _RE.jax_file.search(frame.file) and not frame.file.startswith("<frozen")
+        if not _RE.jax_file.search(frame.file) and not _RE.import_machinery.search(frame.file)
     ]
     installed = (
         bool(outside)
@@ -127,8 +128,9 @@ def _while_importing(stack: list[StackFrame]) -> bool:
 def _module_level(frame: StackFrame) -> bool:
     """Whether a frame runs a module's top-level code: Python's ``in <module>``, or a frame of
     IPython's tracebacks with no function named (``Cell In[1], line 7``, ``File
-    .../blackjax/__init__.py:6``: IPython names the function of every other frame)."""
-    return frame.function.startswith("<module>") or not frame.function
+    .../blackjax/__init__.py:6``: IPython names the function of every other frame), or its
+    older name for a cell's own code (``<ipython-input-2-f5b2> in <cell line: 2>()``)."""
+    return frame.function.startswith(("<module>", "<cell line:")) or not frame.function
 
 
 def _vendored_package(stack: list[StackFrame]) -> str | None:
