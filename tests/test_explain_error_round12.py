@@ -353,3 +353,29 @@ def test_an_import_inside_a_function_is_still_a_call():
         "ImportError: cannot import name 'thread_resources' from 'jax.experimental.maps'\n"
     )
     assert (str(failure.family), failure.advice_kind) == ("jax_call", "install")
+
+
+# ---- a module of JAX's gone from the JAX installed ---------------------------------------------
+
+
+def test_a_jax_module_gone_is_a_release_mismatch_not_a_missing_package():
+    # JAX-Toolbox#962 (fresh9): haliax imports jax.experimental.maps inside a function.
+    failure = spent("fresh9_b_jaxtoolbox_962_levanter_image_haliax_experimental_maps_removed")
+    assert (str(failure.family), failure.advice_kind) == ("jax_call", "install")
+    assert "jax.experimental.maps" in failure.finding.op
+    # grok-1#350: the program's own module imports it at its top.
+    other = first(
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/grok-1/run.py", line 17, in <module>\n'
+        "    from model import LanguageModelConfig, TransformerConfig\n"
+        '  File "/home/u/grok-1/model.py", line 23, in <module>\n'
+        "    import jax.experimental.maps\n"
+        "ModuleNotFoundError: No module named 'jax.experimental.maps'\n"
+    )
+    assert (other.advice_kind, other.finding.op) == (
+        "install",
+        "no module named 'jax.experimental.maps'",
+    )
+    # jax itself missing is still a package not installed.
+    missing = first("ModuleNotFoundError: No module named 'jax'\n")
+    assert (str(missing.family), missing.finding.op) == ("backend_startup", "jax")

@@ -7,7 +7,8 @@ instead``, ``register_custom_call_target has been removed in JAX v0.6.0``); othe
 does, in the same few shapes whatever the name:
 
 * ``module 'jax' has no attribute 'tree_map'`` (a name gone from a JAX module);
-* ``cannot import name 'JaxprEqn' from 'jax.core'``;
+* ``cannot import name 'JaxprEqn' from 'jax.core'``, ``No module named
+  'jax.experimental.maps'`` (a module of JAX's gone);
 * ``jit() got an unexpected keyword argument 'abstracted_axes'``, raised where a library's
   frame called JAX's public function (the innermost frames are JAX's);
 * ``'ShapedArray' object has no attribute 'vma'``: one of JAX's internal classes (abstract
@@ -46,7 +47,8 @@ _RE, _TEXT = words_of(__name__)
 def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     before = log.before_on_line(m.start())
     stack = log.traceback_before(m.start())
-    statement = m["noimport"] is not None  # an import statement failed (m is reread below)
+    # An import statement failed (m is reread below).
+    statement = m["noimport"] is not None or m["nomodule"] is not None
     if m["deprecations"]:
         raised = _RE.deprecated_raised.search(log.text, m.end(), m.end() + 600)
         if raised is None or _RE.opening.search(raised["msg"]):
@@ -84,6 +86,9 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     elif m["noimport"]:
         what = f"cannot import name '{m['name']}' from '{m['from']}'"
         when = "an older one, where the name still exists"
+    elif m["nomodule"]:
+        what = f"no module named '{m['submodule']}'"
+        when = "an older one, where the module still exists"
     else:
         called = _RE.called.search(before)
         if called is None:
