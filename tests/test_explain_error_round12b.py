@@ -79,3 +79,60 @@ def test_mixed_float_widths_in_one_op_are_the_programs_types(text, op, dtypes):
     assert failure.finding.dtype == dtypes
     assert failure.advice_kind == "cast_dtype"
     assert [kind for kind, _ in failure.more_advice] == ["report_bug"]
+
+
+# ---- a carry whose types differ only in the mesh axes they vary over (shard_map) -----------
+
+# JAX 0.10.2's own error, made in a child process: shard_map over a (2, 2) mesh of 4 CPU
+# devices, a scan whose initial carry is jnp.zeros (varying over no axis) and whose body adds
+# the 'i'-sharded input to it.
+_JAX_0_10_VARYING_CARRY = """\
+Traceback (most recent call last):
+  File "/tmp/vma.py", line 14, in <module>
+    g(x)
+  File "/tmp/vma.py", line 10, in f
+    c, _ = jax.lax.scan(body, c0, x)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^
+TypeError: scan body function carry input and carry output must have equal types, but they \
+differ:
+
+The input carry c has type float32[2] but the corresponding output carry component has type \
+float32[2]{V:i}, so the manual axis types do not match.
+
+This might be fixed by applying `jax.lax.pcast(..., ('i',), to='varying')`, to the initial \
+carry value corresponding to the input carry c.
+See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information.
+
+Revise the function so that all output types match the corresponding input types.
+--------------------
+For simplicity, JAX has removed its internal frames from the traceback of the following \
+exception. Set JAX_TRACEBACK_FILTERING=off to include these.
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "call"),
+    [
+        # fresh9 differt_280: JAX 0.6's words ("varying manual axes"), pytest's "E" prefix.
+        ("fresh9_c_differt_280_jax06_scan_carry_vma_mismatch_shard_map", "jax.lax.pvary"),
+        (_JAX_0_10_VARYING_CARRY, "jax.lax.pcast"),
+    ],
+)
+def test_a_carry_that_differs_only_in_its_varying_axes_is_sharding(text, call):
+    failure = spent(text) if text.startswith("fresh9_") else first(text)
+    assert (str(failure.family), failure.finding.op) == ("sharding", "scan")
+    assert failure.advice_kind == "reshard"
+    assert call in failure.finding.suggestion
+    assert [kind for kind, _ in failure.more_advice] == ["disable_check"]
+
+
+def test_a_carry_of_another_dtype_stays_a_shape_error():
+    # JAX 0.10.2: lax.scan(lambda c, x: (c + x, None), jnp.int32(0), jnp.ones(3)), no mesh.
+    failure = first(
+        "TypeError: scan body function carry input and carry output must have equal types, "
+        "but they differ:\n\nThe input carry c has type int32[] but the corresponding output "
+        "carry component has type float32[], so the dtypes do not match.\n\nRevise the "
+        "function so that all output types match the corresponding input types.\n"
+        "--------------------\n"
+    )
+    assert (str(failure.family), failure.advice_kind) == ("jax_shape", "fix_shapes")

@@ -24,7 +24,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ...unsupported.findings import Reason
 from ..advice import AdviceKind
+from ..build import Kind, jax_message
 from ..catalogue import words_of
 from ..log import Log
 from ..recogniser import Recogniser
@@ -142,7 +144,39 @@ def _jax_structure(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if read is None:
         return
     op, text, kind = read
+    if m["identical"]:
+        varying = _varying_carry(log, m, op)
+        if varying is not None:
+            yield varying
+            return
     yield SHAPE.failure(log, m.start(), op=op, advice=(text, kind))
+
+
+_WINDOW = 2048
+# A value whose type is right but for the mesh axes it varies along: how it is sharded.
+_SHARDING = Kind(Family.SHARDING, Reason.SHARDING, jax_message)
+
+
+def _varying_carry(log: Log, m: re.Match[str], op: str) -> Failure | None:
+    """A carry refused for the manual axes its type varies along (shard_map's typing of
+    values, JAX 0.6 on), not for its shapes or dtypes: a sharding failure; ``None`` where the
+    message's own text says no such thing."""
+    end = min(len(log.text), m.end() + _WINDOW)
+    stop = _RE.message_end.search(log.text, m.end(), end)
+    message = log.text[m.end() : stop.start() if stop else end]
+    if _RE.varying_axes.search(message) is None:
+        return None
+    suggested = _RE.suggested.search(message)
+    call = f"`{suggested['call']}`" if suggested else "jax.lax.pvary(x, axes)"
+    return _SHARDING.failure(
+        log,
+        m.start(),
+        op=op,
+        fixes=[
+            (AdviceKind.RESHARD, _TEXT.varying_carry.format(op=op, call=call)),
+            (AdviceKind.DISABLE_CHECK, _TEXT.varying_carry_check),
+        ],
+    )
 
 
 RECOGNISER = Recogniser(Family.JAX_SHAPE, _RE.opening, _jax_structure)
