@@ -242,10 +242,6 @@ _TOTAL_KEY = {
 }
 
 
-def _entry_parameter(value, entry) -> bool:  # noqa: ANN001 - SimulatedValue, Computation
-    return value.instruction.opcode == "parameter" and value.instruction.computation is entry
-
-
 def _aliased_bytes(module: Module) -> int:
     from ._savings import input_output_alias
 
