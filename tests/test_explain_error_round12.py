@@ -379,3 +379,52 @@ def test_a_jax_module_gone_is_a_release_mismatch_not_a_missing_package():
     # jax itself missing is still a package not installed.
     missing = first("ModuleNotFoundError: No module named 'jax'\n")
     assert (str(missing.family), missing.finding.op) == ("backend_startup", "jax")
+
+
+# ---- XLA's rematerialization that could not bring the program under the limit ---------------
+
+
+def test_the_remat_warning_alone_is_a_program_over_the_device():
+    # mujoco#1431 (fresh8): the error after it cut from the paste; a negative limit.
+    failure = spent("fresh8_b_mujoco_1431_mjx_sac_replay_buffer_remat_49g")
+    assert (str(failure.family), failure.advice_kind) == ("out_of_memory", "smaller_batch")
+    assert "negative limit" in failure.finding.suggestion
+    # hlo_rematerialization.cc's warning as AlphaFold 3 users paste it (af3#213), alone.
+    other = first(
+        "W external/xla/xla/service/hlo_rematerialization.cc:3005] Can't reduce memory use "
+        "below 18.88GiB (20266891105 bytes) by rematerialization; only reduced to 41.43GiB "
+        "(44490724824 bytes), down from 45.92GiB (49309847144 bytes) originally\n"
+    )
+    assert (str(other.family), other.advice_kind) == ("out_of_memory", "smaller_batch")
+    assert [kind for kind, _ in other.more_advice] == ["bigger_device"]
+
+
+def test_a_remat_warning_with_no_limit_known_is_not_read():
+    from hloscope.analysis.explain_error import explain_error
+
+    text = (
+        "W hlo_rematerialization.cc:3021] Can't reduce memory use below 0B (0 bytes) by "
+        "rematerialization; only reduced to 1.25TiB (1374389534720 bytes), down from 1.25TiB "
+        "(1374389534720 bytes) originally\n"
+    )
+    assert not explain_error(text).recognised
+
+
+def test_a_failed_request_after_the_remat_warning_is_the_program_not_the_allocator():
+    # ttt-lm-jax#8 (fresh8): StreamExecutor's failed request, then XLA's buffer report.
+    failure = spent("fresh8_b_ttt_8_a800_remat_cannot_reduce_108g_request")
+    assert (str(failure.family), failure.advice_kind) == ("out_of_memory", "smaller_batch")
+    # The same request and XLA's buffer report after it, without the warning (the request and
+    # the figures as equinox#737's and XLA's BufferAssignment stats print them).
+    other = first(
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request "
+        "for 37.40GiB (40160000000B) on device ordinal 0\n"
+        "BufferAssignment OOM Debugging.\n"
+        "BufferAssignment stats:\n"
+        "             parameter allocation:    1.02GiB\n"
+        "              constant allocation:       12B\n"
+        "        maybe_live_out allocation:    1.02GiB\n"
+        "     preallocated temp allocation:   37.40GiB\n"
+        "                 total allocation:   39.44GiB\n"
+    )
+    assert (str(other.family), other.advice_kind) == ("out_of_memory", "smaller_batch")

@@ -49,6 +49,7 @@ from .kinds import (
     pallas_specs,
     pass_pipeline,
     recompile,
+    remat_limit,
     runtime_versions,
     sharding,
     tf1_list,
@@ -110,7 +111,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         triton_builtin.RECOGNISER,
         kernel_blocks.RECOGNISER,
     ),
-    joined(out_of_memory.RECOGNISER, tt_memory.RECOGNISER),
+    joined(out_of_memory.RECOGNISER, tt_memory.RECOGNISER, remat_limit.RECOGNISER),
     device_allocation.RECOGNISER,
     joined(
         backend_startup.RECOGNISER,

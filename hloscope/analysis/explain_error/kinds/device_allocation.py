@@ -318,7 +318,8 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return
     m = _OPENING.match(log.text, m.start()) or m
     after = log.text[m.end() : m.end() + _REPORT_AFTER]
-    if m["bfc"] and "BufferAssignment OOM" in after:
+    # (The BFC allocator's words, and the StreamExecutor allocator's failed request.)
+    if (m["bfc"] or m["far"]) and "BufferAssignment OOM" in after:
         return  # XLA's buffer report follows: .out_of_memory reads the two as one
     if m["bfc"] and program_over_limit(log, m.start()):
         return  # the compiled program is over the device's limit: .out_of_memory reads it

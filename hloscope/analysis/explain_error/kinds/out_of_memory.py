@@ -101,7 +101,7 @@ def program_over_limit(log: Log, pos: int) -> bool:
     program under the device's memory limit: an allocation that fails after it is the
     program's size, not memory something else holds."""
     window = log.text[max(0, pos - _BFC_WINDOW) : pos]
-    return any(int(found["limit"]) > 0 for found in _RE.remat_over.finditer(window))
+    return any(int(found["limit"]) != 0 for found in _RE.remat_over.finditer(window))
 
 
 def _on_chip_hint(space: str | None) -> str:
