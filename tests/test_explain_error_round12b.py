@@ -136,3 +136,36 @@ def test_a_carry_of_another_dtype_stays_a_shape_error():
         "--------------------\n"
     )
     assert (str(failure.family), failure.advice_kind) == ("jax_shape", "fix_shapes")
+
+
+# ---- a sharding of another rank than the value it is applied to ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "op", "ranks"),
+    [
+        # fresh9 equinox_815: a PositionalSharding of rank 2 on rank-3 data (eqx.filter_shard).
+        (
+            "fresh9_a_equinox_815_positional_sharding_rank2_applied_to_rank3",
+            "with_sharding_constraint",
+            ("2", "3"),
+        ),
+        # JAX 0.10.2's own words, made in a child process: jit(..., out_shardings=) of P('x',
+        # 'y', None) on a 4 x 4 array ("of rank at least 3").
+        (
+            "ValueError: One of pjit outputs with pytree key path result is incompatible with "
+            "its sharding annotation NamedSharding(mesh=Mesh('x': 2, 'y': 2, axis_types=("
+            "Explicit, Explicit)), spec=P('x', 'y', None), memory_kind=device): Sharding "
+            "NamedSharding(mesh=Mesh('x': 2, 'y': 2, axis_types=(Explicit, Explicit)), spec=P("
+            "'x', 'y', None), memory_kind=device) is only valid for values of rank at least 3, "
+            "but was applied to a value of rank 2.\n",
+            "pjit",
+            ("3", "2"),
+        ),
+    ],
+)
+def test_a_sharding_of_another_rank_than_its_value(text, op, ranks):
+    failure = spent(text) if text.startswith("fresh9_") else first(text)
+    assert (str(failure.family), failure.finding.op) == ("sharding", op)
+    spec, value = ranks
+    assert f"of {spec} dimensions and the value has {value}" in failure.finding.suggestion

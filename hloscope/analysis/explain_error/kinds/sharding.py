@@ -50,6 +50,8 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield _unbound(log, m)
     elif m["stype"] or m["wsc_explicit"] or _explicit_words(m):
         yield from _explicit(log, m)
+    elif m["value_rank"]:
+        yield _value_rank(log, m)
     elif m["duplicate"]:
         named = _RE.duplicate_axis.search(log.text, m.end(), log.line_end(m.end()))
         axis = named["axis"] if named else "?"
@@ -239,6 +241,15 @@ def _devices(log: Log, m: re.Match[str]) -> Failure:
         failure.device = platform["platform"].lower()
         failure.platform = platform_of(failure.device)
     return failure
+
+
+def _value_rank(log: Log, m: re.Match[str]) -> Failure:
+    """A sharding of more (or fewer) dimensions than the value it was applied to, with the
+    API it was given to where the line says ("One of with_sharding_constraint arguments")."""
+    given = _RE.sharded_by.search(log.text, log.line_start(m.start()), m.start())
+    api = given["api"] if given else "the value"
+    said = _TEXT.value_rank.format(api=api, spec=m["vr_spec"], value=m["vr_value"])
+    return _failure(log, m, given["api"] if given else "sharding", (said, AdviceKind.FIX_SHAPES))
 
 
 def _failure(
