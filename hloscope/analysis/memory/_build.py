@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..provenance import source_of
 from ._lookup import InstructionIndex
-from ._result import BufferKind, LiveBuffer, MemoryResult, MemorySource
+from ._result import PLURALS, BufferKind, LiveBuffer, MemoryResult, MemorySource
 from ._savings import savings_of
 from ._simulation import Simulation, simulate
 
@@ -211,7 +211,7 @@ def memory_from_simulation(module: Module, simulation: Simulation | None = None)
             kind = BufferKind.CONSTANT
         else:
             kind = BufferKind.TEMPORARY
-        totals[_TOTAL_KEY[kind]] += v.bytes
+        totals[PLURALS[kind]] += v.bytes
         where, scope = _where(d, module)
         buffers.append(LiveBuffer(v.label, str(v.shape), v.bytes, kind, d.name, where, scope))
     totals["aliased"] = _aliased_bytes(module)
@@ -232,14 +232,6 @@ def memory_from_simulation(module: Module, simulation: Simulation | None = None)
         )
     result.savings = savings_of(module, result)
     return result
-
-
-_TOTAL_KEY = {
-    BufferKind.PARAMETER: "parameters",
-    BufferKind.OUTPUT: "outputs",
-    BufferKind.TEMPORARY: "temporaries",
-    BufferKind.CONSTANT: "constants",
-}
 
 
 def _aliased_bytes(module: Module) -> int:
