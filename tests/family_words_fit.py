@@ -54,6 +54,8 @@ from tests.explain_error_scoring import (  # noqa: E402
     FRESH5_TEST,
     FRESH6_TEST,
     FRESH7_TEST,
+    FRESH8_TEST,
+    FRESH9_TEST,
     FRESH_TEST,
     SEALED_PARTS,
 )
@@ -84,6 +86,8 @@ FIRST_SIGHT = {
     FRESH5_TEST: "af3d0bd",
     FRESH6_TEST: "82d0e50",
     FRESH7_TEST: "4b96a0f",
+    FRESH8_TEST: "49e4466",
+    FRESH9_TEST: "f923796",
 }
 #: The family logs' families and advice, as the tests that read them assert (those that are
 #: warnings only -- factories registered twice, a BFC report that is no failure, a hash of a
