@@ -169,3 +169,28 @@ def test_a_sharding_of_another_rank_than_its_value(text, op, ranks):
     assert (str(failure.family), failure.finding.op) == ("sharding", op)
     spec, value = ranks
     assert f"of {spec} dimensions and the value has {value}" in failure.finding.suggestion
+
+
+# ---- a dot algorithm the device has no kernel for: its name says the element types ---------
+
+
+@pytest.mark.parametrize(
+    ("text", "dtype", "platform"),
+    [
+        # fresh9 keras_21112: XLA:GPU on a T4 (no bf16 dots before Ampere), Keras 3 on JAX.
+        ("fresh9_c_keras_21112_dot_product_attention_t4_bf16_unsupported_algorithm", "bf16", None),
+        # JAX 0.10.2's own words, made in a child process: lax.dot of float16 arrays with
+        # precision=DotAlgorithmPreset.F16_F16_F32 on the CPU.
+        (
+            "jax._src.source_info_util.JaxStackTraceBeforeTransformation: ValueError: The "
+            "precision 'F16_F16_F32' is not supported by dot_general on CPU\n",
+            "f16",
+            "cpu",
+        ),
+    ],
+)
+def test_a_dot_algorithm_the_device_lacks_is_its_element_types(text, dtype, platform):
+    failure = spent(text) if text.startswith("fresh9_") else first(text)
+    assert (str(failure.family), failure.advice_kind) == ("xla_status", "cast_dtype")
+    assert failure.finding.dtype == dtype
+    assert (str(failure.platform) if failure.platform else None) == platform

@@ -73,6 +73,23 @@ _STATUS_FORMS: tuple[Form, ...] = (
         ("xla:custom_element_size",),
         _TEXT.custom_element_size,
     ),
+    # A dot algorithm the device has no kernel for (its name says the element types).
+    Form(
+        "dot_algorithm",
+        _RE.dot_algorithm.pattern,
+        "dot",
+        Reason.DTYPE,
+        (),
+        _TEXT.dot_algorithm,
+    ),
+    Form(
+        "dot_preset",
+        _RE.dot_preset.pattern,
+        "dot_general",
+        Reason.DTYPE,
+        (),
+        _TEXT.dot_algorithm,
+    ),
     # XLA's verifier refusing an op that mixes float widths (torch_xla's autocast, TF's
     # mixed_float16): the frontend's module, not a pass of XLA's, made it.
     Form(
@@ -305,6 +322,12 @@ def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
         _read_verifier_hlo(log, m, facts)
     elif group == "mixed_precision":
         _read_mixed_instruction(m["mp_hlo"], facts)
+    elif group in ("dot_algorithm", "dot_preset"):
+        named = m["da_types"] or m["dp_types"]
+        facts.dtype = ",".join(dict.fromkeys(t.lower() for t in named.split("_")[:2]))
+        if m["dp_op"]:
+            facts.op, facts.device = m["dp_op"], m["dp_platform"]
+            facts.platform = platform_of(facts.device)
     elif group.startswith("complex_"):
         _read_complex_input(log, m, facts)
     elif group == "callback_raised":
@@ -462,6 +485,9 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         # imported, a build for CUDA only has none for the host); else the call is replaced.
         more = [(str(AdviceKind.REPLACE_OP), advice.text)]
         advice = Advice(_TEXT.load_target.format(target=facts.op), AdviceKind.INSTALL)
+    elif form.group in ("dot_algorithm", "dot_preset"):
+        types = " and ".join((facts.dtype or "").split(","))
+        advice = Advice(_TEXT.dot_algorithm_fix.format(types=types), AdviceKind.CAST_DTYPE)
     elif form.group == "mixed_precision":
         said = _TEXT.mixed_precision_fix.format(
             op=facts.op, types=" and ".join((facts.dtype or "").split(",")) or "mixed"
