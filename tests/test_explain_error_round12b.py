@@ -194,3 +194,23 @@ def test_a_dot_algorithm_the_device_lacks_is_its_element_types(text, dtype, plat
     assert (str(failure.family), failure.advice_kind) == ("xla_status", "cast_dtype")
     assert failure.finding.dtype == dtype
     assert (str(failure.platform) if failure.platform else None) == platform
+
+
+# ---- the TPU runtime's older words for a core that halted ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # fresh9 jax_19118: the runtime's log line on a v4-128 pod (core TC0 named before it).
+        "fresh9_a_jax_19118_tpu_pod_halt_unexpected_eval_step",
+        # A TPU inference project's notes (2026), the same words as a status, no core named.
+        "With TPU debug logs:\n"
+        "  - `INTERNAL: *** Halt is unexpected, all pending programs will fail.`\n"
+        "  - `Slice health check failed ... Worker connection ... failed.`\n",
+    ],
+)
+def test_halt_is_unexpected_is_a_tpu_core_halt(text):
+    failure = spent(text) if text.startswith("fresh9_") else first(text)
+    assert (str(failure.family), str(failure.platform)) == ("xla_crash", "tpu")
+    assert (failure.finding.op, failure.advice_kind) == ("TPU core halt", "report_bug")
