@@ -35,16 +35,6 @@ class BufferKind(StrEnum):
     OTHER = "other"
 
 
-#: The kinds a module's memory breaks down into, in the plural: the breakdown's keys, and the
-#: words for a group of buffers of one kind.
-PLURALS: dict[str, str] = {
-    BufferKind.PARAMETER: "parameters",
-    BufferKind.OUTPUT: "outputs",
-    BufferKind.TEMPORARY: "temporaries",
-    BufferKind.CONSTANT: "constants",
-}
-
-
 @dataclass(slots=True)
 class LiveBuffer:
     """One buffer live at the peak: ``source`` is the user's line (innermost user frame),
@@ -177,3 +167,13 @@ def _unnamed(buffer: LiveBuffer, key: str) -> str:
         return f"argument {argument_label(buffer.scope, buffer.producer)}"
     what = "no source line" if key == "source" else "no op_name"
     return f"({PLURALS.get(buffer.kind, buffer.kind)} XLA made: {what})"
+
+
+#: The kinds a module's memory breaks down into, in the plural: the breakdown's keys, and the
+#: words for a group of buffers of one kind.
+PLURALS: dict[str, str] = {
+    BufferKind.PARAMETER: "parameters",
+    BufferKind.OUTPUT: "outputs",
+    BufferKind.TEMPORARY: "temporaries",
+    BufferKind.CONSTANT: "constants",
+}
