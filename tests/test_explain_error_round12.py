@@ -428,3 +428,47 @@ def test_a_failed_request_after_the_remat_warning_is_the_program_not_the_allocat
         "                 total allocation:   39.44GiB\n"
     )
     assert (str(other.family), other.advice_kind) == ("out_of_memory", "smaller_batch")
+
+
+# ---- a debugger's backtrace whose innermost frame of code is XLA's ---------------------------
+
+
+_PJRT_PLUGIN_GDB = (
+    'Thread 1 "python3" received signal SIGSEGV, Segmentation fault.\n'
+    "0x000070bbc79088aa in pjrt::PJRT_Buffer_Memory(PJRT_Buffer_Memory_Args*) () from "
+    "/home/t/.venv/lib/python3.11/site-packages/jax_plugins/xla_cuda12/xla_cuda_plugin.so\n"
+    "(gdb) bt\n"
+    "#0  0x000070bbc79088aa in pjrt::PJRT_Buffer_Memory(PJRT_Buffer_Memory_Args*) () from "
+    "/home/t/.venv/lib/python3.11/site-packages/jax_plugins/xla_cuda12/xla_cuda_plugin.so\n"
+    "#1  0x000070bbfc490a7a in xla::PjRtCApiBuffer::memory_space() const () from "
+    "/home/t/.venv/lib/python3.11/site-packages/jaxlib/xla_extension.so\n"
+)
+
+
+def test_a_gdb_backtrace_in_xlas_compiler_is_xlas_crash():
+    # openxla/xla#7155 (fresh8): a segfault in the CollectivePermuteMotion pass.
+    failure = spent("fresh8_a_xla_7155_collective_permute_motion_segfault_gdb")
+    assert (str(failure.family), failure.advice_kind) == ("xla_crash", "report_bug")
+    assert failure.finding.node == "xla::HloInstruction::operand"
+    assert "while it compiled" in failure.finding.suggestion
+    # keras#21019: the PJRT plugin's frame innermost, after gdb's signal line.
+    other = first(_PJRT_PLUGIN_GDB)
+    ran = "while the program ran" in other.finding.suggestion
+    assert (str(other.family), str(other.platform), ran) == ("xla_crash", "gpu", True)
+
+
+def test_a_gdb_backtrace_in_another_librarys_code_is_not_xlas():
+    from hloscope.analysis.explain_error import explain_error
+
+    # envpool#283: the custom call's own code innermost, XLA's handler only calling it.
+    text = (
+        "(gdb) bt\n"
+        "#0  0x00007fff6856c196 in void AsyncEnvPool<mujoco_gym::HalfCheetahEnv>::SendImpl("
+        "std::vector<Array> const&) ()\n"
+        "   from /home/y/.venv/lib/python3.10/site-packages/envpool/mujoco/mujoco_gym_envpool.so\n"
+        "#1  0x00007fff6856ca18 in CustomCall<AsyncEnvPool>::Gpu(CUstream_st*, void**) ()\n"
+        "   from /home/y/.venv/lib/python3.10/site-packages/envpool/mujoco/mujoco_gym_envpool.so\n"
+        "#2  0x00007fff70a158e0 in xla::runtime::CustomCallHandler::call() ()\n"
+        "   from /home/y/.venv/lib/python3.10/site-packages/jaxlib/xla_extension.so\n"
+    )
+    assert not [f for f in explain_error(text).failures if str(f.family) == "xla_crash"]

@@ -21,6 +21,7 @@ from .kinds import (
     compiled_call,
     cuda_graph,
     cuda_libraries,
+    debugger_stack,
     device_allocation,
     device_halt,
     distributed,
@@ -143,6 +144,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         cuda_graph.RECOGNISER,
         device_halt.RECOGNISER,
         pass_pipeline.RECOGNISER,
+        debugger_stack.RECOGNISER,
         # Read last; kept only where no recogniser read a failure (its families vary).
         last_resort.RECOGNISER,
     ),
