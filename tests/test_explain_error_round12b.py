@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from hloscope.analysis.explain_error import explain_error
 from tests.explain_error_reading import first, spent
 
 # ---- PyTorch/XLA's check on the status an XLA call returned ----------------------------------
@@ -214,3 +215,45 @@ def test_halt_is_unexpected_is_a_tpu_core_halt(text):
     failure = spent(text) if text.startswith("fresh9_") else first(text)
     assert (str(failure.family), str(failure.platform)) == ("xla_crash", "tpu")
     assert (failure.finding.op, failure.advice_kind) == ("TPU core halt", "report_bug")
+
+
+# ---- TF2's message cut after its graph's name: the op from the node Keras named ------------
+
+# TF 2.21's own words, made in a child process (Keras 3 on TensorFlow, model.fit with
+# jit_compile=True of a layer calling tf.strings.as_string), cut after the graph's name as a
+# paste or a notebook's output may cut it.
+_TF_2_21_CUT = """\
+tensorflow.python.framework.errors_impl.InvalidArgumentError: Graph execution error:
+
+Detected at node sequential_1/l_1/AsString defined at (most recent call last):
+<stack traces unavailable>
+Detected at node sequential_1/l_1/AsString defined at (most recent call last):
+<stack traces unavailable>
+Detected unsupported operations when trying to compile graph __inference_one_step_on_data_237
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # fresh9 kerashub_2454: Gemma 3n's vision encoder fine-tuned with model.fit.
+        (
+            "fresh9_c_kerashub_2454_gemma3n_mobilenetv5_resize_nn_grad_tf2xla",
+            "ResizeNearestNeighborGrad",
+        ),
+        (_TF_2_21_CUT, "AsString"),
+    ],
+)
+def test_a_cut_tf2xla_message_takes_its_op_from_the_node_keras_named(text, op):
+    failure = spent(text) if text.startswith("fresh9_") else first(text)
+    assert (str(failure.family), failure.finding.op) == ("tf2xla", op)
+    assert failure.finding.node.endswith(f"/{op}")
+    assert failure.advice_kind == "replace_op"
+
+
+def test_a_cut_message_with_no_node_named_says_nothing():
+    # Nothing names the op: no failure is made up from the opening alone.
+    explanation = explain_error(
+        "InvalidArgumentError: Detected unsupported operations when trying to compile graph __\n"
+    )
+    assert all(str(f.family) != "tf2xla" for f in explanation.failures)

@@ -55,7 +55,34 @@ def _detected_at_frames(log: Log, pos: int) -> list[StackFrame]:
     return frames[::-1]
 
 
+def _cut(log: Log, m: re.Match[str]) -> Failure | None:
+    """The message cut after its graph's name: the op of the node Keras named above it, or
+    ``None`` where no node is named (nothing says which op it was)."""
+    at = log.text.rfind(_DETECTED_AT, max(0, m.start() - 8 * 1024), m.start())
+    named = _RE.detected_node.match(log.text, at) if at >= 0 else None
+    if named is None:
+        return None
+    op = named["name"]
+    return _KIND.failure(
+        log,
+        m.start(),
+        op=op,
+        reason=Reason.NO_KERNEL,
+        advice=advise((op,), Reason.NO_KERNEL),
+        node=named["node"],
+        stack=_detected_at_frames(log, m.start()) or log.traceback_before(m.start()),
+        graph=FunctionRef.of(m["cut"]) if m["cut"] else None,
+        layer=tf_layer(named["node"]),
+        hints=[_TEXT.cut, _TEXT.first_only],
+    )
+
+
 def _tf2xla(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m["op"] is None:
+        cut = _cut(log, m)
+        if cut is not None:
+            yield cut
+        return
     text, op, after_op = log.text, m["op"], m.end()
     close = text.find("){{", after_op, min(log.region_end(after_op), after_op + 8 * 1024))
     if close >= 0:
