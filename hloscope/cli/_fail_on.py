@@ -26,6 +26,6 @@ def fail_on_options(
             metavar=threshold_metavar,
             help=threshold_help,
         )(command)
-        return click.option("--fail-on", "fail_on", metavar="METRICS", help=metrics_help)(command)
+        return click.option("--fail-on", metavar="METRICS", help=metrics_help)(command)
 
     return decorate

@@ -126,7 +126,6 @@ def _progress_bar(enabled: bool) -> Iterator[Callable[[str, float, str], None] |
 @click.option(
     "-o",
     "--output",
-    "output",
     type=click.Path(dir_okay=False, writable=True),
     metavar="FILE.svg",
     help="Write the roofline chart (kernels as points under the two roofs) to FILE.svg.",
@@ -136,10 +135,9 @@ def _progress_bar(enabled: bool) -> Iterator[Callable[[str, float, str], None] |
     metavar="TIME",
     help="With --isolated: each kernel's budget (default: --budget / 100, 20ms to 1s).",
 )
-@click.option("--vs", "vs", metavar="B", help="Compare with a second TARGET B, timed interleaved.")
+@click.option("--vs", metavar="B", help="Compare with a second TARGET B, timed interleaved.")
 @click.option(
     "--fail-slower",
-    "fail_slower",
     type=click.FloatRange(min=0),
     metavar="PCT",
     help="With --vs: exit 3 when B is significantly slower than A by more than PCT percent.",

@@ -59,7 +59,6 @@ __all__ = ["compile_time_command"]
 )
 @click.option(
     "--at",
-    "at",
     metavar="SIZE",
     help="With --scale or --slices: the size (64) or slice (4x4) to predict the compile time "
     "of: an estimate, said with the fit's error on its check.",

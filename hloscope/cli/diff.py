@@ -95,7 +95,6 @@ def parse_metrics(text: str | None) -> list[str]:
 )
 @click.option(
     "--python-a",
-    "python_a",
     metavar="PYTHON",
     help="Capture A, a SCRIPT.py:FUNCTION, with this interpreter's own hloscope, jax, jaxlib "
     "and libtpu (another virtual environment's bin/python, which needs hloscope installed), "
@@ -104,7 +103,6 @@ def parse_metrics(text: str | None) -> list[str]:
 )
 @click.option(
     "--python-b",
-    "python_b",
     metavar="PYTHON",
     help="The same for B.",
 )

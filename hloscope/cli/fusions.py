@@ -39,7 +39,6 @@ TOP_RANKS = ("bytes", "flops")
 )
 @click.option(
     "--sort",
-    "sort",
     metavar="COL",
     help="Sort by a column (bytes, flops, intensity, name...; numbers largest first, "
     "'-COL' flips).",

@@ -89,7 +89,6 @@ def _trace_chip(trace: Any) -> Any:
 )
 @click.option(
     "--vs",
-    "vs",
     metavar="TRACE_B",
     help="Compare with a second trace (after a refactor): time per step per kernel and per "
     "source line.",

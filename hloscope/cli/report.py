@@ -67,7 +67,6 @@ _ERROR_SHOWN = 160
 )
 @click.option(
     "--profile",
-    "profile",
     metavar="TRACE",
     help="Add the op profile of a jax.profiler.trace of this module (a folder, a "
     "*.trace.json.gz or a *.xplane.pb), as `hloscope profile TRACE TARGET` shows it.",
