@@ -257,3 +257,29 @@ def test_a_cut_message_with_no_node_named_says_nothing():
         "InvalidArgumentError: Detected unsupported operations when trying to compile graph __\n"
     )
     assert all(str(f.family) != "tf2xla" for f in explanation.failures)
+
+
+# ---- Mosaic's compile refusal in jaxlib's older words --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # fresh9 maxtext_264: "Failed to compile a Mosaic module: 'tpu.matmul' op Unsupported
+        # input data type" (bf16 matmuls in MaxText's flash attention on a v3).
+        ("fresh9_a_maxtext_264_v3_bf16_train_failed_to_compile_mosaic_module", "cast_dtype"),
+        # jax#30104 (2025): the current words, a bf16 comparison on a v5p.
+        (
+            "XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: Target does not "
+            'support this comparison\n\nThe MLIR operation involved:\n  %13060 = "arith.cmpf"('
+            "%11789, %283) <{fastmath = #arith.fastmath<none>, predicate = 1 : i64}> : (vector<"
+            "8x128x2xbf16>, vector<8x128x2xbf16>) -> vector<8x128x2xi1>\n... additional "
+            "diagnostics were skipped.\n",
+            "cast_dtype",
+        ),
+    ],
+)
+def test_mosaics_refusal_in_either_wording_is_pallas(text, kind):
+    failure = spent(text) if text.startswith("fresh9_") else first(text)
+    assert (str(failure.family), str(failure.platform)) == ("pallas", "tpu")
+    assert failure.advice_kind == kind
