@@ -283,3 +283,34 @@ def test_mosaics_refusal_in_either_wording_is_pallas(text, kind):
     failure = spent(text) if text.startswith("fresh9_") else first(text)
     assert (str(failure.family), str(failure.platform)) == ("pallas", "tpu")
     assert failure.advice_kind == kind
+
+
+# ---- an error's line comparing types that differ only in the axes they vary along ----------
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # fresh3 jax_28193: JAX 0.6.0's vjp inside shard_map ("{x}", its first notation).
+        ("fresh3_a_jax_28193_shard_map_vjp_type", "float32[]{x}"),
+        # JAX 0.10.2's own words, made in a child process: jax.vjp of jnp.sum inside shard_map
+        # over a 2-device mesh, its cotangent given as a plain float32 scalar.
+        (
+            "ValueError: unexpected JAX type (e.g. shape/dtype) for argument to VJP function: "
+            "got float32[], but expected float32[]{V:x} because the corresponding output of the "
+            "differentiated function had JAX type float32[]{V:x}\n",
+            "float32[]{V:x}",
+        ),
+    ],
+)
+def test_types_that_differ_only_in_their_varying_axes_are_sharding(text, want):
+    failure = spent(text) if text.startswith("fresh") else first(text)
+    assert (str(failure.family), failure.advice_kind) == ("sharding", "reshard")
+    assert f"where {want} is expected" in failure.finding.suggestion
+
+
+def test_types_that_differ_in_shape_are_not_read_as_varying_axes():
+    explanation = explain_error(
+        "TypeError: unexpected JAX type: got float32[3], but expected float32[4]{V:x}\n"
+    )
+    assert all(str(f.family) != "sharding" for f in explanation.failures)

@@ -50,6 +50,8 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield _unbound(log, m)
     elif m["stype"] or m["wsc_explicit"] or _explicit_words(m):
         yield from _explicit(log, m)
+    elif m["vtype"]:
+        yield from _varying_types(log, m)
     elif m["value_rank"]:
         yield _value_rank(log, m)
     elif m["duplicate"]:
@@ -241,6 +243,25 @@ def _devices(log: Log, m: re.Match[str]) -> Failure:
         failure.device = platform["platform"].lower()
         failure.platform = platform_of(failure.device)
     return failure
+
+
+def _varying_types(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    """An error's line comparing two JAX types that differ only in the mesh axes they vary
+    along (``got float32[], but expected float32[]{V:x}``): a value of shard_map's typed as
+    varying along other axes than its use expects. Nothing where the types differ otherwise."""
+    line = log.text[m.start() : log.line_end(m.start())]
+    found = [(t["base"], t["axes"] or "") for t in _RE.jax_type.finditer(line)]
+    pairs = (
+        (first, second)
+        for i, first in enumerate(found)
+        for second in found[i + 1 :]
+        if first[0] == second[0] and first[1] != second[1]
+    )
+    pair = next(pairs, None)
+    if pair is not None:
+        (got, got_axes), (want, want_axes) = pair
+        said = _TEXT.varying_types.format(got=got + got_axes, want=want + want_axes)
+        yield _failure(log, m, "shard_map", (said, AdviceKind.RESHARD))
 
 
 def _value_rank(log: Log, m: re.Match[str]) -> Failure:
