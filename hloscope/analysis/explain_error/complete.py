@@ -141,6 +141,30 @@ def _own_lines(region: str) -> str:
     return "\n".join(own)
 
 
+# A paragraph that is no continuation of the message before it: another log record, a
+# traceback, an exception's message, a chain's line.
+_NOT_CONTINUED = re.compile(
+    _NEW_RECORD.pattern + r"|Traceback \(|The above exception|During handling"
+    r"|[\w.]*(?:Error|Exception|Exit|Interrupt)\b:"
+)
+
+
+def _continued(log: Log, pos: int) -> str:
+    """The message at ``pos`` continued after its paragraph's blank line: the next
+    paragraph's own lines where it starts no record, traceback or other message (XLA:TPU's
+    ``INTERNAL: ...`` then, after a blank line, ``Error encountered while compiling %call.1 =
+    ...``); ``""`` where it does."""
+    end = paragraph_end(log, pos)
+    if not log.text.startswith("\n\n", end):
+        return ""  # the paragraph ran on to the cap, or to the log's end
+    start = end
+    while log.text.startswith("\n", start):
+        start += 1
+    if start >= len(log.text) or _NOT_CONTINUED.match(log.text, start):
+        return ""
+    return _own_lines(log.text[start : min(paragraph_end(log, start), start + _PARAGRAPH)])
+
+
 def status_code_in(line: str) -> str | None:
     """The status code a line states, canonical (``Resource exhausted:`` is
     ``RESOURCE_EXHAUSTED``); the first one when a wrapper repeats it."""
@@ -183,7 +207,8 @@ def complete(failure: Failure, log: Log) -> None:
     # Else the op the message names in passing, on its line or those it wrapped onto; also
     # where the recogniser's op is only the message's exception or error code.
     if not _IDENTIFIER.match(failure.finding.op) or _no_op(failure):
-        failure.finding.op = op_named(_own_lines(region)) or failure.finding.op
+        named_op = op_named(_own_lines(region)) or op_named(_continued(log, failure.offset))
+        failure.finding.op = named_op or failure.finding.op
     # The line an MLIR location in the message gives its op (a Mosaic or lowering
     # diagnostic's) is where the op was made: the traceback's user frame only called the
     # compiler.

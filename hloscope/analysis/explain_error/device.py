@@ -65,8 +65,12 @@ _LOG_SIGNS = re.compile(
     # A platform given as a value in code or a repr ("platform='gpu'", "device_kind=cuda").
     rf"|{_ASSIGNED}(?:gpu|cuda|rocm)\b"
     r"|(?:xla|service|backends|pjrt|stream_executor)/(?:gpu|cuda|rocm)/"
-    # XLA:GPU's NCCL communicators ("initialize clique for rank 6", "acquire clique").
-    r"|\b(?:initialize|acquire) clique\b"
+    # XLA:GPU's NCCL communicators ("initialize clique for rank 6", "acquire clique") and
+    # their key as it prints it ("devices=[0,1]; stream=0; groups=[[0,1]]; root_device=0":
+    # a process waiting for its peers' NCCL id), and StreamExecutor's copy of an
+    # executable's constants to the GPU ("Failed to allocate N bytes for new constant").
+    r"|\b(?:initialize|acquire) clique\b|\bdevices=\[[\d,]*\]; stream=\d+;"
+    r"|\bbytes for new constant\b"
     # The GPU compiler's own parts (its autotuner and the buffer comparator that checks it,
     # Triton's symbolic tiling), the backend or kernel language named for the GPU, Apple's GPU
     # plugin (jax-metal, platform METAL), and a message that says what ran "on the GPU".

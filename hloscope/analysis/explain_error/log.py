@@ -295,6 +295,16 @@ class Log:
             return []
         return self._frame_lines(self.line_end(head) + 1, with_source=True)[::-1]
 
+    def frames_pasted_after(self, pos: int, within: int = 4096) -> list[StackFrame]:
+        """The frames of a traceback pasted after the message at ``pos`` without its header
+        (the message first, then ``Full error:`` and the ``File "...", line N`` lines), within
+        ``within`` characters and the message's region, innermost first."""
+        end = min(self.region_end(pos), pos + within)
+        found = PY_FRAME.search(self.text, self.line_end(pos), end)
+        if found is None:
+            return []
+        return self._frame_lines(found.start(), with_source=True)[::-1]
+
     def crash_stack_after(self, pos: int) -> list[StackFrame]:
         """The Python frames faulthandler printed when the process died after the message at
         ``pos`` (a CHECK failure's abort, a segfault), innermost first; none when no such dump

@@ -15,7 +15,13 @@ import re
 from ...hlo.metadata import StackFrame
 from .user_line import is_users
 
-__all__ = ["location_op", "location_frames", "location_source", "source_in_locations"]
+__all__ = [
+    "location_op",
+    "location_frames",
+    "location_source",
+    "source_in_locations",
+    "op_in_frames",
+]
 
 # The name stack that opens a location: loc("jit(f)/jit(main)/dot_general"(...
 _NAME_STACK = re.compile(r'^\s*"(?P<stack>[^"\n]*)"')
@@ -67,4 +73,16 @@ def source_in_locations(text: str) -> str | None:
         source = location_source(text[found.start() : end if end >= 0 else len(text)])
         if source:
             return source
+    return None
+
+
+def op_in_frames(stack: list[StackFrame]) -> str | None:
+    """The primitive of the innermost frame of ``stack`` that is an MLIR location made a
+    Python frame: JAX's Mosaic error handling gives a kernel's failing op the traceback of its
+    location, the op's name before the function's in the innermost frame
+    (``in dot_general"("matmul_kernel``, ``in reshape/reshape"(callsite("k``)."""
+    for frame in stack:
+        name, quoted, _ = frame.function.partition('"(')
+        if quoted:
+            return location_op(f'"{name}"')
     return None

@@ -102,19 +102,32 @@ def user_source(stack: list[StackFrame]) -> str | None:
 
 # A library's source checkout: the repository's folder and, inside it, the package's of the
 # same name (`~/Prog/pennylane/pennylane/workflow/qnode.py`, `xla/torchax/torchax/`), or of
-# the "src layout" (`~/dev/levanter/src/levanter/compat/hf_checkpoints.py`).
-_CHECKOUT = re.compile(r"[\\/](?P<name>[A-Za-z_][\w-]*)[\\/](?:src[\\/])?(?P=name)[\\/]")
+# the "src layout" (`~/dev/levanter/src/levanter/compat/hf_checkpoints.py`); names compared
+# as Python's packaging compares them, runs of `-`, `_` and `.` alike and case aside (the
+# repository `e3nn-jax` of the package `e3nn_jax`).
+_SEPARATORS = re.compile(r"[-_.]+")
+
+
+def _checkout_root(file: str) -> str | None:
+    """The path of ``file`` up to the package folder of a library's checkout it is in (see
+    above), if any; the package is a folder the file is in, never the file itself."""
+    folders = _SPLIT.split(file)[:-1]
+    names = [_SEPARATORS.sub("_", folder).lower() for folder in folders]
+    for i, name in enumerate(names[:-1]):
+        inner = i + 2 if folders[i + 1] == "src" and i + 2 < len(folders) else i + 1
+        if (name[:1].isalpha() or name.startswith("_")) and names[inner] == name:
+            return "/".join(folders[: inner + 1]) + "/"
+    return None
 
 
 def _called_checkout(frame: StackFrame, outer: list[StackFrame]) -> bool:
     """Whether ``frame`` is inside a library's checkout that an outer user frame outside it
     called into (a notebook's cell, a script): that one is the user's line, not the
     library's."""
-    found = _CHECKOUT.search(frame.file)
-    if found is None:
+    root = _checkout_root(frame.file)
+    if root is None:
         return False
-    root = frame.file[: found.end()]
-    return any(is_users(f) and not f.file.startswith(root) for f in outer)
+    return any(is_users(f) and not _SPLIT.sub("/", f.file).startswith(root) for f in outer)
 
 
 # Installed code and Python's own: never the script the user ran, whatever folder holds it.
@@ -149,7 +162,8 @@ def message_stack(log: Log, pos: int) -> list[StackFrame]:
     logger printed it first), else the traceback of the exception it caused (a chain pasted
     without the cause's own), else the stack faulthandler dumped when the process died
     after it, else TensorFlow's "The op is created at:" frames after it, else the Julia
-    stack trace after it (Reactant.jl runs XLA from Julia)."""
+    stack trace after it (Reactant.jl runs XLA from Julia), else the frames of a traceback
+    pasted after it without its header."""
     return (
         log.traceback_before(pos)
         or log.traceback_repeating(pos)
@@ -157,6 +171,7 @@ def message_stack(log: Log, pos: int) -> list[StackFrame]:
         or log.crash_stack_after(pos)
         or log.frames_after(pos, log.region_end(pos))
         or julia_stack_after(log, pos)
+        or log.frames_pasted_after(pos)
     )
 
 
@@ -195,13 +210,20 @@ def julia_stack_after(log: Log, pos: int) -> list[StackFrame]:
 # "at x.py:7" (JAX's "The function being traced when the value leaked was keep at x.py:7").
 _NAMED_LINE = re.compile(
     rf"(?:\bat|occurs at source:|(?:from|on) line:?)\s+(?P<file>{_FILE}):(?P<line>\d+)"
+    # The metadata XLA keeps with an HLO instruction it quotes (a fusion's dump, a verifier's
+    # `%dot.6 = ...`): the Python line that made it, `source_file="x.py" source_line=62` (not
+    # an MLIR file's, nor `"-"`, the standard input a tool read the module from).
+    rf"|\bsource_file=\"(?P<mfile>{_FILE})\" source_line=(?P<mline>\d+)"
 )
 
 
 def named_source(text: str) -> str | None:
     """``file:line`` of the first line of the user's that ``text`` names in words."""
     for found in _NAMED_LINE.finditer(text):
-        frame = StackFrame(found["file"], int(found["line"]), "")
+        file, line = (
+            (found["file"], found["line"]) if found["file"] else (found["mfile"], found["mline"])
+        )
+        frame = StackFrame(file, int(line), "")
         if is_users(frame):
             return f"{frame.file}:{frame.line}"
     return None
