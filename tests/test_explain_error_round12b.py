@@ -314,3 +314,37 @@ def test_types_that_differ_in_shape_are_not_read_as_varying_axes():
         "TypeError: unexpected JAX type: got float32[3], but expected float32[4]{V:x}\n"
     )
     assert all(str(f.family) != "sharding" for f in explanation.failures)
+
+
+# JAX 0.10.2's own words, made in a child process: shard_map over a (2, 2) mesh, a cond whose
+# true branch returns the ('i', 'j')-sharded input and whose false branch returns jnp.zeros.
+_JAX_0_10_VARYING_COND = """\
+TypeError: cond branches must have equal output types but they differ.
+true_fun is <lambda> at /tmp/vma2.py:13
+false_fun is <lambda> at /tmp/vma2.py:13
+The output of true_fun has type float32[2,2]{V:(i,j)} but the corresponding output of \
+false_fun has type float32[2,2], so the manual axis types do not match.
+This might be fixed by applying `jax.lax.pcast(..., (), to='varying')` to the output of \
+true_fun.
+See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information.
+Revise true_fun and/or false_fun so that all output types match.
+--------------------
+"""
+
+
+def test_cond_branches_that_differ_only_in_their_varying_axes_are_sharding():
+    failure = first(_JAX_0_10_VARYING_COND)
+    assert (str(failure.family), failure.finding.op) == ("sharding", "cond")
+    assert "jax.lax.pcast" in failure.finding.suggestion
+
+
+def test_cond_branches_of_other_dtypes_stay_a_shape_error():
+    # JAX 0.10.2: lax.cond(True, lambda: jnp.float32(1), lambda: jnp.int32(1)), no mesh.
+    failure = first(
+        "TypeError: cond branches must have equal output types but they differ.\n\n"
+        "true_fun is <lambda> at /tmp/cond.py:2\nfalse_fun is <lambda> at /tmp/cond.py:2\n\n"
+        "The output of true_fun has type float32[] but the corresponding output of false_fun "
+        "has type int32[], so the dtypes do not match.\n\nRevise true_fun and/or false_fun so "
+        "that all output types match.\n--------------------\n"
+    )
+    assert (str(failure.family), failure.finding.op) == ("jax_shape", "cond")

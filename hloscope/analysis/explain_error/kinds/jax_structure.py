@@ -149,6 +149,8 @@ def _jax_structure(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         if varying is not None:
             yield varying
             return
+        if "output" in m["identical"]:
+            return  # cond's branches, their types otherwise different: the general form's
     yield SHAPE.failure(log, m.start(), op=op, advice=(text, kind))
 
 
