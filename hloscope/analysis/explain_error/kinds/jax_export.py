@@ -100,6 +100,15 @@ def _version(log: Log, m: re.Match[str], stack: list[StackFrame]) -> Failure:
         text = _TEXT.module_version.format(
             op=op, most=m["mv_max"], need=m["mv_need"], consumer=m["mv_from"]
         )
+    elif m["ov_need"]:
+        named = re.search(r"(?P<op>\w+)$", log.before_on_line(m.start()))
+        op = named["op"] if named else "the op"  # "XlaCallModule" of "XlaCallModuleOp"
+        if m["ov_old"]:
+            text = _TEXT.module_too_old.format(op=op, least=m["ov_min"], need=m["ov_need"])
+        else:
+            text = _TEXT.module_version.format(
+                op=op, most=m["ov_max"], need=m["ov_need"], consumer="TensorFlow"
+            )
     else:
         op = "jax.export"
         text = _TEXT.convention_version.format(range=m["cv_range"], need=m["cv_need"])
@@ -147,7 +156,7 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if form.group == "serialize":
         yield _serialize(log, m, stack)
         return
-    if form.group in ("module_version", "convention_version"):
+    if form.group in ("module_version", "op_version", "convention_version"):
         yield _version(log, m, stack)
         return
     device = platform = None
