@@ -5,6 +5,8 @@ source, an older public thread, or another framework)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.explain_error_reading import CORPUS, first, spent
@@ -472,3 +474,84 @@ def test_a_gdb_backtrace_in_another_librarys_code_is_not_xlas():
         "   from /home/y/.venv/lib/python3.10/site-packages/jaxlib/xla_extension.so\n"
     )
     assert not [f for f in explain_error(text).failures if str(f.family) == "xla_crash"]
+
+
+# ---- a serialized module's version in the op kernel's own words --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        # perch-hoplite#35 (fresh8): a TensorFlow older than the module's version 10.
+        (
+            (
+                CORPUS / "fresh8_b_perchhoplite_35_xlacallmodule_version_10_tf_too_old.log"
+            ).read_text(),
+            "upgrade TensorFlow",
+        ),
+        # The loader's other bound (xla_call_module_loader.cc): a module older than it reads.
+        (
+            "InvalidArgumentError: XlaCallModuleOp with version 1 is not supported anymore. "
+            "Must be >= 2\n",
+            "serialize it again with a newer jax",
+        ),
+    ],
+)
+def test_xla_call_modules_version_refusal_in_the_kernels_words(text, said):
+    read = first(text)
+    assert [str(read.family), read.advice_kind, read.finding.op] == [
+        "jax_export",
+        "install",
+        "XlaCallModule",
+    ]
+    assert said in read.finding.suggestion
+
+
+# ---- JAX's compile log showing one function traced more than once ----------------------------
+
+
+_LOOP = """
+import jax, jax.numpy as jnp
+jax.config.update("jax_log_compiles", True)
+def step(x):
+    return jnp.sin(x) * 2
+for n in (3, 4, 5):
+    jax.jit(step)(jnp.ones(n))
+raise SystemExit("stopped after the loop")
+"""
+
+
+def test_a_function_traced_twice_in_jaxs_compile_log_is_a_recompile(tmp_path):
+    from hloscope.analysis.explain_error import explain_error
+    from tests.test_explain_error_fields import run_jax
+
+    # lineax#169 (fresh8): JAX 0.6's "tracing + transforming ... for pjit", eager ops again,
+    # and JAX 0.10.2's own log of a function jitted anew with a new shape each call.
+    logs = {
+        "lineax": (CORPUS / "fresh8_a_lineax_169_linear_solve_retraced_each_call_log_compiles.log"),
+        "made": run_jax(tmp_path / "loop.py", _LOOP),
+    }
+    read = {
+        name: {
+            f.finding.op: f
+            for f in explain_error(text.read_text() if isinstance(text, Path) else text).failures
+        }
+        for name, text in logs.items()
+    }
+    lineax, made = read["lineax"]["multiply"], read["made"]["step"]
+    assert {str(lineax.family), str(made.family)} == {"recompile"}
+    assert lineax.advice_kind == made.advice_kind == "see_recompiles"
+    assert "same argument shapes" in lineax.finding.suggestion
+    assert "float32[3]" in made.finding.suggestion and "3 times" in made.finding.suggestion
+
+
+def test_a_compile_log_with_each_function_traced_once_is_no_recompile():
+    from hloscope.analysis.explain_error import explain_error
+
+    text = (
+        "Finished tracing step for jit in 0.002112389 sec\n"
+        "Compiling jit(step) with global shapes and types (ShapedArray(float32[3]),). Argument "
+        "mapping: (UnspecifiedValue,).\n"
+        "Finished tracing loss for jit in 0.001 sec\n"
+    )
+    assert not explain_error(text).failures

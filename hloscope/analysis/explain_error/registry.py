@@ -18,6 +18,7 @@ from .kinds import (
     api_spec,
     backend_startup,
     call_module_platform,
+    compile_log,
     compiled_call,
     cuda_graph,
     cuda_libraries,
@@ -121,7 +122,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         native_import.RECOGNISER,
         gpu_toolkit.RECOGNISER,
     ),
-    recompile.RECOGNISER,
+    joined(recompile.RECOGNISER, compile_log.RECOGNISER),
     joined(
         jax_shape.RECOGNISER,
         jax_structure.RECOGNISER,
