@@ -48,7 +48,7 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     before = log.before_on_line(m.start())
     stack = log.traceback_before(m.start())
     # An import statement failed (m is reread below).
-    statement = m["noimport"] is not None or m["nomodule"] is not None
+    statement = m["noimport"] is not None
     if m["deprecations"]:
         raised = _RE.deprecated_raised.search(log.text, m.end(), m.end() + 600)
         if raised is None or _RE.opening.search(raised["msg"]):
@@ -87,6 +87,8 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         what = f"cannot import name '{m['name']}' from '{m['from']}'"
         when = "an older one, where the name still exists"
     elif m["nomodule"]:
+        if not stack:
+            return  # a module gone, pasted alone: no importer named, no release to blame
         what = f"no module named '{m['submodule']}'"
         when = "an older one, where the module still exists"
     else:
