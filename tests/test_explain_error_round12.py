@@ -555,3 +555,37 @@ def test_a_compile_log_with_each_function_traced_once_is_no_recompile():
         "Finished tracing loss for jit in 0.001 sec\n"
     )
     assert not explain_error(text).failures
+
+
+# ---- a mesh built by hand from the device list ------------------------------------------------
+
+
+def test_numpy_refusing_to_reshape_the_device_list_is_a_mesh_of_more_devices(tmp_path):
+    from tests.test_explain_error_fields import run_jax
+
+    # orbax#648 (fresh8): a checkpoint's sharding rebuilt over 2 devices as a (1, 64) mesh.
+    orbax = spent("fresh8_a_orbax_648_restore_sharded_fewer_devices_reshape")
+    # JAX 0.10.2 on one CPU device, the program's own mesh reshaped from jax.devices().
+    made = first(
+        run_jax(
+            tmp_path / "mesh.py",
+            """
+            import jax, numpy as np
+            from jax.sharding import Mesh
+            mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ("data", "model"))
+            """,
+        )
+    )
+    for failure, need in ((orbax, "64 devices"), (made, "8 devices")):
+        assert (str(failure.family), failure.advice_kind) == ("sharding", "bigger_device")
+        assert need in failure.finding.suggestion
+
+
+def test_numpy_refusing_to_reshape_another_array_is_not_a_mesh():
+    from hloscope.analysis.explain_error import explain_error
+
+    text = (
+        "    images = np.asarray(batch).reshape(32, 28, 28)\n"
+        "ValueError: cannot reshape array of size 1000 into shape (32,28,28)\n"
+    )
+    assert not [f for f in explain_error(text).failures if f.finding.op == "mesh"]

@@ -6,7 +6,10 @@ fit, in the words of whichever helper built the mesh (JAX 0.10.2's own):
 * ``Number of devices 1 must equal the product of mesh_shape (1, 8)``
   (``jax.experimental.mesh_utils.create_device_mesh`` and the hybrid mesh a model's runner
   builds with it);
-* ``Number of devices 1 must be >= the product of mesh_shape (2, 4)`` (``jax.make_mesh``).
+* ``Number of devices 1 must be >= the product of mesh_shape (2, 4)`` (``jax.make_mesh``);
+* NumPy's ``cannot reshape array of size 2 into shape (1,64)`` where the code line before it
+  reshapes the device list (``np.array(jax.devices()).reshape(shape)``: a mesh built by
+  hand, as orbax rebuilds a saved sharding).
 
 Kind :attr:`~.record.Family.SHARDING`: the arrays cannot be laid out as the program asks.
 The mesh is most often the program's or the library's fixed layout (a model written for
@@ -31,14 +34,21 @@ from ..record import Failure, Family
 __all__ = ["RECOGNISER"]
 
 _RE, _TEXT = words_of(__name__)
+# How far before NumPy's refusal the code line that reshaped the devices is looked for.
+_CODE_BEFORE = 3000
 
 
 def _mesh_devices(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    shape = [int(n) for n in re.findall(r"\d+", m["md_shape"])]
-    have, need = int(m["md_count"]), prod(shape)
+    if m["md_size"]:
+        if not _RE.device_reshape.search(log.text, max(0, m.start() - _CODE_BEFORE), m.start()):
+            return  # an array of something else than the devices
+        have, shape_said = int(m["md_size"]), m["md_into"]
+    else:
+        have, shape_said = int(m["md_count"]), m["md_shape"]
+    need = prod(int(n) for n in re.findall(r"\d+", shape_said))
     if need <= have and m["md_rel"] != "equal":
         return  # enough devices: another sentence than the refusal
-    words = {"have": have, "need": need, "shape": f"({m['md_shape']})"}
+    words = {"have": have, "need": need, "shape": f"({shape_said})"}
     fixes = [
         (AdviceKind.BIGGER_DEVICE, _TEXT.more_devices.format(**words)),
         (AdviceKind.MESH_AXIS, _TEXT.smaller_mesh.format(**words)),
