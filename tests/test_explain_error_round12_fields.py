@@ -273,3 +273,26 @@ def test_a_checkout_whose_folder_is_the_distributions_name_is_a_library(tmp_path
     assert first(log).finding.source == f"{script}:6"
     # A project's own package under a folder of another name stays the user's line.
     assert not _checkout_root("/home/u/proj/model/layers.py")
+
+
+# ---- the op: MLIR's diagnostic names the op it is about --------------------------------------
+
+
+def test_an_mlir_diagnostic_names_its_op_where_no_location_does():
+    # maxtext#264 (spent), Mosaic's older wording: "Failed to compile a Mosaic module:
+    # 'tpu.matmul' op Unsupported input data type in matrix multiplication."
+    failure = spent("fresh9_a_maxtext_264_v3_bf16_train_failed_to_compile_mosaic_module")
+    assert failure.finding.op == "tpu.matmul"
+    # A project's op-coverage table (public): MLIR's pass pipeline refusing an op outside
+    # Mosaic, `error: unknown: 'arith.index_cast' op operand #0 must be ...`.
+    text = (
+        "MLIRError: Failure while executing pass pipeline:\n"
+        "error: unknown: 'arith.index_cast' op operand #0 must be signless-non-zero-bitwidth-"
+        "integer-like or memref of signless-integer, but got 'f32'\n"
+        ' note: unknown: see current operation: %101 = "arith.index_cast"(%arg14) : (f32) -> '
+        "index\n"
+    )
+    assert first(text).finding.op == "arith.index_cast"
+    # Where the diagnostic's location names the primitive, that stays the op (jax#18370,
+    # spent: "/transpose[permutation=(1, 0)]", not 'vector.transpose').
+    assert spent("fresh7_a_jax_18370_pallas_tpu_padded_transpose").finding.op == "transpose"

@@ -31,7 +31,7 @@ from .device import platform_in_log, platform_of
 from .framework import JAX_NAMES, Framework, framework_of, libraries_in
 from .functions import paragraph_end
 from .log import Log
-from .mlir_location import source_in_locations
+from .mlir_location import diagnostic_op, source_in_locations
 from .named_op import op_named
 from .record import Failure
 from .severity import is_warning_at
@@ -207,7 +207,8 @@ def complete(failure: Failure, log: Log) -> None:
     # Else the op the message names in passing, on its line or those it wrapped onto; also
     # where the recogniser's op is only the message's exception or error code.
     if not _IDENTIFIER.match(failure.finding.op) or _no_op(failure):
-        named_op = op_named(_own_lines(region)) or op_named(_continued(log, failure.offset))
+        own = _own_lines(region)
+        named_op = op_named(own) or op_named(_continued(log, failure.offset)) or diagnostic_op(own)
         failure.finding.op = named_op or failure.finding.op
     # The line an MLIR location in the message gives its op (a Mosaic or lowering
     # diagnostic's) is where the op was made: the traceback's user frame only called the

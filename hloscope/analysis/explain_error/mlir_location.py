@@ -21,6 +21,8 @@ __all__ = [
     "location_source",
     "source_in_locations",
     "op_in_frames",
+    "diagnostic_op",
+    "op_in_locations",
 ]
 
 # The name stack that opens a location: loc("jit(f)/jit(main)/dot_general"(...
@@ -85,4 +87,29 @@ def op_in_frames(stack: list[StackFrame]) -> str | None:
         name, quoted, _ = frame.function.partition('"(')
         if quoted:
             return location_op(f'"{name}"')
+    return None
+
+
+# MLIR's diagnostic about an op names it quoted, dialect first, before the word "op":
+# `'tpu.matmul' op Unsupported input data type`, `'vector.transpose' op Padded transposes`.
+_DIAGNOSTIC_OP = re.compile(r"'(?P<op>[a-z_]\w*\.[a-z_][\w.]*)' op\b")
+
+
+def diagnostic_op(text: str) -> str | None:
+    """The op the first MLIR diagnostic in ``text`` is about (``tpu.matmul``), if any."""
+    found = _DIAGNOSTIC_OP.search(text)
+    return found["op"] if found else None
+
+
+# Where a location's name stack opens: after `loc(`, or a name before its call sites or its one
+# file location (`"/transpose[...]"("/root/k.py":16:0)`, `"jit(f)/add"(callsite(`).
+_NAMED_LOC = re.compile(r'\bloc\((?=")|(?="[^"\n]*"\((?:callsite\(|"[^"\n]+":\d+))')
+
+
+def op_in_locations(text: str) -> str | None:
+    """The primitive of the first MLIR location in ``text`` whose name stack names one."""
+    for found in _NAMED_LOC.finditer(text):
+        op = location_op(text[found.end() :])
+        if op:
+            return op
     return None

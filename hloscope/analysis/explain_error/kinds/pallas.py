@@ -39,7 +39,13 @@ from ..build import Kind, traced
 from ..catalogue import words_of
 from ..device import platform_of
 from ..log import Log, clean_message
-from ..mlir_location import location_op, location_source, op_in_frames
+from ..mlir_location import (
+    diagnostic_op,
+    location_op,
+    location_source,
+    op_in_frames,
+    op_in_locations,
+)
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 from ..user_line import user_source
@@ -340,8 +346,10 @@ def _mosaic(log: Log, m: re.Match[str], why: str | None = None) -> Failure:
         source = location_source(located["loc"])
         if involved is None:  # the location's name stack names the op ("/dot_general")
             op = location_op(located["loc"]) or op
-    elif involved is None:  # the frames JAX made of the location name it (dot_general"("k)
-        op = op_in_frames(log.traceback_before(m.start())) or op
+    elif involved is None:  # the frames JAX made of the location name it (dot_general"("k),
+        # or a location in MLIR's own form, else MLIR's diagnostic does ('tpu.matmul' op ...)
+        frames = log.traceback_before(m.start())
+        op = op_in_frames(frames) or op_in_locations(window) or diagnostic_op(why) or op
     reason = Reason.DTYPE if kind is AdviceKind.CAST_DTYPE else Reason.COMPILE_ERROR
     failure = _simple(log, m, op, reason, (text, kind), source=source)
     failure.hints.append(_TEXT.mosaic_reason.format(why=why))
