@@ -11,6 +11,13 @@ import pytest
 
 from tests.explain_error_reading import CORPUS, first, spent
 
+
+def _family_advice_op(text: str) -> list[str | None]:
+    """The first failure's family, advice kind and op."""
+    read = first(text)
+    return [str(read.family), read.advice_kind, read.finding.op]
+
+
 # ---- a CUDA library that started, and whose call failed as the program ran ------------------
 
 
@@ -498,13 +505,8 @@ def test_a_gdb_backtrace_in_another_librarys_code_is_not_xlas():
     ],
 )
 def test_xla_call_modules_version_refusal_in_the_kernels_words(text, said):
-    read = first(text)
-    assert [str(read.family), read.advice_kind, read.finding.op] == [
-        "jax_export",
-        "install",
-        "XlaCallModule",
-    ]
-    assert said in read.finding.suggestion
+    assert _family_advice_op(text) == ["jax_export", "install", "XlaCallModule"]
+    assert said in first(text).finding.suggestion
 
 
 # ---- JAX's compile log showing one function traced more than once ----------------------------
@@ -589,3 +591,32 @@ def test_numpy_refusing_to_reshape_another_array_is_not_a_mesh():
         "ValueError: cannot reshape array of size 1000 into shape (32,28,28)\n"
     )
     assert not [f for f in explain_error(text).failures if f.finding.op == "mesh"]
+
+
+# ---- a PJRT plugin without a method of the PJRT API this jax calls ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "method"),
+    [
+        # jax#27062 (fresh): jax-metal 0.1.1 under jax 0.5.1, every array op.
+        (
+            (CORPUS / "fresh_jax_27062_metal_memory_space.log").read_text(),
+            "default_memory_space",
+        ),
+        # iree#19223: IREE's plugin stubs under a newer jax, on a fatal line.
+        (
+            "F1120 14:20:14.636158   43187 pjrt_c_api_helpers.cc:241] Unexpected error status "
+            "/home/t/iree/integrations/pjrt/src/iree_pjrt/common/stubs.inc:5: UNIMPLEMENTED; "
+            "PJRT_Plugin_Attributes\n*** Check failure stack trace: ***\n",
+            "PJRT_Plugin_Attributes",
+        ),
+    ],
+)
+def test_a_plugin_lacking_a_pjrt_method_is_a_release_mismatch(text, method):
+    assert _family_advice_op(text) == ["backend_startup", "install", method]
+
+
+def test_an_unimplemented_op_in_words_is_still_xlas_status():
+    read = first("XlaRuntimeError: UNIMPLEMENTED: Unsupported algorithm for this backend\n")
+    assert str(read.family) != "backend_startup"

@@ -50,6 +50,7 @@ from .kinds import (
     pallas,
     pallas_specs,
     pass_pipeline,
+    plugin_api,
     recompile,
     remat_limit,
     runtime_versions,
@@ -121,6 +122,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         runtime_versions.RECOGNISER,
         native_import.RECOGNISER,
         gpu_toolkit.RECOGNISER,
+        plugin_api.RECOGNISER,
     ),
     joined(recompile.RECOGNISER, compile_log.RECOGNISER),
     joined(
