@@ -266,11 +266,18 @@ def _varying_types(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 def _value_rank(log: Log, m: re.Match[str]) -> Failure:
     """A sharding of more (or fewer) dimensions than the value it was applied to, with the
-    API it was given to where the line says ("One of with_sharding_constraint arguments")."""
-    given = _RE.sharded_by.search(log.text, log.line_start(m.start()), m.start())
+    API it was given to where the line says ("One of with_sharding_constraint arguments").
+    The message names no op (the API is where the sharding was given, and JAX says "pjit"
+    for every jit): the op is the line's class, as for other messages that name none."""
+    start = log.line_start(m.start())
+    given = _RE.sharded_by.search(log.text, start, m.start())
     api = given["api"] if given else "the value"
     said = _TEXT.value_rank.format(api=api, spec=m["vr_spec"], value=m["vr_value"])
-    return _failure(log, m, given["api"] if given else "sharding", (said, AdviceKind.FIX_SHAPES))
+    raised = _RE.error_class.search(log.text, start, m.start())
+    cls = raised["cls"] if raised else None
+    return _KIND.failure(
+        log, m.start(), op=cls or "sharding", advice=(said, AdviceKind.FIX_SHAPES), error_class=cls
+    )
 
 
 def _failure(
