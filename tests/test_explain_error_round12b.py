@@ -270,6 +270,24 @@ def test_mosaics_refusal_in_either_wording_is_pallas(text, kind):
     assert failure.advice_kind == kind
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # fresh9 maxtext_791: MaxText's flash attention on a v3; the reporter's fix was
+        # attention='dot_product' (the plain-XLA attention).
+        "fresh9_a_maxtext_791_tpuv3_flash_attention_unsupported_matmul_dtype",
+        # jax#30104: qwix's kernel comparing bf16 vectors on a v5p (a library's kernel too).
+        "XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: Target does not "
+        'support this comparison\n\nThe MLIR operation involved:\n  %13060 = "arith.cmpf"('
+        "%11789, %283) : (vector<8x128x2xbf16>, vector<8x128x2xbf16>) -> vector<8x128x2xi1>\n",
+    ],
+)
+def test_a_mosaic_element_type_refusal_offers_the_plain_xla_kernel_second(text):
+    failure = _read(text)
+    assert failure.advice_kind == "cast_dtype"
+    assert [kind for kind, _ in failure.more_advice] == ["replace_op"]
+
+
 # ---- an error's line comparing types that differ only in the axes they vary along ----------
 
 

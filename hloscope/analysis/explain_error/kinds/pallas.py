@@ -352,6 +352,8 @@ def _mosaic(log: Log, m: re.Match[str], why: str | None = None) -> Failure:
         op = op_in_frames(frames) or op_in_locations(window) or diagnostic_op(why) or op
     reason = Reason.DTYPE if kind is AdviceKind.CAST_DTYPE else Reason.COMPILE_ERROR
     failure = _simple(log, m, op, reason, (text, kind), source=source)
+    if kind is AdviceKind.CAST_DTYPE:  # a kernel the user did not write has a plain-XLA twin
+        failure.more_advice.append((str(AdviceKind.REPLACE_OP), _TEXT.mosaic_library_kernel))
     failure.hints.append(_TEXT.mosaic_reason.format(why=why))
     failure.finding.node = m.groupdict().get("mosaic_hlo") or ""  # the kernel's instruction
     _name_operand(failure, why, involved["rest"] if involved else "")
