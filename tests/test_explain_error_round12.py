@@ -12,6 +12,12 @@ import pytest
 from tests.explain_error_reading import CORPUS, first, spent
 
 
+def _family_and_advice(text: str) -> tuple[str, str | None]:
+    """The first failure's family and advice kind."""
+    read = first(text)
+    return str(read.family), read.advice_kind
+
+
 def _family_advice_op(text: str) -> list[str | None]:
     """The first failure's family, advice kind and op."""
     read = first(text)
@@ -306,11 +312,13 @@ _PYTEST_COLLECTING = (  # pytest's collection frames, as keras#22724 shows them
         # optax#568 (fresh9): pytest collecting a test module that imports an old flax.
         (CORPUS / "fresh9_b_optax_568_pytest_collect_flax053_shapedarray_jax0414.log").read_text(),
         _PYTEST_COLLECTING,
+        # (A crash while JAX started the backend: see _CUDA_CHECK_SEGFAULT below.)
+        # TheRock#4374 (fresh3): the ROCm PJRT client aborts, no ROCm wheel installed.
+        (CORPUS / "fresh3_b_therock_4374_rocm_wheel_abort.log").read_text(),
     ],
 )
-def test_pytests_and_importlibs_frames_run_no_ones_code(text):
-    failure = first(text)
-    assert (str(failure.family), failure.advice_kind) == ("backend_startup", "install")
+def test_pytests_frames_and_a_crash_starting_the_backend_stop_before_anything_ran(text):
+    assert _family_and_advice(text) == ("backend_startup", "install")
 
 
 @pytest.mark.parametrize(
@@ -333,8 +341,7 @@ def test_pytests_and_importlibs_frames_run_no_ones_code(text):
     ],
 )
 def test_an_ipython_cells_own_code_is_module_level(text):
-    failure = first(text)
-    assert (str(failure.family), failure.advice_kind) == ("backend_startup", "install")
+    assert _family_and_advice(text) == ("backend_startup", "install")
 
 
 @pytest.mark.parametrize(
@@ -347,8 +354,7 @@ def test_an_ipython_cells_own_code_is_module_level(text):
     ],
 )
 def test_a_failed_import_with_no_frame_shown_is_the_start_up(text):
-    failure = first(text)
-    assert (str(failure.family), failure.advice_kind) == ("backend_startup", "install")
+    assert _family_and_advice(text) == ("backend_startup", "install")
 
 
 def test_an_import_inside_a_function_is_still_a_call():
@@ -620,3 +626,34 @@ def test_a_plugin_lacking_a_pjrt_method_is_a_release_mismatch(text, method):
 def test_an_unimplemented_op_in_words_is_still_xlas_status():
     read = first("XlaRuntimeError: UNIMPLEMENTED: Unsupported algorithm for this backend\n")
     assert str(read.family) != "backend_startup"
+
+
+# ---- a crash while JAX started the backend ------------------------------------------------------
+
+_CUDA_CHECK_SEGFAULT = """\
+[ RUN      ] TrainTest.test_equivariance0 (config_name='qm9_test', rng=0)
+Fatal Python error: Segmentation fault
+
+Current thread 0x00007fba32f6c180 (most recent call first):
+  File "/a/.venv/site-packages/jax/_src/xla_bridge.py", line 322 in _version_check
+  File "/a/.venv/site-packages/jax/_src/xla_bridge.py", line 387 in _check_cuda_versions
+  File "/a/.venv/site-packages/jax/_src/xla_bridge.py", line 428 in make_gpu_client
+  File "/a/.venv/site-packages/jax/_src/xla_bridge.py", line 935 in _init_backend
+"""
+
+
+def test_a_crash_in_jaxs_start_of_the_backend_is_a_runtime_that_did_not_start():
+    # jax#20619: a segfault in JAX's check of the CUDA libraries' versions.
+    assert _family_and_advice(_CUDA_CHECK_SEGFAULT) == ("backend_startup", "install")
+    assert first(_CUDA_CHECK_SEGFAULT).finding.node == "_check_cuda_versions"
+
+
+def test_a_crash_in_jaxs_call_of_a_compiled_program_is_still_xlas():
+    # tt-xla#99: faulthandler's frame in pxla's __call__, the program running.
+    read = first(
+        "tests/test_mnist.py::test_relu[input_shapes0] Fatal Python error: Aborted\n\n"
+        "Current thread 0x00007fdeaa5bf000 (most recent call first):\n"
+        '  File "/p/venv/lib/python3.10/site-packages/jax/_src/interpreters/pxla.py", line '
+        "1248 in __call__\n"
+    )
+    assert (str(read.family), read.advice_kind) == ("xla_crash", "report_bug")

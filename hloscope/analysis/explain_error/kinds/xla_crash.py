@@ -204,6 +204,10 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         frames = []
         what = f"the process running XLA crashed ({signal})"
     else:
+        starting = _RE.starting.search(window)
+        if starting is not None:
+            yield from _start_crash(log, m, starting)
+            return
         compiling = _RE.compiling.search(window) is not None
         if not (compiling or _RE.framework_frame.search(window) or _RE.xla_frames.search(window)):
             return  # the user's own code crashed, not inside the framework
@@ -243,6 +247,20 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
 
 
+def _start_crash(log: Log, m: re.Match[str], starting: re.Match[str]) -> Iterator[Failure]:
+    """A crash in JAX's start of a backend (faulthandler's frames): a runtime that did not
+    start, whose pieces are missing or of releases that do not go together."""
+    frame = starting.group().removeprefix("in ")
+    yield _START_KIND.failure(
+        log,
+        m.start(),
+        op=_FATAL_SIGNALS.get(m["fatal"] or "", "abort" if m["fatal"] else "crash"),
+        node=frame,
+        advice=(_TEXT.start_crash.format(frame=frame), AdviceKind.INSTALL),
+        hints=[f"crashed in {frame}"],
+    )
+
+
 # faulthandler's words for the signal that ended the process.
 _FATAL_SIGNALS = {
     "Segmentation fault": "SIGSEGV",
@@ -267,4 +285,6 @@ def _frames_of(window: str) -> list[str]:
 
 # A crash is printed on a line of its own, after the logger's prefix (absl's `F... file:line]`).
 _KIND = Kind(Family.XLA_CRASH, reading=own_line)
+# A crash while the backend started: the runtime did not start.
+_START_KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, own_line)
 RECOGNISER = Recogniser(Family.XLA_CRASH, _RE.opening, _xla_crash)
