@@ -9,6 +9,7 @@ import textwrap
 
 from hloscope.analysis.explain_error.device import platform_in_log
 from hloscope.analysis.explain_error.mlir_location import source_in_locations
+from hloscope.analysis.explain_error.named_op import op_named
 from hloscope.analysis.explain_error.user_line import _checkout_root
 from hloscope.analysis.unsupported.findings import Platform
 from tests.explain_error_reading import CORPUS, first, spent
@@ -296,3 +297,26 @@ def test_an_mlir_diagnostic_names_its_op_where_no_location_does():
     # Where the diagnostic's location names the primitive, that stays the op (jax#18370,
     # spent: "/transpose[permutation=(1, 0)]", not 'vector.transpose').
     assert spent("fresh7_a_jax_18370_pallas_tpu_padded_transpose").finding.op == "transpose"
+
+
+# ---- the op: XLA's shape inference names the op it refuses ---------------------------------------
+
+
+def test_xlas_shape_inference_names_the_op_it_refuses():
+    # pytorch/xla#6002 (spent): "status: INVALID_ARGUMENT: Transpose dimensions [0,1,-2,-1]
+    # are not a permutation of the operand dimensions".
+    failure = spent("fresh9_c_ptxla_6002_diagonal_view_update_transpose_not_permutation_tpu")
+    assert failure.finding.op == "transpose"
+    # XLA's own refusals (xla/service/shape_inference.cc), in TensorFlow's older status words.
+    for message, op in (
+        ("Slice index count does not match argument rank: 2 vs 3.", "slice"),
+        (
+            "Dynamic update slice update rank does not match argument rank: 3 vs 2.",
+            "dynamic-update-slice",
+        ),
+    ):
+        assert op_named(f"InvalidArgumentError: Invalid argument: {message}") == op
+    # A sentence that only starts with an opcode's word names no op ("While rewriting ...":
+    # fresh3 xla_26995, spent, keeps the all-reduce its HLO line names).
+    assert op_named("UNIMPLEMENTED: While rewriting computation to not contain X64") is None
+    assert spent("fresh3_a_xla_26995_tpu_x64_rewrite_c64").finding.op == "all-reduce"

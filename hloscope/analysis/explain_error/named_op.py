@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from ...hlo.metadata import StackFrame
+from ...hlo.opcodes import OPCODES
 
 __all__ = ["op_named", "op_of_rule_frames"]
 
@@ -60,14 +61,30 @@ _JAX_FILE = re.compile(r"[\\/]jax[\\/]")
 _RULE_CALLED = re.compile(rf"(?<![\w.])(?:{_RULE.pattern})\(\)")
 
 
+# XLA's shape inference opens a refusal with the op's name in words and the part of it at
+# fault, after the status: "INVALID_ARGUMENT: Transpose dimensions [0,1,-2,-1] are not a
+# permutation", "Slice index count does not match", "Dynamic update slice update rank ...".
+_OPCODE_WORDS = {opcode.replace("-", " "): opcode for opcode in OPCODES}
+_SHAPE_REFUSAL = re.compile(
+    r"(?:^|: )(?P<op>"
+    + "|".join(sorted(map(re.escape, _OPCODE_WORDS), key=len, reverse=True))
+    + r") (?:dimensions?|index|indices|operands?|operation|start|update|window|sizes?)\b",
+    re.I | re.M,
+)
+
+
 def op_named(text: str) -> str | None:
     """The op ``text`` names in one of JAX's stable shapes, the first one; else the primitive
-    of a rule of JAX's it names as called."""
+    of a rule of JAX's it names as called; else the HLO op XLA's shape inference names at
+    the start of its refusal."""
     found = _NAMED.search(text)
     if found:
         return next(g for g in found.groups() if g)
     called = _RULE_CALLED.search(text)
-    return (called["prim"] or called["eval"]) if called else None
+    if called:
+        return called["prim"] or called["eval"]
+    refused = _SHAPE_REFUSAL.search(text)
+    return _OPCODE_WORDS[refused["op"].lower()] if refused else None
 
 
 def op_of_rule_frames(stack: list[StackFrame]) -> str | None:
