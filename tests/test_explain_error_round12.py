@@ -657,3 +657,33 @@ def test_a_crash_in_jaxs_call_of_a_compiled_program_is_still_xlas():
         "1248 in __call__\n"
     )
     assert (str(read.family), read.advice_kind) == ("xla_crash", "report_bug")
+
+
+# ---- a TPU library not found: logged while JAX probes, raised where the TPU was asked ---------
+
+
+@pytest.mark.parametrize(
+    ("text", "advice"),
+    [
+        # jax#24987 (fresh): the exception JAX raises where the TPU was asked for.
+        ((CORPUS / "fresh_jax_24987_libtpu_missing.log").read_text(), "install"),
+        # The same, raised from jax.devices("tpu") in a script (JAX's raise in xla_bridge).
+        (
+            "Traceback (most recent call last):\n"
+            '  File "/home/u/tpu_check.py", line 3, in <module>\n'
+            '    print(jax.devices("tpu"))\n'
+            "RuntimeError: Unable to initialize backend 'tpu': INTERNAL: Failed to open "
+            "libtpu.so: libtpu.so: cannot open shared object file: No such file or directory\n",
+            "install",
+        ),
+        # JAX's probe logged while it goes on without a TPU (af3#656's line).
+        (
+            "I1104 10:25:01.535141 140398 xla_bridge.py:841] Unable to initialize backend "
+            "'tpu': INTERNAL: Failed to open libtpu.so: libtpu.so: cannot open shared object "
+            "file: No such file or directory\n",
+            "harmless",
+        ),
+    ],
+)
+def test_libtpu_not_found_is_harmless_only_where_jax_went_on(text, advice):
+    assert _family_and_advice(text) == ("backend_startup", advice)

@@ -77,7 +77,8 @@ def _advice(log: Log, m: re.Match[str], backend: str, message: str) -> tuple[str
         )
     if m["ub"] and _RE.probed.search(log.before_on_line(m.start())) and backend != "cuda":
         return _TEXT.harmless, AdviceKind.HARMLESS
-    if "libtpu.so" in message and "cannot open" in message:
+    if "libtpu.so" in message and "cannot open" in message and not _raised(log, m):
+        # JAX probing for a TPU, logged, and going on without one; raised, the TPU was asked.
         return _TEXT.harmless, AdviceKind.HARMLESS
     return _TEXT.install, AdviceKind.INSTALL
 
@@ -98,6 +99,12 @@ _MACHINE_FORMS = (
     "infer_device",
 )
 _VERSION_FORMS = ("old_jaxlib", "new_jaxlib")
+
+
+def _raised(log: Log, m: re.Match[str]) -> bool:
+    """Whether the message is an exception raised (``RuntimeError: Unable to initialize
+    backend ...``), not a line a logger wrote while JAX went on."""
+    return _RE.raised.search(log.before_on_line(m.start())) is not None
 
 
 def _handle(m: re.Match[str]) -> str | None:
