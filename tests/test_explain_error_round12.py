@@ -687,3 +687,26 @@ def test_a_crash_in_jaxs_call_of_a_compiled_program_is_still_xlas():
 )
 def test_libtpu_not_found_is_harmless_only_where_jax_went_on(text, advice):
     assert _family_and_advice(text) == ("backend_startup", advice)
+
+
+# ---- a setting's own rule is no primitive refusing its operands ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # equinox#1036 (fresh6, fresh8): a traced filter_spec refused by Equinox.
+        (CORPUS / "fresh8_a_equinox_1036_filter_spec_traced_under_jax_jit.log").read_text(),
+        # A layer's setting checked by its library.
+        "ValueError: use_bias must be True or False, got Traced<bool[]>\n",
+    ],
+)
+def test_a_snake_case_setting_with_must_is_not_read_as_a_shape_refusal(text):
+    from hloscope.analysis.explain_error import explain_error
+
+    assert "jax_shape" not in [str(f.family) for f in explain_error(text).failures]
+
+
+def test_a_primitive_refusing_its_operands_shapes_is_still_read():
+    text = "TypeError: select_n cases must have the same shapes, got [(3,), (4,)].\n"
+    assert _family_and_advice(text) == ("jax_shape", "fix_shapes")

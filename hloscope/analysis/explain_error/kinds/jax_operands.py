@@ -73,9 +73,12 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
     raise AssertionError(m.group(0))  # every specific form is read above
 
 
-def _read_general(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
+def _read_general(m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
     """Any primitive's refusal: its name, and whether it is of types or of shapes."""
     prim, rest = m["prim"], m["rest"].strip()
+    about = (_RE.dtype_words, _RE.shape_words, _RE.operand_words)
+    if not any(words.search(rest) for words in about):
+        return None  # a setting's own rule ("filter_spec must consist of booleans ...")
     dtype = _RE.dtype_words.search(rest) is not None and _RE.shape_words.search(rest) is None
     if dtype:
         return (prim, _TEXT.general_dtype.format(prim=prim, rest=rest), AdviceKind.CAST_DTYPE)
