@@ -320,3 +320,36 @@ def test_xlas_shape_inference_names_the_op_it_refuses():
     # fresh3 xla_26995, spent, keeps the all-reduce its HLO line names).
     assert op_named("UNIMPLEMENTED: While rewriting computation to not contain X64") is None
     assert spent("fresh3_a_xla_26995_tpu_x64_rewrite_c64").finding.op == "all-reduce"
+
+
+# ---- the device: the platform a log's set-up names ---------------------------------------------
+
+
+def test_the_platform_a_logs_set_up_names():
+    gpu = (
+        # a wheel's CUDA tag, as pip names the plugin and the older jaxlib wheels
+        "Successfully installed jax-cuda12-plugin-0.4.30 jax-cuda12-pjrt-0.4.30",
+        "jaxlib-0.4.13+cuda12.cudnn89-cp311-cp311-manylinux2014_x86_64.whl",
+        # XLA:GPU's PJRT client's own log line, and NVIDIA's generation of the GPU (JAX's
+        # StreamExecutor line, TensorFlow 2.2's "computeCapability")
+        "I0000 00:00:1786849858.231491 3893849 se_gpu_pjrt_client.cc:1325] Using BFC allocator.",
+        "StreamExecutor [0]: NVIDIA GeForce RTX 4060 Laptop GPU, Compute Capability 8.9",
+        "pciBusID: 0000:00:04.0 name: Tesla T4 computeCapability: 7.5",
+        # torch_xla's environment for the CUDA plugin
+        "PJRT_DEVICE=CUDA python train.py",
+    )
+    tpu = (
+        # torch_xla choosing the TPU, and PJRT loading the TPU's plugin
+        "WARNING:root:libtpu.so and TPU device found. Setting PJRT_DEVICE=TPU.",
+        "I0000 00:00:1709942790.379741  501354 pjrt_api.cc:79] PJRT_Api is set for device type tpu",
+        # XLA:TPU's flags (its own OOM message names one) and the TPU runtime's environment
+        "If more detailed logging is desired, set --xla_tpu_impure_oom_fast_exit_threshold=-1",
+        "export TPU_CHIPS_PER_PROCESS_BOUNDS=1,1,1 TPU_PROCESS_BOUNDS=1,1,1",
+    )
+    for line in gpu:
+        assert platform_in_log(line) == Platform.GPU, line
+    for line in tpu:
+        assert platform_in_log(line) == Platform.TPU, line
+    # A Python name that only contains tpu_ is no TPU's environment.
+    assert platform_in_log('  File "/x/jax/_src/tpu_custom_call.py", line 3') is None
+    assert platform_in_log("platform=None, backend=''") is None

@@ -42,8 +42,12 @@ def named_accelerator(text: str) -> str | None:
 
 
 # A keyword given a platform as its value, in code or a repr: `platform='gpu'`, `backend="tpu"`,
-# `device_kind=cpu` (an AbstractMesh's), `platforms=["cuda"]`.
-_ASSIGNED = r"\b(?:platforms?|backend|device_kind|device_type)\s*[=:]\s*[\[(]?['\"]?"
+# `device_kind=cpu` (an AbstractMesh's), `platforms=["cuda"]`, torch_xla's `PJRT_DEVICE=TPU`,
+# PJRT's "PJRT_Api is set for device type tpu".
+_ASSIGNED = (
+    r"(?:\b(?:platforms?|backend|device_kind|device_type|PJRT_DEVICE)\s*[=:]\s*[\[(]?['\"]?"
+    r"|\bdevice type )"
+)
 # JAX's DeviceIdSet repr, a platform's name and device ids: "{CPU 0, 1}" (doubled braces:
 # a str.format template).
 _ID_SET = r"(?-i:\{{{0} \d+(?:, \d+)*\}})"
@@ -60,8 +64,11 @@ _LOG_SIGNS = re.compile(
     r"|\b(?:CUDA|cuDNN|NCCL|ROCm|HIP|ptxas|nvptx|Triton|triton_gemm|CudaDevice|RocmDevice)\b"
     r"|\bCUDA_ERROR_|\bcuda(?:Error|Malloc)|\bhipError|\bsm_\d{2,3}\b"
     r"|\b(?:cuda|gpu|rocm):\d\b|/device:GPU:\d|\bGPU_\d+_bfc\b|\bjax_(?:cuda|rocm)\d*_plugin"
-    # The PJRT plugin's own files (jax_plugins/xla_cuda12/xla_cuda_plugin.so).
-    r"|\bxla_(?:cuda|rocm)(?:\d+\b|_plugin)"
+    # The PJRT plugin's own files (jax_plugins/xla_cuda12/xla_cuda_plugin.so), a wheel's tag
+    # of the CUDA it was built for (jax[cuda12], jax-cuda12-plugin, jaxlib 0.4.30+cuda12.cudnn89),
+    # XLA:GPU's PJRT client's file, NVIDIA's word for a GPU's generation ("compute capability").
+    r"|\bxla_(?:cuda|rocm)(?:\d+\b|_plugin)|(?<![a-z])cuda1\d(?![\d])(?=[._\]-]|\b)"
+    r"|\bse_gpu_pjrt_client\b|\bcompute ?capability\b"
     # A platform given as a value in code or a repr ("platform='gpu'", "device_kind=cuda").
     rf"|{_ASSIGNED}(?:gpu|cuda|rocm)\b"
     r"|(?:xla|service|backends|pjrt|stream_executor)/(?:gpu|cuda|rocm)/"
@@ -92,6 +99,9 @@ _LOG_SIGNS = re.compile(
     r"|(?:xla|service|backends|pjrt|stream_executor)/tpu/"
     # The backend or kernel language named for the TPU, or what the TPU compiler did.
     r"|\b(?:XLA:|Pallas )TPU\b|\bTPU (?:lowering|kernel|compil(?:er|ation))\b"
+    # XLA:TPU's flags (--xla_tpu_enable_...) and the TPU runtime's environment, in capitals
+    # (TPU_PROCESS_BOUNDS, TPU_ACCELERATOR_TYPE; not a Python name's tpu_custom_call).
+    r"|\bxla_tpu_\w+|(?-i:\bTPU_[A-Z][A-Z_]{3,}\b)"
     r"|\bon (?:the )?TPUs?\b"
     # The TPU's device files and a slice's accelerator type (v4-8, v5litepod-16, v6e-256).
     r"|/dev/(?:accel|vfio/)\d|\bv(?:2|3|4|5p|5e|5litepod|6e)-\d{1,4}\b"
