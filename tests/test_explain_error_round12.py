@@ -710,3 +710,25 @@ def test_a_snake_case_setting_with_must_is_not_read_as_a_shape_refusal(text):
 def test_a_primitive_refusing_its_operands_shapes_is_still_read():
     text = "TypeError: select_n cases must have the same shapes, got [(3,), (4,)].\n"
     assert _family_and_advice(text) == ("jax_shape", "fix_shapes")
+
+
+# ---- SMEM full: fewer scalars per call, then what they grow with ------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # vllm#8318 (fresh6): a 16k context's tables, PyTorch/XLA's StatusOr wording.
+        (CORPUS / "fresh6_d_vllm_8318_smem_compile_oom_16k.log").read_text(),
+        # The same refusal of XLA:TPU raised by JAX.
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent "
+        "error. Ran out of memory in memory space smem. Used 1.01M of 1.00M smem. Exceeded "
+        "smem capacity by 12.0K.\n",
+    ],
+)
+def test_a_full_smem_advises_fewer_scalars_then_a_shorter_input(text):
+    read = first(text)
+    assert [read.advice_kind, *(kind for kind, _ in read.more_advice)][:2] == [
+        "fewer_scalars",
+        "shorter_input",
+    ]

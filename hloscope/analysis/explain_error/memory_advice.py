@@ -38,6 +38,10 @@ _KINDS = {
     FixKind.TILE_PADDING: AdviceKind.TILE_PADDING,
     FixKind.FEWER_SCALARS: AdviceKind.FEWER_SCALARS,
 }
+_SHORTER_SCALARS = (
+    "or a shorter maximum input (sequence length, context, --max-model-len): the page and "
+    "block tables a paged-attention kernel prefetches into SMEM grow with it"
+)
 # XLA:TPU's own word that a full SMEM is its bug, not the program's (libtpu of 2020).
 _SMEM_BUG = "It should not be possible to run out of smem"
 
@@ -101,6 +105,10 @@ def _ranked(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
                 "meanwhile make the step smaller (fewer layers or a smaller batch per call)",
             )
             return [bug, *base]
+        if base and base[0][0] is AdviceKind.FEWER_SCALARS:
+            # What the user sets that the scalars grow with: an attention kernel's page and
+            # block tables are as long as the longest sequence served.
+            return [*base, (AdviceKind.SHORTER_INPUT, _SHORTER_SCALARS)]
         return base
     longer = _long_input_fix(report, text)
     if longer is not None:
