@@ -353,3 +353,12 @@ def test_the_platform_a_logs_set_up_names():
     # A Python name that only contains tpu_ is no TPU's environment.
     assert platform_in_log('  File "/x/jax/_src/tpu_custom_call.py", line 3') is None
     assert platform_in_log("platform=None, backend=''") is None
+
+
+def test_the_gpu_autotuners_own_words_are_the_gpu():
+    # jax#33910 (spent, an RTX 5090): "INTERNAL: No reference output found!"; a ROCm
+    # benchmark's notes quote the autotuner's warning "No reference output found even though
+    # buffer checking ..." (public).
+    assert spent("fresh_jax_33910_no_reference_output_5090").platform == Platform.GPU
+    rocm = "No reference output found even though buffer checking is enabled"
+    assert platform_in_log(rocm) == Platform.GPU

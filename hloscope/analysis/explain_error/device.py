@@ -82,6 +82,8 @@ _LOG_SIGNS = re.compile(
     # Triton's symbolic tiling), the backend or kernel language named for the GPU, Apple's GPU
     # plugin (jax-metal, platform METAL), and a message that says what ran "on the GPU".
     r"|\bautotun(?:er|ing)\b|\bbuffer_comparator\b|\bsymbolic tile\b"
+    # (the autotuner's own words when it has no reference run to check a candidate against)
+    r"|\bno reference output found\b"
     r"|\b(?:XLA:|Pallas |Mosaic ?)GPU\b|\bjax[-_]metal\b|\bplatform METAL\b"
     r"|\bon (?:the )?GPUs?\b"
     # The vendor and its driver's library, TF's physical device, an AMD GPU's architecture
