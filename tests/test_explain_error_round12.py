@@ -732,3 +732,38 @@ def test_a_full_smem_advises_fewer_scalars_then_a_shorter_input(text):
         "fewer_scalars",
         "shorter_input",
     ]
+
+
+# ---- a TPU core's HBM full: this program's own arrays, not another process ------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "framework_word"),
+    [
+        # colabtools#5126 (fresh4): a 7B model on one v2 core, through PyTorch/XLA.
+        (
+            (CORPUS / "fresh4_b_colabtools_5126_torchxla_hbm0_allocate.log").read_text(),
+            "mark_sharding",
+        ),
+        # diffusers#8358 (fresh8): gemma-2-27b placed on one v3 core by KerasNLP.
+        (
+            (
+                CORPUS / "fresh8_b_diffusers_8358_gemma2_27b_keras_nlp_tpu_v3_hbm0_allocate.log"
+            ).read_text(),
+            "jax.sharding",
+        ),
+    ],
+)
+def test_a_tpu_cores_hbm_full_is_the_programs_own_arrays(text, framework_word):
+    read = first(text)
+    kinds = [read.advice_kind, *(kind for kind, _ in read.more_advice)]
+    assert kinds[:2] == ["bigger_device", "smaller_batch"]
+    assert framework_word in read.finding.suggestion
+
+
+def test_a_gpus_buffer_with_memory_free_elsewhere_still_advises_releasing_it():
+    read = first(
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Error allocating device "
+        "buffer: Attempting to allocate 2.00G. That was not possible. There are 1.10G free.\n"
+    )
+    assert read.advice_kind == "free_memory"

@@ -223,6 +223,13 @@ def _fixes(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
     )
     if m["ftc"]:  # a constant of the program's own: its size is the program's, then the rest
         return asked, [smaller, release]
+    if m["eab_mem"] and _RE.tpu_core_memory.search(m["eab_mem"]) and free is not None:
+        # One TPU core's HBM, which no other process can hold (libtpu takes the chips for one):
+        # this program's own arrays fill it, most often a model placed whole on one core.
+        how = _TEXT.shard_torch if torch else _TEXT.shard_jax
+        said = _TEXT.tpu_core_full.format(memory=m["eab_mem"], held=held, how=how)
+        core = (AdviceKind.BIGGER_DEVICE, said)
+        return asked, [core, smaller, release]
     return asked, [release, smaller]
 
 
