@@ -767,3 +767,30 @@ def test_a_gpus_buffer_with_memory_free_elsewhere_still_advises_releasing_it():
         "buffer: Attempting to allocate 2.00G. That was not possible. There are 1.10G free.\n"
     )
     assert read.advice_kind == "free_memory"
+
+
+# ---- jax.no_tracing refusing a retrace: a function traced again -------------------------------
+
+
+def test_no_tracing_refusing_a_retrace_is_a_recompile(tmp_path):
+    from tests.test_explain_error_fields import run_jax
+
+    # jax#31319 (fresh): a pure_callback's jitted function traced again on an identical call.
+    thread = spent("fresh_jax_31319_no_tracing_retrace")
+    # JAX 0.10.2's own refusal, made in a child: a jitted function called with a new shape.
+    made = first(
+        run_jax(
+            tmp_path / "retrace.py",
+            """
+            import jax, jax.numpy as jnp
+            f = jax.jit(lambda x: x + 1)
+            x3, x4 = jnp.ones(3), jnp.ones(4)
+            f(x3)
+            with jax.no_tracing(True):
+                f(x4)
+            """,
+        )
+    )
+    for read in (thread, made):
+        assert (str(read.family), read.advice_kind) == ("recompile", "see_recompiles")
+    assert "<lambda> was traced again" in made.finding.suggestion

@@ -109,6 +109,8 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     ]
     source = best_source(stack, from_lines)
     advice = advise((*_trigger_keys(error_class, trigger), *form.fix_keys), Reason.TRACING)
+    if form.group == "no_tracing":  # the trace was a retrace: why the cache missed is the question
+        advice = Advice(_TEXT.retraced.format(fn=m["nt_fn"]), AdviceKind.SEE_RECOMPILES)
     if form.group in _LEAKS:
         # JAX's words: transformed functions must return their outputs, not save them to
         # global state. The line that made (and kept) the leaked value is the one to change;
@@ -128,7 +130,9 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     depends = _RE.depends_on.search(log.text, m.end(), end)
     if depends:
         hints.append(f"the value depends on argument {depends['arg']}")
-    yield _KIND.failure(
+    # jax.no_tracing's refusal is a function traced again: the recompile family's.
+    kind = _RETRACE_KIND if form.group == "no_tracing" else _KIND
+    yield kind.failure(
         log,
         m.start(),
         # The function JAX names as the one that needed a concrete value (`The size argument
@@ -180,4 +184,5 @@ def _second(error_class: str) -> list[tuple[str, str]]:
 
 
 _KIND = Kind(Family.JAX_TRACING, Reason.TRACING)
+_RETRACE_KIND = Kind(Family.RECOMPILE, Reason.TRACING)
 RECOGNISER = Recogniser(Family.JAX_TRACING, _TRACING, _jax_tracing)
