@@ -794,3 +794,45 @@ def test_no_tracing_refusing_a_retrace_is_a_recompile(tmp_path):
     for read in (thread, made):
         assert (str(read.family), read.advice_kind) == ("recompile", "see_recompiles")
     assert "<lambda> was traced again" in made.finding.suggestion
+
+
+# ---- XLA:GPU's autotuner finding a candidate's results unlike the reference's -----------------
+
+
+_AUTOTUNER_VERDICT = (  # openxla/xla#23934 (jax#27228's A100 log)
+    "E0317 05:01:29.217242  712317 buffer_comparator.cc:156] Difference at 6: 8.18504, "
+    "expected 7.16615\n"
+    "E0317 05:01:29.217324  712317 buffer_comparator.cc:156] Difference at 7: 10.2058, "
+    "expected 8.91452\n"
+    "2025-03-17 05:01:29.217365: E external/xla/xla/service/gpu/autotuning/"
+    "gemm_fusion_autotuner.cc:1138] Results do not match the reference. This is likely a "
+    "bug/unexpected loss of precision.\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # mujoco_playground#18 (fresh): the comparator's lines alone.
+        (CORPUS / "fresh_mjplayground_18_buffer_comparator.log").read_text(),
+        _AUTOTUNER_VERDICT,
+    ],
+)
+def test_the_autotuners_mismatch_is_xlas_check_on_the_gpu(text):
+    from hloscope.analysis.explain_error import explain_error
+
+    failures = explain_error(text).failures
+    assert [(str(f.family), str(f.platform), f.advice_kind) for f in failures] == [
+        ("xla_crash", "gpu", "report_bug")
+    ]
+    assert failures[0].finding.warning
+
+
+def test_a_real_error_after_the_autotuners_mismatch_comes_first():
+    from hloscope.analysis.explain_error import explain_error
+
+    text = _AUTOTUNER_VERDICT + (
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying "
+        "to allocate 6291456 bytes.\n"
+    )
+    assert str(explain_error(text).failures[0].family) == "out_of_memory"

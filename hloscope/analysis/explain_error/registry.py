@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from .kinds import (
     api_mismatch,
     api_spec,
+    autotune_check,
     backend_startup,
     call_module_platform,
     compile_log,
@@ -148,6 +149,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         device_halt.RECOGNISER,
         pass_pipeline.RECOGNISER,
         debugger_stack.RECOGNISER,
+        autotune_check.RECOGNISER,
         # Read last; kept only where no recogniser read a failure (its families vary).
         last_resort.RECOGNISER,
     ),
