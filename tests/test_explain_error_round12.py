@@ -836,3 +836,10 @@ def test_a_real_error_after_the_autotuners_mismatch_comes_first():
         "to allocate 6291456 bytes.\n"
     )
     assert str(explain_error(text).failures[0].family) == "out_of_memory"
+
+
+def test_an_op_xla_does_not_support_on_a_platform_is_no_plugin_method():
+    from hloscope.analysis.explain_error import explain_error
+
+    text = "XlaRuntimeError: UNIMPLEMENTED: ragged_all_to_all is not supported on CPU\n"
+    assert "backend_startup" not in [str(f.family) for f in explain_error(text).failures]
