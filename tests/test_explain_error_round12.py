@@ -843,3 +843,14 @@ def test_an_op_xla_does_not_support_on_a_platform_is_no_plugin_method():
 
     text = "XlaRuntimeError: UNIMPLEMENTED: ragged_all_to_all is not supported on CPU\n"
     assert "backend_startup" not in [str(f.family) for f in explain_error(text).failures]
+
+
+def test_a_reshape_of_another_array_after_the_mesh_was_built_is_not_a_mesh():
+    from hloscope.analysis.explain_error import explain_error
+
+    text = (
+        "    mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ('data', 'model'))\n"
+        "    batch = images.reshape(32, 28, 28)\n"
+        "ValueError: cannot reshape array of size 1000 into shape (32,28,28)\n"
+    )
+    assert not [f for f in explain_error(text).failures if f.finding.op == "mesh"]

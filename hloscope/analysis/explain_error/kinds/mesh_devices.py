@@ -40,7 +40,9 @@ _CODE_BEFORE = 3000
 
 def _mesh_devices(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["md_size"]:
-        if not _RE.device_reshape.search(log.text, max(0, m.start() - _CODE_BEFORE), m.start()):
+        window = (max(0, m.start() - _CODE_BEFORE), m.start())
+        reshaped = [found.group() for found in _RE.reshape_line.finditer(log.text, *window)]
+        if not reshaped or not _RE.devices.search(reshaped[-1]):
             return  # an array of something else than the devices
         have, shape_said = int(m["md_size"]), m["md_into"]
     else:
