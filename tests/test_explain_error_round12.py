@@ -854,3 +854,19 @@ def test_a_reshape_of_another_array_after_the_mesh_was_built_is_not_a_mesh():
         "ValueError: cannot reshape array of size 1000 into shape (32,28,28)\n"
     )
     assert not [f for f in explain_error(text).failures if f.finding.op == "mesh"]
+
+
+# ---- a CUDA graph failing as the program ran: the bug to report, then the flag around it ------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "fresh6_d_netket_2248_cuda_graph_memset_jit_equal",  # XLA's own memset capture
+        "fresh4_a_mujocowarp_425_stream_capture_invalidated",  # Warp's FFI call in a capture
+    ],
+)
+def test_a_cuda_graph_failure_gives_the_flag_without_graphs_as_a_fix_of_its_own(name):
+    read = spent(name)
+    assert [read.advice_kind, *(kind for kind, _ in read.more_advice)] == ["report_bug", "other"]
+    assert "--xla_gpu_enable_command_buffer=" in read.more_advice[0][1]

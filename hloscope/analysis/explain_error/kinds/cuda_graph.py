@@ -43,7 +43,10 @@ def _cuda_graph(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         log,
         m.start(),
         op="CUDA graph",
-        advice=(_TEXT.advice.format(what=what), AdviceKind.REPORT_BUG),
+        fixes=[
+            (AdviceKind.REPORT_BUG, _TEXT.advice.format(what=what)),
+            (AdviceKind.OTHER, _TEXT.without_graphs),  # the workaround, a flag of XLA's
+        ],
         device="gpu",
         platform=Platform.GPU,
     )
