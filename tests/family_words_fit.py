@@ -94,7 +94,8 @@ FIRST_SIGHT = {
 #: tracer that warns -- are no family's failure and are left out).
 FAMILY_LOGS: dict[str, tuple[str, str]] = {
     "alphafold_831_illegal_address_cubin": ("xla_status", "report_bug"),
-    "colab_5126_torch_buffer": ("device_allocation", "free_memory"),
+    # (A TPU core is one process's: its HBM full is the program's own arrays; round 12.)
+    "colab_5126_torch_buffer": ("device_allocation", "bigger_device"),
     "endernewton_7_bfc_bins": ("device_allocation", "smaller_batch"),
     "flowpm_27_padding": ("out_of_memory", "tile_padding"),
     "gpurecipes_2_registration": ("distributed", "check_hosts"),
@@ -133,7 +134,7 @@ FAMILY_LOGS: dict[str, tuple[str, str]] = {
     "mxnet_11015_cusolver_check": ("backend_startup", "free_memory"),
     "nixpkgs_256717_fatal_abort": ("xla_crash", "report_bug"),
     "ptxla_1735_reserve": ("device_allocation", "free_memory"),
-    "ptxla_2569_attempt_alloc": ("device_allocation", "free_memory"),
+    "ptxla_2569_attempt_alloc": ("device_allocation", "smaller_batch"),
     "ptxla_2628_smem_bug": ("out_of_memory", "report_bug"),
     "ptxla_3078_xrt_check": ("xla_crash", "report_bug"),
     "ptxla_3470_fragmented": ("device_allocation", "defragment"),
