@@ -56,6 +56,7 @@ from tests.explain_error_scoring import (  # noqa: E402
     FRESH7_TEST,
     FRESH8_TEST,
     FRESH9_TEST,
+    FRESH10_TEST,
     FRESH_TEST,
     SEALED_PARTS,
 )
@@ -88,6 +89,7 @@ FIRST_SIGHT = {
     FRESH7_TEST: "4b96a0f",
     FRESH8_TEST: "49e4466",
     FRESH9_TEST: "f923796",
+    FRESH10_TEST: "9f6269b",
 }
 #: The family logs' families and advice, as the tests that read them assert (those that are
 #: warnings only -- factories registered twice, a BFC report that is no failure, a hash of a

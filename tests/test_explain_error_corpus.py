@@ -29,6 +29,7 @@ from tests.explain_error_scoring import (
     FRESH7_TEST,
     FRESH8_TEST,
     FRESH9_TEST,
+    FRESH10_TEST,
     FRESH_TEST,
     SEALED_PARTS,
     TRUTH_KEYS,
@@ -61,8 +62,10 @@ FLOORS = {
     # The date corpus's dev part after the structural user line and the crash, Pallas and
     # explicit-sharding families (issue 35, second round): 61/61 and 60/61.
     ("date", "dev", None): {"recognised": 0.98, "fully_right": 0.98},
-    # Round 12 (the eighth and ninth parts read; tuned on since 3b03119): 367/404 and 299/404.
-    ("date", "test", None): {"recognised": 0.90, "fully_right": 0.74},
+    # Round 12 (the eighth and ninth parts read; tuned on since 3b03119): 367/404 and 299/404;
+    # with the tenth part, spent after its blind scoring (2fbc900) and not yet read: 389/441
+    # and 310/441.
+    ("date", "test", None): {"recognised": 0.88, "fully_right": 0.70},
     # After round 5's field and family rules (tuned on since 5f1c0dd): 37/37 and 34/37; round 7
     # (a platform given as a value, tuned on since f113984): 35/37 fully right; the op named on
     # a line the message wrapped onto: 36/37.
@@ -129,6 +132,10 @@ FLOORS = {
     # by round 12 (a library's import of a removed JAX name in notebooks, pytest's collection
     # and with no frames; a JAX module gone) and round 12b: 34/42 and 25/42.
     ("date", "test", FRESH9_TEST): {"recognised": 0.80, "fully_right": 0.59},
+    # The tenth fresh part (37 logs), blind at 9f6269b after round 12: 21/37 and 11/37; spent
+    # since (2fbc900) but not yet read by any rule writer; the words table refitted with it
+    # (its first sight: 9f6269b's recognisers alone, 19/37): 22/37 and 11/37.
+    ("date", "test", FRESH10_TEST): {"recognised": 0.59, "fully_right": 0.29},
 }
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
