@@ -62,6 +62,9 @@ _LOG_SIGNS = re.compile(
     r"(?P<gpu>\b(?:lib)?(?:cudart|cudnn|cublas(?:Lt)?|cusolver|cufft|cusparse|nccl|nvrtc|"
     r"nvjitlink|rccl|miopen|rocblas|amdhip\d*)"
     r"|\b(?:CUDA|cuDNN|NCCL|ROCm|HIP|ptxas|nvptx|Triton|triton_gemm|CudaDevice|RocmDevice)\b"
+    # JAX's GPU device before CudaDevice (jaxlib 0.4.x's StreamExecutorGpuDevice, its
+    # GpuDevice) and TF's XLA device type for a GPU (XLA_GPU_JIT, as tf2xla names it).
+    r"|\b(?:StreamExecutor)?GpuDevice\b|\bXLA_GPU_JIT\b"
     r"|\bCUDA_ERROR_|\bcuda(?:Error|Malloc)|\bhipError|\bsm_\d{2,3}\b"
     r"|\b(?:cuda|gpu|rocm):\d\b|/device:GPU:\d|\bGPU_\d+_bfc\b|\bjax_(?:cuda|rocm)\d*_plugin"
     # The PJRT plugin's own files (jax_plugins/xla_cuda12/xla_cuda_plugin.so), a wheel's tag
