@@ -54,3 +54,56 @@ def test_a_host_cpu_device_repr_beside_them_still_names_no_platform_alone():
 )
 def test_the_spent_logs_that_name_the_gpu_only_so_read_it(name):
     assert spent(name).platform is Platform.GPU
+
+
+# ---- a debugger's backtrace quoted from one of its middle frames ----------------------------
+
+
+def test_a_backtrace_pasted_from_its_fourth_frame_is_a_crash_of_the_gpu_compiler():
+    failure = spent("fresh10_b_xla_17356_pallas_triton_h100_wgmma_assert")
+    assert str(failure.family) == "xla_crash"
+    assert failure.advice_kind == "report_bug"
+    # the frames' sources are Triton's NVIDIA backend (third_party/nvidia/...)
+    assert failure.platform is Platform.GPU
+    assert failure.finding.node.startswith("llvm::SmallVectorTemplateCommon")
+
+
+# jax#29373 (a segfault in jaxlib's metrics code, 2025-06): a gdb backtrace quoted from its
+# 36th frame on, the frames jaxlib's own library holds.
+_JAX_29373_TAIL = (
+    "   from /home/u/test/lib/python3.13/site-packages/jaxlib/libjax_common.so\n"
+    "#36 0x00007fff489e161f in PjitFunction_tp_vectorcall () from "
+    "/home/u/test/lib/python3.13/site-packages/jaxlib/libjax_common.so\n"
+    "#37 0x0000000001a27f2d in _PyEval_EvalFrameDefault ()\n"
+    "#38 0x0000000001a0596d in slot_tp_richcompare ()\n"
+    "#39 0x0000000001cb6a07 in PyObject_RichCompareBool.warm ()\n"
+    "#40 0x0000000000000003 in ?? ()\n"
+    "(gdb)\n"
+)
+
+
+def test_a_backtrace_pasted_from_a_later_frame_of_jaxlib_is_a_crash():
+    failure = first(_JAX_29373_TAIL)
+    assert str(failure.family) == "xla_crash"
+    assert failure.finding.node == "PjitFunction_tp_vectorcall"
+
+
+def test_a_backtrace_is_read_once_from_its_first_frame_not_again_from_each_later_one():
+    text = (
+        "Thread 1 received signal SIGSEGV, Segmentation fault.\n"
+        "#0  0x00007fbb63893850 in xla::HloInstruction::operand(long) const ()\n"
+        "   from /venv/lib/python3.11/site-packages/jaxlib/xla_extension.so\n"
+        "#1  0x00007fbb63893999 in xla::AlgebraicSimplifierVisitor::HandleDot(xla::"
+        "HloInstruction*) () from /venv/lib/python3.11/site-packages/jaxlib/xla_extension.so\n"
+        "#2  0x00007fbb63894000 in xla::HloPassPipeline::Run(xla::HloModule*) ()\n"
+        "   from /venv/lib/python3.11/site-packages/jaxlib/xla_extension.so\n"
+    )
+    crashes = [f for f in explain_error(text).failures if str(f.family) == "xla_crash"]
+    assert len(crashes) == 1
+    assert crashes[0].finding.node == "xla::HloInstruction::operand"
+
+
+def test_a_numbered_list_of_other_code_is_no_backtrace():
+    # A frame-like list whose code is nobody's XLA: no crash read from it.
+    text = "#3  0x0000 in my_app::render(int) () from /usr/lib/libmyapp.so\n"
+    assert not [f for f in explain_error(text).failures if str(f.family) == "xla_crash"]

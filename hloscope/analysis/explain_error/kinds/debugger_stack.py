@@ -30,13 +30,19 @@ _RE, _TEXT = words_of(__name__)
 _WINDOW = 16 * 1024
 # How many frames are read.
 _FRAMES = 40
+# How far before a frame another frame's line says it is not the first (a frame's arguments
+# may wrap onto a few lines of their own).
+_LOOK_BACK = 1024
 
 
 def _frames(log: Log, start: int) -> list[re.Match[str]]:
-    """The backtrace's frames, innermost first, until its numbers stop running on."""
+    """The backtrace's frames, innermost first, until its numbers stop running on (from the
+    first the log shows: a paste may keep only the frames from #4 on)."""
     found: list[re.Match[str]] = []
+    first = -1
     for frame in _RE.frame.finditer(log.text, start, min(len(log.text), start + _WINDOW)):
-        if int(frame["n"]) != len(found):
+        first = int(frame["n"]) if first < 0 else first
+        if int(frame["n"]) != first + len(found):
             break
         found.append(frame)
         if len(found) == _FRAMES:
@@ -52,11 +58,14 @@ def _machinery(frame: re.Match[str]) -> bool:
 
 
 def _debugger_stack(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if _RE.earlier_frame.search(log.text, max(0, m.start() - _LOOK_BACK), m.start()):
+        return  # a later frame of a backtrace already read from its first
     frames = _frames(log, m.start())
     code = next((f for f in frames if not _machinery(f)), None)
     if code is None or not _RE.xla_code.search(f"{code['fn']} {code['lib'] or ''}"):
         return  # no frame of code, or another library's: not XLA's crash
-    everything = " ".join(f"{f['fn']} {f['lib'] or ''}" for f in frames)
+    # (each frame whole: its source path names the backend, at .../third_party/nvidia/...)
+    everything = " ".join(f.group(0) for f in frames)
     compiling = _RE.compiler.search(everything) is not None
     name = re.sub(r"\(.*", "", code["fn"]).strip()
     platform = (
