@@ -107,3 +107,53 @@ def test_a_numbered_list_of_other_code_is_no_backtrace():
     # A frame-like list whose code is nobody's XLA: no crash read from it.
     text = "#3  0x0000 in my_app::render(int) () from /usr/lib/libmyapp.so\n"
     assert not [f for f in explain_error(text).failures if str(f.family) == "xla_crash"]
+
+
+# ---- a warning line anywhere in the log, not only on its first line ------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # TF's and jaxlib's timestamped glog prefix (the tenth part's LWM thread).
+        "2024-02-22 09:24:21.097023: W external/xla/xla/service/gpu/nvptx_compiler.cc:698] "
+        "The NVIDIA driver's CUDA version is 12.2 which is older than the ptxas CUDA version",
+        # glog's own prefix, as jaxlib's PJRT plugin loader prints it.
+        "W0000 00:00:1743049449.558286  647036 pjrt_api.cc:99] PJRT_Api version mismatch",
+        # the logging module's
+        "WARNING:absl:Tensorflow library not found, tensorflow.io.gfile operations will use "
+        "native shim calls.",
+    ],
+)
+def test_a_warning_prefix_is_read_on_any_line_of_the_log(line):
+    text = "I0222 09:24:21.054814 140683333334848 xla_bridge.py:660] started\n" + line + "\n"
+    assert is_warning_at(text, text.index(line) + 40)
+    # the same words at the E level are a failure
+    error = line.replace(": W ", ": E ").replace("W0000", "E0000").replace("WARNING:", "ERROR:")
+    text = "I0222 09:24:21.054814 140683333334848 xla_bridge.py:660] started\n" + error + "\n"
+    assert not is_warning_at(text, text.index(error) + 40)
+
+
+def test_a_ptxas_warning_before_the_real_error_comes_after_it():
+    # LWM: XLA's warning that the driver is older than ptxas, then NCCL's failure.
+    failures = explain_error(
+        (
+            CORPUS / "fresh10_b_lwm_42_nccl_comm_init_rank_internal_error_busid_reduce_scatter.log"
+        ).read_text()
+    ).failures
+    assert failures[0].finding.op == "ncclCommInitRank"
+    assert not failures[0].finding.warning
+    assert [f.finding.warning for f in failures if f.finding.op == "ptxas"] == [True]
+
+
+def test_a_driver_warning_before_an_out_of_memory_error_comes_after_it():
+    text = (
+        "I1206 10:20:31.700000  3709 xla_bridge.py:660] Unable to initialize backend 'tpu'\n"
+        "2024-05-01 10:20:31.802999: W external/xla/xla/service/gpu/nvptx_compiler.cc:718] "
+        "The NVIDIA driver's CUDA version is 12.2 which is older than the ptxas CUDA version "
+        "(12.4.131). Because the driver is older than the ptxas version, XLA is disabling "
+        "parallel compilation, which may slow down compilation.\n"
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying "
+        "to allocate 17179869184 bytes.\n"
+    )
+    assert str(first(text).family) == "out_of_memory"

@@ -23,7 +23,10 @@ _WARNING_PREFIX = re.compile(
     r"|^\S*:\d+: \w*Warning: "
     r"|^\s*(?:[\w.]+\.)?\w*Warning: "
     # The logging module: "WARNING:root:", "WARNING:2024-06-25 00:34:55,143:jax._src...:"
-    r"|^\s*WARNING:"
+    r"|^\s*WARNING:",
+    # (each line's start: the pattern is matched from a line's start inside the log, where
+    # '^' without MULTILINE would match only at the log's own first character)
+    re.M,
 )
 # TensorFlow logs an op's error status at the W level before it raises it ("W
 # .../op_kernel.cc:1841] OP_REQUIRES failed at xla_ops.cc:577 : INVALID_ARGUMENT: ..."): the
