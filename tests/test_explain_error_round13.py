@@ -157,3 +157,57 @@ def test_a_driver_warning_before_an_out_of_memory_error_comes_after_it():
         "to allocate 17179869184 bytes.\n"
     )
     assert str(first(text).family) == "out_of_memory"
+
+
+# ---- shape polymorphism's undecidable comparison --------------------------------------------
+
+# JAX 0.10.2's own refusal, made in a child process (python poly.py: jax.export.export of a
+# function that branches on `x.shape[0] > 3` with a symbolic 'b'), kept as text.
+_JAX_0_10_2_INCONCLUSIVE = (
+    "Traceback (most recent call last):\n"
+    '  File "/tmp/r13/poly.py", line 8, in <module>\n'
+    "    export.export(jax.jit(f))(jax.ShapeDtypeStruct((b,), jnp.float32))\n"
+    '  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/expor'
+    't/_export.py", line 651, in do_export\n'
+    "    traced = fun_jit.trace(*args_specs, **kwargs_specs)\n"
+    "             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+    '  File "/tmp/r13/poly.py", line 5, in f\n'
+    "    if x.shape[0] > 3: return x*2\n"
+    "       ^^^^^^^^^^^^^^\n"
+    '  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/expor'
+    't/shape_poly.py", line 859, in __gt__\n'
+    "    return not _geq_decision(other, self, lambda: f\"'{self}' > '{other}'\")\n"
+    "               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+    '  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/expor'
+    't/shape_poly.py", line 1197, in _geq_decision\n'
+    "    raise InconclusiveDimensionOperation(\n"
+    "jax._src.export.shape_poly.InconclusiveDimensionOperation: Symbolic dimension co"
+    "mparison 'b' > '3' is inconclusive.\n"
+    "This error arises for comparison operations with shapes that\n"
+    "are non-constant, and the result of the operation cannot be represented as\n"
+    "a boolean value for all values of the symbolic dimensions involved.\n"
+    "\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _JAX_0_10_2_INCONCLUSIVE,
+        # jax#24730: jax2tf's SavedModel export of a custom gradient, the message indented
+        # under TF's own error.
+        (
+            CORPUS / "fresh10_a_jax_24730_jax2tf_savedmodel_gradient_inconclusive_symbolic_dim.log"
+        ).read_text(),
+    ],
+)
+def test_an_inconclusive_symbolic_dimension_comparison_is_an_export_refusal(text):
+    failure = first(text)
+    assert str(failure.family) == "jax_export"
+    assert failure.finding.op == "symbolic dimension comparison"
+    assert failure.advice_kind == "other"
+    assert "symbolic_shape" in failure.finding.suggestion
+
+
+def test_the_user_line_of_an_inconclusive_comparison_is_the_branch_on_the_shape():
+    assert first(_JAX_0_10_2_INCONCLUSIVE).finding.source == "/tmp/r13/poly.py:5"

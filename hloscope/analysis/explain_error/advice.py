@@ -90,6 +90,18 @@ _OWN_ROWS: dict[str, str] = {
         "a traced value escaped its transformation (kept in a global, on self, in a list "
         "appended inside jit/scan): return it from the function instead of storing it"
     ),
+    "InconclusiveDimensionOperation": (
+        "a shape-polymorphic export compares a symbolic dimension with a number (or another "
+        "dimension) that the shapes allow either way: state what you know of the dimension "
+        "(jax.export.symbolic_shape('b', constraints=('b <= 1024',))), write the shape logic "
+        "without the comparison (or with jax.export's symbolic-dimension helpers), or export "
+        "that part (a gradient, a shape-dependent branch) with concrete shapes"
+    ),
+    "tf:uncopyable_input": (
+        "keep strings (and other host-only types) out of the function that runs on the "
+        "device: do the string work (parsing, lookups, tf.strings) before it, outside "
+        "jit_compile=True or under tf.device('/CPU:0'), and pass it numbers"
+    ),
     "TraceContextError": (
         "state made outside the transform (a module's variable, an Rngs stream) was changed or "
         "used inside it, which would leak a tracer: pass the module or Rngs in as an argument "
@@ -122,6 +134,7 @@ _KIND_RULES: tuple[tuple[re.Pattern[str], AdviceKind], ...] = tuple(
             AdviceKind.CAST_DTYPE,
         ),
         (r"^xla:cudnn_init$", AdviceKind.INSTALL),
+        (r"^tf:uncopyable_input$", AdviceKind.CAST_DTYPE),
     )
 )
 
