@@ -211,3 +211,62 @@ def test_an_inconclusive_symbolic_dimension_comparison_is_an_export_refusal(text
 
 def test_the_user_line_of_an_inconclusive_comparison_is_the_branch_on_the_shape():
     assert first(_JAX_0_10_2_INCONCLUSIVE).finding.source == "/tmp/r13/poly.py:5"
+
+
+# ---- XLA:GPU's peak-buffer list pasted without the report's first lines ---------------------
+
+# SpeedPPI (an AlphaFold-based predictor), a user's notes of a run that ran out of memory: the
+# list pasted from inside its eleventh buffer on.
+_SPEEDPPI_LIST = (
+    "It took 311.3439619541168 s to predict the interaction.\n"
+    "\n"
+    "######### clullin3 and zswim8 OOM\n"
+    "      Entry Parameter Subshape: f32[11,508,2605,49]\n"
+    "                ==========================\n"
+    "\n"
+    "        Buffer 12:\n"
+    "                Size: 1.62GiB\n"
+    '                Operator: op_name="jit(apply_fn)/jit(main)/alphafold/alphafold_iteration/'
+    'distogram_head/add" source_file="/athena/store/SpeedPPI/src/alphafold/model/modules.py" '
+    "source_line=1372\n"
+    "                XLA Label: fusion\n"
+    "                ==========================\n"
+)
+
+
+def test_a_peak_buffer_list_pasted_alone_is_an_out_of_memory_report():
+    failure = first(_SPEEDPPI_LIST)
+    assert str(failure.family) == "out_of_memory"
+    assert failure.memory is not None
+    assert [b.size_bytes for b in failure.memory.buffers] == [round(1.62 * 2**30)]
+    assert failure.finding.source.endswith("alphafold/model/modules.py:1372")
+
+
+def test_the_tapir_notebook_s_list_after_a_cudnn_warning_is_a_gpu_out_of_memory():
+    failure = spent("fresh10_c_tapnet_48_tapir_500_frames_gpu_oom_notebook")
+    assert str(failure.family) == "out_of_memory"
+    assert failure.platform is Platform.GPU
+    assert len(failure.memory.buffers) >= 5
+    # one report, read once from its first listed buffer
+    assert (
+        len(
+            [
+                f
+                for f in explain_error(
+                    (
+                        CORPUS / "fresh10_c_tapnet_48_tapir_500_frames_gpu_oom_notebook.log"
+                    ).read_text()
+                ).failures
+                if str(f.family) == "out_of_memory"
+            ]
+        )
+        == 1
+    )
+
+
+def test_a_numbered_list_with_no_size_is_no_memory_report():
+    assert not [
+        f
+        for f in explain_error("Buffer 1:\n  Name: q\nBuffer 2:\n  Name: k\n").failures
+        if str(f.family) == "out_of_memory"
+    ]

@@ -97,6 +97,8 @@ OOM_OPENING = re.compile(
     # A kernel's scoped (on-chip) allocation, the second sentence of the vmem message, pasted
     # alone or after a cut first line.
     r"|Scoped allocation with size\s+(?P<scoped>[\d.]+[KMGTP]?i?B?)\s+and limit"
+    # XLA:GPU's peak-buffer list pasted without the report's first lines: a buffer and its size.
+    r"|Buffer (?P<peak>\d+):[ \t]*\n[ \t]*Size: "
 )
 
 # How far after the opening the report may run (characters): a report lists tens of buffers.
@@ -235,7 +237,8 @@ def _peak_start(text: str, start: int, end: int) -> int:
 def _read_buffers(text: str, start: int, end: int, report: OomReport) -> None:
     peak = _peak_start(text, start, end)
     if peak < 0:  # the list's heading was cut from the paste: its numbered buffers remain
-        first = _BUFFER_HEAD.search(text, start, end)
+        # (from the opening's own line: a head is matched from its line's start)
+        first = _BUFFER_HEAD.search(text, text.rfind("\n", 0, start) + 1, end)
         if first is None:
             return
         peak = first.start()

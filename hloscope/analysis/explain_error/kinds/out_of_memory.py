@@ -45,7 +45,7 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         log.text, max(0, m.start() - _OOM_SAME_REPORT), m.start()
     ):
         return
-    if (m["listed"] or m["scoped"]) and OOM_OPENING.search(
+    if (m["listed"] or m["scoped"] or m["peak"]) and OOM_OPENING.search(
         log.text, max(0, m.start() - _LIST_SAME_REPORT), m.start()
     ):
         return  # the list or the scoped sentence of a report read from its first line
