@@ -270,3 +270,49 @@ def test_a_numbered_list_with_no_size_is_no_memory_report():
         for f in explain_error("Buffer 1:\n  Name: q\nBuffer 2:\n  Name: k\n").failures
         if str(f.family) == "out_of_memory"
     ]
+
+
+# ---- a Pallas kernel with no lowering on the platform it is written for ---------------------
+
+# jax#18275 (jax 0.4.19 without jax-triton, 2023-10): the same refusal in a later release.
+_JAX_18275 = (
+    '  File "/opt/jax/jax/_src/interpreters/mlir.py", line 1389, in jaxpr_subcomp\n'
+    "    raise NotImplementedError(\n"
+    "NotImplementedError: MLIR translation rule for primitive 'pallas_call' not found for "
+    "platform cuda\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _JAX_18275,
+        (
+            CORPUS / "fresh10_b_jaxtriton_219_pallas_call_no_lowering_cuda_head_build.log"
+        ).read_text(),
+    ],
+)
+def test_pallas_call_without_a_rule_on_its_own_accelerator_is_a_pallas_backend_missing(text):
+    failure = first(text)
+    assert str(failure.family) == "pallas"
+    assert failure.finding.op == "pallas_call"
+    assert failure.platform is Platform.GPU
+    assert failure.advice_kind == "install"
+
+
+@pytest.mark.parametrize(
+    ("primitive", "platform", "advice"),
+    [
+        # a Pallas kernel on the CPU: it runs there only interpreted
+        ("pallas_call", "cpu", "replace_op"),
+        # a library's own primitive on a GPU (jax-finufft#64): no Pallas backend to install
+        ("nufft2", "cuda", "replace_op"),
+    ],
+)
+def test_other_missing_rules_stay_missing_lowerings(primitive, platform, advice):
+    failure = first(
+        f"NotImplementedError: MLIR translation rule for primitive '{primitive}' not found "
+        f"for platform {platform}\n"
+    )
+    assert str(failure.family) == "missing_lowering"
+    assert failure.advice_kind == advice

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from ...unsupported.findings import Platform
-from ..advice import advise
+from ..advice import AdviceKind, advise
 from ..build import Kind, traced
 from ..catalogue import forms_of, words_of
 from ..device import platform_of
@@ -34,13 +34,23 @@ def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     else:
         platform = Platform.TPU if form.group.startswith("tpu") else None
         device = "tpu" if platform else None
-    yield _KIND.failure(
+    advice = advise((op, *form.fix_keys), form.reason)
+    kind = _KIND
+    if (
+        form.group == "translation_rule"
+        and _RE.kernel_primitive.match(op)
+        and _RE.accelerator.match(device or "")
+    ):
+        # A Pallas kernel on the platform it is written for: the build lacks its backend.
+        kind = _PALLAS
+        advice = (_TEXT.pallas_backend.format(platform=device), AdviceKind.INSTALL)
+    yield kind.failure(
         log,
         m.start(),
         stack=log.traceback_before(m.start()),
         op=op,
         reason=form.reason,
-        advice=advise((op, *form.fix_keys), form.reason),
+        advice=advice,
         device=device,
         platform=platform,
         hints=[form.meaning],
@@ -48,4 +58,5 @@ def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 
 _KIND = Kind(Family.MISSING_LOWERING, reading=traced)
+_PALLAS = Kind(Family.PALLAS, reading=traced)
 RECOGNISER = Recogniser(Family.MISSING_LOWERING, _LOWERING, _missing_lowering)
