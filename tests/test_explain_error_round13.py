@@ -316,3 +316,29 @@ def test_other_missing_rules_stay_missing_lowerings(primitive, platform, advice)
     )
     assert str(failure.family) == "missing_lowering"
     assert failure.advice_kind == advice
+
+
+# ---- no CUDA compiler for XLA:GPU's PTX -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # XLA's own status (stream_executor/cuda's compilation provider), as JAX raises it.
+        "jaxlib.xla_extension.XlaRuntimeError: UNAVAILABLE: No PTX compilation provider is "
+        "available. Neither ptxas/nvlink nor nvjtlink is available. As a fallback you can "
+        "enable JIT compilation in the CUDA driver via the flag "
+        "`--xla_gpu_unsafe_fallback_to_driver_on_ptxas_not_found`. Details: \n",
+        # Elixir's EXLA on an RTX 5090, as a project's notes quote it (another framework).
+        "RuntimeError: No PTX compilation provider is available\nptxas does not support CC 12.0\n",
+        # marin#6636: Levanter's Mosaic GPU kernels on a cluster without ptxas.
+        (CORPUS / "fresh10_b_marin_6636_mosaic_gpu_no_ptx_compilation_provider.log").read_text(),
+    ],
+)
+def test_no_ptx_compilation_provider_is_a_missing_cuda_compiler(text):
+    failure = first(text)
+    assert str(failure.family) == "backend_startup"
+    assert failure.finding.op == "ptxas"
+    assert failure.platform is Platform.GPU
+    assert failure.advice_kind == "install"
+    assert "nvidia-cuda-nvcc" in failure.finding.suggestion

@@ -1,4 +1,4 @@
-"""XLA:GPU could not find the CUDA toolkit's files it compiles with: libdevice.
+"""XLA:GPU could not find the CUDA toolkit's files it compiles with: libdevice, ptxas.
 
 XLA links CUDA's libdevice bitcode (``nvvm/libdevice/libdevice.10.bc``) into every GPU
 program that calls a math routine, from the CUDA directories it searches (the pip
@@ -9,7 +9,10 @@ holds it, the compile stops, in the words of XLA's GPU backend:
   path the last one tried);
 * ``libdevice is required by this HLO module but was not found at ./libdevice.10.bc`` (its
   log line, after "Can't find libdevice directory ${CUDA_DIR}/nvvm/libdevice" and the
-  directories searched).
+  directories searched);
+* ``UNAVAILABLE: No PTX compilation provider is available. Neither ptxas/nvlink nor nvjtlink
+  is available.`` (no CUDA compiler at all to turn XLA's PTX into machine code: no ptxas
+  binary, no nvJitLink library, the driver's compiler not enabled).
 
 Kind :attr:`~.record.Family.BACKEND_STARTUP`: the GPU backend's installation lacks a part it
 needs -- a CUDA installation to fix, not the program.
@@ -40,8 +43,11 @@ def _gpu_toolkit(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     yield _KIND.failure(
         log,
         m.start(),
-        op="libdevice",
-        advice=(_TEXT.install.format(path=m["ld_path"]), AdviceKind.INSTALL),
+        op="ptxas" if m["ptx"] else "libdevice",
+        advice=(
+            _TEXT.ptx if m["ptx"] else _TEXT.install.format(path=m["ld_path"]),
+            AdviceKind.INSTALL,
+        ),
         device="gpu",
         platform=platform_of("gpu"),
         hints=[" ".join(hint.split()) for hint in hints],
