@@ -342,3 +342,24 @@ def test_no_ptx_compilation_provider_is_a_missing_cuda_compiler(text):
     assert failure.platform is Platform.GPU
     assert failure.advice_kind == "install"
     assert "nvidia-cuda-nvcc" in failure.finding.suggestion
+
+
+# ---- the API a library called with a keyword the installed JAX lacks is the op --------------
+
+
+@pytest.mark.parametrize(
+    ("name", "api"),
+    [
+        # keras#18943: Keras 3 calls jax.jit(donate_argnames=...) on jax 0.4.11.
+        ("fresh10_a_keras_18943_jax_backend_jit_donate_argnames_old_jax", "jit"),
+        # optimistix#10: optimistix calls jax.linearize(has_aux=...) on an older jax.
+        ("fresh7_a_optimistix_10_linearize_has_aux_old_jax", "linearize"),
+    ],
+)
+def test_the_api_called_with_an_unknown_keyword_is_the_op(name, api):
+    failure = spent(name)
+    assert str(failure.family) == "jax_call"
+    assert failure.finding.op == api
+    assert failure.advice_kind == "install"
+    # the keyword the installed JAX lacks is still said
+    assert f"{api}() no longer takes '" in failure.finding.suggestion

@@ -49,6 +49,7 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     stack = log.traceback_before(m.start())
     # An import statement failed (m is reread below).
     statement = m["noimport"] is not None
+    op: str | None = None  # the API called, where the message names one
     if m["deprecations"]:
         raised = _RE.deprecated_raised.search(log.text, m.end(), m.end() + 600)
         if raised is None or _RE.opening.search(raised["msg"]):
@@ -104,6 +105,9 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             return
         what = f"{called['fn']}() no longer takes '{m['kwarg']}'"
         when = "an older one that took the argument"
+        # The op is the API called (jit, linearize), as a user would look it up; the keyword
+        # it lacks is said in the advice.
+        op = called["fn"]
     library = _caller_package(stack) or _vendored_package(stack)
     text = _TEXT.fix.format(
         what=what, library=library or "the library", pkg=library or "<library>", when=when
@@ -112,7 +116,7 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if _while_importing(stack) or (statement and not stack):
         yield _IMPORT_KIND.failure(log, m.start(), op=what, advice=(text, AdviceKind.INSTALL))
         return
-    yield _failure(log, m, what, (text, AdviceKind.INSTALL))
+    yield _failure(log, m, op or what, (text, AdviceKind.INSTALL))
 
 
 def _while_importing(stack: list[StackFrame]) -> bool:
