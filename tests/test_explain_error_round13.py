@@ -363,3 +363,34 @@ def test_the_api_called_with_an_unknown_keyword_is_the_op(name, api):
     assert failure.advice_kind == "install"
     # the keyword the installed JAX lacks is still said
     assert f"{api}() no longer takes '" in failure.finding.suggestion
+
+
+# ---- the op TensorFlow's kernel registry names ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # the tenth part's keras RandomRotation thread, quoted cut short
+        (
+            "(No registered 'ImageProjectiveTransformV3' OpKernel for XLA_GPU_JIT devices ...)",
+            "ImageProjectiveTransformV3",
+        ),
+        # TF 1.x's NotFoundError for an op with no kernel on the GPU at all
+        (
+            "NotFoundError: No registered 'NcclAllReduce' OpKernel for GPU devices compatible "
+            "with node {{node NcclAllReduce}}",
+            "NcclAllReduce",
+        ),
+    ],
+)
+def test_the_op_tensorflow_has_no_kernel_of_is_named(text, op):
+    assert op_named(text) == op
+
+
+def test_a_cut_tf2xla_message_names_its_op_from_the_registry_line():
+    failure = spent(
+        "fresh10_a_tf_100865_keras_randomrotation_imageprojectivetransformv3_xla_gpu_jit"
+    )
+    assert str(failure.family) == "tf2xla"
+    assert failure.finding.op == "ImageProjectiveTransformV3"

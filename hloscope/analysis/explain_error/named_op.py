@@ -8,7 +8,8 @@ message refuses by name at its start (```jax.make_mesh` does not support ...``);
 names the kernel it could not find (``failed to get PTX kernel "x" from module``). Where the
 message says none, the traceback does: the rule that raised it is a function of JAX's named
 after its primitive (``_dot_general_unreduced_rule``, ``_sort_abstract_eval``,
-``_scatter_sharding_rule``).
+``_scatter_sharding_rule``). TensorFlow's kernel registry names the op it has no kernel of
+(``No registered 'Op' OpKernel for XLA_GPU_JIT devices``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ _NAMED = re.compile(
     # to get PTX kernel "shift_right_logical" from module", ROCm's "failed to get kernel
     # "fusion_3" from module".
     r"|\bkernel \"(?P<kernel>[\w.$-]+)\" from module"
+    # The op TensorFlow has no kernel of for a device, quoted: "No registered
+    # 'ImageProjectiveTransformV3' OpKernel for XLA_GPU_JIT devices", "No registered
+    # 'NcclAllReduce' OpKernel for GPU devices".
+    r"|\bNo registered '(?P<registered>[A-Z]\w*)' OpKernel for\b"
     # The op a sharding-in-types rule could not give an output sharding: "to provide output
     # PartitionSpec for the scatter update", "... for the gather indexing".
     r"|\bPartitionSpec\s+for\s+the\s+(?P<spec_for>[a-z_][a-z0-9_]*)\s+"
