@@ -394,3 +394,31 @@ def test_a_cut_tf2xla_message_names_its_op_from_the_registry_line():
     )
     assert str(failure.family) == "tf2xla"
     assert failure.finding.op == "ImageProjectiveTransformV3"
+
+
+# ---- a mesh axis given to two dimensions, whatever the exception's class ---------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "axis"),
+    [
+        # JAX 0.10.2's own, made in a child process (NamedSharding(mesh, P('x', 'x'))).
+        (
+            "jax._src.named_sharding.DuplicateSpecError: A single NamedSharding spec "
+            "specification can map every mesh axis to at most one positional dimension, but "
+            "P('x', 'x') has duplicate entries for `x`\n",
+            "x",
+        ),
+        # EasyDeL#128: an older JAX raised the same as a ValueError.
+        (
+            (CORPUS / "fresh10_b_easydel_128_namedsharding_duplicate_sp_bias_spec.log").read_text(),
+            "sp",
+        ),
+    ],
+)
+def test_a_mesh_axis_used_twice_in_a_spec_is_read_once_with_its_axis(text, axis):
+    failures = explain_error(text).failures
+    assert len(failures) == 1
+    assert str(failures[0].family) == "sharding"
+    assert failures[0].advice_kind == "mesh_axis"
+    assert f"mesh axis '{axis}'" in failures[0].finding.suggestion

@@ -54,8 +54,10 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield from _varying_types(log, m)
     elif m["value_rank"]:
         yield _value_rank(log, m)
-    elif m["duplicate"]:
-        named = _RE.duplicate_axis.search(log.text, m.end(), log.line_end(m.end()))
+    elif m["duplicate"] or m["dup_entries"]:
+        if m["dup_entries"] and "DuplicateSpecError" in log.before_on_line(m.start()):
+            return  # the clause of a message read from its class
+        named = _RE.duplicate_axis.search(log.text, m.start(), log.line_end(m.end()))
         axis = named["axis"] if named else "?"
         advice = (
             f"the PartitionSpec names the mesh axis '{axis}' for two dimensions: a "
