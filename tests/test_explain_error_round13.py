@@ -422,3 +422,26 @@ def test_a_mesh_axis_used_twice_in_a_spec_is_read_once_with_its_axis(text, axis)
     assert str(failures[0].family) == "sharding"
     assert failures[0].advice_kind == "mesh_axis"
     assert f"mesh axis '{axis}'" in failures[0].finding.suggestion
+
+
+# ---- an input of a type the device cannot hold ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # tensorflow#66074: a jit_compile=True identity function called with a string.
+        (CORPUS / "fresh10_a_tf_66074_jit_compile_string_input_cannot_copy_to_gpu.log").read_text(),
+        # a tf.data pipeline's file list built under a GPU device (a project's comment quotes
+        # it, 2019): the same refusal from eager TensorFlow, as a RuntimeError.
+        "RuntimeError: Can't copy Tensor with type string to device "
+        "/job:localhost/replica:0/task:0/device:GPU:3\n",
+    ],
+)
+def test_a_string_input_copied_to_the_gpu_is_a_known_limit_with_a_dtype_fix(text):
+    failure = first(text)
+    assert str(failure.family) == "tf_known_issue"
+    assert failure.advice_kind == "cast_dtype"
+    assert failure.platform is Platform.GPU
+    assert failure.device.endswith("device:GPU:0") or failure.device.endswith("device:GPU:3")
+    assert "the input's element type is string" in failure.hints

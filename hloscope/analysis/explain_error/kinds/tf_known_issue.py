@@ -1,4 +1,5 @@
-"""TensorFlow's known XLA limits: must-be-constant inputs, TensorList sizes, resources elsewhere."""
+"""TensorFlow's known XLA limits: must-be-constant inputs, TensorList sizes, resources elsewhere,
+inputs of a type the device cannot hold."""
 
 from __future__ import annotations
 
@@ -38,10 +39,12 @@ def _tf_known_issue(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         node = tagged["node"] if tagged else ""
     stack = log.frames_after(m.end(), end) or log.traceback_before(m.start())
     chain = tf_chain(log, m.end(), end, [])
-    device = m["res_from"] if form.group == "resource_device" else None
+    device = m["res_from"] if form.group == "resource_device" else m["cp_device"]
     hints = [form.meaning]
     if form.group == "resource_device":
         hints.append(f"{m['resource']} is on {m['res_on']}")
+    if form.group == "uncopyable_input":
+        hints.append(f"the input's element type is {m['cp_dtype']}")
     yield _KIND.failure(
         log,
         m.start(),
