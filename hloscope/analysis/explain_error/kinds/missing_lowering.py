@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from ...unsupported.findings import Platform
-from ..advice import AdviceKind, advise
+from ..advice import Advice, AdviceKind, advise
 from ..build import Kind, traced
 from ..catalogue import forms_of, words_of
 from ..device import platform_of
@@ -43,7 +43,7 @@ def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     ):
         # A Pallas kernel on the platform it is written for: the build lacks its backend.
         kind = _PALLAS
-        advice = (_TEXT.pallas_backend.format(platform=device), AdviceKind.INSTALL)
+        advice = Advice(_TEXT.pallas_backend.format(platform=device), AdviceKind.INSTALL)
     yield kind.failure(
         log,
         m.start(),
