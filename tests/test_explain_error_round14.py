@@ -1,0 +1,74 @@
+"""explain-error round 14a: the misses still left on the spent test parts, each rule tested on
+two wordings: the spent corpus log and another real text (an older thread saved under
+``tests/data/family_logs``, or the error today's JAX raises itself)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hloscope.analysis.explain_error import explain_error
+from hloscope.devices import Platform
+from tests.explain_error_reading import first, spent
+
+FAMILY_LOGS = Path(__file__).parent / "data" / "family_logs"
+
+
+def family_log(name: str) -> str:
+    return (FAMILY_LOGS / f"{name}.log").read_text()
+
+
+# ---- NCCL's communicator not set up between its ranks, for a reason of NCCL's own ----------
+
+
+@pytest.mark.parametrize(
+    ("name", "collective"),
+    [
+        # a socket accept failed in NCCL's bootstrap (jax#22747)
+        ("fresh9_a_jax_22747_nccl_comm_init_rank_socket_accept_bad_fd", "xla.gpu.all_reduce"),
+        # NCCL's topology detection failed ('Attribute busid of node nic not found', LWM#42)
+        (
+            "fresh10_b_lwm_42_nccl_comm_init_rank_internal_error_busid_reduce_scatter",
+            "xla.gpu.reduce_scatter",
+        ),
+    ],
+)
+def test_xla_collective_whose_communicator_failed_is_a_distributed_failure(name, collective):
+    failure = spent(name)
+    assert str(failure.family) == "distributed"
+    assert failure.finding.op == collective  # the custom call, not NCCL's call under it
+    assert failure.platform is Platform.GPU
+
+
+def test_tensorflow_horovod_communicator_refused_without_its_arguments():
+    # horovod#1651: TF's UnknownError quoting NCCL's call with no argument list.
+    failure = first(family_log("horovod_1651_nccl_comm_init_system_error"))
+    assert str(failure.family) == "distributed"
+    assert failure.finding.op == "ncclCommInitRank"
+    assert failure.platform is Platform.GPU
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # jax#17399 (the dev corpus): a CUDA call under NCCL failed, in XLA's words
+        "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:275: NCCL operation "
+        "ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled cuda error\n",
+        # the same code in the short form
+        "ncclCommInitRank failed with error: NCCL error: unhandled cuda error\n",
+    ],
+)
+def test_a_cuda_failure_under_nccl_stays_this_machines_libraries(text):
+    failure = first(text)
+    assert str(failure.family) == "backend_startup"
+    assert failure.finding.op == "ncclCommInitRank"
+
+
+def test_the_communicator_reading_needs_ncclcomminit():
+    # another NCCL call's system error stays the libraries' (JAX-Toolbox#740's ncclGroupEnd)
+    text = (
+        "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:305: NCCL operation "
+        "ncclGroupEnd() failed: unhandled system error (run with NCCL_DEBUG=INFO for details).\n"
+    )
+    assert str(explain_error(text).failures[0].family) == "backend_startup"
