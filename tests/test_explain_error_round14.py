@@ -10,13 +10,17 @@ import pytest
 
 from hloscope.analysis.explain_error import explain_error
 from hloscope.devices import Platform
-from tests.explain_error_reading import first, spent
+from tests.explain_error_reading import CORPUS, first, spent
 
 FAMILY_LOGS = Path(__file__).parent / "data" / "family_logs"
 
 
 def family_log(name: str) -> str:
     return (FAMILY_LOGS / f"{name}.log").read_text()
+
+
+def spent_text(name: str) -> str:
+    return (CORPUS / f"{name}.log").read_text()
 
 
 # ---- NCCL's communicator not set up between its ranks, for a reason of NCCL's own ----------
@@ -72,3 +76,31 @@ def test_the_communicator_reading_needs_ncclcomminit():
         "ncclGroupEnd() failed: unhandled system error (run with NCCL_DEBUG=INFO for details).\n"
     )
     assert str(explain_error(text).failures[0].family) == "backend_startup"
+
+
+# ---- an object JAX cannot weak-reference ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # diffrax#695 and optimistix#170: Equinox's Flatten, older than JAX 0.7.1's weak refs
+        spent_text("fresh5_b_diffrax_695_flatten_weakref_equinox"),
+        spent_text("fresh7_a_optimistix_170_jax072_flatten_weakref"),
+        # plum#318: plum 2.10's compiled Function given to jax.jit
+        family_log("plum_318_jit_function_weakref"),
+    ],
+    ids=["diffrax_695", "optimistix_170", "plum_318"],
+)
+def test_a_library_object_jax_cannot_weak_reference_is_a_library_to_upgrade(text):
+    failure = first(text)
+    assert str(failure.family) == "jax_call"
+    assert failure.advice_kind == "install"
+
+
+def test_a_c_level_callable_given_to_jit_is_wrapped_first():
+    # jax#2027's title: a Cython cdef class's method given to jit
+    failure = first("TypeError: cannot create weak reference to 'method_descriptor' object\n")
+    assert str(failure.family) == "jax_call"
+    assert failure.advice_kind == "other"
+    assert "lambda" in failure.finding.suggestion

@@ -18,7 +18,10 @@
 * ``FloatingPointError: invalid value (nan) encountered in log``: ``jax_debug_nans`` found the
   first op that made a NaN (or an inf);
 * ``Disallowed host-to-device transfer: aval=ShapedArray(float32[3])``: ``jax.transfer_guard``
-  stopped a transfer the program did not ask for.
+  stopped a transfer the program did not ask for;
+* ``TypeError: cannot create weak reference to 'Flatten' object``: JAX weak-references what a
+  call hands it, and the object cannot be: a library's older than the JAX installed (upgrade
+  it), or a C-level callable given to jit (``'method_descriptor'``: wrap it in a function).
 
 JAX says what it refused in the message: the type, the argument's path, the shape, the op.
 """
@@ -48,6 +51,9 @@ _Read = tuple[str, Reason, str, AdviceKind]
 
 
 def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m["weak_obj"]:
+        yield _weak_reference(log, m)
+        return
     read = _read(log, m)
     if read is None:
         return
@@ -132,6 +138,22 @@ def _runtime(m: re.Match[str]) -> _Read:
         return f"{m['transfer']} transfer", Reason.RUNTIME, text, AdviceKind.EXPLICIT_TRANSFER
     text = _TEXT.nan.format(bad=m["bad"], prim=m["prim"])
     return m["prim"], Reason.RUNTIME, text, AdviceKind.FIND_NAN
+
+
+def _weak_reference(log: Log, m: re.Match[str]) -> Failure:
+    """An object JAX could not weak-reference: a library's older than JAX (upgrade it first),
+    or a C-level callable given to jit (wrap it first)."""
+    obj = m["weak_obj"]
+    upgrade = (AdviceKind.INSTALL, _TEXT.weakref_install.format(obj=obj))
+    wrap = (AdviceKind.OTHER, _TEXT.weakref_wrap.format(obj=obj))
+    builtin = _RE.builtin_callable.fullmatch(obj) is not None
+    return _KIND.failure(
+        log,
+        m.start(),
+        op="weak reference",
+        reason=Reason.TRACING,
+        fixes=[wrap, upgrade] if builtin else [upgrade, wrap],
+    )
 
 
 def _function_name(fn: str) -> str:
