@@ -22,10 +22,11 @@ __all__ = ["InstructionView", "ComputationView", "ModuleView"]
 class InstructionView(Protocol):
     """An instruction as its text and its place in the dataflow."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def opcode(self) -> str: ...
+    # Plain attributes of the model, read as they are; what the model computes (or what
+    # names another view, which a read-only property keeps covariant) is a property.
+    name: str
+    opcode: str
+
     @property
     def operands(self) -> Sequence[InstructionView]: ...
     @property
@@ -53,14 +54,11 @@ class InstructionView(Protocol):
 class ComputationView(Protocol):
     """A computation: its instructions in text order and what its header and closer say."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def is_entry(self) -> bool: ...
-    @property
-    def signature(self) -> str | None: ...
-    @property
-    def execution_thread(self) -> str | None: ...
+    name: str
+    is_entry: bool
+    signature: str | None
+    execution_thread: str | None
+
     @property
     def expanded_from(self) -> InstructionView | None: ...
     @property

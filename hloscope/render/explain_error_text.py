@@ -213,18 +213,7 @@ def _memory_rows(report: OomReport) -> Iterator[tuple[str, list[str]]]:
 def _allocation_line(allocation: Allocation) -> str:
     """The numbers of a failed allocation in one line: what was asked for against what was
     free, reservable, in use, or the limit."""
-    named = (
-        ("requested", allocation.requested_bytes),
-        ("free", allocation.free_bytes),
-        ("reserved", allocation.reserved_bytes),
-        ("reservable", allocation.reservable_bytes),
-        ("in use", allocation.in_use_bytes),
-        ("limit", allocation.limit_bytes),
-        ("used", allocation.used_bytes),
-        ("capacity", allocation.capacity_bytes),
-        ("over by", allocation.exceeded_bytes),
-    )
-    parts = [f"{label} {format_bytes(value)}" for label, value in named if value is not None]
+    parts = [f"{label} {format_bytes(value)}" for label, value in allocation.figures()]
     if allocation.memory_space:
         parts.append(f"in {allocation.memory_space}")
     line = ", ".join(parts)

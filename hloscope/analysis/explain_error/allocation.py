@@ -15,7 +15,8 @@ in the message, so a new sentence around known words still gives its numbers.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
 from .sizes import SIZE, bytes_of
 
@@ -67,20 +68,38 @@ _AMOUNTS = {
 }
 
 
+def _figure(label: str) -> Any:
+    """A byte count a message may state (``None`` where it does not), with the word that
+    names it when the figures are said in one line."""
+    return field(default=None, metadata={"label": label})
+
+
 @dataclass(frozen=True, slots=True)
 class Allocation:
     """What a message says of one failed allocation; ``None`` where it says nothing."""
 
-    requested_bytes: int | None = None
-    free_bytes: int | None = None
-    reserved_bytes: int | None = None
-    reservable_bytes: int | None = None
-    limit_bytes: int | None = None
-    in_use_bytes: int | None = None
-    used_bytes: int | None = None
-    capacity_bytes: int | None = None
-    exceeded_bytes: int | None = None
+    #: The allocation that failed, and what the allocator had left in its own terms: free
+    #: bytes, bytes it holds reserved, and the largest piece it could still reserve.
+    requested_bytes: int | None = _figure("requested")
+    free_bytes: int | None = _figure("free")
+    reserved_bytes: int | None = _figure("reserved")
+    reservable_bytes: int | None = _figure("reservable")
+    #: What an allocator already holds and its limit (TF's BFC "InUse:"/"Limit:", PyTorch's
+    #: "already allocated").
+    in_use_bytes: int | None = _figure("in use")
+    limit_bytes: int | None = _figure("limit")
+    #: A memory space's use against its capacity (XLA:TPU's "Used 29.80G of 7.98G hbm") and
+    #: by how much the program exceeds it.
+    used_bytes: int | None = _figure("used")
+    capacity_bytes: int | None = _figure("capacity")
+    exceeded_bytes: int | None = _figure("over by")
+    #: Which memory ran out, lower case: ``hbm``, ``vmem``, ``smem``, ``cmem``, ``host``.
     memory_space: str | None = None
+
+    def figures(self) -> list[tuple[str, int]]:
+        """The byte counts the message stated, each with its word, in the order above."""
+        stated = ((f.metadata.get("label"), getattr(self, f.name)) for f in fields(self))
+        return [(label, value) for label, value in stated if label and value is not None]
 
     @property
     def fragmented(self) -> bool:
