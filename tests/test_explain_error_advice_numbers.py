@@ -13,6 +13,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from hloscope.analysis.explain_error import Family, explain_error
+from hloscope.analysis.explain_error.allocation import Allocation, read_allocation
 from hloscope.analysis.unsupported import Platform
 from hloscope.cli import cli
 
@@ -279,3 +280,23 @@ def test_a_start_up_failure_under_pytorch_xla_gets_its_packages():
     assert torch.advice_kind == "install" and "torch_xla" in torch.finding.suggestion
     assert not _JAX_WORDS.search(advice(torch)) and "jax[" not in advice(torch)
     assert "jax[cuda12]" in only(line).finding.suggestion
+
+
+def test_the_allocation_line_says_every_stated_figure_with_its_word_and_no_other():
+    # Two allocators' words: TF's BFC summary and XLA:TPU's compile report.
+    bfc = read_allocation(
+        "Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.00GiB (rounded to "
+        "2147483648). InUse: 7,000,000,000 Limit: 7,455,476,941"
+    )
+    tpu = read_allocation("Ran out of memory in memory space hbm. Used 29.80G of 7.98G hbm.")
+    assert bfc is not None and tpu is not None
+    assert bfc.figures() == [
+        ("requested", 2 * 1024**3),
+        ("in use", 7_000_000_000),
+        ("limit", 7_455_476_941),
+    ]
+    assert [label for label, _ in tpu.figures()] == ["used", "capacity"]
+    # Every byte count the record holds has a word: a new field cannot go unsaid.
+    every = Allocation(*range(1, 10))
+    assert len(every.figures()) == 9
+    assert len({label for label, _ in every.figures()}) == 9
