@@ -104,3 +104,53 @@ def test_a_c_level_callable_given_to_jit_is_wrapped_first():
     assert str(failure.family) == "jax_call"
     assert failure.advice_kind == "other"
     assert "lambda" in failure.finding.suggestion
+
+
+# ---- shard_map's divisibility refusal kept only by its closing advice ------------------------
+
+# JAX 0.10.2's own message (jax.shard_map of in_specs=P('sp') over a 4-device mesh, given an
+# array of 6), its last paragraph: all a paste keeps of it when the head is cut.
+_SMAP_TAIL_0102 = (
+    "Array arguments' axis sizes must be evenly divisible by the mesh axis or axes indicated "
+    "by the corresponding elements of the argument's in_specs entry. Consider checking that "
+    "in_specs are correct, and if so consider changing the mesh axis sizes or else padding the "
+    "input and adapting 'ring' appropriately.\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # EasyDeL#172: two hosts' output interleaved into a traceback's code line
+        spent_text("fresh10_b_easydel_172_dpo_v3_32_ring_attention_in_specs_interleaved_hosts"),
+        _SMAP_TAIL_0102,
+    ],
+    ids=["easydel_172", "jax_0102_tail"],
+)
+def test_shard_maps_closing_advice_alone_is_an_indivisible_in_spec(text):
+    failure = first(text)
+    assert str(failure.family) == "sharding"
+    assert failure.finding.op == "shard_map"
+    assert failure.advice_kind == "fix_shapes"
+
+
+def test_the_whole_message_is_read_from_its_sizes_once():
+    head = (
+        "ValueError: shard_map applied to the function 'ring' was given argument arrays with "
+        "axis sizes that are not evenly divisible by the corresponding mesh axis sizes:\n\n"
+        "the passed args[0] of shape float32[6], where args[0] is bound to ring's parameter "
+        "'x', corresponds to in_specs of value P('sp',), which maps array axis 0 (of size 6) to "
+        "mesh axis 'sp' (of size 4), but 4 does not evenly divide 6\n\n"
+    )
+    failures = explain_error(head + _SMAP_TAIL_0102).failures
+    assert len(failures) == 1
+    assert "pad it to 8" in failures[0].finding.suggestion
+
+
+def test_a_raise_statements_quoted_words_stay_source():
+    # the words inside a string literal of the code line Python shows are not the message
+    text = (
+        '  File "/site-packages/jax/_src/shard_map.py", line 612, in _check\n'
+        '    msg = ("argument\'s in_specs entry. Consider checking that in_specs are correct")\n'
+    )
+    assert not explain_error(text).failures

@@ -20,6 +20,9 @@ _PYTEST_E = re.compile(r"^E   ", re.M)
 # failure in full before it.
 _PYTEST_SUMMARY = re.compile(r"(?:FAILED|ERROR) \S+::\S* - ")
 # A message quoted with `> ` (Markdown), not pytest's source line: `> TypeError: ...`.
+# A line's text before a match that ends a sentence ("... entry. ") with no quote anywhere
+# before it: no string literal holds the words that follow.
+_PROSE_AFTER = re.compile(r"\A[^'\"]*[a-z]\. \Z")
 _QUOTED_ERROR = re.compile(r">\s*[\w.]*(?:Error|Exception|Warning): ")
 _PYTEST_SECTIONS = ("= FAILURES =", "= ERRORS =")
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -202,6 +205,10 @@ class Log:
         if line.startswith((">", "---->")):
             return _QUOTED_ERROR.match(line) is None
         if not line[:1].isspace() or start == 0:
+            return False
+        if _PROSE_AFTER.search(line[: pos - start]):
+            # Words after a sentence's end, no quote before them: another process's output
+            # pasted into the code line (interleaved hosts), not the source's string.
             return False
         previous = self.text.rfind("\n", 0, start - 1) + 1
         return PY_FRAME.match(self.text, previous, start - 1) is not None

@@ -72,6 +72,11 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             yield _indivisible(log, m, axis=int(axis["axis"]))
     elif m["size"] or m["size2"]:
         yield _indivisible(log, m)
+    elif m["smap_tail"]:
+        if _RE.opening.search(log.text, max(0, m.start() - _BEFORE), m.start()) is None:
+            # The message's head (its sizes, read above when there) is not in the log.
+            advice = (_TEXT.smap_indivisible, AdviceKind.FIX_SHAPES)
+            yield _failure(log, m, "shard_map", advice)
     elif m["devices"]:
         yield _devices(log, m)
     elif m["not_xla"]:
