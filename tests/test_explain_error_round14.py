@@ -154,3 +154,33 @@ def test_a_raise_statements_quoted_words_stay_source():
         '    msg = ("argument\'s in_specs entry. Consider checking that in_specs are correct")\n'
     )
     assert not explain_error(text).failures
+
+
+# ---- a kernel language's 'NotImplementedError: Only ... supported' --------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        spent_text("fresh_jax_32123_mosaic_gpu_warpgroup"),
+        spent_text("fresh_jax_39366_pallas_gather"),
+        # JAX 0.10.2 on a TPU v5e: jnp.argmax of a bfloat16 block in a Pallas kernel, the
+        # message line alone (as those two threads quote theirs)
+        "NotImplementedError: Only float32 is supported\n",
+    ],
+    ids=["jax_32123", "jax_39366", "jax_0102_argmax"],
+)
+def test_a_form_the_kernel_lowering_lacks_is_a_pallas_failure(text):
+    failure = first(text)
+    assert str(failure.family) == "pallas"
+    assert failure.advice_kind == "replace_op"
+
+
+def test_a_sharding_rules_only_supported_is_not_a_kernels():
+    # jax#28070's cumsum over a sharded axis: JAX's sharding rule, in the same words
+    text = (
+        "NotImplementedError: Only trivial windowing is supported along non-replicated "
+        "dimensions. Got operand.sharding.spec=PartitionSpec('x', None)\n"
+    )
+    failures = explain_error(text).failures
+    assert not failures or str(failures[0].family) != "pallas"

@@ -19,7 +19,11 @@ One recogniser, one regex alternation, a reader per message:
 * ``Pallas TPU requires a libtpu version that's at most a month old``: a jax newer than its
   libtpu;
 * ``Allocation (size=N) would exceed memory (size=M) :: ... space=vmem``: a kernel whose
-  blocks do not fit in the core's VMEM.
+  blocks do not fit in the core's VMEM;
+* ``NotImplementedError: Only take_along_axis-like gathers supported`` (``Only float32 is
+  supported``, Mosaic GPU's ``Only copies ... are supported``) quoted without its traceback: a
+  form the kernel's lowering lacks -- a fallback, since a few of JAX's other modules say
+  'Only ... supported' too (a refusal in sharding's words is left to that family).
 
 The texts were made by JAX 0.10.2 and libtpu compiling for a TPU v5e
 (``tests/data/pallas_errors/regenerate.py``) and read in users' threads.
@@ -108,6 +112,15 @@ def _read(log: Log, m: re.Match[str]) -> Failure | None:
         return _shared_memory(log, m)
     if m["needed"]:
         return _vmem(log, m)
+    if m["only_supported"]:
+        if _RE.only_sharding.search(log.text, m.start(), log.line_end(m.start())):
+            return None  # a sharding rule's refusal
+        if _RE.lowering_file.search(log.text):
+            return None  # raised in a lowering the traceback shows: its frame's reading
+        text = _TEXT.only_supported.format(what=m["only_what"])
+        failure = _simple(log, m, "pallas_call", Reason.NO_LOWERING, (text, AdviceKind.REPLACE_OP))
+        failure.fallback = True  # the words are JAX's in other modules too, rarely
+        return failure
     return _not_here(log, m)
 
 
@@ -119,7 +132,8 @@ def _raised_in_lowering(log: Log, m: re.Match[str]) -> Failure | None:
     if raised is None or "/lowering.py" in window[: raised.start()]:
         return None  # no exception follows, or a deeper lowering frame reads it
     said = f"{raised['cls']}: {raised['msg']}"
-    if _RE.pallas.search(said) is not None:
+    own = _RE.pallas.search(said)
+    if own is not None and not own["only_supported"]:
         return None  # a message of its own that another form reads
     rule = _RE.rule.match(m["pl_rule"])
     primitive = rule["prim"] if rule else ""
