@@ -184,3 +184,44 @@ def test_a_sharding_rules_only_supported_is_not_a_kernels():
     )
     failures = explain_error(text).failures
     assert not failures or str(failures[0].family) != "pallas"
+
+
+# ---- a custom_partitioning rule that raised inside XLA's partitioner -------------------------
+
+# JAX 0.10.2 on 4 host devices: a custom_partitioning FFT whose partition rule raises when its
+# operand is not sharded along the first axis, called with P(None, 'x').
+_CUSTOM_PARTITIONER_0102 = (
+    "Traceback (most recent call last):\n"
+    '  File "/tmp/r14a/cp3.py", line 28, in <module>\n'
+    "    print(jax.jit(fft)(x))\n"
+    "          ^^^^^^^^^^^^^^^\n"
+    "jax.errors.JaxRuntimeError: INTERNAL: custom_partitioner: Traceback (most recent call "
+    "last):\n"
+    '  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/'
+    'custom_partitioning.py", line 160, in _custom_partitioning_partition\n'
+    '  File "/tmp/r14a/cp3.py", line 21, in partition\n'
+    "ValueError: the FFT's input must be sharded along its first axis, got P(None, 'x')\n"
+    "\t\n\n"
+    "Suspected Python Code Location:\n"
+    "  /tmp/r14a/cp3.py:28:6 [<module>] [xla::PythonStackTrace='']\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # JaxPM#39: older jaxlib's fatal Non-OK-status around jaxDecomp's rule, cut
+        spent_text("fresh10_b_jaxpm_39_jaxdecomp_custom_partitioner_abort_notebook_links"),
+        _CUSTOM_PARTITIONER_0102,
+    ],
+    ids=["jaxpm_39", "jax_0102"],
+)
+def test_a_custom_partitioning_rule_that_raised_is_a_sharding_failure(text):
+    failure = first(text)
+    assert str(failure.family) == "sharding"
+    assert failure.finding.op == "custom_partitioning"
+
+
+def test_the_rules_own_exception_is_in_the_advice():
+    failure = first(_CUSTOM_PARTITIONER_0102)
+    assert "must be sharded along its first axis" in failure.finding.suggestion

@@ -11,7 +11,13 @@
 * ``shard_map``'s ``out_specs is P() which implies that the corresponding output value is
   only varying across mesh axes {} and not {data}, but it was inferred to be possibly
   varying over {data}`` (and the older "... is replicated across mesh axis 'data', but could
-  not infer replication").
+  not infer replication");
+* shard_map's divisibility refusal kept only by its closing advice (``Consider checking that
+  in_specs are correct, and if so consider changing the mesh axis sizes ...``);
+* ``INTERNAL: custom_partitioner: Traceback ...``: a ``custom_partitioning`` rule (a
+  library's sharded kernel) raised while XLA partitioned the program; its exception is
+  quoted in the advice (older jaxlib aborted on it with a fatal ``Non-OK-status``, which
+  ``xla_crash`` leaves to this reading).
 
 Each names what does not fit in the message itself; the advice says which number to change.
 JAX's words may be wrapped over lines (pasted logs are): the patterns allow any blank.
@@ -72,6 +78,11 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             yield _indivisible(log, m, axis=int(axis["axis"]))
     elif m["size"] or m["size2"]:
         yield _indivisible(log, m)
+    elif m["cp_raised"]:
+        raised = _RE.raised_line.search(log.text, m.end(), min(len(log.text), m.end() + 8192))
+        said = f" ({raised['cls']}: {raised['msg'].strip()})" if raised else ""
+        advice = (_TEXT.cp_raised.format(raised=said), AdviceKind.OTHER)
+        yield _failure(log, m, "custom_partitioning", advice)
     elif m["smap_tail"]:
         if _RE.opening.search(log.text, max(0, m.start() - _BEFORE), m.start()) is None:
             # The message's head (its sizes, read above when there) is not in the log.

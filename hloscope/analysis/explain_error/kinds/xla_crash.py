@@ -118,6 +118,8 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     fatal = _RE.fatal_line.search(log.before_on_line(m.start())[-400:])
     if m["nonok"] and fatal is None:
         return  # a status CHECK is a crash only on a fatal line; elsewhere it is logged
+    if m["nonok"] and _RE.callback_raised.search(log.text, m.end(), log.line_end(m.end()) + 200):
+        return  # a Python rule XLA called raised (custom_partitioning's): .sharding reads it
     if m["check"] and _LIBRARY_CALL.search(m["check"]):
         return  # a CUDA library that did not start (read by .cuda_libraries), not XLA's bug
     path = (fatal["file"] if fatal else None) or m["rfile"] or ""
