@@ -225,3 +225,36 @@ def test_a_custom_partitioning_rule_that_raised_is_a_sharding_failure(text):
 def test_the_rules_own_exception_is_in_the_advice():
     failure = first(_CUSTOM_PARTITIONER_0102)
     assert "must be sharded along its first axis" in failure.finding.suggestion
+
+
+# ---- PyTorch/XLA's runtime client that did not set up its devices ----------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # pytorch/xla#5258: XRT on a TPU v4 configured for more devices than it has, a CHECK
+        # under xm.xla_device()'s get_xla_supported_devices
+        spent_text("fresh10_a_ptxla_5258_xrt_tpu_v4_num_tpu_devices_check_failed"),
+        # pytorch/xla#4896: XRT's fatal Non-OK-status (its logger's 'F    5184' line) in
+        # InitializeAndFetchTopology, the client's C++ frames as a plain list
+        family_log("ptxla_4896_xrt_initialize_devices_runstep"),
+    ],
+    ids=["ptxla_5258", "ptxla_4896"],
+)
+def test_a_check_in_the_torch_xla_clients_device_setup_is_a_start_up_failure(text):
+    failure = first(text)
+    assert str(failure.family) == "backend_startup"
+    assert failure.platform is Platform.TPU
+    assert failure.advice_kind == "other"
+    assert "PJRT_DEVICE" in failure.finding.suggestion
+
+
+def test_a_torch_xla_check_elsewhere_stays_a_crash():
+    text = (
+        "2023-04-17 19:35:38.550666: F    5184 torch_xla/csrc/runtime/pjrt_computation_"
+        "client.cc:612] Check failed: buffer->on_device_shape() == shape\n"
+        "*** Begin stack trace ***\n"
+        "\ttorch_xla::runtime::PjRtComputationClient::ExecuteComputation()\n"
+    )
+    assert str(first(text).family) == "xla_crash"

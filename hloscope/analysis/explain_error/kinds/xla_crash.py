@@ -18,6 +18,12 @@ The failure names the file and line of the check, the condition, whose code it i
 Mosaic -- Pallas's TPU compiler --, PyTorch/XLA, jaxlib), the platform the file is for and the
 first function of the stack trace past the logging machinery (the pass or emitter that
 failed); the advice is how to report it with a dump that reproduces it.
+
+Two checks are not the compiler's: one in PyTorch/XLA's runtime client as it sets up its
+devices (``XrtComputationClient::InitializeDevices``, under ``xm.xla_device()``) is a runtime
+that did not start (``backend_startup``: its configuration, XRT's or PJRT's), and a
+``Non-OK-status`` whose status is a ``custom_partitioning`` rule's Python traceback is that
+rule's failure (``sharding`` reads it).
 """
 
 from __future__ import annotations
@@ -127,6 +133,9 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     condition = (m["check"] or m["nonok"] or m["rcond"] or m["llvm"] or "").strip()
     condition = re.sub(r"^heck failed: ", "", condition)
     frames = _frames(log, log.line_end(m.end()))
+    if _client_starting(log, m, path, frames):
+        yield _client_start(log, m, condition, " ".join([path, *frames]))
+        return
     context = " ".join([path, *frames[:3]])
     owner, where = _owner(context)
     component = f" (it failed in {frames[0]})" if frames else ""
@@ -246,6 +255,38 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         device=str(platform) if platform else None,
         platform=platform,
         hints=[f"failed in {frames[0]}"] if frames else [],
+    )
+
+
+def _client_starting(log: Log, m: re.Match[str], path: str, frames: list[str]) -> bool:
+    """Whether a check failed in PyTorch/XLA's runtime client as it set up its devices: its
+    C++ frames after (``XrtComputationClient::InitializeDevices``, in absl's form or as a
+    plain list) or the Python frames of the traceback before (``xm.xla_device()``'s
+    ``get_xla_supported_devices``)."""
+    if not _RE.torch_client.search(path) and not torch_xla_log(log.text):
+        return False
+    around = log.text[max(0, m.start() - _STACK_WINDOW) : m.end() + _STACK_WINDOW]
+    return _RE.client_start.search(" ".join([*frames, around])) is not None
+
+
+def _client_start(log: Log, m: re.Match[str], condition: str, everything: str) -> Failure:
+    """PyTorch/XLA's runtime that did not come up on the machine's devices: its
+    configuration (XRT's, PJRT's) does not fit them."""
+    platform = _platform(everything, log)
+    if platform is None and _RE.client_tpu.search(f"{condition} {everything}"):
+        platform = Platform.TPU
+    said = f" ({condition[:160]})" if condition else ""
+    return _START_KIND.failure(
+        log,
+        m.start(),
+        op="device setup",
+        node=condition[:80],
+        fixes=[
+            (AdviceKind.OTHER, _TEXT.client_start.format(cond=said)),
+            (AdviceKind.INSTALL, _TEXT.client_install),
+        ],
+        device=str(platform) if platform else None,
+        platform=platform,
     )
 
 
