@@ -343,10 +343,10 @@ def test_the_error_lines_read_from_the_end_are_those_of_one_pass_over_the_text()
         assert [tuple(line) for line in words.error_lines(text)] == _error_lines_by_one_pass(text)
 
 
-# Two pastes with no line that looks like an error (no class, no status, no "error:"): a
-# compile log printed on every call, and a traceback cut before its exception.
+# Two pastes with no line that looks like an error (no class with a message, no status, no
+# "error:"), each a traceback: one ends in a bare class, one is cut before its exception.
 _TAIL_ONLY = {
-    "fresh9_c_jax_19654_disable_jit_primitives_compiled_every_iteration": "recompile",
+    "fresh9_a_jax_29859_explicit_mesh_reshape_assertion_needs_out_sharding": "sharding",
     "fresh10_a_mpax_1_create_lp_not_jittable_concretization_vmap_jit": "jax_tracing",
 }
 
@@ -377,3 +377,15 @@ def test_the_tail_is_the_last_lines_that_are_no_frame_separator_or_cut():
     ]
     assert len(tail) == 12  # the window's last twelve, not the 5,000 lines above
     assert all(text[line.offset :].startswith(line.text) for line in tail)
+
+
+def test_no_tail_is_read_without_a_sign_that_something_failed():
+    # A compile log of a run that went well, and prose: no traceback, no signal, no abort.
+    compile_log = (
+        "Finished tracing + transforming step for pjit in 0.002 sec\n"
+        "Compiling step with global shapes and types [ShapedArray(float32[3])].\n"
+    )
+    prose = "We shard the batch over the mesh's data axis; jit compiles it once.\n"
+    for text in (compile_log, prose):
+        assert words.tail_lines(text) and words.message_lines(text) == []
+        assert explain_error(text).failures == []
