@@ -258,3 +258,25 @@ def test_a_torch_xla_check_elsewhere_stays_a_crash():
         "\ttorch_xla::runtime::PjRtComputationClient::ExecuteComputation()\n"
     )
     assert str(first(text).family) == "xla_crash"
+
+
+# ---- a crash's second fix: a release without the bug ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # jax#20024: XLA:GPU's nvptx_compiler CHECK on a machine with an older CUDA (fixed
+        # by upgrading CUDA)
+        spent_text("fresh8_a_jax_20024_nvptx_check_failed_autotuning_old_cuda"),
+        # tensorflow#9895: TF 1.1's XLA algebraic simplifier CHECK, as its thread quotes it
+        "2017-05-14 14:51:53.443289: F tensorflow/compiler/xla/service/algebraic_simplifier."
+        "cc:768] Check failed: user->operand(res\n",
+    ],
+    ids=["jax_20024", "tf_9895"],
+)
+def test_a_crash_is_reported_first_and_another_release_second(text):
+    failure = first(text)
+    assert str(failure.family) == "xla_crash"
+    kinds = [failure.advice_kind, *(kind for kind, _ in failure.more_advice)]
+    assert kinds[:2] == ["report_bug", "install"]
