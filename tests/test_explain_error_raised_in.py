@@ -5,10 +5,12 @@ traceback unfiltered); two of JAX's own where no log does (export, lax's shape r
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import textwrap
+import traceback
 from pathlib import Path
 
 import pytest
@@ -163,6 +165,22 @@ def test_jits_sharding_checks_raised_it(raised):
     assert read(raised["constraint_rank"]).family is Family.SHARDING
 
 
+def test_orbax_restoring_a_sharding_raised_it():
+    # orbax#648: a mesh rebuilt for other devices (_deserialize_sharding_from_json_string)
+    assert read(corpus("fresh8_a_orbax_648_restore_sharded_fewer_devices_reshape")).family is (
+        Family.SHARDING
+    )
+    # today's Orbax (0.12) rebuilding a sharding saved on a device this machine lacks
+    sharding = pytest.importorskip("orbax.checkpoint._src.metadata.sharding")
+    saved = json.dumps({"sharding_type": "SingleDeviceSharding", "device_str": "TPU_0"})
+    try:
+        sharding.from_serialized_string(saved).to_jax_sharding()
+    except ValueError:
+        text = traceback.format_exc()
+    assert "orbax/checkpoint/_src/metadata/sharding.py" in text
+    assert read(text).family is Family.SHARDING
+
+
 def test_jax_export_raised_it(raised):
     failures = [
         read(raised[name]) for name in ("host_callback_export", "exported_called_with_other_shape")
@@ -266,6 +284,14 @@ def test_a_mixed_module_counts_only_in_its_rows_functions():
     assert origin_of([StackFrame(pjit, 1, "pjit_check_aval_sharding")]).family is Family.SHARDING
     # _run_python_pjit re-raises the compiled call's errors of every family (a NaN, devices)
     assert origin_of([StackFrame(pjit, 1, "_run_python_pjit")]) is None
+    # Orbax: a missing checkpoint file named in a function about shardings is no sharding's
+    handlers = f"{SITE}/orbax/checkpoint/_src/serialization"
+    spec = StackFrame(f"{handlers}/tensorstore_utils.py", 1, "get_sharding_tensorstore_spec")
+    assert origin_of([spec]) is None
+    # the function named with its class, as Python 3.11's tracebacks may
+    rebuilt = "ArrayHandler._construct_single_replica_sharding"
+    frame = StackFrame(f"{handlers}/jax_array_handlers.py", 1, rebuilt)
+    assert origin_of([frame]).family is Family.SHARDING
     lax = f"{SITE}/jax/_src/lax/lax.py"
     assert origin_of([StackFrame(lax, 1, "_dot_general_shape_rule")]).family is Family.JAX_SHAPE
     assert origin_of([StackFrame(lax, 1, "_convert_element_type")]) is None

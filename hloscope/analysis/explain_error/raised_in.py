@@ -1,14 +1,15 @@
 """The family of an exception read from the module that raised it: its traceback's innermost
 frame.
 
-A traceback's innermost frame is where the exception was raised, and the source layout of
-JAX and the libraries around it is stable across releases and wordings: a ``ValueError``
-raised in ``jax/_src/named_sharding.py`` is a sharding's whatever its message says. The table
-(:data:`ORIGINS`) was written from JAX's source tree (jax-ml/jax at cec06d1, what each module
-raises), not from logs; each row is a module (or a folder of them) whose raises are all of one
-family, or a module with raises of several families and the functions among them that raise
-one family's (``jax/_src/pjit.py``'s sharding checks, lax's shape rules), or leaves out the
-functions that do not (xla_bridge's look-up of a platform by the name a call gave).
+A traceback's innermost frame is where the exception was raised, and the source layout of JAX
+and the libraries around it is stable across releases and wordings: a ``ValueError`` raised in
+``jax/_src/named_sharding.py`` is a sharding's whatever its message says. The table
+(:data:`ORIGINS`) was written from the source trees (jax-ml/jax at cec06d1, google/orbax at
+3ff7b24a: what each module raises), not from logs; each row is a module (or a folder of them)
+whose raises are all of one family, or a module with raises of several families and the
+functions among them that raise one family's (``jax/_src/pjit.py``'s sharding checks, lax's
+shape rules), or leaves out the functions that do not (xla_bridge's look-up of a platform by the
+name a call gave).
 
 Only the raising module counts: a frame of the user's own file, or of a library that merely
 calls JAX (Flax's, Keras's), is no answer, even where a JAX frame calls it or is called by it
@@ -47,7 +48,10 @@ class Origin:
         )
         if not in_module:
             return False
-        return self.functions is None or bool(self.functions.search(frame.function))
+        # Python 3.11+ (and IPython) may name the function with its class or enclosing
+        # function before it (``ArrayHandler._construct_single_replica_sharding``).
+        function = frame.function.rsplit(".", 1)[-1]
+        return self.functions is None or bool(self.functions.search(function))
 
 
 def _functions(pattern: str) -> re.Pattern[str]:
@@ -116,6 +120,21 @@ ORIGINS: tuple[Origin, ...] = (
         Family.SHARDING,
         ("jax/_src/pjit.py", "jax/_src/interpreters/pxla.py", "jax/_src/core.py"),
         _SHARDING_FUNCTIONS,
+    ),
+    # Orbax restoring a checkpoint's shardings: the sharding metadata it saved (devices other
+    # than those it was saved on, a sharding it cannot rebuild; the module moved under _src/),
+    # and the array handlers' functions that rebuild or check a sharding.
+    Origin(
+        Family.SHARDING,
+        ("orbax/checkpoint/_src/metadata/sharding.py", "orbax/checkpoint/metadata/sharding.py"),
+    ),
+    Origin(
+        Family.SHARDING,
+        ("orbax/checkpoint/",),
+        _functions(
+            r"^(?:_deserialize_sharding_from_json_string|_construct_single_replica_sharding"
+            r"|_validate_sharding_and_get_primary_replica_processes)$"
+        ),
     ),
     # jax.export (and its older home) and jax2tf.
     Origin(

@@ -14,24 +14,26 @@ XLA's C++ code, not by any one message:
   where the line is pasted alone;
 * the module that raised it, where the class says no family: a traceback's innermost frame is
   where the exception was raised, and the source layout of JAX and its plugins is stable across
-  releases and wordings (:mod:`..raised_in`'s table, written from JAX's source tree): raised in
-  Pallas's lowering or the TPU custom call, a Pallas kernel's; in the sharding modules (or jit's
-  sharding checks), a sharding's; in ``jax/_src/export/`` or jax2tf, an export's; in the
-  backends' start-up (xla_bridge, plugins, jaxlib's version check), a backend that did not
-  start; in ``jax/_src/distributed.py``, the multi-host family; in a lax shape rule, a shape
-  error; the advice is the family's usual first fix (as the words reader gives it), the
-  message's own being unknown; where the words reader is sure of the message
-  (:mod:`..family_words`) it gives way to that reader, which reads the op the message names. A
-  frame of the user's own file or of a library that only calls JAX (Flax's, netket's) says
-  nothing, nor does a traceback JAX filtered. Measured (round 14b) reading every unsealed corpus
-  log with the module alone: 21 answers, 21 right (Pallas 4, sharding 2, backend start-up 14,
-  multi-host 1; export and shape rules none); on the 134 logs each blind part's code answered
-  nothing for at first sight, 3 answers, 3 right; on the logs today's table reads no failure in
-  (30 at the round's start, 15 after its other rules), none: those are pasted without their
-  tracebacks. Left out after reading the source and the tests: core's ``canonicalize_shape`` (it
-  refuses a traced shape and a shape that is no shape alike), ``jax/experimental/pallas/`` (its
-  ops are kernels written with Pallas, checking their arguments in any family's terms),
-  xla_bridge's look-up of a platform a call named (the name may be the call's own mistake);
+  releases and wordings (:mod:`..raised_in`'s table, written from JAX's and Orbax's sources):
+  raised in Pallas's lowering or the TPU custom call, a Pallas kernel's; in the sharding modules
+  (or jit's sharding checks, or Orbax's rebuilding of a checkpoint's shardings), a sharding's;
+  in ``jax/_src/export/`` or jax2tf, an export's; in the backends' start-up (xla_bridge,
+  plugins, jaxlib's version check), a backend that did not start; in
+  ``jax/_src/distributed.py``, the multi-host family; in a lax shape rule, a shape error; the
+  advice is the family's usual first fix (as the words reader gives it), the message's own being
+  unknown; where the words reader is sure of the message (:mod:`..family_words`) it gives way to
+  that reader, which reads the op the message names. A frame of the user's own file or of a
+  library that only calls JAX (Flax's, netket's) says nothing, nor does a traceback JAX
+  filtered. Measured (round 14b) reading every unsealed corpus log with the module alone: 22
+  answers, 22 right (Pallas 4, sharding 3, backend start-up 14, multi-host 1; export and shape
+  rules none), and on the labelled family logs 2 of 2; on the 134 logs each blind part's code
+  answered nothing for at first sight, 4 answers, 4 right; on the logs today's table reads no
+  failure in (30 at the round's start, 15 after its other rules), none: those are pasted without
+  their tracebacks. Left out after reading the source and the tests: core's
+  ``canonicalize_shape`` (it refuses a traced shape and a shape that is no shape alike),
+  ``jax/experimental/pallas/`` (its ops are kernels written with Pallas, checking their
+  arguments in any family's terms), xla_bridge's look-up of a platform a call named (the name
+  may be the call's own mistake);
 * glog's fatal line (``F1106 12:00:00.000000 123 file.cc:45] message``, TensorFlow's logger's
   ``2024-01-01 ...: F file.cc:45] message``): a fatal log aborts the process, the crash of
   the C++ code that wrote it. A warning's or an error's line (``W``, ``E``) does not stop
