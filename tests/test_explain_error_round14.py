@@ -10,7 +10,7 @@ import pytest
 
 from hloscope.analysis.explain_error import explain_error
 from hloscope.devices import Platform
-from tests.explain_error_reading import CORPUS, first, spent
+from tests.explain_error_reading import CORPUS, first
 
 FAMILY_LOGS = Path(__file__).parent / "data" / "family_logs"
 
@@ -23,59 +23,27 @@ def spent_text(name: str) -> str:
     return (CORPUS / f"{name}.log").read_text()
 
 
-# ---- NCCL's communicator not set up between its ranks, for a reason of NCCL's own ----------
-
-
-@pytest.mark.parametrize(
-    ("name", "collective"),
-    [
-        # a socket accept failed in NCCL's bootstrap (jax#22747)
-        ("fresh9_a_jax_22747_nccl_comm_init_rank_socket_accept_bad_fd", "xla.gpu.all_reduce"),
-        # NCCL's topology detection failed ('Attribute busid of node nic not found', LWM#42)
-        (
-            "fresh10_b_lwm_42_nccl_comm_init_rank_internal_error_busid_reduce_scatter",
-            "xla.gpu.reduce_scatter",
-        ),
-    ],
-)
-def test_xla_collective_whose_communicator_failed_is_a_distributed_failure(name, collective):
-    failure = spent(name)
-    assert str(failure.family) == "distributed"
-    assert failure.finding.op == collective  # the custom call, not NCCL's call under it
-    assert failure.platform is Platform.GPU
+# ---- NCCL's communicator refused, in TensorFlow's words ---------------------------------------
 
 
 def test_tensorflow_horovod_communicator_refused_without_its_arguments():
-    # horovod#1651: TF's UnknownError quoting NCCL's call with no argument list.
+    # horovod#1651: TF's UnknownError quoting NCCL's call with no argument list, read as XLA's
+    # "NCCL operation ncclCommInitRank(...) failed" is (jax#17399, the dev corpus)
     failure = first(family_log("horovod_1651_nccl_comm_init_system_error"))
-    assert str(failure.family) == "distributed"
-    assert failure.finding.op == "ncclCommInitRank"
-    assert failure.platform is Platform.GPU
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        # jax#17399 (the dev corpus): a CUDA call under NCCL failed, in XLA's words
-        "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:275: NCCL operation "
-        "ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled cuda error\n",
-        # the same code in the short form
-        "ncclCommInitRank failed with error: NCCL error: unhandled cuda error\n",
-    ],
-)
-def test_a_cuda_failure_under_nccl_stays_this_machines_libraries(text):
-    failure = first(text)
     assert str(failure.family) == "backend_startup"
     assert failure.finding.op == "ncclCommInitRank"
-
-
-def test_the_communicator_reading_needs_ncclcomminit():
-    # another NCCL call's system error stays the libraries' (JAX-Toolbox#740's ncclGroupEnd)
-    text = (
-        "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:305: NCCL operation "
-        "ncclGroupEnd() failed: unhandled system error (run with NCCL_DEBUG=INFO for details).\n"
+    assert failure.platform is Platform.GPU
+    xla = first(
+        "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:275: NCCL operation "
+        "ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled system error\n"
     )
-    assert str(explain_error(text).failures[0].family) == "backend_startup"
+    assert (str(xla.family), xla.finding.op) == ("backend_startup", "ncclCommInitRank")
+
+
+def test_the_short_form_names_ncclcomminit_not_its_status():
+    failure = first("ncclCommInitRank failed with error: NCCL error: unhandled cuda error\n")
+    assert str(failure.family) == "backend_startup"
+    assert failure.finding.op == "ncclCommInitRank"
 
 
 # ---- an object JAX cannot weak-reference ----------------------------------------------------
@@ -258,25 +226,3 @@ def test_a_torch_xla_check_elsewhere_stays_a_crash():
         "\ttorch_xla::runtime::PjRtComputationClient::ExecuteComputation()\n"
     )
     assert str(first(text).family) == "xla_crash"
-
-
-# ---- a crash's second fix: a release without the bug ------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        # jax#20024: XLA:GPU's nvptx_compiler CHECK on a machine with an older CUDA (fixed
-        # by upgrading CUDA)
-        spent_text("fresh8_a_jax_20024_nvptx_check_failed_autotuning_old_cuda"),
-        # tensorflow#9895: TF 1.1's XLA algebraic simplifier CHECK, as its thread quotes it
-        "2017-05-14 14:51:53.443289: F tensorflow/compiler/xla/service/algebraic_simplifier."
-        "cc:768] Check failed: user->operand(res\n",
-    ],
-    ids=["jax_20024", "tf_9895"],
-)
-def test_a_crash_is_reported_first_and_another_release_second(text):
-    failure = first(text)
-    assert str(failure.family) == "xla_crash"
-    kinds = [failure.advice_kind, *(kind for kind, _ in failure.more_advice)]
-    assert kinds[:2] == ["report_bug", "install"]

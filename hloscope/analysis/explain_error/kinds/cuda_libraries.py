@@ -15,10 +15,8 @@ on:
   GPU memory left for its workspace, else a library of another CUDA release;
 * any other ``CU{SOLVER,BLAS,DNN,FFT,SPARSE,RAND}_STATUS_*`` code a message states, ``NCCL
   operation ncclCommInitRank(...) failed: unhandled cuda error``, PyTorch's ``NCCL error``;
-* NCCL's communicator not set up for a reason of NCCL's own, not CUDA's (``ncclCommInitRank
-  ... failed: unhandled system error`` / ``internal error``, TF's ``ncclCommInitRank failed:``):
-  its ranks did not connect (a socket, the topology, a remote rank) -- ``distributed``, the op
-  the collective XLA:GPU ran (``custom call 'xla.gpu.all_reduce' failed``) where one is named;
+* TensorFlow's (and Horovod's) ``ncclCommInitRank failed: unhandled system error``, NCCL's call
+  quoted without its arguments, read as XLA's ``NCCL operation ncclCommInitRank(...)`` is;
 * ``Unable to register cuBLAS factory: Attempting to register factory for plugin cuBLAS when
   one has already been registered``: TensorFlow and JAX loaded in one process each register
   the libraries -- harmless, reported as a warning after any real failure;
@@ -92,7 +90,7 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
         built = m["built"]
         text = _TEXT.version.format(loaded=m["loaded"], built=built, major=built.split(".")[0])
         return "cuDNN", [(AdviceKind.INSTALL, text)]
-    if m["comm_init"]:  # a CUDA call under NCCL's start failed (else _communicator's)
+    if m["comm_init"]:  # NCCL's communicator refused, its call quoted without arguments
         return m["comm_init"], _nccl(m["comm_why"].strip(), m["comm_why"])
     if m["factory"]:
         return m["factory"], [(AdviceKind.HARMLESS, _TEXT.registered.format(factory=m["factory"]))]
@@ -177,34 +175,7 @@ def _nccl(code: str, line: str) -> list[tuple[AdviceKind, str]]:
     return [hosts, local] if _RE.nccl_remote.search(line) else [local, hosts]
 
 
-def _communicator(log: Log, m: re.Match[str]) -> tuple[str, str] | None:
-    """An NCCL communicator whose ranks could not be set up for a reason of NCCL's own
-    (a socket, the topology, a remote rank: not a CUDA call under it): the collective that
-    needed it (XLA:GPU's custom call where the log names one, else NCCL's call) and NCCL's
-    reason; ``None`` for any other match."""
-    if m["comm_init"]:
-        call, why = m["comm_init"], m["comm_why"]
-    elif m["op_failed"]:
-        called = _RE.called.search(log.before_on_line(m.start() + 1)[-480:])
-        if called is None or not called["call"].startswith("ncclCommInit"):
-            return None
-        call, why = called["call"], m["why"]
-    else:
-        return None
-    if _RE.nccl_cuda.search(why):
-        return None  # a CUDA call under NCCL failed: this machine's libraries (_read)
-    collective = _RE.collective_call.search(log.text)
-    return (collective["name"] if collective else call), why.strip().rstrip(".")
-
-
 def _cuda_library(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    ranks = _communicator(log, m)
-    if ranks is not None:
-        op, why = ranks
-        yield _RANKS.failure(
-            log, m.start(), op=op, fixes=_nccl(why, why), device="gpu", platform=Platform.GPU
-        )
-        return
     read = _read(log, m)
     if read is None:
         return
@@ -230,7 +201,4 @@ def _cuda_library(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 _KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, log_line)
 # The libraries started, and one's call failed on the device as the program ran.
 _RAN = Kind(Family.XLA_CRASH, Reason.RUNTIME, log_line)
-# The GPUs' NCCL communicator was not set up between its ranks: the job's processes or the
-# machine's links between GPUs, not its libraries.
-_RANKS = Kind(Family.DISTRIBUTED, Reason.RUNTIME, log_line)
 RECOGNISER = Recogniser(Family.BACKEND_STARTUP, _RE.opening, _cuda_library)
