@@ -164,7 +164,7 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     # invalid operand id(s)", "%fusion.3"): the op it failed on.
     instruction = _RE.instruction.search(condition)
     check = "RET_CHECK" if m["rfile"] else ("LLVM ERROR" if m["llvm"] else "Check failed")
-    fixes = [(AdviceKind.REPORT_BUG, text), _other_release(torch)]
+    fixes = [(AdviceKind.REPORT_BUG, text)]
     devices = _RE.device_compare.search(condition)
     if devices:  # the check caught the program's operands on two devices: that first
         said = _TEXT.devices.format(got=devices["got"], want=devices["want"])
@@ -250,23 +250,12 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         reason=Reason.COMPILE_ERROR
         if _RE.compiling.search(window) or _RE.compiler.search(everything)
         else Reason.RUNTIME,
-        fixes=[(AdviceKind.REPORT_BUG, text), _other_release(torch)],
+        advice=(text, AdviceKind.REPORT_BUG),
         node=frames[0] if frames else "",
         device=str(platform) if platform else None,
         platform=platform,
         hints=[f"failed in {frames[0]}"] if frames else [],
     )
-
-
-def _other_release(torch: bool) -> tuple[str, str]:
-    """A crash's second fix: the framework's release without the bug, with what goes with
-    it (a crash in XLA:GPU's compiler is as often the CUDA toolkit of another release)."""
-    if torch:
-        text = _TEXT.other_release.format(packages="torch/torch_xla", libraries="pair")
-    else:
-        libraries = 'with its CUDA/ROCm libraries as one release (pip install -U "jax[cuda12]")'
-        text = _TEXT.other_release.format(packages="jax/jaxlib", libraries=libraries)
-    return AdviceKind.INSTALL, text
 
 
 def _client_starting(log: Log, m: re.Match[str], path: str, frames: list[str]) -> bool:
