@@ -57,6 +57,7 @@ from tests.explain_error_scoring import (  # noqa: E402
     FRESH8_TEST,
     FRESH9_TEST,
     FRESH10_TEST,
+    FRESH11_TEST,
     FRESH_TEST,
     SEALED_PARTS,
 )
@@ -90,6 +91,7 @@ FIRST_SIGHT = {
     FRESH8_TEST: "49e4466",
     FRESH9_TEST: "f923796",
     FRESH10_TEST: "9f6269b",
+    FRESH11_TEST: "d54bbf8",
 }
 #: The family logs' families and advice, as the tests that read them assert (those that are
 #: warnings only -- factories registered twice, a BFC report that is no failure, a hash of a
