@@ -61,8 +61,10 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
     for failure in failures:
         complete(failure, log)
     # A warning is no failure, nor is what the advice calls harmless (a backend JAX probed
-    # for and did not find, a registration refused): the failures come first, those after.
-    failures.sort(key=lambda f: bool(f.finding.warning) or f.advice_kind == _HARMLESS)
+    # for and did not find, a registration refused): the failures come first, then the
+    # warnings that ask for a change (a donation XLA could not use), the harmless ones last
+    # (a TPU host's start-up notes print above every program's output).
+    failures.sort(key=lambda f: (f.advice_kind == _HARMLESS, bool(f.finding.warning)))
     lines = log.text.count("\n") + (bool(log.text) and not log.text.endswith("\n"))
     return ErrorExplanation(failures, lines=lines)
 
