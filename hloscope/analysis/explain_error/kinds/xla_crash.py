@@ -58,6 +58,11 @@ _OWNERS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (_RE.owner_torch_xla, "PyTorch/XLA", "https://github.com/pytorch/xla/issues"),
     (_RE.owner_mosaic, "Mosaic (Pallas's TPU compiler)", _JAX_ISSUES),
     (_RE.owner_jaxlib, "jaxlib", _JAX_ISSUES),
+    (
+        _RE.owner_shardy,
+        "Shardy (XLA's sharding compiler)",
+        "https://github.com/openxla/shardy/issues",
+    ),
     (_RE.owner_xla, "XLA", "https://github.com/openxla/xla/issues"),
 )
 # The platform a check's file or frames are for, first match wins.
@@ -120,6 +125,9 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["signal"] or m["fatal"] or m["dump"] or m["pc"] or _shell_signal(m):
         yield from _crash(log, m)
         return
+    assertion = _assertion_site(log, m) if m["assertion"] else None
+    if m["assertion"] and assertion is None:
+        return  # an assert() outside the compiler stack: the program's own, or another tool's
     start = log.line_start(m.start())
     fatal = _RE.fatal_line.search(log.before_on_line(m.start())[-400:])
     if m["nonok"] and fatal is None:
@@ -128,11 +136,12 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return  # a Python rule XLA called raised (custom_partitioning's): .sharding reads it
     if m["check"] and _LIBRARY_CALL.search(m["check"]):
         return  # a CUDA library that did not start (read by .cuda_libraries), not XLA's bug
-    path = (fatal["file"] if fatal else None) or m["rfile"] or ""
-    line = (fatal["line"] if fatal else None) or m["rline"]
-    condition = (m["check"] or m["nonok"] or m["rcond"] or m["llvm"] or "").strip()
+    site = assertion or {}
+    path = (fatal["file"] if fatal else None) or m["rfile"] or site.get("file", "")
+    line = (fatal["line"] if fatal else None) or m["rline"] or site.get("line")
+    condition = (m["check"] or m["nonok"] or m["rcond"] or m["llvm"] or m["acond"] or "").strip()
     condition = re.sub(r"^heck failed: ", "", condition)
-    frames = _frames(log, log.line_end(m.end()))
+    frames = _frames(log, log.line_end(m.end())) or site.get("fn", "").split()[-1:]
     if _client_starting(log, m, path, frames):
         yield _client_start(log, m, condition, " ".join([path, *frames]))
         return
@@ -164,6 +173,7 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     # invalid operand id(s)", "%fusion.3"): the op it failed on.
     instruction = _RE.instruction.search(condition)
     check = "RET_CHECK" if m["rfile"] else ("LLVM ERROR" if m["llvm"] else "Check failed")
+    check = "Assertion" if assertion else check
     fixes = [(AdviceKind.REPORT_BUG, text)]
     devices = _RE.device_compare.search(condition)
     if devices:  # the check caught the program's operands on two devices: that first
@@ -192,6 +202,19 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         or ": " in condition
     )
     yield failure
+
+
+def _assertion_site(log: Log, m: re.Match[str]) -> dict[str, str] | None:
+    """The file, line and function of a failed ``assert()`` (glibc's words before
+    "Assertion" on its line), where they are the compiler stack's; else ``None``."""
+    site = _RE.assert_site.search(log.before_on_line(m.start())[-800:])
+    if site is None or not _RE.assert_owner.search(site.group()):
+        return None
+    # "virtual LogicalResult mlir::sdy::(anonymous namespace)::Pattern::matchAndRewrite(CallOp,
+    # ...) const": its qualified name, without the return type, the anonymous namespace and
+    # the parameters.
+    name = site["fn"].replace("(anonymous namespace)::", "").split("(")[0]
+    return {"file": site["file"], "line": site["line"], "fn": name}
 
 
 def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:

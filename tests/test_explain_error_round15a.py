@@ -1,0 +1,56 @@
+"""explain-error round 15a: the eleventh blind part's misses (fresh11, spent), each rule tested
+on two wordings: the spent corpus log and another real text (an older thread saved under
+``tests/data/family_logs``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hloscope.analysis.explain_error import explain_error
+from tests.explain_error_reading import CORPUS, first
+
+FAMILY_LOGS = Path(__file__).parent / "data" / "family_logs"
+
+
+def family_log(name: str) -> str:
+    return (FAMILY_LOGS / f"{name}.log").read_text()
+
+
+def spent_text(name: str) -> str:
+    return (CORPUS / f"{name}.log").read_text()
+
+
+# ---- a C assert() of the compiler stack (MLIR, Shardy) that aborted the process ---------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # tt-xla#679: Shardy's round-trip import asserting on a CallOp's attributes
+        spent_text("fresh11_a_ttxla_679_shardy_shard_map_import_assertion_jax061"),
+        # tt-xla#55: MLIR's DenseIntOrFPElementsAttr asserting under a conv2d test
+        family_log("r15a_ttxla_55_conv2d_mlir_assertion"),
+        # xla#22209: MLIR's DenseElementsAttr::getValues asserting on a scatter's constant
+        family_log("r15a_xla_22209_scatter_dense_elements_assertion"),
+    ],
+    ids=["ttxla_679", "ttxla_55", "xla_22209"],
+)
+def test_a_compiler_assertion_is_a_crash_to_report(text):
+    failure = first(text)
+    assert str(failure.family) == "xla_crash"
+    assert failure.advice_kind == "report_bug"
+    assert failure.platform is None
+    assert ".c" in failure.finding.node or ".h:" in failure.finding.node  # the assert's file
+
+
+def test_the_assertion_names_the_function_and_whose_code_it_is():
+    failure = first(spent_text("fresh11_a_ttxla_679_shardy_shard_map_import_assertion_jax061"))
+    assert "failed in mlir::sdy::ManualComputationPattern::matchAndRewrite" in failure.hints
+    assert "Shardy" in failure.finding.suggestion
+
+
+def test_an_assertion_outside_the_compiler_stack_is_not_xlas():
+    text = "python: myext.c:12: compute: Assertion `n > 0' failed.\nAborted (core dumped)\n"
+    assert not explain_error(text).recognised
