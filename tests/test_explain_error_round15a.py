@@ -54,3 +54,24 @@ def test_the_assertion_names_the_function_and_whose_code_it_is():
 def test_an_assertion_outside_the_compiler_stack_is_not_xlas():
     text = "python: myext.c:12: compute: Assertion `n > 0' failed.\nAborted (core dumped)\n"
     assert not explain_error(text).recognised
+
+
+# ---- jax2tf newer than TensorFlow: XlaCallModule's wrapper lacks an argument ------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # scenic#936: OWL-ViT's export Colab, the single line kept
+        spent_text("fresh11_c_scenic_936_owlvit_export_tf_call_module_function_list"),
+        # jax#17660: jax2tf's serving example, the message quoted above its traceback
+        family_log("r15a_jax_17660_jax2tf_call_module_function_list"),
+    ],
+    ids=["scenic_936", "jax_17660"],
+)
+def test_call_module_without_an_argument_is_a_tensorflow_to_upgrade(text):
+    failure = first(text)
+    assert str(failure.family) == "jax_export"
+    assert failure.finding.op == "XlaCallModule"
+    assert failure.advice_kind == "install"
+    assert "'function_list'" in failure.finding.suggestion

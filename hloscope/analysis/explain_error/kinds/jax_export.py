@@ -109,6 +109,9 @@ def _version(log: Log, m: re.Match[str], stack: list[StackFrame]) -> Failure:
             text = _TEXT.module_version.format(
                 op=op, most=m["ov_max"], need=m["ov_need"], consumer="TensorFlow"
             )
+    elif m["cm_arg"]:
+        op = "XlaCallModule"
+        text = _TEXT.call_module_argument.format(arg=m["cm_arg"])
     else:
         op = "jax.export"
         text = _TEXT.convention_version.format(range=m["cv_range"], need=m["cv_need"])
@@ -156,7 +159,7 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if form.group == "serialize":
         yield _serialize(log, m, stack)
         return
-    if form.group in ("module_version", "op_version", "convention_version"):
+    if form.group in ("module_version", "op_version", "convention_version", "call_module_argument"):
         yield _version(log, m, stack)
         return
     device = platform = None
