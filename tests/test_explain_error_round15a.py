@@ -75,3 +75,24 @@ def test_call_module_without_an_argument_is_a_tensorflow_to_upgrade(text):
     assert failure.finding.op == "XlaCallModule"
     assert failure.advice_kind == "install"
     assert "'function_list'" in failure.finding.suggestion
+
+
+# ---- LLVM's verifier rejecting the IR XLA generated ------------------------------------------
+
+
+def test_the_llvm_lowering_bug_sentence_alone_is_a_crash_to_report():
+    # pytorch/xla#7053: torch.compile(backend="openxla"), only the RET_CHECK's last sentence kept
+    failure = first(spent_text("fresh11_c_ptxla_7053_dynamo_openxla_hlo_llvm_ir_lowering_bug"))
+    assert str(failure.family) == "xla_crash"
+    assert failure.advice_kind == "report_bug"
+    assert failure.finding.op == "LLVM IR verifier"
+    assert failure.platform is None
+
+
+def test_the_llvm_verifier_ret_check_names_the_verifier():
+    # xla#36845: XLA:GPU's RET_CHECK on llvm::verifyModule, its sentence cut after the colon
+    failure = first(family_log("r15a_xla_36845_gpu_invalid_llvm_ir"))
+    assert str(failure.family) == "xla_crash"
+    assert failure.finding.op == "LLVM IR verifier"
+    assert str(failure.platform) == "gpu"
+    assert len(explain_error(family_log("r15a_xla_36845_gpu_invalid_llvm_ir")).failures) == 1

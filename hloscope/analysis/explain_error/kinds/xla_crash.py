@@ -128,6 +128,10 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     assertion = _assertion_site(log, m) if m["assertion"] else None
     if m["assertion"] and assertion is None:
         return  # an assert() outside the compiler stack: the program's own, or another tool's
+    if m["irbug"] and _RE.earlier_crash.search(
+        log.text[max(0, m.start() - _STACK_WINDOW) : m.start()]
+    ):
+        return  # the closing sentence of a RET_CHECK read above
     start = log.line_start(m.start())
     fatal = _RE.fatal_line.search(log.before_on_line(m.start())[-400:])
     if m["nonok"] and fatal is None:
@@ -139,8 +143,10 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     site = assertion or {}
     path = (fatal["file"] if fatal else None) or m["rfile"] or site.get("file", "")
     line = (fatal["line"] if fatal else None) or m["rline"] or site.get("line")
-    condition = (m["check"] or m["nonok"] or m["rcond"] or m["llvm"] or m["acond"] or "").strip()
-    condition = re.sub(r"^heck failed: ", "", condition)
+    condition = m["check"] or m["nonok"] or m["rcond"] or m["llvm"] or m["acond"] or ""
+    condition = re.sub(r"^heck failed: ", "", condition.strip())
+    if m["irbug"]:
+        condition = f"T{m['irbug']}"  # the opening keeps the sentence's first letter out
     frames = _frames(log, log.line_end(m.end())) or site.get("fn", "").split()[-1:]
     if _client_starting(log, m, path, frames):
         yield _client_start(log, m, condition, " ".join([path, *frames]))
@@ -174,6 +180,7 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     instruction = _RE.instruction.search(condition)
     check = "RET_CHECK" if m["rfile"] else ("LLVM ERROR" if m["llvm"] else "Check failed")
     check = "Assertion" if assertion else check
+    check = "LLVM IR verifier" if _RE.llvm_verifier.search(condition) else check
     fixes = [(AdviceKind.REPORT_BUG, text)]
     devices = _RE.device_compare.search(condition)
     if devices:  # the check caught the program's operands on two devices: that first
@@ -184,7 +191,9 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         m.start(),
         op=instruction["hlo"] if instruction else check,
         # A check in a compiler pass is the compiler's; one elsewhere failed as it ran.
-        reason=Reason.COMPILE_ERROR if _RE.compiler.search(everything) else Reason.RUNTIME,
+        reason=Reason.COMPILE_ERROR
+        if m["irbug"] or _RE.compiler.search(everything)
+        else Reason.RUNTIME,
         fixes=fixes,
         node=f"{_short(path)}:{line}" if path else condition[:80],
         device=str(platform) if platform else None,
