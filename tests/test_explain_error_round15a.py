@@ -96,3 +96,28 @@ def test_the_llvm_verifier_ret_check_names_the_verifier():
     assert failure.finding.op == "LLVM IR verifier"
     assert str(failure.platform) == "gpu"
     assert len(explain_error(family_log("r15a_xla_36845_gpu_invalid_llvm_ir")).failures) == 1
+
+
+# ---- a conversion that ran and refused the op, its reason on the line before -----------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # tt-xla#1639: torch_xla SPMD on a 1x1 mesh, Shardy's import refusing the annotation
+        spent_text("fresh11_a_ttxla_1639_spmd_1x1_mesh_custom_sharding_legalize"),
+        # tt-xla#1696: the same refusal on torch_xla.sync() twice, under its RuntimeError
+        family_log("r15a_ttxla_1696_sdy_conversion_custom_sharding"),
+    ],
+    ids=["ttxla_1639", "ttxla_1696"],
+)
+def test_a_conversion_that_refused_the_op_is_the_passs_failure(text):
+    failure = first(text)
+    assert str(failure.family) == "xla_status"
+    assert failure.finding.op == "stablehlo.custom_call"
+    assert "expected CustomCallOp with a sharding attribute" in failure.hints
+
+
+def test_failed_to_legalize_alone_is_still_a_missing_lowering():
+    failure = first("error: failed to legalize operation `stablehlo.pad`\n")
+    assert str(failure.family) == "missing_lowering"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...unsupported.findings import Platform
+from ...unsupported.findings import Platform, Reason
 from ..advice import Advice, AdviceKind, advise
 from ..build import Kind, traced
 from ..catalogue import forms_of, words_of
@@ -23,9 +23,35 @@ _LOWERING_FORMS = forms_of(__name__)
 _LOWERING = alternation(_LOWERING_FORMS)
 
 
+def _refused_because(log: Log, m: re.Match[str]) -> str | None:
+    """What MLIR's conversion said on the line before "failed to legalize", at the same
+    location (``loc("x"): error: expected CustomCallOp with a sharding attribute``): the
+    pattern for the op ran and refused it, so the op has a lowering; ``None`` without one."""
+    lead = log.before_on_line(m.start())
+    start = log.line_start(m.start())
+    if not lead.endswith("error: ") or start == 0:
+        return None
+    before = log.text[log.previous_line_start(start) : start - 1]
+    if not before.startswith(lead) or "failed to legalize" in before:
+        return None
+    return before[len(lead) :].strip() or None
+
+
 def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     form = form_of(_LOWERING_FORMS, m)
     op = m["prim"] or m["legal"] or form.op
+    why = _refused_because(log, m) if m["legal"] else None
+    if why is not None:
+        yield _REFUSED.failure(
+            log,
+            m.start(),
+            stack=log.traceback_before(m.start()),
+            op=op,
+            reason=Reason.COMPILE_ERROR,
+            advice=(_TEXT.refused.format(op=op, why=why), AdviceKind.OTHER),
+            hints=[why],
+        )
+        return
     device: str | None = None
     if form.group == "translation_rule":
         device = m["plats"]
@@ -59,4 +85,7 @@ def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 _KIND = Kind(Family.MISSING_LOWERING, reading=traced)
 _PALLAS = Kind(Family.PALLAS, reading=traced)
+# A conversion that ran for the op and refused it: the compiler's pass failed, not a lowering
+# that is missing.
+_REFUSED = Kind(Family.XLA_STATUS, reading=traced)
 RECOGNISER = Recogniser(Family.MISSING_LOWERING, _LOWERING, _missing_lowering)
