@@ -354,7 +354,8 @@ def _read_complex_input(log: Log, m: re.Match[str], facts: _Status) -> None:
     facts.dtype = _COMPLEX_DTYPES.get(kind, kind)
     around = log.text[max(0, m.start() - 4096) : paragraph_end(log, m.end()) + 2048]
     ops = _RE.linalg_ops.findall(around)
-    facts.op = ops[-1] if ops else "complex operand"
+    named = _RE.operand_type_for.search(m.group())  # XLA naming the op: "... for FFT: c128[8]"
+    facts.op = named["op"].lower() if named else ops[-1] if ops else "complex operand"
     facts.hints.append(clean_message(m["cu_msg"] or m["ci_msg"]))
 
 
@@ -470,7 +471,10 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if form.group == "custom_element_size":
         keys = form.fix_keys  # the fix is about the sub-byte operand, not the wide type
     advice = advise(keys, form.reason)
-    if form.group.startswith("complex_"):
+    if form.group.startswith("complex_") and facts.op == "fft" and facts.dtype == "complex128":
+        # An FFT's operand is complex by nature: refused at 128 bits, complex64 is the fix.
+        advice = Advice(_TEXT.complex_width_fix.format(op=facts.op), AdviceKind.CAST_DTYPE)
+    elif form.group.startswith("complex_"):
         advice = Advice(_TEXT.complex_fix.format(op=facts.op), AdviceKind.REPLACE_OP)
     elif form.group in _KERNEL_FAULTS:
         facts.op = _fault_code(m)

@@ -1,0 +1,83 @@
+"""Round 15b of explain-error: the fields fresh11 and the TPU's made errors showed wrong, each
+fix on two wordings (the corpus's log, and a second real text: another thread's, or an error
+JAX 0.10.2 raised on a TPU v5e when the program named beside it was run, pasted verbatim)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hloscope.analysis.explain_error import explain_error
+
+DATA = Path(__file__).parent / "data"
+MADE_TPU = DATA / "made_errors_tpu"
+ERROR_LOGS = DATA / "error_logs"
+FAMILY_LOGS = DATA / "family_logs"
+
+
+def first(text: str):
+    explanation = explain_error(text)
+    assert explanation.failures
+    return explanation.failures[0]
+
+
+def advice_kinds(failure) -> list[str]:
+    return [str(failure.advice_kind), *(kind for kind, _ in failure.more_advice)]
+
+
+# ---- libtpu's multi-process lockfile: the chip held (or a stale lock): release it ----------
+
+# A second process's jnp op while the first held the chip (JAX 0.10.2, TPU v5e), its tail:
+#   x = jnp.arange(8.0) * 2; subprocess.run([python, "-c", "... jnp.ones((4, 4)) @ ..."])
+LOCKFILE_FROM_AN_OP = """\
+  File "/usr/lib/python3/site-packages/jax/_src/core.py", line 1294, in process_primitive
+    return primitive.impl(*args, **params)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/usr/lib/python3/site-packages/jax/_src/dispatch.py", line 88, in apply_primitive
+    outs = fun(*args)
+           ^^^^^^^^^^
+RuntimeError: Unable to initialize backend 'tpu': ABORTED: Internal error when accessing \
+libtpu multi-process lockfile. Run "$ sudo rm /tmp/libtpu_lockfile". (set JAX_PLATFORMS='' \
+to automatically choose an available backend)
+--------------------
+For simplicity, JAX has removed its internal frames from the traceback of the following \
+exception. Set JAX_TRACEBACK_FILTERING=off to include these.
+"""
+
+
+def test_the_libtpu_lockfile_refused_is_a_chip_to_release():
+    for text in (
+        (MADE_TPU / "tpu_held_by_another_process.log").read_text(),
+        LOCKFILE_FROM_AN_OP,
+    ):
+        failure = first(text)
+        assert str(failure.family) == "backend_startup"
+        assert str(failure.platform) == "tpu"
+        assert advice_kinds(failure)[0] == "release_device"
+
+
+# ---- an FFT refused at complex128 on the TPU: the op is the FFT, complex64 the fix ----------
+
+# jax.jit(lambda s: jnp.abs(jnp.fft.ifft2(s)))(jnp.ones((16, 16), jnp.complex128)) with
+# jax_enable_x64 on, JAX 0.10.2 on a TPU v5e: the error as it printed it.
+IFFT2_C128 = """\
+Traceback (most recent call last):
+  File "/home/user/made/fft2.py", line 12, in <module>
+    print(spectrum(jnp.ones((16, 16), jnp.complex128)))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+jax.errors.JaxRuntimeError: INVALID_ARGUMENT: during context [pre-optimization]: Unexpected \
+operand type for FFT: c128[16,16]{1,0}
+\t
+
+Suspected Python Code Location:
+  <no source information>
+--------------------
+For simplicity, JAX has removed its internal frames from the traceback of the following \
+exception. Set JAX_TRACEBACK_FILTERING=off to include these.
+"""
+
+
+def test_an_fft_refused_at_complex128_names_the_fft_and_asks_for_complex64():
+    for text in ((MADE_TPU / "tpu_fft_complex128.log").read_text(), IFFT2_C128):
+        failure = first(text)
+        assert failure.finding.op == "fft"
+        assert advice_kinds(failure)[0] == "cast_dtype"
