@@ -121,3 +121,33 @@ def test_a_conversion_that_refused_the_op_is_the_passs_failure(text):
 def test_failed_to_legalize_alone_is_still_a_missing_lowering():
     failure = first("error: failed to legalize operation `stablehlo.pad`\n")
     assert str(failure.family) == "missing_lowering"
+
+
+# ---- tf2xla's one-op refusal with its line wrapped after the graph's name --------------------
+
+# TensorFlow 2.21's own message (tf.raw_ops.ResizeNearestNeighborGrad under
+# tf.function(jit_compile=True) on the CPU), the exception's line as it raised it.
+_TF_RESIZE_GRAD = (
+    "tensorflow.python.framework.errors_impl.InvalidArgumentError: Detected unsupported "
+    "operations when trying to compile graph __inference_f_14[_XlaMustCompile=true,config_proto="
+    "13561319589895757934,executor_type=11160318154034397263] on XLA_CPU_JIT: "
+    "ResizeNearestNeighborGrad (No registered 'ResizeNearestNeighborGrad' OpKernel for "
+    "XLA_CPU_JIT devices compatible with node {{node ResizeNearestNeighborGrad}}){{node "
+    "ResizeNearestNeighborGrad}}\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # keras#18460 (keras_core): the paste wrapped after "[]" and before "(No registered"
+        spent_text("fresh11_c_keras_18460_kerascore_upsampling2d_backprop_xla_cpu_jit"),
+        _TF_RESIZE_GRAD,
+    ],
+    ids=["keras_18460", "tf_2_21"],
+)
+def test_the_unsupported_op_is_read_whether_or_not_the_line_wraps(text):
+    failure = first(text)
+    assert str(failure.family) == "tf2xla"
+    assert failure.finding.op == "ResizeNearestNeighborGrad"
+    assert str(failure.platform) == "cpu"
