@@ -81,3 +81,21 @@ def test_an_fft_refused_at_complex128_names_the_fft_and_asks_for_complex64():
         failure = first(text)
         assert failure.finding.op == "fft"
         assert advice_kinds(failure)[0] == "cast_dtype"
+
+
+# ---- a static argument JAX could not hash: the op is the jitted function it names ------------
+
+
+def test_an_unhashable_static_argument_names_the_function_it_was_given_to():
+    # jax 0.4's "during a call to '_one_hot' while trying to hash" (dynalang#10) and jax 0.2's
+    # "Static argument (index 2) ... for function minimal_dft_prim is non-hashable" (jax#5186).
+    for log, function in (
+        (
+            ERROR_LOGS / "fresh11_b_dynalang_10_one_hot_num_classes_ndarray_nonhashable_static.log",
+            "_one_hot",
+        ),
+        (FAMILY_LOGS / "r15b_jax_5186_static_arg_for_function.log", "minimal_dft_prim"),
+    ):
+        failure = first(log.read_text())
+        assert str(failure.family) == "jax_call"
+        assert failure.finding.op == function

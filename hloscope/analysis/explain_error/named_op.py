@@ -49,7 +49,12 @@ _NAMED = re.compile(
     # A message whose subject is the API it refuses, quoted at its start: "`jax.make_mesh`
     # does not support multi-slice topologies", "`jax.pmap` is not supported ...".
     r"|^(?:[\w.]+(?:Error|Exception): )?`(?P<api>[a-z_]\w*(?:\.[a-z_]\w*)+)` "
-    r"(?:does not|doesn't|is not|cannot|can't|only)\b",
+    r"(?:does not|doesn't|is not|cannot|can't|only)\b"
+    # The jitted function a static argument it could not hash was given to, as JAX named it:
+    # "An error occurred during a call to '_one_hot' while trying to hash", jax 0.2's
+    # "Static argument (index 2) of type <...> for function minimal_dft_prim is non-hashable".
+    r"|\bduring a call to '(?P<call>[\w.]*\w)' while trying to hash\b"
+    r"|\bfor function (?P<static_of>[\w.]*\w) is non-hashable\b",
     re.M,
 )
 # A JAX rule's function: `_<primitive>[_<kind>]_rule`, `_<primitive>_abstract_eval`.
