@@ -99,3 +99,18 @@ def test_an_unhashable_static_argument_names_the_function_it_was_given_to():
         failure = first(log.read_text())
         assert str(failure.family) == "jax_call"
         assert failure.finding.op == function
+
+
+# ---- TF's resource on another device than the compiled function: keep them on one --------
+
+
+def test_a_resource_on_another_device_than_the_compiled_function_is_same_devices_advice():
+    # keras#20308 (a Keras 3 predict step compiled on the CPU, its variables on the GPU) and
+    # tensorflow#61458 (a resource on the CPU read from an XLA computation on the GPU).
+    for log in (
+        ERROR_LOGS / "fresh11_c_keras_20308_train_gpu_predict_cpu_resource_other_device.log",
+        FAMILY_LOGS / "r15b_tf_61458_resource_cpu_from_gpu.log",
+    ):
+        failure = first(log.read_text())
+        assert str(failure.family) == "tf_known_issue"
+        assert advice_kinds(failure)[0] == "same_devices"

@@ -121,6 +121,8 @@ _KIND_RULES: tuple[tuple[re.Pattern[str], AdviceKind], ...] = tuple(
         (r"^TracerIntegerConversionError$", AdviceKind.STATIC_ARGS),
         # TF's shape operand known only at run time: its first fix is a Python value.
         (r"^tf:compile_time_constant$", AdviceKind.STATIC_ARGS),
+        # A variable on another device than the compiled function: create or copy it there.
+        (r"^tf:resource_device$", AdviceKind.SAME_DEVICES),
         (r"^NonConcreteBooleanIndexError$", AdviceKind.FIXED_SIZE),
         (
             r"^ConcretizationTypeError:(nonzero|where|argwhere|flatnonzero|unique)$",
