@@ -151,3 +151,28 @@ def test_the_unsupported_op_is_read_whether_or_not_the_line_wraps(text):
     assert str(failure.family) == "tf2xla"
     assert failure.finding.op == "ResizeNearestNeighborGrad"
     assert str(failure.platform) == "cpu"
+
+
+# ---- llvm_unreachable() in the compiler stack -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        # tt-mlir#6897: ttmlir-opt's StableHLO pipeline, with LLVM's stack dump after
+        "r15a_ttmlir_6897_elementsattr_unreachable",
+        # tt-xla#3109: the same, interleaved with faulthandler's threads under pytest
+        "r15a_ttxla_3109_training_unreachable_interleaved",
+    ],
+)
+def test_an_unreachable_in_mlir_is_a_crash_to_report(name):
+    failure = first(family_log(name))
+    assert str(failure.family) == "xla_crash"
+    assert failure.finding.op == "UNREACHABLE"
+    assert failure.advice_kind == "report_bug"
+    assert "invalid `T` for ElementsAttr::getValues" in failure.finding.suggestion
+
+
+def test_an_unreachable_outside_the_compiler_stack_is_not_xlas():
+    text = "bad state\nUNREACHABLE executed at src/mytool.cpp:40!\nAborted (core dumped)\n"
+    assert not explain_error(text).recognised

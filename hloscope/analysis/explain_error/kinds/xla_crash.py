@@ -125,8 +125,8 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["signal"] or m["fatal"] or m["dump"] or m["pc"] or _shell_signal(m):
         yield from _crash(log, m)
         return
-    assertion = _assertion_site(log, m) if m["assertion"] else None
-    if m["assertion"] and assertion is None:
+    assertion = _assertion_site(log, m) if m["assertion"] or m["unreachable"] else None
+    if (m["assertion"] or m["unreachable"]) and assertion is None:
         return  # an assert() outside the compiler stack: the program's own, or another tool's
     if m["irbug"] and _RE.earlier_crash.search(
         log.text[max(0, m.start() - _STACK_WINDOW) : m.start()]
@@ -144,6 +144,7 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     path = (fatal["file"] if fatal else None) or m["rfile"] or site.get("file", "")
     line = (fatal["line"] if fatal else None) or m["rline"] or site.get("line")
     condition = m["check"] or m["nonok"] or m["rcond"] or m["llvm"] or m["acond"] or ""
+    condition = condition or site.get("said", "")
     condition = re.sub(r"^heck failed: ", "", condition.strip())
     if m["irbug"]:
         condition = f"T{m['irbug']}"  # the opening keeps the sentence's first letter out
@@ -179,7 +180,7 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     # invalid operand id(s)", "%fusion.3"): the op it failed on.
     instruction = _RE.instruction.search(condition)
     check = "RET_CHECK" if m["rfile"] else ("LLVM ERROR" if m["llvm"] else "Check failed")
-    check = "Assertion" if assertion else check
+    check = "Assertion" if m["assertion"] else ("UNREACHABLE" if m["unreachable"] else check)
     check = "LLVM IR verifier" if _RE.llvm_verifier.search(condition) else check
     fixes = [(AdviceKind.REPORT_BUG, text)]
     devices = _RE.device_compare.search(condition)
@@ -215,7 +216,14 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 def _assertion_site(log: Log, m: re.Match[str]) -> dict[str, str] | None:
     """The file, line and function of a failed ``assert()`` (glibc's words before
-    "Assertion" on its line), where they are the compiler stack's; else ``None``."""
+    "Assertion" on its line), or the file, line and message (the line above) of an
+    ``llvm_unreachable()``, where they are the compiler stack's; else ``None``."""
+    if m["unreachable"]:
+        if not _RE.assert_owner.search(m["ufile"]):
+            return None
+        start = log.line_start(m.start())
+        said = log.text[log.previous_line_start(start) : max(start - 1, 0)].strip()
+        return {"file": m["ufile"], "line": m["uline"], "fn": "", "said": said}
     site = _RE.assert_site.search(log.before_on_line(m.start())[-800:])
     if site is None or not _RE.assert_owner.search(site.group()):
         return None
