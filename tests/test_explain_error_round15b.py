@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from hloscope.analysis.explain_error import explain_error
+from hloscope.analysis.explain_error.device import platform_in_log
+from hloscope.analysis.explain_error.named_op import op_named
 
 DATA = Path(__file__).parent / "data"
 MADE_TPU = DATA / "made_errors_tpu"
@@ -114,3 +116,26 @@ def test_a_resource_on_another_device_than_the_compiled_function_is_same_devices
         failure = first(log.read_text())
         assert str(failure.family) == "tf_known_issue"
         assert advice_kinds(failure)[0] == "same_devices"
+
+
+# ---- a TPU core halted: libtpu's sources and the core's sequencer name the TPU; the runtime's
+# "HLO: X; HLO computation: Y" names the instruction it ran --------------------------------------
+
+
+def test_libtpu_sources_and_the_tensorcore_sequencer_are_signs_of_a_tpu():
+    # pytorch/xla#7138 (a v5e-16 under FSDPv2) and marin#1886 (a Pallas kernel's bounds check):
+    # neither names the TPU but by libtpu's source paths and the core's sequencer.
+    for name in (
+        "fresh11_a_ptxla_7138_v5e16_fsdpv2_core_halted_on_device_check",
+        "fresh4_b_marin_1886_tpu_core_halt_boundscheck",
+    ):
+        assert str(platform_in_log((ERROR_LOGS / f"{name}.log").read_text())) == "tpu"
+
+
+def test_a_core_halt_names_the_hlo_instruction_the_runtime_ran():
+    # pytorch/xla#7138 wrapped in torch_xla's Non-OK-status fatal; tpu-inference#412 raised.
+    halted = ERROR_LOGS / "fresh11_a_ptxla_7138_v5e16_fsdpv2_core_halted_on_device_check.log"
+    failure = first(halted.read_text())
+    assert (str(failure.platform), failure.finding.op) == ("tpu", "fusion.1")
+    raised = (FAMILY_LOGS / "r15b_tpuinference_412_core_halted_rpa.log").read_text()
+    assert op_named(raised) == "RPA-bq_16-bkvp_16-p_64.4"

@@ -102,6 +102,10 @@ _LOG_SIGNS = re.compile(
     r"|(?P<tpu>\blibtpu|\bTPU_\d|\bTpuDevice\b|\bXLA_TPU_JIT\b|\btpu:\d\b|/device:TPU:\d"
     r"|\bMosaic(?! ?GPU)\b|\bTPU v\d|\bTPU_VISIBLE_CHIPS\b|\bTensorCore\b"
     r"|(?:xla|service|backends|pjrt|stream_executor)/tpu/"
+    # libtpu's own sources in a status's trace, as its build names them ("=== Source Location
+    # Trace: === learning/45eac/tpu/runtime/hal/..."), and the TPU core's sequencer that
+    # halted ("at tag:pc TensorCoreSequencer:887:0x6f1").
+    r"|\blearning/45eac/|\bTensorCoreSequencer\b"
     # The backend or kernel language named for the TPU, or what the TPU compiler did.
     r"|\b(?:XLA:|Pallas )TPU\b|\bTPU (?:lowering|kernel|compil(?:er|ation))\b"
     # XLA:TPU's flags (--xla_tpu_enable_...) and the TPU runtime's environment, in capitals

@@ -54,7 +54,10 @@ _NAMED = re.compile(
     # "An error occurred during a call to '_one_hot' while trying to hash", jax 0.2's
     # "Static argument (index 2) of type <...> for function minimal_dft_prim is non-hashable".
     r"|\bduring a call to '(?P<call>[\w.]*\w)' while trying to hash\b"
-    r"|\bfor function (?P<static_of>[\w.]*\w) is non-hashable\b",
+    r"|\bfor function (?P<static_of>[\w.]*\w) is non-hashable\b"
+    # The instruction the TPU runtime was running when the core halted, and its computation:
+    # "... no debugging message found for this tag:pc. HLO: fusion.1; HLO computation: ...".
+    r"|\bHLO: (?P<running>[\w.-]*\w); HLO computation\b",
     re.M,
 )
 # A JAX rule's function: `_<primitive>[_<kind>]_rule`, `_<primitive>_abstract_eval`.
