@@ -139,3 +139,18 @@ def test_a_core_halt_names_the_hlo_instruction_the_runtime_ran():
     assert (str(failure.platform), failure.finding.op) == ("tpu", "fusion.1")
     raised = (FAMILY_LOGS / "r15b_tpuinference_412_core_halted_rpa.log").read_text()
     assert op_named(raised) == "RPA-bq_16-bkvp_16-p_64.4"
+
+
+# ---- Intel's XPU, a PJRT plugin's platform, is a GPU ------------------------------------------
+
+
+def test_the_xpu_platform_of_intels_plugin_is_a_gpu():
+    # intel-extension-for-openxla#18 ("Platform 'xpu' is experimental", then the plugin's
+    # PJRT API refused) and #27 ("Unable to initialize backend 'xpu'").
+    for name in (
+        "fresh11_b_inteloxla_18_xpu_plugin_pjrt_api_02_vs_038_jax0420",
+        "fresh9_b_intelopenxla_27_xpu_plugin_pjrt_api_038_vs_040",
+    ):
+        failure = first((ERROR_LOGS / f"{name}.log").read_text())
+        assert str(failure.family) == "backend_startup"
+        assert str(failure.platform) == "gpu"

@@ -11,7 +11,9 @@ from ..unsupported.findings import Platform
 
 __all__ = ["platform_of", "named_accelerator", "platform_in_log"]
 
-_PLATFORM_WORD = re.compile(r"\b(XLA_[A-Z]+_JIT|cpu|gpu|tpu|cuda|rocm)(?:\b|_)", re.I)
+_PLATFORM_WORD = re.compile(r"\b(XLA_[A-Z]+_JIT|cpu|gpu|tpu|cuda|rocm|xpu)(?:\b|_)", re.I)
+# Intel's GPUs, as their PJRT plugin (intel-extension-for-openxla) and PyTorch name them.
+_XPU = "xpu"
 
 # The lines TensorFlow, JAX and XLA print when they find a GPU, each naming it.
 _GPU_NAME = re.compile(
@@ -26,6 +28,8 @@ def platform_of(word: str | None) -> Platform | None:
     found = _PLATFORM_WORD.search(word or "")
     if not found:
         return None
+    if found.group(1).lower() == _XPU:
+        return Platform.GPU
     try:
         return Platform.parse(found.group(1))
     except ValueError:
@@ -93,6 +97,9 @@ _LOG_SIGNS = re.compile(
     # (gfx90a) or product line, Apple's Metal device.
     r"|\bNVIDIA\b|\blibcuda\b|physical_device:GPU:\d|\bgfx\d{3,4}[a-z]?\b|\bAMD Instinct\b"
     r"|\bMetal device\b"
+    # JAX's word for a platform a PJRT plugin brought: Intel's GPU plugin's ("Platform 'xpu'
+    # is experimental", "backend 'xpu'").
+    r"|\b(?:[Pp]latform|backend) '(?-i:xpu)'"
     # NVIDIA's LLVM IR (an intrinsic LLVM could not select: %llvm.nvvm.cp.async...) and a
     # Triton kernel's decorator named in its frontend's message.
     r"|\bllvm\.nvvm\.|@triton\.jit\b"
