@@ -18,15 +18,14 @@ The floors below are the scores reached, per family.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from explain_error_scoring import Case, score
+from made_corpus import load_maker, made_cases
 
 from hloscope.analysis.explain_error import Family
 from hloscope.analysis.explain_error.advice import AdviceKind
@@ -34,25 +33,11 @@ from hloscope.analysis.explain_error.advice import AdviceKind
 MADE = Path(__file__).parent / "data" / "made_errors"
 
 
-def _make() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("made_errors_make", MADE / "make.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKE = _make()
+MAKE = load_maker(MADE)
 
 
 def _cases() -> list[Case]:
-    found = []
-    for case in MAKE.CASES:
-        meta = json.loads((MADE / f"{case.name}.json").read_text())
-        text = (MADE / f"{case.name}.log").read_text()
-        found.append(Case(case.name, text, "", "made", meta["truth"]))
-    return found
+    return made_cases(MAKE, MADE)
 
 
 def test_the_files_are_what_make_py_makes() -> None:
