@@ -58,6 +58,7 @@ from tests.explain_error_scoring import (  # noqa: E402
     FRESH9_TEST,
     FRESH10_TEST,
     FRESH11_TEST,
+    FRESH12_TEST,
     FRESH_TEST,
     SEALED_PARTS,
 )
@@ -92,6 +93,7 @@ FIRST_SIGHT = {
     FRESH9_TEST: "f923796",
     FRESH10_TEST: "9f6269b",
     FRESH11_TEST: "d54bbf8",
+    FRESH12_TEST: "2f8a9cc",
 }
 #: The family logs' families and advice, as the tests that read them assert (those that are
 #: warnings only -- factories registered twice, a BFC report that is no failure, a hash of a
