@@ -260,23 +260,21 @@ def unread_readings(
 
 
 def threshold_of(readings: Iterable[tuple[Doc, tuple[str, float] | None]]) -> float:
-    """The lowest probability (to 2 decimals, rounded up) at which the answers given at it
-    or above were right :data:`PRECISION` of the time together.
+    """The lowest probability (to 2 decimals) at which the answers given at it or above were
+    right :data:`PRECISION` of the time together.
 
     Not "at every probability above it": one wrong answer among the first few would stop the
     search there however right the answers below are (on 2026-12-07's corpus it stopped at
-    0.90 with 20 of 25 right, where 32 of 40 are right down to 0.74)."""
-    answers = sorted(
-        ((found[1], found[0] == doc.family) for doc, found in readings if found is not None),
-        reverse=True,
-    )
-    right = 0
-    lowest = 1.0
-    for given, (probability, correct) in enumerate(answers, 1):
-        right += correct
-        if right / given >= PRECISION:
-            lowest = probability
-    return min(1.0, math.ceil(round(lowest * 100, 6)) / 100)
+    0.90 with 20 of 25 right, where 32 of 40 are right down to 0.74). Each candidate is a
+    probability given, rounded up, and judged on the answers at or above the rounded value
+    (the ones the shipped table will give)."""
+    answers = [(found[1], found[0] == doc.family) for doc, found in readings if found is not None]
+    candidates = sorted({math.ceil(round(p * 100, 6)) / 100 for p, _ in answers})
+    for threshold in candidates:
+        given = [correct for probability, correct in answers if probability >= threshold]
+        if given and sum(given) >= PRECISION * len(given):
+            return min(1.0, threshold)
+    return 1.0
 
 
 def usual_advice(docs: Iterable[Doc]) -> dict[str, list[str]]:
