@@ -19,7 +19,9 @@ text has them. :func:`complete` fills them from the message's own paragraph:
 * the user's line, from the frames of the traceback that holds the message
   (:func:`~.user_line.message_stack`) where its recogniser read none, else from a line the
   message names in words (``defined at x.py:45``, ``occurs at source: x.py:30:8``), else
-  from the call sites of an MLIR location it quotes (``loc(callsite("f"("x.py":16:11) ...``).
+  from the call sites of an MLIR location it quotes (``loc(callsite("f"("x.py":16:11) ...``),
+  else from the script's expression Julia's crash report names after the message (``in
+  expression starting at /home/u/run.jl:65``).
 """
 
 from __future__ import annotations
@@ -32,10 +34,10 @@ from .framework import JAX_NAMES, Framework, framework_of, libraries_in
 from .functions import paragraph_end
 from .log import Log
 from .mlir_location import diagnostic_op, source_in_locations
-from .named_op import op_named
+from .named_op import generic_op, op_named
 from .record import Failure
 from .severity import is_warning_at
-from .user_line import message_stack, named_source, user_source
+from .user_line import julia_expression_after, message_stack, named_source, user_source
 
 __all__ = ["complete", "status_code_in"]
 
@@ -118,6 +120,23 @@ def _no_op(failure: Failure) -> bool:
     return op == failure.error_class or op in _CODES or bool(_ERROR_CODE.fullmatch(op))
 
 
+# An HLO instruction's name (`constant.341`, `reduce.1107.clone.1`): an operand a check's
+# condition named, where the instruction on the message's line is the one it checked.
+_INSTRUCTION_NAME = re.compile(r"[a-z][\w-]*(?:\.\d+)+(?:\.clone(?:\.\d+)?)*")
+
+
+def _replaceable(failure: Failure, printed: str) -> bool:
+    """Whether the instruction ``printed`` on the message's line is a better op than the
+    recogniser's: that is a description, the message's class or status, or another
+    instruction's name (an operand of it the condition named)."""
+    op = failure.finding.op
+    if not _IDENTIFIER.match(op):
+        return True
+    if not _INSTRUCTION_NAME.fullmatch(printed):
+        return False  # an MLIR or LLO value (`%151 = dma.hbm_to_vmem ...`), no HLO instruction
+    return _no_op(failure) or (op != printed and bool(_INSTRUCTION_NAME.fullmatch(op)))
+
+
 # What a device string's word means.
 _DEVICE_WORDS = {"host": "cpu", "hbm": "tpu", "metal": "gpu"}  # METAL: Apple's GPU plugin
 # How much of the message's paragraph the facts are read from.
@@ -165,6 +184,20 @@ def _continued(log: Log, pos: int) -> str:
     return _own_lines(log.text[start : min(paragraph_end(log, start), start + _PARAGRAPH)])
 
 
+def _op_above(log: Log, start: int) -> str | None:
+    """The op the line above the message's (at ``start``) names, where that line is an
+    exception's that the message goes on from: PyTorch/XLA's "RuntimeError: Error while
+    lowering: [] aten::as_strided, ..." above the check that failed as it lowered."""
+    if start == 0:
+        return None
+    above = log.text[log.previous_line_start(start) : start - 1]
+    return op_named(above) if _EXCEPTION_LINE.match(above) else None
+
+
+# An exception's line: its class and message ("RuntimeError: ...", "jax.errors.X: ...").
+_EXCEPTION_LINE = re.compile(r"[\w.]*(?:Error|Exception): ")
+
+
 def status_code_in(line: str) -> str | None:
     """The status code a line states, canonical (``Resource exhausted:`` is
     ``RESOURCE_EXHAUSTED``); the first one when a wrapper repeats it."""
@@ -202,13 +235,15 @@ def complete(failure: Failure, log: Log) -> None:
     # it) is what failed; one printed further below, as a check's dump of the module, may be
     # any.
     on_line = named_node if named_node and named_node.start() <= len(line) + 1 else None
-    if on_line and on_line["hlo"] and not _IDENTIFIER.match(failure.finding.op):
+    if on_line and on_line["hlo"] and _replaceable(failure, on_line["hlo"]):
         failure.finding.op = _opcode(on_line)
     # Else the op the message names in passing, on its line or those it wrapped onto; also
     # where the recogniser's op is only the message's exception or error code.
     if not _IDENTIFIER.match(failure.finding.op) or _no_op(failure):
         own = _own_lines(region)
         named_op = op_named(own) or op_named(_continued(log, failure.offset)) or diagnostic_op(own)
+        # (An XLA dialect's op in generic form last: a module's dump may print many.)
+        named_op = named_op or _op_above(log, start) or generic_op(own)
         failure.finding.op = named_op or failure.finding.op
     # The line an MLIR location in the message gives its op (a Mosaic or lowering
     # diagnostic's) is where the op was made: the traceback's user frame only called the
@@ -238,6 +273,8 @@ def _user_line(failure: Failure, log: Log) -> None:
         message = log.text[failure.offset : end]
         # else the op's MLIR location, whose call sites are the lines that made it.
         failure.finding.source = named_source(message) or source_in_locations(message)
+    if failure.finding.source is None:  # a Julia process a signal killed: the script's line
+        failure.finding.source = julia_expression_after(log, failure.offset)
 
 
 _OTHER_FRAMEWORK = (

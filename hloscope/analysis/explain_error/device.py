@@ -47,9 +47,13 @@ def named_accelerator(text: str) -> str | None:
 
 # A keyword given a platform as its value, in code or a repr: `platform='gpu'`, `backend="tpu"`,
 # `device_kind=cpu` (an AbstractMesh's), `platforms=["cuda"]`, torch_xla's `PJRT_DEVICE=TPU`,
-# PJRT's "PJRT_Api is set for device type tpu".
+# PJRT's "PJRT_Api is set for device type tpu", JAX's environment (`JAX_PLATFORMS=cpu python
+# x.py` on the command line a log opens with, `os.environ["JAX_PLATFORMS"] = "cpu"`).
 _ASSIGNED = (
-    r"(?:\b(?:platforms?|backend|device_kind|device_type|PJRT_DEVICE)\s*[=:]\s*[\[(]?['\"]?"
+    r"(?:\b(?:platforms?|backend|device_kind|device_type|PJRT_DEVICE"
+    # (JAX's own advice, "or set JAX_PLATFORMS=cpu to skip this backend", names no platform
+    # the program ran on.)
+    r"|(?<!set )JAX_PLATFORMS?(?:_NAME)?(?:['\"]\])?)\s*[=:]\s*[\[(]?['\"]?"
     r"|\bdevice type )"
 )
 # JAX's DeviceIdSet repr, a platform's name and device ids: "{CPU 0, 1}" (doubled braces:
@@ -98,8 +102,9 @@ _LOG_SIGNS = re.compile(
     r"|\bNVIDIA\b|\blibcuda\b|physical_device:GPU:\d|\bgfx\d{3,4}[a-z]?\b|\bAMD Instinct\b"
     r"|\bMetal device\b"
     # JAX's word for a platform a PJRT plugin brought: Intel's GPU plugin's ("Platform 'xpu'
-    # is experimental", "backend 'xpu'").
-    r"|\b(?:[Pp]latform|backend) '(?-i:xpu)'"
+    # is experimental", "backend 'xpu'"), and that plugin's own files
+    # (jax_plugins/intel_extension_for_openxla/pjrt_plugin_xpu.so).
+    r"|\b(?:[Pp]latform|backend) '(?-i:xpu)'|\bpjrt_plugin_xpu\b|\bintel_extension_for_openxla\b"
     # NVIDIA's LLVM IR (an intrinsic LLVM could not select: %llvm.nvvm.cp.async...) and a
     # Triton kernel's decorator named in its frontend's message.
     r"|\bllvm\.nvvm\.|@triton\.jit\b"
@@ -121,6 +126,10 @@ _LOG_SIGNS = re.compile(
     r"|\bon (?:the )?TPUs?\b"
     # The TPU's device files and a slice's accelerator type (v4-8, v5litepod-16, v6e-256).
     r"|/dev/(?:accel|vfio/)\d|\bv(?:2|3|4|5p|5e|5litepod|6e)-\d{1,4}\b"
+    # A layout XLA:TPU tiled to its vector registers, in an HLO shape it prints
+    # ("f32[64,20]{1,0:T(8,128)}", bf16's T(16,128), int8's T(32,128)); XLA:GPU tiles a few
+    # layouts too, but not to these.
+    r"|\{[\d,]*:T\((?:8|16|32),128\)"
     rf"|{_ASSIGNED}tpu\b|{_ID_SET.format('TPU')})"
     # A CPU where JAX says it fell back to one, or where it is the platform a value names
     # (an AbstractMesh's "device_kind=cpu", "platform='cpu'"; "Host" is XLA's own name of

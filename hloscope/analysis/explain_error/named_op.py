@@ -9,7 +9,13 @@ names the kernel it could not find (``failed to get PTX kernel "x" from module``
 message says none, the traceback does: the rule that raised it is a function of JAX's named
 after its primitive (``_dot_general_unreduced_rule``, ``_sort_abstract_eval``,
 ``_scatter_sharding_rule``). TensorFlow's kernel registry names the op it has no kernel of
-(``No registered 'Op' OpKernel for XLA_GPU_JIT devices``).
+(``No registered 'Op' OpKernel for XLA_GPU_JIT devices``) and its runtime the node that
+failed (``[[{{node StatefulPartitionedCall}}]]``); PyTorch/XLA the IR node it was lowering
+(``Error while lowering: [] aten::inverse``). Whatever the framework, XLA's words call an HLO
+op an operation or instruction (``Cannot infer shape for dot operation``, ``PartitionId
+instruction is not supported``), MLIR prints an XLA dialect's op in its generic form
+(``"stablehlo.dynamic_update_slice"(...)``), and a C++ stack trace shows the visitor's handler
+of the op it was on (``SpmdPartitioningVisitor::HandleDynamicUpdateSlice()``).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import re
 from ...hlo.metadata import StackFrame
 from ...hlo.opcodes import OPCODES
 
-__all__ = ["op_named", "op_of_rule_frames"]
+__all__ = ["generic_op", "op_named", "op_of_rule_frames"]
 
 _NAMED = re.compile(
     r"\bsharding rule for (?P<rule>[a-z][\w-]*[a-z0-9])"
@@ -57,7 +63,14 @@ _NAMED = re.compile(
     r"|\bfor function (?P<static_of>[\w.]*\w) is non-hashable\b"
     # The instruction the TPU runtime was running when the core halted, and its computation:
     # "... no debugging message found for this tag:pc. HLO: fusion.1; HLO computation: ...".
-    r"|\bHLO: (?P<running>[\w.-]*\w); HLO computation\b",
+    r"|\bHLO: (?P<running>[\w.-]*\w); HLO computation\b"
+    # The IR node PyTorch/XLA was lowering when it failed, after its scope or shape: "Error
+    # while lowering: [] aten::inverse, xla_shape=...", "Error while lowering: s32[1,49]{1,0}
+    # aten::view, output_size=...", 2.9's "Error lowering node: [] aten::inverse, ...".
+    r"|\bError (?:while lowering|lowering node): [^\n]*?(?<![\w:])(?P<lowering>[a-z_]\w*::\w+)"
+    # The node TensorFlow's runtime names under its error, the op its name's last part:
+    # "[[{{node StatefulPartitionedCall}}]]", "[[{{node resnet_v1_50/conv1/ExtractImagePatches}}]]".
+    r"|\[\[\{\{node (?:[^}\s/]+/)*(?P<tf_node>[^}\s/]+)\}\}",
     re.M,
 )
 # A JAX rule's function: `_<primitive>[_<kind>]_rule`, `_<primitive>_abstract_eval`.
@@ -86,18 +99,90 @@ _SHAPE_REFUSAL = re.compile(
 )
 
 
+# An HLO op a message calls an operation or instruction by its opcode, as XLA's words have it
+# ("Cannot infer shape for dot operation", "the outfeed operation parameter buffer size") or
+# its C++ class's ("PartitionId instruction is not supported for SPMD partitioning"). The
+# opcodes that are also English words ("and", "copy", "while", "call", "map") are left out:
+# "the copy operation" may be anything's.
+_ENGLISH_OPCODES = frozenset(
+    {
+        "and",
+        "or",
+        "not",
+        "xor",
+        "call",
+        "copy",
+        "map",
+        "send",
+        "recv",
+        "while",
+        "domain",
+        "trace",
+        "sign",
+        "log",
+        "real",
+        "round-nearest-afz",
+        "constant",
+        "parameter",
+        "tuple",
+        "complex",
+        "conditional",
+        "reverse",
+    }
+)
+
+
+def _camel(opcode: str) -> str:
+    """XLA's C++ name of an opcode: ``partition-id`` is ``PartitionId``."""
+    return "".join(part.capitalize() for part in opcode.split("-"))
+
+
+_OPCODE_NOUNS = {
+    name
+    for opcode in OPCODES.keys() - _ENGLISH_OPCODES
+    for name in (opcode, opcode.replace("-", "_"), _camel(opcode))
+}
+_OPCODE_NAMED = re.compile(
+    r"(?<![\w.%-])(?P<op>"
+    + "|".join(sorted(map(re.escape, _OPCODE_NOUNS), key=len, reverse=True))
+    + r") (?:operation|instruction)s?\b"
+)
+# An XLA dialect's op MLIR prints in its generic form, quoted, as a verifier or type inference
+# shows it: "Failed to infer result type(s):\n"stablehlo.dynamic_update_slice"(". (The
+# dialect is dropped: the op is XLA's, as HLO names it.)
+_GENERIC = re.compile(r"\"(?:stablehlo|mhlo|chlo)\.(?P<op>[a-z_]\w*)\"\(")
+
+
+def generic_op(text: str) -> str | None:
+    """The first XLA dialect op ``text`` prints in MLIR's generic form, without its dialect."""
+    found = _GENERIC.search(text)
+    return found["op"] if found else None
+
+
+# The handler of XLA's visitor that was running, in a C++ stack trace, innermost first: it
+# is named after the op it handles ("SpmdPartitioningVisitor::HandleDynamicUpdateSlice()").
+_HANDLER = re.compile(r"::Handle(?P<op>[A-Z][A-Za-z0-9]*)\(")
+_BY_CAMEL = {_camel(opcode): opcode.replace("-", "_") for opcode in OPCODES}
+
+
 def op_named(text: str) -> str | None:
     """The op ``text`` names in one of JAX's stable shapes, the first one; else the primitive
-    of a rule of JAX's it names as called; else the HLO op XLA's shape inference names at
-    the start of its refusal."""
+    of a rule of JAX's it names as called; else the HLO op it calls an operation or
+    instruction; else the HLO op XLA's shape inference names at the start of its refusal;
+    else the op whose handler of XLA's its stack trace shows running."""
     found = _NAMED.search(text)
     if found:
         return next(g for g in found.groups() if g)
     called = _RULE_CALLED.search(text)
     if called:
         return called["prim"] or called["eval"]
+    named = _OPCODE_NAMED.search(text)
+    if named:
+        return named["op"]
     refused = _SHAPE_REFUSAL.search(text)
-    return _OPCODE_WORDS[refused["op"].lower()] if refused else None
+    if refused:
+        return _OPCODE_WORDS[refused["op"].lower()]
+    return next((_BY_CAMEL[h["op"]] for h in _HANDLER.finditer(text) if h["op"] in _BY_CAMEL), None)
 
 
 def op_of_rule_frames(stack: list[StackFrame]) -> str | None:

@@ -23,6 +23,7 @@ __all__ = [
     "caller_of_framework",
     "message_stack",
     "named_source",
+    "julia_expression_after",
     "is_users",
     "FROM_LINE",
 ]
@@ -36,9 +37,11 @@ FROM_LINE = re.compile(
     rf"(?:from|on) line:?\s+(?P<file>{_FILE}):(?P<line>\d+)(?::\d+)?"
     r"(?: \((?P<fn>[^)\n]*)\))?"
 )
-# Frames inside the frameworks themselves: never the line to fix.
+# Frames inside the frameworks themselves: never the line to fix. (optree, the pytree library
+# under Keras 3 and PyTorch, only maps their functions over a tree: its `tree_map` frame sits
+# between Keras's conversion and the user's call, and is no line to change either.)
 _FRAMEWORK = re.compile(
-    r"[\\/](?:jax|jaxlib|numpy|tensorflow|keras|flax|optax|torch|torch_xla|absl)[\\/]"
+    r"[\\/](?:jax|jaxlib|numpy|tensorflow|keras|flax|optax|torch|torch_xla|absl|optree)[\\/]"
     r"|^<__array_function__|^<frozen |[\\/]python3\.\d+[\\/](?!site-packages|dist-packages)"
 )
 
@@ -202,6 +205,24 @@ def julia_stack_after(log: Log, pos: int) -> list[StackFrame]:
         StackFrame(found["file"], int(found["line"]), found["fn"].split("(", 1)[0])
         for found in _JULIA_FRAME.finditer(log.text, head, log.region_end(head + 1))
     ]
+
+
+# The top-level expression Julia was running when a signal killed it, which its crash report
+# names after the signal ("[426868] signal 6 (-6): Aborted\nin expression starting at
+# /home/u/run.jl:65"): the script's line whatever the native frames under it.
+_JULIA_EXPRESSION = re.compile(
+    r"^in expression starting at (?P<file>[^\s:]+\.jl):(?P<line>\d+)$", re.M
+)
+
+
+def julia_expression_after(log: Log, pos: int) -> str | None:
+    """``file:line`` of the user's expression Julia's crash report after ``pos`` names, if
+    any within :data:`_JULIA_LOOKAHEAD` characters."""
+    found = _JULIA_EXPRESSION.search(log.text, pos, pos + _JULIA_LOOKAHEAD)
+    if found is None:
+        return None
+    frame = StackFrame(found["file"], int(found["line"]), "")
+    return f"{frame.file}:{frame.line}" if is_users(frame) else None
 
 
 # A line a message names in its own words, where no traceback came with it: TF's "[[node x
