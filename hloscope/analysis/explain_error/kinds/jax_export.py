@@ -176,6 +176,8 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         platform = platform_of(m["bm_platform"])
     function = jax_function(log, m.start(), paragraph_end(log, m.start()), stack)
     advice = advise(form.fix_keys, form.reason)
+    if form.group.startswith("dim_"):  # the shared table has no row for symbolic shapes
+        advice = Advice(_TEXT.dimension_variables, AdviceKind.OTHER)
     if form.op in _TAKEN_OUT and advice.kind is AdviceKind.OTHER:
         advice = Advice(advice.text, AdviceKind.REPLACE_OP)
     for op, frames in offenders:
