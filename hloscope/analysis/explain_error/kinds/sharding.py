@@ -168,6 +168,17 @@ def _context_or_specs(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield _failure(log, m, "shard_map", (_TEXT.spec_axis, AdviceKind.MESH_AXIS))
     elif _RE.too_long.search(message):
         yield _failure(log, m, "shard_map", (_TEXT.spec_rank, AdviceKind.FIX_SHAPES))
+    elif _RE.not_divisible.search(message) and not _sized(log, m):
+        # The refusal's head alone (a paste cut before its sizes, which are read where there).
+        yield _failure(log, m, "shard_map", (_TEXT.smap_indivisible, AdviceKind.FIX_SHAPES))
+
+
+def _sized(log: Log, m: re.Match[str]) -> bool:
+    """Whether a shard_map divisibility refusal still holds its sizes ("maps array axis 0
+    (of size 3) to mesh axes ... (of total size 8)", paragraphs below its head), which the
+    opening reads."""
+    after = log.text[m.start() : m.start() + _BEFORE]
+    return any(found["size3"] for found in _RE.opening.finditer(after))
 
 
 def _unbound(log: Log, m: re.Match[str]) -> Failure:
