@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ....hlo.opcodes import OPCODES
 from ...unsupported.findings import Platform, Reason
 from ..advice import Advice, AdviceKind, advise
 from ..build import Kind, traced
@@ -214,6 +215,15 @@ _STATUS_FORMS: tuple[Form, ...] = (
         ("xla:callback",),
         _TEXT.equinox_check,
     ),
+    # XLA's backend refusing under INTERNAL what it does not support: a refusal, not a crash.
+    Form(
+        "internal_refusal",
+        _RE.internal_refusal.pattern,
+        "INTERNAL",
+        Reason.COMPILE_ERROR,
+        (),
+        _TEXT.internal_refusal,
+    ),
     # The status codes of XLA's other refusals, read only where JAX raised them as its XLA
     # runtime error (a TensorFlow FAILED_PRECONDITION is about variables, not XLA).
     Form(
@@ -342,7 +352,20 @@ def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
         _read_missing_target(m, group, facts)
     elif group in ("ffi_operands", "ffi_arity", "ffi_helpers"):
         _read_ffi_operands(log, m, group, facts)
+    elif group == "internal_refusal":
+        facts.op = _opcode_named(m["ir_msg"]) or form.op
+        facts.hints.append(clean_message(m["ir_msg"]))
     return facts
+
+
+def _opcode_named(message: str) -> str | None:
+    """The HLO op a refusal's prose names, as a word or its participle ("sorted inputs":
+    sort, "gathered": gather); English words that are also opcodes ("not", "and") are not."""
+    for word in re.findall(r"[a-z][a-z-]*", message.lower()):
+        for stem in (word, word.removesuffix("ed"), word.removesuffix("ing")):
+            if stem in OPCODES and not _RE.english_opcodes.match(stem):
+                return stem
+    return None
 
 
 # The complex element type a message names, as JAX spells dtypes.
@@ -446,7 +469,8 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     # a program that ran XLA.
     alone = not before.strip() and _RE.xla_log.search(log.text, 0, _XLA_LOG_SCAN) is not None
     wrapped = alone or _RE.status_wrapper.search(before[-80:]) is not None
-    if bare_code and error_class not in _XLA_RUNTIME_CLASSES and not wrapped:
+    coded = bare_code or form.group == "internal_refusal"
+    if coded and error_class not in _XLA_RUNTIME_CLASSES and not wrapped:
         return  # a status code alone, not raised by JAX as XLA's: not ours to explain
     if (
         bare_code
@@ -498,6 +522,10 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         )
         advice = Advice(said, AdviceKind.CAST_DTYPE)
         more = [(str(AdviceKind.REPORT_BUG), _TEXT.internal_report)]
+    elif form.group == "internal_refusal":
+        said = f" {facts.op}" if facts.op != form.op else ""
+        more = [(str(AdviceKind.REPLACE_OP), _TEXT.internal_refusal_other)]
+        advice = Advice(_TEXT.internal_refusal_fix.format(op=said), AdviceKind.INSTALL)
     elif form.group in _CRASH_FORMS:
         # XLA's own INTERNAL that no family explains, or its verifier refusing what its own
         # passes made: what the code means is a bug to report, a crash of the compiler's.
