@@ -44,6 +44,8 @@ def _backend(m: re.Match[str]) -> tuple[str, str]:
         return "CUDA", m["cb_msg"]
     if m["ti_msg"] is not None:
         return "tpu", m["ti_msg"] or ""
+    if m["nd_platform"]:
+        return m["nd_platform"].lower(), m.group()
     return "gpu", m["handle_msg"] or ""
 
 
@@ -69,6 +71,8 @@ def _advice(log: Log, m: re.Match[str], backend: str, message: str) -> tuple[str
         return _TEXT.handle_memory, AdviceKind.FREE_MEMORY
     if m.group().startswith(_DNN_FAILED):
         return suggest("xla:cudnn_init"), AdviceKind.INSTALL
+    if m["nd_platform"]:
+        return _TEXT.no_devices.format(platform=m["nd_platform"]), AdviceKind.INSTALL
     if m["ti_msg"] is not None:
         return (
             "the TPU runtime did not start with this process layout: check the worker "
