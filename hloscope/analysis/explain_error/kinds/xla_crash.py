@@ -295,6 +295,7 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         device=str(platform) if platform else None,
         platform=platform,
         hints=[f"failed in {frames[0]}"] if frames else [],
+        more_advice=[] if torch else [(str(AdviceKind.INSTALL), _TEXT.crash_upgrade)],
     )
 
 
@@ -354,6 +355,8 @@ _FATAL_SIGNALS = {
 
 
 def _shell_signal(m: re.Match[str]) -> str | None:
+    if m["shell_named"]:
+        return m["shell_signal"]
     return next((sig for group, sig in _SHELL_SIGNALS.items() if m[group]), None)
 
 
