@@ -125,16 +125,21 @@ def _no_op(failure: Failure) -> bool:
 _INSTRUCTION_NAME = re.compile(r"[a-z][\w-]*(?:\.\d+)+(?:\.clone(?:\.\d+)?)*")
 
 
-def _replaceable(failure: Failure, printed: str) -> bool:
-    """Whether the instruction ``printed`` on the message's line is a better op than the
-    recogniser's: that is a description, the message's class or status, or another
-    instruction's name (an operand of it the condition named)."""
+def _replaceable(failure: Failure, printed: re.Match[str], line_length: int) -> bool:
+    """Whether the instruction ``printed`` on the message's line (of ``line_length``) is a
+    better op than the recogniser's: that is a description, another instruction's name (an
+    operand of it the condition named), or the message's status where the message ends its
+    line to print the instruction it is about on the next (the verifier's "Expected
+    instruction to have shape ...:" then "%reduce.1 = ..."; one named in passing on the
+    status's own line, "All algorithms tried for %dot.128 = ...", leaves the status)."""
     op = failure.finding.op
     if not _IDENTIFIER.match(op):
         return True
-    if not _INSTRUCTION_NAME.fullmatch(printed):
+    if not _INSTRUCTION_NAME.fullmatch(printed["hlo"]):
         return False  # an MLIR or LLO value (`%151 = dma.hbm_to_vmem ...`), no HLO instruction
-    return _no_op(failure) or (op != printed and bool(_INSTRUCTION_NAME.fullmatch(op)))
+    if _no_op(failure):
+        return printed.start() >= line_length
+    return op != printed["hlo"] and bool(_INSTRUCTION_NAME.fullmatch(op))
 
 
 # What a device string's word means.
@@ -235,7 +240,7 @@ def complete(failure: Failure, log: Log) -> None:
     # it) is what failed; one printed further below, as a check's dump of the module, may be
     # any.
     on_line = named_node if named_node and named_node.start() <= len(line) + 1 else None
-    if on_line and on_line["hlo"] and _replaceable(failure, on_line["hlo"]):
+    if on_line and on_line["hlo"] and _replaceable(failure, on_line, len(line)):
         failure.finding.op = _opcode(on_line)
     # Else the op the message names in passing, on its line or those it wrapped onto; also
     # where the recogniser's op is only the message's exception or error code.
