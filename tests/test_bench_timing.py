@@ -77,14 +77,20 @@ def test_script_function_uses_the_example_arguments_and_agrees_with_timeit():
     # device once.
     jitted = fn if hasattr(fn, "lower") else jax.jit(fn)
     placed = jax.device_put(args, jax.devices()[0])
-    plain = timeit_per_call(jitted, placed)
-    again = timeit_per_call(jitted, placed)
     # A 20-100 us kernel: on a shared 2-core machine its per-call time switches between modes
-    # from one second to the next (seen: 22 against 39 us, 67 against 98 us, in one process),
-    # so here the harness and a timeit loop agree within a factor of two; the 192x192 test
-    # above holds the harness to its own spread.
-    ratio = result.median_s / statistics.median(plain + again)
-    assert 0.5 <= ratio <= 2.0, (result.timing, plain, again)
+    # from one second to the next (seen: 22 against 39 us, 67 against 98 us, in one process;
+    # on CI once 2.4x within one test), so the harness and a timeit loop are set side by side
+    # up to three times and must agree within a factor of two once. A harness that timed
+    # something else (other arguments, the compile, a copy per call) is off on every try; the
+    # 192x192 test above holds the harness to its own spread.
+    ratios = []
+    for _ in range(3):
+        plain = timeit_per_call(jitted, placed)
+        ratios.append(result.median_s / statistics.median(plain))
+        if 0.5 <= ratios[-1] <= 2.0:
+            break
+        result = bench(f"{script}:fused", budget=1.0)
+    assert 0.5 <= ratios[-1] <= 2.0, (ratios, result.timing)
     # FLOPs come from the cost model of what XLA compiled: a 32x128 @ 128x128 matmul at least.
     assert result.flops >= 2 * 32 * 128 * 128
     assert result.roofline.flops_per_s == pytest.approx(result.flops / result.median_s)
