@@ -34,10 +34,16 @@ from .framework import JAX_NAMES, Framework, framework_of, libraries_in
 from .functions import paragraph_end
 from .log import Log
 from .mlir_location import diagnostic_op, source_in_locations
-from .named_op import generic_op, op_named
+from .named_op import generic_op, op_called, op_named
 from .record import Failure
 from .severity import is_warning_at
-from .user_line import julia_expression_after, message_stack, named_source, user_source
+from .user_line import (
+    is_users,
+    julia_expression_after,
+    message_stack,
+    named_source,
+    user_source,
+)
 
 __all__ = ["complete", "status_code_in"]
 
@@ -249,6 +255,9 @@ def complete(failure: Failure, log: Log) -> None:
         named_op = op_named(own) or op_named(_continued(log, failure.offset)) or diagnostic_op(own)
         # (An XLA dialect's op in generic form last: a module's dump may print many.)
         named_op = named_op or _op_above(log, start) or generic_op(own)
+        # Else the op of JAX's the user's line called, the frame inside it in the traceback.
+        stack = failure.stack or message_stack(log, failure.offset)
+        named_op = named_op or op_called(stack, is_users)
         failure.finding.op = named_op or failure.finding.op
     # The line an MLIR location in the message gives its op (a Mosaic or lowering
     # diagnostic's) is where the op was made: the traceback's user frame only called the

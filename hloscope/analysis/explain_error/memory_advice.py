@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from ...units import format_bytes
-from ..memory.oom_log import FixKind, OomReport, oom_fixes
+from ..memory.oom_log import FixKind, OomFix, OomReport, oom_fixes
 from .advice import AdviceKind
 from .long_input import long_input, shapes_in
 from .sizes import SIZE, bytes_of
@@ -84,7 +84,20 @@ def memory_fixes(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
     return fixes
 
 
+def _short_of(fix: OomFix, over: int | None) -> bool:
+    """Whether ``fix`` frees less than the ``over`` bytes the program is past the device: a
+    fix that cannot close the gap alone (bf16 of one buffer when gigabytes must go) is worth
+    less than one that can (a smaller batch's bytes are what must go, by definition)."""
+    return bool(over and fix.kind not in _MUST_GO and fix.bytes and fix.bytes < over)
+
+
 def _ranked(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
+    over = report.exceeded_bytes or (
+        report.used_bytes - report.capacity_bytes
+        if report.used_bytes and report.capacity_bytes
+        else None
+    )
+    fixes = sorted(oom_fixes(report), key=lambda fix: _short_of(fix, over))
     base = [
         (
             _KINDS[fix.kind],
@@ -94,7 +107,7 @@ def _ranked(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
                 "at least {} must go" if fix.kind in _MUST_GO else "frees up to {}",
             ),
         )
-        for fix in oom_fixes(report)
+        for fix in fixes
     ]
     if report.on_chip:  # a kernel's working set: no device size or batch enters it
         if _SMEM_BUG in text:

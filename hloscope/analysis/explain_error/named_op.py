@@ -21,11 +21,12 @@ of the op it was on (``SpmdPartitioningVisitor::HandleDynamicUpdateSlice()``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ...hlo.metadata import StackFrame
 from ...hlo.opcodes import OPCODES
 
-__all__ = ["generic_op", "op_named", "op_of_rule_frames"]
+__all__ = ["generic_op", "op_called", "op_named", "op_of_rule_frames"]
 
 _NAMED = re.compile(
     r"\bsharding rule for (?P<rule>[a-z][\w-]*[a-z0-9])"
@@ -193,4 +194,31 @@ def op_of_rule_frames(stack: list[StackFrame]) -> str | None:
             rule = _RULE.fullmatch(frame.function)
             if rule is not None:
                 return rule["prim"] or rule["eval"]
+    return None
+
+
+# JAX's modules of the ops a user calls (jax.numpy, jax.lax, jax.nn, jax.random, jax.scipy,
+# jax.image), in the layout of any release: `jax/_src/numpy/lax_numpy.py`, jax 0.2's
+# `jax/numpy/lax_numpy.py`, `jax/_src/random.py`. Not its transformations' or dispatch's
+# (`api.py`, `pjit.py`, `traceback_util.py`): a frame of those is no op the user called.
+_API_FILE = re.compile(
+    r"[\\/]jax[\\/](?:_src[\\/])?(?:(?:numpy|lax|nn|scipy|image)[\\/]|random\.py$)"
+)
+# A public function's name: not a helper's (`_arange`), an operator's method
+# (`deferring_binary_op`, `op`), or a closure (`<lambda>`).
+_PUBLIC = re.compile(r"[a-z][a-z0-9_]*\Z")
+_NOT_OPS = frozenset({"op", "deferring_binary_op", "wrapper", "fn", "fun", "f"})
+
+
+def op_called(stack: list[StackFrame], is_users: Callable[[StackFrame], bool]) -> str | None:
+    """The op of JAX's the innermost user frame of ``stack`` (innermost first) called: the
+    frame just inside it, where that is a public function of jax.numpy, jax.lax, jax.nn,
+    jax.random, jax.scipy or jax.image (``lax_numpy.py ... in tile``, ``array_creation.py
+    ... in zeros``). Where the message names no op, the call on the user's line that raised
+    is the one to change."""
+    for inner, frame in zip(stack, stack[1:]):
+        if is_users(frame):
+            if _API_FILE.search(inner.file) and _PUBLIC.match(inner.function):
+                return None if inner.function in _NOT_OPS else inner.function
+            return None
     return None

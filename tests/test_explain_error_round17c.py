@@ -1,0 +1,97 @@
+"""Round 17c of explain-error: the fields of logs already recognised, read from threads opened
+before 2023 (the dev17c part) and the spent parts' misses, each fix on two wordings: a corpus
+log and a second real text (another thread's, or an error JAX 0.10.2 raises itself, pasted
+verbatim below)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hloscope.analysis.explain_error import explain_error
+from hloscope.analysis.explain_error.named_op import op_called
+from hloscope.analysis.explain_error.user_line import is_users
+from hloscope.hlo.metadata import StackFrame
+
+DATA = Path(__file__).parent / "data"
+ERROR_LOGS = DATA / "error_logs"
+FAMILY_LOGS = DATA / "family_logs"
+
+
+def log(name: str) -> str:
+    found = sorted(ERROR_LOGS.glob(f"{name}*.log")) or sorted(FAMILY_LOGS.glob(f"{name}*.log"))
+    assert len(found) == 1, name
+    return found[0].read_text()
+
+
+def first(text: str):
+    explanation = explain_error(text)
+    assert explanation.failures
+    return explanation.failures[0]
+
+
+def advice_kinds(failure) -> list[str]:
+    return [str(failure.advice_kind), *(str(kind) for kind, _ in failure.more_advice)]
+
+
+# ---- out-of-memory advice: a fix that cannot free what must go ranks after one that can --------
+
+
+def test_a_fix_that_frees_less_than_the_program_is_over_ranks_after_a_smaller_batch():
+    # trax#533: 14.93G of 8.00G hbm, bf16 of the one buffer listed frees 3.0G of the 6.9G
+    # over; the user's fix was the batch (2048 fits, 4096 does not).
+    trax = first(log("dev17c_trax_533"))
+    kinds = advice_kinds(trax)
+    assert "smaller_batch" in kinds[:2]
+    assert kinds.index("smaller_batch") < kinds.index("lower_precision")
+    # ColabFold#62: 9.08G of 7.48G; bf16 of the buffers listed frees far less than 1.60G.
+    colabfold = advice_kinds(first(log("colabfold_62_tpu_hbm")))
+    assert colabfold[0] == "smaller_batch"
+    assert colabfold.index("smaller_batch") < colabfold.index("lower_precision")
+
+
+# ---- the op the user's line called, where the message names none -----------------------------
+
+# JAX 0.10.2's own error for `jnp.zeros((n, 2))` with n traced under jit, verbatim.
+ZEROS_UNDER_JIT = """\
+Traceback (most recent call last):
+  File "/tmp/gen17c/zeros_traced_shape.py", line 5, in <module>
+    f(3)
+  File "/tmp/gen17c/zeros_traced_shape.py", line 4, in f
+    return jnp.zeros((n, 2))
+           ^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_creation.py", line 92, in zeros
+    shape = canonicalize_shape(shape)
+            ^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_creation.py", line 46, in canonicalize_shape
+    return core.canonicalize_shape(shape, context)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+TypeError: Shapes must be 1D sequences of concrete values of integer type, got (JitTracer(~int32[]), 2).
+If using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.
+The error occurred while tracing the function f at /tmp/gen17c/zeros_traced_shape.py:2 for jit. This concrete value was not available in Python because it depends on the value of the argument n.
+--------------------
+For simplicity, JAX has removed its internal frames from the traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include these.
+"""  # noqa: E501
+
+
+def test_the_op_is_the_jax_call_on_the_users_line_where_the_message_names_none():
+    # keras-core#718: the user's train_step called jnp.tile, whose broadcast_to raised.
+    tile = first(log("fresh10_a_kerascore_718"))
+    assert tile.finding.op == "tile"
+    zeros = first(ZEROS_UNDER_JIT)
+    assert zeros.finding.op == "zeros"
+    assert zeros.finding.source == "/tmp/gen17c/zeros_traced_shape.py:4"
+
+
+def test_a_frame_of_jaxs_dispatch_under_the_users_line_is_no_op():
+    site = "/usr/lib/python3.11/site-packages/jax/_src"
+    user = StackFrame("/home/u/train.py", 12, "step")
+    # innermost first: the user's line called jax.jit's wrapper, not an op.
+    dispatch = [StackFrame(f"{site}/pjit.py", 300, "cache_miss"), user]
+    assert op_called(dispatch, is_users) is None
+    helper = [StackFrame(f"{site}/numpy/lax_numpy.py", 10, "_arange"), user]
+    assert op_called(helper, is_users) is None
+    public = [StackFrame(f"{site}/numpy/lax_numpy.py", 10, "arange"), user]
+    assert op_called(public, is_users) == "arange"
+    # jax 0.2's layout, before jax/_src: jax/random.py, jax/numpy/lax_numpy.py.
+    old = [StackFrame("/opt/site-packages/jax/random.py", 5, "normal"), user]
+    assert op_called(old, is_users) == "normal"
