@@ -70,6 +70,15 @@ def _read(log: Log, m: re.Match[str]) -> _Read | None:
     if m.group(0).startswith("Non-hashable"):
         text = _TEXT.unhashable.format(kind=m["unhashable"] or "an unhashable object")
         return "static argument", Reason.TRACING, text, AdviceKind.HASHABLE_STATIC
+    if m["vdtype"] or m["vdtype2"]:
+        named = f"an array of dtype {m['vdtype'] or m['vdtype2']}"
+        text = _TEXT.not_numeric.format(named=named)
+        return "array dtype", Reason.DTYPE, text, AdviceKind.CAST_DTYPE
+    if m["jax_value"]:
+        text = _TEXT.not_numeric.format(named=f"a {m['type']} passed to {m['fn']}")
+        return "argument", Reason.DTYPE, text, AdviceKind.CAST_DTYPE
+    if m["otype"] and _RE.chained_value.match(log.text, m.end()):
+        return None  # the chained "as a JAX value" message after it says what was refused
     if m["type"] or m["ctype"] or m["otype"]:
         return _argument(m)
     if m["static_range"]:

@@ -147,6 +147,15 @@ def _custom_call_fixes(target: str) -> list[tuple[AdviceKind, str]]:
     ]
 
 
+def _no_xla_fixes(op: str) -> list[tuple[AdviceKind, str]]:
+    """A primitive jax2tf cannot convert without XLA ops: a newer jax converts more of them
+    (what ended most such threads), else convert with XLA ops or rewrite the op."""
+    return [
+        (AdviceKind.INSTALL, _TEXT.no_xla_upgrade.format(op=op)),
+        (AdviceKind.OTHER, _TEXT.no_xla_enable.format(op=op)),
+    ]
+
+
 #: Offenders jax.export can never hold: the fix is to take them out of the exported function
 #: (compute with jnp, or call them around the exported call), a kind of fix the table's
 #: generic "export" reason does not say.
@@ -171,6 +180,8 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         used, exported = _platform_list(m["pm_on"]), _platform_list(m["pm_for"])
         device = f"{used} (exported for {exported})"
         platform = platform_of(m["pm_on"])
+    elif form.group == "no_xla":
+        offenders = [(m["nx_op"], stack)]
     elif form.group == "backend_mismatch":
         device = f"{m['bm_platform']} (backend {m['bm_backend']})"
         platform = platform_of(m["bm_platform"])
@@ -182,6 +193,8 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         advice = Advice(advice.text, AdviceKind.REPLACE_OP)
     for op, frames in offenders:
         fixes = _custom_call_fixes(op) if form.group == "custom_call" and op != form.op else ()
+        if form.group == "no_xla":
+            fixes = _no_xla_fixes(op)
         yield _KIND.failure(
             log,
             m.start(),

@@ -30,8 +30,9 @@ def _mlir_items(log: Log, pos: int) -> Iterator[tuple[str, int]]:
 
 
 def _mlir_bridge(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    if m["single"] or m["failed"]:
-        items: Iterable[tuple[str, int | None]] = [(m["single"] or m["failed"], None)]
+    named = m["single"] or m["failed"] or m["left"]
+    if named:
+        items: Iterable[tuple[str, int | None]] = [(named, None)]
     elif m["listed"]:
         items = list(_mlir_items(log, m.end()))
     else:  # "cannot be legalized." with no list: the detail lines name the op, if any
@@ -42,6 +43,8 @@ def _mlir_bridge(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             log,
             m.start(),
             op=op,
+            # The op as the message writes it, in its dialect ("tf.Const"); the op is its name.
+            node=name,
             advice=advise((op,), Reason.NO_KERNEL),
             count=count,
             hints=[_TEXT.mlir_hint],

@@ -1,0 +1,198 @@
+"""Round 17b of explain-error: what the dev logs collected from threads opened before 2023 (and
+errors JAX 0.10.2 raises here) showed missed in the JAX, jax2tf and TensorFlow recognisers,
+each fix on two wordings: the thread's log and a second text (another thread's, or JAX 0.10.2's
+own words, pasted verbatim from a run on CPU)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hloscope.analysis.explain_error import explain_error
+from hloscope.analysis.explain_error.advice import AdviceKind
+from hloscope.analysis.explain_error.record import Failure, Family
+
+DATA = Path(__file__).parent / "data"
+ERROR_LOGS = DATA / "error_logs"
+FAMILY_LOGS = DATA / "family_logs"
+
+
+def log(name: str) -> str:
+    found = sorted(ERROR_LOGS.glob(f"{name}*.log")) or sorted(FAMILY_LOGS.glob(f"{name}*.log"))
+    assert len(found) == 1, name
+    return found[0].read_text()
+
+
+def failures(text: str) -> list[Failure]:
+    explanation = explain_error(text)
+    assert explanation.failures
+    return explanation.failures
+
+
+def first(text: str) -> Failure:
+    return failures(text)[0]
+
+
+# ---- the API a ConcretizationTypeError names ("The error arose in X") ------------------------
+
+# JAX 0.10.2 on CPU: jax.jit(lambda i, n: jax.nn.one_hot(i, n))(1, 3), its stderr's end.
+ONE_HOT_0_10_2 = """\
+  File "/tmp/r17b/prog/trace_demo.py", line 21, in one_hot
+    return jax.nn.one_hot(i, n)
+           ^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/nn/functions.py", \
+line 766, in one_hot
+    num_classes = core.concrete_dim_or_error(
+                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+jax.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete value is \
+expected: traced array with shape int32[]
+The error arose in jax.nn.one_hot argument `num_classes`.
+The error occurred while tracing the function one_hot at /tmp/r17b/prog/trace_demo.py:20 for \
+jit. This concrete value was not available in Python because it depends on the value of the \
+argument n.
+
+See https://docs.jax.dev/en/latest/errors.html#jax.errors.ConcretizationTypeError
+--------------------
+"""
+
+
+def test_the_api_a_concretization_error_arose_in_is_the_op():
+    # aesara#43 (JAX 0.2): "The error arose in jax.numpy.reshape."
+    reshape = first(log("dev17b_aesara_43"))
+    assert reshape.family is Family.JAX_TRACING
+    assert (reshape.finding.op, reshape.finding.node) == ("reshape", "jax.numpy.reshape")
+    # JAX 0.10.2: "The error arose in jax.nn.one_hot argument `num_classes`."
+    one_hot = first(ONE_HOT_0_10_2)
+    assert (one_hot.finding.op, one_hot.finding.node) == ("one_hot", "jax.nn.one_hot")
+    assert one_hot.error_class == "ConcretizationTypeError"
+
+
+# ---- jax2tf.convert(enable_xla=False) refusing a primitive -----------------------------------
+
+# jax#6763's description: the words of jax2tf's first releases for the same refusal.
+NO_TFXLA_2021 = (
+    "NotImplementedError: Call to conv_general_dilated can only be converted through TFXLA, "
+    "but XLA is disabled\n"
+)
+
+
+def test_a_primitive_jax2tf_cannot_convert_without_xla_is_the_op():
+    scatter = first(log("dev17b_jax_9659"))
+    assert scatter.family is Family.JAX_EXPORT
+    assert scatter.finding.op == "scatter add"
+    assert scatter.advice_kind == AdviceKind.INSTALL
+    assert [kind for kind, _ in scatter.more_advice] == [str(AdviceKind.OTHER)]
+    # jax#9572: its own arguments after the refusal.
+    gather = first(log("r17b_jax_9572"))
+    assert (gather.family, gather.finding.op) == (Family.JAX_EXPORT, "gather")
+    conv = first(NO_TFXLA_2021)
+    assert (conv.family, conv.finding.op) == (Family.JAX_EXPORT, "conv_general_dilated")
+
+
+# ---- an array of a dtype JAX arrays cannot hold -----------------------------------------------
+
+# JAX 0.10.2 on CPU: jnp.sin(jnp.asarray(["alpha", "beta"])), the message.
+STRINGS_0_10_2 = """\
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/dtypes.py", \
+line 1074, in dtype
+    raise TypeError(f"Value '{x}' with dtype {dt} is not a valid JAX array "
+TypeError: Value 'alpha' with dtype <U5 is not a valid JAX array type. Only arrays of numeric \
+types are supported by JAX.
+"""
+
+# JAX 0.10.2 on CPU: jnp.asarray(np.array([{"id": 1}, {"id": 2}], dtype=object)), its stderr's
+# end: the dtype refused, and the chained refusal of the value stage_p was given.
+OBJECTS_0_10_2 = """\
+TypeError: Dtype object is not a valid JAX array type. Only arrays of numeric types are \
+supported by JAX.
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "/tmp/r17b/prog/dtype_demo.py", line 10, in <module>
+    print(jnp.asarray(labels))
+          ^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/core.py", line 668, \
+in bind
+    raise TypeError(
+TypeError: Error interpreting argument to stage as a JAX value. The problematic value is of \
+type <class 'numpy.ndarray'> and was passed to stage at position 0.
+"""
+
+
+def test_an_array_of_a_dtype_jax_cannot_hold_is_cast():
+    # dreamfields-torch#5 (JAX 0.3): an older jaxlib's TPU buffer, "with dtype object".
+    buffer = first(log("r17b_dreamfields_5"))
+    assert (buffer.family, buffer.advice_kind) == (Family.JAX_CALL, AdviceKind.CAST_DTYPE)
+    strings = first(STRINGS_0_10_2)
+    assert (strings.family, strings.advice_kind) == (Family.JAX_CALL, AdviceKind.CAST_DTYPE)
+    objects = failures(OBJECTS_0_10_2)
+    assert [f.advice_kind for f in objects] == [AdviceKind.CAST_DTYPE] * 2
+
+
+# JAX 0.10.2 on CPU: lax.mul(3.0, "2.0"), its stderr: the bind's refusal caused the lax
+# function's.
+LAX_STRING_0_10_2 = """\
+Traceback (most recent call last):
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/core.py", line 665, \
+in bind
+    c_arg = dtypes.canonicalize_value(arg)
+            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+jax._src.dtypes.InvalidInputException: Argument '2.0' of type <class 'str'> is not a valid JAX \
+type.
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "/tmp/r17b/prog/lax_demo.py", line 4, in <module>
+    print(lax.mul(3.0, scale))
+          ^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/lax/lax.py", \
+line 1218, in mul
+    return mul_p.bind(x, y, out_dtype=out_dtype)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/core.py", line 668, \
+in bind
+    raise TypeError(
+TypeError: Error interpreting argument to mul as a JAX value. The problematic value is of type \
+<class 'str'> and was passed to mul at position 1.
+"""
+
+
+def test_a_value_a_jnp_or_lax_function_cannot_take_is_no_static_argument():
+    """Not a jit argument: marking it static means nothing; the value must be numeric."""
+    mul = first(LAX_STRING_0_10_2)
+    assert (mul.family, mul.finding.node, mul.advice_kind) == (
+        Family.JAX_CALL,
+        "mul",
+        AdviceKind.CAST_DTYPE,
+    )
+    stage = failures(OBJECTS_0_10_2)[1]
+    assert (stage.finding.node, stage.advice_kind) == ("stage", AdviceKind.CAST_DTYPE)
+
+
+def test_a_jit_argument_of_another_type_is_still_static():
+    said = (
+        "TypeError: Argument 'cpu:0' of type <class 'jaxlib.xla_extension.CpuDevice'> is not "
+        "a valid JAX type.\n"
+    )
+    assert first(said).advice_kind == AdviceKind.STATIC_ARGS
+
+
+# ---- a TF op left after legalization to HLO ---------------------------------------------------
+
+
+def test_a_tf_op_left_unlegalized_is_the_mlir_bridges():
+    # iree#7046: iree-import-tf's check that no TF op is left.
+    nms = first(log("dev17b_iree_7046"))
+    assert nms.family is Family.MLIR_BRIDGE
+    assert (nms.finding.op, nms.finding.node) == ("NonMaxSuppressionV4", "tf.NonMaxSuppressionV4")
+    # iree#7049: two ops left, each its own failure.
+    left = [f.finding.op for f in failures(log("r17b_iree_7049"))]
+    assert left[:2] == ["TopKV2", "Where"]
+
+
+def test_the_mlir_bridges_op_keeps_its_dialect_as_its_node():
+    # tensorflow/models#10256: the list's ops, each "tf.X" as written.
+    listed = failures(log("dev17b_tfmodels_10256"))
+    assert (listed[0].finding.op, listed[0].finding.node) == ("Const", "tf.Const")
+    assert first(log("r17b_iree_7049")).finding.node == "tf.TopKV2"
