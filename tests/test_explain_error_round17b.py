@@ -196,3 +196,82 @@ def test_the_mlir_bridges_op_keeps_its_dialect_as_its_node():
     listed = failures(log("dev17b_tfmodels_10256"))
     assert (listed[0].finding.op, listed[0].finding.node) == ("Const", "tf.Const")
     assert first(log("r17b_iree_7049")).finding.node == "tf.TopKV2"
+
+
+# ---- a list where jax.numpy wants an array --------------------------------------------------
+
+# JAX 0.10.2 on CPU: jnp.sum([1.0, 2.0, 3.0]), the message.
+LIST_0_10_2 = (
+    "TypeError: sum requires ndarray or scalar arguments, got <class 'list'> at position 0.\n"
+)
+
+
+def test_a_list_given_to_jax_numpy_is_named_with_its_function():
+    # jax#5044 (JAX 0.2.6): jnp.max([1,2]).
+    listed = first(log("dev17b_jax_5044"))
+    assert (listed.family, listed.finding.op) == (Family.JAX_CALL, "max")
+    assert listed.advice_kind == AdviceKind.OTHER and "jnp.asarray" in listed.finding.suggestion
+    # google/nerfies#53: under JAX's UnfilteredStackTrace.
+    assert first(log("dev17b_nerfies_53")).finding.op == "broadcast_to"
+    summed = first(LIST_0_10_2)
+    assert (summed.family, summed.finding.op) == (Family.JAX_CALL, "sum")
+
+
+# ---- the JAX API the user called, when a tracing error names none -----------------------------
+
+# JAX 0.10.2 on CPU: jax.jit(lambda x, n: jnp.reshape(x, (n, -1)))(jnp.ones(6), 2), the frames
+# from the user's function in and the message.
+RESHAPE_0_10_2 = """\
+Traceback (most recent call last):
+  File "/tmp/r17b/prog/trace_demo.py", line 26, in <module>
+    jax.jit(reshape_to)(jnp.ones(6), 2)
+  File "/tmp/r17b/prog/trace_demo.py", line 7, in reshape_to
+    return jnp.reshape(x, (n, -1))
+           ^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/lax_numpy.py", \
+line 1980, in reshape
+    return a.reshape(shape, order=order)  # pyrefly: ignore[missing-attribute]
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/\
+array_methods.py", line 1538, in meth
+    return getattr(self.aval, name).fun(self, *args, **kwargs)
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/\
+array_methods.py", line 375, in _reshape
+    newshape = _compute_newshape(self, args[0] if len(args) == 1 else args)
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/\
+array_methods.py", line 522, in _compute_newshape
+    newshape = core.canonicalize_shape(newshape)
+TypeError: Shapes must be 1D sequences of concrete values of integer type, got \
+(JitTracer(~int32[]), -1).
+If using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.
+"""
+
+# JAX 0.10.2 on CPU: x[i:i + 2] in a jitted function: the user's line calls an operator.
+SLICE_0_10_2 = """\
+Traceback (most recent call last):
+  File "/tmp/r17b/bat/dyn_slice.py", line 5, in <module>
+    print(f(jnp.arange(5), 1))
+  File "/tmp/r17b/bat/dyn_slice.py", line 4, in f
+    return x[i:i + 2]
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/\
+array_methods.py", line 1532, in op
+    return getattr(self.aval, f"_{name}")(self, *args)
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/indexing.py", \
+line 1151, in rewriting_take
+    treedef, static_idx, dynamic_idx = split_index_for_jit(idx, arr.shape)
+IndexError: Slice entries must be static integers. Got slice(JitTracer(~int32[]), \
+JitTracer(~int32[]), None) at position 0
+"""
+
+
+def test_the_jax_api_the_users_line_called_is_the_op_a_message_does_not_name():
+    reshape = first(RESHAPE_0_10_2)
+    assert (reshape.family, reshape.finding.op) == (Family.JAX_TRACING, "reshape")
+    assert reshape.error_class == "TypeError"
+    # aesara#702 (JAX 0.2.26, pytest's report): jax.random.normal given a traced shape.
+    normal = first(log("r17b_aesara_702"))
+    assert (normal.family, normal.finding.op) == (Family.JAX_TRACING, "normal")
+
+
+def test_an_operator_on_the_users_line_names_no_api():
+    sliced = first(SLICE_0_10_2)
+    assert (sliced.finding.op, sliced.advice_kind) == ("IndexError", AdviceKind.DYNAMIC_SLICE)

@@ -10,6 +10,10 @@
   <function ...> with type <class 'function'> is not a valid JAX type``; a jitted function
   that returned such a value (``... traced for jit returned a value of type <class
   'function'>, which is not a valid JAX type``, JAX 0.10);
+* ``max requires ndarray or scalar arguments, got <class 'list'> at position 0``: a list given
+  to a jax.numpy function; ``Value 'alpha' with dtype <U5 is not a valid JAX array type``,
+  ``Error interpreting argument to mul as a JAX value``: a value of no numeric dtype given
+  to JAX (not to a jitted function's parameters: static is no fix there);
 * ``JAX encountered invalid PRNG key data``: a plain array where a random key belongs;
 * ``Array has been deleted with shape=float32[1024]``: an input used again after a call that
   donated it;
@@ -74,6 +78,10 @@ def _read(log: Log, m: re.Match[str]) -> _Read | None:
         named = f"an array of dtype {m['vdtype'] or m['vdtype2']}"
         text = _TEXT.not_numeric.format(named=named)
         return "array dtype", Reason.DTYPE, text, AdviceKind.CAST_DTYPE
+    if m["arraylike_fn"]:
+        kind = m["arraylike_type"] or "value that is not an array"
+        text = _TEXT.not_arraylike.format(fn=m["arraylike_fn"], kind=kind, pos=m["arraylike_pos"])
+        return m["arraylike_fn"], Reason.TRACING, text, AdviceKind.OTHER
     if m["jax_value"]:
         text = _TEXT.not_numeric.format(named=f"a {m['type']} passed to {m['fn']}")
         return "argument", Reason.DTYPE, text, AdviceKind.CAST_DTYPE

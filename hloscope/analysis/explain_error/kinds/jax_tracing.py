@@ -35,6 +35,9 @@ _SECOND = {
     "TracerBoolConversionError": (AdviceKind.STATIC_ARGS, _TEXT.static_setting),
     "ConcretizationTypeError": (AdviceKind.LAX_CONTROL_FLOW, _TEXT.lax_control_flow),
     "TracerIntegerConversionError": (AdviceKind.JNP_NOT_NP, _TEXT.jnp_index),
+    # (A traced value NumPy converted may be a setting, a size or count, not data: jax#3654's
+    # one_hot num_classes.)
+    "TracerArrayConversionError": (AdviceKind.STATIC_ARGS, _TEXT.static_setting),
 }
 _GENERIC_CLASSES = frozenset({"TypeError", "IndexError", "RuntimeError"})
 _TRACING_CLASSES = frozenset(form.op for form in _TRACING_FORMS) | {"JAXTypeError"}
@@ -51,6 +54,21 @@ _FORM_TRIGGERS = {"invalid_shape": "shape", "static_slice": "slice"}
 def _trigger_keys(error_class: str, trigger: str) -> tuple[str, ...]:
     """The fixes keys of a tracing error, most specific first."""
     return (f"{error_class}:{trigger}", error_class) if trigger else (error_class,)
+
+
+def _api_called(stack: list[StackFrame]) -> str:
+    """The JAX API the user's innermost frame called, when the frame it called is one of
+    jax.numpy, jax.lax, jax.random... (``jnp.reshape(x, (n, -1))`` -> ``reshape``): what
+    refused the traced value when the message names nothing ("Shapes must be 1D sequences of
+    concrete values"). Empty when the callee is no API function by name: an operator or a
+    method (``x[i:j]``, ``x.reshape``) goes through JAX's helpers, which name no call."""
+    user = next((i for i, frame in enumerate(stack) if is_users(frame)), None)
+    if not user:  # no user's frame, or nothing called from it
+        return ""
+    callee = stack[user - 1]
+    if _RE.api_file.search(callee.file) and not _RE.api_helper.match(callee.function):
+        return callee.function
+    return ""
 
 
 def _tracing_region(log: Log, pos: int) -> int:
@@ -94,6 +112,9 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     end = _tracing_region(log, m.end())
     culprit = _RE.culprit.search(log.text, m.end(), end)
     culprit_name = next((g for g in culprit.groups() if g), "") if culprit else ""
+    stack = log.traceback_before(m.start())
+    if not culprit_name and error_class in _GENERIC_CLASSES:
+        culprit_name = _api_called(stack)
     trigger = culprit_name.rsplit(".", 1)[-1] or _FORM_TRIGGERS.get(form.group, "")
     traced = _RE.traced_at.search(log.text, m.end(), end)
     defined_at = None
@@ -101,7 +122,6 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         defined_at = StackFrame(traced["file"], int(traced["line"]), traced["fn"])
     elif form.group == "no_tracing":
         defined_at = StackFrame(m["nt_file"], int(m["nt_line"]), m["nt_fn"])
-    stack = log.traceback_before(m.start())
     user = next((f for f in stack if is_users(f)), None)
     from_lines = [
         StackFrame(found["file"], int(found["line"]), found["fn"] or "")
