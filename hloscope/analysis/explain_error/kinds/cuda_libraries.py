@@ -142,7 +142,11 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]
     if library == "NCCL":
         return what, _nccl(code, line)
     status = (AdviceKind.INSTALL, _TEXT.status.format(library=library, code=code))
-    if _RE.ran_failed.search(code) and not _RE.create.search(f"{what} {code}"):
+    ran = _RE.ran_failed.search(code) and not _RE.create.search(f"{what} {code}")
+    # A fatal CHECK on a library's status whose line names no handle, creation or start-up
+    # (cuDNN's "Failed to set cuDNN stream", a descriptor it refused): the library had
+    # started and was in use, so the process aborted on a call as the program ran.
+    if ran or (m["check"] and not _RE.create.search(line)):
         # The library ran: its call failed on the device (XLA's crash, see _cuda_library).
         return what, [
             (AdviceKind.REPORT_BUG, _TEXT.ran_failed.format(library=library, code=code)),
