@@ -275,3 +275,85 @@ def test_the_jax_api_the_users_line_called_is_the_op_a_message_does_not_name():
 def test_an_operator_on_the_users_line_names_no_api():
     sliced = first(SLICE_0_10_2)
     assert (sliced.finding.op, sliced.advice_kind) == ("IndexError", AdviceKind.DYNAMIC_SLICE)
+
+
+# ---- grad through a while_loop --------------------------------------------------------------
+
+# jax#4106 (JAX 0.1.75, 2020): the message at the end of its traceback.
+WHILE_REVERSE_2020 = (
+    "ValueError: Reverse-mode differentiation does not work for lax.while_loop or "
+    "lax.fori_loop. Try using lax.scan instead.\n"
+)
+# JAX 0.10.2 on CPU: jax.grad of a jitted fori_loop(0, n, ...) whose n is traced.
+WHILE_REVERSE_0_10_2 = """\
+Traceback (most recent call last):
+  File "/tmp/r17b/bat2/rev_while.py", line 9, in <module>
+    print(jax.grad(f)(2.0, 3))
+          ^^^^^^^^^^^^^^^^^^^
+ValueError: Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop \
+with dynamic start/stop values. Try using lax.scan, or using fori_loop with static start/stop.
+--------------------
+"""
+
+
+def test_grad_through_a_while_loop_is_a_scan_or_static_bounds():
+    for text in (WHILE_REVERSE_2020, WHILE_REVERSE_0_10_2):
+        failure = first(text)
+        assert (failure.family, failure.finding.op) == (Family.JAX_TRACING, "while_loop")
+        assert failure.advice_kind == AdviceKind.LAX_CONTROL_FLOW
+        assert [kind for kind, _ in failure.more_advice] == [str(AdviceKind.STATIC_ARGS)]
+
+
+# ---- a JAX array hashed -----------------------------------------------------------------------
+
+# JAX 0.10.2 on CPU: {jnp.ones(2): 1}.
+ARRAY_KEY_0_10_2 = """\
+Traceback (most recent call last):
+  File "/tmp/r17b/bat2/unhashable_array.py", line 2, in <module>
+    cache = {jnp.ones(2): 1}
+             ^^^^^^^^^^^^^^^
+TypeError: unhashable type: 'jaxlib._jax.ArrayImpl'
+"""
+
+
+def test_a_jax_array_hashed_as_a_key_is_a_python_value_first():
+    # nglaze00/SCoNe_GCN#3 (JAX 0.2): a DeviceArray's elements as dict keys.
+    for text in (log("dev17b_scone_3"), ARRAY_KEY_0_10_2):
+        failure = first(text)
+        assert (failure.family, failure.finding.op) == (Family.JAX_CALL, "array hash")
+        assert failure.advice_kind == AdviceKind.OTHER
+        assert [kind for kind, _ in failure.more_advice] == [str(AdviceKind.HASHABLE_STATIC)]
+
+
+def test_a_static_arguments_unhashable_array_is_read_from_jaxs_own_words():
+    # google/flax#2410: "Non-hashable static arguments ... The error was: TypeError:
+    # unhashable type: 'DeviceArray'": one failure, the static argument's.
+    found = failures(log("dev17b_flax_2410"))
+    assert [f.advice_kind for f in found] == [AdviceKind.HASHABLE_STATIC]
+
+
+# ---- vmap mapping an axis an argument lacks ---------------------------------------------------
+
+# jax#5201's description (JAX 0.2): pmap's words for it.
+PMAP_RANK_2020 = (
+    "ValueError: pmap got arg 0 of rank 0 but axis to be mapped 0. The tree of ranks is:\n"
+)
+# JAX 0.10.2 on CPU: jax.vmap(lambda a, b: a + b)(jnp.ones(3), 2.0).
+VMAP_RANK_0_10_2 = """\
+Traceback (most recent call last):
+  File "/tmp/r17b/bat2/vmap_rank.py", line 2, in <module>
+    print(jax.vmap(lambda a, b: a + b)(jnp.ones(3), 2.0))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+ValueError: vmap was requested to map its argument along axis 0, which implies that its rank \
+should be at least 1, but is only 0 (its shape is ())
+"""
+
+
+def test_an_argument_mapped_along_an_axis_it_lacks_is_a_shape_error():
+    vmapped = first(VMAP_RANK_0_10_2)
+    assert (vmapped.family, vmapped.finding.op) == (Family.JAX_SHAPE, "vmap")
+    assert vmapped.advice_kind == AdviceKind.FIX_SHAPES and "in_axes=None" in (
+        vmapped.finding.suggestion
+    )
+    pmapped = first(PMAP_RANK_2020)
+    assert (pmapped.family, pmapped.finding.op) == (Family.JAX_SHAPE, "pmap")

@@ -58,6 +58,9 @@ def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["weak_obj"]:
         yield _weak_reference(log, m)
         return
+    if m["unhashed"] or m["unhashed_old"]:
+        yield from _array_hash(log, m)
+        return
     read = _read(log, m)
     if read is None:
         return
@@ -155,6 +158,16 @@ def _runtime(m: re.Match[str]) -> _Read:
         return f"{m['transfer']} transfer", Reason.RUNTIME, text, AdviceKind.EXPLICIT_TRANSFER
     text = _TEXT.nan.format(bad=m["bad"], prim=m["prim"])
     return m["prim"], Reason.RUNTIME, text, AdviceKind.FIND_NAN
+
+
+def _array_hash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    """A JAX array hashed: as a dict key or set member its fix is a Python or NumPy value;
+    as a static argument JAX did not check itself (a library's wrapper), a hashable one."""
+    if _RE.static_hash.search(log.text, max(0, m.start() - 600), m.start()):
+        return  # the cause of a static argument's refusal, read from its own words
+    text = _TEXT.array_hash.format(kind=m["unhashed"] or m["unhashed_old"])
+    fixes = [(AdviceKind.OTHER, text), (AdviceKind.HASHABLE_STATIC, _TEXT.array_static)]
+    yield _KIND.failure(log, m.start(), op="array hash", reason=Reason.TRACING, fixes=fixes)
 
 
 def _weak_reference(log: Log, m: re.Match[str]) -> Failure:

@@ -46,6 +46,8 @@ _KEYED_BEFORE = {
         ("identical", r""),
         ("cond_bool", r"cond$"),
         ("mapped", r""),
+        ("rank", r"[vp]map was requested to map its argument along axis -?\d+, $"),
+        ("rank_old", r"[vp]map $"),
         ("leading", r""),
         ("concat", r""),
         ("same_shape", r""),
@@ -108,6 +110,11 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
         op = "vmap" if m["mapped"] else (_opening_word(log, m.start()) or "scan")
         sizes = f" ({m['sizes'].strip()})" if m["sizes"] else ""
         return (op, _TEXT.mapped.format(op=op, sizes=sizes), AdviceKind.FIX_SHAPES)
+    if m["rank"] or m["rank_old"]:
+        before = log.before_on_line(m.start())[-120:]
+        op = "pmap" if re.search(r"pmap (?:was requested|$)", before) else "vmap"
+        rank = m["rank_got"] or m["rank_old_got"]
+        return (op, _TEXT.rank.format(op=op, rank=rank), AdviceKind.FIX_SHAPES)
     if m["same_shape"]:
         return (
             "stack",

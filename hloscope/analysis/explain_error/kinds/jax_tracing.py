@@ -113,6 +113,8 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     culprit = _RE.culprit.search(log.text, m.end(), end)
     culprit_name = next((g for g in culprit.groups() if g), "") if culprit else ""
     stack = log.traceback_before(m.start())
+    if form.group == "while_reverse":
+        culprit_name = "while_loop"
     if not culprit_name and error_class in _GENERIC_CLASSES:
         culprit_name = _api_called(stack)
     trigger = culprit_name.rsplit(".", 1)[-1] or _FORM_TRIGGERS.get(form.group, "")
@@ -129,6 +131,10 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     ]
     source = best_source(stack, from_lines)
     advice = advise((*_trigger_keys(error_class, trigger), *form.fix_keys), Reason.TRACING)
+    second = _second(error_class)
+    if form.group == "while_reverse":
+        advice = Advice(_TEXT.while_reverse, AdviceKind.LAX_CONTROL_FLOW)
+        second = [(str(AdviceKind.STATIC_ARGS), _TEXT.while_static)]
     if form.group == "no_tracing":  # the trace was a retrace: why the cache missed is the question
         advice = Advice(_TEXT.retraced.format(fn=m["nt_fn"]), AdviceKind.SEE_RECOMPILES)
     if form.group in _LEAKS:
@@ -167,9 +173,7 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         defined_at=defined_at,
         error_class=error_class,
         hints=hints,
-        more_advice=[(str(k), t) for k, t in [_SECOND[error_class]]]
-        if error_class in _SECOND
-        else [],
+        more_advice=second,
         fallback=form.group == "foreign_tracer",
     )
 
