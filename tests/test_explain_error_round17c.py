@@ -51,35 +51,17 @@ def test_a_fix_that_frees_less_than_the_program_is_over_ranks_after_a_smaller_ba
 
 # ---- the op the user's line called, where the message names none -----------------------------
 
-# JAX 0.10.2's own error for `jnp.zeros((n, 2))` with n traced under jit, verbatim.
-ZEROS_UNDER_JIT = """\
-Traceback (most recent call last):
-  File "/tmp/gen17c/zeros_traced_shape.py", line 5, in <module>
-    f(3)
-  File "/tmp/gen17c/zeros_traced_shape.py", line 4, in f
-    return jnp.zeros((n, 2))
-           ^^^^^^^^^^^^^^^^^
-  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_creation.py", line 92, in zeros
-    shape = canonicalize_shape(shape)
-            ^^^^^^^^^^^^^^^^^^^^^^^^^
-  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_creation.py", line 46, in canonicalize_shape
-    return core.canonicalize_shape(shape, context)
-           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-TypeError: Shapes must be 1D sequences of concrete values of integer type, got (JitTracer(~int32[]), 2).
-If using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.
-The error occurred while tracing the function f at /tmp/gen17c/zeros_traced_shape.py:2 for jit. This concrete value was not available in Python because it depends on the value of the argument n.
---------------------
-For simplicity, JAX has removed its internal frames from the traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include these.
-"""  # noqa: E501
-
 
 def test_the_op_is_the_jax_call_on_the_users_line_where_the_message_names_none():
     # keras-core#718: the user's train_step called jnp.tile, whose broadcast_to raised.
     tile = first(log("fresh10_a_kerascore_718"))
     assert tile.finding.op == "tile"
-    zeros = first(ZEROS_UNDER_JIT)
-    assert zeros.finding.op == "zeros"
-    assert zeros.finding.source == "/tmp/gen17c/zeros_traced_shape.py:4"
+    # jax#29859: an explicit-mesh reshape's assertion, raised under the user's jnp.reshape.
+    reshape = first(log("fresh9_a_jax_29859"))
+    assert reshape.finding.op == "reshape"
+    # Where the recogniser named the exception's class on purpose (a tracing error's op is
+    # the function JAX names, else its class), the frames do not replace it.
+    assert first(NUMPY_ON_A_SETTING).finding.op == "TracerArrayConversionError"
 
 
 def test_a_frame_of_jaxs_dispatch_under_the_users_line_is_no_op():
@@ -95,3 +77,31 @@ def test_a_frame_of_jaxs_dispatch_under_the_users_line_is_no_op():
     # jax 0.2's layout, before jax/_src: jax/random.py, jax/numpy/lax_numpy.py.
     old = [StackFrame("/opt/site-packages/jax/random.py", 5, "normal"), user]
     assert op_called(old, is_users) == "normal"
+
+
+# ---- a traced value NumPy converted: a setting to make static is the second fix ----------------
+
+# JAX 0.10.2's own error for `np.sqrt(temperature)` on a traced float under jit, verbatim.
+NUMPY_ON_A_SETTING = """\
+Traceback (most recent call last):
+  File "/tmp/gen17c/np_setting.py", line 11, in <module>
+    print(scale(jnp.ones(3), 2.0))
+          ^^^^^^^^^^^^^^^^^^^^^^^
+  File "/tmp/gen17c/np_setting.py", line 8, in scale
+    return x / np.sqrt(temperature)
+               ^^^^^^^^^^^^^^^^^^^^
+jax.errors.TracerArrayConversionError: The numpy.ndarray conversion method __array__() was called on traced array with shape float32[]
+The error occurred while tracing the function scale at /tmp/gen17c/np_setting.py:6 for jit. This concrete value was not available in Python because it depends on the value of the argument temperature.
+See https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerArrayConversionError
+--------------------
+For simplicity, JAX has removed its internal frames from the traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include these.
+"""  # noqa: E501
+
+
+def test_a_tracer_numpy_converted_gets_jnp_first_and_a_static_argument_second():
+    # jax#3654 (jax 0.1.7x's wording): one_hot's num_classes was a tracer; static_argnums.
+    one_hot = first(log("dev17c_jax_3654"))
+    assert advice_kinds(one_hot)[:2] == ["jnp_not_np", "static_args"]
+    setting = first(NUMPY_ON_A_SETTING)
+    assert advice_kinds(setting)[:2] == ["jnp_not_np", "static_args"]
+    assert setting.finding.source == "/tmp/gen17c/np_setting.py:8"

@@ -255,9 +255,12 @@ def complete(failure: Failure, log: Log) -> None:
         named_op = op_named(own) or op_named(_continued(log, failure.offset)) or diagnostic_op(own)
         # (An XLA dialect's op in generic form last: a module's dump may print many.)
         named_op = named_op or _op_above(log, start) or generic_op(own)
-        # Else the op of JAX's the user's line called, the frame inside it in the traceback.
-        stack = failure.stack or message_stack(log, failure.offset)
-        named_op = named_op or op_called(stack, is_users)
+        # Else the op of JAX's the user's line called, the frame inside it in the traceback,
+        # where the recogniser named nothing (its exception class it names on purpose: a
+        # tracing error's op is the function JAX names, else the class).
+        if not named_op and not _IDENTIFIER.match(failure.finding.op):
+            stack = failure.stack or message_stack(log, failure.offset)
+            named_op = op_called(stack, is_users)
         failure.finding.op = named_op or failure.finding.op
     # The line an MLIR location in the message gives its op (a Mosaic or lowering
     # diagnostic's) is where the op was made: the traceback's user frame only called the
