@@ -50,3 +50,52 @@ def test_a_library_check_on_creating_its_handle_stays_a_start_up_failure():
     # failed": the library never started.
     failure = first(log("mxnet_11015_cusolver_check"))
     assert failure.family is Family.BACKEND_STARTUP
+
+
+# ---- jax before 0.3 naming the jaxlib it needs without ">=" ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "need"),
+    [
+        ("dev17a_jax_1297", "0.1.23", "0.1.26"),  # jax 0.1.x: "requires version 0.1.26."
+        ("dev17a_parallelfold_13", "0.1.69", "0.1.74"),  # jax 0.2.26
+    ],
+)
+def test_a_jaxlib_older_than_jax_needs_is_a_start_up_failure_in_the_older_words(name, old, need):
+    failure = first(log(name))
+    assert failure.family is Family.BACKEND_STARTUP and failure.advice_kind == "install"
+    assert old in failure.finding.suggestion + " ".join(failure.hints)
+    assert need in failure.finding.suggestion + " ".join(failure.hints)
+
+
+# ---- a computation compiled for more devices than the backend has -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "op", "need"),
+    [
+        ("dev17a_jax_13137", "devices", "8"),  # "requires 8 logical devices, but only 1 ..."
+        ("r17a_jax_pr2558", "while", "2"),  # jax 0.1: "primitive computation `while` ... replicas"
+    ],
+)
+def test_a_computation_for_more_devices_than_the_backend_has_is_a_sharding_failure(name, op, need):
+    failure = first(log(name))
+    assert failure.family is Family.SHARDING and failure.finding.op == op
+    assert failure.advice_kind == "bigger_device"
+    assert f"needs {need} devices" in failure.finding.suggestion
+
+
+# ---- XLA naming the op it does not implement by its C++ name ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "op"),
+    [
+        ("dev17a_t5x_580", "AllReduceStart"),  # "Requested AllReduceStart not implemented on GPU"
+        ("fresh12_a_enzymejax_789", "PartitionId"),  # "PartitionId instruction is not supported"
+    ],
+)
+def test_the_op_xla_does_not_implement_is_read_by_its_class_name(name, op):
+    failure = first(log(name))
+    assert failure.family is Family.XLA_STATUS and failure.finding.op == op

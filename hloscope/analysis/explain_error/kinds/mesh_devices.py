@@ -9,7 +9,10 @@ fit, in the words of whichever helper built the mesh (JAX 0.10.2's own):
 * ``Number of devices 1 must be >= the product of mesh_shape (2, 4)`` (``jax.make_mesh``);
 * NumPy's ``cannot reshape array of size 2 into shape (1,64)`` where the code line before it
   reshapes the device list (``np.array(jax.devices()).reshape(shape)``: a mesh built by
-  hand, as orbax rebuilds a saved sharding).
+  hand, as orbax rebuilds a saved sharding);
+* ``compiling computation that requires 8 logical devices, but only 1 XLA devices are
+  available`` (a pmap over more devices than the backend has; jax 0.1's "requires 2
+  replicas").
 
 Kind :attr:`~.record.Family.SHARDING`: the arrays cannot be laid out as the program asks.
 The mesh is most often the program's or the library's fixed layout (a model written for
@@ -39,6 +42,9 @@ _CODE_BEFORE = 3000
 
 
 def _mesh_devices(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m["lc_need"]:
+        yield _computation_devices(log, m)
+        return
     if m["md_size"]:
         window = (max(0, m.start() - _CODE_BEFORE), m.start())
         reshaped = [found.group() for found in _RE.reshape_line.finditer(log.text, *window)]
@@ -56,6 +62,17 @@ def _mesh_devices(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         (AdviceKind.MESH_AXIS, _TEXT.smaller_mesh.format(**words)),
     ]
     yield _KIND.failure(log, m.start(), op="mesh", fixes=fixes)
+
+
+def _computation_devices(log: Log, m: re.Match[str]) -> Failure:
+    """A computation compiled for more devices than the backend has (a pmap's replicas)."""
+    words = {"need": m["lc_need"], "have": m["lc_have"]}
+    named = _RE.primitive.search(log.before_on_line(m.start()))
+    fixes = [
+        (AdviceKind.BIGGER_DEVICE, _TEXT.more_replicas.format(**words)),
+        (AdviceKind.MESH_AXIS, _TEXT.fewer_replicas.format(**words)),
+    ]
+    return _KIND.failure(log, m.start(), op=named["primitive"] if named else "devices", fixes=fixes)
 
 
 _KIND = Kind(Family.SHARDING, Reason.SHARDING, jax_message)

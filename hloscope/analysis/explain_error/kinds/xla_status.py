@@ -352,10 +352,28 @@ def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
         _read_missing_target(m, group, facts)
     elif group in ("ffi_operands", "ffi_arity", "ffi_helpers"):
         _read_ffi_operands(log, m, group, facts)
+    elif group == "unimplemented":
+        facts.op = _class_named(m["umsg"]) or form.op
     elif group == "internal_refusal":
         facts.op = _opcode_named(m["ir_msg"]) or form.op
         facts.hints.append(clean_message(m["ir_msg"]))
     return facts
+
+
+# XLA's C++ names of its HLO ops ("AllReduceStart", "PartitionId"), as its own messages of
+# what it does not implement print them ("Requested AllReduceStart not implemented on GPU").
+_OP_CLASSES = frozenset(
+    "".join(part.capitalize() for part in opcode.split("-")) for opcode in OPCODES
+)
+
+
+def _class_named(message: str) -> str | None:
+    """The first HLO op ``message`` names by XLA's C++ name for it, as written (a name of
+    two words or more: "Call", "Map" and the like are English as well)."""
+    for word in re.findall(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b", message):
+        if word in _OP_CLASSES:
+            return word
+    return None
 
 
 def _opcode_named(message: str) -> str | None:
