@@ -357,3 +357,50 @@ def test_an_argument_mapped_along_an_axis_it_lacks_is_a_shape_error():
     )
     pmapped = first(PMAP_RANK_2020)
     assert (pmapped.family, pmapped.finding.op) == (Family.JAX_SHAPE, "pmap")
+
+
+# ---- a symbolic shape specification JAX could not read ----------------------------------------
+
+SYMBOLIC_SPECS = (
+    # JAX 0.10.2 on CPU: jax.export.symbolic_shape("'1', 2").
+    "ValueError: syntax error in symbolic shape \"'1', 2\" in dimension 0: expecting one of "
+    "{NAME, MINUS, NUMBER} but found STRING. Parsed '', remaining ''1', 2'.\n",
+    # jax#7344 (jax2tf, 2021), the two errors gnecula's comment quotes.
+    "ValueError: PolyShape '('1', 2)' has invalid syntax (unexpected term ''1'')\n",
+    "TypeError: polymorphic_shapes must be a sequence with the same length as the positional "
+    "argument list (1). Got polymorphic_shapes=('1', 2)\n",
+    # jax#7213's description (jax2tf, 2021).
+    "ValueError: PolyShape 'None' in axis 1 must contain a shape variable for unknown "
+    "dimension in argument shape (1, None)\n",
+)
+
+
+def test_a_symbolic_shape_specification_jax_cannot_read_is_the_exports():
+    for text in SYMBOLIC_SPECS:
+        failure = first(text)
+        assert (failure.family, failure.finding.op) == (Family.JAX_EXPORT, "symbolic shape")
+        assert failure.advice_kind == AdviceKind.OTHER
+
+
+# ---- an exported function called with other shapes or dtypes ---------------------------------
+
+# JAX 0.10.2 on CPU: exported for f32[3], called with f32[4]; then with i32[3].
+EXPORTED_CALLS = (
+    "ValueError: Shape mismatch for args[0].shape[0] (expected same constant): expected (3,) "
+    "and called with (4,)\n",
+    """\
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/export/_export.py", \
+line 1527, in _call_exported_abstract_eval
+    raise ValueError(
+ValueError: Dtype mismatch for args[0]: expected float32 and called with int32
+--------------------
+""",
+)
+
+
+def test_an_exported_function_called_with_other_arguments_fixes_the_shapes():
+    for text in EXPORTED_CALLS:
+        failure = first(text)
+        assert (failure.family, failure.finding.op) == (Family.JAX_EXPORT, "exported call")
+        assert failure.advice_kind == AdviceKind.FIX_SHAPES
+        assert "args[0]" in failure.finding.suggestion
