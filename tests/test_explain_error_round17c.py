@@ -56,6 +56,9 @@ def test_the_op_is_the_jax_call_on_the_users_line_where_the_message_names_none()
     # keras-core#718: the user's train_step called jnp.tile, whose broadcast_to raised.
     tile = first(log("fresh10_a_kerascore_718"))
     assert tile.finding.op == "tile"
+    # keras#19116: the user's script sits in a folder named `jax`; Keras's frames filtered out.
+    broadcast = first(log("fresh10_a_keras_19116"))
+    assert broadcast.finding.op == "broadcast_to"
     # jax#29859: an explicit-mesh reshape's assertion, raised under the user's jnp.reshape.
     reshape = first(log("fresh9_a_jax_29859"))
     assert reshape.finding.op == "reshape"
@@ -74,6 +77,11 @@ def test_a_frame_of_jaxs_dispatch_under_the_users_line_is_no_op():
     assert op_called(helper, is_users) is None
     public = [StackFrame(f"{site}/numpy/lax_numpy.py", 10, "arange"), user]
     assert op_called(public, is_users) == "arange"
+    # The innermost run of JAX's frames ends at its outermost: the call, not the helper.
+    run = [StackFrame(f"{site}/numpy/util.py", 9, "_broadcast_to"), *public]
+    assert op_called(run, is_users) == "arange"
+    mine = StackFrame("/home/u/sandbox/jax/script.py", 3, "<module>")  # a folder named jax
+    assert op_called([public[0], mine], is_users) == "arange"
     # jax 0.2's layout, before jax/_src: jax/random.py, jax/numpy/lax_numpy.py.
     old = [StackFrame("/opt/site-packages/jax/random.py", 5, "normal"), user]
     assert op_called(old, is_users) == "normal"

@@ -210,15 +210,34 @@ _PUBLIC = re.compile(r"[a-z][a-z0-9_]*\Z")
 _NOT_OPS = frozenset({"op", "deferring_binary_op", "wrapper", "fn", "fun", "f"})
 
 
+# JAX's own files, whatever calls them: its installed package, its sources (`jax/_src/`), and
+# the subpackages of a release before `_src` (`jax/numpy/lax_numpy.py`). A user's folder that
+# happens to be named `jax` (`~/sandbox/jax/script.py`) is none of these.
+_JAX_OWN = re.compile(
+    r"[\\/](?:site|dist)-packages[\\/]jax[\\/]"
+    r"|[\\/]jax[\\/](?:_src|numpy|lax|nn|scipy|image|interpreters|experimental)[\\/]"
+)
+
+
 def op_called(stack: list[StackFrame], is_users: Callable[[StackFrame], bool]) -> str | None:
-    """The op of JAX's the innermost user frame of ``stack`` (innermost first) called: the
-    frame just inside it, where that is a public function of jax.numpy, jax.lax, jax.nn,
-    jax.random, jax.scipy or jax.image (``lax_numpy.py ... in tile``, ``array_creation.py
-    ... in zeros``). Where the message names no op, the call on the user's line that raised
-    is the one to change."""
-    for inner, frame in zip(stack, stack[1:]):
-        if is_users(frame):
-            if _API_FILE.search(inner.file) and _PUBLIC.match(inner.function):
-                return None if inner.function in _NOT_OPS else inner.function
+    """The op of JAX's that the code outside JAX called, where the error was raised inside
+    JAX (``stack`` innermost first): the outermost frame of the innermost run of JAX's own
+    frames, where that is a public function of jax.numpy, jax.lax, jax.nn, jax.random,
+    jax.scipy or jax.image (``lax_numpy.py ... in tile`` under the user's line, above
+    ``broadcast_to`` and the helper that raised). Where the message names no op, that call
+    is the one to change. None where the user's own frame raised, or the run ends in JAX's
+    dispatch (``pjit.py``, ``api.py``)."""
+    last = None
+    for i, frame in enumerate(stack):
+        if _JAX_OWN.search(frame.file):
+            last = i
+        elif last is not None:
+            break  # the caller of the run's outermost frame
+        elif is_users(frame):
             return None
+    if last is None or last == len(stack) - 1:
+        return None
+    callee = stack[last]
+    if _API_FILE.search(callee.file) and _PUBLIC.match(callee.function):
+        return None if callee.function in _NOT_OPS else callee.function
     return None
