@@ -404,3 +404,23 @@ def test_an_exported_function_called_with_other_arguments_fixes_the_shapes():
         assert (failure.family, failure.finding.op) == (Family.JAX_EXPORT, "exported call")
         assert failure.advice_kind == AdviceKind.FIX_SHAPES
         assert "args[0]" in failure.finding.suggestion
+
+
+# ---- a traced slice bound, in the words of JAX 0.1.7x-0.4 ------------------------------------
+
+# jax#7222's description (2021), the message as JAX 0.2-0.4 raised it.
+SLICE_2021 = (
+    "IndexError: Array slice indices must have static start/stop/step to be used with NumPy "
+    "indexing syntax. To index a statically sized array at a dynamic position, try "
+    "lax.dynamic_slice/dynamic_update_slice (JAX does not support dynamically sized arrays "
+    "within JIT compiled functions).\n"
+)
+
+
+def test_a_traced_slice_bound_in_older_words_is_a_dynamic_slice():
+    for text in (SLICE_2021, SLICE_0_10_2):
+        failure = first(text)
+        assert (failure.family, failure.advice_kind) == (
+            Family.JAX_TRACING,
+            AdviceKind.DYNAMIC_SLICE,
+        )

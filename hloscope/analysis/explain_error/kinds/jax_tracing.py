@@ -48,7 +48,7 @@ _TRACING_END = ("\nSee https://", "\n--------------------\n", TRACEBACK_HEADER)
 
 # What raised the error when the message names no API: the fixes table keys tracing errors
 # as `Class:trigger` (`ConcretizationTypeError:nonzero`, `TypeError:shape`).
-_FORM_TRIGGERS = {"invalid_shape": "shape", "static_slice": "slice"}
+_FORM_TRIGGERS = {"invalid_shape": "shape", "static_slice": "slice", "static_slice_old": "slice"}
 
 
 def _trigger_keys(error_class: str, trigger: str) -> tuple[str, ...]:
