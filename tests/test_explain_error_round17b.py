@@ -424,3 +424,47 @@ def test_a_traced_slice_bound_in_older_words_is_a_dynamic_slice():
             Family.JAX_TRACING,
             AdviceKind.DYNAMIC_SLICE,
         )
+
+
+# JAX 0.10.2 on CPU: grad of a custom_jvp function given a function as its second argument;
+# lax.mul(2.0, len).
+FUNCTION_VALUES_0_10_2 = (
+    """\
+Traceback (most recent call last):
+  File "/tmp/r17b/bat3/custom_jvp_nondiff.py", line 9, in <module>
+    print(jax.grad(f)(1.0, lambda v: v * 2))
+TypeError: Error interpreting argument to custom_jvp_call as a JAX value. The problematic \
+value is of type <class 'function'> and was passed to custom_jvp_call at position 1.
+""",
+    """\
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/core.py", line 668, \
+in bind
+    raise TypeError(
+TypeError: Error interpreting argument to mul as a JAX value. The problematic value is of type \
+<class 'builtin_function_or_method'> and was passed to mul at position 1.
+""",
+)
+
+
+def test_a_function_given_as_a_value_is_a_static_setting_not_a_cast():
+    for text in FUNCTION_VALUES_0_10_2:
+        failure = first(text)
+        assert (failure.family, failure.advice_kind) == (Family.JAX_CALL, AdviceKind.STATIC_ARGS)
+
+
+# ---- a refusal under the traceback's raise line that holds its words ------------------------
+
+# JAX 0.10.2 on CPU: jax.device_put("hello"); jax.device_put({"a": "text"}): the raise line
+# quotes the message's own f-string.
+RAISE_LINE = (
+    '  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/core.py", '
+    "line 938, in _str_abstractify\n"
+    """    raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")\n"""
+)
+
+
+def test_the_message_is_read_after_a_raise_line_quoting_its_f_string():
+    for value in ("hello", "text"):
+        said = f"TypeError: Argument '{value}' of type <class 'str'> is not a valid JAX type\n"
+        failure = first(RAISE_LINE + said)
+        assert (failure.family, failure.finding.op) == (Family.JAX_CALL, "argument")

@@ -85,7 +85,9 @@ def _read(log: Log, m: re.Match[str]) -> _Read | None:
         kind = m["arraylike_type"] or "value that is not an array"
         text = _TEXT.not_arraylike.format(fn=m["arraylike_fn"], kind=kind, pos=m["arraylike_pos"])
         return m["arraylike_fn"], Reason.TRACING, text, AdviceKind.OTHER
-    if m["jax_value"]:
+    if m["jax_value"] and _RE.data_type.fullmatch(m["type"]):
+        # Data of no numeric dtype (a string, an object array): convert it. A function or
+        # another object given as a value (custom_jvp's argument) is a setting: static.
         text = _TEXT.not_numeric.format(named=f"a {m['type']} passed to {m['fn']}")
         return "argument", Reason.DTYPE, text, AdviceKind.CAST_DTYPE
     if m["otype"] and _RE.chained_value.match(log.text, m.end()):
