@@ -468,3 +468,31 @@ def test_the_message_is_read_after_a_raise_line_quoting_its_f_string():
         said = f"TypeError: Argument '{value}' of type <class 'str'> is not a valid JAX type\n"
         failure = first(RAISE_LINE + said)
         assert (failure.family, failure.finding.op) == (Family.JAX_CALL, "argument")
+
+
+# ---- tf.function retracing a bound method -----------------------------------------------------
+
+BOUND_METHOD_RETRACES = (
+    # keras-io's GPT-2 text generation example (KerasNLP, TF 2.x), its printed output.
+    "WARNING:tensorflow:5 out of the last 6 calls to <bound method GPT2CausalLM.generate_step "
+    "of <keras_nlp.models.gpt2.gpt2_causal_lm.GPT2CausalLM object at 0x7f40804406a0>> "
+    "triggered tf.function retracing. Tracing is expensive and the excessive number of "
+    "tracings could be due to (1) creating @tf.function repeatedly in a loop, (2) passing "
+    "tensors with different shapes, (3) passing Python objects instead of tensors.\n",
+    # TensorFlow 2.21 on CPU: tf.function(sampler.step) called with seven shapes.
+    "WARNING:tensorflow:5 out of the last 5 calls to <bound method Sampler.step of "
+    "<__main__.Sampler object at 0x7ff36281b510>> triggered tf.function retracing. Tracing is "
+    "expensive and the excessive number of tracings could be due to (1) creating @tf.function "
+    "repeatedly in a loop, (2) passing tensors with different shapes, (3) passing Python "
+    "objects instead of tensors.\n",
+)
+
+
+def test_a_bound_method_tf_function_retraced_is_named_by_its_method():
+    ops = []
+    for text in BOUND_METHOD_RETRACES:
+        failure = first(text)
+        assert failure.family is Family.RECOMPILE
+        assert failure.advice_kind == AdviceKind.SEE_RECOMPILES
+        ops.append(failure.finding.op)
+    assert ops == ["generate_step", "step"]

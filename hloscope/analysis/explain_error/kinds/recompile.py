@@ -37,11 +37,12 @@ def _short_name(qualified: str) -> str:
 def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     hints: list[str] = []
     source = None
-    if m["fn"]:
-        op = _short_name(m["fn"])
+    named = m["fn"] or m["bound"]
+    if named:
+        op = _short_name(named)
         count = re.search(r"(\d+) $", log.before_on_line(m.start()))
         times = count.group(1) if count else "many"
-        hints.append(f"{times} of the last {m['m']} calls to {m['fn']} traced it again")
+        hints.append(f"{times} of the last {m['m']} calls to {named} traced it again")
     else:
         end = min(len(log.text), m.end() + 2048)
         stop = log.text.find("TRACING CACHE MISS", m.end(), end)
