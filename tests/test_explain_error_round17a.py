@@ -99,3 +99,43 @@ def test_a_computation_for_more_devices_than_the_backend_has_is_a_sharding_failu
 def test_the_op_xla_does_not_implement_is_read_by_its_class_name(name, op):
     failure = first(log(name))
     assert failure.family is Family.XLA_STATUS and failure.finding.op == op
+
+
+# ---- a failed cuInit: what the process did after it decides what it was ------------------------
+
+
+def test_cuinit_failing_on_a_tpu_vm_that_went_on_with_the_tpu_is_harmless():
+    # maxtext on a TPU v6e with a CUDA plugin installed: cuInit fails, the TPU runs.
+    failure = first(log("fresh6_b_maxview_maxtext_tpu_v6e_cuinit_harmless"))
+    assert failure.family is Family.BACKEND_STARTUP and failure.advice_kind == "harmless"
+    assert failure.platform is Platform.TPU
+
+
+def test_cuinit_failing_where_jax_fell_back_to_the_cpu_gives_way_to_the_later_error():
+    # tomo_challenge#48: CUDA_ERROR_NO_DEVICE, "falling back to CPU", then XLA's refusal.
+    explanation = explain_error(log("r17a_tomochallenge_48"))
+    assert explanation.failures[0].family is Family.XLA_STATUS
+    probe = next(f for f in explanation.failures if f.finding.op == "CUDA_ERROR_NO_DEVICE")
+    assert probe.finding.warning
+
+
+def test_cuinit_failing_alone_stays_the_failure():
+    # AlphaFold 3 on a GPU whose driver does not start: nothing after it went on.
+    failure = first(log("fresh2_b_alphafold3_423_cuinit_unknown"))
+    assert failure.family is Family.BACKEND_STARTUP and failure.advice_kind == "install"
+    assert not failure.finding.warning
+
+
+# ---- jaxlib before 0.3 wrote XLA's status codes in TensorFlow's words --------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "dev17a_jax_5123",  # "Invalid argument: Argument does not match host shape or layout"
+        "r17a_tomochallenge_48",  # "Invalid argument: The rank of the operand and the padding"
+    ],
+)
+def test_an_old_jaxlib_invalid_argument_is_xlas_refusal(name):
+    failure = first(log(name))
+    assert failure.family is Family.XLA_STATUS and failure.status == "INVALID_ARGUMENT"

@@ -20,6 +20,9 @@ on:
 * ``Unable to register cuBLAS factory: Attempting to register factory for plugin cuBLAS when
   one has already been registered``: TensorFlow and JAX loaded in one process each register
   the libraries -- harmless, reported as a warning after any real failure;
+* ``failed call to cuInit: CUDA_ERROR_NO_DEVICE``: the CUDA driver did not start -- the
+  failure where the process stopped there, a warning where JAX fell back to the CPU and went
+  on, harmless where the process went on with a TPU (a CUDA plugin on a TPU VM);
 * ``Could not load dynamic library 'libcudnn.so.8'``, ``Unable to load cuSPARSE. Is it
   installed?``, ``Outdated cuDNN installation found``, ``CUDA driver version is insufficient
   for CUDA runtime version``, ``CUDA_ERROR_*`` codes other than out-of-memory, a ``ptxas``
@@ -84,8 +87,20 @@ def _library(word: str) -> str:
     return word
 
 
+def _cuinit_said(m: re.Match[str]) -> str:
+    """What a failed cuInit said: its CUDA_ERROR_ code, else its words."""
+    code = _RE.cuda_code.search(m["cuinit_why"])
+    return code.group() if code else (m["cuinit_why"].strip()[:80] or "cuInit failed")
+
+
 def _read(log: Log, m: re.Match[str]) -> tuple[str, list[tuple[AdviceKind, str]]] | None:
     """The op and the advice, best first, of a match; ``None`` when it is not a message."""
+    if m["cuinit"]:
+        coded = _RE.cuda_code.search(m["cuinit_why"])
+        words = _cuinit_said(m)
+        return (coded.group() if coded else "cuInit"), [
+            (AdviceKind.INSTALL, _TEXT.status.format(library="CUDA", code=words))
+        ]
     if m["loaded"]:
         built = m["built"]
         text = _TEXT.version.format(loaded=m["loaded"], built=built, major=built.split(".")[0])
@@ -185,16 +200,19 @@ def _cuda_library(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return
     op, advice = read
     name = named_accelerator(log.text)
+    device, platform = (f"gpu ({name})" if name else "gpu"), Platform.GPU
+    after = log.text[m.end() :]
+    on_tpu = bool(m["cuinit"]) and _RE.went_on_tpu.search(after) is not None
+    if on_tpu:  # a GPU probed for on a TPU VM: the TPU ran
+        advice = [(AdviceKind.HARMLESS, _TEXT.cuinit_tpu.format(code=_cuinit_said(m)))]
+        device, platform = "tpu", Platform.TPU
     # Only a library that ran and failed is advised to report a bug first (_read).
     kind = _RAN if advice[0][0] is AdviceKind.REPORT_BUG else _KIND
-    failure = kind.failure(
-        log,
-        m.start(),
-        op=op,
-        fixes=advice,
-        device=f"gpu ({name})" if name else "gpu",
-        platform=Platform.GPU,
-    )
+    failure = kind.failure(log, m.start(), op=op, fixes=advice, device=device, platform=platform)
+    if m["cuinit"] and not on_tpu and _RE.went_on_cpu.search(after):
+        # JAX fell back to the CPU and went on: a later failure is the one, this a warning.
+        failure.finding.warning = True
+        failure.hints.append(_TEXT.cuinit_cpu)
     if m["factory"]:
         failure.finding.warning = True  # printed at the E level, but nothing failed
         failure.hints.append("not a failure: look for the error after these lines")
