@@ -113,3 +113,39 @@ def test_a_tracer_numpy_converted_gets_jnp_first_and_a_static_argument_second():
     setting = first(NUMPY_ON_A_SETTING)
     assert advice_kinds(setting)[:2] == ["jnp_not_np", "static_args"]
     assert setting.finding.source == "/tmp/gen17c/np_setting.py:8"
+
+
+# ---- the user's line in a folder of theirs named like a framework ------------------------------
+
+# JAX 0.10.2's own error, the script and its helper module in a folder named `jax`, verbatim.
+HELPER_IN_A_JAX_FOLDER = """\
+Traceback (most recent call last):
+  File "/tmp/gen17c/playground/jax/train.py", line 8, in <module>
+    print(jax.jit(dense)(x, w))
+          ^^^^^^^^^^^^^^^^^^^^
+  File "/tmp/gen17c/playground/jax/layers.py", line 5, in dense
+    return jnp.dot(x, w)
+           ^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/tensor_contractions.py", line 122, in dot
+    result = lax.dot_general(a, b, dimension_numbers=(contract_dims, batch_dims),
+             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+TypeError: dot_general requires contracting dimensions to have the same shape, got (16,) and (32,).
+--------------------
+For simplicity, JAX has removed its internal frames from the traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include these.
+"""  # noqa: E501
+
+
+def test_a_users_folder_named_like_a_framework_holds_the_users_line():
+    helper = first(HELPER_IN_A_JAX_FOLDER)
+    assert helper.finding.source == "/tmp/gen17c/playground/jax/layers.py:5"
+    # jax#12083: IPython's traceback of a script run from ~/.../playground/jax/.
+    ndim = first(log("r17c_jax_12083"))
+    assert ndim.finding.source.endswith("lsqfitgp/playground/jax/ndimbug.py:6")
+    # A checkout's package and its sources stay the framework's; so does an installed one.
+    for path in (
+        "/home/u/src/jax/jax/core.py",
+        "/home/u/src/jax/jax/_src/api.py",
+        "/usr/lib/python3/dist-packages/jax/api.py",
+        "/home/u/jax/__init__.py",
+    ):
+        assert not is_users(StackFrame(path, 1, "f")), path

@@ -61,11 +61,26 @@ def is_users(frame: StackFrame) -> bool:
     (:func:`~hloscope.analysis.provenance.is_user_frame`), a runner's or generated."""
     if frame.file.startswith(_NO_FILE):
         return False
-    if not is_user_frame(frame) and not _project_subpackage(frame):
+    if not (is_user_frame(frame) or _project_subpackage(frame) or _named_like_framework(frame)):
         return False
     if frame.file.endswith(".jl") and _JULIA_INSTALLED.search(frame.file):
         return False  # a Julia package's, or Julia's own
     return not any(folder in _RUNNERS for folder in _SPLIT.split(frame.file)[:-1])
+
+
+def _named_like_framework(frame: StackFrame) -> bool:
+    """Whether ``frame`` is a user's script in a folder of theirs that only shares a
+    framework's name (``~/sandbox/jax/repro.py``, ``playground/jax/ndimbug.py``): not
+    installed, that folder its file's own and the only one of a framework's name on the path
+    (a checkout's package is ``jax/jax/``, its sources ``jax/_src/``), no package's own
+    module-level file."""
+    folders = _SPLIT.split(frame.file)
+    if len(folders) < 3 or folders[-1] in _PACKAGE_FILES:
+        return False
+    if _INSTALLED_OR_PYTHON.search("/" + frame.file):
+        return False
+    named = [folder for folder in folders[:-1] if folder in FRAMEWORK_FOLDERS]
+    return named == [folders[-2]]
 
 
 # A tree's folder of other projects' code kept in it, as site-packages is installed code
