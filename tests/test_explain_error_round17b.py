@@ -217,33 +217,7 @@ def test_a_list_given_to_jax_numpy_is_named_with_its_function():
     assert (summed.family, summed.finding.op) == (Family.JAX_CALL, "sum")
 
 
-# ---- the JAX API the user called, when a tracing error names none -----------------------------
-
-# JAX 0.10.2 on CPU: jax.jit(lambda x, n: jnp.reshape(x, (n, -1)))(jnp.ones(6), 2), the frames
-# from the user's function in and the message.
-RESHAPE_0_10_2 = """\
-Traceback (most recent call last):
-  File "/tmp/r17b/prog/trace_demo.py", line 26, in <module>
-    jax.jit(reshape_to)(jnp.ones(6), 2)
-  File "/tmp/r17b/prog/trace_demo.py", line 7, in reshape_to
-    return jnp.reshape(x, (n, -1))
-           ^^^^^^^^^^^^^^^^^^^^^^^
-  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/lax_numpy.py", \
-line 1980, in reshape
-    return a.reshape(shape, order=order)  # pyrefly: ignore[missing-attribute]
-  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/\
-array_methods.py", line 1538, in meth
-    return getattr(self.aval, name).fun(self, *args, **kwargs)
-  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/\
-array_methods.py", line 375, in _reshape
-    newshape = _compute_newshape(self, args[0] if len(args) == 1 else args)
-  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/\
-array_methods.py", line 522, in _compute_newshape
-    newshape = core.canonicalize_shape(newshape)
-TypeError: Shapes must be 1D sequences of concrete values of integer type, got \
-(JitTracer(~int32[]), -1).
-If using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.
-"""
+# ---- a traced slice bound ----------------------------------------------------------------
 
 # JAX 0.10.2 on CPU: x[i:i + 2] in a jitted function: the user's line calls an operator.
 SLICE_0_10_2 = """\
@@ -261,15 +235,6 @@ line 1151, in rewriting_take
 IndexError: Slice entries must be static integers. Got slice(JitTracer(~int32[]), \
 JitTracer(~int32[]), None) at position 0
 """
-
-
-def test_the_jax_api_the_users_line_called_is_the_op_a_message_does_not_name():
-    reshape = first(RESHAPE_0_10_2)
-    assert (reshape.family, reshape.finding.op) == (Family.JAX_TRACING, "reshape")
-    assert reshape.error_class == "TypeError"
-    # aesara#702 (JAX 0.2.26, pytest's report): jax.random.normal given a traced shape.
-    normal = first(log("r17b_aesara_702"))
-    assert (normal.family, normal.finding.op) == (Family.JAX_TRACING, "normal")
 
 
 def test_an_operator_on_the_users_line_names_no_api():
@@ -380,30 +345,6 @@ def test_a_symbolic_shape_specification_jax_cannot_read_is_the_exports():
         failure = first(text)
         assert (failure.family, failure.finding.op) == (Family.JAX_EXPORT, "symbolic shape")
         assert failure.advice_kind == AdviceKind.OTHER
-
-
-# ---- an exported function called with other shapes or dtypes ---------------------------------
-
-# JAX 0.10.2 on CPU: exported for f32[3], called with f32[4]; then with i32[3].
-EXPORTED_CALLS = (
-    "ValueError: Shape mismatch for args[0].shape[0] (expected same constant): expected (3,) "
-    "and called with (4,)\n",
-    """\
-  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/export/_export.py", \
-line 1527, in _call_exported_abstract_eval
-    raise ValueError(
-ValueError: Dtype mismatch for args[0]: expected float32 and called with int32
---------------------
-""",
-)
-
-
-def test_an_exported_function_called_with_other_arguments_fixes_the_shapes():
-    for text in EXPORTED_CALLS:
-        failure = first(text)
-        assert (failure.family, failure.finding.op) == (Family.JAX_EXPORT, "exported call")
-        assert failure.advice_kind == AdviceKind.FIX_SHAPES
-        assert "args[0]" in failure.finding.suggestion
 
 
 # ---- a traced slice bound, in the words of JAX 0.1.7x-0.4 ------------------------------------

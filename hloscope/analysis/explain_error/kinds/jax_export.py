@@ -147,17 +147,6 @@ def _custom_call_fixes(target: str) -> list[tuple[AdviceKind, str]]:
     ]
 
 
-def _exported_call_advice(m: re.Match[str], group: str) -> Advice:
-    """An exported function called with other shapes (or dtypes) than it was exported for:
-    those, or a symbolic dimension where the size varies."""
-    if group == "shape_mismatch":
-        what, arg, want, got = "other shapes", m["sm_arg"], m["sm_want"], m["sm_got"]
-    else:
-        what, arg, want, got = "other dtypes", m["dm_arg"], m["dm_want"], m["dm_got"]
-    detail = f"{arg}: {want} exported, {got.strip()} given"
-    return Advice(_TEXT.exported_call.format(what=what, detail=detail), AdviceKind.FIX_SHAPES)
-
-
 def _no_xla_fixes(op: str) -> list[tuple[AdviceKind, str]]:
     """A primitive jax2tf cannot convert without XLA ops: a newer jax converts more of them
     (what ended most such threads), else convert with XLA ops or rewrite the op."""
@@ -201,8 +190,6 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if form.group in ("symbolic_syntax", "polyshape", "polyshape_count"):
         said = (m["ss_said"] or m["ps_said"] or "one per positional argument").strip()
         advice = Advice(_TEXT.symbolic_spec.format(said=said), AdviceKind.OTHER)
-    elif form.group in ("shape_mismatch", "dtype_mismatch"):
-        advice = _exported_call_advice(m, form.group)
     if form.group.startswith("dim_"):  # the shared table has no row for symbolic shapes
         advice = Advice(_TEXT.dimension_variables, AdviceKind.OTHER)
     if form.op in _TAKEN_OUT and advice.kind is AdviceKind.OTHER:

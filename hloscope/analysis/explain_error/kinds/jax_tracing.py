@@ -56,21 +56,6 @@ def _trigger_keys(error_class: str, trigger: str) -> tuple[str, ...]:
     return (f"{error_class}:{trigger}", error_class) if trigger else (error_class,)
 
 
-def _api_called(stack: list[StackFrame]) -> str:
-    """The JAX API the user's innermost frame called, when the frame it called is one of
-    jax.numpy, jax.lax, jax.random... (``jnp.reshape(x, (n, -1))`` -> ``reshape``): what
-    refused the traced value when the message names nothing ("Shapes must be 1D sequences of
-    concrete values"). Empty when the callee is no API function by name: an operator or a
-    method (``x[i:j]``, ``x.reshape``) goes through JAX's helpers, which name no call."""
-    user = next((i for i, frame in enumerate(stack) if is_users(frame)), None)
-    if not user:  # no user's frame, or nothing called from it
-        return ""
-    callee = stack[user - 1]
-    if _RE.api_file.search(callee.file) and not _RE.api_helper.match(callee.function):
-        return callee.function
-    return ""
-
-
 def _tracing_region(log: Log, pos: int) -> int:
     end = min(len(log.text), pos + 4096)
     for stop in _TRACING_END:
@@ -115,8 +100,6 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     stack = log.traceback_before(m.start())
     if form.group == "while_reverse":
         culprit_name = "while_loop"
-    if not culprit_name and error_class in _GENERIC_CLASSES:
-        culprit_name = _api_called(stack)
     trigger = culprit_name.rsplit(".", 1)[-1] or _FORM_TRIGGERS.get(form.group, "")
     traced = _RE.traced_at.search(log.text, m.end(), end)
     defined_at = None
