@@ -437,3 +437,30 @@ def test_a_bound_method_tf_function_retraced_is_named_by_its_method():
         assert failure.advice_kind == AdviceKind.SEE_RECOMPILES
         ops.append(failure.finding.op)
     assert ops == ["generate_step", "step"]
+
+
+# ---- an array assigned into in place ----------------------------------------------------------
+
+ITEM_ASSIGNMENTS = (
+    # google/objax#59 (JAX 0.2, 2020): v[2:4] += 1 on a DeviceArray.
+    "TypeError: '<class 'jax.interpreters.xla.DeviceArray'>' object does not support item "
+    "assignment. JAX arrays are immutable; perhaps you want jax.ops.index_update or "
+    "jax.ops.index_add instead?\n",
+    # JAX 0.10.2 on CPU: x = jnp.zeros(3); x[0] = 1.0.
+    """\
+Traceback (most recent call last):
+  File "/tmp/r17b/bat4/setitem.py", line 3, in <module>
+    x[0] = 1.0
+TypeError: JAX arrays are immutable and do not support in-place item assignment. Instead of \
+x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: \
+https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html
+""",
+)
+
+
+def test_an_array_assigned_into_is_an_at_set():
+    for text in ITEM_ASSIGNMENTS:
+        failure = first(text)
+        assert (failure.family, failure.finding.op) == (Family.JAX_CALL, "item assignment")
+        assert failure.advice_kind == AdviceKind.OTHER
+        assert ".at[idx].set(y)" in failure.finding.suggestion

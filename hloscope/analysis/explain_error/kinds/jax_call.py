@@ -14,6 +14,7 @@
   to a jax.numpy function; ``Value 'alpha' with dtype <U5 is not a valid JAX array type``,
   ``Error interpreting argument to mul as a JAX value``: a value of no numeric dtype given
   to JAX (not to a jitted function's parameters: static is no fix there);
+* ``JAX arrays are immutable and do not support in-place item assignment``: ``x[i] = y``;
 * ``JAX encountered invalid PRNG key data``: a plain array where a random key belongs;
 * ``Array has been deleted with shape=float32[1024]``: an input used again after a call that
   donated it;
@@ -81,6 +82,8 @@ def _read(log: Log, m: re.Match[str]) -> _Read | None:
         named = f"an array of dtype {m['vdtype'] or m['vdtype2']}"
         text = _TEXT.not_numeric.format(named=named)
         return "array dtype", Reason.DTYPE, text, AdviceKind.CAST_DTYPE
+    if m["immutable"]:
+        return "item assignment", Reason.TRACING, _TEXT.immutable, AdviceKind.OTHER
     if m["arraylike_fn"]:
         kind = m["arraylike_type"] or "value that is not an array"
         text = _TEXT.not_arraylike.format(fn=m["arraylike_fn"], kind=kind, pos=m["arraylike_pos"])
