@@ -464,3 +464,24 @@ def test_an_array_assigned_into_is_an_at_set():
         assert (failure.family, failure.finding.op) == (Family.JAX_CALL, "item assignment")
         assert failure.advice_kind == AdviceKind.OTHER
         assert ".at[idx].set(y)" in failure.finding.suggestion
+
+
+# ---- two pytrees of different structures ------------------------------------------------------
+
+PYTREE_MISMATCHES = (
+    # google/flax#2419's title (2022): a FrozenDict expected, a traced array given.
+    "ValueError: Custom node type mismatch: expected type: <class "
+    "'flax.core.frozen_dict.FrozenDict'>, value: Traced<ShapedArray(float32[256,14,14,3])>"
+    "with<DynamicJaxprTrace(level=0/1)>.\n",
+    # JAX 0.10.2 on CPU: flatten_up_to a dict of other keys; a tuple of another length.
+    "ValueError: Dict key mismatch; expected keys: ['a', 'b']; present keys: ['a', 'c'].\n",
+    "ValueError: Tuple arity mismatch: 2 != 3; tuple: (1, 2).\n",
+)
+
+
+def test_two_pytrees_of_different_structures_are_a_structure_error():
+    # google-deepmind/optax#160 (2021): optax.masked's flatten_up_to, a FrozenDict for a dict.
+    for text in (log("r17b_optax_160"), *PYTREE_MISMATCHES):
+        failure = first(text)
+        assert (failure.family, failure.finding.op) == (Family.JAX_SHAPE, "pytree")
+        assert failure.advice_kind == AdviceKind.FIX_SHAPES

@@ -46,6 +46,12 @@ _KEYED_BEFORE = {
         ("identical", r""),
         ("cond_bool", r"cond$"),
         ("mapped", r""),
+        (
+            "pytree_up",
+            r"(?:Custom node type|Dict key|Tuple arity|List arity|Named tuple "
+            r"(?:type|arity)|Custom node arity) $",
+        ),
+        ("pytree_expected", r"Error: $"),
         ("rank", r"[vp]map was requested to map its argument along axis -?\d+, $"),
         ("rank_old", r"[vp]map $"),
         ("leading", r""),
@@ -110,6 +116,10 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
         op = "vmap" if m["mapped"] else (_opening_word(log, m.start()) or "scan")
         sizes = f" ({m['sizes'].strip()})" if m["sizes"] else ""
         return (op, _TEXT.mapped.format(op=op, sizes=sizes), AdviceKind.FIX_SHAPES)
+    if m["pytree_up"] or m["pytree_expected"]:
+        start = log.line_start(m.start())
+        said = log.text[start : log.line_end(m.start())].split(": ", 1)[-1][:120].strip()
+        return ("pytree", _TEXT.pytree_up.format(said=said), AdviceKind.FIX_SHAPES)
     if m["rank"] or m["rank_old"]:
         before = log.before_on_line(m.start())[-120:]
         op = "pmap" if re.search(r"pmap (?:was requested|$)", before) else "vmap"
