@@ -485,3 +485,28 @@ def test_two_pytrees_of_different_structures_are_a_structure_error():
         failure = first(text)
         assert (failure.family, failure.finding.op) == (Family.JAX_SHAPE, "pytree")
         assert failure.advice_kind == AdviceKind.FIX_SHAPES
+
+
+# ---- a TensorList without a size XLA can read -------------------------------------------------
+
+TENSOR_LIST_SIZES = (
+    # TensorFlow's XLA guide (known issues), the message it quotes.
+    "XLA compilation requires a fixed tensor list size. Set the max number of elements. This "
+    "could also happen if you're using a TensorArray in a while loop that does not have its "
+    "maximum_iteration set, you can fix this by setting maximum_iteration to a suitable value\n",
+    # tf2xla's TensorListReserve kernel, its words since ("Set the number of elements."), as
+    # the runtime raises them with the node.
+    "tensorflow.python.framework.errors_impl.InvalidArgumentError: XLA compilation requires a "
+    "fixed tensor list size. Set the number of elements. This could also happen if you're "
+    "using a TensorArray in a while loop that does not have its maximum_iteration set, you "
+    "can fix this by setting maximum_iteration to a suitable value.\n"
+    "\t [[{{node while/TensorListSetItem}}]]\n",
+)
+
+
+def test_a_tensor_list_of_no_fixed_size_is_given_one():
+    for text in TENSOR_LIST_SIZES:
+        failure = first(text)
+        assert failure.family is Family.TF_KNOWN_ISSUE
+        assert failure.advice_kind == AdviceKind.FIXED_SIZE
+        assert "maximum_iterations" in failure.finding.suggestion

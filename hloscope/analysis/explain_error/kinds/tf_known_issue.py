@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..advice import advise
+from ..advice import Advice, AdviceKind, advise
 from ..build import Kind
 from ..catalogue import forms_of, words_of
 from ..device import platform_of
@@ -45,12 +45,16 @@ def _tf_known_issue(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         hints.append(f"{m['resource']} is on {m['res_on']}")
     if form.group == "uncopyable_input":
         hints.append(f"the input's element type is {m['cp_dtype']}")
+    advice = advise((*form.fix_keys, op), form.reason)
+    if form.group == "tensor_list_size":
+        # TF's own fix for it: a size XLA can read (maximum_iterations, a TensorArray's size).
+        advice = Advice(advice.text, AdviceKind.FIXED_SIZE)
     yield _KIND.failure(
         log,
         m.start(),
         op=op,
         reason=form.reason,
-        advice=advise((*form.fix_keys, op), form.reason),
+        advice=advice,
         node=node,
         function=chain[0].name if chain else "",
         stack=stack,
