@@ -510,3 +510,37 @@ def test_a_tensor_list_of_no_fixed_size_is_given_one():
         assert failure.family is Family.TF_KNOWN_ISSUE
         assert failure.advice_kind == AdviceKind.FIXED_SIZE
         assert "maximum_iterations" in failure.finding.suggestion
+
+
+# ---- an array indexed with a list, a string, or along too many axes ---------------------------
+
+
+def test_an_array_indexed_with_a_list_or_a_string_is_jax_calls():
+    # tensorly/tensorly#402 (jax backend, 2022) and proteneer/timemachine#333 (pytest, 2021).
+    for text in (log("dev17b_tensorly_402"), log("dev17b_timemachine_333")):
+        failure = first(text)
+        assert (failure.family, failure.finding.op) == (Family.JAX_CALL, "indexing")
+        assert "jnp.array(seq)" in failure.finding.suggestion
+    # JAX 0.10.2 on CPU: jnp.ones(3)["a"].
+    named = first("TypeError: JAX does not support string indexing; got idx='a'\n")
+    assert (named.finding.op, named.advice_kind) == ("indexing", AdviceKind.OTHER)
+
+
+TOO_MANY_INDICES = (
+    # JAX 0.2-0.4's words, as a user's notes quote them ("Err process: ...").
+    "IndexError: Too many indices for array: 2 non-None/Ellipsis indices for dim 1.\n",
+    # JAX 0.10.2 on CPU: jnp.ones(3)[0, 1].
+    "IndexError: Too many indices: array is 1-dimensional, but 2 were indexed\n",
+)
+
+
+def test_an_array_indexed_along_too_many_axes_is_a_shape_error():
+    for text in TOO_MANY_INDICES:
+        failure = first(text)
+        assert (failure.family, failure.finding.op) == (Family.JAX_SHAPE, "indexing")
+        assert failure.advice_kind == AdviceKind.FIX_SHAPES
+    # NumPy's own words (lower case) are NumPy's, not JAX's.
+    numpy_said = (
+        "IndexError: too many indices for array: array is 1-dimensional, but 2 were indexed\n"
+    )
+    assert explain_error(numpy_said).failures == []

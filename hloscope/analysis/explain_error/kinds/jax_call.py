@@ -15,6 +15,8 @@
   ``Error interpreting argument to mul as a JAX value``: a value of no numeric dtype given
   to JAX (not to a jitted function's parameters: static is no fix there);
 * ``JAX arrays are immutable and do not support in-place item assignment``: ``x[i] = y``;
+  ``Using a non-tuple sequence for multidimensional indexing is not allowed``, ``JAX does not
+  support string indexing``: an array indexed with a list or a string;
 * ``JAX encountered invalid PRNG key data``: a plain array where a random key belongs;
 * ``Array has been deleted with shape=float32[1024]``: an input used again after a call that
   donated it;
@@ -82,6 +84,9 @@ def _read(log: Log, m: re.Match[str]) -> _Read | None:
         named = f"an array of dtype {m['vdtype'] or m['vdtype2']}"
         text = _TEXT.not_numeric.format(named=named)
         return "array dtype", Reason.DTYPE, text, AdviceKind.CAST_DTYPE
+    if m["seq_index"] or m["str_index"]:
+        text = _TEXT.seq_index if m["seq_index"] else _TEXT.str_index
+        return "indexing", Reason.TRACING, text, AdviceKind.OTHER
     if m["immutable"]:
         return "item assignment", Reason.TRACING, _TEXT.immutable, AdviceKind.OTHER
     if m["arraylike_fn"]:

@@ -52,6 +52,7 @@ _KEYED_BEFORE = {
             r"(?:type|arity)|Custom node arity) $",
         ),
         ("pytree_expected", r"Error: $"),
+        ("too_many", r"(?:Error: |^)$"),
         ("rank", r"[vp]map was requested to map its argument along axis -?\d+, $"),
         ("rank_old", r"[vp]map $"),
         ("leading", r""),
@@ -120,6 +121,9 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
         start = log.line_start(m.start())
         said = log.text[start : log.line_end(m.start())].split(": ", 1)[-1][:120].strip()
         return ("pytree", _TEXT.pytree_up.format(said=said), AdviceKind.FIX_SHAPES)
+    if m["too_many"]:
+        dim, n = m["tm_dim"] or m["tm_dim2"], m["tm_n"] or m["tm_n2"]
+        return ("indexing", _TEXT.too_many.format(dim=dim, n=n), AdviceKind.FIX_SHAPES)
     if m["rank"] or m["rank_old"]:
         before = log.before_on_line(m.start())[-120:]
         op = "pmap" if re.search(r"pmap (?:was requested|$)", before) else "vmap"
