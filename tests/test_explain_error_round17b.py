@@ -544,3 +544,7 @@ def test_an_array_indexed_along_too_many_axes_is_a_shape_error():
         "IndexError: too many indices for array: array is 1-dimensional, but 2 were indexed\n"
     )
     assert explain_error(numpy_said).failures == []
+
+
+def test_expected_dict_from_code_that_is_not_jaxs_is_no_pytree_error():
+    assert explain_error("ValueError: Expected dict, got list\n").failures == []

@@ -117,6 +117,8 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
         op = "vmap" if m["mapped"] else (_opening_word(log, m.start()) or "scan")
         sizes = f" ({m['sizes'].strip()})" if m["sizes"] else ""
         return (op, _TEXT.mapped.format(op=op, sizes=sizes), AdviceKind.FIX_SHAPES)
+    if m["pytree_expected"] and not _RE.tree_context.search(log.text):
+        return None  # "Expected dict, got ..." from code that is not JAX's pytrees
     if m["pytree_up"] or m["pytree_expected"]:
         start = log.line_start(m.start())
         said = log.text[start : log.line_end(m.start())].split(": ", 1)[-1][:120].strip()
