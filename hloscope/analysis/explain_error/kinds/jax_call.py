@@ -80,6 +80,29 @@ def _read(log: Log, m: re.Match[str]) -> _Read | None:
     if m.group(0).startswith("Non-hashable"):
         text = _TEXT.unhashable.format(kind=m["unhashable"] or "an unhashable object")
         return "static argument", Reason.TRACING, text, AdviceKind.HASHABLE_STATIC
+    misused = _array_misused(m)
+    if misused is not None:
+        return misused
+    if m["otype"] and _RE.chained_value.match(log.text, m.end()):
+        return None  # the chained "as a JAX value" message after it says what was refused
+    if m["type"] or m["ctype"] or m["otype"]:
+        return _argument(m)
+    if m["static_range"]:
+        text = _TEXT.static_range.format(said=f"J{m['static_range'].rstrip('.')}")
+        return "static argument", Reason.TRACING, text, AdviceKind.STATIC_ARGS
+    if m["key_reuse"] or m["given"] is not None or m["keydata"] or m["want"]:
+        return _key(log, m)
+    if m["kwpos"]:
+        names = f" ({m['kw_names'].strip()})" if m["kw_names"] else ""
+        text = _TEXT.kwargs_positions.format(names=names)
+        return "keyword arguments", Reason.TRACING, text, AdviceKind.OTHER
+    return _runtime(m)
+
+
+def _array_misused(m: re.Match[str]) -> _Read | None:
+    """An array or a value used in a way JAX refuses outside a jit call's parameters: a dtype
+    JAX arrays cannot hold, a list or string index, an assignment into an array, a list given
+    to jax.numpy; ``None`` where the match is none of these."""
     if m["vdtype"] or m["vdtype2"]:
         named = f"an array of dtype {m['vdtype'] or m['vdtype2']}"
         text = _TEXT.not_numeric.format(named=named)
@@ -98,20 +121,7 @@ def _read(log: Log, m: re.Match[str]) -> _Read | None:
         # another object given as a value (custom_jvp's argument) is a setting: static.
         text = _TEXT.not_numeric.format(named=f"a {m['type']} passed to {m['fn']}")
         return "argument", Reason.DTYPE, text, AdviceKind.CAST_DTYPE
-    if m["otype"] and _RE.chained_value.match(log.text, m.end()):
-        return None  # the chained "as a JAX value" message after it says what was refused
-    if m["type"] or m["ctype"] or m["otype"]:
-        return _argument(m)
-    if m["static_range"]:
-        text = _TEXT.static_range.format(said=f"J{m['static_range'].rstrip('.')}")
-        return "static argument", Reason.TRACING, text, AdviceKind.STATIC_ARGS
-    if m["key_reuse"] or m["given"] is not None or m["keydata"] or m["want"]:
-        return _key(log, m)
-    if m["kwpos"]:
-        names = f" ({m['kw_names'].strip()})" if m["kw_names"] else ""
-        text = _TEXT.kwargs_positions.format(names=names)
-        return "keyword arguments", Reason.TRACING, text, AdviceKind.OTHER
-    return _runtime(m)
+    return None
 
 
 def _argument(m: re.Match[str]) -> _Read:
