@@ -12,6 +12,9 @@ from types import ModuleType
 
 from explain_error_scoring import Case
 
+from hloscope.analysis.explain_error import Family
+from hloscope.analysis.explain_error.advice import AdviceKind
+
 DATA = Path(__file__).parent / "data"
 
 
@@ -34,3 +37,25 @@ def made_cases(maker: ModuleType, folder: Path) -> list[Case]:
         text = (folder / f"{case.name}.log").read_text()
         found.append(Case(case.name, text, "", "made", meta["truth"]))
     return found
+
+
+def assert_files_made(maker: ModuleType, folder: Path) -> None:
+    """``folder``'s files are what ``maker`` makes: one per case, each case's program as its
+    code says (the mark dropped), its truth as the case states it (the user's line the marked
+    one, in the case's file or its notebook cell)."""
+    machinery = getattr(maker, "MADE", maker)  # a folder whose make.py borrows the machinery
+    names = {case.name for case in maker.CASES}
+    assert len(names) == len(maker.CASES)
+    assert {path.stem for path in folder.glob("*.json")} == names
+    for case in maker.CASES:
+        code, line = machinery._marked(case.code)
+        if case.cell:
+            line = machinery._cell_line(case.code)
+        else:
+            assert (folder / f"{case.name}.py").read_text() == code, case.name
+        truth = json.loads((folder / f"{case.name}.json").read_text())["truth"]
+        assert truth["kind"] == case.kind and Family(case.kind)
+        assert truth["op"] == case.op and truth["device"] == case.device
+        assert truth["advice"] == case.advice and AdviceKind(case.advice)
+        where = "Cell In[1]" if case.cell else f"{case.name}.py"
+        assert truth["user_line"] == (None if line is None else f"{where}:{line}")

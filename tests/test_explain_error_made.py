@@ -18,17 +18,13 @@ The floors below are the scores reached, per family.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from explain_error_scoring import Case, score
-from made_corpus import load_maker, made_cases
-
-from hloscope.analysis.explain_error import Family
-from hloscope.analysis.explain_error.advice import AdviceKind
+from made_corpus import assert_files_made, load_maker, made_cases
 
 MADE = Path(__file__).parent / "data" / "made_errors"
 
@@ -41,22 +37,8 @@ def _cases() -> list[Case]:
 
 
 def test_the_files_are_what_make_py_makes() -> None:
-    names = {case.name for case in MAKE.CASES}
-    assert len(names) == len(MAKE.CASES) >= 60
-    on_disk = {p.stem for p in MADE.glob("*.json")}
-    assert on_disk == names
-    for case in MAKE.CASES:
-        code, line = MAKE._marked(case.code)
-        if case.cell:
-            line = MAKE._cell_line(case.code)
-        else:
-            assert (MADE / f"{case.name}.py").read_text() == code
-        truth = json.loads((MADE / f"{case.name}.json").read_text())["truth"]
-        assert truth["kind"] == case.kind and Family(case.kind)
-        assert truth["op"] == case.op and truth["device"] == case.device
-        assert truth["advice"] == case.advice and AdviceKind(case.advice)
-        where = "Cell In[1]" if case.cell else f"{case.name}.py"
-        assert truth["user_line"] == (None if line is None else f"{where}:{line}")
+    assert len(MAKE.CASES) >= 60
+    assert_files_made(MAKE, MADE)
 
 
 def test_the_logs_are_neutral_and_raised_what_they_were_built_to() -> None:

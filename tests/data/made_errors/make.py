@@ -741,6 +741,8 @@ def neutral(text: str, made: Path) -> str:
         (str(made), NEUTRAL_DIR),
         # TensorFlow's "The op is created at:" drops the leading slash.
         (str(made).lstrip("/"), NEUTRAL_DIR.lstrip("/")),
+        # ... and the installed packages' folder too (its "Stack trace for op definition:").
+        (paths["purelib"].lstrip("/"), NEUTRAL_SITE.lstrip("/")),
         (paths["purelib"], NEUTRAL_SITE),
         (paths["platlib"], NEUTRAL_SITE),
         (paths["stdlib"], NEUTRAL_STDLIB),

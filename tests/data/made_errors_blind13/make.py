@@ -6,7 +6,9 @@ hit them (a training step, a data pipeline, a model; flax, optax, equinox and Ke
 notebook cells), never by what the tool handles. No rule may be written from these logs before
 they are scored, and the folder is sealed to everyone but its maker.
 
-Each case is a small program built to raise one family of error. It is written out as
+The machinery is ``tests/data/made_errors/make.py``'s (the files it writes, the neutral paths,
+the truths), run on this folder's cases. Each case is a small program built to raise one
+family of error. It is written out as
 ``<case>.py`` beside its log, run in a fresh child ``python <case>.py`` from a neutral working
 directory, and its stdout+stderr saved verbatim as ``<case>.log`` (paths made neutral:
 ``/home/user/made/<case>.py``, ``/usr/lib/python3/site-packages``), with ``<case>.json`` the truth
@@ -29,42 +31,27 @@ logs; ``--only NAME`` remakes some). The test reads the files, never re-runs thi
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import re
-import shutil
-import subprocess
+import importlib.util
 import sys
-import sysconfig
-import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 HERE = Path(__file__).parent
-NEUTRAL_DIR = "/home/user/made"
-NEUTRAL_SITE = "/usr/lib/python3/site-packages"
-NEUTRAL_STDLIB = "/usr/lib/python3.11"
-EIGHT_CPUS = {"XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
-MARK = "  #!"
 
 
-@dataclass
-class Case:
-    name: str
-    kind: str
-    op: str | None
-    advice: str | None
-    code: str
-    device: str | None = None
-    env: dict[str, str] = field(default_factory=dict)
-    #: Files beside the case (a helper module): relative path -> text.
-    extra: dict[str, str] = field(default_factory=dict)
-    #: Whether the marked line is in a notebook cell run by IPython (user_line "Cell In[1]:N").
-    cell: bool = False
-    #: The log names no line of the case (a warning raised from JAX's own frame).
-    no_line: bool = False
+def _machinery() -> ModuleType:
+    path = HERE.parent / "made_errors" / "make.py"
+    spec = importlib.util.spec_from_file_location("made_errors_make", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
+
+MADE = _machinery()
+Case = MADE.Case
+EIGHT_CPUS = MADE.EIGHT_CPUS
 
 J = "import jax\nimport jax.numpy as jnp\n"
 
@@ -706,122 +693,10 @@ print(embed_batch(tf.constant([5, 9, 2, 7, 7, 1]), tf.constant([3, 1, 2]), table
 ]
 
 
-def _marked(code: str) -> tuple[str, int | None]:
-    """The code without its ``#!`` mark, and the mark's line (1-based)."""
-    lines = code.lstrip("\n").split("\n")
-    found = None
-    for number, text in enumerate(lines, 1):
-        if text.endswith(MARK):
-            lines[number - 1] = text[: -len(MARK)]
-            found = number
-    return "\n".join(lines), found
-
-
-def _cell_line(code: str) -> int | None:
-    """The mark's line inside the notebook cell (the text of ``CELL = '''...'''``)."""
-    cell = code.split("CELL = '''", 1)[1]
-    for number, text in enumerate(cell.split("\n"), 1):
-        if text.endswith(MARK):
-            return number
-    return None
-
-
-def neutral(text: str, made: Path) -> str:
-    """``text`` with this machine's paths replaced by neutral ones."""
-    paths = sysconfig.get_paths()
-    swaps = [
-        (str(made / "site-packages"), NEUTRAL_SITE),
-        (str(made), NEUTRAL_DIR),
-        # TensorFlow's "The op is created at:" drops the leading slash.
-        (str(made).lstrip("/"), NEUTRAL_DIR.lstrip("/")),
-        # ... and the installed packages' folder too (its "Stack trace for op definition:").
-        (paths["purelib"].lstrip("/"), NEUTRAL_SITE.lstrip("/")),
-        (paths["purelib"], NEUTRAL_SITE),
-        (paths["platlib"], NEUTRAL_SITE),
-        (paths["stdlib"], NEUTRAL_STDLIB),
-        (sys.prefix, "/usr"),
-        (os.path.expanduser("~"), "/home/user"),
-    ]
-    for old, new in sorted(set(swaps), key=lambda s: -len(s[0])):
-        text = text.replace(old, new)
-    # Temporary folders TensorFlow and pytest name.
-    return re.sub(r"/tmp/[\w.-]+", "/tmp/tmpdir", text)
-
-
-def make(case: Case, workdir: Path) -> None:
-    made = workdir / "made"
-    made.mkdir(parents=True, exist_ok=True)
-    cwd = workdir / "cwd"
-    cwd.mkdir(exist_ok=True)
-    # A notebook case's file keeps its cell's text whole (the mark dropped).
-    code = case.code.lstrip("\n").replace(MARK, "") if case.cell else _marked(case.code)[0]
-    if _line(case) is None and not case.no_line:
-        raise SystemExit(f"{case.name}: no line marked {MARK!r}")
-    (made / f"{case.name}.py").write_text(code)
-    (HERE / f"{case.name}.py").write_text(code)
-    for relative, text in case.extra.items():
-        path = made / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    env = {**os.environ, "JAX_PLATFORMS": "cpu", **case.env}
-    env.pop("TF_CPP_MIN_LOG_LEVEL", None)
-    env.pop("PYTHONPATH", None)
-    if case.extra:
-        env["PYTHONPATH"] = str(made / "site-packages")
-    run = subprocess.run(
-        [sys.executable, str(made / f"{case.name}.py")],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        timeout=120,
-        check=False,
-    )
-    log = neutral(run.stdout.decode("utf-8", "replace"), made)
-    (HERE / f"{case.name}.log").write_text(log)
-    write_truth(case, run.returncode)
-    print(f"{case.name}: exit {run.returncode}, {len(log.splitlines())} lines")
-
-
-def _line(case: Case) -> int | None:
-    """The marked line: of the case's file, or of its notebook cell."""
-    return _cell_line(case.code) if case.cell else _marked(case.code)[1]
-
-
-def write_truth(case: Case, exit_code: int) -> None:
-    """``<case>.json``: the truth by construction and how the run ended."""
-    line = _line(case)
-    where = "Cell In[1]" if case.cell else f"{case.name}.py"
-    truth = {
-        "kind": case.kind,
-        "device": case.device,
-        "op": case.op,
-        "user_line": None if line is None else f"{where}:{line}",
-        "advice": case.advice,
-    }
-    meta = {"case": case.name, "exit_code": exit_code, "env": case.env, "truth": truth}
-    (HERE / f"{case.name}.json").write_text(json.dumps(meta, indent=1) + "\n")
-
-
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--only", nargs="*", default=None, help="remake only these cases")
-    parser.add_argument(
-        "--truths", action="store_true", help="rewrite the truths only (the logs as they are)"
-    )
-    args = parser.parse_args(argv)
-    chosen = [c for c in CASES if args.only is None or c.name in args.only]
-    if args.truths:
-        for case in chosen:
-            write_truth(case, json.loads((HERE / f"{case.name}.json").read_text())["exit_code"])
-        return 0
-    for case in chosen:
-        workdir = Path(tempfile.mkdtemp(prefix="made_errors_"))
-        try:
-            make(case, workdir)
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
-    return 0
+    """The machinery's command line (``--only``, ``--truths``) on this folder's cases."""
+    MADE.HERE, MADE.CASES = HERE, CASES  # it writes beside this file
+    return MADE.main(argv)
 
 
 if __name__ == "__main__":
