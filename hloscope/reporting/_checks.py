@@ -92,8 +92,12 @@ def framework_checks(spec: str) -> list[PlatformCheck] | None:
     except (subprocess.TimeoutExpired, ValueError, KeyError):
         return None
     finally:
+        # Every child ends and its pipe closes, read or not: a check that failed first leaves
+        # the others unread, and an open pipe left to the collector warns (ResourceWarning).
         for run in runs.values():
             if run.poll() is None:
                 run.kill()
-                run.wait()
+            run.wait()
+            if run.stdout is not None:
+                run.stdout.close()
     return out
