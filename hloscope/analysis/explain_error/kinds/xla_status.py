@@ -330,6 +330,8 @@ def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
         facts.platform, facts.device = Platform.TPU, "TPU driver"
     elif group == "custom_element_size":
         _read_verifier_hlo(log, m, facts)
+    elif group == "hlo_verifier":
+        facts.op = _verifier_op(log, m) or facts.op
     elif group == "mixed_precision":
         _read_mixed_instruction(m["mp_hlo"], facts)
     elif group in ("dot_algorithm", "dot_preset"):
@@ -413,6 +415,24 @@ def _read_verifier_hlo(log: Log, m: re.Match[str], facts: _Status) -> None:
     after = _RE.failed_after.search(log.text, m.end(), paragraph_end(log, m.end()) + 256)
     if after:
         facts.hints.append(_TEXT.verifier_after.format(pass_name=after["pass"]))
+
+
+def _verifier_op(log: Log, m: re.Match[str]) -> str | None:
+    """The opcode of the instruction the HLO verifier refused, where its message names it
+    (a binary op, the instruction it prints, a compare's type); ``None`` where it names none."""
+    found = _RE.verifier_op.search(log.text, m.end(), paragraph_end(log, m.end()) + 1)
+    if found is None:
+        return None
+    return "compare" if found["vo_compare"] else found["vo_binop"] or found["vo_instr"]
+
+
+def _crashed(log: Log, start: int, form: Form) -> bool:
+    """Whether the form says XLA failed inside: INTERNAL, or its verifier refusing under
+    INTERNAL (or no code) what its own passes made. Under INVALID_ARGUMENT or
+    FAILED_PRECONDITION the verifier refused the module as a status, like any refusal."""
+    if form.group != "hlo_verifier":
+        return form.group in _CRASH_FORMS
+    return not _RE.verifier_refusal.match(status_before(log, start) or "")
 
 
 def _read_mixed_instruction(hlo: str, facts: _Status) -> None:
@@ -523,6 +543,10 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         advice = Advice(_TEXT.illegal_address.format(code=facts.op), AdviceKind.REPORT_BUG)
         facts.platform, facts.device = Platform.GPU, "gpu"
         more = [(str(AdviceKind.INSTALL), _TEXT.illegal_address_cuda)]
+    elif form.group == "callback_raised" and (got := _RE.callback_result.search(m["cb_msg"])):
+        # JAX's own check of what the callback returned against the result it was declared.
+        kind = AdviceKind.FIX_SHAPES if got["cr_what"] == "shape" else AdviceKind.CAST_DTYPE
+        advice = Advice(_TEXT.callback_result_fix.format(what=got["cr_what"]), kind)
     elif form.group in ("callback_raised", "equinox_check", "checkify_check"):
         advice = Advice(_TEXT.callback_fix, AdviceKind.OTHER)
     elif _unregistered_target(form, m):
@@ -551,7 +575,7 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     status = status_before(log, start)
     if form.group == "unimplemented" or (form.group in _GENERIC_STATUS and form.op.isupper()):
         status = form.op
-    yield (_CRASH_KIND if form.group in _CRASH_FORMS else _KIND).failure(
+    yield (_CRASH_KIND if _crashed(log, start, form) else _KIND).failure(
         log,
         m.start(),
         op=facts.op,
