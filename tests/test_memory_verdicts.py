@@ -56,11 +56,20 @@ class _Oracle:
     def __getitem__(self, name: str) -> dict:
         return self.figures[name]
 
+    def close(self) -> None:
+        """End the child and close its pipes, read or not (tests that never asked leave them
+        unread: a ResourceWarning in whichever later test the collector runs in)."""
+        if self._child.poll() is None:
+            self._child.kill()
+        self._child.communicate()
+
 
 @pytest.fixture(scope="module")
 def oracle(tmp_path_factory):
     needs_libtpu()
-    return _Oracle()
+    child = _Oracle()
+    yield child
+    child.close()
 
 
 @pytest.fixture(autouse=True)
