@@ -31,6 +31,9 @@ SHAPE = Kind(Family.JAX_SHAPE, Reason.TRACING, jax_message)
 
 
 def _jax_shape(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m["label"]:
+        yield _einsum_label(log, m)
+        return
     named = _RE.primitive.search(log.before_on_line(m.start())[-64:])
     if named is None and not (m["ishapes"] or m["rs"]):
         return  # "requires ... to have the same shape" from something that is not an op
@@ -41,6 +44,17 @@ def _jax_shape(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         detail = f"shapes {m['shapes'] or m['ishapes'] or m['rs']}"
     advice = (_TEXT.advice.format(op=op, detail=detail), AdviceKind.FIX_SHAPES)
     yield SHAPE.failure(log, m.start(), op=op, advice=advice, hints=[detail])
+
+
+
+def _einsum_label(log: Log, m: re.Match[str]) -> Failure:
+    """Two einsum operands whose axes of one subscript label have different sizes."""
+    detail = (
+        f"label '{m['label']}': size {m['lsize']} in operand {m['operand']}, "
+        f"{m['prev']} in the operands before it"
+    )
+    advice = (_TEXT.advice.format(op="einsum", detail=detail), AdviceKind.FIX_SHAPES)
+    return SHAPE.failure(log, m.start(), op="einsum", advice=advice, hints=[detail])
 
 
 RECOGNISER = Recogniser(Family.JAX_SHAPE, _RE.opening, _jax_shape)
