@@ -50,3 +50,84 @@ def test_the_verifier_refusing_under_a_refusal_code_is_a_status_naming_the_instr
 @pytest.mark.parametrize("name", ["fresh3_a_jax_39301", "fresh4_a_jax_29088"])
 def test_the_verifier_refusing_under_internal_stays_a_crash(name):
     assert first(log(name)).family is Family.XLA_CRASH
+
+
+# ---- jnp.einsum's operands whose sizes of one label differ (opt_einsum's words) -----------------
+
+# JAX 0.10.2 on CPU: jnp.einsum("ij,jk->ik", jnp.ones((3, 4)), jnp.ones((5, 2))), its stderr.
+EINSUM_0_10_2 = """\
+Traceback (most recent call last):
+  File "/tmp/r18a/einsum_matmul_inner.py", line 5, in <module>
+    print(jnp.einsum("ij,jk->ik", a, b))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/usr/lib/python3.11/site-packages/jax/_src/numpy/einsum.py", line 309, in einsum
+    operands, contractions = contract_path(
+                             ^^^^^^^^^^^^^^
+  File "/usr/lib/python3.11/site-packages/opt_einsum/contract.py", line 324, in contract_path
+    raise ValueError(
+ValueError: Size of label 'j' for operand 1 (4) does not match previous terms (5).
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (log("shape_einsum_head_dim"), "shape_einsum_head_dim.py:6"),  # q and k's head dims
+        (EINSUM_0_10_2, "einsum_matmul_inner.py:5"),
+    ],
+)
+def test_an_einsum_label_of_two_sizes_is_a_shape_failure_of_einsum(text, line):
+    failure = first(text)
+    assert failure.family is Family.JAX_SHAPE and failure.finding.op == "einsum"
+    assert failure.advice_kind == "fix_shapes"
+    assert failure.finding.source is not None and failure.finding.source.endswith(line)
+
+
+# ---- a Pallas kernel storing a value of another dtype than its Ref's -----------------------------
+
+# JAX 0.10.2 on CPU: a kernel writing `o_ref[...] = x_ref[...] * 2.0` (float32) into a bfloat16
+# out_shape, interpret=True; its stderr's traceback.
+PALLAS_STORE_0_10_2 = """\
+Traceback (most recent call last):
+  File "/tmp/r18a/pallas_bf16_out.py", line 11, in <module>
+    out = pl.pallas_call(
+          ^^^^^^^^^^^^^^^
+  File "/usr/lib/python3.11/site-packages/jax/_src/pallas/pallas_call.py", line 1326, in wrapped
+    jaxpr, consts = _trace_kernel_to_jaxpr(
+                    ^^^^^^^^^^^^^^^^^^^^^^^
+  File "/usr/lib/python3.11/site-packages/jax/_src/pallas/pallas_call.py"\
+, line 809, in _trace_kernel_to_jaxpr
+    jaxpr, _, consts = pe.trace_to_jaxpr_dynamic(
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/usr/lib/python3.11/site-packages/jax/_src/pallas/primitives.py"\
+, line 652, in wrap_with_transforms
+    return f(*new_args)
+           ^^^^^^^^^^^^
+  File "/tmp/r18a/pallas_bf16_out.py", line 7, in scale_kernel
+    o_ref[...] = x_ref[...] * 2.0
+    ~~~~~^^^^^
+  File "/usr/lib/python3.11/site-packages/jax/_src/numpy/array_methods.py", line 1532, in op
+    return getattr(self.aval, f"_{name}")(self, *args)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+ValueError: Invalid dtype for `swap`. Ref dtype: bfloat16. Value dtype: float32.\x20
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (log("pallas_store_wrong_dtype"), "pallas_store_wrong_dtype.py:7"),  # int8 into float32
+        (PALLAS_STORE_0_10_2, "pallas_bf16_out.py:7"),  # float32 into bfloat16
+    ],
+)
+def test_a_kernel_storing_another_dtype_than_its_ref_is_a_pallas_dtype_failure(text, line):
+    failure = first(text)
+    assert failure.family is Family.PALLAS and failure.finding.op == "swap"
+    assert failure.advice_kind == "cast_dtype"
+    assert failure.finding.source is not None and failure.finding.source.endswith(line)
+
+
+def test_a_ref_store_outside_a_kernel_is_not_read_as_pallas():
+    # The same words from a jax.new_ref outside any pallas_call: no Pallas frame shows.
+    text = "ValueError: Invalid dtype for `swap`. Ref dtype: float32. Value dtype: int8. \n"
+    assert all(f.family is not Family.PALLAS for f in explain_error(text).failures)

@@ -112,6 +112,8 @@ def _read(log: Log, m: re.Match[str]) -> Failure | None:
         return _shared_memory(log, m)
     if m["needed"]:
         return _vmem(log, m)
+    if m["ref_prim"]:
+        return _kernel_store(log, m)
     if m["only_supported"]:
         if _RE.only_sharding.search(log.text, m.start(), log.line_end(m.start())):
             return None  # a sharding rule's refusal
@@ -155,6 +157,22 @@ def _raised_in_lowering(log: Log, m: re.Match[str]) -> Failure | None:
     if lang != "mosaic":
         failure.device, failure.platform = "gpu", platform_of("gpu")
     return failure
+
+
+def _kernel_store(log: Log, m: re.Match[str]) -> Failure | None:
+    """A kernel that stored (or read) a value of another dtype or shape than its Ref's; the
+    store's primitive is the op. ``None`` where no Pallas frame shows the Ref is a kernel's."""
+    if not _RE.pallas_frame.search(log.text, max(0, m.start() - _AFTER), m.start()):
+        return None
+    what, prim = m["ref_what"], m["ref_prim"]
+    detail = f"the Ref's {what} is {m['ref_has']}, the value's {m['ref_value']}"
+    text = _TEXT.kernel_store.format(prim=prim, what=what, detail=detail)
+    kind = AdviceKind.CAST_DTYPE if what == "dtype" else AdviceKind.FIX_SHAPES
+    stack = _kernel_frames(log.traceback_before(m.start()))
+    reason = Reason.DTYPE if what == "dtype" else Reason.TRACING
+    return _KIND.failure(
+        log, m.start(), stack=stack, op=prim, reason=reason, advice=(text, kind), hints=[detail]
+    )
 
 
 def _lowering_exception(log: Log, m: re.Match[str]) -> Failure | None:
