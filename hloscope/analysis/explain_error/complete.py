@@ -38,6 +38,7 @@ from .named_op import generic_op, op_called, op_named
 from .record import Failure
 from .severity import is_warning_at
 from .user_line import (
+    callback_stack,
     is_users,
     julia_expression_after,
     message_stack,
@@ -269,6 +270,10 @@ def complete(failure: Failure, log: Log) -> None:
     failure.finding.source = (
         source_in_locations(log.text[failure.offset : end]) or failure.finding.source
     )
+    # A callback's line that raised, where the message quotes the callback's traceback: the
+    # traceback around the message reaches only the call that ran the compiled program.
+    quoted = user_source(callback_stack(log, failure.offset))
+    failure.finding.source = quoted or failure.finding.source
     if not failure.finding.source:
         _user_line(failure, log)
     _frameworks(failure, log, region)

@@ -138,8 +138,10 @@ _LOG_SIGNS = re.compile(
     # source paths (xla/service/cpu/..., xla/backends/cpu/...); a binary refusing the host
     # CPU it was started on for an instruction set it was built for (jaxlib's "built using
     # AVX instructions, which your CPU ... do not support", TensorFlow's "compiled to use
-    # AVX instructions, but these aren't available on your machine").
+    # AVX instructions, but these aren't available on your machine"); XLA:CPU's host callback
+    # runner passing on what a Python callback raised ("CpuCallback error calling callback").
     rf"|(?P<cpu>\bfalling back to cpu\b|{_ASSIGNED}(?:cpu|host)\b|\brunner Host\b"
+    r"|\bCpuCallback error\b"
     rf"|{_ID_SET.format('CPU')}"
     r"|(?:xla|service|backends)/cpu/"
     r"|\b(?:built|compiled) (?:using|to use) [A-Z][\w.]*(?:(?:,| and|/) ?[A-Z][\w.]*)*"

@@ -15,13 +15,14 @@ import re
 
 from ...hlo.metadata import StackFrame
 from ..provenance import FRAMEWORK_FOLDERS, is_user_frame
-from .log import Log
+from .log import TF_FRAME, Log
 
 __all__ = [
     "user_source",
     "best_source",
     "caller_of_framework",
     "message_stack",
+    "callback_stack",
     "named_source",
     "julia_expression_after",
     "is_users",
@@ -191,6 +192,32 @@ def message_stack(log: Log, pos: int) -> list[StackFrame]:
         or julia_stack_after(log, pos)
         or log.frames_pasted_after(pos)
     )
+
+
+# XLA's host callback runner quoting, inside its status, the traceback of what a Python
+# callback raised (jax.pure_callback, io_callback, debug.callback: "CpuCallback error calling
+# callback: Traceback (most recent call last):", then its frames bare, one a line).
+_CALLBACK_TRACEBACK = re.compile(
+    r"Callback error(?: calling callback)?: Traceback \(most recent call last\):[ \t]*\n"
+)
+# How far past the message's start its quoted traceback may begin (the status code, the
+# runtime's own words before it).
+_CALLBACK_LOOKAHEAD = 200
+
+
+def callback_stack(log: Log, pos: int) -> list[StackFrame]:
+    """The frames of the callback traceback the message at ``pos`` quotes, innermost first:
+    the callback's own line that raised is in them, where the traceback around the message
+    holds only the call that ran the compiled program."""
+    found = _CALLBACK_TRACEBACK.search(log.text, pos, pos + _CALLBACK_LOOKAHEAD)
+    if found is None:
+        return []
+    frames: list[StackFrame] = []
+    at = found.end()
+    while (frame := TF_FRAME.match(log.text, at, log.line_end(at))) is not None:
+        frames.append(StackFrame(frame["file"], int(frame["line"]), frame["fn"] or ""))
+        at = log.line_end(at) + 1
+    return frames[::-1]
 
 
 # Julia's stack trace: "Stacktrace:", then each frame as "[3] fn(args...)" and, on the next

@@ -343,7 +343,10 @@ def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
     elif group.startswith("complex_"):
         _read_complex_input(log, m, facts)
     elif group == "callback_raised":
-        facts.op = m["cb_class"].rsplit(".", 1)[-1]
+        # The callback's API where its frames or JAX's log of it name one ("jax.pure_callback
+        # failed", "in io_callback_impl"), else what the callback raised.
+        api = _RE.callback_api.search(log.text)
+        facts.op = api["cb_api"] if api else m["cb_class"].rsplit(".", 1)[-1]
         facts.hints.append(
             _TEXT.callback_error.format(cls=m["cb_class"], msg=clean_message(m["cb_msg"]))
         )
