@@ -131,3 +131,42 @@ def test_a_ref_store_outside_a_kernel_is_not_read_as_pallas():
     # The same words from a jax.new_ref outside any pallas_call: no Pallas frame shows.
     text = "ValueError: Invalid dtype for `swap`. Ref dtype: float32. Value dtype: int8. \n"
     assert all(f.family is not Family.PALLAS for f in explain_error(text).failures)
+
+
+# ---- jax.tree.map given trees of different structures: how it was called ------------------------
+
+# JAX 0.10.2 on CPU: jax.tree_util.tree_map over a list of three arrays and a list of two.
+TREE_MAP_0_10_2 = """\
+Traceback (most recent call last):
+  File "/tmp/r18a/tree_map_lists.py", line 6, in <module>
+    print(jax.tree_util.tree_map(lambda w, m: w - m, weights, moments))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/usr/lib/python3.11/site-packages/jax/_src/tree_util.py", line 398, in tree_map
+    raise (err('tree_map tree') if err is not None else e) from None
+ValueError: pytree structure error: different lengths of list at key path
+    tree_map tree
+At that key path, the prefix pytree tree_map tree has a subtree of type list of length 3\
+, but the full pytree has a subtree of the same type but of length 2.
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (log("call_tree_map_mismatch"), "call_tree_map_mismatch.py:16"),  # a dict of 2 keys vs 1
+        (TREE_MAP_0_10_2, "tree_map_lists.py:6"),  # lists of length 3 and 2
+    ],
+)
+def test_tree_map_over_trees_of_two_structures_is_a_call_failure(text, line):
+    failure = first(text)
+    assert failure.family is Family.JAX_CALL and failure.finding.op == "tree_map"
+    assert failure.advice_kind == "other"
+    assert failure.finding.source is not None and failure.finding.source.endswith(line)
+
+
+def test_a_transformation_s_pytrees_stay_a_shape_failure():
+    text = (
+        "TypeError: scan body function carry input and carry output must have the same pytree "
+        "structure, but they differ:\n"
+    )
+    assert first(text).family is Family.JAX_SHAPE

@@ -174,12 +174,33 @@ def _jax_structure(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             return
         if "output" in m["identical"]:
             return  # cond's branches, their types otherwise different: the general form's
+    if (m["pytree"] or m["pytree_up"]) and _tree_map_call(log, m):
+        yield _tree_map(log, m)
+        return
     yield SHAPE.failure(log, m.start(), op=op, advice=(text, kind))
+
+
+def _tree_map_call(log: Log, m: re.Match[str]) -> bool:
+    """Whether the trees that do not match are those of one jax.tree.map call: its key path
+    after the message, or its frame in the traceback before it."""
+    after = _RE.tree_map_call.search(log.text, m.start(), min(len(log.text), m.end() + 400))
+    frames = log.text[max(0, m.start() - _WINDOW) : m.start()]
+    return after is not None or _RE.tree_map_call.search(frames) is not None
+
+
+def _tree_map(log: Log, m: re.Match[str]) -> Failure:
+    """jax.tree.map called with trees of different structures: how it was called."""
+    start = log.line_start(m.start())
+    said = log.text[start : log.line_end(m.start())].split(": ", 1)[-1][:120].strip()
+    text = _TEXT.tree_map.format(said=said)
+    return _CALL.failure(log, m.start(), op="tree_map", advice=(text, AdviceKind.OTHER))
 
 
 _WINDOW = 2048
 # A value whose type is right but for the mesh axes it varies along: how it is sharded.
 _SHARDING = Kind(Family.SHARDING, Reason.SHARDING, jax_message)
+# jax.tree.map given trees that do not match: how it was called, not a transformation's types.
+_CALL = Kind(Family.JAX_CALL, Reason.TRACING, jax_message)
 
 
 def _varying_carry(log: Log, m: re.Match[str], op: str) -> Failure | None:
