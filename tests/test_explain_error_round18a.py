@@ -170,3 +170,62 @@ def test_a_transformation_s_pytrees_stay_a_shape_failure():
         "structure, but they differ:\n"
     )
     assert first(text).family is Family.JAX_SHAPE
+
+
+# ---- a JAX library refusing how it was called: Flax's errors, optax's update without params -----
+
+# Flax 0.12.8 on JAX 0.10.2, CPU: model.apply(variables["params"], x) (the params not wrapped in
+# {"params": ...}); its stderr's traceback.
+FLAX_APPLY_0_12_8 = """\
+Traceback (most recent call last):
+  File "/tmp/r18a/flax_apply_params.py", line 15, in <module>
+    print(model.apply(variables["params"], x))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/tmp/r18a/flax_apply_params.py", line 9, in __call__
+    return nn.Dense(4)(x)
+           ^^^^^^^^^^^^^^
+  File "/usr/lib/python3.11/site-packages/flax/linen/linear.py", line 263, in __call__
+    kernel = self.param(
+             ^^^^^^^^^^^
+flax.errors.ScopeCollectionNotFound: Tried to access "kernel" from collection "params" in\
+ "/Dense_0" but the collection is empty.\
+ (https://flax.readthedocs.io/en/latest/api_reference/flax.errors.html#flax.errors.ScopeCollection\
+NotFound)
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "op", "line"),
+    [
+        # BatchNorm in training mode, applied without mutable=["batch_stats"].
+        (
+            log("call_flax_batch_stats_immutable"),
+            "ModifyScopeVariableError",
+            "call_flax_batch_stats_immutable.py:10",
+        ),
+        (FLAX_APPLY_0_12_8, "ScopeCollectionNotFound", "flax_apply_params.py:9"),
+    ],
+)
+def test_a_flax_error_is_a_call_failure_naming_its_class(text, op, line):
+    failure = first(text)
+    assert failure.family is Family.JAX_CALL and failure.finding.op == op
+    assert failure.advice_kind == "other"
+    assert failure.finding.source is not None and failure.finding.source.endswith(line)
+
+
+def test_a_flax_error_another_family_reads_keeps_that_family():
+    # Flax NNX's leaked-tracer guard (flax.errors.TraceContextError): a tracing failure.
+    assert first(log("fresh2_a_flax_5050")).family is Family.JAX_TRACING
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "call_optax_adamw_no_params",  # optax 0.2.8's words, with backticks
+        "r18a_brax_647",  # the same through Markdown, without them
+    ],
+)
+def test_an_optax_update_without_the_params_it_needs_is_a_call_failure(name):
+    failure = first(log(name))
+    assert failure.family is Family.JAX_CALL and failure.advice_kind == "other"
+    assert "opt.update(grads, opt_state, params)" in failure.finding.suggestion

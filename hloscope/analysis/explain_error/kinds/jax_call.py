@@ -64,6 +64,9 @@ def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["unhashed"] or m["unhashed_old"]:
         yield from _array_hash(log, m)
         return
+    if m["flax_class"]:
+        yield _flax_error(log, m)
+        return
     read = _read(log, m)
     if read is None:
         return
@@ -92,6 +95,8 @@ def _read(log: Log, m: re.Match[str]) -> _Read | None:
         return "static argument", Reason.TRACING, text, AdviceKind.STATIC_ARGS
     if m["key_reuse"] or m["given"] is not None or m["keydata"] or m["want"]:
         return _key(log, m)
+    if m["no_params"]:
+        return "update", Reason.TRACING, _TEXT.no_params, AdviceKind.OTHER
     if m["kwpos"]:
         names = f" ({m['kw_names'].strip()})" if m["kw_names"] else ""
         text = _TEXT.kwargs_positions.format(names=names)
@@ -204,6 +209,24 @@ def _weak_reference(log: Log, m: re.Match[str]) -> Failure:
         reason=Reason.TRACING,
         fixes=[wrap, upgrade] if builtin else [upgrade, wrap],
     )
+
+
+def _flax_error(log: Log, m: re.Match[str]) -> Failure:
+    """Flax's refusal of how a module was called, by its error class; a fallback where another
+    family reads the same line (Flax's leaked-tracer guard is a tracing failure)."""
+    cls = m["flax_class"]
+    start = log.line_start(m.start())
+    said = log.text[start : m.start()].rsplit("(https://", 1)[0].split(": ", 1)[-1].strip()
+    immutable = _RE.flax_immutable.search(said)
+    if immutable:
+        text = _TEXT.flax_immutable.format(collection=immutable["collection"])
+    else:
+        text = _TEXT.flax_error.format(cls=cls, said=said[:160])
+    failure = _KIND.failure(
+        log, start, op=cls, reason=Reason.TRACING, advice=(text, AdviceKind.OTHER)
+    )
+    failure.fallback = True
+    return failure
 
 
 def _function_name(fn: str) -> str:
