@@ -177,3 +177,136 @@ def test_a_callback_that_raised_is_placed_at_its_own_line() -> None:
     raised = first(made("status_callback_raises"))
     assert raised.finding.source == "/home/user/made/status_callback_raises.py:7"
     assert first(PURE_CALLBACK_RAISES_0_10_2).finding.source == "/tmp/r18b/cb_raise.py:9"
+
+
+# ---- one TensorFlow tensor larger than any device holds -----------------------------------------
+
+# TensorFlow 2.21 on CPU: (600000, 1) minus (600000,) broadcasts to every pair, 1.3 TiB.
+TF_OUTER_BROADCAST_2_21 = """\
+WARNING: All log messages before absl::InitializeLog() is called are written to STDERR
+I0000 00:00:1796631929.105591   30655 port.cc:153] oneDNN custom operations are on. You may see\
+ slightly different numerical results due to floating-point round-off errors from different com\
+putation orders. To turn them off, set the environment variable `TF_ENABLE_ONEDNN_OPTS=0`.
+I0000 00:00:1796631929.148776   30655 cpu_feature_guard.cc:227] This TensorFlow binary is optim\
+ized to use available CPU instructions in performance-critical operations.
+To enable the following instructions: AVX2 AVX512F AVX512_VNNI FMA, in other operations, rebuil\
+d TensorFlow with the appropriate compiler flags.
+WARNING: All log messages before absl::InitializeLog() is called are written to STDERR
+I0000 00:00:1796631931.690113   30655 port.cc:153] oneDNN custom operations are on. You may see\
+ slightly different numerical results due to floating-point round-off errors from different com\
+putation orders. To turn them off, set the environment variable `TF_ENABLE_ONEDNN_OPTS=0`.
+W0000 00:00:1796631942.398867   30655 bfc_allocator.cc:502] Allocator (mklcpu) ran out of memor\
+y trying to allocate 1.31TiB (rounded to 1440000000000)requested by op Sub
+If the cause is memory fragmentation maybe the environment variable 'TF_GPU_ALLOCATOR=cuda_mall\
+oc_async' will improve the situation.\x20
+Current allocation summary follows.
+Current allocation summary follows.
+I0000 00:00:1796631942.398965   30655 bfc_allocator.cc:1049] BFCAllocator dump for mklcpu
+I0000 00:00:1796631942.398968   30655 bfc_allocator.cc:1056] Bin (256): 	Total Chunks: 0, Chunk\
+s in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.398973   30655 bfc_allocator.cc:1056] Bin (512): 	Total Chunks: 0, Chunk\
+s in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.398975   30655 bfc_allocator.cc:1056] Bin (1024): 	Total Chunks: 0, Chun\
+ks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.398977   30655 bfc_allocator.cc:1056] Bin (2048): 	Total Chunks: 0, Chun\
+ks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.398979   30655 bfc_allocator.cc:1056] Bin (4096): 	Total Chunks: 0, Chun\
+ks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.398981   30655 bfc_allocator.cc:1056] Bin (8192): 	Total Chunks: 0, Chun\
+ks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.398983   30655 bfc_allocator.cc:1056] Bin (16384): 	Total Chunks: 0, Chu\
+nks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.398986   30655 bfc_allocator.cc:1056] Bin (32768): 	Total Chunks: 0, Chu\
+nks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.398988   30655 bfc_allocator.cc:1056] Bin (65536): 	Total Chunks: 0, Chu\
+nks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.398990   30655 bfc_allocator.cc:1056] Bin (131072): 	Total Chunks: 0, Ch\
+unks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.398992   30655 bfc_allocator.cc:1056] Bin (262144): 	Total Chunks: 0, Ch\
+unks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.398994   30655 bfc_allocator.cc:1056] Bin (524288): 	Total Chunks: 0, Ch\
+unks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.398996   30655 bfc_allocator.cc:1056] Bin (1048576): 	Total Chunks: 0, C\
+hunks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.398998   30655 bfc_allocator.cc:1056] Bin (2097152): 	Total Chunks: 3, C\
+hunks in use: 2. 8.00MiB allocated for chunks. 4.58MiB in use in bin. 4.58MiB client-requested \
+in use in bin.
+I0000 00:00:1796631942.399010   30655 bfc_allocator.cc:1056] Bin (4194304): 	Total Chunks: 2, C\
+hunks in use: 0. 8.00MiB allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.399012   30655 bfc_allocator.cc:1056] Bin (8388608): 	Total Chunks: 0, C\
+hunks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.399014   30655 bfc_allocator.cc:1056] Bin (16777216): 	Total Chunks: 0, \
+Chunks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.399017   30655 bfc_allocator.cc:1056] Bin (33554432): 	Total Chunks: 0, \
+Chunks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.399019   30655 bfc_allocator.cc:1056] Bin (67108864): 	Total Chunks: 0, \
+Chunks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.399021   30655 bfc_allocator.cc:1056] Bin (134217728): 	Total Chunks: 0,\
+ Chunks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.399023   30655 bfc_allocator.cc:1056] Bin (268435456): 	Total Chunks: 0,\
+ Chunks in use: 0. 0B allocated for chunks. 0B in use in bin. 0B client-requested in use in bin.
+I0000 00:00:1796631942.399025   30655 bfc_allocator.cc:1072] Bin for 1.31TiB was 256.00MiB, Chu\
+nk State:\x20
+I0000 00:00:1796631942.399027   30655 bfc_allocator.cc:1085] Next region of size 8388608
+I0000 00:00:1796631942.399033   30655 bfc_allocator.cc:1105] InUse at 7f0de37ff040 of size 2400\
+000 next 3
+I0000 00:00:1796631942.399035   30655 bfc_allocator.cc:1105] InUse at 7f0de3a48f40 of size 2400\
+000 next 4
+I0000 00:00:1796631942.399037   30655 bfc_allocator.cc:1105] Free  at 7f0de3c92e40 of size 3588\
+608 next 18446744073709551615
+I0000 00:00:1796631942.399038   30655 bfc_allocator.cc:1085] Next region of size 4194304
+I0000 00:00:1796631942.399040   30655 bfc_allocator.cc:1105] Free  at 7f0df8241040 of size 4194\
+304 next 18446744073709551615
+I0000 00:00:1796631942.399041   30655 bfc_allocator.cc:1085] Next region of size 4194304
+I0000 00:00:1796631942.399043   30655 bfc_allocator.cc:1105] Free  at 7f0df8642040 of size 4194\
+304 next 18446744073709551615
+I0000 00:00:1796631942.399044   30655 bfc_allocator.cc:1110]      Summary of in-use Chunks by s\
+ize:\x20
+I0000 00:00:1796631942.399045   30655 bfc_allocator.cc:1113] 2 Chunks of size 2400000 totalling\
+ 4.58MiB
+I0000 00:00:1796631942.399048   30655 bfc_allocator.cc:1117] Sum Total of in-use chunks: 4.58MiB
+I0000 00:00:1796631942.399050   30655 bfc_allocator.cc:1119] Total size in pool: 16.00MiB memor\
+y_limit_: 23.54GiB available size: 23.52GiB curr_region_allocation_bytes_: 16.00MiB
+I0000 00:00:1796631942.399052   30655 bfc_allocator.cc:1128] Stats:\x20
+Limit:                        23.54GiB
+InUse:                         4.58MiB
+MaxInUse:                     12.58MiB
+NumAllocs:                           6
+MaxAllocSize:                  4.00MiB
+Reserved:                           0B
+PeakReserved:                       0B
+LargestFreeBlock:                   0B
+
+W0000 00:00:1796631942.399058   30655 bfc_allocator.cc:513] *****************************______\
+_________________________________________________________________
+W0000 00:00:1796631942.399084   30655 op_kernel.cc:1858] OP_REQUIRES failed at cwise_ops_common\
+.cc:82 : RESOURCE_EXHAUSTED: OOM when allocating tensor with shape[600000,600000] and type floa\
+t on /job:localhost/replica:0/task:0/device:CPU:0 by allocator mklcpu
+W0000 00:00:1796631942.399108   30655 local_rendezvous.cc:412] Local rendezvous is aborting wit\
+h status: RESOURCE_EXHAUSTED: OOM when allocating tensor with shape[600000,600000] and type flo\
+at on /job:localhost/replica:0/task:0/device:CPU:0 by allocator mklcpu
+Traceback (most recent call last):
+  File "/tmp/r18b/tf_outer.py", line 6, in <module>
+    distances = tf.abs(positions - anchors)
+                       ~~~~~~~~~~^~~~~~~~~
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/tensorflow/python/util/traceb\
+ack_utils.py", line 167, in error_handler
+    raise e.with_traceback(filtered_tb) from None
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/tensorflow/python/framework/o\
+ps.py", line 6027, in raise_from_not_ok_status
+    raise core._status_to_exception(e) from None  # pylint: disable=protected-access
+    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+tensorflow.python.framework.errors_impl.ResourceExhaustedError: {{function_node __wrapped__Sub_\
+device_/job:localhost/replica:0/task:0/device:CPU:0}} OOM when allocating tensor with shape[600\
+000,600000] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator mklcpu \
+[Op:Sub] name:\x20
+"""
+
+
+def test_a_tf_tensor_no_device_holds_is_a_shape_to_fix() -> None:
+    # A batch to trim is no answer to one tensor of TiBs (a Dense layer on a flattened
+    # megapixel image, an unintended outer broadcast): the shape grew by mistake.
+    for text in (made("oom_keras_dense_megapixel"), TF_OUTER_BROADCAST_2_21):
+        failure = first(text)
+        assert failure.advice_kind == "fix_shapes"
+        assert [kind for kind, _ in failure.more_advice][:1] == ["smaller_batch"]

@@ -316,6 +316,8 @@ def _tf_tensor(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[Advic
         AdviceKind.SMALLER_BATCH,
         f"a smaller batch: shape[{m['tf_shape']}] leads with the batch dimension{first or ''}",
     )
+    if size and size >= NO_DEVICE_HOLDS:  # no device holds one such tensor: its shape is wrong
+        return size, [(AdviceKind.FIX_SHAPES, ABSURD.format(asked=format_bytes(size))), batch]
     return size, [batch, (AdviceKind.FREE_MEMORY, _TEXT.release_jax.format(held=""))]
 
 
