@@ -229,3 +229,23 @@ def test_an_optax_update_without_the_params_it_needs_is_a_call_failure(name):
     failure = first(log(name))
     assert failure.family is Family.JAX_CALL and failure.advice_kind == "other"
     assert "opt.update(grads, opt_state, params)" in failure.finding.suggestion
+
+
+# ---- the shell's "Segmentation fault" in a session that shows JAX on a device ------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "fresh13_a_jax_28692",  # jax 0.6: the devices printed (CudaDevice(id=0)), then the fault
+        "r18a_jax_3115",  # jax 0.1.63 at a prompt: `from jax import random`, a DeviceArray
+    ],
+)
+def test_a_segfault_after_jax_ran_on_a_device_is_a_crash(name):
+    failure = first(log(name))
+    assert failure.family is Family.XLA_CRASH and failure.finding.op == "SIGSEGV"
+
+
+def test_a_segfault_with_no_sign_of_jax_is_not_read():
+    text = ">>> import numpy as np\n>>> np.ones(3)\nSegmentation fault (core dumped)\n"
+    assert not explain_error(text).failures
