@@ -310,3 +310,16 @@ def test_a_tf_tensor_no_device_holds_is_a_shape_to_fix() -> None:
         failure = first(text)
         assert failure.advice_kind == "fix_shapes"
         assert [kind for kind, _ in failure.more_advice][:1] == ["smaller_batch"]
+
+
+# ---- a cuDNN handle the runtime could not create -----------------------------------------------
+
+
+def test_a_cudnn_handle_refused_offers_the_versions_after_the_memory() -> None:
+    # Its threads end on one of two causes: a full device (allow_growth, another process) or
+    # a CUDA/cuDNN that does not go with the driver (jax#14480, QuantEcon's CI: jaxlib 0.4.3).
+    quantecon = (DATA / "family_logs" / "r18b_quantecon_319_cudnn_handle_ret_check.log").read_text()
+    for text in (corpus("fresh13_b_jax_14480"), quantecon):
+        failure = first(text)
+        kinds = [failure.advice_kind, *(kind for kind, _ in failure.more_advice)]
+        assert kinds[:2] == ["free_memory", "install"]

@@ -233,6 +233,9 @@ def _startup(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if name:
         device = f"gpu ({name})"
     hints = [message.strip()] if message.strip() else []
+    # A handle refused with no sign that memory was free: a full device first, then a CUDA
+    # or cuDNN that does not go with the driver (the two causes its threads end on).
+    more = [(str(AdviceKind.INSTALL), _TEXT.install)] if kind is AdviceKind.FREE_MEMORY else []
     if m.group().startswith(_DNN_FAILED):
         window = log.text[max(0, m.start() - 8192) : m.start()]
         hints = list(dict.fromkeys(c.group() for c in _RE.cudnn_causes.finditer(window)))
@@ -248,6 +251,7 @@ def _startup(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         device=device,
         platform=platform,
         hints=hints,
+        more_advice=more,
     )
 
 
