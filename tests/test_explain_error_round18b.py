@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hloscope.analysis.explain_error import explain_error
+from hloscope.analysis.explain_error.device import platform_of
 from hloscope.analysis.explain_error.record import Failure
 from hloscope.analysis.unsupported.findings import Platform
 
@@ -323,3 +324,15 @@ def test_a_cudnn_handle_refused_offers_the_versions_after_the_memory() -> None:
         failure = first(text)
         kinds = [failure.advice_kind, *(kind for kind, _ in failure.more_advice)]
         assert kinds[:2] == ["free_memory", "install"]
+
+
+# ---- IREE's PJRT plugins: the platform under the plugin's prefix ---------------------------------
+
+
+def test_an_iree_platform_is_the_device_it_names() -> None:
+    # iree_cpu, iree_cuda: IREE's PJRT plugins name their platforms after the device, in a
+    # lowering's refusal ("not found for platform iree_cpu") and in JAX_PLATFORMS.
+    iree = (DATA / "family_logs" / "r18b_iree_19223_iree_cpu_plugin_attributes.log").read_text()
+    for text in (corpus("fresh13_c_openxla_pjrt_plugin_25"), iree):
+        assert first(text).platform is Platform.CPU
+    assert platform_of("iree_cuda") is Platform.GPU and platform_of("iree_vulkan") is None

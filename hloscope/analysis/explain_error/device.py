@@ -11,7 +11,10 @@ from ..unsupported.findings import Platform
 
 __all__ = ["platform_of", "named_accelerator", "platform_in_log"]
 
-_PLATFORM_WORD = re.compile(r"\b(XLA_[A-Z]+_JIT|cpu|gpu|tpu|cuda|rocm|xpu)(?:\b|_)", re.I)
+# (IREE's PJRT plugins name their platforms after the device: iree_cpu, iree_cuda, iree_rocm.)
+_PLATFORM_WORD = re.compile(
+    r"(?:\b|(?<=\biree_))(XLA_[A-Z]+_JIT|cpu|gpu|tpu|cuda|rocm|xpu)(?:\b|_)", re.I
+)
 # Intel's GPUs, as their PJRT plugin (intel-extension-for-openxla) and PyTorch name them.
 _XPU = "xpu"
 
@@ -53,7 +56,7 @@ _ASSIGNED = (
     r"(?:\b(?:platforms?|backend|device_kind|device_type|PJRT_DEVICE"
     # (JAX's own advice, "or set JAX_PLATFORMS=cpu to skip this backend", names no platform
     # the program ran on.)
-    r"|(?<!set )JAX_PLATFORMS?(?:_NAME)?(?:['\"]\])?)\s*[=:]\s*[\[(]?['\"]?"
+    r"|(?<!set )JAX_PLATFORMS?(?:_NAME)?(?:['\"]\])?)\s*[=:]\s*[\[(]?['\"]?(?:iree_)?"
     r"|\bdevice type )"
 )
 # JAX's DeviceIdSet repr, a platform's name and device ids: "{CPU 0, 1}" (doubled braces:
