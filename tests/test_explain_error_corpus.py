@@ -74,8 +74,8 @@ FLOORS = {
     # round 15 (the eleventh part read): 452/488 and 357/488; with the twelfth, spent after its
     # blind scoring (41/52 and 23/52 at 2f8a9cc) and not yet read: 496/540 and 380/540; round 16
     # (the twelfth part read): 503/540 and 400/540; round 17 (threads before 2023) and the
-    # words refitted with the thirteenth: 502/540 and 403/540. With the thirteenth, spent after its blind scoring (32/49 and 20/49) and not
-    # yet read: 535/589 and 423/589.
+    # words refitted with the thirteenth: 502/540 and 403/540. With the thirteenth, spent
+    # after its blind scoring (32/49 and 20/49) and not yet read: 535/589 and 423/589.
     ("date", "test", None): {"recognised": 0.90, "fully_right": 0.71},
     # After round 5's field and family rules (tuned on since 5f1c0dd): 37/37 and 34/37; round 7
     # (a platform given as a value, tuned on since f113984): 35/37 fully right; the op named on
