@@ -249,3 +249,35 @@ def test_a_segfault_after_jax_ran_on_a_device_is_a_crash(name):
 def test_a_segfault_with_no_sign_of_jax_is_not_read():
     text = ">>> import numpy as np\n>>> np.ones(3)\nSegmentation fault (core dumped)\n"
     assert not explain_error(text).failures
+
+
+# ---- with_sharding_constraint acting as an assert under explicit mesh axes ---------------------
+
+# JAX 0.10.2 on CPU (two host devices): an array sharded P('x', None) constrained to
+# P(None, 'x') in a jit under jax.set_mesh of an Explicit mesh; its stderr's traceback.
+WSC_ASSERT_0_10_2 = """\
+Traceback (most recent call last):
+  File "/tmp/r18a/wsc_explicit.py", line 13, in <module>
+    print(f(a))
+          ^^^^
+  File "/tmp/r18a/wsc_explicit.py", line 11, in f
+    return jax.lax.with_sharding_constraint(a * 2, P(None, "x"))
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+AssertionError: `with_sharding_constraint` acts as an assert when all axes of mesh are of type\
+ `Explicit`. The array sharding: P('x', None) did not match the sharding provided: P(None, 'x').\
+ Please use `jax.sharding.reshard` to shard your input to the sharding you want.
+"""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        log("fresh13_a_maxtext_pr4208"),  # "of type Explicit." without backticks, wrapped
+        WSC_ASSERT_0_10_2,  # "of type `Explicit`", one line, jax.sharding.reshard named
+    ],
+)
+def test_a_constraint_that_only_asserts_is_a_sharding_failure_with_both_fixes(text):
+    failure = first(text)
+    assert failure.family is Family.SHARDING and failure.finding.op == "with_sharding_constraint"
+    kinds = [failure.advice_kind, *(kind for kind, _ in failure.more_advice)]
+    assert kinds[:2] == ["reshard", "other"]

@@ -48,6 +48,8 @@ _BEFORE = 2048
 
 
 def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m["tick_explicit"]:
+        return  # "`Explicit`" in a message no form reads (see the words' file)
     if any(m[group] for group in _VOCABULARY):
         yield from _vocabulary(log, m)
     elif m["mesh_ctx"] or m["smap"]:
@@ -213,9 +215,8 @@ def _explicit(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         first = _RE.primitive_first.match(m["stype_msg"]) or _RE.named_op.search(m["stype_msg"])
         op = (first["prim"] or first.groupdict().get("lax") or "sharding") if first else "sharding"
     elif m["wsc_explicit"]:
-        if "acts as an assert" not in line:
-            return  # "`Explicit`" said of something else
-        op = "with_sharding_constraint"
+        yield _constraint_assert(log, m)
+        return
     if op == "sharding":  # the op named in passing, else the rule of JAX's that raised
         message = log.text[start : min(paragraph_end(log, start), start + _BEFORE)]
         op = op_named(message) or op_of_rule_frames(log.traceback_before(start)) or op
@@ -224,10 +225,26 @@ def _explicit(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         if op != "sharding"
         else ("the shardings of the arrays do not fit what the op needs")
     )
-    if m["wsc_explicit"]:
-        what = "with_sharding_constraint only checks a sharding under explicit axes"
     advice = (_TEXT.reshard.format(what=what), AdviceKind.RESHARD)
     yield _failure(log, m, op, advice)
+
+
+def _constraint_assert(log: Log, m: re.Match[str]) -> Failure:
+    """with_sharding_constraint under explicit axes, which checks an array's sharding and does
+    not move it: reshard the array, or make the constraint the sharding it has."""
+    what = "with_sharding_constraint only checks a sharding under explicit axes"
+    message = log.text[m.start() : min(paragraph_end(log, m.start()), m.start() + _BEFORE)]
+    shardings = _RE.wsc_shardings.search(message)
+    said = (
+        f"the array's is {shardings['has']}, the constraint's {shardings['wanted']}"
+        if shardings
+        else "the message names both"
+    )
+    fixes = [
+        (AdviceKind.RESHARD, _TEXT.reshard.format(what=what)),
+        (AdviceKind.OTHER, _TEXT.wsc_match.format(said=said)),
+    ]
+    return _KIND.failure(log, m.start(), op="with_sharding_constraint", fixes=fixes)
 
 
 def _indivisible(log: Log, m: re.Match[str], axis: int | None = None) -> Failure:
