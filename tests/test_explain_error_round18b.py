@@ -336,3 +336,16 @@ def test_an_iree_platform_is_the_device_it_names() -> None:
     for text in (corpus("fresh13_c_openxla_pjrt_plugin_25"), iree):
         assert first(text).platform is Platform.CPU
     assert platform_of("iree_cuda") is Platform.GPU and platform_of("iree_vulkan") is None
+
+
+# ---- PyTorch/XLA's bridge handed a tensor that is not on the XLA device -------------------------
+
+
+def test_a_cpu_tensor_at_an_xla_op_is_moved_before_a_bug_is_reported() -> None:
+    # GetXlaTensor's "Check failed: xtensor" (and the message under it) is the program's
+    # tensor left on the CPU: a mark_sharding on a parameter's .data, a model never moved.
+    colab = (DATA / "family_logs" / "r18b_ptxla_2960_colab_linear_not_xla_tensor.log").read_text()
+    for text in (corpus("fresh13_a_ptxla_8479"), colab):
+        failure = first(text)
+        assert failure.advice_kind == "explicit_transfer"
+        assert [kind for kind, _ in failure.more_advice] == ["report_bug"]

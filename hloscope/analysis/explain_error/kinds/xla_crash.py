@@ -118,6 +118,10 @@ def _short(path: str) -> str:
     return re.sub(r"^(?:external/[\w-]+/)?", "", path)
 
 
+# How far under a check's line its own message may say what it found.
+_BELOW_CHECK = 200
+
+
 def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     above = log.text[max(0, m.start() - 300) : m.start()]
     if (m["dump"] and "Python error: " in above) or (m["pc"] and " received " in above):
@@ -187,6 +191,8 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if devices:  # the check caught the program's operands on two devices: that first
         said = _TEXT.devices.format(got=devices["got"], want=devices["want"])
         fixes.insert(0, (AdviceKind.SAME_DEVICES, said))
+    if _RE.not_xla_tensor.search(log.text, m.start(), log.line_end(m.end()) + _BELOW_CHECK):
+        fixes.insert(0, (AdviceKind.EXPLICIT_TRANSFER, _TEXT.not_xla_tensor))
     failure = _KIND.failure(
         log,
         m.start(),
