@@ -349,3 +349,45 @@ def test_a_cpu_tensor_at_an_xla_op_is_moved_before_a_bug_is_reported() -> None:
         failure = first(text)
         assert failure.advice_kind == "explicit_transfer"
         assert [kind for kind, _ in failure.more_advice] == ["report_bug"]
+
+
+# ---- a Pallas kernel run on the CPU without its interpreter --------------------------------------
+
+# JAX 0.10.2 on CPU: a pallas_call of a kernel that doubles its block, interpret left off.
+PALLAS_ON_CPU_0_10_2 = """\
+Traceback (most recent call last):
+  File "/tmp/r18b/pl_cpu.py", line 12, in scale
+    return pl.pallas_call(scale_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+jax._src.source_info_util.JaxStackTraceBeforeTransformation: ValueError: Only interpret mode is\
+ supported on CPU backend.
+
+The preceding stack trace is the source of the JAX operation that, once transformed by JAX, tri\
+ggered the following exception.
+
+--------------------
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "/tmp/r18b/pl_cpu.py", line 15, in <module>
+    print(scale(jnp.arange(8.0)))
+          ^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/pallas/pallas_call.p\
+y", line 974, in _pallas_call_lowering
+    return mlir.lower_per_platform(
+           ^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/pallas/pallas_call.p\
+y", line 888, in cpu_lowering
+    raise ValueError("Only interpret mode is supported on CPU backend.")
+ValueError: Only interpret mode is supported on CPU backend.
+--------------------
+For simplicity, JAX has removed its internal frames from the traceback of the following excepti\
+on. Set JAX_TRACEBACK_FILTERING=off to include these.
+"""
+
+
+def test_a_pallas_kernel_on_the_cpu_is_interpreted_first() -> None:
+    for text in (made("pallas_cpu_without_interpret"), PALLAS_ON_CPU_0_10_2):
+        failure = first(text)
+        assert failure.advice_kind == "other" and "interpret=True" in failure.finding.suggestion
+        assert [kind for kind, _ in failure.more_advice] == ["replace_op"]

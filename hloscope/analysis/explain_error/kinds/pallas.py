@@ -293,13 +293,17 @@ def _kernel_frames(stack: list[StackFrame]) -> list[StackFrame]:
 
 def _not_here(log: Log, m: re.Match[str]) -> Failure:
     device = m["platform"] or "cpu"
+    advice = advise(("pallas_call", "tpu_custom_call"), Reason.NO_LOWERING)
+    fixes = [(advice.kind, advice.text)]
+    if device.lower() == "cpu":  # Pallas's interpreter runs any kernel there (a test, a laptop)
+        fixes.insert(0, (AdviceKind.OTHER, _TEXT.interpret))
     return _KIND.failure(
         log,
         m.start(),
         stack=log.traceback_before(m.start()),
         op="pallas_call",
         reason=Reason.NO_LOWERING,
-        advice=advise(("pallas_call", "tpu_custom_call"), Reason.NO_LOWERING),
+        fixes=fixes,
         device=device,
         platform=platform_of(device),
         hints=[_TEXT.on_one_platform],
