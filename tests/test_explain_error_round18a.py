@@ -281,3 +281,21 @@ def test_a_constraint_that_only_asserts_is_a_sharding_failure_with_both_fixes(te
     assert failure.family is Family.SHARDING and failure.finding.op == "with_sharding_constraint"
     kinds = [failure.advice_kind, *(kind for kind, _ in failure.more_advice)]
     assert kinds[:2] == ["reshard", "other"]
+
+
+# ---- XLA:GPU's RET_CHECK that the DNN library came up: a start-up failure ---------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "fresh13_b_quantecon_lectures_315",  # the check alone, raised as XlaRuntimeError
+        "r18a_jax_14801",  # after "Could not create cudnn handle", logged with its stack
+    ],
+)
+def test_the_compiler_s_check_for_a_dnn_library_is_a_start_up_failure(name):
+    failures = explain_error(log(name)).failures
+    assert failures and all(f.family is Family.BACKEND_STARTUP for f in failures)
+    assert failures[0].finding.op == "cuDNN" and failures[0].platform is not None
+    kinds = [failures[0].advice_kind, *(kind for kind, _ in failures[0].more_advice)]
+    assert "install" in kinds[:2]

@@ -144,6 +144,9 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return  # a Python rule XLA called raised (custom_partitioning's): .sharding reads it
     if m["check"] and _LIBRARY_CALL.search(m["check"]):
         return  # a CUDA library that did not start (read by .cuda_libraries), not XLA's bug
+    if m["rcond"] and _RE.no_dnn.match(m["rcond"].strip()):
+        yield _no_dnn(log, m)
+        return
     site = assertion or {}
     path = (fatal["file"] if fatal else None) or m["rfile"] or site.get("file", "")
     line = (fatal["line"] if fatal else None) or m["rline"] or site.get("line")
@@ -302,6 +305,22 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         platform=platform,
         hints=[f"failed in {frames[0]}"] if frames else [],
         more_advice=[] if torch else [(str(AdviceKind.INSTALL), _TEXT.crash_upgrade)],
+    )
+
+
+def _no_dnn(log: Log, m: re.Match[str]) -> Failure:
+    """XLA:GPU's check that the backend has its DNN library, failed: the library did not
+    start with the backend (a start-up failure, though a compile meets it)."""
+    lib = " or MIOpen" if "rocm" in m["rfile"].lower() else ""
+    return _START_KIND.failure(
+        log,
+        m.start(),
+        op="cuDNN",
+        node=f"{_short(m['rfile'])}:{m['rline']}",
+        advice=(_TEXT.no_dnn.format(lib=lib), AdviceKind.INSTALL),
+        device="gpu",
+        platform=Platform.GPU,
+        status="INTERNAL",
     )
 
 
