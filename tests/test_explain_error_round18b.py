@@ -391,3 +391,45 @@ def test_a_pallas_kernel_on_the_cpu_is_interpreted_first() -> None:
         failure = first(text)
         assert failure.advice_kind == "other" and "interpret=True" in failure.finding.suggestion
         assert [kind for kind, _ in failure.more_advice] == ["replace_op"]
+
+
+# ---- a Pallas kernel whose parameters are not the refs it is called with ---------------------
+
+# JAX 0.10.2 on CPU: a kernel of one input and one output given two inputs.
+PALLAS_KERNEL_ARITY_0_10_2 = """\
+Traceback (most recent call last):
+  File "/tmp/r18b/pl_arity.py", line 18, in <module>
+    print(add_both(jnp.ones(8), jnp.ones(8)))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/tmp/r18b/pl_arity.py", line 11, in add_both
+    return pl.pallas_call(
+           ^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/pallas/pallas_call.p\
+y", line 1326, in wrapped
+    jaxpr, consts = _trace_kernel_to_jaxpr(
+                    ^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/pallas/pallas_call.p\
+y", line 809, in _trace_kernel_to_jaxpr
+    jaxpr, _, consts = pe.trace_to_jaxpr_dynamic(
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/pallas/primitives.py\
+", line 652, in wrap_with_transforms
+    return f(*new_args)
+           ^^^^^^^^^^^^
+TypeError: add_kernel() takes 2 positional arguments but 3 were given
+--------------------
+For simplicity, JAX has removed its internal frames from the traceback of the following excepti\
+on. Set JAX_TRACEBACK_FILTERING=off to include these.
+"""
+
+
+def test_a_pallas_kernel_of_other_parameters_is_named_with_its_refs() -> None:
+    # Python's own arity TypeError, raised as pallas_call traces the kernel: the kernel is the
+    # op, and the fix is its refs (inputs, outputs, scratch_shapes), not a jax upgrade.
+    for text, kernel in (
+        (made("pallas_kernel_missing_scratch"), "matmul_kernel"),
+        (PALLAS_KERNEL_ARITY_0_10_2, "add_kernel"),
+    ):
+        failure = first(text)
+        assert (str(failure.family), failure.finding.op) == ("pallas", kernel)
+        assert failure.advice_kind == "other" and "scratch_shapes" in failure.finding.suggestion

@@ -30,6 +30,8 @@ _RE, _TEXT = words_of(__name__)
 _KIND = Kind(Family.PALLAS, Reason.TRACING, jax_message)
 # How far back the traceback's frames may name the index_map (two frames, with source lines).
 _FRAMES_BACK = 600
+# How far back pallas_call's tracing of the kernel may be (its frame, then Pallas's wrappers).
+_KERNEL_BACK = 1500
 
 
 def _pallas_specs(log: Log, m: re.Match[str]) -> Iterator[Failure]:
@@ -41,6 +43,13 @@ def _pallas_specs(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield _KIND.failure(log, m.start(), op="pallas_call", advice=(text, AdviceKind.FIX_SHAPES))
         return
     frames = log.text[max(0, m.start() - _FRAMES_BACK) : m.start()]
+    kernel = _RE.kernel_frame.search(log.text, max(0, m.start() - _KERNEL_BACK), m.start())
+    named = _RE.called.search(log.before_on_line(m.start()))
+    if kernel and named and not _RE.index_map_frame.search(frames):
+        # The kernel itself, called with one ref per input, output and scratch buffer.
+        text = _TEXT.kernel_refs.format(kernel=named["fn"])
+        yield _KIND.failure(log, m.start(), op=named["fn"], advice=(text, AdviceKind.OTHER))
+        return
     if not _RE.index_map_frame.search(frames):
         return  # a function given the wrong arguments, not a BlockSpec's index_map
     if m["ps_missing"]:
