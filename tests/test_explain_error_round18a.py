@@ -299,3 +299,20 @@ def test_the_compiler_s_check_for_a_dnn_library_is_a_start_up_failure(name):
     assert failures[0].finding.op == "cuDNN" and failures[0].platform is not None
     kinds = [failures[0].advice_kind, *(kind for kind, _ in failures[0].more_advice)]
     assert "install" in kinds[:2]
+
+
+# ---- PyTorch/XLA's profiler naming the aten ops it ran on the CPU ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "op"),
+    [
+        ("fresh13_c_pytorch_xla_6017", "aten::_linalg_eigh"),  # one op, torch.linalg.eigh
+        ("r18a_ptxla_6932", "aten::upsample_nearest3d"),  # two ops, the forward and backward
+    ],
+)
+def test_an_op_the_profiler_says_was_not_lowered_is_a_harmless_missing_lowering(name, op):
+    failure = first(log(name))
+    assert failure.family is Family.MISSING_LOWERING and failure.finding.op == op
+    assert failure.advice_kind == "harmless"
+    assert [kind for kind, _ in failure.more_advice] == ["replace_op"]

@@ -39,7 +39,7 @@ def _refused_because(log: Log, m: re.Match[str]) -> str | None:
 
 def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     form = form_of(_LOWERING_FORMS, m)
-    op = m["prim"] or m["legal"] or form.op
+    op = m["prim"] or m["legal"] or m["tnl_op"] or form.op
     why = _refused_because(log, m) if m["legal"] else None
     if why is not None:
         yield _REFUSED.failure(
@@ -61,6 +61,9 @@ def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         platform = Platform.TPU if form.group.startswith("tpu") else None
         device = "tpu" if platform else None
     advice = advise((op, *form.fix_keys), form.reason)
+    more: list[tuple[str, str]] = []
+    if form.group == "torch_not_lowered":
+        advice, more = _torch_fallback(m)
     kind = _KIND
     if (
         form.group == "translation_rule"
@@ -80,7 +83,17 @@ def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         device=device,
         platform=platform,
         hints=[form.meaning],
+        more_advice=more,
     )
+
+
+def _torch_fallback(m: re.Match[str]) -> tuple[Advice, list[tuple[str, str]]]:
+    """PyTorch/XLA's ops with no lowering, run on the CPU: harmless to the results; replacing
+    the op is the fix where the step is slow."""
+    ops = [m["tnl_op"], *(o.strip() for o in m["tnl_more"].split(",") if o.strip())]
+    named = ", ".join(ops)
+    text = _TEXT.torch_fallback.format(ops=named, them="them" if len(ops) > 1 else "it")
+    return Advice(text, AdviceKind.HARMLESS), [(str(AdviceKind.REPLACE_OP), text)]
 
 
 _KIND = Kind(Family.MISSING_LOWERING, reading=traced)
