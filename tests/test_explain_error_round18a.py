@@ -316,3 +316,33 @@ def test_an_op_the_profiler_says_was_not_lowered_is_a_harmless_missing_lowering(
     assert failure.family is Family.MISSING_LOWERING and failure.finding.op == op
     assert failure.advice_kind == "harmless"
     assert [kind for kind, _ in failure.more_advice] == ["replace_op"]
+
+
+# ---- a symbolic dimension of jax.export where code needs an int ---------------------------------
+
+# JAX 0.10.2 on CPU: jax.export of a function calling len(range(x.shape[0])) on a shape ("n",).
+EXPORT_DIM_0_10_2 = """\
+Traceback (most recent call last):
+  File "/tmp/r18a/export_range.py", line 12, in <module>
+    export.export(jax.jit(f))(jax.ShapeDtypeStruct((n,), jnp.float32))
+  File "/usr/lib/python3.11/site-packages/jax/_src/export/_export.py", line 651, in do_export
+    traced = fun_jit.trace(*args_specs, **kwargs_specs)
+             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/tmp/r18a/export_range.py", line 8, in f
+    return x * np.arange(len(range(x.shape[0])))
+                             ^^^^^^^^^^^^^^^^^
+TypeError: '_DimExpr' object cannot be interpreted as an integer
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        (log("fresh13_c_jax_22489"), "searchsorted"),  # jnp.digitize's searchsorted: len(bins)
+        (EXPORT_DIM_0_10_2, "symbolic dimension"),  # the program's own len()
+    ],
+)
+def test_a_symbolic_dimension_where_an_int_is_needed_is_an_export_failure(text, op):
+    failure = first(text)
+    assert failure.family is Family.JAX_EXPORT and failure.finding.op == op
+    assert "jnp.arange(x.shape[0])" in failure.finding.suggestion

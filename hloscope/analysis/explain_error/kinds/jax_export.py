@@ -182,6 +182,8 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         platform = platform_of(m["pm_on"])
     elif form.group == "no_xla":
         offenders = [(m["nx_op"], stack)]
+    elif form.group == "dim_as_int":
+        offenders = [(_api_function(stack) or form.op, stack)]
     elif form.group == "backend_mismatch":
         device = f"{m['bm_platform']} (backend {m['bm_backend']})"
         platform = platform_of(m["bm_platform"])
@@ -190,7 +192,10 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if form.group in ("symbolic_syntax", "polyshape", "polyshape_count"):
         said = (m["ss_said"] or m["ps_said"] or "one per positional argument").strip()
         advice = Advice(_TEXT.symbolic_spec.format(said=said), AdviceKind.OTHER)
-    if form.group.startswith("dim_"):  # the shared table has no row for symbolic shapes
+    if form.group == "dim_as_int":
+        where = f"jnp/lax's {offenders[0][0]}" if offenders[0][0] != form.op else "the code"
+        advice = Advice(_TEXT.dim_as_int.format(where=where), AdviceKind.OTHER)
+    elif form.group.startswith("dim_"):  # the shared table has no row for symbolic shapes
         advice = Advice(_TEXT.dimension_variables, AdviceKind.OTHER)
     if form.op in _TAKEN_OUT and advice.kind is AdviceKind.OTHER:
         advice = Advice(advice.text, AdviceKind.REPLACE_OP)
@@ -211,6 +216,16 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             platform=platform,
             hints=[form.meaning],
         )
+
+
+def _api_function(stack: list[StackFrame]) -> str | None:
+    """The innermost public function of JAX's API modules in the traceback (jnp.searchsorted
+    calling len() on a symbolic size), where one raised; ``None`` where the code was the
+    program's own."""
+    for frame in stack:
+        if _RE.api_frame.search(frame.file) and not frame.function.startswith("_"):
+            return frame.function
+    return None
 
 
 _KIND = Kind(Family.JAX_EXPORT, Reason.EXPORT)
