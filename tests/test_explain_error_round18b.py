@@ -433,3 +433,18 @@ def test_a_pallas_kernel_of_other_parameters_is_named_with_its_refs() -> None:
         failure = first(text)
         assert (str(failure.family), failure.finding.op) == ("pallas", kernel)
         assert failure.advice_kind == "other" and "scratch_shapes" in failure.finding.suggestion
+
+
+# ---- a non-array leaf inside a pytree argument of jit --------------------------------------------
+
+
+def test_a_non_array_inside_a_pytree_argument_is_filtered_before_marked_static() -> None:
+    # "passed to the function at path model.activation": static_argnames=('model',) would make
+    # the model's arrays constants; Equinox's filter_jit (or a static field) is the fix.
+    for text in (made("call_equinox_plain_jit"), corpus("fresh13_b_equinox_1127")):
+        failure = first(text)
+        assert failure.advice_kind == "other" and "filter_jit" in failure.finding.suggestion
+        assert [kind for kind, _ in failure.more_advice] == ["static_args"]
+    # The argument itself (a str, a config object, args[0]) is still one to mark static.
+    assert first(made("call_config_object_arg")).advice_kind == "static_args"
+    assert first(corpus("fresh4_b_nnpdf_2318")).advice_kind == "static_args"

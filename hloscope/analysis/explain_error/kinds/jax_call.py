@@ -71,7 +71,14 @@ def _jax_call(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if read is None:
         return
     op, reason, text, kind = read
-    failure = _KIND.failure(log, m.start(), op=op, reason=reason, advice=(text, kind))
+    fixes = [(kind, text)]
+    leaf = _RE.nested_path.fullmatch(m["path"] or "") if op == "argument" else None
+    if leaf:
+        # A non-array leaf inside a pytree argument (a model's activation function): marking
+        # the whole argument static would make its arrays constants of the compiled program.
+        said = _TEXT.nested_leaf.format(path=m["path"], root=leaf["root"])
+        fixes.insert(0, (AdviceKind.OTHER, said))
+    failure = _KIND.failure(log, m.start(), op=op, reason=reason, fixes=fixes)
     if op == "argument":
         failure.finding.node = _function_name(m["fn"]) if m["fn"] else ""
     yield failure
