@@ -346,3 +346,36 @@ def test_a_symbolic_dimension_where_an_int_is_needed_is_an_export_failure(text, 
     failure = first(text)
     assert failure.family is Family.JAX_EXPORT and failure.finding.op == op
     assert "jnp.arange(x.shape[0])" in failure.finding.suggestion
+
+
+# ---- Equinox's assert_max_traces: a function traced more often than allowed ------------------
+
+# Equinox 0.13.8 on JAX 0.10.2, CPU: a jitted step under assert_max_traces(max_traces=1) called
+# with float32[3] and then float32[4]; its stderr's traceback.
+MAX_TRACES_0_13_8 = """\
+Traceback (most recent call last):
+  File "/tmp/r18a/eqx_traces.py", line 13, in <module>
+    step(jnp.ones(4))
+  File "/usr/lib/python3.11/site-packages/equinox/debug/_max_traces.py", line 66, in __call__
+    raise RuntimeError(
+RuntimeError: <function step at 0x7f8c8d745bc0> can only be traced 1 times. However, it is has\
+ now been traced 2 times. It appears that the 'x' argument is responsible: it currently has the\
+ value:
+f32[4]
+Previous values are:
+f32[3]
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "op", "kinds"),
+    [
+        # weak_type against float32: Equinox could not name the argument.
+        (log("fresh13_b_equinox_817"), "f", ["see_recompiles", "install"]),
+        (MAX_TRACES_0_13_8, "step", ["see_recompiles"]),  # the 'x' argument named
+    ],
+)
+def test_equinox_s_trace_guard_is_a_recompile_of_the_function_it_names(text, op, kinds):
+    failure = first(text)
+    assert failure.family is Family.RECOMPILE and failure.finding.op == op
+    assert [failure.advice_kind, *(kind for kind, _ in failure.more_advice)] == kinds

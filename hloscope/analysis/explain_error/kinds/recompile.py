@@ -35,6 +35,9 @@ def _short_name(qualified: str) -> str:
 
 
 def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    if m["max_traces"]:
+        yield _max_traces(log, m)
+        return
     hints: list[str] = []
     source = None
     named = m["fn"] or m["bound"]
@@ -73,6 +76,26 @@ def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         error_class=None,
         headline_at=log.line_start(m.start()),
         hints=hints,
+    )
+
+
+def _max_traces(log: Log, m: re.Match[str]) -> Failure:
+    """Equinox's guard on a function traced more often than allowed: what changed is the fix;
+    where Equinox could not name it, a newer jax and equinox do."""
+    guarded = _RE.guarded_fn.search(log.before_on_line(m.start())[-200:])
+    fn = _short_name(guarded["fn"]) if guarded else "the function"
+    said = _TEXT.max_traces.format(fn=fn, now=m["mt_now"], most=m["mt_max"])
+    fixes = [(AdviceKind.SEE_RECOMPILES, said)]
+    if _RE.undetermined.search(log.text, m.end(), log.line_end(m.end()) + 200):
+        fixes.append((AdviceKind.INSTALL, _TEXT.undetermined))
+    return _KIND.failure(
+        log,
+        m.start(),
+        op=fn if guarded else "assert_max_traces",
+        fixes=fixes,
+        function=fn if guarded else None,
+        headline_at=log.line_start(m.start()),
+        hints=[f"traced {m['mt_now']} times, at most {m['mt_max']} allowed"],
     )
 
 
