@@ -379,3 +379,48 @@ def test_equinox_s_trace_guard_is_a_recompile_of_the_function_it_names(text, op,
     failure = first(text)
     assert failure.family is Family.RECOMPILE and failure.finding.op == op
     assert [failure.advice_kind, *(kind for kind, _ in failure.more_advice)] == kinds
+
+
+# ---- an op's XLA kernel refusing bounded dynamic dimensions (TensorFlow) -----------------------
+
+# TensorFlow 2.21.0 on CPU: tf.squeeze(tf.where(tf.not_equal(x, 6))) in a
+# tf.function(jit_compile=True), x of three elements; its stderr's traceback.
+TF_BOUNDED_2_21 = """\
+Traceback (most recent call last):
+  File "/tmp/r18a/tf_squeeze.py", line 9, in <module>
+    print(f(tf.constant([1, 6, 3])))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/usr/lib/python3.11/site-packages/tensorflow/python/util/traceback_utils.py", line 167,\
+ in error_handler
+    raise e.with_traceback(filtered_tb) from None
+  File "/usr/lib/python3.11/site-packages/tensorflow/python/eager/execute.py", line 53, in\
+ quick_execute
+    tensors = pywrap_tfe.TFE_Py_Execute(ctx._handle, device_name, op_name,
+  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+tensorflow.python.framework.errors_impl.InvalidArgumentError: Squeeze op does not support bounded\
+ dynamic dimensions. Input shape: s64[<=3,1]
+
+Stack trace for op definition:\x20
+File "tmp/r18a/tf_squeeze.py", line 9, in <module>
+File "tmp/r18a/tf_squeeze.py", line 6, in f
+
+\t [[{{node Squeeze}}]]
+\ttf2xla conversion failed while converting\
+ __inference_f_9[_XlaMustCompile=true,config_proto=13561319589895757934,executor_type=111603181540\
+34397263]. Run with TF_DUMP_GRAPH_PREFIX=/path/to/dump/dir and --vmodule=xla_compiler=2 to obtain\
+ a dump of the compiled functions. [Op:__inference_f_9]
+"""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        log("fresh13_c_tensorflow_122885"),  # the message alone, s64[<=2,1]
+        TF_BOUNDED_2_21,  # InvalidArgumentError with its node and tf2xla's words, s64[<=3,1]
+    ],
+)
+def test_an_op_refusing_bounded_dynamic_dimensions_is_a_known_tf_limit(text):
+    failure = first(text)
+    assert failure.family is Family.TF_KNOWN_ISSUE and failure.finding.op == "Squeeze"
+    kinds = [failure.advice_kind, *(kind for kind, _ in failure.more_advice)]
+    assert kinds[:2] == ["other", "install"]

@@ -46,6 +46,13 @@ def _tf_known_issue(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if form.group == "uncopyable_input":
         hints.append(f"the input's element type is {m['cp_dtype']}")
     advice = advise((*form.fix_keys, op), form.reason)
+    more: list[tuple[str, str]] = []
+    if form.group == "bounded_dynamic":
+        named = _RE.bounded_op.search(log.before_on_line(m.start())[-80:])
+        op = named["op"] if named else op
+        shape = m["bd_shape"] or "its shape"
+        advice = Advice(_TEXT.bounded_dynamic.format(op=op, shape=shape), AdviceKind.OTHER)
+        more = [(str(AdviceKind.INSTALL), _TEXT.bounded_install)]
     if form.group == "tensor_list_size":
         # TF's own fix for it: a size XLA can read (maximum_iterations, a TensorArray's size).
         advice = Advice(advice.text, AdviceKind.FIXED_SIZE)
@@ -64,6 +71,7 @@ def _tf_known_issue(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         chain=chain,
         layer=tf_layer(node),
         hints=hints,
+        more_advice=more,
     )
 
 
