@@ -424,3 +424,22 @@ def test_an_op_refusing_bounded_dynamic_dimensions_is_a_known_tf_limit(text):
     assert failure.family is Family.TF_KNOWN_ISSUE and failure.finding.op == "Squeeze"
     kinds = [failure.advice_kind, *(kind for kind, _ in failure.more_advice)]
     assert kinds[:2] == ["other", "install"]
+
+
+# ---- a library's call refusing a JAX tracer (Awkward Array's words) ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "op"),
+    [
+        ("fresh13_c_awkward_2556", "multiply"),  # jax.grad of ak.sum(ak.sum(x) * x)
+        ("r18a_awkward_2637", "add"),  # a jet's pt plus 25 * a traced scalar
+    ],
+)
+def test_a_library_refusing_a_tracer_in_a_call_it_names_is_a_tracing_failure(name, op):
+    failure = first(log(name))
+    assert failure.family is Family.JAX_TRACING and failure.finding.op == op
+    assert [failure.advice_kind, *(kind for kind, _ in failure.more_advice)] == [
+        "install",
+        "other",
+    ]

@@ -118,6 +118,11 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if form.group == "while_reverse":
         advice = Advice(_TEXT.while_reverse, AdviceKind.LAX_CONTROL_FLOW)
         second = [(str(AdviceKind.STATIC_ARGS), _TEXT.while_static)]
+    if form.group == "foreign_tracer" and culprit and culprit["f"]:
+        # A library's own call refused the tracer (Awkward Array names the call): its
+        # release, not the program's shapes.
+        advice = Advice(_TEXT.library_tracer.format(call=culprit_name), AdviceKind.INSTALL)
+        second = [(str(AdviceKind.OTHER), _TEXT.library_tracer_other)]
     if form.group == "no_tracing":  # the trace was a retrace: why the cache missed is the question
         advice = Advice(_TEXT.retraced.format(fn=m["nt_fn"]), AdviceKind.SEE_RECOMPILES)
     if form.group in _LEAKS:
