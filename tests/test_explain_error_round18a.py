@@ -443,3 +443,19 @@ def test_a_library_refusing_a_tracer_in_a_call_it_names_is_a_tracing_failure(nam
         "install",
         "other",
     ]
+
+
+# ---- PyTorch/XLA lowering a node of an element type it cannot convert ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "dtype"),
+    [
+        ("r18a_ptxla_2939", "f16"),  # xla::cast from Half: "Unsupported XLA type 10"
+        ("r18a_ptxla_3293", "c64"),  # xla::cast from ComplexFloat: "... type 15"
+    ],
+)
+def test_an_unsupported_xla_type_while_lowering_is_a_status_of_the_node(name, dtype):
+    failure = first(log(name))
+    assert failure.family is Family.XLA_STATUS and failure.finding.op == "xla::cast"
+    assert failure.finding.dtype == dtype and failure.advice_kind == "cast_dtype"

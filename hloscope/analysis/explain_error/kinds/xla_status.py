@@ -102,6 +102,14 @@ _STATUS_FORMS: tuple[Form, ...] = (
         _TEXT.mixed_precision,
     ),
     Form(
+        "torch_type",
+        _RE.torch_type.pattern,
+        "",
+        Reason.DTYPE,
+        (),
+        _TEXT.torch_type,
+    ),
+    Form(
         "hlo_verifier",
         _RE.hlo_verifier.pattern,
         "HLO verifier",
@@ -291,6 +299,24 @@ _GENERIC_STATUS = frozenset(
 _GENERIC_OPS = frozenset(
     {"UNIMPLEMENTED", *(f.op for f in _STATUS_FORMS if f.group in _GENERIC_STATUS)}
 )
+# XLA's PrimitiveType numbers (xla_data.proto) of the types PyTorch/XLA's conversion names.
+_XLA_TYPES = {
+    1: "pred",
+    2: "s8",
+    3: "s16",
+    4: "s32",
+    5: "s64",
+    6: "u8",
+    7: "u16",
+    8: "u32",
+    9: "u64",
+    10: "f16",
+    11: "f32",
+    12: "f64",
+    15: "c64",
+    16: "bf16",
+    18: "c128",
+}
 # The exceptions JAX raises XLA's status errors as (jax 0.4.36 on; XlaRuntimeError before).
 _XLA_RUNTIME_CLASSES = ("JaxRuntimeError", "XlaRuntimeError")
 # What an FFI handler's platform word (`on a platform Host (canonical host)`, `CUDA`) means.
@@ -332,6 +358,9 @@ def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
         _read_verifier_hlo(log, m, facts)
     elif group == "hlo_verifier":
         facts.op = _verifier_op(log, m) or facts.op
+    elif group == "torch_type":
+        facts.op = m["tt_node"]
+        facts.dtype = _XLA_TYPES.get(int(m["tt_type"]))
     elif group == "mixed_precision":
         _read_mixed_instruction(m["mp_hlo"], facts)
     elif group in ("dot_algorithm", "dot_preset"):
@@ -561,6 +590,11 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     elif form.group in ("dot_algorithm", "dot_preset"):
         types = " and ".join((facts.dtype or "").split(","))
         advice = Advice(_TEXT.dot_algorithm_fix.format(types=types), AdviceKind.CAST_DTYPE)
+    elif form.group == "torch_type":
+        said = _TEXT.torch_type_fix.format(
+            node=facts.op, dtype=facts.dtype or "its type", number=m["tt_type"]
+        )
+        advice = Advice(said, AdviceKind.CAST_DTYPE)
     elif form.group == "mixed_precision":
         said = _TEXT.mixed_precision_fix.format(
             op=facts.op, types=" and ".join((facts.dtype or "").split(",")) or "mixed"
