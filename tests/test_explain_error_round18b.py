@@ -448,3 +448,35 @@ def test_a_non_array_inside_a_pytree_argument_is_filtered_before_marked_static()
     # The argument itself (a str, a config object, args[0]) is still one to mark static.
     assert first(made("call_config_object_arg")).advice_kind == "static_args"
     assert first(corpus("fresh4_b_nnpdf_2318")).advice_kind == "static_args"
+
+
+# ---- Python's max/min on a traced value ----------------------------------------------------------
+
+# JAX 0.10.2 on CPU: a jitted step clipping its scale with Python's min.
+PYTHON_MIN_0_10_2 = """\
+Traceback (most recent call last):
+  File "/tmp/r18b/pymin.py", line 11, in <module>
+    print(clipped_step(jnp.float32(12.0), 0.1))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/tmp/r18b/pymin.py", line 7, in clipped_step
+    scale = min(1.0, 5.0 / grad_norm)
+            ^^^^^^^^^^^^^^^^^^^^^^^^^
+jax.errors.TracerBoolConversionError: Attempted boolean conversion of traced array with shape b\
+ool[].
+The error occurred while tracing the function clipped_step at /tmp/r18b/pymin.py:5 for jit. Thi\
+s concrete value was not available in Python because it depends on the value of the argument gr\
+ad_norm.
+See https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerBoolConversionError
+--------------------
+For simplicity, JAX has removed its internal frames from the traceback of the following excepti\
+on. Set JAX_TRACEBACK_FILTERING=off to include these.
+"""
+
+
+def test_python_max_or_min_on_a_tracer_is_jnp_maximum_first() -> None:
+    # The line that converted calls Python's max/min (its source quoted under the frame):
+    # jnp.maximum/jnp.minimum, then lax control flow.
+    for text in (made("tracing_python_max_hinge"), PYTHON_MIN_0_10_2):
+        failure = first(text)
+        assert failure.advice_kind == "jnp_not_np" and "jnp.maximum" in failure.finding.suggestion
+        assert [kind for kind, _ in failure.more_advice][:1] == ["lax_control_flow"]

@@ -23,6 +23,7 @@ __all__ = [
     "caller_of_framework",
     "message_stack",
     "callback_stack",
+    "frame_source",
     "named_source",
     "julia_expression_after",
     "is_users",
@@ -218,6 +219,15 @@ def callback_stack(log: Log, pos: int) -> list[StackFrame]:
         frames.append(StackFrame(frame["file"], int(frame["line"]), frame["fn"] or ""))
         at = log.line_end(at) + 1
     return frames[::-1]
+
+
+def frame_source(log: Log, frame: StackFrame) -> str | None:
+    """The line of source Python's traceback quotes under ``frame``, if it quotes one."""
+    header = re.compile(
+        rf'File "{re.escape(frame.file)}", line {frame.line}, in [^\n]*\n(?P<src>[ \t]+\S[^\n]*)'
+    )
+    found = header.search(log.text)
+    return found["src"].strip() if found else None
 
 
 # Julia's stack trace: "Stacktrace:", then each frame as "[3] fn(args...)" and, on the next

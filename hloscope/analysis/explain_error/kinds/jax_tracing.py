@@ -14,7 +14,14 @@ from ..forms import Form, alternation, form_of
 from ..log import TRACEBACK_HEADER, Log, class_before
 from ..recogniser import Recogniser
 from ..record import Failure, Family, FunctionRef
-from ..user_line import FROM_LINE, best_source, caller_of_framework, is_users, user_source
+from ..user_line import (
+    FROM_LINE,
+    best_source,
+    caller_of_framework,
+    frame_source,
+    is_users,
+    user_source,
+)
 
 __all__ = ["RECOGNISER"]
 
@@ -123,6 +130,11 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         # release, not the program's shapes.
         advice = Advice(_TEXT.library_tracer.format(call=culprit_name), AdviceKind.INSTALL)
         second = [(str(AdviceKind.OTHER), _TEXT.library_tracer_other)]
+    said = frame_source(log, user) if user and error_class == "TracerBoolConversionError" else None
+    if said and _RE.builtin_compare.search(said):
+        # Python's max/min compare a traced value with `>`: jnp.maximum/jnp.minimum trace.
+        second = [(str(advice.kind), advice.text)]
+        advice = Advice(_TEXT.builtin_compare, AdviceKind.JNP_NOT_NP)
     if form.group == "no_tracing":  # the trace was a retrace: why the cache missed is the question
         advice = Advice(_TEXT.retraced.format(fn=m["nt_fn"]), AdviceKind.SEE_RECOMPILES)
     if form.group in _LEAKS:
