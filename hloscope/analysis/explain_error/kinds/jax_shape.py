@@ -46,7 +46,6 @@ def _jax_shape(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     yield SHAPE.failure(log, m.start(), op=op, advice=advice, hints=[detail])
 
 
-
 def _einsum_label(log: Log, m: re.Match[str]) -> Failure:
     """Two einsum operands whose axes of one subscript label have different sizes."""
     detail = (
