@@ -60,6 +60,7 @@ from tests.explain_error_scoring import (  # noqa: E402
     FRESH11_TEST,
     FRESH12_TEST,
     FRESH13_TEST,
+    FRESH14_TEST,
     FRESH_TEST,
     SEALED_PARTS,
 )
@@ -96,6 +97,7 @@ FIRST_SIGHT = {
     FRESH11_TEST: "d54bbf8",
     FRESH12_TEST: "2f8a9cc",
     FRESH13_TEST: "8b2ceca",
+    FRESH14_TEST: "7220f01",
 }
 #: The family logs' families and advice, as the tests that read them assert (those that are
 #: warnings only -- factories registered twice, a BFC report that is no failure, a hash of a

@@ -8,7 +8,8 @@ explain-error on them and picked them as a user would hit them; the folder was s
 rule writers until scored, once on the aggregate alone, at 20c99c4 (during round 17) and again
 at 77965bb (after it): 36/42 recognised (86%) and 23/42 fully right (55%) both times, the
 weakest field the advice (25/42). This test never re-runs them: it checks the committed files
-are what make.py makes and holds the scores reached, per family, as floors.
+are what make.py makes and holds the scores reached, per family, as floors. Round 18 then
+read it: 41/42 and 35/42.
 """
 
 from __future__ import annotations
@@ -23,22 +24,23 @@ from made_corpus import assert_files_made, load_maker, made_cases
 MADE = Path(__file__).parent / "data" / "made_errors_blind13"
 MAKE = load_maker(MADE)
 
-#: Per family, (recognised, fully right) at the blind scoring: the floors.
+#: Per family, (recognised, fully right) after round 18, which read the batch once it was
+#: scored (tuned on since 5322a9c): the floors. The whole batch 41/42 and 35/42.
 FLOORS: dict[str, tuple[int, int]] = {
-    "device_allocation": (2, 1),
-    "jax_call": (3, 2),
+    "device_allocation": (2, 2),
+    "jax_call": (6, 6),
     "jax_export": (2, 1),
-    "jax_shape": (7, 7),
-    "jax_tracing": (5, 3),
+    "jax_shape": (8, 8),
+    "jax_tracing": (5, 4),
     "missing_lowering": (2, 1),
-    "pallas": (2, 0),
+    "pallas": (3, 3),
     "recompile": (3, 3),
     "sharding": (5, 3),
     "tf2xla": (2, 2),
     "tf_known_issue": (1, 0),
-    "xla_status": (2, 0),
+    "xla_status": (2, 2),
 }
-TOTAL = (36, 23)
+TOTAL = (41, 35)
 
 
 def test_the_files_are_what_make_py_makes() -> None:
