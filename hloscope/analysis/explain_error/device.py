@@ -123,6 +123,10 @@ _LOG_SIGNS = re.compile(
     r"|\blearning/45eac/|\bTensorCoreSequencer\b"
     # The backend or kernel language named for the TPU, or what the TPU compiler did.
     r"|\b(?:XLA:|Pallas )TPU\b|\bTPU (?:lowering|kernel|compil(?:er|ation))\b"
+    # TensorFlow's TPU compile op and its cache, by their sources in a log line's prefix
+    # ("tpu_compile_op_common.cc:245] Compilation of ... failed",
+    # "tpu_compilation_cache_interface.cc:441] TPU host compilation cache miss").
+    r"|\btpu_compil(?:e|ation)_\w+\.cc\b|\bTPU host compilation\b"
     # XLA:TPU's flags (--xla_tpu_enable_...) and the TPU runtime's environment, in capitals
     # (TPU_PROCESS_BOUNDS, TPU_ACCELERATOR_TYPE; not a Python name's tpu_custom_call).
     r"|\bxla_tpu_\w+|(?-i:\bTPU_[A-Z][A-Z_]{3,}\b)"
