@@ -2,7 +2,8 @@
 dimensions to have the same shape, got (4,) and (5,).``, ``... requires lhs batch dimensions
 and rhs batch dimensions to have the same shape``, ``add got incompatible shapes for
 broadcasting: (3,), (4,)``, ``Incompatible shapes for broadcasting``, ``cannot reshape array
-of shape``.
+of shape``, ``Cannot divide evenly the sizes of shapes (8,) and (8, 2)`` (integer shapes only:
+with a symbolic dimension it is shape polymorphism's, .jax_export's).
 
 These are raised while tracing, on any platform: the op and the two shapes are named, and the
 user's line is the innermost frame of theirs.
@@ -35,13 +36,15 @@ def _jax_shape(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield _einsum_label(log, m)
         return
     named = _RE.primitive.search(log.before_on_line(m.start())[-64:])
-    if named is None and not (m["ishapes"] or m["rs"]):
+    if named is None and not (m["ishapes"] or m["rs"] or m["divide"]):
         return  # "requires ... to have the same shape" from something that is not an op
-    op = named["prim"] if named else ("reshape" if m["rs"] else "broadcast")
+    # (Sizes that do not divide: only a reshape computes a quotient of shapes.)
+    reshape = m["rs"] or m["divide"]
+    op = named["prim"] if named else ("reshape" if reshape else "broadcast")
     if m["what"]:
         detail = f"{m['what']}: {m['a']} vs {m['b']}"
     else:
-        detail = f"shapes {m['shapes'] or m['ishapes'] or m['rs']}"
+        detail = f"shapes {m['shapes'] or m['ishapes'] or reshape}"
     advice = (_TEXT.advice.format(op=op, detail=detail), AdviceKind.FIX_SHAPES)
     yield SHAPE.failure(log, m.start(), op=op, advice=advice, hints=[detail])
 

@@ -1,0 +1,54 @@
+"""Round 19a of explain-error: the recognisers, read on the fourteenth blind part's misses and
+the thirteenth's left after round 18, each fix on two wordings: a corpus log and a second real
+text (another thread's, or the error JAX 0.10.2 raises itself)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hloscope.analysis.explain_error import explain_error
+from hloscope.analysis.explain_error.record import Family
+
+DATA = Path(__file__).parent / "data"
+SEARCHED = (DATA / "error_logs", DATA / "family_logs")
+
+
+def log(name: str) -> str:
+    found = [p for folder in SEARCHED for p in sorted(folder.glob(f"{name}*.log"))]
+    assert len(found) == 1, name
+    return found[0].read_text()
+
+
+def first(text: str):
+    explanation = explain_error(text)
+    assert explanation.failures
+    return explanation.failures[0]
+
+
+# ---- sizes that do not divide, both shapes plain integers: a reshape's shapes, not export's ---
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        # diffusers' Flax pipeline reshaping 8 values to (8, 2): "(8,) and (8, 2)".
+        "fresh14_c_diffusers_2016",
+        # dalle-mini's VQGAN decoding 7 codes into a 4x4 grid: "(1, 7, 256) and (1, 4, 4, -1)".
+        "r19a_vqgan_decode_code",
+    ],
+)
+def test_integer_shapes_that_do_not_divide_are_a_reshape(name: str) -> None:
+    failure = first(log(name))
+    assert failure.family == Family.JAX_SHAPE
+    assert failure.finding.op == "reshape"
+
+
+def test_a_symbolic_shape_that_does_not_divide_stays_export() -> None:
+    # JAX's shape polymorphism README's own example: b is a symbolic dimension.
+    text = (
+        "jax.core.InconclusiveDimensionOperation: Cannot divide evenly the sizes of shapes "
+        "(b, 5, 7) and (2, -1)"
+    )
+    assert first(text).family == Family.JAX_EXPORT
