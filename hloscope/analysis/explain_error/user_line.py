@@ -122,10 +122,14 @@ def user_source(stack: list[StackFrame]) -> str | None:
 
 # A library's source checkout: the repository's folder and, inside it, the package's of the
 # same name (`~/Prog/pennylane/pennylane/workflow/qnode.py`, `xla/torchax/torchax/`), or of
-# the "src layout" (`~/dev/levanter/src/levanter/compat/hf_checkpoints.py`); names compared
+# the "src layout" (`~/dev/levanter/src/levanter/compat/hf_checkpoints.py`), or of a native
+# project whose Python package sits under `python/` (Triton's `triton/python/triton/`, TVM's
+# `tvm/python/tvm/`); names compared
 # as Python's packaging compares them, runs of `-`, `_` and `.` alike and case aside (the
 # repository `e3nn-jax` of the package `e3nn_jax`).
 _SEPARATORS = re.compile(r"[-_.]+")
+# The folders a checkout keeps its package in, between the repository's and the package's.
+_PACKAGE_PARENTS = frozenset({"src", "python"})
 
 
 def _checkout_root(file: str) -> str | None:
@@ -134,7 +138,7 @@ def _checkout_root(file: str) -> str | None:
     folders = _SPLIT.split(file)[:-1]
     names = [_SEPARATORS.sub("_", folder).lower() for folder in folders]
     for i, name in enumerate(names[:-1]):
-        inner = i + 2 if folders[i + 1] == "src" and i + 2 < len(folders) else i + 1
+        inner = i + 2 if folders[i + 1] in _PACKAGE_PARENTS and i + 2 < len(folders) else i + 1
         if (name[:1].isalpha() or name.startswith("_")) and names[inner] == name:
             return "/".join(folders[: inner + 1]) + "/"
     return None
