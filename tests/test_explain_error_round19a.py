@@ -52,3 +52,27 @@ def test_a_symbolic_shape_that_does_not_divide_stays_export() -> None:
         "(b, 5, 7) and (2, -1)"
     )
     assert first(text).family == Family.JAX_EXPORT
+
+
+# ---- TPU's rewriting of 64-bit types, in newer XLA's words (X{64|128}) and older (X64) -------
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # Enzyme-JAX's f64 custom call on TPU, newer XLA naming the 128-bit types too.
+        (log("fresh14_a_enzymejax_2126"), "custom-call"),
+        # openxla/xla#26995's c64 all-reduce, in the older words (the same form, widened).
+        (
+            "jaxlib._jax.XlaRuntimeError: UNIMPLEMENTED: While rewriting computation to not "
+            "contain X64 element types, XLA encountered an HLO for which this rewriting is not "
+            "implemented: %all-reduce.0 = c64[16,...]{0,...} all-reduce(%transpose.18), "
+            "channel_id=1\n",
+            "all-reduce",
+        ),
+    ],
+)
+def test_the_x64_rewrite_refusing_an_hlo_is_a_status_of_that_op(text: str, op: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.XLA_STATUS
+    assert failure.finding.op == op
