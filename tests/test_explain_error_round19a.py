@@ -76,3 +76,23 @@ def test_the_x64_rewrite_refusing_an_hlo_is_a_status_of_that_op(text: str, op: s
     failure = first(text)
     assert failure.family == Family.XLA_STATUS
     assert failure.finding.op == op
+
+
+# ---- tt-metal's fatal assert (TT_FATAL @ file:line: condition) is a crash of its runtime -----
+
+
+@pytest.mark.parametrize(
+    ("name", "site"),
+    [
+        # tt-xla#6004: a rank-0 argument distributed over a 1x2 mesh.
+        ("fresh14_a_ttxla_6004", "tensor_apis.cpp:1327"),
+        # tt-xla#3085: YOLOv9's view of a buffer whose size its new page size does not divide.
+        ("r19a_ttxla_3085", "buffer.cpp:497"),
+    ],
+)
+def test_tt_metals_fatal_assert_is_a_crash_to_report(name: str, site: str) -> None:
+    failure = first(log(name))
+    assert failure.family == Family.XLA_CRASH
+    assert failure.finding.op == "TT_FATAL"
+    assert failure.finding.node.endswith(site)
+    assert failure.advice_kind == "report_bug"

@@ -58,6 +58,7 @@ _OWNERS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (_RE.owner_torch_xla, "PyTorch/XLA", "https://github.com/pytorch/xla/issues"),
     (_RE.owner_mosaic, "Mosaic (Pallas's TPU compiler)", _JAX_ISSUES),
     (_RE.owner_jaxlib, "jaxlib", _JAX_ISSUES),
+    (_RE.owner_tt_metal, "tt-metal", "https://github.com/tenstorrent/tt-metal/issues"),
     (
         _RE.owner_shardy,
         "Shardy (XLA's sharding compiler)",
@@ -148,9 +149,10 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield _no_dnn(log, m)
         return
     site = assertion or {}
-    path = (fatal["file"] if fatal else None) or m["rfile"] or site.get("file", "")
-    line = (fatal["line"] if fatal else None) or m["rline"] or site.get("line")
-    condition = m["check"] or m["nonok"] or m["rcond"] or m["llvm"] or m["acond"] or ""
+    path = (fatal["file"] if fatal else None) or m["rfile"] or m["tfile"] or site.get("file", "")
+    line = (fatal["line"] if fatal else None) or m["rline"] or m["tline"] or site.get("line")
+    condition = m["check"] or m["nonok"] or m["rcond"] or m["tcond"] or m["llvm"] or m["acond"]
+    condition = condition or ""
     condition = condition or site.get("said", "")
     condition = re.sub(r"^heck failed: ", "", condition.strip())
     if m["irbug"]:
@@ -188,6 +190,7 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     instruction = _RE.instruction.search(condition)
     check = "RET_CHECK" if m["rfile"] else ("LLVM ERROR" if m["llvm"] else "Check failed")
     check = "Assertion" if m["assertion"] else ("UNREACHABLE" if m["unreachable"] else check)
+    check = "TT_FATAL" if m["tfile"] else check
     check = "LLVM IR verifier" if _RE.llvm_verifier.search(condition) else check
     fixes = [(AdviceKind.REPORT_BUG, text)]
     devices = _RE.device_compare.search(condition)
