@@ -78,8 +78,9 @@ FLOORS = {
     # words refitted with the thirteenth: 502/540 and 403/540. With the thirteenth, spent
     # after its blind scoring (32/49 and 20/49) and not yet read: 535/589 and 423/589. Round 18
     # (the thirteenth read) and the fourteenth, spent after its blind scoring (32/41 and 24/41
-    # at 847b039), words refitted: 579/630 (92%) and 462/630 (73%).
-    ("date", "test", None): {"recognised": 0.91, "fully_right": 0.73},
+    # at 847b039), words refitted: 579/630 (92%) and 462/630 (73%); round 19 (the fourteenth
+    # read): 582/630 and 466/630.
+    ("date", "test", None): {"recognised": 0.92, "fully_right": 0.73},
     # After round 5's field and family rules (tuned on since 5f1c0dd): 37/37 and 34/37; round 7
     # (a platform given as a value, tuned on since f113984): 35/37 fully right; the op named on
     # a line the message wrapped onto: 36/37.
@@ -186,8 +187,11 @@ FLOORS = {
     ("date", "test", FRESH13_TEST): {"recognised": 0.87, "fully_right": 0.67},
     # The fourteenth fresh part (41 logs), blind at 7220f01 after round 17: 31/41 and 23/41,
     # and at 847b039 after round 18: 32/41 and 24/41; spent since; the words table refitted
-    # with it: 34/41 and 25/41.
-    ("date", "test", FRESH14_TEST): {"recognised": 0.82, "fully_right": 0.60},
+    # with it: 34/41 and 25/41; read by round 19 (a reshape's integer shapes that cannot
+    # divide, newer XLA's 64-bit rewriting words, tt-metal's fatal assert; TPU compile sources
+    # as a TPU sign, a checkout's python/ package as a library; tuned on since c2cb89f): 37/41
+    # and 29/41.
+    ("date", "test", FRESH14_TEST): {"recognised": 0.90, "fully_right": 0.70},
 }
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
