@@ -248,6 +248,17 @@ _TORCH_NUMBERS = re.compile(
 )
 
 
+def _torch_held(said: re.Match[str]) -> tuple[int | None, int | None, int | None, int | None]:
+    """PyTorch's allocated, reserved, cached (reserved but unallocated) and total bytes, in
+    either release's words; cached worked out where only reserved and allocated are said."""
+    allocated = bytes_of(said["allocated"] or said["allocated2"])
+    reserved = bytes_of(said["reserved"])
+    cached = bytes_of(said["unallocated"]) if said["unallocated"] else None
+    if cached is None and reserved is not None and allocated is not None:
+        cached = reserved - allocated
+    return allocated, reserved, cached, bytes_of(said["total"] or said["total2"])
+
+
 def _torch(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKind, str]]]:
     """PyTorch's "CUDA out of memory. Tried to allocate X (GPU 0; T total capacity; A already
     allocated; F free; R reserved in total by PyTorch)": fragmentation when reserved is far
@@ -257,21 +268,9 @@ def _torch(log: Log, m: re.Match[str]) -> tuple[int | None, list[tuple[AdviceKin
     said = _TORCH_NUMBERS.search(log.text, m.end(), min(len(log.text), log.line_end(m.end()) + 200))
     free_it = (AdviceKind.FREE_MEMORY, _TEXT.release_jax.format(held=""))
     if said is None:
-        return asked, [
-            (
-                AdviceKind.SMALLER_BATCH,
-                _TEXT.torch_full.format(
-                    total="memory", allocated="most", free="little", asked=tried
-                ),
-            ),
-            free_it,
-        ]
-    allocated = bytes_of(said["allocated"] or said["allocated2"])
-    reserved = bytes_of(said["reserved"])
-    cached = bytes_of(said["unallocated"]) if said["unallocated"] else None
-    if cached is None and reserved is not None and allocated is not None:
-        cached = reserved - allocated
-    total = bytes_of(said["total"] or said["total2"])
+        full = _TEXT.torch_full.format(total="memory", allocated="most", free="little", asked=tried)
+        return asked, [(AdviceKind.SMALLER_BATCH, full), free_it]
+    allocated, reserved, cached, total = _torch_held(said)
     # Fragmentation when the cache could hold the request and is a real share of the GPU
     # ("reserved >> allocated", as PyTorch puts it), not a few MiB of a full one.
     if cached is not None and asked and cached >= asked and cached >= (total or 0) // 10:
