@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hloscope.analysis.explain_error import explain_error
+from round_logs import first
+
 from hloscope.analysis.explain_error.device import platform_in_log
 from hloscope.analysis.explain_error.named_op import op_named
 
@@ -14,12 +15,6 @@ DATA = Path(__file__).parent / "data"
 MADE_TPU = DATA / "made_errors_tpu"
 ERROR_LOGS = DATA / "error_logs"
 FAMILY_LOGS = DATA / "family_logs"
-
-
-def first(text: str):
-    explanation = explain_error(text)
-    assert explanation.failures
-    return explanation.failures[0]
 
 
 def advice_kinds(failure) -> list[str]:

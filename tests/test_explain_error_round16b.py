@@ -4,30 +4,12 @@ two wordings: the corpus's log and a second real text (another thread's)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from round_logs import first, log
 
-from hloscope.analysis.explain_error import explain_error
 from hloscope.analysis.explain_error.catalogue import words_of
 from hloscope.analysis.explain_error.device import platform_in_log
 from hloscope.analysis.explain_error.named_op import generic_op, op_named
 from hloscope.analysis.unsupported.findings import Platform
-
-DATA = Path(__file__).parent / "data"
-ERROR_LOGS = DATA / "error_logs"
-FAMILY_LOGS = DATA / "family_logs"
-
-
-def log(name: str) -> str:
-    found = sorted(ERROR_LOGS.glob(f"{name}*.log")) or sorted(FAMILY_LOGS.glob(f"{name}*.log"))
-    assert len(found) == 1, name
-    return found[0].read_text()
-
-
-def first(text: str):
-    explanation = explain_error(text)
-    assert explanation.failures
-    return explanation.failures[0]
-
 
 # ---- the HLO op a message calls an operation or instruction ----------------------------------
 

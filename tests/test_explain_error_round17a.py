@@ -4,29 +4,11 @@ dev17a part), each fix on two wordings: a corpus log and a second real text."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from round_logs import first, log
 
 from hloscope.analysis.explain_error import explain_error
 from hloscope.analysis.explain_error.record import Family, Platform
-
-DATA = Path(__file__).parent / "data"
-ERROR_LOGS = DATA / "error_logs"
-FAMILY_LOGS = DATA / "family_logs"
-
-
-def log(name: str) -> str:
-    found = sorted(ERROR_LOGS.glob(f"{name}*.log")) or sorted(FAMILY_LOGS.glob(f"{name}*.log"))
-    assert len(found) == 1, name
-    return found[0].read_text()
-
-
-def first(text: str):
-    explanation = explain_error(text)
-    assert explanation.failures
-    return explanation.failures[0]
-
 
 # ---- a CHECK on a CUDA library's status that names no start-up: the library ran ---------------
 

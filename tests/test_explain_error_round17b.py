@@ -5,21 +5,11 @@ own words, pasted verbatim from a run on CPU)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from round_logs import log
 
 from hloscope.analysis.explain_error import explain_error
 from hloscope.analysis.explain_error.advice import AdviceKind
 from hloscope.analysis.explain_error.record import Failure, Family
-
-DATA = Path(__file__).parent / "data"
-ERROR_LOGS = DATA / "error_logs"
-FAMILY_LOGS = DATA / "family_logs"
-
-
-def log(name: str) -> str:
-    found = sorted(ERROR_LOGS.glob(f"{name}*.log")) or sorted(FAMILY_LOGS.glob(f"{name}*.log"))
-    assert len(found) == 1, name
-    return found[0].read_text()
 
 
 def failures(text: str) -> list[Failure]:

@@ -5,28 +5,11 @@ verbatim below)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from round_logs import first, log
 
-from hloscope.analysis.explain_error import explain_error
 from hloscope.analysis.explain_error.named_op import op_called
 from hloscope.analysis.explain_error.user_line import is_users
 from hloscope.hlo.metadata import StackFrame
-
-DATA = Path(__file__).parent / "data"
-ERROR_LOGS = DATA / "error_logs"
-FAMILY_LOGS = DATA / "family_logs"
-
-
-def log(name: str) -> str:
-    found = sorted(ERROR_LOGS.glob(f"{name}*.log")) or sorted(FAMILY_LOGS.glob(f"{name}*.log"))
-    assert len(found) == 1, name
-    return found[0].read_text()
-
-
-def first(text: str):
-    explanation = explain_error(text)
-    assert explanation.failures
-    return explanation.failures[0]
 
 
 def advice_kinds(failure) -> list[str]:

@@ -4,28 +4,11 @@ blind made batch's (JAX 0.10.2), each fix on two wordings: a corpus log and a se
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from round_logs import first, log
 
 from hloscope.analysis.explain_error import explain_error
 from hloscope.analysis.explain_error.record import Family
-
-DATA = Path(__file__).parent / "data"
-SEARCHED = (DATA / "error_logs", DATA / "family_logs", DATA / "made_errors_blind13")
-
-
-def log(name: str) -> str:
-    found = [p for folder in SEARCHED for p in sorted(folder.glob(f"{name}*.log"))]
-    assert len(found) == 1, name
-    return found[0].read_text()
-
-
-def first(text: str):
-    explanation = explain_error(text)
-    assert explanation.failures
-    return explanation.failures[0]
-
 
 # ---- the HLO verifier refusing a module under INVALID_ARGUMENT or FAILED_PRECONDITION ----------
 
