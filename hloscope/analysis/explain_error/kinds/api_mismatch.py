@@ -88,7 +88,7 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         what = f"cannot import name '{m['name']}' from '{m['from']}'"
         when = "an older one, where the name still exists"
     elif m["nomodule"]:
-        if not stack:
+        if not stack and not _import_above(log, m):
             return  # a module gone, pasted alone: no importer named, no release to blame
         what = f"no module named '{m['submodule']}'"
         when = "an older one, where the module still exists"
@@ -117,6 +117,15 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield _IMPORT_KIND.failure(log, m.start(), op=what, advice=(text, AdviceKind.INSTALL))
         return
     yield _failure(log, m, op or what, (text, AdviceKind.INSTALL))
+
+
+def _import_above(log: Log, m: re.Match[str]) -> bool:
+    """Whether the line above a module not found is the statement that imported it (``import
+    jax.linear_util as lu``), pasted without its traceback: the code that asked is shown."""
+    start = log.line_start(m.start())
+    above = log.text[log.previous_line_start(start) : start]
+    statement = _RE.import_statement.search(above)
+    return statement is not None and m["submodule"].startswith(statement["module"])
 
 
 def _while_importing(stack: list[StackFrame]) -> bool:
