@@ -120,11 +120,15 @@ def _opcode(named: re.Match[str]) -> str:
 _ERROR_CODE = re.compile(r"CUDA_ERROR_\w+|hipError\w+|cudaError\w+")
 
 
-def _no_op(failure: Failure) -> bool:
+def _no_op(failure: Failure, line: str = "") -> bool:
     """Whether the op a recogniser read is no op but the message's exception class
-    (``ValueError``), a status code or a driver's error code: what failed, not where."""
+    (``ValueError``, also where the recogniser kept no class but the message's ``line``
+    opens with it qualified: ``jax.errors.UnexpectedTracerError: ...``), a status code or a
+    driver's error code: what failed, not where."""
     op = failure.finding.op
-    return op == failure.error_class or op in _CODES or bool(_ERROR_CODE.fullmatch(op))
+    if op == failure.error_class or op in _CODES or bool(_ERROR_CODE.fullmatch(op)):
+        return True
+    return bool(op) and re.match(rf"\s*(?:[\w]+\.)*{re.escape(op)}: ", line) is not None
 
 
 # An HLO instruction's name (`constant.341`, `reduce.1107.clone.1`): an operand a check's
@@ -251,7 +255,7 @@ def complete(failure: Failure, log: Log) -> None:
         failure.finding.op = _opcode(on_line)
     # Else the op the message names in passing, on its line or those it wrapped onto; also
     # where the recogniser's op is only the message's exception or error code.
-    if not _IDENTIFIER.match(failure.finding.op) or _no_op(failure):
+    if not _IDENTIFIER.match(failure.finding.op) or _no_op(failure, line):
         own = _own_lines(region)
         named_op = op_named(own) or op_named(_continued(log, failure.offset)) or diagnostic_op(own)
         # (An XLA dialect's op in generic form last: a module's dump may print many.)

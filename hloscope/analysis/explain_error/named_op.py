@@ -71,7 +71,14 @@ _NAMED = re.compile(
     r"|\bError (?:while lowering|lowering node): [^\n]*?(?<![\w:])(?P<lowering>[a-z_]\w*::\w+)"
     # The node TensorFlow's runtime names under its error, the op its name's last part:
     # "[[{{node StatefulPartitionedCall}}]]", "[[{{node resnet_v1_50/conv1/ExtractImagePatches}}]]".
-    r"|\[\[\{\{node (?:[^}\s/]+/)*(?P<tf_node>[^}\s/]+)\}\}",
+    r"|\[\[\{\{node (?:[^}\s/]+/)*(?P<tf_node>[^}\s/]+)\}\}"
+    # The custom-derivative function JAX refuses a use of, by its decorator's name: "passed
+    # as an argument to a custom_vjp function", "No JVP defined for custom_jvp function f".
+    r"|\b(?P<custom>custom_(?:vjp|jvp)) functions?\b"
+    # PyTorch/XLA's C++ stack trace under a failed XLA_CHECK: the aten op its dispatcher was
+    # running, innermost first ("torch_xla::XLANativeFunctions::mul(at::Tensor const&, ...)";
+    # before 2021 the class was "AtenXlaType").
+    r"|\btorch_xla::(?:XLANativeFunctions|AtenXlaType)::(?P<aten>[a-z_]\w*)\(",
     re.M,
 )
 # A JAX rule's function: `_<primitive>[_<kind>]_rule`, `_<primitive>_abstract_eval`.
