@@ -41,3 +41,36 @@ def test_a_jax_module_gone_pasted_alone_is_not_read() -> None:
 
     text = "ModuleNotFoundError: No module named 'jax.experimental.maps'\n"
     assert not explain_error(text).failures
+
+
+# ---- a custom_partitioning sharding_rule giving one factor two sizes -------------------------
+
+# JAX 0.10.2's own error, on 2 CPU devices, for a rule "... i, ... i -> ... i" over operands
+# of leading sizes 4 and 2 (the traceback's last frames and line, verbatim).
+_BATCH_SIZES = """\
+Traceback (most recent call last):
+  File "/tmp/cp.py", line 16, in <module>
+    print(jax.jit(f)(x, y))
+          ^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/custom_partitioning.py", line 648, in _custom_partitioning_lowering_rule
+    out.attributes['sdy.sharding_rule'] = sdy_sharding_rule_to_mlir(
+                                          ^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/custom_partitioning_sharding_rule.py", line 415, in add_factor
+    raise ValueError(f"Batching dimension {factor[1:]} corresponds to "
+ValueError: Batching dimension 0_0 corresponds to two sizes: 4 and 2
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    ("text", "advice"),
+    [
+        # jax#31678: jaxDecomp's Shardy rule on JAX 0.6.2, which refused any factor so.
+        (log("fresh10_b_jax_31678"), "install"),
+        (_BATCH_SIZES, "fix_shapes"),
+    ],
+)
+def test_a_sharding_rule_factor_of_two_sizes_is_sharding(text: str, advice: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.SHARDING
+    assert failure.finding.op == "custom_partitioning"
+    assert failure.advice_kind == advice

@@ -85,6 +85,8 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         said = f" ({raised['cls']}: {raised['msg'].strip()})" if raised else ""
         advice = (_TEXT.cp_raised.format(raised=said), AdviceKind.OTHER)
         yield _failure(log, m, "custom_partitioning", advice)
+    elif m["cp_factor"] or m["cp_batch"]:
+        yield _rule_sizes(log, m)
     elif m["smap_tail"]:
         if _RE.opening.search(log.text, max(0, m.start() - _BEFORE), m.start()) is None:
             # The message's head (its sizes, read above when there) is not in the log.
@@ -116,6 +118,20 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             AdviceKind.REDUCE_OR_SPEC,
         )
         yield _failure(log, m, "shard_map", advice)
+
+
+def _rule_sizes(log: Log, m: re.Match[str]) -> Failure:
+    """A custom_partitioning sharding_rule giving one factor dimensions of two sizes: a
+    factor of its own (refused only before JAX 0.7, so a newer JAX first), or the leading
+    batch dimensions (the operands' batch shapes differ)."""
+    sizes = re.sub(r"\s+", " ", m["cp_sizes"])
+    if m["cp_factor"]:
+        said = _TEXT.cp_factor.format(what=f"'{m['cp_name']}'", sizes=sizes)
+        fixes = [(AdviceKind.INSTALL, said)]
+    else:
+        said = _TEXT.cp_batch.format(what=f"batch dimension {m['cp_name']}", sizes=sizes)
+        fixes = [(AdviceKind.FIX_SHAPES, said)]
+    return _KIND.failure(log, m.start(), op="custom_partitioning", fixes=fixes)
 
 
 _EXPLICIT_GROUPS = ("ex_type", "ex_repr", "ex_flag", "ex_tick", "ex_axes")
