@@ -74,3 +74,23 @@ def test_a_sharding_rule_factor_of_two_sizes_is_sharding(text: str, advice: str)
     assert failure.family == Family.SHARDING
     assert failure.finding.op == "custom_partitioning"
     assert failure.advice_kind == advice
+
+
+# ---- a pytree of dicts with keys that are not strings, which serialization cannot write ------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # jax#32680 (JAX 0.8.0): the flatbuffers builder's TypeError under serialize().
+        log("fresh5_a_jax_32680"),
+        # JAX 0.10.2's own refusal for export(jit(f))({0: x, 1: y}).serialize().
+        "TypeError: Serialization is supported only for dictionaries with string keys. "
+        "Found key 0 of type <class 'int'>.\n",
+    ],
+)
+def test_dict_keys_that_are_not_strings_are_an_export_refusal(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_EXPORT
+    assert failure.finding.op == "serialize"
+    assert "string keys" in failure.finding.suggestion
