@@ -94,3 +94,31 @@ def test_dict_keys_that_are_not_strings_are_an_export_refusal(text: str) -> None
     assert failure.family == Family.JAX_EXPORT
     assert failure.finding.op == "serialize"
     assert "string keys" in failure.finding.suggestion
+
+
+# ---- flax's FrozenDict method called on the plain dict newer flax returns --------------------
+
+# flax 0.12.8 (JAX 0.10.2) running `nn.Dense(3).init(key, x)["params"].unfreeze()`, verbatim.
+_UNFREEZE = """\
+Traceback (most recent call last):
+  File "/tmp/fl.py", line 5, in <module>
+    params = variables["params"].unfreeze()
+             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+AttributeError: 'dict' object has no attribute 'unfreeze'
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        # minimal-LRU#2: its train state written for flax before 0.7.1.
+        (log("fresh9_b_minimallru_2"), "/minimal-LRU/lru/train_helpers.py:87"),
+        (_UNFREEZE, "/tmp/fl.py:5"),
+    ],
+)
+def test_unfreeze_on_a_plain_dict_is_a_flax_release_mismatch(text: str, line: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_CALL
+    assert failure.finding.op == "unfreeze"
+    assert failure.finding.source == line
+    assert failure.advice_kind == "install"

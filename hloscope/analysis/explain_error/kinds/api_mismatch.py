@@ -60,6 +60,9 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         when = "one from before the name was removed"
         m = raised  # the failure stands at the message, its traceback the one before it
         stack = log.traceback_before(m.start())
+    elif m["frozen"]:
+        yield _failure(log, m, "unfreeze", (_TEXT.frozen, AdviceKind.INSTALL))
+        return
     elif m["jax_class"]:
         caller = next((f for f in stack if not _RE.jax_file.search(f.file)), None)
         if caller is not None and not _RE.package.search(caller.file):
