@@ -123,12 +123,12 @@ _ERROR_CODE = re.compile(r"CUDA_ERROR_\w+|hipError\w+|cudaError\w+")
 def _no_op(failure: Failure, line: str = "") -> bool:
     """Whether the op a recogniser read is no op but the message's exception class
     (``ValueError``, also where the recogniser kept no class but the message's ``line``
-    opens with it qualified: ``jax.errors.UnexpectedTracerError: ...``), a status code or a
-    driver's error code: what failed, not where."""
+    opens with it qualified by its module: ``jax.errors.UnexpectedTracerError: ...``), a
+    status code or a driver's error code: what failed, not where."""
     op = failure.finding.op
     if op == failure.error_class or op in _CODES or bool(_ERROR_CODE.fullmatch(op)):
         return True
-    return bool(op) and re.match(rf"\s*(?:[\w]+\.)*{re.escape(op)}: ", line) is not None
+    return bool(op) and re.match(rf"\s*(?:\w+\.)+{re.escape(op)}: ", line) is not None
 
 
 # An HLO instruction's name (`constant.341`, `reduce.1107.clone.1`): an operand a check's
