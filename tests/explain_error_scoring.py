@@ -212,6 +212,12 @@ FRESH13_TEST = "fresh13-2026-12-07"
 #: of its threads had been used before as second wordings (iree#19223 by round 12,
 #: tensorflow#61458 by round 15b, jax-triton#123 by round 16b); without them 29/38 and 23/38.
 FRESH14_TEST = "fresh14-2026-12-07"
+#: The twentieth dev batch: 38 logs of threads opened 2023-2026, the half of the fifteenth
+#: pool (78 logs collected by six helpers who wrote no code, seven dropped unread for a stored
+#: copy without the error line) that a hash of each URL sent to dev; the other half is the
+#: fifteenth blind part, sealed. Read by the rules from its first sight on: 29/38 recognised
+#: and 17/38 fully right then (bf5d4ab).
+DEV20 = "dev20-2026-12-07"
 
 
 def tally(

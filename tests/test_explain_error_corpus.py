@@ -20,6 +20,7 @@ import re
 import pytest
 
 from tests.explain_error_scoring import (
+    DEV20,
     FIRST_TEST,
     FRESH2_TEST,
     FRESH3_TEST,
@@ -65,7 +66,13 @@ FLOORS = {
     ("first", "heldout", None): {"recognised": 0.95, "fully_right": 0.95},
     # The date corpus's dev part after the structural user line and the crash, Pallas and
     # explicit-sharding families (issue 35, second round): 61/61 and 60/61.
-    ("date", "dev", None): {"recognised": 0.98, "fully_right": 0.98},
+    # With the twentieth dev batch (38 logs of 2023-2026 threads, the half of the fifteenth
+    # pool drawn at random by a hash of the URL; the other half is the sealed fresh15 part),
+    # before any rule read it (at bf5d4ab): 141/150 and 128/150 (the floor moves down by
+    # what the batch adds, not by a loss).
+    ("date", "dev", None): {"recognised": 0.94, "fully_right": 0.85},
+    # The dev batch alone at that first sight: 29/38 (76%) and 17/38 (45%).
+    ("date", "dev", DEV20): {"recognised": 0.76, "fully_right": 0.44},
     # Round 12 (the eighth and ninth parts read; tuned on since 3b03119): 367/404 and 299/404;
     # with the tenth part, spent after its blind scoring (2fbc900) and not yet read: 389/441
     # and 310/441; round 13 (the tenth part read; tuned on since 8af8fb6): 394/441 and 315/441;
@@ -218,9 +225,11 @@ def test_date_split_is_by_date():
     """The test part is the newest third of the date-split corpus: every test log is newer
     than (or as new as) every dev log, and it holds at least a third of them. A fresh part
     collected blind later (its own ``part``) is test by never having been seen, whatever its
-    date: the sixth reached forums and blogs of 2023-2024, older than some dev threads."""
+    date: the sixth reached forums and blogs of 2023-2024, older than some dev threads. So is a
+    dev batch (its own ``part``, ``dev20-2026-12-07``) dev by being read, whatever its date: it
+    was drawn at random from the same pool as a blind part, the other half of that pool."""
     dated: list[Case] = [case for case in cases() if case.corpus == "date"]
-    dev = [case.date for case in dated if case.split == "dev"]
+    dev = [case.date for case in dated if case.split == "dev" and case.part is None]
     test = [case.date for case in dated if case.split == "test"]
     by_date = [case.date for case in dated if case.split == "test" and case.part is None]
     assert len(dated) >= 45
