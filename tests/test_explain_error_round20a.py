@@ -122,3 +122,22 @@ def test_unfreeze_on_a_plain_dict_is_a_flax_release_mismatch(text: str, line: st
     assert failure.finding.op == "unfreeze"
     assert failure.finding.source == line
     assert failure.advice_kind == "install"
+
+
+# ---- a TPU kernel with no settings for the chip it runs on -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "device"),
+    [
+        # marin#7085: tpu-inference's ragged paged attention v3 on a TPU v4.
+        (log("fresh11_a_marin_7085"), "tpu"),
+        # JAX 0.10.2's own, pltpu.get_tpu_info() asked on the CPU (its last line).
+        ("ValueError: Unsupported TPU device kind: cpu\n", "cpu"),
+    ],
+)
+def test_a_tpu_kernel_without_settings_for_the_chip_is_pallas(text: str, device: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.PALLAS
+    assert str(failure.platform) == device
+    assert failure.advice_kind == "install"

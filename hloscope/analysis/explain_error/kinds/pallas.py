@@ -79,6 +79,8 @@ _PLAIN_ADVICE: dict[str, tuple[str, str]] = {
     "partition": (_TEXT.partition, AdviceKind.SHARD),
     "libtpu_age": (_TEXT.libtpu_age, AdviceKind.INSTALL),
     "mosaic_version": (_TEXT.mosaic_version, AdviceKind.INSTALL),
+    "tpu_chip": (_TEXT.tpu_chip, AdviceKind.INSTALL),
+    "tpu_chip2": (_TEXT.tpu_chip, AdviceKind.INSTALL),
 }
 
 
@@ -93,7 +95,12 @@ def _read(log: Log, m: re.Match[str]) -> Failure | None:
     the message is another's."""
     plain = next((group for group in _PLAIN_ADVICE if m[group]), None)
     if plain is not None:
-        return _simple(log, m, "pallas_call", Reason.COMPILE_ERROR, _PLAIN_ADVICE[plain])
+        failure = _simple(log, m, "pallas_call", Reason.COMPILE_ERROR, _PLAIN_ADVICE[plain])
+        other = _RE.not_tpu_kind.search(log.text, m.start(), log.line_end(m.start()))
+        if other is not None:  # a TPU kernel run on another device
+            device = other["kind"].lower()
+            failure.device, failure.platform = device, platform_of(device)
+        return failure
     if m["block"]:
         return _block_shape(log, m)
     if m["primitive"]:
