@@ -141,3 +141,49 @@ def test_a_tpu_kernel_without_settings_for_the_chip_is_pallas(text: str, device:
     assert failure.family == Family.PALLAS
     assert str(failure.platform) == device
     assert failure.advice_kind == "install"
+
+
+# ---- jnp.broadcast_to a shape of fewer dimensions than the array's ---------------------------
+
+# JAX 0.10.2's own error for jnp.broadcast_to(jnp.zeros((3, 4, 5)), (4, 5)), verbatim.
+_FEWER = """\
+Traceback (most recent call last):
+  File "/tmp/bt.py", line 3, in <module>
+    jnp.broadcast_to(jnp.zeros((3, 4, 5)), (4, 5))
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/lax_numpy.py", line 3120, in broadcast_to
+    return util._broadcast_to(array, shape, sharding=out_sharding)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/util.py", line 282, in _broadcast_to
+    return lax.broadcast_to(arr, shape, sharding)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/lax/lax.py", line 2779, in broadcast_to
+    raise ValueError(
+ValueError: Cannot broadcast to shape with fewer dimensions: arr_shape=(3, 4, 5) shape=(4, 5)
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        # jax#20533: older JAX's safe_zip failing inside jnp.broadcast_to, at a prompt.
+        (log("dev20_c_jax_20533"), "<stdin>:1"),
+        (_FEWER, "/tmp/bt.py:3"),
+    ],
+)
+def test_broadcast_to_fewer_dimensions_is_a_shape_refusal(text: str, line: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_SHAPE
+    assert failure.finding.op == "broadcast_to"
+    assert failure.finding.source == line
+
+
+def test_a_safe_zip_of_a_librarys_own_lists_is_not_a_shape_refusal() -> None:
+    from hloscope.analysis.explain_error import explain_error
+
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/work/train.py", line 12, in <module>\n'
+        "    for a, b in safe_zip(names, values):\n"
+        "ValueError: safe_zip() argument 2 is shorter than argument 1\n"
+    )
+    assert all(f.family != Family.JAX_SHAPE for f in explain_error(text).failures)

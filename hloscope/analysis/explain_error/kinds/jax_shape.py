@@ -35,6 +35,11 @@ def _jax_shape(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["label"]:
         yield _einsum_label(log, m)
         return
+    if m["zip"] or m["fewer"] is not None:
+        failure = _rank_mismatch(log, m)
+        if failure is not None:
+            yield failure
+        return
     named = _RE.primitive.search(log.before_on_line(m.start())[-64:])
     if named is None and not (m["ishapes"] or m["rs"] or m["divide"]):
         return  # "requires ... to have the same shape" from something that is not an op
@@ -47,6 +52,25 @@ def _jax_shape(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         detail = f"shapes {m['shapes'] or m['ishapes'] or reshape}"
     advice = (_TEXT.advice.format(op=op, detail=detail), AdviceKind.FIX_SHAPES)
     yield SHAPE.failure(log, m.start(), op=op, advice=advice, hints=[detail])
+
+
+def _rank_mismatch(log: Log, m: re.Match[str]) -> Failure | None:
+    """An op given dimensions of another count than its operand's: jnp.broadcast_to a shape
+    of fewer dimensions (JAX's words), or any JAX API op whose safe_zip of the two failed
+    (its outermost frame of JAX's API is the op); ``None`` where no JAX frame raised it."""
+    if m["zip"]:
+        frames = [
+            frame
+            for frame in log.traceback_before(m.start())
+            if _RE.api_frame.search(frame.file) and not frame.function.startswith("_")
+        ]
+        if not frames:
+            return None  # a library's own safe_zip of its lists
+        op, detail = frames[-1].function, m["zip"]
+    else:
+        op, detail = "broadcast_to", f"a shape of fewer dimensions: {m['fewer'].strip()}"
+    advice = (_TEXT.advice.format(op=op, detail=detail), AdviceKind.FIX_SHAPES)
+    return SHAPE.failure(log, m.start(), op=op, advice=advice, hints=[detail])
 
 
 def _einsum_label(log: Log, m: re.Match[str]) -> Failure:
