@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from round_logs import first, log
 
-from hloscope.analysis.explain_error.device import platform_in_log
 from hloscope.analysis.explain_error.named_op import op_named
-from hloscope.analysis.unsupported.findings import Platform
 
 # What JAX 0.10.2 raised (JAX_PLATFORMS=cpu) for a custom_vjp function given an array in an
 # argument it declares non-differentiable (nondiff_argnums=(1,)) under jax.jit.
@@ -55,15 +53,3 @@ def test_torch_xlas_dispatched_aten_op_in_a_check_failures_stack_is_its_op() -> 
     assert (str(failure.family), failure.finding.op) == ("xla_crash", "mul")
     failure = first(log("r20b_ptxla_2176_aten_xla_type_check_failed_xtensor"))
     assert (str(failure.family), failure.finding.op) == ("xla_crash", "native_batch_norm_backward")
-
-
-def test_tensorflows_op_determinism_refusals_are_a_gpus() -> None:
-    # TensorFlow enforces op determinism on the GPU alone, and its refusals say so: tf2xla's
-    # "GPU MaxPool gradient ops do not yet have a deterministic XLA implementation" (keras
-    # PR 20315's log), TF#47174's "A deterministic GPU implementation of
-    # DepthwiseConvBackpropFilter is not currently available".
-    keras = log("fresh12_c_keras_pr20315_determinism_maxpoolgrad_no_deterministic_xla_gpu")
-    failure = first(keras)
-    assert (str(failure.family), failure.platform) == ("tf_known_issue", Platform.GPU)
-    tf = log("r20b_tf_47174_deterministic_gpu_implementation_unavailable")
-    assert platform_in_log(tf) == Platform.GPU

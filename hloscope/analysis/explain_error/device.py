@@ -100,11 +100,6 @@ _LOG_SIGNS = re.compile(
     r"|\bno reference output found\b"
     r"|\b(?:XLA:|Pallas |Mosaic ?)GPU\b|\bjax[-_]metal\b|\bplatform METAL\b"
     r"|\bon (?:the )?GPUs?\b"
-    # TensorFlow's refusals of an op under op determinism, which it enforces on the GPU
-    # alone: "A deterministic GPU implementation of DepthwiseConvBackpropFilter is not
-    # currently available", tf2xla's "GPU MaxPool gradient ops do not yet have a deterministic
-    # XLA implementation".
-    r"|\bdeterministic GPU implementation\b|\bGPU [A-Z]\w+ (?:gradient )?ops\b"
     # The vendor and its driver's library, TF's physical device, an AMD GPU's architecture
     # (gfx90a) or product line, Apple's Metal device.
     r"|\bNVIDIA\b|\blibcuda\b|physical_device:GPU:\d|\bgfx\d{3,4}[a-z]?\b|\bAMD Instinct\b"
