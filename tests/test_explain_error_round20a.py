@@ -187,3 +187,40 @@ def test_a_safe_zip_of_a_librarys_own_lists_is_not_a_shape_refusal() -> None:
         "ValueError: safe_zip() argument 2 is shorter than argument 1\n"
     )
     assert all(f.family != Family.JAX_SHAPE for f in explain_error(text).failures)
+
+
+# ---- TF's XlaCallModule op that cannot read back the module a jax2tf model carries -----------
+
+# TensorFlow 2.21's own error for an XlaCallModule (jit_compile=True, on the CPU) whose module
+# bytes are no StableHLO it reads (the traceback and message, verbatim).
+_CANNOT_DESERIALIZE = """\
+Traceback (most recent call last):
+  File "/tmp/r20a/xcm.py", line 14, in <module>
+    print(f(tf.ones([3])))
+          ^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/tensorflow/python/util/traceback_utils.py", line 167, in error_handler
+    raise e.with_traceback(filtered_tb) from None
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/tensorflow/python/eager/execute.py", line 53, in quick_execute
+    tensors = pywrap_tfe.TFE_Py_Execute(ctx._handle, device_name, op_name,
+  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+tensorflow.python.framework.errors_impl.InvalidArgumentError: Cannot deserialize computation: UNKNOWN: -:1:1: error: custom op 'not' is unknown (tried 'builtin.not' as well)
+<unknown>:0: error: failed to deserialize portable artifact using StableHLO_v1.13.7
+
+\t [[{{node XlaCallModule}}]]
+\ttf2xla conversion failed while converting __inference_f_8[_XlaMustCompile=true,config_proto=13561319589895757934,executor_type=11160318154034397263]. Run with TF_DUMP_GRAPH_PREFIX=/path/to/dump/dir and --vmodule=xla_compiler=2 to obtain a dump of the compiled functions. [Op:__inference_f_8]
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # perch-hoplite#133: a jax2tf SavedModel's XlaCallModule under nvidia-tensorflow 2.17.
+        log("dev20_c_perch-hoplite_133"),
+        _CANNOT_DESERIALIZE,
+    ],
+)
+def test_xla_call_module_that_cannot_deserialize_is_an_export_failure(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_EXPORT
+    assert failure.finding.op == "XlaCallModule"
+    assert failure.advice_kind == "install"

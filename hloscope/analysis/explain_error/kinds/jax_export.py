@@ -195,6 +195,8 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if form.group == "dim_as_int":
         where = f"jnp/lax's {offenders[0][0]}" if offenders[0][0] != form.op else "the code"
         advice = Advice(_TEXT.dim_as_int.format(where=where), AdviceKind.OTHER)
+    elif form.group == "call_module_deserialize":
+        advice = Advice(_TEXT.call_module_deserialize, AdviceKind.INSTALL)
     elif form.group.startswith("pytree_keys"):
         advice = Advice(_TEXT.pytree_keys, AdviceKind.OTHER)
     elif form.group.startswith("dim_"):  # the shared table has no row for symbolic shapes
