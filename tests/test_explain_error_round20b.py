@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from round_logs import first, log
 
+from hloscope.analysis.explain_error.device import platform_in_log
 from hloscope.analysis.explain_error.named_op import op_named
+from hloscope.analysis.unsupported.findings import Platform
 
 # What JAX 0.10.2 raised (JAX_PLATFORMS=cpu) for a custom_vjp function given an array in an
 # argument it declares non-differentiable (nondiff_argnums=(1,)) under jax.jit.
@@ -53,3 +55,27 @@ def test_torch_xlas_dispatched_aten_op_in_a_check_failures_stack_is_its_op() -> 
     assert (str(failure.family), failure.finding.op) == ("xla_crash", "mul")
     failure = first(log("r20b_ptxla_2176_aten_xla_type_check_failed_xtensor"))
     assert (str(failure.family), failure.finding.op) == ("xla_crash", "native_batch_norm_backward")
+
+
+def test_tritons_namespace_and_source_folder_are_signs_of_a_gpu() -> None:
+    # Triton compiles for GPUs alone: its C++ namespace in an assertion ("triton::tools::
+    # getBoolEnv", "std::vector<triton::codegen::...>") and its sources' folder in a path
+    # ("/opt/openxla-triton/include/triton/Tools/Sys/GetEnv.hpp") say the log ran on one
+    # (jax#19825's abort; triton#613's assertion).
+    jax = log("dev20_a_jax_19825_pallas_jax0424_llvm_register_dialects_builtin_triton_assert")
+    failure = first(jax)
+    assert (str(failure.family), failure.platform) == ("xla_crash", Platform.GPU)
+    assert platform_in_log(log("r20b_triton_613_codegen_assertion_vector_index")) == Platform.GPU
+    # The JAX package of Triton's kernels named in an import is no such sign.
+    assert platform_in_log("ModuleNotFoundError: No module named 'jax_triton'\n") is None
+
+
+def test_a_dialect_registered_twice_is_two_mlirs_out_of_step() -> None:
+    # MLIR refusing a second dialect of one name ("Trying to register different dialects for
+    # the same namespace: builtin", older "a dialect with namespace 'std' has already been
+    # registered") means two copies of MLIR in one process: the packages bringing them are
+    # out of step, to install as one release, not a bug to report (jax#19825, torch-mlir#154).
+    jax = log("dev20_a_jax_19825_pallas_jax0424_llvm_register_dialects_builtin_triton_assert")
+    assert (str(first(jax).family), first(jax).advice_kind) == ("xla_crash", "install")
+    torch_mlir = first(log("r20b_torch_mlir_154_dialect_namespace_already_registered"))
+    assert (str(torch_mlir.family), torch_mlir.advice_kind) == ("xla_crash", "install")

@@ -70,7 +70,13 @@ _ID_SET = r"(?-i:\{{{0} \d+(?:, \d+)*\}})"
 # where JAX says it fell back to one (a CpuDevice or TFRT_CPU_0 is no sign: JAX and TF hold
 # host arrays on one beside any GPU).
 _LOG_SIGNS = re.compile(
-    r"(?P<gpu>\b(?:lib)?(?:cudart|cudnn|cublas(?:Lt)?|cusolver|cufft|cusparse|nccl|nvrtc|"
+    # Triton's compiler, a GPU's alone, by its C++ namespace in an assertion or a backtrace
+    # ("triton::tools::getBoolEnv", "std::vector<triton::codegen::...>") and its sources'
+    # folder in a path ("/opt/openxla-triton/include/triton/Tools/Sys/GetEnv.hpp",
+    # "jax/_src/pallas/triton/lowering.py"); first, before the word "Triton" that
+    # :data:`_EXACT` holds to its capital.
+    r"(?P<gpu>\btriton::\w|[/\\]triton[/\\]"
+    r"|\b(?:lib)?(?:cudart|cudnn|cublas(?:Lt)?|cusolver|cufft|cusparse|nccl|nvrtc|"
     r"nvjitlink|rccl|miopen|rocblas|amdhip\d*)"
     r"|\b(?:CUDA|cuDNN|NCCL|ROCm|HIP|ptxas|nvptx|Triton|triton_gemm|CudaDevice|RocmDevice)\b"
     # JAX's GPU device before CudaDevice (jaxlib 0.4.x's StreamExecutorGpuDevice, its

@@ -193,6 +193,8 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     check = "TT_FATAL" if m["tfile"] else check
     check = "LLVM IR verifier" if _RE.llvm_verifier.search(condition) else check
     fixes = [(AdviceKind.REPORT_BUG, text)]
+    if _RE.dialect_twice.search(condition):  # two MLIRs in one process: not a bug to report
+        fixes.insert(0, (AdviceKind.INSTALL, _TEXT.dialect_twice))
     devices = _RE.device_compare.search(condition)
     if devices:  # the check caught the program's operands on two devices: that first
         said = _TEXT.devices.format(got=devices["got"], want=devices["want"])
