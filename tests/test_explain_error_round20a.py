@@ -224,3 +224,41 @@ def test_xla_call_module_that_cannot_deserialize_is_an_export_failure(text: str)
     assert failure.family == Family.JAX_EXPORT
     assert failure.finding.op == "XlaCallModule"
     assert failure.advice_kind == "install"
+
+
+# ---- PyTorch/XLA's debugging tool saying the program makes it compile again ------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "op"),
+    [
+        # pytorch/xla#6614: k-diffusion reading a tensor mid-step, in the tool's analysis.
+        ("dev20_e_ptxla_6614", "_apply_rotary_emb_inplace"),
+        # PyTorch/XLA's troubleshooting guide's example of the tool's metrics summary.
+        ("r20a_ptxla_troubleshoot_profiler", "CompileTime"),
+    ],
+)
+def test_torch_xlas_debug_tool_on_compiles_the_program_caused_is_a_recompile(
+    name: str, op: str
+) -> None:
+    failure = first(log(name))
+    assert failure.family == Family.RECOMPILE
+    assert failure.finding.op == op
+    assert failure.advice_kind == "see_recompiles"
+
+
+def test_the_tools_expected_compiles_are_no_recompile() -> None:
+    from hloscope.analysis.explain_error import explain_error
+
+    # The guide's own example of a compile every program has (the parallel loader's step
+    # end), and a compile per step at most.
+    text = (
+        "Compilation Analysis: ========================================================\n"
+        "Compilation Analysis: Compilation Cause\n"
+        "Compilation Analysis:   `torch_xla.sync()` in parallel loader at step end\n"
+        "Compilation Analysis: Python Frame Triggered Execution:\n"
+        "Compilation Analysis:   sync (/workspaces/dk3/pytorch/xla/torch_xla/core/"
+        "xla_model.py:1055)\n"
+        "pt-xla-profiler: CompileTime too frequent: 11 counts during 11 steps\n"
+    )
+    assert all(f.family != Family.RECOMPILE for f in explain_error(text).failures)

@@ -38,6 +38,11 @@ def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["max_traces"]:
         yield _max_traces(log, m)
         return
+    if m["pt_access"] or m["pt_often"]:
+        failure = _torch_xla(log, m)
+        if failure is not None:
+            yield failure
+        return
     hints: list[str] = []
     source = None
     named = m["fn"] or m["bound"]
@@ -96,6 +101,47 @@ def _max_traces(log: Log, m: re.Match[str]) -> Failure:
         function=fn if guarded else None,
         headline_at=log.line_start(m.start()),
         hints=[f"traced {m['mt_now']} times, at most {m['mt_max']} allowed"],
+    )
+
+
+def _torch_xla(log: Log, m: re.Match[str]) -> Failure | None:
+    """PyTorch/XLA's debugging tool on more compiles than steps, or on a compile the program
+    caused by reading a tensor before the step's end; ``None`` where its counts are no more
+    than its steps, or an earlier line was read."""
+    if m["pt_access"]:
+        failure = _tensor_read(log, m)
+    else:
+        if int(m["pt_n"]) <= int(m["pt_steps"]):
+            return None  # a compile per step at most: the first steps' own
+        earlier = _RE.opening.finditer(log.text, 0, m.start())
+        if any(e["pt_often"] and int(e["pt_n"]) > int(e["pt_steps"]) for e in earlier):
+            return None  # read from the log's first such line
+        said = _TEXT.pt_often.format(n=m["pt_n"], steps=m["pt_steps"])
+        advice = (said, AdviceKind.SEE_RECOMPILES)
+        failure = _KIND.failure(log, m.start(), op="CompileTime", advice=advice)
+    failure.finding.warning = True  # slow, not failed: a real error in the log comes first
+    return failure
+
+
+def _tensor_read(log: Log, m: re.Match[str]) -> Failure:
+    """A compile the program caused by reading a tensor mid-step: where, the innermost
+    frame of the user's under the tool's "Python Frame Triggered Execution"."""
+    end = _RE.pt_end.search(log.text, m.end())
+    frames = [
+        StackFrame(f["file"], int(f["line"]), f["fn"])
+        for f in _RE.pt_frame.finditer(log.text, m.end(), end.start() if end else len(log.text))
+    ]
+    where = next((frame for frame in frames if is_users(frame)), None)
+    said = _TEXT.pt_access.format(
+        where=f"{where.function} at {where.file}:{where.line}" if where else "the frames below"
+    )
+    return _KIND.failure(
+        log,
+        m.start(),
+        op=where.function if where else "tensor access",
+        advice=(said, AdviceKind.SEE_RECOMPILES),
+        source=f"{where.file}:{where.line}" if where else None,
+        headline_at=log.line_start(m.start()),
     )
 
 
