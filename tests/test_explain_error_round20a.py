@@ -262,3 +262,44 @@ def test_the_tools_expected_compiles_are_no_recompile() -> None:
         "pt-xla-profiler: CompileTime too frequent: 11 counts during 11 steps\n"
     )
     assert all(f.family != Family.RECOMPILE for f in explain_error(text).failures)
+
+
+# ---- pl.program_id asked where no kernel grid is (a pallas_call differentiated) --------------
+
+# JAX 0.10.2's own error for jax.jvp of an interpret-mode pallas_call whose kernel reads
+# pl.program_id(0) (the traceback after "The above exception ...", verbatim).
+_NO_GRID = """\
+Traceback (most recent call last):
+  File "/tmp/r20a/pid.py", line 14, in <module>
+    print(jax.jvp(f, (jnp.ones((8, 128)),), (jnp.ones((8, 128)),)))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/tmp/r20a/pid.py", line 11, in f
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(2,), interpret=True)(x)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/pallas/pallas_call.py", line 278, in _pallas_call_jvp_rule
+    jvp_jaxpr_, _ = ad.jvp_jaxpr(closed_jaxpr, nonzero_tangents_with_outputs, [])
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/pallas/primitives.py", line 81, in program_id_bind_with_trace
+    frame = pallas_core.axis_frame()
+            ^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/pallas/core.py", line 361, in axis_frame
+    assert env.grid_context is not None
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+AssertionError
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # marin#3043: Levanter's Pallas GPU cross-entropy under jax.vjp, the assert condensed.
+        log("dev20_d_marin_3043"),
+        _NO_GRID,
+    ],
+)
+def test_program_id_without_a_grid_is_pallas_under_a_derivative(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.PALLAS
+    assert failure.finding.op == "program_id"
+    assert failure.advice_kind == "other"
+    assert failure.platform is None  # Pallas's Python: the log names no device

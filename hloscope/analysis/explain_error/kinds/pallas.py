@@ -41,7 +41,7 @@ from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind, advise
 from ..build import Kind, traced
 from ..catalogue import words_of
-from ..device import platform_of
+from ..device import platform_in_log, platform_of
 from ..log import Log, clean_message
 from ..mlir_location import (
     diagnostic_op,
@@ -103,6 +103,8 @@ def _read(log: Log, m: re.Match[str]) -> Failure | None:
         return failure
     if m["block"]:
         return _block_shape(log, m)
+    if m["grid_ctx"] or m["grid_frame"]:
+        return _no_grid(log, m)
     if m["primitive"]:
         primitive = m["primitive"].rstrip(".")
         advice = (_TEXT.unimplemented.format(primitive=primitive), AdviceKind.REPLACE_OP)
@@ -131,6 +133,16 @@ def _read(log: Log, m: re.Match[str]) -> Failure | None:
         failure.fallback = True  # the words are JAX's in other modules too, rarely
         return failure
     return _not_here(log, m)
+
+
+def _no_grid(log: Log, m: re.Match[str]) -> Failure:
+    """Pallas's assertion that a kernel's grid is in context, failed: program_id asked
+    outside a kernel's grid (a pallas_call differentiated). Pallas's Python, so the platform
+    is the log's to say, not the TPU's by default."""
+    failure = _simple(log, m, "program_id", Reason.TRACING, (_TEXT.grid_ctx, AdviceKind.OTHER))
+    platform = platform_in_log(log.text)
+    failure.device, failure.platform = (str(platform), platform) if platform else (None, None)
+    return failure
 
 
 def _raised_in_lowering(log: Log, m: re.Match[str]) -> Failure | None:
