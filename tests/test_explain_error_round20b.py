@@ -79,3 +79,15 @@ def test_a_dialect_registered_twice_is_two_mlirs_out_of_step() -> None:
     assert (str(first(jax).family), first(jax).advice_kind) == ("xla_crash", "install")
     torch_mlir = first(log("r20b_torch_mlir_154_dialect_namespace_already_registered"))
     assert (str(torch_mlir.family), torch_mlir.advice_kind) == ("xla_crash", "install")
+
+
+def test_tensorflows_tpu_graph_ops_are_signs_of_a_tpu() -> None:
+    # TensorFlow's TPU graph ops, named in a node or a log line: tfp#1758's
+    # "[[TPUReplicate/_compile/_10395939635067805685/_4]]" under a compile-time constant
+    # refusal, TF#50980's "TpuCompileOp was cancelled ... for TPUCompileOp to finished".
+    failure = first(log("dev20_f_probability_1758_histogram_bincount_tpu_compile_time_constant"))
+    assert (str(failure.family), failure.platform) == ("tf_known_issue", Platform.TPU)
+    tf = log("r19b_tf_50980_tpu_compile_op_failed").splitlines()[1]
+    said = tf[tf.index("] ") + 2 :]  # the line's words, without its TPU source file's name
+    assert said.startswith("TpuCompileOp was cancelled")
+    assert platform_in_log(said) == Platform.TPU

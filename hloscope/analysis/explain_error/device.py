@@ -133,6 +133,9 @@ _LOG_SIGNS = re.compile(
     # ("tpu_compile_op_common.cc:245] Compilation of ... failed",
     # "tpu_compilation_cache_interface.cc:441] TPU host compilation cache miss").
     r"|\btpu_compil(?:e|ation)_\w+\.cc\b|\bTPU host compilation\b"
+    # TensorFlow's TPU graph ops, in a node's or a frame's name ("[[TPUReplicate/_compile/
+    # _1039.../_4]]", "TpuCompileOp was cancelled", TPUPartitionedCall, TPUExecute).
+    r"|\bTPU(?:Replicate\w*|Compile\w*|Execute\w*|PartitionedCall)\b"
     # XLA:TPU's flags (--xla_tpu_enable_...) and the TPU runtime's environment, in capitals
     # (TPU_PROCESS_BOUNDS, TPU_ACCELERATOR_TYPE; not a Python name's tpu_custom_call).
     r"|\bxla_tpu_\w+|(?-i:\bTPU_[A-Z][A-Z_]{3,}\b)"
