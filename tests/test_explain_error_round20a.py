@@ -303,3 +303,36 @@ def test_program_id_without_a_grid_is_pallas_under_a_derivative(text: str) -> No
     assert failure.finding.op == "program_id"
     assert failure.advice_kind == "other"
     assert failure.platform is None  # Pallas's Python: the log names no device
+
+
+# ---- a Pallas kernel's module refused by its kernel language's MLIR verifier -----------------
+
+# JAX 0.10.2's own error lowering (for the TPU, on a CPU host) a Pallas kernel that takes
+# jnp.isfinite of a bfloat16 block: the first traceback, as a paste may keep it alone.
+_WEIRD = """\
+Traceback (most recent call last):
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/pallas/mosaic/lowering.py", line 1610, in _lower_jaxpr_to_func_common
+    func_op.verify()
+jaxlib.mlir._mlir_libs._mlir.ir.MLIRError: Verification failed:
+error: "is_finite:"("is_finite/is_finite"(callsite("kernel"("/tmp/r20a/weird.py":8:27 to :42) at "kernel"("/tmp/r20a/weird.py":8:27 to :42)))): 'tpu.weird' op Input type must be F32
+ note: "is_finite:"("is_finite/is_finite"(callsite("kernel"("/tmp/r20a/weird.py":8:27 to :42) at "kernel"("/tmp/r20a/weird.py":8:27 to :42)))): see current operation: %3 = "tpu.weird"(%2) : (vector<16x128xbf16>) -> vector<16x128xi1>
+
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # jax PR 34674: Mosaic's logistic lowering broadcasting an f32 constant to bf16.
+        (log("dev20_a_jax_pr34674"), "logistic"),
+        (_WEIRD, "is_finite"),
+    ],
+)
+def test_a_kernels_module_the_verifier_refuses_is_pallas(text: str, op: str) -> None:
+    from hloscope.analysis.explain_error import explain_error
+
+    failures = explain_error(text).failures
+    assert all(f.family == Family.PALLAS for f in failures)
+    verified = next(f for f in failures if f.finding.op == op)
+    assert str(verified.platform) == "tpu"
+    assert verified.advice_kind == "install"

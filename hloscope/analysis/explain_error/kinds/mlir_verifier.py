@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...unsupported.findings import Reason
+from ...unsupported.findings import Platform, Reason
 from ..advice import AdviceKind
 from ..build import Kind, own_line
 from ..catalogue import words_of
@@ -52,6 +52,10 @@ def _mlir_verifier(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     primitive = location_op(located["loc"]) if located else None
     quoted_op = quoted["op"] if quoted else ""
     what = f" ({quoted_op}: {quoted['why'][:120]})" if quoted else ""
+    lowering = _pallas_lowering(log, m)
+    if lowering is not None:
+        yield _pallas(log, m, lowering, primitive or quoted_op, what)
+        return
     jaxs = bool(m["jax"]) or primitive is not None or "jit(" in window[:400]
     who, where = (
         ("JAX", "https://github.com/jax-ml/jax/issues")
@@ -77,7 +81,35 @@ def _mlir_verifier(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     yield failure
 
 
+def _pallas_lowering(log: Log, m: re.Match[str]) -> str | None:
+    """The kernel language ("mosaic", "mosaic_gpu", "triton") whose Pallas lowering the
+    traceback that ends in the verifier's error ran, if any."""
+    start = log.line_start(m.start())
+    for frame in log.traceback_before(start):
+        found = _RE.pallas_lowering.search(frame.file)
+        if found is not None:
+            return found["lang"]
+    return None
+
+
+def _pallas(log: Log, m: re.Match[str], lang: str, prim: str, what: str) -> Failure:
+    """A Pallas kernel whose lowered module the kernel language's verifier refused:
+    Pallas's bug in lowering the op the location names."""
+    language = {"triton": "Triton", "mosaic_gpu": "Mosaic GPU"}.get(lang, "Mosaic")
+    said = _TEXT.pallas.format(prim=prim or "an op", language=language, what=what)
+    platform = Platform.TPU if lang == "mosaic" else Platform.GPU
+    return _PALLAS.failure(
+        log,
+        m.start(),
+        op=prim or _STAGE,
+        fixes=[(AdviceKind.INSTALL, said), (AdviceKind.REPORT_BUG, _TEXT.pallas_report)],
+        device=str(platform),
+        platform=platform,
+    )
+
+
 _KIND = Kind(Family.XLA_CRASH, Reason.COMPILE_ERROR, own_line)
+_PALLAS = Kind(Family.PALLAS, Reason.COMPILE_ERROR, own_line)
 _SHARDY = Kind(Family.SHARDING, Reason.COMPILE_ERROR, own_line)
 RECOGNISER = Recogniser(
     Family.XLA_CRASH, _RE.opening, _mlir_verifier, generic_ops=frozenset({_STAGE})
