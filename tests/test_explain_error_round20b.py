@@ -91,3 +91,43 @@ def test_tensorflows_tpu_graph_ops_are_signs_of_a_tpu() -> None:
     said = tf[tf.index("] ") + 2 :]  # the line's words, without its TPU source file's name
     assert said.startswith("TpuCompileOp was cancelled")
     assert platform_in_log(said) == Platform.TPU
+
+
+# What JAX 0.10.2 raised (two CPU processes under jax.distributed) for jax.device_put of an
+# array sharded over both processes' devices onto one local device.
+_DEVICE_PUT_NOT_ADDRESSABLE = """\
+Traceback (most recent call last):
+  File "/tmp/r20b/dp.py", line 16, in <module>
+    jax.device_put(y, jax.local_devices()[0])
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/api.py", line\
+ 2118, in device_put
+    out_flat = dispatch._batched_device_put_impl(
+               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/dispatch.py",\
+ line 611, in _batched_device_put_impl
+    y = _device_put_impl(x, device=device, src=src, copy=cp, aval=aval)
+        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/dispatch.py",\
+ line 595, in _device_put_impl
+    return _device_put_sharding_impl(x, aval, device, copy)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/dispatch.py",\
+ line 525, in _device_put_sharding_impl
+    raise ValueError(
+ValueError: When the second argument to `device_put` is a Device, the first argument must\
+ be a fully addressable array or a non-addressable array with a single device sharding. Got\
+ value with devices {CpuDevice(id=0), CpuDevice(id=2048)}
+"""
+
+
+def test_the_api_whose_argument_jax_refuses_is_its_op() -> None:
+    # JAX names the API whose argument it refuses: "device_put's second argument must be a
+    # Device or a Sharding which represents addressable devices" (marin#2417), today's "When
+    # the second argument to `device_put` is a Device, the first argument must be a fully
+    # addressable array": the op is device_put, not the ValueError.
+    marin = first(log("dev20_d_marin_2417_multihost_tpu_device_put_non_addressable_named_sharding"))
+    assert (str(marin.family), marin.finding.op) == ("sharding", "device_put")
+    today = first(_DEVICE_PUT_NOT_ADDRESSABLE)
+    assert (str(today.family), today.finding.op) == ("sharding", "device_put")
+    # An English noun's argument is no API's.
+    assert op_named("ValueError: the function's first argument must be an array") is None

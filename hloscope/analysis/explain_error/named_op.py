@@ -72,6 +72,10 @@ _NAMED = re.compile(
     # The node TensorFlow's runtime names under its error, the op its name's last part:
     # "[[{{node StatefulPartitionedCall}}]]", "[[{{node resnet_v1_50/conv1/ExtractImagePatches}}]]".
     r"|\[\[\{\{node (?:[^}\s/]+/)*(?P<tf_node>[^}\s/]+)\}\}"
+    # The API whose argument JAX refuses, by its name: "device_put's second argument must
+    # be ...", today's "When the second argument to `device_put` is a Device, ...".
+    r"|(?<![\w.])(?P<owns_arg>[a-z_][a-z0-9_]*_[a-z0-9_]+)'s (?:first|second|third|fourth) argument\b"
+    r"|\bargument to `(?P<arg_to>[a-z_][\w.]*)`"
     # The custom-derivative function JAX refuses a use of, by its decorator's name: "passed
     # as an argument to a custom_vjp function", "No JVP defined for custom_jvp function f".
     r"|\b(?P<custom>custom_(?:vjp|jvp)) functions?\b"
