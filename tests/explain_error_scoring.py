@@ -220,6 +220,11 @@ FRESH14_TEST = "fresh14-2026-12-07"
 #: fifteenth blind part, sealed. Read by the rules from its first sight on: 29/38 recognised
 #: and 17/38 fully right then (bf5d4ab).
 DEV20 = "dev20-2026-12-07"
+#: The twenty-first: the dev half (33 logs) of the sixteenth pool (61 logs of 2023-2026 threads,
+#: five helpers who wrote no code, cut short when the session's search budget ran out), split
+#: the same way; its other half is the sixteenth blind part. First sight: 22/33 and 14/33
+#: (34b743d).
+DEV21 = "dev21-2026-12-07"
 
 
 def tally(
