@@ -9,7 +9,9 @@ from round_logs import first, log
 
 from hloscope.analysis.explain_error.device import platform_in_log
 from hloscope.analysis.explain_error.named_op import op_named
+from hloscope.analysis.explain_error.user_line import is_users
 from hloscope.analysis.unsupported.findings import Platform
+from hloscope.hlo.metadata import StackFrame
 
 # What JAX 0.10.2 raised (JAX_PLATFORMS=cpu) for a custom_vjp function given an array in an
 # argument it declares non-differentiable (nondiff_argnums=(1,)) under jax.jit.
@@ -131,3 +133,89 @@ def test_the_api_whose_argument_jax_refuses_is_its_op() -> None:
     assert (str(today.family), today.finding.op) == ("sharding", "device_put")
     # An English noun's argument is no API's.
     assert op_named("ValueError: the function's first argument must be an array") is None
+
+
+# What pytest printed (JAX 0.10.2, JAX_PLATFORMS=cpu, run from another folder) for a test in a
+# folder laid out as a jax checkout's tests/ that adds arrays of shapes (3,) and (4,).
+_PYTEST_IN_A_CHECKOUT = """\
+=================================== FAILURES ===================================
+_____________________________ test_add_mismatched ______________________________
+
+    def test_add_mismatched():
+>       return jnp.ones(3) + jnp.ones(4)
+               ^^^^^^^^^^^^^^^^^^^^^^^^^
+
+../src/jax/tests/lax_broadcast_test.py:5: 
+_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ 
+/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_methods.py:73\
+2: in _operator_add
+    return ufuncs.add(self, cast(ArrayLike, other))
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/ufunc_api.py:182:\
+ in __call__
+    return call(*args)
+           ^^^^^^^^^^^
+_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ 
+
+x = JitTracer(float32[3]), y = JitTracer(float32[4])
+
+    @binary_ufunc(identity=0, reduce=reductions.sum, accumulate=reductions.cumsum,\
+ at=_add_at)
+    def add(x: ArrayLike, y: ArrayLike, /) -> Array:
+      \"\"\"Add two arrays element-wise.
+    
+      JAX implementation of :obj:`numpy.add`. This is a universal function,
+      and supports the additional APIs described at :class:`jax.numpy.ufunc`.
+      This function provides the implementation of the ``+`` operator for
+      JAX arrays.
+    
+      Args:
+        x, y: arrays to add. Must be broadcastable to a common shape.
+    
+      Returns:
+        Array containing the result of the element-wise addition.
+    
+      Examples:
+        Calling ``add`` explicitly:
+    
+        >>> x = jnp.arange(4)
+        >>> jnp.add(x, 10)
+        Array([10, 11, 12, 13], dtype=int32)
+    
+        Calling ``add`` via the ``+`` operator:
+    
+        >>> x + 10
+        Array([10, 11, 12, 13], dtype=int32)
+      \"\"\"
+      x, y = promote_args("add", x, y)
+      if x.dtype == bool:
+        return lax.bitwise_or(x, y)
+>     out = lax.add(x, y)
+            ^^^^^^^^^^^^^
+E     TypeError: add got incompatible shapes for broadcasting: (3,), (4,).
+E     --------------------
+E     For simplicity, JAX has removed its internal frames from the traceback of the\
+ following exception. Set JAX_TRACEBACK_FILTERING=off to include these.
+
+/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/ufuncs.py:1238:\
+ TypeError
+"""  # noqa: W291, W293  (pytest prints them)
+
+
+def test_a_test_of_a_frameworks_own_suite_is_the_users_line() -> None:
+    # A framework's developer runs its own tests from a checkout: a test module there (JAX's
+    # CI: .../_work/jax/jax/tests/pallas/pallas_test.py, named by the HLO metadata of the op
+    # XLA refused, jax#21108) is the line to fix, not a module the program imported.
+    name = "dev20_d_jax_pr21108_tpu_ci_nextafter_f64_x64_rewriting_bitcast_convert_unimplemented"
+    failure = first(log(name))
+    assert failure.finding.source is not None
+    assert failure.finding.source.endswith("/jax/tests/pallas/pallas_test.py:1551")
+    # What pytest printed for a test in a jax checkout's tests/ (JAX 0.10.2's shape error).
+    failure = first(_PYTEST_IN_A_CHECKOUT)
+    assert (str(failure.family), failure.finding.source) == (
+        "jax_shape",
+        "../src/jax/tests/lax_broadcast_test.py:5",
+    )
+    # The framework's helpers for its tests are its own code.
+    helper = StackFrame("/home/u/jax/jax/_src/test_util.py", 1188, "_CheckAgainstNumpy")
+    assert not is_users(helper)

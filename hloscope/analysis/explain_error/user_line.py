@@ -63,7 +63,12 @@ def is_users(frame: StackFrame) -> bool:
     (:func:`~hloscope.analysis.provenance.is_user_frame`), a runner's or generated."""
     if frame.file.startswith(_NO_FILE):
         return False
-    if not (is_user_frame(frame) or _project_subpackage(frame) or _named_like_framework(frame)):
+    if not (
+        is_user_frame(frame)
+        or _project_subpackage(frame)
+        or _named_like_framework(frame)
+        or _framework_test(frame)
+    ):
         return False
     if frame.file.endswith(".jl") and _JULIA_INSTALLED.search(frame.file):
         return False  # a Julia package's, or Julia's own
@@ -83,6 +88,22 @@ def _named_like_framework(frame: StackFrame) -> bool:
         return False
     named = [folder for folder in folders[:-1] if folder in FRAMEWORK_FOLDERS]
     return named == [folders[-2]]
+
+
+# A test module by its name (pytest's and absltest's: `test_x.py`, `x_test.py`), not a
+# framework's helpers for tests (`jax/_src/test_util.py`).
+_TEST_FILE = re.compile(r"(?:test_(?!utils?\.py$)\w+|\w+_test)\.py$")
+
+
+def _framework_test(frame: StackFrame) -> bool:
+    """Whether ``frame`` is a test of a framework's own suite, run from a checkout of it
+    (JAX's CI: ``.../_work/jax/jax/tests/pallas/pallas_test.py``; Keras's
+    ``keras/src/layers/core/dense_test.py``): the code that developer ran, not installed and
+    no module the program imported."""
+    folders = _SPLIT.split(frame.file)
+    if not _TEST_FILE.search(folders[-1]) or _INSTALLED_OR_PYTHON.search("/" + frame.file):
+        return False
+    return any(folder in FRAMEWORK_FOLDERS for folder in folders[:-1])
 
 
 # A tree's folder of other projects' code kept in it, as site-packages is installed code
