@@ -219,3 +219,21 @@ def test_a_test_of_a_frameworks_own_suite_is_the_users_line() -> None:
     # The framework's helpers for its tests are its own code.
     helper = StackFrame("/home/u/jax/jax/_src/test_util.py", 1188, "_CheckAgainstNumpy")
     assert not is_users(helper)
+
+
+def test_xla_cpus_compiler_timing_the_program_is_a_sign_of_the_cpu() -> None:
+    # XLA:CPU's compiler logs the program it compiled for the CPU ("Compiling
+    # [reactant_myfill] for CPU using JIT time", Reactant.jl#2110, its executable
+    # PjRtCpuExecutable in the status's trace): the program ran on the CPU.
+    name = "dev21_h_reactantjl_2110_cpu_ifrt_get_output_memory_kinds_unimplemented"
+    failure = first(log(name))
+    assert (str(failure.family), failure.platform) == ("xla_status", Platform.CPU)
+    # What JAX 0.10.2 logged (JAX_PLATFORMS=cpu, TF_CPP_VMODULE=cpu_compiler=2) for a jit.
+    jax = (
+        "I1207 10:29:07.970975    7126 cpu_compiler.cc:1269] Running HLO passes on "
+        "[jit__lambda] for CPU time: 1.2 ms (1196 us) (cumulative: 1.2 ms, max: 1.2 ms, "
+        "#called: 1)\n"
+        "I1207 10:29:08.013670    7126 cpu_compiler.cc:2094] Compiling [jit__lambda] for CPU "
+        "using JIT time: 42.6 ms (42627 us) (cumulative: 42.6 ms, max: 42.6 ms, #called: 1)\n"
+    )
+    assert platform_in_log(jax) == Platform.CPU

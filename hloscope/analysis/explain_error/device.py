@@ -158,6 +158,10 @@ _LOG_SIGNS = re.compile(
     # runner passing on what a Python callback raised ("CpuCallback error calling callback").
     rf"|(?P<cpu>\bfalling back to cpu\b|{_ASSIGNED}(?:cpu|host)\b|\brunner Host\b"
     r"|\bCpuCallback error\b"
+    # XLA:CPU's compiler timing the program it compiled for the CPU ("Compiling [jit_f] for
+    # CPU using JIT time", "Running HLO passes on [jit_f] for CPU"), and the executable it
+    # made (PjRtCpuExecutable): the program itself ran there.
+    r"|\b(?:Compiling|Running HLO passes on) \[[^\]\n]+\] for CPU\b|\bPjRtCpu\w*Executable\b"
     rf"|{_ID_SET.format('CPU')}"
     r"|(?:xla|service|backends)/cpu/"
     r"|\b(?:built|compiled) (?:using|to use) [A-Z][\w.]*(?:(?:,| and|/) ?[A-Z][\w.]*)*"
