@@ -336,3 +336,40 @@ def test_a_kernels_module_the_verifier_refuses_is_pallas(text: str, op: str) -> 
     verified = next(f for f in failures if f.finding.op == op)
     assert str(verified.platform) == "tpu"
     assert verified.advice_kind == "install"
+
+
+# ---- Equinox's filter spec passed through jax.jit, its booleans traced -----------------------
+
+# Equinox 0.13.8 under JAX 0.10.2: eqx.partition(params, mask) inside jax.jit with the mask an
+# ordinary argument (verbatim).
+_FILTER_SPEC = """\
+Traceback (most recent call last):
+  File "/tmp/r20a/eqx1.py", line 15, in <module>
+    step(params, mask)
+  File "/tmp/r20a/eqx1.py", line 11, in step
+    trainable, frozen = eqx.partition(params, mask)
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/equinox/_filters.py", line 177, in partition
+    filter_tree = jtu.tree_map(_make_filter_tree(is_leaf), filter_spec, pytree)
+                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/equinox/_filters.py", line 95, in _filter_tree
+    raise ValueError("`filter_spec` leaf values cannot be traced arrays.")
+ValueError: `filter_spec` leaf values cannot be traced arrays.
+--------------------
+For simplicity, JAX has removed its internal frames from the traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include these.
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # equinox#1036: its words before 0.11, the error line alone.
+        log("fresh6_c_equinox_1036"),
+        _FILTER_SPEC,
+    ],
+)
+def test_a_traced_filter_spec_is_a_static_argument_to_keep(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_TRACING
+    assert failure.advice_kind == "static_args"
+    assert "filter_jit" in failure.finding.suggestion

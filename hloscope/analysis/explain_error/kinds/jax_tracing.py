@@ -135,6 +135,8 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         # Python's max/min compare a traced value with `>`: jnp.maximum/jnp.minimum trace.
         second = [(str(advice.kind), advice.text)]
         advice = Advice(_TEXT.builtin_compare, AdviceKind.JNP_NOT_NP)
+    if form.group.startswith("filter_spec"):  # Equinox's: keep the spec out of the trace
+        advice, second = Advice(_TEXT.filter_spec, AdviceKind.STATIC_ARGS), []
     if form.group == "no_tracing":  # the trace was a retrace: why the cache missed is the question
         advice = Advice(_TEXT.retraced.format(fn=m["nt_fn"]), AdviceKind.SEE_RECOMPILES)
     if form.group in _LEAKS:
