@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from round_logs import first, log
 
+from hloscope.analysis.explain_error import explain_error
 from hloscope.analysis.explain_error.device import platform_in_log
 from hloscope.analysis.explain_error.named_op import op_named
 from hloscope.analysis.explain_error.user_line import is_users
@@ -237,3 +238,60 @@ def test_xla_cpus_compiler_timing_the_program_is_a_sign_of_the_cpu() -> None:
         "using JIT time: 42.6 ms (42627 us) (cumulative: 42.6 ms, max: 42.6 ms, #called: 1)\n"
     )
     assert platform_in_log(jax) == Platform.CPU
+
+
+# What TensorFlow 2 raised on the CPU for tf.zeros([1 << 20, 1 << 20]) (its start-up lines left
+# out).
+_TF_EAGER_OOM = """\
+W0000 00:00:1796639465.031820    9928 bfc_allocator.cc:502] Allocator (mklcpu) ran out of\
+ memory trying to allocate 4.00TiB (rounded to 4398046511104)requested by op Fill
+If the cause is memory fragmentation maybe the environment variable\
+ 'TF_GPU_ALLOCATOR=cuda_malloc_async' will improve the situation. 
+Current allocation summary follows.
+Current allocation summary follows.
+Limit:                        23.54GiB
+InUse:                              0B
+MaxInUse:                           0B
+NumAllocs:                           0
+MaxAllocSize:                       0B
+Reserved:                           0B
+PeakReserved:                       0B
+LargestFreeBlock:                   0B
+
+W0000 00:00:1796639465.032000    9928 bfc_allocator.cc:513] <allocator contains no memory>
+W0000 00:00:1796639465.032025    9928 op_kernel.cc:1858] OP_REQUIRES failed at\
+ constant_op.cc:176 : RESOURCE_EXHAUSTED: OOM when allocating tensor with\
+ shape[1048576,1048576] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by\
+ allocator mklcpu
+W0000 00:00:1796639465.032046    9928 local_rendezvous.cc:412] Local rendezvous is aborting\
+ with status: RESOURCE_EXHAUSTED: OOM when allocating tensor with shape[1048576,1048576]\
+ and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator mklcpu
+Traceback (most recent call last):
+  File "/tmp/r20b/tfoom.py", line 2, in <module>
+    x = tf.zeros([1 << 20, 1 << 20])
+        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File\
+ "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/tensorflow/python/util/traceback\
+_utils.py", line 167, in error_handler
+    raise e.with_traceback(filtered_tb) from None
+  File\
+ "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/tensorflow/dtensor/python/api.py\
+", line 64, in call_with_layout
+    return fn(*args, **kwargs)
+           ^^^^^^^^^^^^^^^^^^^
+tensorflow.python.framework.errors_impl.ResourceExhaustedError: {{function_node\
+ __wrapped__Fill_device_/job:localhost/replica:0/task:0/device:CPU:0}} OOM when allocating\
+ tensor with shape[1048576,1048576] and type float on\
+ /job:localhost/replica:0/task:0/device:CPU:0 by allocator mklcpu [Op:Fill] name: 
+"""  # noqa: W291
+
+
+def test_the_op_tensorflows_eager_runtime_wrapped_is_its_op() -> None:
+    # TensorFlow's eager runtime names the op it ran in the function it wrapped it in for its
+    # device ("{{function_node __wrapped__AddV2_device_/job:localhost/.../device:GPU:0}}",
+    # keras-hub#1418; TF's own "__wrapped__Fill_device_" for tf.zeros): the op of an
+    # allocation that failed under it.
+    keras = first(log("dev21_i_kerashub_1418_mistral_from_preset_colab_tf_oom_addv2_bf16"))
+    assert (str(keras.family), keras.finding.op) == ("device_allocation", "AddV2")
+    raised = explain_error(_TF_EAGER_OOM).failures[-1]
+    assert (str(raised.family), raised.finding.op) == ("device_allocation", "Fill")

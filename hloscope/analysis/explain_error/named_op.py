@@ -74,8 +74,13 @@ _NAMED = re.compile(
     r"|\[\[\{\{node (?:[^}\s/]+/)*(?P<tf_node>[^}\s/]+)\}\}"
     # The API whose argument JAX refuses, by its name: "device_put's second argument must
     # be ...", today's "When the second argument to `device_put` is a Device, ...".
-    r"|(?<![\w.])(?P<owns_arg>[a-z_][a-z0-9_]*_[a-z0-9_]+)'s (?:first|second|third|fourth) argument\b"
+    # (A name with an underscore, an API's: not an English noun's "the function's argument".)
+    r"|(?<![\w.])(?P<owns_arg>[a-z_][a-z0-9_]*_[a-z0-9_]+)'s"
+    r" (?:first|second|third|fourth) argument\b"
     r"|\bargument to `(?P<arg_to>[a-z_][\w.]*)`"
+    # The op TensorFlow's eager runtime ran, by the function it wrapped it in for its device:
+    # "{{function_node __wrapped__AddV2_device_/job:localhost/replica:0/task:0/device:GPU:0}}".
+    r"|\{\{function_node __wrapped__(?P<wrapped>[A-Z]\w*?)_device_"
     # The custom-derivative function JAX refuses a use of, by its decorator's name: "passed
     # as an argument to a custom_vjp function", "No JVP defined for custom_jvp function f".
     r"|\b(?P<custom>custom_(?:vjp|jvp)) functions?\b"
