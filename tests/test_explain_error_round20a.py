@@ -373,3 +373,41 @@ def test_a_traced_filter_spec_is_a_static_argument_to_keep(text: str) -> None:
     assert failure.family == Family.JAX_TRACING
     assert failure.advice_kind == "static_args"
     assert "filter_jit" in failure.finding.suggestion
+
+
+# ---- Equinox's closure-converted function called with arguments unlike its example ones -------
+
+# Equinox 0.13.8 under JAX 0.10.2: eqx.filter_closure_convert(f, ones(3), ones(3)) called with
+# arrays of 4 (verbatim).
+_CLOSURE = """\
+Traceback (most recent call last):
+  File "/tmp/r20a/cc.py", line 10, in <module>
+    g(jnp.ones(4), jnp.ones(4))
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/equinox/_ad.py", line 588, in __call__
+    _ = _check_closure_convert_input(self, args, kwargs)
+        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/equinox/_ad.py", line 553, in _check_closure_convert_input
+    raise ValueError(
+ValueError: Closure-converted function called with different dynamic arguments to the example arguments provided:
+
+Called with: ((f32[4], f32[4]), {})
+
+Closure-converted with: ((f32[3], f32[3]), {})
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    ("text", "advice"),
+    [
+        # optimistix#86: nested root finds on an older Equinox, in pytest's output.
+        (log("fresh6_c_optimistix_86"), ["install", "fix_shapes"]),
+        (_CLOSURE, ["fix_shapes", "install"]),
+    ],
+)
+def test_a_closure_converted_call_unlike_its_examples_is_a_call_error(
+    text: str, advice: list[str]
+) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_CALL
+    assert failure.finding.op == "closure_convert"
+    assert [failure.advice_kind, *(kind for kind, _ in failure.more_advice)][:2] == advice

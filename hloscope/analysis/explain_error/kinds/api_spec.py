@@ -56,10 +56,25 @@ def _api_spec(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         text = _TEXT.not_callable.format(what=_what(m["not_callable"]))
         yield _KIND.failure(log, m.start(), op="transformation", advice=(text, AdviceKind.OTHER))
         return
+    if m["closure"]:
+        yield _closure(log, m)
+        return
     api = "jit" if m["api"] == "pjit" else m["api"]
     param = m["param"]
     advice = _TEXT.advice.format(api=api, param=param, counts=_counts(log, m))
     yield _KIND.failure(log, m.start(), op=api, advice=(advice, AdviceKind.FIX_SHAPES))
+
+
+def _closure(log: Log, m: re.Match[str]) -> Failure:
+    """Equinox's closure-converted function called with arguments unlike its example ones:
+    the types, where newer Equinox prints both, say the call is the program's to fix; without
+    them (older Equinox, inside a library's solve) the releases are the first suspect."""
+    types = _RE.closure_types.search(log.text, m.end(), m.end() + 600)
+    said = f" ({types['called']} against {types['made']})" if types else ""
+    shapes = (AdviceKind.FIX_SHAPES, _TEXT.closure_shapes.format(types=said))
+    install = (AdviceKind.INSTALL, _TEXT.closure_install)
+    fixes = [shapes, install] if types else [install, shapes]
+    return _KIND.failure(log, m.start(), op="closure_convert", fixes=fixes)
 
 
 RECOGNISER = Recogniser(Family.JAX_CALL, _RE.opening, _api_spec)
