@@ -220,6 +220,8 @@ def test_a_test_of_a_frameworks_own_suite_is_the_users_line() -> None:
     # The framework's helpers for its tests are its own code.
     helper = StackFrame("/home/u/jax/jax/_src/test_util.py", 1188, "_CheckAgainstNumpy")
     assert not is_users(helper)
+    harness = "/home/u/jax/jax/_src/internal_test_util/test_harnesses.py"
+    assert not is_users(StackFrame(harness, 700, "make_harness"))
 
 
 def test_xla_cpus_compiler_timing_the_program_is_a_sign_of_the_cpu() -> None:

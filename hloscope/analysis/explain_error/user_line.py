@@ -103,6 +103,8 @@ def _framework_test(frame: StackFrame) -> bool:
     folders = _SPLIT.split(frame.file)
     if not _TEST_FILE.search(folders[-1]) or _INSTALLED_OR_PYTHON.search("/" + frame.file):
         return False
+    if any(folder.endswith(("test_util", "test_utils")) for folder in folders[:-1]):
+        return False  # its helpers' package (jax/_src/internal_test_util/test_harnesses.py)
     return any(folder in FRAMEWORK_FOLDERS for folder in folders[:-1])
 
 
