@@ -411,3 +411,28 @@ def test_a_closure_converted_call_unlike_its_examples_is_a_call_error(
     assert failure.family == Family.JAX_CALL
     assert failure.finding.op == "closure_convert"
     assert [failure.advice_kind, *(kind for kind, _ in failure.more_advice)][:2] == advice
+
+
+# ---- a typed PRNG key (dtype key<fry>) used as numbers ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # JAX 0.10.2's own errors (their last lines): `key + 1`, and jnp.sin(key), which
+        # promotes the key's dtype before any op sees it.
+        ("TypeError: add does not accept dtypes key<fry>, int32.\n", "add"),
+        ("TypeError: Cannot interpret 'key<fry>' as a data type\n", "PRNG key"),
+    ],
+)
+def test_a_typed_key_used_as_numbers_is_a_key_misused(text: str, op: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_CALL
+    assert failure.finding.op == op
+    assert failure.advice_kind == "prng_key"
+
+
+def test_a_keys_repr_is_no_error() -> None:
+    from hloscope.analysis.explain_error import explain_error
+
+    assert not explain_error("Array((), dtype=key<fry>) overlaying:\n[0 0]\n").failures

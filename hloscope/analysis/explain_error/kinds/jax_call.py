@@ -100,6 +100,8 @@ def _read(log: Log, m: re.Match[str]) -> _Read | None:
     if m["static_range"]:
         text = _TEXT.static_range.format(said=f"J{m['static_range'].rstrip('.')}")
         return "static argument", Reason.TRACING, text, AdviceKind.STATIC_ARGS
+    if m["typed_key"]:
+        return _typed_key(log, m)
     if m["key_reuse"] or m["given"] is not None or m["keydata"] or m["want"]:
         return _key(log, m)
     if m["no_params"]:
@@ -166,6 +168,19 @@ def _key(log: Log, m: re.Match[str]) -> _Read | None:
     else:
         text = _TEXT.key_data.format(dtype=m["got"])
     return "PRNG key", Reason.TRACING, text, AdviceKind.PRNG_KEY
+
+
+def _typed_key(log: Log, m: re.Match[str]) -> _Read | None:
+    """A typed PRNG key an op refused as numbers (its dtype named in an error's words);
+    ``None`` where no error's line holds it (a key's repr)."""
+    before = log.before_on_line(m.start())
+    if not _RE.error_before.search(before):
+        return None
+    refused = _RE.key_refused_by.search(before[-120:])
+    op = refused["prim"] if refused else "PRNG key"
+    said = f" ({op} refused it)" if refused else ""
+    text = _TEXT.typed_key.format(impl=m["key_impl"], op=said)
+    return op, Reason.TRACING, text, AdviceKind.PRNG_KEY
 
 
 def _runtime(m: re.Match[str]) -> _Read:
