@@ -297,3 +297,17 @@ def test_the_op_tensorflows_eager_runtime_wrapped_is_its_op() -> None:
     assert (str(keras.family), keras.finding.op) == ("device_allocation", "AddV2")
     raised = explain_error(_TF_EAGER_OOM).failures[-1]
     assert (str(raised.family), raised.finding.op) == ("device_allocation", "Fill")
+
+
+def test_the_op_a_kernel_languages_only_supported_refusal_names_is_its_op() -> None:
+    # A kernel language refusing a form of an op it lowers ("NotImplementedError: Only
+    # take_along_axis-like gathers supported", jax#39366) names the op: gather, not the
+    # pallas_call around it; also in the words JAX 0.10.2 raised on a TPU v5e for a gather
+    # along a major dimension (its last line, pasted alone).
+    failure = first(log("fresh_jax_39366_pallas_gather"))
+    assert (str(failure.family), failure.finding.op) == ("pallas", "gather")
+    tpu = "NotImplementedError: Only gathers along the two minormost dimensions supported on TC"
+    assert (str(first(tpu).family), first(tpu).finding.op) == ("pallas", "gather")
+    # A refusal naming no op keeps the call's.
+    copies = "NotImplementedError: Only copies transferring a number of bytes are supported"
+    assert first(copies).finding.op == "pallas_call"

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from ...hlo.metadata import StackFrame
 from ...hlo.opcodes import OPCODES
 
-__all__ = ["generic_op", "op_called", "op_named", "op_of_rule_frames"]
+__all__ = ["generic_op", "op_called", "op_named", "op_of_rule_frames", "opcode_in"]
 
 _NAMED = re.compile(
     r"\bsharding rule for (?P<rule>[a-z][\w-]*[a-z0-9])"
@@ -180,6 +180,22 @@ def generic_op(text: str) -> str | None:
 # is named after the op it handles ("SpmdPartitioningVisitor::HandleDynamicUpdateSlice()").
 _HANDLER = re.compile(r"::Handle(?P<op>[A-Z][A-Za-z0-9]*)\(")
 _BY_CAMEL = {_camel(opcode): opcode.replace("-", "_") for opcode in OPCODES}
+
+
+# An HLO op named as a word, singular or plural ("take_along_axis-like gathers", "scatter"),
+# not a part of another name ("gather_nd", "all-gather").
+_OPCODE_WORD = re.compile(
+    r"(?<![\w-])(?P<op>"
+    + "|".join(sorted(map(re.escape, OPCODES.keys() - _ENGLISH_OPCODES), key=len, reverse=True))
+    + r")s?(?![\w-])"
+)
+
+
+def opcode_in(words: str) -> str | None:
+    """The first HLO op ``words`` name as a word (a kernel language's "Only take_along_axis-like
+    gathers supported": ``gather``), if any."""
+    found = _OPCODE_WORD.search(words)
+    return found["op"] if found else None
 
 
 def op_named(text: str) -> str | None:

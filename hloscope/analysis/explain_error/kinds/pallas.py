@@ -50,6 +50,7 @@ from ..mlir_location import (
     op_in_frames,
     op_in_locations,
 )
+from ..named_op import opcode_in
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 from ..user_line import user_source
@@ -129,7 +130,8 @@ def _read(log: Log, m: re.Match[str]) -> Failure | None:
         if _RE.lowering_file.search(log.text):
             return None  # raised in a lowering the traceback shows: its frame's reading
         text = _TEXT.only_supported.format(what=m["only_what"])
-        failure = _simple(log, m, "pallas_call", Reason.NO_LOWERING, (text, AdviceKind.REPLACE_OP))
+        op = opcode_in(m["only_what"]) or "pallas_call"  # the op whose form is refused
+        failure = _simple(log, m, op, Reason.NO_LOWERING, (text, AdviceKind.REPLACE_OP))
         failure.fallback = True  # the words are JAX's in other modules too, rarely
         return failure
     return _not_here(log, m)
