@@ -436,3 +436,72 @@ def test_a_keys_repr_is_no_error() -> None:
     from hloscope.analysis.explain_error import explain_error
 
     assert not explain_error("Array((), dtype=key<fry>) overlaying:\n[0 0]\n").failures
+
+
+# ---- differentiation APIs given inputs unlike what they differentiate ------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "op", "advice"),
+    [
+        # JAX 0.10.2's own words (the errors' last lines): jacfwd and jacrev of an int input.
+        (
+            "TypeError: jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
+            "np.floating), but got int32. For holomorphic differentiation, pass "
+            "holomorphic=True.\n",
+            "jacfwd",
+            "cast_dtype",
+        ),
+        (
+            "TypeError: jacrev requires real- or complex-valued inputs (input dtype that is a "
+            "sub-dtype of np.inexact), but got int32. If you want to use Boolean- or "
+            "integer-valued inputs, use vjp or set allow_int to True.\n",
+            "jacrev",
+            "cast_dtype",
+        ),
+        # A vjp function given a cotangent of another shape, and of another dtype.
+        (
+            "ValueError: unexpected JAX type (e.g. shape/dtype) for argument to VJP function: "
+            "got float32[4], but expected float32[3] because the corresponding output of the "
+            "differentiated function had JAX type float32[3]\n",
+            "vjp",
+            "fix_shapes",
+        ),
+        (
+            "ValueError: unexpected JAX type (e.g. shape/dtype) for argument to VJP function: "
+            "got int32[3], but expected float32[3] because the corresponding output of the "
+            "differentiated function had JAX type float32[3]\n",
+            "vjp",
+            "fix_shapes",
+        ),
+        # jax.jvp's tangents unlike its primals: shapes, dtypes, structure.
+        (
+            "ValueError: jvp called with different primal and tangent shapes;Got primal shape "
+            "(3,) and tangent shape as (4,)\n",
+            "jvp",
+            "fix_shapes",
+        ),
+        (
+            "TypeError: primal and tangent arguments to jax.jvp do not match; dtypes must be "
+            "equal, or in case of int/bool primal dtype the tangent dtype must be float0.Got "
+            "primal dtype float32 and so expected tangent dtype float32, but got tangent dtype "
+            "int32 instead.\n",
+            "jvp",
+            "fix_shapes",
+        ),
+        (
+            "TypeError: primal and tangent arguments to jax.jvp must have the same tree "
+            "structure; primals have tree structure PyTreeDef((*,)) whereas tangents have tree "
+            "structure PyTreeDef([*]).\n",
+            "jvp",
+            "fix_shapes",
+        ),
+    ],
+)
+def test_differentiation_given_unlike_inputs_is_a_shape_refusal(
+    text: str, op: str, advice: str
+) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_SHAPE
+    assert failure.finding.op == op
+    assert failure.advice_kind == advice

@@ -62,6 +62,9 @@ _KEYED_BEFORE = {
         ("dtypes", r"re$"),
         ("real", r"re$"),
         ("scalar", r""),
+        ("cotangent", r"for argument to $"),
+        ("jvp_shapes", r""),
+        ("jvp_args", r""),
     )
 }
 
@@ -84,6 +87,8 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
     """The op, the advice and its kind; ``None`` when the words are not such a message."""
     if not _KEYED_BEFORE[_group(m)].search(log.before_on_line(m.start())[-120:]):
         return None  # the rare letter is not inside the words it keys
+    if m["real"] or m["cotangent"] or m["jvp_shapes"] or m["jvp_args"]:
+        return _derivative(log, m)
     if m["pytree"]:
         word = m.start()
         before = log.before_on_line(word)
@@ -157,9 +162,19 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
             _TEXT.dtypes.format(op=op, a=m["da"], b=m["db"]),
             AdviceKind.CAST_DTYPE,
         )
-    if m["real"]:
-        return ("grad", _TEXT.real.format(dtype=m["rdtype"]), AdviceKind.CAST_DTYPE)
     return ("grad", _TEXT.scalar.format(shape=m["oshape"]), AdviceKind.FIX_SHAPES)
+
+
+def _derivative(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind]:
+    """A differentiation API given inputs it cannot take: integers (grad, jacfwd, jacrev), a
+    cotangent unlike the output (a vjp function), tangents unlike the primals (jvp)."""
+    if m["real"]:
+        op = _opening_word(log, m.start()).split(".")[-1] or "grad"
+        return (op, _TEXT.real.format(op=op, dtype=m["rdtype"]), AdviceKind.CAST_DTYPE)
+    if m["cotangent"]:
+        text = _TEXT.cotangent.format(got=m["ct_got"], want=m["ct_want"])
+        return ("vjp", text, AdviceKind.FIX_SHAPES)
+    return ("jvp", _TEXT.jvp, AdviceKind.FIX_SHAPES)
 
 
 def _jax_structure(log: Log, m: re.Match[str]) -> Iterator[Failure]:
