@@ -505,3 +505,36 @@ def test_differentiation_given_unlike_inputs_is_a_shape_refusal(
     assert failure.family == Family.JAX_SHAPE
     assert failure.finding.op == op
     assert failure.advice_kind == advice
+
+
+# ---- an executable compiled ahead of time, called with another pytree ------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        # JAX 0.10.2's own words (the error's last lines): compiled for {'a': x}, called with
+        # {'b': x}; compiled for a tuple, called with a list.
+        (
+            "TypeError: Function compiled with input pytree does not match the input pytree it "
+            "was called with. There are 1 mismatches, including:\n"
+            "    * at args[0], seen <class 'dict'> with pytree metadata ('a',) but now given "
+            "<class 'dict'> with pytree metadata ('b',), so the pytree node metadata does not "
+            "match\n",
+            "pytree metadata ('b',)",
+        ),
+        (
+            "TypeError: Function compiled with input pytree does not match the input pytree it "
+            "was called with. There are 1 mismatches, including:\n"
+            "    * at args[0], seen <class 'tuple'> but now given <class 'list'>, so their "
+            "Python types differ\n",
+            "now given <class 'list'>",
+        ),
+    ],
+)
+def test_a_compiled_call_with_another_pytree_is_a_call_error(text: str, said: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_CALL
+    assert failure.finding.op == "compiled"
+    assert failure.advice_kind == "fix_shapes"
+    assert said in failure.finding.suggestion

@@ -37,6 +37,11 @@ def _mismatch(log: Log, m: re.Match[str]) -> str:
     if m["cc_inputs"]:
         return _TEXT.counts.format(compiled=m["cc_inputs"], called=m["cc_called"])
     window = log.text[m.end() : m.end() + _WINDOW]
+    if m["cc_tree"]:
+        tree = _RE.tree_mismatch.search(window)
+        if tree is None:
+            return "other containers or keys than compiled for"
+        return _TEXT.tree.format(where=tree["where"], what=tree["what"])
     found = _RE.mismatch.search(window)
     if found is None:
         return ""
