@@ -538,3 +538,26 @@ def test_a_compiled_call_with_another_pytree_is_a_call_error(text: str, said: st
     assert failure.finding.op == "compiled"
     assert failure.advice_kind == "fix_shapes"
     assert said in failure.finding.suggestion
+
+
+# ---- lax.switch given an index that is not one integer ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "advice"),
+    [
+        # JAX 0.10.2's own words (the errors' last lines): a float index under jit, a string,
+        # an array of indices.
+        (
+            "TypeError: Index type must be an integer, got JitTracer(float32[]) as float32\n",
+            "cast_dtype",
+        ),
+        ("TypeError: Index type must be an integer, got 1.\n", "cast_dtype"),
+        ("TypeError: Branch index must be scalar, got [0 1] of shape (2,).\n", "fix_shapes"),
+    ],
+)
+def test_a_switch_index_that_is_not_one_integer_is_refused(text: str, advice: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_SHAPE
+    assert failure.finding.op == "switch"
+    assert failure.advice_kind == advice

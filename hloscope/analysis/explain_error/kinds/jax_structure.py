@@ -65,6 +65,8 @@ _KEYED_BEFORE = {
         ("cotangent", r"for argument to $"),
         ("jvp_shapes", r""),
         ("jvp_args", r""),
+        ("switch_int", r""),
+        ("switch_scalar", r""),
     )
 }
 
@@ -89,6 +91,8 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
         return None  # the rare letter is not inside the words it keys
     if m["real"] or m["cotangent"] or m["jvp_shapes"] or m["jvp_args"]:
         return _derivative(log, m)
+    if m["switch_int"] or m["switch_scalar"]:
+        return _switch(m)
     if m["pytree"]:
         word = m.start()
         before = log.before_on_line(word)
@@ -163,6 +167,16 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
             AdviceKind.CAST_DTYPE,
         )
     return ("grad", _TEXT.scalar.format(shape=m["oshape"]), AdviceKind.FIX_SHAPES)
+
+
+def _switch(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
+    """lax.switch given an index that is not one integer: a float or other type, or an
+    array of them."""
+    if m["switch_int"]:
+        got = m["switch_int"].removeprefix("ndex type must be an integer, got ").rstrip(".")
+        return ("switch", _TEXT.switch_int.format(got=got), AdviceKind.CAST_DTYPE)
+    got = m["switch_scalar"].removeprefix("ranch index must be scalar, got ").rstrip(".")
+    return ("switch", _TEXT.switch_scalar.format(got=got), AdviceKind.FIX_SHAPES)
 
 
 def _derivative(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind]:
