@@ -47,6 +47,8 @@ from hloscope.analysis.explain_error.family_words import (  # noqa: E402
 from hloscope.analysis.explain_error.log import normalise_log  # noqa: E402
 from tests.explain_error_scoring import (  # noqa: E402
     CORPUS,
+    DEV20,
+    DEV21,
     FIRST_TEST,
     FRESH2_TEST,
     FRESH3_TEST,
@@ -81,7 +83,8 @@ PRECISION = 0.8
 ADVICE_GIVEN = 2
 #: The slices the logs of no blind part are cut into for the cross-validation.
 FOLDS = 5
-#: Each blind part's first scoring: the commit whose code scored it blind (RESULTS.md).
+#: Each blind part's first scoring: the commit whose code scored it blind (RESULTS.md); and each
+#: dev batch's first sight, the commit before any rule read it (its logs were as unread then).
 FIRST_SIGHT = {
     FIRST_TEST: "9763dea",
     FRESH_TEST: "308bae4",
@@ -98,6 +101,8 @@ FIRST_SIGHT = {
     FRESH12_TEST: "2f8a9cc",
     FRESH13_TEST: "8b2ceca",
     FRESH14_TEST: "7220f01",
+    DEV20: "bf5d4ab",
+    DEV21: "34b743d",
 }
 #: The family logs' families and advice, as the tests that read them assert (those that are
 #: warnings only -- factories registered twice, a BFC report that is no failure, a hash of a
