@@ -561,3 +561,26 @@ def test_a_switch_index_that_is_not_one_integer_is_refused(text: str, advice: st
     assert failure.family == Family.JAX_SHAPE
     assert failure.finding.op == "switch"
     assert failure.advice_kind == advice
+
+
+# ---- a configuration flag this JAX does not have (removed, or misspelt) ----------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "flag"),
+    [
+        # JAX 0.10.2's own words: jax.config.update of a flag removed in 0.4 (jax_array), and
+        # the flag read off jax.config.
+        ("AttributeError: Unrecognized config option: jax_array\n", "jax_array"),
+        ("AttributeError: 'Config' object has no attribute 'jax_array'\n", "jax_array"),
+        (
+            "AttributeError: Unrecognized config option: jax_jit_pjit_api_merge\n",
+            "jax_jit_pjit_api_merge",
+        ),
+    ],
+)
+def test_a_config_flag_this_jax_lacks_is_a_release_mismatch(text: str, flag: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_CALL
+    assert failure.finding.op == flag
+    assert failure.advice_kind == "install"

@@ -60,6 +60,10 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         when = "one from before the name was removed"
         m = raised  # the failure stands at the message, its traceback the one before it
         stack = log.traceback_before(m.start())
+    elif m["flag"] or m["flag_attr"]:
+        name = m["flag_name"] or m["attr_flag"]
+        yield _failure(log, m, name, (_TEXT.flag.format(flag=name), AdviceKind.INSTALL))
+        return
     elif m["frozen"]:
         yield _failure(log, m, "unfreeze", (_TEXT.frozen, AdviceKind.INSTALL))
         return
