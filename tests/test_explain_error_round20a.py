@@ -584,3 +584,23 @@ def test_a_config_flag_this_jax_lacks_is_a_release_mismatch(text: str, flag: str
     assert failure.family == Family.JAX_CALL
     assert failure.finding.op == flag
     assert failure.advice_kind == "install"
+
+
+# ---- lax.cond's predicate that is not one boolean, lax.scan with nothing to scan over --------
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # JAX 0.10.2's own words (the errors' last lines): an array predicate, a string one, and
+        # scan given xs=None without a length.
+        ("TypeError: Pred must be a scalar, got [ True  True] of shape (2,).\n", "cond"),
+        ("TypeError: Pred must be a scalar, got yes of type <class 'str'>\n", "cond"),
+        ("ValueError: scan got no values to scan over and `length` not provided.\n", "scan"),
+    ],
+)
+def test_control_flow_given_nothing_to_choose_or_count_is_refused(text: str, op: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_SHAPE
+    assert failure.finding.op == op
+    assert failure.advice_kind == "fix_shapes"

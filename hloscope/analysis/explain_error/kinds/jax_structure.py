@@ -67,6 +67,8 @@ _KEYED_BEFORE = {
         ("jvp_args", r""),
         ("switch_int", r""),
         ("switch_scalar", r""),
+        ("cond_pred", r""),
+        ("scan_none", r""),
     )
 }
 
@@ -91,8 +93,8 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
         return None  # the rare letter is not inside the words it keys
     if m["real"] or m["cotangent"] or m["jvp_shapes"] or m["jvp_args"]:
         return _derivative(log, m)
-    if m["switch_int"] or m["switch_scalar"]:
-        return _switch(m)
+    if m["switch_int"] or m["switch_scalar"] or m["cond_pred"] or m["scan_none"]:
+        return _control_flow(m)
     if m["pytree"]:
         word = m.start()
         before = log.before_on_line(word)
@@ -169,9 +171,15 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
     return ("grad", _TEXT.scalar.format(shape=m["oshape"]), AdviceKind.FIX_SHAPES)
 
 
-def _switch(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
-    """lax.switch given an index that is not one integer: a float or other type, or an
-    array of them."""
+def _control_flow(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
+    """lax's control flow given what does not choose or count: a switch index that is not one
+    integer, a cond predicate that is not one boolean, a scan with nothing to scan over."""
+    if m["cond_pred"]:
+        got = m["cond_pred"].split(", got ", 1)[-1].rstrip(".")
+        return ("cond", _TEXT.cond_pred.format(got=got), AdviceKind.FIX_SHAPES)
+    if m["scan_none"]:
+        said = m["scan_none"].removeprefix("can got ")
+        return ("scan", _TEXT.scan_none.format(said=said), AdviceKind.FIX_SHAPES)
     if m["switch_int"]:
         got = m["switch_int"].removeprefix("ndex type must be an integer, got ").rstrip(".")
         return ("switch", _TEXT.switch_int.format(got=got), AdviceKind.CAST_DTYPE)
