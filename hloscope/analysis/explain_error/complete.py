@@ -39,6 +39,7 @@ from .record import Failure
 from .severity import is_warning_at
 from .user_line import (
     callback_stack,
+    filtered_first,
     is_users,
     julia_expression_after,
     message_stack,
@@ -280,7 +281,17 @@ def complete(failure: Failure, log: Log) -> None:
     failure.finding.source = quoted or failure.finding.source
     if not failure.finding.source:
         _user_line(failure, log)
+    _filtered_user_line(failure, log)
     _frameworks(failure, log, region)
+
+
+def _filtered_user_line(failure: Failure, log: Log) -> None:
+    """The user's line read again from JAX's filtered traceback where it was read from the
+    frames of the unfiltered one it caused (:func:`~.user_line.filtered_first`)."""
+    if not failure.stack or failure.finding.source != user_source(failure.stack):
+        return  # a line the message or its MLIR location names, not the frames'
+    filtered = filtered_first(log, failure.offset, failure.stack)
+    failure.finding.source = user_source(filtered) or failure.finding.source
 
 
 def _user_line(failure: Failure, log: Log) -> None:

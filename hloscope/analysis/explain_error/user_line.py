@@ -22,6 +22,7 @@ __all__ = [
     "best_source",
     "caller_of_framework",
     "message_stack",
+    "filtered_first",
     "callback_stack",
     "frame_source",
     "named_source",
@@ -212,7 +213,7 @@ def message_stack(log: Log, pos: int) -> list[StackFrame]:
     stack trace after it (Reactant.jl runs XLA from Julia), else the frames of a traceback
     pasted after it without its header."""
     return (
-        log.traceback_before(pos)
+        filtered_first(log, pos, log.traceback_before(pos))
         or log.traceback_repeating(pos)
         or log.traceback_caused(pos)
         or log.crash_stack_after(pos)
@@ -220,6 +221,24 @@ def message_stack(log: Log, pos: int) -> list[StackFrame]:
         or julia_stack_after(log, pos)
         or log.frames_pasted_after(pos)
     )
+
+
+# JAX's unfiltered traceback: the exception it re-raises, with JAX's own frames, whose cause
+# is the same error with the traceback filtered for the user.
+_UNFILTERED = re.compile(r"[ \t]*(?:[\w.]+\.)?UnfilteredStackTrace: ")
+
+
+def filtered_first(log: Log, pos: int, frames: list[StackFrame]) -> list[StackFrame]:
+    """``frames`` of the message at ``pos`` with, where it is JAX's ``UnfilteredStackTrace``,
+    the filtered traceback it caused first: that is the same stack with JAX's frames left
+    out, not the callers of it, and a notebook (Colab's "13 frames") folds the unfiltered
+    one's inner frames away, the user's innermost with them."""
+    if not _UNFILTERED.match(log.text, log.line_start(pos)):
+        return frames
+    filtered = log.traceback_caused(pos)
+    if not filtered or frames[-len(filtered) :] != filtered:
+        return frames
+    return filtered + frames[: -len(filtered)]
 
 
 # XLA's host callback runner quoting, inside its status, the traceback of what a Python

@@ -1,0 +1,101 @@
+"""Round 20c of explain-error: the fields (device, op, user line, advice) the spent parts and
+the twentieth and twenty-first dev batches showed wrong, each fix on two wordings: the corpus
+log and a second text (another thread's, saved under tests/data/family_logs/ with its URL, or
+what JAX 0.10.2 raised itself, quoted here)."""
+
+from __future__ import annotations
+
+from round_logs import first, log
+
+# What JAX 0.10.2 printed (JAX_PLATFORMS=cpu, JAX_TRACEBACK_FILTERING=remove_frames) for a
+# jitted function reshaping 16 values to (3, 5): the unfiltered traceback, then the filtered
+# one it caused, both whole.
+_UNFILTERED_CHAIN = """\
+Traceback (most recent call last):
+  File "/tmp/repro_unfiltered.py", line 9, in <module>
+    jax.jit(step)(jnp.ones((4, 4)))
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/traceback_util.py\
+", line 195, in reraise_with_filtered_traceback
+    return fun(*args, **kwargs)  # pyrefly: ignore[not-callable]
+           ^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/pjit.py", line \
+257, in cache_miss
+    p, args_flat = _infer_params(fun, jit_info, args, kwargs)
+                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/pjit.py", line \
+633, in _infer_params
+    p = _trace_for_jit(fun, ji, ctx_mesh, dbg_fn(), avals, args, kwargs)
+        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/pjit.py", line \
+535, in _trace_for_jit
+    jaxpr, out_avals = pe.trace_to_jaxpr(fun, in_type, dbg, qdd_token)
+                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/interpreters/part\
+ial_eval.py", line 2312, in trace_to_jaxpr
+    ans_pytree = fun(*args, **kwargs)
+                 ^^^^^^^^^^^^^^^^^^^^
+  File "/tmp/repro_unfiltered.py", line 6, in step
+    return jnp.reshape(x, (3, 5))
+           ^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/lax_numpy.p\
+y", line 1980, in reshape
+    return a.reshape(shape, order=order)  # pyrefly: ignore[missing-attribute]
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_metho\
+ds.py", line 1538, in meth
+    return getattr(self.aval, name).fun(self, *args, **kwargs)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_metho\
+ds.py", line 375, in _reshape
+    newshape = _compute_newshape(self, args[0] if len(args) == 1 else args)
+               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_metho\
+ds.py", line 542, in _compute_newshape
+    raise TypeError(f"cannot reshape array of shape {arr.shape} (size {arr.size}) "
+jax._src.traceback_util.UnfilteredStackTrace: TypeError: cannot reshape array of shape (4, \
+4) (size 16) into shape (3, 5) (size 15)
+
+The stack trace below excludes JAX-internal frames.
+The preceding is the original exception that occurred, unmodified.
+
+--------------------
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "/tmp/repro_unfiltered.py", line 9, in <module>
+    jax.jit(step)(jnp.ones((4, 4)))
+  File "/tmp/repro_unfiltered.py", line 6, in step
+    return jnp.reshape(x, (3, 5))
+           ^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/lax_numpy.p\
+y", line 1980, in reshape
+    return a.reshape(shape, order=order)  # pyrefly: ignore[missing-attribute]
+^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_metho\
+ds.py", line 1538, in meth
+    return getattr(self.aval, name).fun(self, *args, **kwargs)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_metho\
+ds.py", line 375, in _reshape
+    newshape = _compute_newshape(self, args[0] if len(args) == 1 else args)
+               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_metho\
+ds.py", line 542, in _compute_newshape
+    raise TypeError(f"cannot reshape array of shape {arr.shape} (size {arr.size}) "
+TypeError: cannot reshape array of shape (4, 4) (size 16) into shape (3, 5) (size 15)
+"""
+
+
+def test_the_user_line_of_jaxs_unfiltered_traceback_is_read_from_the_filtered_one() -> None:
+    # Colab folds the unfiltered traceback's inner frames ("13 frames"), the user's innermost
+    # with them; the filtered traceback it caused is the same stack without JAX's frames, and
+    # names the line (the cloned notebook helper's call of the jitted embedder).
+    failure = first(log("dev21_i_scenic_653"))
+    assert failure.finding.source == "/content/scenic/projects/owl_vit/notebooks/inference.py:89"
+    # A terminal prints both whole: the same innermost line of the user's either way.
+    failure = first(_UNFILTERED_CHAIN)
+    assert (str(failure.family), failure.finding.source) == (
+        "jax_shape",
+        "/tmp/repro_unfiltered.py:6",
+    )
