@@ -604,3 +604,38 @@ def test_control_flow_given_nothing_to_choose_or_count_is_refused(text: str, op:
     assert failure.family == Family.JAX_SHAPE
     assert failure.finding.op == op
     assert failure.advice_kind == "fix_shapes"
+
+
+# ---- XLA's HLO verifier refusing a module, whatever its context's name -----------------------
+
+# TensorFlow 2.21's own error for tf.random.shuffle of a float tensor under jit_compile=True on
+# the CPU: the verifier in a context it names [Unknown] (the traceback and message, verbatim).
+_SHUFFLE = """\
+Traceback (most recent call last):
+  File "/tmp/r20a/sweep4/tf_random_shuffle_xla.py", line 4, in <module>
+    f(tf.constant([1., 2.]))
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/tensorflow/python/util/traceback_utils.py", line 167, in error_handler
+    raise e.with_traceback(filtered_tb) from None
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/tensorflow/python/eager/execute.py", line 53, in quick_execute
+    tensors = pywrap_tfe.TFE_Py_Execute(ctx._handle, device_name, op_name,
+  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+tensorflow.python.framework.errors_impl.FailedPreconditionError: during context [Unknown]: Expected comparison type SIGNED.
+actual: TOTALORDER
+operand: s32[]
+ [Op:__inference_f_6]
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Enzyme-JAX#477: the verifier's refusal under its own context's name.
+        log("fresh13_a_enzymejax_477"),
+        _SHUFFLE,
+    ],
+)
+def test_the_hlo_verifiers_refusal_is_a_status_whatever_its_context(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.XLA_STATUS
+    assert failure.finding.op == "compare"
+    assert failure.advice_kind == "report_bug"

@@ -464,7 +464,10 @@ def _crashed(log: Log, start: int, form: Form) -> bool:
     FAILED_PRECONDITION the verifier refused the module as a status, like any refusal."""
     if form.group != "hlo_verifier":
         return form.group in _CRASH_FORMS
-    return not _RE.verifier_refusal.match(status_before(log, start) or "")
+    code = status_before(log, start)
+    if code is None:  # TensorFlow names the code by its exception's class
+        return not _RE.verifier_refusal_class.match(class_before(log, start) or "")
+    return not _RE.verifier_refusal.match(code)
 
 
 def _read_mixed_instruction(hlo: str, facts: _Status) -> None:
