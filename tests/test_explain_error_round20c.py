@@ -86,6 +86,31 @@ ds.py", line 542, in _compute_newshape
 TypeError: cannot reshape array of shape (4, 4) (size 16) into shape (3, 5) (size 15)
 """
 
+# What JAX 0.10.2 raised first (JAX_PLATFORMS unset, jax.config.update("jax_num_cpu_devices",
+# 0), then jax.devices()) as it made its CPU client: the chain's first exception.
+_CPU_CLIENT_FAILED = """\
+Traceback (most recent call last):
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/xla_bridge.py", \
+line 839, in backends
+    backend = _init_backend(platform)
+              ^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/xla_bridge.py", \
+line 923, in _init_backend
+    backend = registration.factory()
+              ^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/xla_bridge.py", \
+line 363, in make_cpu_client
+    return xla_client.make_cpu_client(
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jaxlib/xla_client.py", \
+line 79, in make_cpu_client
+    return _xla.get_tfrt_cpu_client(
+           ^^^^^^^^^^^^^^^^^^^^^^^^^
+jax.errors.JaxRuntimeError: INVALID_ARGUMENT: Could not determine process_index for this \
+process
+
+"""
+
 
 def test_the_user_line_of_jaxs_unfiltered_traceback_is_read_from_the_filtered_one() -> None:
     # Colab folds the unfiltered traceback's inner frames ("13 frames"), the user's innermost
@@ -99,3 +124,12 @@ def test_the_user_line_of_jaxs_unfiltered_traceback_is_read_from_the_filtered_on
         "jax_shape",
         "/tmp/repro_unfiltered.py:6",
     )
+
+
+def test_a_failure_inside_jaxs_cpu_client_factory_is_on_the_cpu() -> None:
+    # The frames end in make_cpu_client (faulthandler's dump after a CHECK's abort, Python's
+    # traceback of the runtime's status): the CPU backend was being made when it failed.
+    failure = first(log("fresh14_a_alphafold3_137"))
+    assert (str(failure.family), str(failure.platform)) == ("xla_crash", "cpu")
+    failure = first(_CPU_CLIENT_FAILED)
+    assert (str(failure.family), str(failure.platform)) == ("xla_status", "cpu")

@@ -162,6 +162,9 @@ _LOG_SIGNS = re.compile(
     # CPU using JIT time", "Running HLO passes on [jit_f] for CPU"), and the executable it
     # made (PjRtCpuExecutable): the program itself ran there.
     r"|\b(?:Compiling|Running HLO passes on) \[[^\]\n]+\] for CPU\b|\bPjRtCpu\w*Executable\b"
+    # JAX's factory of the CPU client named in a frame (jax/_src/xla_bridge.py's and
+    # jaxlib/xla_client.py's make_cpu_client): the CPU backend was being made when it failed.
+    r"|\bin make_cpu_client\b"
     rf"|{_ID_SET.format('CPU')}"
     r"|(?:xla|service|backends)/cpu/"
     r"|\b(?:built|compiled) (?:using|to use) [A-Z][\w.]*(?:(?:,| and|/) ?[A-Z][\w.]*)*"
