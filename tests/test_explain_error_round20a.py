@@ -639,3 +639,37 @@ def test_the_hlo_verifiers_refusal_is_a_status_whatever_its_context(text: str) -
     assert failure.family == Family.XLA_STATUS
     assert failure.finding.op == "compare"
     assert failure.advice_kind == "report_bug"
+
+
+# ---- jnp and lax calls given axes or subscripts their operands do not have -------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # JAX 0.10.2's own words, two programs each (the errors' last lines).
+        (
+            "ValueError: indices and arr must have the same number of dimensions; 1 vs. 2\n",
+            "take_along_axis",
+        ),
+        (
+            "ValueError: indices and arr must have the same number of dimensions; 2 vs. 3\n",
+            "take_along_axis",
+        ),
+        (
+            "ValueError: reduction axes (1,) contains out-of-bounds indices for float32[3].\n",
+            "reduce",
+        ),
+        (
+            "ValueError: reduction axes (2,) contains out-of-bounds indices for float32[2,3].\n",
+            "reduce",
+        ),
+        ("ValueError: Output character 'l' did not appear in the input\n", "einsum"),
+        ("ValueError: Output character 'x' did not appear in the input\n", "einsum"),
+    ],
+)
+def test_axes_or_subscripts_the_operands_lack_are_a_shape_refusal(text: str, op: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_SHAPE
+    assert failure.finding.op == op
+    assert failure.advice_kind == "fix_shapes"

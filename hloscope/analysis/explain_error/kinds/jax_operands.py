@@ -70,6 +70,20 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
         return (op, text, AdviceKind.CAST_DTYPE)
     if m["axis"]:
         return ("axis", _TEXT.axis.format(axis=m["ax"], ndim=m["ndim"]), AdviceKind.FIX_SHAPES)
+    return _axes(m)
+
+
+def _axes(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
+    """A call given axes or subscripts its operands do not have: take_along_axis's indices of
+    another rank, lax.reduce's axes, einsum's output subscripts."""
+    if m["take_ndim"]:
+        text = _TEXT.take_ndim.format(i=m["ta_i"], a=m["ta_a"])
+        return ("take_along_axis", text, AdviceKind.FIX_SHAPES)
+    if m["red_axes"]:
+        text = _TEXT.red_axes.format(axes=m["ra_axes"], aval=m["ra_aval"])
+        return ("reduce", text, AdviceKind.FIX_SHAPES)
+    if m["einsum_out"]:
+        return ("einsum", _TEXT.einsum_out.format(char=m["eo_char"]), AdviceKind.FIX_SHAPES)
     raise AssertionError(m.group(0))  # every specific form is read above
 
 
