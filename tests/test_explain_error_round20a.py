@@ -673,3 +673,31 @@ def test_axes_or_subscripts_the_operands_lack_are_a_shape_refusal(text: str, op:
     assert failure.family == Family.JAX_SHAPE
     assert failure.finding.op == op
     assert failure.advice_kind == "fix_shapes"
+
+
+# ---- a Keras layer given an input of another shape than it was built for ---------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # Keras 3.15 on JAX 0.10.2 (the errors' last lines): a Dense layer built for 3 features
+        # given 5, a Conv2D given a 2-D input.
+        (
+            "ValueError: Input 0 with name 'None' of layer 'dense' is incompatible with the "
+            "layer: expected axis -1 of input shape to have value 3, but received input with "
+            "shape (4, 5)\n",
+            "dense",
+        ),
+        (
+            "ValueError: Input 0 with name 'None' of layer 'conv2d' is incompatible with the "
+            "layer: expected min_ndim=4, found ndim=2. Full shape received: (4, 3)\n",
+            "conv2d",
+        ),
+    ],
+)
+def test_a_keras_layers_input_of_another_shape_is_a_shape_refusal(text: str, layer: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_SHAPE
+    assert failure.finding.op == layer
+    assert failure.advice_kind == "fix_shapes"

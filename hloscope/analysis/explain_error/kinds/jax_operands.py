@@ -82,6 +82,13 @@ def _axes(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
     if m["red_axes"]:
         text = _TEXT.red_axes.format(axes=m["ra_axes"], aval=m["ra_aval"])
         return ("reduce", text, AdviceKind.FIX_SHAPES)
+    if m["keras_input"]:
+        why = m["ki_why"].strip().rstrip(".")
+        return (
+            m["ki_layer"],
+            _TEXT.keras_input.format(layer=m["ki_layer"], why=why),
+            AdviceKind.FIX_SHAPES,
+        )
     if m["einsum_out"]:
         return ("einsum", _TEXT.einsum_out.format(char=m["eo_char"]), AdviceKind.FIX_SHAPES)
     raise AssertionError(m.group(0))  # every specific form is read above
