@@ -701,3 +701,24 @@ def test_a_keras_layers_input_of_another_shape_is_a_shape_refusal(text: str, lay
     assert failure.family == Family.JAX_SHAPE
     assert failure.finding.op == layer
     assert failure.advice_kind == "fix_shapes"
+
+
+# ---- a Keras loss given targets of another shape than the model's outputs --------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Keras 3.15 on JAX 0.10.2 (the errors' last lines): categorical and sparse
+        # categorical crossentropy with labels of 5 and 3 columns for 2 outputs.
+        "ValueError: Arguments `target` and `output` must have the same shape. Received: "
+        "target.shape=(4, 5), output.shape=(4, 2)\n",
+        "ValueError: Arguments `target` and `output` must have the same shape up until the last "
+        "dimension: target.shape=(4, 3), output.shape=(4, 2)\n",
+    ],
+)
+def test_a_keras_loss_given_targets_of_another_shape_is_a_shape_refusal(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_SHAPE
+    assert failure.finding.op == "loss"
+    assert "output.shape=(4, 2)" in failure.finding.suggestion

@@ -89,6 +89,9 @@ def _axes(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
             _TEXT.keras_input.format(layer=m["ki_layer"], why=why),
             AdviceKind.FIX_SHAPES,
         )
+    if m["keras_target"]:
+        said = m["keras_target"].split(": ", 1)[-1].removeprefix("Received: ").strip()
+        return ("loss", _TEXT.keras_target.format(said=said), AdviceKind.FIX_SHAPES)
     if m["einsum_out"]:
         return ("einsum", _TEXT.einsum_out.format(char=m["eo_char"]), AdviceKind.FIX_SHAPES)
     raise AssertionError(m.group(0))  # every specific form is read above
