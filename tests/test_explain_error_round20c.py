@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from round_logs import first, log
 
+from hloscope.analysis.explain_error.named_op import op_named
+
 # What JAX 0.10.2 printed (JAX_PLATFORMS=cpu, JAX_TRACEBACK_FILTERING=remove_frames) for a
 # jitted function reshaping 16 values to (3, 5): the unfiltered traceback, then the filtered
 # one it caused, both whole.
@@ -133,3 +135,134 @@ def test_a_failure_inside_jaxs_cpu_client_factory_is_on_the_cpu() -> None:
     assert (str(failure.family), str(failure.platform)) == ("xla_crash", "cpu")
     failure = first(_CPU_CLIENT_FAILED)
     assert (str(failure.family), str(failure.platform)) == ("xla_status", "cpu")
+
+
+# What PyTensor 3.0.7 raised in JAX mode (JAX 0.10.2, exception_verbosity="medium") for a
+# function slicing a shared vector with bounds computed from its integer input
+# (data[i * 10 : (i + 1) * 10]): JAX's IndexError, then PyTensor's again with its node.
+_PYTENSOR_JAX_SLICE = """\
+Traceback (most recent call last):
+  File "/tmp/pt/pytensor/link/basic.py", line 682, in thunk
+    outputs = fgraph_jit(*(x[0] for x in thunk_inputs))
+              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/tmp/tmpkww3h4kt", line 9, in jax_funcified_fgraph
+    tensor_variable_2 = subtensor(data, scalar_variable_1, scalar_variable)
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/tmp/pt/pytensor/link/jax/dispatch/subtensor.py", line 42, in subtensor
+    return x.__getitem__(indices)
+           ^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_metho\
+ds.py", line 1532, in op
+    return getattr(self.aval, f"_{name}")(self, *args)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_metho\
+ds.py", line 1032, in _getitem
+    return indexing.rewriting_take(self, item)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/indexing.py\
+", line 1151, in rewriting_take
+    return internal_gather(arr, dynamic_idx)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/indexing.py\
+", line 1203, in _gather
+    indexer = parsed_idx.to_gather(core.typeof(arr).sharding,
+              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/indexing.py\
+", line 579, in to_gather
+    return _index_to_gather(self, x_sharding=x_sharding, \
+normalize_indices=normalize_indices)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\
+^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/indexing.py\
+", line 1301, in _index_to_gather
+    indexer.validate_slices()
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/indexing.py\
+", line 227, in validate_slices
+    raise IndexError("Slice entries must be static integers."
+IndexError: Slice entries must be static integers. Got slice(JitTracer(int32[]), \
+JitTracer(int32[]), None) at position 0
+--------------------
+For simplicity, JAX has removed its internal frames from the traceback of the following \
+exception. Set JAX_TRACEBACK_FILTERING=off to include these.
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/tmp/pt_slice.py", line 11, in <module>
+    print(f(2))
+          ^^^^
+  File "/tmp/pt/pytensor/compile/executor.py", line 693, in __call__
+    outputs = self.vm()
+              ^^^^^^^^^
+  File "/tmp/pt/pytensor/link/basic.py", line 686, in thunk
+    raise_with_op(self.fgraph, output_nodes[0], thunk)
+  File "/tmp/pt/pytensor/link/utils.py", line 537, in raise_with_op
+    raise exc_value.with_traceback(exc_trace)
+  File "/tmp/pt/pytensor/link/basic.py", line 682, in thunk
+    outputs = fgraph_jit(*(x[0] for x in thunk_inputs))
+              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/tmp/tmpkww3h4kt", line 9, in jax_funcified_fgraph
+    tensor_variable_2 = subtensor(data, scalar_variable_1, scalar_variable)
+                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/tmp/pt/pytensor/link/jax/dispatch/subtensor.py", line 42, in subtensor
+    return x.__getitem__(indices)
+           ^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_metho\
+ds.py", line 1532, in op
+    return getattr(self.aval, f"_{name}")(self, *args)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_metho\
+ds.py", line 1032, in _getitem
+    return indexing.rewriting_take(self, item)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/indexing.py\
+", line 1151, in rewriting_take
+    return internal_gather(arr, dynamic_idx)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/indexing.py\
+", line 1203, in _gather
+    indexer = parsed_idx.to_gather(core.typeof(arr).sharding,
+              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/indexing.py\
+", line 579, in to_gather
+    return _index_to_gather(self, x_sharding=x_sharding, \
+normalize_indices=normalize_indices)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\
+^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/indexing.py\
+", line 1301, in _index_to_gather
+    indexer.validate_slices()
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/indexing.py\
+", line 227, in validate_slices
+    raise IndexError("Slice entries must be static integers."
+IndexError: Slice entries must be static integers. Got slice(JitTracer(int32[]), \
+JitTracer(int32[]), None) at position 0
+Apply node that caused the error: DeepCopyOp(Subtensor{start:stop}.0)
+Toposort index: 4
+Inputs types: [TensorType(float64, shape=(None,))]
+Inputs shapes: [(), (100,)]
+Inputs strides: [(), (8,)]
+Inputs values: [array(2, dtype=int32), 'not shown']
+Outputs clients: [[output[0](DeepCopyOp.0)]]
+
+HINT: Re-running with most PyTensor optimizations disabled could provide a back-trace \
+showing when this node was created. This can be done by setting the PyTensor flag \
+'optimizer=fast_compile'. If that does not work, PyTensor optimizations can be disabled \
+with 'optimizer=None'.
+HINT: Use the PyTensor flag `exception_verbosity=high` for a debug print-out and storage \
+map footprint of this Apply node.
+"""
+
+
+def test_the_node_pytensor_names_under_its_backends_error_is_the_op() -> None:
+    # "Apply node that caused the error: DeepCopyOp(Subtensor{...}.0)": the output's copy
+    # computes nothing, the op of its input (the slice) made the value; also where PyTensor
+    # re-raised the error its JAX backend raised first, and names the node only there.
+    failure = first(log("fresh13_c_pytensor_312"))
+    assert (str(failure.family), failure.finding.op) == ("jax_tracing", "Subtensor")
+    failure = first(_PYTENSOR_JAX_SLICE)
+    assert (str(failure.family), failure.finding.op) == ("jax_tracing", "Subtensor")
+    # Its own op where the node is no copy.
+    assert op_named("Apply node that caused the error: Elemwise{add,no_inplace}(x, y)") == (
+        "Elemwise"
+    )

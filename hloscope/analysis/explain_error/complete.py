@@ -211,6 +211,32 @@ def _op_above(log: Log, start: int) -> str | None:
     return op_named(above) if _EXCEPTION_LINE.match(above) else None
 
 
+# Python's words between an exception and the one raised while handling it, or from it.
+_CHAINED = re.compile(
+    r"^(?:During handling of the above exception, another exception occurred|The above "
+    r"exception was the direct cause of the following exception):$",
+    re.M,
+)
+# How much of the message's line is looked for again, and how far after it.
+_REPEAT_KEY = 60
+_REPEAT_WITHIN = 16384
+
+
+def _op_where_raised_again(log: Log, pos: int) -> str | None:
+    """The op the message at ``pos`` names where a framework raised it again, chained after
+    it, with the node it was running added below it (PyTensor's "Apply node that caused the
+    error: ..." under the same IndexError its JAX backend raised first)."""
+    key = log.text[pos : log.line_end(pos)][:_REPEAT_KEY]
+    chained = _CHAINED.search(log.text, pos, pos + _REPEAT_WITHIN)
+    if len(key) < _REPEAT_KEY // 2 or chained is None:
+        return None
+    again = log.text.find(key, chained.end(), chained.end() + _REPEAT_WITHIN)
+    if again < 0:
+        return None
+    end = min(paragraph_end(log, again), again + _PARAGRAPH)
+    return op_named(_own_lines(log.text[again:end]))
+
+
 # An exception's line: its class and message ("RuntimeError: ...", "jax.errors.X: ...").
 _EXCEPTION_LINE = re.compile(r"[\w.]*(?:Error|Exception): ")
 
@@ -261,6 +287,7 @@ def complete(failure: Failure, log: Log) -> None:
         named_op = op_named(own) or op_named(_continued(log, failure.offset)) or diagnostic_op(own)
         # (An XLA dialect's op in generic form last: a module's dump may print many.)
         named_op = named_op or _op_above(log, start) or generic_op(own)
+        named_op = named_op or _op_where_raised_again(log, failure.offset)
         # Else the op of JAX's the user's line called, the frame inside it in the traceback,
         # where the recogniser named nothing (its exception class it names on purpose: a
         # tracing error's op is the function JAX names, else the class).

@@ -87,7 +87,13 @@ _NAMED = re.compile(
     # PyTorch/XLA's C++ stack trace under a failed XLA_CHECK: the aten op its dispatcher was
     # running, innermost first ("torch_xla::XLANativeFunctions::mul(at::Tensor const&, ...)";
     # before 2021 the class was "AtenXlaType").
-    r"|\btorch_xla::(?:XLANativeFunctions|AtenXlaType)::(?P<aten>[a-z_]\w*)\(",
+    r"|\btorch_xla::(?:XLANativeFunctions|AtenXlaType)::(?P<aten>[a-z_]\w*)\("
+    # The node PyTensor ran when its backend (JAX, Numba, C) raised, its op's class first:
+    # "Apply node that caused the error: Elemwise{add,no_inplace}(x, y)". A copy of an
+    # output (DeepCopyOp) computes nothing: the op of its input made the value, and in JAX
+    # mode, where the whole graph is one jitted function, it is the node PyTensor names for
+    # any error inside it ("DeepCopyOp(Subtensor{start:stop}.0)").
+    r"|\bApply node that caused the error: (?:DeepCopyOp\()?(?P<apply>[A-Z]\w*)",
     re.M,
 )
 # A JAX rule's function: `_<primitive>[_<kind>]_rule`, `_<primitive>_abstract_eval`.
