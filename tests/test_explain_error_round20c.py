@@ -137,18 +137,20 @@ def test_a_failure_inside_jaxs_cpu_client_factory_is_on_the_cpu() -> None:
     assert (str(failure.family), str(failure.platform)) == ("xla_status", "cpu")
 
 
-# What PyTensor 3.0.7 raised in JAX mode (JAX 0.10.2, exception_verbosity="medium") for a
-# function slicing a shared vector with bounds computed from its integer input
-# (data[i * 10 : (i + 1) * 10]): JAX's IndexError, then PyTensor's again with its node.
+# What PyTensor 3.0.7 raised in JAX mode (JAX 0.10.2, exception_verbosity="medium",
+# installed in a virtual environment) for a function slicing a shared vector with bounds
+# computed from its integer input (data[i * 10 : (i + 1) * 10]): JAX's IndexError, then
+# PyTensor's again with its node.
 _PYTENSOR_JAX_SLICE = """\
 Traceback (most recent call last):
-  File "/tmp/pt/pytensor/link/basic.py", line 682, in thunk
+  File "/tmp/venv/lib/python3.11/site-packages/pytensor/link/basic.py", line 682, in thunk
     outputs = fgraph_jit(*(x[0] for x in thunk_inputs))
               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-  File "/tmp/tmpkww3h4kt", line 9, in jax_funcified_fgraph
+  File "/tmp/tmpy1lwqy4a", line 9, in jax_funcified_fgraph
     tensor_variable_2 = subtensor(data, scalar_variable_1, scalar_variable)
                         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-  File "/tmp/pt/pytensor/link/jax/dispatch/subtensor.py", line 42, in subtensor
+  File "/tmp/venv/lib/python3.11/site-packages/pytensor/link/jax/dispatch/subtensor.py", \
+line 42, in subtensor
     return x.__getitem__(indices)
            ^^^^^^^^^^^^^^^^^^^^^^
   File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_metho\
@@ -191,20 +193,23 @@ Traceback (most recent call last):
   File "/tmp/pt_slice.py", line 11, in <module>
     print(f(2))
           ^^^^
-  File "/tmp/pt/pytensor/compile/executor.py", line 693, in __call__
+  File "/tmp/venv/lib/python3.11/site-packages/pytensor/compile/executor.py", line 693, in \
+__call__
     outputs = self.vm()
               ^^^^^^^^^
-  File "/tmp/pt/pytensor/link/basic.py", line 686, in thunk
+  File "/tmp/venv/lib/python3.11/site-packages/pytensor/link/basic.py", line 686, in thunk
     raise_with_op(self.fgraph, output_nodes[0], thunk)
-  File "/tmp/pt/pytensor/link/utils.py", line 537, in raise_with_op
+  File "/tmp/venv/lib/python3.11/site-packages/pytensor/link/utils.py", line 537, in \
+raise_with_op
     raise exc_value.with_traceback(exc_trace)
-  File "/tmp/pt/pytensor/link/basic.py", line 682, in thunk
+  File "/tmp/venv/lib/python3.11/site-packages/pytensor/link/basic.py", line 682, in thunk
     outputs = fgraph_jit(*(x[0] for x in thunk_inputs))
               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-  File "/tmp/tmpkww3h4kt", line 9, in jax_funcified_fgraph
+  File "/tmp/tmpy1lwqy4a", line 9, in jax_funcified_fgraph
     tensor_variable_2 = subtensor(data, scalar_variable_1, scalar_variable)
                         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-  File "/tmp/pt/pytensor/link/jax/dispatch/subtensor.py", line 42, in subtensor
+  File "/tmp/venv/lib/python3.11/site-packages/pytensor/link/jax/dispatch/subtensor.py", \
+line 42, in subtensor
     return x.__getitem__(indices)
            ^^^^^^^^^^^^^^^^^^^^^^
   File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/array_metho\
@@ -266,3 +271,53 @@ def test_the_node_pytensor_names_under_its_backends_error_is_the_op() -> None:
     assert op_named("Apply node that caused the error: Elemwise{add,no_inplace}(x, y)") == (
         "Elemwise"
     )
+
+
+# What PyTensor 3.0.7 raised in JAX mode (JAX 0.10.2, its default verbosity) for a function
+# given matrices whose product does not exist (2x3 times 4x5).
+_PYTENSOR_JAX_DOT = """\
+Traceback (most recent call last):
+  File "/tmp/pt_dot.py", line 8, in <module>
+    print(f(np.ones((2, 3)), np.ones((4, 5))))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/tmp/venv/lib/python3.11/site-packages/pytensor/compile/executor.py", line 693, in \
+__call__
+    outputs = self.vm()
+              ^^^^^^^^^
+  File "/tmp/venv/lib/python3.11/site-packages/pytensor/link/basic.py", line 686, in thunk
+    raise_with_op(self.fgraph, output_nodes[0], thunk)
+  File "/tmp/venv/lib/python3.11/site-packages/pytensor/link/utils.py", line 325, in \
+raise_with_op
+    raise exc_value.with_traceback(exc_trace)
+  File "/tmp/venv/lib/python3.11/site-packages/pytensor/link/basic.py", line 682, in thunk
+    outputs = fgraph_jit(*(x[0] for x in thunk_inputs))
+              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/tmp/tmp3elusa46", line 3, in jax_funcified_fgraph
+    tensor_variable = dot(a, b)
+                      ^^^^^^^^^
+  File "/tmp/venv/lib/python3.11/site-packages/pytensor/link/jax/dispatch/math.py", line \
+11, in dot
+    return jnp.dot(x, y)
+           ^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/tensor_cont\
+ractions.py", line 122, in dot
+    result = lax.dot_general(a, b, dimension_numbers=(contract_dims, batch_dims),
+             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+TypeError: dot_general requires contracting dimensions to have the same shape, got (3,) and \
+(4,).
+--------------------
+For simplicity, JAX has removed its internal frames from the traceback of the following \
+exception. Set JAX_TRACEBACK_FILTERING=off to include these.
+
+HINT: Set PyTensor `config.exception_verbosity` to `medium` or `high` for more information \
+about the source of the error.
+"""
+
+
+def test_a_file_pythons_tempfile_named_is_generated_code_not_the_users() -> None:
+    # PyTensor writes the function it compiles for JAX to /tmp/tmpXXXXXXXX and runs it from
+    # there: the user's line is the script's call, not the generated function's.
+    failure = first(_PYTENSOR_JAX_DOT)
+    assert (str(failure.family), failure.finding.source) == ("jax_shape", "/tmp/pt_dot.py:8")
+    failure = first(_PYTENSOR_JAX_SLICE)
+    assert (str(failure.family), failure.finding.source) == ("jax_tracing", "/tmp/pt_slice.py:11")

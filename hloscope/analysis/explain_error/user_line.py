@@ -59,10 +59,16 @@ _NO_FILE = ("<frozen", "<string>", "<__array_function__", "<decorator-gen")
 _SPLIT = re.compile(r"[\\/]")
 
 
+# A file Python's tempfile named (`/tmp/tmp3elusa46`: "tmp", eight letters, digits or
+# underscores, no suffix): code a library generated and ran from it (PyTensor's function for
+# its JAX backend), never a file the user wrote.
+_TEMP_FILE = re.compile(r"(?:^|[\\/])tmp[a-z0-9_]{8}\Z")
+
+
 def is_users(frame: StackFrame) -> bool:
     """Whether ``frame`` is the user's own code: not installed, Python's, a framework's
     (:func:`~hloscope.analysis.provenance.is_user_frame`), a runner's or generated."""
-    if frame.file.startswith(_NO_FILE):
+    if frame.file.startswith(_NO_FILE) or _TEMP_FILE.search(frame.file):
         return False
     if not (
         is_user_frame(frame)
