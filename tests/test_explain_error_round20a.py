@@ -722,3 +722,52 @@ def test_a_keras_loss_given_targets_of_another_shape_is_a_shape_refusal(text: st
     assert failure.family == Family.JAX_SHAPE
     assert failure.finding.op == "loss"
     assert "output.shape=(4, 2)" in failure.finding.suggestion
+
+
+# ---- grad given a container output, argnums past the call's arguments; a pytree's leaves -----
+
+# JAX 0.10.2's own error for jax.value_and_grad(lambda x: (x, x))(1.0): the bind's refusal of the
+# tuple, then grad's own words it caused (verbatim from the first).
+_TUPLE_OUTPUT = """\
+TypeError: Argument '(TypedFloat(1.0, dtype=float32), TypedFloat(1.0, dtype=float32))' of type '<class 'tuple'>' is not a valid JAX type
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "/tmp/r20a/sweep9/value_and_grad_tuple.py", line 2, in <module>
+    jax.value_and_grad(lambda x: (x, x))(1.0)
+TypeError: Gradient only defined for scalar-output functions. Output was (TypedFloat(1.0, dtype=float32), TypedFloat(1.0, dtype=float32)).
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # JAX 0.10.2's own words (the errors' last lines where not given above).
+        (
+            "TypeError: Gradient only defined for scalar-output functions. Output was "
+            "[TypedFloat(1.0, dtype=float32), TypedFloat(1.0, dtype=float32)].\n",
+            "grad",
+        ),
+        (_TUPLE_OUTPUT, "grad"),
+        (
+            "TypeError: differentiating with respect to argnums=2 requires at least 3 "
+            "positional arguments to be passed by the caller, but got only 1 positional "
+            "arguments.\n",
+            "grad",
+        ),
+        (
+            "TypeError: differentiating with respect to argnums=(0, 3) requires at least 4 "
+            "positional arguments to be passed by the caller, but got only 2 positional "
+            "arguments.\n",
+            "grad",
+        ),
+        ("ValueError: Too few leaves for PyTreeDef; expected 2, got 1\n", "pytree"),
+        ("ValueError: Too many leaves for PyTreeDef; expected 2.\n", "pytree"),
+    ],
+)
+def test_grads_outputs_and_argnums_and_a_pytrees_leaves_are_refused(text: str, op: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_SHAPE
+    assert failure.finding.op == op
+    assert failure.advice_kind == "fix_shapes"

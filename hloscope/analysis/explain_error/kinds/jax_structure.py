@@ -62,6 +62,9 @@ _KEYED_BEFORE = {
         ("dtypes", r"re$"),
         ("real", r"re$"),
         ("scalar", r""),
+        ("scalar_tree", r""),
+        ("leaves", r""),
+        ("argnums", r""),
         ("cotangent", r"for argument to $"),
         ("jvp_shapes", r""),
         ("jvp_args", r""),
@@ -93,6 +96,10 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
         return None  # the rare letter is not inside the words it keys
     if m["real"] or m["cotangent"] or m["jvp_shapes"] or m["jvp_args"]:
         return _derivative(log, m)
+    if m["scalar_tree"] or m["argnums"]:
+        return _grad_call(m)
+    if m["leaves"]:
+        return ("pytree", _TEXT.leaves.format(said=m["leaves"].strip()), AdviceKind.FIX_SHAPES)
     if m["switch_int"] or m["switch_scalar"] or m["cond_pred"] or m["scan_none"]:
         return _control_flow(m)
     if m["pytree"]:
@@ -185,6 +192,16 @@ def _control_flow(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
         return ("switch", _TEXT.switch_int.format(got=got), AdviceKind.CAST_DTYPE)
     got = m["switch_scalar"].removeprefix("ranch index must be scalar, got ").rstrip(".")
     return ("switch", _TEXT.switch_scalar.format(got=got), AdviceKind.FIX_SHAPES)
+
+
+def _grad_call(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
+    """grad given a function whose output is a container, or argnums past the positional
+    arguments the call passes."""
+    if m["scalar_tree"]:
+        kind = {"(": "a tuple", "[": "a list"}.get(m["otree"], "a dict")
+        return ("grad", _TEXT.scalar_tree.format(kind=kind), AdviceKind.FIX_SHAPES)
+    text = _TEXT.argnums.format(which=m["an_which"], need=m["an_need"])
+    return ("grad", text, AdviceKind.FIX_SHAPES)
 
 
 def _derivative(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind]:
