@@ -771,3 +771,39 @@ def test_grads_outputs_and_argnums_and_a_pytrees_leaves_are_refused(text: str, o
     assert failure.family == Family.JAX_SHAPE
     assert failure.finding.op == op
     assert failure.advice_kind == "fix_shapes"
+
+
+# ---- lax.top_k asked for more than the axis holds, lax.pad cutting more than it holds --------
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # JAX 0.10.2's own words, two programs each (the errors' last lines).
+        (
+            "ValueError: k argument to top_k must be no larger than size along axis; got k=5 "
+            "with shape=[3] and axis=0\n",
+            "top_k",
+        ),
+        (
+            "ValueError: k argument to top_k must be no larger than size along axis; got k=10 "
+            "with shape=[2, 4] and axis=1\n",
+            "top_k",
+        ),
+        (
+            "ValueError: Dimension size after padding is not at least 0, got result shape (-1,), "
+            "for padding_config ((-4, 0, 0),) and operand shape (3,)\n",
+            "pad",
+        ),
+        (
+            "ValueError: Dimension size after padding is not at least 0, got result shape (2, "
+            "-1), for padding_config ((0, 0, 0), (-2, -2, 0)) and operand shape (2, 3)\n",
+            "pad",
+        ),
+    ],
+)
+def test_top_k_or_pad_past_the_axis_is_a_shape_refusal(text: str, op: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_SHAPE
+    assert failure.finding.op == op
+    assert failure.advice_kind == "fix_shapes"

@@ -92,6 +92,10 @@ def _axes(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
     if m["keras_target"]:
         said = m["keras_target"].split(": ", 1)[-1].removeprefix("Received: ").strip()
         return ("loss", _TEXT.keras_target.format(said=said), AdviceKind.FIX_SHAPES)
+    if m["top_k"]:
+        return ("top_k", _TEXT.top_k.format(got=m["tk_got"].strip()), AdviceKind.FIX_SHAPES)
+    if m["pad_neg"]:
+        return ("pad", _TEXT.pad_neg.format(got=m["pn_got"].strip()), AdviceKind.FIX_SHAPES)
     if m["einsum_out"]:
         return ("einsum", _TEXT.einsum_out.format(char=m["eo_char"]), AdviceKind.FIX_SHAPES)
     raise AssertionError(m.group(0))  # every specific form is read above
