@@ -807,3 +807,21 @@ def test_top_k_or_pad_past_the_axis_is_a_shape_refusal(text: str, op: str) -> No
     assert failure.family == Family.JAX_SHAPE
     assert failure.finding.op == op
     assert failure.advice_kind == "fix_shapes"
+
+
+# ---- a custom_jvp or custom_vjp function differentiated before its rule was defined ----------
+
+
+@pytest.mark.parametrize(
+    ("text", "op"),
+    [
+        # JAX 0.10.2's own words (the errors' last lines): jax.grad of each kind with no rule.
+        ("AttributeError: No JVP defined for custom_jvp function f using defjvp.\n", "custom_jvp"),
+        ("AttributeError: No VJP defined for custom_vjp function f using defvjp.\n", "custom_vjp"),
+    ],
+)
+def test_a_custom_rule_never_defined_is_a_call_error(text: str, op: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_CALL
+    assert failure.finding.op == op
+    assert failure.advice_kind == "other"

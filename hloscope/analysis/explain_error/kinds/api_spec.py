@@ -59,6 +59,11 @@ def _api_spec(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["closure"]:
         yield _closure(log, m)
         return
+    if m["no_rule"]:
+        kind = m["nr_kind"].lower()
+        text = _TEXT.no_rule.format(fn=m["nr_fn"], kind=kind)
+        yield _KIND.failure(log, m.start(), op=f"custom_{kind}", advice=(text, AdviceKind.OTHER))
+        return
     api = "jit" if m["api"] == "pjit" else m["api"]
     param = m["param"]
     advice = _TEXT.advice.format(api=api, param=param, counts=_counts(log, m))
