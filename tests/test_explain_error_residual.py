@@ -232,11 +232,12 @@ def test_an_apps_copy_of_a_library_meets_a_removed_name_at_import() -> None:
     logs = sorted(LOGS.glob("fresh6_a_hfspaces_whisperjax_*.log"))
     assert logs
     whisper = _first(logs[0].read_text())
-    assert whisper.family == Family.BACKEND_STARTUP
+    # A release mismatch (jax_call since 2026-12-07; the start-up before), the app's copy named.
+    assert whisper.family == Family.JAX_CALL
     assert whisper.advice_kind == AdviceKind.INSTALL and "whisper_jax" in whisper.finding.suggestion
     assert whisper.finding.source == "/home/user/app/whisper_jax/layers.py:63"
     made = _first(_VENDORED_0_10)
-    assert made.family == Family.BACKEND_STARTUP and "mathlib" in made.finding.suggestion
+    assert made.family == Family.JAX_CALL and "mathlib" in made.finding.suggestion
     script = _first(_SCRIPT)
     assert script.family != Family.BACKEND_STARTUP
     assert script.advice_kind == AdviceKind.INSTALL

@@ -67,8 +67,8 @@ class Family(StrEnum):
     #: JAX refused how a jitted function was called or how an array was used: a static
     #: argument it cannot hash, a string where an array belongs, an array used after it was
     #: donated, a plain array as a random key, a NaN jax_debug_nans caught; or a library
-    #: calling a JAX API the installed JAX no longer (or not yet) has (met at import, before
-    #: anything ran, that is a backend that did not start).
+    #: calling a JAX API the installed JAX no longer (or not yet) has, at import too (the
+    #: packages do not fit; JAX itself failing to import is a backend that did not start).
     JAX_CALL = "jax_call"
     #: A multi-host job whose processes did not meet: a coordination-service barrier timed
     #: out (``DEADLINE_EXCEEDED: Barrier timed out``), or a process stopped because another

@@ -209,5 +209,6 @@ _KIND = Kind(Family.JAX_CALL, Reason.RUNTIME, jax_message)
 # A JAX that could not import itself: the backend never started.
 _BROKEN_KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, jax_message)
 # A library that could not import against this JAX: nothing ran, the packages do not fit.
-_IMPORT_KIND = Kind(Family.BACKEND_STARTUP, Reason.RUNTIME, jax_message)
+# A call refused like any other, the backend untouched (JAX's own import is _BROKEN_KIND's).
+_IMPORT_KIND = Kind(Family.JAX_CALL, Reason.RUNTIME, jax_message)
 RECOGNISER = Recogniser(Family.JAX_CALL, _RE.opening, _api_mismatch)
