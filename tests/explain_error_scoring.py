@@ -35,9 +35,7 @@ CORPUS = Path(__file__).parent / "data" / "error_logs"
 #: Test parts being collected blind: left out of every score (and so of every aggregate a rule
 #: writer could read) until their one blind scoring names them in ``HLOSCOPE_UNSEAL``
 #: (comma-separated parts). A part leaves this set once it has been scored and is spent.
-SEALED_PARTS: frozenset[str] = frozenset(
-    {"fresh15-2026-12-07", "pool16-2026-12-07", "fresh16-2026-12-07"}
-)
+SEALED_PARTS: frozenset[str] = frozenset()
 
 
 def _unsealed() -> set[str]:
@@ -214,6 +212,19 @@ FRESH13_TEST = "fresh13-2026-12-07"
 #: of its threads had been used before as second wordings (iree#19223 by round 12,
 #: tensorflow#61458 by round 15b, jax-triton#123 by round 16b); without them 29/38 and 23/38.
 FRESH14_TEST = "fresh14-2026-12-07"
+#: The fifteenth (40 logs): the half of the fifteenth pool (78 logs of threads opened 2023-2026,
+#: collected by six helpers who wrote no code, sealed before the first was written) that a hash
+#: of each URL sent to test; its other half is :data:`DEV20`. Scored on the aggregate alone at
+#: 5388377 (before any rule read the pool): 30/40 recognised (75%) and 18/40 fully right (45%);
+#: again at 88b6788, after round 20 (44 commits, which read DEV20 and DEV21 and raised them
+#: from 29/38 and 17/38 to 36/38 and 26/38, and from 22/33 and 14/33 to 25/33 and 18/33), and
+#: at 46703b1: the same 30/40 and 18/40. Rules read from one half of a pool moved nothing on
+#: the other half.
+FRESH15_TEST = "fresh15-2026-12-07"
+#: The sixteenth (28 logs), the test half of the sixteenth pool (61 logs, five collectors, cut
+#: short by the session's search budget), split the same way: 18/28 (64%) and 10/28 (36%) at
+#: bceca65 (round 20 half done), at 88b6788 and at 46703b1 alike.
+FRESH16_TEST = "fresh16-2026-12-07"
 #: The twentieth dev batch: 38 logs of threads opened 2023-2026, the half of the fifteenth
 #: pool (78 logs collected by six helpers who wrote no code, seven dropped unread for a stored
 #: copy without the error line) that a hash of each URL sent to dev; the other half is the

@@ -63,6 +63,8 @@ from tests.explain_error_scoring import (  # noqa: E402
     FRESH12_TEST,
     FRESH13_TEST,
     FRESH14_TEST,
+    FRESH15_TEST,
+    FRESH16_TEST,
     FRESH_TEST,
     SEALED_PARTS,
 )
@@ -101,6 +103,8 @@ FIRST_SIGHT = {
     FRESH12_TEST: "2f8a9cc",
     FRESH13_TEST: "8b2ceca",
     FRESH14_TEST: "7220f01",
+    FRESH15_TEST: "5388377",
+    FRESH16_TEST: "bceca65",
     DEV20: "bf5d4ab",
     DEV21: "34b743d",
 }

@@ -389,3 +389,24 @@ def test_no_tail_is_read_without_a_sign_that_something_failed():
     for text in (compile_log, prose):
         assert words.tail_lines(text) and words.message_lines(text) == []
         assert explain_error(text).failures == []
+
+
+def test_a_tensorflow_runtime_error_naming_no_xla_is_outside_the_stack():
+    # TensorFlow's own runtime raises XLA's status codes too: a variable read before it was
+    # initialised names no part of XLA and no device (the words read it as a start-up at 68%).
+    uninitialised = (
+        "tensorflow.python.framework.errors_impl.FailedPreconditionError: Graph execution "
+        "error:\n\n(0) FAILED_PRECONDITION: Could not find variable dense/kernel.\n"
+    )
+    assert not words.names_the_stack(uninitialised)
+    # The same runtime's errors about XLA or a device stay in: a kernel missing for XLA's GPU
+    # device (TF's words) and a GPU allocation.
+    for text in (
+        "tensorflow.python.framework.errors_impl.InvalidArgumentError: Detected unsupported "
+        "operations when trying to compile graph ... on XLA_GPU_JIT: ImageProjectiveTransformV3\n",
+        "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating "
+        "tensor with shape[64,1024] on /job:localhost/replica:0/task:0/device:GPU:0\n",
+    ):
+        assert words.names_the_stack(text)
+    # A JAX error with the same status code is read as before.
+    assert words.names_the_stack("jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: x\n")

@@ -128,9 +128,21 @@ _STACK = re.compile(
 )
 
 
+# TensorFlow's own runtime errors carry the same status codes as XLA's (a variable read before
+# it was initialised, a placeholder not fed): one of them that names no part of XLA and no
+# device is TensorFlow's alone, outside what the table was fitted on (XLA's failures).
+_TF_RUNTIME = re.compile(
+    r"\btensorflow\.python\.framework\.errors_impl\.|\btf\.errors\.\w+Error|Graph execution error"
+)
+_XLA_OR_DEVICE = re.compile(r"(?i:xla|hlo|tpu|gpu|cuda|cudnn|jit_compile|mlir|device:)")
+
+
 def names_the_stack(text: str) -> bool:
-    """Whether ``text`` names any part of the XLA stack (see :data:`_STACK`)."""
-    return _STACK.search(text) is not None
+    """Whether ``text`` names any part of the XLA stack (see :data:`_STACK`), a TensorFlow
+    runtime error only where it names XLA or a device too."""
+    if _STACK.search(text) is None:
+        return False
+    return _TF_RUNTIME.search(text) is None or _XLA_OR_DEVICE.search(text) is not None
 
 
 def error_lines(text: str) -> list[ErrorLine]:
