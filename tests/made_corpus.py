@@ -7,10 +7,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
-from explain_error_scoring import Case
+from explain_error_scoring import Case, score
 
 from hloscope.analysis.explain_error import Family
 from hloscope.analysis.explain_error.advice import AdviceKind
@@ -59,3 +60,15 @@ def assert_files_made(maker: ModuleType, folder: Path) -> None:
         assert truth["advice"] == case.advice and AdviceKind(case.advice)
         where = "Cell In[1]" if case.cell else f"{case.name}.py"
         assert truth["user_line"] == (None if line is None else f"{where}:{line}")
+
+
+def family_scores(maker: ModuleType, folder: Path) -> dict[str, Counter[str]]:
+    """Per truth's family, how many of ``maker``'s cases explain-error recognised and got
+    fully right (the made batches' floors are kept per family)."""
+    tally: dict[str, Counter[str]] = {}
+    for case in made_cases(maker, folder):
+        result = score(case)
+        cell = tally.setdefault(str(case.truth["kind"]), Counter())
+        cell["recognised"] += bool(result["recognised"])
+        cell["fully_right"] += bool(result["fully_right"])
+    return tally

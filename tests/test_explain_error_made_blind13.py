@@ -18,8 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from explain_error_scoring import score
-from made_corpus import assert_files_made, load_maker, made_cases
+from made_corpus import assert_files_made, family_scores, load_maker
 
 MADE = Path(__file__).parent / "data" / "made_errors_blind13"
 MAKE = load_maker(MADE)
@@ -56,13 +55,7 @@ def test_the_logs_are_neutral() -> None:
 
 @pytest.fixture(scope="module")
 def per_family() -> dict[str, Counter[str]]:
-    tally: dict[str, Counter[str]] = {}
-    for case in made_cases(MAKE, MADE):
-        result = score(case)
-        cell = tally.setdefault(str(case.truth["kind"]), Counter())
-        cell["recognised"] += bool(result["recognised"])
-        cell["fully_right"] += bool(result["fully_right"])
-    return tally
+    return family_scores(MAKE, MADE)
 
 
 def test_every_family_of_the_batch_has_a_floor(per_family: dict[str, Counter[str]]) -> None:
