@@ -26,7 +26,14 @@ from collections.abc import Callable
 from ...hlo.metadata import StackFrame
 from ...hlo.opcodes import OPCODES
 
-__all__ = ["generic_op", "op_called", "op_named", "op_of_rule_frames", "opcode_in"]
+__all__ = [
+    "generic_op",
+    "op_called",
+    "op_named",
+    "op_of_rule_frames",
+    "opcode_in",
+    "traced_primitive",
+]
 
 _NAMED = re.compile(
     r"\bsharding rule for (?P<rule>[a-z][\w-]*[a-z0-9])"
@@ -174,6 +181,33 @@ _OPCODE_NAMED = re.compile(
 # shows it: "Failed to infer result type(s):\n"stablehlo.dynamic_update_slice"(". (The
 # dialect is dropped: the op is XLA's, as HLO names it.)
 _GENERIC = re.compile(r"\"(?:stablehlo|mhlo|chlo)\.(?P<op>[a-z_]\w*)\"\(")
+
+
+# The JAX primitive an HLO instruction was lowered from, as JAX's lowering records it in the
+# instruction's metadata: the last part of its name stack ("metadata={op_name=
+# \"jit(f)/dot_general\""). An instruction without it (another frontend's, a pass's) has only
+# its opcode.
+_METADATA_OP = re.compile(r"\bmetadata=\{op_name=\"[^\"\n]*?(?<![\w.-])(?P<op>[a-z_][a-z0-9_]*)\"")
+# An instruction's name and opcode as HLO prints them: "%pallas_call.1 = f64[...] custom-call(".
+_INSTRUCTION = re.compile(r"%(?P<name>[\w-]+?)(?:\.\d+)* = [^\n]*?\s(?P<opcode>[a-z][\w-]*)\(")
+
+
+def traced_primitive(instruction: str) -> str | None:
+    """The op HLO ``instruction`` (one printed line) stands for to the user: the JAX
+    primitive its metadata names where the instruction is that primitive's own lowering (its
+    opcode the primitive's stem: ``dot`` of ``dot_general``; not a ``bitcast-convert`` that is
+    one step of ``nextafter``), a custom call's name (``pallas_call``: its opcode says nothing
+    of what ran); None where it shows neither."""
+    printed = _INSTRUCTION.search(instruction)
+    if printed is None:
+        return None
+    opcode = printed["opcode"]
+    if opcode == "custom-call":
+        return printed["name"]
+    found = _METADATA_OP.search(instruction)
+    if found and found["op"].startswith(opcode.replace("-", "_")):
+        return found["op"]
+    return None
 
 
 def generic_op(text: str) -> str | None:

@@ -15,6 +15,7 @@ from ..device import platform_of
 from ..forms import Form, alternation, form_of
 from ..functions import jax_function, paragraph_end
 from ..log import Log, class_before, clean_message, status_before
+from ..named_op import traced_primitive
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 from . import device_allocation, distributed, out_of_memory
@@ -349,7 +350,9 @@ def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
         opcode = _RE.hlo_op.search(hlo)
         found = set(_RE.x64_types.findall(hlo))
         types = [t for t in ("f64", "c128", "s64", "u64") if t in found]  # floats decide
-        facts.op = opcode["opcode"] if opcode else "X64 rewriting"
+        # (JAX's primitive, where its metadata names it, is what the user called: the
+        # opcode of its lowering, dot or custom-call, is not.)
+        facts.op = traced_primitive(hlo) or (opcode["opcode"] if opcode else "X64 rewriting")
         facts.dtype = ",".join(types) or None
         facts.platform, facts.device = Platform.TPU, "TPU (64-bit types are rewritten for TPU)"
     elif group == "tpu_driver_x64":
