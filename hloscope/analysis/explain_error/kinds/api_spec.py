@@ -64,6 +64,14 @@ def _api_spec(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         text = _TEXT.no_rule.format(fn=m["nr_fn"], kind=kind)
         yield _KIND.failure(log, m.start(), op=f"custom_{kind}", advice=(text, AdviceKind.OTHER))
         return
+    if m["unchecked"]:
+        said = (_TEXT.unchecked, AdviceKind.OTHER)
+        yield _KIND.failure(log, m.start(), op="checkify.check", advice=said)
+        return
+    if m["vmap_method"]:
+        said = (_TEXT.vmap_method.format(prim=m["vm_prim"]), AdviceKind.OTHER)
+        yield _KIND.failure(log, m.start(), op=m["vm_prim"], advice=said)
+        return
     api = "jit" if m["api"] == "pjit" else m["api"]
     param = m["param"]
     advice = _TEXT.advice.format(api=api, param=param, counts=_counts(log, m))

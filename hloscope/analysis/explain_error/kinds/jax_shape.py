@@ -40,6 +40,9 @@ def _jax_shape(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         if failure is not None:
             yield failure
         return
+    if m["split"]:
+        yield _split(log, m)
+        return
     named = _RE.primitive.search(log.before_on_line(m.start())[-64:])
     if named is None and not (m["ishapes"] or m["rs"] or m["divide"]):
         return  # "requires ... to have the same shape" from something that is not an op
@@ -71,6 +74,13 @@ def _rank_mismatch(log: Log, m: re.Match[str]) -> Failure | None:
         op, detail = "broadcast_to", f"a shape of fewer dimensions: {m['fewer'].strip()}"
     advice = (_TEXT.advice.format(op=op, detail=detail), AdviceKind.FIX_SHAPES)
     return SHAPE.failure(log, m.start(), op=op, advice=advice, hints=[detail])
+
+
+def _split(log: Log, m: re.Match[str]) -> Failure:
+    """An array split into sections that do not divide its axis (jnp.split's sections count)."""
+    detail = f"sections that do not divide the axis{m['split_rest'] or ''}"
+    advice = (_TEXT.advice.format(op="split", detail=detail), AdviceKind.FIX_SHAPES)
+    return SHAPE.failure(log, m.start(), op="split", advice=advice, hints=[detail])
 
 
 def _einsum_label(log: Log, m: re.Match[str]) -> Failure:

@@ -231,6 +231,10 @@ def _jax_structure(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if (m["pytree"] or m["pytree_up"]) and _tree_map_call(log, m):
         yield _tree_map(log, m)
         return
+    specs = _RE.spec_call.search(log.text, m.start(), min(len(log.text), m.end() + 400))
+    if m["pytree"] and specs is not None:
+        yield _shard_map_specs(log, m, specs["spec"])
+        return
     yield SHAPE.failure(log, m.start(), op=op, advice=(text, kind))
 
 
@@ -248,6 +252,16 @@ def _tree_map(log: Log, m: re.Match[str]) -> Failure:
     said = log.text[start : log.line_end(m.start())].split(": ", 1)[-1][:120].strip()
     text = _TEXT.tree_map.format(said=said)
     return _CALL.failure(log, m.start(), op="tree_map", advice=(text, AdviceKind.OTHER))
+
+
+def _shard_map_specs(log: Log, m: re.Match[str], spec: str) -> Failure:
+    """shard_map given in_specs (out_specs) of another structure than its arguments (outputs):
+    how the mapping was specified, not the shapes of the arrays."""
+    start = log.line_start(m.start())
+    said = log.text[start : log.line_end(m.start())].split(": ", 1)[-1][:120].strip()
+    what, item = ("arguments", "argument") if spec == "in_specs" else ("outputs", "output")
+    text = _TEXT.specs.format(spec=spec, what=what, item=item, said=said)
+    return _SHARDING.failure(log, m.start(), op="shard_map", advice=(text, AdviceKind.OTHER))
 
 
 _WINDOW = 2048

@@ -1,0 +1,133 @@
+"""Round 21a of explain-error: the recognisers, read on the fifteenth and sixteenth parts' misses
+and the two blind made batches', each fix on two wordings: a corpus log and a second real text
+(the error JAX 0.10.2 raises itself for another program)."""
+
+from __future__ import annotations
+
+import pytest
+from round_logs import DATA, first
+
+from hloscope.analysis.explain_error.record import Family
+
+
+def made(case: str) -> str:
+    """A case of the fifteenth blind made batch (CPU), spent."""
+    return (DATA / "made_errors_blind15" / f"{case}.log").read_text()
+
+
+# ---- jnp.split into sections that do not divide the axis --------------------------------------
+
+# JAX 0.10.2's own error for jnp.split(jnp.arange(30.0).reshape(5, 6), 4, axis=1), outside jit.
+_SPLIT = """\
+Traceback (most recent call last):
+  File "/tmp/r21a/split.py", line 3, in <module>
+    parts = jnp.split(heads, 4, axis=1)
+            ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/lax_numpy.py", line 3215, in split
+    return _split("split", ary, indices_or_sections, axis=axis)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/lax_numpy.py", line 3148, in _split
+    raise ValueError(f"array split does not result in an equal division: rest is {r}")
+ValueError: array split does not result in an equal division: rest is 2
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize("text", [made("shape_split_qkv_uneven"), _SPLIT])
+def test_a_split_into_sections_that_do_not_divide_is_a_shape_refusal(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_SHAPE
+    assert failure.finding.op == "split"
+    assert failure.advice_kind == "fix_shapes"
+
+
+# ---- shard_map's in_specs or out_specs of another structure than its arguments or outputs ----
+
+# JAX 0.10.2's own error, 2 CPU devices: out_specs of three specs for a function of two outputs.
+_OUT_SPECS = """\
+Traceback (most recent call last):
+  File "/tmp/r21a/sm_out.py", line 7, in <module>
+    print(g(jnp.ones(8), jnp.ones(8)))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+ValueError: pytree structure error: different lengths of tuple at key path
+    shard_map out_specs
+At that key path, the prefix pytree shard_map out_specs has a subtree of type tuple of length 3, but the full pytree has a subtree of the same type but of length 2.
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    ("text", "spec"),
+    [(made("sharding_shard_map_in_specs_count"), "in_specs"), (_OUT_SPECS, "out_specs")],
+)
+def test_shard_map_specs_of_another_structure_are_sharding(text: str, spec: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.SHARDING
+    assert failure.finding.op == "shard_map"
+    assert failure.advice_kind == "other"
+    assert spec in failure.finding.suggestion
+
+
+def test_tree_map_structure_error_stays_the_call_of_tree_map() -> None:
+    # The same words at another key path: not shard_map's.
+    text = (
+        "ValueError: pytree structure error: different lengths of list at key path\n"
+        "    tree_map tree\n"
+        "At that key path, the prefix pytree tree_map tree has a subtree of type list of "
+        "length 3, but the full pytree has a subtree of the same type but of length 2.\n"
+    )
+    assert first(text).finding.op == "tree_map"
+
+
+# ---- checkify.check staged without checkify.checkify -----------------------------------------
+
+# JAX 0.10.2's own error for a checkify.check inside a lax.scan body, no checkify around it
+# (the chained error's last lines).
+_CHECK_IN_SCAN = """\
+Traceback (most recent call last):
+  File "/tmp/r21a/checkify_scan.py", line 4, in step
+    checkify.check(x >= 0, "negative input {x}", x=x)
+jax._src.source_info_util.JaxStackTraceBeforeTransformation: ValueError: Cannot abstractly evaluate a checkify.check which was not functionalized. This probably means you tried to stage (jit/scan/pmap/...) a `check` without functionalizing it through `checkify.checkify`.
+
+The preceding stack trace is the source of the JAX operation that, once transformed by JAX, triggered the following exception.
+
+--------------------
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "/tmp/r21a/checkify_scan.py", line 6, in <module>
+    print(jax.lax.scan(step, 0.0, jnp.arange(4.0)))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+ValueError: Cannot abstractly evaluate a checkify.check which was not functionalized. This probably means you tried to stage (jit/scan/pmap/...) a `check` without functionalizing it through `checkify.checkify`.
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize("text", [made("call_checkify_check_plain_jit"), _CHECK_IN_SCAN])
+def test_a_check_staged_without_checkify_is_a_call_error(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_CALL
+    assert failure.finding.op == "checkify.check"
+    assert failure.advice_kind == "other"
+    assert "checkify.checkify" in failure.finding.suggestion
+
+
+# ---- a host callback vmapped without vmap_method ---------------------------------------------
+
+# JAX 0.10.2's own error for a jitted pure_callback (an array result) under jax.vmap.
+_CALLBACK_IN_VMAP = """\
+Traceback (most recent call last):
+  File "/tmp/r21a/pcb.py", line 7, in <module>
+    print(jax.vmap(f)(jnp.ones((3, 4))))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/ffi.py", line 753, in ffi_batching_rule
+    raise NotImplementedError(
+NotImplementedError: vmap is only supported for the pure_callback primitive when vmap_method is one of 'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or 'legacy_vectorized'. Got vmap_method=None.
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize("text", [made("call_pure_callback_vmap_method"), _CALLBACK_IN_VMAP])
+def test_a_callback_vmapped_without_vmap_method_is_a_call_error(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_CALL
+    assert failure.finding.op == "pure_callback"
+    assert failure.advice_kind == "other"
+    assert "vmap_method=" in failure.finding.suggestion
