@@ -42,3 +42,41 @@ def test_the_x64_rewrite_of_an_instruction_with_no_metadata_keeps_its_opcode() -
 def test_the_x64_rewrite_of_one_step_of_a_primitive_keeps_its_opcode() -> None:
     # diffrax#366: a bitcast-convert that nextafter's lowering made is no nextafter.
     assert first(log("fresh10_a_diffrax_366")).finding.op == "bitcast-convert"
+
+
+# ---- jnp.repeat under jit with traced repeats: the op JAX names, and a static total --------
+
+# JAX 0.10.2's own error (CPU) for jnp.repeat(x, n, axis=0) under jit, n a traced int32[2].
+_REPEAT = """\
+Traceback (most recent call last):
+  File "/tmp/rep.py", line 7, in <module>
+    print(tile_rows(jnp.ones((2, 3)), jnp.array([2, 1])))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/tmp/rep.py", line 5, in tile_rows
+    return jnp.repeat(x, n, axis=0)
+           ^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/lax_numpy.py", line 6351, in repeat
+    return _repeat(repeats, a, axis=axis,
+  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/numpy/lax_numpy.py", line 6383, in _repeat
+    repeats = core.concrete_or_error(None, repeats,
+              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+jax.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete value is expected: traced array with shape int32[2]
+When jit-compiling jnp.repeat, the total number of repeats must be static. To fix this, either specify a static value for `repeats`, or pass a static value to `total_repeat_length`.
+The error occurred while tracing the function tile_rows at /tmp/rep.py:3 for jit. This concrete value was not available in Python because it depends on the value of the argument n.
+
+See https://docs.jax.dev/en/latest/errors.html#jax.errors.ConcretizationTypeError
+--------------------
+For simplicity, JAX has removed its internal frames from the traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include these.
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    "text",
+    [made("made_errors_blind15/tracing_repeat_ragged_counts"), _REPEAT],
+)
+def test_jnp_repeat_with_traced_repeats_is_repeat_given_a_fixed_size(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_TRACING
+    assert failure.finding.op == "repeat"
+    assert failure.advice_kind == "fixed_size"

@@ -125,7 +125,8 @@ _KIND_RULES: tuple[tuple[re.Pattern[str], AdviceKind], ...] = tuple(
         (r"^tf:resource_device$", AdviceKind.SAME_DEVICES),
         (r"^NonConcreteBooleanIndexError$", AdviceKind.FIXED_SIZE),
         (
-            r"^ConcretizationTypeError:(nonzero|where|argwhere|flatnonzero|unique)$",
+            # (jnp.repeat's fix is a static total_repeat_length: a size given, as nonzero's.)
+            r"^ConcretizationTypeError:(nonzero|where|argwhere|flatnonzero|unique|repeat)$",
             AdviceKind.FIXED_SIZE,
         ),
         (r"^(?:UnexpectedTracerError|TraceContextError)$", AdviceKind.NO_LEAKED_TRACER),
