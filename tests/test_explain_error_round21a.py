@@ -131,3 +131,65 @@ def test_a_callback_vmapped_without_vmap_method_is_a_call_error(text: str) -> No
     assert failure.finding.op == "pure_callback"
     assert failure.advice_kind == "other"
     assert "vmap_method=" in failure.finding.suggestion
+
+
+def made_tpu(case: str) -> str:
+    """A case of the fifteenth blind made batch made on a TPU v5e, spent."""
+    return (DATA / "made_errors_tpu_blind15" / f"{case}.log").read_text()
+
+
+# ---- shard_map's in_specs against an argument already sharded otherwise -----------------------
+
+# JAX 0.10.2's own error, 2 CPU devices: an array sharded P(None, 'batch') given to a shard_map
+# of in_specs P('batch').
+_SPECS_OF_INPUT = """\
+Traceback (most recent call last):
+  File "/tmp/r21a/sm_in.py", line 6, in <module>
+    print(jax.jit(g)(x))
+          ^^^^^^^^^^^^^
+ValueError: in_specs passed to shard_map: P('batch', None) does not match the specs of the input: P(None, 'batch') for arg: float32[8,4@batch]. `in_specs` is an optional argument so you can omit specifying it and shard_map will infer the in_specs from the arguments. If you want to reshard your inputs, you can use `jax.reshard` on the arguments and then pass those args to shard_map.
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    "text", [made_tpu("b15_shard_map_in_specs_unsharded_input"), _SPECS_OF_INPUT]
+)
+def test_in_specs_against_the_inputs_own_sharding_is_a_reshard(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.SHARDING
+    assert failure.finding.op == "shard_map"
+    assert failure.advice_kind == "reshard"
+
+
+# ---- pmap given a leading axis longer than its devices ----------------------------------------
+
+# JAX 0.10.2's own error, 2 CPU devices: jax.pmap of a psum over an array of leading size 4.
+_PMAP_FOUR_ON_TWO = """\
+Traceback (most recent call last):
+  File "/tmp/r21a/pmap4.py", line 3, in <module>
+    print(step(jnp.ones((4, 3, 5))))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/pmap.py", line 319, in wrapped
+    out = jitted_f(*dyn_args_flat)
+          ^^^^^^^^^^^^^^^^^^^^^^^^
+ValueError: cannot select an axis to squeeze out which has size not equal to one, got shape=(2, 3, 5) and dimensions=(0,)
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize("text", [made_tpu("b15_pmap_written_for_v3_8"), _PMAP_FOUR_ON_TWO])
+def test_pmaps_squeeze_refused_is_a_leading_axis_longer_than_the_devices(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.SHARDING
+    assert failure.finding.op == "squeeze"
+    assert failure.advice_kind == "fix_shapes"
+    assert "local_device_count" in failure.finding.suggestion
+
+
+def test_a_squeeze_refused_outside_pmap_is_not_read_as_pmaps() -> None:
+    from hloscope.analysis.explain_error import explain_error
+
+    text = (
+        "ValueError: cannot select an axis to squeeze out which has size not equal to one, "
+        "got shape=(2, 3) and dimensions=(0,)\n"
+    )
+    assert all(f.family != Family.SHARDING for f in explain_error(text).failures)

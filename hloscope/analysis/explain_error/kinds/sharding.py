@@ -94,6 +94,11 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             yield _failure(log, m, "shard_map", advice)
     elif m["devices"]:
         yield _devices(log, m)
+    elif m["spec_input"]:
+        said = _TEXT.spec_input.format(spec=m["si_spec"], input=m["si_input"])
+        yield _failure(log, m, "shard_map", (said, AdviceKind.RESHARD))
+    elif m["pmap_squeeze"]:
+        yield from _pmap_squeeze(log, m)
     elif m["not_xla"]:
         kind = f" (a {m['not_xla_type']})" if m["not_xla_type"] else ""
         advice = (_TEXT.not_xla.format(kind=kind), AdviceKind.SAME_DEVICES)
@@ -189,6 +194,16 @@ def _context_or_specs(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     elif _RE.not_divisible.search(message) and not _sized(log, m):
         # The refusal's head alone (a paste cut before its sizes, which are read where there).
         yield _failure(log, m, "shard_map", (_TEXT.smap_indivisible, AdviceKind.FIX_SHAPES))
+
+
+def _pmap_squeeze(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    """pmap's squeeze of each device's piece refused: its leading axis longer than the
+    devices. Nothing where pmap's frame is not in the traceback (a squeeze of the user's)."""
+    frames = log.traceback_before(m.start())
+    if not any(_RE.pmap_frame.search(frame.file) for frame in frames):
+        return
+    said = _TEXT.pmap_squeeze.format(shape=m["ps_shape"])
+    yield _failure(log, m, "squeeze", (said, AdviceKind.FIX_SHAPES))
 
 
 def _sized(log: Log, m: re.Match[str]) -> bool:
