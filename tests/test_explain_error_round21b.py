@@ -80,3 +80,20 @@ def test_jnp_repeat_with_traced_repeats_is_repeat_given_a_fixed_size(text: str) 
     assert failure.family == Family.JAX_TRACING
     assert failure.finding.op == "repeat"
     assert failure.advice_kind == "fixed_size"
+
+
+# ---- a path shortened to a package that keeps its sources in src/_src: a library's ---------
+
+
+@pytest.mark.parametrize(
+    ("name", "line"),
+    [
+        # keras-hub#2591: ".../keras_hub/src/models/t5/t5_transformer_layer.py" under the
+        # reporter's own script.
+        ("fresh15_c_keras-hub_2591", "/Users/xxx/keras-hub/mwe_t5_nnx.py:10"),
+        # mujoco_warp#926: ".../mujoco_warp/_src/warp_util.py" under the user's env step.
+        ("fresh16_i_mujocowarp_926", ".../lib/rl/envs/mjx/mjwarp_env.py:141"),
+    ],
+)
+def test_an_elided_path_into_a_packages_src_is_no_user_line(name: str, line: str) -> None:
+    assert first(log(name)).finding.source == line
