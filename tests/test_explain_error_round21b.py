@@ -97,3 +97,53 @@ def test_jnp_repeat_with_traced_repeats_is_repeat_given_a_fixed_size(text: str) 
 )
 def test_an_elided_path_into_a_packages_src_is_no_user_line(name: str, line: str) -> None:
     assert first(log(name)).finding.source == line
+
+
+# ---- a platform's flag refused by name: no sign of that platform ---------------------------
+
+# JAX 0.10.2's own error on the CPU for lowered.compile({"xla_tpu_...": True}), verbatim.
+_OPTION = """\
+Traceback (most recent call last):
+  File "/tmp/opt.py", line 7, in <module>
+    print(lowered.compile({"xla_tpu_megacore_fusion_allow_ags": True}))
+          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/stages.py", line 592, in compile
+    return Compiled(self._lowering.compile(**kw), self._lowering.const_args,
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/interpreters/pxla.py", line 1239, in compile
+    executable = UnloadedMeshExecutable.from_hlo(
+                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/interpreters/pxla.py", line 1733, in from_hlo
+    xla_executable = _cached_compilation(
+                     ^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/interpreters/pxla.py", line 1516, in _cached_compilation
+    xla_executable = compiler.compile_or_get_cached(
+                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/compiler.py", line 469, in compile_or_get_cached
+    return _compile_and_write_cache(
+           ^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/compiler.py", line 737, in _compile_and_write_cache
+    executable = backend_compile_and_load(
+                 ^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/profiler.py", line 420, in wrapper
+    return func(*args, **kwargs)
+           ^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/compiler.py", line 363, in backend_compile_and_load
+    raise e
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/compiler.py", line 353, in backend_compile_and_load
+    return backend.compile_and_load(
+           ^^^^^^^^^^^^^^^^^^^^^^^^^
+jax.errors.JaxRuntimeError: INVALID_ARGUMENT: No such compile option: 'xla_tpu_megacore_fusion_allow_ags'
+"""  # noqa: E501
+# JAX 0.10.2's own abort on the CPU with XLA_FLAGS=--xla_tpu_enable_async_all_gather=true.
+_FLAGS = """\
+F1207 11:32:03.002182    4157 parse_flags_from_env.cc:234] Unknown flag in XLA_FLAGS: --xla_tpu_enable_async_all_gather=true
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    "text",
+    [made("made_errors_blind15/status_tpu_compile_option_on_cpu"), _OPTION, _FLAGS],
+)
+def test_a_refused_tpu_flag_is_no_sign_of_a_tpu(text: str) -> None:
+    assert first(text).platform is None

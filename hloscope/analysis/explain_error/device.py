@@ -194,7 +194,10 @@ _ABSENT = re.compile(
     # A list of the devices a framework looked for or accepts ("no available devices found,
     # must be one of 'XPU', 'CUDA', or 'NPU'"; torch's "Expected one of cpu, cuda, ... device
     # type"): options named, none of them the one the program ran on.
-    r"|no available devices|(?:must be|expected) one of",
+    r"|no available devices|(?:must be|expected) one of"
+    # A platform's flag refused by name ("No such compile option: 'xla_tpu_...'", "Unknown
+    # flag in XLA_FLAGS: --xla_tpu_..."): the backend that refused it is not that platform's.
+    r"|no such compile option|unknown flags? in XLA_FLAGS",
     re.I,
 )
 
@@ -204,16 +207,35 @@ _ABSENT = re.compile(
 _COMMENT = re.compile(r"[ \t]#(?:[ \t]|$)")
 
 
+# A platform's XLA flag ("xla_tpu_megacore_fusion_allow_ags"), as a sign matches it.
+_FLAG = re.compile(r"xla_(?:tpu|gpu)_\w+", re.I)
+
+
+def _refused_flags(text: str) -> set[str]:
+    """The platforms' flags a line of ``text`` refuses (:data:`_ABSENT`'s "No such compile
+    option: 'xla_tpu_...'"): the source line that passed one is no sign of that platform."""
+    refused: set[str] = set()
+    for found in _FLAG.finditer(text):
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.end())
+        if _ABSENT.search(text[start : end if end >= 0 else None]):
+            refused.add(found.group(0))
+    return refused
+
+
 def platform_in_log(text: str) -> Platform | None:
     """The platform ``text`` as a whole ran on: the accelerator with more signs (GPU or TPU),
     or the CPU where the log names only it, or the TPU where it shows only a binary of
     Google's own build (:data:`_GOOGLE_BUILD`); None where it names none or both alike."""
     counts = {"gpu": 0, "tpu": 0, "cpu": 0}
     absent_lines: dict[int, bool] = {}
+    refused = _refused_flags(text)
     for found in _LOG_SIGNS.finditer(text):
         word = found.group(0)
         if any(word.lower() == e.lower() and word != e for e in _EXACT):
             continue
+        if word in refused:
+            continue  # the code that passed a flag the backend refused: no sign of it either
         start = text.rfind("\n", 0, found.start()) + 1
         if _COMMENT.search(text, start, found.start()):
             continue  # a comment of the source a traceback quotes: no sign of where it ran
