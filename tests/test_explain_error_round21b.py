@@ -147,3 +147,21 @@ F1207 11:32:03.002182    4157 parse_flags_from_env.cc:234] Unknown flag in XLA_F
 )
 def test_a_refused_tpu_flag_is_no_sign_of_a_tpu(text: str) -> None:
     assert first(text).platform is None
+
+
+# ---- Mosaic's TPU dialect quoted in a message: the platform is the TPU ---------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        # tpu-inference#3038: '%97 = "tpu.memref_slice"(...)' on a #tpu.tiled memref.
+        "fresh15_d_tpuinference_pr3038",
+        # jax#36750: a "tpu.reshape" Mosaic could not legalize.
+        "jax_36750_tpu_reshape_legalize",
+    ],
+)
+def test_mosaics_tpu_dialect_in_the_message_is_a_tpu(name: str) -> None:
+    from hloscope.analysis.unsupported.findings import Platform
+
+    assert first(log(name)).platform is Platform.TPU

@@ -146,6 +146,9 @@ _LOG_SIGNS = re.compile(
     # ("f32[64,20]{1,0:T(8,128)}", bf16's T(16,128), int8's T(32,128)); XLA:GPU tiles a few
     # layouts too, but not to these.
     r"|\{[\d,]*:T\((?:8|16|32),128\)"
+    # Mosaic's TPU dialect in the MLIR a message quotes: an op in generic form
+    # ("%97 = "tpu.memref_slice"(...)") and its tiled layout ("#tpu.tiled<(4,128),[23,1]>").
+    r'|"tpu\.[a-z_]\w*"\(|#tpu\.tiled<'
     rf"|{_ASSIGNED}tpu\b|{_ID_SET.format('TPU')})"
     # A CPU where JAX says it fell back to one, or where it is the platform a value names
     # (an AbstractMesh's "device_kind=cpu", "platform='cpu'"; "Host" is XLA's own name of
