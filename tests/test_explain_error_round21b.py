@@ -165,3 +165,17 @@ def test_mosaics_tpu_dialect_in_the_message_is_a_tpu(name: str) -> None:
     from hloscope.analysis.unsupported.findings import Platform
 
     assert first(log(name)).platform is Platform.TPU
+
+
+@pytest.mark.parametrize(
+    ("name", "op"),
+    [
+        # tpu-inference#3038: "Slice sizes along tiled dimensions must be aligned to tiles"
+        # about the '%97 = "tpu.memref_slice"(...)' it quotes, no HLO slice.
+        ("fresh15_d_tpuinference_pr3038", "tpu.memref_slice"),
+        # jax#18388: the '"tpu.matmul"(' Mosaic could not lay out, named so already.
+        ("jax_18388_internal_tpu_kernel", "tpu.matmul"),
+    ],
+)
+def test_the_mosaic_op_a_refusal_quotes_is_its_op(name: str, op: str) -> None:
+    assert first(log(name)).finding.op == op

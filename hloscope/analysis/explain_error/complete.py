@@ -34,7 +34,7 @@ from .framework import JAX_NAMES, Framework, framework_of, libraries_in
 from .functions import paragraph_end
 from .log import Log
 from .mlir_location import diagnostic_op, source_in_locations
-from .named_op import generic_op, op_called, op_named
+from .named_op import generic_op, mosaic_op, op_called, op_named
 from .record import Failure
 from .severity import is_warning_at
 from .user_line import (
@@ -284,7 +284,10 @@ def complete(failure: Failure, log: Log) -> None:
     # where the recogniser's op is only the message's exception or error code.
     if not _IDENTIFIER.match(failure.finding.op) or _no_op(failure, line):
         own = _own_lines(region)
-        named_op = op_named(own) or op_named(_continued(log, failure.offset)) or diagnostic_op(own)
+        # (The Mosaic op a compiler's refusal quotes first: its words, "Slice sizes along tiled
+        # dimensions", describe that op's operands, not an HLO op.)
+        named_op = mosaic_op(own) or op_named(own) or op_named(_continued(log, failure.offset))
+        named_op = named_op or diagnostic_op(own)
         # (An XLA dialect's op in generic form last: a module's dump may print many.)
         named_op = named_op or _op_above(log, start) or generic_op(own)
         named_op = named_op or _op_where_raised_again(log, failure.offset)

@@ -28,6 +28,7 @@ from ...hlo.opcodes import OPCODES
 
 __all__ = [
     "generic_op",
+    "mosaic_op",
     "op_called",
     "op_named",
     "op_of_rule_frames",
@@ -208,6 +209,18 @@ def traced_primitive(instruction: str) -> str | None:
     if found and found["op"].startswith(opcode.replace("-", "_")):
         return found["op"]
     return None
+
+
+# An op of Mosaic's TPU dialect that a message quotes in MLIR's generic form, as its compiler
+# prints the op it refused ("%97 = "tpu.memref_slice"(...) :"): named with its dialect, as
+# Mosaic's own messages name it ("failed to legalize operation 'tpu.reshape'").
+_MOSAIC_GENERIC = re.compile(r"\"(?P<op>tpu\.[a-z_]\w*)\"\(")
+
+
+def mosaic_op(text: str) -> str | None:
+    """The first op of Mosaic's TPU dialect ``text`` quotes in generic form, if any."""
+    found = _MOSAIC_GENERIC.search(text)
+    return found["op"] if found else None
 
 
 def generic_op(text: str) -> str | None:
