@@ -179,3 +179,23 @@ def test_mosaics_tpu_dialect_in_the_message_is_a_tpu(name: str) -> None:
 )
 def test_the_mosaic_op_a_refusal_quotes_is_its_op(name: str, op: str) -> None:
     assert first(log(name)).finding.op == op
+
+
+# ---- MLIR's "see current operation" note names the op a status's diagnostic was on ---------
+
+
+@pytest.mark.parametrize(
+    ("name", "op"),
+    [
+        # openxla#39828: "'builtin.module' op ... INVALID_ARGUMENT" then the note's
+        # '%1:4 = "stablehlo.while"(...': the module is only where it was reported.
+        ("fresh15_a_openxla_39828", "stablehlo.while"),
+        # Lux.jl#673 (Reactant): "UNKNOWN: <unknown>:0: error: Reduction function must
+        # return a scalar" then the note's '"func.return"(%8, ...'.
+        ("fresh15_d_luxjl_pr673", "func.return"),
+    ],
+)
+def test_the_current_operation_mlir_notes_is_the_op(name: str, op: str) -> None:
+    failure = first(log(name))
+    assert failure.family == Family.XLA_STATUS
+    assert failure.finding.op == op

@@ -34,7 +34,7 @@ from .framework import JAX_NAMES, Framework, framework_of, libraries_in
 from .functions import paragraph_end
 from .log import Log
 from .mlir_location import diagnostic_op, source_in_locations
-from .named_op import generic_op, mosaic_op, op_called, op_named
+from .named_op import current_operation, generic_op, mosaic_op, op_called, op_named
 from .record import Failure
 from .severity import is_warning_at
 from .user_line import (
@@ -121,6 +121,16 @@ def _opcode(named: re.Match[str]) -> str:
 _ERROR_CODE = re.compile(r"CUDA_ERROR_\w+|hipError\w+|cudaError\w+")
 
 
+# MLIR's module op, which an error "'builtin.module' op ..." is reported on whatever op inside
+# it failed.
+_MLIR_MODULE = "builtin.module"
+
+
+def _not_module(op: str | None) -> str | None:
+    """``op``, unless it is MLIR's module (:data:`_MLIR_MODULE`)."""
+    return None if op == _MLIR_MODULE else op
+
+
 def _no_op(failure: Failure, line: str = "") -> bool:
     """Whether the op a recogniser read is no op but the message's exception class
     (``ValueError``, also where the recogniser kept no class but the message's ``line``
@@ -129,6 +139,8 @@ def _no_op(failure: Failure, line: str = "") -> bool:
     op = failure.finding.op
     if op == failure.error_class or op in _CODES or bool(_ERROR_CODE.fullmatch(op)):
         return True
+    if op == _MLIR_MODULE:
+        return True  # the module a diagnostic is attached to: where, not the op at fault
     return bool(op) and re.match(rf"\s*(?:\w+\.)+{re.escape(op)}: ", line) is not None
 
 
@@ -287,9 +299,10 @@ def complete(failure: Failure, log: Log) -> None:
         # (The Mosaic op a compiler's refusal quotes first: its words, "Slice sizes along tiled
         # dimensions", describe that op's operands, not an HLO op.)
         named_op = mosaic_op(own) or op_named(own) or op_named(_continued(log, failure.offset))
-        named_op = named_op or diagnostic_op(own)
+        named_op = named_op or _not_module(diagnostic_op(own))
         # (An XLA dialect's op in generic form last: a module's dump may print many.)
-        named_op = named_op or _op_above(log, start) or generic_op(own)
+        # (MLIR's note of the op a diagnostic was on, before any op a module's dump prints.)
+        named_op = named_op or _op_above(log, start) or current_operation(own) or generic_op(own)
         named_op = named_op or _op_where_raised_again(log, failure.offset)
         # Else the op of JAX's the user's line called, the frame inside it in the traceback,
         # where the recogniser named nothing (its exception class it names on purpose: a

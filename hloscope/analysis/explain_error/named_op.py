@@ -27,6 +27,7 @@ from ...hlo.metadata import StackFrame
 from ...hlo.opcodes import OPCODES
 
 __all__ = [
+    "current_operation",
     "generic_op",
     "mosaic_op",
     "op_called",
@@ -220,6 +221,19 @@ _MOSAIC_GENERIC = re.compile(r"\"(?P<op>tpu\.[a-z_]\w*)\"\(")
 def mosaic_op(text: str) -> str | None:
     """The first op of Mosaic's TPU dialect ``text`` quotes in generic form, if any."""
     found = _MOSAIC_GENERIC.search(text)
+    return found["op"] if found else None
+
+
+# MLIR's note under a diagnostic, the op it was on in generic form: "note: see current
+# operation: %1:4 = "stablehlo.while"(%0, ...", "note: see current operation: "func.return"(".
+_CURRENT = re.compile(
+    r"\bsee current operation:\s*(?:%[\w:#]+ = )?\"(?P<op>[a-z_]+\.[a-z_][\w.]*)\"\("
+)
+
+
+def current_operation(text: str) -> str | None:
+    """The op MLIR's "see current operation" note in ``text`` shows, with its dialect."""
+    found = _CURRENT.search(text)
     return found["op"] if found else None
 
 
