@@ -5,7 +5,7 @@ and the two blind made batches', each fix on two wordings: a corpus log and a se
 from __future__ import annotations
 
 import pytest
-from round_logs import DATA, first
+from round_logs import DATA, first, log
 
 from hloscope.analysis.explain_error.record import Family
 
@@ -193,3 +193,36 @@ def test_a_squeeze_refused_outside_pmap_is_not_read_as_pmaps() -> None:
         "got shape=(2, 3) and dimensions=(0,)\n"
     )
     assert all(f.family != Family.SHARDING for f in explain_error(text).failures)
+
+
+# ---- protobuf's fatal check: a .proto registered twice by two packages' copies of TSL/XLA ----
+
+
+@pytest.mark.parametrize(
+    ("text", "proto"),
+    [
+        # transformers#28609: a Kaggle TPU VM, TensorFlow's and torch_xla's TSL protos.
+        (log("fresh16_h_transformers_28609"), "tsl/profiler/protobuf/trace_events.proto"),
+        # colabtools#4662: XLA's CPU backend_config.proto registered twice (message.cc's words).
+        (log("fresh16_h_colabtools_4662"), "xla/service/cpu/backend_config.proto"),
+    ],
+)
+def test_protobufs_fatal_check_on_a_proto_registered_twice_is_an_install(
+    text: str, proto: str
+) -> None:
+    failure = first(text)
+    assert failure.family == Family.XLA_CRASH
+    assert failure.finding.op == "protobuf"
+    assert failure.advice_kind == "install"
+    assert proto in failure.finding.suggestion
+
+
+def test_protobufs_fatal_check_of_another_kind_is_a_bug_to_report() -> None:
+    text = (
+        "[libprotobuf FATAL external/com_google_protobuf/src/google/protobuf/repeated_field.h:"
+        "1478] CHECK failed: (index) < (current_size_): \n"
+        "terminate called after throwing an instance of 'google::protobuf::FatalException'\n"
+    )
+    failure = first(text)
+    assert failure.family == Family.XLA_CRASH
+    assert failure.advice_kind == "report_bug"

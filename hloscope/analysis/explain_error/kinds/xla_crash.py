@@ -130,6 +130,9 @@ def _xla_crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["signal"] or m["fatal"] or m["dump"] or m["pc"] or _shell_signal(m):
         yield from _crash(log, m)
         return
+    if m["pbfile"]:
+        yield _protobuf(log, m)
+        return
     assertion = _assertion_site(log, m) if m["assertion"] or m["unreachable"] else None
     if (m["assertion"] or m["unreachable"]) and assertion is None:
         return  # an assert() outside the compiler stack: the program's own, or another tool's
@@ -310,6 +313,27 @@ def _crash(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         platform=platform,
         hints=[f"failed in {frames[0]}"] if frames else [],
         more_advice=[] if torch else [(str(AdviceKind.INSTALL), _TEXT.crash_upgrade)],
+    )
+
+
+def _protobuf(log: Log, m: re.Match[str]) -> Failure:
+    """protobuf's fatal check, which aborts the process: a .proto registered twice (two
+    packages' copies of TSL/XLA in one process) is the installation's to fix; any other check
+    of protobuf's a bug to report."""
+    window = log.text[max(0, m.start() - 400) : log.line_end(m.end()) + 400]
+    twice = _RE.proto_twice.search(window)
+    fixes = []
+    if twice:
+        fixes.append((AdviceKind.INSTALL, _TEXT.proto_twice.format(proto=twice["proto"])))
+    text = _TEXT.protobuf_check.format(said=m["pbmsg"].strip()[:160])
+    fixes.append((AdviceKind.REPORT_BUG, text))
+    return _KIND.failure(
+        log,
+        m.start(),
+        op="protobuf",
+        reason=Reason.RUNTIME,
+        fixes=fixes,
+        node=f"{_short(m['pbfile'])}:{m['pbline']}",
     )
 
 
