@@ -226,3 +226,22 @@ def test_protobufs_fatal_check_of_another_kind_is_a_bug_to_report() -> None:
     failure = first(text)
     assert failure.family == Family.XLA_CRASH
     assert failure.advice_kind == "report_bug"
+
+
+# ---- a static argument JAX could not hash, in JAX 0.2's words ("..., as this can lead to
+# unexpected cache-misses.") ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # pcax#3: the message's line alone.
+        log("fresh15_b_pcax_3"),
+        # jax#5186: the same words, then the argument's index, type and function (jax 0.2).
+        log("r15b_jax_5186_static_arg_for_function"),
+    ],
+)
+def test_jax_0_2s_unhashable_static_argument_is_a_call_error_to_make_hashable(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_CALL
+    assert failure.advice_kind == "hashable_static"
