@@ -245,3 +245,32 @@ def test_jax_0_2s_unhashable_static_argument_is_a_call_error_to_make_hashable(te
     failure = first(text)
     assert failure.family == Family.JAX_CALL
     assert failure.advice_kind == "hashable_static"
+
+
+# ---- XLA's rematerialization warning, then the BFC allocator's line cut before its size ------
+
+
+def _cut_at_bfc(text: str) -> str:
+    """A paste cut inside the BFC allocator's line, after "ran out of memory"."""
+    return text[: text.index("ran out of memory") + len("ran out of memory")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # mujoco#1918: the paste (an MJX biped on an RTX 4080) ends "ran out of memory tryin".
+        log("fresh15_b_mujoco_1918"),
+        # osc af3 (fresh6): the same two lines (an AlphaFold 3 run), cut the same way.
+        _cut_at_bfc(log("fresh6_b_osc_af3_gpu_oom_rematerialization")),
+    ],
+)
+def test_a_remat_warning_before_a_cut_allocator_line_is_the_failure(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.OUT_OF_MEMORY
+    assert failure.finding.op == "rematerialization"
+
+
+def test_a_remat_warning_before_the_allocators_whole_line_is_read_there() -> None:
+    failure = first(log("fresh6_b_osc_af3_gpu_oom_rematerialization"))
+    assert failure.family == Family.OUT_OF_MEMORY
+    assert failure.finding.op != "rematerialization"
