@@ -274,3 +274,47 @@ def test_a_remat_warning_before_the_allocators_whole_line_is_read_there() -> Non
     failure = first(log("fresh6_b_osc_af3_gpu_oom_rematerialization"))
     assert failure.family == Family.OUT_OF_MEMORY
     assert failure.finding.op != "rematerialization"
+
+
+# ---- a module's name a function asks for as the program runs, which the package lacks --------
+
+# TensorFlow 2.21's own error for a function calling tf.contrib (gone since TF 2.0).
+_TF_CONTRIB = """\
+Traceback (most recent call last):
+  File "/tmp/r21a/tf_contrib.py", line 8, in <module>
+    init = build_initializer()
+           ^^^^^^^^^^^^^^^^^^^
+  File "/tmp/r21a/tf_contrib.py", line 5, in build_initializer
+    return tf.contrib.layers.xavier_initializer()
+           ^^^^^^^^^^
+AttributeError: module 'tensorflow' has no attribute 'contrib'
+"""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # pytorch-tpu/transformers PR 50: run_clm.py's main() calls torch_xla's
+        # xs.apply_backward_optimization_barrier, newer than the PyTorch/XLA installed.
+        log("fresh15_c_transformers_pr50"),
+        _TF_CONTRIB,
+    ],
+)
+def test_an_api_the_package_lacks_called_as_the_program_runs_is_a_call_to_install_for(
+    text: str,
+) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_CALL
+    assert failure.advice_kind == "install"
+
+
+def test_a_name_a_module_lacks_at_an_import_stays_the_start_up() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/tmp/app/train.py", line 3, in <module>\n'
+        "    from somepkg import layers\n"
+        '  File "/usr/lib/python3/site-packages/somepkg/layers.py", line 9, in <module>\n'
+        "    Dense = tf.contrib.layers.Dense\n"
+        "AttributeError: module 'tensorflow' has no attribute 'contrib'\n"
+    )
+    assert first(text).family == Family.BACKEND_STARTUP

@@ -94,6 +94,14 @@ _INSTALL = _Meaning(
     # that did not start, the user's own a call of an API gone (api_mismatch's two families).
     alone=False,
 )
+# A module's name asked for by a function as the program ran, not by an import: code written
+# for another release of the package calling an API this one does not have (the family of a
+# library calling an API JAX no longer has, api_mismatch's, whatever the package).
+_GONE_API = _Meaning(
+    Kind(Family.JAX_CALL, Reason.RUNTIME, own_line),
+    Advice(_TEXT.gone_api, AdviceKind.INSTALL),
+    alone=False,
+)
 _TRACING_KIND = Kind(Family.JAX_TRACING, Reason.TRACING, own_line)
 _FATAL = _Meaning(
     Kind(Family.XLA_CRASH, Reason.RUNTIME, own_line),
@@ -139,6 +147,8 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         stack = log.traceback_before(m.start())
         cls = m["lr_cls"].rsplit(".", 1)[-1]
         found = _meaning(cls, m["lr_msg"] or "") or _raised_in(log, stack)
+        if found is _INSTALL and cls == "AttributeError" and _called_at_run_time(stack):
+            found = _GONE_API
         if found is None or not (stack or (found.alone and _last_line(log, m.start()))):
             return  # no traceback ends here: prose, or a logger's line, not a raised class
         meaning, op = found, cls
@@ -147,6 +157,14 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
     failure.last_resort = True
     yield failure
+
+
+def _called_at_run_time(stack: list[StackFrame]) -> bool:
+    """Whether the innermost frame is a function of the program's own (the program running),
+    not an installed package's (its import, a plugin's start) nor a module's top level."""
+    if not stack or _RE.installed.search(stack[0].file):
+        return False
+    return stack[0].function not in ("<module>", "")
 
 
 def _raised_in(log: Log, stack: list[StackFrame]) -> _Meaning | None:
