@@ -318,3 +318,43 @@ def test_a_name_a_module_lacks_at_an_import_stays_the_start_up() -> None:
         "AttributeError: module 'tensorflow' has no attribute 'contrib'\n"
     )
     assert first(text).family == Family.BACKEND_STARTUP
+
+
+# ---- a dropout layer called in training mode without its key -----------------------------------
+
+# Equinox 0.13.8's own error (under JAX 0.10.2) for eqx.nn.Dropout(p=0.5) called on an array with
+# no key, outside any transformation.
+_EQX_DROPOUT = """\
+Traceback (most recent call last):
+  File "/tmp/r21a/eqx_drop.py", line 7, in <module>
+    out = drop(features)
+          ^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/jax/_src/source_info_util.py", line 291, in wrapper
+    return func(*args, **kwargs)
+           ^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/equinox/nn/_dropout.py", line 90, in __call__
+    raise RuntimeError(
+RuntimeError: Dropout requires a key when running in non-deterministic mode.
+"""  # noqa: E501
+# Flax 0.12.8's own error for nnx.Dropout(rate=0.5, deterministic=False) called with no rngs.
+_NNX_DROPOUT = """\
+Traceback (most recent call last):
+  File "/tmp/r21a/nnx_drop.py", line 5, in <module>
+    out = drop(jnp.ones((4, 16)))
+          ^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/flax/nnx/nn/stochastic.py", line 140, in __call__
+    rngs = first_from(  # type: ignore[assignment]
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/flax/nnx/module.py", line 716, in first_from
+    raise ValueError(error_msg)
+ValueError: `deterministic` is False, but no `rngs` argument was provided to Dropout
+          as either a __call__ argument or class attribute.
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize("text", [made("call_equinox_dropout_no_key"), _EQX_DROPOUT, _NNX_DROPOUT])
+def test_a_dropout_called_for_training_without_its_key_is_a_call_error(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.JAX_CALL
+    assert failure.finding.op == "Dropout"
+    assert failure.advice_kind == "other"

@@ -72,6 +72,11 @@ def _api_spec(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         said = (_TEXT.vmap_method.format(prim=m["vm_prim"]), AdviceKind.OTHER)
         yield _KIND.failure(log, m.start(), op=m["vm_prim"], advice=said)
         return
+    if m["drop_key"] or m["drop_rngs"]:
+        layer = f"D{m['drop_key']}" if m["drop_key"] else m["drop_module"]
+        said = (_TEXT.no_key.format(layer=layer), AdviceKind.OTHER)
+        yield _KIND.failure(log, m.start(), op=layer, advice=said)
+        return
     api = "jit" if m["api"] == "pjit" else m["api"]
     param = m["param"]
     advice = _TEXT.advice.format(api=api, param=param, counts=_counts(log, m))
