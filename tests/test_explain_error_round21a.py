@@ -358,3 +358,40 @@ def test_a_dropout_called_for_training_without_its_key_is_a_call_error(text: str
     assert failure.family == Family.JAX_CALL
     assert failure.finding.op == "Dropout"
     assert failure.advice_kind == "other"
+
+
+# ---- ppermute's perm naming a device the mesh axis does not have -------------------------------
+
+# JAX 0.10.2's own error, 2 CPU devices: an eager shard_map whose ppermute pairs (1, 2).
+_PPERMUTE_PAST_THE_AXIS = """\
+Traceback (most recent call last):
+  File "/tmp/r21a/ppermute2.py", line 8, in <module>
+    print(g(x))
+          ^^^^
+  File "/tmp/r21a/ppermute2.py", line 5, in shift
+    return jax.lax.ppermute(block, "dev", perm=[(0, 1), (1, 2)])
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+IndexError: list index out of range
+--------------------
+For simplicity, JAX has removed its internal frames from the traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include these.
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize("text", [made("sharding_ppermute_ring_overflow"), _PPERMUTE_PAST_THE_AXIS])
+def test_a_ppermute_pair_past_the_axis_is_sharding(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.SHARDING
+    assert failure.finding.op == "ppermute"
+    assert "% n" in failure.finding.suggestion
+
+
+def test_a_list_index_out_of_range_elsewhere_is_not_a_collectives() -> None:
+    from hloscope.analysis.explain_error import explain_error
+
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/tmp/a.py", line 3, in <module>\n'
+        "    y = xs[5]\n"
+        "IndexError: list index out of range\n"
+    )
+    assert all(f.family != Family.SHARDING for f in explain_error(text).failures)

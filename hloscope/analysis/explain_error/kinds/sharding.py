@@ -99,6 +99,8 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield _failure(log, m, "shard_map", (said, AdviceKind.RESHARD))
     elif m["pmap_squeeze"]:
         yield from _pmap_squeeze(log, m)
+    elif m["coll_index"]:
+        yield from _collective_index(log, m)
     elif m["not_xla"]:
         kind = f" (a {m['not_xla_type']})" if m["not_xla_type"] else ""
         advice = (_TEXT.not_xla.format(kind=kind), AdviceKind.SAME_DEVICES)
@@ -204,6 +206,17 @@ def _pmap_squeeze(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return
     said = _TEXT.pmap_squeeze.format(shape=m["ps_shape"])
     yield _failure(log, m, "squeeze", (said, AdviceKind.FIX_SHAPES))
+
+
+def _collective_index(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    """A list index out of range where the innermost frame calls a collective that takes
+    device indices (ppermute's perm): nothing where another line raised it."""
+    start = log.text.rfind('\n  File "', 0, m.start())
+    called = _RE.collective_call.match(log.text, start) if start >= 0 else None
+    if called is None or log.text.find("\n  File ", called.end(), m.start()) >= 0:
+        return
+    said = _TEXT.coll_index.format(coll=called["coll"])
+    yield _failure(log, m, called["coll"], (said, AdviceKind.OTHER))
 
 
 def _sized(log: Log, m: re.Match[str]) -> bool:
