@@ -395,3 +395,43 @@ def test_a_list_index_out_of_range_elsewhere_is_not_a_collectives() -> None:
         "IndexError: list index out of range\n"
     )
     assert all(f.family != Family.SHARDING for f in explain_error(text).failures)
+
+
+# ---- a scan's carry inside shard_map that comes out varying over axes it went in replicated --
+
+# JAX 0.10.2's own words for the same program shape (a scan in shard_map adding a sharded input
+# to a replicated zero carry), 2 CPU devices: its check_vma, read before this round too.
+_SCAN_VMA = """\
+Traceback (most recent call last):
+  File "/tmp/r21a/scan_vma.py", line 11, in <module>
+    print(jax.jit(g)(xs))
+          ^^^^^^^^^^^^^^
+  File "/tmp/r21a/scan_vma.py", line 7, in f
+    total, _ = jax.lax.scan(body, jnp.zeros(()), xs)
+               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+TypeError: scan body function carry input and carry output must have equal types, but they differ:
+
+The input carry c has type float32[] but the corresponding output carry component has type float32[]{V:i}, so the manual axis types do not match.
+
+This might be fixed by applying `jax.lax.pcast(..., ('i',), to='varying')`, to the initial carry value corresponding to the input carry c.
+See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information.
+
+Revise the function so that all output types match the corresponding input types.
+--------------------
+For simplicity, JAX has removed its internal frames from the traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include these.
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # flax#4217: nn.scan inside shard_map, older JAX's check_rep words.
+        log("fresh15_d_flax_4217"),
+        _SCAN_VMA,
+    ],
+)
+def test_a_scan_carry_of_other_replication_in_shard_map_is_sharding(text: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.SHARDING
+    assert failure.finding.op == "scan"
+    assert failure.advice_kind == "reshard"

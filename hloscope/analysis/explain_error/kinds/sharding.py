@@ -101,6 +101,8 @@ def _sharding(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield from _pmap_squeeze(log, m)
     elif m["coll_index"]:
         yield from _collective_index(log, m)
+    elif m["rep_mismatch"]:
+        yield from _replication(log, m)
     elif m["not_xla"]:
         kind = f" (a {m['not_xla_type']})" if m["not_xla_type"] else ""
         advice = (_TEXT.not_xla.format(kind=kind), AdviceKind.SAME_DEVICES)
@@ -217,6 +219,18 @@ def _collective_index(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         return
     said = _TEXT.coll_index.format(coll=called["coll"])
     yield _failure(log, m, called["coll"], (said, AdviceKind.OTHER))
+
+
+def _replication(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    """Older shard_map's replication check refusing a loop's carry; nothing where the words
+    name no loop before them on the line."""
+    loop = _RE.rep_loop.search(log.before_on_line(m.start())[-120:])
+    if loop is None:
+        return
+    op = loop["loop"].lower()
+    op = "while_loop" if op == "while" else op
+    said = _TEXT.rep_mismatch.format(loop=op)
+    yield _failure(log, m, op, (said, AdviceKind.RESHARD))
 
 
 def _sized(log: Log, m: re.Match[str]) -> bool:
