@@ -435,3 +435,22 @@ def test_a_scan_carry_of_other_replication_in_shard_map_is_sharding(text: str) -
     assert failure.family == Family.SHARDING
     assert failure.finding.op == "scan"
     assert failure.advice_kind == "reshard"
+
+
+# ---- PyTorch/XLA lowering a node of an element type it cannot convert, newer words ------------
+
+
+@pytest.mark.parametrize(
+    ("text", "node"),
+    [
+        # litgpt#334: a TPU generate in fp16, "Error while lowering: [] aten::mul, xla_shape=..."
+        (log("fresh16_k_litgpt_334"), "aten::mul"),
+        # pytorch/xla#2939: the older words, the shape before the node ("f32[...] xla::cast").
+        (log("r18a_ptxla_2939"), "xla::cast"),
+    ],
+)
+def test_a_node_of_an_unconvertible_type_is_a_dtype_to_cast(text: str, node: str) -> None:
+    failure = first(text)
+    assert failure.family == Family.XLA_STATUS
+    assert failure.finding.op == node
+    assert failure.advice_kind == "cast_dtype"
