@@ -35,7 +35,7 @@ CORPUS = Path(__file__).parent / "data" / "error_logs"
 #: Test parts being collected blind: left out of every score (and so of every aggregate a rule
 #: writer could read) until their one blind scoring names them in ``HLOSCOPE_UNSEAL``
 #: (comma-separated parts). A part leaves this set once it has been scored and is spent.
-SEALED_PARTS: frozenset[str] = frozenset({"pool17-2026-12-07"})
+SEALED_PARTS: frozenset[str] = frozenset({"fresh17-2026-12-07"})
 
 
 def _unsealed() -> set[str]:
