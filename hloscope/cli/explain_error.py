@@ -4,7 +4,8 @@ to do about it.
 Reads a log file, or stdin (``-`` or no argument), hands the text to
 :func:`~hloscope.analysis.explain_error.explain_error` and prints the explanation
 (:mod:`hloscope.render.explain_error_text`) or its JSON. Exit status 0 when something was
-explained, 2 with an honest "not recognised" line when nothing was, and 2 for a LOG that does
+explained, 2 with an honest "not recognised" line when nothing was (after what the error the
+log ends with shows by its structure, where it ends with one), and 2 for a LOG that does
 not exist or cannot be read (the command line's rule for paths). Never imports jax or
 TensorFlow: a log from a TPU machine is explained anywhere.
 """
@@ -96,6 +97,10 @@ def explain_error_command(log: str, as_json: bool) -> None:
     gives every number the message states (requested, free, reservable bytes, the memory
     space), the framework and the libraries around the message.
 
+    A message none of these is, whose words make no family likely, is still read by its
+    structure: its class or status code, the installed module that raised it, your line,
+    the device, and the family its words come closest to, marked as a lead (JSON: "unread").
+
     Exit status: 0 explained; 2 nothing recognised (one line says so), or LOG cannot be read.
     """
     from ..analysis.explain_error import decode_log, explain_error
@@ -109,18 +114,24 @@ def explain_error_command(log: str, as_json: bool) -> None:
         text=lambda: _print_text(explanation),
     )
     if not explanation.recognised:
-        raise NotRecognisedError(not_recognised_line(source, explanation.lines))
+        raise NotRecognisedError(
+            not_recognised_line(
+                source, explanation.lines, unread=explanation.unread is not None and not as_json
+            )
+        )
 
 
 def _print_text(explanation: Any) -> None:
-    """The explanation as text; nothing of a log with nothing recognised (one line says so)."""
-    if not explanation.recognised:
-        return
+    """The explanation as text; of a log with nothing recognised, what its last error line
+    shows where it has one (then one line says nothing was recognised)."""
     from rich.console import Console
 
-    from ..render.explain_error_text import render_explanation
+    from ..render.explain_error_text import render_explanation, unread_view
 
-    render_explanation(explanation, Console())
+    if explanation.recognised:
+        render_explanation(explanation, Console())
+    elif explanation.unread is not None:
+        Console().print(unread_view(explanation.unread), highlight=False)
 
 
 def _read(log: str) -> bytes:

@@ -21,20 +21,34 @@ the terminal.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..analysis.explain_error import FAMILY_TITLES, Allocation, ErrorExplanation, Failure
+from ..analysis.explain_error import (
+    FAMILY_TITLES,
+    Allocation,
+    ErrorExplanation,
+    Failure,
+    Family,
+    UnreadError,
+)
 from ..analysis.memory.oom_log import FixKind, OomFix, OomReport, SourceGroup
 from ..analysis.unsupported.findings import Reason
 from ..hlo.metadata import StackFrame
 from ..units import format_bytes
 from .terminal import ELLIPSIS, printable
 
-__all__ = ["render_explanation", "explanation_view", "not_recognised_line", "REASON_WORDS"]
+__all__ = [
+    "render_explanation",
+    "explanation_view",
+    "unread_view",
+    "not_recognised_line",
+    "REASON_WORDS",
+]
 
 #: How each reason reads after the op's name.
 REASON_WORDS: dict[Reason, str] = {
@@ -58,8 +72,15 @@ _GROUPS_SHOWN = 6
 _MESSAGE_SHOWN = 200
 
 
-def not_recognised_line(source: str, lines: int) -> str:
-    """The honest answer for a log no recogniser matched."""
+def not_recognised_line(source: str, lines: int, *, unread: bool = False) -> str:
+    """The honest answer for a log no recogniser matched; ``unread`` where what the error it
+    ends with shows was printed above."""
+    if unread:
+        return (
+            f"{printable(source)}: not recognised: the error it ends with is no message "
+            "hloscope knows (what its structure shows is above; 'hloscope explain-error "
+            "--help' lists the messages it reads)"
+        )
     return (
         f"{printable(source)}: not recognised: no TensorFlow, JAX or XLA compile error that "
         f"hloscope knows in {lines} line{'s' if lines != 1 else ''} (see 'hloscope "
@@ -91,13 +112,75 @@ def explanation_view(explanation: ErrorExplanation) -> Group:
 
 
 def _grid(failure: Failure) -> Table:
+    return _labelled(_rows(failure))
+
+
+def _labelled(rows: Iterator[tuple[str, list[str]]]) -> Table:
+    """Labelled rows as a two-column grid whose values wrap inside their column."""
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="dim", width=_LABEL_WIDTH, no_wrap=True)
     grid.add_column(overflow="fold")
-    for label, value in _rows(failure):
+    for label, value in rows:
         for number, line in enumerate(value):
             grid.add_row(f"  {label}" if number == 0 else "", Text(printable(line)))
     return grid
+
+
+def unread_view(unread: UnreadError) -> Group:
+    """What a log ends with where no family was read: a heading that says so, the error's
+    class or status as the title, and the rows its structure gave."""
+    heading = Text("No family recognised", style="bold yellow")
+    heading.append(": what the log ends with, read by its structure", style="dim")
+    title = Text(printable(unread.error_class or unread.status or "the last error line"))
+    title.stylize("bold")
+    title.append(": a message hloscope does not know")
+    if unread.status and unread.error_class:
+        title.append(f"  ({printable(unread.status)})", style="dim")
+    return Group(heading, Text(), title, _labelled(_unread_rows(unread)))
+
+
+def _unread_rows(unread: UnreadError) -> Iterator[tuple[str, list[str]]]:
+    raised = unread.raised_in
+    if raised is not None:
+        yield "raised in", [f"{_installed(raised)}  (installed code)"]
+    yield "device", [_unread_device(unread)]
+    if unread.framework:
+        through = f"  (through {', '.join(unread.libraries)})" if unread.libraries else ""
+        yield "framework", [f"{unread.framework}{through}"]
+    frames = unread.user_stack
+    where = [_frame(frame) for frame in frames[:_FRAMES_SHOWN]]
+    if not where and unread.source:
+        where = [unread.source]
+    yield "your code", where or ["not in the message (paste the whole traceback to see it)"]
+    if unread.closest is not None and unread.closest_probability is not None:
+        yield "closest", [_closest_line(unread.closest, unread.closest_probability, unread)]
+    yield "message", [_short(unread.message)]
+
+
+# Where installed packages live: the path after it is the package's own (jax/_src/...).
+_PACKAGES = re.compile(r"^.*[\\/](?:site|dist)-packages[\\/]")
+
+
+def _installed(frame: StackFrame) -> str:
+    """An installed module's frame from its package down: the folder above is the machine's."""
+    return _frame(StackFrame(_PACKAGES.sub("", frame.file), frame.line, frame.function))
+
+
+def _unread_device(unread: UnreadError) -> str:
+    if unread.device and unread.platform and unread.device.lower() != unread.platform:
+        return f"{unread.device} ({unread.platform})"
+    if unread.device or unread.platform:
+        return str(unread.device or unread.platform)
+    return "not named in the log"
+
+
+def _closest_line(family: Family, probability: float, unread: UnreadError) -> str:
+    """The family the words come closest to, said to be a lead and no answer."""
+    threshold = f" (a family is named from {unread.threshold:.0%})" if unread.threshold else ""
+    return (
+        f"{family} ({FAMILY_TITLES[family]}) by the words alone, "
+        f"{probability:.0%} sure{threshold}: a lead, not an answer"
+    )
 
 
 def _title(failure: Failure) -> Text:

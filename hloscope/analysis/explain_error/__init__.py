@@ -43,7 +43,7 @@ from .driver import explain_error
 from .log import clean_message, decode_log, normalise_log
 from .names import clean_function_name
 from .recogniser import Recogniser
-from .record import FAMILY_TITLES, ErrorExplanation, Failure, Family, FunctionRef
+from .record import FAMILY_TITLES, ErrorExplanation, Failure, Family, FunctionRef, UnreadError
 from .registry import RECOGNISERS
 
 __all__ = [
@@ -53,6 +53,7 @@ __all__ = [
     "FunctionRef",
     "Failure",
     "ErrorExplanation",
+    "UnreadError",
     "Recogniser",
     "RECOGNISERS",
     "explain_error",

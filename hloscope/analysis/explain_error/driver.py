@@ -14,6 +14,7 @@ from .log import Log, normalise_log, unflatten_tracebacks
 from .recogniser import Recogniser
 from .record import ErrorExplanation, Failure
 from .registry import RECOGNISERS
+from .unread import unread_error
 
 __all__ = ["explain_error"]
 
@@ -66,7 +67,9 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
     # (a TPU host's start-up notes print above every program's output).
     failures.sort(key=lambda f: (f.advice_kind == _HARMLESS, bool(f.finding.warning)))
     lines = log.text.count("\n") + (bool(log.text) and not log.text.endswith("\n"))
-    return ErrorExplanation(failures, lines=lines)
+    # Nothing read, but the log ends in an error: what its structure shows, not a bare "no".
+    unread = unread_error(log) if not failures and whole_table else None
+    return ErrorExplanation(failures, lines=lines, unread=unread)
 
 
 def _placed(failure: Failure, offset: int) -> Failure:

@@ -40,6 +40,7 @@ __all__ = [
     "ErrorLine",
     "WordsModel",
     "best",
+    "closest_family",
     "posterior",
     "error_lines",
     "message_lines",
@@ -360,11 +361,20 @@ REASONS: dict[Family, Reason] = {
 def read_family(text: str) -> tuple[Family, float] | None:
     """The family ``text``'s error lines say and its probability, where it reaches the
     threshold; else ``None``."""
-    shipped = table()
-    found = shipped.model.best(message_words(text))
+    found = closest_family(text)
+    if found is None or found[1] < table().threshold:
+        return None
+    return found
+
+
+def closest_family(text: str) -> tuple[Family, float] | None:
+    """The family ``text``'s error lines come closest to and its probability, whatever it
+    is; ``None`` without a word the table knows, or where the text names no part of the XLA
+    stack (:func:`names_the_stack`)."""
+    found = table().model.best(message_words(text))
     # The stack's names last: a search of the whole text, where the error lines are a few read
     # from the end (a long log of no error has none: 1 s -> 0.05 s on 4 MB).
-    if found is None or found[1] < shipped.threshold or not names_the_stack(text):
+    if found is None or not names_the_stack(text):
         return None
     return Family(found[0]), found[1]
 

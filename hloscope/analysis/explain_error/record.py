@@ -278,6 +278,50 @@ def frame_dict(frame: StackFrame) -> dict[str, Any]:
 
 
 @dataclass(slots=True)
+class UnreadError:
+    """The error a log ends with where no family was read (:mod:`.unread`): what its structure
+    says without its words being known. The message and its exception class or XLA status
+    code, the frames (innermost first) and the user's line, the device and framework the
+    log names, and the family its words come closest to (:mod:`.family_words`), with a
+    probability under the ``threshold`` a family is named from."""
+
+    message: str
+    error_class: str | None = None
+    status: str | None = None
+    device: str | None = None
+    platform: Platform | None = None
+    stack: list[StackFrame] = field(default_factory=list)
+    source: str | None = None
+    framework: str | None = None
+    libraries: list[str] = field(default_factory=list)
+    closest: Family | None = None
+    closest_probability: float | None = None
+    threshold: float | None = None
+
+    @property
+    def user_stack(self) -> list[StackFrame]:
+        """The frames in the user's own code, innermost first."""
+        return [frame for frame in self.stack if is_users(frame)]
+
+    @property
+    def raised_in(self) -> StackFrame | None:
+        """The frame that raised it, where that is installed code (a library's, the
+        framework's): the innermost frame, unless it is the user's own."""
+        if not self.stack or is_users(self.stack[0]):
+            return None
+        return self.stack[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        raised = self.raised_in
+        return {
+            **json_fields(self, "message error_class status device platform source"),
+            "raised_in": frame_dict(raised) if raised else None,
+            "user_stack": [frame_dict(frame) for frame in self.user_stack],
+            **json_fields(self, "framework libraries closest closest_probability threshold"),
+        }
+
+
+@dataclass(slots=True)
 class ErrorExplanation:
     """What :func:`explain_error` made of a log: the failures in log order, and how much text
     it read. ``recognised`` is False when no recogniser matched anything."""
@@ -285,6 +329,8 @@ class ErrorExplanation:
     failures: list[Failure] = field(default_factory=list)
     #: Lines of the (normalised) text that was read.
     lines: int = 0
+    #: Where no failure was read but the log ends in an error: what its structure says.
+    unread: UnreadError | None = None
 
     @property
     def recognised(self) -> bool:
@@ -326,4 +372,5 @@ class ErrorExplanation:
             "families": [str(family) for family in self.families],
             "lines": self.lines,
             "failures": [f.to_dict() for f in self.failures],
+            "unread": self.unread.to_dict() if self.unread else None,
         }
