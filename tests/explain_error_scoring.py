@@ -35,7 +35,7 @@ CORPUS = Path(__file__).parent / "data" / "error_logs"
 #: Test parts being collected blind: left out of every score (and so of every aggregate a rule
 #: writer could read) until their one blind scoring names them in ``HLOSCOPE_UNSEAL``
 #: (comma-separated parts). A part leaves this set once it has been scored and is spent.
-SEALED_PARTS: frozenset[str] = frozenset({"fresh17-2026-12-07"})
+SEALED_PARTS: frozenset[str] = frozenset()
 
 
 def _unsealed() -> set[str]:
@@ -225,6 +225,10 @@ FRESH15_TEST = "fresh15-2026-12-07"
 #: short by the session's search budget), split the same way: 18/28 (64%) and 10/28 (36%) at
 #: bceca65 (round 20 half done), at 88b6788 and at 46703b1 alike.
 FRESH16_TEST = "fresh16-2026-12-07"
+#: The seventeenth (51 logs): a whole pool (threads opened 2023-2026, four collectors who wrote
+#: no code, sealed before the first was written; no dev half, as no rule round read one), scored
+#: on the aggregate alone at 878f92e: 30/51 recognised (59%) and 14/51 fully right (27%).
+FRESH17_TEST = "fresh17-2026-12-07"
 #: The twentieth dev batch: 38 logs of threads opened 2023-2026, the half of the fifteenth
 #: pool (78 logs collected by six helpers who wrote no code, seven dropped unread for a stored
 #: copy without the error line) that a hash of each URL sent to dev; the other half is the

@@ -65,6 +65,7 @@ from tests.explain_error_scoring import (  # noqa: E402
     FRESH14_TEST,
     FRESH15_TEST,
     FRESH16_TEST,
+    FRESH17_TEST,
     FRESH_TEST,
     SEALED_PARTS,
 )
@@ -105,6 +106,7 @@ FIRST_SIGHT = {
     FRESH14_TEST: "7220f01",
     FRESH15_TEST: "5388377",
     FRESH16_TEST: "bceca65",
+    FRESH17_TEST: "878f92e",
     DEV20: "bf5d4ab",
     DEV21: "34b743d",
 }
@@ -292,8 +294,8 @@ def threshold_of(readings: Iterable[tuple[Doc, tuple[str, float] | None]]) -> fl
 
 def usual_advice(docs: Iterable[Doc]) -> dict[str, list[str]]:
     """Per family, the :data:`ADVICE_GIVEN` advice kinds its truths state most often (ties:
-    by name), most often first; ``["other"]`` for a family whose truths state none. A
-    harmless warning's kind is no fix."""
+    a fix before ``other``, which names none, then by name), most often first; ``["other"]``
+    for a family whose truths state none. A harmless warning's kind is no fix."""
     counts: dict[str, Counter[str]] = {}
     for doc in docs:
         own = counts.setdefault(doc.family, Counter())
@@ -303,7 +305,7 @@ def usual_advice(docs: Iterable[Doc]) -> dict[str, list[str]]:
             own[doc.advice] += 1
     chosen = {}
     for family, own in counts.items():
-        ranked = sorted(own.items(), key=lambda kv: (-kv[1], kv[0]))
+        ranked = sorted(own.items(), key=lambda kv: (-kv[1], kv[0] == "other", kv[0]))
         chosen[family] = [kind for kind, _ in ranked[:ADVICE_GIVEN]] or ["other"]
     return chosen
 
