@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from hloscope.analysis.explain_error import Family, explain_error
@@ -220,3 +221,31 @@ def test_cli_json_has_the_memory_fields(tmp_path):
     assert failure["family"] == "out_of_memory"
     assert failure["memory"]["requested_bytes"] == 1073741824
     assert len(failure["memory"]["buffers"]) == 6
+
+
+@pytest.mark.parametrize(
+    "size",
+    ["X bytes", "xxxx bytes", "~140GB", "<N> bytes"],
+)
+def test_an_oom_whose_size_the_user_replaced_is_still_the_programs_oom(size):
+    # Users paste the runtime's line with the number edited out; the report is the same.
+    for text in (
+        "E0910 20:24:00.097739   38257 pjrt_stream_executor_client.cc:3067] Execution of "
+        f"replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate {size}.\n",
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/fold.py", line 12, in <module>\n'
+        "    out = model.apply(params, batch)\n"
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying "
+        f"to allocate {size}\n",
+    ):
+        (failure,) = explain_error(text).failures
+        assert str(failure.family) == "out_of_memory"
+        assert failure.memory is not None and failure.memory.requested_bytes is None
+        assert failure.status == "RESOURCE_EXHAUSTED"
+    assert explain_error(text).failures[0].finding.source == "/home/me/fold.py:12"
+
+
+def test_a_stated_size_is_still_read_beside_the_unstated_form():
+    text = "XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2.50GiB.\n"
+    (failure,) = explain_error(text).failures
+    assert failure.memory is not None and failure.memory.requested_bytes == int(2.5 * 2**30)

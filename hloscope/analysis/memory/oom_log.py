@@ -85,7 +85,10 @@ __all__ = [
 OOM_OPENING = re.compile(
     r"Out\s+of\s+memory\s+while\s+trying\s+to\s+allocate\s+(?:(?P<requested>\d+)\s+bytes"
     # Newer runtimes give the size in units ("... allocate 1.00GiB.").
-    r"|(?P<requested_size>\d[\d.]*\s*[KMGTP]i?B)\b)"
+    r"|(?P<requested_size>\d[\d.]*\s*[KMGTP]i?B)\b"
+    # A size a user replaced before pasting ("X bytes", "xxxx bytes", "~140GB", "<N> bytes"):
+    # the same report, its request unknown.
+    r"|(?P<unstated>[^\s\d]\S*))"
     # TPU: "...space hbm. Used ...", "...space vmem while allocating on stack for %f.1 = ...".
     r"|Ran\s+out\s+of\s+memory\s+in\s+memory\s+space\s+(?P<space>\w+)(?=[.\s])"
     # XLA:TPU (libtpu 0.0.42) before assigning buffers: "Ran out of memory on HBM, the total
