@@ -42,6 +42,8 @@ from ...unsupported.findings import Reason
 from ..advice import AdviceKind
 from ..build import Kind, jax_message
 from ..catalogue import words_of
+from ..class_words import family_of_class
+from ..family_words import REASONS
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -244,9 +246,12 @@ def _flax_error(log: Log, m: re.Match[str]) -> Failure:
         text = _TEXT.flax_immutable.format(collection=immutable["collection"])
     else:
         text = _TEXT.flax_error.format(cls=cls, said=said[:160])
-    failure = _KIND.failure(
-        log, start, op=cls, reason=Reason.TRACING, advice=(text, AdviceKind.OTHER)
-    )
+    # A class whose name says another family (ScopeParamShapeError: a parameter's shape
+    # against what its initializer makes) is that family's: Flax names each for its cause.
+    family = family_of_class(cls)
+    kind = _KIND if family is None else Kind(family, REASONS[family])
+    reason = Reason.TRACING if family is None else REASONS[family]
+    failure = kind.failure(log, start, op=cls, reason=reason, advice=(text, AdviceKind.OTHER))
     failure.fallback = True
     return failure
 

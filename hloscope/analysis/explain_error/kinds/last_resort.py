@@ -11,7 +11,8 @@ XLA's C++ code, not by any one message:
   attribute``) at import is a package that did not import, missing or of another release than
   the packages around it (they do not start together); jax.errors' tracing classes are a traced
   value used where a concrete one is needed (their meaning on JAX's errors page), read also
-  where the line is pasted alone;
+  where the line is pasted alone; any other class whose own name says a family
+  (:mod:`..class_words`: shape, tracing, sharding, memory), that family;
 * the module that raised it, where the class says no family: a traceback's innermost frame is
   where the exception was raised, and the source layout of JAX and its plugins is stable across
   releases and wordings (:mod:`..raised_in`'s table, written from JAX's and Orbax's sources):
@@ -63,6 +64,7 @@ from ...unsupported.findings import Reason
 from ..advice import Advice, AdviceKind, advise
 from ..build import Kind, own_line
 from ..catalogue import words_of
+from ..class_words import family_of_class
 from ..family_words import FIX_WORDS, REASONS, read_family, table
 from ..log import Log
 from ..raised_in import origin_of
@@ -130,7 +132,8 @@ def _meaning(cls: str, message: str) -> _Meaning | None:
         return _INSTALL
     if cls in _TRACING_CLASSES:
         return _Meaning(_TRACING_KIND, advise((cls,), Reason.TRACING))
-    return None
+    family = family_of_class(cls)
+    return None if family is None else _usual(family)
 
 
 def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
@@ -175,8 +178,12 @@ def _raised_in(log: Log, stack: list[StackFrame]) -> _Meaning | None:
     origin = origin_of(stack)
     if origin is None or read_family(log.text) is not None:
         return None
-    family = origin.family
-    # The family's usual fixes, as the words reader gives them: the message's own are unknown.
+    return _usual(origin.family)
+
+
+def _usual(family: Family) -> _Meaning:
+    """A failure of ``family`` with its usual fixes, as the words reader gives them: the
+    message's own are unknown."""
     first, *more = (AdviceKind(kind) for kind in table().advice[family])
     return _Meaning(
         Kind(family, REASONS[family], own_line),
