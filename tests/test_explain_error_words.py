@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from hloscope.analysis.explain_error import explain_error
 from hloscope.analysis.explain_error import family_words as words
 from hloscope.analysis.explain_error.kinds import last_resort
-from hloscope.analysis.explain_error.log import normalise_log
+from hloscope.analysis.explain_error.log import Log, normalise_log
 from hloscope.analysis.unsupported.message_advice import message_advice
 from hloscope.cli import cli
 from tests import family_words_fit as fit
@@ -410,3 +410,27 @@ def test_a_tensorflow_runtime_error_naming_no_xla_is_outside_the_stack():
         assert words.names_the_stack(text)
     # A JAX error with the same status code is read as before.
     assert words.names_the_stack("jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: x\n")
+
+
+@pytest.mark.parametrize("attribute", ["sharding_spec", "ndims"])
+def test_the_words_never_blame_a_release_for_what_the_programs_own_code_raised(attribute):
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/proj/run.py", line 25, in <module>\n'
+        "    y = f(x)\n"
+        '  File "FRAME", line 12, in helper\n'
+        f"    return x.aval.{attribute}\n"
+        f"AttributeError: 'ShapedArray' object has no attribute '{attribute}'\n"
+    )
+    advice = {}
+    for frame in ("/home/u/proj/helpers.py", "/opt/venv/lib/python3.11/site-packages/lib/ops.py"):
+        failure = words.words_failure(Log(normalise_log(text.replace("FRAME", frame))))
+        assert failure is not None and str(failure.family) == "jax_call"
+        advice[frame.startswith("/home")] = [
+            failure.advice_kind,
+            *(k for k, _ in failure.more_advice),
+        ]
+    # An installed module that lacks the name may be of another release; the program's own
+    # module asking for it is a mistake in the program, whatever the family's usual fix.
+    assert advice[False][0] == "install"
+    assert "install" not in advice[True] and advice[True]

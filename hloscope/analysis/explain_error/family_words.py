@@ -33,6 +33,7 @@ from .build import Kind, own_line
 from .literal_gate import may_match
 from .log import Log
 from .record import Failure, Family
+from .user_line import is_users
 
 __all__ = [
     "FIX_WORDS",
@@ -387,9 +388,14 @@ def words_failure(log: Log) -> Failure | None:
     if found is None:
         return None
     family, probability = found
-    shipped = table()
-    first, *more = (AdviceKind(kind) for kind in shipped.advice[family])
+    kinds = [AdviceKind(kind) for kind in table().advice[family]]
     line = message_lines(log.text)[-1]
+    stack = log.traceback_before(log.line_start(line.offset))
+    if stack and is_users(stack[0]):
+        # Raised in the program's own code: no release of a package is to blame, whatever
+        # the family's usual fix (a typo's AttributeError reads like a removed API's).
+        kinds = [kind for kind in kinds if kind is not AdviceKind.INSTALL] or [AdviceKind.OTHER]
+    first, *more = kinds
     failure = Kind(family, REASONS[family], own_line).failure(
         log,
         line.offset,
