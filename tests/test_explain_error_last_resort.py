@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -74,9 +75,12 @@ def test_a_module_lacking_a_name_is_packages_of_other_releases():
     child = _jax_error("import jax.numpy as jnp\njnp.no_such_name_here\n")
     for text in (child, _KEYARRAY_GONE):
         assert _alone(text) == [("backend_startup", "AttributeError", "install")]
-    # An object's attribute (not a module's) says nothing of releases.
+    # An object's attribute (not a module's) asked for by an installed package's import is
+    # another package's object of another release (import-time code runs on no data of the
+    # program's): a library calling what the installed one lacks. As a program runs, it says
+    # nothing of releases (the last test of this file).
     other = _KEYARRAY_GONE.replace("module 'jax.random'", "'Tracer' object")
-    assert _alone(other) == []
+    assert _alone(other) == [("jax_call", "AttributeError", "install")]
 
 
 def test_jax_tracing_classes_are_tracing_with_their_own_advice():
@@ -184,3 +188,73 @@ def test_a_class_in_prose_is_not_read():
     # A failed import pasted without its frames names no importer: a library's (a backend
     # that did not start) or the user's own (a call of an API gone); no family is claimed.
     assert _alone(_MAPS_GONE.splitlines()[-1] + "\n") == []
+
+
+def _import_error_of(package_code: str, tmp_path: Path) -> str:
+    """The traceback of a script importing a package installed in a site-packages folder of
+    ``tmp_path`` whose top level runs ``package_code`` against the installed JAX."""
+    site = tmp_path / "lib" / "python3.11" / "site-packages" / "oldlib"
+    site.mkdir(parents=True)
+    (site / "__init__.py").write_text(package_code)
+    script = tmp_path / "train.py"
+    script.write_text("import oldlib\n")
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONPATH": str(site.parent)},
+    )
+    assert done.returncode != 0, done.stdout
+    return done.stderr
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Flax before 0.8 defined its flags with the jax.config API jax 0.4.25 removed.
+        "import jax\nflag = jax.config.define_bool_state('oldlib_flag', False, 'a flag')\n",
+        # A library reading a field of jax's config object that no release has.
+        "import jax\nFLAG = jax.config.jax_no_such_option_of_oldlib\n",
+    ],
+    ids=["define_bool_state", "config_field"],
+)
+def test_an_installed_packages_import_asking_an_object_for_a_missing_name(code, tmp_path):
+    text = _import_error_of(code, tmp_path)
+    assert "object has no attribute" in text and "site-packages/oldlib/__init__.py" in text
+    (failure,) = explain_error(text).failures
+    assert (str(failure.family), failure.advice_kind) == ("jax_call", "install")
+    assert failure.finding.source == f"{tmp_path / 'train.py'}:1"
+
+
+def test_jaxs_own_import_asking_for_a_missing_name_is_a_backend_that_did_not_start():
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/run.py", line 1, in <module>\n'
+        "    import jax\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/jax/__init__.py", line 37, in <module>\n'
+        "    from jax._src.lib import xla_client\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/jax/_src/lib/__init__.py", line 88, '
+        "in <module>\n"
+        "    version = _xla.version_info\n"
+        "AttributeError: 'PyCapsule' object has no attribute 'version_info'\n"
+    )
+    (failure,) = explain_error(text).failures
+    assert (str(failure.family), failure.advice_kind) == ("backend_startup", "install")
+
+
+def test_an_object_lacking_a_name_as_a_library_ran_or_in_the_programs_code_says_no_family():
+    at_run_time = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/run.py", line 9, in <module>\n'
+        "    out = oldlib.step(state)\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/oldlib/core.py", line 40, in step\n'
+        "    return state.params\n"
+        "AttributeError: 'dict' object has no attribute 'params'\n"
+    )
+    own = at_run_time.replace(
+        "/opt/venv/lib/python3.11/site-packages/oldlib/core.py", "/home/me/core.py"
+    )
+    for text in (at_run_time, own):
+        assert _alone(text) == []

@@ -9,7 +9,11 @@ XLA's C++ code, not by any one message:
   names before them (``Class   Traceback (most recent call last)``); its class says the family
   where the class's meaning is narrow enough: an :class:`ImportError` (or ``module 'x' has no
   attribute``) at import is a package that did not import, missing or of another release than
-  the packages around it (they do not start together); jax.errors' tracing classes are a traced
+  the packages around it (they do not start together), as is an object lacking a name where
+  an installed package's import asked for it (import-time code runs on no data of the
+  program's: the object is another package's, of another release; the importer a library
+  calling what the installed one lacks, or JAX's own import a backend that did not start);
+  jax.errors' tracing classes are a traced
   value used where a concrete one is needed (their meaning on JAX's errors page), read also
   where the line is pasted alone; any other class whose own name says a family
   (:mod:`..class_words`: shape, tracing, sharding, memory), that family;
@@ -152,6 +156,12 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         found = _meaning(cls, m["lr_msg"] or "") or _raised_in(log, stack)
         if found is _INSTALL and cls == "AttributeError" and _called_at_run_time(stack):
             found = _GONE_API
+        if (
+            found is None
+            and cls == "AttributeError"
+            and _RE.object_attribute.match(m["lr_msg"] or "")
+        ):
+            found = _imported_against(stack)
         if found is None or not (stack or (found.alone and _last_line(log, m.start()))):
             return  # no traceback ends here: prose, or a logger's line, not a raised class
         meaning, op = found, cls
@@ -160,6 +170,21 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
     failure.last_resort = True
     yield failure
+
+
+def _imported_against(stack: list[StackFrame]) -> _Meaning | None:
+    """What an object lacking an attribute says where an installed package's import asked for
+    it: import-time code runs on no data of the program's, so the object is another package's
+    of a release the importer was not written for. JAX's own import is a backend that did not
+    start; any other package's, a library calling an API the installed one lacks. ``None``
+    where the raise was not at an import in installed code (a program's own mistake, or a
+    library's at run time, says no family)."""
+    if not stack or not _RE.installed.search(stack[0].file):
+        return None
+    importing = [f for f in stack if f.function == "<module>" and _RE.installed.search(f.file)]
+    if not importing:
+        return None
+    return _INSTALL if _RE.jax_package.search(stack[0].file) else _GONE_API
 
 
 def _called_at_run_time(stack: list[StackFrame]) -> bool:
