@@ -25,6 +25,15 @@ are what each make.py makes and holds the scores reached, per family, as floors.
   7f39fff and at 88b6788 alike: 19/24 (79%) and 11/24 (46%).
 
 Round 21 read the two batches of 2026-12-07 once scored: 38/40 and 30/40; 21/24 and 15/24.
+
+* ``made_errors_blind17``: 42 cases none of the 195 before them makes (Keras 3's re-raised
+  tracer error, a scan's carry under Equinox's training flag, orbax restoring a widened layer,
+  all_to_all expert dispatch, a grad through an exported model, a tridiagonal solve and
+  ``jnp.roots`` lowered for TPU, io_callback's writes, cache misses of a growing history...),
+  JAX 0.10.2 and TF 2.21 on CPU, by a helper who never ran explain-error. Scored once on the
+  aggregate, at 64ec8b5: 35/42 recognised (83%) and 17/42 fully right (40%); the code of the
+  session's start (5a6d8dd) on the same batch: 34/42 and 17/42. Seven case names and programs
+  reached the lead's terminal (a lint run) before that scoring; no code was written after it.
 """
 
 from __future__ import annotations
@@ -86,6 +95,25 @@ BATCHES: dict[str, Batch] = {
             "xla_status": (2, 1),
         },
         (38, 30),
+    ),
+    # Its blind scoring (64ec8b5); spent, not yet read.
+    "made_errors_blind17": Batch(
+        42,
+        {
+            "device_allocation": (2, 1),
+            "jax_call": (3, 1),
+            "jax_export": (2, 0),
+            "jax_shape": (3, 2),
+            "jax_tracing": (6, 4),
+            "missing_lowering": (2, 0),
+            "pallas": (4, 1),
+            "recompile": (3, 3),
+            "sharding": (4, 2),
+            "tf2xla": (3, 3),
+            "tf_known_issue": (1, 0),
+            "xla_status": (2, 0),
+        },
+        (35, 17),
     ),
     # After round 21.
     "made_errors_tpu_blind15": Batch(
