@@ -98,8 +98,10 @@ FLOORS = {
     # older truths harmonised), and the fifteenth and sixteenth parts spent after their blind
     # scoring, words refitted: 651/698 (93%) and 513/698 (73%); round 21: 658/698 and 523/698.
     # With the seventeenth, spent after its blind scoring (30/51 and 14/51 at 878f92e) and not
-    # read by any rule, words refitted: 690/749 (92%) and 537/749 (72%).
-    ("date", "test", None): {"recognised": 0.92, "fully_right": 0.71},
+    # read by any rule, words refitted: 690/749 (92%) and 537/749 (72%); the structural
+    # rules read from its misses (a size a user replaced, a class's own name, an object
+    # lacking a name at an installed package's import): 696/749 and 540/749.
+    ("date", "test", None): {"recognised": 0.92, "fully_right": 0.72},
     # After round 5's field and family rules (tuned on since 5f1c0dd): 37/37 and 34/37; round 7
     # (a platform given as a value, tuned on since f113984): 35/37 fully right; the op named on
     # a line the message wrapped onto: 36/37.
@@ -218,8 +220,9 @@ FLOORS = {
     ("date", "test", FRESH15_TEST): {"recognised": 0.95, "fully_right": 0.65},
     ("date", "test", FRESH16_TEST): {"recognised": 0.82, "fully_right": 0.42},
     # The seventeenth (51 logs, a whole pool), blind at 878f92e: 30/51 and 14/51; spent, the
-    # words refitted with it (no rule has read it): 32/51 and 14/51.
-    ("date", "test", FRESH17_TEST): {"recognised": 0.62, "fully_right": 0.27},
+    # words refitted with it (no rule has read it): 32/51 and 14/51; the structural rules
+    # read from its misses (tuned on since 04c7b44): 38/51 and 17/51.
+    ("date", "test", FRESH17_TEST): {"recognised": 0.74, "fully_right": 0.33},
 }
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
