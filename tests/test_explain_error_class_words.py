@@ -97,7 +97,9 @@ def test_flaxs_shape_error_is_a_shape_error_in_the_installed_flax_and_an_older_w
     for text in (done.stderr, older):
         (failure,) = explain_error(text).failures
         assert (str(failure.family), failure.finding.op) == ("jax_shape", "ScopeParamShapeError")
+        # Flax's own words, a shape's kind of fix: make the shapes agree.
         assert "flax.readthedocs.io" in failure.finding.suggestion
+        assert failure.advice_kind == "fix_shapes"
 
 
 def test_flaxs_other_errors_stay_a_call_refused():

@@ -43,7 +43,7 @@ from ..advice import AdviceKind
 from ..build import Kind, jax_message
 from ..catalogue import words_of
 from ..class_words import family_of_class
-from ..family_words import REASONS
+from ..family_words import REASONS, table
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -248,10 +248,13 @@ def _flax_error(log: Log, m: re.Match[str]) -> Failure:
         text = _TEXT.flax_error.format(cls=cls, said=said[:160])
     # A class whose name says another family (ScopeParamShapeError: a parameter's shape
     # against what its initializer makes) is that family's: Flax names each for its cause.
+    # Its fix is then of that family's usual kind (a shape's: make the shapes agree), in
+    # Flax's words.
     family = family_of_class(cls)
     kind = _KIND if family is None else Kind(family, REASONS[family])
     reason = Reason.TRACING if family is None else REASONS[family]
-    failure = kind.failure(log, start, op=cls, reason=reason, advice=(text, AdviceKind.OTHER))
+    fix = AdviceKind.OTHER if family is None else AdviceKind(table().advice[family][0])
+    failure = kind.failure(log, start, op=cls, reason=reason, advice=(text, fix))
     failure.fallback = True
     return failure
 
