@@ -196,3 +196,44 @@ def test_a_script_that_cannot_be_imported_writes_no_page(tmp_path):
     )
     assert done.returncode in (1, 2)
     assert not (tmp_path / "p").exists()
+
+
+# ---- the report's per-platform checks of a function: one child for every platform ----------
+
+EIG = """import jax.numpy as jnp
+
+
+def spectrum(x):
+    return jnp.linalg.eig(x)[0].real.sum()
+
+
+spectrum.example_args = (jnp.ones((4, 4)),)
+"""
+
+
+def test_every_platforms_check_is_made_in_one_child_and_is_the_checks_own(tmp_path, monkeypatch):
+    """The unsupported-ops section's checks of a SCRIPT.py:FUNCTION: one child imports the
+    script (and its framework: seconds for TensorFlow) once for every platform, not once each,
+    and says for each what ``hloscope.check`` says (eig has no TPU lowering: a finding there)."""
+    import hloscope
+    from hloscope.render.html.sections import platform_check
+    from hloscope.reporting._checks import PLATFORMS, framework_checks
+
+    script = tmp_path / "eig.py"
+    script.write_text(EIG)
+    started = []
+    popen = subprocess.Popen
+
+    def counted(*args, **kwargs):
+        started.append(args[0])
+        return popen(*args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", counted)
+    found = framework_checks(f"{script}:spectrum")
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    assert len(started) == 1, started
+    assert found is not None and [c.platform for c in found] == list(PLATFORMS)
+    for check in found:
+        own = hloscope.check(f"{script}:spectrum", platform=check.platform).to_dict()
+        assert check == platform_check(json.loads(json.dumps(own)), own["clean"], "program")
+    assert any(c.findings for c in found) and not all(c.findings for c in found)

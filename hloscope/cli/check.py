@@ -38,6 +38,7 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,7 +55,7 @@ from ._target import all_modules_option, module_option
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.unsupported.findings import CheckReport
 
-__all__ = ["check"]
+__all__ = ["check", "function_checks"]
 
 _FUNCTION_SPEC = re.compile(r"^(?P<script>.+\.py):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
 _PLATFORMS = tuple(p.value for p in Platform)
@@ -230,7 +231,18 @@ def _report(
 
 def _function_check(target: str, platform: str, mxu: int) -> CheckReport:
     """The framework check of ``SCRIPT.py:FUNCTION``, the script imported in this process."""
+    return function_checks(target, (platform,), mxu)[platform]
+
+
+def function_checks(
+    target: str, platforms: Sequence[str], mxu: int = DEFAULT_MXU
+) -> dict[str, CheckReport]:
+    """The framework check of ``SCRIPT.py:FUNCTION`` for each of ``platforms``, each the report
+    ``check TARGET --device PLATFORM`` gives: the script imported once, in this process, and
+    its function checked for one platform after the other (a TensorFlow function traced once,
+    its graph named as for one platform alone)."""
     from .._api import check as check_value
+    from ..capture.script_loader import load_function
     from ._startup_chatter import startup_chatter_filtered
 
     # The script is imported here: keep TensorFlow's C++ start-up chatter (oneDNN, CPU
@@ -241,8 +253,10 @@ def _function_check(target: str, platform: str, mxu: int) -> CheckReport:
     # a child): this process runs nothing on a device, and probing for a TPU would load
     # libtpu here, with its start-up errors on a machine without one.
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    script, _, function = target.rpartition(":")
     with startup_chatter_filtered():
-        return check_value(target, platform=platform, mxu=mxu)
+        fn, args, kwargs = load_function(script, function)
+        return {p: check_value(fn, *args, platform=p, mxu=mxu, **kwargs) for p in platforms}
 
 
 def _has_stages(target: str) -> bool:

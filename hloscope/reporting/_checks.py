@@ -63,41 +63,42 @@ def framework_checks(spec: str) -> list[PlatformCheck] | None:
     the function lowered by its own framework for the platform, the very check (and verdict)
     the command gives, where the captured HLO only shows how the function was lowered for the
     machine that captured it (its LAPACK kernels say nothing of what GPU or TPU lowerings
-    exist). Each platform in a child process of its own, all at once: the script is imported
-    there, not in the process writing the page. ``None`` when a check cannot be run (the
-    offline check of the captured module stands in)."""
+    exist). Every platform in one child process (:mod:`._checks_child`): the script is imported
+    there, not in the process writing the page, and once for all of them (a TensorFlow import
+    is seconds). ``None`` when the checks cannot be run (the offline check of the captured
+    module stands in)."""
     import json
     import subprocess
     import sys
 
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2")}
-    runs = {
-        platform: subprocess.Popen(
-            [sys.executable, "-m", "hloscope", "check", spec, "--device", platform, "--json"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-            text=True,
-        )
-        for platform in PLATFORMS
-    }
-    out = []
+    from ..capture.prestart import child_env
+
+    # This hloscope importable in the child (its module is not in an older installed one).
+    env = child_env(None, full_locations=False)
+    env["TF_CPP_MIN_LOG_LEVEL"] = os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2")
+    run = subprocess.Popen(
+        [sys.executable, "-m", "hloscope.reporting._checks_child", spec, *PLATFORMS],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        text=True,
+    )
     try:
-        for run in runs.values():
-            text, _ = run.communicate(timeout=CHECK_TIMEOUT_S)
-            if run.returncode not in (0, 3):  # 0 supported, 3 not: anything else is an error
-                return None
-            data = json.loads(text)
-            out.append(sections.platform_check(data, data["clean"], "program"))
+        text, _ = run.communicate(timeout=CHECK_TIMEOUT_S)
+        if run.returncode != 0:
+            return None
+        answers = json.loads(text)
+        return [
+            sections.platform_check(data, data["clean"], "program")
+            for data in (answers[platform] for platform in PLATFORMS)
+        ]
     except (subprocess.TimeoutExpired, ValueError, KeyError):
         return None
     finally:
-        # Every child ends and its pipe closes, read or not: a check that failed first leaves
-        # the others unread, and an open pipe left to the collector warns (ResourceWarning).
-        for run in runs.values():
-            if run.poll() is None:
-                run.kill()
-            run.wait()
-            if run.stdout is not None:
-                run.stdout.close()
-    return out
+        # The child ends and its pipe closes, read or not: an open pipe left to the
+        # collector warns (ResourceWarning) in whichever later code collects it.
+        if run.poll() is None:
+            run.kill()
+        run.wait()
+        if run.stdout is not None:
+            run.stdout.close()
