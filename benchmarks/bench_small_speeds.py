@@ -314,13 +314,34 @@ def bench_attribute_sweep(repeat: int) -> None:
     )
 
 
+TRACING_TAIL = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/me/proj/train.py", line 88, in <module>\n'
+    "    out = step(state, batch)\n"
+    "jax.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete value "
+    "is expected: traced array with shape int32[]\n"
+)
+UNKNOWN_TAIL = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/me/proj/train.py", line 88, in <module>\n'
+    "    out = step(state, batch)\n"
+    '  File "/opt/conda/lib/python3.11/site-packages/jax/_src/frobnicate.py", line 31, in run\n'
+    "    raise ValueError(message)\n"
+    "ValueError: frobnicator quux refused the widget bundle on cuda:0\n"
+)
+
+
 def bench_big_log(repeat: int) -> None:
     from hloscope.analysis.explain_error import explain_error
+    from hloscope.analysis.explain_error.family_words import forget_logs
     from hloscope.analysis.explain_error.framework import framework_of
 
-    # framework_of keeps its answer per text: cleared before each run (out of the time), each
-    # run reads the log as the first one (a command's only one) does.
-    first_read = framework_of.cache_clear
+    # framework_of and the words keep their answers per text: cleared before each run (out of
+    # the time), each run reads the log as the first one (a command's only one) does.
+    def first_read() -> None:
+        framework_of.cache_clear()
+        forget_logs()
+
     failure = (ROOT / "tests" / "data" / "error_logs" / "jax_17730_check_failed.log").read_text()
     sys.path.insert(0, str(ROOT / "tests"))
     from big_logs import noisy_log
@@ -335,6 +356,23 @@ def bench_big_log(repeat: int) -> None:
         best(lambda: (log.splitlines(), sum(1 for _ in words.finditer(log))), repeat),
         "1 s",
     )
+    # The same log whose failure names no platform (a tracing error): the platform is read
+    # from the log around it; and one ending in an error no recogniser knows, read by its
+    # structure (what it shows, the family its words come closest to).
+    scan = best(lambda: (log.splitlines(), sum(1 for _ in words.finditer(log))), repeat)
+    for what, tail in (
+        ("whose failure names no platform", TRACING_TAIL),
+        ("unknown", UNKNOWN_TAIL),
+    ):
+        other = noisy_log(tail)
+        assert explain_error(other).failures or explain_error(other).unread
+        row(
+            f"explain_error, a 5 MB log, {what}",
+            best(lambda _, text=other: explain_error(text), repeat, first_read),
+            "splitlines + one regex scan",
+            scan,
+            "-",
+        )
     # A training log of 4.5 MB that holds no error: every recogniser, then the words, read it
     # all (the literal gate skips the regexes that cannot match it).
     quiet = "".join(

@@ -280,7 +280,7 @@ def complete(failure: Failure, log: Log) -> None:
             failure.platform = platform_of(_DEVICE_WORDS.get(word.lower(), word))
             failure.device = failure.device or word
     if failure.platform is None:  # the message names none: the log as a whole may
-        failure.platform = platform_in_log(log.text)
+        failure.platform = platform_in_log(log.text, failure.offset)
     if failure.allocation is None:
         failure.allocation = read_allocation(region)
     named_node = _NODE.search(_own_lines(region))

@@ -226,10 +226,31 @@ def _refused_flags(text: str) -> set[str]:
     return refused
 
 
-def platform_in_log(text: str) -> Platform | None:
+#: Past this many characters a log is read at its two ends and around the failure: the signs
+#: of where it ran stand where it started (the libraries it loaded, the devices it found) and
+#: where it stopped; its middle is a run's steps. (:data:`_LOG_SIGNS`'s hundred case-folded
+#: branches cost about 3 s a megabyte: a 5 MB log read whole took 13 s.)
+_WHOLE = 256 * 1024
+_END = 32 * 1024
+
+
+def _ends(text: str, around: int | None) -> str:
+    """``text`` where it is short; else its two ends and the text around offset ``around``."""
+    if len(text) <= _WHOLE:
+        return text
+    parts = [text[:_END]]
+    if around is not None:
+        parts.append(text[max(0, around - _END // 2) : around + _END // 2])
+    parts.append(text[-_END:])
+    return "\n".join(parts)
+
+
+def platform_in_log(text: str, around: int | None = None) -> Platform | None:
     """The platform ``text`` as a whole ran on: the accelerator with more signs (GPU or TPU),
     or the CPU where the log names only it, or the TPU where it shows only a binary of
-    Google's own build (:data:`_GOOGLE_BUILD`); None where it names none or both alike."""
+    Google's own build (:data:`_GOOGLE_BUILD`); None where it names none or both alike. A
+    long log is read at its ends and around offset ``around`` (the failure), where given."""
+    text = _ends(text, around)
     counts = {"gpu": 0, "tpu": 0, "cpu": 0}
     absent_lines: dict[int, bool] = {}
     refused = _refused_flags(text)

@@ -23,7 +23,7 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from importlib import resources
 from typing import Any, NamedTuple
 
@@ -44,6 +44,7 @@ __all__ = [
     "closest_family",
     "posterior",
     "error_lines",
+    "forget_logs",
     "message_lines",
     "message_words",
     "names_the_stack",
@@ -203,7 +204,15 @@ def message_words(text: str) -> set[str]:
 
 def message_lines(text: str) -> list[ErrorLine]:
     """The lines the words are read from: those that look like an error, else the tail."""
-    return error_lines(text) or (tail_lines(text) if _shows_a_failure(text) else [])
+    return list(_message_lines(text))
+
+
+# The words and what an unknown error shows both read a log's message lines and ask the words'
+# table: once per log, not once per reader (a multi-megabyte log's lines are read from its end,
+# past every line of its run, in about a second). A log's text is hashed once by Python.
+@lru_cache(maxsize=4)
+def _message_lines(text: str) -> tuple[ErrorLine, ...]:
+    return tuple(error_lines(text) or (tail_lines(text) if _shows_a_failure(text) else []))
 
 
 def _shows_a_failure(text: str) -> bool:
@@ -362,8 +371,10 @@ REASONS: dict[Family, Reason] = {
 def read_family(text: str) -> tuple[Family, float] | None:
     """The family ``text``'s error lines say and its probability, where it reaches the
     threshold; else ``None``."""
-    found = closest_family(text)
-    if found is None or found[1] < table().threshold:
+    found = _best(text)
+    # The stack's names last: a search of the whole text, where the error lines are a few read
+    # from the end (a long log of no error has none: 1 s -> 0.05 s on 4 MB).
+    if found is None or found[1] < table().threshold or not names_the_stack(text):
         return None
     return found
 
@@ -372,12 +383,21 @@ def closest_family(text: str) -> tuple[Family, float] | None:
     """The family ``text``'s error lines come closest to and its probability, whatever it
     is; ``None`` without a word the table knows, or where the text names no part of the XLA
     stack (:func:`names_the_stack`)."""
+    found = _best(text)
+    return None if found is None or not names_the_stack(text) else found
+
+
+@lru_cache(maxsize=4)
+def _best(text: str) -> tuple[Family, float] | None:
     found = table().model.best(message_words(text))
-    # The stack's names last: a search of the whole text, where the error lines are a few read
-    # from the end (a long log of no error has none: 1 s -> 0.05 s on 4 MB).
-    if found is None or not names_the_stack(text):
-        return None
-    return Family(found[0]), found[1]
+    return None if found is None else (Family(found[0]), found[1])
+
+
+def forget_logs() -> None:
+    """Forget the readings kept per log (its message lines, its best family), as a process's
+    first read of a log has none: what a benchmark times."""
+    _message_lines.cache_clear()
+    _best.cache_clear()
 
 
 def words_failure(log: Log) -> Failure | None:

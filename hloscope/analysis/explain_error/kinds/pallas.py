@@ -142,7 +142,7 @@ def _no_grid(log: Log, m: re.Match[str]) -> Failure:
     outside a kernel's grid (a pallas_call differentiated). Pallas's Python, so the platform
     is the log's to say, not the TPU's by default."""
     failure = _simple(log, m, "program_id", Reason.TRACING, (_TEXT.grid_ctx, AdviceKind.OTHER))
-    platform = platform_in_log(log.text)
+    platform = platform_in_log(log.text, m.start())
     failure.device, failure.platform = (str(platform), platform) if platform else (None, None)
     return failure
 
