@@ -33,14 +33,7 @@ def cases_of(program: Path, source: str, **env: str) -> tuple[Path, dict[str, st
 
 def run_cases(program: Path, **env: str) -> dict[str, str]:
     """Each case's printed traceback, by name, from running ``program`` with ``env`` added."""
-    done = subprocess.run(
-        [sys.executable, str(program)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "JAX_PLATFORMS": "cpu", **env},
-        timeout=300,
-        check=False,
-    )
+    done = _run(program, env)
     assert done.returncode == 0, done.stderr[-2000:]
     cases = {}
     for block in done.stdout.split("@@@ ")[1:]:
@@ -54,3 +47,21 @@ def marked_line(program: Path, case: str) -> int:
     lines = program.read_text().splitlines()
     (line,) = [i for i, text in enumerate(lines, 1) if text.endswith(f"# fails here: {case}")]
     return line
+
+
+def failing_run(script: Path, **env: str) -> str:
+    """What running ``script`` on the CPU (``env`` added) printed on stderr; it must fail."""
+    done = _run(script, env)
+    assert done.returncode != 0, done.stdout[-2000:]
+    return done.stderr
+
+
+def _run(script: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "JAX_PLATFORMS": "cpu", **env},
+        timeout=300,
+        check=False,
+    )

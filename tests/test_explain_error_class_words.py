@@ -7,11 +7,8 @@ classes shaped as libraries name theirs, with messages no recogniser knows.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
+from raised_errors import failing_run
 
 from hloscope.analysis.explain_error import Family, explain_error
 from hloscope.analysis.explain_error.class_words import family_of_class
@@ -70,7 +67,7 @@ def test_an_unknown_libraries_class_is_read_by_its_name(cls, family):
     assert explain_error(_traceback("BadError", "the frobnicator got a widget")).failures == []
 
 
-def test_flaxs_shape_error_is_a_shape_error_in_the_installed_flax_and_an_older_wording():
+def test_flaxs_shape_error_is_a_shape_error_in_the_installed_flax_and_an_older_wording(tmp_path):
     pytest.importorskip("flax")
     program = (
         "import jax, jax.numpy as jnp\n"
@@ -79,22 +76,17 @@ def test_flaxs_shape_error_is_a_shape_error_in_the_installed_flax_and_an_older_w
         "params = model.init(jax.random.key(0), jnp.ones((1, 3)))\n"
         "model.apply(params, jnp.ones((1, 5)))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", program],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        env={**os.environ, "JAX_PLATFORMS": "cpu"},
-    )
-    assert "ScopeParamShapeError" in done.stderr, done.stderr[-2000:]
+    script = tmp_path / "apply.py"
+    script.write_text(program)
+    stderr = failing_run(script)
+    assert "ScopeParamShapeError" in stderr, stderr[-2000:]
     # Flax of 2024 worded it otherwise (a notebook's paste, the class only in its link).
     older = (
         "Initializer expected to generate shape (96, 256) but got shape (504, 256) instead for "
         'parameter "kernel" in "/NerfMLP_0/Dense_0". (https://flax.readthedocs.io/en/latest/'
         "api_reference/flax.errors.html#flax.errors.ScopeParamShapeError)\n"
     )
-    for text in (done.stderr, older):
+    for text in (stderr, older):
         (failure,) = explain_error(text).failures
         assert (str(failure.family), failure.finding.op) == ("jax_shape", "ScopeParamShapeError")
         # Flax's own words, a shape's kind of fix: make the shapes agree.

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from raised_errors import failing_run
 
 from hloscope.analysis.explain_error import explain_error
 from hloscope.analysis.explain_error.kinds import last_resort
@@ -198,16 +199,7 @@ def _import_error_of(package_code: str, tmp_path: Path) -> str:
     (site / "__init__.py").write_text(package_code)
     script = tmp_path / "train.py"
     script.write_text("import oldlib\n")
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONPATH": str(site.parent)},
-    )
-    assert done.returncode != 0, done.stdout
-    return done.stderr
+    return failing_run(script, PYTHONPATH=str(site.parent))
 
 
 @pytest.mark.parametrize(

@@ -9,14 +9,12 @@ them (glog's line, a notebook's JSON), with words made up so that no recogniser 
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from raised_errors import failing_run
 
 from hloscope.analysis.explain_error import explain_error
 from hloscope.analysis.explain_error.family_words import closest_family, table
@@ -56,16 +54,7 @@ def _jax_error(program: str, tmp_path: Path) -> tuple[str, str]:
     the script's path."""
     script = tmp_path / "prog.py"
     script.write_text(program)
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "JAX_PLATFORMS": "cpu"},
-    )
-    assert done.returncode != 0, done.stdout
-    return done.stderr, str(script)
+    return failing_run(script), str(script)
 
 
 def _unread(text: str):
