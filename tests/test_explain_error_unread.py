@@ -198,3 +198,42 @@ def test_a_notebooks_json_cell_output_is_unwrapped_first():
     assert unread is not None
     assert unread.error_class == "ValueError"
     assert unread.source == "/home/me/proj/train.py:88"
+
+
+@pytest.mark.parametrize(
+    ("transform", "call"),
+    [("vmap", "jax.vmap(prim.bind)(x)"), ("grad", "jax.grad(lambda v: prim.bind(v).sum())(x)")],
+)
+def test_the_op_a_transformations_missing_rule_names_is_the_op(transform, call, tmp_path):
+    # jax's own words for a primitive without the transformation's rule ("Batching rule for
+    # 'my_prim' not implemented", "Differentiation rule for ..."): the op is the primitive.
+    program = (
+        "import jax, jax.numpy as jnp\n"
+        "from jax.extend.core import Primitive\n"
+        "prim = Primitive('my_prim')\n"
+        "prim.def_impl(lambda v: v)\n"
+        "prim.def_abstract_eval(lambda v: v)\n"
+        "x = jnp.ones(3)\n"
+        f"{call}\n"
+    )
+    stderr, script = _jax_error(program, tmp_path)
+    assert "rule for 'my_prim' not implemented" in stderr
+    unread = _unread(stderr)
+    assert unread is not None and unread.op == "my_prim"
+    assert unread.source == f"{script}:7"
+    code, out, _ = _cli(stdin=stderr)
+    assert code == 2 and re.search(r"^  op +my_prim", out, re.M)
+
+
+def test_shard_maps_missing_replication_rule_names_its_primitive():
+    # jax 0.4.x's shard_map (jax-ml/jax#20335's and #17691's wording), read as a sharding's.
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/ring.py", line 21, in <module>\n'
+        "    out = f(x)\n"
+        "NotImplementedError: No replication rule for pmax. As a workaround, pass the "
+        "`check_rep=False` argument to `shard_map`. To get this fixed, open an issue at "
+        "https://github.com/google/jax/issues\n"
+    )
+    failures = explain_error(text).failures
+    assert failures and failures[0].finding.op == "pmax"

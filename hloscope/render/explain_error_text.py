@@ -140,6 +140,8 @@ def unread_view(unread: UnreadError) -> Group:
 
 
 def _unread_rows(unread: UnreadError) -> Iterator[tuple[str, list[str]]]:
+    if unread.op:
+        yield "op", [unread.op]
     raised = unread.raised_in
     if raised is not None:
         yield "raised in", [f"{_installed(raised)}  (installed code)"]

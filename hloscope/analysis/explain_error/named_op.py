@@ -39,6 +39,13 @@ __all__ = [
 
 _NAMED = re.compile(
     r"\bsharding rule for (?P<rule>[a-z][\w-]*[a-z0-9])"
+    # A transformation's rule JAX lacks for a primitive, in its stable shapes: shard_map's "No
+    # replication rule for erf", vmap's "Batching rule for 'cumsum' not implemented", AD's
+    # "Differentiation rule for 'custom_lin' not implemented", "Transpose rule (for
+    # reverse-mode differentiation) for 'while' not implemented".
+    r"|\bNo (?:replication|check_rep|vma|batching|transpose) rule for (?P<no_rule>[a-z_]\w*)"
+    r"|\b(?:Batching|Differentiation|Transpose) rule (?:\([^)\n]*\) )?for '(?P<quoted_rule>\w+)'"
+    r" not implemented\b"
     # (Not a qualified name's last part: "jax.core.Primitive was removed" names a class.)
     r"|(?<![\w.])[Pp]rimitive (?P<prim>[a-z_][a-z0-9_]*)\b"
     # "PartitionSpec passed to broadcast_in_dim", "passed to jnp.zeros" (its last name).

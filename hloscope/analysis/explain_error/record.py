@@ -281,13 +281,16 @@ def frame_dict(frame: StackFrame) -> dict[str, Any]:
 class UnreadError:
     """The error a log ends with where no family was read (:mod:`.unread`): what its structure
     says without its words being known. The message and its exception class or XLA status
-    code, the frames (innermost first) and the user's line, the device and framework the
-    log names, and the family its words come closest to (:mod:`.family_words`), with a
-    probability under the ``threshold`` a family is named from."""
+    code, the op it names, the frames (innermost first) and the user's line, the device and
+    framework the log names, and the family its words come closest to
+    (:mod:`.family_words`), with a probability under the ``threshold`` a family is named
+    from."""
 
     message: str
     error_class: str | None = None
     status: str | None = None
+    #: The op, primitive or instruction the message names, where it names one.
+    op: str | None = None
     device: str | None = None
     platform: Platform | None = None
     stack: list[StackFrame] = field(default_factory=list)
@@ -314,7 +317,7 @@ class UnreadError:
     def to_dict(self) -> dict[str, Any]:
         raised = self.raised_in
         return {
-            **json_fields(self, "message error_class status device platform source"),
+            **json_fields(self, "message error_class status op device platform source"),
             "raised_in": frame_dict(raised) if raised else None,
             "user_stack": [frame_dict(frame) for frame in self.user_stack],
             **json_fields(self, "framework libraries closest closest_probability threshold"),

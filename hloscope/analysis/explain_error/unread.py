@@ -49,10 +49,12 @@ def unread_error(log: Log) -> UnreadError | None:
     )
     complete(probe, log)
     closest = closest_family(log.text)
+    op = probe.finding.op
     return UnreadError(
         message=probe.message,
         error_class=probe.error_class,
         status=probe.status,
+        op=op if op and op not in (line.cls, line.code, probe.status) else None,
         device=probe.device,
         platform=probe.platform,
         stack=probe.stack,
