@@ -10,12 +10,12 @@ and its framework once, where a child per platform imported them once each.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
 
 def main(argv: list[str]) -> int:
-    from ..cli._output import json_text
     from ..cli.check import function_checks
 
     spec, *platforms = argv
@@ -24,7 +24,9 @@ def main(argv: list[str]) -> int:
     except Exception as error:  # noqa: BLE001 - the parent reads any failure from the status
         print(f"hloscope: error: {error}", file=sys.stderr)
         return 1
-    sys.stdout.write(json_text({p: report.to_dict() for p, report in reports.items()}))
+    # (json.dumps, not the commands' printer: a package's private helper stays in it, and
+    # the parent reads the object, not its layout.)
+    sys.stdout.write(json.dumps({p: report.to_dict() for p, report in reports.items()}) + "\n")
     return 0
 
 
