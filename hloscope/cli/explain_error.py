@@ -30,7 +30,8 @@ STDIN = "-"
 @json_option(
     "Print JSON: recognised, platform, families and one object per failure "
     "(the fields of `hloscope check --json` findings, warning among them, plus family, "
-    "status, device, graph, function_chain, user_stack, allocation, framework, ...)."
+    "status, device, graph, function_chain, user_stack, allocation, framework, ...); "
+    '"unread": what an error no family was read of shows.'
 )
 def explain_error_command(log: str, as_json: bool) -> None:
     """Explain a TensorFlow, JAX or XLA compile or out-of-memory error: what failed, on which
