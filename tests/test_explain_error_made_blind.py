@@ -34,6 +34,14 @@ Round 21 read the two batches of 2026-12-07 once scored: 38/40 and 30/40; 21/24 
   aggregate, at 64ec8b5: 35/42 recognised (83%) and 17/42 fully right (40%); the code of the
   session's start (5a6d8dd) on the same batch: 34/42 and 17/42. Seven case names and programs
   reached the lead's terminal (a lint run) before that scoring; no code was written after it.
+* ``made_errors_tpu_blind17``: 16 TPU users' mistakes none of the 36 TPU cases before them
+  makes (per-example gradients and full-vocabulary logits over HBM, a teacher kept alive for
+  distillation, Pallas scratch sized to the output, dimension semantics, a squeezed block
+  dimension, a float index map, weights in SMEM, cumsum in a kernel, an export with a host
+  callback...), run on the lent v5e (JAX 0.10.2) by a helper who never ran explain-error;
+  eight more built did not raise what they were built for and were dropped (``EXPECT.md``).
+  Scored once at b6f9c30: 14/16 recognised (88%) and 11/16 fully right (69%); the session's
+  starting code (5a6d8dd) the same.
 """
 
 from __future__ import annotations
@@ -114,6 +122,22 @@ BATCHES: dict[str, Batch] = {
             "xla_status": (2, 0),
         },
         (35, 17),
+    ),
+    # Its blind scoring (b6f9c30); spent, not yet read.
+    "made_errors_tpu_blind17": Batch(
+        16,
+        {
+            "device_allocation": (1, 1),
+            "jax_call": (1, 1),
+            "jax_export": (1, 0),
+            "jax_tracing": (1, 1),
+            "missing_lowering": (1, 1),
+            "out_of_memory": (2, 2),
+            "pallas": (4, 2),
+            "recompile": (1, 1),
+            "sharding": (2, 2),
+        },
+        (14, 11),
     ),
     # After round 21.
     "made_errors_tpu_blind15": Batch(
