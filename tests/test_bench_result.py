@@ -111,7 +111,14 @@ def test_every_kernel_is_timed_or_skipped_with_a_reason(split_result):
     assert timed | set(skipped) == names and not timed & set(skipped)
     assert any("host callback" in reason for reason in skipped.values())
     shares = [k.share for k in split_result.kernels]
-    assert math.isclose(sum(shares), 1.0, rel_tol=1e-9)
+    # Shares are of the kernels timed above the launch's noise. On a loaded machine every
+    # kernel of this small program can fall below it (CI, 2026-12-07): none then has a share,
+    # and each says the time it is known to be under.
+    if any(k.measurable for k in split_result.kernels):
+        assert math.isclose(sum(shares), 1.0, rel_tol=1e-9)
+    else:
+        assert shares == [0.0] * len(shares)
+        assert all(k.below_s is not None for k in split_result.kernels)
     # The sum of per-kernel times, what the summary shows beside the program's time.
     assert split_result.kernels_total_s == pytest.approx(
         sum((k.median_s or 0.0) * k.executions for k in split_result.kernels)
