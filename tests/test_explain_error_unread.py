@@ -237,3 +237,41 @@ def test_shard_maps_missing_replication_rule_names_its_primitive():
     )
     failures = explain_error(text).failures
     assert failures and failures[0].finding.op == "pmax"
+
+
+WARNING_ONLY = (
+    "UserWarning: Some donated buffers were not usable: ShapedArray(float32[8,8]).\n"
+    "See an explanation at https://jax.readthedocs.io/en/latest/faq.html#buffer-donation.\n"
+    '  warnings.warn("Some donated buffers were not usable:"\n'
+)
+
+
+def test_an_unknown_error_after_warnings_is_read_too(tmp_path):
+    # jax 0.10.2's own donation warning, then an error no recogniser knows raised after it:
+    # the warning is not why the program stopped.
+    program = (
+        "import jax, jax.numpy as jnp\n"
+        "step = jax.jit(lambda x: x.sum(), donate_argnums=0)\n"
+        "step(jnp.ones((8, 8)))\n"
+        "def check(n):\n"
+        "    raise ValueError(f'frobnicator quux refused {n} widgets')\n"
+        "check(3)\n"
+    )
+    stderr, script = _jax_error(program, tmp_path)
+    assert "donated buffers were not usable" in stderr
+    for text, line in ((stderr, f"{script}:6"), (WARNING_ONLY + UNKNOWN_STATUS_TAIL, None)):
+        explanation = explain_error(text)
+        assert explanation.failures and all(f.finding.warning for f in explanation.failures)
+        assert explanation.unread is not None
+        assert explanation.unread.message.startswith("ValueError: frobnicator quux")
+        assert line is None or line in [f"{f.file}:{f.line}" for f in explanation.unread.stack]
+    code, out, _ = _cli(stdin=stderr)
+    assert code == 0 and "a warning, not a failure" in out
+    assert out.index("a warning, not a failure") < out.index("No family recognised")
+
+
+def test_warnings_alone_or_before_the_error_they_follow_have_no_unread_error():
+    assert explain_error(WARNING_ONLY).unread is None
+    # The error first, the warning after it: the log does not end with that error.
+    explanation = explain_error(UNKNOWN_STATUS_TAIL + WARNING_ONLY)
+    assert explanation.failures and explanation.unread is None

@@ -123,16 +123,19 @@ def explain_error_command(log: str, as_json: bool) -> None:
 
 
 def _print_text(explanation: Any) -> None:
-    """The explanation as text; of a log with nothing recognised, what its last error line
-    shows where it has one (then one line says nothing was recognised)."""
+    """The explanation as text; then, where nothing or only warnings were recognised, what
+    the error the log ends with shows (after nothing recognised, one line says so)."""
     from rich.console import Console
 
     from ..render.explain_error_text import render_explanation, unread_view
 
+    console = Console()
     if explanation.recognised:
-        render_explanation(explanation, Console())
-    elif explanation.unread is not None:
-        Console().print(unread_view(explanation.unread), highlight=False)
+        render_explanation(explanation, console)
+    if explanation.unread is not None:
+        if explanation.recognised:  # warnings above: the error after them is apart
+            console.print()
+        console.print(unread_view(explanation.unread), highlight=False)
 
 
 def _read(log: str) -> bytes:

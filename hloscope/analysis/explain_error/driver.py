@@ -12,7 +12,7 @@ from .functions import paragraph_end
 from .literal_gate import narrowed
 from .log import Log, normalise_log, unflatten_tracebacks
 from .recogniser import Recogniser
-from .record import ErrorExplanation, Failure
+from .record import ErrorExplanation, Failure, UnreadError
 from .registry import RECOGNISERS
 from .unread import unread_error
 
@@ -67,9 +67,25 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
     # (a TPU host's start-up notes print above every program's output).
     failures.sort(key=lambda f: (f.advice_kind == _HARMLESS, bool(f.finding.warning)))
     lines = log.text.count("\n") + (bool(log.text) and not log.text.endswith("\n"))
-    # Nothing read, but the log ends in an error: what its structure shows, not a bare "no".
-    unread = unread_error(log) if not failures and whole_table else None
+    # Nothing read, or only warnings, but the log ends in an error: what its structure
+    # shows, not a bare "no" (nor the warnings alone: a donation XLA could not use, printed
+    # before the exception that stopped the program, is not why it stopped).
+    unread = _unread_after(failures, log) if whole_table else None
     return ErrorExplanation(failures, lines=lines, unread=unread)
+
+
+def _unread_after(failures: list[Failure], log: Log) -> UnreadError | None:
+    """What the error the log ends with shows, where no failure was read or every one read is
+    a warning before it; else ``None``."""
+    if any(not f.finding.warning and f.advice_kind != _HARMLESS for f in failures):
+        return None
+    unread = unread_error(log)
+    if unread is None or not failures:
+        return unread
+    # Only an error after every warning: one before them, or the warning's own line, is not
+    # what the log ends with.
+    last = max(max([f.offset, *f.repeats_at]) for f in failures)
+    return unread if unread.offset > log.line_end(last) else None
 
 
 def _placed(failure: Failure, offset: int) -> Failure:

@@ -300,6 +300,8 @@ class UnreadError:
     closest: Family | None = None
     closest_probability: float | None = None
     threshold: float | None = None
+    #: Where its line starts in the normalised text.
+    offset: int = field(default=0, repr=False)
 
     @property
     def user_stack(self) -> list[StackFrame]:

@@ -64,4 +64,5 @@ def unread_error(log: Log) -> UnreadError | None:
         closest=closest[0] if closest else None,
         closest_probability=round(closest[1], 2) if closest else None,
         threshold=table().threshold,
+        offset=line.offset,
     )
