@@ -329,7 +329,7 @@ def test_jaxs_structure_size_and_type_refusals(raised, case, op, advice):
     [
         ("hash_tracer", Family.JAX_TRACING, "TypeError", "static_args"),
         ("while_cond_vector", Family.JAX_SHAPE, "while_loop", "fix_shapes"),
-        ("key_reuse", Family.JAX_CALL, "PRNG key", "prng_key"),
+        ("key_reuse", Family.JAX_CALL, "normal", "prng_key"),  # jax.random's call
         ("checkify_failed", Family.XLA_STATUS, "FailedCheckError", "other"),
         ("no_gpu", Family.BACKEND_STARTUP, "backend gpu", "install"),
         ("stack_shapes", Family.JAX_SHAPE, "stack", "fix_shapes"),

@@ -90,7 +90,7 @@ EXPECTED = {
         "static_args",
         ["'mode' is a str", "static_argnames=('mode',)"],
     ),
-    "bad_key": ("PRNG key", "tracing", "prng_key", ["float32 array", "jax.random.key(seed)"]),
+    "bad_key": ("normal", "tracing", "prng_key", ["float32 array", "jax.random.key(seed)"]),
     "deleted": ("donated array", "runtime", "reused_donation", ["float32[1024]", "donated it"]),
     "unusable_donation": ("donation", "runtime", "unused_donation", ["float32[128,128]"]),
     "nans": ("log", "runtime", "find_nan", ["first nan made, by log"]),

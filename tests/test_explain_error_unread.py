@@ -142,9 +142,9 @@ def _cli(*args: str, stdin: str) -> tuple[int, str, str]:
 
 
 def test_the_command_prints_what_the_structure_shows_and_still_exits_2(tmp_path):
-    stderr, script = _jax_error(RANDOM_DTYPE, tmp_path)
+    stderr, script = _jax_error(ASTYPE, tmp_path)
     for text, where, raised in (
-        (stderr, "prog.py:2", "jax/_src/"),
+        (stderr, "prog.py:3", "jax/_src/"),
         (UNKNOWN_STATUS_TAIL, "/home/me/proj/train.py:88", "jax/_src/frobnicate.py:31"),
     ):
         code, out, err = _cli(stdin=text)

@@ -110,6 +110,9 @@ _LOG_SIGNS = re.compile(
     # (gfx90a) or product line, Apple's Metal device.
     r"|\bNVIDIA\b|\blibcuda\b|physical_device:GPU:\d|\bgfx\d{3,4}[a-z]?\b|\bAMD Instinct\b"
     r"|\bMetal device\b"
+    # Pallas's GPU-only modules in a traceback's frames: its GPU kernels and Mosaic GPU
+    # (jax/experimental/pallas/ops/gpu/..., jax/_src/pallas/mosaic_gpu/...).
+    r"|[/\\]pallas[/\\](?:ops[/\\])?gpu[/\\]|[/\\]pallas[/\\]mosaic_gpu[/\\]"
     # JAX's word for a platform a PJRT plugin brought: Intel's GPU plugin's ("Platform 'xpu'
     # is experimental", "backend 'xpu'"), and that plugin's own files
     # (jax_plugins/intel_extension_for_openxla/pjrt_plugin_xpu.so).
@@ -122,6 +125,9 @@ _LOG_SIGNS = re.compile(
     rf"|{_ID_SET.format('GPU')})"
     r"|(?P<tpu>\blibtpu|\bTPU_\d|\bTpuDevice\b|\bXLA_TPU_JIT\b|\btpu:\d\b|/device:TPU:\d"
     r"|\bMosaic(?! ?GPU)\b|\bTPU v\d|\bTPU_VISIBLE_CHIPS\b|\bTensorCore\b"
+    # Pallas's TPU-only modules in a traceback's frames: its TPU kernels (flash and splash
+    # attention) and its Mosaic lowering.
+    r"|[/\\]pallas[/\\](?:ops[/\\])?tpu[/\\]|[/\\]pallas[/\\]mosaic[/\\]"
     r"|(?:xla|service|backends|pjrt|stream_executor)/tpu/"
     # libtpu's own sources in a status's trace, as its build names them ("=== Source Location
     # Trace: === learning/45eac/tpu/runtime/hal/..."), and the TPU core's sequencer that

@@ -14,6 +14,7 @@ from .log import Log, normalise_log, unflatten_tracebacks
 from .recogniser import Recogniser
 from .record import ErrorExplanation, Failure, UnreadError
 from .registry import RECOGNISERS
+from .severity import is_warning_at
 from .unread import unread_error
 
 __all__ = ["explain_error"]
@@ -51,14 +52,18 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
             seen[key] = [_merge(merged, failure) for failure in found]
     failures = sorted((f for kept in merged.values() for f in kept), key=lambda f: f.offset)
     _drop_generic(failures, recognisers, log)
-    if any(not f.last_resort for f in failures):
+    if any(not f.last_resort and _stops(f, log) for f in failures):
         # A reading from structure alone says less than any recogniser of the family's words,
-        # a fallback's included: dropped first, so that it takes no fallback's line.
+        # a fallback's included: dropped first, so that it takes no fallback's line. Not for
+        # a warning's reading: a TPU host's start-up notes are not why a program stopped.
         failures[:] = [f for f in failures if not f.last_resort]
     _drop_fallbacks(failures, log)
-    if not failures and whole_table:
-        # No recogniser knew the message: the family its words say, where the table is sure.
-        failures.extend(f for f in (words_failure(log),) if f is not None)
+    if whole_table and not any(_stops(f, log) for f in failures):
+        # No recogniser knew the message: the family its words say, where the table is sure
+        # (after warnings only where the error they read comes after every one of them).
+        read = words_failure(log)
+        if read is not None and (not failures or read.offset > _last_line_read(failures, log)):
+            failures.append(read)
     for failure in failures:
         complete(failure, log)
     # A warning is no failure, nor is what the advice calls harmless (a backend JAX probed
@@ -77,15 +82,28 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
 def _unread_after(failures: list[Failure], log: Log) -> UnreadError | None:
     """What the error the log ends with shows, where no failure was read or every one read is
     a warning before it; else ``None``."""
-    if any(not f.finding.warning and f.advice_kind != _HARMLESS for f in failures):
+    if any(_stops(f, log) for f in failures):
         return None
     unread = unread_error(log)
     if unread is None or not failures:
         return unread
     # Only an error after every warning: one before them, or the warning's own line, is not
     # what the log ends with.
-    last = max(max([f.offset, *f.repeats_at]) for f in failures)
-    return unread if unread.offset > log.line_end(last) else None
+    return unread if unread.offset > _last_line_read(failures, log) else None
+
+
+def _last_line_read(failures: list[Failure], log: Log) -> int:
+    """Where the last line a failure of ``failures`` was read on ends."""
+    return log.line_end(max(max([f.offset, *f.repeats_at]) for f in failures))
+
+
+def _stops(failure: Failure, log: Log) -> bool:
+    """Whether ``failure`` is one that stops a program: not a warning (as its recogniser or
+    its line says, before :func:`~.complete.complete` has marked it), nor what the advice
+    calls harmless."""
+    if failure.finding.warning or failure.advice_kind == _HARMLESS:
+        return False
+    return failure.finding.warning is not None or not is_warning_at(log.text, failure.offset)
 
 
 def _placed(failure: Failure, offset: int) -> Failure:

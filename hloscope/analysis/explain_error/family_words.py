@@ -32,6 +32,7 @@ from .advice import Advice, AdviceKind
 from .build import Kind, own_line
 from .literal_gate import may_match
 from .log import Log
+from .message_fixes import structural_fixes
 from .record import Failure, Family
 from .user_line import is_users
 
@@ -45,6 +46,7 @@ __all__ = [
     "posterior",
     "error_lines",
     "forget_logs",
+    "message_at",
     "message_lines",
     "message_words",
     "names_the_stack",
@@ -166,6 +168,14 @@ def error_lines(text: str) -> list[ErrorLine]:
             found.append(ErrorLine(start, "\n".join(lines), cls, code))
         end = start - 1
     return found[::-1]
+
+
+def message_at(text: str, start: int) -> str:
+    """The message of the line of ``text`` that starts at ``start``, with the lines it runs on
+    to (a Python exception's message may take several)."""
+    end = text.find("\n", start)
+    end = len(text) if end < 0 else end
+    return "\n".join([text[start:end], *_continuation(text, end)])
 
 
 def _continuation(text: str, end: int) -> list[str]:
@@ -408,8 +418,8 @@ def words_failure(log: Log) -> Failure | None:
     if found is None:
         return None
     family, probability = found
-    kinds = [AdviceKind(kind) for kind in table().advice[family]]
     line = message_lines(log.text)[-1]
+    kinds = structural_fixes(line.text, (AdviceKind(kind) for kind in table().advice[family]))
     stack = log.traceback_before(log.line_start(line.offset))
     if stack and is_users(stack[0]):
         # Raised in the program's own code: no release of a package is to blame, whatever

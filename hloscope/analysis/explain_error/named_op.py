@@ -305,10 +305,11 @@ def op_of_rule_frames(stack: list[StackFrame]) -> str | None:
 
 # JAX's modules of the ops a user calls (jax.numpy, jax.lax, jax.nn, jax.random, jax.scipy,
 # jax.image), in the layout of any release: `jax/_src/numpy/lax_numpy.py`, jax 0.2's
-# `jax/numpy/lax_numpy.py`, `jax/_src/random.py`. Not its transformations' or dispatch's
-# (`api.py`, `pjit.py`, `traceback_util.py`): a frame of those is no op the user called.
+# `jax/numpy/lax_numpy.py`, `jax/_src/random.py`, jax 0.10's `jax/_src/random/core.py`. Not
+# its transformations' or dispatch's (`api.py`, `pjit.py`, `traceback_util.py`): a frame of
+# those is no op the user called.
 _API_FILE = re.compile(
-    r"[\\/]jax[\\/](?:_src[\\/])?(?:(?:numpy|lax|nn|scipy|image)[\\/]|random\.py$)"
+    r"[\\/]jax[\\/](?:_src[\\/])?(?:(?:numpy|lax|nn|scipy|image|random)[\\/]|random\.py$)"
 )
 # A public function's name: not a helper's (`_arange`), an operator's method
 # (`deferring_binary_op`, `op`), or a closure (`<lambda>`).

@@ -153,6 +153,10 @@ ORIGINS: tuple[Origin, ...] = (
         Family.BACKEND_STARTUP,
         ("jax/_src/cloud_tpu_init.py", "jax/_src/lib/__init__.py", "jax_plugins/"),
     ),
+    # jax.errors' tracing errors failing as they are built: their __init__ formats the tracer
+    # (a Keras symbolic tensor is none, and has no _error_repr), so the program converted a
+    # traced value, whatever the exception raised instead.
+    Origin(Family.JAX_TRACING, ("jax/_src/errors.py",), _functions(r"^__init__$")),
     # Multi-host: jax.distributed's initialisation and its cluster detection.
     Origin(Family.DISTRIBUTED, ("jax/_src/distributed.py", "jax/_src/clusters/")),
     # lax's shape rules: an op's operands whose shapes do not go together.

@@ -69,11 +69,14 @@ from ..advice import Advice, AdviceKind, advise
 from ..build import Kind, own_line
 from ..catalogue import words_of
 from ..class_words import family_of_class
-from ..family_words import FIX_WORDS, REASONS, read_family, table
+from ..family_words import FIX_WORDS, REASONS, message_at, read_family, table
 from ..log import Log
+from ..message_fixes import pointed_fixes, structural_fixes
+from ..named_op import op_called
 from ..raised_in import origin_of
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+from ..user_line import is_users
 
 __all__ = ["RECOGNISER"]
 
@@ -129,7 +132,8 @@ _TRACING_CLASSES = frozenset(
 
 
 def _meaning(cls: str, message: str) -> _Meaning | None:
-    """What the class says, or ``None`` where it says no family."""
+    """What the class says, or ``None`` where it says no family (``message``: the exception's,
+    with the lines it runs on to)."""
     if cls in _IMPORT_CLASSES:
         return _INSTALL
     if cls == "AttributeError" and _RE.module_attribute.match(message):
@@ -137,10 +141,11 @@ def _meaning(cls: str, message: str) -> _Meaning | None:
     if cls in _TRACING_CLASSES:
         return _Meaning(_TRACING_KIND, advise((cls,), Reason.TRACING))
     family = family_of_class(cls)
-    return None if family is None else _usual(family)
+    return None if family is None else _usual(family, message)
 
 
 def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
+    error_class = None  # where the op is not the class itself
     if m["lr_fatal"]:
         meaning, op = _FATAL, m["lr_file"].rsplit("/", 1)[-1]
     elif m["lr_ipy"]:
@@ -153,7 +158,8 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     else:
         stack = log.traceback_before(m.start())
         cls = m["lr_cls"].rsplit(".", 1)[-1]
-        found = _meaning(cls, m["lr_msg"] or "") or _raised_in(log, stack)
+        message = message_at(log.text, log.line_start(m.start()))
+        found = _meaning(cls, m["lr_msg"] or "") or _raised_in(log, stack, message)
         if found is _INSTALL and cls == "AttributeError" and _called_at_run_time(stack):
             found = _GONE_API
         if (
@@ -164,9 +170,17 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             found = _imported_against(stack)
         if found is None or not (stack or (found.alone and _last_line(log, m.start()))):
             return  # no traceback ends here: prose, or a logger's line, not a raised class
-        meaning, op = found, cls
+        # The op is the call of JAX's the program made (jnp.pad under the user's line, above
+        # the helper that raised), else the class.
+        meaning, op = found, op_called(stack, is_users) or cls
+        error_class = None if op == cls else cls
     failure = meaning.kind.failure(
-        log, m.start(), op=op, advice=meaning.advice, more_advice=list(meaning.more)
+        log,
+        m.start(),
+        op=op,
+        advice=meaning.advice,
+        more_advice=list(meaning.more),
+        error_class=error_class,
     )
     failure.last_resort = True
     yield failure
@@ -195,21 +209,61 @@ def _called_at_run_time(stack: list[StackFrame]) -> bool:
     return stack[0].function not in ("<module>", "")
 
 
-def _raised_in(log: Log, stack: list[StackFrame]) -> _Meaning | None:
+def _raised_in(log: Log, stack: list[StackFrame], message: str) -> _Meaning | None:
     """What the module that raised the exception says (:mod:`..raised_in`), or ``None``;
     ``None`` too where the words reader is sure of the message (:mod:`..family_words`, asked
     where no recogniser read a failure): it reads the op the message names, the module only
     its family."""
     origin = origin_of(stack)
-    if origin is None or read_family(log.text) is not None:
+    if read_family(log.text) is not None:
         return None
-    return _usual(origin.family)
+    if origin is not None:
+        return _usual(origin.family, message)
+    family = _pointed_family(stack, message)
+    return None if family is None else _usual(family, message)
 
 
-def _usual(family: Family) -> _Meaning:
-    """A failure of ``family`` with its usual fixes, as the words reader gives them: the
-    message's own are unknown."""
-    first, *more = (AdviceKind(kind) for kind in table().advice[family])
+# A plain argument check's class: what it says is in its message's words alone.
+_ARGUMENT_CLASSES = re.compile(r"(?:^|\.)(?:ValueError|TypeError)$")
+
+
+def _pointed_family(stack: list[StackFrame], message: str) -> Family | None:
+    """The family of a plain ``ValueError`` or ``TypeError`` raised in JAX's stack's own code
+    (an API checking the program's arguments) in a module :mod:`..raised_in` has no row for,
+    read from the fix its message points to (:func:`~..message_fixes.pointed_fixes`): shapes
+    that do not match are a shape error, arrays on other devices or an axis the mesh lacks a
+    sharding's, a size that depends on values a tracing one, and a key, a type or an
+    unhashable value the call's arguments. ``None`` where the message points to none."""
+    cls = message.split(":", 1)[0].strip()
+    if not stack or not _RE.jax_stack.search(stack[0].file):
+        return None
+    if not _ARGUMENT_CLASSES.search(cls):
+        return None
+    return next(
+        (_FAMILY_OF_FIX[kind] for kind in pointed_fixes(message) if kind in _FAMILY_OF_FIX), None
+    )
+
+
+#: The family each fix a message points to says (an argument check's, see
+#: :func:`_pointed_family`); "install" says none of its own.
+_FAMILY_OF_FIX: dict[AdviceKind, Family] = {
+    AdviceKind.FIX_SHAPES: Family.JAX_SHAPE,
+    AdviceKind.MESH_AXIS: Family.SHARDING,
+    AdviceKind.SAME_DEVICES: Family.SHARDING,
+    AdviceKind.FIXED_SIZE: Family.JAX_TRACING,
+    AdviceKind.PRNG_KEY: Family.JAX_CALL,
+    AdviceKind.HASHABLE_STATIC: Family.JAX_CALL,
+    AdviceKind.REUSED_DONATION: Family.JAX_CALL,
+    AdviceKind.FIND_NAN: Family.JAX_CALL,
+    AdviceKind.CAST_DTYPE: Family.JAX_CALL,
+}
+
+
+def _usual(family: Family, message: str) -> _Meaning:
+    """A failure of ``family`` with the fixes ``message``'s words point to, then the family's
+    usual ones (:func:`~..message_fixes.structural_fixes`), as the words reader gives them."""
+    usual = (AdviceKind(kind) for kind in table().advice[family])
+    first, *more = structural_fixes(message, usual)
     return _Meaning(
         Kind(family, REASONS[family], own_line),
         Advice(FIX_WORDS[first], first),

@@ -1,0 +1,308 @@
+"""explain-error on a failure read by its structure alone (issue 35): the fix its message's own
+words point to, not its family's usual one; the family a plain argument check's message
+says where no module row does; the JAX call the program made as its op; and such a failure
+read after a host's start-up notes, which are not why the program stopped.
+
+The JAX errors are real: a program of cases run in a child under the installed JAX on the CPU
+(:mod:`raised_errors`), and the made batches' logs (``tests/data/made_errors_*``), of JAX
+0.10.2 on the CPU and on a TPU v5e.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from raised_errors import cases_of, failing_run, marked_line
+
+from hloscope.analysis.explain_error import Family, explain_error
+from hloscope.analysis.explain_error.advice import AdviceKind
+from hloscope.analysis.explain_error.device import platform_in_log
+from hloscope.analysis.explain_error.message_fixes import (
+    names_releases,
+    pointed_fixes,
+    structural_fixes,
+)
+
+DATA = Path(__file__).parent / "data"
+
+
+def kinds(failure) -> list[str]:
+    return [failure.advice_kind, *(kind for kind, _ in failure.more_advice)]
+
+
+# ---- the words of a message, each fix on two wordings ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "fix"),
+    [
+        # Two element types side by side: jax.export's call, a Pallas alias's abstract values.
+        (
+            "ValueError: Dtype mismatch for args[0]: expected float32 and called with bfloat16",
+            "cast_dtype",
+        ),
+        (
+            "ValueError: input_output_aliases contains the mapping '0:0' referring to input[0] "
+            "with abstract value int32[4,8] and to output with a different abstract value "
+            "float32[4,8].",
+            "cast_dtype",
+        ),
+        # A dtype the call does not accept.
+        ("TypeError: randint only accepts integer dtypes, got float32", "cast_dtype"),
+        (
+            "ValueError: dtype argument to `normal` must be a float or complex dtype, got int32",
+            "cast_dtype",
+        ),
+        # Extents that do not match: lengths, a shape, a block_shape, a number of outputs.
+        (
+            "* `in_specs` is a tuple of length 1 but `inputs` is a tuple of length 2, so the "
+            "lengths do not match",
+            "fix_shapes",
+        ),
+        (
+            "ValueError: jnp.pad: pad_width with nd=4 has unsupported shape (2, 2). Valid "
+            "shapes are (4, 2), (1, 2), (2,), (1,), or ().",
+            "fix_shapes",
+        ),
+        (
+            "ValueError: Index map function <lambda> at k.py:14 for args[0] must return 3 "
+            "values to match block_shape=(Squeezed(), Blocked(block_size=128)).",
+            "fix_shapes",
+        ),
+        (
+            "RuntimeError: Mismatched number of outputs from callback. Expected: 1, Actual: 2",
+            "fix_shapes",
+        ),
+        (
+            "ValueError: Requested shape: (2352, 64) is not compatible with the stored shape: "
+            "(784, 64).",
+            "fix_shapes",
+        ),
+        # A typed key where an array is needed, in jax's and in Flax's words.
+        (
+            "TypeError: JAX array with PRNGKey dtype cannot be converted to a NumPy array.",
+            "prng_key",
+        ),
+        ("TypeError: unexpected PRNG key type <class 'int'>", "prng_key"),
+        # An axis the mesh lacks; arrays on different devices.
+        ("NameError: unbound axis name: batch", "mesh_axis"),
+        ("ValueError: axis name 'model' not found in mesh", "mesh_axis"),
+        ("ValueError: Received incompatible devices for jitted computation.", "same_devices"),
+        ("ValueError: arrays committed to different devices: cpu:0 and cpu:1", "same_devices"),
+    ],
+)
+def test_a_message_points_to_its_fix(message, fix):
+    assert pointed_fixes(message)[0] == fix
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "ValueError: The shape of the input is fine",  # a shape, nothing wrong with it
+        "ValueError: frobnicator quux refused 3 widgets",
+        "TypeError: data type 'no_such_dtype' not understood",  # one type, no comparison
+    ],
+)
+def test_a_message_that_points_to_no_fix_points_to_none(message):
+    assert pointed_fixes(message) == []
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "ImportError: jaxlib version 0.4.20 is too old for jax 0.4.30; upgrade jaxlib",
+        "RuntimeError: this libtpu was built for another jax release: jax 0.4.35 requires "
+        "libtpu 0.0.5",
+        "AttributeError: module 'jax' has no attribute 'tree_map'",
+    ],
+)
+def test_only_a_message_that_names_releases_puts_install_first(message):
+    assert names_releases(message)
+    assert structural_fixes(message, [AdviceKind.OTHER, AdviceKind.INSTALL])[0] == "install"
+
+
+def test_the_familys_install_goes_last_where_the_message_names_no_release():
+    usual = [AdviceKind.INSTALL, AdviceKind.OTHER]
+    assert structural_fixes("ValueError: No VJP is available", usual) == ["other", "install"]
+    # What the message points to first, then the family's others; install not at all, as
+    # the message says what to change.
+    dtype = "ValueError: Dtype mismatch for args[0]: expected float32 and called with bfloat16"
+    assert structural_fixes(dtype, usual) == ["cast_dtype", "other"]
+    # A family whose one usual fix is install keeps it: there is nothing to put first.
+    assert structural_fixes("ValueError: quux", [AdviceKind.INSTALL]) == ["install"]
+
+
+# ---- JAX 0.10.2's own refusals, raised in a child ----------------------------------------------
+
+_CASES = """
+import sys, traceback
+import jax, jax.numpy as jnp
+from jax import export
+from jax.experimental import pallas as pl
+
+
+def normal_int():
+    jax.random.normal(jax.random.key(0), (2,), dtype=jnp.int32)  # fails here: normal_int
+
+
+def randint_float():
+    key = jax.random.key(0)
+    jax.random.randint(key, (2,), 0, 4, dtype=jnp.float32)  # fails here: randint_float
+
+
+def pad_rank():
+    jnp.pad(jnp.ones((2, 3, 4, 5)), ((1, 1), (1, 1)))  # fails here: pad_rank
+
+
+def export_dtype():
+    exported = export.export(jax.jit(lambda x: x * 2))(jax.ShapeDtypeStruct((3,), jnp.float32))
+    exported.call(jnp.ones(3, jnp.bfloat16))  # fails here: export_dtype
+
+
+def _add(x_ref, y_ref, o_ref):
+    o_ref[...] = x_ref[...] + y_ref[...]
+
+
+def pallas_specs():
+    x = jnp.ones((8, 128))
+    spec = pl.BlockSpec((8, 128), lambda: (0, 0))
+    out = jax.ShapeDtypeStruct(x.shape, x.dtype)
+    call = pl.pallas_call(_add, out_shape=out, in_specs=[spec], interpret=True)
+    call(x, x)  # fails here: pallas_specs
+"""
+
+
+@pytest.fixture(scope="module")
+def raised(tmp_path_factory):
+    pytest.importorskip("jax")
+    return cases_of(tmp_path_factory.mktemp("message_fixes") / "cases.py", _CASES)
+
+
+@pytest.mark.parametrize(
+    ("case", "family", "op", "fix"),
+    [
+        # Raised in jax.random's and jax.numpy's own checks, modules no row of raised_in
+        # holds: the family the message's fix says, the op the program called.
+        ("normal_int", Family.JAX_CALL, "normal", "cast_dtype"),
+        ("randint_float", Family.JAX_CALL, "randint", "cast_dtype"),
+        ("pad_rank", Family.JAX_SHAPE, "pad", "fix_shapes"),
+        # Raised in modules raised_in holds (the family's usual fix was install): the message's
+        # own fix first.
+        ("export_dtype", Family.JAX_EXPORT, None, "cast_dtype"),
+        ("pallas_specs", Family.PALLAS, None, "fix_shapes"),
+    ],
+)
+def test_jaxs_own_refusals_read_by_their_structure(raised, case, family, op, fix):
+    program, texts = raised
+    failures = explain_error(texts[case]).failures
+    assert failures, texts[case][-600:]
+    failure = failures[0]
+    assert failure.family is family and failure.last_resort
+    assert kinds(failure)[0] == fix and "install" not in kinds(failure)[:2]
+    assert op is None or failure.finding.op == op
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+@pytest.mark.parametrize(
+    ("batch", "name", "family", "op", "fix"),
+    [
+        ("made_errors_blind17", "call_randint_float_offsets", "jax_call", "randint", "cast_dtype"),
+        ("made_errors_blind17", "shape_pad_width_batch_images", "jax_shape", "pad", "fix_shapes"),
+        ("made_errors_blind17", "shape_solve_batch_first_rhs", "jax_shape", "solve", "fix_shapes"),
+        ("made_errors_blind17", "export_call_bfloat16_inputs", "jax_export", None, "cast_dtype"),
+        ("made_errors_blind17", "pallas_in_specs_one_short", "pallas", None, "fix_shapes"),
+        ("made_errors_blind17", "pallas_alias_int_to_float", "pallas", None, "cast_dtype"),
+    ],
+)
+def test_the_made_batches_refusals_read_by_their_structure(batch, name, family, op, fix):
+    failure = explain_error((DATA / batch / f"{name}.log").read_text()).failures[0]
+    assert failure.family == family and kinds(failure)[0] == fix
+    assert op is None or failure.finding.op == op
+
+
+# ---- after a host's start-up notes --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "fix"),
+    [
+        ("b17_pallas_squeezed_dim_missing_index", "fix_shapes"),  # "must return 3 values"
+        ("b17_pallas_index_map_true_division", "replace_op"),  # no fix its words point to
+    ],
+)
+def test_a_tpu_hosts_start_up_note_does_not_hide_the_kernels_refusal(name, fix):
+    # libtpu's note on transparent hugepages prints above every program's output on the v5e;
+    # the Pallas refusal after it, read by the module that raised it, is why the run stopped.
+    text = (DATA / "made_errors_tpu_blind17" / f"{name}.log").read_text()
+    failures = explain_error(text).failures
+    assert "transparent hugepages" in text.lower()
+    assert failures[0].family is Family.PALLAS and kinds(failures[0])[0] == fix
+    assert [f.advice_kind for f in failures[1:]] == ["harmless"]
+
+
+def test_a_donation_warning_does_not_hide_a_refusal_read_by_its_structure(tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text(
+        "import jax, jax.numpy as jnp\n"
+        "step = jax.jit(lambda x: x.sum(), donate_argnums=0)\n"
+        "step(jnp.ones((8, 8)))\n"
+        "jnp.pad(jnp.ones((2, 3, 4)), ((1, 1), (1, 1)))\n"
+    )
+    pytest.importorskip("jax")
+    stderr = failing_run(script)
+    assert "donated buffers were not usable" in stderr
+    failures = explain_error(stderr).failures
+    assert failures[0].family is Family.JAX_SHAPE and failures[0].finding.op == "pad"
+    assert failures[0].finding.source == f"{script}:4"
+    assert failures[-1].finding.warning
+
+
+# ---- the platform a Pallas module in the frames is for ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("frame", "platform"),
+    [
+        # Pallas's TPU kernels and its Mosaic lowering, in two releases' layouts.
+        ("jax/experimental/pallas/ops/tpu/flash_attention.py", "tpu"),
+        ("jax/_src/pallas/mosaic/lowering.py", "tpu"),
+        # Its GPU kernels and Mosaic GPU.
+        ("jax/experimental/pallas/ops/gpu/attention.py", "gpu"),
+        ("jax/_src/pallas/mosaic_gpu/lowering.py", "gpu"),
+    ],
+)
+def test_a_pallas_module_of_one_platform_in_the_frames_is_that_platform(frame, platform):
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/run.py", line 9, in <module>\n'
+        "    out = attention(q, k, v)\n"
+        f'  File "/usr/lib/python3/site-packages/{frame}", line 40, in attention\n'
+        "    raise ValueError(msg)\n"
+        "ValueError: block_q=100 must divide the sequence length 1000\n"
+    )
+    assert str(platform_in_log(text)) == platform
+    assert platform_in_log(text.replace(frame, "jax/_src/pallas/core.py")) is None
+
+
+# ---- a tracing error that failed as it was built ------------------------------------------------
+
+
+def test_a_tracing_error_failing_as_it_is_built_is_still_a_tracing_error(tmp_path):
+    # Keras 3 on JAX (made17): a symbolic tensor converted to bool; jax.errors'
+    # TracerBoolConversionError formats its tracer and the Keras tensor has no _error_repr.
+    keras = (DATA / "made_errors_blind17" / "tracing_keras_layer_norm_if.log").read_text()
+    # The same class built with a value that is no tracer, raised by JAX 0.10.2 itself.
+    script = tmp_path / "prog.py"
+    script.write_text(
+        "import jax\n"
+        "def check(value):\n"
+        "    raise jax.errors.TracerBoolConversionError(value)\n"
+        "check('not a tracer')\n"
+    )
+    pytest.importorskip("jax")
+    own = failing_run(script)
+    assert "_error_repr" in own and "jax/_src/errors.py" in own
+    for text in (keras, own):
+        failure = explain_error(text).failures[0]
+        assert failure.family is Family.JAX_TRACING and failure.last_resort
