@@ -42,6 +42,25 @@ Round 21 read the two batches of 2026-12-07 once scored: 38/40 and 30/40; 21/24 
   eight more built did not raise what they were built for and were dropped (``EXPECT.md``).
   Scored once at b6f9c30: 14/16 recognised (88%) and 11/16 fully right (69%); the session's
   starting code (5a6d8dd) the same.
+
+Both were read once scored, by the structural rules of 1329d61 (a failure read by its
+structure takes the fix its message's words point to; a host's start-up notes no longer hide
+it): 40/42 and 27/42; 16/16 and 12/16.
+
+* ``made_errors_blind18``: 42 cases none of the 237 before them makes (a rollout's done flag
+  in a scan, per-head weights in a batched matmul, an einsum without its batch subscript, a
+  reduce_scatter of an uneven gradient, explicit sharding's gather, median and Gram matrix, a
+  flax dropout without its rng, TF ops with no XLA kernel under jit_compile...), JAX 0.10.2
+  and TF 2.21 on CPU, by a helper who never ran explain-error. Scored once on the aggregate
+  at 1329d61: 35/42 recognised (83%) and 21/42 fully right (50%); the session's starting code
+  (565f2e4) the same.
+* ``made_errors_tpu_blind18``: 22 TPU users' mistakes none of the 52 before them makes (an
+  eval over the whole test set in one call, a remat policy that saves everything, x64 doubling
+  a train step, an LRU cache of masks, a restore beside the live state, Pallas kernels Mosaic
+  refuses for f16 loads, int32 matmuls, a lane-splitting reshape and a DMA into a smaller
+  buffer, host offload's memory kind...), run on the lent v5e by a helper who never ran
+  explain-error. Scored once at 1329d61: 21/22 recognised (95%) and 8/22 fully right (36%); the
+  session's starting code (565f2e4): 18/22 (82%) and 7/22 (32%).
 """
 
 from __future__ import annotations
@@ -104,26 +123,26 @@ BATCHES: dict[str, Batch] = {
         },
         (38, 30),
     ),
-    # Its blind scoring (64ec8b5); spent, not yet read.
+    # Read once scored (2026-12-07, the structural rules of 1329d61 and after).
     "made_errors_blind17": Batch(
         42,
         {
             "device_allocation": (2, 1),
-            "jax_call": (3, 1),
-            "jax_export": (2, 0),
-            "jax_shape": (3, 2),
-            "jax_tracing": (6, 4),
+            "jax_call": (4, 3),
+            "jax_export": (2, 2),
+            "jax_shape": (6, 6),
+            "jax_tracing": (7, 4),
             "missing_lowering": (2, 0),
-            "pallas": (4, 1),
+            "pallas": (4, 3),
             "recompile": (3, 3),
             "sharding": (4, 2),
             "tf2xla": (3, 3),
             "tf_known_issue": (1, 0),
             "xla_status": (2, 0),
         },
-        (35, 17),
+        (40, 27),
     ),
-    # Its blind scoring (b6f9c30); spent, not yet read.
+    # Read once scored, as made_errors_blind17.
     "made_errors_tpu_blind17": Batch(
         16,
         {
@@ -133,11 +152,47 @@ BATCHES: dict[str, Batch] = {
             "jax_tracing": (1, 1),
             "missing_lowering": (1, 1),
             "out_of_memory": (2, 2),
-            "pallas": (4, 2),
+            "pallas": (6, 3),
             "recompile": (1, 1),
             "sharding": (2, 2),
         },
-        (14, 11),
+        (16, 12),
+    ),
+    # Its blind scoring at 1329d61 (35, 21), then read.
+    "made_errors_blind18": Batch(
+        42,
+        {
+            "device_allocation": (2, 2),
+            "distributed": (1, 1),
+            "jax_call": (5, 3),
+            "jax_export": (2, 1),
+            "jax_shape": (6, 4),
+            "jax_tracing": (5, 5),
+            "missing_lowering": (2, 0),
+            "pallas": (1, 0),
+            "recompile": (2, 2),
+            "sharding": (5, 1),
+            "tf2xla": (4, 4),
+            "tf_known_issue": (2, 0),
+            "xla_status": (2, 1),
+        },
+        (39, 24),
+    ),
+    # Its blind scoring at 1329d61 (21, 8), then read.
+    "made_errors_tpu_blind18": Batch(
+        22,
+        {
+            "device_allocation": (2, 2),
+            "jax_export": (2, 1),
+            "jax_tracing": (1, 1),
+            "out_of_memory": (3, 1),
+            "pallas": (6, 0),
+            "recompile": (2, 2),
+            "sharding": (3, 2),
+            "xla_crash": (1, 1),
+            "xla_status": (1, 0),
+        },
+        (21, 10),
     ),
     # After round 21.
     "made_errors_tpu_blind15": Batch(
