@@ -306,3 +306,140 @@ def test_a_tracing_error_failing_as_it_is_built_is_still_a_tracing_error(tmp_pat
     for text in (keras, own):
         failure = explain_error(text).failures[0]
         assert failure.family is Family.JAX_TRACING and failure.last_resort
+
+
+# ---- JAX removed its own frames: the call on the user's line ------------------------------------
+
+_FILTERED = """
+import sys, traceback
+import jax, jax.numpy as jnp
+
+
+def conv_rank():
+    def conv(x, k):
+        return jax.lax.conv_general_dilated(x, k, (1,), "SAME")  # fails here: conv_rank
+
+    jax.jit(conv)(jnp.ones((4, 16)), jnp.ones((3, 1, 4)))
+
+
+def matmul_heads():
+    jnp.ones((4, 10, 8)) @ jnp.ones((3, 8, 16))  # fails here: matmul_heads
+
+
+def einsum_subscripts():
+    jnp.einsum("qd,kd->qk", jnp.ones((2, 3, 4)), jnp.ones((3, 4)))  # fails here: einsum_subscripts
+
+
+def gather_unbound():
+    jax.jit(lambda x: jax.lax.all_gather(x, "batch"))(jnp.ones(3))  # fails here: gather_unbound
+
+
+def own_raise_under_jit():
+    def f(x):
+        raise ValueError(f"shapes do not match: {x.shape}")  # fails here: own_raise_under_jit
+
+    jax.jit(f)(jnp.ones(2))
+"""
+
+
+@pytest.fixture(scope="module")
+def filtered(tmp_path_factory):
+    pytest.importorskip("jax")
+    return cases_of(tmp_path_factory.mktemp("filtered") / "cases.py", _FILTERED)
+
+
+@pytest.mark.parametrize(
+    ("case", "family", "op"),
+    [
+        # The traceback ends at the user's line; the call on it is where JAX raised.
+        ("conv_rank", Family.JAX_SHAPE, "conv_general_dilated"),
+        # Two arrays of other extents quoted ("Incompatible types for matmul arguments"),
+        # entered by the @ operator's methods.
+        ("matmul_heads", Family.JAX_SHAPE, "matmul"),
+        # Raised in opt_einsum, jnp.einsum's own dependency: "the correct number of indices".
+        ("einsum_subscripts", Family.JAX_SHAPE, "einsum"),
+        # A collective's unbound axis: the collective the line calls.
+        ("gather_unbound", Family.SHARDING, "all_gather"),
+    ],
+)
+def test_a_refusal_under_the_users_call_names_that_call(filtered, case, family, op):
+    program, texts = filtered
+    failure = explain_error(texts[case]).failures[0]
+    assert failure.family is family and failure.finding.op == op
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+    assert op == "all_gather" or kinds(failure)[0] == "fix_shapes"
+
+
+def test_the_programs_own_raise_under_jit_is_no_call_of_jaxs(filtered):
+    # JAX filtered the traceback too, but the line is the program's raise: no family.
+    program, texts = filtered
+    text = texts["own_raise_under_jit"]
+    assert "JAX has removed its internal frames" in text
+    assert explain_error(text).failures == []
+
+
+@pytest.mark.parametrize(
+    ("batch", "name", "family", "op"),
+    [
+        (
+            "made_errors_blind18",
+            "shape_conv1d_audio_no_channel",
+            "jax_shape",
+            "conv_general_dilated",
+        ),
+        ("made_errors_blind18", "shape_per_head_weights_batched_matmul", "jax_shape", "matmul"),
+        ("made_errors_blind18", "shape_einsum_missing_batch_subscript", "jax_shape", "einsum"),
+        # A collective's refusal is a sharding's, whatever fix its words point to.
+        ("made_errors_blind18", "sharding_psum_scatter_grads_uneven", "sharding", "psum_scatter"),
+        (
+            "made_errors_tpu_blind18",
+            "b18_shard_map_all_gather_wrong_axis",
+            "sharding",
+            "all_gather",
+        ),
+    ],
+)
+def test_the_made_batches_calls_under_filtered_tracebacks(batch, name, family, op):
+    failure = explain_error((DATA / batch / f"{name}.log").read_text()).failures[0]
+    assert (str(failure.family), failure.finding.op) == (family, op)
+
+
+# ---- after a recogniser's general fix, the one its message points to -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "fix", "general"),
+    [
+        # Mosaic's verifier: "'tpu.enqueue_dma' op DMA source and target shape mismatch".
+        (
+            DATA / "made_errors_tpu_blind18" / "b18_pallas_dma_into_smaller_buffer.log",
+            "fix_shapes",
+            "replace_op",
+        ),
+        # Mosaic's matmul: "lhs must have a shape divisible by (16, 1), but got: (8, ...)".
+        (DATA / "error_logs" / "jax_24486_mosaic_matmul_divisible.log", "fix_shapes", "other"),
+        # A grid's dimension semantics one short of the grid's rank (v5e, made17).
+        (
+            DATA / "made_errors_tpu_blind17" / "b17_pallas_dimension_semantics_one_for_2d_grid.log",
+            "fix_shapes",
+            "replace_op",
+        ),
+        # An array as a dict's key: "unhashable type".
+        (
+            DATA / "error_logs" / "dev17b_scone_3_devicearray_dict_key.log",
+            "hashable_static",
+            "other",
+        ),
+    ],
+)
+def test_the_fix_a_message_points_to_comes_right_after_a_recognisers_general_one(
+    path, fix, general
+):
+    failure = explain_error(path.read_text()).failures[0]
+    # The recogniser's own words first (written for its family), then the message's fix.
+    assert kinds(failure)[:2] == [general, fix]
+
+
+def test_a_compilers_failed_check_stays_a_bug_to_report_whatever_shapes_it_names():
+    text = (DATA / "error_logs" / "fresh4_a_jax_29088_multigpu_hlo_verifier_dot.log").read_text()
+    assert kinds(explain_error(text).failures[0])[0] == "report_bug"

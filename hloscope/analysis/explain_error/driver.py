@@ -11,6 +11,7 @@ from .family_words import words_failure
 from .functions import paragraph_end
 from .literal_gate import narrowed
 from .log import Log, normalise_log, unflatten_tracebacks
+from .pointed_next import offer_pointed
 from .recogniser import Recogniser
 from .record import ErrorExplanation, Failure, UnreadError
 from .registry import RECOGNISERS
@@ -66,6 +67,7 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
             failures.append(read)
     for failure in failures:
         complete(failure, log)
+        offer_pointed(failure, log.text)
     # A warning is no failure, nor is what the advice calls harmless (a backend JAX probed
     # for and did not find, a registration refused): the failures come first, then the
     # warnings that ask for a change (a donation XLA could not use), the harmless ones last

@@ -251,6 +251,15 @@ class Log:
             at = self.line_end(found.end()) + 1
         return frames[::-1]
 
+    def innermost_code(self, pos: int) -> str:
+        """The line of code Python quotes under the last frame of a traceback before ``pos``
+        (its innermost call), stripped; empty where there is none."""
+        frame = self.text.rfind('\n  File "', 0, pos)
+        if frame < 0:
+            return ""
+        start = self.text.find("\n", frame + 1) + 1
+        return self.text[start : self.line_end(start)].strip() if 0 < start < pos else ""
+
     def traceback_before(self, pos: int) -> list[StackFrame]:
         """The frames of the Python traceback the message at ``pos`` ends, innermost first;
         none when the last traceback before it belongs to something else (it ended more

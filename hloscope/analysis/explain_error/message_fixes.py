@@ -36,10 +36,13 @@ __all__ = ["names_releases", "pointed_fixes", "structural_fixes"]
 # An element type as NumPy, JAX or HLO print it (a shape's prefix too: ``f32[8]``,
 # ``float32[4,8]``). "bool" only as a type beside a shape or in a dtype's words, since the word
 # is also prose.
-_DTYPE = re.compile(
-    r"\b(?:b?float(?:8_\w+|16|32|64)|u?int(?:4|8|16|32|64)|complex(?:64|128)|"
-    r"bf16|f(?:16|32|64)|[su](?:8|16|32|64)|c(?:64|128)|pred)(?=\b|\[)"
+_DTYPE_NAME = (
+    r"b?float(?:8_\w+|16|32|64)|u?int(?:4|8|16|32|64)|complex(?:64|128)|"
+    r"bf16|f(?:16|32|64)|[su](?:8|16|32|64)|c(?:64|128)|pred"
 )
+_DTYPE = re.compile(rf"\b(?:{_DTYPE_NAME})(?=\b|\[)")
+# An array's type as JAX prints it: its element type and dimensions.
+_ARRAY_TYPE = re.compile(rf"\b(?P<dtype>{_DTYPE_NAME})\[(?P<dims>[\d,\s]*)\]")
 # Element types compared: the message says they should agree.
 _DTYPE_WORDS = re.compile(
     r"\bdtypes?\b.{0,80}\b(?:mismatch|expected|must|differ|same|got)\b"
@@ -93,8 +96,9 @@ _POINTERS: tuple[tuple[AdviceKind, re.Pattern[str]], ...] = tuple(
             AdviceKind.FIX_SHAPES,
             rf"(?:{_SHAPE_WORD}).{{0,120}}\b(?:do(?:es)? not match|mismatch|(?:in|not )compatible|"
             r"inconsisten|unsupported|must (?:be|have|match|equal)|has to be|divisible|"
-            r"expected|equal)"
-            r"|\b(?:mismatch(?:ed)?|inconsisten\w*|incompatible|unsupported|invalid|to match)\b"
+            r"expected|equal|(?:in)?correct|wrong)"
+            r"|\b(?:mismatch(?:ed)?|inconsisten\w*|incompatible|unsupported|invalid|to match|"
+            r"(?:in)?correct|wrong)\b"
             rf".{{0,40}}(?:{_SHAPE_WORD})",
         ),
     )
@@ -104,6 +108,14 @@ _POINTERS: tuple[tuple[AdviceKind, re.Pattern[str]], ...] = tuple(
 def names_releases(message: str) -> bool:
     """Whether ``message`` names releases: a version, an upgrade, an API removed."""
     return _RELEASES.search(message) is not None
+
+
+def _array_types(message: str) -> set[tuple[str, str]]:
+    """The array types ``message`` quotes (``float32[4,10,8]``, ``f32[3,8]``), each as its
+    element type and dimensions."""
+    return {
+        (m["dtype"].lower(), re.sub(r"\s", "", m["dims"])) for m in _ARRAY_TYPE.finditer(message)
+    }
 
 
 def _types_differ(message: str) -> bool:
@@ -117,6 +129,11 @@ def pointed_fixes(message: str) -> list[AdviceKind]:
     """The fixes ``message``'s own words point to, most specific first (none: an empty
     list)."""
     found = [kind for kind, words in _POINTERS if words.search(message)]
+    arrays = _array_types(message)
+    if len({dims for _, dims in arrays}) >= 2 and AdviceKind.FIX_SHAPES not in found:
+        # Two arrays of other extents side by side (``float32[4,10,8] and float32[3,8,16]``):
+        # the message's mismatch is in them, whatever its words call it ("incompatible types").
+        found.append(AdviceKind.FIX_SHAPES)
     if _types_differ(message):
         # Two types side by side are the mismatch even where shapes are printed too
         # (``int32[4,8]`` against ``float32[4,8]``: the same shape, another type).

@@ -31,6 +31,7 @@ __all__ = [
     "generic_op",
     "mosaic_op",
     "op_called",
+    "op_on_line",
     "op_named",
     "op_of_rule_frames",
     "opcode_in",
@@ -315,6 +316,8 @@ _API_FILE = re.compile(
 # (`deferring_binary_op`, `op`), or a closure (`<lambda>`).
 _PUBLIC = re.compile(r"[a-z][a-z0-9_]*\Z")
 _NOT_OPS = frozenset({"op", "deferring_binary_op", "wrapper", "fn", "fun", "f"})
+# jax.Array's operator methods (``_operator_matmul``, ``_operator_add``): an operator's way in.
+_OPERATOR = re.compile(r"_operator_\w+\Z|_defer_to_unrecognized_arg\Z")
 
 
 # JAX's own files, whatever calls them: its installed package, its sources (`jax/_src/`), and
@@ -331,9 +334,10 @@ def op_called(stack: list[StackFrame], is_users: Callable[[StackFrame], bool]) -
     JAX (``stack`` innermost first): the outermost frame of the innermost run of JAX's own
     frames, where that is a public function of jax.numpy, jax.lax, jax.nn, jax.random,
     jax.scipy or jax.image (``lax_numpy.py ... in tile`` under the user's line, above
-    ``broadcast_to`` and the helper that raised). Where the message names no op, that call
-    is the one to change. None where the user's own frame raised, or the run ends in JAX's
-    dispatch (``pjit.py``, ``api.py``)."""
+    ``broadcast_to`` and the helper that raised), or the first such inside an operator's
+    method (``x @ w``: ``op``, ``_operator_matmul``, then ``matmul``). Where the message names
+    no op, that call is the one to change. None where the user's own frame raised, or the run
+    ends in JAX's dispatch (``pjit.py``, ``api.py``)."""
     last = None
     for i, frame in enumerate(stack):
         if _JAX_OWN.search(frame.file):
@@ -344,7 +348,29 @@ def op_called(stack: list[StackFrame], is_users: Callable[[StackFrame], bool]) -
             return None
     if last is None or last == len(stack) - 1:
         return None
-    callee = stack[last]
-    if _API_FILE.search(callee.file) and _PUBLIC.match(callee.function):
-        return None if callee.function in _NOT_OPS else callee.function
+    # The call's outermost public op of jax.numpy and the others; past an operator's method
+    # (``x @ w`` enters JAX by op and _operator_matmul, then matmul).
+    for callee in stack[last::-1]:
+        if not _API_FILE.search(callee.file):
+            return None
+        if callee.function in _NOT_OPS or _OPERATOR.match(callee.function):
+            continue
+        return callee.function if _PUBLIC.match(callee.function) else None
     return None
+
+
+# A call of JAX's API in a line of code (``jax.lax.conv_general_dilated(``, ``jnp.einsum(``):
+# its function's name.
+_API_CALL = re.compile(
+    r"\b(?:jax\.(?:numpy|lax|nn|random|scipy\.\w+|image)|jnp|lax)\.(?P<fn>[a-z_]\w*)\s*\("
+)
+
+
+def op_on_line(code: str) -> str | None:
+    """The function of JAX's API (jax.numpy, jax.lax, jax.nn, jax.random, jax.scipy,
+    jax.image) that a line of the program's ``code`` calls, the first where it calls several;
+    ``None`` where it calls none or raises (a ``raise`` of the program's own)."""
+    if code.startswith("raise "):
+        return None
+    found = _API_CALL.search(code)
+    return found["fn"] if found else None

@@ -72,7 +72,7 @@ from ..class_words import family_of_class
 from ..family_words import FIX_WORDS, REASONS, message_at, read_family, table
 from ..log import Log
 from ..message_fixes import pointed_fixes, structural_fixes
-from ..named_op import op_called
+from ..named_op import op_called, op_on_line
 from ..raised_in import origin_of
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -159,7 +159,8 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         stack = log.traceback_before(m.start())
         cls = m["lr_cls"].rsplit(".", 1)[-1]
         message = message_at(log.text, log.line_start(m.start()))
-        found = _meaning(cls, m["lr_msg"] or "") or _raised_in(log, stack, message)
+        called = _call_on_line(log, m.start(), stack)
+        found = _meaning(cls, m["lr_msg"] or "") or _raised_in(log, stack, message, called)
         if found is _INSTALL and cls == "AttributeError" and _called_at_run_time(stack):
             found = _GONE_API
         if (
@@ -172,7 +173,7 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             return  # no traceback ends here: prose, or a logger's line, not a raised class
         # The op is the call of JAX's the program made (jnp.pad under the user's line, above
         # the helper that raised), else the class.
-        meaning, op = found, op_called(stack, is_users) or cls
+        meaning, op = found, op_called(stack, is_users) or called or cls
         error_class = None if op == cls else cls
     failure = meaning.kind.failure(
         log,
@@ -209,7 +210,9 @@ def _called_at_run_time(stack: list[StackFrame]) -> bool:
     return stack[0].function not in ("<module>", "")
 
 
-def _raised_in(log: Log, stack: list[StackFrame], message: str) -> _Meaning | None:
+def _raised_in(
+    log: Log, stack: list[StackFrame], message: str, called: str | None
+) -> _Meaning | None:
     """What the module that raised the exception says (:mod:`..raised_in`), or ``None``;
     ``None`` too where the words reader is sure of the message (:mod:`..family_words`, asked
     where no recogniser read a failure): it reads the op the message names, the module only
@@ -219,7 +222,7 @@ def _raised_in(log: Log, stack: list[StackFrame], message: str) -> _Meaning | No
         return None
     if origin is not None:
         return _usual(origin.family, message)
-    family = _pointed_family(stack, message)
+    family = _pointed_family(stack, message, called)
     return None if family is None else _usual(family, message)
 
 
@@ -227,21 +230,44 @@ def _raised_in(log: Log, stack: list[StackFrame], message: str) -> _Meaning | No
 _ARGUMENT_CLASSES = re.compile(r"(?:^|\.)(?:ValueError|TypeError)$")
 
 
-def _pointed_family(stack: list[StackFrame], message: str) -> Family | None:
+def _pointed_family(stack: list[StackFrame], message: str, called: str | None) -> Family | None:
     """The family of a plain ``ValueError`` or ``TypeError`` raised in JAX's stack's own code
     (an API checking the program's arguments) in a module :mod:`..raised_in` has no row for,
     read from the fix its message points to (:func:`~..message_fixes.pointed_fixes`): shapes
     that do not match are a shape error, arrays on other devices or an axis the mesh lacks a
     sharding's, a size that depends on values a tracing one, and a key, a type or an
-    unhashable value the call's arguments. ``None`` where the message points to none."""
+    unhashable value the call's arguments; a collective's (``called``: psum_scatter,
+    all_gather), whatever its fix, a sharding's. ``None`` where the message points to none.
+
+    Raised in JAX's stack: the innermost frame is its, or JAX removed its own frames from the
+    traceback and the user's innermost line ``called`` one of its functions (a ``raise`` of
+    the program's own names none)."""
     cls = message.split(":", 1)[0].strip()
-    if not stack or not _RE.jax_stack.search(stack[0].file):
+    if not stack or not _ARGUMENT_CLASSES.search(cls):
         return None
-    if not _ARGUMENT_CLASSES.search(cls):
+    if not (_RE.jax_stack.search(stack[0].file) or called):
         return None
-    return next(
-        (_FAMILY_OF_FIX[kind] for kind in pointed_fixes(message) if kind in _FAMILY_OF_FIX), None
-    )
+    fixes = [kind for kind in pointed_fixes(message) if kind in _FAMILY_OF_FIX]
+    if not fixes:
+        return None
+    return Family.SHARDING if called in _COLLECTIVES else _FAMILY_OF_FIX[fixes[0]]
+
+
+# jax.lax's collectives, by the names a program calls them: their operands are the shards of
+# a mapped axis, so what they refuse is a sharding's.
+_COLLECTIVES = frozenset(
+    ("psum", "pmean", "pmax", "pmin", "psum_scatter", "all_gather", "all_to_all", "ppermute")
+    + ("pshuffle", "pswapaxes", "axis_index", "pbroadcast", "ragged_all_to_all")
+)
+
+
+def _call_on_line(log: Log, start: int, stack: list[StackFrame]) -> str | None:
+    """The function of JAX's API the innermost line of the traceback before ``start`` calls,
+    where JAX removed its own frames from that traceback (the exception was raised inside that
+    call); else ``None``."""
+    if not stack or not is_users(stack[0]) or not _RE.filtered.search(log.text):
+        return None
+    return op_on_line(log.innermost_code(start))
 
 
 #: The family each fix a message points to says (an argument check's, see

@@ -35,7 +35,7 @@ from ..catalogue import words_of
 from ..device import platform_of
 from ..functions import paragraph_end
 from ..log import Log
-from ..named_op import op_named, op_of_rule_frames
+from ..named_op import op_named, op_of_rule_frames, op_on_line
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 
@@ -244,7 +244,8 @@ def _sized(log: Log, m: re.Match[str]) -> bool:
 def _unbound(log: Log, m: re.Match[str]) -> Failure:
     axis = m["unbound_axis"].rstrip(".")
     named = _RE.collective.search(log.text, m.end(), log.line_end(m.end()))
-    op = named["op"] if named else "collective"
+    # Else the collective the user's line calls (JAX removed its own frames below it).
+    op = named["op"] if named else op_on_line(log.innermost_code(m.start())) or "collective"
     advice = (_TEXT.unbound.format(op=op, axis=axis), AdviceKind.MESH_AXIS)
     return _failure(log, m, op, advice, hints=[f"unbound axis name: {axis}"])
 
