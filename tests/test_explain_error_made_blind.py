@@ -46,7 +46,7 @@ Round 21 read the two batches of 2026-12-07 once scored: 38/40 and 30/40; 21/24 
 Both were read once scored, by the structural rules of 1329d61 (a failure read by its
 structure takes the fix its message's words point to; a host's start-up notes no longer hide
 it, and after): 40/42 and 27/42; 16/16 and 13/16. Read once scored too, the two batches
-below reach 39/42 and 25/42; 21/22 and 10/22.
+below reach 39/42 and 27/42; 21/22 and 11/22.
 
 * ``made_errors_blind18``: 42 cases none of the 237 before them makes (a rollout's done flag
   in a scan, per-head weights in a batched matmul, an einsum without its batch subscript, a
@@ -93,7 +93,7 @@ BATCHES: dict[str, Batch] = {
         {
             "device_allocation": (2, 2),
             "jax_call": (6, 6),
-            "jax_export": (2, 1),
+            "jax_export": (2, 2),
             "jax_shape": (8, 8),
             "jax_tracing": (5, 4),
             "missing_lowering": (2, 1),
@@ -104,7 +104,7 @@ BATCHES: dict[str, Batch] = {
             "tf_known_issue": (1, 0),
             "xla_status": (2, 2),
         },
-        (41, 36),
+        (41, 37),
     ),
     # After round 21, which read it once scored.
     "made_errors_blind15": Batch(
@@ -116,13 +116,13 @@ BATCHES: dict[str, Batch] = {
             "jax_shape": (5, 5),
             "jax_tracing": (5, 4),
             "missing_lowering": (1, 1),
-            "pallas": (3, 1),
+            "pallas": (3, 2),
             "recompile": (3, 3),
             "sharding": (5, 2),
             "tf2xla": (4, 3),
             "xla_status": (2, 1),
         },
-        (38, 30),
+        (38, 31),
     ),
     # Read once scored (2026-12-07, the structural rules of 1329d61 and after).
     "made_errors_blind17": Batch(
@@ -165,19 +165,19 @@ BATCHES: dict[str, Batch] = {
         {
             "device_allocation": (2, 2),
             "distributed": (1, 1),
-            "jax_call": (5, 3),
+            "jax_call": (5, 4),
             "jax_export": (2, 1),
             "jax_shape": (6, 5),
             "jax_tracing": (5, 5),
             "missing_lowering": (2, 0),
-            "pallas": (1, 0),
+            "pallas": (1, 1),
             "recompile": (2, 2),
             "sharding": (5, 1),
             "tf2xla": (4, 4),
             "tf_known_issue": (2, 0),
             "xla_status": (2, 1),
         },
-        (39, 25),
+        (39, 27),
     ),
     # Its blind scoring at 1329d61 (21, 8), then read.
     "made_errors_tpu_blind18": Batch(
@@ -187,13 +187,13 @@ BATCHES: dict[str, Batch] = {
             "jax_export": (2, 1),
             "jax_tracing": (1, 1),
             "out_of_memory": (3, 1),
-            "pallas": (6, 1),
+            "pallas": (6, 2),
             "recompile": (2, 2),
             "sharding": (3, 2),
             "xla_crash": (1, 0),
             "xla_status": (1, 0),
         },
-        (21, 10),
+        (21, 11),
     ),
     # After round 21.
     "made_errors_tpu_blind15": Batch(

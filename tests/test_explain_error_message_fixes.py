@@ -85,6 +85,15 @@ def kinds(failure) -> list[str]:
             "prng_key",
         ),
         ("TypeError: unexpected PRNG key type <class 'int'>", "prng_key"),
+        # A buffer donated and used again, in PJRT's two wordings.
+        (
+            "INVALID_ARGUMENT: Attempt to donate the same buffer twice in Execute()",
+            "reused_donation",
+        ),
+        (
+            "RuntimeError: Invalid buffer passed: buffer has been deleted or donated.",
+            "reused_donation",
+        ),
         # An axis the mesh lacks; arrays on different devices.
         ("NameError: unbound axis name: batch", "mesh_axis"),
         ("ValueError: axis name 'model' not found in mesh", "mesh_axis"),
@@ -129,8 +138,11 @@ def test_the_familys_install_goes_last_where_the_message_names_no_release():
     # the message says what to change.
     dtype = "ValueError: Dtype mismatch for args[0]: expected float32 and called with bfloat16"
     assert structural_fixes(dtype, usual) == ["cast_dtype", "other"]
-    # A family whose one usual fix is install keeps it: there is nothing to put first.
-    assert structural_fixes("ValueError: quux", [AdviceKind.INSTALL]) == ["install"]
+    # Where the message points to nothing, it is read first and installing comes second,
+    # before the family's other usual fixes (a reused donation is no answer to "quux").
+    jax_call = [AdviceKind.INSTALL, AdviceKind.REUSED_DONATION]
+    assert structural_fixes("ValueError: quux", jax_call) == ["other", "install", "reused_donation"]
+    assert structural_fixes("ValueError: quux", [AdviceKind.INSTALL]) == ["other", "install"]
 
 
 # ---- JAX 0.10.2's own refusals, raised in a child ----------------------------------------------
@@ -228,7 +240,7 @@ def test_the_made_batches_refusals_read_by_their_structure(batch, name, family, 
     ("name", "fix"),
     [
         ("b17_pallas_squeezed_dim_missing_index", "fix_shapes"),  # "must return 3 values"
-        ("b17_pallas_index_map_true_division", "replace_op"),  # no fix its words point to
+        ("b17_pallas_index_map_true_division", "other"),  # no fix its words point to
     ],
 )
 def test_a_tpu_hosts_start_up_note_does_not_hide_the_kernels_refusal(name, fix):
@@ -334,6 +346,14 @@ def gather_unbound():
     jax.jit(lambda x: jax.lax.all_gather(x, "batch"))(jnp.ones(3))  # fails here: gather_unbound
 
 
+def fori_missing():
+    jax.lax.fori_loop(0, 10, lambda i, c: c)  # fails here: fori_missing
+
+
+def cond_missing():
+    jax.lax.cond(True, lambda: 1)  # fails here: cond_missing
+
+
 def own_raise_under_jit():
     def f(x):
         raise ValueError(f"shapes do not match: {x.shape}")  # fails here: own_raise_under_jit
@@ -368,6 +388,17 @@ def test_a_refusal_under_the_users_call_names_that_call(filtered, case, family, 
     assert failure.family is family and failure.finding.op == op
     assert failure.finding.source == f"{program}:{marked_line(program, case)}"
     assert op == "all_gather" or kinds(failure)[0] == "fix_shapes"
+
+
+def test_a_call_given_arguments_it_does_not_take_is_the_calls(filtered):
+    # "fori_loop() missing 1 required positional argument", raised in JAX's API under a
+    # filtered traceback: no fix named, but the words of a call's arguments.
+    program, texts = filtered
+    for case, op in (("fori_missing", "fori_loop"), ("cond_missing", "cond")):
+        failure = explain_error(texts[case]).failures[0]
+        assert failure.family is Family.JAX_CALL and failure.finding.op == op
+        assert kinds(failure)[0] == "other"
+        assert failure.finding.source == f"{program}:{marked_line(program, case)}"
 
 
 def test_the_programs_own_raise_under_jit_is_no_call_of_jaxs(filtered):

@@ -75,7 +75,8 @@ _POINTERS: tuple[tuple[AdviceKind, re.Pattern[str]], ...] = tuple(
         (
             AdviceKind.REUSED_DONATION,
             r"\b(?:deleted|donated)\b.{0,60}\b(?:used|access|read|passed)|"
-            r"\b(?:used|access(?:ed)?|read)\b.{0,60}\b(?:deleted|donated)\b",
+            r"\b(?:used|access(?:ed)?|read|passed)\b.{0,60}\b(?:deleted|donated)\b"
+            r"|\bdonat\w*\b.{0,40}\b(?:twice|again|more than once)\b",
         ),
         (AdviceKind.FIND_NAN, r"\bNaNs?\b|\binvalid value \(nan\)"),
         (
@@ -148,11 +149,16 @@ def structural_fixes(message: str, usual: Iterable[AdviceKind]) -> list[AdviceKi
     """The fixes of a failure read by its structure alone: those ``message`` points to, then
     the family's ``usual`` ones. "Install" stays only where the message names releases; else
     it is dropped where the message points to a fix of its own (it says what to change), and
-    put last where it does not."""
+    where it points to none, "see the message" comes first and installing second."""
     pointed = pointed_fixes(message)
     rest = [kind for kind in usual if kind not in pointed]
     if AdviceKind.INSTALL in rest:
         rest.remove(AdviceKind.INSTALL)
         if not pointed:
-            rest.append(AdviceKind.INSTALL)
+            # Nothing to change that the message names: read it first (a family's other
+            # usual fix, a reused donation, is no answer to a message that does not say
+            # it); then releases that go together, the usual fix of such families in the
+            # threads users open; then the family's others.
+            others = [k for k in rest if k is not AdviceKind.OTHER]
+            rest = [AdviceKind.OTHER, AdviceKind.INSTALL, *others]
     return pointed + rest

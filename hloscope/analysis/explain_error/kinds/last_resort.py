@@ -248,9 +248,14 @@ def _pointed_family(stack: list[StackFrame], message: str, called: str | None) -
     if not (_RE.jax_stack.search(stack[0].file) or called):
         return None
     fixes = [kind for kind in pointed_fixes(message) if kind in _FAMILY_OF_FIX]
-    if not fixes:
-        return None
-    return Family.SHARDING if called in _COLLECTIVES else _FAMILY_OF_FIX[fixes[0]]
+    if called in _COLLECTIVES and (fixes or _RE.argument_words.search(message)):
+        return Family.SHARDING
+    if fixes:
+        return _FAMILY_OF_FIX[fixes[0]]
+    # No fix named, but the words of a call given an argument of the wrong kind ("only
+    # accepts None, Sharding or Device ... Received invalid value", "got an unexpected keyword
+    # argument"): the call's arguments.
+    return Family.JAX_CALL if _RE.argument_words.search(message) else None
 
 
 # jax.lax's collectives, by the names a program calls them: their operands are the shards of
