@@ -62,6 +62,24 @@ below reach 39/42 and 27/42; 21/22 and 11/22.
   buffer, host offload's memory kind...), run on the lent v5e by a helper who never ran
   explain-error. Scored once at 1329d61: 21/22 recognised (95%) and 8/22 fully right (36%); the
   session's starting code (565f2e4): 18/22 (82%) and 7/22 (32%).
+* ``made_errors_blind19``: 38 cases none of the 279 before them makes (a diffusion schedule's
+  step count, a shuffle's count in a notebook, an NNX step counter, a max-pool's window rank, a
+  layer norm without keepdims, a library calling the removed jax.tree_map, grad's argnums
+  counted from one, optax's update with its arguments swapped, explicit sharding's scan carry,
+  concat and roll, an export called below its constraint, ragged all-to-all on XLA:CPU...), by
+  a helper who never ran explain-error. Scored once on the aggregate at 335aae9 (after the
+  rules read from made17 and made18): 33/38 recognised (87%) and 25/38 fully right (66%); the
+  session's starting code (565f2e4): 32/38 (84%) and 20/38 (53%).
+* ``made_errors_tpu_blind19``: 17 TPU users' mistakes none of the 74 before them makes
+  (attention scores of a long context, a Hessian of a layer's weights, a KV cache sized for
+  the longest prompt, a model initialised eagerly, Pallas kernels with Triton's atomics, a load
+  from an HBM ref, complex64 and int8 reductions, a lane offset at a hop of three, a spec
+  naming one axis twice, a scalar loss given a batch sharding...), run on the lent v5e by a
+  helper who never ran explain-error; four more did not raise what they were built for
+  (``EXPECT.md``). Scored once at 335aae9: 17/17 recognised and 5/17 fully right (29%); the
+  session's starting code the same. Its advice is the weak field (7/17), and four Pallas cases
+  mark the pallas_call line where explain-error names the kernel's line the MLIR location
+  gives.
 """
 
 from __future__ import annotations
@@ -194,6 +212,41 @@ BATCHES: dict[str, Batch] = {
             "xla_status": (1, 0),
         },
         (21, 11),
+    ),
+    # Its blind scoring at 335aae9 (33, 25; the session's start 32, 20).
+    "made_errors_blind19": Batch(
+        38,
+        {
+            "device_allocation": (3, 1),
+            "jax_call": (3, 3),
+            "jax_export": (1, 1),
+            "jax_shape": (4, 4),
+            "jax_tracing": (5, 4),
+            "missing_lowering": (2, 1),
+            "pallas": (3, 3),
+            "recompile": (2, 2),
+            "sharding": (3, 1),
+            "tf2xla": (4, 4),
+            "tf_known_issue": (1, 0),
+            "xla_status": (2, 1),
+        },
+        (33, 25),
+    ),
+    # Its blind scoring at 335aae9 (17, 5; the session's start the same).
+    "made_errors_tpu_blind19": Batch(
+        17,
+        {
+            "backend_startup": (1, 0),
+            "device_allocation": (1, 0),
+            "jax_call": (1, 1),
+            "jax_tracing": (1, 0),
+            "missing_lowering": (1, 1),
+            "out_of_memory": (3, 1),
+            "pallas": (5, 0),
+            "recompile": (1, 1),
+            "sharding": (3, 1),
+        },
+        (17, 5),
     ),
     # After round 21.
     "made_errors_tpu_blind15": Batch(
