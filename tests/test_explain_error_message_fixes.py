@@ -48,6 +48,9 @@ def kinds(failure) -> list[str]:
             "float32[4,8].",
             "cast_dtype",
         ),
+        # A type an op does not take: Pallas's reductions (made19, on the v5e), XLA:TPU's f64.
+        ("NotImplementedError: Reductions over int8 not implemented.", "cast_dtype"),
+        ("INVALID_ARGUMENT: float64 is not supported on TPU", "cast_dtype"),
         # A dtype the call does not accept.
         ("TypeError: randint only accepts integer dtypes, got float32", "cast_dtype"),
         (

@@ -8,7 +8,8 @@ users open are mostly about upgrades. A message raised by today's JAX at a progr
 says otherwise in words whose meaning is fixed by the mistake, not by any one sentence:
 
 * two different element types side by side ("expected float32 and called with bfloat16",
-  ``int32[4,8]`` against ``float32[4,8]``): cast one to the other;
+  ``int32[4,8]`` against ``float32[4,8]``), or one an op does not take ("Reductions over int8
+  not implemented"): cast one to the other;
 * shapes, lengths, ranks or sizes that do not match, or must divide: fix the shapes;
 * a PRNG key's type: use jax.random's key functions;
 * an unhashable static value, an axis name a mesh lacks, a value used after donation, NaNs,
@@ -106,6 +107,15 @@ _POINTERS: tuple[tuple[AdviceKind, re.Pattern[str]], ...] = tuple(
 )
 
 
+# An element type an op does not take ("Reductions over int8 not implemented", "float64 is
+# not supported on TPU", "unsupported dtype bfloat16"): another type is the fix.
+_TYPE_REFUSED = re.compile(
+    rf"\b(?:{_DTYPE_NAME})\b[^.\n]{{0,30}}\b(?:not (?:implemented|supported)|unsupported)\b"
+    rf"|\b(?:not (?:implemented|supported)|unsupported)\b[^.\n]{{0,20}}\b(?:{_DTYPE_NAME})\b",
+    re.I,
+)
+
+
 def names_releases(message: str) -> bool:
     """Whether ``message`` names releases: a version, an upgrade, an API removed."""
     return _RELEASES.search(message) is not None
@@ -135,7 +145,7 @@ def pointed_fixes(message: str) -> list[AdviceKind]:
         # Two arrays of other extents side by side (``float32[4,10,8] and float32[3,8,16]``):
         # the message's mismatch is in them, whatever its words call it ("incompatible types").
         found.append(AdviceKind.FIX_SHAPES)
-    if _types_differ(message):
+    if _types_differ(message) or _TYPE_REFUSED.search(message):
         # Two types side by side are the mismatch even where shapes are printed too
         # (``int32[4,8]`` against ``float32[4,8]``: the same shape, another type).
         shapes = [i for i, kind in enumerate(found) if kind is AdviceKind.FIX_SHAPES]
