@@ -477,3 +477,26 @@ def test_the_fix_a_message_points_to_comes_right_after_a_recognisers_general_one
 def test_a_compilers_failed_check_stays_a_bug_to_report_whatever_shapes_it_names():
     text = (DATA / "error_logs" / "fresh4_a_jax_29088_multigpu_hlo_verifier_dot.log").read_text()
     assert kinds(explain_error(text).failures[0])[0] == "report_bug"
+
+
+# ---- counts that do not match: an array's extents, or a call's structure -------------------------
+
+
+def test_counts_that_do_not_match_are_a_shape_only_where_they_are_an_arrays(tmp_path):
+    # optax's chain given its state where its updates belong (made19): counts of a call's
+    # arguments, no array's extent.
+    optax_log = (DATA / "made_errors_blind19" / "call_optax_update_args_swapped.log").read_text()
+    assert "number of updates and states has to be the same" in optax_log
+    optax = explain_error(optax_log).failures[0]
+    assert optax.family is Family.JAX_CALL and optax.last_resort
+    # jax.nn's attention given 6 query heads for 4 key heads: counts of an array's heads.
+    script = tmp_path / "prog.py"
+    script.write_text(
+        "import jax, jax.numpy as jnp\n"
+        "q, k = jnp.ones((2, 8, 6, 16)), jnp.ones((2, 8, 4, 16))\n"
+        "jax.nn.dot_product_attention(q, k, k)\n"
+    )
+    pytest.importorskip("jax")
+    heads = explain_error(failing_run(script)).failures[0]
+    assert heads.family is Family.JAX_SHAPE and heads.finding.op == "dot_product_attention"
+    assert kinds(heads)[0] == "fix_shapes" and heads.finding.source == f"{script}:3"

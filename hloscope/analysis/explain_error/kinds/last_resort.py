@@ -250,6 +250,10 @@ def _pointed_family(stack: list[StackFrame], message: str, called: str | None) -
     fixes = [kind for kind in pointed_fixes(message) if kind in _FAMILY_OF_FIX]
     if called in _COLLECTIVES and (fixes or _RE.argument_words.search(message)):
         return Family.SHARDING
+    if fixes and fixes[0] is AdviceKind.FIX_SHAPES and not _RE.array_extent.search(message):
+        # Counts that do not match ("the number of updates and states has to be the same"),
+        # no array's extent: the call's arguments are of another structure.
+        return Family.JAX_CALL
     if fixes:
         return _FAMILY_OF_FIX[fixes[0]]
     # No fix named, but the words of a call given an argument of the wrong kind ("only
