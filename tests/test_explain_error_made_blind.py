@@ -80,6 +80,20 @@ below reach 39/42 and 27/42; 21/22 and 11/22.
   session's starting code the same. Its advice is the weak field (7/17), and four Pallas cases
   mark the pallas_call line where explain-error names the kernel's line the MLIR location
   gives.
+* ``made_errors_blind20``: 38 cases none of the 317 before them makes (a GNN's segment sum of
+  edges against nodes, interpolation tables of two lengths, grouped-query heads, an LSTM cell
+  given the whole sequence, negative sampling without replacement, jax_debug_nans on a fully
+  masked attention, a key wrapped from JSON floats, in_shardings fewer than the arguments, a
+  pivoted QR and a Jacobi SVD lowered where they have no rule, TF ops with no XLA kernel...),
+  by a helper who never ran explain-error. Scored once on the aggregate at 144fc59: 28/38
+  recognised (74%) and 22/38 fully right (58%); the session's starting code (565f2e4): 26/38
+  (68%) and 19/38 (50%).
+* ``made_errors_tpu_blind20``: 18 TPU users' mistakes none of the 91 before them makes (a scan
+  keeping every state, smoothed one-hot targets over HBM, weight-averaging snapshots filling
+  the allocator, Pallas kernels with an index map of one argument for a 2-D grid, lgamma and
+  top_k inside a kernel, an export for CUDA called on the TPU, a callback under vmap...), run on
+  the lent v5e by a helper who never ran explain-error. Scored once at 144fc59: 16/18 (89%)
+  and 12/18 (67%); the session's starting code: 14/18 (78%) and 11/18 (61%).
 """
 
 from __future__ import annotations
@@ -247,6 +261,39 @@ BATCHES: dict[str, Batch] = {
             "sharding": (3, 1),
         },
         (17, 5),
+    ),
+    # Its blind scoring at 144fc59 (28, 22; the session's start 26, 19).
+    "made_errors_blind20": Batch(
+        38,
+        {
+            "device_allocation": (2, 2),
+            "jax_call": (5, 4),
+            "jax_export": (1, 1),
+            "jax_shape": (4, 4),
+            "jax_tracing": (5, 2),
+            "missing_lowering": (1, 0),
+            "pallas": (2, 1),
+            "recompile": (3, 3),
+            "sharding": (2, 2),
+            "tf2xla": (3, 3),
+        },
+        (28, 22),
+    ),
+    # Its blind scoring at 144fc59 (16, 12; the session's start 14, 11).
+    "made_errors_tpu_blind20": Batch(
+        18,
+        {
+            "device_allocation": (1, 1),
+            "jax_call": (3, 3),
+            "jax_export": (2, 2),
+            "jax_tracing": (2, 2),
+            "missing_lowering": (1, 1),
+            "out_of_memory": (2, 1),
+            "pallas": (4, 1),
+            "recompile": (1, 1),
+            "sharding": (0, 0),
+        },
+        (16, 12),
     ),
     # After round 21.
     "made_errors_tpu_blind15": Batch(
