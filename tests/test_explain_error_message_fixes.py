@@ -48,6 +48,9 @@ def kinds(failure) -> list[str]:
             "float32[4,8].",
             "cast_dtype",
         ),
+        # Extents that must be equal, in jnp.interp's and lax.sort's words (made20).
+        ("ValueError: xp and fp must be one-dimensional arrays of equal size", "fix_shapes"),
+        ("TypeError: Arguments to sort must have equal shapes, got: (100,) (128,)", "fix_shapes"),
         # A type an op does not take: Pallas's reductions (made19, on the v5e), XLA:TPU's f64.
         ("NotImplementedError: Reductions over int8 not implemented.", "cast_dtype"),
         ("INVALID_ARGUMENT: float64 is not supported on TPU", "cast_dtype"),
@@ -500,3 +503,24 @@ def test_counts_that_do_not_match_are_a_shape_only_where_they_are_an_arrays(tmp_
     heads = explain_error(failing_run(script)).failures[0]
     assert heads.family is Family.JAX_SHAPE and heads.finding.op == "dot_product_attention"
     assert kinds(heads)[0] == "fix_shapes" and heads.finding.source == f"{script}:3"
+
+
+def test_a_builtin_refusing_a_symbolic_dimension_is_the_exports(tmp_path):
+    # float() of a shape-polymorphic export's dimension: Python's own TypeError, naming JAX's
+    # symbolic type ('_DimExpr'); made20's mean pool, and a program of mine.
+    made = (DATA / "made_errors_blind20" / "export_mean_pool_float_of_symbolic.log").read_text()
+    script = tmp_path / "prog.py"
+    script.write_text(
+        "import jax, jax.numpy as jnp\n"
+        "from jax import export\n"
+        "def scale(x):\n"
+        "    return x * float(x.shape[0])\n"
+        "spec = jax.ShapeDtypeStruct(export.symbolic_shape('b'), jnp.float32)\n"
+        "export.export(jax.jit(scale))(spec)\n"
+    )
+    pytest.importorskip("jax")
+    own = failing_run(script)
+    assert "'_DimExpr'" in own
+    for text, line in ((made, "export_mean_pool_float_of_symbolic.py:7"), (own, f"{script}:4")):
+        failure = explain_error(text).failures[0]
+        assert failure.family is Family.JAX_EXPORT and failure.finding.source.endswith(line)

@@ -100,7 +100,8 @@ _POINTERS: tuple[tuple[AdviceKind, re.Pattern[str]], ...] = tuple(
             r"inconsisten|unsupported|must (?:be|have|match|equal)|has to be|divisible|"
             r"expected|equal|(?:in)?correct|wrong)"
             r"|\b(?:mismatch(?:ed)?|inconsisten\w*|incompatible|unsupported|invalid|to match|"
-            r"(?:in)?correct|wrong)\b"
+            r"(?:in)?correct|wrong|(?:must|should) (?:be|have) (?:of )?(?:equal|the same)|"
+            r"of (?:equal|the same))\b"
             rf".{{0,40}}(?:{_SHAPE_WORD})",
         ),
     )

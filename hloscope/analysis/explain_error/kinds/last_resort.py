@@ -245,6 +245,11 @@ def _pointed_family(stack: list[StackFrame], message: str, called: str | None) -
     cls = message.split(":", 1)[0].strip()
     if not stack or not _ARGUMENT_CLASSES.search(cls):
         return None
+    refused = _RE.refused_type.search(message)
+    if refused and _RE.symbolic_type.search(refused["type"]):
+        # A builtin refusing JAX's symbolic dimension (``float()`` of a shape's '_DimExpr'):
+        # a shape-polymorphic export's, wherever it was raised.
+        return Family.JAX_EXPORT
     if not (_RE.jax_stack.search(stack[0].file) or called):
         return None
     fixes = [kind for kind in pointed_fixes(message) if kind in _FAMILY_OF_FIX]
