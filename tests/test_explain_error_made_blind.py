@@ -94,6 +94,14 @@ below reach 39/42 and 27/42; 21/22 and 11/22.
   top_k inside a kernel, an export for CUDA called on the TPU, a callback under vmap...), run on
   the lent v5e by a helper who never ran explain-error. Scored once at 144fc59: 16/18 (89%)
   and 12/18 (67%); the session's starting code: 14/18 (78%) and 11/18 (61%).
+* ``made_errors_blind21``: 35 cases none of the 355 before them makes (a padding mask without
+  its head axis, jnp.convolve of a batch, a complex spectral loss under grad, depthwise groups
+  that do not divide, a typed key plus a step, a jitted generator, GPT-2's vocabulary rows
+  over eight devices, a halo exchange with a duplicate destination, an export for eight
+  devices called on one, Pallas's grid and grid_spec both given, bf16 Cholesky on XLA:CPU...),
+  by a helper who never ran explain-error. Scored once on the aggregate at dfae926 (after
+  made20 was read): 29/35 recognised (83%) and 21/35 fully right (60%); the session's
+  starting code (565f2e4): 29/35 and 18/35 (51%).
 """
 
 from __future__ import annotations
@@ -294,6 +302,25 @@ BATCHES: dict[str, Batch] = {
             "sharding": (0, 0),
         },
         (16, 12),
+    ),
+    # Its blind scoring at dfae926 (29, 21; the session's start 29, 18).
+    "made_errors_blind21": Batch(
+        35,
+        {
+            "device_allocation": (2, 1),
+            "jax_call": (4, 4),
+            "jax_export": (3, 3),
+            "jax_shape": (3, 3),
+            "jax_tracing": (5, 3),
+            "missing_lowering": (1, 0),
+            "pallas": (3, 3),
+            "recompile": (2, 2),
+            "sharding": (3, 1),
+            "tf2xla": (1, 1),
+            "tf_known_issue": (2, 0),
+            "xla_status": (0, 0),
+        },
+        (29, 21),
     ),
     # After round 21.
     "made_errors_tpu_blind15": Batch(
