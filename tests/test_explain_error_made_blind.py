@@ -46,7 +46,7 @@ Round 21 read the two batches of 2026-12-07 once scored: 38/40 and 30/40; 21/24 
 Both were read once scored, by the structural rules of 1329d61 (a failure read by its
 structure takes the fix its message's words point to; a host's start-up notes no longer hide
 it, and after): 40/42 and 27/42; 16/16 and 13/16. Read once scored too, the two batches
-below reach 39/42 and 27/42; 21/22 and 11/22.
+below reach 39/42 and 27/42; 21/22 and 12/22.
 
 * ``made_errors_blind18``: 42 cases none of the 237 before them makes (a rollout's done flag
   in a scan, per-head weights in a batched matmul, an einsum without its batch subscript, a
@@ -101,7 +101,7 @@ below reach 39/42 and 27/42; 21/22 and 11/22.
   devices called on one, Pallas's grid and grid_spec both given, bf16 Cholesky on XLA:CPU...),
   by a helper who never ran explain-error. Scored once on the aggregate at dfae926 (after
   made20 was read): 29/35 recognised (83%) and 21/35 fully right (60%); the session's
-  starting code (565f2e4): 29/35 and 18/35 (51%).
+  starting code (565f2e4): 29/35 and 18/35 (51%). Read once scored: 33/35 and 25/35.
 """
 
 from __future__ import annotations
@@ -224,7 +224,7 @@ BATCHES: dict[str, Batch] = {
         22,
         {
             "device_allocation": (2, 2),
-            "jax_export": (2, 1),
+            "jax_export": (2, 2),
             "jax_tracing": (1, 1),
             "out_of_memory": (3, 1),
             "pallas": (6, 2),
@@ -233,7 +233,7 @@ BATCHES: dict[str, Batch] = {
             "xla_crash": (1, 0),
             "xla_status": (1, 0),
         },
-        (21, 11),
+        (21, 12),
     ),
     # Its blind scoring at 335aae9 (33, 25; the session's start 32, 20).
     "made_errors_blind19": Batch(
@@ -308,19 +308,19 @@ BATCHES: dict[str, Batch] = {
         35,
         {
             "device_allocation": (2, 1),
-            "jax_call": (4, 4),
+            "jax_call": (5, 5),
             "jax_export": (3, 3),
-            "jax_shape": (3, 3),
+            "jax_shape": (5, 5),
             "jax_tracing": (5, 3),
             "missing_lowering": (1, 0),
             "pallas": (3, 3),
             "recompile": (2, 2),
-            "sharding": (3, 1),
+            "sharding": (4, 2),
             "tf2xla": (1, 1),
             "tf_known_issue": (2, 0),
             "xla_status": (0, 0),
         },
-        (29, 21),
+        (33, 25),
     ),
     # After round 21.
     "made_errors_tpu_blind15": Batch(

@@ -51,6 +51,9 @@ def kinds(failure) -> list[str]:
         # Extents that must be equal, in jnp.interp's and lax.sort's words (made20).
         ("ValueError: xp and fp must be one-dimensional arrays of equal size", "fix_shapes"),
         ("TypeError: Arguments to sort must have equal shapes, got: (100,) (128,)", "fix_shapes"),
+        # An array of a rank the op does not take; a shape it says should be another (made21).
+        ("ValueError: convolve() only support 1-dimensional inputs.", "fix_shapes"),
+        ("ValueError: value shape should be [2, 64, 4, 64]: but got (2, 64, 4, 32)", "fix_shapes"),
         # A type an op does not take: Pallas's reductions (made19, on the v5e), XLA:TPU's f64.
         ("NotImplementedError: Reductions over int8 not implemented.", "cast_dtype"),
         ("INVALID_ARGUMENT: float64 is not supported on TPU", "cast_dtype"),
@@ -149,6 +152,9 @@ def test_the_familys_install_goes_last_where_the_message_names_no_release():
     jax_call = [AdviceKind.INSTALL, AdviceKind.REUSED_DONATION]
     assert structural_fixes("ValueError: quux", jax_call) == ["other", "install", "reused_donation"]
     assert structural_fixes("ValueError: quux", [AdviceKind.INSTALL]) == ["other", "install"]
+    # A family without install: still the message first, then the family's usual fix.
+    sharding = [AdviceKind.SAME_DEVICES, AdviceKind.OTHER]
+    assert structural_fixes("ValueError: quux", sharding) == ["other", "same_devices"]
 
 
 # ---- JAX 0.10.2's own refusals, raised in a child ----------------------------------------------
@@ -360,6 +366,17 @@ def cond_missing():
     jax.lax.cond(True, lambda: 1)  # fails here: cond_missing
 
 
+def correlate_rank():
+    jnp.correlate(jnp.ones((2, 3)), jnp.ones(3))  # fails here: correlate_rank
+
+
+def jit_generator():
+    def gen(x):
+        yield x
+
+    jax.jit(gen)(1.0)  # fails here: jit_generator
+
+
 def own_raise_under_jit():
     def f(x):
         raise ValueError(f"shapes do not match: {x.shape}")  # fails here: own_raise_under_jit
@@ -386,6 +403,8 @@ def filtered(tmp_path_factory):
         ("einsum_subscripts", Family.JAX_SHAPE, "einsum"),
         # A collective's unbound axis: the collective the line calls.
         ("gather_unbound", Family.SHARDING, "all_gather"),
+        # An array of a rank the op does not take ("only support 1-dimensional inputs").
+        ("correlate_rank", Family.JAX_SHAPE, "correlate"),
     ],
 )
 def test_a_refusal_under_the_users_call_names_that_call(filtered, case, family, op):
@@ -400,7 +419,13 @@ def test_a_call_given_arguments_it_does_not_take_is_the_calls(filtered):
     # "fori_loop() missing 1 required positional argument", raised in JAX's API under a
     # filtered traceback: no fix named, but the words of a call's arguments.
     program, texts = filtered
-    for case, op in (("fori_missing", "fori_loop"), ("cond_missing", "cond")):
+    # (A transformation the line calls is no op: a generator given to jit names none.)
+    cases = (
+        ("fori_missing", "fori_loop"),
+        ("cond_missing", "cond"),
+        ("jit_generator", "TypeError"),
+    )
+    for case, op in cases:
         failure = explain_error(texts[case]).failures[0]
         assert failure.family is Family.JAX_CALL and failure.finding.op == op
         assert kinds(failure)[0] == "other"
@@ -434,6 +459,17 @@ def test_the_programs_own_raise_under_jit_is_no_call_of_jaxs(filtered):
             "sharding",
             "all_gather",
         ),
+        # A collective's refusal in words of no fix ("sources and destinations must be unique").
+        (
+            "made_errors_blind21",
+            "sharding_halo_exchange_duplicate_destination",
+            "sharding",
+            "ppermute",
+        ),
+        ("made_errors_blind21", "shape_convolve_batch_of_signals", "jax_shape", "convolve"),
+        # A transformation as a decorator given a generator ("Expected a function, got a
+        # generator function").
+        ("made_errors_blind21", "call_jit_generator_augmentations", "jax_call", "TypeError"),
     ],
 )
 def test_the_made_batches_calls_under_filtered_tracebacks(batch, name, family, op):

@@ -64,7 +64,10 @@ _RELEASES = re.compile(
 
 # An array's extent in words: its shape (``block_shape`` too), length, rank, dimensions, sizes,
 # or the number of something.
-_SHAPE_WORD = r"\b(?:\w+_)?(?:shapes?|lengths?|ranks?|ndims?|dimensions?|sizes?)\b|\bnumber of \w+"
+_SHAPE_WORD = (
+    r"\b(?:\w+_)?(?:shapes?|lengths?|ranks?|ndims?|dimensions?|sizes?)\b|\bnumber of \w+"
+    r"|\b(?:\d+|one|two|three)-?(?:D|dimensional)\b"
+)
 
 # Each fix and the words that point to it, most specific first: the first fixes a message
 # points to are offered first.
@@ -97,10 +100,12 @@ _POINTERS: tuple[tuple[AdviceKind, re.Pattern[str]], ...] = tuple(
         (
             AdviceKind.FIX_SHAPES,
             rf"(?:{_SHAPE_WORD}).{{0,120}}\b(?:do(?:es)? not match|mismatch|(?:in|not )compatible|"
-            r"inconsisten|unsupported|must (?:be|have|match|equal)|has to be|divisible|"
+            r"inconsisten|unsupported|(?:must|should) (?:be|have|match|equal)|has to be|"
+            r"divisible|"
             r"expected|equal|(?:in)?correct|wrong)"
             r"|\b(?:mismatch(?:ed)?|inconsisten\w*|incompatible|unsupported|invalid|to match|"
             r"(?:in)?correct|wrong|(?:must|should) (?:be|have) (?:of )?(?:equal|the same)|"
+            r"only (?:supports?|accepts?|takes?)|"
             r"of (?:equal|the same))\b"
             rf".{{0,40}}(?:{_SHAPE_WORD})",
         ),
@@ -163,13 +168,12 @@ def structural_fixes(message: str, usual: Iterable[AdviceKind]) -> list[AdviceKi
     where it points to none, "see the message" comes first and installing second."""
     pointed = pointed_fixes(message)
     rest = [kind for kind in usual if kind not in pointed]
-    if AdviceKind.INSTALL in rest:
-        rest.remove(AdviceKind.INSTALL)
-        if not pointed:
-            # Nothing to change that the message names: read it first (a family's other
-            # usual fix, a reused donation, is no answer to a message that does not say
-            # it); then releases that go together, the usual fix of such families in the
-            # threads users open; then the family's others.
-            others = [k for k in rest if k is not AdviceKind.OTHER]
-            rest = [AdviceKind.OTHER, AdviceKind.INSTALL, *others]
-    return pointed + rest
+    if pointed:
+        return pointed + [kind for kind in rest if kind is not AdviceKind.INSTALL]
+    # Nothing to change that the message names: read it first (a family's other usual fix,
+    # a reused donation or devices to match, is no answer to a message that does not say
+    # it); then releases that go together, the usual fix in the threads users open; then the
+    # family's others.
+    others = [kind for kind in rest if kind not in (AdviceKind.OTHER, AdviceKind.INSTALL)]
+    installing = [AdviceKind.INSTALL] if AdviceKind.INSTALL in rest else []
+    return [AdviceKind.OTHER, *installing, *others]

@@ -72,7 +72,7 @@ from ..class_words import family_of_class
 from ..family_words import FIX_WORDS, REASONS, message_at, read_family, table
 from ..log import Log
 from ..message_fixes import pointed_fixes, structural_fixes
-from ..named_op import op_called, op_on_line
+from ..named_op import TRANSFORMS, op_called, op_on_line
 from ..raised_in import origin_of
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -173,7 +173,10 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             return  # no traceback ends here: prose, or a logger's line, not a raised class
         # The op is the call of JAX's the program made (jnp.pad under the user's line, above
         # the helper that raised), else the class.
-        meaning, op = found, op_called(stack, is_users) or called or cls
+        # (Not a transformation the line calls: the op failed inside it, and the message may
+        # name that op, which completing the failure reads.)
+        on_line = None if called in TRANSFORMS else called
+        meaning, op = found, op_called(stack, is_users) or on_line or cls
         error_class = None if op == cls else cls
     failure = meaning.kind.failure(
         log,
@@ -252,9 +255,10 @@ def _pointed_family(stack: list[StackFrame], message: str, called: str | None) -
         return Family.JAX_EXPORT
     if not (_RE.jax_stack.search(stack[0].file) or called):
         return None
-    fixes = [kind for kind in pointed_fixes(message) if kind in _FAMILY_OF_FIX]
-    if called in _COLLECTIVES and (fixes or _RE.argument_words.search(message)):
+    if called in _COLLECTIVES:
+        # A collective's operands are a mapped axis's shards: what it refuses is a sharding's.
         return Family.SHARDING
+    fixes = [kind for kind in pointed_fixes(message) if kind in _FAMILY_OF_FIX]
     if fixes and fixes[0] is AdviceKind.FIX_SHAPES and not _RE.array_extent.search(message):
         # Counts that do not match ("the number of updates and states has to be the same"),
         # no array's extent: the call's arguments are of another structure.
