@@ -560,3 +560,25 @@ def test_a_builtin_refusing_a_symbolic_dimension_is_the_exports(tmp_path):
     for text, line in ((made, "export_mean_pool_float_of_symbolic.py:7"), (own, f"{script}:4")):
         failure = explain_error(text).failures[0]
         assert failure.family is Family.JAX_EXPORT and failure.finding.source.endswith(line)
+
+
+def test_jaxs_notice_counts_only_beside_the_exception_it_filtered():
+    # The user's innermost line calls jnp.pad and JAX's notice follows the exception: JAX
+    # raised inside that call. The same notice 20 KB away, after another traceback, says
+    # nothing of this one.
+    notice = (
+        "--------------------\nFor simplicity, JAX has removed its internal frames from the "
+        "traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include "
+        "these.\n"
+    )
+    traceback = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/prep.py", line 7, in <module>\n'
+        "    padded = jnp.pad(images, ((1, 1), (1, 1)))\n"
+        "ValueError: jnp.pad: pad_width with nd=4 has unsupported shape (2, 2). Valid shapes "
+        "are (4, 2), (1, 2), (2,), (1,), or ().\n"
+    )
+    beside = explain_error(traceback + notice).failures
+    assert beside and beside[0].family is Family.JAX_SHAPE and beside[0].finding.op == "pad"
+    far = notice + "I0000 step 1 loss 0.5\n" * 1000 + traceback
+    assert explain_error(far).failures == []

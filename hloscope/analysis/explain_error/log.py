@@ -252,13 +252,15 @@ class Log:
         return frames[::-1]
 
     def innermost_code(self, pos: int) -> str:
-        """The line of code Python quotes under the last frame of a traceback before ``pos``
-        (its innermost call), stripped; empty where there is none."""
-        frame = self.text.rfind('\n  File "', 0, pos)
-        if frame < 0:
+        """The line of code Python quotes under the last frame of the traceback before
+        ``pos`` (its innermost call, as :meth:`traceback_before` reads it first), stripped;
+        empty where there is none."""
+        frames = list(PY_FRAME.finditer(self.text, max(0, pos - WINDOW), pos))
+        if not frames:
             return ""
-        start = self.text.find("\n", frame + 1) + 1
-        return self.text[start : self.line_end(start)].strip() if 0 < start < pos else ""
+        last = frames[-1]
+        start = self.line_end(last.end()) + 1
+        return self.text[start : self.line_end(start)].strip() if start < pos else ""
 
     def traceback_before(self, pos: int) -> list[StackFrame]:
         """The frames of the Python traceback the message at ``pos`` ends, innermost first;

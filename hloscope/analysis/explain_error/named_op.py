@@ -362,25 +362,24 @@ def op_called(stack: list[StackFrame], is_users: Callable[[StackFrame], bool]) -
 
 # A call of JAX's API in a line of code (``jax.lax.conv_general_dilated(``, ``jnp.einsum(``):
 # its function's name.
-_API_CALL = re.compile(
-    r"\b(?:jax\.(?:numpy|lax|nn|random|scipy\.\w+|image)|jnp|lax)\.(?P<fn>[a-z_]\w*)\s*\("
-    # jax's transformations, called or as a decorator (``@jax.jit``).
-    r"|(?:^@|\b)jax\.(?P<transform>jit|vmap|pmap|grad|value_and_grad|jacfwd|jacrev|hessian"
-    r"|checkpoint|remat|eval_shape|device_put|custom_vjp|custom_jvp)\b"
-)
 #: jax's transformations, as :func:`op_on_line` names them: a call of one says the program
 #: called into JAX, but not which op failed inside it (the message may name that).
 TRANSFORMS = frozenset(
     ("jit", "vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian")
     + ("checkpoint", "remat", "eval_shape", "device_put", "custom_vjp", "custom_jvp")
 )
+_API_CALL = re.compile(
+    r"\b(?:jax\.(?:numpy|lax|nn|random|scipy\.\w+|image)|jnp|lax)\.(?P<fn>[a-z_]\w*)\s*\("
+    # jax's transformations, called or as a decorator (``@jax.jit``).
+    rf"|(?:^@|\b)jax\.(?P<transform>{'|'.join(sorted(TRANSFORMS))})\b"
+)
 
 
 def op_on_line(code: str) -> str | None:
     """The function of JAX's API (jax.numpy, jax.lax, jax.nn, jax.random, jax.scipy,
     jax.image, or a transformation, decorating too) that a line of the program's ``code``
-    calls, the first where it calls several;
-    ``None`` where it calls none or raises (a ``raise`` of the program's own)."""
+    calls, the first where it calls several; ``None`` where it calls none or raises (a
+    ``raise`` of the program's own)."""
     if code.startswith("raise "):
         return None
     # An op the line calls before the transformation that wraps it (``jax.jit(lambda x:

@@ -20,8 +20,8 @@ __all__ = ["offer_pointed"]
 
 
 # A recogniser's fixes that say only what kind of failure it is, not what to change in it: a
-# fix its message's words point to goes before them. Not "report the bug": a compiler's own
-# check that failed is its bug, whatever shapes its words name.
+# fix its message's words point to comes right after them. Not "report the bug": a
+# compiler's own check that failed is its bug, whatever shapes its words name.
 _GENERAL_FIXES = frozenset({AdviceKind.REPLACE_OP, AdviceKind.OTHER})
 
 
@@ -31,6 +31,8 @@ def offer_pointed(failure: Failure, text: str) -> None:
     the message)."""
     if failure.finding.warning or failure.advice_kind not in _GENERAL_FIXES:
         return
+    if failure.last_resort:
+        return  # its fixes were read from the message already (structural_fixes)
     pointed = [
         kind for kind in pointed_fixes(_message(failure, text)) if kind is not AdviceKind.INSTALL
     ]

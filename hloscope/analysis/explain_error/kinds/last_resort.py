@@ -283,9 +283,16 @@ def _call_on_line(log: Log, start: int, stack: list[StackFrame]) -> str | None:
     """The function of JAX's API the innermost line of the traceback before ``start`` calls,
     where JAX removed its own frames from that traceback (the exception was raised inside that
     call); else ``None``."""
-    if not stack or not is_users(stack[0]) or not _RE.filtered.search(log.text):
+    if not stack or not is_users(stack[0]):
         return None
-    return op_on_line(log.innermost_code(start))
+    # JAX prints its notice beside the exception it filtered (after it today, before its
+    # traceback in jax 0.2), not elsewhere in a long log.
+    near = log.text[max(0, start - _NOTICE_REACH) : start + _NOTICE_REACH]
+    return op_on_line(log.innermost_code(start)) if _RE.filtered.search(near) else None
+
+
+# How far from the exception JAX's notice of the frames it removed may stand.
+_NOTICE_REACH = 16 * 1024
 
 
 #: The family each fix a message points to says (an argument check's, see
