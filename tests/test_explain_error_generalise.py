@@ -659,11 +659,17 @@ def test_a_kernel_mosaic_cannot_lower_names_the_op_and_the_kernels_line(lowered,
     assert (failure.family, failure.platform) == (Family.PALLAS, Platform.TPU)
     assert failure.finding.op == ("scan" if case == "scan_out" else "sort")
     assert failure.advice_kind == "replace_op"
-    if case == "scan_out":  # JAX's first traceback shows the kernel's line
-        assert failure.finding.source == f"{program}:{marked_line(program, case)}"
-    else:  # it shows only jnp.sort's own frame: the program's innermost line is the call
-        assert failure.finding.source is not None
-        assert failure.finding.source.startswith(f"{program}:")
+    # JAX re-raised the kernel's error at the program's call: the line the last traceback
+    # ends at is the user's (the line that lowers the pallas_call).
+    lowering = 1 + _KERNELS.split("\n").index(
+        '    jax.jit(call).trace(x).lower(lowering_platforms=("tpu",))'
+    )
+    assert failure.finding.source == f"{program}:{lowering}"
+    if case == "scan_out":  # JAX's first traceback shows the kernel's line: said beside it
+        kernel_line = f"in the kernel's body at {program}:{marked_line(program, case)}"
+        assert kernel_line in failure.hints
+    else:  # it shows only jnp.sort's own frame: no kernel line to say
+        assert not any("kernel's body" in hint for hint in failure.hints)
 
 
 def test_a_lowering_exception_in_a_users_paste():

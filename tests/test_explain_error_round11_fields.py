@@ -34,9 +34,23 @@ def test_xlas_host_platform_is_the_cpu():
     # A GPU run that names the host as its reference is the GPU's.
     both = "Running HLO module with runner CUDA...\nRunning HLO module with reference runner Host\n"
     assert platform_in_log(both) == Platform.GPU
-    # TensorFlow's line for every platform XLA initialised says nothing of where the program
-    # ran (the dev corpus's tf_38561: a retrace, no platform).
-    assert platform_in_log((CORPUS / "tf_38561_retrace_old.log").read_text()) is None
+    # TensorFlow's XLA service started for the Host platform alone is the CPU (the dev
+    # corpus's tf_38561, TF 2.1; TF 2.21's own lines in the made logs); on a GPU machine it
+    # starts for CUDA too, and the GPU's signs decide.
+    assert platform_in_log((CORPUS / "tf_38561_retrace_old.log").read_text()) == Platform.CPU
+    tf_221 = (
+        "I0000 service.cc:153] XLA service 0x55b6 initialized for platform Host (this does not "
+        "guarantee that XLA will be used). Devices:\n"
+        "I0000 service.cc:161]   StreamExecutor [0]: Host, Default Version\n"
+    )
+    assert platform_in_log(tf_221) == Platform.CPU
+    cuda = (
+        "I0000 service.cc:153] XLA service 0x55c1 initialized for platform CUDA (this does not "
+        "guarantee that XLA will be used). Devices:\n"
+        "I0000 service.cc:161]   StreamExecutor device (0): NVIDIA A100-SXM4-40GB, Compute "
+        "Capability 8.0\n"
+    )
+    assert platform_in_log(tf_221 + cuda) == Platform.GPU
 
 
 def test_xlas_cpu_backend_sources_are_the_cpu():

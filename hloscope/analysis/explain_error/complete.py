@@ -35,7 +35,7 @@ from .functions import paragraph_end
 from .log import Log
 from .mlir_location import diagnostic_op, source_in_locations
 from .named_op import current_operation, generic_op, mosaic_op, op_called, op_named
-from .record import Failure
+from .record import Failure, Family
 from .severity import is_warning_at
 from .user_line import (
     callback_stack,
@@ -315,9 +315,14 @@ def complete(failure: Failure, log: Log) -> None:
     # diagnostic's) is where the op was made: the traceback's user frame only called the
     # compiler.
     end = min(paragraph_end(log, failure.offset), failure.offset + _PARAGRAPH)
-    failure.finding.source = (
-        source_in_locations(log.text[failure.offset : end]) or failure.finding.source
-    )
+    located = source_in_locations(log.text[failure.offset : end])
+    if failure.family is Family.PALLAS and failure.finding.source and log.in_chain(failure.offset):
+        # A kernel's location is inside its body; where JAX re-raised the error at the
+        # program's pallas_call, that call is the user's line (the recogniser said the body's
+        # line beside it). Older JAX raised it once, at the compiled call: its location is
+        # the nearer line there.
+        located = None
+    failure.finding.source = located or failure.finding.source
     # A callback's line that raised, where the message quotes the callback's traceback: the
     # traceback around the message reaches only the call that ran the compiled program.
     quoted = user_source(callback_stack(log, failure.offset))

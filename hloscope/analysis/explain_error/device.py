@@ -166,6 +166,10 @@ _LOG_SIGNS = re.compile(
     # AVX instructions, but these aren't available on your machine"); XLA:CPU's host callback
     # runner passing on what a Python callback raised ("CpuCallback error calling callback").
     rf"|(?P<cpu>\bfalling back to cpu\b|{_ASSIGNED}(?:cpu|host)\b|\brunner Host\b"
+    # TensorFlow's XLA service started for the CPU platform and its one device there ("XLA
+    # service 0x55... initialized for platform Host", "StreamExecutor [0]: Host, Default
+    # Version"); on a GPU machine it starts for CUDA too, and any accelerator's sign wins.
+    r"|\binitialized for platform Host\b|\bStreamExecutor (?:\[\d+\]|device \(\d+\)): Host\b"
     r"|\bCpuCallback error\b"
     # XLA:CPU's compiler timing the program it compiled for the CPU ("Compiling [jit_f] for
     # CPU using JIT time", "Running HLO passes on [jit_f] for CPU"), and the executable it

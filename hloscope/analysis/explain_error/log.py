@@ -137,6 +137,11 @@ _SOURCE_LINES_MAX = 8
 # caused, which ends at that one's message (`NameError: ...`, no spaces before the colon).
 _CAUSED = "The above exception was the direct cause of the following exception:"
 _CAUSE_LOOKAHEAD = 4096
+# The most characters between Python's line of a chain and the traceback it introduces (a
+# blank line; JAX's notice of the frames it removed may stand between them).
+_CHAIN_GAP = 512
+# The most links of a chain of exceptions followed to its last.
+_CHAIN_MAX = 8
 _MESSAGE_LINE = re.compile(r"^[\w.]*(?:Error|Exception|Exit|Interrupt)\b:", re.M)
 # How much of a message is compared to find it again at the end of a later traceback, and the
 # least that counts as the same message.
@@ -270,6 +275,30 @@ class Log:
         frames follow as the outer ones: the cause's own frames may all be a library's."""
         own = self._own_traceback(pos)
         return own + self._caused_frames(pos) if own else own
+
+    def outer_frames(self, pos: int) -> list[StackFrame]:
+        """The frames of the last exception of the chain the message at ``pos`` starts (each
+        exception the cause of the next, as a library re-raises an error at its caller's
+        line), innermost first; none where it caused none."""
+        if not self._caused_frames(pos):
+            return []
+        marker = self.text.find(_CAUSED, pos, pos + _CAUSE_LOOKAHEAD)
+        for _ in range(_CHAIN_MAX):
+            start = marker + len(_CAUSED)
+            further = self.text.find(_CAUSED, start, start + WINDOW)
+            # (the next link only where the one traceback between them is this link's)
+            if further < 0 or self.text.count(TRACEBACK_HEADER, start, further) != 1:
+                break
+            marker = further
+        return self.traceback_caused(marker)
+
+    def in_chain(self, pos: int) -> bool:
+        """Whether the message at ``pos`` is one of a chain of exceptions: it caused the next
+        one, or the one before it caused it (Python's line just above its traceback)."""
+        if self.outer_frames(pos):
+            return True
+        head = self._last_head(pos)
+        return head >= 0 and _CAUSED in self.text[max(0, head - _CHAIN_GAP) : head]
 
     def _caused_frames(self, pos: int) -> list[StackFrame]:
         """The frames of the exception the message at ``pos`` directly caused, innermost

@@ -10,7 +10,8 @@ says otherwise in words whose meaning is fixed by the mistake, not by any one se
 * two different element types side by side ("expected float32 and called with bfloat16",
   ``int32[4,8]`` against ``float32[4,8]``), or one an op does not take ("Reductions over int8
   not implemented"): cast one to the other;
-* shapes, lengths, ranks or sizes that do not match, or must divide: fix the shapes;
+* shapes, lengths, ranks or sizes that do not match, or must divide: fix the shapes (and,
+  where the counts are of no array, the call: "the number of updates and states");
 * a PRNG key's type: use jax.random's key functions;
 * an unhashable static value, an axis name a mesh lacks, a value used after donation, NaNs,
   a size that depends on values, arrays on different devices: each its own fix.
@@ -32,7 +33,13 @@ from collections.abc import Iterable
 
 from .advice import AdviceKind
 
-__all__ = ["names_releases", "pointed_fixes", "structural_fixes"]
+__all__ = [
+    "compares_counts",
+    "names_array_extent",
+    "names_releases",
+    "pointed_fixes",
+    "structural_fixes",
+]
 
 # An element type as NumPy, JAX or HLO print it (a shape's prefix too: ``f32[8]``,
 # ``float32[4,8]``). "bool" only as a type beside a shape or in a dtype's words, since the word
@@ -67,6 +74,25 @@ _RELEASES = re.compile(
 _SHAPE_WORD = (
     r"\b(?:\w+_)?(?:shapes?|lengths?|ranks?|ndims?|dimensions?|sizes?)\b|\bnumber of \w+"
     r"|\b(?:\d+|one|two|three)-?(?:D|dimensional)\b"
+)
+
+# An array's extent in words (its shape, rank, axes; an operand's count of indices; heads,
+# channels, features, elements) or as JAX prints its type (``float32[4,8]``): counts that do
+# not match without one ("the number of updates and states", "a tuple of length equal to the
+# number of positional arguments") are of a call's arguments or a tree's leaves.
+_ARRAY_EXTENT = re.compile(
+    r"\b(?:\w+_)?(?:shapes?|ranks?|ndims?|dimensions?|sizes?|axis|axes|operands?|heads?"
+    r"|channels?|features?|elements?|\d-?D|\w+-dimensional)\b|\b[a-z]+\d*\[[\d, ]*\]",
+    re.I,
+)
+
+# Counts compared: how many of something a call was given against how many it takes ("requires
+# at least 3 positional arguments ... but got only 2", "Expected: 1, Actual: 2", "a tuple of
+# length equal to the number of positional arguments").
+_COUNTS = re.compile(
+    r"\bnumber of \w+|\blength\b|\b(?:at (?:least|most)|exactly|only) \d+\b"
+    r"|\b(?:got|expected|takes|given)\W{0,3}\d+\b|\b\d+ (?:positional |keyword )?arguments?\b",
+    re.I,
 )
 
 # Each fix and the words that point to it, most specific first: the first fixes a message
@@ -142,6 +168,17 @@ def _types_differ(message: str) -> bool:
     return len(kinds) >= 2 or _DTYPE_WORDS.search(message) is not None
 
 
+def names_array_extent(message: str) -> bool:
+    """Whether ``message`` names an array's extent (:data:`_ARRAY_EXTENT`)."""
+    return _ARRAY_EXTENT.search(message) is not None
+
+
+def compares_counts(message: str) -> bool:
+    """Whether ``message`` compares counts of no array (:data:`_COUNTS`, and no array's
+    extent): a call's arguments or a tree's leaves, whose fix is the call."""
+    return _COUNTS.search(message) is not None and not names_array_extent(message)
+
+
 def pointed_fixes(message: str) -> list[AdviceKind]:
     """The fixes ``message``'s own words point to, most specific first (none: an empty
     list)."""
@@ -156,6 +193,9 @@ def pointed_fixes(message: str) -> list[AdviceKind]:
         # (``int32[4,8]`` against ``float32[4,8]``: the same shape, another type).
         shapes = [i for i, kind in enumerate(found) if kind is AdviceKind.FIX_SHAPES]
         found.insert(shapes[0] if shapes else len(found), AdviceKind.CAST_DTYPE)
+    if AdviceKind.FIX_SHAPES in found and not names_array_extent(message):
+        # Counts that do not match, of no array: the call is made as the message says.
+        found.insert(found.index(AdviceKind.FIX_SHAPES) + 1, AdviceKind.OTHER)
     if names_releases(message):
         found.insert(0, AdviceKind.INSTALL)
     return found

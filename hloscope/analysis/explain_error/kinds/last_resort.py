@@ -71,7 +71,7 @@ from ..catalogue import words_of
 from ..class_words import family_of_class
 from ..family_words import FIX_WORDS, REASONS, message_at, read_family, table
 from ..log import Log
-from ..message_fixes import pointed_fixes, structural_fixes
+from ..message_fixes import names_array_extent, pointed_fixes, structural_fixes
 from ..named_op import TRANSFORMS, op_called, op_on_line
 from ..raised_in import origin_of
 from ..recogniser import Recogniser
@@ -259,7 +259,7 @@ def _pointed_family(stack: list[StackFrame], message: str, called: str | None) -
         # A collective's operands are a mapped axis's shards: what it refuses is a sharding's.
         return Family.SHARDING
     fixes = [kind for kind in pointed_fixes(message) if kind in _FAMILY_OF_FIX]
-    if fixes and fixes[0] is AdviceKind.FIX_SHAPES and not _RE.array_extent.search(message):
+    if fixes and fixes[0] is AdviceKind.FIX_SHAPES and not names_array_extent(message):
         # Counts that do not match ("the number of updates and states has to be the same"),
         # no array's extent: the call's arguments are of another structure.
         return Family.JAX_CALL

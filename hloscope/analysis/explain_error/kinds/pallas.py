@@ -53,7 +53,7 @@ from ..mlir_location import (
 from ..named_op import opcode_in
 from ..recogniser import Recogniser
 from ..record import Failure, Family
-from ..user_line import user_source
+from ..user_line import is_users, user_source
 
 _RE, _TEXT = words_of(__name__)
 # The most lines a reason that breaks after a colon is read on.
@@ -230,17 +230,22 @@ def _simple(
 ) -> Failure:
     at = m.start() if stack_at is None else stack_at
     stack = _kernel_frames(log.traceback_before(at))
-    return _KIND.failure(
+    called = _users_line(log, at)
+    kernel = source or user_source(stack)
+    failure = _KIND.failure(
         log,
         m.start(),
         stack=stack,
         op=op,
         reason=reason,
         advice=advice,
-        source=source or user_source(stack),
+        source=called or kernel,
         device=_kernel_platform(log, m),
         platform=platform_of(_kernel_platform(log, m)),
     )
+    if called and kernel and called != kernel:
+        failure.hints.append(_TEXT.kernel_line.format(where=kernel))
+    return failure
 
 
 def _bound_primitive(log: Log, m: re.Match[str]) -> str | None:
@@ -291,6 +296,43 @@ def _kernel_platform(log: Log, m: re.Match[str]) -> str:
     GPU backend of Pallas, else the TPU."""
     start = log.line_start(m.start())
     return "gpu" if _RE.gpu_backend.search(log.text, start, log.line_end(m.start())) else "tpu"
+
+
+def _users_line(log: Log, at: int) -> str | None:
+    """The user's line of the kernel's failure at ``at``: the program's call of the kernel.
+
+    JAX re-raises a kernel's error at the program's line, the last traceback of the chain;
+    where it put the kernel's own frames in that traceback (a Mosaic error's, from its MLIR
+    location) the innermost is the kernel's line, and the user's. Else the trace JAX took
+    before transforming shows the pallas_call inside a jitted function (nearer than the jit
+    call the last traceback ends at), unless what it shows is the kernel's body, a frame of
+    Pallas's own modules called; the last traceback's line is the user's then.
+    """
+    own = _kernel_frames(log.traceback_before(at))
+    last = _kernel_frames(log.outer_frames(at))
+    if last:
+        own = own[: len(own) - len(last)]
+    else:
+        own, last = [], own
+    innermost = _innermost_users(last)
+    if innermost is not None and innermost[1] is not None and _in_pallas(innermost[1]):
+        return f"{innermost[0].file}:{innermost[0].line}"
+    traced = _innermost_users(own)
+    if traced is not None and (traced[1] is None or not _in_pallas(traced[1])):
+        return f"{traced[0].file}:{traced[0].line}"
+    return user_source(last)
+
+
+def _innermost_users(stack: list[StackFrame]) -> tuple[StackFrame, StackFrame | None] | None:
+    """The innermost user frame of ``stack`` (innermost first) and the frame that called it."""
+    for i, frame in enumerate(stack):
+        if is_users(frame):
+            return frame, stack[i + 1] if i + 1 < len(stack) else None
+    return None
+
+
+def _in_pallas(frame: StackFrame) -> bool:
+    return _RE.pallas_module.search(frame.file) is not None
 
 
 def _kernel_frames(stack: list[StackFrame]) -> list[StackFrame]:

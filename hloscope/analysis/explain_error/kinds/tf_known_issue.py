@@ -83,6 +83,10 @@ def _advice(
     if form.group == "tensor_list_size":
         # TF's own fix for it: a size XLA can read (maximum_iterations, a TensorArray's size).
         return op, Advice(advice.text, AdviceKind.FIXED_SIZE), []
+    if advice.kind is AdviceKind.STATIC_ARGS:
+        # A size that cannot be a Python value (drawn at random, read from the data) is
+        # computed at its bound and masked instead.
+        return op, advice, [(str(AdviceKind.FIXED_SIZE), _TEXT.fixed_size.format(op=op))]
     return op, advice, []
 
 

@@ -10,6 +10,7 @@ from ....hlo.opcodes import OPCODES
 from ...unsupported.findings import Platform, Reason
 from ..advice import Advice, AdviceKind, advise
 from ..build import Kind, traced
+from ..callback_results import checked_callback, refused_result
 from ..catalogue import words_of
 from ..device import platform_of
 from ..forms import Form, alternation, form_of
@@ -375,10 +376,10 @@ def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
     elif group.startswith("complex_"):
         _read_complex_input(log, m, facts)
     elif group == "callback_raised":
-        # The callback's API where its frames or JAX's log of it name one ("jax.pure_callback
-        # failed", "in io_callback_impl"), else what the callback raised.
+        # The API named, else the one JAX's check of its results implies, else the class raised.
         api = _RE.callback_api.search(log.text)
-        facts.op = api["cb_api"] if api else m["cb_class"].rsplit(".", 1)[-1]
+        facts.op = api["cb_api"] if api else checked_callback(m["cb_msg"]) or m["cb_class"]
+        facts.op = facts.op.rsplit(".", 1)[-1]
         facts.hints.append(
             _TEXT.callback_error.format(cls=m["cb_class"], msg=clean_message(m["cb_msg"]))
         )
@@ -581,10 +582,10 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         advice = Advice(_TEXT.illegal_address.format(code=facts.op), AdviceKind.REPORT_BUG)
         facts.platform, facts.device = Platform.GPU, "gpu"
         more = [(str(AdviceKind.INSTALL), _TEXT.illegal_address_cuda)]
-    elif form.group == "callback_raised" and (got := _RE.callback_result.search(m["cb_msg"])):
+    elif form.group == "callback_raised" and (got := refused_result(m["cb_msg"])):
         # JAX's own check of what the callback returned against the result it was declared.
-        kind = AdviceKind.FIX_SHAPES if got["cr_what"] == "shape" else AdviceKind.CAST_DTYPE
-        advice = Advice(_TEXT.callback_result_fix.format(what=got["cr_what"]), kind)
+        kind = AdviceKind.FIX_SHAPES if got == "shape" else AdviceKind.CAST_DTYPE
+        advice = Advice(_TEXT.callback_result_fix.format(what=got), kind)
     elif form.group in ("callback_raised", "equinox_check", "checkify_check"):
         advice = Advice(_TEXT.callback_fix, AdviceKind.OTHER)
     elif _unregistered_target(form, m):
