@@ -170,17 +170,23 @@ def test_the_callback_is_the_op_in_the_made_logs(batch, case):
 
 
 @pytest.mark.parametrize("case", ["grad_argnums_past_args", "two_in_shardings_for_three_arguments"])
-def test_counts_a_call_was_given_have_the_call_fixed_next(raised, case):
+def test_counts_a_call_was_given_have_the_call_fixed(raised, case):
+    # grad's argnums past the positional arguments: the call's family, made otherwise; jit's
+    # in_shardings fewer than its arguments: the shapes' words, then the call.
     program, texts = raised
     (failure, *_) = explain_error(texts[case]).failures
-    assert _kinds(failure)[:2] == [AdviceKind.FIX_SHAPES, AdviceKind.OTHER]
+    assert failure.family == Family.JAX_CALL
+    assert AdviceKind.OTHER in _kinds(failure)[:2]
     assert failure.finding.source == f"{program}:{marked_line(program, case)}"
 
 
 def test_counts_of_a_made_call_and_not_of_an_allocation():
     text, truth = _made("made_errors_blind19", "call_saliency_grad_argnums_one_based")
     (failure, *_) = explain_error(text).failures
-    assert truth["advice"] in _kinds(failure)[:2] == [AdviceKind.FIX_SHAPES, AdviceKind.OTHER]
+    assert (failure.family, failure.advice_kind) == (truth["kind"], truth["advice"])
+    text, truth = _made("made_errors_blind20", "sharding_jit_in_shardings_fewer_than_args")
+    (failure, *_) = explain_error(text).failures
+    assert _kinds(failure)[:2] == [AdviceKind.FIX_SHAPES, AdviceKind.OTHER]
     # An allocation's bytes are no count of a call's: the memory's own fixes stay second.
     text, truth = _made("made_errors_blind18", "oom_vmap_pair_features")
     (failure, *_) = explain_error(text).failures

@@ -125,8 +125,10 @@ _KIND_RULES: tuple[tuple[re.Pattern[str], AdviceKind], ...] = tuple(
         (r"^tf:resource_device$", AdviceKind.SAME_DEVICES),
         (r"^NonConcreteBooleanIndexError$", AdviceKind.FIXED_SIZE),
         (
-            # (jnp.repeat's fix is a static total_repeat_length: a size given, as nonzero's.)
-            r"^ConcretizationTypeError:(nonzero|where|argwhere|flatnonzero|unique|repeat)$",
+            # (jnp.repeat's fix is a static total_repeat_length, jnp.bincount's a static
+            # length: a size given, as nonzero's.)
+            r"^ConcretizationTypeError:(nonzero|where|argwhere|flatnonzero|unique|repeat"
+            r"|bincount)$",
             AdviceKind.FIXED_SIZE,
         ),
         (r"^(?:UnexpectedTracerError|TraceContextError)$", AdviceKind.NO_LEAKED_TRACER),

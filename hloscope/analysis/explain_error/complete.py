@@ -351,8 +351,12 @@ def _user_line(failure: Failure, log: Log) -> None:
         failure.stack = stack
     elif failure.finding.source is None:
         # The recogniser's frames (TF's "The op is created at:", cut before the user's)
-        # hold none of the user's: the traceback the message ends may.
+        # hold none of the user's: the traceback the message ends may, or the last one of
+        # the chain it starts (a library's KeyError, re-raised at the user's call).
         failure.finding.source = user_source(message_stack(log, failure.offset))
+        failure.finding.source = failure.finding.source or user_source(
+            log.outer_frames(failure.offset)
+        )
     if failure.finding.source is None:  # a line the message names in words, no traceback
         end = min(paragraph_end(log, failure.offset), failure.offset + _PARAGRAPH)
         message = log.text[failure.offset : end]

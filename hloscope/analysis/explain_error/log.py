@@ -292,6 +292,22 @@ class Log:
             marker = further
         return self.traceback_caused(marker)
 
+    def caused_messages(self, pos: int) -> list[str]:
+        """The message lines of the exceptions the one at ``pos`` caused in turn (each the
+        cause of the next), first to last: a library's own words for the same failure."""
+        said = []
+        marker = self.text.find(_CAUSED, pos, pos + _CAUSE_LOOKAHEAD)
+        for _ in range(_CHAIN_MAX):
+            if marker < 0 or self.text.find(TRACEBACK_HEADER, pos, marker) >= 0:
+                break  # no link, or another traceback began first: not this message's chain
+            found = _MESSAGE_LINE.search(self.text, marker, marker + WINDOW)
+            if found is None:
+                break
+            said.append(self.text[found.start() : self.line_end(found.start())])
+            pos = found.end()
+            marker = self.text.find(_CAUSED, pos, pos + _CAUSE_LOOKAHEAD)
+        return said
+
     def in_chain(self, pos: int) -> bool:
         """Whether the message at ``pos`` is one of a chain of exceptions: it caused the next
         one, or the one before it caused it (Python's line just above its traceback)."""

@@ -51,6 +51,8 @@ _DTYPE_NAME = (
 _DTYPE = re.compile(rf"\b(?:{_DTYPE_NAME})(?=\b|\[)")
 # An array's type as JAX prints it: its element type and dimensions.
 _ARRAY_TYPE = re.compile(rf"\b(?P<dtype>{_DTYPE_NAME})\[(?P<dims>[\d,\s]*)\]")
+# A shape printed as a Python tuple beside its word (``shape=(64,)``, "shapes (3, 4) and").
+_TUPLE_SHAPE = re.compile(r"\bshapes?\W{0,3}(?:=\s*)?\((\d+(?:\s*,\s*\d+)*\s*,?)\)", re.I)
 # Element types compared: the message says they should agree.
 _DTYPE_WORDS = re.compile(
     r"\bdtypes?\b.{0,80}\b(?:mismatch|expected|must|differ|same|got)\b"
@@ -161,6 +163,12 @@ def _array_types(message: str) -> set[tuple[str, str]]:
     }
 
 
+def _tuple_shapes(message: str) -> set[str]:
+    """The shapes ``message`` prints as Python tuples beside the word (``shape=(64,)``,
+    ``x.shape=(16, 64)``, "shape (3, 4)"), spaces aside."""
+    return {re.sub(r"[\s,]+", ",", found.strip(", ")) for found in _TUPLE_SHAPE.findall(message)}
+
+
 def _types_differ(message: str) -> bool:
     """Whether two different element types stand in ``message`` (a dtype mismatch), or its
     words compare dtypes."""
@@ -184,9 +192,13 @@ def pointed_fixes(message: str) -> list[AdviceKind]:
     list)."""
     found = [kind for kind, words in _POINTERS if words.search(message)]
     arrays = _array_types(message)
-    if len({dims for _, dims in arrays}) >= 2 and AdviceKind.FIX_SHAPES not in found:
-        # Two arrays of other extents side by side (``float32[4,10,8] and float32[3,8,16]``):
-        # the message's mismatch is in them, whatever its words call it ("incompatible types").
+    extents = {dims for _, dims in arrays}
+    if (len(extents) >= 2 or len(_tuple_shapes(message)) >= 2) and (
+        AdviceKind.FIX_SHAPES not in found
+    ):
+        # Two arrays of other extents side by side (``float32[4,10,8] and float32[3,8,16]``,
+        # ``shape=(64,)`` and ``x.shape=(16, 64)``): the message's mismatch is in them,
+        # whatever its words call it ("incompatible types", "must satisfy the invariant").
         found.append(AdviceKind.FIX_SHAPES)
     if _types_differ(message) or _TYPE_REFUSED.search(message):
         # Two types side by side are the mismatch even where shapes are printed too
@@ -209,7 +221,9 @@ def structural_fixes(message: str, usual: Iterable[AdviceKind]) -> list[AdviceKi
     pointed = pointed_fixes(message)
     rest = [kind for kind in usual if kind not in pointed]
     if pointed:
-        return pointed + [kind for kind in rest if kind is not AdviceKind.INSTALL]
+        fixes = pointed + [kind for kind in rest if kind is not AdviceKind.INSTALL]
+        # (One fix alone: the message's own words next, where it says more than one fix.)
+        return fixes if len(fixes) > 1 else [*fixes, AdviceKind.OTHER]
     # Nothing to change that the message names: read it first (a family's other usual fix,
     # a reused donation or devices to match, is no answer to a message that does not say
     # it); then releases that go together, the usual fix in the threads users open; then the

@@ -337,8 +337,9 @@ def op_called(stack: list[StackFrame], is_users: Callable[[StackFrame], bool]) -
     jax.scipy or jax.image (``lax_numpy.py ... in tile`` under the user's line, above
     ``broadcast_to`` and the helper that raised), or the first such inside an operator's
     method (``x @ w``: ``op``, ``_operator_matmul``, then ``matmul``). Where the message names
-    no op, that call is the one to change. None where the user's own frame raised, or the run
-    ends in JAX's dispatch (``pjit.py``, ``api.py``)."""
+    no op, that call is the one to change (a traceback that stops at JAX's frames, as a
+    chain's first exception's does, ends the run too). None where the user's own frame
+    raised, or the run ends in JAX's dispatch (``pjit.py``, ``api.py``)."""
     last = None
     for i, frame in enumerate(stack):
         if _JAX_OWN.search(frame.file):
@@ -347,7 +348,7 @@ def op_called(stack: list[StackFrame], is_users: Callable[[StackFrame], bool]) -
             break  # the caller of the run's outermost frame
         elif is_users(frame):
             return None
-    if last is None or last == len(stack) - 1:
+    if last is None:
         return None
     # The call's outermost public op of jax.numpy and the others; past an operator's method
     # (``x @ w`` enters JAX by op and _operator_matmul, then matmul).
@@ -370,6 +371,10 @@ TRANSFORMS = frozenset(
 )
 _API_CALL = re.compile(
     r"\b(?:jax\.(?:numpy|lax|nn|random|scipy\.\w+|image)|jnp|lax)\.(?P<fn>[a-z_]\w*)\s*\("
+    # Pallas (as its users import it: pl, pltpu, plgpu), shard_map and jax.export, whose
+    # calls own a family of their own.
+    r"|\b(?:pl|pltpu|plgpu|pallas|jax\.experimental\.pallas)\.(?P<pallas>[a-z_]\w*)\s*\("
+    r"|\b(?:jax\.)?(?P<shard_map>shard_map)\s*\(|\b(?:jax\.)?export\.(?P<export>export)\s*\("
     # jax's transformations, called or as a decorator (``@jax.jit``).
     rf"|(?:^@|\b)jax\.(?P<transform>{'|'.join(sorted(TRANSFORMS))})\b"
 )
@@ -377,7 +382,8 @@ _API_CALL = re.compile(
 
 def op_on_line(code: str) -> str | None:
     """The function of JAX's API (jax.numpy, jax.lax, jax.nn, jax.random, jax.scipy,
-    jax.image, or a transformation, decorating too) that a line of the program's ``code``
+    jax.image, Pallas, shard_map, jax.export, or a transformation, decorating too) that a
+    line of the program's ``code``
     calls, the first where it calls several; ``None`` where it calls none or raises (a
     ``raise`` of the program's own)."""
     if code.startswith("raise "):
@@ -385,5 +391,6 @@ def op_on_line(code: str) -> str | None:
     # An op the line calls before the transformation that wraps it (``jax.jit(lambda x:
     # jax.lax.all_gather(x, "i"))``: the op raised, not jit).
     found = list(_API_CALL.finditer(code))
-    ops = [m["fn"] for m in found if m["fn"]] or [m["transform"] for m in found]
+    named = [m["fn"] or m["pallas"] or m["shard_map"] or m["export"] for m in found]
+    ops = [op for op in named if op] or [m["transform"] for m in found]
     return ops[0] if ops else None

@@ -165,6 +165,13 @@ ORIGINS: tuple[Origin, ...] = (
         ("jax/_src/lax/",),
         _functions(r"shape_rule|broadcast_shapes|broadcasting_shape"),
     ),
+    # jaxlib's wrappers of the kernels XLA calls (LAPACK on the CPU, cuSOLVER and cuBLAS on
+    # the GPU) refusing an operand's type or shape as the call is built ("Unsupported dtype
+    # float16"): a kernel's limit, as XLA's status says one.
+    Origin(
+        Family.XLA_STATUS,
+        ("jaxlib/lapack.py", "jaxlib/gpu_solver.py", "jaxlib/gpu_linalg.py", "jaxlib/hipsolver"),
+    ),
 )
 
 

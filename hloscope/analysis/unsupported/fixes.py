@@ -288,6 +288,10 @@ TRACING_FIXES: dict[str, str] = {
         "jnp.nonzero(m, size=K, fill_value=-1) (jnp.argwhere and one-argument jnp.where take "
         "size= too), or keep the shape with the three-argument jnp.where(m, x, fill)"
     ),
+    "ConcretizationTypeError:bincount": (
+        "the number of bins depends on the data (the largest value): give it as a static "
+        "size, jnp.bincount(x, length=K) (K the number of classes), values past K dropped"
+    ),
     "ConcretizationTypeError:unique": (
         "the number of unique values depends on the data: jnp.unique(x, size=K, "
         "fill_value=...) returns K values (padded with fill_value)"

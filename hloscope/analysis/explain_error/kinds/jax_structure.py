@@ -85,6 +85,23 @@ def _group(m: re.Match[str]) -> str:
     return next(name for name in _KEYED_BEFORE if m[name] is not None)
 
 
+def _line_of(log: Log, m: re.Match[str]) -> str:
+    return log.text[log.line_start(m.start()) : log.line_end(m.start())]
+
+
+def _calls_owner(log: Log, m: re.Match[str]) -> Kind:
+    """Whose failure the message is: a call's arguments (argnums past those passed, a scan
+    with no length, arguments that must agree) are the call's; an exported function called
+    with other arguments than it was exported with, the export's; else a structure's."""
+    if m["argnums"] or m["scan_none"]:
+        return _CALL
+    if m["identical"] and _RE.arguments_to.search(_line_of(log, m)):
+        return _CALL
+    if m["pytree"] and _RE.exported.search(_line_of(log, m)):
+        return _EXPORT
+    return SHAPE
+
+
 def _opening_word(log: Log, pos: int) -> str:
     found = _RE.first_word.search(log.before_on_line(pos)[-200:])
     return found["op"] if found else ""
@@ -121,6 +138,12 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
             _TEXT.pytree.format(op=op),
             AdviceKind.FIX_SHAPES,
         )
+    if m["identical"] and (api := _RE.arguments_to.search(_line_of(log, m))) is not None:
+        # Arguments of one call that must agree ("lower and upper arguments to fori_loop must
+        # have equal types, got int32 and float32"): how it was called, no carry.
+        said = _line_of(log, m).split(": ", 1)[-1].strip()
+        text = _TEXT.argument_types.format(api=api["api"], said=said)
+        return (api["api"], text, AdviceKind.CAST_DTYPE)
     if m["identical"]:
         op = _opening_word(log, m.start()) or "loop"
         op = "scan" if op == "Scanned" else op
@@ -235,7 +258,12 @@ def _jax_structure(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if m["pytree"] and specs is not None:
         yield _shard_map_specs(log, m, specs["spec"])
         return
-    yield SHAPE.failure(log, m.start(), op=op, advice=(text, kind))
+    owner = _calls_owner(log, m)
+    if owner is _EXPORT:
+        op, text, kind = "call exported", _TEXT.exported_call, AdviceKind.OTHER
+    elif owner is _CALL and kind == AdviceKind.FIX_SHAPES:
+        kind = AdviceKind.OTHER  # the call is made otherwise, no array reshaped
+    yield owner.failure(log, m.start(), op=op, advice=(text, kind))
 
 
 def _tree_map_call(log: Log, m: re.Match[str]) -> bool:
@@ -269,6 +297,8 @@ _WINDOW = 2048
 _SHARDING = Kind(Family.SHARDING, Reason.SHARDING, jax_message)
 # jax.tree.map given trees that do not match: how it was called, not a transformation's types.
 _CALL = Kind(Family.JAX_CALL, Reason.TRACING, jax_message)
+# An exported function called with arguments of another structure than it was exported with.
+_EXPORT = Kind(Family.JAX_EXPORT, Reason.EXPORT, jax_message)
 
 
 def _varying_carry(log: Log, m: re.Match[str], op: str) -> Failure | None:

@@ -160,7 +160,10 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         cls = m["lr_cls"].rsplit(".", 1)[-1]
         message = message_at(log.text, log.line_start(m.start()))
         called = _call_on_line(log, m.start(), stack)
-        found = _meaning(cls, m["lr_msg"] or "") or _raised_in(log, stack, message, called)
+        # (The exceptions it caused say the same failure in their words too: a kernel
+        # wrapper's KeyError of a dtype, then "Unsupported dtype float16".)
+        chained = "\n".join([message, *log.caused_messages(m.start())])
+        found = _meaning(cls, m["lr_msg"] or "") or _raised_in(log, stack, chained, called)
         if found is _INSTALL and cls == "AttributeError" and _called_at_run_time(stack):
             found = _GONE_API
         if (
@@ -176,7 +179,10 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         # (Not a transformation the line calls: the op failed inside it, and the message may
         # name that op, which completing the failure reads.)
         on_line = None if called in TRANSFORMS else called
-        meaning, op = found, op_called(stack, is_users) or on_line or cls
+        # (A message whose subject is JAX's transformation names the call that refused.)
+        subject = _RE.jax_subject.match(message.split(":", 1)[-1].strip())
+        named = subject["api"] if subject else None
+        meaning, op = found, op_called(stack, is_users) or named or on_line or cls
         error_class = None if op == cls else cls
     failure = meaning.kind.failure(
         log,
@@ -221,6 +227,9 @@ def _raised_in(
     where no recogniser read a failure): it reads the op the message names, the module only
     its family."""
     origin = origin_of(stack)
+    if origin is not None and origin.family is Family.XLA_STATUS:
+        # A kernel wrapper of jaxlib's is sure of its family, whatever words it uses.
+        return _usual(origin.family, message)
     if read_family(log.text) is not None:
         return None
     if origin is not None:
@@ -253,11 +262,15 @@ def _pointed_family(stack: list[StackFrame], message: str, called: str | None) -
         # A builtin refusing JAX's symbolic dimension (``float()`` of a shape's '_DimExpr'):
         # a shape-polymorphic export's, wherever it was raised.
         return Family.JAX_EXPORT
-    if not (_RE.jax_stack.search(stack[0].file) or called):
+    subject = _RE.jax_subject.match(message.split(":", 1)[-1].strip())
+    if not (_RE.jax_stack.search(stack[0].file) or called or subject):
         return None
     if called in _COLLECTIVES:
         # A collective's operands are a mapped axis's shards: what it refuses is a sharding's.
         return Family.SHARDING
+    if called in _OWNING_CALLS:
+        # A kernel's, a mapping's or an export's call refused how it was made: its family's.
+        return _OWNING_CALLS[called]
     fixes = [kind for kind in pointed_fixes(message) if kind in _FAMILY_OF_FIX]
     if fixes and fixes[0] is AdviceKind.FIX_SHAPES and not names_array_extent(message):
         # Counts that do not match ("the number of updates and states has to be the same"),
@@ -277,6 +290,16 @@ _COLLECTIVES = frozenset(
     ("psum", "pmean", "pmax", "pmin", "psum_scatter", "all_gather", "all_to_all", "ppermute")
     + ("pshuffle", "pswapaxes", "axis_index", "pbroadcast", "ragged_all_to_all")
 )
+
+
+# Calls whose refusals are their family's, whatever the message says: Pallas's kernel call and
+# its specs, shard_map, jax.export.
+_OWNING_CALLS = {
+    "pallas_call": Family.PALLAS,
+    "BlockSpec": Family.PALLAS,
+    "shard_map": Family.SHARDING,
+    "export": Family.JAX_EXPORT,
+}
 
 
 def _call_on_line(log: Log, start: int, stack: list[StackFrame]) -> str | None:
