@@ -1,0 +1,15 @@
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def scale_rows_kernel(x_ref, o_ref):
+    row_block = pl.program_id(1)
+    o_ref[...] = x_ref[...] * (row_block + 1).astype(jnp.float32)
+
+x = jnp.ones((1024, 128), jnp.float32)
+spec = pl.BlockSpec((256, 128), lambda i: (i, 0))
+out = pl.pallas_call(scale_rows_kernel, grid=(4,), in_specs=[spec], out_specs=spec,
+                     out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+print(out[::256, 0])
