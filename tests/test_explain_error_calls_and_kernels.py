@@ -228,3 +228,174 @@ def test_tf_on_the_cpu_with_a_size_known_only_at_run_time(batch, case):
     # A Python value first; a size drawn at random cannot be one: its bound, masked, next.
     assert _kinds(failure)[:2] == [AdviceKind.STATIC_ARGS, AdviceKind.FIXED_SIZE]
     assert truth["advice"] in _kinds(failure)[:2]
+
+
+# ---- whose failure it is: the call's, the export's, a kernel wrapper's ---------------------
+
+_OWNERS = """
+import sys, traceback
+from typing import NamedTuple
+import jax, jax.numpy as jnp
+from jax import export
+from jax.experimental import pallas as pl
+
+
+def fori_upper_from_float():
+    steps = 10.0
+    jax.lax.fori_loop(0, steps, lambda i, c: c + i, 0.0)  # fails here: fori_upper_from_float
+
+
+class Stats(NamedTuple):
+    mean: jax.Array
+    var: jax.Array
+
+
+def export_namedtuple_result():
+    f = jax.jit(lambda x: Stats(x.mean(), x.var()))
+    exp = export.export(f)(jax.ShapeDtypeStruct((8,), jnp.float32))
+    exp.serialize()  # fails here: export_namedtuple_result
+
+
+def export_called_with_fewer_args():
+    f = jax.jit(lambda w, x: x @ w)
+    spec = jax.ShapeDtypeStruct
+    exp = export.export(f)(spec((4, 2), jnp.float32), spec((3, 4), jnp.float32))
+    exp.call(jnp.ones((3, 4)))  # fails here: export_called_with_fewer_args
+
+
+def jit_shardings_with_kwargs():
+    s = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    f = jax.jit(lambda a, b: a * b, in_shardings=(s, s))
+    f(jnp.ones(2), b=jnp.ones(2))  # fails here: jit_shardings_with_kwargs
+
+
+def bincount_in_jit():
+    f = jax.jit(lambda y: jnp.bincount(y))  # fails here: bincount_in_jit
+    f(jnp.array([0, 1, 1, 3]))
+
+
+def eigh_float16():
+    m = jnp.eye(4, dtype=jnp.float16)
+    jnp.linalg.eigh(m)  # fails here: eigh_float16
+
+
+def pallas_params_dict():
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 1
+    x = jnp.ones((8, 128))
+    params = {"mosaic": {"vmem_limit_bytes": 1}}
+    out = jax.ShapeDtypeStruct(x.shape, x.dtype)
+    pl.pallas_call(kernel, out_shape=out, interpret=True, compiler_params=params)(x)  # fails here: pallas_params_dict
+"""  # noqa: E501
+
+
+@pytest.fixture(scope="module")
+def owners(tmp_path_factory):
+    pytest.importorskip("jax")
+    return cases_of(tmp_path_factory.mktemp("owners") / "cases.py", _OWNERS, JAX_PLATFORMS="cpu")
+
+
+@pytest.mark.parametrize(
+    ("case", "family", "op", "advice"),
+    [
+        # Arguments of one call that must agree: the call's, cast.
+        ("fori_upper_from_float", Family.JAX_CALL, "fori_loop", AdviceKind.CAST_DTYPE),
+        # A pytree type jax.export cannot serialize; an exported function called otherwise.
+        ("export_namedtuple_result", Family.JAX_EXPORT, "serialize", AdviceKind.OTHER),
+        ("export_called_with_fewer_args", Family.JAX_EXPORT, "call exported", AdviceKind.OTHER),
+        # A message whose subject is JAX's transformation: the call that refused is named.
+        ("jit_shardings_with_kwargs", Family.JAX_CALL, "pjit", AdviceKind.OTHER),
+        # jnp.bincount's length traced: the API JAX names, and a static size.
+        ("bincount_in_jit", Family.JAX_TRACING, "bincount", AdviceKind.FIXED_SIZE),
+        # jaxlib's LAPACK wrapper refusing float16 (a KeyError, then its own words): a kernel's
+        # limit, the call the program made, at the line the chain ends at.
+        ("eigh_float16", Family.XLA_STATUS, "eigh", AdviceKind.CAST_DTYPE),
+        # pallas_call on the user's line owns the refusal of how it was called.
+        ("pallas_params_dict", Family.PALLAS, "pallas_call", None),
+    ],
+)
+def test_whose_failure_it_is(owners, case, family, op, advice):
+    program, texts = owners
+    (failure, *_) = explain_error(texts[case]).failures
+    assert (failure.family, failure.finding.op) == (family, op)
+    if advice is not None:
+        assert failure.advice_kind == advice
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+@pytest.mark.parametrize(
+    ("batch", "case"),
+    [
+        ("made_errors_blind22", "call_fori_loop_steps_from_config_float"),
+        ("made_errors_blind22", "call_rollout_scan_without_length_notebook"),
+        ("made_errors_blind22", "export_served_without_params_argument"),
+        ("made_errors_blind18", "export_call_static_kwarg"),
+        ("made_errors_blind19", "export_call_params_gained_key"),
+        ("made_errors_blind22", "export_namedtuple_outputs_serialize"),
+        ("made_errors_blind22", "shape_equinox_layernorm_on_sequence"),  # shape=(64,) ...
+        ("made_errors_blind22", "status_float16_pca_svd_cpu"),
+        ("made_errors_blind22", "status_orthogonal_init_float16_params_cpu"),
+        ("made_errors_blind22", "tracing_bincount_class_weights_in_step"),
+        ("made_errors_blind22", "call_jit_in_shardings_called_with_kwargs"),
+        ("made_errors_blind22", "pallas_compiler_params_old_dict"),
+        # On a v5e: each read after libtpu's start-up note (a harmless warning before it).
+        ("made_errors_tpu_blind22", "b22_mesh_flat_devices_two_axes"),
+        ("made_errors_tpu_blind22", "b22_pallas_program_id_axis_past_grid"),
+        ("made_errors_tpu_blind22", "b22_shard_map_check_rep_keyword"),
+    ],
+)
+def test_whose_failure_it_is_in_the_made_logs(batch, case):
+    text, truth = _made(batch, case)
+    (failure, *_) = explain_error(text).failures
+    assert failure.family == truth["kind"]
+    if truth["op"] is not None:
+        assert failure.finding.op == truth["op"]
+    if truth["advice"] is not None and truth["kind"] != Family.PALLAS:
+        assert truth["advice"] in _kinds(failure)[:2]
+    assert _line(failure.finding.source) == truth["user_line"].rsplit("/", 1)[-1]
+
+
+def test_a_keyword_jax_dropped_is_the_programs_to_rename_unless_a_library_passed_it():
+    text, _ = _made("made_errors_tpu_blind22", "b22_shard_map_check_rep_keyword")
+    (failure, *_) = explain_error(text).failures
+    assert _kinds(failure)[:2] == [AdviceKind.OTHER, AdviceKind.INSTALL]
+    assert "'check_rep'" in failure.finding.suggestion
+    # The same call made by an installed library: the releases go together, installed first.
+    library = text.replace(
+        'File "/home/user/made/b22_shard_map_check_rep_keyword.py"',
+        'File "/usr/lib/python3/site-packages/meshlib/layers.py"',
+    )
+    (failure, *_) = explain_error(library).failures
+    assert failure.advice_kind == AdviceKind.INSTALL
+
+
+@pytest.mark.parametrize(
+    ("message", "fix"),
+    [
+        # Shapes printed as tuples beside their word (Equinox's LayerNorm; a Flax parameter).
+        ("ValueError: `shape=(64,) and `x.shape=(16, 64)`.", AdviceKind.FIX_SHAPES),
+        ("ScopeParamShapeError: expected shape (3540, 512) but got shape (3891, 512)", "fix"),
+        # An axis past those a grid or array has (Pallas's program_id; NumPy's words).
+        ("ValueError: Axis 1 is out of bounds for grid (4,)", AdviceKind.FIX_SHAPES),
+        ("AxisError: axis 2 is out of bounds for array of dimension 2", AdviceKind.FIX_SHAPES),
+    ],
+)
+def test_shapes_the_message_prints_or_an_axis_past_them_point_to_the_shapes(message, fix):
+    from hloscope.analysis.explain_error.message_fixes import pointed_fixes, structural_fixes
+
+    assert pointed_fixes(message)[0] == AdviceKind.FIX_SHAPES
+    # A fix alone is followed by the message's own words.
+    assert structural_fixes(message, [AdviceKind.FIX_SHAPES]) == [
+        AdviceKind.FIX_SHAPES,
+        AdviceKind.OTHER,
+    ]
+
+
+def test_the_words_of_a_chain_are_read_to_its_end():
+    from hloscope.analysis.explain_error.log import Log
+
+    text, _ = _made("made_errors_blind22", "status_float16_pca_svd_cpu")
+    first = text.index("KeyError: <class")
+    said = Log(text).caused_messages(first)
+    assert said and said[-1].startswith("NotImplementedError: (KeyError(")
+    assert "Unsupported dtype float16" in said[-1]

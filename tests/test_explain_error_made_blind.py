@@ -102,6 +102,20 @@ below reach 39/42 and 27/42; 21/22 and 12/22.
   by a helper who never ran explain-error. Scored once on the aggregate at dfae926 (after
   made20 was read): 29/35 recognised (83%) and 21/35 fully right (60%); the session's
   starting code (565f2e4): 29/35 and 18/35 (51%). Read once scored: 33/35 and 25/35.
+* ``made_errors_blind22``: 48 cases none of the 463 before them makes (Equinox's LayerNorm on
+  a sequence, a library re-raising a key seeded with time.time(), a notebook's scan without a
+  length, fori_loop bounds from a float config, jit's in_shardings called with keywords, an
+  orbax restore over eight devices, an exported function called without its params, float16
+  SVD and QR on XLA:CPU, Keras 3 on TF...), by a helper who never ran explain-error. Scored
+  once at edcd881: 37/48 (77%) and 28/48 (58%); the session's starting code (120478f): 37/48
+  and 25/48 (52%). Read once scored.
+* ``made_errors_tpu_blind22``: 20 TPU users' mistakes none of the 109 before them makes (an RNN's
+  gradient over a long sequence, a learning-rate sweep vmapped over weights, the runtime unable
+  to load a program beside an 8 GiB dataset, Pallas's conv and flip in a kernel, a Mesh of a flat
+  device list for two axes, pure_callback under grad, shard_map's check_rep...), run on the lent
+  v5e by a helper who never ran explain-error. Scored once at 8d262e7 (after made22 CPU was
+  read): 18/20 (90%) and 12/20 (60%); the session's starting code: 18/20 and 11/20. Read once
+  scored.
 """
 
 from __future__ import annotations
@@ -141,10 +155,10 @@ BATCHES: dict[str, Batch] = {
             "recompile": (3, 3),
             "sharding": (5, 4),
             "tf2xla": (2, 2),
-            "tf_known_issue": (1, 0),
+            "tf_known_issue": (1, 1),
             "xla_status": (2, 2),
         },
-        (41, 37),
+        (41, 38),
     ),
     # After round 21, which read it once scored.
     "made_errors_blind15": Batch(
@@ -160,9 +174,9 @@ BATCHES: dict[str, Batch] = {
             "recompile": (3, 3),
             "sharding": (5, 2),
             "tf2xla": (4, 3),
-            "xla_status": (2, 1),
+            "xla_status": (2, 2),
         },
-        (38, 31),
+        (38, 32),
     ),
     # Read once scored (2026-12-07, the structural rules of 1329d61 and after).
     "made_errors_blind17": Batch(
@@ -178,10 +192,10 @@ BATCHES: dict[str, Batch] = {
             "recompile": (3, 3),
             "sharding": (4, 2),
             "tf2xla": (3, 3),
-            "tf_known_issue": (1, 0),
-            "xla_status": (2, 0),
+            "tf_known_issue": (1, 1),
+            "xla_status": (2, 2),
         },
-        (40, 27),
+        (40, 30),
     ),
     # Read once scored, as made_errors_blind17.
     "made_errors_tpu_blind17": Batch(
@@ -206,7 +220,7 @@ BATCHES: dict[str, Batch] = {
             "device_allocation": (2, 2),
             "distributed": (1, 1),
             "jax_call": (5, 4),
-            "jax_export": (2, 1),
+            "jax_export": (3, 2),
             "jax_shape": (6, 5),
             "jax_tracing": (5, 5),
             "missing_lowering": (2, 0),
@@ -214,10 +228,10 @@ BATCHES: dict[str, Batch] = {
             "recompile": (2, 2),
             "sharding": (5, 1),
             "tf2xla": (4, 4),
-            "tf_known_issue": (2, 0),
+            "tf_known_issue": (2, 2),
             "xla_status": (2, 1),
         },
-        (39, 27),
+        (40, 30),
     ),
     # Its blind scoring at 1329d61 (21, 8), then read.
     "made_errors_tpu_blind18": Batch(
@@ -231,17 +245,17 @@ BATCHES: dict[str, Batch] = {
             "recompile": (2, 2),
             "sharding": (3, 2),
             "xla_crash": (1, 0),
-            "xla_status": (1, 0),
+            "xla_status": (1, 1),
         },
-        (21, 12),
+        (21, 13),
     ),
     # Its blind scoring at 335aae9 (33, 25; the session's start 32, 20).
     "made_errors_blind19": Batch(
         38,
         {
             "device_allocation": (3, 1),
-            "jax_call": (4, 3),
-            "jax_export": (1, 1),
+            "jax_call": (5, 5),
+            "jax_export": (2, 2),
             "jax_shape": (4, 4),
             "jax_tracing": (5, 4),
             "missing_lowering": (2, 1),
@@ -249,10 +263,10 @@ BATCHES: dict[str, Batch] = {
             "recompile": (2, 2),
             "sharding": (3, 1),
             "tf2xla": (4, 4),
-            "tf_known_issue": (1, 0),
+            "tf_known_issue": (1, 1),
             "xla_status": (2, 1),
         },
-        (34, 25),
+        (36, 29),
     ),
     # Its blind scoring at 335aae9 (17, 5; the session's start the same).
     "made_errors_tpu_blind19": Batch(
@@ -264,11 +278,11 @@ BATCHES: dict[str, Batch] = {
             "jax_tracing": (1, 0),
             "missing_lowering": (1, 1),
             "out_of_memory": (3, 1),
-            "pallas": (5, 0),
+            "pallas": (5, 2),
             "recompile": (1, 1),
             "sharding": (3, 1),
         },
-        (17, 5),
+        (17, 7),
     ),
     # Its blind scoring at 144fc59 (28, 22; the session's start 26, 19).
     "made_errors_blind20": Batch(
@@ -297,11 +311,11 @@ BATCHES: dict[str, Batch] = {
             "jax_tracing": (2, 2),
             "missing_lowering": (1, 1),
             "out_of_memory": (2, 1),
-            "pallas": (4, 1),
+            "pallas": (4, 3),
             "recompile": (1, 1),
             "sharding": (0, 0),
         },
-        (16, 12),
+        (16, 14),
     ),
     # Its blind scoring at dfae926 (29, 21; the session's start 29, 18).
     "made_errors_blind21": Batch(
@@ -317,10 +331,10 @@ BATCHES: dict[str, Batch] = {
             "recompile": (2, 2),
             "sharding": (4, 2),
             "tf2xla": (1, 1),
-            "tf_known_issue": (2, 0),
-            "xla_status": (0, 0),
+            "tf_known_issue": (2, 2),
+            "xla_status": (1, 1),
         },
-        (33, 25),
+        (34, 28),
     ),
     # After round 21.
     "made_errors_tpu_blind15": Batch(
@@ -332,12 +346,47 @@ BATCHES: dict[str, Batch] = {
             "jax_tracing": (1, 1),
             "missing_lowering": (1, 1),
             "out_of_memory": (4, 1),
-            "pallas": (2, 1),
+            "pallas": (2, 2),
             "recompile": (1, 1),
             "sharding": (3, 3),
             "xla_status": (4, 3),
         },
-        (21, 15),
+        (21, 16),
+    ),
+    # Read once scored (2026-12-07, the session after made21).
+    "made_errors_blind22": Batch(
+        48,
+        {
+            "device_allocation": (3, 2),
+            "jax_call": (4, 4),
+            "jax_export": (5, 4),
+            "jax_shape": (4, 4),
+            "jax_tracing": (6, 6),
+            "missing_lowering": (2, 0),
+            "pallas": (4, 2),
+            "recompile": (3, 3),
+            "sharding": (5, 2),
+            "tf2xla": (5, 5),
+            "tf_known_issue": (3, 3),
+            "xla_status": (2, 2),
+        },
+        (46, 37),
+    ),
+    # Read once scored (2026-12-07, the session after made21).
+    "made_errors_tpu_blind22": Batch(
+        20,
+        {
+            "device_allocation": (2, 2),
+            "distributed": (1, 1),
+            "jax_call": (2, 2),
+            "jax_export": (1, 1),
+            "jax_shape": (1, 1),
+            "jax_tracing": (2, 1),
+            "out_of_memory": (2, 1),
+            "pallas": (6, 4),
+            "sharding": (2, 2),
+        },
+        (19, 15),
     ),
 }
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from .advice import AdviceKind
 from .complete import complete
-from .family_words import words_failure
+from .family_words import message_lines, words_failure
 from .functions import paragraph_end
 from .literal_gate import narrowed
 from .log import Log, normalise_log, unflatten_tracebacks
@@ -63,7 +63,7 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
         # No recogniser knew the message: the family its words say, where the table is sure
         # (after warnings only where the error they read comes after every one of them).
         read = words_failure(log)
-        if read is not None and (not failures or read.offset > _last_line_read(failures, log)):
+        if read is not None and (not failures or _words_line(log) > _last_line_read(failures, log)):
             failures.append(read)
     for failure in failures:
         complete(failure, log)
@@ -92,6 +92,12 @@ def _unread_after(failures: list[Failure], log: Log) -> UnreadError | None:
     # Only an error after every warning: one before them, or the warning's own line, is not
     # what the log ends with.
     return unread if unread.offset > _last_line_read(failures, log) else None
+
+
+def _words_line(log: Log) -> int:
+    """Where the error line the words reader reads starts (the log's last)."""
+    lines = message_lines(log.text)
+    return lines[-1].offset if lines else -1
 
 
 def _last_line_read(failures: list[Failure], log: Log) -> int:

@@ -135,7 +135,9 @@ _POINTERS: tuple[tuple[AdviceKind, re.Pattern[str]], ...] = tuple(
             r"(?:in)?correct|wrong|(?:must|should) (?:be|have) (?:of )?(?:equal|the same)|"
             r"only (?:supports?|accepts?|takes?)|"
             r"of (?:equal|the same))\b"
-            rf".{{0,40}}(?:{_SHAPE_WORD})",
+            rf".{{0,40}}(?:{_SHAPE_WORD})"
+            # An axis or dimension past those an array (a grid) has: its rank.
+            r"|\b(?:axis|dimension|dim)\s+-?\d+\s+is out of (?:bounds|range)\b",
         ),
     )
 )

@@ -311,7 +311,9 @@ def op_of_rule_frames(stack: list[StackFrame]) -> str | None:
 # its transformations' or dispatch's (`api.py`, `pjit.py`, `traceback_util.py`): a frame of
 # those is no op the user called.
 _API_FILE = re.compile(
-    r"[\\/]jax[\\/](?:_src[\\/])?(?:(?:numpy|lax|nn|scipy|image|random)[\\/]|random\.py$)"
+    r"[\\/]jax[\\/](?:_src[\\/])?(?:(?:numpy|lax|nn|scipy|image|random)[\\/]|random\.py$"
+    # (jax.pure_callback's and io_callback's home)
+    r"|callback\.py$)"
 )
 # A public function's name: not a helper's (`_arange`), an operator's method
 # (`deferring_binary_op`, `op`), or a closure (`<lambda>`).

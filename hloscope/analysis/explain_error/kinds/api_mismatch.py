@@ -38,6 +38,7 @@ from ..catalogue import words_of
 from ..log import Log
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+from ..user_line import is_users
 
 __all__ = ["RECOGNISER"]
 
@@ -123,7 +124,14 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if _while_importing(stack) or (statement and not stack):
         yield _IMPORT_KIND.failure(log, m.start(), op=what, advice=(text, AdviceKind.INSTALL))
         return
-    yield _failure(log, m, op or what, (text, AdviceKind.INSTALL))
+    failure = _failure(log, m, op or what, (text, AdviceKind.INSTALL))
+    if op and library is None and any(is_users(frame) for frame in stack):
+        # The program's own line passed the keyword this JAX no longer takes (a renamed
+        # argument: shard_map's check_rep is check_vma): the call is changed first.
+        own = _TEXT.own_keyword.format(fn=op, kwarg=m["kwarg"])
+        failure.more_advice = [(str(AdviceKind.INSTALL), failure.finding.suggestion)]
+        failure.advice_kind, failure.finding.suggestion = str(AdviceKind.OTHER), own
+    yield failure
 
 
 def _import_above(log: Log, m: re.Match[str]) -> bool:
