@@ -399,3 +399,44 @@ def test_the_words_of_a_chain_are_read_to_its_end():
     said = Log(text).caused_messages(first)
     assert said and said[-1].startswith("NotImplementedError: (KeyError(")
     assert "Unsupported dtype float16" in said[-1]
+
+
+# ---- sharding in types: the op the user's line called, where the message opens with a word ---
+
+_PAD_SHARDED = """
+import sys, traceback
+import jax, jax.numpy as jnp
+from jax.sharding import AxisType, PartitionSpec as P
+
+
+def pad_sharded_rows():
+    mesh = jax.make_mesh((8,), ("rows",), axis_types=(AxisType.Explicit,))
+    with jax.set_mesh(mesh):
+        x = jax.device_put(jnp.ones((64, 4)), P("rows", None))
+        jax.jit(lambda a: jnp.pad(a, ((0, 3), (0, 0))))(x)  # fails here: pad_sharded_rows
+"""
+
+
+def test_a_sharding_types_word_is_not_its_op(tmp_path):
+    # "padding on sharded dims ... is not implemented" (JAX 0.10.2, eight CPU devices): the
+    # op is jnp.pad's, which the user's line called.
+    pytest.importorskip("jax")
+    program, texts = cases_of(
+        tmp_path / "cases.py",
+        _PAD_SHARDED,
+        JAX_PLATFORMS="cpu",
+        XLA_FLAGS="--xla_force_host_platform_device_count=8",
+    )
+    (failure, *_) = explain_error(texts["pad_sharded_rows"]).failures
+    assert (failure.family, failure.finding.op) == (Family.SHARDING, "pad")
+    assert failure.finding.source == f"{program}:{marked_line(program, 'pad_sharded_rows')}"
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["sharding_explicit_pad_for_next_token_shift", "sharding_explicit_top_k_over_vocab_shards"],
+)
+def test_a_sharding_types_op_in_the_made_logs(case):
+    text, truth = _made("made_errors_blind22", case)
+    (failure, *_) = explain_error(text).failures
+    assert (failure.family, failure.finding.op) == (truth["kind"], truth["op"])

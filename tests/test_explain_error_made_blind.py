@@ -280,9 +280,9 @@ BATCHES: dict[str, Batch] = {
             "out_of_memory": (3, 1),
             "pallas": (5, 2),
             "recompile": (1, 1),
-            "sharding": (3, 1),
+            "sharding": (3, 2),
         },
-        (17, 7),
+        (17, 8),
     ),
     # Its blind scoring at 144fc59 (28, 22; the session's start 26, 19).
     "made_errors_blind20": Batch(
@@ -365,12 +365,12 @@ BATCHES: dict[str, Batch] = {
             "missing_lowering": (2, 0),
             "pallas": (4, 2),
             "recompile": (3, 3),
-            "sharding": (5, 2),
+            "sharding": (5, 4),
             "tf2xla": (5, 5),
             "tf_known_issue": (3, 3),
             "xla_status": (2, 2),
         },
-        (46, 37),
+        (46, 39),
     ),
     # Read once scored (2026-12-07, the session after made21).
     "made_errors_tpu_blind22": Batch(

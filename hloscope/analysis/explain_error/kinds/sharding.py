@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ....hlo.opcodes import OPCODES
 from ...unsupported.findings import Reason
 from ..advice import AdviceKind
 from ..build import Kind, jax_message
@@ -276,9 +277,14 @@ def _explicit(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     elif m["wsc_explicit"]:
         yield _constraint_assert(log, m)
         return
-    if op == "sharding":  # the op named in passing, else the rule of JAX's that raised
+    called = op_on_line(log.innermost_code(start))  # the JAX call on the user's line
+    if op != "sharding" and not _op_name(op):
+        # A word, not an op ("padding on sharded dims ..."): the call the user's line made
+        # (jnp.pad), else the word.
+        op = called or op
+    if op == "sharding":  # the op named in passing, the rule of JAX's that raised, the call
         message = log.text[start : min(paragraph_end(log, start), start + _BEFORE)]
-        op = op_named(message) or op_of_rule_frames(log.traceback_before(start)) or op
+        op = op_named(message) or op_of_rule_frames(log.traceback_before(start)) or called or op
     what = (
         f"{op} got operands whose shardings do not fit"
         if op != "sharding"
@@ -286,6 +292,12 @@ def _explicit(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
     advice = (_TEXT.reshard.format(what=what), AdviceKind.RESHARD)
     yield _failure(log, m, op, advice)
+
+
+def _op_name(word: str) -> bool:
+    """Whether a message's first ``word`` is an op's name: an HLO opcode (add, pad, dot) or a
+    primitive's name of several words (dot_general, reduce_sum); not ``sharding``."""
+    return word in OPCODES or "_" in word
 
 
 def _constraint_assert(log: Log, m: re.Match[str]) -> Failure:
