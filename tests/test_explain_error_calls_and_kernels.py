@@ -440,3 +440,31 @@ def test_a_sharding_types_op_in_the_made_logs(case):
     text, truth = _made("made_errors_blind22", case)
     (failure, *_) = explain_error(text).failures
     assert (failure.family, failure.finding.op) == (truth["kind"], truth["op"])
+
+
+# ---- XLA:TPU's sum of a program's temporaries: a smaller batch, then rematerialisation -------
+
+
+@pytest.mark.parametrize(
+    ("batch", "case"),
+    [
+        # A remat policy that saves every activation; an RNN's gradient over a long sequence
+        # (both v5e, "the total memory required for HLO temporaries (...) exceeds available
+        # HBM (15.75G)").
+        ("made_errors_tpu_blind18", "b18_remat_policy_saves_everything"),
+        ("made_errors_tpu_blind22", "b22_rnn_grad_long_sequence"),
+        # A learning-rate sweep vmapped over the weights: the batch's fix first.
+        ("made_errors_tpu_blind22", "b22_lr_sweep_vmapped_weights"),
+    ],
+)
+def test_tpu_temporaries_are_cut_by_a_smaller_batch_then_by_remat(batch, case):
+    text, truth = _made(batch, case)
+    (failure, *_) = explain_error(text).failures
+    assert failure.family == Family.OUT_OF_MEMORY
+    assert _kinds(failure)[:3] == [
+        AdviceKind.SMALLER_BATCH,
+        AdviceKind.REMAT,
+        AdviceKind.BIGGER_DEVICE,
+    ]
+    assert truth["advice"] in _kinds(failure)[:2]
+    assert "jax.checkpoint" in dict(failure.more_advice)[AdviceKind.REMAT]

@@ -240,14 +240,14 @@ BATCHES: dict[str, Batch] = {
             "device_allocation": (2, 2),
             "jax_export": (2, 2),
             "jax_tracing": (1, 1),
-            "out_of_memory": (3, 1),
+            "out_of_memory": (3, 2),
             "pallas": (6, 2),
             "recompile": (2, 2),
             "sharding": (3, 2),
             "xla_crash": (1, 0),
             "xla_status": (1, 1),
         },
-        (21, 13),
+        (21, 14),
     ),
     # Its blind scoring at 335aae9 (33, 25; the session's start 32, 20).
     "made_errors_blind19": Batch(
@@ -345,13 +345,13 @@ BATCHES: dict[str, Batch] = {
             "jax_call": (2, 2),
             "jax_tracing": (1, 1),
             "missing_lowering": (1, 1),
-            "out_of_memory": (4, 1),
+            "out_of_memory": (4, 2),
             "pallas": (2, 2),
             "recompile": (1, 1),
             "sharding": (3, 3),
             "xla_status": (4, 3),
         },
-        (21, 16),
+        (21, 17),
     ),
     # Read once scored (2026-12-07, the session after made21).
     "made_errors_blind22": Batch(
@@ -382,11 +382,11 @@ BATCHES: dict[str, Batch] = {
             "jax_export": (1, 1),
             "jax_shape": (1, 1),
             "jax_tracing": (2, 1),
-            "out_of_memory": (2, 1),
+            "out_of_memory": (2, 2),
             "pallas": (6, 4),
             "sharding": (2, 2),
         },
-        (19, 15),
+        (19, 16),
     ),
 }
 

@@ -26,6 +26,13 @@ _ARGUMENTS = re.compile(rf"^\s*arguments\s+(?P<size>{SIZE})\s*$", re.M)
 _PROGRAM = re.compile(rf"^\s*program\s+(?P<size>{SIZE})\s*$", re.M)
 # Fixes whose bytes are what must go, not what they free.
 _MUST_GO = (FixKind.SMALLER_BATCH, FixKind.SMALLER_BLOCKS)
+# XLA:TPU's sum of a program's temporaries, reported before any buffer is assigned.
+_TEMPORARIES = re.compile(r"total memory required for HLO temporaries")
+_REMAT_TEMPORARIES = (
+    "recompute activations instead of keeping them for the backward pass: jax.checkpoint "
+    "(jax.remat) around each layer or a scan's body, or a policy that saves less "
+    "(jax.checkpoint_policies.nothing_saveable, dots_with_no_batch_dims_saveable)"
+)
 # How much past the device a program may be for a smaller batch to be the first thing to try.
 _FAR_OVER = 1.5
 _KINDS = {
@@ -156,6 +163,13 @@ def _ranked(report: OomReport, text: str) -> list[tuple[AdviceKind, str]]:
             _with_bytes("load the weights in bfloat16", arguments // 2),
         )
         return [shard, precision, bigger, *base]
+    if _TEMPORARIES.search(text):
+        # XLA:TPU adds up the program's temporaries before it assigns a buffer: activations
+        # and intermediates, which a smaller batch shrinks and rematerialisation (recomputing
+        # them in the backward pass) stops keeping; a bigger device last.
+        batch = [fix for fix in base if fix[0] is AdviceKind.SMALLER_BATCH]
+        rest = [fix for fix in base if fix[0] is not AdviceKind.SMALLER_BATCH]
+        return [*batch, (AdviceKind.REMAT, _REMAT_TEMPORARIES), bigger, *rest]
     if capacity and used and used > _FAR_OVER * capacity:
         return [bigger, *base]
     if base and base[-1][0] is AdviceKind.SMALLER_BATCH and not report.buffers:
