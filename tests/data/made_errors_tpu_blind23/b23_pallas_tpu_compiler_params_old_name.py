@@ -1,0 +1,16 @@
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def add_one_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1.0
+
+x = jnp.ones((1024, 128), jnp.float32)
+spec = pl.BlockSpec((256, 128), lambda i: (i, 0))
+params = pltpu.TPUCompilerParams(dimension_semantics=("parallel",))
+out = pl.pallas_call(add_one_kernel, grid=(4,), in_specs=[spec], out_specs=spec,
+                     out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                     compiler_params=params)(x)
+print(out.sum())
