@@ -116,6 +116,19 @@ below reach 39/42 and 27/42; 21/22 and 12/22.
   v5e by a helper who never ran explain-error. Scored once at 8d262e7 (after made22 CPU was
   read): 18/20 (90%) and 12/20 (60%); the session's starting code: 18/20 and 11/20. Read once
   scored.
+* ``made_errors_blind23``: 50 cases none of the 511 before them makes (jnp.setdiff1d and
+  trim_zeros under jit, an ordered io_callback under vmap, eigh and SVD subsets on the CPU,
+  jnp.repeat on an explicit mesh without out_sharding, an optax learning rate read from YAML as
+  a string, a scan body returning its carry alone, tf.print in a jit-compiled step...), by a
+  helper who never ran explain-error. Scored once at 73e0650 (after made22 was read): 41/50
+  (82%) and 27/50 (54%); the session's starting code (120478f): 39/50 and 24/50. Read once
+  scored.
+* ``made_errors_tpu_blind23``: 20 TPU users' mistakes none of the 129 before them makes (a
+  saliency Jacobian of a whole batch, a float64 dataset put on the chip, a replay buffer updated
+  without donation, Pallas kernels with triple buffering, a DMA semaphore signalled, Cholesky
+  and max pooling inside, a ring ppermute with a duplicate destination...), run on the lent v5e
+  by a helper who never ran explain-error. Scored once at 73e0650: 18/20 (90%) and 11/20
+  (55%); the session's starting code: 18/20 and 10/20. Read once scored.
 """
 
 from __future__ import annotations
@@ -378,7 +391,7 @@ BATCHES: dict[str, Batch] = {
         {
             "device_allocation": (2, 2),
             "distributed": (1, 1),
-            "jax_call": (2, 2),
+            "jax_call": (3, 3),
             "jax_export": (1, 1),
             "jax_shape": (1, 1),
             "jax_tracing": (2, 1),
@@ -386,7 +399,41 @@ BATCHES: dict[str, Batch] = {
             "pallas": (6, 4),
             "sharding": (2, 2),
         },
-        (19, 16),
+        (20, 17),
+    ),
+    # Read once scored (2026-12-07).
+    "made_errors_blind23": Batch(
+        50,
+        {
+            "device_allocation": (4, 2),
+            "jax_call": (3, 3),
+            "jax_export": (4, 2),
+            "jax_shape": (6, 6),
+            "jax_tracing": (5, 3),
+            "missing_lowering": (2, 2),
+            "pallas": (2, 1),
+            "recompile": (3, 1),
+            "sharding": (5, 3),
+            "tf2xla": (7, 7),
+            "tf_known_issue": (2, 2),
+            "xla_status": (2, 1),
+        },
+        (45, 33),
+    ),
+    # Read once scored (2026-12-07).
+    "made_errors_tpu_blind23": Batch(
+        20,
+        {
+            "backend_startup": (1, 1),
+            "device_allocation": (3, 1),
+            "jax_call": (3, 2),
+            "jax_shape": (2, 2),
+            "jax_tracing": (1, 1),
+            "out_of_memory": (2, 0),
+            "pallas": (7, 5),
+            "sharding": (1, 1),
+        },
+        (20, 13),
     ),
 }
 

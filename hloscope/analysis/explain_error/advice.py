@@ -128,7 +128,7 @@ _KIND_RULES: tuple[tuple[re.Pattern[str], AdviceKind], ...] = tuple(
             # (jnp.repeat's fix is a static total_repeat_length, jnp.bincount's a static
             # length: a size given, as nonzero's.)
             r"^ConcretizationTypeError:(nonzero|where|argwhere|flatnonzero|unique|repeat"
-            r"|bincount)$",
+            r"|bincount|setdiff1d|union1d|intersect1d|trim_zeros|compress|extract)$",
             AdviceKind.FIXED_SIZE,
         ),
         (r"^(?:UnexpectedTracerError|TraceContextError)$", AdviceKind.NO_LEAKED_TRACER),

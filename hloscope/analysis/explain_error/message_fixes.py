@@ -116,6 +116,9 @@ _POINTERS: tuple[tuple[AdviceKind, re.Pattern[str]], ...] = tuple(
             r"\baxis names?\b.{0,60}\b(?:not|unbound|unknown)|\bunbound axis\b|"
             r"\bnot (?:found )?in (?:the )?mesh\b|\bmesh axis\b.{0,40}\b(?:not|unknown)",
         ),
+        # Sharding in types asking for the output's sharding ("Please pass sharding to
+        # `jnp.repeat` via `out_sharding` parameter"), or to reshard an operand.
+        (AdviceKind.RESHARD, r"\bvia `?out_sharding`?|\bpass (?:an )?`?out_sharding\b|\breshard\("),
         (
             AdviceKind.SAME_DEVICES,
             r"\b(?:different|incompatible) devices\b|\bcommitted to (?:different )?device|"

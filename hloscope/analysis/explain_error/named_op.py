@@ -372,7 +372,8 @@ TRANSFORMS = frozenset(
     + ("checkpoint", "remat", "eval_shape", "device_put", "custom_vjp", "custom_jvp")
 )
 _API_CALL = re.compile(
-    r"\b(?:jax\.(?:numpy|lax|nn|random|scipy\.\w+|image)|jnp|lax)\.(?P<fn>[a-z_]\w*)\s*\("
+    r"\b(?:jax\.(?:numpy|lax|nn|random|scipy\.\w+|image)|jnp|lax)\.(?:linalg\.|fft\.)?"
+    r"(?P<fn>[a-z_]\w*)\s*\("
     # Pallas (as its users import it: pl, pltpu, plgpu), shard_map and jax.export, whose
     # calls own a family of their own.
     r"|\b(?:pl|pltpu|plgpu|pallas|jax\.experimental\.pallas)\.(?P<pallas>[a-z_]\w*)\s*\("

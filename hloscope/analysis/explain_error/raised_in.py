@@ -165,6 +165,10 @@ ORIGINS: tuple[Origin, ...] = (
         ("jax/_src/lax/",),
         _functions(r"shape_rule|broadcast_shapes|broadcasting_shape"),
     ),
+    # JAX's host callbacks (pure_callback, io_callback) refusing the transformation they
+    # were put under ("Pure callbacks do not support JVP", "Cannot `vmap` ordered IO
+    # callback"): how the program used them.
+    Origin(Family.JAX_CALL, ("jax/_src/callback.py",)),
     # jaxlib's wrappers of the kernels XLA calls (LAPACK on the CPU, cuSOLVER and cuBLAS on
     # the GPU) refusing an operand's type or shape as the call is built ("Unsupported dtype
     # float16"): a kernel's limit, as XLA's status says one.

@@ -292,6 +292,15 @@ TRACING_FIXES: dict[str, str] = {
         "the number of bins depends on the data (the largest value): give it as a static "
         "size, jnp.bincount(x, length=K) (K the number of classes), values past K dropped"
     ),
+    "^ConcretizationTypeError:(setdiff1d|union1d|intersect1d|compress|extract)$": (
+        "the result's size depends on the data: give it a static size (jnp.setdiff1d, "
+        "union1d, intersect1d, compress and extract take size= and fill_value=), padded to "
+        "that many and masked after"
+    ),
+    "ConcretizationTypeError:trim_zeros": (
+        "how many zeros are trimmed depends on the data: keep the array's size and mask the "
+        "zeros (jnp.where), or trim outside jit"
+    ),
     "ConcretizationTypeError:unique": (
         "the number of unique values depends on the data: jnp.unique(x, size=K, "
         "fill_value=...) returns K values (padded with fill_value)"

@@ -230,6 +230,15 @@ def _raised_in(
     if origin is not None and origin.family is Family.XLA_STATUS:
         # A kernel wrapper of jaxlib's is sure of its family, whatever words it uses.
         return _usual(origin.family, message)
+    subject = _RE.jax_subject.match(message.split(":", 1)[-1].strip())
+    if (
+        subject
+        and subject["api"] in _COLLECTIVES
+        and _ARGUMENT_CLASSES.search(message.split(":")[0])
+    ):
+        # A collective's own check ("ppermute sources and destinations must be unique"):
+        # its operands are a mapped axis's shards, whatever other words the log holds.
+        return _usual(Family.SHARDING, message)
     if read_family(log.text) is not None:
         return None
     if origin is not None:
@@ -323,6 +332,7 @@ _NOTICE_REACH = 16 * 1024
 _FAMILY_OF_FIX: dict[AdviceKind, Family] = {
     AdviceKind.FIX_SHAPES: Family.JAX_SHAPE,
     AdviceKind.MESH_AXIS: Family.SHARDING,
+    AdviceKind.RESHARD: Family.SHARDING,
     AdviceKind.SAME_DEVICES: Family.SHARDING,
     AdviceKind.FIXED_SIZE: Family.JAX_TRACING,
     AdviceKind.PRNG_KEY: Family.JAX_CALL,

@@ -12,8 +12,10 @@ from ..catalogue import forms_of, words_of
 from ..device import platform_of
 from ..forms import alternation, form_of
 from ..log import Log
+from ..named_op import op_called, op_on_line
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+from ..user_line import is_users
 
 _RE, _TEXT = words_of(__name__)
 
@@ -37,6 +39,18 @@ def _refused_because(log: Log, m: re.Match[str]) -> str | None:
     return before[len(lead) :].strip() or None
 
 
+def _platform_named(m: re.Match[str], group: str) -> tuple[str | None, Platform | None]:
+    """The device and platform the message names: the translation rule's one platform, the
+    first an option is refused on ("not supported on CPU and GPU"), or the TPU's forms'."""
+    if group == "translation_rule":
+        names = _RE.platform_names.findall(m["plats"])
+        return m["plats"], platform_of(names[0]) if len(names) == 1 else None
+    if group == "option_on_platform":
+        return m["oop_platform"].lower(), platform_of(m["oop_platform"].lower())
+    platform = Platform.TPU if group.startswith("tpu") else None
+    return ("tpu" if platform else None), platform
+
+
 def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     form = form_of(_LOWERING_FORMS, m)
     op = m["prim"] or m["legal"] or m["tnl_op"] or form.op
@@ -52,14 +66,11 @@ def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             hints=[why],
         )
         return
-    device: str | None = None
-    if form.group == "translation_rule":
-        device = m["plats"]
-        names = _RE.platform_names.findall(device)
-        platform = platform_of(names[0]) if len(names) == 1 else None
-    else:
-        platform = Platform.TPU if form.group.startswith("tpu") else None
-        device = "tpu" if platform else None
+    device, platform = _platform_named(m, form.group)
+    if form.group == "option_on_platform":
+        # The call the program made (jnp.linalg.eigh), in JAX's frames or on the user's line.
+        stack = log.traceback_before(m.start())
+        op = op_called(stack, is_users) or op_on_line(log.innermost_code(m.start())) or op
     advice = advise((op, *form.fix_keys), form.reason)
     more: list[tuple[str, str]] = []
     if form.group == "torch_not_lowered":
