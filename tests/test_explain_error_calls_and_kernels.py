@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
-from raised_errors import cases_of, marked_line
+from raised_errors import cases_of, failing_run, marked_line
 
 from hloscope.analysis.explain_error import Family, explain_error
 from hloscope.analysis.explain_error.advice import AdviceKind
@@ -569,3 +569,50 @@ def test_made23s_kinds_in_the_made_logs(batch, case):
         assert failure.finding.op == truth["op"]
     assert truth["advice"] in _kinds(failure)[:2]
     assert _line(failure.finding.source) == truth["user_line"].rsplit("/", 1)[-1]
+
+
+# ---- a function's first trace is not its recompile ------------------------------------------
+
+_RETRACED = """\
+import jax
+import jax.numpy as jnp
+
+jax.config.update("jax_explain_cache_misses", True)
+
+
+@jax.jit
+def scale(x, factor=2.0):
+    return x * factor
+
+
+scale(jnp.ones(3), 2.0)
+scale(jnp.ones(3), factor=2.0)  # traced again: the keyword
+raise SystemExit(1)
+"""
+
+
+def test_the_miss_that_traced_a_function_again_is_read_not_its_first_trace(tmp_path):
+    pytest.importorskip("jax")
+    script = tmp_path / "retraced.py"
+    script.write_text(_RETRACED)
+    stderr = failing_run(script)
+    (failure, *_) = explain_error(stderr).failures
+    again = 1 + _RETRACED.split("\n").index(
+        "scale(jnp.ones(3), factor=2.0)  # traced again: the keyword"
+    )
+    assert (failure.family, failure.finding.op) == (Family.RECOMPILE, "scale")
+    assert failure.finding.source == f"{script}:{again}"
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "recompile_step_called_positional_then_keyword",
+        "recompile_eval_highest_precision_alternating",
+    ],
+)
+def test_the_retrace_in_the_made_logs(case):
+    text, truth = _made("made_errors_blind23", case)
+    (failure, *_) = explain_error(text).failures
+    assert failure.family == truth["kind"]
+    assert _line(failure.finding.source) == truth["user_line"]

@@ -412,13 +412,13 @@ BATCHES: dict[str, Batch] = {
             "jax_tracing": (5, 3),
             "missing_lowering": (2, 2),
             "pallas": (2, 1),
-            "recompile": (3, 1),
+            "recompile": (3, 3),
             "sharding": (5, 3),
             "tf2xla": (7, 7),
             "tf_known_issue": (2, 2),
             "xla_status": (2, 1),
         },
-        (45, 33),
+        (45, 35),
     ),
     # Read once scored (2026-12-07).
     "made_errors_tpu_blind23": Batch(

@@ -59,6 +59,8 @@ def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             log.text, m.end(), end
         )
         op = seen["fn"] if seen else m["where"] or "traced function"
+        if seen and seen.re is _RE.never_seen and _traced_again(log, m.end(), op):
+            return  # its first trace: the miss that traced it again is the one to read
         source = f"{m['file']}:{m['line']}" if m["file"] else None
         if not m["file"] or not is_users(StackFrame(m["file"], int(m["line"]), "")):
             # The trace was asked for inside a library (flax.nnx.cond calling lax.cond): the
@@ -82,6 +84,12 @@ def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         headline_at=log.line_start(m.start()),
         hints=hints,
     )
+
+
+def _traced_again(log: Log, after: int, fn: str) -> bool:
+    """Whether a later cache miss of the log traced ``fn`` again ("for fn defined at"): the
+    first one ("never seen function") was only its first trace."""
+    return any(again["fn"] == fn for again in _RE.for_fn.finditer(log.text, after))
 
 
 def _max_traces(log: Log, m: re.Match[str]) -> Failure:
