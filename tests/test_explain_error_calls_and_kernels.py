@@ -616,3 +616,39 @@ def test_the_retrace_in_the_made_logs(case):
     (failure, *_) = explain_error(text).failures
     assert failure.family == truth["kind"]
     assert _line(failure.finding.source) == truth["user_line"]
+
+
+# ---- Python's math on a traced value: jax.numpy's function of the same name -----------------
+
+_HOST_MATH = """
+import math
+import sys, traceback
+import jax, jax.numpy as jnp
+
+
+def warmup_schedule():
+    lr = jax.jit(lambda step: 1e-3 * math.exp(-step / 100))  # fails here: warmup_schedule
+    lr(jnp.asarray(10.0))
+
+
+def log_prob_of_count():
+    f = jax.jit(lambda n: math.log(n) + 1.0)  # fails here: log_prob_of_count
+    f(jnp.asarray(3.0))
+"""
+
+
+@pytest.mark.parametrize("case", ["warmup_schedule", "log_prob_of_count"])
+def test_pythons_math_on_a_traced_value_wants_jax_numpy(tmp_path, case):
+    pytest.importorskip("jax")
+    program, texts = cases_of(tmp_path / "cases.py", _HOST_MATH, JAX_PLATFORMS="cpu")
+    (failure, *_) = explain_error(texts[case]).failures
+    assert failure.family == Family.JAX_TRACING
+    assert _kinds(failure)[:2] == [AdviceKind.JNP_NOT_NP, AdviceKind.STATIC_ARGS]
+    assert "math." in failure.finding.suggestion
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+def test_pythons_math_in_a_made_optax_schedule():
+    text, truth = _made("made_errors_blind23", "tracing_cosine_schedule_math_cos")
+    (failure, *_) = explain_error(text).failures
+    assert failure.advice_kind == truth["advice"] == AdviceKind.JNP_NOT_NP

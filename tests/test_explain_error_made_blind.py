@@ -409,7 +409,7 @@ BATCHES: dict[str, Batch] = {
             "jax_call": (3, 3),
             "jax_export": (4, 2),
             "jax_shape": (6, 6),
-            "jax_tracing": (5, 3),
+            "jax_tracing": (5, 4),
             "missing_lowering": (2, 2),
             "pallas": (2, 1),
             "recompile": (3, 3),
@@ -418,7 +418,7 @@ BATCHES: dict[str, Batch] = {
             "tf_known_issue": (2, 2),
             "xla_status": (2, 1),
         },
-        (45, 35),
+        (45, 36),
     ),
     # Read once scored (2026-12-07).
     "made_errors_tpu_blind23": Batch(

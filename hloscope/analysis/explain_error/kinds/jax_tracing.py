@@ -58,6 +58,10 @@ _TRACING_END = ("\nSee https://", "\n--------------------\n", TRACEBACK_HEADER)
 _FORM_TRIGGERS = {"invalid_shape": "shape", "static_slice": "slice", "static_slice_old": "slice"}
 
 
+# The conversions JAX names ("The problem arose with the `float` function").
+_CONVERSIONS_NAMED = frozenset({"float", "int", "complex", "bool", "index"})
+
+
 def _trigger_keys(error_class: str, trigger: str) -> tuple[str, ...]:
     """The fixes keys of a tracing error, most specific first."""
     return (f"{error_class}:{trigger}", error_class) if trigger else (error_class,)
@@ -135,6 +139,12 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         # Python's max/min compare a traced value with `>`: jnp.maximum/jnp.minimum trace.
         second = [(str(advice.kind), advice.text)]
         advice = Advice(_TEXT.builtin_compare, AdviceKind.JNP_NOT_NP)
+    host = _RE.host_math.search(frame_source(log, user) or "") if user else None
+    if host and culprit_name in _CONVERSIONS_NAMED:
+        # Python's math (or NumPy) called on a traced value converts it to a float: jax.numpy's
+        # function of the same name traces.
+        second = [(str(advice.kind), advice.text)]
+        advice = Advice(_TEXT.host_math.format(call=host[0]), AdviceKind.JNP_NOT_NP)
     if form.group.startswith("filter_spec"):  # Equinox's: keep the spec out of the trace
         advice, second = Advice(_TEXT.filter_spec, AdviceKind.STATIC_ARGS), []
     if form.group == "no_tracing":  # the trace was a retrace: why the cache missed is the question
