@@ -652,3 +652,18 @@ def test_pythons_math_in_a_made_optax_schedule():
     text, truth = _made("made_errors_blind23", "tracing_cosine_schedule_math_cos")
     (failure, *_) = explain_error(text).failures
     assert failure.advice_kind == truth["advice"] == AdviceKind.JNP_NOT_NP
+
+
+# ---- the raising module's family over the words reader's, where they disagree ---------------
+
+
+def test_pallas_own_check_is_pallas_whatever_its_words_say():
+    # "Pytree for `out_specs` and `out_shape` do not match" reads like shard_map's to the
+    # words reader; jax/_src/pallas/core.py raised it (made23, JAX 0.10.2).
+    text, truth = _made("made_errors_blind23", "pallas_layernorm_stats_dict_out_shape")
+    (failure, *_) = explain_error(text).failures
+    assert failure.family == truth["kind"] == Family.PALLAS
+    # The same message raised by shard_map's own module is a sharding's.
+    moved = text.replace("jax/_src/pallas/core.py", "jax/_src/shard_map.py")
+    (failure, *_) = explain_error(moved).failures
+    assert failure.family == Family.SHARDING

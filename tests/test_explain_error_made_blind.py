@@ -197,7 +197,7 @@ BATCHES: dict[str, Batch] = {
         {
             "device_allocation": (2, 1),
             "jax_call": (4, 3),
-            "jax_export": (2, 2),
+            "jax_export": (3, 2),
             "jax_shape": (6, 6),
             "jax_tracing": (7, 4),
             "missing_lowering": (2, 0),
@@ -208,7 +208,7 @@ BATCHES: dict[str, Batch] = {
             "tf_known_issue": (1, 1),
             "xla_status": (2, 2),
         },
-        (40, 30),
+        (41, 30),
     ),
     # Read once scored, as made_errors_blind17.
     "made_errors_tpu_blind17": Batch(
@@ -307,12 +307,12 @@ BATCHES: dict[str, Batch] = {
             "jax_shape": (6, 6),
             "jax_tracing": (5, 2),
             "missing_lowering": (1, 0),
-            "pallas": (2, 1),
+            "pallas": (3, 2),
             "recompile": (3, 3),
             "sharding": (2, 2),
             "tf2xla": (3, 3),
         },
-        (31, 25),
+        (32, 26),
     ),
     # Its blind scoring at 144fc59 (16, 12; the session's start 14, 11).
     "made_errors_tpu_blind20": Batch(
@@ -411,14 +411,14 @@ BATCHES: dict[str, Batch] = {
             "jax_shape": (6, 6),
             "jax_tracing": (5, 4),
             "missing_lowering": (2, 2),
-            "pallas": (2, 1),
+            "pallas": (3, 1),
             "recompile": (3, 3),
             "sharding": (5, 3),
             "tf2xla": (7, 7),
             "tf_known_issue": (2, 2),
             "xla_status": (2, 1),
         },
-        (45, 36),
+        (46, 36),
     ),
     # Read once scored (2026-12-07).
     "made_errors_tpu_blind23": Batch(

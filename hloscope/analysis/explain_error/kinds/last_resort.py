@@ -222,13 +222,16 @@ def _called_at_run_time(stack: list[StackFrame]) -> bool:
 def _raised_in(
     log: Log, stack: list[StackFrame], message: str, called: str | None
 ) -> _Meaning | None:
-    """What the module that raised the exception says (:mod:`..raised_in`), or ``None``;
-    ``None`` too where the words reader is sure of the message (:mod:`..family_words`, asked
-    where no recogniser read a failure): it reads the op the message names, the module only
-    its family."""
+    """What the module that raised the exception says (:mod:`..raised_in`), or ``None``:
+    ``None`` where the words reader is sure of the message and of the module's family too
+    (:mod:`..family_words`, asked where no recogniser read a failure: it reads the op the
+    message names), or sure of a family where no module says one."""
     origin = origin_of(stack)
-    if origin is not None and origin.family is Family.XLA_STATUS:
-        # A kernel wrapper of jaxlib's is sure of its family, whatever words it uses.
+    words = read_family(log.text)
+    if origin is not None and (words is None or words[0] != origin.family):
+        # The module that raised is sure of its family (a kernel wrapper of jaxlib's, Pallas's
+        # own checks), whatever words it uses; where the words reader says the same family,
+        # its reading (the op the message names, its confidence) is kept.
         return _usual(origin.family, message)
     subject = _RE.jax_subject.match(message.split(":", 1)[-1].strip())
     if (
@@ -239,10 +242,8 @@ def _raised_in(
         # A collective's own check ("ppermute sources and destinations must be unique"):
         # its operands are a mapped axis's shards, whatever other words the log holds.
         return _usual(Family.SHARDING, message)
-    if read_family(log.text) is not None:
+    if words is not None:
         return None
-    if origin is not None:
-        return _usual(origin.family, message)
     family = _pointed_family(stack, message, called)
     return None if family is None else _usual(family, message)
 
