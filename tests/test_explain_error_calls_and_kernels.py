@@ -667,3 +667,93 @@ def test_pallas_own_check_is_pallas_whatever_its_words_say():
     moved = text.replace("jax/_src/pallas/core.py", "jax/_src/shard_map.py")
     (failure, *_) = explain_error(moved).failures
     assert failure.family == Family.SHARDING
+
+
+# ---- a NumPy library given a traced array: the user's call into it --------------------------
+
+_HOST_LIBRARY = """
+import sys, traceback
+import jax, jax.numpy as jnp
+from scipy.special import logsumexp
+from scipy import ndimage
+
+
+def scipy_logsumexp_under_grad():
+    nll = lambda w: -logsumexp(w * 2.0)  # fails here: scipy_logsumexp_under_grad
+    jax.grad(nll)(jnp.ones(4))
+
+
+def ndimage_blur_under_jit():
+    blur = jax.jit(lambda img: ndimage.gaussian_filter(img, 1.0))  # fails here: ndimage_blur_under_jit
+    blur(jnp.ones((8, 8)))
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize("case", ["scipy_logsumexp_under_grad", "ndimage_blur_under_jit"])
+def test_a_numpy_librarys_conversion_is_the_users_call(tmp_path, case):
+    pytest.importorskip("scipy")
+    pytest.importorskip("jax")
+    program, texts = cases_of(tmp_path / "cases.py", _HOST_LIBRARY, JAX_PLATFORMS="cpu")
+    (failure, *_) = explain_error(texts[case]).failures
+    assert failure.family == Family.JAX_TRACING
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+def test_a_jax_librarys_own_numpy_call_stays_its_line():
+    # distrax#291 (spent): distrax itself called NumPy on a tracer -- its line is the bug's.
+    text = (DATA / "error_logs" / "distrax_291_array.log").read_text()
+    (failure, *_) = explain_error(text).failures
+    assert failure.finding.source.endswith("distrax/_src/distributions/distribution.py:354")
+    made, truth = _made("made_errors_blind24", "tracing_scipy_logsumexp_in_loss")
+    (failure, *_) = explain_error(made).failures
+    assert _line(failure.finding.source) == truth["user_line"]
+
+
+# ---- limits of one platform's implementation, and of a symbolic export ----------------------
+
+_PLATFORM_LIMITS = """
+import sys, traceback
+import jax, jax.numpy as jnp
+from jax import export
+
+
+def export_fft_symbolic_for_tpu():
+    (n,) = export.symbolic_shape("n")
+    f = jax.jit(lambda x: jnp.abs(jnp.fft.fft(x)))  # fails here: export_fft_symbolic_for_tpu
+    export.export(f, platforms=("tpu",))(jax.ShapeDtypeStruct((n,), jnp.complex64))
+
+
+def eigh_jacobi_on_cpu():
+    from jax._src.lax.linalg import EighImplementation
+    jax.lax.linalg.eigh(jnp.eye(4), implementation=EighImplementation.JACOBI)  # fails here: eigh_jacobi_on_cpu
+"""  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    ("case", "family", "op"),
+    [
+        # "Shape polymorphism for FFT with non-constant fft_length is not implemented for TPU
+        # and GPU": the export's limit, the op named (not a missing lowering of the TPU's).
+        ("export_fft_symbolic_for_tpu", Family.JAX_EXPORT, "fft"),
+        # "Jacobi implementation is not supported on CPU": an option of eigh's on this CPU.
+        ("eigh_jacobi_on_cpu", Family.MISSING_LOWERING, "eigh"),
+    ],
+)
+def test_a_platforms_or_a_symbolic_exports_limit(tmp_path, case, family, op):
+    pytest.importorskip("jax")
+    program, texts = cases_of(tmp_path / "cases.py", _PLATFORM_LIMITS, JAX_PLATFORMS="cpu")
+    (failure, *_) = explain_error(texts[case]).failures
+    assert (failure.family, failure.finding.op) == (family, op)
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["lowering_eigh_jacobi_for_hessian_spectrum_cpu", "export_spectrogram_rfft_symbolic_len"],
+)
+def test_the_limits_in_the_made_logs(case):
+    text, truth = _made("made_errors_blind24", case)
+    (failure, *_) = explain_error(text).failures
+    assert (failure.family, failure.finding.op) == (truth["kind"], truth["op"])
+    assert str(failure.platform) == str(truth["device"])
+    assert _line(failure.finding.source) == truth["user_line"]

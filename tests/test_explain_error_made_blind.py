@@ -129,6 +129,19 @@ below reach 39/42 and 27/42; 21/22 and 12/22.
   and max pooling inside, a ring ppermute with a duplicate destination...), run on the lent v5e
   by a helper who never ran explain-error. Scored once at 73e0650: 18/20 (90%) and 11/20
   (55%); the session's starting code: 18/20 and 10/20. Read once scored.
+* ``made_errors_blind24``: 41 cases none of the 601 before them makes (scipy's logsumexp in a
+  loss under grad, jnp.extract under jit, a dataclass train state that is no pytree, an nnx
+  Dropout without rngs, reduce_on_plateau without its value, eigh's Jacobi implementation on
+  the CPU, an FFT of a symbolic length exported for TPU and GPU, an FFI kernel exported, TF's
+  BesselK0 and Fingerprint under jit_compile...), by a helper who never ran explain-error.
+  Scored once at d1746aa (after made23 was read): 38/41 (93%) and 25/41 (61%); the session's
+  starting code (120478f): 35/41 and 23/41. Read once scored.
+* ``made_errors_tpu_blind24``: 16 TPU users' mistakes none of the 149 before them makes (a CLIP
+  loss of a global batch on one chip, a dataset normalised out of place, gradients kept in a
+  list, Pallas kernels closing over an array or calling program_id in an index map, a remat
+  policy given by name...), run on the lent v5e by a helper who never ran explain-error.
+  Scored once at d1746aa: 15/16 (94%) and 11/16 (69%); the session's starting code: 15/16
+  and 11/16. Read once scored.
 """
 
 from __future__ import annotations
@@ -306,13 +319,13 @@ BATCHES: dict[str, Batch] = {
             "jax_export": (2, 2),
             "jax_shape": (6, 6),
             "jax_tracing": (5, 2),
-            "missing_lowering": (1, 0),
+            "missing_lowering": (2, 0),
             "pallas": (3, 2),
             "recompile": (3, 3),
             "sharding": (2, 2),
             "tf2xla": (3, 3),
         },
-        (32, 26),
+        (33, 26),
     ),
     # Its blind scoring at 144fc59 (16, 12; the session's start 14, 11).
     "made_errors_tpu_blind20": Batch(
@@ -434,6 +447,39 @@ BATCHES: dict[str, Batch] = {
             "sharding": (1, 1),
         },
         (20, 13),
+    ),
+    # Read once scored (2026-12-07).
+    "made_errors_blind24": Batch(
+        41,
+        {
+            "device_allocation": (3, 1),
+            "jax_call": (6, 4),
+            "jax_export": (3, 2),
+            "jax_shape": (4, 4),
+            "jax_tracing": (5, 4),
+            "missing_lowering": (1, 1),
+            "pallas": (3, 0),
+            "recompile": (2, 2),
+            "sharding": (4, 2),
+            "tf2xla": (6, 6),
+            "xla_status": (3, 2),
+        },
+        (40, 28),
+    ),
+    # Read once scored (2026-12-07).
+    "made_errors_tpu_blind24": Batch(
+        16,
+        {
+            "device_allocation": (2, 2),
+            "jax_call": (0, 0),
+            "jax_export": (1, 1),
+            "jax_shape": (2, 2),
+            "jax_tracing": (3, 2),
+            "out_of_memory": (2, 1),
+            "pallas": (4, 2),
+            "sharding": (1, 1),
+        },
+        (15, 11),
     ),
 }
 

@@ -373,8 +373,21 @@ def best_source(stack: list[StackFrame], from_lines: list[StackFrame]) -> str | 
     return f"{outside.file}:{outside.line}" if outside else None
 
 
+# Libraries of NumPy's world, installed: they take NumPy arrays, never JAX's traced ones.
+_HOST_LIBRARY = re.compile(
+    r"[\\/](?:site|dist)-packages[\\/](?:scipy|sklearn|pandas|statsmodels|skimage|matplotlib"
+    r"|networkx|sympy|cv2|PIL|h5py|numba|librosa)[\\/]"
+)
+
+
 def caller_of_framework(stack: list[StackFrame]) -> str | None:
     """``file:line`` of the innermost frame outside the frameworks: where a NumPy or Python
-    conversion was called on a traced value (the line to change, the user's or a library's)."""
+    conversion was called on a traced value (the line to change); where that is a NumPy
+    library's (scipy's, scikit-learn's), the user's line that called the library."""
     outside = next((f for f in stack if not _FRAMEWORK.search(f.file)), None)
+    if outside is not None and _HOST_LIBRARY.search(outside.file):
+        # A NumPy library's line converted it (scipy's logsumexp given a traced array): it
+        # was never meant to take one, so the user's call into it is the line to change. (A
+        # JAX library's own line that calls NumPy on a tracer is that library's bug.)
+        outside = next((f for f in stack if is_users(f)), outside)
     return f"{outside.file}:{outside.line}" if outside else None

@@ -182,6 +182,8 @@ def _jax_export(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         platform = platform_of(m["pm_on"])
     elif form.group == "no_xla":
         offenders = [(m["nx_op"], stack)]
+    elif form.group == "poly_op":
+        offenders = [(m["po_op"].lower(), stack)]  # "for FFT with ...": fft
     elif form.group == "dim_as_int":
         offenders = [(_api_function(stack) or form.op, stack)]
     elif form.group == "backend_mismatch":
