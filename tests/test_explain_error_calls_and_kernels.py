@@ -289,10 +289,56 @@ def pallas_params_dict():
 """  # noqa: E501
 
 
+# made23's kinds, on programs of my own (eight CPU devices for the sharding ones).
+_MADE23_KINDS = """
+import sys, traceback
+from functools import partial
+import jax, jax.numpy as jnp
+from jax.experimental import io_callback
+from jax.sharding import AxisType, PartitionSpec as P
+
+
+def setdiff_in_jit():
+    f = jax.jit(lambda a, b: jnp.setdiff1d(a, b))  # fails here: setdiff_in_jit
+    f(jnp.arange(10), jnp.arange(3))
+
+
+def io_callback_ordered_under_vmap():
+    def log_it(x):
+        return io_callback(lambda v: None, None, x, ordered=True)  # fails here: io_callback_ordered_under_vmap
+    jax.vmap(log_it)(jnp.ones(4))
+
+
+def eigh_top_k_on_cpu():
+    m = jnp.eye(6)
+    jax.lax.linalg.eigh(m, subset_by_index=(0, 2))  # fails here: eigh_top_k_on_cpu
+
+
+def repeat_on_explicit_mesh():
+    mesh = jax.make_mesh((8,), ("b",), axis_types=(AxisType.Explicit,))
+    with jax.set_mesh(mesh):
+        x = jax.device_put(jnp.ones((8, 4)), P("b", None))
+        jax.jit(lambda a: jnp.repeat(a, 3, axis=0, total_repeat_length=24))(x)  # fails here: repeat_on_explicit_mesh
+
+
+def ppermute_two_to_one():
+    mesh = jax.make_mesh((8,), ("i",))
+    perm = [(0, 1), (1, 1)]
+    f = jax.shard_map(lambda x: jax.lax.ppermute(x, "i", perm), mesh=mesh, in_specs=P("i"), out_specs=P("i"))
+    x = jax.device_put(jnp.arange(8.0), jax.sharding.NamedSharding(mesh, P("i")))
+    jax.jit(f)(x)  # fails here: ppermute_two_to_one
+"""  # noqa: E501
+
+
 @pytest.fixture(scope="module")
 def owners(tmp_path_factory):
     pytest.importorskip("jax")
-    return cases_of(tmp_path_factory.mktemp("owners") / "cases.py", _OWNERS, JAX_PLATFORMS="cpu")
+    return cases_of(
+        tmp_path_factory.mktemp("owners") / "cases.py",
+        _OWNERS + _MADE23_KINDS,
+        JAX_PLATFORMS="cpu",
+        XLA_FLAGS="--xla_force_host_platform_device_count=8",
+    )
 
 
 @pytest.mark.parametrize(
@@ -312,6 +358,16 @@ def owners(tmp_path_factory):
         ("eigh_float16", Family.XLA_STATUS, "eigh", AdviceKind.CAST_DTYPE),
         # pallas_call on the user's line owns the refusal of how it was called.
         ("pallas_params_dict", Family.PALLAS, "pallas_call", None),
+        # "The error arose in setdiff1d()": the API, and the size it takes.
+        ("setdiff_in_jit", Family.JAX_TRACING, "setdiff1d", AdviceKind.FIXED_SIZE),
+        # A host callback refusing the transformation it was put under: how it was used.
+        ("io_callback_ordered_under_vmap", Family.JAX_CALL, "io_callback", AdviceKind.OTHER),
+        # An option implemented on some platforms only ("not supported on CPU and GPU").
+        ("eigh_top_k_on_cpu", Family.MISSING_LOWERING, "eigh", AdviceKind.REPLACE_OP),
+        # Sharding in types asking for out_sharding.
+        ("repeat_on_explicit_mesh", Family.SHARDING, "repeat", AdviceKind.RESHARD),
+        # A collective's own check, whatever the words reader makes of the log.
+        ("ppermute_two_to_one", Family.SHARDING, "ppermute", AdviceKind.OTHER),
     ],
 )
 def test_whose_failure_it_is(owners, case, family, op, advice):
@@ -321,6 +377,8 @@ def test_whose_failure_it_is(owners, case, family, op, advice):
     if advice is not None:
         assert failure.advice_kind == advice
     assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+    if family == Family.MISSING_LOWERING:  # the platform the message names first
+        assert str(failure.platform) == "cpu"
 
 
 @pytest.mark.parametrize(
@@ -468,83 +526,6 @@ def test_tpu_temporaries_are_cut_by_a_smaller_batch_then_by_remat(batch, case):
     ]
     assert truth["advice"] in _kinds(failure)[:2]
     assert "jax.checkpoint" in dict(failure.more_advice)[AdviceKind.REMAT]
-
-
-# ---- made23's kinds, on programs of my own (eight CPU devices) -----------------------------
-
-_MADE23_KINDS = """
-import sys, traceback
-from functools import partial
-import jax, jax.numpy as jnp
-from jax.experimental import io_callback
-from jax.sharding import AxisType, PartitionSpec as P
-
-
-def setdiff_in_jit():
-    f = jax.jit(lambda a, b: jnp.setdiff1d(a, b))  # fails here: setdiff_in_jit
-    f(jnp.arange(10), jnp.arange(3))
-
-
-def io_callback_ordered_under_vmap():
-    def log_it(x):
-        return io_callback(lambda v: None, None, x, ordered=True)  # fails here: io_callback_ordered_under_vmap
-    jax.vmap(log_it)(jnp.ones(4))
-
-
-def eigh_top_k_on_cpu():
-    m = jnp.eye(6)
-    jax.lax.linalg.eigh(m, subset_by_index=(0, 2))  # fails here: eigh_top_k_on_cpu
-
-
-def repeat_on_explicit_mesh():
-    mesh = jax.make_mesh((8,), ("b",), axis_types=(AxisType.Explicit,))
-    with jax.set_mesh(mesh):
-        x = jax.device_put(jnp.ones((8, 4)), P("b", None))
-        jax.jit(lambda a: jnp.repeat(a, 3, axis=0, total_repeat_length=24))(x)  # fails here: repeat_on_explicit_mesh
-
-
-def ppermute_two_to_one():
-    mesh = jax.make_mesh((8,), ("i",))
-    perm = [(0, 1), (1, 1)]
-    f = jax.shard_map(lambda x: jax.lax.ppermute(x, "i", perm), mesh=mesh, in_specs=P("i"), out_specs=P("i"))
-    x = jax.device_put(jnp.arange(8.0), jax.sharding.NamedSharding(mesh, P("i")))
-    jax.jit(f)(x)  # fails here: ppermute_two_to_one
-"""  # noqa: E501
-
-
-@pytest.fixture(scope="module")
-def made23_kinds(tmp_path_factory):
-    pytest.importorskip("jax")
-    return cases_of(
-        tmp_path_factory.mktemp("made23") / "cases.py",
-        _MADE23_KINDS,
-        JAX_PLATFORMS="cpu",
-        XLA_FLAGS="--xla_force_host_platform_device_count=8",
-    )
-
-
-@pytest.mark.parametrize(
-    ("case", "family", "op", "advice"),
-    [
-        # "The error arose in setdiff1d()": the API, and the size it takes.
-        ("setdiff_in_jit", Family.JAX_TRACING, "setdiff1d", AdviceKind.FIXED_SIZE),
-        # A host callback refusing the transformation it was put under: how it was used.
-        ("io_callback_ordered_under_vmap", Family.JAX_CALL, "io_callback", AdviceKind.OTHER),
-        # An option implemented on some platforms only ("not supported on CPU and GPU").
-        ("eigh_top_k_on_cpu", Family.MISSING_LOWERING, "eigh", AdviceKind.REPLACE_OP),
-        # Sharding in types asking for out_sharding.
-        ("repeat_on_explicit_mesh", Family.SHARDING, "repeat", AdviceKind.RESHARD),
-        # A collective's own check, whatever the words reader makes of the log.
-        ("ppermute_two_to_one", Family.SHARDING, "ppermute", AdviceKind.OTHER),
-    ],
-)
-def test_made23s_kinds_on_programs_of_my_own(made23_kinds, case, family, op, advice):
-    program, texts = made23_kinds
-    (failure, *_) = explain_error(texts[case]).failures
-    assert (failure.family, failure.finding.op, failure.advice_kind) == (family, op, advice)
-    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
-    if family == Family.MISSING_LOWERING:
-        assert str(failure.platform) == "cpu"
 
 
 @pytest.mark.parametrize(
