@@ -280,38 +280,39 @@ class Log:
         """The frames of the last exception of the chain the message at ``pos`` starts (each
         exception the cause of the next, as a library re-raises an error at its caller's
         line), innermost first; none where it caused none."""
-        if not self._caused_frames(pos):
-            return []
-        marker = self.text.find(_CAUSED, pos, pos + _CAUSE_LOOKAHEAD)
-        for _ in range(_CHAIN_MAX):
-            start = marker + len(_CAUSED)
-            further = self.text.find(_CAUSED, start, start + WINDOW)
-            # (the next link only where the one traceback between them is this link's)
-            if further < 0 or self.text.count(TRACEBACK_HEADER, start, further) != 1:
-                break
-            marker = further
-        return self.traceback_caused(marker)
+        links = self._chain(pos)
+        return self.traceback_caused(links[-1]) if links else []
 
     def caused_messages(self, pos: int) -> list[str]:
         """The message lines of the exceptions the one at ``pos`` caused in turn (each the
         cause of the next), first to last: a library's own words for the same failure."""
         said = []
-        marker = self.text.find(_CAUSED, pos, pos + _CAUSE_LOOKAHEAD)
-        for _ in range(_CHAIN_MAX):
-            if marker < 0 or self.text.find(TRACEBACK_HEADER, pos, marker) >= 0:
-                break  # no link, or another traceback began first: not this message's chain
-            found = _MESSAGE_LINE.search(self.text, marker, marker + WINDOW)
-            if found is None:
-                break
-            said.append(self.text[found.start() : self.line_end(found.start())])
-            pos = found.end()
-            marker = self.text.find(_CAUSED, pos, pos + _CAUSE_LOOKAHEAD)
+        for link in self._chain(pos):
+            found = _MESSAGE_LINE.search(self.text, link, link + WINDOW)
+            if found is not None:
+                said.append(self.text[found.start() : self.line_end(found.start())])
         return said
+
+    def _chain(self, pos: int) -> list[int]:
+        """Where Python's line of each link of the chain the message at ``pos`` starts stands
+        (its "direct cause" line, first to last); none where it caused no exception. A next
+        link counts only where the one traceback between the two is this link's."""
+        link = self.text.find(_CAUSED, pos, pos + _CAUSE_LOOKAHEAD)
+        if link < 0 or self.text.find(TRACEBACK_HEADER, pos, link) >= 0:
+            return []
+        links = [link]
+        while len(links) < _CHAIN_MAX:
+            start = links[-1] + len(_CAUSED)
+            further = self.text.find(_CAUSED, start, start + WINDOW)
+            if further < 0 or self.text.count(TRACEBACK_HEADER, start, further) != 1:
+                break
+            links.append(further)
+        return links
 
     def in_chain(self, pos: int) -> bool:
         """Whether the message at ``pos`` is one of a chain of exceptions: it caused the next
         one, or the one before it caused it (Python's line just above its traceback)."""
-        if self.outer_frames(pos):
+        if self._chain(pos):
             return True
         head = self._last_head(pos)
         return head >= 0 and _CAUSED in self.text[max(0, head - _CHAIN_GAP) : head]

@@ -92,7 +92,7 @@ _ARRAY_EXTENT = re.compile(
 # at least 3 positional arguments ... but got only 2", "Expected: 1, Actual: 2", "a tuple of
 # length equal to the number of positional arguments").
 _COUNTS = re.compile(
-    r"\bnumber of \w+|\blength\b|\b(?:at (?:least|most)|exactly|only) \d+\b"
+    r"\bnumber of \w+|\blengths?\b|\b(?:at (?:least|most)|exactly|only) \d+\b"
     r"|\b(?:got|expected|takes|given)\W{0,3}\d+\b|\b\d+ (?:positional |keyword )?arguments?\b",
     re.I,
 )
@@ -210,7 +210,7 @@ def pointed_fixes(message: str) -> list[AdviceKind]:
         # (``int32[4,8]`` against ``float32[4,8]``: the same shape, another type).
         shapes = [i for i, kind in enumerate(found) if kind is AdviceKind.FIX_SHAPES]
         found.insert(shapes[0] if shapes else len(found), AdviceKind.CAST_DTYPE)
-    if AdviceKind.FIX_SHAPES in found and not names_array_extent(message):
+    if AdviceKind.FIX_SHAPES in found and compares_counts(message):
         # Counts that do not match, of no array: the call is made as the message says.
         found.insert(found.index(AdviceKind.FIX_SHAPES) + 1, AdviceKind.OTHER)
     if names_releases(message):

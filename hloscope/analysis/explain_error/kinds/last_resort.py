@@ -180,9 +180,7 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         # name that op, which completing the failure reads.)
         on_line = None if called in TRANSFORMS else called
         # (A message whose subject is JAX's transformation names the call that refused.)
-        subject = _RE.jax_subject.match(message.split(":", 1)[-1].strip())
-        named = subject["api"] if subject else None
-        meaning, op = found, op_called(stack, is_users) or named or on_line or cls
+        meaning, op = found, op_called(stack, is_users) or _subject(message) or on_line or cls
         error_class = None if op == cls else cls
     failure = meaning.kind.failure(
         log,
@@ -233,12 +231,7 @@ def _raised_in(
         # own checks), whatever words it uses; where the words reader says the same family,
         # its reading (the op the message names, its confidence) is kept.
         return _usual(origin.family, message)
-    subject = _RE.jax_subject.match(message.split(":", 1)[-1].strip())
-    if (
-        subject
-        and subject["api"] in _COLLECTIVES
-        and _ARGUMENT_CLASSES.search(message.split(":")[0])
-    ):
+    if _subject(message) in _COLLECTIVES and _ARGUMENT_CLASSES.search(message.split(":")[0]):
         # A collective's own check ("ppermute sources and destinations must be unique"):
         # its operands are a mapped axis's shards, whatever other words the log holds.
         return _usual(Family.SHARDING, message)
@@ -246,6 +239,14 @@ def _raised_in(
         return None
     family = _pointed_family(stack, message, called)
     return None if family is None else _usual(family, message)
+
+
+def _subject(message: str) -> str | None:
+    """The JAX transformation or collective ``message`` (``Class: words``) has as its subject,
+    as JAX's own checks open theirs ("pjit does not support kwargs ...", "ppermute sources and
+    destinations must be unique"); ``None`` where it opens otherwise."""
+    found = _RE.jax_subject.match(message.split(":", 1)[-1].strip())
+    return found["api"] if found else None
 
 
 # A plain argument check's class: what it says is in its message's words alone.
@@ -272,8 +273,7 @@ def _pointed_family(stack: list[StackFrame], message: str, called: str | None) -
         # A builtin refusing JAX's symbolic dimension (``float()`` of a shape's '_DimExpr'):
         # a shape-polymorphic export's, wherever it was raised.
         return Family.JAX_EXPORT
-    subject = _RE.jax_subject.match(message.split(":", 1)[-1].strip())
-    if not (_RE.jax_stack.search(stack[0].file) or called or subject):
+    if not (_RE.jax_stack.search(stack[0].file) or called or _subject(message)):
         return None
     if called in _COLLECTIVES:
         # A collective's operands are a mapped axis's shards: what it refuses is a sharding's.

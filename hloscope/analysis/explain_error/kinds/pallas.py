@@ -230,7 +230,7 @@ def _simple(
 ) -> Failure:
     at = m.start() if stack_at is None else stack_at
     stack = _kernel_frames(log.traceback_before(at))
-    called = _users_line(log, at)
+    called = _users_line(log, at, stack)
     kernel = source or user_source(stack)
     failure = _KIND.failure(
         log,
@@ -298,8 +298,9 @@ def _kernel_platform(log: Log, m: re.Match[str]) -> str:
     return "gpu" if _RE.gpu_backend.search(log.text, start, log.line_end(m.start())) else "tpu"
 
 
-def _users_line(log: Log, at: int) -> str | None:
-    """The user's line of the kernel's failure at ``at``: the program's call of the kernel.
+def _users_line(log: Log, at: int, stack: list[StackFrame]) -> str | None:
+    """The user's line of the kernel's failure at ``at`` (``stack`` its traceback and the
+    chain's, as :func:`_kernel_frames` made them plain): the program's call of the kernel.
 
     JAX re-raises a kernel's error at the program's line, the last traceback of the chain;
     where it put the kernel's own frames in that traceback (a Mosaic error's, from its MLIR
@@ -308,7 +309,7 @@ def _users_line(log: Log, at: int) -> str | None:
     call the last traceback ends at), unless what it shows is the kernel's body, a frame of
     Pallas's own modules called; the last traceback's line is the user's then.
     """
-    own = _kernel_frames(log.traceback_before(at))
+    own = stack
     last = _kernel_frames(log.outer_frames(at))
     if last:
         own = own[: len(own) - len(last)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from ....hlo.metadata import StackFrame
 from ...unsupported.findings import Reason
@@ -89,7 +90,14 @@ def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 def _traced_again(log: Log, after: int, fn: str) -> bool:
     """Whether a later cache miss of the log traced ``fn`` again ("for fn defined at"): the
     first one ("never seen function") was only its first trace."""
-    return any(again["fn"] == fn for again in _RE.for_fn.finditer(log.text, after))
+    return _last_retrace(log.text).get(fn, -1) > after
+
+
+@lru_cache(maxsize=4)
+def _last_retrace(text: str) -> dict[str, int]:
+    """Where each function a cache miss traced again was last named so ("for fn defined at"):
+    read once a log, not once a miss (a log of thousands of misses is read in one pass)."""
+    return {again["fn"]: again.start() for again in _RE.for_fn.finditer(text)}
 
 
 def _max_traces(log: Log, m: re.Match[str]) -> Failure:
