@@ -333,6 +333,7 @@ UNKNOWN_TAIL = (
 
 def bench_big_log(repeat: int) -> None:
     from hloscope.analysis.explain_error import explain_error
+    from hloscope.analysis.explain_error.device import forget_platform_reads
     from hloscope.analysis.explain_error.family_words import forget_logs
     from hloscope.analysis.explain_error.framework import framework_of
 
@@ -341,6 +342,7 @@ def bench_big_log(repeat: int) -> None:
     def first_read() -> None:
         framework_of.cache_clear()
         forget_logs()
+        forget_platform_reads()
 
     failure = (ROOT / "tests" / "data" / "error_logs" / "jax_17730_check_failed.log").read_text()
     sys.path.insert(0, str(ROOT / "tests"))
@@ -373,6 +375,19 @@ def bench_big_log(repeat: int) -> None:
             scan,
             "-",
         )
+    # A log of 6,000 cache-miss explanations: a hundred failures, each one's platform read at
+    # the log's ends and around it (each piece of the log read once for all of them).
+    from big_logs import cache_miss_log
+
+    misses = cache_miss_log()
+    assert len(explain_error(misses).failures) > 50
+    row(
+        f"explain_error, {len(misses) / 1e6:.1f} MB of 6,000 cache misses",
+        best(lambda _: explain_error(misses), repeat, first_read),
+        "splitlines + one regex scan",
+        best(lambda: (misses.splitlines(), sum(1 for _ in words.finditer(misses))), repeat),
+        "-",
+    )
     # A training log of 4.5 MB that holds no error: every recogniser, then the words, read it
     # all (the literal gate skips the regexes that cannot match it).
     quiet = "".join(

@@ -18,3 +18,16 @@ def noisy_log(failure: str, size: int = 5_000_000) -> str:
     ) * 5000
     log = noise + near + "x" * 1_000_000 + "\n" + failure + noise
     return log + "y" * (size - len(log))
+
+
+def cache_miss_log(count: int = 6000) -> str:
+    """A 1.7 MB log of ``count`` JAX cache-miss explanations between step lines: a hundred
+    failures (one a function) spread over a long log, each of whose platforms is read."""
+    return "".join(
+        f"TRACING CACHE MISS at /home/user/proj/train.py:{40 + i % 50}:8 (<module>):\n"
+        f"  for step_{i % 97} defined at /home/user/proj/train.py:{7 + i % 13}\n"
+        "  all previously seen cache keys differ. For the closest previous key:\n"
+        f"  * at example[0], now f32[{i},128] and before f32[{i - 1},128]\n"
+        f"I1207 12:00:{i % 60:02d}.000 step {i} loss {0.5 / (i + 1):.5f}\n"
+        for i in range(count)
+    )

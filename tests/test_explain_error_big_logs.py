@@ -6,13 +6,16 @@ answer as before, sooner (the benchmark rows: benchmarks/bench_small_speeds.py b
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from big_logs import cache_miss_log
 
-from hloscope.analysis.explain_error import explain_error, framework
+from hloscope.analysis.explain_error import device, explain_error, framework
 from hloscope.analysis.explain_error import family_words as words
 from hloscope.analysis.explain_error.literal_gate import may_match
+from hloscope.analysis.unsupported import Platform
 
 DATA = Path(__file__).parent / "data"
 
@@ -80,3 +83,49 @@ def test_the_marks_do_not_scan_a_log_without_their_texts(monkeypatch) -> None:
     framework.framework_of.cache_clear()
     assert framework.framework_of(_QUIET) is None
     framework.framework_of.cache_clear()
+
+
+class _CountingSigns:
+    """The platforms' signs, counting the characters each search of them reads."""
+
+    def __init__(self, real: re.Pattern[str]) -> None:
+        self.real = real
+        self.read: list[int] = []
+
+    def finditer(self, text: str):  # noqa: ANN201 (re's own iterator)
+        self.read.append(len(text))
+        return self.real.finditer(text)
+
+
+@pytest.fixture
+def counted_signs(monkeypatch) -> Iterator[_CountingSigns]:
+    counting = _CountingSigns(device._LOG_SIGNS)
+    monkeypatch.setattr(device, "_LOG_SIGNS", counting)
+    device.forget_platform_reads()  # pieces read by earlier tests are not read again
+    yield counting
+    device.forget_platform_reads()
+
+
+def test_a_long_log_of_many_failures_is_read_for_its_platform_at_most_once(counted_signs) -> None:
+    # Each failure's platform is read at the log's ends and around it; a hundred failures
+    # read their windows afresh before (97 windows of 96 KB: 9 MB of a 1.7 MB log).
+    log = cache_miss_log()
+    assert len(explain_error(log).failures) > 50
+    assert 0 < sum(counted_signs.read) <= len(log)
+
+
+def test_a_long_log_is_read_at_its_ends_and_around_the_failure(counted_signs) -> None:
+    filler = "".join(f"I0000 step {i} loss 0.{i % 997}\n" for i in range(30000))
+    failure = "E0000 the program on cuda:0 failed; cuda:1 too\n"
+    text = "I0000 libtpu.so loaded\n" + filler + failure + filler
+    assert len(text) > 1_000_000
+    assert device.platform_in_log(text) is Platform.TPU  # only the start names one
+    assert device.platform_in_log(text, around=text.index(failure)) is Platform.GPU
+    assert sum(counted_signs.read) < 200_000  # pieces, not the whole log
+
+
+def test_a_log_on_one_long_line_is_read_in_small_pieces(counted_signs) -> None:
+    # A notebook's JSON output can hold a whole run on one line.
+    text = "x" * 3_000_000 + " platform='tpu'"
+    assert device.platform_in_log(text, around=1_500_000) is Platform.TPU
+    assert sum(counted_signs.read) < 200_000

@@ -5,11 +5,13 @@ platform a log as a whole ran on, read from its structure where the failing mess
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import NamedTuple
 
 from ..unsupported.findings import Platform
 
-__all__ = ["platform_of", "named_accelerator", "platform_in_log"]
+__all__ = ["platform_of", "named_accelerator", "platform_in_log", "forget_platform_reads"]
 
 # (IREE's PJRT plugins name their platforms after the device: iree_cpu, iree_cuda, iree_rocm.)
 _PLATFORM_WORD = re.compile(
@@ -242,17 +244,77 @@ def _refused_flags(text: str) -> set[str]:
 #: branches cost about 3 s a megabyte: a 5 MB log read whole took 13 s.)
 _WHOLE = 256 * 1024
 _END = 32 * 1024
+#: A long log is read in pieces of about this many characters, each cut at a line's start (a
+#: sign never spans lines) and read once however many failures' windows hold it: a log of a
+#: hundred failures read each one's window afresh (0.2 s a failure on a 1.7 MB log).
+_PIECE = 16 * 1024
 
 
-def _ends(text: str, around: int | None) -> str:
-    """``text`` where it is short; else its two ends and the text around offset ``around``."""
+class _PieceSigns(NamedTuple):
+    """What one piece of a log shows of a platform: each sign's word, its platform and
+    whether its line says the platform is absent; the platforms' flags its lines refuse;
+    whether it shows a binary of Google's own build."""
+
+    signs: tuple[tuple[str, str, bool], ...]
+    refused: frozenset[str]
+    google_build: bool
+
+
+@functools.lru_cache(maxsize=256)
+def _piece_signs(piece: str) -> _PieceSigns:
+    """The signs of a platform in ``piece`` (cached by its text: a long log's pieces are read
+    once for all its failures; a short log is one piece)."""
+    signs: list[tuple[str, str, bool]] = []
+    absent_lines: dict[int, bool] = {}
+    for found in _LOG_SIGNS.finditer(piece):
+        word = found.group(0)
+        if any(word.lower() == e.lower() and word != e for e in _EXACT):
+            continue
+        start = piece.rfind("\n", 0, found.start()) + 1
+        if _COMMENT.search(piece, start, found.start()):
+            continue  # a comment of the source a traceback quotes: no sign of where it ran
+        if start not in absent_lines:
+            end = piece.find("\n", found.end())
+            absent_lines[start] = bool(_ABSENT.search(piece[start : end if end >= 0 else None]))
+        signs.append((word, str(found.lastgroup), absent_lines[start]))
+    return _PieceSigns(
+        tuple(signs), frozenset(_refused_flags(piece)), bool(_GOOGLE_BUILD.search(piece))
+    )
+
+
+def forget_platform_reads() -> None:
+    """Forget the pieces of logs read so far (a benchmark reads each log as the first time)."""
+    _piece_signs.cache_clear()
+
+
+def _piece_start(text: str, offset: int) -> int:
+    """The start of the piece of ``text`` that holds ``offset``: the first line's start at or
+    after the last multiple of :data:`_PIECE` at or before it, or that multiple itself in a
+    line longer than a piece (a notebook's JSON on one line: pieces stay small)."""
+    at = min(offset - offset % _PIECE, len(text))
+    if at == 0:
+        return 0
+    line = text.find("\n", at - 1, at + _PIECE)
+    return at if line < 0 else line + 1
+
+
+def _pieces(text: str, around: int | None) -> list[str]:
+    """``text`` where it is short; else the pieces that hold its two ends and the text around
+    offset ``around``, each once."""
     if len(text) <= _WHOLE:
-        return text
-    parts = [text[:_END]]
+        return [text]
+    spans = [(0, _END), (len(text) - _END, len(text))]
     if around is not None:
-        parts.append(text[max(0, around - _END // 2) : around + _END // 2])
-    parts.append(text[-_END:])
-    return "\n".join(parts)
+        spans.append((max(0, around - _END // 2), min(len(text), around + _END // 2)))
+    starts: set[int] = set()
+    for first, last in spans:
+        starts.update(range(first - first % _PIECE, last, _PIECE))
+    pieces = []
+    for start in sorted(starts):
+        begin, end = _piece_start(text, start), _piece_start(text, start + _PIECE)
+        if begin < end:
+            pieces.append(text[begin:end])
+    return pieces
 
 
 def platform_in_log(text: str, around: int | None = None) -> Platform | None:
@@ -260,27 +322,18 @@ def platform_in_log(text: str, around: int | None = None) -> Platform | None:
     or the CPU where the log names only it, or the TPU where it shows only a binary of
     Google's own build (:data:`_GOOGLE_BUILD`); None where it names none or both alike. A
     long log is read at its ends and around offset ``around`` (the failure), where given."""
-    text = _ends(text, around)
+    read = [_piece_signs(piece) for piece in _pieces(text, around)]
+    # (the code that passed a flag the backend refused is no sign of that platform either)
+    refused = frozenset().union(*(piece.refused for piece in read))
     counts = {"gpu": 0, "tpu": 0, "cpu": 0}
-    absent_lines: dict[int, bool] = {}
-    refused = _refused_flags(text)
-    for found in _LOG_SIGNS.finditer(text):
-        word = found.group(0)
-        if any(word.lower() == e.lower() and word != e for e in _EXACT):
-            continue
-        if word in refused:
-            continue  # the code that passed a flag the backend refused: no sign of it either
-        start = text.rfind("\n", 0, found.start()) + 1
-        if _COMMENT.search(text, start, found.start()):
-            continue  # a comment of the source a traceback quotes: no sign of where it ran
-        if start not in absent_lines:
-            end = text.find("\n", found.end())
-            absent_lines[start] = bool(_ABSENT.search(text[start : end if end >= 0 else None]))
-        if not absent_lines[start] or found.lastgroup == "cpu":
-            counts[str(found.lastgroup)] += 1
+    for piece in read:
+        for word, platform, absent in piece.signs:
+            if word not in refused and (not absent or platform == "cpu"):
+                counts[platform] += 1
     gpu, tpu = counts["gpu"], counts["tpu"]
     if gpu != tpu:
         return Platform.GPU if gpu > tpu else Platform.TPU
     if not gpu and counts["cpu"]:
         return Platform.CPU
-    return Platform.TPU if not gpu and _GOOGLE_BUILD.search(text) else None
+    google_build = any(piece.google_build for piece in read)
+    return Platform.TPU if not gpu and google_build else None
