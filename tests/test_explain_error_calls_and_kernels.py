@@ -738,3 +738,211 @@ def test_the_limits_in_the_made_logs(case):
     assert (failure.family, failure.finding.op) == (truth["kind"], truth["op"])
     assert str(failure.platform) == str(truth["device"])
     assert _line(failure.finding.source) == truth["user_line"]
+
+
+# ---- a value given where JAX takes a function ---------------------------------------------
+
+_NOT_FUNCTIONS = """
+import sys, traceback
+import jax, jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def remat_policy_by_name():
+    f = jax.checkpoint(lambda w, x: jnp.tanh(x @ w), policy="dots_saveable")
+    jax.grad(lambda w: f(w, jnp.ones((4, 4))).sum())(jnp.ones((4, 4)))  # fails here: remat_policy_by_name
+
+
+def fori_body_called():
+    body = lambda i, x: x * 2
+    x = jnp.ones(3)
+    jax.jit(lambda x: jax.lax.fori_loop(0, 3, body(0, x), x))(x)  # fails here: fori_body_called
+
+
+def tree_map_arguments_swapped():
+    jax.tree.map({"a": jnp.ones(2)}, lambda x: x + 1)  # fails here: tree_map_arguments_swapped
+
+
+def scan_body_result():
+    step = lambda c, x: (c + x, c)
+    jax.lax.scan(step(0.0, 1.0), 0.0, jnp.ones(5))  # fails here: scan_body_result
+
+
+def cond_branch_values():
+    x = jnp.ones(3)
+    jax.lax.cond(x.sum() > 0, x * 2, x * 3)  # fails here: cond_branch_values
+
+
+def index_map_tuple():
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 1
+
+    x = jnp.ones((16, 128))
+    spec = pl.BlockSpec((8, 128), (0, 0))
+    out = pl.BlockSpec((8, 128), lambda i: (i, 0))
+    shape = jax.ShapeDtypeStruct(x.shape, x.dtype)
+    pl.pallas_call(kernel, out_shape=shape, grid=(2,), in_specs=[spec], out_specs=out, interpret=True)(x)  # fails here: index_map_tuple
+
+
+def own_string_called():
+    name = "relu"
+    name(3)  # fails here: own_string_called
+"""  # noqa: E501
+
+
+@pytest.fixture(scope="module")
+def not_functions(tmp_path_factory):
+    pytest.importorskip("jax")
+    program = tmp_path_factory.mktemp("not_functions") / "cases.py"
+    return cases_of(program, _NOT_FUNCTIONS, JAX_PLATFORMS="cpu")
+
+
+@pytest.mark.parametrize(
+    ("case", "family", "op", "given"),
+    [
+        # Python calling the value inside JAX ("'str' object is not callable"), in a
+        # traceback JAX filtered and in JAX's own frames (tree_util).
+        ("remat_policy_by_name", Family.JAX_CALL, None, "a 'str'"),
+        ("tree_map_arguments_swapped", Family.JAX_CALL, None, "a 'dict'"),
+        # JAX's own checks, in their words: the API is the op.
+        ("fori_body_called", Family.JAX_CALL, "fori_loop", "body_fun of fori_loop"),
+        ("scan_body_result", Family.JAX_CALL, "scan", "f of scan"),
+        ("cond_branch_values", Family.JAX_CALL, "cond", "true_fun and false_fun of cond"),
+        # Raised in Pallas's spec: the kernel's family, the same fix.
+        ("index_map_tuple", Family.PALLAS, None, "a 'tuple'"),
+    ],
+)
+def test_a_value_given_where_jax_takes_a_function(not_functions, case, family, op, given):
+    program, texts = not_functions
+    (failure, *_) = explain_error(texts[case]).failures
+    assert failure.family == family
+    if op is not None:
+        assert failure.finding.op == op
+    assert failure.advice_kind == AdviceKind.OTHER
+    assert failure.finding.suggestion.startswith(f"JAX was given {given} where it takes")
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+def test_the_programs_own_value_called_says_no_family(not_functions):
+    # The same words raised in the program's own code, JAX nowhere in the traceback.
+    _, texts = not_functions
+    assert "'str' object is not callable" in texts["own_string_called"]
+    assert not explain_error(texts["own_string_called"]).failures
+
+
+@pytest.mark.parametrize(
+    ("batch", "case"),
+    [
+        ("made_errors_blind22", "call_remat_policy_given_by_name"),
+        ("made_errors_tpu_blind24", "b24_remat_policy_given_by_name"),
+        ("made_errors_blind23", "pallas_blockspec_index_map_given_as_tuple"),
+    ],
+)
+def test_a_value_given_where_jax_takes_a_function_in_the_made_logs(batch, case):
+    text, truth = _made(batch, case)
+    (failure, *_) = explain_error(text).failures
+    assert (str(failure.family), failure.advice_kind) == (truth["kind"], truth["advice"])
+    assert _line(failure.finding.source) == truth["user_line"]
+
+
+# ---- a value of another type than JAX's own code takes --------------------------------------
+
+_ANOTHER_TYPE = """
+import sys, traceback
+import jax, jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def _copy_through_scratch(x_ref, o_ref, acc_ref):
+    acc_ref[...] = x_ref[...] * 2
+    o_ref[...] = acc_ref[...]
+
+
+def scratch_as_shape_dtype_struct():
+    x = jnp.ones((8, 128))
+    out = jax.ShapeDtypeStruct(x.shape, x.dtype)
+    scratch = [jax.ShapeDtypeStruct((8, 128), jnp.float32)]
+    pl.pallas_call(_copy_through_scratch, out_shape=out, scratch_shapes=scratch, interpret=True)(x)  # fails here: scratch_as_shape_dtype_struct
+
+
+def scratch_as_plain_shape():
+    x = jnp.ones((8, 128))
+    out = jax.ShapeDtypeStruct(x.shape, x.dtype)
+    pl.pallas_call(_copy_through_scratch, out_shape=out, scratch_shapes=[(8, 128)], interpret=True)(x)  # fails here: scratch_as_plain_shape
+
+
+def unflatten_with_a_list_of_treedefs():
+    leaves, treedef = jax.tree.flatten({"a": 1})
+    jax.tree.unflatten([treedef], leaves)  # fails here: unflatten_with_a_list_of_treedefs
+
+
+def own_list_asked_for_a_shape():
+    jax.eval_shape(lambda x: x * 2, [1.0, 2.0]).shape  # fails here: own_list_asked_for_a_shape
+"""  # noqa: E501
+
+
+@pytest.fixture(scope="module")
+def another_type(tmp_path_factory):
+    pytest.importorskip("jax")
+    program = tmp_path_factory.mktemp("another_type") / "cases.py"
+    return cases_of(program, _ANOTHER_TYPE, JAX_PLATFORMS="cpu")
+
+
+@pytest.mark.parametrize(
+    ("case", "family", "given"),
+    [
+        # Raised in Pallas's spec code: the kernel's family.
+        ("scratch_as_shape_dtype_struct", Family.PALLAS, "'ShapeDtypeStruct' for 'get_ref_aval'"),
+        ("scratch_as_plain_shape", Family.PALLAS, "'int' for 'get_ref_aval'"),
+        # Raised in JAX's tree utilities, which no module row names: the call's argument.
+        ("unflatten_with_a_list_of_treedefs", Family.JAX_CALL, "'list' for 'unflatten'"),
+    ],
+)
+def test_a_name_jax_asked_of_the_programs_value_is_another_type_given(
+    another_type, case, family, given
+):
+    program, texts = another_type
+    (failure, *_) = explain_error(texts[case]).failures
+    assert failure.family == family
+    # The type first, releases that go together after (not the other way round: JAX's own
+    # modules are of one release).
+    assert _kinds(failure)[:2] == [AdviceKind.OTHER, AdviceKind.INSTALL]
+    assert failure.finding.suggestion.startswith(f"JAX's own code asked a {given}")
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+def test_a_name_the_programs_own_code_asked_is_not_read(another_type):
+    _, texts = another_type
+    assert "'list' object has no attribute 'shape'" in texts["own_list_asked_for_a_shape"]
+    assert not explain_error(texts["own_list_asked_for_a_shape"]).failures
+
+
+def test_a_name_jax_asked_of_jaxlibs_object_is_still_releases():
+    # A C extension's type prints dotted: jaxlib's object of another release than jax's.
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/train.py", line 3, in <module>\n'
+        "    import jax; jax.devices()\n"
+        '  File "/usr/lib/python3/site-packages/jax/_src/xla_bridge.py", line 900, in devices\n'
+        "    return get_backend(backend).get_default_layout()\n"
+        "AttributeError: 'jaxlib.xla_extension.Client' object has no attribute "
+        "'get_default_layout'\n"
+    )
+    (failure, *_) = explain_error(text).failures
+    assert not failure.finding.suggestion.startswith("JAX's own code asked")
+    assert failure.advice_kind == AdviceKind.INSTALL
+
+
+@pytest.mark.parametrize(
+    ("batch", "case"),
+    [
+        ("made_errors_blind22", "pallas_scratch_as_shape_dtype_struct"),
+        ("made_errors_blind24", "pallas_scratch_shapes_plain_tuple"),
+        ("made_errors_tpu_blind24", "b24_pallas_scratch_as_shape_dtype_struct"),
+    ],
+)
+def test_a_name_jax_asked_in_the_made_logs(batch, case):
+    text, truth = _made(batch, case)
+    (failure, *_) = explain_error(text).failures
+    assert (str(failure.family), failure.advice_kind) == (truth["kind"], truth["advice"])
+    assert _line(failure.finding.source) == truth["user_line"]

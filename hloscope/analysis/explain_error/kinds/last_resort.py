@@ -39,6 +39,12 @@ XLA's C++ code, not by any one message:
   ``jax/experimental/pallas/`` (its ops are kernels written with Pallas, checking their
   arguments in any family's terms), xla_bridge's look-up of a platform a call named (the name
   may be the call's own mistake);
+* a value given where JAX takes a function, raised in JAX's code or in a traceback JAX
+  filtered: Python calling it ("'str' object is not callable": a checkpoint policy named by a
+  string, an index map given as a tuple) or JAX's own check ("lax.scan: f argument should be
+  a callable"): the call's argument (jax_call), or the family of the module that raised it
+  (Pallas's spec); the fix is the function itself. The same words raised in the program's own
+  code, JAX not in its traceback, say no family;
 * glog's fatal line (``F1106 12:00:00.000000 123 file.cc:45] message``, TensorFlow's logger's
   ``2024-01-01 ...: F file.cc:45] message``): a fatal log aborts the process, the crash of
   the C++ code that wrote it. A warning's or an error's line (``W``, ``E``) does not stop
@@ -159,11 +165,14 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         stack = log.traceback_before(m.start())
         cls = m["lr_cls"].rsplit(".", 1)[-1]
         message = message_at(log.text, log.line_start(m.start()))
-        called = _call_on_line(log, m.start(), stack)
+        filtered = _filtered(log, m.start())
+        called = _call_on_line(log, m.start(), stack) if filtered else None
         # (The exceptions it caused say the same failure in their words too: a kernel
         # wrapper's KeyError of a dtype, then "Unsupported dtype float16".)
         chained = "\n".join([message, *log.caused_messages(m.start())])
-        found = _meaning(cls, m["lr_msg"] or "") or _raised_in(log, stack, chained, called)
+        found = _meaning(cls, m["lr_msg"] or "") or _raised_in(
+            log, stack, chained, called, filtered
+        )
         if found is _INSTALL and cls == "AttributeError" and _called_at_run_time(stack):
             found = _GONE_API
         if (
@@ -174,13 +183,7 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             found = _imported_against(stack)
         if found is None or not (stack or (found.alone and _last_line(log, m.start()))):
             return  # no traceback ends here: prose, or a logger's line, not a raised class
-        # The op is the call of JAX's the program made (jnp.pad under the user's line, above
-        # the helper that raised), else the class.
-        # (Not a transformation the line calls: the op failed inside it, and the message may
-        # name that op, which completing the failure reads.)
-        on_line = None if called in TRANSFORMS else called
-        # (A message whose subject is JAX's transformation names the call that refused.)
-        meaning, op = found, op_called(stack, is_users) or _subject(message) or on_line or cls
+        meaning, op = found, _op_of(stack, message, called, cls)
         error_class = None if op == cls else cls
     failure = meaning.kind.failure(
         log,
@@ -192,6 +195,19 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
     failure.last_resort = True
     yield failure
+
+
+def _op_of(stack: list[StackFrame], message: str, called: str | None, cls: str) -> str:
+    """The op of a failure read by its structure: the call of JAX's the program made (jnp.pad
+    under the user's line, above the helper that raised), else the class."""
+    # (Not a transformation the line calls: the op failed inside it, and the message may name
+    # that op, which completing the failure reads. Nor the call around a value called that is
+    # no function: the value failed; JAX's own check of one names the API it was given to.)
+    not_callable = _RE.not_callable.match(message)
+    on_line = None if called in TRANSFORMS or not_callable else called
+    given_to = not_callable["api"] if not_callable else None
+    # (A message whose subject is JAX's transformation names the call that refused.)
+    return op_called(stack, is_users) or _subject(message) or given_to or on_line or cls
 
 
 def _imported_against(stack: list[StackFrame]) -> _Meaning | None:
@@ -218,7 +234,7 @@ def _called_at_run_time(stack: list[StackFrame]) -> bool:
 
 
 def _raised_in(
-    log: Log, stack: list[StackFrame], message: str, called: str | None
+    log: Log, stack: list[StackFrame], message: str, called: str | None, filtered: bool
 ) -> _Meaning | None:
     """What the module that raised the exception says (:mod:`..raised_in`), or ``None``:
     ``None`` where the words reader is sure of the message and of the module's family too
@@ -230,6 +246,9 @@ def _raised_in(
         # The module that raised is sure of its family (a kernel wrapper of jaxlib's, Pallas's
         # own checks), whatever words it uses; where the words reader says the same family,
         # its reading (the op the message names, its confidence) is kept.
+        asked = _RE.asked_attribute.match(message)
+        if asked and origin.family is not Family.BACKEND_STARTUP and _jax_asked(stack):
+            return _given_another_type(origin.family, message, asked)
         return _usual(origin.family, message)
     if _subject(message) in _COLLECTIVES and _ARGUMENT_CLASSES.search(message.split(":")[0]):
         # A collective's own check ("ppermute sources and destinations must be unique"):
@@ -237,7 +256,11 @@ def _raised_in(
         return _usual(Family.SHARDING, message)
     if words is not None:
         return None
-    family = _pointed_family(stack, message, called)
+    asked = _RE.asked_attribute.match(message)
+    if asked and _jax_asked(stack):
+        # Where no module says a family: the call's argument was of another type.
+        return _given_another_type(Family.JAX_CALL, message, asked)
+    family = _pointed_family(stack, message, called, filtered)
     return None if family is None else _usual(family, message)
 
 
@@ -253,7 +276,9 @@ def _subject(message: str) -> str | None:
 _ARGUMENT_CLASSES = re.compile(r"(?:^|\.)(?:ValueError|TypeError)$")
 
 
-def _pointed_family(stack: list[StackFrame], message: str, called: str | None) -> Family | None:
+def _pointed_family(
+    stack: list[StackFrame], message: str, called: str | None, filtered: bool
+) -> Family | None:
     """The family of a plain ``ValueError`` or ``TypeError`` raised in JAX's stack's own code
     (an API checking the program's arguments) in a module :mod:`..raised_in` has no row for,
     read from the fix its message points to (:func:`~..message_fixes.pointed_fixes`): shapes
@@ -264,7 +289,9 @@ def _pointed_family(stack: list[StackFrame], message: str, called: str | None) -
 
     Raised in JAX's stack: the innermost frame is its, or JAX removed its own frames from the
     traceback and the user's innermost line ``called`` one of its functions (a ``raise`` of
-    the program's own names none)."""
+    the program's own names none), or JAX removed them (``filtered``) from a traceback that
+    ends in Python calling a value that is no function: JAX called what the program gave it
+    in a function's place (a policy's name, an index map's tuple), the call's argument."""
     cls = message.split(":", 1)[0].strip()
     if not stack or not _ARGUMENT_CLASSES.search(cls):
         return None
@@ -273,7 +300,9 @@ def _pointed_family(stack: list[StackFrame], message: str, called: str | None) -
         # A builtin refusing JAX's symbolic dimension (``float()`` of a shape's '_DimExpr'):
         # a shape-polymorphic export's, wherever it was raised.
         return Family.JAX_EXPORT
-    if not (_RE.jax_stack.search(stack[0].file) or called or _subject(message)):
+    not_callable = _RE.not_callable.match(message) is not None
+    in_jax = _RE.jax_stack.search(stack[0].file) or called or _subject(message)
+    if not (in_jax or (filtered and not_callable)):
         return None
     if called in _COLLECTIVES:
         # A collective's operands are a mapped axis's shards: what it refuses is a sharding's.
@@ -281,6 +310,8 @@ def _pointed_family(stack: list[StackFrame], message: str, called: str | None) -
     if called in _OWNING_CALLS:
         # A kernel's, a mapping's or an export's call refused how it was made: its family's.
         return _OWNING_CALLS[called]
+    if not_callable:
+        return Family.JAX_CALL
     fixes = [kind for kind in pointed_fixes(message) if kind in _FAMILY_OF_FIX]
     if fixes and fixes[0] is AdviceKind.FIX_SHAPES and not names_array_extent(message):
         # Counts that do not match ("the number of updates and states has to be the same"),
@@ -312,16 +343,21 @@ _OWNING_CALLS = {
 }
 
 
-def _call_on_line(log: Log, start: int, stack: list[StackFrame]) -> str | None:
-    """The function of JAX's API the innermost line of the traceback before ``start`` calls,
-    where JAX removed its own frames from that traceback (the exception was raised inside that
-    call); else ``None``."""
-    if not stack or not is_users(stack[0]):
-        return None
+def _filtered(log: Log, start: int) -> bool:
+    """Whether JAX removed its own frames from the traceback of the exception at ``start``."""
     # JAX prints its notice beside the exception it filtered (after it today, before its
     # traceback in jax 0.2), not elsewhere in a long log.
     near = log.text[max(0, start - _NOTICE_REACH) : start + _NOTICE_REACH]
-    return op_on_line(log.innermost_code(start)) if _RE.filtered.search(near) else None
+    return _RE.filtered.search(near) is not None
+
+
+def _call_on_line(log: Log, start: int, stack: list[StackFrame]) -> str | None:
+    """The function of JAX's API the innermost line of the traceback before ``start`` calls,
+    where JAX removed its own frames from that traceback (:func:`_filtered`: the exception was
+    raised inside that call); else ``None``."""
+    if not stack or not is_users(stack[0]):
+        return None
+    return op_on_line(log.innermost_code(start))
 
 
 # How far from the exception JAX's notice of the frames it removed may stand.
@@ -346,14 +382,50 @@ _FAMILY_OF_FIX: dict[AdviceKind, Family] = {
 
 def _usual(family: Family, message: str) -> _Meaning:
     """A failure of ``family`` with the fixes ``message``'s words point to, then the family's
-    usual ones (:func:`~..message_fixes.structural_fixes`), as the words reader gives them."""
+    usual ones (:func:`~..message_fixes.structural_fixes`), as the words reader gives them;
+    a value JAX called that is no function, the function to pass first."""
     usual = (AdviceKind(kind) for kind in table().advice[family])
     first, *more = structural_fixes(message, usual)
+    advice = Advice(FIX_WORDS[first], first)
+    not_callable = _RE.not_callable.match(message)
+    if not_callable:
+        more = [kind for kind in (first, *more) if kind is not AdviceKind.OTHER]
+        said = _TEXT.not_callable.format(what=_not_a_function(not_callable))
+        advice = Advice(said, AdviceKind.OTHER)
     return _Meaning(
         Kind(family, REASONS[family], own_line),
-        Advice(FIX_WORDS[first], first),
+        advice,
         more=tuple((str(kind), FIX_WORDS[kind]) for kind in more),
     )
+
+
+def _jax_asked(stack: list[StackFrame]) -> bool:
+    """Whether JAX's own code raised, as the program ran (not at an import): JAX's modules are
+    of one release, so a name it asks of an object and misses is the program's object's."""
+    return (
+        bool(stack)
+        and _RE.jax_own.search(stack[0].file) is not None
+        and (stack[0].function != "<module>")
+    )
+
+
+def _given_another_type(family: Family, message: str, asked: re.Match[str]) -> _Meaning:
+    """A failure of ``family`` where JAX's own code asked an object of the program's for a
+    name its own type has: the program gave another type there (its fix first; releases that
+    go together after, as the family's usual fixes follow)."""
+    usual = _usual(family, message)
+    said = _TEXT.asked_attribute.format(type=asked["type"], attr=asked["attr"])
+    fixes = ((str(usual.advice.kind), usual.advice.text), *usual.more)
+    more = tuple(fix for fix in fixes if fix[0] != AdviceKind.OTHER)
+    return _Meaning(usual.kind, Advice(said, AdviceKind.OTHER), more)
+
+
+def _not_a_function(found: re.Match[str]) -> str:
+    """What a message of :data:`not_callable`'s says was given in a function's place."""
+    if found["type"]:
+        return f"a '{found['type']}'"
+    what = found["args"] or "the first argument"
+    return f"{what} of {found['api']}" if found["api"] else what
 
 
 def _last_line(log: Log, start: int) -> bool:
