@@ -134,11 +134,15 @@ _POINTERS: tuple[tuple[AdviceKind, re.Pattern[str]], ...] = tuple(
             r"inconsisten|unsupported|(?:must|should) (?:be|have|match|equal)|has to be|"
             r"divisible|"
             r"expected|equal|(?:in)?correct|wrong)"
-            r"|\b(?:mismatch(?:ed)?|inconsisten\w*|incompatible|unsupported|invalid|to match|"
+            r"|\b(?:mismatch(?:ed)?|inconsisten\w*|inhomogeneous|incompatible|unsupported|"
+            r"invalid|to match|"
             r"(?:in)?correct|wrong|(?:must|should) (?:be|have) (?:of )?(?:equal|the same)|"
             r"only (?:supports?|accepts?|takes?)|"
             r"of (?:equal|the same))\b"
             rf".{{0,40}}(?:{_SHAPE_WORD})"
+            # A shape a call takes, said as a rule ("Argument to inv must have shape [..., n,
+            # n], got (2, 3)").
+            r"|\b(?:must|should) (?:have|be of) (?:the )?shape\b"
             # An axis or dimension past those an array (a grid) has: its rank.
             r"|\b(?:axis|dimension|dim)\s+-?\d+\s+is out of (?:bounds|range)\b",
         ),

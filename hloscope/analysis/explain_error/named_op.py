@@ -27,6 +27,7 @@ from ...hlo.metadata import StackFrame
 from ...hlo.opcodes import OPCODES
 
 __all__ = [
+    "api_calls",
     "current_operation",
     "generic_op",
     "mosaic_op",
@@ -370,6 +371,7 @@ def op_called(stack: list[StackFrame], is_users: Callable[[StackFrame], bool]) -
 TRANSFORMS = frozenset(
     ("jit", "vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian")
     + ("checkpoint", "remat", "eval_shape", "device_put", "custom_vjp", "custom_jvp")
+    + ("jvp", "vjp", "linearize", "make_jaxpr")
 )
 _API_CALL = re.compile(
     r"\b(?:jax\.(?:numpy|lax|nn|random|scipy\.\w+|image)|jnp|lax)\.(?:linalg\.|fft\.)?"
@@ -381,6 +383,13 @@ _API_CALL = re.compile(
     # jax's transformations, called or as a decorator (``@jax.jit``).
     rf"|(?:^@|\b)jax\.(?P<transform>{'|'.join(sorted(TRANSFORMS))})\b"
 )
+
+
+def api_calls(code: str) -> list[str]:
+    """Every function of JAX's API (as :func:`op_on_line` reads them) a line of ``code``
+    calls, in order."""
+    found = _API_CALL.finditer(code)
+    return [next(name for name in m.groups() if name) for m in found]
 
 
 def op_on_line(code: str) -> str | None:

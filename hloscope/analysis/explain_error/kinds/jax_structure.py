@@ -13,7 +13,10 @@ shapes of one op (:mod:`.jax_shape`):
   have identical types``, ``body_fun output and input must have identical types``;
 * types: ``lax.add requires arguments to have the same dtypes, got float32, int32``, ``grad
   requires real- or complex-valued inputs``; and ``Gradient only defined for scalar-output
-  functions. Output had shape: (3,)``.
+  functions. Output had shape: (3,)``;
+* grad called otherwise than the function returns: a container out of a function grad was
+  not told has aux (``... Output was (Array(1.), {...})``), one value out of one it was
+  (``expected function with aux output to return a two-element tuple``): the call's.
 
 Keyed on the words that stay across releases (``pytree structure``, ``leading axis sizes``,
 ``same dtypes``); the op is the word the message opens with.
@@ -63,6 +66,7 @@ _KEYED_BEFORE = {
         ("real", r"re$"),
         ("scalar", r""),
         ("scalar_tree", r""),
+        ("aux_pair", r""),
         ("leaves", r""),
         ("argnums", r""),
         ("cotangent", r"for argument to $"),
@@ -91,9 +95,10 @@ def _line_of(log: Log, m: re.Match[str]) -> str:
 
 def _calls_owner(log: Log, m: re.Match[str]) -> Kind:
     """Whose failure the message is: a call's arguments (argnums past those passed, a scan
-    with no length, arguments that must agree) are the call's; an exported function called
+    with no length, arguments that must agree, has_aux against what the function returns)
+    are the call's; an exported function called
     with other arguments than it was exported with, the export's; else a structure's."""
-    if m["argnums"] or m["scan_none"]:
+    if m["argnums"] or m["scan_none"] or m["scalar_tree"] or m["aux_pair"]:
         return _CALL
     if m["identical"] and _RE.arguments_to.search(_line_of(log, m)):
         return _CALL
@@ -113,7 +118,7 @@ def _read(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind] | None:
         return None  # the rare letter is not inside the words it keys
     if m["real"] or m["cotangent"] or m["jvp_shapes"] or m["jvp_args"]:
         return _derivative(log, m)
-    if m["scalar_tree"] or m["argnums"]:
+    if m["scalar_tree"] or m["argnums"] or m["aux_pair"]:
         return _grad_call(m)
     if m["leaves"]:
         return ("pytree", _TEXT.leaves.format(said=m["leaves"].strip()), AdviceKind.FIX_SHAPES)
@@ -218,11 +223,14 @@ def _control_flow(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
 
 
 def _grad_call(m: re.Match[str]) -> tuple[str, str, AdviceKind]:
-    """grad given a function whose output is a container, or argnums past the positional
+    """grad given a function whose output is a container (or one value where has_aux says a
+    pair), or argnums past the positional
     arguments the call passes."""
     if m["scalar_tree"]:
         kind = {"(": "a tuple", "[": "a list"}.get(m["otree"], "a dict")
         return ("grad", _TEXT.scalar_tree.format(kind=kind), AdviceKind.FIX_SHAPES)
+    if m["aux_pair"]:
+        return ("grad", _TEXT.aux_pair, AdviceKind.OTHER)
     text = _TEXT.argnums.format(which=m["an_which"], need=m["an_need"])
     return ("grad", text, AdviceKind.FIX_SHAPES)
 

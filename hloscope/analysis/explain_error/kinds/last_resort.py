@@ -78,7 +78,7 @@ from ..class_words import family_of_class
 from ..family_words import FIX_WORDS, REASONS, message_at, read_family, table
 from ..log import Log
 from ..message_fixes import names_array_extent, pointed_fixes, structural_fixes
-from ..named_op import TRANSFORMS, op_called, op_on_line
+from ..named_op import TRANSFORMS, api_calls, op_called, op_on_line
 from ..raised_in import origin_of
 from ..recogniser import Recogniser
 from ..record import Failure, Family
@@ -118,6 +118,7 @@ _GONE_API = _Meaning(
     alone=False,
 )
 _TRACING_KIND = Kind(Family.JAX_TRACING, Reason.TRACING, own_line)
+_CALL_KIND = Kind(Family.JAX_CALL, REASONS[Family.JAX_CALL], own_line)
 _FATAL = _Meaning(
     Kind(Family.XLA_CRASH, Reason.RUNTIME, own_line),
     Advice(_TEXT.fatal, AdviceKind.REPORT_BUG),
@@ -144,6 +145,10 @@ def _meaning(cls: str, message: str) -> _Meaning | None:
         return _INSTALL
     if cls == "AttributeError" and _RE.module_attribute.match(message):
         return _INSTALL
+    numpy_asked = _RE.numpy_asked.match(message) if cls == "AttributeError" else None
+    if numpy_asked:
+        said = _TEXT.numpy_asked.format(attr=numpy_asked["attr"])
+        return _Meaning(_CALL_KIND, Advice(said, AdviceKind.JNP_NOT_NP))
     if cls in _TRACING_CLASSES:
         return _Meaning(_TRACING_KIND, advise((cls,), Reason.TRACING))
     family = family_of_class(cls)
@@ -167,6 +172,7 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         message = message_at(log.text, log.line_start(m.start()))
         filtered = _filtered(log, m.start())
         called = _call_on_line(log, m.start(), stack) if filtered else None
+        called = called or _api_refused_by_signature(log, m.start(), stack, message)
         # (The exceptions it caused say the same failure in their words too: a kernel
         # wrapper's KeyError of a dtype, then "Unsupported dtype float16".)
         chained = "\n".join([message, *log.caused_messages(m.start())])
@@ -206,8 +212,11 @@ def _op_of(stack: list[StackFrame], message: str, called: str | None, cls: str) 
     not_callable = _RE.not_callable.match(message)
     on_line = None if called in TRANSFORMS or not_callable else called
     given_to = not_callable["api"] if not_callable else None
+    # (A message that names the API whose parameter it refused names the call.)
+    owner = _RE.parameter_of.search(message)
+    named = given_to or (owner["api"] if owner else None)
     # (A message whose subject is JAX's transformation names the call that refused.)
-    return op_called(stack, is_users) or _subject(message) or given_to or on_line or cls
+    return op_called(stack, is_users) or _subject(message) or named or on_line or cls
 
 
 def _imported_against(stack: list[StackFrame]) -> _Meaning | None:
@@ -358,6 +367,18 @@ def _call_on_line(log: Log, start: int, stack: list[StackFrame]) -> str | None:
     if not stack or not is_users(stack[0]):
         return None
     return op_on_line(log.innermost_code(start))
+
+
+def _api_refused_by_signature(
+    log: Log, start: int, stack: list[StackFrame], message: str
+) -> str | None:
+    """The function of JAX's API that Python refused to call by its signature (a required
+    argument missing, a keyword it does not take), where the user's innermost line calls it:
+    raised before any of JAX's frames ran, so no frame of JAX's says it was JAX's call."""
+    refused = _RE.signature.match(message)
+    if refused is None or not stack or not is_users(stack[0]):
+        return None
+    return refused["fn"] if refused["fn"] in api_calls(log.innermost_code(start)) else None
 
 
 # How far from the exception JAX's notice of the frames it removed may stand.
