@@ -2,7 +2,10 @@
 user, each read by its structure -- a builtin refusing a value's type inside JAX, a parameter
 or an option the message names as the call's, a NumPy array asked for what only a JAX array
 has, Python refusing a JAX function's signature, has_aux against what the function returns,
-a shape a call takes said as a rule, ragged data -- not by one message's sentence.
+a shape a call takes said as a rule, ragged data -- not by one message's sentence; and whose
+failure it is by where it was raised: the exception a program stopped for after another was
+handled, a Pallas helper's own check, a slice raised as Pallas traced a kernel, the call a
+chain's kernel wrapper went up to, a traced value printed inside jit.
 
 The errors are real: a program of cases run in a child under the installed JAX on the CPU
 (:mod:`raised_errors`); each case's line to fix is marked in it.
@@ -162,3 +165,147 @@ def test_a_numpy_arrays_own_missing_name_is_not_read():
     # A name no JAX array has either: nothing says the program meant JAX's.
     text = "AttributeError: 'numpy.ndarray' object has no attribute 'foo'\n"
     assert not explain_error(text).failures
+
+
+# ---- whose failure a chain or a kernel's trace says it is ------------------------------------
+
+_TRACED = """
+import sys, traceback
+import numpy as np
+import jax, jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.sharding import Mesh
+
+
+def numpy_clip_of_a_traced_ratio():
+    def loss(r):
+        return np.clip(r, 0.8, 1.2).sum()  # fails here: numpy_clip_of_a_traced_ratio
+
+    jax.grad(loss)(jnp.ones(4))
+
+
+def when_on_a_vector():
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...]
+
+        @pl.when(x_ref[...] > 0)  # fails here: when_on_a_vector
+        def _():
+            o_ref[...] = x_ref[...] * 2
+
+    x = jnp.ones((8, 128))
+    pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+
+
+def kernel_slice_past_its_block():
+    def kernel(h_ref, o_ref):
+        o_ref[...] = h_ref[:, 128:256] * 2  # fails here: kernel_slice_past_its_block
+
+    h = jnp.ones((8, 128))
+    pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(h.shape, h.dtype), interpret=True)(h)
+
+
+def tridiagonal_solve_in_half_precision():
+    d = jnp.ones(4, jnp.float16)
+
+    def solve(b):
+        return jax.lax.linalg.tridiagonal_solve(d * 0, d * 4, d * 0, b)  # fails here: tridiagonal_solve_in_half_precision
+
+    jax.jit(solve)(jnp.ones((4, 1), jnp.float16))
+
+
+def grad_of_an_integer_output():
+    jax.grad(lambda x: jnp.argmax(x))(jnp.ones(3))  # fails here: grad_of_an_integer_output
+
+
+def vmap_of_a_keyword_argument():
+    predict = lambda x, params: x * params
+    jax.vmap(predict, in_axes=(0, None))(jnp.ones((4, 3)), params=2.0)  # fails here: vmap_of_a_keyword_argument
+
+
+def loss_printed_in_jit():
+    @jax.jit
+    def step(w):
+        loss = (w ** 2).sum()
+        print(f"loss {loss:.3f}")  # fails here: loss_printed_in_jit
+        return w - 0.1 * loss
+
+    step(jnp.ones(3))
+
+
+def mesh_of_two_axes_named_once():
+    devices = np.array(jax.devices()).reshape(2, 4)
+    Mesh(devices, ("data",))  # fails here: mesh_of_two_axes_named_once
+"""  # noqa: E501
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory):
+    pytest.importorskip("jax")
+    return cases_of(
+        tmp_path_factory.mktemp("traced") / "cases.py",
+        _TRACED,
+        JAX_PLATFORMS="cpu",
+        XLA_FLAGS="--xla_force_host_platform_device_count=8",
+    )
+
+
+@pytest.mark.parametrize(
+    ("case", "family", "op", "advice"),
+    [
+        # numpy's clip failed on JAX's array, and its fallback, handling that, converted the
+        # traced value: the program stopped for the conversion, listed first.
+        ("numpy_clip_of_a_traced_ratio", Family.JAX_TRACING, None, AdviceKind.JNP_NOT_NP),
+        # pl.when's own check (Pallas's helpers raised it), in lax.cond's words: a kernel's.
+        ("when_on_a_vector", Family.PALLAS, None, None),
+        # A slice past its block raised as Pallas traced the kernel's body: the kernel's, at the
+        # body's line, and a shape to fix.
+        ("kernel_slice_past_its_block", Family.PALLAS, None, AdviceKind.FIX_SHAPES),
+        # jaxlib's LAPACK wrapper refusing float16 in a chain: the op is the call on the
+        # program's line the chain went up to.
+        ("tridiagonal_solve_in_half_precision", None, "tridiagonal_solve", None),
+        # grad of an integer output: another loss, not another cast.
+        ("grad_of_an_integer_output", Family.JAX_SHAPE, "grad", AdviceKind.OTHER),
+        # in_axes against a keyword argument: the entries first, the call made otherwise next.
+        ("vmap_of_a_keyword_argument", Family.JAX_CALL, "vmap", AdviceKind.FIX_SHAPES),
+        # A traced loss printed inside jit: jax.debug.print.
+        ("loss_printed_in_jit", Family.JAX_TRACING, None, AdviceKind.OTHER),
+        # A mesh's names against its devices' axes.
+        ("mesh_of_two_axes_named_once", None, None, AdviceKind.MESH_AXIS),
+    ],
+)
+def test_whose_failure_by_where_it_was_raised(traced, case, family, op, advice):
+    program, texts = traced
+    (failure, *_) = explain_error(texts[case]).failures
+    if family is not None:
+        assert failure.family == family
+    if op is not None:
+        assert failure.finding.op == op
+    if advice is not None:
+        assert failure.advice_kind == advice
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+def test_in_axes_against_a_keyword_argument_offers_the_call_second(traced):
+    _, texts = traced
+    (failure, *_) = explain_error(texts["vmap_of_a_keyword_argument"]).failures
+    assert [kind for kind, _ in failure.more_advice][:1] == [AdviceKind.OTHER]
+    assert "positionally" in failure.more_advice[0][1]
+
+
+def test_a_loss_printed_in_a_notebook_cell_is_read_from_the_cells_marked_line():
+    # IPython quotes a frame's lines numbered, its own marked "---> 10".
+    text = (
+        "ConcretizationTypeError                   Traceback (most recent call last)\n"
+        "Cell In[3], line 14\n"
+        "---> 14 params = train_step(params, x)\n"
+        "Cell In[3], line 9, in train_step(p, x)\n"
+        "      8     loss = loss_fn(p, x)\n"
+        '----> 9     print(f"loss {float(loss):.4f}")\n'
+        "     10     return p\n"
+        "ConcretizationTypeError: Abstract tracer value encountered where concrete value is "
+        "expected: traced array with shape float32[]\n"
+    )
+    (failure, *_) = explain_error(text).failures
+    assert failure.family == Family.JAX_TRACING
+    assert failure.advice_kind == AdviceKind.OTHER
+    assert "jax.debug.print" in failure.finding.suggestion

@@ -142,6 +142,20 @@ below reach 39/42 and 27/42; 21/22 and 12/22.
   policy given by name...), run on the lent v5e by a helper who never ran explain-error.
   Scored once at d1746aa: 15/16 (94%) and 11/16 (69%); the session's starting code: 15/16
   and 11/16. Read once scored.
+* ``made_errors_blind25``: 41 cases none of the 658 before them makes (np.clip of a PPO ratio
+  under grad, an accuracy differentiated, optax's integer labels given one-hot, a vmap whose
+  parameters go by keyword, a mesh of two axes named once, Pallas's pl.when on a vector and a
+  slice past its block, TF's QuantizeV2 and FresnelCos under jit_compile, LAPACK's Schur and
+  a tridiagonal solve in half precision...), by a helper who never ran explain-error. Scored
+  once at eeaaeb6: 36/41 (88%) and 21/41 (51%); the session's starting code (68e452c): the
+  same. Read once scored. (Its case names, some programs' first lines and its TPU twin's
+  names reached the lead's terminal through a lint run of tests/ before the scoring, after
+  eeaaeb6 was written; no code changed between them.)
+* ``made_errors_tpu_blind25``: 17 TPU users' mistakes none of the 165 before them makes (an
+  argsort for a top 100, cross-validation folds made up front, a loss printed in jit, a Pallas
+  kernel calling another, an output aliased to an input of another dtype...), run on the lent
+  v5e by a helper who never ran explain-error. Scored once at eeaaeb6: 16/17 (94%) and 11/17
+  (65%); the session's starting code: the same. Read once scored.
 """
 
 from __future__ import annotations
@@ -175,7 +189,7 @@ BATCHES: dict[str, Batch] = {
             "jax_call": (6, 6),
             "jax_export": (2, 2),
             "jax_shape": (8, 8),
-            "jax_tracing": (5, 4),
+            "jax_tracing": (5, 5),
             "missing_lowering": (2, 1),
             "pallas": (3, 3),
             "recompile": (3, 3),
@@ -184,35 +198,35 @@ BATCHES: dict[str, Batch] = {
             "tf_known_issue": (1, 1),
             "xla_status": (2, 2),
         },
-        (41, 38),
+        (41, 39),
     ),
     # After round 21, which read it once scored.
     "made_errors_blind15": Batch(
         40,
         {
             "device_allocation": (2, 2),
-            "jax_call": (5, 5),
+            "jax_call": (6, 6),
             "jax_export": (3, 3),
             "jax_shape": (5, 5),
             "jax_tracing": (5, 4),
             "missing_lowering": (1, 1),
-            "pallas": (3, 2),
+            "pallas": (3, 3),
             "recompile": (3, 3),
             "sharding": (5, 2),
             "tf2xla": (4, 3),
             "xla_status": (2, 2),
         },
-        (38, 32),
+        (39, 34),
     ),
     # Read once scored (2026-12-07, the structural rules of 1329d61 and after).
     "made_errors_blind17": Batch(
         42,
         {
             "device_allocation": (2, 1),
-            "jax_call": (4, 3),
+            "jax_call": (5, 4),
             "jax_export": (3, 2),
             "jax_shape": (6, 6),
-            "jax_tracing": (7, 4),
+            "jax_tracing": (7, 5),
             "missing_lowering": (2, 0),
             "pallas": (4, 3),
             "recompile": (3, 3),
@@ -221,7 +235,7 @@ BATCHES: dict[str, Batch] = {
             "tf_known_issue": (1, 1),
             "xla_status": (2, 2),
         },
-        (41, 30),
+        (42, 32),
     ),
     # Read once scored, as made_errors_blind17.
     "made_errors_tpu_blind17": Batch(
@@ -269,11 +283,11 @@ BATCHES: dict[str, Batch] = {
             "out_of_memory": (3, 2),
             "pallas": (6, 2),
             "recompile": (2, 2),
-            "sharding": (3, 2),
+            "sharding": (3, 3),
             "xla_crash": (1, 0),
             "xla_status": (1, 1),
         },
-        (21, 14),
+        (21, 15),
     ),
     # Its blind scoring at 335aae9 (33, 25; the session's start 32, 20).
     "made_errors_blind19": Batch(
@@ -287,12 +301,12 @@ BATCHES: dict[str, Batch] = {
             "missing_lowering": (2, 1),
             "pallas": (3, 3),
             "recompile": (2, 2),
-            "sharding": (3, 1),
+            "sharding": (3, 2),
             "tf2xla": (4, 4),
             "tf_known_issue": (1, 1),
             "xla_status": (2, 1),
         },
-        (36, 29),
+        (36, 30),
     ),
     # Its blind scoring at 335aae9 (17, 5; the session's start the same).
     "made_errors_tpu_blind19": Batch(
@@ -315,7 +329,7 @@ BATCHES: dict[str, Batch] = {
         38,
         {
             "device_allocation": (2, 2),
-            "jax_call": (5, 4),
+            "jax_call": (6, 5),
             "jax_export": (2, 2),
             "jax_shape": (6, 6),
             "jax_tracing": (5, 2),
@@ -325,7 +339,7 @@ BATCHES: dict[str, Batch] = {
             "sharding": (2, 2),
             "tf2xla": (3, 3),
         },
-        (33, 26),
+        (34, 27),
     ),
     # Its blind scoring at 144fc59 (16, 12; the session's start 14, 11).
     "made_errors_tpu_blind20": Batch(
@@ -350,7 +364,7 @@ BATCHES: dict[str, Batch] = {
             "device_allocation": (2, 1),
             "jax_call": (5, 5),
             "jax_export": (3, 3),
-            "jax_shape": (5, 5),
+            "jax_shape": (6, 6),
             "jax_tracing": (5, 3),
             "missing_lowering": (1, 0),
             "pallas": (3, 3),
@@ -360,7 +374,7 @@ BATCHES: dict[str, Batch] = {
             "tf_known_issue": (2, 2),
             "xla_status": (1, 1),
         },
-        (34, 28),
+        (35, 29),
     ),
     # After round 21.
     "made_errors_tpu_blind15": Batch(
@@ -384,19 +398,19 @@ BATCHES: dict[str, Batch] = {
         48,
         {
             "device_allocation": (3, 2),
-            "jax_call": (4, 4),
+            "jax_call": (5, 5),
             "jax_export": (5, 4),
             "jax_shape": (4, 4),
             "jax_tracing": (6, 6),
             "missing_lowering": (2, 0),
-            "pallas": (4, 2),
+            "pallas": (4, 3),
             "recompile": (3, 3),
             "sharding": (5, 4),
             "tf2xla": (5, 5),
             "tf_known_issue": (3, 3),
             "xla_status": (2, 2),
         },
-        (46, 39),
+        (47, 41),
     ),
     # Read once scored (2026-12-07, the session after made21).
     "made_errors_tpu_blind22": Batch(
@@ -458,28 +472,62 @@ BATCHES: dict[str, Batch] = {
             "jax_shape": (4, 4),
             "jax_tracing": (5, 4),
             "missing_lowering": (1, 1),
-            "pallas": (3, 0),
+            "pallas": (3, 1),
             "recompile": (2, 2),
             "sharding": (4, 2),
             "tf2xla": (6, 6),
             "xla_status": (3, 2),
         },
-        (40, 28),
+        (40, 29),
     ),
     # Read once scored (2026-12-07).
     "made_errors_tpu_blind24": Batch(
         16,
         {
             "device_allocation": (2, 2),
-            "jax_call": (0, 0),
+            "jax_call": (1, 1),
             "jax_export": (1, 1),
             "jax_shape": (2, 2),
             "jax_tracing": (3, 2),
             "out_of_memory": (2, 1),
-            "pallas": (4, 2),
+            "pallas": (4, 3),
             "sharding": (1, 1),
         },
-        (15, 11),
+        (16, 13),
+    ),
+    # Read once scored (2026-12-07).
+    "made_errors_blind25": Batch(
+        41,
+        {
+            "device_allocation": (4, 0),
+            "jax_call": (5, 4),
+            "jax_export": (3, 3),
+            "jax_shape": (5, 5),
+            "jax_tracing": (4, 2),
+            "missing_lowering": (1, 0),
+            "pallas": (3, 2),
+            "recompile": (2, 2),
+            "sharding": (5, 4),
+            "tf2xla": (4, 3),
+            "tf_known_issue": (2, 2),
+            "xla_status": (2, 1),
+        },
+        (40, 28),
+    ),
+    # Read once scored (2026-12-07).
+    "made_errors_tpu_blind25": Batch(
+        17,
+        {
+            "device_allocation": (2, 2),
+            "jax_call": (1, 1),
+            "jax_export": (1, 1),
+            "jax_shape": (1, 1),
+            "jax_tracing": (1, 1),
+            "out_of_memory": (3, 2),
+            "pallas": (6, 3),
+            "recompile": (1, 1),
+        },
+        (16, 12),
     ),
 }
 

@@ -12,6 +12,7 @@ from .functions import paragraph_end
 from .literal_gate import narrowed
 from .log import Log, normalise_log, unflatten_tracebacks
 from .pointed_next import offer_pointed
+from .raised_in import origin_of
 from .recogniser import Recogniser
 from .record import ErrorExplanation, Failure, UnreadError
 from .registry import RECOGNISERS
@@ -59,6 +60,9 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
         # a warning's reading: a TPU host's start-up notes are not why a program stopped.
         failures[:] = [f for f in failures if not f.last_resort]
     _drop_fallbacks(failures, log)
+    _handled_after(failures, log)
+    for failure in failures:
+        _owned_by_raiser(failure, log)
     if whole_table and not any(_stops(f, log) for f in failures):
         # No recogniser knew the message: the family its words say, where the table is sure
         # (after warnings only where the error they read comes after every one of them).
@@ -157,6 +161,32 @@ def _drop_generic(failures: list[Failure], recognisers: tuple[Recogniser, ...], 
         said = any(_same_message(failure.message, other.message) for other in others)
         if said or any(_continues(log, failure, o) for o in others if not generic(o)):
             failures.remove(failure)
+
+
+def _owned_by_raiser(failure: Failure, log: Log) -> None:
+    """The family of the module that raised ``failure``'s exception (:mod:`.raised_in`: a
+    Pallas helper, a sharding module), where its words were read as another's: pl.when's own
+    check of its condition is a kernel's failure whatever words it shares with lax.cond's.
+    Measured on every labelled log the table reads: the module and the words disagreed once,
+    and the module was right."""
+    if failure.last_resort:
+        return  # read by its module already
+    origin = origin_of(log.traceback_before(failure.offset))
+    if origin is not None and origin.family is not failure.family:
+        failure.family = origin.family
+
+
+def _handled_after(failures: list[Failure], log: Log) -> None:
+    """A failure whose exception was being handled when a later one was raised (Python's
+    "During handling of the above exception" between them) comes after the failures read
+    after it: the program stopped for the one that propagated (numpy's clip failing on JAX's
+    array, then numpy's fallback refusing the traced value it converted)."""
+    handled = [
+        f
+        for f in failures
+        if log.handled(f.offset) and any(o.offset > f.offset for o in failures if o is not f)
+    ]
+    failures[:] = [f for f in failures if f not in handled] + handled
 
 
 def _drop_fallbacks(failures: list[Failure], log: Log) -> None:

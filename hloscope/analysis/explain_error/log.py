@@ -137,6 +137,9 @@ _SOURCE_LINES_MAX = 8
 # caused, which ends at that one's message (`NameError: ...`, no spaces before the colon).
 _CAUSED = "The above exception was the direct cause of the following exception:"
 _CAUSE_LOOKAHEAD = 4096
+# An exception raised while another was handled: the handled one, then this line, then the
+# traceback of the one that propagated (the program stopped for that one).
+_DURING = "During handling of the above exception, another exception occurred:"
 # The most characters between Python's line of a chain and the traceback it introduces (a
 # blank line; JAX's notice of the frames it removed may stand between them).
 _CHAIN_GAP = 512
@@ -267,6 +270,16 @@ class Log:
         start = self.line_end(last.end()) + 1
         return self.text[start : self.line_end(start)].strip() if start < pos else ""
 
+    def code_of(self, frame: StackFrame) -> str:
+        """The line of code Python quotes under ``frame`` where the log shows it first,
+        stripped; empty where it shows none."""
+        at = self.text.find(f'File "{frame.file}", line {frame.line},')
+        if at < 0:
+            return ""
+        start = self.line_end(at) + 1
+        code = self.text[start : self.line_end(start)]
+        return "" if PY_FRAME.match(code) else code.strip()
+
     def traceback_before(self, pos: int) -> list[StackFrame]:
         """The frames of the Python traceback the message at ``pos`` ends, innermost first;
         none when the last traceback before it belongs to something else (it ended more
@@ -308,6 +321,13 @@ class Log:
                 break
             links.append(further)
         return links
+
+    def handled(self, pos: int) -> bool:
+        """Whether the exception whose message is at ``pos`` was being handled when another
+        was raised (Python's "During handling ..." line follows it, before any traceback):
+        the program stopped for the other one."""
+        during = self.text.find(_DURING, pos, pos + _CAUSE_LOOKAHEAD)
+        return during >= 0 and self.text.find(TRACEBACK_HEADER, pos, during) < 0
 
     def in_chain(self, pos: int) -> bool:
         """Whether the message at ``pos`` is one of a chain of exceptions: it caused the next

@@ -114,7 +114,10 @@ _POINTERS: tuple[tuple[AdviceKind, re.Pattern[str]], ...] = tuple(
         (
             AdviceKind.MESH_AXIS,
             r"\baxis names?\b.{0,60}\b(?:not|unbound|unknown)|\bunbound axis\b|"
-            r"\bnot (?:found )?in (?:the )?mesh\b|\bmesh axis\b.{0,40}\b(?:not|unknown)",
+            r"\bnot (?:found )?in (?:the )?mesh\b|\bmesh axis\b.{0,40}\b(?:not|unknown)"
+            # A mesh's names against its devices' axes ("Mesh requires the ndim of its first
+            # argument (`devices`) to equal the length of its second argument (`axis_names`)").
+            r"|\baxis_names\b",
         ),
         # Sharding in types asking for the output's sharding ("Please pass sharding to
         # `jnp.repeat` via `out_sharding` parameter"), or to reshard an operand.
@@ -143,8 +146,10 @@ _POINTERS: tuple[tuple[AdviceKind, re.Pattern[str]], ...] = tuple(
             # A shape a call takes, said as a rule ("Argument to inv must have shape [..., n,
             # n], got (2, 3)").
             r"|\b(?:must|should) (?:have|be of) (?:the )?shape\b"
-            # An axis or dimension past those an array (a grid) has: its rank.
-            r"|\b(?:axis|dimension|dim)\s+-?\d+\s+is out of (?:bounds|range)\b",
+            # An axis or dimension past those an array (a grid) has: its rank; a slice past
+            # an array's extent ("Out of bound slice: start=512, dim=512").
+            r"|\b(?:axis|dimension|dim)\s+-?\d+\s+is out of (?:bounds|range)\b"
+            r"|\bout of bounds? slice\b",
         ),
     )
 )

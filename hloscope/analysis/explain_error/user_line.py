@@ -285,7 +285,21 @@ def frame_source(log: Log, frame: StackFrame) -> str | None:
         rf'File "{re.escape(frame.file)}", line {frame.line}, in [^\n]*\n(?P<src>[ \t]+\S[^\n]*)'
     )
     found = header.search(log.text)
-    return found["src"].strip() if found else None
+    if found:
+        return found["src"].strip()
+    # IPython's frame: "Cell In[1], line 10, in train_step(p, x, y)", its lines numbered
+    # after it and the frame's own marked "---> 10     print(...)".
+    at = log.text.find(f"{frame.file}, line {frame.line}")
+    if at < 0:
+        return None
+    marked = re.compile(rf"^-*> ?{frame.line}[ \t](?P<src>[^\n]*)", re.M)
+    quoted = marked.search(log.text, at, at + _IPYTHON_REACH)
+    return quoted["src"].strip() if quoted else None
+
+
+# How far after an IPython frame's header its marked line may stand (the lines it quotes
+# around it).
+_IPYTHON_REACH = 2048
 
 
 # Julia's stack trace: "Stacktrace:", then each frame as "[3] fn(args...)" and, on the next

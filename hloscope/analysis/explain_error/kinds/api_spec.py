@@ -80,7 +80,16 @@ def _api_spec(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     api = "jit" if m["api"] == "pjit" else m["api"]
     param = m["param"]
     advice = _TEXT.advice.format(api=api, param=param, counts=_counts(log, m))
-    yield _KIND.failure(log, m.start(), op=api, advice=(advice, AdviceKind.FIX_SHAPES))
+    # The entries against the arguments (their structure) first; the call itself next: an
+    # argument passed by keyword, which no entry maps, is passed positionally.
+    call = _TEXT.call_otherwise.format(api=api, param=param)
+    yield _KIND.failure(
+        log,
+        m.start(),
+        op=api,
+        advice=(advice, AdviceKind.FIX_SHAPES),
+        more_advice=[(AdviceKind.OTHER, call)],
+    )
 
 
 def _closure(log: Log, m: re.Match[str]) -> Failure:

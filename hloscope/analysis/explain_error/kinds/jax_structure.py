@@ -240,6 +240,8 @@ def _derivative(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind]:
     cotangent unlike the output (a vjp function), tangents unlike the primals (jvp)."""
     if m["real"]:
         op = _opening_word(log, m.start()).split(".")[-1] or "grad"
+        if m["rwhat"] == "out":  # the function's output: another loss, not another cast
+            return (op, _TEXT.real_output.format(op=op, dtype=m["rdtype"]), AdviceKind.OTHER)
         return (op, _TEXT.real.format(op=op, dtype=m["rdtype"]), AdviceKind.CAST_DTYPE)
     if m["cotangent"]:
         text = _TEXT.cotangent.format(got=m["ct_got"], want=m["ct_want"])

@@ -62,6 +62,21 @@ _FORM_TRIGGERS = {"invalid_shape": "shape", "static_slice": "slice", "static_sli
 _CONVERSIONS_NAMED = frozenset({"float", "int", "complex", "bool", "index"})
 
 
+def _host_call(log: Log, user: StackFrame | None, culprit: str) -> Advice | None:
+    """The fix where the user's line hands the traced value to the host: Python's math (or
+    NumPy) converting it to a float (jax.numpy's function of the same name traces), or a
+    print, a log line or an f-string's format of it inside the traced function (jax.debug.
+    print prints it as the program runs; a print around the whole call at a script's top
+    level prints no traced value); ``None`` where the line does neither."""
+    code = (frame_source(log, user) or "") if user else ""
+    host = _RE.host_math.search(code)
+    if host and culprit in _CONVERSIONS_NAMED:
+        return Advice(_TEXT.host_math.format(call=host[0]), AdviceKind.JNP_NOT_NP)
+    if user and user.function != "<module>" and _RE.host_print.search(code):
+        return Advice(_TEXT.host_print, AdviceKind.OTHER)
+    return None
+
+
 def _trigger_keys(error_class: str, trigger: str) -> tuple[str, ...]:
     """The fixes keys of a tracing error, most specific first."""
     return (f"{error_class}:{trigger}", error_class) if trigger else (error_class,)
@@ -139,12 +154,9 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         # Python's max/min compare a traced value with `>`: jnp.maximum/jnp.minimum trace.
         second = [(str(advice.kind), advice.text)]
         advice = Advice(_TEXT.builtin_compare, AdviceKind.JNP_NOT_NP)
-    host = _RE.host_math.search(frame_source(log, user) or "") if user else None
-    if host and culprit_name in _CONVERSIONS_NAMED:
-        # Python's math (or NumPy) called on a traced value converts it to a float: jax.numpy's
-        # function of the same name traces.
-        second = [(str(advice.kind), advice.text)]
-        advice = Advice(_TEXT.host_math.format(call=host[0]), AdviceKind.JNP_NOT_NP)
+    host = _host_call(log, user, culprit_name)
+    if host is not None:
+        advice, second = host, [(str(advice.kind), advice.text)]
     if form.group.startswith("filter_spec"):  # Equinox's: keep the spec out of the trace
         advice, second = Advice(_TEXT.filter_spec, AdviceKind.STATIC_ARGS), []
     if form.group == "no_tracing":  # the trace was a retrace: why the cache missed is the question

@@ -189,7 +189,9 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             found = _imported_against(stack)
         if found is None or not (stack or (found.alone and _last_line(log, m.start()))):
             return  # no traceback ends here: prose, or a logger's line, not a raised class
-        meaning, op = found, _op_of(stack, message, called, cls)
+        # (A cause's op may stand on the line of the exception it caused: read there too.)
+        caused = bool(log.outer_frames(m.start()))
+        meaning, op = found, _op_of(log, stack, message, called, cls, caused)
         error_class = None if op == cls else cls
     failure = meaning.kind.failure(
         log,
@@ -203,9 +205,13 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     yield failure
 
 
-def _op_of(stack: list[StackFrame], message: str, called: str | None, cls: str) -> str:
+def _op_of(
+    log: Log, stack: list[StackFrame], message: str, called: str | None, cls: str, caused: bool
+) -> str:
     """The op of a failure read by its structure: the call of JAX's the program made (jnp.pad
-    under the user's line, above the helper that raised), else the class."""
+    under the user's line, above the helper that raised), else, where the exception
+    ``caused`` another, the API the program's innermost line in the chain calls (the line a
+    kernel wrapper's refusal went up to), else the class."""
     # (Not a transformation the line calls: the op failed inside it, and the message may name
     # that op, which completing the failure reads. Nor the call around a value called that is
     # no function: the value failed; JAX's own check of one names the API it was given to.)
@@ -216,7 +222,18 @@ def _op_of(stack: list[StackFrame], message: str, called: str | None, cls: str) 
     owner = _RE.parameter_of.search(message)
     named = given_to or (owner["api"] if owner else None)
     # (A message whose subject is JAX's transformation names the call that refused.)
-    return op_called(stack, is_users) or _subject(message) or named or on_line or cls
+    found = op_called(stack, is_users) or _subject(message) or named or on_line
+    return found or (_users_api(log, stack) if caused else None) or cls
+
+
+def _users_api(log: Log, stack: list[StackFrame]) -> str | None:
+    """The function of JAX's API the program's innermost line in ``stack`` calls
+    (jax.lax.linalg.tridiagonal_solve, where a kernel wrapper refused its dtype; a kernel's
+    pl.program_id), not a transformation (the op failed inside it), where the log quotes
+    that line."""
+    users = [frame for frame in stack if is_users(frame)]
+    api = op_on_line(log.code_of(users[0])) if users else None
+    return None if api in TRANSFORMS else api
 
 
 def _imported_against(stack: list[StackFrame]) -> _Meaning | None:
@@ -319,6 +336,8 @@ def _pointed_family(
     if called in _OWNING_CALLS:
         # A kernel's, a mapping's or an export's call refused how it was made: its family's.
         return _OWNING_CALLS[called]
+    if _in_kernel(stack):
+        return Family.PALLAS  # raised as Pallas traced the kernel's body: the kernel's
     if not_callable:
         return Family.JAX_CALL
     fixes = [kind for kind in pointed_fixes(message) if kind in _FAMILY_OF_FIX]
@@ -350,6 +369,15 @@ _OWNING_CALLS = {
     "shard_map": Family.SHARDING,
     "export": Family.JAX_EXPORT,
 }
+
+
+def _in_kernel(stack: list[StackFrame]) -> bool:
+    """Whether the exception was raised as Pallas traced a kernel's body: a frame of Pallas's
+    own modules (pallas_call tracing the kernel) outside the program's innermost frame."""
+    users = [i for i, frame in enumerate(stack) if is_users(frame)]
+    if not users:
+        return False
+    return any(_RE.pallas_own.search(frame.file) for frame in stack[users[0] + 1 :])
 
 
 def _filtered(log: Log, start: int) -> bool:

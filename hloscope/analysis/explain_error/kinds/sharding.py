@@ -187,7 +187,8 @@ def _context_or_specs(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         call = _RE.mesh_callers.search(line)
         op = call["call"] if call else "PartitionSpec"
         what = f"the PartitionSpec given to {op}" if call else "a PartitionSpec"
-        yield _failure(log, m, op, (_TEXT.no_mesh.format(what=what), AdviceKind.MESH_AXIS))
+        # (No axis name to change: a mesh to enter, or a sharding that carries its mesh.)
+        yield _failure(log, m, op, (_TEXT.no_mesh.format(what=what), AdviceKind.OTHER))
         return
     if not before.endswith("shard"):
         return
