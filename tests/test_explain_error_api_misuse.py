@@ -88,6 +88,10 @@ def array_of_ragged_lists():
     jnp.array([[1, 2], [3]])  # fails here: array_of_ragged_lists
 
 
+def donate_argnums_past_the_arguments():
+    jax.jit(lambda a: a, donate_argnums=3)(jnp.ones(8))  # fails here: donate_argnums_past_the_arguments
+
+
 def own_index_past_the_end():
     devices = jax.devices()
     devices[9]  # fails here: own_index_past_the_end
@@ -123,6 +127,9 @@ def raised(tmp_path_factory):
         # grad told otherwise than the function returns: has_aux.
         ("grad_of_loss_and_metrics", Family.JAX_CALL, "grad", AdviceKind.OTHER),
         ("has_aux_of_a_plain_loss", Family.JAX_CALL, "grad", AdviceKind.OTHER),
+        # donate_argnums past the function's parameters: jit's, the positions to fix (not
+        # static_argnums' advice).
+        ("donate_argnums_past_the_arguments", Family.JAX_CALL, "jit", AdviceKind.OTHER),
         # A shape a call takes said as a rule; ragged data.
         ("inverse_of_a_non_square", Family.JAX_SHAPE, "inv", AdviceKind.FIX_SHAPES),
         ("array_of_ragged_lists", Family.JAX_SHAPE, "array", AdviceKind.FIX_SHAPES),

@@ -99,6 +99,9 @@ def _read(log: Log, m: re.Match[str]) -> _Read | None:
         return None  # the chained "as a JAX value" message after it says what was refused
     if m["type"] or m["ctype"] or m["otype"]:
         return _argument(m)
+    if m["static_range"] and m["donated"]:  # donation's positions: the call's, not static
+        text = _TEXT.donate_range.format(said=f"J{m['static_range'].rstrip('.')}")
+        return "jit", Reason.TRACING, text, AdviceKind.OTHER
     if m["static_range"]:
         text = _TEXT.static_range.format(said=f"J{m['static_range'].rstrip('.')}")
         return "static argument", Reason.TRACING, text, AdviceKind.STATIC_ARGS
