@@ -946,3 +946,23 @@ def test_a_name_jax_asked_in_the_made_logs(batch, case):
     (failure, *_) = explain_error(text).failures
     assert (str(failure.family), failure.advice_kind) == (truth["kind"], truth["advice"])
     assert _line(failure.finding.source) == truth["user_line"]
+
+
+# ---- a string entering a compiled TensorFlow function -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("batch", "case"),
+    [
+        # TF 2.21, jit_compile=True: a tf.string argument (serialized records, PNG bytes) fed
+        # to the compiled function; no cast makes it a number inside XLA.
+        ("made_errors_blind25", "tf_parse_tfrecord_in_step_jit"),
+        ("made_errors_blind15", "tf_decode_png_jit"),
+    ],
+)
+def test_a_string_argument_of_a_compiled_function_moves_its_string_work_out(batch, case):
+    text, truth = _made(batch, case)
+    (failure, *_) = explain_error(text).failures
+    assert (failure.family, failure.advice_kind) == (Family.TF2XLA, AdviceKind.REPLACE_OP)
+    assert truth["advice"] == AdviceKind.REPLACE_OP
+    assert "convert it to numbers before the call" in failure.finding.suggestion

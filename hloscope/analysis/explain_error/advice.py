@@ -138,6 +138,9 @@ _KIND_RULES: tuple[tuple[re.Pattern[str], AdviceKind], ...] = tuple(
             r"^(f64|c128|s64|u64|float64|complex128|int64|uint64|DT_\w+|string|tf\.string)$",
             AdviceKind.CAST_DTYPE,
         ),
+        # A string entering a compiled function: no cast makes it a number inside XLA; the
+        # string work (parsing, decoding) moves out of the function, its numbers come in.
+        (r"^(?:_Arg|captured:DT_STRING)$", AdviceKind.REPLACE_OP),
         (r"^xla:cudnn_init$", AdviceKind.INSTALL),
         (r"^tf:uncopyable_input$", AdviceKind.CAST_DTYPE),
     )
