@@ -18,6 +18,7 @@ from raised_errors import cases_of, marked_line
 
 from hloscope.analysis.explain_error import Family, explain_error
 from hloscope.analysis.explain_error.advice import AdviceKind
+from hloscope.analysis.unsupported import Platform
 
 _CASES = """
 import sys, traceback
@@ -181,7 +182,8 @@ import sys, traceback
 import numpy as np
 import jax, jax.numpy as jnp
 from jax.experimental import pallas as pl
-from jax.sharding import Mesh
+from jax.experimental.pallas import tpu as pltpu
+from jax.sharding import AxisType, Mesh, PartitionSpec as P
 
 
 def numpy_clip_of_a_traced_ratio():
@@ -239,6 +241,48 @@ def loss_printed_in_jit():
     step(jnp.ones(3))
 
 
+def outer_product_sharded_twice_on_one_axis():
+    mesh = jax.make_mesh((2, 4), ("data", "model"), axis_types=(AxisType.Explicit,) * 2)
+    with jax.set_mesh(mesh):
+        x = jax.device_put(jnp.ones((8, 16)), P("data", "model"))
+        jax.jit(lambda x: x[:, :, None] * x[:, None, :])(x)  # fails here: outer_product_sharded_twice_on_one_axis
+
+
+def kernel_reduces_its_ref():
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...] - jnp.max(x_ref, axis=-1, keepdims=True)  # fails here: kernel_reduces_its_ref
+
+    x = jnp.ones((8, 128))
+    pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+
+
+def tpu_prng_in_an_interpreted_kernel():
+    def kernel(seed_ref, o_ref):
+        pltpu.prng_seed(seed_ref[0])  # fails here: tpu_prng_in_an_interpreted_kernel
+        o_ref[...] = jnp.zeros_like(o_ref)
+
+    spec = pl.BlockSpec(memory_space=pltpu.SMEM)
+    pl.pallas_call(
+        kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32), in_specs=[spec], interpret=True
+    )(jnp.array([0], jnp.int32))
+
+
+def qdwh_eigh_on_the_cpu():
+    from jax.lax.linalg import EighImplementation, eigh
+
+    eigh(jnp.eye(4), implementation=EighImplementation.QDWH)  # fails here: qdwh_eigh_on_the_cpu
+
+
+def extract_in_jit():
+    jax.jit(lambda x: jnp.extract(x > 0, x))(jnp.ones(4))  # fails here: extract_in_jit
+
+
+def bcoo_fromdense_in_jit():
+    from jax.experimental import sparse
+
+    jax.jit(lambda w: sparse.BCOO.fromdense(w))(jnp.eye(4))  # fails here: bcoo_fromdense_in_jit
+
+
 def mesh_of_two_axes_named_once():
     devices = np.array(jax.devices()).reshape(2, 4)
     Mesh(devices, ("data",))  # fails here: mesh_of_two_axes_named_once
@@ -276,6 +320,18 @@ def traced(tmp_path_factory):
         ("vmap_of_a_keyword_argument", Family.JAX_CALL, "vmap", AdviceKind.FIX_SHAPES),
         # A traced loss printed inside jit: jax.debug.print.
         ("loss_printed_in_jit", Family.JAX_TRACING, None, AdviceKind.OTHER),
+        # A sharding rule's duplicate spec, restated by JAX at the op (a ShardingTypeError
+        # naming mul): the restatement first.
+        ("outer_product_sharded_twice_on_one_axis", Family.SHARDING, "mul", AdviceKind.RESHARD),
+        # How a jnp function was called, inside a kernel's body (a Ref where an array
+        # belongs); a TPU-only primitive made in a kernel run interpreted on the CPU.
+        ("kernel_reduces_its_ref", Family.PALLAS, None, None),
+        ("tpu_prng_in_an_interpreted_kernel", Family.PALLAS, None, None),
+        # An option only the TPU has, asked for on the CPU: a missing lowering here.
+        ("qdwh_eigh_on_the_cpu", Family.MISSING_LOWERING, None, AdviceKind.REPLACE_OP),
+        # A size the data decides, inside jnp.extract and BCOO.fromdense: a static size.
+        ("extract_in_jit", Family.JAX_TRACING, None, AdviceKind.FIXED_SIZE),
+        ("bcoo_fromdense_in_jit", Family.JAX_TRACING, "bcoo_fromdense", AdviceKind.FIXED_SIZE),
         # A mesh's names against its devices' axes.
         ("mesh_of_two_axes_named_once", None, None, AdviceKind.MESH_AXIS),
     ],
@@ -316,3 +372,12 @@ def test_a_loss_printed_in_a_notebook_cell_is_read_from_the_cells_marked_line():
     assert failure.family == Family.JAX_TRACING
     assert failure.advice_kind == AdviceKind.OTHER
     assert "jax.debug.print" in failure.finding.suggestion
+
+
+def test_an_option_only_one_platform_has_names_no_platform_it_ran_on(traced):
+    # "QDWH implementation is only supported on TPU", raised on the CPU: the TPU is where the
+    # option would run, not where the program did.
+    _, texts = traced
+    (failure, *_) = explain_error(texts["qdwh_eigh_on_the_cpu"]).failures
+    assert "only supported on TPU" in failure.message
+    assert failure.platform is not Platform.TPU

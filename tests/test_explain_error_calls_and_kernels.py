@@ -966,3 +966,14 @@ def test_a_string_argument_of_a_compiled_function_moves_its_string_work_out(batc
     assert (failure.family, failure.advice_kind) == (Family.TF2XLA, AdviceKind.REPLACE_OP)
     assert truth["advice"] == AdviceKind.REPLACE_OP
     assert "convert it to numbers before the call" in failure.finding.suggestion
+
+
+def test_the_trace_before_transformation_is_where_an_op_was_made_not_raised():
+    # JAX 0.10.2 on a v5e: pure_callback inside a Pallas kernel; the trace JAX took before
+    # transforming ends in jax/_src/callback.py (where the op was made), the exception was
+    # raised by Pallas's TPU lowering: a kernel's failure, not how a callback was called.
+    text, truth = _made("made_errors_tpu_blind26", "b26_pallas_host_callback_in_kernel")
+    (failure, *_) = explain_error(text).failures
+    assert "JaxStackTraceBeforeTransformation" in text
+    assert str(failure.family) == truth["kind"] == "pallas"
+    assert failure.finding.op == truth["op"] == "pure_callback"

@@ -156,6 +156,19 @@ below reach 39/42 and 27/42; 21/22 and 12/22.
   kernel calling another, an output aliased to an input of another dtype...), run on the lent
   v5e by a helper who never ran explain-error. Scored once at eeaaeb6: 16/17 (94%) and 11/17
   (65%); the session's starting code: the same. Read once scored.
+* ``made_errors_blind26``: 37 cases none of the 716 before them makes (jnp.extract for hard
+  example mining, an ensemble's keys split by a traced count, conv padding of one pair for a
+  2D kernel, an LM head's vocabulary on the data axis, QDWH eigh asked for on the CPU, a TPU
+  PRNG in an interpreted kernel, TF's BesselJ0 and Spence under jit_compile...), by a helper
+  who never ran explain-error. Scored once at 9d7d75d: 33/37 (89%) and 22/37 (59%); the
+  session's starting code (68e452c): 32/37 and 22/37. Read once scored. (Nine of its case
+  names, and its TPU twin's, reached the lead's terminal through the duplicates tool, which
+  reads untracked files, after 9d7d75d was committed; no code changed before the scoring.)
+* ``made_errors_tpu_blind26``: 17 TPU users' mistakes none of the 182 before them makes (an
+  einsum that keeps the head dimension, a covariance per sample vmapped, a host callback and
+  a scatter-add inside Pallas kernels, BCOO.fromdense under jit...), run on the lent v5e by a
+  helper who never ran explain-error. Scored once at 9d7d75d: 16/17 (94%) and 11/17 (65%);
+  the session's starting code: 16/17 and 10/17. Read once scored.
 """
 
 from __future__ import annotations
@@ -212,11 +225,11 @@ BATCHES: dict[str, Batch] = {
             "missing_lowering": (1, 1),
             "pallas": (3, 3),
             "recompile": (3, 3),
-            "sharding": (5, 2),
-            "tf2xla": (4, 3),
+            "sharding": (5, 3),
+            "tf2xla": (4, 4),
             "xla_status": (2, 2),
         },
-        (39, 34),
+        (39, 36),
     ),
     # Read once scored (2026-12-07, the structural rules of 1329d61 and after).
     "made_errors_blind17": Batch(
@@ -266,12 +279,12 @@ BATCHES: dict[str, Batch] = {
             "missing_lowering": (2, 0),
             "pallas": (1, 1),
             "recompile": (2, 2),
-            "sharding": (5, 1),
+            "sharding": (5, 2),
             "tf2xla": (4, 4),
             "tf_known_issue": (2, 2),
             "xla_status": (2, 1),
         },
-        (40, 30),
+        (40, 31),
     ),
     # Its blind scoring at 1329d61 (21, 8), then read.
     "made_errors_tpu_blind18": Batch(
@@ -438,14 +451,14 @@ BATCHES: dict[str, Batch] = {
             "jax_shape": (6, 6),
             "jax_tracing": (5, 4),
             "missing_lowering": (2, 2),
-            "pallas": (3, 1),
+            "pallas": (4, 1),
             "recompile": (3, 3),
             "sharding": (5, 3),
             "tf2xla": (7, 7),
             "tf_known_issue": (2, 2),
             "xla_status": (2, 1),
         },
-        (46, 36),
+        (47, 36),
     ),
     # Read once scored (2026-12-07).
     "made_errors_tpu_blind23": Batch(
@@ -507,12 +520,12 @@ BATCHES: dict[str, Batch] = {
             "missing_lowering": (1, 0),
             "pallas": (3, 2),
             "recompile": (2, 2),
-            "sharding": (5, 4),
-            "tf2xla": (4, 3),
+            "sharding": (5, 5),
+            "tf2xla": (4, 4),
             "tf_known_issue": (2, 2),
             "xla_status": (2, 1),
         },
-        (40, 28),
+        (40, 30),
     ),
     # Read once scored (2026-12-07).
     "made_errors_tpu_blind25": Batch(
@@ -528,6 +541,39 @@ BATCHES: dict[str, Batch] = {
             "recompile": (1, 1),
         },
         (16, 12),
+    ),
+    # Read once scored (2026-12-07).
+    "made_errors_blind26": Batch(
+        37,
+        {
+            "device_allocation": (3, 0),
+            "jax_call": (4, 3),
+            "jax_export": (3, 3),
+            "jax_shape": (4, 4),
+            "jax_tracing": (5, 5),
+            "missing_lowering": (2, 0),
+            "pallas": (2, 1),
+            "recompile": (3, 2),
+            "sharding": (3, 1),
+            "tf2xla": (3, 3),
+            "tf_known_issue": (1, 1),
+            "xla_status": (2, 2),
+        },
+        (35, 25),
+    ),
+    # Read once scored (2026-12-07).
+    "made_errors_tpu_blind26": Batch(
+        17,
+        {
+            "device_allocation": (2, 1),
+            "jax_call": (2, 2),
+            "jax_export": (1, 1),
+            "jax_shape": (2, 2),
+            "jax_tracing": (2, 1),
+            "out_of_memory": (2, 1),
+            "pallas": (6, 4),
+        },
+        (17, 12),
     ),
 }
 

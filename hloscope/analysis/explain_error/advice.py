@@ -127,8 +127,13 @@ _KIND_RULES: tuple[tuple[re.Pattern[str], AdviceKind], ...] = tuple(
         (
             # (jnp.repeat's fix is a static total_repeat_length, jnp.bincount's a static
             # length: a size given, as nonzero's.)
-            r"^ConcretizationTypeError:(nonzero|where|argwhere|flatnonzero|unique|repeat"
-            r"|bincount|setdiff1d|union1d|intersect1d|trim_zeros|compress|extract)$",
+            # (A boolean or integer conversion inside one of them is the same size traced:
+            # jnp.extract's compress converts the mask's any() to a Python bool. BCOO's
+            # fromdense takes its nse, the number of stored elements, as that size.)
+            r"^(?:ConcretizationTypeError|TracerBoolConversionError|TracerIntegerConversionError)"
+            r":(nonzero|where|argwhere|flatnonzero|unique|repeat"
+            r"|bincount|setdiff1d|union1d|intersect1d|trim_zeros|compress|extract"
+            r"|bcoo_fromdense|fromdense)$",
             AdviceKind.FIXED_SIZE,
         ),
         (r"^(?:UnexpectedTracerError|TraceContextError)$", AdviceKind.NO_LEAKED_TRACER),

@@ -212,7 +212,10 @@ _ABSENT = re.compile(
     r"|no available devices|(?:must be|expected) one of"
     # A platform's flag refused by name ("No such compile option: 'xla_tpu_...'", "Unknown
     # flag in XLA_FLAGS: --xla_tpu_..."): the backend that refused it is not that platform's.
-    r"|no such compile option|unknown flags? in XLA_FLAGS",
+    r"|no such compile option|unknown flags? in XLA_FLAGS"
+    # The platform an option needs, named to refuse it elsewhere ("QDWH implementation is only
+    # supported on TPU", raised on a CPU).
+    r"|\bonly (?:supported|implemented|available) (?:on|for)\b",
     re.I,
 )
 

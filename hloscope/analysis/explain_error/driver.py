@@ -12,12 +12,13 @@ from .functions import paragraph_end
 from .literal_gate import narrowed
 from .log import Log, normalise_log, unflatten_tracebacks
 from .pointed_next import offer_pointed
-from .raised_in import origin_of
+from .raised_in import in_kernel_trace, origin_of
 from .recogniser import Recogniser
-from .record import ErrorExplanation, Failure, UnreadError
+from .record import ErrorExplanation, Failure, Family, UnreadError
 from .registry import RECOGNISERS
 from .severity import is_warning_at
 from .unread import unread_error
+from .user_line import is_users
 
 __all__ = ["explain_error"]
 
@@ -163,17 +164,39 @@ def _drop_generic(failures: list[Failure], recognisers: tuple[Recogniser, ...], 
             failures.remove(failure)
 
 
+# JAX's class for the trace it took before transforming: the frames that made the op.
+_BEFORE_TRANSFORMATION = "JaxStackTraceBeforeTransformation"
+
+
 def _owned_by_raiser(failure: Failure, log: Log) -> None:
     """The family of the module that raised ``failure``'s exception (:mod:`.raised_in`: a
     Pallas helper, a sharding module), where its words were read as another's: pl.when's own
     check of its condition is a kernel's failure whatever words it shares with lax.cond's.
     Measured on every labelled log the table reads: the module and the words disagreed once,
-    and the module was right."""
+    and the module was right. A call's failure raised as Pallas traced a kernel's body is the
+    kernel's."""
     if failure.last_resort:
         return  # read by its module already
-    origin = origin_of(log.traceback_before(failure.offset))
+    stack = log.traceback_before(failure.offset)
+    in_kernel = in_kernel_trace(stack, is_users)
+    if _BEFORE_TRANSFORMATION in log.text[log.line_start(failure.offset) : failure.offset]:
+        # That traceback is where the op was made (a callback's bind), not where it was
+        # raised: it says only whether a kernel's body made it.
+        if in_kernel and failure.family in _KERNELS_CALLS:
+            failure.family = Family.PALLAS
+        return
+    origin = origin_of(stack)
     if origin is not None and origin.family is not failure.family:
         failure.family = origin.family
+    elif in_kernel and failure.family in _KERNELS_CALLS:
+        # How a JAX function was called, or an op with no lowering, inside a kernel's body
+        # Pallas traced (jnp.max of a Ref, a callback): the kernel's. (A shape or tracing
+        # error there keeps its family, as the labelled logs have them: 4 of 4 and 3 of 3.)
+        failure.family = Family.PALLAS
+
+
+# The families a kernel's body takes as its own (see :func:`_owned_by_raiser`).
+_KERNELS_CALLS = frozenset({Family.JAX_CALL, Family.MISSING_LOWERING})
 
 
 def _handled_after(failures: list[Failure], log: Log) -> None:
@@ -184,9 +207,28 @@ def _handled_after(failures: list[Failure], log: Log) -> None:
     handled = [
         f
         for f in failures
-        if log.handled(f.offset) and any(o.offset > f.offset for o in failures if o is not f)
+        if log.handled(f.offset)
+        and any(o.offset > f.offset for o in failures if o is not f)
+        or _restated(f, failures, log)
     ]
     failures[:] = [f for f in failures if f not in handled] + handled
+
+
+def _restated(cause: Failure, failures: list[Failure], log: Log) -> bool:
+    """Whether ``cause`` is a sharding rule's internal check (a duplicate spec) that JAX
+    restated at the program's op (a ShardingTypeError naming mul and its operands, caused by
+    it): the restatement is what the program did. Only sharding's: a lowering's or a kernel
+    wrapper's first words name the option refused, which the exception it caused loses (on
+    the labelled logs: sharding 3 right, 0 wrong; the others 0 right, 4 wrong)."""
+    if cause.family is not Family.SHARDING or cause.last_resort:
+        return False
+    if not log.caused_another(cause.offset):
+        return False
+    return any(
+        o.offset > cause.offset and o.family is cause.family and not o.last_resort
+        for o in failures
+        if o is not cause
+    )
 
 
 def _drop_fallbacks(failures: list[Failure], log: Log) -> None:

@@ -329,6 +329,11 @@ class Log:
         during = self.text.find(_DURING, pos, pos + _CAUSE_LOOKAHEAD)
         return during >= 0 and self.text.find(TRACEBACK_HEADER, pos, during) < 0
 
+    def caused_another(self, pos: int) -> bool:
+        """Whether the exception whose message is at ``pos`` directly caused another (Python's
+        "direct cause" line follows it, before any traceback)."""
+        return bool(self._chain(pos))
+
     def in_chain(self, pos: int) -> bool:
         """Whether the message at ``pos`` is one of a chain of exceptions: it caused the next
         one, or the one before it caused it (Python's line just above its traceback)."""

@@ -20,13 +20,13 @@ further out. A traceback JAX filtered (its innermost frame the user's call, or J
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ...hlo.metadata import StackFrame
 from .record import Family
 
-__all__ = ["ORIGINS", "Origin", "origin_of", "raising_frame"]
+__all__ = ["ORIGINS", "Origin", "in_kernel_trace", "origin_of", "raising_frame"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,3 +191,17 @@ def origin_of(frames: Sequence[StackFrame]) -> Origin | None:
     if frame is None:
         return None
     return next((origin for origin in ORIGINS if origin.holds(frame)), None)
+
+
+# Pallas's own modules (jax/_src/pallas/..., jax/experimental/pallas/...).
+_PALLAS_OWN = re.compile(r"[\\/](?:_src|experimental)[\\/]pallas[\\/]")
+
+
+def in_kernel_trace(frames: Sequence[StackFrame], is_users: Callable[[StackFrame], bool]) -> bool:
+    """Whether the exception whose traceback is ``frames`` (innermost first) was raised as
+    Pallas traced a kernel's body: a frame of Pallas's own modules (pallas_call tracing the
+    kernel) outside the program's innermost frame."""
+    users = [i for i, frame in enumerate(frames) if is_users(frame)]
+    if not users:
+        return False
+    return any(_PALLAS_OWN.search(frame.file) for frame in frames[users[0] + 1 :])

@@ -292,10 +292,15 @@ TRACING_FIXES: dict[str, str] = {
         "the number of bins depends on the data (the largest value): give it as a static "
         "size, jnp.bincount(x, length=K) (K the number of classes), values past K dropped"
     ),
-    "^ConcretizationTypeError:(setdiff1d|union1d|intersect1d|compress|extract)$": (
+    "^(?:ConcretizationTypeError|TracerBoolConversionError):"
+    "(setdiff1d|union1d|intersect1d|compress|extract)$": (
         "the result's size depends on the data: give it a static size (jnp.setdiff1d, "
         "union1d, intersect1d, compress and extract take size= and fill_value=), padded to "
         "that many and masked after"
+    ),
+    "^ConcretizationTypeError:(?:bcoo_)?fromdense$": (
+        "the number of stored elements depends on the data: give BCOO.fromdense a static "
+        "nse= (an upper bound on the nonzeros; the rest are padding), or convert outside jit"
     ),
     "ConcretizationTypeError:trim_zeros": (
         "how many zeros are trimmed depends on the data: keep the array's size and mask the "

@@ -12,6 +12,7 @@ from ..build import Kind
 from ..catalogue import forms_of, words_of
 from ..forms import Form, alternation, form_of
 from ..log import TRACEBACK_HEADER, Log, class_before
+from ..named_op import op_called
 from ..recogniser import Recogniser
 from ..record import Failure, Family, FunctionRef
 from ..user_line import (
@@ -127,6 +128,9 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if form.group == "while_reverse":
         culprit_name = "while_loop"
     trigger = culprit_name.rsplit(".", 1)[-1] or _FORM_TRIGGERS.get(form.group, "")
+    # (Where no line names the API, the one the program called that raised inside it:
+    # jnp.extract converting its mask's any() to a bool.)
+    trigger = trigger or op_called(stack, is_users) or ""
     traced = _RE.traced_at.search(log.text, m.end(), end)
     defined_at = None
     if traced:

@@ -79,7 +79,7 @@ from ..family_words import FIX_WORDS, REASONS, message_at, read_family, table
 from ..log import Log
 from ..message_fixes import names_array_extent, pointed_fixes, structural_fixes
 from ..named_op import TRANSFORMS, api_calls, op_called, op_on_line
-from ..raised_in import origin_of
+from ..raised_in import in_kernel_trace, origin_of
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 from ..user_line import is_users
@@ -336,7 +336,7 @@ def _pointed_family(
     if called in _OWNING_CALLS:
         # A kernel's, a mapping's or an export's call refused how it was made: its family's.
         return _OWNING_CALLS[called]
-    if _in_kernel(stack):
+    if in_kernel_trace(stack, is_users):
         return Family.PALLAS  # raised as Pallas traced the kernel's body: the kernel's
     if not_callable:
         return Family.JAX_CALL
@@ -369,15 +369,6 @@ _OWNING_CALLS = {
     "shard_map": Family.SHARDING,
     "export": Family.JAX_EXPORT,
 }
-
-
-def _in_kernel(stack: list[StackFrame]) -> bool:
-    """Whether the exception was raised as Pallas traced a kernel's body: a frame of Pallas's
-    own modules (pallas_call tracing the kernel) outside the program's innermost frame."""
-    users = [i for i, frame in enumerate(stack) if is_users(frame)]
-    if not users:
-        return False
-    return any(_RE.pallas_own.search(frame.file) for frame in stack[users[0] + 1 :])
 
 
 def _filtered(log: Log, start: int) -> bool:

@@ -45,6 +45,8 @@ def _platform_named(m: re.Match[str], group: str) -> tuple[str | None, Platform 
     if group == "translation_rule":
         names = _RE.platform_names.findall(m["plats"])
         return m["plats"], platform_of(names[0]) if len(names) == 1 else None
+    if group == "option_on_platform" and m["oop_only"]:
+        return None, None  # the platform it needs, not the one it ran on
     if group == "option_on_platform":
         return m["oop_platform"].lower(), platform_of(m["oop_platform"].lower())
     platform = Platform.TPU if group.startswith("tpu") else None
