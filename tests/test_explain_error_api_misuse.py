@@ -14,7 +14,7 @@ The errors are real: a program of cases run in a child under the installed JAX o
 from __future__ import annotations
 
 import pytest
-from raised_errors import cases_of, marked_line
+from raised_errors import cases_of, failing_run, marked_line
 
 from hloscope.analysis.explain_error import Family, explain_error
 from hloscope.analysis.explain_error.advice import AdviceKind
@@ -381,3 +381,81 @@ def test_an_option_only_one_platform_has_names_no_platform_it_ran_on(traced):
     (failure, *_) = explain_error(texts["qdwh_eigh_on_the_cpu"]).failures
     assert "only supported on TPU" in failure.message
     assert failure.platform is not Platform.TPU
+
+
+# ---- a recompile's nested functions; a symbolic dimension in a shape check ------------------
+
+_NESTED_RETRACE = """
+from functools import partial
+import jax, jax.numpy as jnp
+
+jax.config.update("jax_explain_cache_misses", True)
+
+
+@partial(jax.jit, static_argnames="steps")
+def rollout(h, steps):
+    def step(h, _):
+        h = jnp.tanh(h)
+        return h, h.sum()
+
+    return jax.lax.scan(step, h, None, length=steps)[1]
+
+
+for steps in [3, 5, 7]:
+    rollout(jnp.ones(4), steps=steps).block_until_ready()  # fails here: rollout
+raise SystemExit(1)
+"""
+
+
+def test_a_function_made_inside_a_retraced_one_is_not_the_recompile(tmp_path):
+    # The scan's body, made anew each time rollout is traced again, misses too ("never seen
+    # function ... being re-defined repeatedly"): the miss to read is rollout's own, at the
+    # loop's call, whose static argument changed.
+    pytest.importorskip("jax")
+    script = tmp_path / "nested.py"
+    script.write_text(_NESTED_RETRACE)
+    text = failing_run(script, JAX_PLATFORMS="cpu")
+    assert "re-defined repeatedly" in text
+    (failure, *_) = explain_error(text).failures
+    assert failure.family == Family.RECOMPILE
+    assert failure.finding.op == "rollout"
+    assert failure.finding.source == f"{script}:{marked_line(script, 'rollout')}"
+
+
+_SYMBOLIC = """
+import math, sys, traceback
+import jax, jax.numpy as jnp
+from jax import export
+
+
+def halves_of_a_symbolic_width():
+    (w,) = export.symbolic_shape("w")
+    f = jax.jit(lambda x: jnp.split(x, 2)[0])  # fails here: halves_of_a_symbolic_width
+    export.export(f)(jax.ShapeDtypeStruct((w,), jnp.float32))
+
+
+def sqrt_of_a_symbolic_length():
+    def grid(x):
+        side = int(math.sqrt(x.shape[0]))  # fails here: sqrt_of_a_symbolic_length
+        return x.reshape(side, side)
+
+    (n,) = export.symbolic_shape("n")
+    export.export(jax.jit(grid))(jax.ShapeDtypeStruct((n,), jnp.float32))
+"""
+
+
+@pytest.fixture(scope="module")
+def symbolic(tmp_path_factory):
+    pytest.importorskip("jax")
+    return cases_of(
+        tmp_path_factory.mktemp("symbolic") / "cases.py", _SYMBOLIC, JAX_PLATFORMS="cpu"
+    )
+
+
+@pytest.mark.parametrize("case", ["halves_of_a_symbolic_width", "sqrt_of_a_symbolic_length"])
+def test_a_symbolic_dimension_in_a_check_is_the_exports(symbolic, case):
+    # jnp.split's "rest is mod(w, 2)"; math.sqrt's "must be real number, not _DimExpr".
+    program, texts = symbolic
+    (failure, *_) = explain_error(texts[case]).failures
+    assert failure.family == Family.JAX_EXPORT
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"

@@ -169,6 +169,19 @@ below reach 39/42 and 27/42; 21/22 and 12/22.
   a scatter-add inside Pallas kernels, BCOO.fromdense under jit...), run on the lent v5e by a
   helper who never ran explain-error. Scored once at 9d7d75d: 16/17 (94%) and 11/17 (65%);
   the session's starting code: 16/17 and 10/17. Read once scored.
+* ``made_errors_blind27``: 34 cases none of the 770 before them makes (a generate loop whose
+  max_new_tokens is static, an RL rollout of episodes of every length, a ViT's patch grid from
+  the square root of a symbolic token count, complex features split in halves of a symbolic
+  width, a confusion matrix of a whole catalogue, orbax saving params donated to the step,
+  TF's MatrixSolveLs and StatelessRandomPoisson under jit_compile...), by a helper who never
+  ran explain-error. Scored once at 95d9a7d: 30/34 (88%) and 16/34 (47%); the session's
+  starting code (68e452c): 29/34 and 16/34. Read once scored.
+* ``made_errors_tpu_blind27``: 17 TPU users' mistakes none of the 199 before them makes (beam
+  search repeating its KV cache, a dataset transposed on the chip, every run of a learning
+  rate sweep kept, an exact GELU and an associative scan inside Pallas kernels, an integer
+  step counter in the state grad differentiates...), run on the lent v5e by a helper who
+  never ran explain-error. Scored once at 95d9a7d: 16/17 (94%) and 11/17 (65%); the
+  session's starting code: the same. Read once scored.
 """
 
 from __future__ import annotations
@@ -343,7 +356,7 @@ BATCHES: dict[str, Batch] = {
         {
             "device_allocation": (2, 2),
             "jax_call": (6, 5),
-            "jax_export": (2, 2),
+            "jax_export": (3, 3),
             "jax_shape": (6, 6),
             "jax_tracing": (5, 2),
             "missing_lowering": (2, 0),
@@ -352,7 +365,7 @@ BATCHES: dict[str, Batch] = {
             "sharding": (2, 2),
             "tf2xla": (3, 3),
         },
-        (34, 27),
+        (35, 28),
     ),
     # Its blind scoring at 144fc59 (16, 12; the session's start 14, 11).
     "made_errors_tpu_blind20": Batch(
@@ -553,13 +566,13 @@ BATCHES: dict[str, Batch] = {
             "jax_tracing": (5, 5),
             "missing_lowering": (2, 0),
             "pallas": (2, 1),
-            "recompile": (3, 2),
+            "recompile": (3, 3),
             "sharding": (3, 1),
             "tf2xla": (3, 3),
             "tf_known_issue": (1, 1),
             "xla_status": (2, 2),
         },
-        (35, 25),
+        (35, 26),
     ),
     # Read once scored (2026-12-07).
     "made_errors_tpu_blind26": Batch(
@@ -574,6 +587,37 @@ BATCHES: dict[str, Batch] = {
             "pallas": (6, 4),
         },
         (17, 12),
+    ),
+    # Read once scored (2026-12-07).
+    "made_errors_blind27": Batch(
+        34,
+        {
+            "device_allocation": (3, 0),
+            "jax_call": (5, 3),
+            "jax_export": (2, 1),
+            "jax_shape": (4, 4),
+            "jax_tracing": (6, 4),
+            "pallas": (1, 0),
+            "recompile": (2, 2),
+            "sharding": (5, 2),
+            "tf2xla": (2, 2),
+            "xla_status": (2, 1),
+        },
+        (32, 19),
+    ),
+    # Read once scored (2026-12-07).
+    "made_errors_tpu_blind27": Batch(
+        17,
+        {
+            "device_allocation": (2, 1),
+            "jax_call": (2, 1),
+            "jax_export": (1, 1),
+            "jax_shape": (3, 2),
+            "jax_tracing": (1, 1),
+            "out_of_memory": (2, 1),
+            "pallas": (5, 4),
+        },
+        (16, 11),
     ),
 }
 

@@ -11,6 +11,7 @@ from .family_words import message_lines, words_failure
 from .functions import paragraph_end
 from .literal_gate import narrowed
 from .log import Log, normalise_log, unflatten_tracebacks
+from .message_fixes import names_symbolic_dimension
 from .pointed_next import offer_pointed
 from .raised_in import in_kernel_trace, origin_of
 from .recogniser import Recogniser
@@ -61,9 +62,7 @@ def explain_error(text: str, recognisers: Iterable[Recogniser] = RECOGNISERS) ->
         # a warning's reading: a TPU host's start-up notes are not why a program stopped.
         failures[:] = [f for f in failures if not f.last_resort]
     _drop_fallbacks(failures, log)
-    _handled_after(failures, log)
-    for failure in failures:
-        _owned_by_raiser(failure, log)
+    _read_again(failures, log)
     if whole_table and not any(_stops(f, log) for f in failures):
         # No recogniser knew the message: the family its words say, where the table is sure
         # (after warnings only where the error they read comes after every one of them).
@@ -197,6 +196,25 @@ def _owned_by_raiser(failure: Failure, log: Log) -> None:
 
 # The families a kernel's body takes as its own (see :func:`_owned_by_raiser`).
 _KERNELS_CALLS = frozenset({Family.JAX_CALL, Family.MISSING_LOWERING})
+
+
+def _read_again(failures: list[Failure], log: Log) -> None:
+    """What the log says of each failure beyond its words: which one the program stopped
+    for, the family of the module that raised it, a symbolic dimension it shows."""
+    _handled_after(failures, log)
+    for failure in failures:
+        _owned_by_raiser(failure, log)
+        _symbolic_export(failure)
+
+
+def _symbolic_export(failure: Failure) -> None:
+    """A shape or call failure whose message shows a symbolic dimension (jnp.split's "rest is
+    mod(b, 2)") is a shape-polymorphic export's limit: the export's family (on the labelled
+    logs, 2 of 2)."""
+    if failure.family in (Family.JAX_SHAPE, Family.JAX_CALL) and names_symbolic_dimension(
+        failure.message
+    ):
+        failure.family = Family.JAX_EXPORT
 
 
 def _handled_after(failures: list[Failure], log: Log) -> None:

@@ -37,6 +37,7 @@ __all__ = [
     "compares_counts",
     "names_array_extent",
     "names_releases",
+    "names_symbolic_dimension",
     "pointed_fixes",
     "structural_fixes",
 ]
@@ -162,6 +163,16 @@ _TYPE_REFUSED = re.compile(
     rf"|\b(?:not (?:implemented|supported)|unsupported)\b[^.\n]{{0,20}}\b(?:{_DTYPE_NAME})\b",
     re.I,
 )
+
+
+# A symbolic dimension's expression as jax.export prints it ("rest is mod(width, 2)",
+# "(floordiv(b, 2),)"), or a builtin refusing one ("must be real number, not _DimExpr").
+_SYMBOLIC = re.compile(r"\b(?:mod|floordiv|non_negative)\([a-z_]\w*(?:, |\))|\bnot '?_?DimExpr\b")
+
+
+def names_symbolic_dimension(message: str) -> bool:
+    """Whether ``message`` shows a shape-polymorphic export's symbolic dimension."""
+    return _SYMBOLIC.search(message) is not None
 
 
 def names_releases(message: str) -> bool:

@@ -77,7 +77,12 @@ from ..catalogue import words_of
 from ..class_words import family_of_class
 from ..family_words import FIX_WORDS, REASONS, message_at, read_family, table
 from ..log import Log
-from ..message_fixes import names_array_extent, pointed_fixes, structural_fixes
+from ..message_fixes import (
+    names_array_extent,
+    names_symbolic_dimension,
+    pointed_fixes,
+    structural_fixes,
+)
 from ..named_op import TRANSFORMS, api_calls, op_called, op_on_line
 from ..raised_in import in_kernel_trace, origin_of
 from ..recogniser import Recogniser
@@ -280,6 +285,10 @@ def _raised_in(
         # A collective's own check ("ppermute sources and destinations must be unique"):
         # its operands are a mapped axis's shards, whatever other words the log holds.
         return _usual(Family.SHARDING, message)
+    if _symbolic(message) and _ARGUMENT_CLASSES.search(message.split(":")[0]):
+        # A symbolic dimension in a plain check's words: a shape-polymorphic export's limit,
+        # whatever other family the check's words are near.
+        return _usual(Family.JAX_EXPORT, message)
     if words is not None:
         return None
     asked = _RE.asked_attribute.match(message)
@@ -288,6 +297,16 @@ def _raised_in(
         return _given_another_type(Family.JAX_CALL, message, asked)
     family = _pointed_family(stack, message, called, filtered)
     return None if family is None else _usual(family, message)
+
+
+def _symbolic(message: str) -> bool:
+    """Whether ``message`` shows a symbolic dimension: a builtin refusing one (``float()`` of
+    a shape's '_DimExpr', "must be real number, not _DimExpr") or its expression ("rest is
+    mod(width, 2)")."""
+    refused = _RE.refused_type.search(message)
+    if refused and _RE.symbolic_type.search(refused["type"]):
+        return True
+    return names_symbolic_dimension(message)
 
 
 def _subject(message: str) -> str | None:
@@ -321,11 +340,6 @@ def _pointed_family(
     cls = message.split(":", 1)[0].strip()
     if not stack or not _ARGUMENT_CLASSES.search(cls):
         return None
-    refused = _RE.refused_type.search(message)
-    if refused and _RE.symbolic_type.search(refused["type"]):
-        # A builtin refusing JAX's symbolic dimension (``float()`` of a shape's '_DimExpr'):
-        # a shape-polymorphic export's, wherever it was raised.
-        return Family.JAX_EXPORT
     not_callable = _RE.not_callable.match(message) is not None
     in_jax = _RE.jax_stack.search(stack[0].file) or called or _subject(message)
     if not (in_jax or (filtered and not_callable)):

@@ -60,8 +60,8 @@ def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             log.text, m.end(), end
         )
         op = seen["fn"] if seen else m["where"] or "traced function"
-        if seen and seen.re is _RE.never_seen and _traced_again(log, m.end(), op):
-            return  # its first trace: the miss that traced it again is the one to read
+        if seen and seen.re is _RE.never_seen and _said_by_another(log, m, op):
+            return
         source = f"{m['file']}:{m['line']}" if m["file"] else None
         if not m["file"] or not is_users(StackFrame(m["file"], int(m["line"]), "")):
             # The trace was asked for inside a library (flax.nnx.cond calling lax.cond): the
@@ -87,10 +87,27 @@ def _recompile(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     )
 
 
+def _said_by_another(log: Log, m: re.Match[str], fn: str) -> bool:
+    """Whether a "never seen function" miss is said better by another miss of the log: its
+    first trace, where a later miss traced ``fn`` again; or a function made inside another's
+    trace (a scan's body defined in the jitted function), made anew each time the outer one
+    is traced again, which the outer one's own miss says why."""
+    return _traced_again(log, m.end(), fn) or _inside_retraced(log, m["where"])
+
+
 def _traced_again(log: Log, after: int, fn: str) -> bool:
     """Whether a later cache miss of the log traced ``fn`` again ("for fn defined at"): the
     first one ("never seen function") was only its first trace."""
     return _last_retrace(log.text).get(fn, -1) > after
+
+
+def _inside_retraced(log: Log, where: str | None) -> bool:
+    """Whether a miss's site is inside a function (``where``: "generate", or a function
+    nested in it, "generate.<locals>.step") that a cache miss of the log traced again."""
+    if not where:
+        return False
+    retraced = _last_retrace(log.text)
+    return where in retraced or where.split(".", 1)[0] in retraced
 
 
 @lru_cache(maxsize=4)
