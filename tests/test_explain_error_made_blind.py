@@ -161,9 +161,10 @@ below reach 39/42 and 27/42; 21/22 and 12/22.
   2D kernel, an LM head's vocabulary on the data axis, QDWH eigh asked for on the CPU, a TPU
   PRNG in an interpreted kernel, TF's BesselJ0 and Spence under jit_compile...), by a helper
   who never ran explain-error. Scored once at 9d7d75d: 33/37 (89%) and 22/37 (59%); the
-  session's starting code (68e452c): 32/37 and 22/37. Read once scored. (Nine of its case
-  names, and its TPU twin's, reached the lead's terminal through the duplicates tool, which
-  reads untracked files, after 9d7d75d was committed; no code changed before the scoring.)
+  session's starting code (68e452c): 32/37 and 22/37. Read once scored. (Seven of its case
+  names, three later dropped, and two of its TPU twin's reached the lead's terminal through
+  the duplicates tool, which reads untracked files, after 9d7d75d was committed; no code
+  changed before the scoring.)
 * ``made_errors_tpu_blind26``: 17 TPU users' mistakes none of the 182 before them makes (an
   einsum that keeps the head dimension, a covariance per sample vmapped, a host callback and
   a scatter-add inside Pallas kernels, BCOO.fromdense under jit...), run on the lent v5e by a

@@ -237,7 +237,7 @@ def _restated(cause: Failure, failures: list[Failure], log: Log) -> bool:
     restated at the program's op (a ShardingTypeError naming mul and its operands, caused by
     it): the restatement is what the program did. Only sharding's: a lowering's or a kernel
     wrapper's first words name the option refused, which the exception it caused loses (on
-    the labelled logs: sharding 3 right, 0 wrong; the others 0 right, 4 wrong)."""
+    the labelled logs: sharding 4 right, 0 wrong; the others 0 right, 4 wrong)."""
     if cause.family is not Family.SHARDING or cause.last_resort:
         return False
     if not log.caused_another(cause.offset):
