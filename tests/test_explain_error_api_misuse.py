@@ -267,6 +267,28 @@ def tpu_prng_in_an_interpreted_kernel():
     )(jnp.array([0], jnp.int32))
 
 
+def kernel_slices_by_a_size_read_from_a_ref():
+    def kernel(n_ref, x_ref, o_ref):
+        n = n_ref[0]
+        o_ref[pl.ds(0, n)] = x_ref[pl.ds(0, n)] * 2.0  # fails here: kernel_slices_by_a_size_read_from_a_ref
+
+    smem = pl.BlockSpec(memory_space=pltpu.SMEM)
+    pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
+        in_specs=[smem, pl.BlockSpec()],
+        interpret=True,
+    )(jnp.array([4], jnp.int32), jnp.ones(8))
+
+
+def kernel_scales_its_ref():
+    def kernel(x_ref, o_ref):
+        o_ref[...] = 2 * x_ref  # fails here: kernel_scales_its_ref
+
+    x = jnp.ones((8, 128))
+    pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+
+
 def qdwh_eigh_on_the_cpu():
     from jax.lax.linalg import EighImplementation, eigh
 
@@ -327,6 +349,11 @@ def traced(tmp_path_factory):
         # belongs); a TPU-only primitive made in a kernel run interpreted on the CPU.
         ("kernel_reduces_its_ref", Family.PALLAS, None, None),
         ("tpu_prng_in_an_interpreted_kernel", Family.PALLAS, None, None),
+        # Words no reader knows, raised as Pallas traced a kernel's body (a bare assert on a
+        # dynamic shape, a Ref with no operators): the kernel's; a dynamic shape's fix is a
+        # static size.
+        ("kernel_slices_by_a_size_read_from_a_ref", Family.PALLAS, None, AdviceKind.FIXED_SIZE),
+        ("kernel_scales_its_ref", Family.PALLAS, None, None),
         # An option only the TPU has, asked for on the CPU: a missing lowering here.
         ("qdwh_eigh_on_the_cpu", Family.MISSING_LOWERING, None, AdviceKind.REPLACE_OP),
         # A size the data decides, inside jnp.extract and BCOO.fromdense: a static size.

@@ -291,14 +291,14 @@ BATCHES: dict[str, Batch] = {
             "jax_shape": (6, 5),
             "jax_tracing": (5, 5),
             "missing_lowering": (2, 0),
-            "pallas": (1, 1),
+            "pallas": (2, 1),
             "recompile": (2, 2),
             "sharding": (5, 2),
             "tf2xla": (4, 4),
             "tf_known_issue": (2, 2),
             "xla_status": (2, 1),
         },
-        (40, 31),
+        (41, 31),
     ),
     # Its blind scoring at 1329d61 (21, 8), then read.
     "made_errors_tpu_blind18": Batch(
@@ -598,13 +598,13 @@ BATCHES: dict[str, Batch] = {
             "jax_export": (2, 1),
             "jax_shape": (4, 4),
             "jax_tracing": (6, 4),
-            "pallas": (1, 0),
+            "pallas": (2, 1),
             "recompile": (2, 2),
             "sharding": (5, 2),
             "tf2xla": (2, 2),
             "xla_status": (2, 1),
         },
-        (32, 19),
+        (33, 20),
     ),
     # Read once scored (2026-12-07).
     "made_errors_tpu_blind27": Batch(

@@ -130,7 +130,10 @@ _POINTERS: tuple[tuple[AdviceKind, re.Pattern[str]], ...] = tuple(
         ),
         (
             AdviceKind.FIXED_SIZE,
-            r"\bdata-dependent (?:shape|size)|\bsize depends on\b|\bboolean (?:index|mask)",
+            r"\bdata-dependent (?:shape|size)|\bsize depends on\b|\bboolean (?:index|mask)"
+            # JAX's array of a dynamic shape (a size read at run time: "DShapedArray(shape=
+            # (ShapedArray(int32[]),)").
+            r"|\bDShapedArray\b|\bdynamic shapes?\b",
         ),
         (
             AdviceKind.FIX_SHAPES,

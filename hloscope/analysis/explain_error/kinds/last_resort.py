@@ -285,6 +285,10 @@ def _raised_in(
         # A collective's own check ("ppermute sources and destinations must be unique"):
         # its operands are a mapped axis's shards, whatever other words the log holds.
         return _usual(Family.SHARDING, message)
+    if in_kernel_trace(stack, is_users):
+        # Raised as Pallas traced a kernel's body, in words no reader knows (a bare assert on a
+        # Ref indexed with a size read from another Ref): the kernel's, whatever its class.
+        return _usual(Family.PALLAS, message)
     if _symbolic(message) and _ARGUMENT_CLASSES.search(message.split(":")[0]):
         # A symbolic dimension in a plain check's words: a shape-polymorphic export's limit,
         # whatever other family the check's words are near.
