@@ -388,8 +388,7 @@ _API_CALL = re.compile(
 def api_calls(code: str) -> list[str]:
     """Every function of JAX's API (as :func:`op_on_line` reads them) a line of ``code``
     calls, in order."""
-    found = _API_CALL.finditer(code)
-    return [next(name for name in m.groups() if name) for m in found]
+    return [name for name, _ in _calls_on_line(code)]
 
 
 def op_on_line(code: str) -> str | None:
@@ -400,9 +399,17 @@ def op_on_line(code: str) -> str | None:
     ``raise`` of the program's own)."""
     if code.startswith("raise "):
         return None
+    calls = _calls_on_line(code)
     # An op the line calls before the transformation that wraps it (``jax.jit(lambda x:
     # jax.lax.all_gather(x, "i"))``: the op raised, not jit).
-    found = list(_API_CALL.finditer(code))
-    named = [m["fn"] or m["pallas"] or m["shard_map"] or m["export"] for m in found]
-    ops = [op for op in named if op] or [m["transform"] for m in found]
+    ops = [name for name, transform in calls if not transform] or [name for name, _ in calls]
     return ops[0] if ops else None
+
+
+def _calls_on_line(code: str) -> list[tuple[str, bool]]:
+    """Each call of JAX's API in ``code``, in order: its name, and whether it is one of
+    :data:`TRANSFORMS` (jax.jit, jax.vmap, ... rather than an op)."""
+    return [
+        (m["transform"], True) if m["transform"] else (next(n for n in m.groups() if n), False)
+        for m in _API_CALL.finditer(code)
+    ]

@@ -354,8 +354,6 @@ def _pointed_family(
     if called in _OWNING_CALLS:
         # A kernel's, a mapping's or an export's call refused how it was made: its family's.
         return _OWNING_CALLS[called]
-    if in_kernel_trace(stack, is_users):
-        return Family.PALLAS  # raised as Pallas traced the kernel's body: the kernel's
     if not_callable:
         return Family.JAX_CALL
     fixes = [kind for kind in pointed_fixes(message) if kind in _FAMILY_OF_FIX]
