@@ -93,6 +93,26 @@ def donate_argnums_past_the_arguments():
     jax.jit(lambda a: a, donate_argnums=3)(jnp.ones(8))  # fails here: donate_argnums_past_the_arguments
 
 
+def scan_told_another_length():
+    jax.lax.scan(lambda c, x: (c + x, None), 0.0, jnp.ones(3), length=4)  # fails here: scan_told_another_length
+
+
+def reshape_with_two_unknowns():
+    jnp.ones(6).reshape(-1, -1)  # fails here: reshape_with_two_unknowns
+
+
+def pad_config_of_one_axis():
+    jax.lax.pad(jnp.ones((2, 2)), 0.0, [(1, 1, 0)])  # fails here: pad_config_of_one_axis
+
+
+def sort_by_more_keys_than_operands():
+    jax.lax.sort((jnp.ones(3),), num_keys=2)  # fails here: sort_by_more_keys_than_operands
+
+
+def matmul_of_a_scalar():
+    jnp.matmul(2.0, jnp.ones(3))  # fails here: matmul_of_a_scalar
+
+
 def own_index_past_the_end():
     devices = jax.devices()
     devices[9]  # fails here: own_index_past_the_end
@@ -134,6 +154,16 @@ def raised(tmp_path_factory):
         # A shape a call takes said as a rule; ragged data.
         ("inverse_of_a_non_square", Family.JAX_SHAPE, "inv", AdviceKind.FIX_SHAPES),
         ("array_of_ragged_lists", Family.JAX_SHAPE, "array", AdviceKind.FIX_SHAPES),
+        # An array's axes in words near a sharding's ("disagrees with leading axis sizes",
+        # "one unknown axis size", "the number of axes"), no mesh, device nor named axis in
+        # them: the shapes, whatever the words reader says.
+        ("scan_told_another_length", Family.JAX_SHAPE, "scan", AdviceKind.FIX_SHAPES),
+        ("reshape_with_two_unknowns", Family.JAX_SHAPE, None, AdviceKind.FIX_SHAPES),
+        ("pad_config_of_one_axis", Family.JAX_SHAPE, "pad", AdviceKind.FIX_SHAPES),
+        # A rank an op does not take ("must have ndim at least 1"); a parameter's value
+        # given as name=value that must be otherwise.
+        ("matmul_of_a_scalar", Family.JAX_SHAPE, "matmul", AdviceKind.FIX_SHAPES),
+        ("sort_by_more_keys_than_operands", Family.JAX_CALL, "sort", AdviceKind.OTHER),
     ],
 )
 def test_a_call_made_the_wrong_way(raised, case, family, op, advice):

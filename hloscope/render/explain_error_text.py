@@ -218,6 +218,9 @@ def _reason_words(failure: Failure) -> str:
     reason = failure.finding.reason
     if failure.family == "xla_status" and reason is Reason.COMPILE_ERROR:
         return "XLA refused it"
+    if failure.family == "tf_op":
+        # (TensorFlow's own checks, not XLA's or JAX's: as a graph was built, or as it ran.)
+        return "TensorFlow refused its inputs" + (" as it ran" if reason is Reason.RUNTIME else "")
     return REASON_WORDS[reason]
 
 

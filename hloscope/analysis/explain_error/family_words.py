@@ -361,6 +361,7 @@ REASONS: dict[Family, Reason] = {
     Family.TF1_LIST: Reason.NO_KERNEL,
     Family.MLIR_BRIDGE: Reason.NO_KERNEL,
     Family.TF_KNOWN_ISSUE: Reason.COMPILE_ERROR,
+    Family.TF_OP: Reason.TRACING,
     Family.JAX_TRACING: Reason.TRACING,
     Family.MISSING_LOWERING: Reason.NO_LOWERING,
     Family.XLA_STATUS: Reason.COMPILE_ERROR,

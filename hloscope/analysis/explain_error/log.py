@@ -159,7 +159,9 @@ def frame_of(found: re.Match[str]) -> StackFrame:
     line = next(found[f"{x}line"] for x in forms if found[f"{x}line"])
     groups = found.groupdict()
     fn = next((groups[f"{x}fn"] for x in forms if groups.get(f"{x}fn")), "")
-    return StackFrame(file, int(line), fn)
+    # (TensorFlow marks a frame of the program's own, "in user code", with " *" or " **"
+    # after the function's name: not part of it.)
+    return StackFrame(file, int(line), fn.rstrip(" *"))
 
 
 # TF's stand-in frame for graphs made without Python (tf.data functions).

@@ -139,17 +139,17 @@ _POINTERS: tuple[tuple[AdviceKind, re.Pattern[str]], ...] = tuple(
             AdviceKind.FIX_SHAPES,
             rf"(?:{_SHAPE_WORD}).{{0,120}}\b(?:do(?:es)? not match|mismatch|(?:in|not )compatible|"
             r"inconsisten|unsupported|(?:must|should) (?:be|have|match|equal)|has to be|"
-            r"divisible|"
+            r"divisible|disagrees?|"
             r"expected|equal|(?:in)?correct|wrong)"
             r"|\b(?:mismatch(?:ed)?|inconsisten\w*|inhomogeneous|incompatible|unsupported|"
             r"invalid|to match|"
             r"(?:in)?correct|wrong|(?:must|should) (?:be|have) (?:of )?(?:equal|the same)|"
-            r"only (?:supports?|accepts?|takes?)|"
+            r"only (?:supports?|accepts?|takes?)|can only \w+|"
             r"of (?:equal|the same))\b"
             rf".{{0,40}}(?:{_SHAPE_WORD})"
             # A shape a call takes, said as a rule ("Argument to inv must have shape [..., n,
             # n], got (2, 3)").
-            r"|\b(?:must|should) (?:have|be of) (?:the )?shape\b"
+            r"|\b(?:must|should) (?:have|be of) (?:the )?(?:shape|ndim|rank)\b"
             # An axis or dimension past those an array (a grid) has: its rank; a slice past
             # an array's extent ("Out of bound slice: start=512, dim=512").
             r"|\b(?:axis|dimension|dim)\s+-?\d+\s+is out of (?:bounds|range)\b"

@@ -28,6 +28,12 @@ class Family(StrEnum):
     #: TF/XLA known issues: must-be-constant inputs, TensorList sizes, resources on another
     #: device, non-deterministic gradients.
     TF_KNOWN_ISSUE = "tf_known_issue"
+    #: TensorFlow itself (not XLA) refused an op's inputs: shapes or element types the op
+    #: does not take, as a ``tf.function`` built its graph (``Dimensions must be equal, but are
+    #: 3 and 4 for '{{node MatMul}} = MatMul[...]'``, ``Input 'y' of 'Mul' Op has type int32
+    #: that does not match type float32``), as a kernel ran eagerly (``Incompatible shapes:
+    #: [2,3] vs. [4] [Op:AddV2]``) or as a graph's node ran (``[[{{node add}}]]``).
+    TF_OP = "tf_op"
     #: JAX tracing errors: ConcretizationTypeError, TracerBoolConversionError, the built-in
     #: TypeError/IndexError of non-static shapes and slices, ...
     JAX_TRACING = "jax_tracing"
@@ -85,6 +91,7 @@ FAMILY_TITLES: dict[Family, str] = {
     Family.TF1_LIST: "TensorFlow (1.x message) listed ops XLA cannot compile",
     Family.MLIR_BRIDGE: "TensorFlow's MLIR bridge could not lower ops to HLO",
     Family.TF_KNOWN_ISSUE: "TensorFlow hit a known XLA limitation",
+    Family.TF_OP: "TensorFlow refused an op's inputs",
     Family.JAX_TRACING: "JAX could not trace the function",
     Family.MISSING_LOWERING: "JAX has no lowering of a primitive for the platform",
     Family.XLA_STATUS: "XLA refused the program",

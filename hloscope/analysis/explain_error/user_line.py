@@ -63,6 +63,9 @@ _SPLIT = re.compile(r"[\\/]")
 # underscores, no suffix): code a library generated and ran from it (PyTensor's function for
 # its JAX backend), never a file the user wrote.
 _TEMP_FILE = re.compile(r"(?:^|[\\/])tmp[a-z0-9_]{8}\Z")
+# A file TensorFlow's AutoGraph wrote as it converted a function of the program's (its Python
+# source is the program's own function, which TF names in its "in user code" frames).
+_GENERATED_FILE = re.compile(r"(?:^|[\\/])__autograph_generated_file\w*\.py\Z")
 # A path the user shortened to its package ("...", an ellipsis for the install's prefix) whose
 # package keeps its sources in `src` or `_src` (".../keras_hub/src/models/t5/...",
 # ".../mujoco_warp/_src/forward.py"): an installed library's layout, never the user's script.
@@ -73,6 +76,8 @@ def is_users(frame: StackFrame) -> bool:
     """Whether ``frame`` is the user's own code: not installed, Python's, a framework's
     (:func:`~hloscope.analysis.provenance.is_user_frame`), a runner's or generated."""
     if frame.file.startswith(_NO_FILE) or _TEMP_FILE.search(frame.file):
+        return False
+    if _GENERATED_FILE.search(frame.file):
         return False
     if _ELIDED_LIBRARY.match(frame.file):
         return False

@@ -293,7 +293,7 @@ def _raised_in(
         # A symbolic dimension in a plain check's words: a shape-polymorphic export's limit,
         # whatever other family the check's words are near.
         return _usual(Family.JAX_EXPORT, message)
-    if words is not None:
+    if words is not None and (origin is not None or not _strayed_to_sharding(words[0], message)):
         return None
     asked = _RE.asked_attribute.match(message)
     if asked and _jax_asked(stack):
@@ -301,6 +301,16 @@ def _raised_in(
         return _given_another_type(Family.JAX_CALL, message, asked)
     family = _pointed_family(stack, message, called, filtered)
     return None if family is None else _usual(family, message)
+
+
+def _strayed_to_sharding(words: Family, message: str) -> bool:
+    """Whether the words reader's ``words`` family is a sharding's for a plain check whose
+    message names no mesh, sharding, device, named axis nor collective: the words of an
+    array's axes ("disagrees with leading axis sizes [3]", "one unknown axis size") are near
+    a sharding's in the reader's table, but a sharding's failure names what it shards."""
+    if words is not Family.SHARDING or not _ARGUMENT_CLASSES.search(message.split(":")[0]):
+        return False
+    return _RE.sharding_words.search(message) is None
 
 
 def _symbolic(message: str) -> bool:
