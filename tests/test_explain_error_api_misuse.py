@@ -13,6 +13,9 @@ The errors are real: a program of cases run in a child under the installed JAX o
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from raised_errors import cases_of, failing_run, marked_line
 
@@ -516,3 +519,113 @@ def test_a_symbolic_dimension_in_a_check_is_the_exports(symbolic, case):
     (failure, *_) = explain_error(texts[case]).failures
     assert failure.family == Family.JAX_EXPORT
     assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+# ---- read after made28's scoring: each rule on a made log and a program of my own ----------
+
+_RULES = """
+import sys, traceback
+import jax, jax.numpy as jnp
+
+
+def vjp_pullback_of_another_type():
+    y, pull = jax.vjp(lambda x: x * 2, jnp.ones(3))
+    pull(jnp.ones(3, jnp.int32))  # fails here: vjp_pullback_of_another_type
+
+
+def vjp_pullback_of_another_shape():
+    y, pull = jax.vjp(lambda x: x * 2, jnp.ones(3))
+    pull(jnp.ones(4))  # fails here: vjp_pullback_of_another_shape
+
+
+def custom_vjp_fwd_of_one_value():
+    @jax.custom_vjp
+    def f(x):
+        return jnp.sin(x)
+
+    f.defvjp(lambda x: jnp.sin(x), lambda r, g: (g,))
+    jax.vjp(f, 1.0)  # fails here: custom_vjp_fwd_of_one_value
+
+
+def array_with_a_none():
+    jnp.asarray([1.0, None])  # fails here: array_with_a_none
+
+
+def float_of_a_state_step():
+    @jax.jit
+    def lr(state):
+        return 0.1 / float(state["step"])  # fails here: float_of_a_state_step
+
+    lr({"step": jnp.array(3)})
+"""
+
+
+@pytest.fixture(scope="module")
+def rules(tmp_path_factory):
+    pytest.importorskip("jax")
+    return cases_of(tmp_path_factory.mktemp("rules") / "cases.py", _RULES, JAX_PLATFORMS="cpu")
+
+
+_MADE28 = Path(__file__).parent / "data" / "made_errors_blind28"
+
+
+@pytest.mark.parametrize(
+    ("case", "made", "family", "advice"),
+    [
+        # A vjp function's cotangent of the output's shape and another type: the call's
+        # argument to cast; of another shape: the shapes.
+        (
+            "vjp_pullback_of_another_type",
+            "call_vjp_pullback_given_bf16_cotangent",
+            Family.JAX_CALL,
+            AdviceKind.CAST_DTYPE,
+        ),
+        ("vjp_pullback_of_another_shape", None, Family.JAX_SHAPE, AdviceKind.FIX_SHAPES),
+        # A rule the program gave that must produce a pair: the rule, not extents (its words
+        # name "length two" and "the first element").
+        (
+            "custom_vjp_fwd_of_one_value",
+            "call_custom_vjp_fwd_returns_output_only",
+            Family.JAX_CALL,
+            AdviceKind.OTHER,
+        ),
+        # "None is not a valid value for jnp.array": the call's argument.
+        (
+            "array_with_a_none",
+            "call_missing_sensor_readings_none_in_list",
+            Family.JAX_CALL,
+            AdviceKind.OTHER,
+        ),
+        # int()/float() of a leaf of a state (opt_state[1].count, state['step']): no
+        # static_argnums names it; keep it an array.
+        (
+            "float_of_a_state_step",
+            "tracing_optax_step_decay_schedule_int_of_count",
+            Family.JAX_TRACING,
+            AdviceKind.JNP_NOT_NP,
+        ),
+    ],
+)
+def test_rules_read_after_made28(rules, case, made, family, advice):
+    program, texts = rules
+    (failure, *_) = explain_error(texts[case]).failures
+    assert (failure.family, failure.advice_kind) == (family, advice)
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+    if made is not None:
+        text = (_MADE28 / f"{made}.log").read_text()
+        truth = json.loads((_MADE28 / f"{made}.json").read_text())["truth"]
+        (failure, *_) = explain_error(text).failures
+        assert (failure.family, failure.advice_kind) == (family, advice)
+        assert (truth["kind"], truth["advice"]) == (family, advice)
+
+
+def test_a_buffer_deleted_or_donated_in_the_runtimes_capitalised_words():
+    # JAX 0.10.2's "Invalid buffer passed to Execute() ...: Buffer has been deleted or
+    # donated." (made28), the lower-case wording's family and fix.
+    text = (_MADE28 / "call_ema_update_reads_donated_params.log").read_text()
+    (failure, *_) = explain_error(text).failures
+    assert failure.family == Family.JAX_CALL
+    assert failure.advice_kind == AdviceKind.REUSED_DONATION
+    lower = text.replace("Buffer has been deleted", "buffer has been deleted")
+    (failure, *_) = explain_error(lower).failures
+    assert failure.advice_kind == AdviceKind.REUSED_DONATION

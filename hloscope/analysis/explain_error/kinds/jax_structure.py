@@ -100,6 +100,8 @@ def _calls_owner(log: Log, m: re.Match[str]) -> Kind:
     with other arguments than it was exported with, the export's; else a structure's."""
     if m["argnums"] or m["scan_none"] or m["scalar_tree"] or m["aux_pair"]:
         return _CALL
+    if m["cotangent"] and _only_dtype_differs(m):
+        return _CALL  # the vjp function called with a cotangent of another type
     if m["identical"] and _RE.arguments_to.search(_line_of(log, m)):
         return _CALL
     if m["pytree"] and _RE.exported.search(_line_of(log, m)):
@@ -245,8 +247,16 @@ def _derivative(log: Log, m: re.Match[str]) -> tuple[str, str, AdviceKind]:
         return (op, _TEXT.real.format(op=op, dtype=m["rdtype"]), AdviceKind.CAST_DTYPE)
     if m["cotangent"]:
         text = _TEXT.cotangent.format(got=m["ct_got"], want=m["ct_want"])
-        return ("vjp", text, AdviceKind.FIX_SHAPES)
+        kind = AdviceKind.CAST_DTYPE if _only_dtype_differs(m) else AdviceKind.FIX_SHAPES
+        return ("vjp", text, kind)
     return ("jvp", _TEXT.jvp, AdviceKind.FIX_SHAPES)
+
+
+def _only_dtype_differs(m: re.Match[str]) -> bool:
+    """Whether a vjp function's cotangent (``bfloat16[4,64]``) has the output's shape
+    (``float32[4,64]``) and another element type: the call's argument to cast."""
+    got, want = m["ct_got"].rstrip(",.").partition("["), m["ct_want"].rstrip(",.").partition("[")
+    return got[0] != want[0] and got[1:] == want[1:]
 
 
 def _jax_structure(log: Log, m: re.Match[str]) -> Iterator[Failure]:

@@ -63,6 +63,10 @@ _FORM_TRIGGERS = {"invalid_shape": "shape", "static_slice": "slice", "static_sli
 _CONVERSIONS_NAMED = frozenset({"float", "int", "complex", "bool", "index"})
 
 
+# A pytree's leaf in JAX's path of an argument ("opt_state[1].count", "params['w']").
+_LEAF = re.compile(r"[\[.]")
+
+
 def _host_call(log: Log, user: StackFrame | None, culprit: str) -> Advice | None:
     """The fix where the user's line hands the traced value to the host: Python's math (or
     NumPy) converting it to a float (jax.numpy's function of the same name traces), or a
@@ -161,6 +165,17 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     host = _host_call(log, user, culprit_name)
     if host is not None:
         advice, second = host, [(str(advice.kind), advice.text)]
+    depends = _RE.depends_on.search(log.text, m.end(), end)
+    if (
+        host is None
+        and depends
+        and culprit_name in _CONVERSIONS_NAMED
+        and _LEAF.search(depends["arg"])
+    ):
+        # A leaf of a state (``opt_state[1].count``) is no argument static_argnums can
+        # name: the conversion is what to replace.
+        said = _TEXT.leaf_conversion.format(conversion=culprit_name, arg=depends["arg"])
+        advice, second = Advice(said, AdviceKind.JNP_NOT_NP), [(str(advice.kind), advice.text)]
     if form.group.startswith("filter_spec"):  # Equinox's: keep the spec out of the trace
         advice, second = Advice(_TEXT.filter_spec, AdviceKind.STATIC_ARGS), []
     if form.group == "no_tracing":  # the trace was a retrace: why the cache missed is the question
@@ -181,7 +196,6 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         source = f"{defined_at.file}:{defined_at.line}"
     function = defined_at.function if defined_at else (user.function if user else "")
     hints = [form.meaning]
-    depends = _RE.depends_on.search(log.text, m.end(), end)
     if depends:
         hints.append(f"the value depends on argument {depends['arg']}")
     # jax.no_tracing's refusal is a function traced again: the recompile family's.

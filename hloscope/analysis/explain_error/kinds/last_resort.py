@@ -364,7 +364,7 @@ def _pointed_family(
     if called in _OWNING_CALLS:
         # A kernel's, a mapping's or an export's call refused how it was made: its family's.
         return _OWNING_CALLS[called]
-    if not_callable:
+    if not_callable or _RE.rule_result.search(message):
         return Family.JAX_CALL
     fixes = [kind for kind in pointed_fixes(message) if kind in _FAMILY_OF_FIX]
     if fixes and fixes[0] is AdviceKind.FIX_SHAPES and not names_array_extent(message):
@@ -458,6 +458,10 @@ def _usual(family: Family, message: str) -> _Meaning:
         more = [kind for kind in (first, *more) if kind is not AdviceKind.OTHER]
         said = _TEXT.not_callable.format(what=_not_a_function(not_callable))
         advice = Advice(said, AdviceKind.OTHER)
+    elif _RE.rule_result.search(message):
+        # A rule the program gave returned another structure: the rule to fix, not extents.
+        more = [kind for kind in (first, *more) if kind is not AdviceKind.OTHER][:1]
+        advice = Advice(_TEXT.rule_result, AdviceKind.OTHER)
     return _Meaning(
         Kind(family, REASONS[family], own_line),
         advice,
