@@ -629,3 +629,74 @@ def test_a_buffer_deleted_or_donated_in_the_runtimes_capitalised_words():
     lower = text.replace("Buffer has been deleted", "buffer has been deleted")
     (failure, *_) = explain_error(lower).failures
     assert failure.advice_kind == AdviceKind.REUSED_DONATION
+
+
+_MADE28_TPU = Path(__file__).parent / "data" / "made_errors_tpu_blind28"
+
+_TPU28_RULES = """
+import sys, traceback
+import jax, jax.numpy as jnp
+from jax import export
+
+
+def while_carry_back_as_list():
+    jax.lax.while_loop(lambda c: c[0] < 3, lambda c: [c[0] + 1, c[1]], (0, 1.0))  # fails here: while_carry_back_as_list
+
+
+def fori_carry_back_as_list():
+    jax.lax.fori_loop(0, 3, lambda i, c: [c[0] + 1.0, c[1]], (0.0, 1.0))  # fails here: fori_carry_back_as_list
+
+
+def vmap_of_an_exported_function():
+    exp = export.export(jax.jit(lambda w: w * 2))(jax.ShapeDtypeStruct((4,), jnp.float32))
+    jax.vmap(exp.call)(jnp.ones((3, 4)))  # fails here: vmap_of_an_exported_function
+"""  # noqa: E501
+
+
+@pytest.fixture(scope="module")
+def tpu28_rules(tmp_path_factory):
+    pytest.importorskip("jax")
+    folder = tmp_path_factory.mktemp("tpu28_rules")
+    return cases_of(folder / "cases.py", _TPU28_RULES, JAX_PLATFORMS="cpu")
+
+
+@pytest.mark.parametrize("case", ["while_carry_back_as_list", "fori_carry_back_as_list"])
+def test_a_carry_returned_in_another_container_is_the_container(tpu28_rules, case):
+    # "is a <class 'tuple'> but the corresponding component of the carry output is a <class
+    # 'list'>, so their Python types differ": the leaves agree; the container to return.
+    program, texts = tpu28_rules
+    (failure, *_) = explain_error(texts[case]).failures
+    assert failure.family == Family.JAX_SHAPE
+    assert failure.advice_kind == AdviceKind.OTHER
+    assert "return the same container (a tuple)" in failure.finding.suggestion
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+    # The made TPU log (an LSTM's scan), whose maker wrote the same fix.
+    text = (_MADE28_TPU / "b28_lstm_scan_carry_returned_as_list.log").read_text()
+    (failure, *_) = explain_error(text).failures
+    assert (failure.finding.op, failure.advice_kind) == ("scan", AdviceKind.OTHER)
+
+
+def test_a_primitive_without_a_batching_rule_is_the_op(tpu28_rules):
+    # "Batching rule for 'call_exported' not implemented": the primitive is the op, here and
+    # in the made TPU log (its maker's truth).
+    program, texts = tpu28_rules
+    (failure, *_) = explain_error(texts["vmap_of_an_exported_function"]).failures
+    assert (failure.family, failure.finding.op) == (Family.JAX_EXPORT, "call_exported")
+    text = (_MADE28_TPU / "b28_vmap_over_exported_call.log").read_text()
+    truth = json.loads((_MADE28_TPU / "b28_vmap_over_exported_call.json").read_text())["truth"]
+    (failure, *_) = explain_error(text).failures
+    assert failure.finding.op == truth["op"] == "call_exported"
+
+
+def test_a_kernels_verifier_refusal_restated_by_pallas_is_read_once_with_its_fix():
+    # On the v5e (made28): MLIR's "Verification failed" raised in Mosaic's lowering, then
+    # Pallas's restatement "'tpu.matmul' op Expected matmul acc to be 32-bit": one failure,
+    # the restatement's, whose fix is the accumulator's type (preferred_element_type).
+    text = (_MADE28_TPU / "b28_pallas_bf16_attention_scores_accumulator.log").read_text()
+    failures = [f for f in explain_error(text).failures if f.family == Family.PALLAS]
+    assert len(failures) == 1
+    assert failures[0].advice_kind == AdviceKind.CAST_DTYPE
+    assert "preferred_element_type=jnp.float32" in failures[0].finding.suggestion
+    # Without the restatement (an older JAX's log), MLIR's refusal is read as before.
+    cut = text[: text.index("jax._src.pallas.mosaic.error_handling.VerificationError")]
+    assert [f.family for f in explain_error(cut).failures][:1] == [Family.PALLAS]

@@ -183,6 +183,18 @@ below reach 39/42 and 27/42; 21/22 and 12/22.
   step counter in the state grad differentiates...), run on the lent v5e by a helper who
   never ran explain-error. Scored once at 95d9a7d: 16/17 (94%) and 11/17 (65%); the
   session's starting code: the same. Read once scored.
+* ``made_errors_blind28``: 40 cases none of the 821 before them makes (an audio crop of a
+  traced duration, an EMA reading params donated to the step, a Keras 3 layer's Python `if`
+  on a batch mean, an optax schedule's int() of the step count, a vjp pullback given a bf16
+  cotangent, TF's BesselY0 and UniqueWithCounts under jit_compile...), by a helper who never
+  ran explain-error. Scored once at 5748cc3: 37/40 (93%) and 29/40 (73%); the session's
+  starting code (6984887): the same. Read once scored.
+* ``made_errors_tpu_blind28``: 16 TPU users' mistakes none of the 216 before them makes (a
+  bilinear layer's einsum intermediate, an ensemble stacked beside its members, a bf16
+  attention kernel's accumulator, int8 blocks sized for float32, a prompt longer than the KV
+  cache, vmap over an exported call...), run on the lent v5e by a helper who never ran
+  explain-error. Scored once at d017b21 (after made28's CPU half was read): 16/16 and 9/16
+  (56%); the session's starting code: the same. Read once scored.
 """
 
 from __future__ import annotations
@@ -496,7 +508,7 @@ BATCHES: dict[str, Batch] = {
             "device_allocation": (3, 1),
             "jax_call": (6, 4),
             "jax_export": (3, 2),
-            "jax_shape": (4, 4),
+            "jax_shape": (5, 5),
             "jax_tracing": (5, 4),
             "missing_lowering": (1, 1),
             "pallas": (3, 1),
@@ -505,7 +517,7 @@ BATCHES: dict[str, Batch] = {
             "tf2xla": (6, 6),
             "xla_status": (3, 2),
         },
-        (40, 29),
+        (41, 30),
     ),
     # Read once scored (2026-12-07).
     "made_errors_tpu_blind24": Batch(
@@ -619,6 +631,38 @@ BATCHES: dict[str, Batch] = {
             "pallas": (5, 4),
         },
         (16, 11),
+    ),
+    # Read once scored (2026-12-08).
+    "made_errors_blind28": Batch(
+        40,
+        {
+            "device_allocation": (2, 0),
+            "jax_call": (8, 8),
+            "jax_export": (3, 3),
+            "jax_shape": (6, 6),
+            "jax_tracing": (7, 4),
+            "pallas": (2, 2),
+            "recompile": (2, 2),
+            "sharding": (4, 3),
+            "tf2xla": (4, 4),
+            "xla_status": (2, 2),
+        },
+        (40, 34),
+    ),
+    # Read once scored (2026-12-08).
+    "made_errors_tpu_blind28": Batch(
+        16,
+        {
+            "device_allocation": (2, 0),
+            "jax_call": (1, 1),
+            "jax_export": (1, 1),
+            "jax_shape": (4, 3),
+            "jax_tracing": (1, 1),
+            "out_of_memory": (2, 2),
+            "pallas": (4, 3),
+            "sharding": (1, 1),
+        },
+        (16, 12),
     ),
 }
 

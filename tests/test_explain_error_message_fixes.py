@@ -483,14 +483,6 @@ def test_the_made_batches_calls_under_filtered_tracebacks(batch, name, family, o
 @pytest.mark.parametrize(
     ("path", "fix", "general"),
     [
-        # Mosaic's verifier: "'tpu.enqueue_dma' op DMA source and target shape mismatch".
-        (
-            DATA / "made_errors_tpu_blind18" / "b18_pallas_dma_into_smaller_buffer.log",
-            "fix_shapes",
-            "replace_op",
-        ),
-        # Mosaic's matmul: "lhs must have a shape divisible by (16, 1), but got: (8, ...)".
-        (DATA / "error_logs" / "jax_24486_mosaic_matmul_divisible.log", "fix_shapes", "other"),
         # A grid's dimension semantics one short of the grid's rank (v5e, made17).
         (
             DATA / "made_errors_tpu_blind17" / "b17_pallas_dimension_semantics_one_for_2d_grid.log",
@@ -511,6 +503,23 @@ def test_the_fix_a_message_points_to_comes_right_after_a_recognisers_general_one
     failure = explain_error(path.read_text()).failures[0]
     # The recogniser's own words first (written for its family), then the message's fix.
     assert kinds(failure)[:2] == [general, fix]
+
+
+@pytest.mark.parametrize(
+    ("path", "op"),
+    [
+        # Mosaic's verifier: "'tpu.enqueue_dma' op DMA source and target shape mismatch"
+        # (its maker's truth: the shapes).
+        (DATA / "made_errors_tpu_blind18" / "b18_pallas_dma_into_smaller_buffer.log", "dma_start"),
+        # Mosaic's matmul: "lhs must have a shape divisible by (16, 1), but got: (8, ...)".
+        (DATA / "error_logs" / "jax_24486_mosaic_matmul_divisible.log", "dot_general"),
+    ],
+)
+def test_a_mosaic_reason_no_rule_knows_that_points_to_shapes_is_the_shapes_first(path, op):
+    # (Before made28's reading, Mosaic's general words came first and the shapes second.)
+    failure = explain_error(path.read_text()).failures[0]
+    assert (failure.finding.op, failure.advice_kind) == (op, "fix_shapes")
+    assert failure.finding.suggestion.startswith(f"Mosaic refused the kernel's {op} for its shapes")
 
 
 def test_a_compilers_failed_check_stays_a_bug_to_report_whatever_shapes_it_names():

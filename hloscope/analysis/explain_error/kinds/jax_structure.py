@@ -264,6 +264,12 @@ def _jax_structure(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if read is None:
         return
     op, text, kind = read
+    containers = _RE.containers.search(log.text, m.end(), min(len(log.text), m.end() + 1024))
+    if containers is not None and kind == AdviceKind.FIX_SHAPES:
+        # Structures that differ only in their Python containers ("is a <class 'tuple'> but
+        # ... is a <class 'list'>"): the container to return, not the shapes.
+        said = _TEXT.containers.format(op=op, given=containers["given"], got=containers["got"])
+        text, kind = said, AdviceKind.OTHER
     if m["identical"]:
         varying = _varying_carry(log, m, op)
         if varying is not None:

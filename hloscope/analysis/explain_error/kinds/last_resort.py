@@ -225,7 +225,9 @@ def _op_of(
     given_to = not_callable["api"] if not_callable else None
     # (A message that names the API whose parameter it refused names the call.)
     owner = _RE.parameter_of.search(message)
-    named = given_to or (owner["api"] if owner else None)
+    # (A primitive whose rule JAX lacks: "Batching rule for 'call_exported' not implemented".)
+    rule = _RE.primitive_rule.search(message)
+    named = given_to or (owner["api"] if owner else None) or (rule["prim"] if rule else None)
     # (A message whose subject is JAX's transformation names the call that refused.)
     found = op_called(stack, is_users) or _subject(message) or named or on_line
     return found or (_users_api(log, stack) if caused else None) or cls
@@ -460,7 +462,8 @@ def _usual(family: Family, message: str) -> _Meaning:
         advice = Advice(said, AdviceKind.OTHER)
     elif _RE.rule_result.search(message):
         # A rule the program gave returned another structure: the rule to fix, not extents.
-        more = [kind for kind in (first, *more) if kind is not AdviceKind.OTHER][:1]
+        more = [kind for kind in (first, *more) if kind is not AdviceKind.OTHER]
+        del more[1:]  # (the extents its words name, at most, after it)
         advice = Advice(_TEXT.rule_result, AdviceKind.OTHER)
     return _Meaning(
         Kind(family, REASONS[family], own_line),

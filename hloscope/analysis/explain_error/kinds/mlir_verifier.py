@@ -30,6 +30,7 @@ from ..log import Log
 from ..mlir_location import location_op
 from ..recogniser import Recogniser
 from ..record import Failure, Family
+from .pallas import verification_restated
 
 __all__ = ["RECOGNISER"]
 
@@ -53,6 +54,8 @@ def _mlir_verifier(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     quoted_op = quoted["op"] if quoted else ""
     what = f" ({quoted_op}: {quoted['why'][:120]})" if quoted else ""
     lowering = _pallas_lowering(log, m)
+    if lowering is not None and verification_restated(log, m.end()):
+        return  # Pallas restates it with its reason: mosaic_names.py reads that
     if lowering is not None:
         yield _pallas(log, m, lowering, primitive or quoted_op, what)
         return

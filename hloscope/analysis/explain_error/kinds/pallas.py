@@ -43,6 +43,7 @@ from ..build import Kind, traced
 from ..catalogue import words_of
 from ..device import platform_in_log, platform_of
 from ..log import Log, clean_message
+from ..message_fixes import pointed_fixes
 from ..mlir_location import (
     diagnostic_op,
     location_op,
@@ -147,6 +148,16 @@ def _no_grid(log: Log, m: re.Match[str]) -> Failure:
     return failure
 
 
+def verification_restated(log: Log, pos: int) -> bool:
+    """Whether Pallas restates, after ``pos``, an MLIR verifier's refusal of a lowered kernel
+    ("Pallas encountered an internal verification error ... Error details: 'tpu.matmul' op
+    Expected matmul acc to be 32-bit"): that restatement names the op and its reason, which
+    :mod:`.mosaic_names` reads with the fix the reason points to; the refusal it restates
+    (MLIR's ``Verification failed:``, raised in the lowering) is no failure of its own."""
+    end = min(len(log.text), pos + 4 * _AFTER)
+    return _RE.verification_restated.search(log.text, pos, end) is not None
+
+
 def _raised_in_lowering(log: Log, m: re.Match[str]) -> Failure | None:
     """An exception raised inside Mosaic's (or Triton's) lowering, from its innermost frame
     there: the rule's primitive is the op, the exception's words the reason."""
@@ -158,6 +169,8 @@ def _raised_in_lowering(log: Log, m: re.Match[str]) -> Failure | None:
     own = _RE.pallas.search(said)
     if own is not None and not own["only_supported"]:
         return None  # a message of its own that another form reads
+    if verification_restated(log, m.end()):
+        return None  # MLIR's verifier's refusal, restated by Pallas: mosaic_names.py's
     rule = _RE.rule.match(m["pl_rule"])
     primitive = rule["prim"] if rule else ""
     lang = m["pl_lang"]
@@ -433,13 +446,18 @@ def _mosaic(log: Log, m: re.Match[str], why: str | None = None) -> Failure:
             break
         why = f"{why} {clean_message(more)}".strip()
     involved = _RE.mlir_op.search(window)
-    op = involved["op"] if involved else "tpu_custom_call"
+    op = involved_op = involved["op"] if involved else "tpu_custom_call"
     described = f"{why} {op} {involved['rest'] if involved else ''}"
     kind, text = AdviceKind.OTHER, _TEXT.mosaic_default.format(op=op)
     for pattern, rule_kind, rule_text in _MOSAIC_ADVICE:
         if pattern.search(described):
             kind, text = rule_kind, rule_text
             break
+    else:
+        # A reason no rule knows that points to shapes ("DMA source and target shape
+        # mismatch"): the kernel's shapes, in Mosaic's words.
+        if pointed_fixes(why)[:1] == [AdviceKind.FIX_SHAPES]:
+            kind = AdviceKind.FIX_SHAPES
     source = None
     located = _RE.location.search(window)
     if located is not None:
@@ -450,6 +468,8 @@ def _mosaic(log: Log, m: re.Match[str], why: str | None = None) -> Failure:
         # or a location in MLIR's own form, else MLIR's diagnostic does ('tpu.matmul' op ...)
         frames = log.traceback_before(m.start())
         op = op_in_frames(frames) or op_in_locations(window) or diagnostic_op(why) or op
+    if kind is AdviceKind.FIX_SHAPES and text == _TEXT.mosaic_default.format(op=involved_op):
+        text = _TEXT.mosaic_shapes.format(op=op, why=why)  # (named once the op is known)
     reason = Reason.DTYPE if kind is AdviceKind.CAST_DTYPE else Reason.COMPILE_ERROR
     failure = _simple(log, m, op, reason, (text, kind), source=source)
     if kind is AdviceKind.CAST_DTYPE:  # a kernel the user did not write has a plain-XLA twin
