@@ -29,6 +29,7 @@ from hloscope.render.explain_error_text import explanation_view
 _CASES = """
 import os, sys, traceback
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+os.environ["KERAS_BACKEND"] = "tensorflow"
 import tensorflow as tf
 
 
@@ -105,6 +106,29 @@ def xla_run_of_other_lengths():
     add(tf.ones((2,)), tf.ones((3,)))  # fails here: xla_run_of_other_lengths
 
 
+def concat_of_two_types():
+    @tf.function(jit_compile=True)
+    def joined(a, b):
+        return tf.concat([a, b], 0)  # fails here: concat_of_two_types
+
+    joined(tf.ones((2,)), tf.ones((2,), tf.int32))
+
+
+def variable_assigned_another_shape():
+    v = tf.Variable(tf.ones((2, 3)))
+    v.assign(tf.ones((3, 2)))  # fails here: variable_assigned_another_shape
+
+
+def keras_fit_labels_past_the_classes():
+    import keras
+    import numpy as np
+
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    model.compile(loss=loss, optimizer="sgd")
+    model.fit(np.ones((8, 4)), np.full((8,), 5), epochs=1, verbose=0)  # fails here: keras_fit_labels_past_the_classes
+
+
 def convert_to_another_type():
     tf.convert_to_tensor(tf.ones((2,)), dtype=tf.int32)  # fails here: convert_to_another_type
 """  # noqa: E501
@@ -128,6 +152,17 @@ def raised(tmp_path_factory):
         # An op's definition refusing an input's element type; a conversion to another.
         ("graph_loss_of_int_labels", "Mul", AdviceKind.CAST_DTYPE, None),
         ("convert_to_another_type", "convert_to_tensor", AdviceKind.CAST_DTYPE, None),
+        ("concat_of_two_types", "ConcatV2", AdviceKind.CAST_DTYPE, None),
+        # A variable assigned a value of another shape.
+        ("variable_assigned_another_shape", "assign", AdviceKind.FIX_SHAPES, None),
+        # Keras's fit on TensorFlow: "Graph execution error:", the node's definition, then a
+        # label past the classes and the node's tag.
+        (
+            "keras_fit_labels_past_the_classes",
+            "SparseSoftmaxCrossEntropyWithLogits",
+            AdviceKind.OTHER,
+            None,
+        ),
         # AutoGraph's loop whose variable grows.
         ("graph_loop_grows_its_buffer", "while_loop", AdviceKind.FIX_SHAPES, None),
         # A kernel run eagerly: the device from its function's tag.

@@ -40,13 +40,13 @@ _RE, _TEXT = words_of(__name__)
 
 
 def _tf_op(log: Log, m: re.Match[str]) -> Iterator[Failure]:
-    words = m["tg_words"] or m["te_words"] or m["tx_words"] or ""
+    words = m["tg_words"] or m["te_words"] or m["tx_words"] or m["gx_words"] or ""
     if _RE.constant.search(words):
         return  # a value XLA needs while compiling: a known limit, tf_known_issue.py's
     advice = _advice(m, words)
     if advice is None:
         return  # a graph node's other failure (a runtime's, a value's): not an op's inputs
-    node = m["tg_node"] or m["tx_node"] or ""
+    node = m["tg_node"] or m["tx_node"] or m["gx_node"] or ""
     end = log.region_end(m.end())
     op = _op(m, node)
     # (An eager kernel's ``[Op:AddV2]`` names the op, not a function around it.)
@@ -56,7 +56,7 @@ def _tf_op(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         m.start(),
         op=op,
         advice=advice,
-        reason=Reason.RUNTIME if m["te_op"] or m["tx_node"] else Reason.TRACING,
+        reason=Reason.RUNTIME if m["te_op"] or node and not m["tg_op"] else Reason.TRACING,
         node=node,
         function=chain[0].name if chain else "",
         device=m["te_device"],
@@ -69,16 +69,22 @@ def _tf_op(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 def _op(m: re.Match[str], node: str) -> str:
     """The op the tags name, else the node's last name scope without TF's ``_N`` suffix."""
-    named = m["tg_op"] or m["ti_op"] or m["te_op"]
-    if m["tc_want"] or m["tl_var"]:
-        return "convert_to_tensor" if m["tc_want"] else "while_loop"
+    named = m["tg_op"] or m["ti_op"] or m["te_op"] or m["tt_op"]
+    if m["tc_want"] or m["tl_var"] or m["tv_var"] is not None:
+        return "convert_to_tensor" if m["tc_want"] else "while_loop" if m["tl_var"] else "assign"
     return named or re.sub(r"_\d+$", "", node.rsplit("/", 1)[-1])
 
 
 def _advice(m: re.Match[str], words: str) -> Advice | None:
     """The fix the message points to, with the numbers it quotes; ``None`` for a graph
     node's message that points to no fix of an op's inputs."""
-    op = m["tg_op"] or m["ti_op"] or m["te_op"] or m["tx_node"] or "tf.convert_to_tensor"
+    node = m["tx_node"] or m["gx_node"]
+    op = m["tg_op"] or m["ti_op"] or m["te_op"] or m["tt_op"] or _op(m, node or "")
+    if m["tt_op"]:
+        text = _TEXT.cast_list.format(op=op, input=m["tt_input"], types=m["tt_types"])
+        return Advice(text, AdviceKind.CAST_DTYPE)
+    if m["tv_var"] is not None:
+        return Advice(_TEXT.assign.format(var=m["tv_var"].strip()), AdviceKind.FIX_SHAPES)
     if m["ti_op"] or m["tc_want"]:
         got, want = m["ti_got"] or m["tc_got"], m["ti_want"] or m["tc_want"] or "its type"
         return Advice(_TEXT.cast.format(op=op, got=got, want=want), AdviceKind.CAST_DTYPE)
@@ -91,7 +97,7 @@ def _advice(m: re.Match[str], words: str) -> Advice | None:
         quoted = _RE.shapes.findall(m.string[m.start() : m.string.find("\n", m.end())])
         shown = f" ({', '.join(dict.fromkeys(quoted))})" if quoted else ""
         return Advice(_TEXT.shapes.format(op=op, quoted=shown), AdviceKind.FIX_SHAPES)
-    if m["tx_cls"]:
+    if m["tx_cls"] or m["gx_node"]:
         return None
     return Advice(_TEXT.other.format(op=op), AdviceKind.OTHER)
 
