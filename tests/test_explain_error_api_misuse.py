@@ -501,7 +501,19 @@ def sqrt_of_a_symbolic_length():
 
     (n,) = export.symbolic_shape("n")
     export.export(jax.jit(grid))(jax.ShapeDtypeStruct((n,), jnp.float32))
-"""
+
+
+def sum_of_two_symbolic_lengths():
+    a, b = export.symbolic_shape("a, b")
+    f = jax.jit(lambda x, y: x + y)  # fails here: sum_of_two_symbolic_lengths
+    export.export(f)(jax.ShapeDtypeStruct((a,), jnp.float32), jax.ShapeDtypeStruct((b,), jnp.float32))
+
+
+def concat_of_two_symbolic_widths():
+    a, b = export.symbolic_shape("a, b")
+    f = jax.jit(lambda x, y: jnp.concatenate([x, y], axis=0))  # fails here: concat_of_two_symbolic_widths
+    export.export(f)(jax.ShapeDtypeStruct((4, a), jnp.float32), jax.ShapeDtypeStruct((4, b), jnp.float32))
+"""  # noqa: E501
 
 
 @pytest.fixture(scope="module")
@@ -512,7 +524,17 @@ def symbolic(tmp_path_factory):
     )
 
 
-@pytest.mark.parametrize("case", ["halves_of_a_symbolic_width", "sqrt_of_a_symbolic_length"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "halves_of_a_symbolic_width",
+        "sqrt_of_a_symbolic_length",
+        # Shapes whose dimensions are names ("incompatible shapes for broadcasting: (a,),
+        # (b,)"; a concatenate's "(4, a) ... (4, b)").
+        "sum_of_two_symbolic_lengths",
+        "concat_of_two_symbolic_widths",
+    ],
+)
 def test_a_symbolic_dimension_in_a_check_is_the_exports(symbolic, case):
     # jnp.split's "rest is mod(w, 2)"; math.sqrt's "must be real number, not _DimExpr".
     program, texts = symbolic

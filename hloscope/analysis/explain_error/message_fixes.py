@@ -170,7 +170,12 @@ _TYPE_REFUSED = re.compile(
 
 # A symbolic dimension's expression as jax.export prints it ("rest is mod(width, 2)",
 # "(floordiv(b, 2),)"), or a builtin refusing one ("must be real number, not _DimExpr").
-_SYMBOLIC = re.compile(r"\b(?:mod|floordiv|non_negative)\([a-z_]\w*(?:, |\))|\bnot '?_?DimExpr\b")
+_SYMBOLIC = re.compile(
+    r"\b(?:mod|floordiv|non_negative)\([a-z_]\w*(?:, |\))|\bnot '?_?DimExpr\b"
+    # A shape whose dimension is a name ("incompatible shapes for broadcasting: (a,), (b,)",
+    # "shape (batch, 4)"): a symbolic dimension.
+    r"|\bshapes?\b[^()\n]{0,40}(?<![\w.])\((?:\d+, ?)*[a-z_]\w*(?:, ?(?:\d+|[a-z_]\w*))*,?\)"
+)
 
 
 def names_symbolic_dimension(message: str) -> bool:
