@@ -722,3 +722,59 @@ def test_a_kernels_verifier_refusal_restated_by_pallas_is_read_once_with_its_fix
     # Without the restatement (an older JAX's log), MLIR's refusal is read as before.
     cut = text[: text.index("jax._src.pallas.mosaic.error_handling.VerificationError")]
     assert [f.family for f in explain_error(cut).failures][:1] == [Family.PALLAS]
+
+
+# ---- a whole Jacobian or Hessian that does not fit: its products do ------------------------
+
+_DERIVATIVES = """
+import sys, traceback
+import jax, jax.numpy as jnp
+
+
+def jacobian_of_a_wide_layer():
+    x = jnp.ones(10_000_000)
+    jax.jacrev(lambda v: jnp.tanh(v) * 2.0)(x)  # fails here: jacobian_of_a_wide_layer
+
+
+def hessian_of_a_long_vector():
+    x = jnp.ones(10_000_000)
+    jax.hessian(lambda v: jnp.sum(jnp.sin(v) ** 2))(x)  # fails here: hessian_of_a_long_vector
+"""
+
+
+@pytest.fixture(scope="module")
+def derivatives(tmp_path_factory):
+    pytest.importorskip("jax")
+    folder = tmp_path_factory.mktemp("derivatives")
+    return cases_of(folder / "cases.py", _DERIVATIVES, JAX_PLATFORMS="cpu")
+
+
+@pytest.mark.parametrize(
+    ("case", "api"),
+    [("jacobian_of_a_wide_layer", "jacrev"), ("hessian_of_a_long_vector", "hessian")],
+)
+def test_a_whole_derivative_matrix_too_big_is_asked_as_products(derivatives, case, api):
+    # The CPU's allocation of 400 TB for a 10^7 x 10^7 matrix: no batch or device holds it.
+    program, texts = derivatives
+    (failure, *_) = explain_error(texts[case]).failures
+    assert failure.family == Family.DEVICE_ALLOCATION
+    assert failure.advice_kind == AdviceKind.OTHER
+    assert f"jax.{api}" in failure.finding.suggestion and "jax.jvp" in failure.finding.suggestion
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+@pytest.mark.parametrize(
+    "made",
+    [
+        # XLA:TPU's compile-time report on the v5e (made19, made23), whose makers wrote the
+        # same fix ("other") by construction.
+        "made_errors_tpu_blind19/b19_hessian_of_layer_weights",
+        "made_errors_tpu_blind23/b23_saliency_jacobian_whole_batch",
+    ],
+)
+def test_a_whole_derivative_matrix_over_the_hbm_is_asked_as_products(made):
+    folder = Path(__file__).parent / "data"
+    truth = json.loads((folder / f"{made}.json").read_text())["truth"]
+    (failure, *_) = explain_error((folder / f"{made}.log").read_text()).failures
+    assert failure.family == truth["kind"] == Family.OUT_OF_MEMORY
+    assert failure.advice_kind == truth["advice"] == AdviceKind.OTHER

@@ -20,7 +20,7 @@ from .advice import AdviceKind
 from .long_input import long_input, shapes_in
 from .sizes import SIZE, bytes_of
 
-__all__ = ["memory_fixes"]
+__all__ = ["derivative_matrix_fix", "memory_fixes"]
 
 _ARGUMENTS = re.compile(rf"^\s*arguments\s+(?P<size>{SIZE})\s*$", re.M)
 _PROGRAM = re.compile(rf"^\s*program\s+(?P<size>{SIZE})\s*$", re.M)
@@ -51,6 +51,30 @@ _SHORTER_SCALARS = (
 )
 # XLA:TPU's own word that a full SMEM is its bug, not the program's (libtpu of 2020).
 _SMEM_BUG = "It should not be possible to run out of smem"
+
+
+# A full Jacobian or Hessian asked of JAX on a line of the program's.
+_DERIVATIVE_MATRIX = re.compile(r"\b(?:jax\.)?(?P<api>jacfwd|jacrev|jacobian|hessian)\(")
+_DERIVATIVE_PRODUCTS = (
+    "the line asks jax.{api} for a whole {what} (every output's derivative by every input: "
+    "their sizes multiplied), which is what does not fit: ask for products instead -- "
+    "jax.jvp / jax.vjp (jax.linearize) of the directions needed, a Hessian-vector product "
+    "(jax.jvp of jax.grad) -- or build it in chunks of rows (jax.lax.map over basis vectors, "
+    "batch_size=...) and reduce each chunk before the next"
+)
+
+
+def derivative_matrix_fix(code_lines: list[str]) -> tuple[AdviceKind, str] | None:
+    """The fix where the program's lines (``code_lines``, its frames' quoted code) ask for a
+    full Jacobian or Hessian: its size is the product of the outputs' and the inputs', which
+    no batch size or device fixes; products of it (jvp, vjp, Hessian-vector) or chunks of it
+    do. ``None`` where no line asks for one."""
+    for code in code_lines:
+        found = _DERIVATIVE_MATRIX.search(code)
+        if found is not None:
+            what = "Hessian" if found["api"] == "hessian" else "Jacobian"
+            return AdviceKind.OTHER, _DERIVATIVE_PRODUCTS.format(api=found["api"], what=what)
+    return None
 
 
 def _with_bytes(text: str, freed: int | None, verb: str = "frees up to {}") -> str:

@@ -30,9 +30,11 @@ from ..build import UNSET, Kind
 from ..catalogue import words_of
 from ..device import named_accelerator, platform_of
 from ..log import Log
+from ..memory_advice import derivative_matrix_fix
 from ..recogniser import Recogniser
 from ..record import Failure, Family
 from ..sizes import SIZE, bytes_of, tensor_bytes
+from ..user_line import is_users
 from .bfc_summary import ABSURD, DUMP_LINE, NO_DEVICE_HOLDS, read_dump
 from .cuda_libraries import LIBRARY_NAMES
 from .out_of_memory import program_over_limit
@@ -337,6 +339,9 @@ def _device_allocation(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     stack = log.traceback_before(start) or log.traceback_after(m.end())
     device = _device(log, m)
     asked, fixes = _fixes(log, m)
+    derivative = derivative_matrix_fix([log.code_of(f) for f in stack if is_users(f)])
+    if derivative is not None:  # a whole Jacobian or Hessian asked for: its products fit
+        fixes = [derivative, *fixes]
     op, node, source = "device buffer", "", None
     if m["tf_shape"] is not None:
         op, node, source = _tf_offender(log, m)

@@ -5,18 +5,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ....hlo.metadata import StackFrame
 from ...memory.oom_log import OOM_OPENING, BufferKind, read_oom
 from ...unsupported.findings import Reason
-from ..advice import torch_xla_log
+from ..advice import AdviceKind, torch_xla_log
 from ..build import Kind
 from ..catalogue import words_of
 from ..device import platform_of
 from ..functions import jax_function
 from ..log import Log
-from ..memory_advice import memory_fixes
+from ..memory_advice import derivative_matrix_fix, memory_fixes
 from ..recogniser import Recogniser
 from ..record import Failure, Family
-from ..user_line import user_source
+from ..user_line import is_users, user_source
 
 _RE, _TEXT = words_of(__name__)
 
@@ -83,7 +84,9 @@ def _out_of_memory(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         start,
         op="out of memory",
         node=named["name"] if named else "",
-        fixes=memory_fixes(report, log.text[start : start + 16 * 1024]),
+        fixes=_with_derivative(
+            log, stack, memory_fixes(report, log.text[start : start + 16 * 1024])
+        ),
         function=function,
         stack=stack,
         source=f"{user[0].file}:{user[0].line}" if user else user_source(stack),
@@ -114,3 +117,12 @@ _KIND = Kind(Family.OUT_OF_MEMORY, Reason.OUT_OF_MEMORY)
 RECOGNISER = Recogniser(
     Family.OUT_OF_MEMORY, OOM_OPENING, _out_of_memory, generic_ops=frozenset({"RESOURCE_EXHAUSTED"})
 )
+
+
+def _with_derivative(
+    log: Log, stack: list[StackFrame], fixes: list[tuple[AdviceKind, str]]
+) -> list[tuple[AdviceKind, str]]:
+    """``fixes``, after the one for a whole Jacobian or Hessian the program's lines ask for
+    (:func:`~..memory_advice.derivative_matrix_fix`): no batch or device fixes its size."""
+    derivative = derivative_matrix_fix([log.code_of(f) for f in stack if is_users(f)])
+    return fixes if derivative is None else [derivative, *fixes]
