@@ -778,3 +778,56 @@ def test_a_whole_derivative_matrix_over_the_hbm_is_asked_as_products(made):
     (failure, *_) = explain_error((folder / f"{made}.log").read_text()).failures
     assert failure.family == truth["kind"] == Family.OUT_OF_MEMORY
     assert failure.advice_kind == truth["advice"] == AdviceKind.OTHER
+
+
+# ---- a value of another Python type than a parameter takes: not an array's extents ----------
+
+_PYTHON_TYPES = """
+import sys, traceback
+import jax, jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def _copy(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def out_shape_given_as_a_shape():
+    x = jnp.ones((8, 128))
+    pl.pallas_call(_copy, out_shape=x.shape, interpret=True)(x)  # fails here: out_shape_given_as_a_shape
+
+
+def one_out_spec_for_two_outputs():
+    x = jnp.ones((8, 128))
+    shape = jax.ShapeDtypeStruct(x.shape, x.dtype)
+    spec = pl.BlockSpec((8, 128), lambda: (0, 0))
+    pl.pallas_call(_copy, out_shape=(shape, shape), out_specs=spec, interpret=True)(x)  # fails here: one_out_spec_for_two_outputs
+"""  # noqa: E501
+
+
+@pytest.fixture(scope="module")
+def python_types(tmp_path_factory):
+    pytest.importorskip("jax")
+    folder = tmp_path_factory.mktemp("python_types")
+    return cases_of(folder / "cases.py", _PYTHON_TYPES, JAX_PLATFORMS="cpu")
+
+
+@pytest.mark.parametrize(
+    ("case", "made"),
+    [
+        # "Invalid out_shape type: <class 'int'>" (a shape tuple's ints where a
+        # ShapeDtypeStruct belongs), as made24's and made25's (v5e) makers wrote.
+        ("out_shape_given_as_a_shape", "made_errors_blind24/pallas_out_shape_given_as_x_shape"),
+        # "... is a pytree leaf but `out_shape` is a <class 'tuple'>, so their Python types
+        # differ", as made23's and made24's makers wrote.
+        ("one_out_spec_for_two_outputs", "made_errors_blind24/pallas_two_outputs_one_out_spec"),
+    ],
+)
+def test_a_value_of_another_python_type_is_not_the_shapes(python_types, case, made):
+    program, texts = python_types
+    for text in (texts[case], (Path(__file__).parent / "data" / f"{made}.log").read_text()):
+        (failure, *_) = explain_error(text).failures
+        assert failure.family == Family.PALLAS
+        assert failure.advice_kind == AdviceKind.OTHER
+    (failure, *_) = explain_error(texts[case]).failures
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"

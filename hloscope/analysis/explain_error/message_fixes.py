@@ -168,6 +168,10 @@ _TYPE_REFUSED = re.compile(
 )
 
 
+# A Python class as Python prints it ("<class 'int'>"): a value's type, not an array's.
+_PYTHON_CLASS = re.compile(r"<class '[\w.]+'>")
+
+
 # A symbolic dimension's expression as jax.export prints it ("rest is mod(width, 2)",
 # "(floordiv(b, 2),)"), or a builtin refusing one ("must be real number, not _DimExpr").
 _SYMBOLIC = re.compile(
@@ -233,6 +237,11 @@ def pointed_fixes(message: str) -> list[AdviceKind]:
         # ``shape=(64,)`` and ``x.shape=(16, 64)``): the message's mismatch is in them,
         # whatever its words call it ("incompatible types", "must satisfy the invariant").
         found.append(AdviceKind.FIX_SHAPES)
+    if AdviceKind.FIX_SHAPES in found and _PYTHON_CLASS.search(message) and not extents:
+        # A value of another Python type than the parameter takes ("Invalid out_shape type:
+        # <class 'int'>", "is a <class 'tuple'> ... so their Python types differ"): the value
+        # to give, not an array's extents, whatever the parameter's name says.
+        found.remove(AdviceKind.FIX_SHAPES)
     if _types_differ(message) or _TYPE_REFUSED.search(message):
         # Two types side by side are the mismatch even where shapes are printed too
         # (``int32[4,8]`` against ``float32[4,8]``: the same shape, another type).
