@@ -831,3 +831,50 @@ def test_a_value_of_another_python_type_is_not_the_shapes(python_types, case, ma
         assert failure.advice_kind == AdviceKind.OTHER
     (failure, *_) = explain_error(texts[case]).failures
     assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+# ---- a kernel wrapper's refusal of a dtype: the op JAX's trace before transformation made ----
+
+_LAPACK_DTYPES = """
+import sys, traceback
+import jax, jax.numpy as jnp
+
+
+def half_precision_log_determinant():
+    jax.jit(jnp.linalg.slogdet)(jnp.eye(3, dtype=jnp.float16))  # fails here: half_precision_log_determinant
+
+
+def bfloat16_schur():
+    jax.jit(jax.scipy.linalg.schur)(jnp.eye(3, dtype=jnp.bfloat16))  # fails here: bfloat16_schur
+"""  # noqa: E501
+
+
+@pytest.fixture(scope="module")
+def lapack_dtypes(tmp_path_factory):
+    pytest.importorskip("jax")
+    folder = tmp_path_factory.mktemp("lapack_dtypes")
+    return cases_of(folder / "cases.py", _LAPACK_DTYPES, JAX_PLATFORMS="cpu")
+
+
+@pytest.mark.parametrize(
+    ("case", "op", "made"),
+    [
+        (
+            "half_precision_log_determinant",
+            "lu",
+            "made_errors_blind27/status_bf16_flow_log_det_cpu",
+        ),
+        ("bfloat16_schur", "schur", "made_errors_blind25/status_float16_rnn_schur_stability_cpu"),
+    ],
+)
+def test_a_kernel_wrappers_dtype_refusal_names_the_op_jax_made(lapack_dtypes, case, op, made):
+    # jaxlib's LAPACK wrapper raises KeyError(<class 'numpy.float16'>): the op is the one the
+    # "JaxStackTraceBeforeTransformation" frame binds (lax_linalg.lu, lax_linalg.schur).
+    program, texts = lapack_dtypes
+    folder = Path(__file__).parent / "data"
+    truth = json.loads((folder / f"{made}.json").read_text())["truth"]
+    for text in (texts[case], (folder / f"{made}.log").read_text()):
+        (failure, *_) = explain_error(text).failures
+        assert failure.finding.op == op
+        assert failure.advice_kind == AdviceKind.CAST_DTYPE
+    assert truth["op"] == op

@@ -230,7 +230,22 @@ def _op_of(
     named = given_to or (owner["api"] if owner else None) or (rule["prim"] if rule else None)
     # (A message whose subject is JAX's transformation names the call that refused.)
     found = op_called(stack, is_users) or _subject(message) or named or on_line
-    return found or (_users_api(log, stack) if caused else None) or cls
+    return found or (_users_api(log, stack) if caused else None) or _made_by(log, stack) or cls
+
+
+def _made_by(log: Log, stack: list[StackFrame]) -> str | None:
+    """The JAX op that JAX's trace before transformation shows being made, where the log
+    has one after the exception (a kernel wrapper's ``KeyError`` of a dtype, raised as the
+    op was lowered: "JaxStackTraceBeforeTransformation" names the frame that bound it,
+    ``return lax_linalg.schur(a)``)."""
+    if not stack:
+        return None
+    at = log.text.find(_BEFORE_TRANSFORMATION, log.text.find(stack[0].file))
+    if at < 0:
+        return None
+    made = log.traceback_before(at)
+    found = _RE.made_op.search(log.code_of(made[0])) if made else None
+    return found["op"] if found else None
 
 
 def _users_api(log: Log, stack: list[StackFrame]) -> str | None:
@@ -331,6 +346,10 @@ def _subject(message: str) -> str | None:
     destinations must be unique"); ``None`` where it opens otherwise."""
     found = _RE.jax_subject.match(message.split(":", 1)[-1].strip())
     return found["api"] if found else None
+
+
+# JAX's exception carrying the trace it took before transforming: the frames that made the op.
+_BEFORE_TRANSFORMATION = "JaxStackTraceBeforeTransformation:"
 
 
 # A plain argument check's class: what it says is in its message's words alone.
