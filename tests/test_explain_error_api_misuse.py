@@ -878,3 +878,15 @@ def test_a_kernel_wrappers_dtype_refusal_names_the_op_jax_made(lapack_dtypes, ca
         assert failure.finding.op == op
         assert failure.advice_kind == AdviceKind.CAST_DTYPE
     assert truth["op"] == op
+
+
+def test_a_kernels_dma_of_another_element_type_is_a_cast():
+    # On the v5e (made29): Pallas's restatement of MLIR's verifier, "'tpu.enqueue_dma' op DMA
+    # source and target element type mismatch": the cast (its maker's truth), in either of
+    # Mosaic's words for it.
+    folder = Path(__file__).parent / "data" / "made_errors_tpu_blind29"
+    text = (folder / "b29_pallas_dma_bf16_into_f32_scratch.log").read_text()
+    truth = json.loads((folder / "b29_pallas_dma_bf16_into_f32_scratch.json").read_text())
+    for said in (text, text.replace("element type mismatch", "dtype mismatch")):
+        (failure, *_) = [f for f in explain_error(said).failures if f.family == Family.PALLAS]
+        assert failure.advice_kind == truth["truth"]["advice"] == AdviceKind.CAST_DTYPE
