@@ -890,3 +890,22 @@ def test_a_kernels_dma_of_another_element_type_is_a_cast():
     for said in (text, text.replace("element type mismatch", "dtype mismatch")):
         (failure, *_) = [f for f in explain_error(said).failures if f.family == Family.PALLAS]
         assert failure.advice_kind == truth["truth"]["advice"] == AdviceKind.CAST_DTYPE
+
+
+@pytest.mark.parametrize(
+    "made",
+    [
+        # "0th dimension of all xs should be replicated" under jax.lax.scan(cell, h0, xs);
+        # "The size of all_to_all split_axis (4) has to be divisible by ..." under
+        # jax.lax.all_to_all(...): read by their words, the op the line calls (their makers').
+        "made_errors_blind26/sharding_explicit_rnn_scan_over_time_sharded",
+        "made_errors_blind17/sharding_all_to_all_expert_dispatch",
+    ],
+)
+def test_a_failure_read_by_its_words_names_the_one_call_on_the_users_line(made):
+    folder = Path(__file__).parent / "data"
+    truth = json.loads((folder / f"{made}.json").read_text())["truth"]
+    (failure, *_) = explain_error((folder / f"{made}.log").read_text()).failures
+    assert failure.read_from == "words"
+    assert failure.finding.op == truth["op"]
+    assert failure.error_class == "ValueError"

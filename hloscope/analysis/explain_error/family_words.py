@@ -27,12 +27,14 @@ from functools import cache, cached_property, lru_cache
 from importlib import resources
 from typing import Any, NamedTuple
 
+from ...hlo.metadata import StackFrame
 from ..unsupported.findings import Reason
 from .advice import Advice, AdviceKind
 from .build import Kind, own_line
 from .literal_gate import may_match
 from .log import Log
 from .message_fixes import structural_fixes
+from .named_op import TRANSFORMS, api_calls
 from .record import Failure, Family
 from .user_line import is_users
 
@@ -430,7 +432,7 @@ def words_failure(log: Log) -> Failure | None:
     failure = Kind(family, REASONS[family], own_line).failure(
         log,
         line.offset,
-        op=line.cls or line.code,
+        op=_called_at(log, stack) or line.cls or line.code,
         advice=Advice(FIX_WORDS[first], first),
         error_class=line.cls or None,
     )
@@ -439,6 +441,17 @@ def words_failure(log: Log) -> Failure | None:
     failure.read_from = "words"
     failure.confidence = round(probability, 2)
     return failure
+
+
+def _called_at(log: Log, stack: list[StackFrame]) -> str | None:
+    """The function of JAX's API the program's innermost line calls (``jax.lax.scan(...)``,
+    where the traceback JAX filtered ends), the only one it calls and not a transformation:
+    the op a failure the words read was raised in."""
+    users = [frame for frame in stack if is_users(frame)]
+    calls = api_calls(log.code_of(users[0])) if users else []
+    # (One call alone: of several, or under a transformation, which one raised is the
+    # message's to say -- jax.device_put(jnp.ones(3), ...) refused its device, not ones.)
+    return calls[0] if len(calls) == 1 and calls[0] not in TRANSFORMS else None
 
 
 #: The family's usual fixes in words, for each kind the corpus's truths name (the table
