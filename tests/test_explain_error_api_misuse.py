@@ -909,3 +909,14 @@ def test_a_failure_read_by_its_words_names_the_one_call_on_the_users_line(made):
     assert failure.read_from == "words"
     assert failure.finding.op == truth["op"]
     assert failure.error_class == "ValueError"
+
+
+def test_a_tracing_error_naming_no_function_is_the_call_on_the_users_line():
+    # TracerBoolConversionError raised inside jnp.extract (compress's `if any(extra)`), made24:
+    # no function named as needing a concrete value; the user's line calls jnp.extract.
+    folder = Path(__file__).parent / "data" / "made_errors_blind24"
+    truth = json.loads((folder / "tracing_extract_valid_depth_pixels.json").read_text())["truth"]
+    text = (folder / "tracing_extract_valid_depth_pixels.log").read_text()
+    (failure, *_) = explain_error(text).failures
+    assert (failure.family, failure.finding.op) == (Family.JAX_TRACING, truth["op"])
+    assert truth["op"] == "extract"

@@ -12,7 +12,7 @@ from ..build import Kind
 from ..catalogue import forms_of, words_of
 from ..forms import Form, alternation, form_of
 from ..log import TRACEBACK_HEADER, Log, class_before
-from ..named_op import op_called
+from ..named_op import TRANSFORMS, op_called, op_on_line
 from ..recogniser import Recogniser
 from ..record import Failure, Family, FunctionRef
 from ..user_line import (
@@ -80,6 +80,12 @@ def _host_call(log: Log, user: StackFrame | None, culprit: str) -> Advice | None
     if user and user.function != "<module>" and _RE.host_print.search(code):
         return Advice(_TEXT.host_print, AdviceKind.OTHER)
     return None
+
+
+def _api_on(log: Log, user: StackFrame | None) -> str | None:
+    """The function of JAX's API (not a transformation) the user's line calls, if any."""
+    called = op_on_line(frame_source(log, user) or "") if user else None
+    return None if called in TRANSFORMS else called
 
 
 def _trigger_keys(error_class: str, trigger: str) -> tuple[str, ...]:
@@ -205,7 +211,9 @@ def _jax_tracing(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         m.start(),
         # The function JAX names as the one that needed a concrete value (`The size argument
         # of jnp.nonzero must be statically specified`) is the op; else the error's class.
-        op=culprit_name.rsplit(".", 1)[-1] or error_class,
+        # (Where none is named, the call of JAX's API on the user's line that raised inside:
+        # jnp.extract converting its mask's any() to a bool; an operator names none.)
+        op=culprit_name.rsplit(".", 1)[-1] or _api_on(log, user) or error_class,
         advice=advice,
         node=culprit_name,
         function=function,
