@@ -920,3 +920,134 @@ def test_a_tracing_error_naming_no_function_is_the_call_on_the_users_line():
     (failure, *_) = explain_error(text).failures
     assert (failure.family, failure.finding.op) == (Family.JAX_TRACING, truth["op"])
     assert truth["op"] == "extract"
+
+
+# ---- read after made29's scoring (CPU): each rule on a made log and a second wording --------
+
+_MADE29 = Path(__file__).parent / "data" / "made_errors_blind29"
+
+
+def _made29(name: str) -> tuple[str, dict[str, str | None]]:
+    truth = json.loads((_MADE29 / f"{name}.json").read_text())["truth"]
+    return (_MADE29 / f"{name}.log").read_text(), truth
+
+
+@pytest.mark.parametrize(
+    ("made", "second"),
+    [
+        # An integer asked for, a float given: the cast (a page table built as floats; an
+        # index map's true division on the v5e, made17).
+        (
+            "pallas_page_table_built_as_float_array",
+            "made_errors_tpu_blind17/b17_pallas_index_map_true_division",
+        ),
+        # A scan over an axis the mesh shards: "should be replicated" (made26's RNN too).
+        (
+            "sharding_explicit_scan_over_layer_sharded_stack",
+            "made_errors_blind26/sharding_explicit_rnn_scan_over_time_sharded",
+        ),
+    ],
+)
+def test_the_fix_a_made29_message_points_to(made, second):
+    text, truth = _made29(made)
+    (failure, *_) = explain_error(text).failures
+    assert (failure.family, failure.advice_kind) == (truth["kind"], truth["advice"])
+    other = (Path(__file__).parent / "data" / f"{second}.log").read_text()
+    (again, *_) = explain_error(other).failures
+    assert again.advice_kind == truth["advice"]
+
+
+_MADE29_RULES = """
+import math, sys, traceback
+import jax, jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def if_on_math_isfinite():
+    @jax.jit
+    def step(w, loss):
+        if not math.isfinite(loss):  # fails here: if_on_math_isfinite
+            return w
+        return w - 0.1
+
+    step(1.0, jnp.float32(2.0))
+
+
+def lax_map_over_a_list():
+    jax.lax.map(lambda x: x * 2, [1.0, 2.0, 3.0])  # fails here: lax_map_over_a_list
+
+
+def smem_scratch_without_dtype():
+    def kernel(x_ref, o_ref, s_ref):
+        o_ref[...] = x_ref[...]
+
+    x = jnp.ones((8, 128))
+    pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        scratch_shapes=[pltpu.SMEM((8,))],  # fails here: smem_scratch_without_dtype
+        interpret=True,
+    )(x)
+
+
+def array_of_a_map():
+    jnp.array(map(float, range(3)))  # fails here: array_of_a_map
+
+
+def removed_tree_map():
+    jax.tree_map(lambda x: x, {"a": 1.0})  # fails here: removed_tree_map
+"""
+
+
+@pytest.fixture(scope="module")
+def made29_rules(tmp_path_factory):
+    pytest.importorskip("jax")
+    folder = tmp_path_factory.mktemp("made29_rules")
+    return cases_of(folder / "cases.py", _MADE29_RULES, JAX_PLATFORMS="cpu")
+
+
+@pytest.mark.parametrize(
+    ("case", "made", "family", "advice"),
+    [
+        # Python's math deciding a Python `if` inside jit: the branch to trace, not only math.
+        (
+            "if_on_math_isfinite",
+            "tracing_skip_update_math_isnan_loss",
+            Family.JAX_TRACING,
+            AdviceKind.LAX_CONTROL_FLOW,
+        ),
+        # A leaf of xs without the leading axis: the xs' shapes (lax.map of a list).
+        (
+            "lax_map_over_a_list",
+            "shape_scan_xs_ode_step_size_scalar_leaf",
+            Family.JAX_SHAPE,
+            AdviceKind.FIX_SHAPES,
+        ),
+        # An object of Pallas's called without an argument its signature asks for.
+        (
+            "smem_scratch_without_dtype",
+            "pallas_vmem_scratch_without_dtype",
+            Family.PALLAS,
+            AdviceKind.OTHER,
+        ),
+        # A Python generator or map where an array belongs: a list to build, not a cast.
+        (
+            "array_of_a_map",
+            "call_discounted_returns_jnp_array_of_generator",
+            Family.JAX_CALL,
+            AdviceKind.OTHER,
+        ),
+        # The script's own call of an API JAX removed: port it first, install second.
+        ("removed_tree_map", "call_xla_computation_removed_hlo_dump", Family.JAX_CALL, "other"),
+    ],
+)
+def test_rules_read_after_made29(made29_rules, case, made, family, advice):
+    program, texts = made29_rules
+    text, truth = _made29(made)
+    assert (truth["kind"], truth["advice"]) == (family, advice)
+    for said in (texts[case], text):
+        (failure, *_) = explain_error(said).failures
+        assert (failure.family, failure.advice_kind) == (family, advice)
+    (failure, *_) = explain_error(texts[case]).failures
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"

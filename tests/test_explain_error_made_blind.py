@@ -195,6 +195,18 @@ below reach 39/42 and 27/42; 21/22 and 12/22.
   cache, vmap over an exported call...), run on the lent v5e by a helper who never ran
   explain-error. Scored once at d017b21 (after made28's CPU half was read): 16/16 and 9/16
   (56%); the session's starting code: the same. Read once scored.
+* ``made_errors_blind29``: 35 cases none of the 877 before them makes (a warmup schedule's
+  np.interp in the step, time-major logits against batch-major labels, an ODE's step size as a
+  scalar leaf of scan's xs, jax.xla_computation for an HLO dump, a page table built as floats,
+  a GPU script's TF32 dot on the CPU...), by a helper who never ran explain-error. Scored once
+  at 5afffc2 (after made28 and made29's TPU half were read): 31/35 (89%) and 24/35 (69%); the
+  code when its makers started (4f59e06): the same. Read once scored.
+* ``made_errors_tpu_blind29``: 16 TPU users' mistakes none of the 232 before them makes
+  (Sinkhorn between whole point clouds, an int8 checkpoint dequantized up front, a DMA of bf16
+  into an f32 scratch, a VMEM limit given in MiB, an export for eight chips called on one...),
+  run on the lent v5e by a helper who never ran explain-error. Scored once at a1c80aa: 12/16
+  (75%) and 8/16 (50%); the code when its makers started (4f59e06): the same. Read once
+  scored.
 """
 
 from __future__ import annotations
@@ -269,12 +281,12 @@ BATCHES: dict[str, Batch] = {
             "missing_lowering": (2, 0),
             "pallas": (4, 4),
             "recompile": (3, 3),
-            "sharding": (4, 2),
+            "sharding": (4, 3),
             "tf2xla": (3, 3),
             "tf_known_issue": (1, 1),
             "xla_status": (2, 2),
         },
-        (42, 33),
+        (42, 34),
     ),
     # Read once scored, as made_errors_blind17.
     "made_errors_tpu_blind17": Batch(
@@ -480,14 +492,14 @@ BATCHES: dict[str, Batch] = {
             "jax_shape": (6, 6),
             "jax_tracing": (5, 4),
             "missing_lowering": (2, 2),
-            "pallas": (4, 2),
+            "pallas": (4, 3),
             "recompile": (3, 3),
             "sharding": (5, 3),
             "tf2xla": (7, 7),
             "tf_known_issue": (2, 2),
-            "xla_status": (2, 1),
+            "xla_status": (2, 2),
         },
-        (47, 37),
+        (47, 39),
     ),
     # Read once scored (2026-12-07).
     "made_errors_tpu_blind23": Batch(
@@ -495,14 +507,14 @@ BATCHES: dict[str, Batch] = {
         {
             "backend_startup": (1, 1),
             "device_allocation": (3, 1),
-            "jax_call": (3, 2),
+            "jax_call": (3, 3),
             "jax_shape": (2, 2),
             "jax_tracing": (1, 1),
             "out_of_memory": (2, 1),
             "pallas": (7, 5),
             "sharding": (1, 1),
         },
-        (20, 14),
+        (20, 15),
     ),
     # Read once scored (2026-12-07).
     "made_errors_blind24": Batch(
@@ -512,7 +524,7 @@ BATCHES: dict[str, Batch] = {
             "jax_call": (6, 4),
             "jax_export": (3, 2),
             "jax_shape": (5, 5),
-            "jax_tracing": (5, 4),
+            "jax_tracing": (5, 5),
             "missing_lowering": (1, 1),
             "pallas": (3, 3),
             "recompile": (2, 2),
@@ -520,7 +532,7 @@ BATCHES: dict[str, Batch] = {
             "tf2xla": (6, 6),
             "xla_status": (3, 2),
         },
-        (41, 32),
+        (41, 33),
     ),
     # Read once scored (2026-12-07).
     "made_errors_tpu_blind24": Batch(
@@ -552,9 +564,9 @@ BATCHES: dict[str, Batch] = {
             "sharding": (5, 5),
             "tf2xla": (4, 4),
             "tf_known_issue": (2, 2),
-            "xla_status": (2, 1),
+            "xla_status": (2, 2),
         },
-        (40, 30),
+        (40, 31),
     ),
     # Read once scored (2026-12-07).
     "made_errors_tpu_blind25": Batch(
@@ -583,12 +595,12 @@ BATCHES: dict[str, Batch] = {
             "missing_lowering": (2, 0),
             "pallas": (2, 1),
             "recompile": (3, 3),
-            "sharding": (3, 1),
+            "sharding": (3, 2),
             "tf2xla": (3, 3),
             "tf_known_issue": (1, 1),
             "xla_status": (2, 2),
         },
-        (35, 26),
+        (35, 27),
     ),
     # Read once scored (2026-12-07).
     "made_errors_tpu_blind26": Batch(
@@ -617,9 +629,9 @@ BATCHES: dict[str, Batch] = {
             "recompile": (2, 2),
             "sharding": (5, 2),
             "tf2xla": (2, 2),
-            "xla_status": (2, 1),
+            "xla_status": (2, 2),
         },
-        (33, 20),
+        (33, 21),
     ),
     # Read once scored (2026-12-07).
     "made_errors_tpu_blind27": Batch(
@@ -666,6 +678,38 @@ BATCHES: dict[str, Batch] = {
             "sharding": (1, 1),
         },
         (16, 12),
+    ),
+    # Read once scored (2026-12-08).
+    "made_errors_blind29": Batch(
+        35,
+        {
+            "device_allocation": (2, 2),
+            "jax_call": (5, 5),
+            "jax_export": (2, 2),
+            "jax_shape": (7, 6),
+            "jax_tracing": (6, 6),
+            "missing_lowering": (2, 2),
+            "pallas": (3, 3),
+            "recompile": (2, 2),
+            "sharding": (3, 2),
+            "tf2xla": (2, 2),
+            "xla_status": (1, 1),
+        },
+        (35, 33),
+    ),
+    # Read once scored (2026-12-08).
+    "made_errors_tpu_blind29": Batch(
+        16,
+        {
+            "device_allocation": (2, 0),
+            "jax_call": (0, 0),
+            "jax_export": (2, 2),
+            "jax_shape": (1, 1),
+            "out_of_memory": (3, 2),
+            "pallas": (3, 3),
+            "sharding": (1, 1),
+        },
+        (12, 9),
     ),
 }
 

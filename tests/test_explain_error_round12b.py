@@ -5,9 +5,11 @@ JAX 0.10.2's own error)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from hloscope.analysis.explain_error import Failure, explain_error
+from hloscope.analysis.explain_error import Failure, Family, explain_error
 from tests.explain_error_reading import first, spent
 
 
@@ -165,14 +167,6 @@ def test_a_sharding_of_another_rank_than_its_value(text, api, ranks):
     [
         # fresh9 keras_21112: XLA:GPU on a T4 (no bf16 dots before Ampere), Keras 3 on JAX.
         ("fresh9_c_keras_21112_dot_product_attention_t4_bf16_unsupported_algorithm", "bf16", None),
-        # JAX 0.10.2's own words, made in a child process: lax.dot of float16 arrays with
-        # precision=DotAlgorithmPreset.F16_F16_F32 on the CPU.
-        (
-            "jax._src.source_info_util.JaxStackTraceBeforeTransformation: ValueError: The "
-            "precision 'F16_F16_F32' is not supported by dot_general on CPU\n",
-            "f16",
-            "cpu",
-        ),
     ],
 )
 def test_a_dot_algorithm_the_device_lacks_is_its_element_types(text, dtype, platform):
@@ -180,6 +174,35 @@ def test_a_dot_algorithm_the_device_lacks_is_its_element_types(text, dtype, plat
     assert (str(failure.family), failure.advice_kind) == ("xla_status", "cast_dtype")
     assert failure.finding.dtype == dtype
     assert (str(failure.platform) if failure.platform else None) == platform
+
+
+@pytest.mark.parametrize(
+    ("text", "dtype"),
+    [
+        # JAX 0.10.2's own words, made in a child process: lax.dot of float16 arrays with
+        # precision=DotAlgorithmPreset.F16_F16_F32 on the CPU.
+        (
+            "jax._src.source_info_util.JaxStackTraceBeforeTransformation: ValueError: The "
+            "precision 'F16_F16_F32' is not supported by dot_general on CPU\n",
+            "f16",
+        ),
+        # made29: a GPU script's TF32 and an fp8 recipe run on the CPU (their maker wrote
+        # missing_lowering and "other": leave the precision at its default).
+        ("made_errors_blind29/lowering_tf32_dot_algorithm_from_gpu_script_on_cpu", "tf32"),
+        ("made_errors_blind29/lowering_fp8_dot_algorithm_recipe_on_cpu", "f8"),
+    ],
+)
+def test_a_dot_precision_jaxs_lowering_lacks_for_the_platform(text, dtype):
+    # JAX's lowering of dot_general refused the precision for the CPU (since made29's
+    # reading; an XLA status with a cast before): the precision first, a cast of data kept
+    # in that type second.
+    if text.startswith("made_errors"):
+        text = (Path(__file__).parent / "data" / f"{text}.log").read_text()
+    (failure,) = [f for f in explain_error(text).failures if f.family != Family.BACKEND_STARTUP]
+    assert (str(failure.family), failure.finding.op) == ("missing_lowering", "dot_general")
+    assert failure.advice_kind == "other"
+    assert [kind for kind, _ in failure.more_advice] == ["cast_dtype"]
+    assert (failure.finding.dtype, str(failure.platform)) == (dtype, "cpu")
 
 
 # ---- the TPU runtime's older words for a core that halted ----------------------------------

@@ -122,7 +122,13 @@ _POINTERS: tuple[tuple[AdviceKind, re.Pattern[str]], ...] = tuple(
         ),
         # Sharding in types asking for the output's sharding ("Please pass sharding to
         # `jnp.repeat` via `out_sharding` parameter"), or to reshard an operand.
-        (AdviceKind.RESHARD, r"\bvia `?out_sharding`?|\bpass (?:an )?`?out_sharding\b|\breshard\("),
+        # (Or a dimension that must not be split: "0th dimension of all xs should be
+        # replicated", a scan over an axis the mesh shards.)
+        (
+            AdviceKind.RESHARD,
+            r"\bvia `?out_sharding`?|\bpass (?:an )?`?out_sharding\b|\breshard\("
+            r"|\b(?:should|must) be replicated\b",
+        ),
         (
             AdviceKind.SAME_DEVICES,
             r"\b(?:different|incompatible) devices\b|\bcommitted to (?:different )?device|"
@@ -156,6 +162,14 @@ _POINTERS: tuple[tuple[AdviceKind, re.Pattern[str]], ...] = tuple(
             r"|\bout of bounds? slice\b",
         ),
     )
+)
+
+
+# An integer asked for and a float given ("must return integer scalars. Output[0] has type
+# float32[]", "must be integers, got float32"): a cast (or integer arithmetic: // not /).
+_INTEGER_ASKED = re.compile(
+    r"\bmust (?:be|return|have) (?:an? )?integers?\b[^\n]{0,80}?\b(?:b?float\d*|f(?:16|32|64))\b",
+    re.I,
 )
 
 
@@ -242,7 +256,7 @@ def pointed_fixes(message: str) -> list[AdviceKind]:
         # <class 'int'>", "is a <class 'tuple'> ... so their Python types differ"): the value
         # to give, not an array's extents, whatever the parameter's name says.
         found.remove(AdviceKind.FIX_SHAPES)
-    if _types_differ(message) or _TYPE_REFUSED.search(message):
+    if _types_differ(message) or _TYPE_REFUSED.search(message) or _INTEGER_ASKED.search(message):
         # Two types side by side are the mismatch even where shapes are printed too
         # (``int32[4,8]`` against ``float32[4,8]``: the same shape, another type).
         shapes = [i for i, kind in enumerate(found) if kind is AdviceKind.FIX_SHAPES]

@@ -378,7 +378,8 @@ _API_CALL = re.compile(
     r"(?P<fn>[a-z_]\w*)\s*\("
     # Pallas (as its users import it: pl, pltpu, plgpu), shard_map and jax.export, whose
     # calls own a family of their own.
-    r"|\b(?:pl|pltpu|plgpu|pallas|jax\.experimental\.pallas)\.(?P<pallas>[a-z_]\w*)\s*\("
+    # (Its classes too: pl.BlockSpec, pltpu.VMEM, pltpu.CompilerParams.)
+    r"|\b(?:pl|pltpu|plgpu|pallas|jax\.experimental\.pallas)\.(?P<pallas>[A-Za-z_]\w*)\s*\("
     r"|\b(?:jax\.)?(?P<shard_map>shard_map)\s*\(|\b(?:jax\.)?export\.(?P<export>export)\s*\("
     # jax's transformations, called or as a decorator (``@jax.jit``).
     rf"|(?:^@|\b)jax\.(?P<transform>{'|'.join(sorted(TRANSFORMS))})\b"

@@ -50,6 +50,8 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     stack = log.traceback_before(m.start())
     # An import statement failed (m is reread below).
     statement = m["noimport"] is not None
+    # A module of JAX's asked for a name it lacks: (module, name).
+    missing = (m["module"], m["attr"]) if m["noattr"] else None
     op: str | None = None  # the API called, where the message names one
     if m["deprecations"]:
         raised = _RE.deprecated_raised.search(log.text, m.end(), m.end() + 600)
@@ -125,7 +127,16 @@ def _api_mismatch(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         yield _IMPORT_KIND.failure(log, m.start(), op=what, advice=(text, AdviceKind.INSTALL))
         return
     failure = _failure(log, m, op or what, (text, AdviceKind.INSTALL))
-    if op and library is None and any(is_users(frame) for frame in stack):
+    asker = next((f for f in stack if not _RE.jax_file.search(f.file)), None)
+    users = [frame for frame in stack if is_users(frame)]
+    if missing and library is None and asker is not None and users and asker.file == users[-1].file:
+        # The script that was run asked JAX for a name it no longer has (jax.xla_computation,
+        # jax.tree_map): its call is ported first, an older JAX second. (A module it imports
+        # that asked, a checkout of a library's, was written for an older JAX: install.)
+        own = _TEXT.own_attribute.format(module=missing[0], attr=missing[1])
+        failure.more_advice = [(str(AdviceKind.INSTALL), failure.finding.suggestion)]
+        failure.advice_kind, failure.finding.suggestion = str(AdviceKind.OTHER), own
+    elif op and library is None and any(is_users(frame) for frame in stack):
         # The program's own line passed the keyword this JAX no longer takes (a renamed
         # argument: shard_map's check_rep is check_vma): the call is changed first.
         own = _TEXT.own_keyword.format(fn=op, kwarg=m["kwarg"])

@@ -122,6 +122,10 @@ def _array_misused(m: re.Match[str]) -> _Read | None:
     """An array or a value used in a way JAX refuses outside a jit call's parameters: a dtype
     JAX arrays cannot hold, a list or string index, an assignment into an array, a list given
     to jax.numpy; ``None`` where the match is none of these."""
+    if m["vdtype"] and _RE.python_container.search(m.group(0)):
+        # A Python generator, iterator or dict where an array belongs: a sequence of numbers
+        # to build, not an element type to cast.
+        return "array dtype", Reason.TRACING, _TEXT.python_container, AdviceKind.OTHER
     if m["vdtype"] or m["vdtype2"]:
         named = f"an array of dtype {m['vdtype'] or m['vdtype2']}"
         text = _TEXT.not_numeric.format(named=named)

@@ -98,6 +98,8 @@ def _calls_owner(log: Log, m: re.Match[str]) -> Kind:
     with no length, arguments that must agree, has_aux against what the function returns)
     are the call's; an exported function called
     with other arguments than it was exported with, the export's; else a structure's."""
+    if m["scan_none"] and m["scan_leafless"]:
+        return SHAPE  # a leaf of xs without the leading axis: the xs' shapes
     if m["argnums"] or m["scan_none"] or m["scalar_tree"] or m["aux_pair"]:
         return _CALL
     if m["cotangent"] and _only_dtype_differs(m):

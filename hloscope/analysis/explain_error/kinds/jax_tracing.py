@@ -75,6 +75,10 @@ def _host_call(log: Log, user: StackFrame | None, culprit: str) -> Advice | None
     level prints no traced value); ``None`` where the line does neither."""
     code = (frame_source(log, user) or "") if user else ""
     host = _RE.host_math.search(code)
+    if host and culprit in _CONVERSIONS_NAMED and _RE.branch.match(code):
+        # Python's math deciding a Python `if` (if math.isnan(loss): ...): both the math and
+        # the branch must trace -- jnp's function, chosen by jnp.where or lax.cond.
+        return Advice(_TEXT.host_branch.format(call=host[0]), AdviceKind.LAX_CONTROL_FLOW)
     if host and culprit in _CONVERSIONS_NAMED:
         return Advice(_TEXT.host_math.format(call=host[0]), AdviceKind.JNP_NOT_NP)
     if user and user.function != "<module>" and _RE.host_print.search(code):

@@ -413,6 +413,11 @@ _COLLECTIVES = frozenset(
 _OWNING_CALLS = {
     "pallas_call": Family.PALLAS,
     "BlockSpec": Family.PALLAS,
+    # A kernel's memory spaces and parameters, as Pallas's TPU module names them.
+    **dict.fromkeys(
+        ("VMEM", "SMEM", "ANY", "HBM", "SemaphoreType", "CompilerParams"), Family.PALLAS
+    ),
+    **dict.fromkeys(("GridSpec", "PrefetchScalarGridSpec"), Family.PALLAS),
     "shard_map": Family.SHARDING,
     "export": Family.JAX_EXPORT,
 }
@@ -444,7 +449,12 @@ def _api_refused_by_signature(
     refused = _RE.signature.match(message)
     if refused is None or not stack or not is_users(stack[0]):
         return None
-    return refused["fn"] if refused["fn"] in api_calls(log.innermost_code(start)) else None
+    calls = api_calls(log.innermost_code(start))
+    if refused["fn"] == "__call__" and len(calls) == 1:
+        # An object of JAX's called ("MemorySpace.__call__() missing ... 'dtype'" for
+        # pltpu.VMEM((8, 1))): the one call of JAX's API on the line.
+        return calls[0]
+    return refused["fn"] if refused["fn"] in calls else None
 
 
 # How far from the exception JAX's notice of the frames it removed may stand.

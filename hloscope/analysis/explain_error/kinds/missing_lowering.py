@@ -49,13 +49,15 @@ def _platform_named(m: re.Match[str], group: str) -> tuple[str | None, Platform 
         return None, None  # the platform it needs, not the one it ran on
     if group == "option_on_platform":
         return m["oop_platform"].lower(), platform_of(m["oop_platform"].lower())
+    if group == "precision_on_platform":
+        return m["pop_platform"].lower(), platform_of(m["pop_platform"].lower())
     platform = Platform.TPU if group.startswith("tpu") else None
     return ("tpu" if platform else None), platform
 
 
 def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     form = form_of(_LOWERING_FORMS, m)
-    op = m["prim"] or m["legal"] or m["tnl_op"] or form.op
+    op = m["prim"] or m["legal"] or m["tnl_op"] or m["pop_op"] or form.op
     why = _refused_because(log, m) if m["legal"] else None
     if why is not None:
         yield _REFUSED.failure(
@@ -77,6 +79,9 @@ def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     more: list[tuple[str, str]] = []
     if form.group == "torch_not_lowered":
         advice, more = _torch_fallback(m)
+    dtype = None
+    if form.group == "precision_on_platform":
+        advice, more, dtype = _precision(m, op)
     kind = _KIND
     if (
         form.group == "translation_rule"
@@ -97,7 +102,18 @@ def _missing_lowering(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         platform=platform,
         hints=[form.meaning],
         more_advice=more,
+        dtype=dtype,
     )
+
+
+def _precision(m: re.Match[str], op: str) -> tuple[Advice, list[tuple[str, str]], str | None]:
+    """A dot's precision the platform's lowering lacks: leave it at its default first; the
+    algorithm's name says its operands' types (F16_F16_F32, TF32_TF32_F32), and data kept in
+    such a type is cast to one the platform's dots take, second."""
+    said = _TEXT.precision.format(op=op, what=m["pop_what"], platform=m["pop_platform"])
+    named = dict.fromkeys(t.lower() for t in m["pop_what"].split("_")[:2] if t != "ANY")
+    more = [(str(AdviceKind.CAST_DTYPE), _TEXT.precision_cast)]
+    return Advice(said, AdviceKind.OTHER), more, ",".join(named) or None
 
 
 def _torch_fallback(m: re.Match[str]) -> tuple[Advice, list[tuple[str, str]]]:

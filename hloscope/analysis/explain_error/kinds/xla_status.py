@@ -85,14 +85,6 @@ _STATUS_FORMS: tuple[Form, ...] = (
         (),
         _TEXT.dot_algorithm,
     ),
-    Form(
-        "dot_preset",
-        _RE.dot_preset.pattern,
-        "dot_general",
-        Reason.DTYPE,
-        (),
-        _TEXT.dot_algorithm,
-    ),
     # XLA's verifier refusing an op that mixes float widths (torch_xla's autocast, TF's
     # mixed_float16): the frontend's module, not a pass of XLA's, made it.
     Form(
@@ -367,12 +359,8 @@ def _status_facts(log: Log, m: re.Match[str], form: Form) -> _Status:
         facts.dtype = _XLA_TYPES.get(int(m["tt_type"]))
     elif group == "mixed_precision":
         _read_mixed_instruction(m["mp_hlo"], facts)
-    elif group in ("dot_algorithm", "dot_preset"):
-        named = m["da_types"] or m["dp_types"]
-        facts.dtype = ",".join(dict.fromkeys(t.lower() for t in named.split("_")[:2]))
-        if m["dp_op"]:
-            facts.op, facts.device = m["dp_op"], m["dp_platform"]
-            facts.platform = platform_of(facts.device)
+    elif group == "dot_algorithm":
+        facts.dtype = ",".join(dict.fromkeys(t.lower() for t in m["da_types"].split("_")[:2]))
     elif group.startswith("complex_"):
         _read_complex_input(log, m, facts)
     elif group == "callback_raised":
@@ -594,7 +582,7 @@ def _xla_status(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         # imported, a build for CUDA only has none for the host); else the call is replaced.
         more = [(str(AdviceKind.REPLACE_OP), advice.text)]
         advice = Advice(_TEXT.load_target.format(target=facts.op), AdviceKind.INSTALL)
-    elif form.group in ("dot_algorithm", "dot_preset"):
+    elif form.group == "dot_algorithm":
         types = " and ".join((facts.dtype or "").split(","))
         advice = Advice(_TEXT.dot_algorithm_fix.format(types=types), AdviceKind.CAST_DTYPE)
     elif form.group == "torch_type":
