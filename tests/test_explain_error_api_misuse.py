@@ -1051,3 +1051,47 @@ def test_rules_read_after_made29(made29_rules, case, made, family, advice):
         assert (failure.family, failure.advice_kind) == (family, advice)
     (failure, *_) = explain_error(texts[case]).failures
     assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+# ---- read after made30's scoring (TPU): a collective's refusal in its primitive's words -------
+
+_COLLECTIVE = """
+import sys, traceback
+import jax, jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+
+def psum_scatter_untiled():
+    mesh = jax.make_mesh((8,), ("x",))
+    x = jax.device_put(jnp.ones((8, 16)), NamedSharding(mesh, P("x")))
+    step = lambda a: jax.lax.psum_scatter(a, "x", scatter_dimension=1)  # fails here: psum_scatter_untiled
+    jax.shard_map(step, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(x)
+"""  # noqa: E501
+
+
+@pytest.fixture(scope="module")
+def collective(tmp_path_factory):
+    pytest.importorskip("jax")
+    folder = tmp_path_factory.mktemp("collective")
+    return cases_of(
+        folder / "cases.py",
+        _COLLECTIVE,
+        JAX_PLATFORMS="cpu",
+        XLA_FLAGS="--xla_force_host_platform_device_count=8",
+    )
+
+
+def test_a_collectives_refusal_in_its_primitives_words_is_a_sharding(collective):
+    # "reduce_scatter operand scatter dimension size 16 must match shard count 8": read by
+    # the primitive's name (a shape's words), a collective's: the sharding's, tiled=True.
+    program, texts = collective
+    made = Path(__file__).parent / "data" / "made_errors_tpu_blind30"
+    truth = json.loads((made / "b30_psum_scatter_without_tiled.json").read_text())["truth"]
+    chip = (made / "b30_psum_scatter_without_tiled.log").read_text()
+    for text in (texts["psum_scatter_untiled"], chip):
+        (failure, *_) = explain_error(text).failures
+        assert (failure.family, failure.finding.op) == (Family.SHARDING, "reduce_scatter")
+        assert failure.advice_kind == truth["advice"] == AdviceKind.OTHER
+        assert "tiled=True" in failure.finding.suggestion
+    (failure, *_) = explain_error(texts["psum_scatter_untiled"]).failures
+    assert failure.finding.source == f"{program}:{marked_line(program, 'psum_scatter_untiled')}"

@@ -28,7 +28,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ...unsupported.findings import Reason
 from ..advice import AdviceKind
+from ..build import Kind, jax_message
 from ..catalogue import words_of
 from ..log import Log
 from ..recogniser import Recogniser
@@ -118,9 +120,24 @@ def _jax_operands(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     if read is None:
         return
     op, text, kind = read
-    failure = SHAPE.failure(log, m.start(), op=op, advice=(text, kind))
+    owner = SHAPE
+    if op in _COLLECTIVES:
+        # A collective's operands are a mapped axis's shards: what it refuses is a sharding's
+        # (psum_scatter without tiled=True asks for a scatter dimension of the axis's size).
+        owner = _SHARDING
+        if _RE.shard_count.search(log.text, m.start(), log.line_end(m.start())):
+            text, kind = _TEXT.shard_count.format(op=op), AdviceKind.OTHER
+    failure = owner.failure(log, m.start(), op=op, advice=(text, kind))
     failure.fallback = m.re is _RE.general
     yield failure
+
+
+# The collectives' primitives, by the names their refusals open with.
+_COLLECTIVES = frozenset(
+    ("psum", "pmax", "pmin", "reduce_scatter", "all_gather", "all_to_all", "ppermute")
+    + ("pbroadcast", "ragged_all_to_all", "axis_index", "psum_invariant", "all_gather_invariant")
+)
+_SHARDING = Kind(Family.SHARDING, Reason.SHARDING, jax_message)
 
 
 RECOGNISER = Recogniser(Family.JAX_SHAPE, _RE.opening, _jax_operands)
