@@ -1095,3 +1095,70 @@ def test_a_collectives_refusal_in_its_primitives_words_is_a_sharding(collective)
         assert "tiled=True" in failure.finding.suggestion
     (failure, *_) = explain_error(texts["psum_scatter_untiled"]).failures
     assert failure.finding.source == f"{program}:{marked_line(program, 'psum_scatter_untiled')}"
+
+
+# ---- read after made30's scoring (CPU) --------------------------------------------------------
+
+_MADE30 = """
+import sys, traceback, uuid
+import jax, jax.numpy as jnp
+from jax.sharding import PartitionSpec as P
+
+
+def fold_in_a_layer_name():
+    jax.random.fold_in(jax.random.key(0), "encoder")  # fails here: fold_in_a_layer_name
+
+
+def key_from_a_uuid():
+    jax.random.key(uuid.UUID(int=2**100).int)  # fails here: key_from_a_uuid
+
+
+def shard_mapped_step_given_a_keyword():
+    mesh = jax.make_mesh((8,), ("x",))
+    step = jax.shard_map(lambda a: a * 2, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    step(a=jnp.ones(8))  # fails here: shard_mapped_step_given_a_keyword
+"""
+
+
+@pytest.fixture(scope="module")
+def made30(tmp_path_factory):
+    pytest.importorskip("jax")
+    folder = tmp_path_factory.mktemp("made30")
+    return cases_of(
+        folder / "cases.py",
+        _MADE30,
+        JAX_PLATFORMS="cpu",
+        XLA_FLAGS="--xla_force_host_platform_device_count=8",
+    )
+
+
+@pytest.mark.parametrize(
+    ("case", "made", "op", "advice"),
+    [
+        # A builtin refusing to convert what jax.random was given: a string's int(), a
+        # 128-bit id's C long: the random call's argument, an int key's fix.
+        ("fold_in_a_layer_name", "call_fold_in_run_name_string", None, AdviceKind.PRNG_KEY),
+        ("key_from_a_uuid", "call_seed_from_uuid_int_overflow", None, AdviceKind.PRNG_KEY),
+        # The function shard_map returned, given a keyword ("_shard_map.<locals>.wrapped()
+        # got an unexpected keyword argument"): how it was called, shard_map's.
+        (
+            "shard_mapped_step_given_a_keyword",
+            "call_shard_map_loss_called_with_keyword_batch",
+            "shard_map",
+            None,
+        ),
+    ],
+)
+def test_rules_read_after_made30(made30, case, made, op, advice):
+    program, texts = made30
+    folder = Path(__file__).parent / "data" / "made_errors_blind30"
+    truth = json.loads((folder / f"{made}.json").read_text())["truth"]
+    for text in (texts[case], (folder / f"{made}.log").read_text()):
+        (failure, *_) = explain_error(text).failures
+        assert failure.family == truth["kind"] == Family.JAX_CALL
+        if advice is not None:
+            assert failure.advice_kind == truth["advice"] == advice
+        if op is not None:
+            assert failure.finding.op == truth["op"] == op
+    (failure, *_) = explain_error(texts[case]).failures
+    assert failure.finding.source == f"{program}:{marked_line(program, case)}"

@@ -207,6 +207,18 @@ below reach 39/42 and 27/42; 21/22 and 12/22.
   run on the lent v5e by a helper who never ran explain-error. Scored once at a1c80aa: 12/16
   (75%) and 8/16 (50%); the code when its makers started (4f59e06): the same. Read once
   scored.
+* ``made_errors_blind30``: 38 cases none of the 928 before them makes (a spectrogram's n_fft
+  argument, nucleus sampling's int() of a cutoff, fold_in of a run's name, a key from a uuid,
+  a shard_mapped loss called with a keyword, an fp4 weight matmul on the CPU, TF's
+  StatelessShuffle and NMS under jit_compile...), by a helper who never ran explain-error.
+  Scored once at a1d341d2 (after made30's TPU half was read): 33/38 (87%) and 25/38 (66%);
+  the code when its makers started (8f8ce301): the same; the session's start (6984887): 31/38
+  and 23/38. Read once scored.
+* ``made_errors_tpu_blind30``: 16 TPU users' mistakes none of the 248 before them makes (an
+  FFT convolution at a padded length of large primes, a decoder upsampled by repeat, a Pallas
+  ELU and a product reduction, pivoted QR, psum_scatter without tiled...), run on the lent
+  v5e by a helper who never ran explain-error. Scored once at 8f8ce301: 15/16 (94%) and 11/16
+  (69%); the session's start: the same. Read once scored.
 """
 
 from __future__ import annotations
@@ -710,6 +722,40 @@ BATCHES: dict[str, Batch] = {
             "sharding": (1, 1),
         },
         (12, 9),
+    ),
+    # Read once scored (2026-12-08).
+    "made_errors_blind30": Batch(
+        38,
+        {
+            "device_allocation": (2, 2),
+            "jax_call": (5, 5),
+            "jax_export": (1, 1),
+            "jax_shape": (7, 6),
+            "jax_tracing": (6, 5),
+            "missing_lowering": (1, 1),
+            "pallas": (2, 1),
+            "recompile": (3, 3),
+            "sharding": (3, 1),
+            "tf2xla": (3, 3),
+            "xla_status": (2, 0),
+        },
+        (35, 28),
+    ),
+    # Read once scored (2026-12-08).
+    "made_errors_tpu_blind30": Batch(
+        16,
+        {
+            "device_allocation": (2, 1),
+            "jax_call": (1, 1),
+            "jax_export": (1, 1),
+            "jax_shape": (3, 3),
+            "jax_tracing": (1, 1),
+            "missing_lowering": (1, 0),
+            "out_of_memory": (2, 1),
+            "pallas": (4, 3),
+            "sharding": (1, 1),
+        },
+        (16, 12),
     ),
 }
 

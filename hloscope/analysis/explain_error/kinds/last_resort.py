@@ -122,6 +122,11 @@ _GONE_API = _Meaning(
     Advice(_TEXT.gone_api, AdviceKind.INSTALL),
     alone=False,
 )
+# A seed or data jax.random could not convert to its integers.
+_RANDOM_ARGUMENT = _Meaning(
+    Kind(Family.JAX_CALL, Reason.RUNTIME, own_line),
+    Advice(_TEXT.random_argument, AdviceKind.PRNG_KEY),
+)
 _TRACING_KIND = Kind(Family.JAX_TRACING, Reason.TRACING, own_line)
 _CALL_KIND = Kind(Family.JAX_CALL, REASONS[Family.JAX_CALL], own_line)
 _FATAL = _Meaning(
@@ -177,7 +182,9 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
         message = message_at(log.text, log.line_start(m.start()))
         filtered = _filtered(log, m.start())
         called = _call_on_line(log, m.start(), stack) if filtered else None
-        called = called or _api_refused_by_signature(log, m.start(), stack, message)
+        # (Python refusing a JAX function's signature names the call, whatever else the line
+        # calls: jnp.ones(16) passed to the function shard_map returned.)
+        called = _api_refused_by_signature(log, m.start(), stack, message) or called
         # (The exceptions it caused say the same failure in their words too: a kernel
         # wrapper's KeyError of a dtype, then "Unsupported dtype float16".)
         chained = "\n".join([message, *log.caused_messages(m.start())])
@@ -290,6 +297,12 @@ def _raised_in(
     message names), or sure of a family where no module says one."""
     origin = origin_of(stack)
     words = read_family(log.text)
+    if _RE.builtin_conversion.match(message) and any(
+        _RE.random_frame.search(f.file) for f in stack
+    ):
+        # A builtin refusing to convert what jax.random was given as a seed or data (a run's
+        # name as a string, a 128-bit uuid): the random call's argument, an int key's.
+        return _RANDOM_ARGUMENT
     if origin is not None and (words is None or words[0] != origin.family):
         # The module that raised is sure of its family (a kernel wrapper of jaxlib's, Pallas's
         # own checks), whatever words it uses; where the words reader says the same family,
@@ -382,6 +395,12 @@ def _pointed_family(
     if called in _COLLECTIVES:
         # A collective's operands are a mapped axis's shards: what it refuses is a sharding's.
         return Family.SHARDING
+    owner = _RE.locals_owner.match(message)
+    if owner is not None and _OWNING_CALLS.get(owner["owner"].lstrip("_")) is not Family.PALLAS:
+        # The function a transformation returned, called otherwise than it takes (a keyword
+        # its wrapper does not pass on): how it was called, not how it was made. (A kernel's
+        # keyword given to pallas_call's function stays the kernel's: bind it with partial.)
+        return Family.JAX_CALL
     if called in _OWNING_CALLS:
         # A kernel's, a mapping's or an export's call refused how it was made: its family's.
         return _OWNING_CALLS[called]
@@ -446,8 +465,15 @@ def _api_refused_by_signature(
     """The function of JAX's API that Python refused to call by its signature (a required
     argument missing, a keyword it does not take), where the user's innermost line calls it:
     raised before any of JAX's frames ran, so no frame of JAX's says it was JAX's call."""
+    if not stack or not is_users(stack[0]):
+        return None
+    owner = _RE.locals_owner.match(message)
+    if owner is not None and owner["owner"].lstrip("_") in TRANSFORMS | _OWNING_CALLS.keys():
+        # The function a transformation returned refused the call ("_shard_map.<locals>.
+        # wrapped() got an unexpected keyword argument 'batch'"): the transformation's.
+        return owner["owner"].lstrip("_")
     refused = _RE.signature.match(message)
-    if refused is None or not stack or not is_users(stack[0]):
+    if refused is None:
         return None
     calls = api_calls(log.innermost_code(start))
     if refused["fn"] == "__call__" and len(calls) == 1:
