@@ -111,11 +111,13 @@ def test_a_python_loop_is_named_and_scan_compiles_faster():
     assert found[0]["source"] == f"{PROGRAMS}:{line_of('for w in ws:')}"
     assert found[0]["share"] > 0.5 and "lax.scan" in found[0]["fix"]
     assert not [f for f in scan["findings"] if f["cause"] == "unrolled_loop"]
-    # One body compiled instead of every layer's: XLA's passes and the whole compile are
-    # faster (ratios; the times themselves depend on the machine: under CI's load the loop's
-    # passes once took only 1.6x the scan's, so no factor is asked).
+    # One body compiled instead of every layer's: XLA's passes are faster (a ratio; the times
+    # themselves depend on the machine: under CI's load the loop's passes once took only 1.6x
+    # the scan's, so no factor is asked). The whole compile's total is not compared: its
+    # tracing and lowering are small and noisy, and on a loaded 2-core machine (2026-12-08,
+    # two helpers running programs beside the suite) the loop's total came out below the
+    # scan's while its passes stayed above them.
     assert loop["stages"]["hlo_passes_s"] > scan["stages"]["hlo_passes_s"]
-    assert loop["total_s"] > scan["total_s"]
     assert loop["instructions_before"] > 4 * scan["instructions_before"]
 
 
