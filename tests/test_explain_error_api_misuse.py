@@ -1162,3 +1162,25 @@ def test_rules_read_after_made30(made30, case, made, op, advice):
             assert failure.finding.op == truth["op"] == op
     (failure, *_) = explain_error(texts[case]).failures
     assert failure.finding.source == f"{program}:{marked_line(program, case)}"
+
+
+@pytest.mark.parametrize(
+    ("line", "api"),
+    [
+        ("curvature = jax.jit(jax.hessian(loss))(w, x)", "hessian"),
+        ("j = jax.jacobian(f)(x)", "jacobian"),
+        ("j = jacrev(f)(x)", "jacrev"),
+        # Another framework's method, or the program's own function of that name: no JAX
+        # Jacobian asked for.
+        ("jac = tape.jacobian(y, x)", None),
+        ("j = jacobian(model, x)", None),
+    ],
+)
+def test_only_jaxs_whole_derivative_calls_are_read_as_one(line, api):
+    from hloscope.analysis.explain_error.memory_advice import derivative_matrix_fix
+
+    found = derivative_matrix_fix([line])
+    if api is None:
+        assert found is None
+    else:
+        assert found is not None and found[0] == AdviceKind.OTHER and f"jax.{api}" in found[1]

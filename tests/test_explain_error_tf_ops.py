@@ -203,3 +203,15 @@ def test_autographs_generated_file_is_not_your_code(raised):
     assert "TensorFlow refused its inputs" in said
     line = marked_line(program, "graph_matmul_of_other_inner_sizes")
     assert f"{program}:{line} in project " in said
+
+
+def test_the_shapes_are_quoted_when_the_message_ends_the_text():
+    # A pasted message with no newline after it: its last shape is quoted whole.
+    said = (
+        "ValueError: Dimensions must be equal, but are 3 and 4 for '{{node MatMul}} = "
+        "MatMul[T=DT_FLOAT, transpose_a=false, transpose_b=false](a, b)' with input shapes: "
+        "[2,3], [4,5]"
+    )
+    (failure,) = explain_error(said).failures
+    assert failure.family == Family.TF_OP and failure.finding.op == "MatMul"
+    assert "([2,3], [4,5])" in failure.finding.suggestion

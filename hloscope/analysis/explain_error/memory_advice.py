@@ -54,7 +54,11 @@ _SMEM_BUG = "It should not be possible to run out of smem"
 
 
 # A full Jacobian or Hessian asked of JAX on a line of the program's.
-_DERIVATIVE_MATRIX = re.compile(r"\b(?:jax\.)?(?P<api>jacfwd|jacrev|jacobian|hessian)\(")
+# (JAX's names: jax.jacobian, or jacfwd/jacrev/hessian as imported; not a method of another
+# framework's, TF's tape.jacobian, nor a function of the program's own named jacobian.)
+_DERIVATIVE_MATRIX = re.compile(
+    r"\bjax\.(?P<api>jacfwd|jacrev|jacobian|hessian)\(|(?<![\w.])(?P<bare>jacfwd|jacrev|hessian)\("
+)
 _DERIVATIVE_PRODUCTS = (
     "the line asks jax.{api} for a whole {what} (every output's derivative by every input: "
     "their sizes multiplied), which is what does not fit: ask for products instead -- "
@@ -72,8 +76,9 @@ def derivative_matrix_fix(code_lines: list[str]) -> tuple[AdviceKind, str] | Non
     for code in code_lines:
         found = _DERIVATIVE_MATRIX.search(code)
         if found is not None:
-            what = "Hessian" if found["api"] == "hessian" else "Jacobian"
-            return AdviceKind.OTHER, _DERIVATIVE_PRODUCTS.format(api=found["api"], what=what)
+            api = found["api"] or found["bare"]
+            what = "Hessian" if api == "hessian" else "Jacobian"
+            return AdviceKind.OTHER, _DERIVATIVE_PRODUCTS.format(api=api, what=what)
     return None
 
 

@@ -203,7 +203,7 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
             return  # no traceback ends here: prose, or a logger's line, not a raised class
         # (A cause's op may stand on the line of the exception it caused: read there too.)
         caused = bool(log.outer_frames(m.start()))
-        meaning, op = found, _op_of(log, stack, message, called, cls, caused)
+        meaning, op = found, _op_of(log, m.start(), stack, message, called, cls, caused)
         error_class = None if op == cls else cls
     failure = meaning.kind.failure(
         log,
@@ -218,7 +218,13 @@ def _last_resort(log: Log, m: re.Match[str]) -> Iterator[Failure]:
 
 
 def _op_of(
-    log: Log, stack: list[StackFrame], message: str, called: str | None, cls: str, caused: bool
+    log: Log,
+    start: int,
+    stack: list[StackFrame],
+    message: str,
+    called: str | None,
+    cls: str,
+    caused: bool,
 ) -> str:
     """The op of a failure read by its structure: the call of JAX's the program made (jnp.pad
     under the user's line, above the helper that raised), else, where the exception
@@ -237,20 +243,24 @@ def _op_of(
     named = given_to or (owner["api"] if owner else None) or (rule["prim"] if rule else None)
     # (A message whose subject is JAX's transformation names the call that refused.)
     found = op_called(stack, is_users) or _subject(message) or named or on_line
-    return found or (_users_api(log, stack) if caused else None) or _made_by(log, stack) or cls
+    return found or (_users_api(log, stack) if caused else None) or _made_by(log, start) or cls
 
 
-def _made_by(log: Log, stack: list[StackFrame]) -> str | None:
-    """The JAX op that JAX's trace before transformation shows being made, where the log
-    has one after the exception (a kernel wrapper's ``KeyError`` of a dtype, raised as the
-    op was lowered: "JaxStackTraceBeforeTransformation" names the frame that bound it,
-    ``return lax_linalg.schur(a)``)."""
-    if not stack:
-        return None
-    at = log.text.find(_BEFORE_TRANSFORMATION, log.text.find(stack[0].file))
+def _made_by(log: Log, start: int) -> str | None:
+    """The JAX op that JAX's trace before transformation shows being made, where the
+    exception at ``start`` is part of a chain that holds one (a kernel wrapper's ``KeyError``
+    of a dtype, raised as the op was lowered: "JaxStackTraceBeforeTransformation" names the
+    frame that bound it, ``return lax_linalg.schur(a)``): the nearest after it within the
+    chain's reach, else the nearest before."""
+    after = log.text.find(_BEFORE_TRANSFORMATION, start, start + _CHAIN_REACH)
+    at = (
+        after
+        if after >= 0
+        else log.text.rfind(_BEFORE_TRANSFORMATION, max(0, start - _CHAIN_REACH), start)
+    )
     if at < 0:
         return None
-    made = log.traceback_before(at)
+    made = log.traceback_before(log.line_start(at))
     found = _RE.made_op.search(log.code_of(made[0])) if made else None
     return found["op"] if found else None
 
@@ -361,8 +371,10 @@ def _subject(message: str) -> str | None:
     return found["api"] if found else None
 
 
-# JAX's exception carrying the trace it took before transforming: the frames that made the op.
+# JAX's exception carrying the trace it took before transforming: the frames that made the op;
+# how far from an exception of its chain it may stand.
 _BEFORE_TRANSFORMATION = "JaxStackTraceBeforeTransformation:"
+_CHAIN_REACH = 16 * 1024
 
 
 # A plain argument check's class: what it says is in its message's words alone.

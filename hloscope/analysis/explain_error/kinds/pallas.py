@@ -446,18 +446,16 @@ def _mosaic(log: Log, m: re.Match[str], why: str | None = None) -> Failure:
             break
         why = f"{why} {clean_message(more)}".strip()
     involved = _RE.mlir_op.search(window)
-    op = involved_op = involved["op"] if involved else "tpu_custom_call"
+    op = involved["op"] if involved else "tpu_custom_call"
     described = f"{why} {op} {involved['rest'] if involved else ''}"
     kind, text = AdviceKind.OTHER, _TEXT.mosaic_default.format(op=op)
     for pattern, rule_kind, rule_text in _MOSAIC_ADVICE:
         if pattern.search(described):
             kind, text = rule_kind, rule_text
             break
-    else:
-        # A reason no rule knows that points to shapes ("DMA source and target shape
-        # mismatch"): the kernel's shapes, in Mosaic's words.
-        if pointed_fixes(why)[:1] == [AdviceKind.FIX_SHAPES]:
-            kind = AdviceKind.FIX_SHAPES
+    # A reason no rule knows that points to shapes ("DMA source and target shape mismatch"):
+    # the kernel's shapes, in Mosaic's words (said once the op is known, below).
+    shapes = kind is AdviceKind.OTHER and pointed_fixes(why)[:1] == [AdviceKind.FIX_SHAPES]
     source = None
     located = _RE.location.search(window)
     if located is not None:
@@ -468,8 +466,8 @@ def _mosaic(log: Log, m: re.Match[str], why: str | None = None) -> Failure:
         # or a location in MLIR's own form, else MLIR's diagnostic does ('tpu.matmul' op ...)
         frames = log.traceback_before(m.start())
         op = op_in_frames(frames) or op_in_locations(window) or diagnostic_op(why) or op
-    if kind is AdviceKind.FIX_SHAPES and text == _TEXT.mosaic_default.format(op=involved_op):
-        text = _TEXT.mosaic_shapes.format(op=op, why=why)  # (named once the op is known)
+    if shapes:
+        kind, text = AdviceKind.FIX_SHAPES, _TEXT.mosaic_shapes.format(op=op, why=why)
     reason = Reason.DTYPE if kind is AdviceKind.CAST_DTYPE else Reason.COMPILE_ERROR
     failure = _simple(log, m, op, reason, (text, kind), source=source)
     if kind is AdviceKind.CAST_DTYPE:  # a kernel the user did not write has a plain-XLA twin

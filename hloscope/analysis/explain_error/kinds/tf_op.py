@@ -43,12 +43,12 @@ def _tf_op(log: Log, m: re.Match[str]) -> Iterator[Failure]:
     words = m["tg_words"] or m["te_words"] or m["tx_words"] or m["gx_words"] or ""
     if _RE.constant.search(words):
         return  # a value XLA needs while compiling: a known limit, tf_known_issue.py's
-    advice = _advice(m, words)
+    node = m["tg_node"] or m["tx_node"] or m["gx_node"] or ""
+    op = _op(m, node)
+    advice = _advice(log, m, words, op)
     if advice is None:
         return  # a graph node's other failure (a runtime's, a value's): not an op's inputs
-    node = m["tg_node"] or m["tx_node"] or m["gx_node"] or ""
     end = log.region_end(m.end())
-    op = _op(m, node)
     # (An eager kernel's ``[Op:AddV2]`` names the op, not a function around it.)
     chain = [ref for ref in tf_chain(log, m.start(), end, []) if ref.id != op]
     yield _KIND.failure(
@@ -75,11 +75,9 @@ def _op(m: re.Match[str], node: str) -> str:
     return named or re.sub(r"_\d+$", "", node.rsplit("/", 1)[-1])
 
 
-def _advice(m: re.Match[str], words: str) -> Advice | None:
+def _advice(log: Log, m: re.Match[str], words: str, op: str) -> Advice | None:
     """The fix the message points to, with the numbers it quotes; ``None`` for a graph
     node's message that points to no fix of an op's inputs."""
-    node = m["tx_node"] or m["gx_node"]
-    op = m["tg_op"] or m["ti_op"] or m["te_op"] or m["tt_op"] or _op(m, node or "")
     if m["tt_op"]:
         text = _TEXT.cast_list.format(op=op, input=m["tt_input"], types=m["tt_types"])
         return Advice(text, AdviceKind.CAST_DTYPE)
@@ -94,7 +92,7 @@ def _advice(m: re.Match[str], words: str) -> Advice | None:
         return Advice(_TEXT.index.format(op=op), AdviceKind.OTHER)
     fixes = pointed_fixes(words)
     if AdviceKind.FIX_SHAPES in fixes[:1] or (not fixes and _RE.shape_words.search(words)):
-        quoted = _RE.shapes.findall(m.string[m.start() : m.string.find("\n", m.end())])
+        quoted = _RE.shapes.findall(log.text, m.start(), log.line_end(m.end()))
         shown = f" ({', '.join(dict.fromkeys(quoted))})" if quoted else ""
         return Advice(_TEXT.shapes.format(op=op, quoted=shown), AdviceKind.FIX_SHAPES)
     if m["tx_cls"] or m["gx_node"]:
